@@ -1,0 +1,11 @@
+"""ragline: retrieval-augmented generation on one small Runnable core.
+
+Public names live in the subpackages: ``ragline.core``, ``ragline.loaders``,
+``ragline.splitters``, ``ragline.embeddings``, ``ragline.chat_models``,
+``ragline.vectorstores``, ``ragline.retrievers``, ``ragline.chains``, ``ragline.indexing``.
+"""
+
+from ragline.core.exceptions import RaglineError
+
+__version__ = "0.1.0"
+__all__ = ["RaglineError", "__version__"]

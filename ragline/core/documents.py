@@ -1,0 +1,44 @@
+"""The Document: a piece of text with metadata and an optional id."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+_REPR_TEXT_LIMIT = 80
+
+
+@dataclass
+class Document:
+    """A piece of text and the metadata that travels with it.
+
+    Args:
+        page_content: the text.
+        metadata: JSON-like facts about the text (``source``, ``page`` ...).
+        id: a stable identifier; vector stores use it as the document's key.
+
+    Example:
+        >>> Document("hello", metadata={"source": "a.txt"}).metadata["source"]
+        'a.txt'
+    """
+
+    page_content: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    id: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.page_content, str):
+            raise TypeError(
+                f"Document.page_content must be a str, got {type(self.page_content).__name__}"
+            )
+
+    def __repr__(self) -> str:
+        text = self.page_content
+        if len(text) > _REPR_TEXT_LIMIT:
+            text = text[: _REPR_TEXT_LIMIT - 3] + "..."
+        parts = [f"page_content={text!r}"]
+        if self.metadata:
+            parts.append(f"metadata={self.metadata!r}")
+        if self.id is not None:
+            parts.append(f"id={self.id!r}")
+        return f"Document({', '.join(parts)})"
