@@ -1,6 +1,22 @@
-"""ragline.embeddings (public names are listed here and load lazily)."""
+"""ragline.embeddings: the Embeddings interface and its implementations.
+
+Public names load lazily, so ``import ragline.embeddings`` imports no torch,
+sentence_transformers or openai.
+"""
 
 from ragline.core._lazy import attach
 
-__all__: list[str] = []
-__getattr__, __dir__ = attach(__name__, {})
+_EXPORTS = {
+    "Embeddings": ".base",
+    "check_texts": ".base",
+    "validate_embeddings": ".base",
+    "HashingEmbeddings": ".hashing",
+    "DeterministicFakeEmbedding": ".hashing",
+    "SentenceTransformerEmbeddings": ".huggingface",
+    "HuggingFaceEmbeddings": ".huggingface",
+    "OpenAIEmbeddings": ".openai_compatible",
+    "CacheBackedEmbeddings": ".cache",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = attach(__name__, _EXPORTS)

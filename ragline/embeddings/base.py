@@ -1,0 +1,247 @@
+"""The Embeddings interface: turn texts into vectors.
+
+Two layers, one contract:
+
+* The LangChain-compatible list methods ``embed_documents`` / ``embed_query`` (abstract)
+  and their async twins, so existing code ports with an import change.
+* Array methods ``embed_documents_array`` / ``embed_queries_array`` returning a float32
+  ``numpy.ndarray`` of shape ``(n, d)``. Vector stores call these, so 100k vectors never
+  pass through Python lists. The defaults wrap the list methods; a real implementation
+  overrides them to skip the round trip.
+
+Every array that leaves this layer has been checked by :func:`validate_embeddings`: one
+row per text, one consistent dimension, no NaN or infinity (``DimensionError`` otherwise).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ragline.core import DimensionError, InvalidInputError
+
+__all__ = ["Embeddings", "check_texts", "validate_embeddings"]
+
+
+def check_texts(texts: Sequence[str], *, what: str = "texts") -> list[str]:
+    """Return ``texts`` as a list after checking that every item is a ``str``.
+
+    Args:
+        texts: the texts to embed.
+        what: how the argument is named in the error message.
+
+    Returns:
+        A list of the same strings (a new list; the caller's is not kept).
+
+    Raises:
+        InvalidInputError: ``texts`` is a single string or holds a non-string item.
+
+    Example:
+        >>> check_texts(("a", "b"))
+        ['a', 'b']
+    """
+    if isinstance(texts, (str, bytes)):
+        raise InvalidInputError(
+            f"{what} must be a list of strings, got a single {type(texts).__name__}; "
+            f"wrap it in a list: [{texts!r:.40}]"
+        )
+    try:
+        items = list(texts)
+    except TypeError:
+        raise InvalidInputError(
+            f"{what} must be a list of strings, got {type(texts).__name__}"
+        ) from None
+    for position, item in enumerate(items):
+        if not isinstance(item, str):
+            raise InvalidInputError(
+                f"{what}[{position}] must be a str, got {type(item).__name__}: {item!r:.60}"
+            )
+    return items
+
+
+def check_text(text: str, *, what: str = "text") -> str:
+    """Return ``text`` after checking it is a ``str`` (raises InvalidInputError)."""
+    if not isinstance(text, str):
+        raise InvalidInputError(f"{what} must be a str, got {type(text).__name__}: {text!r:.60}")
+    return text
+
+
+def validate_embeddings(
+    vectors: Any,
+    *,
+    expected_rows: int,
+    source: str = "embedding",
+    expected_dimension: int | None = None,
+) -> np.ndarray:
+    """Return ``vectors`` as a C-contiguous float32 matrix, checking shape and values.
+
+    Args:
+        vectors: a list of lists of floats or an array of shape ``(expected_rows, d)``.
+        expected_rows: how many texts were embedded.
+        source: who produced the vectors, for the error message (e.g. a class name).
+        expected_dimension: when given, ``d`` must equal it.
+
+    Returns:
+        ``numpy.ndarray`` of dtype float32 and shape ``(expected_rows, d)``.
+
+    Raises:
+        DimensionError: ragged rows, wrong row count, wrong dimension, NaN or infinity.
+
+    Example:
+        >>> validate_embeddings([[1.0, 0.0], [0.0, 1.0]], expected_rows=2).shape
+        (2, 2)
+    """
+    if expected_rows == 0 and (vectors is None or len(vectors) == 0):
+        return np.zeros((0, expected_dimension or 0), dtype=np.float32)
+    try:
+        matrix = np.asarray(vectors, dtype=np.float32)
+    except (ValueError, TypeError) as err:
+        # ragged nested lists land here: rows of different lengths
+        lengths = sorted({len(row) for row in vectors if hasattr(row, "__len__")})
+        raise DimensionError(
+            f"{source} returned vectors of different dimensions {lengths}; "
+            "every vector must have the same length"
+        ) from err
+    if matrix.ndim != 2:
+        raise DimensionError(
+            f"{source} returned an array of shape {matrix.shape}; expected "
+            f"({expected_rows}, dimension): one vector per text"
+        )
+    if matrix.shape[0] != expected_rows:
+        raise DimensionError(
+            f"{source} returned {matrix.shape[0]} vectors for {expected_rows} texts; "
+            "expected one vector per text"
+        )
+    if matrix.shape[1] == 0 and expected_rows:
+        raise DimensionError(f"{source} returned empty vectors (dimension 0)")
+    if expected_dimension is not None and matrix.shape[1] != expected_dimension:
+        raise DimensionError(
+            f"{source} returned vectors of dimension {matrix.shape[1]}; "
+            f"expected {expected_dimension}"
+        )
+    finite = np.isfinite(matrix)
+    if not finite.all():
+        row = int(np.argwhere(~finite)[0][0])
+        raise DimensionError(
+            f"{source} returned a vector with NaN or infinite values (row {row}); "
+            "vectors must be finite"
+        )
+    return np.ascontiguousarray(matrix)
+
+
+class Embeddings(ABC):
+    """Interface of every embedding model: texts in, vectors out.
+
+    Subclasses implement ``embed_documents`` and ``embed_query``. They should also
+    override ``embed_documents_array`` / ``embed_queries_array`` when the model produces
+    arrays natively, and the async methods when they have a native async client.
+
+    Example:
+        >>> from ragline.embeddings import HashingEmbeddings
+        >>> embeddings = HashingEmbeddings(dimension=8)
+        >>> embeddings.embed_documents_array(["a cat", "a dog"]).shape
+        (2, 8)
+    """
+
+    # -- the LangChain-compatible surface -------------------------------------------------
+
+    @abstractmethod
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents for storage.
+
+        Args:
+            texts: the texts to embed; an empty list gives an empty list.
+
+        Returns:
+            One vector (list of floats) per text, in order.
+
+        Raises:
+            InvalidInputError: a text is not a string.
+            DimensionError: the model produced a malformed or non-finite vector.
+        """
+
+    @abstractmethod
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one search query.
+
+        Args:
+            text: the query.
+
+        Returns:
+            Its vector as a list of floats.
+
+        Raises:
+            InvalidInputError: ``text`` is not a string.
+            DimensionError: the model produced a malformed or non-finite vector.
+        """
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Async ``embed_documents``; by default runs it in a worker thread."""
+        return await asyncio.to_thread(self.embed_documents, texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Async ``embed_query``; by default runs it in a worker thread."""
+        return await asyncio.to_thread(self.embed_query, text)
+
+    # -- the array surface the vector stores use ------------------------------------------
+
+    def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed documents into a float32 matrix of shape ``(len(texts), dimension)``.
+
+        The default wraps ``embed_documents``; implementations override it to avoid
+        building Python lists.
+
+        Args:
+            texts: the texts to embed.
+
+        Returns:
+            A C-contiguous float32 array, one row per text, all values finite.
+
+        Raises:
+            InvalidInputError: a text is not a string.
+            DimensionError: the model produced a malformed or non-finite vector.
+        """
+        items = check_texts(texts)
+        if not items:
+            return np.zeros((0, 0), dtype=np.float32)
+        return validate_embeddings(
+            self.embed_documents(items), expected_rows=len(items), source=type(self).__name__
+        )
+
+    def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed many queries at once into a float32 matrix ``(len(texts), dimension)``.
+
+        Query embeddings may differ from document embeddings (a query prompt, another
+        model), so this is not ``embed_documents_array``. The default calls
+        ``embed_query`` once per text.
+
+        Args:
+            texts: the queries.
+
+        Returns:
+            A C-contiguous float32 array, one row per query, all values finite.
+
+        Raises:
+            InvalidInputError: a query is not a string.
+            DimensionError: the model produced a malformed or non-finite vector.
+        """
+        items = check_texts(texts, what="queries")
+        if not items:
+            return np.zeros((0, 0), dtype=np.float32)
+        return validate_embeddings(
+            [self.embed_query(text) for text in items],
+            expected_rows=len(items),
+            source=type(self).__name__,
+        )
+
+    async def aembed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Async ``embed_documents_array``; by default runs it in a worker thread."""
+        return await asyncio.to_thread(self.embed_documents_array, texts)
+
+    async def aembed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Async ``embed_queries_array``; by default runs it in a worker thread."""
+        return await asyncio.to_thread(self.embed_queries_array, texts)
