@@ -1,0 +1,150 @@
+"""Package-level guarantees: light imports, public names, dependency direction."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ragline
+
+PACKAGE_ROOT = Path(ragline.__file__).parent
+SUBPACKAGES = [
+    "core",
+    "loaders",
+    "splitters",
+    "embeddings",
+    "chat_models",
+    "vectorstores",
+    "retrievers",
+    "chains",
+    "indexing",
+]
+HEAVY_MODULES = [
+    "faiss",
+    "redis",
+    "torch",
+    "sentence_transformers",
+    "transformers",
+    "tiktoken",
+    "bs4",
+    "openai",
+    "pypdf",
+    "httpx",
+]
+
+# What each package may import of ours (DESIGN.md, "Dependency direction").
+ALLOWED_IMPORTS = {
+    "core": set(),
+    "loaders": {"core"},
+    "splitters": {"core"},
+    "embeddings": {"core"},
+    "chat_models": {"core"},
+    "vectorstores": {"core", "embeddings"},
+    "retrievers": {"core", "vectorstores", "embeddings"},
+    "chains": {"core", "retrievers", "vectorstores", "embeddings"},
+    "indexing": {"core", "vectorstores", "embeddings"},
+}
+
+
+def _run_python(code: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_importing_every_public_name_loads_no_heavy_dependency() -> None:
+    """Touching every name in every subpackage's __all__ must not import faiss, torch ...
+
+    If this fails, a module imports a heavy package at module level: move the import
+    into the function that needs it (ragline.core._optional.require).
+    """
+    code = f"""
+import importlib, json, sys
+import ragline
+for name in {SUBPACKAGES!r}:
+    package = importlib.import_module("ragline." + name)
+    for public in package.__all__:
+        getattr(package, public)
+print(json.dumps(sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules)))
+"""
+    assert json.loads(_run_python(code)) == []
+
+
+@pytest.mark.parametrize("name", SUBPACKAGES)
+def test_every_subpackage_lists_its_public_names(name: str) -> None:
+    """__all__ is sorted, has no duplicates and every name resolves."""
+    package = __import__(f"ragline.{name}", fromlist=["__all__"])
+    assert list(package.__all__) == sorted(set(package.__all__))
+    for public in package.__all__:
+        assert getattr(package, public) is not None
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchName'"):
+        package.NoSuchName  # noqa: B018
+
+
+def _ragline_imports(source: str, location: tuple[str, ...]) -> set[str]:
+    """The ragline subpackages a module imports (absolute and relative imports).
+
+    ``location`` is the module's path inside the package, e.g. ``("core", "config.py")``.
+    """
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if not node.level:
+                names = [node.module or ""]
+            elif node.level < len(location):
+                continue  # stays inside its own subpackage
+            elif node.module:  # from ..chains import x
+                names = [f"ragline.{node.module}"]
+            else:  # from .. import chains
+                names = [f"ragline.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "ragline" and len(parts) > 1:
+                found.add(parts[1])
+    return found
+
+
+@pytest.mark.parametrize("name", SUBPACKAGES)
+def test_dependency_direction(name: str) -> None:
+    """A subpackage imports only the packages DESIGN.md allows it to.
+
+    If this fails, the named module reaches 'up' the pipeline: move the shared piece
+    down (usually into ragline.core) instead of importing upwards.
+    """
+    allowed = ALLOWED_IMPORTS[name] | {name}
+    bad = {}
+    for path in sorted((PACKAGE_ROOT / name).rglob("*.py")):
+        location = path.relative_to(PACKAGE_ROOT).parts
+        extra = _ragline_imports(path.read_text(encoding="utf-8"), location) - allowed
+        if extra:
+            bad[str(path.relative_to(PACKAGE_ROOT))] = sorted(extra)
+    assert bad == {}
+
+
+def test_the_direction_check_sees_every_form_of_import() -> None:
+    """The AST walk itself must catch upward imports, or the test above proves nothing."""
+    source = (
+        "import ragline.loaders\n"
+        "from ragline.vectorstores import FAISS\n"
+        "from .. import chains\n"
+        "from ..splitters import base\n"
+        "from . import sibling_module\n"
+        "from .runnables import Runnable\n"
+    )
+    found = _ragline_imports(source, ("core", "module.py"))
+    assert found == {"loaders", "vectorstores", "chains", "splitters"}
+
+
+def test_package_ships_type_information() -> None:
+    assert (PACKAGE_ROOT / "py.typed").exists()
