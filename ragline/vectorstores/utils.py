@@ -1,0 +1,188 @@
+"""Numeric helpers every vector store shares: vector checks, relevance scores, MMR.
+
+All of them work on whole numpy arrays (no Python loop over vectors), so a store
+answers a batch of queries with a few matrix operations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ragline.core.exceptions import ConfigurationError, DimensionError
+
+__all__ = [
+    "METRICS",
+    "RELEVANCE_FUNCTIONS",
+    "as_vector_matrix",
+    "cosine_similarity_matrix",
+    "maximal_marginal_relevance",
+    "normalize_rows",
+    "relevance_function",
+]
+
+# The distance metrics a store may be built with.
+METRICS = ("cosine", "inner_product", "l2")
+
+
+def _clip(values: np.ndarray) -> np.ndarray:
+    return np.clip(values, 0.0, 1.0)
+
+
+# Native score kind -> a function mapping an array of native scores to relevance in
+# [0, 1], higher is more relevant. Every mapping gives the SAME relevance for the same
+# pair of unit-length vectors, (1 + cosine) / 2, so a score_threshold means the same
+# thing on every backend and metric. For vectors that are not unit length, inner product
+# and L2 relevances are clipped to [0, 1] (still monotonic, no longer strictly).
+RELEVANCE_FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    # cosine similarity in [-1, 1], higher is closer
+    "cosine_similarity": lambda s: _clip((1.0 + s) / 2.0),
+    # cosine distance 1 - cosine in [0, 2], lower is closer (Redis COSINE)
+    "cosine_distance": lambda d: _clip(1.0 - d / 2.0),
+    # inner product, equal to cosine on unit vectors, higher is closer (FAISS IP)
+    "inner_product": lambda s: _clip((1.0 + s) / 2.0),
+    # 1 - inner product, lower is closer (Redis IP)
+    "inner_product_distance": lambda d: _clip(1.0 - d / 2.0),
+    # Euclidean distance; on unit vectors d**2 = 2 - 2 * cosine
+    "l2": lambda d: _clip(1.0 - d * d / 4.0),
+    # squared Euclidean distance, lower is closer (FAISS L2, Redis L2)
+    "squared_l2": lambda d2: _clip(1.0 - d2 / 4.0),
+}
+
+
+def relevance_function(score_kind: str) -> Callable[[np.ndarray], np.ndarray]:
+    """Return the function turning native scores of ``score_kind`` into relevance in [0, 1].
+
+    Args:
+        score_kind: one of the keys of :data:`RELEVANCE_FUNCTIONS`.
+
+    Raises:
+        ConfigurationError: an unknown score kind (the message lists the known ones).
+
+    Example:
+        >>> float(relevance_function("cosine_distance")(np.array([0.5]))[0])
+        0.75
+    """
+    try:
+        return RELEVANCE_FUNCTIONS[score_kind]
+    except KeyError:
+        raise ConfigurationError(
+            f"score kind {score_kind!r} is not one of {', '.join(map(repr, RELEVANCE_FUNCTIONS))}"
+        ) from None
+
+
+def as_vector_matrix(vectors: Any, *, dimension: int | None, what: str = "vector") -> np.ndarray:
+    """Check vectors and return them as a C-contiguous float32 matrix of shape (n, d).
+
+    Args:
+        vectors: a sequence of vectors or a 2-D array (a single 1-D vector is NOT accepted
+            here; wrap it in a list).
+        dimension: the dimension every vector must have, or ``None`` to accept any.
+        what: how to name the vectors in error messages ("query vector", "embedding" ...).
+
+    Raises:
+        DimensionError: ragged or non-numeric input, a wrong dimension, or NaN / infinite
+            values (the message names the first offending row).
+
+    Example:
+        >>> as_vector_matrix([[1, 0], [0, 1]], dimension=2).dtype
+        dtype('float32')
+    """
+    try:
+        matrix = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError) as err:
+        raise DimensionError(f"each {what} must be a list of numbers of one length: {err}") from err
+    if matrix.ndim != 2:
+        raise DimensionError(
+            f"expected a list of {what}s (a 2-D array), got an array of shape {matrix.shape}"
+        )
+    if dimension is not None and matrix.shape[1] != dimension:
+        raise DimensionError(
+            f"{what} has dimension {matrix.shape[1]} but this store holds vectors of "
+            f"dimension {dimension}"
+        )
+    if matrix.shape[0] and matrix.shape[1] == 0:
+        raise DimensionError(f"{what}s must have at least one dimension")
+    finite = np.isfinite(matrix).all(axis=1)
+    if not finite.all():
+        row = int(np.argmin(finite))
+        raise DimensionError(
+            f"{what} number {row} contains NaN or infinite values; every value must be finite"
+        )
+    return np.ascontiguousarray(matrix)
+
+
+def normalize_rows(matrix: np.ndarray) -> np.ndarray:
+    """Return a copy of ``matrix`` with every row scaled to unit length (zero rows stay zero).
+
+    Example:
+        >>> normalize_rows(np.array([[3.0, 4.0]], dtype=np.float32)).tolist()
+        [[0.6000000238418579, 0.800000011920929]]
+    """
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0  # a zero vector has no direction; keep it zero
+    return (matrix / norms).astype(np.float32, copy=False)
+
+
+def cosine_similarity_matrix(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Cosine similarity of every row of ``left`` with every row of ``right``: shape (n, m).
+
+    Example:
+        >>> cosine_similarity_matrix(np.eye(2), np.array([[1.0, 1.0]])).round(3).tolist()
+        [[0.707], [0.707]]
+    """
+    return normalize_rows(np.asarray(left, dtype=np.float32)) @ normalize_rows(
+        np.asarray(right, dtype=np.float32)
+    ).T
+
+
+def maximal_marginal_relevance(
+    query_vector: np.ndarray,
+    candidate_vectors: np.ndarray,
+    *,
+    k: int,
+    lambda_mult: float,
+) -> list[int]:
+    """Pick ``k`` candidates that are relevant to the query and diverse among themselves.
+
+    Greedy MMR with cosine similarity: the first pick is the candidate most similar to the
+    query; each next pick maximises ``lambda_mult * sim(query, c) - (1 - lambda_mult) *
+    max(sim(c, s) for s already picked)``. Ties go to the earlier candidate, so candidates
+    should come in rank order. Runs in O(k * n * d) without building the n x n matrix.
+
+    Args:
+        query_vector: shape (d,).
+        candidate_vectors: shape (n, d), in rank order.
+        k: how many to pick (at most n are returned).
+        lambda_mult: 1 is pure relevance, 0 is pure diversity.
+
+    Returns:
+        Indices into ``candidate_vectors``, in pick order.
+
+    Example:
+        >>> cands = np.array([[1.0, 0.0], [0.99, 0.14], [0.6, 0.8]])
+        >>> maximal_marginal_relevance(np.array([1.0, 0.1]), cands, k=2, lambda_mult=0.5)
+        [0, 2]
+    """
+    count = len(candidate_vectors)
+    if count == 0 or k <= 0:
+        return []
+    candidates = normalize_rows(np.asarray(candidate_vectors, dtype=np.float32))
+    query = normalize_rows(np.asarray(query_vector, dtype=np.float32).reshape(1, -1))[0]
+    to_query = candidates @ query
+    first = int(np.argmax(to_query))
+    picked = [first]
+    # the highest similarity of each candidate to anything picked so far
+    closest_picked = candidates @ candidates[first]
+    available = np.ones(count, dtype=bool)
+    available[first] = False
+    while len(picked) < min(k, count):
+        scores = lambda_mult * to_query - (1.0 - lambda_mult) * closest_picked
+        scores[~available] = -np.inf
+        best = int(np.argmax(scores))
+        picked.append(best)
+        available[best] = False
+        np.maximum(closest_picked, candidates @ candidates[best], out=closest_picked)
+    return picked
