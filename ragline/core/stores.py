@@ -1,0 +1,339 @@
+"""Key-value byte stores: the storage under embedding caches and parent-document retrievers.
+
+``BaseStore[K, V]`` is the interface (LangChain's names): batch ``mget`` / ``mset`` /
+``mdelete`` and ``yield_keys(prefix=None)``, with async twins that run the sync method in
+a worker thread unless a store has something better. Two stores ship here:
+
+* ``InMemoryByteStore``: a dict, for tests and one-process caches.
+* ``LocalFileStore(root_path)``: one file per key under a directory. Keys are checked
+  (letters, digits, ``_ . - /``; no empty, ``.`` or ``..`` segment) so no key can escape
+  the root, and each value is written to a temporary file then renamed over the target,
+  so a reader never sees half a value and a crash leaves the previous value intact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import tempfile
+import time
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Iterator, Sequence
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from ragline.core.exceptions import InvalidInputError, PersistenceError
+
+__all__ = ["BaseStore", "ByteStore", "InMemoryByteStore", "LocalFileStore"]
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+_KEY_PATTERN = re.compile(r"[A-Za-z0-9_.\-/]+")
+# "~" can never appear in a key, so files holding it are temporary files, never keys.
+_TEMP_MARK = "~tmp"
+
+
+class BaseStore(ABC, Generic[K, V]):
+    """A batch key-value store.
+
+    Subclasses implement ``mget``, ``mset``, ``mdelete`` and ``yield_keys``; the async
+    twins default to running those in a worker thread.
+
+    Example:
+        >>> store = InMemoryByteStore()
+        >>> store.mset([("a", b"1"), ("b", b"2")])
+        >>> store.mget(["a", "missing"])
+        [b'1', None]
+    """
+
+    @abstractmethod
+    def mget(self, keys: Sequence[K]) -> list[V | None]:
+        """Return the value of each key, ``None`` where the key is absent.
+
+        Args:
+            keys: the keys to look up.
+
+        Returns:
+            One value or ``None`` per key, in order.
+        """
+
+    @abstractmethod
+    def mset(self, key_value_pairs: Sequence[tuple[K, V]]) -> None:
+        """Store each ``(key, value)`` pair, replacing existing values.
+
+        Args:
+            key_value_pairs: the pairs to store. Every pair is checked before any is written.
+
+        Raises:
+            InvalidInputError: a key or value is invalid for this store.
+        """
+
+    @abstractmethod
+    def mdelete(self, keys: Sequence[K]) -> None:
+        """Delete the keys; absent keys are ignored.
+
+        Args:
+            keys: the keys to delete.
+        """
+
+    @abstractmethod
+    def yield_keys(self, *, prefix: str | None = None) -> Iterator[K]:
+        """Yield the stored keys, only those starting with ``prefix`` when given.
+
+        Args:
+            prefix: keep keys whose string form starts with this.
+
+        Returns:
+            An iterator over keys.
+        """
+
+    async def amget(self, keys: Sequence[K]) -> list[V | None]:
+        """Async ``mget``."""
+        return await asyncio.to_thread(self.mget, keys)
+
+    async def amset(self, key_value_pairs: Sequence[tuple[K, V]]) -> None:
+        """Async ``mset``."""
+        await asyncio.to_thread(self.mset, key_value_pairs)
+
+    async def amdelete(self, keys: Sequence[K]) -> None:
+        """Async ``mdelete``."""
+        await asyncio.to_thread(self.mdelete, keys)
+
+    async def ayield_keys(self, *, prefix: str | None = None) -> AsyncIterator[K]:
+        """Async ``yield_keys`` (the listing is taken in a worker thread)."""
+        keys = await asyncio.to_thread(lambda: list(self.yield_keys(prefix=prefix)))
+        for key in keys:
+            yield key
+
+
+ByteStore = BaseStore[str, bytes]
+
+
+def _check_key(key: object) -> str:
+    if not isinstance(key, str):
+        raise InvalidInputError(f"store keys must be str, got {type(key).__name__}: {key!r:.60}")
+    return key
+
+
+def _check_value(key: str, value: object) -> bytes:
+    if isinstance(value, bytearray):
+        return bytes(value)
+    if not isinstance(value, bytes):
+        raise InvalidInputError(
+            f"byte store values must be bytes, got {type(value).__name__} for key {key!r}"
+        )
+    return value
+
+
+def _check_pairs(key_value_pairs: Sequence[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    checked = []
+    for pair in key_value_pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise InvalidInputError(f"mset expects (key, value) pairs, got {pair!r:.60}")
+        key = _check_key(pair[0])
+        checked.append((key, _check_value(key, pair[1])))
+    return checked
+
+
+class InMemoryByteStore(BaseStore[str, bytes]):
+    """A byte store in a dict: fast, per process, gone when the process ends.
+
+    Example:
+        >>> store = InMemoryByteStore()
+        >>> store.mset([("user:1", b"x")])
+        >>> list(store.yield_keys(prefix="user:"))
+        ['user:1']
+    """
+
+    def __init__(self) -> None:
+        self.store: dict[str, bytes] = {}
+
+    def __repr__(self) -> str:
+        return f"InMemoryByteStore(<{len(self.store)} keys>)"
+
+    def mget(self, keys: Sequence[str]) -> list[bytes | None]:
+        """Return each key's bytes or ``None``."""
+        return [self.store.get(_check_key(key)) for key in keys]
+
+    def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
+        """Store the pairs (all checked first: keys are str, values bytes)."""
+        self.store.update(_check_pairs(key_value_pairs))
+
+    def mdelete(self, keys: Sequence[str]) -> None:
+        """Delete the keys; absent keys are ignored."""
+        for key in [_check_key(key) for key in keys]:
+            self.store.pop(key, None)
+
+    def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
+        """Yield keys in insertion order, only those starting with ``prefix``."""
+        for key in list(self.store):
+            if prefix is None or key.startswith(prefix):
+                yield key
+
+    # nothing blocks here, so the async twins run inline instead of in a thread
+    async def amget(self, keys: Sequence[str]) -> list[bytes | None]:
+        """Async ``mget`` (inline)."""
+        return self.mget(keys)
+
+    async def amset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
+        """Async ``mset`` (inline)."""
+        self.mset(key_value_pairs)
+
+    async def amdelete(self, keys: Sequence[str]) -> None:
+        """Async ``mdelete`` (inline)."""
+        self.mdelete(keys)
+
+    async def ayield_keys(self, *, prefix: str | None = None) -> AsyncIterator[str]:
+        """Async ``yield_keys`` (inline)."""
+        for key in self.yield_keys(prefix=prefix):
+            yield key
+
+
+class LocalFileStore(BaseStore[str, bytes]):
+    """A byte store with one file per key under ``root_path``.
+
+    A key is a relative path made of letters, digits and ``_ . - /``; ``/`` makes
+    sub-directories. Keys with an empty, ``.`` or ``..`` segment are refused, so no key
+    reaches outside the root. Writes go to a temporary file in the target directory and
+    are renamed into place (atomic on POSIX and Windows), so concurrent readers and other
+    processes see either the old or the new value, never a partial one.
+
+    Args:
+        root_path: the directory (created on first write if missing).
+        chmod_file: permission bits for new files (e.g. ``0o600``), default: umask.
+        chmod_dir: permission bits for new directories, default: umask.
+        update_atime: touch a file's access time when it is read (for LRU-style pruning).
+
+    Raises:
+        InvalidInputError: a key is not a safe relative path (on any call).
+        PersistenceError: the file system refused a read or write; names the path.
+
+    Example:
+        >>> import tempfile
+import time
+        >>> store = LocalFileStore(tempfile.mkdtemp())
+        >>> store.mset([("cache/a", b"1")])
+        >>> store.mget(["cache/a"]), list(store.yield_keys())
+        ([b'1'], ['cache/a'])
+    """
+
+    def __init__(
+        self,
+        root_path: str | os.PathLike[str],
+        *,
+        chmod_file: int | None = None,
+        chmod_dir: int | None = None,
+        update_atime: bool = False,
+    ) -> None:
+        if not isinstance(root_path, (str, os.PathLike)) or not str(root_path):
+            raise InvalidInputError(f"root_path must be a directory path, got {root_path!r}")
+        self.root_path = Path(root_path).expanduser().resolve()
+        if self.root_path.exists() and not self.root_path.is_dir():
+            raise InvalidInputError(f"root_path {str(self.root_path)!r} is not a directory")
+        self.chmod_file = chmod_file
+        self.chmod_dir = chmod_dir
+        self.update_atime = update_atime
+
+    def __repr__(self) -> str:
+        return f"LocalFileStore({str(self.root_path)!r})"
+
+    def _path(self, key: object) -> Path:
+        key = _check_key(key)
+        segments = key.split("/")
+        if (
+            not _KEY_PATTERN.fullmatch(key)
+            or any(segment in ("", ".", "..") for segment in segments)
+        ):
+            raise InvalidInputError(
+                f"LocalFileStore key {key!r} is not a safe relative path: use letters, "
+                "digits and '_ . - /', with no empty, '.' or '..' segment"
+            )
+        path = self.root_path.joinpath(*segments)
+        # belt and braces: a symlinked directory inside the root must not lead outside it
+        resolved = path.resolve()
+        if not resolved.is_relative_to(self.root_path):
+            raise InvalidInputError(f"LocalFileStore key {key!r} resolves outside {self.root_path}")
+        return path
+
+    def _make_dirs(self, directory: Path) -> None:
+        missing = []
+        for parent in [directory, *directory.parents]:
+            if parent.exists():
+                break
+            missing.append(parent)
+        for path in reversed(missing):
+            path.mkdir(exist_ok=True)
+            if self.chmod_dir is not None:
+                os.chmod(path, self.chmod_dir)
+
+    def mget(self, keys: Sequence[str]) -> list[bytes | None]:
+        """Return each key's bytes or ``None`` when no file holds it."""
+        paths = [self._path(key) for key in keys]
+        values: list[bytes | None] = []
+        for path in paths:
+            try:
+                values.append(path.read_bytes())
+            except (FileNotFoundError, NotADirectoryError):
+                values.append(None)
+                continue
+            except IsADirectoryError:
+                values.append(None)  # "a" is a directory because "a/b" is a key
+                continue
+            except OSError as err:
+                raise PersistenceError(f"cannot read {path}: {err}") from err
+            if self.update_atime:
+                os.utime(path, ns=(time.time_ns(), path.stat().st_mtime_ns))
+        return values
+
+    def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
+        """Write each value atomically (temporary file + rename); all keys checked first."""
+        checked = [(self._path(key), value) for key, value in _check_pairs(key_value_pairs)]
+        for path, value in checked:
+            self._write_atomic(path, value)
+
+    def _write_atomic(self, path: Path, value: bytes) -> None:
+        try:
+            self._make_dirs(path.parent)
+            handle, temp_name = tempfile.mkstemp(
+                dir=path.parent, prefix=f".{path.name}.", suffix=_TEMP_MARK
+            )
+            try:
+                with os.fdopen(handle, "wb") as file:
+                    file.write(value)
+                if self.chmod_file is not None:
+                    os.chmod(temp_name, self.chmod_file)
+                os.replace(temp_name, path)
+            except BaseException:
+                Path(temp_name).unlink(missing_ok=True)
+                raise
+        except OSError as err:
+            raise PersistenceError(f"cannot write {path}: {err}") from err
+
+    def mdelete(self, keys: Sequence[str]) -> None:
+        """Delete the files of the keys; absent keys are ignored."""
+        for path in [self._path(key) for key in keys]:
+            try:
+                path.unlink()
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+                pass
+            except OSError as err:
+                raise PersistenceError(f"cannot delete {path}: {err}") from err
+
+    def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
+        """Yield stored keys, only those starting with ``prefix``.
+
+        The order is stable: a directory's files sorted by name, then its sub-directories.
+        """
+        if not self.root_path.is_dir():
+            return
+        for directory, subdirectories, files in os.walk(self.root_path):
+            subdirectories.sort()
+            relative = Path(directory).relative_to(self.root_path).as_posix()
+            for name in sorted(files):
+                if _TEMP_MARK in name:
+                    continue
+                key = name if relative == "." else f"{relative}/{name}"
+                if prefix is None or key.startswith(prefix):
+                    yield key

@@ -1,0 +1,199 @@
+"""Deterministic feature-hashing embeddings: no model, no download, same vector everywhere.
+
+Each text becomes a bag of features, lower-cased word tokens (``w:cat``) and character
+n-grams of each word padded with ``<`` and ``>`` (``c:<ca``, ``c:cat``, ``c:at>``), the
+way fastText builds sub-word features. Every feature is hashed with BLAKE2b (never
+Python's per-process salted ``hash()``) to a 64-bit integer: the integer modulo the
+dimension picks the column, its top bit picks the sign (+1 / -1), so collisions
+cancel out on average instead of piling up. Rows are then L2-normalised.
+
+Texts that share words or word pieces get a positive cosine similarity; unrelated texts
+get about zero. It is a baseline and a test double, not a semantic model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from hashlib import blake2b
+
+import numpy as np
+
+from ragline.core import InvalidInputError
+from ragline.embeddings.base import Embeddings, check_text, check_texts
+
+__all__ = ["DeterministicFakeEmbedding", "HashingEmbeddings"]
+
+_WORD = re.compile(r"\w+")
+_ROWS_PER_BLOCK = 2048  # bounds the dense scratch matrix to 2048 x dimension floats
+
+
+@lru_cache(maxsize=1 << 18)
+def _feature_hash(feature: str) -> int:
+    # Features repeat a lot across a corpus; caching the digest makes re-hashing free.
+    return int.from_bytes(blake2b(feature.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+class HashingEmbeddings(Embeddings):
+    """Signed feature hashing of words and character n-grams into ``dimension`` floats.
+
+    Stable across processes, machines and Python versions; unit L2 norm for every text
+    (an empty text, or one whose features cancel exactly, gets a one-hot vector chosen by
+    hashing the whole text, so no vector is ever zero).
+
+    Args:
+        dimension: length of every vector (> 0).
+        char_ngrams: ``(min_n, max_n)`` character n-gram sizes, or ``None`` for words only.
+        lowercase: fold case before tokenising.
+
+    Raises:
+        InvalidInputError: ``dimension`` is not a positive int, or ``char_ngrams`` is bad.
+
+    Example:
+        >>> embeddings = HashingEmbeddings(dimension=64)
+        >>> vectors = embeddings.embed_documents_array(["a red cat", "a red cat"])
+        >>> bool((vectors[0] == vectors[1]).all()), vectors.shape
+        (True, (2, 64))
+    """
+
+    def __init__(
+        self,
+        dimension: int = 384,
+        *,
+        char_ngrams: tuple[int, int] | None = (3, 4),
+        lowercase: bool = True,
+    ) -> None:
+        if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension <= 0:
+            raise InvalidInputError(f"dimension must be a positive int, got {dimension!r}")
+        if char_ngrams is not None and (
+            not isinstance(char_ngrams, tuple)
+            or len(char_ngrams) != 2
+            or not all(isinstance(n, int) and not isinstance(n, bool) for n in char_ngrams)
+            or not 1 <= char_ngrams[0] <= char_ngrams[1]
+        ):
+            raise InvalidInputError(
+                f"char_ngrams must be None or a (min_n, max_n) tuple of ints with "
+                f"1 <= min_n <= max_n, got {char_ngrams!r}"
+            )
+        self.dimension = dimension
+        self.char_ngrams = char_ngrams
+        self.lowercase = lowercase
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(dimension={self.dimension}, char_ngrams={self.char_ngrams})"
+
+    # -- features ---------------------------------------------------------------------------
+
+    def features(self, text: str) -> list[str]:
+        """Return the hashed features of ``text`` (words, then character n-grams).
+
+        Example:
+            >>> HashingEmbeddings(8, char_ngrams=(3, 3)).features("Cat")
+            ['w:cat', 'c:<ca', 'c:cat', 'c:at>']
+        """
+        words = _WORD.findall(text.lower() if self.lowercase else text)
+        features = [f"w:{word}" for word in words]
+        if self.char_ngrams is not None:
+            low, high = self.char_ngrams
+            for word in words:
+                padded = f"<{word}>"
+                for n in range(low, min(high, len(padded)) + 1):
+                    features.extend(
+                        f"c:{padded[i : i + n]}" for i in range(len(padded) - n + 1)
+                    )
+        return features
+
+    # -- the array paths ----------------------------------------------------------------------
+
+    def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts into a float32 ``(len(texts), dimension)`` matrix of unit rows.
+
+        Raises:
+            InvalidInputError: a text is not a string.
+        """
+        items = check_texts(texts)
+        result = np.empty((len(items), self.dimension), dtype=np.float32)
+        for start in range(0, len(items), _ROWS_PER_BLOCK):
+            block = items[start : start + _ROWS_PER_BLOCK]
+            result[start : start + len(block)] = self._embed_block(block)
+        return result
+
+    def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Queries and documents share one space here: same as ``embed_documents_array``."""
+        check_texts(texts, what="queries")
+        return self.embed_documents_array(texts)
+
+    def _embed_block(self, texts: list[str]) -> np.ndarray:
+        counts = np.empty(len(texts), dtype=np.int64)
+        hashes: list[int] = []
+        for row, text in enumerate(texts):
+            features = self.features(text)
+            counts[row] = len(features)
+            hashes.extend(_feature_hash(feature) for feature in features)
+        hash_array = np.array(hashes, dtype=np.uint64)
+        rows = np.repeat(np.arange(len(texts), dtype=np.int64), counts)
+        columns = (hash_array % np.uint64(self.dimension)).astype(np.int64)
+        signs = np.where(hash_array >> np.uint64(63), -1.0, 1.0)
+        # bincount over flat (row, column) cells sums the signed hits in one vectorised pass
+        dense = np.bincount(
+            rows * self.dimension + columns, weights=signs, minlength=len(texts) * self.dimension
+        ).reshape(len(texts), self.dimension)
+        norms = np.linalg.norm(dense, axis=1)
+        for row in np.flatnonzero(norms == 0):
+            # empty text or exact cancellation: fall back to a one-hot chosen by the text
+            whole = _feature_hash("t:" + texts[row])
+            dense[row, whole % self.dimension] = -1.0 if whole >> 63 else 1.0
+            norms[row] = 1.0
+        return (dense / norms[:, None]).astype(np.float32)
+
+    # -- the LangChain-compatible surface -------------------------------------------------
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed texts; see ``embed_documents_array``.
+
+        Example:
+            >>> len(HashingEmbeddings(dimension=16).embed_documents(["hello"])[0])
+            16
+        """
+        return self.embed_documents_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query (the same vector ``embed_documents`` gives that text)."""
+        return self.embed_documents_array([check_text(text)])[0].tolist()
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Async ``embed_documents`` (pure CPU, computed inline)."""
+        return self.embed_documents(texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Async ``embed_query`` (pure CPU, computed inline)."""
+        return self.embed_query(text)
+
+    async def aembed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Async ``embed_documents_array`` (pure CPU, computed inline)."""
+        return self.embed_documents_array(texts)
+
+    async def aembed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Async ``embed_queries_array`` (pure CPU, computed inline)."""
+        return self.embed_queries_array(texts)
+
+
+class DeterministicFakeEmbedding(HashingEmbeddings):
+    """LangChain's name for a deterministic test embedding: ``HashingEmbeddings(size)``.
+
+    Args:
+        size: length of every vector (> 0).
+
+    Example:
+        >>> len(DeterministicFakeEmbedding(size=10).embed_query("hi"))
+        10
+    """
+
+    def __init__(self, *, size: int) -> None:
+        super().__init__(dimension=size)
+
+    @property
+    def size(self) -> int:
+        """The vector length (LangChain's attribute name)."""
+        return self.dimension
