@@ -1,0 +1,578 @@
+"""Chat messages: what goes into a chat model and what comes out of it.
+
+Messages are plain dataclasses. ``content`` is positional, everything else is keyword-only,
+so ``HumanMessage("hi")`` and ``HumanMessage(content="hi")`` both work. Streaming models
+yield ``AIMessageChunk`` pieces that add up (``chunk + chunk``) to the whole reply: text is
+concatenated, tool-call fragments are joined by their ``index`` and usage counts are summed.
+
+Example:
+    >>> reply = AIMessageChunk("Hel") + AIMessageChunk("lo")
+    >>> reply.content
+    'Hello'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import KW_ONLY, dataclass, field, fields
+from typing import Any, ClassVar, Literal, TypedDict
+
+from ragline.core._partial_json import parse_partial_json
+from ragline.core.exceptions import InvalidInputError
+
+__all__ = [
+    "AIMessage",
+    "AIMessageChunk",
+    "AnyMessage",
+    "BaseMessage",
+    "BaseMessageChunk",
+    "ChatMessage",
+    "HumanMessage",
+    "HumanMessageChunk",
+    "InvalidToolCall",
+    "MessageLike",
+    "SystemMessage",
+    "SystemMessageChunk",
+    "ToolCall",
+    "ToolCallChunk",
+    "ToolMessage",
+    "ToolMessageChunk",
+    "UsageMetadata",
+    "convert_to_messages",
+    "get_buffer_string",
+]
+
+_REPR_TEXT_LIMIT = 80
+
+# What a message's content may be: text, or a list of content blocks (text or dicts such
+# as {"type": "text", "text": ...} / {"type": "image_url", ...}) for multimodal models.
+Content = str | list[str | dict[str, Any]]
+
+
+# The TypedDicts below are split in two so that their optional keys work on Python 3.10
+# (typing.NotRequired arrived in 3.11).
+class _ToolCallKeys(TypedDict):
+    name: str
+    args: dict[str, Any]
+    id: str | None
+
+
+class ToolCall(_ToolCallKeys, total=False):
+    """A request from the model to call a tool: ``{"name", "args", "id", "type"}``."""
+
+    type: Literal["tool_call"]
+
+
+class _ToolCallChunkKeys(TypedDict):
+    name: str | None
+    args: str | None
+    id: str | None
+    index: int | None
+
+
+class ToolCallChunk(_ToolCallChunkKeys, total=False):
+    """A streamed fragment of a tool call; fragments with the same ``index`` are joined."""
+
+    type: Literal["tool_call_chunk"]
+
+
+class _InvalidToolCallKeys(TypedDict):
+    name: str | None
+    args: str | None
+    id: str | None
+    error: str | None
+
+
+class InvalidToolCall(_InvalidToolCallKeys, total=False):
+    """A tool call whose arguments are not valid JSON; ``args`` keeps the raw text."""
+
+    type: Literal["invalid_tool_call"]
+
+
+class _UsageKeys(TypedDict):
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+
+
+class UsageMetadata(_UsageKeys, total=False):
+    """Token counts of one model call; summed when chunks are added."""
+
+    input_token_details: dict[str, int]
+    output_token_details: dict[str, int]
+
+
+def _short(text: str) -> str:
+    if len(text) > _REPR_TEXT_LIMIT:
+        text = text[: _REPR_TEXT_LIMIT - 3] + "..."
+    return repr(text)
+
+
+@dataclass(repr=False)
+class BaseMessage:
+    """Base of every message: ``content`` plus optional metadata.
+
+    Args:
+        content: the text, or a list of content blocks for multimodal input.
+        additional_kwargs: provider-specific extras carried along unchanged.
+        response_metadata: what the provider said about the response (model name,
+            finish reason ...); empty on messages written by users.
+        name: an optional speaker name.
+        id: an optional message id.
+    """
+
+    type: ClassVar[str] = "base"
+
+    content: Content
+    _: KW_ONLY
+    additional_kwargs: dict[str, Any] = field(default_factory=dict)
+    response_metadata: dict[str, Any] = field(default_factory=dict)
+    name: str | None = None
+    id: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.content, (str, list)):
+            raise TypeError(
+                f"{type(self).__name__}.content must be a str or a list of content blocks, "
+                f"got {type(self.content).__name__}"
+            )
+
+    @property
+    def text(self) -> str:
+        """The text of the message: ``content`` itself, or its text blocks joined."""
+        if isinstance(self.content, str):
+            return self.content
+        parts = []
+        for block in self.content:
+            if isinstance(block, str):
+                parts.append(block)
+            elif block.get("type") == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+        return "".join(parts)
+
+    def __repr__(self) -> str:
+        content = _short(self.content) if isinstance(self.content, str) else repr(self.content)
+        parts = [f"content={content}"]
+        for spec in fields(self):
+            if spec.name == "content":
+                continue
+            value = getattr(self, spec.name)
+            default = spec.default_factory() if callable(spec.default_factory) else spec.default
+            if value != default:
+                parts.append(f"{spec.name}={value!r}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+
+class BaseMessageChunk(BaseMessage):
+    """A streamed piece of a message; chunks of the same class add up with ``+``."""
+
+    def __add__(self, other: Any) -> Any:
+        if type(other) is not type(self):
+            return NotImplemented
+        return type(self)(**self._merged_fields(other))
+
+    def _merged_fields(self, other: Any) -> dict[str, Any]:
+        return {
+            "content": _merge_content(self.content, other.content),
+            "additional_kwargs": _merge_dicts(self.additional_kwargs, other.additional_kwargs),
+            "response_metadata": {
+                **self.response_metadata,
+                **{k: v for k, v in other.response_metadata.items() if v is not None},
+            },
+            "name": self.name if self.name is not None else other.name,
+            "id": self.id if self.id is not None else other.id,
+        }
+
+
+@dataclass(repr=False, kw_only=True)
+class SystemMessage(BaseMessage):
+    """Instructions for the model, usually the first message.
+
+    Example:
+        >>> SystemMessage("Answer briefly.").type
+        'system'
+    """
+
+    type: ClassVar[str] = "system"
+
+
+@dataclass(repr=False, kw_only=True)
+class HumanMessage(BaseMessage):
+    """A message from the user.
+
+    Example:
+        >>> HumanMessage("What is RAG?").text
+        'What is RAG?'
+    """
+
+    type: ClassVar[str] = "human"
+
+
+@dataclass(repr=False, kw_only=True)
+class ChatMessage(BaseMessage):
+    """A message with any role name (for providers with roles beyond the usual four).
+
+    Example:
+        >>> ChatMessage("hi", role="critic").role
+        'critic'
+    """
+
+    type: ClassVar[str] = "chat"
+    role: str
+
+
+@dataclass(repr=False, kw_only=True)
+class AIMessage(BaseMessage):
+    """A reply from the model, with any tool calls and token usage.
+
+    Args:
+        content: the reply text.
+        tool_calls: tools the model asked to call (``{"name", "args", "id"}`` dicts).
+        invalid_tool_calls: tool calls whose arguments could not be parsed.
+        usage_metadata: token counts (``input_tokens``, ``output_tokens``, ``total_tokens``).
+
+    Example:
+        >>> AIMessage("Paris.", usage_metadata={"input_tokens": 9, "output_tokens": 2,
+        ...     "total_tokens": 11}).usage_metadata["total_tokens"]
+        11
+    """
+
+    type: ClassVar[str] = "ai"
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    invalid_tool_calls: list[InvalidToolCall] = field(default_factory=list)
+    usage_metadata: UsageMetadata | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.tool_calls = [
+            {**call, "type": "tool_call"} for call in self.tool_calls  # type: ignore[typeddict-item]
+        ]
+
+
+@dataclass(repr=False, kw_only=True)
+class ToolMessage(BaseMessage):
+    """The result of a tool call, sent back to the model.
+
+    Args:
+        content: the tool's output as text.
+        tool_call_id: the ``id`` of the tool call this answers.
+        status: ``"success"`` or ``"error"``.
+        artifact: the tool's full output, kept for the program and not sent to the model.
+
+    Example:
+        >>> ToolMessage("42", tool_call_id="call_1").tool_call_id
+        'call_1'
+    """
+
+    type: ClassVar[str] = "tool"
+    tool_call_id: str
+    status: Literal["success", "error"] = "success"
+    artifact: Any = None
+
+
+@dataclass(repr=False, kw_only=True)
+class SystemMessageChunk(SystemMessage, BaseMessageChunk):
+    """A streamed piece of a system message."""
+
+    type: ClassVar[str] = "SystemMessageChunk"
+
+
+@dataclass(repr=False, kw_only=True)
+class HumanMessageChunk(HumanMessage, BaseMessageChunk):
+    """A streamed piece of a human message."""
+
+    type: ClassVar[str] = "HumanMessageChunk"
+
+
+@dataclass(repr=False, kw_only=True)
+class ToolMessageChunk(ToolMessage, BaseMessageChunk):
+    """A streamed piece of a tool message; only chunks for the same tool call add up."""
+
+    type: ClassVar[str] = "ToolMessageChunk"
+
+    def _merged_fields(self, other: Any) -> dict[str, Any]:
+        if other.tool_call_id != self.tool_call_id:
+            raise InvalidInputError(
+                f"cannot add ToolMessageChunks of different tool calls: "
+                f"{self.tool_call_id!r} and {other.tool_call_id!r}"
+            )
+        return {
+            **super()._merged_fields(other),
+            "tool_call_id": self.tool_call_id,
+            "status": "error" if "error" in (self.status, other.status) else "success",
+            "artifact": self.artifact if self.artifact is not None else other.artifact,
+        }
+
+
+@dataclass(repr=False, kw_only=True)
+class AIMessageChunk(AIMessage, BaseMessageChunk):
+    """A streamed piece of a model reply; ``chunk + chunk`` builds up the whole reply.
+
+    Tool calls arrive as ``tool_call_chunks`` whose ``args`` are JSON text split across
+    chunks. ``tool_calls`` is always derived from them: fragments with the same ``index``
+    are joined and their arguments parsed (a still-incomplete JSON object parses to what
+    has arrived so far).
+
+    Example:
+        >>> a = AIMessageChunk("", tool_call_chunks=[
+        ...     {"name": "search", "args": '{"q": "ra', "id": "c1", "index": 0}])
+        >>> b = AIMessageChunk("", tool_call_chunks=[
+        ...     {"name": None, "args": 'g"}', "id": None, "index": 0}])
+        >>> (a + b).tool_calls[0]["args"]
+        {'q': 'rag'}
+    """
+
+    type: ClassVar[str] = "AIMessageChunk"
+    tool_call_chunks: list[ToolCallChunk] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.tool_call_chunks = [
+            {**chunk, "type": "tool_call_chunk"}  # type: ignore[typeddict-item]
+            for chunk in self.tool_call_chunks
+        ]
+        if self.tool_call_chunks:
+            self.tool_calls, self.invalid_tool_calls = _parse_tool_call_chunks(
+                self.tool_call_chunks
+            )
+
+    def _merged_fields(self, other: Any) -> dict[str, Any]:
+        merged = super()._merged_fields(other)
+        merged["usage_metadata"] = _add_usage(self.usage_metadata, other.usage_metadata)
+        chunks = _merge_tool_call_chunks(self.tool_call_chunks, other.tool_call_chunks)
+        merged["tool_call_chunks"] = chunks
+        if not chunks:  # tool calls given whole (not as fragments) are simply concatenated
+            merged["tool_calls"] = [*self.tool_calls, *other.tool_calls]
+            merged["invalid_tool_calls"] = [
+                *self.invalid_tool_calls,
+                *other.invalid_tool_calls,
+            ]
+        return merged
+
+    def to_message(self) -> AIMessage:
+        """The finished reply as an ``AIMessage`` (what ``invoke`` would have returned).
+
+        Example:
+            >>> (AIMessageChunk("a") + AIMessageChunk("b")).to_message()
+            AIMessage(content='ab')
+        """
+        return AIMessage(
+            self.content,
+            additional_kwargs=self.additional_kwargs,
+            response_metadata=self.response_metadata,
+            name=self.name,
+            id=self.id,
+            tool_calls=list(self.tool_calls),
+            invalid_tool_calls=list(self.invalid_tool_calls),
+            usage_metadata=self.usage_metadata,
+        )
+
+
+AnyMessage = SystemMessage | HumanMessage | AIMessage | ToolMessage | ChatMessage
+# Anything convert_to_messages accepts for one message.
+MessageLike = BaseMessage | str | tuple[str, Any] | dict[str, Any]
+
+
+def _merge_content(left: Content, right: Content) -> Content:
+    if isinstance(left, str) and isinstance(right, str):
+        return left + right
+    left_list = ([left] if left else []) if isinstance(left, str) else list(left)
+    right_list = ([right] if right else []) if isinstance(right, str) else list(right)
+    merged: list[str | dict[str, Any]] = list(left_list)
+    for block in right_list:
+        # Providers stream a content block in pieces that share an "index"; join them.
+        if isinstance(block, dict) and "index" in block:
+            for position, earlier in enumerate(merged):
+                if isinstance(earlier, dict) and earlier.get("index") == block["index"]:
+                    merged[position] = _merge_dicts(earlier, block)
+                    break
+            else:
+                merged.append(block)
+        else:
+            merged.append(block)
+    return merged
+
+
+def _merge_dicts(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
+    """Merge streamed dicts: strings concatenate, dicts merge, equal values stay once."""
+    merged = dict(left)
+    for key, value in right.items():
+        if key not in merged or merged[key] is None:
+            merged[key] = value
+        elif value is None or value == merged[key] or key in ("type", "index"):
+            continue
+        elif isinstance(value, str) and isinstance(merged[key], str):
+            merged[key] += value
+        elif isinstance(value, dict) and isinstance(merged[key], dict):
+            merged[key] = _merge_dicts(merged[key], value)
+        elif isinstance(value, list) and isinstance(merged[key], list):
+            merged[key] = merged[key] + value
+        else:
+            merged[key] = value
+    return merged
+
+
+def _add_usage(left: UsageMetadata | None, right: UsageMetadata | None) -> UsageMetadata | None:
+    if left is None or right is None:
+        return left if right is None else right
+    return _sum_counts(left, right)  # type: ignore[return-value]
+
+
+def _sum_counts(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
+    total = dict(left)
+    for key, value in right.items():
+        if isinstance(value, dict):
+            total[key] = _sum_counts(total.get(key) or {}, value)
+        else:
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+def _merge_tool_call_chunks(
+    left: list[ToolCallChunk], right: list[ToolCallChunk]
+) -> list[ToolCallChunk]:
+    merged: list[ToolCallChunk] = [dict(chunk) for chunk in left]  # type: ignore[misc]
+    for chunk in right:
+        target = None
+        if chunk.get("index") is not None:
+            target = next((c for c in merged if c.get("index") == chunk["index"]), None)
+        if target is None:
+            merged.append(dict(chunk))  # type: ignore[arg-type]
+            continue
+        for key in ("name", "args"):
+            if chunk.get(key):
+                target[key] = (target.get(key) or "") + chunk[key]  # type: ignore[literal-required]
+        if target.get("id") is None:
+            target["id"] = chunk.get("id")
+    return merged
+
+
+def _parse_tool_call_chunks(
+    chunks: list[ToolCallChunk],
+) -> tuple[list[ToolCall], list[InvalidToolCall]]:
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
+    for chunk in chunks:
+        raw = chunk.get("args") or ""
+        try:
+            args = parse_partial_json(raw) if raw.strip() else {}
+        except ValueError as err:
+            args, error = None, str(err)
+        else:
+            error = None if isinstance(args, dict) else "tool call arguments are not an object"
+        if error is None:
+            calls.append(
+                {"name": chunk.get("name") or "", "args": args, "id": chunk.get("id"),
+                 "type": "tool_call"}
+            )
+        else:
+            invalid.append(
+                {"name": chunk.get("name"), "args": raw, "id": chunk.get("id"), "error": error,
+                 "type": "invalid_tool_call"}
+            )
+    return calls, invalid
+
+
+_ROLE_CLASSES: dict[str, type[BaseMessage]] = {
+    "system": SystemMessage,
+    "human": HumanMessage,
+    "user": HumanMessage,
+    "ai": AIMessage,
+    "assistant": AIMessage,
+    "tool": ToolMessage,
+}
+VALID_ROLES = tuple(_ROLE_CLASSES)
+
+
+def _unknown_role(role: Any, item: Any, valid: Sequence[str] = VALID_ROLES) -> InvalidInputError:
+    options = ", ".join(repr(name) for name in valid)
+    return InvalidInputError(
+        f"unknown message role {role!r} in {item!r}; valid roles are {options}"
+    )
+
+
+def _message_from_role(role: str, content: Any, item: Any, **extra: Any) -> BaseMessage:
+    message_class = _ROLE_CLASSES.get(role) if isinstance(role, str) else None
+    if message_class is None:
+        raise _unknown_role(role, item)
+    if message_class is ToolMessage and "tool_call_id" not in extra:
+        raise InvalidInputError(f"a tool message needs a 'tool_call_id': {item!r}")
+    return message_class(content, **extra)
+
+
+def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
+    """Turn message-like values into messages.
+
+    Accepts messages, plain strings (human messages), ``(role, content)`` tuples and
+    OpenAI-style dicts ``{"role": ..., "content": ...}``. Roles: ``system``,
+    ``human``/``user``, ``ai``/``assistant`` and ``tool``.
+
+    Args:
+        messages: the values to convert.
+
+    Returns:
+        A new list of messages.
+
+    Raises:
+        InvalidInputError: an unknown role or a value that is not message-like; the
+            message names the valid roles.
+
+    Example:
+        >>> convert_to_messages([("system", "Be brief."), "Hi"])
+        [SystemMessage(content='Be brief.'), HumanMessage(content='Hi')]
+    """
+    if isinstance(messages, (str, BaseMessage)):
+        messages = [messages]
+    converted: list[BaseMessage] = []
+    for item in messages:
+        if isinstance(item, BaseMessage):
+            converted.append(item)
+        elif isinstance(item, str):
+            converted.append(HumanMessage(item))
+        elif isinstance(item, tuple) and len(item) == 2:
+            converted.append(_message_from_role(item[0], item[1], item))
+        elif isinstance(item, dict) and "content" in item and ("role" in item or "type" in item):
+            extra = {k: item[k] for k in ("name", "id", "tool_call_id") if item.get(k) is not None}
+            role = item.get("role", item.get("type"))
+            converted.append(_message_from_role(role, item["content"], item, **extra))
+        else:
+            raise InvalidInputError(
+                f"cannot turn {item!r} into a message; expected a message, a string, a "
+                f"(role, content) tuple or a {{'role': ..., 'content': ...}} dict"
+            )
+    return converted
+
+
+_BUFFER_PREFIXES = {"system": "System", "tool": "Tool"}
+
+
+def get_buffer_string(
+    messages: Sequence[BaseMessage], human_prefix: str = "Human", ai_prefix: str = "AI"
+) -> str:
+    """Render messages as a transcript, one ``"Role: text"`` line per message.
+
+    Args:
+        messages: the conversation.
+        human_prefix: label for human messages.
+        ai_prefix: label for AI messages.
+
+    Returns:
+        The lines joined with newlines.
+
+    Example:
+        >>> get_buffer_string([HumanMessage("hi"), AIMessage("hello")])
+        'Human: hi\\nAI: hello'
+    """
+    lines = []
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            role = human_prefix
+        elif isinstance(message, AIMessage):
+            role = ai_prefix
+        elif isinstance(message, ChatMessage):
+            role = message.role
+        else:
+            role = _BUFFER_PREFIXES.get(message.type.replace("MessageChunk", "").lower(), "")
+            role = role or type(message).__name__
+        lines.append(f"{role}: {message.text}")
+    return "\n".join(lines)

@@ -1,0 +1,219 @@
+"""Messages: construction, repr, chunk addition for streaming, conversion from tuples."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragline.core import (
+    AIMessage,
+    AIMessageChunk,
+    HumanMessage,
+    InvalidInputError,
+    SystemMessage,
+    ToolMessage,
+)
+from ragline.core.messages import (
+    ChatMessage,
+    HumanMessageChunk,
+    ToolMessageChunk,
+    convert_to_messages,
+    get_buffer_string,
+)
+
+USAGE_A = {"input_tokens": 10, "output_tokens": 1, "total_tokens": 11}
+USAGE_B = {"input_tokens": 0, "output_tokens": 4, "total_tokens": 4}
+
+
+def test_positional_and_keyword_content_are_the_same_message():
+    assert HumanMessage("hi") == HumanMessage(content="hi")
+    assert HumanMessage("hi") != AIMessage("hi")  # the class is part of equality
+    assert [m.type for m in (SystemMessage("a"), HumanMessage("a"), AIMessage("a"))] == [
+        "system",
+        "human",
+        "ai",
+    ]
+    assert ToolMessage("42", tool_call_id="c1").type == "tool"
+    assert AIMessageChunk("a").type == "AIMessageChunk"
+
+
+def test_options_are_keyword_only():
+    with pytest.raises(TypeError):
+        HumanMessage("hi", {"extra": 1})  # type: ignore[misc]
+
+
+def test_content_must_be_text_or_blocks():
+    with pytest.raises(TypeError, match=r"HumanMessage\.content must be a str"):
+        HumanMessage(42)  # type: ignore[arg-type]
+
+
+def test_text_joins_text_blocks_and_skips_others():
+    message = HumanMessage(
+        ["Look at ", {"type": "text", "text": "this"}, {"type": "image_url", "image_url": "x"}]
+    )
+    assert message.text == "Look at this"
+
+
+def test_repr_shows_non_default_fields_and_cuts_long_text():
+    assert repr(HumanMessage("hi")) == "HumanMessage(content='hi')"
+    assert repr(ToolMessage("4", tool_call_id="c")) == "ToolMessage(content='4', tool_call_id='c')"
+    long = AIMessage("x" * 200, id="m1")
+    assert repr(long) == f"AIMessage(content='{'x' * 77}...', id='m1')"
+
+
+def test_ai_message_tool_calls_get_their_type_key():
+    message = AIMessage("", tool_calls=[{"name": "search", "args": {"q": "rag"}, "id": "c1"}])
+    assert message.tool_calls == [
+        {"name": "search", "args": {"q": "rag"}, "id": "c1", "type": "tool_call"}
+    ]
+
+
+def test_chunks_concatenate_content_and_sum_usage():
+    total = (
+        AIMessageChunk("Hel", id="run-1", usage_metadata=USAGE_A)
+        + AIMessageChunk("lo", response_metadata={"model_name": "m"})
+        + AIMessageChunk("!", usage_metadata=USAGE_B, response_metadata={"finish_reason": "stop"})
+    )
+    assert total == AIMessageChunk(
+        "Hello!",
+        id="run-1",
+        usage_metadata={"input_tokens": 10, "output_tokens": 5, "total_tokens": 15},
+        response_metadata={"model_name": "m", "finish_reason": "stop"},
+    )
+    assert total.to_message() == AIMessage(
+        "Hello!",
+        id="run-1",
+        usage_metadata={"input_tokens": 10, "output_tokens": 5, "total_tokens": 15},
+        response_metadata={"model_name": "m", "finish_reason": "stop"},
+    )
+
+
+def test_usage_details_are_summed_too():
+    left = AIMessageChunk("", usage_metadata={**USAGE_A, "input_token_details": {"cache_read": 2}})
+    right = AIMessageChunk("", usage_metadata={**USAGE_B, "input_token_details": {"cache_read": 3}})
+    assert (left + right).usage_metadata == {
+        "input_tokens": 10,
+        "output_tokens": 5,
+        "total_tokens": 15,
+        "input_token_details": {"cache_read": 5},
+    }
+
+
+def test_tool_call_chunks_join_by_index_and_parse_as_they_arrive():
+    first = AIMessageChunk(
+        "",
+        tool_call_chunks=[
+            {"name": "search", "args": '{"query": "vec', "id": "call_a", "index": 0},
+        ],
+    )
+    assert first.tool_calls == [
+        {"name": "search", "args": {"query": "vec"}, "id": "call_a", "type": "tool_call"}
+    ]
+    second = AIMessageChunk(
+        "",
+        tool_call_chunks=[
+            {"name": None, "args": 'tor stores"}', "id": None, "index": 0},
+            {"name": "add", "args": '{"a": 1, "b": 2}', "id": "call_b", "index": 1},
+        ],
+    )
+    whole = first + second
+    assert whole.tool_call_chunks == [
+        {
+            "name": "search",
+            "args": '{"query": "vector stores"}',
+            "id": "call_a",
+            "index": 0,
+            "type": "tool_call_chunk",
+        },
+        {"name": "add", "args": '{"a": 1, "b": 2}', "id": "call_b", "index": 1,
+         "type": "tool_call_chunk"},
+    ]
+    assert whole.tool_calls == [
+        {"name": "search", "args": {"query": "vector stores"}, "id": "call_a",
+         "type": "tool_call"},
+        {"name": "add", "args": {"a": 1, "b": 2}, "id": "call_b", "type": "tool_call"},
+    ]
+    assert whole.to_message().tool_calls == whole.tool_calls
+
+
+def test_unparsable_tool_arguments_become_invalid_tool_calls():
+    chunk = AIMessageChunk(
+        "", tool_call_chunks=[{"name": "f", "args": "not json", "id": "c", "index": 0}]
+    )
+    assert chunk.tool_calls == []
+    assert len(chunk.invalid_tool_calls) == 1
+    assert chunk.invalid_tool_calls[0]["args"] == "not json"
+    assert chunk.invalid_tool_calls[0]["name"] == "f"
+
+
+def test_list_content_blocks_with_an_index_are_joined():
+    left = AIMessageChunk([{"type": "text", "text": "Hel", "index": 0}])
+    right = AIMessageChunk([{"type": "text", "text": "lo", "index": 0}])
+    assert (left + right).content == [{"type": "text", "text": "Hello", "index": 0}]
+    assert (AIMessageChunk("a") + AIMessageChunk(["b"])).content == ["a", "b"]
+
+
+def test_additional_kwargs_merge_strings_and_dicts():
+    left = AIMessageChunk("", additional_kwargs={"function_call": {"name": "f", "arguments": "{"}})
+    right = AIMessageChunk("", additional_kwargs={"function_call": {"arguments": "}"}})
+    assert (left + right).additional_kwargs == {"function_call": {"name": "f", "arguments": "{}"}}
+
+
+def test_only_chunks_of_the_same_class_add_up():
+    with pytest.raises(TypeError):
+        AIMessageChunk("a") + HumanMessageChunk("b")
+    with pytest.raises(TypeError):
+        AIMessageChunk("a") + AIMessage("b")
+    assert HumanMessageChunk("a") + HumanMessageChunk("b") == HumanMessageChunk("ab")
+
+
+def test_tool_message_chunks_must_answer_the_same_call():
+    assert ToolMessageChunk("4", tool_call_id="c") + ToolMessageChunk(
+        "2", tool_call_id="c"
+    ) == ToolMessageChunk("42", tool_call_id="c")
+    with pytest.raises(InvalidInputError, match="'c' and 'd'"):
+        ToolMessageChunk("4", tool_call_id="c") + ToolMessageChunk("2", tool_call_id="d")
+
+
+def test_convert_to_messages_accepts_tuples_strings_and_dicts():
+    assert convert_to_messages(
+        [
+            ("system", "Be brief."),
+            ("user", "Hi"),
+            ("assistant", "Hello"),
+            "Bye",
+            {"role": "tool", "content": "42", "tool_call_id": "c1"},
+            AIMessage("kept"),
+        ]
+    ) == [
+        SystemMessage("Be brief."),
+        HumanMessage("Hi"),
+        AIMessage("Hello"),
+        HumanMessage("Bye"),
+        ToolMessage("42", tool_call_id="c1"),
+        AIMessage("kept"),
+    ]
+
+
+def test_a_wrong_role_names_the_valid_roles():
+    with pytest.raises(InvalidInputError) as info:
+        convert_to_messages([("bot", "hi")])
+    assert str(info.value) == (
+        "unknown message role 'bot' in ('bot', 'hi'); valid roles are "
+        "'system', 'human', 'user', 'ai', 'assistant', 'tool'"
+    )
+    with pytest.raises(InvalidInputError, match="cannot turn 42 into a message"):
+        convert_to_messages([42])  # type: ignore[list-item]
+    with pytest.raises(InvalidInputError, match="tool_call_id"):
+        convert_to_messages([("tool", "42")])
+
+
+def test_buffer_string_labels_each_role():
+    messages = [
+        SystemMessage("s"),
+        HumanMessage("h"),
+        AIMessageChunk("a"),
+        ToolMessage("t", tool_call_id="1"),
+        ChatMessage("c", role="critic"),
+    ]
+    assert get_buffer_string(messages) == "System: s\nHuman: h\nAI: a\nTool: t\ncritic: c"
+    assert get_buffer_string(messages[1:3], human_prefix="Q", ai_prefix="A") == "Q: h\nA: a"
