@@ -212,7 +212,6 @@ class LocalFileStore(BaseStore[str, bytes]):
 
     Example:
         >>> import tempfile
-import time
         >>> store = LocalFileStore(tempfile.mkdtemp())
         >>> store.mset([("cache/a", b"1")])
         >>> store.mget(["cache/a"]), list(store.yield_keys())

@@ -1,0 +1,307 @@
+"""Cache embeddings in a byte store so an unchanged corpus is never embedded twice.
+
+Storage format (stable, documented so other tools can read it):
+
+* key: ``namespace + sha256(text as UTF-8).hexdigest()`` for documents, and
+  ``namespace + "query-" + sha256(...)`` for queries (a model may embed a query
+  differently from a document, so the two never share an entry);
+* value: the vector as little-endian float32 bytes, 4 * dimension bytes.
+
+Use a namespace per model (e.g. its name) so two models never read each other's vectors.
+Every vector returned, whether just computed or read back, is the float32 value, so the
+first and the second call give identical results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+
+from ragline.core import BaseStore, DimensionError, InvalidInputError
+from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
+
+__all__ = ["CacheBackedEmbeddings"]
+
+_FLOAT32 = np.dtype("<f4")
+
+
+def _encode(vector: np.ndarray) -> bytes:
+    return vector.astype(_FLOAT32, copy=False).tobytes()
+
+
+def _decode(value: bytes | None) -> np.ndarray | None:
+    # A value that is not a whole number of float32s, or not finite, is treated as a miss
+    # and overwritten: a damaged cache entry costs one re-embedding, not a crash.
+    if value is None or len(value) == 0 or len(value) % _FLOAT32.itemsize:
+        return None
+    vector = np.frombuffer(value, dtype=_FLOAT32)
+    return vector if np.isfinite(vector).all() else None
+
+
+class CacheBackedEmbeddings(Embeddings):
+    """Embeddings that look vectors up in a byte store before calling the underlying model.
+
+    Only cache misses reach the underlying embeddings (each distinct text once per call),
+    in batches of ``batch_size``; each batch is written to the store as soon as it is
+    embedded, so an interrupted run keeps its progress. Order is always preserved.
+
+    Args:
+        underlying_embeddings: the model that computes vectors on a miss.
+        document_embedding_store: byte store for document vectors.
+        namespace: prefix of every key; use one per model.
+        query_embedding_store: byte store for query vectors, or ``None`` to embed queries
+            without caching.
+        batch_size: at most this many misses per underlying call (``None``: all at once).
+
+    Raises:
+        InvalidInputError: a bad option (non-str namespace, batch_size < 1 ...).
+
+    Example:
+        >>> from ragline.core import InMemoryByteStore
+        >>> from ragline.embeddings import HashingEmbeddings
+        >>> cached = CacheBackedEmbeddings.from_bytes_store(
+        ...     HashingEmbeddings(dimension=8), InMemoryByteStore(), namespace="hash8:")
+        >>> cached.embed_documents(["a"]) == cached.embed_documents(["a"])
+        True
+    """
+
+    def __init__(
+        self,
+        underlying_embeddings: Embeddings,
+        document_embedding_store: BaseStore[str, bytes],
+        *,
+        namespace: str = "",
+        query_embedding_store: BaseStore[str, bytes] | None = None,
+        batch_size: int | None = None,
+    ) -> None:
+        if not isinstance(underlying_embeddings, Embeddings):
+            raise InvalidInputError(
+                "underlying_embeddings must be an Embeddings, got "
+                f"{type(underlying_embeddings).__name__}"
+            )
+        for name, store in (
+            ("document_embedding_store", document_embedding_store),
+            ("query_embedding_store", query_embedding_store),
+        ):
+            if store is not None and not isinstance(store, BaseStore):
+                raise InvalidInputError(f"{name} must be a BaseStore, got {type(store).__name__}")
+        if document_embedding_store is None:
+            raise InvalidInputError("document_embedding_store must be a BaseStore, got None")
+        if not isinstance(namespace, str):
+            raise InvalidInputError(f"namespace must be a str, got {type(namespace).__name__}")
+        if batch_size is not None and (
+            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
+        ):
+            raise InvalidInputError(f"batch_size must be None or an int >= 1, got {batch_size!r}")
+        self.underlying_embeddings = underlying_embeddings
+        self.document_embedding_store = document_embedding_store
+        self.query_embedding_store = query_embedding_store
+        self.namespace = namespace
+        self.batch_size = batch_size
+
+    @classmethod
+    def from_bytes_store(
+        cls,
+        underlying_embeddings: Embeddings,
+        document_embedding_cache: BaseStore[str, bytes],
+        *,
+        namespace: str = "",
+        query_embedding_store: BaseStore[str, bytes] | bool | None = None,
+        batch_size: int | None = None,
+    ) -> CacheBackedEmbeddings:
+        """Build a cache over a byte store (LangChain's constructor name).
+
+        Args:
+            underlying_embeddings: the model that computes vectors on a miss.
+            document_embedding_cache: byte store for document vectors.
+            namespace: prefix of every key; use one per model.
+            query_embedding_store: a byte store for query vectors, ``True`` to keep them
+                in the document store (under distinct keys), ``None``/``False`` for none.
+            batch_size: at most this many misses per underlying call.
+
+        Returns:
+            The cache-backed embeddings.
+
+        Example:
+            >>> from ragline.core import InMemoryByteStore
+            >>> from ragline.embeddings import HashingEmbeddings
+            >>> store = InMemoryByteStore()
+            >>> cached = CacheBackedEmbeddings.from_bytes_store(
+            ...     HashingEmbeddings(dimension=8), store, namespace="h:")
+            >>> _ = cached.embed_documents(["x"])
+            >>> [key[:6] for key in store.yield_keys()]
+            ['h:2d71']
+        """
+        if query_embedding_store is True:
+            query_store: BaseStore[str, bytes] | None = document_embedding_cache
+        elif query_embedding_store is False or query_embedding_store is None:
+            query_store = None
+        else:
+            query_store = query_embedding_store
+        return cls(
+            underlying_embeddings,
+            document_embedding_cache,
+            namespace=namespace,
+            query_embedding_store=query_store,
+            batch_size=batch_size,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"CacheBackedEmbeddings({self.underlying_embeddings!r}, "
+            f"namespace={self.namespace!r})"
+        )
+
+    # -- keys --------------------------------------------------------------------------------
+
+    def document_key(self, text: str) -> str:
+        """The store key of a document text: ``namespace + sha256 hex``."""
+        return self.namespace + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def query_key(self, text: str) -> str:
+        """The store key of a query text: ``namespace + "query-" + sha256 hex``."""
+        return self.namespace + "query-" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    # -- sync ----------------------------------------------------------------------------------
+
+    def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed documents, calling the underlying model only for texts not in the store.
+
+        Raises:
+            InvalidInputError: a text is not a string.
+            DimensionError: cached and new vectors disagree on the dimension (a namespace
+                shared by two models).
+        """
+        items = check_texts(texts)
+        if not items:
+            return np.zeros((0, 0), dtype=np.float32)
+        keys = [self.document_key(text) for text in items]
+        cached = [_decode(value) for value in self.document_embedding_store.mget(keys)]
+        for misses in self._miss_batches(items, keys, cached):
+            computed = self.underlying_embeddings.embed_documents_array([t for t, _ in misses])
+            self._remember(self.document_embedding_store, misses, computed, cached, keys)
+        return self._assemble(cached)
+
+    def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed queries, through the query store when one is configured."""
+        items = check_texts(texts, what="queries")
+        store = self.query_embedding_store
+        if store is None or not items:
+            return self.underlying_embeddings.embed_queries_array(items)
+        keys = [self.query_key(text) for text in items]
+        cached = [_decode(value) for value in store.mget(keys)]
+        for misses in self._miss_batches(items, keys, cached):
+            computed = self.underlying_embeddings.embed_queries_array([t for t, _ in misses])
+            self._remember(store, misses, computed, cached, keys)
+        return self._assemble(cached)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents through the cache; see ``embed_documents_array``."""
+        return self.embed_documents_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query through the query store when one is configured."""
+        return self.embed_queries_array([check_text(text)])[0].tolist()
+
+    # -- async -----------------------------------------------------------------------------------
+
+    async def aembed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Async ``embed_documents_array`` using the store's and the model's async methods."""
+        items = check_texts(texts)
+        if not items:
+            return np.zeros((0, 0), dtype=np.float32)
+        keys = [self.document_key(text) for text in items]
+        cached = [_decode(value) for value in await self.document_embedding_store.amget(keys)]
+        for misses in self._miss_batches(items, keys, cached):
+            computed = await self.underlying_embeddings.aembed_documents_array(
+                [t for t, _ in misses]
+            )
+            await self._aremember(self.document_embedding_store, misses, computed, cached, keys)
+        return self._assemble(cached)
+
+    async def aembed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Async ``embed_queries_array``."""
+        items = check_texts(texts, what="queries")
+        store = self.query_embedding_store
+        if store is None or not items:
+            return await self.underlying_embeddings.aembed_queries_array(items)
+        keys = [self.query_key(text) for text in items]
+        cached = [_decode(value) for value in await store.amget(keys)]
+        for misses in self._miss_batches(items, keys, cached):
+            computed = await self.underlying_embeddings.aembed_queries_array(
+                [t for t, _ in misses]
+            )
+            await self._aremember(store, misses, computed, cached, keys)
+        return self._assemble(cached)
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Async ``embed_documents``."""
+        return (await self.aembed_documents_array(texts)).tolist()
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Async ``embed_query``."""
+        return (await self.aembed_queries_array([check_text(text)]))[0].tolist()
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _miss_batches(
+        self, items: list[str], keys: list[str], cached: list[np.ndarray | None]
+    ) -> list[list[tuple[str, str]]]:
+        """Distinct (text, key) misses in first-seen order, cut into batches."""
+        rows = zip(items, keys, cached, strict=True)
+        distinct = {key: text for text, key, vector in rows if vector is None}
+        pairs = [(text, key) for key, text in distinct.items()]
+        size = self.batch_size or max(len(pairs), 1)
+        return [pairs[start : start + size] for start in range(0, len(pairs), size)]
+
+    def _checked(self, misses: list[tuple[str, str]], computed: np.ndarray) -> np.ndarray:
+        return validate_embeddings(
+            computed,
+            expected_rows=len(misses),
+            source=type(self.underlying_embeddings).__name__,
+        )
+
+    def _fill(
+        self,
+        misses: list[tuple[str, str]],
+        matrix: np.ndarray,
+        cached: list[np.ndarray | None],
+        keys: list[str],
+    ) -> list[tuple[str, bytes]]:
+        by_key = {key: matrix[row] for row, (_, key) in enumerate(misses)}
+        for position, key in enumerate(keys):
+            if cached[position] is None and key in by_key:
+                cached[position] = by_key[key]
+        return [(key, _encode(matrix[row])) for row, (_, key) in enumerate(misses)]
+
+    def _remember(
+        self,
+        store: BaseStore[str, bytes],
+        misses: list[tuple[str, str]],
+        computed: np.ndarray,
+        cached: list[np.ndarray | None],
+        keys: list[str],
+    ) -> None:
+        store.mset(self._fill(misses, self._checked(misses, computed), cached, keys))
+
+    async def _aremember(
+        self,
+        store: BaseStore[str, bytes],
+        misses: list[tuple[str, str]],
+        computed: np.ndarray,
+        cached: list[np.ndarray | None],
+        keys: list[str],
+    ) -> None:
+        await store.amset(self._fill(misses, self._checked(misses, computed), cached, keys))
+
+    def _assemble(self, vectors: list[np.ndarray | None]) -> np.ndarray:
+        dimensions = {len(vector) for vector in vectors if vector is not None}
+        if len(dimensions) > 1:
+            raise DimensionError(
+                f"cached vectors under namespace {self.namespace!r} have dimensions "
+                f"{sorted(dimensions)}; a namespace must hold one model's vectors "
+                "(give each model its own namespace)"
+            )
+        return np.ascontiguousarray(np.stack(vectors), dtype=np.float32)  # type: ignore[arg-type]
