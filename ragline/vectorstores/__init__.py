@@ -1,6 +1,18 @@
-"""ragline.vectorstores (public names are listed here and load lazily)."""
+"""ragline.vectorstores: the VectorStore interface, its retriever and the backends.
+
+Public names load lazily: ``import ragline.vectorstores`` imports neither faiss nor redis
+(each backend imports its library when a store is built).
+"""
 
 from ragline.core._lazy import attach
 
-__all__: list[str] = []
-__getattr__, __dir__ = attach(__name__, {})
+_EXPORTS = {
+    "VectorStore": ".base",
+    "VectorStoreRetriever": ".retriever",
+    "InMemoryVectorStore": ".in_memory",
+    "FAISS": "._faiss",
+    "Redis": ".redis",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = attach(__name__, _EXPORTS)

@@ -28,14 +28,22 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from ragline.core.documents import Document
+from ragline.core import Document, InvalidInputError
+from ragline.vectorstores._validation import (
+    SearchPlan,
+    check_batch,
+    check_id_list,
+    split_documents,
+)
 from ragline.vectorstores.filters import FilterNode
 from ragline.vectorstores.utils import (
+    as_vector_matrix,
+    maximal_marginal_relevance,
     relevance_function,
 )
 
@@ -144,7 +152,9 @@ class VectorStore(ABC):
     # Async twins: default to the sync primitive in a worker thread. A backend with a
     # native async client (Redis) overrides them.
 
-    async def _aupsert(self, ids: list[str], vectors: np.ndarray, documents: list[Document]) -> None:
+    async def _aupsert(
+        self, ids: list[str], vectors: np.ndarray, documents: list[Document]
+    ) -> None:
         await asyncio.to_thread(self._upsert, ids, vectors, documents)
 
     async def _adelete(self, ids: list[str]) -> None:
@@ -161,10 +171,551 @@ class VectorStore(ABC):
         *,
         with_vectors: bool,
     ) -> list[list[SearchHit]]:
-        return await asyncio.to_thread(
-            self._search, queries, k, filter, with_vectors=with_vectors
-        )
+        return await asyncio.to_thread(self._search, queries, k, filter, with_vectors=with_vectors)
 
     def _relevance_scores(self, native: np.ndarray) -> np.ndarray:
         """Map native scores to relevance in [0, 1], higher more relevant (per score_kind)."""
         return relevance_function(self.score_kind)(np.asarray(native, dtype=np.float64))
+
+    # ------------------------------------------------------------------ adding
+
+    def add_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: Sequence[Mapping[str, Any] | None] | None = None,
+        ids: Sequence[str] | None = None,
+    ) -> list[str]:
+        """Embed texts and store them; a text whose id is already stored replaces it.
+
+        Args:
+            texts: the texts to store.
+            metadatas: one metadata dict per text (or None for all empty).
+            ids: one unique id per text; uuid4 strings are generated when omitted.
+
+        Returns:
+            The ids of the stored texts, in order.
+
+        Raises:
+            InvalidInputError: texts / metadatas / ids of different lengths, the same id
+                twice, an id that is not a non-empty string.
+            DimensionError: the embeddings have the wrong dimension or are not finite.
+
+        Example:
+            >>> store.add_texts(["a cat"], metadatas=[{"source": "x"}], ids=["1"])  # doctest: +SKIP
+            ['1']
+        """
+        batch = check_batch(texts, metadatas, ids)
+        if not batch.texts:
+            return []
+        vectors = self._check_embeddings(self._embed_documents(batch.texts), len(batch.texts))
+        self._upsert(batch.ids, vectors, batch.documents())
+        return batch.ids
+
+    async def aadd_texts(
+        self,
+        texts: Iterable[str],
+        metadatas: Sequence[Mapping[str, Any] | None] | None = None,
+        ids: Sequence[str] | None = None,
+    ) -> list[str]:
+        """Async :meth:`add_texts`."""
+        batch = check_batch(texts, metadatas, ids)
+        if not batch.texts:
+            return []
+        vectors = await self._aembed_documents(batch.texts)
+        vectors = self._check_embeddings(vectors, len(batch.texts))
+        await self._aupsert(batch.ids, vectors, batch.documents())
+        return batch.ids
+
+    def add_documents(
+        self, documents: Iterable[Document], *, ids: Sequence[str] | None = None
+    ) -> list[str]:
+        """Embed and store Documents, keyed by ``ids``, else each document's ``id``, else a uuid4.
+
+        Args:
+            documents: the documents; their metadata is copied.
+            ids: overrides the documents' own ids (one per document).
+
+        Returns:
+            The ids of the stored documents, in order.
+
+        Raises:
+            InvalidInputError, DimensionError: as :meth:`add_texts`.
+
+        Example:
+            >>> store.add_documents([Document("a cat", id="cat")])  # doctest: +SKIP
+            ['cat']
+        """
+        texts, metadatas, doc_ids = split_documents(documents, ids)
+        return self.add_texts(texts, metadatas, doc_ids)
+
+    async def aadd_documents(
+        self, documents: Iterable[Document], *, ids: Sequence[str] | None = None
+    ) -> list[str]:
+        """Async :meth:`add_documents`."""
+        texts, metadatas, doc_ids = split_documents(documents, ids)
+        return await self.aadd_texts(texts, metadatas, doc_ids)
+
+    def add_embeddings(
+        self,
+        text_embeddings: Iterable[tuple[str, Sequence[float]]],
+        metadatas: Sequence[Mapping[str, Any] | None] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+    ) -> list[str]:
+        """Store texts with vectors computed elsewhere (no embedding call).
+
+        Args:
+            text_embeddings: ``(text, vector)`` pairs.
+            metadatas: one metadata dict per pair, or None.
+            ids: one unique id per pair; uuid4 strings when omitted.
+
+        Returns:
+            The ids of the stored texts.
+
+        Raises:
+            InvalidInputError, DimensionError: as :meth:`add_texts`.
+
+        Example:
+            >>> store.add_embeddings([("a cat", [1.0, 0.0])])  # doctest: +SKIP
+        """
+        pairs = list(text_embeddings)
+        batch = check_batch([text for text, _ in pairs], metadatas, ids)
+        if not batch.texts:
+            return []
+        vectors = self._check_embeddings([vector for _, vector in pairs], len(pairs))
+        self._upsert(batch.ids, vectors, batch.documents())
+        return batch.ids
+
+    @classmethod
+    def from_texts(
+        cls: type[VST],
+        texts: Iterable[str],
+        embedding: Embeddings,
+        metadatas: Sequence[Mapping[str, Any] | None] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        **store_options: Any,
+    ) -> VST:
+        """Build a store with ``cls(embedding, **store_options)`` and add the texts.
+
+        Args:
+            texts: the texts to store.
+            embedding: the Embeddings to use.
+            metadatas: one metadata dict per text, or None.
+            ids: one unique id per text; uuid4 strings when omitted.
+            **store_options: keyword options of the store's constructor (each backend
+                documents its own; an unknown one raises TypeError there).
+
+        Returns:
+            The new store.
+
+        Example:
+            >>> InMemoryVectorStore.from_texts(["a", "b"], embeddings)  # doctest: +SKIP
+        """
+        batch = check_batch(texts, metadatas, ids)  # check before building anything
+        store = cls(embedding, **store_options)  # type: ignore[call-arg]
+        store.add_texts(batch.texts, batch.metadatas, batch.ids)
+        return store
+
+    @classmethod
+    async def afrom_texts(
+        cls: type[VST],
+        texts: Iterable[str],
+        embedding: Embeddings,
+        metadatas: Sequence[Mapping[str, Any] | None] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        **store_options: Any,
+    ) -> VST:
+        """Async :meth:`from_texts`."""
+        batch = check_batch(texts, metadatas, ids)
+        store = cls(embedding, **store_options)  # type: ignore[call-arg]
+        await store.aadd_texts(batch.texts, batch.metadatas, batch.ids)
+        return store
+
+    @classmethod
+    def from_documents(
+        cls: type[VST], documents: Iterable[Document], embedding: Embeddings, **store_options: Any
+    ) -> VST:
+        """Build a store and add Documents (keyed by their ids, else uuid4 strings).
+
+        Args:
+            documents: the documents to store.
+            embedding: the Embeddings to use.
+            **store_options: as :meth:`from_texts`; ``ids=[...]`` overrides document ids.
+
+        Example:
+            >>> FAISS.from_documents(chunks, embeddings)  # doctest: +SKIP
+        """
+        ids = store_options.pop("ids", None)
+        texts, metadatas, doc_ids = split_documents(documents, ids)
+        return cls.from_texts(texts, embedding, metadatas, ids=doc_ids, **store_options)
+
+    @classmethod
+    async def afrom_documents(
+        cls: type[VST], documents: Iterable[Document], embedding: Embeddings, **store_options: Any
+    ) -> VST:
+        """Async :meth:`from_documents`."""
+        ids = store_options.pop("ids", None)
+        texts, metadatas, doc_ids = split_documents(documents, ids)
+        return await cls.afrom_texts(texts, embedding, metadatas, ids=doc_ids, **store_options)
+
+    @classmethod
+    def from_embeddings(
+        cls: type[VST],
+        text_embeddings: Iterable[tuple[str, Sequence[float]]],
+        embedding: Embeddings,
+        metadatas: Sequence[Mapping[str, Any] | None] | None = None,
+        *,
+        ids: Sequence[str] | None = None,
+        **store_options: Any,
+    ) -> VST:
+        """Build a store from ``(text, vector)`` pairs computed elsewhere.
+
+        ``embedding`` is still needed to embed queries later.
+
+        Example:
+            >>> FAISS.from_embeddings([("a", [1.0, 0.0])], embeddings)  # doctest: +SKIP
+        """
+        pairs = list(text_embeddings)
+        check_batch([text for text, _ in pairs], metadatas, ids)
+        store = cls(embedding, **store_options)  # type: ignore[call-arg]
+        store.add_embeddings(pairs, metadatas, ids=ids)
+        return store
+
+    # ------------------------------------------------------------------ delete / get
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Delete the documents with these ids; ids that are not stored are ignored.
+
+        Raises:
+            InvalidInputError: ``ids`` is not a list of non-empty strings.
+
+        Example:
+            >>> store.delete(["1", "2"])  # doctest: +SKIP
+        """
+        checked = check_id_list(ids)
+        if checked:
+            self._delete(checked)
+
+    async def adelete(self, ids: Sequence[str]) -> None:
+        """Async :meth:`delete`."""
+        checked = check_id_list(ids)
+        if checked:
+            await self._adelete(checked)
+
+    def get_by_ids(self, ids: Sequence[str]) -> list[Document]:
+        """Return the stored documents with these ids, in that order, skipping unknown ids.
+
+        Raises:
+            InvalidInputError: ``ids`` is not a list of non-empty strings.
+
+        Example:
+            >>> [doc.id for doc in store.get_by_ids(["2", "nope", "1"])]  # doctest: +SKIP
+            ['2', '1']
+        """
+        checked = check_id_list(ids)
+        return self._get_by_ids(checked) if checked else []
+
+    async def aget_by_ids(self, ids: Sequence[str]) -> list[Document]:
+        """Async :meth:`get_by_ids`."""
+        checked = check_id_list(ids)
+        return await self._aget_by_ids(checked) if checked else []
+
+    # ------------------------------------------------------------------ search
+
+    def similarity_search(
+        self, query: str, k: int = 4, filter: Mapping[str, Any] | None = None
+    ) -> list[Document]:
+        """Return the ``k`` documents most similar to ``query``, best first.
+
+        Args:
+            query: the text to search for.
+            k: how many documents (at least 1).
+            filter: a metadata filter (see :mod:`ragline.vectorstores.filters`); k
+                documents come back whenever k documents match it.
+
+        Raises:
+            InvalidInputError: k < 1; FilterError: a bad filter.
+
+        Example:
+            >>> store.similarity_search("kitten", k=2, filter={"lang": "en"})  # doctest: +SKIP
+        """
+        return _documents(self.similarity_search_with_score(query, k, filter))
+
+    async def asimilarity_search(
+        self, query: str, k: int = 4, filter: Mapping[str, Any] | None = None
+    ) -> list[Document]:
+        """Async :meth:`similarity_search`."""
+        return _documents(await self.asimilarity_search_with_score(query, k, filter))
+
+    def similarity_search_with_score(
+        self, query: str, k: int = 4, filter: Mapping[str, Any] | None = None
+    ) -> list[tuple[Document, float]]:
+        """Like :meth:`similarity_search`, with each document's native score.
+
+        The native score depends on the backend and metric (``score_kind``: a distance is
+        lower-is-better, a similarity higher-is-better); use
+        :meth:`similarity_search_with_relevance_scores` for a portable [0, 1] score.
+
+        Example:
+            >>> doc, score = store.similarity_search_with_score("kitten", k=1)[0]  # doctest: +SKIP
+        """
+        plan = SearchPlan.similarity(k, filter)
+        return self._search_texts([query], plan)[0]
+
+    async def asimilarity_search_with_score(
+        self, query: str, k: int = 4, filter: Mapping[str, Any] | None = None
+    ) -> list[tuple[Document, float]]:
+        """Async :meth:`similarity_search_with_score`."""
+        plan = SearchPlan.similarity(k, filter)
+        return (await self._asearch_texts([query], plan))[0]
+
+    def similarity_search_by_vector(
+        self, embedding: Sequence[float], k: int = 4, filter: Mapping[str, Any] | None = None
+    ) -> list[Document]:
+        """Return the ``k`` documents nearest to a query vector, best first.
+
+        Raises:
+            DimensionError: the vector has the wrong dimension or is not finite.
+
+        Example:
+            >>> store.similarity_search_by_vector([0.1, 0.9], k=1)  # doctest: +SKIP
+        """
+        return _documents(self.similarity_search_with_score_by_vector(embedding, k, filter))
+
+    async def asimilarity_search_by_vector(
+        self, embedding: Sequence[float], k: int = 4, filter: Mapping[str, Any] | None = None
+    ) -> list[Document]:
+        """Async :meth:`similarity_search_by_vector`."""
+        plan = SearchPlan.similarity(k, filter)
+        return _documents((await self._asearch_vectors(_one_vector(embedding), plan))[0])
+
+    def similarity_search_with_score_by_vector(
+        self, embedding: Sequence[float], k: int = 4, filter: Mapping[str, Any] | None = None
+    ) -> list[tuple[Document, float]]:
+        """Like :meth:`similarity_search_by_vector`, with each document's native score."""
+        plan = SearchPlan.similarity(k, filter)
+        return self._search_vectors(_one_vector(embedding), plan)[0]
+
+    def similarity_search_with_relevance_scores(
+        self,
+        query: str,
+        k: int = 4,
+        filter: Mapping[str, Any] | None = None,
+        *,
+        score_threshold: float | None = None,
+    ) -> list[tuple[Document, float]]:
+        """Return up to ``k`` documents with a relevance in [0, 1] (1 = identical direction).
+
+        The relevance is ``(1 + cosine) / 2`` for unit vectors on every backend and metric
+        (see :data:`ragline.vectorstores.utils.RELEVANCE_FUNCTIONS`), so one threshold
+        means the same everywhere.
+
+        Args:
+            query: the text to search for.
+            k: how many documents at most.
+            filter: a metadata filter.
+            score_threshold: drop results whose relevance is below it (in [0, 1]).
+
+        Raises:
+            InvalidInputError: k < 1 or score_threshold outside [0, 1].
+
+        Example:
+            >>> store.similarity_search_with_relevance_scores("cat", score_threshold=0.8)  # doctest: +SKIP
+        """
+        plan = SearchPlan.relevance(k, filter, score_threshold)
+        return self._search_texts([query], plan)[0]
+
+    async def asimilarity_search_with_relevance_scores(
+        self,
+        query: str,
+        k: int = 4,
+        filter: Mapping[str, Any] | None = None,
+        *,
+        score_threshold: float | None = None,
+    ) -> list[tuple[Document, float]]:
+        """Async :meth:`similarity_search_with_relevance_scores`."""
+        plan = SearchPlan.relevance(k, filter, score_threshold)
+        return (await self._asearch_texts([query], plan))[0]
+
+    def max_marginal_relevance_search(
+        self,
+        query: str,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: Mapping[str, Any] | None = None,
+    ) -> list[Document]:
+        """Return ``k`` documents relevant to ``query`` yet diverse among themselves (MMR).
+
+        Fetches the ``fetch_k`` nearest documents, then picks ``k`` of them greedily (see
+        :func:`ragline.vectorstores.utils.maximal_marginal_relevance`).
+
+        Args:
+            query: the text to search for.
+            k: how many documents to return (at least 1).
+            fetch_k: how many candidates to consider (at least k).
+            lambda_mult: 1 = pure relevance, 0 = pure diversity; in [0, 1].
+            filter: a metadata filter applied to the candidates.
+
+        Raises:
+            InvalidInputError: k < 1, fetch_k < k or lambda_mult outside [0, 1].
+
+        Example:
+            >>> store.max_marginal_relevance_search("pets", k=3, fetch_k=10)  # doctest: +SKIP
+        """
+        plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
+        return _documents(self._search_texts([query], plan)[0])
+
+    async def amax_marginal_relevance_search(
+        self,
+        query: str,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: Mapping[str, Any] | None = None,
+    ) -> list[Document]:
+        """Async :meth:`max_marginal_relevance_search`."""
+        plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
+        return _documents((await self._asearch_texts([query], plan))[0])
+
+    def max_marginal_relevance_search_by_vector(
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: Mapping[str, Any] | None = None,
+    ) -> list[Document]:
+        """:meth:`max_marginal_relevance_search` from a query vector."""
+        plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
+        return _documents(self._search_vectors(_one_vector(embedding), plan)[0])
+
+    async def amax_marginal_relevance_search_by_vector(
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: Mapping[str, Any] | None = None,
+    ) -> list[Document]:
+        """Async :meth:`max_marginal_relevance_search_by_vector`."""
+        plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
+        return _documents((await self._asearch_vectors(_one_vector(embedding), plan))[0])
+
+    # ------------------------------------------------------------------ the one search path
+
+    def _search_texts(
+        self, queries: list[str], plan: SearchPlan
+    ) -> list[list[tuple[Document, float]]]:
+        """Embed all queries at once and answer them with ONE ``_search`` call."""
+        return self._search_vectors(self._embed_queries(queries), plan)
+
+    async def _asearch_texts(
+        self, queries: list[str], plan: SearchPlan
+    ) -> list[list[tuple[Document, float]]]:
+        return await self._asearch_vectors(await self._aembed_queries(queries), plan)
+
+    def _search_vectors(self, vectors: Any, plan: SearchPlan) -> list[list[tuple[Document, float]]]:
+        queries = self._check_queries(vectors)
+        if self.dimension is None:
+            return [[] for _ in range(len(queries))]
+        hits = self._search(queries, plan.fetch_k, plan.filter, with_vectors=plan.is_mmr)
+        return self._finish(queries, hits, plan)
+
+    async def _asearch_vectors(
+        self, vectors: Any, plan: SearchPlan
+    ) -> list[list[tuple[Document, float]]]:
+        queries = self._check_queries(vectors)
+        if self.dimension is None:
+            return [[] for _ in range(len(queries))]
+        hits = await self._asearch(queries, plan.fetch_k, plan.filter, with_vectors=plan.is_mmr)
+        return self._finish(queries, hits, plan)
+
+    def _finish(
+        self, queries: np.ndarray, hits: list[list[SearchHit]], plan: SearchPlan
+    ) -> list[list[tuple[Document, float]]]:
+        """Turn raw hits into results: MMR re-ranking, relevance scores, threshold."""
+        if len(hits) != len(queries):
+            raise RuntimeError(
+                f"{type(self).__name__}._search returned {len(hits)} result lists for "
+                f"{len(queries)} queries"
+            )
+        results = []
+        for query, query_hits in zip(queries, hits, strict=True):
+            if plan.is_mmr and query_hits:
+                candidates = np.stack([_stored_vector(self, hit) for hit in query_hits])
+                picks = maximal_marginal_relevance(
+                    query, candidates, k=plan.k, lambda_mult=plan.lambda_mult
+                )
+                query_hits = [query_hits[i] for i in picks]
+            else:
+                query_hits = query_hits[: plan.k]
+            scores = np.array([hit.score for hit in query_hits], dtype=np.float64)
+            if plan.to_relevance:
+                scores = self._relevance_scores(scores)
+            pairs = [
+                (hit.document, float(score)) for hit, score in zip(query_hits, scores, strict=True)
+            ]
+            if plan.score_threshold is not None:
+                pairs = [pair for pair in pairs if pair[1] >= plan.score_threshold]
+            results.append(pairs)
+        return results
+
+    # ------------------------------------------------------------------ embedding helpers
+
+    def _embed_documents(self, texts: list[str]) -> np.ndarray:
+        embeddings: Any = self.embeddings
+        if hasattr(embeddings, "embed_documents_array"):
+            return embeddings.embed_documents_array(texts)
+        return np.asarray(embeddings.embed_documents(texts), dtype=np.float32)
+
+    async def _aembed_documents(self, texts: list[str]) -> np.ndarray:
+        embeddings: Any = self.embeddings
+        if hasattr(embeddings, "aembed_documents_array"):
+            return await embeddings.aembed_documents_array(texts)
+        return await asyncio.to_thread(self._embed_documents, texts)
+
+    def _embed_queries(self, queries: list[str]) -> np.ndarray:
+        embeddings: Any = self.embeddings
+        if hasattr(embeddings, "embed_queries_array"):
+            return embeddings.embed_queries_array(queries)
+        return np.asarray([embeddings.embed_query(query) for query in queries], dtype=np.float32)
+
+    async def _aembed_queries(self, queries: list[str]) -> np.ndarray:
+        embeddings: Any = self.embeddings
+        if hasattr(embeddings, "aembed_queries_array"):
+            return await embeddings.aembed_queries_array(queries)
+        return await asyncio.to_thread(self._embed_queries, queries)
+
+    def _check_embeddings(self, vectors: Any, rows: int) -> np.ndarray:
+        matrix = as_vector_matrix(vectors, dimension=self.dimension, what="embedding")
+        if len(matrix) != rows:
+            raise InvalidInputError(
+                f"got {len(matrix)} embeddings for {rows} texts; expected one per text"
+            )
+        return matrix
+
+    def _check_queries(self, vectors: Any) -> np.ndarray:
+        return as_vector_matrix(vectors, dimension=self.dimension, what="query vector")
+
+
+def _one_vector(embedding: Sequence[float]) -> list[Sequence[float]]:
+    if isinstance(embedding, np.ndarray) and embedding.ndim != 1:
+        raise InvalidInputError(
+            f"expected one query vector (1-D), got an array of shape {embedding.shape}"
+        )
+    return [embedding]
+
+
+def _stored_vector(store: VectorStore, hit: SearchHit) -> np.ndarray:
+    if hit.vector is None:
+        raise RuntimeError(
+            f"{type(store).__name__}._search returned no vector although with_vectors=True"
+        )
+    return hit.vector
+
+
+def _documents(pairs: list[tuple[Document, float]]) -> list[Document]:
+    return [document for document, _ in pairs]

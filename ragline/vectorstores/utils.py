@@ -133,9 +133,10 @@ def cosine_similarity_matrix(left: np.ndarray, right: np.ndarray) -> np.ndarray:
         >>> cosine_similarity_matrix(np.eye(2), np.array([[1.0, 1.0]])).round(3).tolist()
         [[0.707], [0.707]]
     """
-    return normalize_rows(np.asarray(left, dtype=np.float32)) @ normalize_rows(
-        np.asarray(right, dtype=np.float32)
-    ).T
+    return (
+        normalize_rows(np.asarray(left, dtype=np.float32))
+        @ normalize_rows(np.asarray(right, dtype=np.float32)).T
+    )
 
 
 def maximal_marginal_relevance(

@@ -1,0 +1,181 @@
+"""Input checks shared by every VectorStore method; all of them raise before any write."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ragline.core import Document, InvalidInputError
+from ragline.vectorstores.filters import FilterNode, parse_filter
+
+__all__ = ["Batch", "SearchPlan", "check_batch", "check_id_list", "split_documents"]
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """A checked search request: what to ask ``_search`` for and how to finish the hits."""
+
+    k: int
+    fetch_k: int
+    filter: FilterNode | None
+    to_relevance: bool = False
+    score_threshold: float | None = None
+    lambda_mult: float = 0.5
+    is_mmr: bool = False
+
+    @classmethod
+    def similarity(cls, k: int, filter: Mapping[str, Any] | None) -> SearchPlan:
+        _check_positive("k", k)
+        return cls(k=k, fetch_k=k, filter=parse_filter(filter))
+
+    @classmethod
+    def relevance(
+        cls, k: int, filter: Mapping[str, Any] | None, score_threshold: float | None
+    ) -> SearchPlan:
+        _check_positive("k", k)
+        if score_threshold is not None:
+            _check_unit_interval("score_threshold", score_threshold)
+        return cls(
+            k=k,
+            fetch_k=k,
+            filter=parse_filter(filter),
+            to_relevance=True,
+            score_threshold=None if score_threshold is None else float(score_threshold),
+        )
+
+    @classmethod
+    def mmr(
+        cls, k: int, fetch_k: int, lambda_mult: float, filter: Mapping[str, Any] | None
+    ) -> SearchPlan:
+        _check_positive("k", k)
+        _check_positive("fetch_k", fetch_k)
+        if fetch_k < k:
+            raise InvalidInputError(
+                f"fetch_k ({fetch_k}) must be at least k ({k}): MMR picks k of fetch_k candidates"
+            )
+        _check_unit_interval("lambda_mult", lambda_mult)
+        return cls(
+            k=k,
+            fetch_k=fetch_k,
+            filter=parse_filter(filter),
+            lambda_mult=float(lambda_mult),
+            is_mmr=True,
+        )
+
+
+def _check_positive(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidInputError(f"{name} must be a positive integer, got {value!r}")
+
+
+def _check_unit_interval(name: str, value: Any) -> None:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.floating, np.integer))
+        or not math.isfinite(value)
+        or not 0.0 <= value <= 1.0
+    ):
+        raise InvalidInputError(f"{name} must be a number between 0 and 1, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Batch:
+    texts: list[str]
+    metadatas: list[dict[str, Any]]
+    ids: list[str]
+
+    def documents(self) -> list[Document]:
+        return [
+            Document(text, dict(metadata), id=doc_id)
+            for text, metadata, doc_id in zip(self.texts, self.metadatas, self.ids, strict=True)
+        ]
+
+
+def check_batch(
+    texts: Iterable[str],
+    metadatas: Sequence[Mapping[str, Any] | None] | None,
+    ids: Sequence[str] | None,
+) -> Batch:
+    """Check what add_texts received; raise before anything is embedded or stored."""
+    if isinstance(texts, (str, bytes)):
+        raise InvalidInputError(
+            f"texts must be a list of strings, got a single string; wrap it: [{texts!r:.40}]"
+        )
+    texts = list(texts)
+    for position, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InvalidInputError(
+                f"texts[{position}] must be a str, got {type(text).__name__}: {text!r:.60}"
+            )
+    if metadatas is None:
+        checked_metadatas: list[dict[str, Any]] = [{} for _ in texts]
+    else:
+        metadatas = list(metadatas)
+        if len(metadatas) != len(texts):
+            raise InvalidInputError(
+                f"got {len(texts)} texts but {len(metadatas)} metadatas; give one metadata "
+                "dict per text (or none at all)"
+            )
+        checked_metadatas = []
+        for position, metadata in enumerate(metadatas):
+            if metadata is not None and not isinstance(metadata, Mapping):
+                raise InvalidInputError(
+                    f"metadatas[{position}] must be a dict, got {type(metadata).__name__}"
+                )
+            checked_metadatas.append(dict(metadata or {}))
+    if ids is None:
+        checked_ids = [str(uuid.uuid4()) for _ in texts]
+    else:
+        checked_ids = check_id_list(ids)
+        if len(checked_ids) != len(texts):
+            raise InvalidInputError(
+                f"got {len(texts)} texts but {len(checked_ids)} ids; give one id per text"
+            )
+        _check_unique(checked_ids)
+    return Batch(texts, checked_metadatas, checked_ids)
+
+
+def check_id_list(ids: Sequence[str]) -> list[str]:
+    if isinstance(ids, (str, bytes)) or ids is None:
+        raise InvalidInputError(f"ids must be a list of strings, got {ids!r:.60}")
+    checked = list(ids)
+    for position, doc_id in enumerate(checked):
+        if not isinstance(doc_id, str) or not doc_id:
+            raise InvalidInputError(f"ids[{position}] must be a non-empty str, got {doc_id!r}")
+    return checked
+
+
+def _check_unique(ids: list[str]) -> None:
+    if len(set(ids)) != len(ids):
+        seen: set[str] = set()
+        repeated = sorted({doc_id for doc_id in ids if doc_id in seen or seen.add(doc_id)})
+        raise InvalidInputError(
+            f"the same id appears more than once in one call: {', '.join(map(repr, repeated[:5]))}"
+            "; ids must be unique within a call"
+        )
+
+
+def split_documents(
+    documents: Iterable[Document], ids: Sequence[str] | None
+) -> tuple[list[str], list[dict[str, Any]], list[str]]:
+    documents = list(documents)
+    for position, document in enumerate(documents):
+        if not isinstance(document, Document):
+            raise InvalidInputError(
+                f"documents[{position}] must be a Document, got {type(document).__name__}"
+            )
+    if ids is None:
+        doc_ids = [document.id or str(uuid.uuid4()) for document in documents]
+    else:
+        doc_ids = check_id_list(ids)
+        if len(doc_ids) != len(documents):
+            raise InvalidInputError(
+                f"got {len(documents)} documents but {len(doc_ids)} ids; give one id per document"
+            )
+    texts = [document.page_content for document in documents]
+    return texts, [document.metadata for document in documents], doc_ids

@@ -1,0 +1,196 @@
+"""InMemoryVectorStore: exact search over a numpy matrix, no dependency beyond numpy.
+
+Good for tests, notebooks and up to a few hundred thousand vectors: a query is one
+matrix product over every stored vector (exact, never approximate).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ragline.core import ConfigurationError, Document
+from ragline.vectorstores.base import SearchHit, VectorStore
+from ragline.vectorstores.filters import FilterNode, matches
+from ragline.vectorstores.utils import METRICS, normalize_rows
+
+if TYPE_CHECKING:
+    from ragline.embeddings import Embeddings
+
+__all__ = ["InMemoryVectorStore"]
+
+# metric -> the native score similarity_search_with_score returns
+_SCORE_KINDS = {"cosine": "cosine_similarity", "inner_product": "inner_product", "l2": "l2"}
+
+
+class InMemoryVectorStore(VectorStore):
+    """A vector store held in process memory; exact nearest neighbours with numpy.
+
+    Native scores (``similarity_search_with_score``): ``metric="cosine"`` gives the
+    cosine similarity (higher is closer, in [-1, 1]); ``"inner_product"`` the dot
+    product (higher is closer); ``"l2"`` the Euclidean distance (lower is closer).
+    Relevance scores are in [0, 1] for all three.
+
+    Args:
+        embedding: the Embeddings used for texts and queries.
+        metric: ``"cosine"`` (default), ``"inner_product"`` or ``"l2"``.
+
+    Raises:
+        ConfigurationError: an unknown metric.
+
+    Example:
+        >>> from ragline.embeddings import HashingEmbeddings
+        >>> store = InMemoryVectorStore.from_texts(
+        ...     ["the cat sat", "stock prices fell"], HashingEmbeddings(dimension=64)
+        ... )
+        >>> store.similarity_search("a cat", k=1)[0].page_content
+        'the cat sat'
+    """
+
+    def __init__(self, embedding: Embeddings, *, metric: str = "cosine") -> None:
+        if metric not in METRICS:
+            raise ConfigurationError(
+                f"metric {metric!r} is not one of {', '.join(map(repr, METRICS))}"
+            )
+        self.embedding = embedding
+        self.metric = metric
+        self._lock = threading.RLock()
+        self._vectors = np.zeros((0, 0), dtype=np.float32)  # rows [0, len(ids)) are live
+        self._ids: list[str] = []
+        self._texts: list[str] = []
+        self._metadatas: list[dict[str, Any]] = []
+        self._row_of: dict[str, int] = {}
+        self._dimension: int | None = None
+
+    def __repr__(self) -> str:
+        return f"InMemoryVectorStore(metric={self.metric!r}, count={self.count()})"
+
+    # ------------------------------------------------------------------ primitives
+
+    @property
+    def embeddings(self) -> Embeddings:
+        return self.embedding
+
+    @property
+    def dimension(self) -> int | None:
+        return self._dimension
+
+    @property
+    def score_kind(self) -> str:
+        return _SCORE_KINDS[self.metric]
+
+    def count(self) -> int:
+        return len(self._ids)
+
+    def _upsert(self, ids: list[str], vectors: np.ndarray, documents: list[Document]) -> None:
+        if self.metric == "cosine":
+            vectors = normalize_rows(vectors)  # then cosine is a dot product
+        with self._lock:
+            if self._dimension is None:
+                self._dimension = vectors.shape[1]
+                self._vectors = np.zeros((max(16, len(ids)), self._dimension), dtype=np.float32)
+            new = [i for i, doc_id in enumerate(ids) if doc_id not in self._row_of]
+            self._reserve(len(self._ids) + len(new))
+            for i, doc_id in enumerate(ids):
+                row = self._row_of.get(doc_id)
+                if row is None:
+                    row = len(self._ids)
+                    self._row_of[doc_id] = row
+                    self._ids.append(doc_id)
+                    self._texts.append(documents[i].page_content)
+                    self._metadatas.append(documents[i].metadata)
+                else:
+                    self._texts[row] = documents[i].page_content
+                    self._metadatas[row] = documents[i].metadata
+                self._vectors[row] = vectors[i]
+
+    def _reserve(self, rows: int) -> None:
+        if rows > len(self._vectors):  # grow geometrically: amortised O(1) appends
+            grown = np.zeros(
+                (max(rows, 2 * len(self._vectors)), self._vectors.shape[1]), np.float32
+            )
+            grown[: len(self._ids)] = self._vectors[: len(self._ids)]
+            self._vectors = grown
+
+    def _delete(self, ids: list[str]) -> None:
+        with self._lock:
+            for doc_id in ids:
+                row = self._row_of.pop(doc_id, None)
+                if row is None:
+                    continue
+                # move the last row into the hole so live rows stay contiguous
+                last = len(self._ids) - 1
+                if row != last:
+                    moved = self._ids[last]
+                    self._ids[row] = moved
+                    self._texts[row] = self._texts[last]
+                    self._metadatas[row] = self._metadatas[last]
+                    self._vectors[row] = self._vectors[last]
+                    self._row_of[moved] = row
+                self._ids.pop()
+                self._texts.pop()
+                self._metadatas.pop()
+
+    def _get_by_ids(self, ids: list[str]) -> list[Document]:
+        with self._lock:
+            rows = [self._row_of[doc_id] for doc_id in ids if doc_id in self._row_of]
+            return [self._document(row) for row in rows]
+
+    def _document(self, row: int) -> Document:
+        return Document(self._texts[row], dict(self._metadatas[row]), id=self._ids[row])
+
+    def _search(
+        self,
+        queries: np.ndarray,
+        k: int,
+        filter: FilterNode | None,
+        *,
+        with_vectors: bool,
+    ) -> list[list[SearchHit]]:
+        with self._lock:
+            live = len(self._ids)
+            if filter is None:
+                rows = np.arange(live)
+            else:
+                rows = np.flatnonzero([matches(filter, meta) for meta in self._metadatas])
+            if len(rows) == 0:
+                return [[] for _ in queries]
+            candidates = self._vectors[rows]
+            scores, higher_is_better = self._scores(queries, candidates)
+            take = min(k, len(rows))
+            results = []
+            for query_scores in scores:
+                keys = -query_scores if higher_is_better else query_scores
+                best = (
+                    np.argpartition(keys, take - 1)[:take]
+                    if take < len(keys)
+                    else np.arange(len(keys))
+                )
+                best = best[np.argsort(keys[best], kind="stable")]
+                results.append(
+                    [
+                        SearchHit(
+                            self._document(int(rows[i])),
+                            float(query_scores[i]),
+                            candidates[i].copy() if with_vectors else None,
+                        )
+                        for i in best
+                    ]
+                )
+            return results
+
+    def _scores(self, queries: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, bool]:
+        """Native scores of every query against every candidate, and their direction."""
+        if self.metric == "cosine":
+            return normalize_rows(queries) @ candidates.T, True
+        if self.metric == "inner_product":
+            return queries @ candidates.T, True
+        # |q - v|^2 = |q|^2 + |v|^2 - 2 q.v, clipped at 0 against rounding
+        squared = (
+            (queries * queries).sum(axis=1)[:, None]
+            + (candidates * candidates).sum(axis=1)[None, :]
+            - 2.0 * (queries @ candidates.T)
+        )
+        return np.sqrt(np.maximum(squared, 0.0)), False
