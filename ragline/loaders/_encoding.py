@@ -1,0 +1,172 @@
+"""Reading files as text: clear errors for missing files and undecodable bytes.
+
+Encoding rules shared by every file loader:
+
+- ``encoding=None`` means UTF-8; a leading byte-order mark is dropped.
+- A file that is not valid in the encoding raises :class:`LoaderError` naming the
+  file, the encoding and the first bad byte.
+- ``autodetect_encoding=True`` picks the first encoding that decodes the whole file:
+  a byte-order mark if present (UTF-32, UTF-16, UTF-8), else ``utf-8``, ``cp1252``
+  and finally ``latin-1`` (which decodes any bytes). The order is fixed, so the
+  result does not depend on which packages are installed; pass ``encoding=`` for
+  anything else (``cp1251``, ``shift_jis`` ...).
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import os
+from collections.abc import Callable
+from typing import IO
+
+from ragline.core import InvalidInputError, LoaderError
+
+DEFAULT_ENCODING = "utf-8"
+FALLBACK_ENCODINGS = ("utf-8", "cp1252", "latin-1")
+_CHUNK = 1 << 20
+# utf-32 marks first: the utf-32-le mark begins with the utf-16-le one.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def check_encoding(encoding: str | None) -> str | None:
+    """Return ``encoding`` unchanged, or raise if Python does not know it."""
+    if encoding is None:
+        return None
+    try:
+        codecs.lookup(encoding)
+    except (LookupError, TypeError):
+        raise InvalidInputError(
+            f"encoding {encoding!r} is not a known text encoding "
+            "(e.g. 'utf-8', 'cp1252', 'latin-1')"
+        ) from None
+    return encoding
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """Read a whole file, mapping OS errors to a LoaderError that names it."""
+    with _open_binary(path) as handle:
+        try:
+            return handle.read()
+        except OSError as err:
+            raise LoaderError(f"cannot read {os.fspath(path)}: {err.strerror or err}") from err
+
+
+def _is_utf8(encoding: str) -> bool:
+    return codecs.lookup(encoding).name == "utf-8"
+
+
+def decode_error(
+    path: str | os.PathLike[str], encoding: str, err: UnicodeDecodeError
+) -> LoaderError:
+    """The LoaderError for bytes that are not valid in ``encoding``."""
+    bad = err.object[err.start : err.start + 1]
+    where = f"byte 0x{bad.hex()} at position {err.start}" if bad else "truncated input"
+    return LoaderError(
+        f"cannot decode {os.fspath(path)} as {encoding}: {where} is invalid; "
+        "pass the right encoding= or autodetect_encoding=True"
+    )
+
+
+def decode(
+    data: bytes, path: str | os.PathLike[str], encoding: str | None, autodetect: bool
+) -> str:
+    """Decode a file's bytes by the rules in this module's docstring.
+
+    Raises:
+        LoaderError: the bytes are not valid in the encoding (and autodetect is off).
+    """
+    if autodetect and encoding is None:
+        encoding = _detect(data[:4], lambda candidate: _decodes(data, candidate))
+    encoding = encoding or DEFAULT_ENCODING
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as err:
+        raise decode_error(path, encoding, err) from err
+    if _is_utf8(encoding) and text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def read_text(
+    path: str | os.PathLike[str], encoding: str | None = None, autodetect: bool = False
+) -> str:
+    """Read and decode a whole file (see the module docstring for the rules).
+
+    Raises:
+        LoaderError: the file is missing, unreadable or not valid in the encoding.
+    """
+    return decode(read_bytes(path), path, encoding, autodetect)
+
+
+def open_text(
+    path: str | os.PathLike[str],
+    encoding: str | None = None,
+    autodetect: bool = False,
+    *,
+    newline: str | None = None,
+) -> IO[str]:
+    """Open a file for streaming text reads; autodetection streams the file once first.
+
+    A decoding error while reading surfaces as ``UnicodeDecodeError``; callers turn
+    it into :func:`decode_error` (they know which line or row they were on).
+
+    Raises:
+        LoaderError: the file is missing or unreadable.
+    """
+    with _open_binary(path) as handle:
+        head = handle.read(4)
+    if autodetect and encoding is None:
+        encoding = _detect(head, lambda candidate: _file_decodes(path, candidate))
+    encoding = encoding or DEFAULT_ENCODING
+    if _is_utf8(encoding):
+        encoding = "utf-8-sig"
+    return io.TextIOWrapper(_open_binary(path), encoding=encoding, newline=newline)
+
+
+def _open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
+    try:
+        return open(path, "rb")  # the caller owns and closes it
+    except FileNotFoundError:
+        raise LoaderError(f"file not found: {os.fspath(path)}") from None
+    except IsADirectoryError:
+        raise LoaderError(f"{os.fspath(path)} is a directory, not a file") from None
+    except OSError as err:
+        raise LoaderError(f"cannot read {os.fspath(path)}: {err.strerror or err}") from err
+
+
+def _detect(head: bytes, decodes: Callable[[str], bool]) -> str:
+    for mark, encoding in _BOMS:
+        if head.startswith(mark):
+            return encoding
+    for encoding in FALLBACK_ENCODINGS:
+        if decodes(encoding):
+            return encoding
+    return FALLBACK_ENCODINGS[-1]  # unreachable: latin-1 decodes any bytes
+
+
+def _decodes(data: bytes, encoding: str) -> bool:
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _file_decodes(path: str | os.PathLike[str], encoding: str) -> bool:
+    # Incremental, so a large file is checked in constant memory.
+    decoder = codecs.getincrementaldecoder(encoding)()
+    with _open_binary(path) as handle:
+        try:
+            while chunk := handle.read(_CHUNK):
+                decoder.decode(chunk)
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            return False
+    return True

@@ -1,0 +1,229 @@
+"""HTML to text with BeautifulSoup: visible text only, plus title and page facts.
+
+Shared by :class:`BSHTMLLoader` (files) and ``WebBaseLoader`` (pages over HTTP).
+``bs4`` is imported only when a page is parsed (the ``html`` extra).
+
+Visible text: ``<script>``, ``<style>``, ``<noscript>``, ``<template>``, ``<head>``
+(and so ``<title>``), ``<svg>``, ``<iframe>``, comments and elements with the
+``hidden`` attribute are dropped. Whitespace runs collapse to one space, as a
+browser shows them; block elements (``<p>``, ``<div>``, ``<li>``, headings, table
+rows, ``<br>`` ...) start a new line; blank lines are dropped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ragline.core import Document, InvalidInputError, LoaderError
+from ragline.core._optional import require
+from ragline.loaders._base import BaseLoader
+from ragline.loaders._encoding import check_encoding, decode, read_bytes
+
+__all__ = ["BSHTMLLoader", "parse_html", "visible_text"]
+
+_INVISIBLE = frozenset(
+    {
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "head",
+        "title",
+        "meta",
+        "link",
+        "svg",
+        "iframe",
+        "object",
+        "embed",
+        "canvas",
+    }
+)
+_BLOCK = frozenset(
+    {
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "body",
+        "br",
+        "caption",
+        "dd",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hgroup",
+        "hr",
+        "html",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "option",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "tfoot",
+        "thead",
+        "tr",
+        "ul",
+    }
+)
+_WHITESPACE = re.compile(r"\s+")
+_CELL = frozenset({"td", "th"})
+BS_KWARGS = frozenset({"features", "parse_only", "from_encoding", "exclude_encodings"})
+
+
+def check_bs_kwargs(bs_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Return a copy of ``bs_kwargs``; an unknown key is an error naming it."""
+    kwargs = dict(bs_kwargs or {})
+    unknown = sorted(set(kwargs) - BS_KWARGS)
+    if unknown:
+        raise InvalidInputError(
+            f"unknown bs_kwargs key(s) {', '.join(map(repr, unknown))}; "
+            f"valid keys: {', '.join(sorted(BS_KWARGS))}"
+        )
+    kwargs.setdefault("features", "html.parser")
+    return kwargs
+
+
+def parse_html(markup: str | bytes, bs_kwargs: Mapping[str, Any] | None = None) -> Any:
+    """Parse markup with BeautifulSoup (``html.parser`` unless ``features`` says otherwise).
+
+    Raises:
+        MissingDependencyError: beautifulsoup4 is not installed (extra ``html``).
+    """
+    bs4 = require("bs4", "html", package="beautifulsoup4")
+    return bs4.BeautifulSoup(markup, **check_bs_kwargs(bs_kwargs))
+
+
+def _visible_pieces(root: Any, *, layout: bool) -> Iterator[str]:
+    """Yield visible strings; with ``layout``, ``"\\n"`` marks block boundaries."""
+    bs4 = require("bs4", "html", package="beautifulsoup4")
+    text_types = (bs4.NavigableString, bs4.CData)
+    # An explicit stack, not recursion: malformed pages can nest thousands deep.
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, leaving = stack.pop()
+        if leaving:
+            yield "\n"
+            continue
+        if isinstance(node, bs4.NavigableString):
+            if type(node) in text_types:  # skips comments, doctypes, declarations
+                # Newlines inside text are plain whitespace; only blocks break lines.
+                yield _WHITESPACE.sub(" ", node) if layout else str(node)
+            continue
+        if node.name in _INVISIBLE or node.has_attr("hidden"):
+            continue
+        if layout and node.name in _BLOCK:
+            yield "\n"
+            stack.append((node, True))
+        elif layout and node.name in _CELL:
+            yield " "
+        stack.extend((child, False) for child in reversed(node.contents))
+
+
+def visible_text(soup: Any, separator: str | None = None) -> str:
+    """The text a reader sees on the page (rules in the module docstring).
+
+    Args:
+        soup: a parsed page (see :func:`parse_html`).
+        separator: ``None`` for line-per-block layout; a string to join the
+            stripped visible strings with it instead (LangChain's
+            ``get_text_separator``).
+    """
+    if separator is not None:
+        pieces = (piece.strip() for piece in _visible_pieces(soup, layout=False))
+        return separator.join(piece for piece in pieces if piece)
+    text = "".join(_visible_pieces(soup, layout=True))
+    lines = (" ".join(line.split()) for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def page_title(soup: Any) -> str | None:
+    """The ``<title>`` text with whitespace collapsed, or None without a title."""
+    title = soup.find("title")
+    return None if title is None else " ".join(title.get_text().split())
+
+
+class BSHTMLLoader(BaseLoader):
+    """Load an HTML file's visible text, with its ``title`` in metadata.
+
+    Args:
+        file_path: the HTML file.
+        open_encoding: decode the file strictly with this encoding; ``None`` lets
+            BeautifulSoup decide from a byte-order mark, ``<meta charset>``, or by
+            detection.
+        bs_kwargs: keyword arguments for ``BeautifulSoup`` (``features`` -
+            default ``"html.parser"`` - ``parse_only``, ``from_encoding``,
+            ``exclude_encodings``); another key is an error.
+        get_text_separator: ``None`` (default) puts each block element on its own
+            line; a string joins the visible strings with it.
+
+    Raises:
+        InvalidInputError: unknown ``bs_kwargs`` key or encoding (at construction).
+        MissingDependencyError: beautifulsoup4 is missing (on load).
+        LoaderError: the file is missing or not valid in ``open_encoding`` (on load).
+
+    Malformed HTML (unclosed or stray tags) is parsed, never an error: the parser
+    repairs it the way ``html.parser`` does.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "page.html"
+        >>> _ = path.write_text("<title>T</title><p>Hi<script>x()</script></p>")
+        >>> doc = BSHTMLLoader(path).load()[0]
+        >>> doc.page_content, doc.metadata["title"]
+        ('Hi', 'T')
+    """
+
+    def __init__(
+        self,
+        file_path: str | os.PathLike[str],
+        open_encoding: str | None = None,
+        bs_kwargs: Mapping[str, Any] | None = None,
+        get_text_separator: str | None = None,
+    ) -> None:
+        self.file_path = file_path
+        self.open_encoding = check_encoding(open_encoding)
+        self.bs_kwargs = check_bs_kwargs(bs_kwargs)
+        self.get_text_separator = get_text_separator
+
+    def lazy_load(self) -> Iterator[Document]:
+        """Yield the page as one Document with ``source`` and ``title`` metadata.
+
+        Raises:
+            LoaderError: the file is missing, unreadable or undecodable.
+        """
+        data = read_bytes(self.file_path)
+        markup: str | bytes = data
+        if self.open_encoding is not None:
+            markup = decode(data, self.file_path, self.open_encoding, autodetect=False)
+        try:
+            soup = parse_html(markup, self.bs_kwargs)
+        except (ValueError, LookupError) as err:  # e.g. a bad from_encoding
+            raise LoaderError(f"cannot parse {os.fspath(self.file_path)}: {err}") from err
+        metadata = {"source": os.fspath(self.file_path), "title": page_title(soup) or ""}
+        yield Document(visible_text(soup, self.get_text_separator), metadata=metadata)
+
+    def __repr__(self) -> str:
+        return f"BSHTMLLoader({os.fspath(self.file_path)!r})"
