@@ -1,0 +1,275 @@
+"""JSONLoader: pick records out of JSON or JSON Lines with a small path language.
+
+Path syntax (a subset of jq, no jq needed):
+
+==================  ==========================================================
+``.``               the whole document
+``.name``           the value of key ``name`` (letters, digits, ``_``)
+``."odd key"``      a key with other characters (also ``.["odd key"]``)
+``[]``              every element of an array (or every value of an object)
+``[2]``, ``[-1]``   one array element
+==================  ==========================================================
+
+Steps chain: ``.messages[].content`` yields each message's content;
+``.[]`` each element of a top-level array; ``.data.items[0].text`` one value.
+A step that cannot apply (a missing key, an index past the end, ``[]`` or a key
+on a value of the wrong type) raises LoaderError naming the path, the file and
+where it failed. An empty array simply yields no documents.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ragline.core import Document, InvalidInputError, LoaderError
+from ragline.loaders._base import BaseLoader
+from ragline.loaders._encoding import check_encoding, decode_error, open_text, read_text
+
+__all__ = ["JSONLoader", "compile_path"]
+
+_STEP = re.compile(
+    r"""\.(?P<name>[A-Za-z_][A-Za-z0-9_]*)
+      | \."(?P<quoted>(?:[^"\\]|\\.)*)"
+      | \.?\[(?P<each>)\]
+      | \.?\[(?P<index>-?\d+)\]
+      | \.?\["(?P<bracketed>(?:[^"\\]|\\.)*)"\]""",
+    re.VERBOSE,
+)
+Step = tuple[str, Any]  # ("key", name) | ("each", None) | ("index", n)
+
+
+class _NoMatch(Exception):
+    """A path step did not apply; the message says where and why."""
+
+
+def compile_path(path: str) -> list[Step]:
+    """Parse a path expression (module docstring) into steps.
+
+    Raises:
+        InvalidInputError: the path does not follow the syntax.
+
+    Example:
+        >>> compile_path(".messages[].content")
+        [('key', 'messages'), ('each', None), ('key', 'content')]
+    """
+    if not isinstance(path, str) or not path.startswith("."):
+        raise InvalidInputError(
+            f"JSON path {path!r} must start with '.', e.g. '.' or '.messages[].content'"
+        )
+    if path == ".":
+        return []
+    steps: list[Step] = []
+    position = 0
+    while position < len(path):
+        match = _STEP.match(path, position)
+        if match is None:
+            raise InvalidInputError(
+                f"JSON path {path!r} is not valid at position {position} ({path[position:]!r}); "
+                'use steps like .key, ."odd key", [], [0]'
+            )
+        if match["name"] is not None:
+            steps.append(("key", match["name"]))
+        elif match["quoted"] is not None or match["bracketed"] is not None:
+            raw = match["quoted"] if match["quoted"] is not None else match["bracketed"]
+            steps.append(("key", json.loads(f'"{raw}"')))
+        elif match["each"] is not None:
+            steps.append(("each", None))
+        else:
+            steps.append(("index", int(match["index"])))
+        position = match.end()
+    return steps
+
+
+def _select(value: Any, steps: list[Step], where: str = "") -> Iterator[tuple[Any, str]]:
+    """Yield (value, location) for every match of ``steps``; raise _NoMatch if one fails."""
+    if not steps:
+        yield value, where or "."
+        return
+    (kind, arg), rest = steps[0], steps[1:]
+    if kind == "key":
+        if not isinstance(value, dict):
+            raise _NoMatch(f"{where or '.'} is {_kind(value)}, not an object with key {arg!r}")
+        if arg not in value:
+            raise _NoMatch(f"no key {arg!r} at {where or '.'} (keys there: {sorted(value)})")
+        yield from _select(
+            value[arg], rest, f"{where}.{arg}" if arg.isidentifier() else f'{where}["{arg}"]'
+        )
+    elif kind == "index":
+        if not isinstance(value, list):
+            raise _NoMatch(f"{where or '.'} is {_kind(value)}, not an array")
+        if not -len(value) <= arg < len(value):
+            raise _NoMatch(f"index {arg} is out of range at {where or '.'} (length {len(value)})")
+        yield from _select(value[arg], rest, f"{where}[{arg}]")
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            yield from _select(item, rest, f"{where}[{position}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _select(
+                item, rest, f"{where}.{key}" if key.isidentifier() else f'{where}["{key}"]'
+            )
+    else:
+        raise _NoMatch(f"{where or '.'} is {_kind(value)}; [] needs an array or object")
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    return names.get(type(value), "a number")
+
+
+class JSONLoader(BaseLoader):
+    """Load records from a JSON or JSON Lines file, one Document per match of a path.
+
+    Args:
+        file_path: the file.
+        jq_schema: the path expression selecting records (syntax in this module's
+            docstring; the name is LangChain's, the language a jq subset).
+        content_key: take the content from this key of each record; with
+            ``is_content_key_jq_parsable`` it is itself a path and must match once.
+        is_content_key_jq_parsable: treat ``content_key`` as a path.
+        metadata_func: ``metadata_func(record, metadata) -> metadata`` to add
+            facts from the record (the value ``jq_schema`` selected).
+        text_content: the content must be a string (else LoaderError naming where);
+            ``False`` turns other values into JSON text (``null`` into ``""``).
+        json_lines: the file has one JSON value per line (blank lines skipped);
+            it is read line by line.
+        encoding: the file's encoding; ``None`` means UTF-8.
+
+    Each document's metadata holds ``source`` (the file) and ``seq_num`` (1-based,
+    counting across all lines of a JSON Lines file), then whatever
+    ``metadata_func`` adds (``source`` is put back if it removes it).
+
+    Raises:
+        InvalidInputError: a malformed path or unknown encoding (at construction).
+        LoaderError: on load, the file is missing, not valid JSON (names the line
+            and column), or the path or content key matches nothing (names the
+            path, the file and where it failed).
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "chat.json"
+        >>> _ = path.write_text('{"messages": [{"content": "hi"}, {"content": "yo"}]}')
+        >>> [d.page_content for d in JSONLoader(path, ".messages[].content").load()]
+        ['hi', 'yo']
+    """
+
+    def __init__(
+        self,
+        file_path: str | os.PathLike[str],
+        jq_schema: str,
+        content_key: str | None = None,
+        is_content_key_jq_parsable: bool = False,
+        metadata_func: Callable[[Any, dict[str, Any]], dict[str, Any]] | None = None,
+        text_content: bool = True,
+        json_lines: bool = False,
+        *,
+        encoding: str | None = None,
+    ) -> None:
+        self.file_path = file_path
+        self.jq_schema = jq_schema
+        self._steps = compile_path(jq_schema)
+        self.content_key = content_key
+        self.is_content_key_jq_parsable = is_content_key_jq_parsable
+        self._content_steps: list[Step] | None = None
+        if content_key is not None:
+            self._content_steps = (
+                compile_path(content_key) if is_content_key_jq_parsable else [("key", content_key)]
+            )
+        if metadata_func is not None and not callable(metadata_func):
+            raise InvalidInputError(f"metadata_func must be callable, got {metadata_func!r}")
+        self.metadata_func = metadata_func
+        self.text_content = text_content
+        self.json_lines = json_lines
+        self.encoding = check_encoding(encoding)
+
+    def lazy_load(self) -> Iterator[Document]:
+        """Yield one Document per record the path selects.
+
+        Raises:
+            LoaderError: see the class docstring.
+        """
+        path = os.fspath(self.file_path)
+        counter = 0
+        for value, line in self._values(path):
+            prefix = f"line {line}: " if line else ""
+            try:
+                for record, where in _select(value, self._steps):
+                    counter += 1
+                    yield self._document(record, f"{prefix}{where}", counter, path)
+            except _NoMatch as err:
+                raise LoaderError(
+                    f"JSON path {self.jq_schema!r} matches nothing in {path}: {prefix}{err}"
+                ) from None
+
+    def _values(self, path: str) -> Iterator[tuple[Any, int]]:
+        """Yield (parsed value, line number or 0) for the file or each of its lines."""
+        if not self.json_lines:
+            text = read_text(path, self.encoding)
+            try:
+                yield json.loads(text), 0
+            except json.JSONDecodeError as err:
+                raise LoaderError(
+                    f"{path} is not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"
+                ) from None
+            return
+        number = 0
+        with open_text(path, self.encoding) as handle:
+            try:
+                for number, line in enumerate(handle, start=1):
+                    if not line.strip():
+                        continue
+                    try:
+                        value = json.loads(line)
+                    except json.JSONDecodeError as err:
+                        raise LoaderError(
+                            f"{path} line {number} is not valid JSON: {err.msg} at column {err.colno}"
+                        ) from None
+                    yield value, number
+            except UnicodeDecodeError as err:
+                raise LoaderError(
+                    f"{decode_error(path, self.encoding or 'utf-8', err)} (line {number + 1})"
+                ) from err
+
+    def _document(self, record: Any, where: str, seq_num: int, path: str) -> Document:
+        content, content_where = record, where
+        if self._content_steps is not None:
+            try:
+                matches = list(_select(record, self._content_steps, where))
+            except _NoMatch as err:
+                raise LoaderError(
+                    f"content_key {self.content_key!r} matches nothing in {path}: {err}"
+                ) from None
+            if len(matches) != 1:
+                raise LoaderError(
+                    f"content_key {self.content_key!r} must match one value at {where} in {path}, "
+                    f"matched {len(matches)}"
+                )
+            content, content_where = matches[0]
+        metadata: dict[str, Any] = {"source": path, "seq_num": seq_num}
+        if self.metadata_func is not None:
+            metadata = self.metadata_func(record, metadata)
+            if not isinstance(metadata, dict):
+                raise InvalidInputError(
+                    f"metadata_func must return a dict, got {type(metadata).__name__}"
+                )
+            metadata.setdefault("source", path)
+        return Document(self._text(content, content_where, path), metadata=metadata)
+
+    def _text(self, content: Any, where: str, path: str) -> str:
+        if isinstance(content, str):
+            return content
+        if self.text_content:
+            raise LoaderError(
+                f"content at {where} in {path} is {_kind(content)}, not a string; "
+                "pass text_content=False to load it as JSON text"
+            )
+        return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+    def __repr__(self) -> str:
+        return f"JSONLoader({os.fspath(self.file_path)!r}, {self.jq_schema!r})"
