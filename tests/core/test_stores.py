@@ -1,0 +1,218 @@
+"""Byte stores: one contract suite run on InMemoryByteStore and LocalFileStore, then the
+file store's own guarantees (safe keys, atomic writes, sharing between processes)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ragline.core import BaseStore, InMemoryByteStore, InvalidInputError, LocalFileStore
+
+
+@pytest.fixture(params=["memory", "file"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> BaseStore[str, bytes]:
+    if request.param == "memory":
+        return InMemoryByteStore()
+    return LocalFileStore(tmp_path / "store")
+
+
+# -- contract: every byte store -------------------------------------------------------------
+
+
+def test_mset_then_mget_returns_values_in_key_order(store: BaseStore[str, bytes]) -> None:
+    """mget answers in the order of the keys asked, None for absent keys."""
+    store.mset([("a", b"1"), ("b", b"\x00\xff"), ("c", b"")])
+    assert store.mget(["c", "missing", "a", "b"]) == [b"", None, b"1", b"\x00\xff"]
+
+
+def test_mset_replaces_existing_value(store: BaseStore[str, bytes]) -> None:
+    """Writing a key twice keeps the last value."""
+    store.mset([("k", b"old")])
+    store.mset([("k", b"new")])
+    assert store.mget(["k"]) == [b"new"]
+
+
+def test_mdelete_removes_and_ignores_absent_keys(store: BaseStore[str, bytes]) -> None:
+    """Deleting absent keys is not an error; other keys stay."""
+    store.mset([("a", b"1"), ("b", b"2")])
+    store.mdelete(["a", "never-there"])
+    assert store.mget(["a", "b"]) == [None, b"2"]
+
+
+def test_yield_keys_with_and_without_prefix(store: BaseStore[str, bytes]) -> None:
+    """yield_keys lists every key; prefix keeps only the keys that start with it."""
+    store.mset([("user-1", b"x"), ("user-2", b"y"), ("doc-1", b"z")])
+    assert sorted(store.yield_keys()) == ["doc-1", "user-1", "user-2"]
+    assert sorted(store.yield_keys(prefix="user-")) == ["user-1", "user-2"]
+    assert list(store.yield_keys(prefix="nothing")) == []
+
+
+def test_empty_batches_are_fine(store: BaseStore[str, bytes]) -> None:
+    """Empty key lists are no-ops."""
+    store.mset([])
+    store.mdelete([])
+    assert store.mget([]) == []
+    assert list(store.yield_keys()) == []
+
+
+def test_bad_value_rejected_before_anything_is_written(store: BaseStore[str, bytes]) -> None:
+    """A non-bytes value fails the whole batch; earlier pairs of the batch are not written."""
+    store.mset([("keep", b"v")])
+    with pytest.raises(InvalidInputError, match=r"bytes, got str for key 'b'"):
+        store.mset([("a", b"ok"), ("b", "text")])  # type: ignore[list-item]
+    assert store.mget(["a", "b", "keep"]) == [None, None, b"v"]
+
+
+def test_non_string_key_rejected(store: BaseStore[str, bytes]) -> None:
+    """Keys are strings."""
+    with pytest.raises(InvalidInputError, match="keys must be str, got int"):
+        store.mget([1])  # type: ignore[list-item]
+    with pytest.raises(InvalidInputError, match=r"\(key, value\) pairs"):
+        store.mset([("a", b"1", "extra")])  # type: ignore[list-item]
+
+
+def test_bytearray_values_are_stored_as_bytes(store: BaseStore[str, bytes]) -> None:
+    store.mset([("a", bytearray(b"ab"))])  # type: ignore[list-item]
+    assert store.mget(["a"]) == [b"ab"]
+
+
+async def test_async_twins(store: BaseStore[str, bytes]) -> None:
+    """amset / amget / amdelete / ayield_keys behave as their sync twins."""
+    await store.amset([("x-1", b"1"), ("x-2", b"2"), ("y", b"3")])
+    assert await store.amget(["x-2", "nope"]) == [b"2", None]
+    await store.amdelete(["x-1"])
+    assert sorted([key async for key in store.ayield_keys(prefix="x-")]) == ["x-2"]
+    assert sorted([key async for key in store.ayield_keys()]) == ["x-2", "y"]
+
+
+# -- LocalFileStore specifics -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["../outside", "a/../../outside", "/etc/passwd", "a//b", "./a", "a/.", "", "a b", "a\\b", "~x"],
+)
+def test_local_file_store_refuses_unsafe_keys(tmp_path: Path, key: str) -> None:
+    """No key may reach outside the root or be ambiguous; nothing is written."""
+    store = LocalFileStore(tmp_path / "root")
+    with pytest.raises(InvalidInputError, match="not a safe relative path"):
+        store.mset([(key, b"x")])
+    with pytest.raises(InvalidInputError):
+        store.mget([key])
+    with pytest.raises(InvalidInputError):
+        store.mdelete([key])
+    assert sorted(p.name for p in tmp_path.rglob("*")) == []
+
+
+def test_local_file_store_unsafe_key_fails_whole_batch(tmp_path: Path) -> None:
+    store = LocalFileStore(tmp_path)
+    with pytest.raises(InvalidInputError, match=r"'\.\./x'"):
+        store.mset([("fine", b"1"), ("../x", b"2")])
+    assert list(store.yield_keys()) == []
+
+
+def test_local_file_store_refuses_symlink_escape(tmp_path: Path) -> None:
+    """A symlinked directory inside the root cannot be used to write outside it."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "link").symlink_to(outside, target_is_directory=True)
+    store = LocalFileStore(root)
+    with pytest.raises(InvalidInputError, match="resolves outside"):
+        store.mset([("link/evil", b"x")])
+    assert list(outside.iterdir()) == []
+
+
+def test_local_file_store_layout_nested_keys_and_no_temp_files(tmp_path: Path) -> None:
+    """'/' in a key makes sub-directories; no temporary file is left behind."""
+    store = LocalFileStore(tmp_path)
+    store.mset([("ns/sub/key.bin", b"payload"), ("top", b"t")])
+    assert (tmp_path / "ns" / "sub" / "key.bin").read_bytes() == b"payload"
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == [
+        "ns/sub/key.bin",
+        "top",
+    ]
+    assert list(store.yield_keys()) == ["top", "ns/sub/key.bin"]
+    assert list(store.yield_keys(prefix="ns/")) == ["ns/sub/key.bin"]
+
+
+def test_local_file_store_ignores_leftover_temp_files(tmp_path: Path) -> None:
+    """A temporary file left by a crash mid-write is never listed or read as a key."""
+    store = LocalFileStore(tmp_path)
+    store.mset([("k", b"committed")])
+    (tmp_path / ".k.abc123~tmp").write_bytes(b"half-writ")
+    assert list(store.yield_keys()) == ["k"]
+    assert store.mget(["k"]) == [b"committed"]
+
+
+def test_local_file_store_write_is_atomic_rename(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """If the rename fails, the old value stays intact and the temp file is removed."""
+    store = LocalFileStore(tmp_path)
+    store.mset([("k", b"old")])
+
+    def failing_replace(src: str, dst: str) -> None:
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError, match=r"cannot write .*disk on fire"):
+        store.mset([("k", b"new")])
+    monkeypatch.undo()
+    assert store.mget(["k"]) == [b"old"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["k"]
+
+
+def test_local_file_store_permissions(tmp_path: Path) -> None:
+    store = LocalFileStore(tmp_path / "root", chmod_file=0o600, chmod_dir=0o700)
+    store.mset([("d/k", b"x")])
+    assert (tmp_path / "root" / "d" / "k").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "root" / "d").stat().st_mode & 0o777 == 0o700
+
+
+def test_local_file_store_update_atime(tmp_path: Path) -> None:
+    store = LocalFileStore(tmp_path, update_atime=True)
+    store.mset([("k", b"x")])
+    os.utime(tmp_path / "k", (1_000_000, 2_000_000))
+    assert store.mget(["k"]) == [b"x"]
+    stat = (tmp_path / "k").stat()
+    assert stat.st_mtime == 2_000_000
+    assert stat.st_atime > 1_000_000
+
+
+def test_local_file_store_root_must_be_a_directory(tmp_path: Path) -> None:
+    file = tmp_path / "file"
+    file.write_bytes(b"")
+    with pytest.raises(InvalidInputError, match="is not a directory"):
+        LocalFileStore(file)
+    with pytest.raises(InvalidInputError, match="root_path"):
+        LocalFileStore("")
+
+
+def test_local_file_store_missing_root_reads_as_empty(tmp_path: Path) -> None:
+    store = LocalFileStore(tmp_path / "not-yet")
+    assert store.mget(["a"]) == [None]
+    assert list(store.yield_keys()) == []
+    assert not (tmp_path / "not-yet").exists()
+
+
+def test_local_file_store_is_shared_between_processes(tmp_path: Path) -> None:
+    """A value written by another process is read here, and vice versa."""
+    store = LocalFileStore(tmp_path)
+    store.mset([("from-parent", b"p")])
+    script = (
+        "import sys; from ragline.core import LocalFileStore\n"
+        "s = LocalFileStore(sys.argv[1])\n"
+        "assert s.mget(['from-parent']) == [b'p']\n"
+        "s.mset([('from-child', b'c')])\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True, timeout=60)
+    assert store.mget(["from-child"]) == [b"c"]
+
+
+def test_stores_are_base_stores(tmp_path: Path) -> None:
+    assert isinstance(InMemoryByteStore(), BaseStore)
+    assert isinstance(LocalFileStore(tmp_path), BaseStore)
