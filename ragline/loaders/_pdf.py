@@ -1,0 +1,129 @@
+"""PyPDFLoader: text of a PDF with pypdf, one Document per page (the ``pdf`` extra)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from ragline.core import ConfigurationError, Document, LoaderError, RaglineError
+from ragline.core._optional import require
+from ragline.loaders._base import BaseLoader
+
+__all__ = ["PyPDFLoader"]
+
+_MODES = ("page", "single")
+_EXTRACTION_MODES = ("plain", "layout")
+
+
+class PyPDFLoader(BaseLoader):
+    """Load a PDF's text with pypdf: one Document per page, or one for the file.
+
+    Page documents carry ``source``, ``page`` (0-based, as in LangChain),
+    ``page_label`` (the label the PDF shows, e.g. ``"iv"``; ``"1"``-based numbers
+    when it defines none) and ``total_pages``. In ``"single"`` mode the pages'
+    text is joined with ``pages_delimiter`` and the metadata is ``source`` and
+    ``total_pages``.
+
+    Args:
+        file_path: the PDF file.
+        password: the password of an encrypted PDF.
+        mode: ``"page"`` (default) or ``"single"``.
+        pages_delimiter: what joins pages in ``"single"`` mode (default ``"\\n\\f"``).
+        extraction_mode: pypdf's ``"plain"`` (default) or ``"layout"`` text extraction.
+
+    Raises:
+        ConfigurationError: unknown ``mode`` or ``extraction_mode`` (at construction).
+        MissingDependencyError: pypdf is not installed (``pip install 'ragline[pdf]'``).
+        LoaderError: on load, the file is missing, not a readable PDF, encrypted
+            without the right password, or a page cannot be read.
+
+    Example:
+        >>> loader = PyPDFLoader("report.pdf")  # nothing is read until load()
+        >>> loader.mode
+        'page'
+    """
+
+    def __init__(
+        self,
+        file_path: str | os.PathLike[str],
+        password: str | bytes | None = None,
+        *,
+        mode: str = "page",
+        pages_delimiter: str = "\n\f",
+        extraction_mode: str = "plain",
+    ) -> None:
+        if mode not in _MODES:
+            raise ConfigurationError(f"mode {mode!r} is not one of {', '.join(map(repr, _MODES))}")
+        if extraction_mode not in _EXTRACTION_MODES:
+            raise ConfigurationError(
+                f"extraction_mode {extraction_mode!r} is not one of "
+                f"{', '.join(map(repr, _EXTRACTION_MODES))}"
+            )
+        self.file_path = file_path
+        self.password = password
+        self.mode = mode
+        self.pages_delimiter = pages_delimiter
+        self.extraction_mode = extraction_mode
+
+    def lazy_load(self) -> Iterator[Document]:
+        """Yield one Document per page (or one in ``"single"`` mode), page by page.
+
+        Raises:
+            LoaderError: see the class docstring.
+        """
+        pypdf = require("pypdf", "pdf")
+        path = os.fspath(self.file_path)
+        try:
+            handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
+        except FileNotFoundError:
+            raise LoaderError(f"file not found: {path}") from None
+        except OSError as err:
+            raise LoaderError(f"cannot read {path}: {err.strerror or err}") from err
+        try:
+            reader = self._open(pypdf, handle, path)
+            total = self._guard(path, "count the pages of", lambda: len(reader.pages))
+            labels = self._guard(path, "read the page labels of", lambda: list(reader.page_labels))
+            if self.mode == "single":
+                texts = (self._page_text(reader, number, path) for number in range(total))
+                text = self.pages_delimiter.join(texts)
+                yield Document(text, metadata={"source": path, "total_pages": total})
+                return
+            for number in range(total):
+                metadata = {
+                    "source": path,
+                    "page": number,
+                    "page_label": labels[number] if number < len(labels) else str(number + 1),
+                    "total_pages": total,
+                }
+                yield Document(self._page_text(reader, number, path), metadata=metadata)
+        finally:
+            handle.close()
+
+    def _open(self, pypdf: Any, handle: Any, path: str) -> Any:
+        reader = self._guard(path, "read", lambda: pypdf.PdfReader(handle, password=self.password))
+        if reader.is_encrypted and self.password is None:
+            raise LoaderError(f"{path} is encrypted; pass its password= to PyPDFLoader")
+        return reader
+
+    def _page_text(self, reader: Any, number: int, path: str) -> str:
+        def extract() -> str:
+            return reader.pages[number].extract_text(extraction_mode=self.extraction_mode)
+
+        return self._guard(path, f"extract the text of page {number} of", extract)
+
+    @staticmethod
+    def _guard(path: str, action: str, function: Any) -> Any:
+        # pypdf raises many exception types on damaged files; map them all here,
+        # at the boundary, keeping the original chained.
+        try:
+            return function()
+        except RaglineError:
+            raise
+        except Exception as err:
+            raise LoaderError(
+                f"cannot {action} {path} as a PDF: {type(err).__name__}: {err}"
+            ) from err
+
+    def __repr__(self) -> str:
+        return f"PyPDFLoader({os.fspath(self.file_path)!r})"
