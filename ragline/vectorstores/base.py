@@ -49,6 +49,7 @@ from ragline.vectorstores.utils import (
 
 if TYPE_CHECKING:
     from ragline.embeddings import Embeddings
+    from ragline.vectorstores.retriever import VectorStoreRetriever
 
 __all__ = ["SearchHit", "VectorStore"]
 
@@ -603,6 +604,34 @@ class VectorStore(ABC):
         """Async :meth:`max_marginal_relevance_search_by_vector`."""
         plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
         return _documents((await self._asearch_vectors(_one_vector(embedding), plan))[0])
+
+    # ------------------------------------------------------------------ retriever
+
+    def as_retriever(
+        self,
+        *,
+        search_type: str = "similarity",
+        search_kwargs: Mapping[str, Any] | None = None,
+    ) -> VectorStoreRetriever:
+        """Return a retriever (a Runnable) that searches this store.
+
+        Args:
+            search_type: ``"similarity"``, ``"similarity_score_threshold"`` or ``"mmr"``.
+            search_kwargs: that search type's options (``k``, ``filter``,
+                ``score_threshold``, ``fetch_k``, ``lambda_mult``); see
+                :class:`~ragline.vectorstores.VectorStoreRetriever`.
+
+        Raises:
+            ConfigurationError: an unknown search_type.
+            InvalidInputError: an unknown search_kwargs key (named) or a bad value.
+
+        Example:
+            >>> retriever = store.as_retriever(search_type="mmr", search_kwargs={"k": 5})  # doctest: +SKIP
+            >>> retriever.batch(["first question", "second question"])                      # doctest: +SKIP
+        """
+        from ragline.vectorstores.retriever import VectorStoreRetriever  # imports core's retriever
+
+        return VectorStoreRetriever(self, search_type=search_type, search_kwargs=search_kwargs)
 
     # ------------------------------------------------------------------ the one search path
 

@@ -1,0 +1,123 @@
+"""VectorStoreRetriever: a VectorStore searched as a Runnable retriever.
+
+``store.as_retriever(search_type=..., search_kwargs={...})`` builds one. Its options are
+checked when it is built (unknown search_type or search_kwargs keys, bad values), and a
+batch of queries is embedded at once and searched with ONE backend ``_search`` call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ragline.core import BaseRetriever, ConfigurationError, Document, InvalidInputError
+from ragline.vectorstores._validation import SearchPlan
+
+if TYPE_CHECKING:
+    from ragline.vectorstores.base import VectorStore
+
+__all__ = ["SEARCH_KWARGS", "SEARCH_TYPES", "VectorStoreRetriever"]
+
+SEARCH_TYPES = ("similarity", "similarity_score_threshold", "mmr")
+
+# search_type -> the search_kwargs keys it accepts
+SEARCH_KWARGS: dict[str, tuple[str, ...]] = {
+    "similarity": ("k", "filter"),
+    "similarity_score_threshold": ("k", "filter", "score_threshold"),
+    "mmr": ("k", "fetch_k", "lambda_mult", "filter"),
+}
+
+
+class VectorStoreRetriever(BaseRetriever):
+    """Retrieve documents from a VectorStore by similarity, score threshold or MMR.
+
+    Args:
+        vectorstore: the store to search.
+        search_type: ``"similarity"`` (default), ``"similarity_score_threshold"`` or
+            ``"mmr"``.
+        search_kwargs: options of that search type. ``similarity``: ``k`` (4), ``filter``;
+            ``similarity_score_threshold``: ``score_threshold`` (required, in [0, 1]),
+            ``k`` (4), ``filter``; ``mmr``: ``k`` (4), ``fetch_k`` (20, or k if larger), ``lambda_mult``
+            (0.5), ``filter``.
+
+    Raises:
+        ConfigurationError: an unknown search_type (the message lists the valid ones).
+        InvalidInputError: a search_kwargs key the search type does not take (named in
+            the message), or a bad value (k < 1, a threshold outside [0, 1] ...).
+        FilterError: a bad filter.
+
+    Example:
+        >>> retriever = store.as_retriever(search_type="mmr", search_kwargs={"k": 3})  # doctest: +SKIP
+        >>> retriever.invoke("what do cats eat?")                                       # doctest: +SKIP
+        [Document(...), Document(...), Document(...)]
+    """
+
+    def __init__(
+        self,
+        vectorstore: VectorStore,
+        *,
+        search_type: str = "similarity",
+        search_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.vectorstore = vectorstore
+        self.search_type = search_type
+        self.search_kwargs = dict(search_kwargs or {})
+        self._plan = _plan(search_type, self.search_kwargs)
+
+    def get_name(self) -> str:
+        return f"{type(self.vectorstore).__name__}Retriever"
+
+    def __repr__(self) -> str:
+        return (
+            f"VectorStoreRetriever(vectorstore={type(self.vectorstore).__name__}, "
+            f"search_type={self.search_type!r}, search_kwargs={self.search_kwargs!r})"
+        )
+
+    def _get_relevant_documents(self, query: str) -> list[Document]:
+        return self._batch_get_relevant_documents([query])[0]
+
+    async def _aget_relevant_documents(self, query: str) -> list[Document]:
+        results = await self.vectorstore._asearch_texts([_check_query(query)], self._plan)
+        return [document for document, _ in results[0]]
+
+    def _batch_get_relevant_documents(self, queries: list[str]) -> list[list[Document]]:
+        # one embed_queries_array call and one backend _search call for every query
+        checked = [_check_query(query) for query in queries]
+        results = self.vectorstore._search_texts(checked, self._plan)
+        return [[document for document, _ in pairs] for pairs in results]
+
+
+def _check_query(query: Any) -> str:
+    if not isinstance(query, str):
+        raise InvalidInputError(
+            f"a retriever query must be a str, got {type(query).__name__}: {query!r:.60}"
+        )
+    return query
+
+
+def _plan(search_type: str, search_kwargs: dict[str, Any]) -> SearchPlan:
+    """Check search_type and search_kwargs, and turn them into a SearchPlan."""
+    if search_type not in SEARCH_TYPES:
+        raise ConfigurationError(
+            f"search_type {search_type!r} is not one of {', '.join(map(repr, SEARCH_TYPES))}"
+        )
+    allowed = SEARCH_KWARGS[search_type]
+    unknown = [key for key in search_kwargs if key not in allowed]
+    if unknown:
+        raise InvalidInputError(
+            f"search_kwargs {', '.join(map(repr, unknown))} not accepted by search_type "
+            f"{search_type!r}; it takes {', '.join(map(repr, allowed))}"
+        )
+    k = search_kwargs.get("k", 4)
+    filter = search_kwargs.get("filter")
+    if search_type == "similarity":
+        return SearchPlan.similarity(k, filter)
+    if search_type == "mmr":
+        fetch_k = search_kwargs.get("fetch_k", max(20, k) if isinstance(k, int) else 20)
+        return SearchPlan.mmr(k, fetch_k, search_kwargs.get("lambda_mult", 0.5), filter)
+    if search_kwargs.get("score_threshold") is None:
+        raise InvalidInputError(
+            "search_type 'similarity_score_threshold' needs search_kwargs['score_threshold'], "
+            "a relevance between 0 and 1"
+        )
+    return SearchPlan.relevance(k, filter, search_kwargs["score_threshold"])
