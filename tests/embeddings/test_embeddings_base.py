@@ -1,0 +1,153 @@
+"""The Embeddings interface: its defaults, its validation, and the package surface."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ragline.embeddings
+from ragline.core import DimensionError, InvalidInputError
+from ragline.embeddings import Embeddings, check_texts, validate_embeddings
+
+
+class FixedEmbeddings(Embeddings):
+    """Returns whatever it is told to, to drive the interface's checks."""
+
+    def __init__(self, documents: object, query: object = None) -> None:
+        self.documents = documents
+        self.query = query
+        self.calls: list[list[str]] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        return self.documents  # type: ignore[return-value]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.query  # type: ignore[return-value]
+
+
+def test_public_names_are_pinned() -> None:
+    assert ragline.embeddings.__all__ == [
+        "CacheBackedEmbeddings",
+        "DeterministicFakeEmbedding",
+        "Embeddings",
+        "HashingEmbeddings",
+        "HuggingFaceEmbeddings",
+        "OpenAIEmbeddings",
+        "SentenceTransformerEmbeddings",
+        "check_texts",
+        "validate_embeddings",
+    ]
+    for name in ragline.embeddings.__all__:
+        assert getattr(ragline.embeddings, name).__name__ == name
+
+
+def test_importing_every_name_loads_no_heavy_package() -> None:
+    """Every public name resolves without importing torch, sentence_transformers or openai."""
+    script = (
+        "import json, sys, ragline.embeddings as e\n"
+        "for name in e.__all__: getattr(e, name)\n"
+        "heavy = ['torch', 'sentence_transformers', 'transformers', 'openai', 'httpx']\n"
+        "print(json.dumps(sorted(m for m in heavy if m in sys.modules)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert json.loads(result.stdout) == []
+
+
+def test_embeddings_is_abstract() -> None:
+    with pytest.raises(TypeError, match="abstract"):
+        Embeddings()  # type: ignore[abstract]
+
+
+def test_default_array_path_wraps_the_list_method() -> None:
+    embeddings = FixedEmbeddings([[1.0, 2.0], [3.0, 4.0]], query=[0.5, 0.25])
+    matrix = embeddings.embed_documents_array(("a", "b"))
+    assert matrix.dtype == np.float32
+    assert matrix.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert embeddings.calls == [["a", "b"]]  # a plain list reaches the user's method
+    assert embeddings.embed_queries_array(["x", "y"]).tolist() == [[0.5, 0.25], [0.5, 0.25]]
+
+
+def test_default_array_path_on_empty_input_does_not_call_the_model() -> None:
+    embeddings = FixedEmbeddings([[1.0]])
+    assert embeddings.embed_documents_array([]).shape == (0, 0)
+    assert embeddings.calls == []
+
+
+@pytest.mark.parametrize(
+    ("returned", "message"),
+    [
+        ([[1.0, 2.0]], r"FixedEmbeddings returned 1 vectors for 2 texts"),
+        ([[1.0, 2.0], [1.0]], r"FixedEmbeddings returned vectors of different dimensions \[1, 2\]"),
+        ([[1.0, float("nan")], [0.0, 1.0]], r"NaN or infinite values \(row 0\)"),
+        ([[1.0, 0.0], [float("inf"), 1.0]], r"NaN or infinite values \(row 1\)"),
+        ([1.0, 2.0], r"shape \(2,\); expected \(2, dimension\)"),
+        ([[], []], r"empty vectors"),
+    ],
+)
+def test_malformed_model_output_raises_dimension_error(returned: object, message: str) -> None:
+    """A model returning the wrong shape or NaN gets a DimensionError that says so."""
+    with pytest.raises(DimensionError, match=message):
+        FixedEmbeddings(returned).embed_documents_array(["a", "b"])
+
+
+def test_nan_query_raises_dimension_error() -> None:
+    with pytest.raises(DimensionError, match="NaN"):
+        FixedEmbeddings([], query=[float("nan")]).embed_queries_array(["q"])
+
+
+def test_validate_embeddings_expected_dimension_and_contiguity() -> None:
+    fortran = np.asfortranarray(np.arange(6, dtype=np.float64).reshape(2, 3))
+    checked = validate_embeddings(fortran, expected_rows=2, expected_dimension=3)
+    assert checked.dtype == np.float32 and checked.flags["C_CONTIGUOUS"]
+    assert checked.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    with pytest.raises(DimensionError, match="dimension 3; expected 4"):
+        validate_embeddings(fortran, expected_rows=2, expected_dimension=4, source="X")
+    assert validate_embeddings([], expected_rows=0, expected_dimension=5).shape == (0, 5)
+
+
+def test_check_texts() -> None:
+    assert check_texts(("a", "b")) == ["a", "b"]
+    assert check_texts(iter(["x"])) == ["x"]
+    with pytest.raises(InvalidInputError, match="got a single str"):
+        check_texts("abc")
+    with pytest.raises(InvalidInputError, match="got a single bytes"):
+        check_texts(b"abc")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="must be a list of strings, got int"):
+        check_texts(5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match=r"texts\[1\] must be a str, got int: 7"):
+        check_texts(["a", 7])  # type: ignore[list-item]
+
+
+async def test_default_async_methods_run_the_sync_ones() -> None:
+    embeddings = FixedEmbeddings([[1.0, 2.0]], query=[3.0])
+    assert await embeddings.aembed_documents(["a"]) == [[1.0, 2.0]]
+    assert await embeddings.aembed_query("q") == [3.0]
+    assert (await embeddings.aembed_documents_array(["a"])).tolist() == [[1.0, 2.0]]
+    assert (await embeddings.aembed_queries_array(["q"])).tolist() == [[3.0]]
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "ragline.embeddings.base",
+        "ragline.embeddings.hashing",
+        "ragline.embeddings.cache",
+        "ragline.embeddings.openai_compatible",
+        "ragline.embeddings.huggingface",
+        "ragline.core.stores",
+    ],
+)
+def test_docstring_examples_run(module: str) -> None:
+    """The examples in the docstrings are real: they run and print what they show."""
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
