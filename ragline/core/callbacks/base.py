@@ -1,0 +1,177 @@
+"""Callback handlers: override the events you care about; every other event is a no-op.
+
+The method names and arguments are LangChain's, so a handler written for LangChain ports
+by changing its import. Every event gets the keyword arguments ``run_id``,
+``parent_run_id``, ``tags`` and ``metadata`` (and ``name`` on ``*_start``), which is
+enough to rebuild the run tree. Accept ``**kwargs``: new keyword arguments may be added.
+
+Example:
+    >>> from ragline.core import BaseCallbackHandler, RunnableLambda
+    >>> class Names(BaseCallbackHandler):
+    ...     def __init__(self):
+    ...         self.names = []
+    ...     def on_chain_start(self, serialized, inputs, *, name=None, **kwargs):
+    ...         self.names.append(name)
+    >>> handler = Names()
+    >>> RunnableLambda(lambda x: x, name="echo").invoke(1, {"callbacks": [handler]})
+    1
+    >>> handler.names
+    ['echo']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+__all__ = ["AsyncCallbackHandler", "BaseCallbackHandler", "RetryState"]
+
+
+class RetryState:
+    """What ``on_retry`` receives: which attempt failed and with what error.
+
+    Attributes:
+        attempt_number: the attempt that just failed (1 for the first call).
+        exception: the error it raised.
+        next_wait: seconds the retry waits before the next attempt.
+    """
+
+    __slots__ = ("attempt_number", "exception", "next_wait")
+
+    def __init__(self, attempt_number: int, exception: BaseException, next_wait: float) -> None:
+        self.attempt_number = attempt_number
+        self.exception = exception
+        self.next_wait = next_wait
+
+    def __repr__(self) -> str:
+        return (
+            f"RetryState(attempt_number={self.attempt_number}, "
+            f"exception={self.exception!r}, next_wait={self.next_wait:.3f})"
+        )
+
+
+class BaseCallbackHandler:
+    """Receives run events synchronously; subclass and override what you need.
+
+    Attributes:
+        raise_error: if True, an exception raised by this handler propagates to the
+            caller; otherwise it is logged (logger ``ragline.callbacks``) and ignored.
+        ignore_chain / ignore_llm / ignore_retriever / ignore_retry: skip those events.
+    """
+
+    raise_error: bool = False
+    ignore_chain: bool = False
+    ignore_llm: bool = False
+    ignore_retriever: bool = False
+    ignore_retry: bool = False
+
+    # chains ---------------------------------------------------------------------------
+    def on_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """A chain run started (``kwargs`` holds ``name`` and ``run_type``)."""
+
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> Any:
+        """A chain run ended with ``outputs`` (streamed runs also pass ``inputs``)."""
+
+    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> Any:
+        """A chain run raised ``error``."""
+
+    # language models ------------------------------------------------------------------
+    def on_llm_start(
+        self, serialized: dict[str, Any] | None, prompts: list[str], *, run_id: UUID, **kwargs: Any
+    ) -> Any:
+        """A text-completion model run started with ``prompts``."""
+
+    def on_chat_model_start(
+        self, serialized: dict[str, Any] | None, messages: list[list[Any]], *, run_id: UUID, **kwargs: Any
+    ) -> Any:
+        """A chat model run started with ``messages`` (one list of messages per prompt)."""
+
+    def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> Any:
+        """A streaming model produced ``token`` (``kwargs["chunk"]`` holds the chunk)."""
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> Any:
+        """A model run ended with ``response`` (an ``LLMResult``)."""
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> Any:
+        """A model run raised ``error``."""
+
+    # retrievers -----------------------------------------------------------------------
+    def on_retriever_start(
+        self, serialized: dict[str, Any] | None, query: str, *, run_id: UUID, **kwargs: Any
+    ) -> Any:
+        """A retriever run started with ``query``."""
+
+    def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> Any:
+        """A retriever run ended with ``documents``."""
+
+    def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> Any:
+        """A retriever run raised ``error``."""
+
+    # anything -------------------------------------------------------------------------
+    def on_text(self, text: str, *, run_id: UUID, **kwargs: Any) -> Any:
+        """A run reported some text (a formatted prompt, a verbose message)."""
+
+    def on_retry(self, retry_state: RetryState, *, run_id: UUID, **kwargs: Any) -> Any:
+        """A ``with_retry`` run is about to try again after ``retry_state.exception``."""
+
+
+class AsyncCallbackHandler(BaseCallbackHandler):
+    """A handler whose methods are coroutines (same names and arguments).
+
+    In async code they are awaited in order; in sync code each is run to completion
+    on a private event loop before the run continues.
+
+    Example:
+        >>> class Tokens(AsyncCallbackHandler):
+        ...     async def on_llm_new_token(self, token, **kwargs):
+        ...         print(token, end="")
+    """
+
+    async def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, **kwargs: Any) -> None:  # type: ignore[override]
+        """A chain run started."""
+
+    async def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """A chain run ended."""
+
+    async def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """A chain run raised."""
+
+    async def on_llm_start(self, serialized: Any, prompts: list[str], *, run_id: UUID, **kwargs: Any) -> None:
+        """A text-completion model run started."""
+
+    async def on_chat_model_start(self, serialized: Any, messages: list[list[Any]], *, run_id: UUID, **kwargs: Any) -> None:
+        """A chat model run started."""
+
+    async def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
+        """A streaming model produced a token."""
+
+    async def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """A model run ended."""
+
+    async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """A model run raised."""
+
+    async def on_retriever_start(self, serialized: Any, query: str, *, run_id: UUID, **kwargs: Any) -> None:
+        """A retriever run started."""
+
+    async def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """A retriever run ended."""
+
+    async def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """A retriever run raised."""
+
+    async def on_text(self, text: str, *, run_id: UUID, **kwargs: Any) -> None:
+        """A run reported text."""
+
+    async def on_retry(self, retry_state: RetryState, *, run_id: UUID, **kwargs: Any) -> None:
+        """A retry is about to happen."""

@@ -1,0 +1,215 @@
+"""RunCollectorCallbackHandler: records every run as a :class:`Run` tree.
+
+Useful in tests (assert which runs happened, in what order, with which inputs) and as
+the starting point of your own tracing: walk ``collector.traced_runs`` after a call.
+
+Example:
+    >>> from ragline.core import RunnableLambda
+    >>> collector = RunCollectorCallbackHandler()
+    >>> chain = RunnableLambda(lambda x: x + 1, name="add") | RunnableLambda(lambda x: x * 2, name="double")
+    >>> chain.invoke(1, {"callbacks": [collector]})
+    4
+    >>> collector.traced_runs[0].tree()
+    ('RunnableSequence', [('add', []), ('double', [])])
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+from uuid import UUID
+
+from ragline.core.callbacks.base import BaseCallbackHandler
+
+__all__ = ["Run", "RunCollectorCallbackHandler"]
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class Run:
+    """One recorded run.
+
+    Attributes:
+        id: the run id (a UUID).
+        parent_run_id: the enclosing run's id, or ``None`` for a root run.
+        name: the run name (``run_name`` from the config, or the runnable's name).
+        run_type: ``"chain"``, ``"llm"``, ``"chat_model"`` or ``"retriever"``.
+        inputs: what the run started with (the query for retrievers, the prompts or
+            messages for models).
+        outputs: what it ended with (``None`` until it ends, or if it failed).
+        error: the exception it raised, or ``None``.
+        tags, metadata: as reported on the start event.
+        children: child runs, in the order they started.
+        events: ``{"name": ..., "time": ..., **details}`` for start, new_token, text,
+            retry, end and error, in order.
+    """
+
+    id: UUID
+    parent_run_id: UUID | None
+    name: str
+    run_type: str
+    inputs: Any
+    tags: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    outputs: Any = None
+    error: BaseException | None = None
+    children: list[Run] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    start_time: datetime = field(default_factory=_now)
+    end_time: datetime | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def tree(self) -> tuple[str, list[Any]]:
+        """Return ``(name, [child trees])``, handy in assertions."""
+        return (self.name, [child.tree() for child in self.children])
+
+    def find(self, name: str) -> Run | None:
+        """Return the first run named ``name`` in this tree (depth-first), or ``None``."""
+        if self.name == name:
+            return self
+        for child in self.children:
+            found = child.find(name)
+            if found is not None:
+                return found
+        return None
+
+    def __repr__(self) -> str:
+        return (f"Run(name={self.name!r}, run_type={self.run_type!r}, "
+                f"children={len(self.children)}, error={self.error!r})")
+
+
+class RunCollectorCallbackHandler(BaseCallbackHandler):
+    """Collect every run into trees of :class:`Run` (thread-safe).
+
+    Attributes:
+        traced_runs: root runs (runs whose parent this handler did not see), in order.
+        runs_by_id: every run, by id.
+        event_log: ``(event, run)`` pairs in the order events arrived, where ``event``
+            is the callback name without ``on_`` (``"chain_start"``, ``"llm_new_token"``).
+    """
+
+    raise_error = True  # a broken collector should fail the test that relies on it
+
+    def __init__(self) -> None:
+        self.traced_runs: list[Run] = []
+        self.runs_by_id: dict[UUID, Run] = {}
+        self.event_log: list[tuple[str, Run]] = []
+        self._lock = threading.Lock()
+
+    def timeline(self) -> list[tuple[str, str, str | None]]:
+        """Return ``(event, run name, parent run name or None)`` for every event, in order."""
+        with self._lock:
+            rows = []
+            for event, run in self.event_log:
+                parent = self.runs_by_id.get(run.parent_run_id) if run.parent_run_id else None
+                rows.append((event, run.name, parent.name if parent else None))
+            return rows
+
+    def _start(self, event: str, run_type: str, inputs: Any, run_id: UUID,
+               parent_run_id: UUID | None, tags: list[str] | None,
+               metadata: dict[str, Any] | None, kwargs: dict[str, Any]) -> None:
+        run = Run(id=run_id, parent_run_id=parent_run_id, name=kwargs.get("name") or run_type,
+                  run_type=run_type, inputs=inputs, tags=list(tags or []),
+                  metadata=dict(metadata or {}),
+                  extra={k: v for k, v in kwargs.items() if k != "name"})
+        run.events.append({"name": "start", "time": run.start_time})
+        with self._lock:
+            self.runs_by_id[run_id] = run
+            parent = self.runs_by_id.get(parent_run_id) if parent_run_id else None
+            if parent is None:
+                self.traced_runs.append(run)
+            else:
+                parent.children.append(run)
+            self.event_log.append((event, run))
+
+    def _event(self, event: str, short: str, run_id: UUID, details: dict[str, Any]) -> Run | None:
+        with self._lock:
+            run = self.runs_by_id.get(run_id)
+            if run is None:
+                return None
+            run.events.append({"name": short, "time": _now(), **details})
+            self.event_log.append((event, run))
+            return run
+
+    def _end(self, event: str, run_id: UUID, outputs: Any, error: BaseException | None,
+             kwargs: dict[str, Any]) -> None:
+        with self._lock:
+            run = self.runs_by_id.get(run_id)
+            if run is None:
+                return
+            run.end_time = _now()
+            run.outputs, run.error = outputs, error
+            if "inputs" in kwargs:  # streamed runs learn their input only at the end
+                run.inputs = kwargs["inputs"]
+            run.events.append({"name": "error" if error else "end", "time": run.end_time})
+            self.event_log.append((event, run))
+
+    # starts ---------------------------------------------------------------------------
+    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID,
+                       parent_run_id: UUID | None = None, tags: list[str] | None = None,
+                       metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        """Record a chain run."""
+        self._start("chain_start", "chain", inputs, run_id, parent_run_id, tags, metadata, kwargs)
+
+    def on_llm_start(self, serialized: Any, prompts: list[str], *, run_id: UUID,
+                     parent_run_id: UUID | None = None, tags: list[str] | None = None,
+                     metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        """Record an LLM run."""
+        self._start("llm_start", "llm", prompts, run_id, parent_run_id, tags, metadata, kwargs)
+
+    def on_chat_model_start(self, serialized: Any, messages: list[list[Any]], *, run_id: UUID,
+                            parent_run_id: UUID | None = None, tags: list[str] | None = None,
+                            metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        """Record a chat model run."""
+        self._start("chat_model_start", "chat_model", messages, run_id, parent_run_id, tags,
+                    metadata, kwargs)
+
+    def on_retriever_start(self, serialized: Any, query: str, *, run_id: UUID,
+                           parent_run_id: UUID | None = None, tags: list[str] | None = None,
+                           metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        """Record a retriever run."""
+        self._start("retriever_start", "retriever", query, run_id, parent_run_id, tags,
+                    metadata, kwargs)
+
+    # middles --------------------------------------------------------------------------
+    def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a streamed token on its run's events."""
+        self._event("llm_new_token", "new_token", run_id, {"token": token, "chunk": kwargs.get("chunk")})
+
+    def on_text(self, text: str, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record reported text on its run's events."""
+        self._event("text", "text", run_id, {"text": text})
+
+    def on_retry(self, retry_state: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a retry on its run's events."""
+        self._event("retry", "retry", run_id, {"retry_state": retry_state})
+
+    # ends -----------------------------------------------------------------------------
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a chain's output."""
+        self._end("chain_end", run_id, outputs, None, kwargs)
+
+    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a chain's error."""
+        self._end("chain_error", run_id, None, error, kwargs)
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a model's result."""
+        self._end("llm_end", run_id, response, None, kwargs)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a model's error."""
+        self._end("llm_error", run_id, None, error, kwargs)
+
+    def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a retriever's documents."""
+        self._end("retriever_end", run_id, documents, None, kwargs)
+
+    def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a retriever's error."""
+        self._end("retriever_error", run_id, None, error, kwargs)

@@ -1,0 +1,246 @@
+"""RunnableConfig: the options that travel with a run down the whole runnable tree.
+
+A config is a plain dict (a ``TypedDict``). Every runnable merges the config it is given
+with the *current* config, which lives in a :class:`contextvars.ContextVar`: while a
+runnable runs, the var holds its child config, so anything invoked inside it (a user's
+lambda calling another chain, a retriever inside a parallel branch) becomes a child run
+without passing ``config`` by hand. Threads and tasks started by ragline copy the
+context, so the var follows them.
+
+Merging rules (:func:`merge_configs`): ``tags`` are united (order kept, no duplicates),
+``metadata`` and ``configurable`` are dict-merged (later wins), ``callbacks`` are
+combined (a list of handlers added to an inherited :class:`CallbackManager` keeps the
+parent run), other keys are replaced by a later non-``None`` value. ``run_name`` and
+``run_id`` apply to one run only and are never inherited by children.
+
+Example:
+    >>> from ragline.core import RunnableLambda
+    >>> RunnableLambda(lambda x: x + 1).invoke(1, {"tags": ["demo"], "max_concurrency": 2})
+    2
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, TypedDict
+from uuid import UUID
+
+from ragline.core.exceptions import ConfigurationError
+
+if TYPE_CHECKING:
+    from ragline.core.callbacks.base import BaseCallbackHandler
+    from ragline.core.callbacks.manager import CallbackManager
+
+__all__ = [
+    "DEFAULT_RECURSION_LIMIT",
+    "RunnableConfig",
+    "child_config",
+    "ensure_config",
+    "get_config_list",
+    "get_current_config",
+    "merge_configs",
+    "patch_config",
+    "use_config",
+]
+
+DEFAULT_RECURSION_LIMIT = 25
+
+class RunnableConfig(TypedDict, total=False):
+    """Options for one call of a runnable; every key is optional.
+
+    Keys:
+        tags: labels for this run and every run below it.
+        metadata: JSON-like facts for this run and every run below it.
+        callbacks: a list of callback handlers, or a ``CallbackManager``.
+        run_name: the name reported for this run only (default: the runnable's name).
+        run_id: the UUID reported for this run only (default: a new uuid4).
+        max_concurrency: at most this many calls at once in ``batch``/``abatch`` and
+            in parallel branches.
+        recursion_limit: how deep runs may nest before ``RecursionLimitError`` (25).
+        configurable: values for ``configurable_fields`` / ``configurable_alternatives``,
+            keyed by ``ConfigurableField.id``.
+    """
+
+    tags: list[str]
+    metadata: dict[str, Any]
+    callbacks: list[BaseCallbackHandler] | CallbackManager | None
+    run_name: str
+    run_id: UUID | None
+    max_concurrency: int | None
+    recursion_limit: int
+    configurable: dict[str, Any]
+
+
+_KNOWN_KEYS = frozenset(RunnableConfig.__annotations__)
+_ONE_RUN_KEYS = ("run_name", "run_id")
+
+_current_config: ContextVar[RunnableConfig | None] = ContextVar(
+    "ragline_current_config", default=None
+)
+
+
+def get_current_config() -> RunnableConfig | None:
+    """Return the config of the run executing right now, or ``None`` outside any run.
+
+    Example:
+        >>> get_current_config() is None
+        True
+    """
+    return _current_config.get()
+
+
+@contextlib.contextmanager
+def use_config(config: RunnableConfig | None) -> Iterator[None]:
+    """Make ``config`` the current config inside the ``with`` block.
+
+    Runnables that start a run do this with their child config, so everything invoked
+    inside inherits it. The previous value is restored on exit.
+    """
+    token = _current_config.set(config)
+    try:
+        yield
+    finally:
+        _current_config.reset(token)
+
+
+def _check_keys(config: Any) -> None:
+    if not isinstance(config, dict):
+        raise TypeError(f"config must be a dict (RunnableConfig), got {type(config).__name__}")
+    unknown = sorted(set(config) - _KNOWN_KEYS)
+    if unknown:
+        raise ConfigurationError(
+            f"unknown RunnableConfig key(s) {', '.join(map(repr, unknown))}; "
+            f"valid keys are {', '.join(sorted(_KNOWN_KEYS))}"
+        )
+
+
+def _merge_callbacks(base: Any, extra: Any) -> Any:
+    # Imported here: callbacks imports config, and config must stay importable alone.
+    from ragline.core.callbacks.manager import CallbackManager
+
+    if extra is None or extra is base:
+        return base
+    if base is None:
+        return extra
+    if isinstance(extra, CallbackManager):
+        return extra  # an explicit manager says exactly where the run belongs
+    if isinstance(base, CallbackManager):
+        merged = base.copy()
+        for handler in extra:
+            merged.add_handler(handler)
+        return merged
+    return list(base) + [h for h in extra if h not in base]
+
+
+def merge_configs(*configs: RunnableConfig | None) -> RunnableConfig:
+    """Merge configs left to right (see the module docstring for the rules).
+
+    Example:
+        >>> merge_configs({"tags": ["a"]}, {"tags": ["b", "a"], "metadata": {"k": 1}})
+        {'tags': ['a', 'b'], 'metadata': {'k': 1}}
+    """
+    merged: dict[str, Any] = {}
+    for config in configs:
+        if not config:
+            continue
+        _check_keys(config)
+        for key, value in config.items():
+            if key == "tags":
+                old = merged.get("tags", [])
+                merged["tags"] = old + [t for t in (value or []) if t not in old]
+            elif key in ("metadata", "configurable"):
+                merged[key] = {**merged.get(key, {}), **(value or {})}
+            elif key == "callbacks":
+                merged["callbacks"] = _merge_callbacks(merged.get("callbacks"), value)
+            elif value is not None or key not in merged:
+                merged[key] = value
+    return merged  # type: ignore[return-value]
+
+
+def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
+    """Return a full config: defaults, then the current run's config, then ``config``.
+
+    Args:
+        config: the config passed to ``invoke`` (may be ``None``).
+
+    Returns:
+        A new dict with every key set (``callbacks``/``run_name``/``run_id``/
+        ``max_concurrency`` may be ``None``).
+
+    Raises:
+        ConfigurationError: ``config`` has a key RunnableConfig does not know.
+
+    Example:
+        >>> ensure_config({"tags": ["x"]})["recursion_limit"]
+        25
+    """
+    defaults: RunnableConfig = {
+        "tags": [],
+        "metadata": {},
+        "callbacks": None,
+        "recursion_limit": DEFAULT_RECURSION_LIMIT,
+        "max_concurrency": None,
+        "configurable": {},
+    }
+    merged = merge_configs(defaults, _current_config.get(), config)
+    merged.setdefault("run_name", None)  # type: ignore[typeddict-item]
+    merged.setdefault("run_id", None)
+    return merged
+
+
+def patch_config(config: RunnableConfig | None, **changes: Any) -> RunnableConfig:
+    """Return a copy of ``config`` with keys replaced (not merged).
+
+    Replacing ``callbacks`` drops ``run_name`` and ``run_id``: they named the parent run.
+
+    Example:
+        >>> patch_config({"tags": ["a"]}, max_concurrency=2)
+        {'tags': ['a'], 'max_concurrency': 2}
+    """
+    patched: dict[str, Any] = dict(config or {})
+    if "callbacks" in changes:
+        for key in _ONE_RUN_KEYS:
+            patched.pop(key, None)
+    patched.update(changes)
+    _check_keys(patched)
+    return patched  # type: ignore[return-value]
+
+
+def child_config(config: RunnableConfig, callbacks: CallbackManager) -> RunnableConfig:
+    """Return the config children of a run get: ``callbacks`` points at the run.
+
+    ``run_name`` and ``run_id`` are removed; everything else is inherited.
+    """
+    child: dict[str, Any] = {k: v for k, v in config.items() if k not in _ONE_RUN_KEYS}
+    child["callbacks"] = callbacks
+    return child  # type: ignore[return-value]
+
+
+def get_config_list(
+    config: RunnableConfig | Sequence[RunnableConfig] | None, length: int
+) -> list[RunnableConfig]:
+    """Return one config per input of a batch.
+
+    A single config is shared, except ``run_id``, which can name one run only (it is
+    kept for the first input and dropped for the others).
+
+    Raises:
+        ValueError: a list of configs whose length differs from the number of inputs.
+    """
+    if isinstance(config, (list, tuple)):
+        if len(config) != length:
+            raise ValueError(
+                f"batch got {len(config)} configs for {length} inputs; pass one config "
+                "or exactly one per input"
+            )
+        return [dict(c) for c in config]  # type: ignore[misc]
+    base: dict[str, Any] = dict(config or {})
+    configs = []
+    for index in range(length):
+        one = dict(base)
+        if index > 0 and one.get("run_id") is not None:
+            one.pop("run_id")
+        configs.append(one)
+    return configs  # type: ignore[return-value]

@@ -1,0 +1,30 @@
+"""Runnables: the protocol (``base``) and one small module per way of combining them."""
+
+from ragline.core._lazy import attach
+
+_EXPORTS = {
+    "Runnable": ".base",
+    "add_chunks": ".base",
+    "coerce_to_runnable": ".base",
+    "RunnableSequence": ".sequence",
+    "RunnableParallel": ".parallel",
+    "RunnableLambda": ".lambdas",
+    "RunnableGenerator": ".lambdas",
+    "chain": ".lambdas",
+    "RunnablePassthrough": ".passthrough",
+    "RunnableAssign": ".passthrough",
+    "RunnablePick": ".passthrough",
+    "RunnableBinding": ".binding",
+    "RunnableRetry": ".retry",
+    "RunnableWithFallbacks": ".fallbacks",
+    "RunnableBranch": ".branch",
+    "ConfigurableField": ".configurable",
+    "RunnableConfigurableFields": ".configurable",
+    "RunnableConfigurableAlternatives": ".configurable",
+    "Graph": ".graph",
+    "Node": ".graph",
+    "Edge": ".graph",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = attach(__name__, _EXPORTS)

@@ -1,0 +1,216 @@
+"""RunnableLambda and RunnableGenerator: plain functions as runnables, and ``@chain``."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
+
+from ragline.core.config import RunnableConfig, get_current_config
+from ragline.core.runnables.base import _NOTHING, Input, Output, Runnable, add_chunks
+
+__all__ = ["RunnableGenerator", "RunnableLambda", "chain"]
+
+
+def _takes_config(func: Callable[..., Any]) -> bool:
+    try:
+        return "config" in inspect.signature(func).parameters
+    except (TypeError, ValueError):  # some builtins have no signature
+        return False
+
+
+def _function_name(func: Callable[..., Any], fallback: str) -> str:
+    name = getattr(func, "__name__", None)
+    return fallback if not name or name == "<lambda>" else name
+
+
+class RunnableLambda(Runnable[Input, Output]):
+    """Wrap a function (sync or async) as a runnable.
+
+    The function takes the input, and optionally a ``config`` parameter that receives
+    the run's child config. If it returns a runnable, that runnable is invoked on the
+    same input as a child run (which is how recursive chains work, bounded by
+    ``recursion_limit``).
+
+    Args:
+        func: ``f(input)`` or ``f(input, config)``; may be ``async def``.
+        afunc: an async version used by ``ainvoke`` (optional).
+        name: the run name (default: the function's name, ``RunnableLambda`` for lambdas).
+
+    Raises:
+        TypeError: ``invoke`` on a lambda that only has an async function.
+
+    Example:
+        >>> RunnableLambda(lambda x: x.upper()).invoke("hi")
+        'HI'
+    """
+
+    def __init__(self, func: Callable[..., Any], afunc: Callable[..., Any] | None = None, *,
+                 name: str | None = None) -> None:
+        if not callable(func):
+            raise TypeError(f"RunnableLambda needs a callable, got {type(func).__name__}")
+        if inspect.iscoroutinefunction(func):
+            func, afunc = None, func  # type: ignore[assignment]
+        self.func: Callable[..., Any] | None = func
+        self.afunc = afunc
+        self.name = name or _function_name(func or afunc, "RunnableLambda")  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        return f"RunnableLambda({self.get_name()})"
+
+    def _call(self, input: Any) -> Any:
+        assert self.func is not None
+        if _takes_config(self.func):
+            output = self.func(input, config=get_current_config())
+        else:
+            output = self.func(input)
+        if isinstance(output, Runnable):
+            output = output.invoke(input)
+        return output
+
+    async def _acall(self, input: Any) -> Any:
+        assert self.afunc is not None
+        if _takes_config(self.afunc):
+            output = await self.afunc(input, config=get_current_config())
+        else:
+            output = await self.afunc(input)
+        if isinstance(output, Runnable):
+            output = await output.ainvoke(input)
+        return output
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Call the function as a chain run."""
+        self._reject_kwargs(kwargs)
+        if self.func is None:
+            raise TypeError(
+                f"{self.get_name()} wraps an async function; use ainvoke/abatch/astream, "
+                "or pass a sync function too"
+            )
+        return self._call_with_config(self._call, input, config)
+
+    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Await the async function, or run the sync one in a worker thread."""
+        self._reject_kwargs(kwargs)
+        if self.afunc is None:
+            return await super().ainvoke(input, config)
+        return await self._acall_with_config(self._acall, input, config)
+
+    def _stream_output(self, chunks: Iterator[Any]) -> Iterator[Any]:
+        total = _NOTHING
+        for chunk in chunks:
+            total = add_chunks(total, chunk)
+        assert self.func is not None
+        output = self.func(total, config=get_current_config()) if _takes_config(self.func) else self.func(total)
+        if isinstance(output, Runnable):
+            yield from output.stream(total)  # a returned runnable streams as a child run
+        else:
+            yield output
+
+    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+        """Yield the result; if the function returns a runnable, stream that runnable."""
+        self._reject_kwargs(kwargs)
+        if self.func is None:
+            raise TypeError(f"{self.get_name()} wraps an async function; use astream")
+        yield from self._transform_stream_with_config(iter([input]), self._stream_output, config,
+                                                      start_input=input)
+
+
+class RunnableGenerator(Runnable[Input, Output]):
+    """Wrap a generator function that turns an input stream into an output stream.
+
+    ``def f(chunks: Iterator[In]) -> Iterator[Out]`` (or an async generator over an
+    async iterator). In a sequence it receives upstream chunks as they are produced,
+    so it streams. Generator functions in ``|`` become one of these.
+
+    Example:
+        >>> def shout(chunks):
+        ...     for chunk in chunks:
+        ...         yield chunk.upper()
+        >>> list(RunnableGenerator(shout).stream("ab"))
+        ['AB']
+        >>> RunnableGenerator(shout).invoke("ab")
+        'AB'
+    """
+
+    def __init__(self, transform: Callable[..., Any], atransform: Callable[..., Any] | None = None,
+                 *, name: str | None = None) -> None:
+        if inspect.isasyncgenfunction(transform):
+            transform, atransform = None, transform  # type: ignore[assignment]
+        self._transform_fn: Callable[..., Iterator[Any]] | None = transform
+        self._atransform_fn = atransform
+        self.name = name or _function_name(transform or atransform, "RunnableGenerator")  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        return f"RunnableGenerator({self.get_name()})"
+
+    def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+        """Feed the input chunks to the generator function as they come."""
+        self._reject_kwargs(kwargs)
+        if self._transform_fn is None:
+            raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
+        yield from self._transform_stream_with_config(input, self._transform_fn, config)
+
+    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+        """Stream the generator's output for one input."""
+        self._reject_kwargs(kwargs)
+        if self._transform_fn is None:
+            raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
+        yield from self._transform_stream_with_config(iter([input]), self._transform_fn, config,
+                                                      start_input=input)
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Return all output chunks combined (``+``)."""
+        total = _NOTHING
+        for chunk in self.stream(input, config, **kwargs):
+            total = add_chunks(total, chunk)
+        return None if total is _NOTHING else total  # type: ignore[return-value]
+
+    async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
+                         **kwargs: Any) -> AsyncIterator[Output]:
+        """Feed async input chunks to the async generator function (or buffer for a sync one)."""
+        self._reject_kwargs(kwargs)
+        if self._atransform_fn is None:
+            async for chunk in super().atransform(input, config):
+                yield chunk
+            return
+        async for chunk in self._atransform_stream_with_config(input, self._atransform_fn, config):
+            yield chunk
+
+    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+        """Async ``stream``."""
+        self._reject_kwargs(kwargs)
+        if self._atransform_fn is None:
+            async for chunk in super().astream(input, config):  # ainvoke in a thread
+                yield chunk
+            return
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        async for chunk in self._atransform_stream_with_config(one(), self._atransform_fn, config,
+                                                               start_input=input):
+            yield chunk
+
+    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Return all async output chunks combined."""
+        if self._atransform_fn is None:
+            return await super().ainvoke(input, config, **kwargs)
+        total = _NOTHING
+        async for chunk in self.astream(input, config, **kwargs):
+            total = add_chunks(total, chunk)
+        return None if total is _NOTHING else total  # type: ignore[return-value]
+
+
+def chain(func: Callable[..., Any]) -> Runnable[Any, Any]:
+    """Decorator: make a function a runnable named after it.
+
+    Example:
+        >>> @chain
+        ... def shout(text):
+        ...     return text.upper()
+        >>> shout.invoke("hi"), shout.get_name()
+        ('HI', 'shout')
+    """
+    if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
+        return RunnableGenerator(func)
+    return RunnableLambda(func)

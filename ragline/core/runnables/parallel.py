@@ -1,0 +1,201 @@
+"""RunnableParallel: the same input to several runnables at once, outputs as a dict."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import queue
+import threading
+from collections.abc import AsyncIterator, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from ragline.core.config import RunnableConfig, get_current_config
+from ragline.core.runnables.base import _NOTHING, Input, Runnable, add_chunks, coerce_to_runnable
+
+if TYPE_CHECKING:
+    from ragline.core.runnables.graph import Graph
+
+__all__ = ["RunnableParallel"]
+
+_DONE: Any = object()
+
+
+def _limit(count: int) -> int:
+    config = get_current_config() or {}
+    return max(1, min(count, config.get("max_concurrency") or count))
+
+
+class RunnableParallel(Runnable[Input, dict[str, Any]]):
+    """Run branches concurrently on one input; return ``{key: branch output}``.
+
+    Sync calls run the branches in threads (at most ``max_concurrency`` at once), async
+    calls as tasks. Each branch is a child run of the parallel run. A dict inside a
+    chain (``{"context": retriever, "question": RunnablePassthrough()} | prompt``)
+    becomes one of these.
+
+    Args:
+        steps: ``{key: runnable-or-callable}``; may also be given as keyword arguments.
+
+    Example:
+        >>> RunnableParallel(double=lambda x: x * 2, square=lambda x: x * x).invoke(3)
+        {'double': 6, 'square': 9}
+    """
+
+    def __init__(self, steps: Mapping[str, Any] | None = None, /, **kwargs: Any) -> None:
+        merged = {**(steps or {}), **kwargs}
+        self.steps: dict[str, Runnable[Input, Any]] = {
+            key: coerce_to_runnable(value) for key, value in merged.items()
+        }
+
+    def get_name(self) -> str:
+        """``RunnableParallel<key1,key2>`` unless a name was set."""
+        return self.name or f"RunnableParallel<{','.join(self.steps)}>"
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}: {v!r}" for k, v in self.steps.items())
+        return f"{{{inner}}}"
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return list(self.steps.values())
+
+    # ---- single input ---------------------------------------------------------------
+    def _invoke_branches(self, input: Any) -> dict[str, Any]:
+        if len(self.steps) <= 1:
+            return {key: step.invoke(input) for key, step in self.steps.items()}
+        with ThreadPoolExecutor(max_workers=_limit(len(self.steps))) as pool:
+            futures = {
+                key: pool.submit(contextvars.copy_context().run, step.invoke, input)
+                for key, step in self.steps.items()
+            }
+            return {key: future.result() for key, future in futures.items()}
+
+    async def _ainvoke_branches(self, input: Any) -> dict[str, Any]:
+        semaphore = asyncio.Semaphore(_limit(len(self.steps)))
+
+        async def run(step: Runnable[Any, Any]) -> Any:
+            async with semaphore:
+                return await step.ainvoke(input)
+
+        results = await asyncio.gather(*(run(step) for step in self.steps.values()))
+        return dict(zip(self.steps, results, strict=True))
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+        """Run every branch on ``input`` (threads) and collect their outputs."""
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(self._invoke_branches, input, config)
+
+    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+        """Run every branch on ``input`` as asyncio tasks."""
+        self._reject_kwargs(kwargs)
+        return await self._acall_with_config(self._ainvoke_branches, input, config)
+
+    # ---- streaming ------------------------------------------------------------------
+    def _stream_branches(self, chunks: Iterator[Any]) -> Iterator[dict[str, Any]]:
+        total = _NOTHING
+        for chunk in chunks:
+            total = add_chunks(total, chunk)
+        if total is _NOTHING:
+            return
+        # Each branch streams in its own thread; chunks are yielded as {key: chunk} in
+        # arrival order, so a slow branch does not hold back a fast one.
+        inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        stop = threading.Event()
+
+        def pump(key: str, step: Runnable[Any, Any]) -> None:
+            try:
+                for part in step.stream(total):
+                    if stop.is_set():
+                        break
+                    inbox.put((key, part))
+                inbox.put((key, _DONE))
+            except BaseException as err:
+                inbox.put((key, err))
+
+        pool = ThreadPoolExecutor(max_workers=_limit(len(self.steps)))
+        try:
+            for key, step in self.steps.items():
+                pool.submit(contextvars.copy_context().run, pump, key, step)
+            running = len(self.steps)
+            while running:
+                key, item = inbox.get()
+                if item is _DONE:
+                    running -= 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    yield {key: item}
+        finally:
+            stop.set()
+            pool.shutdown(wait=True)
+
+    async def _astream_branches(self, chunks: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
+        total = _NOTHING
+        async for chunk in chunks:
+            total = add_chunks(total, chunk)
+        if total is _NOTHING:
+            return
+        inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        semaphore = asyncio.Semaphore(_limit(len(self.steps)))
+
+        async def pump(key: str, step: Runnable[Any, Any]) -> None:
+            try:
+                async with semaphore:
+                    async for part in step.astream(total):
+                        await inbox.put((key, part))
+                await inbox.put((key, _DONE))
+            except BaseException as err:
+                await inbox.put((key, err))
+
+        tasks = [asyncio.ensure_future(pump(k, s)) for k, s in self.steps.items()]
+        try:
+            running = len(tasks)
+            while running:
+                key, item = await inbox.get()
+                if item is _DONE:
+                    running -= 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    yield {key: item}
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        """Yield ``{key: chunk}`` from every branch as chunks arrive."""
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(iter([input]), self._stream_branches, config,
+                                                      start_input=input)
+
+    def transform(self, input: Iterator[Input], config: RunnableConfig | None = None,
+                  **kwargs: Any) -> Iterator[dict[str, Any]]:
+        """Combine the input chunks, then stream every branch."""
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(input, self._stream_branches, config)
+
+    async def astream(self, input: Input, config: RunnableConfig | None = None,
+                      **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+        """Async ``stream``: branches stream as tasks."""
+        self._reject_kwargs(kwargs)
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        async for chunk in self._atransform_stream_with_config(one(), self._astream_branches, config,
+                                                               start_input=input):
+            yield chunk
+
+    async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
+                         **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+        """Async ``transform``."""
+        self._reject_kwargs(kwargs)
+        async for chunk in self._atransform_stream_with_config(input, self._astream_branches, config):
+            yield chunk
+
+    def get_graph(self) -> Graph:
+        """Input node fanning out to every branch's graph, fanning in to an output node."""
+        from ragline.core.runnables.graph import Graph
+
+        return Graph.fan(self, [step.get_graph() for step in self.steps.values()])

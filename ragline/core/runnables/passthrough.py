@@ -1,0 +1,268 @@
+"""RunnablePassthrough, RunnableAssign and RunnablePick: pass input on, add keys, pick keys."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from ragline.core.config import RunnableConfig
+from ragline.core.exceptions import InvalidInputError, MissingVariableError
+from ragline.core.runnables.base import _NOTHING, Input, Runnable, add_chunks
+from ragline.core.runnables.parallel import RunnableParallel
+
+if TYPE_CHECKING:
+    from ragline.core.runnables.graph import Graph
+
+__all__ = ["RunnableAssign", "RunnablePassthrough", "RunnablePick"]
+
+
+class RunnablePassthrough(Runnable[Input, Input]):
+    """Return the input unchanged (chunks stream straight through).
+
+    Args:
+        func: optional side effect called with the (whole) input, e.g. logging.
+
+    Example:
+        >>> from ragline.core import RunnableParallel
+        >>> RunnableParallel(original=RunnablePassthrough(), n=lambda x: len(x)).invoke("abc")
+        {'original': 'abc', 'n': 3}
+    """
+
+    def __init__(self, func: Callable[[Any], Any] | None = None, *, name: str | None = None) -> None:
+        self.func = func
+        self.name = name
+
+    @classmethod
+    def assign(cls, **steps: Any) -> RunnableAssign:  # type: ignore[override]
+        """Return a runnable that adds ``{key: step(input)}`` to its dict input.
+
+        Example:
+            >>> RunnablePassthrough.assign(total=lambda d: d["a"] + d["b"]).invoke({"a": 1, "b": 2})
+            {'a': 1, 'b': 2, 'total': 3}
+        """
+        return RunnableAssign(RunnableParallel(steps))
+
+    def _identity(self, input: Any) -> Any:
+        if self.func is not None:
+            self.func(input)
+        return input
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Input:
+        """Return ``input``."""
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(self._identity, input, config)
+
+    def _pass(self, chunks: Iterator[Any]) -> Iterator[Any]:
+        total = _NOTHING
+        for chunk in chunks:
+            total = add_chunks(total, chunk) if self.func else total
+            yield chunk
+        if self.func is not None and total is not _NOTHING:
+            self.func(total)
+
+    async def _apass(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        total = _NOTHING
+        async for chunk in chunks:
+            total = add_chunks(total, chunk) if self.func else total
+            yield chunk
+        if self.func is not None and total is not _NOTHING:
+            self.func(total)
+
+    def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Input]:
+        """Yield each input chunk as soon as it arrives."""
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(input, self._pass, config)
+
+    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Input]:
+        """Yield ``input``."""
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(iter([input]), self._pass, config, start_input=input)
+
+    async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
+                         **kwargs: Any) -> AsyncIterator[Input]:
+        """Async ``transform``."""
+        self._reject_kwargs(kwargs)
+        async for chunk in self._atransform_stream_with_config(input, self._apass, config):
+            yield chunk
+
+
+def _require_dict(runnable: Runnable[Any, Any], value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InvalidInputError(
+            f"{runnable.get_name()} needs a dict input, got {type(value).__name__}: {value!r:.80}"
+        )
+    return value
+
+
+class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
+    """Add the outputs of a RunnableParallel to the dict input.
+
+    Streaming yields the input's own keys first, then the new keys' chunks as they
+    come, so ``RunnablePassthrough.assign(answer=prompt | model)`` streams the answer.
+
+    Args:
+        mapper: the RunnableParallel whose outputs are added.
+
+    Raises:
+        InvalidInputError: the input is not a dict.
+    """
+
+    def __init__(self, mapper: RunnableParallel[dict[str, Any]], *, name: str | None = None) -> None:
+        self.mapper = mapper
+        self.name = name
+
+    def get_name(self) -> str:
+        """``RunnableAssign<key1,key2>`` unless a name was set."""
+        return self.name or f"RunnableAssign<{','.join(self.mapper.steps)}>"
+
+    def __repr__(self) -> str:
+        return f"RunnableAssign({self.mapper!r})"
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return [self.mapper]
+
+    def _assign(self, input: Any) -> dict[str, Any]:
+        return {**_require_dict(self, input), **self.mapper.invoke(input)}
+
+    async def _aassign(self, input: Any) -> dict[str, Any]:
+        return {**_require_dict(self, input), **(await self.mapper.ainvoke(input))}
+
+    def invoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+        """Return ``{**input, **mapper.invoke(input)}``."""
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(self._assign, input, config)
+
+    async def ainvoke(self, input: dict[str, Any], config: RunnableConfig | None = None,
+                      **kwargs: Any) -> dict[str, Any]:
+        """Async ``invoke`` (the mapper's branches run as tasks)."""
+        self._reject_kwargs(kwargs)
+        return await self._acall_with_config(self._aassign, input, config)
+
+    def _stream_assign(self, chunks: Iterator[Any]) -> Iterator[dict[str, Any]]:
+        total = _NOTHING
+        for chunk in chunks:
+            total = add_chunks(total, chunk)
+        data = _require_dict(self, None if total is _NOTHING else total)
+        kept = {k: v for k, v in data.items() if k not in self.mapper.steps}
+        if kept:
+            yield kept
+        yield from self.mapper.stream(data)
+
+    async def _astream_assign(self, chunks: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
+        total = _NOTHING
+        async for chunk in chunks:
+            total = add_chunks(total, chunk)
+        data = _require_dict(self, None if total is _NOTHING else total)
+        kept = {k: v for k, v in data.items() if k not in self.mapper.steps}
+        if kept:
+            yield kept
+        async for chunk in self.mapper.astream(data):
+            yield chunk
+
+    def transform(self, input: Iterator[dict[str, Any]], config: RunnableConfig | None = None,
+                  **kwargs: Any) -> Iterator[dict[str, Any]]:
+        """Yield the input's keys, then the new keys' chunks."""
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(input, self._stream_assign, config)
+
+    def stream(self, input: dict[str, Any], config: RunnableConfig | None = None,
+               **kwargs: Any) -> Iterator[dict[str, Any]]:
+        """Stream for one input (see :meth:`transform`)."""
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(iter([input]), self._stream_assign, config,
+                                                      start_input=input)
+
+    async def atransform(self, input: AsyncIterator[dict[str, Any]], config: RunnableConfig | None = None,
+                         **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+        """Async ``transform``."""
+        self._reject_kwargs(kwargs)
+        async for chunk in self._atransform_stream_with_config(input, self._astream_assign, config):
+            yield chunk
+
+    async def astream(self, input: dict[str, Any], config: RunnableConfig | None = None,
+                      **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+        """Async ``stream``."""
+        self._reject_kwargs(kwargs)
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        async for chunk in self._atransform_stream_with_config(one(), self._astream_assign, config,
+                                                               start_input=input):
+            yield chunk
+
+    def get_graph(self) -> Graph:
+        """The mapper's branches plus a passthrough branch, between input and output."""
+        from ragline.core.runnables.graph import Graph
+
+        branches = [RunnablePassthrough().get_graph()] + [s.get_graph() for s in self.mapper.steps.values()]
+        return Graph.fan(self, branches)
+
+
+class RunnablePick(Runnable[dict[str, Any], Any]):
+    """Pick one key's value (``keys="answer"``) or a sub-dict (``keys=["a", "b"]``).
+
+    Streaming picks from each chunk as it arrives, so ``chain.pick("answer")`` streams
+    the answer. A list of keys keeps the keys present.
+
+    Raises:
+        InvalidInputError: the input is not a dict.
+        MissingVariableError: a single key that the input lacks (names the keys it has).
+
+    Example:
+        >>> RunnablePick("b").invoke({"a": 1, "b": 2}), RunnablePick(["a"]).invoke({"a": 1, "b": 2})
+        (2, {'a': 1})
+    """
+
+    def __init__(self, keys: str | list[str], *, name: str | None = None) -> None:
+        if not isinstance(keys, (str, list)) or (isinstance(keys, list) and not all(isinstance(k, str) for k in keys)):
+            raise InvalidInputError(f"RunnablePick keys must be a str or a list of str, got {keys!r}")
+        self.keys = keys
+        self.name = name
+
+    def get_name(self) -> str:
+        """``RunnablePick<keys>`` unless a name was set."""
+        keys = self.keys if isinstance(self.keys, str) else ",".join(self.keys)
+        return self.name or f"RunnablePick<{keys}>"
+
+    def _pick(self, input: Any, strict: bool = True) -> Any:
+        data = _require_dict(self, input)
+        if isinstance(self.keys, str):
+            if self.keys not in data:
+                if not strict:
+                    return _NOTHING
+                raise MissingVariableError(
+                    f"{self.get_name()}: input has no key {self.keys!r}; its keys are {sorted(data)}"
+                )
+            return data[self.keys]
+        picked = {k: data[k] for k in self.keys if k in data}
+        return picked if picked or strict else _NOTHING
+
+    def invoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """Return the picked value(s)."""
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(self._pick, input, config)
+
+    def _pick_chunks(self, chunks: Iterator[Any]) -> Iterator[Any]:
+        for chunk in chunks:
+            picked = self._pick(chunk, strict=False)
+            if picked is not _NOTHING:
+                yield picked
+
+    async def _apick_chunks(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        async for chunk in chunks:
+            picked = self._pick(chunk, strict=False)
+            if picked is not _NOTHING:
+                yield picked
+
+    def transform(self, input: Iterator[dict[str, Any]], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+        """Pick from each input chunk as it arrives (chunks without the keys are skipped)."""
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(input, self._pick_chunks, config)
+
+    async def atransform(self, input: AsyncIterator[dict[str, Any]], config: RunnableConfig | None = None,
+                         **kwargs: Any) -> AsyncIterator[Any]:
+        """Async ``transform``."""
+        self._reject_kwargs(kwargs)
+        async for chunk in self._atransform_stream_with_config(input, self._apick_chunks, config):
+            yield chunk

@@ -1,0 +1,203 @@
+"""RunnableSequence: ``a | b | c``, each step's output is the next step's input."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ragline.core.config import RunnableConfig, ensure_config, get_config_list
+from ragline.core.exceptions import InvalidInputError
+from ragline.core.runnables.base import (
+    Input,
+    Output,
+    Runnable,
+    _aend_run,
+    _end_run,
+    coerce_to_runnable,
+)
+
+if TYPE_CHECKING:
+    from ragline.core.runnables.graph import Graph
+
+__all__ = ["RunnableSequence"]
+
+
+async def _aiter_one(value: Any) -> AsyncIterator[Any]:
+    yield value
+
+
+class RunnableSequence(Runnable[Input, Output]):
+    """Run steps one after another; made by ``a | b``.
+
+    Nested sequences are flattened. Streaming is real: ``stream`` chains the steps'
+    ``transform`` methods, so a step that streams (a model, a parser, a generator)
+    passes chunks on as they come, and a step that cannot transform buffers its input.
+    ``batch`` calls each step's ``batch`` once for all inputs (so a retriever with a
+    batch search runs it once) while still reporting one sequence run per input.
+
+    Args:
+        steps: two or more runnables (callables and dicts are coerced).
+        name: the run name (default ``"RunnableSequence"``).
+
+    Raises:
+        InvalidInputError: fewer than two steps.
+
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> seq = RunnableLambda(lambda x: x + 1) | (lambda x: x * 2)
+        >>> seq.invoke(3), len(seq.steps)
+        (8, 2)
+    """
+
+    def __init__(self, *steps: Any, name: str | None = None) -> None:
+        flat: list[Runnable[Any, Any]] = []
+        for step in steps:
+            runnable = coerce_to_runnable(step)
+            if isinstance(runnable, RunnableSequence) and runnable.name is None:
+                flat.extend(runnable.steps)
+            else:
+                flat.append(runnable)
+        if len(flat) < 2:
+            raise InvalidInputError(f"RunnableSequence needs at least 2 steps, got {len(flat)}")
+        self.first: Runnable[Input, Any] = flat[0]
+        self.middle: list[Runnable[Any, Any]] = flat[1:-1]
+        self.last: Runnable[Any, Output] = flat[-1]
+        self.name = name
+
+    @property
+    def steps(self) -> list[Runnable[Any, Any]]:
+        """All steps, first to last."""
+        return [self.first, *self.middle, self.last]
+
+    def __repr__(self) -> str:
+        return "\n| ".join(repr(step) for step in self.steps)
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return self.steps
+
+    # ---- single input ---------------------------------------------------------------
+    def _invoke_steps(self, input: Any) -> Any:
+        for step in self.steps:
+            input = step.invoke(input)  # config flows through the current-config var
+        return input
+
+    async def _ainvoke_steps(self, input: Any) -> Any:
+        for step in self.steps:
+            input = await step.ainvoke(input)
+        return input
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Run the steps in order, as one chain run with a child run per step."""
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(self._invoke_steps, input, config)
+
+    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Await each step's ``ainvoke`` in order."""
+        self._reject_kwargs(kwargs)
+        return await self._acall_with_config(self._ainvoke_steps, input, config)
+
+    # ---- streaming ------------------------------------------------------------------
+    def _transform_steps(self, chunks: Iterator[Any]) -> Iterator[Any]:
+        for step in self.steps:
+            chunks = step.transform(chunks)
+        return chunks
+
+    def _atransform_steps(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        for step in self.steps:
+            chunks = step.atransform(chunks)
+        return chunks
+
+    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+        """Stream the last step's chunks as they are produced."""
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(iter([input]), self._transform_steps, config,
+                                                      start_input=input)
+
+    def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+        """Stream from a stream of input chunks through every step."""
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(input, self._transform_steps, config)
+
+    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+        """Async ``stream``."""
+        self._reject_kwargs(kwargs)
+        async for chunk in self._atransform_stream_with_config(
+            _aiter_one(input), self._atransform_steps, config, start_input=input
+        ):
+            yield chunk
+
+    async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
+                         **kwargs: Any) -> AsyncIterator[Output]:
+        """Async ``transform``."""
+        self._reject_kwargs(kwargs)
+        async for chunk in self._atransform_stream_with_config(input, self._atransform_steps, config):
+            yield chunk
+
+    # ---- many inputs ----------------------------------------------------------------
+    def batch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+              *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+        """Batch step by step: each step's ``batch`` runs once over the surviving inputs.
+
+        An input whose step fails drops out; the others finish. Without
+        ``return_exceptions`` the first failure (in input order) is raised afterwards.
+        """
+        self._reject_kwargs(kwargs)
+        inputs = list(inputs)
+        if not inputs:
+            return []
+        configs = [ensure_config(c) for c in get_config_list(config, len(inputs))]
+        runs = [self._start_run(x, c, "chain") for x, c in zip(inputs, configs, strict=True)]
+        children = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
+        values: list[Any] = list(inputs)
+        failed: dict[int, BaseException] = {}
+        for step in self.steps:
+            alive = [i for i in range(len(inputs)) if i not in failed]
+            if not alive:
+                break
+            outputs = step.batch([values[i] for i in alive], [children[i] for i in alive],
+                                 return_exceptions=True)
+            for i, output in zip(alive, outputs, strict=True):
+                if isinstance(output, Exception):
+                    failed[i] = output
+                else:
+                    values[i] = output
+        for i, run in enumerate(runs):
+            _end_run(run, values[i], error=failed.get(i))
+        if failed and not return_exceptions:
+            raise failed[min(failed)]
+        return [failed.get(i, values[i]) for i in range(len(inputs))]
+
+    async def abatch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+                     *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+        """Async twin of :meth:`batch`."""
+        self._reject_kwargs(kwargs)
+        inputs = list(inputs)
+        if not inputs:
+            return []
+        configs = [ensure_config(c) for c in get_config_list(config, len(inputs))]
+        runs = [await self._astart_run(x, c, "chain") for x, c in zip(inputs, configs, strict=True)]
+        children = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
+        values: list[Any] = list(inputs)
+        failed: dict[int, BaseException] = {}
+        for step in self.steps:
+            alive = [i for i in range(len(inputs)) if i not in failed]
+            if not alive:
+                break
+            outputs = await step.abatch([values[i] for i in alive], [children[i] for i in alive],
+                                        return_exceptions=True)
+            for i, output in zip(alive, outputs, strict=True):
+                if isinstance(output, Exception):
+                    failed[i] = output
+                else:
+                    values[i] = output
+        for i, run in enumerate(runs):
+            await _aend_run(run, values[i], error=failed.get(i))
+        if failed and not return_exceptions:
+            raise failed[min(failed)]
+        return [failed.get(i, values[i]) for i in range(len(inputs))]
+
+    def get_graph(self) -> Graph:
+        """Chain the steps' graphs: the last node of each joins the first of the next."""
+        from ragline.core.runnables.graph import Graph
+
+        return Graph.chain([step.get_graph() for step in self.steps])
