@@ -256,12 +256,29 @@ class CacheBackedEmbeddings(Embeddings):
         size = self.batch_size or max(len(pairs), 1)
         return [pairs[start : start + size] for start in range(0, len(pairs), size)]
 
-    def _checked(self, misses: list[tuple[str, str]], computed: np.ndarray) -> np.ndarray:
-        return validate_embeddings(
+    def _checked(
+        self,
+        misses: list[tuple[str, str]],
+        computed: np.ndarray,
+        cached: list[np.ndarray | None],
+    ) -> np.ndarray:
+        matrix = validate_embeddings(
             computed,
             expected_rows=len(misses),
             source=type(self.underlying_embeddings).__name__,
         )
+        # checked before the new vectors are stored, so a mismatch writes nothing
+        self._check_one_dimension([*cached, matrix[0]])
+        return matrix
+
+    def _check_one_dimension(self, vectors: list[np.ndarray | None]) -> None:
+        dimensions = {len(vector) for vector in vectors if vector is not None}
+        if len(dimensions) > 1:
+            raise DimensionError(
+                f"cached vectors under namespace {self.namespace!r} have dimensions "
+                f"{sorted(dimensions)}; a namespace must hold one model's vectors "
+                "(give each model its own namespace)"
+            )
 
     def _fill(
         self,
@@ -284,7 +301,7 @@ class CacheBackedEmbeddings(Embeddings):
         cached: list[np.ndarray | None],
         keys: list[str],
     ) -> None:
-        store.mset(self._fill(misses, self._checked(misses, computed), cached, keys))
+        store.mset(self._fill(misses, self._checked(misses, computed, cached), cached, keys))
 
     async def _aremember(
         self,
@@ -294,14 +311,8 @@ class CacheBackedEmbeddings(Embeddings):
         cached: list[np.ndarray | None],
         keys: list[str],
     ) -> None:
-        await store.amset(self._fill(misses, self._checked(misses, computed), cached, keys))
+        await store.amset(self._fill(misses, self._checked(misses, computed, cached), cached, keys))
 
     def _assemble(self, vectors: list[np.ndarray | None]) -> np.ndarray:
-        dimensions = {len(vector) for vector in vectors if vector is not None}
-        if len(dimensions) > 1:
-            raise DimensionError(
-                f"cached vectors under namespace {self.namespace!r} have dimensions "
-                f"{sorted(dimensions)}; a namespace must hold one model's vectors "
-                "(give each model its own namespace)"
-            )
+        self._check_one_dimension(vectors)
         return np.ascontiguousarray(np.stack(vectors), dtype=np.float32)  # type: ignore[arg-type]
