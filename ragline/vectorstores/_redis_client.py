@@ -1,0 +1,171 @@
+"""Connections for the Redis-backed stores: clients, safe URLs, errors, command drivers.
+
+Store logic is written as generators that yield lists of commands and receive their
+replies (``ResponseError`` objects in place of failed replies), so the same code runs on
+a sync client (:func:`run`) and on ``redis.asyncio`` (:func:`arun`). A list of several
+commands goes out as one pipeline (one round trip, no MULTI).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+from ragline.core._optional import require
+from ragline.core.exceptions import ConfigurationError, StoreConnectionError
+
+__all__ = [
+    "Operation",
+    "arun",
+    "describe_client",
+    "make_async_client",
+    "make_client",
+    "run",
+    "safe_url",
+]
+
+T = TypeVar("T")
+Command = tuple[Any, ...]
+# yields a list of commands, receives one reply per command, returns T
+Operation = Generator[list[Command], list[Any], T]
+
+
+def redis_module() -> Any:
+    return require("redis", "redis")
+
+
+def safe_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (for error messages and reprs).
+
+    Example:
+        >>> safe_url("redis://user:secret@host:6379/0")
+        'redis://user:***@host:6379/0'
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparsable Redis URL>"
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def describe_client(client: Any) -> str:
+    """Where a user-supplied client points (``redis://host:port/db``), without secrets."""
+    try:
+        kwargs = client.connection_pool.connection_kwargs
+    except AttributeError:
+        return repr(type(client).__name__)
+    if "path" in kwargs:
+        return f"unix://{kwargs['path']}"
+    return f"redis://{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}/{kwargs.get('db', 0)}"
+
+
+def make_client(url: str, *, connect_timeout: float, timeout: float | None) -> Any:
+    """A sync client for ``url`` speaking RESP2 with bytes replies (vectors are binary)."""
+    redis = redis_module()
+    try:
+        return redis.Redis.from_url(
+            url,
+            protocol=2,
+            decode_responses=False,
+            socket_connect_timeout=connect_timeout,
+            socket_timeout=timeout,
+        )
+    except ValueError as err:
+        raise ConfigurationError(f"invalid Redis URL {safe_url(url)!r}: {err}") from err
+
+
+def make_async_client(url: str, *, connect_timeout: float, timeout: float | None) -> Any:
+    """A ``redis.asyncio`` client, configured as :func:`make_client`."""
+    asyncio_redis = require("redis.asyncio", "redis", package="redis")
+    return asyncio_redis.Redis.from_url(
+        url,
+        protocol=2,
+        decode_responses=False,
+        socket_connect_timeout=connect_timeout,
+        socket_timeout=timeout,
+    )
+
+
+def check_client(client: Any) -> Any:
+    """The client to use for a user's ``redis.Redis``: itself if it speaks RESP2 with bytes
+    replies (vectors are binary), else a client with the same connection settings that does.
+    """
+    redis = redis_module()
+    if not isinstance(client, redis.Redis):
+        raise ConfigurationError(
+            f"client must be a redis.Redis (sync) client, got {type(client).__name__}; pass "
+            "a redis.asyncio client as async_client"
+        )
+    pool = client.connection_pool
+    kwargs = dict(pool.connection_kwargs)
+    if not kwargs.get("decode_responses") and kwargs.get("protocol") in (2, "2"):
+        return client
+    kwargs.update(protocol=2, decode_responses=False)
+    for name in list(kwargs):  # RESP3-only extras of newer redis-py versions
+        if name.startswith(("maint_notifications", "orig_")):
+            del kwargs[name]
+    return redis.Redis(
+        connection_pool=redis.ConnectionPool(connection_class=pool.connection_class, **kwargs)
+    )
+
+
+def _connection_error(err: Exception, where: str) -> StoreConnectionError:
+    return StoreConnectionError(
+        f"cannot reach Redis at {where}: {err or type(err).__name__}. Is the server running? "
+        "(start one with: scripts/redis-stack.sh start 6379)"
+    )
+
+
+def run(client: Any, operation: Operation[T], where: str) -> T:
+    """Drive ``operation`` on a sync client; connection failures become StoreConnectionError."""
+    redis = redis_module()
+    response_error = redis.exceptions.ResponseError
+    try:
+        commands = next(operation)
+        while True:
+            if len(commands) == 1:
+                try:
+                    replies = [client.execute_command(*commands[0])]
+                except response_error as err:
+                    replies = [err]
+            else:
+                pipe = client.pipeline(transaction=False)
+                for command in commands:
+                    pipe.execute_command(*command)
+                replies = pipe.execute(raise_on_error=False)
+            commands = operation.send(replies)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as err:
+        operation.close()
+        raise _connection_error(err, where) from err
+
+
+async def arun(client: Any, operation: Operation[T], where: str) -> T:
+    """Drive ``operation`` on a ``redis.asyncio`` client (as :func:`run`)."""
+    redis = redis_module()
+    response_error = redis.exceptions.ResponseError
+    try:
+        commands = next(operation)
+        while True:
+            if len(commands) == 1:
+                try:
+                    replies = [await client.execute_command(*commands[0])]
+                except response_error as err:
+                    replies = [err]
+            else:
+                pipe = client.pipeline(transaction=False)
+                for command in commands:
+                    pipe.execute_command(*command)
+                replies = await pipe.execute(raise_on_error=False)
+            commands = operation.send(replies)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as err:
+        operation.close()
+        raise _connection_error(err, where) from err

@@ -1,0 +1,578 @@
+"""Redis vector store: documents as hashes, searched with RediSearch vector fields.
+
+Needs Redis Stack (Redis with the RediSearch module; ``scripts/redis-stack.sh start 6379``
+runs one locally) and ``pip install 'ragline[redis]'``.
+
+Layout (see :mod:`ragline.vectorstores._redis_schema`): each document is the hash
+``{key_prefix}:{id}`` holding the text, the vector as FLOAT32 bytes, the whole metadata
+as JSON and one field per indexed metadata field; the index covers every key under the
+prefix. Indexed metadata fields are declared (``index_schema``) or inferred from the first
+documents written (str and bool -> tag, int and float -> numeric); a field first seen
+later is added to the index. Filters use the shared filter language and run inside the
+KNN query, so a filtered search returns k results whenever k documents match.
+
+Native scores are RediSearch's distances, lower is closer: COSINE gives ``1 - cosine``
+in [0, 2], IP gives ``1 - inner product``, L2 gives the SQUARED Euclidean distance.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ragline.core import Document
+from ragline.core.exceptions import (
+    ConfigurationError,
+    DimensionError,
+    InvalidInputError,
+    RaglineError,
+)
+from ragline.vectorstores import _redis_client as conn
+from ragline.vectorstores._redis_schema import (
+    IndexSchema,
+    check_fields,
+    check_index_name,
+    check_key_prefix,
+    encode_value,
+    field_args,
+    filter_to_query,
+    infer_kind,
+    parse_index_schema,
+    parse_vector_schema,
+    schema_from_info,
+    validation_error,
+)
+from ragline.vectorstores.base import SearchHit, VectorStore
+from ragline.vectorstores.filters import FilterNode
+
+if TYPE_CHECKING:
+    from ragline.embeddings import Embeddings
+
+__all__ = ["Redis"]
+
+DEFAULT_URL = "redis://localhost:6379"
+_SCORE = "__vector_score"
+
+
+class Redis(VectorStore):
+    """A vector store on Redis Stack (RediSearch FLAT or HNSW vector index).
+
+    Args:
+        embedding: the Embeddings for texts and queries.
+        redis_url: where the server is (``redis://[user:password@]host:port[/db]``,
+            ``rediss://`` for TLS). Ignored when ``client`` is given.
+        client: an existing ``redis.Redis`` client (created with ``decode_responses=False``)
+            instead of a URL. Async methods then run in threads unless ``async_client``
+            is given too.
+        async_client: a ``redis.asyncio.Redis`` (RESP2, bytes replies) for the async
+            methods, reused across calls; without it each async call opens and closes
+            its own connection to ``redis_url``.
+        index_name: the RediSearch index; a random name when omitted.
+        key_prefix: document keys are ``{key_prefix}:{id}``; default ``doc:{index_name}``.
+        index_schema: indexed metadata fields, ``{"source": "tag", "page": "numeric",
+            "title": "text"}`` (LangChain's ``{"tag": [{"name": "source"}], ...}`` works too).
+        infer_schema: index metadata fields not declared, from the values written
+            (default: True when ``index_schema`` is omitted).
+        vector_schema: ``{"algorithm": "FLAT" | "HNSW", "distance_metric": "COSINE" |
+            "IP" | "L2", "m": 16, "ef_construction": 200, "ef_runtime": 10}``.
+        content_key, vector_key: hash field names of the text and the vector.
+        ttl: seconds each written document lives (its own expiry, renewed on re-add);
+            None keeps documents forever.
+        batch_size: documents per pipelined write.
+        connect_timeout, timeout: socket timeouts in seconds (connect, then each reply).
+
+    Raises:
+        ConfigurationError: a bad option (the message names it and the valid values).
+
+    Example:
+        >>> store = Redis.from_texts(["cats purr", "dogs bark"], embeddings,  # doctest: +SKIP
+        ...     redis_url="redis://localhost:6379", index_name="pets")
+        >>> store.similarity_search("kitten", k=1, filter={"lang": "en"})  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        embedding: Embeddings,
+        *,
+        redis_url: str = DEFAULT_URL,
+        client: Any = None,
+        async_client: Any = None,
+        index_name: str | None = None,
+        key_prefix: str | None = None,
+        index_schema: Mapping[str, Any] | None = None,
+        infer_schema: bool | None = None,
+        vector_schema: Mapping[str, Any] | None = None,
+        content_key: str = "content",
+        vector_key: str = "content_vector",
+        ttl: float | None = None,
+        batch_size: int = 1000,
+        connect_timeout: float = 5.0,
+        timeout: float | None = 30.0,
+    ) -> None:
+        index_name = check_index_name(index_name or f"ragline-{uuid.uuid4().hex[:12]}")
+        schema = IndexSchema(
+            index_name=index_name,
+            key_prefix=check_key_prefix(key_prefix or f"doc:{index_name}"),
+            content_key=content_key,
+            vector_key=vector_key,
+            **parse_vector_schema(vector_schema),
+        )
+        if len(set(schema.reserved)) != 3 or not all(schema.reserved):
+            raise ConfigurationError(
+                f"content_key {content_key!r}, vector_key {vector_key!r} and the metadata "
+                f"field {schema.metadata_key!r} must be distinct non-empty names"
+            )
+        schema.fields = check_fields(parse_index_schema(index_schema), (*schema.reserved, _SCORE))
+        if ttl is not None and (
+            isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or ttl <= 0
+        ):
+            raise ConfigurationError(
+                f"ttl must be a positive number of seconds or None, got {ttl!r}"
+            )
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigurationError(f"batch_size must be a positive int, got {batch_size!r}")
+        self._embedding = embedding
+        self._schema = schema
+        self._declared = dict(schema.fields)
+        self._infer = index_schema is None if infer_schema is None else bool(infer_schema)
+        self._ttl_ms = None if ttl is None else max(1, int(ttl * 1000))
+        self._batch_size = batch_size
+        self._timeouts = {"connect_timeout": connect_timeout, "timeout": timeout}
+        self._url = None if client is not None else redis_url
+        self._client = None if client is None else conn.check_client(client)
+        self._async_client = async_client
+        self._where = conn.safe_url(redis_url) if client is None else conn.describe_client(client)
+        self._index_ready = False  # the index is known to exist with this schema
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def from_existing_index(
+        cls,
+        embedding: Embeddings,
+        index_name: str,
+        *,
+        redis_url: str = DEFAULT_URL,
+        client: Any = None,
+        **options: Any,
+    ) -> Redis:
+        """Open an index that already exists, reading its schema from the server.
+
+        Args:
+            embedding: the Embeddings the index was built with.
+            index_name: the existing index.
+            redis_url, client: where the server is (as the constructor).
+            **options: other constructor options (ttl, batch_size, timeouts ...); the
+                schema options come from the index itself.
+
+        Raises:
+            ConfigurationError: no such index, or an index this store cannot read.
+            StoreConnectionError: the server cannot be reached.
+
+        Example:
+            >>> store = Redis.from_existing_index(embeddings, "pets")  # doctest: +SKIP
+        """
+        probe = cls(embedding, redis_url=redis_url, client=client, index_name=index_name)
+        found = probe._run(probe._info_op())
+        if found is None:
+            raise ConfigurationError(f"index {index_name!r} does not exist at {probe._where}")
+        store = cls(
+            embedding,
+            redis_url=redis_url,
+            client=probe._client,
+            index_name=index_name,
+            key_prefix=found.key_prefix,
+            index_schema=found.fields,
+            infer_schema=options.pop("infer_schema", True),
+            vector_schema={"algorithm": found.algorithm, "distance_metric": found.distance_metric,
+                           "m": found.hnsw_m, "ef_construction": found.hnsw_ef_construction},
+            content_key=found.content_key,
+            vector_key=found.vector_key,
+            **options,
+        )  # fmt: skip
+        if client is None:
+            store._url, store._where = redis_url, conn.safe_url(redis_url)
+        store._schema.dimension = found.dimension
+        store._index_ready = True
+        return store
+
+    # ------------------------------------------------------------------ primitives
+
+    @property
+    def embeddings(self) -> Embeddings:
+        return self._embedding
+
+    @property
+    def index_name(self) -> str:
+        """The RediSearch index name."""
+        return self._schema.index_name
+
+    @property
+    def key_prefix(self) -> str:
+        """Documents are stored under ``{key_prefix}:{id}``."""
+        return self._schema.key_prefix
+
+    @property
+    def dimension(self) -> int | None:
+        if self._schema.dimension is None:
+            self._run(self._sync_schema_op())  # another process may have created the index
+        return self._schema.dimension
+
+    @property
+    def score_kind(self) -> str:
+        return self._schema.score_kind
+
+    @property
+    def index_schema(self) -> dict[str, str]:
+        """The indexed metadata fields, ``{name: "tag" | "numeric" | "text"}``."""
+        return dict(self._schema.fields)
+
+    def count(self) -> int:
+        return self._run(self._count_op())
+
+    def _upsert(self, ids: list[str], vectors: np.ndarray, documents: list[Document]) -> None:
+        self._run(self._upsert_op(ids, vectors, documents))
+
+    def _delete(self, ids: list[str]) -> None:
+        self._run(self._delete_op(ids))
+
+    def _get_by_ids(self, ids: list[str]) -> list[Document]:
+        return self._run(self._get_op(ids))
+
+    def _search(
+        self, queries: np.ndarray, k: int, filter: FilterNode | None, *, with_vectors: bool
+    ) -> list[list[SearchHit]]:
+        return self._run(self._search_op(queries, k, filter, with_vectors))
+
+    async def _aupsert(
+        self, ids: list[str], vectors: np.ndarray, documents: list[Document]
+    ) -> None:
+        await self._arun(self._upsert_op(ids, vectors, documents))
+
+    async def _adelete(self, ids: list[str]) -> None:
+        await self._arun(self._delete_op(ids))
+
+    async def _aget_by_ids(self, ids: list[str]) -> list[Document]:
+        return await self._arun(self._get_op(ids))
+
+    async def _asearch(
+        self, queries: np.ndarray, k: int, filter: FilterNode | None, *, with_vectors: bool
+    ) -> list[list[SearchHit]]:
+        return await self._arun(self._search_op(queries, k, filter, with_vectors))
+
+    async def acount(self) -> int:
+        """Async :meth:`count`."""
+        return await self._arun(self._count_op())
+
+    # ------------------------------------------------------------------ index management
+
+    def drop_index(self, *, delete_documents: bool = False) -> bool:
+        """Drop the index, and with ``delete_documents=True`` every document it covers.
+
+        Returns:
+            True if an index was dropped, False if it did not exist.
+
+        Example:
+            >>> store.drop_index(delete_documents=True)  # doctest: +SKIP
+            True
+        """
+        return self._run(self._drop_op(delete_documents))
+
+    async def adrop_index(self, *, delete_documents: bool = False) -> bool:
+        """Async :meth:`drop_index`."""
+        return await self._arun(self._drop_op(delete_documents))
+
+    def close(self) -> None:
+        """Close the connections this store opened (a client passed in stays open)."""
+        if self._client is not None and self._url is not None:
+            self._client.close()
+            self._client = None
+
+    # ------------------------------------------------------------------ drivers
+
+    def _sync_client(self) -> Any:
+        if self._client is None:
+            assert self._url is not None
+            self._client = conn.make_client(self._url, **self._timeouts)
+        return self._client
+
+    def _run(self, operation: conn.Operation[Any]) -> Any:
+        try:
+            return conn.run(self._sync_client(), operation, self._where)
+        except ConnectionError:
+            self._index_ready = False  # the server may come back empty: check again
+            raise
+
+    async def _arun(self, operation: conn.Operation[Any]) -> Any:
+        import asyncio
+
+        if self._async_client is not None:
+            client, owned = self._async_client, False
+        elif self._url is not None:
+            # asyncio connections belong to one event loop, so each call opens its own and
+            # closes it (pass async_client= to reuse a pool across many calls)
+            client, owned = conn.make_async_client(self._url, **self._timeouts), True
+        else:  # only a sync client was given: run it in a worker thread
+            return await asyncio.to_thread(self._run, operation)
+        try:
+            return await conn.arun(client, operation, self._where)
+        except ConnectionError:
+            self._index_ready = False
+            raise
+        finally:
+            if owned:
+                await client.aclose()
+
+    # ------------------------------------------------------------------ operations
+
+    def _info_op(self) -> conn.Operation[IndexSchema | None]:
+        """Read the index's schema from FT.INFO (None when there is no such index)."""
+        [reply] = yield [("FT.INFO", self._schema.index_name)]
+        if isinstance(reply, Exception):
+            if "unknown index" in str(reply).lower() or "no such index" in str(reply).lower():
+                return None
+            raise _response_error(reply, "FT.INFO")
+        return schema_from_info(reply, self._schema.index_name)
+
+    def _sync_schema_op(self) -> conn.Operation[IndexSchema | None]:
+        """Check the server's index against this store's settings and adopt its fields."""
+        found = yield from self._info_op()
+        if found is None:
+            self._index_ready = False
+            self._schema.fields = dict(self._declared)  # inferred fields are re-inferred
+            return None
+        mine = self._schema
+        for what, expected, actual in (
+            ("key prefix", mine.key_prefix, found.key_prefix),
+            ("distance metric", mine.distance_metric, found.distance_metric),
+            ("algorithm", mine.algorithm, found.algorithm),
+            ("dimension", mine.dimension or found.dimension, found.dimension),
+            ("vector field", mine.vector_key, found.vector_key),
+            ("content field", mine.content_key, found.content_key),
+        ):
+            if expected != actual:
+                raise ConfigurationError(
+                    f"index {mine.index_name!r} already exists with {what} {actual!r}, but this "
+                    f"store was configured with {expected!r}; use Redis.from_existing_index to "
+                    "open it as it is, or another index_name"
+                )
+        for name, kind in self._declared.items():
+            if found.fields.get(name, kind) != kind:
+                raise ConfigurationError(
+                    f"index {mine.index_name!r} already has field {name!r} as a "
+                    f"{found.fields[name]} field, but index_schema declares it {kind}"
+                )
+        mine.dimension = found.dimension
+        mine.fields = {**found.fields}
+        self._index_ready = True
+        return found
+
+    def _upsert_op(
+        self, ids: list[str], vectors: np.ndarray, documents: list[Document]
+    ) -> conn.Operation[None]:
+        schema = self._schema
+        if not self._index_ready:
+            yield from self._sync_schema_op()
+        if schema.dimension is not None and vectors.shape[1] != schema.dimension:
+            raise DimensionError(
+                f"vectors have dimension {vectors.shape[1]} but index {schema.index_name!r} "
+                f"holds vectors of dimension {schema.dimension}; nothing was written"
+            )
+        new_fields = self._new_fields(documents) if self._infer else {}
+        fields = {**schema.fields, **new_fields}
+        commands = self._write_commands(ids, vectors, documents, fields)  # checks every value
+        if not self._index_ready:
+            schema.dimension = int(vectors.shape[1])
+            schema.fields = fields
+            [reply] = yield [tuple(schema.create_args())]
+            if isinstance(reply, Exception):
+                if "already exists" not in str(reply):
+                    raise _response_error(reply, "FT.CREATE")
+                yield from self._sync_schema_op()  # created meanwhile by another process
+            self._index_ready = True
+            new_fields = {name: kind for name, kind in fields.items() if name not in schema.fields}
+        for name, kind in new_fields.items():
+            if name in schema.fields:
+                continue
+            [reply] = yield [
+                ("FT.ALTER", schema.index_name, "SCHEMA", "ADD", *field_args(name, kind))
+            ]
+            if isinstance(reply, Exception) and "duplicate" not in str(reply).lower():
+                raise _response_error(reply, "FT.ALTER")
+            schema.fields[name] = kind
+        per_batch = self._batch_size * (len(commands) // max(1, len(ids)))
+        for start in range(0, len(commands), per_batch):
+            replies = yield commands[start : start + per_batch]
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise _response_error(reply, "HSET")
+
+    def _new_fields(self, documents: list[Document]) -> dict[str, str]:
+        """Metadata fields to index that the schema lacks, inferred from their values."""
+        known = self._schema.fields
+        reserved = (*self._schema.reserved, _SCORE)
+        kinds: dict[str, set[str]] = {}
+        for document in documents:
+            for name, value in document.metadata.items():
+                if name in known or name in reserved or value is None:
+                    continue
+                kind = infer_kind(value)
+                if kind is not None and _is_field_name(name):
+                    kinds.setdefault(name, set()).add(kind)
+        # a field with both numbers and strings is a tag field (ranges need numeric)
+        return {name: "tag" if "tag" in found else "numeric" for name, found in kinds.items()}
+
+    def _write_commands(
+        self, ids: list[str], vectors: np.ndarray, documents: list[Document], fields: dict[str, str]
+    ) -> list[tuple[Any, ...]]:
+        schema = self._schema
+        commands: list[tuple[Any, ...]] = []
+        for position, (doc_id, vector, document) in enumerate(
+            zip(ids, vectors, documents, strict=True)
+        ):
+            key = schema.key(doc_id)
+            metadata = document.metadata
+            try:
+                blob = json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))
+            except (TypeError, ValueError) as err:
+                raise InvalidInputError(
+                    f"metadatas[{position}] cannot be stored as JSON ({err}); use str, int, "
+                    "float, bool, None, lists and dicts; nothing was written"
+                ) from err
+            hset: list[Any] = ["HSET", key, schema.content_key, document.page_content,
+                               schema.vector_key, vector.tobytes(), schema.metadata_key, blob]  # fmt: skip
+            for name, kind in fields.items():
+                value = metadata.get(name)
+                if value is None:
+                    continue
+                try:
+                    hset += (name, encode_value(kind, value))
+                except TypeError:
+                    raise validation_error(position, name, kind, value) from None
+            # DEL first: re-adding an id replaces the whole document (no stale fields)
+            commands += (("DEL", key), tuple(hset))
+            if self._ttl_ms is not None:
+                commands.append(("PEXPIRE", key, self._ttl_ms))
+        return commands
+
+    def _delete_op(self, ids: list[str]) -> conn.Operation[None]:
+        keys = [self._schema.key(doc_id) for doc_id in ids]
+        for start in range(0, len(keys), self._batch_size):
+            [reply] = yield [("DEL", *keys[start : start + self._batch_size])]
+            if isinstance(reply, Exception):
+                raise _response_error(reply, "DEL")
+
+    def _get_op(self, ids: list[str]) -> conn.Operation[list[Document]]:
+        schema = self._schema
+        names = [schema.content_key, schema.metadata_key, *schema.fields]
+        documents: list[Document] = []
+        for start in range(0, len(ids), self._batch_size):
+            chunk = ids[start : start + self._batch_size]
+            replies = yield [("HMGET", schema.key(doc_id), *names) for doc_id in chunk]
+            for doc_id, reply in zip(chunk, replies, strict=True):
+                if isinstance(reply, Exception):
+                    raise _response_error(reply, "HMGET")
+                if reply[0] is not None:
+                    documents.append(self._document(doc_id, dict(zip(names, reply, strict=True))))
+        return documents
+
+    def _count_op(self) -> conn.Operation[int]:
+        [reply] = yield [("FT.SEARCH", self._schema.index_name, "*", "LIMIT", 0, 0, "DIALECT", 2)]
+        if isinstance(reply, Exception):
+            if "no such index" in str(reply).lower() or "unknown index" in str(reply).lower():
+                return 0
+            raise _response_error(reply, "FT.SEARCH")
+        return int(reply[0])
+
+    def _drop_op(self, delete_documents: bool) -> conn.Operation[bool]:
+        command: tuple[Any, ...] = ("FT.DROPINDEX", self._schema.index_name)
+        [reply] = yield [(*command, "DD") if delete_documents else command]
+        self._index_ready = False
+        self._schema.fields = dict(self._declared)
+        if isinstance(reply, Exception):
+            if "no such index" in str(reply).lower() or "unknown index" in str(reply).lower():
+                return False
+            raise _response_error(reply, "FT.DROPINDEX")
+        return True
+
+    def _search_op(
+        self, queries: np.ndarray, k: int, filter: FilterNode | None, with_vectors: bool
+    ) -> conn.Operation[list[list[SearchHit]]]:
+        schema = self._schema
+        if not self._index_ready:
+            found = yield from self._sync_schema_op()
+            if found is None:
+                return [[] for _ in range(len(queries))]
+        where, params = filter_to_query(filter, schema.fields)  # FilterError before any search
+        if queries.shape[1] != schema.dimension:
+            raise DimensionError(
+                f"query vectors have dimension {queries.shape[1]} but index "
+                f"{schema.index_name!r} holds vectors of dimension {schema.dimension}"
+            )
+        prefix = "*" if where == "*" else f"({where})"
+        query = f"{prefix}=>[KNN {int(k)} @{schema.vector_key} $vector AS {_SCORE}]"
+        flat_params: list[Any] = []
+        for name, value in params.items():
+            flat_params += (name, value)
+        returned = [schema.content_key, schema.metadata_key, _SCORE, *schema.fields]
+        if with_vectors:
+            returned.append(schema.vector_key)
+        commands = [
+            ("FT.SEARCH", schema.index_name, query, "PARAMS", len(flat_params) + 2,
+             "vector", vector.tobytes(), *flat_params, "SORTBY", _SCORE, "ASC",
+             "RETURN", len(returned), *returned, "LIMIT", 0, int(k), "DIALECT", 2)
+            for vector in queries
+        ]  # fmt: skip
+        replies = yield commands
+        results = []
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise _response_error(reply, "FT.SEARCH")
+            results.append(self._hits(reply, with_vectors))
+        return results
+
+    # ------------------------------------------------------------------ decoding
+
+    def _hits(self, reply: list[Any], with_vectors: bool) -> list[SearchHit]:
+        schema = self._schema
+        prefix_length = len(schema.key_prefix) + 1
+        hits = []
+        for position in range(1, len(reply) - 1, 2):
+            key, flat = reply[position], reply[position + 1]
+            values = {_text(flat[i]): flat[i + 1] for i in range(0, len(flat) - 1, 2)}
+            doc_id = _text(key)[prefix_length:]
+            vector = None
+            if with_vectors:
+                vector = np.frombuffer(values[schema.vector_key], dtype=np.float32).copy()
+            hits.append(SearchHit(self._document(doc_id, values), float(values[_SCORE]), vector))
+        return hits
+
+    def _document(self, doc_id: str, values: Mapping[str, Any]) -> Document:
+        schema = self._schema
+        content = _text(values.get(schema.content_key) or b"")
+        blob = values.get(schema.metadata_key)
+        if blob is not None:
+            metadata = json.loads(blob)
+        else:  # written by another tool: rebuild what the indexed fields hold
+            metadata = {}
+            for name, kind in schema.fields.items():
+                raw = values.get(name)
+                if raw is not None:
+                    metadata[name] = float(raw) if kind == "numeric" else _text(raw)
+        return Document(content, metadata, id=doc_id)
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _is_field_name(name: str) -> bool:
+    return name.isidentifier() and name.isascii() and len(name) <= 100
+
+
+def _response_error(err: Exception, command: str) -> RaglineError:
+    return RaglineError(f"Redis rejected {command}: {err}")
