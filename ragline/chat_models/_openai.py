@@ -1,0 +1,436 @@
+"""ChatOpenAI: a chat model for any server speaking OpenAI's chat-completions protocol.
+
+OpenAI itself, vLLM, Ollama, llama.cpp's server, LM Studio ... all answer
+``POST {base_url}/chat/completions``. The ``openai`` package (``pip install
+'ragline[openai]'``) does the HTTP work, retries included; it is imported when the first
+request is made, and each client is created once (the async one once per event loop).
+
+Errors are mapped at this boundary, the SDK's error chained:
+
+- server unreachable, timed out, or still failing (429 / 5xx) after the retries:
+  ``StoreConnectionError`` naming the URL;
+- 401 / 403 (key rejected), 404 (unknown model or path): ``ConfigurationError``;
+- 400 / 422 (the server refused this request): ``InvalidInputError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import Any
+
+from ragline.core import (
+    AIMessage,
+    AIMessageChunk,
+    BaseChatModel,
+    BaseMessage,
+    ConfigurationError,
+    HumanMessage,
+    InvalidInputError,
+    RaglineError,
+    StoreConnectionError,
+    SystemMessage,
+    ToolMessage,
+)
+from ragline.core._optional import require
+from ragline.core.messages import ChatMessage
+
+__all__ = ["ChatOpenAI"]
+
+# Sent when a local server needs no key (the SDK insists on one); vLLM's docs use "EMPTY".
+_NO_KEY = "EMPTY"
+
+# Per-call options a caller may pass to invoke/stream or fix with bind(); anything else is
+# an error naming these.
+_CALL_OPTIONS = (
+    "temperature", "max_tokens", "top_p", "seed", "frequency_penalty", "presence_penalty",
+    "tools", "tool_choice", "parallel_tool_calls", "response_format", "logprobs",
+    "extra_body",
+)  # fmt: skip
+_SAMPLING = ("temperature", "max_tokens", "top_p", "seed", "frequency_penalty", "presence_penalty")
+
+
+def _number(name: str, value: Any, low: float, high: float | None = None) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInputError(f"{name} must be a number, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bounds = f"between {low} and {high}" if high is not None else f">= {low}"
+        raise InvalidInputError(f"{name} must be {bounds}, got {value!r}")
+
+
+def _stop_list(stop: str | Sequence[str] | None) -> list[str] | None:
+    if stop is None:
+        return None
+    stops = [stop] if isinstance(stop, str) else list(stop)
+    if not all(isinstance(s, str) and s for s in stops):
+        raise InvalidInputError(f"stop must be a string or a list of non-empty strings, got {stop!r}")
+    return stops
+
+
+def _content_for_openai(content: Any) -> Any:
+    if isinstance(content, str):
+        return content
+    return [{"type": "text", "text": part} if isinstance(part, str) else part for part in content]
+
+
+def message_to_openai(message: BaseMessage) -> dict[str, Any]:
+    """Convert a message to the chat-completions wire format.
+
+    Example:
+        >>> message_to_openai(HumanMessage("hi"))
+        {'role': 'user', 'content': 'hi'}
+    """
+    if isinstance(message, SystemMessage):
+        payload: dict[str, Any] = {"role": "system"}
+    elif isinstance(message, HumanMessage):
+        payload = {"role": "user"}
+    elif isinstance(message, AIMessage):
+        payload = {"role": "assistant"}
+        if message.tool_calls:
+            payload["tool_calls"] = [
+                {"id": call["id"], "type": "function",
+                 "function": {"name": call["name"], "arguments": json.dumps(call["args"])}}
+                for call in message.tool_calls
+            ]
+    elif isinstance(message, ToolMessage):
+        payload = {"role": "tool", "tool_call_id": message.tool_call_id}
+    elif isinstance(message, ChatMessage):
+        payload = {"role": message.role}
+    else:
+        raise InvalidInputError(f"ChatOpenAI cannot send a {type(message).__name__}")
+    payload["content"] = _content_for_openai(message.content)
+    if message.name:
+        payload["name"] = message.name
+    return payload
+
+
+def _usage(usage: Any) -> dict[str, int] | None:
+    if usage is None:
+        return None
+    return {
+        "input_tokens": usage.prompt_tokens or 0,
+        "output_tokens": usage.completion_tokens or 0,
+        "total_tokens": usage.total_tokens or 0,
+    }
+
+
+def _metadata(**values: Any) -> dict[str, Any]:
+    return {key: value for key, value in values.items() if value is not None}
+
+
+class ChatOpenAI(BaseChatModel):
+    """Chat model over the OpenAI chat-completions protocol (sync, async, streaming).
+
+    Args:
+        model: the model name the server knows (``"gpt-4o-mini"``, ``"llama3.1"`` ...).
+        base_url: the API root, e.g. ``"http://127.0.0.1:8000/v1"`` for vLLM; default
+            ``$OPENAI_BASE_URL``, else OpenAI's own API.
+        api_key: default ``$OPENAI_API_KEY``; may be left out when ``base_url`` points at
+            a server that needs no key.
+        temperature, max_tokens, top_p, seed, frequency_penalty, presence_penalty:
+            sampling settings sent with every request (``None``: the server's default).
+        stop: stop sequences sent with every request (a call's ``stop`` replaces them).
+        timeout: seconds to wait for a response (``None``: the SDK's default, 600 s).
+        max_retries: retries after a timeout, a connection error, 408/409/429 or 5xx,
+            with exponential backoff (a server's ``retry-after`` is honoured).
+        streaming: make ``invoke`` stream internally, so callbacks see every token.
+        stream_usage: ask for token usage in streamed responses
+            (``stream_options.include_usage``); turn off for servers that reject it.
+        extra_body: extra JSON fields for servers with their own options (vLLM's
+            ``top_k``, say).
+        default_headers: extra HTTP headers on every request.
+        model_name, openai_api_key, openai_api_base: LangChain's names for ``model``,
+            ``api_key`` and ``base_url``.
+
+    Raises:
+        ConfigurationError: neither an API key nor a ``base_url`` is known, or an option
+            is given under both of its names.
+        InvalidInputError: an option has a bad value.
+
+    Example:
+        >>> model = ChatOpenAI(model="llama3.1", base_url="http://127.0.0.1:11434/v1")
+        >>> model.base_url
+        'http://127.0.0.1:11434/v1'
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        top_p: float | None = None,
+        seed: int | None = None,
+        frequency_penalty: float | None = None,
+        presence_penalty: float | None = None,
+        stop: str | Sequence[str] | None = None,
+        timeout: float | None = None,
+        max_retries: int = 2,
+        streaming: bool = False,
+        stream_usage: bool = True,
+        extra_body: Mapping[str, Any] | None = None,
+        default_headers: Mapping[str, str] | None = None,
+        name: str | None = None,
+        model_name: str | None = None,
+        openai_api_key: str | None = None,
+        openai_api_base: str | None = None,
+    ) -> None:
+        model = _one_of("model", model, "model_name", model_name) or "gpt-4o-mini"
+        api_key = _one_of("api_key", api_key, "openai_api_key", openai_api_key)
+        base_url = _one_of("base_url", base_url, "openai_api_base", openai_api_base)
+        if not isinstance(model, str) or not model:
+            raise InvalidInputError(f"model must be a non-empty str, got {model!r}")
+        _number("temperature", temperature, 0, 2)
+        _number("top_p", top_p, 0, 1)
+        _number("frequency_penalty", frequency_penalty, -2, 2)
+        _number("presence_penalty", presence_penalty, -2, 2)
+        _number("timeout", timeout, 0.001)
+        for key, value, low in (("max_tokens", max_tokens, 1), ("max_retries", max_retries, 0)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+                raise InvalidInputError(f"{key} must be an int >= {low}, got {value!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise InvalidInputError(f"seed must be an int, got {seed!r}")
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
+        if api_key is None:
+            if base_url is None:
+                raise ConfigurationError(
+                    "ChatOpenAI has no API key: pass api_key=... or set OPENAI_API_KEY (or "
+                    "pass base_url=... for a local OpenAI-compatible server that needs none)"
+                )
+            api_key = _NO_KEY
+        self.model = model
+        self.base_url = base_url.rstrip("/") if base_url else None
+        self.api_key = api_key
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.top_p = top_p
+        self.seed = seed
+        self.frequency_penalty = frequency_penalty
+        self.presence_penalty = presence_penalty
+        self.stop = _stop_list(stop)
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.streaming = bool(streaming)
+        self.stream_usage = bool(stream_usage)
+        self.extra_body = dict(extra_body or {})
+        self.default_headers = dict(default_headers or {})
+        self.name = name
+        self._client: Any = None
+        self._async_clients: dict[asyncio.AbstractEventLoop, Any] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"ChatOpenAI(model={self.model!r}, base_url={self.base_url!r})"
+
+    @property
+    def _llm_type(self) -> str:
+        return "openai-chat"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return _metadata(model=self.model, base_url=self.base_url,
+                         **{key: getattr(self, key) for key in _SAMPLING})
+
+    # -- clients (created on first use) ---------------------------------------------------
+
+    def _client_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {"api_key": self.api_key, "base_url": self.base_url,
+                                   "max_retries": self.max_retries,
+                                   "default_headers": self.default_headers or None}
+        if self.timeout is not None:
+            options["timeout"] = self.timeout
+        return options
+
+    @property
+    def client(self) -> Any:
+        """The ``openai.OpenAI`` client (created on first use)."""
+        with self._lock:
+            if self._client is None:
+                openai = require("openai", "openai")
+                self._client = openai.OpenAI(**self._client_options())
+            return self._client
+
+    @property
+    def async_client(self) -> Any:
+        """The ``openai.AsyncOpenAI`` client of the running event loop.
+
+        An async connection pool belongs to the loop that opened it, so there is one
+        client per loop (clients of closed loops are dropped).
+        """
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            for stale in [other for other in self._async_clients if other.is_closed()]:
+                del self._async_clients[stale]
+            if loop not in self._async_clients:
+                openai = require("openai", "openai")
+                self._async_clients[loop] = openai.AsyncOpenAI(**self._client_options())
+            return self._async_clients[loop]
+
+    # -- requests and responses -----------------------------------------------------------
+
+    def _request(self, messages: list[BaseMessage], stop: Any, bound: dict[str, Any], *,
+                 stream: bool) -> dict[str, Any]:
+        unknown = sorted(set(bound) - set(_CALL_OPTIONS))
+        if unknown:
+            raise InvalidInputError(
+                f"ChatOpenAI got unknown option(s) {', '.join(map(repr, unknown))}; "
+                f"valid per-call options are {', '.join(_CALL_OPTIONS)} (and stop)"
+            )
+        request: dict[str, Any] = {"model": self.model,
+                                   "messages": [message_to_openai(m) for m in messages]}
+        for key in _SAMPLING:
+            value = bound.get(key, getattr(self, key))
+            if value is not None:
+                request[key] = value
+        stops = _stop_list(stop) if stop is not None else self.stop
+        if stops:
+            request["stop"] = stops
+        for key in ("tools", "tool_choice", "parallel_tool_calls", "response_format", "logprobs"):
+            if bound.get(key) is not None:
+                request[key] = bound[key]
+        extra_body = {**self.extra_body, **(bound.get("extra_body") or {})}
+        if extra_body:
+            request["extra_body"] = extra_body
+        if stream:
+            request["stream"] = True
+            if self.stream_usage:
+                request["stream_options"] = {"include_usage": True}
+        return request
+
+    def _message(self, response: Any) -> AIMessage:
+        if not response.choices:
+            raise RaglineError(f"{self._where()} returned a response without choices")
+        choice = response.choices[0]
+        tool_calls, invalid = [], []
+        for call in choice.message.tool_calls or []:
+            raw = call.function.arguments or ""
+            try:
+                args = json.loads(raw) if raw.strip() else {}
+            except json.JSONDecodeError as err:
+                invalid.append({"name": call.function.name, "args": raw, "id": call.id,
+                                "error": str(err)})
+                continue
+            tool_calls.append({"name": call.function.name, "args": args, "id": call.id})
+        return AIMessage(
+            choice.message.content or "",
+            id=response.id,
+            tool_calls=tool_calls,
+            invalid_tool_calls=invalid,  # type: ignore[arg-type]
+            usage_metadata=_usage(response.usage),  # type: ignore[arg-type]
+            response_metadata=_metadata(model_name=response.model,
+                                        finish_reason=choice.finish_reason,
+                                        system_fingerprint=response.system_fingerprint),
+        )
+
+    def _chunk(self, chunk: Any) -> AIMessageChunk:
+        content, tool_call_chunks, finish_reason = "", [], None
+        if chunk.choices:
+            choice = chunk.choices[0]
+            content = choice.delta.content or ""
+            finish_reason = choice.finish_reason
+            for call in choice.delta.tool_calls or []:
+                function = call.function
+                tool_call_chunks.append({
+                    "name": function.name if function else None,
+                    "args": function.arguments if function else None,
+                    "id": call.id, "index": call.index,
+                })
+        return AIMessageChunk(
+            content,
+            id=chunk.id,
+            tool_call_chunks=tool_call_chunks,  # type: ignore[arg-type]
+            usage_metadata=_usage(getattr(chunk, "usage", None)),  # type: ignore[arg-type]
+            response_metadata=_metadata(model_name=chunk.model, finish_reason=finish_reason),
+        )
+
+    def _where(self) -> str:
+        return self.base_url or "the OpenAI API"
+
+    def _map_error(self, err: Exception) -> Exception:
+        openai = require("openai", "openai")
+        where = f"chat completions endpoint {self._where()}"
+        if isinstance(err, openai.APITimeoutError):
+            return StoreConnectionError(
+                f"the {where} did not answer within {self.timeout or 600} s "
+                f"({self.max_retries + 1} attempt(s)); raise timeout= or check the server"
+            )
+        if isinstance(err, openai.APIConnectionError):
+            return StoreConnectionError(f"cannot reach the {where}: {err.__cause__ or err}")
+        if isinstance(err, openai.APIStatusError):
+            status, detail = err.status_code, err.message
+            if status in (401, 403):
+                return ConfigurationError(f"the {where} rejected the API key (HTTP {status}): {detail}")
+            if status == 404:
+                return ConfigurationError(
+                    f"the {where} answered 404 for model {self.model!r}: {detail}")
+            if status in (400, 422):
+                return InvalidInputError(f"the {where} refused the request (HTTP {status}): {detail}")
+            return StoreConnectionError(
+                f"the {where} answered HTTP {status} ({self.max_retries + 1} attempt(s)): {detail}")
+        if isinstance(err, openai.OpenAIError):
+            return RaglineError(f"the {where} failed: {err}")
+        return err
+
+    # -- the hooks ------------------------------------------------------------------------
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, **bound: Any) -> AIMessage:
+        request = self._request(messages, stop, bound, stream=False)
+        openai = require("openai", "openai")
+        try:
+            response = self.client.chat.completions.create(**request)
+        except openai.OpenAIError as err:
+            raise self._map_error(err) from err
+        return self._message(response)
+
+    def _stream(self, messages: list[BaseMessage], stop: Any = None, **bound: Any) -> Iterator[AIMessageChunk]:
+        request = self._request(messages, stop, bound, stream=True)
+        openai = require("openai", "openai")
+        try:
+            stream = self.client.chat.completions.create(**request)
+        except openai.OpenAIError as err:
+            raise self._map_error(err) from err
+        try:
+            for chunk in stream:
+                yield self._chunk(chunk)
+        except openai.OpenAIError as err:
+            raise self._map_error(err) from err
+        finally:
+            stream.close()
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: Any = None, **bound: Any) -> AIMessage:
+        request = self._request(messages, stop, bound, stream=False)
+        openai = require("openai", "openai")
+        try:
+            response = await self.async_client.chat.completions.create(**request)
+        except openai.OpenAIError as err:
+            raise self._map_error(err) from err
+        return self._message(response)
+
+    async def _astream(self, messages: list[BaseMessage], stop: Any = None, **bound: Any) -> AsyncIterator[AIMessageChunk]:
+        request = self._request(messages, stop, bound, stream=True)
+        openai = require("openai", "openai")
+        try:
+            stream = await self.async_client.chat.completions.create(**request)
+        except openai.OpenAIError as err:
+            raise self._map_error(err) from err
+        try:
+            async for chunk in stream:
+                yield self._chunk(chunk)
+        except openai.OpenAIError as err:
+            raise self._map_error(err) from err
+        finally:
+            await stream.close()
+
+
+def _one_of(name: str, value: Any, alias: str, alias_value: Any) -> Any:
+    if value is not None and alias_value is not None and value != alias_value:
+        raise ConfigurationError(f"ChatOpenAI got both {name}= and {alias}=; pass only {name}=")
+    return value if value is not None else alias_value

@@ -1,0 +1,198 @@
+"""Fake models for tests (yours too): fixed answers, real streaming, recorded calls.
+
+``FakeListLLM`` and ``FakeListChatModel`` answer with their ``responses`` in turn and
+start over after the last one. They stream character by character, honour ``stop``
+sequences (the answer is cut before the first one, as real APIs do) and record every
+call, so a test can assert exactly what a chain sent to the model.
+
+Example:
+    >>> model = FakeListChatModel(responses=["Paris.", "Rome."])
+    >>> model.invoke("Capital of France?").content, model.invoke("Of Italy?").content
+    ('Paris.', 'Rome.')
+    >>> model.calls[1]
+    [HumanMessage(content='Of Italy?')]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+
+from ragline.core.exceptions import InvalidInputError
+from ragline.core.language_models import BaseChatModel, BaseLLM
+from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage
+
+__all__ = ["FakeListChatModel", "FakeListLLM"]
+
+
+class _ResponseList:
+    """The shared part: validated responses, a thread-safe cursor, recorded calls."""
+
+    def __init__(self, owner: str, responses: Sequence[str], sleep: float | None) -> None:
+        if isinstance(responses, str) or not responses:
+            raise InvalidInputError(f"{owner} needs a non-empty list of responses, got {responses!r}")
+        bad = [r for r in responses if not isinstance(r, str)]
+        if bad:
+            raise InvalidInputError(f"{owner} responses must be strings, got {bad[0]!r}")
+        if sleep is not None and sleep < 0:
+            raise InvalidInputError(f"{owner} sleep must be >= 0 seconds, got {sleep}")
+        self.responses = list(responses)
+        self.sleep = sleep
+        self.i = 0
+        self._lock = threading.Lock()
+
+    def next(self, stop: list[str] | None) -> str:
+        with self._lock:
+            response = self.responses[self.i]
+            self.i = (self.i + 1) % len(self.responses)
+        for sequence in stop or []:
+            if sequence in response:
+                response = response[: response.index(sequence)]
+        return response
+
+
+class FakeListLLM(BaseLLM):
+    """A text model that answers with ``responses`` in turn (then starts over).
+
+    Args:
+        responses: the answers, used in order and cycled.
+        sleep: seconds to wait before each streamed character (``None``: no wait).
+
+    Attributes:
+        calls: the prompt string of every call, in order.
+        stops: the ``stop`` argument of every call, in order.
+
+    Raises:
+        InvalidInputError: ``responses`` is empty or holds a non-string.
+
+    Example:
+        >>> llm = FakeListLLM(responses=["one", "two"])
+        >>> [llm.invoke("q") for _ in range(3)]
+        ['one', 'two', 'one']
+    """
+
+    def __init__(self, *, responses: Sequence[str], sleep: float | None = None) -> None:
+        self._list = _ResponseList(type(self).__name__, responses, sleep)
+        self.calls: list[str] = []
+        self.stops: list[list[str] | None] = []
+
+    @property
+    def responses(self) -> list[str]:
+        return self._list.responses
+
+    @property
+    def i(self) -> int:
+        """Index of the response the next call returns."""
+        return self._list.i
+
+    @property
+    def _llm_type(self) -> str:
+        return "fake-list"
+
+    def _take(self, prompt: str, stop: list[str] | None) -> str:
+        self.calls.append(prompt)
+        self.stops.append(stop)
+        return self._list.next(stop)
+
+    def _generate(self, prompt: str, stop: list[str] | None = None) -> str:
+        return self._take(prompt, stop)
+
+    def _stream(self, prompt: str, stop: list[str] | None = None) -> Iterator[str]:
+        for char in self._take(prompt, stop):
+            if self._list.sleep:
+                time.sleep(self._list.sleep)
+            yield char
+
+    async def _astream(self, prompt: str, stop: list[str] | None = None) -> AsyncIterator[str]:
+        for char in self._take(prompt, stop):
+            if self._list.sleep:
+                await asyncio.sleep(self._list.sleep)
+            yield char
+
+    def __repr__(self) -> str:
+        return f"FakeListLLM(responses={self.responses!r})"
+
+
+class FakeListChatModel(BaseChatModel):
+    """A chat model that answers with ``responses`` in turn (then starts over) and
+    streams each answer one character per ``AIMessageChunk``.
+
+    Args:
+        responses: the answers, used in order and cycled.
+        sleep: seconds to wait before each streamed character (``None``: no wait).
+        error_on_chunk_number: raise ``RuntimeError`` instead of yielding the chunk with
+            this 0-based number (to test error handling mid-stream).
+
+    Attributes:
+        calls: the messages of every call, in order (one list per call).
+        stops: the ``stop`` argument of every call, in order.
+
+    Raises:
+        InvalidInputError: ``responses`` is empty or holds a non-string.
+
+    Example:
+        >>> model = FakeListChatModel(responses=["ok"])
+        >>> [c.content for c in model.stream([("system", "s"), ("human", "h")])]
+        ['o', 'k']
+        >>> [m.type for m in model.calls[0]]
+        ['system', 'human']
+    """
+
+    def __init__(
+        self,
+        *,
+        responses: Sequence[str],
+        sleep: float | None = None,
+        error_on_chunk_number: int | None = None,
+    ) -> None:
+        self._list = _ResponseList(type(self).__name__, responses, sleep)
+        self.error_on_chunk_number = error_on_chunk_number
+        self.calls: list[list[BaseMessage]] = []
+        self.stops: list[list[str] | None] = []
+
+    @property
+    def responses(self) -> list[str]:
+        return self._list.responses
+
+    @property
+    def i(self) -> int:
+        """Index of the response the next call returns."""
+        return self._list.i
+
+    @property
+    def _llm_type(self) -> str:
+        return "fake-list-chat-model"
+
+    def _take(self, messages: list[BaseMessage], stop: list[str] | None) -> str:
+        self.calls.append(list(messages))
+        self.stops.append(stop)
+        return self._list.next(stop)
+
+    def _chunk(self, number: int, char: str) -> AIMessageChunk:
+        if number == self.error_on_chunk_number:
+            raise RuntimeError(f"FakeListChatModel: error on chunk {number} as configured")
+        return AIMessageChunk(char)
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None) -> AIMessage:
+        return AIMessage(self._take(messages, stop))
+
+    def _stream(
+        self, messages: list[BaseMessage], stop: list[str] | None = None
+    ) -> Iterator[AIMessageChunk]:
+        for number, char in enumerate(self._take(messages, stop)):
+            if self._list.sleep:
+                time.sleep(self._list.sleep)
+            yield self._chunk(number, char)
+
+    async def _astream(
+        self, messages: list[BaseMessage], stop: list[str] | None = None
+    ) -> AsyncIterator[AIMessageChunk]:
+        for number, char in enumerate(self._take(messages, stop)):
+            if self._list.sleep:
+                await asyncio.sleep(self._list.sleep)
+            yield self._chunk(number, char)
+
+    def __repr__(self) -> str:
+        return f"FakeListChatModel(responses={self.responses!r})"
