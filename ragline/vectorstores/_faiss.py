@@ -1,0 +1,428 @@
+"""FAISS: a vector store on a faiss index (faiss-cpu), saved as faiss file plus JSON.
+
+The store keeps documents in Python and vectors in faiss, tied by int64 *labels*: each
+stored document gets a fresh label, faiss holds its vector under that label
+(``add_with_ids``), and two dicts map ``id -> label`` and ``label -> (id, text,
+metadata)``. Replacing a document gives it a new label and removes the old vector, so
+an index that cannot remove (HNSW) only ever masks stale labels.
+
+Metrics (``metric=``) and the native score of ``similarity_search_with_score``:
+
+=================  ==========================  =======================================
+metric             faiss                       native score
+=================  ==========================  =======================================
+``"cosine"``       inner product on unit       cosine similarity, higher is closer
+                   vectors (normalized here)
+``"inner_product"`` inner product              dot product, higher is closer
+``"l2"``           L2                          squared Euclidean distance, lower closer
+=================  ==========================  =======================================
+
+Relevance scores are in [0, 1] for every metric (see the base class).
+
+Filtered search runs inside faiss: the filter is turned into the set of matching labels
+(:mod:`ragline.vectorstores._faiss_filters`) and handed to faiss as an ID selector; when
+few documents match, their vectors are scored exactly instead (faster than a selector
+scan, and an HNSW graph walk could miss them). Either way k documents come back
+whenever k match.
+
+Saved format (``save_local(folder, index_name="index")``), format version 1::
+
+    folder/index.manifest.json      {"format": "ragline.faiss", "format_version": 1,
+                                     "dimension", "metric", "index_factory", "trained",
+                                     "count", "options", "index_file", "index_bytes",
+                                     "documents_file", "documents_bytes"}
+    folder/index.<token>.faiss      faiss.write_index of the index (labels included)
+    folder/index.<token>.json       {"ids": [...], "labels": [...], "texts": [...],
+                                     "metadatas": [...]} (parallel lists)
+
+Data files get a fresh random token on every save and are complete before the manifest
+is replaced (``os.replace``, atomic), so a crash at any point leaves a folder whose
+manifest names a complete earlier copy. No pickle is involved, so loading is safe.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ragline.core import ConfigurationError, Document, InvalidInputError
+from ragline.vectorstores import _faiss_files
+from ragline.vectorstores._faiss_filters import FilterIndex
+from ragline.vectorstores._faiss_index import IndexOptions, LabeledIndex
+from ragline.vectorstores.base import SearchHit, VectorStore
+from ragline.vectorstores.filters import FilterNode
+from ragline.vectorstores.utils import METRICS, normalize_rows
+
+if TYPE_CHECKING:
+    from ragline.embeddings import Embeddings
+
+__all__ = ["FAISS"]
+
+_SCORE_KINDS = {"cosine": "cosine_similarity", "inner_product": "inner_product", "l2": "squared_l2"}
+
+# Score the matching vectors exactly when at most 1/16 of the index matches: gathering
+# and scoring one vector costs about as much as 16 selector checks in a flat scan.
+_EXACT_FRACTION = 16
+
+
+class FAISS(VectorStore):
+    """A vector store on a faiss index: exact (Flat) or approximate (HNSW, IVF ...).
+
+    Args:
+        embedding: the Embeddings used for texts and queries.
+        metric: ``"cosine"`` (default), ``"inner_product"`` or ``"l2"`` (see the module
+            docstring for the native scores).
+        index_factory: a faiss index-factory string: ``"Flat"`` (default, exact),
+            ``"HNSW32"``, ``"IVF256,Flat"``, ``"IVF256,PQ16"`` ... without ``IDMap``.
+        ef_search: HNSW only: search breadth (always at least k); default faiss's 16.
+        ef_construction: HNSW only: build breadth; default faiss's 40.
+        nprobe: IVF only: inverted lists visited per query; default faiss's 1.
+        train_size: indexes that need training (IVF, PQ) are trained once this many
+            vectors are stored, exact flat search until then; default 39 x nlist for
+            IVF, 9,984 otherwise.
+        dimension: the vector dimension, to build the index now (and check
+            ``index_factory`` early); otherwise it is built on the first add.
+
+    Raises:
+        ConfigurationError: an unknown metric, a factory string faiss rejects, or an
+            option that does not apply to the index type.
+
+    Example:
+        >>> from ragline.embeddings import HashingEmbeddings
+        >>> store = FAISS.from_texts(
+        ...     ["the cat sat", "stock prices fell"], HashingEmbeddings(dimension=64)
+        ... )
+        >>> store.similarity_search("a cat", k=1)[0].page_content
+        'the cat sat'
+    """
+
+    def __init__(
+        self,
+        embedding: Embeddings,
+        *,
+        metric: str = "cosine",
+        index_factory: str = "Flat",
+        ef_search: int | None = None,
+        ef_construction: int | None = None,
+        nprobe: int | None = None,
+        train_size: int | None = None,
+        dimension: int | None = None,
+    ) -> None:
+        if metric not in METRICS:
+            raise ConfigurationError(
+                f"metric {metric!r} is not one of {', '.join(map(repr, METRICS))}"
+            )
+        if not isinstance(index_factory, str) or not index_factory.strip():
+            raise ConfigurationError(
+                f"index_factory must be a faiss index-factory string such as 'Flat', "
+                f"'HNSW32' or 'IVF256,Flat', got {index_factory!r}"
+            )
+        for name, value in (
+            ("ef_search", ef_search),
+            ("ef_construction", ef_construction),
+            ("nprobe", nprobe),
+            ("train_size", train_size),
+            ("dimension", dimension),
+        ):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 1
+            ):
+                raise ConfigurationError(f"{name} must be a positive integer, got {value!r}")
+        self.embedding = embedding
+        self.metric = metric
+        self._options = IndexOptions(
+            factory=index_factory.strip(),
+            inner_product=metric != "l2",
+            ef_search=ef_search,
+            ef_construction=ef_construction,
+            nprobe=nprobe,
+            train_size=train_size,
+        )
+        self._lock = threading.RLock()
+        self._index: LabeledIndex | None = None
+        self._label_of: dict[str, int] = {}
+        # label -> (id, text, metadata); dict order is label order (labels only grow)
+        self._records: dict[int, tuple[str, str, dict[str, Any]]] = {}
+        self._next_label = 0
+        self._filters = FilterIndex(self._records)
+        if dimension is not None:
+            self._index = LabeledIndex(dimension, self._options)
+
+    def __repr__(self) -> str:
+        return (
+            f"FAISS(metric={self.metric!r}, index_factory={self._options.factory!r}, "
+            f"count={self.count()})"
+        )
+
+    # ------------------------------------------------------------------ primitives
+
+    @property
+    def embeddings(self) -> Embeddings:
+        return self.embedding
+
+    @property
+    def dimension(self) -> int | None:
+        index = self._index
+        return None if index is None else index.dimension
+
+    @property
+    def score_kind(self) -> str:
+        return _SCORE_KINDS[self.metric]
+
+    @property
+    def index(self) -> Any:
+        """The live faiss index (``None`` before the first add); read it, don't write it."""
+        index = self._index
+        return None if index is None else index.index
+
+    def count(self) -> int:
+        return len(self._records)
+
+    def _upsert(self, ids: list[str], vectors: np.ndarray, documents: list[Document]) -> None:
+        if self.metric == "cosine":
+            vectors = normalize_rows(vectors)  # then cosine is faiss's inner product
+        with self._lock:
+            self._add(ids, vectors, [(doc.page_content, doc.metadata) for doc in documents])
+
+    def _add(
+        self, ids: list[str], vectors: np.ndarray, contents: list[tuple[str, dict[str, Any]]]
+    ) -> None:
+        """Add under the lock; all or nothing: on any failure faiss and the dicts are as before."""
+        index = self._index
+        created = index is None
+        if index is None:
+            index = LabeledIndex(vectors.shape[1], self._options)
+        first = self._next_label
+        labels = np.arange(first, first + len(ids), dtype=np.int64)
+        replaced = [self._label_of[doc_id] for doc_id in ids if doc_id in self._label_of]
+        index.add(vectors, labels)  # adds every vector or none
+        previous = {doc_id: self._label_of.get(doc_id) for doc_id in ids}
+        try:
+            self._store(ids, labels.tolist(), contents)
+        except BaseException:
+            for label in labels.tolist():
+                self._records.pop(label, None)
+            for doc_id, label in previous.items():
+                if label is None:
+                    self._label_of.pop(doc_id, None)
+                else:
+                    self._label_of[doc_id] = label
+            index.remove(labels)
+            raise
+        self._next_label = first + len(ids)
+        if created:
+            self._index = index
+        if replaced:
+            for label in replaced:
+                del self._records[label]
+            index.remove(replaced)
+        self._filters.clear()
+
+    def _store(
+        self, ids: list[str], labels: list[int], contents: list[tuple[str, dict[str, Any]]]
+    ) -> None:
+        records = self._records
+        for doc_id, label, (text, metadata) in zip(ids, labels, contents, strict=True):
+            records[label] = (doc_id, text, metadata)
+        self._label_of.update(zip(ids, labels, strict=True))
+
+    def _delete(self, ids: list[str]) -> None:
+        with self._lock:
+            labels = [self._label_of[doc_id] for doc_id in ids if doc_id in self._label_of]
+            if not labels or self._index is None:
+                return
+            self._index.remove(labels)
+            for label in labels:
+                doc_id = self._records.pop(label)[0]
+                del self._label_of[doc_id]
+            self._filters.clear()
+
+    def _get_by_ids(self, ids: list[str]) -> list[Document]:
+        with self._lock:
+            found = [self._label_of.get(doc_id) for doc_id in ids]
+            return [self._document(label) for label in found if label is not None]
+
+    def _document(self, label: int) -> Document:
+        doc_id, text, metadata = self._records[label]
+        return Document(text, dict(metadata), id=doc_id)
+
+    def _search(
+        self,
+        queries: np.ndarray,
+        k: int,
+        filter: FilterNode | None,
+        *,
+        with_vectors: bool,
+    ) -> list[list[SearchHit]]:
+        if self.metric == "cosine":
+            queries = normalize_rows(queries)
+        with self._lock:
+            index = self._index
+            if index is None or not self._records:
+                return [[] for _ in range(len(queries))]
+            allowed = None if filter is None else self._filters.labels(filter)
+            available = len(self._records) if allowed is None else len(allowed)
+            if available == 0:
+                return [[] for _ in range(len(queries))]
+            take = min(k, available)
+            if allowed is not None and len(allowed) * _EXACT_FRACTION <= index.ntotal:
+                scores, labels = index.exact(queries, take, allowed)
+            else:
+                scores, labels = index.search(queries, take, allowed, label_bound=self._next_label)
+                if index.approximate or index.masked:
+                    self._fill_short_rows(queries, take, allowed, scores, labels)
+            return self._hits(scores, labels, with_vectors)
+
+    def _fill_short_rows(
+        self,
+        queries: np.ndarray,
+        take: int,
+        allowed: np.ndarray | None,
+        scores: np.ndarray,
+        labels: np.ndarray,
+    ) -> None:
+        """Redo exactly the queries an approximate index answered with fewer than ``take``."""
+        short = np.flatnonzero(labels[:, take - 1] < 0)
+        if not len(short):
+            return
+        assert self._index is not None
+        if allowed is None:
+            allowed = np.fromiter(self._records, dtype=np.int64, count=len(self._records))
+        scores[short], labels[short] = self._index.exact(queries[short], take, allowed)
+
+    def _hits(
+        self, scores: np.ndarray, labels: np.ndarray, with_vectors: bool
+    ) -> list[list[SearchHit]]:
+        records = self._records
+        vectors = None
+        if with_vectors:
+            assert self._index is not None
+            found = labels[labels >= 0]
+            vectors = iter(self._index.vectors(found))
+        results = []
+        for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True):
+            hits = []
+            for score, label in zip(row_scores, row_labels, strict=True):
+                if label < 0:
+                    continue
+                doc_id, text, metadata = records[label]
+                vector = None if vectors is None else next(vectors)
+                hits.append(SearchHit(Document(text, dict(metadata), id=doc_id), score, vector))
+            results.append(hits)
+        return results
+
+    # ------------------------------------------------------------------ merging
+
+    def merge_from(self, other: FAISS) -> None:
+        """Add every document (and its stored vector) of another FAISS store to this one.
+
+        Args:
+            other: a FAISS store with the same metric and dimension; it is not changed.
+
+        Raises:
+            InvalidInputError: ``other`` is not a FAISS store, is this store, has another
+                metric or dimension, or holds an id this store already has (the message
+                names them); nothing is changed.
+
+        Example:
+            >>> first.merge_from(second)  # doctest: +SKIP
+        """
+        if not isinstance(other, FAISS):
+            raise InvalidInputError(f"merge_from takes a FAISS store, got {type(other).__name__}")
+        if other is self:
+            raise InvalidInputError("a FAISS store cannot be merged into itself")
+        if other.metric != self.metric:
+            raise InvalidInputError(
+                f"cannot merge a store with metric {other.metric!r} into one with metric "
+                f"{self.metric!r}"
+            )
+        with other._lock:
+            if other._index is None or not other._records:
+                return
+            labels = np.fromiter(other._records, dtype=np.int64, count=len(other._records))
+            vectors = other._index.vectors(labels)
+            records = list(other._records.values())
+        with self._lock:
+            if self.dimension is not None and self.dimension != vectors.shape[1]:
+                raise InvalidInputError(
+                    f"cannot merge a store of dimension {vectors.shape[1]} into one of "
+                    f"dimension {self.dimension}"
+                )
+            clashes = [doc_id for doc_id, _, _ in records if doc_id in self._label_of]
+            if clashes:
+                raise InvalidInputError(
+                    f"cannot merge: {len(clashes)} id(s) are in both stores, e.g. "
+                    f"{', '.join(map(repr, clashes[:5]))}; delete them from one store first"
+                )
+            contents = [(text, dict(metadata)) for _, text, metadata in records]
+            self._add([doc_id for doc_id, _, _ in records], vectors, contents)
+
+    # ------------------------------------------------------------------ persistence
+
+    def save_local(self, folder_path: str | Path, index_name: str = "index") -> None:
+        """Save the store to a folder: the faiss index file plus JSON (see module docstring).
+
+        The save is atomic: until the new manifest replaces the old one, the folder
+        still holds the previous copy, complete. Deleted vectors that an HNSW index
+        could only mask are dropped first (the index is rebuilt).
+
+        Args:
+            folder_path: the folder (created when missing).
+            index_name: the file-name prefix, so one folder can hold several stores.
+
+        Raises:
+            InvalidInputError: a metadata value JSON cannot hold (names the document).
+            PersistenceError: the files cannot be written.
+
+        Example:
+            >>> store.save_local("my_index")  # doctest: +SKIP
+        """
+        with self._lock:
+            if self._index is not None and self._index.masked:
+                self._index.rebuild()
+            _faiss_files.save(self, Path(folder_path), index_name)
+
+    @classmethod
+    def load_local(
+        cls,
+        folder_path: str | Path,
+        embeddings: Embeddings,
+        index_name: str = "index",
+        *,
+        allow_dangerous_deserialization: bool = False,
+    ) -> FAISS:
+        """Load a store written by :meth:`save_local`.
+
+        Args:
+            folder_path: the folder given to ``save_local``.
+            embeddings: the Embeddings for queries (the same model as when saved).
+            index_name: the file-name prefix given to ``save_local``.
+            allow_dangerous_deserialization: accepted so LangChain code ports unchanged;
+                ignored, since the format holds no pickle.
+
+        Raises:
+            PersistenceError: the folder or a file is missing, truncated or corrupt, or
+                was written by a newer format version.
+
+        Example:
+            >>> store = FAISS.load_local("my_index", embeddings)  # doctest: +SKIP
+        """
+        return _faiss_files.load(cls, Path(folder_path), embeddings, index_name)
+
+    def _restore(
+        self,
+        index: LabeledIndex,
+        ids: Sequence[str],
+        labels: Sequence[int],
+        texts: Sequence[str],
+        metadatas: Sequence[dict[str, Any]],
+    ) -> None:
+        """Install loaded state (used by :func:`_faiss_files.load` on a fresh store)."""
+        self._index = index
+        self._records.update(zip(labels, zip(ids, texts, metadatas, strict=True), strict=True))
+        self._label_of.update(zip(ids, labels, strict=True))
+        self._next_label = max(labels, default=-1) + 1

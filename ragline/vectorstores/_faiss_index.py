@@ -1,0 +1,367 @@
+"""The faiss side of the FAISS store: one faiss index addressed by int64 labels.
+
+:class:`LabeledIndex` hides the differences between faiss index types behind five
+operations the store needs (add, remove, search, exact search over given labels,
+vectors of given labels) and keeps three promises:
+
+* **Labels are ours.** Every vector is added with ``add_with_ids`` under an int64 label
+  the store chose (the store maps its string ids to labels). Flat, HNSW and other
+  non-IVF indexes are wrapped in ``IndexIDMap2`` (which can also reconstruct by label);
+  IVF indexes take labels natively and get a hash-table direct map so they can
+  reconstruct and remove by label.
+* **Deleting really deletes.** Where faiss can remove (Flat, IVF ...) the vectors are
+  removed. Where it cannot (HNSW), the labels are *masked*: an ID selector excludes
+  them from every search, and :meth:`LabeledIndex.rebuild` drops them for good.
+* **Training waits for data.** An index that must be trained (IVF, PQ ...) is trained
+  once ``train_size`` vectors exist; until then vectors live in an exact flat index, so
+  a young store already answers exactly.
+
+Not thread-safe by itself: the store holds a lock around every call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ragline.core import ConfigurationError
+from ragline.core._optional import require
+
+__all__ = ["IndexOptions", "LabeledIndex", "faiss_module"]
+
+# faiss's own advice for k-means: at least 39 training points per centroid.
+_POINTS_PER_CENTROID = 39
+# PQ and other codebooks train 256 centroids per sub-quantizer.
+_DEFAULT_TRAIN_SIZE = _POINTS_PER_CENTROID * 256
+
+_faiss: Any = None
+
+
+def faiss_module() -> Any:
+    """Import faiss once (or raise MissingDependencyError naming the ``faiss`` extra)."""
+    global _faiss
+    if _faiss is None:
+        _faiss = require("faiss", "faiss", package="faiss-cpu")
+    return _faiss
+
+
+@dataclass(frozen=True)
+class IndexOptions:
+    """How to build the index; checked by the store before anything is built.
+
+    Attributes:
+        factory: a faiss index-factory string ("Flat", "HNSW32", "IVF256,Flat" ...).
+        inner_product: True for the inner-product metric, False for (squared) L2.
+        ef_search: HNSW search breadth (raised to k when k is larger); None = faiss's 16.
+        ef_construction: HNSW build breadth; None = faiss's 40.
+        nprobe: IVF lists visited per query; None = faiss's 1.
+        train_size: how many vectors to collect before training; None = 39 x nlist for
+            IVF, 9,984 for other trained indexes.
+    """
+
+    factory: str = "Flat"
+    inner_product: bool = True
+    ef_search: int | None = None
+    ef_construction: int | None = None
+    nprobe: int | None = None
+    train_size: int | None = None
+
+
+class LabeledIndex:
+    """A faiss index whose vectors are addressed by caller-chosen int64 labels.
+
+    Args:
+        dimension: the vector dimension.
+        options: what to build (see :class:`IndexOptions`).
+
+    Raises:
+        ConfigurationError: faiss rejects the factory string for this dimension, or an
+            option does not apply to the index type (``ef_search`` on a Flat index ...).
+
+    Example:
+        >>> index = LabeledIndex(2, IndexOptions("Flat"))
+        >>> index.add(np.eye(2, dtype=np.float32), np.array([7, 9]))
+        >>> index.search(np.array([[0.0, 1.0]], dtype=np.float32), 1, None)[1].tolist()
+        [[9]]
+    """
+
+    def __init__(self, dimension: int, options: IndexOptions) -> None:
+        self.dimension = dimension
+        self.options = options
+        faiss = faiss_module()
+        self._metric = faiss.METRIC_INNER_PRODUCT if options.inner_product else faiss.METRIC_L2
+        target, self.kind = self._build_target()
+        self.removable = _can_remove(target)
+        self.train_size = self._train_size(target)
+        # until the target is trained, vectors wait in an exact flat index
+        self._target: Any = None if target.is_trained else target
+        self.index: Any = target if target.is_trained else self._flat()
+        self.masked: set[int] = set()  # labels deleted from an index that cannot remove
+        self._mask_selector: Any = None
+        self._params_cache: dict[int, Any] = {}
+
+    # ------------------------------------------------------------------ building
+
+    def _flat(self) -> Any:
+        faiss = faiss_module()
+        return faiss.IndexIDMap2(faiss.IndexFlat(self.dimension, self._metric))
+
+    def _build_target(self) -> tuple[Any, str]:
+        faiss = faiss_module()
+        options = self.options
+        if "idmap" in options.factory.lower():
+            raise ConfigurationError(
+                f"index_factory {options.factory!r}: leave out 'IDMap', the store maps ids itself"
+            )
+        try:
+            base = faiss.index_factory(self.dimension, options.factory, self._metric)
+        except RuntimeError as err:
+            raise ConfigurationError(
+                f"faiss cannot build index_factory {options.factory!r} for dimension "
+                f"{self.dimension}: {_first_line(err)}"
+            ) from err
+        ivf = faiss.try_extract_index_ivf(base)
+        if ivf is not None:
+            kind = "ivf"
+        elif isinstance(base, faiss.IndexHNSW):
+            kind = "hnsw"
+        elif isinstance(base, faiss.IndexFlat):
+            kind = "flat"
+        else:
+            kind = "other"
+        self._check_options_apply(kind)
+        if kind == "hnsw":
+            if options.ef_construction is not None:
+                base.hnsw.efConstruction = options.ef_construction
+            if options.ef_search is not None:
+                base.hnsw.efSearch = options.ef_search
+        if ivf is not None:
+            # a hash-table direct map lets IVF reconstruct and remove by label
+            ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
+            if options.nprobe is not None:
+                ivf.nprobe = options.nprobe
+            return base, kind
+        return faiss.IndexIDMap2(base), kind
+
+    def _check_options_apply(self, kind: str) -> None:
+        options = self.options
+        for name, wanted in (("ef_search", "hnsw"), ("ef_construction", "hnsw"), ("nprobe", "ivf")):
+            if getattr(options, name) is not None and kind != wanted:
+                raise ConfigurationError(
+                    f"{name} applies to {wanted.upper()} indexes only; index_factory "
+                    f"{options.factory!r} builds a {kind} index"
+                )
+
+    def _train_size(self, target: Any) -> int:
+        if self.options.train_size is not None:
+            return self.options.train_size
+        ivf = faiss_module().try_extract_index_ivf(target)
+        if ivf is not None:
+            return _POINTS_PER_CENTROID * int(ivf.nlist)
+        return _DEFAULT_TRAIN_SIZE
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def trained(self) -> bool:
+        """Whether vectors are in the configured index (else in the flat waiting index)."""
+        return self._target is None
+
+    @property
+    def approximate(self) -> bool:
+        """Whether a search may miss true neighbours (HNSW, IVF ... once trained)."""
+        return self.trained and self.kind != "flat"
+
+    @property
+    def ntotal(self) -> int:
+        """Vectors held by faiss, masked ones included."""
+        return int(self.index.ntotal)
+
+    def labels(self) -> np.ndarray:
+        """Every label held by faiss (masked ones included), when faiss can list them."""
+        faiss = faiss_module()
+        if isinstance(self.index, faiss.IndexIDMap2):
+            return faiss.vector_to_array(self.index.id_map).astype(np.int64, copy=False)
+        raise NotImplementedError("an IVF index does not list its labels cheaply")
+
+    # ------------------------------------------------------------------ writing
+
+    def add(self, vectors: np.ndarray, labels: np.ndarray) -> None:
+        """Add vectors under labels; trains the index first when it now has enough data.
+
+        On failure the index holds no vector of this call, so the caller can simply
+        re-raise.
+        """
+        labels = np.ascontiguousarray(labels, dtype=np.int64)
+        if not self.trained and self.index.ntotal + len(vectors) >= self.train_size:
+            self._train_and_move(vectors, labels)
+            return
+        before = self.index.ntotal
+        try:
+            self.index.add_with_ids(vectors, labels)
+        except BaseException:
+            if self.index.ntotal != before:
+                self.remove(labels)
+            raise
+        self._params_cache.clear()
+
+    def _train_and_move(self, vectors: np.ndarray, labels: np.ndarray) -> None:
+        waiting = self.index
+        old_vectors = waiting.index.reconstruct_n(0, waiting.ntotal)
+        all_vectors = np.ascontiguousarray(np.concatenate([old_vectors, vectors]))
+        all_labels = np.concatenate([self.labels(), labels])
+        target = self._target
+        try:
+            target.train(all_vectors)
+            target.add_with_ids(all_vectors, all_labels)
+        except BaseException:
+            self._target, _ = self._build_target()  # a fresh, untrained one
+            raise
+        self.index, self._target = target, None
+        self._params_cache.clear()
+
+    def remove(self, labels: np.ndarray | list[int]) -> None:
+        """Remove vectors by label (unknown labels are ignored), or mask them."""
+        labels = np.asarray(labels, dtype=np.int64)
+        if not len(labels):
+            return
+        if self.removable or not self.trained:
+            self.index.remove_ids(labels)
+        else:
+            self.masked.update(labels.tolist())
+            self._mask_selector = None
+        self._params_cache.clear()
+
+    def rebuild(self) -> None:
+        """Build the index again from its live vectors, dropping masked ones for good."""
+        if not self.masked:
+            return
+        live = np.setdiff1d(self.labels(), np.fromiter(self.masked, np.int64))
+        vectors = self.vectors(live)
+        target, _ = self._build_target()
+        if not target.is_trained:
+            target.train(vectors)
+        target.add_with_ids(vectors, live)
+        self.index = target
+        self.masked = set()
+        self._mask_selector = None
+        self._params_cache.clear()
+
+    # ------------------------------------------------------------------ reading
+
+    def vectors(self, labels: np.ndarray) -> np.ndarray:
+        """Stored vectors of these labels, shape (len(labels), d)."""
+        labels = np.ascontiguousarray(labels, dtype=np.int64)
+        if not len(labels):
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return self.index.reconstruct_batch(labels)
+
+    def search(
+        self, queries: np.ndarray, k: int, allowed: np.ndarray | None, *, label_bound: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """faiss search for k neighbours, restricted to ``allowed`` labels when given.
+
+        Returns faiss's (scores, labels) arrays of shape (q, k), label -1 where faiss
+        found fewer. ``label_bound`` (one past the highest label) sizes the bitmap
+        selector. Approximate indexes may return fewer than k even when k are allowed:
+        the caller checks and falls back to :meth:`exact`.
+        """
+        if allowed is None:
+            params = self._unfiltered_params(k)
+            if params is None:
+                return self.index.search(queries, k)
+            return self.index.search(queries, k, params=params)
+        faiss = faiss_module()
+        if self.trained and self.kind == "other":
+            return self.exact(queries, k, allowed)  # these indexes take no selector
+        # a bitmap costs one bit per label and answers is_member in O(1)
+        bits = np.zeros(label_bound, dtype=bool)
+        bits[allowed] = True
+        bitmap = np.packbits(bits, bitorder="little")
+        selector = faiss.IDSelectorBitmap(bitmap)
+        params = self._params(k, selector)
+        return self.index.search(queries, k, params=params)
+
+    def exact(
+        self, queries: np.ndarray, k: int, allowed: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Exact k nearest among the ``allowed`` labels (faiss brute force on their vectors)."""
+        faiss = faiss_module()
+        take = min(k, len(allowed))
+        worst = -np.inf if self.options.inner_product else np.inf
+        scores = np.full((len(queries), k), worst, dtype=np.float32)
+        labels = np.full((len(queries), k), -1, dtype=np.int64)
+        if take:
+            found, positions = faiss.knn(queries, self.vectors(allowed), take, metric=self._metric)
+            scores[:, :take] = found
+            labels[:, :take] = np.where(positions >= 0, allowed[positions], -1)
+        return scores, labels
+
+    def _unfiltered_params(self, k: int) -> Any:
+        if not self.trained or self.kind == "flat" or (self.kind == "other" and not self.masked):
+            return None
+        params = self._params_cache.get(k)
+        if params is None:
+            params = self._params(k, self._mask())
+            self._params_cache[k] = params
+        return params
+
+    def _mask(self) -> Any:
+        if not self.masked:
+            return None
+        if self._mask_selector is None:
+            faiss = faiss_module()
+            inner = faiss.IDSelectorBatch(np.fromiter(self.masked, np.int64, len(self.masked)))
+            outer = faiss.IDSelectorNot(inner)
+            outer._inner = inner  # keep the wrapped selector alive as long as the outer one
+            self._mask_selector = outer
+        return self._mask_selector
+
+    def _params(self, k: int, selector: Any) -> Any:
+        faiss = faiss_module()
+        if not self.trained or self.kind in ("flat", "other"):
+            return faiss.SearchParameters(sel=selector)
+        if self.kind == "hnsw":
+            base = faiss.downcast_index(self.index.index).hnsw
+            return faiss.SearchParametersHNSW(sel=selector, efSearch=max(base.efSearch, k))
+        ivf = faiss.extract_index_ivf(self.index)
+        return faiss.SearchParametersIVF(sel=selector, nprobe=int(ivf.nprobe))
+
+    # ------------------------------------------------------------------ files
+
+    def write(self, path: str) -> None:
+        """Write the live faiss index (drop masked labels first with :meth:`rebuild`)."""
+        faiss_module().write_index(self.index, path)
+
+    @classmethod
+    def read(
+        cls, path: str, dimension: int, options: IndexOptions, *, trained: bool
+    ) -> LabeledIndex:
+        """Load an index written by :meth:`write`; raises RuntimeError from faiss when corrupt."""
+        index = cls(dimension, options)
+        loaded = faiss_module().read_index(path)
+        if int(loaded.d) != dimension:
+            raise ValueError(f"the faiss index has dimension {loaded.d}, expected {dimension}")
+        if trained and not index.trained:
+            index._target = None
+        elif not trained and index.trained:
+            raise ValueError("the store was saved before training but its index needs none")
+        index.index = loaded
+        if index.kind == "hnsw" and trained and options.ef_search is not None:
+            faiss_module().downcast_index(loaded.index).hnsw.efSearch = options.ef_search
+        return index
+
+
+def _can_remove(index: Any) -> bool:
+    try:
+        index.remove_ids(np.empty(0, dtype=np.int64))
+    except RuntimeError:  # faiss: "remove_ids not implemented for this type of index"
+        return False
+    return True
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[-1] if text else type(err).__name__
