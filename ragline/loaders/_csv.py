@@ -10,7 +10,7 @@ from typing import Any
 
 from ragline.core import Document, InvalidInputError, LoaderError
 from ragline.loaders._base import BaseLoader
-from ragline.loaders._encoding import check_encoding, decode_error, open_text
+from ragline.loaders._encoding import check_encoding, locate_decode_error, open_text
 
 __all__ = ["CSVLoader"]
 
@@ -122,10 +122,7 @@ class CSVLoader(BaseLoader):
                         )
                     yield self._document(dict(zip(header, row, strict=True)), index, content, path)
             except UnicodeDecodeError as err:
-                encoding = self.encoding or handle.encoding.removesuffix("-sig")
-                raise LoaderError(
-                    f"{decode_error(path, encoding, err)} (near line {reader.line_num + 1})"
-                ) from err
+                raise locate_decode_error(path, self.encoding or "utf-8") from err
             except csv.Error as err:
                 raise LoaderError(
                     f"malformed CSV in {path} at line {reader.line_num}: {err}"

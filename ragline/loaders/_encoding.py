@@ -25,6 +25,7 @@ from ragline.core import InvalidInputError, LoaderError
 DEFAULT_ENCODING = "utf-8"
 FALLBACK_ENCODINGS = ("utf-8", "cp1252", "latin-1")
 _CHUNK = 1 << 20
+_WIDE = frozenset({"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"})
 # utf-32 marks first: the utf-32-le mark begins with the utf-16-le one.
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -63,15 +64,61 @@ def _is_utf8(encoding: str) -> bool:
 
 
 def decode_error(
-    path: str | os.PathLike[str], encoding: str, err: UnicodeDecodeError
+    path: str | os.PathLike[str],
+    encoding: str,
+    err: UnicodeDecodeError,
+    *,
+    offset: int | None = None,
+    line: int | None = None,
 ) -> LoaderError:
-    """The LoaderError for bytes that are not valid in ``encoding``."""
+    """The LoaderError for bytes that are not valid in ``encoding``.
+
+    ``offset`` is the bad byte's position in the file (default ``err.start``)
+    and ``line`` its 1-based line, when known.
+    """
+    offset = err.start if offset is None else offset
     bad = err.object[err.start : err.start + 1]
-    where = f"byte 0x{bad.hex()} at position {err.start}" if bad else "truncated input"
+    where = (
+        f"byte 0x{bad.hex()} at offset {offset}" if bad else f"truncated input at offset {offset}"
+    )
+    if line is not None:
+        where += f" (line {line})"
     return LoaderError(
         f"cannot decode {os.fspath(path)} as {encoding}: {where} is invalid; "
         "pass the right encoding= or autodetect_encoding=True"
     )
+
+
+def _line_of(before: bytes, encoding: str, lines_before: int = 0) -> int | None:
+    # Counting b"\n" is right only for encodings that keep ASCII as single bytes.
+    if codecs.lookup(encoding).name in _WIDE:
+        return None
+    return lines_before + before.count(b"\n") + 1
+
+
+def locate_decode_error(path: str | os.PathLike[str], encoding: str) -> LoaderError:
+    """Describe the first byte of a file that is not valid in ``encoding``.
+
+    Streaming readers call this on their error path: their own error positions
+    are relative to an internal chunk. It reads in chunks (constant memory).
+    """
+    decoder = codecs.getincrementaldecoder(encoding)()
+    consumed = lines = 0
+    with _open_binary(path) as handle:
+        while True:
+            chunk = handle.read(_CHUNK)
+            pending = decoder.getstate()[0]
+            try:
+                decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as err:
+                before = (pending + chunk)[: err.start]
+                offset = consumed - len(pending) + err.start
+                line = _line_of(before, encoding, lines)
+                return decode_error(path, encoding, err, offset=offset, line=line)
+            if not chunk:
+                return LoaderError(f"cannot decode {os.fspath(path)} as {encoding}")
+            consumed += len(chunk)
+            lines += chunk.count(b"\n")
 
 
 def decode(
@@ -88,7 +135,8 @@ def decode(
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as err:
-        raise decode_error(path, encoding, err) from err
+        line = _line_of(data[: err.start], encoding)
+        raise decode_error(path, encoding, err, line=line) from err
     if _is_utf8(encoding) and text.startswith("\ufeff"):
         text = text[1:]
     return text
@@ -115,7 +163,7 @@ def open_text(
     """Open a file for streaming text reads; autodetection streams the file once first.
 
     A decoding error while reading surfaces as ``UnicodeDecodeError``; callers turn
-    it into :func:`decode_error` (they know which line or row they were on).
+    it into a LoaderError with :func:`locate_decode_error`.
 
     Raises:
         LoaderError: the file is missing or unreadable.

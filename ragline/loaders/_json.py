@@ -27,7 +27,7 @@ from typing import Any
 
 from ragline.core import Document, InvalidInputError, LoaderError
 from ragline.loaders._base import BaseLoader
-from ragline.loaders._encoding import check_encoding, decode_error, open_text, read_text
+from ragline.loaders._encoding import check_encoding, locate_decode_error, open_text, read_text
 
 __all__ = ["JSONLoader", "compile_path"]
 
@@ -212,13 +212,13 @@ class JSONLoader(BaseLoader):
         if not self.json_lines:
             text = read_text(path, self.encoding)
             try:
-                yield json.loads(text), 0
+                value = json.loads(text)
             except json.JSONDecodeError as err:
                 raise LoaderError(
                     f"{path} is not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"
                 ) from None
+            yield value, 0
             return
-        number = 0
         with open_text(path, self.encoding) as handle:
             try:
                 for number, line in enumerate(handle, start=1):
@@ -232,9 +232,7 @@ class JSONLoader(BaseLoader):
                         ) from None
                     yield value, number
             except UnicodeDecodeError as err:
-                raise LoaderError(
-                    f"{decode_error(path, self.encoding or 'utf-8', err)} (line {number + 1})"
-                ) from err
+                raise locate_decode_error(path, self.encoding or "utf-8") from err
 
     def _document(self, record: Any, where: str, seq_num: int, path: str) -> Document:
         content, content_where = record, where

@@ -51,7 +51,7 @@ def test_invalid_bytes_name_the_file_and_encoding(tmp_path) -> None:
     message = str(caught.value)
     assert str(path) in message
     assert "as utf-8" in message
-    assert "byte 0xe9 at position 3" in message
+    assert "byte 0xe9 at offset 3 (line 1)" in message
     assert "autodetect_encoding=True" in message
 
 
@@ -60,7 +60,7 @@ def test_explicit_encoding_is_used_and_checked(tmp_path) -> None:
     path.write_bytes(CP1252_TEXT.encode("cp1252"))
     assert TextLoader(path, encoding="cp1252").load()[0].page_content == CP1252_TEXT
     path.write_bytes("Привет".encode())
-    with pytest.raises(LoaderError, match=r"as ascii: byte 0xd0 at position 0"):
+    with pytest.raises(LoaderError, match=r"as ascii: byte 0xd0 at offset 0 \(line 1\)"):
         TextLoader(path, encoding="ascii").load()
 
 
