@@ -124,11 +124,13 @@ def _merge_callbacks(base: Any, extra: Any) -> Any:
         return base
     if base is None:
         return extra
-    if isinstance(extra, CallbackManager):
-        return extra  # an explicit manager says exactly where the run belongs
-    if isinstance(base, CallbackManager):
-        merged = base.copy()
-        for handler in extra:
+    if isinstance(extra, CallbackManager) and isinstance(base, CallbackManager):
+        return extra  # the later manager says where the run belongs
+    if isinstance(base, CallbackManager) or isinstance(extra, CallbackManager):
+        # A handler list joins the manager, which keeps the parent run.
+        manager, handlers = (base, extra) if isinstance(base, CallbackManager) else (extra, base)
+        merged = manager.copy()
+        for handler in handlers:
             merged.add_handler(handler)
         return merged
     return list(base) + [h for h in extra if h not in base]

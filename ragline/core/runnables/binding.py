@@ -1,0 +1,110 @@
+"""RunnableBinding: a runnable with fixed call options (``bind``) or config (``with_config``)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ragline.core.config import RunnableConfig, get_config_list, merge_configs
+from ragline.core.runnables.base import Input, Output, Runnable
+
+if TYPE_CHECKING:
+    from ragline.core.runnables.graph import Graph
+
+__all__ = ["RunnableBinding"]
+
+
+class RunnableBinding(Runnable[Input, Output]):
+    """Delegate every call to ``bound`` with extra keyword options and config.
+
+    A binding adds no run of its own: callbacks see the bound runnable's run (with the
+    binding's ``run_name``, tags and metadata, if any).
+
+    Args:
+        bound: the runnable that does the work.
+        kwargs: keyword options passed to every call (``bind(stop=["\\n"])``).
+        config: merged under every call's config (``with_config(tags=["x"])``).
+
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> RunnableLambda(lambda x: x).with_config(run_name="echo").invoke(5)
+        5
+    """
+
+    def __init__(self, bound: Runnable[Input, Output], *, kwargs: dict[str, Any] | None = None,
+                 config: RunnableConfig | None = None) -> None:
+        self.bound = bound
+        self.kwargs: dict[str, Any] = dict(kwargs or {})
+        self.config: RunnableConfig = merge_configs(config)  # validates the keys now
+
+    def get_name(self) -> str:
+        """The bound runnable's name (or the bound ``run_name``)."""
+        return self.name or self.config.get("run_name") or self.bound.get_name()
+
+    def __repr__(self) -> str:
+        parts = [repr(self.bound)]
+        if self.kwargs:
+            parts.append(f"kwargs={self.kwargs!r}")
+        if self.config:
+            parts.append(f"config={dict(self.config)!r}")
+        return f"RunnableBinding({', '.join(parts)})"
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return [self.bound]
+
+    def _merge(self, config: RunnableConfig | None) -> RunnableConfig:
+        return merge_configs(self.config, config)
+
+    def bind(self, **kwargs: Any) -> RunnableBinding[Input, Output]:
+        """Return a binding with ``kwargs`` added to the bound ones."""
+        return RunnableBinding(self.bound, kwargs={**self.kwargs, **kwargs}, config=self.config)
+
+    def with_config(self, config: RunnableConfig | None = None, **options: Any) -> RunnableBinding[Input, Output]:
+        """Return a binding with ``config`` merged over the bound config."""
+        extra: RunnableConfig = {**(config or {}), **options}  # type: ignore[typeddict-item]
+        return RunnableBinding(self.bound, kwargs=self.kwargs, config=merge_configs(self.config, extra))
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """``bound.invoke`` with the bound options and config."""
+        return self.bound.invoke(input, self._merge(config), **{**self.kwargs, **kwargs})
+
+    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """``bound.ainvoke`` with the bound options and config."""
+        return await self.bound.ainvoke(input, self._merge(config), **{**self.kwargs, **kwargs})
+
+    def batch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+              *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+        """``bound.batch`` with the bound options and config (so batch fast paths stay)."""
+        configs = [self._merge(c) for c in get_config_list(config, len(inputs))]
+        return self.bound.batch(inputs, configs, return_exceptions=return_exceptions,
+                                **{**self.kwargs, **kwargs})
+
+    async def abatch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+                     *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+        """``bound.abatch`` with the bound options and config."""
+        configs = [self._merge(c) for c in get_config_list(config, len(inputs))]
+        return await self.bound.abatch(inputs, configs, return_exceptions=return_exceptions,
+                                       **{**self.kwargs, **kwargs})
+
+    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+        """``bound.stream`` with the bound options and config."""
+        yield from self.bound.stream(input, self._merge(config), **{**self.kwargs, **kwargs})
+
+    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+        """``bound.astream`` with the bound options and config."""
+        async for chunk in self.bound.astream(input, self._merge(config), **{**self.kwargs, **kwargs}):
+            yield chunk
+
+    def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+        """``bound.transform`` with the bound options and config."""
+        yield from self.bound.transform(input, self._merge(config), **{**self.kwargs, **kwargs})
+
+    async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
+                         **kwargs: Any) -> AsyncIterator[Output]:
+        """``bound.atransform`` with the bound options and config."""
+        async for chunk in self.bound.atransform(input, self._merge(config), **{**self.kwargs, **kwargs}):
+            yield chunk
+
+    def get_graph(self) -> Graph:
+        """The bound runnable's graph."""
+        return self.bound.get_graph()

@@ -1,0 +1,104 @@
+"""RunnableBranch: run the first runnable whose condition holds, else the default."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from ragline.core.config import RunnableConfig
+from ragline.core.exceptions import ConfigurationError
+from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
+
+__all__ = ["RunnableBranch"]
+
+
+class RunnableBranch(Runnable[Input, Output]):
+    """Route an input: ``RunnableBranch((cond1, r1), (cond2, r2), default)``.
+
+    Conditions (runnables or callables returning a truthy value) are checked in order
+    on the input; the first that holds picks its runnable. The branch is a chain run,
+    with the conditions and the chosen runnable as child runs.
+
+    Raises:
+        ConfigurationError: fewer than one (condition, runnable) pair plus a default, or a
+            branch that is not a pair.
+
+    Example:
+        >>> branch = RunnableBranch((lambda x: x < 0, lambda x: "negative"), lambda x: "non-negative")
+        >>> branch.invoke(-3), branch.invoke(4)
+        ('negative', 'non-negative')
+    """
+
+    def __init__(self, *branches: Any, name: str | None = None) -> None:
+        if len(branches) < 2:
+            raise ConfigurationError(
+                "RunnableBranch needs at least one (condition, runnable) pair and a default, "
+                f"got {len(branches)} argument(s)"
+            )
+        *pairs, default = branches
+        self.branches: list[tuple[Runnable[Input, Any], Runnable[Input, Output]]] = []
+        for index, pair in enumerate(pairs):
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise ConfigurationError(
+                    f"RunnableBranch argument {index} must be a (condition, runnable) pair, got {pair!r:.80}"
+                )
+            self.branches.append((coerce_to_runnable(pair[0]), coerce_to_runnable(pair[1])))
+        if isinstance(default, (tuple, list)):
+            raise ConfigurationError("RunnableBranch's last argument is the default runnable, not a pair")
+        self.default: Runnable[Input, Output] = coerce_to_runnable(default)
+        self.name = name
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return [r for pair in self.branches for r in pair] + [self.default]
+
+    def _choose(self, input: Any) -> Runnable[Input, Output]:
+        for condition, runnable in self.branches:
+            if condition.invoke(input):
+                return runnable
+        return self.default
+
+    async def _achoose(self, input: Any) -> Runnable[Input, Output]:
+        for condition, runnable in self.branches:
+            if await condition.ainvoke(input):
+                return runnable
+        return self.default
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Invoke the chosen runnable."""
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(lambda x: self._choose(x).invoke(x), input, config)
+
+    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Async ``invoke``."""
+        self._reject_kwargs(kwargs)
+
+        async def run(x: Any) -> Any:
+            return await (await self._achoose(x)).ainvoke(x)
+
+        return await self._acall_with_config(run, input, config)
+
+    def _stream_chosen(self, chunks: Iterator[Any]) -> Iterator[Any]:
+        input = next(chunks)
+        yield from self._choose(input).stream(input)
+
+    async def _astream_chosen(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        input = await chunks.__anext__()
+        async for chunk in (await self._achoose(input)).astream(input):
+            yield chunk
+
+    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+        """Stream the chosen runnable."""
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(iter([input]), self._stream_chosen, config,
+                                                      start_input=input)
+
+    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+        """Async ``stream``."""
+        self._reject_kwargs(kwargs)
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        async for chunk in self._atransform_stream_with_config(one(), self._astream_chosen, config,
+                                                               start_input=input):
+            yield chunk

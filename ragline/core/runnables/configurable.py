@@ -1,0 +1,275 @@
+"""Configurable runnables: attributes or whole alternatives chosen at invoke time.
+
+``model.configurable_fields(temperature=ConfigurableField(id="temp"))`` lets
+``config={"configurable": {"temp": 0.9}}`` set ``temperature`` for one call;
+``prompt.configurable_alternatives(ConfigurableField(id="prompt"), poem=other)`` lets
+``{"configurable": {"prompt": "poem"}}`` swap the whole runnable. The default runnable
+is never changed: each call works on a shallow copy, so the value is gone afterwards.
+
+At the root of a call, ids in ``config["configurable"]`` that no ConfigurableField in
+the tree declares raise ``ConfigurationError`` naming the known ids (a tree with no
+configurable fields at all lets any id through, for user functions that read it).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ragline.core.callbacks.manager import CallbackManager
+from ragline.core.config import RunnableConfig, ensure_config, get_config_list
+from ragline.core.exceptions import ConfigurationError
+from ragline.core.runnables.base import (
+    Input,
+    Output,
+    Runnable,
+    _configurable_checked,
+    coerce_to_runnable,
+)
+
+if TYPE_CHECKING:
+    from ragline.core.runnables.graph import Graph
+
+__all__ = ["ConfigurableField", "RunnableConfigurableAlternatives", "RunnableConfigurableFields"]
+
+
+@dataclass(frozen=True)
+class ConfigurableField:
+    """Names a value that can be set through ``config["configurable"][id]``.
+
+    Args:
+        id: the key in ``config["configurable"]``.
+        name: a human-readable name.
+        description: what the value does.
+        options: for alternatives, the keys that may be chosen (filled in by ragline).
+    """
+
+    id: str
+    name: str | None = None
+    description: str | None = None
+    options: tuple[str, ...] | None = None
+
+
+class _Configurable(Runnable[Input, Output]):
+    """Shared plumbing: pick the runnable for a config, then delegate every call to it."""
+
+    default: Runnable[Input, Output]
+
+    def _prepare(self, config: RunnableConfig) -> Runnable[Input, Output]:
+        raise NotImplementedError
+
+    def get_name(self) -> str:
+        """The default runnable's name."""
+        return self.name or self.default.get_name()
+
+    def _resolve(self, config: RunnableConfig | None) -> tuple[Runnable[Input, Output], bool]:
+        """Return the runnable to call and whether this call is the root that checked ids."""
+        full = ensure_config(config)
+        if _configurable_checked.get():
+            return self._prepare(full), False
+        root = CallbackManager.configure(full).parent_run_id is None
+        if root:
+            self._check_configurable(full, CallbackManager.configure(full))
+        return self._prepare(full), root
+
+    def _call(self, method: str, input: Any, config: Any, *, select: RunnableConfig | None = None,
+              **kwargs: Any) -> Any:
+        target, root = self._resolve(select if select is not None else config)
+        token = _configurable_checked.set(True) if root else None
+        try:
+            return getattr(target, method)(input, config, **kwargs)
+        finally:
+            if token is not None:
+                _configurable_checked.reset(token)
+
+    async def _acall(self, method: str, input: Any, config: RunnableConfig | None, **kwargs: Any) -> Any:
+        target, root = self._resolve(config)
+        token = _configurable_checked.set(True) if root else None
+        try:
+            return await getattr(target, method)(input, config, **kwargs)
+        finally:
+            if token is not None:
+                _configurable_checked.reset(token)
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Invoke the runnable the config selects."""
+        return self._call("invoke", input, config, **kwargs)
+
+    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Async ``invoke``."""
+        return await self._acall("ainvoke", input, config, **kwargs)
+
+    def batch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+              *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+        """Batch; inputs whose configs select the same runnable keep its batch fast path."""
+        configs = get_config_list(config, len(inputs))
+        if all(c.get("configurable") == configs[0].get("configurable") for c in configs):
+            return self._call("batch", inputs, configs, select=configs[0] if configs else {},
+                              return_exceptions=return_exceptions, **kwargs)
+        return super().batch(inputs, configs, return_exceptions=return_exceptions, **kwargs)
+
+    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+        """Stream the runnable the config selects."""
+        target, root = self._resolve(config)
+        iterator = iter(target.stream(input, config, **kwargs))
+        while True:
+            token = _configurable_checked.set(True) if root else None
+            try:
+                chunk = next(iterator)
+            except StopIteration:
+                return
+            finally:
+                if token is not None:
+                    _configurable_checked.reset(token)
+            yield chunk
+
+    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+        """Async ``stream``."""
+        target, root = self._resolve(config)
+        iterator = target.astream(input, config, **kwargs).__aiter__()
+        while True:
+            token = _configurable_checked.set(True) if root else None
+            try:
+                chunk = await iterator.__anext__()
+            except StopAsyncIteration:
+                return
+            finally:
+                if token is not None:
+                    _configurable_checked.reset(token)
+            yield chunk
+
+    def get_graph(self) -> Graph:
+        """The default runnable's graph."""
+        return self.default.get_graph()
+
+
+class RunnableConfigurableFields(_Configurable[Input, Output]):
+    """A runnable whose attributes can be set per call (``configurable_fields``).
+
+    Raises:
+        ConfigurationError: a field that is not a ConfigurableField, or an attribute the
+            runnable does not have (names its public attributes).
+
+    Example:
+        >>> from ragline.core import ConfigurableField, Runnable
+        >>> class Scale(Runnable):
+        ...     def __init__(self):
+        ...         self.factor = 2
+        ...     def invoke(self, input, config=None, **kwargs):
+        ...         return self._call_with_config(lambda x: x * self.factor, input, config)
+        >>> scale = Scale().configurable_fields(factor=ConfigurableField(id="factor"))
+        >>> scale.invoke(5), scale.invoke(5, {"configurable": {"factor": 10}}), scale.invoke(5)
+        (10, 50, 10)
+    """
+
+    def __init__(self, default: Runnable[Input, Output], fields: dict[str, ConfigurableField]) -> None:
+        if not fields:
+            raise ConfigurationError("configurable_fields needs at least one field=ConfigurableField(...)")
+        attributes = sorted(k for k in vars(default) if not k.startswith("_"))
+        for attribute, field in fields.items():
+            if not isinstance(field, ConfigurableField):
+                raise ConfigurationError(
+                    f"configurable_fields({attribute}=...) needs a ConfigurableField, got {type(field).__name__}"
+                )
+            if not hasattr(default, attribute):
+                raise ConfigurationError(
+                    f"{default.get_name()} has no attribute {attribute!r} to make configurable; "
+                    f"its attributes are {', '.join(attributes)}"
+                )
+        self.default = default
+        self.fields = dict(fields)
+
+    def __repr__(self) -> str:
+        return f"RunnableConfigurableFields({self.default!r}, fields={list(self.fields)})"
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return [self.default]
+
+    @property
+    def config_specs(self) -> list[ConfigurableField]:
+        """This runnable's fields, then those of the runnables inside it."""
+        specs = {field.id: field for field in self.fields.values()}
+        for spec in super().config_specs:
+            specs.setdefault(spec.id, spec)
+        return list(specs.values())
+
+    def _prepare(self, config: RunnableConfig) -> Runnable[Input, Output]:
+        values = config.get("configurable") or {}
+        changes = {attr: values[f.id] for attr, f in self.fields.items() if f.id in values}
+        if not changes:
+            return self.default
+        configured = copy.copy(self.default)  # the default itself is never changed
+        for attribute, value in changes.items():
+            setattr(configured, attribute, value)
+        return configured
+
+
+class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
+    """Choose between whole runnables per call (``configurable_alternatives``).
+
+    Raises:
+        ConfigurationError: ``default_key`` clashes with an alternative's key, or (at
+            invoke time) a chosen key that is not an option (names the options).
+
+    Example:
+        >>> from ragline.core import ConfigurableField, RunnableLambda
+        >>> greet = RunnableLambda(lambda n: f"hello {n}").configurable_alternatives(
+        ...     ConfigurableField(id="style"), default_key="plain",
+        ...     loud=RunnableLambda(lambda n: f"HELLO {n.upper()}"))
+        >>> greet.invoke("ann"), greet.invoke("ann", {"configurable": {"style": "loud"}})
+        ('hello ann', 'HELLO ANN')
+    """
+
+    def __init__(self, which: ConfigurableField, default: Runnable[Input, Output],
+                 alternatives: dict[str, Any], *, default_key: str = "default") -> None:
+        if not isinstance(which, ConfigurableField):
+            raise ConfigurationError(
+                f"configurable_alternatives needs a ConfigurableField first, got {type(which).__name__}"
+            )
+        if default_key in alternatives:
+            raise ConfigurationError(
+                f"alternative key {default_key!r} is already the default_key; rename it or pass "
+                "another default_key"
+            )
+        if not alternatives:
+            raise ConfigurationError("configurable_alternatives needs at least one alternative")
+        self.which = which
+        self.default = default
+        self.default_key = default_key
+        self.alternatives: dict[str, Runnable[Input, Output]] = {
+            key: coerce_to_runnable(value) for key, value in alternatives.items()
+        }
+
+    def __repr__(self) -> str:
+        return f"RunnableConfigurableAlternatives({self.which.id!r}, options={self.options})"
+
+    @property
+    def options(self) -> list[str]:
+        """Every key that may be chosen, default first."""
+        return [self.default_key, *self.alternatives]
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return [self.default, *self.alternatives.values()]
+
+    @property
+    def config_specs(self) -> list[ConfigurableField]:
+        """The choice itself (with its options), then the alternatives' own fields."""
+        choice = ConfigurableField(self.which.id, self.which.name, self.which.description,
+                                   tuple(self.options))
+        specs = {choice.id: choice}
+        for spec in super().config_specs:
+            specs.setdefault(spec.id, spec)
+        return list(specs.values())
+
+    def _prepare(self, config: RunnableConfig) -> Runnable[Input, Output]:
+        key = (config.get("configurable") or {}).get(self.which.id, self.default_key)
+        if key == self.default_key:
+            return self.default
+        if key not in self.alternatives:
+            raise ConfigurationError(
+                f"configurable {self.which.id!r} got {key!r}; options are "
+                f"{', '.join(map(repr, self.options))}"
+            )
+        return self.alternatives[key]

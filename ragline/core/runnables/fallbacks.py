@@ -1,0 +1,171 @@
+"""RunnableWithFallbacks: try a runnable, then each fallback in turn when it raises."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from ragline.core.config import RunnableConfig
+from ragline.core.exceptions import ConfigurationError, InvalidInputError
+from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
+
+__all__ = ["RunnableWithFallbacks"]
+
+
+class RunnableWithFallbacks(Runnable[Input, Output]):
+    """Run ``runnable``; on a handled exception run the next fallback, and so on.
+
+    The fallbacks run is a chain run with each attempt as a child run. If every
+    runnable fails, the *first* error is raised (it is usually the one to fix). A stream
+    falls back only while nothing has been yielded.
+
+    Args:
+        runnable: tried first.
+        fallbacks: tried in order.
+        exceptions_to_handle: exception types that trigger a fallback; others propagate.
+        exception_key: if set, the input must be a dict and later attempts get the
+            previous error under this key.
+
+    Raises:
+        ConfigurationError: no fallbacks, or bad exception types.
+
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> def broken(x):
+        ...     raise TimeoutError("primary is down")
+        >>> RunnableLambda(broken).with_fallbacks([RunnableLambda(lambda x: f"backup:{x}")]).invoke("q")
+        'backup:q'
+    """
+
+    def __init__(self, runnable: Runnable[Input, Output], fallbacks: Sequence[Runnable[Input, Output]], *,
+                 exceptions_to_handle: tuple[type[BaseException], ...] = (Exception,),
+                 exception_key: str | None = None) -> None:
+        if not fallbacks:
+            raise ConfigurationError("with_fallbacks needs at least one fallback runnable")
+        types = tuple(exceptions_to_handle)
+        if not types or not all(isinstance(t, type) and issubclass(t, BaseException) for t in types):
+            raise ConfigurationError(
+                f"exceptions_to_handle must be a non-empty tuple of exception classes, got "
+                f"{exceptions_to_handle!r}"
+            )
+        self.runnable = runnable
+        self.fallbacks = [coerce_to_runnable(f) for f in fallbacks]
+        self.exceptions_to_handle = types
+        self.exception_key = exception_key
+
+    @property
+    def runnables(self) -> list[Runnable[Input, Output]]:
+        """The primary runnable followed by the fallbacks."""
+        return [self.runnable, *self.fallbacks]
+
+    def get_name(self) -> str:
+        """``RunnableWithFallbacks`` unless a name was set."""
+        return self.name or "RunnableWithFallbacks"
+
+    def __repr__(self) -> str:
+        return f"RunnableWithFallbacks({self.runnable!r}, fallbacks={self.fallbacks!r})"
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return list(self.runnables)
+
+    def _input_for(self, input: Any, last_error: BaseException | None) -> Any:
+        if self.exception_key is None:
+            return input
+        if not isinstance(input, dict):
+            raise InvalidInputError(
+                f"with_fallbacks(exception_key={self.exception_key!r}) needs a dict input, got "
+                f"{type(input).__name__}"
+            )
+        return {**input, self.exception_key: last_error} if last_error is not None else input
+
+    def _try_all(self, input: Any) -> Any:
+        first_error: BaseException | None = None
+        last_error: BaseException | None = None
+        for runnable in self.runnables:
+            try:
+                return runnable.invoke(self._input_for(input, last_error))
+            except self.exceptions_to_handle as err:
+                first_error = first_error or err
+                last_error = err
+        assert first_error is not None
+        raise first_error
+
+    async def _atry_all(self, input: Any) -> Any:
+        first_error: BaseException | None = None
+        last_error: BaseException | None = None
+        for runnable in self.runnables:
+            try:
+                return await runnable.ainvoke(self._input_for(input, last_error))
+            except self.exceptions_to_handle as err:
+                first_error = first_error or err
+                last_error = err
+        assert first_error is not None
+        raise first_error
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Return the first successful runnable's output."""
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(self._try_all, input, config)
+
+    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Async ``invoke``."""
+        self._reject_kwargs(kwargs)
+        return await self._acall_with_config(self._atry_all, input, config)
+
+    def _stream_first_working(self, chunks: Iterator[Any]) -> Iterator[Any]:
+        input = next(chunks)
+        first_error: BaseException | None = None
+        last_error: BaseException | None = None
+        for runnable in self.runnables:
+            iterator = runnable.stream(self._input_for(input, last_error))
+            try:
+                first = next(iterator)
+            except StopIteration:
+                return
+            except self.exceptions_to_handle as err:
+                first_error = first_error or err
+                last_error = err
+                continue
+            yield first
+            yield from iterator
+            return
+        assert first_error is not None
+        raise first_error
+
+    async def _astream_first_working(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        input = await chunks.__anext__()
+        first_error: BaseException | None = None
+        last_error: BaseException | None = None
+        for runnable in self.runnables:
+            iterator = runnable.astream(self._input_for(input, last_error)).__aiter__()
+            try:
+                first = await iterator.__anext__()
+            except StopAsyncIteration:
+                return
+            except self.exceptions_to_handle as err:
+                first_error = first_error or err
+                last_error = err
+                continue
+            yield first
+            async for chunk in iterator:
+                yield chunk
+            return
+        assert first_error is not None
+        raise first_error
+
+    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+        """Stream the first runnable that yields a chunk without error."""
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(iter([input]), self._stream_first_working, config,
+                                                      start_input=input)
+
+    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+        """Async ``stream``."""
+        self._reject_kwargs(kwargs)
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        async for chunk in self._atransform_stream_with_config(one(), self._astream_first_working, config,
+                                                               start_input=input):
+            yield chunk

@@ -1,0 +1,188 @@
+"""RunnableRetry: call a runnable again when it raises one of the given exception types."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any
+
+from ragline.core.callbacks.base import RetryState
+from ragline.core.config import RunnableConfig
+from ragline.core.exceptions import ConfigurationError
+from ragline.core.runnables.base import Input, Output, Runnable
+
+if TYPE_CHECKING:
+    from ragline.core.callbacks.manager import BaseRunManager
+    from ragline.core.runnables.graph import Graph
+
+__all__ = ["RunnableRetry"]
+
+_JITTER_DEFAULTS = {"initial": 1.0, "max": 10.0, "exp_base": 2.0, "jitter": 1.0}
+
+
+class RunnableRetry(Runnable[Input, Output]):
+    """Retry ``bound`` up to ``stop_after_attempt`` times on matching exceptions.
+
+    The retry is a chain run; each attempt is a child run, and ``on_retry`` is reported
+    on the retry run before every new attempt. Streams are retried only while no chunk
+    has been yielded (a half-delivered stream cannot be taken back).
+
+    Args:
+        bound: the runnable to call.
+        retry_if_exception_type: exception types that trigger a retry; others propagate.
+        wait_exponential_jitter: wait ``min(max, initial * exp_base ** (n - 1))`` plus up
+            to ``jitter`` random seconds before attempt ``n + 1``; False: no wait.
+        stop_after_attempt: total attempts (>= 1).
+        exponential_jitter_params: overrides for ``initial``, ``max``, ``exp_base``, ``jitter``.
+
+    Raises:
+        ConfigurationError: bad attempt count, exception types or jitter parameters.
+
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> calls = []
+        >>> def flaky(x):
+        ...     calls.append(x)
+        ...     if len(calls) < 3:
+        ...         raise ConnectionError("try again")
+        ...     return x
+        >>> RunnableLambda(flaky).with_retry(wait_exponential_jitter=False).invoke(7), len(calls)
+        (7, 3)
+    """
+
+    def __init__(self, bound: Runnable[Input, Output], *,
+                 retry_if_exception_type: tuple[type[BaseException], ...] = (Exception,),
+                 wait_exponential_jitter: bool = True, stop_after_attempt: int = 3,
+                 exponential_jitter_params: dict[str, float] | None = None) -> None:
+        if isinstance(stop_after_attempt, bool) or not isinstance(stop_after_attempt, int) or stop_after_attempt < 1:
+            raise ConfigurationError(f"stop_after_attempt must be an int >= 1, got {stop_after_attempt!r}")
+        types = tuple(retry_if_exception_type)
+        if not types or not all(isinstance(t, type) and issubclass(t, BaseException) for t in types):
+            raise ConfigurationError(
+                f"retry_if_exception_type must be a non-empty tuple of exception classes, got "
+                f"{retry_if_exception_type!r}"
+            )
+        params = dict(exponential_jitter_params or {})
+        unknown = sorted(set(params) - set(_JITTER_DEFAULTS))
+        if unknown:
+            raise ConfigurationError(
+                f"unknown exponential_jitter_params key(s) {unknown}; valid keys are "
+                f"{sorted(_JITTER_DEFAULTS)}"
+            )
+        self.bound = bound
+        self.retry_if_exception_type = types
+        self.wait_exponential_jitter = wait_exponential_jitter
+        self.stop_after_attempt = stop_after_attempt
+        self.exponential_jitter_params = {**_JITTER_DEFAULTS, **params}
+
+    def get_name(self) -> str:
+        """``RunnableRetry`` unless a name was set."""
+        return self.name or "RunnableRetry"
+
+    def __repr__(self) -> str:
+        return f"RunnableRetry({self.bound!r}, stop_after_attempt={self.stop_after_attempt})"
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return [self.bound]
+
+    def _wait_seconds(self, attempt: int) -> float:
+        if not self.wait_exponential_jitter:
+            return 0.0
+        p = self.exponential_jitter_params
+        base = min(p["max"], p["initial"] * p["exp_base"] ** (attempt - 1))
+        return base + random.uniform(0, p["jitter"])
+
+    def _should_retry(self, err: BaseException, attempt: int) -> bool:
+        return isinstance(err, self.retry_if_exception_type) and attempt < self.stop_after_attempt
+
+    def _attempts(self, input: Any, run: BaseRunManager, kwargs: dict[str, Any]) -> Any:
+        attempt = 1
+        while True:
+            try:
+                return self.bound.invoke(input, **kwargs)
+            except BaseException as err:
+                if not self._should_retry(err, attempt):
+                    raise
+                wait = self._wait_seconds(attempt)
+                run.on_retry(RetryState(attempt, err, wait))
+                time.sleep(wait)
+                attempt += 1
+
+    async def _aattempts(self, input: Any, run: BaseRunManager, kwargs: dict[str, Any]) -> Any:
+        attempt = 1
+        while True:
+            try:
+                return await self.bound.ainvoke(input, **kwargs)
+            except BaseException as err:
+                if not self._should_retry(err, attempt):
+                    raise
+                wait = self._wait_seconds(attempt)
+                await run.aon_retry(RetryState(attempt, err, wait))
+                await asyncio.sleep(wait)
+                attempt += 1
+
+    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Invoke ``bound``, retrying on matching exceptions."""
+        return self._call_with_config(lambda x, run: self._attempts(x, run, kwargs), input, config,
+                                      with_run_manager=True)
+
+    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+        """Async ``invoke`` (waits with ``asyncio.sleep``)."""
+        return await self._acall_with_config(lambda x, run: self._aattempts(x, run, kwargs), input,
+                                             config, with_run_manager=True)
+
+    def _stream_attempts(self, input: Any, kwargs: dict[str, Any]) -> Iterator[Any]:
+        attempt = 1
+        while True:
+            started = False
+            try:
+                for chunk in self.bound.stream(input, **kwargs):
+                    started = True
+                    yield chunk
+                return
+            except Exception as err:
+                if started or not self._should_retry(err, attempt):
+                    raise
+                time.sleep(self._wait_seconds(attempt))
+                attempt += 1
+
+    async def _astream_attempts(self, input: Any, kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+        attempt = 1
+        while True:
+            started = False
+            try:
+                async for chunk in self.bound.astream(input, **kwargs):
+                    started = True
+                    yield chunk
+                return
+            except Exception as err:
+                if started or not self._should_retry(err, attempt):
+                    raise
+                await asyncio.sleep(self._wait_seconds(attempt))
+                attempt += 1
+
+    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+        """Stream ``bound``, retrying while nothing has been yielded yet."""
+        yield from self._transform_stream_with_config(
+            iter([input]), lambda chunks: self._stream_attempts(next(chunks), kwargs), config,
+            start_input=input)
+
+    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+        """Async ``stream`` with the same retry rule."""
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        async def attempts(chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
+            value = await chunks.__anext__()
+            async for chunk in self._astream_attempts(value, kwargs):
+                yield chunk
+
+        async for chunk in self._atransform_stream_with_config(one(), attempts, config, start_input=input):
+            yield chunk
+
+    def get_graph(self) -> Graph:
+        """The bound runnable's graph."""
+        return self.bound.get_graph()
