@@ -612,6 +612,8 @@ class VectorStore(ABC):
         *,
         search_type: str = "similarity",
         search_kwargs: Mapping[str, Any] | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> VectorStoreRetriever:
         """Return a retriever (a Runnable) that searches this store.
 
@@ -620,6 +622,9 @@ class VectorStore(ABC):
             search_kwargs: that search type's options (``k``, ``filter``,
                 ``score_threshold``, ``fetch_k``, ``lambda_mult``); see
                 :class:`~ragline.vectorstores.VectorStoreRetriever`.
+            tags: extra tags for the retriever's runs (the store and embeddings class
+                names are always added).
+            metadata: extra metadata for the retriever's runs.
 
         Raises:
             ConfigurationError: an unknown search_type.
@@ -631,7 +636,9 @@ class VectorStore(ABC):
         """
         from ragline.vectorstores.retriever import VectorStoreRetriever  # imports core's retriever
 
-        return VectorStoreRetriever(self, search_type=search_type, search_kwargs=search_kwargs)
+        return VectorStoreRetriever(
+            self, search_type=search_type, search_kwargs=search_kwargs, tags=tags, metadata=metadata
+        )
 
     # ------------------------------------------------------------------ the one search path
 

@@ -39,6 +39,8 @@ class VectorStoreRetriever(BaseRetriever):
             ``similarity_score_threshold``: ``score_threshold`` (required, in [0, 1]),
             ``k`` (4), ``filter``; ``mmr``: ``k`` (4), ``fetch_k`` (20, or k if larger), ``lambda_mult``
             (0.5), ``filter``.
+        tags: added to every run's tags (after them: the store and embeddings classes).
+        metadata: added to every run's metadata.
 
     Raises:
         ConfigurationError: an unknown search_type (the message lists the valid ones).
@@ -58,11 +60,16 @@ class VectorStoreRetriever(BaseRetriever):
         *,
         search_type: str = "similarity",
         search_kwargs: Mapping[str, Any] | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> None:
         self.vectorstore = vectorstore
         self.search_type = search_type
         self.search_kwargs = dict(search_kwargs or {})
         self._plan = _plan(search_type, self.search_kwargs)
+        # runs are tagged with the store and embeddings classes, as users know them
+        self.tags = [*(tags or []), *_default_tags(vectorstore)]
+        self.metadata = dict(metadata) if metadata else None
 
     def get_name(self) -> str:
         return f"{type(self.vectorstore).__name__}Retriever"
@@ -77,22 +84,21 @@ class VectorStoreRetriever(BaseRetriever):
         return self._batch_get_relevant_documents([query])[0]
 
     async def _aget_relevant_documents(self, query: str) -> list[Document]:
-        results = await self.vectorstore._asearch_texts([_check_query(query)], self._plan)
+        results = await self.vectorstore._asearch_texts([query], self._plan)
         return [document for document, _ in results[0]]
 
     def _batch_get_relevant_documents(self, queries: list[str]) -> list[list[Document]]:
-        # one embed_queries_array call and one backend _search call for every query
-        checked = [_check_query(query) for query in queries]
-        results = self.vectorstore._search_texts(checked, self._plan)
+        # one embed_queries_array call and one backend _search call for all the queries
+        results = self.vectorstore._search_texts(queries, self._plan)
         return [[document for document, _ in pairs] for pairs in results]
 
 
-def _check_query(query: Any) -> str:
-    if not isinstance(query, str):
-        raise InvalidInputError(
-            f"a retriever query must be a str, got {type(query).__name__}: {query!r:.60}"
-        )
-    return query
+def _default_tags(vectorstore: VectorStore) -> list[str]:
+    tags = [type(vectorstore).__name__]
+    embeddings = getattr(vectorstore, "embeddings", None)
+    if embeddings is not None:
+        tags.append(type(embeddings).__name__)
+    return tags
 
 
 def _plan(search_type: str, search_kwargs: dict[str, Any]) -> SearchPlan:
