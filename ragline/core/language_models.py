@@ -480,7 +480,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
             >>> from ragline.core import FakeListChatModel
             >>> FakeListChatModel(responses=["x"]).get_num_tokens_from_messages(
             ...     [("user", "hello")])
-            9
+            8
         """
         total = 3
         for message in convert_to_messages(messages):

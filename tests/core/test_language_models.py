@@ -1,0 +1,410 @@
+"""Language-model bases: input forms, callbacks and their order, streaming, bind, tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+
+from ragline.core import (
+    AIMessage,
+    AIMessageChunk,
+    BaseCallbackHandler,
+    BaseChatModel,
+    BaseLLM,
+    ChatGeneration,
+    ChatGenerationChunk,
+    ChatPromptTemplate,
+    FakeListChatModel,
+    Generation,
+    HumanMessage,
+    InvalidInputError,
+    LLMResult,
+    PromptTemplate,
+    RunCollectorCallbackHandler,
+    RunnableLambda,
+    StrOutputParser,
+    SystemMessage,
+)
+from ragline.core import language_models
+
+
+class Recorder(BaseChatModel):
+    """Answers with the last message upper-cased; records what the hook received."""
+
+    def __init__(self) -> None:
+        self.received: list[tuple[list[Any], Any, dict[str, Any]]] = []
+
+    def _generate(self, messages, stop=None, **bound):
+        self.received.append((messages, stop, bound))
+        return AIMessage(messages[-1].text.upper(),
+                         usage_metadata={"input_tokens": 2, "output_tokens": 1, "total_tokens": 3})
+
+
+class Words(BaseChatModel):
+    """Streams its answer word by word; ``_generate`` is never used when streaming."""
+
+    def __init__(self, text: str = "one two three", fail_after: int | None = None) -> None:
+        self.text = text
+        self.fail_after = fail_after
+        self.generated = 0
+
+    def _generate(self, messages, stop=None):
+        self.generated += 1
+        return AIMessage(self.text)
+
+    def _stream(self, messages, stop=None):
+        for number, word in enumerate(self.text.split(" ")):
+            if number == self.fail_after:
+                raise RuntimeError("connection lost")
+            yield AIMessageChunk(word if number == 0 else " " + word)
+
+
+def events(collector: RunCollectorCallbackHandler) -> list[tuple[str, str, str | None]]:
+    return collector.timeline()
+
+
+# --------------------------------------------------------------------------- input forms
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("hi", [HumanMessage("hi")]),
+        ([("system", "s"), ("human", "h")], [SystemMessage("s"), HumanMessage("h")]),
+        ([HumanMessage("m")], [HumanMessage("m")]),
+        (PromptTemplate.from_template("{x}").invoke("p"), [HumanMessage("p")]),
+        (ChatPromptTemplate.from_messages([("ai", "a")]).invoke({}), [AIMessage("a")]),
+    ],
+)
+def test_chat_model_accepts_strings_prompt_values_and_message_lists(given, expected):
+    model = Recorder()
+    model.invoke(given)
+    assert model.received[0][0] == expected
+
+
+def test_bad_input_is_rejected():
+    with pytest.raises(InvalidInputError, match="must be a str, a PromptValue or a list of messages, got int"):
+        Recorder().invoke(42)
+    with pytest.raises(InvalidInputError, match="unknown message role 'robot'"):
+        Recorder().invoke([("robot", "x")])
+
+
+def test_a_hook_returning_the_wrong_type_is_a_clear_error():
+    class Broken(BaseChatModel):
+        def _generate(self, messages, stop=None):
+            return "a string"
+
+    with pytest.raises(TypeError, match=r"Broken\._generate must return an AIMessage, got str"):
+        Broken().invoke("x")
+
+
+# --------------------------------------------------------------------------- callbacks
+
+
+def test_invoke_reports_start_and_end_with_an_llm_result():
+    collector = RunCollectorCallbackHandler()
+    reply = Recorder().invoke("hi", {"callbacks": [collector], "tags": ["t"], "run_name": "m"})
+    assert reply == AIMessage("HI", usage_metadata={"input_tokens": 2, "output_tokens": 1,
+                                                      "total_tokens": 3})
+    assert events(collector) == [("chat_model_start", "m", None), ("llm_end", "m", None)]
+    [run] = collector.traced_runs
+    assert run.run_type == "chat_model"
+    assert run.inputs == [[HumanMessage("hi")]]
+    assert run.tags == ["t"]
+    assert run.extra["invocation_params"] == {"_type": "Recorder", "stop": None}
+    assert run.outputs == LLMResult(
+        [[ChatGeneration(message=reply)]],
+        {"token_usage": {"input_tokens": 2, "output_tokens": 1, "total_tokens": 3}},
+        [run.id],
+    )
+    assert run.outputs.generations[0][0].text == "HI"
+
+
+def test_stream_reports_each_token_between_start_and_end():
+    collector = RunCollectorCallbackHandler()
+    chunks = list(Words().stream("x", {"callbacks": [collector]}))
+    assert [chunk.content for chunk in chunks] == ["one", " two", " three"]
+    assert [event for event, _, _ in events(collector)] == [
+        "chat_model_start", "llm_new_token", "llm_new_token", "llm_new_token", "llm_end",
+    ]  # fmt: skip
+    run = collector.traced_runs[0]
+    assert [e["token"] for e in run.events if e["name"] == "new_token"] == ["one", " two", " three"]
+    assert run.outputs.generations == [[ChatGeneration(message=AIMessage("one two three"))]]
+
+
+def test_tokens_reach_handlers_as_chat_generation_chunks():
+    class Tokens(BaseCallbackHandler):
+        raise_error = True
+
+        def __init__(self) -> None:
+            self.chunks: list[Any] = []
+
+        def on_llm_new_token(self, token, *, chunk=None, **kwargs):
+            self.chunks.append((token, chunk))
+
+    handler = Tokens()
+    list(Words("a b").stream("x", {"callbacks": [handler]}))
+    assert handler.chunks == [
+        ("a", ChatGenerationChunk(message=AIMessageChunk("a"))),
+        (" b", ChatGenerationChunk(message=AIMessageChunk(" b"))),
+    ]
+
+
+def test_an_error_is_reported_and_raised():
+    class Failing(BaseChatModel):
+        def _generate(self, messages, stop=None):
+            raise RuntimeError("model exploded")
+
+    collector = RunCollectorCallbackHandler()
+    with pytest.raises(RuntimeError, match="model exploded"):
+        Failing().invoke("x", {"callbacks": [collector]})
+    assert [event for event, _, _ in events(collector)] == ["chat_model_start", "llm_error"]
+    assert str(collector.traced_runs[0].error) == "model exploded"
+
+
+def test_an_error_mid_stream_comes_after_the_chunks_already_yielded():
+    collector = RunCollectorCallbackHandler()
+    received = []
+    with pytest.raises(RuntimeError, match="connection lost"):
+        for chunk in Words(fail_after=2).stream("x", {"callbacks": [collector]}):
+            received.append(chunk.content)
+    assert received == ["one", " two"]
+    assert [event for event, _, _ in events(collector)] == [
+        "chat_model_start", "llm_new_token", "llm_new_token", "llm_error",
+    ]  # fmt: skip
+
+
+def test_a_consumer_stopping_early_ends_the_run_with_what_came():
+    collector = RunCollectorCallbackHandler()
+    stream = Words().stream("x", {"callbacks": [collector]})
+    assert next(stream).content == "one"
+    stream.close()
+    assert [event for event, _, _ in events(collector)] == [
+        "chat_model_start", "llm_new_token", "llm_end",
+    ]  # fmt: skip
+    assert collector.traced_runs[0].outputs.generations[0][0].text == "one"
+
+
+def test_model_in_a_sequence_is_a_child_and_its_own_calls_are_its_children():
+    class Delegating(BaseChatModel):
+        def _generate(self, messages, stop=None):
+            return AIMessage(RunnableLambda(str.upper, name="inner").invoke(messages[-1].text))
+
+    collector = RunCollectorCallbackHandler()
+    chain = ChatPromptTemplate.from_template("{q}") | Delegating() | StrOutputParser()
+    assert chain.invoke({"q": "hi"}, {"callbacks": [collector]}) == "HI"
+    assert collector.traced_runs[0].tree() == (
+        "RunnableSequence",
+        [("ChatPromptTemplate", []), ("Delegating", [("inner", [])]), ("StrOutputParser", [])],
+    )
+
+
+def test_streaming_attribute_makes_invoke_report_tokens():
+    model = Words("a b")
+    model.streaming = True
+    collector = RunCollectorCallbackHandler()
+    assert model.invoke("x", {"callbacks": [collector]}) == AIMessage("a b")
+    assert model.generated == 0
+    assert [event for event, _, _ in events(collector)] == [
+        "chat_model_start", "llm_new_token", "llm_new_token", "llm_end",
+    ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+def test_a_model_without_stream_yields_its_whole_answer_once():
+    chunks = list(Recorder().stream("abc"))
+    assert chunks == [
+        AIMessageChunk("ABC", usage_metadata={"input_tokens": 2, "output_tokens": 1,
+                                               "total_tokens": 3})
+    ]
+
+
+def test_prompt_model_parser_streams_every_character():
+    prompt = ChatPromptTemplate.from_messages([("system", "Be {tone}."), ("human", "{q}")])
+    model = FakeListChatModel(responses=["Retrieval first."])
+    chunks = list((prompt | model | StrOutputParser()).stream({"tone": "brief", "q": "RAG?"}))
+    assert chunks == list("Retrieval first.")
+    assert len(chunks) == 16
+    assert model.calls == [[SystemMessage("Be brief."), HumanMessage("RAG?")]]
+
+
+class Gated(BaseChatModel):
+    """Streams one token, then blocks until the test releases it."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.finished = False
+
+    def _generate(self, messages, stop=None):
+        raise AssertionError("streaming must not fall back to _generate")
+
+    def _stream(self, messages, stop=None) -> Iterator[AIMessageChunk]:
+        yield AIMessageChunk("first")
+        assert self.release.wait(10), "the test never released the model"
+        yield AIMessageChunk(" second")
+        self.finished = True
+
+    async def _astream(self, messages, stop=None) -> AsyncIterator[AIMessageChunk]:
+        yield AIMessageChunk("first")
+        while not self.release.is_set():
+            await asyncio.sleep(0.001)
+        yield AIMessageChunk(" second")
+        self.finished = True
+
+
+def test_the_first_chunk_arrives_before_the_model_has_finished():
+    model = Gated()
+    stream = (ChatPromptTemplate.from_template("{q}") | model | StrOutputParser()).stream({"q": "x"})
+    assert next(stream) == "first"
+    assert model.finished is False  # the model is still blocked mid-answer
+    model.release.set()
+    assert list(stream) == [" second"]
+    assert model.finished is True
+
+
+async def test_the_first_chunk_arrives_before_the_model_has_finished_async():
+    model = Gated()
+    stream = (ChatPromptTemplate.from_template("{q}") | model | StrOutputParser()).astream({"q": "x"})
+    assert await anext(stream) == "first"
+    assert model.finished is False
+    model.release.set()
+    assert [chunk async for chunk in stream] == [" second"]
+
+
+async def test_astream_runs_a_sync_stream_in_a_thread():
+    collector = RunCollectorCallbackHandler()
+    chunks = [c.content async for c in Words("a b c").astream("x", {"callbacks": [collector]})]
+    assert chunks == ["a", " b", " c"]
+    assert [event for event, _, _ in events(collector)] == [
+        "chat_model_start", "llm_new_token", "llm_new_token", "llm_new_token", "llm_end",
+    ]  # fmt: skip
+
+
+async def test_ainvoke_uses_agenerate_when_there_is_one():
+    class Native(BaseChatModel):
+        def _generate(self, messages, stop=None):
+            raise AssertionError("the sync hook must not run")
+
+        async def _agenerate(self, messages, stop=None):
+            await asyncio.sleep(0)
+            return AIMessage("async " + messages[-1].text)
+
+    collector = RunCollectorCallbackHandler()
+    assert await Native().ainvoke("hi", {"callbacks": [collector]}) == AIMessage("async hi")
+    assert [event for event, _, _ in events(collector)] == ["chat_model_start", "llm_end"]
+
+
+async def test_ainvoke_falls_back_to_the_sync_hook():
+    model = Recorder()
+    assert (await model.ainvoke("x", stop=["!"])).content == "X"
+    assert model.received[0][1] == ["!"]
+
+
+# --------------------------------------------------------------------------- bind and generate
+
+
+def test_bind_stop_and_options_reach_the_hook():
+    model = Recorder()
+    model.bind(stop=["\n"]).invoke("a")
+    model.bind(stop=["END"], temperature=0.2).batch(["b", "c"])
+    assert [(stop, bound) for _, stop, bound in model.received] == [
+        (["\n"], {}),
+        (["END"], {"temperature": 0.2}),
+        (["END"], {"temperature": 0.2}),
+    ]
+
+
+def test_an_option_the_hook_does_not_take_is_an_error():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'temperature'"):
+        Words().invoke("x", temperature=0.5)
+
+
+def test_bound_stop_is_reported_in_invocation_params():
+    collector = RunCollectorCallbackHandler()
+    Recorder().bind(stop=["\n"]).invoke("x", {"callbacks": [collector]})
+    assert collector.traced_runs[0].extra["invocation_params"]["stop"] == ["\n"]
+
+
+def test_generate_returns_one_generation_list_per_input():
+    collector = RunCollectorCallbackHandler()
+    result = Recorder().generate(["a", [("human", "b")]], stop=["x"], callbacks=[collector])
+    assert [[g.text for g in gens] for gens in result.generations] == [["A"], ["B"]]
+    assert isinstance(result.generations[0][0], ChatGeneration)
+    assert [event for event, _, _ in events(collector)] == [
+        "chat_model_start", "llm_end", "chat_model_start", "llm_end",
+    ]  # fmt: skip
+
+
+async def test_agenerate():
+    result = await Recorder().agenerate(["a", "b"])
+    assert [gens[0].text for gens in result.generations] == ["A", "B"]
+
+
+# --------------------------------------------------------------------------- BaseLLM
+
+
+class Reverse(BaseLLM):
+    def _generate(self, prompt, stop=None):
+        return prompt[::-1]
+
+    def _stream(self, prompt, stop=None):
+        yield from prompt[::-1]
+
+
+def test_llm_reads_messages_as_a_transcript_and_reports_llm_events():
+    collector = RunCollectorCallbackHandler()
+    out = Reverse().invoke([("system", "ab"), ("human", "cd")], {"callbacks": [collector]})
+    assert out == "dc :namuH\nba :metsyS"
+    assert [event for event, _, _ in events(collector)] == ["llm_start", "llm_end"]
+    run = collector.traced_runs[0]
+    assert (run.run_type, run.inputs) == ("llm", ["System: ab\nHuman: cd"])
+    assert run.outputs.generations == [[Generation("dc :namuH\nba :metsyS")]]
+
+
+def test_llm_streams_strings():
+    collector = RunCollectorCallbackHandler()
+    assert list(Reverse().stream("abc", {"callbacks": [collector]})) == ["c", "b", "a"]
+    assert [event for event, _, _ in events(collector)].count("llm_new_token") == 3
+    assert list((PromptTemplate.from_template("{x}") | Reverse() | StrOutputParser()).stream("xy")) == [
+        "y",
+        "x",
+    ]
+
+
+def test_llm_hook_must_return_a_string():
+    class Broken(BaseLLM):
+        def _generate(self, prompt, stop=None):
+            return AIMessage(prompt)
+
+    with pytest.raises(TypeError, match=r"Broken\._generate must return a str, got AIMessage"):
+        Broken().invoke("x")
+
+
+# --------------------------------------------------------------------------- tokens
+
+
+def test_token_counts_use_tiktoken_cl100k():
+    model = Recorder()
+    assert model.get_token_ids("hello world") == [15339, 1917]
+    assert model.get_num_tokens("hello world") == 2
+    assert model.get_num_tokens("<|endoftext|>") == 7  # special tokens count as plain text
+    # OpenAI's rule: 3 per message + role + content, 3 to prime the reply.
+    assert model.get_num_tokens_from_messages([("user", "hello")]) == 3 + (3 + 1 + 1)
+    assert model.get_num_tokens_from_messages(
+        [SystemMessage("You are helpful."), HumanMessage("What is RAG?", name="ada")]
+    ) == 3 + (3 + 1 + 4) + (3 + 1 + 5 + 1 + 1)  # "What is RAG?" is 5 tokens
+
+
+def test_token_count_fallback_without_the_encoding(monkeypatch):
+    monkeypatch.setattr(language_models, "_encoding", lambda name: None)
+    model = Recorder()
+    assert model.get_num_tokens("Hello, world!") == 4
+    assert model.get_num_tokens_from_messages([("user", "hello")]) == 8
+    with pytest.raises(ImportError, match=r"pip install 'ragline\[tokens\]'"):
+        model.get_token_ids("hello")

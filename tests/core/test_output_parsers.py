@@ -1,0 +1,128 @@
+"""Output parsers: plain parsing, chunk-by-chunk streaming, partial JSON, their runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from ragline.core import (
+    AIMessage,
+    AIMessageChunk,
+    CommaSeparatedListOutputParser,
+    FakeListChatModel,
+    InvalidInputError,
+    JsonOutputParser,
+    RunCollectorCallbackHandler,
+    RunnableLambda,
+    StrOutputParser,
+)
+
+JSON_REPLY = '```json\n{"answer": "Paris", "sources": [1, 2]}\n```'
+
+
+def test_str_parser_takes_text_or_a_message():
+    assert StrOutputParser().invoke("plain") == "plain"
+    assert StrOutputParser().invoke(AIMessage("from a model")) == "from a model"
+    with pytest.raises(InvalidInputError, match="takes a str or a message, got int"):
+        StrOutputParser().invoke(42)
+
+
+def test_str_parser_transforms_chunks_one_by_one():
+    seen: list[str] = []
+
+    def chunks() -> Iterator[AIMessageChunk]:
+        for piece in ["Hel", "lo", "!"]:
+            seen.append(piece)
+            yield AIMessageChunk(piece)
+
+    out = StrOutputParser().transform(chunks())
+    assert next(out) == "Hel"
+    assert seen == ["Hel"]  # the parser did not wait for the rest of the input
+    assert list(out) == ["lo", "!"]
+
+
+def test_str_parser_streamed_run_reports_the_whole_text():
+    collector = RunCollectorCallbackHandler()
+    chunks = iter([AIMessageChunk("a"), AIMessageChunk("b")])
+    assert list(StrOutputParser().transform(chunks, {"callbacks": [collector]})) == ["a", "b"]
+    [run] = collector.traced_runs
+    assert (run.name, run.extra["run_type"], run.inputs, run.outputs) == (
+        "StrOutputParser", "parser", "ab", "ab",
+    )  # fmt: skip
+
+
+def test_json_parser_parses_fenced_and_bare_json():
+    assert JsonOutputParser().invoke(JSON_REPLY) == {"answer": "Paris", "sources": [1, 2]}
+    assert JsonOutputParser().invoke(AIMessage('[1, {"a": null}]')) == [1, {"a": None}]
+    assert JsonOutputParser().parse('Sure! ```\n{"x": true}\n``` Anything else?') == {"x": True}
+
+
+def test_json_parser_names_bad_output():
+    with pytest.raises(InvalidInputError, match=r"model output is not valid JSON .*'I cannot help'"):
+        JsonOutputParser().invoke("I cannot help")
+
+
+def test_json_parser_streams_progressively_more_complete_objects():
+    model = FakeListChatModel(responses=['{"answer": "Pa", "n": [1, 23]}'])
+    chain = model | JsonOutputParser()
+    assert list(chain.stream("q")) == [
+        {},
+        {"answer": ""},
+        {"answer": "P"},
+        {"answer": "Pa"},
+        {"answer": "Pa", "n": []},
+        {"answer": "Pa", "n": [1]},
+        {"answer": "Pa", "n": [1, 2]},
+        {"answer": "Pa", "n": [1, 23]},
+    ]
+
+
+def test_json_parser_streams_through_a_markdown_fence():
+    chunks = ["```js", "on\n", '{"a"', ': "x', 'y"}', "\n```"]
+    assert list(JsonOutputParser().transform(iter(chunks))) == [
+        {},
+        {"a": "x"},
+        {"a": "xy"},
+    ]
+
+
+def test_json_streamed_run_reports_the_last_object_not_a_sum():
+    collector = RunCollectorCallbackHandler()
+    chunks = iter(['{"a": "x', 'y"}'])
+    assert list(JsonOutputParser().transform(chunks, {"callbacks": [collector]})) == [
+        {"a": "x"},
+        {"a": "xy"},
+    ]
+    assert collector.traced_runs[0].outputs == {"a": "xy"}
+    assert collector.traced_runs[0].inputs == '{"a": "xy"}'
+
+
+def test_json_stream_that_never_parses_raises_and_reports_the_error():
+    collector = RunCollectorCallbackHandler()
+    with pytest.raises(InvalidInputError, match="not valid JSON"):
+        list(JsonOutputParser().transform(iter(["no ", "json"]), {"callbacks": [collector]}))
+    assert [event for event, _ in collector.event_log] == ["chain_start", "chain_error"]
+
+
+async def test_async_json_streaming():
+    model = FakeListChatModel(responses=['{"k": [true]}'])
+    chunks = [chunk async for chunk in (model | JsonOutputParser()).astream("q")]
+    assert chunks == [{}, {"k": []}, {"k": [True]}]
+
+
+async def test_async_str_streaming_and_invoke():
+    chain = FakeListChatModel(responses=["abc"]) | StrOutputParser()
+    assert [chunk async for chunk in chain.astream("q")] == ["a", "b", "c"]
+    assert await StrOutputParser().ainvoke(AIMessage("x")) == "x"
+
+
+def test_parser_after_a_non_streaming_step_gets_one_chunk():
+    chain = RunnableLambda(lambda x: x + "!") | StrOutputParser()
+    assert list(chain.stream("hi")) == ["hi!"]
+
+
+def test_comma_separated_list():
+    parser = CommaSeparatedListOutputParser()
+    assert parser.invoke("red, green ,blue,") == ["red", "green", "blue"]
+    assert "comma-separated" in parser.get_format_instructions()
