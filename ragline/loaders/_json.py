@@ -225,7 +225,7 @@ class JSONLoader(BaseLoader):
                     if not line.strip():
                         continue
                     try:
-                        value = json.loads(line)
+                        value = json.loads(line.rstrip("\r\n"))
                     except json.JSONDecodeError as err:
                         raise LoaderError(
                             f"{path} line {number} is not valid JSON: {err.msg} at column {err.colno}"

@@ -31,7 +31,7 @@ from ragline.loaders._encoding import check_encoding, read_text
 __all__ = ["MarkdownLoader", "parse_front_matter"]
 
 _FENCE = re.compile(r"---[ \t]*\r?\n")
-_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 _KEY_LINE = re.compile(r"(?P<key>[A-Za-z0-9_][\w .\-]*?)[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 _LIST_ITEM = re.compile(r"[ \t]*-(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 _INT = re.compile(r"[-+]?\d+")
