@@ -1,0 +1,172 @@
+"""RunnableConfig: defaults, merging, the current-config ContextVar, batch config lists."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from ragline.core import (
+    ConfigurationError,
+    RunCollectorCallbackHandler,
+    RunnableLambda,
+    ensure_config,
+    get_current_config,
+)
+from ragline.core.callbacks import CallbackManager
+from ragline.core.config import get_config_list, merge_configs, patch_config
+
+
+def test_ensure_config_defaults_outside_any_run():
+    assert get_current_config() is None
+    assert ensure_config() == {
+        "tags": [],
+        "metadata": {},
+        "callbacks": None,
+        "recursion_limit": 25,
+        "max_concurrency": None,
+        "configurable": {},
+        "run_name": None,
+        "run_id": None,
+    }
+
+
+def test_merge_unites_tags_merges_dicts_and_replaces_scalars():
+    merged = merge_configs(
+        {"tags": ["a", "b"], "metadata": {"x": 1, "y": 1}, "max_concurrency": 2,
+         "configurable": {"k": 1}},
+        {"tags": ["b", "c"], "metadata": {"y": 2}, "max_concurrency": None, "recursion_limit": 5,
+         "configurable": {"j": 2}},
+    )
+    assert merged == {
+        "tags": ["a", "b", "c"],
+        "metadata": {"x": 1, "y": 2},
+        "max_concurrency": 2,  # None does not erase an inherited value
+        "recursion_limit": 5,
+        "configurable": {"k": 1, "j": 2},
+    }
+
+
+def test_unknown_config_key_is_named_with_the_valid_keys():
+    with pytest.raises(ConfigurationError) as info:
+        RunnableLambda(lambda x: x).invoke(1, {"tag": ["x"]})
+    message = str(info.value)
+    assert "'tag'" in message
+    assert "tags" in message and "configurable" in message
+
+
+def test_config_must_be_a_dict():
+    with pytest.raises(TypeError, match="config must be a dict"):
+        ensure_config(["tags"])  # type: ignore[arg-type]
+
+
+def test_handler_list_joins_an_inherited_manager():
+    outer = RunCollectorCallbackHandler()
+    extra = RunCollectorCallbackHandler()
+    manager = CallbackManager([outer], parent_run_id=None)
+    merged = merge_configs({"callbacks": manager}, {"callbacks": [extra]})
+    assert isinstance(merged["callbacks"], CallbackManager)
+    assert merged["callbacks"].handlers == [outer, extra]
+    assert manager.handlers == [outer]  # the inherited manager is not modified
+    # and the other way round: a bound handler list under a call's manager
+    merged = merge_configs({"callbacks": [extra]}, {"callbacks": manager})
+    assert merged["callbacks"].handlers == [outer, extra]
+
+
+def test_patch_config_replaces_and_drops_one_run_keys_with_callbacks():
+    config = {"tags": ["a"], "run_name": "x", "run_id": None}
+    assert patch_config(config, tags=["b"]) == {"tags": ["b"], "run_name": "x", "run_id": None}
+    assert patch_config(config, callbacks=[]) == {"tags": ["a"], "callbacks": []}
+
+
+def test_get_config_list_shares_one_config_but_not_its_run_id():
+    import uuid
+
+    run_id = uuid.uuid4()
+    configs = get_config_list({"tags": ["t"], "run_id": run_id}, 3)
+    assert configs == [{"tags": ["t"], "run_id": run_id}, {"tags": ["t"]}, {"tags": ["t"]}]
+    with pytest.raises(ValueError, match="batch got 2 configs for 3 inputs"):
+        get_config_list([{}, {}], 3)
+
+
+def test_current_config_inside_a_lambda_is_the_child_config():
+    seen = {}
+
+    def look(x):
+        seen["config"] = get_current_config()
+        return x
+
+    RunnableLambda(look).invoke(1, {"tags": ["t"], "metadata": {"m": 1}, "run_name": "outer",
+                                    "configurable": {"c": 2}, "max_concurrency": 3})
+    config = seen["config"]
+    assert config["tags"] == ["t"]
+    assert config["metadata"] == {"m": 1}
+    assert config["configurable"] == {"c": 2}
+    assert config["max_concurrency"] == 3
+    assert "run_name" not in config  # run_name names one run only
+    assert isinstance(config["callbacks"], CallbackManager)
+    assert get_current_config() is None  # restored after the call
+
+
+def test_lambda_with_config_parameter_receives_the_child_config():
+    def with_config(x, config):
+        return (x, config["tags"], config["metadata"])
+
+    assert RunnableLambda(with_config).invoke(1, {"tags": ["a"], "metadata": {"k": "v"}}) == (
+        1, ["a"], {"k": "v"})
+
+
+def test_config_flows_into_nested_invoke_without_passing_it():
+    collector = RunCollectorCallbackHandler()
+    inner = RunnableLambda(lambda x: x * 2, name="inner")
+    outer = RunnableLambda(lambda x: inner.invoke(x) + 1, name="outer")
+    assert outer.invoke(5, {"callbacks": [collector], "tags": ["root-tag"]}) == 11
+    (root,) = collector.traced_runs
+    assert root.tree() == ("outer", [("inner", [])])
+    assert root.children[0].tags == ["root-tag"]
+    assert root.children[0].parent_run_id == root.id
+
+
+def test_explicit_handlers_inside_a_run_keep_the_parent():
+    outer_collector = RunCollectorCallbackHandler()
+    inner_collector = RunCollectorCallbackHandler()
+    inner = RunnableLambda(lambda x: x, name="inner")
+    outer = RunnableLambda(lambda x: inner.invoke(x, {"callbacks": [inner_collector]}), name="outer")
+    outer.invoke(1, {"callbacks": [outer_collector]})
+    assert outer_collector.traced_runs[0].tree() == ("outer", [("inner", [])])
+    # the extra handler saw only the inner run, still pointing at its real parent
+    (inner_run,) = inner_collector.traced_runs
+    assert inner_run.parent_run_id == outer_collector.traced_runs[0].id
+
+
+async def test_ainvoke_default_copies_contextvars_into_the_worker_thread():
+    collector = RunCollectorCallbackHandler()
+    threads = []
+
+    def sync_inner(x):
+        threads.append(threading.get_ident())
+        return x + 1
+
+    inner = RunnableLambda(sync_inner, name="inner")
+
+    async def outer(x):
+        return await inner.ainvoke(x)  # sync lambda: runs in a worker thread
+
+    result = await RunnableLambda(outer, name="outer").ainvoke(1, {"callbacks": [collector]})
+    assert result == 2
+    assert threads[0] != threading.get_ident()
+    assert collector.traced_runs[0].tree() == ("outer", [("inner", [])])
+
+
+async def test_current_config_is_isolated_between_concurrent_tasks():
+    seen = {}
+
+    async def record(x, config):
+        await asyncio.sleep(0.01)
+        seen[x] = config["tags"]
+        return x
+
+    lam = RunnableLambda(record)
+    await asyncio.gather(lam.ainvoke("a", {"tags": ["A"]}), lam.ainvoke("b", {"tags": ["B"]}))
+    assert seen == {"a": ["A"], "b": ["B"]}
