@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import ragline.core.language_models as language_models
 from ragline.core import (
     AIMessage,
     AIMessageChunk,
@@ -29,7 +30,6 @@ from ragline.core import (
     StrOutputParser,
     SystemMessage,
 )
-from ragline.core import language_models
 
 
 class Recorder(BaseChatModel):

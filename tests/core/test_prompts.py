@@ -126,7 +126,7 @@ def test_from_file_reads_the_template(tmp_path):
     prompt = PromptTemplate.from_file(path)
     assert prompt.input_variables == ["question"]
     assert prompt.format(question="why") == "Q: why\nA:"
-    with pytest.raises(LoaderError, match="missing.txt"):
+    with pytest.raises(LoaderError, match=r"missing\.txt"):
         PromptTemplate.from_file(tmp_path / "missing.txt")
 
 
