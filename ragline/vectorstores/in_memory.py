@@ -65,7 +65,7 @@ class InMemoryVectorStore(VectorStore):
         self._dimension: int | None = None
 
     def __repr__(self) -> str:
-        return f"InMemoryVectorStore(metric={self.metric!r}, count={self.count()})"
+        return f"{type(self).__name__}(metric={self.metric!r}, count={self.count()})"
 
     # ------------------------------------------------------------------ primitives
 

@@ -1,0 +1,132 @@
+"""InMemoryVectorStore specifics (the shared behaviour is in the contract suite)."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+import pytest
+
+from ragline.core import ConfigurationError, DimensionError
+from ragline.embeddings import HashingEmbeddings
+from ragline.vectorstores import InMemoryVectorStore
+from ragline.vectorstores.filters import matches, parse_filter
+
+from .contract import ExplicitEmbeddings
+
+
+def test_unknown_metric_lists_the_valid_ones() -> None:
+    with pytest.raises(
+        ConfigurationError, match="metric 'dot' is not one of 'cosine', 'inner_product', 'l2'"
+    ):
+        InMemoryVectorStore(ExplicitEmbeddings(), metric="dot")
+
+
+@pytest.mark.parametrize(
+    ("metric", "score_kind", "expected"),
+    [
+        # query (3, 0); documents (2, 0) and (1, 1)
+        ("cosine", "cosine_similarity", [1.0, math.sqrt(0.5)]),
+        ("inner_product", "inner_product", [6.0, 3.0]),
+        ("l2", "l2", [1.0, math.sqrt(5.0)]),
+    ],
+)
+def test_native_scores_per_metric_on_vectors_that_are_not_unit_length(
+    metric: str, score_kind: str, expected: list[float]
+) -> None:
+    """cosine ignores length; inner product and L2 do not (documented native scores)."""
+    embeddings = ExplicitEmbeddings({"a": [2.0, 0.0], "b": [1.0, 1.0], "q": [3.0, 0.0]})
+    store = InMemoryVectorStore.from_texts(["b", "a"], embeddings, metric=metric)
+    assert store.score_kind == score_kind
+    pairs = store.similarity_search_with_score("q", k=2)
+    assert [d.page_content for d, _ in pairs] == ["a", "b"]
+    assert [score for _, score in pairs] == pytest.approx(expected, abs=1e-6)
+
+
+def test_dimension_is_fixed_by_the_first_vectors_and_kept_when_emptied() -> None:
+    store = InMemoryVectorStore(ExplicitEmbeddings({"a": [1.0, 0.0], "c": [1.0, 0.0, 0.0]}))
+    assert store.dimension is None
+    store.add_texts(["a"], ids=["a"])
+    assert store.dimension == 2
+    store.delete(["a"])
+    assert (store.count(), store.dimension) == (0, 2)
+    with pytest.raises(
+        DimensionError, match="dimension 3 but this store holds vectors of dimension 2"
+    ):
+        store.add_texts(["c"])
+
+
+def test_results_match_brute_force_after_many_deletes_and_upserts() -> None:
+    """Deleting moves the last row into the hole: check that ids, texts, metadata and
+    vectors stay together through many deletes and upserts, against a numpy reference."""
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(400, 12)).astype(np.float32)
+    table = {f"t{i}": row.tolist() for i, row in enumerate(vectors)}
+    queries = rng.normal(size=(10, 12)).astype(np.float32)
+    table.update({f"q{i}": row.tolist() for i, row in enumerate(queries)})
+    store = InMemoryVectorStore(ExplicitEmbeddings(table), metric="l2")
+    expected: dict[str, tuple[str, dict[str, int]]] = {}  # id -> (text, metadata)
+    for start in range(0, 300, 60):  # add in batches, so the matrix grows several times
+        ids = [f"id{i}" for i in range(start, start + 60)]
+        texts = [f"t{i}" for i in range(start, start + 60)]
+        metadatas = [{"bucket": i % 5} for i in range(start, start + 60)]
+        store.add_texts(texts, metadatas, ids=ids)
+        expected.update(zip(ids, zip(texts, metadatas, strict=True), strict=True))
+    deleted = [f"id{i}" for i in rng.choice(300, size=120, replace=False)]
+    store.delete(deleted)
+    for doc_id in deleted:
+        del expected[doc_id]
+    # upsert: 40 survivors get other texts (so other vectors), plus 50 new documents
+    survivors = sorted(expected)[:40]
+    new_ids = [f"id{i}" for i in range(300, 350)]
+    upserts = survivors + new_ids
+    texts = [f"t{300 + i}" for i in range(len(upserts))]
+    metadatas = [{"bucket": 9} for _ in upserts]
+    store.add_texts(texts, metadatas, ids=upserts)
+    expected.update(zip(upserts, zip(texts, metadatas, strict=True), strict=True))
+    assert store.count() == len(expected) == 230
+
+    ids = sorted(expected)
+    matrix = np.array([table[expected[doc_id][0]] for doc_id in ids], dtype=np.float64)
+    for name, flt in [("q0", None), ("q1", {"bucket": 9}), ("q2", {"bucket": {"$in": [1, 2]}})]:
+        query = np.array(table[name])
+        keep = [
+            i for i, doc_id in enumerate(ids) if matches(parse_filter(flt), expected[doc_id][1])
+        ]
+        distances = np.linalg.norm(matrix[keep] - query, axis=1)
+        order = np.argsort(distances)[:7]
+        found = store.similarity_search_with_score(name, k=7, filter=flt)
+        assert [d.id for d, _ in found] == [ids[keep[i]] for i in order]
+        assert [s for _, s in found] == pytest.approx(distances[order].tolist(), rel=1e-4)
+        assert all((d.page_content, d.metadata) == expected[d.id] for d, _ in found)
+
+
+def test_concurrent_writers_lose_nothing() -> None:
+    embeddings = HashingEmbeddings(dimension=16)
+    store = InMemoryVectorStore(embeddings)
+
+    def add(worker: int) -> None:
+        for batch in range(20):
+            texts = [f"w{worker} b{batch} n{n}" for n in range(5)]
+            store.add_texts(texts, ids=texts)
+
+    threads = [threading.Thread(target=add, args=(worker,)) for worker in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert store.count() == 4 * 20 * 5
+    assert store.get_by_ids(["w3 b19 n4"])[0].page_content == "w3 b19 n4"
+
+
+def test_with_hashing_embeddings_end_to_end() -> None:
+    store = InMemoryVectorStore.from_texts(
+        ["the cat sat on the mat", "stock prices fell sharply", "a dog chased the cat"],
+        HashingEmbeddings(dimension=256),
+        metadatas=[{"topic": "pets"}, {"topic": "finance"}, {"topic": "pets"}],
+    )
+    assert store.similarity_search("stock prices", k=1)[0].metadata == {"topic": "finance"}
+    found = store.similarity_search("the cat", k=2, filter={"topic": "pets"})
+    assert {d.page_content for d in found} == {"the cat sat on the mat", "a dog chased the cat"}
+    assert repr(store) == "InMemoryVectorStore(metric='cosine', count=3)"

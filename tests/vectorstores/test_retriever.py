@@ -1,0 +1,157 @@
+"""VectorStoreRetriever: runs in callbacks, one backend call per batch, option checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ragline.core import (
+    ConfigurationError,
+    InvalidInputError,
+    RunCollectorCallbackHandler,
+    RunnableLambda,
+)
+from ragline.vectorstores import InMemoryVectorStore, VectorStoreRetriever
+from ragline.vectorstores.base import SearchHit
+from ragline.vectorstores.filters import FilterNode
+
+from .contract import IDS, METADATAS, TEXTS, ExplicitEmbeddings, texts_of
+
+
+class CountingStore(InMemoryVectorStore):
+    """Records how many query vectors each backend search received."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.searches: list[int] = []
+        self.async_searches: list[int] = []
+
+    def _search(
+        self, queries: np.ndarray, k: int, filter: FilterNode | None, *, with_vectors: bool
+    ) -> list[list[SearchHit]]:
+        self.searches.append(len(queries))
+        return super()._search(queries, k, filter, with_vectors=with_vectors)
+
+    async def _asearch(
+        self, queries: np.ndarray, k: int, filter: FilterNode | None, *, with_vectors: bool
+    ) -> list[list[SearchHit]]:
+        self.async_searches.append(len(queries))
+        return self._search(queries, k, filter, with_vectors=with_vectors)
+
+
+@pytest.fixture
+def embeddings() -> ExplicitEmbeddings:
+    return ExplicitEmbeddings()
+
+
+@pytest.fixture
+def store(embeddings: ExplicitEmbeddings) -> CountingStore:
+    return CountingStore.from_texts(TEXTS, embeddings, metadatas=METADATAS, ids=IDS)
+
+
+def test_invoke_is_one_retriever_run(store: CountingStore) -> None:
+    collector = RunCollectorCallbackHandler()
+    retriever = store.as_retriever(search_kwargs={"k": 2}, tags=["mine"], metadata={"user": 7})
+    documents = retriever.invoke("q0", config={"callbacks": [collector]})
+    [run] = collector.traced_runs
+    assert (run.name, run.run_type, run.inputs) == ("CountingStoreRetriever", "retriever", "q0")
+    assert run.outputs == documents and texts_of(documents) == ["d0", "d1"]
+    assert run.tags == ["mine", "CountingStore", "ExplicitEmbeddings"]
+    assert run.metadata == {"user": 7}
+    assert [event["name"] for event in run.events] == ["start", "end"]
+
+
+def test_batch_searches_once_and_reports_one_run_per_query(
+    store: CountingStore, embeddings: ExplicitEmbeddings
+) -> None:
+    """1000 queries would be one embed_queries_array call and one backend _search call."""
+    collector = RunCollectorCallbackHandler()
+    retriever = store.as_retriever(search_type="mmr", search_kwargs={"k": 3, "fetch_k": 4})
+    queries = ["q0", "q3", "q25", "q95"]
+    results = retriever.batch(queries, config={"callbacks": [collector]})
+    assert store.searches == [4] and embeddings.query_batches == [4]
+    assert texts_of(results[1]) == ["d0", "d3", "d1"]
+    assert [(run.run_type, run.inputs) for run in collector.traced_runs] == [
+        ("retriever", query) for query in queries
+    ]
+    assert [run.outputs for run in collector.traced_runs] == results
+
+
+async def test_abatch_searches_once_and_ainvoke_uses_the_async_primitive(
+    store: CountingStore,
+) -> None:
+    retriever = store.as_retriever(search_kwargs={"k": 1})
+    assert [texts_of(docs) for docs in await retriever.abatch(["q0", "q95", "q25"])] == [
+        ["d0"],
+        ["d5"],
+        ["d2"],
+    ]
+    assert store.searches == [3]
+    assert texts_of(await retriever.ainvoke("q95")) == ["d5"]
+    assert store.async_searches == [1]  # a backend's native async search is used
+
+
+def test_retriever_inside_a_chain_is_a_child_run(store: CountingStore) -> None:
+    collector = RunCollectorCallbackHandler()
+    clean = RunnableLambda(lambda question: question.strip())
+    chain = clean | store.as_retriever()
+    assert len(chain.invoke("  q0 ", config={"callbacks": [collector]})) == 4
+    assert collector.timeline() == [
+        ("chain_start", "RunnableSequence", None),
+        ("chain_start", clean.get_name(), "RunnableSequence"),
+        ("chain_end", clean.get_name(), "RunnableSequence"),
+        ("retriever_start", "CountingStoreRetriever", "RunnableSequence"),
+        ("retriever_end", "CountingStoreRetriever", "RunnableSequence"),
+        ("chain_end", "RunnableSequence", None),
+    ]
+
+
+def test_search_errors_are_reported_as_retriever_errors(store: CountingStore) -> None:
+    collector = RunCollectorCallbackHandler()
+    retriever = store.as_retriever()
+    with pytest.raises(LookupError, match="no vector for 'unknown query'"):
+        retriever.invoke("unknown query", config={"callbacks": [collector]})
+    [run] = collector.traced_runs
+    assert isinstance(run.error, LookupError)
+    assert [event["name"] for event in run.events] == ["start", "error"]
+
+
+def test_a_query_that_is_not_a_string_is_refused(store: CountingStore) -> None:
+    with pytest.raises(InvalidInputError, match="needs a str query"):
+        store.as_retriever().invoke(["q0"])  # type: ignore[arg-type]
+    assert store.searches == []
+
+
+def test_options_are_checked_when_built(store: CountingStore) -> None:
+    with pytest.raises(
+        ConfigurationError,
+        match="search_type 'simlarity' is not one of 'similarity', 'similarity_score_threshold', 'mmr'",
+    ):
+        VectorStoreRetriever(store, search_type="simlarity")
+    with pytest.raises(
+        InvalidInputError,
+        match="search_kwargs 'top_k', 'n' not accepted by search_type 'similarity'; it takes 'k', 'filter'",
+    ):
+        store.as_retriever(search_kwargs={"top_k": 3, "k": 2, "n": 1})
+    with pytest.raises(InvalidInputError, match="k must be a positive integer, got 0"):
+        store.as_retriever(search_kwargs={"k": 0})
+    with pytest.raises(InvalidInputError, match="lambda_mult must be a number between 0 and 1"):
+        store.as_retriever(search_type="mmr", search_kwargs={"lambda_mult": 2})
+
+
+def test_mmr_fetch_k_defaults_to_at_least_k(embeddings: ExplicitEmbeddings) -> None:
+    table = {f"t{i}": [np.cos(i / 10), np.sin(i / 10)] for i in range(30)}
+    table["q"] = [1.0, 0.0]
+    many = InMemoryVectorStore.from_texts(list(table)[:30], ExplicitEmbeddings(table))
+    assert len(many.as_retriever(search_type="mmr", search_kwargs={"k": 25}).invoke("q")) == 25
+
+
+def test_repr_and_attributes(store: CountingStore) -> None:
+    retriever = store.as_retriever(search_type="mmr", search_kwargs={"k": 2})
+    assert retriever.vectorstore is store
+    assert (retriever.search_type, retriever.search_kwargs) == ("mmr", {"k": 2})
+    assert repr(retriever) == (
+        "VectorStoreRetriever(vectorstore=CountingStore, search_type='mmr', search_kwargs={'k': 2})"
+    )
