@@ -18,6 +18,7 @@ _EXPORTS = {
     "StoreConnectionError": ".exceptions",
     "PersistenceError": ".exceptions",
     "LoaderError": ".exceptions",
+    "ChainStepError": ".exceptions",
     "RecursionLimitError": ".exceptions",
     # config
     "RunnableConfig": ".config",

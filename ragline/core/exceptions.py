@@ -13,6 +13,7 @@ Each specific error also subclasses the built-in a user would already catch, so
     ├── StoreConnectionError (ConnectionError)  a backend server cannot be reached; names the URL
     ├── PersistenceError (OSError)           a saved store is missing, truncated or of a newer format
     ├── LoaderError (OSError)                a file or URL could not be read; names it
+    ├── ChainStepError (RuntimeError)        one step of a chain failed on one item; names it
     └── RecursionLimitError (RecursionError) a run nested deeper than config["recursion_limit"]
 
 Messages name the thing, the bad value and the valid options. Errors from backend
@@ -23,6 +24,7 @@ chained (``raise ... from err``).
 from __future__ import annotations
 
 __all__ = [
+    "ChainStepError",
     "ConfigurationError",
     "DimensionError",
     "FilterError",
@@ -78,6 +80,22 @@ class PersistenceError(RaglineError, OSError):
 
 class LoaderError(RaglineError, OSError):
     """A file or URL could not be read or decoded; the message names it."""
+
+
+class ChainStepError(RaglineError, RuntimeError):
+    """One step of a chain failed on one item (a map step on a document, say).
+
+    The message names the item; the original error is chained as ``__cause__``.
+
+    Attributes:
+        index: the 0-based position of the item that failed.
+        item: the item itself (a Document, for document chains).
+    """
+
+    def __init__(self, message: str, *, index: int, item: object = None) -> None:
+        super().__init__(message)
+        self.index = index
+        self.item = item
 
 
 class RecursionLimitError(RaglineError, RecursionError):
