@@ -1,0 +1,134 @@
+"""Fake models: cycling responses, character streaming, stop sequences, recorded calls."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragline.core import (
+    AIMessage,
+    AIMessageChunk,
+    ChatPromptTemplate,
+    FakeListChatModel,
+    FakeListLLM,
+    HumanMessage,
+    InvalidInputError,
+    PromptTemplate,
+    RunCollectorCallbackHandler,
+    StrOutputParser,
+    SystemMessage,
+)
+
+
+def test_fake_llm_cycles_through_its_responses_and_records_prompts():
+    llm = FakeListLLM(responses=["one", "two"])
+    assert [llm.invoke(f"q{n}") for n in range(3)] == ["one", "two", "one"]
+    assert llm.calls == ["q0", "q1", "q2"]
+    assert llm.i == 1
+
+
+def test_fake_llm_streams_characters():
+    llm = FakeListLLM(responses=["abc"])
+    assert list(llm.stream("q")) == ["a", "b", "c"]
+    assert llm.calls == ["q"]
+
+
+def test_fake_llm_renders_chat_prompts_as_text():
+    llm = FakeListLLM(responses=["x"])
+    (ChatPromptTemplate.from_messages([("system", "s"), ("human", "{q}")]) | llm).invoke("h")
+    assert llm.calls == ["System: s\nHuman: h"]
+
+
+def test_fake_chat_model_cycles_and_records_messages():
+    model = FakeListChatModel(responses=["Paris.", "Rome."])
+    chain = ChatPromptTemplate.from_messages([("system", "Geo bot."), ("human", "{q}")]) | model
+    assert [chain.invoke(q).content for q in ("France?", "Italy?", "Spain?")] == [
+        "Paris.",
+        "Rome.",
+        "Paris.",
+    ]
+    assert model.calls == [
+        [SystemMessage("Geo bot."), HumanMessage("France?")],
+        [SystemMessage("Geo bot."), HumanMessage("Italy?")],
+        [SystemMessage("Geo bot."), HumanMessage("Spain?")],
+    ]
+    assert model.stops == [None, None, None]
+
+
+def test_fake_chat_model_streams_one_chunk_per_character():
+    model = FakeListChatModel(responses=["Hi!"])
+    chunks = list(model.stream("x"))
+    assert chunks == [AIMessageChunk("H"), AIMessageChunk("i"), AIMessageChunk("!")]
+    total = chunks[0] + chunks[1] + chunks[2]
+    assert total.to_message() == AIMessage("Hi!")
+
+
+def test_streams_and_invokes_share_one_cursor():
+    model = FakeListChatModel(responses=["a", "bb", "ccc"])
+    assert model.invoke("x").content == "a"
+    assert "".join(c.content for c in model.stream("x")) == "bb"
+    assert (model | StrOutputParser()).invoke("x") == "ccc"
+    assert model.invoke("x").content == "a"
+
+
+def test_stop_sequences_cut_the_answer_like_a_real_api():
+    model = FakeListChatModel(responses=["Answer: 42\nObservation: more"])
+    assert model.bind(stop=["\nObservation"]).invoke("q").content == "Answer: 42"
+    assert model.stops == [["\nObservation"]]
+    llm = FakeListLLM(responses=["one. two. three"])
+    assert list(llm.stream("q", stop=[". t", "three"])) == list("one")
+
+
+def test_error_on_chunk_number_fails_mid_stream():
+    model = FakeListChatModel(responses=["abcd"], error_on_chunk_number=2)
+    received = []
+    with pytest.raises(RuntimeError, match="error on chunk 2"):
+        for chunk in model.stream("x"):
+            received.append(chunk.content)
+    assert received == ["a", "b"]
+
+
+async def test_async_streaming_with_sleep():
+    model = FakeListChatModel(responses=["abc"], sleep=0.001)
+    collector = RunCollectorCallbackHandler()
+    chunks = [c.content async for c in model.astream("x", {"callbacks": [collector]})]
+    assert chunks == ["a", "b", "c"]
+    assert [event for event, _ in collector.event_log] == [
+        "chat_model_start", "llm_new_token", "llm_new_token", "llm_new_token", "llm_end",
+    ]  # fmt: skip
+    assert (await model.ainvoke("y")).content == "abc"
+    assert model.calls == [[HumanMessage("x")], [HumanMessage("y")]]
+
+
+async def test_async_fake_llm():
+    llm = FakeListLLM(responses=["xy"])
+    assert [c async for c in llm.astream("q")] == ["x", "y"]
+    assert await llm.ainvoke("q") == "xy"
+
+
+def test_batch_uses_each_response_once():
+    model = FakeListChatModel(responses=["1", "2", "3", "4"])
+    answers = (PromptTemplate.from_template("{q}") | model | StrOutputParser()).batch(
+        ["a", "b", "c", "d"]
+    )
+    assert sorted(answers) == ["1", "2", "3", "4"]  # threads may take them in any order
+    assert sorted(call[0].content for call in model.calls) == ["a", "b", "c", "d"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"responses": []}, "needs a non-empty list of responses, got []"),
+        ({"responses": "abc"}, "needs a non-empty list of responses, got 'abc'"),
+        ({"responses": ["ok", 3]}, "responses must be strings, got 3"),
+        ({"responses": ["ok"], "sleep": -1}, "sleep must be >= 0 seconds, got -1"),
+    ],
+)
+def test_bad_options_are_rejected(kwargs, message):
+    with pytest.raises(InvalidInputError) as info:
+        FakeListChatModel(**kwargs)
+    assert str(info.value) == f"FakeListChatModel {message}"
+
+
+def test_repr():
+    assert repr(FakeListChatModel(responses=["a"])) == "FakeListChatModel(responses=['a'])"
+    assert repr(FakeListLLM(responses=["a"])) == "FakeListLLM(responses=['a'])"
