@@ -12,6 +12,7 @@ _EXPORTS = {
     "InMemoryVectorStore": ".in_memory",
     "FAISS": "._faiss",
     "Redis": ".redis",
+    "RedisStore": "._redis_bytes",
 }
 
 __all__ = sorted(_EXPORTS)

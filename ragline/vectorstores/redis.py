@@ -113,10 +113,12 @@ class Redis(VectorStore):
         connect_timeout: float = 5.0,
         timeout: float | None = 30.0,
     ) -> None:
-        index_name = check_index_name(index_name or f"ragline-{uuid.uuid4().hex[:12]}")
+        if index_name is None:
+            index_name = f"ragline-{uuid.uuid4().hex[:12]}"
+        index_name = check_index_name(index_name)
         schema = IndexSchema(
             index_name=index_name,
-            key_prefix=check_key_prefix(key_prefix or f"doc:{index_name}"),
+            key_prefix=check_key_prefix(f"doc:{index_name}" if key_prefix is None else key_prefix),
             content_key=content_key,
             vector_key=vector_key,
             **parse_vector_schema(vector_schema),

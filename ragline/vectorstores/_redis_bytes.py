@@ -1,0 +1,219 @@
+"""RedisStore: a byte store on Redis, e.g. one embedding cache shared by many processes.
+
+It implements ragline.core's ``BaseStore[str, bytes]`` (``mget / mset / mdelete /
+yield_keys`` and async twins on ``redis.asyncio``), so it plugs into
+``CacheBackedEmbeddings.from_bytes_store``. Any Redis server works (no module needed).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from ragline.core import BaseStore
+from ragline.core.exceptions import ConfigurationError, InvalidInputError, RaglineError
+from ragline.vectorstores import _redis_client as conn
+
+__all__ = ["RedisStore"]
+
+_GLOB_SPECIAL = "\\*?[]"
+
+
+class RedisStore(BaseStore[str, bytes]):
+    """Bytes under string keys in Redis; keys live under ``{namespace}/`` when given.
+
+    Args:
+        redis_url: where the server is (``redis://[user:password@]host:port[/db]``).
+        client: an existing ``redis.Redis`` client instead of a URL.
+        namespace: prefix every key with ``{namespace}/`` (recommended: without it,
+            ``yield_keys`` lists every key of the database).
+        ttl: seconds each written value lives, or None for no expiry.
+        batch_size: keys per command / pipeline.
+        connect_timeout, timeout: socket timeouts in seconds.
+
+    Raises:
+        ConfigurationError: a bad option.
+
+    Example:
+        >>> from ragline.embeddings import CacheBackedEmbeddings
+        >>> cache = RedisStore(redis_url="redis://localhost:6379", namespace="emb")  # doctest: +SKIP
+        >>> cached = CacheBackedEmbeddings.from_bytes_store(model, cache)  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        *,
+        redis_url: str = "redis://localhost:6379",
+        client: Any = None,
+        namespace: str | None = None,
+        ttl: float | None = None,
+        batch_size: int = 1000,
+        connect_timeout: float = 5.0,
+        timeout: float | None = 30.0,
+    ) -> None:
+        if namespace is not None and (not isinstance(namespace, str) or not namespace):
+            raise ConfigurationError(
+                f"namespace must be a non-empty str or None, got {namespace!r}"
+            )
+        if ttl is not None and (
+            isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not math.isfinite(ttl)
+            or ttl <= 0
+        ):  # fmt: skip
+            raise ConfigurationError(
+                f"ttl must be a positive number of seconds or None, got {ttl!r}"
+            )
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ConfigurationError(f"batch_size must be a positive int, got {batch_size!r}")
+        self._prefix = "" if namespace is None else f"{namespace}/"
+        self._ttl_ms = None if ttl is None else max(1, int(ttl * 1000))
+        self._batch_size = batch_size
+        self._timeouts = {"connect_timeout": connect_timeout, "timeout": timeout}
+        self._url = None if client is not None else redis_url
+        self._client = None if client is None else conn.check_client(client)
+        self._where = conn.safe_url(redis_url) if client is None else conn.describe_client(client)
+
+    @property
+    def namespace(self) -> str | None:
+        """The namespace keys are stored under (``{namespace}/{key}``), or None."""
+        return self._prefix[:-1] or None
+
+    def __repr__(self) -> str:
+        return f"RedisStore({self._where!r}, namespace={self._prefix[:-1] or None!r})"
+
+    # ------------------------------------------------------------------ sync
+
+    def mget(self, keys: Sequence[str]) -> list[bytes | None]:
+        """Return each key's bytes, ``None`` where the key is absent."""
+        return self._run(self._mget_op(_check_keys(keys)))
+
+    def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
+        """Store the pairs (all checked before any is written), with the store's ttl."""
+        self._run(self._mset_op(_check_pairs(key_value_pairs)))
+
+    def mdelete(self, keys: Sequence[str]) -> None:
+        """Delete the keys; absent keys are ignored."""
+        self._run(self._mdelete_op(_check_keys(keys)))
+
+    def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
+        """Yield the keys (without the namespace), only those starting with ``prefix``."""
+        pattern = _glob_escape(self._prefix + (prefix or "")) + "*"
+        cursor = 0
+        while True:
+            cursor, keys = self._run(self._scan_op(cursor, pattern))
+            yield from keys
+            if cursor == 0:
+                return
+
+    # ------------------------------------------------------------------ async
+
+    async def amget(self, keys: Sequence[str]) -> list[bytes | None]:
+        """Async :meth:`mget`."""
+        return await self._arun(self._mget_op(_check_keys(keys)))
+
+    async def amset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
+        """Async :meth:`mset`."""
+        await self._arun(self._mset_op(_check_pairs(key_value_pairs)))
+
+    async def amdelete(self, keys: Sequence[str]) -> None:
+        """Async :meth:`mdelete`."""
+        await self._arun(self._mdelete_op(_check_keys(keys)))
+
+    async def ayield_keys(self, *, prefix: str | None = None) -> AsyncIterator[str]:
+        """Async :meth:`yield_keys`."""
+        pattern = _glob_escape(self._prefix + (prefix or "")) + "*"
+        cursor = 0
+        while True:
+            cursor, keys = await self._arun(self._scan_op(cursor, pattern))
+            for key in keys:
+                yield key
+            if cursor == 0:
+                return
+
+    # ------------------------------------------------------------------ operations
+
+    def _mget_op(self, keys: list[str]) -> conn.Operation[list[bytes | None]]:
+        values: list[bytes | None] = []
+        for start in range(0, len(keys), self._batch_size):
+            chunk = keys[start : start + self._batch_size]
+            [reply] = yield [("MGET", *(self._prefix + key for key in chunk))]
+            values.extend(_checked(reply, "MGET"))
+        return values
+
+    def _mset_op(self, pairs: list[tuple[str, bytes]]) -> conn.Operation[None]:
+        expiry = () if self._ttl_ms is None else ("PX", self._ttl_ms)
+        for start in range(0, len(pairs), self._batch_size):
+            chunk = pairs[start : start + self._batch_size]
+            replies = yield [("SET", self._prefix + key, value, *expiry) for key, value in chunk]
+            for reply in replies:
+                _checked(reply, "SET")
+
+    def _mdelete_op(self, keys: list[str]) -> conn.Operation[None]:
+        for start in range(0, len(keys), self._batch_size):
+            chunk = keys[start : start + self._batch_size]
+            [reply] = yield [("DEL", *(self._prefix + key for key in chunk))]
+            _checked(reply, "DEL")
+
+    def _scan_op(self, cursor: int, pattern: str) -> conn.Operation[tuple[int, list[str]]]:
+        [reply] = yield [("SCAN", cursor, "MATCH", pattern, "COUNT", self._batch_size)]
+        next_cursor, raw_keys = _checked(reply, "SCAN")
+        cut = len(self._prefix)
+        return int(next_cursor), [key.decode("utf-8", "replace")[cut:] for key in raw_keys]
+
+    # ------------------------------------------------------------------ drivers
+
+    def _run(self, operation: conn.Operation[Any]) -> Any:
+        if self._client is None:
+            assert self._url is not None
+            self._client = conn.make_client(self._url, **self._timeouts)
+        return conn.run(self._client, operation, self._where)
+
+    async def _arun(self, operation: conn.Operation[Any]) -> Any:
+        if self._url is None:  # a sync client was given: run it in a worker thread
+            import asyncio
+
+            return await asyncio.to_thread(self._run, operation)
+        client = conn.make_async_client(self._url, **self._timeouts)
+        try:
+            return await conn.arun(client, operation, self._where)
+        finally:
+            await client.aclose()
+
+
+def _checked(reply: Any, command: str) -> Any:
+    if isinstance(reply, Exception):
+        raise RaglineError(f"Redis rejected {command}: {reply}") from reply
+    return reply
+
+
+def _check_keys(keys: Sequence[str]) -> list[str]:
+    if isinstance(keys, (str, bytes)):
+        raise InvalidInputError(f"keys must be a list of str, got a single value {keys!r:.60}")
+    checked = list(keys)
+    for key in checked:
+        if not isinstance(key, str):
+            raise InvalidInputError(
+                f"store keys must be str, got {type(key).__name__}: {key!r:.60}"
+            )
+    return checked
+
+
+def _check_pairs(pairs: Sequence[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    checked = []
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise InvalidInputError(f"mset expects (key, value) pairs, got {pair!r:.60}")
+        key, value = pair
+        _check_keys([key])
+        if isinstance(value, bytearray):
+            value = bytes(value)
+        if not isinstance(value, bytes):
+            raise InvalidInputError(
+                f"byte store values must be bytes, got {type(value).__name__} for key {key!r}"
+            )
+        checked.append((key, value))
+    return checked
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + char if char in _GLOB_SPECIAL else char for char in text)

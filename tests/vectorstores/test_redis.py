@@ -1,0 +1,570 @@
+"""Redis-specific behaviour (the shared contract runs in test_contract.py): hash layout,
+schema inference and validation, escaping of filter values, TTL, index management,
+clients, failures of the server, and the RedisStore byte store.
+
+Every test runs against a real Redis Stack server (the ``redis_url`` fixture in
+tests/conftest.py starts one, or uses ``$RAGLINE_REDIS_URL``).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ragline.core import (
+    ConfigurationError,
+    DimensionError,
+    Document,
+    FilterError,
+    InvalidInputError,
+    StoreConnectionError,
+)
+from ragline.embeddings import CacheBackedEmbeddings, HashingEmbeddings
+from ragline.vectorstores import Redis, RedisStore
+from ragline.vectorstores._redis_schema import filter_to_query
+from ragline.vectorstores.filters import parse_filter
+
+from .contract import ExplicitEmbeddings, unit
+
+redis = pytest.importorskip("redis")
+pytestmark = pytest.mark.redis
+
+MakeStore = Callable[..., Redis]
+
+
+@pytest.fixture
+def embeddings() -> ExplicitEmbeddings:
+    return ExplicitEmbeddings()
+
+
+@pytest.fixture
+def raw(redis_url: str) -> Iterator[Any]:
+    client = redis.Redis.from_url(redis_url, protocol=2)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def make_store(redis_url: str, embeddings: ExplicitEmbeddings) -> Iterator[MakeStore]:
+    """Build Redis stores on fresh indexes; drop them (with their documents) afterwards."""
+    built: list[Redis] = []
+
+    def make(**options: Any) -> Redis:
+        options.setdefault("redis_url", redis_url)
+        options.setdefault("index_name", f"test-{uuid.uuid4().hex[:12]}")
+        store = Redis(options.pop("embedding", embeddings), **options)
+        built.append(store)
+        return store
+
+    yield make
+    for store in built:
+        store.drop_index(delete_documents=True)
+        store.close()
+
+
+def ids_of(documents: list[Document]) -> list[str]:
+    return [document.id or "" for document in documents]
+
+
+# ---------------------------------------------------------------------- layout
+
+
+def test_documents_are_hashes_under_the_key_prefix(make_store: MakeStore, raw: Any) -> None:
+    """One hash per document at {key_prefix}:{id}: text, FLOAT32 vector bytes, metadata JSON
+    and one field per indexed metadata field."""
+    store = make_store(index_name="layout-idx")
+    store.add_texts(["d1"], [{"color": "red", "n": 2, "tags": ["a"]}], ids=["x1"])
+    assert store.key_prefix == "doc:layout-idx"
+    stored = raw.hgetall("doc:layout-idx:x1")
+    assert stored[b"content"] == b"d1"
+    assert np.frombuffer(stored[b"content_vector"], dtype=np.float32).tolist() == pytest.approx(
+        unit(10)
+    )
+    assert json.loads(stored[b"_metadata"]) == {"color": "red", "n": 2, "tags": ["a"]}
+    assert (stored[b"color"], stored[b"n"]) == (b"red", b"2")
+    assert b"tags" not in stored  # a list is kept in the JSON only, not indexed
+    assert store.index_schema == {"color": "tag", "n": "numeric"}
+
+
+def test_readding_an_id_leaves_no_stale_fields(make_store: MakeStore, raw: Any) -> None:
+    """Re-adding an id replaces the whole hash: a metadata field the new version lacks no
+    longer matches filters."""
+    store = make_store()
+    store.add_texts(["d0", "d1"], [{"color": "red", "n": 1}, {"color": "red"}], ids=["a", "b"])
+    store.add_texts(["d0"], [{"color": "blue"}], ids=["a"])
+    assert ids_of(store.similarity_search("q0", k=5, filter={"n": 1})) == []
+    assert ids_of(store.similarity_search("q0", k=5, filter={"color": "blue"})) == ["a"]
+    assert raw.hget(f"{store.key_prefix}:a", "n") is None
+    assert store.count() == 2
+
+
+def test_ttl_gives_each_document_an_expiry(make_store: MakeStore, raw: Any) -> None:
+    """ttl sets an expiry on each written document; expired documents are gone."""
+    store = make_store(ttl=0.3)
+    store.add_texts(["d0", "d1"], ids=["a", "b"])
+    assert 0 < raw.pttl(f"{store.key_prefix}:a") <= 300
+    time.sleep(0.5)
+    assert store.get_by_ids(["a", "b"]) == []
+    assert store.similarity_search("q0", k=2) == []
+    forever = make_store()
+    forever.add_texts(["d0"], ids=["a"])
+    assert raw.pttl(f"{forever.key_prefix}:a") == -1
+
+
+# ---------------------------------------------------------------------- schema
+
+
+def test_inferred_schema_grows_with_new_fields(make_store: MakeStore) -> None:
+    """str and bool -> tag, numbers -> numeric; a field first seen later is added to the
+    index and becomes filterable, also on documents written before."""
+    store = make_store()
+    store.add_texts(["d0", "d1"], [{"a": "x", "b": True}, {"c": 1.5, "d": None}], ids=["0", "1"])
+    assert store.index_schema == {"a": "tag", "b": "tag", "c": "numeric"}
+    store.add_texts(["d2"], [{"lang": "en", "c": 3}], ids=["2"])
+    assert store.index_schema == {"a": "tag", "b": "tag", "c": "numeric", "lang": "tag"}
+    assert ids_of(store.similarity_search("q0", k=5, filter={"lang": "en"})) == ["2"]
+    assert ids_of(store.similarity_search("q0", k=5, filter={"c": {"$gte": 1}})) == ["1", "2"]
+    assert ids_of(store.similarity_search("q0", k=5, filter={"b": True})) == ["0"]
+
+
+def test_declared_schema_in_both_spellings(make_store: MakeStore) -> None:
+    """index_schema takes {"name": kind} or LangChain's {kind: [{"name": ...}]}; with a
+    declared schema, undeclared metadata is stored but not indexed."""
+    simple = make_store(index_schema={"source": "tag", "page": "numeric", "title": "text"})
+    langchain = make_store(
+        index_schema={"tag": [{"name": "source"}], "numeric": [{"name": "page"}],
+                      "text": [{"name": "title"}]}
+    )  # fmt: skip
+    for store in (simple, langchain):
+        store.add_texts(["d0"], [{"source": "a.txt", "page": 3, "other": "o"}], ids=["0"])
+        assert store.index_schema == {"source": "tag", "page": "numeric", "title": "text"}
+        assert store.get_by_ids(["0"])[0].metadata == {"source": "a.txt", "page": 3, "other": "o"}
+        with pytest.raises(FilterError, match="'other'"):
+            store.similarity_search("q0", filter={"other": "o"})
+
+
+@pytest.mark.parametrize(
+    ("metadata", "fragment"),
+    [
+        ({"page": "three"}, "'page' is a numeric field"),
+        ({"page": True}, "'page' is a numeric field"),
+        ({"title": 5}, "'title' is a text field"),
+        ({"source": ["a", "b"]}, "'source' is a tag field"),
+        ({"source": "ok", "when": object()}, "cannot be stored as JSON"),
+    ],
+)
+def test_metadata_that_does_not_fit_the_schema_writes_nothing(
+    make_store: MakeStore, metadata: dict[str, Any], fragment: str
+) -> None:
+    """A value of the wrong kind for its field fails the whole batch before any write."""
+    store = make_store(index_schema={"source": "tag", "page": "numeric", "title": "text"})
+    store.add_texts(["d0"], [{"source": "a", "page": 1}], ids=["keep"])
+    with pytest.raises(InvalidInputError, match="nothing was written") as info:
+        store.add_texts(["d1", "d2"], [{"source": "b"}, metadata], ids=["new1", "new2"])
+    assert fragment in str(info.value)
+    assert store.count() == 1
+    assert ids_of(store.get_by_ids(["keep", "new1", "new2"])) == ["keep"]
+
+
+def test_existing_index_with_other_settings_is_an_error(
+    make_store: MakeStore, embeddings: ExplicitEmbeddings, redis_url: str
+) -> None:
+    """Opening an index that exists with another metric or dimension raises instead of
+    silently mixing; from_existing_index adopts the index as it is."""
+    store = make_store(vector_schema={"distance_metric": "L2"})
+    store.add_texts(["d0", "d1"], [{"color": "red"}, {"color": "blue"}], ids=["0", "1"])
+    other_metric = Redis(embeddings, redis_url=redis_url, index_name=store.index_name)
+    with pytest.raises(ConfigurationError, match="distance metric 'L2'"):
+        other_metric.similarity_search("q0")
+    with pytest.raises(ConfigurationError, match="distance metric 'L2'"):
+        other_metric.add_texts(["d2"], ids=["2"])
+    opened = Redis.from_existing_index(embeddings, store.index_name, redis_url=redis_url)
+    assert opened.score_kind == "squared_l2" and opened.dimension == 3
+    assert opened.index_schema == {"color": "tag"}
+    assert ids_of(opened.similarity_search("q0", k=1, filter={"color": "blue"})) == ["1"]
+    wrong_dim = Redis(
+        ExplicitEmbeddings({"v": [1.0, 0.0, 0.0, 0.0]}),
+        redis_url=redis_url,
+        index_name=store.index_name,
+        vector_schema={"distance_metric": "L2"},
+    )
+    with pytest.raises(DimensionError, match="dimension 3"):
+        wrong_dim.add_texts(["v"], ids=["v"])
+    assert store.count() == 2
+    with pytest.raises(ConfigurationError, match="does not exist"):
+        Redis.from_existing_index(embeddings, "no-such-index", redis_url=redis_url)
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ({"index_name": "has space"}, "index_name 'has space'"),
+        ({"index_name": "glob*"}, "index_name 'glob*'"),
+        ({"index_name": ""}, "index_name"),
+        ({"key_prefix": "doc:x:"}, "key_prefix 'doc:x:'"),
+        ({"key_prefix": "a[b]"}, "key_prefix 'a[b]'"),
+        ({"index_schema": {"bad-name": "tag"}}, "'bad-name'"),
+        ({"index_schema": {"content": "tag"}}, "clashes"),
+        ({"index_schema": {"x": "geo"}}, "valid kinds are tag, numeric, text"),
+        ({"vector_schema": {"distance_metric": "DOT"}}, "COSINE, IP, L2"),
+        ({"vector_schema": {"algorithm": "IVF"}}, "FLAT, HNSW"),
+        ({"vector_schema": {"efruntime": 5}}, "'efruntime'"),
+        ({"ttl": 0}, "ttl"),
+        ({"batch_size": 0}, "batch_size"),
+    ],
+)
+def test_bad_options_raise_before_touching_the_server(
+    embeddings: ExplicitEmbeddings, options: dict[str, Any], fragment: str
+) -> None:
+    """Names Redis cannot take (or that would make key patterns unsafe) and unknown options
+    are refused by the constructor, which needs no server."""
+    with pytest.raises(ConfigurationError) as info:
+        Redis(embeddings, redis_url="redis://127.0.0.1:1", **options)
+    assert fragment in str(info.value)
+
+
+# ---------------------------------------------------------------------- filters
+
+TRICKY_VALUES = [
+    "a|b", "x}y", "{x}", "a-b", "-neg", "@field", 'q"uote', "q'uote", "sp ace", "a,b", "a*",
+    "$p0", "back\\slash", "ünï cødé", "(paren)", "x} | @other:{y",
+]  # fmt: skip
+
+
+def test_tag_values_match_exactly_and_cannot_change_the_query(make_store: MakeStore) -> None:
+    """Every tag value, whatever its characters, matches exactly the documents holding it:
+    values travel as query parameters, never inside the query text."""
+    table = {f"t{i}": unit(i) for i in range(len(TRICKY_VALUES) + 1)}
+    table["q0"] = unit(0)
+    store = make_store(embedding=ExplicitEmbeddings(table))
+    names = list(table)[: len(TRICKY_VALUES) + 1]
+    metadatas = [{"tag": value} for value in TRICKY_VALUES] + [{"tag": "other"}]
+    store.add_texts(names, metadatas, ids=names)
+    for position, value in enumerate(TRICKY_VALUES):
+        assert ids_of(store.similarity_search("q0", k=50, filter={"tag": value})) == [
+            f"t{position}"
+        ], value
+    found = store.similarity_search("q0", k=50, filter={"tag": {"$in": ["a|b", "x}y", "nope"]}})
+    assert ids_of(found) == ["t0", "t1"]
+    assert (
+        len(store.similarity_search("q0", k=50, filter={"tag": {"$ne": "a|b"}})) == len(names) - 1
+    )
+    assert store.similarity_search("q0", filter={"tag": "A|B"}) == []  # case-sensitive
+
+
+def test_tag_values_are_case_sensitive_and_typed(make_store: MakeStore) -> None:
+    """Tags compare exactly (case included); True and 1 are different values."""
+    store = make_store(index_schema={"v": "tag"})
+    store.add_texts(["d0", "d1", "d2"], [{"v": "Red"}, {"v": True}, {"v": 1}], ids=["0", "1", "2"])
+    assert ids_of(store.similarity_search("q0", filter={"v": "Red"})) == ["0"]
+    assert store.similarity_search("q0", filter={"v": "red"}) == []
+    assert ids_of(store.similarity_search("q0", filter={"v": True})) == ["1"]
+    assert ids_of(store.similarity_search("q0", filter={"v": 1.0})) == ["2"]
+
+
+def test_text_fields_match_words(make_store: MakeStore) -> None:
+    """A text field matches the words of the value as a phrase; punctuation only separates."""
+    store = make_store(index_schema={"title": "text"})
+    titles = ["Intro to Redis", "redis-search basics", "Cooking pasta"]
+    store.add_texts(["d0", "d1", "d2"], [{"title": t} for t in titles], ids=["0", "1", "2"])
+    assert ids_of(store.similarity_search("q0", filter={"title": "redis"})) == ["0", "1"]
+    assert ids_of(store.similarity_search("q0", filter={"title": "redis search"})) == ["1"]
+    assert ids_of(store.similarity_search("q0", filter={"title": "to Redis!"})) == ["0"]
+    assert ids_of(store.similarity_search("q0", filter={"title": {"$ne": "redis"}})) == ["2"]
+    with pytest.raises(FilterError, match="no words"):
+        store.similarity_search("q0", filter={"title": "?!"})
+
+
+@pytest.mark.parametrize(
+    ("filter", "fragment"),
+    [
+        ({"missing": "x"}, "'missing': it is not in the index schema"),
+        ({"color": {"$gt": 1}}, "$gt needs a numeric field, but 'color' is a tag field"),
+        ({"n": "three"}, "does not fit field 'n', which is a numeric field"),
+        ({"n": {"$in": [1, "x"]}}, "does not fit field 'n'"),
+        ({"color": ""}, "empty string"),
+    ],
+)
+def test_bad_filters_raise_a_filter_error(
+    make_store: MakeStore, filter: dict[str, Any], fragment: str
+) -> None:
+    """A filter on a field the index does not have, or of the wrong kind, is an error (Redis
+    itself would silently match nothing)."""
+    store = make_store()
+    store.add_texts(["d0"], [{"color": "red", "n": 1}], ids=["0"])
+    with pytest.raises(FilterError) as info:
+        store.similarity_search("q0", filter=filter)
+    assert fragment in str(info.value)
+
+
+def test_filter_translation_is_parametrized() -> None:
+    """The query text holds only field names, operators and $parameters."""
+    fields = {"color": "tag", "n": "numeric", "title": "text"}
+    query, params = filter_to_query(
+        parse_filter(
+            {"$or": [{"color": {"$nin": ["a|b", "c"]}}, {"n": {"$gt": 2, "$lte": 5}}],
+             "title": "Hello, world"}
+        ),
+        fields,
+    )  # fmt: skip
+    assert query == (
+        "((-((@color:{$p0}) | (@color:{$p1}))) | ((@n:[($p2 +inf]) (@n:[-inf $p3]))) "
+        '(@title:"Hello world")'
+    )
+    assert params == {"p0": "a|b", "p1": "c", "p2": 2.0, "p3": 5.0}
+    assert filter_to_query(None, fields) == ("*", {})
+
+
+# ---------------------------------------------------------------------- index management
+
+
+def test_drop_index_with_and_without_documents(make_store: MakeStore, raw: Any) -> None:
+    """drop_index keeps the hashes unless delete_documents=True; dropping twice is False."""
+    keep = make_store()
+    keep.add_texts(["d0"], ids=["a"])
+    assert keep.drop_index() is True
+    assert keep.drop_index() is False
+    assert raw.exists(f"{keep.key_prefix}:a") == 1
+    assert keep.count() == 0
+    raw.delete(f"{keep.key_prefix}:a")
+    gone = make_store()
+    gone.add_texts(["d0"], ids=["a"])
+    assert gone.drop_index(delete_documents=True) is True
+    assert raw.exists(f"{gone.key_prefix}:a") == 0
+
+
+def test_two_store_objects_share_one_index(make_store: MakeStore, embeddings: Any) -> None:
+    """A second store object on the same index name (another process, say) sees the
+    documents, the dimension and the inferred schema."""
+    first = make_store()
+    first.add_texts(["d0", "d1"], [{"color": "red"}, {"color": "blue"}], ids=["0", "1"])
+    second = make_store(index_name=first.index_name)
+    assert second.dimension == 3
+    assert ids_of(second.similarity_search("q0", filter={"color": "blue"})) == ["1"]
+    second.add_texts(["d2"], [{"color": "red", "size": 3}], ids=["2"])
+    assert first.count() == 3
+    assert ids_of(first.similarity_search("q0", filter={"color": "red"})) == ["0", "2"]
+
+
+@pytest.mark.parametrize("flavour", ["resp3", "decoded", "resp2"])
+def test_a_client_can_be_passed_in(make_store: MakeStore, redis_url: str, flavour: str) -> None:
+    """A user's redis.Redis client works whatever its protocol or decoding (the store
+    derives a RESP2 bytes client from its settings when needed)."""
+    options = {"resp3": {}, "decoded": {"decode_responses": True}, "resp2": {"protocol": 2}}
+    client = redis.Redis.from_url(redis_url, **options[flavour])
+    store = make_store(client=client)
+    store.add_texts(["d0", "d1"], [{"n": 1}, {"n": 2}], ids=["0", "1"])
+    assert ids_of(store.similarity_search("q0", filter={"n": 2})) == ["1"]
+    assert store.get_by_ids(["0"])[0].metadata == {"n": 1}
+    client.close()
+
+
+async def test_async_methods_with_a_native_async_client(
+    make_store: MakeStore, redis_url: str
+) -> None:
+    """async_client= runs the async twins on redis.asyncio, reusing its connections."""
+    import redis.asyncio as redis_asyncio
+
+    client = redis_asyncio.Redis.from_url(redis_url, protocol=2)
+    store = make_store(async_client=client)
+    await store.aadd_texts(["d0", "d1", "d2"], [{"n": 0}, {"n": 1}, {"n": 2}], ids=["0", "1", "2"])
+    found = await store.asimilarity_search("q25", k=2, filter={"n": {"$gte": 1}})
+    assert ids_of(found) == ["2", "1"]
+    assert ids_of(
+        await store.amax_marginal_relevance_search("q0", k=2, fetch_k=3, lambda_mult=0.3)
+    ) == ["0", "2"]
+    await store.adelete(["0"])
+    assert await store.acount() == 2
+    await client.aclose()
+
+
+# ---------------------------------------------------------------------- failures
+
+
+def _silent_server() -> tuple[socket.socket, int]:
+    """A TCP socket that accepts connections (backlog) but never answers."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    return listener, listener.getsockname()[1]
+
+
+def test_a_server_that_is_down_gives_a_clear_error(embeddings: ExplicitEmbeddings) -> None:
+    """Nothing listening: StoreConnectionError naming the URL, without the password."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: nothing listens there
+    url = f"redis://user:s3cret@127.0.0.1:{port}/0"
+    store = Redis(embeddings, redis_url=url, connect_timeout=0.5, timeout=0.5)
+    with pytest.raises(StoreConnectionError) as info:
+        store.add_texts(["d0"], ids=["a"])
+    message = str(info.value)
+    assert f"redis://user:***@127.0.0.1:{port}/0" in message
+    assert "s3cret" not in message
+    with pytest.raises(StoreConnectionError, match=f"127.0.0.1:{port}"):
+        RedisStore(redis_url=url, connect_timeout=0.5).mget(["k"])
+
+
+async def test_a_server_that_never_answers_times_out(embeddings: ExplicitEmbeddings) -> None:
+    """A server that accepts but never replies: StoreConnectionError once the timeout
+    passes, sync and async (a generous bound catches a hang, it is not a benchmark)."""
+    listener, port = _silent_server()
+    try:
+        store = Redis(embeddings, redis_url=f"redis://127.0.0.1:{port}", connect_timeout=0.3,
+                      timeout=0.3)  # fmt: skip
+        started = time.monotonic()
+        with pytest.raises(StoreConnectionError, match=f"127.0.0.1:{port}"):
+            store.similarity_search("q0")
+        with pytest.raises(StoreConnectionError, match=f"127.0.0.1:{port}"):
+            await store.aadd_texts(["d0"], ids=["a"])
+        assert time.monotonic() - started < 20
+    finally:
+        listener.close()
+
+
+def test_server_killed_during_a_large_add_then_readd_stores_each_once(
+    redis_server_factory: Callable[[], Any],
+) -> None:
+    """The server dies (SIGKILL) in the middle of add_embeddings: a clear
+    StoreConnectionError. After a restart (with its append-only file), adding the same
+    documents with the same ids again leaves each document stored exactly once."""
+    server = redis_server_factory().start("--appendonly", "yes")
+    count = 30_000
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(count, 8)).astype(np.float32)
+    ids = [f"doc-{i}" for i in range(count)]
+    pairs = [(f"text {i}", vector.tolist()) for i, vector in enumerate(vectors)]
+    metadatas = [{"i": i, "group": f"g{i % 7}"} for i in range(count)]
+    store = Redis(HashingEmbeddings(dimension=8), redis_url=server.url, index_name="crash",
+                  batch_size=500, connect_timeout=1, timeout=5)  # fmt: skip
+    watcher = redis.Redis.from_url(server.url, protocol=2)
+
+    def kill_midway() -> None:
+        while True:
+            try:
+                if watcher.dbsize() >= 3_000:
+                    break
+            except redis.exceptions.RedisError:
+                pass
+            time.sleep(0.002)
+        server.kill()
+
+    killer = threading.Thread(target=kill_midway)
+    killer.start()
+    with pytest.raises(StoreConnectionError, match=server.url):
+        store.add_embeddings(pairs, metadatas, ids=ids)
+    killer.join()
+
+    server.start("--appendonly", "yes")
+    survived = redis.Redis.from_url(server.url, protocol=2).dbsize()
+    assert 0 < survived < count  # the kill really happened midway
+    assert store.add_embeddings(pairs, metadatas, ids=ids) == ids
+    assert store.count() == count
+    fresh = redis.Redis.from_url(server.url, protocol=2)
+    assert fresh.dbsize() == count  # one hash per id, nothing else
+    assert store.get_by_ids(["doc-0", f"doc-{count - 1}"])[1].metadata == {
+        "i": count - 1,
+        "group": f"g{(count - 1) % 7}",
+    }
+    assert len(store.similarity_search_by_vector(vectors[5], k=10, filter={"group": "g5"})) == 10
+    store.close()
+
+
+# ---------------------------------------------------------------------- RedisStore
+
+
+@pytest.fixture
+def byte_store(redis_url: str, raw: Any) -> Iterator[RedisStore]:
+    namespace = f"bytes-{uuid.uuid4().hex[:8]}"
+    yield RedisStore(redis_url=redis_url, namespace=namespace)
+    for key in raw.scan_iter(match=f"{namespace}/*"):
+        raw.delete(key)
+
+
+def test_byte_store_mset_mget_mdelete(byte_store: RedisStore, raw: Any) -> None:
+    """mget answers in key order with None for absent keys; mset overwrites; mdelete
+    ignores absent keys; values are stored as-is under {namespace}/{key}."""
+    byte_store.mset([("a", b"1"), ("b", b"\x00\xff"), ("c", b"")])
+    assert byte_store.mget(["c", "missing", "a", "b"]) == [b"", None, b"1", b"\x00\xff"]
+    byte_store.mset([("a", bytearray(b"new"))])
+    assert byte_store.mget(["a"]) == [b"new"]
+    byte_store.mdelete(["a", "never-there"])
+    assert byte_store.mget(["a", "b"]) == [None, b"\x00\xff"]
+    assert raw.get(f"{byte_store.namespace}/b") == b"\x00\xff"
+    assert byte_store.mget([]) == [] and byte_store.mset([]) is None
+
+
+def test_byte_store_yield_keys_escapes_glob_characters(byte_store: RedisStore) -> None:
+    """yield_keys lists this namespace's keys only; a prefix with * ? [ ] is literal."""
+    keys = ["user-1", "user-2", "doc-1", "a*b", "a?c", "[x]"]
+    byte_store.mset([(key, b"v") for key in keys])
+    assert sorted(byte_store.yield_keys()) == sorted(keys)
+    assert sorted(byte_store.yield_keys(prefix="user-")) == ["user-1", "user-2"]
+    assert list(byte_store.yield_keys(prefix="a*")) == ["a*b"]
+    assert list(byte_store.yield_keys(prefix="[x")) == ["[x]"]
+    assert list(byte_store.yield_keys(prefix="nothing")) == []
+
+
+def test_byte_store_rejects_bad_input_before_writing(byte_store: RedisStore) -> None:
+    """A bad pair fails the whole batch; nothing is written."""
+    with pytest.raises(InvalidInputError, match="bytes"):
+        byte_store.mset([("ok", b"1"), ("bad", "text")])  # type: ignore[list-item]
+    with pytest.raises(InvalidInputError, match="str"):
+        byte_store.mget([1])  # type: ignore[list-item]
+    assert byte_store.mget(["ok"]) == [None]
+
+
+async def test_byte_store_async_twins_and_ttl(redis_url: str, raw: Any) -> None:
+    """Async twins agree with the sync methods; ttl gives every value an expiry."""
+    store = RedisStore(redis_url=redis_url, namespace=f"ttl-{uuid.uuid4().hex[:8]}", ttl=60)
+    await store.amset([("k1", b"v1"), ("k2", b"v2")])
+    assert await store.amget(["k2", "k1", "no"]) == [b"v2", b"v1", None]
+    assert sorted([key async for key in store.ayield_keys()]) == ["k1", "k2"]
+    assert 0 < raw.pttl(f"{store.namespace}/k1") <= 60_000
+    await store.amdelete(["k1", "k2"])
+    assert store.mget(["k1", "k2"]) == [None, None]
+
+
+def test_embedding_cache_is_shared_between_processes(redis_url: str, raw: Any) -> None:
+    """CacheBackedEmbeddings on a RedisStore: vectors computed in one process are read by
+    another, which never calls its model."""
+    namespace = f"cache-{uuid.uuid4().hex[:8]}"
+    model = HashingEmbeddings(dimension=16)
+    cache = RedisStore(redis_url=redis_url, namespace=namespace)
+    cached = CacheBackedEmbeddings.from_bytes_store(model, cache, namespace="hash16:")
+    expected = cached.embed_documents(["alpha", "beta"])
+    script = textwrap.dedent(
+        f"""
+        import json
+        from ragline.embeddings import CacheBackedEmbeddings, Embeddings
+        from ragline.vectorstores import RedisStore
+
+        class Refuse(Embeddings):
+            def embed_documents(self, texts):
+                raise AssertionError("cache miss for " + repr(texts))
+            def embed_query(self, text):
+                raise AssertionError("query")
+
+        store = RedisStore(redis_url={redis_url!r}, namespace={namespace!r})
+        cached = CacheBackedEmbeddings.from_bytes_store(Refuse(), store, namespace="hash16:")
+        print(json.dumps(cached.embed_documents(["beta", "alpha"])))
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [expected[1], expected[0]]
+    for key in raw.scan_iter(match=f"{namespace}/*"):
+        raw.delete(key)
