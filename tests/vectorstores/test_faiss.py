@@ -1,0 +1,614 @@
+"""FAISS-specific behaviour on real faiss indexes (the shared behaviour is in the contract suite).
+
+Two kinds of data: a few hand-checkable vectors whose scores can be worked out on
+paper, and a fixed-seed random set (2,000 unit vectors in 16-D) whose exact answers
+numpy computes, to check approximate indexes, selective filters and persistence.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ragline.core import (
+    ConfigurationError,
+    DimensionError,
+    Document,
+    InvalidInputError,
+    PersistenceError,
+)
+from ragline.embeddings import Embeddings
+from ragline.vectorstores import FAISS, _faiss_files
+from ragline.vectorstores._faiss_index import LabeledIndex
+from ragline.vectorstores.filters import matches, parse_filter
+
+faiss = pytest.importorskip("faiss")
+
+
+class TableEmbeddings(Embeddings):
+    """Texts map to fixed vectors; ``"t<i>"`` is document row i, ``"q<j>"`` query row j."""
+
+    def __init__(self, table: dict[str, list[float]]) -> None:
+        self.table = table
+        self.query_batches: list[int] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [list(self.table[text]) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(self.table[text])
+
+    def embed_queries_array(self, texts: Any) -> np.ndarray:
+        self.query_batches.append(len(texts))
+        return np.array([self.table[text] for text in texts], dtype=np.float32)
+
+
+# ---------------------------------------------------------------------- random data
+
+N, DIM, QUERIES = 2000, 16, 20
+RNG = np.random.default_rng(7)
+VECTORS = RNG.standard_normal((N, DIM)).astype(np.float32)
+VECTORS /= np.linalg.norm(VECTORS, axis=1, keepdims=True)
+QUERY_VECTORS = RNG.standard_normal((QUERIES, DIM)).astype(np.float32)
+QUERY_VECTORS /= np.linalg.norm(QUERY_VECTORS, axis=1, keepdims=True)
+TEXTS = [f"t{i}" for i in range(N)]
+IDS = [f"id{i}" for i in range(N)]
+# 1% of the documents are "rare" (every 100th), the rest "common"; "n" is the row number
+METADATAS = [{"group": "rare" if i % 100 == 0 else "common", "n": i} for i in range(N)]
+RARE = [i for i in range(N) if i % 100 == 0]
+
+INDEX_TYPES = {
+    "flat": {},
+    "hnsw": {"index_factory": "HNSW16", "ef_construction": 80, "ef_search": 64},
+    "ivf": {"index_factory": "IVF8,Flat", "nprobe": 8},
+}
+
+
+@pytest.fixture
+def random_embeddings() -> TableEmbeddings:
+    table = {text: row.tolist() for text, row in zip(TEXTS, VECTORS, strict=True)}
+    table.update({f"q{j}": row.tolist() for j, row in enumerate(QUERY_VECTORS)})
+    return TableEmbeddings(table)
+
+
+def build(embeddings: Embeddings, kind: str, count: int = N, **extra: Any) -> FAISS:
+    return FAISS.from_texts(
+        TEXTS[:count],
+        embeddings,
+        METADATAS[:count],
+        ids=IDS[:count],
+        **INDEX_TYPES[kind],
+        **extra,
+    )
+
+
+def exact_ids(query: np.ndarray, rows: list[int], k: int) -> list[str]:
+    """The k nearest of ``rows`` by cosine, computed with numpy."""
+    scores = VECTORS[rows] @ query
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [IDS[rows[i]] for i in order]
+
+
+def ids_of(documents: list[Document]) -> list[str | None]:
+    return [document.id for document in documents]
+
+
+# ---------------------------------------------------------------------- exact scores
+
+
+@pytest.fixture
+def plane() -> TableEmbeddings:
+    return TableEmbeddings(
+        {
+            "x": [1.0, 0.0],
+            "y": [0.0, 2.0],  # not unit length: inner product and L2 see the 2
+            "xy": [3.0, 3.0],
+            "query": [1.0, 0.0],
+        }
+    )
+
+
+def test_native_scores_are_exact_for_each_metric(plane: TableEmbeddings) -> None:
+    """cosine: cos; inner_product: dot; l2: squared distance (faiss's own numbers)."""
+    expected = {
+        "cosine": [("x", 1.0), ("xy", math.sqrt(0.5)), ("y", 0.0)],
+        "inner_product": [("xy", 3.0), ("x", 1.0), ("y", 0.0)],
+        "l2": [("x", 0.0), ("y", 5.0), ("xy", 13.0)],
+    }
+    for metric, pairs in expected.items():
+        store = FAISS.from_texts(["x", "y", "xy"], plane, metric=metric)
+        found = store.similarity_search_with_score("query", k=3)
+        assert [doc.page_content for doc, _ in found] == [text for text, _ in pairs]
+        assert [score for _, score in found] == pytest.approx([s for _, s in pairs], abs=1e-6)
+        relevance = [
+            score for _, score in store.similarity_search_with_relevance_scores("query", k=3)
+        ]
+        assert all(0.0 <= value <= 1.0 for value in relevance), (metric, relevance)
+
+
+def test_from_embeddings_and_from_documents(plane: TableEmbeddings) -> None:
+    store = FAISS.from_embeddings(
+        [("a", [1.0, 0.0]), ("b", [0.0, 1.0])], plane, [{"k": 1}, {"k": 2}], ids=["A", "B"]
+    )
+    assert ids_of(store.similarity_search_by_vector([0.1, 1.0], k=2)) == ["B", "A"]
+    assert store.get_by_ids(["A"])[0].metadata == {"k": 1}
+    documents = [Document("x", {"s": 1}, id="X"), Document("y", {"s": 2}, id="Y")]
+    store = FAISS.from_documents(documents, plane, metric="l2")
+    assert ids_of(store.similarity_search("query", k=1)) == ["X"]
+    assert store.metric == "l2" and store.count() == 2 and store.index.ntotal == 2
+
+
+# ---------------------------------------------------------------------- options
+
+
+@pytest.mark.parametrize(
+    ("options", "fragment"),
+    [
+        ({"metric": "dot"}, "'cosine', 'inner_product', 'l2'"),
+        ({"index_factory": ""}, "index-factory string"),
+        ({"index_factory": "Flta", "dimension": 8}, "'Flta'"),
+        ({"index_factory": "IDMap,Flat", "dimension": 8}, "IDMap"),
+        ({"ef_search": 32}, "HNSW"),
+        ({"index_factory": "HNSW8", "nprobe": 4, "dimension": 8}, "IVF"),
+        ({"train_size": 0}, "train_size"),
+        ({"dimension": True}, "dimension"),
+    ],
+)
+def test_bad_options_are_refused(plane: TableEmbeddings, options: dict, fragment: str) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        FAISS(plane, **options).add_texts(["x"])
+    assert fragment in str(caught.value)
+
+
+def test_a_bad_factory_fails_the_first_add_and_stores_nothing(plane: TableEmbeddings) -> None:
+    store = FAISS(plane, index_factory="PQ3")  # 2-D vectors cannot split into 3
+    with pytest.raises(ConfigurationError, match="PQ3"):
+        store.add_texts(["x", "y"])
+    assert store.count() == 0 and store.dimension is None
+
+
+# ---------------------------------------------------------------------- index types
+
+
+@pytest.mark.parametrize("kind", sorted(INDEX_TYPES))
+def test_search_matches_exact_neighbours(random_embeddings: TableEmbeddings, kind: str) -> None:
+    store = build(random_embeddings, kind)
+    queries = [f"q{j}" for j in range(QUERIES)]
+    results = store.as_retriever(search_kwargs={"k": 10}).batch(queries)
+    recall = np.mean(
+        [
+            len(set(ids_of(found)) & set(exact_ids(QUERY_VECTORS[j], list(range(N)), 10))) / 10
+            for j, found in enumerate(results)
+        ]
+    )
+    assert recall == 1.0 if kind == "flat" else recall >= 0.9
+    assert random_embeddings.query_batches[-1] == QUERIES  # embedded (and searched) at once
+
+
+@pytest.mark.parametrize("kind", sorted(INDEX_TYPES))
+def test_delete_removes_vectors(random_embeddings: TableEmbeddings, kind: str) -> None:
+    store = build(random_embeddings, kind)
+    nearest = exact_ids(QUERY_VECTORS[0], list(range(N)), 5)
+    store.delete(nearest[:3])
+    assert store.count() == N - 3
+    assert store.get_by_ids(nearest[:3]) == []
+    found = ids_of(store.similarity_search("q0", k=5))
+    assert len(found) == 5 and not set(found) & set(nearest[:3])
+    assert found[:2] == nearest[3:5]
+    if kind == "hnsw":  # HNSW cannot remove: masked until rebuilt
+        assert store.index.ntotal == N and len(store._index.masked) == 3
+    else:
+        assert store.index.ntotal == N - 3
+
+
+def test_hnsw_masked_ids_never_come_back_and_are_dropped_on_save(
+    random_embeddings: TableEmbeddings, tmp_path: Path
+) -> None:
+    store = build(random_embeddings, "hnsw", count=200)
+    doomed = [f"id{i}" for i in range(0, 200, 2)]  # half of the store
+    store.delete(doomed)
+    store.add_texts(["t1"], [{"group": "moved"}], ids=["id1"])  # upsert: the old vector masked
+    assert store.index.ntotal == 201 and store.count() == 100
+    for j in range(QUERIES):
+        found = ids_of(store.similarity_search(f"q{j}", k=100))
+        assert sorted(found) == sorted(IDS[1:200:2]), "every live document, no masked one"
+    assert store.get_by_ids(["id1"])[0].metadata == {"group": "moved"}
+    store.save_local(tmp_path)
+    assert store.index.ntotal == 100 and not store._index.masked  # rebuilt without them
+    loaded = FAISS.load_local(tmp_path, random_embeddings)
+    assert loaded.index.ntotal == 100
+    assert ids_of(loaded.similarity_search("q3", k=7)) == ids_of(store.similarity_search("q3", k=7))
+
+
+def test_ivf_trains_once_enough_vectors_exist(random_embeddings: TableEmbeddings) -> None:
+    store = FAISS(random_embeddings, index_factory="IVF8,Flat", nprobe=8)  # trains at 39 * 8
+    store.add_texts(TEXTS[:300], METADATAS[:300], ids=IDS[:300])
+    assert not isinstance(store.index, faiss.IndexIVF)  # exact flat index while waiting
+    assert ids_of(store.similarity_search("q0", k=5)) == exact_ids(
+        QUERY_VECTORS[0], list(range(300)), 5
+    )
+    store.add_texts(TEXTS[300:312], METADATAS[300:312], ids=IDS[300:312])
+    assert isinstance(store.index, faiss.IndexIVF) and store.index.is_trained
+    assert store.index.ntotal == 312
+    assert ids_of(store.similarity_search("q0", k=5)) == exact_ids(
+        QUERY_VECTORS[0], list(range(312)), 5
+    )
+    store.delete(["id0", "id1"])
+    assert store.index.ntotal == 310
+
+
+# ---------------------------------------------------------------------- filters
+
+
+@pytest.mark.parametrize("kind", sorted(INDEX_TYPES))
+def test_selective_filter_returns_k_when_k_match(
+    random_embeddings: TableEmbeddings, kind: str
+) -> None:
+    """1% selectivity: the 4 nearest rare documents, exactly, on every index type."""
+    store = build(random_embeddings, kind)
+    for j in range(QUERIES):
+        found = store.similarity_search(f"q{j}", k=4, filter={"group": "rare"})
+        assert ids_of(found) == exact_ids(QUERY_VECTORS[j], RARE, 4)
+    assert len(store.similarity_search("q0", k=50, filter={"group": "rare"})) == len(RARE)
+
+
+@pytest.mark.parametrize("kind", sorted(INDEX_TYPES))
+def test_broad_filter_goes_through_the_faiss_selector(
+    random_embeddings: TableEmbeddings, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """About 30% match: faiss searches with an ID selector (no exact fallback needed on Flat)."""
+    store = build(random_embeddings, kind)
+    calls: list[str] = []
+    original = LabeledIndex.search
+
+    def spy(self: LabeledIndex, *args: Any, **kwargs: Any) -> Any:
+        calls.append("search")
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(LabeledIndex, "search", spy)
+    rows = [i for i in range(N) if i % 10 < 3]
+    for j in range(5):
+        found = store.similarity_search(f"q{j}", k=10, filter={"n": {"$in": rows}})
+        truth = exact_ids(QUERY_VECTORS[j], rows, 10)
+        if kind == "flat":
+            assert ids_of(found) == truth
+        else:
+            assert len(found) == 10 and len(set(ids_of(found)) & set(truth)) >= 8
+            assert all(int(doc.id[2:]) % 10 < 3 for doc in found)  # type: ignore[index]
+    assert calls == ["search"] * 5
+
+
+def test_filter_index_agrees_with_the_reference_evaluator(plane: TableEmbeddings) -> None:
+    """Tricky metadata: bool vs int, 1 vs 1.0, lists, NaN, missing fields, huge ints."""
+    values: list[Any] = [
+        True,
+        False,
+        1,
+        1.0,
+        0,
+        2.5,
+        "1",
+        "a",
+        [1],
+        {"a": 1},
+        float("nan"),
+        2**60,
+        None,
+    ]
+    metadatas = [{"v": value} for value in values] + [{}, {"w": 1}]
+    texts = [f"d{i}" for i in range(len(metadatas))]
+    table = {text: [1.0, i / 10] for i, text in enumerate(texts)} | {"query": [1.0, 0.0]}
+    store = FAISS.from_texts(texts, TableEmbeddings(table), metadatas, ids=texts)
+    filters = [
+        {"v": True}, {"v": 1}, {"v": 1.0}, {"v": 0}, {"v": False}, {"v": "1"},
+        {"v": {"$ne": 1}}, {"v": {"$in": [True, "a"]}}, {"v": {"$nin": [1, "a"]}},
+        {"v": {"$gt": 0}}, {"v": {"$gte": 1}}, {"v": {"$lt": 2.5}}, {"v": {"$lte": 2**60}},
+        {"v": {"$gt": 2**59}}, {"$or": [{"v": "a"}, {"w": 1}]},
+        {"$and": [{"v": {"$gte": 0}}, {"v": {"$ne": 2.5}}]}, {"w": {"$ne": 1}},
+    ]  # fmt: skip
+    for raw in filters:
+        expected = sorted(
+            t for t, m in zip(texts, metadatas, strict=True) if matches(parse_filter(raw), m)
+        )
+        found = store.similarity_search("query", k=len(texts), filter=raw)
+        assert sorted(ids_of(found)) == expected, raw  # type: ignore[type-var]
+
+
+def test_filters_see_writes(random_embeddings: TableEmbeddings) -> None:
+    store = build(random_embeddings, "flat", count=300)
+    assert len(store.similarity_search("q0", k=10, filter={"group": "rare"})) == 3
+    store.add_texts(["t5"], [{"group": "rare"}], ids=["id5"])
+    store.delete(["id0"])
+    found = store.similarity_search("q0", k=10, filter={"group": "rare"})
+    assert sorted(ids_of(found)) == ["id100", "id200", "id5"]  # type: ignore[type-var]
+
+
+def test_mmr_with_filter_on_hnsw(random_embeddings: TableEmbeddings) -> None:
+    store = build(random_embeddings, "hnsw")
+    found = store.max_marginal_relevance_search("q1", k=4, fetch_k=10, filter={"group": "rare"})
+    assert len(found) == 4 and {doc.metadata["group"] for doc in found} == {"rare"}
+    assert found[0].id == exact_ids(QUERY_VECTORS[1], RARE, 1)[0]
+
+
+# ---------------------------------------------------------------------- failures mid-add
+
+
+def test_index_failure_half_way_leaves_store_consistent(
+    random_embeddings: TableEmbeddings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = build(random_embeddings, "flat", count=100)
+    before = ids_of(store.similarity_search("q0", k=10))
+    original = faiss.IndexIDMap2.add_with_ids
+
+    def half_then_fail(self: Any, vectors: np.ndarray, labels: np.ndarray) -> None:
+        original(self, vectors[:5], labels[:5])  # some vectors land, then faiss "fails"
+        raise RuntimeError("injected faiss failure")
+
+    monkeypatch.setattr(faiss.IndexIDMap2, "add_with_ids", half_then_fail)
+    with pytest.raises(RuntimeError, match="injected"):
+        store.add_texts(TEXTS[100:120], METADATAS[100:120], ids=IDS[100:120])
+    monkeypatch.undo()
+    assert store.count() == 100 and store.index.ntotal == 100  # no orphan vectors
+    assert ids_of(store.similarity_search("q0", k=10)) == before
+    assert store.add_texts(TEXTS[100:120], METADATAS[100:120], ids=IDS[100:120]) == IDS[100:120]
+    assert store.count() == store.index.ntotal == 120
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_document_failure_half_way_rolls_back_vectors(
+    random_embeddings: TableEmbeddings, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = build(random_embeddings, kind, count=100)
+    store.add_texts(["t5"], [{"version": 1}], ids=["id5"])  # will be "replaced" below
+    before = ids_of(store.similarity_search("q0", k=10))
+
+    def fail_half_way(self: FAISS, ids: list[str], labels: list[int], contents: Any) -> None:
+        self._records[labels[0]] = (ids[0], "partial", {})
+        self._label_of[ids[0]] = labels[0]
+        raise MemoryError("injected")
+
+    monkeypatch.setattr(FAISS, "_store", fail_half_way)
+    with pytest.raises(MemoryError):
+        store.add_texts(["t5", "t150"], [{"version": 2}, {}], ids=["id5", "id150"])
+    monkeypatch.undo()
+    live = store.index.ntotal - len(store._index.masked)
+    assert store.count() == live == 100  # no documents without vectors, no orphan vectors
+    assert store.get_by_ids(["id5", "id150"])[0].metadata == {"version": 1}
+    assert len(store.get_by_ids(["id150"])) == 0
+    assert ids_of(store.similarity_search("q0", k=10)) == before
+
+
+def test_bad_input_changes_nothing(random_embeddings: TableEmbeddings) -> None:
+    store = build(random_embeddings, "flat", count=50)
+    with pytest.raises(DimensionError):
+        store.add_embeddings([("x", [1.0] * (DIM + 1))], ids=["id0"])
+    with pytest.raises(InvalidInputError):
+        store.add_texts(["t1", "t2"], ids=["id1", "id1"])
+    assert store.count() == store.index.ntotal == 50
+    assert store.get_by_ids(["id0"])[0].page_content == "t0"
+
+
+# ---------------------------------------------------------------------- merge
+
+
+def test_merge_from_adds_everything_and_refuses_clashes(random_embeddings: TableEmbeddings) -> None:
+    first = FAISS.from_texts(TEXTS[:10], random_embeddings, METADATAS[:10], ids=IDS[:10])
+    second = FAISS.from_texts(TEXTS[10:20], random_embeddings, METADATAS[10:20], ids=IDS[10:20])
+    first.merge_from(second)
+    assert first.count() == 20 and second.count() == 10
+    assert ids_of(first.similarity_search("q2", k=20)) == exact_ids(
+        QUERY_VECTORS[2], list(range(20)), 20
+    )
+    clashing = FAISS.from_texts(TEXTS[15:25], random_embeddings, METADATAS[15:25], ids=IDS[15:25])
+    with pytest.raises(InvalidInputError, match="'id15'"):
+        first.merge_from(clashing)
+    assert first.count() == 20 and first.index.ntotal == 20 and clashing.count() == 10
+    with pytest.raises(InvalidInputError, match="metric"):
+        first.merge_from(FAISS.from_texts(["t30"], random_embeddings, metric="l2"))
+    other_dimension = FAISS.from_embeddings([("z", [1.0, 0.0])], random_embeddings)
+    with pytest.raises(InvalidInputError, match="dimension"):
+        first.merge_from(other_dimension)
+    assert first.count() == 20
+
+
+# ---------------------------------------------------------------------- persistence
+
+
+@pytest.mark.parametrize("kind", sorted(INDEX_TYPES))
+def test_save_load_round_trip(
+    random_embeddings: TableEmbeddings, kind: str, tmp_path: Path
+) -> None:
+    store = build(random_embeddings, kind)
+    store.delete(["id7"])
+    store.save_local(tmp_path / "saved")
+    loaded = FAISS.load_local(tmp_path / "saved", random_embeddings)
+    assert loaded.count() == N - 1 and loaded.metric == store.metric
+    for j in range(QUERIES):
+        assert loaded.similarity_search_with_score(
+            f"q{j}", k=5
+        ) == store.similarity_search_with_score(f"q{j}", k=5)
+        assert ids_of(
+            loaded.similarity_search(f"q{j}", k=4, filter={"group": "rare"})
+        ) == exact_ids(QUERY_VECTORS[j], RARE, 4)
+    assert loaded.get_by_ids(["id9"]) == store.get_by_ids(["id9"])
+    loaded.add_texts(["t7"], ids=["id7"])  # labels continue after the loaded ones
+    assert loaded.count() == N
+
+
+def test_saved_files_are_documented_format(plane: TableEmbeddings, tmp_path: Path) -> None:
+    FAISS.from_texts(["x", "y"], plane, [{"a": 1}, {}], ids=["X", "Y"]).save_local(tmp_path, "kb")
+    manifest = json.loads((tmp_path / "kb.manifest.json").read_text())
+    assert {k: manifest[k] for k in ("format", "format_version", "dimension", "metric", "count")} == {
+        "format": "ragline.faiss", "format_version": 1, "dimension": 2, "metric": "cosine", "count": 2,
+    }  # fmt: skip
+    documents = json.loads((tmp_path / manifest["documents_file"]).read_text())
+    assert documents == {
+        "ids": ["X", "Y"],
+        "labels": [0, 1],
+        "texts": ["x", "y"],
+        "metadatas": [{"a": 1}, {}],
+    }
+    index = faiss.read_index(str(tmp_path / manifest["index_file"]))
+    assert index.ntotal == 2 and faiss.vector_to_array(index.id_map).tolist() == [0, 1]
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
+        ["kb.manifest.json", manifest["documents_file"], manifest["index_file"]]
+    )
+
+
+def test_save_of_an_untrained_ivf_and_of_an_empty_store(
+    random_embeddings: TableEmbeddings, tmp_path: Path
+) -> None:
+    store = build(random_embeddings, "ivf", count=100)  # below 39 * 8: not trained yet
+    store.save_local(tmp_path / "young")
+    loaded = FAISS.load_local(tmp_path / "young", random_embeddings)
+    assert ids_of(loaded.similarity_search("q0", k=3)) == exact_ids(
+        QUERY_VECTORS[0], list(range(100)), 3
+    )
+    loaded.add_texts(TEXTS[100:400], METADATAS[100:400], ids=IDS[100:400])
+    assert isinstance(loaded.index, faiss.IndexIVF)
+    FAISS(random_embeddings).save_local(tmp_path / "empty")
+    empty = FAISS.load_local(tmp_path / "empty", random_embeddings)
+    assert empty.count() == 0 and empty.similarity_search("q0") == []
+
+
+def test_crash_mid_save_leaves_previous_copy(
+    random_embeddings: TableEmbeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = build(random_embeddings, "flat", count=100)
+    store.save_local(tmp_path)
+    files_before = sorted(path.name for path in tmp_path.iterdir())
+    store.add_texts(TEXTS[100:200], METADATAS[100:200], ids=IDS[100:200])
+
+    def crash(*args: Any) -> None:
+        raise OSError("disk full (injected)")
+
+    monkeypatch.setattr(_faiss_files.os, "replace", crash)  # fail just before the commit point
+    with pytest.raises(PersistenceError, match="disk full"):
+        store.save_local(tmp_path)
+    monkeypatch.undo()
+    assert sorted(path.name for path in tmp_path.iterdir()) == files_before
+    assert FAISS.load_local(tmp_path, random_embeddings).count() == 100
+    # a save killed outright leaves stray files: the next save removes them
+    (tmp_path / "index.0123456789abcdef.faiss").write_bytes(b"partial")
+    store.save_local(tmp_path)
+    assert len(list(tmp_path.iterdir())) == 3
+    assert FAISS.load_local(tmp_path, random_embeddings).count() == 200
+
+
+def test_unsavable_metadata_is_refused_before_writing(
+    plane: TableEmbeddings, tmp_path: Path
+) -> None:
+    store = FAISS.from_texts(["x"], plane, [{"when": object()}], ids=["X"])
+    with pytest.raises(InvalidInputError, match="'X'"):
+        store.save_local(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def _saved(embeddings: Embeddings, folder: Path) -> dict[str, Any]:
+    FAISS.from_texts(TEXTS[:50], embeddings, METADATAS[:50], ids=IDS[:50]).save_local(folder)
+    return json.loads((folder / "index.manifest.json").read_text())
+
+
+def test_loading_a_missing_folder_or_manifest(
+    random_embeddings: TableEmbeddings, tmp_path: Path
+) -> None:
+    with pytest.raises(PersistenceError, match="does not exist"):
+        FAISS.load_local(tmp_path / "nowhere", random_embeddings)
+    _saved(random_embeddings, tmp_path)
+    with pytest.raises(PersistenceError, match=r"other\.manifest\.json is missing"):
+        FAISS.load_local(tmp_path, random_embeddings, index_name="other")
+
+
+def test_loading_a_newer_format_version(random_embeddings: TableEmbeddings, tmp_path: Path) -> None:
+    manifest = _saved(random_embeddings, tmp_path)
+    manifest["format_version"] = 2
+    (tmp_path / "index.manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(PersistenceError, match="format version 2, newer"):
+        FAISS.load_local(tmp_path, random_embeddings)
+
+
+@pytest.mark.parametrize("victim", ["index_file", "documents_file", "manifest"])
+def test_loading_truncated_files(
+    random_embeddings: TableEmbeddings, tmp_path: Path, victim: str
+) -> None:
+    manifest = _saved(random_embeddings, tmp_path)
+    path = tmp_path / ("index.manifest.json" if victim == "manifest" else manifest[victim])
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(PersistenceError, match="truncated"):
+        FAISS.load_local(tmp_path, random_embeddings)
+
+
+def test_loading_corrupt_files_of_the_right_size(
+    random_embeddings: TableEmbeddings, tmp_path: Path
+) -> None:
+    manifest = _saved(random_embeddings, tmp_path)
+    index_path = tmp_path / manifest["index_file"]
+    index_path.write_bytes(b"\0" * manifest["index_bytes"])
+    with pytest.raises(PersistenceError, match="not a readable faiss index"):
+        FAISS.load_local(tmp_path, random_embeddings)
+    manifest = _saved(random_embeddings, tmp_path)
+    documents_path = tmp_path / manifest["documents_file"]
+    documents = json.loads(documents_path.read_text())
+    documents["labels"][49] = 51  # still increasing, but the vectors carry label 49
+    text = json.dumps(documents)[: manifest["documents_bytes"]]
+    documents_path.write_text(text.ljust(manifest["documents_bytes"]))
+    with pytest.raises(PersistenceError, match="labels do not match"):
+        FAISS.load_local(tmp_path, random_embeddings)
+    (tmp_path / "index.manifest.json").write_text('{"format": "something else"}')
+    with pytest.raises(PersistenceError, match="not a ragline FAISS manifest"):
+        FAISS.load_local(tmp_path, random_embeddings)
+
+
+# ---------------------------------------------------------------------- threads
+
+
+@pytest.mark.parametrize("kind", ["flat", "hnsw"])
+def test_searching_while_another_thread_adds(random_embeddings: TableEmbeddings, kind: str) -> None:
+    store = build(random_embeddings, kind, count=500)
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def writer() -> None:
+        try:
+            for start in range(500, N, 50):
+                store.add_texts(
+                    TEXTS[start : start + 50],
+                    METADATAS[start : start + 50],
+                    ids=IDS[start : start + 50],
+                )
+                store.delete([IDS[start - 1]])
+        except BaseException as err:  # reported by the main thread
+            errors.append(err)
+        finally:
+            done.set()
+
+    def reader(j: int) -> None:
+        try:
+            while not done.is_set():
+                found = store.similarity_search(f"q{j}", k=5)
+                assert len(found) == 5 and all(
+                    doc.page_content == f"t{doc.id[2:]}" for doc in found
+                )  # type: ignore[index]
+                rare = store.similarity_search(f"q{j}", k=3, filter={"group": "rare"})
+                assert len(rare) == 3 and all(doc.metadata["group"] == "rare" for doc in rare)
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=writer)] + [
+        threading.Thread(target=reader, args=(j,)) for j in range(3)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors, errors[0]
+    deleted = len(range(500, N, 50))
+    assert store.count() == N - deleted
+    assert store.index.ntotal - len(store._index.masked) == N - deleted
