@@ -149,8 +149,8 @@ class SentenceTransformerEmbeddings(Embeddings):
         for name, prompt in (("query_prompt", query_prompt), ("document_prompt", document_prompt)):
             if prompt is not None and not isinstance(prompt, str):
                 raise InvalidInputError(f"{name} must be a str or None, got {prompt!r}")
-        self.model_name = DEFAULT_MODEL_NAME if model_name is None else os.fspath(model_name)
         self.model_path = _resolve_model(model_name)
+        self.model_name = DEFAULT_MODEL_NAME if model_name is None else os.fspath(model_name)
         self.device = device
         self.trust_remote_code = bool(model_options.get("trust_remote_code", False))
         self.normalize_embeddings = bool(
