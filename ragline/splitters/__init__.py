@@ -1,7 +1,8 @@
 """ragline.splitters: cut documents into chunks (public names load lazily).
 
 Character and recursive splitters (with per-language presets), token splitters
-(tiktoken, Hugging Face tokenizers) and a Markdown-header splitter.
+(tiktoken, Hugging Face tokenizers) and a Markdown-header splitter. Every splitter is a
+Runnable: ``splitter.invoke(documents)`` returns the chunks.
 """
 
 from ragline.core._lazy import attach
@@ -10,9 +11,13 @@ _EXPORTS = {
     "TextSplitter": "._base",
     "CharacterTextSplitter": "._character",
     "RecursiveCharacterTextSplitter": "._character",
+    "MarkdownTextSplitter": "._character",
+    "PythonCodeTextSplitter": "._character",
+    "LatexTextSplitter": "._character",
     "Language": "._languages",
     "TokenTextSplitter": "._tokens",
     "SentenceTransformersTokenTextSplitter": "._tokens",
+    "MarkdownHeaderTextSplitter": "._markdown",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
-from ragline.core import Document, InvalidInputError
+from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
 
 __all__ = ["KeepSeparator", "LengthFunction", "TextSplitter"]
 
@@ -210,12 +210,12 @@ def _locate(
     return offsets[end - 1] + len(pieces[end - 1])  # only whitespace: never emitted
 
 
-class TextSplitter(ABC):
+class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):
     """Base class of the splitters: cut texts and documents into chunks.
 
     Subclasses implement ``split_text``; ours also implement ``_split_with_starts`` so
     that ``start_index`` is exact. A splitter is a Runnable: ``invoke`` takes a list of
-    documents and returns their chunks.
+    documents and returns their chunks (``loader | splitter`` works in a chain).
 
     Args:
         chunk_size: the largest chunk, measured by ``length_function`` (default 4000).
@@ -462,3 +462,28 @@ class TextSplitter(ABC):
     def transform_documents(self, documents: Sequence[Document]) -> list[Document]:
         """Split documents (the LangChain document-transformer name for ``split_documents``)."""
         return self.split_documents(documents)
+
+    def invoke(
+        self, input: Sequence[Document], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        """Split documents as a Runnable run (``split_documents`` with callbacks).
+
+        Args:
+            input: the documents to split.
+            config: the run's config (callbacks, tags ...).
+
+        Returns:
+            The chunks, as ``split_documents`` returns them.
+
+        Raises:
+            InvalidInputError: ``input`` is not a list of Documents.
+            TypeError: a keyword option was bound (a splitter takes none).
+
+        Example:
+            >>> from ragline.splitters import RecursiveCharacterTextSplitter
+            >>> splitter = RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=0)
+            >>> [d.page_content for d in splitter.invoke([Document("ab cd ef")])]
+            ['ab cd', 'ef']
+        """
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(self.split_documents, input, config)  # type: ignore[no-any-return]

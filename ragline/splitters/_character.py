@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ragline.core import InvalidInputError
 
 from ._base import Chunk, KeepSeparator, Merger, TextSplitter, check_text
 from ._languages import Language, separators_for_language
 
-__all__ = ["CharacterTextSplitter", "RecursiveCharacterTextSplitter"]
+__all__ = [
+    "CharacterTextSplitter",
+    "LatexTextSplitter",
+    "MarkdownTextSplitter",
+    "PythonCodeTextSplitter",
+    "RecursiveCharacterTextSplitter",
+]
 
 # Pieces of a text: the pieces, their offsets, and the separator to re-insert between
 # two of them (one string for all, or one per piece).
@@ -370,3 +377,37 @@ def _run(
         lengths[start:end],
         gaps if isinstance(gaps, str) else gaps[start:end],
     )
+
+
+class MarkdownTextSplitter(RecursiveCharacterTextSplitter):
+    """A recursive splitter with the Markdown preset (headings, fences, rules first).
+
+    Takes the RecursiveCharacterTextSplitter options except ``separators``.
+
+    Example:
+        >>> MarkdownTextSplitter(chunk_size=12, chunk_overlap=0).split_text("# A\\ntext\\n## B\\nmore")
+        ['# A\\ntext', '## B\\nmore']
+    """
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(
+            separators=separators_for_language(Language.MARKDOWN), is_separator_regex=True, **options
+        )
+
+
+class PythonCodeTextSplitter(RecursiveCharacterTextSplitter):
+    """A recursive splitter with the Python preset (classes and functions first)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(
+            separators=separators_for_language(Language.PYTHON), is_separator_regex=True, **options
+        )
+
+
+class LatexTextSplitter(RecursiveCharacterTextSplitter):
+    """A recursive splitter with the LaTeX preset (chapters, sections, environments first)."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(
+            separators=separators_for_language(Language.LATEX), is_separator_regex=True, **options
+        )
