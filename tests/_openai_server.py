@@ -11,6 +11,11 @@ Routes:
                                 (one ``data: {chunk}`` per word, usage last when
                                 ``stream_options.include_usage`` is set, then
                                 ``data: [DONE]``).
+    POST /v1/embeddings         default: deterministic HashingEmbeddings vectors of the
+                                inputs (dimension = the body's ``dimensions`` or 16), in
+                                input order, base64 float32 when ``encoding_format`` is
+                                ``"base64"``, else float lists; 400 for non-string inputs
+                                (token-id arrays). ``embedding_response`` builds others.
     anything else               404 with an OpenAI-style error body.
 
 Add a route (the embeddings tests may add ``/v1/embeddings``)::
@@ -37,6 +42,7 @@ Use it as a context manager (or call ``start``/``stop``)::
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import time
@@ -47,6 +53,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 CHAT_PATH = "/v1/chat/completions"
+EMBEDDINGS_PATH = "/v1/embeddings"
 # How long a gated stream waits for its gate before giving up (so a failed test ends).
 GATE_TIMEOUT = 10.0
 
@@ -177,6 +184,46 @@ def _default_chat(request: RecordedRequest) -> Reply:
                                                usage=(7, 3) if include_usage else None))
 
 
+def embedding_response(
+    vectors: Any, *, model: str = "test-model", encoding_format: str | None = "float",
+    order: list[int] | None = None,
+) -> dict[str, Any]:
+    """A ``list`` of ``embedding`` items for ``vectors`` (rows of floats).
+
+    ``encoding_format="base64"`` sends little-endian float32 bytes in base64, as OpenAI
+    does; ``order`` lists the row indices in the order the items appear (to test that
+    clients sort by ``index``).
+    """
+    import numpy as np
+
+    rows = np.asarray(vectors, dtype="<f4")
+    data = [
+        {"object": "embedding", "index": index,
+         "embedding": (base64.b64encode(row.tobytes()).decode("ascii")
+                       if encoding_format == "base64" else [float(x) for x in row])}
+        for index, row in enumerate(rows)
+    ]
+    if order is not None:
+        data = [data[index] for index in order]
+    return {"object": "list", "data": data, "model": model,
+            "usage": {"prompt_tokens": len(rows), "total_tokens": len(rows)}}
+
+
+def _default_embeddings(request: RecordedRequest) -> Reply:
+    from ragline.embeddings import HashingEmbeddings
+
+    body = request.body or {}
+    texts = body.get("input")
+    texts = [texts] if isinstance(texts, str) else texts
+    if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
+        # what vLLM, LM Studio and others answer to token-id arrays
+        return Reply(status=400, body=error_body("input must be a string or a list of strings",
+                                                 "invalid_request_error"))
+    vectors = HashingEmbeddings(dimension=body.get("dimensions") or 16).embed_documents_array(texts)
+    return Reply(body=embedding_response(vectors, model=body.get("model", "test-model"),
+                                         encoding_format=body.get("encoding_format")))
+
+
 class OpenAITestServer:
     """The server (see the module docstring).
 
@@ -186,7 +233,8 @@ class OpenAITestServer:
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
-        self._routes: dict[str, Callable[[RecordedRequest], Reply]] = {CHAT_PATH: _default_chat}
+        self._routes: dict[str, Callable[[RecordedRequest], Reply]] = {
+            CHAT_PATH: _default_chat, EMBEDDINGS_PATH: _default_embeddings}
         self._queues: dict[str, deque[Reply]] = {}
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
