@@ -1,6 +1,26 @@
-"""ragline.chains (public names are listed here and load lazily)."""
+"""ragline.chains: turn retrieved documents into answers.
+
+``create_stuff_documents_chain`` and ``create_retrieval_chain`` compose with any
+retriever; ``load_qa_chain`` and ``RetrievalQA`` keep LangChain's classic shapes. The
+four document chains (stuff, map-reduce, refine, map-rerank) share one base.
+"""
 
 from ragline.core._lazy import attach
 
-__all__: list[str] = []
-__getattr__, __dir__ = attach(__name__, {})
+_EXPORTS = {
+    "BaseCombineDocumentsChain": "._base",
+    "StuffDocumentsChain": "._base",
+    "create_stuff_documents_chain": "._base",
+    "format_document": "._base",
+    "MapReduceDocumentsChain": "._map_reduce",
+    "RefineDocumentsChain": "._refine",
+    "MapRerankDocumentsChain": "._map_rerank",
+    "CHAIN_TYPES": "._retrieval",
+    "RetrievalQA": "._retrieval",
+    "create_documents_chain": "._retrieval",
+    "create_retrieval_chain": "._retrieval",
+    "load_qa_chain": "._retrieval",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = attach(__name__, _EXPORTS)

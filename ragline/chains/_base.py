@@ -1,0 +1,392 @@
+"""The base of every combine-documents chain, and the stuff chain built on it.
+
+A combine-documents chain takes a dict holding a list of Documents (under
+``document_variable_name``, or ``input_key`` when that is set) and any other prompt
+variables, and returns an answer. Subclasses write one hook, :meth:`_prepare`: do the
+preliminary model calls (map, collapse, refine ...) and return the *final* step with its
+input. The base invokes or streams that final step inside the chain's own run, so
+``stream`` yields the answer's tokens as the last model produces them and every model
+call shows up in callbacks as a child of the chain run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import abstractmethod
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragline.core import (
+    BasePromptTemplate,
+    ChainStepError,
+    Document,
+    InvalidInputError,
+    MissingVariableError,
+    Runnable,
+    RunnableConfig,
+    StrOutputParser,
+)
+from ragline.chains._prompts import DEFAULT_DOCUMENT_PROMPT, NO_CONTEXT_ANSWER, stuff_prompt
+
+__all__ = [
+    "BaseCombineDocumentsChain",
+    "StuffDocumentsChain",
+    "create_stuff_documents_chain",
+    "format_document",
+    "format_documents",
+]
+
+_STEPS_KEY = "intermediate_steps"
+
+
+def format_document(document: Document, prompt: BasePromptTemplate = DEFAULT_DOCUMENT_PROMPT) -> str:
+    """Render one document with a prompt over ``page_content`` and its metadata keys.
+
+    Raises:
+        MissingVariableError: the prompt names a metadata key the document lacks.
+
+    Example:
+        >>> from ragline.core import PromptTemplate
+        >>> format_document(Document("text", metadata={"source": "a.txt"}),
+        ...                 PromptTemplate.from_template("[{source}] {page_content}"))
+        '[a.txt] text'
+    """
+    values = {**document.metadata, "page_content": document.page_content}
+    missing = [name for name in prompt.input_variables if name not in values]
+    if missing:
+        raise MissingVariableError(
+            f"document prompt needs {missing}, which document {document.id or ''!s} "
+            f"(source {document.metadata.get('source')!r}) lacks; it has "
+            f"{sorted(values)}"
+        )
+    return prompt.format(**{name: values[name] for name in prompt.input_variables})
+
+
+def format_documents(documents: Sequence[Document], prompt: BasePromptTemplate, separator: str) -> str:
+    """Render documents with :func:`format_document` and join them with ``separator``."""
+    return separator.join(format_document(document, prompt) for document in documents)
+
+
+@dataclass
+class _Final:
+    """What :meth:`BaseCombineDocumentsChain._prepare` hands back to the base.
+
+    Either ``runnable`` with its ``input`` (the last model call, invoked or streamed by
+    the base), or, when no model call is left to make, the finished ``answer``.
+    """
+
+    runnable: Runnable[Any, Any] | None = None
+    input: Any = None
+    answer: Any = None
+    steps: list[Any] = field(default_factory=list)
+
+
+class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
+    """Turns a list of documents (and a question) into one answer.
+
+    Args:
+        llm: the model (any Runnable taking a prompt value).
+        output_parser: parses the final model output (default: ``StrOutputParser``).
+        document_prompt: renders each document (default: its ``page_content``).
+        document_separator: joins rendered documents.
+        document_variable_name: the prompt variable that receives the documents.
+        input_key: the input key holding the documents (default: the variable name).
+        output_key: ``None`` returns the answer itself; a key returns a dict
+            ``{output_key: answer}`` (plus ``intermediate_steps`` when asked).
+        return_intermediate_steps: with ``output_key``, also return what the
+            preliminary steps produced.
+        empty_answer: returned without calling the model when there are no documents;
+            ``None`` calls the model with an empty context.
+    """
+
+    def __init__(
+        self,
+        llm: Runnable[Any, Any],
+        *,
+        output_parser: Runnable[Any, Any] | None = None,
+        document_prompt: BasePromptTemplate | None = None,
+        document_separator: str = "\n\n",
+        document_variable_name: str = "context",
+        input_key: str | None = None,
+        output_key: str | None = None,
+        return_intermediate_steps: bool = False,
+        empty_answer: Any = NO_CONTEXT_ANSWER,
+        name: str | None = None,
+    ) -> None:
+        if not isinstance(llm, Runnable):
+            raise InvalidInputError(f"llm must be a Runnable model, got {type(llm).__name__}")
+        if return_intermediate_steps and output_key is None:
+            raise InvalidInputError(
+                "return_intermediate_steps=True needs an output_key (the answer then comes "
+                "back in a dict beside the steps)"
+            )
+        self.llm = llm
+        self.output_parser = output_parser if output_parser is not None else StrOutputParser()
+        self.document_prompt = document_prompt or DEFAULT_DOCUMENT_PROMPT
+        self.document_separator = document_separator
+        self.document_variable_name = document_variable_name
+        self.input_key = input_key or document_variable_name
+        self.output_key = output_key
+        self.return_intermediate_steps = return_intermediate_steps
+        self.empty_answer = empty_answer
+        self.name = name
+
+    # ---- the one hook ------------------------------------------------------------------
+    @abstractmethod
+    def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
+        """Make the preliminary calls; return the final step (or the finished answer)."""
+
+    async def _aprepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
+        """Async ``_prepare``; by default the sync one in a worker thread."""
+        return await asyncio.to_thread(self._prepare, documents, variables)
+
+    @property
+    @abstractmethod
+    def _prompts(self) -> list[BasePromptTemplate]:
+        """The prompts this chain formats (to check the input keys up front)."""
+
+    # ---- helpers for subclasses --------------------------------------------------------
+    def _model_chain(self, prompt: BasePromptTemplate, parser: Runnable[Any, Any] | None = None) -> Runnable[Any, Any]:
+        return prompt | self.llm | (parser or StrOutputParser())
+
+    def _render(self, documents: Sequence[Document]) -> str:
+        return format_documents(documents, self.document_prompt, self.document_separator)
+
+    def _per_document_inputs(self, documents: Sequence[Document], variables: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {**variables, self.document_variable_name: format_document(d, self.document_prompt)}
+            for d in documents
+        ]
+
+    @staticmethod
+    def _step_error(step: str, index: int, documents: Sequence[Document], error: BaseException) -> ChainStepError:
+        """A ChainStepError naming the document whose ``step`` failed."""
+        document = documents[index]
+        return ChainStepError(
+            f"{step} step failed on document {index} of {len(documents)} "
+            f"(id {document.id!r}, source {document.metadata.get('source')!r}): "
+            f"{type(error).__name__}: {error}",
+            index=index,
+            item=document,
+        )
+
+    def _raise_first_failure(self, results: list[Any], documents: Sequence[Document], step: str) -> None:
+        """Raise a ChainStepError for the first result that is an exception."""
+        for index, result in enumerate(results):
+            if isinstance(result, BaseException):
+                raise self._step_error(step, index, documents, result) from result
+
+    # ---- input and output --------------------------------------------------------------
+    def _split_input(self, input: Any) -> tuple[list[Document], dict[str, Any]]:
+        if not isinstance(input, Mapping):
+            raise InvalidInputError(
+                f"{self.get_name()} takes a dict with the documents under {self.input_key!r}, "
+                f"got {type(input).__name__}"
+            )
+        if self.input_key not in input:
+            raise MissingVariableError(
+                f"{self.get_name()} is missing input key {self.input_key!r} (the documents); "
+                f"got {sorted(input)}"
+            )
+        documents = input[self.input_key]
+        if not isinstance(documents, Sequence) or not all(isinstance(d, Document) for d in documents):
+            raise InvalidInputError(
+                f"{self.get_name()}: input {self.input_key!r} must be a list of Documents, "
+                f"got {type(documents).__name__}"
+            )
+        variables = {k: v for k, v in input.items() if k != self.input_key}
+        needed = {
+            name
+            for prompt in self._prompts
+            for name in prompt.input_variables
+            if name not in prompt.partial_variables
+        } - {self.document_variable_name, "existing_answer"}
+        missing = sorted(needed - set(variables))
+        if missing:
+            raise MissingVariableError(
+                f"{self.get_name()} is missing input key(s) {missing}; got {sorted(input)}"
+            )
+        return list(documents), variables
+
+    def _output(self, answer: Any, steps: list[Any]) -> Any:
+        if self.output_key is None:
+            return answer
+        output = {self.output_key: answer}
+        if self.return_intermediate_steps:
+            output[_STEPS_KEY] = steps
+        return output
+
+    # ---- Runnable ----------------------------------------------------------------------
+    def invoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """Answer from the documents in ``input``.
+
+        Raises:
+            MissingVariableError: the documents or a prompt variable are missing.
+            ChainStepError: a model call failed on one document (names it).
+        """
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(self._run, input, config)
+
+    def _run(self, input: Any) -> Any:
+        documents, variables = self._split_input(input)
+        if not documents and self.empty_answer is not None:
+            return self._output(self.empty_answer, [])
+        final = self._prepare(documents, variables)
+        answer = final.answer if final.runnable is None else final.runnable.invoke(final.input)
+        return self._output(answer, final.steps)
+
+    async def ainvoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        self._reject_kwargs(kwargs)
+        return await self._acall_with_config(self._arun, input, config)
+
+    async def _arun(self, input: Any) -> Any:
+        documents, variables = self._split_input(input)
+        if not documents and self.empty_answer is not None:
+            return self._output(self.empty_answer, [])
+        final = await self._aprepare(documents, variables)
+        answer = final.answer if final.runnable is None else await final.runnable.ainvoke(final.input)
+        return self._output(answer, final.steps)
+
+    def stream(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+        """Yield the answer as the final model call produces it.
+
+        With ``output_key`` the chunks are dicts (``{output_key: chunk}``), preceded by
+        ``{"intermediate_steps": [...]}`` when those are asked for.
+        """
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(iter([input]), self._stream_run, config, start_input=input)
+
+    def _stream_run(self, inputs: Iterator[Any]) -> Iterator[Any]:
+        input = _single(inputs)
+        documents, variables = self._split_input(input)
+        if not documents and self.empty_answer is not None:
+            yield self._output(self.empty_answer, [])
+            return
+        final = self._prepare(documents, variables)
+        yield from self._stream_final(final, final.runnable.stream(final.input) if final.runnable else None)
+
+    async def astream(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+        self._reject_kwargs(kwargs)
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        async for chunk in self._atransform_stream_with_config(one(), self._astream_run, config, start_input=input):
+            yield chunk
+
+    async def _astream_run(self, inputs: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        input = None
+        async for input in inputs:  # noqa: B007 - a single dict
+            pass
+        documents, variables = self._split_input(input)
+        if not documents and self.empty_answer is not None:
+            yield self._output(self.empty_answer, [])
+            return
+        final = await self._aprepare(documents, variables)
+        if self.output_key is not None and self.return_intermediate_steps:
+            yield {_STEPS_KEY: final.steps}
+        if final.runnable is None:
+            yield self._wrap(final.answer)
+            return
+        async for chunk in final.runnable.astream(final.input):
+            yield self._wrap(chunk)
+
+    def _stream_final(self, final: _Final, chunks: Iterator[Any] | None) -> Iterator[Any]:
+        if self.output_key is not None and self.return_intermediate_steps:
+            yield {_STEPS_KEY: final.steps}
+        if chunks is None:
+            yield self._wrap(final.answer)
+            return
+        for chunk in chunks:
+            yield self._wrap(chunk)
+
+    def _wrap(self, chunk: Any) -> Any:
+        return chunk if self.output_key is None else {self.output_key: chunk}
+
+
+def _single(inputs: Iterator[Any]) -> Any:
+    items = list(inputs)
+    if len(items) != 1:
+        raise InvalidInputError(f"a documents chain streams from one input dict, got {len(items)} chunks")
+    return items[0]
+
+
+class StuffDocumentsChain(BaseCombineDocumentsChain):
+    """Put every document into one prompt and ask the model once.
+
+    Args:
+        llm: the model.
+        prompt: the prompt; must have the ``document_variable_name`` variable.
+        (others as :class:`BaseCombineDocumentsChain`)
+
+    Raises:
+        InvalidInputError: the prompt has no variable for the documents.
+    """
+
+    def __init__(self, llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None, *,
+                 question_key: str = "question", **options: Any) -> None:
+        super().__init__(llm, **options)
+        self.prompt = prompt if prompt is not None else stuff_prompt(question_key)
+        _require_variable(self.prompt, self.document_variable_name, "prompt")
+
+    @property
+    def _prompts(self) -> list[BasePromptTemplate]:
+        return [self.prompt]
+
+    def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
+        final_input = {**variables, self.document_variable_name: self._render(documents)}
+        return _Final(self.prompt | self.llm | self.output_parser, final_input)
+
+    async def _aprepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
+        return self._prepare(documents, variables)
+
+    def get_name(self) -> str:
+        return self.name or "stuff_documents_chain"
+
+
+def _require_variable(prompt: BasePromptTemplate, variable: str, what: str) -> None:
+    if variable not in prompt.input_variables:
+        raise InvalidInputError(
+            f"{what} has no variable {variable!r} to put the documents in; its variables "
+            f"are {prompt.input_variables} (pass document_variable_name=... or add "
+            f"{{{variable}}} to the prompt)"
+        )
+
+
+def create_stuff_documents_chain(
+    llm: Runnable[Any, Any],
+    prompt: BasePromptTemplate,
+    *,
+    output_parser: Runnable[Any, Any] | None = None,
+    document_prompt: BasePromptTemplate | None = None,
+    document_separator: str = "\n\n",
+    document_variable_name: str = "context",
+    empty_answer: Any = NO_CONTEXT_ANSWER,
+) -> StuffDocumentsChain:
+    """A chain that formats all documents into ``prompt`` and calls ``llm`` once.
+
+    It takes ``{"context": [Document, ...], **other prompt variables}`` and returns the
+    parsed answer (a string by default). With no documents it returns ``empty_answer``
+    without calling the model (``empty_answer=None`` calls it anyway).
+
+    Raises:
+        InvalidInputError: ``prompt`` lacks the ``document_variable_name`` variable.
+
+    Example:
+        >>> from ragline.core import ChatPromptTemplate, FakeListChatModel
+        >>> prompt = ChatPromptTemplate.from_messages(
+        ...     [("system", "Context: {context}"), ("human", "{input}")])
+        >>> chain = create_stuff_documents_chain(FakeListChatModel(responses=["Paris"]), prompt)
+        >>> chain.invoke({"context": [Document("Paris is in France.")], "input": "Where?"})
+        'Paris'
+    """
+    return StuffDocumentsChain(
+        llm,
+        prompt,
+        output_parser=output_parser,
+        document_prompt=document_prompt,
+        document_separator=document_separator,
+        document_variable_name=document_variable_name,
+        empty_answer=empty_answer,
+    )

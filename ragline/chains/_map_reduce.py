@@ -1,0 +1,192 @@
+"""Map-reduce: ask about each document on its own, then combine the answers.
+
+The map step runs one model call per document, concurrently (bounded by
+``max_concurrency``). When the mapped outputs together exceed ``token_max`` tokens,
+they are collapsed in groups (each group summarised by one call) until they fit; then
+one reduce call writes the answer from them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
+from ragline.chains._base import BaseCombineDocumentsChain, _Final, _require_variable
+from ragline.chains import _prompts
+
+__all__ = ["MapReduceDocumentsChain"]
+
+# Collapsing that does not shrink the text would loop for ever; stop after this many rounds.
+MAX_COLLAPSE_ROUNDS = 10
+
+
+class MapReduceDocumentsChain(BaseCombineDocumentsChain):
+    """Map each document with ``question_prompt``, collapse if needed, then reduce.
+
+    Args:
+        llm: the model.
+        question_prompt: the map prompt (one document in the document variable).
+        combine_prompt: the reduce prompt (all mapped outputs in the document variable).
+        collapse_prompt: shortens a group of mapped outputs (default: a condensing prompt).
+        token_max: the most tokens the reduce prompt's documents may take.
+        token_counter: counts tokens of a text (default: the model's ``get_num_tokens``).
+        max_concurrency: how many map calls run at once (default: the config's).
+        question_key: the question variable of the default prompts.
+        (others as :class:`BaseCombineDocumentsChain`)
+
+    Raises:
+        InvalidInputError: a prompt lacks the document variable; ``token_max`` < 1; no
+            token counter can be found. At run time: one mapped output alone exceeds
+            ``token_max`` (it could never be collapsed to fit).
+
+    Example:
+        >>> from ragline.core import FakeListChatModel
+        >>> model = FakeListChatModel(responses=["a", "b", "a and b"])
+        >>> chain = MapReduceDocumentsChain(model, max_concurrency=1)
+        >>> chain.invoke({"context": [Document("1"), Document("2")], "question": "?"})
+        'a and b'
+    """
+
+    def __init__(
+        self,
+        llm: Runnable[Any, Any],
+        *,
+        question_prompt: BasePromptTemplate | None = None,
+        combine_prompt: BasePromptTemplate | None = None,
+        collapse_prompt: BasePromptTemplate | None = None,
+        token_max: int = 3000,
+        token_counter: Callable[[str], int] | None = None,
+        max_concurrency: int | None = None,
+        question_key: str = "question",
+        **options: Any,
+    ) -> None:
+        super().__init__(llm, **options)
+        if isinstance(token_max, bool) or not isinstance(token_max, int) or token_max < 1:
+            raise InvalidInputError(f"token_max must be a positive int, got {token_max!r}")
+        if max_concurrency is not None and max_concurrency < 1:
+            raise InvalidInputError(f"max_concurrency must be >= 1, got {max_concurrency}")
+        self.question_prompt = question_prompt or _prompts.map_prompt(question_key)
+        self.combine_prompt = combine_prompt or _prompts.reduce_prompt(question_key)
+        self.collapse_prompt = collapse_prompt or _prompts.collapse_prompt(question_key)
+        for what, prompt in [("question_prompt", self.question_prompt),
+                             ("combine_prompt", self.combine_prompt),
+                             ("collapse_prompt", self.collapse_prompt)]:
+            _require_variable(prompt, self.document_variable_name, what)
+        self.token_max = token_max
+        self.token_counter = token_counter or _token_counter_of(llm)
+        self.max_concurrency = max_concurrency
+
+    @property
+    def _prompts(self) -> list[BasePromptTemplate]:
+        return [self.question_prompt, self.combine_prompt, self.collapse_prompt]
+
+    def get_name(self) -> str:
+        return self.name or "map_reduce_documents_chain"
+
+    def _batch_config(self) -> dict[str, Any]:
+        return {} if self.max_concurrency is None else {"max_concurrency": self.max_concurrency}
+
+    def _map(self, documents: list[Document], variables: dict[str, Any]) -> list[Document]:
+        inputs = self._per_document_inputs(documents, variables)
+        results = self._model_chain(self.question_prompt).batch(
+            inputs, self._batch_config(), return_exceptions=True
+        )
+        self._raise_first_failure(results, documents, "map")
+        return _as_documents(results, documents)
+
+    async def _amap(self, documents: list[Document], variables: dict[str, Any]) -> list[Document]:
+        inputs = self._per_document_inputs(documents, variables)
+        results = await self._model_chain(self.question_prompt).abatch(
+            inputs, self._batch_config(), return_exceptions=True
+        )
+        self._raise_first_failure(results, documents, "map")
+        return _as_documents(results, documents)
+
+    def _groups(self, documents: list[Document]) -> list[list[Document]] | None:
+        """Groups of documents that each fit in ``token_max``; None when all fit at once."""
+        sizes = [self.token_counter(self._render([d])) for d in documents]
+        if self.token_counter(self._render(documents)) <= self.token_max:
+            return None
+        for index, size in enumerate(sizes):
+            if size > self.token_max:
+                raise InvalidInputError(
+                    f"mapped document {index} alone is {size} tokens, more than token_max="
+                    f"{self.token_max}; it cannot be collapsed to fit: raise token_max or "
+                    "split the documents smaller"
+                )
+        groups: list[list[Document]] = [[]]
+        for document in documents:
+            candidate = [*groups[-1], document]
+            if groups[-1] and self.token_counter(self._render(candidate)) > self.token_max:
+                groups.append([document])
+            else:
+                groups[-1] = candidate
+        return groups
+
+    def _collapse_inputs(self, groups: list[list[Document]], variables: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{**variables, self.document_variable_name: self._render(g)} for g in groups]
+
+    def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
+        mapped = self._map(documents, variables)
+        steps = [d.page_content for d in mapped]
+        for _ in range(MAX_COLLAPSE_ROUNDS):
+            groups = self._groups(mapped)
+            if groups is None:
+                break
+            results = self._model_chain(self.collapse_prompt).batch(
+                self._collapse_inputs(groups, variables), self._batch_config()
+            )
+            mapped = _as_documents(results, [g[0] for g in groups])
+        else:
+            raise _did_not_fit(self.token_max)
+        return self._reduce(mapped, variables, steps)
+
+    async def _aprepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
+        mapped = await self._amap(documents, variables)
+        steps = [d.page_content for d in mapped]
+        for _ in range(MAX_COLLAPSE_ROUNDS):
+            groups = self._groups(mapped)
+            if groups is None:
+                break
+            results = await self._model_chain(self.collapse_prompt).abatch(
+                self._collapse_inputs(groups, variables), self._batch_config()
+            )
+            mapped = _as_documents(results, [g[0] for g in groups])
+        else:
+            raise _did_not_fit(self.token_max)
+        return self._reduce(mapped, variables, steps)
+
+    def _reduce(self, mapped: list[Document], variables: dict[str, Any], steps: list[str]) -> _Final:
+        final_input = {**variables, self.document_variable_name: self._render(mapped)}
+        return _Final(self.combine_prompt | self.llm | self.output_parser, final_input, steps=steps)
+
+
+def _as_documents(texts: list[Any], sources: list[Document]) -> list[Document]:
+    """Model outputs as Documents that keep the metadata of what they came from."""
+    return [Document(str(text), metadata=dict(source.metadata)) for text, source in zip(texts, sources)]
+
+
+def _did_not_fit(token_max: int) -> InvalidInputError:
+    return InvalidInputError(
+        f"collapsing the mapped outputs {MAX_COLLAPSE_ROUNDS} times did not bring them under "
+        f"token_max={token_max}; the collapse prompt is not shortening them"
+    )
+
+
+def _token_counter_of(llm: Runnable[Any, Any]) -> Callable[[str], int]:
+    """The model's ``get_num_tokens``, looking through bindings, retries and fallbacks."""
+    seen: list[Any] = [llm]
+    while seen:
+        candidate = seen.pop(0)
+        counter = getattr(candidate, "get_num_tokens", None)
+        if callable(counter):
+            return counter
+        for attribute in ("bound", "runnable", "default"):
+            inner = getattr(candidate, attribute, None)
+            if isinstance(inner, Runnable):
+                seen.append(inner)
+    raise InvalidInputError(
+        f"cannot count tokens with {type(llm).__name__}: it has no get_num_tokens; pass "
+        "token_counter=..."
+    )

@@ -1,0 +1,283 @@
+"""Retrieval chains: retrieve documents for a question, then answer from them.
+
+``create_retrieval_chain`` is the composable form (``{"input"}`` in, ``{"input",
+"context", "answer"}`` out); ``load_qa_chain`` and ``RetrievalQA`` keep the older
+LangChain shapes (``input_documents``/``question`` -> ``output_text``, and ``query`` ->
+``result``/``source_documents``) for ported code.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import Any
+
+from ragline.core import (
+    BaseRetriever,
+    ConfigurationError,
+    InvalidInputError,
+    MissingVariableError,
+    Runnable,
+    RunnableConfig,
+    RunnableLambda,
+    RunnablePassthrough,
+)
+from ragline.chains._base import BaseCombineDocumentsChain, StuffDocumentsChain
+from ragline.chains._map_reduce import MapReduceDocumentsChain
+from ragline.chains._map_rerank import MapRerankDocumentsChain
+from ragline.chains._refine import RefineDocumentsChain
+
+__all__ = ["CHAIN_TYPES", "RetrievalQA", "create_documents_chain", "create_retrieval_chain", "load_qa_chain"]
+
+CHAIN_TYPES: dict[str, type[BaseCombineDocumentsChain]] = {
+    "stuff": StuffDocumentsChain,
+    "map_reduce": MapReduceDocumentsChain,
+    "refine": RefineDocumentsChain,
+    "map_rerank": MapRerankDocumentsChain,
+}
+
+
+def _chain_options(cls: type[BaseCombineDocumentsChain]) -> list[str]:
+    names = {
+        name
+        for klass in (cls, BaseCombineDocumentsChain)
+        for name, parameter in inspect.signature(klass.__init__).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY or name == "prompt"
+    }
+    return sorted(names - {"options"})
+
+
+def create_documents_chain(llm: Runnable[Any, Any], chain_type: str = "stuff", **options: Any) -> BaseCombineDocumentsChain:
+    """A combine-documents chain of the given type with its default prompts.
+
+    Args:
+        llm: the model.
+        chain_type: ``"stuff"``, ``"map_reduce"``, ``"refine"`` or ``"map_rerank"``.
+        options: options of that chain class (prompts, ``token_max``, ``question_key``,
+            ``output_key`` ...).
+
+    Raises:
+        ConfigurationError: an unknown ``chain_type`` (lists the known ones).
+        InvalidInputError: an option the chain type does not take (lists the valid ones).
+
+    Example:
+        >>> from ragline.core import FakeListChatModel, Document
+        >>> chain = create_documents_chain(FakeListChatModel(responses=["ok"]), "refine",
+        ...                                question_key="input")
+        >>> chain.invoke({"context": [Document("a")], "input": "?"})
+        'ok'
+    """
+    cls = CHAIN_TYPES.get(chain_type) if isinstance(chain_type, str) else None
+    if cls is None:
+        raise ConfigurationError(
+            f"chain_type {chain_type!r} is not one of {', '.join(map(repr, CHAIN_TYPES))}"
+        )
+    valid = _chain_options(cls)
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise InvalidInputError(
+            f"chain_type {chain_type!r} does not take {', '.join(unknown)}; its options are "
+            f"{', '.join(valid)}"
+        )
+    return cls(llm, **options)
+
+
+def load_qa_chain(llm: Runnable[Any, Any], chain_type: str = "stuff", **options: Any) -> BaseCombineDocumentsChain:
+    """A question-answering chain in LangChain's classic shape.
+
+    It takes ``{"input_documents": [...], "question": ...}`` and returns
+    ``{"output_text": answer}`` (plus ``"intermediate_steps"`` with
+    ``return_intermediate_steps=True``).
+
+    Raises:
+        ConfigurationError: an unknown ``chain_type`` (lists the known ones).
+
+    Example:
+        >>> from ragline.core import FakeListChatModel, Document
+        >>> chain = load_qa_chain(FakeListChatModel(responses=["42"]), chain_type="stuff")
+        >>> chain.invoke({"input_documents": [Document("6 x 7 = 42")], "question": "6 x 7?"})
+        {'output_text': '42'}
+    """
+    defaults = {"input_key": "input_documents", "output_key": "output_text", "question_key": "question"}
+    return create_documents_chain(llm, chain_type, **{**defaults, **options})
+
+
+def _question_of(input: Any) -> Any:
+    if not isinstance(input, Mapping) or "input" not in input:
+        got = sorted(input) if isinstance(input, Mapping) else type(input).__name__
+        raise MissingVariableError(f"retrieval chain needs the question under 'input'; got {got}")
+    return input["input"]
+
+
+def create_retrieval_chain(retriever: Runnable[Any, Any], combine_docs_chain: Runnable[Any, Any]) -> Runnable[Any, Any]:
+    """Retrieve documents for ``input`` and answer from them.
+
+    Args:
+        retriever: a ``BaseRetriever`` (it receives ``input["input"]``), or any Runnable
+            taking the whole input dict and returning documents.
+        combine_docs_chain: takes ``{"input", "context", ...}`` and returns the answer,
+            e.g. ``create_stuff_documents_chain(...)``.
+
+    Returns:
+        A Runnable from ``{"input": question, ...}`` to the same dict plus ``"context"``
+        (the retrieved documents) and ``"answer"``. ``stream`` yields the input keys,
+        then the context, then the answer as it is generated.
+
+    Example:
+        >>> from ragline.core import ChatPromptTemplate, FakeListChatModel, Document
+        >>> from ragline.chains import create_stuff_documents_chain
+        >>> class Fixed(BaseRetriever):
+        ...     def _get_relevant_documents(self, query):
+        ...         return [Document("Paris is the capital of France.")]
+        >>> prompt = ChatPromptTemplate.from_messages([("system", "{context}"), ("human", "{input}")])
+        >>> chain = create_retrieval_chain(
+        ...     Fixed(), create_stuff_documents_chain(FakeListChatModel(responses=["Paris"]), prompt))
+        >>> chain.invoke({"input": "Capital of France?"})["answer"]
+        'Paris'
+    """
+    if not isinstance(retriever, Runnable) or not isinstance(combine_docs_chain, Runnable):
+        raise InvalidInputError("create_retrieval_chain takes a retriever and a chain, both Runnables")
+    if isinstance(retriever, BaseRetriever):
+        retrieve = RunnableLambda(_question_of, name="question") | retriever
+    else:
+        retrieve = retriever
+    retrieve = retrieve.with_config(run_name="retrieve_documents")
+    return (
+        RunnablePassthrough.assign(context=retrieve)
+        .assign(answer=combine_docs_chain)
+        .with_config(run_name="retrieval_chain")
+    )
+
+
+class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
+    """LangChain's classic retrieval QA: ``{"query": q}`` -> ``{"query", "result"}``.
+
+    Use :meth:`from_chain_type`. With ``return_source_documents=True`` the output also
+    has ``"source_documents"``.
+    """
+
+    def __init__(
+        self,
+        *,
+        retriever: Runnable[str, Any],
+        combine_documents_chain: BaseCombineDocumentsChain,
+        return_source_documents: bool = False,
+        input_key: str = "query",
+        output_key: str = "result",
+        name: str | None = None,
+    ) -> None:
+        if not isinstance(retriever, Runnable):
+            raise InvalidInputError(f"retriever must be a Runnable, got {type(retriever).__name__}")
+        self.retriever = retriever
+        self.combine_documents_chain = combine_documents_chain
+        self.return_source_documents = return_source_documents
+        self.input_key = input_key
+        self.output_key = output_key
+        self.name = name
+
+    @classmethod
+    def from_chain_type(
+        cls,
+        llm: Runnable[Any, Any],
+        chain_type: str = "stuff",
+        *,
+        retriever: Runnable[str, Any],
+        return_source_documents: bool = False,
+        chain_type_kwargs: dict[str, Any] | None = None,
+        input_key: str = "query",
+        output_key: str = "result",
+    ) -> RetrievalQA:
+        """Build the chain from a model, a chain type and a retriever.
+
+        Raises:
+            ConfigurationError: an unknown chain_type (lists the known ones).
+            InvalidInputError: an option in ``chain_type_kwargs`` the type does not take.
+        """
+        combine = load_qa_chain(llm, chain_type, **(chain_type_kwargs or {}))
+        return cls(
+            retriever=retriever,
+            combine_documents_chain=combine,
+            return_source_documents=return_source_documents,
+            input_key=input_key,
+            output_key=output_key,
+        )
+
+    def get_name(self) -> str:
+        return self.name or "retrieval_qa"
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return [self.retriever, self.combine_documents_chain]
+
+    def _query(self, input: Any) -> str:
+        if not isinstance(input, Mapping) or self.input_key not in input:
+            got = sorted(input) if isinstance(input, Mapping) else type(input).__name__
+            raise MissingVariableError(f"RetrievalQA needs the question under {self.input_key!r}; got {got}")
+        return input[self.input_key]
+
+    def _combine_input(self, query: str, documents: list[Any]) -> dict[str, Any]:
+        chain = self.combine_documents_chain
+        return {chain.input_key: documents, "question": query}
+
+    def _result(self, query: str, documents: list[Any], answer: dict[str, Any]) -> dict[str, Any]:
+        output = {self.input_key: query, self.output_key: answer[self.combine_documents_chain.output_key]}
+        if self.return_source_documents:
+            output["source_documents"] = documents
+        return output
+
+    def _run(self, input: Any) -> dict[str, Any]:
+        query = self._query(input)
+        documents = self.retriever.invoke(query)
+        return self._result(query, documents, self.combine_documents_chain.invoke(self._combine_input(query, documents)))
+
+    async def _arun(self, input: Any) -> dict[str, Any]:
+        query = self._query(input)
+        documents = await self.retriever.ainvoke(query)
+        answer = await self.combine_documents_chain.ainvoke(self._combine_input(query, documents))
+        return self._result(query, documents, answer)
+
+    def invoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+        """Answer ``input[input_key]`` from the retrieved documents."""
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(self._run, input, config)
+
+    async def ainvoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+        self._reject_kwargs(kwargs)
+        return await self._acall_with_config(self._arun, input, config)
+
+    def stream(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        """Yield ``{"query"}``, then ``{"source_documents"}`` (if asked), then result chunks."""
+        self._reject_kwargs(kwargs)
+        yield from self._transform_stream_with_config(iter([input]), self._stream_run, config, start_input=input)
+
+    def _stream_run(self, inputs: Iterator[Any]) -> Iterator[dict[str, Any]]:
+        received = list(inputs)
+        query = self._query(received[0] if len(received) == 1 else None)
+        yield {self.input_key: query}
+        documents = self.retriever.invoke(query)
+        if self.return_source_documents:
+            yield {"source_documents": documents}
+        output_key = self.combine_documents_chain.output_key
+        for chunk in self.combine_documents_chain.stream(self._combine_input(query, documents)):
+            if output_key in chunk:
+                yield {self.output_key: chunk[output_key]}
+
+    async def astream(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+        self._reject_kwargs(kwargs)
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        async for chunk in self._atransform_stream_with_config(one(), self._astream_run, config, start_input=input):
+            yield chunk
+
+    async def _astream_run(self, inputs: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
+        received = [item async for item in inputs]
+        query = self._query(received[0] if len(received) == 1 else None)
+        yield {self.input_key: query}
+        documents = await self.retriever.ainvoke(query)
+        if self.return_source_documents:
+            yield {"source_documents": documents}
+        output_key = self.combine_documents_chain.output_key
+        async for chunk in self.combine_documents_chain.astream(self._combine_input(query, documents)):
+            if output_key in chunk:
+                yield {self.output_key: chunk[output_key]}
