@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragline.chains._prompts import DEFAULT_DOCUMENT_PROMPT, NO_CONTEXT_ANSWER, stuff_prompt
 from ragline.core import (
     BasePromptTemplate,
     ChainStepError,
@@ -27,7 +28,6 @@ from ragline.core import (
     RunnableConfig,
     StrOutputParser,
 )
-from ragline.chains._prompts import DEFAULT_DOCUMENT_PROMPT, NO_CONTEXT_ANSWER, stuff_prompt
 
 __all__ = [
     "BaseCombineDocumentsChain",

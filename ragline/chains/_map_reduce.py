@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
-from ragline.chains._base import BaseCombineDocumentsChain, _Final, _require_variable
 from ragline.chains import _prompts
+from ragline.chains._base import BaseCombineDocumentsChain, _Final, _require_variable
+from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
 
 __all__ = ["MapReduceDocumentsChain"]
 
@@ -164,7 +164,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
 
 def _as_documents(texts: list[Any], sources: list[Document]) -> list[Document]:
     """Model outputs as Documents that keep the metadata of what they came from."""
-    return [Document(str(text), metadata=dict(source.metadata)) for text, source in zip(texts, sources)]
+    return [Document(str(text), metadata=dict(source.metadata)) for text, source in zip(texts, sources, strict=True)]
 
 
 def _did_not_fit(token_max: int) -> InvalidInputError:

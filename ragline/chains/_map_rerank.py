@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ragline.core import BasePromptTemplate, Document, Runnable
 from ragline.chains import _prompts
 from ragline.chains._base import BaseCombineDocumentsChain, _Final, _require_variable
+from ragline.core import BasePromptTemplate, Document, Runnable
 
 __all__ = ["MapRerankDocumentsChain", "parse_scored_answer"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
 from ragline.chains import _prompts
 from ragline.chains._base import BaseCombineDocumentsChain, _Final, _require_variable
+from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
 
 __all__ = ["RefineDocumentsChain"]
 

@@ -12,6 +12,10 @@ import inspect
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
+from ragline.chains._base import BaseCombineDocumentsChain, StuffDocumentsChain
+from ragline.chains._map_reduce import MapReduceDocumentsChain
+from ragline.chains._map_rerank import MapRerankDocumentsChain
+from ragline.chains._refine import RefineDocumentsChain
 from ragline.core import (
     BaseRetriever,
     ConfigurationError,
@@ -22,10 +26,6 @@ from ragline.core import (
     RunnableLambda,
     RunnablePassthrough,
 )
-from ragline.chains._base import BaseCombineDocumentsChain, StuffDocumentsChain
-from ragline.chains._map_reduce import MapReduceDocumentsChain
-from ragline.chains._map_rerank import MapRerankDocumentsChain
-from ragline.chains._refine import RefineDocumentsChain
 
 __all__ = ["CHAIN_TYPES", "RetrievalQA", "create_documents_chain", "create_retrieval_chain", "load_qa_chain"]
 
