@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -13,7 +14,24 @@ import numpy as np
 from ragline.core import Document, InvalidInputError
 from ragline.vectorstores.filters import FilterNode, parse_filter
 
-__all__ = ["Batch", "SearchPlan", "check_batch", "check_id_list", "split_documents"]
+__all__ = [
+    "Batch",
+    "SearchPlan",
+    "check_batch",
+    "check_id_list",
+    "copy_metadata",
+    "split_documents",
+]
+
+
+def copy_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``metadata`` that shares nothing mutable with the original.
+
+    Deep only where needed: flat metadata (the usual case) costs one dict copy.
+    """
+    if any(isinstance(value, (dict, list, set)) for value in metadata.values()):
+        return copy.deepcopy(dict(metadata))
+    return dict(metadata)
 
 
 @dataclass(frozen=True)
@@ -91,7 +109,7 @@ class Batch:
 
     def documents(self) -> list[Document]:
         return [
-            Document(text, dict(metadata), id=doc_id)
+            Document(text, copy_metadata(metadata), id=doc_id)
             for text, metadata, doc_id in zip(self.texts, self.metadatas, self.ids, strict=True)
         ]
 

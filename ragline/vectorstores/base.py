@@ -55,9 +55,6 @@ __all__ = ["SearchHit", "VectorStore"]
 
 VST = TypeVar("VST", bound="VectorStore")
 
-FilterArg = Mapping[str, Any] | None
-"""A filter in the filter language (see :mod:`ragline.vectorstores.filters`), or None."""
-
 
 class SearchHit(NamedTuple):
     """One result of :meth:`VectorStore._search`.
@@ -81,10 +78,17 @@ class VectorStore(ABC):
     the public methods (``add_texts``, ``similarity_search``, ``as_retriever`` ...).
 
     Example:
+        >>> from ragline.embeddings import HashingEmbeddings
         >>> from ragline.vectorstores import InMemoryVectorStore
-        >>> store = InMemoryVectorStore.from_texts(["cats", "dogs"], embeddings)  # doctest: +SKIP
-        >>> store.similarity_search("kitten", k=1)[0].page_content               # doctest: +SKIP
-        'cats'
+        >>> store = InMemoryVectorStore.from_texts(
+        ...     ["cats purr", "dogs bark", "stocks fell"], HashingEmbeddings(dimension=256)
+        ... )
+        >>> store.similarity_search("a cat purrs", k=1)[0].page_content
+        'cats purr'
+
+    The method examples below run on such a store, built with
+    ``ids=["cats", "dogs", "stocks"]`` and metadata ``{"topic": "pets"}`` for the first
+    two and ``{"topic": "finance"}`` for the third.
     """
 
     # ------------------------------------------------------------------ primitives
@@ -202,8 +206,8 @@ class VectorStore(ABC):
             DimensionError: the embeddings have the wrong dimension or are not finite.
 
         Example:
-            >>> store.add_texts(["a cat"], metadatas=[{"source": "x"}], ids=["1"])  # doctest: +SKIP
-            ['1']
+            >>> store.add_texts(["a kitten"], metadatas=[{"topic": "pets"}], ids=["kitten"])
+            ['kitten']
         """
         batch = check_batch(texts, metadatas, ids)
         if not batch.texts:
@@ -243,8 +247,8 @@ class VectorStore(ABC):
             InvalidInputError, DimensionError: as :meth:`add_texts`.
 
         Example:
-            >>> store.add_documents([Document("a cat", id="cat")])  # doctest: +SKIP
-            ['cat']
+            >>> store.add_documents([Document("birds sing", id="birds")])
+            ['birds']
         """
         texts, metadatas, doc_ids = split_documents(documents, ids)
         return self.add_texts(texts, metadatas, doc_ids)
@@ -277,7 +281,8 @@ class VectorStore(ABC):
             InvalidInputError, DimensionError: as :meth:`add_texts`.
 
         Example:
-            >>> store.add_embeddings([("a cat", [1.0, 0.0])])  # doctest: +SKIP
+            >>> store.add_embeddings([("computed elsewhere", [1.0] + [0.0] * 255)], ids=["e"])
+            ['e']
         """
         pairs = list(text_embeddings)
         batch = check_batch([text for text, _ in pairs], metadatas, ids)
@@ -311,7 +316,8 @@ class VectorStore(ABC):
             The new store.
 
         Example:
-            >>> InMemoryVectorStore.from_texts(["a", "b"], embeddings)  # doctest: +SKIP
+            >>> InMemoryVectorStore.from_texts(["a", "b"], embeddings, metric="l2").count()
+            2
         """
         batch = check_batch(texts, metadatas, ids)  # check before building anything
         store = cls(embedding, **store_options)  # type: ignore[call-arg]
@@ -346,7 +352,8 @@ class VectorStore(ABC):
             **store_options: as :meth:`from_texts`; ``ids=[...]`` overrides document ids.
 
         Example:
-            >>> FAISS.from_documents(chunks, embeddings)  # doctest: +SKIP
+            >>> InMemoryVectorStore.from_documents([Document("a", id="x")], embeddings).get_by_ids(["x"])
+            [Document(page_content='a', id='x')]
         """
         ids = store_options.pop("ids", None)
         texts, metadatas, doc_ids = split_documents(documents, ids)
@@ -376,7 +383,8 @@ class VectorStore(ABC):
         ``embedding`` is still needed to embed queries later.
 
         Example:
-            >>> FAISS.from_embeddings([("a", [1.0, 0.0])], embeddings)  # doctest: +SKIP
+            >>> InMemoryVectorStore.from_embeddings([("a", [0.0, 1.0])], embeddings).dimension
+            2
         """
         pairs = list(text_embeddings)
         check_batch([text for text, _ in pairs], metadatas, ids)
@@ -393,7 +401,9 @@ class VectorStore(ABC):
             InvalidInputError: ``ids`` is not a list of non-empty strings.
 
         Example:
-            >>> store.delete(["1", "2"])  # doctest: +SKIP
+            >>> store.delete(["dogs", "not-stored"])
+            >>> store.count()
+            2
         """
         checked = check_id_list(ids)
         if checked:
@@ -412,8 +422,8 @@ class VectorStore(ABC):
             InvalidInputError: ``ids`` is not a list of non-empty strings.
 
         Example:
-            >>> [doc.id for doc in store.get_by_ids(["2", "nope", "1"])]  # doctest: +SKIP
-            ['2', '1']
+            >>> [doc.id for doc in store.get_by_ids(["stocks", "nope", "cats"])]
+            ['stocks', 'cats']
         """
         checked = check_id_list(ids)
         return self._get_by_ids(checked) if checked else []
@@ -440,7 +450,8 @@ class VectorStore(ABC):
             InvalidInputError: k < 1; FilterError: a bad filter.
 
         Example:
-            >>> store.similarity_search("kitten", k=2, filter={"lang": "en"})  # doctest: +SKIP
+            >>> [doc.id for doc in store.similarity_search("purring cats", k=2, filter={"topic": "pets"})]
+            ['cats', 'dogs']
         """
         return _documents(self.similarity_search_with_score(query, k, filter))
 
@@ -460,7 +471,9 @@ class VectorStore(ABC):
         :meth:`similarity_search_with_relevance_scores` for a portable [0, 1] score.
 
         Example:
-            >>> doc, score = store.similarity_search_with_score("kitten", k=1)[0]  # doctest: +SKIP
+            >>> doc, score = store.similarity_search_with_score("cats", k=1)[0]
+            >>> doc.id, round(score, 2)  # InMemoryVectorStore: cosine similarity
+            ('cats', 0.71)
         """
         plan = SearchPlan.similarity(k, filter)
         return self._search_texts([query], plan)[0]
@@ -481,7 +494,8 @@ class VectorStore(ABC):
             DimensionError: the vector has the wrong dimension or is not finite.
 
         Example:
-            >>> store.similarity_search_by_vector([0.1, 0.9], k=1)  # doctest: +SKIP
+            >>> store.similarity_search_by_vector(embeddings.embed_query("stocks"), k=1)[0].id
+            'stocks'
         """
         return _documents(self.similarity_search_with_score_by_vector(embedding, k, filter))
 
@@ -498,6 +512,13 @@ class VectorStore(ABC):
         """Like :meth:`similarity_search_by_vector`, with each document's native score."""
         plan = SearchPlan.similarity(k, filter)
         return self._search_vectors(_one_vector(embedding), plan)[0]
+
+    async def asimilarity_search_with_score_by_vector(
+        self, embedding: Sequence[float], k: int = 4, filter: Mapping[str, Any] | None = None
+    ) -> list[tuple[Document, float]]:
+        """Async :meth:`similarity_search_with_score_by_vector`."""
+        plan = SearchPlan.similarity(k, filter)
+        return (await self._asearch_vectors(_one_vector(embedding), plan))[0]
 
     def similarity_search_with_relevance_scores(
         self,
@@ -523,7 +544,9 @@ class VectorStore(ABC):
             InvalidInputError: k < 1 or score_threshold outside [0, 1].
 
         Example:
-            >>> store.similarity_search_with_relevance_scores("cat", score_threshold=0.8)  # doctest: +SKIP
+            >>> found = store.similarity_search_with_relevance_scores("cats purr", score_threshold=0.5)
+            >>> [(doc.id, round(relevance, 2)) for doc, relevance in found]
+            [('cats', 1.0), ('stocks', 0.53), ('dogs', 0.5)]
         """
         plan = SearchPlan.relevance(k, filter, score_threshold)
         return self._search_texts([query], plan)[0]
@@ -564,7 +587,8 @@ class VectorStore(ABC):
             InvalidInputError: k < 1, fetch_k < k or lambda_mult outside [0, 1].
 
         Example:
-            >>> store.max_marginal_relevance_search("pets", k=3, fetch_k=10)  # doctest: +SKIP
+            >>> [doc.id for doc in store.max_marginal_relevance_search("cats", k=2, fetch_k=3)]
+            ['cats', 'stocks']
         """
         plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
         return _documents(self._search_texts([query], plan)[0])
@@ -631,8 +655,9 @@ class VectorStore(ABC):
             InvalidInputError: an unknown search_kwargs key (named) or a bad value.
 
         Example:
-            >>> retriever = store.as_retriever(search_type="mmr", search_kwargs={"k": 5})  # doctest: +SKIP
-            >>> retriever.batch(["first question", "second question"])                      # doctest: +SKIP
+            >>> retriever = store.as_retriever(search_type="mmr", search_kwargs={"k": 2})
+            >>> [[doc.id for doc in docs] for docs in retriever.batch(["cats", "stocks"])]
+            [['cats', 'stocks'], ['stocks', 'dogs']]
         """
         from ragline.vectorstores.retriever import VectorStoreRetriever  # imports core's retriever
 
@@ -646,11 +671,15 @@ class VectorStore(ABC):
         self, queries: list[str], plan: SearchPlan
     ) -> list[list[tuple[Document, float]]]:
         """Embed all queries at once and answer them with ONE ``_search`` call."""
+        if not queries:
+            return []
         return self._search_vectors(self._embed_queries(queries), plan)
 
     async def _asearch_texts(
         self, queries: list[str], plan: SearchPlan
     ) -> list[list[tuple[Document, float]]]:
+        if not queries:
+            return []
         return await self._asearch_vectors(await self._aembed_queries(queries), plan)
 
     def _search_vectors(self, vectors: Any, plan: SearchPlan) -> list[list[tuple[Document, float]]]:

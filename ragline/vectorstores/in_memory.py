@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragline.core import ConfigurationError, Document
+from ragline.vectorstores._validation import copy_metadata
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode, matches
 from ragline.vectorstores.utils import METRICS, normalize_rows
@@ -139,7 +140,7 @@ class InMemoryVectorStore(VectorStore):
             return [self._document(row) for row in rows]
 
     def _document(self, row: int) -> Document:
-        return Document(self._texts[row], dict(self._metadatas[row]), id=self._ids[row])
+        return Document(self._texts[row], copy_metadata(self._metadatas[row]), id=self._ids[row])
 
     def _search(
         self,

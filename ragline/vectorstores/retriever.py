@@ -49,9 +49,9 @@ class VectorStoreRetriever(BaseRetriever):
         FilterError: a bad filter.
 
     Example:
-        >>> retriever = store.as_retriever(search_type="mmr", search_kwargs={"k": 3})  # doctest: +SKIP
-        >>> retriever.invoke("what do cats eat?")                                       # doctest: +SKIP
-        [Document(...), Document(...), Document(...)]
+        >>> retriever = VectorStoreRetriever(store, search_kwargs={"k": 1, "filter": {"topic": "pets"}})
+        >>> retriever.invoke("stocks and cats")
+        [Document(page_content='cats purr', metadata={'topic': 'pets'}, id='cats')]
     """
 
     def __init__(

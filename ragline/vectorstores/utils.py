@@ -130,8 +130,8 @@ def cosine_similarity_matrix(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Cosine similarity of every row of ``left`` with every row of ``right``: shape (n, m).
 
     Example:
-        >>> cosine_similarity_matrix(np.eye(2), np.array([[1.0, 1.0]])).round(3).tolist()
-        [[0.707], [0.707]]
+        >>> cosine_similarity_matrix(np.eye(2), np.array([[2.0, 0.0]])).tolist()
+        [[1.0], [0.0]]
     """
     return (
         normalize_rows(np.asarray(left, dtype=np.float32))
@@ -163,8 +163,13 @@ def maximal_marginal_relevance(
         Indices into ``candidate_vectors``, in pick order.
 
     Example:
-        >>> cands = np.array([[1.0, 0.0], [0.99, 0.14], [0.6, 0.8]])
-        >>> maximal_marginal_relevance(np.array([1.0, 0.1]), cands, k=2, lambda_mult=0.5)
+        Candidates at 2, 0 and 50 degrees, query at 10: plain similarity would take 2 then
+        0 (near duplicates); MMR takes 2 then 50.
+
+        >>> angles = np.radians([2, 0, 50])
+        >>> candidates = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+        >>> query = np.array([np.cos(np.radians(10)), np.sin(np.radians(10))])
+        >>> maximal_marginal_relevance(query, candidates, k=2, lambda_mult=0.5)
         [0, 2]
     """
     count = len(candidate_vectors)

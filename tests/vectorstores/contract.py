@@ -471,6 +471,20 @@ class VectorStoreContract:
         fetched.metadata["n"] = 99
         assert_intact(store)
 
+    def test_stored_metadata_shares_nothing_with_the_caller(
+        self, store_factory: StoreFactory, embeddings: ExplicitEmbeddings
+    ) -> None:
+        """Changing the caller's metadata (nested values too) after adding it, or a
+        returned document's nested metadata, must not change what is stored."""
+        store = store_factory(embeddings)
+        metadata = {"tags": ["a"], "nested": {"k": 1}}
+        store.add_texts(["d0"], [metadata], ids=["x"])
+        metadata["tags"].append("caller")
+        metadata["nested"]["k"] = 2
+        store.get_by_ids(["x"])[0].metadata["tags"].append("reader")
+        store.similarity_search("q0", k=1)[0].metadata["nested"]["k"] = 3
+        assert store.get_by_ids(["x"])[0].metadata == {"tags": ["a"], "nested": {"k": 1}}
+
     def test_search_by_vector_equals_search_by_text(self, store: VectorStore) -> None:
         """Searching with the query's vector gives the same documents and scores."""
         by_text = store.similarity_search_with_score("q25", k=5)
