@@ -20,6 +20,7 @@ class Route:
     content_type: str | None = "text/html; charset=utf-8"
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds to wait before answering
+    send_length: bool = True  # False: no Content-Length, the body ends when the connection closes
 
 
 @dataclass
@@ -29,6 +30,7 @@ class Server:
     base_url: str
     routes: dict[str, Route]
     arrivals: list[tuple[str, float]] = field(default_factory=list)
+    request_headers: list[dict[str, str]] = field(default_factory=list)
     active: int = 0
     peak: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -46,6 +48,7 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             with server.lock:
                 server.arrivals.append((self.path, time.monotonic()))
+                server.request_headers.append(dict(self.headers))
                 server.active += 1
                 server.peak = max(server.peak, server.active)
             try:
@@ -59,7 +62,8 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
                     self.send_header("Content-Type", route.content_type)
                 for name, value in route.headers.items():
                     self.send_header(name, value)
-                self.send_header("Content-Length", str(len(route.body)))
+                if route.send_length:
+                    self.send_header("Content-Length", str(len(route.body)))
                 self.end_headers()
                 self.wfile.write(route.body)
             except (BrokenPipeError, ConnectionResetError):
@@ -77,7 +81,7 @@ def http_server() -> Iterator[Server]:
     server = Server(base_url="", routes={})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(server))
     server.base_url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield server
