@@ -433,24 +433,41 @@ class Runnable(ABC, Generic[Input, Output]):
                                       start_input: Any = None) -> Iterator[Any]:
         """Stream ``transformer(input)`` as this runnable's run.
 
-        The run starts when the first chunk is asked for and ends when the stream is
-        exhausted (or closed early); its end event carries the combined input and
-        output chunks. The child config is current while each chunk is produced.
+        The run starts once the first input chunk has arrived (so upstream runs start
+        first) and reports ``start_input`` if given, else that first chunk. It ends when
+        the stream is exhausted (or closed early); the end event carries the combined
+        input and output chunks. The child config is current while each output chunk is
+        produced; the caller's config is current while input chunks are pulled, so
+        upstream steps stay siblings of this run.
         """
+        outer = _current_config.get()
+        upstream = iter(input)
+        first = next(upstream, _NOTHING)  # pulled in the caller's context
         config = ensure_config(config)
-        run = self._start_run(start_input, config, run_type)
+        run = self._start_run(start_input if start_input is not None else _none_if_nothing(first),
+                              config, run_type)
         child = run.child_config(config)
-        seen = [_NOTHING]
+        seen = [first]
 
-        def tap(chunks: Iterator[Any]) -> Iterator[Any]:
-            for chunk in chunks:
+        def tap() -> Iterator[Any]:
+            if first is _NOTHING:
+                return
+            yield first
+            while True:
+                token = _current_config.set(outer)
+                try:
+                    chunk = next(upstream)
+                except StopIteration:
+                    return
+                finally:
+                    _current_config.reset(token)
                 seen[0] = add_chunks(seen[0], chunk)
                 yield chunk
 
         output = _NOTHING
         token = _current_config.set(child)
         try:
-            iterator = iter(transformer(tap(input)))
+            iterator = iter(transformer(tap()))
         finally:
             _current_config.reset(token)
         try:
@@ -477,20 +494,37 @@ class Runnable(ABC, Generic[Input, Output]):
         config: RunnableConfig | None, run_type: str = "chain", start_input: Any = None,
     ) -> AsyncIterator[Any]:
         """Async twin of :meth:`_transform_stream_with_config`."""
+        outer = _current_config.get()
+        upstream = input.__aiter__()
+        try:
+            first = await upstream.__anext__()
+        except StopAsyncIteration:
+            first = _NOTHING
         config = ensure_config(config)
-        run = await self._astart_run(start_input, config, run_type)
+        run = await self._astart_run(start_input if start_input is not None else _none_if_nothing(first),
+                                     config, run_type)
         child = run.child_config(config)
-        seen = [_NOTHING]
+        seen = [first]
 
-        async def tap(chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
-            async for chunk in chunks:
+        async def tap() -> AsyncIterator[Any]:
+            if first is _NOTHING:
+                return
+            yield first
+            while True:
+                token = _current_config.set(outer)
+                try:
+                    chunk = await upstream.__anext__()
+                except StopAsyncIteration:
+                    return
+                finally:
+                    _current_config.reset(token)
                 seen[0] = add_chunks(seen[0], chunk)
                 yield chunk
 
         output = _NOTHING
         token = _current_config.set(child)
         try:
-            iterator = transformer(tap(input)).__aiter__()
+            iterator = transformer(tap()).__aiter__()
         finally:
             _current_config.reset(token)
         try:
