@@ -9,8 +9,8 @@ import pytest
 
 from ragline.core import (
     CallbackManager,
-    Runnable,
     RunCollectorCallbackHandler,
+    Runnable,
     RunnableLambda,
     RunnableParallel,
     RunnablePassthrough,
