@@ -182,7 +182,8 @@ class ChatOpenAI(BaseChatModel):
         openai_api_key: str | None = None,
         openai_api_base: str | None = None,
     ) -> None:
-        model = _one_of("model", model, "model_name", model_name) or "gpt-4o-mini"
+        model = _one_of("model", model, "model_name", model_name)
+        model = "gpt-4o-mini" if model is None else model
         api_key = _one_of("api_key", api_key, "openai_api_key", openai_api_key)
         base_url = _one_of("base_url", base_url, "openai_api_base", openai_api_base)
         if not isinstance(model, str) or not model:
@@ -365,7 +366,8 @@ class ChatOpenAI(BaseChatModel):
         if isinstance(err, openai.APIConnectionError):
             return StoreConnectionError(f"cannot reach the {where}: {err.__cause__ or err}")
         if isinstance(err, openai.APIStatusError):
-            status, detail = err.status_code, err.message
+            body = err.body if isinstance(err.body, dict) else {}
+            status, detail = err.status_code, body.get("message") or err.message
             if status in (401, 403):
                 return ConfigurationError(f"the {where} rejected the API key (HTTP {status}): {detail}")
             if status == 404:
