@@ -6,21 +6,28 @@ matrix product over every stored vector (exact, never approximate).
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragline.core import ConfigurationError, Document
+from ragline.core import ConfigurationError, Document, InvalidInputError, PersistenceError
 from ragline.vectorstores._validation import copy_metadata
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode, matches
-from ragline.vectorstores.utils import METRICS, normalize_rows
+from ragline.vectorstores.utils import METRICS, as_vector_matrix, normalize_rows
 
 if TYPE_CHECKING:
     from ragline.embeddings import Embeddings
 
 __all__ = ["InMemoryVectorStore"]
+
+_FORMAT = "ragline.InMemoryVectorStore"
+_FORMAT_VERSION = 1
 
 # metric -> the native score similarity_search_with_score returns
 _SCORE_KINDS = {"cosine": "cosine_similarity", "inner_product": "inner_product", "l2": "l2"}
@@ -195,3 +202,115 @@ class InMemoryVectorStore(VectorStore):
             - 2.0 * (queries @ candidates.T)
         )
         return np.sqrt(np.maximum(squared, 0.0)), False
+
+    # ------------------------------------------------------------------ persistence
+
+    def dump(self, path: str | os.PathLike[str]) -> None:
+        """Save the store to one JSON file (never pickle), atomically.
+
+        The file is written under a temporary name and renamed over ``path``, so a crash
+        mid-save leaves any previous copy intact.
+
+        Args:
+            path: the file to write.
+
+        Raises:
+            InvalidInputError: a metadata value JSON cannot hold (names the document);
+                nothing is written.
+            PersistenceError: the file cannot be written.
+
+        Example:
+            >>> import tempfile, os
+            >>> path = os.path.join(tempfile.mkdtemp(), "store.json")
+            >>> store.dump(path)
+            >>> InMemoryVectorStore.load(path, embeddings).get_by_ids(["cats"])[0].page_content
+            'cats purr'
+        """
+        with self._lock:
+            live = len(self._ids)
+            payload = {
+                "format": _FORMAT,
+                "version": _FORMAT_VERSION,
+                "metric": self.metric,
+                "dimension": self._dimension,
+                "ids": self._ids,
+                "texts": self._texts,
+                "metadatas": self._metadatas,
+                "vectors": self._vectors[:live].tolist(),
+            }
+            try:
+                text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
+            except (TypeError, ValueError) as err:
+                raise InvalidInputError(
+                    f"cannot save: {_unserializable(self._ids, self._metadatas)}; metadata "
+                    f"values must be JSON types ({err})"
+                ) from err
+        target = Path(path)
+        try:
+            handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                file.write(text)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, target)
+        except OSError as err:
+            raise PersistenceError(f"could not save the store to {str(target)!r}: {err}") from err
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], embedding: Embeddings) -> InMemoryVectorStore:
+        """Load a store saved with :meth:`dump`.
+
+        Args:
+            path: the file :meth:`dump` wrote.
+            embedding: the Embeddings for new texts and queries (the same model as before).
+
+        Raises:
+            PersistenceError: the file is missing, not a saved store, truncated or corrupt,
+                or written by a newer format version.
+
+        Example: see :meth:`dump`.
+        """
+        target = Path(path)
+        try:
+            payload = json.loads(target.read_text(encoding="utf-8"))
+        except FileNotFoundError as err:
+            raise PersistenceError(f"no saved store at {str(target)!r}") from err
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise PersistenceError(
+                f"{str(target)!r} is not a readable saved store (truncated or corrupt?): {err}"
+            ) from err
+        if not isinstance(payload, dict) or payload.get("format") != _FORMAT:
+            raise PersistenceError(f"{str(target)!r} is not a saved {_FORMAT}")
+        version = payload.get("version")
+        if not isinstance(version, int) or version > _FORMAT_VERSION:
+            raise PersistenceError(
+                f"{str(target)!r} has format version {version!r}; this ragline reads up to "
+                f"version {_FORMAT_VERSION} (upgrade ragline to load it)"
+            )
+        try:
+            store = cls(embedding, metric=payload["metric"])
+            ids, texts, metadatas = payload["ids"], payload["texts"], payload["metadatas"]
+            if not len(ids) == len(texts) == len(metadatas) == len(payload["vectors"]):
+                raise ValueError("ids, texts, metadatas and vectors differ in length")
+            if len(set(ids)) != len(ids) or not all(isinstance(i, str) and i for i in ids):
+                raise ValueError("ids must be unique non-empty strings")
+            if ids:
+                vectors = as_vector_matrix(payload["vectors"], dimension=payload["dimension"])
+                documents = [
+                    Document(text, metadata, id=doc_id)
+                    for doc_id, text, metadata in zip(ids, texts, metadatas, strict=True)
+                ]
+                store._upsert(list(ids), vectors, documents)
+            store._dimension = payload["dimension"]
+        except (KeyError, TypeError, ValueError) as err:
+            raise PersistenceError(f"{str(target)!r} is a corrupt saved store: {err}") from err
+        return store
+
+
+def _unserializable(ids: list[str], metadatas: list[dict[str, Any]]) -> str:
+    for doc_id, metadata in zip(ids, metadatas, strict=True):
+        try:
+            json.dumps(metadata, allow_nan=False)
+        except (TypeError, ValueError):
+            return f"the metadata of document {doc_id!r} is not JSON-serializable"
+    return "a value is not JSON-serializable"

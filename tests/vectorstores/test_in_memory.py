@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import math
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from ragline.core import ConfigurationError, DimensionError
+from ragline.core import ConfigurationError, DimensionError, InvalidInputError, PersistenceError
 from ragline.embeddings import HashingEmbeddings
 from ragline.vectorstores import InMemoryVectorStore
 from ragline.vectorstores.filters import matches, parse_filter
 
-from .contract import ExplicitEmbeddings
+from .contract import IDS, METADATAS, TEXTS, ExplicitEmbeddings
 
 
 def test_unknown_metric_lists_the_valid_ones() -> None:
@@ -130,3 +131,74 @@ def test_with_hashing_embeddings_end_to_end() -> None:
     found = store.similarity_search("the cat", k=2, filter={"topic": "pets"})
     assert {d.page_content for d in found} == {"the cat sat on the mat", "a dog chased the cat"}
     assert repr(store) == "InMemoryVectorStore(metric='cosine', count=3)"
+
+
+@pytest.mark.parametrize("metric", ["cosine", "inner_product", "l2"])
+def test_dump_and_load_round_trip(tmp_path: Path, metric: str) -> None:
+    embeddings = ExplicitEmbeddings()
+    store = InMemoryVectorStore.from_texts(
+        TEXTS, embeddings, metadatas=METADATAS, ids=IDS, metric=metric
+    )
+    store.delete(["id4"])  # a hole, filled by the last row
+    path = tmp_path / "store.json"
+    store.dump(path)
+    loaded = InMemoryVectorStore.load(path, embeddings)
+    assert (loaded.metric, loaded.dimension, loaded.count()) == (metric, 3, 7)
+    before = store.similarity_search_with_score("q25", k=7, filter={"n": {"$ne": 1}})
+    after = loaded.similarity_search_with_score("q25", k=7, filter={"n": {"$ne": 1}})
+    assert [(d.id, d.page_content, d.metadata) for d, _ in after] == [
+        (d.id, d.page_content, d.metadata) for d, _ in before
+    ]
+    assert [s for _, s in after] == pytest.approx([s for _, s in before], abs=1e-7)
+    assert [p.name for p in tmp_path.iterdir()] == ["store.json"]  # no temporary left
+
+
+def test_dump_of_an_empty_store_keeps_its_dimension(tmp_path: Path) -> None:
+    store = InMemoryVectorStore(ExplicitEmbeddings())
+    store.dump(tmp_path / "empty.json")
+    assert InMemoryVectorStore.load(tmp_path / "empty.json", ExplicitEmbeddings()).count() == 0
+    store.add_texts(["d0"], ids=["x"])
+    store.delete(["x"])
+    store.dump(tmp_path / "emptied.json")
+    assert InMemoryVectorStore.load(tmp_path / "emptied.json", ExplicitEmbeddings()).dimension == 3
+
+
+def test_dump_refuses_metadata_json_cannot_hold_and_keeps_the_old_file(tmp_path: Path) -> None:
+    embeddings = ExplicitEmbeddings()
+    store = InMemoryVectorStore.from_texts(["d0"], embeddings, ids=["good"])
+    path = tmp_path / "store.json"
+    store.dump(path)
+    saved = path.read_bytes()
+    store.add_texts(["d1"], [{"when": object()}], ids=["bad"])
+    with pytest.raises(InvalidInputError, match="the metadata of document 'bad' is not JSON"):
+        store.dump(path)
+    assert path.read_bytes() == saved
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (None, "no saved store at"),
+        ('{"format": "ragline.InMemoryVectorStore", "version": 1, "metr', "truncated or corrupt"),
+        ('{"format": "something else"}', "is not a saved ragline.InMemoryVectorStore"),
+        ('{"format": "ragline.InMemoryVectorStore", "version": 2}', "format version 2"),
+        (
+            '{"format": "ragline.InMemoryVectorStore", "version": 1, "metric": "cosine", '
+            '"dimension": 2, "ids": ["a"], "texts": ["t"], "metadatas": [{}], "vectors": [[1]]}',
+            "corrupt saved store",
+        ),
+        (
+            '{"format": "ragline.InMemoryVectorStore", "version": 1, "metric": "cosine", '
+            '"dimension": 1, "ids": ["a", "a"], "texts": ["t", "u"], "metadatas": [{}, {}], '
+            '"vectors": [[1], [2]]}',
+            "ids must be unique",
+        ),
+    ],
+)
+def test_load_errors_name_the_file(tmp_path: Path, content: str | None, fragment: str) -> None:
+    path = tmp_path / "store.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(PersistenceError) as info:
+        InMemoryVectorStore.load(path, ExplicitEmbeddings())
+    assert fragment in str(info.value) and str(path) in str(info.value)
