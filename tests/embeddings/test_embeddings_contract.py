@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from _embedding_server import EmbeddingServer
+from _openai_server import OpenAITestServer
 
 from ragline.core import InMemoryByteStore, InvalidInputError
 from ragline.embeddings import (
@@ -41,10 +41,9 @@ class ListOnlyEmbeddings(Embeddings):
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[EmbeddingServer]:
-    running = EmbeddingServer(default_dimension=20).start()
-    yield running
-    running.stop()
+def server() -> Iterator[OpenAITestServer]:
+    with OpenAITestServer() as running:
+        yield running
 
 
 IMPLEMENTATIONS = ["hashing", "fake", "minilm", "openai", "cached", "list-only"]
