@@ -10,7 +10,8 @@ quoted strings (``"..."`` with JSON escapes, ``'...'``), ``true``/``false``,
 ``null``/``~``/empty, integers, floats, inline lists ``[a, "b", 3]`` and block
 lists (``- item`` lines under ``key:``). Everything else is a plain string, so
 ``date: 2024-05-01`` stays the string ``"2024-05-01"``. Front matter beyond that
-(nested mappings, ``|`` blocks, anchors ...) is handed to PyYAML when it is
+(nested mappings, ``|`` blocks, anchors ...) is handed to PyYAML (the ``yaml``
+extra) when it is
 installed (dates become ISO strings, so metadata stays JSON-friendly); without
 PyYAML it raises LoaderError naming the file and the line.
 """
@@ -125,7 +126,7 @@ def _parse_with_pyyaml(block: str, path: str, line: int) -> dict[str, Any]:
     except ImportError:
         raise LoaderError(
             f"front matter of {path} uses YAML the built-in parser does not read (line {line}); "
-            "install PyYAML for full YAML, or simplify it to key: value lines"
+            "install PyYAML (pip install 'ragline[yaml]') for full YAML, or simplify it to key: value lines"
         ) from None
     try:
         value = yaml.safe_load(block)

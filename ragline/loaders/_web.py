@@ -61,7 +61,8 @@ class _HTTPOnlyRedirects(urllib.request.HTTPRedirectHandler):
     """Follow redirects to http(s) URLs only (never file: or ftp:), at most ``limit``."""
 
     def __init__(self, limit: int) -> None:
-        self.max_redirections = limit
+        # urllib reads this limit through the instance, so one per loader works.
+        self.max_redirections = limit  # type: ignore[misc]
 
     def redirect_request(
         self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
