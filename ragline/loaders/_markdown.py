@@ -11,9 +11,8 @@ quoted strings (``"..."`` with JSON escapes, ``'...'``), ``true``/``false``,
 lists (``- item`` lines under ``key:``). Everything else is a plain string, so
 ``date: 2024-05-01`` stays the string ``"2024-05-01"``. Front matter beyond that
 (nested mappings, ``|`` blocks, anchors ...) is handed to PyYAML (the ``yaml``
-extra) when it is
-installed (dates become ISO strings, so metadata stays JSON-friendly); without
-PyYAML it raises LoaderError naming the file and the line.
+extra) when it is installed (dates become ISO strings, so metadata stays
+JSON-friendly); without PyYAML it raises LoaderError naming the file and line.
 """
 
 from __future__ import annotations
