@@ -159,9 +159,9 @@ class CharacterTextSplitter(TextSplitter):
         InvalidInputError: a bad option, or ``separator`` is not a valid regex.
 
     Example:
-        >>> splitter = CharacterTextSplitter(separator=" ", chunk_size=7, chunk_overlap=3)
-        >>> splitter.split_text("one two three")
-        ['one two', 'two', 'three']
+        >>> splitter = CharacterTextSplitter(separator=" ", chunk_size=9, chunk_overlap=4)
+        >>> splitter.split_text("one two three four")
+        ['one two', 'two three', 'four']
     """
 
     def __init__(
@@ -227,7 +227,7 @@ class RecursiveCharacterTextSplitter(TextSplitter):
             that is not a valid regex.
 
     Example:
-        >>> splitter = RecursiveCharacterTextSplitter(chunk_size=12, chunk_overlap=0)
+        >>> splitter = RecursiveCharacterTextSplitter(chunk_size=13, chunk_overlap=0)
         >>> splitter.split_text("First line.\\nSecond line.\\n\\nNew paragraph.")
         ['First line.', 'Second line.', 'New', 'paragraph.']
     """

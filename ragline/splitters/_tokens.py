@@ -283,8 +283,8 @@ class SentenceTransformersTokenTextSplitter(TextSplitter):
 
     Example:
         >>> splitter = SentenceTransformersTokenTextSplitter(tokens_per_chunk=3, chunk_overlap=0)
-        >>> splitter.split_text("Hello there, general Kenobi")
-        ['hello there,', 'general kenobi']
+        >>> splitter.split_text("The cat sat on the mat")
+        ['the cat sat', 'on the mat']
     """
 
     def __init__(
