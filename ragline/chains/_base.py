@@ -147,8 +147,13 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
         """The prompts this chain formats (to check the input keys up front)."""
 
     # ---- helpers for subclasses --------------------------------------------------------
-    def _model_chain(self, prompt: BasePromptTemplate, parser: Runnable[Any, Any] | None = None) -> Runnable[Any, Any]:
-        return prompt | self.llm | (parser or StrOutputParser())
+    def _model_chain(self, prompt: BasePromptTemplate, step: str, *, final: bool = False) -> Runnable[Any, Any]:
+        """``prompt | llm | parser`` reported as a run named ``step``.
+
+        The final step parses with ``output_parser``; the others keep the model's text.
+        """
+        parser = self.output_parser if final else StrOutputParser()
+        return (prompt | self.llm | parser).with_config(run_name=step)
 
     def _render(self, documents: Sequence[Document]) -> str:
         return format_documents(documents, self.document_prompt, self.document_separator)
@@ -336,7 +341,7 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
         final_input = {**variables, self.document_variable_name: self._render(documents)}
-        return _Final(self.prompt | self.llm | self.output_parser, final_input)
+        return _Final(self._model_chain(self.prompt, "answer", final=True), final_input)
 
     async def _aprepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
         return self._prepare(documents, variables)

@@ -89,7 +89,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
 
     def _map(self, documents: list[Document], variables: dict[str, Any]) -> list[Document]:
         inputs = self._per_document_inputs(documents, variables)
-        results = self._model_chain(self.question_prompt).batch(
+        results = self._model_chain(self.question_prompt, "map").batch(
             inputs, self._batch_config(), return_exceptions=True
         )
         self._raise_first_failure(results, documents, "map")
@@ -97,7 +97,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
 
     async def _amap(self, documents: list[Document], variables: dict[str, Any]) -> list[Document]:
         inputs = self._per_document_inputs(documents, variables)
-        results = await self._model_chain(self.question_prompt).abatch(
+        results = await self._model_chain(self.question_prompt, "map").abatch(
             inputs, self._batch_config(), return_exceptions=True
         )
         self._raise_first_failure(results, documents, "map")
@@ -134,7 +134,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
             groups = self._groups(mapped)
             if groups is None:
                 break
-            results = self._model_chain(self.collapse_prompt).batch(
+            results = self._model_chain(self.collapse_prompt, "collapse").batch(
                 self._collapse_inputs(groups, variables), self._batch_config()
             )
             mapped = _as_documents(results, [g[0] for g in groups])
@@ -149,7 +149,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
             groups = self._groups(mapped)
             if groups is None:
                 break
-            results = await self._model_chain(self.collapse_prompt).abatch(
+            results = await self._model_chain(self.collapse_prompt, "collapse").abatch(
                 self._collapse_inputs(groups, variables), self._batch_config()
             )
             mapped = _as_documents(results, [g[0] for g in groups])
@@ -159,7 +159,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
 
     def _reduce(self, mapped: list[Document], variables: dict[str, Any], steps: list[str]) -> _Final:
         final_input = {**variables, self.document_variable_name: self._render(mapped)}
-        return _Final(self.combine_prompt | self.llm | self.output_parser, final_input, steps=steps)
+        return _Final(self._model_chain(self.combine_prompt, "reduce", final=True), final_input, steps=steps)
 
 
 def _as_documents(texts: list[Any], sources: list[Document]) -> list[Document]:

@@ -95,10 +95,10 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
         inputs = self._per_document_inputs(documents, variables)
-        outputs = self._model_chain(self.prompt).batch(inputs, self._config(), return_exceptions=True)
+        outputs = self._model_chain(self.prompt, "map").batch(inputs, self._config(), return_exceptions=True)
         return self._best(outputs, documents)
 
     async def _aprepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
         inputs = self._per_document_inputs(documents, variables)
-        outputs = await self._model_chain(self.prompt).abatch(inputs, self._config(), return_exceptions=True)
+        outputs = await self._model_chain(self.prompt, "map").abatch(inputs, self._config(), return_exceptions=True)
         return self._best(outputs, documents)

@@ -69,9 +69,11 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
     def _steps(self, documents: list[Document], variables: dict[str, Any]) -> list[tuple[Runnable[Any, Any], dict[str, Any]]]:
         """The prompt chain and input of every call; inputs of refine calls lack the answer."""
         inputs = self._per_document_inputs(documents, variables)
-        first = (self.question_prompt | self.llm | self.output_parser, inputs[0])
-        refine = self.refine_prompt | self.llm | self.output_parser
-        return [first, *((refine, one) for one in inputs[1:])]
+        last = len(inputs) - 1
+        first = (self._model_chain(self.question_prompt, "initial_answer", final=last == 0), inputs[0])
+        refine = self._model_chain(self.refine_prompt, "refine")
+        final_refine = self._model_chain(self.refine_prompt, "refine", final=True)
+        return [first, *((final_refine if i == last else refine, one) for i, one in enumerate(inputs[1:], 1))]
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
         steps = self._steps(documents, variables)

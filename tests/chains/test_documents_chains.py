@@ -1,0 +1,386 @@
+"""The four combine-documents chains: exact prompts, outputs, steps, errors."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from ragline.chains import (
+    CHAIN_TYPES,
+    MapReduceDocumentsChain,
+    MapRerankDocumentsChain,
+    RefineDocumentsChain,
+    StuffDocumentsChain,
+    create_documents_chain,
+    create_stuff_documents_chain,
+    load_qa_chain,
+)
+from ragline.core import (
+    ChainStepError,
+    ChatPromptTemplate,
+    ConfigurationError,
+    Document,
+    FakeListChatModel,
+    FakeListLLM,
+    InvalidInputError,
+    MissingVariableError,
+    PromptTemplate,
+    RunCollectorCallbackHandler,
+    RunnableLambda,
+)
+
+DOCS = [
+    Document("Paris is the capital of France.", metadata={"source": "fr.txt"}, id="fr"),
+    Document("Berlin is the capital of Germany.", metadata={"source": "de.txt"}, id="de"),
+    Document("Rome is the capital of Italy.", metadata={"source": "it.txt"}, id="it"),
+]
+
+
+def texts(call: list[Any]) -> list[str]:
+    return [message.text for message in call]
+
+
+def words(text: str) -> int:
+    """A token counter simple enough to check by hand: one token per word."""
+    return len(text.split())
+
+
+# ---------------------------------------------------------------- stuff
+
+
+def test_stuff_puts_every_document_in_one_prompt() -> None:
+    model = FakeListChatModel(responses=["Paris"])
+    prompt = ChatPromptTemplate.from_messages([("system", "Context:\n{context}"), ("human", "{input}")])
+    chain = create_stuff_documents_chain(
+        model, prompt, document_prompt=PromptTemplate.from_template("[{source}] {page_content}"),
+        document_separator="\n--\n",
+    )
+    answer = chain.invoke({"context": DOCS[:2], "input": "Capital of France?"})
+    assert answer == "Paris"
+    assert texts(model.calls[0]) == [
+        "Context:\n[fr.txt] Paris is the capital of France.\n--\n"
+        "[de.txt] Berlin is the capital of Germany.",
+        "Capital of France?",
+    ]
+
+
+def test_stuff_works_with_a_text_model_and_a_text_prompt() -> None:
+    model = FakeListLLM(responses=["Rome"])
+    chain = create_stuff_documents_chain(model, PromptTemplate.from_template("{context}\nQ: {q}\nA:"))
+    assert chain.invoke({"context": DOCS[2:], "q": "Italy?"}) == "Rome"
+    assert model.calls == ["Rome is the capital of Italy.\nQ: Italy?\nA:"]
+
+
+def test_stuff_streams_the_answer_as_the_model_produces_it() -> None:
+    model = FakeListChatModel(responses=["Paris!"])
+    chain = create_stuff_documents_chain(
+        model, ChatPromptTemplate.from_messages([("human", "{context} {input}")])
+    )
+    chunks = list(chain.stream({"context": DOCS[:1], "input": "?"}))
+    assert chunks == ["P", "a", "r", "i", "s", "!"]
+
+
+async def test_stuff_async_paths() -> None:
+    model = FakeListChatModel(responses=["ok"])
+    chain = create_stuff_documents_chain(model, ChatPromptTemplate.from_messages([("human", "{context}")]))
+    assert await chain.ainvoke({"context": DOCS[:1]}) == "ok"
+    assert [c async for c in chain.astream({"context": DOCS[:1]})] == ["o", "k"]
+
+
+def test_a_prompt_without_the_document_variable_is_rejected() -> None:
+    prompt = ChatPromptTemplate.from_messages([("human", "{input}")])
+    with pytest.raises(InvalidInputError, match=r"no variable 'context'.*\['input'\]"):
+        create_stuff_documents_chain(FakeListChatModel(responses=["x"]), prompt)
+    chain = create_stuff_documents_chain(
+        FakeListChatModel(responses=["x"]), prompt.partial(), document_variable_name="input"
+    )
+    assert chain.invoke({"input": DOCS[:1]}) == "x"
+
+
+def test_no_documents_answers_without_calling_the_model() -> None:
+    model = FakeListChatModel(responses=["should not be used"])
+    prompt = ChatPromptTemplate.from_messages([("human", "{context} {input}")])
+    chain = create_stuff_documents_chain(model, prompt)
+    answer = chain.invoke({"context": [], "input": "?"})
+    assert answer.startswith("I found no documents")
+    assert model.calls == []
+    # configured otherwise: the model is called with an empty context
+    eager = create_stuff_documents_chain(model, prompt, empty_answer=None)
+    assert eager.invoke({"context": [], "input": "?"}) == "should not be used"
+    assert texts(model.calls[0]) == [" ?"]
+
+
+def test_missing_input_keys_are_named() -> None:
+    chain = create_stuff_documents_chain(
+        FakeListChatModel(responses=["x"]),
+        ChatPromptTemplate.from_messages([("human", "{context} {input} {lang}")]),
+    )
+    with pytest.raises(MissingVariableError, match=r"missing input key 'context'.*\['input'\]"):
+        chain.invoke({"input": "?"})
+    with pytest.raises(MissingVariableError, match=r"missing input key\(s\) \['input', 'lang'\]"):
+        chain.invoke({"context": DOCS})
+    with pytest.raises(InvalidInputError, match="list of Documents"):
+        chain.invoke({"context": "not documents", "input": "?", "lang": "en"})
+    with pytest.raises(MissingVariableError, match=r"document prompt needs \['title'\]"):
+        create_stuff_documents_chain(
+            FakeListChatModel(responses=["x"]),
+            ChatPromptTemplate.from_messages([("human", "{context}")]),
+            document_prompt=PromptTemplate.from_template("{title}: {page_content}"),
+        ).invoke({"context": DOCS[:1]})
+
+
+# ---------------------------------------------------------------- map-reduce
+
+
+def test_map_reduce_maps_each_document_then_reduces() -> None:
+    model = FakeListChatModel(responses=["France: Paris", "Germany: Berlin", "Paris"])
+    chain = load_qa_chain(model, "map_reduce", max_concurrency=1, return_intermediate_steps=True)
+    output = chain.invoke({"input_documents": DOCS[:2], "question": "Capital of France?"})
+    assert output == {"output_text": "Paris", "intermediate_steps": ["France: Paris", "Germany: Berlin"]}
+    assert [texts(call)[1] for call in model.calls] == ["Capital of France?"] * 3
+    assert texts(model.calls[0])[0].endswith("Passage:\nParis is the capital of France.")
+    assert texts(model.calls[1])[0].endswith("Passage:\nBerlin is the capital of Germany.")
+    assert texts(model.calls[2])[0].endswith("Extracts:\nFrance: Paris\n\nGermany: Berlin")
+
+
+def test_map_reduce_collapses_in_groups_at_token_max() -> None:
+    """Four mapped outputs of 3 words (12 in all) with token_max=7 collapse in two groups
+    of two (6 words each), then the two 1-word collapses are reduced."""
+    docs = [Document(f"doc {i}") for i in range(4)]
+    responses = ["a b c", "d e f", "g h i", "j k l", "X", "Y", "final"]
+    model = FakeListChatModel(responses=responses)
+    prompt = ChatPromptTemplate.from_messages([("human", "{context}")])
+    chain = MapReduceDocumentsChain(
+        model, question_prompt=prompt, collapse_prompt=prompt, combine_prompt=prompt,
+        token_max=7, token_counter=words, max_concurrency=1,
+    )
+    assert chain.invoke({"context": docs}) == "final"
+    assert [texts(call)[0] for call in model.calls] == [
+        "doc 0", "doc 1", "doc 2", "doc 3",  # map
+        "a b c\n\nd e f", "g h i\n\nj k l",  # collapse, one call per group
+        "X\n\nY",  # reduce
+    ]
+
+
+def test_map_reduce_does_not_collapse_when_everything_fits() -> None:
+    model = FakeListChatModel(responses=["a b c", "d e f", "final"])
+    prompt = ChatPromptTemplate.from_messages([("human", "{context}")])
+    chain = MapReduceDocumentsChain(
+        model, question_prompt=prompt, combine_prompt=prompt, collapse_prompt=prompt,
+        token_max=6, token_counter=words, max_concurrency=1,
+    )
+    assert chain.invoke({"context": DOCS[:2]}) == "final"
+    assert texts(model.calls[-1]) == ["a b c\n\nd e f"]
+    assert len(model.calls) == 3
+
+
+def test_map_reduce_rejects_one_output_larger_than_token_max() -> None:
+    model = FakeListChatModel(responses=["one two three four five", "x"])
+    chain = MapReduceDocumentsChain(model, token_max=4, token_counter=words, max_concurrency=1)
+    with pytest.raises(InvalidInputError, match="mapped document 0 alone is 5 tokens, more than token_max=4"):
+        chain.invoke({"context": DOCS[:2], "question": "?"})
+
+
+def test_map_reduce_counts_tokens_with_the_model_by_default() -> None:
+    model = FakeListChatModel(responses=["x"])
+    chain = MapReduceDocumentsChain(model.with_retry(stop_after_attempt=2))
+    assert chain.token_counter("Hello, world!") == model.get_num_tokens("Hello, world!") == 4
+    with pytest.raises(InvalidInputError, match="pass token_counter"):
+        MapReduceDocumentsChain(RunnableLambda(lambda prompt: "x"))
+
+
+def test_map_steps_run_concurrently_up_to_max_concurrency() -> None:
+    running = 0
+    peak = 0
+    lock = threading.Lock()
+
+    def slow_model(prompt: Any) -> str:
+        nonlocal running, peak
+        with lock:
+            running += 1
+            peak = max(peak, running)
+        time.sleep(0.05)
+        with lock:
+            running -= 1
+        return "part"
+
+    model = RunnableLambda(slow_model)
+    docs = [Document(str(i)) for i in range(6)]
+    chain = MapReduceDocumentsChain(model, max_concurrency=2, token_counter=words)
+    assert chain.invoke({"context": docs, "question": "?"}) == "part"
+    assert peak == 2
+    peak = 0
+    chain = MapReduceDocumentsChain(model, token_counter=words)
+    chain.invoke({"context": docs, "question": "?"}, {"max_concurrency": 3})
+    assert peak == 3
+
+
+def test_a_failing_map_step_names_its_document() -> None:
+    def model(prompt: Any) -> str:
+        if "Berlin" in prompt.to_string():
+            raise RuntimeError("model overloaded")
+        return "ok"
+
+    chain = MapReduceDocumentsChain(RunnableLambda(model), token_counter=words)
+    with pytest.raises(ChainStepError) as caught:
+        chain.invoke({"context": DOCS, "question": "?"})
+    error = caught.value
+    assert str(error) == (
+        "map step failed on document 1 of 3 (id 'de', source 'de.txt'): "
+        "RuntimeError: model overloaded"
+    )
+    assert error.index == 1 and error.item is DOCS[1]
+    assert isinstance(error.__cause__, RuntimeError)
+
+
+def test_retry_and_fallbacks_compose_around_the_model() -> None:
+    attempts: dict[str, int] = {}
+
+    def flaky(prompt: Any) -> str:
+        text = prompt.to_string()
+        attempts[text] = attempts.get(text, 0) + 1
+        if attempts[text] == 1:
+            raise ConnectionError("transient")
+        return "fine"
+
+    model = RunnableLambda(flaky).with_retry(stop_after_attempt=2, wait_exponential_jitter=False)
+    chain = MapReduceDocumentsChain(model, token_counter=words)
+    assert chain.invoke({"context": DOCS[:2], "question": "?"}) == "fine"
+    assert sorted(attempts.values()) == [2, 2, 2]
+
+    broken = RunnableLambda(lambda p: (_ for _ in ()).throw(RuntimeError("down")))
+    backup = FakeListChatModel(responses=["from backup"])
+    chain = create_documents_chain(broken.with_fallbacks([backup]), "stuff")
+    assert chain.invoke({"context": DOCS[:1], "question": "?"}) == "from backup"
+
+
+async def test_map_reduce_async_matches_sync() -> None:
+    prompt = ChatPromptTemplate.from_messages([("human", "{context}")])
+
+    def build() -> MapReduceDocumentsChain:
+        model = FakeListChatModel(responses=["a b c", "d e f", "g h i", "X", "Y", "Z", "final"])
+        return MapReduceDocumentsChain(
+            model, question_prompt=prompt, collapse_prompt=prompt, combine_prompt=prompt,
+            token_max=5, token_counter=words, max_concurrency=1, output_key="out",
+            return_intermediate_steps=True,
+        )
+
+    expected = {"out": "final", "intermediate_steps": ["a b c", "d e f", "g h i"]}
+    assert build().invoke({"context": DOCS}) == expected
+    assert await build().ainvoke({"context": DOCS}) == expected
+
+
+# ---------------------------------------------------------------- refine
+
+
+def test_refine_passes_the_existing_answer_to_each_step() -> None:
+    model = FakeListChatModel(responses=["draft 1", "draft 2", "final"])
+    initial = ChatPromptTemplate.from_messages([("human", "Q: {question}\nC: {context}")])
+    refine = ChatPromptTemplate.from_messages(
+        [("human", "Q: {question}\nHave: {existing_answer}\nMore: {context}")]
+    )
+    chain = load_qa_chain(
+        model, "refine", question_prompt=initial, refine_prompt=refine, return_intermediate_steps=True
+    )
+    output = chain.invoke({"input_documents": DOCS, "question": "capitals?"})
+    assert output == {"output_text": "final", "intermediate_steps": ["draft 1", "draft 2"]}
+    assert [texts(call)[0] for call in model.calls] == [
+        "Q: capitals?\nC: Paris is the capital of France.",
+        "Q: capitals?\nHave: draft 1\nMore: Berlin is the capital of Germany.",
+        "Q: capitals?\nHave: draft 2\nMore: Rome is the capital of Italy.",
+    ]
+
+
+def test_refine_streams_only_the_last_step() -> None:
+    model = FakeListChatModel(responses=["draft", "done"])
+    chain = RefineDocumentsChain(model)
+    assert list(chain.stream({"context": DOCS[:2], "question": "?"})) == ["d", "o", "n", "e"]
+
+
+async def test_refine_async_and_failure() -> None:
+    model = FakeListChatModel(responses=["draft", "done"])
+    assert await RefineDocumentsChain(model).ainvoke({"context": DOCS[:2], "question": "?"}) == "done"
+
+    def model_failing_on_germany(prompt: Any) -> str:
+        if "Berlin" in prompt.to_string():
+            raise RuntimeError("boom")
+        return "fine"
+
+    chain = RefineDocumentsChain(RunnableLambda(model_failing_on_germany))
+    with pytest.raises(ChainStepError, match="refine step failed on document 1 of 3"):
+        await chain.ainvoke({"context": DOCS, "question": "?"})
+    with pytest.raises(ChainStepError, match="refine step failed on document 1 of 3"):
+        chain.invoke({"context": DOCS, "question": "?"})
+
+
+def test_refine_prompt_needs_the_existing_answer() -> None:
+    with pytest.raises(InvalidInputError, match="no variable 'existing_answer'"):
+        RefineDocumentsChain(
+            FakeListChatModel(responses=["x"]),
+            refine_prompt=ChatPromptTemplate.from_messages([("human", "{context} {question}")]),
+        )
+
+
+# ---------------------------------------------------------------- map-rerank
+
+
+def test_map_rerank_returns_the_best_scored_answer() -> None:
+    model = FakeListChatModel(responses=["Maybe Lyon\nScore: 20", "Paris.\nScore: 95", "No idea\nScore: 0"])
+    chain = load_qa_chain(model, "map_rerank", max_concurrency=1, return_intermediate_steps=True)
+    output = chain.invoke({"input_documents": DOCS, "question": "Capital of France?"})
+    assert output == {
+        "output_text": "Paris.",
+        "intermediate_steps": [
+            {"answer": "Maybe Lyon", "score": 20.0},
+            {"answer": "Paris.", "score": 95.0},
+            {"answer": "No idea", "score": 0.0},
+        ],
+    }
+    assert len(model.calls) == 3
+
+
+def test_map_rerank_ties_go_to_the_earlier_document_and_bad_output_is_named() -> None:
+    model = FakeListChatModel(responses=["first\nScore: 50", "second\nScore: 50"])
+    assert MapRerankDocumentsChain(model, max_concurrency=1).invoke(
+        {"context": DOCS[:2], "question": "?"}
+    ) == "first"
+    model = FakeListChatModel(responses=["good\nScore: 5", "I forgot the score"])
+    with pytest.raises(ChainStepError, match=r"map-rerank step failed on document 1 of 2.*Score: <number>"):
+        MapRerankDocumentsChain(model, max_concurrency=1).invoke({"context": DOCS[:2], "question": "?"})
+
+
+# ---------------------------------------------------------------- factories, callbacks
+
+
+def test_unknown_chain_type_and_options_are_named() -> None:
+    model = FakeListChatModel(responses=["x"])
+    with pytest.raises(ConfigurationError, match="'maprerank' is not one of 'stuff', 'map_reduce', 'refine', 'map_rerank'"):
+        load_qa_chain(model, "maprerank")
+    with pytest.raises(InvalidInputError, match=r"'stuff' does not take token_max; its options are .*prompt"):
+        load_qa_chain(model, "stuff", token_max=10)
+    assert sorted(CHAIN_TYPES) == ["map_reduce", "map_rerank", "refine", "stuff"]
+    assert isinstance(load_qa_chain(model), StuffDocumentsChain)
+
+
+def test_every_model_call_is_a_child_of_the_chain_run() -> None:
+    model = FakeListChatModel(responses=["a", "b", "answer"])
+    collector = RunCollectorCallbackHandler()
+    chain = MapReduceDocumentsChain(model, max_concurrency=1, token_counter=words)
+    chain.invoke({"context": DOCS[:2], "question": "?"}, {"callbacks": [collector], "tags": ["qa"]})
+    (root,) = collector.traced_runs
+    step = ["ChatPromptTemplate", "FakeListChatModel", "StrOutputParser"]
+    assert [(child.name, [c.name for c in child.children]) for child in root.children] == [
+        ("map", step), ("map", step), ("reduce", step)
+    ]
+    model_runs = [run for run in collector.runs_by_id.values() if run.run_type == "chat_model"]
+    assert len(model_runs) == 3
+    for run in model_runs:
+        ancestor = run
+        while ancestor.parent_run_id is not None:
+            ancestor = collector.runs_by_id[ancestor.parent_run_id]
+        assert ancestor is root
+        assert "qa" in run.tags
+    assert [run.inputs[0][-1].text for run in model_runs] == ["?", "?", "?"]
