@@ -209,18 +209,18 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
 
     # ---- hooks ----
     @abstractmethod
-    def _generate(self, model_input: Any, stop: list[str] | None = None, **bound: Any) -> Any:
+    def _generate(self, model_input: Any, stop: list[str] | None = None) -> Any:
         """Produce the whole answer for one input (the one hook every model implements)."""
 
-    def _stream(self, model_input: Any, stop: list[str] | None = None, **bound: Any) -> Iterator[Any]:
+    def _stream(self, model_input: Any, stop: list[str] | None = None) -> Iterator[Any]:
         """Yield the answer in pieces as they arrive (optional)."""
         raise NotImplementedError
 
-    async def _agenerate(self, model_input: Any, stop: list[str] | None = None, **bound: Any) -> Any:
+    async def _agenerate(self, model_input: Any, stop: list[str] | None = None) -> Any:
         """Async ``_generate`` (optional; by default ``_generate`` runs in a worker thread)."""
         raise NotImplementedError
 
-    def _astream(self, model_input: Any, stop: list[str] | None = None, **bound: Any) -> AsyncIterator[Any]:
+    def _astream(self, model_input: Any, stop: list[str] | None = None) -> AsyncIterator[Any]:
         """Async ``_stream`` (optional; by default ``_stream`` runs in a worker thread)."""
         raise NotImplementedError
 

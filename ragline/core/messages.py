@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field, fields
-from typing import Any, ClassVar, Literal, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict, cast
 
 from ragline.core._partial_json import parse_partial_json
 from ragline.core.exceptions import InvalidInputError
@@ -415,7 +415,7 @@ def _merge_dicts(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
 def _add_usage(left: UsageMetadata | None, right: UsageMetadata | None) -> UsageMetadata | None:
     if left is None or right is None:
         return left if right is None else right
-    return _sum_counts(left, right)  # type: ignore[return-value]
+    return cast(UsageMetadata, _sum_counts(dict(left), dict(right)))
 
 
 def _sum_counts(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
@@ -431,20 +431,21 @@ def _sum_counts(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
 def _merge_tool_call_chunks(
     left: list[ToolCallChunk], right: list[ToolCallChunk]
 ) -> list[ToolCallChunk]:
-    merged: list[ToolCallChunk] = [dict(chunk) for chunk in left]  # type: ignore[misc]
+    merged: list[dict[str, Any]] = [dict(chunk) for chunk in left]
     for chunk in right:
-        target = None
+        target: dict[str, Any] | None = None
         if chunk.get("index") is not None:
             target = next((c for c in merged if c.get("index") == chunk["index"]), None)
         if target is None:
-            merged.append(dict(chunk))  # type: ignore[arg-type]
+            merged.append(dict(chunk))
             continue
         for key in ("name", "args"):
-            if chunk.get(key):
-                target[key] = (target.get(key) or "") + chunk[key]  # type: ignore[literal-required]
+            piece: str | None = chunk.get(key)  # type: ignore[assignment]
+            if piece:
+                target[key] = (target.get(key) or "") + piece
         if target.get("id") is None:
             target["id"] = chunk.get("id")
-    return merged
+    return cast(list[ToolCallChunk], merged)
 
 
 def _parse_tool_call_chunks(
@@ -453,7 +454,9 @@ def _parse_tool_call_chunks(
     calls: list[ToolCall] = []
     invalid: list[InvalidToolCall] = []
     for chunk in chunks:
-        raw = chunk.get("args") or ""
+        raw: str = chunk.get("args") or ""
+        error: str | None
+        args: Any
         try:
             args = parse_partial_json(raw) if raw.strip() else {}
         except ValueError as err:
@@ -491,7 +494,7 @@ def _unknown_role(role: Any, item: Any, valid: Sequence[str] = VALID_ROLES) -> I
     )
 
 
-def _message_from_role(role: str, content: Any, item: Any, **extra: Any) -> BaseMessage:
+def _message_from_role(role: Any, content: Any, item: Any, **extra: Any) -> BaseMessage:
     message_class = _ROLE_CLASSES.get(role) if isinstance(role, str) else None
     if message_class is None:
         raise _unknown_role(role, item)
