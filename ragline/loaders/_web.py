@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import http.client
 import logging
 import threading
 import time
@@ -201,13 +202,18 @@ class WebBaseLoader(BaseLoader):
         try:
             with opener.open(request, timeout=self.timeout) as response:
                 _check_content_type(url, response.headers.get_content_type(), response.headers)
-                length = response.headers.get("Content-Length")
-                if length and length.isdigit() and int(length) > self.max_bytes:
+                length = response.headers.get("Content-Length", "")
+                expected = int(length) if length.isdigit() else None
+                if expected is not None and expected > self.max_bytes:
                     raise LoaderError(
-                        f"{url} is {int(length)} bytes, more than max_bytes={self.max_bytes}"
+                        f"{url} is {expected} bytes, more than max_bytes={self.max_bytes}"
                     )
                 body = self._read_body(url, response, deadline)
+                if expected is not None and len(body) < expected:
+                    raise LoaderError(f"{url} ended after {len(body)} of its {expected} bytes")
                 return body, response.headers.get_content_charset()
+        except LoaderError:
+            raise
         except urllib.error.HTTPError as err:
             err.close()
             raise LoaderError(f"{url} returned HTTP {err.code} {err.reason}") from None
@@ -217,9 +223,8 @@ class WebBaseLoader(BaseLoader):
             raise LoaderError(f"cannot fetch {url}: {err.reason}") from err
         except TimeoutError as err:
             raise self._timed_out(url) from err
-        except (OSError, ValueError) as err:  # connection reset, bad status line ...
-            if isinstance(err, LoaderError):
-                raise
+        # connection reset, a bad status line, a body cut short ...
+        except (OSError, ValueError, http.client.HTTPException) as err:
             raise LoaderError(f"cannot fetch {url}: {type(err).__name__}: {err}") from err
 
     def _read_body(self, url: str, response: Any, deadline: float) -> bytes:

@@ -241,3 +241,12 @@ async def test_requests_per_second_spaces_request_starts(http_server: Server, us
 def test_bad_arguments_fail_at_construction(urls, options, message) -> None:
     with pytest.raises(InvalidInputError, match=message):
         WebBaseLoader(urls, **options)
+
+
+def test_body_cut_short_is_an_error(http_server: Server) -> None:
+    http_server.routes["/short"] = Route(
+        b"<p>only part", headers={"Content-Length": "100"}, send_length=False
+    )
+    url = http_server.url("/short")
+    with pytest.raises(LoaderError, match=rf"^{url} ended after 12 of its 100 bytes$"):
+        loader(url).load()
