@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 import uuid
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -170,8 +171,7 @@ def check_id_list(ids: Sequence[str]) -> list[str]:
 
 def _check_unique(ids: list[str]) -> None:
     if len(set(ids)) != len(ids):
-        seen: set[str] = set()
-        repeated = sorted({doc_id for doc_id in ids if doc_id in seen or seen.add(doc_id)})
+        repeated = sorted(doc_id for doc_id, times in Counter(ids).items() if times > 1)
         raise InvalidInputError(
             f"the same id appears more than once in one call: {', '.join(map(repr, repeated[:5]))}"
             "; ids must be unique within a call"
