@@ -259,7 +259,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         return LLMResult([[generation]], {"token_usage": dict(usage)} if usage else None,
                          [run.run_id])
 
-    def invoke(self, input: Any, config: Any = None, *, stop: list[str] | None = None, **bound: Any) -> Output:
+    def invoke(self, input: Any, config: Any = None, *, stop: str | Sequence[str] | None = None, **bound: Any) -> Output:
         """Run the model on one input and return its whole answer.
 
         Args:
@@ -272,6 +272,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         Raises:
             InvalidInputError: the input is not one of the accepted types.
         """
+        stop = _stop_list(stop)
         model_input, config, options = self._begin(input, config, stop, bound)
         run = self._start(CallbackManager.configure(config), model_input, **options)
         try:
@@ -291,8 +292,9 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         run.on_llm_end(self._llm_result(output, run))
         return output
 
-    async def ainvoke(self, input: Any, config: Any = None, *, stop: list[str] | None = None, **bound: Any) -> Output:
+    async def ainvoke(self, input: Any, config: Any = None, *, stop: str | Sequence[str] | None = None, **bound: Any) -> Output:
         """Async ``invoke``; uses ``_agenerate`` when the model has one."""
+        stop = _stop_list(stop)
         model_input, config, options = self._begin(input, config, stop, bound)
         run = await self._astart(CallbackManager.configure(config), model_input, **options)
         try:
@@ -314,7 +316,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         await run.aon_llm_end(self._llm_result(output, run))
         return output
 
-    def stream(self, input: Any, config: Any = None, *, stop: list[str] | None = None, **bound: Any) -> Iterator[Any]:
+    def stream(self, input: Any, config: Any = None, *, stop: str | Sequence[str] | None = None, **bound: Any) -> Iterator[Any]:
         """Yield the answer in pieces as the model produces them.
 
         A chat model yields ``AIMessageChunk`` pieces (add them up for the whole reply),
@@ -323,6 +325,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         if not self._overrides("_stream"):
             yield self._as_chunk(self.invoke(input, config, stop=stop, **bound))
             return
+        stop = _stop_list(stop)
         model_input, config, options = self._begin(input, config, stop, bound)
         run = self._start(CallbackManager.configure(config), model_input, **options)
         child = run.child_config(config)
@@ -352,12 +355,13 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
             raise
         run.on_llm_end(self._llm_result(self._finish(aggregate), run))
 
-    async def astream(self, input: Any, config: Any = None, *, stop: list[str] | None = None, **bound: Any) -> AsyncIterator[Any]:
+    async def astream(self, input: Any, config: Any = None, *, stop: str | Sequence[str] | None = None, **bound: Any) -> AsyncIterator[Any]:
         """Async ``stream``; uses ``_astream`` when the model has one, else ``_stream`` in a
         worker thread, else one piece from ``ainvoke``."""
         if not (self._overrides("_astream") or self._overrides("_stream")):
             yield self._as_chunk(await self.ainvoke(input, config, stop=stop, **bound))
             return
+        stop = _stop_list(stop)
         model_input, config, options = self._begin(input, config, stop, bound)
         run = await self._astart(CallbackManager.configure(config), model_input, **options)
         aggregate = None
@@ -402,7 +406,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
                 sync_iterator.close()
 
     # ---- generate ----
-    def generate(self, inputs: Sequence[Any], *, stop: list[str] | None = None, config: Any = None, callbacks: Any = None, **bound: Any) -> LLMResult:
+    def generate(self, inputs: Sequence[Any], *, stop: str | Sequence[str] | None = None, config: Any = None, callbacks: Any = None, **bound: Any) -> LLMResult:
         """Run the model on several inputs, one run each, and return every generation.
 
         Args:
@@ -423,7 +427,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         outputs = [self.invoke(one, config, stop=stop, **bound) for one in inputs]
         return self._generate_result(outputs)
 
-    async def agenerate(self, inputs: Sequence[Any], *, stop: list[str] | None = None, config: Any = None, callbacks: Any = None, **bound: Any) -> LLMResult:
+    async def agenerate(self, inputs: Sequence[Any], *, stop: str | Sequence[str] | None = None, config: Any = None, callbacks: Any = None, **bound: Any) -> LLMResult:
         """Async ``generate``; the inputs run concurrently."""
         config = _with_callbacks(config, callbacks)
         outputs = await asyncio.gather(
@@ -493,6 +497,16 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
 def chunk_text(chunk: Any) -> str:
     """The text of a streamed piece (an ``AIMessageChunk`` or a string)."""
     return chunk if isinstance(chunk, str) else chunk.text
+
+
+def _stop_list(stop: Any) -> list[str] | None:
+    """Stop sequences as a list (a single string is one sequence, not its characters)."""
+    if stop is None:
+        return None
+    stops = [stop] if isinstance(stop, str) else list(stop)
+    if not all(isinstance(item, str) and item for item in stops):
+        raise InvalidInputError(f"stop must be a string or a list of non-empty strings, got {stop!r}")
+    return stops
 
 
 def _with_callbacks(config: Any, callbacks: Any) -> Any:

@@ -132,3 +132,11 @@ def test_bad_options_are_rejected(kwargs, message):
 def test_repr():
     assert repr(FakeListChatModel(responses=["a"])) == "FakeListChatModel(responses=['a'])"
     assert repr(FakeListLLM(responses=["a"])) == "FakeListLLM(responses=['a'])"
+
+
+def test_a_single_stop_string_is_one_sequence():
+    model = FakeListChatModel(responses=["ab\ncd"])
+    assert model.invoke("x", stop="\n").content == "ab"
+    assert model.stops == [["\n"]]
+    with pytest.raises(InvalidInputError, match=r"stop must be a string or a list of non-empty strings, got \[''\]"):
+        model.invoke("x", stop=[""])
