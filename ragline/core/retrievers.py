@@ -120,7 +120,7 @@ class BaseRetriever(Runnable[str, list[Document]]):
               *, return_exceptions: bool = False, **kwargs: Any) -> list[list[Document]]:
         """Search many queries; one call of the batch hook when the subclass has one."""
         self._reject_kwargs(kwargs)
-        inputs = list(inputs)
+        inputs = [self._check_query(q) for q in inputs]  # all checked before any search
         if not self._has_batch_hook() or not inputs:
             return super().batch(inputs, config, return_exceptions=return_exceptions)
         queries, runs = self._start_batch(inputs, config)
@@ -140,7 +140,7 @@ class BaseRetriever(Runnable[str, list[Document]]):
                      *, return_exceptions: bool = False, **kwargs: Any) -> list[list[Document]]:
         """Async ``batch``; the batch hook runs once, in a worker thread."""
         self._reject_kwargs(kwargs)
-        inputs = list(inputs)
+        inputs = [self._check_query(q) for q in inputs]
         if not self._has_batch_hook() or not inputs:
             return await super().abatch(inputs, config, return_exceptions=return_exceptions)
         queries, runs = self._start_batch(inputs, config)

@@ -219,7 +219,8 @@ class Graph:
             box = [[" "] * canvas for _ in range(3)]
             for item_id, label in row:
                 w = width(label)
-                center[item_id] = x + w // 2
+                # with this rounding, lone boxes in every layer share one centre column
+                center[item_id] = x + ((w - 1) // 2 if canvas % 2 == 0 else w // 2)
                 if label:
                     box[0][x:x + w] = "+" + "-" * (w - 2) + "+"
                     box[1][x:x + w] = "| " + label + " |"

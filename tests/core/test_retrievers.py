@@ -1,0 +1,191 @@
+"""BaseRetriever: the one hook, retriever runs, the batch fast path, async paths, bad input."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from ragline.core import (
+    BaseRetriever,
+    Document,
+    InvalidInputError,
+    RunCollectorCallbackHandler,
+    RunnableLambda,
+)
+
+DOCS = [Document("red apple", {"id": 1}), Document("green apple", {"id": 2}), Document("pear", {"id": 3})]
+
+
+class Keyword(BaseRetriever):
+    """Returns the documents containing the query."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def _get_relevant_documents(self, query):
+        self.queries.append(query)
+        if query == "explode":
+            raise RuntimeError("index unavailable")
+        return [d for d in DOCS if query in d.page_content]
+
+
+class BatchKeyword(Keyword):
+    """Also searches many queries at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+
+    def _batch_get_relevant_documents(self, queries):
+        self.batches.append(list(queries))
+        if "explode" in queries:
+            raise RuntimeError("batch failed")
+        return [[d for d in DOCS if q in d.page_content] for q in queries]
+
+
+class AsyncKeyword(Keyword):
+    def __init__(self) -> None:
+        super().__init__()
+        self.async_threads: list[int] = []
+
+    async def _aget_relevant_documents(self, query):
+        self.async_threads.append(threading.get_ident())
+        await asyncio.sleep(0)
+        return [d for d in DOCS if query in d.page_content][:1]
+
+
+def test_invoke_calls_the_hook_and_reports_a_retriever_run():
+    collector = RunCollectorCallbackHandler()
+    retriever = Keyword()
+    assert retriever.invoke("apple", {"callbacks": [collector]}) == DOCS[:2]
+    (run,) = collector.traced_runs
+    assert (run.name, run.run_type, run.inputs, run.outputs) == ("Keyword", "retriever", "apple", DOCS[:2])
+    assert [event for event, _ in collector.event_log] == ["retriever_start", "retriever_end"]
+
+
+def test_errors_are_reported_and_raised():
+    collector = RunCollectorCallbackHandler()
+    with pytest.raises(RuntimeError, match="index unavailable"):
+        Keyword().invoke("explode", {"callbacks": [collector]})
+    assert [event for event, _ in collector.event_log] == ["retriever_start", "retriever_error"]
+    assert str(collector.traced_runs[0].error) == "index unavailable"
+
+
+def test_a_query_that_is_not_a_string_is_rejected_before_searching():
+    retriever = Keyword()
+    with pytest.raises(InvalidInputError, match="Keyword needs a str query, got dict"):
+        retriever.invoke({"question": "apple"})  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError):
+        retriever.batch(["apple", 3])  # type: ignore[list-item]
+    assert retriever.queries == []
+
+
+def test_keyword_options_are_rejected():
+    with pytest.raises(TypeError, match="takes no keyword options, got k"):
+        Keyword().invoke("apple", k=2)
+
+
+def test_tags_and_metadata_of_the_retriever_are_added_to_its_runs():
+    collector = RunCollectorCallbackHandler()
+    retriever = Keyword()
+    retriever.tags = ["kw"]
+    retriever.metadata = {"index": "fruit"}
+    retriever.invoke("pear", {"callbacks": [collector], "tags": ["call"], "metadata": {"user": "u"}})
+    run = collector.traced_runs[0]
+    assert run.tags == ["kw", "call"]
+    assert run.metadata == {"index": "fruit", "user": "u"}
+
+
+def test_batch_without_a_batch_hook_calls_the_hook_per_query():
+    retriever = Keyword()
+    assert retriever.batch(["red", "pear"]) == [[DOCS[0]], [DOCS[2]]]
+    assert sorted(retriever.queries) == ["pear", "red"]
+
+
+def test_batch_hook_is_called_once_with_one_run_per_query():
+    collector = RunCollectorCallbackHandler()
+    retriever = BatchKeyword()
+    assert retriever.batch(["red", "green", "pear"], {"callbacks": [collector]}) == [
+        [DOCS[0]], [DOCS[1]], [DOCS[2]]]
+    assert retriever.batches == [["red", "green", "pear"]]
+    assert retriever.queries == []  # the single-query hook was not used
+    assert [(r.name, r.inputs, r.outputs) for r in collector.traced_runs] == [
+        ("BatchKeyword", "red", [DOCS[0]]), ("BatchKeyword", "green", [DOCS[1]]),
+        ("BatchKeyword", "pear", [DOCS[2]])]
+    assert retriever.invoke("pear") == [DOCS[2]]  # invoke still uses the one-query hook
+
+
+def test_batch_hook_inside_a_sequence_batch_is_still_called_once():
+    collector = RunCollectorCallbackHandler()
+    retriever = BatchKeyword()
+    chain = RunnableLambda(lambda q: q.lower(), name="normalise") | retriever
+    assert chain.batch(["RED", "PEAR"], {"callbacks": [collector]}) == [[DOCS[0]], [DOCS[2]]]
+    assert retriever.batches == [["red", "pear"]]
+    assert [r.tree() for r in collector.traced_runs] == [
+        ("RunnableSequence", [("normalise", []), ("BatchKeyword", [])])] * 2
+
+
+def test_batch_hook_failure_is_reported_for_every_query():
+    collector = RunCollectorCallbackHandler()
+    retriever = BatchKeyword()
+    results = retriever.batch(["red", "explode"], {"callbacks": [collector]}, return_exceptions=True)
+    assert [str(r) for r in results] == ["batch failed", "batch failed"]
+    assert [type(r.error).__name__ for r in collector.traced_runs] == ["RuntimeError", "RuntimeError"]
+    with pytest.raises(RuntimeError, match="batch failed"):
+        retriever.batch(["explode"])
+
+
+def test_batch_hook_returning_the_wrong_count_is_an_error():
+    class Broken(BaseRetriever):
+        def _get_relevant_documents(self, query):
+            return []
+
+        def _batch_get_relevant_documents(self, queries):
+            return [[]]
+
+    with pytest.raises(InvalidInputError, match="returned 1 results for 2 queries"):
+        Broken().batch(["a", "b"])
+
+
+async def test_ainvoke_uses_the_async_hook_on_the_event_loop():
+    collector = RunCollectorCallbackHandler()
+    retriever = AsyncKeyword()
+    assert await retriever.ainvoke("apple", {"callbacks": [collector]}) == DOCS[:1]
+    assert retriever.async_threads == [threading.get_ident()]
+    assert retriever.queries == []
+    assert collector.traced_runs[0].run_type == "retriever"
+
+
+async def test_ainvoke_default_runs_the_sync_hook_in_a_thread_as_a_child_run():
+    collector = RunCollectorCallbackHandler()
+    retriever = Keyword()
+
+    async def outer(q):
+        return await retriever.ainvoke(q)
+
+    assert await RunnableLambda(outer, name="outer").ainvoke("pear", {"callbacks": [collector]}) == [DOCS[2]]
+    assert collector.traced_runs[0].tree() == ("outer", [("Keyword", [])])
+
+
+async def test_abatch_uses_the_batch_hook_once():
+    collector = RunCollectorCallbackHandler()
+    retriever = BatchKeyword()
+    assert await retriever.abatch(["red", "green"], {"callbacks": [collector]}) == [[DOCS[0]], [DOCS[1]]]
+    assert retriever.batches == [["red", "green"]]
+    assert len(collector.traced_runs) == 2
+    results = await retriever.abatch(["explode"], return_exceptions=True)
+    assert isinstance(results[0], RuntimeError)
+
+
+async def test_abatch_without_a_batch_hook():
+    assert await Keyword().abatch(["red", "pear"]) == [[DOCS[0]], [DOCS[2]]]
+
+
+def test_a_retriever_must_implement_the_hook():
+    class Nothing(BaseRetriever):
+        pass
+
+    with pytest.raises(TypeError, match="abstract"):
+        Nothing()  # type: ignore[abstract]
