@@ -140,7 +140,7 @@ class HashingEmbeddings(Embeddings):
             rows * self.dimension + columns, weights=signs, minlength=len(texts) * self.dimension
         ).reshape(len(texts), self.dimension)
         norms = np.linalg.norm(dense, axis=1)
-        for row in np.flatnonzero(norms == 0):
+        for row in np.flatnonzero(norms == 0).tolist():
             # empty text or exact cancellation: fall back to a one-hot chosen by the text
             whole = _feature_hash("t:" + texts[row])
             dense[row, whole % self.dimension] = -1.0 if whole >> 63 else 1.0
