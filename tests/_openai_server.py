@@ -91,7 +91,9 @@ class Reply:
     gate: threading.Event | None = None
 
 
-def error_body(message: str, error_type: str = "server_error", code: str | None = None) -> dict[str, Any]:
+def error_body(
+    message: str, error_type: str = "server_error", code: str | None = None
+) -> dict[str, Any]:
     """An OpenAI-style error body: ``{"error": {"message", "type", "param", "code"}}``."""
     return {"error": {"message": message, "type": error_type, "param": None, "code": code}}
 
@@ -113,8 +115,11 @@ def chat_completion(
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls:
         message["tool_calls"] = [
-            {"id": call["id"], "type": "function",
-             "function": {"name": call["name"], "arguments": call["arguments"]}}
+            {
+                "id": call["id"],
+                "type": "function",
+                "function": {"name": call["name"], "arguments": call["arguments"]},
+            }
             for call in tool_calls
         ]
     return {
@@ -123,10 +128,14 @@ def chat_completion(
         "created": 1700000000,
         "model": model,
         "system_fingerprint": "fp_test",
-        "choices": [{"index": 0, "message": message, "logprobs": None,
-                     "finish_reason": finish_reason}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+        "choices": [
+            {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
     }
 
 
@@ -149,9 +158,13 @@ def chat_completion_chunks(
     """
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {"id": completion_id, "object": "chat.completion.chunk", "created": 1700000000,
-                "model": model, "choices": [{"index": 0, "delta": delta, "logprobs": None,
-                                             "finish_reason": finish}]}
+        return {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": 1700000000,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
 
     events = []
     for number, piece in enumerate(pieces):
@@ -162,10 +175,20 @@ def chat_completion_chunks(
     events.append(chunk({}, finish_reason))
     if usage is not None:
         prompt, completion = usage
-        events.append({"id": completion_id, "object": "chat.completion.chunk",
-                       "created": 1700000000, "model": model, "choices": [],
-                       "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                                 "total_tokens": prompt + completion}})
+        events.append(
+            {
+                "id": completion_id,
+                "object": "chat.completion.chunk",
+                "created": 1700000000,
+                "model": model,
+                "choices": [],
+                "usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
+                },
+            }
+        )
     return events
 
 
@@ -180,12 +203,16 @@ def _default_chat(request: RecordedRequest) -> Reply:
     words = content.split(" ")
     pieces = [word + " " for word in words[:-1]] + [words[-1]]
     include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-    return Reply(events=chat_completion_chunks(pieces, model=model,
-                                               usage=(7, 3) if include_usage else None))
+    return Reply(
+        events=chat_completion_chunks(pieces, model=model, usage=(7, 3) if include_usage else None)
+    )
 
 
 def embedding_response(
-    vectors: Any, *, model: str = "test-model", encoding_format: str | None = "float",
+    vectors: Any,
+    *,
+    model: str = "test-model",
+    encoding_format: str | None = "float",
     order: list[int] | None = None,
 ) -> dict[str, Any]:
     """A ``list`` of ``embedding`` items for ``vectors`` (rows of floats).
@@ -198,15 +225,25 @@ def embedding_response(
 
     rows = np.asarray(vectors, dtype="<f4")
     data = [
-        {"object": "embedding", "index": index,
-         "embedding": (base64.b64encode(row.tobytes()).decode("ascii")
-                       if encoding_format == "base64" else [float(x) for x in row])}
+        {
+            "object": "embedding",
+            "index": index,
+            "embedding": (
+                base64.b64encode(row.tobytes()).decode("ascii")
+                if encoding_format == "base64"
+                else [float(x) for x in row]
+            ),
+        }
         for index, row in enumerate(rows)
     ]
     if order is not None:
         data = [data[index] for index in order]
-    return {"object": "list", "data": data, "model": model,
-            "usage": {"prompt_tokens": len(rows), "total_tokens": len(rows)}}
+    return {
+        "object": "list",
+        "data": data,
+        "model": model,
+        "usage": {"prompt_tokens": len(rows), "total_tokens": len(rows)},
+    }
 
 
 def _default_embeddings(request: RecordedRequest) -> Reply:
@@ -217,11 +254,18 @@ def _default_embeddings(request: RecordedRequest) -> Reply:
     texts = [texts] if isinstance(texts, str) else texts
     if not isinstance(texts, list) or not all(isinstance(text, str) for text in texts):
         # what vLLM, LM Studio and others answer to token-id arrays
-        return Reply(status=400, body=error_body("input must be a string or a list of strings",
-                                                 "invalid_request_error"))
+        return Reply(
+            status=400,
+            body=error_body("input must be a string or a list of strings", "invalid_request_error"),
+        )
     vectors = HashingEmbeddings(dimension=body.get("dimensions") or 16).embed_documents_array(texts)
-    return Reply(body=embedding_response(vectors, model=body.get("model", "test-model"),
-                                         encoding_format=body.get("encoding_format")))
+    return Reply(
+        body=embedding_response(
+            vectors,
+            model=body.get("model", "test-model"),
+            encoding_format=body.get("encoding_format"),
+        )
+    )
 
 
 class OpenAITestServer:
@@ -234,14 +278,17 @@ class OpenAITestServer:
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
         self._routes: dict[str, Callable[[RecordedRequest], Reply]] = {
-            CHAT_PATH: _default_chat, EMBEDDINGS_PATH: _default_embeddings}
+            CHAT_PATH: _default_chat,
+            EMBEDDINGS_PATH: _default_embeddings,
+        }
         self._queues: dict[str, deque[Reply]] = {}
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         # A short poll interval keeps stop() (shutdown) fast.
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,),
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), daemon=True
+        )
 
     @property
     def base_url(self) -> str:
@@ -303,8 +350,12 @@ class OpenAITestServer:
                     body = json.loads(raw) if raw else None
                 except json.JSONDecodeError:
                     body = raw.decode("utf-8", "replace")
-                request = RecordedRequest("POST", self.path.split("?")[0],
-                                          {k.lower(): v for k, v in self.headers.items()}, body)
+                request = RecordedRequest(
+                    "POST",
+                    self.path.split("?")[0],
+                    {k.lower(): v for k, v in self.headers.items()},
+                    body,
+                )
                 reply = server._reply_for(request)
                 try:
                     if reply.delay:

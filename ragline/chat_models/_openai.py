@@ -68,7 +68,9 @@ def _stop_list(stop: str | Sequence[str] | None) -> list[str] | None:
         return None
     stops = [stop] if isinstance(stop, str) else list(stop)
     if not all(isinstance(s, str) and s for s in stops):
-        raise InvalidInputError(f"stop must be a string or a list of non-empty strings, got {stop!r}")
+        raise InvalidInputError(
+            f"stop must be a string or a list of non-empty strings, got {stop!r}"
+        )
     return stops
 
 
@@ -93,8 +95,11 @@ def message_to_openai(message: BaseMessage) -> dict[str, Any]:
         payload = {"role": "assistant"}
         if message.tool_calls:
             payload["tool_calls"] = [
-                {"id": call["id"], "type": "function",
-                 "function": {"name": call["name"], "arguments": json.dumps(call["args"])}}
+                {
+                    "id": call["id"],
+                    "type": "function",
+                    "function": {"name": call["name"], "arguments": json.dumps(call["args"])},
+                }
                 for call in message.tool_calls
             ]
     elif isinstance(message, ToolMessage):
@@ -194,7 +199,9 @@ class ChatOpenAI(BaseChatModel):
         _number("presence_penalty", presence_penalty, -2, 2)
         _number("timeout", timeout, 0.001)
         for key, value, low in (("max_tokens", max_tokens, 1), ("max_retries", max_retries, 0)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < low
+            ):
                 raise InvalidInputError(f"{key} must be an int >= {low}, got {value!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise InvalidInputError(f"seed must be an int, got {seed!r}")
@@ -237,15 +244,21 @@ class ChatOpenAI(BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return _metadata(model=self.model, base_url=self.base_url,
-                         **{key: getattr(self, key) for key in _SAMPLING})
+        return _metadata(
+            model=self.model,
+            base_url=self.base_url,
+            **{key: getattr(self, key) for key in _SAMPLING},
+        )
 
     # -- clients (created on first use) ---------------------------------------------------
 
     def _client_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {"api_key": self.api_key, "base_url": self.base_url,
-                                   "max_retries": self.max_retries,
-                                   "default_headers": self.default_headers or None}
+        options: dict[str, Any] = {
+            "api_key": self.api_key,
+            "base_url": self.base_url,
+            "max_retries": self.max_retries,
+            "default_headers": self.default_headers or None,
+        }
         if self.timeout is not None:
             options["timeout"] = self.timeout
         return options
@@ -277,16 +290,19 @@ class ChatOpenAI(BaseChatModel):
 
     # -- requests and responses -----------------------------------------------------------
 
-    def _request(self, messages: list[BaseMessage], stop: Any, bound: dict[str, Any], *,
-                 stream: bool) -> dict[str, Any]:
+    def _request(
+        self, messages: list[BaseMessage], stop: Any, bound: dict[str, Any], *, stream: bool
+    ) -> dict[str, Any]:
         unknown = sorted(set(bound) - set(_CALL_OPTIONS))
         if unknown:
             raise InvalidInputError(
                 f"ChatOpenAI got unknown option(s) {', '.join(map(repr, unknown))}; "
                 f"valid per-call options are {', '.join(_CALL_OPTIONS)} (and stop)"
             )
-        request: dict[str, Any] = {"model": self.model,
-                                   "messages": [message_to_openai(m) for m in messages]}
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": [message_to_openai(m) for m in messages],
+        }
         for key in _SAMPLING:
             value = bound.get(key, getattr(self, key))
             if value is not None:
@@ -316,8 +332,9 @@ class ChatOpenAI(BaseChatModel):
             try:
                 args = json.loads(raw) if raw.strip() else {}
             except json.JSONDecodeError as err:
-                invalid.append({"name": call.function.name, "args": raw, "id": call.id,
-                                "error": str(err)})
+                invalid.append(
+                    {"name": call.function.name, "args": raw, "id": call.id, "error": str(err)}
+                )
                 continue
             tool_calls.append({"name": call.function.name, "args": args, "id": call.id})
         return AIMessage(
@@ -326,9 +343,11 @@ class ChatOpenAI(BaseChatModel):
             tool_calls=tool_calls,
             invalid_tool_calls=invalid,  # type: ignore[arg-type]
             usage_metadata=_usage(response.usage),  # type: ignore[arg-type]
-            response_metadata=_metadata(model_name=response.model,
-                                        finish_reason=choice.finish_reason,
-                                        system_fingerprint=response.system_fingerprint),
+            response_metadata=_metadata(
+                model_name=response.model,
+                finish_reason=choice.finish_reason,
+                system_fingerprint=response.system_fingerprint,
+            ),
         )
 
     def _chunk(self, chunk: Any) -> AIMessageChunk:
@@ -339,11 +358,14 @@ class ChatOpenAI(BaseChatModel):
             finish_reason = choice.finish_reason
             for call in choice.delta.tool_calls or []:
                 function = call.function
-                tool_call_chunks.append({
-                    "name": function.name if function else None,
-                    "args": function.arguments if function else None,
-                    "id": call.id, "index": call.index,
-                })
+                tool_call_chunks.append(
+                    {
+                        "name": function.name if function else None,
+                        "args": function.arguments if function else None,
+                        "id": call.id,
+                        "index": call.index,
+                    }
+                )
         return AIMessageChunk(
             content,
             id=chunk.id,
@@ -369,14 +391,20 @@ class ChatOpenAI(BaseChatModel):
             body = err.body if isinstance(err.body, dict) else {}
             status, detail = err.status_code, body.get("message") or err.message
             if status in (401, 403):
-                return ConfigurationError(f"the {where} rejected the API key (HTTP {status}): {detail}")
+                return ConfigurationError(
+                    f"the {where} rejected the API key (HTTP {status}): {detail}"
+                )
             if status == 404:
                 return ConfigurationError(
-                    f"the {where} answered 404 for model {self.model!r}: {detail}")
+                    f"the {where} answered 404 for model {self.model!r}: {detail}"
+                )
             if status in (400, 422):
-                return InvalidInputError(f"the {where} refused the request (HTTP {status}): {detail}")
+                return InvalidInputError(
+                    f"the {where} refused the request (HTTP {status}): {detail}"
+                )
             return StoreConnectionError(
-                f"the {where} answered HTTP {status} ({self.max_retries + 1} attempt(s)): {detail}")
+                f"the {where} answered HTTP {status} ({self.max_retries + 1} attempt(s)): {detail}"
+            )
         if isinstance(err, openai.OpenAIError):
             return RaglineError(f"the {where} failed: {err}")
         return err
@@ -392,7 +420,9 @@ class ChatOpenAI(BaseChatModel):
             raise self._map_error(err) from err
         return self._message(response)
 
-    def _stream(self, messages: list[BaseMessage], stop: Any = None, **bound: Any) -> Iterator[AIMessageChunk]:
+    def _stream(
+        self, messages: list[BaseMessage], stop: Any = None, **bound: Any
+    ) -> Iterator[AIMessageChunk]:
         request = self._request(messages, stop, bound, stream=True)
         openai = require("openai", "openai")
         try:
@@ -407,7 +437,9 @@ class ChatOpenAI(BaseChatModel):
         finally:
             stream.close()
 
-    async def _agenerate(self, messages: list[BaseMessage], stop: Any = None, **bound: Any) -> AIMessage:
+    async def _agenerate(
+        self, messages: list[BaseMessage], stop: Any = None, **bound: Any
+    ) -> AIMessage:
         request = self._request(messages, stop, bound, stream=False)
         openai = require("openai", "openai")
         try:
@@ -416,7 +448,9 @@ class ChatOpenAI(BaseChatModel):
             raise self._map_error(err) from err
         return self._message(response)
 
-    async def _astream(self, messages: list[BaseMessage], stop: Any = None, **bound: Any) -> AsyncIterator[AIMessageChunk]:
+    async def _astream(
+        self, messages: list[BaseMessage], stop: Any = None, **bound: Any
+    ) -> AsyncIterator[AIMessageChunk]:
         request = self._request(messages, stop, bound, stream=True)
         openai = require("openai", "openai")
         try:

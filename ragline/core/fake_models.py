@@ -32,7 +32,9 @@ class _ResponseList:
 
     def __init__(self, owner: str, responses: Sequence[str], sleep: float | None) -> None:
         if isinstance(responses, str) or not responses:
-            raise InvalidInputError(f"{owner} needs a non-empty list of responses, got {responses!r}")
+            raise InvalidInputError(
+                f"{owner} needs a non-empty list of responses, got {responses!r}"
+            )
         bad = [r for r in responses if not isinstance(r, str)]
         if bad:
             raise InvalidInputError(f"{owner} responses must be strings, got {bad[0]!r}")

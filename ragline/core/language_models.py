@@ -116,8 +116,9 @@ class ChatGenerationChunk(ChatGeneration):
 
     def __add__(self, other: ChatGenerationChunk) -> ChatGenerationChunk:
         info = {**(self.generation_info or {}), **(other.generation_info or {})}
-        return ChatGenerationChunk(message=self.message + other.message,
-                                   generation_info=info or None)
+        return ChatGenerationChunk(
+            message=self.message + other.message, generation_info=info or None
+        )
 
 
 @dataclass
@@ -242,24 +243,38 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         return bool(getattr(self, "streaming", False)) and self._overrides("_stream")
 
     # ---- runs ----
-    def _begin(self, input: Any, config: Any, stop: list[str] | None, bound: dict[str, Any]) -> tuple[Any, Any, dict[str, Any]]:
+    def _begin(
+        self, input: Any, config: Any, stop: list[str] | None, bound: dict[str, Any]
+    ) -> tuple[Any, Any, dict[str, Any]]:
         model_input = self._model_input(self._convert_input(input))
         config = ensure_config(config)
         options = {
             "name": config.get("run_name") or self.get_name(),
             "run_id": config.get("run_id"),
-            "invocation_params": {**self._identifying_params, "_type": self._llm_type,
-                                  "stop": stop, **bound},
+            "invocation_params": {
+                **self._identifying_params,
+                "_type": self._llm_type,
+                "stop": stop,
+                **bound,
+            },
         }
         return model_input, config, options
 
     def _llm_result(self, output: Any, run: Any) -> LLMResult:
         generation = self._to_generation(output)
         usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
-        return LLMResult([[generation]], {"token_usage": dict(usage)} if usage else None,
-                         [run.run_id])
+        return LLMResult(
+            [[generation]], {"token_usage": dict(usage)} if usage else None, [run.run_id]
+        )
 
-    def invoke(self, input: Any, config: Any = None, *, stop: str | Sequence[str] | None = None, **bound: Any) -> Output:
+    def invoke(
+        self,
+        input: Any,
+        config: Any = None,
+        *,
+        stop: str | Sequence[str] | None = None,
+        **bound: Any,
+    ) -> Output:
         """Run the model on one input and return its whole answer.
 
         Args:
@@ -292,7 +307,14 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         run.on_llm_end(self._llm_result(output, run))
         return output
 
-    async def ainvoke(self, input: Any, config: Any = None, *, stop: str | Sequence[str] | None = None, **bound: Any) -> Output:
+    async def ainvoke(
+        self,
+        input: Any,
+        config: Any = None,
+        *,
+        stop: str | Sequence[str] | None = None,
+        **bound: Any,
+    ) -> Output:
         """Async ``invoke``; uses ``_agenerate`` when the model has one."""
         stop = _stop_list(stop)
         model_input, config, options = self._begin(input, config, stop, bound)
@@ -301,14 +323,20 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
             with use_config(run.child_config(config)):
                 if self._should_stream():
                     aggregate = None
-                    async for chunk in self._achunks(model_input, stop, bound, run.child_config(config)):
+                    async for chunk in self._achunks(
+                        model_input, stop, bound, run.child_config(config)
+                    ):
                         aggregate = chunk if aggregate is None else aggregate + chunk
-                        await run.aon_llm_new_token(chunk_text(chunk), chunk=self._generation_chunk(chunk))
+                        await run.aon_llm_new_token(
+                            chunk_text(chunk), chunk=self._generation_chunk(chunk)
+                        )
                     output = self._finish(aggregate)
                 elif self._overrides("_agenerate"):
                     output = await self._agenerate(model_input, stop=stop, **bound)
                 else:
-                    output = await asyncio.to_thread(self._generate, model_input, stop=stop, **bound)
+                    output = await asyncio.to_thread(
+                        self._generate, model_input, stop=stop, **bound
+                    )
                 output = self._check_output(output)
         except BaseException as err:
             await run.aon_llm_error(err)
@@ -316,7 +344,14 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         await run.aon_llm_end(self._llm_result(output, run))
         return output
 
-    def stream(self, input: Any, config: Any = None, *, stop: str | Sequence[str] | None = None, **bound: Any) -> Iterator[Any]:
+    def stream(
+        self,
+        input: Any,
+        config: Any = None,
+        *,
+        stop: str | Sequence[str] | None = None,
+        **bound: Any,
+    ) -> Iterator[Any]:
         """Yield the answer in pieces as the model produces them.
 
         A chat model yields ``AIMessageChunk`` pieces (add them up for the whole reply),
@@ -355,7 +390,14 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
             raise
         run.on_llm_end(self._llm_result(self._finish(aggregate), run))
 
-    async def astream(self, input: Any, config: Any = None, *, stop: str | Sequence[str] | None = None, **bound: Any) -> AsyncIterator[Any]:
+    async def astream(
+        self,
+        input: Any,
+        config: Any = None,
+        *,
+        stop: str | Sequence[str] | None = None,
+        **bound: Any,
+    ) -> AsyncIterator[Any]:
         """Async ``stream``; uses ``_astream`` when the model has one, else ``_stream`` in a
         worker thread, else one piece from ``ainvoke``."""
         if not (self._overrides("_astream") or self._overrides("_stream")):
@@ -378,7 +420,9 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
             raise
         await run.aon_llm_end(self._llm_result(self._finish(aggregate), run))
 
-    async def _achunks(self, model_input: Any, stop: Any, bound: dict[str, Any], child: Any) -> AsyncIterator[Any]:
+    async def _achunks(
+        self, model_input: Any, stop: Any, bound: dict[str, Any], child: Any
+    ) -> AsyncIterator[Any]:
         if self._overrides("_astream"):
             with use_config(child):
                 iterator: Any = self._astream(model_input, stop=stop, **bound).__aiter__()
@@ -406,7 +450,15 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
                 sync_iterator.close()
 
     # ---- generate ----
-    def generate(self, inputs: Sequence[Any], *, stop: str | Sequence[str] | None = None, config: Any = None, callbacks: Any = None, **bound: Any) -> LLMResult:
+    def generate(
+        self,
+        inputs: Sequence[Any],
+        *,
+        stop: str | Sequence[str] | None = None,
+        config: Any = None,
+        callbacks: Any = None,
+        **bound: Any,
+    ) -> LLMResult:
         """Run the model on several inputs, one run each, and return every generation.
 
         Args:
@@ -427,7 +479,15 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         outputs = [self.invoke(one, config, stop=stop, **bound) for one in inputs]
         return self._generate_result(outputs)
 
-    async def agenerate(self, inputs: Sequence[Any], *, stop: str | Sequence[str] | None = None, config: Any = None, callbacks: Any = None, **bound: Any) -> LLMResult:
+    async def agenerate(
+        self,
+        inputs: Sequence[Any],
+        *,
+        stop: str | Sequence[str] | None = None,
+        config: Any = None,
+        callbacks: Any = None,
+        **bound: Any,
+    ) -> LLMResult:
         """Async ``generate``; the inputs run concurrently."""
         config = _with_callbacks(config, callbacks)
         outputs = await asyncio.gather(
@@ -505,7 +565,9 @@ def _stop_list(stop: Any) -> list[str] | None:
         return None
     stops = [stop] if isinstance(stop, str) else list(stop)
     if not all(isinstance(item, str) and item for item in stops):
-        raise InvalidInputError(f"stop must be a string or a list of non-empty strings, got {stop!r}")
+        raise InvalidInputError(
+            f"stop must be a string or a list of non-empty strings, got {stop!r}"
+        )
     return stops
 
 
@@ -571,9 +633,13 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
 
     def _as_chunk(self, output: AIMessage) -> AIMessageChunk:
         return AIMessageChunk(
-            output.content, additional_kwargs=output.additional_kwargs,
-            response_metadata=output.response_metadata, name=output.name, id=output.id,
-            tool_calls=output.tool_calls, invalid_tool_calls=output.invalid_tool_calls,
+            output.content,
+            additional_kwargs=output.additional_kwargs,
+            response_metadata=output.response_metadata,
+            name=output.name,
+            id=output.id,
+            tool_calls=output.tool_calls,
+            invalid_tool_calls=output.invalid_tool_calls,
             usage_metadata=output.usage_metadata,
         )
 

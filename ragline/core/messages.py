@@ -245,7 +245,8 @@ class AIMessage(BaseMessage):
     def __post_init__(self) -> None:
         super().__post_init__()
         self.tool_calls = [
-            {**call, "type": "tool_call"} for call in self.tool_calls  # type: ignore[typeddict-item]
+            {**call, "type": "tool_call"}
+            for call in self.tool_calls  # type: ignore[typeddict-item]
         ]
 
 
@@ -465,13 +466,22 @@ def _parse_tool_call_chunks(
             error = None if isinstance(args, dict) else "tool call arguments are not an object"
         if error is None:
             calls.append(
-                {"name": chunk.get("name") or "", "args": args, "id": chunk.get("id"),
-                 "type": "tool_call"}
+                {
+                    "name": chunk.get("name") or "",
+                    "args": args,
+                    "id": chunk.get("id"),
+                    "type": "tool_call",
+                }
             )
         else:
             invalid.append(
-                {"name": chunk.get("name"), "args": raw, "id": chunk.get("id"), "error": error,
-                 "type": "invalid_tool_call"}
+                {
+                    "name": chunk.get("name"),
+                    "args": raw,
+                    "id": chunk.get("id"),
+                    "error": error,
+                    "type": "invalid_tool_call",
+                }
             )
     return calls, invalid
 

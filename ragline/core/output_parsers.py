@@ -63,8 +63,9 @@ class BaseOutputParser(Runnable[Any, T], Generic[T]):
 
     def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> T:
         """Parse one model output (a str or a message)."""
-        return self._call_with_config(lambda x: self.parse(_text_of(x)), input, config,
-                                      run_type="parser")
+        return self._call_with_config(
+            lambda x: self.parse(_text_of(x)), input, config, run_type="parser"
+        )
 
     async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> T:
         """Async ``invoke`` (parsing is quick, so it runs inline)."""
@@ -90,7 +91,9 @@ class BaseTransformOutputParser(BaseOutputParser[T]):
         """Parse a stream of chunks, yielding as each arrives."""
         yield from _stream_run(self, input, self._parse_chunks, config, self._combine)
 
-    async def atransform(self, input: AsyncIterator[Any], config: Any = None, **kwargs: Any) -> AsyncIterator[T]:
+    async def atransform(
+        self, input: AsyncIterator[Any], config: Any = None, **kwargs: Any
+    ) -> AsyncIterator[T]:
         """Async ``transform``."""
         async for out in _astream_run(self, input, self._aparse_chunks, config, self._combine):
             yield out
@@ -208,8 +211,13 @@ _NOT_YET: Any = object()
 # exhausted (or the consumer stops early), reporting the combined text as its input.
 # Upstream chunks are pulled in the caller's context, not in this run's: a model streaming
 # into this parser is the parser's sibling in the run tree, not its child.
-def _stream_run(parser: BaseTransformOutputParser[Any], input: Iterator[Any],
-                parse_chunks: Any, config: Any, combine: Any) -> Iterator[Any]:
+def _stream_run(
+    parser: BaseTransformOutputParser[Any],
+    input: Iterator[Any],
+    parse_chunks: Any,
+    config: Any,
+    combine: Any,
+) -> Iterator[Any]:
     outer = get_current_config()
     config = ensure_config(config)
     texts: list[str] = []
@@ -244,8 +252,13 @@ def _stream_run(parser: BaseTransformOutputParser[Any], input: Iterator[Any],
         run.on_chain_end(None if output is _NOT_YET else output, inputs="".join(texts))
 
 
-async def _astream_run(parser: BaseTransformOutputParser[Any], input: AsyncIterator[Any],
-                       parse_chunks: Any, config: Any, combine: Any) -> AsyncIterator[Any]:
+async def _astream_run(
+    parser: BaseTransformOutputParser[Any],
+    input: AsyncIterator[Any],
+    parse_chunks: Any,
+    config: Any,
+    combine: Any,
+) -> AsyncIterator[Any]:
     outer = get_current_config()
     config = ensure_config(config)
     texts: list[str] = []

@@ -538,7 +538,9 @@ class ChatPromptTemplate(BasePromptTemplate):
         return cls(messages, template_format=template_format)
 
     @classmethod
-    def from_template(cls, template: str, *, template_format: str = "f-string") -> ChatPromptTemplate:
+    def from_template(
+        cls, template: str, *, template_format: str = "f-string"
+    ) -> ChatPromptTemplate:
         """A chat prompt of one human message template.
 
         Example:
@@ -595,4 +597,3 @@ class ChatPromptTemplate(BasePromptTemplate):
 
     def __repr__(self) -> str:
         return f"ChatPromptTemplate(messages={self.messages!r})"
-

@@ -58,16 +58,21 @@ def test_invoke_sends_the_request_and_reads_the_reply(openai_server):
         "echo: What is RAG?",
         id="chatcmpl-test",
         usage_metadata=USAGE,
-        response_metadata={"model_name": "test-model", "finish_reason": "stop",
-                           "system_fingerprint": "fp_test"},
+        response_metadata={
+            "model_name": "test-model",
+            "finish_reason": "stop",
+            "system_fingerprint": "fp_test",
+        },
     )
     [request] = openai_server.requests
     assert request.path == "/v1/chat/completions"
     assert request.headers["authorization"] == "Bearer sk-test"
     assert request.body == {
         "model": "test-model",
-        "messages": [{"role": "system", "content": "Be brief."},
-                     {"role": "user", "content": "What is RAG?"}],
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "What is RAG?"},
+        ],
         "temperature": 0.3,
         "max_tokens": 50,
         "seed": 7,
@@ -86,9 +91,17 @@ def test_every_message_kind_is_sent_in_the_wire_format(openai_server):
     assert bodies(openai_server)[0]["messages"] == [
         {"role": "system", "content": "sys"},
         {"role": "user", "content": "add 1 and 2", "name": "ada"},
-        {"role": "assistant", "content": "",
-         "tool_calls": [{"id": "call_1", "type": "function",
-                         "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'}}]},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "add", "arguments": '{"a": 1, "b": 2}'},
+                }
+            ],
+        },
         {"role": "tool", "content": "3", "tool_call_id": "call_1"},
     ]
 
@@ -105,7 +118,10 @@ def test_bind_stop_and_per_call_options_override_the_defaults(openai_server):
 def test_unknown_options_are_rejected_before_any_request(openai_server):
     with pytest.raises(InvalidInputError) as info:
         make_model(openai_server).invoke("x", temprature=0.5)
-    assert str(info.value).startswith("ChatOpenAI got unknown option(s) 'temprature'; valid per-call options are temperature, max_tokens")
+    assert str(info.value).startswith(
+        "ChatOpenAI got unknown option(s) 'temprature'; "
+        "valid per-call options are temperature, max_tokens"
+    )
     assert openai_server.requests == []
 
 
@@ -162,8 +178,12 @@ def test_streamed_tool_calls_are_joined(openai_server):
           "function": {"name": "search", "arguments": '{"que'}}],
         [{"index": 0, "function": {"arguments": 'ry": "rag"}'}}],
     ]  # fmt: skip
-    openai_server.enqueue(CHAT_PATH, Reply(events=chat_completion_chunks(
-        [], tool_call_deltas=deltas, finish_reason="tool_calls")))
+    openai_server.enqueue(
+        CHAT_PATH,
+        Reply(
+            events=chat_completion_chunks([], tool_call_deltas=deltas, finish_reason="tool_calls")
+        ),
+    )
     chunks = list(make_model(openai_server).stream("x"))
     total = chunks[0]
     for chunk in chunks[1:]:
@@ -182,8 +202,9 @@ def test_prompt_model_parser_streams_over_http(openai_server):
 
 def test_chunks_arrive_while_the_server_is_still_sending(openai_server):
     gate = threading.Event()
-    openai_server.enqueue(CHAT_PATH, Reply(events=chat_completion_chunks(["first", " second"]),
-                                           gate=gate))
+    openai_server.enqueue(
+        CHAT_PATH, Reply(events=chat_completion_chunks(["first", " second"]), gate=gate)
+    )
     stream = make_model(openai_server).stream("x")
     assert next(stream).content == "first"  # the server holds the rest until the gate opens
     gate.set()
@@ -218,7 +239,9 @@ async def test_ainvoke_and_astream(openai_server):
 
 
 async def test_async_errors_are_mapped_too(openai_server):
-    openai_server.enqueue(CHAT_PATH, Reply(status=401, body=error_body("bad key", "invalid_request_error")))
+    openai_server.enqueue(
+        CHAT_PATH, Reply(status=401, body=error_body("bad key", "invalid_request_error"))
+    )
     with pytest.raises(ConfigurationError, match=r"rejected the API key \(HTTP 401\)"):
         await make_model(openai_server).ainvoke("x")
 
@@ -240,8 +263,9 @@ def test_429_and_500_are_retried_until_success(openai_server):
 
 def test_a_server_error_after_the_last_retry_names_the_url(openai_server):
     for _ in range(3):
-        openai_server.enqueue(CHAT_PATH, Reply(status=500, body=error_body("overloaded"),
-                                               headers=FAST_RETRY))
+        openai_server.enqueue(
+            CHAT_PATH, Reply(status=500, body=error_body("overloaded"), headers=FAST_RETRY)
+        )
     with pytest.raises(StoreConnectionError) as info:
         make_model(openai_server, max_retries=1).invoke("x")
     assert str(info.value) == (
@@ -253,8 +277,9 @@ def test_a_server_error_after_the_last_retry_names_the_url(openai_server):
 
 def test_a_failing_stream_request_is_retried_and_mapped(openai_server):
     for _ in range(2):
-        openai_server.enqueue(CHAT_PATH, Reply(status=503, body=error_body("busy"),
-                                               headers=FAST_RETRY))
+        openai_server.enqueue(
+            CHAT_PATH, Reply(status=503, body=error_body("busy"), headers=FAST_RETRY)
+        )
     with pytest.raises(StoreConnectionError, match="answered HTTP 503"):
         list(make_model(openai_server, max_retries=1).stream("x"))
     assert len(openai_server.requests) == 2
@@ -294,7 +319,9 @@ def test_a_server_that_is_down_names_the_url():
         port = sock.getsockname()[1]
     url = f"http://127.0.0.1:{port}/v1"
     model = ChatOpenAI(base_url=url, api_key="k", max_retries=0)
-    with pytest.raises(StoreConnectionError, match=f"cannot reach the chat completions endpoint {url}"):
+    with pytest.raises(
+        StoreConnectionError, match=f"cannot reach the chat completions endpoint {url}"
+    ):
         model.invoke("x")
     with pytest.raises(StoreConnectionError, match=f"cannot reach .* {url}"):
         list(model.stream("x"))

@@ -138,5 +138,7 @@ def test_a_single_stop_string_is_one_sequence():
     model = FakeListChatModel(responses=["ab\ncd"])
     assert model.invoke("x", stop="\n").content == "ab"
     assert model.stops == [["\n"]]
-    with pytest.raises(InvalidInputError, match=r"stop must be a string or a list of non-empty strings, got \[''\]"):
+    with pytest.raises(
+        InvalidInputError, match=r"stop must be a string or a list of non-empty strings, got \[''\]"
+    ):
         model.invoke("x", stop=[""])

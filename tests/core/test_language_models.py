@@ -40,8 +40,10 @@ class Recorder(BaseChatModel):
 
     def _generate(self, messages, stop=None, **bound):
         self.received.append((messages, stop, bound))
-        return AIMessage(messages[-1].text.upper(),
-                         usage_metadata={"input_tokens": 2, "output_tokens": 1, "total_tokens": 3})
+        return AIMessage(
+            messages[-1].text.upper(),
+            usage_metadata={"input_tokens": 2, "output_tokens": 1, "total_tokens": 3},
+        )
 
 
 class Words(BaseChatModel):
@@ -87,7 +89,9 @@ def test_chat_model_accepts_strings_prompt_values_and_message_lists(given, expec
 
 
 def test_bad_input_is_rejected():
-    with pytest.raises(InvalidInputError, match="must be a str, a PromptValue or a list of messages, got int"):
+    with pytest.raises(
+        InvalidInputError, match="must be a str, a PromptValue or a list of messages, got int"
+    ):
         Recorder().invoke(42)
     with pytest.raises(InvalidInputError, match="unknown message role 'robot'"):
         Recorder().invoke([("robot", "x")])
@@ -108,8 +112,9 @@ def test_a_hook_returning_the_wrong_type_is_a_clear_error():
 def test_invoke_reports_start_and_end_with_an_llm_result():
     collector = RunCollectorCallbackHandler()
     reply = Recorder().invoke("hi", {"callbacks": [collector], "tags": ["t"], "run_name": "m"})
-    assert reply == AIMessage("HI", usage_metadata={"input_tokens": 2, "output_tokens": 1,
-                                                      "total_tokens": 3})
+    assert reply == AIMessage(
+        "HI", usage_metadata={"input_tokens": 2, "output_tokens": 1, "total_tokens": 3}
+    )
     assert events(collector) == [("chat_model_start", "m", None), ("llm_end", "m", None)]
     [run] = collector.traced_runs
     assert run.run_type == "chat_model"
@@ -220,8 +225,9 @@ def test_streaming_attribute_makes_invoke_report_tokens():
 def test_a_model_without_stream_yields_its_whole_answer_once():
     chunks = list(Recorder().stream("abc"))
     assert chunks == [
-        AIMessageChunk("ABC", usage_metadata={"input_tokens": 2, "output_tokens": 1,
-                                               "total_tokens": 3})
+        AIMessageChunk(
+            "ABC", usage_metadata={"input_tokens": 2, "output_tokens": 1, "total_tokens": 3}
+        )
     ]
 
 
@@ -260,7 +266,9 @@ class Gated(BaseChatModel):
 
 def test_the_first_chunk_arrives_before_the_model_has_finished():
     model = Gated()
-    stream = (ChatPromptTemplate.from_template("{q}") | model | StrOutputParser()).stream({"q": "x"})
+    stream = (ChatPromptTemplate.from_template("{q}") | model | StrOutputParser()).stream(
+        {"q": "x"}
+    )
     assert next(stream) == "first"
     assert model.finished is False  # the model is still blocked mid-answer
     model.release.set()
@@ -270,7 +278,9 @@ def test_the_first_chunk_arrives_before_the_model_has_finished():
 
 async def test_the_first_chunk_arrives_before_the_model_has_finished_async():
     model = Gated()
-    stream = (ChatPromptTemplate.from_template("{q}") | model | StrOutputParser()).astream({"q": "x"})
+    stream = (ChatPromptTemplate.from_template("{q}") | model | StrOutputParser()).astream(
+        {"q": "x"}
+    )
     assert await anext(stream) == "first"
     assert model.finished is False
     model.release.set()
@@ -371,7 +381,9 @@ def test_llm_streams_strings():
     collector = RunCollectorCallbackHandler()
     assert list(Reverse().stream("abc", {"callbacks": [collector]})) == ["c", "b", "a"]
     assert [event for event, _, _ in events(collector)].count("llm_new_token") == 3
-    assert list((PromptTemplate.from_template("{x}") | Reverse() | StrOutputParser()).stream("xy")) == [
+    assert list(
+        (PromptTemplate.from_template("{x}") | Reverse() | StrOutputParser()).stream("xy")
+    ) == [
         "y",
         "x",
     ]

@@ -124,12 +124,16 @@ def test_tool_call_chunks_join_by_index_and_parse_as_they_arrive():
             "index": 0,
             "type": "tool_call_chunk",
         },
-        {"name": "add", "args": '{"a": 1, "b": 2}', "id": "call_b", "index": 1,
-         "type": "tool_call_chunk"},
+        {
+            "name": "add",
+            "args": '{"a": 1, "b": 2}',
+            "id": "call_b",
+            "index": 1,
+            "type": "tool_call_chunk",
+        },
     ]
     assert whole.tool_calls == [
-        {"name": "search", "args": {"query": "vector stores"}, "id": "call_a",
-         "type": "tool_call"},
+        {"name": "search", "args": {"query": "vector stores"}, "id": "call_a", "type": "tool_call"},
         {"name": "add", "args": {"a": 1, "b": 2}, "id": "call_b", "type": "tool_call"},
     ]
     assert whole.to_message().tool_calls == whole.tool_calls

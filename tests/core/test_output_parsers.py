@@ -59,7 +59,9 @@ def test_json_parser_parses_fenced_and_bare_json():
 
 
 def test_json_parser_names_bad_output():
-    with pytest.raises(InvalidInputError, match=r"model output is not valid JSON .*'I cannot help'"):
+    with pytest.raises(
+        InvalidInputError, match=r"model output is not valid JSON .*'I cannot help'"
+    ):
         JsonOutputParser().invoke("I cannot help")
 
 

@@ -113,8 +113,10 @@ def test_malformed_templates_are_rejected():
 
 
 def test_only_f_string_templates_are_supported():
-    with pytest.raises(ConfigurationError, match="template_format 'jinja2' is not supported; "
-                                                  "valid formats are 'f-string'"):
+    with pytest.raises(
+        ConfigurationError,
+        match="template_format 'jinja2' is not supported; valid formats are 'f-string'",
+    ):
         PromptTemplate("{{ x }}", template_format="jinja2")
     with pytest.raises(ConfigurationError, match="jinja2"):
         ChatPromptTemplate([("human", "x")], template_format="jinja2")
@@ -196,7 +198,9 @@ def test_from_messages_accepts_every_kind_of_part():
 
 
 def test_chat_prompt_value_renders_a_transcript():
-    value = ChatPromptTemplate.from_messages([("system", "Be brief."), ("human", "{q}")]).invoke("Hi")
+    value = ChatPromptTemplate.from_messages([("system", "Be brief."), ("human", "{q}")]).invoke(
+        "Hi"
+    )
     assert value == ChatPromptValue([SystemMessage("Be brief."), HumanMessage("Hi")])
     assert value.to_string() == "System: Be brief.\nHuman: Hi"
 
@@ -222,7 +226,10 @@ def test_an_optional_placeholder_may_be_missing():
 def test_the_placeholder_tuple_is_an_optional_placeholder():
     prompt = ChatPromptTemplate.from_messages([("placeholder", "{history}"), ("human", "{q}")])
     assert prompt.optional_variables == ["history"]
-    assert prompt.format_messages(q="x", history=[("ai", "y")]) == [AIMessage("y"), HumanMessage("x")]
+    assert prompt.format_messages(q="x", history=[("ai", "y")]) == [
+        AIMessage("y"),
+        HumanMessage("x"),
+    ]
     with pytest.raises(InvalidInputError, match=r"\('placeholder', '\{variable\}'\)"):
         ChatPromptTemplate.from_messages([("placeholder", "history")])
 
