@@ -148,7 +148,8 @@ def merge_configs(*configs: RunnableConfig | None) -> RunnableConfig:
         if not config:
             continue
         _check_keys(config)
-        for key, value in config.items():
+        items: dict[str, Any] = dict(config)
+        for key, value in items.items():
             if key == "tags":
                 old = merged.get("tags", [])
                 merged["tags"] = old + [t for t in (value or []) if t not in old]
@@ -238,7 +239,7 @@ def get_config_list(
                 "or exactly one per input"
             )
         return [dict(c) for c in config]  # type: ignore[misc]
-    base: dict[str, Any] = dict(config or {})
+    base: dict[str, Any] = dict(config or {})  # type: ignore[arg-type]
     configs = []
     for index in range(length):
         one = dict(base)

@@ -284,7 +284,8 @@ class Runnable(ABC, Generic[Input, Output]):
         """Return this runnable with ``config`` merged into every call's config."""
         from ragline.core.runnables.binding import RunnableBinding
 
-        return RunnableBinding(self, config={**(config or {}), **options})  # type: ignore[typeddict-item]
+        merged: Any = {**(config or {}), **options}
+        return RunnableBinding(self, config=merged)
 
     def with_retry(self, *, retry_if_exception_type: tuple[type[BaseException], ...] = (Exception,),
                    wait_exponential_jitter: bool = True, stop_after_attempt: int = 3,

@@ -53,14 +53,18 @@ class RunnableLambda(Runnable[Input, Output]):
             func, afunc = None, func  # type: ignore[assignment]
         self.func: Callable[..., Any] | None = func
         self.afunc = afunc
-        self.name = name or _function_name(func or afunc, "RunnableLambda")  # type: ignore[arg-type]
+        named: Any = func if func is not None else afunc
+        self.name = name or _function_name(named, "RunnableLambda")
+        # Looked up once: whether the function wants the run's config as ``config=``.
+        self._func_takes_config = func is not None and _takes_config(func)
+        self._afunc_takes_config = afunc is not None and _takes_config(afunc)
 
     def __repr__(self) -> str:
         return f"RunnableLambda({self.get_name()})"
 
     def _call(self, input: Any) -> Any:
         assert self.func is not None
-        if _takes_config(self.func):
+        if self._func_takes_config:
             output = self.func(input, config=get_current_config())
         else:
             output = self.func(input)
@@ -70,7 +74,7 @@ class RunnableLambda(Runnable[Input, Output]):
 
     async def _acall(self, input: Any) -> Any:
         assert self.afunc is not None
-        if _takes_config(self.afunc):
+        if self._afunc_takes_config:
             output = await self.afunc(input, config=get_current_config())
         else:
             output = await self.afunc(input)
@@ -100,7 +104,7 @@ class RunnableLambda(Runnable[Input, Output]):
         for chunk in chunks:
             total = add_chunks(total, chunk)
         assert self.func is not None
-        output = self.func(total, config=get_current_config()) if _takes_config(self.func) else self.func(total)
+        output = self.func(total, config=get_current_config()) if self._func_takes_config else self.func(total)
         if isinstance(output, Runnable):
             yield from output.stream(total)  # a returned runnable streams as a child run
         else:
@@ -138,7 +142,8 @@ class RunnableGenerator(Runnable[Input, Output]):
             transform, atransform = None, transform  # type: ignore[assignment]
         self._transform_fn: Callable[..., Iterator[Any]] | None = transform
         self._atransform_fn = atransform
-        self.name = name or _function_name(transform or atransform, "RunnableGenerator")  # type: ignore[arg-type]
+        named: Any = transform if transform is not None else atransform
+        self.name = name or _function_name(named, "RunnableGenerator")
 
     def __repr__(self) -> str:
         return f"RunnableGenerator({self.get_name()})"
