@@ -110,6 +110,7 @@ class CacheBackedEmbeddings(Embeddings):
         namespace: str = "",
         query_embedding_store: BaseStore[str, bytes] | bool | None = None,
         batch_size: int | None = None,
+        query_embedding_cache: BaseStore[str, bytes] | bool | None = None,
     ) -> CacheBackedEmbeddings:
         """Build a cache over a byte store (LangChain's constructor name).
 
@@ -120,9 +121,14 @@ class CacheBackedEmbeddings(Embeddings):
             query_embedding_store: a byte store for query vectors, ``True`` to keep them
                 in the document store (under distinct keys), ``None``/``False`` for none.
             batch_size: at most this many misses per underlying call.
+            query_embedding_cache: LangChain's name for ``query_embedding_store`` (give
+                one or the other).
 
         Returns:
             The cache-backed embeddings.
+
+        Raises:
+            InvalidInputError: both query options given, or a bad option.
 
         Example:
             >>> from ragline.core import InMemoryByteStore
@@ -134,6 +140,13 @@ class CacheBackedEmbeddings(Embeddings):
             >>> [key[:6] for key in store.yield_keys()]
             ['h:2d71']
         """
+        if query_embedding_cache is not None:
+            if query_embedding_store is not None:
+                raise InvalidInputError(
+                    "give query_embedding_store or its LangChain name query_embedding_cache, "
+                    "not both"
+                )
+            query_embedding_store = query_embedding_cache
         if query_embedding_store is True:
             query_store: BaseStore[str, bytes] | None = document_embedding_cache
         elif query_embedding_store is False or query_embedding_store is None:

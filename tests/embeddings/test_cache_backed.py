@@ -116,6 +116,20 @@ def test_query_cache_in_the_document_store_uses_distinct_keys() -> None:
     assert sorted(store.yield_keys()) == sorted(["n:" + sha("same"), "n:query-" + sha("same")])
 
 
+def test_langchain_name_for_the_query_cache() -> None:
+    underlying = CountingEmbeddings()
+    store = InMemoryByteStore()
+    cached = CacheBackedEmbeddings.from_bytes_store(underlying, store, query_embedding_cache=True)
+    cached.embed_query("q")
+    cached.embed_query("q")
+    assert underlying.query_calls == [["q"]]
+    assert list(store.yield_keys()) == ["query-" + sha("q")]
+    with pytest.raises(InvalidInputError, match="not both"):
+        CacheBackedEmbeddings.from_bytes_store(
+            underlying, store, query_embedding_store=True, query_embedding_cache=True
+        )
+
+
 def test_query_cache_in_its_own_store() -> None:
     underlying = CountingEmbeddings()
     documents, queries = InMemoryByteStore(), InMemoryByteStore()
