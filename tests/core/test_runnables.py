@@ -362,3 +362,45 @@ async def test_assign_async():
         return len(d["text"])
 
     assert await RunnablePassthrough.assign(size=size).ainvoke({"text": "abc"}) == {"text": "abc", "size": 3}
+
+
+# ---- map ----------------------------------------------------------------------------------
+def test_map_applies_to_each_element_as_child_runs():
+    collector = RunCollectorCallbackHandler()
+    doubled = RunnableLambda(lambda x: x * 2, name="double").map()
+    assert doubled.invoke([1, 2, 3], {"callbacks": [collector]}) == [2, 4, 6]
+    (run,) = collector.traced_runs
+    assert run.name == "RunnableEach<double>"
+    assert sorted(c.inputs for c in run.children) == [1, 2, 3]
+    with pytest.raises(InvalidInputError, match="RunnableEach<double> needs a list input, got int"):
+        doubled.invoke(3)
+
+
+async def test_map_async():
+    async def inc(x):
+        return x + 1
+
+    assert await RunnableLambda(inc).map().ainvoke([1, 2]) == [2, 3]
+
+
+# ---- public names -------------------------------------------------------------------------
+def test_public_names_of_the_runnables_and_callbacks_packages():
+    import ragline.core.callbacks as callbacks
+    import ragline.core.runnables as runnables
+
+    assert runnables.__all__ == [
+        "ConfigurableField", "Edge", "Graph", "Node", "Runnable", "RunnableAssign", "RunnableBinding",
+        "RunnableBranch", "RunnableConfigurableAlternatives", "RunnableConfigurableFields", "RunnableEach",
+        "RunnableGenerator", "RunnableLambda", "RunnableParallel", "RunnablePassthrough", "RunnablePick",
+        "RunnableRetry", "RunnableSequence", "RunnableWithFallbacks", "add_chunks", "chain",
+        "coerce_to_runnable",
+    ]
+    assert callbacks.__all__ == [
+        "AsyncCallbackHandler", "BaseCallbackHandler", "BaseRunManager", "CallbackManager",
+        "CallbackManagerForChainRun", "CallbackManagerForLLMRun", "CallbackManagerForRetrieverRun",
+        "RetryState", "Run", "RunCollectorCallbackHandler", "StdOutCallbackHandler",
+    ]
+    for name in runnables.__all__:
+        assert getattr(runnables, name) is not None
+    for name in callbacks.__all__:
+        assert getattr(callbacks, name) is not None

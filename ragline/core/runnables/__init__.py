@@ -15,6 +15,7 @@ _EXPORTS = {
     "RunnableAssign": ".passthrough",
     "RunnablePick": ".passthrough",
     "RunnableBinding": ".binding",
+    "RunnableEach": ".each",
     "RunnableRetry": ".retry",
     "RunnableWithFallbacks": ".fallbacks",
     "RunnableBranch": ".branch",

@@ -270,6 +270,12 @@ class Runnable(ABC, Generic[Input, Output]):
 
         return self | RunnablePick(keys)
 
+    def map(self) -> Runnable[list[Input], list[Output]]:
+        """Return a runnable that applies this one to every element of a list input."""
+        from ragline.core.runnables.each import RunnableEach
+
+        return RunnableEach(self)
+
     def bind(self, **kwargs: Any) -> RunnableBinding[Input, Output]:
         """Return this runnable with keyword arguments fixed for every call.
 
