@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Protocol
@@ -65,6 +64,8 @@ class BaseLoader(ABC):
         Raises:
             LoaderError: the source cannot be read or decoded.
         """
+        import asyncio  # here, not at module level: most users of loaders never need it
+
         iterator = iter(self.lazy_load())
         while True:
             document: Any = await asyncio.to_thread(next, iterator, _DONE)

@@ -9,7 +9,6 @@ file's relative path.
 from __future__ import annotations
 
 import functools
-import inspect
 import itertools
 import logging
 import os
@@ -355,6 +354,10 @@ def _sorted_entries(directory: Path) -> list[os.DirEntry[str]]:
 
 
 def _check_kwargs(loader_cls: LoaderFactory, kwargs: dict[str, Any]) -> None:
+    import inspect  # slow to import, and needed only when there are kwargs to check
+
+    if not kwargs:
+        return
     try:
         signature = inspect.signature(loader_cls)
     except (TypeError, ValueError):  # some builtins have no signature: nothing to check
