@@ -1,0 +1,40 @@
+"""The public surface of ragline.splitters, pinned."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import ragline.splitters
+
+EXPECTED = [
+    "CharacterTextSplitter",
+    "Language",
+    "LatexTextSplitter",
+    "MarkdownHeaderTextSplitter",
+    "MarkdownTextSplitter",
+    "PythonCodeTextSplitter",
+    "RecursiveCharacterTextSplitter",
+    "SentenceTransformersTokenTextSplitter",
+    "TextSplitter",
+    "TokenTextSplitter",
+]
+
+
+def test_all_is_pinned_and_every_name_resolves() -> None:
+    assert ragline.splitters.__all__ == EXPECTED
+    for name in EXPECTED:
+        assert getattr(ragline.splitters, name).__name__ == name
+
+
+def test_splitting_loads_no_heavy_dependency() -> None:
+    code = (
+        "import sys\n"
+        "from ragline.splitters import RecursiveCharacterTextSplitter, MarkdownHeaderTextSplitter,"
+        " TokenTextSplitter\n"
+        "RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=0).split_text('a b c d e f')\n"
+        "heavy = {'tiktoken', 'transformers', 'torch', 'sentence_transformers', 'numpy'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
