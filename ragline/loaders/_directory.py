@@ -111,7 +111,9 @@ class DirectoryLoader(BaseLoader):
         show_progress: draw a tqdm progress bar (the file list is collected first,
             names only, to know the total).
         use_multithreading: load up to ``max_concurrency`` files at once in threads.
-            Documents still come out in file order, as without threads.
+            Documents still come out in file order, as without threads. Threads pay
+            off when reading waits (network file systems); for small local text
+            files the sequential loop is faster (see benchmarks/loaders.py).
         max_concurrency: the number of threads (and of files read ahead).
         exclude: patterns for files to leave out; a pattern with ``/`` is matched
             against the relative path, one without against the file's name and

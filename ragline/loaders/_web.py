@@ -105,6 +105,7 @@ class WebBaseLoader(BaseLoader):
 
     Args:
         web_path: one URL or a list of them.
+        web_paths: the same, under LangChain's other name for it.
         header_template: HTTP headers, merged over a default User-Agent and Accept.
         requests_per_second: at most this many request starts per second, for
             ``lazy_load`` and ``alazy_load`` alike; ``None`` for no limit.
@@ -133,8 +134,9 @@ class WebBaseLoader(BaseLoader):
 
     def __init__(
         self,
-        web_path: str | Sequence[str],
+        web_path: str | Sequence[str] = (),
         *,
+        web_paths: Sequence[str] = (),
         header_template: Mapping[str, str] | None = None,
         requests_per_second: float | None = 2.0,
         max_concurrency: int = 4,
@@ -148,7 +150,10 @@ class WebBaseLoader(BaseLoader):
         get_text_separator: str | None = None,
         trust_env: bool = False,
     ) -> None:
-        urls = [web_path] if isinstance(web_path, str) else list(web_path)
+        if web_path and web_paths:
+            raise InvalidInputError("pass the URLs as web_path or as web_paths, not both")
+        given = web_path or web_paths
+        urls = [given] if isinstance(given, str) else list(given)
         if not urls:
             raise InvalidInputError("WebBaseLoader needs at least one URL")
         self.web_paths = [_check_url(url) for url in urls]

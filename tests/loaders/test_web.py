@@ -52,6 +52,13 @@ def test_metadata_keys_follow_what_the_page_has(http_server: Server) -> None:
     }
 
 
+def test_web_paths_is_langchains_other_name(http_server: Server) -> None:
+    http_server.routes["/"] = Route(PAGE)
+    web = WebBaseLoader(web_paths=[http_server.url("/")], requests_per_second=None)
+    assert web.web_paths == [http_server.url("/")]
+    assert web.load()[0].metadata["title"] == "Accueil"
+
+
 def test_sends_headers(http_server: Server) -> None:
     http_server.routes["/"] = Route(PAGE)
     loader(http_server.url("/"), header_template={"X-Test": "yes"}).load()
@@ -223,6 +230,11 @@ async def test_requests_per_second_spaces_request_starts(http_server: Server, us
             r"'example.org' is not an http:// or https:// URL",
         ),
         ([], {}, "needs at least one URL"),
+        (
+            "http://a.example",
+            {"web_paths": ["http://b.example"]},
+            "as web_path or as web_paths, not both",
+        ),
         ("http://a.example", {"timeout": 0}, "timeout must be a number > 0, got 0"),
         ("http://a.example", {"max_concurrency": 0}, "max_concurrency must be an int > 0"),
         (
