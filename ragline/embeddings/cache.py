@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ragline.core import BaseStore, DimensionError, InvalidInputError
+from ragline.core import BaseStore, DimensionError, InvalidInputError, LocalFileStore
 from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
 
 __all__ = ["CacheBackedEmbeddings"]
@@ -100,6 +100,19 @@ class CacheBackedEmbeddings(Embeddings):
         self.query_embedding_store = query_embedding_store
         self.namespace = namespace
         self.batch_size = batch_size
+        self._check_namespace_fits_file_stores()
+
+    def _check_namespace_fits_file_stores(self) -> None:
+        # A file store limits key characters; say so now, not at the first embedding.
+        for store in (self.document_embedding_store, self.query_embedding_store):
+            if isinstance(store, LocalFileStore):
+                try:
+                    store.mget([self.query_key("")])
+                except InvalidInputError as err:
+                    raise InvalidInputError(
+                        f"namespace {self.namespace!r} cannot be used with a LocalFileStore: "
+                        "use letters, digits and '_ . - /' (e.g. 'all-MiniLM-L6-v2/')"
+                    ) from err
 
     @classmethod
     def from_bytes_store(

@@ -217,6 +217,19 @@ def test_bad_options_rejected(options: dict[str, object], message: str) -> None:
         CacheBackedEmbeddings.from_bytes_store(HashingEmbeddings(4), InMemoryByteStore(), **options)  # type: ignore[arg-type]
 
 
+def test_namespace_unfit_for_a_file_store_is_rejected_up_front(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match="namespace 'model:v1' cannot be used with a LocalFileStore"):
+        CacheBackedEmbeddings.from_bytes_store(
+            HashingEmbeddings(4), LocalFileStore(tmp_path), namespace="model:v1"
+        )
+    with pytest.raises(InvalidInputError, match=r"namespace '\.\./up' cannot be used"):
+        CacheBackedEmbeddings.from_bytes_store(
+            HashingEmbeddings(4), InMemoryByteStore(), namespace="../up",
+            query_embedding_store=LocalFileStore(tmp_path),
+        )  # fmt: skip
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_bad_underlying_or_store_rejected() -> None:
     with pytest.raises(InvalidInputError, match="underlying_embeddings must be an Embeddings"):
         CacheBackedEmbeddings(object(), InMemoryByteStore())  # type: ignore[arg-type]
