@@ -168,26 +168,25 @@ class InMemoryVectorStore(VectorStore):
             candidates = self._vectors[rows]
             scores, higher_is_better = self._scores(queries, candidates)
             take = min(k, len(rows))
-            results = []
-            for query_scores in scores:
-                keys = -query_scores if higher_is_better else query_scores
-                best = (
-                    np.argpartition(keys, take - 1)[:take]
-                    if take < len(keys)
-                    else np.arange(len(keys))
-                )
-                best = best[np.argsort(keys[best], kind="stable")]
-                results.append(
-                    [
-                        SearchHit(
-                            self._document(int(rows[i])),
-                            float(query_scores[i]),
-                            candidates[i].copy() if with_vectors else None,
-                        )
-                        for i in best
-                    ]
-                )
-            return results
+            # top-k of every query at once: partition, then sort only the k kept
+            keys = -scores if higher_is_better else scores
+            if take < len(rows):
+                best = np.argpartition(keys, take - 1, axis=1)[:, :take]
+            else:
+                best = np.broadcast_to(np.arange(len(rows)), keys.shape)
+            order = np.argsort(np.take_along_axis(keys, best, axis=1), axis=1, kind="stable")
+            best = np.take_along_axis(best, order, axis=1)
+            return [
+                [
+                    SearchHit(
+                        self._document(int(rows[i])),
+                        float(query_scores[i]),
+                        candidates[i].copy() if with_vectors else None,
+                    )
+                    for i in query_best
+                ]
+                for query_scores, query_best in zip(scores, best, strict=True)
+            ]
 
     def _scores(self, queries: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, bool]:
         """Native scores of every query against every candidate, and their direction."""
