@@ -54,6 +54,8 @@ class VectorStoreRetriever(BaseRetriever):
         [Document(page_content='cats purr', metadata={'topic': 'pets'}, id='cats')]
     """
 
+    allowed_search_types = SEARCH_TYPES
+
     def __init__(
         self,
         vectorstore: VectorStore,
@@ -79,6 +81,14 @@ class VectorStoreRetriever(BaseRetriever):
             f"VectorStoreRetriever(vectorstore={type(self.vectorstore).__name__}, "
             f"search_type={self.search_type!r}, search_kwargs={self.search_kwargs!r})"
         )
+
+    def add_documents(self, documents: list[Document]) -> list[str]:
+        """Add documents to the underlying store (see ``VectorStore.add_documents``)."""
+        return self.vectorstore.add_documents(documents)
+
+    async def aadd_documents(self, documents: list[Document]) -> list[str]:
+        """Async :meth:`add_documents`."""
+        return await self.vectorstore.aadd_documents(documents)
 
     def _get_relevant_documents(self, query: str) -> list[Document]:
         return self._batch_get_relevant_documents([query])[0]

@@ -9,6 +9,7 @@ import pytest
 
 from ragline.core import (
     ConfigurationError,
+    Document,
     InvalidInputError,
     RunCollectorCallbackHandler,
     RunnableLambda,
@@ -155,3 +156,12 @@ def test_repr_and_attributes(store: CountingStore) -> None:
     assert repr(retriever) == (
         "VectorStoreRetriever(vectorstore=CountingStore, search_type='mmr', search_kwargs={'k': 2})"
     )
+
+
+async def test_add_documents_goes_to_the_store(store: CountingStore) -> None:
+    retriever = store.as_retriever(search_kwargs={"k": 1})
+    assert retriever.add_documents([Document("d8", id="id8")]) == ["id8"]
+    assert await retriever.aadd_documents([Document("d9", id="id9")]) == ["id9"]
+    assert texts_of(retriever.invoke("d9")) == ["d9"]
+    assert store.count() == 10
+    assert retriever.allowed_search_types == ("similarity", "similarity_score_threshold", "mmr")
