@@ -79,7 +79,7 @@ def _load_documents(paths: Sequence[str], glob: str, show_progress: bool) -> lis
                 path,
                 glob=glob,
                 loader_cls=loaders.TextLoader,
-                loader_by_suffix=loader_for_suffix,
+                loader_mapping=loader_for_suffix,
                 show_progress=show_progress,
             )
         elif path.is_file():
@@ -130,7 +130,7 @@ def command_index(args: argparse.Namespace) -> int:
     embeddings = make_embeddings(args.embedding, options)
     for position, chunk in enumerate(chunks):
         chunk.id = f"{chunk.metadata.get('source', '')}#{chunk.metadata.get('start_index', position)}"
-    store = FAISS.from_documents(chunks, embeddings, distance_strategy="cosine")
+    store = FAISS.from_documents(chunks, embeddings)
     folder = Path(args.store)
     folder.mkdir(parents=True, exist_ok=True)
     store.save_local(folder / FAISS_FOLDER)
@@ -180,12 +180,11 @@ def _search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _retrieve_with_scores(store: Any, query: str, args: argparse.Namespace) -> list[tuple[Document, float | None]]:
+    """Ranked chunks with their relevance in [0, 1] (MMR ranks by diversity: no score)."""
     kwargs = _search_kwargs(args)
     if args.search_type == "mmr":
         documents = store.max_marginal_relevance_search(query, **kwargs)
         return [(document, None) for document in documents]
-    if args.search_type == "similarity_score_threshold":
-        return store.similarity_search_with_relevance_scores(query, **kwargs)
     return store.similarity_search_with_relevance_scores(query, **kwargs)
 
 
