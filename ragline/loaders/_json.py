@@ -128,8 +128,13 @@ class JSONLoader(BaseLoader):
 
     Args:
         file_path: the file.
-        jq_schema: the path expression selecting records (syntax in this module's
-            docstring; the name is LangChain's, the language a jq subset).
+        jq_schema: the path selecting records; the name is LangChain's, the
+            language a small jq subset: ``.`` (everything), ``.key``,
+            ``."odd key"`` or ``.["odd key"]``, ``[]`` (each element of an array,
+            or each value of an object), ``[2]`` / ``[-1]`` (one element),
+            chained as in ``.messages[].content``. A step that cannot apply (a
+            missing key, an index past the end, a wrong type) is a LoaderError;
+            an empty array yields nothing.
         content_key: take the content from this key of each record; with
             ``is_content_key_jq_parsable`` it is itself a path and must match once.
         is_content_key_jq_parsable: treat ``content_key`` as a path.
