@@ -1,12 +1,12 @@
-"""The TextSplitter base: options, documents in and out, and the chunk-merging engine.
+"""The TextSplitter base: options, length functions, and documents in and out.
 
 Every splitter cuts a text into *pieces* (paragraphs, lines, words ...) and then merges
 consecutive pieces into chunks of at most ``chunk_size`` (as measured by
 ``length_function``), repeating about ``chunk_overlap`` of the previous chunk at the start
-of the next. The merge rule is LangChain's, so ported code gets the same chunks; unlike
-LangChain, each piece carries its offset in the original text, so ``start_index`` is the
-true offset of the chunk rather than the result of searching for its text (which lands
-on the wrong occurrence when text repeats).
+of the next (the merge engine is in ``_merge``). The rule is LangChain's, so ported code
+gets the same chunks; unlike LangChain, each piece carries its offset in the original
+text, so ``start_index`` is the true offset of the chunk rather than the result of
+searching for its text (which lands on the wrong occurrence when text repeats).
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from typing import Any, Literal, TypeVar
 
 from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
 
-__all__ = ["KeepSeparator", "LengthFunction", "TextSplitter"]
+from ._merge import Chunk, Merger, memoized
+
+__all__ = ["Chunk", "KeepSeparator", "LengthFunction", "Merger", "TextSplitter", "check_text"]
 
 KeepSeparator = bool | Literal["start", "end"]
 
@@ -26,8 +28,6 @@ _Splitter = TypeVar("_Splitter", bound="TextSplitter")
 
 _KEEP_SEPARATOR_OPTIONS = (False, True, "start", "end")
 
-# A chunk and the offset of its first character in the text it was cut from.
-Chunk = tuple[str, int]
 
 
 def _check_int(name: str, value: object, *, minimum: int) -> int:
@@ -60,154 +60,6 @@ class LengthFunction:
     def for_text(self, text: str) -> Callable[[str], int]:
         """A function equal to ``self`` on every substring of ``text``."""
         return self
-
-
-def memoized(length_function: Callable[[str], int]) -> Callable[[str], int]:
-    """Wrap ``length_function`` with a cache that lives for one split call.
-
-    Splitting measures the same piece several times (to decide whether to split it
-    further, to merge it, to drop it from the overlap), and a token count is expensive.
-    """
-    if length_function is len:
-        return len
-    cache: dict[str, int] = {}
-
-    def measure(piece: str) -> int:
-        size = cache.get(piece)
-        if size is None:
-            size = cache[piece] = length_function(piece)
-        return size
-
-    return measure
-
-
-class Merger:
-    """Merges runs of adjacent pieces into chunks for one split call.
-
-    Args:
-        chunk_size, chunk_overlap, strip_whitespace: the splitter's options.
-        want_starts: compute each chunk's start offset (else it is reported as -1).
-        length: measures pieces of the text being split (memoized).
-        gap_length: measures the separators re-inserted between pieces.
-    """
-
-    __slots__ = ("chunks", "gap_length", "length", "overlap", "size", "strip", "want_starts")
-
-    def __init__(
-        self,
-        *,
-        chunk_size: int,
-        chunk_overlap: int,
-        strip_whitespace: bool,
-        want_starts: bool,
-        length: Callable[[str], int],
-        gap_length: Callable[[str], int],
-    ) -> None:
-        self.size = chunk_size
-        self.overlap = chunk_overlap
-        self.strip = strip_whitespace
-        self.want_starts = want_starts
-        self.length = length
-        self.gap_length = gap_length
-        self.chunks: list[Chunk] = []
-
-    def merge(
-        self,
-        pieces: Sequence[str],
-        offsets: Sequence[int],
-        lengths: Sequence[int],
-        gaps: str | Sequence[str],
-    ) -> None:
-        """Merge adjacent ``pieces`` into chunks appended to ``self.chunks``.
-
-        Args:
-            pieces: the pieces, in text order.
-            offsets: each piece's offset in the original text.
-            lengths: each piece's length under the length function.
-            gaps: the separator re-inserted between two pieces: one string for all, or
-                ``gaps[i]`` goes before ``pieces[i]`` (``gaps[0]`` is unused).
-        """
-        size, overlap = self.size, self.overlap
-        first = 0  # the current chunk is pieces[first:index]
-        total = 0  # its length: pieces plus the gaps between them
-        if isinstance(gaps, str):
-            # The common case, one separator everywhere: the same rule with a constant
-            # gap length (this loop is the hot path of every split).
-            gap = self.gap_length(gaps)
-            for index, length in enumerate(lengths):
-                if index > first and total + length + gap > size:
-                    self._emit(pieces, offsets, gaps, first, index)
-                    while total > overlap or (
-                        total > 0 and total + length + (gap if index > first else 0) > size
-                    ):
-                        total -= lengths[first] + (gap if index - first > 1 else 0)
-                        first += 1
-                total += length + (gap if index > first else 0)
-        else:
-            gap_lengths = list(map(self.gap_length, gaps))
-            for index, length in enumerate(lengths):
-                if index > first and total + length + gap_lengths[index] > size:
-                    self._emit(pieces, offsets, gaps, first, index)
-                    # Drop pieces from the front until what is left fits in the overlap
-                    # and leaves room for the new piece.
-                    while total > overlap or (
-                        total > 0
-                        and total + length + (gap_lengths[index] if index > first else 0) > size
-                    ):
-                        total -= lengths[first] + (
-                            gap_lengths[first + 1] if index - first > 1 else 0
-                        )
-                        first += 1
-                total += length + (gap_lengths[index] if index > first else 0)
-        if len(pieces) > first:
-            self._emit(pieces, offsets, gaps, first, len(pieces))
-
-    def _emit(
-        self,
-        pieces: Sequence[str],
-        offsets: Sequence[int],
-        gaps: str | Sequence[str],
-        first: int,
-        end: int,
-    ) -> None:
-        if isinstance(gaps, str):
-            text = gaps.join(pieces[first:end])
-        else:
-            parts = [pieces[first]]
-            for index in range(first + 1, end):
-                parts.append(gaps[index])
-                parts.append(pieces[index])
-            text = "".join(parts)
-        chunk = text.strip() if self.strip else text
-        if not chunk:
-            return
-        start = -1
-        if self.want_starts:
-            lead = len(text) - len(text.lstrip()) if self.strip else 0
-            start = _locate(lead, pieces, offsets, gaps, first, end)
-        self.chunks.append((chunk, start))
-
-
-def _locate(
-    position: int,
-    pieces: Sequence[str],
-    offsets: Sequence[int],
-    gaps: str | Sequence[str],
-    first: int,
-    end: int,
-) -> int:
-    """Map a position in the joined pieces[first:end] back to an offset in the text."""
-    for index in range(first, end):
-        if position < len(pieces[index]):
-            return offsets[index] + position
-        position -= len(pieces[index])
-        if index + 1 < end:
-            gap = gaps if isinstance(gaps, str) else gaps[index + 1]
-            if position < len(gap):
-                # The gap re-inserted before a piece is the separator just before it.
-                return offsets[index + 1] - len(gap) + position
-            position -= len(gap)
-    return offsets[end - 1] + len(pieces[end - 1])  # only whitespace: never emitted
 
 
 class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):

@@ -64,7 +64,7 @@ def load_tiktoken_encoding(encoding_name: str = "cl100k_base", model_name: str |
             ) from None
     known = tiktoken.list_encoding_names()
     alias = _OFFLINE_ALIASES.get(encoding_name)
-    if alias in known:
+    if alias is not None and alias in known:
         encoding_name = alias
     if encoding_name not in known:
         raise ConfigurationError(
