@@ -3,12 +3,16 @@
 Store logic is written as generators that yield lists of commands and receive their
 replies (``ResponseError`` objects in place of failed replies), so the same code runs on
 a sync client (:func:`run`) and on ``redis.asyncio`` (:func:`arun`). A list of several
-commands goes out as one pipeline (one round trip, no MULTI).
+commands goes out as one pipeline (one round trip, no MULTI). For bulk writes an
+operation yields :class:`Packed` instead: commands already encoded by
+:func:`pack_command`, sent on one connection with a few in flight, so the server works
+on one batch while the next one is being encoded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -27,8 +31,40 @@ __all__ = [
 
 T = TypeVar("T")
 Command = tuple[Any, ...]
-# yields a list of commands, receives one reply per command, returns T
-Operation = Generator[list[Command], list[Any], T]
+
+
+@dataclass
+class Packed:
+    """Encoded commands (produced lazily) to pipeline with at most ``window`` unanswered."""
+
+    commands: Iterable[bytes]
+    window: int = 2
+
+
+# yields a list of commands (or Packed ones), receives one reply per command, returns T
+Operation = Generator[list[Command] | Packed, list[Any], T]
+
+
+def bulk(data: bytes) -> bytes:
+    """One RESP bulk string."""
+    return b"$%d\r\n%b\r\n" % (len(data), data)
+
+
+def pack_command(args: Iterable[str | bytes | int]) -> bytes:
+    """Encode one command in the Redis protocol (RESP): an array of bulk strings.
+
+    Example:
+        >>> pack_command(["SET", "k", b"v"])
+        b'*3\\r\\n$3\\r\\nSET\\r\\n$1\\r\\nk\\r\\n$1\\r\\nv\\r\\n'
+    """
+    parts = [b""]
+    count = 0
+    for arg in args:
+        data = arg if isinstance(arg, bytes) else str(arg).encode()
+        parts += (b"$%d\r\n" % len(data), data, b"\r\n")
+        count += 1
+    parts[0] = b"*%d\r\n" % count
+    return b"".join(parts)
 
 
 def redis_module() -> Any:
@@ -128,7 +164,9 @@ def run(client: Any, operation: Operation[T], where: str) -> T:
     try:
         commands = next(operation)
         while True:
-            if len(commands) == 1:
+            if isinstance(commands, Packed):
+                replies = _send_packed(client, commands, response_error)
+            elif len(commands) == 1:
                 try:
                     replies = [client.execute_command(*commands[0])]
                 except response_error as err:
@@ -153,7 +191,9 @@ async def arun(client: Any, operation: Operation[T], where: str) -> T:
     try:
         commands = next(operation)
         while True:
-            if len(commands) == 1:
+            if isinstance(commands, Packed):
+                replies = await _asend_packed(client, commands, response_error)
+            elif len(commands) == 1:
                 try:
                     replies = [await client.execute_command(*commands[0])]
                 except response_error as err:
@@ -169,3 +209,61 @@ async def arun(client: Any, operation: Operation[T], where: str) -> T:
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as err:
         operation.close()
         raise _connection_error(err, where) from err
+
+
+def _send_packed(client: Any, packed: Packed, response_error: type[Exception]) -> list[Any]:
+    pool = client.connection_pool
+    connection = pool.get_connection()
+    replies: list[Any] = []
+    in_flight = 0
+    try:
+        for command in packed.commands:
+            connection.send_packed_command([command])
+            in_flight += 1
+            if in_flight > packed.window:
+                replies.append(_read(connection, response_error))
+                in_flight -= 1
+        for _ in range(in_flight):
+            replies.append(_read(connection, response_error))
+    except BaseException:
+        connection.disconnect()  # unread replies would answer the next command
+        raise
+    finally:
+        pool.release(connection)
+    return replies
+
+
+def _read(connection: Any, response_error: type[Exception]) -> Any:
+    try:
+        return connection.read_response()
+    except response_error as err:
+        return err
+
+
+async def _asend_packed(client: Any, packed: Packed, response_error: type[Exception]) -> list[Any]:
+    pool = client.connection_pool
+    connection = await pool.get_connection()
+    replies: list[Any] = []
+    in_flight = 0
+    try:
+        for command in packed.commands:
+            await connection.send_packed_command([command])
+            in_flight += 1
+            if in_flight > packed.window:
+                replies.append(await _aread(connection, response_error))
+                in_flight -= 1
+        for _ in range(in_flight):
+            replies.append(await _aread(connection, response_error))
+    except BaseException:
+        await connection.disconnect()
+        raise
+    finally:
+        await pool.release(connection)
+    return replies
+
+
+async def _aread(connection: Any, response_error: type[Exception]) -> Any:
+    try:
+        return await connection.read_response()
+    except response_error as err:
+        return err

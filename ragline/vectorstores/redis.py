@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,6 +56,24 @@ __all__ = ["Redis"]
 
 DEFAULT_URL = "redis://localhost:6379"
 _SCORE = "__vector_score"
+
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+# Writes one batch atomically, in one round trip with one reply. For each key: DEL (so a
+# re-added id leaves no stale field), HSET its fields, and PEXPIRE when ARGV[1] (ttl in
+# ms) is not 0. ARGV[2:] holds, per key, the number of field/value items then the items.
+_WRITE_SCRIPT = """
+local ttl = tonumber(ARGV[1])
+local position = 2
+for index, key in ipairs(KEYS) do
+  local count = tonumber(ARGV[position])
+  redis.call('DEL', key)
+  redis.call('HSET', key, unpack(ARGV, position + 1, position + count))
+  if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
+  position = position + count + 1
+end
+return #KEYS
+"""
 
 
 class Redis(VectorStore):
@@ -344,8 +362,9 @@ class Redis(VectorStore):
         """Check the server's index against this store's settings and adopt its fields."""
         found = yield from self._info_op()
         if found is None:
-            self._index_ready = False
+            self._index_ready = False  # (dropped, or a server restarted empty)
             self._schema.fields = dict(self._declared)  # inferred fields are re-inferred
+            self._schema.dimension = None  # the next write fixes it again
             return None
         mine = self._schema
         for what, expected, actual in (
@@ -386,7 +405,7 @@ class Redis(VectorStore):
             )
         new_fields = self._new_fields(documents) if self._infer else {}
         fields = {**schema.fields, **new_fields}
-        commands = self._write_commands(ids, vectors, documents, fields)  # checks every value
+        rows = self._encode_rows(ids, documents, fields)  # checks every value
         if not self._index_ready:
             schema.dimension = int(vectors.shape[1])
             schema.fields = fields
@@ -406,60 +425,87 @@ class Redis(VectorStore):
             if isinstance(reply, Exception) and "duplicate" not in str(reply).lower():
                 raise _response_error(reply, "FT.ALTER")
             schema.fields[name] = kind
-        per_batch = self._batch_size * (len(commands) // max(1, len(ids)))
-        for start in range(0, len(commands), per_batch):
-            replies = yield commands[start : start + per_batch]
-            for reply in replies:
-                if isinstance(reply, Exception):
-                    raise _response_error(reply, "HSET")
+        replies = yield conn.Packed(self._packed_batches(rows, vectors))
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise _response_error(reply, "the document write script")
 
     def _new_fields(self, documents: list[Document]) -> dict[str, str]:
-        """Metadata fields to index that the schema lacks, inferred from their values."""
-        known = self._schema.fields
-        reserved = (*self._schema.reserved, _SCORE)
-        kinds: dict[str, set[str]] = {}
+        """Metadata fields to index that the schema lacks, inferred from their values.
+
+        A field with both numbers and strings is a tag field (ranges need numeric).
+        """
+        settled = {*self._schema.fields, *self._schema.reserved, _SCORE}  # nothing to learn
+        kinds: dict[str, str] = {}
         for document in documents:
             for name, value in document.metadata.items():
-                if name in known or name in reserved or value is None:
+                if name in settled or value is None:
                     continue
                 kind = infer_kind(value)
-                if kind is not None and _is_field_name(name):
-                    kinds.setdefault(name, set()).add(kind)
-        # a field with both numbers and strings is a tag field (ranges need numeric)
-        return {name: "tag" if "tag" in found else "numeric" for name, found in kinds.items()}
+                if kind is None:
+                    continue
+                if not _is_field_name(name):
+                    settled.add(name)
+                elif kind == "tag":
+                    kinds[name] = "tag"
+                    settled.add(name)  # tag is final
+                else:
+                    kinds.setdefault(name, kind)
+        return kinds
 
-    def _write_commands(
-        self, ids: list[str], vectors: np.ndarray, documents: list[Document], fields: dict[str, str]
-    ) -> list[tuple[Any, ...]]:
+    def _encode_rows(
+        self, ids: list[str], documents: list[Document], fields: dict[str, str]
+    ) -> list[tuple[bytes, int, bytes]]:
+        """Check and encode every document before anything is written.
+
+        Returns, per document, its key and its hash fields except the vector's value, both
+        already in the Redis protocol (so a batch is packed by joining a few byte strings),
+        and how many items the fields make.
+        """
         schema = self._schema
-        commands: list[tuple[Any, ...]] = []
-        for position, (doc_id, vector, document) in enumerate(
-            zip(ids, vectors, documents, strict=True)
-        ):
-            key = schema.key(doc_id)
+        content_key = conn.bulk(schema.content_key.encode())
+        metadata_key = conn.bulk(schema.metadata_key.encode())
+        vector_key = conn.bulk(schema.vector_key.encode())
+        field_keys = {name: conn.bulk(name.encode()) for name in fields}
+        rows = []
+        for position, (doc_id, document) in enumerate(zip(ids, documents, strict=True)):
             metadata = document.metadata
             try:
-                blob = json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))
+                blob = _JSON.encode(metadata)
             except (TypeError, ValueError) as err:
                 raise InvalidInputError(
                     f"metadatas[{position}] cannot be stored as JSON ({err}); use str, int, "
                     "float, bool, None, lists and dicts; nothing was written"
                 ) from err
-            hset: list[Any] = ["HSET", key, schema.content_key, document.page_content,
-                               schema.vector_key, vector.tobytes(), schema.metadata_key, blob]  # fmt: skip
+            parts = [content_key, conn.bulk(document.page_content.encode()), metadata_key,
+                     conn.bulk(blob.encode())]  # fmt: skip
             for name, kind in fields.items():
                 value = metadata.get(name)
-                if value is None:
-                    continue
-                try:
-                    hset += (name, encode_value(kind, value))
-                except TypeError:
-                    raise validation_error(position, name, kind, value) from None
-            # DEL first: re-adding an id replaces the whole document (no stale fields)
-            commands += (("DEL", key), tuple(hset))
-            if self._ttl_ms is not None:
-                commands.append(("PEXPIRE", key, self._ttl_ms))
-        return commands
+                if value is not None:
+                    try:
+                        parts += (field_keys[name], conn.bulk(encode_value(kind, value).encode()))
+                    except TypeError:
+                        raise validation_error(position, name, kind, value) from None
+            parts.append(vector_key)  # its value, the vector, is appended when packing
+            rows.append((conn.bulk(schema.key(doc_id).encode()), len(parts) + 1, b"".join(parts)))
+        return rows
+
+    def _packed_batches(
+        self, rows: list[tuple[bytes, int, bytes]], vectors: np.ndarray
+    ) -> Iterator[bytes]:
+        """One EVAL of :data:`_WRITE_SCRIPT` per batch, packed just before it is sent."""
+        script = conn.bulk(_WRITE_SCRIPT.encode())
+        ttl = conn.bulk(str(self._ttl_ms or 0).encode())
+        for start in range(0, len(rows), self._batch_size):
+            batch = rows[start : start + self._batch_size]
+            items = 3 + len(batch) + 1 + sum(1 + count for _, count, _ in batch)
+            parts = [b"*%d\r\n" % items, conn.bulk(b"EVAL"), script]
+            parts.append(conn.bulk(b"%d" % len(batch)))
+            parts += (key for key, _, _ in batch)
+            parts.append(ttl)
+            for (_, count, fields), vector in zip(batch, vectors[start:], strict=False):
+                parts += (conn.bulk(b"%d" % count), fields, conn.bulk(vector.tobytes()))
+            yield b"".join(parts)
 
     def _delete_op(self, ids: list[str]) -> conn.Operation[None]:
         keys = [self._schema.key(doc_id) for doc_id in ids]
@@ -495,6 +541,7 @@ class Redis(VectorStore):
         [reply] = yield [(*command, "DD") if delete_documents else command]
         self._index_ready = False
         self._schema.fields = dict(self._declared)
+        self._schema.dimension = None
         if isinstance(reply, Exception):
             if "no such index" in str(reply).lower() or "unknown index" in str(reply).lower():
                 return False

@@ -342,6 +342,9 @@ def test_drop_index_with_and_without_documents(make_store: MakeStore, raw: Any) 
     gone.add_texts(["d0"], ids=["a"])
     assert gone.drop_index(delete_documents=True) is True
     assert raw.exists(f"{gone.key_prefix}:a") == 0
+    assert gone.dimension is None  # a new index may have another dimension
+    gone.add_embeddings([("four", [1.0, 0.0, 0.0, 0.0])], ids=["f"])
+    assert gone.dimension == 4 and gone.count() == 1
 
 
 def test_two_store_objects_share_one_index(make_store: MakeStore, embeddings: Any) -> None:
