@@ -52,10 +52,10 @@ import numpy as np
 from ragline.core import ConfigurationError, Document, InvalidInputError
 from ragline.vectorstores import _faiss_files
 from ragline.vectorstores._faiss_filters import FilterIndex
-from ragline.vectorstores._faiss_index import IndexOptions, LabeledIndex
+from ragline.vectorstores._faiss_index import IndexOptions, LabeledIndex, faiss_module
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode
-from ragline.vectorstores.utils import METRICS, normalize_rows
+from ragline.vectorstores.utils import METRICS
 
 if TYPE_CHECKING:
     from ragline.embeddings import Embeddings
@@ -184,7 +184,7 @@ class FAISS(VectorStore):
 
     def _upsert(self, ids: list[str], vectors: np.ndarray, documents: list[Document]) -> None:
         if self.metric == "cosine":
-            vectors = normalize_rows(vectors)  # then cosine is faiss's inner product
+            vectors = _unit_rows(vectors)  # then cosine is faiss's inner product
         with self._lock:
             self._add(ids, vectors, [(doc.page_content, doc.metadata) for doc in documents])
 
@@ -259,7 +259,7 @@ class FAISS(VectorStore):
         with_vectors: bool,
     ) -> list[list[SearchHit]]:
         if self.metric == "cosine":
-            queries = normalize_rows(queries)
+            queries = _unit_rows(queries)
         with self._lock:
             index = self._index
             if index is None or not self._records:
@@ -426,3 +426,14 @@ class FAISS(VectorStore):
         self._records.update(zip(labels, zip(ids, texts, metadatas, strict=True), strict=True))
         self._label_of.update(zip(ids, labels, strict=True))
         self._next_label = max(labels, default=-1) + 1
+
+
+def _unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """A unit-length copy of every row (zero rows stay zero), normalized by faiss in C++.
+
+    Several times cheaper than numpy's norm-and-divide for one query, which matters on
+    the single-query hot path.
+    """
+    unit = np.array(vectors, dtype=np.float32, order="C", copy=True)
+    faiss_module().normalize_L2(unit)
+    return unit
