@@ -29,10 +29,26 @@ _WORD = re.compile(r"\w+")
 _ROWS_PER_BLOCK = 2048  # bounds the dense scratch matrix to 2048 x dimension floats
 
 
-@lru_cache(maxsize=1 << 18)
 def _feature_hash(feature: str) -> int:
-    # Features repeat a lot across a corpus; caching the digest makes re-hashing free.
     return int.from_bytes(blake2b(feature.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def _word_features(word: str, char_ngrams: tuple[int, int] | None) -> list[str]:
+    features = [f"w:{word}"]
+    if char_ngrams is not None:
+        padded = f"<{word}>"
+        for n in range(char_ngrams[0], min(char_ngrams[1], len(padded)) + 1):
+            features.extend(f"c:{padded[i : i + n]}" for i in range(len(padded) - n + 1))
+    return features
+
+
+@lru_cache(maxsize=1 << 15)
+def _word_hashes(word: str, char_ngrams: tuple[int, int] | None) -> np.ndarray:
+    # Words repeat a lot in any corpus (Zipf), so hashing each distinct word's features
+    # once and reusing the array makes the per-token cost a dictionary lookup.
+    hashes = np.array([_feature_hash(f) for f in _word_features(word, char_ngrams)], np.uint64)
+    hashes.flags.writeable = False
+    return hashes
 
 
 class HashingEmbeddings(Embeddings):
@@ -92,17 +108,14 @@ class HashingEmbeddings(Embeddings):
             >>> HashingEmbeddings(8, char_ngrams=(3, 3)).features("Cat")
             ['w:cat', 'c:<ca', 'c:cat', 'c:at>']
         """
-        words = _WORD.findall(text.lower() if self.lowercase else text)
+        words = self._words(text)
         features = [f"w:{word}" for word in words]
-        if self.char_ngrams is not None:
-            low, high = self.char_ngrams
-            for word in words:
-                padded = f"<{word}>"
-                for n in range(low, min(high, len(padded)) + 1):
-                    features.extend(
-                        f"c:{padded[i : i + n]}" for i in range(len(padded) - n + 1)
-                    )
+        for word in words:
+            features.extend(_word_features(word, self.char_ngrams)[1:])
         return features
+
+    def _words(self, text: str) -> list[str]:
+        return _WORD.findall(text.lower() if self.lowercase else text)
 
     # -- the array paths ----------------------------------------------------------------------
 
@@ -125,14 +138,17 @@ class HashingEmbeddings(Embeddings):
         return self.embed_documents_array(texts)
 
     def _embed_block(self, texts: list[str]) -> np.ndarray:
-        counts = np.empty(len(texts), dtype=np.int64)
-        hashes: list[int] = []
+        char_ngrams = self.char_ngrams
+        parts: list[np.ndarray] = []  # one array of feature hashes per word, in text order
+        words_per_text = np.zeros(len(texts), dtype=np.int64)
         for row, text in enumerate(texts):
-            features = self.features(text)
-            counts[row] = len(features)
-            hashes.extend(_feature_hash(feature) for feature in features)
-        hash_array = np.array(hashes, dtype=np.uint64)
-        rows = np.repeat(np.arange(len(texts), dtype=np.int64), counts)
+            words = self._words(text)
+            words_per_text[row] = len(words)
+            parts.extend([_word_hashes(word, char_ngrams) for word in words])
+        hash_array = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+        features_per_word = np.fromiter((part.size for part in parts), np.int64, len(parts))
+        word_rows = np.repeat(np.arange(len(texts), dtype=np.int64), words_per_text)
+        rows = np.repeat(word_rows, features_per_word)
         columns = (hash_array % np.uint64(self.dimension)).astype(np.int64)
         signs = np.where(hash_array >> np.uint64(63), -1.0, 1.0)
         # bincount over flat (row, column) cells sums the signed hits in one vectorised pass
