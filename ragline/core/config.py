@@ -179,15 +179,24 @@ def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
         >>> ensure_config({"tags": ["x"]})["recursion_limit"]
         25
     """
-    defaults: RunnableConfig = {
-        "tags": [],
-        "metadata": {},
-        "callbacks": None,
-        "recursion_limit": DEFAULT_RECURSION_LIMIT,
-        "max_concurrency": None,
-        "configurable": {},
-    }
-    merged = merge_configs(defaults, _current_config.get(), config)
+    current = _current_config.get()
+    if not config and current is not None:
+        # The common case inside a run: the current config is already complete.
+        merged: RunnableConfig = dict(current)  # type: ignore[assignment]
+        # fresh containers, so a caller that edits its config cannot edit the parent's
+        merged["tags"] = list(current.get("tags") or [])
+        merged["metadata"] = dict(current.get("metadata") or {})
+        merged["configurable"] = dict(current.get("configurable") or {})
+    else:
+        defaults: RunnableConfig = {
+            "tags": [],
+            "metadata": {},
+            "callbacks": None,
+            "recursion_limit": DEFAULT_RECURSION_LIMIT,
+            "max_concurrency": None,
+            "configurable": {},
+        }
+        merged = merge_configs(defaults, current, config)
     merged.setdefault("run_name", None)  # type: ignore[typeddict-item]
     merged.setdefault("run_id", None)
     return merged

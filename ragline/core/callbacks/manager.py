@@ -152,10 +152,12 @@ class BaseRunManager:
                 "tags": list(self.tags), "metadata": dict(self.metadata)}
 
     def _emit(self, event: str, *args: Any, **kwargs: Any) -> None:
-        _dispatch(self.handlers, event, *args, **self._ids(), **kwargs)
+        if self.handlers:
+            _dispatch(self.handlers, event, *args, **self._ids(), **kwargs)
 
     async def _aemit(self, event: str, *args: Any, **kwargs: Any) -> None:
-        await _adispatch(self.handlers, event, *args, **self._ids(), **kwargs)
+        if self.handlers:
+            await _adispatch(self.handlers, event, *args, **self._ids(), **kwargs)
 
     def get_child(self) -> CallbackManager:
         """Return a CallbackManager whose runs are children of this run."""

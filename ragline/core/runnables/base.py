@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from ragline.core.runnables.retry import RunnableRetry
     from ragline.core.runnables.sequence import RunnableSequence
 
-__all__ = ["Input", "Output", "Runnable", "add_chunks", "coerce_to_runnable"]
+__all__ = ["Input", "Output", "Runnable", "add_chunks", "coerce_to_runnable", "combine_chunks"]
 
 Input = TypeVar("Input")
 Output = TypeVar("Output")
@@ -81,6 +81,23 @@ def add_chunks(total: Any, chunk: Any) -> Any:
         return total + chunk
     except TypeError:
         return chunk
+
+
+def combine_chunks(chunks: list[Any]) -> Any:
+    """Combine a list of streamed chunks (``None`` for none), joining strings in one go.
+
+    Example:
+        >>> combine_chunks(["a", "b"]), combine_chunks([[1], [2]]), combine_chunks([])
+        ('ab', [1, 2], None)
+    """
+    if not chunks:
+        return None
+    if all(isinstance(chunk, str) for chunk in chunks):
+        return "".join(chunks)
+    total = _NOTHING
+    for chunk in chunks:
+        total = add_chunks(total, chunk)
+    return total
 
 
 def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
@@ -454,7 +471,8 @@ class Runnable(ABC, Generic[Input, Output]):
         run = self._start_run(start_input if start_input is not None else _none_if_nothing(first),
                               config, run_type)
         child = run.child_config(config)
-        seen = [first]
+        listening = bool(run.handlers)  # nobody to report combined chunks to: skip the work
+        seen: list[Any] = [first] if listening and first is not _NOTHING else []
 
         def tap() -> Iterator[Any]:
             if first is _NOTHING:
@@ -468,10 +486,11 @@ class Runnable(ABC, Generic[Input, Output]):
                     return
                 finally:
                     _current_config.reset(token)
-                seen[0] = add_chunks(seen[0], chunk)
+                if listening:
+                    seen.append(chunk)
                 yield chunk
 
-        output = _NOTHING
+        output: list[Any] = []
         token = _current_config.set(child)
         try:
             iterator = iter(transformer(tap()))
@@ -486,15 +505,16 @@ class Runnable(ABC, Generic[Input, Output]):
                     break
                 finally:
                     _current_config.reset(token)
-                output = add_chunks(output, chunk)
+                if listening:
+                    output.append(chunk)
                 yield chunk
         except GeneratorExit:
-            _end_run(run, _none_if_nothing(output), inputs=_none_if_nothing(seen[0]))
+            _end_run(run, combine_chunks(output), inputs=combine_chunks(seen))
             raise
         except BaseException as err:
-            _end_run(run, error=err, inputs=_none_if_nothing(seen[0]))
+            _end_run(run, error=err, inputs=combine_chunks(seen))
             raise
-        _end_run(run, _none_if_nothing(output), inputs=_none_if_nothing(seen[0]))
+        _end_run(run, combine_chunks(output), inputs=combine_chunks(seen))
 
     async def _atransform_stream_with_config(
         self, input: AsyncIterator[Any], transformer: Callable[[AsyncIterator[Any]], AsyncIterator[Any]],
@@ -511,7 +531,8 @@ class Runnable(ABC, Generic[Input, Output]):
         run = await self._astart_run(start_input if start_input is not None else _none_if_nothing(first),
                                      config, run_type)
         child = run.child_config(config)
-        seen = [first]
+        listening = bool(run.handlers)
+        seen: list[Any] = [first] if listening and first is not _NOTHING else []
 
         async def tap() -> AsyncIterator[Any]:
             if first is _NOTHING:
@@ -525,10 +546,11 @@ class Runnable(ABC, Generic[Input, Output]):
                     return
                 finally:
                     _current_config.reset(token)
-                seen[0] = add_chunks(seen[0], chunk)
+                if listening:
+                    seen.append(chunk)
                 yield chunk
 
-        output = _NOTHING
+        output: list[Any] = []
         token = _current_config.set(child)
         try:
             iterator = transformer(tap()).__aiter__()
@@ -543,15 +565,16 @@ class Runnable(ABC, Generic[Input, Output]):
                     break
                 finally:
                     _current_config.reset(token)
-                output = add_chunks(output, chunk)
+                if listening:
+                    output.append(chunk)
                 yield chunk
         except GeneratorExit:
-            await _aend_run(run, _none_if_nothing(output), inputs=_none_if_nothing(seen[0]))
+            await _aend_run(run, combine_chunks(output), inputs=combine_chunks(seen))
             raise
         except BaseException as err:
-            await _aend_run(run, error=err, inputs=_none_if_nothing(seen[0]))
+            await _aend_run(run, error=err, inputs=combine_chunks(seen))
             raise
-        await _aend_run(run, _none_if_nothing(output), inputs=_none_if_nothing(seen[0]))
+        await _aend_run(run, combine_chunks(output), inputs=combine_chunks(seen))
 
 
 def _none_if_nothing(value: Any) -> Any:

@@ -88,7 +88,7 @@ class RunnableBinding(Runnable[Input, Output]):
 
     def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
         """``bound.stream`` with the bound options and config."""
-        yield from self.bound.stream(input, self._merge(config), **{**self.kwargs, **kwargs})
+        return self.bound.stream(input, self._merge(config), **{**self.kwargs, **kwargs})
 
     async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
         """``bound.astream`` with the bound options and config."""
@@ -97,7 +97,7 @@ class RunnableBinding(Runnable[Input, Output]):
 
     def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
         """``bound.transform`` with the bound options and config."""
-        yield from self.bound.transform(input, self._merge(config), **{**self.kwargs, **kwargs})
+        return self.bound.transform(input, self._merge(config), **{**self.kwargs, **kwargs})
 
     async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
                          **kwargs: Any) -> AsyncIterator[Output]:

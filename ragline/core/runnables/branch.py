@@ -89,7 +89,7 @@ class RunnableBranch(Runnable[Input, Output]):
     def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
         """Stream the chosen runnable."""
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(iter([input]), self._stream_chosen, config,
+        return self._transform_stream_with_config(iter([input]), self._stream_chosen, config,
                                                       start_input=input)
 
     async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:

@@ -156,7 +156,7 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
     def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
         """Stream the first runnable that yields a chunk without error."""
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(iter([input]), self._stream_first_working, config,
+        return self._transform_stream_with_config(iter([input]), self._stream_first_working, config,
                                                       start_input=input)
 
     async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:

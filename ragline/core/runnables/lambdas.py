@@ -115,7 +115,7 @@ class RunnableLambda(Runnable[Input, Output]):
         self._reject_kwargs(kwargs)
         if self.func is None:
             raise TypeError(f"{self.get_name()} wraps an async function; use astream")
-        yield from self._transform_stream_with_config(iter([input]), self._stream_output, config,
+        return self._transform_stream_with_config(iter([input]), self._stream_output, config,
                                                       start_input=input)
 
 
@@ -153,14 +153,14 @@ class RunnableGenerator(Runnable[Input, Output]):
         self._reject_kwargs(kwargs)
         if self._transform_fn is None:
             raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
-        yield from self._transform_stream_with_config(input, self._transform_fn, config)
+        return self._transform_stream_with_config(input, self._transform_fn, config)
 
     def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
         """Stream the generator's output for one input."""
         self._reject_kwargs(kwargs)
         if self._transform_fn is None:
             raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
-        yield from self._transform_stream_with_config(iter([input]), self._transform_fn, config,
+        return self._transform_stream_with_config(iter([input]), self._transform_fn, config,
                                                       start_input=input)
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:

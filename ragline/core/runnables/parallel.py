@@ -166,14 +166,14 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
     def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict[str, Any]]:
         """Yield ``{key: chunk}`` from every branch as chunks arrive."""
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(iter([input]), self._stream_branches, config,
+        return self._transform_stream_with_config(iter([input]), self._stream_branches, config,
                                                       start_input=input)
 
     def transform(self, input: Iterator[Input], config: RunnableConfig | None = None,
                   **kwargs: Any) -> Iterator[dict[str, Any]]:
         """Combine the input chunks, then stream every branch."""
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(input, self._stream_branches, config)
+        return self._transform_stream_with_config(input, self._stream_branches, config)
 
     async def astream(self, input: Input, config: RunnableConfig | None = None,
                       **kwargs: Any) -> AsyncIterator[dict[str, Any]]:

@@ -71,12 +71,12 @@ class RunnablePassthrough(Runnable[Input, Input]):
     def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Input]:
         """Yield each input chunk as soon as it arrives."""
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(input, self._pass, config)
+        return self._transform_stream_with_config(input, self._pass, config)
 
     def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Input]:
         """Yield ``input``."""
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(iter([input]), self._pass, config, start_input=input)
+        return self._transform_stream_with_config(iter([input]), self._pass, config, start_input=input)
 
     async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
                          **kwargs: Any) -> AsyncIterator[Input]:
@@ -163,13 +163,13 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
                   **kwargs: Any) -> Iterator[dict[str, Any]]:
         """Yield the input's keys, then the new keys' chunks."""
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(input, self._stream_assign, config)
+        return self._transform_stream_with_config(input, self._stream_assign, config)
 
     def stream(self, input: dict[str, Any], config: RunnableConfig | None = None,
                **kwargs: Any) -> Iterator[dict[str, Any]]:
         """Stream for one input (see :meth:`transform`)."""
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(iter([input]), self._stream_assign, config,
+        return self._transform_stream_with_config(iter([input]), self._stream_assign, config,
                                                       start_input=input)
 
     async def atransform(self, input: AsyncIterator[dict[str, Any]], config: RunnableConfig | None = None,
@@ -258,7 +258,7 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
     def transform(self, input: Iterator[dict[str, Any]], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
         """Pick from each input chunk as it arrives (chunks without the keys are skipped)."""
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(input, self._pick_chunks, config)
+        return self._transform_stream_with_config(input, self._pick_chunks, config)
 
     async def atransform(self, input: AsyncIterator[dict[str, Any]], config: RunnableConfig | None = None,
                          **kwargs: Any) -> AsyncIterator[Any]:

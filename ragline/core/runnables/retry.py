@@ -165,7 +165,7 @@ class RunnableRetry(Runnable[Input, Output]):
 
     def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
         """Stream ``bound``, retrying while nothing has been yielded yet."""
-        yield from self._transform_stream_with_config(
+        return self._transform_stream_with_config(
             iter([input]), lambda chunks: self._stream_attempts(next(chunks), kwargs), config,
             start_input=input)
 

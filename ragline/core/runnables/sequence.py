@@ -110,13 +110,13 @@ class RunnableSequence(Runnable[Input, Output]):
     def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
         """Stream the last step's chunks as they are produced."""
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(iter([input]), self._transform_steps, config,
+        return self._transform_stream_with_config(iter([input]), self._transform_steps, config,
                                                       start_input=input)
 
     def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
         """Stream from a stream of input chunks through every step."""
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(input, self._transform_steps, config)
+        return self._transform_stream_with_config(input, self._transform_steps, config)
 
     async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
         """Async ``stream``."""
