@@ -20,7 +20,7 @@ from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
 
 from ._merge import Chunk, Merger, memoized
 
-__all__ = ["Chunk", "KeepSeparator", "LengthFunction", "Merger", "TextSplitter", "check_text"]
+__all__ = ["KeepSeparator", "LengthFunction", "TextSplitter", "check_text"]
 
 KeepSeparator = bool | Literal["start", "end"]
 

@@ -8,8 +8,9 @@ from typing import Any
 
 from ragline.core import InvalidInputError
 
-from ._base import Chunk, KeepSeparator, Merger, TextSplitter, check_text
+from ._base import KeepSeparator, TextSplitter, check_text
 from ._languages import Language, separators_for_language
+from ._merge import Chunk, Merger
 
 __all__ = [
     "CharacterTextSplitter",
@@ -29,7 +30,7 @@ _REGEX_METACHARACTERS = frozenset("\\.^$*+?{}[]|()")
 class _Separator:
     """One separator, literal or regular expression, that cuts a text into pieces."""
 
-    __slots__ = ("literal", "pattern", "source")
+    __slots__ = ("pattern", "source")
 
     def __init__(self, source: str, *, is_regex: bool) -> None:
         if not isinstance(source, str):
@@ -37,7 +38,6 @@ class _Separator:
         self.source = source
         # A regex without metacharacters is plain text: str.split is faster.
         plain = not is_regex or not any(char in _REGEX_METACHARACTERS for char in source)
-        self.literal: str | None = source if plain else None
         self.pattern: re.Pattern[str] | None = None
         if not plain:
             try:

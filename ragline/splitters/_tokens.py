@@ -16,7 +16,8 @@ from typing import Any, Literal
 from ragline.core import ConfigurationError, InvalidInputError
 from ragline.core._optional import require
 
-from ._base import Chunk, KeepSeparator, LengthFunction, TextSplitter, check_text
+from ._base import KeepSeparator, LengthFunction, TextSplitter, check_text
+from ._merge import Chunk
 from ._token_count import ordinary_counter
 
 __all__ = [
