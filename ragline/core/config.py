@@ -114,6 +114,37 @@ def _check_keys(config: Any) -> None:
             f"unknown RunnableConfig key(s) {', '.join(map(repr, unknown))}; "
             f"valid keys are {', '.join(sorted(_KNOWN_KEYS))}"
         )
+    _check_values(config)
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _check_values(config: dict[str, Any]) -> None:
+    # Wrong types fail here, naming the key, rather than deep inside a run.
+    from ragline.core.callbacks.manager import CallbackManager
+
+    problems = []
+    tags = config.get("tags")
+    if tags is not None and (not isinstance(tags, (list, tuple)) or not all(isinstance(t, str) for t in tags)):
+        problems.append(f"tags must be a list of str, got {tags!r:.60}")
+    for key in ("metadata", "configurable"):
+        if config.get(key) is not None and not isinstance(config[key], dict):
+            problems.append(f"{key} must be a dict, got {type(config[key]).__name__}")
+    callbacks = config.get("callbacks")
+    if callbacks is not None and not isinstance(callbacks, (list, tuple, CallbackManager)):
+        problems.append(
+            f"callbacks must be a list of handlers or a CallbackManager, got {type(callbacks).__name__}"
+        )
+    if config.get("max_concurrency") is not None and not _positive_int(config["max_concurrency"]):
+        problems.append(f"max_concurrency must be an int >= 1 or None, got {config['max_concurrency']!r}")
+    if "recursion_limit" in config and not _positive_int(config["recursion_limit"]):
+        problems.append(f"recursion_limit must be an int >= 1, got {config['recursion_limit']!r}")
+    if config.get("run_name") is not None and not isinstance(config["run_name"], str):
+        problems.append(f"run_name must be a str, got {type(config['run_name']).__name__}")
+    if problems:
+        raise ConfigurationError("; ".join(problems))
 
 
 def _merge_callbacks(base: Any, extra: Any) -> Any:

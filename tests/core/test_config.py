@@ -170,3 +170,20 @@ async def test_current_config_is_isolated_between_concurrent_tasks():
     lam = RunnableLambda(record)
     await asyncio.gather(lam.ainvoke("a", {"tags": ["A"]}), lam.ainvoke("b", {"tags": ["B"]}))
     assert seen == {"a": ["A"], "b": ["B"]}
+
+
+@pytest.mark.parametrize("config, message", [
+    ({"callbacks": RunCollectorCallbackHandler()},
+     "callbacks must be a list of handlers or a CallbackManager, got RunCollectorCallbackHandler"),
+    ({"tags": "one"}, "tags must be a list of str, got 'one'"),
+    ({"metadata": ["a"]}, "metadata must be a dict, got list"),
+    ({"max_concurrency": 0}, "max_concurrency must be an int >= 1 or None, got 0"),
+    ({"recursion_limit": "5"}, "recursion_limit must be an int >= 1, got '5'"),
+    ({"run_name": 3}, "run_name must be a str, got int"),
+])
+def test_config_values_of_the_wrong_type_are_named(config, message):
+    calls = []
+    with pytest.raises(ConfigurationError) as info:
+        RunnableLambda(calls.append).invoke(1, config)
+    assert str(info.value) == message
+    assert calls == []
