@@ -96,6 +96,9 @@ def validate_embeddings(
         (2, 2)
     """
     if expected_rows == 0 and (vectors is None or len(vectors) == 0):
+        # an empty (0, d) array keeps its d; an empty list has none to keep
+        if isinstance(vectors, np.ndarray) and vectors.ndim == 2:
+            return np.ascontiguousarray(vectors, dtype=np.float32)
         return np.zeros((0, expected_dimension or 0), dtype=np.float32)
     try:
         matrix = np.asarray(vectors, dtype=np.float32)

@@ -112,6 +112,7 @@ def test_validate_embeddings_expected_dimension_and_contiguity() -> None:
     with pytest.raises(DimensionError, match="dimension 3; expected 4"):
         validate_embeddings(fortran, expected_rows=2, expected_dimension=4, source="X")
     assert validate_embeddings([], expected_rows=0, expected_dimension=5).shape == (0, 5)
+    assert validate_embeddings(np.zeros((0, 7)), expected_rows=0).shape == (0, 7)
 
 
 def test_check_texts() -> None:
