@@ -209,7 +209,7 @@ def test_local_file_store_is_shared_between_processes(tmp_path: Path) -> None:
         "assert s.mget(['from-parent']) == [b'p']\n"
         "s.mset([('from-child', b'c')])\n"
     )
-    subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True, timeout=300)
     assert store.mget(["from-child"]) == [b"c"]
 
 

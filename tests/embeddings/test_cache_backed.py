@@ -173,7 +173,7 @@ def test_two_processes_share_a_local_file_store_cache(tmp_path: Path) -> None:
         "    HashingEmbeddings(dimension=16), LocalFileStore(sys.argv[1]), namespace='h16/')\n"
         f"cached.embed_documents({texts!r})\n"
     )
-    subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True, timeout=300)
     underlying = CountingEmbeddings(dimension=16)
     cached = CacheBackedEmbeddings.from_bytes_store(
         underlying, LocalFileStore(tmp_path), namespace="h16/"
