@@ -16,7 +16,7 @@ from typing import Any, Literal
 from ragline.core import ConfigurationError, InvalidInputError
 from ragline.core._optional import require
 
-from ._base import KeepSeparator, LengthFunction, TextSplitter, check_text
+from ._base import LengthFunction, TextSplitter, check_text
 from ._merge import Chunk
 from ._token_count import ordinary_counter
 
@@ -185,17 +185,9 @@ class TokenTextSplitter(TextSplitter):
         chunk_size: int = 4000,
         chunk_overlap: int = 200,
         add_start_index: bool = False,
-        length_function: Callable[[str], int] | None = None,
-        keep_separator: KeepSeparator = False,
-        strip_whitespace: bool = True,
     ) -> None:
         super().__init__(
-            chunk_size=chunk_size,
-            chunk_overlap=chunk_overlap,
-            length_function=length_function or len,
-            keep_separator=keep_separator,
-            add_start_index=add_start_index,
-            strip_whitespace=strip_whitespace,
+            chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=add_start_index
         )
         self._encoding = load_tiktoken_encoding(encoding_name, model_name)
         self._allowed_special = frozenset() if allowed_special is None else allowed_special
@@ -295,7 +287,6 @@ class SentenceTransformersTokenTextSplitter(TextSplitter):
         model_name: str | None = None,
         tokens_per_chunk: int | None = None,
         add_start_index: bool = False,
-        strip_whitespace: bool = True,
     ) -> None:
         self.model_name = _resolve_model_path(model_name)
         self._tokenizer: Any = None
@@ -320,10 +311,7 @@ class SentenceTransformersTokenTextSplitter(TextSplitter):
                 f"{self.model_name!r} ({self.maximum_tokens_per_chunk})"
             )
         super().__init__(
-            chunk_size=tokens_per_chunk,
-            chunk_overlap=chunk_overlap,
-            add_start_index=add_start_index,
-            strip_whitespace=strip_whitespace,
+            chunk_size=tokens_per_chunk, chunk_overlap=chunk_overlap, add_start_index=add_start_index
         )
         self.tokens_per_chunk = tokens_per_chunk
 
