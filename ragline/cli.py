@@ -232,7 +232,7 @@ def _indent(text: str, width: int) -> str:
 
 
 def command_ask(args: argparse.Namespace) -> int:
-    from ragline.chains import create_retrieval_chain, load_qa_chain
+    from ragline.chains import create_documents_chain, create_retrieval_chain
 
     store = open_store(args.store)
     retriever = store.as_retriever(search_type=args.search_type, search_kwargs=_search_kwargs(args))
@@ -249,7 +249,7 @@ def command_ask(args: argparse.Namespace) -> int:
     from ragline.chat_models import ChatOpenAI
 
     model = ChatOpenAI(model=args.model, temperature=0)
-    chain = create_retrieval_chain(retriever, load_qa_chain(model, chain_type=args.chain))
+    chain = create_retrieval_chain(retriever, create_documents_chain(model, args.chain, question_key="input"))
     sources: list[Document] = []
     for chunk in chain.stream({"input": args.question}):
         if "context" in chunk:

@@ -9,8 +9,8 @@ bash scripts/setup-env.sh all
 store=${1:-.cache/demo-store}
 lib=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
 
-echo "==> indexing $lib/{json,http,logging,concurrent,asyncio} into $store"
-.venv/bin/ragline index "$lib/json" "$lib/http" "$lib/logging" "$lib/concurrent" "$lib/asyncio" \
+echo "==> indexing $lib/{json,http,logging,concurrent} into $store"
+.venv/bin/ragline index "$lib/json" "$lib/http" "$lib/logging" "$lib/concurrent" \
     --glob "**/*.py" --store "$store"
 
 queries=(
@@ -26,4 +26,4 @@ for query in "${queries[@]}"; do
 done
 echo
 echo "==> ragline query with MMR (diverse results)"
-.venv/bin/ragline query "cancel a running task" --store "$store" -k 3 --search-type mmr --width 4
+.venv/bin/ragline query "shut down a pool of worker threads" --store "$store" -k 3 --search-type mmr --width 4

@@ -1,0 +1,157 @@
+"""The ``ragline`` command: index, query and ask, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ragline.cli import main
+from tests._openai_server import CHAT_PATH, OpenAITestServer, Reply, chat_completion, chat_completion_chunks
+
+FILES = {
+    "animals/cats.md": "# Cats\n\nCats purr when they are content and sleep most of the day.",
+    "animals/dogs.txt": "Dogs bark at strangers and love long walks in the park.",
+    "space/mars.txt": "Mars is a cold desert planet with the largest volcano in the solar system.",
+    "space/notes.html": "<html><head><title>Moon</title><script>var x=1;</script></head>"
+    "<body><p>The Moon causes the tides of the oceans.</p></body></html>",
+}
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    for name, text in FILES.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def store(corpus: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / "store"
+    assert main(["index", str(corpus), "--store", str(folder), "--embedding", "hashing", "-q"]) == 0
+    return folder
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ragline.cli", *args],
+        capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}, check=False,
+    )
+
+
+def test_index_writes_a_store_with_its_manifest(store: Path) -> None:
+    manifest = json.loads((store / "ragline.json").read_text())
+    assert manifest == {
+        "embedding": "hashing",
+        "embedding_options": {},
+        "chunk_size": 1000,
+        "chunk_overlap": 150,
+        "documents": 4,
+        "chunks": 4,
+    }
+    assert (store / "faiss").is_dir()
+
+
+def test_query_prints_ranked_chunks_with_sources(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["query", "Which planet has the largest volcano?", "--store", str(store), "-k", "2", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["rank"] for row in rows] == [1, 2]
+    assert Path(rows[0]["source"]).name == "mars.txt"
+    assert rows[0]["content"] == FILES["space/mars.txt"]
+    assert 0 <= rows[1]["score"] <= rows[0]["score"] <= 1
+    # HTML went through BeautifulSoup: visible text only, title in metadata
+    main(["query", "tides of the oceans", "--store", str(store), "-k", "1", "--json"])
+    (moon,) = json.loads(capsys.readouterr().out)
+    assert moon["content"].strip() == "Moon\nThe Moon causes the tides of the oceans." or "var x" not in moon["content"]
+    assert moon["metadata"]["title"] == "Moon"
+
+
+def test_query_text_output_filter_and_mmr(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = str(next(store.parent.glob("corpus/animals/dogs.txt")))
+    filter_json = json.dumps({"source": source})
+    assert main(["query", "planets", "--store", str(store), "-k", "3", "--filter", filter_json]) == 0
+    out = capsys.readouterr().out
+    assert out.count("[1]") == 1 and "[2]" not in out and "dogs.txt" in out
+    assert main(["query", "animals", "--store", str(store), "-k", "2", "--search-type", "mmr"]) == 0
+    out = capsys.readouterr().out
+    assert "[1]" in out and "[2]" in out and "score" not in out
+
+
+def test_score_threshold_drops_weak_matches(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["query", "Mars volcano desert planet", "--store", str(store), "-k", "4", "--json",
+            "--search-type", "similarity_score_threshold", "--score-threshold", "0.99"]
+    assert main(args) == 0
+    assert json.loads(capsys.readouterr().out) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["query", "x", "--store", "{missing}"], "not a ragline store"),
+        (["query", "x", "--store", "{store}", "--filter", "{bad"], "--filter is not valid JSON"),
+        (["query", "x", "--store", "{store}", "--filter", '{"a": {"$near": 1}}'], "unknown filter operator '$near'"),
+        (["query", "x", "--store", "{store}", "-k", "0"], "k must be"),
+        (["query", "x", "--store", "{store}", "--score-threshold", "0.5"], "goes with --search-type"),
+        (["index", "{missing}", "--store", "{store}"], "no such file or directory"),
+        (["index", "{corpus}", "--store", "{store}", "--chunk-size", "10", "--chunk-overlap", "10"], "--chunk-overlap"),
+    ],
+)
+def test_errors_are_one_line_with_exit_status_2(
+    args: list[str], message: str, store: Path, corpus: Path, tmp_path: Path
+) -> None:
+    values = {"store": str(store), "corpus": str(corpus), "missing": str(tmp_path / "missing")}
+    result = run_cli(*[arg.format(**values) if arg.startswith("{") and arg.endswith("}") and arg[1:-1] in values else arg for arg in args])
+    assert result.returncode == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ragline: error: ")
+    assert message in lines[0]
+
+
+def test_a_failed_index_leaves_the_previous_store_intact(store: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["index", str(corpus / "nothing-here"), "--store", str(store), "-q"]) == 2
+    assert main(["query", "cats purr", "--store", str(store), "-k", "1", "--json"]) == 0
+    assert Path(json.loads(capsys.readouterr().out)[0]["source"]).name == "cats.md"
+
+
+def test_ask_without_a_model_shows_the_passages(store: Path) -> None:
+    env = {"OPENAI_BASE_URL": "", "OPENAI_API_KEY": ""}
+    result = run_cli("ask", "Why do cats purr?", "--store", str(store), "-k", "1", env=env)
+    assert result.returncode == 0
+    assert result.stderr.strip().splitlines() == [
+        "no chat model configured (set OPENAI_BASE_URL and/or OPENAI_API_KEY); showing the retrieved passages instead"
+    ]
+    assert "cats.md" in result.stdout and "Cats purr" in result.stdout
+
+
+@pytest.fixture
+def server() -> Iterator[OpenAITestServer]:
+    with OpenAITestServer() as running:
+        yield running
+
+
+@pytest.mark.parametrize("chain", ["stuff", "refine"])
+def test_ask_streams_the_answer_and_lists_sources(store: Path, server: OpenAITestServer, chain: str) -> None:
+    streamed = Reply(events=chat_completion_chunks(["They ", "are ", "content."]))
+    # refine answers from the first passage (a plain call), then streams its refinement
+    replies = [streamed] if chain == "stuff" else [Reply(body=chat_completion("A draft.")), streamed]
+    server.enqueue(CHAT_PATH, *replies)
+    env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test"}
+    result = run_cli("ask", "Why do cats purr?", "--store", str(store), "-k", "2", "--chain", chain,
+                     "--model", "tiny", env=env)
+    assert result.returncode == 0, result.stderr
+    answer, sources = result.stdout.split("\nsources:\n")
+    assert answer.strip() == "They are content."
+    assert "cats.md" in sources.splitlines()[0]
+    requests = server.requests_to(CHAT_PATH)
+    assert len(requests) == len(replies)
+    assert requests[-1].body["model"] == "tiny" and requests[-1].body["stream"] is True
+    assert "Why do cats purr?" in json.dumps(requests[-1].body["messages"])
