@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from ragline.cli import main
-from tests._openai_server import CHAT_PATH, OpenAITestServer, Reply, chat_completion, chat_completion_chunks
+from tests._openai_server import (
+    CHAT_PATH,
+    OpenAITestServer,
+    Reply,
+    chat_completion,
+    chat_completion_chunks,
+)
 
 FILES = {
     "animals/cats.md": "# Cats\n\nCats purr when they are content and sleep most of the day.",
