@@ -4,8 +4,8 @@ Store logic is written as generators that yield lists of commands and receive th
 replies (``ResponseError`` objects in place of failed replies), so the same code runs on
 a sync client (:func:`run`) and on ``redis.asyncio`` (:func:`arun`). A list of several
 commands goes out as one pipeline (one round trip, no MULTI). For bulk writes an
-operation yields :class:`Packed` instead: commands already encoded by
-:func:`pack_command`, sent on one connection with a few in flight, so the server works
+operation yields :class:`Packed` instead: commands already encoded in the Redis protocol,
+sent on one connection with a few in flight, so the server works
 on one batch while the next one is being encoded.
 """
 
@@ -21,7 +21,9 @@ from ragline.core.exceptions import ConfigurationError, StoreConnectionError
 
 __all__ = [
     "Operation",
+    "Packed",
     "arun",
+    "bulk",
     "describe_client",
     "make_async_client",
     "make_client",
@@ -35,9 +37,13 @@ Command = tuple[Any, ...]
 
 @dataclass
 class Packed:
-    """Encoded commands (produced lazily) to pipeline with at most ``window`` unanswered."""
+    """Encoded requests, produced lazily, each with the number of replies it gets back.
 
-    commands: Iterable[bytes]
+    They are sent on one connection with at most ``window`` requests unanswered, so the
+    server works on one while the next is encoded. The driver returns every reply.
+    """
+
+    requests: Iterable[tuple[bytes, int]]
     window: int = 2
 
 
@@ -48,23 +54,6 @@ Operation = Generator[list[Command] | Packed, list[Any], T]
 def bulk(data: bytes) -> bytes:
     """One RESP bulk string."""
     return b"$%d\r\n%b\r\n" % (len(data), data)
-
-
-def pack_command(args: Iterable[str | bytes | int]) -> bytes:
-    """Encode one command in the Redis protocol (RESP): an array of bulk strings.
-
-    Example:
-        >>> pack_command(["SET", "k", b"v"])
-        b'*3\\r\\n$3\\r\\nSET\\r\\n$1\\r\\nk\\r\\n$1\\r\\nv\\r\\n'
-    """
-    parts = [b""]
-    count = 0
-    for arg in args:
-        data = arg if isinstance(arg, bytes) else str(arg).encode()
-        parts += (b"$%d\r\n" % len(data), data, b"\r\n")
-        count += 1
-    parts[0] = b"*%d\r\n" % count
-    return b"".join(parts)
 
 
 def redis_module() -> Any:
@@ -100,7 +89,7 @@ def describe_client(client: Any) -> str:
     return f"redis://{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}/{kwargs.get('db', 0)}"
 
 
-def make_client(url: str, *, connect_timeout: float, timeout: float | None) -> Any:
+def make_client(url: str, *, connect_timeout: float | None, timeout: float | None) -> Any:
     """A sync client for ``url`` speaking RESP2 with bytes replies (vectors are binary)."""
     redis = redis_module()
     try:
@@ -115,7 +104,7 @@ def make_client(url: str, *, connect_timeout: float, timeout: float | None) -> A
         raise ConfigurationError(f"invalid Redis URL {safe_url(url)!r}: {err}") from err
 
 
-def make_async_client(url: str, *, connect_timeout: float, timeout: float | None) -> Any:
+def make_async_client(url: str, *, connect_timeout: float | None, timeout: float | None) -> Any:
     """A ``redis.asyncio`` client, configured as :func:`make_client`."""
     asyncio_redis = require("redis.asyncio", "redis", package="redis")
     return asyncio_redis.Redis.from_url(
@@ -215,16 +204,17 @@ def _send_packed(client: Any, packed: Packed, response_error: type[Exception]) -
     pool = client.connection_pool
     connection = pool.get_connection()
     replies: list[Any] = []
-    in_flight = 0
+    in_flight: list[int] = []
     try:
-        for command in packed.commands:
-            connection.send_packed_command([command])
-            in_flight += 1
-            if in_flight > packed.window:
+        for request, expected in packed.requests:
+            connection.send_packed_command([request])
+            in_flight.append(expected)
+            if len(in_flight) > packed.window:
+                for _ in range(in_flight.pop(0)):
+                    replies.append(_read(connection, response_error))
+        for expected in in_flight:
+            for _ in range(expected):
                 replies.append(_read(connection, response_error))
-                in_flight -= 1
-        for _ in range(in_flight):
-            replies.append(_read(connection, response_error))
     except BaseException:
         connection.disconnect()  # unread replies would answer the next command
         raise
@@ -244,16 +234,17 @@ async def _asend_packed(client: Any, packed: Packed, response_error: type[Except
     pool = client.connection_pool
     connection = await pool.get_connection()
     replies: list[Any] = []
-    in_flight = 0
+    in_flight: list[int] = []
     try:
-        for command in packed.commands:
-            await connection.send_packed_command([command])
-            in_flight += 1
-            if in_flight > packed.window:
+        for request, expected in packed.requests:
+            await connection.send_packed_command([request])
+            in_flight.append(expected)
+            if len(in_flight) > packed.window:
+                for _ in range(in_flight.pop(0)):
+                    replies.append(await _aread(connection, response_error))
+        for expected in in_flight:
+            for _ in range(expected):
                 replies.append(await _aread(connection, response_error))
-                in_flight -= 1
-        for _ in range(in_flight):
-            replies.append(await _aread(connection, response_error))
     except BaseException:
         await connection.disconnect()
         raise

@@ -194,6 +194,8 @@ def parse_index_schema(index_schema: Mapping[str, Any] | None) -> dict[str, str]
                     raise ConfigurationError(
                         f"index_schema kind {kind!r} is not one of {', '.join(FIELD_KINDS)}"
                     )
+                if not isinstance(name, str):
+                    raise ConfigurationError(f"index_schema {kind} entry {entry!r} has no name")
                 fields[name] = kind
         return fields
     return dict(index_schema)

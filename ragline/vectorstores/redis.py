@@ -59,21 +59,11 @@ _SCORE = "__vector_score"
 
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
-# Writes one batch atomically, in one round trip with one reply. For each key: DEL (so a
-# re-added id leaves no stale field), HSET its fields, and PEXPIRE when ARGV[1] (ttl in
-# ms) is not 0. ARGV[2:] holds, per key, the number of field/value items then the items.
-_WRITE_SCRIPT = """
-local ttl = tonumber(ARGV[1])
-local position = 2
-for index, key in ipairs(KEYS) do
-  local count = tonumber(ARGV[position])
-  redis.call('DEL', key)
-  redis.call('HSET', key, unpack(ARGV, position + 1, position + count))
-  if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
-  position = position + count + 1
-end
-return #KEYS
-"""
+# Bulk writes switch replies off for each batch (CLIENT REPLY OFF ... ON), so the client
+# parses one reply per batch instead of two per document; EXISTS on the batch's keys then
+# proves every document landed (a refused write, e.g. out of memory, leaves its key absent).
+_REPLY_OFF = b"*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$3\r\nOFF\r\n"
+_REPLY_ON = b"*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$2\r\nON\r\n"
 
 
 class Redis(VectorStore):
@@ -167,6 +157,7 @@ class Redis(VectorStore):
         self._async_client = async_client
         self._where = conn.safe_url(redis_url) if client is None else conn.describe_client(client)
         self._index_ready = False  # the index is known to exist with this schema
+        self._quiet_writes: bool | None = None  # may bulk writes use CLIENT REPLY OFF?
 
     # ------------------------------------------------------------------ construction
 
@@ -425,10 +416,20 @@ class Redis(VectorStore):
             if isinstance(reply, Exception) and "duplicate" not in str(reply).lower():
                 raise _response_error(reply, "FT.ALTER")
             schema.fields[name] = kind
-        replies = yield conn.Packed(self._packed_batches(rows, vectors))
+        if self._quiet_writes is None:  # a proxy or an ACL may refuse CLIENT REPLY
+            [reply] = yield [("CLIENT", "REPLY", "ON")]
+            self._quiet_writes = not isinstance(reply, Exception)
+        quiet = self._quiet_writes
+        replies = yield conn.Packed(self._packed_batches(rows, vectors, quiet))
         for reply in replies:
             if isinstance(reply, Exception):
-                raise _response_error(reply, "the document write script")
+                raise _response_error(reply, "a document write")
+        stored = sum(int(count) for count in replies[1::2]) if quiet else len(rows)
+        if stored != len(rows):  # replies were off: EXISTS counted what landed
+            raise RaglineError(
+                f"Redis at {self._where} stored {stored} of {len(rows)} documents; the "
+                "others were refused (out of memory? see maxmemory); add them again"
+            )
 
     def _new_fields(self, documents: list[Document]) -> dict[str, str]:
         """Metadata fields to index that the schema lacks, inferred from their values.
@@ -491,21 +492,29 @@ class Redis(VectorStore):
         return rows
 
     def _packed_batches(
-        self, rows: list[tuple[bytes, int, bytes]], vectors: np.ndarray
-    ) -> Iterator[bytes]:
-        """One EVAL of :data:`_WRITE_SCRIPT` per batch, packed just before it is sent."""
-        script = conn.bulk(_WRITE_SCRIPT.encode())
-        ttl = conn.bulk(str(self._ttl_ms or 0).encode())
+        self, rows: list[tuple[bytes, int, bytes]], vectors: np.ndarray, quiet: bool
+    ) -> Iterator[tuple[bytes, int]]:
+        """Per batch, for each document DEL (a re-added id keeps no stale field), HSET and
+        PEXPIRE when the store has a ttl; packed just before sending.
+
+        ``quiet`` wraps each batch in CLIENT REPLY OFF / ON and ends it with EXISTS over its
+        keys: 2 replies per batch. Otherwise every command answers.
+        """
+        hset = conn.bulk(b"HSET")
+        expire = b"" if self._ttl_ms is None else conn.bulk(b"%d" % self._ttl_ms)
+        per_document = 3 if expire else 2
         for start in range(0, len(rows), self._batch_size):
             batch = rows[start : start + self._batch_size]
-            items = 3 + len(batch) + 1 + sum(1 + count for _, count, _ in batch)
-            parts = [b"*%d\r\n" % items, conn.bulk(b"EVAL"), script]
-            parts.append(conn.bulk(b"%d" % len(batch)))
-            parts += (key for key, _, _ in batch)
-            parts.append(ttl)
-            for (_, count, fields), vector in zip(batch, vectors[start:], strict=False):
-                parts += (conn.bulk(b"%d" % count), fields, conn.bulk(vector.tobytes()))
-            yield b"".join(parts)
+            parts = [_REPLY_OFF] if quiet else []
+            for (key, count, fields), vector in zip(batch, vectors[start:], strict=False):
+                parts += (b"*2\r\n$3\r\nDEL\r\n", key, b"*%d\r\n" % (count + 2), hset, key,
+                          fields, conn.bulk(vector.tobytes()))  # fmt: skip
+                if expire:
+                    parts += (b"*3\r\n$7\r\nPEXPIRE\r\n", key, expire)
+            if quiet:
+                parts += (_REPLY_ON, b"*%d\r\n$6\r\nEXISTS\r\n" % (len(batch) + 1))
+                parts += (key for key, _, _ in batch)
+            yield b"".join(parts), 2 if quiet else per_document * len(batch)
 
     def _delete_op(self, ids: list[str]) -> conn.Operation[None]:
         keys = [self._schema.key(doc_id) for doc_id in ids]

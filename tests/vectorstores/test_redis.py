@@ -28,6 +28,7 @@ from ragline.core import (
     Document,
     FilterError,
     InvalidInputError,
+    RaglineError,
     StoreConnectionError,
 )
 from ragline.embeddings import CacheBackedEmbeddings, HashingEmbeddings
@@ -571,3 +572,29 @@ def test_embedding_cache_is_shared_between_processes(redis_url: str, raw: Any) -
     assert json.loads(result.stdout) == [expected[1], expected[0]]
     for key in raw.scan_iter(match=f"{namespace}/*"):
         raw.delete(key)
+
+
+def test_refused_writes_are_reported_on_both_write_paths(
+    redis_server_factory: Callable[[], Any],
+) -> None:
+    """Bulk writes switch replies off and count what landed; a user who may not run CLIENT
+    gets the plain pipelined path instead. Both report writes the server refuses (here:
+    out of memory) instead of losing them silently, and work normally otherwise."""
+    server = redis_server_factory().start("--maxmemory", "4mb", "--maxmemory-policy", "noeviction")
+    admin = redis.Redis.from_url(server.url, protocol=2)
+    admin.execute_command("ACL", "SETUSER", "limited", "on", ">pw", "~*", "&*", "+@all", "-client")
+    limited_url = server.url.replace("redis://", "redis://limited:pw@")
+    count = 3_000
+    rng = np.random.default_rng(5)
+    pairs = [(f"t{i}", row.tolist()) for i, row in enumerate(rng.normal(size=(count, 64)))]
+    ids = [f"doc-{i}" for i in range(count)]
+    for url, fragment in ((server.url, f"of {count} documents"), (limited_url, "maxmemory")):
+        store = Redis(HashingEmbeddings(dimension=64), redis_url=url, index_name="small")
+        assert store.add_embeddings(pairs[:10], ids=ids[:10]) == ids[:10]
+        assert store.count() == 10
+        with pytest.raises(RaglineError, match=fragment):
+            store.add_embeddings(pairs, ids=ids)
+        assert store._quiet_writes is (url == server.url)
+        store.drop_index(delete_documents=True)
+        store.close()
+    admin.close()
