@@ -201,7 +201,7 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):
         """Chunks of ``text`` with the offset of each one's first character.
 
         This default serves subclasses that only implement ``split_text``: it looks
-        for each chunk from the previous chunk's start, so offsets stay in order and
+        for each chunk after the previous chunk's start, so offsets increase and
         always point at an occurrence of the chunk (-1 if the chunk is not in the text).
         """
         chunks: list[Chunk] = []
@@ -209,7 +209,7 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):
         for chunk in self.split_text(text):
             start = text.find(chunk, search_from)
             if start >= 0:
-                search_from = start
+                search_from = start + 1
             chunks.append((chunk, start))
         return chunks
 

@@ -286,3 +286,17 @@ def test_create_documents_input_errors() -> None:
 def test_options_are_keyword_only() -> None:
     with pytest.raises(TypeError):
         CharacterTextSplitter("\n")  # type: ignore[misc]
+
+
+def test_a_user_subclass_only_writes_split_text() -> None:
+    class PipeSplitter(TextSplitter):
+        def split_text(self, text: str) -> list[str]:
+            return [part for part in text.split("|") if part]
+
+    splitter = PipeSplitter(chunk_size=10, chunk_overlap=0, add_start_index=True)
+    # Starts are searched after the previous chunk's start: repeats stay in order.
+    assert chunks_and_starts(splitter, "ab|ab|cd") == [("ab", 0), ("ab", 3), ("cd", 6)]
+    assert splitter.invoke([Document("x|y")]) == [
+        Document("x", {"start_index": 0}),
+        Document("y", {"start_index": 2}),
+    ]
