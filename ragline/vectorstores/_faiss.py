@@ -53,6 +53,7 @@ from ragline.core import ConfigurationError, Document, InvalidInputError
 from ragline.vectorstores import _faiss_files
 from ragline.vectorstores._faiss_filters import FilterIndex
 from ragline.vectorstores._faiss_index import IndexOptions, LabeledIndex, faiss_module
+from ragline.vectorstores._validation import copy_metadata
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode
 from ragline.vectorstores.utils import METRICS
@@ -248,7 +249,7 @@ class FAISS(VectorStore):
 
     def _document(self, label: int) -> Document:
         doc_id, text, metadata = self._records[label]
-        return Document(text, dict(metadata), id=doc_id)
+        return Document(text, copy_metadata(metadata), id=doc_id)
 
     def _search(
         self,
@@ -311,7 +312,8 @@ class FAISS(VectorStore):
                     continue
                 doc_id, text, metadata = records[label]
                 vector = None if vectors is None else next(vectors)
-                hits.append(SearchHit(Document(text, dict(metadata), id=doc_id), score, vector))
+                document = Document(text, copy_metadata(metadata), id=doc_id)
+                hits.append(SearchHit(document, score, vector))
             results.append(hits)
         return results
 
@@ -358,7 +360,7 @@ class FAISS(VectorStore):
                     f"cannot merge: {len(clashes)} id(s) are in both stores, e.g. "
                     f"{', '.join(map(repr, clashes[:5]))}; delete them from one store first"
                 )
-            contents = [(text, dict(metadata)) for _, text, metadata in records]
+            contents = [(text, copy_metadata(metadata)) for _, text, metadata in records]
             self._add([doc_id for doc_id, _, _ in records], vectors, contents)
 
     # ------------------------------------------------------------------ persistence

@@ -109,8 +109,9 @@ class Batch:
     ids: list[str]
 
     def documents(self) -> list[Document]:
+        # check_batch already made private copies of the metadata: no second copy
         return [
-            Document(text, copy_metadata(metadata), id=doc_id)
+            Document(text, metadata, id=doc_id)
             for text, metadata, doc_id in zip(self.texts, self.metadatas, self.ids, strict=True)
         ]
 
@@ -126,11 +127,12 @@ def check_batch(
             f"texts must be a list of strings, got a single string; wrap it: [{texts!r:.40}]"
         )
     texts = list(texts)
-    for position, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise InvalidInputError(
-                f"texts[{position}] must be a str, got {type(text).__name__}: {text!r:.60}"
-            )
+    if not set(map(type, texts)) <= {str}:  # one C-level pass; the loop below names the culprit
+        for position, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise InvalidInputError(
+                    f"texts[{position}] must be a str, got {type(text).__name__}: {text!r:.60}"
+                )
     if metadatas is None:
         checked_metadatas: list[dict[str, Any]] = [{} for _ in texts]
     else:
@@ -140,13 +142,14 @@ def check_batch(
                 f"got {len(texts)} texts but {len(metadatas)} metadatas; give one metadata "
                 "dict per text (or none at all)"
             )
-        checked_metadatas = []
-        for position, metadata in enumerate(metadatas):
-            if metadata is not None and not isinstance(metadata, Mapping):
-                raise InvalidInputError(
-                    f"metadatas[{position}] must be a dict, got {type(metadata).__name__}"
-                )
-            checked_metadatas.append(dict(metadata or {}))
+        if not set(map(type, metadatas)) <= {dict, type(None)}:
+            for position, metadata in enumerate(metadatas):
+                if metadata is not None and not isinstance(metadata, Mapping):
+                    raise InvalidInputError(
+                        f"metadatas[{position}] must be a dict, got {type(metadata).__name__}"
+                    )
+        # the ONE copy the store keeps (Batch.documents() does not copy again)
+        checked_metadatas = [copy_metadata(metadata) if metadata else {} for metadata in metadatas]
     if ids is None:
         checked_ids = [str(uuid.uuid4()) for _ in texts]
     else:
@@ -163,9 +166,10 @@ def check_id_list(ids: Sequence[str]) -> list[str]:
     if isinstance(ids, (str, bytes)) or ids is None:
         raise InvalidInputError(f"ids must be a list of strings, got {ids!r:.60}")
     checked = list(ids)
-    for position, doc_id in enumerate(checked):
-        if not isinstance(doc_id, str) or not doc_id:
-            raise InvalidInputError(f"ids[{position}] must be a non-empty str, got {doc_id!r}")
+    if not set(map(type, checked)) <= {str} or "" in checked:
+        for position, doc_id in enumerate(checked):
+            if not isinstance(doc_id, str) or not doc_id:
+                raise InvalidInputError(f"ids[{position}] must be a non-empty str, got {doc_id!r}")
     return checked
 
 

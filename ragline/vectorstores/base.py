@@ -35,6 +35,7 @@ import numpy as np
 
 from ragline.core import Document, InvalidInputError
 from ragline.vectorstores._validation import (
+    Batch,
     SearchPlan,
     check_batch,
     check_id_list,
@@ -209,11 +210,22 @@ class VectorStore(ABC):
             >>> store.add_texts(["a kitten"], metadatas=[{"topic": "pets"}], ids=["kitten"])
             ['kitten']
         """
-        batch = check_batch(texts, metadatas, ids)
+        return self._add_batch(check_batch(texts, metadatas, ids))
+
+    def _add_batch(self, batch: Batch) -> list[str]:
+        """Embed and store a batch that ``check_batch`` already checked (checks run once)."""
         if not batch.texts:
             return []
         vectors = self._check_embeddings(self._embed_documents(batch.texts), len(batch.texts))
         self._upsert(batch.ids, vectors, batch.documents())
+        return batch.ids
+
+    def _add_vectors(self, batch: Batch, vectors: Any) -> list[str]:
+        """Store a checked batch with vectors computed elsewhere."""
+        if not batch.texts:
+            return []
+        matrix = self._check_embeddings(vectors, len(batch.texts))
+        self._upsert(batch.ids, matrix, batch.documents())
         return batch.ids
 
     async def aadd_texts(
@@ -223,7 +235,9 @@ class VectorStore(ABC):
         ids: Sequence[str] | None = None,
     ) -> list[str]:
         """Async :meth:`add_texts`."""
-        batch = check_batch(texts, metadatas, ids)
+        return await self._aadd_batch(check_batch(texts, metadatas, ids))
+
+    async def _aadd_batch(self, batch: Batch) -> list[str]:
         if not batch.texts:
             return []
         vectors = await self._aembed_documents(batch.texts)
@@ -286,11 +300,7 @@ class VectorStore(ABC):
         """
         pairs = list(text_embeddings)
         batch = check_batch([text for text, _ in pairs], metadatas, ids)
-        if not batch.texts:
-            return []
-        vectors = self._check_embeddings([vector for _, vector in pairs], len(pairs))
-        self._upsert(batch.ids, vectors, batch.documents())
-        return batch.ids
+        return self._add_vectors(batch, [vector for _, vector in pairs])
 
     @classmethod
     def from_texts(
@@ -321,7 +331,7 @@ class VectorStore(ABC):
         """
         batch = check_batch(texts, metadatas, ids)  # check before building anything
         store = cls(embedding, **store_options)  # type: ignore[call-arg]
-        store.add_texts(batch.texts, batch.metadatas, batch.ids)
+        store._add_batch(batch)
         return store
 
     @classmethod
@@ -337,7 +347,7 @@ class VectorStore(ABC):
         """Async :meth:`from_texts`."""
         batch = check_batch(texts, metadatas, ids)
         store = cls(embedding, **store_options)  # type: ignore[call-arg]
-        await store.aadd_texts(batch.texts, batch.metadatas, batch.ids)
+        await store._aadd_batch(batch)
         return store
 
     @classmethod
@@ -387,9 +397,9 @@ class VectorStore(ABC):
             2
         """
         pairs = list(text_embeddings)
-        check_batch([text for text, _ in pairs], metadatas, ids)
+        batch = check_batch([text for text, _ in pairs], metadatas, ids)
         store = cls(embedding, **store_options)  # type: ignore[call-arg]
-        store.add_embeddings(pairs, metadatas, ids=ids)
+        store._add_vectors(batch, [vector for _, vector in pairs])
         return store
 
     # ------------------------------------------------------------------ delete / get

@@ -105,8 +105,12 @@ def as_vector_matrix(vectors: Any, *, dimension: int | None, what: str = "vector
         )
     if matrix.shape[0] and matrix.shape[1] == 0:
         raise DimensionError(f"{what}s must have at least one dimension")
-    finite = np.isfinite(matrix).all(axis=1)
-    if not finite.all():
+    # NaN and inf survive a sum, so one reduction (no n x d temporary) clears the usual
+    # case; only a non-finite sum (NaN, inf, or a float32 overflow) pays for the row check.
+    if not np.isfinite(matrix.sum()):
+        finite = np.isfinite(matrix).all(axis=1)
+        if finite.all():
+            return np.ascontiguousarray(matrix)
         row = int(np.argmin(finite))
         raise DimensionError(
             f"{what} number {row} contains NaN or infinite values; every value must be finite"
