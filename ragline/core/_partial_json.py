@@ -8,38 +8,114 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["parse_json_markdown", "parse_partial_json"]
+__all__ = ["PartialJsonScanner", "parse_json_markdown", "parse_partial_json"]
 
-_CLOSERS = {"{": "}", "[": "]"}
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
+# A string (group 1 is its closing quote, None while the string is still open) or one of
+# the structural characters. The regex engine skips string contents, so a scan costs a
+# Python step per token, not per character.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*(")?|[\[\]{},:]')
+# Characters a number or a literal (true, false, null) can be cut off in, plus blanks.
+_LITERAL_CHARS = frozenset("0123456789.+-eEtrufalsn \t\r\n")
 
 
-def _close(text: str) -> str:
-    """Append whatever closes the open strings, objects and arrays of ``text``."""
-    stack: list[str] = []
-    in_string = False
-    escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in _CLOSERS:
-            stack.append(_CLOSERS[char])
-        elif char in "}]" and stack and stack[-1] == char:
-            stack.pop()
-    if in_string:
-        if escaped:  # a lone backslash cannot end a string: drop it
-            text = text[:-1]
-        text += '"'
-    return text + "".join(reversed(stack))
+def _closers(stack: Any) -> str:
+    out = []
+    while stack is not None:
+        out.append(stack[0])
+        stack = stack[1]
+    return "".join(out)
+
+
+class PartialJsonScanner:
+    """Scans a JSON text that keeps growing (a stream) and parses what it holds so far.
+
+    Each ``parse(text)`` scans only what was added since the last call when ``text``
+    extends the previous text (the streaming case), so a whole stream costs a scan of
+    its length rather than one per chunk. Strings are skipped by the regex engine; the
+    Python loop steps once per bracket, comma or colon.
+
+    Example:
+        >>> scanner = PartialJsonScanner()
+        >>> scanner.parse('{"a": [1, '), scanner.parse('{"a": [1, 2]}')
+        ({'a': [1]}, {'a': [1, 2]})
+    """
+
+    def __init__(self) -> None:
+        self._reset("")
+
+    def _reset(self, text: str) -> None:
+        self.text = text
+        self._resume = 0  # scanning restarts here: the start of an open string, or the end
+        self._stack: Any = None  # open brackets as a linked list of closers, innermost first
+        self._cuts: list[tuple[int, Any]] = []  # (cut position, stack there)
+        self._open_string_end: int | None = None
+
+    def _scan(self, text: str) -> None:
+        if not text.startswith(self.text):
+            self._reset("")
+        self.text = text
+        self._open_string_end = None
+        stack, cuts = self._stack, self._cuts
+        for match in _TOKEN.finditer(text, self._resume):
+            token = match[0]
+            first = token[0]
+            if first == '"':
+                if match[1] is None:  # still open: it runs to the end of the text
+                    self._open_string_end = match.end()
+                    self._resume = match.start()
+                    break
+            elif first == "{" or first == "[":
+                stack = ("}" if first == "{" else "]", stack)
+                cuts.append((match.end(), stack))
+            elif first == "}" or first == "]":
+                if stack is not None and stack[0] == first:
+                    stack = stack[1]
+                cuts.append((match.end(), stack))
+            else:  # , or :  -- cut before it, dropping the member that follows
+                cuts.append((match.start(), stack))
+        else:
+            self._resume = len(text)
+        self._stack = stack
+
+    def _candidates(self) -> Iterator[str]:
+        """Closed-up prefixes of the text, most complete first.
+
+        The whole text with its open string, arrays and objects closed; then without a
+        half-written number or literal at its end; then the text cut at each structural
+        point (before a ``,`` or ``:``, after a bracket), latest first.
+        """
+        text, closers = self.text, _closers(self._stack)
+        if self._open_string_end is not None:  # (a lone trailing backslash is dropped)
+            yield text[: self._open_string_end] + '"' + closers
+        else:
+            yield text + closers
+            start = len(text)
+            while start > 1 and text[start - 1] in _LITERAL_CHARS:
+                start -= 1
+            for cut in range(len(text) - 1, start - 1, -1):
+                yield text[:cut] + closers
+        for cut, stack in reversed(self._cuts):
+            yield text[:cut] + _closers(stack)
+
+    def parse(self, text: str) -> Any:
+        """Parse ``text`` (usually the previous text plus a new chunk); see
+        ``parse_partial_json``."""
+        stripped = text.strip()
+        if stripped[:1] in ("{", "[", '"'):
+            self._scan(stripped)
+            for candidate in self._candidates():  # the first is the text itself when complete
+                try:
+                    return json.loads(candidate)
+                except json.JSONDecodeError:
+                    continue
+        try:
+            return json.loads(text)  # a number or literal alone, or the error to report
+        except json.JSONDecodeError as err:
+            raise ValueError(f"not JSON: {err}") from None
 
 
 def parse_partial_json(text: str) -> Any:
@@ -61,29 +137,19 @@ def parse_partial_json(text: str) -> Any:
         >>> parse_partial_json('{"answer": "Par')
         {'answer': 'Par'}
     """
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        first_error = err
-    stripped = text.strip()
-    if not stripped or stripped[0] not in '{["':
-        raise ValueError(f"not JSON: {first_error}") from None
-    # Drop characters from the end until the closed-up prefix parses. Only the last,
-    # unfinished token is ever dropped, so this stops after a few steps.
-    for end in range(len(stripped), 0, -1):
-        try:
-            return json.loads(_close(stripped[:end]))
-        except json.JSONDecodeError:
-            continue
-    raise ValueError(f"not JSON: {first_error}") from None
+    return PartialJsonScanner().parse(text)
 
 
-def parse_json_markdown(text: str, *, partial: bool = False) -> Any:
+def parse_json_markdown(
+    text: str, *, partial: bool = False, scanner: PartialJsonScanner | None = None
+) -> Any:
     """Parse JSON that may be wrapped in a Markdown code fence (```json ... ```).
 
     Args:
         text: the model's output.
         partial: accept truncated JSON (see ``parse_partial_json``).
+        scanner: with ``partial``, the scanner of this stream (it resumes where the
+            previous call stopped).
 
     Returns:
         The parsed value.
@@ -98,5 +164,5 @@ def parse_json_markdown(text: str, *, partial: bool = False) -> Any:
     match = _FENCE.search(text)
     body = (match.group(1) if match else text).strip()
     if partial:
-        return parse_partial_json(body)
+        return (scanner or PartialJsonScanner()).parse(body)
     return json.loads(body)

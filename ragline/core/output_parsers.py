@@ -18,7 +18,7 @@ from abc import abstractmethod
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Generic, TypeVar
 
-from ragline.core._partial_json import parse_json_markdown
+from ragline.core._partial_json import PartialJsonScanner, parse_json_markdown
 from ragline.core.config import ensure_config, get_current_config, use_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.messages import BaseMessage
@@ -152,41 +152,48 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
             excerpt = text if len(text) <= _EXCERPT else text[: _EXCERPT - 3] + "..."
             raise InvalidInputError(f"model output is not valid JSON ({err}): {excerpt!r}") from err
 
-    def _parse_partial(self, text: str) -> Any:
-        try:
-            return parse_json_markdown(text, partial=True)
-        except ValueError:
-            return _NOT_YET
-
     def _parse_chunks(self, chunks: Iterator[Any]) -> Iterator[Any]:
-        text = ""
-        last: Any = _NOT_YET
+        progress = _JsonProgress()
         for chunk in chunks:
-            text += _text_of(chunk)
-            parsed = self._parse_partial(text)
-            if parsed is not _NOT_YET and parsed != last:
-                last = parsed
-                yield parsed
-        if text and last is _NOT_YET:
-            self.parse(text)  # nothing ever parsed: raise the full error
+            if progress.add(_text_of(chunk)):
+                yield progress.last
+        if progress.text and progress.last is _NOT_YET:
+            self.parse(progress.text)  # nothing ever parsed: raise the full error
 
     async def _aparse_chunks(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        text = ""
-        last: Any = _NOT_YET
+        progress = _JsonProgress()
         async for chunk in chunks:
-            text += _text_of(chunk)
-            parsed = self._parse_partial(text)
-            if parsed is not _NOT_YET and parsed != last:
-                last = parsed
-                yield parsed
-        if text and last is _NOT_YET:
-            self.parse(text)
+            if progress.add(_text_of(chunk)):
+                yield progress.last
+        if progress.text and progress.last is _NOT_YET:
+            self.parse(progress.text)
 
     def _combine(self, total: Any, piece: Any) -> Any:
         return piece  # each object replaces the previous one: it is not a delta
 
     def get_format_instructions(self) -> str:
         return "Return a JSON object and nothing else."
+
+
+class _JsonProgress:
+    """The text of one JSON stream so far and the last object parsed from it."""
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.last: Any = _NOT_YET
+        self._scanner = PartialJsonScanner()  # resumes where the previous chunk ended
+
+    def add(self, piece: str) -> bool:
+        """Add a chunk; True when it makes the parsed object change."""
+        self.text += piece
+        try:
+            parsed = parse_json_markdown(self.text, partial=True, scanner=self._scanner)
+        except ValueError:
+            return False  # not JSON yet (e.g. only the opening fence has arrived)
+        if parsed == self.last:
+            return False
+        self.last = parsed
+        return True
 
 
 class CommaSeparatedListOutputParser(BaseOutputParser[list[str]]):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragline.core import (
     AIMessage,
@@ -17,6 +20,7 @@ from ragline.core import (
     RunnableLambda,
     StrOutputParser,
 )
+from ragline.core._partial_json import parse_partial_json
 
 JSON_REPLY = '```json\n{"answer": "Paris", "sources": [1, 2]}\n```'
 
@@ -128,3 +132,60 @@ def test_comma_separated_list():
     parser = CommaSeparatedListOutputParser()
     assert parser.invoke("red, green ,blue,") == ["red", "green", "blue"]
     assert "comma-separated" in parser.get_format_instructions()
+
+
+# --------------------------------------------------------------------------- partial JSON
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": ', {}),
+        ('{"a": tr', {}),  # a half-written literal is dropped
+        ('{"a": 1, ', {"a": 1}),  # so is a dangling comma
+        ("[1, 2", [1, 2]),
+        ('{"a": "x\\', {"a": "x"}),  # a lone trailing backslash cannot end a string
+        ('{"q": "say \\"hi', {"q": 'say "hi'}),
+        ('"abc', "abc"),
+        ('{"ab', {}),  # a half-written key is dropped
+        ('{"a": 1.', {"a": 1}),
+        ('{"a": {"b": 1}, "c": tr', {"a": {"b": 1}}),
+        ('{"a": "x", "b', {"a": "x"}),
+        ('{"a": [', {"a": []}),
+        ('[{"a": 1}, {"b', [{"a": 1}, {}]),
+        ('{"a": 1} trailing words', {"a": 1}),
+    ],
+)
+def test_partial_json_cases(text, expected):
+    assert parse_partial_json(text) == expected
+
+
+def test_partial_json_rejects_what_is_not_json():
+    with pytest.raises(ValueError, match="not JSON"):
+        parse_partial_json("Sorry, I cannot")
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.dictionaries(st.text(max_size=5), json_values, max_size=4)
+    | st.lists(json_values, max_size=4)
+)
+def test_every_prefix_of_a_json_document_parses(document):
+    text = json.dumps(document)
+    for end in range(1, len(text)):
+        parsed = parse_partial_json(text[:end])
+        assert isinstance(parsed, type(document))
+    assert parse_partial_json(text) == document
