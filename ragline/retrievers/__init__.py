@@ -1,6 +1,31 @@
-"""ragline.retrievers (public names are listed here and load lazily)."""
+"""ragline.retrievers: retrievers that are more than one vector store.
+
+BM25 keyword search, hybrid fusion of several retrievers (weighted Reciprocal Rank
+Fusion), multi-query expansion by a model, contextual compression (embeddings filter,
+LLM extraction, pipelines) and parent-document retrieval, with the document stores the
+last one keeps its parents in. Public names load lazily.
+"""
 
 from ragline.core._lazy import attach
 
-__all__: list[str] = []
-__getattr__, __dir__ = attach(__name__, {})
+_EXPORTS = {
+    "BM25Index": "._bm25",
+    "BM25Retriever": "._bm25",
+    "default_preprocessing_func": "._bm25",
+    "EnsembleRetriever": "._ensemble",
+    "weighted_reciprocal_rank": "._ensemble",
+    "MultiQueryRetriever": "._multi_query",
+    "LineListOutputParser": "._multi_query",
+    "BaseDocumentCompressor": "._compression",
+    "ContextualCompressionRetriever": "._compression",
+    "DocumentCompressorPipeline": "._compression",
+    "EmbeddingsFilter": "._compressors",
+    "LLMChainExtractor": "._compressors",
+    "NoOutputParser": "._compressors",
+    "ParentDocumentRetriever": "._parent_document",
+    "InMemoryDocumentStore": "._docstore",
+    "create_kv_docstore": "._docstore",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = attach(__name__, _EXPORTS)

@@ -1,0 +1,294 @@
+"""BM25Retriever: Okapi BM25 keyword search over a fixed corpus, written with numpy.
+
+The score of document ``d`` for a query of tokens ``q1 ... qn`` (repeated query tokens
+count once per occurrence) is::
+
+    score(d) = sum_i idf(qi) * tf(qi, d) * (k1 + 1) / (tf(qi, d) + k1 * (1 - b + b * |d| / avgdl))
+
+    idf(t)   = ln(1 + (N - n(t) + 0.5) / (n(t) + 0.5))
+
+with ``tf`` the count of the token in the document, ``|d|`` the document's token count,
+``avgdl`` the mean token count, ``N`` the number of documents and ``n(t)`` how many of
+them contain ``t``. This idf (Lucene's) is always positive, so a term found in more than
+half the corpus still counts a little, where the classic ``ln((N - n + 0.5) / (n + 0.5))``
+would go negative (rank_bm25, which LangChain uses, patches that with an ``epsilon``).
+
+The index is a term -> postings table (document numbers and precomputed term weights)
+in flat numpy arrays; a batch of queries is scored with one ``bincount`` per block.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ragline.core import BaseRetriever, Document, InvalidInputError
+from ragline.retrievers._checks import (
+    check_documents,
+    check_keys,
+    check_number,
+    check_positive_int,
+    copy_document,
+)
+
+__all__ = ["BM25Index", "BM25Retriever", "default_preprocessing_func"]
+
+_WORD = re.compile(r"\w+")
+# Scores of a block of queries live in one dense (queries x documents) array: cap its size.
+_BLOCK_CELLS = 1 << 22
+
+
+def default_preprocessing_func(text: str) -> list[str]:
+    """Split text into lowercase word tokens (runs of Unicode letters, digits and ``_``).
+
+    Example:
+        >>> default_preprocessing_func("Cats, DOGS and e-mail!")
+        ['cats', 'dogs', 'and', 'e', 'mail']
+    """
+    return _WORD.findall(text.lower())
+
+
+class BM25Index:
+    """Okapi BM25 scores over tokenized documents (see the module docstring for the formula).
+
+    Args:
+        corpus: one list of tokens per document.
+        k1: term-frequency saturation (>= 0).
+        b: length normalisation, from 0 (none) to 1 (full).
+
+    Example:
+        >>> index = BM25Index([["a", "b"], ["b", "b", "c"]])
+        >>> [round(float(s), 4) for s in index.get_scores(["c"])]
+        [0.0, 0.6359]
+    """
+
+    def __init__(self, corpus: Sequence[Sequence[str]], *, k1: float = 1.5, b: float = 0.75) -> None:
+        self.k1 = check_number("BM25", "k1", k1, low=0)
+        self.b = check_number("BM25", "b", b, low=0, high=1)
+        self.corpus_size = len(corpus)
+        self.vocabulary: dict[str, int] = {}
+        term_ids: list[int] = []
+        lengths = np.zeros(self.corpus_size, dtype=np.int64)
+        for number, tokens in enumerate(corpus):
+            lengths[number] = len(tokens)
+            for token in tokens:
+                term_ids.append(self.vocabulary.setdefault(token, len(self.vocabulary)))
+        self.doc_len = lengths
+        self.avgdl = float(lengths.mean()) if self.corpus_size else 0.0
+        terms = np.asarray(term_ids, dtype=np.int64)
+        docs = np.repeat(np.arange(self.corpus_size, dtype=np.int64), lengths)
+        # one (term, document) pair per distinct occurrence, sorted by term then document
+        pairs, tf = np.unique(terms * max(self.corpus_size, 1) + docs, return_counts=True)
+        pair_terms = pairs // max(self.corpus_size, 1)
+        self.postings_docs = pairs % max(self.corpus_size, 1)
+        self.doc_freq = np.bincount(pair_terms, minlength=len(self.vocabulary))
+        self.offsets = np.concatenate([[0], np.cumsum(self.doc_freq)])
+        n = self.doc_freq.astype(np.float64)
+        self.idf = np.log1p((self.corpus_size - n + 0.5) / (n + 0.5))
+        ratio = lengths[self.postings_docs] / self.avgdl if self.avgdl else np.zeros(len(tf))
+        tf = tf.astype(np.float64)
+        self.postings_weights = (
+            self.idf[pair_terms] * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * ratio))
+        )
+
+    def get_scores(self, query: Sequence[str]) -> np.ndarray:
+        """Return the BM25 score of every document for one tokenized query, shape (N,)."""
+        return self.score_queries([query])[0]
+
+    def score_queries(self, queries: Sequence[Sequence[str]]) -> np.ndarray:
+        """Return the scores of every document for many tokenized queries, shape (Q, N)."""
+        scores = np.zeros((len(queries), self.corpus_size))
+        block = max(1, _BLOCK_CELLS // max(self.corpus_size, 1))
+        for start in range(0, len(queries), block):
+            scores[start:start + block] = self._score_block(queries[start:start + block])
+        return scores
+
+    def _score_block(self, queries: Sequence[Sequence[str]]) -> np.ndarray:
+        rows, terms = [], []
+        for row, tokens in enumerate(queries):
+            for token in tokens:
+                term = self.vocabulary.get(token)
+                if term is not None:  # unknown tokens match nothing
+                    rows.append(row)
+                    terms.append(term)
+        size = len(queries) * self.corpus_size
+        if not terms:
+            return np.zeros((len(queries), self.corpus_size))
+        term_array = np.asarray(terms, dtype=np.int64)
+        counts = self.doc_freq[term_array]
+        # positions of every posting of every (query, term) pair, without a Python loop
+        before = np.cumsum(counts) - counts
+        positions = np.repeat(self.offsets[term_array] - before, counts) + np.arange(counts.sum())
+        cells = np.repeat(np.asarray(rows, dtype=np.int64), counts) * self.corpus_size
+        cells += self.postings_docs[positions]
+        flat = np.bincount(cells, weights=self.postings_weights[positions], minlength=size)
+        return flat.reshape(len(queries), self.corpus_size)
+
+
+def top_k(scores: np.ndarray, k: int) -> list[int]:
+    """Indices of the ``k`` best positive scores, best first, ties by lower index."""
+    candidates = np.flatnonzero(scores > 0)
+    if len(candidates) > k:
+        candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+    order = np.lexsort((candidates, -scores[candidates]))
+    return candidates[order].tolist()
+
+
+class BM25Retriever(BaseRetriever):
+    """Keyword retriever ranking a fixed set of documents by Okapi BM25.
+
+    Build it with :meth:`from_texts` or :meth:`from_documents`. Only documents sharing
+    at least one token with the query are returned (LangChain's returns ``k`` documents
+    even when none matches), best first, ties in corpus order.
+
+    Args:
+        vectorizer: the :class:`BM25Index` over ``docs``.
+        docs: the documents, in index order.
+        k: how many documents to return (>= 1); can be changed later (``retriever.k = 2``).
+        preprocess_func: the tokenizer used for the documents and the queries.
+
+    Raises:
+        InvalidInputError: ``k`` < 1, ``docs`` and the index differ in size, or the
+            tokenizer is not callable.
+
+    Example:
+        >>> retriever = BM25Retriever.from_texts(["cats purr", "dogs bark", "cats and dogs"], k=2)
+        >>> [d.page_content for d in retriever.invoke("Cats")]
+        ['cats purr', 'cats and dogs']
+        >>> [[d.page_content for d in docs] for docs in retriever.batch(["bark", "fish"])]
+        [['dogs bark'], []]
+    """
+
+    def __init__(self, vectorizer: BM25Index, docs: Sequence[Document], *, k: int = 4,
+                 preprocess_func: Callable[[str], list[str]] = default_preprocessing_func) -> None:
+        if not callable(preprocess_func):
+            raise InvalidInputError(
+                f"BM25Retriever preprocess_func must be callable, got {type(preprocess_func).__name__}"
+            )
+        docs = check_documents("BM25Retriever", docs)
+        if len(docs) != vectorizer.corpus_size:
+            raise InvalidInputError(
+                f"BM25Retriever got {len(docs)} docs for an index of {vectorizer.corpus_size}"
+            )
+        self.vectorizer = vectorizer
+        self.docs = docs
+        self.k = k
+        self.preprocess_func = preprocess_func
+
+    @property
+    def k(self) -> int:
+        """How many documents a query returns at most."""
+        return self._k
+
+    @k.setter
+    def k(self, value: int) -> None:
+        self._k = check_positive_int("BM25Retriever", "k", value)
+
+    def __repr__(self) -> str:
+        return f"BM25Retriever(docs={len(self.docs)}, k={self.k}, k1={self.vectorizer.k1}, b={self.vectorizer.b})"
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], metadatas: Sequence[Mapping[str, Any] | None] | None = None,
+                   ids: Sequence[str | None] | None = None, *, k: int = 4, k1: float = 1.5,
+                   b: float = 0.75, bm25_params: Mapping[str, Any] | None = None,
+                   preprocess_func: Callable[[str], list[str]] = default_preprocessing_func) -> BM25Retriever:
+        """Index texts and return the retriever.
+
+        Args:
+            texts: the texts to search.
+            metadatas: one metadata dict per text (None: empty).
+            ids: one id per text (None: no ids).
+            k: documents per query (>= 1).
+            k1: term-frequency saturation (>= 0).
+            b: length normalisation in [0, 1].
+            bm25_params: LangChain's spelling of the same options: ``{"k1": ..., "b": ...}``
+                (other keys, such as rank_bm25's ``epsilon``, are rejected).
+            preprocess_func: tokenizer for texts and queries (default: lowercase words).
+
+        Raises:
+            InvalidInputError: lengths differ, a text is not a str, a bad k / k1 / b, or
+                the tokenizer returns something other than a list of str.
+            ConfigurationError: an unknown ``bm25_params`` key (named).
+
+        Example:
+            >>> r = BM25Retriever.from_texts(["a b", "c"], ids=["x", "y"], k=1)
+            >>> r.invoke("c")
+            [Document(page_content='c', id='y')]
+        """
+        texts = list(texts)
+        for position, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise InvalidInputError(
+                    f"BM25Retriever texts[{position}] must be a str, got {type(text).__name__}"
+                )
+        for name, values in (("metadatas", metadatas), ("ids", ids)):
+            if values is not None and len(values) != len(texts):
+                raise InvalidInputError(
+                    f"BM25Retriever got {len(values)} {name} for {len(texts)} texts"
+                )
+        docs = [
+            Document(text, dict(metadatas[i] or {}) if metadatas else {}, ids[i] if ids else None)
+            for i, text in enumerate(texts)
+        ]
+        return cls.from_documents(docs, k=k, k1=k1, b=b, bm25_params=bm25_params,
+                                  preprocess_func=preprocess_func)
+
+    @classmethod
+    def from_documents(cls, documents: Iterable[Document], *, k: int = 4, k1: float = 1.5,
+                       b: float = 0.75, bm25_params: Mapping[str, Any] | None = None,
+                       preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
+                       ) -> BM25Retriever:
+        """Index documents (their ``page_content``) and return the retriever.
+
+        Args and Raises as :meth:`from_texts`.
+
+        Example:
+            >>> r = BM25Retriever.from_documents([Document("red fox", {"n": 1})], k=1)
+            >>> r.invoke("fox")[0].metadata
+            {'n': 1}
+        """
+        docs = check_documents("BM25Retriever", documents)
+        params = check_keys("BM25Retriever", "bm25_params", bm25_params, ("k1", "b"))
+        check_positive_int("BM25Retriever", "k", k)
+        if not callable(preprocess_func):
+            raise InvalidInputError(
+                f"BM25Retriever preprocess_func must be callable, got {type(preprocess_func).__name__}"
+            )
+        index_options = {"k1": params.get("k1", k1), "b": params.get("b", b)}
+        check_number("BM25Retriever", "k1", index_options["k1"], low=0)
+        check_number("BM25Retriever", "b", index_options["b"], low=0, high=1)
+        corpus = [_tokens(preprocess_func, doc.page_content, f"documents[{i}]") for i, doc in enumerate(docs)]
+        return cls(BM25Index(corpus, **index_options), [copy_document(d) for d in docs], k=k,
+                   preprocess_func=preprocess_func)
+
+    # ---- search -----------------------------------------------------------------------
+    def _get_relevant_documents(self, query: str) -> list[Document]:
+        return self._batch_get_relevant_documents([query])[0]
+
+    def _batch_get_relevant_documents(self, queries: list[str]) -> list[list[Document]]:
+        tokenized = [_tokens(self.preprocess_func, query, "the query") for query in queries]
+        if not self.docs:
+            return [[] for _ in queries]
+        scores = self.vectorizer.score_queries(tokenized)
+        k = self.k
+        return [[copy_document(self.docs[i]) for i in top_k(row, k)] for row in scores]
+
+
+def _tokens(tokenizer: Callable[[str], Any], text: str, what: str) -> list[str]:
+    tokens = tokenizer(text)
+    if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)):
+        raise InvalidInputError(
+            f"BM25Retriever preprocess_func must return a list of str for {what}, "
+            f"got {type(tokens).__name__}"
+        )
+    for token in tokens:
+        if not isinstance(token, str):
+            raise InvalidInputError(
+                f"BM25Retriever preprocess_func returned a {type(token).__name__} token for "
+                f"{what}: {token!r:.40}"
+            )
+    return list(tokens)
+

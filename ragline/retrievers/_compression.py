@@ -1,0 +1,181 @@
+"""Contextual compression: retrieve, then keep only what matters for the query.
+
+A compressor takes the retrieved documents and the query and returns fewer or shorter
+documents. :class:`ContextualCompressionRetriever` chains a base retriever and a
+compressor; :class:`DocumentCompressorPipeline` chains several compressors and document
+transformers (a text splitter, for instance: anything with ``transform_documents``).
+The compressors themselves live in ``_compressors.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from ragline.core import BaseRetriever, Document, InvalidInputError, Runnable
+from ragline.retrievers._checks import check_documents
+
+__all__ = ["BaseDocumentCompressor", "ContextualCompressionRetriever", "DocumentCompressorPipeline"]
+
+
+class BaseDocumentCompressor(ABC):
+    """Shrink retrieved documents given the query; implement ``compress_documents``.
+
+    Example:
+        >>> class FirstWord(BaseDocumentCompressor):
+        ...     def compress_documents(self, documents, query):
+        ...         return [Document(d.page_content.split()[0]) for d in documents]
+        >>> FirstWord().compress_documents([Document("hello world")], "greeting")
+        [Document(page_content='hello')]
+    """
+
+    @abstractmethod
+    def compress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
+        """Return the documents (fewer, shorter or reordered) that matter for ``query``.
+
+        Args:
+            documents: the retrieved documents.
+            query: the query they were retrieved for.
+        """
+
+    async def acompress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
+        """Async ``compress_documents``; by default the sync one in a worker thread."""
+        call = functools.partial(contextvars.copy_context().run, self.compress_documents, documents, query)
+        return await asyncio.get_running_loop().run_in_executor(None, call)
+
+
+def _check_output(owner: str, output: Any) -> list[Document]:
+    if not isinstance(output, list):
+        raise InvalidInputError(f"{owner} must return a list of Document, got {type(output).__name__}")
+    return check_documents(owner, output)
+
+
+class ContextualCompressionRetriever(BaseRetriever):
+    """Retrieve with ``base_retriever``, then compress the results with ``base_compressor``.
+
+    Args:
+        base_compressor: a :class:`BaseDocumentCompressor` (``EmbeddingsFilter``,
+            ``LLMChainExtractor``, ``DocumentCompressorPipeline`` ...).
+        base_retriever: any retriever (a Runnable from a query to documents).
+
+    Raises:
+        InvalidInputError: a compressor without ``compress_documents``, or a retriever
+            that is not a Runnable.
+
+    Example:
+        >>> from ragline.embeddings import HashingEmbeddings
+        >>> from ragline.retrievers import BM25Retriever, EmbeddingsFilter
+        >>> base = BM25Retriever.from_texts(["cats purr loudly", "cats and stock prices"], k=2)
+        >>> keep = EmbeddingsFilter(HashingEmbeddings(dimension=256), k=1)
+        >>> ContextualCompressionRetriever(base_compressor=keep, base_retriever=base).invoke("cats purr")
+        [Document(page_content='cats purr loudly')]
+    """
+
+    def __init__(self, base_compressor: BaseDocumentCompressor,
+                 base_retriever: Runnable[str, list[Document]]) -> None:
+        if not callable(getattr(base_compressor, "compress_documents", None)):
+            raise InvalidInputError(
+                "ContextualCompressionRetriever base_compressor needs a compress_documents "
+                f"method, got {type(base_compressor).__name__}"
+            )
+        if not isinstance(base_retriever, Runnable):
+            raise InvalidInputError(
+                "ContextualCompressionRetriever base_retriever must be a retriever (a Runnable), "
+                f"got {type(base_retriever).__name__}"
+            )
+        self.base_compressor = base_compressor
+        self.base_retriever = base_retriever
+
+    def __repr__(self) -> str:
+        return (f"ContextualCompressionRetriever(base_compressor={self.base_compressor!r}, "
+                f"base_retriever={self.base_retriever.get_name()})")
+
+    def _get_relevant_documents(self, query: str) -> list[Document]:
+        documents = self.base_retriever.invoke(query)
+        if not documents:
+            return []
+        return _check_output("base_compressor", self.base_compressor.compress_documents(documents, query))
+
+    async def _aget_relevant_documents(self, query: str) -> list[Document]:
+        documents = await self.base_retriever.ainvoke(query)
+        if not documents:
+            return []
+        compress = getattr(self.base_compressor, "acompress_documents", None)
+        if compress is not None:
+            output = await compress(documents, query)
+        else:  # a duck-typed compressor with only the sync method
+            call = functools.partial(contextvars.copy_context().run,
+                                     self.base_compressor.compress_documents, documents, query)
+            output = await asyncio.get_running_loop().run_in_executor(None, call)
+        return _check_output("base_compressor", output)
+
+
+class DocumentCompressorPipeline(BaseDocumentCompressor):
+    """Apply compressors and document transformers one after the other.
+
+    Each step is used through the first of these it has: ``compress_documents(documents,
+    query)`` (a compressor), ``transform_documents(documents)`` (a text splitter or
+    other transformer), or ``invoke(documents)`` (a Runnable over a list of documents).
+
+    Args:
+        transformers: the steps, in order.
+
+    Raises:
+        InvalidInputError: an empty list, or a step with none of the three methods
+            (the message names its position and type).
+
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> short = RunnableLambda(lambda docs: [d for d in docs if len(d.page_content) < 6])
+        >>> class Upper:
+        ...     def transform_documents(self, documents):
+        ...         return [Document(d.page_content.upper()) for d in documents]
+        >>> DocumentCompressorPipeline(transformers=[short, Upper()]).compress_documents(
+        ...     [Document("tiny"), Document("much longer")], "q")
+        [Document(page_content='TINY')]
+    """
+
+    def __init__(self, transformers: Sequence[Any]) -> None:
+        if isinstance(transformers, (str, bytes)) or not isinstance(transformers, Sequence) or not transformers:
+            raise InvalidInputError(
+                f"DocumentCompressorPipeline needs a non-empty list of transformers, got {transformers!r:.80}"
+            )
+        for position, step in enumerate(transformers):
+            if _kind(step) is None:
+                raise InvalidInputError(
+                    f"DocumentCompressorPipeline transformers[{position}] ({type(step).__name__}) "
+                    "has none of compress_documents, transform_documents or invoke"
+                )
+        self.transformers = list(transformers)
+
+    def __repr__(self) -> str:
+        return f"DocumentCompressorPipeline(transformers=[{', '.join(type(t).__name__ for t in self.transformers)}])"
+
+    def compress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
+        current = list(documents)
+        for position, step in enumerate(self.transformers):
+            kind = _kind(step)
+            if kind == "compress":
+                output = step.compress_documents(current, query)
+            elif kind == "transform":
+                output = step.transform_documents(current)
+            else:
+                output = step.invoke(current)
+            current = _check_output(f"DocumentCompressorPipeline transformers[{position}]", output)
+            if not current:
+                break
+        return current
+
+
+def _kind(step: Any) -> str | None:
+    if callable(getattr(step, "compress_documents", None)):
+        return "compress"
+    if callable(getattr(step, "transform_documents", None)):
+        return "transform"
+    if isinstance(step, Runnable):
+        return "runnable"
+    return None

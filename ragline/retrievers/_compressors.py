@@ -1,0 +1,225 @@
+"""Document compressors: keep the documents similar to the query, or what a model extracts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ragline.core import (
+    BaseOutputParser,
+    BasePromptTemplate,
+    ConfigurationError,
+    Document,
+    InvalidInputError,
+    PromptTemplate,
+    Runnable,
+)
+from ragline.retrievers._checks import check_number, check_positive_int
+from ragline.retrievers._compression import BaseDocumentCompressor
+
+if TYPE_CHECKING:
+    from ragline.embeddings import Embeddings
+
+__all__ = ["DEFAULT_EXTRACT_PROMPT", "EmbeddingsFilter", "LLMChainExtractor", "NoOutputParser"]
+
+
+class EmbeddingsFilter(BaseDocumentCompressor):
+    """Keep the documents whose embedding is most similar (cosine) to the query's.
+
+    All documents are embedded in one ``embed_documents_array`` call and compared with
+    one matrix-vector product. The result is best first (ties in input order): the ``k``
+    most similar, then only those whose similarity is at least ``similarity_threshold``.
+
+    Args:
+        embeddings: the embeddings to compare with.
+        similarity_threshold: the lowest cosine similarity kept, in [-1, 1] (None: no floor).
+        k: how many documents to keep at most (None: no limit). At least one of ``k``
+            and ``similarity_threshold`` must be set.
+
+    Raises:
+        ConfigurationError: both ``k`` and ``similarity_threshold`` are None.
+        InvalidInputError: ``k`` < 1 or a threshold outside [-1, 1].
+
+    Example:
+        >>> from ragline.embeddings import HashingEmbeddings
+        >>> keep = EmbeddingsFilter(HashingEmbeddings(dimension=256), similarity_threshold=0.3, k=None)
+        >>> keep.compress_documents([Document("stock prices"), Document("cats purr")], "cats purr")
+        [Document(page_content='cats purr')]
+    """
+
+    def __init__(self, embeddings: Embeddings, similarity_threshold: float | None = None,
+                 k: int | None = 20) -> None:
+        if not callable(getattr(embeddings, "embed_documents_array", None)):
+            raise InvalidInputError(
+                f"EmbeddingsFilter needs a ragline Embeddings, got {type(embeddings).__name__}"
+            )
+        if similarity_threshold is None and k is None:
+            raise ConfigurationError(
+                "EmbeddingsFilter needs k or similarity_threshold (or both); both are None"
+            )
+        self.embeddings = embeddings
+        self.k = check_positive_int("EmbeddingsFilter", "k", k, allow_none=True)
+        self.similarity_threshold = (
+            None if similarity_threshold is None
+            else check_number("EmbeddingsFilter", "similarity_threshold", similarity_threshold, low=-1, high=1)
+        )
+
+    def __repr__(self) -> str:
+        return (f"EmbeddingsFilter(embeddings={type(self.embeddings).__name__}, "
+                f"similarity_threshold={self.similarity_threshold}, k={self.k})")
+
+    def similarities(self, documents: Sequence[Document], query: str) -> np.ndarray:
+        """Return the cosine similarity of each document to the query, shape (len(documents),)."""
+        vectors = np.asarray(self.embeddings.embed_documents_array([d.page_content for d in documents]),
+                             dtype=np.float64)
+        query_vector = np.asarray(self.embeddings.embed_queries_array([query])[0], dtype=np.float64)
+        norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(query_vector)
+        dots = vectors @ query_vector
+        # a zero vector (an empty text) is similar to nothing
+        return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+
+    def compress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
+        documents = list(documents)
+        if not documents:
+            return []
+        scores = self.similarities(documents, query)
+        order = np.argsort(-scores, kind="stable")
+        if self.k is not None:
+            order = order[: self.k]
+        if self.similarity_threshold is not None:
+            order = order[scores[order] >= self.similarity_threshold]
+        return [documents[i] for i in order.tolist()]
+
+
+DEFAULT_EXTRACT_PROMPT = PromptTemplate.from_template(
+    "Copy, word for word, the parts of the context below that help answer the question. "
+    "Do not change or add anything. If no part helps, answer exactly NO_OUTPUT.\n\n"
+    "Question: {question}\n"
+    "Context:\n>>>\n{context}\n>>>\n"
+    "Relevant parts:"
+)
+
+
+class NoOutputParser(BaseOutputParser[str]):
+    """Return the model's answer stripped, or ``""`` when it is ``NO_OUTPUT``.
+
+    Example:
+        >>> NoOutputParser().invoke(" NO_OUTPUT \\n"), NoOutputParser().invoke(" kept ")
+        ('', 'kept')
+    """
+
+    no_output_str = "NO_OUTPUT"
+
+    def parse(self, text: str) -> str:
+        cleaned = text.strip()
+        return "" if cleaned == self.no_output_str else cleaned
+
+
+def default_get_input(query: str, document: Document) -> dict[str, Any]:
+    """The prompt variables for one document: ``{"question": query, "context": text}``."""
+    return {"question": query, "context": document.page_content}
+
+
+class LLMChainExtractor(BaseDocumentCompressor):
+    """Ask a model to extract the relevant part of each document; drop the irrelevant ones.
+
+    All documents go to the model in one ``batch``. A document whose answer is empty or
+    ``NO_OUTPUT`` is dropped; the others keep their metadata and id with the extracted
+    text as content.
+
+    Args:
+        llm_chain: a Runnable from the prompt variables to the extracted text;
+            :meth:`from_llm` builds ``prompt | llm | NoOutputParser()``.
+        get_input: builds the prompt variables from ``(query, document)``.
+
+    Raises:
+        InvalidInputError: ``llm_chain`` is not a Runnable or ``get_input`` not callable.
+
+    Example:
+        >>> from ragline.core import FakeListLLM
+        >>> extract = LLMChainExtractor.from_llm(FakeListLLM(responses=["cats purr", "NO_OUTPUT"]))
+        >>> extract.compress_documents([Document("cats purr. dogs bark."), Document("stocks")], "cats")
+        [Document(page_content='cats purr')]
+    """
+
+    def __init__(self, llm_chain: Runnable[Any, Any],
+                 get_input: Callable[[str, Document], Any] = default_get_input) -> None:
+        if not isinstance(llm_chain, Runnable):
+            raise InvalidInputError(
+                f"LLMChainExtractor llm_chain must be a Runnable, got {type(llm_chain).__name__}"
+            )
+        if not callable(get_input):
+            raise InvalidInputError(
+                f"LLMChainExtractor get_input must be callable, got {type(get_input).__name__}"
+            )
+        self.llm_chain = llm_chain
+        self.get_input = get_input
+
+    @classmethod
+    def from_llm(cls, llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None,
+                 get_input: Callable[[str, Document], Any] | None = None) -> LLMChainExtractor:
+        """Build the extractor with ``prompt | llm | NoOutputParser()``.
+
+        Args:
+            llm: a chat or text model.
+            prompt: a prompt with the variables ``question`` and ``context`` (default:
+                ``DEFAULT_EXTRACT_PROMPT``); with a custom ``get_input``, any variables.
+            get_input: builds the prompt variables from ``(query, document)``.
+
+        Raises:
+            InvalidInputError: ``llm`` is not a Runnable, or the prompt's variables are
+                not ``question`` and ``context`` (with the default ``get_input``).
+
+        Example:
+            >>> from ragline.core import FakeListChatModel
+            >>> LLMChainExtractor.from_llm(FakeListChatModel(responses=["x"])).get_input("q", Document("t"))
+            {'question': 'q', 'context': 't'}
+        """
+        prompt = DEFAULT_EXTRACT_PROMPT if prompt is None else prompt
+        if not isinstance(prompt, BasePromptTemplate):
+            raise InvalidInputError(
+                f"LLMChainExtractor prompt must be a prompt template, got {type(prompt).__name__}"
+            )
+        if get_input is None and sorted(prompt.input_variables) != ["context", "question"]:
+            raise InvalidInputError(
+                "LLMChainExtractor prompt must have the variables 'question' and 'context', "
+                f"got {prompt.input_variables}"
+            )
+        if not isinstance(llm, Runnable):
+            raise InvalidInputError(f"LLMChainExtractor llm must be a Runnable, got {type(llm).__name__}")
+        return cls(prompt | llm | NoOutputParser(), get_input or default_get_input)
+
+    def __repr__(self) -> str:
+        return "LLMChainExtractor()"
+
+    def _keep(self, documents: list[Document], outputs: list[Any]) -> list[Document]:
+        kept = []
+        for document, output in zip(documents, outputs, strict=True):
+            text = _text(output)
+            if text:
+                kept.append(Document(text, dict(document.metadata), document.id))
+        return kept
+
+    def compress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
+        documents = list(documents)
+        if not documents:
+            return []
+        outputs = self.llm_chain.batch([self.get_input(query, d) for d in documents])
+        return self._keep(documents, outputs)
+
+    async def acompress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
+        documents = list(documents)
+        if not documents:
+            return []
+        outputs = await self.llm_chain.abatch([self.get_input(query, d) for d in documents])
+        return self._keep(documents, outputs)
+
+
+def _text(output: Any) -> str:
+    # a custom llm_chain may end in the model itself (a message) or a plain str parser
+    text = getattr(output, "content", output)
+    if not isinstance(text, str):
+        raise InvalidInputError(f"LLMChainExtractor llm_chain must return text, got {type(output).__name__}")
+    return NoOutputParser().parse(text)

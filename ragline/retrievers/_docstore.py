@@ -1,0 +1,167 @@
+"""Document stores for the parent-document retriever: in memory, or JSON over a byte store.
+
+``InMemoryDocumentStore`` keeps copies of Documents in a dict. ``create_kv_docstore``
+wraps any byte store (``InMemoryByteStore``, ``LocalFileStore``, ``RedisStore`` ...) so it
+holds Documents as JSON: ``{"page_content": ..., "metadata": ..., "id": ...}`` (never
+pickle). Every document of an ``mset`` is encoded before anything is written, so one
+document whose metadata is not JSON leaves the store untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ragline.core import BaseStore, Document, InvalidInputError
+
+__all__ = ["InMemoryDocumentStore", "KVDocumentStore", "create_kv_docstore", "document_from_json",
+           "document_to_json"]
+
+
+def document_to_json(document: Document) -> bytes:
+    """Encode a Document as UTF-8 JSON.
+
+    Raises:
+        InvalidInputError: the metadata holds a value JSON cannot represent.
+
+    Example:
+        >>> document_to_json(Document("hi", {"page": 1}, id="d1"))
+        b'{"page_content": "hi", "metadata": {"page": 1}, "id": "d1"}'
+    """
+    if not isinstance(document, Document):
+        raise InvalidInputError(f"a document store holds Document values, got {type(document).__name__}")
+    data = {"page_content": document.page_content, "metadata": document.metadata, "id": document.id}
+    try:
+        return json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError) as err:
+        raise InvalidInputError(
+            f"cannot store {document!r}: its metadata is not JSON-serializable ({err})"
+        ) from err
+
+
+def document_from_json(data: bytes) -> Document:
+    """Decode what :func:`document_to_json` wrote.
+
+    Raises:
+        InvalidInputError: the bytes are not such a JSON document.
+    """
+    try:
+        value = json.loads(data)
+        return Document(value["page_content"], dict(value["metadata"]), value["id"])
+    except (ValueError, KeyError, TypeError) as err:
+        raise InvalidInputError(f"stored value is not a JSON Document: {data[:60]!r}") from err
+
+
+class InMemoryDocumentStore(BaseStore[str, Document]):
+    """Documents in a dict (copies go in and come out, so callers cannot alter the store).
+
+    Example:
+        >>> store = InMemoryDocumentStore()
+        >>> store.mset([("p1", Document("parent text"))])
+        >>> store.mget(["p1", "nope"])
+        [Document(page_content='parent text'), None]
+    """
+
+    def __init__(self) -> None:
+        self._data: dict[str, Document] = {}
+        self._lock = threading.Lock()
+
+    def mget(self, keys: Sequence[str]) -> list[Document | None]:
+        with self._lock:
+            found = [self._data.get(key) for key in keys]
+        return [None if d is None else Document(d.page_content, dict(d.metadata), d.id) for d in found]
+
+    def mset(self, key_value_pairs: Sequence[tuple[str, Document]]) -> None:
+        checked = []
+        for key, value in key_value_pairs:
+            if not isinstance(key, str) or not isinstance(value, Document):
+                raise InvalidInputError(
+                    f"InMemoryDocumentStore takes (str, Document) pairs, got "
+                    f"({type(key).__name__}, {type(value).__name__})"
+                )
+            checked.append((key, Document(value.page_content, dict(value.metadata), value.id)))
+        with self._lock:
+            self._data.update(checked)
+
+    def mdelete(self, keys: Sequence[str]) -> None:
+        with self._lock:
+            for key in keys:
+                self._data.pop(key, None)
+
+    def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
+        with self._lock:
+            keys = list(self._data)
+        return iter([key for key in keys if prefix is None or key.startswith(prefix)])
+
+
+class KVDocumentStore(BaseStore[str, Document]):
+    """A byte store seen as a store of Documents (JSON values); see :func:`create_kv_docstore`."""
+
+    def __init__(self, byte_store: BaseStore[str, bytes]) -> None:
+        if not isinstance(byte_store, BaseStore):
+            raise InvalidInputError(
+                f"create_kv_docstore needs a BaseStore of bytes, got {type(byte_store).__name__}"
+            )
+        self.byte_store = byte_store
+
+    def __repr__(self) -> str:
+        return f"KVDocumentStore({type(self.byte_store).__name__})"
+
+    def mget(self, keys: Sequence[str]) -> list[Document | None]:
+        return [None if raw is None else document_from_json(raw) for raw in self.byte_store.mget(keys)]
+
+    async def amget(self, keys: Sequence[str]) -> list[Document | None]:
+        return [None if raw is None else document_from_json(raw) for raw in await self.byte_store.amget(keys)]
+
+    def mset(self, key_value_pairs: Sequence[tuple[str, Document]]) -> None:
+        encoded = [(key, document_to_json(value)) for key, value in key_value_pairs]
+        self.byte_store.mset(encoded)
+
+    async def amset(self, key_value_pairs: Sequence[tuple[str, Document]]) -> None:
+        encoded = [(key, document_to_json(value)) for key, value in key_value_pairs]
+        await self.byte_store.amset(encoded)
+
+    def mdelete(self, keys: Sequence[str]) -> None:
+        self.byte_store.mdelete(keys)
+
+    def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
+        return self.byte_store.yield_keys(prefix=prefix)
+
+
+def create_kv_docstore(store: BaseStore[str, bytes]) -> KVDocumentStore:
+    """Wrap a byte store so it stores Documents as JSON.
+
+    Args:
+        store: any ``BaseStore`` of bytes.
+
+    Returns:
+        A ``BaseStore[str, Document]`` writing through to ``store``.
+
+    Raises:
+        InvalidInputError: ``store`` is not a BaseStore.
+
+    Example:
+        >>> from ragline.core import InMemoryByteStore
+        >>> raw = InMemoryByteStore()
+        >>> docs = create_kv_docstore(raw)
+        >>> docs.mset([("p1", Document("text", {"n": 1}))])
+        >>> raw.mget(["p1"])
+        [b'{"page_content": "text", "metadata": {"n": 1}, "id": null}']
+        >>> docs.mget(["p1"])
+        [Document(page_content='text', metadata={'n': 1})]
+    """
+    return KVDocumentStore(store)
+
+
+def as_document_store(docstore: Any) -> BaseStore[str, Document]:
+    """A document store as is; any other BaseStore is taken to hold bytes and wrapped."""
+    if isinstance(docstore, (InMemoryDocumentStore, KVDocumentStore)):
+        return docstore
+    if isinstance(docstore, BaseStore):
+        return KVDocumentStore(docstore)
+    raise InvalidInputError(
+        "docstore must be an InMemoryDocumentStore or a BaseStore of bytes (InMemoryByteStore, "
+        f"LocalFileStore ...), got {type(docstore).__name__}"
+    )

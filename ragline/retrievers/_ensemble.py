@@ -1,0 +1,171 @@
+"""EnsembleRetriever: fuse the rankings of several retrievers with weighted RRF.
+
+Weighted Reciprocal Rank Fusion gives a document ``sum_i w_i / (c + rank_i)`` over the
+retrievers ``i`` that returned it (``rank_i`` counts from 1). Documents are the same
+when their key is (``metadata[id_key]`` if ``id_key`` is set, else ``Document.id``, else
+``page_content``). The fused list is sorted by score, ties in order of first appearance
+(retriever 0's list, then retriever 1's ...), and each document is the first copy seen.
+A document listed twice by one retriever counts once, at its best rank (LangChain's adds
+both ranks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import math
+from collections.abc import Hashable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ragline.core import BaseRetriever, Document, InvalidInputError, Runnable
+from ragline.retrievers._checks import check_number
+
+__all__ = ["EnsembleRetriever", "weighted_reciprocal_rank"]
+
+
+def weighted_reciprocal_rank(doc_lists: Sequence[Sequence[Document]], weights: Sequence[float],
+                             c: float = 60, id_key: str | None = None) -> list[Document]:
+    """Fuse ranked lists with weighted Reciprocal Rank Fusion (see the module docstring).
+
+    Args:
+        doc_lists: one ranked list per retriever.
+        weights: one weight per list.
+        c: the rank constant; larger values flatten the difference between ranks.
+        id_key: metadata key identifying a document (None: ``id``, else the text).
+
+    Returns:
+        The unique documents, best fused score first.
+
+    Raises:
+        InvalidInputError: the number of weights differs from the number of lists, or a
+            document lacks ``metadata[id_key]``.
+
+    Example:
+        >>> a, b, c = Document("a"), Document("b"), Document("c")
+        >>> [d.page_content for d in weighted_reciprocal_rank([[a, b], [c, b]], [1, 1])]
+        ['b', 'a', 'c']
+    """
+    if len(doc_lists) != len(weights):
+        raise InvalidInputError(f"got {len(weights)} weights for {len(doc_lists)} document lists")
+    scores: dict[Hashable, float] = {}
+    first_copy: dict[Hashable, Document] = {}
+    for documents, weight in zip(doc_lists, weights, strict=True):
+        seen_here: set[Hashable] = set()
+        for rank, document in enumerate(documents, start=1):
+            key = _key(document, id_key)
+            if key in seen_here:
+                continue
+            seen_here.add(key)
+            first_copy.setdefault(key, document)
+            scores[key] = scores.get(key, 0.0) + weight / (c + rank)
+    # sorted() is stable: equal scores keep the order of first appearance
+    return [first_copy[key] for key in sorted(first_copy, key=lambda key: -scores[key])]
+
+
+def _key(document: Document, id_key: str | None) -> Hashable:
+    if id_key is not None:
+        try:
+            value = document.metadata[id_key]
+        except KeyError:
+            raise InvalidInputError(
+                f"EnsembleRetriever id_key {id_key!r} is missing from the metadata of "
+                f"{document!r}; its keys are {sorted(document.metadata)}"
+            ) from None
+        return ("metadata", value if isinstance(value, Hashable) else repr(value))
+    if document.id is not None:
+        return ("id", document.id)
+    return ("text", document.page_content)
+
+
+class EnsembleRetriever(BaseRetriever):
+    """Run several retrievers at once and fuse their results with weighted RRF.
+
+    The usual use is hybrid search: BM25 finds exact words, a vector store finds
+    meaning, and the fusion ranks first what both agree on.
+
+    Args:
+        retrievers: the retrievers (any Runnable from a query to a list of Documents).
+        weights: one non-negative weight per retriever, summing to a positive number
+            (default: equal weights).
+        c: the RRF rank constant (>= 0; 60 as in the original paper and LangChain).
+        id_key: a metadata key identifying documents across retrievers (default: the
+            document ``id``, else its text).
+
+    Raises:
+        InvalidInputError: no retrievers, a retriever that is not a Runnable, a weights
+            list of the wrong length, a negative or non-finite weight, weights summing
+            to 0, or a negative ``c``.
+
+    Example:
+        >>> from ragline.embeddings import HashingEmbeddings
+        >>> from ragline.retrievers import BM25Retriever
+        >>> from ragline.vectorstores import InMemoryVectorStore
+        >>> texts = ["cats purr softly", "the cat sat", "stock prices fell"]
+        >>> keyword = BM25Retriever.from_texts(texts, ids=["1", "2", "3"], k=2)
+        >>> store = InMemoryVectorStore.from_texts(texts, HashingEmbeddings(dimension=256), ids=["1", "2", "3"])
+        >>> hybrid = EnsembleRetriever(retrievers=[keyword, store.as_retriever(search_kwargs={"k": 2})],
+        ...                            weights=[0.5, 0.5])
+        >>> [d.id for d in hybrid.invoke("cats purr")]
+        ['1', '2']
+    """
+
+    def __init__(self, retrievers: Sequence[Runnable[str, list[Document]]], weights: Sequence[float] | None = None,
+                 c: float = 60, id_key: str | None = None) -> None:
+        if isinstance(retrievers, Runnable) or not isinstance(retrievers, Sequence) or not retrievers:
+            raise InvalidInputError(
+                f"EnsembleRetriever needs a non-empty list of retrievers, got {retrievers!r:.80}"
+            )
+        for position, retriever in enumerate(retrievers):
+            if not isinstance(retriever, Runnable):
+                raise InvalidInputError(
+                    f"EnsembleRetriever retrievers[{position}] must be a retriever (a Runnable), "
+                    f"got {type(retriever).__name__}"
+                )
+        self.retrievers = list(retrievers)
+        self.weights = _check_weights(weights, len(self.retrievers))
+        self.c = check_number("EnsembleRetriever", "c", c, low=0)
+        if id_key is not None and not isinstance(id_key, str):
+            raise InvalidInputError(f"EnsembleRetriever id_key must be a str or None, got {id_key!r}")
+        self.id_key = id_key
+
+    def __repr__(self) -> str:
+        names = ", ".join(r.get_name() for r in self.retrievers)
+        return f"EnsembleRetriever(retrievers=[{names}], weights={self.weights}, c={self.c:g})"
+
+    def weighted_reciprocal_rank(self, doc_lists: list[list[Document]]) -> list[Document]:
+        """Fuse one result list per retriever with this ensemble's weights, c and id_key."""
+        return weighted_reciprocal_rank(doc_lists, self.weights, self.c, self.id_key)
+
+    def _get_relevant_documents(self, query: str) -> list[Document]:
+        if len(self.retrievers) == 1:
+            return self.weighted_reciprocal_rank([self.retrievers[0].invoke(query)])
+        # each child runs in a copy of this run's context, so its run is our child run
+        with ThreadPoolExecutor(max_workers=len(self.retrievers)) as pool:
+            futures = [pool.submit(contextvars.copy_context().run, retriever.invoke, query)
+                       for retriever in self.retrievers]
+            doc_lists = [future.result() for future in futures]
+        return self.weighted_reciprocal_rank(doc_lists)
+
+    async def _aget_relevant_documents(self, query: str) -> list[Document]:
+        doc_lists = await asyncio.gather(*(retriever.ainvoke(query) for retriever in self.retrievers))
+        return self.weighted_reciprocal_rank(list(doc_lists))
+
+
+def _check_weights(weights: Any, count: int) -> list[float]:
+    if weights is None:
+        return [1.0 / count] * count
+    if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence):
+        raise InvalidInputError(f"EnsembleRetriever weights must be a list of numbers, got {weights!r:.80}")
+    if len(weights) != count:
+        raise InvalidInputError(
+            f"EnsembleRetriever got {len(weights)} weights for {count} retrievers; "
+            "give one weight per retriever"
+        )
+    checked = [check_number("EnsembleRetriever", f"weights[{i}]", w, low=0) for i, w in enumerate(weights)]
+    total = math.fsum(checked)
+    if total <= 0:
+        raise InvalidInputError(
+            f"EnsembleRetriever weights must sum to a positive number, got {list(weights)}"
+        )
+    return checked

@@ -1,0 +1,168 @@
+"""MultiQueryRetriever: a model rewrites the question several ways; each is searched.
+
+The model answers with one alternative question per line. The lines (blank ones and
+repeats dropped, the original question appended when ``include_original`` is set) are
+searched with ONE ``retriever.batch`` call, so a vector-store retriever embeds them
+together, and the unique documents are returned in order: all of the first query's
+results, then the new ones of the second ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from ragline.core import (
+    BaseOutputParser,
+    BasePromptTemplate,
+    BaseRetriever,
+    Document,
+    InvalidInputError,
+    PromptTemplate,
+    Runnable,
+)
+
+__all__ = ["DEFAULT_QUERY_PROMPT", "LineListOutputParser", "MultiQueryRetriever", "unique_documents"]
+
+DEFAULT_QUERY_PROMPT = PromptTemplate.from_template(
+    "Write 3 different search queries that would find documents answering the question "
+    "below. Vary the words and the angle, so that together they find more than the "
+    "question alone would.\n"
+    "Answer with the queries only, one per line, without numbering.\n"
+    "Question: {question}"
+)
+
+
+class LineListOutputParser(BaseOutputParser[list[str]]):
+    """Split the model's answer into its non-blank lines, stripped.
+
+    Example:
+        >>> LineListOutputParser().invoke("first query\\n\\n  second query \\n")
+        ['first query', 'second query']
+    """
+
+    def parse(self, text: str) -> list[str]:
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def unique_documents(documents: list[Document]) -> list[Document]:
+    """Drop documents equal to an earlier one (same text, metadata and id), keeping order.
+
+    Example:
+        >>> unique_documents([Document("a"), Document("b"), Document("a")])
+        [Document(page_content='a'), Document(page_content='b')]
+    """
+    kept: dict[Hashable, list[Document]] = {}
+    result = []
+    for document in documents:
+        bucket = kept.setdefault((document.id, document.page_content), [])
+        if document not in bucket:  # metadata dicts are not hashable: compare in the bucket
+            bucket.append(document)
+            result.append(document)
+    return result
+
+
+class MultiQueryRetriever(BaseRetriever):
+    """Search with several model-written versions of the question; return the union.
+
+    Args:
+        retriever: the retriever to search with (any Runnable from str to documents).
+        llm_chain: a Runnable from ``{"question": ...}`` to the list of queries (or to
+            text with one query per line). :meth:`from_llm` builds one.
+        include_original: also search the question itself (searched last).
+
+    Raises:
+        InvalidInputError: ``retriever`` or ``llm_chain`` is not a Runnable.
+
+    Example:
+        >>> from ragline.core import FakeListChatModel
+        >>> from ragline.retrievers import BM25Retriever
+        >>> base = BM25Retriever.from_texts(["cats purr", "felines sleep", "dogs bark"], k=1)
+        >>> model = FakeListChatModel(responses=["cats\\nfelines"])
+        >>> retriever = MultiQueryRetriever.from_llm(base, model)
+        >>> [d.page_content for d in retriever.invoke("What do cats do?")]
+        ['cats purr', 'felines sleep']
+    """
+
+    def __init__(self, retriever: Runnable[str, list[Document]], llm_chain: Runnable[Any, Any], *,
+                 include_original: bool = False) -> None:
+        for name, value in (("retriever", retriever), ("llm_chain", llm_chain)):
+            if not isinstance(value, Runnable):
+                raise InvalidInputError(
+                    f"MultiQueryRetriever {name} must be a Runnable, got {type(value).__name__}"
+                )
+        self.retriever = retriever
+        self.llm_chain = llm_chain
+        self.include_original = bool(include_original)
+
+    @classmethod
+    def from_llm(cls, retriever: Runnable[str, list[Document]], llm: Runnable[Any, Any],
+                 prompt: BasePromptTemplate | None = None, include_original: bool = False,
+                 ) -> MultiQueryRetriever:
+        """Build the retriever with ``prompt | llm | LineListOutputParser()``.
+
+        Args:
+            retriever: the retriever to search with.
+            llm: a chat model or text model (any Runnable whose output is text or a message).
+            prompt: a prompt with the variable ``question`` (default: ``DEFAULT_QUERY_PROMPT``).
+            include_original: also search the question itself.
+
+        Raises:
+            InvalidInputError: the prompt does not have exactly the variable ``question``,
+                or ``llm`` is not a Runnable.
+
+        Example:
+            >>> from ragline.core import FakeListLLM
+            >>> from ragline.retrievers import BM25Retriever
+            >>> base = BM25Retriever.from_texts(["red fox", "blue whale"], k=1)
+            >>> MultiQueryRetriever.from_llm(base, FakeListLLM(responses=["fox"]),
+            ...                              include_original=True).invoke("whale")
+            [Document(page_content='red fox'), Document(page_content='blue whale')]
+        """
+        prompt = DEFAULT_QUERY_PROMPT if prompt is None else prompt
+        if not isinstance(prompt, BasePromptTemplate):
+            raise InvalidInputError(
+                f"MultiQueryRetriever prompt must be a prompt template, got {type(prompt).__name__}"
+            )
+        if list(prompt.input_variables) != ["question"]:
+            raise InvalidInputError(
+                "MultiQueryRetriever prompt must have the one variable 'question', "
+                f"got {prompt.input_variables}"
+            )
+        if not isinstance(llm, Runnable):
+            raise InvalidInputError(f"MultiQueryRetriever llm must be a Runnable, got {type(llm).__name__}")
+        return cls(retriever, prompt | llm | LineListOutputParser(), include_original=include_original)
+
+    def __repr__(self) -> str:
+        return (f"MultiQueryRetriever(retriever={self.retriever.get_name()}, "
+                f"include_original={self.include_original})")
+
+    def _queries(self, question: str, output: Any) -> list[str]:
+        if isinstance(output, str):
+            output = LineListOutputParser().parse(output)
+        if not isinstance(output, list) or not all(isinstance(q, str) for q in output):
+            raise InvalidInputError(
+                f"MultiQueryRetriever llm_chain must return a list of str, got {output!r:.80}"
+            )
+        queries = [q.strip() for q in output if q.strip()]
+        if self.include_original:
+            queries.append(question)
+        return list(dict.fromkeys(queries))  # a repeated query would find the same documents
+
+    def generate_queries(self, question: str) -> list[str]:
+        """Return the queries that will be searched for ``question`` (asks the model)."""
+        return self._queries(question, self.llm_chain.invoke({"question": question}))
+
+    def _get_relevant_documents(self, query: str) -> list[Document]:
+        queries = self.generate_queries(query)
+        if not queries:
+            return []
+        results = self.retriever.batch(queries)
+        return unique_documents([doc for documents in results for doc in documents])
+
+    async def _aget_relevant_documents(self, query: str) -> list[Document]:
+        queries = self._queries(query, await self.llm_chain.ainvoke({"question": query}))
+        if not queries:
+            return []
+        results = await self.retriever.abatch(queries)
+        return unique_documents([doc for documents in results for doc in documents])
