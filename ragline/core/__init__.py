@@ -39,6 +39,8 @@ _EXPORTS = {
     "ConfigurableField": ".runnables",
     "Graph": ".runnables",
     "chain": ".runnables",
+    "RunnableGenerator": ".runnables",
+    "RunnableEach": ".runnables",
     # callbacks
     "BaseCallbackHandler": ".callbacks",
     "AsyncCallbackHandler": ".callbacks",

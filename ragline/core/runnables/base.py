@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -54,7 +55,6 @@ __all__ = ["Input", "Output", "Runnable", "add_chunks", "coerce_to_runnable", "c
 
 Input = TypeVar("Input")
 Output = TypeVar("Output")
-Other = TypeVar("Other")
 
 _DEFAULT_WORKERS = 16
 _NOTHING: Any = object()
@@ -109,8 +109,6 @@ def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     Raises:
         TypeError: ``thing`` is none of Runnable, callable or dict.
     """
-    import inspect
-
     from ragline.core.runnables.lambdas import RunnableGenerator, RunnableLambda
     from ragline.core.runnables.parallel import RunnableParallel
 
@@ -152,7 +150,8 @@ class Runnable(ABC, Generic[Input, Output]):
         Args:
             input: the input.
             config: tags, metadata, callbacks, run_name ... (see ``RunnableConfig``).
-            kwargs: options bound with ``bind()``; runnables that take none ignore this.
+            kwargs: call options, usually fixed with ``bind()`` (a model's ``stop``).
+                Runnables that take none raise TypeError naming the ones given.
         """
 
     async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
