@@ -146,7 +146,7 @@ def main() -> None:
     print(f"{'':28} {'ragline':>12} {'langchain-core':>15} {'ratio':>7}")
     for name, value in ragline_figures.items():
         other = langchain_figures[name]
-        print(f"{name:28} {value:12,.0f} {other:15,.0f} {value / other:6.1f}x")
+        print(f"{name:28} {value:12,.1f} {other:15,.1f} {value / other:6.1f}x")
     statement = (
         "from ragline.core import ChatPromptTemplate, FakeListChatModel, "
         "StrOutputParser; ChatPromptTemplate, FakeListChatModel, StrOutputParser"

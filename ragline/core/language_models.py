@@ -260,6 +260,14 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         }
         return model_input, config, options
 
+    def _report_token(self, run: Any, chunk: Any) -> None:
+        if run.handlers:  # building the generation chunk is wasted work with no handler
+            run.on_llm_new_token(chunk_text(chunk), chunk=self._generation_chunk(chunk))
+
+    async def _areport_token(self, run: Any, chunk: Any) -> None:
+        if run.handlers:
+            await run.aon_llm_new_token(chunk_text(chunk), chunk=self._generation_chunk(chunk))
+
     def _llm_result(self, output: Any, run: Any) -> LLMResult:
         generation = self._to_generation(output)
         usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
@@ -297,7 +305,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
                     for chunk in self._stream(model_input, stop=stop, **bound):
                         chunk = self._check_chunk(chunk)
                         aggregate = chunk if aggregate is None else aggregate + chunk
-                        run.on_llm_new_token(chunk_text(chunk), chunk=self._generation_chunk(chunk))
+                        self._report_token(run, chunk)
                     output = self._finish(aggregate)
                 else:
                     output = self._check_output(self._generate(model_input, stop=stop, **bound))
@@ -327,9 +335,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
                         model_input, stop, bound, run.child_config(config)
                     ):
                         aggregate = chunk if aggregate is None else aggregate + chunk
-                        await run.aon_llm_new_token(
-                            chunk_text(chunk), chunk=self._generation_chunk(chunk)
-                        )
+                        await self._areport_token(run, chunk)
                     output = self._finish(aggregate)
                 elif self._overrides("_agenerate"):
                     output = await self._agenerate(model_input, stop=stop, **bound)
@@ -378,7 +384,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
                     break
                 chunk = self._check_chunk(chunk)
                 aggregate = chunk if aggregate is None else aggregate + chunk
-                run.on_llm_new_token(chunk_text(chunk), chunk=self._generation_chunk(chunk))
+                self._report_token(run, chunk)
                 yield chunk
         except GeneratorExit:  # the consumer stopped early: the run ends with what came
             if hasattr(iterator, "close"):
@@ -410,7 +416,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         try:
             async for chunk in self._achunks(model_input, stop, bound, run.child_config(config)):
                 aggregate = chunk if aggregate is None else aggregate + chunk
-                await run.aon_llm_new_token(chunk_text(chunk), chunk=self._generation_chunk(chunk))
+                await self._areport_token(run, chunk)
                 yield chunk
         except GeneratorExit:
             await run.aon_llm_end(self._llm_result(self._finish(aggregate), run))
