@@ -63,6 +63,8 @@ if TYPE_CHECKING:
 
 __all__ = ["FAISS"]
 
+_Record = tuple[str, str, dict[str, Any]]  # (id, text, metadata)
+
 _SCORE_KINDS = {"cosine": "cosine_similarity", "inner_product": "inner_product", "l2": "squared_l2"}
 
 # Score the matching vectors exactly when at most 1/16 of the index matches: gathering
@@ -147,7 +149,7 @@ class FAISS(VectorStore):
         self._index: LabeledIndex | None = None
         self._label_of: dict[str, int] = {}
         # label -> (id, text, metadata); dict order is label order (labels only grow)
-        self._records: dict[int, tuple[str, str, dict[str, Any]]] = {}
+        self._records: dict[int, _Record] = {}
         self._next_label = 0
         self._filters = FilterIndex(self._records)
         if dimension is not None:
@@ -187,11 +189,9 @@ class FAISS(VectorStore):
         if self.metric == "cosine":
             vectors = _unit_rows(vectors)  # then cosine is faiss's inner product
         with self._lock:
-            self._add(ids, vectors, [(doc.page_content, doc.metadata) for doc in documents])
+            self._add(ids, vectors, [(doc.id, doc.page_content, doc.metadata) for doc in documents])
 
-    def _add(
-        self, ids: list[str], vectors: np.ndarray, contents: list[tuple[str, dict[str, Any]]]
-    ) -> None:
+    def _add(self, ids: list[str], vectors: np.ndarray, entries: list[_Record]) -> None:
         """Add under the lock; all or nothing: on any failure faiss and the dicts are as before."""
         index = self._index
         created = index is None
@@ -203,7 +203,7 @@ class FAISS(VectorStore):
         index.add(vectors, labels)  # adds every vector or none
         previous = {doc_id: self._label_of.get(doc_id) for doc_id in ids}
         try:
-            self._store(ids, labels.tolist(), contents)
+            self._store(ids, labels.tolist(), entries)
         except BaseException:
             for label in labels.tolist():
                 self._records.pop(label, None)
@@ -223,12 +223,8 @@ class FAISS(VectorStore):
             index.remove(replaced)
         self._filters.clear()
 
-    def _store(
-        self, ids: list[str], labels: list[int], contents: list[tuple[str, dict[str, Any]]]
-    ) -> None:
-        records = self._records
-        for doc_id, label, (text, metadata) in zip(ids, labels, contents, strict=True):
-            records[label] = (doc_id, text, metadata)
+    def _store(self, ids: list[str], labels: list[int], entries: list[_Record]) -> None:
+        self._records.update(zip(labels, entries, strict=True))
         self._label_of.update(zip(ids, labels, strict=True))
 
     def _delete(self, ids: list[str]) -> None:
@@ -360,8 +356,10 @@ class FAISS(VectorStore):
                     f"cannot merge: {len(clashes)} id(s) are in both stores, e.g. "
                     f"{', '.join(map(repr, clashes[:5]))}; delete them from one store first"
                 )
-            contents = [(text, copy_metadata(metadata)) for _, text, metadata in records]
-            self._add([doc_id for doc_id, _, _ in records], vectors, contents)
+            entries = [
+                (doc_id, text, copy_metadata(metadata)) for doc_id, text, metadata in records
+            ]
+            self._add([doc_id for doc_id, _, _ in records], vectors, entries)
 
     # ------------------------------------------------------------------ persistence
 
