@@ -6,7 +6,7 @@ Ollama, llama.cpp's server and LM Studio. Importing this package loads no ``open
 
 from ragline.core._lazy import attach
 
-_EXPORTS = {"ChatOpenAI": "._openai"}
+_EXPORTS = {"ChatOpenAI": "._openai", "convert_to_openai_tool": "._openai"}
 
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = attach(__name__, _EXPORTS)

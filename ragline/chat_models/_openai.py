@@ -16,10 +16,12 @@ Errors are mapped at this boundary, the SDK's error chained:
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import threading
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+import typing
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ragline.core import (
@@ -38,7 +40,7 @@ from ragline.core import (
 from ragline.core._optional import require
 from ragline.core.messages import ChatMessage
 
-__all__ = ["ChatOpenAI"]
+__all__ = ["ChatOpenAI", "convert_to_openai_tool", "message_to_openai"]
 
 # Sent when a local server needs no key (the SDK insists on one); vLLM's docs use "EMPTY".
 _NO_KEY = "EMPTY"
@@ -237,6 +239,42 @@ class ChatOpenAI(BaseChatModel):
 
     def __repr__(self) -> str:
         return f"ChatOpenAI(model={self.model!r}, base_url={self.base_url!r})"
+
+    def bind_tools(
+        self,
+        tools: Sequence[Mapping[str, Any] | Callable[..., Any]],
+        *,
+        tool_choice: str | Mapping[str, Any] | None = None,
+        parallel_tool_calls: bool | None = None,
+    ) -> Any:
+        """Return this model bound to offer ``tools``; replies then carry ``tool_calls``.
+
+        Args:
+            tools: OpenAI tool dicts (``{"type": "function", "function": {...}}``), bare
+                function specs (``{"name", "description", "parameters"}``) or Python
+                functions (name, docstring summary and typed parameters become the spec).
+            tool_choice: ``"auto"``, ``"none"``, ``"required"`` (``"any"`` is a synonym),
+                the name of one of the tools, or an OpenAI tool-choice dict.
+            parallel_tool_calls: let the model call several tools at once.
+
+        Raises:
+            InvalidInputError: a tool cannot be converted, or ``tool_choice`` names no tool.
+
+        Example:
+            >>> def add(a: int, b: int) -> int:
+            ...     "Add two integers."
+            ...     return a + b
+            >>> model = ChatOpenAI(base_url="http://127.0.0.1:8000/v1").bind_tools([add])
+            >>> model.kwargs["tools"][0]["function"]["parameters"]["required"]
+            ['a', 'b']
+        """
+        specs = [convert_to_openai_tool(tool) for tool in tools]
+        bound: dict[str, Any] = {"tools": specs}
+        if tool_choice is not None:
+            bound["tool_choice"] = _tool_choice(tool_choice, [s["function"]["name"] for s in specs])
+        if parallel_tool_calls is not None:
+            bound["parallel_tool_calls"] = parallel_tool_calls
+        return self.bind(**bound)
 
     @property
     def _llm_type(self) -> str:
@@ -464,6 +502,83 @@ class ChatOpenAI(BaseChatModel):
             raise self._map_error(err) from err
         finally:
             await stream.close()
+
+
+_JSON_TYPES: dict[Any, str] = {
+    str: "string", int: "integer", float: "number", bool: "boolean", list: "array",
+    dict: "object",
+}  # fmt: skip
+
+
+def _json_schema(annotation: Any) -> dict[str, Any]:
+    origin = typing.get_origin(annotation) or annotation
+    if origin in _JSON_TYPES:
+        schema: dict[str, Any] = {"type": _JSON_TYPES[origin]}
+        arguments = typing.get_args(annotation)
+        if origin is list and arguments:
+            schema["items"] = _json_schema(arguments[0])
+        return schema
+    if origin is typing.Literal:
+        return {"enum": list(typing.get_args(annotation))}
+    arguments = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if len(arguments) == 1:  # Optional[X] / X | None
+        return _json_schema(arguments[0])
+    return {}  # anything else: no constraint
+
+
+def convert_to_openai_tool(tool: Mapping[str, Any] | Callable[..., Any]) -> dict[str, Any]:
+    """Convert a tool dict or a typed Python function to OpenAI's tool format.
+
+    Raises:
+        InvalidInputError: the tool is neither a dict with a name nor a function.
+
+    Example:
+        >>> def search(query: str, k: int = 4) -> list:
+        ...     "Search the index."
+        >>> convert_to_openai_tool(search)["function"]["parameters"]
+        {'type': 'object', 'properties': {'query': {'type': 'string'}, 'k': {'type': 'integer'}}, 'required': ['query']}
+    """
+    if isinstance(tool, Mapping):
+        if tool.get("type") == "function" and isinstance(tool.get("function"), Mapping):
+            return dict(tool)
+        if isinstance(tool.get("name"), str):
+            return {"type": "function", "function": dict(tool)}
+        raise InvalidInputError(
+            f"a tool dict needs a 'name' (or 'type': 'function' and 'function'), got {dict(tool)!r}"
+        )
+    if not callable(tool) or not hasattr(tool, "__name__"):
+        raise InvalidInputError(f"a tool must be a dict or a function, got {tool!r}")
+    hints = typing.get_type_hints(tool)
+    properties: dict[str, Any] = {}
+    required = []
+    for name, parameter in inspect.signature(tool).parameters.items():
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            continue
+        properties[name] = _json_schema(hints.get(name, Any))
+        if parameter.default is parameter.empty:
+            required.append(name)
+    description = (inspect.getdoc(tool) or "").split("\n\n")[0].strip()
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.__name__,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required},
+        },
+    }
+
+
+def _tool_choice(choice: str | Mapping[str, Any], names: list[str]) -> Any:
+    if not isinstance(choice, str):
+        return dict(choice)
+    if choice in ("auto", "none", "required"):
+        return choice
+    if choice == "any":
+        return "required"
+    if choice in names:
+        return {"type": "function", "function": {"name": choice}}
+    options = ", ".join(repr(option) for option in ["auto", "none", "required", "any", *names])
+    raise InvalidInputError(f"tool_choice {choice!r} is not one of {options}")
 
 
 def _one_of(name: str, value: Any, alias: str, alias_value: Any) -> Any:

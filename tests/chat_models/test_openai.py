@@ -7,7 +7,9 @@ JSON the client sent and the exact number of attempts it made.
 from __future__ import annotations
 
 import socket
+import sys
 import threading
+from typing import Literal
 
 import pytest
 from _openai_server import (
@@ -19,7 +21,7 @@ from _openai_server import (
     error_body,
 )
 
-from ragline.chat_models import ChatOpenAI
+from ragline.chat_models import ChatOpenAI, convert_to_openai_tool
 from ragline.core import (
     AIMessage,
     AIMessageChunk,
@@ -27,6 +29,7 @@ from ragline.core import (
     ConfigurationError,
     HumanMessage,
     InvalidInputError,
+    MissingDependencyError,
     RunCollectorCallbackHandler,
     StoreConnectionError,
     StrOutputParser,
@@ -401,3 +404,63 @@ def test_token_counting_is_available(openai_server):
 
 def test_chunks_are_ai_message_chunks(openai_server):
     assert all(isinstance(c, AIMessageChunk) for c in make_model(openai_server).stream("x"))
+
+
+# --------------------------------------------------------------------------- tools
+
+
+def search(query: str, k: int = 4, sources: list[str] | None = None, mode: Literal["a", "b"] = "a"):
+    """Search the index.
+
+    Longer text that is not part of the description.
+    """
+
+
+def test_functions_become_openai_tool_specs():
+    assert convert_to_openai_tool(search) == {
+        "type": "function",
+        "function": {
+            "name": "search",
+            "description": "Search the index.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string"},
+                    "k": {"type": "integer"},
+                    "sources": {"type": "array", "items": {"type": "string"}},
+                    "mode": {"enum": ["a", "b"]},
+                },
+                "required": ["query"],
+            },
+        },
+    }
+    bare = {"name": "f", "description": "d", "parameters": {"type": "object", "properties": {}}}
+    assert convert_to_openai_tool(bare) == {"type": "function", "function": bare}
+    with pytest.raises(InvalidInputError, match="a tool dict needs a 'name'"):
+        convert_to_openai_tool({"description": "nameless"})
+
+
+def test_bind_tools_sends_the_tools_and_the_choice(openai_server):
+    model = make_model(openai_server).bind_tools([search], tool_choice="search")
+    model.invoke("find")
+    body = bodies(openai_server)[0]
+    assert body["tools"] == [convert_to_openai_tool(search)]
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "search"}}
+    make_model(openai_server).bind_tools([search], tool_choice="any").invoke("x")
+    assert bodies(openai_server)[1]["tool_choice"] == "required"
+
+
+def test_bind_tools_rejects_an_unknown_choice(openai_server):
+    with pytest.raises(InvalidInputError) as info:
+        make_model(openai_server).bind_tools([search], tool_choice="serch")
+    assert str(info.value) == (
+        "tool_choice 'serch' is not one of 'auto', 'none', 'required', 'any', 'search'"
+    )
+
+
+def test_importing_without_the_openai_package_names_the_extra(openai_server, monkeypatch):
+    model = make_model(openai_server)  # the constructor needs no openai
+    monkeypatch.setitem(sys.modules, "openai", None)  # makes `import openai` fail
+    with pytest.raises(MissingDependencyError, match=r"pip install 'ragline\[openai\]'"):
+        model.invoke("x")
+    assert openai_server.requests == []
