@@ -1,92 +1,37 @@
-"""Byte stores: one contract suite run on InMemoryByteStore and LocalFileStore, then the
-file store's own guarantees (safe keys, atomic writes, sharing between processes)."""
+"""Byte stores: the shared contract suite (tests/_byte_store_contract.py) run on
+InMemoryByteStore and LocalFileStore, then the file store's own guarantees (safe keys,
+atomic writes, sharing between processes)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _byte_store_contract import ByteStoreContract
 
 from ragline.core import BaseStore, InMemoryByteStore, InvalidInputError, LocalFileStore
 
 
-@pytest.fixture(params=["memory", "file"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> BaseStore[str, bytes]:
-    if request.param == "memory":
+class TestInMemoryByteStore(ByteStoreContract):
+    @pytest.fixture
+    def store(self) -> BaseStore[str, bytes]:
         return InMemoryByteStore()
-    return LocalFileStore(tmp_path / "store")
 
 
-# -- contract: every byte store -------------------------------------------------------------
+class TestLocalFileStore(ByteStoreContract):
+    @pytest.fixture
+    def store(self, tmp_path: Path) -> BaseStore[str, bytes]:
+        return LocalFileStore(tmp_path / "store")
 
 
-def test_mset_then_mget_returns_values_in_key_order(store: BaseStore[str, bytes]) -> None:
-    """mget answers in the order of the keys asked, None for absent keys."""
-    store.mset([("a", b"1"), ("b", b"\x00\xff"), ("c", b"")])
-    assert store.mget(["c", "missing", "a", "b"]) == [b"", None, b"1", b"\x00\xff"]
-
-
-def test_mset_replaces_existing_value(store: BaseStore[str, bytes]) -> None:
-    """Writing a key twice keeps the last value."""
-    store.mset([("k", b"old")])
-    store.mset([("k", b"new")])
-    assert store.mget(["k"]) == [b"new"]
-
-
-def test_mdelete_removes_and_ignores_absent_keys(store: BaseStore[str, bytes]) -> None:
-    """Deleting absent keys is not an error; other keys stay."""
-    store.mset([("a", b"1"), ("b", b"2")])
-    store.mdelete(["a", "never-there"])
-    assert store.mget(["a", "b"]) == [None, b"2"]
-
-
-def test_yield_keys_with_and_without_prefix(store: BaseStore[str, bytes]) -> None:
-    """yield_keys lists every key; prefix keeps only the keys that start with it."""
-    store.mset([("user-1", b"x"), ("user-2", b"y"), ("doc-1", b"z")])
-    assert sorted(store.yield_keys()) == ["doc-1", "user-1", "user-2"]
-    assert sorted(store.yield_keys(prefix="user-")) == ["user-1", "user-2"]
-    assert list(store.yield_keys(prefix="nothing")) == []
-
-
-def test_empty_batches_are_fine(store: BaseStore[str, bytes]) -> None:
-    """Empty key lists are no-ops."""
-    store.mset([])
-    store.mdelete([])
-    assert store.mget([]) == []
-    assert list(store.yield_keys()) == []
-
-
-def test_bad_value_rejected_before_anything_is_written(store: BaseStore[str, bytes]) -> None:
-    """A non-bytes value fails the whole batch; earlier pairs of the batch are not written."""
-    store.mset([("keep", b"v")])
-    with pytest.raises(InvalidInputError, match=r"bytes, got str for key 'b'"):
-        store.mset([("a", b"ok"), ("b", "text")])  # type: ignore[list-item]
-    assert store.mget(["a", "b", "keep"]) == [None, None, b"v"]
-
-
-def test_non_string_key_rejected(store: BaseStore[str, bytes]) -> None:
-    """Keys are strings."""
-    with pytest.raises(InvalidInputError, match="keys must be str, got int"):
-        store.mget([1])  # type: ignore[list-item]
-    with pytest.raises(InvalidInputError, match=r"\(key, value\) pairs"):
-        store.mset([("a", b"1", "extra")])  # type: ignore[list-item]
-
-
-def test_bytearray_values_are_stored_as_bytes(store: BaseStore[str, bytes]) -> None:
-    store.mset([("a", bytearray(b"ab"))])  # type: ignore[list-item]
-    assert store.mget(["a"]) == [b"ab"]
-
-
-async def test_async_twins(store: BaseStore[str, bytes]) -> None:
-    """amset / amget / amdelete / ayield_keys behave as their sync twins."""
-    await store.amset([("x-1", b"1"), ("x-2", b"2"), ("y", b"3")])
-    assert await store.amget(["x-2", "nope"]) == [b"2", None]
-    await store.amdelete(["x-1"])
-    assert sorted([key async for key in store.ayield_keys(prefix="x-")]) == ["x-2"]
-    assert sorted([key async for key in store.ayield_keys()]) == ["x-2", "y"]
+def test_bytearray_values_are_stored_as_bytes(tmp_path: Path) -> None:
+    for store in (InMemoryByteStore(), LocalFileStore(tmp_path)):
+        store.mset([("a", bytearray(b"ab"))])  # type: ignore[list-item]
+        assert store.mget(["a"]) == [b"ab"]
 
 
 # -- LocalFileStore specifics -----------------------------------------------------------------
@@ -216,3 +161,14 @@ def test_local_file_store_is_shared_between_processes(tmp_path: Path) -> None:
 def test_stores_are_base_stores(tmp_path: Path) -> None:
     assert isinstance(InMemoryByteStore(), BaseStore)
     assert isinstance(LocalFileStore(tmp_path), BaseStore)
+
+
+@pytest.mark.parametrize("make", [InMemoryByteStore, lambda: LocalFileStore("unused-root")])
+def test_error_messages_name_the_bad_key_or_value(make: Callable[[], BaseStore[str, bytes]]) -> None:
+    store = make()
+    with pytest.raises(InvalidInputError, match="store keys must be str, got int: 1"):
+        store.mget([1])  # type: ignore[list-item]
+    with pytest.raises(InvalidInputError, match="byte store values must be bytes, got str for key 'b'"):
+        store.mset([("a", b"ok"), ("b", "text")])  # type: ignore[list-item]
+    with pytest.raises(InvalidInputError, match=r"mset expects \(key, value\) pairs, got \('a', b'1', 'x'\)"):
+        store.mset([("a", b"1", "x")])  # type: ignore[list-item]
