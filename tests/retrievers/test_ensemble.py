@@ -1,0 +1,186 @@
+"""EnsembleRetriever: weighted RRF with exact fused orders, dedup keys, concurrency, runs."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from ragline.core import (
+    BaseRetriever,
+    Document,
+    InvalidInputError,
+    RunCollectorCallbackHandler,
+    RunnableLambda,
+)
+from ragline.embeddings import HashingEmbeddings
+from ragline.retrievers import BM25Retriever, EnsembleRetriever, weighted_reciprocal_rank
+from ragline.vectorstores import InMemoryVectorStore
+
+
+class Fixed(BaseRetriever):
+    """Returns the same ranked list for every query; can wait at a barrier first."""
+
+    def __init__(self, name: str, documents: list[Document], barrier: threading.Barrier | None = None):
+        self.name = name
+        self.documents = documents
+        self.barrier = barrier
+
+    def _get_relevant_documents(self, query):
+        if self.barrier is not None:
+            self.barrier.wait(timeout=5)  # only passes when the other retriever runs at the same time
+        if query == f"explode {self.name}":
+            raise RuntimeError(f"{self.name} failed")
+        return list(self.documents)
+
+
+A, B, C, D = (Document(text, id=text) for text in "abcd")
+
+
+def ids(documents):
+    return [d.id for d in documents]
+
+
+def test_weighted_rrf_order_computed_by_hand():
+    retriever = EnsembleRetriever([Fixed("one", [A, B, C]), Fixed("two", [C, D, A])], weights=[0.7, 0.3])
+    # a: .7/61 + .3/63 = .016237   b: .7/62 = .011290   c: .7/63 + .3/61 = .016029   d: .3/62 = .004839
+    scores = {"a": 0.7 / 61 + 0.3 / 63, "b": 0.7 / 62, "c": 0.7 / 63 + 0.3 / 61, "d": 0.3 / 62}
+    assert sorted(scores, key=scores.get, reverse=True) == ["a", "c", "b", "d"]
+    assert ids(retriever.invoke("q")) == ["a", "c", "b", "d"]
+    # weight on the second list flips a and c
+    assert ids(EnsembleRetriever([Fixed("one", [A, B, C]), Fixed("two", [C, D, A])],
+                                 weights=[0.3, 0.7]).invoke("q")) == ["c", "a", "d", "b"]
+
+
+def test_c_changes_how_much_rank_matters():
+    # one: [a, b], two: [b] with weights 1 and 0.6:
+    # c=0:  a = 1/1 = 1.0, b = 1/2 + 0.6/1 = 1.1           -> b first
+    # c=60: a = 1/61 = .01639, b = 1/62 + .6/61 = .02597  -> b first
+    # c=0 with weights 1, 0.4: a = 1.0, b = .5 + .4 = .9   -> a first
+    one, two = Fixed("one", [A, B]), Fixed("two", [B])
+    assert ids(EnsembleRetriever([one, two], weights=[1, 0.6], c=0).invoke("q")) == ["b", "a"]
+    assert ids(EnsembleRetriever([one, two], weights=[1, 0.4], c=0).invoke("q")) == ["a", "b"]
+    assert ids(EnsembleRetriever([one, two], weights=[1, 0.4], c=60).invoke("q")) == ["b", "a"]
+
+
+def test_equal_scores_keep_the_order_of_first_appearance():
+    assert ids(EnsembleRetriever([Fixed("one", [A, B]), Fixed("two", [B, A])]).invoke("q")) == ["a", "b"]
+    assert ids(EnsembleRetriever([Fixed("one", [B, A]), Fixed("two", [A, B])]).invoke("q")) == ["b", "a"]
+
+
+def test_default_weights_are_equal():
+    retriever = EnsembleRetriever([Fixed("one", [A]), Fixed("two", [B]), Fixed("three", [C])])
+    assert retriever.weights == [1 / 3, 1 / 3, 1 / 3]
+    assert ids(retriever.invoke("q")) == ["a", "b", "c"]
+
+
+def test_documents_are_the_same_by_id_then_by_text_and_the_first_copy_is_returned():
+    with_meta = Document("a", {"from": "two"}, id="a")
+    fused = EnsembleRetriever([Fixed("one", [B, A]), Fixed("two", [with_meta])]).invoke("q")
+    assert fused == [A, B]  # a: 1/62 + 1/61 beats b: 1/61; the copy from "one" is kept
+    same_text = [Document("x", {"n": 1}), Document("x", {"n": 2})]
+    assert EnsembleRetriever([Fixed("one", same_text[:1]), Fixed("two", same_text[1:])]).invoke("q") == [
+        Document("x", {"n": 1})]
+    other_ids = [Document("x", id="1"), Document("x", id="2")]
+    assert ids(EnsembleRetriever([Fixed("one", other_ids[:1]), Fixed("two", other_ids[1:])]).invoke("q")) == [
+        "1", "2"]
+
+
+def test_id_key_identifies_documents_by_metadata():
+    one = [Document("chunk A", {"source": "s1"}), Document("chunk B", {"source": "s2"})]
+    two = [Document("other text", {"source": "s2"})]
+    fused = EnsembleRetriever([Fixed("one", one), Fixed("two", two)], id_key="source").invoke("q")
+    assert [d.page_content for d in fused] == ["chunk B", "chunk A"]
+    with pytest.raises(InvalidInputError, match="id_key 'source' is missing from the metadata of"):
+        EnsembleRetriever([Fixed("one", [A])], id_key="source").invoke("q")
+
+
+def test_a_document_repeated_by_one_retriever_counts_once_at_its_best_rank():
+    assert ids(weighted_reciprocal_rank([[A, B, A], [B]], [1, 1])) == ["b", "a"]
+    assert ids(weighted_reciprocal_rank([[A, A], [B]], [1, 1])) == ["a", "b"]  # a tie: 1/61 each
+
+
+def test_hybrid_bm25_and_vector_search_fused_order():
+    texts = ["the cat purrs on the mat", "a kitten is purring", "dog barks at the cat",
+             "stock prices fell sharply", "cats and kittens nap"]
+    keys = ["t1", "t2", "t3", "t4", "t5"]
+    keyword = BM25Retriever.from_texts(texts, ids=keys, k=3)
+    store = InMemoryVectorStore.from_texts(texts, HashingEmbeddings(dimension=256), ids=keys)
+    vector = store.as_retriever(search_kwargs={"k": 3})
+    assert ids(keyword.invoke("cat purring")) == ["t2", "t3", "t1"]
+    assert ids(vector.invoke("cat purring")) == ["t2", "t1", "t3"]
+    # t1 = .3/63 + .7/62 > t3 = .3/62 + .7/63: the vector side decides the tie
+    hybrid = EnsembleRetriever([keyword, vector], weights=[0.3, 0.7])
+    assert ids(hybrid.invoke("cat purring")) == ["t2", "t1", "t3"]
+    assert ids(EnsembleRetriever([keyword, vector], weights=[0.7, 0.3]).invoke("cat purring")) == [
+        "t2", "t3", "t1"]
+    # BM25 finds only the exact word; vectors add neighbours
+    assert ids(keyword.invoke("kitten")) == ["t2"]
+    assert ids(hybrid.invoke("kitten")) == ["t2", "t5", "t4"]
+
+
+def test_child_retrievers_run_concurrently_as_child_runs():
+    barrier = threading.Barrier(2)
+    retriever = EnsembleRetriever([Fixed("one", [A], barrier), Fixed("two", [B], barrier)])
+    collector = RunCollectorCallbackHandler()
+    assert ids(retriever.invoke("q", {"callbacks": [collector], "tags": ["t"]})) == ["a", "b"]
+    (run,) = collector.traced_runs
+    assert (run.name, run.run_type, run.inputs) == ("EnsembleRetriever", "retriever", "q")
+    assert sorted(child.name for child in run.children) == ["one", "two"]
+    assert all(child.run_type == "retriever" and child.inputs == "q" for child in run.children)
+    assert all("t" in child.tags for child in run.children)  # config flows to the children
+
+
+async def test_async_children_run_concurrently():
+    started = []
+    release = asyncio.Event()
+
+    class Waiting(Fixed):
+        async def _aget_relevant_documents(self, query):
+            started.append(self.name)
+            if len(started) == 2:
+                release.set()
+            await asyncio.wait_for(release.wait(), timeout=5)
+            return list(self.documents)
+
+    collector = RunCollectorCallbackHandler()
+    retriever = EnsembleRetriever([Waiting("one", [A]), Waiting("two", [B])])
+    assert ids(await retriever.ainvoke("q", {"callbacks": [collector]})) == ["a", "b"]
+    assert sorted(c.name for c in collector.traced_runs[0].children) == ["one", "two"]
+
+
+def test_batch_and_any_runnable_as_a_child():
+    echo = RunnableLambda(lambda q: [Document(q, id=q)], name="echo")
+    retriever = EnsembleRetriever([echo, Fixed("one", [A])], weights=[2, 1])
+    assert [ids(docs) for docs in retriever.batch(["x", "y"])] == [["x", "a"], ["y", "a"]]
+
+
+def test_a_failing_child_fails_the_ensemble_run():
+    collector = RunCollectorCallbackHandler()
+    with pytest.raises(RuntimeError, match="two failed"):
+        EnsembleRetriever([Fixed("one", [A]), Fixed("two", [B])]).invoke("explode two", {"callbacks": [collector]})
+    (run,) = collector.traced_runs
+    assert str(run.error) == "two failed"
+    assert sorted((child.name, str(child.error)) for child in run.children) == [
+        ("one", "None"), ("two", "two failed")]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"retrievers": []}, "needs a non-empty list of retrievers"),
+        ({"retrievers": [object()]}, r"retrievers\[0\] must be a retriever \(a Runnable\), got object"),
+        ({"weights": [1.0]}, "got 1 weights for 2 retrievers"),
+        ({"weights": [1.0, -0.5]}, r"weights\[1\] must be a finite number >= 0, got -0.5"),
+        ({"weights": [0, 0]}, r"weights must sum to a positive number, got \[0, 0\]"),
+        ({"weights": [1, float("inf")]}, r"weights\[1\] must be a finite number"),
+        ({"weights": "11"}, "weights must be a list of numbers"),
+        ({"c": -1}, "c must be a finite number >= 0, got -1"),
+        ({"id_key": 3}, "id_key must be a str or None, got 3"),
+    ],
+)
+def test_bad_options_are_rejected(kwargs, message):
+    options = {"retrievers": [Fixed("one", [A]), Fixed("two", [B])], **kwargs}
+    with pytest.raises(InvalidInputError, match=message):
+        EnsembleRetriever(**options)
