@@ -168,6 +168,11 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
     ) -> None:
         if not isinstance(retriever, Runnable):
             raise InvalidInputError(f"retriever must be a Runnable, got {type(retriever).__name__}")
+        if combine_documents_chain.output_key is None:
+            raise InvalidInputError(
+                "RetrievalQA needs a documents chain with an output_key (use load_qa_chain)"
+            )
+        self._answer_key: str = combine_documents_chain.output_key
         self.retriever = retriever
         self.combine_documents_chain = combine_documents_chain
         self.return_source_documents = return_source_documents
@@ -219,7 +224,7 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
         return {chain.input_key: documents, "question": query}
 
     def _result(self, query: str, documents: list[Any], answer: dict[str, Any]) -> dict[str, Any]:
-        output = {self.input_key: query, self.output_key: answer[self.combine_documents_chain.output_key]}
+        output = {self.input_key: query, self.output_key: answer[self._answer_key]}
         if self.return_source_documents:
             output["source_documents"] = documents
         return output
@@ -256,10 +261,9 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
         documents = self.retriever.invoke(query)
         if self.return_source_documents:
             yield {"source_documents": documents}
-        output_key = self.combine_documents_chain.output_key
         for chunk in self.combine_documents_chain.stream(self._combine_input(query, documents)):
-            if output_key in chunk:
-                yield {self.output_key: chunk[output_key]}
+            if self._answer_key in chunk:
+                yield {self.output_key: chunk[self._answer_key]}
 
     async def astream(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
         self._reject_kwargs(kwargs)
@@ -277,7 +281,6 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
         documents = await self.retriever.ainvoke(query)
         if self.return_source_documents:
             yield {"source_documents": documents}
-        output_key = self.combine_documents_chain.output_key
         async for chunk in self.combine_documents_chain.astream(self._combine_input(query, documents)):
-            if output_key in chunk:
-                yield {self.output_key: chunk[output_key]}
+            if self._answer_key in chunk:
+                yield {self.output_key: chunk[self._answer_key]}

@@ -25,7 +25,13 @@ from ragline.embeddings import SentenceTransformerEmbeddings
 from ragline.loaders import DirectoryLoader, TextLoader
 from ragline.splitters import RecursiveCharacterTextSplitter
 from ragline.vectorstores import FAISS, InMemoryVectorStore, Redis
-from tests._openai_server import CHAT_PATH, OpenAITestServer, Reply, chat_completion, chat_completion_chunks
+from tests._openai_server import (
+    CHAT_PATH,
+    OpenAITestServer,
+    Reply,
+    chat_completion,
+    chat_completion_chunks,
+)
 
 pytestmark = pytest.mark.slow
 
