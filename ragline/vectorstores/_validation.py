@@ -25,12 +25,19 @@ __all__ = [
 ]
 
 
+# value types a shallow copy may share without a closer look (exact types)
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
 def copy_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``metadata`` that shares nothing mutable with the original.
 
     Deep only where needed: flat metadata (the usual case) costs one dict copy.
     """
-    if any(isinstance(value, (dict, list, set)) for value in metadata.values()):
+    values = metadata.values()
+    if _SCALAR_TYPES.issuperset(map(type, values)):  # the usual case, in one C-level pass
+        return dict(metadata)
+    if any(isinstance(value, (dict, list, set)) for value in values):
         return copy.deepcopy(dict(metadata))
     return dict(metadata)
 
