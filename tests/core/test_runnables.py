@@ -398,7 +398,8 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
     assert callbacks.__all__ == [
         "AsyncCallbackHandler", "BaseCallbackHandler", "BaseRunManager", "CallbackManager",
         "CallbackManagerForChainRun", "CallbackManagerForLLMRun", "CallbackManagerForRetrieverRun",
-        "RetryState", "Run", "RunCollectorCallbackHandler", "StdOutCallbackHandler",
+        "RetryState", "RootListenersHandler", "Run", "RunCollectorCallbackHandler",
+        "StdOutCallbackHandler",
     ]
     for name in runnables.__all__:
         assert getattr(runnables, name) is not None

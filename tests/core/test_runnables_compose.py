@@ -378,3 +378,34 @@ async def test_configurable_async_paths():
     assert await chooser.ainvoke("a", {"configurable": {"greeting": "ahoy"}}) == "ahoy a!"
     assert [c async for c in chooser.astream("b", {"configurable": {"greeting": "ho"}})] == ["ho b!"]
     assert await chooser.abatch(["c"], {"configurable": {"greeting": "hm"}}) == ["hm c!"]
+
+
+# ---- listeners ----------------------------------------------------------------------------
+def test_with_listeners_sees_only_its_own_runs():
+    seen = []
+    inner = RunnableLambda(lambda x: x + 1, name="inner")
+    listened = (inner | RunnableLambda(lambda x: x * 2, name="double")).with_listeners(
+        on_start=lambda run: seen.append(("start", run.name, run.inputs)),
+        on_end=lambda run: seen.append(("end", run.name, run.outputs)))
+    chain = RunnableLambda(lambda x: x, name="outer") | listened
+    assert chain.invoke(1) == 4
+    assert listened.batch([2, 3], {"max_concurrency": 1}) == [6, 8]
+    assert seen == [
+        ("start", "RunnableSequence", 1), ("end", "RunnableSequence", 4),
+        # a sequence batch starts every run, then runs each step over all inputs
+        ("start", "RunnableSequence", 2), ("start", "RunnableSequence", 3),
+        ("end", "RunnableSequence", 6), ("end", "RunnableSequence", 8),
+    ]
+    handler = listened.config["callbacks"][0]
+    assert handler._open == set() and handler._roots == {}  # nothing kept after the runs
+
+
+def test_with_listeners_on_error():
+    errors = []
+
+    def boom(x):
+        raise ValueError("no")
+
+    with pytest.raises(ValueError):
+        RunnableLambda(boom, name="boom").with_listeners(on_error=errors.append).invoke(1)
+    assert [(run.name, str(run.error)) for run in errors] == [("boom", "no")]

@@ -17,6 +17,7 @@ _EXPORTS = {
     "StdOutCallbackHandler": ".stdout",
     "RunCollectorCallbackHandler": ".tracers",
     "Run": ".tracers",
+    "RootListenersHandler": ".tracers",
 }
 
 __all__ = sorted(_EXPORTS)

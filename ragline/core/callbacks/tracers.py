@@ -23,7 +23,7 @@ from uuid import UUID
 
 from ragline.core.callbacks.base import BaseCallbackHandler
 
-__all__ = ["Run", "RunCollectorCallbackHandler"]
+__all__ = ["RootListenersHandler", "Run", "RunCollectorCallbackHandler"]
 
 
 def _now() -> datetime:
@@ -213,3 +213,95 @@ class RunCollectorCallbackHandler(BaseCallbackHandler):
     def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """Record a retriever's error."""
         self._end("retriever_error", run_id, None, error, kwargs)
+
+
+class RootListenersHandler(BaseCallbackHandler):
+    """Calls ``on_start(run)`` / ``on_end(run)`` / ``on_error(run)`` for root runs only.
+
+    Behind ``Runnable.with_listeners``: the handler joins the config of the bound
+    runnable, so the "root" runs it sees are the bound runnable's own runs. Runs below
+    them are tracked only by id and forgotten when they end, so memory stays flat.
+    """
+
+    raise_error = True  # a listener's exception is the user's to see
+
+    def __init__(self, on_start: Any = None, on_end: Any = None, on_error: Any = None) -> None:
+        self._listeners = {"start": on_start, "end": on_end, "error": on_error}
+        self._roots: dict[UUID, Run] = {}
+        self._open: set[UUID] = set()
+        self._lock = threading.Lock()
+
+    def _started(self, run_type: str, inputs: Any, run_id: UUID, parent_run_id: UUID | None,
+                 tags: list[str] | None, metadata: dict[str, Any] | None, kwargs: dict[str, Any]) -> None:
+        with self._lock:
+            is_root = parent_run_id is None or parent_run_id not in self._open
+            self._open.add(run_id)
+            if not is_root:
+                return
+            run = Run(id=run_id, parent_run_id=parent_run_id, name=kwargs.get("name") or run_type,
+                      run_type=run_type, inputs=inputs, tags=list(tags or []),
+                      metadata=dict(metadata or {}))
+            self._roots[run_id] = run
+        if self._listeners["start"]:
+            self._listeners["start"](run)
+
+    def _ended(self, run_id: UUID, outputs: Any, error: BaseException | None, kwargs: dict[str, Any]) -> None:
+        with self._lock:
+            self._open.discard(run_id)
+            run = self._roots.pop(run_id, None)
+        if run is None:
+            return
+        run.end_time, run.outputs, run.error = _now(), outputs, error
+        if "inputs" in kwargs:
+            run.inputs = kwargs["inputs"]
+        listener = self._listeners["error" if error is not None else "end"]
+        if listener:
+            listener(run)
+
+    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID,
+                       parent_run_id: UUID | None = None, tags: list[str] | None = None,
+                       metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        """Note a chain run."""
+        self._started("chain", inputs, run_id, parent_run_id, tags, metadata, kwargs)
+
+    def on_llm_start(self, serialized: Any, prompts: list[str], *, run_id: UUID,
+                     parent_run_id: UUID | None = None, tags: list[str] | None = None,
+                     metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        """Note an LLM run."""
+        self._started("llm", prompts, run_id, parent_run_id, tags, metadata, kwargs)
+
+    def on_chat_model_start(self, serialized: Any, messages: list[list[Any]], *, run_id: UUID,
+                            parent_run_id: UUID | None = None, tags: list[str] | None = None,
+                            metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        """Note a chat model run."""
+        self._started("chat_model", messages, run_id, parent_run_id, tags, metadata, kwargs)
+
+    def on_retriever_start(self, serialized: Any, query: str, *, run_id: UUID,
+                           parent_run_id: UUID | None = None, tags: list[str] | None = None,
+                           metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        """Note a retriever run."""
+        self._started("retriever", query, run_id, parent_run_id, tags, metadata, kwargs)
+
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """End a chain run."""
+        self._ended(run_id, outputs, None, kwargs)
+
+    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """End a chain run with an error."""
+        self._ended(run_id, None, error, kwargs)
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """End a model run."""
+        self._ended(run_id, response, None, kwargs)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """End a model run with an error."""
+        self._ended(run_id, None, error, kwargs)
+
+    def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """End a retriever run."""
+        self._ended(run_id, documents, None, kwargs)
+
+    def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """End a retriever run with an error."""
+        self._ended(run_id, None, error, kwargs)

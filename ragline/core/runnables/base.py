@@ -309,6 +309,28 @@ class Runnable(ABC, Generic[Input, Output]):
         merged: Any = {**(config or {}), **options}
         return RunnableBinding(self, config=merged)
 
+    def with_listeners(self, *, on_start: Callable[[Any], Any] | None = None,
+                       on_end: Callable[[Any], Any] | None = None,
+                       on_error: Callable[[Any], Any] | None = None) -> RunnableBinding[Input, Output]:
+        """Return this runnable calling ``on_start(run)`` / ``on_end(run)`` / ``on_error(run)``.
+
+        Each listener gets the :class:`~ragline.core.callbacks.Run` of this runnable's
+        own run (inputs, outputs or error, times, tags, metadata), once per call.
+
+        Example:
+            >>> from ragline.core import RunnableLambda
+            >>> ends = []
+            >>> RunnableLambda(lambda x: x * 2).with_listeners(on_end=ends.append).invoke(4)
+            8
+            >>> ends[0].outputs
+            8
+        """
+        from ragline.core.callbacks.tracers import RootListenersHandler
+        from ragline.core.runnables.binding import RunnableBinding
+
+        handler = RootListenersHandler(on_start, on_end, on_error)
+        return RunnableBinding(self, config={"callbacks": [handler]})
+
     def with_retry(self, *, retry_if_exception_type: tuple[type[BaseException], ...] = (Exception,),
                    wait_exponential_jitter: bool = True, stop_after_attempt: int = 3,
                    exponential_jitter_params: dict[str, float] | None = None) -> RunnableRetry[Input, Output]:
