@@ -193,19 +193,19 @@ class CharacterTextSplitter(TextSplitter):
         Raises:
             InvalidInputError: ``text`` is not a str.
         """
-        return [chunk for chunk, _ in self._split(text, want_starts=False)]
+        return self._split(text, want_starts=False).chunks
 
     def _split_with_starts(self, text: str) -> list[Chunk]:
-        return self._split(text, want_starts=True)
+        return self._split(text, want_starts=True).with_starts()
 
-    def _split(self, text: str, *, want_starts: bool) -> list[Chunk]:
+    def _split(self, text: str, *, want_starts: bool) -> Merger:
         check_text(text)
         merger = self._merger(text, want_starts=want_starts)
         pieces, offsets, gaps = self._separator.cut(
             text, 0, self._keep_separator, with_offsets=want_starts
         )
         merger.merge(pieces, offsets, list(map(merger.length, pieces)), gaps)
-        return merger.chunks
+        return merger
 
 
 class RecursiveCharacterTextSplitter(TextSplitter):
@@ -314,16 +314,16 @@ class RecursiveCharacterTextSplitter(TextSplitter):
         Raises:
             InvalidInputError: ``text`` is not a str.
         """
-        return [chunk for chunk, _ in self._split(text, want_starts=False)]
+        return self._split(text, want_starts=False).chunks
 
     def _split_with_starts(self, text: str) -> list[Chunk]:
-        return self._split(text, want_starts=True)
+        return self._split(text, want_starts=True).with_starts()
 
-    def _split(self, text: str, *, want_starts: bool) -> list[Chunk]:
+    def _split(self, text: str, *, want_starts: bool) -> Merger:
         check_text(text)
         merger = self._merger(text, want_starts=want_starts)
         self._split_at(text, 0, 0, merger)
-        return merger.chunks
+        return merger
 
     def _split_at(self, text: str, base: int, level: int, merger: Merger) -> None:
         """Cut ``text`` (at offset ``base``) with ``self._separators[level:]``."""
@@ -355,7 +355,7 @@ class RecursiveCharacterTextSplitter(TextSplitter):
             if deeper:
                 self._split_at(pieces[index], offsets[index], chosen + 1, merger)
             else:
-                merger.chunks.append((pieces[index], offsets[index]))
+                merger.add(pieces[index], offsets[index])
             run_start = index + 1
         if len(pieces) > run_start:
             merger.merge(*_run(pieces, offsets, lengths, gaps, run_start, len(pieces)))

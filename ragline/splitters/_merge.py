@@ -41,12 +41,18 @@ class Merger:
 
     Args:
         chunk_size, chunk_overlap, strip_whitespace: the splitter's options.
-        want_starts: compute each chunk's start offset (else it is reported as -1).
+        want_starts: also record each chunk's start offset in ``starts``.
         length: measures pieces of the text being split (memoized).
         gap_length: measures the separators re-inserted between pieces.
+
+    Attributes:
+        chunks: the chunks so far, in text order.
+        starts: their start offsets (only ``want_starts``).
     """
 
-    __slots__ = ("chunks", "gap_length", "length", "overlap", "size", "strip", "want_starts")
+    __slots__ = (
+        "chunks", "gap_length", "length", "overlap", "size", "starts", "strip", "want_starts"
+    )
 
     def __init__(
         self,
@@ -64,7 +70,18 @@ class Merger:
         self.want_starts = want_starts
         self.length = length
         self.gap_length = gap_length
-        self.chunks: list[Chunk] = []
+        self.chunks: list[str] = []
+        self.starts: list[int] = []
+
+    def add(self, chunk: str, start: int) -> None:
+        """Add a chunk as it is (a piece too large to merge that cannot be cut further)."""
+        self.chunks.append(chunk)
+        if self.want_starts:
+            self.starts.append(start)
+
+    def with_starts(self) -> list[Chunk]:
+        """The chunks paired with their start offsets."""
+        return list(zip(self.chunks, self.starts, strict=True))
 
     def merge(
         self,
@@ -73,7 +90,7 @@ class Merger:
         lengths: Sequence[int],
         gaps: str | Sequence[str],
     ) -> None:
-        """Merge adjacent ``pieces`` into chunks appended to ``self.chunks``.
+        """Merge adjacent ``pieces`` into chunks added to ``self.chunks``.
 
         Args:
             pieces: the pieces, in text order.
@@ -89,9 +106,16 @@ class Merger:
             # The common case, one separator everywhere: the same rule with a constant
             # gap length (this loop is the hot path of every split).
             gap = self.gap_length(gaps)
+            chunks = self.chunks
+            plain = self.strip and not self.want_starts  # the default: emit inline
             for index, length in enumerate(lengths):
-                if index > first and total + length + gap > size:
-                    self._emit(pieces, offsets, gaps, first, index)
+                if total + length + gap > size and index > first:
+                    if plain:
+                        chunk = gaps.join(pieces[first:index]).strip()
+                        if chunk:
+                            chunks.append(chunk)
+                    else:
+                        self._emit(pieces, offsets, gaps, first, index)
                     while total > overlap or (
                         total > 0 and total + length + (gap if index > first else 0) > size
                     ):
@@ -136,11 +160,10 @@ class Merger:
         chunk = text.strip() if self.strip else text
         if not chunk:
             return
-        start = -1
+        self.chunks.append(chunk)
         if self.want_starts:
             lead = len(text) - len(text.lstrip()) if self.strip else 0
-            start = _locate(lead, pieces, offsets, gaps, first, end)
-        self.chunks.append((chunk, start))
+            self.starts.append(_locate(lead, pieces, offsets, gaps, first, end))
 
 
 def _locate(
