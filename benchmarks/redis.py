@@ -13,7 +13,7 @@ pipelined baseline. Vectors are random unit vectors (the embedding model is not 
 the store gets precomputed vectors through a lookup-table Embeddings).
 
 Usage:
-    .venv/bin/python benchmarks/redis.py [--docs 100000] [--dim 384] [--queries 300]
+    .venv/bin/python benchmarks/redis.py [--docs 100000] [--dim 384] [--queries 500]
 
 The script starts its own Redis Stack (scripts/redis-stack.sh, free 127.0.0.1 port,
 temporary directory) unless ``RAGLINE_REDIS_URL`` is set.
@@ -143,14 +143,23 @@ def timed(function: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
-def latencies(function: Callable[[np.ndarray], object], queries: np.ndarray) -> list[float]:
+def paired_latencies(
+    first: Callable[[np.ndarray], object],
+    second: Callable[[np.ndarray], object],
+    queries: np.ndarray,
+) -> tuple[list[float], list[float]]:
+    """Time both functions on every query, alternating which goes first, so background load
+    on the machine hits both alike."""
     for query in queries[:20]:  # warm up
-        function(query)
-    times = []
-    for query in queries:
-        started = time.perf_counter()
-        function(query)
-        times.append(time.perf_counter() - started)
+        first(query)
+        second(query)
+    times: tuple[list[float], list[float]] = ([], [])
+    for position, query in enumerate(queries):
+        pair = ((0, first), (1, second)) if position % 2 == 0 else ((1, second), (0, first))
+        for slot, function in pair:
+            started = time.perf_counter()
+            function(query)
+            times[slot].append(time.perf_counter() - started)
     return times
 
 
@@ -158,7 +167,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--docs", type=int, default=100_000)
     parser.add_argument("--dim", type=int, default=384)
-    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--queries", type=int, default=500)
     args = parser.parse_args()
 
     import redis
@@ -220,10 +229,7 @@ def main() -> None:
             def store_query(query: np.ndarray, filt: dict | None = filt) -> object:
                 return store.similarity_search_by_vector(query, k=4, filter=filt)
 
-            raw_times, store_times = [], []
-            for _ in range(2):
-                raw_times += latencies(raw_query, queries)
-                store_times += latencies(store_query, queries)
+            raw_times, store_times = paired_latencies(raw_query, store_query, queries)
             results[label] = (statistics.median(raw_times), statistics.median(store_times))
 
         print(f"{'bulk load':<24}{'raw redis-py':>16}{'ragline Redis':>16}{'ratio':>10}")

@@ -11,6 +11,13 @@ documents written (str and bool -> tag, int and float -> numeric); a field first
 later is added to the index. Filters use the shared filter language and run inside the
 KNN query, so a filtered search returns k results whenever k documents match.
 
+Writes check and encode every document first (nothing is written when one is bad), then
+go out in pipelined batches of ``batch_size``: per document DEL + HSET (+ PEXPIRE with a
+ttl), so re-adding an id replaces it whole. Replies are switched off inside a batch and an
+EXISTS count proves each batch landed; a server that refuses CLIENT REPLY gets plain
+pipelines. A batch is not a transaction: if the server dies midway, add the same
+documents again (same ids) and each ends up stored once.
+
 Native scores are RediSearch's distances, lower is closer: COSINE gives ``1 - cosine``
 in [0, 2], IP gives ``1 - inner product``, L2 gives the SQUARED Euclidean distance.
 """
