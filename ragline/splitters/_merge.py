@@ -139,7 +139,12 @@ class Merger:
                         first += 1
                 total += length + (gap_lengths[index] if index > first else 0)
         if len(pieces) > first:
-            self._emit(pieces, offsets, gaps, first, len(pieces))
+            if self.strip and not self.want_starts and isinstance(gaps, str):
+                chunk = gaps.join(pieces[first:]).strip()
+                if chunk:
+                    self.chunks.append(chunk)
+            else:
+                self._emit(pieces, offsets, gaps, first, len(pieces))
 
     def _emit(
         self,
