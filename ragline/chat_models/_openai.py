@@ -29,6 +29,7 @@ from ragline.core import (
     AIMessageChunk,
     BaseChatModel,
     BaseMessage,
+    ChatMessage,
     ConfigurationError,
     HumanMessage,
     InvalidInputError,
@@ -38,7 +39,6 @@ from ragline.core import (
     ToolMessage,
 )
 from ragline.core._optional import require
-from ragline.core.messages import ChatMessage
 
 __all__ = ["ChatOpenAI", "convert_to_openai_tool", "message_to_openai"]
 
