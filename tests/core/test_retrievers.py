@@ -13,6 +13,8 @@ from ragline.core import (
     InvalidInputError,
     RunCollectorCallbackHandler,
     RunnableLambda,
+    RunnablePassthrough,
+    RunnablePick,
 )
 
 DOCS = [Document("red apple", {"id": 1}), Document("green apple", {"id": 2}), Document("pear", {"id": 3})]
@@ -189,3 +191,30 @@ def test_a_retriever_must_implement_the_hook():
 
     with pytest.raises(TypeError, match="abstract"):
         Nothing()  # type: ignore[abstract]
+
+
+def test_rag_shaped_chain_batch_searches_once():
+    """Sequence -> parallel -> retriever: the batch hook still runs once for all inputs."""
+    collector = RunCollectorCallbackHandler()
+    retriever = BatchKeyword()
+    chain = {"context": retriever, "question": RunnablePassthrough()} | RunnableLambda(
+        lambda d: f"{d['question']}:{len(d['context'])}", name="prompt")
+    assert chain.batch(["apple", "pear", "kiwi"], {"callbacks": [collector]}) == ["apple:2", "pear:1", "kiwi:0"]
+    assert retriever.batches == [["apple", "pear", "kiwi"]]
+    assert retriever.queries == []
+    assert [[c.name for c in r.children] for r in collector.traced_runs] == [
+        ["RunnableParallel<context,question>", "prompt"]] * 3
+    for run in collector.traced_runs:
+        parallel = run.children[0]
+        assert sorted(c.name for c in parallel.children) == ["BatchKeyword", "RunnablePassthrough"]
+        assert all(c.parent_run_id == parallel.id for c in parallel.children)
+
+
+async def test_assign_chain_abatch_searches_once():
+    retriever = BatchKeyword()
+    chain = RunnablePassthrough.assign(context=RunnablePick("q") | retriever)
+    results = await chain.abatch([{"q": "red"}, {"q": "pear"}])
+    assert results == [{"q": "red", "context": [DOCS[0]]}, {"q": "pear", "context": [DOCS[2]]}]
+    assert retriever.batches == [["red", "pear"]]
+    assert chain.batch([{"q": "green"}]) == [{"q": "green", "context": [DOCS[1]]}]
+    assert retriever.batches[-1] == ["green"]

@@ -405,3 +405,48 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
         assert getattr(runnables, name) is not None
     for name in callbacks.__all__:
         assert getattr(callbacks, name) is not None
+
+
+def test_parallel_batch_runs_each_branch_batch_once_and_fails_per_input():
+    calls = []
+
+    class Recording(Runnable[int, int]):
+        def invoke(self, input, config=None, **kwargs):
+            if input == 0:
+                raise ZeroDivisionError("zero")
+            return 10 // input
+
+        def batch(self, inputs, config=None, *, return_exceptions=False, **kwargs):
+            calls.append(list(inputs))
+            return super().batch(inputs, config, return_exceptions=return_exceptions)
+
+    par = RunnableParallel(div=Recording(), same=RunnablePassthrough())
+    results = par.batch([1, 0, 5], return_exceptions=True)
+    assert results[0] == {"div": 10, "same": 1} and results[2] == {"div": 2, "same": 5}
+    assert isinstance(results[1], ZeroDivisionError)
+    assert calls == [[1, 0, 5]]
+    with pytest.raises(ZeroDivisionError):
+        par.batch([1, 0])
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_parallel_batch_honours_max_concurrency_across_branches(limit):
+    probe = ConcurrencyProbe()
+    par = RunnableParallel(a=probe, b=probe, c=probe)
+    assert par.batch([1, 2, 3], {"max_concurrency": limit}) == [{"a": i, "b": i, "c": i} for i in (1, 2, 3)]
+    assert probe.peak == limit
+
+
+async def test_parallel_and_assign_abatch():
+    async def neg(x):
+        return -x
+
+    par = RunnableParallel(n=neg, p=lambda x: x)
+    assert await par.abatch([1, 2]) == [{"n": -1, "p": 1}, {"n": -2, "p": 2}]
+    assign = RunnablePassthrough.assign(n=lambda d: -d["v"])
+    results = await assign.abatch([{"v": 1}, "bad"], return_exceptions=True)
+    assert results[0] == {"v": 1, "n": -1}
+    assert isinstance(results[1], InvalidInputError)
+    assert assign.batch([{"v": 2}]) == [{"v": 2, "n": -2}]
+    with pytest.raises(InvalidInputError, match="needs a dict input, got str"):
+        assign.batch(["bad"])

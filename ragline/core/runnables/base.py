@@ -472,6 +472,54 @@ class Runnable(ABC, Generic[Input, Output]):
         await _aend_run(run, output)
         return output
 
+    def _batch_with_config(self, inputs: Sequence[Any], config: Any,
+                           body: Callable[[list[Any], list[RunnableConfig]], list[Any]], *,
+                           return_exceptions: bool, run_type: str = "chain") -> list[Any]:
+        """Batch as one run per input, with ``body`` doing the work for all inputs at once.
+
+        ``body(inputs, child_configs)`` returns one output or Exception per input, in
+        order (composites call their parts' ``batch`` there, which keeps batch fast paths
+        such as a retriever's one-call search). Each run ends with its own output or
+        error; without ``return_exceptions`` the first error (in input order) is raised.
+        """
+        inputs = list(inputs)
+        if not inputs:
+            return []
+        configs = [ensure_config(c) for c in get_config_list(config, len(inputs))]
+        runs = [self._start_run(x, c, run_type) for x, c in zip(inputs, configs, strict=True)]
+        children = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
+        try:
+            outputs = body(inputs, children)
+        except BaseException as err:
+            for run in runs:
+                _end_run(run, error=err)
+            raise
+        for run, output in zip(runs, outputs, strict=True):
+            failed = isinstance(output, Exception)
+            _end_run(run, None if failed else output, error=output if failed else None)
+        return _raise_first_error(outputs, return_exceptions)
+
+    async def _abatch_with_config(self, inputs: Sequence[Any], config: Any,
+                                  body: Callable[[list[Any], list[RunnableConfig]], Awaitable[list[Any]]],
+                                  *, return_exceptions: bool, run_type: str = "chain") -> list[Any]:
+        """Async twin of :meth:`_batch_with_config` (``body`` is awaited)."""
+        inputs = list(inputs)
+        if not inputs:
+            return []
+        configs = [ensure_config(c) for c in get_config_list(config, len(inputs))]
+        runs = [await self._astart_run(x, c, run_type) for x, c in zip(inputs, configs, strict=True)]
+        children = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
+        try:
+            outputs = await body(inputs, children)
+        except BaseException as err:
+            for run in runs:
+                await _aend_run(run, error=err)
+            raise
+        for run, output in zip(runs, outputs, strict=True):
+            failed = isinstance(output, Exception)
+            await _aend_run(run, None if failed else output, error=output if failed else None)
+        return _raise_first_error(outputs, return_exceptions)
+
     def _transform_stream_with_config(self, input: Iterator[Any],
                                       transformer: Callable[[Iterator[Any]], Iterator[Any]],
                                       config: RunnableConfig | None, run_type: str = "chain",
@@ -596,6 +644,14 @@ class Runnable(ABC, Generic[Input, Output]):
             await _aend_run(run, error=err, inputs=combine_chunks(seen))
             raise
         await _aend_run(run, combine_chunks(output), inputs=combine_chunks(seen))
+
+
+def _raise_first_error(outputs: list[Any], return_exceptions: bool) -> list[Any]:
+    if not return_exceptions:
+        for output in outputs:
+            if isinstance(output, Exception):
+                raise output
+    return outputs
 
 
 def _none_if_nothing(value: Any) -> Any:

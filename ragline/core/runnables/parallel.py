@@ -6,7 +6,7 @@ import asyncio
 import contextvars
 import queue
 import threading
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -89,6 +89,56 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         """Run every branch on ``input`` as asyncio tasks."""
         self._reject_kwargs(kwargs)
         return await self._acall_with_config(self._ainvoke_branches, input, config)
+
+    # ---- many inputs ----------------------------------------------------------------
+    def _rows(self, columns: dict[str, list[Any]], count: int) -> list[Any]:
+        rows: list[Any] = []
+        for i in range(count):
+            error = next((col[i] for col in columns.values() if isinstance(col[i], Exception)), None)
+            rows.append(error if error is not None else {key: col[i] for key, col in columns.items()})
+        return rows
+
+    def _batch_branches(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
+        def column(step: Runnable[Any, Any]) -> list[Any]:
+            return step.batch(values, children, return_exceptions=True)
+
+        if children[0].get("max_concurrency") or len(self.steps) <= 1:
+            # one branch at a time, so max_concurrency bounds the whole batch
+            columns = {key: column(step) for key, step in self.steps.items()}
+        else:
+            with ThreadPoolExecutor(max_workers=len(self.steps)) as pool:
+                futures = {key: pool.submit(contextvars.copy_context().run, column, step)
+                           for key, step in self.steps.items()}
+                columns = {key: future.result() for key, future in futures.items()}
+        return self._rows(columns, len(values))
+
+    async def _abatch_branches(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
+        if children[0].get("max_concurrency"):
+            columns = {key: await step.abatch(values, children, return_exceptions=True)
+                       for key, step in self.steps.items()}
+        else:
+            results = await asyncio.gather(*(step.abatch(values, children, return_exceptions=True)
+                                             for step in self.steps.values()))
+            columns = dict(zip(self.steps, results, strict=True))
+        return self._rows(columns, len(values))
+
+    def batch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+              *, return_exceptions: bool = False, **kwargs: Any) -> list[dict[str, Any]]:
+        """Batch branch by branch: each branch's ``batch`` runs once over all inputs.
+
+        So a retriever branch with a batch search searches once for the whole batch. An
+        input fails with its first failing branch (in key order).
+        """
+        self._reject_kwargs(kwargs)
+        return self._batch_with_config(inputs, config, self._batch_branches,
+                                       return_exceptions=return_exceptions)
+
+    async def abatch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+                     *, return_exceptions: bool = False, **kwargs: Any) -> list[dict[str, Any]]:
+        """Async twin of :meth:`batch` (branches run as tasks)."""
+        self._reject_kwargs(kwargs)
+        return await self._abatch_with_config(inputs, config, self._abatch_branches,
+                                              return_exceptions=return_exceptions)
 
     # ---- streaming ------------------------------------------------------------------
     def _stream_branches(self, chunks: Iterator[Any]) -> Iterator[dict[str, Any]]:

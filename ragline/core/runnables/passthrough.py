@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragline.core.config import RunnableConfig
@@ -137,6 +137,49 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         """Async ``invoke`` (the mapper's branches run as tasks)."""
         self._reject_kwargs(kwargs)
         return await self._acall_with_config(self._aassign, input, config)
+
+    def _split(self, values: list[Any]) -> tuple[list[Any], list[int]]:
+        outputs: list[Any] = [None] * len(values)
+        valid = []
+        for i, value in enumerate(values):
+            try:
+                _require_dict(self, value)
+                valid.append(i)
+            except InvalidInputError as err:
+                outputs[i] = err
+        return outputs, valid
+
+    @staticmethod
+    def _merge_rows(values: list[Any], outputs: list[Any], valid: list[int], mapped: list[Any]) -> list[Any]:
+        for i, extra in zip(valid, mapped, strict=True):
+            outputs[i] = extra if isinstance(extra, Exception) else {**values[i], **extra}
+        return outputs
+
+    def _batch_assign(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
+        outputs, valid = self._split(values)
+        mapped = self.mapper.batch([values[i] for i in valid], [children[i] for i in valid],
+                                   return_exceptions=True) if valid else []
+        return self._merge_rows(values, outputs, valid, mapped)
+
+    async def _abatch_assign(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
+        outputs, valid = self._split(values)
+        mapped = await self.mapper.abatch([values[i] for i in valid], [children[i] for i in valid],
+                                          return_exceptions=True) if valid else []
+        return self._merge_rows(values, outputs, valid, mapped)
+
+    def batch(self, inputs: Sequence[dict[str, Any]], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+              *, return_exceptions: bool = False, **kwargs: Any) -> list[dict[str, Any]]:
+        """Batch through the mapper's ``batch`` (one call per branch for all inputs)."""
+        self._reject_kwargs(kwargs)
+        return self._batch_with_config(inputs, config, self._batch_assign,
+                                       return_exceptions=return_exceptions)
+
+    async def abatch(self, inputs: Sequence[dict[str, Any]], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+                     *, return_exceptions: bool = False, **kwargs: Any) -> list[dict[str, Any]]:
+        """Async twin of :meth:`batch`."""
+        self._reject_kwargs(kwargs)
+        return await self._abatch_with_config(inputs, config, self._abatch_assign,
+                                              return_exceptions=return_exceptions)
 
     def _stream_assign(self, chunks: Iterator[Any]) -> Iterator[dict[str, Any]]:
         total = _NOTHING

@@ -5,16 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ragline.core.config import RunnableConfig, ensure_config, get_config_list
+from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError
-from ragline.core.runnables.base import (
-    Input,
-    Output,
-    Runnable,
-    _aend_run,
-    _end_run,
-    coerce_to_runnable,
-)
+from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
@@ -134,24 +127,10 @@ class RunnableSequence(Runnable[Input, Output]):
             yield chunk
 
     # ---- many inputs ----------------------------------------------------------------
-    def batch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-              *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
-        """Batch step by step: each step's ``batch`` runs once over the surviving inputs.
-
-        An input whose step fails drops out; the others finish. Without
-        ``return_exceptions`` the first failure (in input order) is raised afterwards.
-        """
-        self._reject_kwargs(kwargs)
-        inputs = list(inputs)
-        if not inputs:
-            return []
-        configs = [ensure_config(c) for c in get_config_list(config, len(inputs))]
-        runs = [self._start_run(x, c, "chain") for x, c in zip(inputs, configs, strict=True)]
-        children = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
-        values: list[Any] = list(inputs)
-        failed: dict[int, BaseException] = {}
+    def _batch_steps(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
+        failed: dict[int, Exception] = {}
         for step in self.steps:
-            alive = [i for i in range(len(inputs)) if i not in failed]
+            alive = [i for i in range(len(values)) if i not in failed]
             if not alive:
                 break
             outputs = step.batch([values[i] for i in alive], [children[i] for i in alive],
@@ -161,26 +140,12 @@ class RunnableSequence(Runnable[Input, Output]):
                     failed[i] = output
                 else:
                     values[i] = output
-        for i, run in enumerate(runs):
-            _end_run(run, values[i], error=failed.get(i))
-        if failed and not return_exceptions:
-            raise failed[min(failed)]
-        return [failed.get(i, values[i]) for i in range(len(inputs))]
+        return [failed.get(i, value) for i, value in enumerate(values)]
 
-    async def abatch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-                     *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
-        """Async twin of :meth:`batch`."""
-        self._reject_kwargs(kwargs)
-        inputs = list(inputs)
-        if not inputs:
-            return []
-        configs = [ensure_config(c) for c in get_config_list(config, len(inputs))]
-        runs = [await self._astart_run(x, c, "chain") for x, c in zip(inputs, configs, strict=True)]
-        children = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
-        values: list[Any] = list(inputs)
-        failed: dict[int, BaseException] = {}
+    async def _abatch_steps(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
+        failed: dict[int, Exception] = {}
         for step in self.steps:
-            alive = [i for i in range(len(inputs)) if i not in failed]
+            alive = [i for i in range(len(values)) if i not in failed]
             if not alive:
                 break
             outputs = await step.abatch([values[i] for i in alive], [children[i] for i in alive],
@@ -190,11 +155,25 @@ class RunnableSequence(Runnable[Input, Output]):
                     failed[i] = output
                 else:
                     values[i] = output
-        for i, run in enumerate(runs):
-            await _aend_run(run, values[i], error=failed.get(i))
-        if failed and not return_exceptions:
-            raise failed[min(failed)]
-        return [failed.get(i, values[i]) for i in range(len(inputs))]
+        return [failed.get(i, value) for i, value in enumerate(values)]
+
+    def batch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+              *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+        """Batch step by step: each step's ``batch`` runs once over the surviving inputs.
+
+        An input whose step fails drops out; the others finish. Without
+        ``return_exceptions`` the first failure (in input order) is raised afterwards.
+        """
+        self._reject_kwargs(kwargs)
+        return self._batch_with_config(inputs, config, self._batch_steps,
+                                       return_exceptions=return_exceptions)
+
+    async def abatch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+                     *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+        """Async twin of :meth:`batch`."""
+        self._reject_kwargs(kwargs)
+        return await self._abatch_with_config(inputs, config, self._abatch_steps,
+                                              return_exceptions=return_exceptions)
 
     def get_graph(self) -> Graph:
         """Chain the steps' graphs: the last node of each joins the first of the next."""
