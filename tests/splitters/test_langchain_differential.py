@@ -28,6 +28,9 @@ FRAGMENTS = [
     "a", "b", "ab", "word", " ", "  ", "\n", "\n\n", "\t", ".", "x y", "TODO",
     "\nclass ", "\ndef ", "\n\tdef ", "# ", "\n## ", "```\n", "\n---\n", "$", "$$",
     "<p", "<div", "\n\\section{", "\nfunction ", "\nfn ", "é", "日本",
+    "\nfunc ", "\npublic ", "\nconst ", "\nlet ", "\nif ", "\ncase ", "\n===\n", "\n***\n",
+    "\n\n.. \n\n", "\nsetClass(", "\nPublic Sub ", "\nEnd Sub", "\nmessage ", "\ndefmodule ",
+    "\nIF ", "\nlocal ", "\nmain = ", "\nparam ", "\ncontract ", "\nval ", "\n**bold**",
 ]  # fmt: skip
 
 texts = st.lists(st.sampled_from(FRAGMENTS), max_size=60).map("".join)
@@ -89,8 +92,10 @@ def test_recursive_splitter_matches_langchain(text: str, opts: dict[str, Any], k
 # Presets whose separators are plain text: identical for every keep_separator mode. The
 # others (Markdown, LaTeX, RST, R, VB6) use regex syntax, which LangChain re-inserts
 # verbatim when keep_separator=False; with the separators kept they are identical too.
-PLAIN_PRESETS = ["python", "js", "ts", "java", "go", "rust", "cpp", "html", "csharp", "php"]
 REGEX_PRESETS = ["markdown", "latex", "rst", "r", "visualbasic6"]
+PLAIN_PRESETS = [
+    language.value for language in Language if language.value not in [*REGEX_PRESETS, "perl"]
+]
 
 
 @SETTINGS
@@ -173,6 +178,18 @@ def test_langchain_start_index_lands_on_an_earlier_repeat() -> None:
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 STDLIB_FILES = ["textwrap.py", "difflib.py", "argparse.py", "json/decoder.py", "email/message.py"]
+
+
+def test_markdown_preset_on_this_readme_matches_langchain() -> None:
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    for size, overlap in [(400, 50), (120, 20)]:
+        opts = {"chunk_size": size, "chunk_overlap": overlap, "add_start_index": True}
+        for keep in (True, "end"):
+            ours = RecursiveCharacterTextSplitter.from_language(Language.MARKDOWN, keep_separator=keep, **opts)
+            theirs = lc.RecursiveCharacterTextSplitter.from_language(
+                lc.Language.MARKDOWN, keep_separator=keep, **opts
+            )
+            assert_same(ours, theirs, text, substrings=True)
 
 
 @pytest.fixture(scope="module")
