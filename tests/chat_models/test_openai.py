@@ -464,3 +464,28 @@ def test_importing_without_the_openai_package_names_the_extra(openai_server, mon
     with pytest.raises(MissingDependencyError, match=r"pip install 'ragline\[openai\]'"):
         model.invoke("x")
     assert openai_server.requests == []
+
+
+def test_closing_a_stream_early_ends_the_run_and_the_response(openai_server):
+    gate = threading.Event()
+    openai_server.enqueue(
+        CHAT_PATH, Reply(events=chat_completion_chunks(["first", " second"]), gate=gate)
+    )
+    collector = RunCollectorCallbackHandler()
+    stream = make_model(openai_server).stream("x", {"callbacks": [collector]})
+    assert next(stream).content == "first"
+    stream.close()  # the consumer stops reading while the server still holds the rest
+    gate.set()
+    assert [event for event, _ in collector.event_log] == [
+        "chat_model_start",
+        "llm_new_token",
+        "llm_end",
+    ]
+    assert collector.traced_runs[0].outputs.generations[0][0].text == "first"
+    assert make_model(openai_server).invoke("again").content == "echo: again"  # client still fine
+
+
+async def test_async_streaming_invoke(openai_server):
+    reply = await make_model(openai_server, streaming=True).ainvoke("a b")
+    assert (reply.content, reply.usage_metadata) == ("echo: a b", USAGE)
+    assert bodies(openai_server)[0]["stream"] is True

@@ -13,6 +13,7 @@ import ragline.core.language_models as language_models
 from ragline.core import (
     AIMessage,
     AIMessageChunk,
+    AsyncCallbackHandler,
     BaseCallbackHandler,
     BaseChatModel,
     BaseLLM,
@@ -420,3 +421,43 @@ def test_token_count_fallback_without_the_encoding(monkeypatch):
     assert model.get_num_tokens_from_messages([("user", "hello")]) == 8
     with pytest.raises(ImportError, match=r"pip install 'ragline\[tokens\]'"):
         model.get_token_ids("hello")
+
+
+# --------------------------------------------------------------------------- async handlers
+
+
+class AsyncEvents(AsyncCallbackHandler):
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    async def on_chat_model_start(self, serialized, messages, **kwargs):
+        await asyncio.sleep(0)
+        self.seen.append("start")
+
+    async def on_llm_new_token(self, token, **kwargs):
+        await asyncio.sleep(0)
+        self.seen.append(token)
+
+    async def on_llm_end(self, response, **kwargs):
+        self.seen.append("end:" + response.generations[0][0].text)
+
+
+async def test_async_handlers_are_awaited_in_order_while_streaming():
+    handler = AsyncEvents()
+    chunks = [c.content async for c in Words("a b").astream("x", {"callbacks": [handler]})]
+    assert chunks == ["a", " b"]
+    assert handler.seen == ["start", "a", " b", "end:a b"]
+
+
+async def test_async_streaming_invoke_reports_tokens():
+    model = FakeListChatModel(responses=["hey"])
+    model.streaming = True
+    handler = AsyncEvents()
+    assert (await model.ainvoke("x", {"callbacks": [handler]})).content == "hey"
+    assert handler.seen == ["start", "h", "e", "y", "end:hey"]
+
+
+def test_async_handlers_also_work_from_sync_code():
+    handler = AsyncEvents()
+    assert list(Words("a b").stream("x", {"callbacks": [handler]}))[-1].content == " b"
+    assert handler.seen == ["start", "a", " b", "end:a b"]
