@@ -1,0 +1,264 @@
+"""Contextual compression: EmbeddingsFilter (exact cosine), LLMChainExtractor, pipelines, runs."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from ragline.core import (
+    AIMessage,
+    BaseChatModel,
+    ConfigurationError,
+    Document,
+    FakeListChatModel,
+    InvalidInputError,
+    PromptTemplate,
+    RunCollectorCallbackHandler,
+    RunnableLambda,
+)
+from ragline.embeddings import Embeddings, HashingEmbeddings
+from ragline.retrievers import (
+    BaseDocumentCompressor,
+    BM25Retriever,
+    ContextualCompressionRetriever,
+    DocumentCompressorPipeline,
+    EmbeddingsFilter,
+    LLMChainExtractor,
+    NoOutputParser,
+)
+from ragline.retrievers._compressors import DEFAULT_EXTRACT_PROMPT
+from ragline.splitters import RecursiveCharacterTextSplitter
+
+EMBEDDINGS = HashingEmbeddings(dimension=256)
+TEXTS = ["stock prices fell", "the cat purrs", "a kitten purring softly", "cat"]
+DOCS = [Document(text, {"n": i}, id=f"d{i}") for i, text in enumerate(TEXTS)]
+
+
+def cosine(a, b):
+    return sum(x * y for x, y in zip(a, b, strict=True)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+
+
+def texts(documents):
+    return [d.page_content for d in documents]
+
+
+# --------------------------------------------------------------------------- EmbeddingsFilter
+
+def test_similarities_are_the_cosine_of_the_embeddings():
+    query = EMBEDDINGS.embed_query("cat purring")
+    expected = [cosine(vector, query) for vector in EMBEDDINGS.embed_documents(TEXTS)]
+    found = EmbeddingsFilter(EMBEDDINGS).similarities(DOCS, "cat purring")
+    assert found.tolist() == pytest.approx(expected, abs=1e-6)
+    # for reference: .0423, .5721, .4845, .5477
+    assert np.round(found, 4).tolist() == [0.0423, 0.5721, 0.4845, 0.5477]
+
+
+@pytest.mark.parametrize(
+    ("k", "threshold", "expected"),
+    [
+        (2, None, ["the cat purrs", "cat"]),
+        (20, None, ["the cat purrs", "cat", "a kitten purring softly", "stock prices fell"]),
+        (None, 0.5, ["the cat purrs", "cat"]),
+        (None, 0.45, ["the cat purrs", "cat", "a kitten purring softly"]),
+        (3, 0.5, ["the cat purrs", "cat"]),
+        (1, 0.6, []),
+    ],
+)
+def test_filter_keeps_the_k_most_similar_above_the_threshold_best_first(k, threshold, expected):
+    keep = EmbeddingsFilter(EMBEDDINGS, similarity_threshold=threshold, k=k)
+    kept = keep.compress_documents(DOCS, "cat purring")
+    assert texts(kept) == expected
+    assert all(doc is DOCS[int(doc.id[1])] for doc in kept)  # the documents themselves, unchanged
+
+
+def test_filter_embeds_all_documents_in_one_call_and_handles_zero_vectors():
+    class Counting(Embeddings):
+        def __init__(self):
+            self.calls = []
+
+        def embed_documents(self, texts):
+            self.calls.append(list(texts))
+            return [[0.0, 0.0] if t == "empty" else [1.0, float(len(t))] for t in texts]
+
+        def embed_query(self, text):
+            return [1.0, 1.0]
+
+    embeddings = Counting()
+    kept = EmbeddingsFilter(embeddings, similarity_threshold=0.0, k=None).compress_documents(
+        [Document("empty"), Document("a"), Document("abcdef")], "q")
+    # cos([1,1],[1,1]) = 1, cos([1,1],[1,6]) = 7 / (sqrt(2) * sqrt(37)) = .8137, the zero vector: 0
+    assert texts(kept) == ["a", "abcdef", "empty"]
+    assert embeddings.calls == [["empty", "a", "abcdef"]]
+
+
+@pytest.mark.slow
+def test_filter_with_real_minilm(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from ragline.embeddings import SentenceTransformerEmbeddings
+
+    docs = [Document("The cat sleeps on the sofa"), Document("Interest rates rose again this quarter"),
+            Document("A kitten naps on the couch"), Document("The central bank raised rates")]
+    keep = EmbeddingsFilter(SentenceTransformerEmbeddings(), similarity_threshold=0.3, k=3)
+    assert sorted(texts(keep.compress_documents(docs, "a cat napping"))) == [
+        "A kitten naps on the couch", "The cat sleeps on the sofa"]
+    assert sorted(texts(keep.compress_documents(docs, "monetary policy and interest rates"))) == [
+        "Interest rates rose again this quarter", "The central bank raised rates"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"k": None}, ConfigurationError, "needs k or similarity_threshold"),
+        ({"k": 0}, InvalidInputError, "k must be an int >= 1 or None, got 0"),
+        ({"k": -3}, InvalidInputError, "k must be an int >= 1 or None, got -3"),
+        ({"similarity_threshold": 1.5}, InvalidInputError,
+         "similarity_threshold must be a finite number >= -1 and <= 1, got 1.5"),
+        ({"similarity_threshold": float("nan")}, InvalidInputError, "similarity_threshold must be"),
+    ],
+)
+def test_filter_options_are_checked(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        EmbeddingsFilter(EMBEDDINGS, **kwargs)
+    with pytest.raises(InvalidInputError, match="needs a ragline Embeddings, got str"):
+        EmbeddingsFilter("minilm")
+
+
+# --------------------------------------------------------------------------- LLMChainExtractor
+
+class SentenceModel(BaseChatModel):
+    """Answers the extraction prompt with the context lines that contain a question word."""
+
+    def _generate(self, messages, stop=None):
+        prompt = messages[-1].text
+        question = re.search(r"Question: (.*)\n", prompt).group(1).lower().split()
+        context = re.search(r">>>\n(.*)\n>>>", prompt, re.S).group(1)
+        lines = [line for line in context.splitlines() if any(w in line.lower() for w in question)]
+        return AIMessage("\n".join(lines) if lines else "NO_OUTPUT")
+
+
+PARAGRAPHS = [
+    Document("Cats purr when happy.\nStock prices fell.", {"n": 0}, id="p0"),
+    Document("Bonds rose.\nYields too.", {"n": 1}, id="p1"),
+    Document("Dogs bark.\nCats hiss at dogs.", {"n": 2}, id="p2"),
+]
+
+
+def test_extractor_keeps_what_the_model_extracts_and_drops_no_output():
+    extract = LLMChainExtractor.from_llm(SentenceModel())
+    assert extract.compress_documents(PARAGRAPHS, "cats") == [
+        Document("Cats purr when happy.", {"n": 0}, id="p0"),
+        Document("Cats hiss at dogs.", {"n": 2}, id="p2"),
+    ]
+    assert extract.compress_documents(PARAGRAPHS, "weather") == []
+
+
+def test_extractor_sends_the_default_prompt_and_strips_answers():
+    model = FakeListChatModel(responses=["  Cats purr when happy.  \n"])
+    kept = LLMChainExtractor.from_llm(model).compress_documents(PARAGRAPHS[:1], "what do cats do?")
+    assert kept == [Document("Cats purr when happy.", {"n": 0}, id="p0")]
+    assert model.calls[0][0].content == DEFAULT_EXTRACT_PROMPT.format(
+        question="what do cats do?", context="Cats purr when happy.\nStock prices fell.")
+    assert "answer exactly NO_OUTPUT" in model.calls[0][0].content
+
+
+def test_extractor_with_a_custom_prompt_and_get_input():
+    model = FakeListChatModel(responses=["NO_OUTPUT"])
+    prompt = PromptTemplate.from_template("{q} || {text}")
+    extract = LLMChainExtractor.from_llm(model, prompt=prompt,
+                                         get_input=lambda query, doc: {"q": query, "text": doc.id})
+    assert extract.compress_documents(PARAGRAPHS[:1], "x") == []
+    assert model.calls[0][0].content == "x || p0"
+    with pytest.raises(InvalidInputError, match=r"variables 'question' and 'context', got \['q', 'text'\]"):
+        LLMChainExtractor.from_llm(model, prompt=prompt)
+    with pytest.raises(InvalidInputError, match="llm must be a Runnable, got str"):
+        LLMChainExtractor.from_llm("gpt")
+    with pytest.raises(InvalidInputError, match="get_input must be callable"):
+        LLMChainExtractor(RunnableLambda(lambda x: x), get_input="question")
+
+
+def test_no_output_parser():
+    parser = NoOutputParser()
+    assert [parser.parse(t) for t in ["NO_OUTPUT", " NO_OUTPUT\n", "NO_OUTPUT.", "  x "]] == [
+        "", "", "NO_OUTPUT.", "x"]
+
+
+# --------------------------------------------------------------------------- the retriever
+
+def test_compression_retriever_runs_the_base_retriever_then_the_model_as_child_runs():
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
+    retriever = ContextualCompressionRetriever(base_compressor=LLMChainExtractor.from_llm(SentenceModel()),
+                                               base_retriever=base)
+    collector = RunCollectorCallbackHandler()
+    assert retriever.invoke("cats dogs", {"callbacks": [collector]}) == [
+        Document("Dogs bark.\nCats hiss at dogs.", {"n": 2}, id="p2"),
+        Document("Cats purr when happy.", {"n": 0}, id="p0"),
+    ]
+    (run,) = collector.traced_runs
+    extraction = ("RunnableSequence", [("PromptTemplate", []), ("SentenceModel", []), ("NoOutputParser", [])])
+    assert run.tree() == ("ContextualCompressionRetriever", [("BM25Retriever", []), extraction, extraction])
+    assert run.run_type == "retriever"
+
+
+def test_nothing_retrieved_means_no_compression_call():
+    calls = []
+
+    class Spy(BaseDocumentCompressor):
+        def compress_documents(self, documents, query):
+            calls.append(query)
+            return list(documents)
+
+    base = BM25Retriever.from_documents(PARAGRAPHS)
+    retriever = ContextualCompressionRetriever(Spy(), base)
+    assert retriever.invoke("zebra") == []
+    assert texts(retriever.invoke("bonds")) == ["Bonds rose.\nYields too."]
+    assert calls == ["bonds"]
+
+
+def test_pipeline_splits_then_filters_with_a_splitter_and_embeddings():
+    splitter = RecursiveCharacterTextSplitter(chunk_size=25, chunk_overlap=0, separators=["\n"])
+    pipeline = DocumentCompressorPipeline(transformers=[
+        splitter, EmbeddingsFilter(EMBEDDINGS, similarity_threshold=0.3, k=None)])
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
+    retriever = ContextualCompressionRetriever(base_compressor=pipeline, base_retriever=base)
+    found = retriever.invoke("cats purr")
+    # chunks of p0 and p2 (the BM25 hits) with cosine .663 (purr), .378 (hiss), .047, .0
+    assert found == [Document("Cats purr when happy.", {"n": 0}), Document("Cats hiss at dogs.", {"n": 2})]
+
+
+def test_pipeline_steps_in_order_with_runnables_and_early_stop():
+    seen = []
+    drop_all = RunnableLambda(lambda docs: seen.append(len(docs)) or [])
+    never = RunnableLambda(lambda docs: seen.append("never") or docs)
+    upper = RunnableLambda(lambda docs: [Document(d.page_content.upper(), d.metadata, d.id) for d in docs])
+    assert DocumentCompressorPipeline([upper]).compress_documents(PARAGRAPHS[1:2], "q") == [
+        Document("BONDS ROSE.\nYIELDS TOO.", {"n": 1}, id="p1")]
+    assert DocumentCompressorPipeline([drop_all, never]).compress_documents(PARAGRAPHS, "q") == []
+    assert seen == [3]
+
+
+async def test_async_compression_matches_sync():
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
+    for compressor in (LLMChainExtractor.from_llm(SentenceModel()),
+                       EmbeddingsFilter(EMBEDDINGS, k=1),
+                       DocumentCompressorPipeline([EmbeddingsFilter(EMBEDDINGS, k=2)])):
+        retriever = ContextualCompressionRetriever(compressor, base)
+        assert await retriever.ainvoke("cats dogs") == retriever.invoke("cats dogs")
+        assert await retriever.abatch(["cats", "bonds"]) == retriever.batch(["cats", "bonds"])
+
+
+def test_bad_compressors_retrievers_and_outputs_are_rejected():
+    base = BM25Retriever.from_documents(PARAGRAPHS)
+    with pytest.raises(InvalidInputError, match="base_compressor needs a compress_documents method, got str"):
+        ContextualCompressionRetriever("filter", base)
+    with pytest.raises(InvalidInputError, match=r"base_retriever must be a retriever \(a Runnable\), got list"):
+        ContextualCompressionRetriever(EmbeddingsFilter(EMBEDDINGS), [base])
+    with pytest.raises(InvalidInputError, match="needs a non-empty list of transformers"):
+        DocumentCompressorPipeline([])
+    with pytest.raises(InvalidInputError, match=r"transformers\[1\] \(int\) has none of compress_documents"):
+        DocumentCompressorPipeline([EmbeddingsFilter(EMBEDDINGS), 3])
+    bad = DocumentCompressorPipeline([RunnableLambda(lambda docs: "text")])
+    with pytest.raises(InvalidInputError, match=r"transformers\[0\] must return a list of Document, got str"):
+        ContextualCompressionRetriever(bad, base).invoke("cats")
