@@ -90,9 +90,9 @@ def test_recursive_splitter_matches_langchain(text: str, opts: dict[str, Any], k
 
 
 # Presets whose separators are plain text: identical for every keep_separator mode. The
-# others (Markdown, LaTeX, RST, R, VB6) use regex syntax, which LangChain re-inserts
-# verbatim when keep_separator=False; with the separators kept they are identical too.
-REGEX_PRESETS = ["markdown", "latex", "rst", "r", "visualbasic6"]
+# others use regex syntax, which LangChain re-inserts verbatim when keep_separator=False
+# (Haskell's "\n| " even means "newline or space"); with separators kept they are identical.
+REGEX_PRESETS = ["markdown", "latex", "rst", "r", "visualbasic6", "haskell", "cobol"]
 PLAIN_PRESETS = [
     language.value for language in Language if language.value not in [*REGEX_PRESETS, "perl"]
 ]
@@ -161,6 +161,15 @@ def test_regex_separator_dropped_differs_from_langchain_as_documented() -> None:
     opts = {"separator": r"\s+", "is_separator_regex": True, "chunk_size": 9, "chunk_overlap": 0}
     assert lc.CharacterTextSplitter(**opts).split_text("ab  cd\tef gh") == ["ab\\s+cd", "ef\\s+gh"]
     assert CharacterTextSplitter(**opts).split_text("ab  cd\tef gh") == ["ab  cd\tef", "gh"]
+
+
+def test_haskell_preset_without_separators_differs_from_langchain_as_documented() -> None:
+    text = "main = do\n  print 1"
+    opts = {"chunk_size": 12, "chunk_overlap": 0, "keep_separator": False}
+    theirs = lc.RecursiveCharacterTextSplitter.from_language(lc.Language.HASKELL, **opts)
+    ours = RecursiveCharacterTextSplitter.from_language(Language.HASKELL, **opts)
+    assert theirs.split_text(text) == ["main\n| =", "do\n| print", "1"]
+    assert ours.split_text(text) == ["main = do", "print 1"]
 
 
 def test_langchain_start_index_lands_on_an_earlier_repeat() -> None:
