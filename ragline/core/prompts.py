@@ -175,6 +175,14 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
         """
         return self._call_with_config(self._invoke, input, config, run_type="prompt")
 
+    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> PromptValue:
+        """Async ``invoke`` (formatting is quick, so it runs inline, not in a thread)."""
+
+        async def format_input(value: Any) -> PromptValue:
+            return self._invoke(value)
+
+        return await self._acall_with_config(format_input, input, config, run_type="prompt")
+
     def _invoke(self, input: Any) -> PromptValue:
         return self.format_prompt(**self._input_to_dict(input))
 

@@ -294,3 +294,13 @@ def test_multimodal_content_is_kept_as_is():
     blocks = [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "x"}}]
     prompt = ChatPromptTemplate.from_messages([("human", blocks)])
     assert prompt.format_messages() == [HumanMessage(blocks)]
+
+
+async def test_ainvoke_reports_the_same_run():
+    collector = RunCollectorCallbackHandler()
+    prompt = ChatPromptTemplate.from_messages([("human", "{q}")])
+    value = await prompt.ainvoke({"q": "hi"}, {"callbacks": [collector]})
+    assert value == ChatPromptValue([HumanMessage("hi")])
+    assert [event for event, _ in collector.event_log] == ["chain_start", "chain_end"]
+    with pytest.raises(MissingVariableError):
+        await prompt.ainvoke({})
