@@ -283,9 +283,10 @@ class FAISS(VectorStore):
         labels: np.ndarray,
     ) -> None:
         """Redo exactly the queries an approximate index answered with fewer than ``take``."""
-        short = np.flatnonzero(labels[:, take - 1] < 0)
-        if not len(short):
+        last = labels[:, take - 1]
+        if last.min() >= 0:
             return
+        short = np.flatnonzero(last < 0)
         assert self._index is not None
         if allowed is None:
             allowed = np.fromiter(self._records, dtype=np.int64, count=len(self._records))

@@ -100,7 +100,8 @@ class LabeledIndex:
         self.index: Any = target if target.is_trained else self._flat()
         self.masked: set[int] = set()  # labels deleted from an index that cannot remove
         self._mask_selector: Any = None
-        self._params_cache: dict[int, Any] = {}
+        self._params_cache: dict[tuple[int, int], Any] = {}
+        self._hnsw_cache: tuple[Any, Any] | None = None
 
     # ------------------------------------------------------------------ building
 
@@ -300,13 +301,27 @@ class LabeledIndex:
         return scores, labels
 
     def _unfiltered_params(self, k: int) -> Any:
-        if not self.trained or self.kind == "flat" or (self.kind == "other" and not self.masked):
+        if not self.trained or self.kind == "flat":
             return None
-        params = self._params_cache.get(k)
+        ef_search = self._hnsw().efSearch if self.kind == "hnsw" else 0
+        if not self.masked and k <= ef_search or not self.masked and self.kind != "hnsw":
+            return None  # the index's own settings (efSearch, nprobe) apply
+        key = (k, ef_search)  # efSearch may be tuned on the live index between calls
+        params = self._params_cache.get(key)
         if params is None:
             params = self._params(k, self._mask())
-            self._params_cache[k] = params
+            self._params_cache[key] = params
         return params
+
+    def _hnsw(self) -> Any:
+        # the swig wrapper costs microseconds to build: keep it while the index is the same
+        cached = self._hnsw_cache
+        if cached is None or cached[0] is not self.index:
+            cached = self._hnsw_cache = (
+                self.index,
+                faiss_module().downcast_index(self.index.index).hnsw,
+            )
+        return cached[1]
 
     def _mask(self) -> Any:
         if not self.masked:
@@ -324,8 +339,7 @@ class LabeledIndex:
         if not self.trained or self.kind in ("flat", "other"):
             return faiss.SearchParameters(sel=selector)
         if self.kind == "hnsw":
-            base = faiss.downcast_index(self.index.index).hnsw
-            return faiss.SearchParametersHNSW(sel=selector, efSearch=max(base.efSearch, k))
+            return faiss.SearchParametersHNSW(sel=selector, efSearch=max(self._hnsw().efSearch, k))
         ivf = faiss.extract_index_ivf(self.index)
         return faiss.SearchParametersIVF(sel=selector, nprobe=int(ivf.nprobe))
 
