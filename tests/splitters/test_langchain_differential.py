@@ -163,6 +163,16 @@ def test_regex_separator_dropped_differs_from_langchain_as_documented() -> None:
     assert CharacterTextSplitter(**opts).split_text("ab  cd\tef gh") == ["ab  cd\tef", "gh"]
 
 
+def test_capturing_groups_in_a_separator_are_ignored() -> None:
+    """LangChain's re.split returns the group too, so the separator text appears twice."""
+    opts = {"separator": "(,)", "is_separator_regex": True, "chunk_size": 3, "chunk_overlap": 0}
+    assert lc.CharacterTextSplitter(keep_separator=True, **opts).split_text("ab,cd,ef") == [
+        "ab", ",,", "cd,", ",ef"
+    ]
+    assert CharacterTextSplitter(keep_separator=True, **opts).split_text("ab,cd,ef") == ["ab", ",cd", ",ef"]
+    assert CharacterTextSplitter(keep_separator="end", **opts).split_text("ab,cd,ef") == ["ab,", "cd,", "ef"]
+
+
 def test_haskell_preset_without_separators_differs_from_langchain_as_documented() -> None:
     text = "main = do\n  print 1"
     opts = {"chunk_size": 12, "chunk_overlap": 0, "keep_separator": False}
