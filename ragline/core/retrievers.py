@@ -34,7 +34,8 @@ from ragline.core.callbacks.manager import BaseRunManager
 from ragline.core.config import RunnableConfig, ensure_config, get_config_list, merge_configs
 from ragline.core.documents import Document
 from ragline.core.exceptions import InvalidInputError
-from ragline.core.runnables.base import Runnable, _aend_run, _end_run
+from ragline.core.runnables.base import Runnable
+from ragline.core.runnables.runs import _aend_run, _end_run
 
 __all__ = ["BaseRetriever"]
 

@@ -4,7 +4,7 @@ from ragline.core._lazy import attach
 
 _EXPORTS = {
     "Runnable": ".base",
-    "add_chunks": ".base",
+    "add_chunks": ".runs",
     "coerce_to_runnable": ".base",
     "RunnableSequence": ".sequence",
     "RunnableParallel": ".parallel",

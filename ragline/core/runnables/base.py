@@ -9,9 +9,10 @@ then stream). Override the async or streaming methods where the runnable can do 
 Composition lives in small sibling modules (sequence, parallel, binding, retry,
 fallbacks, branch, configurable); the methods here only build those objects.
 
-Implementers report their run with :meth:`Runnable._call_with_config` (or its async
-and streaming twins): it emits ``on_chain_start`` / ``end`` / ``error`` and makes the
-run's child config current, so whatever ``func`` invokes becomes a child run.
+Implementers report their run with ``self._call_with_config(func, input, config)`` (or
+its async, streaming and batch twins, in ``runs.py``): it emits ``on_chain_start`` /
+``end`` / ``error`` and makes the run's child config current, so whatever ``func``
+invokes becomes a child run.
 
 Example:
     >>> from ragline.core import Runnable
@@ -29,19 +30,12 @@ import contextvars
 import functools
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ragline.core.callbacks.manager import BaseRunManager, CallbackManager
-from ragline.core.config import (
-    RunnableConfig,
-    _current_config,
-    ensure_config,
-    get_config_list,
-)
-from ragline.core.exceptions import ConfigurationError
+from ragline.core.config import RunnableConfig, ensure_config, get_config_list
+from ragline.core.runnables.runs import _NOTHING, RunReporting, add_chunks, combine_chunks
 
 if TYPE_CHECKING:
     from ragline.core.runnables.binding import RunnableBinding
@@ -57,47 +51,6 @@ Input = TypeVar("Input")
 Output = TypeVar("Output")
 
 _DEFAULT_WORKERS = 16
-_NOTHING: Any = object()
-
-# Set while a configurable runnable at the root has already checked config["configurable"].
-_configurable_checked: ContextVar[bool] = ContextVar("ragline_configurable_checked", default=False)
-
-
-def add_chunks(total: Any, chunk: Any) -> Any:
-    """Combine streamed chunks: ``+`` where defined, dicts key by key, else the latest.
-
-    Example:
-        >>> add_chunks({"a": "x"}, {"a": "y", "b": 1})
-        {'a': 'xy', 'b': 1}
-    """
-    if total is _NOTHING:
-        return chunk
-    if isinstance(total, dict) and isinstance(chunk, dict):
-        merged = dict(total)
-        for key, value in chunk.items():
-            merged[key] = add_chunks(merged[key], value) if key in merged else value
-        return merged
-    try:
-        return total + chunk
-    except TypeError:
-        return chunk
-
-
-def combine_chunks(chunks: list[Any]) -> Any:
-    """Combine a list of streamed chunks (``None`` for none), joining strings in one go.
-
-    Example:
-        >>> combine_chunks(["a", "b"]), combine_chunks([[1], [2]]), combine_chunks([])
-        ('ab', [1, 2], None)
-    """
-    if not chunks:
-        return None
-    if all(isinstance(chunk, str) for chunk in chunks):
-        return "".join(chunks)
-    total = _NOTHING
-    for chunk in chunks:
-        total = add_chunks(total, chunk)
-    return total
 
 
 def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
@@ -126,7 +79,7 @@ def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     )
 
 
-class Runnable(ABC, Generic[Input, Output]):
+class Runnable(RunReporting, ABC, Generic[Input, Output]):
     """A unit of work with a uniform calling convention; subclasses write ``invoke``.
 
     Attributes:
@@ -383,294 +336,3 @@ class Runnable(ABC, Generic[Input, Output]):
         from ragline.core.runnables.graph import Graph
 
         return Graph.single(self)
-
-    # ---- helpers for implementers ---------------------------------------------------
-    def _reject_kwargs(self, kwargs: dict[str, Any]) -> None:
-        # Composites take no call options: a bound option would silently vanish.
-        if kwargs:
-            raise TypeError(
-                f"{self.get_name()} takes no keyword options, got {', '.join(sorted(kwargs))}; "
-                "bind them to the step that uses them"
-            )
-
-    def _check_configurable(self, config: RunnableConfig, manager: CallbackManager) -> None:
-        # Only a root run checks: below it the ids belong to the whole tree. A tree with
-        # no configurable fields lets unknown ids through (user lambdas may read them).
-        configurable = config.get("configurable")
-        if not configurable or manager.parent_run_id is not None or _configurable_checked.get():
-            return
-        known = sorted(spec.id for spec in self.config_specs)
-        unknown = sorted(set(configurable) - set(known))
-        if known and unknown:
-            raise ConfigurationError(
-                f"unknown configurable id(s) {', '.join(map(repr, unknown))} for "
-                f"{self.get_name()}; known ids are {', '.join(map(repr, known))}"
-            )
-
-    def _start_run(self, input: Any, config: RunnableConfig, run_type: str) -> BaseRunManager:
-        manager = CallbackManager.configure(config)
-        self._check_configurable(config, manager)
-        name = config.get("run_name") or self.get_name()
-        if run_type == "retriever":
-            return manager.on_retriever_start(None, input, name=name, run_id=config.get("run_id"))
-        return manager.on_chain_start(None, input, name=name, run_id=config.get("run_id"),
-                                      run_type=run_type)
-
-    async def _astart_run(self, input: Any, config: RunnableConfig, run_type: str) -> BaseRunManager:
-        manager = CallbackManager.configure(config)
-        self._check_configurable(config, manager)
-        name = config.get("run_name") or self.get_name()
-        if run_type == "retriever":
-            return await manager.aon_retriever_start(None, input, name=name, run_id=config.get("run_id"))
-        return await manager.aon_chain_start(None, input, name=name, run_id=config.get("run_id"),
-                                             run_type=run_type)
-
-    def _call_with_config(self, func: Callable[..., Any], input: Any, config: RunnableConfig | None,
-                          run_type: str = "chain", *, with_run_manager: bool = False) -> Any:
-        """Run ``func(input)`` as this runnable's run: callbacks, child config, errors.
-
-        Args:
-            func: does the work; anything it invokes becomes a child run.
-            input: passed to ``func`` and reported on the start event.
-            config: the caller's config (merged with the current one).
-            run_type: ``"retriever"`` emits retriever events; anything else chain events
-                with ``run_type`` passed along (``"chain"``, ``"prompt"``, ``"parser"``).
-            with_run_manager: call ``func(input, run_manager)`` instead, for runs that
-                report more events (``run_manager.on_text``, ``on_retry``).
-
-        Raises:
-            Whatever ``func`` raises, after reporting it; RecursionLimitError when runs
-            nest deeper than ``config["recursion_limit"]``.
-        """
-        config = ensure_config(config)
-        run = self._start_run(input, config, run_type)
-        token = _current_config.set(run.child_config(config))
-        try:
-            output = func(input, run) if with_run_manager else func(input)
-        except BaseException as err:
-            _current_config.reset(token)
-            _end_run(run, error=err)
-            raise
-        _current_config.reset(token)
-        _end_run(run, output)
-        return output
-
-    async def _acall_with_config(self, func: Callable[..., Awaitable[Any]], input: Any,
-                                 config: RunnableConfig | None, run_type: str = "chain", *,
-                                 with_run_manager: bool = False) -> Any:
-        """Async twin of :meth:`_call_with_config`: awaits ``func(input)``."""
-        config = ensure_config(config)
-        run = await self._astart_run(input, config, run_type)
-        token = _current_config.set(run.child_config(config))
-        try:
-            output = await (func(input, run) if with_run_manager else func(input))
-        except BaseException as err:
-            _current_config.reset(token)
-            await _aend_run(run, error=err)
-            raise
-        _current_config.reset(token)
-        await _aend_run(run, output)
-        return output
-
-    def _batch_with_config(self, inputs: Sequence[Any], config: Any,
-                           body: Callable[[list[Any], list[RunnableConfig]], list[Any]], *,
-                           return_exceptions: bool, run_type: str = "chain") -> list[Any]:
-        """Batch as one run per input, with ``body`` doing the work for all inputs at once.
-
-        ``body(inputs, child_configs)`` returns one output or Exception per input, in
-        order (composites call their parts' ``batch`` there, which keeps batch fast paths
-        such as a retriever's one-call search). Each run ends with its own output or
-        error; without ``return_exceptions`` the first error (in input order) is raised.
-        """
-        inputs = list(inputs)
-        if not inputs:
-            return []
-        configs = [ensure_config(c) for c in get_config_list(config, len(inputs))]
-        runs = [self._start_run(x, c, run_type) for x, c in zip(inputs, configs, strict=True)]
-        children = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
-        try:
-            outputs = body(inputs, children)
-        except BaseException as err:
-            for run in runs:
-                _end_run(run, error=err)
-            raise
-        for run, output in zip(runs, outputs, strict=True):
-            failed = isinstance(output, Exception)
-            _end_run(run, None if failed else output, error=output if failed else None)
-        return _raise_first_error(outputs, return_exceptions)
-
-    async def _abatch_with_config(self, inputs: Sequence[Any], config: Any,
-                                  body: Callable[[list[Any], list[RunnableConfig]], Awaitable[list[Any]]],
-                                  *, return_exceptions: bool, run_type: str = "chain") -> list[Any]:
-        """Async twin of :meth:`_batch_with_config` (``body`` is awaited)."""
-        inputs = list(inputs)
-        if not inputs:
-            return []
-        configs = [ensure_config(c) for c in get_config_list(config, len(inputs))]
-        runs = [await self._astart_run(x, c, run_type) for x, c in zip(inputs, configs, strict=True)]
-        children = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
-        try:
-            outputs = await body(inputs, children)
-        except BaseException as err:
-            for run in runs:
-                await _aend_run(run, error=err)
-            raise
-        for run, output in zip(runs, outputs, strict=True):
-            failed = isinstance(output, Exception)
-            await _aend_run(run, None if failed else output, error=output if failed else None)
-        return _raise_first_error(outputs, return_exceptions)
-
-    def _transform_stream_with_config(self, input: Iterator[Any],
-                                      transformer: Callable[[Iterator[Any]], Iterator[Any]],
-                                      config: RunnableConfig | None, run_type: str = "chain",
-                                      start_input: Any = None) -> Iterator[Any]:
-        """Stream ``transformer(input)`` as this runnable's run.
-
-        The run starts once the first input chunk has arrived (so upstream runs start
-        first) and reports ``start_input`` if given, else that first chunk. It ends when
-        the stream is exhausted (or closed early); the end event carries the combined
-        input and output chunks. The child config is current while each output chunk is
-        produced; the caller's config is current while input chunks are pulled, so
-        upstream steps stay siblings of this run.
-        """
-        outer = _current_config.get()
-        upstream = iter(input)
-        first = next(upstream, _NOTHING)  # pulled in the caller's context
-        config = ensure_config(config)
-        run = self._start_run(start_input if start_input is not None else _none_if_nothing(first),
-                              config, run_type)
-        child = run.child_config(config)
-        listening = bool(run.handlers)  # nobody to report combined chunks to: skip the work
-        seen: list[Any] = [first] if listening and first is not _NOTHING else []
-
-        def tap() -> Iterator[Any]:
-            if first is _NOTHING:
-                return
-            yield first
-            while True:
-                token = _current_config.set(outer)
-                try:
-                    chunk = next(upstream)
-                except StopIteration:
-                    return
-                finally:
-                    _current_config.reset(token)
-                if listening:
-                    seen.append(chunk)
-                yield chunk
-
-        output: list[Any] = []
-        token = _current_config.set(child)
-        try:
-            iterator = iter(transformer(tap()))
-        finally:
-            _current_config.reset(token)
-        try:
-            while True:
-                token = _current_config.set(child)
-                try:
-                    chunk = next(iterator)
-                except StopIteration:
-                    break
-                finally:
-                    _current_config.reset(token)
-                if listening:
-                    output.append(chunk)
-                yield chunk
-        except GeneratorExit:
-            _end_run(run, combine_chunks(output), inputs=combine_chunks(seen))
-            raise
-        except BaseException as err:
-            _end_run(run, error=err, inputs=combine_chunks(seen))
-            raise
-        _end_run(run, combine_chunks(output), inputs=combine_chunks(seen))
-
-    async def _atransform_stream_with_config(
-        self, input: AsyncIterator[Any], transformer: Callable[[AsyncIterator[Any]], AsyncIterator[Any]],
-        config: RunnableConfig | None, run_type: str = "chain", start_input: Any = None,
-    ) -> AsyncIterator[Any]:
-        """Async twin of :meth:`_transform_stream_with_config`."""
-        outer = _current_config.get()
-        upstream = input.__aiter__()
-        try:
-            first = await upstream.__anext__()
-        except StopAsyncIteration:
-            first = _NOTHING
-        config = ensure_config(config)
-        run = await self._astart_run(start_input if start_input is not None else _none_if_nothing(first),
-                                     config, run_type)
-        child = run.child_config(config)
-        listening = bool(run.handlers)
-        seen: list[Any] = [first] if listening and first is not _NOTHING else []
-
-        async def tap() -> AsyncIterator[Any]:
-            if first is _NOTHING:
-                return
-            yield first
-            while True:
-                token = _current_config.set(outer)
-                try:
-                    chunk = await upstream.__anext__()
-                except StopAsyncIteration:
-                    return
-                finally:
-                    _current_config.reset(token)
-                if listening:
-                    seen.append(chunk)
-                yield chunk
-
-        output: list[Any] = []
-        token = _current_config.set(child)
-        try:
-            iterator = transformer(tap()).__aiter__()
-        finally:
-            _current_config.reset(token)
-        try:
-            while True:
-                token = _current_config.set(child)
-                try:
-                    chunk = await iterator.__anext__()
-                except StopAsyncIteration:
-                    break
-                finally:
-                    _current_config.reset(token)
-                if listening:
-                    output.append(chunk)
-                yield chunk
-        except GeneratorExit:
-            await _aend_run(run, combine_chunks(output), inputs=combine_chunks(seen))
-            raise
-        except BaseException as err:
-            await _aend_run(run, error=err, inputs=combine_chunks(seen))
-            raise
-        await _aend_run(run, combine_chunks(output), inputs=combine_chunks(seen))
-
-
-def _raise_first_error(outputs: list[Any], return_exceptions: bool) -> list[Any]:
-    if not return_exceptions:
-        for output in outputs:
-            if isinstance(output, Exception):
-                raise output
-    return outputs
-
-
-def _none_if_nothing(value: Any) -> Any:
-    return None if value is _NOTHING else value
-
-
-def _end_run(run: BaseRunManager, output: Any = None, *, error: BaseException | None = None,
-             **extra: Any) -> None:
-    retriever = hasattr(run, "on_retriever_end")
-    if error is not None:
-        (run.on_retriever_error if retriever else run.on_chain_error)(error, **extra)  # type: ignore[attr-defined]
-    else:
-        (run.on_retriever_end if retriever else run.on_chain_end)(output, **extra)  # type: ignore[attr-defined]
-
-
-async def _aend_run(run: BaseRunManager, output: Any = None, *, error: BaseException | None = None,
-                    **extra: Any) -> None:
-    retriever = hasattr(run, "aon_retriever_end")
-    if error is not None:
-        await (run.aon_retriever_error if retriever else run.aon_chain_error)(error, **extra)  # type: ignore[attr-defined]
-    else:
-        await (run.aon_retriever_end if retriever else run.aon_chain_end)(output, **extra)  # type: ignore[attr-defined]

@@ -21,13 +21,8 @@ from typing import TYPE_CHECKING, Any
 from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import RunnableConfig, ensure_config, get_config_list
 from ragline.core.exceptions import ConfigurationError
-from ragline.core.runnables.base import (
-    Input,
-    Output,
-    Runnable,
-    _configurable_checked,
-    coerce_to_runnable,
-)
+from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
+from ragline.core.runnables.runs import _configurable_checked
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph

@@ -7,7 +7,8 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from ragline.core.config import RunnableConfig, get_current_config
-from ragline.core.runnables.base import _NOTHING, Input, Output, Runnable, add_chunks
+from ragline.core.runnables.base import Input, Output, Runnable
+from ragline.core.runnables.runs import _NOTHING, add_chunks
 
 __all__ = ["RunnableGenerator", "RunnableLambda", "chain"]
 

@@ -11,7 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from ragline.core.config import RunnableConfig, get_current_config
-from ragline.core.runnables.base import _NOTHING, Input, Runnable, add_chunks, coerce_to_runnable
+from ragline.core.runnables.base import Input, Runnable, coerce_to_runnable
+from ragline.core.runnables.runs import _NOTHING, add_chunks
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError, MissingVariableError
-from ragline.core.runnables.base import _NOTHING, Input, Runnable, add_chunks
+from ragline.core.runnables.base import Input, Runnable
 from ragline.core.runnables.parallel import RunnableParallel
+from ragline.core.runnables.runs import _NOTHING, add_chunks
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
