@@ -33,6 +33,8 @@ V = TypeVar("V")
 _KEY_PATTERN = re.compile(r"[A-Za-z0-9_.\-/]+")
 # "~" can never appear in a key, so files holding it are temporary files, never keys.
 _TEMP_MARK = "~tmp"
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)  # absent on Windows
+_CHECKED_DIRS_LIMIT = 4096
 
 
 class BaseStore(ABC, Generic[K, V]):
@@ -234,6 +236,7 @@ class LocalFileStore(BaseStore[str, bytes]):
         self.chmod_file = chmod_file
         self.chmod_dir = chmod_dir
         self.update_atime = update_atime
+        self._checked_dirs: set[Path] = set()
 
     def __repr__(self) -> str:
         return f"LocalFileStore({str(self.root_path)!r})"
@@ -250,13 +253,41 @@ class LocalFileStore(BaseStore[str, bytes]):
                 "digits and '_ . - /', with no empty, '.' or '..' segment"
             )
         path = self.root_path.joinpath(*segments)
-        # belt and braces: a symlinked directory inside the root must not lead outside it
-        resolved = path.resolve()
-        if not resolved.is_relative_to(self.root_path):
-            raise InvalidInputError(f"LocalFileStore key {key!r} resolves outside {self.root_path}")
+        # Belt and braces: a symlinked directory inside the root must not lead outside it.
+        # Directories are few and stable, so each is resolved once (a resolve per key
+        # costs most of a read); files are opened without following symlinks instead.
+        parent = path.parent
+        if parent not in self._checked_dirs:
+            if not parent.resolve().is_relative_to(self.root_path):
+                raise InvalidInputError(
+                    f"LocalFileStore key {key!r} resolves outside {self.root_path}"
+                )
+            if parent.is_dir():
+                if len(self._checked_dirs) >= _CHECKED_DIRS_LIMIT:
+                    self._checked_dirs.clear()
+                self._checked_dirs.add(parent)
         return path
 
+    def _read(self, path: Path) -> bytes | None:
+        try:
+            handle = os.open(path, os.O_RDONLY | _NO_FOLLOW)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as err:
+            if path.is_symlink():
+                raise PersistenceError(f"refusing to follow the symbolic link {path}") from err
+            raise PersistenceError(f"cannot read {path}: {err}") from err
+        try:
+            with os.fdopen(handle, "rb") as file:
+                return file.read()
+        except IsADirectoryError:
+            return None  # "a" is a directory because "a/b" is a key
+        except OSError as err:
+            raise PersistenceError(f"cannot read {path}: {err}") from err
+
     def _make_dirs(self, directory: Path) -> None:
+        if directory.is_dir():
+            return
         missing = []
         for parent in [directory, *directory.parents]:
             if parent.exists():
@@ -270,20 +301,11 @@ class LocalFileStore(BaseStore[str, bytes]):
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
         """Return each key's bytes or ``None`` when no file holds it."""
         paths = [self._path(key) for key in keys]
-        values: list[bytes | None] = []
-        for path in paths:
-            try:
-                values.append(path.read_bytes())
-            except (FileNotFoundError, NotADirectoryError):
-                values.append(None)
-                continue
-            except IsADirectoryError:
-                values.append(None)  # "a" is a directory because "a/b" is a key
-                continue
-            except OSError as err:
-                raise PersistenceError(f"cannot read {path}: {err}") from err
-            if self.update_atime:
-                os.utime(path, ns=(time.time_ns(), path.stat().st_mtime_ns))
+        values = [self._read(path) for path in paths]
+        if self.update_atime:
+            for path, value in zip(paths, values, strict=True):
+                if value is not None:
+                    os.utime(path, ns=(time.time_ns(), path.stat().st_mtime_ns))
         return values
 
     def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:

@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 from _byte_store_contract import ByteStoreContract
 
-from ragline.core import BaseStore, InMemoryByteStore, InvalidInputError, LocalFileStore
+from ragline.core import (
+    BaseStore,
+    InMemoryByteStore,
+    InvalidInputError,
+    LocalFileStore,
+    PersistenceError,
+)
 
 
 class TestInMemoryByteStore(ByteStoreContract):
@@ -71,6 +77,20 @@ def test_local_file_store_refuses_symlink_escape(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="resolves outside"):
         store.mset([("link/evil", b"x")])
     assert list(outside.iterdir()) == []
+
+
+def test_local_file_store_does_not_follow_a_symlinked_file(tmp_path: Path) -> None:
+    """A file planted as a symlink to something outside the root is not read."""
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"do not leak")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "key").symlink_to(secret)
+    with pytest.raises(PersistenceError, match="refusing to follow the symbolic link"):
+        LocalFileStore(root).mget(["key"])
+    LocalFileStore(root).mset([("key", b"mine")])  # replaces the link, not the target
+    assert secret.read_bytes() == b"do not leak"
+    assert LocalFileStore(root).mget(["key"]) == [b"mine"]
 
 
 def test_local_file_store_layout_nested_keys_and_no_temp_files(tmp_path: Path) -> None:
