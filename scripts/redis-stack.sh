@@ -212,5 +212,5 @@ case "${1:-}" in
     install) shift; install; print_env ;;
     start) shift; start "$@" ;;
     stop) shift; stop "$@" ;;
-    *) sed -n '2,12p' "$0" >&2; exit 2 ;;
+    *) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0" >&2; exit 2 ;;
 esac
