@@ -304,7 +304,7 @@ class LabeledIndex:
         if not self.trained or self.kind == "flat":
             return None
         ef_search = self._hnsw().efSearch if self.kind == "hnsw" else 0
-        if not self.masked and k <= ef_search or not self.masked and self.kind != "hnsw":
+        if not self.masked and (self.kind != "hnsw" or k <= ef_search):
             return None  # the index's own settings (efSearch, nprobe) apply
         key = (k, ef_search)  # efSearch may be tuned on the live index between calls
         params = self._params_cache.get(key)
