@@ -202,7 +202,10 @@ async def arun(client: Any, operation: Operation[T], where: str) -> T:
 
 def _send_packed(client: Any, packed: Packed, response_error: type[Exception]) -> list[Any]:
     pool = client.connection_pool
-    connection = pool.get_connection()
+    try:
+        connection = pool.get_connection()
+    except TypeError:  # redis-py 5 wants a command name
+        connection = pool.get_connection("EVAL")
     replies: list[Any] = []
     in_flight: list[int] = []
     try:
@@ -232,7 +235,10 @@ def _read(connection: Any, response_error: type[Exception]) -> Any:
 
 async def _asend_packed(client: Any, packed: Packed, response_error: type[Exception]) -> list[Any]:
     pool = client.connection_pool
-    connection = await pool.get_connection()
+    try:
+        connection = await pool.get_connection()
+    except TypeError:  # redis-py 5 wants a command name
+        connection = await pool.get_connection("EVAL")
     replies: list[Any] = []
     in_flight: list[int] = []
     try:

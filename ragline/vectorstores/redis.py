@@ -161,6 +161,7 @@ class Redis(VectorStore):
         self._timeouts = {"connect_timeout": connect_timeout, "timeout": timeout}
         self._url = None if client is not None else redis_url
         self._client = None if client is None else conn.check_client(client)
+        self._owns_client = client is None or self._client is not client  # close() closes it
         self._async_client = async_client
         self._where = conn.safe_url(redis_url) if client is None else conn.describe_client(client)
         self._index_ready = False  # the index is known to exist with this schema
@@ -194,27 +195,20 @@ class Redis(VectorStore):
         Example:
             >>> store = Redis.from_existing_index(embeddings, "pets")  # doctest: +SKIP
         """
-        probe = cls(embedding, redis_url=redis_url, client=client, index_name=index_name)
-        found = probe._run(probe._info_op())
+        taken = sorted({"key_prefix", "index_schema", "vector_schema", "content_key",
+                        "vector_key"} & set(options))  # fmt: skip
+        if taken:
+            raise ConfigurationError(
+                f"from_existing_index reads {', '.join(taken)} from the index itself; "
+                "do not pass them"
+            )
+        store = cls(embedding, redis_url=redis_url, client=client, index_name=index_name, **options)
+        found = store._run(store._info_op())
         if found is None:
-            raise ConfigurationError(f"index {index_name!r} does not exist at {probe._where}")
-        store = cls(
-            embedding,
-            redis_url=redis_url,
-            client=probe._client,
-            index_name=index_name,
-            key_prefix=found.key_prefix,
-            index_schema=found.fields,
-            infer_schema=options.pop("infer_schema", True),
-            vector_schema={"algorithm": found.algorithm, "distance_metric": found.distance_metric,
-                           "m": found.hnsw_m, "ef_construction": found.hnsw_ef_construction},
-            content_key=found.content_key,
-            vector_key=found.vector_key,
-            **options,
-        )  # fmt: skip
-        if client is None:
-            store._url, store._where = redis_url, conn.safe_url(redis_url)
-        store._schema.dimension = found.dimension
+            raise ConfigurationError(f"index {index_name!r} does not exist at {store._where}")
+        found.hnsw_ef_runtime = store._schema.hnsw_ef_runtime
+        store._schema = found
+        store._declared = dict(found.fields)
         store._index_ready = True
         return store
 
@@ -306,9 +300,10 @@ class Redis(VectorStore):
 
     def close(self) -> None:
         """Close the connections this store opened (a client passed in stays open)."""
-        if self._client is not None and self._url is not None:
+        if self._client is not None and self._owns_client:
             self._client.close()
-            self._client = None
+            if self._url is not None:
+                self._client = None  # reconnects on next use
 
     # ------------------------------------------------------------------ drivers
 

@@ -207,6 +207,37 @@ def test_existing_index_with_other_settings_is_an_error(
         Redis.from_existing_index(embeddings, "no-such-index", redis_url=redis_url)
 
 
+def test_from_existing_index_reads_an_index_written_by_another_tool(
+    embeddings: ExplicitEmbeddings, redis_url: str, raw: Any
+) -> None:
+    """An index created and filled with plain redis-py (no metadata JSON) opens with its own
+    schema; metadata comes back from the indexed fields."""
+    name = f"foreign-{uuid.uuid4().hex[:8]}"
+    raw.execute_command(
+        "FT.CREATE", name, "ON", "HASH", "PREFIX", 1, f"{name}:", "SCHEMA", "text", "TEXT",
+        "embedding", "VECTOR", "HNSW", 6, "TYPE", "FLOAT32", "DIM", 3, "DISTANCE_METRIC", "IP",
+        "source", "TAG", "page", "NUMERIC",
+    )  # fmt: skip
+    for i, angle in enumerate((0, 90)):
+        vector = np.array(unit(angle), dtype=np.float32).tobytes()
+        raw.hset(f"{name}:n{i}", mapping={"text": f"d{i}", "embedding": vector,
+                                          "source": f"s{i}", "page": i + 1})  # fmt: skip
+    try:
+        store = Redis.from_existing_index(embeddings, name, redis_url=redis_url)
+        assert (store.key_prefix, store.score_kind) == (name, "inner_product_distance")
+        assert store.index_schema == {"source": "tag", "page": "numeric"}
+        [found] = store.similarity_search("q0", k=1, filter={"page": {"$gte": 2}})
+        assert (found.id, found.page_content, found.metadata) == (
+            "n1",
+            "d1",
+            {"source": "s1", "page": 2.0},
+        )
+        with pytest.raises(ConfigurationError, match="reads key_prefix"):
+            Redis.from_existing_index(embeddings, name, redis_url=redis_url, key_prefix="x")
+    finally:
+        raw.execute_command("FT.DROPINDEX", name, "DD")
+
+
 @pytest.mark.parametrize(
     ("options", "fragment"),
     [
