@@ -331,3 +331,67 @@ def test_handler_base_methods_are_no_ops():
     run_id = uuid.uuid4()
     assert handler.on_chain_start(None, {}, run_id=run_id) is None
     assert handler.on_retry(None, run_id=run_id) is None  # type: ignore[arg-type]
+
+
+def test_concurrent_batch_runs_do_not_cross_talk():
+    """Each thread's lambdas report to their own sequence run (the ContextVar is per thread)."""
+    import time
+
+    collector = RunCollectorCallbackHandler()
+
+    def slow_inner(x):
+        time.sleep(0.005 * (x % 3))
+        return RunnableLambda(lambda y: y, name=f"leaf{x}").invoke(x)
+
+    chain = RunnableLambda(lambda x: x, name="first") | RunnableLambda(slow_inner, name="inner")
+    assert chain.batch(list(range(12)), {"callbacks": [collector]}) == list(range(12))
+    assert len(collector.traced_runs) == 12
+    for run in collector.traced_runs:
+        x = run.inputs
+        assert run.tree() == ("RunnableSequence", [("first", []), ("inner", [(f"leaf{x}", [])])])
+
+
+async def test_concurrent_abatch_runs_do_not_cross_talk():
+    collector = RunCollectorCallbackHandler()
+
+    async def inner(x):
+        await asyncio.sleep(0.001 * (x % 3))
+        return await RunnableLambda(lambda y: y, name=f"leaf{x}").ainvoke(x)
+
+    chain = RunnableLambda(inner, name="inner") | RunnableLambda(lambda x: x, name="last")
+    assert await chain.abatch(list(range(8)), {"callbacks": [collector]}) == list(range(8))
+    for run in collector.traced_runs:
+        assert run.tree() == ("RunnableSequence", [("inner", [(f"leaf{run.inputs}", [])]), ("last", [])])
+
+
+async def test_closing_an_async_stream_early_ends_the_open_runs():
+    collector = RunCollectorCallbackHandler()
+
+    async def words(chunks):
+        async for text in chunks:
+            for word in text.split():
+                yield word
+
+    chain = RunnableLambda(lambda x: x, name="first") | words
+    stream = chain.astream("a b c", {"callbacks": [collector]})
+    assert await stream.__anext__() == "a"
+    await stream.aclose()
+    root = collector.traced_runs[0]
+    assert root.end_time is not None and root.outputs == "a"
+    assert all(child.end_time is not None for child in root.children)
+
+
+def test_parallel_stream_error_is_raised_and_reported():
+    collector = RunCollectorCallbackHandler()
+
+    def broken(chunks):
+        for _ in chunks:
+            yield "partial"
+            raise RuntimeError("branch broke")
+
+    par = RunnableParallel(ok=RunnableLambda(lambda x: x, name="ok"), bad=broken)
+    with pytest.raises(RuntimeError, match="branch broke"):
+        list(par.stream("x", {"callbacks": [collector]}))
+    root = collector.traced_runs[0]
+    assert isinstance(root.error, RuntimeError)
+    assert root.end_time is not None

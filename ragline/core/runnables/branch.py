@@ -92,13 +92,12 @@ class RunnableBranch(Runnable[Input, Output]):
         return self._transform_stream_with_config(iter([input]), self._stream_chosen, config,
                                                       start_input=input)
 
-    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
         """Async ``stream``."""
         self._reject_kwargs(kwargs)
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        async for chunk in self._atransform_stream_with_config(one(), self._astream_chosen, config,
-                                                               start_input=input):
-            yield chunk
+        return self._atransform_stream_with_config(one(), self._astream_chosen, config,
+                                                               start_input=input)

@@ -171,31 +171,25 @@ class RunnableGenerator(Runnable[Input, Output]):
             total = add_chunks(total, chunk)
         return None if total is _NOTHING else total  # type: ignore[return-value]
 
-    async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
+    def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
                          **kwargs: Any) -> AsyncIterator[Output]:
         """Feed async input chunks to the async generator function (or buffer for a sync one)."""
         self._reject_kwargs(kwargs)
         if self._atransform_fn is None:
-            async for chunk in super().atransform(input, config):
-                yield chunk
-            return
-        async for chunk in self._atransform_stream_with_config(input, self._atransform_fn, config):
-            yield chunk
+            return super().atransform(input, config)
+        return self._atransform_stream_with_config(input, self._atransform_fn, config)
 
-    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
         """Async ``stream``."""
         self._reject_kwargs(kwargs)
         if self._atransform_fn is None:
-            async for chunk in super().astream(input, config):  # ainvoke in a thread
-                yield chunk
-            return
+            return super().astream(input, config)  # ainvoke in a thread
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        async for chunk in self._atransform_stream_with_config(one(), self._atransform_fn, config,
-                                                               start_input=input):
-            yield chunk
+        return self._atransform_stream_with_config(one(), self._atransform_fn, config,
+                                                               start_input=input)
 
     async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Return all async output chunks combined."""

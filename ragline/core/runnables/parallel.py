@@ -226,7 +226,7 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(input, self._stream_branches, config)
 
-    async def astream(self, input: Input, config: RunnableConfig | None = None,
+    def astream(self, input: Input, config: RunnableConfig | None = None,
                       **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
         """Async ``stream``: branches stream as tasks."""
         self._reject_kwargs(kwargs)
@@ -234,16 +234,14 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        async for chunk in self._atransform_stream_with_config(one(), self._astream_branches, config,
-                                                               start_input=input):
-            yield chunk
+        return self._atransform_stream_with_config(one(), self._astream_branches, config,
+                                                               start_input=input)
 
-    async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
+    def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
                          **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
         """Async ``transform``."""
         self._reject_kwargs(kwargs)
-        async for chunk in self._atransform_stream_with_config(input, self._astream_branches, config):
-            yield chunk
+        return self._atransform_stream_with_config(input, self._astream_branches, config)
 
     def get_graph(self) -> Graph:
         """Input node fanning out to every branch's graph, fanning in to an output node."""

@@ -79,12 +79,11 @@ class RunnablePassthrough(Runnable[Input, Input]):
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(iter([input]), self._pass, config, start_input=input)
 
-    async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
+    def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
                          **kwargs: Any) -> AsyncIterator[Input]:
         """Async ``transform``."""
         self._reject_kwargs(kwargs)
-        async for chunk in self._atransform_stream_with_config(input, self._apass, config):
-            yield chunk
+        return self._atransform_stream_with_config(input, self._apass, config)
 
 
 def _require_dict(runnable: Runnable[Any, Any], value: Any) -> dict[str, Any]:
@@ -216,14 +215,13 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         return self._transform_stream_with_config(iter([input]), self._stream_assign, config,
                                                       start_input=input)
 
-    async def atransform(self, input: AsyncIterator[dict[str, Any]], config: RunnableConfig | None = None,
+    def atransform(self, input: AsyncIterator[dict[str, Any]], config: RunnableConfig | None = None,
                          **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
         """Async ``transform``."""
         self._reject_kwargs(kwargs)
-        async for chunk in self._atransform_stream_with_config(input, self._astream_assign, config):
-            yield chunk
+        return self._atransform_stream_with_config(input, self._astream_assign, config)
 
-    async def astream(self, input: dict[str, Any], config: RunnableConfig | None = None,
+    def astream(self, input: dict[str, Any], config: RunnableConfig | None = None,
                       **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
         """Async ``stream``."""
         self._reject_kwargs(kwargs)
@@ -231,9 +229,8 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        async for chunk in self._atransform_stream_with_config(one(), self._astream_assign, config,
-                                                               start_input=input):
-            yield chunk
+        return self._atransform_stream_with_config(one(), self._astream_assign, config,
+                                                               start_input=input)
 
     def get_graph(self) -> Graph:
         """The mapper's branches plus a passthrough branch, between input and output."""
@@ -304,9 +301,8 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(input, self._pick_chunks, config)
 
-    async def atransform(self, input: AsyncIterator[dict[str, Any]], config: RunnableConfig | None = None,
+    def atransform(self, input: AsyncIterator[dict[str, Any]], config: RunnableConfig | None = None,
                          **kwargs: Any) -> AsyncIterator[Any]:
         """Async ``transform``."""
         self._reject_kwargs(kwargs)
-        async for chunk in self._atransform_stream_with_config(input, self._apick_chunks, config):
-            yield chunk
+        return self._atransform_stream_with_config(input, self._apick_chunks, config)

@@ -169,7 +169,7 @@ class RunnableRetry(Runnable[Input, Output]):
             iter([input]), lambda chunks: self._stream_attempts(next(chunks), kwargs), config,
             start_input=input)
 
-    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
         """Async ``stream`` with the same retry rule."""
 
         async def one() -> AsyncIterator[Any]:
@@ -180,8 +180,7 @@ class RunnableRetry(Runnable[Input, Output]):
             async for chunk in self._astream_attempts(value, kwargs):
                 yield chunk
 
-        async for chunk in self._atransform_stream_with_config(one(), attempts, config, start_input=input):
-            yield chunk
+        return self._atransform_stream_with_config(one(), attempts, config, start_input=input)
 
     def get_graph(self) -> Graph:
         """The bound runnable's graph."""

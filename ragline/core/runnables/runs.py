@@ -277,6 +277,11 @@ class RunReporting:
                     output.append(chunk)
                 yield chunk
         except GeneratorExit:
+            # Closed early: close what we pull from now, so the runs below end first.
+            for source in (iterator, upstream):
+                close = getattr(source, "close", None)
+                if close is not None:
+                    close()
             _end_run(run, combine_chunks(output), inputs=combine_chunks(seen))
             raise
         except BaseException as err:
@@ -337,6 +342,11 @@ class RunReporting:
                     output.append(chunk)
                 yield chunk
         except GeneratorExit:
+            # Async generators are not closed by reference counting: close them here.
+            for asource in (iterator, upstream):
+                aclose = getattr(asource, "aclose", None)
+                if aclose is not None:
+                    await aclose()
             await _aend_run(run, combine_chunks(output), inputs=combine_chunks(seen))
             raise
         except BaseException as err:

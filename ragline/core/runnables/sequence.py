@@ -111,20 +111,18 @@ class RunnableSequence(Runnable[Input, Output]):
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(input, self._transform_steps, config)
 
-    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
         """Async ``stream``."""
         self._reject_kwargs(kwargs)
-        async for chunk in self._atransform_stream_with_config(
+        return self._atransform_stream_with_config(
             _aiter_one(input), self._atransform_steps, config, start_input=input
-        ):
-            yield chunk
+        )
 
-    async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
+    def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
                          **kwargs: Any) -> AsyncIterator[Output]:
         """Async ``transform``."""
         self._reject_kwargs(kwargs)
-        async for chunk in self._atransform_stream_with_config(input, self._atransform_steps, config):
-            yield chunk
+        return self._atransform_stream_with_config(input, self._atransform_steps, config)
 
     # ---- many inputs ----------------------------------------------------------------
     def _batch_steps(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
