@@ -46,6 +46,7 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_GET(self) -> None:
+            counted = True
             with server.lock:
                 server.arrivals.append((self.path, time.monotonic()))
                 server.request_headers.append(dict(self.headers))
@@ -57,6 +58,12 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
                     route = Route(b"<h1>Not here</h1>", status=404)
                 if route.delay:
                     server.stopping.wait(route.delay)
+                # The request stops counting as active before the reply goes out: once
+                # the client has the reply it may start its next request at once, before
+                # this thread would get to the `finally` below.
+                with server.lock:
+                    server.active -= 1
+                    counted = False
                 self.send_response(route.status)
                 if route.content_type is not None:
                     self.send_header("Content-Type", route.content_type)
@@ -69,8 +76,9 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (the timeout test)
             finally:
-                with server.lock:
-                    server.active -= 1
+                if counted:
+                    with server.lock:
+                        server.active -= 1
 
     return Handler
 
