@@ -108,26 +108,30 @@ def ordinary_counter(encoding: Any) -> Callable[[str], int]:
     return counter
 
 
+class _PretokenCounts(dict[str, int]):
+    """Pre-token -> token count; a missing pre-token is byte-pair encoded on first use."""
+
+    def __init__(self, single_piece: Callable[[bytes], list[int]]) -> None:
+        super().__init__()
+        self._single_piece = single_piece
+
+    def __missing__(self, pretoken: str) -> int:
+        if len(self) > _CACHE_LIMIT:
+            self.clear()
+        count = self[pretoken] = len(self._single_piece(pretoken.encode("ascii")))
+        return count
+
+
 def _pretoken_counter(
     cut: Callable[[str], list[str]],
     single_piece: Callable[[bytes], list[int]],
     exact: Callable[[str], int],
 ) -> Callable[[str], int]:
-    counts: dict[str, int] = {}
-    known = counts.__getitem__
+    known = _PretokenCounts(single_piece).__getitem__
 
     def count(piece: str) -> int:
         if not piece.isascii():
             return exact(piece)
-        pretokens = cut(piece)
-        try:
-            return sum(map(known, pretokens))
-        except KeyError:
-            if len(counts) > _CACHE_LIMIT:
-                counts.clear()
-            for pretoken in pretokens:
-                if pretoken not in counts:
-                    counts[pretoken] = len(single_piece(pretoken.encode("ascii")))
-            return sum(map(known, pretokens))
+        return sum(map(known, cut(piece)))
 
     return count
