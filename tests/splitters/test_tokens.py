@@ -126,6 +126,19 @@ def test_fast_count_equals_tiktoken_on_real_source() -> None:
     assert [count(p) for p in pieces] == [len(ENCODING.encode_ordinary(p)) for p in pieces]
 
 
+def test_fast_count_stays_exact_when_its_cache_is_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragline.splitters import _token_count
+
+    monkeypatch.setattr(_token_count, "_CACHE_LIMIT", 3)
+    monkeypatch.setattr(_token_count, "_COUNTERS", {})
+    count = ordinary_counter(ENCODING)
+    text = "one two three four five six seven eight nine ten " * 3
+    assert [count(text), count(text[5:])] == [
+        len(ENCODING.encode_ordinary(text)),
+        len(ENCODING.encode_ordinary(text[5:])),
+    ]
+
+
 # ---- character splitters with token lengths -----------------------------------------------------
 
 
