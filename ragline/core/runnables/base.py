@@ -206,9 +206,16 @@ class Runnable(RunReporting, ABC, Generic[Input, Output]):
         total = _NOTHING
         async for chunk in input:
             total = add_chunks(total, chunk)
-        if total is not _NOTHING:
-            async for out in self.astream(total, config, **kwargs):
+        if total is _NOTHING:
+            return
+        stream = self.astream(total, config, **kwargs)
+        try:
+            async for out in stream:
                 yield out
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:  # closed early: end the inner stream (and its run) now
+                await aclose()
 
     # ---- composition ----------------------------------------------------------------
     def __or__(self, other: Any) -> RunnableSequence[Input, Any]:

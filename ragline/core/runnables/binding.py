@@ -90,20 +90,18 @@ class RunnableBinding(Runnable[Input, Output]):
         """``bound.stream`` with the bound options and config."""
         return self.bound.stream(input, self._merge(config), **{**self.kwargs, **kwargs})
 
-    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
         """``bound.astream`` with the bound options and config."""
-        async for chunk in self.bound.astream(input, self._merge(config), **{**self.kwargs, **kwargs}):
-            yield chunk
+        return self.bound.astream(input, self._merge(config), **{**self.kwargs, **kwargs})
 
     def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
         """``bound.transform`` with the bound options and config."""
         return self.bound.transform(input, self._merge(config), **{**self.kwargs, **kwargs})
 
-    async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
-                         **kwargs: Any) -> AsyncIterator[Output]:
+    def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
+                   **kwargs: Any) -> AsyncIterator[Output]:
         """``bound.atransform`` with the bound options and config."""
-        async for chunk in self.bound.atransform(input, self._merge(config), **{**self.kwargs, **kwargs}):
-            yield chunk
+        return self.bound.atransform(input, self._merge(config), **{**self.kwargs, **kwargs})
 
     def get_graph(self) -> Graph:
         """The bound runnable's graph."""

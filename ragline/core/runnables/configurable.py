@@ -124,16 +124,21 @@ class _Configurable(Runnable[Input, Output]):
         """Async ``stream``."""
         target, root = self._resolve(config)
         iterator = target.astream(input, config, **kwargs).__aiter__()
-        while True:
-            token = _configurable_checked.set(True) if root else None
-            try:
-                chunk = await iterator.__anext__()
-            except StopAsyncIteration:
-                return
-            finally:
-                if token is not None:
-                    _configurable_checked.reset(token)
-            yield chunk
+        try:
+            while True:
+                token = _configurable_checked.set(True) if root else None
+                try:
+                    chunk = await iterator.__anext__()
+                except StopAsyncIteration:
+                    return
+                finally:
+                    if token is not None:
+                        _configurable_checked.reset(token)
+                yield chunk
+        finally:
+            aclose = getattr(iterator, "aclose", None)
+            if aclose is not None:  # closed early: close the chosen runnable's stream now
+                await aclose()
 
     def get_graph(self) -> Graph:
         """The default runnable's graph."""
