@@ -43,7 +43,7 @@ manifest names a complete earlier copy. No pickle is involved, so loading is saf
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -64,7 +64,6 @@ if TYPE_CHECKING:
 __all__ = ["FAISS"]
 
 _Record = tuple[str, str, dict[str, Any]]  # (id, text, metadata)
-_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
 
 _SCORE_KINDS = {"cosine": "cosine_similarity", "inner_product": "inner_product", "l2": "squared_l2"}
 
@@ -152,7 +151,6 @@ class FAISS(VectorStore):
         # label -> (id, text, metadata); dict order is label order (labels only grow)
         self._records: dict[int, _Record] = {}
         self._next_label = 0
-        self._nested: set[int] = set()  # labels whose metadata holds dicts, lists ...
         self._filters = FilterIndex(self._records)
         if dimension is not None:
             self._index = LabeledIndex(dimension, self._options)
@@ -201,44 +199,33 @@ class FAISS(VectorStore):
             index = LabeledIndex(vectors.shape[1], self._options)
         first = self._next_label
         labels = np.arange(first, first + len(ids), dtype=np.int64)
-        label_of = self._label_of
-        previous = {doc_id: label_of[doc_id] for doc_id in ids if doc_id in label_of}
+        replaced = [self._label_of[doc_id] for doc_id in ids if doc_id in self._label_of]
         index.add(vectors, labels)  # adds every vector or none
-        new_labels = labels.tolist()
+        previous = {doc_id: self._label_of.get(doc_id) for doc_id in ids}
         try:
-            self._store(ids, new_labels, entries)
+            self._store(ids, labels.tolist(), entries)
         except BaseException:
-            for label in new_labels:
+            for label in labels.tolist():
                 self._records.pop(label, None)
-                self._nested.discard(label)
-            for doc_id in ids:
-                label_of.pop(doc_id, None)
-            label_of.update(previous)
+            for doc_id, label in previous.items():
+                if label is None:
+                    self._label_of.pop(doc_id, None)
+                else:
+                    self._label_of[doc_id] = label
             index.remove(labels)
             raise
         self._next_label = first + len(ids)
         if created:
             self._index = index
-        if previous:
-            for label in previous.values():
+        if replaced:
+            for label in replaced:
                 del self._records[label]
-                self._nested.discard(label)
-            index.remove(list(previous.values()))
+            index.remove(replaced)
         self._filters.clear()
 
     def _store(self, ids: list[str], labels: list[int], entries: list[_Record]) -> None:
         self._records.update(zip(labels, entries, strict=True))
         self._label_of.update(zip(ids, labels, strict=True))
-        self._note_nested(labels, entries)
-
-    def _note_nested(self, labels: Iterable[int], entries: Iterable[_Record]) -> None:
-        # results copy metadata: a shallow dict() unless it holds containers (checked once here)
-        scalars = _SCALAR_TYPES.issuperset
-        self._nested.update(
-            label
-            for label, (_, _, metadata) in zip(labels, entries, strict=True)
-            if not scalars(map(type, metadata.values()))
-        )
 
     def _delete(self, ids: list[str]) -> None:
         with self._lock:
@@ -249,7 +236,6 @@ class FAISS(VectorStore):
             for label in labels:
                 doc_id = self._records.pop(label)[0]
                 del self._label_of[doc_id]
-                self._nested.discard(label)
             self._filters.clear()
 
     def _get_by_ids(self, ids: list[str]) -> list[Document]:
@@ -259,9 +245,7 @@ class FAISS(VectorStore):
 
     def _document(self, label: int) -> Document:
         doc_id, text, metadata = self._records[label]
-        if label in self._nested:
-            return Document(text, copy_metadata(metadata), id=doc_id)
-        return Document(text, dict(metadata), id=doc_id)
+        return Document(text, copy_metadata(metadata), id=doc_id)
 
     def _search(
         self,
@@ -311,7 +295,7 @@ class FAISS(VectorStore):
     def _hits(
         self, scores: np.ndarray, labels: np.ndarray, with_vectors: bool
     ) -> list[list[SearchHit]]:
-        records, nested = self._records, self._nested
+        records = self._records
         vectors = None
         if with_vectors:
             assert self._index is not None
@@ -325,8 +309,8 @@ class FAISS(VectorStore):
                     continue
                 doc_id, text, metadata = records[label]
                 vector = None if vectors is None else next(vectors)
-                copied = copy_metadata(metadata) if label in nested else dict(metadata)
-                hits.append(SearchHit(Document(text, copied, id=doc_id), score, vector))
+                document = Document(text, copy_metadata(metadata), id=doc_id)
+                hits.append(SearchHit(document, score, vector))
             results.append(hits)
         return results
 
@@ -442,7 +426,6 @@ class FAISS(VectorStore):
         self._index = index
         self._records.update(zip(labels, zip(ids, texts, metadatas, strict=True), strict=True))
         self._label_of.update(zip(ids, labels, strict=True))
-        self._note_nested(labels, self._records.values())
         self._next_label = max(labels, default=-1) + 1
 
 

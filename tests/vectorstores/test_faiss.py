@@ -369,9 +369,8 @@ def test_document_failure_half_way_rolls_back_vectors(
     before = ids_of(store.similarity_search("q0", k=10))
 
     def fail_half_way(self: FAISS, ids: list[str], labels: list[int], entries: Any) -> None:
-        self._records[labels[0]] = (ids[0], "partial", {"nested": [1]})
+        self._records[labels[0]] = (ids[0], "partial", {})
         self._label_of[ids[0]] = labels[0]
-        self._nested.add(labels[0])
         raise MemoryError("injected")
 
     monkeypatch.setattr(FAISS, "_store", fail_half_way)
@@ -382,7 +381,6 @@ def test_document_failure_half_way_rolls_back_vectors(
     assert store.count() == live == 100  # no documents without vectors, no orphan vectors
     assert store.get_by_ids(["id5", "id150"])[0].metadata == {"version": 1}
     assert len(store.get_by_ids(["id150"])) == 0
-    assert not store._nested
     assert ids_of(store.similarity_search("q0", k=10)) == before
 
 
