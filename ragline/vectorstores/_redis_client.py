@@ -141,7 +141,8 @@ def check_client(client: Any) -> Any:
 
 def _connection_error(err: Exception, where: str) -> StoreConnectionError:
     return StoreConnectionError(
-        f"cannot reach Redis at {where}: {err or type(err).__name__}. Is the server running? "
+        f"cannot reach Redis at {where}: {str(err).rstrip('.') or type(err).__name__}. Is "
+        "the server running? "
         "(start one with: scripts/redis-stack.sh start 6379)"
     )
 

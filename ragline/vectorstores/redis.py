@@ -466,22 +466,24 @@ class Redis(VectorStore):
         and how many items the fields make.
         """
         schema = self._schema
-        content_key = conn.bulk(schema.content_key.encode())
-        metadata_key = conn.bulk(schema.metadata_key.encode())
+        # the text and the metadata JSON in one format operation per document
+        head = b"".join((conn.bulk(schema.content_key.encode()), b"$%d\r\n%b\r\n",
+                         conn.bulk(schema.metadata_key.encode()), b"$%d\r\n%b\r\n"))  # fmt: skip
         vector_key = conn.bulk(schema.vector_key.encode())
         field_keys = {name: conn.bulk(name.encode()) for name in fields}
+        key_prefix = f"{schema.key_prefix}:".encode()
         rows = []
         for position, (doc_id, document) in enumerate(zip(ids, documents, strict=True)):
             metadata = document.metadata
             try:
-                blob = _JSON.encode(metadata)
+                blob = _JSON.encode(metadata).encode()
             except (TypeError, ValueError) as err:
                 raise InvalidInputError(
                     f"metadatas[{position}] cannot be stored as JSON ({err}); use str, int, "
                     "float, bool, None, lists and dicts; nothing was written"
                 ) from err
-            parts = [content_key, conn.bulk(document.page_content.encode()), metadata_key,
-                     conn.bulk(blob.encode())]  # fmt: skip
+            text = document.page_content.encode()
+            parts = [head % (len(text), text, len(blob), blob)]
             for name, kind in fields.items():
                 value = metadata.get(name)
                 if value is not None:
@@ -490,7 +492,10 @@ class Redis(VectorStore):
                     except TypeError:
                         raise validation_error(position, name, kind, value) from None
             parts.append(vector_key)  # its value, the vector, is appended when packing
-            rows.append((conn.bulk(schema.key(doc_id).encode()), len(parts) + 1, b"".join(parts)))
+            # items: 4 for the text and JSON pairs, 2 per indexed field, 2 for the vector
+            rows.append(
+                (conn.bulk(key_prefix + doc_id.encode()), len(parts) * 2 + 2, b"".join(parts))
+            )
         return rows
 
     def _packed_batches(
