@@ -246,7 +246,7 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):
 
         Raises:
             InvalidInputError: ``texts`` is a single str or holds a non-str, or
-                ``metadatas`` has a different length than ``texts``.
+                ``metadatas`` has a different length than ``texts`` or holds a non-dict.
 
         Example:
             >>> from ragline.splitters import CharacterTextSplitter
@@ -266,6 +266,12 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):
                 f"metadatas has {len(metadatas)} items but texts has {len(texts)}; "
                 "give one metadata dict per text"
             )
+        else:
+            for metadata in metadatas:
+                if not isinstance(metadata, dict):
+                    raise InvalidInputError(
+                        f"metadatas must hold dicts, got {type(metadata).__name__}"
+                    )
         documents = []
         for text, metadata in zip(texts, metadatas, strict=True):
             if self._add_start_index:

@@ -277,6 +277,8 @@ def test_create_documents_input_errors() -> None:
         splitter.create_documents("one text")
     with pytest.raises(InvalidInputError, match="metadatas has 1 items but texts has 2"):
         splitter.create_documents(["a", "b"], metadatas=[{}])
+    with pytest.raises(InvalidInputError, match="metadatas must hold dicts, got list"):
+        splitter.create_documents(["a"], metadatas=[["source", "a.txt"]])  # type: ignore[list-item]
     with pytest.raises(InvalidInputError, match="documents must hold Document objects, got str"):
         splitter.split_documents(["not a document"])  # type: ignore[list-item]
     with pytest.raises(InvalidInputError, match="documents must be a list of Document, got a Document"):
