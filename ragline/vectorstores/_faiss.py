@@ -426,7 +426,7 @@ class FAISS(VectorStore):
         self._index = index
         self._records.update(zip(labels, zip(ids, texts, metadatas, strict=True), strict=True))
         self._label_of.update(zip(ids, labels, strict=True))
-        self._next_label = max(labels, default=-1) + 1
+        self._next_label = labels[-1] + 1 if labels else 0  # labels are increasing
 
 
 def _unit_rows(vectors: np.ndarray) -> np.ndarray:

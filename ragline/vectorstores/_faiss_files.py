@@ -216,6 +216,8 @@ def load(cls: type[FAISS], folder: Path, embeddings: Embeddings, index_name: str
         raise PersistenceError(f"{index_path} is not a readable faiss index: {err}") from err
     _check_labels(index, labels, index_path)
     store._restore(index, ids, labels, texts, metadatas)
+    if store.count() != len(store._label_of):
+        raise PersistenceError(f"{documents_path}: ids must be unique")
     return store
 
 
@@ -299,17 +301,22 @@ def _check_documents(
             )
         columns.append(column)
     ids, labels, texts, metadatas = columns
-    if not all(isinstance(doc_id, str) and doc_id for doc_id in ids) or len(set(ids)) != count:
-        raise PersistenceError(f"{path}: ids must be unique non-empty strings")
-    if not all(type(label) is int for label in labels) or (
+    # JSON gives exact types, so one C-level pass per column checks them
+    if not _only(ids, str) or "" in ids:
+        raise PersistenceError(f"{path}: ids must be non-empty strings")
+    if not _only(labels, int) or (
         count and not bool(np.all(np.diff(np.asarray(labels, dtype=np.int64)) > 0))
     ):
         raise PersistenceError(f"{path}: labels must be increasing integers")
-    if not all(isinstance(text, str) for text in texts):
+    if not _only(texts, str):
         raise PersistenceError(f"{path}: texts must be strings")
-    if not all(isinstance(metadata, dict) for metadata in metadatas):
+    if not _only(metadatas, dict):
         raise PersistenceError(f"{path}: metadatas must be JSON objects")
     return ids, labels, texts, metadatas
+
+
+def _only(column: list[Any], kind: type) -> bool:
+    return set(map(type, column)) <= {kind}
 
 
 def _check_labels(index: LabeledIndex, labels: list[int], path: Path) -> None:
@@ -318,8 +325,9 @@ def _check_labels(index: LabeledIndex, labels: list[int], path: Path) -> None:
             f"{path} holds {index.ntotal} vectors but the documents file lists {len(labels)}"
         )
     try:
-        stored = np.sort(index.labels())
+        stored = index.labels()
     except NotImplementedError:  # IVF: the vector count was checked above
         return
-    if not np.array_equal(stored, np.asarray(labels, dtype=np.int64)):
+    expected = np.asarray(labels, dtype=np.int64)
+    if not np.array_equal(stored, expected) and not np.array_equal(np.sort(stored), expected):
         raise PersistenceError(f"{path}: the vectors' labels do not match the documents file")

@@ -561,6 +561,11 @@ def test_loading_corrupt_files_of_the_right_size(
     documents_path.write_text(text.ljust(manifest["documents_bytes"]))
     with pytest.raises(PersistenceError, match="labels do not match"):
         FAISS.load_local(tmp_path, random_embeddings)
+    documents["labels"][49] = 49
+    documents["ids"][1] = "id0"  # same length, so only the duplicate is wrong
+    documents_path.write_text(json.dumps(documents)[: manifest["documents_bytes"]])
+    with pytest.raises(PersistenceError, match="ids must be unique"):
+        FAISS.load_local(tmp_path, random_embeddings)
     (tmp_path / "index.manifest.json").write_text('{"format": "something else"}')
     with pytest.raises(PersistenceError, match="not a ragline FAISS manifest"):
         FAISS.load_local(tmp_path, random_embeddings)
