@@ -369,6 +369,7 @@ def _run(
     start: int,
     end: int,
 ) -> tuple[list[str], list[int], list[int], str | list[str]]:
+    """The pieces[start:end] with their offsets, lengths and gaps (no copy if all)."""
     if start == 0 and end == len(pieces):
         return pieces, offsets, lengths, gaps
     return (
