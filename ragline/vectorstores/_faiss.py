@@ -36,8 +36,9 @@ Saved format (``save_local(folder, index_name="index")``), format version 1::
                                      "metadatas": [...]} (parallel lists)
 
 Data files get a fresh random token on every save and are complete before the manifest
-is replaced (``os.replace``, atomic), so a crash at any point leaves a folder whose
-manifest names a complete earlier copy. No pickle is involved, so loading is safe.
+is replaced (``os.replace``, atomic), so a crash of the process at any point leaves a
+folder whose manifest names a complete copy (``durable=True`` adds fsync calls so that
+holds after a power cut too). No pickle is involved, so loading is safe.
 """
 
 from __future__ import annotations
@@ -364,7 +365,9 @@ class FAISS(VectorStore):
 
     # ------------------------------------------------------------------ persistence
 
-    def save_local(self, folder_path: str | Path, index_name: str = "index") -> None:
+    def save_local(
+        self, folder_path: str | Path, index_name: str = "index", *, durable: bool = False
+    ) -> None:
         """Save the store to a folder: the faiss index file plus JSON (see module docstring).
 
         The save is atomic: until the new manifest replaces the old one, the folder
@@ -374,6 +377,9 @@ class FAISS(VectorStore):
         Args:
             folder_path: the folder (created when missing).
             index_name: the file-name prefix, so one folder can hold several stores.
+            durable: also fsync the files and the folder, so the new copy survives a
+                power cut, not only a crash of the process (slower: the data is
+                flushed to disk before returning).
 
         Raises:
             InvalidInputError: a metadata value JSON cannot hold (names the document).
@@ -385,7 +391,7 @@ class FAISS(VectorStore):
         with self._lock:
             if self._index is not None and self._index.masked:
                 self._index.rebuild()
-            _faiss_files.save(self, Path(folder_path), index_name)
+            _faiss_files.save(self, Path(folder_path), index_name, durable=durable)
 
     @classmethod
     def load_local(

@@ -3,7 +3,9 @@
 The layout and the format are described in :mod:`ragline.vectorstores._faiss`. The save
 protocol makes a crash at any moment harmless:
 
-1. write the faiss index and the documents JSON under names with a fresh random token;
+1. write the faiss index and the documents JSON under names with a fresh random token
+   (``durable=True`` also fsyncs them, and later the manifest and the folder, so the
+   save survives a power cut too, at about the cost of writing the files again);
 2. write the new manifest to a temporary name, then ``os.replace`` it over the old one
    (atomic on POSIX and Windows): from this instant the new copy is the saved one;
 3. only then delete the files of the previous copy, and leftovers of crashed saves.
@@ -52,8 +54,12 @@ def _data_file(index_name: str) -> re.Pattern[str]:
     )
 
 
-def save(store: FAISS, folder: Path, index_name: str) -> None:
-    """Write ``store`` to ``folder`` atomically (the caller holds the store's lock)."""
+def save(store: FAISS, folder: Path, index_name: str, *, durable: bool) -> None:
+    """Write ``store`` to ``folder`` atomically (the caller holds the store's lock).
+
+    ``durable`` adds fsync calls (data files, manifest, folder) so the save also survives
+    a power cut; without them it is atomic against crashes of the process.
+    """
     _check_index_name(index_name)
     documents = _documents_json(store)  # before touching the disk: bad metadata raises here
     index = store._index
@@ -67,8 +73,9 @@ def save(store: FAISS, folder: Path, index_name: str) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         if index is not None:
             index.write(str(folder / index_file))
-            _fsync_file(folder / index_file)
-        _write(folder / documents_file, documents)
+            if durable:
+                _fsync_file(folder / index_file)
+        _write(folder / documents_file, documents, durable=durable)
         manifest = {
             "format": FORMAT_NAME,
             "format_version": FORMAT_VERSION,
@@ -83,7 +90,7 @@ def save(store: FAISS, folder: Path, index_name: str) -> None:
             "documents_file": documents_file,
             "documents_bytes": len(documents),
         }
-        _write(temporary_manifest, json.dumps(manifest, indent=2).encode())
+        _write(temporary_manifest, json.dumps(manifest, indent=2).encode(), durable=durable)
         os.replace(temporary_manifest, manifest_path)  # the commit point
     except BaseException as err:
         for path in written:
@@ -94,7 +101,8 @@ def save(store: FAISS, folder: Path, index_name: str) -> None:
                 f"cannot save the FAISS store to {str(folder)!r}: {err}"
             ) from err
         raise
-    _fsync_directory(folder)
+    if durable:
+        _fsync_directory(folder)
     _remove_stale(folder, index_name, keep={index_file, documents_file})
 
 
@@ -131,11 +139,12 @@ def _json_ok(value: Any) -> bool:
     return True
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(path: Path, data: bytes, *, durable: bool) -> None:
     with open(path, "wb") as handle:
         handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
+        if durable:
+            handle.flush()
+            os.fsync(handle.fileno())
 
 
 def _fsync_file(path: Path) -> None:

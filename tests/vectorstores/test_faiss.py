@@ -501,6 +501,20 @@ def test_crash_mid_save_leaves_previous_copy(
     assert FAISS.load_local(tmp_path, random_embeddings).count() == 200
 
 
+def test_durable_save_fsyncs_files_and_folder(
+    random_embeddings: TableEmbeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = build(random_embeddings, "flat", count=20)
+    synced: list[int] = []
+    real_fsync = _faiss_files.os.fsync
+    monkeypatch.setattr(_faiss_files.os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    store.save_local(tmp_path)
+    assert synced == []  # default: atomic against process crashes, no fsync
+    store.save_local(tmp_path, durable=True)
+    assert len(synced) == 4  # index file, documents file, manifest, folder
+    assert FAISS.load_local(tmp_path, random_embeddings).count() == 20
+
+
 def test_unsavable_metadata_is_refused_before_writing(
     plane: TableEmbeddings, tmp_path: Path
 ) -> None:
