@@ -494,7 +494,7 @@ class Redis(VectorStore):
             parts.append(vector_key)  # its value, the vector, is appended when packing
             # items: 4 for the text and JSON pairs, 2 per indexed field, 2 for the vector
             rows.append(
-                (conn.bulk(key_prefix + doc_id.encode()), len(parts) * 2 + 2, b"".join(parts))
+                (conn.bulk(key_prefix + doc_id.encode()), len(parts) + 4, b"".join(parts))
             )
         return rows
 
