@@ -727,12 +727,12 @@ class VectorStore(ABC):
                 query_hits = [query_hits[i] for i in picks]
             else:
                 query_hits = query_hits[: plan.k]
-            scores = np.array([hit.score for hit in query_hits], dtype=np.float64)
             if plan.to_relevance:
-                scores = self._relevance_scores(scores)
-            pairs = [
-                (hit.document, float(score)) for hit, score in zip(query_hits, scores, strict=True)
-            ]
+                native = np.array([hit.score for hit in query_hits], dtype=np.float64)
+                scores = self._relevance_scores(native).tolist()
+            else:  # no array round trip on the plain similarity path
+                scores = [float(hit.score) for hit in query_hits]
+            pairs = [(hit.document, score) for hit, score in zip(query_hits, scores, strict=True)]
             if plan.score_threshold is not None:
                 pairs = [pair for pair in pairs if pair[1] >= plan.score_threshold]
             results.append(pairs)
