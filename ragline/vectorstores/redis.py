@@ -396,7 +396,12 @@ class Redis(VectorStore):
                 f"vectors have dimension {vectors.shape[1]} but index {schema.index_name!r} "
                 f"holds vectors of dimension {schema.dimension}; nothing was written"
             )
-        new_fields = self._new_fields(documents) if self._infer else {}
+        # declared fields an existing index lacks, and (inferring) fields first seen now
+        new_fields = {
+            name: kind for name, kind in self._declared.items() if name not in schema.fields
+        }
+        if self._infer:
+            new_fields.update(self._new_fields(documents))
         fields = {**schema.fields, **new_fields}
         rows = self._encode_rows(ids, documents, fields)  # checks every value
         if not self._index_ready:
@@ -493,9 +498,7 @@ class Redis(VectorStore):
                         raise validation_error(position, name, kind, value) from None
             parts.append(vector_key)  # its value, the vector, is appended when packing
             # items: 4 for the text and JSON pairs, 2 per indexed field, 2 for the vector
-            rows.append(
-                (conn.bulk(key_prefix + doc_id.encode()), len(parts) + 4, b"".join(parts))
-            )
+            rows.append((conn.bulk(key_prefix + doc_id.encode()), len(parts) + 4, b"".join(parts)))
         return rows
 
     def _packed_batches(

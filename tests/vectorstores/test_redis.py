@@ -390,6 +390,10 @@ def test_two_store_objects_share_one_index(make_store: MakeStore, embeddings: An
     second.add_texts(["d2"], [{"color": "red", "size": 3}], ids=["2"])
     assert first.count() == 3
     assert ids_of(first.similarity_search("q0", filter={"color": "red"})) == ["0", "2"]
+    declaring = make_store(index_name=first.index_name, index_schema={"title": "text"})
+    declaring.add_texts(["d3"], [{"title": "Hello there", "color": "blue"}], ids=["3"])
+    assert declaring.index_schema == {"color": "tag", "size": "numeric", "title": "text"}
+    assert ids_of(first.similarity_search("q0", filter={"color": "blue"})) == ["1", "3"]
 
 
 @pytest.mark.parametrize("flavour", ["resp3", "decoded", "resp2"])
