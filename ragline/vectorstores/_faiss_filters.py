@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import reduce
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -75,7 +75,7 @@ class _FieldIndex:
         return found[0] if len(found) == 1 else np.unique(np.concatenate(found))
 
     def range(self, operator: str, bound: float) -> np.ndarray:
-        side = "right" if operator in ("$gt", "$lte") else "left"
+        side: Literal["left", "right"] = "right" if operator in ("$gt", "$lte") else "left"
         cut = int(np.searchsorted(self.values, bound, side=side))
         labels = self.value_labels[cut:] if operator in ("$gt", "$gte") else self.value_labels[:cut]
         return np.sort(labels)
