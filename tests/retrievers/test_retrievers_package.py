@@ -1,0 +1,162 @@
+"""The public surface of ragline.retrievers, its docstring examples, and the Runnable
+contract every retriever keeps (one suite, run on each of them)."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+import ragline.retrievers
+from ragline.core import (
+    BaseRetriever,
+    Document,
+    FakeListChatModel,
+    InMemoryByteStore,
+    InvalidInputError,
+    RunCollectorCallbackHandler,
+    RunnableLambda,
+)
+from ragline.embeddings import HashingEmbeddings
+from ragline.retrievers import (
+    BM25Retriever,
+    ContextualCompressionRetriever,
+    EmbeddingsFilter,
+    EnsembleRetriever,
+    MultiQueryRetriever,
+    ParentDocumentRetriever,
+)
+from ragline.splitters import RecursiveCharacterTextSplitter
+from ragline.vectorstores import InMemoryVectorStore
+
+EXPECTED = [
+    "BM25Index",
+    "BM25Retriever",
+    "BaseDocumentCompressor",
+    "ContextualCompressionRetriever",
+    "DocumentCompressorPipeline",
+    "EmbeddingsFilter",
+    "EnsembleRetriever",
+    "InMemoryDocumentStore",
+    "LLMChainExtractor",
+    "LineListOutputParser",
+    "MultiQueryRetriever",
+    "NoOutputParser",
+    "ParentDocumentRetriever",
+    "create_kv_docstore",
+    "default_preprocessing_func",
+    "weighted_reciprocal_rank",
+]
+
+MODULES = ["_bm25", "_ensemble", "_multi_query", "_compression", "_compressors", "_docstore",
+           "_parent_document"]
+
+
+def test_all_is_pinned_and_every_name_resolves():
+    assert ragline.retrievers.__all__ == EXPECTED
+    assert sorted(dir(ragline.retrievers)) == EXPECTED
+    for name in EXPECTED:
+        assert getattr(ragline.retrievers, name).__name__ == name
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(f"ragline.retrievers.{name}")
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+# --------------------------------------------------------------------------- contract
+
+TEXTS = ["cats purr when happy", "dogs bark at night", "stock prices fell", "kittens purr too"]
+IDS = ["c", "d", "s", "k"]
+EMBEDDINGS = HashingEmbeddings(dimension=128)
+
+
+def _store():
+    return InMemoryVectorStore.from_texts(TEXTS, EMBEDDINGS, ids=IDS)
+
+
+def _parent():
+    retriever = ParentDocumentRetriever(
+        InMemoryVectorStore(EMBEDDINGS), InMemoryByteStore(),
+        RecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=0, separators=[" "]))
+    retriever.add_documents([Document(t, id=i) for t, i in zip(TEXTS, IDS, strict=True)])
+    return retriever
+
+
+BUILDERS = {
+    "bm25": lambda: BM25Retriever.from_texts(TEXTS, ids=IDS, k=2),
+    "ensemble": lambda: EnsembleRetriever([BM25Retriever.from_texts(TEXTS, ids=IDS, k=2),
+                                           _store().as_retriever(search_kwargs={"k": 2})], weights=[1, 2]),
+    # a fake model repeats the question: the retriever still works as a Runnable
+    "multi_query": lambda: MultiQueryRetriever.from_llm(
+        _store().as_retriever(search_kwargs={"k": 2}), RunnableLambda(lambda p: p.to_string().split(": ")[-1]),
+        prompt=None),
+    "compression": lambda: ContextualCompressionRetriever(
+        EmbeddingsFilter(EMBEDDINGS, k=1), BM25Retriever.from_texts(TEXTS, ids=IDS)),
+    "parent_document": _parent,
+}
+QUERIES = ["cats purr", "stock prices", "barking dogs at night"]
+
+
+@pytest.fixture(params=sorted(BUILDERS))
+def retriever(request) -> BaseRetriever:
+    return BUILDERS[request.param]()
+
+
+def test_is_a_retriever_returning_documents(retriever):
+    assert isinstance(retriever, BaseRetriever)
+    found = retriever.invoke("cats purr")
+    assert found and all(isinstance(d, Document) for d in found)
+    assert found[0].page_content == "cats purr when happy"
+
+
+async def test_invoke_ainvoke_batch_and_abatch_agree(retriever):
+    one_by_one = [retriever.invoke(q) for q in QUERIES]
+    assert [await retriever.ainvoke(q) for q in QUERIES] == one_by_one
+    assert retriever.batch(QUERIES) == one_by_one
+    assert await retriever.abatch(QUERIES) == one_by_one
+
+
+def test_one_retriever_run_per_query_with_config(retriever):
+    collector = RunCollectorCallbackHandler()
+    retriever.batch(QUERIES[:2], {"callbacks": [collector], "tags": ["mine"], "metadata": {"user": "u"}})
+    roots = collector.traced_runs
+    # without a batch hook the queries run in threads: runs may start in any order
+    assert sorted((r.run_type, r.inputs) for r in roots) == [("retriever", "cats purr"), ("retriever", "stock prices")]
+    assert all("mine" in r.tags and r.metadata["user"] == "u" for r in roots)
+    named = RunCollectorCallbackHandler()
+    retriever.invoke("cats", {"callbacks": [named], "run_name": "search"})
+    assert named.traced_runs[0].name == "search"
+
+
+def test_bad_queries_and_options_at_call_time_are_rejected(retriever):
+    with pytest.raises(InvalidInputError, match="needs a str query, got dict"):
+        retriever.invoke({"question": "cats"})
+    with pytest.raises(TypeError, match="takes no keyword options, got k"):
+        retriever.invoke("cats", k=3)
+
+
+def test_composes_in_a_chain(retriever):
+    chain = retriever | RunnableLambda(lambda docs: [d.page_content for d in docs][:1])
+    assert chain.invoke("cats purr") == ["cats purr when happy"]
+
+
+def test_nested_retrievers_report_a_full_run_tree():
+    store = _store()
+    multi = MultiQueryRetriever.from_llm(store.as_retriever(search_kwargs={"k": 1}),
+                                         FakeListChatModel(responses=["kittens\ndogs"]))
+    compressed = ContextualCompressionRetriever(EmbeddingsFilter(EMBEDDINGS, k=3), multi)
+    collector = RunCollectorCallbackHandler()
+    # the model's two queries find k and d; the filter keeps both, reordered by its cosine
+    assert sorted(d.id for d in compressed.invoke("cats", {"callbacks": [collector]})) == ["d", "k"]
+    assert collector.traced_runs[0].tree() == ("ContextualCompressionRetriever", [
+        ("MultiQueryRetriever", [
+            ("RunnableSequence", [("PromptTemplate", []), ("FakeListChatModel", []), ("LineListOutputParser", [])]),
+            ("InMemoryVectorStoreRetriever", []),
+            ("InMemoryVectorStoreRetriever", []),
+        ]),
+    ])
