@@ -128,8 +128,13 @@ def command_index(args: argparse.Namespace) -> int:
     _note(args, f"loaded {len(documents)} documents, split into {len(chunks)} chunks")
     options = {"show_progress": not args.quiet}
     embeddings = make_embeddings(args.embedding, options)
-    for position, chunk in enumerate(chunks):
-        chunk.id = f"{chunk.metadata.get('source', '')}#{chunk.metadata.get('start_index', position)}"
+    # ids: the source and the chunk's position in it (start offsets can repeat when a
+    # chunk starts with whitespace the splitter stripped)
+    positions: dict[str, int] = {}
+    for chunk in chunks:
+        source = str(chunk.metadata.get("source", ""))
+        positions[source] = positions.get(source, -1) + 1
+        chunk.id = f"{source}#{positions[source]}"
     store = FAISS.from_documents(chunks, embeddings)
     folder = Path(args.store)
     folder.mkdir(parents=True, exist_ok=True)

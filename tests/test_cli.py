@@ -71,6 +71,7 @@ def test_query_prints_ranked_chunks_with_sources(store: Path, capsys: pytest.Cap
     rows = json.loads(capsys.readouterr().out)
     assert [row["rank"] for row in rows] == [1, 2]
     assert Path(rows[0]["source"]).name == "mars.txt"
+    assert rows[0]["id"] == rows[0]["source"] + "#0"  # source and chunk position
     assert rows[0]["content"] == FILES["space/mars.txt"]
     assert 0 <= rows[1]["score"] <= rows[0]["score"] <= 1
     # HTML went through BeautifulSoup: visible text only, title in metadata
