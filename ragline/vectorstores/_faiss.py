@@ -66,6 +66,8 @@ __all__ = ["FAISS"]
 
 _Record = tuple[str, str, dict[str, Any]]  # (id, text, metadata)
 
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})  # shared safely by copies
+
 _SCORE_KINDS = {"cosine": "cosine_similarity", "inner_product": "inner_product", "l2": "squared_l2"}
 
 # Score the matching vectors exactly when at most 1/16 of the index matches: gathering
@@ -152,6 +154,7 @@ class FAISS(VectorStore):
         # label -> (id, text, metadata); dict order is label order (labels only grow)
         self._records: dict[int, _Record] = {}
         self._next_label = 0
+        self._flat: dict[int, bool] = {}  # label -> metadata holds only scalars (lazy cache)
         self._filters = FilterIndex(self._records)
         if dimension is not None:
             self._index = LabeledIndex(dimension, self._options)
@@ -200,28 +203,29 @@ class FAISS(VectorStore):
             index = LabeledIndex(vectors.shape[1], self._options)
         first = self._next_label
         labels = np.arange(first, first + len(ids), dtype=np.int64)
-        replaced = [self._label_of[doc_id] for doc_id in ids if doc_id in self._label_of]
+        label_of = self._label_of
+        previous = {doc_id: label_of[doc_id] for doc_id in ids if doc_id in label_of}
         index.add(vectors, labels)  # adds every vector or none
-        previous = {doc_id: self._label_of.get(doc_id) for doc_id in ids}
+        new_labels = labels.tolist()
         try:
-            self._store(ids, labels.tolist(), entries)
+            self._store(ids, new_labels, entries)
         except BaseException:
-            for label in labels.tolist():
+            for label in new_labels:
                 self._records.pop(label, None)
-            for doc_id, label in previous.items():
-                if label is None:
-                    self._label_of.pop(doc_id, None)
-                else:
-                    self._label_of[doc_id] = label
+                self._flat.pop(label, None)
+            for doc_id in ids:
+                label_of.pop(doc_id, None)
+            label_of.update(previous)
             index.remove(labels)
             raise
         self._next_label = first + len(ids)
         if created:
             self._index = index
-        if replaced:
-            for label in replaced:
+        if previous:  # replaced documents: their old vectors go
+            for label in previous.values():
                 del self._records[label]
-            index.remove(replaced)
+                self._flat.pop(label, None)
+            index.remove(list(previous.values()))
         self._filters.clear()
 
     def _store(self, ids: list[str], labels: list[int], entries: list[_Record]) -> None:
@@ -237,6 +241,7 @@ class FAISS(VectorStore):
             for label in labels:
                 doc_id = self._records.pop(label)[0]
                 del self._label_of[doc_id]
+                self._flat.pop(label, None)
             self._filters.clear()
 
     def _get_by_ids(self, ids: list[str]) -> list[Document]:
@@ -296,22 +301,32 @@ class FAISS(VectorStore):
     def _hits(
         self, scores: np.ndarray, labels: np.ndarray, with_vectors: bool
     ) -> list[list[SearchHit]]:
+        """SearchHits from faiss's arrays (label -1 = no result). The hot path of every
+        search: one tolist() per array, then plain Python objects."""
         records = self._records
-        vectors = None
+        vector_rows: list[Any] | None = None
         if with_vectors:
             assert self._index is not None
-            found = labels[labels >= 0]
-            vectors = iter(self._index.vectors(found))
+            vector_rows = list(self._index.vectors(labels[labels >= 0]))
+        flat_of, scalar_only = self._flat, _SCALAR_TYPES.issuperset
         results = []
+        position = 0
         for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True):
             hits = []
             for score, label in zip(row_scores, row_labels, strict=True):
                 if label < 0:
                     continue
                 doc_id, text, metadata = records[label]
-                vector = None if vectors is None else next(vectors)
-                document = Document(text, copy_metadata(metadata), id=doc_id)
-                hits.append(SearchHit(document, score, vector))
+                # a flat copy unless the metadata holds containers, checked once per record
+                flat = flat_of.get(label)
+                if flat is None:
+                    flat = flat_of[label] = scalar_only(map(type, metadata.values()))
+                metadata = dict(metadata) if flat else copy_metadata(metadata)
+                vector = None
+                if vector_rows is not None:
+                    vector = vector_rows[position]
+                    position += 1
+                hits.append(SearchHit(Document(text, metadata, id=doc_id), score, vector))
             results.append(hits)
         return results
 
