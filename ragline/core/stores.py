@@ -8,7 +8,10 @@ a worker thread unless a store has something better. Two stores ship here:
 * ``LocalFileStore(root_path)``: one file per key under a directory. Keys are checked
   (letters, digits, ``_ . - /``; no empty, ``.`` or ``..`` segment) so no key can escape
   the root, and each value is written to a temporary file then renamed over the target,
-  so a reader never sees half a value and a crash leaves the previous value intact.
+  so a reader never sees half a value and a process that dies mid-write leaves the
+  previous value intact. (Files are not fsync'ed: this is a cache, and a power cut may
+  lose the latest writes, never corrupt an older value into a partial one on a
+  journaling file system.)
 """
 
 from __future__ import annotations
@@ -200,7 +203,9 @@ class LocalFileStore(BaseStore[str, bytes]):
     sub-directories. Keys with an empty, ``.`` or ``..`` segment are refused, so no key
     reaches outside the root. Writes go to a temporary file in the target directory and
     are renamed into place (atomic on POSIX and Windows), so concurrent readers and other
-    processes see either the old or the new value, never a partial one.
+    processes see either the old or the new value, never a partial one. A file that is a
+    symbolic link is never followed (reading it raises PersistenceError; writing replaces
+    the link itself), and a symlinked sub-directory leading outside the root is refused.
 
     Args:
         root_path: the directory (created on first write if missing).
