@@ -9,9 +9,8 @@ a worker thread unless a store has something better. Two stores ship here:
   (letters, digits, ``_ . - /``; no empty, ``.`` or ``..`` segment) so no key can escape
   the root, and each value is written to a temporary file then renamed over the target,
   so a reader never sees half a value and a process that dies mid-write leaves the
-  previous value intact. (Files are not fsync'ed: this is a cache, and a power cut may
-  lose the latest writes, never corrupt an older value into a partial one on a
-  journaling file system.)
+  previous value intact. (Files are not fsync'ed, for speed: after a power cut the
+  latest writes may be lost or empty, and an embedding cache treats those as misses.)
 """
 
 from __future__ import annotations
