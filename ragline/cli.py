@@ -319,6 +319,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ragline`` command; returns the exit status."""
     args = build_parser().parse_args(argv)
+    # The model's weight-loading bar says nothing a user needs; indexing shows its own.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     try:
         return int(args.handler(args))
     except (RaglineError, OSError) as err:
