@@ -14,13 +14,17 @@ half the corpus still counts a little, where the classic ``ln((N - n + 0.5) / (n
 would go negative (rank_bm25, which LangChain uses, patches that with an ``epsilon``).
 
 The index is a term -> postings table (document numbers and precomputed term weights)
-in flat numpy arrays; a batch of queries is scored with one ``bincount`` per block.
+in flat numpy arrays. A query adds each of its terms' postings (a contiguous slice) into
+a score vector: the work is the length of those postings, with no Python loop over
+documents. A batch reuses one score vector for all its queries and skips the per-query
+thread and callback work of ``invoke``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -37,8 +41,6 @@ from ragline.retrievers._checks import (
 __all__ = ["BM25Index", "BM25Retriever", "default_preprocessing_func"]
 
 _WORD = re.compile(r"\w+")
-# Scores of a block of queries live in one dense (queries x documents) array: cap its size.
-_BLOCK_CELLS = 1 << 22
 
 
 def default_preprocessing_func(text: str) -> list[str]:
@@ -69,16 +71,15 @@ class BM25Index:
         self.k1 = check_number("BM25", "k1", k1, low=0)
         self.b = check_number("BM25", "b", b, low=0, high=1)
         self.corpus_size = len(corpus)
-        self.vocabulary: dict[str, int] = {}
-        term_ids: list[int] = []
-        lengths = np.zeros(self.corpus_size, dtype=np.int64)
-        for number, tokens in enumerate(corpus):
-            lengths[number] = len(tokens)
-            for token in tokens:
-                term_ids.append(self.vocabulary.setdefault(token, len(self.vocabulary)))
+        # C-level loops only (fromkeys, map): a Python loop per token costs more than the rest
+        self.vocabulary: dict[str, int] = {
+            token: number for number, token in enumerate(dict.fromkeys(chain.from_iterable(corpus)))
+        }
+        lengths = np.fromiter(map(len, corpus), dtype=np.int64, count=self.corpus_size)
+        terms = np.fromiter(map(self.vocabulary.__getitem__, chain.from_iterable(corpus)),
+                            dtype=np.int64, count=int(lengths.sum()))
         self.doc_len = lengths
         self.avgdl = float(lengths.mean()) if self.corpus_size else 0.0
-        terms = np.asarray(term_ids, dtype=np.int64)
         docs = np.repeat(np.arange(self.corpus_size, dtype=np.int64), lengths)
         # one (term, document) pair per distinct occurrence, sorted by term then document
         pairs, tf = np.unique(terms * max(self.corpus_size, 1) + docs, return_counts=True)
@@ -96,36 +97,43 @@ class BM25Index:
 
     def get_scores(self, query: Sequence[str]) -> np.ndarray:
         """Return the BM25 score of every document for one tokenized query, shape (N,)."""
-        return self.score_queries([query])[0]
+        scores = np.zeros(self.corpus_size)
+        self._add_scores(query, scores)
+        return scores
 
     def score_queries(self, queries: Sequence[Sequence[str]]) -> np.ndarray:
         """Return the scores of every document for many tokenized queries, shape (Q, N)."""
         scores = np.zeros((len(queries), self.corpus_size))
-        block = max(1, _BLOCK_CELLS // max(self.corpus_size, 1))
-        for start in range(0, len(queries), block):
-            scores[start:start + block] = self._score_block(queries[start:start + block])
+        for row, query in enumerate(queries):
+            self._add_scores(query, scores[row])
         return scores
 
-    def _score_block(self, queries: Sequence[Sequence[str]]) -> np.ndarray:
-        rows, terms = [], []
-        for row, tokens in enumerate(queries):
-            for token in tokens:
-                term = self.vocabulary.get(token)
-                if term is not None:  # unknown tokens match nothing
-                    rows.append(row)
-                    terms.append(term)
-        size = len(queries) * self.corpus_size
-        if not terms:
-            return np.zeros((len(queries), self.corpus_size))
-        term_array = np.asarray(terms, dtype=np.int64)
-        counts = self.doc_freq[term_array]
-        # positions of every posting of every (query, term) pair, without a Python loop
-        before = np.cumsum(counts) - counts
-        positions = np.repeat(self.offsets[term_array] - before, counts) + np.arange(counts.sum())
-        cells = np.repeat(np.asarray(rows, dtype=np.int64), counts) * self.corpus_size
-        cells += self.postings_docs[positions]
-        flat = np.bincount(cells, weights=self.postings_weights[positions], minlength=size)
-        return flat.reshape(len(queries), self.corpus_size)
+    def top_k(self, queries: Sequence[Sequence[str]], k: int) -> list[list[int]]:
+        """Return, per tokenized query, the indices of its ``k`` best matching documents.
+
+        Only documents with a positive score (sharing a term with the query) count; best
+        first, ties by lower index. One score buffer is reused for all the queries.
+        """
+        scores = np.zeros(self.corpus_size)
+        results = []
+        for query in queries:
+            scores.fill(0.0)
+            self._add_scores(query, scores)
+            results.append(top_k(scores, k))
+        return results
+
+    def _add_scores(self, query: Sequence[str], out: np.ndarray) -> None:
+        # a repeated query token counts once per occurrence, as in the formula
+        counts: dict[int, int] = {}
+        for token in query:
+            term = self.vocabulary.get(token)
+            if term is not None:  # unknown tokens match nothing
+                counts[term] = counts.get(term, 0) + 1
+        for term, count in counts.items():
+            start, end = self.offsets[term], self.offsets[term + 1]
+            # a term's postings are a contiguous slice and list each document once
+            weights = self.postings_weights[start:end]
+            out[self.postings_docs[start:end]] += weights if count == 1 else count * weights
 
 
 def top_k(scores: np.ndarray, k: int) -> list[int]:
@@ -272,23 +280,25 @@ class BM25Retriever(BaseRetriever):
         tokenized = [_tokens(self.preprocess_func, query, "the query") for query in queries]
         if not self.docs:
             return [[] for _ in queries]
-        scores = self.vectorizer.score_queries(tokenized)
-        k = self.k
-        return [[copy_document(self.docs[i]) for i in top_k(row, k)] for row in scores]
+        hits = self.vectorizer.top_k(tokenized, self.k)
+        return [[copy_document(self.docs[i]) for i in row] for row in hits]
 
 
 def _tokens(tokenizer: Callable[[str], Any], text: str, what: str) -> list[str]:
     tokens = tokenizer(text)
+    if tokenizer is default_preprocessing_func:
+        return tokens  # known to be a list of str
     if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)):
         raise InvalidInputError(
             f"BM25Retriever preprocess_func must return a list of str for {what}, "
             f"got {type(tokens).__name__}"
         )
-    for token in tokens:
-        if not isinstance(token, str):
+    if not set(map(type, tokens)) <= {str}:  # one C-level pass; look closer only then
+        bad = [t for t in tokens if not isinstance(t, str)]
+        if bad:
             raise InvalidInputError(
-                f"BM25Retriever preprocess_func returned a {type(token).__name__} token for "
-                f"{what}: {token!r:.40}"
+                f"BM25Retriever preprocess_func returned a {type(bad[0]).__name__} token for "
+                f"{what}: {bad[0]!r:.40}"
             )
     return list(tokens)
 

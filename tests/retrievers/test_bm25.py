@@ -124,8 +124,8 @@ def test_bm25_params_is_langchains_spelling_of_k1_and_b():
 def test_batch_scores_all_queries_in_one_call_with_one_run_per_query():
     retriever = BM25Retriever.from_texts(TEXTS, ids=["a", "b", "c", "d"])
     calls = []
-    score = retriever.vectorizer.score_queries
-    retriever.vectorizer.score_queries = lambda queries: calls.append(list(queries)) or score(queries)
+    top = retriever.vectorizer.top_k
+    retriever.vectorizer.top_k = lambda queries, k: calls.append(list(queries)) or top(queries, k)
     collector = RunCollectorCallbackHandler()
     results = retriever.batch(["cat", "mat", "birds"], {"callbacks": [collector]})
     assert [[d.id for d in docs] for docs in results] == [["a", "c"], ["b"], ["d"]]
@@ -135,14 +135,14 @@ def test_batch_scores_all_queries_in_one_call_with_one_run_per_query():
         ("BM25Retriever", "retriever", "birds")]
 
 
-def test_queries_are_scored_in_blocks_with_the_same_results(monkeypatch):
-    import ragline.retrievers._bm25 as bm25
-
-    retriever = BM25Retriever.from_texts(TEXTS)
-    queries = ["cat", "dog", "mat the", "fly", "sat", "x"]
-    whole = retriever.vectorizer.score_queries([q.split() for q in queries])
-    monkeypatch.setattr(bm25, "_BLOCK_CELLS", 8)  # 2 queries x 4 documents per block
-    assert np.array_equal(retriever.vectorizer.score_queries([q.split() for q in queries]), whole)
+def test_score_queries_and_top_k_agree_with_get_scores():
+    index = BM25Retriever.from_texts(TEXTS).vectorizer
+    queries = [["cat"], ["dog", "dog"], ["mat", "the"], [], ["x"]]
+    matrix = index.score_queries(queries)
+    assert matrix.shape == (5, 4)
+    for row, query in zip(matrix, queries, strict=True):
+        assert np.array_equal(row, index.get_scores(query))
+    assert index.top_k(queries, 2) == [[0, 2], [2, 1], [1, 0], [], []]
 
 
 async def test_async_paths_agree_with_sync():
