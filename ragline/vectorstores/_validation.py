@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import math
 import uuid
 from collections import Counter
@@ -56,6 +57,8 @@ class SearchPlan:
 
     @classmethod
     def similarity(cls, k: int, filter: Mapping[str, Any] | None) -> SearchPlan:
+        if filter is None and type(k) is int and k >= 1:
+            return _plain_similarity(k)  # the hot path: frozen plans are built once per k
         _check_positive("k", k)
         return cls(k=k, fetch_k=k, filter=parse_filter(filter))
 
@@ -92,6 +95,11 @@ class SearchPlan:
             lambda_mult=float(lambda_mult),
             is_mmr=True,
         )
+
+
+@functools.lru_cache(maxsize=64)
+def _plain_similarity(k: int) -> SearchPlan:
+    return SearchPlan(k=k, fetch_k=k, filter=None)
 
 
 def _check_positive(name: str, value: Any) -> None:

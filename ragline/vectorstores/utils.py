@@ -6,6 +6,7 @@ answers a batch of queries with a few matrix operations.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -107,7 +108,7 @@ def as_vector_matrix(vectors: Any, *, dimension: int | None, what: str = "vector
         raise DimensionError(f"{what}s must have at least one dimension")
     # NaN and inf survive a sum, so one reduction (no n x d temporary) clears the usual
     # case; only a non-finite sum (NaN, inf, or a float32 overflow) pays for the row check.
-    if not np.isfinite(matrix.sum()):
+    if not math.isfinite(matrix.sum()):
         finite = np.isfinite(matrix).all(axis=1)
         if finite.all():
             return np.ascontiguousarray(matrix)
