@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -145,7 +146,36 @@ class _Separator:
         return pieces, offsets, gaps if not keep else ""
 
 
-class CharacterTextSplitter(TextSplitter):
+class _MergingSplitter(TextSplitter):
+    """The run both character splitters share: check the text, cut it, merge the pieces.
+
+    Subclasses implement ``_cut_into``, which cuts ``text`` and feeds the pieces (with
+    their offsets) to the merger.
+    """
+
+    def split_text(self, text: str) -> list[str]:
+        """Split ``text`` into chunks (see the class docstring).
+
+        Raises:
+            InvalidInputError: ``text`` is not a str.
+        """
+        return self._split(text, want_starts=False).chunks
+
+    def _split_with_starts(self, text: str) -> list[Chunk]:
+        return self._split(text, want_starts=True).with_starts()
+
+    def _split(self, text: str, *, want_starts: bool) -> Merger:
+        check_text(text)
+        merger = self._merger(text, want_starts=want_starts)
+        self._cut_into(text, merger)
+        return merger
+
+    @abstractmethod
+    def _cut_into(self, text: str, merger: Merger) -> None:
+        """Cut ``text`` (offset 0) into pieces and merge them with ``merger``."""
+
+
+class CharacterTextSplitter(_MergingSplitter):
     """Split text at one separator, then merge the pieces into chunks.
 
     Args:
@@ -187,28 +217,14 @@ class CharacterTextSplitter(TextSplitter):
         self._separator = _Separator(separator, is_regex=is_separator_regex)
         self._is_separator_regex = is_separator_regex
 
-    def split_text(self, text: str) -> list[str]:
-        """Split ``text`` into chunks (see the class docstring).
-
-        Raises:
-            InvalidInputError: ``text`` is not a str.
-        """
-        return self._split(text, want_starts=False).chunks
-
-    def _split_with_starts(self, text: str) -> list[Chunk]:
-        return self._split(text, want_starts=True).with_starts()
-
-    def _split(self, text: str, *, want_starts: bool) -> Merger:
-        check_text(text)
-        merger = self._merger(text, want_starts=want_starts)
+    def _cut_into(self, text: str, merger: Merger) -> None:
         pieces, offsets, gaps = self._separator.cut(
-            text, 0, self._keep_separator, with_offsets=want_starts
+            text, 0, self._keep_separator, with_offsets=merger.want_starts
         )
         merger.merge(pieces, offsets, list(map(merger.length, pieces)), gaps)
-        return merger
 
 
-class RecursiveCharacterTextSplitter(TextSplitter):
+class RecursiveCharacterTextSplitter(_MergingSplitter):
     """Split text at the first separator that occurs in it, recursing into large pieces.
 
     Pieces shorter than ``chunk_size`` are merged into chunks; a piece that is not is
@@ -308,22 +324,8 @@ class RecursiveCharacterTextSplitter(TextSplitter):
         """The regex separators ``from_language`` uses for ``language``."""
         return separators_for_language(language)
 
-    def split_text(self, text: str) -> list[str]:
-        """Split ``text`` into chunks (see the class docstring).
-
-        Raises:
-            InvalidInputError: ``text`` is not a str.
-        """
-        return self._split(text, want_starts=False).chunks
-
-    def _split_with_starts(self, text: str) -> list[Chunk]:
-        return self._split(text, want_starts=True).with_starts()
-
-    def _split(self, text: str, *, want_starts: bool) -> Merger:
-        check_text(text)
-        merger = self._merger(text, want_starts=want_starts)
+    def _cut_into(self, text: str, merger: Merger) -> None:
         self._split_at(text, 0, 0, merger)
-        return merger
 
     def _split_at(self, text: str, base: int, level: int, merger: Merger) -> None:
         """Cut ``text`` (at offset ``base``) with ``self._separators[level:]``."""
