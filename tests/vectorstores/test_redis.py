@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _byte_store_contract import ByteStoreContract
 
 from ragline.core import (
     ConfigurationError,
@@ -529,6 +530,14 @@ def byte_store(redis_url: str, raw: Any) -> Iterator[RedisStore]:
     yield RedisStore(redis_url=redis_url, namespace=namespace)
     for key in raw.scan_iter(match=f"{namespace}/*"):
         raw.delete(key)
+
+
+class TestRedisByteStoreContract(ByteStoreContract):
+    """The byte-store contract every BaseStore passes, on Redis."""
+
+    @pytest.fixture
+    def store(self, byte_store: RedisStore) -> RedisStore:
+        return byte_store
 
 
 def test_byte_store_mset_mget_mdelete(byte_store: RedisStore, raw: Any) -> None:
