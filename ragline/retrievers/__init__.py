@@ -2,8 +2,9 @@
 
 BM25 keyword search, hybrid fusion of several retrievers (weighted Reciprocal Rank
 Fusion), multi-query expansion by a model, contextual compression (embeddings filter,
-LLM extraction, pipelines) and parent-document retrieval, with the document stores the
-last one keeps its parents in. Public names load lazily.
+redundancy filter, LLM extraction and filtering, pipelines) and parent-document
+retrieval, with the document stores that last one keeps its parents in. Public names
+load lazily.
 """
 
 from ragline.core._lazy import attach
@@ -20,6 +21,9 @@ _EXPORTS = {
     "ContextualCompressionRetriever": "._compression",
     "DocumentCompressorPipeline": "._compression",
     "EmbeddingsFilter": "._compressors",
+    "EmbeddingsRedundantFilter": "._compressors",
+    "LLMChainFilter": "._llm_filter",
+    "BooleanOutputParser": "._llm_filter",
     "LLMChainExtractor": "._compressors",
     "NoOutputParser": "._compressors",
     "ParentDocumentRetriever": "._parent_document",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,13 @@ from ragline.retrievers._compression import BaseDocumentCompressor
 if TYPE_CHECKING:
     from ragline.embeddings import Embeddings
 
-__all__ = ["DEFAULT_EXTRACT_PROMPT", "EmbeddingsFilter", "LLMChainExtractor", "NoOutputParser"]
+__all__ = [
+    "DEFAULT_EXTRACT_PROMPT",
+    "EmbeddingsFilter",
+    "EmbeddingsRedundantFilter",
+    "LLMChainExtractor",
+    "NoOutputParser",
+]
 
 
 class EmbeddingsFilter(BaseDocumentCompressor):
@@ -72,13 +79,8 @@ class EmbeddingsFilter(BaseDocumentCompressor):
 
     def similarities(self, documents: Sequence[Document], query: str) -> np.ndarray:
         """Return the cosine similarity of each document to the query, shape (len(documents),)."""
-        vectors = np.asarray(self.embeddings.embed_documents_array([d.page_content for d in documents]),
-                             dtype=np.float64)
-        query_vector = np.asarray(self.embeddings.embed_queries_array([query])[0], dtype=np.float64)
-        norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(query_vector)
-        dots = vectors @ query_vector
-        # a zero vector (an empty text) is similar to nothing
-        return np.divide(dots, norms, out=np.zeros_like(dots), where=norms > 0)
+        vectors = _unit_rows(self.embeddings.embed_documents_array([d.page_content for d in documents]))
+        return vectors @ _unit_rows(self.embeddings.embed_queries_array([query]))[0]
 
     def compress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
         documents = list(documents)
@@ -91,6 +93,65 @@ class EmbeddingsFilter(BaseDocumentCompressor):
         if self.similarity_threshold is not None:
             order = order[scores[order] >= self.similarity_threshold]
         return [documents[i] for i in order.tolist()]
+
+
+def _unit_rows(vectors: Any) -> np.ndarray:
+    """Rows scaled to length 1 (float64); a zero row stays zero, so it is similar to nothing."""
+    matrix = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+class EmbeddingsRedundantFilter:
+    """Drop documents nearly identical (cosine) to an earlier one: a document transformer.
+
+    Documents are taken in order; one is kept unless its similarity to a document already
+    kept exceeds ``similarity_threshold`` (LangChain's drops by pairs, which can differ when
+    near-duplicates form chains). All documents are embedded in one call.
+
+    Args:
+        embeddings: the embeddings to compare with.
+        similarity_threshold: similarity above which a document is redundant, in [-1, 1].
+
+    Raises:
+        InvalidInputError: a threshold outside [-1, 1], or not a ragline Embeddings.
+
+    Example:
+        >>> from ragline.embeddings import HashingEmbeddings
+        >>> dedup = EmbeddingsRedundantFilter(HashingEmbeddings(dimension=256))
+        >>> dedup.transform_documents([Document("cats purr"), Document("Cats purr"), Document("dogs")])
+        [Document(page_content='cats purr'), Document(page_content='dogs')]
+    """
+
+    def __init__(self, embeddings: Embeddings, similarity_threshold: float = 0.95) -> None:
+        if not callable(getattr(embeddings, "embed_documents_array", None)):
+            raise InvalidInputError(
+                f"EmbeddingsRedundantFilter needs a ragline Embeddings, got {type(embeddings).__name__}"
+            )
+        self.embeddings = embeddings
+        self.similarity_threshold = check_number(
+            "EmbeddingsRedundantFilter", "similarity_threshold", similarity_threshold, low=-1, high=1)
+
+    def __repr__(self) -> str:
+        return (f"EmbeddingsRedundantFilter(embeddings={type(self.embeddings).__name__}, "
+                f"similarity_threshold={self.similarity_threshold})")
+
+    def transform_documents(self, documents: Sequence[Document]) -> list[Document]:
+        """Return the documents without the near-duplicates of earlier ones, in order."""
+        documents = list(documents)
+        if len(documents) < 2:
+            return documents
+        vectors = _unit_rows(self.embeddings.embed_documents_array([d.page_content for d in documents]))
+        similar = (vectors @ vectors.T) > self.similarity_threshold
+        kept: list[int] = []
+        for index in range(len(documents)):
+            if not similar[index, kept].any():
+                kept.append(index)
+        return [documents[i] for i in kept]
+
+    async def atransform_documents(self, documents: Sequence[Document]) -> list[Document]:
+        """Async :meth:`transform_documents` (in a worker thread)."""
+        return await asyncio.to_thread(self.transform_documents, documents)
 
 
 DEFAULT_EXTRACT_PROMPT = PromptTemplate.from_template(

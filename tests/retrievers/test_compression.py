@@ -23,13 +23,17 @@ from ragline.embeddings import Embeddings, HashingEmbeddings
 from ragline.retrievers import (
     BaseDocumentCompressor,
     BM25Retriever,
+    BooleanOutputParser,
     ContextualCompressionRetriever,
     DocumentCompressorPipeline,
     EmbeddingsFilter,
+    EmbeddingsRedundantFilter,
     LLMChainExtractor,
+    LLMChainFilter,
     NoOutputParser,
 )
 from ragline.retrievers._compressors import DEFAULT_EXTRACT_PROMPT
+from ragline.retrievers._llm_filter import DEFAULT_FILTER_PROMPT
 from ragline.splitters import RecursiveCharacterTextSplitter
 
 EMBEDDINGS = HashingEmbeddings(dimension=256)
@@ -262,3 +266,78 @@ def test_bad_compressors_retrievers_and_outputs_are_rejected():
     bad = DocumentCompressorPipeline([RunnableLambda(lambda docs: "text")])
     with pytest.raises(InvalidInputError, match=r"transformers\[0\] must return a list of Document, got str"):
         ContextualCompressionRetriever(bad, base).invoke("cats")
+
+
+# --------------------------------------------------------------------------- redundancy, LLM filter
+
+NEAR = ["Cats purr when happy", "cats purr when happy!", "Cats purr when they are happy",
+        "Stock prices fell", "stock prices fell today"]
+# cosines: 0~1 = 1.0, 0~2 = 1~2 = .850, 3~4 = .858, across topics < 0
+
+
+@pytest.mark.parametrize(
+    ("threshold", "kept"),
+    [(0.95, [0, 2, 3, 4]), (0.855, [0, 2, 3]), (0.8, [0, 3]), (-1.0, [0])],
+)
+def test_redundant_filter_keeps_a_document_unless_it_is_close_to_one_already_kept(threshold, kept):
+    docs = [Document(text, {"n": i}) for i, text in enumerate(NEAR)]
+    dedup = EmbeddingsRedundantFilter(EMBEDDINGS, similarity_threshold=threshold)
+    assert dedup.transform_documents(docs) == [docs[i] for i in kept]
+    assert dedup.transform_documents(docs[:1]) == docs[:1]
+    with pytest.raises(InvalidInputError, match="similarity_threshold must be a finite number >= -1 and <= 1"):
+        EmbeddingsRedundantFilter(EMBEDDINGS, similarity_threshold=2)
+
+
+def test_langchains_documented_pipeline_splitter_redundant_then_relevant():
+    splitter = RecursiveCharacterTextSplitter(chunk_size=30, chunk_overlap=0, separators=["\n"],
+                                              keep_separator=False)
+    pipeline = DocumentCompressorPipeline(transformers=[
+        splitter,
+        EmbeddingsRedundantFilter(EMBEDDINGS),
+        EmbeddingsFilter(EMBEDDINGS, similarity_threshold=0.3, k=None),
+    ])
+    docs = [Document("\n".join(NEAR[:3]), id="a"), Document("\n".join(NEAR[1:]), id="b")]
+    # chunks: a's 3 lines and b's 4; the redundancy filter (0.95) drops line 1 (cosine 1.0
+    # with line 0) and b's second copies, keeping lines 0, 2, 3, 4; the relevance filter
+    # then drops the two stock lines (cosine < 0.3 with "cats purr")
+    chunks = splitter.split_documents(docs)
+    assert texts(EmbeddingsRedundantFilter(EMBEDDINGS).transform_documents(chunks)) == [
+        NEAR[0], NEAR[2], NEAR[3], NEAR[4]]
+    assert texts(pipeline.compress_documents(docs, "cats purr")) == [
+        "Cats purr when happy", "Cats purr when they are happy"]
+
+
+class Judge(BaseChatModel):
+    """Says YES when the context mentions a word of the question."""
+
+    def _generate(self, messages, stop=None):
+        prompt = messages[-1].text
+        question = re.search(r"Question: (.*)\n", prompt).group(1).lower().split()
+        context = re.search(r">>>\n(.*)\n>>>", prompt, re.S).group(1).lower()
+        return AIMessage("YES" if any(word in context for word in question) else "No.")
+
+
+def test_llm_chain_filter_keeps_the_documents_the_model_says_yes_to():
+    keep = LLMChainFilter.from_llm(Judge())
+    assert keep.compress_documents(PARAGRAPHS, "cats") == [PARAGRAPHS[0], PARAGRAPHS[2]]
+    assert keep.compress_documents(PARAGRAPHS, "weather") == []
+    model = FakeListChatModel(responses=["yes"])
+    LLMChainFilter.from_llm(model).compress_documents(PARAGRAPHS[1:2], "bonds?")
+    assert model.calls[0][0].content == DEFAULT_FILTER_PROMPT.format(
+        question="bonds?", context="Bonds rose.\nYields too.")
+
+
+def test_llm_chain_filter_rejects_answers_that_are_not_yes_or_no():
+    with pytest.raises(InvalidInputError, match="expected an answer of YES or NO, got 'maybe'"):
+        LLMChainFilter.from_llm(FakeListChatModel(responses=["maybe"])).compress_documents(PARAGRAPHS[:1], "q")
+    with pytest.raises(InvalidInputError, match="got 'yes and no'"):
+        BooleanOutputParser().parse("yes and no")
+    assert BooleanOutputParser(true_val="RELEVANT", false_val="IRRELEVANT").parse("Irrelevant") is False
+    assert LLMChainFilter(RunnableLambda(lambda x: x["context"].startswith("Bonds"))).compress_documents(
+        PARAGRAPHS, "q") == [PARAGRAPHS[1]]
+
+
+async def test_llm_chain_filter_async_and_in_a_retriever():
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
+    retriever = ContextualCompressionRetriever(LLMChainFilter.from_llm(Judge()), base)
+    assert await retriever.ainvoke("dogs") == retriever.invoke("dogs") == [PARAGRAPHS[2]]

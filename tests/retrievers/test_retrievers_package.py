@@ -34,12 +34,15 @@ EXPECTED = [
     "BM25Index",
     "BM25Retriever",
     "BaseDocumentCompressor",
+    "BooleanOutputParser",
     "ContextualCompressionRetriever",
     "DocumentCompressorPipeline",
     "EmbeddingsFilter",
+    "EmbeddingsRedundantFilter",
     "EnsembleRetriever",
     "InMemoryDocumentStore",
     "LLMChainExtractor",
+    "LLMChainFilter",
     "LineListOutputParser",
     "MultiQueryRetriever",
     "NoOutputParser",
@@ -49,8 +52,8 @@ EXPECTED = [
     "weighted_reciprocal_rank",
 ]
 
-MODULES = ["_bm25", "_ensemble", "_multi_query", "_compression", "_compressors", "_docstore",
-           "_parent_document"]
+MODULES = ["_bm25", "_ensemble", "_multi_query", "_compression", "_compressors", "_llm_filter",
+           "_docstore", "_parent_document"]
 
 
 def test_all_is_pinned_and_every_name_resolves():
