@@ -83,7 +83,8 @@ class LabeledIndex:
     Example:
         >>> index = LabeledIndex(2, IndexOptions("Flat"))
         >>> index.add(np.eye(2, dtype=np.float32), np.array([7, 9]))
-        >>> index.search(np.array([[0.0, 1.0]], dtype=np.float32), 1, None)[1].tolist()
+        >>> query = np.array([[0.0, 1.0]], dtype=np.float32)
+        >>> index.search(query, 1, None, label_bound=10)[1].tolist()
         [[9]]
     """
 

@@ -7,6 +7,7 @@ numpy computes, to check approximate indexes, selective filters and persistence.
 
 from __future__ import annotations
 
+import doctest
 import json
 import math
 import threading
@@ -24,7 +25,7 @@ from ragline.core import (
     PersistenceError,
 )
 from ragline.embeddings import Embeddings
-from ragline.vectorstores import FAISS, _faiss_files
+from ragline.vectorstores import FAISS, _faiss, _faiss_files, _faiss_filters, _faiss_index
 from ragline.vectorstores._faiss_index import LabeledIndex
 from ragline.vectorstores.filters import matches, parse_filter
 
@@ -631,3 +632,14 @@ def test_searching_while_another_thread_adds(random_embeddings: TableEmbeddings,
     deleted = len(range(500, N, 50))
     assert store.count() == N - deleted
     assert store.index.ntotal - len(store._index.masked) == N - deleted
+
+
+@pytest.mark.parametrize("module", [_faiss_index, _faiss_filters, _faiss])
+def test_docstring_examples_run(module: Any) -> None:
+    """The examples in the FAISS modules' docstrings run and print what they show."""
+    tests = doctest.DocTestFinder().find(module)
+    assert sum(len(test.examples) for test in tests) > 0
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for test in tests:
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
