@@ -246,14 +246,7 @@ class RunReporting:
             if first is _NOTHING:
                 return
             yield first
-            while True:
-                token = _current_config.set(outer)
-                try:
-                    chunk = next(upstream)
-                except StopIteration:
-                    return
-                finally:
-                    _current_config.reset(token)
+            while (chunk := _next_under(outer, upstream)) is not _NOTHING:
                 if listening:
                     seen.append(chunk)
                 yield chunk
@@ -265,14 +258,7 @@ class RunReporting:
         finally:
             _current_config.reset(token)
         try:
-            while True:
-                token = _current_config.set(child)
-                try:
-                    chunk = next(iterator)
-                except StopIteration:
-                    break
-                finally:
-                    _current_config.reset(token)
+            while (chunk := _next_under(child, iterator)) is not _NOTHING:
                 if listening:
                     output.append(chunk)
                 yield chunk
@@ -311,14 +297,7 @@ class RunReporting:
             if first is _NOTHING:
                 return
             yield first
-            while True:
-                token = _current_config.set(outer)
-                try:
-                    chunk = await upstream.__anext__()
-                except StopAsyncIteration:
-                    return
-                finally:
-                    _current_config.reset(token)
+            while (chunk := await _anext_under(outer, upstream)) is not _NOTHING:
                 if listening:
                     seen.append(chunk)
                 yield chunk
@@ -330,14 +309,7 @@ class RunReporting:
         finally:
             _current_config.reset(token)
         try:
-            while True:
-                token = _current_config.set(child)
-                try:
-                    chunk = await iterator.__anext__()
-                except StopAsyncIteration:
-                    break
-                finally:
-                    _current_config.reset(token)
+            while (chunk := await _anext_under(child, iterator)) is not _NOTHING:
                 if listening:
                     output.append(chunk)
                 yield chunk
@@ -361,6 +333,24 @@ def _raise_first_error(outputs: list[Any], return_exceptions: bool) -> list[Any]
             if isinstance(output, Exception):
                 raise output
     return outputs
+
+
+def _next_under(config: RunnableConfig | None, iterator: Iterator[Any]) -> Any:
+    """The next item of ``iterator`` pulled with ``config`` current (``_NOTHING`` at the end)."""
+    token = _current_config.set(config)
+    try:
+        return next(iterator, _NOTHING)
+    finally:
+        _current_config.reset(token)
+
+
+async def _anext_under(config: RunnableConfig | None, iterator: AsyncIterator[Any]) -> Any:
+    """Async twin of :func:`_next_under`."""
+    token = _current_config.set(config)
+    try:
+        return await anext(iterator, _NOTHING)
+    finally:
+        _current_config.reset(token)
 
 
 def _none_if_nothing(value: Any) -> Any:
