@@ -118,6 +118,12 @@ def test_hybrid_bm25_and_vector_search_fused_order():
     # BM25 finds only the exact word; vectors add neighbours
     assert ids(keyword.invoke("kitten")) == ["t2"]
     assert ids(hybrid.invoke("kitten")) == ["t2", "t5", "t4"]
+    # a batch embeds and searches all the queries in one store call
+    searches = []
+    search = store._search_texts
+    store._search_texts = lambda queries, plan: searches.append(list(queries)) or search(queries, plan)
+    assert [ids(docs) for docs in hybrid.batch(["cat purring", "kitten"])] == [["t2", "t1", "t3"], ["t2", "t5", "t4"]]
+    assert searches == [["cat purring", "kitten"]]
 
 
 def test_child_retrievers_run_concurrently_as_child_runs():
@@ -184,3 +190,62 @@ def test_bad_options_are_rejected(kwargs, message):
     options = {"retrievers": [Fixed("one", [A]), Fixed("two", [B])], **kwargs}
     with pytest.raises(InvalidInputError, match=message):
         EnsembleRetriever(**options)
+
+
+class BatchFixed(Fixed):
+    """Fixed, plus a batch hook that records each batch."""
+
+    def __init__(self, name, documents):
+        super().__init__(name, documents)
+        self.batches = []
+
+    def _batch_get_relevant_documents(self, queries):
+        self.batches.append(list(queries))
+        return [[Document(f"{self.name}:{q}", id=f"{self.name}:{q}"), *self.documents] for q in queries]
+
+
+def test_batch_gives_each_child_all_queries_at_once_with_runs_per_query():
+    one, two = BatchFixed("one", [A]), BatchFixed("two", [A, B])
+    retriever = EnsembleRetriever([one, two], weights=[1, 1])
+    collector = RunCollectorCallbackHandler()
+    results = retriever.batch(["x", "y"], {"callbacks": [collector], "tags": ["t"]})
+    # query x: one -> [one:x, a], two -> [two:x, a, b]; a = 1/62 + 1/62 beats the 1/61s
+    assert [ids(docs) for docs in results] == [["a", "one:x", "two:x", "b"], ["a", "one:y", "two:y", "b"]]
+    assert one.batches == [["x", "y"]] and two.batches == [["x", "y"]]
+    assert [(run.name, run.inputs) for run in collector.traced_runs] == [
+        ("EnsembleRetriever", "x"), ("EnsembleRetriever", "y")]
+    for run in collector.traced_runs:
+        assert sorted((child.name, child.inputs) for child in run.children) == [
+            ("one", run.inputs), ("two", run.inputs)]
+        assert all("t" in child.tags for child in run.children)
+        assert ids(run.outputs) == ["a", f"one:{run.inputs}", f"two:{run.inputs}", "b"]
+    assert retriever.batch([]) == []
+
+
+async def test_abatch_matches_batch_with_runs_per_query():
+    one, two = BatchFixed("one", [A]), BatchFixed("two", [B])
+    retriever = EnsembleRetriever([one, two])
+    collector = RunCollectorCallbackHandler()
+    assert await retriever.abatch(["x", "y"], {"callbacks": [collector]}) == retriever.batch(["x", "y"])
+    assert one.batches == [["x", "y"], ["x", "y"]]
+    assert [len(run.children) for run in collector.traced_runs] == [2, 2]
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+async def test_a_child_failing_on_one_query_fails_only_that_query(asynchronous):
+    retriever = EnsembleRetriever([Fixed("one", [A]), Fixed("two", [B])])
+    collector = RunCollectorCallbackHandler()
+    queries = ["fine", "explode two"]
+    config = {"callbacks": [collector]}
+    if asynchronous:
+        results = await retriever.abatch(queries, config, return_exceptions=True)
+    else:
+        results = retriever.batch(queries, config, return_exceptions=True)
+    assert ids(results[0]) == ["a", "b"]
+    assert isinstance(results[1], RuntimeError) and str(results[1]) == "two failed"
+    by_query = {run.inputs: run for run in collector.traced_runs}
+    assert by_query["fine"].error is None and str(by_query["explode two"].error) == "two failed"
+    with pytest.raises(RuntimeError, match="two failed"):
+        retriever.batch(queries)
+    with pytest.raises(InvalidInputError, match="needs a str query, got int"):
+        retriever.batch(["ok", 3])
