@@ -19,6 +19,7 @@ import asyncio
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
 
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.language_models import BaseChatModel, BaseLLM
@@ -55,7 +56,41 @@ class _ResponseList:
         return response
 
 
-class FakeListLLM(BaseLLM):
+class _CyclingResponses:
+    """What both fakes share: the response list, its cursor, recorded calls, paced streams."""
+
+    _list: _ResponseList
+    calls: list[Any]
+    stops: list[list[str] | None]
+
+    @property
+    def responses(self) -> list[str]:
+        return self._list.responses
+
+    @property
+    def i(self) -> int:
+        """Index of the response the next call returns."""
+        return self._list.i
+
+    def _take(self, call: object, stop: list[str] | None) -> str:
+        self.calls.append(call)
+        self.stops.append(stop)
+        return self._list.next(stop)
+
+    def _paced(self, response: str) -> Iterator[str]:
+        for char in response:
+            if self._list.sleep:
+                time.sleep(self._list.sleep)
+            yield char
+
+    async def _apaced(self, response: str) -> AsyncIterator[str]:
+        for char in response:
+            if self._list.sleep:
+                await asyncio.sleep(self._list.sleep)
+            yield char
+
+
+class FakeListLLM(_CyclingResponses, BaseLLM):
     """A text model that answers with ``responses`` in turn (then starts over).
 
     Args:
@@ -81,43 +116,24 @@ class FakeListLLM(BaseLLM):
         self.stops: list[list[str] | None] = []
 
     @property
-    def responses(self) -> list[str]:
-        return self._list.responses
-
-    @property
-    def i(self) -> int:
-        """Index of the response the next call returns."""
-        return self._list.i
-
-    @property
     def _llm_type(self) -> str:
         return "fake-list"
-
-    def _take(self, prompt: str, stop: list[str] | None) -> str:
-        self.calls.append(prompt)
-        self.stops.append(stop)
-        return self._list.next(stop)
 
     def _generate(self, prompt: str, stop: list[str] | None = None) -> str:
         return self._take(prompt, stop)
 
     def _stream(self, prompt: str, stop: list[str] | None = None) -> Iterator[str]:
-        for char in self._take(prompt, stop):
-            if self._list.sleep:
-                time.sleep(self._list.sleep)
-            yield char
+        yield from self._paced(self._take(prompt, stop))
 
     async def _astream(self, prompt: str, stop: list[str] | None = None) -> AsyncIterator[str]:
-        for char in self._take(prompt, stop):
-            if self._list.sleep:
-                await asyncio.sleep(self._list.sleep)
+        async for char in self._apaced(self._take(prompt, stop)):
             yield char
 
     def __repr__(self) -> str:
         return f"FakeListLLM(responses={self.responses!r})"
 
 
-class FakeListChatModel(BaseChatModel):
+class FakeListChatModel(_CyclingResponses, BaseChatModel):
     """A chat model that answers with ``responses`` in turn (then starts over) and
     streams each answer one character per ``AIMessageChunk``.
 
@@ -155,22 +171,8 @@ class FakeListChatModel(BaseChatModel):
         self.stops: list[list[str] | None] = []
 
     @property
-    def responses(self) -> list[str]:
-        return self._list.responses
-
-    @property
-    def i(self) -> int:
-        """Index of the response the next call returns."""
-        return self._list.i
-
-    @property
     def _llm_type(self) -> str:
         return "fake-list-chat-model"
-
-    def _take(self, messages: list[BaseMessage], stop: list[str] | None) -> str:
-        self.calls.append(list(messages))
-        self.stops.append(stop)
-        return self._list.next(stop)
 
     def _chunk(self, number: int, char: str) -> AIMessageChunk:
         if number == self.error_on_chunk_number:
@@ -178,23 +180,21 @@ class FakeListChatModel(BaseChatModel):
         return AIMessageChunk(char)
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None) -> AIMessage:
-        return AIMessage(self._take(messages, stop))
+        return AIMessage(self._take(list(messages), stop))
 
     def _stream(
         self, messages: list[BaseMessage], stop: list[str] | None = None
     ) -> Iterator[AIMessageChunk]:
-        for number, char in enumerate(self._take(messages, stop)):
-            if self._list.sleep:
-                time.sleep(self._list.sleep)
+        for number, char in enumerate(self._paced(self._take(list(messages), stop))):
             yield self._chunk(number, char)
 
     async def _astream(
         self, messages: list[BaseMessage], stop: list[str] | None = None
     ) -> AsyncIterator[AIMessageChunk]:
-        for number, char in enumerate(self._take(messages, stop)):
-            if self._list.sleep:
-                await asyncio.sleep(self._list.sleep)
+        number = 0
+        async for char in self._apaced(self._take(list(messages), stop)):
             yield self._chunk(number, char)
+            number += 1
 
     def __repr__(self) -> str:
         return f"FakeListChatModel(responses={self.responses!r})"
