@@ -91,9 +91,20 @@ def describe_client(client: Any) -> str:
 
 def make_client(url: str, *, connect_timeout: float | None, timeout: float | None) -> Any:
     """A sync client for ``url`` speaking RESP2 with bytes replies (vectors are binary)."""
-    redis = redis_module()
+    return _from_url(redis_module().Redis, url, connect_timeout, timeout)
+
+
+def make_async_client(url: str, *, connect_timeout: float | None, timeout: float | None) -> Any:
+    """A ``redis.asyncio`` client, configured as :func:`make_client`."""
+    asyncio_redis = require("redis.asyncio", "redis", package="redis")
+    return _from_url(asyncio_redis.Redis, url, connect_timeout, timeout)
+
+
+def _from_url(
+    client_class: Any, url: str, connect_timeout: float | None, timeout: float | None
+) -> Any:
     try:
-        return redis.Redis.from_url(
+        return client_class.from_url(
             url,
             protocol=2,
             decode_responses=False,
@@ -102,18 +113,6 @@ def make_client(url: str, *, connect_timeout: float | None, timeout: float | Non
         )
     except ValueError as err:
         raise ConfigurationError(f"invalid Redis URL {safe_url(url)!r}: {err}") from err
-
-
-def make_async_client(url: str, *, connect_timeout: float | None, timeout: float | None) -> Any:
-    """A ``redis.asyncio`` client, configured as :func:`make_client`."""
-    asyncio_redis = require("redis.asyncio", "redis", package="redis")
-    return asyncio_redis.Redis.from_url(
-        url,
-        protocol=2,
-        decode_responses=False,
-        socket_connect_timeout=connect_timeout,
-        socket_timeout=timeout,
-    )
 
 
 def check_client(client: Any) -> Any:
