@@ -18,7 +18,8 @@ from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ragline.core import BaseRetriever, Document, InvalidInputError, Runnable, RunnableConfig
+from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
+from ragline.retrievers._batching import ChildBatchRetriever
 from ragline.retrievers._checks import check_number
 
 __all__ = ["EnsembleRetriever", "weighted_reciprocal_rank"]
@@ -78,7 +79,7 @@ def _key(document: Document, id_key: str | None) -> Hashable:
     return ("text", document.page_content)
 
 
-class EnsembleRetriever(BaseRetriever):
+class EnsembleRetriever(ChildBatchRetriever):
     """Run several retrievers at once and fuse their results with weighted RRF.
 
     The usual use is hybrid search: BM25 finds exact words, a vector store finds
@@ -155,80 +156,24 @@ class EnsembleRetriever(BaseRetriever):
         doc_lists = await asyncio.gather(*(retriever.ainvoke(query) for retriever in self.retrievers))
         return self.weighted_reciprocal_rank(list(doc_lists))
 
-    # A batch hands ALL the queries to each child's own batch (one embedding call for a
-    # vector-store retriever), the children running concurrently. Each query still gets
-    # its own ensemble run, with the children's runs for that query under it.
-    def _start_runs(self, inputs: Sequence[str], config: Any) -> tuple[list[str], list[Any], list[RunnableConfig]]:
-        queries = [self._check_query(q) for q in inputs]  # all checked before any search
-        configs = [self._own_config(c) for c in _config_list(config, len(queries))]
-        runs = [self._start_run(q, c, "retriever") for q, c in zip(queries, configs, strict=True)]
-        return queries, runs, [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
-
-    def _fuse_batch(self, queries: list[str], per_child: list[list[Any]]) -> list[Any]:
+    # batch / abatch (ChildBatchRetriever) hand ALL the queries to each child's batch
+    def _fuse_batch(self, per_child: list[list[Any]]) -> list[Any]:
         fused: list[Any] = []
-        for index in range(len(queries)):
-            results = [child_results[index] for child_results in per_child]
+        for results in zip(*per_child, strict=True):
             error = next((r for r in results if isinstance(r, BaseException)), None)
-            fused.append(error if error is not None else self.weighted_reciprocal_rank(results))
+            fused.append(error if error is not None else self.weighted_reciprocal_rank(list(results)))
         return fused
 
-    def batch(self, inputs: Sequence[str], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-              *, return_exceptions: bool = False, **kwargs: Any) -> list[list[Document]]:
-        """Search many queries: each child searches them all in one ``batch``, concurrently."""
-        self._reject_kwargs(kwargs)
-        queries, runs, child_configs = self._start_runs(inputs, config)
-        if not queries:
-            return []
+    def _search_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
         with ThreadPoolExecutor(max_workers=len(self.retrievers)) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, retriever.batch, queries, child_configs,
+            futures = [pool.submit(contextvars.copy_context().run, retriever.batch, queries, configs,
                                    return_exceptions=True) for retriever in self.retrievers]
-            per_child = [future.result() for future in futures]
-        fused = self._fuse_batch(queries, per_child)
-        for run, result in zip(runs, fused, strict=True):
-            if isinstance(result, BaseException):
-                run.on_retriever_error(result)
-            else:
-                run.on_retriever_end(result)
-        return _raise_or_return(fused, return_exceptions)
+            return self._fuse_batch([future.result() for future in futures])
 
-    async def abatch(self, inputs: Sequence[str], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-                     *, return_exceptions: bool = False, **kwargs: Any) -> list[list[Document]]:
-        """Async :meth:`batch`: each child's ``abatch`` over all the queries, concurrently."""
-        self._reject_kwargs(kwargs)
-        queries = [self._check_query(q) for q in inputs]
-        if not queries:
-            return []
-        configs = [self._own_config(c) for c in _config_list(config, len(queries))]
-        runs = [await self._astart_run(q, c, "retriever") for q, c in zip(queries, configs, strict=True)]
-        child_configs = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
+    async def _asearch_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
         per_child = await asyncio.gather(*(
-            retriever.abatch(queries, child_configs, return_exceptions=True) for retriever in self.retrievers))
-        fused = self._fuse_batch(queries, list(per_child))
-        for run, result in zip(runs, fused, strict=True):
-            if isinstance(result, BaseException):
-                await run.aon_retriever_error(result)
-            else:
-                await run.aon_retriever_end(result)
-        return _raise_or_return(fused, return_exceptions)
-
-
-def _config_list(config: Any, count: int) -> list[Any]:
-    """One config per query: a list is used as is, one config is shared (its run_id by the first)."""
-    if isinstance(config, (list, tuple)):
-        if len(config) != count:
-            raise InvalidInputError(f"batch got {len(config)} configs for {count} queries")
-        return list(config)
-    shared = dict(config or {})
-    later = {key: value for key, value in shared.items() if key != "run_id"}
-    return [shared if index == 0 else later for index in range(count)]
-
-
-def _raise_or_return(results: list[Any], return_exceptions: bool) -> list[Any]:
-    if not return_exceptions:
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
-    return results
+            retriever.abatch(queries, configs, return_exceptions=True) for retriever in self.retrievers))
+        return self._fuse_batch(list(per_child))
 
 
 def _check_weights(weights: Any, count: int) -> list[float]:

@@ -15,7 +15,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ragline.core import BaseRetriever, BaseStore, Document, InvalidInputError
+from ragline.core import BaseStore, Document, InvalidInputError, RunnableConfig
+from ragline.retrievers._batching import ChildBatchRetriever
 from ragline.retrievers._checks import check_documents
 from ragline.retrievers._docstore import KVDocumentStore, as_document_store, document_to_json
 from ragline.vectorstores import VectorStore
@@ -23,7 +24,7 @@ from ragline.vectorstores import VectorStore
 __all__ = ["ParentDocumentRetriever"]
 
 
-class ParentDocumentRetriever(BaseRetriever):
+class ParentDocumentRetriever(ChildBatchRetriever):
     """Retrieve the parent documents of the best-matching small chunks.
 
     Args:
@@ -202,3 +203,28 @@ class ParentDocumentRetriever(BaseRetriever):
     async def _aget_relevant_documents(self, query: str) -> list[Document]:
         parent_ids = self._parent_ids(await self._children_retriever.ainvoke(query))
         return [doc for doc in await self.docstore.amget(parent_ids) if doc is not None]
+
+    # batch / abatch (ChildBatchRetriever): one child search and one docstore read in all
+    def _parents_of(self, per_query: list[Any], found: dict[str, Document | None]) -> list[Any]:
+        results: list[Any] = []
+        for children in per_query:
+            if isinstance(children, BaseException):
+                results.append(children)
+            else:
+                parents = (found[i] for i in self._parent_ids(children))
+                results.append([Document(p.page_content, dict(p.metadata), p.id) for p in parents if p is not None])
+        return results
+
+    def _ids_to_read(self, per_query: list[Any]) -> list[str]:
+        ids = (self._parent_ids(c) for c in per_query if not isinstance(c, BaseException))
+        return list(dict.fromkeys(i for group in ids for i in group))
+
+    def _search_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
+        per_query = self._children_retriever.batch(queries, configs, return_exceptions=True)
+        ids = self._ids_to_read(per_query)
+        return self._parents_of(per_query, dict(zip(ids, self.docstore.mget(ids), strict=True)))
+
+    async def _asearch_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
+        per_query = await self._children_retriever.abatch(queries, configs, return_exceptions=True)
+        ids = self._ids_to_read(per_query)
+        return self._parents_of(per_query, dict(zip(ids, await self.docstore.amget(ids), strict=True)))

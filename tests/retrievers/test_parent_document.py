@@ -218,3 +218,24 @@ def test_in_memory_document_store_keeps_copies():
         store.mset([("b", b"raw")])
     store.mdelete(["a", "missing"])
     assert store.mget(["a"]) == [None]
+
+
+async def test_batch_searches_children_once_and_reads_the_docstore_once():
+    retriever, store = build(search_kwargs={"k": 3})
+    retriever.add_documents(PARENTS)
+    searches, reads = [], []
+    search = store._search_texts
+    store._search_texts = lambda queries, plan: searches.append(list(queries)) or search(queries, plan)
+    mget = retriever.docstore.mget
+    retriever.docstore.mget = lambda keys: reads.append(list(keys)) or mget(keys)
+    collector = RunCollectorCallbackHandler()
+    results = retriever.batch(["cats purr", "bond yields"], {"callbacks": [collector]})
+    assert results == [[PARENTS[0], PARENTS[2], PARENTS[1]], [PARENTS[1], PARENTS[0]]]
+    assert searches == [["cats purr", "bond yields"]]
+    assert reads == [["pets", "more", "money"]]
+    assert [run.tree() for run in collector.traced_runs] == [
+        ("ParentDocumentRetriever", [("InMemoryVectorStoreRetriever", [])])] * 2
+    assert [run.children[0].inputs for run in collector.traced_runs] == ["cats purr", "bond yields"]
+    assert await retriever.abatch(["cats purr", "bond yields"]) == results
+    results[0][0].metadata["changed"] = True  # results are copies, also of a parent found twice
+    assert results[1][1].metadata == {"source": "pets.txt"}
