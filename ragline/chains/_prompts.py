@@ -19,56 +19,41 @@ _ANSWER_RULES = (
 )
 
 
+def _system_then_question(system: str, question_key: str) -> ChatPromptTemplate:
+    """The shape of every default prompt: instructions with the context, then the question."""
+    return ChatPromptTemplate.from_messages([("system", system), ("human", "{" + question_key + "}")])
+
+
 def stuff_prompt(question_key: str = "question") -> ChatPromptTemplate:
     """One call: all documents in ``{context}``, then the question."""
-    return ChatPromptTemplate.from_messages(
-        [
-            ("system", _ANSWER_RULES + "\n\nContext:\n{context}"),
-            ("human", "{" + question_key + "}"),
-        ]
-    )
+    return _system_then_question(_ANSWER_RULES + "\n\nContext:\n{context}", question_key)
 
 
 def map_prompt(question_key: str = "question") -> ChatPromptTemplate:
     """Map step: what one document says about the question."""
-    return ChatPromptTemplate.from_messages(
-        [
-            (
-                "system",
-                "Read the passage below and copy out, word for word, any text that helps "
-                "answer the question. If nothing helps, reply with nothing.\n\n"
-                "Passage:\n{context}",
-            ),
-            ("human", "{" + question_key + "}"),
-        ]
+    return _system_then_question(
+        "Read the passage below and copy out, word for word, any text that helps "
+        "answer the question. If nothing helps, reply with nothing.\n\n"
+        "Passage:\n{context}",
+        question_key,
     )
 
 
 def reduce_prompt(question_key: str = "question") -> ChatPromptTemplate:
     """Reduce step: the final answer from the extracts of every document."""
-    return ChatPromptTemplate.from_messages(
-        [
-            (
-                "system",
-                "The extracts below were taken from several documents. " + _ANSWER_RULES
-                + "\n\nExtracts:\n{context}",
-            ),
-            ("human", "{" + question_key + "}"),
-        ]
+    return _system_then_question(
+        "The extracts below were taken from several documents. " + _ANSWER_RULES
+        + "\n\nExtracts:\n{context}",
+        question_key,
     )
 
 
 def collapse_prompt(question_key: str = "question") -> ChatPromptTemplate:
     """Collapse step: shorten a group of extracts while keeping what answers the question."""
-    return ChatPromptTemplate.from_messages(
-        [
-            (
-                "system",
-                "Condense the extracts below into a shorter text that keeps every fact "
-                "relevant to the question.\n\nExtracts:\n{context}",
-            ),
-            ("human", "{" + question_key + "}"),
-        ]
+    return _system_then_question(
+        "Condense the extracts below into a shorter text that keeps every fact "
+        "relevant to the question.\n\nExtracts:\n{context}",
+        question_key,
     )
 
 
@@ -79,32 +64,22 @@ def refine_initial_prompt(question_key: str = "question") -> ChatPromptTemplate:
 
 def refine_prompt(question_key: str = "question") -> ChatPromptTemplate:
     """Refine, later steps: improve the existing answer with one more document."""
-    return ChatPromptTemplate.from_messages(
-        [
-            (
-                "system",
-                "You are improving an answer to a question with one more piece of context. "
-                "Existing answer:\n{existing_answer}\n\n"
-                "New context:\n{context}\n\n"
-                "If the new context helps, rewrite the answer to use it; otherwise repeat "
-                "the existing answer unchanged.",
-            ),
-            ("human", "{" + question_key + "}"),
-        ]
+    return _system_then_question(
+        "You are improving an answer to a question with one more piece of context. "
+        "Existing answer:\n{existing_answer}\n\n"
+        "New context:\n{context}\n\n"
+        "If the new context helps, rewrite the answer to use it; otherwise repeat "
+        "the existing answer unchanged.",
+        question_key,
     )
 
 
 def map_rerank_prompt(question_key: str = "question") -> ChatPromptTemplate:
     """Map-rerank: an answer from one document and how well that document answers."""
-    return ChatPromptTemplate.from_messages(
-        [
-            (
-                "system",
-                _ANSWER_RULES
-                + " Then, on a last line of its own, rate from 0 to 100 how fully the "
-                "context answers the question, exactly in the form 'Score: <number>'."
-                "\n\nContext:\n{context}",
-            ),
-            ("human", "{" + question_key + "}"),
-        ]
+    return _system_then_question(
+        _ANSWER_RULES
+        + " Then, on a last line of its own, rate from 0 to 100 how fully the "
+        "context answers the question, exactly in the form 'Score: <number>'."
+        "\n\nContext:\n{context}",
+        question_key,
     )
