@@ -39,6 +39,7 @@ from ragline.core import (
     ToolMessage,
 )
 from ragline.core._optional import require
+from ragline.core.language_models import stop_list
 
 __all__ = ["ChatOpenAI", "convert_to_openai_tool", "message_to_openai"]
 
@@ -63,17 +64,6 @@ def _number(name: str, value: Any, low: float, high: float | None = None) -> Non
     if value < low or (high is not None and value > high):
         bounds = f"between {low} and {high}" if high is not None else f">= {low}"
         raise InvalidInputError(f"{name} must be {bounds}, got {value!r}")
-
-
-def _stop_list(stop: str | Sequence[str] | None) -> list[str] | None:
-    if stop is None:
-        return None
-    stops = [stop] if isinstance(stop, str) else list(stop)
-    if not all(isinstance(s, str) and s for s in stops):
-        raise InvalidInputError(
-            f"stop must be a string or a list of non-empty strings, got {stop!r}"
-        )
-    return stops
 
 
 def _content_for_openai(content: Any) -> Any:
@@ -225,7 +215,7 @@ class ChatOpenAI(BaseChatModel):
         self.seed = seed
         self.frequency_penalty = frequency_penalty
         self.presence_penalty = presence_penalty
-        self.stop = _stop_list(stop)
+        self.stop = stop_list(stop)
         self.timeout = timeout
         self.max_retries = max_retries
         self.streaming = bool(streaming)
@@ -345,7 +335,7 @@ class ChatOpenAI(BaseChatModel):
             value = bound.get(key, getattr(self, key))
             if value is not None:
                 request[key] = value
-        stops = _stop_list(stop) if stop is not None else self.stop
+        stops = stop_list(stop) if stop is not None else self.stop
         if stops:
             request["stop"] = stops
         for key in ("tools", "tool_choice", "parallel_tool_calls", "response_format", "logprobs"):
@@ -520,9 +510,9 @@ def _json_schema(annotation: Any) -> dict[str, Any]:
         return schema
     if origin is typing.Literal:
         return {"enum": list(typing.get_args(annotation))}
-    arguments = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if len(arguments) == 1:  # Optional[X] / X | None
-        return _json_schema(arguments[0])
+    members = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if len(members) == 1:  # Optional[X] / X | None
+        return _json_schema(members[0])
     return {}  # anything else: no constraint
 
 

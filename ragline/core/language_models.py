@@ -295,7 +295,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         Raises:
             InvalidInputError: the input is not one of the accepted types.
         """
-        stop = _stop_list(stop)
+        stop = stop_list(stop)
         model_input, config, options = self._begin(input, config, stop, bound)
         run = self._start(CallbackManager.configure(config), model_input, **options)
         try:
@@ -324,7 +324,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         **bound: Any,
     ) -> Output:
         """Async ``invoke``; uses ``_agenerate`` when the model has one."""
-        stop = _stop_list(stop)
+        stop = stop_list(stop)
         model_input, config, options = self._begin(input, config, stop, bound)
         run = await self._astart(CallbackManager.configure(config), model_input, **options)
         try:
@@ -366,7 +366,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         if not self._overrides("_stream"):
             yield self._as_chunk(self.invoke(input, config, stop=stop, **bound))
             return
-        stop = _stop_list(stop)
+        stop = stop_list(stop)
         model_input, config, options = self._begin(input, config, stop, bound)
         run = self._start(CallbackManager.configure(config), model_input, **options)
         child = run.child_config(config)
@@ -409,7 +409,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         if not (self._overrides("_astream") or self._overrides("_stream")):
             yield self._as_chunk(await self.ainvoke(input, config, stop=stop, **bound))
             return
-        stop = _stop_list(stop)
+        stop = stop_list(stop)
         model_input, config, options = self._begin(input, config, stop, bound)
         run = await self._astart(CallbackManager.configure(config), model_input, **options)
         aggregate = None
@@ -565,8 +565,14 @@ def chunk_text(chunk: Any) -> str:
     return chunk if isinstance(chunk, str) else chunk.text
 
 
-def _stop_list(stop: Any) -> list[str] | None:
-    """Stop sequences as a list (a single string is one sequence, not its characters)."""
+def stop_list(stop: Any) -> list[str] | None:
+    """Stop sequences as a list (a single string is one sequence, not its characters).
+
+    Shared with the chat-model integrations, which check a ``stop`` option the same way.
+
+    Raises:
+        InvalidInputError: ``stop`` holds a non-string or an empty string.
+    """
     if stop is None:
         return None
     stops = [stop] if isinstance(stop, str) else list(stop)
