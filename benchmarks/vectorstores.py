@@ -119,6 +119,9 @@ class LookupEmbeddings(Embeddings, LCEmbeddings):
         return self._documents[[self._row[text] for text in texts]]
 
     def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) == 1:  # one query: a view of its row, as cheap as embed_query
+            row = self._query_row[texts[0]]
+            return self._queries[row : row + 1]
         return self._queries[[self._query_row[text] for text in texts]]
 
 

@@ -276,7 +276,7 @@ class FAISS(VectorStore):
                 scores, labels = index.exact(queries, take, allowed)
             else:
                 scores, labels = index.search(queries, take, allowed, label_bound=self._next_label)
-                if index.approximate or index.masked:
+                if index.kind != "flat" or index.masked:  # approximate: may come back short
                     self._fill_short_rows(queries, take, allowed, scores, labels)
             return self._hits(scores, labels, with_vectors)
 
@@ -457,5 +457,6 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
     the single-query hot path.
     """
     unit = np.array(vectors, dtype=np.float32, order="C", copy=True)
-    faiss_module().normalize_L2(unit)
+    faiss = faiss_module()
+    faiss.fvec_renorm_L2(unit.shape[1], unit.shape[0], faiss.swig_ptr(unit))
     return unit
