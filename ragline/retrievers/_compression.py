@@ -14,12 +14,17 @@ import contextvars
 import functools
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ragline.core import BaseRetriever, Document, InvalidInputError, Runnable
+from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
+from ragline.core.config import use_config
+from ragline.retrievers._batching import ChildBatchRetriever
 from ragline.retrievers._checks import check_documents
 
 __all__ = ["BaseDocumentCompressor", "ContextualCompressionRetriever", "DocumentCompressorPipeline"]
+
+_COMPRESS_WORKERS = 8  # queries compressed at once in a batch (each may call a model)
 
 
 class BaseDocumentCompressor(ABC):
@@ -54,7 +59,7 @@ def _check_output(owner: str, output: Any) -> list[Document]:
     return check_documents(owner, output)
 
 
-class ContextualCompressionRetriever(BaseRetriever):
+class ContextualCompressionRetriever(ChildBatchRetriever):
     """Retrieve with ``base_retriever``, then compress the results with ``base_compressor``.
 
     Args:
@@ -112,6 +117,49 @@ class ContextualCompressionRetriever(BaseRetriever):
                                      self.base_compressor.compress_documents, documents, query)
             output = await asyncio.get_running_loop().run_in_executor(None, call)
         return _check_output("base_compressor", output)
+
+
+    # batch / abatch (ChildBatchRetriever): one base-retriever batch for all the queries,
+    # then each query's compression inside its own run (so model calls nest under it)
+    def _compress_in_run(self, documents: Any, query: str, config: RunnableConfig) -> Any:
+        if isinstance(documents, BaseException) or not documents:
+            return documents
+        try:
+            with use_config(config):
+                output = self.base_compressor.compress_documents(documents, query)
+            return _check_output("base_compressor", output)
+        except Exception as err:
+            return err
+
+    async def _acompress_in_run(self, documents: Any, query: str, config: RunnableConfig) -> Any:
+        if isinstance(documents, BaseException) or not documents:
+            return documents
+        try:
+            with use_config(config):
+                compress = getattr(self.base_compressor, "acompress_documents", None)
+                if compress is not None:
+                    output = await compress(documents, query)
+                else:
+                    output = await asyncio.to_thread(
+                        contextvars.copy_context().run, self.base_compressor.compress_documents, documents, query)
+            return _check_output("base_compressor", output)
+        except Exception as err:
+            return err
+
+    def _search_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
+        found = self.base_retriever.batch(queries, configs, return_exceptions=True)
+        if len(queries) == 1:
+            return [self._compress_in_run(found[0], queries[0], configs[0])]
+        with ThreadPoolExecutor(max_workers=min(len(queries), _COMPRESS_WORKERS)) as pool:
+            futures = [pool.submit(contextvars.copy_context().run, self._compress_in_run, docs, query, config)
+                       for docs, query, config in zip(found, queries, configs, strict=True)]
+            return [future.result() for future in futures]
+
+    async def _asearch_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
+        found = await self.base_retriever.abatch(queries, configs, return_exceptions=True)
+        return list(await asyncio.gather(*(
+            self._acompress_in_run(docs, query, config)
+            for docs, query, config in zip(found, queries, configs, strict=True))))
 
 
 class DocumentCompressorPipeline(BaseDocumentCompressor):

@@ -4,7 +4,8 @@ The model answers with one alternative question per line. The lines (blank ones 
 repeats dropped, the original question appended when ``include_original`` is set) are
 searched with ONE ``retriever.batch`` call, so a vector-store retriever embeds them
 together, and the unique documents are returned in order: all of the first query's
-results, then the new ones of the second ...
+results, then the new ones of the second ... A ``batch`` of questions makes one model
+``batch`` and one retriever ``batch`` for all of them.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from typing import Any
 from ragline.core import (
     BaseOutputParser,
     BasePromptTemplate,
-    BaseRetriever,
     Document,
     InvalidInputError,
     PromptTemplate,
     Runnable,
+    RunnableConfig,
 )
+from ragline.retrievers._batching import ChildBatchRetriever
 
 __all__ = ["DEFAULT_QUERY_PROMPT", "LineListOutputParser", "MultiQueryRetriever", "unique_documents"]
 
@@ -62,7 +64,7 @@ def unique_documents(documents: list[Document]) -> list[Document]:
     return result
 
 
-class MultiQueryRetriever(BaseRetriever):
+class MultiQueryRetriever(ChildBatchRetriever):
     """Search with several model-written versions of the question; return the union.
 
     Args:
@@ -166,3 +168,44 @@ class MultiQueryRetriever(BaseRetriever):
             return []
         results = await self.retriever.abatch(queries)
         return unique_documents([doc for documents in results for doc in documents])
+
+    # batch / abatch (ChildBatchRetriever): the model writes the queries of every question
+    # in one batch, then ALL the written queries are searched in one retriever batch.
+    def _written_queries(self, questions: list[str], outputs: list[Any]) -> tuple[list[Any], list[str], list[int]]:
+        per_question: list[Any] = []
+        for question, output in zip(questions, outputs, strict=True):
+            try:
+                per_question.append(output if isinstance(output, BaseException) else self._queries(question, output))
+            except InvalidInputError as err:
+                per_question.append(err)
+        flat, owners = [], []
+        for owner, queries in enumerate(per_question):
+            if not isinstance(queries, BaseException):
+                flat.extend(queries)
+                owners.extend([owner] * len(queries))
+        return per_question, flat, owners
+
+    @staticmethod
+    def _assemble(per_question: list[Any], owners: list[int], found: list[Any]) -> list[Any]:
+        grouped: list[list[Any]] = [[] for _ in per_question]
+        for owner, documents in zip(owners, found, strict=True):
+            grouped[owner].append(documents)
+        results: list[Any] = []
+        for queries, lists in zip(per_question, grouped, strict=True):
+            error = queries if isinstance(queries, BaseException) else next(
+                (d for d in lists if isinstance(d, BaseException)), None)
+            results.append(error if error is not None else unique_documents([d for docs in lists for d in docs]))
+        return results
+
+    def _search_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
+        outputs = self.llm_chain.batch([{"question": q} for q in queries], configs, return_exceptions=True)
+        per_question, flat, owners = self._written_queries(queries, outputs)
+        found = self.retriever.batch(flat, [configs[o] for o in owners], return_exceptions=True) if flat else []
+        return self._assemble(per_question, owners, found)
+
+    async def _asearch_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
+        outputs = await self.llm_chain.abatch([{"question": q} for q in queries], configs, return_exceptions=True)
+        per_question, flat, owners = self._written_queries(queries, outputs)
+        found = (await self.retriever.abatch(flat, [configs[o] for o in owners], return_exceptions=True)
+                 if flat else [])
+        return self._assemble(per_question, owners, found)

@@ -341,3 +341,44 @@ async def test_llm_chain_filter_async_and_in_a_retriever():
     base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
     retriever = ContextualCompressionRetriever(LLMChainFilter.from_llm(Judge()), base)
     assert await retriever.ainvoke("dogs") == retriever.invoke("dogs") == [PARAGRAPHS[2]]
+
+
+async def test_batch_retrieves_once_and_compresses_each_query_in_its_own_run():
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
+    calls = []
+    top = base.vectorizer.top_k
+    base.vectorizer.top_k = lambda queries, k: calls.append(len(queries)) or top(queries, k)
+    retriever = ContextualCompressionRetriever(LLMChainExtractor.from_llm(SentenceModel()), base)
+    collector = RunCollectorCallbackHandler()
+    queries = ["cats", "bonds", "zebra"]
+    results = retriever.batch(queries, {"callbacks": [collector]})
+    assert calls == [3]
+    assert results == [retriever.invoke(q) for q in queries]
+    assert results[1] == [Document("Bonds rose.", {"n": 1}, id="p1")]
+    extraction = ("RunnableSequence", [("PromptTemplate", []), ("SentenceModel", []), ("NoOutputParser", [])])
+    assert [run.tree() for run in collector.traced_runs] == [
+        ("ContextualCompressionRetriever", [("BM25Retriever", []), extraction, extraction]),
+        ("ContextualCompressionRetriever", [("BM25Retriever", []), extraction]),
+        ("ContextualCompressionRetriever", [("BM25Retriever", [])]),
+    ]
+    assert await retriever.abatch(queries) == results
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+async def test_a_compressor_failing_on_one_query_fails_only_that_query(asynchronous):
+    class Picky(BaseDocumentCompressor):
+        def compress_documents(self, documents, query):
+            if query == "bonds":
+                raise RuntimeError("cannot compress bonds")
+            return list(documents)[:1]
+
+    retriever = ContextualCompressionRetriever(Picky(), BM25Retriever.from_documents(PARAGRAPHS, k=3))
+    collector = RunCollectorCallbackHandler()
+    config = {"callbacks": [collector]}
+    if asynchronous:
+        results = await retriever.abatch(["cats", "bonds"], config, return_exceptions=True)
+    else:
+        results = retriever.batch(["cats", "bonds"], config, return_exceptions=True)
+    assert results[0] == [PARAGRAPHS[2]]  # the shorter of the two "cats" paragraphs ranks first
+    assert str(results[1]) == "cannot compress bonds"
+    assert [str(run.error) for run in collector.traced_runs] == ["None", "cannot compress bonds"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ragline.core import (
+    AIMessage,
+    BaseChatModel,
     BaseRetriever,
     Document,
     FakeListChatModel,
@@ -144,3 +146,41 @@ def test_line_parser_and_unique_documents():
 def test_bad_arguments_are_rejected(build, message):
     with pytest.raises(InvalidInputError, match=message):
         build(Recording())
+
+
+class Rephraser(BaseChatModel):
+    """Writes two queries per question, deterministic whatever the thread order."""
+
+    def _generate(self, messages, stop=None):
+        question = messages[-1].text.rsplit("Question: ", 1)[1]
+        return AIMessage("" if question == "silent" else f"{question} one\n{question} two")
+
+
+def test_batch_asks_the_model_per_question_then_searches_all_queries_in_one_batch():
+    base = Recording()
+    retriever = MultiQueryRetriever.from_llm(base, Rephraser(), include_original=True)
+    collector = RunCollectorCallbackHandler()
+    results = retriever.batch(["alpha", "beta", "silent"], {"callbacks": [collector]})
+    assert results == [[Document("alpha")], [Document("beta")], [Document("silent")]]
+    assert base.batches == [["alpha one", "alpha two", "alpha", "beta one", "beta two", "beta", "silent"]]
+    runs = collector.traced_runs
+    assert [(run.name, run.inputs) for run in runs] == [
+        ("MultiQueryRetriever", "alpha"), ("MultiQueryRetriever", "beta"), ("MultiQueryRetriever", "silent")]
+    writer = ("RunnableSequence", [("PromptTemplate", []), ("Rephraser", []), ("LineListOutputParser", [])])
+    assert runs[0].tree() == ("MultiQueryRetriever", [writer, ("Recording", []), ("Recording", []), ("Recording", [])])
+    assert [child.inputs for child in runs[1].children[1:]] == ["beta one", "beta two", "beta"]
+    assert runs[2].tree() == ("MultiQueryRetriever", [writer, ("Recording", [])])
+
+
+async def test_abatch_matches_batch_and_a_bad_answer_fails_only_its_question(vector_retriever):
+    retriever = MultiQueryRetriever.from_llm(vector_retriever, Rephraser())
+    questions = ["kitten purring", "stock market"]
+    assert await retriever.abatch(questions) == retriever.batch(questions) == [
+        retriever.invoke(q) for q in questions]
+    picky = MultiQueryRetriever(Recording(), RunnableLambda(lambda x: 7 if x["question"] == "bad" else ["ok"]))
+    results = picky.batch(["good", "bad"], return_exceptions=True)
+    assert results[0] == [Document("ok")]
+    assert isinstance(results[1], InvalidInputError)
+    assert "must return a list of str, got 7" in str(results[1])
+    async_results = await picky.abatch(["good", "bad"], return_exceptions=True)
+    assert async_results[0] == [Document("ok")] and isinstance(async_results[1], InvalidInputError)
