@@ -1,0 +1,454 @@
+"""index() and aindex(): load documents into a vector store, re-writing only what changed.
+
+Each document is keyed by a hash of its content and metadata (a stable JSON encoding,
+sha256 by default; never Python's per-process ``hash()``). The key is also the
+document's id in the vector store, so writing it twice replaces it (upsert). A record
+manager remembers every key written, with the document's source and a time stamp:
+
+1. the run asks the record manager for the time it starts at;
+2. per batch: documents are hashed and de-duplicated; keys already recorded are
+   skipped (only their time stamp is refreshed); the others are added to the vector
+   store, and only then recorded, so a failed write leaves them unrecorded and a
+   retry adds them again;
+3. cleanup deletes, from the vector store and then from the records, the keys whose
+   stamp is older than the run's start: for ``"incremental"`` those of the sources
+   seen in the run (as the stream moves past each source), for ``"full"`` every key
+   not seen in the run, for ``"scoped_full"`` those of the sources seen, at the end.
+
+Documents of one source are expected to come together (as loaders yield them):
+incremental cleanup of a source waits until a batch no longer ends inside it, so a
+source split over several batches is not deleted and re-added on an unchanged re-run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
+
+from ragline.core import ConfigurationError, Document, InvalidInputError
+from ragline.indexing.base import RecordManager
+
+__all__ = ["CLEANUP_MODES", "KEY_ENCODERS", "IndexingResult", "aindex", "hash_document", "index"]
+
+CLEANUP_MODES = ("incremental", "full", "scoped_full")
+KEY_ENCODERS: dict[str, Callable[[bytes], Any]] = {
+    "sha1": hashlib.sha1,
+    "sha256": hashlib.sha256,
+    "sha512": hashlib.sha512,
+    "blake2b": hashlib.blake2b,
+}
+
+Cleanup = Literal["incremental", "full", "scoped_full"] | None
+SourceIdKey = str | Callable[[Document], Any] | None
+KeyEncoder = str | Callable[[Document], str]
+
+
+class IndexingResult(TypedDict):
+    """What a run did, document by document (LangChain's ``IndexingResult``)."""
+
+    num_added: int
+    """Documents written to the vector store that it did not hold before."""
+    num_updated: int
+    """Documents already stored and written again (``force_update=True``)."""
+    num_skipped: int
+    """Documents already stored (left alone) plus duplicates within a batch."""
+    num_deleted: int
+    """Documents deleted by cleanup."""
+
+
+def hash_document(document: Document, algorithm: str = "sha256") -> str:
+    """Return the hex digest of a document's content and metadata.
+
+    The payload is the JSON array ``[page_content, metadata]`` with sorted keys and no
+    extra spaces, UTF-8 encoded, so equal documents get equal keys in every process.
+    The document's own ``id`` is not part of it.
+
+    Args:
+        document: the document.
+        algorithm: ``"sha1"``, ``"sha256"``, ``"sha512"`` or ``"blake2b"``.
+
+    Raises:
+        InvalidInputError: the metadata holds a value JSON cannot encode.
+
+    Example:
+        >>> hash_document(Document("hi", metadata={"source": "a.txt"}))[:12]
+        'bbef4ed1f301'
+    """
+    try:
+        payload = json.dumps(
+            [document.page_content, document.metadata],
+            sort_keys=True,
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+    except (TypeError, ValueError) as err:
+        raise InvalidInputError(
+            f"cannot hash the metadata of the document starting {document.page_content[:60]!r}: "
+            f"{err}; metadata values must be JSON values (str, int, float, bool, None, "
+            f"lists and dicts of them)"
+        ) from None
+    return str(KEY_ENCODERS[algorithm](payload.encode("utf-8")).hexdigest())
+
+
+@dataclass
+class _Prepared:
+    """One batch, hashed and de-duplicated."""
+
+    documents: list[Document]  # each with id = its key
+    keys: list[str]
+    sources: list[str | None]
+    duplicates: int
+
+
+class _Run:
+    """The checked options of one index run and its counts (shared by index and aindex)."""
+
+    def __init__(
+        self,
+        record_manager: RecordManager,
+        vector_store: Any,
+        *,
+        batch_size: int,
+        cleanup: Cleanup,
+        source_id_key: SourceIdKey,
+        cleanup_batch_size: int,
+        force_update: bool,
+        key_encoder: KeyEncoder,
+        is_async: bool,
+    ) -> None:
+        if cleanup is not None and cleanup not in CLEANUP_MODES:
+            raise ConfigurationError(
+                f"cleanup {cleanup!r} is not one of "
+                f"{', '.join(map(repr, CLEANUP_MODES))} or None"
+            )
+        if cleanup in ("incremental", "scoped_full") and source_id_key is None:
+            raise InvalidInputError(
+                f"cleanup={cleanup!r} deletes stale documents per source, so it needs "
+                f"source_id_key (a metadata key such as 'source', or a function of the document)"
+            )
+        if source_id_key is not None and not (isinstance(source_id_key, str) or callable(source_id_key)):
+            raise InvalidInputError(
+                f"source_id_key must be a metadata key (str), a function of the document "
+                f"or None, got {type(source_id_key).__name__}"
+            )
+        for name, value in (("batch_size", batch_size), ("cleanup_batch_size", cleanup_batch_size)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidInputError(f"{name} must be a positive integer, got {value!r}")
+        if not (callable(key_encoder) or (isinstance(key_encoder, str) and key_encoder in KEY_ENCODERS)):
+            raise ConfigurationError(
+                f"key_encoder {key_encoder!r} is not one of "
+                f"{', '.join(map(repr, KEY_ENCODERS))} or a function of the document"
+            )
+        if not isinstance(record_manager, RecordManager):
+            raise InvalidInputError(
+                f"record_manager must be a RecordManager (InMemoryRecordManager, "
+                f"SQLRecordManager ...), got {type(record_manager).__name__}"
+            )
+        needed = ["aadd_documents"] if is_async else ["add_documents"]
+        if cleanup is not None:
+            needed.append("adelete" if is_async else "delete")
+        for method in needed:
+            if not callable(getattr(vector_store, method, None)):
+                raise InvalidInputError(
+                    f"vector store {type(vector_store).__name__} has no {method}() method; "
+                    f"index() with cleanup={cleanup!r} needs "
+                    f"{' and '.join(name + '()' for name in needed)}"
+                )
+        self.batch_size = batch_size
+        self.cleanup = cleanup
+        self.source_id_key = source_id_key
+        self.cleanup_batch_size = cleanup_batch_size
+        self.force_update = force_update
+        self.key_encoder = key_encoder
+        self.result = IndexingResult(num_added=0, num_updated=0, num_skipped=0, num_deleted=0)
+        self._carried: list[str] = []  # incremental: sources the last batch ended inside
+
+    def prepare(self, batch: list[Any], first_position: int) -> _Prepared:
+        """Check, hash and de-duplicate one batch (raises before anything is written)."""
+        documents: dict[str, Document] = {}
+        sources: list[str | None] = []
+        for position, document in enumerate(batch, first_position):
+            if not isinstance(document, Document):
+                raise InvalidInputError(
+                    f"docs_source item {position} is a {type(document).__name__}, not a Document"
+                )
+            key = self._key(document)
+            if key in documents:
+                continue
+            documents[key] = Document(document.page_content, document.metadata, id=key)
+            sources.append(self._source(document))
+        return _Prepared(list(documents.values()), list(documents), sources, len(batch) - len(documents))
+
+    def _key(self, document: Document) -> str:
+        if isinstance(self.key_encoder, str):
+            return hash_document(document, self.key_encoder)
+        key = self.key_encoder(document)
+        if not isinstance(key, str) or not key:
+            raise InvalidInputError(
+                f"key_encoder returned {key!r} for the document starting "
+                f"{document.page_content[:60]!r}; it must return a non-empty string"
+            )
+        return key
+
+    def _source(self, document: Document) -> str | None:
+        key = self.source_id_key
+        if key is None:
+            return None
+        source = key(document) if callable(key) else document.metadata.get(key)
+        if source is None:
+            if self.cleanup in ("incremental", "scoped_full"):
+                where = f"metadata[{key!r}]" if isinstance(key, str) else "source_id_key(document)"
+                raise InvalidInputError(
+                    f"the document starting {document.page_content[:60]!r} has no source id "
+                    f"({where} is missing), which cleanup={self.cleanup!r} needs"
+                )
+            return None
+        return source if isinstance(source, str) else str(source)
+
+    def select(self, prepared: _Prepared, exists: list[bool]) -> list[Document]:
+        """The documents to write, counting the skipped and the updated ones."""
+        to_write = [doc for doc, stored in zip(prepared.documents, exists, strict=True)
+                    if self.force_update or not stored]
+        stored_count = sum(exists)
+        result = self.result
+        result["num_skipped"] += prepared.duplicates
+        if self.force_update:
+            result["num_updated"] += stored_count
+            result["num_added"] += len(to_write) - stored_count
+        else:
+            result["num_skipped"] += stored_count
+            result["num_added"] += len(to_write)
+        return to_write
+
+    def sources_to_clean(self, prepared: _Prepared | None) -> list[str]:
+        """Incremental: the sources the stream has moved past (all of them at the end)."""
+        if prepared is None:
+            finished, self._carried = self._carried, []
+            return finished
+        seen = dict.fromkeys([*self._carried, *(s for s in prepared.sources if s is not None)])
+        last = prepared.sources[-1] if prepared.sources else None
+        self._carried = [last] if last is not None else []
+        return [source for source in seen if source != last]
+
+
+def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+async def _abatches(items: AsyncIterable[Any], size: int) -> AsyncIterator[list[Any]]:
+    batch: list[Any] = []
+    async for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _documents_of(docs_source: Any) -> Iterable[Any]:
+    if isinstance(docs_source, (str, bytes, Document)):
+        raise InvalidInputError(
+            f"docs_source must be an iterable of Documents or a loader, got a single "
+            f"{type(docs_source).__name__}"
+        )
+    if callable(getattr(docs_source, "lazy_load", None)):  # a document loader
+        return docs_source.lazy_load()  # type: ignore[no-any-return]
+    if isinstance(docs_source, Iterable):
+        return docs_source
+    raise InvalidInputError(
+        f"docs_source must be an iterable of Documents or a loader, got {type(docs_source).__name__}"
+    )
+
+
+async def _as_async(items: Iterable[Any]) -> AsyncIterator[Any]:
+    for item in items:
+        yield item
+
+
+def _adocuments_of(docs_source: Any) -> AsyncIterable[Any]:
+    if callable(getattr(docs_source, "alazy_load", None)):
+        return docs_source.alazy_load()  # type: ignore[no-any-return]
+    if isinstance(docs_source, AsyncIterable):
+        return docs_source
+    return _as_async(_documents_of(docs_source))
+
+
+def index(
+    docs_source: Any,
+    record_manager: RecordManager,
+    vector_store: Any,
+    *,
+    batch_size: int = 100,
+    cleanup: Cleanup = None,
+    source_id_key: SourceIdKey = None,
+    cleanup_batch_size: int = 1_000,
+    force_update: bool = False,
+    key_encoder: KeyEncoder = "sha256",
+) -> IndexingResult:
+    """Write documents to a vector store, skipping those already there; clean up stale ones.
+
+    Args:
+        docs_source: an iterable of Documents, or a loader (its ``lazy_load()`` is used).
+        record_manager: remembers what was written (one namespace per vector store).
+        vector_store: any store with ``add_documents(docs, ids=...)`` (upserting by id)
+            and, with cleanup, ``delete(ids)``.
+        batch_size: documents hashed, looked up and written together.
+        cleanup: ``None`` (only add), ``"incremental"`` (delete the stale documents of
+            each source seen), ``"full"`` (delete every document not in this run: give
+            the WHOLE corpus) or ``"scoped_full"`` (as full, among the sources seen).
+        source_id_key: the metadata key holding a document's source (e.g. ``"source"``)
+            or a function of the document; needed by incremental and scoped_full.
+        cleanup_batch_size: keys deleted per round trip during cleanup.
+        force_update: write documents even when already stored (counted as updated),
+            e.g. after changing the embedding model.
+        key_encoder: ``"sha256"`` (default), ``"sha1"``, ``"sha512"``, ``"blake2b"``
+            or a function of the document returning its key.
+
+    Returns:
+        ``{"num_added", "num_updated", "num_skipped", "num_deleted"}``.
+
+    Raises:
+        ConfigurationError: an unknown cleanup mode or key_encoder (names the valid ones).
+        InvalidInputError: cleanup needing source_id_key without one, a document without
+            its source id, a vector store without the methods needed, metadata that
+            cannot be hashed. Options are checked before anything is written, each
+            batch before that batch is written.
+
+    Example:
+        >>> from ragline.embeddings import HashingEmbeddings
+        >>> from ragline.indexing import InMemoryRecordManager
+        >>> from ragline.vectorstores import InMemoryVectorStore
+        >>> store = InMemoryVectorStore(HashingEmbeddings(dimension=64))
+        >>> records = InMemoryRecordManager("demo")
+        >>> docs = [Document("cats purr", metadata={"source": "a.txt"}),
+        ...         Document("dogs bark", metadata={"source": "b.txt"})]
+        >>> index(docs, records, store, cleanup="incremental", source_id_key="source")
+        {'num_added': 2, 'num_updated': 0, 'num_skipped': 0, 'num_deleted': 0}
+        >>> docs[1] = Document("dogs bark loudly", metadata={"source": "b.txt"})
+        >>> index(docs, records, store, cleanup="incremental", source_id_key="source")
+        {'num_added': 1, 'num_updated': 0, 'num_skipped': 1, 'num_deleted': 1}
+    """
+    run = _Run(
+        record_manager, vector_store, batch_size=batch_size, cleanup=cleanup,
+        source_id_key=source_id_key, cleanup_batch_size=cleanup_batch_size,
+        force_update=force_update, key_encoder=key_encoder, is_async=False,
+    )  # fmt: skip
+    documents = _documents_of(docs_source)
+    started = record_manager.get_time()
+    seen_sources: dict[str, None] = {}
+    position = 0
+    for batch in _batches(documents, batch_size):
+        prepared = run.prepare(batch, position)
+        position += len(batch)
+        to_write = run.select(prepared, record_manager.exists(prepared.keys))
+        if to_write:
+            vector_store.add_documents(to_write, ids=[doc.id for doc in to_write])
+        record_manager.update(prepared.keys, group_ids=prepared.sources, time_at_least=started)
+        if cleanup == "incremental":
+            _delete_stale(run, record_manager, vector_store, started, run.sources_to_clean(prepared))
+        elif cleanup == "scoped_full":
+            seen_sources.update(dict.fromkeys(s for s in prepared.sources if s is not None))
+    if cleanup == "incremental":
+        _delete_stale(run, record_manager, vector_store, started, run.sources_to_clean(None))
+    elif cleanup == "full":
+        _delete_stale(run, record_manager, vector_store, started, None)
+    elif cleanup == "scoped_full" and seen_sources:
+        _delete_stale(run, record_manager, vector_store, started, list(seen_sources))
+    return run.result
+
+
+def _delete_stale(
+    run: _Run, record_manager: RecordManager, vector_store: Any, started: float,
+    sources: list[str] | None,
+) -> None:
+    """Delete keys stamped before the run started (of these sources; all when None)."""
+    if sources is not None and not sources:
+        return
+    while keys := record_manager.list_keys(
+        before=started, group_ids=sources, limit=run.cleanup_batch_size
+    ):
+        vector_store.delete(keys)  # the store first: a failure here leaves the records to retry
+        record_manager.delete_keys(keys)
+        run.result["num_deleted"] += len(keys)
+
+
+async def aindex(
+    docs_source: Any,
+    record_manager: RecordManager,
+    vector_store: Any,
+    *,
+    batch_size: int = 100,
+    cleanup: Cleanup = None,
+    source_id_key: SourceIdKey = None,
+    cleanup_batch_size: int = 1_000,
+    force_update: bool = False,
+    key_encoder: KeyEncoder = "sha256",
+) -> IndexingResult:
+    """Async :func:`index`: the same arguments, result and errors.
+
+    ``docs_source`` may also be an async iterable or a loader with ``alazy_load()``; the
+    record manager's and vector store's async methods are used.
+
+    Example:
+        >>> import asyncio
+        >>> from ragline.embeddings import HashingEmbeddings
+        >>> from ragline.indexing import InMemoryRecordManager
+        >>> from ragline.vectorstores import InMemoryVectorStore
+        >>> store = InMemoryVectorStore(HashingEmbeddings(dimension=64))
+        >>> asyncio.run(aindex([Document("hi")], InMemoryRecordManager("demo"), store))
+        {'num_added': 1, 'num_updated': 0, 'num_skipped': 0, 'num_deleted': 0}
+    """
+    run = _Run(
+        record_manager, vector_store, batch_size=batch_size, cleanup=cleanup,
+        source_id_key=source_id_key, cleanup_batch_size=cleanup_batch_size,
+        force_update=force_update, key_encoder=key_encoder, is_async=True,
+    )  # fmt: skip
+    documents = _adocuments_of(docs_source)
+    started = await record_manager.aget_time()
+    seen_sources: dict[str, None] = {}
+    position = 0
+    async for batch in _abatches(documents, batch_size):
+        prepared = run.prepare(batch, position)
+        position += len(batch)
+        to_write = run.select(prepared, await record_manager.aexists(prepared.keys))
+        if to_write:
+            await vector_store.aadd_documents(to_write, ids=[doc.id for doc in to_write])
+        await record_manager.aupdate(
+            prepared.keys, group_ids=prepared.sources, time_at_least=started
+        )
+        if cleanup == "incremental":
+            await _adelete_stale(run, record_manager, vector_store, started, run.sources_to_clean(prepared))
+        elif cleanup == "scoped_full":
+            seen_sources.update(dict.fromkeys(s for s in prepared.sources if s is not None))
+    if cleanup == "incremental":
+        await _adelete_stale(run, record_manager, vector_store, started, run.sources_to_clean(None))
+    elif cleanup == "full":
+        await _adelete_stale(run, record_manager, vector_store, started, None)
+    elif cleanup == "scoped_full" and seen_sources:
+        await _adelete_stale(run, record_manager, vector_store, started, list(seen_sources))
+    return run.result
+
+
+async def _adelete_stale(
+    run: _Run, record_manager: RecordManager, vector_store: Any, started: float,
+    sources: list[str] | None,
+) -> None:
+    if sources is not None and not sources:
+        return
+    while keys := await record_manager.alist_keys(
+        before=started, group_ids=sources, limit=run.cleanup_batch_size
+    ):
+        await vector_store.adelete(keys)
+        await record_manager.adelete_keys(keys)
+        run.result["num_deleted"] += len(keys)

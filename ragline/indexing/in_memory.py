@@ -1,0 +1,138 @@
+"""InMemoryRecordManager: records in a dict, for tests and short-lived stores."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from ragline.indexing.base import (
+    RecordManager,
+    check_group_ids,
+    check_keys,
+    check_limit,
+    next_time,
+)
+
+__all__ = ["InMemoryRecordManager"]
+
+
+class InMemoryRecordManager(RecordManager):
+    """A record manager that keeps its records in memory (lost when the process ends).
+
+    Pair it with a vector store that lives as long (an ``InMemoryVectorStore``); for a
+    store saved to disk use :class:`~ragline.indexing.SQLRecordManager` with a file.
+
+    Args:
+        namespace: the name of this set of records.
+
+    Example:
+        >>> manager = InMemoryRecordManager("docs")
+        >>> manager.update(["k1", "k2"], group_ids=["a.txt", "b.txt"])
+        >>> manager.exists(["k1", "k3"])
+        [True, False]
+        >>> manager.list_keys(group_ids=["b.txt"])
+        ['k2']
+    """
+
+    def __init__(self, namespace: str) -> None:
+        super().__init__(namespace)
+        # key -> (group id, time stamped); insertion order kept, so listings are stable
+        self._records: dict[str, tuple[str | None, float]] = {}
+        self._last_stamp: float | None = None
+        self._lock = threading.Lock()
+
+    def create_schema(self) -> None:
+        """Nothing to create."""
+
+    def get_time(self) -> float:
+        with self._lock:
+            return self._tick()
+
+    def _tick(self) -> float:
+        now = next_time(self._last_stamp)
+        self._last_stamp = now
+        return now
+
+    def update(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        time_at_least: float | None = None,
+    ) -> None:
+        keys = check_keys(keys)
+        groups = check_group_ids(group_ids, len(keys))
+        with self._lock:
+            now = self._tick()
+            if time_at_least is not None and now < time_at_least:
+                now = self._last_stamp = float(time_at_least)
+            # one dict.update: either every record is written or (on error) none
+            self._records.update((key, (group, now)) for key, group in zip(keys, groups, strict=True))
+
+    def exists(self, keys: Sequence[str]) -> list[bool]:
+        keys = check_keys(keys)
+        records = self._records
+        return [key in records for key in keys]
+
+    def list_keys(
+        self,
+        *,
+        before: float | None = None,
+        after: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[str]:
+        limit = check_limit(limit)
+        groups = None if group_ids is None else set(check_keys(group_ids, what="group_ids"))
+        found: list[str] = []
+        with self._lock:
+            for key, (group, stamped) in self._records.items():
+                if before is not None and stamped >= before:
+                    continue
+                if after is not None and stamped <= after:
+                    continue
+                if groups is not None and group not in groups:
+                    continue
+                found.append(key)
+                if limit is not None and len(found) == limit:
+                    break
+        return found
+
+    def delete_keys(self, keys: Sequence[str]) -> None:
+        keys = check_keys(keys)
+        with self._lock:
+            for key in keys:
+                self._records.pop(key, None)
+
+    # Nothing here blocks, so the async twins run inline (no worker thread).
+
+    async def acreate_schema(self) -> None:
+        self.create_schema()
+
+    async def aget_time(self) -> float:
+        return self.get_time()
+
+    async def aupdate(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        time_at_least: float | None = None,
+    ) -> None:
+        self.update(keys, group_ids=group_ids, time_at_least=time_at_least)
+
+    async def aexists(self, keys: Sequence[str]) -> list[bool]:
+        return self.exists(keys)
+
+    async def alist_keys(
+        self,
+        *,
+        before: float | None = None,
+        after: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[str]:
+        return self.list_keys(before=before, after=after, group_ids=group_ids, limit=limit)
+
+    async def adelete_keys(self, keys: Sequence[str]) -> None:
+        self.delete_keys(keys)

@@ -1,0 +1,300 @@
+"""SQLRecordManager: records in a SQLite database, through the standard library's sqlite3.
+
+One table, ``upsertion_record``, with the columns LangChain's SQLRecordManager uses
+(``uuid, key, namespace, group_id, updated_at``; ``key`` unique per ``namespace``), so a
+SQLite record file written by either one can be read by the other. Every write runs in
+one ``BEGIN IMMEDIATE`` transaction: it lands whole or not at all, and two processes
+writing the same file take turns instead of failing half-way.
+
+Lists of keys and group ids travel to SQLite as one JSON array (``json_each``), so a
+call with 100,000 keys is one statement, below every SQLite variable limit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from ragline.core import ConfigurationError, PersistenceError
+from ragline.indexing.base import (
+    RecordManager,
+    check_group_ids,
+    check_keys,
+    check_limit,
+    next_time,
+)
+
+__all__ = ["SQLRecordManager"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS upsertion_record (
+    uuid TEXT NOT NULL PRIMARY KEY,
+    key TEXT,
+    namespace TEXT NOT NULL,
+    group_id TEXT,
+    updated_at FLOAT,
+    CONSTRAINT uix_key_namespace UNIQUE (key, namespace)
+);
+CREATE INDEX IF NOT EXISTS ix_upsertion_record_namespace_updated_at
+    ON upsertion_record (namespace, updated_at);
+CREATE INDEX IF NOT EXISTS ix_upsertion_record_namespace_group_id
+    ON upsertion_record (namespace, group_id);
+"""
+
+_UPSERT = """
+INSERT INTO upsertion_record (uuid, key, namespace, group_id, updated_at)
+VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (key, namespace) DO UPDATE
+SET group_id = excluded.group_id, updated_at = excluded.updated_at
+"""
+
+_URL_PREFIXES = ("sqlite://", "sqlite+pysqlite://", "sqlite+aiosqlite://")
+_MEMORY = ":memory:"
+
+
+def sqlite_path(db_url: str) -> str:
+    """The sqlite3 database path a ``db_url`` names (``":memory:"`` for an in-memory one).
+
+    Accepts SQLAlchemy-style SQLite URLs: ``sqlite:///relative.db``,
+    ``sqlite:////absolute/path.db``, ``sqlite://`` or ``sqlite:///:memory:`` (memory),
+    the same with ``+pysqlite`` or ``+aiosqlite``, and plain ``":memory:"``.
+
+    Raises:
+        ConfigurationError: any other URL (another database, query options).
+
+    Example:
+        >>> sqlite_path("sqlite:////var/lib/records.db")
+        '/var/lib/records.db'
+    """
+    if not isinstance(db_url, str):
+        raise ConfigurationError(f"db_url must be a string, got {type(db_url).__name__}")
+    if db_url == _MEMORY:
+        return _MEMORY
+    for prefix in _URL_PREFIXES:
+        if db_url.startswith(prefix):
+            rest = db_url[len(prefix) :]
+            if "?" in rest:
+                raise ConfigurationError(
+                    f"db_url {db_url!r}: query options are not supported; "
+                    f"give a plain 'sqlite:///path/to/records.db'"
+                )
+            if rest in ("", "/", "/" + _MEMORY):
+                return _MEMORY
+            if rest.startswith("/"):
+                return rest[1:]  # sqlite:///a.db -> a.db, sqlite:////abs -> /abs
+    raise ConfigurationError(
+        f"db_url {db_url!r} is not supported: SQLRecordManager stores records with the "
+        f"standard library's sqlite3; give 'sqlite:///path/to/records.db' or ':memory:'"
+    )
+
+
+class SQLRecordManager(RecordManager):
+    """A record manager backed by a SQLite file (or an in-memory SQLite database).
+
+    The connection opens on first use and creates the table when missing, so calling
+    :meth:`create_schema` first (as LangChain requires) is allowed but not needed.
+
+    Args:
+        namespace: the name of this set of records; several namespaces can share a file.
+        db_url: ``"sqlite:///path/to/records.db"`` or ``":memory:"`` (see
+            :func:`sqlite_path` for every accepted form).
+        async_mode: accepted so LangChain code ports unchanged; ignored (the async
+            methods always work, running sqlite3 in a worker thread).
+
+    Raises:
+        ConfigurationError: a db_url that is not a SQLite URL.
+        InvalidInputError: an empty namespace.
+
+    Example:
+        >>> manager = SQLRecordManager("docs", db_url="sqlite:///:memory:")
+        >>> manager.update(["k1", "k2"], group_ids=["a.txt", "a.txt"])
+        >>> manager.exists(["k2", "k9"])
+        [True, False]
+        >>> manager.delete_keys(["k1"])
+        >>> manager.list_keys(group_ids=["a.txt"])
+        ['k2']
+    """
+
+    def __init__(self, namespace: str, *, db_url: str, async_mode: bool = False) -> None:
+        super().__init__(namespace)
+        self.db_url = db_url
+        self._path = sqlite_path(db_url)
+        self._connection: sqlite3.Connection | None = None
+        self._last_stamp: float | None = None
+        # one connection per manager, used from worker threads by the async twins
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"SQLRecordManager(namespace={self.namespace!r}, db_url={self.db_url!r})"
+
+    # ------------------------------------------------------------------ connection
+
+    def _connect(self) -> sqlite3.Connection:
+        connection = self._connection
+        if connection is not None:
+            return connection
+        if self._path != _MEMORY and not Path(self._path).parent.is_dir():
+            raise PersistenceError(
+                f"cannot open record database {self._path!r}: "
+                f"folder {str(Path(self._path).parent)!r} does not exist"
+            )
+        try:
+            # isolation_level=None: we issue BEGIN / COMMIT ourselves
+            connection = sqlite3.connect(
+                self._path, timeout=30, isolation_level=None, check_same_thread=False
+            )
+            connection.executescript(_SCHEMA)
+        except sqlite3.Error as err:
+            raise PersistenceError(f"cannot open record database {self._path!r}: {err}") from err
+        self._connection = connection
+        return connection
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: committed when the block ends, rolled back on error."""
+        with self._lock:
+            connection = self._connect()
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as err:
+                raise PersistenceError(f"cannot write record database {self._path!r}: {err}") from err
+            try:
+                yield connection
+                connection.execute("COMMIT")
+            except BaseException as err:
+                connection.execute("ROLLBACK")
+                if isinstance(err, sqlite3.Error):
+                    raise PersistenceError(
+                        f"cannot write record database {self._path!r}: {err}"
+                    ) from err
+                raise
+
+    def _query(self, sql: str, parameters: Sequence[object]) -> list[tuple[object, ...]]:
+        with self._lock:
+            connection = self._connect()
+            try:
+                return connection.execute(sql, parameters).fetchall()
+            except sqlite3.Error as err:
+                raise PersistenceError(f"cannot read record database {self._path!r}: {err}") from err
+
+    def close(self) -> None:
+        """Close the database connection (it reopens on next use)."""
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+    # ------------------------------------------------------------------ interface
+
+    def create_schema(self) -> None:
+        """Create the table and its indexes when missing (idempotent)."""
+        with self._lock:
+            self._connect()
+
+    def get_time(self) -> float:
+        with self._lock:
+            return self._tick()
+
+    def _tick(self) -> float:
+        # Later than every stamp in this namespace, also those written by other
+        # processes or earlier managers on the same file (one indexed lookup).
+        ((latest,),) = self._query(
+            "SELECT MAX(updated_at) FROM upsertion_record WHERE namespace = ?", (self.namespace,)
+        )
+        stamps = [s for s in (self._last_stamp, latest) if s is not None]
+        now = next_time(max(stamps) if stamps else None)  # type: ignore[type-var]
+        self._last_stamp = now
+        return now
+
+    def update(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        time_at_least: float | None = None,
+    ) -> None:
+        keys = check_keys(keys)
+        groups = check_group_ids(group_ids, len(keys))
+        if not keys:
+            return
+        with self._transaction() as connection:
+            now = self._tick()
+            if time_at_least is not None and now < time_at_least:
+                now = self._last_stamp = float(time_at_least)
+            namespace = self.namespace
+            connection.executemany(
+                _UPSERT,
+                (
+                    (row_id, key, namespace, group, now)
+                    for row_id, key, group in zip(_random_uuids(len(keys)), keys, groups, strict=True)
+                ),
+            )
+
+    def exists(self, keys: Sequence[str]) -> list[bool]:
+        keys = check_keys(keys)
+        if not keys:
+            return []
+        rows = self._query(
+            "SELECT key FROM upsertion_record WHERE namespace = ? "
+            "AND key IN (SELECT value FROM json_each(?))",
+            (self.namespace, json.dumps(keys)),
+        )
+        found = {row[0] for row in rows}
+        return [key in found for key in keys]
+
+    def list_keys(
+        self,
+        *,
+        before: float | None = None,
+        after: float | None = None,
+        group_ids: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> list[str]:
+        limit = check_limit(limit)
+        sql = ["SELECT key FROM upsertion_record WHERE namespace = ?"]
+        parameters: list[object] = [self.namespace]
+        if before is not None:
+            sql.append("AND updated_at < ?")
+            parameters.append(float(before))
+        if after is not None:
+            sql.append("AND updated_at > ?")
+            parameters.append(float(after))
+        if group_ids is not None:
+            sql.append("AND group_id IN (SELECT value FROM json_each(?))")
+            parameters.append(json.dumps(check_keys(group_ids, what="group_ids")))
+        sql.append("ORDER BY rowid")
+        if limit is not None:
+            sql.append("LIMIT ?")
+            parameters.append(limit)
+        return [str(row[0]) for row in self._query(" ".join(sql), parameters)]
+
+    def delete_keys(self, keys: Sequence[str]) -> None:
+        keys = check_keys(keys)
+        if not keys:
+            return
+        with self._transaction() as connection:
+            connection.execute(
+                "DELETE FROM upsertion_record WHERE namespace = ? "
+                "AND key IN (SELECT value FROM json_each(?))",
+                (self.namespace, json.dumps(keys)),
+            )
+
+
+def _random_uuids(count: int) -> list[str]:
+    """``count`` random version-4 UUID strings (the row ids LangChain's schema has).
+
+    Formatted from one ``os.urandom`` call: ~4x faster than ``str(uuid.uuid4())`` each,
+    which matters when re-indexing refreshes every record. A conflicting row keeps its
+    old id (the new one is dropped).
+    """
+    digits = os.urandom(16 * count).hex()
+    return [
+        f"{digits[i : i + 8]}-{digits[i + 8 : i + 12]}-4{digits[i + 13 : i + 16]}-"
+        f"{'89ab'[int(digits[i + 16], 16) & 3]}{digits[i + 17 : i + 20]}-{digits[i + 20 : i + 32]}"
+        for i in range(0, 32 * count, 32)
+    ]
