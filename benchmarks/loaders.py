@@ -23,10 +23,8 @@ from __future__ import annotations
 import argparse
 import csv
 import platform
-import subprocess
 import sys
 import tempfile
-import time
 import tracemalloc
 import warnings
 from collections.abc import Callable
@@ -36,16 +34,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 
+from _timing import best_of, import_time  # noqa: E402
+
 from ragline.loaders import CSVLoader, DirectoryLoader  # noqa: E402
-
-
-def best_of(repeat: int, function: Callable[[], object]) -> tuple[float, object]:
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def write_tree(root: Path, files: int) -> None:
@@ -73,20 +64,6 @@ def peak_memory(function: Callable[[], object]) -> float:
     tracemalloc.stop()
     return peak / 2**20
 
-
-def import_time(statement: str) -> float:
-    code = f"import time; s = time.perf_counter(); {statement}; print(time.perf_counter() - s)"
-    best = float("inf")
-    for _ in range(3):
-        out = subprocess.run(
-            [sys.executable, "-W", "ignore", "-c", code],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=REPO,
-        )
-        best = min(best, float(out.stdout.strip().splitlines()[-1]))
-    return best
 
 
 def row(name: str, ours: float, theirs: float, unit: str) -> None:

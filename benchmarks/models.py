@@ -23,17 +23,16 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import subprocess
 import sys
-import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 warnings.filterwarnings("ignore")
+
+from _timing import best_of, import_time  # noqa: E402
 
 ANSWER = "Retrieval-augmented generation grounds answers in documents. " * 3 + "Done."
 JSON_ANSWER = json.dumps(
@@ -49,14 +48,6 @@ INPUT = {
     "question": "Capital?",
 }
 
-
-def best_of(repeat: int, function: Callable[[], Any]) -> tuple[float, Any]:
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def ragline_side() -> dict[str, Any]:
@@ -95,16 +86,6 @@ def langchain_side() -> dict[str, Any]:
         "collector": RunCollectorCallbackHandler,
     }
 
-
-def import_time(statement: str) -> float:
-    best = float("inf")
-    for _ in range(5):
-        code = f"import time; s = time.perf_counter(); {statement}; print(time.perf_counter() - s)"
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, check=True
-        )
-        best = min(best, float(out.stdout.strip()))
-    return best
 
 
 def measure(side: dict[str, Any], calls: int, repeat: int) -> dict[str, float]:
@@ -151,11 +132,12 @@ def main() -> None:
         "from ragline.core import ChatPromptTemplate, FakeListChatModel, "
         "StrOutputParser; ChatPromptTemplate, FakeListChatModel, StrOutputParser"
     )
-    ours_import = import_time(statement)
+    ours_import = import_time(statement, repeat=5)
     theirs_import = import_time(
         "from langchain_core.prompts import ChatPromptTemplate; "
         "from langchain_core.language_models import FakeListChatModel; "
-        "from langchain_core.output_parsers import StrOutputParser"
+        "from langchain_core.output_parsers import StrOutputParser",
+        repeat=5,
     )
     print(
         f"{'import time (s)':28} {ours_import:12.3f} {theirs_import:15.3f} "
