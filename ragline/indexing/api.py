@@ -121,15 +121,16 @@ class _Run:
     ) -> None:
         if cleanup is not None and cleanup not in CLEANUP_MODES:
             raise ConfigurationError(
-                f"cleanup {cleanup!r} is not one of "
-                f"{', '.join(map(repr, CLEANUP_MODES))} or None"
+                f"cleanup {cleanup!r} is not one of {', '.join(map(repr, CLEANUP_MODES))} or None"
             )
         if cleanup in ("incremental", "scoped_full") and source_id_key is None:
             raise InvalidInputError(
                 f"cleanup={cleanup!r} deletes stale documents per source, so it needs "
                 f"source_id_key (a metadata key such as 'source', or a function of the document)"
             )
-        if source_id_key is not None and not (isinstance(source_id_key, str) or callable(source_id_key)):
+        if source_id_key is not None and not (
+            isinstance(source_id_key, str) or callable(source_id_key)
+        ):
             raise InvalidInputError(
                 f"source_id_key must be a metadata key (str), a function of the document "
                 f"or None, got {type(source_id_key).__name__}"
@@ -137,7 +138,9 @@ class _Run:
         for name, value in (("batch_size", batch_size), ("cleanup_batch_size", cleanup_batch_size)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidInputError(f"{name} must be a positive integer, got {value!r}")
-        if not (callable(key_encoder) or (isinstance(key_encoder, str) and key_encoder in KEY_ENCODERS)):
+        if not (
+            callable(key_encoder) or (isinstance(key_encoder, str) and key_encoder in KEY_ENCODERS)
+        ):
             raise ConfigurationError(
                 f"key_encoder {key_encoder!r} is not one of "
                 f"{', '.join(map(repr, KEY_ENCODERS))} or a function of the document"
@@ -180,7 +183,9 @@ class _Run:
                 continue
             documents[key] = Document(document.page_content, document.metadata, id=key)
             sources.append(self._source(document))
-        return _Prepared(list(documents.values()), list(documents), sources, len(batch) - len(documents))
+        return _Prepared(
+            list(documents.values()), list(documents), sources, len(batch) - len(documents)
+        )
 
     def _key(self, document: Document) -> str:
         if isinstance(self.key_encoder, str):
@@ -210,8 +215,11 @@ class _Run:
 
     def select(self, prepared: _Prepared, exists: list[bool]) -> list[Document]:
         """The documents to write, counting the skipped and the updated ones."""
-        to_write = [doc for doc, stored in zip(prepared.documents, exists, strict=True)
-                    if self.force_update or not stored]
+        to_write = [
+            doc
+            for doc, stored in zip(prepared.documents, exists, strict=True)
+            if self.force_update or not stored
+        ]
         stored_count = sum(exists)
         result = self.result
         result["num_skipped"] += prepared.duplicates
@@ -356,7 +364,9 @@ def index(
             vector_store.add_documents(to_write, ids=[doc.id for doc in to_write])
         record_manager.update(prepared.keys, group_ids=prepared.sources, time_at_least=started)
         if cleanup == "incremental":
-            _delete_stale(run, record_manager, vector_store, started, run.sources_to_clean(prepared))
+            _delete_stale(
+                run, record_manager, vector_store, started, run.sources_to_clean(prepared)
+            )
         elif cleanup == "scoped_full":
             seen_sources.update(dict.fromkeys(s for s in prepared.sources if s is not None))
     if cleanup == "incremental":
@@ -369,7 +379,10 @@ def index(
 
 
 def _delete_stale(
-    run: _Run, record_manager: RecordManager, vector_store: Any, started: float,
+    run: _Run,
+    record_manager: RecordManager,
+    vector_store: Any,
+    started: float,
     sources: list[str] | None,
 ) -> None:
     """Delete keys stamped before the run started (of these sources; all when None)."""
@@ -428,7 +441,9 @@ async def aindex(
             prepared.keys, group_ids=prepared.sources, time_at_least=started
         )
         if cleanup == "incremental":
-            await _adelete_stale(run, record_manager, vector_store, started, run.sources_to_clean(prepared))
+            await _adelete_stale(
+                run, record_manager, vector_store, started, run.sources_to_clean(prepared)
+            )
         elif cleanup == "scoped_full":
             seen_sources.update(dict.fromkeys(s for s in prepared.sources if s is not None))
     if cleanup == "incremental":
@@ -441,7 +456,10 @@ async def aindex(
 
 
 async def _adelete_stale(
-    run: _Run, record_manager: RecordManager, vector_store: Any, started: float,
+    run: _Run,
+    record_manager: RecordManager,
+    vector_store: Any,
+    started: float,
     sources: list[str] | None,
 ) -> None:
     if sources is not None and not sources:

@@ -183,7 +183,9 @@ def check_keys(keys: Sequence[str], *, what: str = "keys") -> list[str]:
     try:
         items = list(keys)
     except TypeError:
-        raise InvalidInputError(f"{what} must be a list of strings, got {type(keys).__name__}") from None
+        raise InvalidInputError(
+            f"{what} must be a list of strings, got {type(keys).__name__}"
+        ) from None
     for position, item in enumerate(items):
         if not isinstance(item, str):
             raise InvalidInputError(

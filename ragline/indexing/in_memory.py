@@ -67,7 +67,9 @@ class InMemoryRecordManager(RecordManager):
             if time_at_least is not None and now < time_at_least:
                 now = self._last_stamp = float(time_at_least)
             # one dict.update: either every record is written or (on error) none
-            self._records.update((key, (group, now)) for key, group in zip(keys, groups, strict=True))
+            self._records.update(
+                (key, (group, now)) for key, group in zip(keys, groups, strict=True)
+            )
 
     def exists(self, keys: Sequence[str]) -> list[bool]:
         keys = check_keys(keys)

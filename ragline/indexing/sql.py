@@ -162,7 +162,9 @@ class SQLRecordManager(RecordManager):
             try:
                 connection.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as err:
-                raise PersistenceError(f"cannot write record database {self._path!r}: {err}") from err
+                raise PersistenceError(
+                    f"cannot write record database {self._path!r}: {err}"
+                ) from err
             try:
                 yield connection
                 connection.execute("COMMIT")
@@ -180,7 +182,9 @@ class SQLRecordManager(RecordManager):
             try:
                 return connection.execute(sql, parameters).fetchall()
             except sqlite3.Error as err:
-                raise PersistenceError(f"cannot read record database {self._path!r}: {err}") from err
+                raise PersistenceError(
+                    f"cannot read record database {self._path!r}: {err}"
+                ) from err
 
     def close(self) -> None:
         """Close the database connection (it reopens on next use)."""
@@ -231,7 +235,9 @@ class SQLRecordManager(RecordManager):
                 _UPSERT,
                 (
                     (row_id, key, namespace, group, now)
-                    for row_id, key, group in zip(_random_uuids(len(keys)), keys, groups, strict=True)
+                    for row_id, key, group in zip(
+                        _random_uuids(len(keys)), keys, groups, strict=True
+                    )
                 ),
             )
 
