@@ -6,7 +6,7 @@ group "rare"), through one lookup-table Embeddings (numpy rows, so no wrapper pa
 list conversions), with the cosine metric (unit vectors, inner product):
 
 * **raw faiss**: what a careful user writes directly on faiss: ``IndexIDMap2(IndexFlatIP)``,
-  a list docstore, ragline ``Document`` results, a group -> ids dict built on first use
+  a list docstore (metadata copied with ``dict()``), ragline ``Document`` results, a group -> ids dict built on first use
   for filters (``IDSelectorBatch``), ragline's numpy MMR helper, ``write_index`` + JSON;
 * **ragline**: ``ragline.vectorstores.FAISS`` (Flat);
 * **LangChain**: ``langchain_community.vectorstores.FAISS`` with
@@ -144,7 +144,9 @@ class RawFaiss:
         faiss.normalize_L2(matrix)
         self.index = faiss.IndexIDMap2(faiss.IndexFlatIP(matrix.shape[1]))
         self.index.add_with_ids(matrix, np.arange(len(texts), dtype=np.int64))
-        self.docs = list(zip(ids, texts, metadatas, strict=True))  # label = position
+        # label = position; metadata copied (flat dicts: shallow), as a store must not share
+        # it with the caller, which ragline's contract asks and LangChain's Documents do
+        self.docs = list(zip(ids, texts, map(dict, metadatas), strict=True))
         self.by_group: dict[str, np.ndarray] | None = None
 
     @classmethod
