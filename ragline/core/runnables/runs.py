@@ -25,7 +25,13 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ragline.core.callbacks.manager import BaseRunManager, CallbackManager
-from ragline.core.config import RunnableConfig, _current_config, ensure_config, get_config_list
+from ragline.core.config import (
+    RunnableConfig,
+    _current_config,
+    ensure_config,
+    get_config_list,
+    use_config,
+)
 from ragline.core.exceptions import ConfigurationError
 
 __all__ = ["RunReporting", "add_chunks", "combine_chunks"]
@@ -252,11 +258,8 @@ class RunReporting:
                 yield chunk
 
         output: list[Any] = []
-        token = _current_config.set(child)
-        try:
+        with use_config(child):
             iterator = iter(transformer(tap()))
-        finally:
-            _current_config.reset(token)
         try:
             while (chunk := _next_under(child, iterator)) is not _NOTHING:
                 if listening:
@@ -282,10 +285,7 @@ class RunReporting:
         """Async twin of :meth:`_transform_stream_with_config`."""
         outer = _current_config.get()
         upstream = input.__aiter__()
-        try:
-            first = await upstream.__anext__()
-        except StopAsyncIteration:
-            first = _NOTHING
+        first = await anext(upstream, _NOTHING)
         config = ensure_config(config)
         run = await self._astart_run(start_input if start_input is not None else _none_if_nothing(first),
                                      config, run_type)
@@ -303,11 +303,8 @@ class RunReporting:
                 yield chunk
 
         output: list[Any] = []
-        token = _current_config.set(child)
-        try:
+        with use_config(child):
             iterator = transformer(tap()).__aiter__()
-        finally:
-            _current_config.reset(token)
         try:
             while (chunk := await _anext_under(child, iterator)) is not _NOTHING:
                 if listening:
