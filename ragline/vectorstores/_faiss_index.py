@@ -172,11 +172,6 @@ class LabeledIndex:
         return self._target is None
 
     @property
-    def approximate(self) -> bool:
-        """Whether a search may miss true neighbours (HNSW, IVF ... once trained)."""
-        return self.trained and self.kind != "flat"
-
-    @property
     def ntotal(self) -> int:
         """Vectors held by faiss, masked ones included."""
         return int(self.index.ntotal)
