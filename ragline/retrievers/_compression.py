@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -49,8 +48,7 @@ class BaseDocumentCompressor(ABC):
 
     async def acompress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
         """Async ``compress_documents``; by default the sync one in a worker thread."""
-        call = functools.partial(contextvars.copy_context().run, self.compress_documents, documents, query)
-        return await asyncio.get_running_loop().run_in_executor(None, call)
+        return await asyncio.to_thread(self.compress_documents, documents, query)
 
 
 def _check_output(owner: str, output: Any) -> list[Document]:
@@ -105,19 +103,17 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
             return []
         return _check_output("base_compressor", self.base_compressor.compress_documents(documents, query))
 
-    async def _aget_relevant_documents(self, query: str) -> list[Document]:
-        documents = await self.base_retriever.ainvoke(query)
-        if not documents:
-            return []
+    async def _acompress(self, documents: list[Document], query: str) -> list[Document]:
         compress = getattr(self.base_compressor, "acompress_documents", None)
         if compress is not None:
             output = await compress(documents, query)
-        else:  # a duck-typed compressor with only the sync method
-            call = functools.partial(contextvars.copy_context().run,
-                                     self.base_compressor.compress_documents, documents, query)
-            output = await asyncio.get_running_loop().run_in_executor(None, call)
+        else:  # a duck-typed compressor with only the sync method (to_thread keeps the context)
+            output = await asyncio.to_thread(self.base_compressor.compress_documents, documents, query)
         return _check_output("base_compressor", output)
 
+    async def _aget_relevant_documents(self, query: str) -> list[Document]:
+        documents = await self.base_retriever.ainvoke(query)
+        return await self._acompress(documents, query) if documents else []
 
     # batch / abatch (ChildBatchRetriever): one base-retriever batch for all the queries,
     # then each query's compression inside its own run (so model calls nest under it)
@@ -126,8 +122,7 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
             return documents
         try:
             with use_config(config):
-                output = self.base_compressor.compress_documents(documents, query)
-            return _check_output("base_compressor", output)
+                return _check_output("base_compressor", self.base_compressor.compress_documents(documents, query))
         except Exception as err:
             return err
 
@@ -136,13 +131,7 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
             return documents
         try:
             with use_config(config):
-                compress = getattr(self.base_compressor, "acompress_documents", None)
-                if compress is not None:
-                    output = await compress(documents, query)
-                else:
-                    output = await asyncio.to_thread(
-                        contextvars.copy_context().run, self.base_compressor.compress_documents, documents, query)
-            return _check_output("base_compressor", output)
+                return await self._acompress(documents, query)
         except Exception as err:
             return err
 
