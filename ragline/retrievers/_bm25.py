@@ -119,7 +119,7 @@ class BM25Index:
         for query in queries:
             scores.fill(0.0)
             self._add_scores(query, scores)
-            results.append(top_k(scores, k))
+            results.append(_best_indices(scores, k))
         return results
 
     def _add_scores(self, query: Sequence[str], out: np.ndarray) -> None:
@@ -136,11 +136,15 @@ class BM25Index:
             out[self.postings_docs[start:end]] += weights if count == 1 else count * weights
 
 
-def top_k(scores: np.ndarray, k: int) -> list[int]:
+def _best_indices(scores: np.ndarray, k: int) -> list[int]:
     """Indices of the ``k`` best positive scores, best first, ties by lower index."""
-    candidates = np.flatnonzero(scores > 0)
+    candidates = np.flatnonzero(scores > 0)  # ascending indices
     if len(candidates) > k:
-        candidates = candidates[np.argpartition(-scores[candidates], k - 1)[:k]]
+        values = scores[candidates]
+        kth = -np.partition(-values, k - 1)[k - 1]  # the k-th best score
+        # argpartition alone would pick any of the documents tied at the k-th score
+        better = candidates[values > kth]
+        candidates = np.concatenate([better, candidates[values == kth][: k - len(better)]])
     order = np.lexsort((candidates, -scores[candidates]))
     return candidates[order].tolist()
 

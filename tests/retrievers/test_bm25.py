@@ -192,3 +192,14 @@ def test_setting_a_bad_k_keeps_the_old_value():
     with pytest.raises(InvalidInputError, match="k must be an int >= 1, got 0"):
         retriever.k = 0
     assert retriever.k == 3
+
+
+def test_ties_at_the_k_th_place_go_to_the_earlier_documents():
+    texts = ["apple"] * 6 + ["apple apple"]
+    retriever = BM25Retriever.from_texts(texts, ids=[str(i) for i in range(7)], k=3)
+    # "apple apple" scores highest; the six single "apple" documents tie
+    assert [d.id for d in retriever.invoke("apple")] == ["6", "0", "1"]
+    retriever.k = 1
+    assert [d.id for d in retriever.invoke("apple")] == ["6"]
+    tied = BM25Retriever.from_texts(["x y"] * 50, ids=[str(i) for i in range(50)], k=4)
+    assert [[d.id for d in docs] for docs in tied.batch(["x", "y", "x y"])] == [["0", "1", "2", "3"]] * 3
