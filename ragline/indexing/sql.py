@@ -210,8 +210,8 @@ class SQLRecordManager(RecordManager):
         ((latest,),) = self._query(
             "SELECT MAX(updated_at) FROM upsertion_record WHERE namespace = ?", (self.namespace,)
         )
-        stamps = [s for s in (self._last_stamp, latest) if s is not None]
-        now = next_time(max(stamps) if stamps else None)  # type: ignore[type-var]
+        stamps = [float(s) for s in (self._last_stamp, latest) if isinstance(s, (int, float))]
+        now = next_time(max(stamps) if stamps else None)
         self._last_stamp = now
         return now
 
