@@ -3,9 +3,10 @@
 Small chunks embed precisely; large ones give the model context. ``add_documents``
 splits each parent into children with ``child_splitter``, stores the children in the
 vector store (``metadata[id_key]`` = the parent's id; child ids ``"<parent id>-<n>"``, so
-adding a parent again replaces its children) and the parents in the docstore. A query
-searches the children and returns their parents, each once, in the order of their best
-child.
+adding a parent again replaces its children; when the new version has fewer children,
+the extra old ones stay and still lead to the new parent) and the parents in the
+docstore. A query searches the children and returns their parents, each once, in the
+order of their best child.
 """
 
 from __future__ import annotations
