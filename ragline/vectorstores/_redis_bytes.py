@@ -7,7 +7,6 @@ yield_keys`` and async twins on ``redis.asyncio``), so it plugs into
 
 from __future__ import annotations
 
-import math
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
@@ -56,18 +55,9 @@ class RedisStore(BaseStore[str, bytes]):
             raise ConfigurationError(
                 f"namespace must be a non-empty str or None, got {namespace!r}"
             )
-        if ttl is not None and (
-            isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not math.isfinite(ttl)
-            or ttl <= 0
-        ):  # fmt: skip
-            raise ConfigurationError(
-                f"ttl must be a positive number of seconds or None, got {ttl!r}"
-            )
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigurationError(f"batch_size must be a positive int, got {batch_size!r}")
+        self._ttl_ms = conn.ttl_milliseconds(ttl)
+        self._batch_size = conn.check_batch_size(batch_size)
         self._prefix = "" if namespace is None else f"{namespace}/"
-        self._ttl_ms = None if ttl is None else max(1, int(ttl * 1000))
-        self._batch_size = batch_size
         self._timeouts = {"connect_timeout": connect_timeout, "timeout": timeout}
         self._url = None if client is not None else redis_url
         self._client = None if client is None else conn.check_client(client)

@@ -11,6 +11,7 @@ on one batch while the next one is being encoded.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -24,11 +25,13 @@ __all__ = [
     "Packed",
     "arun",
     "bulk",
+    "check_batch_size",
     "describe_client",
     "make_async_client",
     "make_client",
     "run",
     "safe_url",
+    "ttl_milliseconds",
 ]
 
 T = TypeVar("T")
@@ -58,6 +61,26 @@ def bulk(data: bytes) -> bytes:
 
 def redis_module() -> Any:
     return require("redis", "redis")
+
+
+def ttl_milliseconds(ttl: float | None) -> int | None:
+    """A ``ttl`` option in seconds as the whole milliseconds PEXPIRE takes (at least 1).
+
+    Raises:
+        ConfigurationError: ``ttl`` is not None and not a finite positive number.
+    """
+    if ttl is None:
+        return None
+    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not math.isfinite(ttl) or ttl <= 0:
+        raise ConfigurationError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
+    return max(1, int(ttl * 1000))
+
+
+def check_batch_size(batch_size: int) -> int:
+    """``batch_size`` if it is a positive int, else ConfigurationError naming it."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ConfigurationError(f"batch_size must be a positive int, got {batch_size!r}")
+    return batch_size
 
 
 def safe_url(url: str) -> str:

@@ -144,20 +144,12 @@ class Redis(VectorStore):
                 f"field {schema.metadata_key!r} must be distinct non-empty names"
             )
         schema.fields = check_fields(parse_index_schema(index_schema), (*schema.reserved, _SCORE))
-        if ttl is not None and (
-            isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or ttl <= 0
-        ):
-            raise ConfigurationError(
-                f"ttl must be a positive number of seconds or None, got {ttl!r}"
-            )
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ConfigurationError(f"batch_size must be a positive int, got {batch_size!r}")
+        self._ttl_ms = conn.ttl_milliseconds(ttl)
+        self._batch_size = conn.check_batch_size(batch_size)
         self._embedding = embedding
         self._schema = schema
         self._declared = dict(schema.fields)
         self._infer = index_schema is None if infer_schema is None else bool(infer_schema)
-        self._ttl_ms = None if ttl is None else max(1, int(ttl * 1000))
-        self._batch_size = batch_size
         self._timeouts = {"connect_timeout": connect_timeout, "timeout": timeout}
         self._url = None if client is not None else redis_url
         self._client = None if client is None else conn.check_client(client)
