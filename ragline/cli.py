@@ -1,14 +1,16 @@
 """The ``ragline`` command: index a corpus, query it, ask questions about it.
 
     ragline index PATH... --store DIR [--glob PATTERN] [--chunk-size N] [--chunk-overlap N]
-                          [--embedding minilm|hashing|openai]
+                          [--embedding minilm|hashing|openai] [--full]
     ragline query "text" --store DIR [-k N] [--search-type similarity|mmr|similarity_score_threshold]
                           [--score-threshold X] [--filter JSON] [--json]
     ragline ask "question" --store DIR [--chain stuff|map_reduce|refine|map_rerank] [-k N]
                           [--model NAME]
 
 A store folder holds ``ragline.json`` (how it was built: embedding, chunking) beside the
-FAISS store in ``faiss/``, so ``query`` and ``ask`` embed with the same model ``index`` used.
+FAISS store in ``faiss/``, so ``query`` and ``ask`` embed with the same model ``index`` used,
+and ``records.sqlite`` (each chunk's content hash and source), so re-running ``index`` on the
+same store embeds only the chunks that changed.
 Errors are printed as one line on stderr with exit status 2.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +28,7 @@ from typing import Any
 from ragline.core import Document, RaglineError
 
 STORE_MANIFEST = "ragline.json"
+RECORDS_FILE = "records.sqlite"  # what index() wrote: chunk hashes and sources
 FAISS_FOLDER = "faiss"
 EMBEDDING_CHOICES = ("minilm", "hashing", "openai")
 SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold")
@@ -116,42 +120,94 @@ def _split_documents(documents: list[Document], chunk_size: int, overlap: int) -
 
 
 def command_index(args: argparse.Namespace) -> int:
+    """Index PATHs into the store, re-embedding only chunks that changed since the last run.
+
+    The store folder keeps ``records.sqlite`` (a SQLRecordManager: the content hash and
+    source of every stored chunk). A re-run loads the saved FAISS store and runs
+    :func:`ragline.indexing.index` with incremental cleanup keyed on ``source`` (``--full``:
+    also delete the chunks of files no longer given). The records are written to a copy
+    that replaces ``records.sqlite`` only after the store is saved, so a crash never
+    leaves records of chunks the saved store lacks.
+    """
+    from ragline.indexing import SQLRecordManager, index
     from ragline.vectorstores import FAISS
 
     if args.chunk_size <= 0 or not 0 <= args.chunk_overlap < args.chunk_size:
         raise CommandError(
             f"need 0 <= --chunk-overlap < --chunk-size, got {args.chunk_overlap} and {args.chunk_size}"
         )
+    folder = Path(args.store)
+    previous = _read_manifest(folder)
+    built_with = previous.get("embedding") if previous else None
+    if args.embedding is None:
+        args.embedding = built_with or "minilm"
+    elif built_with is not None and args.embedding != built_with:
+        raise CommandError(
+            f"{folder} was built with the {built_with!r} embedding, not {args.embedding!r}; "
+            f"re-run with --embedding {built_with} or index into a new --store folder"
+        )
     show_progress = not args.quiet and sys.stderr.isatty()
-    documents = _load_documents(args.paths, args.glob, show_progress)
+    # absolute paths: the chunks' source must not depend on the directory we run from
+    paths = [str(Path(raw).absolute()) for raw in args.paths]
+    documents = _load_documents(paths, args.glob, show_progress)
     chunks = _split_documents(documents, args.chunk_size, args.chunk_overlap)
     _note(args, f"loaded {len(documents)} documents, split into {len(chunks)} chunks")
-    options = {"show_progress": not args.quiet}
-    embeddings = make_embeddings(args.embedding, options)
-    # ids: the source and the chunk's position in it (start offsets can repeat when a
-    # chunk starts with whitespace the splitter stripped)
-    positions: dict[str, int] = {}
-    for chunk in chunks:
-        source = str(chunk.metadata.get("source", ""))
-        positions[source] = positions.get(source, -1) + 1
-        chunk.id = f"{source}#{positions[source]}"
-    store = FAISS.from_documents(chunks, embeddings)
-    folder = Path(args.store)
+    embeddings = make_embeddings(args.embedding, {"show_progress": not args.quiet})
     folder.mkdir(parents=True, exist_ok=True)
-    store.save_local(folder / FAISS_FOLDER)
+    records_path, work_path = folder / RECORDS_FILE, folder / (RECORDS_FILE + ".tmp")
+    # A store without records (or records without a store) starts over: its chunks
+    # could not be matched to records, so they would never be cleaned up.
+    resume = built_with is not None and records_path.is_file() and (folder / FAISS_FOLDER).is_dir()
+    if resume:
+        store = FAISS.load_local(folder / FAISS_FOLDER, embeddings)
+        shutil.copyfile(records_path, work_path)
+    else:
+        store = FAISS(embeddings)
+        work_path.unlink(missing_ok=True)
+    records = SQLRecordManager("ragline-faiss", db_url=f"sqlite:///{work_path.absolute()}")
+    try:
+        result = index(
+            chunks, records, store, cleanup="full" if args.full else "incremental",
+            source_id_key="source",
+        )  # fmt: skip
+        records.close()
+        store.save_local(folder / FAISS_FOLDER)
+        os.replace(work_path, records_path)
+    finally:
+        records.close()
+        work_path.unlink(missing_ok=True)
     manifest = {
         "embedding": args.embedding,
         "embedding_options": {},
         "chunk_size": args.chunk_size,
         "chunk_overlap": args.chunk_overlap,
         "documents": len(documents),
-        "chunks": len(chunks),
+        "chunks": store.count(),
     }
     tmp = folder / (STORE_MANIFEST + ".tmp")
     tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     os.replace(tmp, folder / STORE_MANIFEST)
-    _note(args, f"indexed {len(chunks)} chunks into {folder}")
+    if not args.quiet:
+        print(
+            f"added {result['num_added']}, updated {result['num_updated']}, "
+            f"skipped {result['num_skipped']}, deleted {result['num_deleted']}"
+        )
+    _note(args, f"{folder} holds {store.count()} chunks")
     return 0
+
+
+def _read_manifest(folder: Path) -> dict[str, Any] | None:
+    """The store's ragline.json, or None when the folder holds no store yet."""
+    path = folder / STORE_MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise CommandError(f"{path}: not a valid store manifest ({err})") from None
+    if not isinstance(manifest, dict):
+        raise CommandError(f"{path}: not a valid store manifest (not a JSON object)")
+    return manifest
 
 
 # ---------------------------------------------------------------- query
@@ -287,7 +343,10 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--glob", default="**/*", help="files to take from folders (default: **/*)")
     index.add_argument("--chunk-size", type=int, default=1000)
     index.add_argument("--chunk-overlap", type=int, default=150)
-    index.add_argument("--embedding", choices=EMBEDDING_CHOICES, default="minilm")
+    index.add_argument("--embedding", choices=EMBEDDING_CHOICES, default=None,
+                       help="default: what the store was built with, else minilm")
+    index.add_argument("--full", action="store_true",
+                       help="also delete the chunks of files not given in this run")
     index.set_defaults(handler=command_index)
 
     def add_search_options(sub: argparse.ArgumentParser) -> None:

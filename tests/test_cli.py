@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -71,7 +72,9 @@ def test_query_prints_ranked_chunks_with_sources(store: Path, capsys: pytest.Cap
     rows = json.loads(capsys.readouterr().out)
     assert [row["rank"] for row in rows] == [1, 2]
     assert Path(rows[0]["source"]).name == "mars.txt"
-    assert rows[0]["id"] == rows[0]["source"] + "#0"  # source and chunk position
+    # ids are the chunks' content hashes (sha256 of text and metadata): unique, and the
+    # same on every re-run (test_reindex_embeds_only_the_changed_chunks)
+    assert re.fullmatch("[0-9a-f]{64}", rows[0]["id"]) and rows[0]["id"] != rows[1]["id"]
     assert rows[0]["content"] == FILES["space/mars.txt"]
     assert 0 <= rows[1]["score"] <= rows[0]["score"] <= 1
     # HTML went through BeautifulSoup: visible text only, title in metadata
@@ -162,3 +165,88 @@ def test_ask_streams_the_answer_and_lists_sources(store: Path, server: OpenAITes
     assert len(requests) == len(replies)
     assert requests[-1].body["model"] == "tiny" and requests[-1].body["stream"] is True
     assert "Why do cats purr?" in json.dumps(requests[-1].body["messages"])
+
+
+# ---------------------------------------------------------------- incremental index
+
+PARAGRAPHS = [f"Paragraph {n}: " + " ".join([f"word{n}"] * 140) for n in range(3)]  # ~600 chars
+
+
+def _ids_by_text(store: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
+    assert main(["query", "anything", "--store", str(store), "-k", "50", "--json"]) == 0
+    return {row["content"]: row["id"] for row in json.loads(capsys.readouterr().out)}
+
+
+def test_reindex_embeds_only_the_changed_chunks(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Re-running index on a store: unchanged chunks skipped, edits replace their chunks only."""
+    from ragline.embeddings import HashingEmbeddings
+
+    embedded: list[str] = []
+    original = HashingEmbeddings.embed_documents_array
+
+    def counting(self: HashingEmbeddings, texts: list[str]) -> object:
+        embedded.extend(texts)
+        return original(self, texts)
+
+    monkeypatch.setattr(HashingEmbeddings, "embed_documents_array", counting)
+    long_file = corpus / "long.txt"  # three ~600-character paragraphs: three chunks
+    long_file.write_text("\n\n".join(PARAGRAPHS), encoding="utf-8")
+    folder = tmp_path / "store"
+
+    def index(*extra: str) -> str:
+        embedded.clear()  # queries embed too: count only this run
+        assert main(["index", str(corpus), "--store", str(folder), *extra]) == 0
+        return capsys.readouterr().out
+
+    assert index("--embedding", "hashing") == "added 7, updated 0, skipped 0, deleted 0\n"
+    assert len(embedded) == 7
+    first_ids = _ids_by_text(folder, capsys)
+    assert len(set(first_ids.values())) == 7
+    assert sorted(path.name for path in folder.iterdir()) == ["faiss", "ragline.json", "records.sqlite"]
+
+    # unchanged corpus; the embedding comes from the manifest
+    assert index() == "added 0, updated 0, skipped 7, deleted 0\n"
+    assert embedded == []
+    assert _ids_by_text(folder, capsys) == first_ids
+
+    # edit the last paragraph of long.txt (still too long to merge with another): that chunk only
+    rewritten = "Paragraph 2 was rewritten: " + " ".join(["fresh"] * 100)
+    long_file.write_text("\n\n".join([*PARAGRAPHS[:2], rewritten]), encoding="utf-8")
+    assert index() == "added 1, updated 0, skipped 6, deleted 1\n"
+    assert embedded == [rewritten]
+    ids = _ids_by_text(folder, capsys)
+    assert ids.pop(rewritten) not in first_ids.values()
+    assert ids == {text: key for text, key in first_ids.items() if text != PARAGRAPHS[2]}
+
+    # a deleted file: incremental cleanup keeps its chunks, --full deletes them
+    (corpus / "space" / "mars.txt").unlink()
+    assert index() == "added 0, updated 0, skipped 6, deleted 0\n"
+    assert index("--full") == "added 0, updated 0, skipped 6, deleted 1\n"
+    assert embedded == []
+    assert main(["query", "largest volcano planet", "--store", str(folder), "-k", "6", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 6 and not any("mars" in row["source"] for row in rows)
+    assert main(["query", "cats purr", "--store", str(folder), "-k", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["content"] == FILES["animals/cats.md"]
+    assert json.loads((folder / "ragline.json").read_text())["chunks"] == 6
+
+
+def test_reindex_with_another_embedding_is_refused(store: Path, corpus: Path) -> None:
+    result = run_cli("index", str(corpus), "--store", str(store), "--embedding", "openai")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines() == [
+        f"ragline: error: {store} was built with the 'hashing' embedding, not 'openai'; "
+        f"re-run with --embedding hashing or index into a new --store folder"
+    ]
+    query = run_cli("query", "cats purr", "--store", str(store), "-k", "1", "--json")
+    assert Path(json.loads(query.stdout)[0]["source"]).name == "cats.md"
+
+
+def test_a_store_without_records_is_rebuilt(store: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Without records.sqlite the saved chunks cannot be matched: start over, no duplicates."""
+    (store / "records.sqlite").unlink()
+    assert main(["index", str(corpus), "--store", str(store)]) == 0
+    assert capsys.readouterr().out == "added 4, updated 0, skipped 0, deleted 0\n"
+    assert len(_ids_by_text(store, capsys)) == 4
