@@ -8,6 +8,10 @@ documents and most are rare, as in real text), the same tokenizer (ragline's
 * **invoke**: one query at a time, queries per second.
 * **batch**: ``retriever.batch(queries)`` (ragline scores the whole batch with one
   bincount per block; LangChain's runs ``invoke`` per query in threads).
+* **hybrid** (ragline only): ``EnsembleRetriever`` over the BM25 retriever and an
+  ``InMemoryVectorStore`` (``HashingEmbeddings(384)``, ``--hybrid-docs`` texts): ``batch``,
+  which hands all queries to each child's batch (one embedding call), against a loop of
+  ``invoke``.
 * **agreement**: mean overlap of the top-k sets. The rankings differ a little by design:
   ragline's idf is ``ln(1 + (N - n + .5) / (n + .5))``, rank_bm25's is
   ``ln((N - n + .5) / (n + .5))`` with an epsilon floor; and ragline drops documents that
@@ -17,6 +21,7 @@ Each timing is the median of ``--repeats`` runs, the two implementations interle
 
 Usage:
     .venv/bin/python benchmarks/retrievers.py [--docs 20000] [--queries 500] [--repeats 3]
+                                              [--hybrid-docs 5000]
 """
 
 from __future__ import annotations
@@ -36,7 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 from langchain_community.retrievers import BM25Retriever as LCBM25  # noqa: E402
 
-from ragline.retrievers import BM25Retriever, default_preprocessing_func  # noqa: E402
+from ragline.embeddings import HashingEmbeddings  # noqa: E402
+from ragline.retrievers import BM25Retriever, EnsembleRetriever, default_preprocessing_func  # noqa: E402
+from ragline.vectorstores import InMemoryVectorStore  # noqa: E402
 
 K = 4
 
@@ -67,6 +74,7 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=20000)
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--hybrid-docs", type=int, default=5000)
     args = parser.parse_args()
 
     texts = make_texts(args.docs, 60, seed=1)
@@ -109,6 +117,19 @@ def main() -> None:
         ratio = base / mine if name.endswith("(s)") else mine / base
         print(f"{name:<28}{mine:>12.3f}{base:>12.3f}{ratio:>9.1f}x")
     print(f"top-{K} overlap with rank_bm25: {overlap:.3f}")
+
+    hybrid_texts = texts[: args.hybrid_docs]
+    store = InMemoryVectorStore.from_texts(hybrid_texts, HashingEmbeddings(dimension=384))
+    hybrid = EnsembleRetriever([BM25Retriever.from_texts(hybrid_texts, k=K),
+                                store.as_retriever(search_kwargs={"k": K})], weights=[0.5, 0.5])
+    hybrid_times = interleave(args.repeats, {
+        "batch": lambda: hybrid.batch(queries),
+        "invoke loop": lambda: [hybrid.invoke(q) for q in queries],
+    })
+    print(f"hybrid BM25 + vectors over {len(hybrid_texts)} texts, {len(queries)} queries: "
+          f"batch {len(queries) / hybrid_times['batch']:.0f} queries/s, invoke loop "
+          f"{len(queries) / hybrid_times['invoke loop']:.0f} queries/s "
+          f"({hybrid_times['invoke loop'] / hybrid_times['batch']:.1f}x)")
 
 
 if __name__ == "__main__":
