@@ -6,6 +6,8 @@ import asyncio
 import threading
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragline.core import (
     BaseRetriever,
@@ -249,3 +251,25 @@ async def test_a_child_failing_on_one_query_fails_only_that_query(asynchronous):
         retriever.batch(queries)
     with pytest.raises(InvalidInputError, match="needs a str query, got int"):
         retriever.batch(["ok", 3])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    lists=st.lists(st.lists(st.sampled_from("abcdefgh"), max_size=6), min_size=1, max_size=4),
+    data=st.data(),
+)
+def test_fusion_matches_the_formula_on_random_rankings(lists, data):
+    weights = data.draw(st.lists(st.integers(0, 5), min_size=len(lists), max_size=len(lists)).filter(any))
+    c = data.draw(st.sampled_from([0, 1, 60]))
+    # reference: each list's first occurrence of a letter at rank r adds w / (c + r)
+    scores, first = {}, []
+    for letters, weight in zip(lists, weights, strict=True):
+        for letter in dict.fromkeys(letters):
+            scores[letter] = scores.get(letter, 0.0) + weight / (c + letters.index(letter) + 1)
+        first.extend(letter for letter in dict.fromkeys(letters) if letter not in first)
+    expected = sorted(first, key=lambda letter: (-scores[letter], first.index(letter)))
+    docs = [[Document(letter) for letter in letters] for letters in lists]
+    fused = [d.page_content for d in weighted_reciprocal_rank(docs, weights, c)]
+    assert fused == expected
+    # scaling every weight changes no order (by 4: a power of two keeps the float sums exact)
+    assert [d.page_content for d in weighted_reciprocal_rank(docs, [w * 4 for w in weights], c)] == fused
