@@ -166,3 +166,19 @@ def test_nested_retrievers_report_a_full_run_tree():
             ("InMemoryVectorStoreRetriever", []),
         ]),
     ])
+
+
+def test_in_a_rag_chain_batch_each_retriever_run_sits_under_its_own_input():
+    from ragline.core import RunnablePassthrough
+
+    hybrid = BUILDERS["ensemble"]()
+    chain = {"context": hybrid, "question": RunnablePassthrough()} | RunnableLambda(
+        lambda x: [d.id for d in x["context"]], name="ids")
+    collector = RunCollectorCallbackHandler()
+    one_by_one = [chain.invoke(q) for q in QUERIES[:2]]
+    assert chain.batch(QUERIES[:2], {"callbacks": [collector]}) == one_by_one
+    for root, query in zip(collector.traced_runs, QUERIES[:2], strict=True):
+        ensemble = root.find("EnsembleRetriever")
+        assert ensemble is not None and ensemble.inputs == query
+        assert sorted(child.name for child in ensemble.children) == ["BM25Retriever", "InMemoryVectorStoreRetriever"]
+        assert all(child.inputs == query for child in ensemble.children)
