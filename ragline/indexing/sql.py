@@ -4,7 +4,12 @@ One table, ``upsertion_record``, with the columns LangChain's SQLRecordManager u
 (``uuid, key, namespace, group_id, updated_at``; ``key`` unique per ``namespace``), so a
 SQLite record file written by either one can be read by the other. Every write runs in
 one ``BEGIN IMMEDIATE`` transaction: it lands whole or not at all, and two processes
-writing the same file take turns instead of failing half-way.
+writing the same file take turns instead of failing half-way. A file database runs in
+WAL mode with ``synchronous=NORMAL`` (see ``_connect``).
+
+Indexes: ``(namespace, updated_at)`` for full cleanup and the clock, and
+``(namespace, group_id, updated_at)`` so incremental cleanup seeks each source's stale
+keys instead of scanning every key stamped before the run.
 
 Lists of keys and group ids travel to SQLite as one JSON array (``json_each``), so a
 call with 100,000 keys is one statement, below every SQLite variable limit.
@@ -42,8 +47,8 @@ CREATE TABLE IF NOT EXISTS upsertion_record (
 );
 CREATE INDEX IF NOT EXISTS ix_upsertion_record_namespace_updated_at
     ON upsertion_record (namespace, updated_at);
-CREATE INDEX IF NOT EXISTS ix_upsertion_record_namespace_group_id
-    ON upsertion_record (namespace, group_id);
+CREATE INDEX IF NOT EXISTS ix_upsertion_record_namespace_group_id_updated_at
+    ON upsertion_record (namespace, group_id, updated_at);
 """
 
 _UPSERT = """
@@ -148,6 +153,13 @@ class SQLRecordManager(RecordManager):
             connection = sqlite3.connect(
                 self._path, timeout=30, isolation_level=None, check_same_thread=False
             )
+            if self._path != _MEMORY:
+                # WAL: a commit appends to the log without an fsync (synchronous=NORMAL),
+                # ~100x faster per batch than the default rollback journal. A crash of
+                # the process loses nothing committed; a power cut may lose the last
+                # commits, which only makes index() re-add (upsert) those documents.
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=NORMAL")
             connection.executescript(_SCHEMA)
         except sqlite3.Error as err:
             raise PersistenceError(f"cannot open record database {self._path!r}: {err}") from err

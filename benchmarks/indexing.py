@@ -1,0 +1,201 @@
+"""Re-indexing an unchanged corpus against indexing it the first time, same run.
+
+The corpus is the first ``--files`` Python files of this interpreter's standard library
+(sorted paths, test folders left out), split by the recursive splitter's Python preset
+(1,000 characters, overlap 150) the way ``ragline index`` splits them. Measured:
+
+* **cli**: ``ragline index STDLIB_FILES --store DIR`` end to end (load, split, embed,
+  index, save), then the same command again on the unchanged files (load, split, hash,
+  look up, save), then once more after editing one file. The ratio re-index / first is
+  what incremental indexing buys; loading and splitting are in both runs.
+* **index()**: the library call alone on the chunks already split, with a FAISS store
+  and a SQLRecordManager file, first run and re-run. With ``--langchain`` the same
+  chunks also go through LangChain's ``index()`` (its InMemoryRecordManager and
+  InMemoryVectorStore, the same hashing embedding wrapped as a LangChain Embeddings),
+  against ragline's ``index()`` with the in-memory record manager and store.
+
+faiss runs with one OpenMP thread (``faiss.omp_set_num_threads(1)``). Each timing is one
+run (the first index cannot be repeated without starting over); re-runs are the median
+of ``--repeats``.
+
+Usage:
+    .venv/bin/python benchmarks/indexing.py [--files 300] [--embedding hashing|minilm]
+                                            [--repeats 3] [--langchain]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import statistics
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from ragline.cli import _split_documents, main, make_embeddings
+from ragline.core import Document
+from ragline.indexing import InMemoryRecordManager, SQLRecordManager, index
+from ragline.loaders import TextLoader
+from ragline.vectorstores import FAISS, InMemoryVectorStore
+
+
+def stdlib_files(count: int) -> list[Path]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    files = [
+        path
+        for path in sorted(root.rglob("*.py"))
+        if not {"test", "tests", "idle_test", "site-packages"} & set(path.relative_to(root).parts)
+    ]
+    return files[:count]
+
+
+def timed(job: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = job()
+    return time.perf_counter() - start, value
+
+
+def run_cli(*args: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        status = main(list(args))
+    if status != 0:
+        raise SystemExit(f"ragline {' '.join(args[:1])} failed with status {status}")
+    return out.getvalue().strip()
+
+
+def bench_cli(corpus: Path, embedding: str, repeats: int) -> None:
+    with tempfile.TemporaryDirectory() as store:
+        first, summary = timed(
+            lambda: run_cli("index", str(corpus), "--store", store, "--embedding", embedding)
+        )
+        print(f"  first index    {first:8.2f} s   ({summary})")
+        again = []
+        for _ in range(repeats):
+            seconds, summary = timed(lambda: run_cli("index", str(corpus), "--store", store))
+            again.append(seconds)
+        median = statistics.median(again)
+        print(f"  re-index       {median:8.2f} s   ({summary})   {median / first:.3f} x first")
+        edited = sorted(corpus.rglob("*.py"))[0]
+        edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+        seconds, summary = timed(lambda: run_cli("index", str(corpus), "--store", store))
+        print(f"  one file edited{seconds:8.2f} s   ({summary})   {seconds / first:.3f} x first")
+
+
+def load_chunks(corpus: Path) -> list[Document]:
+    documents = [doc for path in sorted(corpus.rglob("*.py")) for doc in TextLoader(path).load()]
+    return _split_documents(documents, 1000, 150)
+
+
+def bench_index(chunks: list[Document], embedding: str, repeats: int, folder: Path) -> None:
+    embeddings = make_embeddings(embedding, {})
+    store = FAISS(embeddings)
+    records = SQLRecordManager("bench", db_url=f"sqlite:///{folder / 'records.sqlite'}")
+    options = {"cleanup": "incremental", "source_id_key": "source"}
+    first, result = timed(lambda: index(chunks, records, store, **options))
+    print(f"  first run      {first:8.2f} s   {result}")
+    again = [timed(lambda: index(chunks, records, store, **options))[0] for _ in range(repeats)]
+    median = statistics.median(again)
+    per_chunk = median / len(chunks) * 1e6
+    print(
+        f"  re-run         {median:8.2f} s   ({per_chunk:.0f} us per chunk)   {median / first:.3f} x first"
+    )
+
+
+def bench_langchain(chunks: list[Document], repeats: int) -> None:
+    from langchain_core.documents import Document as LCDocument
+    from langchain_core.embeddings import Embeddings as LCEmbeddings
+    from langchain_core.indexing import InMemoryRecordManager as LCRecordManager
+    from langchain_core.indexing import index as lc_index
+    from langchain_core.vectorstores import InMemoryVectorStore as LCStore
+
+    from ragline.embeddings import HashingEmbeddings
+
+    ours = HashingEmbeddings(dimension=384)
+
+    class Wrapped(LCEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return ours.embed_documents(texts)
+
+        def embed_query(self, text: str) -> list[float]:
+            return ours.embed_query(text)
+
+    lc_chunks = [LCDocument(page_content=c.page_content, metadata=dict(c.metadata)) for c in chunks]
+
+    def measure(
+        name: str, run: Callable[..., Any], docs: list[Any], records: Any, store: Any
+    ) -> tuple[float, float]:
+        def job() -> Any:
+            return run(
+                docs,
+                records,
+                store,
+                cleanup="incremental",
+                source_id_key="source",
+                key_encoder="sha256",
+            )
+
+        first, _ = timed(job)
+        reruns = [timed(job) for _ in range(repeats)]
+        again = statistics.median(seconds for seconds, _ in reruns)
+        print(
+            f"  {name:10s} first {first:7.2f} s   re-run {again:7.3f} s   "
+            f"({again / len(docs) * 1e6:.0f} us per chunk)   re-run result {dict(reruns[-1][1])}"
+        )
+        return first, again
+
+    ours_first, ours_again = measure(
+        "ragline", index, chunks, InMemoryRecordManager("b"), InMemoryVectorStore(ours)
+    )
+    lc_first, lc_again = measure(
+        "langchain", lc_index, lc_chunks, LCRecordManager("b"), LCStore(Wrapped())
+    )
+    print(
+        f"  LangChain / ragline: first {lc_first / ours_first:.2f} x, re-run {lc_again / ours_again:.2f} x"
+    )
+
+
+def main_bench() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=300)
+    parser.add_argument("--embedding", choices=("hashing", "minilm"), default="hashing")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--langchain", action="store_true")
+    args = parser.parse_args()
+    import faiss
+
+    faiss.omp_set_num_threads(1)
+    with tempfile.TemporaryDirectory() as scratch:
+        corpus = Path(scratch) / "corpus"
+        root = Path(sysconfig.get_paths()["stdlib"])
+        files = stdlib_files(args.files)
+        for path in files:  # a private copy, so the edit below touches nothing real
+            target = corpus / path.relative_to(root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+        chunks = load_chunks(corpus)
+        size = sum(len(c.page_content) for c in chunks) / 1e6
+        print(
+            f"corpus: {len(files)} stdlib files, {len(chunks)} chunks, {size:.1f} M characters; "
+            f"embedding {args.embedding}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        )
+        print("ragline index (CLI, end to end):")
+        bench_cli(corpus, args.embedding, args.repeats)
+        print("index() alone (FAISS + SQLRecordManager file):")
+        bench_index(load_chunks(corpus), args.embedding, args.repeats, Path(scratch))
+        if args.langchain:
+            print("index() against LangChain's (in-memory record manager and store, hashing 384):")
+            bench_langchain(load_chunks(corpus), args.repeats)
+
+
+if __name__ == "__main__":
+    main_bench()
