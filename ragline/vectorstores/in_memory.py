@@ -161,11 +161,12 @@ class InMemoryVectorStore(VectorStore):
             live = len(self._ids)
             if filter is None:
                 rows = np.arange(live)
+                candidates = self._vectors[:live]  # a view: no copy of the matrix per query
             else:
                 rows = np.flatnonzero([matches(filter, meta) for meta in self._metadatas])
+                candidates = self._vectors[rows]
             if len(rows) == 0:
                 return [[] for _ in queries]
-            candidates = self._vectors[rows]
             scores, higher_is_better = self._scores(queries, candidates)
             take = min(k, len(rows))
             # top-k of every query at once: partition, then sort only the k kept
