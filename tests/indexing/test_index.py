@@ -454,3 +454,42 @@ async def test_aindex_with_sql_records_and_a_failing_write(
     assert await aindex(corpus(), records, store, cleanup="full") == result(added=6)
     with pytest.raises(InvalidInputError, match="needs source_id_key"):
         await aindex(corpus(), records, store, cleanup="incremental")
+
+
+# ---------------------------------------------------------------- Redis
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
+async def test_the_incremental_cycle_on_redis(redis_url: str, use_async: bool) -> None:
+    """The same counts on a real Redis Stack server (deletes and upserts go over the wire)."""
+    pytest.importorskip("redis")
+    from ragline.vectorstores import Redis
+
+    embeddings = CountingEmbeddings()
+    store = Redis(
+        embeddings, redis_url=redis_url, index_name=f"indexing-{use_async}-{id(embeddings)}"
+    )
+    records = InMemoryRecordManager("redis")
+    options: dict[str, Any] = {"cleanup": "incremental", "source_id_key": "source", "batch_size": 4}
+    run = aindex if use_async else index
+
+    async def go(docs: list[Document], **extra: Any) -> dict[str, int]:
+        outcome = run(docs, records, store, **{**options, **extra})
+        return dict(await outcome if use_async else outcome)  # type: ignore[misc]
+
+    try:
+        assert await go(corpus()) == result(added=6)
+        embeddings.embedded.clear()
+        assert await go(corpus()) == result(skipped=6)
+        assert embeddings.embedded == []
+        assert await go(corpus(b1="dogs fetch sticks")) == result(added=1, skipped=5, deleted=1)
+        assert embeddings.embedded == ["dogs fetch sticks"]
+        assert await go(corpus()[:3], cleanup="full") == result(skipped=3, deleted=3)
+        assert contents(store, records) == [
+            "cats purr when content",
+            "cats sleep all day",
+            "kittens play with yarn",
+        ]
+    finally:
+        store.drop_index(delete_documents=True)
+        store.close()
