@@ -15,11 +15,9 @@ Errors are mapped at this boundary, the SDK's error chained:
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import os
-import threading
 import typing
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -38,6 +36,7 @@ from ragline.core import (
     SystemMessage,
     ToolMessage,
 )
+from ragline.core._openai_clients import OpenAIClients
 from ragline.core._optional import require
 from ragline.core.language_models import stop_list
 
@@ -223,9 +222,7 @@ class ChatOpenAI(BaseChatModel):
         self.extra_body = dict(extra_body or {})
         self.default_headers = dict(default_headers or {})
         self.name = name
-        self._client: Any = None
-        self._async_clients: dict[asyncio.AbstractEventLoop, Any] = {}
-        self._lock = threading.Lock()
+        self._clients = OpenAIClients(self._client_options)
 
     def __repr__(self) -> str:
         return f"ChatOpenAI(model={self.model!r}, base_url={self.base_url!r})"
@@ -294,27 +291,12 @@ class ChatOpenAI(BaseChatModel):
     @property
     def client(self) -> Any:
         """The ``openai.OpenAI`` client (created on first use)."""
-        with self._lock:
-            if self._client is None:
-                openai = require("openai", "openai")
-                self._client = openai.OpenAI(**self._client_options())
-            return self._client
+        return self._clients.sync()
 
     @property
     def async_client(self) -> Any:
-        """The ``openai.AsyncOpenAI`` client of the running event loop.
-
-        An async connection pool belongs to the loop that opened it, so there is one
-        client per loop (clients of closed loops are dropped).
-        """
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            for stale in [other for other in self._async_clients if other.is_closed()]:
-                del self._async_clients[stale]
-            if loop not in self._async_clients:
-                openai = require("openai", "openai")
-                self._async_clients[loop] = openai.AsyncOpenAI(**self._client_options())
-            return self._async_clients[loop]
+        """The ``openai.AsyncOpenAI`` client of the running event loop (one per loop)."""
+        return self._clients.for_running_loop()
 
     # -- requests and responses -----------------------------------------------------------
 

@@ -16,16 +16,15 @@ all speak the protocol. Differences from LangChain's client, on purpose:
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import os
-import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ragline.core import ConfigurationError, DimensionError, InvalidInputError, StoreConnectionError
+from ragline.core._openai_clients import OpenAIClients
 from ragline.core._optional import require
 from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
 
@@ -120,9 +119,7 @@ class OpenAIEmbeddings(Embeddings):
         self.encoding_format = encoding_format
         self.default_headers = dict(default_headers or {})
         self.organization = organization
-        self._client: Any = None
-        self._async_clients: dict[asyncio.AbstractEventLoop, Any] = {}
-        self._lock = threading.Lock()
+        self._clients = OpenAIClients(self._client_options)
 
     def __repr__(self) -> str:
         return f"OpenAIEmbeddings(model={self.model!r}, base_url={self.base_url!r})"
@@ -144,22 +141,7 @@ class OpenAIEmbeddings(Embeddings):
     @property
     def client(self) -> Any:
         """The ``openai.OpenAI`` client (created on first access)."""
-        with self._lock:
-            if self._client is None:
-                openai = require("openai", "openai")
-                self._client = openai.OpenAI(**self._client_options())
-            return self._client
-
-    def _async_client(self) -> Any:
-        # An async HTTP pool belongs to the event loop that opened it, so keep one per loop.
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            for stale in [other for other in self._async_clients if other.is_closed()]:
-                del self._async_clients[stale]
-            if loop not in self._async_clients:
-                openai = require("openai", "openai")
-                self._async_clients[loop] = openai.AsyncOpenAI(**self._client_options())
-            return self._async_clients[loop]
+        return self._clients.sync()
 
     # -- requests ----------------------------------------------------------------------------
 
@@ -238,7 +220,7 @@ class OpenAIEmbeddings(Embeddings):
         if not items:
             return self._empty()
         openai = require("openai", "openai")
-        client = self._async_client()
+        client = self._clients.for_running_loop()
         parts = []
         for chunk in self._chunks(items):
             try:

@@ -390,7 +390,7 @@ def test_bad_options_are_rejected(options, message):
 
 def test_the_client_is_created_once_on_first_use(openai_server):
     model = make_model(openai_server)
-    assert model._client is None  # a cheap constructor: no client until the first call
+    assert not model._clients.created  # a cheap constructor: no client until the first call
     model.invoke("a")
     client = model.client
     model.invoke("b")

@@ -1,0 +1,54 @@
+"""The openai SDK's clients for ragline's OpenAI-compatible models, created on first use.
+
+Shared by ``ChatOpenAI`` and ``OpenAIEmbeddings`` (packages that may not import each
+other). The SDK is imported only when a client is first needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ragline.core._optional import require
+
+
+class OpenAIClients:
+    """One ``openai.OpenAI`` client, and one ``openai.AsyncOpenAI`` client per event loop.
+
+    An async connection pool belongs to the loop that opened it, so each running loop
+    gets its own client; clients whose loop has closed are dropped.
+
+    Args:
+        options: returns the keyword arguments both client classes are built with; called
+            when a client is created, so it sees the model's current settings.
+    """
+
+    def __init__(self, options: Callable[[], dict[str, Any]]) -> None:
+        self._options = options
+        self._sync: Any = None
+        self._by_loop: dict[asyncio.AbstractEventLoop, Any] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def created(self) -> bool:
+        """Whether the sync client exists yet (constructors stay cheap: it does not)."""
+        return self._sync is not None
+
+    def sync(self) -> Any:
+        """The ``openai.OpenAI`` client."""
+        with self._lock:
+            if self._sync is None:
+                self._sync = require("openai", "openai").OpenAI(**self._options())
+            return self._sync
+
+    def for_running_loop(self) -> Any:
+        """The ``openai.AsyncOpenAI`` client of the running event loop."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            for stale in [other for other in self._by_loop if other.is_closed()]:
+                del self._by_loop[stale]
+            if loop not in self._by_loop:
+                self._by_loop[loop] = require("openai", "openai").AsyncOpenAI(**self._options())
+            return self._by_loop[loop]
