@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from ragline.core.callbacks.manager import CallbackManager
-from ragline.core.config import ensure_config, use_config
+from ragline.core.config import ensure_config, merge_configs, use_config
 from ragline.core.exceptions import InvalidInputError, MissingDependencyError
 from ragline.core.messages import (
     AIMessage,
@@ -586,7 +586,8 @@ def stop_list(stop: Any) -> list[str] | None:
 def _with_callbacks(config: Any, callbacks: Any) -> Any:
     if callbacks is None:
         return config
-    return {**(config or {}), "callbacks": callbacks}
+    # merged, not replaced: handlers already in the config keep receiving the runs
+    return merge_configs(config, {"callbacks": callbacks})
 
 
 # --------------------------------------------------------------------------- chat models

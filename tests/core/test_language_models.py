@@ -352,6 +352,13 @@ def test_generate_returns_one_generation_list_per_input():
     ]  # fmt: skip
 
 
+def test_generate_callbacks_join_the_config_callbacks():
+    in_config, extra = RunCollectorCallbackHandler(), RunCollectorCallbackHandler()
+    Recorder().generate(["a"], config={"callbacks": [in_config]}, callbacks=[extra])
+    assert [run.name for run in in_config.traced_runs] == ["Recorder"]
+    assert [run.name for run in extra.traced_runs] == ["Recorder"]
+
+
 async def test_agenerate():
     result = await Recorder().agenerate(["a", "b"])
     assert [gens[0].text for gens in result.generations] == ["A", "B"]
