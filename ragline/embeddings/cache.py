@@ -25,10 +25,16 @@ from ragline.embeddings.base import Embeddings, check_text, check_texts, validat
 __all__ = ["CacheBackedEmbeddings"]
 
 _FLOAT32 = np.dtype("<f4")
+# A distinct cache miss: its text, its key, and every position of the text in the call.
+_Miss = tuple[str, str, list[int]]
 
 
 def _encode(vector: np.ndarray) -> bytes:
     return vector.astype(_FLOAT32, copy=False).tobytes()
+
+
+def _dimensions(vectors: list[np.ndarray | None]) -> set[int]:
+    return {len(vector) for vector in vectors if vector is not None}
 
 
 def _decode(value: bytes | None) -> np.ndarray | None:
@@ -205,9 +211,10 @@ class CacheBackedEmbeddings(Embeddings):
             return np.zeros((0, 0), dtype=np.float32)
         keys = [self.document_key(text) for text in items]
         cached = [_decode(value) for value in self.document_embedding_store.mget(keys)]
+        dimensions = _dimensions(cached)
         for misses in self._miss_batches(items, keys, cached):
-            computed = self.underlying_embeddings.embed_documents_array([t for t, _ in misses])
-            self._remember(self.document_embedding_store, misses, computed, cached, keys)
+            computed = self.underlying_embeddings.embed_documents_array([t for t, _, _ in misses])
+            self.document_embedding_store.mset(self._fill(misses, computed, cached, dimensions))
         return self._assemble(cached)
 
     def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
@@ -218,9 +225,10 @@ class CacheBackedEmbeddings(Embeddings):
             return self.underlying_embeddings.embed_queries_array(items)
         keys = [self.query_key(text) for text in items]
         cached = [_decode(value) for value in store.mget(keys)]
+        dimensions = _dimensions(cached)
         for misses in self._miss_batches(items, keys, cached):
-            computed = self.underlying_embeddings.embed_queries_array([t for t, _ in misses])
-            self._remember(store, misses, computed, cached, keys)
+            computed = self.underlying_embeddings.embed_queries_array([t for t, _, _ in misses])
+            store.mset(self._fill(misses, computed, cached, dimensions))
         return self._assemble(cached)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -240,11 +248,14 @@ class CacheBackedEmbeddings(Embeddings):
             return np.zeros((0, 0), dtype=np.float32)
         keys = [self.document_key(text) for text in items]
         cached = [_decode(value) for value in await self.document_embedding_store.amget(keys)]
+        dimensions = _dimensions(cached)
         for misses in self._miss_batches(items, keys, cached):
             computed = await self.underlying_embeddings.aembed_documents_array(
-                [t for t, _ in misses]
+                [t for t, _, _ in misses]
             )
-            await self._aremember(self.document_embedding_store, misses, computed, cached, keys)
+            await self.document_embedding_store.amset(
+                self._fill(misses, computed, cached, dimensions)
+            )
         return self._assemble(cached)
 
     async def aembed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
@@ -255,11 +266,12 @@ class CacheBackedEmbeddings(Embeddings):
             return await self.underlying_embeddings.aembed_queries_array(items)
         keys = [self.query_key(text) for text in items]
         cached = [_decode(value) for value in await store.amget(keys)]
+        dimensions = _dimensions(cached)
         for misses in self._miss_batches(items, keys, cached):
             computed = await self.underlying_embeddings.aembed_queries_array(
-                [t for t, _ in misses]
+                [t for t, _, _ in misses]
             )
-            await self._aremember(store, misses, computed, cached, keys)
+            await store.amset(self._fill(misses, computed, cached, dimensions))
         return self._assemble(cached)
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -274,31 +286,42 @@ class CacheBackedEmbeddings(Embeddings):
 
     def _miss_batches(
         self, items: list[str], keys: list[str], cached: list[np.ndarray | None]
-    ) -> list[list[tuple[str, str]]]:
-        """Distinct (text, key) misses in first-seen order, cut into batches."""
-        rows = zip(items, keys, cached, strict=True)
-        distinct = {key: text for text, key, vector in rows if vector is None}
-        pairs = [(text, key) for key, text in distinct.items()]
-        size = self.batch_size or max(len(pairs), 1)
-        return [pairs[start : start + size] for start in range(0, len(pairs), size)]
+    ) -> list[list[_Miss]]:
+        """Distinct misses (text, key, positions) in first-seen order, cut into batches."""
+        distinct: dict[str, _Miss] = {}
+        for position, (text, key, vector) in enumerate(zip(items, keys, cached, strict=True)):
+            if vector is None:
+                distinct.setdefault(key, (text, key, []))[2].append(position)
+        misses = list(distinct.values())
+        size = self.batch_size or max(len(misses), 1)
+        return [misses[start : start + size] for start in range(0, len(misses), size)]
 
-    def _checked(
+    def _fill(
         self,
-        misses: list[tuple[str, str]],
+        misses: list[_Miss],
         computed: np.ndarray,
         cached: list[np.ndarray | None],
-    ) -> np.ndarray:
+        dimensions: set[int],
+    ) -> list[tuple[str, bytes]]:
+        """Check one batch's vectors, put them in ``cached``, return the store entries.
+
+        Each batch touches only its own positions (known from ``_miss_batches``), so
+        small batches over many texts stay linear.
+        """
         matrix = validate_embeddings(
             computed,
             expected_rows=len(misses),
             source=type(self.underlying_embeddings).__name__,
         )
         # checked before the new vectors are stored, so a mismatch writes nothing
-        self._check_one_dimension([*cached, matrix[0]])
-        return matrix
+        self._check_one_dimension(dimensions | {matrix.shape[1]})
+        dimensions.add(matrix.shape[1])
+        for row, (_, _, positions) in enumerate(misses):
+            for position in positions:
+                cached[position] = matrix[row]
+        return [(key, _encode(matrix[row])) for row, (_, key, _) in enumerate(misses)]
 
-    def _check_one_dimension(self, vectors: list[np.ndarray | None]) -> None:
-        dimensions = {len(vector) for vector in vectors if vector is not None}
+    def _check_one_dimension(self, dimensions: set[int]) -> None:
         if len(dimensions) > 1:
             raise DimensionError(
                 f"cached vectors under namespace {self.namespace!r} have dimensions "
@@ -306,39 +329,6 @@ class CacheBackedEmbeddings(Embeddings):
                 "(give each model its own namespace)"
             )
 
-    def _fill(
-        self,
-        misses: list[tuple[str, str]],
-        matrix: np.ndarray,
-        cached: list[np.ndarray | None],
-        keys: list[str],
-    ) -> list[tuple[str, bytes]]:
-        by_key = {key: matrix[row] for row, (_, key) in enumerate(misses)}
-        for position, key in enumerate(keys):
-            if cached[position] is None and key in by_key:
-                cached[position] = by_key[key]
-        return [(key, _encode(matrix[row])) for row, (_, key) in enumerate(misses)]
-
-    def _remember(
-        self,
-        store: BaseStore[str, bytes],
-        misses: list[tuple[str, str]],
-        computed: np.ndarray,
-        cached: list[np.ndarray | None],
-        keys: list[str],
-    ) -> None:
-        store.mset(self._fill(misses, self._checked(misses, computed, cached), cached, keys))
-
-    async def _aremember(
-        self,
-        store: BaseStore[str, bytes],
-        misses: list[tuple[str, str]],
-        computed: np.ndarray,
-        cached: list[np.ndarray | None],
-        keys: list[str],
-    ) -> None:
-        await store.amset(self._fill(misses, self._checked(misses, computed, cached), cached, keys))
-
     def _assemble(self, vectors: list[np.ndarray | None]) -> np.ndarray:
-        self._check_one_dimension(vectors)
+        self._check_one_dimension(_dimensions(vectors))
         return np.ascontiguousarray(np.stack(vectors), dtype=np.float32)  # type: ignore[arg-type]

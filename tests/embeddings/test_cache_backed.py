@@ -79,6 +79,19 @@ def test_batch_size_splits_the_misses() -> None:
     assert len(list(store.yield_keys())) == 5
 
 
+async def test_small_batches_fill_every_position_of_a_repeated_text() -> None:
+    """Each batch's vectors land at every position of their texts, hits left as read."""
+    underlying = CountingEmbeddings()
+    cached = CacheBackedEmbeddings.from_bytes_store(underlying, InMemoryByteStore(), batch_size=2)
+    cached.embed_documents_array(["c"])
+    texts = ["a", "b", "c", "a", "d", "b", "e", "a"]
+    np.testing.assert_array_equal(cached.embed_documents_array(texts), reference(texts))
+    assert underlying.document_calls == [["c"], ["a", "b"], ["d", "e"]]
+    more = ["f", "a", "g", "f", "h"]
+    np.testing.assert_array_equal(await cached.aembed_documents_array(more), reference(more))
+    assert underlying.document_calls[3:] == [["f", "g"], ["h"]]
+
+
 def test_storage_format_is_namespace_sha256_key_and_float32_bytes() -> None:
     store = InMemoryByteStore()
     cached = CacheBackedEmbeddings.from_bytes_store(
