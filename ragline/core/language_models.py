@@ -27,10 +27,11 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import re
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -414,10 +415,15 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         run = await self._astart(CallbackManager.configure(config), model_input, **options)
         aggregate = None
         try:
-            async for chunk in self._achunks(model_input, stop, bound, run.child_config(config)):
-                aggregate = chunk if aggregate is None else aggregate + chunk
-                await self._areport_token(run, chunk)
-                yield chunk
+            # aclosing: an async generator is not closed when dropped, so a consumer that
+            # stops early would leave the hook's stream (an HTTP response) open
+            async with contextlib.aclosing(
+                self._achunks(model_input, stop, bound, run.child_config(config))
+            ) as chunks:
+                async for chunk in chunks:
+                    aggregate = chunk if aggregate is None else aggregate + chunk
+                    await self._areport_token(run, chunk)
+                    yield chunk
         except GeneratorExit:
             await run.aon_llm_end(self._llm_result(self._finish(aggregate), run))
             raise
@@ -428,7 +434,7 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
 
     async def _achunks(
         self, model_input: Any, stop: Any, bound: dict[str, Any], child: Any
-    ) -> AsyncIterator[Any]:
+    ) -> AsyncGenerator[Any, None]:
         if self._overrides("_astream"):
             with use_config(child):
                 iterator: Any = self._astream(model_input, stop=stop, **bound).__aiter__()

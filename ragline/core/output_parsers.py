@@ -91,12 +91,11 @@ class BaseTransformOutputParser(BaseOutputParser[T]):
         """Parse a stream of chunks, yielding as each arrives."""
         yield from _stream_run(self, input, self._parse_chunks, config, self._combine)
 
-    async def atransform(
+    def atransform(
         self, input: AsyncIterator[Any], config: Any = None, **kwargs: Any
     ) -> AsyncIterator[T]:
         """Async ``transform``."""
-        async for out in _astream_run(self, input, self._aparse_chunks, config, self._combine):
-            yield out
+        return _astream_run(self, input, self._aparse_chunks, config, self._combine)
 
     async def _aparse_chunks(self, chunks: AsyncIterator[Any]) -> AsyncIterator[T]:
         async for chunk in chunks:
@@ -110,14 +109,13 @@ class BaseTransformOutputParser(BaseOutputParser[T]):
         """Parse one whole output, as a stream (one or more pieces)."""
         yield from self.transform(iter([input]), config, **kwargs)
 
-    async def astream(self, input: Any, config: Any = None, **kwargs: Any) -> AsyncIterator[T]:
+    def astream(self, input: Any, config: Any = None, **kwargs: Any) -> AsyncIterator[T]:
         """Async ``stream``."""
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        async for out in self.atransform(one(), config, **kwargs):
-            yield out
+        return self.atransform(one(), config, **kwargs)
 
 
 class StrOutputParser(BaseTransformOutputParser[str]):
@@ -285,11 +283,19 @@ async def _astream_run(
             yield chunk
 
     output: Any = _NOT_YET
+    pulled = pull()
+    parsed_chunks = parse_chunks(pulled)
     try:
-        async for parsed in parse_chunks(pull()):
+        async for parsed in parsed_chunks:
             output = parsed if output is _NOT_YET else combine(output, parsed)
             yield parsed
     except GeneratorExit:
+        # Async generators are not closed when dropped: close the upstream stream (a
+        # model's) now, so its run ends and its HTTP response is released.
+        for source in (parsed_chunks, pulled, upstream):
+            aclose = getattr(source, "aclose", None)
+            if aclose is not None:
+                await aclose()
         if run is not None:
             await run.aon_chain_end(None if output is _NOT_YET else output, inputs="".join(texts))
         raise

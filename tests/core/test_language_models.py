@@ -195,6 +195,37 @@ def test_a_consumer_stopping_early_ends_the_run_with_what_came():
     assert collector.traced_runs[0].outputs.generations[0][0].text == "one"
 
 
+class AsyncWords(BaseChatModel):
+    """Streams words from ``_astream``; ``closed`` says whether that stream was closed."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def _generate(self, messages, stop=None):
+        return AIMessage("one two three")
+
+    async def _astream(self, messages, stop=None):
+        try:
+            for word in ["one", " two", " three"]:
+                yield AIMessageChunk(word)
+        finally:
+            self.closed = True
+
+
+async def test_an_async_consumer_stopping_early_closes_the_model_stream_and_ends_the_runs():
+    model, collector = AsyncWords(), RunCollectorCallbackHandler()
+    stream = (model | StrOutputParser()).astream("x", {"callbacks": [collector]})
+    assert await anext(stream) == "one"
+    await stream.aclose()
+    assert model.closed  # the hook's stream (an HTTP response in ChatOpenAI) is released
+    assert [(event, name) for event, name, _ in events(collector) if "token" not in event] == [
+        ("chain_start", "RunnableSequence"), ("chat_model_start", "AsyncWords"),
+        ("chain_start", "StrOutputParser"), ("llm_end", "AsyncWords"),
+        ("chain_end", "StrOutputParser"), ("chain_end", "RunnableSequence"),
+    ]  # fmt: skip
+    assert collector.traced_runs[0].find("StrOutputParser").outputs == "one"
+
+
 def test_model_in_a_sequence_is_a_child_and_its_own_calls_are_its_children():
     class Delegating(BaseChatModel):
         def _generate(self, messages, stop=None):
