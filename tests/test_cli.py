@@ -250,3 +250,28 @@ def test_a_store_without_records_is_rebuilt(store: Path, corpus: Path, capsys: p
     assert main(["index", str(corpus), "--store", str(store)]) == 0
     assert capsys.readouterr().out == "added 4, updated 0, skipped 0, deleted 0\n"
     assert len(_ids_by_text(store, capsys)) == 4
+
+
+def test_a_failed_save_keeps_records_and_store_in_step(
+    store: Path, corpus: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The records file is replaced only after the store is saved: a failed save changes neither."""
+    from ragline.core import PersistenceError
+    from ragline.vectorstores import FAISS
+
+    records_before = (store / "records.sqlite").read_bytes()
+    (corpus / "animals" / "dogs.txt").write_text("Dogs dig holes in the garden.", encoding="utf-8")
+
+    def failing_save(self: FAISS, *args: object, **kwargs: object) -> None:
+        raise PersistenceError("disk full")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(FAISS, "save_local", failing_save)
+        assert main(["index", str(corpus), "--store", str(store), "-q"]) == 2
+    assert (store / "records.sqlite").read_bytes() == records_before
+    assert sorted(path.name for path in store.iterdir()) == ["faiss", "ragline.json", "records.sqlite"]
+    capsys.readouterr()
+    assert main(["index", str(corpus), "--store", str(store)]) == 0
+    assert capsys.readouterr().out == "added 1, updated 0, skipped 3, deleted 1\n"
+    assert main(["query", "dig holes", "--store", str(store), "-k", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["content"] == "Dogs dig holes in the garden."
