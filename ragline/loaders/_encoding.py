@@ -41,7 +41,9 @@ def check_encoding(encoding: str | None) -> str | None:
     if encoding is None:
         return None
     try:
-        codecs.lookup(encoding)
+        # a TextIOWrapper, unlike codecs.lookup, also refuses bytes-to-bytes codecs
+        # such as 'base64' and 'rot13', which would fail only on load
+        io.TextIOWrapper(io.BytesIO(), encoding=encoding)
     except (LookupError, TypeError):
         raise InvalidInputError(
             f"encoding {encoding!r} is not a known text encoding "

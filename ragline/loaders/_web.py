@@ -7,7 +7,6 @@ the ``html`` extra (beautifulsoup4) for parsing.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import http.client
 import logging
 import threading
@@ -22,6 +21,7 @@ from urllib.parse import urlsplit
 
 from ragline.core import Document, InvalidInputError, LoaderError
 from ragline.loaders._base import BaseLoader
+from ragline.loaders._encoding import check_encoding
 from ragline.loaders._html import check_bs_kwargs, page_title, parse_html, visible_text
 
 __all__ = ["WebBaseLoader"]
@@ -171,19 +171,12 @@ class WebBaseLoader(BaseLoader):
             or max_redirects < 0
         ):
             raise InvalidInputError(f"max_redirects must be an int >= 0, got {max_redirects!r}")
-        if encoding is not None:
-            try:
-                codecs.lookup(encoding)
-            except LookupError:
-                raise InvalidInputError(
-                    f"encoding {encoding!r} is not a known text encoding"
-                ) from None
         self.requests_per_second = requests_per_second
         self.max_concurrency = max_concurrency
         self.timeout = float(timeout)
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
-        self.encoding = encoding
+        self.encoding = check_encoding(encoding)
         self.continue_on_failure = continue_on_failure
         self.bs_kwargs = check_bs_kwargs({"features": default_parser, **dict(bs_kwargs or {})})
         self.get_text_separator = get_text_separator

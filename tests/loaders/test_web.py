@@ -243,6 +243,8 @@ async def test_requests_per_second_spaces_request_starts(http_server: Server, us
             "requests_per_second must be > 0 or None",
         ),
         ("http://a.example", {"encoding": "nope"}, "encoding 'nope' is not a known text encoding"),
+        ("http://a.example", {"encoding": 5}, "encoding 5 is not a known text encoding"),
+        ("http://a.example", {"encoding": "hex"}, "encoding 'hex' is not a known text encoding"),
         (
             "http://a.example",
             {"bs_kwargs": {"markup": "x"}},
