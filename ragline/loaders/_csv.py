@@ -122,7 +122,8 @@ class CSVLoader(BaseLoader):
                         )
                     yield self._document(dict(zip(header, row, strict=True)), index, content, path)
             except UnicodeDecodeError as err:
-                raise locate_decode_error(path, self.encoding or "utf-8") from err
+                # the encoding open_text chose: autodetection may have picked utf-16
+                raise locate_decode_error(path, handle.encoding) from err
             except csv.Error as err:
                 raise LoaderError(
                     f"malformed CSV in {path} at line {reader.line_num}: {err}"

@@ -104,6 +104,10 @@ def locate_decode_error(path: str | os.PathLike[str], encoding: str) -> LoaderEr
     Streaming readers call this on their error path: their own error positions
     are relative to an internal chunk. It reads in chunks (constant memory).
     """
+    if codecs.lookup(encoding).name == "utf-8-sig":
+        # utf-8-sig's decoder counts positions after the byte-order mark; utf-8 reads
+        # the mark as a valid character, so its positions are file offsets.
+        encoding = "utf-8"
     decoder = codecs.getincrementaldecoder(encoding)()
     consumed = lines = 0
     with _open_binary(path) as handle:

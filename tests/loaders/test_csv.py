@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+
 import pytest
 
 from ragline.core import InvalidInputError, LoaderError
@@ -120,6 +122,15 @@ def test_encoding(tmp_path) -> None:
         CSVLoader(path).load()
     assert CSVLoader(path, encoding="cp1252").load()[0].page_content == "name: José"
     assert CSVLoader(path, autodetect_encoding=True).load()[0].page_content == "name: José"
+
+
+def test_decode_error_names_the_autodetected_encoding(tmp_path) -> None:
+    """A UTF-16 file (found by its byte-order mark) with a lone surrogate on line 2: the
+    error names utf-16 and the surrogate's offset, not a utf-8 failure at the mark."""
+    path = tmp_path / "wide.csv"
+    path.write_bytes(codecs.BOM_UTF16_LE + "a\n".encode("utf-16-le") + b"\x00\xd8\n\x00")
+    with pytest.raises(LoaderError, match=r"wide\.csv as utf-16: byte 0x00 at offset 6 is"):
+        CSVLoader(path, autodetect_encoding=True).load()
 
 
 def test_missing_file(tmp_path) -> None:
