@@ -18,7 +18,7 @@ import codecs
 import io
 import os
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TextIO
 
 from ragline.core import InvalidInputError, LoaderError
 
@@ -165,7 +165,7 @@ def open_text(
     autodetect: bool = False,
     *,
     newline: str | None = None,
-) -> IO[str]:
+) -> TextIO:
     """Open a file for streaming text reads; autodetection streams the file once first.
 
     A decoding error while reading surfaces as ``UnicodeDecodeError``; callers turn
