@@ -1,10 +1,9 @@
 """SQLRecordManager: records in a SQLite database, through the standard library's sqlite3.
 
 One table, ``upsertion_record``, with the columns LangChain's SQLRecordManager uses
-(``uuid, key, namespace, group_id, updated_at``; ``key`` unique per ``namespace``), so a
-SQLite record file written by either one can be read by the other. Every write runs in
-one ``BEGIN IMMEDIATE`` transaction: it lands whole or not at all, and two processes
-writing the same file take turns instead of failing half-way. A file database runs in
+(``uuid, key, namespace, group_id, updated_at``; ``key`` unique per ``namespace``). Every
+write runs in one ``BEGIN IMMEDIATE`` transaction: it lands whole or not at all, and two
+processes writing the same file take turns instead of failing half-way. A file database runs in
 WAL mode with ``synchronous=NORMAL`` (see ``_connect``).
 
 Indexes: ``(namespace, updated_at)`` for full cleanup and the clock, and
