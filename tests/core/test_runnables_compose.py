@@ -12,6 +12,7 @@ from ragline.core import (
     Runnable,
     RunnableBinding,
     RunnableBranch,
+    RunnableGenerator,
     RunnableLambda,
     RunnableParallel,
     RunnableRetry,
@@ -168,10 +169,35 @@ async def test_retry_async_and_batch():
 
 
 def test_retry_stream_retries_before_the_first_chunk():
+    collector = RunCollectorCallbackHandler()
     flaky = Flaky(failures=1)
     retrying = RunnableLambda(flaky).with_retry(wait_exponential_jitter=False)
-    assert list(retrying.stream("s")) == ["ok:s"]
+    assert list(retrying.stream("s", {"callbacks": [collector]})) == ["ok:s"]
     assert flaky.calls == 2
+    retries = [e["retry_state"] for e in collector.traced_runs[0].events if e["name"] == "retry"]
+    assert [(r.attempt_number, str(r.exception)) for r in retries] == [(1, "attempt 1 failed")]
+
+
+async def test_retry_astream_reports_retries_and_closes_the_attempt_when_stopped_early():
+    collector = RunCollectorCallbackHandler()
+    flaky, closed = Flaky(failures=1), []
+
+    async def words(chunks):
+        async for text in chunks:
+            await flaky.acall(text)  # fails on the first attempt
+            try:
+                for word in text.split():
+                    yield word
+            finally:
+                closed.append(True)
+
+    retrying = RunnableGenerator(words).with_retry(wait_exponential_jitter=False)
+    stream = retrying.astream("a b c", {"callbacks": [collector]})
+    assert await anext(stream) == "a"
+    await stream.aclose()
+    assert closed == [True] and flaky.calls == 2
+    retries = [e["retry_state"] for e in collector.traced_runs[0].events if e["name"] == "retry"]
+    assert [(r.attempt_number, str(r.exception)) for r in retries] == [(1, "attempt 1 failed")]
 
 
 # ---- fallbacks ----------------------------------------------------------------------------

@@ -133,7 +133,9 @@ class RunnableRetry(Runnable[Input, Output]):
         return await self._acall_with_config(lambda x, run: self._aattempts(x, run, kwargs), input,
                                              config, with_run_manager=True)
 
-    def _stream_attempts(self, input: Any, kwargs: dict[str, Any]) -> Iterator[Any]:
+    def _stream_attempts(self, chunks: Iterator[Any], run: BaseRunManager,
+                         kwargs: dict[str, Any]) -> Iterator[Any]:
+        input = next(chunks)
         attempt = 1
         while True:
             started = False
@@ -145,29 +147,42 @@ class RunnableRetry(Runnable[Input, Output]):
             except Exception as err:
                 if started or not self._should_retry(err, attempt):
                     raise
-                time.sleep(self._wait_seconds(attempt))
+                wait = self._wait_seconds(attempt)
+                run.on_retry(RetryState(attempt, err, wait))
+                time.sleep(wait)
                 attempt += 1
 
-    async def _astream_attempts(self, input: Any, kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+    async def _astream_attempts(self, chunks: AsyncIterator[Any], run: BaseRunManager,
+                                kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+        input = await anext(chunks)
         attempt = 1
         while True:
             started = False
+            stream = self.bound.astream(input, **kwargs)
             try:
-                async for chunk in self.bound.astream(input, **kwargs):
+                async for chunk in stream:
                     started = True
                     yield chunk
                 return
             except Exception as err:
                 if started or not self._should_retry(err, attempt):
                     raise
-                await asyncio.sleep(self._wait_seconds(attempt))
+                wait = self._wait_seconds(attempt)
+                await run.aon_retry(RetryState(attempt, err, wait))
+                await asyncio.sleep(wait)
                 attempt += 1
+            finally:
+                # a consumer that stops early closes the attempt's stream too (async
+                # generators are not closed when dropped)
+                aclose = getattr(stream, "aclose", None)
+                if aclose is not None:
+                    await aclose()
 
     def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
         """Stream ``bound``, retrying while nothing has been yielded yet."""
         return self._transform_stream_with_config(
-            iter([input]), lambda chunks: self._stream_attempts(next(chunks), kwargs), config,
-            start_input=input)
+            iter([input]), lambda chunks, run: self._stream_attempts(chunks, run, kwargs), config,
+            start_input=input, with_run_manager=True)
 
     def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
         """Async ``stream`` with the same retry rule."""
@@ -175,12 +190,9 @@ class RunnableRetry(Runnable[Input, Output]):
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        async def attempts(chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
-            value = await chunks.__anext__()
-            async for chunk in self._astream_attempts(value, kwargs):
-                yield chunk
-
-        return self._atransform_stream_with_config(one(), attempts, config, start_input=input)
+        return self._atransform_stream_with_config(
+            one(), lambda chunks, run: self._astream_attempts(chunks, run, kwargs), config,
+            start_input=input, with_run_manager=True)
 
     def get_graph(self) -> Graph:
         """The bound runnable's graph."""

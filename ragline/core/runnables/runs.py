@@ -226,9 +226,10 @@ class RunReporting:
         return _raise_first_error(outputs, return_exceptions)
 
     def _transform_stream_with_config(self, input: Iterator[Any],
-                                      transformer: Callable[[Iterator[Any]], Iterator[Any]],
+                                      transformer: Callable[..., Iterator[Any]],
                                       config: RunnableConfig | None, run_type: str = "chain",
-                                      start_input: Any = None) -> Iterator[Any]:
+                                      start_input: Any = None, *,
+                                      with_run_manager: bool = False) -> Iterator[Any]:
         """Stream ``transformer(input)`` as this runnable's run.
 
         The run starts once the first input chunk has arrived (so upstream runs start
@@ -236,7 +237,8 @@ class RunReporting:
         the stream is exhausted (or closed early); the end event carries the combined
         input and output chunks. The child config is current while each output chunk is
         produced; the caller's config is current while input chunks are pulled, so
-        upstream steps stay siblings of this run.
+        upstream steps stay siblings of this run. ``with_run_manager``: call
+        ``transformer(chunks, run_manager)``, for runs that report more events.
         """
         outer = _current_config.get()
         upstream = iter(input)
@@ -259,7 +261,7 @@ class RunReporting:
 
         output: list[Any] = []
         with use_config(child):
-            iterator = iter(transformer(tap()))
+            iterator = iter(transformer(tap(), run) if with_run_manager else transformer(tap()))
         try:
             while (chunk := _next_under(child, iterator)) is not _NOTHING:
                 if listening:
@@ -279,8 +281,9 @@ class RunReporting:
         _end_run(run, combine_chunks(output), inputs=combine_chunks(seen))
 
     async def _atransform_stream_with_config(
-        self, input: AsyncIterator[Any], transformer: Callable[[AsyncIterator[Any]], AsyncIterator[Any]],
-        config: RunnableConfig | None, run_type: str = "chain", start_input: Any = None,
+        self, input: AsyncIterator[Any], transformer: Callable[..., AsyncIterator[Any]],
+        config: RunnableConfig | None, run_type: str = "chain", start_input: Any = None, *,
+        with_run_manager: bool = False,
     ) -> AsyncIterator[Any]:
         """Async twin of :meth:`_transform_stream_with_config`."""
         outer = _current_config.get()
@@ -304,7 +307,7 @@ class RunReporting:
 
         output: list[Any] = []
         with use_config(child):
-            iterator = transformer(tap()).__aiter__()
+            iterator = (transformer(tap(), run) if with_run_manager else transformer(tap())).__aiter__()
         try:
             while (chunk := await _anext_under(child, iterator)) is not _NOTHING:
                 if listening:
