@@ -179,6 +179,11 @@ class VectorStore(ABC):
     ) -> list[list[SearchHit]]:
         return await asyncio.to_thread(self._search, queries, k, filter, with_vectors=with_vectors)
 
+    async def _adimension(self) -> int | None:
+        """Async :attr:`dimension`; a backend that must ask a server for it overrides this
+        so the async paths never make a blocking call."""
+        return self.dimension
+
     def _relevance_scores(self, native: np.ndarray) -> np.ndarray:
         """Map native scores to relevance in [0, 1], higher more relevant (per score_kind)."""
         return relevance_function(self.score_kind)(np.asarray(native, dtype=np.float64))
@@ -216,7 +221,8 @@ class VectorStore(ABC):
         """Embed and store a batch that ``check_batch`` already checked (checks run once)."""
         if not batch.texts:
             return []
-        vectors = self._check_embeddings(self._embed_documents(batch.texts), len(batch.texts))
+        vectors = self._embed_documents(batch.texts)
+        vectors = self._check_embeddings(vectors, len(batch.texts), self.dimension)
         self._upsert(batch.ids, vectors, batch.documents())
         return batch.ids
 
@@ -224,7 +230,7 @@ class VectorStore(ABC):
         """Store a checked batch with vectors computed elsewhere."""
         if not batch.texts:
             return []
-        matrix = self._check_embeddings(vectors, len(batch.texts))
+        matrix = self._check_embeddings(vectors, len(batch.texts), self.dimension)
         self._upsert(batch.ids, matrix, batch.documents())
         return batch.ids
 
@@ -241,7 +247,7 @@ class VectorStore(ABC):
         if not batch.texts:
             return []
         vectors = await self._aembed_documents(batch.texts)
-        vectors = self._check_embeddings(vectors, len(batch.texts))
+        vectors = self._check_embeddings(vectors, len(batch.texts), await self._adimension())
         await self._aupsert(batch.ids, vectors, batch.documents())
         return batch.ids
 
@@ -693,8 +699,9 @@ class VectorStore(ABC):
         return await self._asearch_vectors(await self._aembed_queries(queries), plan)
 
     def _search_vectors(self, vectors: Any, plan: SearchPlan) -> list[list[tuple[Document, float]]]:
-        queries = self._check_queries(vectors)
-        if self.dimension is None:
+        dimension = self.dimension
+        queries = self._check_queries(vectors, dimension)
+        if dimension is None:
             return [[] for _ in range(len(queries))]
         hits = self._search(queries, plan.fetch_k, plan.filter, with_vectors=plan.is_mmr)
         return self._finish(queries, hits, plan)
@@ -702,8 +709,9 @@ class VectorStore(ABC):
     async def _asearch_vectors(
         self, vectors: Any, plan: SearchPlan
     ) -> list[list[tuple[Document, float]]]:
-        queries = self._check_queries(vectors)
-        if self.dimension is None:
+        dimension = await self._adimension()
+        queries = self._check_queries(vectors, dimension)
+        if dimension is None:
             return [[] for _ in range(len(queries))]
         hits = await self._asearch(queries, plan.fetch_k, plan.filter, with_vectors=plan.is_mmr)
         return self._finish(queries, hits, plan)
@@ -764,16 +772,16 @@ class VectorStore(ABC):
             return await embeddings.aembed_queries_array(queries)
         return await asyncio.to_thread(self._embed_queries, queries)
 
-    def _check_embeddings(self, vectors: Any, rows: int) -> np.ndarray:
-        matrix = as_vector_matrix(vectors, dimension=self.dimension, what="embedding")
+    def _check_embeddings(self, vectors: Any, rows: int, dimension: int | None) -> np.ndarray:
+        matrix = as_vector_matrix(vectors, dimension=dimension, what="embedding")
         if len(matrix) != rows:
             raise InvalidInputError(
                 f"got {len(matrix)} embeddings for {rows} texts; expected one per text"
             )
         return matrix
 
-    def _check_queries(self, vectors: Any) -> np.ndarray:
-        return as_vector_matrix(vectors, dimension=self.dimension, what="query vector")
+    def _check_queries(self, vectors: Any, dimension: int | None) -> np.ndarray:
+        return as_vector_matrix(vectors, dimension=dimension, what="query vector")
 
 
 def _one_vector(embedding: Sequence[float]) -> list[Sequence[float]]:

@@ -226,6 +226,11 @@ class Redis(VectorStore):
             self._run(self._sync_schema_op())  # another process may have created the index
         return self._schema.dimension
 
+    async def _adimension(self) -> int | None:
+        if self._schema.dimension is None:
+            await self._arun(self._sync_schema_op())
+        return self._schema.dimension
+
     @property
     def score_kind(self) -> str:
         return self._schema.score_kind

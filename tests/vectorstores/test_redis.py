@@ -430,6 +430,28 @@ async def test_async_methods_with_a_native_async_client(
     await client.aclose()
 
 
+async def test_async_methods_never_use_the_sync_connection(
+    make_store: MakeStore, redis_url: str
+) -> None:
+    """With async_client=, the async twins (dimension checks included) make no blocking
+    call on the sync connection: here redis_url points at a port nothing listens on."""
+    import redis.asyncio as redis_asyncio
+
+    listener, dead_port = _silent_server()
+    listener.close()  # nothing listens on dead_port now
+    client = redis_asyncio.Redis.from_url(redis_url, protocol=2)
+    store = Redis(ExplicitEmbeddings(), redis_url=f"redis://127.0.0.1:{dead_port}",
+                  async_client=client, index_name=f"test-{uuid.uuid4().hex[:12]}",
+                  connect_timeout=0.5)  # fmt: skip
+    try:
+        assert await store.asimilarity_search("q0") == []  # no index yet
+        await store.aadd_texts(["d0", "d1"], [{"n": 0}, {"n": 1}], ids=["0", "1"])
+        assert ids_of(await store.asimilarity_search("q25", k=1)) == ["1"]
+    finally:
+        await store.adrop_index(delete_documents=True)
+        await client.aclose()
+
+
 # ---------------------------------------------------------------------- failures
 
 
