@@ -164,9 +164,17 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
             for d in documents
         ]
 
+    def _inputs_or_empty(self, documents: Sequence[Document], variables: dict[str, Any]) -> list[dict[str, Any]]:
+        """:meth:`_per_document_inputs`, or with no documents (``empty_answer=None``) one
+        input with an empty context, for chains that need at least one call."""
+        return self._per_document_inputs(documents, variables) or [{**variables, self.document_variable_name: ""}]
+
     @staticmethod
     def _step_error(step: str, index: int, documents: Sequence[Document], error: BaseException) -> ChainStepError:
         """A ChainStepError naming the document whose ``step`` failed."""
+        if index >= len(documents):  # the one call on an empty context (no documents)
+            return ChainStepError(f"{step} step failed on an empty context (no documents): "
+                                  f"{type(error).__name__}: {error}", index=index)
         document = documents[index]
         return ChainStepError(
             f"{step} step failed on document {index} of {len(documents)} "

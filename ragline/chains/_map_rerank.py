@@ -94,11 +94,11 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
         return _Final(answer=scored[best]["answer"], steps=scored)
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
-        inputs = self._per_document_inputs(documents, variables)
+        inputs = self._inputs_or_empty(documents, variables)
         outputs = self._model_chain(self.prompt, "map").batch(inputs, self._config(), return_exceptions=True)
         return self._best(outputs, documents)
 
     async def _aprepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
-        inputs = self._per_document_inputs(documents, variables)
+        inputs = self._inputs_or_empty(documents, variables)
         outputs = await self._model_chain(self.prompt, "map").abatch(inputs, self._config(), return_exceptions=True)
         return self._best(outputs, documents)

@@ -68,7 +68,7 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
 
     def _steps(self, documents: list[Document], variables: dict[str, Any]) -> list[tuple[Runnable[Any, Any], dict[str, Any]]]:
         """The prompt chain and input of every call; inputs of refine calls lack the answer."""
-        inputs = self._per_document_inputs(documents, variables)
+        inputs = self._inputs_or_empty(documents, variables)
         last = len(inputs) - 1
         first = (self._model_chain(self.question_prompt, "initial_answer", final=last == 0), inputs[0])
         refine = self._model_chain(self.refine_prompt, "refine")

@@ -113,6 +113,28 @@ def test_no_documents_answers_without_calling_the_model() -> None:
     assert texts(model.calls[0]) == [" ?"]
 
 
+@pytest.mark.parametrize("chain_type", ["map_reduce", "refine", "map_rerank"])
+async def test_every_chain_type_answers_from_an_empty_context_when_asked(chain_type: str) -> None:
+    """empty_answer=None with no documents: one model call on an empty context (the
+    refine and map-rerank chains used to fail with IndexError / ValueError)."""
+    prompt = ChatPromptTemplate.from_messages([("human", "[{context}] {question}")])
+    options = {
+        "map_reduce": {"combine_prompt": prompt, "token_counter": words},
+        "refine": {"question_prompt": prompt},
+        "map_rerank": {"prompt": prompt},
+    }[chain_type]
+    for call in ("invoke", "ainvoke"):
+        model = FakeListChatModel(responses=["none\nScore: 1" if chain_type == "map_rerank" else "none"])
+        chain = create_documents_chain(model, chain_type, empty_answer=None, **options)
+        answer = getattr(chain, call)({"context": [], "question": "?"})
+        assert (await answer if call == "ainvoke" else answer) == "none"
+        assert [texts(one) for one in model.calls] == [["[] ?"]]
+    if chain_type == "map_rerank":  # a failure of that one call names the empty context
+        chain = MapRerankDocumentsChain(FakeListChatModel(responses=["no score"]), empty_answer=None)
+        with pytest.raises(ChainStepError, match="map-rerank step failed on an empty context"):
+            chain.invoke({"context": [], "question": "?"})
+
+
 def test_missing_input_keys_are_named() -> None:
     chain = create_stuff_documents_chain(
         FakeListChatModel(responses=["x"]),
