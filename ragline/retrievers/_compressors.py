@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -183,50 +184,46 @@ def default_get_input(query: str, document: Document) -> dict[str, Any]:
     return {"question": query, "context": document.page_content}
 
 
-class LLMChainExtractor(BaseDocumentCompressor):
-    """Ask a model to extract the relevant part of each document; drop the irrelevant ones.
+_Compressor = TypeVar("_Compressor", bound="LLMDocumentCompressor")
 
-    All documents go to the model in one ``batch``. A document whose answer is empty or
-    ``NO_OUTPUT`` is dropped; the others keep their metadata and id with the extracted
-    text as content.
+
+class LLMDocumentCompressor(BaseDocumentCompressor):
+    """Shared shape of the model-driven compressors: one model ``batch`` per call.
+
+    A subclass names its default prompt and output parser and writes ``_keep``, which
+    turns the documents and the model's outputs into the documents kept.
 
     Args:
-        llm_chain: a Runnable from the prompt variables to the extracted text;
-            :meth:`from_llm` builds ``prompt | llm | NoOutputParser()``.
+        llm_chain: a Runnable from the prompt variables to the model's verdict;
+            :meth:`from_llm` builds ``prompt | llm | parser``.
         get_input: builds the prompt variables from ``(query, document)``.
 
     Raises:
         InvalidInputError: ``llm_chain`` is not a Runnable or ``get_input`` not callable.
-
-    Example:
-        >>> from ragline.core import FakeListLLM
-        >>> extract = LLMChainExtractor.from_llm(FakeListLLM(responses=["cats purr", "NO_OUTPUT"]))
-        >>> extract.compress_documents([Document("cats purr. dogs bark."), Document("stocks")], "cats")
-        [Document(page_content='cats purr')]
     """
+
+    default_prompt: BasePromptTemplate
+    parser: type[BaseOutputParser[Any]]
 
     def __init__(self, llm_chain: Runnable[Any, Any],
                  get_input: Callable[[str, Document], Any] = default_get_input) -> None:
+        name = type(self).__name__
         if not isinstance(llm_chain, Runnable):
-            raise InvalidInputError(
-                f"LLMChainExtractor llm_chain must be a Runnable, got {type(llm_chain).__name__}"
-            )
+            raise InvalidInputError(f"{name} llm_chain must be a Runnable, got {type(llm_chain).__name__}")
         if not callable(get_input):
-            raise InvalidInputError(
-                f"LLMChainExtractor get_input must be callable, got {type(get_input).__name__}"
-            )
+            raise InvalidInputError(f"{name} get_input must be callable, got {type(get_input).__name__}")
         self.llm_chain = llm_chain
         self.get_input = get_input
 
     @classmethod
-    def from_llm(cls, llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None,
-                 get_input: Callable[[str, Document], Any] | None = None) -> LLMChainExtractor:
-        """Build the extractor with ``prompt | llm | NoOutputParser()``.
+    def from_llm(cls: type[_Compressor], llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None,
+                 get_input: Callable[[str, Document], Any] | None = None) -> _Compressor:
+        """Build the compressor with ``prompt | llm | parser()``.
 
         Args:
             llm: a chat or text model.
             prompt: a prompt with the variables ``question`` and ``context`` (default:
-                ``DEFAULT_EXTRACT_PROMPT``); with a custom ``get_input``, any variables.
+                the class's ``default_prompt``); with a custom ``get_input``, any variables.
             get_input: builds the prompt variables from ``(query, document)``.
 
         Raises:
@@ -238,30 +235,25 @@ class LLMChainExtractor(BaseDocumentCompressor):
             >>> LLMChainExtractor.from_llm(FakeListChatModel(responses=["x"])).get_input("q", Document("t"))
             {'question': 'q', 'context': 't'}
         """
-        prompt = DEFAULT_EXTRACT_PROMPT if prompt is None else prompt
+        name = cls.__name__
+        prompt = cls.default_prompt if prompt is None else prompt
         if not isinstance(prompt, BasePromptTemplate):
-            raise InvalidInputError(
-                f"LLMChainExtractor prompt must be a prompt template, got {type(prompt).__name__}"
-            )
+            raise InvalidInputError(f"{name} prompt must be a prompt template, got {type(prompt).__name__}")
         if get_input is None and sorted(prompt.input_variables) != ["context", "question"]:
             raise InvalidInputError(
-                "LLMChainExtractor prompt must have the variables 'question' and 'context', "
+                f"{name} prompt must have the variables 'question' and 'context', "
                 f"got {prompt.input_variables}"
             )
         if not isinstance(llm, Runnable):
-            raise InvalidInputError(f"LLMChainExtractor llm must be a Runnable, got {type(llm).__name__}")
-        return cls(prompt | llm | NoOutputParser(), get_input or default_get_input)
+            raise InvalidInputError(f"{name} llm must be a Runnable, got {type(llm).__name__}")
+        return cls(prompt | llm | cls.parser(), get_input or default_get_input)
 
     def __repr__(self) -> str:
-        return "LLMChainExtractor()"
+        return f"{type(self).__name__}()"
 
+    @abstractmethod
     def _keep(self, documents: list[Document], outputs: list[Any]) -> list[Document]:
-        kept = []
-        for document, output in zip(documents, outputs, strict=True):
-            text = _text(output)
-            if text:
-                kept.append(Document(text, dict(document.metadata), document.id))
-        return kept
+        """The documents kept, given the model's output for each one."""
 
     def compress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
         documents = list(documents)
@@ -276,6 +268,41 @@ class LLMChainExtractor(BaseDocumentCompressor):
             return []
         outputs = await self.llm_chain.abatch([self.get_input(query, d) for d in documents])
         return self._keep(documents, outputs)
+
+
+class LLMChainExtractor(LLMDocumentCompressor):
+    """Ask a model to extract the relevant part of each document; drop the irrelevant ones.
+
+    All documents go to the model in one ``batch``. A document whose answer is empty or
+    ``NO_OUTPUT`` is dropped; the others keep their metadata and id with the extracted
+    text as content.
+
+    Args:
+        llm_chain: a Runnable from the prompt variables to the extracted text;
+            :meth:`from_llm` builds ``prompt | llm | NoOutputParser()`` (default prompt
+            ``DEFAULT_EXTRACT_PROMPT``).
+        get_input: builds the prompt variables from ``(query, document)``.
+
+    Raises:
+        InvalidInputError: ``llm_chain`` is not a Runnable or ``get_input`` not callable.
+
+    Example:
+        >>> from ragline.core import FakeListLLM
+        >>> extract = LLMChainExtractor.from_llm(FakeListLLM(responses=["cats purr", "NO_OUTPUT"]))
+        >>> extract.compress_documents([Document("cats purr. dogs bark."), Document("stocks")], "cats")
+        [Document(page_content='cats purr')]
+    """
+
+    default_prompt = DEFAULT_EXTRACT_PROMPT
+    parser = NoOutputParser
+
+    def _keep(self, documents: list[Document], outputs: list[Any]) -> list[Document]:
+        kept = []
+        for document, output in zip(documents, outputs, strict=True):
+            text = _text(output)
+            if text:
+                kept.append(Document(text, dict(document.metadata), document.id))
+        return kept
 
 
 def _text(output: Any) -> str:

@@ -3,19 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
 from typing import Any
 
-from ragline.core import (
-    BaseOutputParser,
-    BasePromptTemplate,
-    Document,
-    InvalidInputError,
-    PromptTemplate,
-    Runnable,
-)
-from ragline.retrievers._compression import BaseDocumentCompressor
-from ragline.retrievers._compressors import default_get_input
+from ragline.core import BaseOutputParser, Document, InvalidInputError, PromptTemplate
+from ragline.retrievers._compressors import LLMDocumentCompressor
 
 __all__ = ["DEFAULT_FILTER_PROMPT", "BooleanOutputParser", "LLMChainFilter"]
 
@@ -56,14 +47,15 @@ class BooleanOutputParser(BaseOutputParser[bool]):
         return found_true
 
 
-class LLMChainFilter(BaseDocumentCompressor):
+class LLMChainFilter(LLMDocumentCompressor):
     """Keep the documents a model judges relevant to the query (content unchanged).
 
     All documents go to the model in one ``batch``.
 
     Args:
         llm_chain: a Runnable from the prompt variables to a bool (or a YES / NO text);
-            :meth:`from_llm` builds ``prompt | llm | BooleanOutputParser()``.
+            :meth:`from_llm` builds ``prompt | llm | BooleanOutputParser()`` (default
+            prompt ``DEFAULT_FILTER_PROMPT``).
         get_input: builds the prompt variables from ``(query, document)``.
 
     Raises:
@@ -71,72 +63,20 @@ class LLMChainFilter(BaseDocumentCompressor):
             (when compressing) an answer that is neither YES nor NO.
 
     Example:
-        >>> from ragline.core import FakeListLLM
+        >>> from ragline.core import FakeListLLM, FakeListChatModel
         >>> keep = LLMChainFilter.from_llm(FakeListLLM(responses=["YES"]))
         >>> keep.compress_documents([Document("cats purr")], "cats")
         [Document(page_content='cats purr')]
+        >>> LLMChainFilter.from_llm(FakeListChatModel(responses=["NO"])).compress_documents(
+        ...     [Document("stocks")], "cats")
+        []
     """
 
-    def __init__(self, llm_chain: Runnable[Any, Any],
-                 get_input: Callable[[str, Document], Any] = default_get_input) -> None:
-        if not isinstance(llm_chain, Runnable):
-            raise InvalidInputError(
-                f"LLMChainFilter llm_chain must be a Runnable, got {type(llm_chain).__name__}"
-            )
-        if not callable(get_input):
-            raise InvalidInputError(f"LLMChainFilter get_input must be callable, got {type(get_input).__name__}")
-        self.llm_chain = llm_chain
-        self.get_input = get_input
+    default_prompt = DEFAULT_FILTER_PROMPT
+    parser = BooleanOutputParser
 
-    @classmethod
-    def from_llm(cls, llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None,
-                 get_input: Callable[[str, Document], Any] | None = None) -> LLMChainFilter:
-        """Build the filter with ``prompt | llm | BooleanOutputParser()``.
-
-        Args:
-            llm: a chat or text model.
-            prompt: a prompt with the variables ``question`` and ``context`` (default:
-                ``DEFAULT_FILTER_PROMPT``); with a custom ``get_input``, any variables.
-            get_input: builds the prompt variables from ``(query, document)``.
-
-        Raises:
-            InvalidInputError: ``llm`` is not a Runnable, or the prompt's variables are
-                not ``question`` and ``context`` (with the default ``get_input``).
-
-        Example:
-            >>> from ragline.core import FakeListChatModel
-            >>> LLMChainFilter.from_llm(FakeListChatModel(responses=["NO"])).compress_documents(
-            ...     [Document("stocks")], "cats")
-            []
-        """
-        prompt = DEFAULT_FILTER_PROMPT if prompt is None else prompt
-        if not isinstance(prompt, BasePromptTemplate):
-            raise InvalidInputError(f"LLMChainFilter prompt must be a prompt template, got {type(prompt).__name__}")
-        if get_input is None and sorted(prompt.input_variables) != ["context", "question"]:
-            raise InvalidInputError(
-                "LLMChainFilter prompt must have the variables 'question' and 'context', "
-                f"got {prompt.input_variables}"
-            )
-        if not isinstance(llm, Runnable):
-            raise InvalidInputError(f"LLMChainFilter llm must be a Runnable, got {type(llm).__name__}")
-        return cls(prompt | llm | BooleanOutputParser(), get_input or default_get_input)
-
-    def __repr__(self) -> str:
-        return "LLMChainFilter()"
-
-    def compress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
-        documents = list(documents)
-        if not documents:
-            return []
-        verdicts = self.llm_chain.batch([self.get_input(query, d) for d in documents])
-        return [d for d, verdict in zip(documents, verdicts, strict=True) if _verdict(verdict)]
-
-    async def acompress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
-        documents = list(documents)
-        if not documents:
-            return []
-        verdicts = await self.llm_chain.abatch([self.get_input(query, d) for d in documents])
-        return [d for d, verdict in zip(documents, verdicts, strict=True) if _verdict(verdict)]
+    def _keep(self, documents: list[Document], outputs: list[Any]) -> list[Document]:
+        return [d for d, verdict in zip(documents, outputs, strict=True) if _verdict(verdict)]
 
 
 def _verdict(output: Any) -> bool:

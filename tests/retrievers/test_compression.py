@@ -337,6 +337,19 @@ def test_llm_chain_filter_rejects_answers_that_are_not_yes_or_no():
         PARAGRAPHS, "q") == [PARAGRAPHS[1]]
 
 
+@pytest.mark.parametrize("cls", [LLMChainExtractor, LLMChainFilter])
+def test_llm_compressors_name_themselves_in_errors_and_repr(cls):
+    """Both share one base: each error and repr must still name the class used."""
+    name = cls.__name__
+    with pytest.raises(InvalidInputError, match=f"^{name} llm must be a Runnable, got str"):
+        cls.from_llm("gpt")
+    with pytest.raises(InvalidInputError, match=f"^{name} prompt must have the variables"):
+        cls.from_llm(FakeListChatModel(responses=["x"]), prompt=PromptTemplate.from_template("{q}"))
+    with pytest.raises(InvalidInputError, match=f"^{name} llm_chain must be a Runnable, got int"):
+        cls(3)
+    assert repr(cls.from_llm(FakeListChatModel(responses=["x"]))) == f"{name}()"
+
+
 async def test_llm_chain_filter_async_and_in_a_retriever():
     base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
     retriever = ContextualCompressionRetriever(LLMChainFilter.from_llm(Judge()), base)
