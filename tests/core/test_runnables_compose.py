@@ -304,6 +304,32 @@ def test_branch_validation(args, message):
     assert message in str(info.value)
 
 
+def _closable_words(closed: list[bool]) -> RunnableGenerator:
+    async def words(chunks):
+        async for text in chunks:
+            try:
+                for word in text.split():
+                    yield word
+            finally:
+                closed.append(True)
+
+    return RunnableGenerator(words, name="words")
+
+
+@pytest.mark.parametrize("wrap", [
+    lambda inner: inner.with_fallbacks([RunnableLambda(lambda x: x)]),
+    lambda inner: RunnableBranch((lambda x: True, inner), lambda x: x),
+], ids=["fallbacks", "branch"])
+async def test_an_async_stream_stopped_early_ends_the_inner_stream_and_its_run(wrap):
+    collector, closed = RunCollectorCallbackHandler(), []
+    stream = wrap(_closable_words(closed)).astream("a b c", {"callbacks": [collector]})
+    assert await anext(stream) == "a"
+    await stream.aclose()
+    assert closed == [True]
+    words = collector.traced_runs[0].find("words")
+    assert (words.outputs, words.end_time is not None) == ("a", True)
+
+
 # ---- configurable -----------------------------------------------------------------------
 class Greeter(Runnable[str, str]):
     def __init__(self, greeting: str = "hello", punctuation: str = "!") -> None:

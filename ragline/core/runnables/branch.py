@@ -8,6 +8,7 @@ from typing import Any
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import ConfigurationError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
+from ragline.core.runnables.runs import _aclose
 
 __all__ = ["RunnableBranch"]
 
@@ -83,8 +84,12 @@ class RunnableBranch(Runnable[Input, Output]):
 
     async def _astream_chosen(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
         input = await chunks.__anext__()
-        async for chunk in (await self._achoose(input)).astream(input):
-            yield chunk
+        stream = (await self._achoose(input)).astream(input)
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            await _aclose(stream)  # a consumer that stopped early: end its run now
 
     def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
         """Stream the chosen runnable."""

@@ -8,6 +8,7 @@ from typing import Any
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import ConfigurationError, InvalidInputError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
+from ragline.core.runnables.runs import _aclose
 
 __all__ = ["RunnableWithFallbacks"]
 
@@ -146,9 +147,12 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
                 first_error = first_error or err
                 last_error = err
                 continue
-            yield first
-            async for chunk in iterator:
-                yield chunk
+            try:
+                yield first
+                async for chunk in iterator:
+                    yield chunk
+            finally:
+                await _aclose(iterator)  # a consumer that stopped early: end its run now
             return
         assert first_error is not None
         raise first_error

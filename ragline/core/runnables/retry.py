@@ -12,6 +12,7 @@ from ragline.core.callbacks.base import RetryState
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import ConfigurationError
 from ragline.core.runnables.base import Input, Output, Runnable
+from ragline.core.runnables.runs import _aclose
 
 if TYPE_CHECKING:
     from ragline.core.callbacks.manager import BaseRunManager
@@ -172,11 +173,7 @@ class RunnableRetry(Runnable[Input, Output]):
                 await asyncio.sleep(wait)
                 attempt += 1
             finally:
-                # a consumer that stops early closes the attempt's stream too (async
-                # generators are not closed when dropped)
-                aclose = getattr(stream, "aclose", None)
-                if aclose is not None:
-                    await aclose()
+                await _aclose(stream)  # a consumer that stopped early: end the attempt now
 
     def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
         """Stream ``bound``, retrying while nothing has been yielded yet."""

@@ -353,6 +353,17 @@ async def _anext_under(config: RunnableConfig | None, iterator: AsyncIterator[An
         _current_config.reset(token)
 
 
+async def _aclose(iterator: Any) -> None:
+    """Close an async iterator now if it can be closed.
+
+    A dropped async generator is closed only later, by the event loop's finalizer, so a
+    consumer that stops early would leave the runs below open (and their HTTP responses).
+    """
+    aclose = getattr(iterator, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
 def _none_if_nothing(value: Any) -> Any:
     return None if value is _NOTHING else value
 
