@@ -73,6 +73,9 @@ with warnings.catch_warnings():
 DIM = 384
 SEED = 20251122
 RARE = {"group": "rare"}
+# --hnsw clustered data: noise per coordinate around each centre. 0.025 * sqrt(384) = 0.49,
+# so a point keeps cosine ~0.9 with its centre, and its cluster-mates are its neighbours.
+NOISE = 0.025
 
 
 # ---------------------------------------------------------------------- data
@@ -537,7 +540,7 @@ def clustered(rng: np.random.Generator, count: int, centers: np.ndarray) -> np.n
     for first in range(0, count, 100_000):  # in chunks, to bound the temporary memory
         rows = min(100_000, count - first)
         picked = centers[rng.integers(0, len(centers), rows)]
-        noise = rng.standard_normal((rows, centers.shape[1]), dtype=np.float32) * 0.06
+        noise = rng.standard_normal((rows, centers.shape[1]), dtype=np.float32) * NOISE
         matrix[first : first + rows] = picked + noise
     return _unit(matrix)
 
