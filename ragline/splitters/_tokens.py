@@ -220,9 +220,12 @@ class TokenTextSplitter(TextSplitter):
             InvalidInputError: ``text`` is not a str.
             ValueError: ``text`` holds a disallowed special token (tiktoken's error).
         """
-        return [chunk for chunk, _ in self._split_with_starts(text)]
+        return [chunk for chunk, _ in self._split(text, want_starts=False)]
 
     def _split_with_starts(self, text: str) -> list[Chunk]:
+        return self._split(text, want_starts=True)
+
+    def _split(self, text: str, *, want_starts: bool) -> list[Chunk]:
         check_text(text)
         tokens = self._encoding.encode(
             text, allowed_special=self._allowed_special, disallowed_special=self._disallowed_special
@@ -230,12 +233,13 @@ class TokenTextSplitter(TextSplitter):
         windows = _windows(len(tokens), self._chunk_size, self._chunk_size - self._chunk_overlap)
         if not windows:
             return []
-        _, starts = self._encoding.decode_with_offsets(tokens)
+        # decode_with_offsets is a Python loop over every token: only for start_index
+        starts = self._encoding.decode_with_offsets(tokens)[1] if want_starts else None
         chunks = []
         for start, end in windows:
             chunk = self._encoding.decode(tokens[start:end])
             if chunk:
-                chunks.append((chunk, starts[start]))
+                chunks.append((chunk, starts[start] if starts is not None else -1))
         return chunks
 
 

@@ -246,6 +246,25 @@ def test_token_splitter_windows() -> None:
     ) == ["one two three", " three four five", " five six"]
 
 
+def test_token_splitter_computes_offsets_only_for_start_index(monkeypatch: pytest.MonkeyPatch) -> None:
+    """decode_with_offsets loops over every token in Python: split_text has no use for it."""
+    calls: list[int] = []
+    original = type(ENCODING).decode_with_offsets
+
+    def counting(self: Any, tokens: list[int]) -> tuple[str, list[int]]:
+        calls.append(len(tokens))
+        return original(self, tokens)
+
+    monkeypatch.setattr(type(ENCODING), "decode_with_offsets", counting)
+    text = "one two three four five six"
+    assert TokenTextSplitter(chunk_size=3, chunk_overlap=1).split_text(text) == [
+        "one two three", " three four five", " five six"]
+    assert calls == []
+    docs = TokenTextSplitter(chunk_size=3, chunk_overlap=1, add_start_index=True).create_documents([text])
+    assert [d.metadata["start_index"] for d in docs] == [0, 7, 18]
+    assert calls == [6]
+
+
 def test_token_splitter_bad_input() -> None:
     with pytest.raises(InvalidInputError, match=r"chunk_overlap \(5\) must be smaller than chunk_size \(5\)"):
         TokenTextSplitter(chunk_size=5, chunk_overlap=5)
