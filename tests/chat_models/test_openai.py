@@ -485,6 +485,25 @@ def test_closing_a_stream_early_ends_the_run_and_the_response(openai_server):
     assert make_model(openai_server).invoke("again").content == "echo: again"  # client still fine
 
 
+async def test_closing_an_async_chain_stream_early_ends_the_runs_and_the_response(openai_server):
+    gate = threading.Event()
+    openai_server.enqueue(
+        CHAT_PATH, Reply(events=chat_completion_chunks(["first", " second"]), gate=gate)
+    )
+    collector = RunCollectorCallbackHandler()
+    model = make_model(openai_server)
+    stream = (model | StrOutputParser()).astream("x", {"callbacks": [collector]})
+    assert await anext(stream) == "first"
+    await stream.aclose()  # the consumer stops reading while the server still holds the rest
+    gate.set()
+    assert [event for event, _ in collector.event_log] == [
+        "chain_start", "chat_model_start", "llm_new_token", "chain_start",
+        "llm_end", "chain_end", "chain_end",
+    ]  # fmt: skip
+    assert collector.traced_runs[0].find("ChatOpenAI").outputs.generations[0][0].text == "first"
+    assert (await model.ainvoke("again")).content == "echo: again"  # client still fine
+
+
 async def test_async_streaming_invoke(openai_server):
     reply = await make_model(openai_server, streaming=True).ainvoke("a b")
     assert (reply.content, reply.usage_metadata) == ("echo: a b", USAGE)
