@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragline.core import ConfigurationError, Document, InvalidInputError, PersistenceError
+from ragline.core import (
+    ConfigurationError,
+    DimensionError,
+    Document,
+    InvalidInputError,
+    PersistenceError,
+)
 from ragline.vectorstores._validation import copy_metadata
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode, matches
@@ -99,6 +105,11 @@ class InMemoryVectorStore(VectorStore):
             if self._dimension is None:
                 self._dimension = vectors.shape[1]
                 self._vectors = np.zeros((max(16, len(ids)), self._dimension), dtype=np.float32)
+            elif vectors.shape[1] != self._dimension:  # a racing first add fixed another one
+                raise DimensionError(
+                    f"embedding has dimension {vectors.shape[1]} but this store holds vectors "
+                    f"of dimension {self._dimension}"
+                )
             new = [i for i, doc_id in enumerate(ids) if doc_id not in self._row_of]
             self._reserve(len(self._ids) + len(new))
             for i, doc_id in enumerate(ids):

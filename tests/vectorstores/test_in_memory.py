@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -119,6 +120,37 @@ def test_concurrent_writers_lose_nothing() -> None:
         thread.join()
     assert store.count() == 4 * 20 * 5
     assert store.get_by_ids(["w3 b19 n4"])[0].page_content == "w3 b19 n4"
+
+
+def test_first_writers_racing_with_two_dimensions_leave_a_consistent_store() -> None:
+    """Two first adds of different dimensions both pass the (empty store) dimension check;
+    the one that stores second gets a DimensionError and writes nothing (it used to fail
+    in numpy after appending its ids, leaving documents without vectors)."""
+    both_checked = threading.Barrier(2)
+
+    class Racing(InMemoryVectorStore):
+        def _upsert(self, *primitive_args: Any) -> None:
+            both_checked.wait(timeout=10)  # both calls are past the check, none has stored
+            super()._upsert(*primitive_args)
+
+    store = Racing(ExplicitEmbeddings())
+    errors: list[Exception] = []
+
+    def add(text: str) -> None:
+        try:
+            store.add_texts([text], ids=[text])
+        except Exception as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=add, args=(text,)) for text in ("d0", "wrongdim")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(errors) == 1 and isinstance(errors[0], DimensionError)
+    [stored] = [doc.id for doc in store.get_by_ids(["d0", "wrongdim"])]
+    assert store.count() == 1
+    assert [doc.id for doc in store.similarity_search(stored, k=5)] == [stored]
 
 
 def test_with_hashing_embeddings_end_to_end() -> None:
