@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import socket
@@ -196,6 +197,8 @@ async def test_aload_raises_for_a_failing_url(http_server: Server) -> None:
 
 
 async def test_alazy_load_can_stop_early(http_server: Server) -> None:
+    """A consumer that stops after the first page: no page past the read-ahead window
+    (max_concurrency=2, so /0 and /1) is ever requested."""
     for i in range(5):
         http_server.routes[f"/{i}"] = Route(f"<p>{i}</p>".encode(), delay=0.05)
     web = loader([http_server.url(f"/{i}") for i in range(5)], max_concurrency=2)
@@ -204,6 +207,9 @@ async def test_alazy_load_can_stop_early(http_server: Server) -> None:
         assert document.page_content == "0"
         break
     await stream.aclose()
+    await asyncio.sleep(0.3)  # time for any stray request to reach the server
+    requested = {path for path, _ in http_server.arrivals}
+    assert "/0" in requested and requested <= {"/0", "/1"}
 
 
 @pytest.mark.parametrize("use_async", [False, True])
