@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import functools
 import re
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -450,16 +451,35 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
                     await iterator.aclose()
         with use_config(child):
             sync_iterator = iter(self._stream(model_input, stop=stop, **bound))
+        # A cancelled await leaves its worker thread inside the generator; closing it then
+        # would raise "generator already executing" in place of the cancellation. The lock
+        # makes the close wait for that step.
+        stepping = threading.Lock()
+
+        def step() -> Any:
+            with stepping:
+                return next(sync_iterator, _DONE)
+
+        def close() -> None:
+            with stepping:
+                sync_iterator.close()  # type: ignore[attr-defined]
+
         try:
             while True:
                 with use_config(child):  # to_thread copies the context, config included
-                    chunk = await asyncio.to_thread(next, sync_iterator, _DONE)
+                    chunk = await asyncio.to_thread(step)
                 if chunk is _DONE:
                     return
                 yield self._check_chunk(chunk)
         finally:
             if hasattr(sync_iterator, "close"):
-                sync_iterator.close()
+                if stepping.acquire(blocking=False):  # no step running: close it now
+                    try:
+                        sync_iterator.close()
+                    finally:
+                        stepping.release()
+                else:  # a cancelled step still runs: close once it returns, off the loop
+                    asyncio.get_running_loop().run_in_executor(None, close)
 
     # ---- generate ----
     def generate(

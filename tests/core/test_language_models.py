@@ -226,6 +226,38 @@ async def test_an_async_consumer_stopping_early_closes_the_model_stream_and_ends
     assert collector.traced_runs[0].find("StrOutputParser").outputs == "one"
 
 
+async def test_cancelling_an_async_stream_over_a_sync_hook_stays_a_cancellation():
+    started, gate, closed = threading.Event(), threading.Event(), threading.Event()
+
+    class Blocking(BaseChatModel):
+        def _generate(self, messages, stop=None):
+            return AIMessage("one two")
+
+        def _stream(self, messages, stop=None):  # sync only: astream steps it in threads
+            try:
+                yield AIMessageChunk("one")
+                started.set()
+                gate.wait(5)  # the second step blocks in its worker thread
+                yield AIMessageChunk(" two")
+            finally:
+                closed.set()
+
+    received: list[str] = []
+
+    async def consume():
+        async for chunk in Blocking().astream("x"):
+            received.append(chunk.content)
+
+    task = asyncio.ensure_future(consume())
+    assert await asyncio.to_thread(started.wait, 5)
+    task.cancel()  # while the worker thread is inside the generator
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert received == ["one"] and not closed.is_set()
+    gate.set()
+    assert await asyncio.to_thread(closed.wait, 5)  # closed once that step returned
+
+
 def test_model_in_a_sequence_is_a_child_and_its_own_calls_are_its_children():
     class Delegating(BaseChatModel):
         def _generate(self, messages, stop=None):
