@@ -326,8 +326,10 @@ class WebBaseLoader(BaseLoader):
 
 def _check_content_type(url: str, content_type: str, headers: Any) -> None:
     # get_content_type() says "text/plain" when the header is missing: fine to parse.
-    major = content_type.split("/", 1)[0]
-    if major == "text" or "html" in content_type or "xml" in content_type:
+    # The subtype is compared whole: "xml" inside a name (Office's "openxmlformats"
+    # zip archives) is not markup.
+    major, _, subtype = content_type.partition("/")
+    if major == "text" or subtype in ("html", "xml") or subtype.endswith("+xml"):
         return
     raise LoaderError(f"{url} is {headers.get('Content-Type')!r}, not HTML or text")
 

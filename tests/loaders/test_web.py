@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import re
 import socket
 
 import pytest
@@ -144,10 +145,24 @@ def test_size_cap(http_server: Server) -> None:
     assert len(loader(http_server.url("/big-unannounced")).load()[0].page_content) == 5000
 
 
-def test_non_text_content_is_refused(http_server: Server) -> None:
-    http_server.routes["/img"] = Route(b"\x89PNG...", content_type="image/png")
-    with pytest.raises(LoaderError, match=r"/img is 'image/png', not HTML or text"):
-        loader(http_server.url("/img")).load()
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        ("image/png", b"\x89PNG..."),
+        # 'xml' inside the subtype's name does not make a zip archive text
+        ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", b"PK\x03\x04"),
+    ],
+)
+def test_non_text_content_is_refused(http_server: Server, content_type, body) -> None:
+    http_server.routes["/file"] = Route(body, content_type=content_type)
+    with pytest.raises(LoaderError, match=rf"/file is '{re.escape(content_type)}', not HTML or text"):
+        loader(http_server.url("/file")).load()
+
+
+@pytest.mark.parametrize("content_type", ["application/xhtml+xml", "application/xml", "text/plain"])
+def test_html_xml_and_text_content_types_are_parsed(http_server: Server, content_type) -> None:
+    http_server.routes["/page"] = Route(b"<p>hello</p>", content_type=content_type)
+    assert loader(http_server.url("/page")).load()[0].page_content == "hello"
 
 
 def test_continue_on_failure_skips_and_logs(http_server: Server, caplog) -> None:
