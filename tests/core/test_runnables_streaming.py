@@ -154,6 +154,26 @@ def test_parallel_streams_keyed_chunks_from_every_branch():
     assert chain.invoke("x y") == {"words": "x y ", "loud": "X Y "}
 
 
+def test_closing_a_parallel_stream_does_not_start_branches_still_queued():
+    started, proceed = [], threading.Event()
+
+    def branch(name):
+        def stream(chunks):
+            for _ in chunks:
+                started.append(name)
+                yield f"{name}0"
+                proceed.wait(5)  # still running when the consumer stops
+                yield f"{name}1"
+
+        return RunnableGenerator(stream, name=name)
+
+    stream = RunnableParallel(a=branch("a"), b=branch("b")).stream("x", {"max_concurrency": 1})
+    assert next(stream) == {"a": "a0"}
+    threading.Timer(0.2, proceed.set).start()  # lets branch a end after the close began
+    stream.close()
+    assert started == ["a"]  # b waited for a free worker; nobody reads it any more
+
+
 def test_assign_streams_existing_keys_then_new_chunks_and_pick_streams_one_key():
     answer = RunnableLambda(lambda d: d["q"]) | TokenModel([])
     chain = RunnablePassthrough.assign(answer=answer)

@@ -178,7 +178,8 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
                     yield {key: item}
         finally:
             stop.set()
-            pool.shutdown(wait=True)
+            # branches still queued (max_concurrency) are not started: nobody reads them
+            pool.shutdown(wait=True, cancel_futures=True)
 
     async def _astream_branches(self, chunks: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
         total = _NOTHING
