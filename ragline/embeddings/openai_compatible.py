@@ -169,13 +169,7 @@ class OpenAIEmbeddings(Embeddings):
                 f"{self!r}: the server returned indices {[item.index for item in items]} "
                 f"for {expected} inputs; expected 0..{expected - 1}"
             )
-        rows = []
-        for item in items:
-            vector = item.embedding
-            if isinstance(vector, str):
-                rows.append(np.frombuffer(base64.b64decode(vector), dtype="<f4"))
-            else:
-                rows.append(np.asarray(vector, dtype=np.float32))
+        rows = [self._row(item.index, item.embedding) for item in items]
         if len({len(row) for row in rows}) > 1:
             raise DimensionError(
                 f"{self!r}: the server returned vectors of different dimensions "
@@ -187,6 +181,26 @@ class OpenAIEmbeddings(Embeddings):
             source=repr(self),
             expected_dimension=self.dimensions,
         )
+
+    def _row(self, index: int, vector: Any) -> np.ndarray:
+        """One vector as float32, from base64 little-endian bytes or a list of numbers."""
+        if isinstance(vector, str):
+            try:
+                data = base64.b64decode(vector)
+            except ValueError as err:  # binascii.Error
+                raise DimensionError(f"{self!r}: the server's vector {index} is not base64 ({err})") from err
+            if len(data) % 4:
+                raise DimensionError(
+                    f"{self!r}: the server's vector {index} is {len(data)} bytes, not a whole "
+                    "number of float32"
+                )
+            return np.frombuffer(data, dtype="<f4")
+        try:
+            return np.asarray(vector, dtype=np.float32)
+        except (TypeError, ValueError) as err:
+            raise DimensionError(
+                f"{self!r}: the server's vector {index} is not a list of numbers ({err})"
+            ) from err
 
     def _empty(self) -> np.ndarray:
         return np.zeros((0, self.dimensions or 0), dtype=np.float32)

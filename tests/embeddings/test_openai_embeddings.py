@@ -129,6 +129,21 @@ def test_nan_from_the_server_is_a_dimension_error(server: OpenAITestServer) -> N
         client(server).embed_documents_array(["a"])
 
 
+@pytest.mark.parametrize(
+    ("embedding", "problem"),
+    [
+        ("AAAAAAAA", "6 bytes, not a whole number of float32"),  # valid base64, 6 bytes
+        ("not base64", "not base64"),
+        (["x", "y"], "not a list of numbers"),
+    ],
+)
+def test_undecodable_vectors_are_dimension_errors(server: OpenAITestServer, embedding, problem) -> None:
+    body = {"object": "list", "model": "m", "data": [{"object": "embedding", "index": 0, "embedding": embedding}]}
+    server.enqueue(EMBEDDINGS_PATH, Reply(body=body))
+    with pytest.raises(DimensionError, match=rf"vector 0 is {problem}"):
+        client(server).embed_documents_array(["a"])
+
+
 def test_http_errors_propagate_as_openai_errors(server: OpenAITestServer) -> None:
     server.enqueue(
         EMBEDDINGS_PATH, Reply(status=400, body=error_body("model not found", "invalid_request_error"))
