@@ -49,6 +49,8 @@ _KEY_PREFIX = re.compile(r"[A-Za-z0-9_.:/{}\-]{1,200}")
 _FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 # The tag separator: a control character no sensible value holds, so "a,b" stays one tag.
 TAG_SEPARATOR = "\x1f"
+# Starts the tag text of a bool or number (see encode_value): another control character.
+TYPED_TAG = "\x1e"
 # RediSearch splits text at these characters when indexing; a phrase query uses the tokens.
 _TEXT_TOKEN = re.compile(r"[^\s,.<>{}\[\]\"':;!@#$%^&*()\-+=~|/\\?`]+")
 
@@ -95,15 +97,18 @@ def encode_value(kind: str, value: Any) -> str:
         if not isinstance(value, str):
             raise TypeError("a text field takes str values")
         return value
-    # tag: bool is its own kind; numbers get one canonical spelling, so 1 and 1.0 agree
-    if isinstance(value, bool):
-        return "true" if value else "false"
+    # tag: a str is itself; a bool or number starts with TYPED_TAG, so it never equals a
+    # str ("1" is not 1, "true" is not True, as in the reference evaluator). A str that
+    # itself starts with TYPED_TAG gets a second one, so no two values share a spelling.
+    # Numbers get one canonical spelling, so 1 and 1.0 agree.
     if isinstance(value, str):
-        return value
+        return TYPED_TAG + value if value.startswith(TYPED_TAG) else value
+    if isinstance(value, bool):
+        return TYPED_TAG + ("true" if value else "false")
     if isinstance(value, int):
-        return str(value)
+        return TYPED_TAG + str(value)
     if isinstance(value, float) and math.isfinite(value):
-        return str(int(value)) if value.is_integer() else repr(value)
+        return TYPED_TAG + (str(int(value)) if value.is_integer() else repr(value))
     raise TypeError("a tag field takes str, bool, int or float values")
 
 

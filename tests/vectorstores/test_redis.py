@@ -298,12 +298,18 @@ def test_tag_values_match_exactly_and_cannot_change_the_query(make_store: MakeSt
 
 
 def test_tag_values_are_case_sensitive_and_typed(make_store: MakeStore) -> None:
-    """Tags compare exactly (case included); True and 1 are different values."""
+    """Tags compare exactly (case included) and by kind, as the reference evaluator does:
+    True, 1, "1" and "true" are four different values (1 and 1.0 are one)."""
     store = make_store(index_schema={"v": "tag"})
-    store.add_texts(["d0", "d1", "d2"], [{"v": "Red"}, {"v": True}, {"v": 1}], ids=["0", "1", "2"])
-    assert ids_of(store.similarity_search("q0", filter={"v": "Red"})) == ["0"]
+    values: list[Any] = ["Red", True, 1, "1", "true", "\x1etrue", "\x1e1"]
+    ids = [str(i) for i in range(len(values))]
+    store.add_texts(["d0", "d1", "d2", "d3", "d4", "d5", "d6"], [{"v": v} for v in values], ids=ids)
+    for i, value in enumerate(values):
+        found = store.similarity_search("q0", k=10, filter={"v": value})
+        assert ids_of(found) == [str(i)], value
+        found = store.similarity_search("q0", k=10, filter={"v": {"$ne": value}})
+        assert sorted(ids_of(found)) == [j for j in ids if j != str(i)], value
     assert store.similarity_search("q0", filter={"v": "red"}) == []
-    assert ids_of(store.similarity_search("q0", filter={"v": True})) == ["1"]
     assert ids_of(store.similarity_search("q0", filter={"v": 1.0})) == ["2"]
 
 
