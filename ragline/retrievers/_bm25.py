@@ -241,6 +241,12 @@ class BM25Retriever(BaseRetriever):
                 raise InvalidInputError(
                     f"BM25Retriever got {len(values)} {name} for {len(texts)} texts"
                 )
+        for position, metadata in enumerate(metadatas or ()):
+            if metadata is not None and not isinstance(metadata, Mapping):
+                raise InvalidInputError(
+                    f"BM25Retriever metadatas[{position}] must be a dict or None, "
+                    f"got {type(metadata).__name__}"
+                )
         docs = [
             Document(text, dict(metadatas[i] or {}) if metadatas else {}, ids[i] if ids else None)
             for i, text in enumerate(texts)

@@ -170,6 +170,8 @@ def test_an_empty_corpus_returns_nothing():
          "bm25_params has unknown key.*'epsilon'; valid keys are 'k1', 'b'"),
         ({"metadatas": [{}]}, InvalidInputError, "got 1 metadatas for 4 texts"),
         ({"ids": ["a"]}, InvalidInputError, "got 1 ids for 4 texts"),
+        ({"metadatas": [{}, "x", None, {}]}, InvalidInputError,
+         r"metadatas\[1\] must be a dict or None, got str"),
         ({"preprocess_func": "split"}, InvalidInputError, "preprocess_func must be callable"),
         ({"preprocess_func": str.lower}, InvalidInputError, "must return a list of str"),
         ({"preprocess_func": lambda t: [1]}, InvalidInputError, "returned a int token"),
