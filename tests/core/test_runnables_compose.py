@@ -152,6 +152,8 @@ def test_retry_waits_exponentially_with_jitter(monkeypatch):
     ({"stop_after_attempt": 0}, "stop_after_attempt must be an int >= 1, got 0"),
     ({"retry_if_exception_type": (int,)}, "retry_if_exception_type must be a non-empty tuple"),
     ({"exponential_jitter_params": {"inital": 1}}, "unknown exponential_jitter_params key(s) ['inital']"),
+    ({"retry_if_exception_type": ValueError},
+     "retry_if_exception_type must be a non-empty tuple of exception classes, got <class 'ValueError'>"),
 ])
 def test_retry_options_are_validated(kwargs, message):
     with pytest.raises(ConfigurationError) as info:
@@ -250,8 +252,17 @@ def test_fallbacks_exception_key_passes_the_error_on():
 
 
 def test_fallbacks_validation():
+    echo = RunnableLambda(lambda x: x)
     with pytest.raises(ConfigurationError, match="at least one fallback"):
-        RunnableLambda(lambda x: x).with_fallbacks([])
+        echo.with_fallbacks([])
+    with pytest.raises(ConfigurationError) as info:
+        echo.with_fallbacks(echo)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "with_fallbacks takes a list of fallback runnables, got RunnableLambda; pass [fallback] for one")
+    with pytest.raises(ConfigurationError) as info:
+        echo.with_fallbacks([echo], exceptions_to_handle=ValueError)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "exceptions_to_handle must be a non-empty tuple of exception classes, got <class 'ValueError'>")
 
 
 async def test_fallbacks_async_and_stream():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
 from ragline.core.config import RunnableConfig
@@ -41,9 +41,15 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
     def __init__(self, runnable: Runnable[Input, Output], fallbacks: Sequence[Runnable[Input, Output]], *,
                  exceptions_to_handle: tuple[type[BaseException], ...] = (Exception,),
                  exception_key: str | None = None) -> None:
+        if not isinstance(fallbacks, Iterable):  # a single runnable, say
+            raise ConfigurationError(
+                f"with_fallbacks takes a list of fallback runnables, got {type(fallbacks).__name__}; "
+                "pass [fallback] for one"
+            )
         if not fallbacks:
             raise ConfigurationError("with_fallbacks needs at least one fallback runnable")
-        types = tuple(exceptions_to_handle)
+        given = exceptions_to_handle
+        types = tuple(given) if isinstance(given, Iterable) else ()
         if not types or not all(isinstance(t, type) and issubclass(t, BaseException) for t in types):
             raise ConfigurationError(
                 f"exceptions_to_handle must be a non-empty tuple of exception classes, got "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ragline.core.callbacks.base import RetryState
@@ -59,7 +59,9 @@ class RunnableRetry(Runnable[Input, Output]):
                  exponential_jitter_params: dict[str, float] | None = None) -> None:
         if isinstance(stop_after_attempt, bool) or not isinstance(stop_after_attempt, int) or stop_after_attempt < 1:
             raise ConfigurationError(f"stop_after_attempt must be an int >= 1, got {stop_after_attempt!r}")
-        types = tuple(retry_if_exception_type)
+        # a bare class is not iterable: refuse it here rather than with tuple()'s TypeError
+        given = retry_if_exception_type
+        types = tuple(given) if isinstance(given, Iterable) else ()
         if not types or not all(isinstance(t, type) and issubclass(t, BaseException) for t in types):
             raise ConfigurationError(
                 f"retry_if_exception_type must be a non-empty tuple of exception classes, got "
