@@ -139,7 +139,18 @@ class EnsembleRetriever(ChildBatchRetriever):
         return f"EnsembleRetriever(retrievers=[{names}], weights={self.weights}, c={self.c:g})"
 
     def weighted_reciprocal_rank(self, doc_lists: list[list[Document]]) -> list[Document]:
-        """Fuse one result list per retriever with this ensemble's weights, c and id_key."""
+        """Fuse one result list per retriever with this ensemble's weights, c and id_key.
+
+        Raises:
+            InvalidInputError: a retriever's result is not a list of Documents (named).
+        """
+        for position, documents in enumerate(doc_lists):
+            if not isinstance(documents, list) or not all(isinstance(d, Document) for d in documents):
+                name = self.retrievers[position].get_name() if position < len(self.retrievers) else "?"
+                raise InvalidInputError(
+                    f"EnsembleRetriever retrievers[{position}] ({name}) must return a list of "
+                    f"Document, got {documents!r:.80}"
+                )
         return weighted_reciprocal_rank(doc_lists, self.weights, self.c, self.id_key)
 
     def _get_relevant_documents(self, query: str) -> list[Document]:
@@ -161,7 +172,13 @@ class EnsembleRetriever(ChildBatchRetriever):
         fused: list[Any] = []
         for results in zip(*per_child, strict=True):
             error = next((r for r in results if isinstance(r, BaseException)), None)
-            fused.append(error if error is not None else self.weighted_reciprocal_rank(list(results)))
+            if error is None:
+                try:
+                    fused.append(self.weighted_reciprocal_rank(list(results)))
+                except InvalidInputError as err:  # fails this query only
+                    fused.append(err)
+            else:
+                fused.append(error)
         return fused
 
     def _search_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:

@@ -164,6 +164,22 @@ def test_batch_and_any_runnable_as_a_child():
     assert [ids(docs) for docs in retriever.batch(["x", "y"])] == [["x", "a"], ["y", "a"]]
 
 
+async def test_a_child_that_returns_no_document_list_is_named():
+    """A Runnable child answering with text: an error naming the child, in every path;
+    in a batch only the queries it answered that way fail."""
+    text = RunnableLambda(lambda q: "not documents" if q == "bad" else [Document(q, id=q)], name="text")
+    retriever = EnsembleRetriever([Fixed("one", [A]), text])
+    message = r"EnsembleRetriever retrievers\[1\] \(text\) must return a list of Document, got 'not documents'"
+    with pytest.raises(InvalidInputError, match=message):
+        retriever.invoke("bad")
+    with pytest.raises(InvalidInputError, match=message):
+        await retriever.ainvoke("bad")
+    good, bad = retriever.batch(["ok", "bad"], return_exceptions=True)
+    assert ids(good) == ["a", "ok"]
+    assert isinstance(bad, InvalidInputError)
+    assert str(bad).startswith("EnsembleRetriever retrievers[1] (text) must return a list of Document")
+
+
 def test_a_failing_child_fails_the_ensemble_run():
     collector = RunCollectorCallbackHandler()
     with pytest.raises(RuntimeError, match="two failed"):
