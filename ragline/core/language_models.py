@@ -32,7 +32,7 @@ import functools
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -601,7 +601,10 @@ def stop_list(stop: Any) -> list[str] | None:
     """
     if stop is None:
         return None
-    stops = [stop] if isinstance(stop, str) else list(stop)
+    if isinstance(stop, str):
+        stops = [stop]
+    else:  # anything not iterable (stop=5) gets the same message, not list()'s TypeError
+        stops = list(stop) if isinstance(stop, Iterable) else [stop]
     if not all(isinstance(item, str) and item for item in stops):
         raise InvalidInputError(
             f"stop must be a string or a list of non-empty strings, got {stop!r}"

@@ -142,3 +142,7 @@ def test_a_single_stop_string_is_one_sequence():
         InvalidInputError, match=r"stop must be a string or a list of non-empty strings, got \[''\]"
     ):
         model.invoke("x", stop=[""])
+    with pytest.raises(
+        InvalidInputError, match="stop must be a string or a list of non-empty strings, got 5"
+    ):
+        model.invoke("x", stop=5)
