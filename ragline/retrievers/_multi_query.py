@@ -159,14 +159,22 @@ class MultiQueryRetriever(ChildBatchRetriever):
         queries = self.generate_queries(query)
         if not queries:
             return []
-        results = self.retriever.batch(queries)
-        return unique_documents([doc for documents in results for doc in documents])
+        return self._union(self.retriever.batch(queries))
 
     async def _aget_relevant_documents(self, query: str) -> list[Document]:
         queries = self._queries(query, await self.llm_chain.ainvoke({"question": query}))
         if not queries:
             return []
-        results = await self.retriever.abatch(queries)
+        return self._union(await self.retriever.abatch(queries))
+
+    def _union(self, results: list[Any]) -> list[Document]:
+        """The unique documents of the queries' results, in order (each result checked)."""
+        for documents in results:
+            if not isinstance(documents, list) or not all(isinstance(d, Document) for d in documents):
+                raise InvalidInputError(
+                    f"MultiQueryRetriever retriever ({self.retriever.get_name()}) must return a "
+                    f"list of Document, got {documents!r:.80}"
+                )
         return unique_documents([doc for documents in results for doc in documents])
 
     # batch / abatch (ChildBatchRetriever): the model writes the queries of every question
@@ -185,8 +193,7 @@ class MultiQueryRetriever(ChildBatchRetriever):
                 owners.extend([owner] * len(queries))
         return per_question, flat, owners
 
-    @staticmethod
-    def _assemble(per_question: list[Any], owners: list[int], found: list[Any]) -> list[Any]:
+    def _assemble(self, per_question: list[Any], owners: list[int], found: list[Any]) -> list[Any]:
         grouped: list[list[Any]] = [[] for _ in per_question]
         for owner, documents in zip(owners, found, strict=True):
             grouped[owner].append(documents)
@@ -194,7 +201,13 @@ class MultiQueryRetriever(ChildBatchRetriever):
         for queries, lists in zip(per_question, grouped, strict=True):
             error = queries if isinstance(queries, BaseException) else next(
                 (d for d in lists if isinstance(d, BaseException)), None)
-            results.append(error if error is not None else unique_documents([d for docs in lists for d in docs]))
+            if error is None:
+                try:
+                    results.append(self._union(lists))
+                except InvalidInputError as err:  # fails this question only
+                    results.append(err)
+            else:
+                results.append(error)
         return results
 
     def _search_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:

@@ -184,3 +184,18 @@ async def test_abatch_matches_batch_and_a_bad_answer_fails_only_its_question(vec
     assert "must return a list of str, got 7" in str(results[1])
     async_results = await picky.abatch(["good", "bad"], return_exceptions=True)
     assert async_results[0] == [Document("ok")] and isinstance(async_results[1], InvalidInputError)
+
+
+async def test_a_retriever_that_returns_no_document_list_is_named():
+    """The searched retriever answers one query with text: a clear error in every path;
+    in a batch only the question whose queries got text fails."""
+    base = RunnableLambda(lambda q: "oops" if q == "bad" else [Document(q)], name="base")
+    retriever = MultiQueryRetriever(base, RunnableLambda(lambda x: [x["question"]]))
+    message = r"MultiQueryRetriever retriever \(base\) must return a list of Document, got 'oops'"
+    with pytest.raises(InvalidInputError, match=message):
+        retriever.invoke("bad")
+    with pytest.raises(InvalidInputError, match=message):
+        await retriever.ainvoke("bad")
+    good, bad = retriever.batch(["ok", "bad"], return_exceptions=True)
+    assert good == [Document("ok")]
+    assert isinstance(bad, InvalidInputError) and "got 'oops'" in str(bad)
