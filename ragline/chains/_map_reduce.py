@@ -105,9 +105,9 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
 
     def _groups(self, documents: list[Document]) -> list[list[Document]] | None:
         """Groups of documents that each fit in ``token_max``; None when all fit at once."""
-        sizes = [self.token_counter(self._render([d])) for d in documents]
         if self.token_counter(self._render(documents)) <= self.token_max:
-            return None
+            return None  # the usual case: one count, none per document
+        sizes = [self.token_counter(self._render([d])) for d in documents]
         for index, size in enumerate(sizes):
             if size > self.token_max:
                 raise InvalidInputError(

@@ -188,15 +188,23 @@ def test_map_reduce_collapses_in_groups_at_token_max() -> None:
 
 
 def test_map_reduce_does_not_collapse_when_everything_fits() -> None:
+    """Everything fits: no collapse call, and the mapped outputs are counted once, together."""
     model = FakeListChatModel(responses=["a b c", "d e f", "final"])
     prompt = ChatPromptTemplate.from_messages([("human", "{context}")])
+    counted: list[str] = []
+
+    def counter(text: str) -> int:
+        counted.append(text)
+        return words(text)
+
     chain = MapReduceDocumentsChain(
         model, question_prompt=prompt, combine_prompt=prompt, collapse_prompt=prompt,
-        token_max=6, token_counter=words, max_concurrency=1,
+        token_max=6, token_counter=counter, max_concurrency=1,
     )
     assert chain.invoke({"context": DOCS[:2]}) == "final"
     assert texts(model.calls[-1]) == ["a b c\n\nd e f"]
     assert len(model.calls) == 3
+    assert counted == ["a b c\n\nd e f"]
 
 
 def test_map_reduce_rejects_one_output_larger_than_token_max() -> None:
