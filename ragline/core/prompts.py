@@ -125,7 +125,7 @@ def _template_variables(template: str, template_format: str) -> list[str]:
     except ValueError as err:
         raise InvalidInputError(f"invalid f-string template {template!r}: {err}") from err
     names: list[str] = []
-    for _literal, field_name, format_spec, _conversion in parsed:
+    for _literal, field_name, format_spec, conversion in parsed:
         if field_name is None:
             continue
         # Plain names only: attribute access or indexing ({user.password}, {x[0]}) would
@@ -134,6 +134,11 @@ def _template_variables(template: str, template_format: str) -> list[str]:
             raise InvalidInputError(
                 f"template variable {{{field_name}}} in {template!r} is not a plain name; "
                 f"use named variables such as {{question}} (and {{{{ }}}} for literal braces)"
+            )
+        if conversion not in (None, "r", "s", "a"):  # else format() fails at invoke time
+            raise InvalidInputError(
+                f"unknown conversion !{conversion} in {{{field_name}!{conversion}}} of "
+                f"{template!r}; valid conversions are !r, !s and !a"
             )
         if format_spec and "{" in format_spec:
             raise InvalidInputError(

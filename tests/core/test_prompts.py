@@ -110,6 +110,11 @@ def test_malformed_templates_are_rejected():
         PromptTemplate.from_template("an unclosed {brace")
     with pytest.raises(InvalidInputError, match="nested variables"):
         PromptTemplate.from_template("{x:{width}}")
+    with pytest.raises(InvalidInputError) as info:
+        PromptTemplate.from_template("Hi {name!z}")
+    assert str(info.value) == (
+        "unknown conversion !z in {name!z} of 'Hi {name!z}'; valid conversions are !r, !s and !a")
+    assert PromptTemplate.from_template("{name!r}").format(name="x") == "'x'"
 
 
 def test_only_f_string_templates_are_supported():
