@@ -97,13 +97,16 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
         return (f"ContextualCompressionRetriever(base_compressor={self.base_compressor!r}, "
                 f"base_retriever={self.base_retriever.get_name()})")
 
-    def _get_relevant_documents(self, query: str) -> list[Document]:
-        documents = self.base_retriever.invoke(query)
+    def _compress(self, documents: Any, query: str) -> list[Document]:
+        documents = _check_output("base_retriever", documents)
         if not documents:
             return []
         return _check_output("base_compressor", self.base_compressor.compress_documents(documents, query))
 
-    async def _acompress(self, documents: list[Document], query: str) -> list[Document]:
+    async def _acompress(self, documents: Any, query: str) -> list[Document]:
+        documents = _check_output("base_retriever", documents)
+        if not documents:
+            return []
         compress = getattr(self.base_compressor, "acompress_documents", None)
         if compress is not None:
             output = await compress(documents, query)
@@ -111,23 +114,25 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
             output = await asyncio.to_thread(self.base_compressor.compress_documents, documents, query)
         return _check_output("base_compressor", output)
 
+    def _get_relevant_documents(self, query: str) -> list[Document]:
+        return self._compress(self.base_retriever.invoke(query), query)
+
     async def _aget_relevant_documents(self, query: str) -> list[Document]:
-        documents = await self.base_retriever.ainvoke(query)
-        return await self._acompress(documents, query) if documents else []
+        return await self._acompress(await self.base_retriever.ainvoke(query), query)
 
     # batch / abatch (ChildBatchRetriever): one base-retriever batch for all the queries,
     # then each query's compression inside its own run (so model calls nest under it)
     def _compress_in_run(self, documents: Any, query: str, config: RunnableConfig) -> Any:
-        if isinstance(documents, BaseException) or not documents:
+        if isinstance(documents, BaseException):
             return documents
         try:
             with use_config(config):
-                return _check_output("base_compressor", self.base_compressor.compress_documents(documents, query))
+                return self._compress(documents, query)
         except Exception as err:
             return err
 
     async def _acompress_in_run(self, documents: Any, query: str, config: RunnableConfig) -> Any:
-        if isinstance(documents, BaseException) or not documents:
+        if isinstance(documents, BaseException):
             return documents
         try:
             with use_config(config):

@@ -395,3 +395,19 @@ async def test_a_compressor_failing_on_one_query_fails_only_that_query(asynchron
     assert results[0] == [PARAGRAPHS[2]]  # the shorter of the two "cats" paragraphs ranks first
     assert str(results[1]) == "cannot compress bonds"
     assert [str(run.error) for run in collector.traced_runs] == ["None", "cannot compress bonds"]
+
+
+async def test_a_base_retriever_that_returns_no_document_list_is_named():
+    """Text from the base retriever is an error naming it, not a crash in the compressor."""
+    base = RunnableLambda(lambda q: "oops" if q == "bad" else [Document(q)])
+    retriever = ContextualCompressionRetriever(EmbeddingsFilter(EMBEDDINGS, k=1), base)
+    message = "base_retriever must return a list of Document, got str"
+    with pytest.raises(InvalidInputError, match=message):
+        retriever.invoke("bad")
+    with pytest.raises(InvalidInputError, match=message):
+        await retriever.ainvoke("bad")
+    good, bad = retriever.batch(["ok", "bad"], return_exceptions=True)
+    assert good == [Document("ok")]
+    assert isinstance(bad, InvalidInputError) and str(bad) == message
+    good, bad = await retriever.abatch(["ok", "bad"], return_exceptions=True)
+    assert good == [Document("ok")] and str(bad) == message
