@@ -152,6 +152,8 @@ def test_retry_waits_exponentially_with_jitter(monkeypatch):
     ({"stop_after_attempt": 0}, "stop_after_attempt must be an int >= 1, got 0"),
     ({"retry_if_exception_type": (int,)}, "retry_if_exception_type must be a non-empty tuple"),
     ({"exponential_jitter_params": {"inital": 1}}, "unknown exponential_jitter_params key(s) ['inital']"),
+    ({"exponential_jitter_params": {"initial": "1"}},
+     "exponential_jitter_params['initial'] must be a number >= 0, got '1'"),
     ({"retry_if_exception_type": ValueError},
      "retry_if_exception_type must be a non-empty tuple of exception classes, got <class 'ValueError'>"),
 ])

@@ -74,6 +74,11 @@ class RunnableRetry(Runnable[Input, Output]):
                 f"unknown exponential_jitter_params key(s) {unknown}; valid keys are "
                 f"{sorted(_JITTER_DEFAULTS)}"
             )
+        for key, value in params.items():  # checked now, not after the first failure
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise ConfigurationError(
+                    f"exponential_jitter_params[{key!r}] must be a number >= 0, got {value!r}"
+                )
         self.bound = bound
         self.retry_if_exception_type = types
         self.wait_exponential_jitter = wait_exponential_jitter
