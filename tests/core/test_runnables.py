@@ -318,6 +318,8 @@ def test_parallel_keyword_form_name_and_error():
 
     with pytest.raises(LookupError, match="branch failed"):
         RunnableParallel(ok=lambda v: v, bad=boom).invoke(1)
+    with pytest.raises(InvalidInputError, match="RunnableParallel keys must be str, got 1"):
+        RunnableParallel({1: lambda v: v})
 
 
 # ---- passthrough, assign, pick ------------------------------------------------------------

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from ragline.core.config import RunnableConfig, get_current_config
+from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Runnable, coerce_to_runnable
 from ragline.core.runnables.runs import _NOTHING, add_chunks
 
@@ -45,6 +46,9 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
 
     def __init__(self, steps: Mapping[str, Any] | None = None, /, **kwargs: Any) -> None:
         merged = {**(steps or {}), **kwargs}
+        bad = [key for key in merged if not isinstance(key, str)]
+        if bad:  # they name the output keys (and the run): refused here, not at invoke
+            raise InvalidInputError(f"RunnableParallel keys must be str, got {bad[0]!r}")
         self.steps: dict[str, Runnable[Input, Any]] = {
             key: coerce_to_runnable(value) for key, value in merged.items()
         }
