@@ -222,6 +222,8 @@ class JSONLoader(BaseLoader):
                 raise LoaderError(
                     f"{path} is not valid JSON: {err.msg} at line {err.lineno} column {err.colno}"
                 ) from None
+            except RecursionError:
+                raise LoaderError(f"{path} nests arrays or objects too deeply to parse") from None
             yield value, 0
             return
         with open_text(path, self.encoding) as handle:
@@ -234,6 +236,10 @@ class JSONLoader(BaseLoader):
                     except json.JSONDecodeError as err:
                         raise LoaderError(
                             f"{path} line {number} is not valid JSON: {err.msg} at column {err.colno}"
+                        ) from None
+                    except RecursionError:
+                        raise LoaderError(
+                            f"{path} line {number} nests arrays or objects too deeply to parse"
                         ) from None
                     yield value, number
             except UnicodeDecodeError as err:

@@ -186,3 +186,15 @@ def test_encoding(tmp_path) -> None:
     assert [
         d.page_content for d in JSONLoader(path, ".t", json_lines=True, encoding="cp1252").load()
     ] == ["ok", "café"]
+
+
+def test_json_nested_too_deeply_is_a_loader_error(tmp_path) -> None:
+    """json.loads gives up with RecursionError on deep nesting: a LoaderError names the file."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000)
+    with pytest.raises(LoaderError, match=r"deep\.json nests arrays or objects too deeply"):
+        JSONLoader(deep, ".").load()
+    lines = tmp_path / "deep.jsonl"
+    lines.write_text('{"a": 1}\n' + "[" * 100_000 + "\n")
+    with pytest.raises(LoaderError, match=r"deep\.jsonl line 2 nests arrays or objects too deeply"):
+        JSONLoader(lines, ".", text_content=False, json_lines=True).load()
