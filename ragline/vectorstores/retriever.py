@@ -8,6 +8,7 @@ batch of queries is embedded at once and searched with ONE backend ``_search`` c
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ragline.core import BaseRetriever, ConfigurationError, Document, InvalidInputError
@@ -66,12 +67,36 @@ class VectorStoreRetriever(BaseRetriever):
         metadata: dict[str, Any] | None = None,
     ) -> None:
         self.vectorstore = vectorstore
-        self.search_type = search_type
-        self.search_kwargs = dict(search_kwargs or {})
-        self._plan = _plan(search_type, self.search_kwargs)
+        self._configure(search_type, search_kwargs)
         # runs are tagged with the store and embeddings classes, as users know them
         self.tags = [*(tags or []), *_default_tags(vectorstore)]
         self.metadata = dict(metadata) if metadata else None
+
+    def _configure(self, search_type: str, search_kwargs: Mapping[str, Any] | None) -> None:
+        kwargs = dict(search_kwargs or {})
+        self._plan = _plan(search_type, kwargs)  # checked first: a bad value changes nothing
+        self._search_type, self._search_kwargs = search_type, kwargs
+
+    # Properties, so that assigning either option (by hand, or per call through
+    # configurable_fields, which sets the attribute on a copy) re-checks it and takes
+    # effect, and search_kwargs cannot be changed in place unnoticed.
+    @property
+    def search_type(self) -> str:
+        """The search type; assigning one checks it with the current search_kwargs."""
+        return self._search_type
+
+    @search_type.setter
+    def search_type(self, search_type: str) -> None:
+        self._configure(search_type, self._search_kwargs)
+
+    @property
+    def search_kwargs(self) -> Mapping[str, Any]:
+        """The search options, read-only; assign a new dict to change them (it is checked)."""
+        return MappingProxyType(self._search_kwargs)
+
+    @search_kwargs.setter
+    def search_kwargs(self, search_kwargs: Mapping[str, Any] | None) -> None:
+        self._configure(self._search_type, search_kwargs)
 
     def get_name(self) -> str:
         return f"{type(self.vectorstore).__name__}Retriever"
@@ -79,7 +104,7 @@ class VectorStoreRetriever(BaseRetriever):
     def __repr__(self) -> str:
         return (
             f"VectorStoreRetriever(vectorstore={type(self.vectorstore).__name__}, "
-            f"search_type={self.search_type!r}, search_kwargs={self.search_kwargs!r})"
+            f"search_type={self._search_type!r}, search_kwargs={self._search_kwargs!r})"
         )
 
     def add_documents(self, documents: list[Document]) -> list[str]:

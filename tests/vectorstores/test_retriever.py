@@ -158,6 +158,28 @@ def test_repr_and_attributes(store: CountingStore) -> None:
     )
 
 
+def test_changed_search_options_take_effect_or_raise(store: CountingStore) -> None:
+    """search_kwargs / search_type set per call through configurable_fields (a per-user
+    filter, say) or assigned by hand are checked and used; they used to be ignored
+    silently because the search plan was built once in __init__."""
+    from ragline.core import ConfigurableField
+
+    retriever = store.as_retriever(search_kwargs={"k": 3})
+    configurable = retriever.configurable_fields(search_kwargs=ConfigurableField(id="search"))
+    per_user = {"configurable": {"search": {"k": 2, "filter": {"color": "blue"}}}}
+    assert texts_of(configurable.invoke("q0", config=per_user)) == ["d1", "d4"]
+    assert texts_of(configurable.invoke("q0")) == ["d0", "d1", "d2"]  # the default is kept
+    retriever.search_kwargs = {"k": 1}
+    assert texts_of(retriever.invoke("q0")) == ["d0"]
+    retriever.search_type = "mmr"
+    assert (retriever.search_type, retriever.search_kwargs) == ("mmr", {"k": 1})
+    with pytest.raises(TypeError):
+        retriever.search_kwargs["k"] = 5  # type: ignore[index]  # in place: refused, not ignored
+    with pytest.raises(InvalidInputError, match="'score_threshold' not accepted"):
+        retriever.search_kwargs = {"score_threshold": 0.5}
+    assert retriever.search_kwargs == {"k": 1}  # a refused value changes nothing
+
+
 async def test_add_documents_goes_to_the_store(store: CountingStore) -> None:
     retriever = store.as_retriever(search_kwargs={"k": 1})
     assert retriever.add_documents([Document("d8", id="id8")]) == ["id8"]
