@@ -65,6 +65,32 @@ def _number(name: str, value: Any, low: float, high: float | None = None) -> Non
         raise InvalidInputError(f"{name} must be {bounds}, got {value!r}")
 
 
+def _int(name: str, value: Any, low: int | None = None) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
+        raise InvalidInputError(
+            f"{name} must be an int >= {low}, got {value!r}"
+            if low is not None
+            else f"{name} must be an int, got {value!r}"
+        )
+
+
+def _check_sampling(values: Mapping[str, Any]) -> None:
+    """Check sampling settings (given to the constructor, or per call) before any request."""
+    _number("temperature", values.get("temperature"), 0, 2)
+    _number("top_p", values.get("top_p"), 0, 1)
+    _number("frequency_penalty", values.get("frequency_penalty"), -2, 2)
+    _number("presence_penalty", values.get("presence_penalty"), -2, 2)
+    _int("max_tokens", values.get("max_tokens"), 1)
+    _int("seed", values.get("seed"))
+
+
+def _check_mapping(name: str, value: Any) -> None:
+    if value is not None and not isinstance(value, Mapping):
+        raise InvalidInputError(f"{name} must be a dict, got {type(value).__name__}: {value!r:.60}")
+
+
 def _content_for_openai(content: Any) -> Any:
     if isinstance(content, str):
         return content
@@ -184,18 +210,17 @@ class ChatOpenAI(BaseChatModel):
         base_url = _one_of("base_url", base_url, "openai_api_base", openai_api_base)
         if not isinstance(model, str) or not model:
             raise InvalidInputError(f"model must be a non-empty str, got {model!r}")
-        _number("temperature", temperature, 0, 2)
-        _number("top_p", top_p, 0, 1)
-        _number("frequency_penalty", frequency_penalty, -2, 2)
-        _number("presence_penalty", presence_penalty, -2, 2)
+        _check_sampling(
+            {"temperature": temperature, "top_p": top_p, "frequency_penalty": frequency_penalty,
+             "presence_penalty": presence_penalty, "max_tokens": max_tokens, "seed": seed}
+        )  # fmt: skip
         _number("timeout", timeout, 0.001)
-        for key, value, low in (("max_tokens", max_tokens, 1), ("max_retries", max_retries, 0)):
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < low
-            ):
-                raise InvalidInputError(f"{key} must be an int >= {low}, got {value!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise InvalidInputError(f"seed must be an int, got {seed!r}")
+        _int("max_retries", max_retries, 0)
+        for key, text in (("base_url", base_url), ("api_key", api_key)):
+            if text is not None and not isinstance(text, str):
+                raise InvalidInputError(f"{key} must be a str, got {type(text).__name__}")
+        _check_mapping("extra_body", extra_body)
+        _check_mapping("default_headers", default_headers)
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
         api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
         if api_key is None:
@@ -309,6 +334,8 @@ class ChatOpenAI(BaseChatModel):
                 f"ChatOpenAI got unknown option(s) {', '.join(map(repr, unknown))}; "
                 f"valid per-call options are {', '.join(_CALL_OPTIONS)} (and stop)"
             )
+        _check_sampling(bound)
+        _check_mapping("extra_body", bound.get("extra_body"))
         request: dict[str, Any] = {
             "model": self.model,
             "messages": [message_to_openai(m) for m in messages],

@@ -380,12 +380,31 @@ def test_langchain_option_names_are_accepted(openai_server):
         ({"timeout": 0}, "timeout must be >= 0.001, got 0"),
         ({"stop": [""]}, "stop must be a string or a list of non-empty strings, got ['']"),
         ({"model": ""}, "model must be a non-empty str, got ''"),
+        ({"seed": 1.5}, "seed must be an int, got 1.5"),
+        ({"base_url": 8000}, "base_url must be a str, got int"),
+        ({"extra_body": "top_k=20"}, "extra_body must be a dict, got str: 'top_k=20'"),
+        ({"default_headers": [("x", "y")]}, "default_headers must be a dict, got list: [('x', 'y')]"),
     ],
 )
 def test_bad_options_are_rejected(options, message):
     with pytest.raises(InvalidInputError) as info:
         ChatOpenAI(api_key="k", **options)
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"temperature": "hot"}, "temperature must be a number, got 'hot'"),
+        ({"max_tokens": 0}, "max_tokens must be an int >= 1, got 0"),
+        ({"extra_body": "top_k=20"}, "extra_body must be a dict, got str: 'top_k=20'"),
+    ],
+)
+def test_bad_per_call_options_are_rejected_before_any_request(openai_server, options, message):
+    with pytest.raises(InvalidInputError) as info:
+        make_model(openai_server).bind(**options).invoke("x")
+    assert str(info.value) == message
+    assert openai_server.requests == []
 
 
 def test_the_client_is_created_once_on_first_use(openai_server):
