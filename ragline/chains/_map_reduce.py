@@ -12,7 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ragline.chains import _prompts
-from ragline.chains._base import BaseCombineDocumentsChain, _Final, _require_variable
+from ragline.chains._base import (
+    BaseCombineDocumentsChain,
+    _Final,
+    _require_variable,
+    check_max_concurrency,
+    concurrency_config,
+)
 from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
 
 __all__ = ["MapReduceDocumentsChain"]
@@ -64,8 +70,6 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
         super().__init__(llm, **options)
         if isinstance(token_max, bool) or not isinstance(token_max, int) or token_max < 1:
             raise InvalidInputError(f"token_max must be a positive int, got {token_max!r}")
-        if max_concurrency is not None and max_concurrency < 1:
-            raise InvalidInputError(f"max_concurrency must be >= 1, got {max_concurrency}")
         self.question_prompt = question_prompt or _prompts.map_prompt(question_key)
         self.combine_prompt = combine_prompt or _prompts.reduce_prompt(question_key)
         self.collapse_prompt = collapse_prompt or _prompts.collapse_prompt(question_key)
@@ -75,7 +79,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
             _require_variable(prompt, self.document_variable_name, what)
         self.token_max = token_max
         self.token_counter = token_counter or _token_counter_of(llm)
-        self.max_concurrency = max_concurrency
+        self.max_concurrency = check_max_concurrency(max_concurrency)
 
     @property
     def _prompts(self) -> list[BasePromptTemplate]:
@@ -85,7 +89,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
         return self.name or "map_reduce_documents_chain"
 
     def _batch_config(self) -> dict[str, Any]:
-        return {} if self.max_concurrency is None else {"max_concurrency": self.max_concurrency}
+        return concurrency_config(self.max_concurrency)
 
     def _map(self, documents: list[Document], variables: dict[str, Any]) -> list[Document]:
         inputs = self._per_document_inputs(documents, variables)
@@ -135,9 +139,9 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
             if groups is None:
                 break
             results = self._model_chain(self.collapse_prompt, "collapse").batch(
-                self._collapse_inputs(groups, variables), self._batch_config()
+                self._collapse_inputs(groups, variables), self._batch_config(), return_exceptions=True
             )
-            mapped = _as_documents(results, [g[0] for g in groups])
+            mapped = self._collapsed(results, groups)
         else:
             raise _did_not_fit(self.token_max)
         return self._reduce(mapped, variables, steps)
@@ -150,12 +154,17 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
             if groups is None:
                 break
             results = await self._model_chain(self.collapse_prompt, "collapse").abatch(
-                self._collapse_inputs(groups, variables), self._batch_config()
+                self._collapse_inputs(groups, variables), self._batch_config(), return_exceptions=True
             )
-            mapped = _as_documents(results, [g[0] for g in groups])
+            mapped = self._collapsed(results, groups)
         else:
             raise _did_not_fit(self.token_max)
         return self._reduce(mapped, variables, steps)
+
+    def _collapsed(self, results: list[Any], groups: list[list[Document]]) -> list[Document]:
+        """Collapse outputs as Documents; a failed call names the first document of its group."""
+        self._raise_first_failure(results, [group[0] for group in groups], "collapse")
+        return _as_documents(results, [group[0] for group in groups])
 
     def _reduce(self, mapped: list[Document], variables: dict[str, Any], steps: list[str]) -> _Final:
         final_input = {**variables, self.document_variable_name: self._render(mapped)}

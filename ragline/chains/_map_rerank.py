@@ -6,7 +6,13 @@ import re
 from typing import Any
 
 from ragline.chains import _prompts
-from ragline.chains._base import BaseCombineDocumentsChain, _Final, _require_variable
+from ragline.chains._base import (
+    BaseCombineDocumentsChain,
+    _Final,
+    _require_variable,
+    check_max_concurrency,
+    concurrency_config,
+)
 from ragline.core import BasePromptTemplate, Document, Runnable
 
 __all__ = ["MapRerankDocumentsChain", "parse_scored_answer"]
@@ -69,7 +75,7 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
         super().__init__(llm, **options)
         self.prompt = prompt or _prompts.map_rerank_prompt(question_key)
         _require_variable(self.prompt, self.document_variable_name, "prompt")
-        self.max_concurrency = max_concurrency
+        self.max_concurrency = check_max_concurrency(max_concurrency)
 
     @property
     def _prompts(self) -> list[BasePromptTemplate]:
@@ -79,7 +85,7 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
         return self.name or "map_rerank_documents_chain"
 
     def _config(self) -> dict[str, Any]:
-        return {} if self.max_concurrency is None else {"max_concurrency": self.max_concurrency}
+        return concurrency_config(self.max_concurrency)
 
     def _best(self, outputs: list[Any], documents: list[Document]) -> _Final:
         self._raise_first_failure(outputs, documents, "map-rerank")

@@ -79,7 +79,10 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
         steps = self._steps(documents, variables)
         answers: list[Any] = []
         for index, (runnable, step_input) in enumerate(steps[:-1]):
-            answers.append(self._call(runnable, self._with_answer(step_input, answers), documents, index))
+            try:
+                answers.append(runnable.invoke(self._with_answer(step_input, answers)))
+            except Exception as err:
+                raise self._step_error("refine", index, documents, err) from err
         last_runnable, last_input = steps[-1]
         return _Final(last_runnable, self._with_answer(last_input, answers), steps=answers)
 
@@ -96,10 +99,3 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
 
     def _with_answer(self, step_input: dict[str, Any], answers: list[Any]) -> dict[str, Any]:
         return {**step_input, self.existing_answer_variable: answers[-1]} if answers else step_input
-
-    def _call(self, runnable: Runnable[Any, Any], step_input: dict[str, Any],
-              documents: list[Document], index: int) -> Any:
-        try:
-            return runnable.invoke(step_input)
-        except Exception as err:
-            raise self._step_error("refine", index, documents, err) from err

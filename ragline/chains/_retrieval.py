@@ -164,6 +164,7 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
         return_source_documents: bool = False,
         input_key: str = "query",
         output_key: str = "result",
+        question_key: str = "question",
         name: str | None = None,
     ) -> None:
         if not isinstance(retriever, Runnable):
@@ -178,6 +179,7 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
         self.return_source_documents = return_source_documents
         self.input_key = input_key
         self.output_key = output_key
+        self.question_key = question_key
         self.name = name
 
     @classmethod
@@ -198,8 +200,10 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
             ConfigurationError: an unknown chain_type (lists the known ones).
             InvalidInputError: an option in ``chain_type_kwargs`` the type does not take.
         """
-        combine = load_qa_chain(llm, chain_type, **(chain_type_kwargs or {}))
+        options = dict(chain_type_kwargs or {})
+        combine = load_qa_chain(llm, chain_type, **options)
         return cls(
+            question_key=options.get("question_key", "question"),
             retriever=retriever,
             combine_documents_chain=combine,
             return_source_documents=return_source_documents,
@@ -221,7 +225,7 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
 
     def _combine_input(self, query: str, documents: list[Any]) -> dict[str, Any]:
         chain = self.combine_documents_chain
-        return {chain.input_key: documents, "question": query}
+        return {chain.input_key: documents, self.question_key: query}
 
     def _result(self, query: str, documents: list[Any], answer: dict[str, Any]) -> dict[str, Any]:
         output = {self.input_key: query, self.output_key: answer[self._answer_key]}

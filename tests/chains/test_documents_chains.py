@@ -414,3 +414,29 @@ def test_every_model_call_is_a_child_of_the_chain_run() -> None:
         assert ancestor is root
         assert "qa" in run.tags
     assert [run.inputs[0][-1].text for run in model_runs] == ["?", "?", "?"]
+
+
+def test_a_failing_collapse_step_names_its_group() -> None:
+
+    def model(prompt: Any) -> str:
+        text = prompt.to_string()
+        if "collapse:" in text:
+            raise RuntimeError("collapse broke")
+        return "a b c"
+
+    prompt = ChatPromptTemplate.from_messages([("human", "{context}")])
+    chain = MapReduceDocumentsChain(
+        RunnableLambda(model), question_prompt=prompt, combine_prompt=prompt,
+        collapse_prompt=ChatPromptTemplate.from_messages([("human", "collapse:{context}")]),
+        token_max=5, token_counter=words, max_concurrency=1,
+    )
+    with pytest.raises(ChainStepError, match=r"^collapse step failed on document 0 of 3 \(id 'fr'"):
+        chain.invoke({"context": DOCS})
+
+
+@pytest.mark.parametrize("bad", [0, -1, "2", 1.5, True])
+def test_max_concurrency_must_be_a_positive_int(bad: Any) -> None:
+    model = FakeListChatModel(responses=["x"])
+    for cls in (MapReduceDocumentsChain, MapRerankDocumentsChain):
+        with pytest.raises(InvalidInputError, match="max_concurrency must be a positive int or None"):
+            cls(model, max_concurrency=bad)

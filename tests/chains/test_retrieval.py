@@ -139,3 +139,14 @@ def test_retrieval_qa_rejects_bad_options(store: InMemoryVectorStore) -> None:
         RetrievalQA(retriever=store.as_retriever(),
                     combine_documents_chain=create_stuff_documents_chain(model, PROMPT))
     assert load_qa_chain(model).output_key == "output_text"
+
+
+def test_retrieval_qa_passes_the_question_under_the_chains_question_key(store: InMemoryVectorStore) -> None:
+    model = FakeListChatModel(responses=["Mat."])
+    prompt = ChatPromptTemplate.from_messages([("human", "{context} | {ask}")])
+    qa = RetrievalQA.from_chain_type(
+        model, retriever=store.as_retriever(search_kwargs={"k": 1}),
+        chain_type_kwargs={"prompt": prompt, "question_key": "ask"},
+    )
+    assert qa.invoke({"query": "cat"})["result"] == "Mat."
+    assert [m.text for m in model.calls[0]] == ["the cat sat on the mat | cat"]
