@@ -172,8 +172,11 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
 
 
 def _as_documents(texts: list[Any], sources: list[Document]) -> list[Document]:
-    """Model outputs as Documents that keep the metadata of what they came from."""
-    return [Document(str(text), metadata=dict(source.metadata)) for text, source in zip(texts, sources, strict=True)]
+    """Model outputs as Documents that keep the id and metadata of what they came from."""
+    return [
+        Document(str(text), metadata=dict(source.metadata), id=source.id)
+        for text, source in zip(texts, sources, strict=True)
+    ]
 
 
 def _did_not_fit(token_max: int) -> InvalidInputError:

@@ -417,7 +417,6 @@ def test_every_model_call_is_a_child_of_the_chain_run() -> None:
 
 
 def test_a_failing_collapse_step_names_its_group() -> None:
-
     def model(prompt: Any) -> str:
         text = prompt.to_string()
         if "collapse:" in text:
