@@ -545,12 +545,19 @@ def convert_to_openai_tool(tool: Mapping[str, Any] | Callable[..., Any]) -> dict
         raise InvalidInputError(
             f"a tool dict needs a 'name' (or 'type': 'function' and 'function'), got {dict(tool)!r}"
         )
-    if not callable(tool) or not hasattr(tool, "__name__"):
-        raise InvalidInputError(f"a tool must be a dict or a function, got {tool!r}")
-    hints = typing.get_type_hints(tool)
+    tool_name = getattr(tool, "__name__", None)
+    if not callable(tool) or not tool_name or tool_name == "<lambda>":
+        raise InvalidInputError(f"a tool must be a dict or a named function, got {tool!r}")
+    try:
+        hints = typing.get_type_hints(tool)
+        signature = inspect.signature(tool)
+    except (NameError, TypeError, ValueError) as err:  # builtins, unresolvable annotations
+        raise InvalidInputError(
+            f"cannot describe tool {tool_name!r} from its signature: {err}"
+        ) from err
     properties: dict[str, Any] = {}
     required = []
-    for name, parameter in inspect.signature(tool).parameters.items():
+    for name, parameter in signature.parameters.items():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
         properties[name] = _json_schema(hints.get(name, Any))
@@ -560,7 +567,7 @@ def convert_to_openai_tool(tool: Mapping[str, Any] | Callable[..., Any]) -> dict
     return {
         "type": "function",
         "function": {
-            "name": tool.__name__,
+            "name": tool_name,
             "description": description,
             "parameters": {"type": "object", "properties": properties, "required": required},
         },
@@ -568,8 +575,10 @@ def convert_to_openai_tool(tool: Mapping[str, Any] | Callable[..., Any]) -> dict
 
 
 def _tool_choice(choice: str | Mapping[str, Any], names: list[str]) -> Any:
-    if not isinstance(choice, str):
+    if isinstance(choice, Mapping):
         return dict(choice)
+    if not isinstance(choice, str):
+        raise InvalidInputError(f"tool_choice must be a str or a dict, got {choice!r}")
     if choice in ("auto", "none", "required"):
         return choice
     if choice == "any":

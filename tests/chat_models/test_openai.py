@@ -469,6 +469,20 @@ def test_bind_tools_sends_the_tools_and_the_choice(openai_server):
     assert bodies(openai_server)[1]["tool_choice"] == "required"
 
 
+@pytest.mark.parametrize(
+    ("tools", "choice", "message"),
+    [
+        ([lambda a: a], None, "a tool must be a dict or a named function, got <function"),
+        ([int], None, "cannot describe tool 'int' from its signature"),
+        ([{"name": "f"}], 3, "tool_choice must be a str or a dict, got 3"),
+    ],
+)
+def test_bind_tools_refuses_what_it_cannot_describe(openai_server, tools, choice, message):
+    with pytest.raises(InvalidInputError) as info:
+        make_model(openai_server).bind_tools(tools, tool_choice=choice)
+    assert str(info.value).startswith(message)
+
+
 def test_bind_tools_rejects_an_unknown_choice(openai_server):
     with pytest.raises(InvalidInputError) as info:
         make_model(openai_server).bind_tools([search], tool_choice="serch")
