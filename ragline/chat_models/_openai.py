@@ -252,6 +252,14 @@ class ChatOpenAI(BaseChatModel):
     def __repr__(self) -> str:
         return f"ChatOpenAI(model={self.model!r}, base_url={self.base_url!r})"
 
+    def __copy__(self) -> ChatOpenAI:
+        # configurable_fields sets attributes on a shallow copy: the copy's clients must
+        # follow its own base_url/api_key/timeout (it shares ours while those are equal).
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone._clients = OpenAIClients(clone._client_options, shared=self._clients)
+        return clone
+
     def bind_tools(
         self,
         tools: Sequence[Mapping[str, Any] | Callable[..., Any]],

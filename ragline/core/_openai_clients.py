@@ -23,13 +23,23 @@ class OpenAIClients:
     Args:
         options: returns the keyword arguments both client classes are built with; called
             when a client is created, so it sees the model's current settings.
+        shared: the holder of the model this one is a copy of (``configurable_fields``
+            works on shallow copies). Its clients are used while both give the same
+            options, so a copy keeps the connection pool unless it changes a client
+            setting (``base_url``, ``api_key``, ``timeout`` ...).
     """
 
-    def __init__(self, options: Callable[[], dict[str, Any]]) -> None:
+    def __init__(self, options: Callable[[], dict[str, Any]], *,
+                 shared: OpenAIClients | None = None) -> None:
         self._options = options
+        self._shared = shared
         self._sync: Any = None
         self._by_loop: dict[asyncio.AbstractEventLoop, Any] = {}
         self._lock = threading.Lock()
+
+    def _same_as_shared(self) -> OpenAIClients | None:
+        shared = self._shared
+        return shared if shared is not None and shared._options() == self._options() else None
 
     @property
     def created(self) -> bool:
@@ -38,6 +48,8 @@ class OpenAIClients:
 
     def sync(self) -> Any:
         """The ``openai.OpenAI`` client."""
+        if (shared := self._same_as_shared()) is not None:
+            return shared.sync()
         with self._lock:
             if self._sync is None:
                 self._sync = require("openai", "openai").OpenAI(**self._options())
@@ -45,6 +57,8 @@ class OpenAIClients:
 
     def for_running_loop(self) -> Any:
         """The ``openai.AsyncOpenAI`` client of the running event loop."""
+        if (shared := self._same_as_shared()) is not None:
+            return shared.for_running_loop()
         loop = asyncio.get_running_loop()
         with self._lock:
             for stale in [other for other in self._by_loop if other.is_closed()]:

@@ -26,6 +26,7 @@ from ragline.core import (
     AIMessage,
     AIMessageChunk,
     ChatPromptTemplate,
+    ConfigurableField,
     ConfigurationError,
     HumanMessage,
     InvalidInputError,
@@ -405,6 +406,23 @@ def test_bad_per_call_options_are_rejected_before_any_request(openai_server, opt
         make_model(openai_server).bind(**options).invoke("x")
     assert str(info.value) == message
     assert openai_server.requests == []
+
+
+async def test_configurable_client_settings_reach_the_request(openai_server):
+    model = make_model(openai_server)
+    model.invoke("warm")  # the default's client exists before the configured calls
+    configurable = model.configurable_fields(
+        base_url=ConfigurableField(id="url"), temperature=ConfigurableField(id="temp")
+    )
+    with OpenAITestServer() as other:
+        config = {"configurable": {"url": other.base_url}}
+        assert configurable.invoke("a", config).content == "echo: a"
+        assert (await configurable.ainvoke("b", config)).content == "echo: b"
+        assert [r.body["messages"][0]["content"] for r in other.requests] == ["a", "b"]
+    assert configurable.invoke("c", {"configurable": {"temp": 0.5}}).content == "echo: c"
+    assert [(b["messages"][0]["content"], b.get("temperature")) for b in bodies(openai_server)] == [
+        ("warm", None), ("c", 0.5)]
+    assert model.base_url == openai_server.base_url  # the default itself is unchanged
 
 
 def test_the_client_is_created_once_on_first_use(openai_server):
