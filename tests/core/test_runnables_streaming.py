@@ -154,6 +154,15 @@ def test_parallel_streams_keyed_chunks_from_every_branch():
     assert chain.invoke("x y") == {"words": "x y ", "loud": "X Y "}
 
 
+def test_a_transformer_that_is_not_a_generator_ends_its_run_with_the_error():
+    collector = RunCollectorCallbackHandler()
+    not_a_stream = RunnableGenerator(lambda chunks: 5, name="not_a_stream")
+    with pytest.raises(TypeError, match="'int' object is not iterable"):
+        list(not_a_stream.stream(1, {"callbacks": [collector]}))
+    assert [(event, name) for event, name, _ in collector.timeline()] == [
+        ("chain_start", "not_a_stream"), ("chain_error", "not_a_stream")]
+
+
 def test_closing_a_parallel_stream_does_not_start_branches_still_queued():
     started, proceed = [], threading.Event()
 

@@ -260,9 +260,9 @@ class RunReporting:
                 yield chunk
 
         output: list[Any] = []
-        with use_config(child):
-            iterator = iter(transformer(tap(), run) if with_run_manager else transformer(tap()))
         try:
+            with use_config(child):  # inside the try: a transformer that fails here ends the run
+                iterator = iter(transformer(tap(), run) if with_run_manager else transformer(tap()))
             while (chunk := _next_under(child, iterator)) is not _NOTHING:
                 if listening:
                     output.append(chunk)
@@ -306,9 +306,9 @@ class RunReporting:
                 yield chunk
 
         output: list[Any] = []
-        with use_config(child):
-            iterator = (transformer(tap(), run) if with_run_manager else transformer(tap())).__aiter__()
         try:
+            with use_config(child):
+                iterator = (transformer(tap(), run) if with_run_manager else transformer(tap())).__aiter__()
             while (chunk := await _anext_under(child, iterator)) is not _NOTHING:
                 if listening:
                     output.append(chunk)
