@@ -63,12 +63,14 @@ class BaseOutputParser(Runnable[Any, T], Generic[T]):
 
     def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> T:
         """Parse one model output (a str or a message)."""
+        self._reject_kwargs(kwargs)
         return self._call_with_config(
             lambda x: self.parse(_text_of(x)), input, config, run_type="parser"
         )
 
     async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> T:
         """Async ``invoke`` (parsing is quick, so it runs inline)."""
+        self._reject_kwargs(kwargs)
 
         async def parse(value: Any) -> T:
             return self.parse(_text_of(value))
@@ -89,12 +91,14 @@ class BaseTransformOutputParser(BaseOutputParser[T]):
 
     def transform(self, input: Iterator[Any], config: Any = None, **kwargs: Any) -> Iterator[T]:
         """Parse a stream of chunks, yielding as each arrives."""
+        self._reject_kwargs(kwargs)
         yield from _stream_run(self, input, self._parse_chunks, config, self._combine)
 
     def atransform(
         self, input: AsyncIterator[Any], config: Any = None, **kwargs: Any
     ) -> AsyncIterator[T]:
         """Async ``transform``."""
+        self._reject_kwargs(kwargs)
         return _astream_run(self, input, self._aparse_chunks, config, self._combine)
 
     async def _aparse_chunks(self, chunks: AsyncIterator[Any]) -> AsyncIterator[T]:

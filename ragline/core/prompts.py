@@ -177,11 +177,14 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
         Raises:
             MissingVariableError: a required variable is missing; the message names it
                 and the keys that were given.
+            TypeError: keyword options were given (a prompt takes none).
         """
+        self._reject_kwargs(kwargs)
         return self._call_with_config(self._invoke, input, config, run_type="prompt")
 
     async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> PromptValue:
         """Async ``invoke`` (formatting is quick, so it runs inline, not in a thread)."""
+        self._reject_kwargs(kwargs)
 
         async def format_input(value: Any) -> PromptValue:
             return self._invoke(value)

@@ -189,3 +189,16 @@ def test_every_prefix_of_a_json_document_parses(document):
         parsed = parse_partial_json(text[:end])
         assert isinstance(parsed, type(document))
     assert parse_partial_json(text) == document
+
+
+async def test_bound_keyword_options_are_refused_not_dropped():
+    bound = StrOutputParser().bind(strip=True)
+    message = "StrOutputParser takes no keyword options, got strip"
+    with pytest.raises(TypeError, match=message):
+        bound.invoke("x")
+    with pytest.raises(TypeError, match=message):
+        list(bound.stream("x"))
+    with pytest.raises(TypeError, match=message):
+        await bound.ainvoke("x")
+    with pytest.raises(TypeError, match=message):
+        [chunk async for chunk in bound.astream("x")]

@@ -309,3 +309,12 @@ async def test_ainvoke_reports_the_same_run():
     assert [event for event, _ in collector.event_log] == ["chain_start", "chain_end"]
     with pytest.raises(MissingVariableError):
         await prompt.ainvoke({})
+
+
+async def test_bound_keyword_options_are_refused_not_dropped():
+    bound = PromptTemplate.from_template("{q}").bind(language="fr")
+    message = "PromptTemplate takes no keyword options, got language"
+    with pytest.raises(TypeError, match=message):
+        bound.invoke({"q": "hi"})
+    with pytest.raises(TypeError, match=message):
+        await bound.ainvoke({"q": "hi"})
