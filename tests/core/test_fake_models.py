@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from ragline.core import (
@@ -97,6 +99,20 @@ async def test_async_streaming_with_sleep():
     ]  # fmt: skip
     assert (await model.ainvoke("y")).content == "abc"
     assert model.calls == [[HumanMessage("x")], [HumanMessage("y")]]
+
+
+async def test_async_sleep_lets_other_streams_run_in_between():
+    order: list[str] = []
+
+    async def consume(name: str) -> None:
+        model = FakeListChatModel(responses=["abc"], sleep=0.01)
+        async for chunk in model.astream("x"):
+            order.append(f"{name}{chunk.content}")
+
+    await asyncio.gather(consume("1"), consume("2"))
+    assert sorted(order) == ["1a", "1b", "1c", "2a", "2b", "2c"]
+    # the waits are awaited (a blocking sleep would run one stream to its end first)
+    assert order[:3] != ["1a", "1b", "1c"]
 
 
 async def test_async_fake_llm():
