@@ -15,6 +15,7 @@ from ragline.core import (
     RunnableGenerator,
     RunnableLambda,
     RunnableParallel,
+    RunnablePassthrough,
     RunnableRetry,
     RunnableWithFallbacks,
 )
@@ -341,6 +342,16 @@ async def test_an_async_stream_stopped_early_ends_the_inner_stream_and_its_run(w
     assert closed == [True]
     words = collector.traced_runs[0].find("words")
     assert (words.outputs, words.end_time is not None) == ("a", True)
+
+
+async def test_an_async_assign_stream_stopped_early_ends_every_run():
+    collector = RunCollectorCallbackHandler()
+    assign = RunnablePassthrough.assign(words=(lambda d: d["q"]) | _closable_words([]))
+    stream = assign.astream({"q": "a b c"}, {"callbacks": [collector]})
+    assert await anext(stream) == {"q": "a b c"}
+    assert await anext(stream) == {"words": "a"}
+    await stream.aclose()
+    assert [run.name for run in collector.runs_by_id.values() if run.end_time is None] == []
 
 
 # ---- configurable -----------------------------------------------------------------------

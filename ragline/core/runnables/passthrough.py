@@ -9,7 +9,7 @@ from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError, MissingVariableError
 from ragline.core.runnables.base import Input, Runnable
 from ragline.core.runnables.parallel import RunnableParallel
-from ragline.core.runnables.runs import _NOTHING, add_chunks
+from ragline.core.runnables.runs import _NOTHING, _aclose, add_chunks
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
@@ -199,8 +199,12 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         kept = {k: v for k, v in data.items() if k not in self.mapper.steps}
         if kept:
             yield kept
-        async for chunk in self.mapper.astream(data):
-            yield chunk
+        stream = self.mapper.astream(data)
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            await _aclose(stream)  # a consumer that stopped early: end the mapper's run now
 
     def transform(self, input: Iterator[dict[str, Any]], config: RunnableConfig | None = None,
                   **kwargs: Any) -> Iterator[dict[str, Any]]:
