@@ -218,10 +218,9 @@ def open_store(folder_name: str) -> Any:
     from ragline.vectorstores import FAISS
 
     folder = Path(folder_name)
-    manifest_path = folder / STORE_MANIFEST
-    if not manifest_path.is_file():
+    manifest = _read_manifest(folder)
+    if manifest is None:
         raise CommandError(f"{folder}: not a ragline store (no {STORE_MANIFEST}); run 'ragline index' first")
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     embeddings = make_embeddings(manifest["embedding"], manifest.get("embedding_options", {}))
     return FAISS.load_local(folder / FAISS_FOLDER, embeddings)
 
