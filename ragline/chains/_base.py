@@ -289,9 +289,7 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
             yield chunk
 
     async def _astream_run(self, inputs: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        input = None
-        async for input in inputs:  # noqa: B007 - a single dict
-            pass
+        input = _single(iter([item async for item in inputs]))
         documents, variables = self._split_input(input)
         if not documents and self.empty_answer is not None:
             yield self._output(self.empty_answer, [])
