@@ -54,10 +54,10 @@ from ragline.core import ConfigurationError, Document, InvalidInputError
 from ragline.vectorstores import _faiss_files
 from ragline.vectorstores._faiss_filters import FilterIndex
 from ragline.vectorstores._faiss_index import IndexOptions, LabeledIndex, faiss_module
-from ragline.vectorstores._validation import copy_metadata
+from ragline.vectorstores._validation import SearchPlan, copy_metadata
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode
-from ragline.vectorstores.utils import METRICS
+from ragline.vectorstores.utils import METRICS, maximal_marginal_relevance
 
 if TYPE_CHECKING:
     from ragline.embeddings import Embeddings
@@ -140,6 +140,7 @@ class FAISS(VectorStore):
                 raise ConfigurationError(f"{name} must be a positive integer, got {value!r}")
         self.embedding = embedding
         self.metric = metric
+        self._cosine = metric == "cosine"  # queries are normalized: checked on every search
         self._options = IndexOptions(
             factory=index_factory.strip(),
             inner_product=metric != "l2",
@@ -190,7 +191,7 @@ class FAISS(VectorStore):
         return len(self._records)
 
     def _upsert(self, ids: list[str], vectors: np.ndarray, documents: list[Document]) -> None:
-        if self.metric == "cosine":
+        if self._cosine:
             vectors = _unit_rows(vectors)  # then cosine is faiss's inner product
         with self._lock:
             self._add(ids, vectors, [(doc.id, doc.page_content, doc.metadata) for doc in documents])
@@ -261,24 +262,64 @@ class FAISS(VectorStore):
         *,
         with_vectors: bool,
     ) -> list[list[SearchHit]]:
-        if self.metric == "cosine":
+        if self._cosine:
             queries = _unit_rows(queries)
         with self._lock:
-            index = self._index
-            if index is None or not self._records:
+            found = self._nearest(queries, k, filter)
+            if found is None:
                 return [[] for _ in range(len(queries))]
-            allowed = None if filter is None else self._filters.labels(filter)
-            available = len(self._records) if allowed is None else len(allowed)
-            if available == 0:
+            return self._hits(*found, with_vectors)
+
+    def _mmr_hits(self, queries: np.ndarray, plan: SearchPlan) -> list[list[SearchHit]]:
+        """MMR on faiss's labels and vectors; Documents only for the ``plan.k`` picked."""
+        unit = _unit_rows(queries) if self._cosine else queries
+        with self._lock:
+            found = self._nearest(unit, plan.fetch_k, plan.filter)
+            if found is None:
                 return [[] for _ in range(len(queries))]
-            take = min(k, available)
-            if allowed is not None and len(allowed) * _EXACT_FRACTION <= index.ntotal:
-                scores, labels = index.exact(queries, take, allowed)
-            else:
-                scores, labels = index.search(queries, take, allowed, label_bound=self._next_label)
-                if index.kind != "flat" or index.masked:  # approximate: may come back short
-                    self._fill_short_rows(queries, take, allowed, scores, labels)
-            return self._hits(scores, labels, with_vectors)
+            assert self._index is not None
+            vectors_of, document = self._index.vectors, self._hit_document
+            results: list[list[SearchHit]] = []
+            for query, row_scores, row_labels in zip(queries, *found, strict=True):
+                keep = row_labels >= 0
+                labels = row_labels[keep]
+                if not len(labels):
+                    results.append([])
+                    continue
+                vectors = vectors_of(labels)
+                picks = maximal_marginal_relevance(
+                    query, vectors, k=plan.k, lambda_mult=plan.lambda_mult
+                )
+                scores = row_scores[keep][picks].tolist()
+                results.append(
+                    [
+                        SearchHit(document(label), score, vectors[i])
+                        for i, label, score in zip(
+                            picks, labels[picks].tolist(), scores, strict=True
+                        )
+                    ]
+                )
+            return results
+
+    def _nearest(
+        self, queries: np.ndarray, k: int, filter: FilterNode | None
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """faiss's (scores, labels) of the k nearest per query, label -1 for none; None
+        when nothing can match. Call under the lock; cosine queries already unit length."""
+        index = self._index
+        if index is None or not self._records:
+            return None
+        allowed = None if filter is None else self._filters.labels(filter)
+        available = len(self._records) if allowed is None else len(allowed)
+        if available == 0:
+            return None
+        take = min(k, available)
+        if allowed is not None and len(allowed) * _EXACT_FRACTION <= index.ntotal:
+            return index.exact(queries, take, allowed)
+        scores, labels = index.search(queries, take, allowed, label_bound=self._next_label)
+        if index.kind != "flat" or index.masked:  # approximate: may come back short
+            self._fill_short_rows(queries, take, allowed, scores, labels)
+        return scores, labels
 
     def _fill_short_rows(
         self,
@@ -303,32 +344,36 @@ class FAISS(VectorStore):
     ) -> list[list[SearchHit]]:
         """SearchHits from faiss's arrays (label -1 = no result). The hot path of every
         search: one tolist() per array, then plain Python objects."""
-        records = self._records
-        vector_rows: list[Any] | None = None
+        document = self._hit_document
         if with_vectors:
             assert self._index is not None
-            vector_rows = list(self._index.vectors(labels[labels >= 0]))
-        flat_of, scalar_only = self._flat, _SCALAR_TYPES.issuperset
-        results = []
-        position = 0
-        for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True):
-            hits = []
-            for score, label in zip(row_scores, row_labels, strict=True):
-                if label < 0:
-                    continue
-                doc_id, text, metadata = records[label]
-                # a flat copy unless the metadata holds containers, checked once per record
-                flat = flat_of.get(label)
-                if flat is None:
-                    flat = flat_of[label] = scalar_only(map(type, metadata.values()))
-                metadata = dict(metadata) if flat else copy_metadata(metadata)
-                vector = None
-                if vector_rows is not None:
-                    vector = vector_rows[position]
-                    position += 1
-                hits.append(SearchHit(Document(text, metadata, id=doc_id), score, vector))
-            results.append(hits)
-        return results
+            rows = iter(self._index.vectors(labels[labels >= 0]))
+            return [
+                [
+                    SearchHit(document(label), score, next(rows))
+                    for score, label in zip(row_scores, row_labels, strict=True)
+                    if label >= 0
+                ]
+                for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True)
+            ]
+        new_hit = tuple.__new__  # SearchHit's own constructor adds a Python-level call
+        return [
+            [
+                new_hit(SearchHit, (document(label), score, None))
+                for score, label in zip(row_scores, row_labels, strict=True)
+                if label >= 0
+            ]
+            for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True)
+        ]
+
+    def _hit_document(self, label: int) -> Document:
+        """A fresh Document of a stored record: a flat metadata copy unless the metadata
+        holds containers (checked once per record, then cached)."""
+        doc_id, text, metadata = self._records[label]
+        flat = self._flat.get(label)
+        if flat is None:
+            flat = self._flat[label] = _SCALAR_TYPES.issuperset(map(type, metadata.values()))
+        return Document(text, dict(metadata) if flat else copy_metadata(metadata), id=doc_id)
 
     # ------------------------------------------------------------------ merging
 

@@ -66,6 +66,8 @@ class SearchPlan:
     def relevance(
         cls, k: int, filter: Mapping[str, Any] | None, score_threshold: float | None
     ) -> SearchPlan:
+        if filter is None and score_threshold is None and type(k) is int and k >= 1:
+            return _plain_relevance(k)
         _check_positive("k", k)
         if score_threshold is not None:
             _check_unit_interval("score_threshold", score_threshold)
@@ -81,6 +83,15 @@ class SearchPlan:
     def mmr(
         cls, k: int, fetch_k: int, lambda_mult: float, filter: Mapping[str, Any] | None
     ) -> SearchPlan:
+        if (
+            filter is None
+            and type(k) is int
+            and type(fetch_k) is int
+            and type(lambda_mult) in (float, int)
+            and 1 <= k <= fetch_k
+            and 0.0 <= lambda_mult <= 1.0
+        ):
+            return _plain_mmr(k, fetch_k, float(lambda_mult))
         _check_positive("k", k)
         _check_positive("fetch_k", fetch_k)
         if fetch_k < k:
@@ -100,6 +111,16 @@ class SearchPlan:
 @functools.lru_cache(maxsize=64)
 def _plain_similarity(k: int) -> SearchPlan:
     return SearchPlan(k=k, fetch_k=k, filter=None)
+
+
+@functools.lru_cache(maxsize=64)
+def _plain_relevance(k: int) -> SearchPlan:
+    return SearchPlan(k=k, fetch_k=k, filter=None, to_relevance=True)
+
+
+@functools.lru_cache(maxsize=64)
+def _plain_mmr(k: int, fetch_k: int, lambda_mult: float) -> SearchPlan:
+    return SearchPlan(k=k, fetch_k=fetch_k, filter=None, lambda_mult=lambda_mult, is_mmr=True)
 
 
 def _check_positive(name: str, value: Any) -> None:

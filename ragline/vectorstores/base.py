@@ -43,6 +43,7 @@ from ragline.vectorstores._validation import (
 )
 from ragline.vectorstores.filters import FilterNode
 from ragline.vectorstores.utils import (
+    RELEVANCE_SCALAR_FUNCTIONS,
     as_vector_matrix,
     maximal_marginal_relevance,
     relevance_function,
@@ -187,6 +188,15 @@ class VectorStore(ABC):
     def _relevance_scores(self, native: np.ndarray) -> np.ndarray:
         """Map native scores to relevance in [0, 1], higher more relevant (per score_kind)."""
         return relevance_function(self.score_kind)(np.asarray(native, dtype=np.float64))
+
+    def _relevance_list(self, native: list[float]) -> list[float]:
+        """:meth:`_relevance_scores` for a list of floats; without numpy calls unless a
+        subclass overrides ``_relevance_scores``."""
+        if type(self)._relevance_scores is VectorStore._relevance_scores:
+            scalar = RELEVANCE_SCALAR_FUNCTIONS.get(self.score_kind)
+            if scalar is not None:
+                return [scalar(score) for score in native]
+        return self._relevance_scores(np.array(native, dtype=np.float64)).tolist()
 
     # ------------------------------------------------------------------ adding
 
@@ -703,7 +713,10 @@ class VectorStore(ABC):
         queries = self._check_queries(vectors, dimension)
         if dimension is None:
             return [[] for _ in range(len(queries))]
-        hits = self._search(queries, plan.fetch_k, plan.filter, with_vectors=plan.is_mmr)
+        if plan.is_mmr:
+            hits = self._mmr_hits(queries, plan)
+        else:
+            hits = self._search(queries, plan.fetch_k, plan.filter, with_vectors=False)
         return self._finish(queries, hits, plan)
 
     async def _asearch_vectors(
@@ -714,35 +727,55 @@ class VectorStore(ABC):
         if dimension is None:
             return [[] for _ in range(len(queries))]
         hits = await self._asearch(queries, plan.fetch_k, plan.filter, with_vectors=plan.is_mmr)
+        if plan.is_mmr:
+            hits = self._pick_mmr(queries, hits, plan)
         return self._finish(queries, hits, plan)
 
-    def _finish(
+    def _mmr_hits(self, queries: np.ndarray, plan: SearchPlan) -> list[list[SearchHit]]:
+        """The hits MMR picks per query (``plan.k`` of ``plan.fetch_k`` candidates), in pick
+        order. A backend may override it to build Documents only for the picked hits."""
+        hits = self._search(queries, plan.fetch_k, plan.filter, with_vectors=True)
+        return self._pick_mmr(queries, hits, plan)
+
+    def _pick_mmr(
         self, queries: np.ndarray, hits: list[list[SearchHit]], plan: SearchPlan
-    ) -> list[list[tuple[Document, float]]]:
-        """Turn raw hits into results: MMR re-ranking, relevance scores, threshold."""
-        if len(hits) != len(queries):
-            raise RuntimeError(
-                f"{type(self).__name__}._search returned {len(hits)} result lists for "
-                f"{len(queries)} queries"
-            )
-        results = []
+    ) -> list[list[SearchHit]]:
+        self._check_hit_lists(queries, hits)
+        picked = []
         for query, query_hits in zip(queries, hits, strict=True):
-            if plan.is_mmr and query_hits:
+            if query_hits:
                 candidates = np.stack([_stored_vector(self, hit) for hit in query_hits])
                 picks = maximal_marginal_relevance(
                     query, candidates, k=plan.k, lambda_mult=plan.lambda_mult
                 )
                 query_hits = [query_hits[i] for i in picks]
-            else:
-                query_hits = query_hits[: plan.k]
+            picked.append(query_hits)
+        return picked
+
+    def _check_hit_lists(self, queries: np.ndarray, hits: list[list[SearchHit]]) -> None:
+        if len(hits) != len(queries):
+            raise RuntimeError(
+                f"{type(self).__name__}._search returned {len(hits)} result lists for "
+                f"{len(queries)} queries"
+            )
+
+    def _finish(
+        self, queries: np.ndarray, hits: list[list[SearchHit]], plan: SearchPlan
+    ) -> list[list[tuple[Document, float]]]:
+        """Turn raw (or MMR-picked) hits into results: relevance scores, threshold."""
+        self._check_hit_lists(queries, hits)
+        k, threshold = plan.k, plan.score_threshold
+        results = []
+        for query_hits in hits:
+            if len(query_hits) > k:
+                query_hits = query_hits[:k]
             if plan.to_relevance:
-                native = np.array([hit.score for hit in query_hits], dtype=np.float64)
-                scores = self._relevance_scores(native).tolist()
+                scores = self._relevance_list([float(hit.score) for hit in query_hits])
+                pairs = [(hit.document, score) for hit, score in zip(query_hits, scores, strict=True)]
+                if threshold is not None:
+                    pairs = [pair for pair in pairs if pair[1] >= threshold]
             else:  # no array round trip on the plain similarity path
-                scores = [float(hit.score) for hit in query_hits]
-            pairs = [(hit.document, score) for hit, score in zip(query_hits, scores, strict=True)]
-            if plan.score_threshold is not None:
-                pairs = [pair for pair in pairs if pair[1] >= plan.score_threshold]
+                pairs = [(hit.document, float(hit.score)) for hit in query_hits]
             results.append(pairs)
         return results
 

@@ -24,12 +24,19 @@ __all__ = [
     "relevance_function",
 ]
 
+_FLOAT32 = np.dtype(np.float32)
+_add_reduce = np.add.reduce
+
 # The distance metrics a store may be built with.
 METRICS = ("cosine", "inner_product", "l2")
 
 
 def _clip(values: np.ndarray) -> np.ndarray:
-    return np.clip(values, 0.0, 1.0)
+    if type(values) is not np.ndarray:  # a numpy scalar (from 0-d input) has no out=
+        return np.clip(values, 0.0, 1.0)
+    # two in-place ufunc calls on the fresh temporary: several times cheaper than
+    # np.clip's Python-level dispatch on the few scores of one query
+    return np.minimum(np.maximum(values, 0.0, out=values), 1.0, out=values)
 
 
 # Native score kind -> a function mapping an array of native scores to relevance in
@@ -50,6 +57,22 @@ RELEVANCE_FUNCTIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "l2": lambda d: _clip(1.0 - d * d / 4.0),
     # squared Euclidean distance, lower is closer (FAISS L2, Redis L2)
     "squared_l2": lambda d2: _clip(1.0 - d2 / 4.0),
+}
+
+
+def _unit(value: float) -> float:
+    return 0.0 if value < 0.0 else 1.0 if value > 1.0 else value  # NaN stays NaN, as np.clip
+
+
+# The same mappings for one Python float (same float64 arithmetic, so the same results):
+# a few scores per query cost less in plain Python than in numpy calls.
+RELEVANCE_SCALAR_FUNCTIONS: dict[str, Callable[[float], float]] = {
+    "cosine_similarity": lambda s: _unit((1.0 + s) / 2.0),
+    "cosine_distance": lambda d: _unit(1.0 - d / 2.0),
+    "inner_product": lambda s: _unit((1.0 + s) / 2.0),
+    "inner_product_distance": lambda d: _unit(1.0 - d / 2.0),
+    "l2": lambda d: _unit(1.0 - d * d / 4.0),
+    "squared_l2": lambda d2: _unit(1.0 - d2 / 4.0),
 }
 
 
@@ -91,10 +114,15 @@ def as_vector_matrix(vectors: Any, *, dimension: int | None, what: str = "vector
         >>> as_vector_matrix([[1, 0], [0, 1]], dimension=2).dtype
         dtype('float32')
     """
-    try:
-        matrix = np.asarray(vectors, dtype=np.float32)
-    except (TypeError, ValueError) as err:
-        raise DimensionError(f"each {what} must be a list of numbers of one length: {err}") from err
+    if type(vectors) is np.ndarray and vectors.dtype == _FLOAT32:
+        matrix = vectors  # the usual case (an Embeddings returning arrays): no conversion call
+    else:
+        try:
+            matrix = np.asarray(vectors, dtype=np.float32)
+        except (TypeError, ValueError) as err:
+            raise DimensionError(
+                f"each {what} must be a list of numbers of one length: {err}"
+            ) from err
     if matrix.ndim != 2:
         raise DimensionError(
             f"expected a list of {what}s (a 2-D array), got an array of shape {matrix.shape}"
@@ -108,15 +136,15 @@ def as_vector_matrix(vectors: Any, *, dimension: int | None, what: str = "vector
         raise DimensionError(f"{what}s must have at least one dimension")
     # NaN and inf survive a sum, so one reduction (no n x d temporary) clears the usual
     # case; only a non-finite sum (NaN, inf, or a float32 overflow) pays for the row check.
-    if not math.isfinite(matrix.sum()):
+    # (np.add.reduce skips ndarray.sum's Python wrapper: it counts on the one-query path)
+    if not math.isfinite(_add_reduce(matrix, axis=None)):
         finite = np.isfinite(matrix).all(axis=1)
-        if finite.all():
-            return np.ascontiguousarray(matrix)
-        row = int(np.argmin(finite))
-        raise DimensionError(
-            f"{what} number {row} contains NaN or infinite values; every value must be finite"
-        )
-    return np.ascontiguousarray(matrix)
+        if not finite.all():
+            row = int(np.argmin(finite))
+            raise DimensionError(
+                f"{what} number {row} contains NaN or infinite values; every value must be finite"
+            )
+    return matrix if matrix.flags.c_contiguous else np.ascontiguousarray(matrix)
 
 
 def normalize_rows(matrix: np.ndarray) -> np.ndarray:
