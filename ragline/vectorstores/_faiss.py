@@ -190,11 +190,17 @@ class FAISS(VectorStore):
     def count(self) -> int:
         return len(self._records)
 
-    def _upsert(self, ids: list[str], vectors: np.ndarray, documents: list[Document]) -> None:
+    def _upsert(
+        self,
+        ids: list[str],
+        vectors: np.ndarray,
+        texts: list[str],
+        metadatas: list[dict[str, Any]],
+    ) -> None:
         if self._cosine:
             vectors = _unit_rows(vectors)  # then cosine is faiss's inner product
         with self._lock:
-            self._add(ids, vectors, [(doc.id, doc.page_content, doc.metadata) for doc in documents])
+            self._add(ids, vectors, list(zip(ids, texts, metadatas, strict=True)))
 
     def _add(self, ids: list[str], vectors: np.ndarray, entries: list[_Record]) -> None:
         """Add under the lock; all or nothing: on any failure faiss and the dicts are as before."""
@@ -205,7 +211,9 @@ class FAISS(VectorStore):
         first = self._next_label
         labels = np.arange(first, first + len(ids), dtype=np.int64)
         label_of = self._label_of
-        previous = {doc_id: label_of[doc_id] for doc_id in ids if doc_id in label_of}
+        previous = (
+            {doc_id: label_of[doc_id] for doc_id in ids if doc_id in label_of} if label_of else {}
+        )
         index.add(vectors, labels)  # adds every vector or none
         new_labels = labels.tolist()
         try:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import math
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -144,13 +145,6 @@ class Batch:
     metadatas: list[dict[str, Any]]
     ids: list[str]
 
-    def documents(self) -> list[Document]:
-        # check_batch already made private copies of the metadata: no second copy
-        return [
-            Document(text, metadata, id=doc_id)
-            for text, metadata, doc_id in zip(self.texts, self.metadatas, self.ids, strict=True)
-        ]
-
 
 def check_batch(
     texts: Iterable[str],
@@ -184,8 +178,13 @@ def check_batch(
                     raise InvalidInputError(
                         f"metadatas[{position}] must be a dict, got {type(metadata).__name__}"
                     )
-        # the ONE copy the store keeps (Batch.documents() does not copy again)
-        checked_metadatas = [copy_metadata(metadata) if metadata else {} for metadata in metadatas]
+        # the ONE copy the store keeps (handed to _upsert as is)
+        if _all_flat_dicts(metadatas):  # the usual case: one C-level pass, then dict copies
+            checked_metadatas = list(map(dict, cast("list[dict[str, Any]]", metadatas)))
+        else:
+            checked_metadatas = [
+                copy_metadata(metadata) if metadata else {} for metadata in metadatas
+            ]
     if ids is None:
         checked_ids = [str(uuid.uuid4()) for _ in texts]
     else:
@@ -196,6 +195,14 @@ def check_batch(
             )
         _check_unique(checked_ids)
     return Batch(texts, checked_metadatas, checked_ids)
+
+
+def _all_flat_dicts(metadatas: list[Any]) -> bool:
+    """Whether every metadata is a plain dict holding only scalars (a shallow copy is safe)."""
+    if not set(map(type, metadatas)) <= {dict}:
+        return False
+    values = itertools.chain.from_iterable(map(dict.values, metadatas))
+    return _SCALAR_TYPES.issuperset(map(type, values))
 
 
 def check_id_list(ids: Sequence[str]) -> list[str]:

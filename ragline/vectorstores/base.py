@@ -6,7 +6,7 @@ A backend (in-memory, FAISS, Redis ...) implements only these primitives::
     score_kind           property: which native score _search returns (see below)
     embeddings           property: the Embeddings used to embed texts and queries
     count()              how many documents are stored
-    _upsert(ids, vectors, documents)    add, replacing documents whose id is stored
+    _upsert(ids, vectors, texts, metadatas)   add, replacing documents whose id is stored
     _delete(ids)                        remove; unknown ids are ignored
     _get_by_ids(ids)                    stored documents, in the order asked, missing skipped
     _search(queries, k, filter, *, with_vectors)   top-k per query vector, best first
@@ -115,13 +115,20 @@ class VectorStore(ABC):
         """Return how many documents the store holds."""
 
     @abstractmethod
-    def _upsert(self, ids: list[str], vectors: np.ndarray, documents: list[Document]) -> None:
+    def _upsert(
+        self,
+        ids: list[str],
+        vectors: np.ndarray,
+        texts: list[str],
+        metadatas: list[dict[str, Any]],
+    ) -> None:
         """Store documents with their vectors; an id already stored is replaced.
 
         Called only with checked input: ``ids`` unique non-empty strings, ``vectors`` a
         finite C-contiguous float32 array of shape (len(ids), d) whose d matches
-        ``dimension`` when that is set, ``documents[i].id == ids[i]`` and metadata a
-        fresh dict the backend may keep. Either everything is stored or nothing.
+        ``dimension`` when that is set, ``texts[i]`` a str and ``metadatas[i]`` a fresh
+        dict the backend may keep (parallel lists, no Document per item on the bulk
+        path). Either everything is stored or nothing.
         """
 
     @abstractmethod
@@ -160,9 +167,13 @@ class VectorStore(ABC):
     # native async client (Redis) overrides them.
 
     async def _aupsert(
-        self, ids: list[str], vectors: np.ndarray, documents: list[Document]
+        self,
+        ids: list[str],
+        vectors: np.ndarray,
+        texts: list[str],
+        metadatas: list[dict[str, Any]],
     ) -> None:
-        await asyncio.to_thread(self._upsert, ids, vectors, documents)
+        await asyncio.to_thread(self._upsert, ids, vectors, texts, metadatas)
 
     async def _adelete(self, ids: list[str]) -> None:
         await asyncio.to_thread(self._delete, ids)
@@ -233,7 +244,7 @@ class VectorStore(ABC):
             return []
         vectors = self._embed_documents(batch.texts)
         vectors = self._check_embeddings(vectors, len(batch.texts), self.dimension)
-        self._upsert(batch.ids, vectors, batch.documents())
+        self._upsert(batch.ids, vectors, batch.texts, batch.metadatas)
         return batch.ids
 
     def _add_vectors(self, batch: Batch, vectors: Any) -> list[str]:
@@ -241,7 +252,7 @@ class VectorStore(ABC):
         if not batch.texts:
             return []
         matrix = self._check_embeddings(vectors, len(batch.texts), self.dimension)
-        self._upsert(batch.ids, matrix, batch.documents())
+        self._upsert(batch.ids, matrix, batch.texts, batch.metadatas)
         return batch.ids
 
     async def aadd_texts(
@@ -258,7 +269,7 @@ class VectorStore(ABC):
             return []
         vectors = await self._aembed_documents(batch.texts)
         vectors = self._check_embeddings(vectors, len(batch.texts), await self._adimension())
-        await self._aupsert(batch.ids, vectors, batch.documents())
+        await self._aupsert(batch.ids, vectors, batch.texts, batch.metadatas)
         return batch.ids
 
     def add_documents(

@@ -98,7 +98,13 @@ class InMemoryVectorStore(VectorStore):
     def count(self) -> int:
         return len(self._ids)
 
-    def _upsert(self, ids: list[str], vectors: np.ndarray, documents: list[Document]) -> None:
+    def _upsert(
+        self,
+        ids: list[str],
+        vectors: np.ndarray,
+        texts: list[str],
+        metadatas: list[dict[str, Any]],
+    ) -> None:
         if self.metric == "cosine":
             vectors = normalize_rows(vectors)  # then cosine is a dot product
         with self._lock:
@@ -118,11 +124,11 @@ class InMemoryVectorStore(VectorStore):
                     row = len(self._ids)
                     self._row_of[doc_id] = row
                     self._ids.append(doc_id)
-                    self._texts.append(documents[i].page_content)
-                    self._metadatas.append(documents[i].metadata)
+                    self._texts.append(texts[i])
+                    self._metadatas.append(metadatas[i])
                 else:
-                    self._texts[row] = documents[i].page_content
-                    self._metadatas[row] = documents[i].metadata
+                    self._texts[row] = texts[i]
+                    self._metadatas[row] = metadatas[i]
                 self._vectors[row] = vectors[i]
 
     def _reserve(self, rows: int) -> None:
@@ -307,11 +313,7 @@ class InMemoryVectorStore(VectorStore):
                 raise ValueError("ids must be unique non-empty strings")
             if ids:
                 vectors = as_vector_matrix(payload["vectors"], dimension=payload["dimension"])
-                documents = [
-                    Document(text, metadata, id=doc_id)
-                    for doc_id, text, metadata in zip(ids, texts, metadatas, strict=True)
-                ]
-                store._upsert(list(ids), vectors, documents)
+                store._upsert(list(ids), vectors, list(texts), list(metadatas))
             store._dimension = payload["dimension"]
         except (KeyError, TypeError, ValueError) as err:
             raise PersistenceError(f"{str(target)!r} is a corrupt saved store: {err}") from err

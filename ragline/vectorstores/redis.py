@@ -243,8 +243,14 @@ class Redis(VectorStore):
     def count(self) -> int:
         return self._run(self._count_op())
 
-    def _upsert(self, ids: list[str], vectors: np.ndarray, documents: list[Document]) -> None:
-        self._run(self._upsert_op(ids, vectors, documents))
+    def _upsert(
+        self,
+        ids: list[str],
+        vectors: np.ndarray,
+        texts: list[str],
+        metadatas: list[dict[str, Any]],
+    ) -> None:
+        self._run(self._upsert_op(ids, vectors, _documents(ids, texts, metadatas)))
 
     def _delete(self, ids: list[str]) -> None:
         self._run(self._delete_op(ids))
@@ -258,9 +264,13 @@ class Redis(VectorStore):
         return self._run(self._search_op(queries, k, filter, with_vectors))
 
     async def _aupsert(
-        self, ids: list[str], vectors: np.ndarray, documents: list[Document]
+        self,
+        ids: list[str],
+        vectors: np.ndarray,
+        texts: list[str],
+        metadatas: list[dict[str, Any]],
     ) -> None:
-        await self._arun(self._upsert_op(ids, vectors, documents))
+        await self._arun(self._upsert_op(ids, vectors, _documents(ids, texts, metadatas)))
 
     async def _adelete(self, ids: list[str]) -> None:
         await self._arun(self._delete_op(ids))
@@ -641,3 +651,11 @@ def _is_field_name(name: str) -> bool:
 
 def _response_error(err: Exception, command: str) -> RaglineError:
     return RaglineError(f"Redis rejected {command}: {err}")
+
+
+def _documents(ids: list[str], texts: list[str], metadatas: list[dict[str, Any]]) -> list[Document]:
+    """Documents for the upsert operation, which reads fields from their metadata."""
+    return [
+        Document(text, metadata, id=doc_id)
+        for doc_id, text, metadata in zip(ids, texts, metadatas, strict=True)
+    ]
