@@ -509,7 +509,10 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
     Several times cheaper than numpy's norm-and-divide for one query, which matters on
     the single-query hot path.
     """
-    unit = np.array(vectors, dtype=np.float32, order="C", copy=True)
+    if vectors.dtype == np.float32 and vectors.flags.c_contiguous:
+        unit = vectors.copy()  # the checked usual case: no conversion call
+    else:
+        unit = np.array(vectors, dtype=np.float32, order="C", copy=True)
     faiss = faiss_module()
     faiss.fvec_renorm_L2(unit.shape[1], unit.shape[0], faiss.swig_ptr(unit))
     return unit
