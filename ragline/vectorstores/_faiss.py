@@ -364,15 +364,23 @@ class FAISS(VectorStore):
                 ]
                 for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True)
             ]
-        new_hit = tuple.__new__  # SearchHit's own constructor adds a Python-level call
-        return [
-            [
-                new_hit(SearchHit, (document(label), score, None))
-                for score, label in zip(row_scores, row_labels, strict=True)
-                if label >= 0
-            ]
-            for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True)
-        ]
+        # the one-query hot path: _hit_document inlined, and tuple.__new__ since
+        # SearchHit's own constructor adds a Python-level call
+        records, flat_of, new_hit = self._records, self._flat, tuple.__new__
+        results = []
+        for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True):
+            hits = []
+            for score, label in zip(row_scores, row_labels, strict=True):
+                if label < 0:
+                    continue
+                if flat_of.get(label):
+                    doc_id, text, metadata = records[label]
+                    found = Document(text, dict(metadata), id=doc_id)
+                else:
+                    found = document(label)  # first sight of the record, or nested metadata
+                hits.append(new_hit(SearchHit, (found, score, None)))
+            results.append(hits)
+        return results
 
     def _hit_document(self, label: int) -> Document:
         """A fresh Document of a stored record: a flat metadata copy unless the metadata

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
@@ -200,14 +200,12 @@ class VectorStore(ABC):
         """Map native scores to relevance in [0, 1], higher more relevant (per score_kind)."""
         return relevance_function(self.score_kind)(np.asarray(native, dtype=np.float64))
 
-    def _relevance_list(self, native: list[float]) -> list[float]:
-        """:meth:`_relevance_scores` for a list of floats; without numpy calls unless a
-        subclass overrides ``_relevance_scores``."""
-        if type(self)._relevance_scores is VectorStore._relevance_scores:
-            scalar = RELEVANCE_SCALAR_FUNCTIONS.get(self.score_kind)
-            if scalar is not None:
-                return [scalar(score) for score in native]
-        return self._relevance_scores(np.array(native, dtype=np.float64)).tolist()
+    def _scalar_relevance(self) -> Callable[[float], float] | None:
+        """The one-float twin of :meth:`_relevance_scores`, or None when a subclass
+        overrides ``_relevance_scores`` (then only the array hook applies)."""
+        if type(self)._relevance_scores is not VectorStore._relevance_scores:
+            return None
+        return RELEVANCE_SCALAR_FUNCTIONS.get(self.score_kind)
 
     # ------------------------------------------------------------------ adding
 
@@ -776,13 +774,20 @@ class VectorStore(ABC):
         """Turn raw (or MMR-picked) hits into results: relevance scores, threshold."""
         self._check_hit_lists(queries, hits)
         k, threshold = plan.k, plan.score_threshold
+        scalar = self._scalar_relevance() if plan.to_relevance else None
         results = []
         for query_hits in hits:
             if len(query_hits) > k:
                 query_hits = query_hits[:k]
             if plan.to_relevance:
-                scores = self._relevance_list([float(hit.score) for hit in query_hits])
-                pairs = [(hit.document, score) for hit, score in zip(query_hits, scores, strict=True)]
+                if scalar is not None:  # a few scores: plain Python beats numpy calls
+                    pairs = [(hit.document, scalar(float(hit.score))) for hit in query_hits]
+                else:
+                    native = np.array([float(hit.score) for hit in query_hits], dtype=np.float64)
+                    scores = self._relevance_scores(native).tolist()
+                    pairs = [
+                        (hit.document, score) for hit, score in zip(query_hits, scores, strict=True)
+                    ]
                 if threshold is not None:
                     pairs = [pair for pair in pairs if pair[1] >= threshold]
             else:  # no array round trip on the plain similarity path
