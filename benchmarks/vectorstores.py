@@ -21,7 +21,8 @@ C++ memory and not counted). Single-query timings run the three implementations
 round-robin on each query, three tries each (one at 100k), keep each query's fastest try
 and report the median over the queries; whole operations (builds, batch, save, load)
 report the fastest of several alternating runs. Both filter out bursts of load from
-other processes on a shared machine. faiss runs on ONE OpenMP thread for everything (``faiss.omp_set_num_threads(1)``).
+other processes on a shared machine. faiss runs on ONE OpenMP thread for everything
+(``OMP_NUM_THREADS=1`` before faiss is imported, so worker threads use one too).
 
 ``--hnsw`` instead builds an HNSW index over 1M vectors (``--hnsw-size``) and reports
 per-query latency and recall@10 against the exact flat result for several efSearch.
@@ -40,6 +41,7 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import platform
 import statistics
 import sys
@@ -54,6 +56,10 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+# Every thread's OpenMP default, not only the main thread's: LangChain's batch runs its
+# searches in a thread pool, and idle OpenMP teams spinning there would slow whatever runs next.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import faiss
 from langchain_core.embeddings import Embeddings as LCEmbeddings

@@ -197,12 +197,18 @@ class FAISS(VectorStore):
         texts: list[str],
         metadatas: list[dict[str, Any]],
     ) -> None:
-        if self._cosine:
-            vectors = _unit_rows(vectors)  # then cosine is faiss's inner product
+        if self._cosine:  # then cosine is faiss's inner product
+            _normalize_in_place(vectors)  # the store's own copy (see VectorStore._upsert)
         with self._lock:
-            self._add(ids, vectors, list(zip(ids, texts, metadatas, strict=True)))
+            self._add(ids, vectors, texts, metadatas)
 
-    def _add(self, ids: list[str], vectors: np.ndarray, entries: list[_Record]) -> None:
+    def _add(
+        self,
+        ids: list[str],
+        vectors: np.ndarray,
+        texts: list[str],
+        metadatas: list[dict[str, Any]],
+    ) -> None:
         """Add under the lock; all or nothing: on any failure faiss and the dicts are as before."""
         index = self._index
         created = index is None
@@ -215,9 +221,9 @@ class FAISS(VectorStore):
             {doc_id: label_of[doc_id] for doc_id in ids if doc_id in label_of} if label_of else {}
         )
         index.add(vectors, labels)  # adds every vector or none
-        new_labels = labels.tolist()
+        new_labels = range(first, first + len(ids))
         try:
-            self._store(ids, new_labels, entries)
+            self._store(ids, new_labels, texts, metadatas)
         except BaseException:
             for label in new_labels:
                 self._records.pop(label, None)
@@ -237,8 +243,10 @@ class FAISS(VectorStore):
             index.remove(list(previous.values()))
         self._filters.clear()
 
-    def _store(self, ids: list[str], labels: list[int], entries: list[_Record]) -> None:
-        self._records.update(zip(labels, entries, strict=True))
+    def _store(
+        self, ids: list[str], labels: range, texts: list[str], metadatas: list[dict[str, Any]]
+    ) -> None:
+        self._records.update(zip(labels, zip(ids, texts, metadatas, strict=True), strict=True))
         self._label_of.update(zip(ids, labels, strict=True))
 
     def _delete(self, ids: list[str]) -> None:
@@ -434,10 +442,8 @@ class FAISS(VectorStore):
                     f"cannot merge: {len(clashes)} id(s) are in both stores, e.g. "
                     f"{', '.join(map(repr, clashes[:5]))}; delete them from one store first"
                 )
-            entries = [
-                (doc_id, text, copy_metadata(metadata)) for doc_id, text, metadata in records
-            ]
-            self._add([doc_id for doc_id, _, _ in records], vectors, entries)
+            ids, texts, metadatas = zip(*records, strict=True)
+            self._add(list(ids), vectors, list(texts), list(map(copy_metadata, metadatas)))
 
     # ------------------------------------------------------------------ persistence
 
@@ -521,6 +527,11 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
         unit = vectors.copy()  # the checked usual case: no conversion call
     else:
         unit = np.array(vectors, dtype=np.float32, order="C", copy=True)
-    faiss = faiss_module()
-    faiss.fvec_renorm_L2(unit.shape[1], unit.shape[0], faiss.swig_ptr(unit))
+    _normalize_in_place(unit)
     return unit
+
+
+def _normalize_in_place(vectors: np.ndarray) -> None:
+    """Scale every row of a C-contiguous float32 matrix to unit length (zero rows stay zero)."""
+    faiss = faiss_module()
+    faiss.fvec_renorm_L2(vectors.shape[1], vectors.shape[0], faiss.swig_ptr(vectors))

@@ -94,8 +94,9 @@ class LabeledIndex:
         faiss = faiss_module()
         self._metric = faiss.METRIC_INNER_PRODUCT if options.inner_product else faiss.METRIC_L2
         target, self.kind = self._build_target()
-        self.removable = _can_remove(target)
-        self.train_size = self._train_size(target)
+        flat = self.kind == "flat"  # known answers: skip the probes (a 1k-document build feels them)
+        self.removable = flat or _can_remove(target)
+        self.train_size = 0 if flat else self._train_size(target)
         # until the target is trained, vectors wait in an exact flat index
         self._target: Any = None if target.is_trained else target
         self.index: Any = target if target.is_trained else self._flat()
@@ -118,7 +119,10 @@ class LabeledIndex:
                 f"index_factory {options.factory!r}: leave out 'IDMap', the store maps ids itself"
             )
         try:
-            base = faiss.index_factory(self.dimension, options.factory, self._metric)
+            if options.factory == "Flat":  # the default, built directly: parsing costs more
+                base = faiss.IndexFlat(self.dimension, self._metric)
+            else:
+                base = faiss.index_factory(self.dimension, options.factory, self._metric)
         except RuntimeError as err:
             raise ConfigurationError(
                 f"faiss cannot build index_factory {options.factory!r} for dimension "

@@ -127,8 +127,9 @@ class VectorStore(ABC):
         Called only with checked input: ``ids`` unique non-empty strings, ``vectors`` a
         finite C-contiguous float32 array of shape (len(ids), d) whose d matches
         ``dimension`` when that is set, ``texts[i]`` a str and ``metadatas[i]`` a fresh
-        dict the backend may keep (parallel lists, no Document per item on the bulk
-        path). Either everything is stored or nothing.
+        dict (parallel lists, no Document per item on the bulk path). ``vectors`` and
+        the dicts are the store's own: the backend may keep them or change them in
+        place (normalize the vectors). Either everything is stored or nothing.
         """
 
     @abstractmethod
@@ -822,7 +823,8 @@ class VectorStore(ABC):
         return await asyncio.to_thread(self._embed_queries, queries)
 
     def _check_embeddings(self, vectors: Any, rows: int, dimension: int | None) -> np.ndarray:
-        matrix = as_vector_matrix(vectors, dimension=dimension, what="embedding")
+        # private: the backend may keep or change it (normalize in place)
+        matrix = as_vector_matrix(vectors, dimension=dimension, what="embedding", private=True)
         if len(matrix) != rows:
             raise InvalidInputError(
                 f"got {len(matrix)} embeddings for {rows} texts; expected one per text"

@@ -25,7 +25,8 @@ __all__ = [
 ]
 
 _FLOAT32 = np.dtype(np.float32)
-_add_reduce = np.add.reduce
+_dot = np.dot
+_SMALL_MATRIX = 4096  # values: up to ten 384-dimension queries
 
 # The distance metrics a store may be built with.
 METRICS = ("cosine", "inner_product", "l2")
@@ -97,7 +98,9 @@ def relevance_function(score_kind: str) -> Callable[[np.ndarray], np.ndarray]:
         ) from None
 
 
-def as_vector_matrix(vectors: Any, *, dimension: int | None, what: str = "vector") -> np.ndarray:
+def as_vector_matrix(
+    vectors: Any, *, dimension: int | None, what: str = "vector", private: bool = False
+) -> np.ndarray:
     """Check vectors and return them as a C-contiguous float32 matrix of shape (n, d).
 
     Args:
@@ -105,6 +108,9 @@ def as_vector_matrix(vectors: Any, *, dimension: int | None, what: str = "vector
             here; wrap it in a list).
         dimension: the dimension every vector must have, or ``None`` to accept any.
         what: how to name the vectors in error messages ("query vector", "embedding" ...).
+        private: return a matrix that shares no memory with ``vectors``, so the caller may
+            keep it or change it in place: the array this call converted (a list's
+            values, another dtype), else a copy.
 
     Raises:
         DimensionError: ragged or non-numeric input, a wrong dimension, or NaN / infinite
@@ -134,17 +140,47 @@ def as_vector_matrix(vectors: Any, *, dimension: int | None, what: str = "vector
         )
     if matrix.shape[0] and matrix.shape[1] == 0:
         raise DimensionError(f"{what}s must have at least one dimension")
-    # NaN and inf survive a sum, so one reduction (no n x d temporary) clears the usual
-    # case; only a non-finite sum (NaN, inf, or a float32 overflow) pays for the row check.
-    # (np.add.reduce skips ndarray.sum's Python wrapper: it counts on the one-query path)
-    if not math.isfinite(_add_reduce(matrix, axis=None)):
+    if not matrix.flags.c_contiguous:
+        matrix = np.ascontiguousarray(matrix)
+    if not _all_finite(matrix):
         finite = np.isfinite(matrix).all(axis=1)
         if not finite.all():
             row = int(np.argmin(finite))
             raise DimensionError(
                 f"{what} number {row} contains NaN or infinite values; every value must be finite"
             )
-    return matrix if matrix.flags.c_contiguous else np.ascontiguousarray(matrix)
+    if private and not _converted(matrix, vectors):
+        matrix = matrix.copy()
+    return matrix
+
+
+def _all_finite(matrix: np.ndarray) -> bool:
+    """Whether a C-contiguous float32 matrix holds no NaN or infinity."""
+    if matrix.size <= _SMALL_MATRIX:  # a few queries: the exact check is one cheap call
+        return bool(np.isfinite(matrix).all())
+    # NaN and inf survive a sum of squares, so one BLAS dot product (no n x d temporary,
+    # several times faster than np.isfinite) clears the usual case; only a non-finite
+    # total (NaN, inf, or the overflow of huge finite values) pays for the exact check.
+    flat = matrix.reshape(-1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = _dot(flat, flat)
+    return math.isfinite(total) or bool(np.isfinite(matrix).all())
+
+
+def _converted(matrix: np.ndarray, source: Any) -> bool:
+    """Whether ``matrix`` is a new array made here from ``source`` (shares no memory with it).
+
+    A list or tuple is always converted into a new array; an ndarray only when its dtype
+    or layout changed. Anything else (a tensor, a buffer) may be viewed without a copy,
+    so it counts as not converted.
+    """
+    if type(source) in (list, tuple):
+        return True
+    return (
+        isinstance(source, np.ndarray)
+        and matrix is not source
+        and not np.may_share_memory(matrix, source)
+    )
 
 
 def normalize_rows(matrix: np.ndarray) -> np.ndarray:

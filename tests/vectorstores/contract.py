@@ -485,6 +485,30 @@ class VectorStoreContract:
         store.similarity_search("q0", k=1)[0].metadata["nested"]["k"] = 3
         assert store.get_by_ids(["x"])[0].metadata == {"tags": ["a"], "nested": {"k": 1}}
 
+    def test_stored_vectors_share_nothing_with_the_caller(
+        self, store_factory: StoreFactory, embeddings: ExplicitEmbeddings
+    ) -> None:
+        """A store may normalize the vectors it is given, but only its own copy: arrays the
+        caller still holds (returned by the embeddings, or passed in) stay as they were,
+        and changing them afterwards changes nothing stored."""
+        held = np.array([[3.0 * x for x in unit(0)], [2.0 * x for x in unit(90)]], np.float32)
+        original = held.copy()
+
+        class HeldEmbeddings(ExplicitEmbeddings):
+            def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+                return held  # the same array every time, still referenced by its owner
+
+        store = store_factory(HeldEmbeddings())
+        store.add_texts(["d0", "d90"], ids=["a", "b"])
+        np.testing.assert_array_equal(held, original)
+        held[:] = np.array([unit(90), unit(0)], np.float32) * 5  # swap the caller's rows
+        assert [d.id for d in store.similarity_search("q0", k=2)] == ["a", "b"]
+
+        rows = np.array([[0.0, 4.0, 0.0], [0.5, 0.0, 0.0]], np.float32)
+        kept = rows.copy()
+        store.add_embeddings([("c", rows[0]), ("d", rows[1])], ids=["c", "d"])
+        np.testing.assert_array_equal(rows, kept)
+
     def test_search_by_vector_equals_search_by_text(self, store: VectorStore) -> None:
         """Searching with the query's vector gives the same documents and scores."""
         by_text = store.similarity_search_with_score("q25", k=5)

@@ -369,7 +369,7 @@ def test_document_failure_half_way_rolls_back_vectors(
     store.add_texts(["t5"], [{"version": 1}], ids=["id5"])  # will be "replaced" below
     before = ids_of(store.similarity_search("q0", k=10))
 
-    def fail_half_way(self: FAISS, ids: list[str], labels: list[int], entries: Any) -> None:
+    def fail_half_way(self: FAISS, ids: list[str], labels: range, *columns: Any) -> None:
         self._records[labels[0]] = (ids[0], "partial", {})
         self._label_of[ids[0]] = labels[0]
         raise MemoryError("injected")

@@ -47,6 +47,37 @@ def test_as_vector_matrix_rejects(vectors: object, dimension: int | None, fragme
     assert fragment in str(info.value)
 
 
+@pytest.mark.filterwarnings("error")  # and no overflow warning escapes
+@pytest.mark.parametrize("rows", [2, 3000])  # a few queries, and a bulk add (sum of squares)
+def test_as_vector_matrix_checks_finiteness_exactly(rows: int) -> None:
+    huge = np.full((rows, 2), 3e38, dtype=np.float32)  # finite, but its square overflows
+    assert as_vector_matrix(huge, dimension=2) is huge
+    huge[rows - 1, 1] = np.inf
+    with pytest.raises(DimensionError, match=f"vector number {rows - 1} contains NaN"):
+        as_vector_matrix(huge, dimension=2)
+    huge[rows - 1, 1] = np.nan
+    with pytest.raises(DimensionError, match=f"vector number {rows - 1} contains NaN"):
+        as_vector_matrix(huge, dimension=2)
+
+
+def test_as_vector_matrix_private_never_shares_memory_with_the_input() -> None:
+    held = np.ones((2, 3), dtype=np.float32)
+    assert as_vector_matrix(held, dimension=3) is held  # not private: no copy
+    inputs = [
+        held,  # float32 C-contiguous: copied
+        held[:, :2],  # a strided view: converted
+        held.astype(np.float64),  # another dtype: converted
+        [held[0], held[1]],  # a list of rows: converted
+        [[1.0, 2.0, 3.0]],
+        memoryview(held),  # not an ndarray: viewed by numpy, so copied
+    ]
+    for vectors in inputs:
+        matrix = as_vector_matrix(vectors, dimension=None, private=True)
+        assert not np.may_share_memory(matrix, held)
+        matrix[:] = 7.0
+    assert held.tolist() == [[1.0] * 3] * 2
+
+
 def test_normalize_rows_keeps_zero_rows() -> None:
     rows = normalize_rows(np.array([[3.0, 4.0], [0.0, 0.0]], dtype=np.float32))
     assert rows.ravel().tolist() == pytest.approx([0.6, 0.8, 0.0, 0.0])
