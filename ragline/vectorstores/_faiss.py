@@ -43,6 +43,7 @@ holds after a power cut too). No pickle is involved, so loading is safe.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -269,6 +270,22 @@ class FAISS(VectorStore):
     def _document(self, label: int) -> Document:
         doc_id, text, metadata = self._records[label]
         return Document(text, copy_metadata(metadata), id=doc_id)
+
+    def _check_queries(self, vectors: Any, dimension: int | None) -> np.ndarray:
+        # One query, already a float32 row of the right shape: faiss's C norm tells it is
+        # finite. numpy's reductions cost several microseconds here, where their code is
+        # cold after every faiss scan. Anything else (or a non-finite norm, which may also
+        # be an overflow) goes through the base class's full check.
+        if (
+            type(vectors) is np.ndarray
+            and vectors.dtype == np.float32
+            and vectors.shape == (1, dimension)
+            and vectors.flags.c_contiguous
+        ):
+            faiss = faiss_module()
+            if math.isfinite(faiss.fvec_norm_L2sqr(faiss.swig_ptr(vectors), dimension)):
+                return vectors
+        return super()._check_queries(vectors, dimension)
 
     def _search(
         self,

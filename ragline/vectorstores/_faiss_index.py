@@ -305,17 +305,30 @@ class LabeledIndex:
     def exact(
         self, queries: np.ndarray, k: int, allowed: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Exact k nearest among the ``allowed`` labels (faiss brute force on their vectors)."""
+        """Exact k nearest among the ``allowed`` labels (faiss brute force on their vectors).
+
+        ``queries`` is C-contiguous float32 of this dimension. Rows are padded with label
+        -1 (and the worst score) when fewer than k labels are allowed.
+        """
         faiss = faiss_module()
-        take = min(k, len(allowed))
-        worst = -np.inf if self.options.inner_product else np.inf
-        scores = np.full((len(queries), k), worst, dtype=np.float32)
-        labels = np.full((len(queries), k), -1, dtype=np.int64)
+        count, take = len(queries), min(k, len(allowed))
+        scores = np.empty((count, take), dtype=np.float32)
+        positions = np.empty((count, take), dtype=np.int64)
         if take:
-            found, positions = faiss.knn(queries, self.vectors(allowed), take, metric=self._metric)
-            scores[:, :take] = found
-            labels[:, :take] = np.where(positions >= 0, allowed[positions], -1)
-        return scores, labels
+            # faiss's C routine, not its Python knn wrapper, whose checks and conversions
+            # repeat what the store already ensured (a filtered single query feels them)
+            knn = faiss.knn_inner_product if self.options.inner_product else faiss.knn_L2sqr
+            vectors, pointer = self.vectors(allowed), faiss.swig_ptr
+            knn(pointer(queries), pointer(vectors), self.dimension, count, len(allowed), take,
+                pointer(scores), pointer(positions))
+        labels = allowed[positions]  # take <= len(allowed): faiss fills every position
+        if take == k:
+            return scores, labels
+        worst = -np.inf if self.options.inner_product else np.inf
+        padded_scores = np.full((count, k), worst, dtype=np.float32)
+        padded_labels = np.full((count, k), -1, dtype=np.int64)
+        padded_scores[:, :take], padded_labels[:, :take] = scores, labels
+        return padded_scores, padded_labels
 
     def _unfiltered_params(self, k: int) -> Any:
         if not self.trained or self.kind == "flat":

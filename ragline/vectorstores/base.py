@@ -489,13 +489,15 @@ class VectorStore(ABC):
             >>> [doc.id for doc in store.similarity_search("purring cats", k=2, filter={"topic": "pets"})]
             ['cats', 'dogs']
         """
-        return _documents(self.similarity_search_with_score(query, k, filter))
+        plan = SearchPlan.similarity(k, filter)
+        return self._search_texts([query], plan, scores=False)[0]
 
     async def asimilarity_search(
         self, query: str, k: int = 4, filter: Mapping[str, Any] | None = None
     ) -> list[Document]:
         """Async :meth:`similarity_search`."""
-        return _documents(await self.asimilarity_search_with_score(query, k, filter))
+        plan = SearchPlan.similarity(k, filter)
+        return (await self._asearch_texts([query], plan, scores=False))[0]
 
     def similarity_search_with_score(
         self, query: str, k: int = 4, filter: Mapping[str, Any] | None = None
@@ -533,14 +535,15 @@ class VectorStore(ABC):
             >>> store.similarity_search_by_vector(embeddings.embed_query("stocks"), k=1)[0].id
             'stocks'
         """
-        return _documents(self.similarity_search_with_score_by_vector(embedding, k, filter))
+        plan = SearchPlan.similarity(k, filter)
+        return self._search_vectors(_one_vector(embedding), plan, scores=False)[0]
 
     async def asimilarity_search_by_vector(
         self, embedding: Sequence[float], k: int = 4, filter: Mapping[str, Any] | None = None
     ) -> list[Document]:
         """Async :meth:`similarity_search_by_vector`."""
         plan = SearchPlan.similarity(k, filter)
-        return _documents((await self._asearch_vectors(_one_vector(embedding), plan))[0])
+        return (await self._asearch_vectors(_one_vector(embedding), plan, scores=False))[0]
 
     def similarity_search_with_score_by_vector(
         self, embedding: Sequence[float], k: int = 4, filter: Mapping[str, Any] | None = None
@@ -627,7 +630,7 @@ class VectorStore(ABC):
             ['cats', 'stocks']
         """
         plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
-        return _documents(self._search_texts([query], plan)[0])
+        return self._search_texts([query], plan, scores=False)[0]
 
     async def amax_marginal_relevance_search(
         self,
@@ -639,7 +642,7 @@ class VectorStore(ABC):
     ) -> list[Document]:
         """Async :meth:`max_marginal_relevance_search`."""
         plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
-        return _documents((await self._asearch_texts([query], plan))[0])
+        return (await self._asearch_texts([query], plan, scores=False))[0]
 
     def max_marginal_relevance_search_by_vector(
         self,
@@ -651,7 +654,7 @@ class VectorStore(ABC):
     ) -> list[Document]:
         """:meth:`max_marginal_relevance_search` from a query vector."""
         plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
-        return _documents(self._search_vectors(_one_vector(embedding), plan)[0])
+        return self._search_vectors(_one_vector(embedding), plan, scores=False)[0]
 
     async def amax_marginal_relevance_search_by_vector(
         self,
@@ -663,7 +666,7 @@ class VectorStore(ABC):
     ) -> list[Document]:
         """Async :meth:`max_marginal_relevance_search_by_vector`."""
         plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
-        return _documents((await self._asearch_vectors(_one_vector(embedding), plan))[0])
+        return (await self._asearch_vectors(_one_vector(embedding), plan, scores=False))[0]
 
     # ------------------------------------------------------------------ retriever
 
@@ -704,21 +707,25 @@ class VectorStore(ABC):
     # ------------------------------------------------------------------ the one search path
 
     def _search_texts(
-        self, queries: list[str], plan: SearchPlan
-    ) -> list[list[tuple[Document, float]]]:
-        """Embed all queries at once and answer them with ONE ``_search`` call."""
+        self, queries: list[str], plan: SearchPlan, *, scores: bool = True
+    ) -> list[list[Any]]:
+        """Embed all queries at once and answer them with ONE ``_search`` call: per query,
+        ``(document, score)`` pairs, or the documents alone with ``scores=False``."""
         if not queries:
             return []
-        return self._search_vectors(self._embed_queries(queries), plan)
+        return self._search_vectors(self._embed_queries(queries), plan, scores=scores)
 
     async def _asearch_texts(
-        self, queries: list[str], plan: SearchPlan
-    ) -> list[list[tuple[Document, float]]]:
+        self, queries: list[str], plan: SearchPlan, *, scores: bool = True
+    ) -> list[list[Any]]:
         if not queries:
             return []
-        return await self._asearch_vectors(await self._aembed_queries(queries), plan)
+        vectors = await self._aembed_queries(queries)
+        return await self._asearch_vectors(vectors, plan, scores=scores)
 
-    def _search_vectors(self, vectors: Any, plan: SearchPlan) -> list[list[tuple[Document, float]]]:
+    def _search_vectors(
+        self, vectors: Any, plan: SearchPlan, *, scores: bool = True
+    ) -> list[list[Any]]:
         dimension = self.dimension
         queries = self._check_queries(vectors, dimension)
         if dimension is None:
@@ -727,11 +734,11 @@ class VectorStore(ABC):
             hits = self._mmr_hits(queries, plan)
         else:
             hits = self._search(queries, plan.fetch_k, plan.filter, with_vectors=False)
-        return self._finish(queries, hits, plan)
+        return self._finish(queries, hits, plan, scores)
 
     async def _asearch_vectors(
-        self, vectors: Any, plan: SearchPlan
-    ) -> list[list[tuple[Document, float]]]:
+        self, vectors: Any, plan: SearchPlan, *, scores: bool = True
+    ) -> list[list[Any]]:
         dimension = await self._adimension()
         queries = self._check_queries(vectors, dimension)
         if dimension is None:
@@ -739,7 +746,7 @@ class VectorStore(ABC):
         hits = await self._asearch(queries, plan.fetch_k, plan.filter, with_vectors=plan.is_mmr)
         if plan.is_mmr:
             hits = self._pick_mmr(queries, hits, plan)
-        return self._finish(queries, hits, plan)
+        return self._finish(queries, hits, plan, scores)
 
     def _mmr_hits(self, queries: np.ndarray, plan: SearchPlan) -> list[list[SearchHit]]:
         """The hits MMR picks per query (``plan.k`` of ``plan.fetch_k`` candidates), in pick
@@ -770,30 +777,30 @@ class VectorStore(ABC):
             )
 
     def _finish(
-        self, queries: np.ndarray, hits: list[list[SearchHit]], plan: SearchPlan
-    ) -> list[list[tuple[Document, float]]]:
-        """Turn raw (or MMR-picked) hits into results: relevance scores, threshold."""
+        self, queries: np.ndarray, hits: list[list[SearchHit]], plan: SearchPlan, scores: bool
+    ) -> list[list[Any]]:
+        """Turn raw (or MMR-picked) hits into results: the first k, relevance scores, the
+        threshold; ``(document, score)`` pairs, or with ``scores=False`` the documents."""
         self._check_hit_lists(queries, hits)
-        k, threshold = plan.k, plan.score_threshold
-        scalar = self._scalar_relevance() if plan.to_relevance else None
-        results = []
-        for query_hits in hits:
-            if len(query_hits) > k:
-                query_hits = query_hits[:k]
-            if plan.to_relevance:
-                if scalar is not None:  # a few scores: plain Python beats numpy calls
-                    pairs = [(hit.document, scalar(float(hit.score))) for hit in query_hits]
-                else:
-                    native = np.array([float(hit.score) for hit in query_hits], dtype=np.float64)
-                    scores = self._relevance_scores(native).tolist()
-                    pairs = [
-                        (hit.document, score) for hit, score in zip(query_hits, scores, strict=True)
-                    ]
-                if threshold is not None:
-                    pairs = [pair for pair in pairs if pair[1] >= threshold]
-            else:  # no array round trip on the plain similarity path
-                pairs = [(hit.document, float(hit.score)) for hit in query_hits]
-            results.append(pairs)
+        k = plan.k
+        if not plan.to_relevance:  # the plain path: no array round trip, one list per query
+            if scores:
+                return [[(doc, float(score)) for doc, score, _ in found[:k]] for found in hits]
+            return [[doc for doc, _, _ in found[:k]] for found in hits]
+        threshold = plan.score_threshold
+        scalar = self._scalar_relevance()
+        results: list[list[Any]] = []
+        for found in hits:
+            found = found[:k]
+            if scalar is not None:  # a few scores: plain Python beats numpy calls
+                pairs = [(doc, scalar(float(score))) for doc, score, _ in found]
+            else:
+                native = np.array([float(hit.score) for hit in found], dtype=np.float64)
+                relevance = self._relevance_scores(native).tolist()
+                pairs = [(hit.document, score) for hit, score in zip(found, relevance, strict=True)]
+            if threshold is not None:
+                pairs = [pair for pair in pairs if pair[1] >= threshold]
+            results.append(pairs if scores else [doc for doc, _ in pairs])
         return results
 
     # ------------------------------------------------------------------ embedding helpers
@@ -849,7 +856,3 @@ def _stored_vector(store: VectorStore, hit: SearchHit) -> np.ndarray:
             f"{type(store).__name__}._search returned no vector although with_vectors=True"
         )
     return hit.vector
-
-
-def _documents(pairs: list[tuple[Document, float]]) -> list[Document]:
-    return [document for document, _ in pairs]

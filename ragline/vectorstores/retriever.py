@@ -119,13 +119,11 @@ class VectorStoreRetriever(BaseRetriever):
         return self._batch_get_relevant_documents([query])[0]
 
     async def _aget_relevant_documents(self, query: str) -> list[Document]:
-        results = await self.vectorstore._asearch_texts([query], self._plan)
-        return [document for document, _ in results[0]]
+        return (await self.vectorstore._asearch_texts([query], self._plan, scores=False))[0]
 
     def _batch_get_relevant_documents(self, queries: list[str]) -> list[list[Document]]:
         # one embed_queries_array call and one backend _search call for all the queries
-        results = self.vectorstore._search_texts(queries, self._plan)
-        return [[document for document, _ in pairs] for pairs in results]
+        return self.vectorstore._search_texts(queries, self._plan, scores=False)
 
 
 def _default_tags(vectorstore: VectorStore) -> list[str]:

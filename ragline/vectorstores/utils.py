@@ -26,6 +26,7 @@ __all__ = [
 
 _FLOAT32 = np.dtype(np.float32)
 _dot = np.dot
+_add_reduce = np.add.reduce
 _SMALL_MATRIX = 4096  # values: up to ten 384-dimension queries
 
 # The distance metrics a store may be built with.
@@ -156,8 +157,9 @@ def as_vector_matrix(
 
 def _all_finite(matrix: np.ndarray) -> bool:
     """Whether a C-contiguous float32 matrix holds no NaN or infinity."""
-    if matrix.size <= _SMALL_MATRIX:  # a few queries: the exact check is one cheap call
-        return bool(np.isfinite(matrix).all())
+    if matrix.size <= _SMALL_MATRIX:
+        # a few queries: NaN and inf survive a sum, which float64 cannot overflow here
+        return math.isfinite(_add_reduce(matrix, axis=None, dtype=np.float64))
     # NaN and inf survive a sum of squares, so one BLAS dot product (no n x d temporary,
     # several times faster than np.isfinite) clears the usual case; only a non-finite
     # total (NaN, inf, or the overflow of huge finite values) pays for the exact check.

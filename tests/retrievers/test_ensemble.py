@@ -123,7 +123,9 @@ def test_hybrid_bm25_and_vector_search_fused_order():
     # a batch embeds and searches all the queries in one store call
     searches = []
     search = store._search_texts
-    store._search_texts = lambda queries, plan: searches.append(list(queries)) or search(queries, plan)
+    store._search_texts = lambda queries, plan, **options: searches.append(list(queries)) or search(
+        queries, plan, **options
+    )
     assert [ids(docs) for docs in hybrid.batch(["cat purring", "kitten"])] == [["t2", "t1", "t3"], ["t2", "t5", "t4"]]
     assert searches == [["cat purring", "kitten"]]
 

@@ -225,7 +225,9 @@ async def test_batch_searches_children_once_and_reads_the_docstore_once():
     retriever.add_documents(PARENTS)
     searches, reads = [], []
     search = store._search_texts
-    store._search_texts = lambda queries, plan: searches.append(list(queries)) or search(queries, plan)
+    store._search_texts = lambda queries, plan, **options: searches.append(list(queries)) or search(
+        queries, plan, **options
+    )
     mget = retriever.docstore.mget
     retriever.docstore.mget = lambda keys: reads.append(list(keys)) or mget(keys)
     collector = RunCollectorCallbackHandler()

@@ -281,6 +281,15 @@ BAD_CALLS = [
         "infinite",
         id="query-inf",
     ),
+    pytest.param(
+        lambda s: s.similarity_search("nan"), DimensionError, "NaN", id="embedded-query-nan"
+    ),
+    pytest.param(
+        lambda s: s.similarity_search_by_vector(np.array([0.0, float("inf"), 0.0], np.float32)),
+        DimensionError,
+        "infinite",
+        id="query-array-inf",
+    ),
     pytest.param(lambda s: s.similarity_search("q0", k=0), InvalidInputError, "k", id="k-0"),
     pytest.param(
         lambda s: s.similarity_search_with_score("q0", k=-1), InvalidInputError, "k", id="k-neg"

@@ -259,6 +259,19 @@ def test_selective_filter_returns_k_when_k_match(
     assert len(store.similarity_search("q0", k=50, filter={"group": "rare"})) == len(RARE)
 
 
+@pytest.mark.parametrize(("inner_product", "worst"), [(True, -np.inf), (False, np.inf)])
+def test_exact_search_over_labels_pads_short_rows(inner_product: bool, worst: float) -> None:
+    index = LabeledIndex(2, _faiss_index.IndexOptions("Flat", inner_product=inner_product))
+    index.add(np.array([[1, 0], [0, 1], [0.6, 0.8]], dtype=np.float32), np.array([10, 20, 30]))
+    queries = np.array([[1, 0], [0, 1]], dtype=np.float32)
+    scores, labels = index.exact(queries, 2, np.array([20, 30]))
+    assert labels.tolist() == [[30, 20], [20, 30]]
+    expected = [[0.6, 0.0], [1.0, 0.8]] if inner_product else [[0.8, 2.0], [0.0, 0.4]]
+    np.testing.assert_allclose(scores, expected, atol=1e-6)
+    scores, labels = index.exact(queries, 3, np.array([10]))  # fewer allowed than asked
+    assert labels.tolist() == [[10, -1, -1], [10, -1, -1]]
+    assert scores[:, 1:].tolist() == [[worst] * 2] * 2
+
 @pytest.mark.parametrize("kind", sorted(INDEX_TYPES))
 def test_broad_filter_goes_through_the_faiss_selector(
     random_embeddings: TableEmbeddings, kind: str, monkeypatch: pytest.MonkeyPatch
