@@ -21,8 +21,11 @@ C++ memory and not counted). Single-query timings run the three implementations
 round-robin on each query, three tries each (one at 100k), keep each query's fastest try
 and report the median over the queries; whole operations (builds, batch, save, load)
 report the fastest of several alternating runs. Both filter out bursts of load from
-other processes on a shared machine. faiss runs on ONE OpenMP thread for everything
-(``OMP_NUM_THREADS=1`` before faiss is imported, so worker threads use one too).
+other processes on a shared machine. faiss runs every single query on ONE OpenMP thread
+(faster for one query on these 2 cores; ``OMP_NUM_THREADS=1`` before faiss is imported,
+so worker threads use one too). Batches may use every core, each library its own way:
+raw faiss and ragline make one search call on ``os.cpu_count()`` OpenMP threads,
+LangChain searches query by query in its thread pool, one OpenMP thread each.
 
 ``--hnsw`` instead builds an HNSW index over 1M vectors (``--hnsw-size``) and reports
 per-query latency and recall@10 against the exact flat result for several efSearch.
@@ -50,6 +53,7 @@ import time
 import tracemalloc
 import warnings
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +62,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 # Every thread's OpenMP default, not only the main thread's: LangChain's batch runs its
-# searches in a thread pool, and idle OpenMP teams spinning there would slow whatever runs next.
+# searches in a thread pool, and two OpenMP threads per pool thread would oversubscribe
+# the cores (and leave idle teams spinning to slow whatever runs next).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import faiss
@@ -77,6 +82,7 @@ with warnings.catch_warnings():
     from langchain_community.vectorstores.utils import DistanceStrategy
 
 DIM = 384
+BATCH_THREADS = os.cpu_count() or 1  # one search call over many queries may use every core
 SEED = 20251122
 RARE = {"group": "rare"}
 # --hnsw clustered data: noise per coordinate around each centre. 0.025 * sqrt(384) = 0.49,
@@ -310,6 +316,19 @@ def document_memory(build: Callable[[], Any]) -> int:
     return after - before
 
 
+def run_async(coroutine: Any, omp_threads: int) -> Any:
+    """asyncio.run, with executor threads that give faiss ``omp_threads`` OpenMP threads."""
+
+    async def main() -> Any:
+        executor = ThreadPoolExecutor(
+            initializer=faiss.omp_set_num_threads, initargs=(omp_threads,)
+        )
+        asyncio.get_running_loop().set_default_executor(executor)
+        return await coroutine
+
+    return asyncio.run(main())
+
+
 # ---------------------------------------------------------------------- one size
 
 
@@ -418,6 +437,11 @@ def measure(count: int, queries: int, rows: list[dict[str, Any]]) -> None:
         "langchain": lc.as_retriever(search_kwargs={"k": 4}),
     }
     batch_repeats = 7 if count <= 10_000 else 3
+    # Batches may use both cores, each library its own way: raw faiss and ragline make ONE
+    # search call, which faiss spreads over BATCH_THREADS OpenMP threads (in whichever
+    # thread makes it: the caller's, or the executor thread of ragline's abatch);
+    # LangChain runs one search per query in a thread pool, each on one OpenMP thread.
+    faiss.omp_set_num_threads(BATCH_THREADS)
     seconds = repeated(
         {
             "raw": lambda: raw.batch(data.queries, 4),
@@ -437,11 +461,12 @@ def measure(count: int, queries: int, rows: list[dict[str, Any]]) -> None:
     seconds = repeated(
         {
             "raw": lambda: raw.batch(data.queries, 4),
-            "ragline": lambda: asyncio.run(retrievers["ragline"].abatch(data.queries)),
-            "langchain": lambda: asyncio.run(retrievers["langchain"].abatch(data.queries)),
+            "ragline": lambda: run_async(retrievers["ragline"].abatch(data.queries), BATCH_THREADS),
+            "langchain": lambda: run_async(retrievers["langchain"].abatch(data.queries), 1),
         },
         batch_repeats,
     )
+    faiss.omp_set_num_threads(1)
     speedup = seconds["langchain"] / seconds["ragline"]
     row(
         "retriever.abatch 1000 q",
@@ -656,7 +681,8 @@ def main() -> None:
     args = parser.parse_args()
     print(
         f"python {platform.python_version()}, faiss {faiss.__version__}, numpy {np.__version__}, "
-        f"{platform.machine()}, omp threads: 1 for queries"
+        f"{platform.machine()}, omp threads: 1 for single queries, {BATCH_THREADS} per batch "
+        "search call (LangChain's batch: its thread pool, 1 per query)"
     )
     if args.hnsw:
         hnsw_mode(args.hnsw_size, args.queries, args.hnsw_m, args.ef_construction, args.hnsw_data)

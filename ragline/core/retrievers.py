@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragline.core.callbacks.manager import BaseRunManager
-from ragline.core.config import RunnableConfig, ensure_config, get_config_list, merge_configs
+from ragline.core.config import RunnableConfig, ensure_config, ensure_config_list, merge_configs
 from ragline.core.documents import Document
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Runnable
@@ -70,12 +70,16 @@ class BaseRetriever(Runnable[str, list[Document]]):
 
     # ---- public API -----------------------------------------------------------------
     def _own_config(self, config: RunnableConfig | None) -> RunnableConfig:
+        return ensure_config(self._with_own(config))
+
+    def _with_own(self, config: RunnableConfig | None) -> RunnableConfig | None:
+        """``config`` with this retriever's tags and metadata added."""
         own: RunnableConfig = {}
         if self.tags:
             own["tags"] = list(self.tags)
         if self.metadata:
             own["metadata"] = dict(self.metadata)
-        return ensure_config(merge_configs(own, config) if own else config)
+        return merge_configs(own, config) if own else config
 
     def _check_query(self, query: Any) -> str:
         if not isinstance(query, str):
@@ -105,7 +109,11 @@ class BaseRetriever(Runnable[str, list[Document]]):
 
     def _start_batch(self, inputs: Sequence[str], config: Any) -> tuple[list[str], list[BaseRunManager]]:
         queries = [self._check_query(q) for q in inputs]
-        configs = [self._own_config(c) for c in get_config_list(config, len(queries))]
+        if isinstance(config, (list, tuple)):
+            config = [self._with_own(c) for c in config]
+        else:
+            config = self._with_own(config)
+        configs = ensure_config_list(config, len(queries))
         return queries, [self._start_run(q, c, "retriever") for q, c in zip(queries, configs, strict=True)]
 
     def _check_batch_result(self, queries: list[str], results: Any) -> list[list[Document]]:

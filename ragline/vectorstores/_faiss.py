@@ -25,15 +25,19 @@ few documents match, their vectors are scored exactly instead (faster than a sel
 scan, and an HNSW graph walk could miss them). Either way k documents come back
 whenever k match.
 
-Saved format (``save_local(folder, index_name="index")``), format version 1::
+Saved format (``save_local(folder, index_name="index")``), format version 2::
 
-    folder/index.manifest.json      {"format": "ragline.faiss", "format_version": 1,
+    folder/index.manifest.json      {"format": "ragline.faiss", "format_version": 2,
                                      "dimension", "metric", "index_factory", "trained",
                                      "count", "options", "index_file", "index_bytes",
                                      "documents_file", "documents_bytes"}
     folder/index.<token>.faiss      faiss.write_index of the index (labels included)
-    folder/index.<token>.json       {"ids": [...], "labels": [...], "texts": [...],
-                                     "metadatas": [...]} (parallel lists)
+    folder/index.<token>.json       {"ids": [...], "texts": [...], "metadatas": [...]}
+                                    parallel lists, in the order of the index's labels
+                                    (increasing); a trained IVF index, which cannot
+                                    list its labels, adds them: "labels": [...]
+
+Version 1 wrote "labels" always; it still loads.
 
 Data files get a fresh random token on every save and are complete before the manifest
 is replaced (``os.replace``, atomic), so a crash of the process at any point leaves a

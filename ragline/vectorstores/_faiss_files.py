@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
 
 FORMAT_NAME = "ragline.faiss"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: "labels" only when the faiss index cannot list them (IVF)
 _OPTION_NAMES = ("ef_search", "ef_construction", "nprobe", "train_size")
 
 
@@ -113,15 +113,13 @@ def _check_index_name(index_name: str) -> None:
 
 def _documents_json(store: FAISS) -> bytes:
     records = store._records
-    ids = [record[0] for record in records.values()]
-    texts = [record[1] for record in records.values()]
-    metadatas = [record[2] for record in records.values()]
+    columns: dict[str, list[Any]] = {"ids": [record[0] for record in records.values()]}
+    if store._index is not None and not store._index.lists_labels:
+        columns["labels"] = list(records)  # else the index file lists them, in this order
+    columns["texts"] = [record[1] for record in records.values()]
+    columns["metadatas"] = [record[2] for record in records.values()]
     try:
-        text = json.dumps(
-            {"ids": ids, "labels": list(records), "texts": texts, "metadatas": metadatas},
-            ensure_ascii=False,
-            allow_nan=True,
-        )
+        text = json.dumps(columns, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError) as err:
         bad = next(doc_id for doc_id, _, metadata in records.values() if not _json_ok(metadata))
         raise InvalidInputError(
@@ -184,14 +182,18 @@ def load(cls: type[FAISS], folder: Path, embeddings: Embeddings, index_name: str
     """Read a store written by :func:`save`; every problem is a PersistenceError."""
     _check_index_name(index_name)
     manifest_path = _manifest_path(folder, index_name)
-    if not folder.is_dir():
-        raise PersistenceError(f"no saved FAISS store: folder {str(folder)!r} does not exist")
-    if not manifest_path.is_file():
+    try:
+        manifest_bytes = manifest_path.read_bytes()
+    except OSError as err:
+        if not folder.is_dir():
+            raise PersistenceError(
+                f"no saved FAISS store: folder {str(folder)!r} does not exist"
+            ) from err
         raise PersistenceError(
             f"no saved FAISS store named {index_name!r} in {str(folder)!r}: "
-            f"{manifest_path.name} is missing"
-        )
-    manifest = _parse(manifest_path, manifest_path.read_bytes(), dict)
+            f"{manifest_path.name} is missing or unreadable ({err.strerror})"
+        ) from err
+    manifest = _parse(manifest_path, manifest_bytes, dict)
     _check_manifest(manifest, manifest_path)
     documents_path = folder / manifest["documents_file"]
     raw = _read_sized(documents_path, manifest["documents_bytes"])
@@ -223,7 +225,7 @@ def load(cls: type[FAISS], folder: Path, embeddings: Embeddings, index_name: str
         )
     except (RuntimeError, ValueError) as err:
         raise PersistenceError(f"{index_path} is not a readable faiss index: {err}") from err
-    _check_labels(index, labels, index_path)
+    labels = _check_labels(index, labels, index_path)
     store._restore(index, ids, labels, texts, metadatas)
     if store.count() != len(store._label_of):
         raise PersistenceError(f"{documents_path}: ids must be unique")
@@ -300,10 +302,14 @@ def _read_sized(path: Path, expected: int, *, read: bool = True) -> bytes:
 
 def _check_documents(
     documents: dict[str, Any], path: Path, count: int
-) -> tuple[list[str], list[int], list[str], list[dict[str, Any]]]:
+) -> tuple[list[str], list[int] | None, list[str], list[dict[str, Any]]]:
+    """The documents file's columns, checked; labels None when the index lists them."""
     columns = []
     for key in ("ids", "labels", "texts", "metadatas"):
         column = documents.get(key)
+        if key == "labels" and column is None:
+            columns.append(None)
+            continue
         if not isinstance(column, list) or len(column) != count:
             raise PersistenceError(
                 f"{path}: {key!r} should be a list of {count} items (the manifest's count)"
@@ -313,9 +319,7 @@ def _check_documents(
     # JSON gives exact types, so one C-level pass per column checks them
     if not _only(ids, str) or "" in ids:
         raise PersistenceError(f"{path}: ids must be non-empty strings")
-    if not _only(labels, int) or (
-        count and not bool(np.all(np.diff(np.asarray(labels, dtype=np.int64)) > 0))
-    ):
+    if labels is not None and not _only(labels, int):  # their order: see _check_labels
         raise PersistenceError(f"{path}: labels must be increasing integers")
     if not _only(texts, str):
         raise PersistenceError(f"{path}: texts must be strings")
@@ -328,15 +332,25 @@ def _only(column: list[Any], kind: type) -> bool:
     return set(map(type, column)) <= {kind}
 
 
-def _check_labels(index: LabeledIndex, labels: list[int], path: Path) -> None:
-    if index.ntotal != len(labels):
+def _check_labels(index: LabeledIndex, labels: list[int] | None, path: Path) -> list[int]:
+    """The documents' labels: the documents file's when it lists them (they must be the
+    vectors' labels), else the index's own; increasing either way (the store keeps its
+    records in label order)."""
+    count = index.ntotal
+    if labels is not None and count != len(labels):
         raise PersistenceError(
-            f"{path} holds {index.ntotal} vectors but the documents file lists {len(labels)}"
+            f"{path} holds {count} vectors but the documents file lists {len(labels)}"
         )
-    try:
+    if index.lists_labels:
         stored = index.labels()
-    except NotImplementedError:  # IVF: the vector count was checked above
-        return
-    expected = np.asarray(labels, dtype=np.int64)
-    if not np.array_equal(stored, expected) and not np.array_equal(np.sort(stored), expected):
-        raise PersistenceError(f"{path}: the vectors' labels do not match the documents file")
+        if labels is None:
+            labels = stored.tolist()
+        elif stored.tolist() != labels:
+            raise PersistenceError(f"{path}: the vectors' labels do not match the documents file")
+    elif labels is None:
+        raise PersistenceError(f"{path}: this index does not list its labels, and the documents file has none")
+    else:
+        stored = np.asarray(labels, dtype=np.int64)
+    if len(stored) > 1 and not bool((stored[1:] > stored[:-1]).all()):
+        raise PersistenceError(f"{path}: labels must be increasing integers")
+    return labels

@@ -180,11 +180,16 @@ class LabeledIndex:
         """Vectors held by faiss, masked ones included."""
         return int(self.index.ntotal)
 
+    @property
+    def lists_labels(self) -> bool:
+        """Whether :meth:`labels` works: every index but a trained IVF one."""
+        return isinstance(self.index, faiss_module().IndexIDMap2)
+
     def labels(self) -> np.ndarray:
-        """Every label held by faiss (masked ones included), when faiss can list them."""
-        faiss = faiss_module()
-        if isinstance(self.index, faiss.IndexIDMap2):
-            return faiss.vector_to_array(self.index.id_map).astype(np.int64, copy=False)
+        """Every label held by faiss (masked ones included) in the order of its vectors,
+        when faiss can list them (see :attr:`lists_labels`)."""
+        if self.lists_labels:
+            return faiss_module().vector_to_array(self.index.id_map).astype(np.int64, copy=False)
         raise NotImplementedError("an IVF index does not list its labels cheaply")
 
     # ------------------------------------------------------------------ writing

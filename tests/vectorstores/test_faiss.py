@@ -459,15 +459,10 @@ def test_saved_files_are_documented_format(plane: TableEmbeddings, tmp_path: Pat
     FAISS.from_texts(["x", "y"], plane, [{"a": 1}, {}], ids=["X", "Y"]).save_local(tmp_path, "kb")
     manifest = json.loads((tmp_path / "kb.manifest.json").read_text())
     assert {k: manifest[k] for k in ("format", "format_version", "dimension", "metric", "count")} == {
-        "format": "ragline.faiss", "format_version": 1, "dimension": 2, "metric": "cosine", "count": 2,
+        "format": "ragline.faiss", "format_version": 2, "dimension": 2, "metric": "cosine", "count": 2,
     }  # fmt: skip
     documents = json.loads((tmp_path / manifest["documents_file"]).read_text())
-    assert documents == {
-        "ids": ["X", "Y"],
-        "labels": [0, 1],
-        "texts": ["x", "y"],
-        "metadatas": [{"a": 1}, {}],
-    }
+    assert documents == {"ids": ["X", "Y"], "texts": ["x", "y"], "metadatas": [{"a": 1}, {}]}
     index = faiss.read_index(str(tmp_path / manifest["index_file"]))
     assert index.ntotal == 2 and faiss.vector_to_array(index.id_map).tolist() == [0, 1]
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
@@ -555,9 +550,54 @@ def test_loading_a_missing_folder_or_manifest(
 
 def test_loading_a_newer_format_version(random_embeddings: TableEmbeddings, tmp_path: Path) -> None:
     manifest = _saved(random_embeddings, tmp_path)
-    manifest["format_version"] = 2
+    manifest["format_version"] = 3
     (tmp_path / "index.manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(PersistenceError, match="format version 2, newer"):
+    with pytest.raises(PersistenceError, match="format version 3, newer"):
+        FAISS.load_local(tmp_path, random_embeddings)
+
+
+def _rewrite_documents(folder: Path, manifest: dict[str, Any], documents: dict[str, Any]) -> None:
+    """Replace the documents file, and its size in the manifest."""
+    data = json.dumps(documents).encode()
+    (folder / manifest["documents_file"]).write_bytes(data)
+    manifest["documents_bytes"] = len(data)
+    (folder / "index.manifest.json").write_text(json.dumps(manifest))
+
+
+def test_loading_format_version_1(random_embeddings: TableEmbeddings, tmp_path: Path) -> None:
+    """Version 1 always listed the labels: such a folder loads, its labels checked."""
+    store = build(random_embeddings, "flat", count=50)
+    store.delete(["id3"])  # labels 0..49 without 3
+    store.save_local(tmp_path)
+    manifest = json.loads((tmp_path / "index.manifest.json").read_text())
+    documents = json.loads((tmp_path / manifest["documents_file"]).read_text())
+    labels = [label for label in range(50) if label != 3]
+    manifest["format_version"] = 1
+    _rewrite_documents(tmp_path, manifest, {**documents, "labels": labels})
+    loaded = FAISS.load_local(tmp_path, random_embeddings)
+    assert loaded.count() == 49 and sorted(loaded._records) == labels
+    assert loaded.similarity_search_with_score("q1", k=5) == store.similarity_search_with_score(
+        "q1", k=5
+    )
+    labels[10] = 3  # the vectors carry label 11 there
+    _rewrite_documents(tmp_path, manifest, {**documents, "labels": labels})
+    with pytest.raises(PersistenceError, match="labels do not match"):
+        FAISS.load_local(tmp_path, random_embeddings)
+
+
+def test_loading_ivf_labels_out_of_order(random_embeddings: TableEmbeddings, tmp_path: Path) -> None:
+    """A trained IVF index cannot list its labels: the documents file must, increasing."""
+    build(random_embeddings, "ivf").save_local(tmp_path)
+    manifest = json.loads((tmp_path / "index.manifest.json").read_text())
+    documents = json.loads((tmp_path / manifest["documents_file"]).read_text())
+    assert documents["labels"] == list(range(N)) and manifest["trained"]
+    documents["labels"][:2] = [1, 0]
+    _rewrite_documents(tmp_path, manifest, documents)
+    with pytest.raises(PersistenceError, match="labels must be increasing"):
+        FAISS.load_local(tmp_path, random_embeddings)
+    del documents["labels"]
+    _rewrite_documents(tmp_path, manifest, documents)
+    with pytest.raises(PersistenceError, match="does not list its labels"):
         FAISS.load_local(tmp_path, random_embeddings)
 
 
@@ -584,12 +624,6 @@ def test_loading_corrupt_files_of_the_right_size(
     manifest = _saved(random_embeddings, tmp_path)
     documents_path = tmp_path / manifest["documents_file"]
     documents = json.loads(documents_path.read_text())
-    documents["labels"][49] = 51  # still increasing, but the vectors carry label 49
-    text = json.dumps(documents)[: manifest["documents_bytes"]]
-    documents_path.write_text(text.ljust(manifest["documents_bytes"]))
-    with pytest.raises(PersistenceError, match="labels do not match"):
-        FAISS.load_local(tmp_path, random_embeddings)
-    documents["labels"][49] = 49
     documents["ids"][1] = "id0"  # same length, so only the duplicate is wrong
     documents_path.write_text(json.dumps(documents)[: manifest["documents_bytes"]])
     with pytest.raises(PersistenceError, match="ids must be unique"):

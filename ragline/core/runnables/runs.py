@@ -29,7 +29,7 @@ from ragline.core.config import (
     RunnableConfig,
     _current_config,
     ensure_config,
-    get_config_list,
+    ensure_config_list,
     use_config,
 )
 from ragline.core.exceptions import ConfigurationError
@@ -190,7 +190,7 @@ class RunReporting:
         inputs = list(inputs)
         if not inputs:
             return []
-        configs = [ensure_config(c) for c in get_config_list(config, len(inputs))]
+        configs = ensure_config_list(config, len(inputs))
         runs = [self._start_run(x, c, run_type) for x, c in zip(inputs, configs, strict=True)]
         children = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
         try:
@@ -211,7 +211,7 @@ class RunReporting:
         inputs = list(inputs)
         if not inputs:
             return []
-        configs = [ensure_config(c) for c in get_config_list(config, len(inputs))]
+        configs = ensure_config_list(config, len(inputs))
         runs = [await self._astart_run(x, c, run_type) for x, c in zip(inputs, configs, strict=True)]
         children = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
         try:
