@@ -304,18 +304,8 @@ def _check_documents(
     documents: dict[str, Any], path: Path, count: int
 ) -> tuple[list[str], list[int] | None, list[str], list[dict[str, Any]]]:
     """The documents file's columns, checked; labels None when the index lists them."""
-    columns = []
-    for key in ("ids", "labels", "texts", "metadatas"):
-        column = documents.get(key)
-        if key == "labels" and column is None:
-            columns.append(None)
-            continue
-        if not isinstance(column, list) or len(column) != count:
-            raise PersistenceError(
-                f"{path}: {key!r} should be a list of {count} items (the manifest's count)"
-            )
-        columns.append(column)
-    ids, labels, texts, metadatas = columns
+    ids, texts, metadatas = (_column(documents, key, path, count) for key in _COLUMNS)
+    labels = None if "labels" not in documents else _column(documents, "labels", path, count)
     # JSON gives exact types, so one C-level pass per column checks them
     if not _only(ids, str) or "" in ids:
         raise PersistenceError(f"{path}: ids must be non-empty strings")
@@ -326,6 +316,18 @@ def _check_documents(
     if not _only(metadatas, dict):
         raise PersistenceError(f"{path}: metadatas must be JSON objects")
     return ids, labels, texts, metadatas
+
+
+_COLUMNS = ("ids", "texts", "metadatas")
+
+
+def _column(documents: dict[str, Any], key: str, path: Path, count: int) -> list[Any]:
+    column = documents.get(key)
+    if not isinstance(column, list) or len(column) != count:
+        raise PersistenceError(
+            f"{path}: {key!r} should be a list of {count} items (the manifest's count)"
+        )
+    return column
 
 
 def _only(column: list[Any], kind: type) -> bool:
