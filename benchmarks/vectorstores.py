@@ -6,8 +6,10 @@ group "rare"), through one lookup-table Embeddings (numpy rows, so no wrapper pa
 list conversions), with the cosine metric (unit vectors, inner product):
 
 * **raw faiss**: what a careful user writes directly on faiss: ``IndexIDMap2(IndexFlatIP)``,
-  a list docstore (metadata copied with ``dict()``), ragline ``Document`` results, a group -> ids dict built on first use
-  for filters (``IDSelectorBatch``), ragline's numpy MMR helper, ``write_index`` + JSON;
+  a list docstore (metadata copied with ``dict()``) with an id -> position dict (so a
+  document can be found, replaced or deleted by its string id, as in every store),
+  ragline ``Document`` results, a group -> ids dict built on first use for filters
+  (``IDSelectorBatch``), ragline's numpy MMR helper, ``write_index`` + JSON;
 * **ragline**: ``ragline.vectorstores.FAISS`` (Flat);
 * **LangChain**: ``langchain_community.vectorstores.FAISS`` with
   ``distance_strategy=MAX_INNER_PRODUCT, normalize_L2=True``.
@@ -162,6 +164,7 @@ class RawFaiss:
         # label = position; metadata copied (flat dicts: shallow), as a store must not share
         # it with the caller, which ragline's contract asks and LangChain's Documents do
         self.docs = list(zip(ids, texts, map(dict, metadatas), strict=True))
+        self.position = dict(zip(ids, range(len(ids)), strict=True))
         self.by_group: dict[str, np.ndarray] | None = None
 
     @classmethod
@@ -219,6 +222,9 @@ class RawFaiss:
         _, labels = self.index.search(queries, k)
         return [self._documents(row) for row in labels.tolist()]
 
+    def get_by_ids(self, ids: list[str]) -> list[Document]:
+        return self._documents([self.position[doc_id] for doc_id in ids if doc_id in self.position])
+
     def _group(self, group: str) -> np.ndarray:
         if self.by_group is None:
             groups: dict[str, list[int]] = {}
@@ -242,6 +248,7 @@ class RawFaiss:
         store.index = faiss.read_index(str(folder / "index.faiss"))
         payload = json.loads((folder / "docs.json").read_bytes())
         store.docs = list(zip(payload["ids"], payload["texts"], payload["metadatas"], strict=True))
+        store.position = dict(zip(payload["ids"], range(len(payload["ids"])), strict=True))
         store.by_group = None
         return store
 
