@@ -260,9 +260,11 @@ class LabeledIndex:
     def vectors(self, labels: np.ndarray) -> np.ndarray:
         """Stored vectors of these labels, shape (len(labels), d)."""
         labels = np.ascontiguousarray(labels, dtype=np.int64)
-        if not len(labels):
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        return self.index.reconstruct_batch(labels)
+        vectors = np.empty((len(labels), self.dimension), dtype=np.float32)
+        if len(labels):  # faiss's C call: its Python wrapper would repeat these checks
+            pointer = faiss_module().swig_ptr
+            self.index.reconstruct_batch_c(len(labels), pointer(labels), pointer(vectors))
+        return vectors
 
     def search(
         self, queries: np.ndarray, k: int, allowed: np.ndarray | None, *, label_bound: int

@@ -12,7 +12,8 @@ A backend (in-memory, FAISS, Redis ...) implements only these primitives::
     _search(queries, k, filter, *, with_vectors)   top-k per query vector, best first
 
 and, optionally, the async twins ``_aupsert _adelete _aget_by_ids _asearch`` (they
-default to running the sync primitive in a thread). Every public method below (adding
+default to running the sync primitive in a thread) and ``_mmr_hits`` / ``_check_queries``
+for a faster way to pick MMR hits or check query vectors. Every public method below (adding
 texts, searching by text or vector, relevance scores, score thresholds, MMR,
 ``as_retriever``) is written once here on top of the primitives, and validates its
 input BEFORE any primitive runs, so a bad call never changes a store.
@@ -839,6 +840,9 @@ class VectorStore(ABC):
         return matrix
 
     def _check_queries(self, vectors: Any, dimension: int | None) -> np.ndarray:
+        """Query vectors as a finite float32 matrix of ``dimension`` columns, or
+        DimensionError. A backend with a cheaper exact check for some inputs may
+        override it and defer the rest to this one (FAISS does for one query)."""
         return as_vector_matrix(vectors, dimension=dimension, what="query vector")
 
 

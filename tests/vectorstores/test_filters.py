@@ -74,6 +74,22 @@ def test_malformed_filters_raise_naming_the_problem(filter: Any, fragment: str) 
     assert fragment in str(info.value)
 
 
+def test_flat_filters_are_parsed_once_and_keep_their_value_types() -> None:
+    first = parse_filter({"n": True, "src": "a"})
+    assert parse_filter({"n": True, "src": "a"}) is first  # cached
+    assert parse_filter({"n": 1, "src": "a"}) == And(
+        (Comparison("n", "$eq", 1), Comparison("src", "$eq", "a"))
+    )
+    assert not matches(parse_filter({"n": 1}), {"n": True})  # True is not 1, cached or not
+    assert matches(parse_filter({"n": True}), {"n": True})
+    assert not matches(parse_filter({"n": 1.0}), {"n": True})
+    assert matches(parse_filter({"n": 1}), {"n": 1.0})
+    with pytest.raises(FilterError, match="NaN"):  # refused every time, never cached
+        parse_filter({"n": float("nan")})
+    with pytest.raises(FilterError, match="NaN"):
+        parse_filter({"n": float("nan")})
+
+
 def test_unknown_operator_message_lists_the_valid_ones() -> None:
     with pytest.raises(FilterError, match=r"\$eq, \$ne, \$gt, \$gte, \$lt, \$lte, \$in, \$nin"):
         parse_filter({"a": {"$contains": 1}})
