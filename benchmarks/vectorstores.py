@@ -644,7 +644,7 @@ def hnsw_mode(size: int, queries: int, m: int, ef_construction: int, data: str) 
     print("|---------:|-----------------:|----------------------:|------:|----------:|")
     hnsw = faiss.downcast_index(store.index.index).hnsw  # tuning the live index is allowed
     texts = [str(j) for j in range(queries)]
-    for ef in (16, 32, 64, 128, 256):
+    for ef in (16, 32, 64, 128, 256, 512):
         hnsw.efSearch = ef
         params = faiss.SearchParametersHNSW(efSearch=ef)
 
