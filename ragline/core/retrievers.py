@@ -110,11 +110,16 @@ class BaseRetriever(Runnable[str, list[Document]]):
     def _start_batch(self, inputs: Sequence[str], config: Any) -> tuple[list[str], list[BaseRunManager]]:
         queries = [self._check_query(q) for q in inputs]
         if isinstance(config, (list, tuple)):
-            config = [self._with_own(c) for c in config]
+            configs = ensure_config_list([self._with_own(c) or {} for c in config], len(queries))
+        elif queries:
+            # One config for all: merged and checked once, and shared, since the configs
+            # only start the runs here (a retriever has no child runs to hand them to).
+            # run_id names one run: the first query's.
+            first = self._own_config(config)
+            configs = [first, *[{**first, "run_id": None}] * (len(queries) - 1)]  # type: ignore[list-item]
         else:
-            config = self._with_own(config)
-        configs = ensure_config_list(config, len(queries))
-        return queries, [self._start_run(q, c, "retriever") for q, c in zip(queries, configs, strict=True)]
+            configs = []
+        return queries, self._start_runs(queries, configs, "retriever")
 
     def _check_batch_result(self, queries: list[str], results: Any) -> list[list[Document]]:
         if not isinstance(results, list) or len(results) != len(queries):

@@ -115,6 +115,25 @@ class RunReporting:
     def _start_run(self, input: Any, config: RunnableConfig, run_type: str) -> BaseRunManager:
         manager = CallbackManager.configure(config)
         self._check_configurable(config, manager)
+        return self._open_run(manager, input, config, run_type)
+
+    def _start_runs(self, inputs: list[Any], configs: list[RunnableConfig],
+                    run_type: str) -> list[BaseRunManager]:
+        """``_start_run`` for every input of a batch. Neighbouring configs that would build
+        the same callback manager share one: a batch from one config builds it once."""
+        runs = []
+        previous: RunnableConfig | None = None
+        manager = None
+        for input, config in zip(inputs, configs, strict=True):
+            if manager is None or previous is None or not _same_manager(previous, config):
+                manager = CallbackManager.configure(config)
+                self._check_configurable(config, manager)
+                previous = config
+            runs.append(self._open_run(manager, input, config, run_type))
+        return runs
+
+    def _open_run(self, manager: CallbackManager, input: Any, config: RunnableConfig,
+                  run_type: str) -> BaseRunManager:
         name = config.get("run_name") or self.get_name()
         if run_type == "retriever":
             return manager.on_retriever_start(None, input, name=name, run_id=config.get("run_id"))
@@ -191,7 +210,7 @@ class RunReporting:
         if not inputs:
             return []
         configs = ensure_config_list(config, len(inputs))
-        runs = [self._start_run(x, c, run_type) for x, c in zip(inputs, configs, strict=True)]
+        runs = self._start_runs(inputs, configs, run_type)
         children = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
         try:
             outputs = body(inputs, children)
@@ -384,3 +403,14 @@ async def _aend_run(run: BaseRunManager, output: Any = None, *, error: BaseExcep
         await (run.aon_retriever_error if retriever else run.aon_chain_error)(error, **extra)  # type: ignore[attr-defined]
     else:
         await (run.aon_retriever_end if retriever else run.aon_chain_end)(output, **extra)  # type: ignore[attr-defined]
+
+
+def _same_manager(first: RunnableConfig, second: RunnableConfig) -> bool:
+    """Whether two configs build the same callback manager (and configurable check)."""
+    return (
+        first.get("callbacks") is second.get("callbacks")
+        and first.get("tags") == second.get("tags")
+        and first.get("metadata") == second.get("metadata")
+        and first.get("recursion_limit") == second.get("recursion_limit")
+        and first.get("configurable") == second.get("configurable")
+    )
