@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import uuid
 
 import pytest
 
@@ -117,6 +118,27 @@ def test_batch_hook_is_called_once_with_one_run_per_query():
         ("BatchKeyword", "red", [DOCS[0]]), ("BatchKeyword", "green", [DOCS[1]]),
         ("BatchKeyword", "pear", [DOCS[2]])]
     assert retriever.invoke("pear") == [DOCS[2]]  # invoke still uses the one-query hook
+
+
+def test_batch_runs_from_one_config_or_one_per_query():
+    collector = RunCollectorCallbackHandler()
+    retriever = BatchKeyword()
+    retriever.tags, retriever.metadata = ["own"], {"store": "kw"}
+    first_id = uuid.uuid4()
+    config = {"callbacks": [collector], "tags": ["t"], "metadata": {"user": 7},
+              "run_name": "search", "run_id": first_id}
+    retriever.batch(["red", "green", "pear"], config)
+    runs = collector.traced_runs
+    assert runs[0].id == first_id  # run_id names one run: the first
+    assert len({run.id for run in runs}) == 3
+    assert [(r.name, r.tags, r.metadata) for r in runs] == [
+        ("search", ["own", "t"], {"store": "kw", "user": 7})] * 3
+    runs[0].tags.append("changed")  # each run has its own containers
+    assert runs[1].tags == ["own", "t"]
+    collector = RunCollectorCallbackHandler()
+    retriever.batch(["red", "pear"], [{"callbacks": [collector], "tags": ["a"]},
+                                      {"callbacks": [collector], "tags": ["b"]}])
+    assert [r.tags for r in collector.traced_runs] == [["own", "a"], ["own", "b"]]
 
 
 def test_batch_hook_inside_a_sequence_batch_is_still_called_once():
