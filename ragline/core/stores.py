@@ -131,7 +131,15 @@ def _check_value(key: str, value: object) -> bytes:
     return value
 
 
-def _check_pairs(key_value_pairs: Sequence[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+def check_keys(keys: Sequence[str]) -> list[str]:
+    """A byte store's key list, checked (shared by every byte store backend)."""
+    if isinstance(keys, (str, bytes)):
+        raise InvalidInputError(f"keys must be a list of str, got a single value {keys!r:.60}")
+    return [_check_key(key) for key in keys]
+
+
+def check_pairs(key_value_pairs: Sequence[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """A byte store's ``mset`` pairs, checked: str keys, bytes values (bytearray copied)."""
     checked = []
     for pair in key_value_pairs:
         if not isinstance(pair, tuple) or len(pair) != 2:
@@ -159,15 +167,15 @@ class InMemoryByteStore(BaseStore[str, bytes]):
 
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
         """Return each key's bytes or ``None``."""
-        return [self.store.get(_check_key(key)) for key in keys]
+        return [self.store.get(key) for key in check_keys(keys)]
 
     def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
         """Store the pairs (all checked first: keys are str, values bytes)."""
-        self.store.update(_check_pairs(key_value_pairs))
+        self.store.update(check_pairs(key_value_pairs))
 
     def mdelete(self, keys: Sequence[str]) -> None:
         """Delete the keys; absent keys are ignored."""
-        for key in [_check_key(key) for key in keys]:
+        for key in check_keys(keys):
             self.store.pop(key, None)
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
@@ -314,7 +322,7 @@ class LocalFileStore(BaseStore[str, bytes]):
 
     def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
         """Write each value atomically (temporary file + rename); all keys checked first."""
-        checked = [(self._path(key), value) for key, value in _check_pairs(key_value_pairs)]
+        checked = [(self._path(key), value) for key, value in check_pairs(key_value_pairs)]
         for path, value in checked:
             self._write_atomic(path, value)
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ragline.core import DimensionError, InvalidInputError
+from ragline.core._checks import check_str_list
 
 __all__ = ["Embeddings", "check_texts", "validate_embeddings"]
 
@@ -44,23 +45,7 @@ def check_texts(texts: Sequence[str], *, what: str = "texts") -> list[str]:
         >>> check_texts(("a", "b"))
         ['a', 'b']
     """
-    if isinstance(texts, (str, bytes)):
-        raise InvalidInputError(
-            f"{what} must be a list of strings, got a single {type(texts).__name__}; "
-            f"wrap it in a list: [{texts!r:.40}]"
-        )
-    try:
-        items = list(texts)
-    except TypeError:
-        raise InvalidInputError(
-            f"{what} must be a list of strings, got {type(texts).__name__}"
-        ) from None
-    for position, item in enumerate(items):
-        if not isinstance(item, str):
-            raise InvalidInputError(
-                f"{what}[{position}] must be a str, got {type(item).__name__}: {item!r:.60}"
-            )
-    return items
+    return check_str_list(texts, what=what)
 
 
 def check_text(text: str, *, what: str = "text") -> str:

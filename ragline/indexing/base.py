@@ -24,6 +24,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 from ragline.core import InvalidInputError
+from ragline.core._checks import check_str_list
 
 __all__ = ["RecordManager", "check_group_ids", "check_keys", "check_limit", "next_time"]
 
@@ -176,22 +177,7 @@ def check_keys(keys: Sequence[str], *, what: str = "keys") -> list[str]:
         >>> check_keys(("a", "b"))
         ['a', 'b']
     """
-    if isinstance(keys, (str, bytes)):
-        raise InvalidInputError(
-            f"{what} must be a list of strings, got a single {type(keys).__name__}: {keys!r:.60}"
-        )
-    try:
-        items = list(keys)
-    except TypeError:
-        raise InvalidInputError(
-            f"{what} must be a list of strings, got {type(keys).__name__}"
-        ) from None
-    for position, item in enumerate(items):
-        if not isinstance(item, str):
-            raise InvalidInputError(
-                f"{what}[{position}] must be a str, got {type(item).__name__}: {item!r:.60}"
-            )
-    return items
+    return check_str_list(keys, what=what)
 
 
 def check_group_ids(group_ids: Sequence[str | None] | None, count: int) -> list[str | None]:

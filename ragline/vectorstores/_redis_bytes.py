@@ -11,7 +11,8 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from ragline.core import BaseStore
-from ragline.core.exceptions import ConfigurationError, InvalidInputError, RaglineError
+from ragline.core.exceptions import ConfigurationError, RaglineError
+from ragline.core.stores import check_keys, check_pairs
 from ragline.vectorstores import _redis_client as conn
 
 __all__ = ["RedisStore"]
@@ -75,15 +76,15 @@ class RedisStore(BaseStore[str, bytes]):
 
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
         """Return each key's bytes, ``None`` where the key is absent."""
-        return self._run(self._mget_op(_check_keys(keys)))
+        return self._run(self._mget_op(check_keys(keys)))
 
     def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
         """Store the pairs (all checked before any is written), with the store's ttl."""
-        self._run(self._mset_op(_check_pairs(key_value_pairs)))
+        self._run(self._mset_op(check_pairs(key_value_pairs)))
 
     def mdelete(self, keys: Sequence[str]) -> None:
         """Delete the keys; absent keys are ignored."""
-        self._run(self._mdelete_op(_check_keys(keys)))
+        self._run(self._mdelete_op(check_keys(keys)))
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
         """Yield the keys (without the namespace), only those starting with ``prefix``."""
@@ -99,15 +100,15 @@ class RedisStore(BaseStore[str, bytes]):
 
     async def amget(self, keys: Sequence[str]) -> list[bytes | None]:
         """Async :meth:`mget`."""
-        return await self._arun(self._mget_op(_check_keys(keys)))
+        return await self._arun(self._mget_op(check_keys(keys)))
 
     async def amset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
         """Async :meth:`mset`."""
-        await self._arun(self._mset_op(_check_pairs(key_value_pairs)))
+        await self._arun(self._mset_op(check_pairs(key_value_pairs)))
 
     async def amdelete(self, keys: Sequence[str]) -> None:
         """Async :meth:`mdelete`."""
-        await self._arun(self._mdelete_op(_check_keys(keys)))
+        await self._arun(self._mdelete_op(check_keys(keys)))
 
     async def ayield_keys(self, *, prefix: str | None = None) -> AsyncIterator[str]:
         """Async :meth:`yield_keys`."""
@@ -174,35 +175,6 @@ def _checked(reply: Any, command: str) -> Any:
     if isinstance(reply, Exception):
         raise RaglineError(f"Redis rejected {command}: {reply}") from reply
     return reply
-
-
-def _check_keys(keys: Sequence[str]) -> list[str]:
-    if isinstance(keys, (str, bytes)):
-        raise InvalidInputError(f"keys must be a list of str, got a single value {keys!r:.60}")
-    checked = list(keys)
-    for key in checked:
-        if not isinstance(key, str):
-            raise InvalidInputError(
-                f"store keys must be str, got {type(key).__name__}: {key!r:.60}"
-            )
-    return checked
-
-
-def _check_pairs(pairs: Sequence[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
-    checked = []
-    for pair in pairs:
-        if not isinstance(pair, tuple) or len(pair) != 2:
-            raise InvalidInputError(f"mset expects (key, value) pairs, got {pair!r:.60}")
-        key, value = pair
-        _check_keys([key])
-        if isinstance(value, bytearray):
-            value = bytes(value)
-        if not isinstance(value, bytes):
-            raise InvalidInputError(
-                f"byte store values must be bytes, got {type(value).__name__} for key {key!r}"
-            )
-        checked.append((key, value))
-    return checked
 
 
 def _glob_escape(text: str) -> str:
