@@ -214,11 +214,7 @@ def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
     current = _current_config.get()
     if not config and current is not None:
         # The common case inside a run: the current config is already complete.
-        merged: RunnableConfig = dict(current)  # type: ignore[assignment]
-        # fresh containers, so a caller that edits its config cannot edit the parent's
-        merged["tags"] = list(current.get("tags") or [])
-        merged["metadata"] = dict(current.get("metadata") or {})
-        merged["configurable"] = dict(current.get("configurable") or {})
+        merged = _fresh_copy(current)
     else:
         defaults: RunnableConfig = {
             "tags": [],
@@ -274,14 +270,18 @@ def ensure_config_list(
     if isinstance(config, (list, tuple)) or length <= 1:
         return [ensure_config(c) for c in get_config_list(config, length)]
     first = ensure_config(cast("RunnableConfig | None", config))
-    rest: dict[str, Any] = {**first, "run_id": None}
-    configs = [first]
-    for _ in range(length - 1):
-        one = dict(rest)
-        one["tags"], one["metadata"] = list(rest["tags"]), dict(rest["metadata"])
-        one["configurable"] = dict(rest["configurable"])
-        configs.append(one)  # type: ignore[arg-type]
-    return configs
+    rest: RunnableConfig = {**first, "run_id": None}
+    return [first, *(_fresh_copy(rest) for _ in range(length - 1))]
+
+
+def _fresh_copy(config: RunnableConfig) -> RunnableConfig:
+    """A copy with its own tags, metadata and configurable, so that a caller who edits
+    its config cannot edit another run's."""
+    copy: RunnableConfig = dict(config)  # type: ignore[assignment]
+    copy["tags"] = list(config.get("tags") or [])
+    copy["metadata"] = dict(config.get("metadata") or {})
+    copy["configurable"] = dict(config.get("configurable") or {})
+    return copy
 
 
 def get_config_list(

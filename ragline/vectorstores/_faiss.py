@@ -59,7 +59,7 @@ from ragline.core import ConfigurationError, Document, InvalidInputError
 from ragline.vectorstores import _faiss_files
 from ragline.vectorstores._faiss_filters import FilterIndex
 from ragline.vectorstores._faiss_index import IndexOptions, LabeledIndex, faiss_module
-from ragline.vectorstores._validation import SearchPlan, copy_metadata
+from ragline.vectorstores._validation import SearchPlan, copy_metadata, is_flat
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode
 from ragline.vectorstores.utils import METRICS, maximal_marginal_relevance
@@ -71,7 +71,6 @@ __all__ = ["FAISS"]
 
 _Record = tuple[str, str, dict[str, Any]]  # (id, text, metadata)
 
-_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})  # shared safely by copies
 
 _SCORE_KINDS = {"cosine": "cosine_similarity", "inner_product": "inner_product", "l2": "squared_l2"}
 
@@ -417,7 +416,7 @@ class FAISS(VectorStore):
         doc_id, text, metadata = self._records[label]
         flat = self._flat.get(label)
         if flat is None:
-            flat = self._flat[label] = _SCALAR_TYPES.issuperset(map(type, metadata.values()))
+            flat = self._flat[label] = is_flat(metadata)
         return Document(text, dict(metadata) if flat else copy_metadata(metadata), id=doc_id)
 
     # ------------------------------------------------------------------ merging

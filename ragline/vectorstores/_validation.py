@@ -23,6 +23,7 @@ __all__ = [
     "check_batch",
     "check_id_list",
     "copy_metadata",
+    "is_flat",
     "split_documents",
 ]
 
@@ -36,12 +37,16 @@ def copy_metadata(metadata: Mapping[str, Any]) -> dict[str, Any]:
 
     Deep only where needed: flat metadata (the usual case) costs one dict copy.
     """
-    values = metadata.values()
-    if _SCALAR_TYPES.issuperset(map(type, values)):  # the usual case, in one C-level pass
+    if is_flat(metadata):  # the usual case
         return dict(metadata)
-    if any(isinstance(value, (dict, list, set)) for value in values):
+    if any(isinstance(value, (dict, list, set)) for value in metadata.values()):
         return copy.deepcopy(dict(metadata))
     return dict(metadata)
+
+
+def is_flat(metadata: Mapping[str, Any]) -> bool:
+    """Whether every value is a scalar (str, int, float, bool, None): one C-level pass."""
+    return _SCALAR_TYPES.issuperset(map(type, metadata.values()))
 
 
 @dataclass(frozen=True)
