@@ -74,7 +74,9 @@ def median_seconds(runs: list[float]) -> float:
     return statistics.median(runs)
 
 
-def interleave(repeats: int, jobs: dict[str, Callable[[], None]], setup: Callable[[], None] | None = None) -> dict[str, float]:
+def interleave(
+    repeats: int, jobs: dict[str, Callable[[], None]], setup: Callable[[], None] | None = None
+) -> dict[str, float]:
     times: dict[str, list[float]] = {name: [] for name in jobs}
     for _ in range(repeats):
         for name, job in jobs.items():
@@ -113,7 +115,9 @@ class CachePair:
 
     def ours(self) -> CacheBackedEmbeddings:
         return CacheBackedEmbeddings.from_bytes_store(
-            HashingEmbeddings(dimension=DIMENSION), self.ours_store, namespace="h384/"  # type: ignore[arg-type]
+            HashingEmbeddings(dimension=DIMENSION),
+            self.ours_store,
+            namespace="h384/",  # type: ignore[arg-type]
         )
 
     def theirs(self) -> LCEmbeddings:
@@ -122,7 +126,10 @@ class CachePair:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return LCCache.from_bytes_store(
-                ListAdapter(), self.theirs_store, namespace="h384/", key_encoder="sha256"  # type: ignore[arg-type]
+                ListAdapter(),
+                self.theirs_store,
+                namespace="h384/",
+                key_encoder="sha256",  # type: ignore[arg-type]
             )
 
 
@@ -185,7 +192,10 @@ def bench_hashing(texts: list[str], repeats: int) -> None:
     )
     base = result["LangChain DeterministicFakeEmbedding"]
     for name, seconds in result.items():
-        print(f"{name:38} {seconds * 1000:9.1f} ms  {len(texts) / seconds:10.0f} texts/s  x{base / seconds:5.2f}")
+        print(
+            f"{name:38} {seconds * 1000:9.1f} ms  {len(texts) / seconds:10.0f} texts/s  "
+            f"x{base / seconds:5.2f}"
+        )
 
 
 def bench_minilm(texts: list[str], repeats: int) -> None:
@@ -210,7 +220,10 @@ def bench_minilm(texts: list[str], repeats: int) -> None:
     )
     base = result["LangChain embed_documents"]
     for name, seconds in result.items():
-        print(f"{name:28} {seconds * 1000:9.1f} ms  {len(texts) / seconds:8.0f} texts/s  x{base / seconds:5.2f}")
+        print(
+            f"{name:28} {seconds * 1000:9.1f} ms  {len(texts) / seconds:8.0f} texts/s  "
+            f"x{base / seconds:5.2f}"
+        )
 
 
 def _torch_threads() -> int:

@@ -116,7 +116,8 @@ def bench_index(chunks: list[Document], embedding: str, repeats: int, folder: Pa
     median = statistics.median(again)
     per_chunk = median / len(chunks) * 1e6
     print(
-        f"  re-run         {median:8.2f} s   ({per_chunk:.0f} us per chunk)   {median / first:.3f} x first"
+        f"  re-run         {median:8.2f} s   ({per_chunk:.0f} us per chunk)   "
+        f"{median / first:.3f} x first"
     )
 
 
@@ -169,7 +170,8 @@ def bench_langchain(chunks: list[Document], repeats: int) -> None:
         "langchain", lc_index, lc_chunks, LCRecordManager("b"), LCStore(Wrapped())
     )
     print(
-        f"  LangChain / ragline: first {lc_first / ours_first:.2f} x, re-run {lc_again / ours_again:.2f} x"
+        f"  LangChain / ragline: first {lc_first / ours_first:.2f} x, re-run "
+        f"{lc_again / ours_again:.2f} x"
     )
 
 
@@ -198,7 +200,8 @@ def main_bench() -> None:
         size = sum(len(c.page_content) for c in chunks) / 1e6
         print(
             f"corpus: {len(files)} stdlib files, {len(chunks)} chunks, {size:.1f} M characters; "
-            f"embedding {args.embedding}; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+            f"embedding {args.embedding}; load average {os.getloadavg()[0]:.1f} on "
+            f"{os.cpu_count()} cores"
         )
         print("ragline index (CLI, end to end):")
         bench_cli(corpus, args.embedding, args.repeats)

@@ -65,10 +65,10 @@ def peak_memory(function: Callable[[], object]) -> float:
     return peak / 2**20
 
 
-
 def row(name: str, ours: float, theirs: float, unit: str) -> None:
     print(
-        f"{name:<44} ragline {ours:>12,.0f} {unit:<10} langchain {theirs:>12,.0f} {unit:<10} ratio {ours / theirs:5.2f}x"
+        f"{name:<44} ragline {ours:>12,.0f} {unit:<10} langchain {theirs:>12,.0f} {unit:<10} "
+        f"ratio {ours / theirs:5.2f}x"
     )
 
 
@@ -86,7 +86,8 @@ def main() -> None:
     from langchain_community.document_loaders import TextLoader as LCTextLoader
 
     print(
-        f"python {platform.python_version()} on {platform.machine()}, {args.files} files, {args.rows} CSV rows, best of {args.repeat}"
+        f"python {platform.python_version()} on {platform.machine()}, {args.files} files, "
+        f"{args.rows} CSV rows, best of {args.repeat}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
@@ -146,7 +147,8 @@ def main() -> None:
 
         lazy, eager = peak_memory(consume_lazily), peak_memory(DirectoryLoader(big).load)
         print(
-            f"{'peak memory over 10 x 5 MB files':<44} lazy_load {lazy:8.1f} MiB   load() {eager:8.1f} MiB   ratio {lazy / eager:5.2f}x"
+            f"{'peak memory over 10 x 5 MB files':<44} lazy_load {lazy:8.1f} MiB   load() "
+            f"{eager:8.1f} MiB   ratio {lazy / eager:5.2f}x"
         )
 
     t_ours = import_time("import ragline.loaders as l; l.DirectoryLoader; l.CSVLoader")
@@ -154,7 +156,8 @@ def main() -> None:
         "from langchain_community.document_loaders import DirectoryLoader, CSVLoader"
     )
     print(
-        f"{'import DirectoryLoader + CSVLoader':<44} ragline {t_ours * 1000:9.0f} ms      langchain {t_theirs * 1000:9.0f} ms      ratio {t_ours / t_theirs:5.2f}x"
+        f"{'import DirectoryLoader + CSVLoader':<44} ragline {t_ours * 1000:9.0f} ms      "
+        f"langchain {t_theirs * 1000:9.0f} ms      ratio {t_ours / t_theirs:5.2f}x"
     )
 
 

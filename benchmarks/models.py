@@ -49,7 +49,6 @@ INPUT = {
 }
 
 
-
 def ragline_side() -> dict[str, Any]:
     from ragline.core import (
         ChatPromptTemplate,
@@ -85,7 +84,6 @@ def langchain_side() -> dict[str, Any]:
         "json": lambda: FakeListChatModel(responses=[JSON_ANSWER]) | JsonOutputParser(),
         "collector": RunCollectorCallbackHandler,
     }
-
 
 
 def measure(side: dict[str, Any], calls: int, repeat: int) -> dict[str, float]:

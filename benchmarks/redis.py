@@ -179,7 +179,8 @@ def main() -> None:
         embeddings = TableEmbeddings(texts, vectors)
         print(f"python {platform.python_version()}, redis-py {redis.__version__}, server "
               f"{client.info('server')['redis_version']}, {os.cpu_count()} cores, load "
-              f"average {os.getloadavg()[0]:.1f} at start (other work skews both columns)")  # fmt: skip
+              f"average {os.getloadavg()[0]:.1f} at start "
+              "(other work skews both columns)")  # fmt: skip
         print(f"{args.docs} documents, dim {args.dim}, FLAT COSINE index, k=4, "
               f"{args.queries} queries\n")  # fmt: skip
 

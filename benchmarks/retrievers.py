@@ -85,20 +85,27 @@ def main() -> None:
     builders = {
         "ragline": lambda: built.__setitem__("ragline", BM25Retriever.from_texts(texts, k=K)),
         "langchain": lambda: built.__setitem__(
-            "langchain", LCBM25.from_texts(texts, k=K, preprocess_func=default_preprocessing_func)),
+            "langchain", LCBM25.from_texts(texts, k=K, preprocess_func=default_preprocessing_func)
+        ),
     }
     build = interleave(args.repeats, builders)
     ours, theirs = built["ragline"], built["langchain"]
 
     few = queries[: min(100, len(queries))]
-    invoke = interleave(args.repeats, {
-        "ragline": lambda: [ours.invoke(q) for q in few],  # type: ignore[attr-defined]
-        "langchain": lambda: [theirs.invoke(q) for q in few],  # type: ignore[attr-defined]
-    })
-    batch = interleave(args.repeats, {
-        "ragline": lambda: ours.batch(queries),  # type: ignore[attr-defined]
-        "langchain": lambda: theirs.batch(queries),  # type: ignore[attr-defined]
-    })
+    invoke = interleave(
+        args.repeats,
+        {
+            "ragline": lambda: [ours.invoke(q) for q in few],  # type: ignore[attr-defined]
+            "langchain": lambda: [theirs.invoke(q) for q in few],  # type: ignore[attr-defined]
+        },
+    )
+    batch = interleave(
+        args.repeats,
+        {
+            "ragline": lambda: ours.batch(queries),  # type: ignore[attr-defined]
+            "langchain": lambda: theirs.batch(queries),  # type: ignore[attr-defined]
+        },
+    )
 
     ours_top = ours.batch(queries)  # type: ignore[attr-defined]
     theirs_top = theirs.batch(queries)  # type: ignore[attr-defined]
@@ -120,16 +127,23 @@ def main() -> None:
 
     hybrid_texts = texts[: args.hybrid_docs]
     store = InMemoryVectorStore.from_texts(hybrid_texts, HashingEmbeddings(dimension=384))
-    hybrid = EnsembleRetriever([BM25Retriever.from_texts(hybrid_texts, k=K),
-                                store.as_retriever(search_kwargs={"k": K})], weights=[0.5, 0.5])
-    hybrid_times = interleave(args.repeats, {
-        "batch": lambda: hybrid.batch(queries),
-        "invoke loop": lambda: [hybrid.invoke(q) for q in queries],
-    })
-    print(f"hybrid BM25 + vectors over {len(hybrid_texts)} texts, {len(queries)} queries: "
-          f"batch {len(queries) / hybrid_times['batch']:.0f} queries/s, invoke loop "
-          f"{len(queries) / hybrid_times['invoke loop']:.0f} queries/s "
-          f"({hybrid_times['invoke loop'] / hybrid_times['batch']:.1f}x)")
+    hybrid = EnsembleRetriever(
+        [BM25Retriever.from_texts(hybrid_texts, k=K), store.as_retriever(search_kwargs={"k": K})],
+        weights=[0.5, 0.5],
+    )
+    hybrid_times = interleave(
+        args.repeats,
+        {
+            "batch": lambda: hybrid.batch(queries),
+            "invoke loop": lambda: [hybrid.invoke(q) for q in queries],
+        },
+    )
+    print(
+        f"hybrid BM25 + vectors over {len(hybrid_texts)} texts, {len(queries)} queries: "
+        f"batch {len(queries) / hybrid_times['batch']:.0f} queries/s, invoke loop "
+        f"{len(queries) / hybrid_times['invoke loop']:.0f} queries/s "
+        f"({hybrid_times['invoke loop'] / hybrid_times['batch']:.1f}x)"
+    )
 
 
 if __name__ == "__main__":

@@ -38,7 +38,9 @@ def import_cost(statement: str) -> tuple[float, int]:
     )
     best, modules = float("inf"), 0
     for _ in range(3):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
         seconds, count = out.split()
         best, modules = min(best, float(seconds)), int(count)
     return best, modules
@@ -68,8 +70,11 @@ def build(framework: str) -> dict[str, Any]:
         def handler() -> Any:
             return LCCollector()
 
-    sequence = (RunnableLambda(lambda x: x + 1) | RunnableLambda(lambda x: x * 2)
-                | RunnableLambda(lambda x: x - 1))
+    sequence = (
+        RunnableLambda(lambda x: x + 1)
+        | RunnableLambda(lambda x: x * 2)
+        | RunnableLambda(lambda x: x - 1)
+    )
 
     def source(chunks: Any) -> Any:
         for _ in chunks:
@@ -85,27 +90,44 @@ def build(framework: str) -> dict[str, Any]:
 
 def main() -> None:
     rows: list[tuple[str, float, float, str]] = []
-    (r_time, r_mods), (l_time, l_mods) = (import_cost(IMPORTS[k]) for k in ("ragline", "langchain-core"))
+    (r_time, r_mods), (l_time, l_mods) = (
+        import_cost(IMPORTS[k]) for k in ("ragline", "langchain-core")
+    )
     rows.append(("import + first invoke (ms)", r_time * 1e3, l_time * 1e3, ""))
     rows.append(("modules loaded", r_mods, l_mods, ""))
 
     ours, theirs = build("ragline"), build("langchain-core")
     for label, repeat, make in [
         ("invoke, 3-step sequence (us/call)", 2000, lambda b: lambda: b["sequence"].invoke(1)),
-        ("invoke with a run collector (us/call)", 1000,
-         lambda b: lambda: b["sequence"].invoke(1, {"callbacks": [b["handler"]()]})),
+        (
+            "invoke with a run collector (us/call)",
+            1000,
+            lambda b: lambda: b["sequence"].invoke(1, {"callbacks": [b["handler"]()]}),
+        ),
     ]:
-        rows.append((label, per_call(make(ours), repeat) * 1e6, per_call(make(theirs), repeat) * 1e6, ""))
+        rows.append(
+            (label, per_call(make(ours), repeat) * 1e6, per_call(make(theirs), repeat) * 1e6, "")
+        )
 
     inputs = list(range(200))
-    rows.append(("batch of 200 (ms/batch)",
-                 per_call(lambda: ours["sequence"].batch(inputs), 5) * 1e3,
-                 per_call(lambda: theirs["sequence"].batch(inputs), 5) * 1e3, ""))
+    rows.append(
+        (
+            "batch of 200 (ms/batch)",
+            per_call(lambda: ours["sequence"].batch(inputs), 5) * 1e3,
+            per_call(lambda: theirs["sequence"].batch(inputs), 5) * 1e3,
+            "",
+        )
+    )
     for bundle in (ours, theirs):
         assert sum(1 for _ in bundle["streaming"].stream("go")) == 2000
-    rows.append(("stream 2,000 chunks (us/chunk)",
-                 per_call(lambda: sum(1 for _ in ours["streaming"].stream("go")), 5) / 2000 * 1e6,
-                 per_call(lambda: sum(1 for _ in theirs["streaming"].stream("go")), 5) / 2000 * 1e6, ""))
+    rows.append(
+        (
+            "stream 2,000 chunks (us/chunk)",
+            per_call(lambda: sum(1 for _ in ours["streaming"].stream("go")), 5) / 2000 * 1e6,
+            per_call(lambda: sum(1 for _ in theirs["streaming"].stream("go")), 5) / 2000 * 1e6,
+            "",
+        )
+    )
 
     import langchain_core
 

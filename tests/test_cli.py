@@ -50,7 +50,11 @@ def store(corpus: Path, tmp_path: Path) -> Path:
 def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "ragline.cli", *args],
-        capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+        check=False,
     )
 
 
@@ -67,8 +71,23 @@ def test_index_writes_a_store_with_its_manifest(store: Path) -> None:
     assert (store / "faiss").is_dir()
 
 
-def test_query_prints_ranked_chunks_with_sources(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["query", "Which planet has the largest volcano?", "--store", str(store), "-k", "2", "--json"]) == 0
+def test_query_prints_ranked_chunks_with_sources(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(
+            [
+                "query",
+                "Which planet has the largest volcano?",
+                "--store",
+                str(store),
+                "-k",
+                "2",
+                "--json",
+            ]
+        )
+        == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     assert [row["rank"] for row in rows] == [1, 2]
     assert Path(rows[0]["source"]).name == "mars.txt"
@@ -80,14 +99,19 @@ def test_query_prints_ranked_chunks_with_sources(store: Path, capsys: pytest.Cap
     # HTML went through BeautifulSoup: visible text only, title in metadata
     main(["query", "tides of the oceans", "--store", str(store), "-k", "1", "--json"])
     (moon,) = json.loads(capsys.readouterr().out)
-    assert moon["content"].strip() == "Moon\nThe Moon causes the tides of the oceans." or "var x" not in moon["content"]
+    assert (
+        moon["content"].strip() == "Moon\nThe Moon causes the tides of the oceans."
+        or "var x" not in moon["content"]
+    )
     assert moon["metadata"]["title"] == "Moon"
 
 
 def test_query_text_output_filter_and_mmr(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = str(next(store.parent.glob("corpus/animals/dogs.txt")))
     filter_json = json.dumps({"source": source})
-    assert main(["query", "planets", "--store", str(store), "-k", "3", "--filter", filter_json]) == 0
+    assert (
+        main(["query", "planets", "--store", str(store), "-k", "3", "--filter", filter_json]) == 0
+    )
     out = capsys.readouterr().out
     assert out.count("[1]") == 1 and "[2]" not in out and "dogs.txt" in out
     assert main(["query", "animals", "--store", str(store), "-k", "2", "--search-type", "mmr"]) == 0
@@ -95,9 +119,22 @@ def test_query_text_output_filter_and_mmr(store: Path, capsys: pytest.CaptureFix
     assert "[1]" in out and "[2]" in out and "score" not in out
 
 
-def test_score_threshold_drops_weak_matches(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["query", "Mars volcano desert planet", "--store", str(store), "-k", "4", "--json",
-            "--search-type", "similarity_score_threshold", "--score-threshold", "0.99"]
+def test_score_threshold_drops_weak_matches(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [
+        "query",
+        "Mars volcano desert planet",
+        "--store",
+        str(store),
+        "-k",
+        "4",
+        "--json",
+        "--search-type",
+        "similarity_score_threshold",
+        "--score-threshold",
+        "0.99",
+    ]
     assert main(args) == 0
     assert json.loads(capsys.readouterr().out) == []
 
@@ -107,18 +144,43 @@ def test_score_threshold_drops_weak_matches(store: Path, capsys: pytest.CaptureF
     [
         (["query", "x", "--store", "{missing}"], "not a ragline store"),
         (["query", "x", "--store", "{store}", "--filter", "{bad"], "--filter is not valid JSON"),
-        (["query", "x", "--store", "{store}", "--filter", '{"a": {"$near": 1}}'], "unknown filter operator '$near'"),
+        (
+            ["query", "x", "--store", "{store}", "--filter", '{"a": {"$near": 1}}'],
+            "unknown filter operator '$near'",
+        ),
         (["query", "x", "--store", "{store}", "-k", "0"], "k must be"),
-        (["query", "x", "--store", "{store}", "--score-threshold", "0.5"], "goes with --search-type"),
+        (
+            ["query", "x", "--store", "{store}", "--score-threshold", "0.5"],
+            "goes with --search-type",
+        ),
         (["index", "{missing}", "--store", "{store}"], "no such file or directory"),
-        (["index", "{corpus}", "--store", "{store}", "--chunk-size", "10", "--chunk-overlap", "10"], "--chunk-overlap"),
+        (
+            [
+                "index",
+                "{corpus}",
+                "--store",
+                "{store}",
+                "--chunk-size",
+                "10",
+                "--chunk-overlap",
+                "10",
+            ],
+            "--chunk-overlap",
+        ),
     ],
 )
 def test_errors_are_one_line_with_exit_status_2(
     args: list[str], message: str, store: Path, corpus: Path, tmp_path: Path
 ) -> None:
     values = {"store": str(store), "corpus": str(corpus), "missing": str(tmp_path / "missing")}
-    result = run_cli(*[arg.format(**values) if arg.startswith("{") and arg.endswith("}") and arg[1:-1] in values else arg for arg in args])
+    result = run_cli(
+        *[
+            arg.format(**values)
+            if arg.startswith("{") and arg.endswith("}") and arg[1:-1] in values
+            else arg
+            for arg in args
+        ]
+    )
     assert result.returncode == 2
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
@@ -126,7 +188,9 @@ def test_errors_are_one_line_with_exit_status_2(
     assert message in lines[0]
 
 
-def test_a_failed_index_leaves_the_previous_store_intact(store: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_failed_index_leaves_the_previous_store_intact(
+    store: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["index", str(corpus / "nothing-here"), "--store", str(store), "-q"]) == 2
     assert main(["query", "cats purr", "--store", str(store), "-k", "1", "--json"]) == 0
     assert Path(json.loads(capsys.readouterr().out)[0]["source"]).name == "cats.md"
@@ -137,7 +201,8 @@ def test_ask_without_a_model_shows_the_passages(store: Path) -> None:
     result = run_cli("ask", "Why do cats purr?", "--store", str(store), "-k", "1", env=env)
     assert result.returncode == 0
     assert result.stderr.strip().splitlines() == [
-        "no chat model configured (set OPENAI_BASE_URL and/or OPENAI_API_KEY); showing the retrieved passages instead"
+        "no chat model configured (set OPENAI_BASE_URL and/or OPENAI_API_KEY); showing the "
+        "retrieved passages instead"
     ]
     assert "cats.md" in result.stdout and "Cats purr" in result.stdout
 
@@ -149,14 +214,29 @@ def server() -> Iterator[OpenAITestServer]:
 
 
 @pytest.mark.parametrize("chain", ["stuff", "refine"])
-def test_ask_streams_the_answer_and_lists_sources(store: Path, server: OpenAITestServer, chain: str) -> None:
+def test_ask_streams_the_answer_and_lists_sources(
+    store: Path, server: OpenAITestServer, chain: str
+) -> None:
     streamed = Reply(events=chat_completion_chunks(["They ", "are ", "content."]))
     # refine answers from the first passage (a plain call), then streams its refinement
-    replies = [streamed] if chain == "stuff" else [Reply(body=chat_completion("A draft.")), streamed]
+    replies = (
+        [streamed] if chain == "stuff" else [Reply(body=chat_completion("A draft.")), streamed]
+    )
     server.enqueue(CHAT_PATH, *replies)
     env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test"}
-    result = run_cli("ask", "Why do cats purr?", "--store", str(store), "-k", "2", "--chain", chain,
-                     "--model", "tiny", env=env)
+    result = run_cli(
+        "ask",
+        "Why do cats purr?",
+        "--store",
+        str(store),
+        "-k",
+        "2",
+        "--chain",
+        chain,
+        "--model",
+        "tiny",
+        env=env,
+    )
     assert result.returncode == 0, result.stderr
     answer, sources = result.stdout.split("\nsources:\n")
     assert answer.strip() == "They are content."
@@ -178,7 +258,10 @@ def _ids_by_text(store: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, s
 
 
 def test_reindex_embeds_only_the_changed_chunks(
-    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    corpus: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Re-running index on a store: unchanged chunks skipped, edits replace their chunks only."""
     from ragline.embeddings import HashingEmbeddings
@@ -204,7 +287,11 @@ def test_reindex_embeds_only_the_changed_chunks(
     assert len(embedded) == 7
     first_ids = _ids_by_text(folder, capsys)
     assert len(set(first_ids.values())) == 7
-    assert sorted(path.name for path in folder.iterdir()) == ["faiss", "ragline.json", "records.sqlite"]
+    assert sorted(path.name for path in folder.iterdir()) == [
+        "faiss",
+        "ragline.json",
+        "records.sqlite",
+    ]
 
     # unchanged corpus; the embedding comes from the manifest
     assert index() == "added 0, updated 0, skipped 7, deleted 0\n"
@@ -225,7 +312,9 @@ def test_reindex_embeds_only_the_changed_chunks(
     assert index() == "added 0, updated 0, skipped 6, deleted 0\n"
     assert index("--full") == "added 0, updated 0, skipped 6, deleted 1\n"
     assert embedded == []
-    assert main(["query", "largest volcano planet", "--store", str(folder), "-k", "6", "--json"]) == 0
+    assert (
+        main(["query", "largest volcano planet", "--store", str(folder), "-k", "6", "--json"]) == 0
+    )
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 6 and not any("mars" in row["source"] for row in rows)
     assert main(["query", "cats purr", "--store", str(folder), "-k", "1", "--json"]) == 0
@@ -244,7 +333,9 @@ def test_reindex_with_another_embedding_is_refused(store: Path, corpus: Path) ->
     assert Path(json.loads(query.stdout)[0]["source"]).name == "cats.md"
 
 
-def test_a_store_without_records_is_rebuilt(store: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_store_without_records_is_rebuilt(
+    store: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Without records.sqlite the saved chunks cannot be matched: start over, no duplicates."""
     (store / "records.sqlite").unlink()
     assert main(["index", str(corpus), "--store", str(store)]) == 0
@@ -269,7 +360,11 @@ def test_a_failed_save_keeps_records_and_store_in_step(
         patch.setattr(FAISS, "save_local", failing_save)
         assert main(["index", str(corpus), "--store", str(store), "-q"]) == 2
     assert (store / "records.sqlite").read_bytes() == records_before
-    assert sorted(path.name for path in store.iterdir()) == ["faiss", "ragline.json", "records.sqlite"]
+    assert sorted(path.name for path in store.iterdir()) == [
+        "faiss",
+        "ragline.json",
+        "records.sqlite",
+    ]
     capsys.readouterr()
     assert main(["index", str(corpus), "--store", str(store)]) == 0
     assert capsys.readouterr().out == "added 1, updated 0, skipped 3, deleted 1\n"

@@ -39,6 +39,16 @@ def test_ruff_check_is_clean() -> None:
     assert result.returncode == 0, f"ruff check failed:\n{result.stdout}{result.stderr}"
 
 
+def test_ruff_format_is_clean() -> None:
+    """`ruff format --check ragline tests benchmarks` would change nothing.
+
+    On failure, run `ruff format ragline tests benchmarks` and commit the result; lines
+    the formatter cannot shorten (long strings, comments) are E501 in `ruff check`.
+    """
+    result = _run("ruff", "format", "--check", "ragline", "tests", "benchmarks")
+    assert result.returncode == 0, f"ruff format --check failed:\n{result.stdout}{result.stderr}"
+
+
 def test_mypy_is_clean() -> None:
     """`mypy ragline` reports no error (settings in pyproject.toml's [tool.mypy]).
 

@@ -40,7 +40,9 @@ __all__ = [
 _STEPS_KEY = "intermediate_steps"
 
 
-def format_document(document: Document, prompt: BasePromptTemplate = DEFAULT_DOCUMENT_PROMPT) -> str:
+def format_document(
+    document: Document, prompt: BasePromptTemplate = DEFAULT_DOCUMENT_PROMPT
+) -> str:
     """Render one document with a prompt over ``page_content`` and its metadata keys.
 
     Raises:
@@ -63,7 +65,9 @@ def format_document(document: Document, prompt: BasePromptTemplate = DEFAULT_DOC
     return prompt.format(**{name: values[name] for name in prompt.input_variables})
 
 
-def format_documents(documents: Sequence[Document], prompt: BasePromptTemplate, separator: str) -> str:
+def format_documents(
+    documents: Sequence[Document], prompt: BasePromptTemplate, separator: str
+) -> str:
     """Render documents with :func:`format_document` and join them with ``separator``."""
     return separator.join(format_document(document, prompt) for document in documents)
 
@@ -147,7 +151,9 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
         """The prompts this chain formats (to check the input keys up front)."""
 
     # ---- helpers for subclasses --------------------------------------------------------
-    def _model_chain(self, prompt: BasePromptTemplate, step: str, *, final: bool = False) -> Runnable[Any, Any]:
+    def _model_chain(
+        self, prompt: BasePromptTemplate, step: str, *, final: bool = False
+    ) -> Runnable[Any, Any]:
         """``prompt | llm | parser`` reported as a run named ``step``.
 
         The final step parses with ``output_parser``; the others keep the model's text.
@@ -158,23 +164,34 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
     def _render(self, documents: Sequence[Document]) -> str:
         return format_documents(documents, self.document_prompt, self.document_separator)
 
-    def _per_document_inputs(self, documents: Sequence[Document], variables: dict[str, Any]) -> list[dict[str, Any]]:
+    def _per_document_inputs(
+        self, documents: Sequence[Document], variables: dict[str, Any]
+    ) -> list[dict[str, Any]]:
         return [
             {**variables, self.document_variable_name: format_document(d, self.document_prompt)}
             for d in documents
         ]
 
-    def _inputs_or_empty(self, documents: Sequence[Document], variables: dict[str, Any]) -> list[dict[str, Any]]:
+    def _inputs_or_empty(
+        self, documents: Sequence[Document], variables: dict[str, Any]
+    ) -> list[dict[str, Any]]:
         """:meth:`_per_document_inputs`, or with no documents (``empty_answer=None``) one
         input with an empty context, for chains that need at least one call."""
-        return self._per_document_inputs(documents, variables) or [{**variables, self.document_variable_name: ""}]
+        return self._per_document_inputs(documents, variables) or [
+            {**variables, self.document_variable_name: ""}
+        ]
 
     @staticmethod
-    def _step_error(step: str, index: int, documents: Sequence[Document], error: BaseException) -> ChainStepError:
+    def _step_error(
+        step: str, index: int, documents: Sequence[Document], error: BaseException
+    ) -> ChainStepError:
         """A ChainStepError naming the document whose ``step`` failed."""
         if index >= len(documents):  # the one call on an empty context (no documents)
-            return ChainStepError(f"{step} step failed on an empty context (no documents): "
-                                  f"{type(error).__name__}: {error}", index=index)
+            return ChainStepError(
+                f"{step} step failed on an empty context (no documents): "
+                f"{type(error).__name__}: {error}",
+                index=index,
+            )
         document = documents[index]
         return ChainStepError(
             f"{step} step failed on document {index} of {len(documents)} "
@@ -184,7 +201,9 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
             item=document,
         )
 
-    def _raise_first_failure(self, results: list[Any], documents: Sequence[Document], step: str) -> None:
+    def _raise_first_failure(
+        self, results: list[Any], documents: Sequence[Document], step: str
+    ) -> None:
         """Raise a ChainStepError for the first result that is an exception."""
         for index, result in enumerate(results):
             if isinstance(result, BaseException):
@@ -203,7 +222,9 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
                 f"got {sorted(input)}"
             )
         documents = input[self.input_key]
-        if not isinstance(documents, Sequence) or not all(isinstance(d, Document) for d in documents):
+        if not isinstance(documents, Sequence) or not all(
+            isinstance(d, Document) for d in documents
+        ):
             raise InvalidInputError(
                 f"{self.get_name()}: input {self.input_key!r} must be a list of Documents, "
                 f"got {type(documents).__name__}"
@@ -231,7 +252,9 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
         return output
 
     # ---- Runnable ----------------------------------------------------------------------
-    def invoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+    def invoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Any:
         """Answer from the documents in ``input``.
 
         Raises:
@@ -249,7 +272,9 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
         answer = final.answer if final.runnable is None else final.runnable.invoke(final.input)
         return self._output(answer, final.steps)
 
-    async def ainvoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+    async def ainvoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Any:
         self._reject_kwargs(kwargs)
         return await self._acall_with_config(self._arun, input, config)
 
@@ -258,17 +283,23 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
         if not documents and self.empty_answer is not None:
             return self._output(self.empty_answer, [])
         final = await self._aprepare(documents, variables)
-        answer = final.answer if final.runnable is None else await final.runnable.ainvoke(final.input)
+        answer = (
+            final.answer if final.runnable is None else await final.runnable.ainvoke(final.input)
+        )
         return self._output(answer, final.steps)
 
-    def stream(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def stream(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         """Yield the answer as the final model call produces it.
 
         With ``output_key`` the chunks are dicts (``{output_key: chunk}``), preceded by
         ``{"intermediate_steps": [...]}`` when those are asked for.
         """
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(iter([input]), self._stream_run, config, start_input=input)
+        yield from self._transform_stream_with_config(
+            iter([input]), self._stream_run, config, start_input=input
+        )
 
     def _stream_run(self, inputs: Iterator[Any]) -> Iterator[Any]:
         input = _single(inputs)
@@ -277,15 +308,21 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
             yield self._output(self.empty_answer, [])
             return
         final = self._prepare(documents, variables)
-        yield from self._stream_final(final, final.runnable.stream(final.input) if final.runnable else None)
+        yield from self._stream_final(
+            final, final.runnable.stream(final.input) if final.runnable else None
+        )
 
-    async def astream(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Any]:
+    async def astream(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
         self._reject_kwargs(kwargs)
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        async for chunk in self._atransform_stream_with_config(one(), self._astream_run, config, start_input=input):
+        async for chunk in self._atransform_stream_with_config(
+            one(), self._astream_run, config, start_input=input
+        ):
             yield chunk
 
     async def _astream_run(self, inputs: AsyncIterator[Any]) -> AsyncIterator[Any]:
@@ -331,7 +368,9 @@ def concurrency_config(max_concurrency: int | None) -> dict[str, Any]:
 def _single(inputs: Iterator[Any]) -> Any:
     items = list(inputs)
     if len(items) != 1:
-        raise InvalidInputError(f"a documents chain streams from one input dict, got {len(items)} chunks")
+        raise InvalidInputError(
+            f"a documents chain streams from one input dict, got {len(items)} chunks"
+        )
     return items[0]
 
 
@@ -347,8 +386,14 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
         InvalidInputError: the prompt has no variable for the documents.
     """
 
-    def __init__(self, llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None, *,
-                 question_key: str = "question", **options: Any) -> None:
+    def __init__(
+        self,
+        llm: Runnable[Any, Any],
+        prompt: BasePromptTemplate | None = None,
+        *,
+        question_key: str = "question",
+        **options: Any,
+    ) -> None:
         super().__init__(llm, **options)
         self.prompt = prompt if prompt is not None else stuff_prompt(question_key)
         _require_variable(self.prompt, self.document_variable_name, "prompt")

@@ -73,9 +73,11 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
         self.question_prompt = question_prompt or _prompts.map_prompt(question_key)
         self.combine_prompt = combine_prompt or _prompts.reduce_prompt(question_key)
         self.collapse_prompt = collapse_prompt or _prompts.collapse_prompt(question_key)
-        for what, prompt in [("question_prompt", self.question_prompt),
-                             ("combine_prompt", self.combine_prompt),
-                             ("collapse_prompt", self.collapse_prompt)]:
+        for what, prompt in [
+            ("question_prompt", self.question_prompt),
+            ("combine_prompt", self.combine_prompt),
+            ("collapse_prompt", self.collapse_prompt),
+        ]:
             _require_variable(prompt, self.document_variable_name, what)
         self.token_max = token_max
         self.token_counter = token_counter or _token_counter_of(llm)
@@ -128,7 +130,9 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
                 groups[-1] = candidate
         return groups
 
-    def _collapse_inputs(self, groups: list[list[Document]], variables: dict[str, Any]) -> list[dict[str, Any]]:
+    def _collapse_inputs(
+        self, groups: list[list[Document]], variables: dict[str, Any]
+    ) -> list[dict[str, Any]]:
         return [{**variables, self.document_variable_name: self._render(g)} for g in groups]
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
@@ -139,7 +143,9 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
             if groups is None:
                 break
             results = self._model_chain(self.collapse_prompt, "collapse").batch(
-                self._collapse_inputs(groups, variables), self._batch_config(), return_exceptions=True
+                self._collapse_inputs(groups, variables),
+                self._batch_config(),
+                return_exceptions=True,
             )
             mapped = self._collapsed(results, groups)
         else:
@@ -154,7 +160,9 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
             if groups is None:
                 break
             results = await self._model_chain(self.collapse_prompt, "collapse").abatch(
-                self._collapse_inputs(groups, variables), self._batch_config(), return_exceptions=True
+                self._collapse_inputs(groups, variables),
+                self._batch_config(),
+                return_exceptions=True,
             )
             mapped = self._collapsed(results, groups)
         else:
@@ -166,9 +174,13 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
         self._raise_first_failure(results, [group[0] for group in groups], "collapse")
         return _as_documents(results, [group[0] for group in groups])
 
-    def _reduce(self, mapped: list[Document], variables: dict[str, Any], steps: list[str]) -> _Final:
+    def _reduce(
+        self, mapped: list[Document], variables: dict[str, Any], steps: list[str]
+    ) -> _Final:
         final_input = {**variables, self.document_variable_name: self._render(mapped)}
-        return _Final(self._model_chain(self.combine_prompt, "reduce", final=True), final_input, steps=steps)
+        return _Final(
+            self._model_chain(self.combine_prompt, "reduce", final=True), final_input, steps=steps
+        )
 
 
 def _as_documents(texts: list[Any], sources: list[Document]) -> list[Document]:

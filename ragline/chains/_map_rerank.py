@@ -18,7 +18,9 @@ from ragline.core import BasePromptTemplate, Document, Runnable
 __all__ = ["MapRerankDocumentsChain", "parse_scored_answer"]
 
 # "<answer>\nScore: <number>" with the score on the last line.
-_SCORED = re.compile(r"^(?P<answer>.*?)\s*Score:\s*(?P<score>-?\d+(?:\.\d+)?)\s*\Z", re.DOTALL | re.IGNORECASE)
+_SCORED = re.compile(
+    r"^(?P<answer>.*?)\s*Score:\s*(?P<score>-?\d+(?:\.\d+)?)\s*\Z", re.DOTALL | re.IGNORECASE
+)
 
 
 def parse_scored_answer(text: str) -> tuple[str, float]:
@@ -101,10 +103,14 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
         inputs = self._inputs_or_empty(documents, variables)
-        outputs = self._model_chain(self.prompt, "map").batch(inputs, self._config(), return_exceptions=True)
+        outputs = self._model_chain(self.prompt, "map").batch(
+            inputs, self._config(), return_exceptions=True
+        )
         return self._best(outputs, documents)
 
     async def _aprepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
         inputs = self._inputs_or_empty(documents, variables)
-        outputs = await self._model_chain(self.prompt, "map").abatch(inputs, self._config(), return_exceptions=True)
+        outputs = await self._model_chain(self.prompt, "map").abatch(
+            inputs, self._config(), return_exceptions=True
+        )
         return self._best(outputs, documents)

@@ -21,7 +21,9 @@ _ANSWER_RULES = (
 
 def _system_then_question(system: str, question_key: str) -> ChatPromptTemplate:
     """The shape of every default prompt: instructions with the context, then the question."""
-    return ChatPromptTemplate.from_messages([("system", system), ("human", "{" + question_key + "}")])
+    return ChatPromptTemplate.from_messages(
+        [("system", system), ("human", "{" + question_key + "}")]
+    )
 
 
 def stuff_prompt(question_key: str = "question") -> ChatPromptTemplate:
@@ -42,7 +44,8 @@ def map_prompt(question_key: str = "question") -> ChatPromptTemplate:
 def reduce_prompt(question_key: str = "question") -> ChatPromptTemplate:
     """Reduce step: the final answer from the extracts of every document."""
     return _system_then_question(
-        "The extracts below were taken from several documents. " + _ANSWER_RULES
+        "The extracts below were taken from several documents. "
+        + _ANSWER_RULES
         + "\n\nExtracts:\n{context}",
         question_key,
     )
@@ -77,8 +80,7 @@ def refine_prompt(question_key: str = "question") -> ChatPromptTemplate:
 def map_rerank_prompt(question_key: str = "question") -> ChatPromptTemplate:
     """Map-rerank: an answer from one document and how well that document answers."""
     return _system_then_question(
-        _ANSWER_RULES
-        + " Then, on a last line of its own, rate from 0 to 100 how fully the "
+        _ANSWER_RULES + " Then, on a last line of its own, rate from 0 to 100 how fully the "
         "context answers the question, exactly in the form 'Score: <number>'."
         "\n\nContext:\n{context}",
         question_key,

@@ -66,14 +66,22 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
     def get_name(self) -> str:
         return self.name or "refine_documents_chain"
 
-    def _steps(self, documents: list[Document], variables: dict[str, Any]) -> list[tuple[Runnable[Any, Any], dict[str, Any]]]:
+    def _steps(
+        self, documents: list[Document], variables: dict[str, Any]
+    ) -> list[tuple[Runnable[Any, Any], dict[str, Any]]]:
         """The prompt chain and input of every call; inputs of refine calls lack the answer."""
         inputs = self._inputs_or_empty(documents, variables)
         last = len(inputs) - 1
-        first = (self._model_chain(self.question_prompt, "initial_answer", final=last == 0), inputs[0])
+        first = (
+            self._model_chain(self.question_prompt, "initial_answer", final=last == 0),
+            inputs[0],
+        )
         refine = self._model_chain(self.refine_prompt, "refine")
         final_refine = self._model_chain(self.refine_prompt, "refine", final=True)
-        return [first, *((final_refine if i == last else refine, one) for i, one in enumerate(inputs[1:], 1))]
+        return [
+            first,
+            *((final_refine if i == last else refine, one) for i, one in enumerate(inputs[1:], 1)),
+        ]
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
         steps = self._steps(documents, variables)

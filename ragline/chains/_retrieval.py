@@ -27,7 +27,13 @@ from ragline.core import (
     RunnablePassthrough,
 )
 
-__all__ = ["CHAIN_TYPES", "RetrievalQA", "create_documents_chain", "create_retrieval_chain", "load_qa_chain"]
+__all__ = [
+    "CHAIN_TYPES",
+    "RetrievalQA",
+    "create_documents_chain",
+    "create_retrieval_chain",
+    "load_qa_chain",
+]
 
 CHAIN_TYPES: dict[str, type[BaseCombineDocumentsChain]] = {
     "stuff": StuffDocumentsChain,
@@ -47,7 +53,9 @@ def _chain_options(cls: type[BaseCombineDocumentsChain]) -> list[str]:
     return sorted(names - {"options"})
 
 
-def create_documents_chain(llm: Runnable[Any, Any], chain_type: str = "stuff", **options: Any) -> BaseCombineDocumentsChain:
+def create_documents_chain(
+    llm: Runnable[Any, Any], chain_type: str = "stuff", **options: Any
+) -> BaseCombineDocumentsChain:
     """A combine-documents chain of the given type with its default prompts.
 
     Args:
@@ -82,7 +90,9 @@ def create_documents_chain(llm: Runnable[Any, Any], chain_type: str = "stuff", *
     return cls(llm, **options)
 
 
-def load_qa_chain(llm: Runnable[Any, Any], chain_type: str = "stuff", **options: Any) -> BaseCombineDocumentsChain:
+def load_qa_chain(
+    llm: Runnable[Any, Any], chain_type: str = "stuff", **options: Any
+) -> BaseCombineDocumentsChain:
     """A question-answering chain in LangChain's classic shape.
 
     It takes ``{"input_documents": [...], "question": ...}`` and returns
@@ -98,7 +108,11 @@ def load_qa_chain(llm: Runnable[Any, Any], chain_type: str = "stuff", **options:
         >>> chain.invoke({"input_documents": [Document("6 x 7 = 42")], "question": "6 x 7?"})
         {'output_text': '42'}
     """
-    defaults = {"input_key": "input_documents", "output_key": "output_text", "question_key": "question"}
+    defaults = {
+        "input_key": "input_documents",
+        "output_key": "output_text",
+        "question_key": "question",
+    }
     return create_documents_chain(llm, chain_type, **{**defaults, **options})
 
 
@@ -109,7 +123,9 @@ def _question_of(input: Any) -> Any:
     return input["input"]
 
 
-def create_retrieval_chain(retriever: Runnable[Any, Any], combine_docs_chain: Runnable[Any, Any]) -> Runnable[Any, Any]:
+def create_retrieval_chain(
+    retriever: Runnable[Any, Any], combine_docs_chain: Runnable[Any, Any]
+) -> Runnable[Any, Any]:
     """Retrieve documents for ``input`` and answer from them.
 
     Args:
@@ -129,14 +145,18 @@ def create_retrieval_chain(retriever: Runnable[Any, Any], combine_docs_chain: Ru
         >>> class Fixed(BaseRetriever):
         ...     def _get_relevant_documents(self, query):
         ...         return [Document("Paris is the capital of France.")]
-        >>> prompt = ChatPromptTemplate.from_messages([("system", "{context}"), ("human", "{input}")])
-        >>> chain = create_retrieval_chain(
-        ...     Fixed(), create_stuff_documents_chain(FakeListChatModel(responses=["Paris"]), prompt))
+        >>> prompt = ChatPromptTemplate.from_messages(
+        ...     [("system", "{context}"), ("human", "{input}")]
+        ... )
+        >>> model = FakeListChatModel(responses=["Paris"])
+        >>> chain = create_retrieval_chain(Fixed(), create_stuff_documents_chain(model, prompt))
         >>> chain.invoke({"input": "Capital of France?"})["answer"]
         'Paris'
     """
     if not isinstance(retriever, Runnable) or not isinstance(combine_docs_chain, Runnable):
-        raise InvalidInputError("create_retrieval_chain takes a retriever and a chain, both Runnables")
+        raise InvalidInputError(
+            "create_retrieval_chain takes a retriever and a chain, both Runnables"
+        )
     if isinstance(retriever, BaseRetriever):
         retrieve = RunnableLambda(_question_of, name="question") | retriever
     else:
@@ -220,7 +240,9 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
     def _query(self, input: Any) -> str:
         if not isinstance(input, Mapping) or self.input_key not in input:
             got = sorted(input) if isinstance(input, Mapping) else type(input).__name__
-            raise MissingVariableError(f"RetrievalQA needs the question under {self.input_key!r}; got {got}")
+            raise MissingVariableError(
+                f"RetrievalQA needs the question under {self.input_key!r}; got {got}"
+            )
         return input[self.input_key]
 
     def _combine_input(self, query: str, documents: list[Any]) -> dict[str, Any]:
@@ -236,7 +258,11 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
     def _run(self, input: Any) -> dict[str, Any]:
         query = self._query(input)
         documents = self.retriever.invoke(query)
-        return self._result(query, documents, self.combine_documents_chain.invoke(self._combine_input(query, documents)))
+        return self._result(
+            query,
+            documents,
+            self.combine_documents_chain.invoke(self._combine_input(query, documents)),
+        )
 
     async def _arun(self, input: Any) -> dict[str, Any]:
         query = self._query(input)
@@ -244,19 +270,27 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
         answer = await self.combine_documents_chain.ainvoke(self._combine_input(query, documents))
         return self._result(query, documents, answer)
 
-    def invoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    def invoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         """Answer ``input[input_key]`` from the retrieved documents."""
         self._reject_kwargs(kwargs)
         return self._call_with_config(self._run, input, config)
 
-    async def ainvoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    async def ainvoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         self._reject_kwargs(kwargs)
         return await self._acall_with_config(self._arun, input, config)
 
-    def stream(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict[str, Any]]:
+    def stream(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[dict[str, Any]]:
         """Yield ``{"query"}``, then ``{"source_documents"}`` (if asked), then result chunks."""
         self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(iter([input]), self._stream_run, config, start_input=input)
+        yield from self._transform_stream_with_config(
+            iter([input]), self._stream_run, config, start_input=input
+        )
 
     def _stream_run(self, inputs: Iterator[Any]) -> Iterator[dict[str, Any]]:
         received = list(inputs)
@@ -269,13 +303,17 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
             if self._answer_key in chunk:
                 yield {self.output_key: chunk[self._answer_key]}
 
-    async def astream(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+    async def astream(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[dict[str, Any]]:
         self._reject_kwargs(kwargs)
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        async for chunk in self._atransform_stream_with_config(one(), self._astream_run, config, start_input=input):
+        async for chunk in self._atransform_stream_with_config(
+            one(), self._astream_run, config, start_input=input
+        ):
             yield chunk
 
     async def _astream_run(self, inputs: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -285,6 +323,8 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
         documents = await self.retriever.ainvoke(query)
         if self.return_source_documents:
             yield {"source_documents": documents}
-        async for chunk in self.combine_documents_chain.astream(self._combine_input(query, documents)):
+        async for chunk in self.combine_documents_chain.astream(
+            self._combine_input(query, documents)
+        ):
             if self._answer_key in chunk:
                 yield {self.output_key: chunk[self._answer_key]}

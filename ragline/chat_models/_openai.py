@@ -542,8 +542,9 @@ def convert_to_openai_tool(tool: Mapping[str, Any] | Callable[..., Any]) -> dict
     Example:
         >>> def search(query: str, k: int = 4) -> list:
         ...     "Search the index."
-        >>> convert_to_openai_tool(search)["function"]["parameters"]
-        {'type': 'object', 'properties': {'query': {'type': 'string'}, 'k': {'type': 'integer'}}, 'required': ['query']}
+        >>> parameters = convert_to_openai_tool(search)["function"]["parameters"]
+        >>> parameters["properties"], parameters["required"]
+        ({'query': {'type': 'string'}, 'k': {'type': 'integer'}}, ['query'])
     """
     if isinstance(tool, Mapping):
         if tool.get("type") == "function" and isinstance(tool.get("function"), Mapping):

@@ -7,7 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 
-def attach(package: str, exports: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def attach(
+    package: str, exports: dict[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """Return ``__getattr__`` and ``__dir__`` for a package whose names load on first use.
 
     Args:

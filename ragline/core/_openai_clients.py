@@ -29,8 +29,9 @@ class OpenAIClients:
             setting (``base_url``, ``api_key``, ``timeout`` ...).
     """
 
-    def __init__(self, options: Callable[[], dict[str, Any]], *,
-                 shared: OpenAIClients | None = None) -> None:
+    def __init__(
+        self, options: Callable[[], dict[str, Any]], *, shared: OpenAIClients | None = None
+    ) -> None:
         self._options = options
         self._shared = shared
         self._sync: Any = None

@@ -48,6 +48,7 @@ __all__ = [
 
 DEFAULT_RECURSION_LIMIT = 25
 
+
 class RunnableConfig(TypedDict, total=False):
     """Options for one call of a runnable; every key is optional.
 
@@ -128,7 +129,9 @@ def _check_values(config: dict[str, Any]) -> None:
 
     problems = []
     tags = config.get("tags")
-    if tags is not None and (not isinstance(tags, (list, tuple)) or not all(isinstance(t, str) for t in tags)):
+    if tags is not None and (
+        not isinstance(tags, (list, tuple)) or not all(isinstance(t, str) for t in tags)
+    ):
         problems.append(f"tags must be a list of str, got {tags!r:.60}")
     for key in ("metadata", "configurable"):
         if config.get(key) is not None and not isinstance(config[key], dict):
@@ -136,10 +139,13 @@ def _check_values(config: dict[str, Any]) -> None:
     callbacks = config.get("callbacks")
     if callbacks is not None and not isinstance(callbacks, (list, tuple, CallbackManager)):
         problems.append(
-            f"callbacks must be a list of handlers or a CallbackManager, got {type(callbacks).__name__}"
+            "callbacks must be a list of handlers or a CallbackManager, got "
+            f"{type(callbacks).__name__}"
         )
     if config.get("max_concurrency") is not None and not _positive_int(config["max_concurrency"]):
-        problems.append(f"max_concurrency must be an int >= 1 or None, got {config['max_concurrency']!r}")
+        problems.append(
+            f"max_concurrency must be an int >= 1 or None, got {config['max_concurrency']!r}"
+        )
     if "recursion_limit" in config and not _positive_int(config["recursion_limit"]):
         problems.append(f"recursion_limit must be an int >= 1, got {config['recursion_limit']!r}")
     if config.get("run_name") is not None and not isinstance(config["run_name"], str):

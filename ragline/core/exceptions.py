@@ -11,7 +11,7 @@ Each specific error also subclasses the built-in a user would already catch, so
     ├── ConfigurationError (ValueError)      unknown configurable id, search_type, chain_type ...
     ├── MissingDependencyError (ImportError) an optional package is not installed; names the extra
     ├── StoreConnectionError (ConnectionError)  a backend server cannot be reached; names the URL
-    ├── PersistenceError (OSError)           a saved store is missing, truncated or of a newer format
+    ├── PersistenceError (OSError)           a saved store is missing, truncated or newer
     ├── LoaderError (OSError)                a file or URL could not be read; names it
     ├── ChainStepError (RuntimeError)        one step of a chain failed on one item; names it
     └── RecursionLimitError (RecursionError) a run nested deeper than config["recursion_limit"]

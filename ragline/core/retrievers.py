@@ -66,7 +66,10 @@ class BaseRetriever(Runnable[str, list[Document]]):
         raise NotImplementedError
 
     def _has_batch_hook(self) -> bool:
-        return type(self)._batch_get_relevant_documents is not BaseRetriever._batch_get_relevant_documents
+        return (
+            type(self)._batch_get_relevant_documents
+            is not BaseRetriever._batch_get_relevant_documents
+        )
 
     # ---- public API -----------------------------------------------------------------
     def _own_config(self, config: RunnableConfig | None) -> RunnableConfig:
@@ -88,7 +91,9 @@ class BaseRetriever(Runnable[str, list[Document]]):
             )
         return query
 
-    def invoke(self, input: str, config: RunnableConfig | None = None, **kwargs: Any) -> list[Document]:
+    def invoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
         """Return the documents relevant to the query ``input``.
 
         Raises:
@@ -97,17 +102,23 @@ class BaseRetriever(Runnable[str, list[Document]]):
         """
         self._reject_kwargs(kwargs)
         self._check_query(input)
-        return self._call_with_config(self._get_relevant_documents, input, self._own_config(config),
-                                      run_type="retriever")
+        return self._call_with_config(
+            self._get_relevant_documents, input, self._own_config(config), run_type="retriever"
+        )
 
-    async def ainvoke(self, input: str, config: RunnableConfig | None = None, **kwargs: Any) -> list[Document]:
+    async def ainvoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
         """Async ``invoke`` through ``_aget_relevant_documents``."""
         self._reject_kwargs(kwargs)
         self._check_query(input)
-        return await self._acall_with_config(self._aget_relevant_documents, input,
-                                             self._own_config(config), run_type="retriever")
+        return await self._acall_with_config(
+            self._aget_relevant_documents, input, self._own_config(config), run_type="retriever"
+        )
 
-    def _start_batch(self, inputs: Sequence[str], config: Any) -> tuple[list[str], list[BaseRunManager]]:
+    def _start_batch(
+        self, inputs: Sequence[str], config: Any
+    ) -> tuple[list[str], list[BaseRunManager]]:
         queries = [self._check_query(q) for q in inputs]
         if isinstance(config, (list, tuple)):
             configs = ensure_config_list([self._with_own(c) or {} for c in config], len(queries))
@@ -130,8 +141,14 @@ class BaseRetriever(Runnable[str, list[Document]]):
             )
         return results
 
-    def batch(self, inputs: Sequence[str], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-              *, return_exceptions: bool = False, **kwargs: Any) -> list[list[Document]]:
+    def batch(
+        self,
+        inputs: Sequence[str],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[list[Document]]:
         """Search many queries; one call of the batch hook when the subclass has one."""
         self._reject_kwargs(kwargs)
         inputs = [self._check_query(q) for q in inputs]  # all checked before any search
@@ -150,8 +167,14 @@ class BaseRetriever(Runnable[str, list[Document]]):
             _end_run(run, documents)
         return results
 
-    async def abatch(self, inputs: Sequence[str], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-                     *, return_exceptions: bool = False, **kwargs: Any) -> list[list[Document]]:
+    async def abatch(
+        self,
+        inputs: Sequence[str],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[list[Document]]:
         """Async ``batch``; the batch hook runs once, in a worker thread."""
         self._reject_kwargs(kwargs)
         inputs = [self._check_query(q) for q in inputs]

@@ -256,9 +256,8 @@ class LocalFileStore(BaseStore[str, bytes]):
     def _path(self, key: object) -> Path:
         key = _check_key(key)
         segments = key.split("/")
-        if (
-            not _KEY_PATTERN.fullmatch(key)
-            or any(segment in ("", ".", "..") for segment in segments)
+        if not _KEY_PATTERN.fullmatch(key) or any(
+            segment in ("", ".", "..") for segment in segments
         ):
             raise InvalidInputError(
                 f"LocalFileStore key {key!r} is not a safe relative path: use letters, "

@@ -182,8 +182,7 @@ class CacheBackedEmbeddings(Embeddings):
 
     def __repr__(self) -> str:
         return (
-            f"CacheBackedEmbeddings({self.underlying_embeddings!r}, "
-            f"namespace={self.namespace!r})"
+            f"CacheBackedEmbeddings({self.underlying_embeddings!r}, namespace={self.namespace!r})"
         )
 
     # -- keys --------------------------------------------------------------------------------

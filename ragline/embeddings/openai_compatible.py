@@ -156,7 +156,10 @@ class OpenAIEmbeddings(Embeddings):
         return request
 
     def _chunks(self, items: list[str]) -> list[list[str]]:
-        return [items[start : start + self.chunk_size] for start in range(0, len(items), self.chunk_size)]
+        return [
+            items[start : start + self.chunk_size]
+            for start in range(0, len(items), self.chunk_size)
+        ]
 
     def _connection_error(self, err: Exception) -> StoreConnectionError:
         where = self.base_url or "the OpenAI API"
@@ -188,7 +191,9 @@ class OpenAIEmbeddings(Embeddings):
             try:
                 data = base64.b64decode(vector)
             except ValueError as err:  # binascii.Error
-                raise DimensionError(f"{self!r}: the server's vector {index} is not base64 ({err})") from err
+                raise DimensionError(
+                    f"{self!r}: the server's vector {index} is not base64 ({err})"
+                ) from err
             if len(data) % 4:
                 raise DimensionError(
                     f"{self!r}: the server's vector {index} is {len(data)} bytes, not a whole "

@@ -275,7 +275,8 @@ def _documents_of(docs_source: Any) -> Iterable[Any]:
     if isinstance(docs_source, Iterable):
         return docs_source
     raise InvalidInputError(
-        f"docs_source must be an iterable of Documents or a loader, got {type(docs_source).__name__}"
+        "docs_source must be an iterable of Documents or a loader, got "
+        f"{type(docs_source).__name__}"
     )
 
 

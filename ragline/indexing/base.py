@@ -204,7 +204,8 @@ def check_group_ids(group_ids: Sequence[str | None] | None, count: int) -> list[
     for position, item in enumerate(items):
         if item is not None and not isinstance(item, str):
             raise InvalidInputError(
-                f"group_ids[{position}] must be a str or None, got {type(item).__name__}: {item!r:.60}"
+                f"group_ids[{position}] must be a str or None, got {type(item).__name__}: "
+                f"{item!r:.60}"
             )
     return items
 

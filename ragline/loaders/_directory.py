@@ -66,8 +66,10 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     or more directories (``**/*.md`` matches ``a.md`` and ``x/y/a.md``).
 
     Example:
-        >>> bool(compile_glob("**/*.md").match("x/y/a.md")), bool(compile_glob("*.md").match("x/a.md"))
-        (True, False)
+        >>> bool(compile_glob("**/*.md").match("x/y/a.md"))
+        True
+        >>> bool(compile_glob("*.md").match("x/a.md"))
+        False
     """
     if not pattern or pattern.startswith("/"):
         raise InvalidInputError(

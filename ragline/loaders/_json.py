@@ -235,7 +235,8 @@ class JSONLoader(BaseLoader):
                         value = json.loads(line.rstrip("\r\n"))
                     except json.JSONDecodeError as err:
                         raise LoaderError(
-                            f"{path} line {number} is not valid JSON: {err.msg} at column {err.colno}"
+                            f"{path} line {number} is not valid JSON: {err.msg} at column "
+                            f"{err.colno}"
                         ) from None
                     except RecursionError:
                         raise LoaderError(

@@ -125,7 +125,8 @@ def _parse_with_pyyaml(block: str, path: str, line: int) -> dict[str, Any]:
     except ImportError:
         raise LoaderError(
             f"front matter of {path} uses YAML the built-in parser does not read (line {line}); "
-            "install PyYAML (pip install 'ragline[yaml]') for full YAML, or simplify it to key: value lines"
+            "install PyYAML (pip install 'ragline[yaml]') for full YAML, or simplify it to key: "
+            "value lines"
         ) from None
     try:
         value = yaml.safe_load(block)
@@ -135,7 +136,8 @@ def _parse_with_pyyaml(block: str, path: str, line: int) -> dict[str, Any]:
         return {}
     if not isinstance(value, dict):
         raise LoaderError(
-            f"front matter of {path} must be a mapping of keys to values, got {type(value).__name__}"
+            f"front matter of {path} must be a mapping of keys to values, got "
+            f"{type(value).__name__}"
         )
     return _jsonable(value)
 

@@ -38,8 +38,14 @@ class ChildBatchRetriever(BaseRetriever):
         """Async :meth:`_search_batch`."""
         raise NotImplementedError
 
-    def batch(self, inputs: Sequence[str], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-              *, return_exceptions: bool = False, **kwargs: Any) -> list[list[Document]]:
+    def batch(
+        self,
+        inputs: Sequence[str],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[list[Document]]:
         """Search many queries, each child searching all of them in one ``batch`` call.
 
         Args:
@@ -65,15 +71,23 @@ class ChildBatchRetriever(BaseRetriever):
                 run.on_retriever_end(result)
         return _raise_or_return(results, return_exceptions)
 
-    async def abatch(self, inputs: Sequence[str], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-                     *, return_exceptions: bool = False, **kwargs: Any) -> list[list[Document]]:
+    async def abatch(
+        self,
+        inputs: Sequence[str],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[list[Document]]:
         """Async :meth:`batch`."""
         self._reject_kwargs(kwargs)
         queries = [self._check_query(q) for q in inputs]
         if not queries:
             return []
         configs = [self._own_config(c) for c in _config_list(config, len(queries))]
-        runs = [await self._astart_run(q, c, "retriever") for q, c in zip(queries, configs, strict=True)]
+        runs = [
+            await self._astart_run(q, c, "retriever") for q, c in zip(queries, configs, strict=True)
+        ]
         child_configs = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
         try:
             results = await self._asearch_batch(queries, child_configs)
@@ -88,11 +102,12 @@ class ChildBatchRetriever(BaseRetriever):
 
 
 def _config_list(config: Any, count: int) -> list[Any]:
-    """One config per query: a list is used as is, one config is shared (its run_id by the first)."""
+    """One config per query: a list is used as is; one config is shared (its run_id: the first)."""
     if isinstance(config, (list, tuple)):
         if len(config) != count:
             raise InvalidInputError(
-                f"batch got {len(config)} configs for {count} queries; pass one config or one per query"
+                f"batch got {len(config)} configs for {count} queries; pass one config or one per "
+                "query"
             )
         return list(config)
     shared = dict(config or {})

@@ -67,7 +67,9 @@ class BM25Index:
         [0.0, 0.6359]
     """
 
-    def __init__(self, corpus: Sequence[Sequence[str]], *, k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(
+        self, corpus: Sequence[Sequence[str]], *, k1: float = 1.5, b: float = 0.75
+    ) -> None:
         self.k1 = check_number("BM25", "k1", k1, low=0)
         self.b = check_number("BM25", "b", b, low=0, high=1)
         self.corpus_size = len(corpus)
@@ -76,8 +78,11 @@ class BM25Index:
             token: number for number, token in enumerate(dict.fromkeys(chain.from_iterable(corpus)))
         }
         lengths = np.fromiter(map(len, corpus), dtype=np.int64, count=self.corpus_size)
-        terms = np.fromiter(map(self.vocabulary.__getitem__, chain.from_iterable(corpus)),
-                            dtype=np.int64, count=int(lengths.sum()))
+        terms = np.fromiter(
+            map(self.vocabulary.__getitem__, chain.from_iterable(corpus)),
+            dtype=np.int64,
+            count=int(lengths.sum()),
+        )
         self.doc_len = lengths
         self.avgdl = float(lengths.mean()) if self.corpus_size else 0.0
         docs = np.repeat(np.arange(self.corpus_size, dtype=np.int64), lengths)
@@ -92,7 +97,10 @@ class BM25Index:
         ratio = lengths[self.postings_docs] / self.avgdl if self.avgdl else np.zeros(len(tf))
         tf = tf.astype(np.float64)
         self.postings_weights = (
-            self.idf[pair_terms] * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * ratio))
+            self.idf[pair_terms]
+            * tf
+            * (self.k1 + 1)
+            / (tf + self.k1 * (1 - self.b + self.b * ratio))
         )
 
     def get_scores(self, query: Sequence[str]) -> np.ndarray:
@@ -174,11 +182,18 @@ class BM25Retriever(BaseRetriever):
         [['dogs bark'], []]
     """
 
-    def __init__(self, vectorizer: BM25Index, docs: Sequence[Document], *, k: int = 4,
-                 preprocess_func: Callable[[str], list[str]] = default_preprocessing_func) -> None:
+    def __init__(
+        self,
+        vectorizer: BM25Index,
+        docs: Sequence[Document],
+        *,
+        k: int = 4,
+        preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
+    ) -> None:
         if not callable(preprocess_func):
             raise InvalidInputError(
-                f"BM25Retriever preprocess_func must be callable, got {type(preprocess_func).__name__}"
+                "BM25Retriever preprocess_func must be callable, got "
+                f"{type(preprocess_func).__name__}"
             )
         docs = check_documents("BM25Retriever", docs)
         if len(docs) != vectorizer.corpus_size:
@@ -200,13 +215,22 @@ class BM25Retriever(BaseRetriever):
         self._k = check_positive_int("BM25Retriever", "k", value)
 
     def __repr__(self) -> str:
-        return f"BM25Retriever(docs={len(self.docs)}, k={self.k}, k1={self.vectorizer.k1}, b={self.vectorizer.b})"
+        bm25 = self.vectorizer
+        return f"BM25Retriever(docs={len(self.docs)}, k={self.k}, k1={bm25.k1}, b={bm25.b})"
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str], metadatas: Sequence[Mapping[str, Any] | None] | None = None,
-                   ids: Sequence[str | None] | None = None, *, k: int = 4, k1: float = 1.5,
-                   b: float = 0.75, bm25_params: Mapping[str, Any] | None = None,
-                   preprocess_func: Callable[[str], list[str]] = default_preprocessing_func) -> BM25Retriever:
+    def from_texts(
+        cls,
+        texts: Iterable[str],
+        metadatas: Sequence[Mapping[str, Any] | None] | None = None,
+        ids: Sequence[str | None] | None = None,
+        *,
+        k: int = 4,
+        k1: float = 1.5,
+        b: float = 0.75,
+        bm25_params: Mapping[str, Any] | None = None,
+        preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
+    ) -> BM25Retriever:
         """Index texts and return the retriever.
 
         Args:
@@ -251,14 +275,21 @@ class BM25Retriever(BaseRetriever):
             Document(text, dict(metadatas[i] or {}) if metadatas else {}, ids[i] if ids else None)
             for i, text in enumerate(texts)
         ]
-        return cls.from_documents(docs, k=k, k1=k1, b=b, bm25_params=bm25_params,
-                                  preprocess_func=preprocess_func)
+        return cls.from_documents(
+            docs, k=k, k1=k1, b=b, bm25_params=bm25_params, preprocess_func=preprocess_func
+        )
 
     @classmethod
-    def from_documents(cls, documents: Iterable[Document], *, k: int = 4, k1: float = 1.5,
-                       b: float = 0.75, bm25_params: Mapping[str, Any] | None = None,
-                       preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
-                       ) -> BM25Retriever:
+    def from_documents(
+        cls,
+        documents: Iterable[Document],
+        *,
+        k: int = 4,
+        k1: float = 1.5,
+        b: float = 0.75,
+        bm25_params: Mapping[str, Any] | None = None,
+        preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
+    ) -> BM25Retriever:
         """Index documents (their ``page_content``) and return the retriever.
 
         Args and Raises as :meth:`from_texts`.
@@ -273,14 +304,22 @@ class BM25Retriever(BaseRetriever):
         check_positive_int("BM25Retriever", "k", k)
         if not callable(preprocess_func):
             raise InvalidInputError(
-                f"BM25Retriever preprocess_func must be callable, got {type(preprocess_func).__name__}"
+                "BM25Retriever preprocess_func must be callable, got "
+                f"{type(preprocess_func).__name__}"
             )
         index_options = {"k1": params.get("k1", k1), "b": params.get("b", b)}
         check_number("BM25Retriever", "k1", index_options["k1"], low=0)
         check_number("BM25Retriever", "b", index_options["b"], low=0, high=1)
-        corpus = [_tokens(preprocess_func, doc.page_content, f"documents[{i}]") for i, doc in enumerate(docs)]
-        return cls(BM25Index(corpus, **index_options), [copy_document(d) for d in docs], k=k,
-                   preprocess_func=preprocess_func)
+        corpus = [
+            _tokens(preprocess_func, doc.page_content, f"documents[{i}]")
+            for i, doc in enumerate(docs)
+        ]
+        return cls(
+            BM25Index(corpus, **index_options),
+            [copy_document(d) for d in docs],
+            k=k,
+            preprocess_func=preprocess_func,
+        )
 
     # ---- search -----------------------------------------------------------------------
     def _get_relevant_documents(self, query: str) -> list[Document]:
@@ -311,4 +350,3 @@ def _tokens(tokenizer: Callable[[str], Any], text: str, what: str) -> list[str]:
                 f"{what}: {bad[0]!r:.40}"
             )
     return list(tokens)
-

@@ -28,8 +28,15 @@ def check_positive_int(owner: str, name: str, value: Any, *, allow_none: bool = 
     return value
 
 
-def check_number(owner: str, name: str, value: Any, *, low: float | None = None,
-                 high: float | None = None, low_open: bool = False) -> float:
+def check_number(
+    owner: str,
+    name: str,
+    value: Any,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+) -> float:
     """Return ``value`` as a float if it is a finite number in the given range, else raise."""
     bounds = []
     if low is not None:
@@ -45,8 +52,9 @@ def check_number(owner: str, name: str, value: Any, *, low: float | None = None,
     return float(value)
 
 
-def check_keys(owner: str, name: str, options: Mapping[str, Any] | None,
-               allowed: tuple[str, ...]) -> dict[str, Any]:
+def check_keys(
+    owner: str, name: str, options: Mapping[str, Any] | None, allowed: tuple[str, ...]
+) -> dict[str, Any]:
     """Return a copy of the dict option ``name``, raising on keys outside ``allowed``."""
     if options is None:
         return {}
@@ -64,9 +72,7 @@ def check_keys(owner: str, name: str, options: Mapping[str, Any] | None,
 def check_documents(owner: str, documents: Any) -> list[Document]:
     """Return ``documents`` as a list after checking every item is a Document."""
     if isinstance(documents, (str, Document)) or not hasattr(documents, "__iter__"):
-        raise InvalidInputError(
-            f"{owner} needs a list of Document, got {type(documents).__name__}"
-        )
+        raise InvalidInputError(f"{owner} needs a list of Document, got {type(documents).__name__}")
     items = list(documents)
     for position, item in enumerate(items):
         if not isinstance(item, Document):

@@ -46,14 +46,18 @@ class BaseDocumentCompressor(ABC):
             query: the query they were retrieved for.
         """
 
-    async def acompress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
+    async def acompress_documents(
+        self, documents: Sequence[Document], query: str
+    ) -> list[Document]:
         """Async ``compress_documents``; by default the sync one in a worker thread."""
         return await asyncio.to_thread(self.compress_documents, documents, query)
 
 
 def _check_output(owner: str, output: Any) -> list[Document]:
     if not isinstance(output, list):
-        raise InvalidInputError(f"{owner} must return a list of Document, got {type(output).__name__}")
+        raise InvalidInputError(
+            f"{owner} must return a list of Document, got {type(output).__name__}"
+        )
     return check_documents(owner, output)
 
 
@@ -74,12 +78,14 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
         >>> from ragline.retrievers import BM25Retriever, EmbeddingsFilter
         >>> base = BM25Retriever.from_texts(["cats purr loudly", "cats and stock prices"], k=2)
         >>> keep = EmbeddingsFilter(HashingEmbeddings(dimension=256), k=1)
-        >>> ContextualCompressionRetriever(base_compressor=keep, base_retriever=base).invoke("cats purr")
+        >>> retriever = ContextualCompressionRetriever(base_compressor=keep, base_retriever=base)
+        >>> retriever.invoke("cats purr")
         [Document(page_content='cats purr loudly')]
     """
 
-    def __init__(self, base_compressor: BaseDocumentCompressor,
-                 base_retriever: Runnable[str, list[Document]]) -> None:
+    def __init__(
+        self, base_compressor: BaseDocumentCompressor, base_retriever: Runnable[str, list[Document]]
+    ) -> None:
         if not callable(getattr(base_compressor, "compress_documents", None)):
             raise InvalidInputError(
                 "ContextualCompressionRetriever base_compressor needs a compress_documents "
@@ -94,14 +100,18 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
         self.base_retriever = base_retriever
 
     def __repr__(self) -> str:
-        return (f"ContextualCompressionRetriever(base_compressor={self.base_compressor!r}, "
-                f"base_retriever={self.base_retriever.get_name()})")
+        return (
+            f"ContextualCompressionRetriever(base_compressor={self.base_compressor!r}, "
+            f"base_retriever={self.base_retriever.get_name()})"
+        )
 
     def _compress(self, documents: Any, query: str) -> list[Document]:
         documents = _check_output("base_retriever", documents)
         if not documents:
             return []
-        return _check_output("base_compressor", self.base_compressor.compress_documents(documents, query))
+        return _check_output(
+            "base_compressor", self.base_compressor.compress_documents(documents, query)
+        )
 
     async def _acompress(self, documents: Any, query: str) -> list[Document]:
         documents = _check_output("base_retriever", documents)
@@ -111,7 +121,9 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
         if compress is not None:
             output = await compress(documents, query)
         else:  # a duck-typed compressor with only the sync method (to_thread keeps the context)
-            output = await asyncio.to_thread(self.base_compressor.compress_documents, documents, query)
+            output = await asyncio.to_thread(
+                self.base_compressor.compress_documents, documents, query
+            )
         return _check_output("base_compressor", output)
 
     def _get_relevant_documents(self, query: str) -> list[Document]:
@@ -145,15 +157,24 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
         if len(queries) == 1:
             return [self._compress_in_run(found[0], queries[0], configs[0])]
         with ThreadPoolExecutor(max_workers=min(len(queries), _COMPRESS_WORKERS)) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, self._compress_in_run, docs, query, config)
-                       for docs, query, config in zip(found, queries, configs, strict=True)]
+            futures = [
+                pool.submit(
+                    contextvars.copy_context().run, self._compress_in_run, docs, query, config
+                )
+                for docs, query, config in zip(found, queries, configs, strict=True)
+            ]
             return [future.result() for future in futures]
 
     async def _asearch_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
         found = await self.base_retriever.abatch(queries, configs, return_exceptions=True)
-        return list(await asyncio.gather(*(
-            self._acompress_in_run(docs, query, config)
-            for docs, query, config in zip(found, queries, configs, strict=True))))
+        return list(
+            await asyncio.gather(
+                *(
+                    self._acompress_in_run(docs, query, config)
+                    for docs, query, config in zip(found, queries, configs, strict=True)
+                )
+            )
+        )
 
 
 class DocumentCompressorPipeline(BaseDocumentCompressor):
@@ -182,9 +203,14 @@ class DocumentCompressorPipeline(BaseDocumentCompressor):
     """
 
     def __init__(self, transformers: Sequence[Any]) -> None:
-        if isinstance(transformers, (str, bytes)) or not isinstance(transformers, Sequence) or not transformers:
+        if (
+            isinstance(transformers, (str, bytes))
+            or not isinstance(transformers, Sequence)
+            or not transformers
+        ):
             raise InvalidInputError(
-                f"DocumentCompressorPipeline needs a non-empty list of transformers, got {transformers!r:.80}"
+                "DocumentCompressorPipeline needs a non-empty list of transformers, got "
+                f"{transformers!r:.80}"
             )
         for position, step in enumerate(transformers):
             if _kind(step) is None:
@@ -195,7 +221,8 @@ class DocumentCompressorPipeline(BaseDocumentCompressor):
         self.transformers = list(transformers)
 
     def __repr__(self) -> str:
-        return f"DocumentCompressorPipeline(transformers=[{', '.join(type(t).__name__ for t in self.transformers)}])"
+        names = ", ".join(type(t).__name__ for t in self.transformers)
+        return f"DocumentCompressorPipeline(transformers=[{names}])"
 
     def compress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
         current = list(documents)

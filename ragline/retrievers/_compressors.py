@@ -52,13 +52,15 @@ class EmbeddingsFilter(BaseDocumentCompressor):
 
     Example:
         >>> from ragline.embeddings import HashingEmbeddings
-        >>> keep = EmbeddingsFilter(HashingEmbeddings(dimension=256), similarity_threshold=0.3, k=None)
+        >>> embeddings = HashingEmbeddings(dimension=256)
+        >>> keep = EmbeddingsFilter(embeddings, similarity_threshold=0.3, k=None)
         >>> keep.compress_documents([Document("stock prices"), Document("cats purr")], "cats purr")
         [Document(page_content='cats purr')]
     """
 
-    def __init__(self, embeddings: Embeddings, similarity_threshold: float | None = None,
-                 k: int | None = 20) -> None:
+    def __init__(
+        self, embeddings: Embeddings, similarity_threshold: float | None = None, k: int | None = 20
+    ) -> None:
         if not callable(getattr(embeddings, "embed_documents_array", None)):
             raise InvalidInputError(
                 f"EmbeddingsFilter needs a ragline Embeddings, got {type(embeddings).__name__}"
@@ -70,17 +72,24 @@ class EmbeddingsFilter(BaseDocumentCompressor):
         self.embeddings = embeddings
         self.k = check_positive_int("EmbeddingsFilter", "k", k, allow_none=True)
         self.similarity_threshold = (
-            None if similarity_threshold is None
-            else check_number("EmbeddingsFilter", "similarity_threshold", similarity_threshold, low=-1, high=1)
+            None
+            if similarity_threshold is None
+            else check_number(
+                "EmbeddingsFilter", "similarity_threshold", similarity_threshold, low=-1, high=1
+            )
         )
 
     def __repr__(self) -> str:
-        return (f"EmbeddingsFilter(embeddings={type(self.embeddings).__name__}, "
-                f"similarity_threshold={self.similarity_threshold}, k={self.k})")
+        return (
+            f"EmbeddingsFilter(embeddings={type(self.embeddings).__name__}, "
+            f"similarity_threshold={self.similarity_threshold}, k={self.k})"
+        )
 
     def similarities(self, documents: Sequence[Document], query: str) -> np.ndarray:
         """Return the cosine similarity of each document to the query, shape (len(documents),)."""
-        vectors = _unit_rows(self.embeddings.embed_documents_array([d.page_content for d in documents]))
+        vectors = _unit_rows(
+            self.embeddings.embed_documents_array([d.page_content for d in documents])
+        )
         return vectors @ _unit_rows(self.embeddings.embed_queries_array([query]))[0]
 
     def compress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
@@ -120,29 +129,41 @@ class EmbeddingsRedundantFilter:
     Example:
         >>> from ragline.embeddings import HashingEmbeddings
         >>> dedup = EmbeddingsRedundantFilter(HashingEmbeddings(dimension=256))
-        >>> dedup.transform_documents([Document("cats purr"), Document("Cats purr"), Document("dogs")])
+        >>> dedup.transform_documents(
+        ...     [Document("cats purr"), Document("Cats purr"), Document("dogs")]
+        ... )
         [Document(page_content='cats purr'), Document(page_content='dogs')]
     """
 
     def __init__(self, embeddings: Embeddings, similarity_threshold: float = 0.95) -> None:
         if not callable(getattr(embeddings, "embed_documents_array", None)):
             raise InvalidInputError(
-                f"EmbeddingsRedundantFilter needs a ragline Embeddings, got {type(embeddings).__name__}"
+                "EmbeddingsRedundantFilter needs a ragline Embeddings, got "
+                f"{type(embeddings).__name__}"
             )
         self.embeddings = embeddings
         self.similarity_threshold = check_number(
-            "EmbeddingsRedundantFilter", "similarity_threshold", similarity_threshold, low=-1, high=1)
+            "EmbeddingsRedundantFilter",
+            "similarity_threshold",
+            similarity_threshold,
+            low=-1,
+            high=1,
+        )
 
     def __repr__(self) -> str:
-        return (f"EmbeddingsRedundantFilter(embeddings={type(self.embeddings).__name__}, "
-                f"similarity_threshold={self.similarity_threshold})")
+        return (
+            f"EmbeddingsRedundantFilter(embeddings={type(self.embeddings).__name__}, "
+            f"similarity_threshold={self.similarity_threshold})"
+        )
 
     def transform_documents(self, documents: Sequence[Document]) -> list[Document]:
         """Return the documents without the near-duplicates of earlier ones, in order."""
         documents = list(documents)
         if len(documents) < 2:
             return documents
-        vectors = _unit_rows(self.embeddings.embed_documents_array([d.page_content for d in documents]))
+        vectors = _unit_rows(
+            self.embeddings.embed_documents_array([d.page_content for d in documents])
+        )
         similar = (vectors @ vectors.T) > self.similarity_threshold
         kept: list[int] = []
         for index in range(len(documents)):
@@ -205,19 +226,30 @@ class LLMDocumentCompressor(BaseDocumentCompressor):
     default_prompt: BasePromptTemplate
     parser: type[BaseOutputParser[Any]]
 
-    def __init__(self, llm_chain: Runnable[Any, Any],
-                 get_input: Callable[[str, Document], Any] = default_get_input) -> None:
+    def __init__(
+        self,
+        llm_chain: Runnable[Any, Any],
+        get_input: Callable[[str, Document], Any] = default_get_input,
+    ) -> None:
         name = type(self).__name__
         if not isinstance(llm_chain, Runnable):
-            raise InvalidInputError(f"{name} llm_chain must be a Runnable, got {type(llm_chain).__name__}")
+            raise InvalidInputError(
+                f"{name} llm_chain must be a Runnable, got {type(llm_chain).__name__}"
+            )
         if not callable(get_input):
-            raise InvalidInputError(f"{name} get_input must be callable, got {type(get_input).__name__}")
+            raise InvalidInputError(
+                f"{name} get_input must be callable, got {type(get_input).__name__}"
+            )
         self.llm_chain = llm_chain
         self.get_input = get_input
 
     @classmethod
-    def from_llm(cls: type[_Compressor], llm: Runnable[Any, Any], prompt: BasePromptTemplate | None = None,
-                 get_input: Callable[[str, Document], Any] | None = None) -> _Compressor:
+    def from_llm(
+        cls: type[_Compressor],
+        llm: Runnable[Any, Any],
+        prompt: BasePromptTemplate | None = None,
+        get_input: Callable[[str, Document], Any] | None = None,
+    ) -> _Compressor:
         """Build the compressor with ``prompt | llm | parser()``.
 
         Args:
@@ -232,13 +264,16 @@ class LLMDocumentCompressor(BaseDocumentCompressor):
 
         Example:
             >>> from ragline.core import FakeListChatModel
-            >>> LLMChainExtractor.from_llm(FakeListChatModel(responses=["x"])).get_input("q", Document("t"))
+            >>> extractor = LLMChainExtractor.from_llm(FakeListChatModel(responses=["x"]))
+            >>> extractor.get_input("q", Document("t"))
             {'question': 'q', 'context': 't'}
         """
         name = cls.__name__
         prompt = cls.default_prompt if prompt is None else prompt
         if not isinstance(prompt, BasePromptTemplate):
-            raise InvalidInputError(f"{name} prompt must be a prompt template, got {type(prompt).__name__}")
+            raise InvalidInputError(
+                f"{name} prompt must be a prompt template, got {type(prompt).__name__}"
+            )
         if get_input is None and sorted(prompt.input_variables) != ["context", "question"]:
             raise InvalidInputError(
                 f"{name} prompt must have the variables 'question' and 'context', "
@@ -262,7 +297,9 @@ class LLMDocumentCompressor(BaseDocumentCompressor):
         outputs = self.llm_chain.batch([self.get_input(query, d) for d in documents])
         return self._keep(documents, outputs)
 
-    async def acompress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
+    async def acompress_documents(
+        self, documents: Sequence[Document], query: str
+    ) -> list[Document]:
         documents = list(documents)
         if not documents:
             return []
@@ -289,7 +326,8 @@ class LLMChainExtractor(LLMDocumentCompressor):
     Example:
         >>> from ragline.core import FakeListLLM
         >>> extract = LLMChainExtractor.from_llm(FakeListLLM(responses=["cats purr", "NO_OUTPUT"]))
-        >>> extract.compress_documents([Document("cats purr. dogs bark."), Document("stocks")], "cats")
+        >>> documents = [Document("cats purr. dogs bark."), Document("stocks")]
+        >>> extract.compress_documents(documents, "cats")
         [Document(page_content='cats purr')]
     """
 
@@ -309,5 +347,7 @@ def _text(output: Any) -> str:
     # a custom llm_chain may end in the model itself (a message) or a plain str parser
     text = getattr(output, "content", output)
     if not isinstance(text, str):
-        raise InvalidInputError(f"LLMChainExtractor llm_chain must return text, got {type(output).__name__}")
+        raise InvalidInputError(
+            f"LLMChainExtractor llm_chain must return text, got {type(output).__name__}"
+        )
     return NoOutputParser().parse(text)

@@ -16,8 +16,13 @@ from typing import Any
 
 from ragline.core import BaseStore, Document, InvalidInputError
 
-__all__ = ["InMemoryDocumentStore", "KVDocumentStore", "create_kv_docstore", "document_from_json",
-           "document_to_json"]
+__all__ = [
+    "InMemoryDocumentStore",
+    "KVDocumentStore",
+    "create_kv_docstore",
+    "document_from_json",
+    "document_to_json",
+]
 
 
 def document_to_json(document: Document) -> bytes:
@@ -31,7 +36,9 @@ def document_to_json(document: Document) -> bytes:
         b'{"page_content": "hi", "metadata": {"page": 1}, "id": "d1"}'
     """
     if not isinstance(document, Document):
-        raise InvalidInputError(f"a document store holds Document values, got {type(document).__name__}")
+        raise InvalidInputError(
+            f"a document store holds Document values, got {type(document).__name__}"
+        )
     data = {"page_content": document.page_content, "metadata": document.metadata, "id": document.id}
     try:
         return json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8")
@@ -71,7 +78,9 @@ class InMemoryDocumentStore(BaseStore[str, Document]):
     def mget(self, keys: Sequence[str]) -> list[Document | None]:
         with self._lock:
             found = [self._data.get(key) for key in keys]
-        return [None if d is None else Document(d.page_content, dict(d.metadata), d.id) for d in found]
+        return [
+            None if d is None else Document(d.page_content, dict(d.metadata), d.id) for d in found
+        ]
 
     def mset(self, key_value_pairs: Sequence[tuple[str, Document]]) -> None:
         checked = []
@@ -110,10 +119,15 @@ class KVDocumentStore(BaseStore[str, Document]):
         return f"KVDocumentStore({type(self.byte_store).__name__})"
 
     def mget(self, keys: Sequence[str]) -> list[Document | None]:
-        return [None if raw is None else document_from_json(raw) for raw in self.byte_store.mget(keys)]
+        return [
+            None if raw is None else document_from_json(raw) for raw in self.byte_store.mget(keys)
+        ]
 
     async def amget(self, keys: Sequence[str]) -> list[Document | None]:
-        return [None if raw is None else document_from_json(raw) for raw in await self.byte_store.amget(keys)]
+        return [
+            None if raw is None else document_from_json(raw)
+            for raw in await self.byte_store.amget(keys)
+        ]
 
     def mset(self, key_value_pairs: Sequence[tuple[str, Document]]) -> None:
         encoded = [(key, document_to_json(value)) for key, value in key_value_pairs]

@@ -25,8 +25,12 @@ from ragline.retrievers._checks import check_number
 __all__ = ["EnsembleRetriever", "weighted_reciprocal_rank"]
 
 
-def weighted_reciprocal_rank(doc_lists: Sequence[Sequence[Document]], weights: Sequence[float],
-                             c: float = 60, id_key: str | None = None) -> list[Document]:
+def weighted_reciprocal_rank(
+    doc_lists: Sequence[Sequence[Document]],
+    weights: Sequence[float],
+    c: float = 60,
+    id_key: str | None = None,
+) -> list[Document]:
     """Fuse ranked lists with weighted Reciprocal Rank Fusion (see the module docstring).
 
     Args:
@@ -108,16 +112,26 @@ class EnsembleRetriever(ChildBatchRetriever):
         >>> from ragline.vectorstores import InMemoryVectorStore
         >>> texts = ["cats purr softly", "the cat sat", "stock prices fell"]
         >>> keyword = BM25Retriever.from_texts(texts, ids=["1", "2", "3"], k=2)
-        >>> store = InMemoryVectorStore.from_texts(texts, HashingEmbeddings(dimension=256), ids=["1", "2", "3"])
-        >>> hybrid = EnsembleRetriever(retrievers=[keyword, store.as_retriever(search_kwargs={"k": 2})],
-        ...                            weights=[0.5, 0.5])
+        >>> embeddings = HashingEmbeddings(dimension=256)
+        >>> store = InMemoryVectorStore.from_texts(texts, embeddings, ids=["1", "2", "3"])
+        >>> dense = store.as_retriever(search_kwargs={"k": 2})
+        >>> hybrid = EnsembleRetriever(retrievers=[keyword, dense], weights=[0.5, 0.5])
         >>> [d.id for d in hybrid.invoke("cats purr")]
         ['1', '2']
     """
 
-    def __init__(self, retrievers: Sequence[Runnable[str, list[Document]]], weights: Sequence[float] | None = None,
-                 c: float = 60, id_key: str | None = None) -> None:
-        if isinstance(retrievers, Runnable) or not isinstance(retrievers, Sequence) or not retrievers:
+    def __init__(
+        self,
+        retrievers: Sequence[Runnable[str, list[Document]]],
+        weights: Sequence[float] | None = None,
+        c: float = 60,
+        id_key: str | None = None,
+    ) -> None:
+        if (
+            isinstance(retrievers, Runnable)
+            or not isinstance(retrievers, Sequence)
+            or not retrievers
+        ):
             raise InvalidInputError(
                 f"EnsembleRetriever needs a non-empty list of retrievers, got {retrievers!r:.80}"
             )
@@ -131,7 +145,9 @@ class EnsembleRetriever(ChildBatchRetriever):
         self.weights = _check_weights(weights, len(self.retrievers))
         self.c = check_number("EnsembleRetriever", "c", c, low=0)
         if id_key is not None and not isinstance(id_key, str):
-            raise InvalidInputError(f"EnsembleRetriever id_key must be a str or None, got {id_key!r}")
+            raise InvalidInputError(
+                f"EnsembleRetriever id_key must be a str or None, got {id_key!r}"
+            )
         self.id_key = id_key
 
     def __repr__(self) -> str:
@@ -145,8 +161,12 @@ class EnsembleRetriever(ChildBatchRetriever):
             InvalidInputError: a retriever's result is not a list of Documents (named).
         """
         for position, documents in enumerate(doc_lists):
-            if not isinstance(documents, list) or not all(isinstance(d, Document) for d in documents):
-                name = self.retrievers[position].get_name() if position < len(self.retrievers) else "?"
+            if not isinstance(documents, list) or not all(
+                isinstance(d, Document) for d in documents
+            ):
+                name = (
+                    self.retrievers[position].get_name() if position < len(self.retrievers) else "?"
+                )
                 raise InvalidInputError(
                     f"EnsembleRetriever retrievers[{position}] ({name}) must return a list of "
                     f"Document, got {documents!r:.80}"
@@ -158,13 +178,17 @@ class EnsembleRetriever(ChildBatchRetriever):
             return self.weighted_reciprocal_rank([self.retrievers[0].invoke(query)])
         # each child runs in a copy of this run's context, so its run is our child run
         with ThreadPoolExecutor(max_workers=len(self.retrievers)) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, retriever.invoke, query)
-                       for retriever in self.retrievers]
+            futures = [
+                pool.submit(contextvars.copy_context().run, retriever.invoke, query)
+                for retriever in self.retrievers
+            ]
             doc_lists = [future.result() for future in futures]
         return self.weighted_reciprocal_rank(doc_lists)
 
     async def _aget_relevant_documents(self, query: str) -> list[Document]:
-        doc_lists = await asyncio.gather(*(retriever.ainvoke(query) for retriever in self.retrievers))
+        doc_lists = await asyncio.gather(
+            *(retriever.ainvoke(query) for retriever in self.retrievers)
+        )
         return self.weighted_reciprocal_rank(list(doc_lists))
 
     # batch / abatch (ChildBatchRetriever) hand ALL the queries to each child's batch
@@ -183,13 +207,25 @@ class EnsembleRetriever(ChildBatchRetriever):
 
     def _search_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
         with ThreadPoolExecutor(max_workers=len(self.retrievers)) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, retriever.batch, queries, configs,
-                                   return_exceptions=True) for retriever in self.retrievers]
+            futures = [
+                pool.submit(
+                    contextvars.copy_context().run,
+                    retriever.batch,
+                    queries,
+                    configs,
+                    return_exceptions=True,
+                )
+                for retriever in self.retrievers
+            ]
             return self._fuse_batch([future.result() for future in futures])
 
     async def _asearch_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
-        per_child = await asyncio.gather(*(
-            retriever.abatch(queries, configs, return_exceptions=True) for retriever in self.retrievers))
+        per_child = await asyncio.gather(
+            *(
+                retriever.abatch(queries, configs, return_exceptions=True)
+                for retriever in self.retrievers
+            )
+        )
         return self._fuse_batch(list(per_child))
 
 
@@ -197,13 +233,17 @@ def _check_weights(weights: Any, count: int) -> list[float]:
     if weights is None:
         return [1.0 / count] * count
     if isinstance(weights, (str, bytes)) or not isinstance(weights, Sequence):
-        raise InvalidInputError(f"EnsembleRetriever weights must be a list of numbers, got {weights!r:.80}")
+        raise InvalidInputError(
+            f"EnsembleRetriever weights must be a list of numbers, got {weights!r:.80}"
+        )
     if len(weights) != count:
         raise InvalidInputError(
             f"EnsembleRetriever got {len(weights)} weights for {count} retrievers; "
             "give one weight per retriever"
         )
-    checked = [check_number("EnsembleRetriever", f"weights[{i}]", w, low=0) for i, w in enumerate(weights)]
+    checked = [
+        check_number("EnsembleRetriever", f"weights[{i}]", w, low=0) for i, w in enumerate(weights)
+    ]
     total = math.fsum(checked)
     if total <= 0:
         raise InvalidInputError(

@@ -84,5 +84,7 @@ def _verdict(output: Any) -> bool:
         return output
     text = getattr(output, "content", output)  # a chain ending in the model or a str parser
     if not isinstance(text, str):
-        raise InvalidInputError(f"LLMChainFilter llm_chain must return a bool or text, got {type(output).__name__}")
+        raise InvalidInputError(
+            f"LLMChainFilter llm_chain must return a bool or text, got {type(output).__name__}"
+        )
     return BooleanOutputParser().parse(text)

@@ -24,7 +24,12 @@ from ragline.core import (
 )
 from ragline.retrievers._batching import ChildBatchRetriever
 
-__all__ = ["DEFAULT_QUERY_PROMPT", "LineListOutputParser", "MultiQueryRetriever", "unique_documents"]
+__all__ = [
+    "DEFAULT_QUERY_PROMPT",
+    "LineListOutputParser",
+    "MultiQueryRetriever",
+    "unique_documents",
+]
 
 DEFAULT_QUERY_PROMPT = PromptTemplate.from_template(
     "Write 3 different search queries that would find documents answering the question "
@@ -86,8 +91,13 @@ class MultiQueryRetriever(ChildBatchRetriever):
         ['cats purr', 'felines sleep']
     """
 
-    def __init__(self, retriever: Runnable[str, list[Document]], llm_chain: Runnable[Any, Any], *,
-                 include_original: bool = False) -> None:
+    def __init__(
+        self,
+        retriever: Runnable[str, list[Document]],
+        llm_chain: Runnable[Any, Any],
+        *,
+        include_original: bool = False,
+    ) -> None:
         for name, value in (("retriever", retriever), ("llm_chain", llm_chain)):
             if not isinstance(value, Runnable):
                 raise InvalidInputError(
@@ -98,9 +108,13 @@ class MultiQueryRetriever(ChildBatchRetriever):
         self.include_original = bool(include_original)
 
     @classmethod
-    def from_llm(cls, retriever: Runnable[str, list[Document]], llm: Runnable[Any, Any],
-                 prompt: BasePromptTemplate | None = None, include_original: bool = False,
-                 ) -> MultiQueryRetriever:
+    def from_llm(
+        cls,
+        retriever: Runnable[str, list[Document]],
+        llm: Runnable[Any, Any],
+        prompt: BasePromptTemplate | None = None,
+        include_original: bool = False,
+    ) -> MultiQueryRetriever:
         """Build the retriever with ``prompt | llm | LineListOutputParser()``.
 
         Args:
@@ -132,12 +146,18 @@ class MultiQueryRetriever(ChildBatchRetriever):
                 f"got {prompt.input_variables}"
             )
         if not isinstance(llm, Runnable):
-            raise InvalidInputError(f"MultiQueryRetriever llm must be a Runnable, got {type(llm).__name__}")
-        return cls(retriever, prompt | llm | LineListOutputParser(), include_original=include_original)
+            raise InvalidInputError(
+                f"MultiQueryRetriever llm must be a Runnable, got {type(llm).__name__}"
+            )
+        return cls(
+            retriever, prompt | llm | LineListOutputParser(), include_original=include_original
+        )
 
     def __repr__(self) -> str:
-        return (f"MultiQueryRetriever(retriever={self.retriever.get_name()}, "
-                f"include_original={self.include_original})")
+        return (
+            f"MultiQueryRetriever(retriever={self.retriever.get_name()}, "
+            f"include_original={self.include_original})"
+        )
 
     def _queries(self, question: str, output: Any) -> list[str]:
         if isinstance(output, str):
@@ -170,7 +190,9 @@ class MultiQueryRetriever(ChildBatchRetriever):
     def _union(self, results: list[Any]) -> list[Document]:
         """The unique documents of the queries' results, in order (each result checked)."""
         for documents in results:
-            if not isinstance(documents, list) or not all(isinstance(d, Document) for d in documents):
+            if not isinstance(documents, list) or not all(
+                isinstance(d, Document) for d in documents
+            ):
                 raise InvalidInputError(
                     f"MultiQueryRetriever retriever ({self.retriever.get_name()}) must return a "
                     f"list of Document, got {documents!r:.80}"
@@ -179,11 +201,15 @@ class MultiQueryRetriever(ChildBatchRetriever):
 
     # batch / abatch (ChildBatchRetriever): the model writes the queries of every question
     # in one batch, then ALL the written queries are searched in one retriever batch.
-    def _written_queries(self, questions: list[str], outputs: list[Any]) -> tuple[list[Any], list[str], list[int]]:
+    def _written_queries(
+        self, questions: list[str], outputs: list[Any]
+    ) -> tuple[list[Any], list[str], list[int]]:
         per_question: list[Any] = []
         for question, output in zip(questions, outputs, strict=True):
             try:
-                per_question.append(output if isinstance(output, BaseException) else self._queries(question, output))
+                per_question.append(
+                    output if isinstance(output, BaseException) else self._queries(question, output)
+                )
             except InvalidInputError as err:
                 per_question.append(err)
         flat, owners = [], []
@@ -199,8 +225,11 @@ class MultiQueryRetriever(ChildBatchRetriever):
             grouped[owner].append(documents)
         results: list[Any] = []
         for queries, lists in zip(per_question, grouped, strict=True):
-            error = queries if isinstance(queries, BaseException) else next(
-                (d for d in lists if isinstance(d, BaseException)), None)
+            error = (
+                queries
+                if isinstance(queries, BaseException)
+                else next((d for d in lists if isinstance(d, BaseException)), None)
+            )
             if error is None:
                 try:
                     results.append(self._union(lists))
@@ -211,14 +240,25 @@ class MultiQueryRetriever(ChildBatchRetriever):
         return results
 
     def _search_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
-        outputs = self.llm_chain.batch([{"question": q} for q in queries], configs, return_exceptions=True)
+        outputs = self.llm_chain.batch(
+            [{"question": q} for q in queries], configs, return_exceptions=True
+        )
         per_question, flat, owners = self._written_queries(queries, outputs)
-        found = self.retriever.batch(flat, [configs[o] for o in owners], return_exceptions=True) if flat else []
+        found = (
+            self.retriever.batch(flat, [configs[o] for o in owners], return_exceptions=True)
+            if flat
+            else []
+        )
         return self._assemble(per_question, owners, found)
 
     async def _asearch_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
-        outputs = await self.llm_chain.abatch([{"question": q} for q in queries], configs, return_exceptions=True)
+        outputs = await self.llm_chain.abatch(
+            [{"question": q} for q in queries], configs, return_exceptions=True
+        )
         per_question, flat, owners = self._written_queries(queries, outputs)
-        found = (await self.retriever.abatch(flat, [configs[o] for o in owners], return_exceptions=True)
-                 if flat else [])
+        found = (
+            await self.retriever.abatch(flat, [configs[o] for o in owners], return_exceptions=True)
+            if flat
+            else []
+        )
         return self._assemble(per_question, owners, found)

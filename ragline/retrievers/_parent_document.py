@@ -65,26 +65,43 @@ class ParentDocumentRetriever(ChildBatchRetriever):
         [Document(page_content='Cats purr. Dogs bark loudly.', id='pets')]
     """
 
-    def __init__(self, vectorstore: VectorStore, docstore: BaseStore[str, Any] | None = None,
-                 child_splitter: Any = None, parent_splitter: Any = None, id_key: str = "doc_id", *,
-                 byte_store: BaseStore[str, bytes] | None = None, search_type: str = "similarity",
-                 search_kwargs: Mapping[str, Any] | None = None,
-                 child_metadata_fields: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        vectorstore: VectorStore,
+        docstore: BaseStore[str, Any] | None = None,
+        child_splitter: Any = None,
+        parent_splitter: Any = None,
+        id_key: str = "doc_id",
+        *,
+        byte_store: BaseStore[str, bytes] | None = None,
+        search_type: str = "similarity",
+        search_kwargs: Mapping[str, Any] | None = None,
+        child_metadata_fields: Sequence[str] | None = None,
+    ) -> None:
         if not isinstance(vectorstore, VectorStore):
             raise InvalidInputError(
-                f"ParentDocumentRetriever vectorstore must be a VectorStore, got {type(vectorstore).__name__}"
+                "ParentDocumentRetriever vectorstore must be a VectorStore, got "
+                f"{type(vectorstore).__name__}"
             )
         if (docstore is None) == (byte_store is None):
-            raise InvalidInputError("ParentDocumentRetriever needs exactly one of docstore and byte_store")
-        for name, splitter, required in (("child_splitter", child_splitter, True),
-                                         ("parent_splitter", parent_splitter, False)):
-            if (splitter is not None or required) and not callable(getattr(splitter, "split_documents", None)):
+            raise InvalidInputError(
+                "ParentDocumentRetriever needs exactly one of docstore and byte_store"
+            )
+        for name, splitter, required in (
+            ("child_splitter", child_splitter, True),
+            ("parent_splitter", parent_splitter, False),
+        ):
+            if (splitter is not None or required) and not callable(
+                getattr(splitter, "split_documents", None)
+            ):
                 raise InvalidInputError(
                     f"ParentDocumentRetriever {name} needs a split_documents method "
                     f"(a text splitter), got {type(splitter).__name__}"
                 )
         if not isinstance(id_key, str) or not id_key:
-            raise InvalidInputError(f"ParentDocumentRetriever id_key must be a non-empty str, got {id_key!r}")
+            raise InvalidInputError(
+                f"ParentDocumentRetriever id_key must be a non-empty str, got {id_key!r}"
+            )
         if child_metadata_fields is not None and (
             isinstance(child_metadata_fields, str)
             or not all(isinstance(f, str) for f in child_metadata_fields)
@@ -98,20 +115,26 @@ class ParentDocumentRetriever(ChildBatchRetriever):
         self.child_splitter = child_splitter
         self.parent_splitter = parent_splitter
         self.id_key = id_key
-        self.child_metadata_fields = None if child_metadata_fields is None else list(child_metadata_fields)
+        self.child_metadata_fields = (
+            None if child_metadata_fields is None else list(child_metadata_fields)
+        )
         self.search_type = search_type
         self.search_kwargs = dict(search_kwargs or {})
         # the child search is a retriever run of its own, nested under ours
         self._children_retriever = vectorstore.as_retriever(
-            search_type=search_type, search_kwargs=self.search_kwargs)
+            search_type=search_type, search_kwargs=self.search_kwargs
+        )
 
     def __repr__(self) -> str:
-        return (f"ParentDocumentRetriever(vectorstore={type(self.vectorstore).__name__}, "
-                f"docstore={self.docstore!r}, id_key={self.id_key!r})")
+        return (
+            f"ParentDocumentRetriever(vectorstore={type(self.vectorstore).__name__}, "
+            f"docstore={self.docstore!r}, id_key={self.id_key!r})"
+        )
 
     # ---- adding -----------------------------------------------------------------------
-    def _prepare(self, documents: Any, ids: Sequence[str] | None,
-                 add_to_docstore: bool) -> tuple[list[tuple[str, Document]], list[Document]]:
+    def _prepare(
+        self, documents: Any, ids: Sequence[str] | None, add_to_docstore: bool
+    ) -> tuple[list[tuple[str, Document]], list[Document]]:
         """Check and split everything before anything is written: (parents, children)."""
         parents = check_documents("ParentDocumentRetriever.add_documents", documents)
         if self.parent_splitter is not None:
@@ -120,7 +143,9 @@ class ParentDocumentRetriever(ChildBatchRetriever):
                     "ParentDocumentRetriever.add_documents cannot take ids with a parent_splitter: "
                     "the parents are the split chunks, which get new ids"
                 )
-            parents = check_documents("parent_splitter output", self.parent_splitter.split_documents(parents))
+            parents = check_documents(
+                "parent_splitter output", self.parent_splitter.split_documents(parents)
+            )
         if ids is None:
             if not add_to_docstore and any(doc.id is None for doc in parents):
                 raise InvalidInputError(
@@ -142,24 +167,34 @@ class ParentDocumentRetriever(ChildBatchRetriever):
                 "ParentDocumentRetriever.add_documents needs unique non-empty str ids, got "
                 f"{'empty or non-str ' + repr(bad[0]) if bad else 'repeated ' + repr(repeated[0])}"
             )
-        stored = [(pid, Document(doc.page_content, dict(doc.metadata), pid))
-                  for pid, doc in zip(parent_ids, parents, strict=True)]
+        stored = [
+            (pid, Document(doc.page_content, dict(doc.metadata), pid))
+            for pid, doc in zip(parent_ids, parents, strict=True)
+        ]
         if add_to_docstore and isinstance(self.docstore, KVDocumentStore):
             for _, doc in stored:
                 document_to_json(doc)  # metadata JSON cannot hold fails now, before any write
         children = []
         for parent_id, parent in stored:
-            pieces = check_documents("child_splitter output", self.child_splitter.split_documents([parent]))
+            pieces = check_documents(
+                "child_splitter output", self.child_splitter.split_documents([parent])
+            )
             for number, child in enumerate(pieces):
                 metadata = dict(child.metadata)
                 if self.child_metadata_fields is not None:
-                    metadata = {k: v for k, v in metadata.items() if k in self.child_metadata_fields}
+                    metadata = {
+                        k: v for k, v in metadata.items() if k in self.child_metadata_fields
+                    }
                 metadata[self.id_key] = parent_id
                 children.append(Document(child.page_content, metadata, f"{parent_id}-{number}"))
         return stored, children
 
-    def add_documents(self, documents: Sequence[Document], ids: Sequence[str] | None = None,
-                      add_to_docstore: bool = True) -> None:
+    def add_documents(
+        self,
+        documents: Sequence[Document],
+        ids: Sequence[str] | None = None,
+        add_to_docstore: bool = True,
+    ) -> None:
         """Split documents into children, index the children and store the parents.
 
         Args:
@@ -183,8 +218,12 @@ class ParentDocumentRetriever(ChildBatchRetriever):
         if add_to_docstore and stored:
             self.docstore.mset(stored)
 
-    async def aadd_documents(self, documents: Sequence[Document], ids: Sequence[str] | None = None,
-                             add_to_docstore: bool = True) -> None:
+    async def aadd_documents(
+        self,
+        documents: Sequence[Document],
+        ids: Sequence[str] | None = None,
+        add_to_docstore: bool = True,
+    ) -> None:
         """Async :meth:`add_documents`."""
         stored, children = self._prepare(documents, ids, add_to_docstore)
         if children:
@@ -213,7 +252,13 @@ class ParentDocumentRetriever(ChildBatchRetriever):
                 results.append(children)
             else:
                 parents = (found[i] for i in self._parent_ids(children))
-                results.append([Document(p.page_content, dict(p.metadata), p.id) for p in parents if p is not None])
+                results.append(
+                    [
+                        Document(p.page_content, dict(p.metadata), p.id)
+                        for p in parents
+                        if p is not None
+                    ]
+                )
         return results
 
     def _ids_to_read(self, per_query: list[Any]) -> list[str]:
@@ -228,4 +273,6 @@ class ParentDocumentRetriever(ChildBatchRetriever):
     async def _asearch_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
         per_query = await self._children_retriever.abatch(queries, configs, return_exceptions=True)
         ids = self._ids_to_read(per_query)
-        return self._parents_of(per_query, dict(zip(ids, await self.docstore.amget(ids), strict=True)))
+        return self._parents_of(
+            per_query, dict(zip(ids, await self.docstore.amget(ids), strict=True))
+        )

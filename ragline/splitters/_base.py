@@ -29,7 +29,6 @@ _Splitter = TypeVar("_Splitter", bound="TextSplitter")
 _KEEP_SEPARATOR_OPTIONS = (False, True, "start", "end")
 
 
-
 def _check_int(name: str, value: object, *, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise InvalidInputError(f"{name} must be an int, got {type(value).__name__} {value!r}")
@@ -113,7 +112,10 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):
             raise InvalidInputError(
                 f"keep_separator {keep_separator!r} is not one of False, True, 'start', 'end'"
             )
-        for name, flag in (("add_start_index", add_start_index), ("strip_whitespace", strip_whitespace)):
+        for name, flag in (
+            ("add_start_index", add_start_index),
+            ("strip_whitespace", strip_whitespace),
+        ):
             if not isinstance(flag, bool):
                 raise InvalidInputError(f"{name} must be a bool, got {flag!r}")
         self._chunk_size = chunk_size

@@ -388,13 +388,16 @@ class MarkdownTextSplitter(RecursiveCharacterTextSplitter):
     Takes the RecursiveCharacterTextSplitter options except ``separators``.
 
     Example:
-        >>> MarkdownTextSplitter(chunk_size=12, chunk_overlap=0).split_text("# A\\ntext\\n## B\\nmore")
+        >>> splitter = MarkdownTextSplitter(chunk_size=12, chunk_overlap=0)
+        >>> splitter.split_text("# A\\ntext\\n## B\\nmore")
         ['# A\\ntext', '## B\\nmore']
     """
 
     def __init__(self, **options: Any) -> None:
         super().__init__(
-            separators=separators_for_language(Language.MARKDOWN), is_separator_regex=True, **options
+            separators=separators_for_language(Language.MARKDOWN),
+            is_separator_regex=True,
+            **options,
         )
 
 

@@ -63,7 +63,10 @@ class MarkdownHeaderTextSplitter(Runnable[Sequence[Document], list[Document]]):
                     f"headers_to_split_on holds {pair!r}; each item must be a (marker, name) "
                     "pair of non-empty strings such as ('##', 'Header 2')"
                 )
-        for name, flag in (("return_each_line", return_each_line), ("strip_headers", strip_headers)):
+        for name, flag in (
+            ("return_each_line", return_each_line),
+            ("strip_headers", strip_headers),
+        ):
             if not isinstance(flag, bool):
                 raise InvalidInputError(f"{name} must be a bool, got {flag!r}")
         # Longest marker first, so "##" is not taken for "#".

@@ -51,7 +51,14 @@ class Merger:
     """
 
     __slots__ = (
-        "chunks", "gap_length", "length", "overlap", "size", "starts", "strip", "want_starts"
+        "chunks",
+        "gap_length",
+        "length",
+        "overlap",
+        "size",
+        "starts",
+        "strip",
+        "want_starts",
     )
 
     def __init__(

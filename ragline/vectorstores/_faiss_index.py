@@ -94,7 +94,9 @@ class LabeledIndex:
         faiss = faiss_module()
         self._metric = faiss.METRIC_INNER_PRODUCT if options.inner_product else faiss.METRIC_L2
         target, self.kind = self._build_target()
-        flat = self.kind == "flat"  # known answers: skip the probes (a 1k-document build feels them)
+        flat = (
+            self.kind == "flat"
+        )  # known answers: skip the probes (a 1k-document build feels them)
         self.removable = flat or _can_remove(target)
         self.train_size = 0 if flat else self._train_size(target)
         # until the target is trained, vectors wait in an exact flat index
@@ -326,8 +328,16 @@ class LabeledIndex:
             # repeat what the store already ensured (a filtered single query feels them)
             knn = faiss.knn_inner_product if self.options.inner_product else faiss.knn_L2sqr
             vectors, pointer = self.vectors(allowed), faiss.swig_ptr
-            knn(pointer(queries), pointer(vectors), self.dimension, count, len(allowed), take,
-                pointer(scores), pointer(positions))
+            knn(
+                pointer(queries),
+                pointer(vectors),
+                self.dimension,
+                count,
+                len(allowed),
+                take,
+                pointer(scores),
+                pointer(positions),
+            )
         labels = allowed[positions]  # take <= len(allowed): faiss fills every position
         if take == k:
             return scores, labels

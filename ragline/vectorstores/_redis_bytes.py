@@ -37,7 +37,8 @@ class RedisStore(BaseStore[str, bytes]):
 
     Example:
         >>> from ragline.embeddings import CacheBackedEmbeddings
-        >>> cache = RedisStore(redis_url="redis://localhost:6379", namespace="emb")  # doctest: +SKIP
+        >>> url = "redis://localhost:6379"
+        >>> cache = RedisStore(redis_url=url, namespace="emb")  # doctest: +SKIP
         >>> cached = CacheBackedEmbeddings.from_bytes_store(model, cache)  # doctest: +SKIP
     """
 

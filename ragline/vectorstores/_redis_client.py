@@ -71,7 +71,12 @@ def ttl_milliseconds(ttl: float | None) -> int | None:
     """
     if ttl is None:
         return None
-    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not math.isfinite(ttl) or ttl <= 0:
+    if (
+        isinstance(ttl, bool)
+        or not isinstance(ttl, (int, float))
+        or not math.isfinite(ttl)
+        or ttl <= 0
+    ):
         raise ConfigurationError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
     return max(1, int(ttl * 1000))
 
@@ -109,7 +114,8 @@ def describe_client(client: Any) -> str:
         return repr(type(client).__name__)
     if "path" in kwargs:
         return f"unix://{kwargs['path']}"
-    return f"redis://{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}/{kwargs.get('db', 0)}"
+    host, port = kwargs.get("host", "localhost"), kwargs.get("port", 6379)
+    return f"redis://{host}:{port}/{kwargs.get('db', 0)}"
 
 
 def make_client(url: str, *, connect_timeout: float | None, timeout: float | None) -> Any:

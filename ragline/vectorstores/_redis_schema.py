@@ -178,7 +178,8 @@ def check_fields(fields: Mapping[str, str], reserved: tuple[str, ...]) -> dict[s
             )
         if kind not in FIELD_KINDS:
             raise ConfigurationError(
-                f"metadata field {name!r} has kind {kind!r}; valid kinds are {', '.join(FIELD_KINDS)}"
+                f"metadata field {name!r} has kind {kind!r}; valid kinds are "
+                f"{', '.join(FIELD_KINDS)}"
             )
         checked[name] = kind
     return checked

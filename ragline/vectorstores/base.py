@@ -389,7 +389,8 @@ class VectorStore(ABC):
             **store_options: as :meth:`from_texts`; ``ids=[...]`` overrides document ids.
 
         Example:
-            >>> InMemoryVectorStore.from_documents([Document("a", id="x")], embeddings).get_by_ids(["x"])
+            >>> store = InMemoryVectorStore.from_documents([Document("a", id="x")], embeddings)
+            >>> store.get_by_ids(["x"])
             [Document(page_content='a', id='x')]
         """
         ids = store_options.pop("ids", None)
@@ -487,7 +488,8 @@ class VectorStore(ABC):
             InvalidInputError: k < 1; FilterError: a bad filter.
 
         Example:
-            >>> [doc.id for doc in store.similarity_search("purring cats", k=2, filter={"topic": "pets"})]
+            >>> found = store.similarity_search("purring cats", k=2, filter={"topic": "pets"})
+            >>> [doc.id for doc in found]
             ['cats', 'dogs']
         """
         plan = SearchPlan.similarity(k, filter)
@@ -584,7 +586,8 @@ class VectorStore(ABC):
             InvalidInputError: k < 1 or score_threshold outside [0, 1].
 
         Example:
-            >>> found = store.similarity_search_with_relevance_scores("cats purr", score_threshold=0.5)
+            >>> search = store.similarity_search_with_relevance_scores
+            >>> found = search("cats purr", score_threshold=0.5)
             >>> [(doc.id, round(relevance, 2)) for doc, relevance in found]
             [('cats', 1.0), ('stocks', 0.53), ('dogs', 0.5)]
         """

@@ -38,8 +38,8 @@ class VectorStoreRetriever(BaseRetriever):
             ``"mmr"``.
         search_kwargs: options of that search type. ``similarity``: ``k`` (4), ``filter``;
             ``similarity_score_threshold``: ``score_threshold`` (required, in [0, 1]),
-            ``k`` (4), ``filter``; ``mmr``: ``k`` (4), ``fetch_k`` (20, or k if larger), ``lambda_mult``
-            (0.5), ``filter``.
+            ``k`` (4), ``filter``; ``mmr``: ``k`` (4), ``fetch_k`` (20, or k if larger),
+            ``lambda_mult`` (0.5), ``filter``.
         tags: added to every run's tags (after them: the store and embeddings classes).
         metadata: added to every run's metadata.
 
@@ -50,7 +50,8 @@ class VectorStoreRetriever(BaseRetriever):
         FilterError: a bad filter.
 
     Example:
-        >>> retriever = VectorStoreRetriever(store, search_kwargs={"k": 1, "filter": {"topic": "pets"}})
+        >>> options = {"k": 1, "filter": {"topic": "pets"}}
+        >>> retriever = VectorStoreRetriever(store, search_kwargs=options)
         >>> retriever.invoke("stocks and cats")
         [Document(page_content='cats purr', metadata={'topic': 'pets'}, id='cats')]
     """

@@ -53,9 +53,13 @@ def words(text: str) -> int:
 
 def test_stuff_puts_every_document_in_one_prompt() -> None:
     model = FakeListChatModel(responses=["Paris"])
-    prompt = ChatPromptTemplate.from_messages([("system", "Context:\n{context}"), ("human", "{input}")])
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "Context:\n{context}"), ("human", "{input}")]
+    )
     chain = create_stuff_documents_chain(
-        model, prompt, document_prompt=PromptTemplate.from_template("[{source}] {page_content}"),
+        model,
+        prompt,
+        document_prompt=PromptTemplate.from_template("[{source}] {page_content}"),
         document_separator="\n--\n",
     )
     answer = chain.invoke({"context": DOCS[:2], "input": "Capital of France?"})
@@ -69,7 +73,9 @@ def test_stuff_puts_every_document_in_one_prompt() -> None:
 
 def test_stuff_works_with_a_text_model_and_a_text_prompt() -> None:
     model = FakeListLLM(responses=["Rome"])
-    chain = create_stuff_documents_chain(model, PromptTemplate.from_template("{context}\nQ: {q}\nA:"))
+    chain = create_stuff_documents_chain(
+        model, PromptTemplate.from_template("{context}\nQ: {q}\nA:")
+    )
     assert chain.invoke({"context": DOCS[2:], "q": "Italy?"}) == "Rome"
     assert model.calls == ["Rome is the capital of Italy.\nQ: Italy?\nA:"]
 
@@ -85,7 +91,9 @@ def test_stuff_streams_the_answer_as_the_model_produces_it() -> None:
 
 async def test_stuff_async_paths() -> None:
     model = FakeListChatModel(responses=["ok"])
-    chain = create_stuff_documents_chain(model, ChatPromptTemplate.from_messages([("human", "{context}")]))
+    chain = create_stuff_documents_chain(
+        model, ChatPromptTemplate.from_messages([("human", "{context}")])
+    )
     assert await chain.ainvoke({"context": DOCS[:1]}) == "ok"
     assert [c async for c in chain.astream({"context": DOCS[:1]})] == ["o", "k"]
 
@@ -124,13 +132,17 @@ async def test_every_chain_type_answers_from_an_empty_context_when_asked(chain_t
         "map_rerank": {"prompt": prompt},
     }[chain_type]
     for call in ("invoke", "ainvoke"):
-        model = FakeListChatModel(responses=["none\nScore: 1" if chain_type == "map_rerank" else "none"])
+        model = FakeListChatModel(
+            responses=["none\nScore: 1" if chain_type == "map_rerank" else "none"]
+        )
         chain = create_documents_chain(model, chain_type, empty_answer=None, **options)
         answer = getattr(chain, call)({"context": [], "question": "?"})
         assert (await answer if call == "ainvoke" else answer) == "none"
         assert [texts(one) for one in model.calls] == [["[] ?"]]
     if chain_type == "map_rerank":  # a failure of that one call names the empty context
-        chain = MapRerankDocumentsChain(FakeListChatModel(responses=["no score"]), empty_answer=None)
+        chain = MapRerankDocumentsChain(
+            FakeListChatModel(responses=["no score"]), empty_answer=None
+        )
         with pytest.raises(ChainStepError, match="map-rerank step failed on an empty context"):
             chain.invoke({"context": [], "question": "?"})
 
@@ -161,7 +173,10 @@ def test_map_reduce_maps_each_document_then_reduces() -> None:
     model = FakeListChatModel(responses=["France: Paris", "Germany: Berlin", "Paris"])
     chain = load_qa_chain(model, "map_reduce", max_concurrency=1, return_intermediate_steps=True)
     output = chain.invoke({"input_documents": DOCS[:2], "question": "Capital of France?"})
-    assert output == {"output_text": "Paris", "intermediate_steps": ["France: Paris", "Germany: Berlin"]}
+    assert output == {
+        "output_text": "Paris",
+        "intermediate_steps": ["France: Paris", "Germany: Berlin"],
+    }
     assert [texts(call)[1] for call in model.calls] == ["Capital of France?"] * 3
     assert texts(model.calls[0])[0].endswith("Passage:\nParis is the capital of France.")
     assert texts(model.calls[1])[0].endswith("Passage:\nBerlin is the capital of Germany.")
@@ -176,13 +191,22 @@ def test_map_reduce_collapses_in_groups_at_token_max() -> None:
     model = FakeListChatModel(responses=responses)
     prompt = ChatPromptTemplate.from_messages([("human", "{context}")])
     chain = MapReduceDocumentsChain(
-        model, question_prompt=prompt, collapse_prompt=prompt, combine_prompt=prompt,
-        token_max=7, token_counter=words, max_concurrency=1,
+        model,
+        question_prompt=prompt,
+        collapse_prompt=prompt,
+        combine_prompt=prompt,
+        token_max=7,
+        token_counter=words,
+        max_concurrency=1,
     )
     assert chain.invoke({"context": docs}) == "final"
     assert [texts(call)[0] for call in model.calls] == [
-        "doc 0", "doc 1", "doc 2", "doc 3",  # map
-        "a b c\n\nd e f", "g h i\n\nj k l",  # collapse, one call per group
+        "doc 0",
+        "doc 1",
+        "doc 2",
+        "doc 3",  # map
+        "a b c\n\nd e f",
+        "g h i\n\nj k l",  # collapse, one call per group
         "X\n\nY",  # reduce
     ]
 
@@ -198,8 +222,13 @@ def test_map_reduce_does_not_collapse_when_everything_fits() -> None:
         return words(text)
 
     chain = MapReduceDocumentsChain(
-        model, question_prompt=prompt, combine_prompt=prompt, collapse_prompt=prompt,
-        token_max=6, token_counter=counter, max_concurrency=1,
+        model,
+        question_prompt=prompt,
+        combine_prompt=prompt,
+        collapse_prompt=prompt,
+        token_max=6,
+        token_counter=counter,
+        max_concurrency=1,
     )
     assert chain.invoke({"context": DOCS[:2]}) == "final"
     assert texts(model.calls[-1]) == ["a b c\n\nd e f"]
@@ -210,7 +239,9 @@ def test_map_reduce_does_not_collapse_when_everything_fits() -> None:
 def test_map_reduce_rejects_one_output_larger_than_token_max() -> None:
     model = FakeListChatModel(responses=["one two three four five", "x"])
     chain = MapReduceDocumentsChain(model, token_max=4, token_counter=words, max_concurrency=1)
-    with pytest.raises(InvalidInputError, match="mapped document 0 alone is 5 tokens, more than token_max=4"):
+    with pytest.raises(
+        InvalidInputError, match="mapped document 0 alone is 5 tokens, more than token_max=4"
+    ):
         chain.invoke({"context": DOCS[:2], "question": "?"})
 
 
@@ -293,8 +324,14 @@ async def test_map_reduce_async_matches_sync() -> None:
     def build() -> MapReduceDocumentsChain:
         model = FakeListChatModel(responses=["a b c", "d e f", "g h i", "X", "Y", "Z", "final"])
         return MapReduceDocumentsChain(
-            model, question_prompt=prompt, collapse_prompt=prompt, combine_prompt=prompt,
-            token_max=5, token_counter=words, max_concurrency=1, output_key="out",
+            model,
+            question_prompt=prompt,
+            collapse_prompt=prompt,
+            combine_prompt=prompt,
+            token_max=5,
+            token_counter=words,
+            max_concurrency=1,
+            output_key="out",
             return_intermediate_steps=True,
         )
 
@@ -313,7 +350,11 @@ def test_refine_passes_the_existing_answer_to_each_step() -> None:
         [("human", "Q: {question}\nHave: {existing_answer}\nMore: {context}")]
     )
     chain = load_qa_chain(
-        model, "refine", question_prompt=initial, refine_prompt=refine, return_intermediate_steps=True
+        model,
+        "refine",
+        question_prompt=initial,
+        refine_prompt=refine,
+        return_intermediate_steps=True,
     )
     output = chain.invoke({"input_documents": DOCS, "question": "capitals?"})
     assert output == {"output_text": "final", "intermediate_steps": ["draft 1", "draft 2"]}
@@ -332,7 +373,9 @@ def test_refine_streams_only_the_last_step() -> None:
 
 async def test_refine_async_and_failure() -> None:
     model = FakeListChatModel(responses=["draft", "done"])
-    assert await RefineDocumentsChain(model).ainvoke({"context": DOCS[:2], "question": "?"}) == "done"
+    assert (
+        await RefineDocumentsChain(model).ainvoke({"context": DOCS[:2], "question": "?"}) == "done"
+    )
 
     def model_failing_on_germany(prompt: Any) -> str:
         if "Berlin" in prompt.to_string():
@@ -358,7 +401,9 @@ def test_refine_prompt_needs_the_existing_answer() -> None:
 
 
 def test_map_rerank_returns_the_best_scored_answer() -> None:
-    model = FakeListChatModel(responses=["Maybe Lyon\nScore: 20", "Paris.\nScore: 95", "No idea\nScore: 0"])
+    model = FakeListChatModel(
+        responses=["Maybe Lyon\nScore: 20", "Paris.\nScore: 95", "No idea\nScore: 0"]
+    )
     chain = load_qa_chain(model, "map_rerank", max_concurrency=1, return_intermediate_steps=True)
     output = chain.invoke({"input_documents": DOCS, "question": "Capital of France?"})
     assert output == {
@@ -374,12 +419,19 @@ def test_map_rerank_returns_the_best_scored_answer() -> None:
 
 def test_map_rerank_ties_go_to_the_earlier_document_and_bad_output_is_named() -> None:
     model = FakeListChatModel(responses=["first\nScore: 50", "second\nScore: 50"])
-    assert MapRerankDocumentsChain(model, max_concurrency=1).invoke(
-        {"context": DOCS[:2], "question": "?"}
-    ) == "first"
+    assert (
+        MapRerankDocumentsChain(model, max_concurrency=1).invoke(
+            {"context": DOCS[:2], "question": "?"}
+        )
+        == "first"
+    )
     model = FakeListChatModel(responses=["good\nScore: 5", "I forgot the score"])
-    with pytest.raises(ChainStepError, match=r"map-rerank step failed on document 1 of 2.*Score: <number>"):
-        MapRerankDocumentsChain(model, max_concurrency=1).invoke({"context": DOCS[:2], "question": "?"})
+    with pytest.raises(
+        ChainStepError, match=r"map-rerank step failed on document 1 of 2.*Score: <number>"
+    ):
+        MapRerankDocumentsChain(model, max_concurrency=1).invoke(
+            {"context": DOCS[:2], "question": "?"}
+        )
 
 
 # ---------------------------------------------------------------- factories, callbacks
@@ -387,9 +439,14 @@ def test_map_rerank_ties_go_to_the_earlier_document_and_bad_output_is_named() ->
 
 def test_unknown_chain_type_and_options_are_named() -> None:
     model = FakeListChatModel(responses=["x"])
-    with pytest.raises(ConfigurationError, match="'maprerank' is not one of 'stuff', 'map_reduce', 'refine', 'map_rerank'"):
+    with pytest.raises(
+        ConfigurationError,
+        match="'maprerank' is not one of 'stuff', 'map_reduce', 'refine', 'map_rerank'",
+    ):
         load_qa_chain(model, "maprerank")
-    with pytest.raises(InvalidInputError, match=r"'stuff' does not take token_max; its options are .*prompt"):
+    with pytest.raises(
+        InvalidInputError, match=r"'stuff' does not take token_max; its options are .*prompt"
+    ):
         load_qa_chain(model, "stuff", token_max=10)
     assert sorted(CHAIN_TYPES) == ["map_reduce", "map_rerank", "refine", "stuff"]
     assert isinstance(load_qa_chain(model), StuffDocumentsChain)
@@ -403,7 +460,9 @@ def test_every_model_call_is_a_child_of_the_chain_run() -> None:
     (root,) = collector.traced_runs
     step = ["ChatPromptTemplate", "FakeListChatModel", "StrOutputParser"]
     assert [(child.name, [c.name for c in child.children]) for child in root.children] == [
-        ("map", step), ("map", step), ("reduce", step)
+        ("map", step),
+        ("map", step),
+        ("reduce", step),
     ]
     model_runs = [run for run in collector.runs_by_id.values() if run.run_type == "chat_model"]
     assert len(model_runs) == 3
@@ -425,9 +484,13 @@ def test_a_failing_collapse_step_names_its_group() -> None:
 
     prompt = ChatPromptTemplate.from_messages([("human", "{context}")])
     chain = MapReduceDocumentsChain(
-        RunnableLambda(model), question_prompt=prompt, combine_prompt=prompt,
+        RunnableLambda(model),
+        question_prompt=prompt,
+        combine_prompt=prompt,
         collapse_prompt=ChatPromptTemplate.from_messages([("human", "collapse:{context}")]),
-        token_max=5, token_counter=words, max_concurrency=1,
+        token_max=5,
+        token_counter=words,
+        max_concurrency=1,
     )
     with pytest.raises(ChainStepError, match=r"^collapse step failed on document 0 of 3 \(id 'fr'"):
         chain.invoke({"context": DOCS})
@@ -437,5 +500,7 @@ def test_a_failing_collapse_step_names_its_group() -> None:
 def test_max_concurrency_must_be_a_positive_int(bad: Any) -> None:
     model = FakeListChatModel(responses=["x"])
     for cls in (MapReduceDocumentsChain, MapRerankDocumentsChain):
-        with pytest.raises(InvalidInputError, match="max_concurrency must be a positive int or None"):
+        with pytest.raises(
+            InvalidInputError, match="max_concurrency must be a positive int or None"
+        ):
             cls(model, max_concurrency=bad)

@@ -86,7 +86,9 @@ def _redis(chunks: list[Document], embeddings: Any, request: pytest.FixtureReque
 
 STORES: dict[str, Callable[[list[Document], Any, pytest.FixtureRequest], Any]] = {
     "faiss": lambda chunks, embeddings, request: FAISS.from_documents(chunks, embeddings),
-    "in_memory": lambda chunks, embeddings, request: InMemoryVectorStore.from_documents(chunks, embeddings),
+    "in_memory": lambda chunks, embeddings, request: InMemoryVectorStore.from_documents(
+        chunks, embeddings
+    ),
     "redis": _redis,
 }
 
@@ -99,7 +101,10 @@ def server() -> Iterator[OpenAITestServer]:
 
 @pytest.mark.parametrize("backend", sorted(STORES))
 def test_retrieval_chain_answers_from_the_retrieved_chunks(
-    backend: str, chunks: list[Document], embeddings: Any, server: OpenAITestServer,
+    backend: str,
+    chunks: list[Document],
+    embeddings: Any,
+    server: OpenAITestServer,
     request: pytest.FixtureRequest,
 ) -> None:
     # the volcano and bread files split at their blank line; chess and rivers fit in one chunk
@@ -136,17 +141,27 @@ def test_retrieval_chain_answers_from_the_retrieved_chunks(
     assert {"retriever", "chat_model"} <= kinds
 
 
-def test_retrieval_chain_streams_the_answer(chunks: list[Document], embeddings: Any, server: OpenAITestServer) -> None:
+def test_retrieval_chain_streams_the_answer(
+    chunks: list[Document], embeddings: Any, server: OpenAITestServer
+) -> None:
     store = FAISS.from_documents(chunks, embeddings)
     model = ChatOpenAI(model="local-model", base_url=server.base_url, api_key="test")
-    chain = create_retrieval_chain(store.as_retriever(search_kwargs={"k": 1}), create_stuff_documents_chain(model, PROMPT))
-    server.enqueue(CHAT_PATH, Reply(events=chat_completion_chunks(["Several ", "times ", "a year."])))
+    chain = create_retrieval_chain(
+        store.as_retriever(search_kwargs={"k": 1}), create_stuff_documents_chain(model, PROMPT)
+    )
+    server.enqueue(
+        CHAT_PATH, Reply(events=chat_completion_chunks(["Several ", "times ", "a year."]))
+    )
     pieces = list(chain.stream({"input": QUESTION}))
     first_answer = next(i for i, piece in enumerate(pieces) if "answer" in piece)
     before = {key: value for piece in pieces[:first_answer] for key, value in piece.items()}
     assert before["input"] == QUESTION  # input and context come before the answer starts
     assert before["context"][0].page_content.startswith("Mount Etna")
-    assert [p["answer"] for p in pieces[first_answer:] if p.get("answer")] == ["Several ", "times ", "a year."]
+    assert [p["answer"] for p in pieces[first_answer:] if p.get("answer")] == [
+        "Several ",
+        "times ",
+        "a year.",
+    ]
     assert server.requests_to(CHAT_PATH)[0].body["stream"] is True
 
 
@@ -157,25 +172,37 @@ async def test_other_chain_types_over_http(
     store = InMemoryVectorStore.from_documents(chunks, embeddings)
     model = ChatOpenAI(model="local-model", base_url=server.base_url, api_key="test")
     replies = {
-        "map_reduce": ["Etna erupts several times a year.", "Nothing relevant.", "Several times a year."],
+        "map_reduce": [
+            "Etna erupts several times a year.",
+            "Nothing relevant.",
+            "Several times a year.",
+        ],
         "refine": ["It erupts often.", "Several times a year."],
         "map_rerank": ["Several times a year.\nScore: 90", "Unknown.\nScore: 5"],
     }[chain_type]
     server.enqueue(CHAT_PATH, *(Reply(body=chat_completion(text)) for text in replies))
-    combine = create_documents_chain(model, chain_type, question_key="input", **(
-        {"max_concurrency": 1} if chain_type != "refine" else {}
-    ))
+    combine = create_documents_chain(
+        model,
+        chain_type,
+        question_key="input",
+        **({"max_concurrency": 1} if chain_type != "refine" else {}),
+    )
     chain = create_retrieval_chain(store.as_retriever(search_kwargs={"k": 2}), combine)
     output = await chain.ainvoke({"input": QUESTION})
     assert output["answer"] == "Several times a year."
     assert len(server.requests_to(CHAT_PATH)) == len(replies)
 
 
-def test_retrieval_qa_classic_shape(chunks: list[Document], embeddings: Any, server: OpenAITestServer) -> None:
+def test_retrieval_qa_classic_shape(
+    chunks: list[Document], embeddings: Any, server: OpenAITestServer
+) -> None:
     store = FAISS.from_documents(chunks, embeddings)
     model = ChatOpenAI(model="local-model", base_url=server.base_url, api_key="test")
     qa = RetrievalQA.from_chain_type(
-        model, "stuff", retriever=store.as_retriever(search_kwargs={"k": 1}), return_source_documents=True
+        model,
+        "stuff",
+        retriever=store.as_retriever(search_kwargs={"k": 1}),
+        return_source_documents=True,
     )
     server.enqueue(CHAT_PATH, Reply(body=chat_completion("Castling is not allowed in check.")))
     output = qa.invoke({"query": "Can I castle while in check?"})

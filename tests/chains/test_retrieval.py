@@ -33,7 +33,10 @@ PROMPT = ChatPromptTemplate.from_messages([("system", "{context}"), ("human", "{
 @pytest.fixture
 def store() -> InMemoryVectorStore:
     return InMemoryVectorStore.from_texts(
-        TEXTS, HashingEmbeddings(dimension=256), metadatas=[{"n": i} for i in range(3)], ids=["a", "b", "c"]
+        TEXTS,
+        HashingEmbeddings(dimension=256),
+        metadatas=[{"n": i} for i in range(3)],
+        ids=["a", "b", "c"],
     )
 
 
@@ -70,9 +73,12 @@ def test_retrieval_chain_run_tree(store: InMemoryVectorStore) -> None:
 
 def test_retrieval_chain_needs_input(store: InMemoryVectorStore) -> None:
     chain = create_retrieval_chain(
-        store.as_retriever(), create_stuff_documents_chain(FakeListChatModel(responses=["x"]), PROMPT)
+        store.as_retriever(),
+        create_stuff_documents_chain(FakeListChatModel(responses=["x"]), PROMPT),
     )
-    with pytest.raises(MissingVariableError, match=r"needs the question under 'input'; got \['question'\]"):
+    with pytest.raises(
+        MissingVariableError, match=r"needs the question under 'input'; got \['question'\]"
+    ):
         chain.invoke({"question": "cat"})
     with pytest.raises(InvalidInputError, match="both Runnables"):
         create_retrieval_chain(store, PROMPT)  # type: ignore[arg-type]
@@ -112,7 +118,11 @@ def test_retrieval_qa_invoke_and_stream(store: InMemoryVectorStore) -> None:
         model, retriever=store.as_retriever(search_kwargs={"k": 1}), return_source_documents=True
     )
     output = qa.invoke({"query": "cat"})
-    assert output == {"query": "cat", "result": "Mat.", "source_documents": [store.get_by_ids(["a"])[0]]}
+    assert output == {
+        "query": "cat",
+        "result": "Mat.",
+        "source_documents": [store.get_by_ids(["a"])[0]],
+    }
     chunks = list(qa.stream({"query": "cat"}))
     assert chunks[0] == {"query": "cat"}
     assert chunks[1] == {"source_documents": store.get_by_ids(["a"])}
@@ -123,7 +133,8 @@ def test_retrieval_qa_invoke_and_stream(store: InMemoryVectorStore) -> None:
 
 async def test_retrieval_qa_async(store: InMemoryVectorStore) -> None:
     qa = RetrievalQA.from_chain_type(
-        FakeListChatModel(responses=["Ball."]), "refine",
+        FakeListChatModel(responses=["Ball."]),
+        "refine",
         retriever=store.as_retriever(search_kwargs={"k": 1}),
     )
     assert await qa.ainvoke({"query": "dogs"}) == {"query": "dogs", "result": "Ball."}
@@ -134,18 +145,25 @@ async def test_retrieval_qa_async(store: InMemoryVectorStore) -> None:
 def test_retrieval_qa_rejects_bad_options(store: InMemoryVectorStore) -> None:
     model = FakeListChatModel(responses=["x"])
     with pytest.raises(InvalidInputError, match="does not take bogus"):
-        RetrievalQA.from_chain_type(model, retriever=store.as_retriever(), chain_type_kwargs={"bogus": 1})
+        RetrievalQA.from_chain_type(
+            model, retriever=store.as_retriever(), chain_type_kwargs={"bogus": 1}
+        )
     with pytest.raises(InvalidInputError, match="needs a documents chain with an output_key"):
-        RetrievalQA(retriever=store.as_retriever(),
-                    combine_documents_chain=create_stuff_documents_chain(model, PROMPT))
+        RetrievalQA(
+            retriever=store.as_retriever(),
+            combine_documents_chain=create_stuff_documents_chain(model, PROMPT),
+        )
     assert load_qa_chain(model).output_key == "output_text"
 
 
-def test_retrieval_qa_passes_the_question_under_the_chains_question_key(store: InMemoryVectorStore) -> None:
+def test_retrieval_qa_passes_the_question_under_the_chains_question_key(
+    store: InMemoryVectorStore,
+) -> None:
     model = FakeListChatModel(responses=["Mat."])
     prompt = ChatPromptTemplate.from_messages([("human", "{context} | {ask}")])
     qa = RetrievalQA.from_chain_type(
-        model, retriever=store.as_retriever(search_kwargs={"k": 1}),
+        model,
+        retriever=store.as_retriever(search_kwargs={"k": 1}),
         chain_type_kwargs={"prompt": prompt, "question_key": "ask"},
     )
     assert qa.invoke({"query": "cat"})["result"] == "Mat."

@@ -384,7 +384,10 @@ def test_langchain_option_names_are_accepted(openai_server):
         ({"seed": 1.5}, "seed must be an int, got 1.5"),
         ({"base_url": 8000}, "base_url must be a str, got int"),
         ({"extra_body": "top_k=20"}, "extra_body must be a dict, got str: 'top_k=20'"),
-        ({"default_headers": [("x", "y")]}, "default_headers must be a dict, got list: [('x', 'y')]"),
+        (
+            {"default_headers": [("x", "y")]},
+            "default_headers must be a dict, got list: [('x', 'y')]",
+        ),
     ],
 )
 def test_bad_options_are_rejected(options, message):
@@ -421,7 +424,9 @@ async def test_configurable_client_settings_reach_the_request(openai_server):
         assert [r.body["messages"][0]["content"] for r in other.requests] == ["a", "b"]
     assert configurable.invoke("c", {"configurable": {"temp": 0.5}}).content == "echo: c"
     assert [(b["messages"][0]["content"], b.get("temperature")) for b in bodies(openai_server)] == [
-        ("warm", None), ("c", 0.5)]
+        ("warm", None),
+        ("c", 0.5),
+    ]
     assert model.base_url == openai_server.base_url  # the default itself is unchanged
 
 

@@ -56,8 +56,9 @@ class Recorder(BaseCallbackHandler):
 
 def _sequence_with_parallel():
     add = RunnableLambda(lambda x: x + 1, name="add")
-    both = RunnableParallel(double=RunnableLambda(lambda x: x * 2, name="double"),
-                            same=RunnablePassthrough(name="same"))
+    both = RunnableParallel(
+        double=RunnableLambda(lambda x: x * 2, name="double"), same=RunnablePassthrough(name="same")
+    )
     total = RunnableLambda(lambda d: d["double"] + d["same"], name="total")
     return (add | both | total).with_config(run_name="pipeline")
 
@@ -91,7 +92,9 @@ def test_run_tree_inputs_and_outputs():
     # the parallel branches run on threads, so they may start (and be listed) in either order
     assert (name, add, total) == ("pipeline", ("add", []), ("total", []))
     assert (parallel_tree[0], sorted(parallel_tree[1])) == (
-        "RunnableParallel<double,same>", [("double", []), ("same", [])])
+        "RunnableParallel<double,same>",
+        [("double", []), ("same", [])],
+    )
     assert (root.inputs, root.outputs, root.run_type) == (1, 6, "chain")
     parallel = root.children[1]
     assert (parallel.inputs, parallel.outputs) == (2, {"double": 4, "same": 2})
@@ -107,8 +110,12 @@ def test_every_event_carries_ids_tags_and_metadata():
     outer = RunnableLambda(lambda x: inner.invoke(x), name="outer")
     outer.invoke("hi", {"callbacks": [recorder], "tags": ["t1"], "metadata": {"user": "ann"}})
     names = [(event, kw.get("name")) for event, _, kw in recorder.events]
-    assert names == [("chain_start", "outer"), ("chain_start", "inner"),
-                     ("chain_end", None), ("chain_end", None)]
+    assert names == [
+        ("chain_start", "outer"),
+        ("chain_start", "inner"),
+        ("chain_end", None),
+        ("chain_end", None),
+    ]
     for _event, _payload, kwargs in recorder.events:
         assert isinstance(kwargs["run_id"], uuid.UUID)
         assert kwargs["tags"] == ["t1"]
@@ -158,7 +165,9 @@ def test_error_is_reported_on_the_failing_run_and_its_parents():
 def test_manager_api_for_a_model_run_with_tokens():
     """The way a language model reports itself: start, tokens, end, child config."""
     collector = RunCollectorCallbackHandler()
-    manager = CallbackManager.configure({"callbacks": [collector], "tags": ["m"], "metadata": {"k": 1}})
+    manager = CallbackManager.configure(
+        {"callbacks": [collector], "tags": ["m"], "metadata": {"k": 1}}
+    )
     run = manager.on_llm_start(None, ["say hi"], name="FakeLLM", invocation_params={"stop": ["\n"]})
     run.on_llm_new_token("h")
     run.on_llm_new_token("i", chunk="i-chunk")
@@ -167,7 +176,12 @@ def test_manager_api_for_a_model_run_with_tokens():
     assert child.invoke("x", run.child_config({"tags": ["m"]})) == "X"
     run.on_llm_end({"text": "hi"})
     (llm,) = collector.traced_runs
-    assert (llm.name, llm.run_type, llm.inputs, llm.outputs) == ("FakeLLM", "llm", ["say hi"], {"text": "hi"})
+    assert (llm.name, llm.run_type, llm.inputs, llm.outputs) == (
+        "FakeLLM",
+        "llm",
+        ["say hi"],
+        {"text": "hi"},
+    )
     assert (llm.tags, llm.metadata) == (["m"], {"k": 1})
     assert llm.extra["invocation_params"] == {"stop": ["\n"]}
     assert [e["name"] for e in llm.events] == ["start", "new_token", "new_token", "text", "end"]
@@ -185,14 +199,21 @@ def test_chat_model_and_retriever_runs_and_errors():
     retriever.on_retriever_end(["doc"])
     bad = manager.on_retriever_start(None, "q2", name="Docs")
     bad.on_retriever_error(ValueError("x"))
-    assert [(r.name, r.run_type, r.inputs, r.outputs, type(r.error).__name__) for r in collector.traced_runs] == [
+    assert [
+        (r.name, r.run_type, r.inputs, r.outputs, type(r.error).__name__)
+        for r in collector.traced_runs
+    ] == [
         ("Chat", "chat_model", [["hello"]], None, "RuntimeError"),
         ("Docs", "retriever", "q", ["doc"], "NoneType"),
         ("Docs", "retriever", "q2", None, "ValueError"),
     ]
     assert [event for event, _ in collector.event_log] == [
-        "chat_model_start", "llm_error", "retriever_start", "retriever_end",
-        "retriever_start", "retriever_error",
+        "chat_model_start",
+        "llm_error",
+        "retriever_start",
+        "retriever_end",
+        "retriever_start",
+        "retriever_error",
     ]
 
 
@@ -249,8 +270,14 @@ async def test_async_handler_is_awaited_in_async_code():
 
     chain = RunnableLambda(add, name="a") | RunnableLambda(add, name="b")
     assert await chain.ainvoke(1, {"callbacks": [handler]}) == 3
-    assert handler.events == [("start", "RunnableSequence"), ("start", "a"), ("end", 2),
-                              ("start", "b"), ("end", 3), ("end", 3)]
+    assert handler.events == [
+        ("start", "RunnableSequence"),
+        ("start", "a"),
+        ("end", 2),
+        ("start", "b"),
+        ("end", 3),
+        ("end", 3),
+    ]
 
 
 def test_async_handler_also_works_from_sync_code():
@@ -361,7 +388,10 @@ async def test_concurrent_abatch_runs_do_not_cross_talk():
     chain = RunnableLambda(inner, name="inner") | RunnableLambda(lambda x: x, name="last")
     assert await chain.abatch(list(range(8)), {"callbacks": [collector]}) == list(range(8))
     for run in collector.traced_runs:
-        assert run.tree() == ("RunnableSequence", [("inner", [(f"leaf{run.inputs}", [])]), ("last", [])])
+        assert run.tree() == (
+            "RunnableSequence",
+            [("inner", [(f"leaf{run.inputs}", [])]), ("last", [])],
+        )
 
 
 async def test_closing_an_async_stream_early_ends_the_open_runs():

@@ -34,10 +34,19 @@ def test_ensure_config_defaults_outside_any_run():
 
 def test_merge_unites_tags_merges_dicts_and_replaces_scalars():
     merged = merge_configs(
-        {"tags": ["a", "b"], "metadata": {"x": 1, "y": 1}, "max_concurrency": 2,
-         "configurable": {"k": 1}},
-        {"tags": ["b", "c"], "metadata": {"y": 2}, "max_concurrency": None, "recursion_limit": 5,
-         "configurable": {"j": 2}},
+        {
+            "tags": ["a", "b"],
+            "metadata": {"x": 1, "y": 1},
+            "max_concurrency": 2,
+            "configurable": {"k": 1},
+        },
+        {
+            "tags": ["b", "c"],
+            "metadata": {"y": 2},
+            "max_concurrency": None,
+            "recursion_limit": 5,
+            "configurable": {"j": 2},
+        },
     )
     assert merged == {
         "tags": ["a", "b", "c"],
@@ -97,8 +106,16 @@ def test_current_config_inside_a_lambda_is_the_child_config():
         seen["config"] = get_current_config()
         return x
 
-    RunnableLambda(look).invoke(1, {"tags": ["t"], "metadata": {"m": 1}, "run_name": "outer",
-                                    "configurable": {"c": 2}, "max_concurrency": 3})
+    RunnableLambda(look).invoke(
+        1,
+        {
+            "tags": ["t"],
+            "metadata": {"m": 1},
+            "run_name": "outer",
+            "configurable": {"c": 2},
+            "max_concurrency": 3,
+        },
+    )
     config = seen["config"]
     assert config["tags"] == ["t"]
     assert config["metadata"] == {"m": 1}
@@ -114,7 +131,10 @@ def test_lambda_with_config_parameter_receives_the_child_config():
         return (x, config["tags"], config["metadata"])
 
     assert RunnableLambda(with_config).invoke(1, {"tags": ["a"], "metadata": {"k": "v"}}) == (
-        1, ["a"], {"k": "v"})
+        1,
+        ["a"],
+        {"k": "v"},
+    )
 
 
 def test_config_flows_into_nested_invoke_without_passing_it():
@@ -132,7 +152,9 @@ def test_explicit_handlers_inside_a_run_keep_the_parent():
     outer_collector = RunCollectorCallbackHandler()
     inner_collector = RunCollectorCallbackHandler()
     inner = RunnableLambda(lambda x: x, name="inner")
-    outer = RunnableLambda(lambda x: inner.invoke(x, {"callbacks": [inner_collector]}), name="outer")
+    outer = RunnableLambda(
+        lambda x: inner.invoke(x, {"callbacks": [inner_collector]}), name="outer"
+    )
     outer.invoke(1, {"callbacks": [outer_collector]})
     assert outer_collector.traced_runs[0].tree() == ("outer", [("inner", [])])
     # the extra handler saw only the inner run, still pointing at its real parent
@@ -172,15 +194,21 @@ async def test_current_config_is_isolated_between_concurrent_tasks():
     assert seen == {"a": ["A"], "b": ["B"]}
 
 
-@pytest.mark.parametrize("config, message", [
-    ({"callbacks": RunCollectorCallbackHandler()},
-     "callbacks must be a list of handlers or a CallbackManager, got RunCollectorCallbackHandler"),
-    ({"tags": "one"}, "tags must be a list of str, got 'one'"),
-    ({"metadata": ["a"]}, "metadata must be a dict, got list"),
-    ({"max_concurrency": 0}, "max_concurrency must be an int >= 1 or None, got 0"),
-    ({"recursion_limit": "5"}, "recursion_limit must be an int >= 1, got '5'"),
-    ({"run_name": 3}, "run_name must be a str, got int"),
-])
+@pytest.mark.parametrize(
+    "config, message",
+    [
+        (
+            {"callbacks": RunCollectorCallbackHandler()},
+            "callbacks must be a list of handlers or a CallbackManager, got "
+            "RunCollectorCallbackHandler",
+        ),
+        ({"tags": "one"}, "tags must be a list of str, got 'one'"),
+        ({"metadata": ["a"]}, "metadata must be a dict, got list"),
+        ({"max_concurrency": 0}, "max_concurrency must be an int >= 1 or None, got 0"),
+        ({"recursion_limit": "5"}, "recursion_limit must be an int >= 1, got '5'"),
+        ({"run_name": 3}, "run_name must be a str, got int"),
+    ],
+)
 def test_config_values_of_the_wrong_type_are_named(config, message):
     calls = []
     with pytest.raises(ConfigurationError) as info:

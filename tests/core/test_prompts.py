@@ -113,7 +113,8 @@ def test_malformed_templates_are_rejected():
     with pytest.raises(InvalidInputError) as info:
         PromptTemplate.from_template("Hi {name!z}")
     assert str(info.value) == (
-        "unknown conversion !z in {name!z} of 'Hi {name!z}'; valid conversions are !r, !s and !a")
+        "unknown conversion !z in {name!z} of 'Hi {name!z}'; valid conversions are !r, !s and !a"
+    )
     assert PromptTemplate.from_template("{name!r}").format(name="x") == "'x'"
 
 

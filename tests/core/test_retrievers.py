@@ -18,7 +18,11 @@ from ragline.core import (
     RunnablePick,
 )
 
-DOCS = [Document("red apple", {"id": 1}), Document("green apple", {"id": 2}), Document("pear", {"id": 3})]
+DOCS = [
+    Document("red apple", {"id": 1}),
+    Document("green apple", {"id": 2}),
+    Document("pear", {"id": 3}),
+]
 
 
 class Keyword(BaseRetriever):
@@ -64,7 +68,12 @@ def test_invoke_calls_the_hook_and_reports_a_retriever_run():
     retriever = Keyword()
     assert retriever.invoke("apple", {"callbacks": [collector]}) == DOCS[:2]
     (run,) = collector.traced_runs
-    assert (run.name, run.run_type, run.inputs, run.outputs) == ("Keyword", "retriever", "apple", DOCS[:2])
+    assert (run.name, run.run_type, run.inputs, run.outputs) == (
+        "Keyword",
+        "retriever",
+        "apple",
+        DOCS[:2],
+    )
     assert [event for event, _ in collector.event_log] == ["retriever_start", "retriever_end"]
 
 
@@ -95,7 +104,9 @@ def test_tags_and_metadata_of_the_retriever_are_added_to_its_runs():
     retriever = Keyword()
     retriever.tags = ["kw"]
     retriever.metadata = {"index": "fruit"}
-    retriever.invoke("pear", {"callbacks": [collector], "tags": ["call"], "metadata": {"user": "u"}})
+    retriever.invoke(
+        "pear", {"callbacks": [collector], "tags": ["call"], "metadata": {"user": "u"}}
+    )
     run = collector.traced_runs[0]
     assert run.tags == ["kw", "call"]
     assert run.metadata == {"index": "fruit", "user": "u"}
@@ -111,12 +122,17 @@ def test_batch_hook_is_called_once_with_one_run_per_query():
     collector = RunCollectorCallbackHandler()
     retriever = BatchKeyword()
     assert retriever.batch(["red", "green", "pear"], {"callbacks": [collector]}) == [
-        [DOCS[0]], [DOCS[1]], [DOCS[2]]]
+        [DOCS[0]],
+        [DOCS[1]],
+        [DOCS[2]],
+    ]
     assert retriever.batches == [["red", "green", "pear"]]
     assert retriever.queries == []  # the single-query hook was not used
     assert [(r.name, r.inputs, r.outputs) for r in collector.traced_runs] == [
-        ("BatchKeyword", "red", [DOCS[0]]), ("BatchKeyword", "green", [DOCS[1]]),
-        ("BatchKeyword", "pear", [DOCS[2]])]
+        ("BatchKeyword", "red", [DOCS[0]]),
+        ("BatchKeyword", "green", [DOCS[1]]),
+        ("BatchKeyword", "pear", [DOCS[2]]),
+    ]
     assert retriever.invoke("pear") == [DOCS[2]]  # invoke still uses the one-query hook
 
 
@@ -125,19 +141,27 @@ def test_batch_runs_from_one_config_or_one_per_query():
     retriever = BatchKeyword()
     retriever.tags, retriever.metadata = ["own"], {"store": "kw"}
     first_id = uuid.uuid4()
-    config = {"callbacks": [collector], "tags": ["t"], "metadata": {"user": 7},
-              "run_name": "search", "run_id": first_id}
+    config = {
+        "callbacks": [collector],
+        "tags": ["t"],
+        "metadata": {"user": 7},
+        "run_name": "search",
+        "run_id": first_id,
+    }
     retriever.batch(["red", "green", "pear"], config)
     runs = collector.traced_runs
     assert runs[0].id == first_id  # run_id names one run: the first
     assert len({run.id for run in runs}) == 3
     assert [(r.name, r.tags, r.metadata) for r in runs] == [
-        ("search", ["own", "t"], {"store": "kw", "user": 7})] * 3
+        ("search", ["own", "t"], {"store": "kw", "user": 7})
+    ] * 3
     runs[0].tags.append("changed")  # each run has its own containers
     assert runs[1].tags == ["own", "t"]
     collector = RunCollectorCallbackHandler()
-    retriever.batch(["red", "pear"], [{"callbacks": [collector], "tags": ["a"]},
-                                      {"callbacks": [collector], "tags": ["b"]}])
+    retriever.batch(
+        ["red", "pear"],
+        [{"callbacks": [collector], "tags": ["a"]}, {"callbacks": [collector], "tags": ["b"]}],
+    )
     assert [r.tags for r in collector.traced_runs] == [["own", "a"], ["own", "b"]]
 
 
@@ -148,15 +172,21 @@ def test_batch_hook_inside_a_sequence_batch_is_still_called_once():
     assert chain.batch(["RED", "PEAR"], {"callbacks": [collector]}) == [[DOCS[0]], [DOCS[2]]]
     assert retriever.batches == [["red", "pear"]]
     assert [r.tree() for r in collector.traced_runs] == [
-        ("RunnableSequence", [("normalise", []), ("BatchKeyword", [])])] * 2
+        ("RunnableSequence", [("normalise", []), ("BatchKeyword", [])])
+    ] * 2
 
 
 def test_batch_hook_failure_is_reported_for_every_query():
     collector = RunCollectorCallbackHandler()
     retriever = BatchKeyword()
-    results = retriever.batch(["red", "explode"], {"callbacks": [collector]}, return_exceptions=True)
+    results = retriever.batch(
+        ["red", "explode"], {"callbacks": [collector]}, return_exceptions=True
+    )
     assert [str(r) for r in results] == ["batch failed", "batch failed"]
-    assert [type(r.error).__name__ for r in collector.traced_runs] == ["RuntimeError", "RuntimeError"]
+    assert [type(r.error).__name__ for r in collector.traced_runs] == [
+        "RuntimeError",
+        "RuntimeError",
+    ]
     with pytest.raises(RuntimeError, match="batch failed"):
         retriever.batch(["explode"])
 
@@ -189,14 +219,19 @@ async def test_ainvoke_default_runs_the_sync_hook_in_a_thread_as_a_child_run():
     async def outer(q):
         return await retriever.ainvoke(q)
 
-    assert await RunnableLambda(outer, name="outer").ainvoke("pear", {"callbacks": [collector]}) == [DOCS[2]]
+    assert await RunnableLambda(outer, name="outer").ainvoke(
+        "pear", {"callbacks": [collector]}
+    ) == [DOCS[2]]
     assert collector.traced_runs[0].tree() == ("outer", [("Keyword", [])])
 
 
 async def test_abatch_uses_the_batch_hook_once():
     collector = RunCollectorCallbackHandler()
     retriever = BatchKeyword()
-    assert await retriever.abatch(["red", "green"], {"callbacks": [collector]}) == [[DOCS[0]], [DOCS[1]]]
+    assert await retriever.abatch(["red", "green"], {"callbacks": [collector]}) == [
+        [DOCS[0]],
+        [DOCS[1]],
+    ]
     assert retriever.batches == [["red", "green"]]
     assert len(collector.traced_runs) == 2
     results = await retriever.abatch(["explode"], return_exceptions=True)
@@ -220,12 +255,18 @@ def test_rag_shaped_chain_batch_searches_once():
     collector = RunCollectorCallbackHandler()
     retriever = BatchKeyword()
     chain = {"context": retriever, "question": RunnablePassthrough()} | RunnableLambda(
-        lambda d: f"{d['question']}:{len(d['context'])}", name="prompt")
-    assert chain.batch(["apple", "pear", "kiwi"], {"callbacks": [collector]}) == ["apple:2", "pear:1", "kiwi:0"]
+        lambda d: f"{d['question']}:{len(d['context'])}", name="prompt"
+    )
+    assert chain.batch(["apple", "pear", "kiwi"], {"callbacks": [collector]}) == [
+        "apple:2",
+        "pear:1",
+        "kiwi:0",
+    ]
     assert retriever.batches == [["apple", "pear", "kiwi"]]
     assert retriever.queries == []
     assert [[c.name for c in r.children] for r in collector.traced_runs] == [
-        ["RunnableParallel<context,question>", "prompt"]] * 3
+        ["RunnableParallel<context,question>", "prompt"]
+    ] * 3
     for run in collector.traced_runs:
         parallel = run.children[0]
         assert sorted(c.name for c in parallel.children) == ["BatchKeyword", "RunnablePassthrough"]

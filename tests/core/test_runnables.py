@@ -123,8 +123,13 @@ async def test_abatch_honours_max_concurrency(limit):
 def test_batch_with_one_config_per_input():
     collector = RunCollectorCallbackHandler()
     RunnableLambda(lambda x: x, name="echo").batch(
-        [1, 2], [{"callbacks": [collector], "tags": ["one"]}, {"callbacks": [collector], "tags": ["two"]}])
-    assert sorted((r.inputs, tuple(r.tags)) for r in collector.traced_runs) == [(1, ("one",)), (2, ("two",))]
+        [1, 2],
+        [{"callbacks": [collector], "tags": ["one"]}, {"callbacks": [collector], "tags": ["two"]}],
+    )
+    assert sorted((r.inputs, tuple(r.tags)) for r in collector.traced_runs) == [
+        (1, ("one",)),
+        (2, ("two",)),
+    ]
 
 
 def test_batch_of_nothing():
@@ -200,13 +205,18 @@ def test_sequence_batch_drops_failed_inputs_and_reports_runs():
             raise ValueError("two")
         return x
 
-    seq = RunnableLambda(check, name="check") | RunnableLambda(lambda x: later.append(x) or x, name="later")
+    seq = RunnableLambda(check, name="check") | RunnableLambda(
+        lambda x: later.append(x) or x, name="later"
+    )
     results = seq.batch([1, 2, 3], {"callbacks": [collector]}, return_exceptions=True)
     assert results[0] == 1 and results[2] == 3 and isinstance(results[1], ValueError)
     assert sorted(later) == [1, 3]
     runs = sorted(collector.traced_runs, key=lambda r: r.inputs)
     assert [(r.inputs, r.outputs, type(r.error).__name__) for r in runs] == [
-        (1, 1, "NoneType"), (2, None, "ValueError"), (3, 3, "NoneType")]
+        (1, 1, "NoneType"),
+        (2, None, "ValueError"),
+        (3, 3, "NoneType"),
+    ]
     assert [r.tree() for r in runs] == [
         ("RunnableSequence", [("check", []), ("later", [])]),
         ("RunnableSequence", [("check", [])]),
@@ -332,7 +342,9 @@ def test_passthrough_and_side_effect():
 
 
 def test_assign_adds_keys_computed_from_the_input():
-    assign = RunnablePassthrough.assign(total=lambda d: d["a"] + d["b"], double=lambda d: d["a"] * 2)
+    assign = RunnablePassthrough.assign(
+        total=lambda d: d["a"] + d["b"], double=lambda d: d["a"] * 2
+    )
     assert isinstance(assign, RunnableAssign)
     assert assign.invoke({"a": 1, "b": 2}) == {"a": 1, "b": 2, "total": 3, "double": 2}
     assert assign.get_name() == "RunnableAssign<total,double>"
@@ -353,7 +365,10 @@ def test_assign_needs_a_dict():
 def test_pick_errors_name_the_keys():
     with pytest.raises(MissingVariableError) as info:
         RunnablePick("answer").invoke({"context": [], "input": "q"})
-    assert str(info.value) == "RunnablePick<answer>: input has no key 'answer'; its keys are ['context', 'input']"
+    assert (
+        str(info.value)
+        == "RunnablePick<answer>: input has no key 'answer'; its keys are ['context', 'input']"
+    )
     assert RunnablePick(["a", "zz"]).invoke({"a": 1, "b": 2}) == {"a": 1}
     with pytest.raises(InvalidInputError):
         RunnablePick(3)  # type: ignore[arg-type]
@@ -363,7 +378,10 @@ async def test_assign_async():
     async def size(d):
         return len(d["text"])
 
-    assert await RunnablePassthrough.assign(size=size).ainvoke({"text": "abc"}) == {"text": "abc", "size": 3}
+    assert await RunnablePassthrough.assign(size=size).ainvoke({"text": "abc"}) == {
+        "text": "abc",
+        "size": 3,
+    }
 
 
 # ---- map ----------------------------------------------------------------------------------
@@ -391,16 +409,41 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
     import ragline.core.runnables as runnables
 
     assert runnables.__all__ == [
-        "ConfigurableField", "Edge", "Graph", "Node", "Runnable", "RunnableAssign", "RunnableBinding",
-        "RunnableBranch", "RunnableConfigurableAlternatives", "RunnableConfigurableFields", "RunnableEach",
-        "RunnableGenerator", "RunnableLambda", "RunnableParallel", "RunnablePassthrough", "RunnablePick",
-        "RunnableRetry", "RunnableSequence", "RunnableWithFallbacks", "add_chunks", "chain",
+        "ConfigurableField",
+        "Edge",
+        "Graph",
+        "Node",
+        "Runnable",
+        "RunnableAssign",
+        "RunnableBinding",
+        "RunnableBranch",
+        "RunnableConfigurableAlternatives",
+        "RunnableConfigurableFields",
+        "RunnableEach",
+        "RunnableGenerator",
+        "RunnableLambda",
+        "RunnableParallel",
+        "RunnablePassthrough",
+        "RunnablePick",
+        "RunnableRetry",
+        "RunnableSequence",
+        "RunnableWithFallbacks",
+        "add_chunks",
+        "chain",
         "coerce_to_runnable",
     ]
     assert callbacks.__all__ == [
-        "AsyncCallbackHandler", "BaseCallbackHandler", "BaseRunManager", "CallbackManager",
-        "CallbackManagerForChainRun", "CallbackManagerForLLMRun", "CallbackManagerForRetrieverRun",
-        "RetryState", "RootListenersHandler", "Run", "RunCollectorCallbackHandler",
+        "AsyncCallbackHandler",
+        "BaseCallbackHandler",
+        "BaseRunManager",
+        "CallbackManager",
+        "CallbackManagerForChainRun",
+        "CallbackManagerForLLMRun",
+        "CallbackManagerForRetrieverRun",
+        "RetryState",
+        "RootListenersHandler",
+        "Run",
+        "RunCollectorCallbackHandler",
         "StdOutCallbackHandler",
     ]
     for name in runnables.__all__:
@@ -435,7 +478,9 @@ def test_parallel_batch_runs_each_branch_batch_once_and_fails_per_input():
 def test_parallel_batch_honours_max_concurrency_across_branches(limit):
     probe = ConcurrencyProbe()
     par = RunnableParallel(a=probe, b=probe, c=probe)
-    assert par.batch([1, 2, 3], {"max_concurrency": limit}) == [{"a": i, "b": i, "c": i} for i in (1, 2, 3)]
+    assert par.batch([1, 2, 3], {"max_concurrency": limit}) == [
+        {"a": i, "b": i, "c": i} for i in (1, 2, 3)
+    ]
     assert probe.peak == limit
 
 

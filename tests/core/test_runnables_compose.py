@@ -1,4 +1,5 @@
-"""bind, with_config, with_retry, with_fallbacks, RunnableBranch, configurable fields/alternatives."""
+"""bind, with_config, with_retry, with_fallbacks, RunnableBranch, configurable fields and
+alternatives."""
 
 from __future__ import annotations
 
@@ -71,7 +72,9 @@ def test_bound_options_reach_the_step_inside_a_sequence():
 
 def test_with_config_merges_tags_metadata_and_names_the_run():
     collector = RunCollectorCallbackHandler()
-    runnable = RunnableLambda(lambda x: x).with_config(run_name="named", tags=["bound"], metadata={"a": 1})
+    runnable = RunnableLambda(lambda x: x).with_config(
+        run_name="named", tags=["bound"], metadata={"a": 1}
+    )
     runnable.invoke(1, {"callbacks": [collector], "tags": ["call"], "metadata": {"b": 2}})
     (run,) = collector.traced_runs
     assert (run.name, run.tags, run.metadata) == ("named", ["bound", "call"], {"a": 1, "b": 2})
@@ -84,7 +87,10 @@ def test_with_config_callbacks_join_the_call_callbacks():
     inner = RunnableLambda(lambda x: x, name="inner").with_config(callbacks=[bound_handler])
     chain = RunnableLambda(lambda x: x, name="outer") | inner
     chain.invoke(1, {"callbacks": [call_handler]})
-    assert call_handler.traced_runs[0].tree() == ("RunnableSequence", [("outer", []), ("inner", [])])
+    assert call_handler.traced_runs[0].tree() == (
+        "RunnableSequence",
+        [("outer", []), ("inner", [])],
+    )
     (seen,) = bound_handler.traced_runs
     assert seen.name == "inner" and seen.parent_run_id == call_handler.traced_runs[0].id
 
@@ -108,29 +114,40 @@ async def test_binding_async_and_streaming_paths():
 def test_retry_until_success_reports_attempts_and_retries():
     collector = RunCollectorCallbackHandler()
     flaky = Flaky(failures=2)
-    retrying = RunnableLambda(flaky, name="flaky").with_retry(stop_after_attempt=3, wait_exponential_jitter=False)
+    retrying = RunnableLambda(flaky, name="flaky").with_retry(
+        stop_after_attempt=3, wait_exponential_jitter=False
+    )
     assert isinstance(retrying, RunnableRetry)
     assert retrying.invoke("x", {"callbacks": [collector]}) == "ok:x"
     assert flaky.calls == 3
     (run,) = collector.traced_runs
     assert run.tree() == ("RunnableRetry", [("flaky", []), ("flaky", []), ("flaky", [])])
-    assert [type(c.error).__name__ for c in run.children] == ["ConnectionError", "ConnectionError", "NoneType"]
+    assert [type(c.error).__name__ for c in run.children] == [
+        "ConnectionError",
+        "ConnectionError",
+        "NoneType",
+    ]
     retries = [e["retry_state"] for e in run.events if e["name"] == "retry"]
     assert [(r.attempt_number, str(r.exception), r.next_wait) for r in retries] == [
-        (1, "attempt 1 failed", 0.0), (2, "attempt 2 failed", 0.0)]
+        (1, "attempt 1 failed", 0.0),
+        (2, "attempt 2 failed", 0.0),
+    ]
 
 
 def test_retry_gives_up_after_stop_after_attempt():
     flaky = Flaky(failures=5)
     with pytest.raises(ConnectionError, match="attempt 2 failed"):
-        RunnableLambda(flaky).with_retry(stop_after_attempt=2, wait_exponential_jitter=False).invoke(1)
+        RunnableLambda(flaky).with_retry(
+            stop_after_attempt=2, wait_exponential_jitter=False
+        ).invoke(1)
     assert flaky.calls == 2
 
 
 def test_retry_only_on_the_given_exception_types():
     flaky = Flaky(failures=1, error=KeyError)
-    retrying = RunnableLambda(flaky).with_retry(retry_if_exception_type=(ConnectionError,),
-                                                wait_exponential_jitter=False)
+    retrying = RunnableLambda(flaky).with_retry(
+        retry_if_exception_type=(ConnectionError,), wait_exponential_jitter=False
+    )
     with pytest.raises(KeyError):
         retrying.invoke(1)
     assert flaky.calls == 1
@@ -144,20 +161,32 @@ def test_retry_waits_exponentially_with_jitter(monkeypatch):
     monkeypatch.setattr(retry_module.random, "uniform", lambda low, high: high / 2)
     flaky = Flaky(failures=3)
     retrying = RunnableLambda(flaky).with_retry(
-        stop_after_attempt=4, exponential_jitter_params={"initial": 0.5, "max": 1.5, "jitter": 0.2})
+        stop_after_attempt=4, exponential_jitter_params={"initial": 0.5, "max": 1.5, "jitter": 0.2}
+    )
     assert retrying.invoke(1) == "ok:1"
     assert slept == [0.5 + 0.1, 1.0 + 0.1, 1.5 + 0.1]  # 0.5, 1.0, then capped at max 1.5
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"stop_after_attempt": 0}, "stop_after_attempt must be an int >= 1, got 0"),
-    ({"retry_if_exception_type": (int,)}, "retry_if_exception_type must be a non-empty tuple"),
-    ({"exponential_jitter_params": {"inital": 1}}, "unknown exponential_jitter_params key(s) ['inital']"),
-    ({"exponential_jitter_params": {"initial": "1"}},
-     "exponential_jitter_params['initial'] must be a number >= 0, got '1'"),
-    ({"retry_if_exception_type": ValueError},
-     "retry_if_exception_type must be a non-empty tuple of exception classes, got <class 'ValueError'>"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"stop_after_attempt": 0}, "stop_after_attempt must be an int >= 1, got 0"),
+        ({"retry_if_exception_type": (int,)}, "retry_if_exception_type must be a non-empty tuple"),
+        (
+            {"exponential_jitter_params": {"inital": 1}},
+            "unknown exponential_jitter_params key(s) ['inital']",
+        ),
+        (
+            {"exponential_jitter_params": {"initial": "1"}},
+            "exponential_jitter_params['initial'] must be a number >= 0, got '1'",
+        ),
+        (
+            {"retry_if_exception_type": ValueError},
+            "retry_if_exception_type must be a non-empty tuple of exception classes, got <class "
+            "'ValueError'>",
+        ),
+    ],
+)
 def test_retry_options_are_validated(kwargs, message):
     with pytest.raises(ConfigurationError) as info:
         RunnableLambda(lambda x: x).with_retry(**kwargs)
@@ -170,7 +199,8 @@ async def test_retry_async_and_batch():
     assert await retrying.ainvoke("a") == "ok:a"
     flaky_sync = Flaky(failures=1)
     assert RunnableLambda(flaky_sync).with_retry(wait_exponential_jitter=False).batch(
-        ["a", "b"], {"max_concurrency": 1}) == ["ok:a", "ok:b"]
+        ["a", "b"], {"max_concurrency": 1}
+    ) == ["ok:a", "ok:b"]
 
 
 def test_retry_stream_retries_before_the_first_chunk():
@@ -216,17 +246,24 @@ def test_fallbacks_in_order_with_runs():
         raise ConnectionError("secondary down")
 
     chain = RunnableLambda(primary, name="primary").with_fallbacks(
-        [RunnableLambda(secondary, name="secondary"), RunnableLambda(lambda x: f"third:{x}", name="third")])
+        [
+            RunnableLambda(secondary, name="secondary"),
+            RunnableLambda(lambda x: f"third:{x}", name="third"),
+        ]
+    )
     assert isinstance(chain, RunnableWithFallbacks)
     assert chain.invoke("q", {"callbacks": [collector]}) == "third:q"
     assert collector.traced_runs[0].tree() == (
-        "RunnableWithFallbacks", [("primary", []), ("secondary", []), ("third", [])])
+        "RunnableWithFallbacks",
+        [("primary", []), ("secondary", []), ("third", [])],
+    )
 
 
 def test_fallbacks_raise_the_first_error_when_all_fail():
     def fail(message):
         def run(x):
             raise RuntimeError(message)
+
         return RunnableLambda(run)
 
     with pytest.raises(RuntimeError, match="first"):
@@ -237,8 +274,9 @@ def test_fallbacks_only_for_handled_exceptions():
     def primary(x):
         raise KeyError("not handled")
 
-    chain = RunnableLambda(primary).with_fallbacks([RunnableLambda(lambda x: "fallback")],
-                                                   exceptions_to_handle=(TimeoutError,))
+    chain = RunnableLambda(primary).with_fallbacks(
+        [RunnableLambda(lambda x: "fallback")], exceptions_to_handle=(TimeoutError,)
+    )
     with pytest.raises(KeyError):
         chain.invoke(1)
 
@@ -248,7 +286,8 @@ def test_fallbacks_exception_key_passes_the_error_on():
         raise ValueError("bad json")
 
     chain = RunnableLambda(primary).with_fallbacks(
-        [RunnableLambda(lambda d: f"{d['q']} after {d['error']}")], exception_key="error")
+        [RunnableLambda(lambda d: f"{d['q']} after {d['error']}")], exception_key="error"
+    )
     assert chain.invoke({"q": "x"}) == "x after bad json"
     with pytest.raises(InvalidInputError, match="needs a dict input, got str"):
         chain.invoke("x")
@@ -261,11 +300,15 @@ def test_fallbacks_validation():
     with pytest.raises(ConfigurationError) as info:
         echo.with_fallbacks(echo)  # type: ignore[arg-type]
     assert str(info.value) == (
-        "with_fallbacks takes a list of fallback runnables, got RunnableLambda; pass [fallback] for one")
+        "with_fallbacks takes a list of fallback runnables, got RunnableLambda; pass [fallback] "
+        "for one"
+    )
     with pytest.raises(ConfigurationError) as info:
         echo.with_fallbacks([echo], exceptions_to_handle=ValueError)  # type: ignore[arg-type]
     assert str(info.value) == (
-        "exceptions_to_handle must be a non-empty tuple of exception classes, got <class 'ValueError'>")
+        "exceptions_to_handle must be a non-empty tuple of exception classes, got <class "
+        "'ValueError'>"
+    )
 
 
 async def test_fallbacks_async_and_stream():
@@ -291,10 +334,15 @@ def test_branch_routes_to_the_first_true_condition():
         RunnableLambda(lambda x: "generalist", name="general"),
     )
     assert [branch.invoke({"topic": t}) for t in ("math", "code", "art")] == [
-        "math expert", "code expert", "generalist"]
+        "math expert",
+        "code expert",
+        "generalist",
+    ]
     branch.invoke({"topic": "code"}, {"callbacks": [collector]})
     assert collector.traced_runs[0].tree() == (
-        "RunnableBranch", [("RunnableLambda", []), ("RunnableLambda", []), ("code", [])])
+        "RunnableBranch",
+        [("RunnableLambda", []), ("RunnableLambda", []), ("code", [])],
+    )
     assert list(branch.stream({"topic": "math"})) == ["math expert"]
 
 
@@ -307,11 +355,17 @@ async def test_branch_async():
     assert [c async for c in branch.astream(4)] == ["even"]
 
 
-@pytest.mark.parametrize("args, message", [
-    ((lambda x: x,), "at least one (condition, runnable) pair and a default, got 1"),
-    (((lambda x: True,), lambda x: x), "argument 0 must be a (condition, runnable) pair"),
-    (((lambda x: True, lambda x: 1), (lambda x: True, lambda x: 2)), "last argument is the default"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((lambda x: x,), "at least one (condition, runnable) pair and a default, got 1"),
+        (((lambda x: True,), lambda x: x), "argument 0 must be a (condition, runnable) pair"),
+        (
+            ((lambda x: True, lambda x: 1), (lambda x: True, lambda x: 2)),
+            "last argument is the default",
+        ),
+    ],
+)
 def test_branch_validation(args, message):
     with pytest.raises(ConfigurationError) as info:
         RunnableBranch(*args)
@@ -330,10 +384,14 @@ def _closable_words(closed: list[bool]) -> RunnableGenerator:
     return RunnableGenerator(words, name="words")
 
 
-@pytest.mark.parametrize("wrap", [
-    lambda inner: inner.with_fallbacks([RunnableLambda(lambda x: x)]),
-    lambda inner: RunnableBranch((lambda x: True, inner), lambda x: x),
-], ids=["fallbacks", "branch"])
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        lambda inner: inner.with_fallbacks([RunnableLambda(lambda x: x)]),
+        lambda inner: RunnableBranch((lambda x: True, inner), lambda x: x),
+    ],
+    ids=["fallbacks", "branch"],
+)
 async def test_an_async_stream_stopped_early_ends_the_inner_stream_and_its_run(wrap):
     collector, closed = RunCollectorCallbackHandler(), []
     stream = wrap(_closable_words(closed)).astream("a b c", {"callbacks": [collector]})
@@ -361,16 +419,21 @@ class Greeter(Runnable[str, str]):
         self.punctuation = punctuation
 
     def invoke(self, input, config=None, **kwargs):
-        return self._call_with_config(lambda x: f"{self.greeting} {x}{self.punctuation}", input, config)
+        return self._call_with_config(
+            lambda x: f"{self.greeting} {x}{self.punctuation}", input, config
+        )
 
 
 def test_configurable_fields_set_per_call_and_reset_after():
     greeter = Greeter()
     configurable = greeter.configurable_fields(
         greeting=ConfigurableField(id="greeting", name="Greeting"),
-        punctuation=ConfigurableField(id="punct"))
+        punctuation=ConfigurableField(id="punct"),
+    )
     assert configurable.invoke("ann") == "hello ann!"
-    assert configurable.invoke("ann", {"configurable": {"greeting": "hi", "punct": "?"}}) == "hi ann?"
+    assert (
+        configurable.invoke("ann", {"configurable": {"greeting": "hi", "punct": "?"}}) == "hi ann?"
+    )
     assert configurable.invoke("ann") == "hello ann!"  # back to the default
     assert greeter.greeting == "hello"
     assert [spec.id for spec in configurable.config_specs] == ["greeting", "punct"]
@@ -378,7 +441,8 @@ def test_configurable_fields_set_per_call_and_reset_after():
 
 def test_configurable_values_flow_down_a_chain():
     chain = RunnableLambda(lambda x: x.strip()) | Greeter().configurable_fields(
-        greeting=ConfigurableField(id="greeting"))
+        greeting=ConfigurableField(id="greeting")
+    )
     assert chain.invoke(" bo ", {"configurable": {"greeting": "yo"}}) == "yo bo!"
     assert chain.batch(["a", "b"], {"configurable": {"greeting": "hey"}}) == ["hey a!", "hey b!"]
     assert list(chain.stream("c", {"configurable": {"greeting": "hi"}})) == ["hi c!"]
@@ -386,11 +450,14 @@ def test_configurable_values_flow_down_a_chain():
 
 def test_unknown_configurable_id_names_the_known_ones():
     chain = RunnableLambda(lambda x: x) | Greeter().configurable_fields(
-        greeting=ConfigurableField(id="greeting"), punctuation=ConfigurableField(id="punct"))
+        greeting=ConfigurableField(id="greeting"), punctuation=ConfigurableField(id="punct")
+    )
     with pytest.raises(ConfigurationError) as info:
         chain.invoke("x", {"configurable": {"greting": "hi"}})
     assert str(info.value) == (
-        "unknown configurable id(s) 'greting' for RunnableSequence; known ids are 'greeting', 'punct'")
+        "unknown configurable id(s) 'greting' for RunnableSequence; known ids are 'greeting', "
+        "'punct'"
+    )
     standalone = Greeter().configurable_fields(greeting=ConfigurableField(id="greeting"))
     with pytest.raises(ConfigurationError, match="known ids are 'greeting'"):
         standalone.invoke("x", {"configurable": {"nope": 1}})
@@ -407,7 +474,9 @@ def test_configurable_field_must_name_an_attribute():
     with pytest.raises(ConfigurationError) as info:
         Greeter().configurable_fields(greting=ConfigurableField(id="g"))
     assert str(info.value) == (
-        "Greeter has no attribute 'greting' to make configurable; its attributes are greeting, punctuation")
+        "Greeter has no attribute 'greting' to make configurable; its attributes are greeting, "
+        "punctuation"
+    )
     with pytest.raises(ConfigurationError, match="needs a ConfigurableField, got str"):
         Greeter().configurable_fields(greeting="g")  # type: ignore[arg-type]
 
@@ -416,27 +485,40 @@ def test_configurable_alternatives_choose_a_runnable_per_call():
     collector = RunCollectorCallbackHandler()
     formal = Greeter("good day", ".")
     chooser = Greeter().configurable_alternatives(
-        ConfigurableField(id="style"), default_key="casual", formal=formal,
-        shout=RunnableLambda(lambda x: x.upper() + "!!", name="shout"))
+        ConfigurableField(id="style"),
+        default_key="casual",
+        formal=formal,
+        shout=RunnableLambda(lambda x: x.upper() + "!!", name="shout"),
+    )
     assert chooser.invoke("kim") == "hello kim!"
     assert chooser.invoke("kim", {"configurable": {"style": "formal"}}) == "good day kim."
-    assert chooser.invoke("kim", {"configurable": {"style": "shout"}, "callbacks": [collector]}) == "KIM!!"
+    assert (
+        chooser.invoke("kim", {"configurable": {"style": "shout"}, "callbacks": [collector]})
+        == "KIM!!"
+    )
     assert collector.traced_runs[0].name == "shout"
     assert chooser.invoke("kim", {"configurable": {"style": "casual"}}) == "hello kim!"
     with pytest.raises(ConfigurationError) as info:
         chooser.invoke("kim", {"configurable": {"style": "pirate"}})
-    assert str(info.value) == "configurable 'style' got 'pirate'; options are 'casual', 'formal', 'shout'"
+    assert (
+        str(info.value)
+        == "configurable 'style' got 'pirate'; options are 'casual', 'formal', 'shout'"
+    )
     (spec,) = chooser.config_specs
     assert (spec.id, spec.options) == ("style", ("casual", "formal", "shout"))
 
 
 def test_alternatives_and_fields_together_in_one_tree():
     greeter = Greeter().configurable_fields(greeting=ConfigurableField(id="greeting"))
-    chooser = greeter.configurable_alternatives(ConfigurableField(id="style"),
-                                                plain=RunnableLambda(lambda x: x))
+    chooser = greeter.configurable_alternatives(
+        ConfigurableField(id="style"), plain=RunnableLambda(lambda x: x)
+    )
     chain = RunnableParallel(a=chooser, b=RunnableLambda(lambda x: len(x)))
     assert chain.invoke("z", {"configurable": {"greeting": "hi"}}) == {"a": "hi z!", "b": 1}
-    assert chain.invoke("z", {"configurable": {"style": "plain", "greeting": "hi"}}) == {"a": "z", "b": 1}
+    assert chain.invoke("z", {"configurable": {"style": "plain", "greeting": "hi"}}) == {
+        "a": "z",
+        "b": 1,
+    }
     assert sorted(spec.id for spec in chain.config_specs) == ["greeting", "style"]
     # as the root itself, both ids are known too
     assert chooser.invoke("z", {"configurable": {"style": "default", "greeting": "yo"}}) == "yo z!"
@@ -452,7 +534,9 @@ def test_configurable_alternatives_validation():
 async def test_configurable_async_paths():
     chooser = Greeter().configurable_fields(greeting=ConfigurableField(id="greeting"))
     assert await chooser.ainvoke("a", {"configurable": {"greeting": "ahoy"}}) == "ahoy a!"
-    assert [c async for c in chooser.astream("b", {"configurable": {"greeting": "ho"}})] == ["ho b!"]
+    assert [c async for c in chooser.astream("b", {"configurable": {"greeting": "ho"}})] == [
+        "ho b!"
+    ]
     assert await chooser.abatch(["c"], {"configurable": {"greeting": "hm"}}) == ["hm c!"]
 
 
@@ -462,15 +546,19 @@ def test_with_listeners_sees_only_its_own_runs():
     inner = RunnableLambda(lambda x: x + 1, name="inner")
     listened = (inner | RunnableLambda(lambda x: x * 2, name="double")).with_listeners(
         on_start=lambda run: seen.append(("start", run.name, run.inputs)),
-        on_end=lambda run: seen.append(("end", run.name, run.outputs)))
+        on_end=lambda run: seen.append(("end", run.name, run.outputs)),
+    )
     chain = RunnableLambda(lambda x: x, name="outer") | listened
     assert chain.invoke(1) == 4
     assert listened.batch([2, 3], {"max_concurrency": 1}) == [6, 8]
     assert seen == [
-        ("start", "RunnableSequence", 1), ("end", "RunnableSequence", 4),
+        ("start", "RunnableSequence", 1),
+        ("end", "RunnableSequence", 4),
         # a sequence batch starts every run, then runs each step over all inputs
-        ("start", "RunnableSequence", 2), ("start", "RunnableSequence", 3),
-        ("end", "RunnableSequence", 6), ("end", "RunnableSequence", 8),
+        ("start", "RunnableSequence", 2),
+        ("start", "RunnableSequence", 3),
+        ("end", "RunnableSequence", 6),
+        ("end", "RunnableSequence", 8),
     ]
     handler = listened.config["callbacks"][0]
     assert handler._open == set() and handler._roots == {}  # nothing kept after the runs

@@ -56,10 +56,14 @@ def test_sequence_streams_each_token_through_the_parser_before_the_model_finishe
     for chunk in chain.stream("cats"):
         log.append(f"got {chunk.strip()}")
     assert log == [
-        "produce tell", "got TELL",
-        "produce me", "got ME",
-        "produce about", "got ABOUT",
-        "produce cats", "got CATS",
+        "produce tell",
+        "got TELL",
+        "produce me",
+        "got ME",
+        "produce about",
+        "got ABOUT",
+        "produce cats",
+        "got CATS",
         "model done",
     ]
 
@@ -99,7 +103,10 @@ def test_stream_reports_runs_with_combined_inputs_and_outputs():
     chain = RunnableLambda(lambda x: x, name="prompt") | TokenModel([]) | upper_parser
     assert list(chain.stream("hi there", {"callbacks": [collector]})) == ["HI ", "THERE "]
     (root,) = collector.traced_runs
-    assert root.tree() == ("RunnableSequence", [("prompt", []), ("TokenModel", []), ("upper_parser", [])])
+    assert root.tree() == (
+        "RunnableSequence",
+        [("prompt", []), ("TokenModel", []), ("upper_parser", [])],
+    )
     assert (root.inputs, root.outputs) == ("hi there", "HI THERE ")
     parser = root.children[2]
     assert (parser.inputs, parser.outputs) == ("hi there ", "HI THERE ")
@@ -109,7 +116,8 @@ def test_stream_reports_runs_with_combined_inputs_and_outputs():
     events = collector.timeline()
     assert events[-1] == ("chain_end", "RunnableSequence", None)
     assert events.index(("llm_new_token", "TokenModel", "RunnableSequence")) < events.index(
-        ("chain_end", "upper_parser", "RunnableSequence"))
+        ("chain_end", "upper_parser", "RunnableSequence")
+    )
 
 
 def test_closing_a_stream_early_ends_the_open_runs():
@@ -137,7 +145,9 @@ def test_an_error_mid_stream_is_reported_and_raised():
     with pytest.raises(RuntimeError, match="stream broke"):
         next(stream)
     assert [(e, n) for e, n, _ in collector.timeline()][-2:] == [
-        ("chain_error", "breaks"), ("chain_error", "RunnableSequence")]
+        ("chain_error", "breaks"),
+        ("chain_error", "RunnableSequence"),
+    ]
 
 
 def test_transform_takes_an_input_stream():
@@ -148,8 +158,9 @@ def test_transform_takes_an_input_stream():
 def test_parallel_streams_keyed_chunks_from_every_branch():
     chain = RunnableParallel(words=TokenModel([]), loud=TokenModel([]) | upper_parser)
     chunks = list(chain.stream("x y"))
-    assert sorted(map(str, chunks)) == sorted(map(str, [
-        {"words": "x "}, {"words": "y "}, {"loud": "X "}, {"loud": "Y "}]))
+    assert sorted(map(str, chunks)) == sorted(
+        map(str, [{"words": "x "}, {"words": "y "}, {"loud": "X "}, {"loud": "Y "}])
+    )
     assert [c for c in chunks if "words" in c] == [{"words": "x "}, {"words": "y "}]
     assert chain.invoke("x y") == {"words": "x y ", "loud": "X Y "}
 
@@ -160,7 +171,9 @@ def test_a_transformer_that_is_not_a_generator_ends_its_run_with_the_error():
     with pytest.raises(TypeError, match="'int' object is not iterable"):
         list(not_a_stream.stream(1, {"callbacks": [collector]}))
     assert [(event, name) for event, name, _ in collector.timeline()] == [
-        ("chain_start", "not_a_stream"), ("chain_error", "not_a_stream")]
+        ("chain_start", "not_a_stream"),
+        ("chain_error", "not_a_stream"),
+    ]
 
 
 def test_closing_a_parallel_stream_does_not_start_branches_still_queued():

@@ -116,7 +116,9 @@ def test_local_file_store_ignores_leftover_temp_files(tmp_path: Path) -> None:
     assert store.mget(["k"]) == [b"committed"]
 
 
-def test_local_file_store_write_is_atomic_rename(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_file_store_write_is_atomic_rename(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """If the rename fails, the old value stays intact and the temp file is removed."""
     store = LocalFileStore(tmp_path)
     store.mset([("k", b"old")])
@@ -193,11 +195,17 @@ def test_stores_are_base_stores(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("make", [InMemoryByteStore, lambda: LocalFileStore("unused-root")])
-def test_error_messages_name_the_bad_key_or_value(make: Callable[[], BaseStore[str, bytes]]) -> None:
+def test_error_messages_name_the_bad_key_or_value(
+    make: Callable[[], BaseStore[str, bytes]],
+) -> None:
     store = make()
     with pytest.raises(InvalidInputError, match="store keys must be str, got int: 1"):
         store.mget([1])  # type: ignore[list-item]
-    with pytest.raises(InvalidInputError, match="byte store values must be bytes, got str for key 'b'"):
+    with pytest.raises(
+        InvalidInputError, match="byte store values must be bytes, got str for key 'b'"
+    ):
         store.mset([("a", b"ok"), ("b", "text")])  # type: ignore[list-item]
-    with pytest.raises(InvalidInputError, match=r"mset expects \(key, value\) pairs, got \('a', b'1', 'x'\)"):
+    with pytest.raises(
+        InvalidInputError, match=r"mset expects \(key, value\) pairs, got \('a', b'1', 'x'\)"
+    ):
         store.mset([("a", b"1", "x")])  # type: ignore[list-item]

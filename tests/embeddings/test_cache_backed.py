@@ -231,7 +231,9 @@ def test_bad_options_rejected(options: dict[str, object], message: str) -> None:
 
 
 def test_namespace_unfit_for_a_file_store_is_rejected_up_front(tmp_path: Path) -> None:
-    with pytest.raises(InvalidInputError, match="namespace 'model:v1' cannot be used with a LocalFileStore"):
+    with pytest.raises(
+        InvalidInputError, match="namespace 'model:v1' cannot be used with a LocalFileStore"
+    ):
         CacheBackedEmbeddings.from_bytes_store(
             HashingEmbeddings(4), LocalFileStore(tmp_path), namespace="model:v1"
         )
@@ -246,5 +248,7 @@ def test_namespace_unfit_for_a_file_store_is_rejected_up_front(tmp_path: Path) -
 def test_bad_underlying_or_store_rejected() -> None:
     with pytest.raises(InvalidInputError, match="underlying_embeddings must be an Embeddings"):
         CacheBackedEmbeddings(object(), InMemoryByteStore())  # type: ignore[arg-type]
-    with pytest.raises(InvalidInputError, match="document_embedding_store must be a BaseStore, got dict"):
+    with pytest.raises(
+        InvalidInputError, match="document_embedding_store must be a BaseStore, got dict"
+    ):
         CacheBackedEmbeddings(HashingEmbeddings(4), {})  # type: ignore[arg-type]

@@ -145,5 +145,9 @@ async def test_async_twins_match_sync(embeddings: Embeddings) -> None:
         rtol=0,
         atol=1e-6,
     )
-    assert np.allclose(await embeddings.aembed_documents(TEXTS[:2]), embeddings.embed_documents(TEXTS[:2]), atol=1e-6)
+    assert np.allclose(
+        await embeddings.aembed_documents(TEXTS[:2]),
+        embeddings.embed_documents(TEXTS[:2]),
+        atol=1e-6,
+    )
     assert np.allclose(await embeddings.aembed_query("q"), embeddings.embed_query("q"), atol=1e-6)

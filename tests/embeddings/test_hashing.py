@@ -103,7 +103,9 @@ def test_large_batches_equal_one_by_one_across_block_boundaries() -> None:
     texts = [f"document {i} about topic {i % 7}" for i in range(2050)]
     batch = embeddings.embed_documents_array(texts)
     for index in (0, 2047, 2048, 2049):
-        np.testing.assert_array_equal(batch[index], embeddings.embed_documents_array([texts[index]])[0])
+        np.testing.assert_array_equal(
+            batch[index], embeddings.embed_documents_array([texts[index]])[0]
+        )
 
 
 def test_case_folding_option() -> None:
@@ -115,7 +117,9 @@ def test_case_folding_option() -> None:
 
 @pytest.mark.parametrize("dimension", [0, -3, 1.5, "8", True, None])
 def test_bad_dimension_rejected(dimension: object) -> None:
-    with pytest.raises(InvalidInputError, match=f"dimension must be a positive int, got {dimension!r}"):
+    with pytest.raises(
+        InvalidInputError, match=f"dimension must be a positive int, got {dimension!r}"
+    ):
         HashingEmbeddings(dimension=dimension)  # type: ignore[arg-type]
 
 

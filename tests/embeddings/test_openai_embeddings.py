@@ -34,7 +34,11 @@ def expected(texts: list[str], dimension: int = 16) -> np.ndarray:
 
 def client(server: OpenAITestServer, **options: object) -> OpenAIEmbeddings:
     return OpenAIEmbeddings(
-        model="embed-model", base_url=server.base_url, api_key="sk-test", max_retries=0, **options  # type: ignore[arg-type]
+        model="embed-model",
+        base_url=server.base_url,
+        api_key="sk-test",
+        max_retries=0,
+        **options,  # type: ignore[arg-type]
     )
 
 
@@ -46,9 +50,7 @@ def test_sends_raw_strings_and_asks_for_base64(server: OpenAITestServer) -> None
     """One request holding the strings themselves (no token ids), base64 float32 back."""
     texts = ["The cat sits on the mat", "", "ünïcödé"]
     result = client(server).embed_documents_array(texts)
-    assert bodies(server) == [
-        {"model": "embed-model", "input": texts, "encoding_format": "base64"}
-    ]
+    assert bodies(server) == [{"model": "embed-model", "input": texts, "encoding_format": "base64"}]
     np.testing.assert_array_equal(result, expected(texts))
     headers = server.requests[0].headers
     assert headers["authorization"] == "Bearer sk-test"
@@ -107,7 +109,9 @@ def test_embed_query_is_one_request_of_one_string(server: OpenAITestServer) -> N
     assert bodies(server) == [
         {"model": "embed-model", "input": ["what is a cat?"], "encoding_format": "base64"}
     ]
-    np.testing.assert_array_equal(np.array(vector, dtype=np.float32), expected(["what is a cat?"])[0])
+    np.testing.assert_array_equal(
+        np.array(vector, dtype=np.float32), expected(["what is a cat?"])[0]
+    )
 
 
 def test_missing_or_extra_items_are_dimension_errors(server: OpenAITestServer) -> None:
@@ -137,8 +141,14 @@ def test_nan_from_the_server_is_a_dimension_error(server: OpenAITestServer) -> N
         (["x", "y"], "not a list of numbers"),
     ],
 )
-def test_undecodable_vectors_are_dimension_errors(server: OpenAITestServer, embedding, problem) -> None:
-    body = {"object": "list", "model": "m", "data": [{"object": "embedding", "index": 0, "embedding": embedding}]}
+def test_undecodable_vectors_are_dimension_errors(
+    server: OpenAITestServer, embedding, problem
+) -> None:
+    body = {
+        "object": "list",
+        "model": "m",
+        "data": [{"object": "embedding", "index": 0, "embedding": embedding}],
+    }
     server.enqueue(EMBEDDINGS_PATH, Reply(body=body))
     with pytest.raises(DimensionError, match=rf"vector 0 is {problem}"):
         client(server).embed_documents_array(["a"])
@@ -146,7 +156,8 @@ def test_undecodable_vectors_are_dimension_errors(server: OpenAITestServer, embe
 
 def test_http_errors_propagate_as_openai_errors(server: OpenAITestServer) -> None:
     server.enqueue(
-        EMBEDDINGS_PATH, Reply(status=400, body=error_body("model not found", "invalid_request_error"))
+        EMBEDDINGS_PATH,
+        Reply(status=400, body=error_body("model not found", "invalid_request_error")),
     )
     with pytest.raises(openai.BadRequestError, match="model not found"):
         client(server).embed_documents_array(["a"])
@@ -196,12 +207,16 @@ def test_environment_variables(server: OpenAITestServer, monkeypatch: pytest.Mon
     assert server.requests[0].headers["authorization"] == "Bearer sk-from-env"
 
 
-def test_local_server_needs_no_key(server: OpenAITestServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_server_needs_no_key(
+    server: OpenAITestServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     OpenAIEmbeddings(model="m", base_url=server.base_url).embed_query("hi")
     assert server.requests[0].headers["authorization"] == "Bearer no-key"
-    with pytest.raises(ConfigurationError, match=r"no API key: pass api_key=\.\.\. or set OPENAI_API_KEY"):
+    with pytest.raises(
+        ConfigurationError, match=r"no API key: pass api_key=\.\.\. or set OPENAI_API_KEY"
+    ):
         OpenAIEmbeddings(model="m")
 
 
@@ -222,7 +237,11 @@ async def test_async_path(server: OpenAITestServer) -> None:
         ({"max_retries": -1}, InvalidInputError, "max_retries must be an int >= 0, got -1"),
         ({"timeout": 0}, InvalidInputError, "timeout must be None or a number > 0, got 0"),
         ({"model": ""}, InvalidInputError, "model must be a non-empty str"),
-        ({"encoding_format": "hex"}, ConfigurationError, "encoding_format 'hex' is not one of base64, float"),
+        (
+            {"encoding_format": "hex"},
+            ConfigurationError,
+            "encoding_format 'hex' is not one of base64, float",
+        ),
     ],
 )
 def test_bad_options(options: dict[str, object], error: type[Exception], message: str) -> None:

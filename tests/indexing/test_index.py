@@ -311,12 +311,14 @@ def test_a_failed_store_write_records_nothing_and_a_retry_adds_it(
     [
         ({"cleanup": "incremantal"}, ConfigurationError,
          "cleanup 'incremantal' is not one of 'incremental', 'full', 'scoped_full' or None"),
-        ({"cleanup": "incremental"}, InvalidInputError, "cleanup='incremental' deletes stale documents per source, so it needs source_id_key"),
+        ({"cleanup": "incremental"}, InvalidInputError,
+         "cleanup='incremental' deletes stale documents per source, so it needs source_id_key"),
         ({"cleanup": "scoped_full"}, InvalidInputError, "so it needs source_id_key"),
         ({"key_encoder": "md5"}, ConfigurationError,
          "key_encoder 'md5' is not one of 'sha1', 'sha256', 'sha512', 'blake2b'"),
         ({"batch_size": 0}, InvalidInputError, "batch_size must be a positive integer, got 0"),
-        ({"cleanup_batch_size": -1}, InvalidInputError, "cleanup_batch_size must be a positive integer"),
+        ({"cleanup_batch_size": -1}, InvalidInputError,
+         "cleanup_batch_size must be a positive integer"),
     ],
 )  # fmt: skip
 def test_bad_options_are_refused_before_anything_is_written(

@@ -90,7 +90,8 @@ def test_ragged_row_is_an_error_naming_the_row(tmp_path, text, message) -> None:
 def test_missing_column_names_it_and_the_columns(people) -> None:
     with pytest.raises(
         LoaderError,
-        match=r"people\.csv has no column\(s\) \['town'\]; its columns are \['name', ' age ', 'city', 'url'\]",
+        match=r"people\.csv has no column\(s\) \['town'\]; its columns are \['name', ' age ', "
+        r"'city', 'url'\]",
     ):
         CSVLoader(people, metadata_columns=["town"]).load()
 

@@ -126,7 +126,8 @@ def test_path_matching_nothing_names_path_file_and_place(chat, path, reason) -> 
 def test_content_key_missing(chat) -> None:
     with pytest.raises(
         LoaderError,
-        match=r"content_key 'body' matches nothing in .*chat\.json: no key 'body' at \.messages\[0\]",
+        match=r"content_key 'body' matches nothing in .*chat\.json: no key 'body' at "
+        r"\.messages\[0\]",
     ):
         JSONLoader(chat, ".messages[]", content_key="body").load()
 

@@ -124,7 +124,8 @@ def test_complex_yaml_without_pyyaml_names_file_and_line(tmp_path, monkeypatch) 
     path = write(tmp_path, NESTED)
     with pytest.raises(
         LoaderError,
-        match=r"front matter of .*post\.md uses YAML the built-in parser does not read \(line 3\); install PyYAML",
+        match=r"front matter of .*post\.md uses YAML the built-in parser does not read \(line 3\); "
+        r"install PyYAML",
     ):
         MarkdownLoader(path).load()
 

@@ -72,7 +72,9 @@ def test_unknown_encoding_fails_at_construction(tmp_path) -> None:
 @pytest.mark.parametrize("encoding", ["base64", "rot13", 5])
 def test_a_codec_that_is_not_a_text_encoding_fails_at_construction(tmp_path, encoding) -> None:
     """codecs.lookup knows 'base64' and 'rot13', but they cannot decode a file to text."""
-    with pytest.raises(InvalidInputError, match=f"encoding {encoding!r} is not a known text encoding"):
+    with pytest.raises(
+        InvalidInputError, match=f"encoding {encoding!r} is not a known text encoding"
+    ):
         TextLoader(tmp_path / "a.txt", encoding=encoding)
 
 

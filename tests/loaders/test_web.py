@@ -155,7 +155,9 @@ def test_size_cap(http_server: Server) -> None:
 )
 def test_non_text_content_is_refused(http_server: Server, content_type, body) -> None:
     http_server.routes["/file"] = Route(body, content_type=content_type)
-    with pytest.raises(LoaderError, match=rf"/file is '{re.escape(content_type)}', not HTML or text"):
+    with pytest.raises(
+        LoaderError, match=rf"/file is '{re.escape(content_type)}', not HTML or text"
+    ):
         loader(http_server.url("/file")).load()
 
 

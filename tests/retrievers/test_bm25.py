@@ -42,7 +42,14 @@ def reference_scores(corpus: list[list[str]], query: list[str], k1: float = 1.5,
 
 
 def test_default_tokenizer_is_lowercase_word_tokens():
-    assert default_preprocessing_func("The CAT's e-mail, 2024!") == ["the", "cat", "s", "e", "mail", "2024"]
+    assert default_preprocessing_func("The CAT's e-mail, 2024!") == [
+        "the",
+        "cat",
+        "s",
+        "e",
+        "mail",
+        "2024",
+    ]
     assert default_preprocessing_func("") == []
 
 
@@ -62,7 +69,9 @@ def test_scores_match_the_formula(query, k1, b):
     retriever = BM25Retriever.from_texts(TEXTS, k1=k1, b=b)
     tokens = default_preprocessing_func(query)
     expected = reference_scores(corpus, tokens, k1, b)
-    assert retriever.vectorizer.get_scores(tokens).tolist() == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert retriever.vectorizer.get_scores(tokens).tolist() == pytest.approx(
+        expected, rel=1e-12, abs=1e-15
+    )
 
 
 def test_a_term_in_most_documents_still_scores_positive():
@@ -118,7 +127,10 @@ def test_bm25_params_is_langchains_spelling_of_k1_and_b():
     by_params = BM25Retriever.from_texts(TEXTS, bm25_params={"k1": 0.9, "b": 0.4})
     by_keywords = BM25Retriever.from_texts(TEXTS, k1=0.9, b=0.4)
     assert (by_params.vectorizer.k1, by_params.vectorizer.b) == (0.9, 0.4)
-    assert by_params.vectorizer.get_scores(["sat"]).tolist() == by_keywords.vectorizer.get_scores(["sat"]).tolist()
+    assert (
+        by_params.vectorizer.get_scores(["sat"]).tolist()
+        == by_keywords.vectorizer.get_scores(["sat"]).tolist()
+    )
 
 
 def test_batch_scores_all_queries_in_one_call_with_one_run_per_query():
@@ -131,8 +143,10 @@ def test_batch_scores_all_queries_in_one_call_with_one_run_per_query():
     assert [[d.id for d in docs] for docs in results] == [["a", "c"], ["b"], ["d"]]
     assert calls == [[["cat"], ["mat"], ["birds"]]]
     assert [(r.name, r.run_type, r.inputs) for r in collector.traced_runs] == [
-        ("BM25Retriever", "retriever", "cat"), ("BM25Retriever", "retriever", "mat"),
-        ("BM25Retriever", "retriever", "birds")]
+        ("BM25Retriever", "retriever", "cat"),
+        ("BM25Retriever", "retriever", "mat"),
+        ("BM25Retriever", "retriever", "birds"),
+    ]
 
 
 def test_score_queries_and_top_k_agree_with_get_scores():
@@ -166,12 +180,18 @@ def test_an_empty_corpus_returns_nothing():
         ({"k1": -0.1}, InvalidInputError, "k1 must be a finite number >= 0, got -0.1"),
         ({"b": 1.5}, InvalidInputError, r"b must be a finite number >= 0 and <= 1, got 1.5"),
         ({"b": float("nan")}, InvalidInputError, "b must be a finite number"),
-        ({"bm25_params": {"epsilon": 0.25}}, ConfigurationError,
-         "bm25_params has unknown key.*'epsilon'; valid keys are 'k1', 'b'"),
+        (
+            {"bm25_params": {"epsilon": 0.25}},
+            ConfigurationError,
+            "bm25_params has unknown key.*'epsilon'; valid keys are 'k1', 'b'",
+        ),
         ({"metadatas": [{}]}, InvalidInputError, "got 1 metadatas for 4 texts"),
         ({"ids": ["a"]}, InvalidInputError, "got 1 ids for 4 texts"),
-        ({"metadatas": [{}, "x", None, {}]}, InvalidInputError,
-         r"metadatas\[1\] must be a dict or None, got str"),
+        (
+            {"metadatas": [{}, "x", None, {}]},
+            InvalidInputError,
+            r"metadatas\[1\] must be a dict or None, got str",
+        ),
         ({"preprocess_func": "split"}, InvalidInputError, "preprocess_func must be callable"),
         ({"preprocess_func": str.lower}, InvalidInputError, "must return a list of str"),
         ({"preprocess_func": lambda t: [1]}, InvalidInputError, "returned a int token"),
@@ -204,4 +224,6 @@ def test_ties_at_the_k_th_place_go_to_the_earlier_documents():
     retriever.k = 1
     assert [d.id for d in retriever.invoke("apple")] == ["6"]
     tied = BM25Retriever.from_texts(["x y"] * 50, ids=[str(i) for i in range(50)], k=4)
-    assert [[d.id for d in docs] for docs in tied.batch(["x", "y", "x y"])] == [["0", "1", "2", "3"]] * 3
+    assert [[d.id for d in docs] for docs in tied.batch(["x", "y", "x y"])] == [
+        ["0", "1", "2", "3"]
+    ] * 3

@@ -42,7 +42,9 @@ DOCS = [Document(text, {"n": i}, id=f"d{i}") for i, text in enumerate(TEXTS)]
 
 
 def cosine(a, b):
-    return sum(x * y for x, y in zip(a, b, strict=True)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+    return sum(x * y for x, y in zip(a, b, strict=True)) / math.sqrt(
+        sum(x * x for x in a) * sum(y * y for y in b)
+    )
 
 
 def texts(documents):
@@ -50,6 +52,7 @@ def texts(documents):
 
 
 # --------------------------------------------------------------------------- EmbeddingsFilter
+
 
 def test_similarities_are_the_cosine_of_the_embeddings():
     query = EMBEDDINGS.embed_query("cat purring")
@@ -92,7 +95,8 @@ def test_filter_embeds_all_documents_in_one_call_and_handles_zero_vectors():
 
     embeddings = Counting()
     kept = EmbeddingsFilter(embeddings, similarity_threshold=0.0, k=None).compress_documents(
-        [Document("empty"), Document("a"), Document("abcdef")], "q")
+        [Document("empty"), Document("a"), Document("abcdef")], "q"
+    )
     # cos([1,1],[1,1]) = 1, cos([1,1],[1,6]) = 7 / (sqrt(2) * sqrt(37)) = .8137, the zero vector: 0
     assert texts(kept) == ["a", "abcdef", "empty"]
     assert embeddings.calls == [["empty", "a", "abcdef"]]
@@ -103,13 +107,21 @@ def test_filter_with_real_minilm(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     from ragline.embeddings import SentenceTransformerEmbeddings
 
-    docs = [Document("The cat sleeps on the sofa"), Document("Interest rates rose again this quarter"),
-            Document("A kitten naps on the couch"), Document("The central bank raised rates")]
+    docs = [
+        Document("The cat sleeps on the sofa"),
+        Document("Interest rates rose again this quarter"),
+        Document("A kitten naps on the couch"),
+        Document("The central bank raised rates"),
+    ]
     keep = EmbeddingsFilter(SentenceTransformerEmbeddings(), similarity_threshold=0.3, k=3)
     assert sorted(texts(keep.compress_documents(docs, "a cat napping"))) == [
-        "A kitten naps on the couch", "The cat sleeps on the sofa"]
+        "A kitten naps on the couch",
+        "The cat sleeps on the sofa",
+    ]
     assert sorted(texts(keep.compress_documents(docs, "monetary policy and interest rates"))) == [
-        "Interest rates rose again this quarter", "The central bank raised rates"]
+        "Interest rates rose again this quarter",
+        "The central bank raised rates",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -118,8 +130,11 @@ def test_filter_with_real_minilm(monkeypatch):
         ({"k": None}, ConfigurationError, "needs k or similarity_threshold"),
         ({"k": 0}, InvalidInputError, "k must be an int >= 1 or None, got 0"),
         ({"k": -3}, InvalidInputError, "k must be an int >= 1 or None, got -3"),
-        ({"similarity_threshold": 1.5}, InvalidInputError,
-         "similarity_threshold must be a finite number >= -1 and <= 1, got 1.5"),
+        (
+            {"similarity_threshold": 1.5},
+            InvalidInputError,
+            "similarity_threshold must be a finite number >= -1 and <= 1, got 1.5",
+        ),
         ({"similarity_threshold": float("nan")}, InvalidInputError, "similarity_threshold must be"),
     ],
 )
@@ -131,6 +146,7 @@ def test_filter_options_are_checked(kwargs, error, message):
 
 
 # --------------------------------------------------------------------------- LLMChainExtractor
+
 
 class SentenceModel(BaseChatModel):
     """Answers the extraction prompt with the context lines that contain a question word."""
@@ -164,18 +180,22 @@ def test_extractor_sends_the_default_prompt_and_strips_answers():
     kept = LLMChainExtractor.from_llm(model).compress_documents(PARAGRAPHS[:1], "what do cats do?")
     assert kept == [Document("Cats purr when happy.", {"n": 0}, id="p0")]
     assert model.calls[0][0].content == DEFAULT_EXTRACT_PROMPT.format(
-        question="what do cats do?", context="Cats purr when happy.\nStock prices fell.")
+        question="what do cats do?", context="Cats purr when happy.\nStock prices fell."
+    )
     assert "answer exactly NO_OUTPUT" in model.calls[0][0].content
 
 
 def test_extractor_with_a_custom_prompt_and_get_input():
     model = FakeListChatModel(responses=["NO_OUTPUT"])
     prompt = PromptTemplate.from_template("{q} || {text}")
-    extract = LLMChainExtractor.from_llm(model, prompt=prompt,
-                                         get_input=lambda query, doc: {"q": query, "text": doc.id})
+    extract = LLMChainExtractor.from_llm(
+        model, prompt=prompt, get_input=lambda query, doc: {"q": query, "text": doc.id}
+    )
     assert extract.compress_documents(PARAGRAPHS[:1], "x") == []
     assert model.calls[0][0].content == "x || p0"
-    with pytest.raises(InvalidInputError, match=r"variables 'question' and 'context', got \['q', 'text'\]"):
+    with pytest.raises(
+        InvalidInputError, match=r"variables 'question' and 'context', got \['q', 'text'\]"
+    ):
         LLMChainExtractor.from_llm(model, prompt=prompt)
     with pytest.raises(InvalidInputError, match="llm must be a Runnable, got str"):
         LLMChainExtractor.from_llm("gpt")
@@ -186,23 +206,35 @@ def test_extractor_with_a_custom_prompt_and_get_input():
 def test_no_output_parser():
     parser = NoOutputParser()
     assert [parser.parse(t) for t in ["NO_OUTPUT", " NO_OUTPUT\n", "NO_OUTPUT.", "  x "]] == [
-        "", "", "NO_OUTPUT.", "x"]
+        "",
+        "",
+        "NO_OUTPUT.",
+        "x",
+    ]
 
 
 # --------------------------------------------------------------------------- the retriever
 
+
 def test_compression_retriever_runs_the_base_retriever_then_the_model_as_child_runs():
     base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
-    retriever = ContextualCompressionRetriever(base_compressor=LLMChainExtractor.from_llm(SentenceModel()),
-                                               base_retriever=base)
+    retriever = ContextualCompressionRetriever(
+        base_compressor=LLMChainExtractor.from_llm(SentenceModel()), base_retriever=base
+    )
     collector = RunCollectorCallbackHandler()
     assert retriever.invoke("cats dogs", {"callbacks": [collector]}) == [
         Document("Dogs bark.\nCats hiss at dogs.", {"n": 2}, id="p2"),
         Document("Cats purr when happy.", {"n": 0}, id="p0"),
     ]
     (run,) = collector.traced_runs
-    extraction = ("RunnableSequence", [("PromptTemplate", []), ("SentenceModel", []), ("NoOutputParser", [])])
-    assert run.tree() == ("ContextualCompressionRetriever", [("BM25Retriever", []), extraction, extraction])
+    extraction = (
+        "RunnableSequence",
+        [("PromptTemplate", []), ("SentenceModel", []), ("NoOutputParser", [])],
+    )
+    assert run.tree() == (
+        "ContextualCompressionRetriever",
+        [("BM25Retriever", []), extraction, extraction],
+    )
     assert run.run_type == "retriever"
 
 
@@ -223,31 +255,40 @@ def test_nothing_retrieved_means_no_compression_call():
 
 def test_pipeline_splits_then_filters_with_a_splitter_and_embeddings():
     splitter = RecursiveCharacterTextSplitter(chunk_size=25, chunk_overlap=0, separators=["\n"])
-    pipeline = DocumentCompressorPipeline(transformers=[
-        splitter, EmbeddingsFilter(EMBEDDINGS, similarity_threshold=0.3, k=None)])
+    pipeline = DocumentCompressorPipeline(
+        transformers=[splitter, EmbeddingsFilter(EMBEDDINGS, similarity_threshold=0.3, k=None)]
+    )
     base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
     retriever = ContextualCompressionRetriever(base_compressor=pipeline, base_retriever=base)
     found = retriever.invoke("cats purr")
     # chunks of p0 and p2 (the BM25 hits) with cosine .663 (purr), .378 (hiss), .047, .0
-    assert found == [Document("Cats purr when happy.", {"n": 0}), Document("Cats hiss at dogs.", {"n": 2})]
+    assert found == [
+        Document("Cats purr when happy.", {"n": 0}),
+        Document("Cats hiss at dogs.", {"n": 2}),
+    ]
 
 
 def test_pipeline_steps_in_order_with_runnables_and_early_stop():
     seen = []
     drop_all = RunnableLambda(lambda docs: seen.append(len(docs)) or [])
     never = RunnableLambda(lambda docs: seen.append("never") or docs)
-    upper = RunnableLambda(lambda docs: [Document(d.page_content.upper(), d.metadata, d.id) for d in docs])
+    upper = RunnableLambda(
+        lambda docs: [Document(d.page_content.upper(), d.metadata, d.id) for d in docs]
+    )
     assert DocumentCompressorPipeline([upper]).compress_documents(PARAGRAPHS[1:2], "q") == [
-        Document("BONDS ROSE.\nYIELDS TOO.", {"n": 1}, id="p1")]
+        Document("BONDS ROSE.\nYIELDS TOO.", {"n": 1}, id="p1")
+    ]
     assert DocumentCompressorPipeline([drop_all, never]).compress_documents(PARAGRAPHS, "q") == []
     assert seen == [3]
 
 
 async def test_async_compression_matches_sync():
     base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
-    for compressor in (LLMChainExtractor.from_llm(SentenceModel()),
-                       EmbeddingsFilter(EMBEDDINGS, k=1),
-                       DocumentCompressorPipeline([EmbeddingsFilter(EMBEDDINGS, k=2)])):
+    for compressor in (
+        LLMChainExtractor.from_llm(SentenceModel()),
+        EmbeddingsFilter(EMBEDDINGS, k=1),
+        DocumentCompressorPipeline([EmbeddingsFilter(EMBEDDINGS, k=2)]),
+    ):
         retriever = ContextualCompressionRetriever(compressor, base)
         assert await retriever.ainvoke("cats dogs") == retriever.invoke("cats dogs")
         assert await retriever.abatch(["cats", "bonds"]) == retriever.batch(["cats", "bonds"])
@@ -255,23 +296,36 @@ async def test_async_compression_matches_sync():
 
 def test_bad_compressors_retrievers_and_outputs_are_rejected():
     base = BM25Retriever.from_documents(PARAGRAPHS)
-    with pytest.raises(InvalidInputError, match="base_compressor needs a compress_documents method, got str"):
+    with pytest.raises(
+        InvalidInputError, match="base_compressor needs a compress_documents method, got str"
+    ):
         ContextualCompressionRetriever("filter", base)
-    with pytest.raises(InvalidInputError, match=r"base_retriever must be a retriever \(a Runnable\), got list"):
+    with pytest.raises(
+        InvalidInputError, match=r"base_retriever must be a retriever \(a Runnable\), got list"
+    ):
         ContextualCompressionRetriever(EmbeddingsFilter(EMBEDDINGS), [base])
     with pytest.raises(InvalidInputError, match="needs a non-empty list of transformers"):
         DocumentCompressorPipeline([])
-    with pytest.raises(InvalidInputError, match=r"transformers\[1\] \(int\) has none of compress_documents"):
+    with pytest.raises(
+        InvalidInputError, match=r"transformers\[1\] \(int\) has none of compress_documents"
+    ):
         DocumentCompressorPipeline([EmbeddingsFilter(EMBEDDINGS), 3])
     bad = DocumentCompressorPipeline([RunnableLambda(lambda docs: "text")])
-    with pytest.raises(InvalidInputError, match=r"transformers\[0\] must return a list of Document, got str"):
+    with pytest.raises(
+        InvalidInputError, match=r"transformers\[0\] must return a list of Document, got str"
+    ):
         ContextualCompressionRetriever(bad, base).invoke("cats")
 
 
 # --------------------------------------------------------------------------- redundancy, LLM filter
 
-NEAR = ["Cats purr when happy", "cats purr when happy!", "Cats purr when they are happy",
-        "Stock prices fell", "stock prices fell today"]
+NEAR = [
+    "Cats purr when happy",
+    "cats purr when happy!",
+    "Cats purr when they are happy",
+    "Stock prices fell",
+    "stock prices fell today",
+]
 # cosines: 0~1 = 1.0, 0~2 = 1~2 = .850, 3~4 = .858, across topics < 0
 
 
@@ -284,27 +338,38 @@ def test_redundant_filter_keeps_a_document_unless_it_is_close_to_one_already_kep
     dedup = EmbeddingsRedundantFilter(EMBEDDINGS, similarity_threshold=threshold)
     assert dedup.transform_documents(docs) == [docs[i] for i in kept]
     assert dedup.transform_documents(docs[:1]) == docs[:1]
-    with pytest.raises(InvalidInputError, match="similarity_threshold must be a finite number >= -1 and <= 1"):
+    with pytest.raises(
+        InvalidInputError, match="similarity_threshold must be a finite number >= -1 and <= 1"
+    ):
         EmbeddingsRedundantFilter(EMBEDDINGS, similarity_threshold=2)
 
 
 def test_langchains_documented_pipeline_splitter_redundant_then_relevant():
-    splitter = RecursiveCharacterTextSplitter(chunk_size=30, chunk_overlap=0, separators=["\n"],
-                                              keep_separator=False)
-    pipeline = DocumentCompressorPipeline(transformers=[
-        splitter,
-        EmbeddingsRedundantFilter(EMBEDDINGS),
-        EmbeddingsFilter(EMBEDDINGS, similarity_threshold=0.3, k=None),
-    ])
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=30, chunk_overlap=0, separators=["\n"], keep_separator=False
+    )
+    pipeline = DocumentCompressorPipeline(
+        transformers=[
+            splitter,
+            EmbeddingsRedundantFilter(EMBEDDINGS),
+            EmbeddingsFilter(EMBEDDINGS, similarity_threshold=0.3, k=None),
+        ]
+    )
     docs = [Document("\n".join(NEAR[:3]), id="a"), Document("\n".join(NEAR[1:]), id="b")]
     # chunks: a's 3 lines and b's 4; the redundancy filter (0.95) drops line 1 (cosine 1.0
     # with line 0) and b's second copies, keeping lines 0, 2, 3, 4; the relevance filter
     # then drops the two stock lines (cosine < 0.3 with "cats purr")
     chunks = splitter.split_documents(docs)
     assert texts(EmbeddingsRedundantFilter(EMBEDDINGS).transform_documents(chunks)) == [
-        NEAR[0], NEAR[2], NEAR[3], NEAR[4]]
+        NEAR[0],
+        NEAR[2],
+        NEAR[3],
+        NEAR[4],
+    ]
     assert texts(pipeline.compress_documents(docs, "cats purr")) == [
-        "Cats purr when happy", "Cats purr when they are happy"]
+        "Cats purr when happy",
+        "Cats purr when they are happy",
+    ]
 
 
 class Judge(BaseChatModel):
@@ -324,17 +389,24 @@ def test_llm_chain_filter_keeps_the_documents_the_model_says_yes_to():
     model = FakeListChatModel(responses=["yes"])
     LLMChainFilter.from_llm(model).compress_documents(PARAGRAPHS[1:2], "bonds?")
     assert model.calls[0][0].content == DEFAULT_FILTER_PROMPT.format(
-        question="bonds?", context="Bonds rose.\nYields too.")
+        question="bonds?", context="Bonds rose.\nYields too."
+    )
 
 
 def test_llm_chain_filter_rejects_answers_that_are_not_yes_or_no():
     with pytest.raises(InvalidInputError, match="expected an answer of YES or NO, got 'maybe'"):
-        LLMChainFilter.from_llm(FakeListChatModel(responses=["maybe"])).compress_documents(PARAGRAPHS[:1], "q")
+        LLMChainFilter.from_llm(FakeListChatModel(responses=["maybe"])).compress_documents(
+            PARAGRAPHS[:1], "q"
+        )
     with pytest.raises(InvalidInputError, match="got 'yes and no'"):
         BooleanOutputParser().parse("yes and no")
-    assert BooleanOutputParser(true_val="RELEVANT", false_val="IRRELEVANT").parse("Irrelevant") is False
-    assert LLMChainFilter(RunnableLambda(lambda x: x["context"].startswith("Bonds"))).compress_documents(
-        PARAGRAPHS, "q") == [PARAGRAPHS[1]]
+    assert (
+        BooleanOutputParser(true_val="RELEVANT", false_val="IRRELEVANT").parse("Irrelevant")
+        is False
+    )
+    assert LLMChainFilter(
+        RunnableLambda(lambda x: x["context"].startswith("Bonds"))
+    ).compress_documents(PARAGRAPHS, "q") == [PARAGRAPHS[1]]
 
 
 @pytest.mark.parametrize("cls", [LLMChainExtractor, LLMChainFilter])
@@ -368,7 +440,10 @@ async def test_batch_retrieves_once_and_compresses_each_query_in_its_own_run():
     assert calls == [3]
     assert results == [retriever.invoke(q) for q in queries]
     assert results[1] == [Document("Bonds rose.", {"n": 1}, id="p1")]
-    extraction = ("RunnableSequence", [("PromptTemplate", []), ("SentenceModel", []), ("NoOutputParser", [])])
+    extraction = (
+        "RunnableSequence",
+        [("PromptTemplate", []), ("SentenceModel", []), ("NoOutputParser", [])],
+    )
     assert [run.tree() for run in collector.traced_runs] == [
         ("ContextualCompressionRetriever", [("BM25Retriever", []), extraction, extraction]),
         ("ContextualCompressionRetriever", [("BM25Retriever", []), extraction]),
@@ -385,7 +460,9 @@ async def test_a_compressor_failing_on_one_query_fails_only_that_query(asynchron
                 raise RuntimeError("cannot compress bonds")
             return list(documents)[:1]
 
-    retriever = ContextualCompressionRetriever(Picky(), BM25Retriever.from_documents(PARAGRAPHS, k=3))
+    retriever = ContextualCompressionRetriever(
+        Picky(), BM25Retriever.from_documents(PARAGRAPHS, k=3)
+    )
     collector = RunCollectorCallbackHandler()
     config = {"callbacks": [collector]}
     if asynchronous:

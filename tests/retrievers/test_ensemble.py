@@ -24,14 +24,18 @@ from ragline.vectorstores import InMemoryVectorStore
 class Fixed(BaseRetriever):
     """Returns the same ranked list for every query; can wait at a barrier first."""
 
-    def __init__(self, name: str, documents: list[Document], barrier: threading.Barrier | None = None):
+    def __init__(
+        self, name: str, documents: list[Document], barrier: threading.Barrier | None = None
+    ):
         self.name = name
         self.documents = documents
         self.barrier = barrier
 
     def _get_relevant_documents(self, query):
         if self.barrier is not None:
-            self.barrier.wait(timeout=5)  # only passes when the other retriever runs at the same time
+            self.barrier.wait(
+                timeout=5
+            )  # only passes when the other retriever runs at the same time
         if query == f"explode {self.name}":
             raise RuntimeError(f"{self.name} failed")
         return list(self.documents)
@@ -45,14 +49,20 @@ def ids(documents):
 
 
 def test_weighted_rrf_order_computed_by_hand():
-    retriever = EnsembleRetriever([Fixed("one", [A, B, C]), Fixed("two", [C, D, A])], weights=[0.7, 0.3])
-    # a: .7/61 + .3/63 = .016237   b: .7/62 = .011290   c: .7/63 + .3/61 = .016029   d: .3/62 = .004839
+    retriever = EnsembleRetriever(
+        [Fixed("one", [A, B, C]), Fixed("two", [C, D, A])], weights=[0.7, 0.3]
+    )
+    # a: .7/61 + .3/63 = .016237   b: .7/62 = .011290
+    # c: .7/63 + .3/61 = .016029   d: .3/62 = .004839
     scores = {"a": 0.7 / 61 + 0.3 / 63, "b": 0.7 / 62, "c": 0.7 / 63 + 0.3 / 61, "d": 0.3 / 62}
     assert sorted(scores, key=scores.get, reverse=True) == ["a", "c", "b", "d"]
     assert ids(retriever.invoke("q")) == ["a", "c", "b", "d"]
     # weight on the second list flips a and c
-    assert ids(EnsembleRetriever([Fixed("one", [A, B, C]), Fixed("two", [C, D, A])],
-                                 weights=[0.3, 0.7]).invoke("q")) == ["c", "a", "d", "b"]
+    assert ids(
+        EnsembleRetriever(
+            [Fixed("one", [A, B, C]), Fixed("two", [C, D, A])], weights=[0.3, 0.7]
+        ).invoke("q")
+    ) == ["c", "a", "d", "b"]
 
 
 def test_c_changes_how_much_rank_matters():
@@ -67,8 +77,14 @@ def test_c_changes_how_much_rank_matters():
 
 
 def test_equal_scores_keep_the_order_of_first_appearance():
-    assert ids(EnsembleRetriever([Fixed("one", [A, B]), Fixed("two", [B, A])]).invoke("q")) == ["a", "b"]
-    assert ids(EnsembleRetriever([Fixed("one", [B, A]), Fixed("two", [A, B])]).invoke("q")) == ["b", "a"]
+    assert ids(EnsembleRetriever([Fixed("one", [A, B]), Fixed("two", [B, A])]).invoke("q")) == [
+        "a",
+        "b",
+    ]
+    assert ids(EnsembleRetriever([Fixed("one", [B, A]), Fixed("two", [A, B])]).invoke("q")) == [
+        "b",
+        "a",
+    ]
 
 
 def test_default_weights_are_equal():
@@ -82,11 +98,13 @@ def test_documents_are_the_same_by_id_then_by_text_and_the_first_copy_is_returne
     fused = EnsembleRetriever([Fixed("one", [B, A]), Fixed("two", [with_meta])]).invoke("q")
     assert fused == [A, B]  # a: 1/62 + 1/61 beats b: 1/61; the copy from "one" is kept
     same_text = [Document("x", {"n": 1}), Document("x", {"n": 2})]
-    assert EnsembleRetriever([Fixed("one", same_text[:1]), Fixed("two", same_text[1:])]).invoke("q") == [
-        Document("x", {"n": 1})]
+    assert EnsembleRetriever([Fixed("one", same_text[:1]), Fixed("two", same_text[1:])]).invoke(
+        "q"
+    ) == [Document("x", {"n": 1})]
     other_ids = [Document("x", id="1"), Document("x", id="2")]
-    assert ids(EnsembleRetriever([Fixed("one", other_ids[:1]), Fixed("two", other_ids[1:])]).invoke("q")) == [
-        "1", "2"]
+    assert ids(
+        EnsembleRetriever([Fixed("one", other_ids[:1]), Fixed("two", other_ids[1:])]).invoke("q")
+    ) == ["1", "2"]
 
 
 def test_id_key_identifies_documents_by_metadata():
@@ -104,8 +122,13 @@ def test_a_document_repeated_by_one_retriever_counts_once_at_its_best_rank():
 
 
 def test_hybrid_bm25_and_vector_search_fused_order():
-    texts = ["the cat purrs on the mat", "a kitten is purring", "dog barks at the cat",
-             "stock prices fell sharply", "cats and kittens nap"]
+    texts = [
+        "the cat purrs on the mat",
+        "a kitten is purring",
+        "dog barks at the cat",
+        "stock prices fell sharply",
+        "cats and kittens nap",
+    ]
     keys = ["t1", "t2", "t3", "t4", "t5"]
     keyword = BM25Retriever.from_texts(texts, ids=keys, k=3)
     store = InMemoryVectorStore.from_texts(texts, HashingEmbeddings(dimension=256), ids=keys)
@@ -116,17 +139,23 @@ def test_hybrid_bm25_and_vector_search_fused_order():
     hybrid = EnsembleRetriever([keyword, vector], weights=[0.3, 0.7])
     assert ids(hybrid.invoke("cat purring")) == ["t2", "t1", "t3"]
     assert ids(EnsembleRetriever([keyword, vector], weights=[0.7, 0.3]).invoke("cat purring")) == [
-        "t2", "t3", "t1"]
+        "t2",
+        "t3",
+        "t1",
+    ]
     # BM25 finds only the exact word; vectors add neighbours
     assert ids(keyword.invoke("kitten")) == ["t2"]
     assert ids(hybrid.invoke("kitten")) == ["t2", "t5", "t4"]
     # a batch embeds and searches all the queries in one store call
     searches = []
     search = store._search_texts
-    store._search_texts = lambda queries, plan, **options: searches.append(list(queries)) or search(
-        queries, plan, **options
+    store._search_texts = lambda queries, plan, **options: (
+        searches.append(list(queries)) or search(queries, plan, **options)
     )
-    assert [ids(docs) for docs in hybrid.batch(["cat purring", "kitten"])] == [["t2", "t1", "t3"], ["t2", "t5", "t4"]]
+    assert [ids(docs) for docs in hybrid.batch(["cat purring", "kitten"])] == [
+        ["t2", "t1", "t3"],
+        ["t2", "t5", "t4"],
+    ]
     assert searches == [["cat purring", "kitten"]]
 
 
@@ -169,9 +198,14 @@ def test_batch_and_any_runnable_as_a_child():
 async def test_a_child_that_returns_no_document_list_is_named():
     """A Runnable child answering with text: an error naming the child, in every path;
     in a batch only the queries it answered that way fail."""
-    text = RunnableLambda(lambda q: "not documents" if q == "bad" else [Document(q, id=q)], name="text")
+    text = RunnableLambda(
+        lambda q: "not documents" if q == "bad" else [Document(q, id=q)], name="text"
+    )
     retriever = EnsembleRetriever([Fixed("one", [A]), text])
-    message = r"EnsembleRetriever retrievers\[1\] \(text\) must return a list of Document, got 'not documents'"
+    message = (
+        r"EnsembleRetriever retrievers\[1\] \(text\) must return a list of Document, "
+        r"got 'not documents'"
+    )
     with pytest.raises(InvalidInputError, match=message):
         retriever.invoke("bad")
     with pytest.raises(InvalidInputError, match=message):
@@ -179,24 +213,33 @@ async def test_a_child_that_returns_no_document_list_is_named():
     good, bad = retriever.batch(["ok", "bad"], return_exceptions=True)
     assert ids(good) == ["a", "ok"]
     assert isinstance(bad, InvalidInputError)
-    assert str(bad).startswith("EnsembleRetriever retrievers[1] (text) must return a list of Document")
+    assert str(bad).startswith(
+        "EnsembleRetriever retrievers[1] (text) must return a list of Document"
+    )
 
 
 def test_a_failing_child_fails_the_ensemble_run():
     collector = RunCollectorCallbackHandler()
     with pytest.raises(RuntimeError, match="two failed"):
-        EnsembleRetriever([Fixed("one", [A]), Fixed("two", [B])]).invoke("explode two", {"callbacks": [collector]})
+        EnsembleRetriever([Fixed("one", [A]), Fixed("two", [B])]).invoke(
+            "explode two", {"callbacks": [collector]}
+        )
     (run,) = collector.traced_runs
     assert str(run.error) == "two failed"
     assert sorted((child.name, str(child.error)) for child in run.children) == [
-        ("one", "None"), ("two", "two failed")]
+        ("one", "None"),
+        ("two", "two failed"),
+    ]
 
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
         ({"retrievers": []}, "needs a non-empty list of retrievers"),
-        ({"retrievers": [object()]}, r"retrievers\[0\] must be a retriever \(a Runnable\), got object"),
+        (
+            {"retrievers": [object()]},
+            r"retrievers\[0\] must be a retriever \(a Runnable\), got object",
+        ),
         ({"weights": [1.0]}, "got 1 weights for 2 retrievers"),
         ({"weights": [1.0, -0.5]}, r"weights\[1\] must be a finite number >= 0, got -0.5"),
         ({"weights": [0, 0]}, r"weights must sum to a positive number, got \[0, 0\]"),
@@ -221,7 +264,9 @@ class BatchFixed(Fixed):
 
     def _batch_get_relevant_documents(self, queries):
         self.batches.append(list(queries))
-        return [[Document(f"{self.name}:{q}", id=f"{self.name}:{q}"), *self.documents] for q in queries]
+        return [
+            [Document(f"{self.name}:{q}", id=f"{self.name}:{q}"), *self.documents] for q in queries
+        ]
 
 
 def test_batch_gives_each_child_all_queries_at_once_with_runs_per_query():
@@ -230,13 +275,20 @@ def test_batch_gives_each_child_all_queries_at_once_with_runs_per_query():
     collector = RunCollectorCallbackHandler()
     results = retriever.batch(["x", "y"], {"callbacks": [collector], "tags": ["t"]})
     # query x: one -> [one:x, a], two -> [two:x, a, b]; a = 1/62 + 1/62 beats the 1/61s
-    assert [ids(docs) for docs in results] == [["a", "one:x", "two:x", "b"], ["a", "one:y", "two:y", "b"]]
+    assert [ids(docs) for docs in results] == [
+        ["a", "one:x", "two:x", "b"],
+        ["a", "one:y", "two:y", "b"],
+    ]
     assert one.batches == [["x", "y"]] and two.batches == [["x", "y"]]
     assert [(run.name, run.inputs) for run in collector.traced_runs] == [
-        ("EnsembleRetriever", "x"), ("EnsembleRetriever", "y")]
+        ("EnsembleRetriever", "x"),
+        ("EnsembleRetriever", "y"),
+    ]
     for run in collector.traced_runs:
         assert sorted((child.name, child.inputs) for child in run.children) == [
-            ("one", run.inputs), ("two", run.inputs)]
+            ("one", run.inputs),
+            ("two", run.inputs),
+        ]
         assert all("t" in child.tags for child in run.children)
         assert ids(run.outputs) == ["a", f"one:{run.inputs}", f"two:{run.inputs}", "b"]
     assert retriever.batch([]) == []
@@ -246,7 +298,9 @@ async def test_abatch_matches_batch_with_runs_per_query():
     one, two = BatchFixed("one", [A]), BatchFixed("two", [B])
     retriever = EnsembleRetriever([one, two])
     collector = RunCollectorCallbackHandler()
-    assert await retriever.abatch(["x", "y"], {"callbacks": [collector]}) == retriever.batch(["x", "y"])
+    assert await retriever.abatch(["x", "y"], {"callbacks": [collector]}) == retriever.batch(
+        ["x", "y"]
+    )
     assert one.batches == [["x", "y"], ["x", "y"]]
     assert [len(run.children) for run in collector.traced_runs] == [2, 2]
 
@@ -277,7 +331,9 @@ async def test_a_child_failing_on_one_query_fails_only_that_query(asynchronous):
     data=st.data(),
 )
 def test_fusion_matches_the_formula_on_random_rankings(lists, data):
-    weights = data.draw(st.lists(st.integers(0, 5), min_size=len(lists), max_size=len(lists)).filter(any))
+    weights = data.draw(
+        st.lists(st.integers(0, 5), min_size=len(lists), max_size=len(lists)).filter(any)
+    )
     c = data.draw(st.sampled_from([0, 1, 60]))
     # reference: each list's first occurrence of a letter at rank r adds w / (c + r)
     scores, first = {}, []
@@ -290,4 +346,6 @@ def test_fusion_matches_the_formula_on_random_rankings(lists, data):
     fused = [d.page_content for d in weighted_reciprocal_rank(docs, weights, c)]
     assert fused == expected
     # scaling every weight changes no order (by 4: a power of two keeps the float sums exact)
-    assert [d.page_content for d in weighted_reciprocal_rank(docs, [w * 4 for w in weights], c)] == fused
+    assert [
+        d.page_content for d in weighted_reciprocal_rank(docs, [w * 4 for w in weights], c)
+    ] == fused

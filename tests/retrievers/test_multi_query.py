@@ -21,8 +21,14 @@ from ragline.retrievers import LineListOutputParser, MultiQueryRetriever
 from ragline.retrievers._multi_query import DEFAULT_QUERY_PROMPT, unique_documents
 from ragline.vectorstores import InMemoryVectorStore
 
-TEXTS = ["the cat purrs on the mat", "a kitten is purring", "dog barks at the cat",
-         "stock prices fell sharply", "cats and kittens nap", "bond yields rose"]
+TEXTS = [
+    "the cat purrs on the mat",
+    "a kitten is purring",
+    "dog barks at the cat",
+    "stock prices fell sharply",
+    "cats and kittens nap",
+    "bond yields rose",
+]
 IDS = ["t1", "t2", "t3", "t4", "t5", "t6"]
 
 
@@ -73,8 +79,9 @@ def test_include_original_searches_the_question_last(vector_retriever):
 
 def test_all_queries_go_to_the_retriever_in_one_batch():
     base = Recording()
-    retriever = MultiQueryRetriever.from_llm(base, FakeListLLM(responses=["alpha one\nbeta two\nalpha three"]),
-                                             include_original=True)
+    retriever = MultiQueryRetriever.from_llm(
+        base, FakeListLLM(responses=["alpha one\nbeta two\nalpha three"]), include_original=True
+    )
     assert retriever.invoke("gamma") == [Document("alpha"), Document("beta"), Document("gamma")]
     assert base.batches == [["alpha one", "beta two", "alpha three", "gamma"]]
 
@@ -87,11 +94,17 @@ def test_a_custom_prompt_and_the_run_tree(vector_retriever):
     retriever.invoke("cats?", {"callbacks": [collector]})
     assert model.calls[0][0].content == "Rephrase twice: cats?"
     (run,) = collector.traced_runs
-    assert run.tree() == ("MultiQueryRetriever", [
-        ("RunnableSequence", [("PromptTemplate", []), ("FakeListChatModel", []), ("LineListOutputParser", [])]),
-        ("InMemoryVectorStoreRetriever", []),
-        ("InMemoryVectorStoreRetriever", []),
-    ])
+    assert run.tree() == (
+        "MultiQueryRetriever",
+        [
+            (
+                "RunnableSequence",
+                [("PromptTemplate", []), ("FakeListChatModel", []), ("LineListOutputParser", [])],
+            ),
+            ("InMemoryVectorStoreRetriever", []),
+            ("InMemoryVectorStoreRetriever", []),
+        ],
+    )
     assert run.run_type == "retriever"
     assert [child.inputs for child in run.children[1:]] == ["kitten purring", "stock market"]
     assert ids(run.outputs) == ["t2", "t5", "t4", "t6"]
@@ -117,30 +130,47 @@ def test_a_hand_built_llm_chain_may_return_a_list_or_text():
 
 
 async def test_async_matches_sync(vector_retriever):
-    sync = MultiQueryRetriever.from_llm(vector_retriever, FakeListChatModel(responses=["kitten purring\nbonds"]))
-    asynchronous = MultiQueryRetriever.from_llm(vector_retriever,
-                                                FakeListChatModel(responses=["kitten purring\nbonds"]))
+    sync = MultiQueryRetriever.from_llm(
+        vector_retriever, FakeListChatModel(responses=["kitten purring\nbonds"])
+    )
+    asynchronous = MultiQueryRetriever.from_llm(
+        vector_retriever, FakeListChatModel(responses=["kitten purring\nbonds"])
+    )
     assert await asynchronous.ainvoke("q") == sync.invoke("q")
     assert ids(await asynchronous.ainvoke("q")) == ["t2", "t5", "t6", "t4"]
 
 
 def test_line_parser_and_unique_documents():
     assert LineListOutputParser().invoke(" a \r\n\nb\n") == ["a", "b"]
-    same = [Document("x", {"n": 1}), Document("x", {"n": 2}), Document("x", {"n": 1}), Document("x", id="i")]
+    same = [
+        Document("x", {"n": 1}),
+        Document("x", {"n": 2}),
+        Document("x", {"n": 1}),
+        Document("x", id="i"),
+    ]
     assert unique_documents(same) == [same[0], same[1], same[3]]
 
 
 @pytest.mark.parametrize(
     ("build", "message"),
     [
-        (lambda r: MultiQueryRetriever.from_llm(r, FakeListLLM(responses=["a"]),
-                                                prompt=PromptTemplate.from_template("{query}")),
-         r"prompt must have the one variable 'question', got \['query'\]"),
-        (lambda r: MultiQueryRetriever.from_llm(r, FakeListLLM(responses=["a"]), prompt="{question}"),
-         "prompt must be a prompt template, got str"),
+        (
+            lambda r: MultiQueryRetriever.from_llm(
+                r, FakeListLLM(responses=["a"]), prompt=PromptTemplate.from_template("{query}")
+            ),
+            r"prompt must have the one variable 'question', got \['query'\]",
+        ),
+        (
+            lambda r: MultiQueryRetriever.from_llm(
+                r, FakeListLLM(responses=["a"]), prompt="{question}"
+            ),
+            "prompt must be a prompt template, got str",
+        ),
         (lambda r: MultiQueryRetriever.from_llm(r, "gpt"), "llm must be a Runnable, got str"),
-        (lambda r: MultiQueryRetriever.from_llm([r], FakeListLLM(responses=["a"])),
-         "retriever must be a Runnable, got list"),
+        (
+            lambda r: MultiQueryRetriever.from_llm([r], FakeListLLM(responses=["a"])),
+            "retriever must be a Runnable, got list",
+        ),
     ],
 )
 def test_bad_arguments_are_rejected(build, message):
@@ -162,12 +192,23 @@ def test_batch_asks_the_model_per_question_then_searches_all_queries_in_one_batc
     collector = RunCollectorCallbackHandler()
     results = retriever.batch(["alpha", "beta", "silent"], {"callbacks": [collector]})
     assert results == [[Document("alpha")], [Document("beta")], [Document("silent")]]
-    assert base.batches == [["alpha one", "alpha two", "alpha", "beta one", "beta two", "beta", "silent"]]
+    assert base.batches == [
+        ["alpha one", "alpha two", "alpha", "beta one", "beta two", "beta", "silent"]
+    ]
     runs = collector.traced_runs
     assert [(run.name, run.inputs) for run in runs] == [
-        ("MultiQueryRetriever", "alpha"), ("MultiQueryRetriever", "beta"), ("MultiQueryRetriever", "silent")]
-    writer = ("RunnableSequence", [("PromptTemplate", []), ("Rephraser", []), ("LineListOutputParser", [])])
-    assert runs[0].tree() == ("MultiQueryRetriever", [writer, ("Recording", []), ("Recording", []), ("Recording", [])])
+        ("MultiQueryRetriever", "alpha"),
+        ("MultiQueryRetriever", "beta"),
+        ("MultiQueryRetriever", "silent"),
+    ]
+    writer = (
+        "RunnableSequence",
+        [("PromptTemplate", []), ("Rephraser", []), ("LineListOutputParser", [])],
+    )
+    assert runs[0].tree() == (
+        "MultiQueryRetriever",
+        [writer, ("Recording", []), ("Recording", []), ("Recording", [])],
+    )
     assert [child.inputs for child in runs[1].children[1:]] == ["beta one", "beta two", "beta"]
     assert runs[2].tree() == ("MultiQueryRetriever", [writer, ("Recording", [])])
 
@@ -175,9 +216,14 @@ def test_batch_asks_the_model_per_question_then_searches_all_queries_in_one_batc
 async def test_abatch_matches_batch_and_a_bad_answer_fails_only_its_question(vector_retriever):
     retriever = MultiQueryRetriever.from_llm(vector_retriever, Rephraser())
     questions = ["kitten purring", "stock market"]
-    assert await retriever.abatch(questions) == retriever.batch(questions) == [
-        retriever.invoke(q) for q in questions]
-    picky = MultiQueryRetriever(Recording(), RunnableLambda(lambda x: 7 if x["question"] == "bad" else ["ok"]))
+    assert (
+        await retriever.abatch(questions)
+        == retriever.batch(questions)
+        == [retriever.invoke(q) for q in questions]
+    )
+    picky = MultiQueryRetriever(
+        Recording(), RunnableLambda(lambda x: 7 if x["question"] == "bad" else ["ok"])
+    )
     results = picky.batch(["good", "bad"], return_exceptions=True)
     assert results[0] == [Document("ok")]
     assert isinstance(results[1], InvalidInputError)

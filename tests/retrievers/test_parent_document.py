@@ -33,8 +33,11 @@ def lines():
 def build(docstore=None, **options):
     store = InMemoryVectorStore(HashingEmbeddings(dimension=256))
     retriever = ParentDocumentRetriever(
-        vectorstore=store, docstore=docstore if docstore is not None else InMemoryByteStore(),
-        child_splitter=lines(), **options)
+        vectorstore=store,
+        docstore=docstore if docstore is not None else InMemoryByteStore(),
+        child_splitter=lines(),
+        **options,
+    )
     return retriever, store
 
 
@@ -51,16 +54,26 @@ def test_children_carry_the_parent_id_and_parents_are_stored_as_json():
     assert sorted(raw.yield_keys()) == ["money", "more", "pets"]
     assert json.loads(raw.mget(["pets"])[0]) == {
         "page_content": "Cats purr when happy.\nDogs bark at night.",
-        "metadata": {"source": "pets.txt"}, "id": "pets"}
+        "metadata": {"source": "pets.txt"},
+        "id": "pets",
+    }
 
 
 def test_retrieval_returns_each_parent_once_in_the_order_of_its_best_child():
     retriever, store = build(search_kwargs={"k": 3})
     retriever.add_documents(PARENTS)
-    assert [c.id for c in store.similarity_search("cats purr", k=3)] == ["pets-0", "more-0", "money-0"]
+    assert [c.id for c in store.similarity_search("cats purr", k=3)] == [
+        "pets-0",
+        "more-0",
+        "money-0",
+    ]
     assert retriever.invoke("cats purr") == [PARENTS[0], PARENTS[2], PARENTS[1]]
     # two children of "money" among the three best: it is returned once, at its best rank
-    assert [c.id for c in store.similarity_search("bond yields", k=3)] == ["money-1", "money-0", "pets-1"]
+    assert [c.id for c in store.similarity_search("bond yields", k=3)] == [
+        "money-1",
+        "money-0",
+        "pets-1",
+    ]
     assert retriever.invoke("bond yields") == [PARENTS[1], PARENTS[0]]
 
 
@@ -89,7 +102,9 @@ def test_generated_and_given_ids():
 def test_adding_a_parent_again_replaces_it_and_its_children():
     retriever, store = build()
     retriever.add_documents(PARENTS)
-    changed = Document("Cats sleep all day.\nDogs bark at night.", {"source": "pets.txt"}, id="pets")
+    changed = Document(
+        "Cats sleep all day.\nDogs bark at night.", {"source": "pets.txt"}, id="pets"
+    )
     retriever.add_documents([changed])
     assert store.count() == 6
     assert store.get_by_ids(["pets-0"])[0].page_content == "Cats sleep all day."
@@ -97,15 +112,20 @@ def test_adding_a_parent_again_replaces_it_and_its_children():
 
 
 def test_parent_splitter_cuts_parents_first():
-    retriever, store = build(parent_splitter=RecursiveCharacterTextSplitter(
-        chunk_size=45, chunk_overlap=0, separators=["\n\n"]))
+    retriever, store = build(
+        parent_splitter=RecursiveCharacterTextSplitter(
+            chunk_size=45, chunk_overlap=0, separators=["\n\n"]
+        )
+    )
     book = Document("Cats purr.\nDogs bark.\n\nStocks fell.\nBonds rose.", {"source": "book"})
     retriever.add_documents([book])
     # parents: "Cats purr.\nDogs bark." (one child) and "Stocks fell.\nBonds rose." (two)
     assert store.count() == 3
     found = retriever.invoke("bonds rose")
     assert [(d.page_content, d.metadata) for d in found] == [
-        ("Stocks fell.\nBonds rose.", {"source": "book"}), ("Cats purr.\nDogs bark.", {"source": "book"})]
+        ("Stocks fell.\nBonds rose.", {"source": "book"}),
+        ("Cats purr.\nDogs bark.", {"source": "book"}),
+    ]
     assert all(len(d.id) == 36 for d in found)  # new uuid4 ids for the split parents
     with pytest.raises(InvalidInputError, match="cannot take ids with a parent_splitter"):
         retriever.add_documents([book], ids=["b"])
@@ -119,8 +139,11 @@ def test_child_metadata_fields_limit_what_children_carry():
 
 
 def test_custom_id_key_and_document_stores(tmp_path):
-    for docstore in (InMemoryDocumentStore(), LocalFileStore(tmp_path / "parents"),
-                     create_kv_docstore(InMemoryByteStore())):
+    for docstore in (
+        InMemoryDocumentStore(),
+        LocalFileStore(tmp_path / "parents"),
+        create_kv_docstore(InMemoryByteStore()),
+    ):
         retriever, store = build(docstore, id_key="parent")
         retriever.add_documents(PARENTS)
         assert store.get_by_ids(["money-0"])[0].metadata["parent"] == "money"
@@ -130,8 +153,11 @@ def test_custom_id_key_and_document_stores(tmp_path):
 
 
 def test_byte_store_is_langchains_other_spelling():
-    retriever = ParentDocumentRetriever(InMemoryVectorStore(HashingEmbeddings(dimension=64)),
-                                        byte_store=InMemoryByteStore(), child_splitter=lines())
+    retriever = ParentDocumentRetriever(
+        InMemoryVectorStore(HashingEmbeddings(dimension=64)),
+        byte_store=InMemoryByteStore(),
+        child_splitter=lines(),
+    )
     retriever.add_documents(PARENTS)
     assert retriever.invoke("parrots")[0] == PARENTS[2]
 
@@ -178,21 +204,49 @@ def test_bad_input_writes_nothing(documents, ids, message):
 @pytest.mark.parametrize(
     ("options", "error", "message"),
     [
-        ({"child_splitter": None}, InvalidInputError, "child_splitter needs a split_documents method"),
-        ({"parent_splitter": "x"}, InvalidInputError, "parent_splitter needs a split_documents method"),
+        (
+            {"child_splitter": None},
+            InvalidInputError,
+            "child_splitter needs a split_documents method",
+        ),
+        (
+            {"parent_splitter": "x"},
+            InvalidInputError,
+            "parent_splitter needs a split_documents method",
+        ),
         ({"id_key": ""}, InvalidInputError, "id_key must be a non-empty str"),
-        ({"search_kwargs": {"k": 2, "top_k": 3}}, InvalidInputError, "search_kwargs 'top_k' not accepted"),
+        (
+            {"search_kwargs": {"k": 2, "top_k": 3}},
+            InvalidInputError,
+            "search_kwargs 'top_k' not accepted",
+        ),
         ({"search_kwargs": {"k": 0}}, InvalidInputError, "k"),
         ({"search_type": "simlarity"}, ConfigurationError, "search_type 'simlarity' is not one of"),
-        ({"child_metadata_fields": "source"}, InvalidInputError, "child_metadata_fields must be a list of str"),
-        ({"docstore": {}}, InvalidInputError, "docstore must be an InMemoryDocumentStore or a BaseStore"),
-        ({"byte_store": InMemoryByteStore()}, InvalidInputError, "exactly one of docstore and byte_store"),
+        (
+            {"child_metadata_fields": "source"},
+            InvalidInputError,
+            "child_metadata_fields must be a list of str",
+        ),
+        (
+            {"docstore": {}},
+            InvalidInputError,
+            "docstore must be an InMemoryDocumentStore or a BaseStore",
+        ),
+        (
+            {"byte_store": InMemoryByteStore()},
+            InvalidInputError,
+            "exactly one of docstore and byte_store",
+        ),
         ({"vectorstore": "faiss"}, InvalidInputError, "vectorstore must be a VectorStore, got str"),
     ],
 )
 def test_bad_options_are_rejected(options, error, message):
-    arguments = {"vectorstore": InMemoryVectorStore(HashingEmbeddings(dimension=64)),
-                 "docstore": InMemoryByteStore(), "child_splitter": lines(), **options}
+    arguments = {
+        "vectorstore": InMemoryVectorStore(HashingEmbeddings(dimension=64)),
+        "docstore": InMemoryByteStore(),
+        "child_splitter": lines(),
+        **options,
+    }
     with pytest.raises(error, match=message):
         ParentDocumentRetriever(**arguments)
 
@@ -202,7 +256,9 @@ async def test_async_add_and_search():
     await retriever.aadd_documents(PARENTS)
     assert store.count() == 6
     assert await retriever.ainvoke("cats purr") == [PARENTS[0], PARENTS[2], PARENTS[1]]
-    assert await retriever.abatch(["cats purr", "parrots"]) == retriever.batch(["cats purr", "parrots"])
+    assert await retriever.abatch(["cats purr", "parrots"]) == retriever.batch(
+        ["cats purr", "parrots"]
+    )
 
 
 def test_in_memory_document_store_keeps_copies():
@@ -214,7 +270,9 @@ def test_in_memory_document_store_keeps_copies():
     got.metadata["n"] = 3
     assert store.mget(["a", "b"]) == [Document("x", {"n": 1}), None]
     assert list(store.yield_keys(prefix="a")) == ["a"] and list(store.yield_keys(prefix="b")) == []
-    with pytest.raises(InvalidInputError, match=r"takes \(str, Document\) pairs, got \(str, bytes\)"):
+    with pytest.raises(
+        InvalidInputError, match=r"takes \(str, Document\) pairs, got \(str, bytes\)"
+    ):
         store.mset([("b", b"raw")])
     store.mdelete(["a", "missing"])
     assert store.mget(["a"]) == [None]
@@ -225,8 +283,8 @@ async def test_batch_searches_children_once_and_reads_the_docstore_once():
     retriever.add_documents(PARENTS)
     searches, reads = [], []
     search = store._search_texts
-    store._search_texts = lambda queries, plan, **options: searches.append(list(queries)) or search(
-        queries, plan, **options
+    store._search_texts = lambda queries, plan, **options: (
+        searches.append(list(queries)) or search(queries, plan, **options)
     )
     mget = retriever.docstore.mget
     retriever.docstore.mget = lambda keys: reads.append(list(keys)) or mget(keys)
@@ -236,7 +294,8 @@ async def test_batch_searches_children_once_and_reads_the_docstore_once():
     assert searches == [["cats purr", "bond yields"]]
     assert reads == [["pets", "more", "money"]]
     assert [run.tree() for run in collector.traced_runs] == [
-        ("ParentDocumentRetriever", [("InMemoryVectorStoreRetriever", [])])] * 2
+        ("ParentDocumentRetriever", [("InMemoryVectorStoreRetriever", [])])
+    ] * 2
     assert [run.children[0].inputs for run in collector.traced_runs] == ["cats purr", "bond yields"]
     assert await retriever.abatch(["cats purr", "bond yields"]) == results
     results[0][0].metadata["changed"] = True  # results are copies, also of a parent found twice

@@ -52,8 +52,16 @@ EXPECTED = [
     "weighted_reciprocal_rank",
 ]
 
-MODULES = ["_bm25", "_ensemble", "_multi_query", "_compression", "_compressors", "_llm_filter",
-           "_docstore", "_parent_document"]
+MODULES = [
+    "_bm25",
+    "_ensemble",
+    "_multi_query",
+    "_compression",
+    "_compressors",
+    "_llm_filter",
+    "_docstore",
+    "_parent_document",
+]
 
 
 def test_all_is_pinned_and_every_name_resolves():
@@ -84,25 +92,35 @@ def _store():
 
 def _parent():
     retriever = ParentDocumentRetriever(
-        InMemoryVectorStore(EMBEDDINGS), InMemoryByteStore(),
+        InMemoryVectorStore(EMBEDDINGS),
+        InMemoryByteStore(),
         RecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=0, separators=[" "]),
         # k=2: deeper, children tie at cosine 0 and the store may break such ties
         # differently for one query and for a batch
-        search_kwargs={"k": 2})
+        search_kwargs={"k": 2},
+    )
     retriever.add_documents([Document(t, id=i) for t, i in zip(TEXTS, IDS, strict=True)])
     return retriever
 
 
 BUILDERS = {
     "bm25": lambda: BM25Retriever.from_texts(TEXTS, ids=IDS, k=2),
-    "ensemble": lambda: EnsembleRetriever([BM25Retriever.from_texts(TEXTS, ids=IDS, k=2),
-                                           _store().as_retriever(search_kwargs={"k": 2})], weights=[1, 2]),
+    "ensemble": lambda: EnsembleRetriever(
+        [
+            BM25Retriever.from_texts(TEXTS, ids=IDS, k=2),
+            _store().as_retriever(search_kwargs={"k": 2}),
+        ],
+        weights=[1, 2],
+    ),
     # a fake model repeats the question: the retriever still works as a Runnable
     "multi_query": lambda: MultiQueryRetriever.from_llm(
-        _store().as_retriever(search_kwargs={"k": 2}), RunnableLambda(lambda p: p.to_string().split(": ")[-1]),
-        prompt=None),
+        _store().as_retriever(search_kwargs={"k": 2}),
+        RunnableLambda(lambda p: p.to_string().split(": ")[-1]),
+        prompt=None,
+    ),
     "compression": lambda: ContextualCompressionRetriever(
-        EmbeddingsFilter(EMBEDDINGS, k=1), BM25Retriever.from_texts(TEXTS, ids=IDS)),
+        EmbeddingsFilter(EMBEDDINGS, k=1), BM25Retriever.from_texts(TEXTS, ids=IDS)
+    ),
     "parent_document": _parent,
 }
 QUERIES = ["cats purr", "stock prices", "barking dogs at night"]
@@ -129,10 +147,15 @@ async def test_invoke_ainvoke_batch_and_abatch_agree(retriever):
 
 def test_one_retriever_run_per_query_with_config(retriever):
     collector = RunCollectorCallbackHandler()
-    retriever.batch(QUERIES[:2], {"callbacks": [collector], "tags": ["mine"], "metadata": {"user": "u"}})
+    retriever.batch(
+        QUERIES[:2], {"callbacks": [collector], "tags": ["mine"], "metadata": {"user": "u"}}
+    )
     roots = collector.traced_runs
     # without a batch hook the queries run in threads: runs may start in any order
-    assert sorted((r.run_type, r.inputs) for r in roots) == [("retriever", "cats purr"), ("retriever", "stock prices")]
+    assert sorted((r.run_type, r.inputs) for r in roots) == [
+        ("retriever", "cats purr"),
+        ("retriever", "stock prices"),
+    ]
     assert all("mine" in r.tags and r.metadata["user"] == "u" for r in roots)
     named = RunCollectorCallbackHandler()
     retriever.invoke("cats", {"callbacks": [named], "run_name": "search"})
@@ -153,19 +176,33 @@ def test_composes_in_a_chain(retriever):
 
 def test_nested_retrievers_report_a_full_run_tree():
     store = _store()
-    multi = MultiQueryRetriever.from_llm(store.as_retriever(search_kwargs={"k": 1}),
-                                         FakeListChatModel(responses=["kittens\ndogs"]))
+    multi = MultiQueryRetriever.from_llm(
+        store.as_retriever(search_kwargs={"k": 1}), FakeListChatModel(responses=["kittens\ndogs"])
+    )
     compressed = ContextualCompressionRetriever(EmbeddingsFilter(EMBEDDINGS, k=3), multi)
     collector = RunCollectorCallbackHandler()
     # the model's two queries find k and d; the filter keeps both, reordered by its cosine
     assert sorted(d.id for d in compressed.invoke("cats", {"callbacks": [collector]})) == ["d", "k"]
-    assert collector.traced_runs[0].tree() == ("ContextualCompressionRetriever", [
-        ("MultiQueryRetriever", [
-            ("RunnableSequence", [("PromptTemplate", []), ("FakeListChatModel", []), ("LineListOutputParser", [])]),
-            ("InMemoryVectorStoreRetriever", []),
-            ("InMemoryVectorStoreRetriever", []),
-        ]),
-    ])
+    assert collector.traced_runs[0].tree() == (
+        "ContextualCompressionRetriever",
+        [
+            (
+                "MultiQueryRetriever",
+                [
+                    (
+                        "RunnableSequence",
+                        [
+                            ("PromptTemplate", []),
+                            ("FakeListChatModel", []),
+                            ("LineListOutputParser", []),
+                        ],
+                    ),
+                    ("InMemoryVectorStoreRetriever", []),
+                    ("InMemoryVectorStoreRetriever", []),
+                ],
+            ),
+        ],
+    )
 
 
 def test_in_a_rag_chain_batch_each_retriever_run_sits_under_its_own_input():
@@ -173,12 +210,16 @@ def test_in_a_rag_chain_batch_each_retriever_run_sits_under_its_own_input():
 
     hybrid = BUILDERS["ensemble"]()
     chain = {"context": hybrid, "question": RunnablePassthrough()} | RunnableLambda(
-        lambda x: [d.id for d in x["context"]], name="ids")
+        lambda x: [d.id for d in x["context"]], name="ids"
+    )
     collector = RunCollectorCallbackHandler()
     one_by_one = [chain.invoke(q) for q in QUERIES[:2]]
     assert chain.batch(QUERIES[:2], {"callbacks": [collector]}) == one_by_one
     for root, query in zip(collector.traced_runs, QUERIES[:2], strict=True):
         ensemble = root.find("EnsembleRetriever")
         assert ensemble is not None and ensemble.inputs == query
-        assert sorted(child.name for child in ensemble.children) == ["BM25Retriever", "InMemoryVectorStoreRetriever"]
+        assert sorted(child.name for child in ensemble.children) == [
+            "BM25Retriever",
+            "InMemoryVectorStoreRetriever",
+        ]
         assert all(child.inputs == query for child in ensemble.children)

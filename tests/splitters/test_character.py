@@ -48,7 +48,9 @@ def test_character_splitter_keeps_a_piece_larger_than_chunk_size_whole() -> None
     ],
 )
 def test_keep_separator_modes(keep: object, expected: list[str]) -> None:
-    splitter = CharacterTextSplitter(separator=".", chunk_size=2, chunk_overlap=0, keep_separator=keep)
+    splitter = CharacterTextSplitter(
+        separator=".", chunk_size=2, chunk_overlap=0, keep_separator=keep
+    )
     assert splitter.split_text("a.b.c") == expected
 
 
@@ -122,10 +124,15 @@ def test_from_language_python_cuts_at_functions() -> None:
 
 
 def test_from_language_accepts_the_value_string() -> None:
-    by_value = RecursiveCharacterTextSplitter.from_language("markdown", chunk_size=12, chunk_overlap=0)
+    by_value = RecursiveCharacterTextSplitter.from_language(
+        "markdown", chunk_size=12, chunk_overlap=0
+    )
     text = "# A\ntext\n## B\nmore"
     assert by_value.split_text(text) == ["# A\ntext", "## B\nmore"]
-    assert MarkdownTextSplitter(chunk_size=12, chunk_overlap=0).split_text(text) == ["# A\ntext", "## B\nmore"]
+    assert MarkdownTextSplitter(chunk_size=12, chunk_overlap=0).split_text(text) == [
+        "# A\ntext",
+        "## B\nmore",
+    ]
 
 
 def test_latex_preset_cuts_at_sections() -> None:
@@ -143,7 +150,9 @@ def test_every_language_but_perl_has_a_preset() -> None:
         separators = RecursiveCharacterTextSplitter.get_separators_for_language(language)
         assert separators[-1] == "" or separators[-1] == " "
         RecursiveCharacterTextSplitter.from_language(language, chunk_size=10, chunk_overlap=0)
-    with pytest.raises(InvalidInputError, match="'perl' has no separator preset; presets exist for cpp"):
+    with pytest.raises(
+        InvalidInputError, match="'perl' has no separator preset; presets exist for cpp"
+    ):
         RecursiveCharacterTextSplitter.from_language(Language.PERL)
     with pytest.raises(InvalidInputError, match="language 'klingon' is not one of cpp, go"):
         RecursiveCharacterTextSplitter.from_language("klingon")
@@ -166,7 +175,9 @@ def test_start_index_with_repeated_lines_and_overlap() -> None:
 
 
 def test_start_index_skips_stripped_whitespace() -> None:
-    splitter = CharacterTextSplitter(separator="|", chunk_size=4, chunk_overlap=0, add_start_index=True)
+    splitter = CharacterTextSplitter(
+        separator="|", chunk_size=4, chunk_overlap=0, add_start_index=True
+    )
     assert chunks_and_starts(splitter, "  ab|  cd ") == [("ab", 2), ("cd", 7)]
 
 
@@ -189,7 +200,9 @@ def test_metadata_is_copied_into_every_chunk() -> None:
 
 def test_split_documents_keeps_metadata_and_drops_ids() -> None:
     splitter = RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=0, add_start_index=True)
-    docs = splitter.split_documents([Document("ab cd ef", {"p": 1}, id="doc-1"), Document("gh", {"p": 2})])
+    docs = splitter.split_documents(
+        [Document("ab cd ef", {"p": 1}, id="doc-1"), Document("gh", {"p": 2})]
+    )
     assert docs == [
         Document("ab cd", {"p": 1, "start_index": 0}),
         Document("ef", {"p": 1, "start_index": 6}),
@@ -211,8 +224,14 @@ def test_splitter_is_a_runnable_in_a_chain() -> None:
     splitter = RecursiveCharacterTextSplitter(chunk_size=5, chunk_overlap=0)
     load = RunnableLambda(lambda text: [Document(text, {"source": "t"})])
     chain = load | splitter
-    assert chain.invoke("ab cd ef") == [Document("ab cd", {"source": "t"}), Document("ef", {"source": "t"})]
-    assert splitter.batch([[Document("a")], [Document("b c")]]) == [[Document("a")], [Document("b c")]]
+    assert chain.invoke("ab cd ef") == [
+        Document("ab cd", {"source": "t"}),
+        Document("ef", {"source": "t"}),
+    ]
+    assert splitter.batch([[Document("a")], [Document("b c")]]) == [
+        [Document("a")],
+        [Document("b c")],
+    ]
 
 
 async def test_splitter_ainvoke() -> None:
@@ -237,9 +256,18 @@ def test_invoke_rejects_bound_options() -> None:
         ({"chunk_size": 10.5}, "chunk_size must be an int, got float 10.5"),
         ({"chunk_size": True}, "chunk_size must be an int, got bool True"),
         ({"chunk_overlap": -1}, "chunk_overlap must be >= 0, got -1"),
-        ({"chunk_size": 100, "chunk_overlap": 100}, r"chunk_overlap \(100\) must be smaller than chunk_size \(100\)"),
-        ({"chunk_size": 10, "chunk_overlap": 20}, r"chunk_overlap \(20\) must be smaller than chunk_size \(10\)"),
-        ({"keep_separator": "middle"}, "keep_separator 'middle' is not one of False, True, 'start', 'end'"),
+        (
+            {"chunk_size": 100, "chunk_overlap": 100},
+            r"chunk_overlap \(100\) must be smaller than chunk_size \(100\)",
+        ),
+        (
+            {"chunk_size": 10, "chunk_overlap": 20},
+            r"chunk_overlap \(20\) must be smaller than chunk_size \(10\)",
+        ),
+        (
+            {"keep_separator": "middle"},
+            "keep_separator 'middle' is not one of False, True, 'start', 'end'",
+        ),
         ({"length_function": 3}, "length_function must be callable, got int"),
         ({"add_start_index": "yes"}, "add_start_index must be a bool, got 'yes'"),
     ],
@@ -252,11 +280,17 @@ def test_bad_options_raise(options: dict[str, object], message: str) -> None:
 
 
 def test_bad_separators_raise() -> None:
-    with pytest.raises(InvalidInputError, match=r"separator '\(' is not a valid regular expression"):
+    with pytest.raises(
+        InvalidInputError, match=r"separator '\(' is not a valid regular expression"
+    ):
         CharacterTextSplitter(separator="(", is_separator_regex=True)
-    with pytest.raises(InvalidInputError, match="separators must be a non-empty list of str, got '\\\\n'"):
+    with pytest.raises(
+        InvalidInputError, match="separators must be a non-empty list of str, got '\\\\n'"
+    ):
         RecursiveCharacterTextSplitter(separators="\n")  # type: ignore[arg-type]
-    with pytest.raises(InvalidInputError, match=r"separators must be a non-empty list of str, got \[\]"):
+    with pytest.raises(
+        InvalidInputError, match=r"separators must be a non-empty list of str, got \[\]"
+    ):
         RecursiveCharacterTextSplitter(separators=[])
     with pytest.raises(InvalidInputError, match="a separator must be a str, got int"):
         RecursiveCharacterTextSplitter(separators=["\n", 3])  # type: ignore[list-item]
@@ -265,7 +299,9 @@ def test_bad_separators_raise() -> None:
 @pytest.mark.parametrize("bad", [None, 42, b"bytes", ["a list"]])
 def test_non_string_text_raises(bad: object) -> None:
     for splitter in (CharacterTextSplitter(), RecursiveCharacterTextSplitter()):
-        with pytest.raises(InvalidInputError, match=f"text must be a str, got {type(bad).__name__}"):
+        with pytest.raises(
+            InvalidInputError, match=f"text must be a str, got {type(bad).__name__}"
+        ):
             splitter.split_text(bad)  # type: ignore[arg-type]
         with pytest.raises(InvalidInputError, match="text must be a str"):
             splitter.create_documents([bad])  # type: ignore[list-item]
@@ -273,7 +309,9 @@ def test_non_string_text_raises(bad: object) -> None:
 
 def test_create_documents_input_errors() -> None:
     splitter = CharacterTextSplitter()
-    with pytest.raises(InvalidInputError, match=r"texts must be a list of str, got a str; pass \[text\]"):
+    with pytest.raises(
+        InvalidInputError, match=r"texts must be a list of str, got a str; pass \[text\]"
+    ):
         splitter.create_documents("one text")
     with pytest.raises(InvalidInputError, match="metadatas has 1 items but texts has 2"):
         splitter.create_documents(["a", "b"], metadatas=[{}])
@@ -281,7 +319,9 @@ def test_create_documents_input_errors() -> None:
         splitter.create_documents(["a"], metadatas=[["source", "a.txt"]])  # type: ignore[list-item]
     with pytest.raises(InvalidInputError, match="documents must hold Document objects, got str"):
         splitter.split_documents(["not a document"])  # type: ignore[list-item]
-    with pytest.raises(InvalidInputError, match="documents must be a list of Document, got a Document"):
+    with pytest.raises(
+        InvalidInputError, match="documents must be a list of Document, got a Document"
+    ):
         splitter.invoke(Document("a"))  # type: ignore[arg-type]
 
 

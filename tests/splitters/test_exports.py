@@ -36,5 +36,7 @@ def test_splitting_loads_no_heavy_dependency() -> None:
         "heavy = {'tiktoken', 'transformers', 'torch', 'sentence_transformers'}\n"
         "print(sorted(heavy & set(sys.modules)))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == "[]"

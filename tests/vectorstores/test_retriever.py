@@ -128,12 +128,14 @@ def test_a_query_that_is_not_a_string_is_refused(store: CountingStore) -> None:
 def test_options_are_checked_when_built(store: CountingStore) -> None:
     with pytest.raises(
         ConfigurationError,
-        match="search_type 'simlarity' is not one of 'similarity', 'similarity_score_threshold', 'mmr'",
+        match="search_type 'simlarity' is not one of 'similarity', 'similarity_score_threshold', "
+        "'mmr'",
     ):
         VectorStoreRetriever(store, search_type="simlarity")
     with pytest.raises(
         InvalidInputError,
-        match="search_kwargs 'top_k', 'n' not accepted by search_type 'similarity'; it takes 'k', 'filter'",
+        match="search_kwargs 'top_k', 'n' not accepted by search_type 'similarity'; it takes 'k', "
+        "'filter'",
     ):
         store.as_retriever(search_kwargs={"top_k": 3, "k": 2, "n": 1})
     with pytest.raises(InvalidInputError, match="k must be a positive integer, got 0"):

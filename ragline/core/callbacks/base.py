@@ -92,7 +92,12 @@ class BaseCallbackHandler:
         """A text-completion model run started with ``prompts``."""
 
     def on_chat_model_start(
-        self, serialized: dict[str, Any] | None, messages: list[list[Any]], *, run_id: UUID, **kwargs: Any
+        self,
+        serialized: dict[str, Any] | None,
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        **kwargs: Any,
     ) -> Any:
         """A chat model run started with ``messages`` (one list of messages per prompt)."""
 
@@ -137,7 +142,9 @@ class AsyncCallbackHandler(BaseCallbackHandler):
         ...         print(token, end="")
     """
 
-    async def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, **kwargs: Any) -> None:  # type: ignore[override]
+    async def on_chain_start(
+        self, serialized: Any, inputs: Any, *, run_id: UUID, **kwargs: Any
+    ) -> None:  # type: ignore[override]
         """A chain run started."""
 
     async def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
@@ -146,10 +153,14 @@ class AsyncCallbackHandler(BaseCallbackHandler):
     async def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """A chain run raised."""
 
-    async def on_llm_start(self, serialized: Any, prompts: list[str], *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_llm_start(
+        self, serialized: Any, prompts: list[str], *, run_id: UUID, **kwargs: Any
+    ) -> None:
         """A text-completion model run started."""
 
-    async def on_chat_model_start(self, serialized: Any, messages: list[list[Any]], *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_chat_model_start(
+        self, serialized: Any, messages: list[list[Any]], *, run_id: UUID, **kwargs: Any
+    ) -> None:
         """A chat model run started."""
 
     async def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
@@ -161,13 +172,17 @@ class AsyncCallbackHandler(BaseCallbackHandler):
     async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """A model run raised."""
 
-    async def on_retriever_start(self, serialized: Any, query: str, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_retriever_start(
+        self, serialized: Any, query: str, *, run_id: UUID, **kwargs: Any
+    ) -> None:
         """A retriever run started."""
 
     async def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """A retriever run ended."""
 
-    async def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+    async def on_retriever_error(
+        self, error: BaseException, *, run_id: UUID, **kwargs: Any
+    ) -> None:
         """A retriever run raised."""
 
     async def on_text(self, text: str, *, run_id: UUID, **kwargs: Any) -> None:

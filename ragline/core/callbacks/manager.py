@@ -68,8 +68,13 @@ __all__ = [
 
 logger = logging.getLogger("ragline.callbacks")
 
-_IGNORE_FLAG = {"chain": "ignore_chain", "llm": "ignore_llm", "chat": "ignore_llm",
-                "retriever": "ignore_retriever", "retry": "ignore_retry"}
+_IGNORE_FLAG = {
+    "chain": "ignore_chain",
+    "llm": "ignore_llm",
+    "chat": "ignore_llm",
+    "retriever": "ignore_retriever",
+    "retry": "ignore_retry",
+}
 
 
 def _ignored(handler: BaseCallbackHandler, event: str) -> bool:
@@ -95,7 +100,9 @@ def _handle_error(handler: BaseCallbackHandler, event: str, err: Exception) -> N
     logger.warning("callback %s.%s raised %r", type(handler).__name__, event, err)
 
 
-def _dispatch(handlers: Sequence[BaseCallbackHandler], event: str, *args: Any, **kwargs: Any) -> None:
+def _dispatch(
+    handlers: Sequence[BaseCallbackHandler], event: str, *args: Any, **kwargs: Any
+) -> None:
     for handler in handlers:
         if _ignored(handler, event):
             continue
@@ -107,7 +114,9 @@ def _dispatch(handlers: Sequence[BaseCallbackHandler], event: str, *args: Any, *
             _handle_error(handler, event, err)
 
 
-async def _adispatch(handlers: Sequence[BaseCallbackHandler], event: str, *args: Any, **kwargs: Any) -> None:
+async def _adispatch(
+    handlers: Sequence[BaseCallbackHandler], event: str, *args: Any, **kwargs: Any
+) -> None:
     for handler in handlers:
         if _ignored(handler, event):
             continue
@@ -148,8 +157,12 @@ class BaseRunManager:
         self._recursion_limit = recursion_limit
 
     def _ids(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "parent_run_id": self.parent_run_id,
-                "tags": list(self.tags), "metadata": dict(self.metadata)}
+        return {
+            "run_id": self.run_id,
+            "parent_run_id": self.parent_run_id,
+            "tags": list(self.tags),
+            "metadata": dict(self.metadata),
+        }
 
     def _emit(self, event: str, *args: Any, **kwargs: Any) -> None:
         if self.handlers:
@@ -296,7 +309,9 @@ class CallbackManager:
         self.recursion_limit = recursion_limit
 
     @classmethod
-    def configure(cls, config: RunnableConfig | None = None, *, verbose: bool = False) -> CallbackManager:
+    def configure(
+        cls, config: RunnableConfig | None = None, *, verbose: bool = False
+    ) -> CallbackManager:
         """Build the manager for a run from its (ensured) config.
 
         Args:
@@ -323,9 +338,14 @@ class CallbackManager:
 
     def copy(self) -> CallbackManager:
         """Return an independent copy (same handlers, parent, tags, metadata, depth)."""
-        return CallbackManager(self.handlers, parent_run_id=self.parent_run_id, tags=self.tags,
-                               metadata=self.metadata, depth=self.depth,
-                               recursion_limit=self.recursion_limit)
+        return CallbackManager(
+            self.handlers,
+            parent_run_id=self.parent_run_id,
+            tags=self.tags,
+            metadata=self.metadata,
+            depth=self.depth,
+            recursion_limit=self.recursion_limit,
+        )
 
     def add_handler(self, handler: BaseCallbackHandler) -> None:
         """Add ``handler`` unless it is already here."""
@@ -344,75 +364,212 @@ class CallbackManager:
                 "end; if the depth is intended, raise config['recursion_limit']"
             )
         return kind(
-            run_id=run_id or uuid.uuid4(), parent_run_id=self.parent_run_id,
-            handlers=self.handlers, tags=list(self.tags), metadata=dict(self.metadata),
-            name=name, depth=self.depth, inheritable_tags=self.tags,
-            inheritable_metadata=self.metadata, recursion_limit=self.recursion_limit,
+            run_id=run_id or uuid.uuid4(),
+            parent_run_id=self.parent_run_id,
+            handlers=self.handlers,
+            tags=list(self.tags),
+            metadata=dict(self.metadata),
+            name=name,
+            depth=self.depth,
+            inheritable_tags=self.tags,
+            inheritable_metadata=self.metadata,
+            recursion_limit=self.recursion_limit,
         )
 
-    def _start(self, kind: type[BaseRunManager], event: str, serialized: Any, payload: Any,
-               name: str, run_id: UUID | None, extra: dict[str, Any]) -> Any:
+    def _start(
+        self,
+        kind: type[BaseRunManager],
+        event: str,
+        serialized: Any,
+        payload: Any,
+        name: str,
+        run_id: UUID | None,
+        extra: dict[str, Any],
+    ) -> Any:
         run = self._new_run(kind, name, run_id)
-        run._emit(event, serialized if serialized is not None else {"name": name}, payload,
-                  name=name, **extra)
+        run._emit(
+            event,
+            serialized if serialized is not None else {"name": name},
+            payload,
+            name=name,
+            **extra,
+        )
         return run
 
-    async def _astart(self, kind: type[BaseRunManager], event: str, serialized: Any,
-                      payload: Any, name: str, run_id: UUID | None, extra: dict[str, Any]) -> Any:
+    async def _astart(
+        self,
+        kind: type[BaseRunManager],
+        event: str,
+        serialized: Any,
+        payload: Any,
+        name: str,
+        run_id: UUID | None,
+        extra: dict[str, Any],
+    ) -> Any:
         run = self._new_run(kind, name, run_id)
-        await run._aemit(event, serialized if serialized is not None else {"name": name},
-                         payload, name=name, **extra)
+        await run._aemit(
+            event,
+            serialized if serialized is not None else {"name": name},
+            payload,
+            name=name,
+            **extra,
+        )
         return run
 
-    def on_chain_start(self, serialized: dict[str, Any] | None, inputs: Any, *, name: str,
-                       run_id: UUID | None = None, run_type: str = "chain") -> CallbackManagerForChainRun:
+    def on_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: Any,
+        *,
+        name: str,
+        run_id: UUID | None = None,
+        run_type: str = "chain",
+    ) -> CallbackManagerForChainRun:
         """Start a chain run; returns its run manager."""
-        return self._start(CallbackManagerForChainRun, "on_chain_start", serialized, inputs,
-                           name, run_id, {"run_type": run_type})
+        return self._start(
+            CallbackManagerForChainRun,
+            "on_chain_start",
+            serialized,
+            inputs,
+            name,
+            run_id,
+            {"run_type": run_type},
+        )
 
-    def on_llm_start(self, serialized: dict[str, Any] | None, prompts: list[str], *, name: str,
-                     run_id: UUID | None = None, invocation_params: dict[str, Any] | None = None) -> CallbackManagerForLLMRun:
+    def on_llm_start(
+        self,
+        serialized: dict[str, Any] | None,
+        prompts: list[str],
+        *,
+        name: str,
+        run_id: UUID | None = None,
+        invocation_params: dict[str, Any] | None = None,
+    ) -> CallbackManagerForLLMRun:
         """Start a text-completion model run; returns its run manager."""
-        return self._start(CallbackManagerForLLMRun, "on_llm_start", serialized, prompts, name,
-                           run_id, {"invocation_params": invocation_params or {}})
+        return self._start(
+            CallbackManagerForLLMRun,
+            "on_llm_start",
+            serialized,
+            prompts,
+            name,
+            run_id,
+            {"invocation_params": invocation_params or {}},
+        )
 
-    def on_chat_model_start(self, serialized: dict[str, Any] | None, messages: list[list[Any]], *,
-                            name: str, run_id: UUID | None = None,
-                            invocation_params: dict[str, Any] | None = None) -> CallbackManagerForLLMRun:
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any] | None,
+        messages: list[list[Any]],
+        *,
+        name: str,
+        run_id: UUID | None = None,
+        invocation_params: dict[str, Any] | None = None,
+    ) -> CallbackManagerForLLMRun:
         """Start a chat model run; returns its run manager."""
-        return self._start(CallbackManagerForLLMRun, "on_chat_model_start", serialized, messages,
-                           name, run_id, {"invocation_params": invocation_params or {}})
+        return self._start(
+            CallbackManagerForLLMRun,
+            "on_chat_model_start",
+            serialized,
+            messages,
+            name,
+            run_id,
+            {"invocation_params": invocation_params or {}},
+        )
 
-    def on_retriever_start(self, serialized: dict[str, Any] | None, query: str, *, name: str,
-                           run_id: UUID | None = None) -> CallbackManagerForRetrieverRun:
+    def on_retriever_start(
+        self,
+        serialized: dict[str, Any] | None,
+        query: str,
+        *,
+        name: str,
+        run_id: UUID | None = None,
+    ) -> CallbackManagerForRetrieverRun:
         """Start a retriever run; returns its run manager."""
-        return self._start(CallbackManagerForRetrieverRun, "on_retriever_start", serialized,
-                           query, name, run_id, {})
+        return self._start(
+            CallbackManagerForRetrieverRun,
+            "on_retriever_start",
+            serialized,
+            query,
+            name,
+            run_id,
+            {},
+        )
 
-    async def aon_chain_start(self, serialized: dict[str, Any] | None, inputs: Any, *, name: str,
-                              run_id: UUID | None = None, run_type: str = "chain") -> CallbackManagerForChainRun:
+    async def aon_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: Any,
+        *,
+        name: str,
+        run_id: UUID | None = None,
+        run_type: str = "chain",
+    ) -> CallbackManagerForChainRun:
         """Async twin of :meth:`on_chain_start`."""
-        return await self._astart(CallbackManagerForChainRun, "on_chain_start", serialized,
-                                  inputs, name, run_id, {"run_type": run_type})
+        return await self._astart(
+            CallbackManagerForChainRun,
+            "on_chain_start",
+            serialized,
+            inputs,
+            name,
+            run_id,
+            {"run_type": run_type},
+        )
 
-    async def aon_llm_start(self, serialized: dict[str, Any] | None, prompts: list[str], *, name: str,
-                            run_id: UUID | None = None,
-                            invocation_params: dict[str, Any] | None = None) -> CallbackManagerForLLMRun:
+    async def aon_llm_start(
+        self,
+        serialized: dict[str, Any] | None,
+        prompts: list[str],
+        *,
+        name: str,
+        run_id: UUID | None = None,
+        invocation_params: dict[str, Any] | None = None,
+    ) -> CallbackManagerForLLMRun:
         """Async twin of :meth:`on_llm_start`."""
-        return await self._astart(CallbackManagerForLLMRun, "on_llm_start", serialized, prompts,
-                                  name, run_id, {"invocation_params": invocation_params or {}})
+        return await self._astart(
+            CallbackManagerForLLMRun,
+            "on_llm_start",
+            serialized,
+            prompts,
+            name,
+            run_id,
+            {"invocation_params": invocation_params or {}},
+        )
 
-    async def aon_chat_model_start(self, serialized: dict[str, Any] | None,
-                                   messages: list[list[Any]], *, name: str,
-                                   run_id: UUID | None = None,
-                                   invocation_params: dict[str, Any] | None = None) -> CallbackManagerForLLMRun:
+    async def aon_chat_model_start(
+        self,
+        serialized: dict[str, Any] | None,
+        messages: list[list[Any]],
+        *,
+        name: str,
+        run_id: UUID | None = None,
+        invocation_params: dict[str, Any] | None = None,
+    ) -> CallbackManagerForLLMRun:
         """Async twin of :meth:`on_chat_model_start`."""
-        return await self._astart(CallbackManagerForLLMRun, "on_chat_model_start", serialized,
-                                  messages, name, run_id,
-                                  {"invocation_params": invocation_params or {}})
+        return await self._astart(
+            CallbackManagerForLLMRun,
+            "on_chat_model_start",
+            serialized,
+            messages,
+            name,
+            run_id,
+            {"invocation_params": invocation_params or {}},
+        )
 
-    async def aon_retriever_start(self, serialized: dict[str, Any] | None, query: str, *, name: str,
-                                  run_id: UUID | None = None) -> CallbackManagerForRetrieverRun:
+    async def aon_retriever_start(
+        self,
+        serialized: dict[str, Any] | None,
+        query: str,
+        *,
+        name: str,
+        run_id: UUID | None = None,
+    ) -> CallbackManagerForRetrieverRun:
         """Async twin of :meth:`on_retriever_start`."""
-        return await self._astart(CallbackManagerForRetrieverRun, "on_retriever_start",
-                                  serialized, query, name, run_id, {})
+        return await self._astart(
+            CallbackManagerForRetrieverRun,
+            "on_retriever_start",
+            serialized,
+            query,
+            name,
+            run_id,
+            {},
+        )

@@ -6,7 +6,8 @@ the starting point of your own tracing: walk ``collector.traced_runs`` after a c
 Example:
     >>> from ragline.core import RunnableLambda
     >>> collector = RunCollectorCallbackHandler()
-    >>> chain = RunnableLambda(lambda x: x + 1, name="add") | RunnableLambda(lambda x: x * 2, name="double")
+    >>> add = RunnableLambda(lambda x: x + 1, name="add")
+    >>> chain = add | RunnableLambda(lambda x: x * 2, name="double")
     >>> chain.invoke(1, {"callbacks": [collector]})
     4
     >>> collector.traced_runs[0].tree()
@@ -79,8 +80,10 @@ class Run:
         return None
 
     def __repr__(self) -> str:
-        return (f"Run(name={self.name!r}, run_type={self.run_type!r}, "
-                f"children={len(self.children)}, error={self.error!r})")
+        return (
+            f"Run(name={self.name!r}, run_type={self.run_type!r}, "
+            f"children={len(self.children)}, error={self.error!r})"
+        )
 
 
 class RunCollectorCallbackHandler(BaseCallbackHandler):
@@ -110,13 +113,27 @@ class RunCollectorCallbackHandler(BaseCallbackHandler):
                 rows.append((event, run.name, parent.name if parent else None))
             return rows
 
-    def _start(self, event: str, run_type: str, inputs: Any, run_id: UUID,
-               parent_run_id: UUID | None, tags: list[str] | None,
-               metadata: dict[str, Any] | None, kwargs: dict[str, Any]) -> None:
-        run = Run(id=run_id, parent_run_id=parent_run_id, name=kwargs.get("name") or run_type,
-                  run_type=run_type, inputs=inputs, tags=list(tags or []),
-                  metadata=dict(metadata or {}),
-                  extra={k: v for k, v in kwargs.items() if k != "name"})
+    def _start(
+        self,
+        event: str,
+        run_type: str,
+        inputs: Any,
+        run_id: UUID,
+        parent_run_id: UUID | None,
+        tags: list[str] | None,
+        metadata: dict[str, Any] | None,
+        kwargs: dict[str, Any],
+    ) -> None:
+        run = Run(
+            id=run_id,
+            parent_run_id=parent_run_id,
+            name=kwargs.get("name") or run_type,
+            run_type=run_type,
+            inputs=inputs,
+            tags=list(tags or []),
+            metadata=dict(metadata or {}),
+            extra={k: v for k, v in kwargs.items() if k != "name"},
+        )
         run.events.append({"name": "start", "time": run.start_time})
         with self._lock:
             self.runs_by_id[run_id] = run
@@ -136,8 +153,14 @@ class RunCollectorCallbackHandler(BaseCallbackHandler):
             self.event_log.append((event, run))
             return run
 
-    def _end(self, event: str, run_id: UUID, outputs: Any, error: BaseException | None,
-             kwargs: dict[str, Any]) -> None:
+    def _end(
+        self,
+        event: str,
+        run_id: UUID,
+        outputs: Any,
+        error: BaseException | None,
+        kwargs: dict[str, Any],
+    ) -> None:
         with self._lock:
             run = self.runs_by_id.get(run_id)
             if run is None:
@@ -150,36 +173,79 @@ class RunCollectorCallbackHandler(BaseCallbackHandler):
             self.event_log.append((event, run))
 
     # starts ---------------------------------------------------------------------------
-    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID,
-                       parent_run_id: UUID | None = None, tags: list[str] | None = None,
-                       metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def on_chain_start(
+        self,
+        serialized: Any,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Record a chain run."""
         self._start("chain_start", "chain", inputs, run_id, parent_run_id, tags, metadata, kwargs)
 
-    def on_llm_start(self, serialized: Any, prompts: list[str], *, run_id: UUID,
-                     parent_run_id: UUID | None = None, tags: list[str] | None = None,
-                     metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def on_llm_start(
+        self,
+        serialized: Any,
+        prompts: list[str],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Record an LLM run."""
         self._start("llm_start", "llm", prompts, run_id, parent_run_id, tags, metadata, kwargs)
 
-    def on_chat_model_start(self, serialized: Any, messages: list[list[Any]], *, run_id: UUID,
-                            parent_run_id: UUID | None = None, tags: list[str] | None = None,
-                            metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def on_chat_model_start(
+        self,
+        serialized: Any,
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Record a chat model run."""
-        self._start("chat_model_start", "chat_model", messages, run_id, parent_run_id, tags,
-                    metadata, kwargs)
+        self._start(
+            "chat_model_start",
+            "chat_model",
+            messages,
+            run_id,
+            parent_run_id,
+            tags,
+            metadata,
+            kwargs,
+        )
 
-    def on_retriever_start(self, serialized: Any, query: str, *, run_id: UUID,
-                           parent_run_id: UUID | None = None, tags: list[str] | None = None,
-                           metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def on_retriever_start(
+        self,
+        serialized: Any,
+        query: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Record a retriever run."""
-        self._start("retriever_start", "retriever", query, run_id, parent_run_id, tags,
-                    metadata, kwargs)
+        self._start(
+            "retriever_start", "retriever", query, run_id, parent_run_id, tags, metadata, kwargs
+        )
 
     # middles --------------------------------------------------------------------------
     def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
         """Record a streamed token on its run's events."""
-        self._event("llm_new_token", "new_token", run_id, {"token": token, "chunk": kwargs.get("chunk")})
+        self._event(
+            "llm_new_token", "new_token", run_id, {"token": token, "chunk": kwargs.get("chunk")}
+        )
 
     def on_text(self, text: str, *, run_id: UUID, **kwargs: Any) -> None:
         """Record reported text on its run's events."""
@@ -231,21 +297,37 @@ class RootListenersHandler(BaseCallbackHandler):
         self._open: set[UUID] = set()
         self._lock = threading.Lock()
 
-    def _started(self, run_type: str, inputs: Any, run_id: UUID, parent_run_id: UUID | None,
-                 tags: list[str] | None, metadata: dict[str, Any] | None, kwargs: dict[str, Any]) -> None:
+    def _started(
+        self,
+        run_type: str,
+        inputs: Any,
+        run_id: UUID,
+        parent_run_id: UUID | None,
+        tags: list[str] | None,
+        metadata: dict[str, Any] | None,
+        kwargs: dict[str, Any],
+    ) -> None:
         with self._lock:
             is_root = parent_run_id is None or parent_run_id not in self._open
             self._open.add(run_id)
             if not is_root:
                 return
-            run = Run(id=run_id, parent_run_id=parent_run_id, name=kwargs.get("name") or run_type,
-                      run_type=run_type, inputs=inputs, tags=list(tags or []),
-                      metadata=dict(metadata or {}))
+            run = Run(
+                id=run_id,
+                parent_run_id=parent_run_id,
+                name=kwargs.get("name") or run_type,
+                run_type=run_type,
+                inputs=inputs,
+                tags=list(tags or []),
+                metadata=dict(metadata or {}),
+            )
             self._roots[run_id] = run
         if self._listeners["start"]:
             self._listeners["start"](run)
 
-    def _ended(self, run_id: UUID, outputs: Any, error: BaseException | None, kwargs: dict[str, Any]) -> None:
+    def _ended(
+        self, run_id: UUID, outputs: Any, error: BaseException | None, kwargs: dict[str, Any]
+    ) -> None:
         with self._lock:
             self._open.discard(run_id)
             run = self._roots.pop(run_id, None)
@@ -258,27 +340,59 @@ class RootListenersHandler(BaseCallbackHandler):
         if listener:
             listener(run)
 
-    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID,
-                       parent_run_id: UUID | None = None, tags: list[str] | None = None,
-                       metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def on_chain_start(
+        self,
+        serialized: Any,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Note a chain run."""
         self._started("chain", inputs, run_id, parent_run_id, tags, metadata, kwargs)
 
-    def on_llm_start(self, serialized: Any, prompts: list[str], *, run_id: UUID,
-                     parent_run_id: UUID | None = None, tags: list[str] | None = None,
-                     metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def on_llm_start(
+        self,
+        serialized: Any,
+        prompts: list[str],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Note an LLM run."""
         self._started("llm", prompts, run_id, parent_run_id, tags, metadata, kwargs)
 
-    def on_chat_model_start(self, serialized: Any, messages: list[list[Any]], *, run_id: UUID,
-                            parent_run_id: UUID | None = None, tags: list[str] | None = None,
-                            metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def on_chat_model_start(
+        self,
+        serialized: Any,
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Note a chat model run."""
         self._started("chat_model", messages, run_id, parent_run_id, tags, metadata, kwargs)
 
-    def on_retriever_start(self, serialized: Any, query: str, *, run_id: UUID,
-                           parent_run_id: UUID | None = None, tags: list[str] | None = None,
-                           metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def on_retriever_start(
+        self,
+        serialized: Any,
+        query: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Note a retriever run."""
         self._started("retriever", query, run_id, parent_run_id, tags, metadata, kwargs)
 

@@ -93,7 +93,11 @@ class Runnable(RunReporting, ABC, Generic[Input, Output]):
         return self.name or type(self).__name__
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}()" if not self.name else f"{type(self).__name__}(name={self.name!r})"
+        return (
+            f"{type(self).__name__}()"
+            if not self.name
+            else f"{type(self).__name__}(name={self.name!r})"
+        )
 
     # ---- the one abstract method and its derived forms ------------------------------
     @abstractmethod
@@ -107,7 +111,9 @@ class Runnable(RunReporting, ABC, Generic[Input, Output]):
                 Runnables that take none raise TypeError naming the ones given.
         """
 
-    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
         """Async ``invoke``; by default runs ``invoke`` in a worker thread.
 
         The thread runs in a copy of the caller's context, so the current config (and
@@ -117,8 +123,14 @@ class Runnable(RunReporting, ABC, Generic[Input, Output]):
         call = functools.partial(context.run, self.invoke, input, config, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(None, call)
 
-    def batch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-              *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+    def batch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Output]:
         """Invoke on many inputs concurrently (threads), keeping the input order.
 
         Args:
@@ -149,7 +161,9 @@ class Runnable(RunReporting, ABC, Generic[Input, Output]):
             return [call(0)]
         limit = ensure_config(configs[0])["max_concurrency"] or _DEFAULT_WORKERS
         with ThreadPoolExecutor(max_workers=min(limit, len(inputs))) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, call, i) for i in range(len(inputs))]
+            futures = [
+                pool.submit(contextvars.copy_context().run, call, i) for i in range(len(inputs))
+            ]
             try:
                 return [future.result() for future in futures]
             except BaseException:
@@ -157,8 +171,14 @@ class Runnable(RunReporting, ABC, Generic[Input, Output]):
                     future.cancel()
                 raise
 
-    async def abatch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-                     *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+    async def abatch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Output]:
         """Async ``batch``: one task per input, at most ``max_concurrency`` at once."""
         inputs = list(inputs)
         if not inputs:
@@ -180,15 +200,21 @@ class Runnable(RunReporting, ABC, Generic[Input, Output]):
 
         return list(await asyncio.gather(*(call(i) for i in range(len(inputs)))))
 
-    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """Yield the output in chunks; by default the whole ``invoke`` result once."""
         yield self.invoke(input, config, **kwargs)
 
-    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    async def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
         """Async ``stream``; by default the whole ``ainvoke`` result once."""
         yield await self.ainvoke(input, config, **kwargs)
 
-    def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def transform(
+        self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """Stream output from a stream of input chunks.
 
         By default the input chunks are combined (``+``) first, then streamed; runnables
@@ -200,8 +226,9 @@ class Runnable(RunReporting, ABC, Generic[Input, Output]):
         if total is not _NOTHING:
             yield from self.stream(total, config, **kwargs)
 
-    async def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
-                         **kwargs: Any) -> AsyncIterator[Output]:
+    async def atransform(
+        self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
         """Async ``transform``: combine the input chunks, then ``astream``."""
         total = _NOTHING
         async for chunk in input:
@@ -262,16 +289,22 @@ class Runnable(RunReporting, ABC, Generic[Input, Output]):
 
         return RunnableBinding(self, kwargs=kwargs)
 
-    def with_config(self, config: RunnableConfig | None = None, **options: Any) -> RunnableBinding[Input, Output]:
+    def with_config(
+        self, config: RunnableConfig | None = None, **options: Any
+    ) -> RunnableBinding[Input, Output]:
         """Return this runnable with ``config`` merged into every call's config."""
         from ragline.core.runnables.binding import RunnableBinding
 
         merged: Any = {**(config or {}), **options}
         return RunnableBinding(self, config=merged)
 
-    def with_listeners(self, *, on_start: Callable[[Any], Any] | None = None,
-                       on_end: Callable[[Any], Any] | None = None,
-                       on_error: Callable[[Any], Any] | None = None) -> RunnableBinding[Input, Output]:
+    def with_listeners(
+        self,
+        *,
+        on_start: Callable[[Any], Any] | None = None,
+        on_end: Callable[[Any], Any] | None = None,
+        on_error: Callable[[Any], Any] | None = None,
+    ) -> RunnableBinding[Input, Output]:
         """Return this runnable calling ``on_start(run)`` / ``on_end(run)`` / ``on_error(run)``.
 
         Each listener gets the :class:`~ragline.core.callbacks.Run` of this runnable's
@@ -291,25 +324,38 @@ class Runnable(RunReporting, ABC, Generic[Input, Output]):
         handler = RootListenersHandler(on_start, on_end, on_error)
         return RunnableBinding(self, config={"callbacks": [handler]})
 
-    def with_retry(self, *, retry_if_exception_type: tuple[type[BaseException], ...] = (Exception,),
-                   wait_exponential_jitter: bool = True, stop_after_attempt: int = 3,
-                   exponential_jitter_params: dict[str, float] | None = None) -> RunnableRetry[Input, Output]:
+    def with_retry(
+        self,
+        *,
+        retry_if_exception_type: tuple[type[BaseException], ...] = (Exception,),
+        wait_exponential_jitter: bool = True,
+        stop_after_attempt: int = 3,
+        exponential_jitter_params: dict[str, float] | None = None,
+    ) -> RunnableRetry[Input, Output]:
         """Return this runnable retried on the given exception types (see RunnableRetry)."""
         from ragline.core.runnables.retry import RunnableRetry
 
-        return RunnableRetry(self, retry_if_exception_type=retry_if_exception_type,
-                             wait_exponential_jitter=wait_exponential_jitter,
-                             stop_after_attempt=stop_after_attempt,
-                             exponential_jitter_params=exponential_jitter_params)
+        return RunnableRetry(
+            self,
+            retry_if_exception_type=retry_if_exception_type,
+            wait_exponential_jitter=wait_exponential_jitter,
+            stop_after_attempt=stop_after_attempt,
+            exponential_jitter_params=exponential_jitter_params,
+        )
 
-    def with_fallbacks(self, fallbacks: Sequence[Runnable[Input, Output]], *,
-                       exceptions_to_handle: tuple[type[BaseException], ...] = (Exception,),
-                       exception_key: str | None = None) -> RunnableWithFallbacks[Input, Output]:
+    def with_fallbacks(
+        self,
+        fallbacks: Sequence[Runnable[Input, Output]],
+        *,
+        exceptions_to_handle: tuple[type[BaseException], ...] = (Exception,),
+        exception_key: str | None = None,
+    ) -> RunnableWithFallbacks[Input, Output]:
         """Return this runnable, falling back to ``fallbacks`` in order when it raises."""
         from ragline.core.runnables.fallbacks import RunnableWithFallbacks
 
-        return RunnableWithFallbacks(self, fallbacks, exceptions_to_handle=exceptions_to_handle,
-                                     exception_key=exception_key)
+        return RunnableWithFallbacks(
+            self, fallbacks, exceptions_to_handle=exceptions_to_handle, exception_key=exception_key
+        )
 
     def configurable_fields(self, **fields: ConfigurableField) -> Runnable[Input, Output]:
         """Let ``config["configurable"][field.id]`` replace attributes at invoke time."""
@@ -317,8 +363,13 @@ class Runnable(RunReporting, ABC, Generic[Input, Output]):
 
         return RunnableConfigurableFields(self, fields)
 
-    def configurable_alternatives(self, which: ConfigurableField, *, default_key: str = "default",
-                                  **alternatives: Runnable[Input, Output]) -> Runnable[Input, Output]:
+    def configurable_alternatives(
+        self,
+        which: ConfigurableField,
+        *,
+        default_key: str = "default",
+        **alternatives: Runnable[Input, Output],
+    ) -> Runnable[Input, Output]:
         """Let ``config["configurable"][which.id]`` pick another runnable at invoke time."""
         from ragline.core.runnables.configurable import RunnableConfigurableAlternatives
 

@@ -31,8 +31,13 @@ class RunnableBinding(Runnable[Input, Output]):
         5
     """
 
-    def __init__(self, bound: Runnable[Input, Output], *, kwargs: dict[str, Any] | None = None,
-                 config: RunnableConfig | None = None) -> None:
+    def __init__(
+        self,
+        bound: Runnable[Input, Output],
+        *,
+        kwargs: dict[str, Any] | None = None,
+        config: RunnableConfig | None = None,
+    ) -> None:
         self.bound = bound
         self.kwargs: dict[str, Any] = dict(kwargs or {})
         self.config: RunnableConfig = merge_configs(config)  # validates the keys now
@@ -59,47 +64,74 @@ class RunnableBinding(Runnable[Input, Output]):
         """Return a binding with ``kwargs`` added to the bound ones."""
         return RunnableBinding(self.bound, kwargs={**self.kwargs, **kwargs}, config=self.config)
 
-    def with_config(self, config: RunnableConfig | None = None, **options: Any) -> RunnableBinding[Input, Output]:
+    def with_config(
+        self, config: RunnableConfig | None = None, **options: Any
+    ) -> RunnableBinding[Input, Output]:
         """Return a binding with ``config`` merged over the bound config."""
         extra: RunnableConfig = {**(config or {}), **options}  # type: ignore[typeddict-item]
-        return RunnableBinding(self.bound, kwargs=self.kwargs, config=merge_configs(self.config, extra))
+        return RunnableBinding(
+            self.bound, kwargs=self.kwargs, config=merge_configs(self.config, extra)
+        )
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """``bound.invoke`` with the bound options and config."""
         return self.bound.invoke(input, self._merge(config), **{**self.kwargs, **kwargs})
 
-    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
         """``bound.ainvoke`` with the bound options and config."""
         return await self.bound.ainvoke(input, self._merge(config), **{**self.kwargs, **kwargs})
 
-    def batch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-              *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+    def batch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Output]:
         """``bound.batch`` with the bound options and config (so batch fast paths stay)."""
         configs = [self._merge(c) for c in get_config_list(config, len(inputs))]
-        return self.bound.batch(inputs, configs, return_exceptions=return_exceptions,
-                                **{**self.kwargs, **kwargs})
+        return self.bound.batch(
+            inputs, configs, return_exceptions=return_exceptions, **{**self.kwargs, **kwargs}
+        )
 
-    async def abatch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-                     *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+    async def abatch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Output]:
         """``bound.abatch`` with the bound options and config."""
         configs = [self._merge(c) for c in get_config_list(config, len(inputs))]
-        return await self.bound.abatch(inputs, configs, return_exceptions=return_exceptions,
-                                       **{**self.kwargs, **kwargs})
+        return await self.bound.abatch(
+            inputs, configs, return_exceptions=return_exceptions, **{**self.kwargs, **kwargs}
+        )
 
-    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """``bound.stream`` with the bound options and config."""
         return self.bound.stream(input, self._merge(config), **{**self.kwargs, **kwargs})
 
-    def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
         """``bound.astream`` with the bound options and config."""
         return self.bound.astream(input, self._merge(config), **{**self.kwargs, **kwargs})
 
-    def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def transform(
+        self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """``bound.transform`` with the bound options and config."""
         return self.bound.transform(input, self._merge(config), **{**self.kwargs, **kwargs})
 
-    def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
-                   **kwargs: Any) -> AsyncIterator[Output]:
+    def atransform(
+        self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
         """``bound.atransform`` with the bound options and config."""
         return self.bound.atransform(input, self._merge(config), **{**self.kwargs, **kwargs})
 

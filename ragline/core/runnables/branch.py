@@ -25,7 +25,9 @@ class RunnableBranch(Runnable[Input, Output]):
             branch that is not a pair.
 
     Example:
-        >>> branch = RunnableBranch((lambda x: x < 0, lambda x: "negative"), lambda x: "non-negative")
+        >>> branch = RunnableBranch(
+        ...     (lambda x: x < 0, lambda x: "negative"), lambda x: "non-negative"
+        ... )
         >>> branch.invoke(-3), branch.invoke(4)
         ('negative', 'non-negative')
     """
@@ -41,11 +43,14 @@ class RunnableBranch(Runnable[Input, Output]):
         for index, pair in enumerate(pairs):
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
                 raise ConfigurationError(
-                    f"RunnableBranch argument {index} must be a (condition, runnable) pair, got {pair!r:.80}"
+                    f"RunnableBranch argument {index} must be a (condition, runnable) pair, got "
+                    f"{pair!r:.80}"
                 )
             self.branches.append((coerce_to_runnable(pair[0]), coerce_to_runnable(pair[1])))
         if isinstance(default, (tuple, list)):
-            raise ConfigurationError("RunnableBranch's last argument is the default runnable, not a pair")
+            raise ConfigurationError(
+                "RunnableBranch's last argument is the default runnable, not a pair"
+            )
         self.default: Runnable[Input, Output] = coerce_to_runnable(default)
         self.name = name
 
@@ -69,7 +74,9 @@ class RunnableBranch(Runnable[Input, Output]):
         self._reject_kwargs(kwargs)
         return self._call_with_config(lambda x: self._choose(x).invoke(x), input, config)
 
-    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
         """Async ``invoke``."""
         self._reject_kwargs(kwargs)
 
@@ -91,18 +98,24 @@ class RunnableBranch(Runnable[Input, Output]):
         finally:
             await _aclose(stream)  # a consumer that stopped early: end its run now
 
-    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """Stream the chosen runnable."""
         self._reject_kwargs(kwargs)
-        return self._transform_stream_with_config(iter([input]), self._stream_chosen, config,
-                                                      start_input=input)
+        return self._transform_stream_with_config(
+            iter([input]), self._stream_chosen, config, start_input=input
+        )
 
-    def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
         """Async ``stream``."""
         self._reject_kwargs(kwargs)
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        return self._atransform_stream_with_config(one(), self._astream_chosen, config,
-                                                               start_input=input)
+        return self._atransform_stream_with_config(
+            one(), self._astream_chosen, config, start_input=input
+        )

@@ -69,8 +69,15 @@ class _Configurable(Runnable[Input, Output]):
             self._check_configurable(full, CallbackManager.configure(full))
         return self._prepare(full), root
 
-    def _call(self, method: str, input: Any, config: Any, *, select: RunnableConfig | None = None,
-              **kwargs: Any) -> Any:
+    def _call(
+        self,
+        method: str,
+        input: Any,
+        config: Any,
+        *,
+        select: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> Any:
         target, root = self._resolve(select if select is not None else config)
         token = _configurable_checked.set(True) if root else None
         try:
@@ -79,7 +86,9 @@ class _Configurable(Runnable[Input, Output]):
             if token is not None:
                 _configurable_checked.reset(token)
 
-    async def _acall(self, method: str, input: Any, config: RunnableConfig | None, **kwargs: Any) -> Any:
+    async def _acall(
+        self, method: str, input: Any, config: RunnableConfig | None, **kwargs: Any
+    ) -> Any:
         target, root = self._resolve(config)
         token = _configurable_checked.set(True) if root else None
         try:
@@ -92,20 +101,36 @@ class _Configurable(Runnable[Input, Output]):
         """Invoke the runnable the config selects."""
         return self._call("invoke", input, config, **kwargs)
 
-    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
         """Async ``invoke``."""
         return await self._acall("ainvoke", input, config, **kwargs)
 
-    def batch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-              *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+    def batch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Output]:
         """Batch; inputs whose configs select the same runnable keep its batch fast path."""
         configs = get_config_list(config, len(inputs))
         if all(c.get("configurable") == configs[0].get("configurable") for c in configs):
-            return self._call("batch", inputs, configs, select=configs[0] if configs else {},
-                              return_exceptions=return_exceptions, **kwargs)
+            return self._call(
+                "batch",
+                inputs,
+                configs,
+                select=configs[0] if configs else {},
+                return_exceptions=return_exceptions,
+                **kwargs,
+            )
         return super().batch(inputs, configs, return_exceptions=return_exceptions, **kwargs)
 
-    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """Stream the runnable the config selects."""
         target, root = self._resolve(config)
         iterator = iter(target.stream(input, config, **kwargs))
@@ -120,7 +145,9 @@ class _Configurable(Runnable[Input, Output]):
                     _configurable_checked.reset(token)
             yield chunk
 
-    async def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    async def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
         """Async ``stream``."""
         target, root = self._resolve(config)
         iterator = target.astream(input, config, **kwargs).__aiter__()
@@ -164,14 +191,19 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
         (10, 50, 10)
     """
 
-    def __init__(self, default: Runnable[Input, Output], fields: dict[str, ConfigurableField]) -> None:
+    def __init__(
+        self, default: Runnable[Input, Output], fields: dict[str, ConfigurableField]
+    ) -> None:
         if not fields:
-            raise ConfigurationError("configurable_fields needs at least one field=ConfigurableField(...)")
+            raise ConfigurationError(
+                "configurable_fields needs at least one field=ConfigurableField(...)"
+            )
         attributes = sorted(k for k in vars(default) if not k.startswith("_"))
         for attribute, field in fields.items():
             if not isinstance(field, ConfigurableField):
                 raise ConfigurationError(
-                    f"configurable_fields({attribute}=...) needs a ConfigurableField, got {type(field).__name__}"
+                    f"configurable_fields({attribute}=...) needs a ConfigurableField, got "
+                    f"{type(field).__name__}"
                 )
             if not hasattr(default, attribute):
                 raise ConfigurationError(
@@ -222,11 +254,18 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         ('hello ann', 'HELLO ANN')
     """
 
-    def __init__(self, which: ConfigurableField, default: Runnable[Input, Output],
-                 alternatives: dict[str, Any], *, default_key: str = "default") -> None:
+    def __init__(
+        self,
+        which: ConfigurableField,
+        default: Runnable[Input, Output],
+        alternatives: dict[str, Any],
+        *,
+        default_key: str = "default",
+    ) -> None:
         if not isinstance(which, ConfigurableField):
             raise ConfigurationError(
-                f"configurable_alternatives needs a ConfigurableField first, got {type(which).__name__}"
+                "configurable_alternatives needs a ConfigurableField first, got "
+                f"{type(which).__name__}"
             )
         if default_key in alternatives:
             raise ConfigurationError(
@@ -256,8 +295,9 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
     @property
     def config_specs(self) -> list[ConfigurableField]:
         """The choice itself (with its options), then the alternatives' own fields."""
-        choice = ConfigurableField(self.which.id, self.which.name, self.which.description,
-                                   tuple(self.options))
+        choice = ConfigurableField(
+            self.which.id, self.which.name, self.which.description, tuple(self.options)
+        )
         specs = {choice.id: choice}
         for spec in super().config_specs:
             specs.setdefault(spec.id, spec)

@@ -50,13 +50,17 @@ class RunnableEach(Runnable[list[Input], list[Output]]):
             )
         return list(input)
 
-    def invoke(self, input: list[Input], config: RunnableConfig | None = None, **kwargs: Any) -> list[Output]:
+    def invoke(
+        self, input: list[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Output]:
         """Return ``[bound.invoke(item) for item in input]``, computed concurrently."""
-        return self._call_with_config(lambda items: self.bound.batch(self._items(items), **kwargs),
-                                      input, config)
+        return self._call_with_config(
+            lambda items: self.bound.batch(self._items(items), **kwargs), input, config
+        )
 
-    async def ainvoke(self, input: list[Input], config: RunnableConfig | None = None,
-                      **kwargs: Any) -> list[Output]:
+    async def ainvoke(
+        self, input: list[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Output]:
         """Async ``invoke`` through ``bound.abatch``."""
 
         async def run(items: Any) -> list[Output]:

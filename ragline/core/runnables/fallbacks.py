@@ -34,23 +34,32 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
         >>> from ragline.core import RunnableLambda
         >>> def broken(x):
         ...     raise TimeoutError("primary is down")
-        >>> RunnableLambda(broken).with_fallbacks([RunnableLambda(lambda x: f"backup:{x}")]).invoke("q")
+        >>> backup = RunnableLambda(lambda x: f"backup:{x}")
+        >>> RunnableLambda(broken).with_fallbacks([backup]).invoke("q")
         'backup:q'
     """
 
-    def __init__(self, runnable: Runnable[Input, Output], fallbacks: Sequence[Runnable[Input, Output]], *,
-                 exceptions_to_handle: tuple[type[BaseException], ...] = (Exception,),
-                 exception_key: str | None = None) -> None:
+    def __init__(
+        self,
+        runnable: Runnable[Input, Output],
+        fallbacks: Sequence[Runnable[Input, Output]],
+        *,
+        exceptions_to_handle: tuple[type[BaseException], ...] = (Exception,),
+        exception_key: str | None = None,
+    ) -> None:
         if not isinstance(fallbacks, Iterable):  # a single runnable, say
             raise ConfigurationError(
-                f"with_fallbacks takes a list of fallback runnables, got {type(fallbacks).__name__}; "
+                "with_fallbacks takes a list of fallback runnables, got "
+                f"{type(fallbacks).__name__}; "
                 "pass [fallback] for one"
             )
         if not fallbacks:
             raise ConfigurationError("with_fallbacks needs at least one fallback runnable")
         given = exceptions_to_handle
         types = tuple(given) if isinstance(given, Iterable) else ()
-        if not types or not all(isinstance(t, type) and issubclass(t, BaseException) for t in types):
+        if not types or not all(
+            isinstance(t, type) and issubclass(t, BaseException) for t in types
+        ):
             raise ConfigurationError(
                 f"exceptions_to_handle must be a non-empty tuple of exception classes, got "
                 f"{exceptions_to_handle!r}"
@@ -114,7 +123,9 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
         self._reject_kwargs(kwargs)
         return self._call_with_config(self._try_all, input, config)
 
-    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
         """Async ``invoke``."""
         self._reject_kwargs(kwargs)
         return await self._acall_with_config(self._atry_all, input, config)
@@ -163,18 +174,24 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
         assert first_error is not None
         raise first_error
 
-    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """Stream the first runnable that yields a chunk without error."""
         self._reject_kwargs(kwargs)
-        return self._transform_stream_with_config(iter([input]), self._stream_first_working, config,
-                                                      start_input=input)
+        return self._transform_stream_with_config(
+            iter([input]), self._stream_first_working, config, start_input=input
+        )
 
-    def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
         """Async ``stream``."""
         self._reject_kwargs(kwargs)
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        return self._atransform_stream_with_config(one(), self._astream_first_working, config,
-                                                               start_input=input)
+        return self._atransform_stream_with_config(
+            one(), self._astream_first_working, config, start_input=input
+        )

@@ -6,7 +6,8 @@ returns Mermaid flowchart source to paste into a Markdown file.
 
 Example:
     >>> from ragline.core import RunnableLambda
-    >>> chain = RunnableLambda(lambda x: x, name="first") | RunnableLambda(lambda x: x, name="second")
+    >>> first = RunnableLambda(lambda x: x, name="first")
+    >>> chain = first | RunnableLambda(lambda x: x, name="second")
     >>> print(chain.get_graph().draw_mermaid())
     graph TD
         firstInput(["firstInput"])
@@ -76,7 +77,9 @@ class Graph:
         self.nodes[node.id] = node
         return node
 
-    def add_edge(self, source: Node, target: Node, data: str | None = None, conditional: bool = False) -> Edge:
+    def add_edge(
+        self, source: Node, target: Node, data: str | None = None, conditional: bool = False
+    ) -> Edge:
         """Add an edge ``source -> target`` and return it."""
         for node in (source, target):
             if node.id not in self.nodes:
@@ -196,7 +199,9 @@ class Graph:
         layers = self._layers()
         level = {node_id: i for i, ids in enumerate(layers) for node_id in ids}
         # Long edges pass through "virtual" one-column items in the layers they cross.
-        items: list[list[tuple[str, str]]] = [[(nid, self.nodes[nid].name) for nid in ids] for ids in layers]
+        items: list[list[tuple[str, str]]] = [
+            [(nid, self.nodes[nid].name) for nid in ids] for ids in layers
+        ]
         hops: list[tuple[str, str]] = []
         for edge in self.edges:
             source = edge.source
@@ -222,9 +227,9 @@ class Graph:
                 # with this rounding, lone boxes in every layer share one centre column
                 center[item_id] = x + ((w - 1) // 2 if canvas % 2 == 0 else w // 2)
                 if label:
-                    box[0][x:x + w] = "+" + "-" * (w - 2) + "+"
-                    box[1][x:x + w] = "| " + label + " |"
-                    box[2][x:x + w] = "+" + "-" * (w - 2) + "+"
+                    box[0][x : x + w] = "+" + "-" * (w - 2) + "+"
+                    box[1][x : x + w] = "| " + label + " |"
+                    box[2][x : x + w] = "+" + "-" * (w - 2) + "+"
                 else:
                     for line in box:
                         line[x] = "|"
@@ -235,8 +240,13 @@ class Graph:
         return "\n".join(lines)
 
     @staticmethod
-    def _connectors(upper: list[tuple[str, str]], lower: list[tuple[str, str]], hops: list[tuple[str, str]],
-                    center: dict[str, int], canvas: int) -> list[str]:
+    def _connectors(
+        upper: list[tuple[str, str]],
+        lower: list[tuple[str, str]],
+        hops: list[tuple[str, str]],
+        center: dict[str, int],
+        canvas: int,
+    ) -> list[str]:
         upper_ids = {item_id for item_id, _ in upper}
         lower_labels = dict(lower)
         pairs = [(s, t) for s, t in hops if s in upper_ids and t in lower_labels]

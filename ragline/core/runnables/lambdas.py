@@ -46,8 +46,13 @@ class RunnableLambda(Runnable[Input, Output]):
         'HI'
     """
 
-    def __init__(self, func: Callable[..., Any], afunc: Callable[..., Any] | None = None, *,
-                 name: str | None = None) -> None:
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        afunc: Callable[..., Any] | None = None,
+        *,
+        name: str | None = None,
+    ) -> None:
         if not callable(func):
             raise TypeError(f"RunnableLambda needs a callable, got {type(func).__name__}")
         if inspect.iscoroutinefunction(func):
@@ -93,7 +98,9 @@ class RunnableLambda(Runnable[Input, Output]):
             )
         return self._call_with_config(self._call, input, config)
 
-    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
         """Await the async function, or run the sync one in a worker thread."""
         self._reject_kwargs(kwargs)
         if self.afunc is None:
@@ -105,19 +112,26 @@ class RunnableLambda(Runnable[Input, Output]):
         for chunk in chunks:
             total = add_chunks(total, chunk)
         assert self.func is not None
-        output = self.func(total, config=get_current_config()) if self._func_takes_config else self.func(total)
+        output = (
+            self.func(total, config=get_current_config())
+            if self._func_takes_config
+            else self.func(total)
+        )
         if isinstance(output, Runnable):
             yield from output.stream(total)  # a returned runnable streams as a child run
         else:
             yield output
 
-    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """Yield the result; if the function returns a runnable, stream that runnable."""
         self._reject_kwargs(kwargs)
         if self.func is None:
             raise TypeError(f"{self.get_name()} wraps an async function; use astream")
-        return self._transform_stream_with_config(iter([input]), self._stream_output, config,
-                                                      start_input=input)
+        return self._transform_stream_with_config(
+            iter([input]), self._stream_output, config, start_input=input
+        )
 
 
 class RunnableGenerator(Runnable[Input, Output]):
@@ -137,8 +151,13 @@ class RunnableGenerator(Runnable[Input, Output]):
         'AB'
     """
 
-    def __init__(self, transform: Callable[..., Any], atransform: Callable[..., Any] | None = None,
-                 *, name: str | None = None) -> None:
+    def __init__(
+        self,
+        transform: Callable[..., Any],
+        atransform: Callable[..., Any] | None = None,
+        *,
+        name: str | None = None,
+    ) -> None:
         if inspect.isasyncgenfunction(transform):
             transform, atransform = None, transform  # type: ignore[assignment]
         self._transform_fn: Callable[..., Iterator[Any]] | None = transform
@@ -149,20 +168,25 @@ class RunnableGenerator(Runnable[Input, Output]):
     def __repr__(self) -> str:
         return f"RunnableGenerator({self.get_name()})"
 
-    def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def transform(
+        self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """Feed the input chunks to the generator function as they come."""
         self._reject_kwargs(kwargs)
         if self._transform_fn is None:
             raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
         return self._transform_stream_with_config(input, self._transform_fn, config)
 
-    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """Stream the generator's output for one input."""
         self._reject_kwargs(kwargs)
         if self._transform_fn is None:
             raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
-        return self._transform_stream_with_config(iter([input]), self._transform_fn, config,
-                                                      start_input=input)
+        return self._transform_stream_with_config(
+            iter([input]), self._transform_fn, config, start_input=input
+        )
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Return all output chunks combined (``+``)."""
@@ -171,15 +195,18 @@ class RunnableGenerator(Runnable[Input, Output]):
             total = add_chunks(total, chunk)
         return None if total is _NOTHING else total  # type: ignore[return-value]
 
-    def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
-                         **kwargs: Any) -> AsyncIterator[Output]:
+    def atransform(
+        self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
         """Feed async input chunks to the async generator function (or buffer for a sync one)."""
         self._reject_kwargs(kwargs)
         if self._atransform_fn is None:
             return super().atransform(input, config)
         return self._atransform_stream_with_config(input, self._atransform_fn, config)
 
-    def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
         """Async ``stream``."""
         self._reject_kwargs(kwargs)
         if self._atransform_fn is None:
@@ -188,10 +215,13 @@ class RunnableGenerator(Runnable[Input, Output]):
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        return self._atransform_stream_with_config(one(), self._atransform_fn, config,
-                                                               start_input=input)
+        return self._atransform_stream_with_config(
+            one(), self._atransform_fn, config, start_input=input
+        )
 
-    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
         """Return all async output chunks combined."""
         if self._atransform_fn is None:
             return await super().ainvoke(input, config, **kwargs)

@@ -85,12 +85,16 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         results = await asyncio.gather(*(run(step) for step in self.steps.values()))
         return dict(zip(self.steps, results, strict=True))
 
-    def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    def invoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         """Run every branch on ``input`` (threads) and collect their outputs."""
         self._reject_kwargs(kwargs)
         return self._call_with_config(self._invoke_branches, input, config)
 
-    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         """Run every branch on ``input`` as asyncio tasks."""
         self._reject_kwargs(kwargs)
         return await self._acall_with_config(self._ainvoke_branches, input, config)
@@ -99,8 +103,12 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
     def _rows(self, columns: dict[str, list[Any]], count: int) -> list[Any]:
         rows: list[Any] = []
         for i in range(count):
-            error = next((col[i] for col in columns.values() if isinstance(col[i], Exception)), None)
-            rows.append(error if error is not None else {key: col[i] for key, col in columns.items()})
+            error = next(
+                (col[i] for col in columns.values() if isinstance(col[i], Exception)), None
+            )
+            rows.append(
+                error if error is not None else {key: col[i] for key, col in columns.items()}
+            )
         return rows
 
     def _batch_branches(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
@@ -112,38 +120,62 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
             columns = {key: column(step) for key, step in self.steps.items()}
         else:
             with ThreadPoolExecutor(max_workers=len(self.steps)) as pool:
-                futures = {key: pool.submit(contextvars.copy_context().run, column, step)
-                           for key, step in self.steps.items()}
+                futures = {
+                    key: pool.submit(contextvars.copy_context().run, column, step)
+                    for key, step in self.steps.items()
+                }
                 columns = {key: future.result() for key, future in futures.items()}
         return self._rows(columns, len(values))
 
-    async def _abatch_branches(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
+    async def _abatch_branches(
+        self, values: list[Any], children: list[RunnableConfig]
+    ) -> list[Any]:
         if children[0].get("max_concurrency"):
-            columns = {key: await step.abatch(values, children, return_exceptions=True)
-                       for key, step in self.steps.items()}
+            columns = {
+                key: await step.abatch(values, children, return_exceptions=True)
+                for key, step in self.steps.items()
+            }
         else:
-            results = await asyncio.gather(*(step.abatch(values, children, return_exceptions=True)
-                                             for step in self.steps.values()))
+            results = await asyncio.gather(
+                *(
+                    step.abatch(values, children, return_exceptions=True)
+                    for step in self.steps.values()
+                )
+            )
             columns = dict(zip(self.steps, results, strict=True))
         return self._rows(columns, len(values))
 
-    def batch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-              *, return_exceptions: bool = False, **kwargs: Any) -> list[dict[str, Any]]:
+    def batch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[dict[str, Any]]:
         """Batch branch by branch: each branch's ``batch`` runs once over all inputs.
 
         So a retriever branch with a batch search searches once for the whole batch. An
         input fails with its first failing branch (in key order).
         """
         self._reject_kwargs(kwargs)
-        return self._batch_with_config(inputs, config, self._batch_branches,
-                                       return_exceptions=return_exceptions)
+        return self._batch_with_config(
+            inputs, config, self._batch_branches, return_exceptions=return_exceptions
+        )
 
-    async def abatch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-                     *, return_exceptions: bool = False, **kwargs: Any) -> list[dict[str, Any]]:
+    async def abatch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[dict[str, Any]]:
         """Async twin of :meth:`batch` (branches run as tasks)."""
         self._reject_kwargs(kwargs)
-        return await self._abatch_with_config(inputs, config, self._abatch_branches,
-                                              return_exceptions=return_exceptions)
+        return await self._abatch_with_config(
+            inputs, config, self._abatch_branches, return_exceptions=return_exceptions
+        )
 
     # ---- streaming ------------------------------------------------------------------
     def _stream_branches(self, chunks: Iterator[Any]) -> Iterator[dict[str, Any]]:
@@ -219,31 +251,38 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict[str, Any]]:
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[dict[str, Any]]:
         """Yield ``{key: chunk}`` from every branch as chunks arrive."""
         self._reject_kwargs(kwargs)
-        return self._transform_stream_with_config(iter([input]), self._stream_branches, config,
-                                                      start_input=input)
+        return self._transform_stream_with_config(
+            iter([input]), self._stream_branches, config, start_input=input
+        )
 
-    def transform(self, input: Iterator[Input], config: RunnableConfig | None = None,
-                  **kwargs: Any) -> Iterator[dict[str, Any]]:
+    def transform(
+        self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[dict[str, Any]]:
         """Combine the input chunks, then stream every branch."""
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(input, self._stream_branches, config)
 
-    def astream(self, input: Input, config: RunnableConfig | None = None,
-                      **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+    def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[dict[str, Any]]:
         """Async ``stream``: branches stream as tasks."""
         self._reject_kwargs(kwargs)
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        return self._atransform_stream_with_config(one(), self._astream_branches, config,
-                                                               start_input=input)
+        return self._atransform_stream_with_config(
+            one(), self._astream_branches, config, start_input=input
+        )
 
-    def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
-                         **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+    def atransform(
+        self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[dict[str, Any]]:
         """Async ``transform``."""
         self._reject_kwargs(kwargs)
         return self._atransform_stream_with_config(input, self._astream_branches, config)

@@ -29,7 +29,9 @@ class RunnablePassthrough(Runnable[Input, Input]):
         {'original': 'abc', 'n': 3}
     """
 
-    def __init__(self, func: Callable[[Any], Any] | None = None, *, name: str | None = None) -> None:
+    def __init__(
+        self, func: Callable[[Any], Any] | None = None, *, name: str | None = None
+    ) -> None:
         self.func = func
         self.name = name
 
@@ -69,18 +71,25 @@ class RunnablePassthrough(Runnable[Input, Input]):
         if self.func is not None and total is not _NOTHING:
             self.func(total)
 
-    def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Input]:
+    def transform(
+        self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Input]:
         """Yield each input chunk as soon as it arrives."""
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(input, self._pass, config)
 
-    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Input]:
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Input]:
         """Yield ``input``."""
         self._reject_kwargs(kwargs)
-        return self._transform_stream_with_config(iter([input]), self._pass, config, start_input=input)
+        return self._transform_stream_with_config(
+            iter([input]), self._pass, config, start_input=input
+        )
 
-    def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
-                         **kwargs: Any) -> AsyncIterator[Input]:
+    def atransform(
+        self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Input]:
         """Async ``transform``."""
         self._reject_kwargs(kwargs)
         return self._atransform_stream_with_config(input, self._apass, config)
@@ -107,7 +116,9 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         InvalidInputError: the input is not a dict.
     """
 
-    def __init__(self, mapper: RunnableParallel[dict[str, Any]], *, name: str | None = None) -> None:
+    def __init__(
+        self, mapper: RunnableParallel[dict[str, Any]], *, name: str | None = None
+    ) -> None:
         self.mapper = mapper
         self.name = name
 
@@ -127,13 +138,16 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
     async def _aassign(self, input: Any) -> dict[str, Any]:
         return {**_require_dict(self, input), **(await self.mapper.ainvoke(input))}
 
-    def invoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
+    def invoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         """Return ``{**input, **mapper.invoke(input)}``."""
         self._reject_kwargs(kwargs)
         return self._call_with_config(self._assign, input, config)
 
-    async def ainvoke(self, input: dict[str, Any], config: RunnableConfig | None = None,
-                      **kwargs: Any) -> dict[str, Any]:
+    async def ainvoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         """Async ``invoke`` (the mapper's branches run as tasks)."""
         self._reject_kwargs(kwargs)
         return await self._acall_with_config(self._aassign, input, config)
@@ -150,36 +164,62 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         return outputs, valid
 
     @staticmethod
-    def _merge_rows(values: list[Any], outputs: list[Any], valid: list[int], mapped: list[Any]) -> list[Any]:
+    def _merge_rows(
+        values: list[Any], outputs: list[Any], valid: list[int], mapped: list[Any]
+    ) -> list[Any]:
         for i, extra in zip(valid, mapped, strict=True):
             outputs[i] = extra if isinstance(extra, Exception) else {**values[i], **extra}
         return outputs
 
     def _batch_assign(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
         outputs, valid = self._split(values)
-        mapped = self.mapper.batch([values[i] for i in valid], [children[i] for i in valid],
-                                   return_exceptions=True) if valid else []
+        mapped = (
+            self.mapper.batch(
+                [values[i] for i in valid], [children[i] for i in valid], return_exceptions=True
+            )
+            if valid
+            else []
+        )
         return self._merge_rows(values, outputs, valid, mapped)
 
     async def _abatch_assign(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
         outputs, valid = self._split(values)
-        mapped = await self.mapper.abatch([values[i] for i in valid], [children[i] for i in valid],
-                                          return_exceptions=True) if valid else []
+        mapped = (
+            await self.mapper.abatch(
+                [values[i] for i in valid], [children[i] for i in valid], return_exceptions=True
+            )
+            if valid
+            else []
+        )
         return self._merge_rows(values, outputs, valid, mapped)
 
-    def batch(self, inputs: Sequence[dict[str, Any]], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-              *, return_exceptions: bool = False, **kwargs: Any) -> list[dict[str, Any]]:
+    def batch(
+        self,
+        inputs: Sequence[dict[str, Any]],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[dict[str, Any]]:
         """Batch through the mapper's ``batch`` (one call per branch for all inputs)."""
         self._reject_kwargs(kwargs)
-        return self._batch_with_config(inputs, config, self._batch_assign,
-                                       return_exceptions=return_exceptions)
+        return self._batch_with_config(
+            inputs, config, self._batch_assign, return_exceptions=return_exceptions
+        )
 
-    async def abatch(self, inputs: Sequence[dict[str, Any]], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-                     *, return_exceptions: bool = False, **kwargs: Any) -> list[dict[str, Any]]:
+    async def abatch(
+        self,
+        inputs: Sequence[dict[str, Any]],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[dict[str, Any]]:
         """Async twin of :meth:`batch`."""
         self._reject_kwargs(kwargs)
-        return await self._abatch_with_config(inputs, config, self._abatch_assign,
-                                              return_exceptions=return_exceptions)
+        return await self._abatch_with_config(
+            inputs, config, self._abatch_assign, return_exceptions=return_exceptions
+        )
 
     def _stream_assign(self, chunks: Iterator[Any]) -> Iterator[dict[str, Any]]:
         total = _NOTHING
@@ -206,41 +246,52 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         finally:
             await _aclose(stream)  # a consumer that stopped early: end the mapper's run now
 
-    def transform(self, input: Iterator[dict[str, Any]], config: RunnableConfig | None = None,
-                  **kwargs: Any) -> Iterator[dict[str, Any]]:
+    def transform(
+        self, input: Iterator[dict[str, Any]], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[dict[str, Any]]:
         """Yield the input's keys, then the new keys' chunks."""
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(input, self._stream_assign, config)
 
-    def stream(self, input: dict[str, Any], config: RunnableConfig | None = None,
-               **kwargs: Any) -> Iterator[dict[str, Any]]:
+    def stream(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[dict[str, Any]]:
         """Stream for one input (see :meth:`transform`)."""
         self._reject_kwargs(kwargs)
-        return self._transform_stream_with_config(iter([input]), self._stream_assign, config,
-                                                      start_input=input)
+        return self._transform_stream_with_config(
+            iter([input]), self._stream_assign, config, start_input=input
+        )
 
-    def atransform(self, input: AsyncIterator[dict[str, Any]], config: RunnableConfig | None = None,
-                         **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+    def atransform(
+        self,
+        input: AsyncIterator[dict[str, Any]],
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[dict[str, Any]]:
         """Async ``transform``."""
         self._reject_kwargs(kwargs)
         return self._atransform_stream_with_config(input, self._astream_assign, config)
 
-    def astream(self, input: dict[str, Any], config: RunnableConfig | None = None,
-                      **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
+    def astream(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[dict[str, Any]]:
         """Async ``stream``."""
         self._reject_kwargs(kwargs)
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        return self._atransform_stream_with_config(one(), self._astream_assign, config,
-                                                               start_input=input)
+        return self._atransform_stream_with_config(
+            one(), self._astream_assign, config, start_input=input
+        )
 
     def get_graph(self) -> Graph:
         """The mapper's branches plus a passthrough branch, between input and output."""
         from ragline.core.runnables.graph import Graph
 
-        branches = [RunnablePassthrough().get_graph()] + [s.get_graph() for s in self.mapper.steps.values()]
+        branches = [RunnablePassthrough().get_graph()] + [
+            s.get_graph() for s in self.mapper.steps.values()
+        ]
         return Graph.fan(self, branches)
 
 
@@ -260,8 +311,12 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
     """
 
     def __init__(self, keys: str | list[str], *, name: str | None = None) -> None:
-        if not isinstance(keys, (str, list)) or (isinstance(keys, list) and not all(isinstance(k, str) for k in keys)):
-            raise InvalidInputError(f"RunnablePick keys must be a str or a list of str, got {keys!r}")
+        if not isinstance(keys, (str, list)) or (
+            isinstance(keys, list) and not all(isinstance(k, str) for k in keys)
+        ):
+            raise InvalidInputError(
+                f"RunnablePick keys must be a str or a list of str, got {keys!r}"
+            )
         self.keys = keys
         self.name = name
 
@@ -277,13 +332,16 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
                 if not strict:
                     return _NOTHING
                 raise MissingVariableError(
-                    f"{self.get_name()}: input has no key {self.keys!r}; its keys are {sorted(data)}"
+                    f"{self.get_name()}: input has no key {self.keys!r}; its keys are "
+                    f"{sorted(data)}"
                 )
             return data[self.keys]
         picked = {k: data[k] for k in self.keys if k in data}
         return picked if picked or strict else _NOTHING
 
-    def invoke(self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+    def invoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Any:
         """Return the picked value(s)."""
         self._reject_kwargs(kwargs)
         return self._call_with_config(self._pick, input, config)
@@ -300,13 +358,19 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
             if picked is not _NOTHING:
                 yield picked
 
-    def transform(self, input: Iterator[dict[str, Any]], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Any]:
+    def transform(
+        self, input: Iterator[dict[str, Any]], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
         """Pick from each input chunk as it arrives (chunks without the keys are skipped)."""
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(input, self._pick_chunks, config)
 
-    def atransform(self, input: AsyncIterator[dict[str, Any]], config: RunnableConfig | None = None,
-                         **kwargs: Any) -> AsyncIterator[Any]:
+    def atransform(
+        self,
+        input: AsyncIterator[dict[str, Any]],
+        config: RunnableConfig | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[Any]:
         """Async ``transform``."""
         self._reject_kwargs(kwargs)
         return self._atransform_stream_with_config(input, self._apick_chunks, config)

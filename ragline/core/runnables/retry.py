@@ -53,16 +53,29 @@ class RunnableRetry(Runnable[Input, Output]):
         (7, 3)
     """
 
-    def __init__(self, bound: Runnable[Input, Output], *,
-                 retry_if_exception_type: tuple[type[BaseException], ...] = (Exception,),
-                 wait_exponential_jitter: bool = True, stop_after_attempt: int = 3,
-                 exponential_jitter_params: dict[str, float] | None = None) -> None:
-        if isinstance(stop_after_attempt, bool) or not isinstance(stop_after_attempt, int) or stop_after_attempt < 1:
-            raise ConfigurationError(f"stop_after_attempt must be an int >= 1, got {stop_after_attempt!r}")
+    def __init__(
+        self,
+        bound: Runnable[Input, Output],
+        *,
+        retry_if_exception_type: tuple[type[BaseException], ...] = (Exception,),
+        wait_exponential_jitter: bool = True,
+        stop_after_attempt: int = 3,
+        exponential_jitter_params: dict[str, float] | None = None,
+    ) -> None:
+        if (
+            isinstance(stop_after_attempt, bool)
+            or not isinstance(stop_after_attempt, int)
+            or stop_after_attempt < 1
+        ):
+            raise ConfigurationError(
+                f"stop_after_attempt must be an int >= 1, got {stop_after_attempt!r}"
+            )
         # a bare class is not iterable: refuse it here rather than with tuple()'s TypeError
         given = retry_if_exception_type
         types = tuple(given) if isinstance(given, Iterable) else ()
-        if not types or not all(isinstance(t, type) and issubclass(t, BaseException) for t in types):
+        if not types or not all(
+            isinstance(t, type) and issubclass(t, BaseException) for t in types
+        ):
             raise ConfigurationError(
                 f"retry_if_exception_type must be a non-empty tuple of exception classes, got "
                 f"{retry_if_exception_type!r}"
@@ -133,16 +146,21 @@ class RunnableRetry(Runnable[Input, Output]):
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Invoke ``bound``, retrying on matching exceptions."""
-        return self._call_with_config(lambda x, run: self._attempts(x, run, kwargs), input, config,
-                                      with_run_manager=True)
+        return self._call_with_config(
+            lambda x, run: self._attempts(x, run, kwargs), input, config, with_run_manager=True
+        )
 
-    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
         """Async ``invoke`` (waits with ``asyncio.sleep``)."""
-        return await self._acall_with_config(lambda x, run: self._aattempts(x, run, kwargs), input,
-                                             config, with_run_manager=True)
+        return await self._acall_with_config(
+            lambda x, run: self._aattempts(x, run, kwargs), input, config, with_run_manager=True
+        )
 
-    def _stream_attempts(self, chunks: Iterator[Any], run: BaseRunManager,
-                         kwargs: dict[str, Any]) -> Iterator[Any]:
+    def _stream_attempts(
+        self, chunks: Iterator[Any], run: BaseRunManager, kwargs: dict[str, Any]
+    ) -> Iterator[Any]:
         input = next(chunks)
         attempt = 1
         while True:
@@ -160,8 +178,9 @@ class RunnableRetry(Runnable[Input, Output]):
                 time.sleep(wait)
                 attempt += 1
 
-    async def _astream_attempts(self, chunks: AsyncIterator[Any], run: BaseRunManager,
-                                kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+    async def _astream_attempts(
+        self, chunks: AsyncIterator[Any], run: BaseRunManager, kwargs: dict[str, Any]
+    ) -> AsyncIterator[Any]:
         input = await anext(chunks)
         attempt = 1
         while True:
@@ -182,21 +201,33 @@ class RunnableRetry(Runnable[Input, Output]):
             finally:
                 await _aclose(stream)  # a consumer that stopped early: end the attempt now
 
-    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """Stream ``bound``, retrying while nothing has been yielded yet."""
         return self._transform_stream_with_config(
-            iter([input]), lambda chunks, run: self._stream_attempts(chunks, run, kwargs), config,
-            start_input=input, with_run_manager=True)
+            iter([input]),
+            lambda chunks, run: self._stream_attempts(chunks, run, kwargs),
+            config,
+            start_input=input,
+            with_run_manager=True,
+        )
 
-    def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
         """Async ``stream`` with the same retry rule."""
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
         return self._atransform_stream_with_config(
-            one(), lambda chunks, run: self._astream_attempts(chunks, run, kwargs), config,
-            start_input=input, with_run_manager=True)
+            one(),
+            lambda chunks, run: self._astream_attempts(chunks, run, kwargs),
+            config,
+            start_input=input,
+            with_run_manager=True,
+        )
 
     def get_graph(self) -> Graph:
         """The bound runnable's graph."""

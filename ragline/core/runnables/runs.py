@@ -79,7 +79,6 @@ def combine_chunks(chunks: list[Any]) -> Any:
     return total
 
 
-
 class RunReporting:
     """The run plumbing every Runnable inherits (see the module docstring)."""
 
@@ -117,8 +116,9 @@ class RunReporting:
         self._check_configurable(config, manager)
         return self._open_run(manager, input, config, run_type)
 
-    def _start_runs(self, inputs: list[Any], configs: list[RunnableConfig],
-                    run_type: str) -> list[BaseRunManager]:
+    def _start_runs(
+        self, inputs: list[Any], configs: list[RunnableConfig], run_type: str
+    ) -> list[BaseRunManager]:
         """``_start_run`` for every input of a batch. Neighbouring configs that would build
         the same callback manager share one: a batch from one config builds it once."""
         runs = []
@@ -132,25 +132,39 @@ class RunReporting:
             runs.append(self._open_run(manager, input, config, run_type))
         return runs
 
-    def _open_run(self, manager: CallbackManager, input: Any, config: RunnableConfig,
-                  run_type: str) -> BaseRunManager:
+    def _open_run(
+        self, manager: CallbackManager, input: Any, config: RunnableConfig, run_type: str
+    ) -> BaseRunManager:
         name = config.get("run_name") or self.get_name()
         if run_type == "retriever":
             return manager.on_retriever_start(None, input, name=name, run_id=config.get("run_id"))
-        return manager.on_chain_start(None, input, name=name, run_id=config.get("run_id"),
-                                      run_type=run_type)
+        return manager.on_chain_start(
+            None, input, name=name, run_id=config.get("run_id"), run_type=run_type
+        )
 
-    async def _astart_run(self, input: Any, config: RunnableConfig, run_type: str) -> BaseRunManager:
+    async def _astart_run(
+        self, input: Any, config: RunnableConfig, run_type: str
+    ) -> BaseRunManager:
         manager = CallbackManager.configure(config)
         self._check_configurable(config, manager)
         name = config.get("run_name") or self.get_name()
         if run_type == "retriever":
-            return await manager.aon_retriever_start(None, input, name=name, run_id=config.get("run_id"))
-        return await manager.aon_chain_start(None, input, name=name, run_id=config.get("run_id"),
-                                             run_type=run_type)
+            return await manager.aon_retriever_start(
+                None, input, name=name, run_id=config.get("run_id")
+            )
+        return await manager.aon_chain_start(
+            None, input, name=name, run_id=config.get("run_id"), run_type=run_type
+        )
 
-    def _call_with_config(self, func: Callable[..., Any], input: Any, config: RunnableConfig | None,
-                          run_type: str = "chain", *, with_run_manager: bool = False) -> Any:
+    def _call_with_config(
+        self,
+        func: Callable[..., Any],
+        input: Any,
+        config: RunnableConfig | None,
+        run_type: str = "chain",
+        *,
+        with_run_manager: bool = False,
+    ) -> Any:
         """Run ``func(input)`` as this runnable's run: callbacks, child config, errors.
 
         Args:
@@ -179,9 +193,15 @@ class RunReporting:
         _end_run(run, output)
         return output
 
-    async def _acall_with_config(self, func: Callable[..., Awaitable[Any]], input: Any,
-                                 config: RunnableConfig | None, run_type: str = "chain", *,
-                                 with_run_manager: bool = False) -> Any:
+    async def _acall_with_config(
+        self,
+        func: Callable[..., Awaitable[Any]],
+        input: Any,
+        config: RunnableConfig | None,
+        run_type: str = "chain",
+        *,
+        with_run_manager: bool = False,
+    ) -> Any:
         """Async twin of :meth:`_call_with_config`: awaits ``func(input)``."""
         config = ensure_config(config)
         run = await self._astart_run(input, config, run_type)
@@ -196,9 +216,15 @@ class RunReporting:
         await _aend_run(run, output)
         return output
 
-    def _batch_with_config(self, inputs: Sequence[Any], config: Any,
-                           body: Callable[[list[Any], list[RunnableConfig]], list[Any]], *,
-                           return_exceptions: bool, run_type: str = "chain") -> list[Any]:
+    def _batch_with_config(
+        self,
+        inputs: Sequence[Any],
+        config: Any,
+        body: Callable[[list[Any], list[RunnableConfig]], list[Any]],
+        *,
+        return_exceptions: bool,
+        run_type: str = "chain",
+    ) -> list[Any]:
         """Batch as one run per input, with ``body`` doing the work for all inputs at once.
 
         ``body(inputs, child_configs)`` returns one output or Exception per input, in
@@ -223,15 +249,23 @@ class RunReporting:
             _end_run(run, None if failed else output, error=output if failed else None)
         return _raise_first_error(outputs, return_exceptions)
 
-    async def _abatch_with_config(self, inputs: Sequence[Any], config: Any,
-                                  body: Callable[[list[Any], list[RunnableConfig]], Awaitable[list[Any]]],
-                                  *, return_exceptions: bool, run_type: str = "chain") -> list[Any]:
+    async def _abatch_with_config(
+        self,
+        inputs: Sequence[Any],
+        config: Any,
+        body: Callable[[list[Any], list[RunnableConfig]], Awaitable[list[Any]]],
+        *,
+        return_exceptions: bool,
+        run_type: str = "chain",
+    ) -> list[Any]:
         """Async twin of :meth:`_batch_with_config` (``body`` is awaited)."""
         inputs = list(inputs)
         if not inputs:
             return []
         configs = ensure_config_list(config, len(inputs))
-        runs = [await self._astart_run(x, c, run_type) for x, c in zip(inputs, configs, strict=True)]
+        runs = [
+            await self._astart_run(x, c, run_type) for x, c in zip(inputs, configs, strict=True)
+        ]
         children = [run.child_config(c) for run, c in zip(runs, configs, strict=True)]
         try:
             outputs = await body(inputs, children)
@@ -244,11 +278,16 @@ class RunReporting:
             await _aend_run(run, None if failed else output, error=output if failed else None)
         return _raise_first_error(outputs, return_exceptions)
 
-    def _transform_stream_with_config(self, input: Iterator[Any],
-                                      transformer: Callable[..., Iterator[Any]],
-                                      config: RunnableConfig | None, run_type: str = "chain",
-                                      start_input: Any = None, *,
-                                      with_run_manager: bool = False) -> Iterator[Any]:
+    def _transform_stream_with_config(
+        self,
+        input: Iterator[Any],
+        transformer: Callable[..., Iterator[Any]],
+        config: RunnableConfig | None,
+        run_type: str = "chain",
+        start_input: Any = None,
+        *,
+        with_run_manager: bool = False,
+    ) -> Iterator[Any]:
         """Stream ``transformer(input)`` as this runnable's run.
 
         The run starts once the first input chunk has arrived (so upstream runs start
@@ -263,8 +302,9 @@ class RunReporting:
         upstream = iter(input)
         first = next(upstream, _NOTHING)  # pulled in the caller's context
         config = ensure_config(config)
-        run = self._start_run(start_input if start_input is not None else _none_if_nothing(first),
-                              config, run_type)
+        run = self._start_run(
+            start_input if start_input is not None else _none_if_nothing(first), config, run_type
+        )
         child = run.child_config(config)
         listening = bool(run.handlers)  # nobody to report combined chunks to: skip the work
         seen: list[Any] = [first] if listening and first is not _NOTHING else []
@@ -300,8 +340,13 @@ class RunReporting:
         _end_run(run, combine_chunks(output), inputs=combine_chunks(seen))
 
     async def _atransform_stream_with_config(
-        self, input: AsyncIterator[Any], transformer: Callable[..., AsyncIterator[Any]],
-        config: RunnableConfig | None, run_type: str = "chain", start_input: Any = None, *,
+        self,
+        input: AsyncIterator[Any],
+        transformer: Callable[..., AsyncIterator[Any]],
+        config: RunnableConfig | None,
+        run_type: str = "chain",
+        start_input: Any = None,
+        *,
         with_run_manager: bool = False,
     ) -> AsyncIterator[Any]:
         """Async twin of :meth:`_transform_stream_with_config`."""
@@ -309,8 +354,9 @@ class RunReporting:
         upstream = input.__aiter__()
         first = await anext(upstream, _NOTHING)
         config = ensure_config(config)
-        run = await self._astart_run(start_input if start_input is not None else _none_if_nothing(first),
-                                     config, run_type)
+        run = await self._astart_run(
+            start_input if start_input is not None else _none_if_nothing(first), config, run_type
+        )
         child = run.child_config(config)
         listening = bool(run.handlers)
         seen: list[Any] = [first] if listening and first is not _NOTHING else []
@@ -327,7 +373,9 @@ class RunReporting:
         output: list[Any] = []
         try:
             with use_config(child):
-                iterator = (transformer(tap(), run) if with_run_manager else transformer(tap())).__aiter__()
+                iterator = (
+                    transformer(tap(), run) if with_run_manager else transformer(tap())
+                ).__aiter__()
             while (chunk := await _anext_under(child, iterator)) is not _NOTHING:
                 if listening:
                     output.append(chunk)
@@ -387,8 +435,9 @@ def _none_if_nothing(value: Any) -> Any:
     return None if value is _NOTHING else value
 
 
-def _end_run(run: BaseRunManager, output: Any = None, *, error: BaseException | None = None,
-             **extra: Any) -> None:
+def _end_run(
+    run: BaseRunManager, output: Any = None, *, error: BaseException | None = None, **extra: Any
+) -> None:
     retriever = hasattr(run, "on_retriever_end")
     if error is not None:
         (run.on_retriever_error if retriever else run.on_chain_error)(error, **extra)  # type: ignore[attr-defined]
@@ -396,8 +445,9 @@ def _end_run(run: BaseRunManager, output: Any = None, *, error: BaseException | 
         (run.on_retriever_end if retriever else run.on_chain_end)(output, **extra)  # type: ignore[attr-defined]
 
 
-async def _aend_run(run: BaseRunManager, output: Any = None, *, error: BaseException | None = None,
-                    **extra: Any) -> None:
+async def _aend_run(
+    run: BaseRunManager, output: Any = None, *, error: BaseException | None = None, **extra: Any
+) -> None:
     retriever = hasattr(run, "aon_retriever_end")
     if error is not None:
         await (run.aon_retriever_error if retriever else run.aon_chain_error)(error, **extra)  # type: ignore[attr-defined]

@@ -84,7 +84,9 @@ class RunnableSequence(Runnable[Input, Output]):
         self._reject_kwargs(kwargs)
         return self._call_with_config(self._invoke_steps, input, config)
 
-    async def ainvoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
+    async def ainvoke(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Output:
         """Await each step's ``ainvoke`` in order."""
         self._reject_kwargs(kwargs)
         return await self._acall_with_config(self._ainvoke_steps, input, config)
@@ -100,26 +102,34 @@ class RunnableSequence(Runnable[Input, Output]):
             chunks = step.atransform(chunks)
         return chunks
 
-    def stream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def stream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """Stream the last step's chunks as they are produced."""
         self._reject_kwargs(kwargs)
-        return self._transform_stream_with_config(iter([input]), self._transform_steps, config,
-                                                      start_input=input)
+        return self._transform_stream_with_config(
+            iter([input]), self._transform_steps, config, start_input=input
+        )
 
-    def transform(self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[Output]:
+    def transform(
+        self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Output]:
         """Stream from a stream of input chunks through every step."""
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(input, self._transform_steps, config)
 
-    def astream(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[Output]:
+    def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
         """Async ``stream``."""
         self._reject_kwargs(kwargs)
         return self._atransform_stream_with_config(
             _aiter_one(input), self._atransform_steps, config, start_input=input
         )
 
-    def atransform(self, input: AsyncIterator[Input], config: RunnableConfig | None = None,
-                         **kwargs: Any) -> AsyncIterator[Output]:
+    def atransform(
+        self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
         """Async ``transform``."""
         self._reject_kwargs(kwargs)
         return self._atransform_stream_with_config(input, self._atransform_steps, config)
@@ -131,8 +141,9 @@ class RunnableSequence(Runnable[Input, Output]):
             alive = [i for i in range(len(values)) if i not in failed]
             if not alive:
                 break
-            outputs = step.batch([values[i] for i in alive], [children[i] for i in alive],
-                                 return_exceptions=True)
+            outputs = step.batch(
+                [values[i] for i in alive], [children[i] for i in alive], return_exceptions=True
+            )
             for i, output in zip(alive, outputs, strict=True):
                 if isinstance(output, Exception):
                     failed[i] = output
@@ -146,8 +157,9 @@ class RunnableSequence(Runnable[Input, Output]):
             alive = [i for i in range(len(values)) if i not in failed]
             if not alive:
                 break
-            outputs = await step.abatch([values[i] for i in alive], [children[i] for i in alive],
-                                        return_exceptions=True)
+            outputs = await step.abatch(
+                [values[i] for i in alive], [children[i] for i in alive], return_exceptions=True
+            )
             for i, output in zip(alive, outputs, strict=True):
                 if isinstance(output, Exception):
                     failed[i] = output
@@ -155,23 +167,37 @@ class RunnableSequence(Runnable[Input, Output]):
                     values[i] = output
         return [failed.get(i, value) for i, value in enumerate(values)]
 
-    def batch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-              *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+    def batch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Output]:
         """Batch step by step: each step's ``batch`` runs once over the surviving inputs.
 
         An input whose step fails drops out; the others finish. Without
         ``return_exceptions`` the first failure (in input order) is raised afterwards.
         """
         self._reject_kwargs(kwargs)
-        return self._batch_with_config(inputs, config, self._batch_steps,
-                                       return_exceptions=return_exceptions)
+        return self._batch_with_config(
+            inputs, config, self._batch_steps, return_exceptions=return_exceptions
+        )
 
-    async def abatch(self, inputs: Sequence[Input], config: RunnableConfig | Sequence[RunnableConfig] | None = None,
-                     *, return_exceptions: bool = False, **kwargs: Any) -> list[Output]:
+    async def abatch(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Output]:
         """Async twin of :meth:`batch`."""
         self._reject_kwargs(kwargs)
-        return await self._abatch_with_config(inputs, config, self._abatch_steps,
-                                              return_exceptions=return_exceptions)
+        return await self._abatch_with_config(
+            inputs, config, self._abatch_steps, return_exceptions=return_exceptions
+        )
 
     def get_graph(self) -> Graph:
         """Chain the steps' graphs: the last node of each joins the first of the next."""
