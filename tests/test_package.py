@@ -230,6 +230,7 @@ PINNED_EXPORTS = {
         "PromptValue",
         "RaglineError",
         "RecursionLimitError",
+        "RedisStore",
         "Run",
         "RunCollectorCallbackHandler",
         "Runnable",

@@ -100,6 +100,7 @@ _EXPORTS = {
     "BaseStore": ".stores",
     "InMemoryByteStore": ".stores",
     "LocalFileStore": ".stores",
+    "RedisStore": ".stores",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -14,12 +14,12 @@ def attach(
 
     Args:
         package: the package's ``__name__``.
-        exports: public name -> module path relative to the package (``"._faiss"``).
+        exports: public name -> module path relative to the package (``".faiss"``).
 
     Example (in a package ``__init__``)::
 
         __all__ = ["FAISS"]
-        __getattr__, __dir__ = attach(__name__, {"FAISS": "._faiss"})
+        __getattr__, __dir__ = attach(__name__, {"FAISS": ".faiss"})
     """
 
     def __getattr__(name: str) -> Any:

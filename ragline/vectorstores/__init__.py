@@ -10,9 +10,10 @@ _EXPORTS = {
     "VectorStore": ".base",
     "VectorStoreRetriever": ".retriever",
     "InMemoryVectorStore": ".in_memory",
-    "FAISS": "._faiss",
+    "FAISS": ".faiss",
     "Redis": ".redis",
-    "RedisStore": "._redis_bytes",
+    # a byte store, not a vector store: its home is ragline.core.stores (kept here too)
+    "RedisStore": "ragline.core.stores",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -144,7 +144,7 @@ async def test_default_async_methods_run_the_sync_ones() -> None:
         "ragline.embeddings.cache",
         "ragline.embeddings.openai_compatible",
         "ragline.embeddings.huggingface",
-        "ragline.core.stores",
+        "ragline.core.stores._local",
     ],
 )
 def test_docstring_examples_run(module: str) -> None:

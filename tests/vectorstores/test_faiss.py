@@ -25,8 +25,12 @@ from ragline.core import (
     PersistenceError,
 )
 from ragline.embeddings import Embeddings
-from ragline.vectorstores import FAISS, _faiss, _faiss_files, _faiss_filters, _faiss_index
-from ragline.vectorstores._faiss_index import LabeledIndex
+from ragline.vectorstores import FAISS
+from ragline.vectorstores.faiss import _files as _faiss_files
+from ragline.vectorstores.faiss import _filters as _faiss_filters
+from ragline.vectorstores.faiss import _index as _faiss_index
+from ragline.vectorstores.faiss import _store as _faiss
+from ragline.vectorstores.faiss._index import LabeledIndex
 from ragline.vectorstores.filters import matches, parse_filter
 
 faiss = pytest.importorskip("faiss")

@@ -34,8 +34,8 @@ from ragline.core import (
 )
 from ragline.embeddings import CacheBackedEmbeddings, HashingEmbeddings
 from ragline.vectorstores import Redis, RedisStore
-from ragline.vectorstores._redis_schema import filter_to_query
 from ragline.vectorstores.filters import parse_filter
+from ragline.vectorstores.redis._schema import filter_to_query
 
 from .contract import ExplicitEmbeddings, unit
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
-from ragline.core import BaseStore
+from ragline.core import _redis as conn
 from ragline.core.exceptions import ConfigurationError, RaglineError
-from ragline.core.stores import check_keys, check_pairs
-from ragline.vectorstores import _redis_client as conn
+from ragline.core.stores._local import BaseStore, check_keys, check_pairs
 
 __all__ = ["RedisStore"]
 

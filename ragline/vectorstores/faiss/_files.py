@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragline.core import InvalidInputError, PersistenceError
-from ragline.vectorstores._faiss_index import IndexOptions, LabeledIndex
+from ragline.vectorstores.faiss._index import IndexOptions, LabeledIndex
 
 if TYPE_CHECKING:
     from ragline.embeddings import Embeddings
-    from ragline.vectorstores._faiss import FAISS
+    from ragline.vectorstores.faiss._store import FAISS
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
 

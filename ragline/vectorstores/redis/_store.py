@@ -32,14 +32,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragline.core import Document
+from ragline.core import _redis as conn
 from ragline.core.exceptions import (
     ConfigurationError,
     DimensionError,
     InvalidInputError,
     RaglineError,
 )
-from ragline.vectorstores import _redis_client as conn
-from ragline.vectorstores._redis_schema import (
+from ragline.vectorstores.base import SearchHit, VectorStore
+from ragline.vectorstores.filters import FilterNode
+from ragline.vectorstores.redis._schema import (
     IndexSchema,
     check_fields,
     check_index_name,
@@ -53,8 +55,6 @@ from ragline.vectorstores._redis_schema import (
     schema_from_info,
     validation_error,
 )
-from ragline.vectorstores.base import SearchHit, VectorStore
-from ragline.vectorstores.filters import FilterNode
 
 if TYPE_CHECKING:
     from ragline.embeddings import Embeddings

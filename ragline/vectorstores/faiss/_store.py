@@ -56,11 +56,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragline.core import ConfigurationError, Document, InvalidInputError
-from ragline.vectorstores import _faiss_files
-from ragline.vectorstores._faiss_filters import FilterIndex
-from ragline.vectorstores._faiss_index import IndexOptions, LabeledIndex, faiss_module
 from ragline.vectorstores._validation import SearchPlan, copy_metadata, is_flat
 from ragline.vectorstores.base import SearchHit, VectorStore
+from ragline.vectorstores.faiss import _files as _faiss_files
+from ragline.vectorstores.faiss._filters import FilterIndex
+from ragline.vectorstores.faiss._index import IndexOptions, LabeledIndex, faiss_module
 from ragline.vectorstores.filters import FilterNode
 from ragline.vectorstores.utils import METRICS, maximal_marginal_relevance
 

@@ -1,4 +1,4 @@
-"""Key-value byte stores: the storage under embedding caches and parent-document retrievers.
+"""In-process byte stores: a dict and a folder of files, and the interface every store keeps.
 
 ``BaseStore[K, V]`` is the interface (LangChain's names): batch ``mget`` / ``mset`` /
 ``mdelete`` and ``yield_keys(prefix=None)``, with async twins that run the sync method in
