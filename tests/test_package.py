@@ -208,6 +208,8 @@ PINNED_EXPORTS = {
         "Document",
         "FakeListChatModel",
         "FakeListLLM",
+        "Field",
+        "Fields",
         "FilterError",
         "Generation",
         "GenerationChunk",

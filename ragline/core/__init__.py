@@ -20,6 +20,9 @@ _EXPORTS = {
     "LoaderError": ".exceptions",
     "ChainStepError": ".exceptions",
     "RecursionLimitError": ".exceptions",
+    # declared fields (keyword constructors without pydantic)
+    "Field": ".fields",
+    "Fields": ".fields",
     # config
     "RunnableConfig": ".config",
     "ensure_config": ".config",

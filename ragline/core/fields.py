@@ -1,0 +1,198 @@
+"""Declared fields: a keyword constructor from class annotations, without pydantic.
+
+LangChain's models, retrievers, tools, chains and memories are pydantic models, so code
+written for them declares its options as annotated class attributes and constructs by
+keyword::
+
+    class CustomLLM(LLM):
+        n: int
+        temperature: float = 0.0
+
+    CustomLLM(n=30)
+
+ragline's bases that users subclass this way inherit from :class:`Fields`, which gives
+the same shape with plain Python: each class that declares fields and writes no
+``__init__`` of its own gets one that takes its fields by keyword (defaults applied,
+mutable defaults copied per instance), sets them, and passes every other keyword to the
+next ``__init__`` up the class chain. A class may still write its own ``__init__``;
+subclasses below it declare fields as before. Nothing is type-checked or coerced (that
+is pydantic's job, and pydantic stays optional); a missing required field or an unknown
+keyword is a ``TypeError`` naming the class and its fields.
+
+Example:
+    >>> class Greeter(Fields):
+    ...     greeting: str = "hello"
+    ...     names: list[str] = []
+    >>> class Loud(Greeter):
+    ...     volume: int
+    >>> g = Loud(volume=11, names=["ada"])
+    >>> g.greeting, g.names, g.volume
+    ('hello', ['ada'], 11)
+    >>> Loud(names=[])
+    Traceback (most recent call last):
+    ...
+    TypeError: Loud() missing required field 'volume'
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+__all__ = ["Field", "FieldSpec", "Fields", "declared_fields"]
+
+_MISSING: Any = object()
+_MUTABLE = (list, dict, set, bytearray)
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One declared field: its name, default (or factory) and description."""
+
+    name: str
+    default: Any = _MISSING
+    default_factory: Callable[[], Any] | None = None
+    description: str | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is _MISSING and self.default_factory is None
+
+    def make_default(self) -> Any:
+        if self.default_factory is not None:
+            return self.default_factory()
+        if isinstance(self.default, _MUTABLE):
+            return copy.copy(self.default)
+        return self.default
+
+
+class _FieldMarker:
+    """What :func:`Field` returns: read when the class is created, then removed."""
+
+    __slots__ = ("default", "default_factory", "description")
+
+    def __init__(self, default: Any, default_factory: Any, description: str | None) -> None:
+        self.default, self.default_factory, self.description = (
+            default,
+            default_factory,
+            description,
+        )
+
+
+def Field(
+    default: Any = _MISSING,
+    *,
+    default_factory: Callable[[], Any] | None = None,
+    description: str | None = None,
+) -> Any:
+    """Declare a field's default, default factory or description.
+
+    Example:
+        >>> class Box(Fields):
+        ...     items: list[int] = Field(default_factory=lambda: [1])
+        >>> Box().items
+        [1]
+    """
+    if default is not _MISSING and default_factory is not None:
+        raise TypeError("Field() takes a default or a default_factory, not both")
+    return _FieldMarker(default, default_factory, description)
+
+
+def _is_class_var(annotation: Any) -> bool:
+    if isinstance(annotation, str):
+        return annotation.startswith(("ClassVar", "typing.ClassVar"))
+    return annotation is ClassVar or getattr(annotation, "__origin__", None) is ClassVar
+
+
+def _is_method_like(value: Any) -> bool:
+    return isinstance(value, (property, classmethod, staticmethod)) or inspect.isfunction(value)
+
+
+def _spec(name: str, value: Any) -> FieldSpec:
+    if isinstance(value, _FieldMarker):
+        return FieldSpec(name, value.default, value.default_factory, value.description)
+    if type(value).__name__ == "FieldInfo":  # a pydantic Field(...) in a class of ours
+        factory = getattr(value, "default_factory", None)
+        default = getattr(value, "default", _MISSING)
+        if factory is not None or repr(default) == "PydanticUndefined":
+            default = _MISSING
+        return FieldSpec(name, default, factory, getattr(value, "description", None))
+    return FieldSpec(name, value)
+
+
+def _own_fields(cls: type) -> dict[str, FieldSpec]:
+    """The fields ``cls`` itself declares (not its bases)."""
+    annotations = inspect.get_annotations(cls)
+    fields: dict[str, FieldSpec] = {}
+    for name, annotation in annotations.items():
+        if name.startswith("_") or _is_class_var(annotation):
+            continue
+        value = cls.__dict__.get(name, _MISSING)
+        if _is_method_like(value):
+            continue
+        spec = _spec(name, value)
+        if isinstance(value, _FieldMarker):  # the class attribute becomes the plain default
+            if spec.default is _MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, spec.default)
+        fields[name] = spec
+    return fields
+
+
+def declared_fields(cls: type) -> dict[str, FieldSpec]:
+    """Every field ``cls`` and its bases declare, base classes first."""
+    fields: dict[str, FieldSpec] = {}
+    for klass in reversed(cls.__mro__):
+        fields.update(klass.__dict__.get("__ragline_fields__", {}))
+    return fields
+
+
+def _make_init(cls: Any, own: dict[str, FieldSpec]) -> Callable[..., None]:
+    def __init__(self: Any, **kwargs: Any) -> None:
+        for name, spec in own.items():
+            if name in kwargs:
+                value = kwargs.pop(name)
+            elif spec.required:
+                raise TypeError(f"{type(self).__name__}() missing required field {name!r}")
+            else:
+                value = spec.make_default()
+            object.__setattr__(self, name, value)
+        super(cls, self).__init__(**kwargs)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.__ragline_generated__ = True  # type: ignore[attr-defined]
+    return __init__
+
+
+class Fields:
+    """Base of classes whose annotated class attributes are keyword constructor fields.
+
+    See the module docstring. ``__post_init__``, when a class defines it, runs once after
+    every field is set (by the outermost generated ``__init__``).
+    """
+
+    __ragline_fields__: ClassVar[dict[str, FieldSpec]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = _own_fields(cls)
+        cls.__ragline_fields__ = own
+        if own and "__init__" not in cls.__dict__:
+            cls.__init__ = _make_init(cls, own)  # type: ignore[method-assign]
+
+    def __init__(self, **kwargs: Any) -> None:
+        if kwargs:
+            names = ", ".join(sorted(declared_fields(type(self)))) or "none"
+            unknown = ", ".join(repr(name) for name in kwargs)
+            raise TypeError(
+                f"{type(self).__name__}() got unexpected keyword argument(s) {unknown}; "
+                f"its fields are: {names}"
+            )
+        super().__init__()
+        post_init = getattr(self, "__post_init__", None)
+        if post_init is not None:
+            post_init()

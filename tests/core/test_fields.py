@@ -1,0 +1,111 @@
+"""Declared fields (ragline.core.fields): keyword constructors without pydantic."""
+
+from __future__ import annotations
+
+import doctest
+from typing import ClassVar
+
+import pytest
+
+from ragline.core import fields as fields_module
+from ragline.core.fields import Field, Fields, declared_fields
+
+
+class Base(Fields):
+    label: str = "base"
+    tags: list[str] = []  # noqa: RUF012 - what users write; copied per instance
+    counter: ClassVar[int] = 0
+    _private: int = 3
+
+    @property
+    def shout(self) -> str:
+        return self.label.upper()
+
+
+class Child(Base):
+    size: int
+    extra: dict[str, int] = Field(default_factory=lambda: {"a": 1})
+
+
+class Explicit(Child):
+    def __init__(self, first: int, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.first = first
+
+
+class Below(Explicit):
+    depth: float = 0.5
+
+
+def test_fields_are_collected_base_first_without_private_or_class_vars() -> None:
+    assert list(declared_fields(Child)) == ["label", "tags", "size", "extra"]
+    assert list(declared_fields(Below)) == ["label", "tags", "size", "extra", "depth"]
+
+
+def test_keyword_constructor_sets_values_and_defaults() -> None:
+    child = Child(size=3, label="x")
+    assert (child.label, child.tags, child.size, child.extra) == ("x", [], 3, {"a": 1})
+    assert child.shout == "X"
+
+
+def test_mutable_defaults_and_factories_are_per_instance() -> None:
+    one, two = Child(size=1), Child(size=2)
+    one.tags.append("t")
+    one.extra["b"] = 2
+    assert two.tags == [] and two.extra == {"a": 1}
+    assert Base.tags == []  # the class default is untouched
+
+
+def test_missing_required_field_names_it() -> None:
+    with pytest.raises(TypeError, match=r"^Child\(\) missing required field 'size'$"):
+        Child(label="x")
+
+
+def test_unknown_keyword_lists_the_fields() -> None:
+    message = r"Child\(\) got unexpected keyword argument\(s\) 'sise'; its fields are: "
+    with pytest.raises(TypeError, match=message + "extra, label, size, tags"):
+        Child(size=1, sise=3)
+
+
+def test_explicit_init_in_the_chain_still_works_above_and_below() -> None:
+    below = Below(first=1, size=2, depth=0.25)
+    assert (below.first, below.size, below.depth, below.label) == (1, 2, 0.25, "base")
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'first'"):
+        Below(size=2)
+
+
+def test_post_init_runs_once_after_every_field_is_set() -> None:
+    seen: list[tuple[str, int]] = []
+
+    class Checked(Child):
+        def __post_init__(self) -> None:
+            seen.append((self.label, self.size))
+
+    Checked(size=4)
+    assert seen == [("base", 4)]
+
+
+def test_field_takes_a_default_or_a_factory_not_both() -> None:
+    with pytest.raises(TypeError, match="a default or a default_factory, not both"):
+        Field(1, default_factory=list)
+    assert Child.__dict__.get("extra") is None  # a factory leaves no class attribute
+
+
+def test_pydantic_field_info_is_read_when_pydantic_is_installed() -> None:
+    pydantic = pytest.importorskip("pydantic")
+
+    class WithPydanticField(Fields):
+        n: int = pydantic.Field(default=3, description="how many")
+        items: list[int] = pydantic.Field(default_factory=list)
+        needed: str = pydantic.Field(description="required")
+
+    made = WithPydanticField(needed="x")
+    assert (made.n, made.items, made.needed) == (3, [], "x")
+    assert declared_fields(WithPydanticField)["n"].description == "how many"
+    with pytest.raises(TypeError, match="missing required field 'needed'"):
+        WithPydanticField()
+
+
+def test_docstring_examples_run() -> None:
+    result = doctest.testmod(fields_module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
