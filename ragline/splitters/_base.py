@@ -17,6 +17,12 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
 from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
+from ragline.core._checks import (
+    check_choice,
+    check_flag,
+    check_non_negative_int,
+    check_positive_int,
+)
 
 from ._merge import Chunk, Merger, memoized
 
@@ -27,15 +33,6 @@ KeepSeparator = bool | Literal["start", "end"]
 _Splitter = TypeVar("_Splitter", bound="TextSplitter")
 
 _KEEP_SEPARATOR_OPTIONS = (False, True, "start", "end")
-
-
-def _check_int(name: str, value: object, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInputError(f"{name} must be an int, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        relation = "positive" if minimum == 1 else f">= {minimum}"
-        raise InvalidInputError(f"{name} must be {relation}, got {value}")
-    return value
 
 
 def check_text(text: object) -> str:
@@ -95,8 +92,8 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):
         add_start_index: bool = False,
         strip_whitespace: bool = True,
     ) -> None:
-        _check_int("chunk_size", chunk_size, minimum=1)
-        _check_int("chunk_overlap", chunk_overlap, minimum=0)
+        chunk_size = check_positive_int("chunk_size", chunk_size)
+        chunk_overlap = check_non_negative_int("chunk_overlap", chunk_overlap)
         if chunk_overlap >= chunk_size:
             raise InvalidInputError(
                 f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
@@ -105,19 +102,11 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):
             raise InvalidInputError(
                 f"length_function must be callable, got {type(length_function).__name__}"
             )
-        if not any(
-            keep_separator is option or (isinstance(option, str) and keep_separator == option)
-            for option in _KEEP_SEPARATOR_OPTIONS
-        ):
-            raise InvalidInputError(
-                f"keep_separator {keep_separator!r} is not one of False, True, 'start', 'end'"
-            )
-        for name, flag in (
-            ("add_start_index", add_start_index),
-            ("strip_whitespace", strip_whitespace),
-        ):
-            if not isinstance(flag, bool):
-                raise InvalidInputError(f"{name} must be a bool, got {flag!r}")
+        check_choice(
+            "keep_separator", keep_separator, _KEEP_SEPARATOR_OPTIONS, error=InvalidInputError
+        )
+        check_flag("add_start_index", add_start_index)
+        check_flag("strip_whitespace", strip_whitespace)
         self._chunk_size = chunk_size
         self._chunk_overlap = chunk_overlap
         self._length_function = length_function

@@ -11,6 +11,7 @@ from __future__ import annotations
 from enum import Enum
 
 from ragline.core import InvalidInputError
+from ragline.core._checks import check_choice
 
 __all__ = ["Language", "separators_for_language"]
 
@@ -392,12 +393,8 @@ def separators_for_language(language: Language | str) -> list[str]:
         >>> separators_for_language(Language.PYTHON)[:2]
         ['\\nclass ', '\\ndef ']
     """
-    try:
-        member = Language(language)
-    except ValueError:
-        raise InvalidInputError(
-            f"language {language!r} is not one of {', '.join(m.value for m in Language)}"
-        ) from None
+    check_choice("language", language, [m.value for m in Language], error=InvalidInputError)
+    member = Language(language)
     preset = _PRESETS.get(member)
     if preset is None:
         supported = ", ".join(m.value for m in Language if m in _PRESETS)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
+from ragline.core._checks import check_flag
 
 from ._base import check_text
 
@@ -63,12 +64,8 @@ class MarkdownHeaderTextSplitter(Runnable[Sequence[Document], list[Document]]):
                     f"headers_to_split_on holds {pair!r}; each item must be a (marker, name) "
                     "pair of non-empty strings such as ('##', 'Header 2')"
                 )
-        for name, flag in (
-            ("return_each_line", return_each_line),
-            ("strip_headers", strip_headers),
-        ):
-            if not isinstance(flag, bool):
-                raise InvalidInputError(f"{name} must be a bool, got {flag!r}")
+        check_flag("return_each_line", return_each_line)
+        check_flag("strip_headers", strip_headers)
         # Longest marker first, so "##" is not taken for "#".
         self.headers_to_split_on = sorted(
             ((marker, name) for marker, name in headers_to_split_on),

@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any, Literal
 
 from ragline.core import ConfigurationError, InvalidInputError
+from ragline.core._checks import check_choice
 from ragline.core._optional import require
 
 from ._base import LengthFunction, TextSplitter, check_text
@@ -71,10 +72,7 @@ def load_tiktoken_encoding(
     alias = _OFFLINE_ALIASES.get(encoding_name)
     if alias is not None and alias in known:
         encoding_name = alias
-    if encoding_name not in known:
-        raise ConfigurationError(
-            f"tiktoken encoding {encoding_name!r} is not one of {', '.join(sorted(known))}"
-        )
+    check_choice("tiktoken encoding", encoding_name, sorted(known))
     try:
         return tiktoken.get_encoding(encoding_name)
     except Exception as err:  # tiktoken fetches uncached files over HTTP

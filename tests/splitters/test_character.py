@@ -154,7 +154,7 @@ def test_every_language_but_perl_has_a_preset() -> None:
         InvalidInputError, match="'perl' has no separator preset; presets exist for cpp"
     ):
         RecursiveCharacterTextSplitter.from_language(Language.PERL)
-    with pytest.raises(InvalidInputError, match="language 'klingon' is not one of cpp, go"):
+    with pytest.raises(InvalidInputError, match="language 'klingon' is not one of 'cpp', 'go'"):
         RecursiveCharacterTextSplitter.from_language("klingon")
 
 
@@ -251,11 +251,11 @@ def test_invoke_rejects_bound_options() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"chunk_size": 0}, "chunk_size must be positive, got 0"),
-        ({"chunk_size": -5}, "chunk_size must be positive, got -5"),
-        ({"chunk_size": 10.5}, "chunk_size must be an int, got float 10.5"),
-        ({"chunk_size": True}, "chunk_size must be an int, got bool True"),
-        ({"chunk_overlap": -1}, "chunk_overlap must be >= 0, got -1"),
+        ({"chunk_size": 0}, "chunk_size must be an int >= 1, got 0"),
+        ({"chunk_size": -5}, "chunk_size must be an int >= 1, got -5"),
+        ({"chunk_size": 10.5}, "chunk_size must be an int >= 1, got 10.5"),
+        ({"chunk_size": True}, "chunk_size must be an int >= 1, got True"),
+        ({"chunk_overlap": -1}, "chunk_overlap must be an int >= 0, got -1"),
         (
             {"chunk_size": 100, "chunk_overlap": 100},
             r"chunk_overlap \(100\) must be smaller than chunk_size \(100\)",
