@@ -36,6 +36,13 @@ from ragline.core import (
     SystemMessage,
     ToolMessage,
 )
+from ragline.core._checks import (
+    check_choice,
+    check_non_negative_int,
+    check_optional_int,
+    check_optional_number,
+    check_optional_positive_int,
+)
 from ragline.core._openai_clients import OpenAIClients
 from ragline.core._optional import require
 from ragline.core.language_models import stop_list
@@ -55,35 +62,14 @@ _CALL_OPTIONS = (
 _SAMPLING = ("temperature", "max_tokens", "top_p", "seed", "frequency_penalty", "presence_penalty")
 
 
-def _number(name: str, value: Any, low: float, high: float | None = None) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidInputError(f"{name} must be a number, got {value!r}")
-    if value < low or (high is not None and value > high):
-        bounds = f"between {low} and {high}" if high is not None else f">= {low}"
-        raise InvalidInputError(f"{name} must be {bounds}, got {value!r}")
-
-
-def _int(name: str, value: Any, low: int | None = None) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
-        raise InvalidInputError(
-            f"{name} must be an int >= {low}, got {value!r}"
-            if low is not None
-            else f"{name} must be an int, got {value!r}"
-        )
-
-
 def _check_sampling(values: Mapping[str, Any]) -> None:
     """Check sampling settings (given to the constructor, or per call) before any request."""
-    _number("temperature", values.get("temperature"), 0, 2)
-    _number("top_p", values.get("top_p"), 0, 1)
-    _number("frequency_penalty", values.get("frequency_penalty"), -2, 2)
-    _number("presence_penalty", values.get("presence_penalty"), -2, 2)
-    _int("max_tokens", values.get("max_tokens"), 1)
-    _int("seed", values.get("seed"))
+    check_optional_number("temperature", values.get("temperature"), low=0, high=2)
+    check_optional_number("top_p", values.get("top_p"), low=0, high=1)
+    check_optional_number("frequency_penalty", values.get("frequency_penalty"), low=-2, high=2)
+    check_optional_number("presence_penalty", values.get("presence_penalty"), low=-2, high=2)
+    check_optional_positive_int("max_tokens", values.get("max_tokens"))
+    check_optional_int("seed", values.get("seed"), minimum=None)
 
 
 def _check_mapping(name: str, value: Any) -> None:
@@ -214,8 +200,8 @@ class ChatOpenAI(BaseChatModel):
             {"temperature": temperature, "top_p": top_p, "frequency_penalty": frequency_penalty,
              "presence_penalty": presence_penalty, "max_tokens": max_tokens, "seed": seed}
         )  # fmt: skip
-        _number("timeout", timeout, 0.001)
-        _int("max_retries", max_retries, 0)
+        check_optional_number("timeout", timeout, low=0.001)
+        check_non_negative_int("max_retries", max_retries)
         for key, text in (("base_url", base_url), ("api_key", api_key)):
             if text is not None and not isinstance(text, str):
                 raise InvalidInputError(f"{key} must be a str, got {type(text).__name__}")
@@ -588,14 +574,14 @@ def _tool_choice(choice: str | Mapping[str, Any], names: list[str]) -> Any:
         return dict(choice)
     if not isinstance(choice, str):
         raise InvalidInputError(f"tool_choice must be a str or a dict, got {choice!r}")
+    check_choice(
+        "tool_choice", choice, ["auto", "none", "required", "any", *names], error=InvalidInputError
+    )
     if choice in ("auto", "none", "required"):
         return choice
     if choice == "any":
         return "required"
-    if choice in names:
-        return {"type": "function", "function": {"name": choice}}
-    options = ", ".join(repr(option) for option in ["auto", "none", "required", "any", *names])
-    raise InvalidInputError(f"tool_choice {choice!r} is not one of {options}")
+    return {"type": "function", "function": {"name": choice}}
 
 
 def _one_of(name: str, value: Any, alias: str, alias_value: Any) -> Any:

@@ -67,19 +67,24 @@ def _or_none(wanted: str, optional: bool) -> str:
     return f"{wanted} or None" if optional else wanted
 
 
-def _int(name: str, value: object, minimum: int, optional: bool, error: ErrorType) -> int | None:
+def _int(
+    name: str, value: object, minimum: int | None, optional: bool, error: ErrorType
+) -> int | None:
     if optional and value is None:
         return None
     number = _as_int(value)
-    if number is None or number < minimum:
-        raise error(f"{name} must be {_or_none(f'an int >= {minimum}', optional)}, got {value!r}")
+    if number is None or (minimum is not None and number < minimum):
+        wanted = "an int" if minimum is None else f"an int >= {minimum}"
+        raise error(f"{name} must be {_or_none(wanted, optional)}, got {value!r}")
     return number
 
 
 def check_int(
-    name: str, value: object, *, minimum: int = 1, error: ErrorType = InvalidInputError
+    name: str, value: object, *, minimum: int | None = 1, error: ErrorType = InvalidInputError
 ) -> int:
     """Return ``value`` as an int if it is an integer >= ``minimum`` (never a bool).
+
+    ``minimum=None`` accepts any int (``seed must be an int, got 1.5``).
 
     Raises:
         InvalidInputError: (or ``error``) ``name must be an int >= minimum, got value``.
@@ -92,7 +97,7 @@ def check_int(
 
 
 def check_optional_int(
-    name: str, value: object, *, minimum: int = 1, error: ErrorType = InvalidInputError
+    name: str, value: object, *, minimum: int | None = 1, error: ErrorType = InvalidInputError
 ) -> int | None:
     """:func:`check_int` that also accepts None (``... must be an int >= 1 or None``)."""
     return _int(name, value, minimum, True, error)

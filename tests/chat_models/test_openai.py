@@ -374,14 +374,14 @@ def test_langchain_option_names_are_accepted(openai_server):
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"temperature": 3}, "temperature must be between 0 and 2, got 3"),
-        ({"top_p": -0.1}, "top_p must be between 0 and 1, got -0.1"),
-        ({"max_tokens": 0}, "max_tokens must be an int >= 1, got 0"),
+        ({"temperature": 3}, "temperature must be a number between 0 and 2 or None, got 3"),
+        ({"top_p": -0.1}, "top_p must be a number between 0 and 1 or None, got -0.1"),
+        ({"max_tokens": 0}, "max_tokens must be an int >= 1 or None, got 0"),
         ({"max_retries": -1}, "max_retries must be an int >= 0, got -1"),
-        ({"timeout": 0}, "timeout must be >= 0.001, got 0"),
+        ({"timeout": 0}, "timeout must be a finite number >= 0.001 or None, got 0"),
         ({"stop": [""]}, "stop must be a string or a list of non-empty strings, got ['']"),
         ({"model": ""}, "model must be a non-empty str, got ''"),
-        ({"seed": 1.5}, "seed must be an int, got 1.5"),
+        ({"seed": 1.5}, "seed must be an int or None, got 1.5"),
         ({"base_url": 8000}, "base_url must be a str, got int"),
         ({"extra_body": "top_k=20"}, "extra_body must be a dict, got str: 'top_k=20'"),
         (
@@ -399,8 +399,8 @@ def test_bad_options_are_rejected(options, message):
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"temperature": "hot"}, "temperature must be a number, got 'hot'"),
-        ({"max_tokens": 0}, "max_tokens must be an int >= 1, got 0"),
+        ({"temperature": "hot"}, "temperature must be a number between 0 and 2 or None, got 'hot'"),
+        ({"max_tokens": 0}, "max_tokens must be an int >= 1 or None, got 0"),
         ({"extra_body": "top_k=20"}, "extra_body must be a dict, got str: 'top_k=20'"),
     ],
 )

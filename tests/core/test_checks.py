@@ -53,6 +53,9 @@ def test_int_checks_name_their_minimum_and_none() -> None:
         check_int("n", 4, minimum=5)
     assert check_optional_positive_int("limit", None) is None
     assert check_optional_int("offset", None, minimum=0) is None
+    assert check_int("seed", -7, minimum=None) == -7
+    with pytest.raises(InvalidInputError, match=r"^seed must be an int or None, got 1.5$"):
+        check_optional_int("seed", 1.5, minimum=None)
     assert check_optional_positive_int("limit", np.int16(2)) == 2
     with pytest.raises(InvalidInputError, match=r"^limit must be an int >= 1 or None, got 0$"):
         check_optional_positive_int("limit", 0)
