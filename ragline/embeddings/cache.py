@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ragline.core import BaseStore, DimensionError, InvalidInputError, LocalFileStore
+from ragline.core._checks import check_optional_positive_int
 from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
 
 __all__ = ["CacheBackedEmbeddings"]
@@ -97,10 +98,7 @@ class CacheBackedEmbeddings(Embeddings):
             raise InvalidInputError("document_embedding_store must be a BaseStore, got None")
         if not isinstance(namespace, str):
             raise InvalidInputError(f"namespace must be a str, got {type(namespace).__name__}")
-        if batch_size is not None and (
-            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
-        ):
-            raise InvalidInputError(f"batch_size must be None or an int >= 1, got {batch_size!r}")
+        batch_size = check_optional_positive_int("batch_size", batch_size)
         self.underlying_embeddings = underlying_embeddings
         self.document_embedding_store = document_embedding_store
         self.query_embedding_store = query_embedding_store

@@ -21,6 +21,7 @@ from hashlib import blake2b
 import numpy as np
 
 from ragline.core import InvalidInputError
+from ragline.core._checks import check_positive_int
 from ragline.embeddings.base import Embeddings, check_text, check_texts
 
 __all__ = ["DeterministicFakeEmbedding", "HashingEmbeddings"]
@@ -80,8 +81,7 @@ class HashingEmbeddings(Embeddings):
         char_ngrams: tuple[int, int] | None = (3, 4),
         lowercase: bool = True,
     ) -> None:
-        if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension <= 0:
-            raise InvalidInputError(f"dimension must be a positive int, got {dimension!r}")
+        dimension = check_positive_int("dimension", dimension)
         if char_ngrams is not None and (
             not isinstance(char_ngrams, tuple)
             or len(char_ngrams) != 2

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ragline.core import ConfigurationError, InvalidInputError, LoaderError
+from ragline.core._checks import check_positive_int
 from ragline.core._optional import require
 from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
 
@@ -141,9 +142,7 @@ class SentenceTransformerEmbeddings(Embeddings):
         model_options = _check_dict("model_kwargs", model_kwargs, _MODEL_KWARGS)
         encode_options = _check_dict("encode_kwargs", encode_kwargs, _ENCODE_KWARGS)
         device = model_options.get("device", device)
-        batch_size = encode_options.get("batch_size", batch_size)
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise InvalidInputError(f"batch_size must be an int >= 1, got {batch_size!r}")
+        batch_size = check_positive_int("batch_size", encode_options.get("batch_size", batch_size))
         if device is not None and not isinstance(device, str):
             raise InvalidInputError(f"device must be a str or None, got {device!r}")
         for name, prompt in (("query_prompt", query_prompt), ("document_prompt", document_prompt)):

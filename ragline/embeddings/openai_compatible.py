@@ -24,6 +24,13 @@ from typing import Any
 import numpy as np
 
 from ragline.core import ConfigurationError, DimensionError, InvalidInputError, StoreConnectionError
+from ragline.core._checks import (
+    check_choice,
+    check_non_negative_int,
+    check_optional_number,
+    check_optional_positive_int,
+    check_positive_int,
+)
 from ragline.core._openai_clients import OpenAIClients
 from ragline.core._optional import require
 from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
@@ -33,14 +40,6 @@ __all__ = ["OpenAIEmbeddings"]
 _ENCODING_FORMATS = ("base64", "float")
 # Sent as the bearer token to servers that need none (vLLM, LM Studio ... ignore it).
 _NO_KEY = "no-key"
-
-
-def _positive_int(name: str, value: Any, *, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        kind = "None or an int >= 1" if allow_none else "an int >= 1"
-        raise InvalidInputError(f"{name} must be {kind}, got {value!r}")
 
 
 class OpenAIEmbeddings(Embeddings):
@@ -88,18 +87,11 @@ class OpenAIEmbeddings(Embeddings):
     ) -> None:
         if not isinstance(model, str) or not model:
             raise InvalidInputError(f"model must be a non-empty str, got {model!r}")
-        _positive_int("dimensions", dimensions, allow_none=True)
-        _positive_int("chunk_size", chunk_size)
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise InvalidInputError(f"max_retries must be an int >= 0, got {max_retries!r}")
-        if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0
-        ):
-            raise InvalidInputError(f"timeout must be None or a number > 0, got {timeout!r}")
-        if encoding_format not in _ENCODING_FORMATS:
-            raise ConfigurationError(
-                f"encoding_format {encoding_format!r} is not one of {', '.join(_ENCODING_FORMATS)}"
-            )
+        check_optional_positive_int("dimensions", dimensions)
+        check_positive_int("chunk_size", chunk_size)
+        check_non_negative_int("max_retries", max_retries)
+        check_optional_number("timeout", timeout, low=0, low_open=True)
+        check_choice("encoding_format", encoding_format, _ENCODING_FORMATS)
         base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
         api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
         if api_key is None:

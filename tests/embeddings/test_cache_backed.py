@@ -221,7 +221,7 @@ def test_first_and_cached_results_are_bit_identical() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"batch_size": 0}, "batch_size must be None or an int >= 1, got 0"),
+        ({"batch_size": 0}, "batch_size must be an int >= 1 or None, got 0"),
         ({"namespace": 5}, "namespace must be a str, got int"),
     ],
 )

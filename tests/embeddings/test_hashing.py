@@ -118,7 +118,7 @@ def test_case_folding_option() -> None:
 @pytest.mark.parametrize("dimension", [0, -3, 1.5, "8", True, None])
 def test_bad_dimension_rejected(dimension: object) -> None:
     with pytest.raises(
-        InvalidInputError, match=f"dimension must be a positive int, got {dimension!r}"
+        InvalidInputError, match=f"dimension must be an int >= 1, got {dimension!r}"
     ):
         HashingEmbeddings(dimension=dimension)  # type: ignore[arg-type]
 
@@ -139,5 +139,5 @@ def test_deterministic_fake_embedding_is_langchain_shaped() -> None:
     assert fake.size == 10
     assert len(fake.embed_query("hello")) == 10
     assert fake.embed_query("hello") == HashingEmbeddings(dimension=10).embed_query("hello")
-    with pytest.raises(InvalidInputError, match="dimension must be a positive int, got 0"):
+    with pytest.raises(InvalidInputError, match="dimension must be an int >= 1, got 0"):
         DeterministicFakeEmbedding(size=0)

@@ -233,14 +233,14 @@ async def test_async_path(server: OpenAITestServer) -> None:
     ("options", "error", "message"),
     [
         ({"chunk_size": 0}, InvalidInputError, "chunk_size must be an int >= 1, got 0"),
-        ({"dimensions": 0}, InvalidInputError, "dimensions must be None or an int >= 1, got 0"),
+        ({"dimensions": 0}, InvalidInputError, "dimensions must be an int >= 1 or None, got 0"),
         ({"max_retries": -1}, InvalidInputError, "max_retries must be an int >= 0, got -1"),
-        ({"timeout": 0}, InvalidInputError, "timeout must be None or a number > 0, got 0"),
+        ({"timeout": 0}, InvalidInputError, "timeout must be a finite number > 0 or None, got 0"),
         ({"model": ""}, InvalidInputError, "model must be a non-empty str"),
         (
             {"encoding_format": "hex"},
             ConfigurationError,
-            "encoding_format 'hex' is not one of base64, float",
+            "encoding_format 'hex' is not one of 'base64', 'float'",
         ),
     ],
 )
