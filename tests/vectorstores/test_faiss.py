@@ -34,6 +34,7 @@ from ragline.vectorstores.faiss._index import LabeledIndex
 from ragline.vectorstores.filters import matches, parse_filter
 
 faiss = pytest.importorskip("faiss")
+xxhash = pytest.importorskip("xxhash")
 
 
 class TableEmbeddings(Embeddings):
@@ -465,9 +466,14 @@ def test_saved_files_are_documented_format(plane: TableEmbeddings, tmp_path: Pat
     manifest = json.loads((tmp_path / "kb.manifest.json").read_text())
     keys = ("format", "format_version", "dimension", "metric", "count")
     assert {k: manifest[k] for k in keys} == {
-        "format": "ragline.faiss", "format_version": 2, "dimension": 2, "metric": "cosine",
+        "format": "ragline.faiss", "format_version": 3, "dimension": 2, "metric": "cosine",
         "count": 2,
     }  # fmt: skip
+    assert manifest["checksum_algorithm"] == "xxh3_128"
+    index_bytes = (tmp_path / manifest["index_file"]).read_bytes()
+    assert manifest["index_checksum"] == xxhash.xxh3_128_hexdigest(index_bytes)
+    documents_bytes = (tmp_path / manifest["documents_file"]).read_bytes()
+    assert manifest["documents_checksum"] == xxhash.xxh3_128_hexdigest(documents_bytes)
     documents = json.loads((tmp_path / manifest["documents_file"]).read_text())
     assert documents == {"ids": ["X", "Y"], "texts": ["x", "y"], "metadatas": [{"a": 1}, {}]}
     index = faiss.read_index(str(tmp_path / manifest["index_file"]))
@@ -557,18 +563,29 @@ def test_loading_a_missing_folder_or_manifest(
 
 def test_loading_a_newer_format_version(random_embeddings: TableEmbeddings, tmp_path: Path) -> None:
     manifest = _saved(random_embeddings, tmp_path)
-    manifest["format_version"] = 3
+    manifest["format_version"] = 4
     (tmp_path / "index.manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(PersistenceError, match="format version 3, newer"):
+    with pytest.raises(PersistenceError, match="format version 4, newer"):
         FAISS.load_local(tmp_path, random_embeddings)
 
 
-def _rewrite_documents(folder: Path, manifest: dict[str, Any], documents: dict[str, Any]) -> None:
-    """Replace the documents file, and its size in the manifest."""
-    data = json.dumps(documents).encode()
-    (folder / manifest["documents_file"]).write_bytes(data)
-    manifest["documents_bytes"] = len(data)
+def _reseal(folder: Path, manifest: dict[str, Any]) -> None:
+    """Write the manifest with checksums and sizes recomputed from the files as they are
+    now: a folder damaged *consistently*, to reach the checks behind the checksums."""
+    algorithm = manifest.get("checksum_algorithm", "xxh3_128")
+    for name in ("index", "documents"):
+        if manifest[f"{name}_file"] is not None:
+            path = folder / manifest[f"{name}_file"]
+            manifest[f"{name}_bytes"] = path.stat().st_size
+            manifest[f"{name}_checksum"] = _faiss_files.file_checksum(algorithm, path)
+    manifest["manifest_checksum"] = _faiss_files._manifest_checksum(manifest, algorithm)
     (folder / "index.manifest.json").write_text(json.dumps(manifest))
+
+
+def _rewrite_documents(folder: Path, manifest: dict[str, Any], documents: dict[str, Any]) -> None:
+    """Replace the documents file, and its size and checksums in the manifest."""
+    (folder / manifest["documents_file"]).write_bytes(json.dumps(documents).encode())
+    _reseal(folder, manifest)
 
 
 def test_loading_format_version_1(random_embeddings: TableEmbeddings, tmp_path: Path) -> None:
@@ -628,6 +645,7 @@ def test_loading_corrupt_files_of_the_right_size(
     manifest = _saved(random_embeddings, tmp_path)
     index_path = tmp_path / manifest["index_file"]
     index_path.write_bytes(b"\0" * manifest["index_bytes"])
+    _reseal(tmp_path, manifest)
     with pytest.raises(PersistenceError, match="not a readable faiss index"):
         FAISS.load_local(tmp_path, random_embeddings)
     manifest = _saved(random_embeddings, tmp_path)
@@ -635,11 +653,208 @@ def test_loading_corrupt_files_of_the_right_size(
     documents = json.loads(documents_path.read_text())
     documents["ids"][1] = "id0"  # same length, so only the duplicate is wrong
     documents_path.write_text(json.dumps(documents)[: manifest["documents_bytes"]])
+    _reseal(tmp_path, manifest)
     with pytest.raises(PersistenceError, match="ids must be unique"):
         FAISS.load_local(tmp_path, random_embeddings)
     (tmp_path / "index.manifest.json").write_text('{"format": "something else"}')
     with pytest.raises(PersistenceError, match="not a ragline FAISS manifest"):
         FAISS.load_local(tmp_path, random_embeddings)
+
+
+def _save_pair(embeddings: Embeddings, folder: Path, rows: slice, **options: Any) -> None:
+    FAISS.from_texts(TEXTS[rows], embeddings, METADATAS[rows], ids=IDS[rows], **options).save_local(
+        folder
+    )
+
+
+@pytest.mark.parametrize("victim", ["index_file", "documents_file"])
+def test_a_flipped_byte_in_a_data_file_is_caught(
+    random_embeddings: TableEmbeddings, tmp_path: Path, victim: str
+) -> None:
+    """One bit flipped anywhere in a data file (here: in the middle, among the vectors or
+    the texts) is a PersistenceError naming that file, not wrong search results."""
+    manifest = _saved(random_embeddings, tmp_path)
+    path = tmp_path / manifest[victim]
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    with pytest.raises(PersistenceError, match="does not match the checksum") as info:
+        FAISS.load_local(tmp_path, random_embeddings)
+    assert manifest[victim] in str(info.value)
+
+
+@pytest.mark.parametrize("victim", ["index_file", "documents_file"])
+def test_a_same_size_file_from_another_store_is_caught(
+    random_embeddings: TableEmbeddings, tmp_path: Path, victim: str
+) -> None:
+    """Two stores with as many documents (the same sizes to the byte): copying one's data
+    file over the other's is caught by the checksum, naming the file."""
+    _save_pair(random_embeddings, tmp_path / "a", slice(10, 60))  # ids id10 ... id59
+    _save_pair(random_embeddings, tmp_path / "b", slice(50, 100))  # ids id50 ... id99
+    first = json.loads((tmp_path / "a" / "index.manifest.json").read_text())
+    second = json.loads((tmp_path / "b" / "index.manifest.json").read_text())
+    source, target = tmp_path / "b" / second[victim], tmp_path / "a" / first[victim]
+    assert source.stat().st_size == target.stat().st_size  # the size check cannot see it
+    target.write_bytes(source.read_bytes())
+    with pytest.raises(PersistenceError, match="another store") as info:
+        FAISS.load_local(tmp_path / "a", random_embeddings)
+    assert first[victim] in str(info.value)
+    assert FAISS.load_local(tmp_path / "b", random_embeddings).count() == 50
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("metric", "inner_product"),  # the faiss file cannot tell: only the checksum can
+        ("metric", "l2"),
+        ("index_factory", "HNSW32"),
+        ("count", 49),
+        ("dimension", 8),
+        ("options", {"ef_search": 64}),
+    ],
+)
+def test_an_edited_manifest_is_caught(
+    random_embeddings: TableEmbeddings, tmp_path: Path, field: str, value: Any
+) -> None:
+    """A manifest edited by hand (cosine -> l2 would invert rankings, Flat -> HNSW32 would
+    make searches fail) no longer matches its own checksum: PersistenceError naming it."""
+    manifest = _saved(random_embeddings, tmp_path)
+    manifest[field] = value
+    (tmp_path / "index.manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(PersistenceError, match="edited after saving") as info:
+        FAISS.load_local(tmp_path, random_embeddings)
+    assert "index.manifest.json" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "fragment"),
+    [
+        ("metric", "l2", "compares by inner product, but the metric needs L2"),
+        ("index_factory", "HNSW32", "IndexIDMap2(IndexFlat), but index_factory 'HNSW32' builds"),
+        ("index_factory", "IVF4,Flat", "but index_factory 'IVF4,Flat' builds"),
+        ("count", 49, "'ids' should be a list of 49 items (the manifest's count)"),
+        ("dimension", 8, "dimension 16, expected 8"),
+    ],
+)
+def test_the_manifest_is_checked_against_the_faiss_file(
+    random_embeddings: TableEmbeddings, tmp_path: Path, field: str, value: Any, fragment: str
+) -> None:
+    """Behind the checksums (a manifest resealed after editing, or an old format without
+    checksums), the manifest's metric, index_factory, count and dimension are compared
+    with the faiss index itself."""
+    manifest = _saved(random_embeddings, tmp_path)
+    manifest[field] = value
+    _reseal(tmp_path, manifest)
+    with pytest.raises(PersistenceError) as info:
+        FAISS.load_local(tmp_path, random_embeddings)
+    assert fragment in str(info.value)
+
+
+def test_an_index_with_another_count_than_the_manifest(
+    random_embeddings: TableEmbeddings, tmp_path: Path
+) -> None:
+    """A faiss file holding more vectors than the manifest counts documents (a file from a
+    bigger store, with consistent documents) is refused, naming the index file."""
+    _save_pair(random_embeddings, tmp_path / "small", slice(0, 50))
+    _save_pair(random_embeddings, tmp_path / "big", slice(0, 60))
+    small = json.loads((tmp_path / "small" / "index.manifest.json").read_text())
+    big = json.loads((tmp_path / "big" / "index.manifest.json").read_text())
+    index_path = tmp_path / "small" / small["index_file"]
+    index_path.write_bytes((tmp_path / "big" / big["index_file"]).read_bytes())
+    _reseal(tmp_path / "small", small)
+    with pytest.raises(PersistenceError, match=r"holds 60 vectors but index\.manifest"):
+        FAISS.load_local(tmp_path / "small", random_embeddings)
+
+
+def _as_version_2(folder: Path) -> dict[str, Any]:
+    """Turn a saved folder into what format version 2 wrote (no checksum fields)."""
+    manifest = json.loads((folder / "index.manifest.json").read_text())
+    for key in ("checksum_algorithm", "index_checksum", "documents_checksum", "manifest_checksum"):
+        del manifest[key]
+    manifest["format_version"] = 2
+    (folder / "index.manifest.json").write_text(json.dumps(manifest))
+    return manifest
+
+
+def test_format_version_2_still_loads_and_is_checked_against_the_index(
+    random_embeddings: TableEmbeddings, tmp_path: Path
+) -> None:
+    """A folder saved before checksums loads as before; saving it again writes version 3.
+    Its manifest is still compared with the faiss file (an l2 edit is caught)."""
+    store = build(random_embeddings, "hnsw", count=200)
+    store.save_local(tmp_path)
+    manifest = _as_version_2(tmp_path)
+    loaded = FAISS.load_local(tmp_path, random_embeddings)
+    assert loaded.similarity_search_with_score("q3", k=5) == store.similarity_search_with_score(
+        "q3", k=5
+    )
+    loaded.save_local(tmp_path)
+    assert json.loads((tmp_path / "index.manifest.json").read_text())["format_version"] == 3
+    store.save_local(tmp_path / "edited")
+    manifest = _as_version_2(tmp_path / "edited")
+    manifest["metric"] = "l2"
+    (tmp_path / "edited" / "index.manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(PersistenceError, match=r"does not match index\.manifest\.json"):
+        FAISS.load_local(tmp_path / "edited", random_embeddings)
+
+
+def test_sha256_checksums_when_xxhash_is_missing(
+    random_embeddings: TableEmbeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the xxhash package a save uses hashlib's sha256 (named in the manifest),
+    and loading checks it the same way."""
+    monkeypatch.setitem(__import__("sys").modules, "xxhash", None)  # import fails
+    manifest = _saved(random_embeddings, tmp_path)
+    assert manifest["checksum_algorithm"] == "sha256"
+    import hashlib
+
+    documents = (tmp_path / manifest["documents_file"]).read_bytes()
+    assert manifest["documents_checksum"] == hashlib.sha256(documents).hexdigest()
+    assert FAISS.load_local(tmp_path, random_embeddings).count() == 50
+    path = tmp_path / manifest["index_file"]
+    data = bytearray(path.read_bytes())
+    data[-20] ^= 0x80
+    path.write_bytes(bytes(data))
+    with pytest.raises(PersistenceError, match="does not match the checksum"):
+        FAISS.load_local(tmp_path, random_embeddings)
+
+
+@pytest.mark.parametrize("kind", sorted(INDEX_TYPES))
+def test_snapshot_and_restore(random_embeddings: TableEmbeddings, kind: str) -> None:
+    """snapshot() gives the whole state (documents in label order, settings, index);
+    restore() builds an equal store from it, which keeps working (labels continue)."""
+    store = build(random_embeddings, kind, count=400)
+    store.delete(["id5"])
+    snapshot = store.snapshot()
+    assert len(snapshot.ids) == len(snapshot.labels) == 399 and "id5" not in snapshot.ids
+    assert snapshot.labels == sorted(snapshot.labels) and snapshot.metric == "cosine"
+    first = (snapshot.ids[4], snapshot.texts[4], snapshot.metadatas[4])
+    assert first == ("id4", "t4", METADATAS[4])
+    copy = FAISS.restore(snapshot, random_embeddings)
+    assert copy.similarity_search_with_score("q1", k=5) == store.similarity_search_with_score(
+        "q1", k=5
+    )
+    copy.add_texts(["t5"], [METADATAS[5]], ids=["id5"])
+    assert copy.get_by_ids(["id5"])[0].page_content == "t5" and copy.count() == 400
+    with pytest.raises(InvalidInputError, match="ids must be unique"):
+        FAISS.restore(
+            _faiss_index.Snapshot(**{**vars(snapshot), "ids": ["same"] * 399}), random_embeddings
+        )
+
+
+def test_persistence_reads_no_private_field_of_the_store() -> None:
+    """_files.py works on a Snapshot only: it reaches no private attribute of anything."""
+    import ast
+
+    tree = ast.parse(Path(_faiss_files.__file__).read_text())
+    private = {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+    }
+    assert private == set()
 
 
 # ---------------------------------------------------------------------- threads

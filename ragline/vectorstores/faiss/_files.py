@@ -11,35 +11,46 @@ protocol makes a crash at any moment harmless:
 3. only then delete the files of the previous copy, and leftovers of crashed saves.
 
 Before step 2 the old manifest still names the old, untouched files; after it, the
-new manifest names complete files. Loading checks the manifest (format, version,
-sizes) before trusting anything, so a missing, truncated or foreign folder raises
-:class:`~ragline.core.PersistenceError` that says what is wrong.
+new manifest names complete files.
+
+Loading trusts nothing it has not checked: the manifest (format, version, and since
+version 3 its own checksum, so a hand-edited metric or index_factory is caught), each
+data file's size and checksum (a flipped byte, a file of the same size from another
+store, a swapped documents file), and the faiss index itself against the manifest
+(dimension, metric, the index type ``index_factory`` builds, vector count). Any mismatch
+is a :class:`~ragline.core.PersistenceError` naming the file. Versions 1 and 2 (no
+checksums) still load with the other checks; ``save_local`` writes version 3.
+
+This module reads and writes a :class:`~ragline.vectorstores.faiss._index.Snapshot`
+(``FAISS.snapshot()`` / ``FAISS.restore()``), never the store's private fields.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import mmap
 import os
 import re
 import secrets
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ragline.core import InvalidInputError, PersistenceError
-from ragline.vectorstores.faiss._index import IndexOptions, LabeledIndex
-
-if TYPE_CHECKING:
-    from ragline.embeddings import Embeddings
-    from ragline.vectorstores.faiss._store import FAISS
+from ragline.core._optional import require
+from ragline.vectorstores.faiss._index import IndexOptions, LabeledIndex, Snapshot, faiss_module
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
 
 FORMAT_NAME = "ragline.faiss"
-FORMAT_VERSION = 2  # 2: "labels" only when the faiss index cannot list them (IVF)
+# 3: content checksums (data files and the manifest itself)
+# 2: "labels" only when the faiss index cannot list them (IVF); 1: "labels" always
+FORMAT_VERSION = 3
 _OPTION_NAMES = ("ef_search", "ef_construction", "nprobe", "train_size")
 
 
@@ -54,15 +65,17 @@ def _data_file(index_name: str) -> re.Pattern[str]:
     )
 
 
-def save(store: FAISS, folder: Path, index_name: str, *, durable: bool) -> None:
-    """Write ``store`` to ``folder`` atomically (the caller holds the store's lock).
+def save(snapshot: Snapshot, folder: Path, index_name: str, *, durable: bool) -> None:
+    """Write a store's snapshot to ``folder`` atomically (the caller holds the store's lock,
+    so the snapshot's live index does not change meanwhile).
 
     ``durable`` adds fsync calls (data files, manifest, folder) so the save also survives
     a power cut; without them it is atomic against crashes of the process.
     """
     _check_index_name(index_name)
-    documents = _documents_json(store)  # before touching the disk: bad metadata raises here
-    index = store._index
+    documents = _documents_json(snapshot)  # before touching the disk: bad metadata raises here
+    index = snapshot.index
+    algorithm = checksum_algorithm()
     token = secrets.token_hex(8)
     index_file = f"{index_name}.{token}.faiss"
     documents_file = f"{index_name}.{token}.json"
@@ -71,25 +84,32 @@ def save(store: FAISS, folder: Path, index_name: str, *, durable: bool) -> None:
     written = [folder / index_file, folder / documents_file, temporary_manifest]
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        index_checksum = None
         if index is not None:
             index.write(str(folder / index_file))
             if durable:
                 _fsync_file(folder / index_file)
+            index_checksum = file_checksum(algorithm, folder / index_file)
         _write(folder / documents_file, documents, durable=durable)
-        manifest = {
+        options = snapshot.options
+        manifest: dict[str, Any] = {
             "format": FORMAT_NAME,
             "format_version": FORMAT_VERSION,
-            "dimension": store.dimension,
-            "metric": store.metric,
-            "index_factory": store._options.factory,
+            "dimension": None if index is None else index.dimension,
+            "metric": snapshot.metric,
+            "index_factory": options.factory,
             "trained": True if index is None else index.trained,
-            "count": store.count(),
-            "options": {name: getattr(store._options, name) for name in _OPTION_NAMES},
+            "count": len(snapshot.ids),
+            "options": {name: getattr(options, name) for name in _OPTION_NAMES},
             "index_file": index_file if index is not None else None,
             "index_bytes": (folder / index_file).stat().st_size if index is not None else 0,
             "documents_file": documents_file,
             "documents_bytes": len(documents),
+            "checksum_algorithm": algorithm,
+            "index_checksum": index_checksum,
+            "documents_checksum": checksum(algorithm, documents),
         }
+        manifest["manifest_checksum"] = _manifest_checksum(manifest, algorithm)
         _write(temporary_manifest, json.dumps(manifest, indent=2).encode(), durable=durable)
         os.replace(temporary_manifest, manifest_path)  # the commit point
     except BaseException as err:
@@ -106,27 +126,82 @@ def save(store: FAISS, folder: Path, index_name: str, *, durable: bool) -> None:
     _remove_stale(folder, index_name, keep={index_file, documents_file})
 
 
+# ---------------------------------------------------------------------- checksums
+
+# xxh3_128 hashes at tens of GB/s, so a load or save of a large store does not feel it;
+# sha256 (hashlib, about 1.5 GB/s here) when the xxhash package is missing. These are
+# checksums against accidents (a flipped byte, a file from another store, a hand-edited
+# manifest), not signatures: whoever can write the files can rewrite the checksums too.
+_CHECKSUM_ALGORITHMS = ("xxh3_128", "sha256")
+
+
+def checksum_algorithm() -> str:
+    """The checksum a save uses: xxh3_128 when the xxhash package is there, else sha256."""
+    try:
+        import xxhash  # noqa: F401
+    except ImportError:
+        return "sha256"
+    return "xxh3_128"
+
+
+def _hasher(algorithm: str) -> Any:
+    if algorithm == "xxh3_128":
+        return require("xxhash", "faiss").xxh3_128()
+    return hashlib.sha256()
+
+
+def checksum(algorithm: str, data: Any) -> str:
+    """Hex digest of bytes (or any buffer) with ``algorithm``."""
+    hasher = _hasher(algorithm)
+    hasher.update(data)
+    return str(hasher.hexdigest())
+
+
+def file_checksum(algorithm: str, path: Path) -> str:
+    """Hex digest of a file's bytes, read through a memory map (no copy in Python)."""
+    with open(path, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            return checksum(algorithm, b"")
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return checksum(algorithm, mapped)
+
+
+def _manifest_checksum(manifest: dict[str, Any], algorithm: str) -> str:
+    """The checksum of every manifest field but itself, in one canonical spelling."""
+    fields = {key: value for key, value in manifest.items() if key != "manifest_checksum"}
+    canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return checksum(algorithm, canonical.encode())
+
+
 def _check_index_name(index_name: str) -> None:
     if not isinstance(index_name, str) or not index_name or "/" in index_name or "\\" in index_name:
         raise InvalidInputError(f"index_name must be a plain file-name prefix, got {index_name!r}")
 
 
-def _documents_json(store: FAISS) -> bytes:
-    records = store._records
-    columns: dict[str, list[Any]] = {"ids": [record[0] for record in records.values()]}
-    if store._index is not None and not store._index.lists_labels:
-        columns["labels"] = list(records)  # else the index file lists them, in this order
-    columns["texts"] = [record[1] for record in records.values()]
-    columns["metadatas"] = [record[2] for record in records.values()]
+def _documents_json(snapshot: Snapshot) -> bytes:
+    columns: dict[str, list[Any]] = {"ids": snapshot.ids}
+    if snapshot.index is not None and not snapshot.index.lists_labels:
+        columns["labels"] = snapshot.labels  # else the index file lists them, in this order
+    columns["texts"] = snapshot.texts
+    columns["metadatas"] = snapshot.metadatas
     try:
         text = json.dumps(columns, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError) as err:
-        bad = next(doc_id for doc_id, _, metadata in records.values() if not _json_ok(metadata))
+        bad = next(
+            doc_id
+            for doc_id, metadata in zip(snapshot.ids, snapshot.metadatas, strict=True)
+            if not _json_ok(metadata)
+        )
         raise InvalidInputError(
             f"document {bad!r} has metadata JSON cannot hold ({err}); save_local keeps "
             "str, int, float, bool, None, lists and dicts"
         ) from err
-    return text.encode("utf-8")
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as err:  # a lone surrogate (stores refuse them when added)
+        raise InvalidInputError(
+            f"cannot save: a text or metadata string holds a lone surrogate ({err})"
+        ) from err
 
 
 def _json_ok(value: Any) -> bool:
@@ -178,8 +253,11 @@ def _remove_stale(folder: Path, index_name: str, *, keep: set[str]) -> None:
 # ---------------------------------------------------------------------- loading
 
 
-def load(cls: type[FAISS], folder: Path, embeddings: Embeddings, index_name: str) -> FAISS:
-    """Read a store written by :func:`save`; every problem is a PersistenceError."""
+def load(folder: Path, index_name: str) -> Snapshot:
+    """Read a store written by :func:`save`; every problem is a PersistenceError naming
+    the file. Checks, before trusting anything: the manifest (format, version, its own
+    checksum), each data file's size and checksum, and the faiss index against the
+    manifest (dimension, metric, the index type ``index_factory`` builds, count)."""
     _check_index_name(index_name)
     manifest_path = _manifest_path(folder, index_name)
     try:
@@ -195,41 +273,60 @@ def load(cls: type[FAISS], folder: Path, embeddings: Embeddings, index_name: str
         ) from err
     manifest = _parse(manifest_path, manifest_bytes, dict)
     _check_manifest(manifest, manifest_path)
+    # checksums since format version 3 (older folders load with the other checks)
+    algorithm = manifest["checksum_algorithm"] if manifest["format_version"] >= 3 else None
     documents_path = folder / manifest["documents_file"]
     raw = _read_sized(documents_path, manifest["documents_bytes"])
+    if algorithm is not None:
+        _check_checksum(documents_path, checksum(algorithm, raw), manifest["documents_checksum"])
     documents = _parse(documents_path, raw, dict)
     ids, labels, texts, metadatas = _check_documents(documents, documents_path, manifest["count"])
     options = manifest["options"]
-    store = cls(
-        embeddings,
-        metric=manifest["metric"],
-        index_factory=manifest["index_factory"],
+    index_options = IndexOptions(
+        factory=manifest["index_factory"],
+        inner_product=manifest["metric"] != "l2",
         **{name: options.get(name) for name in _OPTION_NAMES},
     )
+    snapshot = partial(Snapshot, manifest["metric"], index_options, ids=ids, texts=texts,
+                       metadatas=metadatas)  # fmt: skip
     if manifest["index_file"] is None:
         if ids:
             raise PersistenceError(f"{manifest_path} lists documents but no index file")
-        return store
+        return snapshot(index=None, labels=[])
     index_path = folder / manifest["index_file"]
     _read_sized(index_path, manifest["index_bytes"], read=False)
+    if algorithm is not None:
+        found = file_checksum(algorithm, index_path)
+        _check_checksum(index_path, found, manifest["index_checksum"])
     try:
-        index = LabeledIndex.read(
-            str(index_path),
-            manifest["dimension"],
-            IndexOptions(
-                factory=manifest["index_factory"],
-                inner_product=manifest["metric"] != "l2",
-                **{name: options.get(name) for name in _OPTION_NAMES},
-            ),
-            trained=manifest["trained"],
-        )
-    except (RuntimeError, ValueError) as err:
+        loaded = faiss_module().read_index(str(index_path))
+    except RuntimeError as err:
         raise PersistenceError(f"{index_path} is not a readable faiss index: {err}") from err
+    try:
+        index = LabeledIndex.from_faiss(
+            loaded, manifest["dimension"], index_options, trained=manifest["trained"]
+        )
+    except ValueError as err:
+        raise PersistenceError(
+            f"{index_path} does not match {manifest_path.name}: {err} (a file from another "
+            "store, or an edited manifest); save the store again from its source"
+        ) from err
+    if index.ntotal != manifest["count"]:
+        raise PersistenceError(
+            f"{index_path} holds {index.ntotal} vectors but {manifest_path.name} counts "
+            f"{manifest['count']} documents (a file from another store?)"
+        )
     labels = _check_labels(index, labels, index_path)
-    store._restore(index, ids, labels, texts, metadatas)
-    if store.count() != len(store._label_of):
-        raise PersistenceError(f"{documents_path}: ids must be unique")
-    return store
+    return snapshot(index=index, labels=labels)
+
+
+def _check_checksum(path: Path, found: str, expected: Any) -> None:
+    if found != expected:
+        raise PersistenceError(
+            f"{path} does not match the checksum in its manifest: the file was changed or "
+            "replaced after saving (a damaged byte, or a file from another store); restore "
+            "the folder from a backup or save the store again from its source"
+        )
 
 
 def _parse(path: Path, raw: bytes, kind: type) -> Any:
@@ -275,6 +372,24 @@ def _check_manifest(manifest: dict[str, Any], path: Path) -> None:
             )
     if manifest["index_file"] is not None and manifest["dimension"] is None:
         raise PersistenceError(f"{path}: an index file but no dimension")
+    if version < 3:
+        return  # saved before checksums: loads, checked against the index only
+    algorithm = manifest.get("checksum_algorithm")
+    if algorithm not in _CHECKSUM_ALGORITHMS:
+        raise PersistenceError(
+            f"{path}: field 'checksum_algorithm' is missing or unknown ({algorithm!r}); "
+            f"known: {', '.join(_CHECKSUM_ALGORITHMS)}"
+        )
+    if manifest.get("manifest_checksum") != _manifest_checksum(manifest, algorithm):
+        raise PersistenceError(
+            f"{path} does not match its own checksum: the manifest was edited after saving "
+            "(metric, index_factory, count ... cannot be trusted); restore it from a backup "
+            "or save the store again from its source"
+        )
+    for key in ("documents_checksum", "index_checksum"):
+        value = manifest.get(key)
+        if not (isinstance(value, str) or (value is None and key == "index_checksum")):
+            raise PersistenceError(f"{path}: field {key!r} is missing or invalid ({value!r})")
 
 
 def _plain_name(value: Any) -> bool:

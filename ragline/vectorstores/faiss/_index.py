@@ -29,7 +29,7 @@ import numpy as np
 from ragline.core import ConfigurationError
 from ragline.core._optional import require
 
-__all__ = ["IndexOptions", "LabeledIndex", "faiss_module"]
+__all__ = ["IndexOptions", "LabeledIndex", "Snapshot", "faiss_module"]
 
 # faiss's own advice for k-means: at least 39 training points per centroid.
 _POINTS_PER_CENTROID = 39
@@ -67,6 +67,32 @@ class IndexOptions:
     ef_construction: int | None = None
     nprobe: int | None = None
     train_size: int | None = None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A FAISS store's whole state, as persistence writes and reads it.
+
+    ``FAISS.snapshot()`` gives one (the ``index`` is the store's live index: use the
+    snapshot while holding the store's lock, as ``save_local`` does);
+    ``FAISS.restore(snapshot, embeddings)`` builds a store from one. The four lists are
+    parallel, in increasing label order (the order faiss lists its vectors in).
+
+    Attributes:
+        metric: ``"cosine"``, ``"inner_product"`` or ``"l2"``.
+        options: the index settings (factory string, HNSW / IVF options).
+        index: the faiss index, or None for a store that never held a vector.
+        ids, texts, metadatas: the documents.
+        labels: each document's faiss label (increasing).
+    """
+
+    metric: str
+    options: IndexOptions
+    index: LabeledIndex | None
+    ids: list[str]
+    texts: list[str]
+    metadatas: list[dict[str, Any]]
+    labels: list[int]
 
 
 class LabeledIndex:
@@ -397,22 +423,76 @@ class LabeledIndex:
         faiss_module().write_index(self.index, path)
 
     @classmethod
-    def read(
-        cls, path: str, dimension: int, options: IndexOptions, *, trained: bool
+    def from_faiss(
+        cls, loaded: Any, dimension: int, options: IndexOptions, *, trained: bool
     ) -> LabeledIndex:
-        """Load an index written by :meth:`write`; raises RuntimeError from faiss when corrupt."""
+        """Wrap an index read from a file :meth:`write` wrote.
+
+        Raises:
+            ValueError: the index does not fit ``dimension`` and ``options`` (another
+                dimension, metric, or index type than ``options.factory`` builds).
+        """
         index = cls(dimension, options)
-        loaded = faiss_module().read_index(path)
+        faiss = faiss_module()
         if int(loaded.d) != dimension:
             raise ValueError(f"the faiss index has dimension {loaded.d}, expected {dimension}")
         if trained and not index.trained:
-            index._target = None
+            index._target, expected = None, index._target
         elif not trained and index.trained:
             raise ValueError("the store was saved before training but its index needs none")
+        else:
+            expected = index.index
+        if int(loaded.metric_type) != index._metric:
+            found = "L2" if int(loaded.metric_type) == faiss.METRIC_L2 else "inner product"
+            wanted = "inner product" if options.inner_product else "L2"
+            raise ValueError(f"the faiss index compares by {found}, but the metric needs {wanted}")
+        if structure(loaded) != structure(expected):
+            raise ValueError(
+                f"the faiss index is {describe(loaded)}, but index_factory "
+                f"{options.factory!r} builds {describe(expected)}"
+            )
         index.index = loaded
         if index.kind == "hnsw" and trained and options.ef_search is not None:
             faiss_module().downcast_index(loaded.index).hnsw.efSearch = options.ef_search
         return index
+
+
+# faiss writes an IndexFlat as the subclass its metric names; the metric is compared anyway
+_SAME_CLASS = {"IndexFlatIP": "IndexFlat", "IndexFlatL2": "IndexFlat"}
+# where an index keeps the index it wraps (IDMap, HNSW storage, IVF quantizer)
+_WRAPPED = ("index", "storage", "quantizer")
+
+
+def structure(index: Any) -> list[tuple[Any, ...]]:
+    """What kind of faiss index this is, down its wrapped indexes: per level the class,
+    dimension, metric and the shape parameters (IVF lists, HNSW links, PQ and scalar
+    quantizer codes). Two indexes built from one factory string agree."""
+    faiss = faiss_module()
+    levels: list[tuple[Any, ...]] = []
+    node = index
+    while node is not None:
+        node = faiss.downcast_index(node)
+        name = type(node).__name__
+        name = _SAME_CLASS.get(name, name)
+        level: list[Any] = [name, int(node.d), int(node.metric_type)]
+        if hasattr(node, "nlist"):
+            level.append(("nlist", int(node.nlist)))
+        if hasattr(node, "hnsw"):
+            level.append(("M", int(node.hnsw.nb_neighbors(1))))
+        if hasattr(node, "pq"):
+            level.append(("pq", int(node.pq.M), int(node.pq.nbits)))
+        if hasattr(node, "sq"):
+            level.append(("sq", int(node.sq.qtype)))
+        levels.append(tuple(level))
+        inner = [getattr(node, name) for name in _WRAPPED if hasattr(node, name)]
+        node = inner[0] if inner else None
+    return levels
+
+
+def describe(index: Any) -> str:
+    """A faiss index's class chain, for messages (``IndexIDMap2(IndexHNSWFlat(...))``)."""
+    names = [level[0] for level in structure(index)]
+    return "(".join(names) + ")" * (len(names) - 1)
 
 
 def _can_remove(index: Any) -> bool:

@@ -25,19 +25,24 @@ few documents match, their vectors are scored exactly instead (faster than a sel
 scan, and an HNSW graph walk could miss them). Either way k documents come back
 whenever k match.
 
-Saved format (``save_local(folder, index_name="index")``), format version 2::
+Saved format (``save_local(folder, index_name="index")``), format version 3::
 
-    folder/index.manifest.json      {"format": "ragline.faiss", "format_version": 2,
+    folder/index.manifest.json      {"format": "ragline.faiss", "format_version": 3,
                                      "dimension", "metric", "index_factory", "trained",
                                      "count", "options", "index_file", "index_bytes",
-                                     "documents_file", "documents_bytes"}
+                                     "documents_file", "documents_bytes",
+                                     "checksum_algorithm" ("xxh3_128" or "sha256"),
+                                     "index_checksum", "documents_checksum",
+                                     "manifest_checksum" (of every other field)}
     folder/index.<token>.faiss      faiss.write_index of the index (labels included)
     folder/index.<token>.json       {"ids": [...], "texts": [...], "metadatas": [...]}
                                     parallel lists, in the order of the index's labels
                                     (increasing); a trained IVF index, which cannot
                                     list its labels, adds them: "labels": [...]
 
-Version 1 wrote "labels" always; it still loads.
+Versions 1 (which wrote "labels" always) and 2 had no checksums; both still load, and
+``save_local`` re-saves them as version 3. Loading checks the checksums and the faiss
+index against the manifest (see :mod:`ragline.vectorstores.faiss._files`).
 
 Data files get a fresh random token on every save and are complete before the manifest
 is replaced (``os.replace``, atomic), so a crash of the process at any point leaves a
@@ -49,18 +54,17 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragline.core import ConfigurationError, Document, InvalidInputError
+from ragline.core import ConfigurationError, Document, InvalidInputError, PersistenceError
 from ragline.vectorstores._validation import SearchPlan, copy_metadata, is_flat
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.faiss import _files as _faiss_files
 from ragline.vectorstores.faiss._filters import FilterIndex
-from ragline.vectorstores.faiss._index import IndexOptions, LabeledIndex, faiss_module
+from ragline.vectorstores.faiss._index import IndexOptions, LabeledIndex, Snapshot, faiss_module
 from ragline.vectorstores.filters import FilterNode
 from ragline.vectorstores.utils import METRICS, maximal_marginal_relevance
 
@@ -491,9 +495,7 @@ class FAISS(VectorStore):
             >>> store.save_local("my_index")  # doctest: +SKIP
         """
         with self._lock:
-            if self._index is not None and self._index.masked:
-                self._index.rebuild()
-            _faiss_files.save(self, Path(folder_path), index_name, durable=durable)
+            _faiss_files.save(self.snapshot(), Path(folder_path), index_name, durable=durable)
 
     @classmethod
     def load_local(
@@ -520,21 +522,75 @@ class FAISS(VectorStore):
         Example:
             >>> store = FAISS.load_local("my_index", embeddings)  # doctest: +SKIP
         """
-        return _faiss_files.load(cls, Path(folder_path), embeddings, index_name)
+        snapshot = _faiss_files.load(Path(folder_path), index_name)
+        try:
+            return cls.restore(snapshot, embeddings)
+        except InvalidInputError as err:  # caught here, not by a loop in the load path
+            raise PersistenceError(
+                f"the documents file of {index_name!r} in {str(folder_path)!r} is corrupt: {err}"
+            ) from err
 
-    def _restore(
-        self,
-        index: LabeledIndex,
-        ids: Sequence[str],
-        labels: Sequence[int],
-        texts: Sequence[str],
-        metadatas: Sequence[dict[str, Any]],
-    ) -> None:
-        """Install loaded state (used by :func:`_faiss_files.load` on a fresh store)."""
-        self._index = index
-        self._records.update(zip(labels, zip(ids, texts, metadatas, strict=True), strict=True))
-        self._label_of.update(zip(ids, labels, strict=True))
-        self._next_label = labels[-1] + 1 if labels else 0  # labels are increasing
+    def snapshot(self) -> Snapshot:
+        """The store's whole state, for persistence (see :class:`Snapshot`).
+
+        Deleted vectors that an HNSW index could only mask are dropped first (the index
+        is rebuilt). The snapshot shares the live faiss index: read it while holding
+        the store's lock (``save_local`` does), or copy what you need.
+        """
+        with self._lock:
+            index = self._index
+            if index is not None and index.masked:
+                index.rebuild()
+            records = self._records
+            return Snapshot(
+                metric=self.metric,
+                options=self._options,
+                index=index,
+                ids=[record[0] for record in records.values()],
+                texts=[record[1] for record in records.values()],
+                metadatas=[record[2] for record in records.values()],
+                labels=list(records),
+            )
+
+    @classmethod
+    def restore(cls, snapshot: Snapshot, embeddings: Embeddings) -> FAISS:
+        """A new store holding a snapshot's state (the store takes the snapshot's index
+        and metadata dicts as its own).
+
+        Raises:
+            InvalidInputError: the snapshot's lists differ in length, its ids repeat, or
+                its labels do not increase.
+        """
+        options = snapshot.options
+        store = cls(
+            embeddings,
+            metric=snapshot.metric,
+            index_factory=options.factory,
+            ef_search=options.ef_search,
+            ef_construction=options.ef_construction,
+            nprobe=options.nprobe,
+            train_size=options.train_size,
+        )
+        ids, labels = snapshot.ids, snapshot.labels
+        if not len(ids) == len(snapshot.texts) == len(snapshot.metadatas) == len(labels):
+            raise InvalidInputError(
+                "a snapshot's ids, texts, metadatas and labels differ in length"
+            )
+        if ids and snapshot.index is None:
+            raise InvalidInputError("a snapshot with documents needs an index")
+        if labels != sorted(labels):  # C-level passes: a load of 100k documents feels loops
+            raise InvalidInputError("a snapshot's labels must be increasing")
+        store._records.update(
+            zip(labels, zip(ids, snapshot.texts, snapshot.metadatas, strict=True), strict=True)
+        )
+        store._label_of.update(zip(ids, labels, strict=True))
+        if len(store._label_of) != len(ids):
+            raise InvalidInputError("a snapshot's ids must be unique")
+        if len(store._records) != len(labels):
+            raise InvalidInputError("a snapshot's labels must be unique")
+        store._index = snapshot.index
+        store._next_label = labels[-1] + 1 if labels else 0
+        return store
 
 
 def _unit_rows(vectors: np.ndarray) -> np.ndarray:
