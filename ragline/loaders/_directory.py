@@ -27,6 +27,7 @@ from ragline.core import (
     MissingDependencyError,
     RaglineError,
 )
+from ragline.core._checks import check_non_negative_int, check_positive_int
 from ragline.core._optional import require
 from ragline.loaders._base import BaseLoader
 from ragline.loaders._text import TextLoader
@@ -185,16 +186,8 @@ class DirectoryLoader(BaseLoader):
         self.loader_kwargs = dict(loader_kwargs or {})
         _check_kwargs(loader_cls, self.loader_kwargs)
         self.loader_mapping = _check_mapping(loader_mapping or {})
-        if (
-            isinstance(max_concurrency, bool)
-            or not isinstance(max_concurrency, int)
-            or max_concurrency < 1
-        ):
-            raise InvalidInputError(f"max_concurrency must be an int >= 1, got {max_concurrency!r}")
-        if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 0:
-            raise InvalidInputError(
-                f"sample_size must be an int >= 0 (0 loads every file), got {sample_size!r}"
-            )
+        check_positive_int("max_concurrency", max_concurrency)
+        check_non_negative_int("sample_size", sample_size)  # 0: every file
         self.silent_errors = silent_errors
         self.load_hidden = load_hidden
         self.recursive = recursive

@@ -6,7 +6,8 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from ragline.core import ConfigurationError, Document, LoaderError, RaglineError
+from ragline.core import Document, LoaderError, RaglineError
+from ragline.core._checks import check_choice
 from ragline.core._optional import require
 from ragline.loaders._base import BaseLoader
 
@@ -53,13 +54,8 @@ class PyPDFLoader(BaseLoader):
         pages_delimiter: str = "\n\f",
         extraction_mode: str = "plain",
     ) -> None:
-        if mode not in _MODES:
-            raise ConfigurationError(f"mode {mode!r} is not one of {', '.join(map(repr, _MODES))}")
-        if extraction_mode not in _EXTRACTION_MODES:
-            raise ConfigurationError(
-                f"extraction_mode {extraction_mode!r} is not one of "
-                f"{', '.join(map(repr, _EXTRACTION_MODES))}"
-            )
+        check_choice("mode", mode, _MODES)
+        check_choice("extraction_mode", extraction_mode, _EXTRACTION_MODES)
         self.file_path = file_path
         self.password = password
         self.mode = mode

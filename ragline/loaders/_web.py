@@ -20,6 +20,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ragline.core import Document, InvalidInputError, LoaderError
+from ragline.core._checks import (
+    check_non_negative_int,
+    check_optional_number,
+    check_positive_int,
+    check_positive_number,
+)
 from ragline.loaders._base import BaseLoader
 from ragline.loaders._encoding import check_encoding
 from ragline.loaders._html import check_bs_kwargs, page_title, parse_html, visible_text
@@ -158,19 +164,11 @@ class WebBaseLoader(BaseLoader):
             raise InvalidInputError("WebBaseLoader needs at least one URL")
         self.web_paths = [_check_url(url) for url in urls]
         self.headers = {**DEFAULT_HEADERS, **dict(header_template or {})}
-        if requests_per_second is not None and not requests_per_second > 0:
-            raise InvalidInputError(
-                f"requests_per_second must be > 0 or None, got {requests_per_second!r}"
-            )
-        _positive("max_concurrency", max_concurrency, integer=True)
-        _positive("timeout", timeout)
-        _positive("max_bytes", max_bytes, integer=True)
-        if (
-            isinstance(max_redirects, bool)
-            or not isinstance(max_redirects, int)
-            or max_redirects < 0
-        ):
-            raise InvalidInputError(f"max_redirects must be an int >= 0, got {max_redirects!r}")
+        check_optional_number("requests_per_second", requests_per_second, low=0, low_open=True)
+        check_positive_int("max_concurrency", max_concurrency)
+        check_positive_number("timeout", timeout)
+        check_positive_int("max_bytes", max_bytes)
+        check_non_negative_int("max_redirects", max_redirects)
         self.requests_per_second = requests_per_second
         self.max_concurrency = max_concurrency
         self.timeout = float(timeout)
@@ -332,11 +330,3 @@ def _check_content_type(url: str, content_type: str, headers: Any) -> None:
     if major == "text" or subtype in ("html", "xml") or subtype.endswith("+xml"):
         return
     raise LoaderError(f"{url} is {headers.get('Content-Type')!r}, not HTML or text")
-
-
-def _positive(name: str, value: Any, *, integer: bool = False) -> None:
-    kinds = (int,) if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or not value > 0:
-        raise InvalidInputError(
-            f"{name} must be {'an int' if integer else 'a number'} > 0, got {value!r}"
-        )
