@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from ragline.core import ConfigurationError, Document, InvalidInputError
+from ragline.core._checks import check_choice, check_positive_int
 from ragline.indexing.base import RecordManager
 
 __all__ = ["CLEANUP_MODES", "KEY_ENCODERS", "IndexingResult", "aindex", "hash_document", "index"]
@@ -119,10 +120,7 @@ class _Run:
         key_encoder: KeyEncoder,
         is_async: bool,
     ) -> None:
-        if cleanup is not None and cleanup not in CLEANUP_MODES:
-            raise ConfigurationError(
-                f"cleanup {cleanup!r} is not one of {', '.join(map(repr, CLEANUP_MODES))} or None"
-            )
+        check_choice("cleanup", cleanup, CLEANUP_MODES, optional=True)
         if cleanup in ("incremental", "scoped_full") and source_id_key is None:
             raise InvalidInputError(
                 f"cleanup={cleanup!r} deletes stale documents per source, so it needs "
@@ -135,9 +133,8 @@ class _Run:
                 f"source_id_key must be a metadata key (str), a function of the document "
                 f"or None, got {type(source_id_key).__name__}"
             )
-        for name, value in (("batch_size", batch_size), ("cleanup_batch_size", cleanup_batch_size)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidInputError(f"{name} must be a positive integer, got {value!r}")
+        check_positive_int("batch_size", batch_size)
+        check_positive_int("cleanup_batch_size", cleanup_batch_size)
         if not (
             callable(key_encoder) or (isinstance(key_encoder, str) and key_encoder in KEY_ENCODERS)
         ):

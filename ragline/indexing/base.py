@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from ragline.core import InvalidInputError
 from ragline.core._checks import check_str_list
 
-__all__ = ["RecordManager", "check_group_ids", "check_keys", "check_limit", "next_time"]
+__all__ = ["RecordManager", "check_group_ids", "check_keys", "next_time"]
 
 
 class RecordManager(ABC):
@@ -208,10 +208,3 @@ def check_group_ids(group_ids: Sequence[str | None] | None, count: int) -> list[
                 f"{item!r:.60}"
             )
     return items
-
-
-def check_limit(limit: int | None) -> int | None:
-    """Return ``limit`` after checking it is None or a positive integer."""
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise InvalidInputError(f"limit must be a positive integer or None, got {limit!r}")
-    return limit

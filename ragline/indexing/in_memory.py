@@ -5,11 +5,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
+from ragline.core._checks import check_optional_positive_int
 from ragline.indexing.base import (
     RecordManager,
     check_group_ids,
     check_keys,
-    check_limit,
     next_time,
 )
 
@@ -84,7 +84,7 @@ class InMemoryRecordManager(RecordManager):
         group_ids: Sequence[str] | None = None,
         limit: int | None = None,
     ) -> list[str]:
-        limit = check_limit(limit)
+        limit = check_optional_positive_int("limit", limit)
         groups = None if group_ids is None else set(check_keys(group_ids, what="group_ids"))
         found: list[str] = []
         with self._lock:

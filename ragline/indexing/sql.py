@@ -25,11 +25,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ragline.core import ConfigurationError, PersistenceError
+from ragline.core._checks import check_optional_positive_int
 from ragline.indexing.base import (
     RecordManager,
     check_group_ids,
     check_keys,
-    check_limit,
     next_time,
 )
 
@@ -272,7 +272,7 @@ class SQLRecordManager(RecordManager):
         group_ids: Sequence[str] | None = None,
         limit: int | None = None,
     ) -> list[str]:
-        limit = check_limit(limit)
+        limit = check_optional_positive_int("limit", limit)
         sql = ["SELECT key FROM upsertion_record WHERE namespace = ?"]
         parameters: list[object] = [self.namespace]
         if before is not None:

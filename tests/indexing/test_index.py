@@ -316,9 +316,9 @@ def test_a_failed_store_write_records_nothing_and_a_retry_adds_it(
         ({"cleanup": "scoped_full"}, InvalidInputError, "so it needs source_id_key"),
         ({"key_encoder": "md5"}, ConfigurationError,
          "key_encoder 'md5' is not one of 'sha1', 'sha256', 'sha512', 'blake2b'"),
-        ({"batch_size": 0}, InvalidInputError, "batch_size must be a positive integer, got 0"),
+        ({"batch_size": 0}, InvalidInputError, "batch_size must be an int >= 1, got 0"),
         ({"cleanup_batch_size": -1}, InvalidInputError,
-         "cleanup_batch_size must be a positive integer"),
+         "cleanup_batch_size must be an int >= 1, got -1"),
     ],
 )  # fmt: skip
 def test_bad_options_are_refused_before_anything_is_written(

@@ -125,7 +125,7 @@ def test_many_keys_in_one_call(make_manager: Factory) -> None:
         (lambda m: m.update(["a", 1]), "keys[1] must be a str, got int"),
         (lambda m: m.update(["a", "b"], group_ids=["g"]), "got 1 group_ids for 2 keys"),
         (lambda m: m.update(["a"], group_ids=[7]), "group_ids[0] must be a str or None"),
-        (lambda m: m.list_keys(limit=0), "limit must be a positive integer or None, got 0"),
+        (lambda m: m.list_keys(limit=0), "limit must be an int >= 1 or None, got 0"),
         (lambda m: m.exists([None]), "keys[0] must be a str, got NoneType"),
     ],
 )
