@@ -11,12 +11,12 @@ on one batch while the next one is being encoded.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from ragline.core._checks import check_optional_number, check_positive_int
 from ragline.core._optional import require
 from ragline.core.exceptions import ConfigurationError, StoreConnectionError
 
@@ -69,23 +69,15 @@ def ttl_milliseconds(ttl: float | None) -> int | None:
     Raises:
         ConfigurationError: ``ttl`` is not None and not a finite positive number.
     """
-    if ttl is None:
-        return None
-    if (
-        isinstance(ttl, bool)
-        or not isinstance(ttl, (int, float))
-        or not math.isfinite(ttl)
-        or ttl <= 0
-    ):
-        raise ConfigurationError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
-    return max(1, int(ttl * 1000))
+    seconds = check_optional_number(
+        "ttl (seconds)", ttl, low=0, low_open=True, error=ConfigurationError
+    )
+    return None if seconds is None else max(1, int(seconds * 1000))
 
 
 def check_batch_size(batch_size: int) -> int:
     """``batch_size`` if it is a positive int, else ConfigurationError naming it."""
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ConfigurationError(f"batch_size must be a positive int, got {batch_size!r}")
-    return batch_size
+    return check_positive_int("batch_size", batch_size, error=ConfigurationError)
 
 
 def safe_url(url: str) -> str:

@@ -27,7 +27,8 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 from uuid import UUID
 
-from ragline.core.exceptions import ConfigurationError
+from ragline.core._checks import check_optional_positive_int, check_positive_int
+from ragline.core.exceptions import ConfigurationError, InvalidInputError
 
 if TYPE_CHECKING:
     from ragline.core.callbacks.base import BaseCallbackHandler
@@ -119,10 +120,6 @@ def _check_keys(config: Any) -> None:
     _check_values(config)
 
 
-def _positive_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
-
-
 def _check_values(config: dict[str, Any]) -> None:
     # Wrong types fail here, naming the key, rather than deep inside a run.
     from ragline.core.callbacks.manager import CallbackManager
@@ -142,12 +139,15 @@ def _check_values(config: dict[str, Any]) -> None:
             "callbacks must be a list of handlers or a CallbackManager, got "
             f"{type(callbacks).__name__}"
         )
-    if config.get("max_concurrency") is not None and not _positive_int(config["max_concurrency"]):
-        problems.append(
-            f"max_concurrency must be an int >= 1 or None, got {config['max_concurrency']!r}"
-        )
-    if "recursion_limit" in config and not _positive_int(config["recursion_limit"]):
-        problems.append(f"recursion_limit must be an int >= 1, got {config['recursion_limit']!r}")
+    for key, check in (
+        ("max_concurrency", check_optional_positive_int),
+        ("recursion_limit", check_positive_int),
+    ):
+        try:
+            if key in config:
+                check(key, config[key])
+        except InvalidInputError as err:
+            problems.append(str(err))
     if config.get("run_name") is not None and not isinstance(config["run_name"], str):
         problems.append(f"run_name must be a str, got {type(config['run_name']).__name__}")
     if problems:

@@ -21,6 +21,7 @@ import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
+from ragline.core._checks import check_optional_number
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.language_models import BaseChatModel, BaseLLM
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage
@@ -39,8 +40,7 @@ class _ResponseList:
         bad = [r for r in responses if not isinstance(r, str)]
         if bad:
             raise InvalidInputError(f"{owner} responses must be strings, got {bad[0]!r}")
-        if sleep is not None and sleep < 0:
-            raise InvalidInputError(f"{owner} sleep must be >= 0 seconds, got {sleep}")
+        check_optional_number(f"{owner} sleep (seconds)", sleep, low=0)
         self.responses = list(responses)
         self.sleep = sleep
         self.i = 0

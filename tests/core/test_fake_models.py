@@ -136,7 +136,10 @@ def test_batch_uses_each_response_once():
         ({"responses": []}, "needs a non-empty list of responses, got []"),
         ({"responses": "abc"}, "needs a non-empty list of responses, got 'abc'"),
         ({"responses": ["ok", 3]}, "responses must be strings, got 3"),
-        ({"responses": ["ok"], "sleep": -1}, "sleep must be >= 0 seconds, got -1"),
+        (
+            {"responses": ["ok"], "sleep": -1},
+            "sleep (seconds) must be a finite number >= 0 or None, got -1",
+        ),
     ],
 )
 def test_bad_options_are_rejected(kwargs, message):

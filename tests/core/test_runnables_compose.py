@@ -178,7 +178,7 @@ def test_retry_waits_exponentially_with_jitter(monkeypatch):
         ),
         (
             {"exponential_jitter_params": {"initial": "1"}},
-            "exponential_jitter_params['initial'] must be a number >= 0, got '1'",
+            "exponential_jitter_params['initial'] must be a finite number >= 0, got '1'",
         ),
         (
             {"retry_if_exception_type": ValueError},

@@ -254,7 +254,7 @@ def test_from_existing_index_reads_an_index_written_by_another_tool(
         ({"vector_schema": {"algorithm": "IVF"}}, "FLAT, HNSW"),
         ({"vector_schema": {"efruntime": 5}}, "'efruntime'"),
         ({"ttl": 0}, "ttl"),
-        ({"ttl": float("inf")}, "ttl must be a positive number of seconds or None, got inf"),
+        ({"ttl": float("inf")}, "ttl (seconds) must be a finite number > 0 or None, got inf"),
         ({"batch_size": 0}, "batch_size"),
     ],
 )

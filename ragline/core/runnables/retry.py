@@ -8,6 +8,7 @@ import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ragline.core._checks import check_number, check_positive_int
 from ragline.core.callbacks.base import RetryState
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import ConfigurationError
@@ -62,14 +63,7 @@ class RunnableRetry(Runnable[Input, Output]):
         stop_after_attempt: int = 3,
         exponential_jitter_params: dict[str, float] | None = None,
     ) -> None:
-        if (
-            isinstance(stop_after_attempt, bool)
-            or not isinstance(stop_after_attempt, int)
-            or stop_after_attempt < 1
-        ):
-            raise ConfigurationError(
-                f"stop_after_attempt must be an int >= 1, got {stop_after_attempt!r}"
-            )
+        check_positive_int("stop_after_attempt", stop_after_attempt, error=ConfigurationError)
         # a bare class is not iterable: refuse it here rather than with tuple()'s TypeError
         given = retry_if_exception_type
         types = tuple(given) if isinstance(given, Iterable) else ()
@@ -88,10 +82,8 @@ class RunnableRetry(Runnable[Input, Output]):
                 f"{sorted(_JITTER_DEFAULTS)}"
             )
         for key, value in params.items():  # checked now, not after the first failure
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise ConfigurationError(
-                    f"exponential_jitter_params[{key!r}] must be a number >= 0, got {value!r}"
-                )
+            name = f"exponential_jitter_params[{key!r}]"
+            check_number(name, value, low=0, error=ConfigurationError)
         self.bound = bound
         self.retry_if_exception_type = types
         self.wait_exponential_jitter = wait_exponential_jitter
