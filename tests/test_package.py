@@ -24,6 +24,7 @@ SUBPACKAGES = [
     "retrievers",
     "chains",
     "indexing",
+    "evaluation",
 ]
 HEAVY_MODULES = [
     "faiss",

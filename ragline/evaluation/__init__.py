@@ -1,0 +1,36 @@
+"""ragline.evaluation: measure a retriever on judged queries.
+
+:func:`evaluate_retriever` runs queries through any retriever and reports nDCG@k,
+Recall@k, MRR@k (equal to pytrec_eval's ``ndcg_cut``, ``recall`` and ``recip_rank`` on the
+same rankings) and query latency; :func:`format_table` puts several side by side. The
+readers and writers take BEIR and TREC files. ``ragline eval`` is the same from the
+command line, over a store folder.
+
+Example:
+    >>> from ragline.evaluation import evaluate_rankings, format_table
+    >>> result = evaluate_rankings({"q1": ["d2", "d1"]}, {"q1": "a question"}, {"q1": {"d1": 1}})
+    >>> result.mrr
+    0.5
+"""
+
+from ragline.core._lazy import attach
+
+_EXPORTS = {
+    "Evaluation": "._evaluate",
+    "QueryResult": "._evaluate",
+    "evaluate_rankings": "._evaluate",
+    "evaluate_retriever": "._evaluate",
+    "format_table": "._evaluate",
+    "load_beir": "._formats",
+    "load_corpus": "._formats",
+    "load_qrels": "._formats",
+    "load_queries": "._formats",
+    "read_trec_run": "._formats",
+    "write_trec_run": "._formats",
+    "mrr_at_k": "._metrics",
+    "ndcg_at_k": "._metrics",
+    "recall_at_k": "._metrics",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = attach(__name__, _EXPORTS)
