@@ -2,17 +2,18 @@
 
     ragline index PATH... --store DIR [--glob PATTERN] [--chunk-size N] [--chunk-overlap N]
                           [--embedding minilm|hashing|openai] [--full]
+                          [--encoding NAME | --autodetect-encoding] [--strict]
     ragline query "text" --store DIR [-k N]
                           [--search-type similarity|mmr|similarity_score_threshold]
-                          [--score-threshold X] [--filter JSON] [--json]
+                          [--score-threshold X] [--fetch-k N] [--filter JSON] [--json]
     ragline ask "question" --store DIR [--chain stuff|map_reduce|refine|map_rerank] [-k N]
                           [--model NAME]
+    ragline --version
 
-A store folder holds ``ragline.json`` (how it was built: embedding, chunking) beside the
-FAISS store in ``faiss/``, so ``query`` and ``ask`` embed with the same model ``index`` used,
-and ``records.sqlite`` (each chunk's content hash and source), so re-running ``index`` on the
-same store embeds only the chunks that changed.
-Errors are printed as one line on stderr with exit status 2.
+The store folder (``ragline.store_folder``) does the work; this module parses arguments
+and prints. Each sub-command is one ``add_<name>_command`` function (its arguments) and
+one ``command_<name>`` function (what it does); :data:`COMMANDS` lists them in the order
+``--help`` shows them. Errors are printed as one line on stderr with exit status 2.
 """
 
 from __future__ import annotations
@@ -20,216 +21,146 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ragline.core import Document, RaglineError
 
-STORE_MANIFEST = "ragline.json"
-RECORDS_FILE = "records.sqlite"  # what index() wrote: chunk hashes and sources
-FAISS_FOLDER = "faiss"
-EMBEDDING_CHOICES = ("minilm", "hashing", "openai")
+if TYPE_CHECKING:
+    from ragline.vectorstores import VectorStore
+
 SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold")
-CHAIN_TYPES = ("stuff", "map_reduce", "refine", "map_rerank")
-# Which loader reads which file suffix when indexing a folder.
-LOADER_BY_SUFFIX = {
-    ".html": "BSHTMLLoader",
-    ".htm": "BSHTMLLoader",
-    ".md": "MarkdownLoader",
-    ".pdf": "PyPDFLoader",
-    ".csv": "CSVLoader",
-}
-LANGUAGE_BY_SUFFIX = {".py": "PYTHON", ".md": "MARKDOWN", ".html": "HTML", ".htm": "HTML"}
 
 
 class CommandError(RaglineError):
     """A command-line usage problem, reported as one line."""
 
 
-# ---------------------------------------------------------------- embeddings
+def _note(args: argparse.Namespace, message: str) -> None:
+    """A progress line on stderr (not with ``--quiet``)."""
+    if not args.quiet:
+        print(message, file=sys.stderr)
 
 
-def make_embeddings(name: str, options: dict[str, Any]) -> Any:
-    """The Embeddings a store was (or will be) built with."""
-    from ragline import embeddings
-
-    if name == "minilm":
-        return embeddings.SentenceTransformerEmbeddings(
-            normalize_embeddings=True, show_progress=options.get("show_progress", False)
-        )
-    if name == "hashing":
-        return embeddings.HashingEmbeddings(dimension=int(options.get("dimension", 384)))
-    if name == "openai":
-        return embeddings.OpenAIEmbeddings(model=options.get("model", "text-embedding-3-small"))
-    raise CommandError(f"--embedding {name!r} is not one of {', '.join(EMBEDDING_CHOICES)}")
+def _warn(message: str) -> None:
+    """A warning on stderr, shown even with ``--quiet``."""
+    print(f"ragline: warning: {message}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------- index
 
 
-def _load_documents(paths: Sequence[str], glob: str, show_progress: bool) -> list[Document]:
-    from ragline import loaders
+def add_index_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ragline.store_folder import embedding_names
 
-    loader_for_suffix = {
-        suffix: getattr(loaders, name) for suffix, name in LOADER_BY_SUFFIX.items()
-    }
-    documents: list[Document] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            loader = loaders.DirectoryLoader(
-                path,
-                glob=glob,
-                loader_cls=loaders.TextLoader,
-                loader_mapping=loader_for_suffix,
-                show_progress=show_progress,
-            )
-        elif path.is_file():
-            loader = loader_for_suffix.get(path.suffix.lower(), loaders.TextLoader)(path)
-        else:
-            raise CommandError(f"{raw}: no such file or directory")
-        documents.extend(loader.lazy_load())
-    if not documents:
-        raise CommandError(f"no documents found under {', '.join(paths)} matching {glob!r}")
-    return documents
-
-
-def _split_documents(documents: list[Document], chunk_size: int, overlap: int) -> list[Document]:
-    """Split each document with the preset for its language (plain text otherwise)."""
-    from ragline.splitters import Language, RecursiveCharacterTextSplitter
-
-    splitters: dict[str, Any] = {}
-    chunks: list[Document] = []
-    for document in documents:
-        suffix = Path(str(document.metadata.get("source", ""))).suffix.lower()
-        language = LANGUAGE_BY_SUFFIX.get(suffix, "")
-        splitter = splitters.get(language)
-        if splitter is None:
-            options = {"chunk_size": chunk_size, "chunk_overlap": overlap, "add_start_index": True}
-            if language:
-                splitter = RecursiveCharacterTextSplitter.from_language(
-                    Language[language], **options
-                )
-            else:
-                splitter = RecursiveCharacterTextSplitter(**options)
-            splitters[language] = splitter
-        chunks.extend(splitter.split_documents([document]))
-    return chunks
+    index = commands.add_parser("index", help="load, split, embed and save a FAISS store")
+    index.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to index")
+    index.add_argument("--store", required=True, help="folder to write the store to")
+    index.add_argument("--glob", default="**/*", help="files to take from folders (default: **/*)")
+    index.add_argument(
+        "--chunk-size", type=int, default=None, help="default: the store's, else 1000"
+    )
+    index.add_argument(
+        "--chunk-overlap", type=int, default=None, help="default: the store's, else 150"
+    )
+    index.add_argument(
+        "--embedding",
+        choices=embedding_names(),
+        default=None,
+        help="default: what the store was built with, else minilm",
+    )
+    index.add_argument(
+        "--full", action="store_true", help="also delete the chunks of files not given in this run"
+    )
+    encoding = index.add_mutually_exclusive_group()
+    encoding.add_argument(
+        "--encoding", default=None, help="text encoding of the files (default: utf-8)"
+    )
+    encoding.add_argument(
+        "--autodetect-encoding",
+        action="store_true",
+        help="try a byte-order mark, utf-8, cp1252, then latin-1 for each file",
+    )
+    index.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on a file that cannot be read (default: skip it with a warning)",
+    )
+    index.set_defaults(handler=command_index)
 
 
 def command_index(args: argparse.Namespace) -> int:
-    """Index PATHs into the store, re-embedding only chunks that changed since the last run.
+    """Index PATHs into the store, re-embedding only chunks that changed since the last run."""
+    from ragline.store_folder import index_paths
 
-    The store folder keeps ``records.sqlite`` (a SQLRecordManager: the content hash and
-    source of every stored chunk). A re-run loads the saved FAISS store and runs
-    :func:`ragline.indexing.index` with incremental cleanup keyed on ``source`` (``--full``:
-    also delete the chunks of files no longer given). The records are written to a copy
-    that replaces ``records.sqlite`` only after the store is saved, so a crash never
-    leaves records of chunks the saved store lacks.
-    """
-    from ragline.indexing import SQLRecordManager, index
-    from ragline.vectorstores import FAISS
-
-    if args.chunk_size <= 0 or not 0 <= args.chunk_overlap < args.chunk_size:
-        raise CommandError(
-            f"need 0 <= --chunk-overlap < --chunk-size, got {args.chunk_overlap} and "
-            f"{args.chunk_size}"
-        )
-    folder = Path(args.store)
-    previous = _read_manifest(folder)
-    built_with = previous.get("embedding") if previous else None
-    if args.embedding is None:
-        args.embedding = built_with or "minilm"
-    elif built_with is not None and args.embedding != built_with:
-        raise CommandError(
-            f"{folder} was built with the {built_with!r} embedding, not {args.embedding!r}; "
-            f"re-run with --embedding {built_with} or index into a new --store folder"
-        )
-    show_progress = not args.quiet and sys.stderr.isatty()
-    # absolute paths: the chunks' source must not depend on the directory we run from
-    paths = [str(Path(raw).absolute()) for raw in args.paths]
-    documents = _load_documents(paths, args.glob, show_progress)
-    chunks = _split_documents(documents, args.chunk_size, args.chunk_overlap)
-    _note(args, f"loaded {len(documents)} documents, split into {len(chunks)} chunks")
-    embeddings = make_embeddings(args.embedding, {"show_progress": not args.quiet})
-    folder.mkdir(parents=True, exist_ok=True)
-    records_path, work_path = folder / RECORDS_FILE, folder / (RECORDS_FILE + ".tmp")
-    # A store without records (or records without a store) starts over: its chunks
-    # could not be matched to records, so they would never be cleaned up.
-    resume = built_with is not None and records_path.is_file() and (folder / FAISS_FOLDER).is_dir()
-    if resume:
-        store = FAISS.load_local(folder / FAISS_FOLDER, embeddings)
-        shutil.copyfile(records_path, work_path)
-    else:
-        store = FAISS(embeddings)
-        work_path.unlink(missing_ok=True)
-    records = SQLRecordManager("ragline-faiss", db_url=f"sqlite:///{work_path.absolute()}")
-    try:
-        result = index(
-            chunks, records, store, cleanup="full" if args.full else "incremental",
-            source_id_key="source",
-        )  # fmt: skip
-        records.close()
-        store.save_local(folder / FAISS_FOLDER)
-        os.replace(work_path, records_path)
-    finally:
-        records.close()
-        work_path.unlink(missing_ok=True)
-    manifest = {
-        "embedding": args.embedding,
-        "embedding_options": {},
-        "chunk_size": args.chunk_size,
-        "chunk_overlap": args.chunk_overlap,
-        "documents": len(documents),
-        "chunks": store.count(),
-    }
-    tmp = folder / (STORE_MANIFEST + ".tmp")
-    tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, folder / STORE_MANIFEST)
+    size, overlap = args.chunk_size, args.chunk_overlap
+    if (size is not None and size <= 0) or (
+        size is not None and overlap is not None and not 0 <= overlap < size
+    ):
+        raise CommandError(f"need 0 <= --chunk-overlap < --chunk-size, got {overlap} and {size}")
+    result = index_paths(
+        args.paths,
+        args.store,
+        glob=args.glob,
+        embedding=args.embedding,
+        chunk_size=size,
+        chunk_overlap=overlap,
+        cleanup="full" if args.full else "incremental",
+        encoding=args.encoding,
+        autodetect_encoding=args.autodetect_encoding,
+        strict=args.strict,
+        show_progress=not args.quiet and sys.stderr.isatty(),
+        note=lambda message: _note(args, message),
+    )
+    for skipped in result["skipped_files"]:
+        _warn(f"skipped {skipped.path}: {skipped.reason}")
     if not args.quiet:
         print(
             f"added {result['num_added']}, updated {result['num_updated']}, "
             f"skipped {result['num_skipped']}, deleted {result['num_deleted']}"
         )
-    _note(args, f"{folder} holds {store.count()} chunks")
+    if result["skipped_files"]:
+        count = len(result["skipped_files"])
+        _warn(
+            f"{count} file{'s' if count > 1 else ''} could not be read and "
+            f"{'were' if count > 1 else 'was'} not indexed (--strict to fail instead; "
+            f"--encoding or --autodetect-encoding for text in another encoding)"
+        )
+    _note(args, f"{args.store} holds {result['stored_chunks']} chunks")
     return 0
-
-
-def _read_manifest(folder: Path) -> dict[str, Any] | None:
-    """The store's ragline.json, or None when the folder holds no store yet."""
-    path = folder / STORE_MANIFEST
-    if not path.is_file():
-        return None
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as err:
-        raise CommandError(f"{path}: not a valid store manifest ({err})") from None
-    if not isinstance(manifest, dict):
-        raise CommandError(f"{path}: not a valid store manifest (not a JSON object)")
-    return manifest
 
 
 # ---------------------------------------------------------------- query
 
 
-def open_store(folder_name: str) -> Any:
+def add_search_options(sub: argparse.ArgumentParser) -> None:
+    """The options every command that retrieves from a store takes."""
+    sub.add_argument("--store", required=True, help="folder written by 'ragline index'")
+    sub.add_argument("-k", type=int, default=4, help="how many chunks to retrieve (default: 4)")
+    sub.add_argument("--search-type", choices=SEARCH_TYPES, default="similarity")
+    sub.add_argument("--score-threshold", type=float, default=None)
+    sub.add_argument(
+        "--fetch-k",
+        type=int,
+        default=None,
+        help="mmr: candidates to pick from (default: max(20, 2k))",
+    )
+    sub.add_argument(
+        "--filter", default=None, help='metadata filter as JSON, e.g. {"source": "a.txt"}'
+    )
+    sub.add_argument("--width", type=int, default=12, help="lines of each chunk to show (0: all)")
+
+
+def open_store(folder: str) -> VectorStore:
     """Load a store written by ``ragline index``."""
-    from ragline.vectorstores import FAISS
+    from ragline.store_folder import open_store as open_folder_store
 
-    folder = Path(folder_name)
-    manifest = _read_manifest(folder)
-    if manifest is None:
-        raise CommandError(
-            f"{folder}: not a ragline store (no {STORE_MANIFEST}); run 'ragline index' first"
-        )
-    embeddings = make_embeddings(manifest["embedding"], manifest.get("embedding_options", {}))
-    return FAISS.load_local(folder / FAISS_FOLDER, embeddings)
+    return open_folder_store(folder)
 
 
-def _search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+def search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The retriever's ``search_kwargs`` the search options ask for."""
     kwargs: dict[str, Any] = {"k": args.k}
     if args.filter:
         try:
@@ -242,24 +173,46 @@ def _search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         )
     elif args.score_threshold is not None:
         raise CommandError("--score-threshold goes with --search-type similarity_score_threshold")
+    if args.search_type == "mmr":
+        k = args.k if isinstance(args.k, int) else 0
+        kwargs["fetch_k"] = args.fetch_k if args.fetch_k is not None else max(20, 2 * k)
+    elif args.fetch_k is not None:
+        raise CommandError("--fetch-k goes with --search-type mmr")
     return kwargs
 
 
 def _retrieve_with_scores(
-    store: Any, query: str, args: argparse.Namespace
+    store: VectorStore, query: str, args: argparse.Namespace
 ) -> list[tuple[Document, float | None]]:
     """Ranked chunks with their relevance in [0, 1] (MMR ranks by diversity: no score)."""
-    kwargs = _search_kwargs(args)
+    kwargs = search_kwargs(args)
     if args.search_type == "mmr":
         documents = store.max_marginal_relevance_search(query, **kwargs)
         return [(document, None) for document in documents]
     return store.similarity_search_with_relevance_scores(query, **kwargs)
 
 
-def _location(document: Document) -> str:
+def location(document: Document) -> str:
+    """``source @ start_index`` for printing where a chunk comes from."""
     source = document.metadata.get("source", "?")
     start = document.metadata.get("start_index")
     return f"{source}" if start is None else f"{source} @ {start}"
+
+
+def indent(text: str, width: int) -> str:
+    """The first ``width`` lines of a chunk (0: all), indented for printing."""
+    lines = text.strip().splitlines()
+    if width and len(lines) > width:
+        lines = [*lines[:width], "..."]
+    return "\n".join("    " + line for line in lines)
+
+
+def add_query_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    query = commands.add_parser("query", help="print the chunks most similar to a text")
+    query.add_argument("text")
+    add_search_options(query)
+    query.add_argument("--json", action="store_true", help="print the results as JSON")
+    query.set_defaults(handler=command_query)
 
 
 def command_query(args: argparse.Namespace) -> int:
@@ -283,27 +236,31 @@ def command_query(args: argparse.Namespace) -> int:
         print("no results")
     for rank, (document, score) in enumerate(results, 1):
         shown = "" if score is None else f"  score {score:.3f}"
-        print(f"[{rank}]{shown}  {_location(document)}")
-        print(_indent(document.page_content, args.width))
+        print(f"[{rank}]{shown}  {location(document)}")
+        print(indent(document.page_content, args.width))
         print()
     return 0
 
 
-def _indent(text: str, width: int) -> str:
-    lines = text.strip().splitlines()
-    if width and len(lines) > width:
-        lines = [*lines[:width], "..."]
-    return "\n".join("    " + line for line in lines)
-
-
 # ---------------------------------------------------------------- ask
+
+
+def add_ask_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ragline.chains import CHAIN_TYPES
+
+    ask = commands.add_parser("ask", help="answer a question with a chat model over the store")
+    ask.add_argument("question")
+    add_search_options(ask)
+    ask.add_argument("--chain", choices=list(CHAIN_TYPES), default="stuff")
+    ask.add_argument("--model", default=os.environ.get("RAGLINE_MODEL", "gpt-4o-mini"))
+    ask.set_defaults(handler=command_ask)
 
 
 def command_ask(args: argparse.Namespace) -> int:
     from ragline.chains import create_documents_chain, create_retrieval_chain
 
     store = open_store(args.store)
-    retriever = store.as_retriever(search_type=args.search_type, search_kwargs=_search_kwargs(args))
+    retriever = store.as_retriever(search_type=args.search_type, search_kwargs=search_kwargs(args))
     base_url = os.environ.get("OPENAI_BASE_URL")
     if not base_url and not os.environ.get("OPENAI_API_KEY"):
         print(
@@ -312,8 +269,8 @@ def command_ask(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         for rank, document in enumerate(retriever.invoke(args.question), 1):
-            print(f"[{rank}] {_location(document)}")
-            print(_indent(document.page_content, args.width))
+            print(f"[{rank}] {location(document)}")
+            print(indent(document.page_content, args.width))
             print()
         return 0
 
@@ -333,67 +290,31 @@ def command_ask(args: argparse.Namespace) -> int:
     if sources:
         print("\nsources:")
         for rank, document in enumerate(sources, 1):
-            print(f"  [{rank}] {_location(document)}")
+            print(f"  [{rank}] {location(document)}")
     return 0
 
 
 # ---------------------------------------------------------------- main
 
-
-def _note(args: argparse.Namespace, message: str) -> None:
-    if not args.quiet:
-        print(message, file=sys.stderr)
+COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
+    add_index_command,
+    add_query_command,
+    add_ask_command,
+]
+"""One function per sub-command: adds its parser, with ``handler`` set to what it runs."""
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ragline import __version__
+
     parser = argparse.ArgumentParser(
         prog="ragline", description="Index documents and ask questions about them."
     )
+    parser.add_argument("--version", action="version", version=f"ragline {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-
-    index = commands.add_parser("index", help="load, split, embed and save a FAISS store")
-    index.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to index")
-    index.add_argument("--store", required=True, help="folder to write the store to")
-    index.add_argument("--glob", default="**/*", help="files to take from folders (default: **/*)")
-    index.add_argument("--chunk-size", type=int, default=1000)
-    index.add_argument("--chunk-overlap", type=int, default=150)
-    index.add_argument(
-        "--embedding",
-        choices=EMBEDDING_CHOICES,
-        default=None,
-        help="default: what the store was built with, else minilm",
-    )
-    index.add_argument(
-        "--full", action="store_true", help="also delete the chunks of files not given in this run"
-    )
-    index.set_defaults(handler=command_index)
-
-    def add_search_options(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--store", required=True, help="folder written by 'ragline index'")
-        sub.add_argument("-k", type=int, default=4, help="how many chunks to retrieve (default: 4)")
-        sub.add_argument("--search-type", choices=SEARCH_TYPES, default="similarity")
-        sub.add_argument("--score-threshold", type=float, default=None)
-        sub.add_argument(
-            "--filter", default=None, help='metadata filter as JSON, e.g. {"source": "a.txt"}'
-        )
-        sub.add_argument(
-            "--width", type=int, default=12, help="lines of each chunk to show (0: all)"
-        )
-
-    query = commands.add_parser("query", help="print the chunks most similar to a text")
-    query.add_argument("text")
-    add_search_options(query)
-    query.add_argument("--json", action="store_true", help="print the results as JSON")
-    query.set_defaults(handler=command_query)
-
-    ask = commands.add_parser("ask", help="answer a question with a chat model over the store")
-    ask.add_argument("question")
-    add_search_options(ask)
-    ask.add_argument("--chain", choices=CHAIN_TYPES, default="stuff")
-    ask.add_argument("--model", default=os.environ.get("RAGLINE_MODEL", "gpt-4o-mini"))
-    ask.set_defaults(handler=command_ask)
-
-    for sub in (index, query, ask):
+    for add_command in COMMANDS:
+        add_command(commands)
+    for sub in commands.choices.values():
         sub.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     return parser
 

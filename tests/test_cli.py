@@ -370,3 +370,92 @@ def test_a_failed_save_keeps_records_and_store_in_step(
     assert capsys.readouterr().out == "added 1, updated 0, skipped 3, deleted 1\n"
     assert main(["query", "dig holes", "--store", str(store), "-k", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["content"] == "Dogs dig holes in the garden."
+
+
+# ---------------------------------------------------------------- a new user's first runs
+
+
+def test_version() -> None:
+    result = run_cli("--version")
+    assert (result.returncode, result.stdout) == (0, "ragline 0.1.0\n")
+
+
+def test_unreadable_files_are_skipped_with_a_warning_and_a_count(
+    corpus: Path, tmp_path: Path
+) -> None:
+    (corpus / "space" / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    (corpus / "animals" / "old.txt").write_bytes("Le caf\xe9 des chats".encode("latin-1"))
+    folder = tmp_path / "store"
+    result = run_cli("index", str(corpus), "--store", str(folder), "--embedding", "hashing", "-q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == ""
+    warnings = result.stderr.strip().splitlines()
+    old = corpus / "animals" / "old.txt"
+    assert warnings[0] == (
+        f"ragline: warning: skipped {old}: cannot decode {old} as utf-8: byte 0xe9 at offset 6 "
+        f"(line 1) is invalid; pass the right encoding= or autodetect_encoding=True"
+    )
+    assert warnings[1] == (
+        f"ragline: warning: skipped {corpus / 'space' / 'photo.png'}: binary data (a NUL byte), "
+        f"not text"
+    )
+    assert warnings[2] == (
+        "ragline: warning: 2 files could not be read and were not indexed (--strict to fail "
+        "instead; --encoding or --autodetect-encoding for text in another encoding)"
+    )
+    assert len(warnings) == 3
+    assert json.loads((folder / "ragline.json").read_text())["chunks"] == 4
+
+    strict = run_cli("index", str(corpus), "--store", str(folder), "--strict", "-q")
+    assert strict.returncode == 2 and "old.txt" in strict.stderr
+
+    latin = run_cli("index", str(corpus), "--store", str(folder), "--encoding", "latin-1")
+    assert latin.returncode == 0, latin.stderr
+    assert latin.stdout == "added 1, updated 0, skipped 4, deleted 0\n"
+    assert "photo.png" in latin.stderr and "old.txt" not in latin.stderr
+    query = run_cli("query", "caf\xe9 des chats", "--store", str(folder), "-k", "1", "--json")
+    assert json.loads(query.stdout)[0]["content"] == "Le caf\xe9 des chats"
+
+
+def test_chunk_settings_are_remembered(corpus: Path, tmp_path: Path) -> None:
+    """A store built with --chunk-size 500 is re-indexed with 500 when the flag is left out."""
+    folder = tmp_path / "store"
+    (corpus / "long.txt").write_text("\n\n".join(PARAGRAPHS), encoding="utf-8")
+    args = ["index", str(corpus), "--store", str(folder), "--embedding", "hashing"]
+    first = run_cli(*args, "--chunk-size", "700", "--chunk-overlap", "50")
+    assert first.stdout == "added 10, updated 0, skipped 0, deleted 0\n", first.stderr
+    again = run_cli(*args)
+    assert again.stdout == "added 0, updated 0, skipped 10, deleted 0\n", again.stderr
+    manifest = json.loads((folder / "ragline.json").read_text())
+    assert (manifest["chunk_size"], manifest["chunk_overlap"]) == (700, 50)
+
+
+def test_query_on_an_empty_manifest_says_how_to_recover(tmp_path: Path) -> None:
+    (tmp_path / "ragline.json").write_text("{}")
+    result = run_cli("query", "x", "--store", str(tmp_path))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"ragline: error: {tmp_path / 'ragline.json'}: not a valid store manifest (no "
+        f"'embedding' name); re-index into it with --rebuild (index_paths(..., rebuild=True))"
+    ]
+
+
+def test_mmr_fetch_k_defaults_to_twice_k(corpus: Path, tmp_path: Path) -> None:
+    """-k 21 with mmr used to fail (fetch_k fixed at 20); now fetch_k is max(20, 2k)."""
+    for n in range(30):
+        (corpus / f"note{n:02d}.txt").write_text(f"Note number {n} about tides.", encoding="utf-8")
+    folder = tmp_path / "store"
+    assert main(["index", str(corpus), "--store", str(folder), "--embedding", "hashing", "-q"]) == 0
+    result = run_cli(
+        "query", "tides", "--store", str(folder), "--search-type", "mmr", "-k", "21", "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    assert len(json.loads(result.stdout)) == 21
+    small = run_cli(
+        "query", "tides", "--store", str(folder), "--search-type", "mmr", "-k", "3",
+        "--fetch-k", "2",
+    )  # fmt: skip
+    assert small.returncode == 2 and "fetch_k" in small.stderr
+    wrong = run_cli("query", "tides", "--store", str(folder), "--fetch-k", "30")
+    assert wrong.returncode == 2
+    assert "--fetch-k goes with --search-type mmr" in wrong.stderr

@@ -110,6 +110,13 @@ class RecordManager(ABC):
     def delete_keys(self, keys: Sequence[str]) -> None:
         """Forget these keys (all in one transaction); keys not recorded are ignored."""
 
+    def count_groups(self) -> int:
+        """How many distinct group ids (sources) the recorded keys have (None not counted).
+
+        Not part of LangChain's interface: managers written for it need not provide it.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not count its groups")
+
     # Async twins: the sync method in a worker thread unless a subclass overrides them.
 
     async def acreate_schema(self) -> None:

@@ -106,6 +106,10 @@ class InMemoryRecordManager(RecordManager):
             for key in keys:
                 self._records.pop(key, None)
 
+    def count_groups(self) -> int:
+        with self._lock:
+            return len({group for group, _ in self._records.values() if group is not None})
+
     # Nothing here blocks, so the async twins run inline (no worker thread).
 
     async def acreate_schema(self) -> None:

@@ -290,6 +290,13 @@ class SQLRecordManager(RecordManager):
             parameters.append(limit)
         return [str(row[0]) for row in self._query(" ".join(sql), parameters)]
 
+    def count_groups(self) -> int:
+        ((count,),) = self._query(
+            "SELECT COUNT(DISTINCT group_id) FROM upsertion_record WHERE namespace = ?",
+            (self.namespace,),
+        )
+        return int(count)  # type: ignore[call-overload]
+
     def delete_keys(self, keys: Sequence[str]) -> None:
         keys = check_keys(keys)
         if not keys:

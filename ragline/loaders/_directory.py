@@ -30,6 +30,7 @@ from ragline.core import (
 from ragline.core._checks import check_non_negative_int, check_positive_int
 from ragline.core._optional import require
 from ragline.loaders._base import BaseLoader
+from ragline.loaders._mapping import loader_for_path
 from ragline.loaders._text import TextLoader
 
 __all__ = ["DirectoryLoader"]
@@ -128,7 +129,8 @@ class DirectoryLoader(BaseLoader):
         loader_mapping: file suffix (``".csv"``; ``".tar.gz"`` also works; case does
             not matter; the longest matching suffix wins) to a callable taking the
             file path and returning a loader, e.g. ``{".csv": CSVLoader,
-            ".md": MarkdownLoader}``. Use ``functools.partial`` to pass options.
+            ".md": MarkdownLoader}``; :data:`~ragline.loaders.DEFAULT_LOADER_MAPPING` is
+            the table ``ragline index`` uses. Use ``functools.partial`` to pass options.
         follow_symlinks: also follow symbolic links whose target lies outside
             ``path``. Links inside ``path`` are always followed; a directory link
             back to one of its own ancestors is never entered (no endless loops).
@@ -273,11 +275,8 @@ class DirectoryLoader(BaseLoader):
     # -- loading -------------------------------------------------------------
 
     def _loader_for(self, path: Path) -> BaseLoader:
-        name = path.name.lower()
-        matches = [suffix for suffix in self.loader_mapping if name.endswith(suffix)]
-        if matches:
-            return self.loader_mapping[max(matches, key=len)](os.fspath(path))
-        return self.loader_cls(os.fspath(path), **self.loader_kwargs)
+        default = functools.partial(self.loader_cls, **self.loader_kwargs)
+        return loader_for_path(path.name, self.loader_mapping, default)(os.fspath(path))
 
     def _finish(
         self, path: Path, result: Future[list[Document]] | Callable[[], list[Document]]

@@ -15,6 +15,8 @@ _EXPORTS = {
     "PythonCodeTextSplitter": "._character",
     "LatexTextSplitter": "._character",
     "Language": "._languages",
+    "LANGUAGE_BY_SUFFIX": "._languages",
+    "language_for_path": "._languages",
     "TokenTextSplitter": "._tokens",
     "SentenceTransformersTokenTextSplitter": "._tokens",
     "MarkdownHeaderTextSplitter": "._markdown",

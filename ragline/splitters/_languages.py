@@ -8,12 +8,14 @@ They match the presets LangChain users know, so ported code cuts in the same pla
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
+from types import MappingProxyType
 
 from ragline.core import InvalidInputError
 from ragline.core._checks import check_choice
 
-__all__ = ["Language", "separators_for_language"]
+__all__ = ["LANGUAGE_BY_SUFFIX", "Language", "language_for_path", "separators_for_language"]
 
 
 class Language(str, Enum):
@@ -402,3 +404,36 @@ def separators_for_language(language: Language | str) -> list[str]:
             f"language {member.value!r} has no separator preset; presets exist for {supported}"
         )
     return list(preset)
+
+
+LANGUAGE_BY_SUFFIX: Mapping[str, Language] = MappingProxyType(
+    {
+        ".py": Language.PYTHON,
+        ".md": Language.MARKDOWN,
+        ".html": Language.HTML,
+        ".htm": Language.HTML,
+    }
+)
+"""File suffix (lower case) -> the preset ``ragline index`` splits such files with.
+
+Example:
+    >>> LANGUAGE_BY_SUFFIX[".py"]
+    <Language.PYTHON: 'python'>
+"""
+
+
+def language_for_path(
+    path: str, mapping: Mapping[str, Language] = LANGUAGE_BY_SUFFIX
+) -> Language | None:
+    """The preset for a file name by its suffix (case does not matter), or None for plain text.
+
+    Example:
+        >>> language_for_path("src/Main.PY")
+        <Language.PYTHON: 'python'>
+        >>> language_for_path("notes.txt") is None
+        True
+    """
+    dot = path.rfind(".")
+    if dot == -1 or "/" in path[dot:] or "\\" in path[dot:]:
+        return None
+    return mapping.get(path[dot:].lower())

@@ -15,19 +15,24 @@ EXPECTED = [
     "BSHTMLLoader",
     "BaseLoader",
     "CSVLoader",
+    "DEFAULT_LOADER_MAPPING",
     "DirectoryLoader",
     "JSONLoader",
     "MarkdownLoader",
     "PyPDFLoader",
     "TextLoader",
     "WebBaseLoader",
+    "loader_for_path",
+    "loader_mapping",
 ]
+CONSTANTS = {"DEFAULT_LOADER_MAPPING"}
 
 
 def test_all_is_pinned_and_every_name_resolves() -> None:
     assert sorted(ragline.loaders.__all__) == EXPECTED
-    for name in EXPECTED:
+    for name in set(EXPECTED) - CONSTANTS:
         assert getattr(ragline.loaders, name).__name__ == name
+    assert ragline.loaders.DEFAULT_LOADER_MAPPING[".md"] is ragline.loaders.MarkdownLoader
     assert sorted(dir(ragline.loaders)) == EXPECTED
 
 

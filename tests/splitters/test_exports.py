@@ -9,6 +9,7 @@ import ragline.splitters
 
 EXPECTED = [
     "CharacterTextSplitter",
+    "LANGUAGE_BY_SUFFIX",
     "Language",
     "LatexTextSplitter",
     "MarkdownHeaderTextSplitter",
@@ -18,13 +19,16 @@ EXPECTED = [
     "SentenceTransformersTokenTextSplitter",
     "TextSplitter",
     "TokenTextSplitter",
+    "language_for_path",
 ]
+CONSTANTS = {"LANGUAGE_BY_SUFFIX"}
 
 
 def test_all_is_pinned_and_every_name_resolves() -> None:
     assert ragline.splitters.__all__ == EXPECTED
-    for name in EXPECTED:
+    for name in set(EXPECTED) - CONSTANTS:
         assert getattr(ragline.splitters, name).__name__ == name
+    assert ragline.splitters.LANGUAGE_BY_SUFFIX[".py"] is ragline.splitters.Language.PYTHON
 
 
 def test_splitting_loads_no_heavy_dependency() -> None:

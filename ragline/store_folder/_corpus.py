@@ -1,0 +1,163 @@
+"""From paths to chunks: which files a run reads, how it reads them, how it splits them.
+
+Files are read by suffix through :data:`ragline.loaders.DEFAULT_LOADER_MAPPING` (plain
+text for any other suffix). A file that cannot be read as text (binary data such as an
+image, bytes not valid in the encoding, a parser error) is skipped and reported, unless
+``strict``; a missing optional package (``pypdf`` for a PDF) always stops the run, since
+every later run would skip the same files for the same reason.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ragline.core import Document, InvalidInputError, LoaderError
+from ragline.core._optional import require
+from ragline.loaders import DirectoryLoader, TextLoader, loader_for_path, loader_mapping
+from ragline.splitters import RecursiveCharacterTextSplitter, language_for_path
+
+__all__ = ["BINARY_SUFFIXES", "Corpus", "SkippedFile", "load_paths", "split_documents"]
+
+BINARY_SUFFIXES = frozenset({".pdf"})
+"""Suffixes whose loader reads binary files itself (no NUL-byte sniffing)."""
+
+_SNIFF = 8192
+_WIDE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file a run did not index, and why (one line, fit to print)."""
+
+    path: str
+    reason: str
+
+
+@dataclass
+class Corpus:
+    """The documents a run loaded, and the files it skipped."""
+
+    documents: list[Document] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    files: int = 0
+
+
+def _files(paths: Sequence[str | os.PathLike[str]], glob: str) -> Iterator[Path]:
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            yield from DirectoryLoader(path, glob=glob).iter_paths()
+        elif path.is_file():
+            yield path
+        else:
+            raise InvalidInputError(f"{os.fspath(raw)}: no such file or directory")
+
+
+def _looks_binary(path: Path, encoding: str | None) -> bool:
+    """A NUL byte in the first 8 KiB, and no UTF-16/32 byte-order mark or encoding."""
+    if encoding is not None and codecs.lookup(encoding).name.startswith(("utf-16", "utf-32")):
+        return False
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_SNIFF)
+    except OSError:
+        return False  # the loader reports it, with the file's name
+    return b"\0" in head and not head.startswith(_WIDE_BOMS)
+
+
+def load_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    glob: str = "**/*",
+    encoding: str | None = None,
+    autodetect_encoding: bool = False,
+    strict: bool = False,
+    show_progress: bool = False,
+) -> Corpus:
+    """Load every file under ``paths`` (folders through ``glob``), skipping unreadable ones.
+
+    Args:
+        paths: files and folders; a folder contributes its files matching ``glob``
+            (hidden files and folders are left out), in name order.
+        glob: the pattern for files inside folders (``"**/*.md"``).
+        encoding: the text encoding of the files (``None``: UTF-8).
+        autodetect_encoding: try a byte-order mark, UTF-8, cp1252 then latin-1.
+        strict: raise on the first file that cannot be read instead of skipping it.
+        show_progress: a progress bar over the files.
+
+    Returns:
+        The documents, in file order, and the skipped files with their reasons.
+
+    Raises:
+        InvalidInputError: a path that does not exist, or an unknown encoding.
+        LoaderError: with ``strict``, the first file that cannot be read.
+        MissingDependencyError: a file needs an optional package that is missing.
+    """
+    mapping = loader_mapping(encoding=encoding, autodetect_encoding=autodetect_encoding)
+
+    def text_loader(path: str) -> TextLoader:
+        return TextLoader(path, encoding=encoding, autodetect_encoding=autodetect_encoding)
+
+    files = list(_files(paths, glob))
+    corpus = Corpus(files=len(files))
+    progress = None
+    if show_progress:
+        progress = require("tqdm", "core").tqdm(total=len(files), unit="file")
+    try:
+        for path in files:
+            if progress is not None:
+                progress.update(1)
+            name = os.fspath(path)
+            if path.suffix.lower() not in BINARY_SUFFIXES and _looks_binary(path, encoding):
+                reason = "binary data (a NUL byte), not text"
+                if strict:
+                    raise LoaderError(f"cannot load {name}: {reason}")
+                corpus.skipped.append(SkippedFile(name, reason))
+                continue
+            try:
+                corpus.documents.extend(loader_for_path(name, mapping, text_loader)(name).load())
+            except LoaderError as err:
+                if strict:
+                    raise
+                corpus.skipped.append(SkippedFile(name, str(err).splitlines()[0]))
+    finally:
+        if progress is not None:
+            progress.close()
+    return corpus
+
+
+def split_documents(
+    documents: Sequence[Document], *, chunk_size: int, chunk_overlap: int
+) -> list[Document]:
+    """Split each document with the preset for its file's language (plain text otherwise).
+
+    The language comes from the suffix of ``metadata["source"]`` through
+    :data:`ragline.splitters.LANGUAGE_BY_SUFFIX`; chunks carry ``start_index``.
+
+    Raises:
+        InvalidInputError: ``chunk_overlap`` is not smaller than ``chunk_size``.
+    """
+    splitters: dict[object, RecursiveCharacterTextSplitter] = {}
+    chunks: list[Document] = []
+    for document in documents:
+        language = language_for_path(str(document.metadata.get("source", "")))
+        splitter = splitters.get(language)
+        if splitter is None:
+            if language is None:
+                splitter = RecursiveCharacterTextSplitter(
+                    chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True
+                )
+            else:
+                splitter = RecursiveCharacterTextSplitter.from_language(
+                    language,
+                    chunk_size=chunk_size,
+                    chunk_overlap=chunk_overlap,
+                    add_start_index=True,
+                )
+            splitters[language] = splitter
+        chunks.extend(splitter.split_documents([document]))
+    return chunks

@@ -1,0 +1,135 @@
+"""The embeddings a store folder can be built with, by name.
+
+``ragline.json`` records an embedding by name (``"minilm"``, ``"hashing"``,
+``"openai"``) and options; :func:`make_embeddings` turns them back into the same
+Embeddings, so queries embed with the model the store was built with. A new backend
+plugs in with :func:`register_embedding` (a name, a factory taking the options, and
+the extra it needs, checked before a store folder is created).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from ragline.core import ConfigurationError
+from ragline.core._optional import require
+from ragline.embeddings import Embeddings
+from ragline.store_folder._manifest import JSONValue
+
+__all__ = [
+    "EmbeddingBackend",
+    "embedding_names",
+    "make_embeddings",
+    "register_embedding",
+    "require_embedding",
+]
+
+Options = Mapping[str, JSONValue]
+
+
+@dataclass(frozen=True)
+class EmbeddingBackend:
+    """How to build one named embedding.
+
+    Attributes:
+        factory: builds the Embeddings from the manifest's ``embedding_options`` and
+            ``show_progress``; it must not load a model (that happens on first use).
+        requires: ``(module, extra)`` pairs imported before anything is written, so a
+            missing extra stops a run before it creates a store folder.
+    """
+
+    factory: Callable[[Options, bool], Embeddings]
+    requires: tuple[tuple[str, str], ...] = ()
+
+
+def _minilm(options: Options, show_progress: bool) -> Embeddings:
+    from ragline.embeddings import SentenceTransformerEmbeddings
+
+    return SentenceTransformerEmbeddings(normalize_embeddings=True, show_progress=show_progress)
+
+
+def _hashing(options: Options, show_progress: bool) -> Embeddings:
+    from ragline.embeddings import HashingEmbeddings
+
+    dimension = options.get("dimension", 384)
+    if isinstance(dimension, bool) or not isinstance(dimension, int):
+        raise ConfigurationError(f"hashing embedding option 'dimension' is {dimension!r}")
+    return HashingEmbeddings(dimension=dimension)
+
+
+def _openai(options: Options, show_progress: bool) -> Embeddings:
+    from ragline.embeddings import OpenAIEmbeddings
+
+    model = options.get("model", "text-embedding-3-small")
+    if not isinstance(model, str):
+        raise ConfigurationError(f"openai embedding option 'model' is {model!r}")
+    return OpenAIEmbeddings(model=model)
+
+
+_BACKENDS: dict[str, EmbeddingBackend] = {
+    "minilm": EmbeddingBackend(_minilm, (("sentence_transformers", "local"),)),
+    "hashing": EmbeddingBackend(_hashing),
+    "openai": EmbeddingBackend(_openai, (("openai", "openai"),)),
+}
+
+
+def register_embedding(name: str, backend: EmbeddingBackend) -> None:
+    """Make ``name`` usable as a store folder's embedding (``--embedding NAME``).
+
+    Example:
+        >>> from ragline.embeddings import HashingEmbeddings
+        >>> def small(options, show_progress):
+        ...     return HashingEmbeddings(dimension=64)
+        >>> register_embedding("hashing-64", EmbeddingBackend(small))
+        >>> "hashing-64" in embedding_names()
+        True
+    """
+    if not isinstance(name, str) or not name:
+        raise ConfigurationError(f"an embedding name must be a non-empty string, got {name!r}")
+    _BACKENDS[name] = backend
+
+
+def embedding_names() -> tuple[str, ...]:
+    """The embedding names a store folder can be built with, in registration order."""
+    return tuple(_BACKENDS)
+
+
+def _backend(name: str) -> EmbeddingBackend:
+    try:
+        return _BACKENDS[name]
+    except KeyError:
+        raise ConfigurationError(
+            f"embedding {name!r} is not one of {', '.join(map(repr, _BACKENDS))}"
+        ) from None
+
+
+def require_embedding(name: str) -> None:
+    """Check that the packages ``name`` needs are installed (before anything is written).
+
+    Raises:
+        ConfigurationError: an unknown name.
+        MissingDependencyError: a package is missing; the message names the extra.
+    """
+    for module, extra in _backend(name).requires:
+        require(module, extra)
+
+
+def make_embeddings(
+    name: str, options: Options | None = None, *, show_progress: bool = False
+) -> Embeddings:
+    """The Embeddings a store was (or will be) built with.
+
+    Args:
+        name: one of :func:`embedding_names` (``"minilm"``, ``"hashing"``, ``"openai"``).
+        options: the manifest's ``embedding_options``.
+        show_progress: let the model show a progress bar while embedding.
+
+    Raises:
+        ConfigurationError: an unknown name or a bad option.
+
+    Example:
+        >>> make_embeddings("hashing", {"dimension": 8}).embed_query("hi").__len__()
+        8
+    """
+    return _backend(name).factory(options or {}, show_progress)
