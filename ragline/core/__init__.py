@@ -62,6 +62,12 @@ _EXPORTS = {
     "ToolCall": ".messages",
     "UsageMetadata": ".messages",
     "ChatMessage": ".messages",
+    "ChatMessageChunk": ".messages",
+    "FunctionMessage": ".messages",
+    "FunctionMessageChunk": ".messages",
+    "message_to_dict": "._message_dicts",
+    "messages_to_dict": "._message_dicts",
+    "messages_from_dict": "._message_dicts",
     "SystemMessageChunk": ".messages",
     "HumanMessageChunk": ".messages",
     "ToolMessageChunk": ".messages",
@@ -69,6 +75,10 @@ _EXPORTS = {
     "InvalidToolCall": ".messages",
     "convert_to_messages": ".messages",
     "get_buffer_string": ".messages",
+    # chat histories
+    "BaseChatMessageHistory": ".chat_history",
+    "InMemoryChatMessageHistory": ".chat_history",
+    "ChatMessageHistory": ".chat_history",
     # prompts
     "PromptValue": ".prompts",
     "StringPromptValue": ".prompts",

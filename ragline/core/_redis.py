@@ -18,11 +18,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ragline.core._checks import check_optional_number, check_positive_int
 from ragline.core._optional import require
-from ragline.core.exceptions import ConfigurationError, StoreConnectionError
+from ragline.core.exceptions import ConfigurationError, RaglineError, StoreConnectionError
 
 __all__ = [
     "Operation",
     "Packed",
+    "RedisConnection",
     "arun",
     "bulk",
     "check_batch_size",
@@ -189,6 +190,8 @@ def run(client: Any, operation: Operation[T], where: str) -> T:
             commands = operation.send(replies)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
+    except RaglineError:
+        raise  # the operation's own error (a PersistenceError is an OSError too)
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as err:
         operation.close()
         raise _connection_error(err, where) from err
@@ -216,6 +219,8 @@ async def arun(client: Any, operation: Operation[T], where: str) -> T:
             commands = operation.send(replies)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
+    except RaglineError:
+        raise  # the operation's own error (a PersistenceError is an OSError too)
     except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as err:
         operation.close()
         raise _connection_error(err, where) from err
@@ -285,3 +290,55 @@ async def _aread(connection: Any, response_error: type[Exception]) -> Any:
         return await connection.read_response()
     except response_error as err:
         return err
+
+
+class RedisConnection:
+    """Where a Redis-backed object sends its operations: a URL, or a user's client.
+
+    With a URL, the sync client is made on first use and kept; each async call opens a
+    ``redis.asyncio`` client and closes it (asyncio connections belong to one event
+    loop). With a sync ``client``, async calls run it in a worker thread.
+
+    Args:
+        url: ``redis://[user:password@]host:port[/db]`` (used when ``client`` is None).
+        client: a ``redis.Redis`` client to use instead.
+        connect_timeout, timeout: socket timeouts in seconds for clients made here.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        client: Any = None,
+        *,
+        connect_timeout: float | None = 5.0,
+        timeout: float | None = 30.0,
+    ) -> None:
+        self._timeouts = {"connect_timeout": connect_timeout, "timeout": timeout}
+        self._url = None if client is not None else url
+        self._client = None if client is None else check_client(client)
+        self.where = safe_url(url) if client is None else describe_client(client)
+
+    def run(self, operation: Operation[T]) -> T:
+        """Drive ``operation`` on the sync client (see :func:`run`)."""
+        if self._client is None:
+            assert self._url is not None
+            self._client = make_client(self._url, **self._timeouts)
+        return run(self._client, operation, self.where)
+
+    async def arun(self, operation: Operation[T]) -> T:
+        """Drive ``operation`` on ``redis.asyncio`` (see :func:`arun`)."""
+        if self._url is None:
+            import asyncio
+
+            return await asyncio.to_thread(self.run, operation)
+        client = make_async_client(self._url, **self._timeouts)
+        try:
+            return await arun(client, operation, self.where)
+        finally:
+            await client.aclose()
+
+    def close(self) -> None:
+        """Close the client made here (a client passed in stays open)."""
+        if self._client is not None and self._url is not None:
+            self._client.close()
+            self._client = None

@@ -27,6 +27,9 @@ __all__ = [
     "BaseMessage",
     "BaseMessageChunk",
     "ChatMessage",
+    "ChatMessageChunk",
+    "FunctionMessage",
+    "FunctionMessageChunk",
     "HumanMessage",
     "HumanMessageChunk",
     "InvalidToolCall",
@@ -248,6 +251,10 @@ class AIMessage(BaseMessage):
             {**call, "type": "tool_call"}
             for call in self.tool_calls  # type: ignore[typeddict-item]
         ]
+        self.invalid_tool_calls = [
+            {**call, "type": "invalid_tool_call"}
+            for call in self.invalid_tool_calls  # type: ignore[typeddict-item]
+        ]
 
 
 @dataclass(repr=False, kw_only=True)
@@ -272,6 +279,30 @@ class ToolMessage(BaseMessage):
 
 
 @dataclass(repr=False, kw_only=True)
+class FunctionMessage(BaseMessage):
+    """The result of an OpenAI-style function call (the older form of ``ToolMessage``).
+
+    Args:
+        content: the function's output as text.
+        name: the name of the function that was called (required).
+
+    Example:
+        >>> FunctionMessage("42", name="multiply").name
+        'multiply'
+    """
+
+    type: ClassVar[str] = "function"
+    name: str  # type: ignore[assignment]  # required here, optional on other messages
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not isinstance(self.name, str) or not self.name:
+            raise InvalidInputError(
+                f"FunctionMessage needs the function's name, got name={self.name!r}"
+            )
+
+
+@dataclass(repr=False, kw_only=True)
 class SystemMessageChunk(SystemMessage, BaseMessageChunk):
     """A streamed piece of a system message."""
 
@@ -283,6 +314,35 @@ class HumanMessageChunk(HumanMessage, BaseMessageChunk):
     """A streamed piece of a human message."""
 
     type: ClassVar[str] = "HumanMessageChunk"
+
+
+@dataclass(repr=False, kw_only=True)
+class ChatMessageChunk(ChatMessage, BaseMessageChunk):
+    """A streamed piece of a message with a custom role; only chunks of one role add up."""
+
+    type: ClassVar[str] = "ChatMessageChunk"
+
+    def _merged_fields(self, other: Any) -> dict[str, Any]:
+        if other.role != self.role:
+            raise InvalidInputError(
+                f"cannot add ChatMessageChunks of different roles: {self.role!r} and {other.role!r}"
+            )
+        return {**super()._merged_fields(other), "role": self.role}
+
+
+@dataclass(repr=False, kw_only=True)
+class FunctionMessageChunk(FunctionMessage, BaseMessageChunk):
+    """A streamed piece of a function message; only chunks of one function add up."""
+
+    type: ClassVar[str] = "FunctionMessageChunk"
+
+    def _merged_fields(self, other: Any) -> dict[str, Any]:
+        if other.name != self.name:
+            raise InvalidInputError(
+                f"cannot add FunctionMessageChunks of different functions: {self.name!r} "
+                f"and {other.name!r}"
+            )
+        return super()._merged_fields(other)
 
 
 @dataclass(repr=False, kw_only=True)
@@ -369,7 +429,7 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
         )
 
 
-AnyMessage = SystemMessage | HumanMessage | AIMessage | ToolMessage | ChatMessage
+AnyMessage = SystemMessage | HumanMessage | AIMessage | ToolMessage | ChatMessage | FunctionMessage
 # Anything convert_to_messages accepts for one message.
 MessageLike = BaseMessage | str | tuple[str, Any] | dict[str, Any]
 
@@ -493,6 +553,7 @@ _ROLE_CLASSES: dict[str, type[BaseMessage]] = {
     "ai": AIMessage,
     "assistant": AIMessage,
     "tool": ToolMessage,
+    "function": FunctionMessage,
 }
 VALID_ROLES = tuple(_ROLE_CLASSES)
 
@@ -510,6 +571,8 @@ def _message_from_role(role: Any, content: Any, item: Any, **extra: Any) -> Base
         raise _unknown_role(role, item)
     if message_class is ToolMessage and "tool_call_id" not in extra:
         raise InvalidInputError(f"a tool message needs a 'tool_call_id': {item!r}")
+    if message_class is FunctionMessage and "name" not in extra:
+        raise InvalidInputError(f"a function message needs a 'name': {item!r}")
     return message_class(content, **extra)
 
 
@@ -518,7 +581,8 @@ def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
 
     Accepts messages, plain strings (human messages), ``(role, content)`` tuples and
     OpenAI-style dicts ``{"role": ..., "content": ...}``. Roles: ``system``,
-    ``human``/``user``, ``ai``/``assistant`` and ``tool``.
+    ``human``/``user``, ``ai``/``assistant``, ``tool`` (with a ``tool_call_id``) and
+    ``function`` (with a ``name``).
 
     Args:
         messages: the values to convert.
@@ -556,7 +620,7 @@ def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
     return converted
 
 
-_BUFFER_PREFIXES = {"system": "System", "tool": "Tool"}
+_BUFFER_PREFIXES = {"system": "System", "tool": "Tool", "function": "Function"}
 
 
 def get_buffer_string(

@@ -203,7 +203,7 @@ def test_a_wrong_role_names_the_valid_roles():
         convert_to_messages([("bot", "hi")])
     assert str(info.value) == (
         "unknown message role 'bot' in ('bot', 'hi'); valid roles are "
-        "'system', 'human', 'user', 'ai', 'assistant', 'tool'"
+        "'system', 'human', 'user', 'ai', 'assistant', 'tool', 'function'"
     )
     with pytest.raises(InvalidInputError, match="cannot turn 42 into a message"):
         convert_to_messages([42])  # type: ignore[list-item]
@@ -221,3 +221,39 @@ def test_buffer_string_labels_each_role():
     ]
     assert get_buffer_string(messages) == "System: s\nHuman: h\nAI: a\nTool: t\ncritic: c"
     assert get_buffer_string(messages[1:3], human_prefix="Q", ai_prefix="A") == "Q: h\nA: a"
+
+
+def test_function_messages_need_a_name_and_chunks_of_one_function_add_up():
+    from ragline.core import FunctionMessage, FunctionMessageChunk
+
+    assert FunctionMessage("21", name="weather").type == "function"
+    with pytest.raises(InvalidInputError, match="FunctionMessage needs the function's name"):
+        FunctionMessage("21")
+    joined = FunctionMessageChunk("2", name="f") + FunctionMessageChunk("1", name="f")
+    assert joined == FunctionMessageChunk("21", name="f")
+    with pytest.raises(InvalidInputError, match="different functions: 'f' and 'g'"):
+        FunctionMessageChunk("2", name="f") + FunctionMessageChunk("1", name="g")
+    assert convert_to_messages([{"role": "function", "content": "x", "name": "f"}]) == [
+        FunctionMessage("x", name="f")
+    ]
+    with pytest.raises(InvalidInputError, match="a function message needs a 'name'"):
+        convert_to_messages([("function", "x")])
+    assert get_buffer_string([FunctionMessage("x", name="f")]) == "Function: x"
+
+
+def test_chat_message_chunks_of_one_role_add_up():
+    from ragline.core import ChatMessageChunk
+
+    assert ChatMessageChunk("a", role="critic") + ChatMessageChunk("b", role="critic") == (
+        ChatMessageChunk("ab", role="critic")
+    )
+    with pytest.raises(InvalidInputError, match="different roles: 'critic' and 'judge'"):
+        ChatMessageChunk("a", role="critic") + ChatMessageChunk("b", role="judge")
+    assert get_buffer_string([ChatMessageChunk("a", role="critic")]) == "critic: a"
+
+
+def test_invalid_tool_calls_carry_their_type():
+    message = AIMessage(
+        "", invalid_tool_calls=[{"name": "f", "args": "{", "id": "1", "error": "e"}]
+    )
+    assert message.invalid_tool_calls[0]["type"] == "invalid_tool_call"

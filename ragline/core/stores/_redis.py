@@ -59,10 +59,9 @@ class RedisStore(BaseStore[str, bytes]):
         self._ttl_ms = conn.ttl_milliseconds(ttl)
         self._batch_size = conn.check_batch_size(batch_size)
         self._prefix = "" if namespace is None else f"{namespace}/"
-        self._timeouts = {"connect_timeout": connect_timeout, "timeout": timeout}
-        self._url = None if client is not None else redis_url
-        self._client = None if client is None else conn.check_client(client)
-        self._where = conn.safe_url(redis_url) if client is None else conn.describe_client(client)
+        self._redis = conn.RedisConnection(
+            redis_url, client, connect_timeout=connect_timeout, timeout=timeout
+        )
 
     @property
     def namespace(self) -> str | None:
@@ -70,28 +69,28 @@ class RedisStore(BaseStore[str, bytes]):
         return self._prefix[:-1] or None
 
     def __repr__(self) -> str:
-        return f"RedisStore({self._where!r}, namespace={self._prefix[:-1] or None!r})"
+        return f"RedisStore({self._redis.where!r}, namespace={self._prefix[:-1] or None!r})"
 
     # ------------------------------------------------------------------ sync
 
     def mget(self, keys: Sequence[str]) -> list[bytes | None]:
         """Return each key's bytes, ``None`` where the key is absent."""
-        return self._run(self._mget_op(check_keys(keys)))
+        return self._redis.run(self._mget_op(check_keys(keys)))
 
     def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
         """Store the pairs (all checked before any is written), with the store's ttl."""
-        self._run(self._mset_op(check_pairs(key_value_pairs)))
+        self._redis.run(self._mset_op(check_pairs(key_value_pairs)))
 
     def mdelete(self, keys: Sequence[str]) -> None:
         """Delete the keys; absent keys are ignored."""
-        self._run(self._mdelete_op(check_keys(keys)))
+        self._redis.run(self._mdelete_op(check_keys(keys)))
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
         """Yield the keys (without the namespace), only those starting with ``prefix``."""
         pattern = _glob_escape(self._prefix + (prefix or "")) + "*"
         cursor = 0
         while True:
-            cursor, keys = self._run(self._scan_op(cursor, pattern))
+            cursor, keys = self._redis.run(self._scan_op(cursor, pattern))
             yield from keys
             if cursor == 0:
                 return
@@ -100,22 +99,22 @@ class RedisStore(BaseStore[str, bytes]):
 
     async def amget(self, keys: Sequence[str]) -> list[bytes | None]:
         """Async :meth:`mget`."""
-        return await self._arun(self._mget_op(check_keys(keys)))
+        return await self._redis.arun(self._mget_op(check_keys(keys)))
 
     async def amset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
         """Async :meth:`mset`."""
-        await self._arun(self._mset_op(check_pairs(key_value_pairs)))
+        await self._redis.arun(self._mset_op(check_pairs(key_value_pairs)))
 
     async def amdelete(self, keys: Sequence[str]) -> None:
         """Async :meth:`mdelete`."""
-        await self._arun(self._mdelete_op(check_keys(keys)))
+        await self._redis.arun(self._mdelete_op(check_keys(keys)))
 
     async def ayield_keys(self, *, prefix: str | None = None) -> AsyncIterator[str]:
         """Async :meth:`yield_keys`."""
         pattern = _glob_escape(self._prefix + (prefix or "")) + "*"
         cursor = 0
         while True:
-            cursor, keys = await self._arun(self._scan_op(cursor, pattern))
+            cursor, keys = await self._redis.arun(self._scan_op(cursor, pattern))
             for key in keys:
                 yield key
             if cursor == 0:
@@ -150,25 +149,6 @@ class RedisStore(BaseStore[str, bytes]):
         next_cursor, raw_keys = _checked(reply, "SCAN")
         cut = len(self._prefix)
         return int(next_cursor), [key.decode("utf-8", "replace")[cut:] for key in raw_keys]
-
-    # ------------------------------------------------------------------ drivers
-
-    def _run(self, operation: conn.Operation[Any]) -> Any:
-        if self._client is None:
-            assert self._url is not None
-            self._client = conn.make_client(self._url, **self._timeouts)
-        return conn.run(self._client, operation, self._where)
-
-    async def _arun(self, operation: conn.Operation[Any]) -> Any:
-        if self._url is None:  # a sync client was given: run it in a worker thread
-            import asyncio
-
-            return await asyncio.to_thread(self._run, operation)
-        client = conn.make_async_client(self._url, **self._timeouts)
-        try:
-            return await conn.arun(client, operation, self._where)
-        finally:
-            await client.aclose()
 
 
 def _checked(reply: Any, command: str) -> Any:

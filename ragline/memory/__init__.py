@@ -1,0 +1,19 @@
+"""ragline.memory: conversation state that outlives one call.
+
+Persistent chat message histories, each passing the contract suite of
+``ragline.core``'s ``BaseChatMessageHistory``: ``FileChatMessageHistory`` (a JSON file,
+atomic writes, safe across processes), ``SQLChatMessageHistory`` (one SQLite table keyed
+by session id) and ``RedisChatMessageHistory`` (a Redis list per session). Their stored
+form is LangChain's, so histories move between the two libraries.
+"""
+
+from ragline.core._lazy import attach
+
+_EXPORTS = {
+    "FileChatMessageHistory": "._file_history",
+    "SQLChatMessageHistory": "._sql_history",
+    "RedisChatMessageHistory": "._redis_history",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = attach(__name__, _EXPORTS)

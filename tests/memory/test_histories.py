@@ -1,0 +1,380 @@
+"""Persistent chat histories on real storage: the contract suite on a JSON file, a SQLite
+file and a Redis server (tests/conftest.py starts Redis Stack), then what each storage
+must guarantee: LangChain's layout both ways, broken storage reported and left alone,
+writers in several processes, a server that is down, expiry."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _chat_history_contract import RICH_MESSAGES, ChatHistoryContract, OpenHistory
+
+from ragline.core import (
+    AIMessage,
+    ConfigurationError,
+    HumanMessage,
+    InvalidInputError,
+    PersistenceError,
+    StoreConnectionError,
+    ToolMessage,
+    messages_to_dict,
+)
+from ragline.memory import (
+    FileChatMessageHistory,
+    RedisChatMessageHistory,
+    SQLChatMessageHistory,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class TestFileChatMessageHistory(ChatHistoryContract):
+    @pytest.fixture
+    def open_history(self, tmp_path: Path) -> OpenHistory:
+        return lambda session_id: FileChatMessageHistory(tmp_path / f"{session_id}.json")
+
+
+class TestSQLChatMessageHistory(ChatHistoryContract):
+    @pytest.fixture
+    def open_history(self, tmp_path: Path) -> OpenHistory:
+        url = f"sqlite:///{tmp_path / 'chats.db'}"
+        return lambda session_id: SQLChatMessageHistory(session_id, connection=url)
+
+
+@pytest.mark.redis
+class TestRedisChatMessageHistory(ChatHistoryContract):
+    @pytest.fixture
+    def open_history(self, redis_url: str) -> OpenHistory:
+        prefix = f"test-history-{uuid.uuid4().hex[:8]}:"
+        return lambda session_id: RedisChatMessageHistory(
+            session_id, url=redis_url, key_prefix=prefix
+        )
+
+
+# ---------------------------------------------------------------- the file history
+
+
+def test_file_layout_is_a_json_list_of_langchain_dicts(tmp_path: Path) -> None:
+    path = tmp_path / "nested" / "chat.json"
+    history = FileChatMessageHistory(path)
+    assert not path.exists()  # reading or constructing creates nothing
+    assert history.messages == []
+    history.add_messages([HumanMessage("hi"), AIMessage("hello")])
+    assert json.loads(path.read_text(encoding="utf-8")) == messages_to_dict(
+        [HumanMessage("hi"), AIMessage("hello")]
+    )
+    assert sorted(p.name for p in path.parent.iterdir()) == ["chat.json", "chat.json.lock"]
+
+
+def test_file_written_by_langchain_loads_and_langchain_reads_ours(tmp_path: Path) -> None:
+    community = pytest.importorskip("langchain_community.chat_message_histories")
+    from langchain_core.messages import AIMessage as LcAI
+    from langchain_core.messages import HumanMessage as LcHuman
+
+    theirs = community.FileChatMessageHistory(str(tmp_path / "lc.json"))
+    theirs.add_message(LcHuman("from langchain"))
+    ours = FileChatMessageHistory(tmp_path / "lc.json")
+    assert ours.messages == [HumanMessage("from langchain")]
+    ours.add_messages(RICH_MESSAGES)
+    ours.add_ai_message("from ragline")
+    reread = community.FileChatMessageHistory(str(tmp_path / "lc.json")).messages
+    assert len(reread) == 2 + len(RICH_MESSAGES)
+    assert reread[-1] == LcAI("from ragline")
+    assert reread[0] == LcHuman("from langchain")
+
+
+def test_a_file_that_is_not_json_is_reported_and_never_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text("{ this is not json", encoding="utf-8")
+    history = FileChatMessageHistory(path)
+    with pytest.raises(PersistenceError, match=r"chat\.json is not valid JSON .*left as it is"):
+        history.messages  # noqa: B018
+    with pytest.raises(PersistenceError, match="not valid JSON"):
+        history.add_user_message("hi")
+    assert path.read_text(encoding="utf-8") == "{ this is not json"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"type": "human"}', "holds a JSON dict, not a list"),
+        ('[{"type": "human", "data": {"content": "a"}}, 3]', r"cannot be read \(item 1\)"),
+        ('[{"type": "alien", "data": {}}]', "unknown message type 'alien'"),
+    ],
+)
+def test_a_file_with_the_wrong_json_is_reported(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(PersistenceError, match=message):
+        FileChatMessageHistory(path).messages  # noqa: B018
+    assert path.read_text(encoding="utf-8") == content
+
+
+def test_an_empty_file_is_an_empty_history(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.touch()
+    history = FileChatMessageHistory(path)
+    assert history.messages == []
+    history.add_user_message("first")
+    assert history.messages == [HumanMessage("first")]
+
+
+def test_a_message_json_cannot_hold_is_refused_before_writing(tmp_path: Path) -> None:
+    history = FileChatMessageHistory(tmp_path / "chat.json")
+    history.add_user_message("kept")
+    before = (tmp_path / "chat.json").read_bytes()
+    bad = ToolMessage("x", tool_call_id="c", artifact={"set": {1, 2}})
+    with pytest.raises(InvalidInputError, match=r"message 1 \(ToolMessage\) cannot be stored"):
+        history.add_messages([AIMessage("fine"), bad])
+    assert (tmp_path / "chat.json").read_bytes() == before
+
+
+def test_a_crash_mid_write_leaves_the_old_conversation(tmp_path: Path) -> None:
+    """The write goes to a temporary file first: kill the writer between writing and
+    renaming, and the history still holds exactly the old messages."""
+    path = tmp_path / "chat.json"
+    FileChatMessageHistory(path).add_user_message("before the crash")
+    code = textwrap.dedent(
+        f"""
+        import os
+        from ragline.memory import _file_history
+        from ragline.memory import FileChatMessageHistory
+        real_replace = os.replace
+        def crash(src, dst):
+            os._exit(9)  # dies after the temporary file is written, before the rename
+        _file_history.os.replace = crash
+        FileChatMessageHistory({str(path)!r}).add_user_message("lost")
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(REPO)}, check=False
+    )
+    assert result.returncode == 9
+    assert FileChatMessageHistory(path).messages == [HumanMessage("before the crash")]
+
+
+_WRITER = textwrap.dedent(
+    """
+    import sys
+    from ragline.memory import FileChatMessageHistory
+    history = FileChatMessageHistory(sys.argv[1])
+    for n in range(int(sys.argv[3])):
+        history.add_user_message(f"{sys.argv[2]}-{n}")
+    """
+)
+
+
+def test_writers_in_several_processes_lose_nothing(tmp_path: Path) -> None:
+    """Four processes append 25 messages each to one file at the same time: all 100 are
+    there, each writer's in its own order (the lock serialises read-append-rename)."""
+    path = tmp_path / "shared.json"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    writers = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(path), name, "25"], env=env)
+        for name in ("a", "b", "c", "d")
+    ]
+    assert [w.wait(timeout=120) for w in writers] == [0, 0, 0, 0]
+    texts = [m.text for m in FileChatMessageHistory(path).messages]
+    assert len(texts) == 100
+    for name in "abcd":
+        assert [t for t in texts if t.startswith(name)] == [f"{name}-{n}" for n in range(25)]
+
+
+def test_file_history_checks_its_path() -> None:
+    with pytest.raises(InvalidInputError, match="file_path must be a str or a path"):
+        FileChatMessageHistory(42)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- the SQLite history
+
+
+def test_sqlite_layout_is_langchains_message_store(tmp_path: Path) -> None:
+    database = tmp_path / "chats.db"
+    SQLChatMessageHistory("s1", connection=f"sqlite:///{database}").add_messages(
+        [HumanMessage("hi"), AIMessage("hello")]
+    )
+    with sqlite3.connect(database) as connection:
+        rows = connection.execute("SELECT id, session_id, message FROM message_store").fetchall()
+        mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
+    assert [(r[0], r[1], json.loads(r[2])) for r in rows] == [
+        (1, "s1", messages_to_dict([HumanMessage("hi")])[0]),
+        (2, "s1", messages_to_dict([AIMessage("hello")])[0]),
+    ]
+    assert mode == "wal"
+
+
+def test_sqlite_written_by_langchain_loads_and_langchain_reads_ours(tmp_path: Path) -> None:
+    community = pytest.importorskip("langchain_community.chat_message_histories")
+    pytest.importorskip("greenlet")  # langchain-community's SQL history imports asyncio SQLAlchemy
+    from langchain_core.messages import AIMessage as LcAI
+    from langchain_core.messages import HumanMessage as LcHuman
+
+    url = f"sqlite:///{tmp_path / 'lc.db'}"
+    theirs = community.SQLChatMessageHistory(session_id="s", connection=url)
+    theirs.add_message(LcHuman("from langchain"))
+    ours = SQLChatMessageHistory("s", connection=url)
+    assert ours.messages == [HumanMessage("from langchain")]
+    ours.add_ai_message("from ragline")
+    ours.close()
+    reread = community.SQLChatMessageHistory(session_id="s", connection=url).messages
+    assert reread == [LcHuman("from langchain"), LcAI("from ragline")]
+
+
+def test_a_file_that_is_not_a_database_is_reported_and_left_alone(tmp_path: Path) -> None:
+    database = tmp_path / "chats.db"
+    database.write_bytes(b"this is not a SQLite database, just some bytes" * 100)
+    before = database.read_bytes()
+    history = SQLChatMessageHistory("s", connection=str(database))
+    with pytest.raises(PersistenceError, match=r"chats\.db.*not a database.*left as it is"):
+        history.messages  # noqa: B018
+    with pytest.raises(PersistenceError, match="not a database"):
+        history.add_user_message("hi")
+    assert database.read_bytes() == before
+
+
+def test_a_truncated_database_is_reported_and_left_alone(tmp_path: Path) -> None:
+    database = tmp_path / "chats.db"
+    history = SQLChatMessageHistory("s", connection=str(database))
+    history.add_messages([HumanMessage("x" * 2000) for _ in range(50)])
+    history.close()  # checkpoints the WAL into the file
+    data = database.read_bytes()
+    database.write_bytes(data[: len(data) // 2])
+    with pytest.raises(PersistenceError, match=r"cannot (read|open) chat history database"):
+        SQLChatMessageHistory("s", connection=str(database)).messages  # noqa: B018
+    assert database.read_bytes() == data[: len(data) // 2]
+
+
+def test_a_corrupted_row_is_reported_with_its_session(tmp_path: Path) -> None:
+    database = tmp_path / "chats.db"
+    history = SQLChatMessageHistory("s", connection=str(database))
+    history.add_user_message("fine")
+    with sqlite3.connect(database) as connection:
+        connection.execute("INSERT INTO message_store (session_id, message) VALUES ('s', '{bad')")
+    with pytest.raises(PersistenceError, match=r"session 's'.*cannot be read \(item 1\)"):
+        history.messages  # noqa: B018
+
+
+def test_sqlite_history_options_are_checked(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match="needs a database"):
+        SQLChatMessageHistory("s")
+    with pytest.raises(InvalidInputError, match="session_id must be a non-empty str"):
+        SQLChatMessageHistory("", connection="sqlite:///:memory:")
+    with pytest.raises(ConfigurationError, match="table_name must be a plain SQL name"):
+        SQLChatMessageHistory("s", connection=":memory:", table_name="x; DROP TABLE y")
+    with pytest.raises(ConfigurationError, match="is not supported"):
+        SQLChatMessageHistory("s", connection="postgresql://localhost/db")
+
+
+def test_sqlite_custom_table_and_column(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'c.db'}"
+    history = SQLChatMessageHistory(
+        "s", connection=url, table_name="chats", session_id_field_name="conversation"
+    )
+    history.add_user_message("hi")
+    with sqlite3.connect(tmp_path / "c.db") as connection:
+        assert connection.execute("SELECT conversation FROM chats").fetchall() == [("s",)]
+
+
+# ---------------------------------------------------------------- the Redis history
+
+
+@pytest.mark.redis
+def test_redis_layout_is_langchains_newest_first_list(redis_url: str) -> None:
+    """Seed 003 example 7: LangChain LPUSHes JSON message dicts under message_store:<id>
+    and reads the list reversed; messages written that way by hand load here."""
+    import redis
+
+    client = redis.from_url(redis_url)
+    session = f"foobar-{uuid.uuid4().hex[:8]}"
+    history = RedisChatMessageHistory(session, url=redis_url)
+    history.add_messages([HumanMessage("q1"), AIMessage("a1")])
+    raw = [json.loads(item) for item in client.lrange("message_store:" + session, 0, -1)]
+    assert raw == messages_to_dict([AIMessage("a1"), HumanMessage("q1")])
+    client.lpush("message_store:" + session, json.dumps(messages_to_dict([HumanMessage("q2")])[0]))
+    assert history.messages == [HumanMessage("q1"), AIMessage("a1"), HumanMessage("q2")]
+    history.clear()
+    assert client.exists("message_store:" + session) == 0
+
+
+@pytest.mark.redis
+def test_redis_written_by_langchain_loads_and_langchain_reads_ours(redis_url: str) -> None:
+    community = pytest.importorskip("langchain_community.chat_message_histories")
+    from langchain_core.messages import AIMessage as LcAI
+    from langchain_core.messages import HumanMessage as LcHuman
+
+    session = f"lc-{uuid.uuid4().hex[:8]}"
+    theirs = community.RedisChatMessageHistory(session, url=redis_url)
+    theirs.add_message(LcHuman("from langchain"))
+    ours = RedisChatMessageHistory(session, url=redis_url)
+    assert ours.messages == [HumanMessage("from langchain")]
+    ours.add_messages(RICH_MESSAGES)
+    ours.add_ai_message("from ragline")
+    reread = theirs.messages
+    assert reread[0] == LcHuman("from langchain")
+    assert reread[-1] == LcAI("from ragline")
+    assert len(reread) == 2 + len(RICH_MESSAGES)
+    ours.clear()
+
+
+@pytest.mark.redis
+def test_redis_ttl_expires_an_idle_conversation(redis_url: str) -> None:
+    import redis
+
+    session = f"ttl-{uuid.uuid4().hex[:8]}"
+    history = RedisChatMessageHistory(session, url=redis_url, ttl=0.3)
+    history.add_user_message("soon gone")
+    assert 0 < redis.from_url(redis_url).pttl(history.key) <= 300
+    time.sleep(0.5)
+    assert history.messages == []
+
+
+@pytest.mark.redis
+def test_a_corrupted_redis_item_is_reported_with_its_key(redis_url: str) -> None:
+    import redis
+
+    session = f"bad-{uuid.uuid4().hex[:8]}"
+    history = RedisChatMessageHistory(session, url=redis_url)
+    history.add_user_message("fine")
+    redis.from_url(redis_url).lpush(history.key, b"\xff not json")
+    with pytest.raises(PersistenceError, match=rf"message_store:{session}.*cannot be read"):
+        history.messages  # noqa: B018
+    history.clear()
+
+
+@pytest.mark.redis
+async def test_a_redis_server_that_is_down_is_a_clear_error(redis_server_factory: Any) -> None:
+    """A server that dies between writes: the error names the URL and says what to do;
+    once it is back, the messages written before are all there (saved with SAVE)."""
+    server = redis_server_factory().start()
+    history = RedisChatMessageHistory("down", url=server.url, connect_timeout=1, timeout=2)
+    history.add_user_message("before")
+    import redis
+
+    redis.from_url(server.url).save()
+    server.stop()
+    with pytest.raises(StoreConnectionError, match=r"cannot reach Redis at redis://127\.0\.0\.1"):
+        history.add_ai_message("while down")
+    with pytest.raises(StoreConnectionError, match="Is the server running"):
+        history.messages  # noqa: B018
+    with pytest.raises(StoreConnectionError):
+        await history.aget_messages()
+    server.start()
+    assert history.messages == [HumanMessage("before")]
+    history.close()
+
+
+def test_redis_history_options_are_checked() -> None:
+    with pytest.raises(InvalidInputError, match="session_id must be a non-empty str"):
+        RedisChatMessageHistory(None)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="ttl must be a positive number"):
+        RedisChatMessageHistory("s", ttl=0)
