@@ -376,5 +376,5 @@ async def test_a_redis_server_that_is_down_is_a_clear_error(redis_server_factory
 def test_redis_history_options_are_checked() -> None:
     with pytest.raises(InvalidInputError, match="session_id must be a non-empty str"):
         RedisChatMessageHistory(None)  # type: ignore[arg-type]
-    with pytest.raises(ConfigurationError, match="ttl must be a positive number"):
+    with pytest.raises(ConfigurationError, match=r"ttl \(seconds\) must be a finite number > 0"):
         RedisChatMessageHistory("s", ttl=0)
