@@ -30,13 +30,8 @@ from typing import Any
 import numpy as np
 
 from ragline.core import BaseRetriever, Document, InvalidInputError
-from ragline.retrievers._checks import (
-    check_documents,
-    check_keys,
-    check_number,
-    check_positive_int,
-    copy_document,
-)
+from ragline.core._checks import check_number, check_positive_int, check_unit_interval
+from ragline.retrievers._checks import check_documents, check_keys, copy_document
 
 __all__ = ["BM25Index", "BM25Retriever", "default_preprocessing_func"]
 
@@ -70,8 +65,8 @@ class BM25Index:
     def __init__(
         self, corpus: Sequence[Sequence[str]], *, k1: float = 1.5, b: float = 0.75
     ) -> None:
-        self.k1 = check_number("BM25", "k1", k1, low=0)
-        self.b = check_number("BM25", "b", b, low=0, high=1)
+        self.k1 = check_number("BM25 k1", k1, low=0)
+        self.b = check_unit_interval("BM25 b", b)
         self.corpus_size = len(corpus)
         # C-level loops only (fromkeys, map): a Python loop per token costs more than the rest
         self.vocabulary: dict[str, int] = {
@@ -212,7 +207,7 @@ class BM25Retriever(BaseRetriever):
 
     @k.setter
     def k(self, value: int) -> None:
-        self._k = check_positive_int("BM25Retriever", "k", value)
+        self._k = check_positive_int("BM25Retriever k", value)
 
     def __repr__(self) -> str:
         bm25 = self.vectorizer
@@ -301,15 +296,15 @@ class BM25Retriever(BaseRetriever):
         """
         docs = check_documents("BM25Retriever", documents)
         params = check_keys("BM25Retriever", "bm25_params", bm25_params, ("k1", "b"))
-        check_positive_int("BM25Retriever", "k", k)
+        check_positive_int("BM25Retriever k", k)
         if not callable(preprocess_func):
             raise InvalidInputError(
                 "BM25Retriever preprocess_func must be callable, got "
                 f"{type(preprocess_func).__name__}"
             )
         index_options = {"k1": params.get("k1", k1), "b": params.get("b", b)}
-        check_number("BM25Retriever", "k1", index_options["k1"], low=0)
-        check_number("BM25Retriever", "b", index_options["b"], low=0, high=1)
+        check_number("BM25Retriever k1", index_options["k1"], low=0)
+        check_unit_interval("BM25Retriever b", index_options["b"])
         corpus = [
             _tokens(preprocess_func, doc.page_content, f"documents[{i}]")
             for i, doc in enumerate(docs)

@@ -1,55 +1,14 @@
-"""Option checks shared by the retrievers: each error names the owner, option and value."""
+"""Checks shared by the retrievers: documents lists and option dicts (numbers and ints go
+through ragline.core._checks, named "Owner option" so each error names the retriever)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from ragline.core import ConfigurationError, Document, InvalidInputError
 
-__all__ = [
-    "check_documents",
-    "check_keys",
-    "check_number",
-    "check_positive_int",
-    "copy_document",
-]
-
-
-def check_positive_int(owner: str, name: str, value: Any, *, allow_none: bool = False) -> Any:
-    """Return ``value`` if it is an int >= 1 (or None when allowed), else raise."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InvalidInputError(
-            f"{owner} {name} must be an int >= 1{' or None' if allow_none else ''}, got {value!r}"
-        )
-    return value
-
-
-def check_number(
-    owner: str,
-    name: str,
-    value: Any,
-    *,
-    low: float | None = None,
-    high: float | None = None,
-    low_open: bool = False,
-) -> float:
-    """Return ``value`` as a float if it is a finite number in the given range, else raise."""
-    bounds = []
-    if low is not None:
-        bounds.append(f"{'>' if low_open else '>='} {low:g}")
-    if high is not None:
-        bounds.append(f"<= {high:g}")
-    wanted = f"a finite number{' ' + ' and '.join(bounds) if bounds else ''}"
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InvalidInputError(f"{owner} {name} must be {wanted}, got {value!r}")
-    too_low = low is not None and (value <= low if low_open else value < low)
-    if too_low or (high is not None and value > high):
-        raise InvalidInputError(f"{owner} {name} must be {wanted}, got {value!r}")
-    return float(value)
+__all__ = ["check_documents", "check_keys", "copy_document"]
 
 
 def check_keys(

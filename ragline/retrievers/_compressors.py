@@ -18,7 +18,7 @@ from ragline.core import (
     PromptTemplate,
     Runnable,
 )
-from ragline.retrievers._checks import check_number, check_positive_int
+from ragline.core._checks import check_number, check_optional_number, check_optional_positive_int
 from ragline.retrievers._compression import BaseDocumentCompressor
 
 if TYPE_CHECKING:
@@ -70,13 +70,9 @@ class EmbeddingsFilter(BaseDocumentCompressor):
                 "EmbeddingsFilter needs k or similarity_threshold (or both); both are None"
             )
         self.embeddings = embeddings
-        self.k = check_positive_int("EmbeddingsFilter", "k", k, allow_none=True)
-        self.similarity_threshold = (
-            None
-            if similarity_threshold is None
-            else check_number(
-                "EmbeddingsFilter", "similarity_threshold", similarity_threshold, low=-1, high=1
-            )
+        self.k = check_optional_positive_int("EmbeddingsFilter k", k)
+        self.similarity_threshold = check_optional_number(
+            "EmbeddingsFilter similarity_threshold", similarity_threshold, low=-1, high=1
         )
 
     def __repr__(self) -> str:
@@ -143,8 +139,7 @@ class EmbeddingsRedundantFilter:
             )
         self.embeddings = embeddings
         self.similarity_threshold = check_number(
-            "EmbeddingsRedundantFilter",
-            "similarity_threshold",
+            "EmbeddingsRedundantFilter similarity_threshold",
             similarity_threshold,
             low=-1,
             high=1,

@@ -19,8 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
+from ragline.core._checks import check_number
 from ragline.retrievers._batching import ChildBatchRetriever
-from ragline.retrievers._checks import check_number
 
 __all__ = ["EnsembleRetriever", "weighted_reciprocal_rank"]
 
@@ -143,7 +143,7 @@ class EnsembleRetriever(ChildBatchRetriever):
                 )
         self.retrievers = list(retrievers)
         self.weights = _check_weights(weights, len(self.retrievers))
-        self.c = check_number("EnsembleRetriever", "c", c, low=0)
+        self.c = check_number("EnsembleRetriever c", c, low=0)
         if id_key is not None and not isinstance(id_key, str):
             raise InvalidInputError(
                 f"EnsembleRetriever id_key must be a str or None, got {id_key!r}"
@@ -242,7 +242,7 @@ def _check_weights(weights: Any, count: int) -> list[float]:
             "give one weight per retriever"
         )
     checked = [
-        check_number("EnsembleRetriever", f"weights[{i}]", w, low=0) for i, w in enumerate(weights)
+        check_number(f"EnsembleRetriever weights[{i}]", w, low=0) for i, w in enumerate(weights)
     ]
     total = math.fsum(checked)
     if total <= 0:

@@ -178,8 +178,8 @@ def test_an_empty_corpus_returns_nothing():
         ({"k": -2}, InvalidInputError, "k must be an int >= 1, got -2"),
         ({"k": 2.5}, InvalidInputError, "k must be an int >= 1, got 2.5"),
         ({"k1": -0.1}, InvalidInputError, "k1 must be a finite number >= 0, got -0.1"),
-        ({"b": 1.5}, InvalidInputError, r"b must be a finite number >= 0 and <= 1, got 1.5"),
-        ({"b": float("nan")}, InvalidInputError, "b must be a finite number"),
+        ({"b": 1.5}, InvalidInputError, r"b must be a number between 0 and 1, got 1.5"),
+        ({"b": float("nan")}, InvalidInputError, "b must be a number between 0 and 1, got nan"),
         (
             {"bm25_params": {"epsilon": 0.25}},
             ConfigurationError,

@@ -133,7 +133,7 @@ def test_filter_with_real_minilm(monkeypatch):
         (
             {"similarity_threshold": 1.5},
             InvalidInputError,
-            "similarity_threshold must be a finite number >= -1 and <= 1, got 1.5",
+            "similarity_threshold must be a number between -1 and 1 or None, got 1.5",
         ),
         ({"similarity_threshold": float("nan")}, InvalidInputError, "similarity_threshold must be"),
     ],
@@ -339,7 +339,7 @@ def test_redundant_filter_keeps_a_document_unless_it_is_close_to_one_already_kep
     assert dedup.transform_documents(docs) == [docs[i] for i in kept]
     assert dedup.transform_documents(docs[:1]) == docs[:1]
     with pytest.raises(
-        InvalidInputError, match="similarity_threshold must be a finite number >= -1 and <= 1"
+        InvalidInputError, match="similarity_threshold must be a number between -1 and 1"
     ):
         EmbeddingsRedundantFilter(EMBEDDINGS, similarity_threshold=2)
 
