@@ -353,13 +353,6 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
         return chunk if self.output_key is None else {self.output_key: chunk}
 
 
-def check_max_concurrency(value: int | None) -> int | None:
-    """Validate a chain's ``max_concurrency`` option (None: the config decides)."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise InvalidInputError(f"max_concurrency must be a positive int or None, got {value!r}")
-    return value
-
-
 def concurrency_config(max_concurrency: int | None) -> dict[str, Any]:
     """The batch config for a chain's ``max_concurrency`` (empty: inherit the caller's)."""
     return {} if max_concurrency is None else {"max_concurrency": max_concurrency}

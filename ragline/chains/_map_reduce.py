@@ -16,10 +16,10 @@ from ragline.chains._base import (
     BaseCombineDocumentsChain,
     _Final,
     _require_variable,
-    check_max_concurrency,
     concurrency_config,
 )
 from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
+from ragline.core._checks import check_optional_positive_int, check_positive_int
 
 __all__ = ["MapReduceDocumentsChain"]
 
@@ -68,8 +68,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
         **options: Any,
     ) -> None:
         super().__init__(llm, **options)
-        if isinstance(token_max, bool) or not isinstance(token_max, int) or token_max < 1:
-            raise InvalidInputError(f"token_max must be a positive int, got {token_max!r}")
+        self.token_max = check_positive_int("token_max", token_max)
         self.question_prompt = question_prompt or _prompts.map_prompt(question_key)
         self.combine_prompt = combine_prompt or _prompts.reduce_prompt(question_key)
         self.collapse_prompt = collapse_prompt or _prompts.collapse_prompt(question_key)
@@ -79,9 +78,8 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
             ("collapse_prompt", self.collapse_prompt),
         ]:
             _require_variable(prompt, self.document_variable_name, what)
-        self.token_max = token_max
         self.token_counter = token_counter or _token_counter_of(llm)
-        self.max_concurrency = check_max_concurrency(max_concurrency)
+        self.max_concurrency = check_optional_positive_int("max_concurrency", max_concurrency)
 
     @property
     def _prompts(self) -> list[BasePromptTemplate]:

@@ -10,10 +10,10 @@ from ragline.chains._base import (
     BaseCombineDocumentsChain,
     _Final,
     _require_variable,
-    check_max_concurrency,
     concurrency_config,
 )
 from ragline.core import BasePromptTemplate, Document, Runnable
+from ragline.core._checks import check_optional_positive_int
 
 __all__ = ["MapRerankDocumentsChain", "parse_scored_answer"]
 
@@ -77,7 +77,7 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
         super().__init__(llm, **options)
         self.prompt = prompt or _prompts.map_rerank_prompt(question_key)
         _require_variable(self.prompt, self.document_variable_name, "prompt")
-        self.max_concurrency = check_max_concurrency(max_concurrency)
+        self.max_concurrency = check_optional_positive_int("max_concurrency", max_concurrency)
 
     @property
     def _prompts(self) -> list[BasePromptTemplate]:

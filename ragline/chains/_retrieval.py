@@ -18,7 +18,6 @@ from ragline.chains._map_rerank import MapRerankDocumentsChain
 from ragline.chains._refine import RefineDocumentsChain
 from ragline.core import (
     BaseRetriever,
-    ConfigurationError,
     InvalidInputError,
     MissingVariableError,
     Runnable,
@@ -26,6 +25,7 @@ from ragline.core import (
     RunnableLambda,
     RunnablePassthrough,
 )
+from ragline.core._checks import check_choice
 
 __all__ = [
     "CHAIN_TYPES",
@@ -75,11 +75,7 @@ def create_documents_chain(
         >>> chain.invoke({"context": [Document("a")], "input": "?"})
         'ok'
     """
-    cls = CHAIN_TYPES.get(chain_type) if isinstance(chain_type, str) else None
-    if cls is None:
-        raise ConfigurationError(
-            f"chain_type {chain_type!r} is not one of {', '.join(map(repr, CHAIN_TYPES))}"
-        )
+    cls = CHAIN_TYPES[check_choice("chain_type", chain_type, CHAIN_TYPES)]
     valid = _chain_options(cls)
     unknown = sorted(set(options) - set(valid))
     if unknown:

@@ -501,6 +501,6 @@ def test_max_concurrency_must_be_a_positive_int(bad: Any) -> None:
     model = FakeListChatModel(responses=["x"])
     for cls in (MapReduceDocumentsChain, MapRerankDocumentsChain):
         with pytest.raises(
-            InvalidInputError, match="max_concurrency must be a positive int or None"
+            InvalidInputError, match=f"^max_concurrency must be an int >= 1 or None, got {bad!r}$"
         ):
             cls(model, max_concurrency=bad)
