@@ -5,16 +5,14 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
-import math
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-import numpy as np
-
 from ragline.core import Document, InvalidInputError
+from ragline.core._checks import check_positive_int, check_unit_interval
 from ragline.vectorstores.filters import FilterNode, parse_filter
 
 __all__ = [
@@ -65,7 +63,7 @@ class SearchPlan:
     def similarity(cls, k: int, filter: Mapping[str, Any] | None) -> SearchPlan:
         if filter is None and type(k) is int and k >= 1:
             return _plain_similarity(k)  # the hot path: frozen plans are built once per k
-        _check_positive("k", k)
+        k = check_positive_int("k", k)
         return cls(k=k, fetch_k=k, filter=parse_filter(filter))
 
     @classmethod
@@ -74,9 +72,9 @@ class SearchPlan:
     ) -> SearchPlan:
         if filter is None and score_threshold is None and type(k) is int and k >= 1:
             return _plain_relevance(k)
-        _check_positive("k", k)
+        k = check_positive_int("k", k)
         if score_threshold is not None:
-            _check_unit_interval("score_threshold", score_threshold)
+            check_unit_interval("score_threshold", score_threshold)
         return cls(
             k=k,
             fetch_k=k,
@@ -98,13 +96,13 @@ class SearchPlan:
             and 0.0 <= lambda_mult <= 1.0
         ):
             return _plain_mmr(k, fetch_k, float(lambda_mult))
-        _check_positive("k", k)
-        _check_positive("fetch_k", fetch_k)
+        k = check_positive_int("k", k)
+        fetch_k = check_positive_int("fetch_k", fetch_k)
         if fetch_k < k:
             raise InvalidInputError(
                 f"fetch_k ({fetch_k}) must be at least k ({k}): MMR picks k of fetch_k candidates"
             )
-        _check_unit_interval("lambda_mult", lambda_mult)
+        check_unit_interval("lambda_mult", lambda_mult)
         return cls(
             k=k,
             fetch_k=fetch_k,
@@ -127,21 +125,6 @@ def _plain_relevance(k: int) -> SearchPlan:
 @functools.lru_cache(maxsize=64)
 def _plain_mmr(k: int, fetch_k: int, lambda_mult: float) -> SearchPlan:
     return SearchPlan(k=k, fetch_k=fetch_k, filter=None, lambda_mult=lambda_mult, is_mmr=True)
-
-
-def _check_positive(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidInputError(f"{name} must be a positive integer, got {value!r}")
-
-
-def _check_unit_interval(name: str, value: Any) -> None:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float, np.floating, np.integer))
-        or not math.isfinite(value)
-        or not 0.0 <= value <= 1.0
-    ):
-        raise InvalidInputError(f"{name} must be a number between 0 and 1, got {value!r}")
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragline.core import (
-    ConfigurationError,
     DimensionError,
     Document,
     InvalidInputError,
     PersistenceError,
 )
+from ragline.core._checks import check_choice
 from ragline.vectorstores._validation import copy_metadata
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode, matches
@@ -64,10 +64,7 @@ class InMemoryVectorStore(VectorStore):
     """
 
     def __init__(self, embedding: Embeddings, *, metric: str = "cosine") -> None:
-        if metric not in METRICS:
-            raise ConfigurationError(
-                f"metric {metric!r} is not one of {', '.join(map(repr, METRICS))}"
-            )
+        check_choice("metric", metric, METRICS)
         self.embedding = embedding
         self.metric = metric
         self._lock = threading.RLock()

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ragline.core import BaseRetriever, ConfigurationError, Document, InvalidInputError
+from ragline.core import BaseRetriever, Document, InvalidInputError
+from ragline.core._checks import check_choice
 from ragline.vectorstores._validation import SearchPlan
 
 if TYPE_CHECKING:
@@ -137,10 +138,7 @@ def _default_tags(vectorstore: VectorStore) -> list[str]:
 
 def _plan(search_type: str, search_kwargs: dict[str, Any]) -> SearchPlan:
     """Check search_type and search_kwargs, and turn them into a SearchPlan."""
-    if search_type not in SEARCH_TYPES:
-        raise ConfigurationError(
-            f"search_type {search_type!r} is not one of {', '.join(map(repr, SEARCH_TYPES))}"
-        )
+    check_choice("search_type", search_type, SEARCH_TYPES)
     allowed = SEARCH_KWARGS[search_type]
     unknown = [key for key in search_kwargs if key not in allowed]
     if unknown:

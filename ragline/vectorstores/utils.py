@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ragline.core.exceptions import ConfigurationError, DimensionError
+from ragline.core._checks import check_choice
+from ragline.core.exceptions import DimensionError
 
 __all__ = [
     "METRICS",
@@ -91,12 +92,7 @@ def relevance_function(score_kind: str) -> Callable[[np.ndarray], np.ndarray]:
         >>> float(relevance_function("cosine_distance")(np.array([0.5]))[0])
         0.75
     """
-    try:
-        return RELEVANCE_FUNCTIONS[score_kind]
-    except KeyError:
-        raise ConfigurationError(
-            f"score kind {score_kind!r} is not one of {', '.join(map(repr, RELEVANCE_FUNCTIONS))}"
-        ) from None
+    return RELEVANCE_FUNCTIONS[check_choice("score kind", score_kind, RELEVANCE_FUNCTIONS)]
 
 
 def as_vector_matrix(

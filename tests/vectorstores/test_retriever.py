@@ -138,7 +138,7 @@ def test_options_are_checked_when_built(store: CountingStore) -> None:
         "'filter'",
     ):
         store.as_retriever(search_kwargs={"top_k": 3, "k": 2, "n": 1})
-    with pytest.raises(InvalidInputError, match="k must be a positive integer, got 0"):
+    with pytest.raises(InvalidInputError, match="k must be an int >= 1, got 0"):
         store.as_retriever(search_kwargs={"k": 0})
     with pytest.raises(InvalidInputError, match="lambda_mult must be a number between 0 and 1"):
         store.as_retriever(search_type="mmr", search_kwargs={"lambda_mult": 2})

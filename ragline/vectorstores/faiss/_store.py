@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragline.core import ConfigurationError, Document, InvalidInputError, PersistenceError
+from ragline.core._checks import check_choice, check_optional_positive_int
 from ragline.vectorstores._validation import SearchPlan, copy_metadata, is_flat
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.faiss import _files as _faiss_files
@@ -126,10 +127,7 @@ class FAISS(VectorStore):
         train_size: int | None = None,
         dimension: int | None = None,
     ) -> None:
-        if metric not in METRICS:
-            raise ConfigurationError(
-                f"metric {metric!r} is not one of {', '.join(map(repr, METRICS))}"
-            )
+        check_choice("metric", metric, METRICS)
         if not isinstance(index_factory, str) or not index_factory.strip():
             raise ConfigurationError(
                 f"index_factory must be a faiss index-factory string such as 'Flat', "
@@ -142,10 +140,7 @@ class FAISS(VectorStore):
             ("train_size", train_size),
             ("dimension", dimension),
         ):
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < 1
-            ):
-                raise ConfigurationError(f"{name} must be a positive integer, got {value!r}")
+            check_optional_positive_int(name, value, error=ConfigurationError)
         self.embedding = embedding
         self.metric = metric
         self._cosine = metric == "cosine"  # queries are normalized: checked on every search

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragline.core._checks import check_choice, check_positive_int
 from ragline.core.exceptions import ConfigurationError, FilterError, InvalidInputError
 from ragline.vectorstores.filters import And, Comparison, FilterNode, Or
 
@@ -196,10 +197,7 @@ def parse_index_schema(index_schema: Mapping[str, Any] | None) -> dict[str, str]
         for kind, entries in index_schema.items():
             for entry in entries:
                 name = entry.get("name") if isinstance(entry, Mapping) else entry
-                if kind not in FIELD_KINDS:
-                    raise ConfigurationError(
-                        f"index_schema kind {kind!r} is not one of {', '.join(FIELD_KINDS)}"
-                    )
+                check_choice("index_schema kind", kind, FIELD_KINDS)
                 if not isinstance(name, str):
                     raise ConfigurationError(f"index_schema {kind} entry {entry!r} has no name")
                 fields[name] = kind
@@ -218,26 +216,17 @@ def parse_vector_schema(vector_schema: Mapping[str, Any] | None) -> dict[str, An
         )
     checked: dict[str, Any] = {}
     algorithm = str(options.get("algorithm", "FLAT")).upper()
-    if algorithm not in ALGORITHMS:
-        raise ConfigurationError(f"vector algorithm {algorithm!r} is not one of FLAT, HNSW")
-    checked["algorithm"] = algorithm
+    checked["algorithm"] = check_choice("vector algorithm", algorithm, ALGORITHMS)
     metric = str(options.get("distance_metric", "COSINE")).upper()
-    if metric not in DISTANCE_METRICS:
-        raise ConfigurationError(
-            f"distance_metric {metric!r} is not one of {', '.join(DISTANCE_METRICS)}"
-        )
-    checked["distance_metric"] = metric
+    checked["distance_metric"] = check_choice("distance_metric", metric, DISTANCE_METRICS)
     if str(options.get("datatype", "FLOAT32")).upper() != "FLOAT32":
         raise ConfigurationError(f"datatype {options['datatype']!r} is not supported; use FLOAT32")
     for name, attribute in (("m", "hnsw_m"), ("ef_construction", "hnsw_ef_construction"),
                             ("ef_runtime", "hnsw_ef_runtime")):  # fmt: skip
         if name in options:
-            value = options[name]
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigurationError(
-                    f"vector_schema {name} must be a positive int, got {value!r}"
-                )
-            checked[attribute] = value
+            checked[attribute] = check_positive_int(
+                f"vector_schema {name}", options[name], error=ConfigurationError
+            )
     return checked
 
 
