@@ -20,6 +20,9 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REDIS_STACK_SCRIPT = REPO_ROOT / "scripts" / "redis-stack.sh"
+# The ONNX export of MiniLM is made once per cache folder: keep the suite's in the checkout
+# (git-ignored), not in the user's ~/.cache, unless RAGLINE_CACHE_DIR says where.
+os.environ.setdefault("RAGLINE_CACHE_DIR", str(REPO_ROOT / ".cache" / "ragline"))
 
 
 def _free_port() -> int:

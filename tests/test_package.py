@@ -39,6 +39,9 @@ HEAVY_MODULES = [
     "openai",
     "pypdf",
     "httpx",
+    "onnxruntime",
+    "onnx",
+    "tokenizers",
 ]
 
 # What each package (or top-level module, e.g. "cli") may import of ours: the dependency

@@ -1,7 +1,7 @@
 """ragline.embeddings: the Embeddings interface and its implementations.
 
 Public names load lazily, so ``import ragline.embeddings`` imports no torch,
-sentence_transformers or openai.
+sentence_transformers, onnxruntime or openai.
 """
 
 from ragline.core._lazy import attach
@@ -16,6 +16,8 @@ _EXPORTS = {
     "HuggingFaceEmbeddings": ".huggingface",
     "OpenAIEmbeddings": ".openai_compatible",
     "CacheBackedEmbeddings": ".cache",
+    "check_same_vectors": "._identity",
+    "describe_identity": "._identity",
 }
 
 __all__ = sorted(_EXPORTS)

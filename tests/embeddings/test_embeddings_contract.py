@@ -1,9 +1,10 @@
 """The Embeddings contract: every implementation passes these, unchanged.
 
 Implementations under test: HashingEmbeddings, DeterministicFakeEmbedding, the real
-MiniLM SentenceTransformerEmbeddings, OpenAIEmbeddings against a real local HTTP server,
-CacheBackedEmbeddings over a byte store, and a minimal subclass that implements only the
-two abstract list methods (so the interface's defaults are held to the contract too).
+MiniLM SentenceTransformerEmbeddings (torch and ONNX backends), OpenAIEmbeddings against
+a real local HTTP server, CacheBackedEmbeddings over a byte store, and a minimal subclass
+that implements only the two abstract list methods (so the interface's defaults are held
+to the contract too).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def server() -> Iterator[OpenAITestServer]:
         yield running
 
 
-IMPLEMENTATIONS = ["hashing", "fake", "minilm", "openai", "cached", "list-only"]
+IMPLEMENTATIONS = ["hashing", "fake", "minilm", "minilm-onnx", "openai", "cached", "list-only"]
 
 
 @pytest.fixture(params=IMPLEMENTATIONS)
@@ -58,6 +59,8 @@ def embeddings(request: pytest.FixtureRequest) -> Embeddings:
         return DeterministicFakeEmbedding(size=12)
     if kind == "minilm":
         return SentenceTransformerEmbeddings(normalize_embeddings=True)
+    if kind == "minilm-onnx":
+        return SentenceTransformerEmbeddings(backend="onnx", normalize_embeddings=True)
     if kind == "openai":
         server = request.getfixturevalue("server")
         return OpenAIEmbeddings(model="test-model", base_url=server.base_url, max_retries=0)

@@ -1,0 +1,63 @@
+"""Embedding identity: what decides a model's vectors, recorded beside a store.
+
+A store's vectors can only be searched with vectors from the same model, weights,
+precision, normalisation and dimension. The backend that computed them is recorded too
+but does not count: fp32 ONNX and torch give the same vectors (cosine >= 0.9999).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ragline.core import ConfigurationError
+
+__all__ = ["check_same_vectors", "describe_identity"]
+
+# recorded for information: computing the same vectors another way is fine
+_IGNORED = frozenset({"backend"})
+
+
+def describe_identity(identity: Mapping[str, Any]) -> str:
+    """One line for messages: ``model (backend precision, normalized, dimension 384)``."""
+    parts = [
+        f"{identity.get('backend', '?')} {identity.get('precision', '?')}",
+        "normalized" if identity.get("normalized") else "not normalized",
+        f"dimension {identity.get('dimension', '?')}",
+    ]
+    digest = identity.get("weights_sha256")
+    if digest:
+        parts.append(f"weights {str(digest)[:12]}")
+    return f"{identity.get('model', '?')} ({', '.join(parts)})"
+
+
+def check_same_vectors(
+    stored: Mapping[str, Any], current: Mapping[str, Any], *, where: str = "the store"
+) -> None:
+    """Raise unless the two identities give the same vectors (backend may differ).
+
+    Args:
+        stored: the identity recorded when the vectors were made.
+        current: the identity of the embeddings about to be used with them.
+        where: what holds the stored vectors, for the message.
+
+    Raises:
+        ConfigurationError: they differ in model, weights, precision, normalisation or
+            dimension; the message names both and what differs.
+
+    Example:
+        >>> a = {"model": "m", "backend": "torch", "precision": "fp32", "dimension": 3}
+        >>> check_same_vectors(a, {**a, "backend": "onnx"})  # same vectors: no error
+    """
+    differing = sorted(
+        key
+        for key in set(stored) | set(current)
+        if key not in _IGNORED and stored.get(key) != current.get(key)
+    )
+    if differing:
+        raise ConfigurationError(
+            f"{where} was embedded with {describe_identity(stored)}, but this run embeds "
+            f"with {describe_identity(current)}; they differ in {', '.join(differing)}, so "
+            "its vectors cannot be compared: use the embedding the store was built with, "
+            "or index into a new store"
+        )

@@ -1,0 +1,169 @@
+"""Export a sentence-transformers transformer to ONNX, once, into ragline's cache.
+
+The one place torch is needed by the ONNX backend: ``torch.onnx.export`` traces the
+Hugging Face model loaded from the packaged weights (nothing is downloaded), then
+ONNX Runtime's transformer optimizer fuses each layer's attention, GELU and
+skip-layer-normalisation into single operators (what makes the export faster than the
+eager torch model on CPU). The result is written to a temporary name in the cache
+folder and renamed into place, so two processes exporting at once both succeed and
+the reader never sees half a file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import tempfile
+import threading
+import warnings
+from pathlib import Path
+from typing import Any
+
+from ragline.core import MissingDependencyError
+from ragline.core._optional import require
+from ragline.embeddings._onnx import (
+    EXPORT_VERSION,
+    ModelSpec,
+    export_path,
+    write_atomic,
+)
+
+__all__ = ["ensure_export"]
+
+OPSET = 17
+_log = logging.getLogger(__name__)
+_export_lock = threading.Lock()
+
+
+def ensure_export(
+    spec: ModelSpec,
+    sha256: str,
+    *,
+    precision: str = "fp32",
+) -> Path:
+    """Return the cached ONNX export of ``spec``'s weights, exporting it first if needed.
+
+    Args:
+        spec: the model folder.
+        sha256: the digest of ``spec.weights`` (the cache key).
+        precision: ``"fp32"``.
+
+    Raises:
+        MissingDependencyError: no export is cached and torch, transformers or onnx is
+            missing; the message says how to prepare one elsewhere.
+    """
+    target = export_path(sha256, precision)
+    if target.is_file():
+        return target
+    with _export_lock:
+        if target.is_file():  # another thread of this process finished it meanwhile
+            return target
+        modules = _export_modules(target)
+        # a warning, so a person sees why this first call takes seconds (logging's
+        # last-resort handler prints it on stderr when the application set none up)
+        _log.warning("exporting %s to ONNX once, into %s", spec.path, target.parent)
+        _export(spec, sha256, target, modules)
+    return target
+
+
+def _export_modules(target: Path) -> tuple[Any, Any]:
+    try:
+        torch = require("torch", "local")
+        transformers = require("transformers", "local")
+        require("onnx", "onnx")
+    except MissingDependencyError as err:
+        raise MissingDependencyError(
+            f"the ONNX backend needs a one-time export of the model to {target}, and the "
+            f"export needs torch, transformers and onnx ({err}). Install them "
+            "(pip install 'ragline[local,onnx]'), or copy that folder from a machine that "
+            "has made the export (set RAGLINE_CACHE_DIR to move the cache), or use "
+            "backend='torch'"
+        ) from err
+    return torch, transformers
+
+
+def _export(spec: ModelSpec, sha256: str, target: Path, modules: tuple[Any, Any]) -> None:
+    torch, transformers = modules
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights are local; never download
+    config = json.loads((spec.transformer_path / "config.json").read_text(encoding="utf-8"))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".export-") as work:
+        traced = Path(work) / "traced.onnx"
+        fused = Path(work) / "fused.onnx"
+        _trace(torch, transformers, spec, traced)
+        if config.get("model_type") == "bert":  # the fusions ONNX Runtime knows for BERT
+            _fuse(traced, fused, config)
+        else:
+            fused = traced
+        os.replace(fused, target)  # same folder: an atomic rename
+    details = {
+        "weights": str(spec.weights),
+        "weights_sha256": sha256,
+        "export_version": EXPORT_VERSION,
+        "opset": OPSET,
+        "torch": str(torch.__version__),
+        "transformers": str(transformers.__version__),
+        "python": platform.python_version(),
+    }
+    write_atomic(target.parent / "export.json", (json.dumps(details, indent=2) + "\n").encode())
+
+
+def _trace(torch: Any, transformers: Any, spec: ModelSpec, destination: Path) -> None:
+    """``torch.onnx.export`` of the transformer: token ids and mask in, token vectors out."""
+    model = transformers.AutoModel.from_pretrained(
+        str(spec.transformer_path), attn_implementation="eager", local_files_only=True
+    ).eval()
+
+    class TokenEmbeddings(torch.nn.Module):  # type: ignore[misc,name-defined]
+        """The transformer with token types fixed at 0 (one text per input)."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: Any, attention_mask: Any) -> Any:
+            output = self.model(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                token_type_ids=torch.zeros_like(input_ids),
+            )
+            return output.last_hidden_state
+
+    # two texts of different lengths, so padding is traced as a general case
+    input_ids = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]])
+    attention_mask = torch.tensor([[1, 1, 1, 1], [1, 1, 1, 0]])
+    dynamic = {0: "batch", 1: "tokens"}
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")  # tracer notes about constant shapes checks
+        torch.onnx.export(
+            TokenEmbeddings(),
+            (input_ids, attention_mask),
+            str(destination),
+            input_names=["input_ids", "attention_mask"],
+            output_names=["token_embeddings"],
+            dynamic_axes={
+                "input_ids": dynamic,
+                "attention_mask": dynamic,
+                "token_embeddings": dynamic,
+            },
+            opset_version=OPSET,
+            do_constant_folding=True,
+            dynamo=False,
+        )
+
+
+def _fuse(source: Path, destination: Path, config: dict[str, Any]) -> None:
+    """Fuse attention, GELU and layer norms (ONNX Runtime's BERT optimizer, CPU-safe)."""
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    optimized = optimize_model(
+        str(source),
+        model_type="bert",
+        num_heads=int(config["num_attention_heads"]),
+        hidden_size=int(config["hidden_size"]),
+        opt_level=0,  # graph fusions only: the file stays portable across CPUs
+        use_gpu=False,
+    )
+    optimized.save_model_to_file(str(destination))
