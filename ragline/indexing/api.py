@@ -3,29 +3,56 @@
 Each document is keyed by a hash of its content and metadata (a stable JSON encoding,
 sha256 by default; never Python's per-process ``hash()``). The key is also the
 document's id in the vector store, so writing it twice replaces it (upsert). A record
-manager remembers every key written, with the document's source and a time stamp:
+manager remembers every key written, with the document's source and a time stamp.
 
-1. the run asks the record manager for the time it starts at;
-2. per batch: documents are hashed and de-duplicated; keys already recorded are
-   skipped (only their time stamp is refreshed); the others are added to the vector
-   store, and only then recorded, so a failed write leaves them unrecorded and a
-   retry adds them again;
-3. cleanup deletes, from the vector store and then from the records, the keys whose
-   stamp is older than the run's start: for ``"incremental"`` those of the sources
-   seen in the run (as the stream moves past each source), for ``"full"`` every key
-   not seen in the run, for ``"scoped_full"`` those of the sources seen, at the end.
+The write order makes a run converge after it stops at ANY point (an exception, a
+killed process): the next run of the same call leaves the store holding exactly the
+documents a complete run would have, nothing stale, nothing missing. With a record
+manager that keeps an intent log (``SQLRecordManager``, ``InMemoryRecordManager``):
+
+1. recovery: writes a stopped run had started and not confirmed are finished first.
+   A pending delete is done again (deleting twice is harmless) and forgotten; a
+   pending add is looked up in the store (``get_by_ids``): documents the store holds
+   are recorded (as older than this run, so cleanup judges them like any other), the
+   others forgotten, so this run adds them again if they are still in the corpus;
+2. the run asks the record manager for the time it starts at;
+3. per batch: documents are hashed and de-duplicated; keys already recorded are
+   skipped (only their time stamp is refreshed); the others are marked pending, added
+   to the vector store, and then recorded, which clears their pending mark in the same
+   transaction;
+4. cleanup marks the keys whose stamp is older than the run's start pending, deletes
+   them from the vector store, then from the records (clearing the marks): for
+   ``"incremental"`` those of the sources seen in the run (as the stream moves past
+   each source), for ``"full"`` every key not seen in the run, for ``"scoped_full"``
+   those of the sources seen, at the end.
+
+So a key is recorded only once the store holds it, and a key the store may hold is
+always either recorded or pending. A record manager without an intent log gets the
+same order without the marks: a failed write is retried by the next run, but a
+process killed between a store write and its record can leave a stale document.
+
+Both writes must be durable when they return for this to survive a killed process: a
+store on a server (Redis) with a SQLite file of records. A store kept in memory and
+saved later (FAISS + ``save_local``) is durable only when saved; the store folder
+(``ragline.store_folder``) saves the store and its records together.
 
 Documents of one source are expected to come together (as loaders yield them):
 incremental cleanup of a source waits until a batch no longer ends inside it, so a
 source split over several batches is not deleted and re-added on an unchanged re-run.
+``docs_source`` is read lazily, one batch at a time: when the first document of a batch
+is taken from it, every earlier batch is stored, recorded and (incremental) cleaned up.
+
+``index`` and ``aindex`` share one implementation: a generator of the calls to make
+(:class:`_Call`), driven by a sync and an async runner (the ``Operation`` pattern of
+``ragline.core._redis``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
 from ragline.core import ConfigurationError, Document, InvalidInputError
@@ -104,6 +131,18 @@ class _Prepared:
     duplicates: int
 
 
+@dataclass
+class _Writes:
+    """The documents of a batch to write, and their sources."""
+
+    documents: list[Document] = field(default_factory=list)
+    sources: list[str | None] = field(default_factory=list)
+
+    @property
+    def ids(self) -> list[str]:
+        return [str(doc.id) for doc in self.documents]
+
+
 class _Run:
     """The checked options of one index run and its counts (shared by index and aindex)."""
 
@@ -147,9 +186,10 @@ class _Run:
                 f"record_manager must be a RecordManager (InMemoryRecordManager, "
                 f"SQLRecordManager ...), got {type(record_manager).__name__}"
             )
-        needed = ["aadd_documents"] if is_async else ["add_documents"]
+        prefix = "a" if is_async else ""
+        needed = [prefix + "add_documents"]
         if cleanup is not None:
-            needed.append("adelete" if is_async else "delete")
+            needed.append(prefix + "delete")
         for method in needed:
             if not callable(getattr(vector_store, method, None)):
                 raise InvalidInputError(
@@ -157,6 +197,12 @@ class _Run:
                     f"index() with cleanup={cleanup!r} needs "
                     f"{' and '.join(name + '()' for name in needed)}"
                 )
+        self.record_manager = record_manager
+        self.vector_store = vector_store
+        self.intents = record_manager.keeps_intents
+        # recovery looks pending adds up; a store that cannot gets them deleted instead
+        self.can_look_up = callable(getattr(vector_store, prefix + "get_by_ids", None))
+        self.can_delete = callable(getattr(vector_store, prefix + "delete", None))
         self.batch_size = batch_size
         self.cleanup = cleanup
         self.source_id_key = source_id_key
@@ -210,13 +256,14 @@ class _Run:
             return None
         return source if isinstance(source, str) else str(source)
 
-    def select(self, prepared: _Prepared, exists: list[bool]) -> list[Document]:
-        """The documents to write, counting the skipped and the updated ones."""
-        to_write = [
-            doc
-            for doc, stored in zip(prepared.documents, exists, strict=True)
-            if self.force_update or not stored
-        ]
+    def select(self, prepared: _Prepared, exists: list[bool]) -> _Writes:
+        """The documents to write (with their sources), counting skipped and updated ones."""
+        writes = _Writes()
+        for doc, source, stored in zip(prepared.documents, prepared.sources, exists, strict=True):
+            if self.force_update or not stored:
+                writes.documents.append(doc)
+                writes.sources.append(source)
+        to_write = writes.documents
         stored_count = sum(exists)
         result = self.result
         result["num_skipped"] += prepared.duplicates
@@ -226,7 +273,7 @@ class _Run:
         else:
             result["num_skipped"] += stored_count
             result["num_added"] += len(to_write)
-        return to_write
+        return writes
 
     def sources_to_clean(self, prepared: _Prepared | None) -> list[str]:
         """Incremental: the sources the stream has moved past (all of them at the end)."""
@@ -237,6 +284,151 @@ class _Run:
         last = prepared.sources[-1] if prepared.sources else None
         self._carried = [last] if last is not None else []
         return [source for source in seen if source != last]
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One method call the indexing steps need: the sync driver calls ``target.name``,
+    the async driver awaits ``target.a<name>`` (every method used has that twin)."""
+
+    target: object
+    name: str
+    args: tuple[object, ...] = ()
+    kwargs: dict[str, object] = field(default_factory=dict)
+
+
+class _NextBatch:
+    """Ask the driver for the next batch of documents (None when the source is done)."""
+
+
+NEXT_BATCH = _NextBatch()
+Steps = Generator["_Call | _NextBatch", Any, IndexingResult]
+
+
+def _steps(run: _Run) -> Steps:
+    """The whole of one index run, as the calls to make (see the module docstring)."""
+    records, store = run.record_manager, run.vector_store
+    if run.intents:
+        yield from _recover(run)
+    started = yield _Call(records, "get_time")
+    seen_sources: dict[str, None] = {}
+    position = 0
+    while (batch := (yield NEXT_BATCH)) is not None:
+        prepared = run.prepare(batch, position)
+        position += len(batch)
+        writes = run.select(prepared, (yield _Call(records, "exists", (prepared.keys,))))
+        if writes.documents:
+            ids = writes.ids
+            if run.intents:
+                yield _mark(records, ids, writes.sources, "add")
+            yield _Call(store, "add_documents", (writes.documents,), {"ids": ids})
+        yield _Call(
+            records,
+            "update",
+            (prepared.keys,),
+            {"group_ids": prepared.sources, "time_at_least": started},
+        )
+        if run.cleanup == "incremental":
+            yield from _delete_stale(run, started, run.sources_to_clean(prepared))
+        elif run.cleanup == "scoped_full":
+            seen_sources.update(dict.fromkeys(s for s in prepared.sources if s is not None))
+    if run.cleanup == "incremental":
+        yield from _delete_stale(run, started, run.sources_to_clean(None))
+    elif run.cleanup == "full":
+        yield from _delete_stale(run, started, None)
+    elif run.cleanup == "scoped_full" and seen_sources:
+        yield from _delete_stale(run, started, list(seen_sources))
+    return run.result
+
+
+def _mark(records: RecordManager, keys: list[str], groups: list[str | None], op: str) -> _Call:
+    return _Call(records, "mark_pending", (keys,), {"group_ids": groups, "operation": op})
+
+
+def _delete_stale(run: _Run, started: float, sources: list[str] | None) -> Steps:
+    """Delete keys stamped before the run started (of these sources; all when None)."""
+    if sources is not None and not sources:
+        return run.result
+    records, store = run.record_manager, run.vector_store
+    while keys := (
+        yield _Call(
+            records,
+            "list_keys",
+            kwargs={"before": started, "group_ids": sources, "limit": run.cleanup_batch_size},
+        )
+    ):
+        if run.intents:
+            yield _mark(records, keys, [None] * len(keys), "delete")
+        yield _Call(store, "delete", (keys,))  # the store first: a failure leaves the records
+        yield _Call(records, "delete_keys", (keys,))
+        run.result["num_deleted"] += len(keys)
+    return run.result
+
+
+def _recover(run: _Run) -> Steps:
+    """Finish the writes a stopped run left pending (see the module docstring)."""
+    records, store = run.record_manager, run.vector_store
+    while pending := (
+        yield _Call(records, "list_pending", kwargs={"limit": run.cleanup_batch_size})
+    ):
+        adds = [write for write in pending if write.operation == "add"]
+        deletes = [write.key for write in pending if write.operation == "delete"]
+        if adds and not run.can_look_up:
+            deletes.extend(write.key for write in adds)
+            adds = []
+        if adds:
+            found = yield _Call(store, "get_by_ids", ([write.key for write in adds],))
+            held = {document.id for document in found}
+            stored = [write for write in adds if write.key in held]
+            if stored:
+                yield _Call(
+                    records,
+                    "update",
+                    ([write.key for write in stored],),
+                    {"group_ids": [write.group_id for write in stored]},
+                )
+            missing = [write.key for write in adds if write.key not in held]
+            if missing:
+                yield _Call(records, "delete_keys", (missing,))
+        if deletes:
+            if run.can_delete:
+                yield _Call(store, "delete", (deletes,))
+            yield _Call(records, "delete_keys", (deletes,))
+            run.result["num_deleted"] += len(deletes)
+    return run.result
+
+
+def _drive(steps: Steps, batches: Iterator[list[Any]]) -> IndexingResult:
+    """Run the steps with sync calls."""
+    reply: Any = None
+    try:
+        while True:
+            request = steps.send(reply)
+            if isinstance(request, _NextBatch):
+                reply = next(batches, None)
+            else:
+                reply = getattr(request.target, request.name)(*request.args, **request.kwargs)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    finally:
+        steps.close()
+
+
+async def _adrive(steps: Steps, batches: AsyncIterator[list[Any]]) -> IndexingResult:
+    """Run the steps with async calls (``a<name>``)."""
+    reply: Any = None
+    try:
+        while True:
+            request = steps.send(reply)
+            if isinstance(request, _NextBatch):
+                reply = await anext(batches, None)
+            else:
+                method = getattr(request.target, "a" + request.name)
+                reply = await method(*request.args, **request.kwargs)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    finally:
+        steps.close()
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -350,48 +542,7 @@ def index(
         source_id_key=source_id_key, cleanup_batch_size=cleanup_batch_size,
         force_update=force_update, key_encoder=key_encoder, is_async=False,
     )  # fmt: skip
-    documents = _documents_of(docs_source)
-    started = record_manager.get_time()
-    seen_sources: dict[str, None] = {}
-    position = 0
-    for batch in _batches(documents, batch_size):
-        prepared = run.prepare(batch, position)
-        position += len(batch)
-        to_write = run.select(prepared, record_manager.exists(prepared.keys))
-        if to_write:
-            vector_store.add_documents(to_write, ids=[doc.id for doc in to_write])
-        record_manager.update(prepared.keys, group_ids=prepared.sources, time_at_least=started)
-        if cleanup == "incremental":
-            _delete_stale(
-                run, record_manager, vector_store, started, run.sources_to_clean(prepared)
-            )
-        elif cleanup == "scoped_full":
-            seen_sources.update(dict.fromkeys(s for s in prepared.sources if s is not None))
-    if cleanup == "incremental":
-        _delete_stale(run, record_manager, vector_store, started, run.sources_to_clean(None))
-    elif cleanup == "full":
-        _delete_stale(run, record_manager, vector_store, started, None)
-    elif cleanup == "scoped_full" and seen_sources:
-        _delete_stale(run, record_manager, vector_store, started, list(seen_sources))
-    return run.result
-
-
-def _delete_stale(
-    run: _Run,
-    record_manager: RecordManager,
-    vector_store: Any,
-    started: float,
-    sources: list[str] | None,
-) -> None:
-    """Delete keys stamped before the run started (of these sources; all when None)."""
-    if sources is not None and not sources:
-        return
-    while keys := record_manager.list_keys(
-        before=started, group_ids=sources, limit=run.cleanup_batch_size
-    ):
-        vector_store.delete(keys)  # the store first: a failure here leaves the records to retry
-        record_manager.delete_keys(keys)
-        run.result["num_deleted"] += len(keys)
+    return _drive(_steps(run), _batches(_documents_of(docs_source), batch_size))
 
 
 async def aindex(
@@ -425,46 +576,4 @@ async def aindex(
         source_id_key=source_id_key, cleanup_batch_size=cleanup_batch_size,
         force_update=force_update, key_encoder=key_encoder, is_async=True,
     )  # fmt: skip
-    documents = _adocuments_of(docs_source)
-    started = await record_manager.aget_time()
-    seen_sources: dict[str, None] = {}
-    position = 0
-    async for batch in _abatches(documents, batch_size):
-        prepared = run.prepare(batch, position)
-        position += len(batch)
-        to_write = run.select(prepared, await record_manager.aexists(prepared.keys))
-        if to_write:
-            await vector_store.aadd_documents(to_write, ids=[doc.id for doc in to_write])
-        await record_manager.aupdate(
-            prepared.keys, group_ids=prepared.sources, time_at_least=started
-        )
-        if cleanup == "incremental":
-            await _adelete_stale(
-                run, record_manager, vector_store, started, run.sources_to_clean(prepared)
-            )
-        elif cleanup == "scoped_full":
-            seen_sources.update(dict.fromkeys(s for s in prepared.sources if s is not None))
-    if cleanup == "incremental":
-        await _adelete_stale(run, record_manager, vector_store, started, run.sources_to_clean(None))
-    elif cleanup == "full":
-        await _adelete_stale(run, record_manager, vector_store, started, None)
-    elif cleanup == "scoped_full" and seen_sources:
-        await _adelete_stale(run, record_manager, vector_store, started, list(seen_sources))
-    return run.result
-
-
-async def _adelete_stale(
-    run: _Run,
-    record_manager: RecordManager,
-    vector_store: Any,
-    started: float,
-    sources: list[str] | None,
-) -> None:
-    if sources is not None and not sources:
-        return
-    while keys := await record_manager.alist_keys(
-        before=started, group_ids=sources, limit=run.cleanup_batch_size
-    ):
-        await vector_store.adelete(keys)
-        await record_manager.adelete_keys(keys)
-        run.result["num_deleted"] += len(keys)
+    return await _adrive(_steps(run), _abatches(_adocuments_of(docs_source), batch_size))

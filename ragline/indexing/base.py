@@ -8,6 +8,16 @@ already stored and find the stale ones to delete.
 A record manager implements the methods below for one ``namespace``; two managers on
 the same database with different namespaces never see each other's keys.
 
+Writes that must survive a crash of the process between the vector store and the
+records go through an *intent log* (:meth:`RecordManager.mark_pending`): before
+``index()`` adds documents to, or deletes them from, the vector store, it records the
+keys as pending; :meth:`~RecordManager.update` (for added keys) and
+:meth:`~RecordManager.delete_keys` (for deleted ones) clear them in the same
+transaction as the records they write. Whatever is still pending when the next run
+starts was interrupted, and that run finishes it from what the store really holds (see
+``ragline.indexing.api``). A manager that does not keep an intent log still works;
+``index()`` then cannot repair a crash between the two writes.
+
 Times are seconds since the epoch (floats). ``get_time()`` never goes backwards for a
 given manager, and is strictly later than every time it has stamped before, so records
 written by an earlier run always compare as older than the start of a later run, even
@@ -22,11 +32,31 @@ import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import Literal, NamedTuple
 
 from ragline.core import InvalidInputError
-from ragline.core._checks import check_str_list
+from ragline.core._checks import check_choice, check_str_list
 
-__all__ = ["RecordManager", "check_group_ids", "check_keys", "next_time"]
+__all__ = [
+    "PENDING_OPERATIONS",
+    "PendingWrite",
+    "RecordManager",
+    "check_group_ids",
+    "check_keys",
+    "next_time",
+]
+
+PendingOperation = Literal["add", "delete"]
+PENDING_OPERATIONS: tuple[PendingOperation, ...] = ("add", "delete")
+
+
+class PendingWrite(NamedTuple):
+    """A vector-store write that was started and not yet confirmed in the records."""
+
+    key: str
+    group_id: str | None
+    operation: PendingOperation
+    """``"add"``: the document may or may not be in the store; ``"delete"``: likewise."""
 
 
 class RecordManager(ABC):
@@ -110,6 +140,37 @@ class RecordManager(ABC):
     def delete_keys(self, keys: Sequence[str]) -> None:
         """Forget these keys (all in one transaction); keys not recorded are ignored."""
 
+    # The intent log. Not part of LangChain's interface: a manager that does not
+    # override these keeps no log, and index() falls back to ordering its writes.
+
+    @property
+    def keeps_intents(self) -> bool:
+        """Whether this manager keeps an intent log (overrides :meth:`mark_pending`)."""
+        return type(self).mark_pending is not RecordManager.mark_pending
+
+    def mark_pending(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        operation: PendingOperation,
+    ) -> None:
+        """Log that a vector-store write of these keys is about to start (one transaction).
+
+        :meth:`update` and :meth:`delete_keys` clear a key's entry in the same transaction
+        as its record. A key already pending takes the new group id and operation.
+
+        Args:
+            keys: the document keys about to be written to (or deleted from) the store.
+            group_ids: one group id (or None) per key.
+            operation: ``"add"`` or ``"delete"``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} keeps no intent log")
+
+    def list_pending(self, *, limit: int | None = None) -> list[PendingWrite]:
+        """The writes logged by :meth:`mark_pending` and not yet confirmed, oldest first."""
+        return []
+
     def count_groups(self) -> int:
         """How many distinct group ids (sources) the recorded keys have (None not counted).
 
@@ -159,6 +220,22 @@ class RecordManager(ABC):
     async def adelete_keys(self, keys: Sequence[str]) -> None:
         """Async :meth:`delete_keys`."""
         await asyncio.to_thread(self.delete_keys, keys)
+
+    async def amark_pending(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        operation: PendingOperation,
+    ) -> None:
+        """Async :meth:`mark_pending`."""
+        await asyncio.to_thread(
+            lambda: self.mark_pending(keys, group_ids=group_ids, operation=operation)
+        )
+
+    async def alist_pending(self, *, limit: int | None = None) -> list[PendingWrite]:
+        """Async :meth:`list_pending`."""
+        return await asyncio.to_thread(lambda: self.list_pending(limit=limit))
 
 
 def next_time(last_stamped: float | None) -> float:
@@ -215,3 +292,9 @@ def check_group_ids(group_ids: Sequence[str | None] | None, count: int) -> list[
                 f"{item!r:.60}"
             )
     return items
+
+
+def check_operation(operation: str) -> PendingOperation:
+    """``operation`` if it is ``"add"`` or ``"delete"``, else InvalidInputError."""
+    check_choice("operation", operation, PENDING_OPERATIONS, error=InvalidInputError)
+    return "add" if operation == "add" else "delete"

@@ -7,9 +7,12 @@ from collections.abc import Sequence
 
 from ragline.core._checks import check_optional_positive_int
 from ragline.indexing.base import (
+    PendingOperation,
+    PendingWrite,
     RecordManager,
     check_group_ids,
     check_keys,
+    check_operation,
     next_time,
 )
 
@@ -38,6 +41,7 @@ class InMemoryRecordManager(RecordManager):
         super().__init__(namespace)
         # key -> (group id, time stamped); insertion order kept, so listings are stable
         self._records: dict[str, tuple[str | None, float]] = {}
+        self._pending: dict[str, PendingWrite] = {}  # the intent log
         self._last_stamp: float | None = None
         self._lock = threading.Lock()
 
@@ -70,6 +74,9 @@ class InMemoryRecordManager(RecordManager):
             self._records.update(
                 (key, (group, now)) for key, group in zip(keys, groups, strict=True)
             )
+            if self._pending:
+                for key in keys:
+                    self._pending.pop(key, None)
 
     def exists(self, keys: Sequence[str]) -> list[bool]:
         keys = check_keys(keys)
@@ -105,6 +112,28 @@ class InMemoryRecordManager(RecordManager):
         with self._lock:
             for key in keys:
                 self._records.pop(key, None)
+                self._pending.pop(key, None)
+
+    def mark_pending(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        operation: PendingOperation,
+    ) -> None:
+        keys = check_keys(keys)
+        groups = check_group_ids(group_ids, len(keys))
+        operation = check_operation(operation)
+        with self._lock:
+            for key, group in zip(keys, groups, strict=True):
+                self._pending.pop(key, None)  # a re-marked key moves to the end
+                self._pending[key] = PendingWrite(key, group, operation)
+
+    def list_pending(self, *, limit: int | None = None) -> list[PendingWrite]:
+        limit = check_optional_positive_int("limit", limit)
+        with self._lock:
+            pending = list(self._pending.values())
+        return pending if limit is None else pending[:limit]
 
     def count_groups(self) -> int:
         with self._lock:
@@ -142,3 +171,15 @@ class InMemoryRecordManager(RecordManager):
 
     async def adelete_keys(self, keys: Sequence[str]) -> None:
         self.delete_keys(keys)
+
+    async def amark_pending(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        operation: PendingOperation,
+    ) -> None:
+        self.mark_pending(keys, group_ids=group_ids, operation=operation)
+
+    async def alist_pending(self, *, limit: int | None = None) -> list[PendingWrite]:
+        return self.list_pending(limit=limit)

@@ -10,6 +10,14 @@ Indexes: ``(namespace, updated_at)`` for full cleanup and the clock, and
 ``(namespace, group_id, updated_at)`` so incremental cleanup seeks each source's stale
 keys instead of scanning every key stamped before the run.
 
+A second table, ``ragline_pending``, is the intent log (see ``ragline.indexing.base``):
+``mark_pending`` inserts keys, and ``update`` / ``delete_keys`` remove them in the same
+transaction as the records they write.
+
+A manager on ``":memory:"`` can be filled from a database file and copied into a new one
+(:meth:`SQLRecordManager.copy_from`, :meth:`SQLRecordManager.copy_to`): the store folder
+works on records in memory and writes them out with the store it describes.
+
 Lists of keys and group ids travel to SQLite as one JSON array (``json_each``), so a
 call with 100,000 keys is one statement, below every SQLite variable limit.
 """
@@ -27,9 +35,12 @@ from pathlib import Path
 from ragline.core import ConfigurationError, PersistenceError
 from ragline.core._checks import check_optional_positive_int
 from ragline.indexing.base import (
+    PendingOperation,
+    PendingWrite,
     RecordManager,
     check_group_ids,
     check_keys,
+    check_operation,
     next_time,
 )
 
@@ -48,7 +59,18 @@ CREATE INDEX IF NOT EXISTS ix_upsertion_record_namespace_updated_at
     ON upsertion_record (namespace, updated_at);
 CREATE INDEX IF NOT EXISTS ix_upsertion_record_namespace_group_id_updated_at
     ON upsertion_record (namespace, group_id, updated_at);
+CREATE TABLE IF NOT EXISTS ragline_pending (
+    namespace TEXT NOT NULL,
+    key TEXT NOT NULL,
+    group_id TEXT,
+    operation TEXT NOT NULL,
+    PRIMARY KEY (namespace, key)
+);
 """
+
+_CLEAR_PENDING = (
+    "DELETE FROM ragline_pending WHERE namespace = ? AND key IN (SELECT value FROM json_each(?))"
+)
 
 _UPSERT = """
 INSERT INTO upsertion_record (uuid, key, namespace, group_id, updated_at)
@@ -251,6 +273,8 @@ class SQLRecordManager(RecordManager):
                     )
                 ),
             )
+            if self._has_pending(connection):
+                connection.execute(_CLEAR_PENDING, (namespace, json.dumps(keys)))
 
     def exists(self, keys: Sequence[str]) -> list[bool]:
         keys = check_keys(keys)
@@ -301,12 +325,110 @@ class SQLRecordManager(RecordManager):
         keys = check_keys(keys)
         if not keys:
             return
+        encoded = json.dumps(keys)
         with self._transaction() as connection:
             connection.execute(
                 "DELETE FROM upsertion_record WHERE namespace = ? "
                 "AND key IN (SELECT value FROM json_each(?))",
-                (self.namespace, json.dumps(keys)),
+                (self.namespace, encoded),
             )
+            if self._has_pending(connection):
+                connection.execute(_CLEAR_PENDING, (self.namespace, encoded))
+
+    # ------------------------------------------------------------------ intent log
+
+    def _has_pending(self, connection: sqlite3.Connection) -> bool:
+        """Whether the namespace has pending writes (one indexed probe; most calls: none)."""
+        row = connection.execute(
+            "SELECT 1 FROM ragline_pending WHERE namespace = ? LIMIT 1", (self.namespace,)
+        ).fetchone()
+        return row is not None
+
+    def mark_pending(
+        self,
+        keys: Sequence[str],
+        *,
+        group_ids: Sequence[str | None] | None = None,
+        operation: PendingOperation,
+    ) -> None:
+        keys = check_keys(keys)
+        groups = check_group_ids(group_ids, len(keys))
+        operation = check_operation(operation)
+        if not keys:
+            return
+        with self._transaction() as connection:
+            connection.executemany(
+                "INSERT OR REPLACE INTO ragline_pending (namespace, key, group_id, operation) "
+                "VALUES (?, ?, ?, ?)",
+                (
+                    (self.namespace, key, group, operation)
+                    for key, group in zip(keys, groups, strict=True)
+                ),
+            )
+
+    def list_pending(self, *, limit: int | None = None) -> list[PendingWrite]:
+        limit = check_optional_positive_int("limit", limit)
+        rows = self._query(
+            "SELECT key, group_id, operation FROM ragline_pending WHERE namespace = ? "
+            "ORDER BY rowid LIMIT ?",
+            (self.namespace, -1 if limit is None else limit),
+        )
+        return [
+            PendingWrite(str(key), None if group is None else str(group), check_operation(str(op)))
+            for key, group, op in rows
+        ]
+
+    # ------------------------------------------------------------------ copies
+
+    def copy_from(self, path: str | os.PathLike[str]) -> None:
+        """Replace this manager's whole database with a copy of the database file ``path``.
+
+        Every namespace in the file comes along. The file is only read.
+
+        Raises:
+            PersistenceError: ``path`` is missing or not a SQLite database (names it).
+        """
+        source_path = os.fspath(path)
+        if not Path(source_path).is_file():
+            raise PersistenceError(f"cannot read record database {source_path!r}: no such file")
+        with self._lock:
+            try:
+                source = sqlite3.connect(source_path)
+                try:
+                    source.backup(self._connect())
+                finally:
+                    source.close()
+                self._connect().executescript(_SCHEMA)  # an older file may lack the log
+            except sqlite3.Error as err:
+                raise PersistenceError(
+                    f"cannot read record database {source_path!r}: {err}"
+                ) from err
+            self._last_stamp = None
+
+    def copy_to(self, path: str | os.PathLike[str]) -> None:
+        """Write a copy of the whole database to a new file ``path`` (one self-contained file).
+
+        The copy uses SQLite's rollback journal, not WAL, so it is complete without
+        ``-wal`` / ``-shm`` files beside it. ``path`` must not exist.
+
+        Raises:
+            PersistenceError: ``path`` exists, or the copy cannot be written.
+        """
+        target_path = os.fspath(path)
+        if os.path.lexists(target_path):
+            raise PersistenceError(f"cannot copy the records to {target_path!r}: it exists")
+        with self._lock:
+            try:
+                target = sqlite3.connect(target_path)
+                try:
+                    self._connect().backup(target)
+                    target.execute("PRAGMA journal_mode=DELETE")
+                finally:
+                    target.close()
+            except sqlite3.Error as err:
+                raise PersistenceError(
+                    f"cannot copy the records to {target_path!r}: {err}"
+                ) from err
 
 
 def _random_uuids(count: int) -> list[str]:
