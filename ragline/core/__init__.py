@@ -40,6 +40,8 @@ _EXPORTS = {
     "RunnableWithFallbacks": ".runnables",
     "RunnableBranch": ".runnables",
     "ConfigurableField": ".runnables",
+    "ConfigurableFieldSpec": ".runnables",
+    "RunnableWithMessageHistory": ".runnables",
     "Graph": ".runnables",
     "chain": ".runnables",
     "RunnableGenerator": ".runnables",

@@ -108,3 +108,14 @@ async def test_default_async_twins_use_the_sync_methods() -> None:
     assert await history.aget_messages() == [HumanMessage("a")]
     await history.aclear()
     assert history.messages == []
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+
+    from ragline.core import _message_dicts, _sqlite, chat_history
+    from ragline.core.runnables import history
+
+    for module in (chat_history, _message_dicts, _sqlite, history):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -410,6 +410,7 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
 
     assert runnables.__all__ == [
         "ConfigurableField",
+        "ConfigurableFieldSpec",
         "Edge",
         "Graph",
         "Node",
@@ -428,6 +429,7 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
         "RunnableRetry",
         "RunnableSequence",
         "RunnableWithFallbacks",
+        "RunnableWithMessageHistory",
         "add_chunks",
         "chain",
         "coerce_to_runnable",

@@ -20,6 +20,8 @@ _EXPORTS = {
     "RunnableWithFallbacks": ".fallbacks",
     "RunnableBranch": ".branch",
     "ConfigurableField": ".configurable",
+    "ConfigurableFieldSpec": ".configurable",
+    "RunnableWithMessageHistory": ".history",
     "RunnableConfigurableFields": ".configurable",
     "RunnableConfigurableAlternatives": ".configurable",
     "Graph": ".graph",

@@ -27,7 +27,12 @@ from ragline.core.runnables.runs import _configurable_checked
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
 
-__all__ = ["ConfigurableField", "RunnableConfigurableAlternatives", "RunnableConfigurableFields"]
+__all__ = [
+    "ConfigurableField",
+    "ConfigurableFieldSpec",
+    "RunnableConfigurableAlternatives",
+    "RunnableConfigurableFields",
+]
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,31 @@ class ConfigurableField:
     name: str | None = None
     description: str | None = None
     options: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ConfigurableFieldSpec:
+    """Describes a value a runnable reads from ``config["configurable"][id]``.
+
+    ``RunnableWithMessageHistory(history_factory_config=[...])`` takes these to name the
+    keys that select a conversation (``user_id``, ``conversation_id`` ...).
+
+    Args:
+        id: the key in ``config["configurable"]``.
+        annotation: the value's type (documentation only).
+        name, description: human-readable name and description.
+        default: the documented default.
+        is_shared: whether one value is shared by the whole run tree.
+        dependencies: ids this value depends on (LangChain's field; not used here).
+    """
+
+    id: str
+    annotation: Any = None
+    name: str | None = None
+    description: str | None = None
+    default: Any = None
+    is_shared: bool = False
+    dependencies: list[str] | None = None
 
 
 class _Configurable(Runnable[Input, Output]):

@@ -1,0 +1,369 @@
+"""RunnableWithMessageHistory: a runnable that remembers the conversation it is in.
+
+Each call names its conversation in ``config["configurable"]`` (by default
+``{"session_id": ...}``); the wrapper asks ``get_session_history`` for that history,
+gives the wrapped runnable the stored messages together with the new input, and once
+the call has finished stores the new input and output messages, in one write.
+
+Where the stored messages go:
+
+- ``history_messages_key="history"``: the input dict gets ``"history"`` (for a
+  ``MessagesPlaceholder("history")`` in the prompt);
+- no ``history_messages_key`` and ``input_messages_key="question"``: the stored messages
+  and the new input messages replace ``input["question"]``;
+- no key at all: the runnable gets the list of stored + new messages (a chat model).
+
+Inputs may be a string (a human message), a message, a list of messages or a dict
+(``input_messages_key``, else its only key, else ``"input"``); outputs likewise
+(``output_messages_key``, else the only key, else ``"output"``; a string becomes an AI
+message, a streamed ``AIMessageChunk`` is stored as an ``AIMessage``).
+
+One call is one turn, written once as a generator of three steps (read the history,
+call the runnable, write the history) and driven by ``invoke``, ``ainvoke``, ``stream``
+and ``astream``. A stream writes the history after its last chunk; a stream closed
+early, or a call that fails, writes nothing.
+
+Example:
+    >>> from ragline.core import (ChatPromptTemplate, FakeListChatModel,
+    ...     InMemoryChatMessageHistory, MessagesPlaceholder)
+    >>> prompt = ChatPromptTemplate.from_messages(
+    ...     [MessagesPlaceholder("history"), ("human", "{question}")])
+    >>> model = FakeListChatModel(responses=["Hi Ada!", "You are Ada."])
+    >>> sessions = {}
+    >>> chat = RunnableWithMessageHistory(
+    ...     prompt | model,
+    ...     lambda session_id: sessions.setdefault(session_id, InMemoryChatMessageHistory()),
+    ...     input_messages_key="question", history_messages_key="history")
+    >>> config = {"configurable": {"session_id": "s1"}}
+    >>> chat.invoke({"question": "I am Ada."}, config).content
+    'Hi Ada!'
+    >>> chat.invoke({"question": "Who am I?"}, config).content
+    'You are Ada.'
+    >>> [m.type for m in model.calls[1]]
+    ['human', 'ai', 'human']
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+from ragline.core.config import RunnableConfig, ensure_config
+from ragline.core.exceptions import ConfigurationError, InvalidInputError
+from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
+from ragline.core.runnables.base import Runnable, coerce_to_runnable
+from ragline.core.runnables.configurable import ConfigurableFieldSpec
+from ragline.core.runnables.runs import _NOTHING, add_chunks
+
+__all__ = ["GetSessionHistoryCallable", "RunnableWithMessageHistory"]
+
+GetSessionHistoryCallable = Callable[..., Any]
+
+_READ, _CALL, _WRITE = "read", "call", "write"
+# A turn yields (step, value) and receives the step's result: the stored messages for
+# _READ, the runnable's output for _CALL, nothing for _WRITE. It returns the output.
+Turn = Generator[tuple[str, Any], Any, Any]
+
+_SESSION_ID = ConfigurableFieldSpec(
+    id="session_id",
+    annotation=str,
+    name="Session ID",
+    description="Unique identifier for a session.",
+    default="",
+    is_shared=True,
+)
+
+
+def _parameter_names(function: Callable[..., Any]) -> list[str] | None:
+    try:
+        return list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):  # a builtin without a signature
+        return None
+
+
+class RunnableWithMessageHistory(Runnable[Any, Any]):
+    """Wrap ``runnable`` so each call reads and extends a stored conversation.
+
+    Args:
+        runnable: the chain or model to wrap (a callable is wrapped in a lambda).
+        get_session_history: returns the ``BaseChatMessageHistory`` of a conversation;
+            called with the one configurable value positionally, or with several by
+            keyword (their ids must be its parameter names).
+        input_messages_key: the input key holding the new message(s).
+        output_messages_key: the output key holding the reply.
+        history_messages_key: the input key that receives the stored messages.
+        history_factory_config: the ``ConfigurableFieldSpec`` s naming the conversation
+            (default: one ``session_id``).
+
+    Raises:
+        ConfigurationError: ``get_session_history`` is not callable, the specs' ids are
+            empty or repeated, or (with several specs) they do not match the
+            parameter names of ``get_session_history``.
+    """
+
+    def __init__(
+        self,
+        runnable: Any,
+        get_session_history: GetSessionHistoryCallable,
+        *,
+        input_messages_key: str | None = None,
+        output_messages_key: str | None = None,
+        history_messages_key: str | None = None,
+        history_factory_config: Sequence[ConfigurableFieldSpec] | None = None,
+        name: str | None = None,
+    ) -> None:
+        if not callable(get_session_history):
+            raise ConfigurationError(
+                "get_session_history must be a function returning a chat message history, "
+                f"got {type(get_session_history).__name__}"
+            )
+        specs = list(history_factory_config or [_SESSION_ID])
+        ids: list[str] = [getattr(spec, "id", None) for spec in specs]  # type: ignore[misc]
+        if not all(isinstance(i, str) and i for i in ids) or len(set(ids)) != len(ids):
+            raise ConfigurationError(
+                f"history_factory_config needs ConfigurableFieldSpecs with distinct, "
+                f"non-empty ids, got {ids}"
+            )
+        parameters = _parameter_names(get_session_history)
+        if len(ids) > 1 and parameters is not None and set(ids) != set(parameters):
+            raise ConfigurationError(
+                f"history_factory_config ids {sorted(ids)} do not match the parameter names "
+                f"{sorted(parameters)} of get_session_history; they are passed by keyword"
+            )
+        self.runnable: Runnable[Any, Any] = coerce_to_runnable(runnable)
+        self.get_session_history = get_session_history
+        self.input_messages_key = input_messages_key
+        self.output_messages_key = output_messages_key
+        self.history_messages_key = history_messages_key
+        self.history_factory_config = specs
+        self._ids = ids
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"RunnableWithMessageHistory({self.runnable!r}, keys={self._ids})"
+
+    def get_name(self) -> str:
+        return self.name or "RunnableWithMessageHistory"
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return [self.runnable]
+
+    @property
+    def config_specs(self) -> list[Any]:
+        """The conversation keys, then the wrapped runnable's configurable fields."""
+        specs: dict[str, Any] = {spec.id: spec for spec in self.history_factory_config}
+        for spec in self.runnable.config_specs:
+            specs.setdefault(spec.id, spec)
+        return list(specs.values())
+
+    # ---------------------------------------------------------------- the conversation
+
+    def _session_history(self, config: RunnableConfig) -> Any:
+        configurable = config.get("configurable") or {}
+        missing = [key for key in self._ids if key not in configurable]
+        if missing:
+            example = {key: "<your-value>" for key in self._ids}
+            unknown = sorted(set(configurable) - set(self._ids))
+            got = f" (it has {unknown})" if unknown else ""
+            raise ConfigurationError(
+                f"missing key(s) {missing} in config['configurable']{got}; "
+                f"{self.get_name()} expects {self._ids}: pass them with every call, e.g. "
+                f"chain.invoke(..., {{'configurable': {example}}})"
+            )
+        if len(self._ids) == 1:
+            history = self.get_session_history(configurable[self._ids[0]])
+        else:
+            history = self.get_session_history(**{key: configurable[key] for key in self._ids})
+        if not (hasattr(history, "messages") and hasattr(history, "add_messages")):
+            raise ConfigurationError(
+                f"get_session_history returned {type(history).__name__}, not a chat message "
+                "history (BaseChatMessageHistory)"
+            )
+        return history
+
+    def _input_messages(self, value: Any) -> list[BaseMessage]:
+        if isinstance(value, Mapping):
+            key = self._key_of(value, self.input_messages_key, "input", "input_messages_key")
+            value = value[key]
+        if isinstance(value, str):
+            return [HumanMessage(value)]
+        return self._messages(value, "input")
+
+    def _output_messages(self, value: Any) -> list[BaseMessage]:
+        if isinstance(value, Mapping):
+            key = self._key_of(value, self.output_messages_key, "output", "output_messages_key")
+            value = value[key]
+        if isinstance(value, str):
+            return [AIMessage(value)]
+        return self._messages(value, "output")
+
+    def _key_of(self, value: Mapping[str, Any], key: str | None, default: str, option: str) -> str:
+        if key is None:
+            key = next(iter(value)) if len(value) == 1 else default
+        if key not in value:
+            raise InvalidInputError(
+                f"{self.get_name()}: the {default} dict has no key {key!r} (it has "
+                f"{sorted(value)}); set {option}=... to the key holding the messages"
+            )
+        return key
+
+    def _messages(self, value: Any, what: str) -> list[BaseMessage]:
+        if isinstance(value, BaseMessage):
+            items: list[Any] = [value]
+        elif isinstance(value, (list, tuple)) and all(isinstance(m, BaseMessage) for m in value):
+            items = list(value)
+        else:
+            raise InvalidInputError(
+                f"{self.get_name()}: the {what} must be a str, a message, a list of messages "
+                f"or a dict holding one, got {type(value).__name__}: {value!r:.60}"
+            )
+        return [m.to_message() if isinstance(m, AIMessageChunk) else m for m in items]
+
+    def _runnable_input(self, input: Any, stored: list[BaseMessage], new: list[BaseMessage]) -> Any:
+        if self.history_messages_key is not None:
+            if not isinstance(input, Mapping):
+                raise InvalidInputError(
+                    f"{self.get_name()} has history_messages_key="
+                    f"{self.history_messages_key!r}, so its input must be a dict, got "
+                    f"{type(input).__name__}"
+                )
+            return {**input, self.history_messages_key: stored}
+        if self.input_messages_key is not None and isinstance(input, Mapping):
+            return {**input, self.input_messages_key: [*stored, *new]}
+        return [*stored, *new]
+
+    def _turn(self, input: Any) -> Turn:
+        """One turn: read the history, call the runnable, write the history."""
+        new = self._input_messages(input)  # checked before anything is read or called
+        stored = yield _READ, None
+        output = yield _CALL, self._runnable_input(input, stored, new)
+        yield _WRITE, [*new, *self._output_messages(output)]
+        return output
+
+    # ---------------------------------------------------------------- drivers
+
+    def _drive(self, history: Any, kwargs: dict[str, Any], input: Any) -> Any:
+        turn, reply = self._turn(input), None
+        while True:
+            try:
+                step, value = turn.send(reply)
+            except StopIteration as done:
+                return done.value
+            if step == _READ:
+                reply = list(history.messages)
+            elif step == _CALL:
+                reply = self.runnable.invoke(value, **kwargs)
+            else:
+                history.add_messages(value)
+                reply = None
+
+    async def _adrive(self, history: Any, kwargs: dict[str, Any], input: Any) -> Any:
+        turn, reply = self._turn(input), None
+        while True:
+            try:
+                step, value = turn.send(reply)
+            except StopIteration as done:
+                return done.value
+            if step == _READ:
+                reply = await history.aget_messages()
+            elif step == _CALL:
+                reply = await self.runnable.ainvoke(value, **kwargs)
+            else:
+                await history.aadd_messages(value)
+                reply = None
+
+    def _drive_stream(
+        self, history: Any, kwargs: dict[str, Any], inputs: Iterator[Any]
+    ) -> Iterator[Any]:
+        turn, reply = self._turn(_single(inputs)), None
+        while True:
+            try:
+                step, value = turn.send(reply)
+            except StopIteration:
+                return
+            if step == _READ:
+                reply = list(history.messages)
+            elif step == _CALL:
+                total = _NOTHING
+                for chunk in self.runnable.stream(value, **kwargs):
+                    total = add_chunks(total, chunk)
+                    yield chunk
+                reply = None if total is _NOTHING else total
+            else:
+                history.add_messages(value)
+                reply = None
+
+    async def _adrive_stream(
+        self, history: Any, kwargs: dict[str, Any], inputs: AsyncIterator[Any]
+    ) -> AsyncIterator[Any]:
+        turn, reply = self._turn(_single([item async for item in inputs])), None
+        while True:
+            try:
+                step, value = turn.send(reply)
+            except StopIteration:
+                return
+            if step == _READ:
+                reply = await history.aget_messages()
+            elif step == _CALL:
+                total = _NOTHING
+                async for chunk in self.runnable.astream(value, **kwargs):
+                    total = add_chunks(total, chunk)
+                    yield chunk
+                reply = None if total is _NOTHING else total
+            else:
+                await history.aadd_messages(value)
+                reply = None
+
+    # ---------------------------------------------------------------- Runnable
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """Run one turn of the conversation named in ``config["configurable"]``.
+
+        Raises:
+            ConfigurationError: a conversation key is missing from the config (the
+                message names the expected and the given keys).
+            InvalidInputError: the input or output holds no messages where expected.
+        """
+        config = ensure_config(config)
+        history = self._session_history(config)
+        return self._call_with_config(partial(self._drive, history, kwargs), input, config)
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """Async :meth:`invoke` (the history's and the runnable's async methods)."""
+        config = ensure_config(config)
+        history = self._session_history(config)
+        return await self._acall_with_config(partial(self._adrive, history, kwargs), input, config)
+
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
+        """Stream the wrapped runnable's chunks; the history is written after the last."""
+        config = ensure_config(config)
+        history = self._session_history(config)
+        yield from self._transform_stream_with_config(
+            iter([input]), partial(self._drive_stream, history, kwargs), config, start_input=input
+        )
+
+    async def astream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """Async :meth:`stream`."""
+        config = ensure_config(config)
+        history = self._session_history(config)
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        async for chunk in self._atransform_stream_with_config(
+            one(), partial(self._adrive_stream, history, kwargs), config, start_input=input
+        ):
+            yield chunk
+
+
+def _single(inputs: Iterator[Any] | list[Any]) -> Any:
+    items = list(inputs)
+    if len(items) != 1:
+        raise InvalidInputError(f"RunnableWithMessageHistory streams one input, got {len(items)}")
+    return items[0]
