@@ -37,3 +37,52 @@ def import_time(statement: str, *, repeat: int = 3) -> float:
         )
         best = min(best, float(out.stdout.strip().splitlines()[-1]))
     return best
+
+
+def interleaved(
+    functions: dict[str, Callable[[int], Any]],
+    *,
+    calls: int,
+    rounds: int,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, float]:
+    """Seconds per call of each function, measured round-robin on a shared machine.
+
+    Each round times ``calls`` calls of every function in turn (``function(i)`` with the
+    call's index, to vary the input); a function's figure is its fastest round, so a
+    burst of load from other processes hurts every competitor's figure alike or none.
+    ``clock=time.process_time`` counts this process's CPU time instead of wall time
+    (steadier when other processes compete for the cores).
+    """
+    for function in functions.values():
+        for i in range(min(calls, 20)):  # warm up
+            function(i)
+    best = dict.fromkeys(functions, float("inf"))
+    for _ in range(rounds):
+        for name, function in functions.items():
+            start = clock()
+            for i in range(calls):
+                function(i)
+            best[name] = min(best[name], (clock() - start) / calls)
+    return best
+
+
+async def ainterleaved(
+    functions: dict[str, Callable[[int], Any]],
+    *,
+    calls: int,
+    rounds: int,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, float]:
+    """:func:`interleaved` for coroutine functions (each call awaited in turn)."""
+    for function in functions.values():
+        for i in range(min(calls, 5)):
+            await function(i)
+    best = dict.fromkeys(functions, float("inf"))
+    for _ in range(rounds):
+        for name, function in functions.items():
+            start = clock()
+            for i in range(calls):
+                await function(i)
+            best[name] = min(best[name], (clock() - start) / calls)
+    return best

@@ -1,9 +1,11 @@
 """Runnable core overhead: ragline against langchain-core, measured in the same run.
 
-    .venv/bin/python benchmarks/runnables.py
+    .venv/bin/python benchmarks/runnables.py [--only core,single] [--rounds 15]
 
-Prints, for each measurement, ragline's figure, langchain-core's, and the ratio:
+Prints, for each measurement, ragline's figure, LangChain's, and the ratio (LangChain's
+time over ragline's: above 1 means ragline is faster):
 
+core (the runnable machinery, trivial lambdas so the figures are the frameworks' cost):
 - import: a fresh interpreter importing RunnableLambda (best of 3), modules loaded;
 - invoke: a three-step sequence of trivial lambdas, microseconds per call;
 - invoke with a handler: the same with a run-recording callback handler attached;
@@ -11,16 +13,34 @@ Prints, for each measurement, ragline's figure, langchain-core's, and the ratio:
 - stream: 2,000 chunks from a generator through a chunk-by-chunk step, microseconds
   per chunk.
 
-The lambdas do no work, so the figures are the frameworks' own cost per call.
+single (the single-query paths users call most, issue 15): 1,000 documents with random
+unit vectors of 384 dimensions, the embedder a dict lookup returning ``list[float]`` (as
+LangChain's Embeddings contract says), faiss on one OpenMP thread; ragline's ``FAISS``
+against ``langchain_community``'s, each with its default metric:
+- ``similarity_search(q, 4)``, ``as_retriever().invoke(q)``;
+- ``prompt | model | parser`` ``invoke`` with each library's fake chat model.
+
+Timings are round-robin (each round times a block of calls of every competitor in
+turn; a competitor's figure is its fastest round), so load from other processes on a
+shared machine hurts both alike; ``os.getloadavg()`` is printed with the results, and
+``--cpu`` measures the process's CPU time instead of wall time (steadier under load).
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import subprocess
 import sys
 import time
+import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from _timing import interleaved
 
 IMPORTS = {
     "ragline": "from ragline.core import RunnableLambda",
@@ -88,13 +108,13 @@ def build(framework: str) -> dict[str, Any]:
     return {"sequence": sequence, "handler": handler, "streaming": streaming}
 
 
-def main() -> None:
-    rows: list[tuple[str, float, float, str]] = []
+def core_rows() -> list[tuple[str, float, float]]:
+    rows: list[tuple[str, float, float]] = []
     (r_time, r_mods), (l_time, l_mods) = (
         import_cost(IMPORTS[k]) for k in ("ragline", "langchain-core")
     )
-    rows.append(("import + first invoke (ms)", r_time * 1e3, l_time * 1e3, ""))
-    rows.append(("modules loaded", r_mods, l_mods, ""))
+    rows.append(("import + first invoke (ms)", r_time * 1e3, l_time * 1e3))
+    rows.append(("modules loaded", r_mods, l_mods))
 
     ours, theirs = build("ragline"), build("langchain-core")
     for label, repeat, make in [
@@ -106,7 +126,7 @@ def main() -> None:
         ),
     ]:
         rows.append(
-            (label, per_call(make(ours), repeat) * 1e6, per_call(make(theirs), repeat) * 1e6, "")
+            (label, per_call(make(ours), repeat) * 1e6, per_call(make(theirs), repeat) * 1e6)
         )
 
     inputs = list(range(200))
@@ -115,7 +135,6 @@ def main() -> None:
             "batch of 200 (ms/batch)",
             per_call(lambda: ours["sequence"].batch(inputs), 5) * 1e3,
             per_call(lambda: theirs["sequence"].batch(inputs), 5) * 1e3,
-            "",
         )
     )
     for bundle in (ours, theirs):
@@ -125,16 +144,133 @@ def main() -> None:
             "stream 2,000 chunks (us/chunk)",
             per_call(lambda: sum(1 for _ in ours["streaming"].stream("go")), 5) / 2000 * 1e6,
             per_call(lambda: sum(1 for _ in theirs["streaming"].stream("go")), 5) / 2000 * 1e6,
-            "",
         )
     )
+    return rows
+
+
+# ---------------------------------------------------------------------- single-query paths
+
+DOCUMENTS, DIMENSION, QUERIES = 1000, 384, 200
+
+
+def _vectors(count: int, seed: int) -> list[list[float]]:
+    import numpy as np
+
+    matrix = np.random.default_rng(seed).standard_normal((count, DIMENSION))
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix.astype(np.float32).tolist()  # type: ignore[no-any-return]
+
+
+def lookup_embeddings() -> tuple[Any, list[str], list[str]]:
+    """One Embeddings for both libraries: a dict lookup returning ``list[float]``."""
+    from langchain_core.embeddings import Embeddings as LCEmbeddings
+
+    from ragline.embeddings import Embeddings
+
+    texts = [f"document {i} about topic {i % 37}" for i in range(DOCUMENTS)]
+    queries = [f"question {j}" for j in range(QUERIES)]
+    table = dict(zip(texts, _vectors(DOCUMENTS, 1), strict=True))
+    table.update(zip(queries, _vectors(QUERIES, 2), strict=True))
+
+    class LookupEmbeddings(Embeddings, LCEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [table[text] for text in texts]
+
+        def embed_query(self, text: str) -> list[float]:
+            return table[text]
+
+    return LookupEmbeddings(), texts, queries
+
+
+def single_query_rows(rounds: int) -> list[tuple[str, float, float]]:
+    import faiss
+
+    faiss.omp_set_num_threads(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_community.vectorstores import FAISS as LCFAISS
+    from langchain_core.language_models import FakeListChatModel as LCFakeChat
+    from langchain_core.output_parsers import StrOutputParser as LCParser
+    from langchain_core.prompts import ChatPromptTemplate as LCPrompt
+
+    from ragline.core import ChatPromptTemplate, FakeListChatModel, StrOutputParser
+    from ragline.vectorstores import FAISS
+
+    embeddings, texts, queries = lookup_embeddings()
+    ours, theirs = FAISS.from_texts(texts, embeddings), LCFAISS.from_texts(texts, embeddings)
+    assert [d.page_content for d in ours.similarity_search(queries[0], 4)] == [
+        d.page_content for d in theirs.similarity_search(queries[0], 4)
+    ]  # same data, same neighbours: the two do the same work
+    retrievers = {"ragline": ours.as_retriever(), "langchain": theirs.as_retriever()}
+    messages = [("system", "You answer in {language}."), ("human", "{question}")]
+    chains = {
+        "ragline": ChatPromptTemplate.from_messages(messages)
+        | FakeListChatModel(responses=["It is Paris."])
+        | StrOutputParser(),
+        "langchain": LCPrompt.from_messages(messages)
+        | LCFakeChat(responses=["It is Paris."])
+        | LCParser(),
+    }
+    question = {"language": "English", "question": "Capital of France?"}
+    rows = []
+    for label, functions in [
+        (
+            "similarity_search(q, 4) (us/call)",
+            {
+                "ragline": lambda i: ours.similarity_search(queries[i % QUERIES], 4),
+                "langchain": lambda i: theirs.similarity_search(queries[i % QUERIES], 4),
+            },
+        ),
+        (
+            "retriever.invoke(q) (us/call)",
+            {
+                "ragline": lambda i: retrievers["ragline"].invoke(queries[i % QUERIES]),
+                "langchain": lambda i: retrievers["langchain"].invoke(queries[i % QUERIES]),
+            },
+        ),
+        (
+            "prompt | model | parser invoke (us/call)",
+            {
+                "ragline": lambda i: chains["ragline"].invoke(question),
+                "langchain": lambda i: chains["langchain"].invoke(question),
+            },
+        ),
+    ]:
+        seconds = interleaved(functions, calls=200, rounds=rounds, clock=CLOCK[0])
+        rows.append((label, seconds["ragline"] * 1e6, seconds["langchain"] * 1e6))
+    return rows
+
+
+SECTIONS = {"core": lambda rounds: core_rows(), "single": single_query_rows}
+CLOCK: list[Callable[[], float]] = [time.perf_counter]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument(
+        "--cpu", action="store_true", help="time CPU (process_time), not wall clock"
+    )
+    args = parser.parse_args()
+    if args.cpu:
+        CLOCK[0] = time.process_time
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    rows: list[tuple[str, float, float]] = []
+    for section in args.only.split(","):
+        rows.extend(SECTIONS[section](args.rounds))
 
     import langchain_core
 
-    print(f"python {sys.version.split()[0]}, langchain-core {langchain_core.__version__}")
-    print(f"{'measure':40} {'ragline':>10} {'lc-core':>10} {'lc/ragline':>11}")
-    for label, mine, other, _ in rows:
-        print(f"{label:40} {mine:10.1f} {other:10.1f} {other / mine:10.2f}x")
+    print(
+        f"python {sys.version.split()[0]}, langchain-core {langchain_core.__version__}, "
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, "
+        f"{'CPU' if args.cpu else 'wall'} time"
+    )
+    print(f"{'measure':44} {'ragline':>10} {'LangChain':>10} {'LC/ragline':>11}")
+    for label, mine, other in rows:
+        print(f"{label:44} {mine:10.1f} {other:10.1f} {other / mine:10.2f}x")
 
 
 if __name__ == "__main__":

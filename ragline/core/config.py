@@ -11,7 +11,13 @@ Merging rules (:func:`merge_configs`): ``tags`` are united (order kept, no dupli
 ``metadata`` and ``configurable`` are dict-merged (later wins), ``callbacks`` are
 combined (a list of handlers added to an inherited :class:`CallbackManager` keeps the
 parent run), other keys are replaced by a later non-``None`` value. ``run_name`` and
-``run_id`` apply to one run only and are never inherited by children.
+``run_id`` apply to one run only and are never inherited by children. A key
+RunnableConfig does not know is moved into ``configurable`` (as LangChain does), where
+user functions can read it.
+
+A config is checked once, where it enters: :func:`ensure_config` checks the config a
+caller passes to ``invoke`` and copies the current run's config (checked when it
+entered) without checking it again, so a chain of many steps pays for one check.
 
 Example:
     >>> from ragline.core import RunnableLambda
@@ -108,16 +114,25 @@ def use_config(config: RunnableConfig | None) -> Iterator[None]:
         _current_config.reset(token)
 
 
-def _check_keys(config: Any) -> None:
+def _validated(config: Any) -> dict[str, Any]:
+    """``config`` checked once where it enters a run, with unknown keys moved into
+    ``configurable`` (as LangChain does, so a call passing extra keys still works).
+
+    Returns ``config`` itself when nothing moved, else a new dict.
+    """
     if not isinstance(config, dict):
         raise TypeError(f"config must be a dict (RunnableConfig), got {type(config).__name__}")
-    unknown = sorted(set(config) - _KNOWN_KEYS)
+    unknown = [key for key in config if key not in _KNOWN_KEYS]
     if unknown:
-        raise ConfigurationError(
-            f"unknown RunnableConfig key(s) {', '.join(map(repr, unknown))}; "
-            f"valid keys are {', '.join(sorted(_KNOWN_KEYS))}"
-        )
+        moved = {key: config[key] for key in unknown if config[key] is not None}
+        config = {key: value for key, value in config.items() if key in _KNOWN_KEYS}
+        if moved:
+            configurable = config.get("configurable")
+            if configurable is not None and not isinstance(configurable, dict):
+                _check_values(config)  # names the bad configurable first
+            config["configurable"] = {**moved, **(configurable or {})}
     _check_values(config)
+    return config
 
 
 def _check_values(config: dict[str, Any]) -> None:
@@ -174,8 +189,32 @@ def _merge_callbacks(base: Any, extra: Any) -> Any:
     return list(base) + [h for h in extra if h not in base]
 
 
+def _merge_into(merged: dict[str, Any], config: dict[str, Any]) -> None:
+    """Merge a checked ``config`` into ``merged`` (which the caller owns) in place."""
+    for key, value in config.items():
+        if key == "tags":
+            old = merged.get("tags") or []
+            if value:
+                merged["tags"] = old + [t for t in value if t not in old]
+            elif "tags" not in merged:
+                merged["tags"] = []
+        elif key == "metadata" or key == "configurable":
+            if value:
+                old_dict = merged.get(key)
+                merged[key] = {**old_dict, **value} if old_dict else dict(value)
+            elif key not in merged:
+                merged[key] = {}
+        elif key == "callbacks":
+            merged["callbacks"] = _merge_callbacks(merged.get("callbacks"), value)
+        elif value is not None or key not in merged:
+            merged[key] = value
+
+
 def merge_configs(*configs: RunnableConfig | None) -> RunnableConfig:
     """Merge configs left to right (see the module docstring for the rules).
+
+    Each config is checked (a wrong value type raises ``ConfigurationError`` naming the
+    key; unknown keys move into ``configurable``).
 
     Example:
         >>> merge_configs({"tags": ["a"]}, {"tags": ["b", "a"], "metadata": {"k": 1}})
@@ -183,57 +222,83 @@ def merge_configs(*configs: RunnableConfig | None) -> RunnableConfig:
     """
     merged: dict[str, Any] = {}
     for config in configs:
-        if not config:
-            continue
-        _check_keys(config)
-        items: dict[str, Any] = dict(config)
-        for key, value in items.items():
-            if key == "tags":
-                old = merged.get("tags", [])
-                merged["tags"] = old + [t for t in (value or []) if t not in old]
-            elif key in ("metadata", "configurable"):
-                merged[key] = {**merged.get(key, {}), **(value or {})}
-            elif key == "callbacks":
-                merged["callbacks"] = _merge_callbacks(merged.get("callbacks"), value)
-            elif value is not None or key not in merged:
-                merged[key] = value
+        if config:
+            _merge_into(merged, _validated(config))
+    return merged  # type: ignore[return-value]
+
+
+def _merge_checked(first: RunnableConfig, second: RunnableConfig | None) -> RunnableConfig:
+    """Merge two configs that were both checked already (no second check)."""
+    if not second:
+        return first
+    if not first:
+        return second
+    merged: dict[str, Any] = {}
+    _merge_into(merged, first)  # type: ignore[arg-type]
+    _merge_into(merged, second)  # type: ignore[arg-type]
     return merged  # type: ignore[return-value]
 
 
 def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
     """Return a full config: defaults, then the current run's config, then ``config``.
 
+    ``config`` (what a caller passes to ``invoke``) is checked here, once; the current
+    run's config was checked when it entered, so it is only copied.
+
     Args:
         config: the config passed to ``invoke`` (may be ``None``).
 
     Returns:
         A new dict with every key set (``callbacks``/``run_name``/``run_id``/
-        ``max_concurrency`` may be ``None``).
+        ``max_concurrency`` may be ``None``), with its own tags, metadata and
+        configurable containers.
 
     Raises:
-        ConfigurationError: ``config`` has a key RunnableConfig does not know.
+        ConfigurationError: a value of the wrong type (the message names the key).
+        TypeError: ``config`` is not a dict.
 
     Example:
         >>> ensure_config({"tags": ["x"]})["recursion_limit"]
         25
+        >>> ensure_config({"session": "abc"})["configurable"]  # unknown keys move there
+        {'session': 'abc'}
     """
     current = _current_config.get()
-    if not config and current is not None:
-        # The common case inside a run: the current config is already complete.
-        merged = _fresh_copy(current)
+    if current is not None:
+        # Inside a run: the current config is complete and checked; copy its containers.
+        merged: dict[str, Any] = dict(current)
+        merged["tags"] = list(current.get("tags") or ())
+        merged["metadata"] = dict(current.get("metadata") or ())
+        merged["configurable"] = dict(current.get("configurable") or ())
+        merged["run_name"] = merged["run_id"] = None
     else:
-        defaults: RunnableConfig = {
+        merged = {
             "tags": [],
             "metadata": {},
             "callbacks": None,
             "recursion_limit": DEFAULT_RECURSION_LIMIT,
             "max_concurrency": None,
             "configurable": {},
+            "run_name": None,
+            "run_id": None,
         }
-        merged = merge_configs(defaults, current, config)
-    merged.setdefault("run_name", None)  # type: ignore[typeddict-item]
-    merged.setdefault("run_id", None)
-    return merged
+    if config:
+        _merge_into(merged, _validated(config))
+        configurable = merged["configurable"]
+        if configurable:
+            _mirror_into_metadata(configurable, merged["metadata"])
+    return merged  # type: ignore[return-value]
+
+
+# LangChain copies these configurable values into the metadata that callbacks see.
+_MIRRORED_KEYS = ("model", "checkpoint_ns")
+
+
+def _mirror_into_metadata(configurable: dict[str, Any], metadata: dict[str, Any]) -> None:
+    for key in _MIRRORED_KEYS:
+        value = configurable.get(key)
+        if isinstance(value, str) and key not in metadata:
+            metadata[key] = value
 
 
 def patch_config(config: RunnableConfig | None, **changes: Any) -> RunnableConfig:
@@ -250,8 +315,7 @@ def patch_config(config: RunnableConfig | None, **changes: Any) -> RunnableConfi
         for key in _ONE_RUN_KEYS:
             patched.pop(key, None)
     patched.update(changes)
-    _check_keys(patched)
-    return patched  # type: ignore[return-value]
+    return _validated(patched)  # type: ignore[return-value]
 
 
 def child_config(config: RunnableConfig, callbacks: CallbackManager) -> RunnableConfig:

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragline.core.callbacks.manager import BaseRunManager
-from ragline.core.config import RunnableConfig, ensure_config, ensure_config_list, merge_configs
+from ragline.core.config import RunnableConfig, ensure_config, ensure_config_list
 from ragline.core.documents import Document
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Runnable
@@ -73,16 +73,12 @@ class BaseRetriever(Runnable[str, list[Document]]):
 
     # ---- public API -----------------------------------------------------------------
     def _own_config(self, config: RunnableConfig | None) -> RunnableConfig:
-        return ensure_config(self._with_own(config))
+        """The ensured config of one of this retriever's runs (for batch plumbing)."""
+        return ensure_config(config)
 
-    def _with_own(self, config: RunnableConfig | None) -> RunnableConfig | None:
-        """``config`` with this retriever's tags and metadata added."""
-        own: RunnableConfig = {}
-        if self.tags:
-            own["tags"] = list(self.tags)
-        if self.metadata:
-            own["metadata"] = dict(self.metadata)
-        return merge_configs(own, config) if own else config
+    def _local_run_info(self) -> tuple[Any, Any]:
+        # This retriever's tags and metadata mark its own runs (as in LangChain).
+        return self.tags, self.metadata
 
     def _check_query(self, query: Any) -> str:
         if not isinstance(query, str):
@@ -103,7 +99,7 @@ class BaseRetriever(Runnable[str, list[Document]]):
         self._reject_kwargs(kwargs)
         self._check_query(input)
         return self._call_with_config(
-            self._get_relevant_documents, input, self._own_config(config), run_type="retriever"
+            self._get_relevant_documents, input, config, run_type="retriever"
         )
 
     async def ainvoke(
@@ -113,7 +109,7 @@ class BaseRetriever(Runnable[str, list[Document]]):
         self._reject_kwargs(kwargs)
         self._check_query(input)
         return await self._acall_with_config(
-            self._aget_relevant_documents, input, self._own_config(config), run_type="retriever"
+            self._aget_relevant_documents, input, config, run_type="retriever"
         )
 
     def _start_batch(
@@ -121,12 +117,12 @@ class BaseRetriever(Runnable[str, list[Document]]):
     ) -> tuple[list[str], list[BaseRunManager]]:
         queries = [self._check_query(q) for q in inputs]
         if isinstance(config, (list, tuple)):
-            configs = ensure_config_list([self._with_own(c) or {} for c in config], len(queries))
+            configs = ensure_config_list(config, len(queries))
         elif queries:
             # One config for all: merged and checked once, and shared, since the configs
             # only start the runs here (a retriever has no child runs to hand them to).
             # run_id names one run: the first query's.
-            first = self._own_config(config)
+            first = ensure_config(config)
             configs = [first, *[{**first, "run_id": None}] * (len(queries) - 1)]  # type: ignore[list-item]
         else:
             configs = []

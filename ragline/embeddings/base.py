@@ -16,6 +16,7 @@ row per text, one consistent dimension, no NaN or infinity (``DimensionError`` o
 from __future__ import annotations
 
 import asyncio
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
@@ -121,6 +122,23 @@ def validate_embeddings(
     return np.ascontiguousarray(matrix)
 
 
+def _one_finite_row(row: Any) -> np.ndarray | None:
+    """``row`` as a (1, d) float32 matrix when it plainly is one finite vector, else None.
+
+    One dot product tells finiteness (a non-finite value makes it NaN or inf; so may an
+    overflow, which then takes the full check): cheaper than numpy's ``isfinite`` reduction
+    on the hot path of every single-query search.
+    """
+    try:
+        matrix = np.array([row], dtype=np.float32)
+    except (ValueError, TypeError):
+        return None
+    if matrix.ndim != 2 or not matrix.shape[1]:
+        return None
+    vector = matrix[0]
+    return matrix if math.isfinite(float(vector.dot(vector))) else None
+
+
 class Embeddings(ABC):
     """Interface of every embedding model: texts in, vectors out.
 
@@ -220,6 +238,12 @@ class Embeddings(ABC):
         items = check_texts(texts, what="queries")
         if not items:
             return np.zeros((0, 0), dtype=np.float32)
+        if len(items) == 1:  # the single-query search path: check cheaply, fully on doubt
+            row = self.embed_query(items[0])
+            checked = _one_finite_row(row)
+            if checked is not None:
+                return checked
+            return validate_embeddings([row], expected_rows=1, source=type(self).__name__)
         return validate_embeddings(
             [self.embed_query(text) for text in items],
             expected_rows=len(items),

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 import numpy as np
 
 from ragline.core import Document, InvalidInputError
+from ragline.embeddings import Embeddings
 from ragline.vectorstores._validation import (
     Batch,
     SearchPlan,
@@ -51,7 +52,6 @@ from ragline.vectorstores.utils import (
 )
 
 if TYPE_CHECKING:
-    from ragline.embeddings import Embeddings
     from ragline.vectorstores.retriever import VectorStoreRetriever
 
 __all__ = ["SearchHit", "VectorStore"]
@@ -823,6 +823,14 @@ class VectorStore(ABC):
 
     def _embed_queries(self, queries: list[str]) -> np.ndarray:
         embeddings: Any = self.embeddings
+        if len(queries) == 1 and type(queries[0]) is str and _plain_queries(embeddings):
+            # One query through the Embeddings default: its vector is checked once, by
+            # _check_queries, instead of also by the Embeddings layer (the single-query
+            # hot path). Anything np.array cannot take goes the checked way for its message.
+            try:
+                return np.array([embeddings.embed_query(queries[0])], dtype=np.float32)
+            except (TypeError, ValueError):
+                pass
         if hasattr(embeddings, "embed_queries_array"):
             return embeddings.embed_queries_array(queries)
         return np.asarray([embeddings.embed_query(query) for query in queries], dtype=np.float32)
@@ -847,6 +855,12 @@ class VectorStore(ABC):
         DimensionError. A backend with a cheaper exact check for some inputs may
         override it and defer the rest to this one (FAISS does for one query)."""
         return as_vector_matrix(vectors, dimension=dimension, what="query vector")
+
+
+def _plain_queries(embeddings: Any) -> bool:
+    """Whether ``embeddings`` embeds queries through the Embeddings base class's default
+    ``embed_queries_array`` (one ``embed_query`` call per query)."""
+    return type(embeddings).embed_queries_array is Embeddings.embed_queries_array
 
 
 def _one_vector(embedding: Sequence[float]) -> list[Sequence[float]]:

@@ -57,12 +57,29 @@ def test_merge_unites_tags_merges_dicts_and_replaces_scalars():
     }
 
 
-def test_unknown_config_key_is_named_with_the_valid_keys():
-    with pytest.raises(ConfigurationError) as info:
-        RunnableLambda(lambda x: x).invoke(1, {"tag": ["x"]})
-    message = str(info.value)
-    assert "'tag'" in message
-    assert "tags" in message and "configurable" in message
+def test_unknown_config_keys_move_into_configurable_as_in_langchain():
+    """Seed 003: ``invoke(x, config={"configurable": {"total": 100}, "foo": 2})`` works; the
+    extra key is readable from ``config["configurable"]`` (LangChain's ensure_config)."""
+    seen = []
+
+    def func2(x, config):
+        seen.append(dict(config["configurable"]))
+        return x["num"] + config["configurable"]["total"]
+
+    config = {"configurable": {"total": 100}, "foo": 2, "nothing": None}
+    assert RunnableLambda(func2).invoke({"num": 1}, config=config) == 101
+    assert seen == [{"total": 100, "foo": 2}]  # None values are dropped, as LangChain does
+    assert config == {"configurable": {"total": 100}, "foo": 2, "nothing": None}  # untouched
+    assert ensure_config({"tag": ["x"]})["configurable"] == {"tag": ["x"]}
+    # a configurable key of the same name wins over a moved one
+    assert ensure_config({"k": 1, "configurable": {"k": 2}})["configurable"] == {"k": 2}
+
+
+def test_model_and_checkpoint_ns_are_copied_into_metadata_as_in_langchain():
+    config = ensure_config({"configurable": {"model": "m1", "checkpoint_ns": "ns", "x": "y"}})
+    assert config["metadata"] == {"model": "m1", "checkpoint_ns": "ns"}
+    kept = ensure_config({"configurable": {"model": "m1"}, "metadata": {"model": "mine"}})
+    assert kept["metadata"] == {"model": "mine"}
 
 
 def test_config_must_be_a_dict():

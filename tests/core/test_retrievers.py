@@ -108,7 +108,7 @@ def test_tags_and_metadata_of_the_retriever_are_added_to_its_runs():
         "pear", {"callbacks": [collector], "tags": ["call"], "metadata": {"user": "u"}}
     )
     run = collector.traced_runs[0]
-    assert run.tags == ["kw", "call"]
+    assert run.tags == ["call", "kw"]  # the call's tags, then the retriever's (LangChain)
     assert run.metadata == {"index": "fruit", "user": "u"}
 
 
@@ -153,16 +153,16 @@ def test_batch_runs_from_one_config_or_one_per_query():
     assert runs[0].id == first_id  # run_id names one run: the first
     assert len({run.id for run in runs}) == 3
     assert [(r.name, r.tags, r.metadata) for r in runs] == [
-        ("search", ["own", "t"], {"store": "kw", "user": 7})
+        ("search", ["t", "own"], {"store": "kw", "user": 7})
     ] * 3
     runs[0].tags.append("changed")  # each run has its own containers
-    assert runs[1].tags == ["own", "t"]
+    assert runs[1].tags == ["t", "own"]
     collector = RunCollectorCallbackHandler()
     retriever.batch(
         ["red", "pear"],
         [{"callbacks": [collector], "tags": ["a"]}, {"callbacks": [collector], "tags": ["b"]}],
     )
-    assert [r.tags for r in collector.traced_runs] == [["own", "a"], ["own", "b"]]
+    assert [r.tags for r in collector.traced_runs] == [["a", "own"], ["b", "own"]]
 
 
 def test_batch_hook_inside_a_sequence_batch_is_still_called_once():

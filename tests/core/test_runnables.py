@@ -436,17 +436,26 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
     ]
     assert callbacks.__all__ == [
         "AsyncCallbackHandler",
+        "AsyncCallbackManager",
+        "AsyncCallbackManagerForChainRun",
+        "AsyncCallbackManagerForLLMRun",
+        "AsyncCallbackManagerForRetrieverRun",
+        "AsyncCallbackManagerForToolRun",
         "BaseCallbackHandler",
         "BaseRunManager",
         "CallbackManager",
         "CallbackManagerForChainRun",
         "CallbackManagerForLLMRun",
         "CallbackManagerForRetrieverRun",
+        "CallbackManagerForToolRun",
+        "Callbacks",
         "RetryState",
         "RootListenersHandler",
         "Run",
         "RunCollectorCallbackHandler",
         "StdOutCallbackHandler",
+        "adispatch_custom_event",
+        "dispatch_custom_event",
     ]
     for name in runnables.__all__:
         assert getattr(runnables, name) is not None

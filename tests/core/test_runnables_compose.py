@@ -95,9 +95,14 @@ def test_with_config_callbacks_join_the_call_callbacks():
     assert seen.name == "inner" and seen.parent_run_id == call_handler.traced_runs[0].id
 
 
-def test_with_config_rejects_unknown_keys():
-    with pytest.raises(ConfigurationError, match="'callback'"):
-        RunnableLambda(lambda x: x).with_config(callback=[])
+def test_with_config_keeps_unknown_keys_for_configurable_as_langchain_does():
+    def read(x, config):
+        return config["configurable"]
+
+    bound = RunnableLambda(read).with_config(session="s1")
+    assert bound.invoke(1) == {"session": "s1"}
+    with pytest.raises(ConfigurationError, match="tags must be a list of str"):
+        RunnableLambda(read).with_config(tags="one")  # known keys are still checked
 
 
 async def test_binding_async_and_streaming_paths():

@@ -17,6 +17,11 @@ Example:
     1
     >>> handler.names
     ['echo']
+
+A handler that implements ``on_llm_start`` but not ``on_chat_model_start`` still sees
+chat-model runs, as LangChain reports them: its ``on_llm_start`` receives each message
+list as one ``"Human: ...\nAI: ..."`` transcript string (``get_buffer_string``), and its
+``on_llm_end`` the chat model's ``LLMResult``.
 """
 
 from __future__ import annotations
@@ -56,14 +61,20 @@ class BaseCallbackHandler:
     Attributes:
         raise_error: if True, an exception raised by this handler propagates to the
             caller; otherwise it is logged (logger ``ragline.callbacks``) and ignored.
-        ignore_chain / ignore_llm / ignore_retriever / ignore_retry: skip those events.
+        run_inline: accepted for LangChain compatibility (every handler runs inline here).
+        ignore_chain / ignore_llm / ignore_chat_model / ignore_retriever / ignore_retry /
+            ignore_agent / ignore_custom_event: skip those events.
     """
 
     raise_error: bool = False
+    run_inline: bool = False
     ignore_chain: bool = False
     ignore_llm: bool = False
+    ignore_chat_model: bool = False
     ignore_retriever: bool = False
     ignore_retry: bool = False
+    ignore_agent: bool = False
+    ignore_custom_event: bool = False
 
     # chains ---------------------------------------------------------------------------
     def on_chain_start(
@@ -99,7 +110,12 @@ class BaseCallbackHandler:
         run_id: UUID,
         **kwargs: Any,
     ) -> Any:
-        """A chat model run started with ``messages`` (one list of messages per prompt)."""
+        """A chat model run started with ``messages`` (one list of messages per prompt).
+
+        Not overridden: the run is reported to :meth:`on_llm_start` instead, each message
+        list as one transcript string (what LangChain does).
+        """
+        raise NotImplementedError
 
     def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> Any:
         """A streaming model produced ``token`` (``kwargs["chunk"]`` holds the chunk)."""
@@ -128,6 +144,19 @@ class BaseCallbackHandler:
 
     def on_retry(self, retry_state: RetryState, *, run_id: UUID, **kwargs: Any) -> Any:
         """A ``with_retry`` run is about to try again after ``retry_state.exception``."""
+
+    def on_custom_event(
+        self,
+        name: str,
+        data: Any,
+        *,
+        run_id: UUID,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """A run dispatched a custom event (``dispatch_custom_event(name, data)``);
+        ``run_id`` is that run's id."""
 
 
 class AsyncCallbackHandler(BaseCallbackHandler):
@@ -161,7 +190,8 @@ class AsyncCallbackHandler(BaseCallbackHandler):
     async def on_chat_model_start(
         self, serialized: Any, messages: list[list[Any]], *, run_id: UUID, **kwargs: Any
     ) -> None:
-        """A chat model run started."""
+        """A chat model run started (not overridden: reported to ``on_llm_start``)."""
+        raise NotImplementedError
 
     async def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
         """A streaming model produced a token."""
@@ -190,3 +220,6 @@ class AsyncCallbackHandler(BaseCallbackHandler):
 
     async def on_retry(self, retry_state: RetryState, *, run_id: UUID, **kwargs: Any) -> None:
         """A retry is about to happen."""
+
+    async def on_custom_event(self, name: str, data: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """A run dispatched a custom event."""

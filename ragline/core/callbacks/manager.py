@@ -7,14 +7,13 @@ for example a language model)::
     from ragline.core.config import ensure_config, use_config
 
     config = ensure_config(config)                  # inherit the current run's config
-    manager = CallbackManager.configure(config)     # handlers, parent run, tags, metadata;
-                                                    # raises RecursionLimitError when too deep
+    manager = CallbackManager.from_config(config)   # handlers, parent run, tags, metadata
     run = manager.on_chat_model_start(              # or on_llm_start(serialized, prompts, ...)
         None, [messages],                           # one list of messages per prompt
         name=config["run_name"] or "FakeListChatModel",
-        run_id=config["run_id"],                    # None -> a new uuid4
+        run_id=config["run_id"],                    # None -> a new uuid4 (when asked for)
         invocation_params={"stop": stop},           # optional, passed to handlers as kwargs
-    )
+    )                                               # raises RecursionLimitError when too deep
     try:
         for chunk in stream_tokens():
             run.on_llm_new_token(chunk.content, chunk=chunk)
@@ -29,258 +28,96 @@ for example a language model)::
 
 The same for the other run types: ``on_chain_start(serialized, inputs, name=...)``
 returns a :class:`CallbackManagerForChainRun` (``on_chain_end(outputs)``,
-``on_chain_error(err)``); ``on_retriever_start(serialized, query, name=...)`` returns a
-:class:`CallbackManagerForRetrieverRun` (``on_retriever_end(documents)``,
-``on_retriever_error(err)``). Every run manager also has ``on_text(text)``,
+``on_chain_error(err)``); ``on_retriever_start(serialized, query, name=...)`` a
+:class:`CallbackManagerForRetrieverRun`; ``on_tool_start(serialized, input_str, ...)`` a
+:class:`CallbackManagerForToolRun`. Every run manager also has ``on_text(text)``,
 ``on_retry(retry_state)``, ``get_child()`` (a CallbackManager whose runs are children
 of this run) and ``child_config(config)``. In async code use the ``a``-prefixed twins
-(``await manager.aon_chat_model_start(...)``, ``await run.aon_llm_new_token(...)``),
-which await :class:`AsyncCallbackHandler` methods in order.
+(``await manager.aon_chat_model_start(...)``, ``await run.aon_llm_new_token(...)``), or
+an :class:`AsyncCallbackManager`, whose ``on_*_start`` methods are coroutines.
+
+``CallbackManager.configure(inheritable_callbacks, local_callbacks, verbose,
+inheritable_tags, local_tags, inheritable_metadata, local_metadata)`` has LangChain's
+signature: inheritable handlers, tags and metadata reach child runs, local ones only the
+runs this manager starts.
 
 Handlers that raise are logged and ignored unless ``handler.raise_error`` is True.
 """
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import logging
-import uuid
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from ragline.core.callbacks.base import BaseCallbackHandler, RetryState
-from ragline.core.config import DEFAULT_RECURSION_LIMIT, child_config
+from ragline.core.callbacks._dispatch import adispatch, dispatch
+from ragline.core.callbacks.base import BaseCallbackHandler
+from ragline.core.callbacks.run_managers import (
+    ASYNC_TWIN,
+    AsyncCallbackManagerForChainRun,
+    AsyncCallbackManagerForLLMRun,
+    AsyncCallbackManagerForRetrieverRun,
+    AsyncCallbackManagerForToolRun,
+    BaseRunManager,
+    CallbackManagerForChainRun,
+    CallbackManagerForLLMRun,
+    CallbackManagerForRetrieverRun,
+    CallbackManagerForToolRun,
+)
+from ragline.core.config import DEFAULT_RECURSION_LIMIT, get_current_config
 from ragline.core.exceptions import RecursionLimitError
 
 if TYPE_CHECKING:
     from ragline.core.config import RunnableConfig
 
 __all__ = [
+    "AsyncCallbackManager",
+    "AsyncCallbackManagerForChainRun",
+    "AsyncCallbackManagerForLLMRun",
+    "AsyncCallbackManagerForRetrieverRun",
+    "AsyncCallbackManagerForToolRun",
     "BaseRunManager",
     "CallbackManager",
     "CallbackManagerForChainRun",
     "CallbackManagerForLLMRun",
     "CallbackManagerForRetrieverRun",
+    "CallbackManagerForToolRun",
+    "Callbacks",
+    "adispatch_custom_event",
+    "dispatch_custom_event",
 ]
 
-logger = logging.getLogger("ragline.callbacks")
 
-_IGNORE_FLAG = {
-    "chain": "ignore_chain",
-    "llm": "ignore_llm",
-    "chat": "ignore_llm",
-    "retriever": "ignore_retriever",
-    "retry": "ignore_retry",
-}
-
-
-def _ignored(handler: BaseCallbackHandler, event: str) -> bool:
-    flag = _IGNORE_FLAG.get(event.split("_")[1])
-    return bool(flag and getattr(handler, flag, False))
+def _union(first: list[str], second: Sequence[str] | None) -> list[str]:
+    """``first`` then the items of ``second`` it lacks (``first`` itself when nothing is new)."""
+    if not second or second is first:
+        return first
+    if not first:
+        return list(second)
+    new = [item for item in second if item not in first]
+    return first + new if new else first
 
 
-def _run_coroutine_sync(coroutine: Any) -> None:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        asyncio.run(coroutine)
-        return
-    # A loop already runs in this thread (sync code called from async code): finish the
-    # handler on a private loop in a helper thread rather than blocking this loop's future.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pool.submit(asyncio.run, coroutine).result()
-
-
-def _handle_error(handler: BaseCallbackHandler, event: str, err: Exception) -> None:
-    if getattr(handler, "raise_error", False):
-        raise err
-    logger.warning("callback %s.%s raised %r", type(handler).__name__, event, err)
-
-
-def _dispatch(
-    handlers: Sequence[BaseCallbackHandler], event: str, *args: Any, **kwargs: Any
-) -> None:
-    for handler in handlers:
-        if _ignored(handler, event):
-            continue
-        try:
-            result = getattr(handler, event)(*args, **kwargs)
-            if inspect.isawaitable(result):
-                _run_coroutine_sync(result)
-        except Exception as err:
-            _handle_error(handler, event, err)
-
-
-async def _adispatch(
-    handlers: Sequence[BaseCallbackHandler], event: str, *args: Any, **kwargs: Any
-) -> None:
-    for handler in handlers:
-        if _ignored(handler, event):
-            continue
-        try:
-            result = getattr(handler, event)(*args, **kwargs)
-            if inspect.isawaitable(result):
-                await result
-        except Exception as err:
-            _handle_error(handler, event, err)
-
-
-class BaseRunManager:
-    """Reports the events of one started run; made by ``CallbackManager.on_*_start``."""
-
-    def __init__(
-        self,
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None,
-        handlers: list[BaseCallbackHandler],
-        tags: list[str],
-        metadata: dict[str, Any],
-        name: str,
-        depth: int,
-        inheritable_tags: list[str],
-        inheritable_metadata: dict[str, Any],
-        recursion_limit: int,
-    ) -> None:
-        self.run_id = run_id
-        self.parent_run_id = parent_run_id
-        self.handlers = handlers
-        self.tags = tags
-        self.metadata = metadata
-        self.name = name
-        self.depth = depth
-        self._inheritable_tags = inheritable_tags
-        self._inheritable_metadata = inheritable_metadata
-        self._recursion_limit = recursion_limit
-
-    def _ids(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "parent_run_id": self.parent_run_id,
-            "tags": list(self.tags),
-            "metadata": dict(self.metadata),
-        }
-
-    def _emit(self, event: str, *args: Any, **kwargs: Any) -> None:
-        if self.handlers:
-            _dispatch(self.handlers, event, *args, **self._ids(), **kwargs)
-
-    async def _aemit(self, event: str, *args: Any, **kwargs: Any) -> None:
-        if self.handlers:
-            await _adispatch(self.handlers, event, *args, **self._ids(), **kwargs)
-
-    def get_child(self) -> CallbackManager:
-        """Return a CallbackManager whose runs are children of this run."""
-        return CallbackManager(
-            list(self.handlers),
-            parent_run_id=self.run_id,
-            tags=self._inheritable_tags,
-            metadata=self._inheritable_metadata,
-            depth=self.depth + 1,
-            recursion_limit=self._recursion_limit,
-        )
-
-    def child_config(self, config: RunnableConfig) -> RunnableConfig:
-        """Return ``config`` for children of this run (run_name and run_id removed)."""
-        return child_config(config, self.get_child())
-
-    def on_text(self, text: str, **kwargs: Any) -> None:
-        """Report ``text`` (for example a formatted prompt) to the handlers."""
-        self._emit("on_text", text, **kwargs)
-
-    def on_retry(self, retry_state: RetryState, **kwargs: Any) -> None:
-        """Report that this run will try again."""
-        self._emit("on_retry", retry_state, **kwargs)
-
-    async def aon_text(self, text: str, **kwargs: Any) -> None:
-        """Async twin of :meth:`on_text`."""
-        await self._aemit("on_text", text, **kwargs)
-
-    async def aon_retry(self, retry_state: RetryState, **kwargs: Any) -> None:
-        """Async twin of :meth:`on_retry`."""
-        await self._aemit("on_retry", retry_state, **kwargs)
-
-
-class CallbackManagerForChainRun(BaseRunManager):
-    """Run manager of a chain run."""
-
-    def on_chain_end(self, outputs: Any, **kwargs: Any) -> None:
-        """Report the run's output (streamed runs also pass ``inputs=``)."""
-        self._emit("on_chain_end", outputs, **kwargs)
-
-    def on_chain_error(self, error: BaseException, **kwargs: Any) -> None:
-        """Report the error the run raised."""
-        self._emit("on_chain_error", error, **kwargs)
-
-    async def aon_chain_end(self, outputs: Any, **kwargs: Any) -> None:
-        """Async twin of :meth:`on_chain_end`."""
-        await self._aemit("on_chain_end", outputs, **kwargs)
-
-    async def aon_chain_error(self, error: BaseException, **kwargs: Any) -> None:
-        """Async twin of :meth:`on_chain_error`."""
-        await self._aemit("on_chain_error", error, **kwargs)
-
-
-class CallbackManagerForLLMRun(BaseRunManager):
-    """Run manager of an LLM or chat-model run."""
-
-    def on_llm_new_token(self, token: str, *, chunk: Any = None, **kwargs: Any) -> None:
-        """Report one streamed token (``chunk`` is the message/generation chunk)."""
-        self._emit("on_llm_new_token", token, chunk=chunk, **kwargs)
-
-    def on_llm_end(self, response: Any, **kwargs: Any) -> None:
-        """Report the model's result (an ``LLMResult``)."""
-        self._emit("on_llm_end", response, **kwargs)
-
-    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
-        """Report the error the model raised."""
-        self._emit("on_llm_error", error, **kwargs)
-
-    async def aon_llm_new_token(self, token: str, *, chunk: Any = None, **kwargs: Any) -> None:
-        """Async twin of :meth:`on_llm_new_token`."""
-        await self._aemit("on_llm_new_token", token, chunk=chunk, **kwargs)
-
-    async def aon_llm_end(self, response: Any, **kwargs: Any) -> None:
-        """Async twin of :meth:`on_llm_end`."""
-        await self._aemit("on_llm_end", response, **kwargs)
-
-    async def aon_llm_error(self, error: BaseException, **kwargs: Any) -> None:
-        """Async twin of :meth:`on_llm_error`."""
-        await self._aemit("on_llm_error", error, **kwargs)
-
-
-class CallbackManagerForRetrieverRun(BaseRunManager):
-    """Run manager of a retriever run."""
-
-    def on_retriever_end(self, documents: Any, **kwargs: Any) -> None:
-        """Report the documents found."""
-        self._emit("on_retriever_end", documents, **kwargs)
-
-    def on_retriever_error(self, error: BaseException, **kwargs: Any) -> None:
-        """Report the error the retriever raised."""
-        self._emit("on_retriever_error", error, **kwargs)
-
-    async def aon_retriever_end(self, documents: Any, **kwargs: Any) -> None:
-        """Async twin of :meth:`on_retriever_end`."""
-        await self._aemit("on_retriever_end", documents, **kwargs)
-
-    async def aon_retriever_error(self, error: BaseException, **kwargs: Any) -> None:
-        """Async twin of :meth:`on_retriever_error`."""
-        await self._aemit("on_retriever_error", error, **kwargs)
+def _overlay(first: dict[str, Any], second: Mapping[str, Any] | None) -> dict[str, Any]:
+    if not second or second is first:
+        return first
+    return {**first, **second} if first else dict(second)
 
 
 class CallbackManager:
-    """Holds handlers and the parent run; starts runs.
+    """Holds handlers, tags and metadata for runs it starts, and their parent run.
 
     Args:
-        handlers: the callback handlers to call.
+        handlers: the callback handlers of runs started here.
+        inheritable_handlers: those that child runs also get (default: all of them).
         parent_run_id: the run that runs started here belong to (``None``: root runs).
-        tags, metadata: added to every run started here and below.
+        tags, metadata: given to runs started here.
+        inheritable_tags, inheritable_metadata: what child runs also get (default: all).
         depth: how many runs enclose runs started here (used for ``recursion_limit``).
         recursion_limit: starting a run at this depth raises ``RecursionLimitError``.
+
+    The lists and dicts are never changed in place (``add_handler`` and friends build new
+    ones), so managers and run managers share them freely.
 
     Example:
         >>> from ragline.core.callbacks import RunCollectorCallbackHandler
@@ -291,28 +128,92 @@ class CallbackManager:
         {'a': 2}
     """
 
+    __slots__ = (
+        "_parent",
+        "depth",
+        "handlers",
+        "inheritable_handlers",
+        "inheritable_metadata",
+        "inheritable_tags",
+        "metadata",
+        "recursion_limit",
+        "tags",
+    )
+
     def __init__(
         self,
         handlers: Sequence[BaseCallbackHandler] | None = None,
-        *,
+        inheritable_handlers: Sequence[BaseCallbackHandler] | None = None,
         parent_run_id: UUID | None = None,
+        *,
         tags: Sequence[str] | None = None,
-        metadata: dict[str, Any] | None = None,
+        inheritable_tags: Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        inheritable_metadata: Mapping[str, Any] | None = None,
         depth: int = 0,
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
     ) -> None:
         self.handlers: list[BaseCallbackHandler] = list(handlers or [])
-        self.parent_run_id = parent_run_id
+        self.inheritable_handlers: list[BaseCallbackHandler] = (
+            self.handlers if inheritable_handlers is None else list(inheritable_handlers)
+        )
+        self._parent: Any = parent_run_id
         self.tags: list[str] = list(tags or [])
+        self.inheritable_tags: list[str] = (
+            self.tags if inheritable_tags is None else list(inheritable_tags)
+        )
         self.metadata: dict[str, Any] = dict(metadata or {})
+        self.inheritable_metadata: dict[str, Any] = (
+            self.metadata if inheritable_metadata is None else dict(inheritable_metadata)
+        )
         self.depth = depth
         self.recursion_limit = recursion_limit
 
+    @property
+    def parent_run_id(self) -> UUID | None:
+        """The run that runs started here belong to (``None``: they are root runs)."""
+        parent = self._parent
+        if parent is None or isinstance(parent, UUID):
+            return parent
+        return parent.run_id  # type: ignore[no-any-return]
+
+    @parent_run_id.setter
+    def parent_run_id(self, value: UUID | None) -> None:
+        self._parent = value
+
+    @property
+    def has_parent(self) -> bool:
+        """Whether runs started here are child runs (cheaper than ``parent_run_id``)."""
+        return self._parent is not None
+
+    @property
+    def is_async(self) -> bool:
+        """Whether ``on_*_start`` are coroutines (True for :class:`AsyncCallbackManager`)."""
+        return False
+
+    def __repr__(self) -> str:
+        names = [type(handler).__name__ for handler in self.handlers]
+        return f"{type(self).__name__}(handlers={names}, tags={self.tags})"
+
+    # ---- building -------------------------------------------------------------------
     @classmethod
-    def configure(
-        cls, config: RunnableConfig | None = None, *, verbose: bool = False
-    ) -> CallbackManager:
+    def _child_of(cls, run: BaseRunManager) -> CallbackManager:
+        """The manager of ``run``'s children (shares its inheritable lists)."""
+        child = object.__new__(cls)
+        child.handlers = child.inheritable_handlers = run.inheritable_handlers
+        child._parent = run
+        child.tags = child.inheritable_tags = run.inheritable_tags
+        child.metadata = child.inheritable_metadata = run.inheritable_metadata
+        child.depth = run.depth + 1
+        child.recursion_limit = run._recursion_limit
+        return child
+
+    @classmethod
+    def from_config(cls, config: RunnableConfig | None, *, verbose: bool = False) -> Any:
         """Build the manager for a run from its (ensured) config.
+
+        The config's tags and metadata join those of a manager in ``callbacks`` (whose
+        parent run is kept); a handler list in ``callbacks`` makes root runs.
 
         Args:
             config: the run's config; ``callbacks`` may be a handler list or a manager.
@@ -320,43 +221,203 @@ class CallbackManager:
         """
         config = config or {}
         callbacks = config.get("callbacks")
+        tags = config.get("tags")
+        metadata = config.get("metadata")
+        manager = object.__new__(cls)  # built by hand: this runs once per run
         if isinstance(callbacks, CallbackManager):
-            manager = callbacks.copy()
+            manager.handlers = callbacks.handlers
+            manager.inheritable_handlers = callbacks.inheritable_handlers
+            manager._parent = callbacks._parent
+            manager.depth = callbacks.depth
+            shared = callbacks.inheritable_tags is callbacks.tags
+            manager.tags = _union(callbacks.tags, tags)
+            manager.inheritable_tags = (
+                manager.tags if shared else _union(callbacks.inheritable_tags, tags)
+            )
+            shared = callbacks.inheritable_metadata is callbacks.metadata
+            manager.metadata = _overlay(callbacks.metadata, metadata)
+            manager.inheritable_metadata = (
+                manager.metadata if shared else _overlay(callbacks.inheritable_metadata, metadata)
+            )
         else:
-            manager = cls(list(callbacks or []))
-        for tag in config.get("tags") or []:
-            if tag not in manager.tags:
-                manager.tags.append(tag)
-        manager.metadata.update(config.get("metadata") or {})
+            manager.handlers = manager.inheritable_handlers = list(callbacks or ())
+            manager._parent = None
+            manager.depth = 0
+            manager.tags = manager.inheritable_tags = list(tags or ())
+            manager.metadata = manager.inheritable_metadata = dict(metadata or ())
         manager.recursion_limit = config.get("recursion_limit") or DEFAULT_RECURSION_LIMIT
         if verbose:
-            from ragline.core.callbacks.stdout import StdOutCallbackHandler
-
-            if not any(isinstance(h, StdOutCallbackHandler) for h in manager.handlers):
-                manager.add_handler(StdOutCallbackHandler())
+            manager._add_stdout()
         return manager
 
-    def copy(self) -> CallbackManager:
-        """Return an independent copy (same handlers, parent, tags, metadata, depth)."""
-        return CallbackManager(
-            self.handlers,
-            parent_run_id=self.parent_run_id,
-            tags=self.tags,
-            metadata=self.metadata,
-            depth=self.depth,
-            recursion_limit=self.recursion_limit,
-        )
+    @classmethod
+    def configure(
+        cls,
+        inheritable_callbacks: Any = None,
+        local_callbacks: Any = None,
+        verbose: bool = False,
+        inheritable_tags: Sequence[str] | None = None,
+        local_tags: Sequence[str] | None = None,
+        inheritable_metadata: Mapping[str, Any] | None = None,
+        local_metadata: Mapping[str, Any] | None = None,
+    ) -> CallbackManager:
+        """Build a manager the way LangChain's ``CallbackManager.configure`` does.
 
-    def add_handler(self, handler: BaseCallbackHandler) -> None:
-        """Add ``handler`` unless it is already here."""
-        if handler not in self.handlers:
-            self.handlers.append(handler)
+        Args:
+            inheritable_callbacks: handlers (or a manager, whose parent run is kept) that
+                this run and its children report to. A RunnableConfig dict here is read as
+                :meth:`from_config` reads it.
+            local_callbacks: handlers (or a manager's handlers) for the runs started
+                here only.
+            verbose: add a :class:`StdOutCallbackHandler` if there is none.
+            inheritable_tags, local_tags: tags for children too / for these runs only.
+            inheritable_metadata, local_metadata: the same for metadata.
+
+        Example:
+            >>> from ragline.core.callbacks import StdOutCallbackHandler
+            >>> manager = CallbackManager.configure(
+            ...     [StdOutCallbackHandler()], inheritable_tags=["a"], local_tags=["b"])
+            >>> manager.tags, manager.inheritable_tags
+            (['a', 'b'], ['a'])
+        """
+        if isinstance(inheritable_callbacks, Mapping):  # ragline's form: a RunnableConfig
+            manager = cls.from_config(inheritable_callbacks, verbose=verbose)  # type: ignore[arg-type]
+        elif isinstance(inheritable_callbacks, CallbackManager):
+            manager = inheritable_callbacks.copy()
+        else:
+            manager = cls(list(inheritable_callbacks or []))
+        if not isinstance(manager, cls):  # configure on AsyncCallbackManager: same state
+            manager = cls._rebuilt_from(manager)
+        if local_callbacks is not None:
+            handlers = (
+                local_callbacks.handlers
+                if isinstance(local_callbacks, CallbackManager)
+                else local_callbacks
+            )
+            for handler in handlers:
+                manager.add_handler(handler, inherit=False)
+        manager.add_tags(inheritable_tags or [])
+        manager.add_tags(local_tags or [], inherit=False)
+        manager.add_metadata(inheritable_metadata or {})
+        manager.add_metadata(local_metadata or {}, inherit=False)
+        if verbose:
+            manager._add_stdout()
+        return manager
+
+    @classmethod
+    def _rebuilt_from(cls, other: CallbackManager) -> Any:
+        manager = object.__new__(cls)
+        for slot in CallbackManager.__slots__:
+            setattr(manager, slot, getattr(other, slot))
+        return manager
+
+    def _add_stdout(self) -> None:
+        from ragline.core.callbacks.stdout import StdOutCallbackHandler
+
+        if not any(isinstance(h, StdOutCallbackHandler) for h in self.handlers):
+            self.add_handler(StdOutCallbackHandler())
+
+    def copy(self) -> Any:
+        """Return an independent copy (same handlers, parent, tags, metadata, depth)."""
+        return type(self)._rebuilt_from(self)
+
+    def merge(self, other: CallbackManager) -> Any:
+        """A copy with ``other``'s handlers, tags and metadata added (parent kept)."""
+        merged = self.copy()
+        for handler in other.handlers:
+            merged.add_handler(handler, inherit=handler in other.inheritable_handlers)
+        merged.add_tags([t for t in other.tags if t in other.inheritable_tags])
+        merged.add_tags([t for t in other.tags if t not in other.inheritable_tags], inherit=False)
+        merged.add_metadata(other.inheritable_metadata)
+        merged.add_metadata(
+            {k: v for k, v in other.metadata.items() if k not in other.inheritable_metadata},
+            inherit=False,
+        )
+        return merged
+
+    # ---- changing (new lists each time: run managers may share the old ones) ---------
+    def add_handler(self, handler: BaseCallbackHandler, inherit: bool = True) -> None:
+        """Add ``handler`` unless it is already here (``inherit``: children get it too)."""
+        old = self.handlers
+        shared = self.inheritable_handlers is old
+        if handler not in old:
+            self.handlers = [*old, handler]
+        if inherit:
+            if shared:
+                self.inheritable_handlers = self.handlers
+            elif handler not in self.inheritable_handlers:
+                self.inheritable_handlers = [*self.inheritable_handlers, handler]
+        elif shared:
+            self.inheritable_handlers = old
 
     def remove_handler(self, handler: BaseCallbackHandler) -> None:
-        """Remove ``handler``."""
-        self.handlers.remove(handler)
+        """Remove ``handler``.
 
-    def _new_run(self, kind: type[BaseRunManager], name: str, run_id: UUID | None) -> Any:
+        Raises:
+            ValueError: ``handler`` is not here.
+        """
+        if handler not in self.handlers:
+            raise ValueError(f"{type(handler).__name__} is not a handler of this manager")
+        shared = self.inheritable_handlers is self.handlers
+        self.handlers = [h for h in self.handlers if h is not handler]
+        self.inheritable_handlers = (
+            self.handlers if shared else [h for h in self.inheritable_handlers if h is not handler]
+        )
+
+    def set_handlers(self, handlers: Sequence[BaseCallbackHandler], inherit: bool = True) -> None:
+        """Replace every handler."""
+        self.handlers = list(handlers)
+        self.inheritable_handlers = self.handlers if inherit else []
+
+    def set_handler(self, handler: BaseCallbackHandler, inherit: bool = True) -> None:
+        """Replace every handler by ``handler``."""
+        self.set_handlers([handler], inherit=inherit)
+
+    def add_tags(self, tags: Sequence[str], inherit: bool = True) -> None:
+        """Add tags (``inherit``: child runs get them too)."""
+        old = self.tags
+        shared = self.inheritable_tags is old
+        self.tags = _union(old, tags)
+        if inherit:
+            self.inheritable_tags = self.tags if shared else _union(self.inheritable_tags, tags)
+        elif shared:
+            self.inheritable_tags = old
+
+    def remove_tags(self, tags: Sequence[str]) -> None:
+        """Remove tags."""
+        self.tags = [t for t in self.tags if t not in tags]
+        self.inheritable_tags = [t for t in self.inheritable_tags if t not in tags]
+
+    def add_metadata(self, metadata: Mapping[str, Any], inherit: bool = True) -> None:
+        """Add metadata (``inherit``: child runs get it too)."""
+        if not metadata:
+            return
+        old = self.metadata
+        shared = self.inheritable_metadata is old
+        self.metadata = {**old, **metadata}
+        if inherit:
+            self.inheritable_metadata = (
+                self.metadata if shared else {**self.inheritable_metadata, **metadata}
+            )
+        elif shared:
+            self.inheritable_metadata = old
+
+    def remove_metadata(self, keys: Sequence[str]) -> None:
+        """Remove metadata keys."""
+        self.metadata = {k: v for k, v in self.metadata.items() if k not in keys}
+        self.inheritable_metadata = {
+            k: v for k, v in self.inheritable_metadata.items() if k not in keys
+        }
+
+    # ---- starting runs --------------------------------------------------------------
+    def _new_run(
+        self,
+        kind: type[BaseRunManager],
+        name: str,
+        run_id: UUID | None,
+        local_tags: Sequence[str] | None = None,
+        local_metadata: Mapping[str, Any] | None = None,
+    ) -> Any:
         if self.depth >= self.recursion_limit:
             raise RecursionLimitError(
                 f"recursion limit of {self.recursion_limit} reached: run {name!r} would be "
@@ -364,15 +425,16 @@ class CallbackManager:
                 "end; if the depth is intended, raise config['recursion_limit']"
             )
         return kind(
-            run_id=run_id or uuid.uuid4(),
-            parent_run_id=self.parent_run_id,
+            run_id=run_id,
+            parent_run_id=self._parent,
             handlers=self.handlers,
-            tags=list(self.tags),
-            metadata=dict(self.metadata),
+            tags=_union(self.tags, local_tags),
+            metadata=_overlay(self.metadata, local_metadata),
             name=name,
             depth=self.depth,
-            inheritable_tags=self.tags,
-            inheritable_metadata=self.metadata,
+            inheritable_handlers=self.inheritable_handlers,
+            inheritable_tags=self.inheritable_tags,
+            inheritable_metadata=self.inheritable_metadata,
             recursion_limit=self.recursion_limit,
         )
 
@@ -382,18 +444,22 @@ class CallbackManager:
         event: str,
         serialized: Any,
         payload: Any,
-        name: str,
+        name: str | None,
         run_id: UUID | None,
         extra: dict[str, Any],
     ) -> Any:
-        run = self._new_run(kind, name, run_id)
-        run._emit(
-            event,
-            serialized if serialized is not None else {"name": name},
-            payload,
-            name=name,
-            **extra,
+        name = name or _name_of(serialized, event)
+        run = self._new_run(
+            kind, name, run_id, extra.pop("local_tags", None), extra.pop("local_metadata", None)
         )
+        if run.handlers:
+            run._emit(
+                event,
+                serialized if serialized is not None else {"name": name},
+                payload,
+                name=name,
+                **extra,
+            )
         return run
 
     async def _astart(
@@ -402,174 +468,377 @@ class CallbackManager:
         event: str,
         serialized: Any,
         payload: Any,
-        name: str,
+        name: str | None,
         run_id: UUID | None,
         extra: dict[str, Any],
     ) -> Any:
-        run = self._new_run(kind, name, run_id)
-        await run._aemit(
-            event,
-            serialized if serialized is not None else {"name": name},
-            payload,
-            name=name,
-            **extra,
+        name = name or _name_of(serialized, event)
+        run = self._new_run(
+            ASYNC_TWIN[kind],
+            name,
+            run_id,
+            extra.pop("local_tags", None),
+            extra.pop("local_metadata", None),
         )
+        if run.handlers:
+            await run._aemit(
+                event,
+                serialized if serialized is not None else {"name": name},
+                payload,
+                name=name,
+                **extra,
+            )
         return run
 
     def on_chain_start(
         self,
         serialized: dict[str, Any] | None,
         inputs: Any,
-        *,
-        name: str,
         run_id: UUID | None = None,
+        *,
+        name: str | None = None,
         run_type: str = "chain",
+        **kwargs: Any,
     ) -> CallbackManagerForChainRun:
-        """Start a chain run; returns its run manager."""
-        return self._start(
+        """Start a chain run; returns its run manager (``kwargs`` reach the handlers)."""
+        return self._start(  # type: ignore[no-any-return]
             CallbackManagerForChainRun,
             "on_chain_start",
             serialized,
             inputs,
             name,
             run_id,
-            {"run_type": run_type},
+            {"run_type": run_type, **kwargs},
         )
 
     def on_llm_start(
         self,
         serialized: dict[str, Any] | None,
         prompts: list[str],
-        *,
-        name: str,
         run_id: UUID | None = None,
+        *,
+        name: str | None = None,
         invocation_params: dict[str, Any] | None = None,
+        **kwargs: Any,
     ) -> CallbackManagerForLLMRun:
-        """Start a text-completion model run; returns its run manager."""
-        return self._start(
+        """Start a text-completion model run (one run for all ``prompts``)."""
+        return self._start(  # type: ignore[no-any-return]
             CallbackManagerForLLMRun,
             "on_llm_start",
             serialized,
             prompts,
             name,
             run_id,
-            {"invocation_params": invocation_params or {}},
+            {"invocation_params": invocation_params or {}, **kwargs},
         )
 
     def on_chat_model_start(
         self,
         serialized: dict[str, Any] | None,
         messages: list[list[Any]],
-        *,
-        name: str,
         run_id: UUID | None = None,
+        *,
+        name: str | None = None,
         invocation_params: dict[str, Any] | None = None,
+        **kwargs: Any,
     ) -> CallbackManagerForLLMRun:
-        """Start a chat model run; returns its run manager."""
-        return self._start(
+        """Start a chat model run (one run for all message lists)."""
+        return self._start(  # type: ignore[no-any-return]
             CallbackManagerForLLMRun,
             "on_chat_model_start",
             serialized,
             messages,
             name,
             run_id,
-            {"invocation_params": invocation_params or {}},
+            {"invocation_params": invocation_params or {}, **kwargs},
         )
 
     def on_retriever_start(
         self,
         serialized: dict[str, Any] | None,
         query: str,
-        *,
-        name: str,
         run_id: UUID | None = None,
+        *,
+        name: str | None = None,
+        **kwargs: Any,
     ) -> CallbackManagerForRetrieverRun:
         """Start a retriever run; returns its run manager."""
-        return self._start(
+        return self._start(  # type: ignore[no-any-return]
             CallbackManagerForRetrieverRun,
             "on_retriever_start",
             serialized,
             query,
             name,
             run_id,
-            {},
+            kwargs,
         )
+
+    def on_tool_start(
+        self,
+        serialized: dict[str, Any] | None,
+        input_str: str,
+        run_id: UUID | None = None,
+        *,
+        name: str | None = None,
+        inputs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> CallbackManagerForToolRun:
+        """Start a tool run (``inputs``: the tool's arguments as a dict, when it has them)."""
+        return self._start(  # type: ignore[no-any-return]
+            CallbackManagerForToolRun,
+            "on_tool_start",
+            serialized,
+            input_str,
+            name,
+            run_id,
+            {"inputs": inputs, **kwargs},
+        )
+
+    def on_custom_event(self, name: str, data: Any, run_id: UUID | None = None) -> None:
+        """Report a custom event of the run ``run_id`` (default: this manager's parent run)."""
+        if self.handlers:
+            dispatch(
+                self.handlers,
+                "on_custom_event",
+                name,
+                data,
+                run_id=run_id or self.parent_run_id,
+                tags=list(self.tags),
+                metadata=dict(self.metadata),
+            )
+
+    async def aon_custom_event(self, name: str, data: Any, run_id: UUID | None = None) -> None:
+        """Async twin of :meth:`on_custom_event`."""
+        if self.handlers:
+            await adispatch(
+                self.handlers,
+                "on_custom_event",
+                name,
+                data,
+                run_id=run_id or self.parent_run_id,
+                tags=list(self.tags),
+                metadata=dict(self.metadata),
+            )
 
     async def aon_chain_start(
         self,
         serialized: dict[str, Any] | None,
         inputs: Any,
-        *,
-        name: str,
         run_id: UUID | None = None,
+        *,
+        name: str | None = None,
         run_type: str = "chain",
-    ) -> CallbackManagerForChainRun:
-        """Async twin of :meth:`on_chain_start`."""
-        return await self._astart(
+        **kwargs: Any,
+    ) -> AsyncCallbackManagerForChainRun:
+        """Async twin of :meth:`on_chain_start` (the run manager's ``on_*`` are coroutines)."""
+        return await self._astart(  # type: ignore[no-any-return]
             CallbackManagerForChainRun,
             "on_chain_start",
             serialized,
             inputs,
             name,
             run_id,
-            {"run_type": run_type},
+            {"run_type": run_type, **kwargs},
         )
 
     async def aon_llm_start(
         self,
         serialized: dict[str, Any] | None,
         prompts: list[str],
-        *,
-        name: str,
         run_id: UUID | None = None,
+        *,
+        name: str | None = None,
         invocation_params: dict[str, Any] | None = None,
-    ) -> CallbackManagerForLLMRun:
+        **kwargs: Any,
+    ) -> AsyncCallbackManagerForLLMRun:
         """Async twin of :meth:`on_llm_start`."""
-        return await self._astart(
+        return await self._astart(  # type: ignore[no-any-return]
             CallbackManagerForLLMRun,
             "on_llm_start",
             serialized,
             prompts,
             name,
             run_id,
-            {"invocation_params": invocation_params or {}},
+            {"invocation_params": invocation_params or {}, **kwargs},
         )
 
     async def aon_chat_model_start(
         self,
         serialized: dict[str, Any] | None,
         messages: list[list[Any]],
-        *,
-        name: str,
         run_id: UUID | None = None,
+        *,
+        name: str | None = None,
         invocation_params: dict[str, Any] | None = None,
-    ) -> CallbackManagerForLLMRun:
+        **kwargs: Any,
+    ) -> AsyncCallbackManagerForLLMRun:
         """Async twin of :meth:`on_chat_model_start`."""
-        return await self._astart(
+        return await self._astart(  # type: ignore[no-any-return]
             CallbackManagerForLLMRun,
             "on_chat_model_start",
             serialized,
             messages,
             name,
             run_id,
-            {"invocation_params": invocation_params or {}},
+            {"invocation_params": invocation_params or {}, **kwargs},
         )
 
     async def aon_retriever_start(
         self,
         serialized: dict[str, Any] | None,
         query: str,
-        *,
-        name: str,
         run_id: UUID | None = None,
-    ) -> CallbackManagerForRetrieverRun:
+        *,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> AsyncCallbackManagerForRetrieverRun:
         """Async twin of :meth:`on_retriever_start`."""
-        return await self._astart(
+        return await self._astart(  # type: ignore[no-any-return]
             CallbackManagerForRetrieverRun,
             "on_retriever_start",
             serialized,
             query,
             name,
             run_id,
-            {},
+            kwargs,
         )
+
+    async def aon_tool_start(
+        self,
+        serialized: dict[str, Any] | None,
+        input_str: str,
+        run_id: UUID | None = None,
+        *,
+        name: str | None = None,
+        inputs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> AsyncCallbackManagerForToolRun:
+        """Async twin of :meth:`on_tool_start`."""
+        return await self._astart(  # type: ignore[no-any-return]
+            CallbackManagerForToolRun,
+            "on_tool_start",
+            serialized,
+            input_str,
+            name,
+            run_id,
+            {"inputs": inputs, **kwargs},
+        )
+
+
+Callbacks = Sequence[BaseCallbackHandler] | CallbackManager | None
+"""What ``config["callbacks"]`` holds: a list of handlers, a manager, or nothing."""
+
+
+def _name_of(serialized: Any, event: str) -> str:
+    if isinstance(serialized, Mapping) and isinstance(serialized.get("name"), str):
+        return serialized["name"]
+    return event.removeprefix("on_").removesuffix("_start")
+
+
+class AsyncCallbackManager(CallbackManager):
+    """A CallbackManager whose ``on_*_start`` methods are coroutines returning the async run
+    managers (LangChain's ``AsyncCallbackManager``).
+
+    Example:
+        >>> import asyncio
+        >>> async def main():
+        ...     manager = AsyncCallbackManager.configure(inheritable_tags=["t"])
+        ...     run = await manager.on_chain_start(None, {"x": 1}, name="step")
+        ...     await run.on_chain_end({"y": 2})
+        ...     return run.tags
+        >>> asyncio.run(main())
+        ['t']
+    """
+
+    __slots__ = ()
+
+    @property
+    def is_async(self) -> bool:
+        return True
+
+    async def on_chain_start(  # type: ignore[override]
+        self, serialized: Any, inputs: Any, run_id: UUID | None = None, **kwargs: Any
+    ) -> AsyncCallbackManagerForChainRun:
+        """Start a chain run."""
+        return await self.aon_chain_start(serialized, inputs, run_id, **kwargs)
+
+    async def on_llm_start(  # type: ignore[override]
+        self, serialized: Any, prompts: list[str], run_id: UUID | None = None, **kwargs: Any
+    ) -> AsyncCallbackManagerForLLMRun:
+        """Start a text-completion model run."""
+        return await self.aon_llm_start(serialized, prompts, run_id, **kwargs)
+
+    async def on_chat_model_start(  # type: ignore[override]
+        self, serialized: Any, messages: list[list[Any]], run_id: UUID | None = None, **kwargs: Any
+    ) -> AsyncCallbackManagerForLLMRun:
+        """Start a chat model run."""
+        return await self.aon_chat_model_start(serialized, messages, run_id, **kwargs)
+
+    async def on_retriever_start(  # type: ignore[override]
+        self, serialized: Any, query: str, run_id: UUID | None = None, **kwargs: Any
+    ) -> AsyncCallbackManagerForRetrieverRun:
+        """Start a retriever run."""
+        return await self.aon_retriever_start(serialized, query, run_id, **kwargs)
+
+    async def on_tool_start(  # type: ignore[override]
+        self, serialized: Any, input_str: str, run_id: UUID | None = None, **kwargs: Any
+    ) -> AsyncCallbackManagerForToolRun:
+        """Start a tool run."""
+        return await self.aon_tool_start(serialized, input_str, run_id, **kwargs)
+
+    async def on_custom_event(  # type: ignore[override]
+        self, name: str, data: Any, run_id: UUID | None = None
+    ) -> None:
+        """Report a custom event."""
+        await self.aon_custom_event(name, data, run_id)
+
+
+# ----------------------------------------------------------------------------- custom events
+
+
+def _event_manager(config: RunnableConfig | None, caller: str) -> CallbackManager:
+    from ragline.core.config import ensure_config
+
+    config = ensure_config(config) if config is not None else get_current_config()
+    callbacks = (config or {}).get("callbacks")
+    if not isinstance(callbacks, CallbackManager) or not callbacks.has_parent:
+        raise RuntimeError(
+            f"{caller} needs a parent run: call it inside a running runnable (a "
+            "RunnableLambda, a generator in a chain, a tool, a retriever's hook), or pass "
+            "that run's config"
+        )
+    return callbacks
+
+
+def dispatch_custom_event(name: str, data: Any, *, config: RunnableConfig | None = None) -> None:
+    """Report a custom event of the run that is executing now.
+
+    Handlers get ``on_custom_event(name, data, run_id=<that run's id>, ...)``, and
+    ``astream_events`` yields it as an ``on_custom_event`` event.
+
+    Args:
+        name: the event's name.
+        data: anything (JSON-serializable if it is to cross a server).
+        config: the run's config; default: the current run's.
+
+    Raises:
+        RuntimeError: called outside any run.
+
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> def step(x):
+        ...     dispatch_custom_event("progress", {"done": 1})
+        ...     return x
+        >>> RunnableLambda(step).invoke(1)
+        1
+    """
+    manager = _event_manager(config, "dispatch_custom_event")
+    manager.on_custom_event(name, data)
+
+
+async def adispatch_custom_event(
+    name: str, data: Any, *, config: RunnableConfig | None = None
+) -> None:
+    """Async :func:`dispatch_custom_event` (async handlers are awaited)."""
+    manager = _event_manager(config, "adispatch_custom_event")
+    await manager.aon_custom_event(name, data)

@@ -101,7 +101,7 @@ class RunReporting:
         # Only a root run checks: below it the ids belong to the whole tree. A tree with
         # no configurable fields lets unknown ids through (user lambdas may read them).
         configurable = config.get("configurable")
-        if not configurable or manager.parent_run_id is not None or _configurable_checked.get():
+        if not configurable or manager.has_parent or _configurable_checked.get():
             return
         known = sorted(spec.id for spec in self.config_specs)
         unknown = sorted(set(configurable) - set(known))
@@ -111,8 +111,13 @@ class RunReporting:
                 f"{self.get_name()}; known ids are {', '.join(map(repr, known))}"
             )
 
+    def _local_run_info(self) -> tuple[Any, Any]:
+        """Tags and metadata of this runnable's own runs, not inherited by their children
+        (retrievers and models override it with their ``tags`` / ``metadata``)."""
+        return None, None
+
     def _start_run(self, input: Any, config: RunnableConfig, run_type: str) -> BaseRunManager:
-        manager = CallbackManager.configure(config)
+        manager = CallbackManager.from_config(config)
         self._check_configurable(config, manager)
         return self._open_run(manager, input, config, run_type)
 
@@ -126,7 +131,7 @@ class RunReporting:
         manager = None
         for input, config in zip(inputs, configs, strict=True):
             if manager is None or previous is None or not _same_manager(previous, config):
-                manager = CallbackManager.configure(config)
+                manager = CallbackManager.from_config(config)
                 self._check_configurable(config, manager)
                 previous = config
             runs.append(self._open_run(manager, input, config, run_type))
@@ -136,24 +141,50 @@ class RunReporting:
         self, manager: CallbackManager, input: Any, config: RunnableConfig, run_type: str
     ) -> BaseRunManager:
         name = config.get("run_name") or self.get_name()
+        tags, metadata = self._local_run_info()
         if run_type == "retriever":
-            return manager.on_retriever_start(None, input, name=name, run_id=config.get("run_id"))
+            return manager.on_retriever_start(
+                None,
+                input,
+                config.get("run_id"),
+                name=name,
+                local_tags=tags,
+                local_metadata=metadata,
+            )
         return manager.on_chain_start(
-            None, input, name=name, run_id=config.get("run_id"), run_type=run_type
+            None,
+            input,
+            config.get("run_id"),
+            name=name,
+            run_type=run_type,
+            local_tags=tags,
+            local_metadata=metadata,
         )
 
     async def _astart_run(
         self, input: Any, config: RunnableConfig, run_type: str
     ) -> BaseRunManager:
-        manager = CallbackManager.configure(config)
+        manager = CallbackManager.from_config(config)
         self._check_configurable(config, manager)
         name = config.get("run_name") or self.get_name()
+        tags, metadata = self._local_run_info()
         if run_type == "retriever":
             return await manager.aon_retriever_start(
-                None, input, name=name, run_id=config.get("run_id")
+                None,
+                input,
+                config.get("run_id"),
+                name=name,
+                local_tags=tags,
+                local_metadata=metadata,
             )
         return await manager.aon_chain_start(
-            None, input, name=name, run_id=config.get("run_id"), run_type=run_type
+            None,
+            input,
+            config.get("run_id"),
+            name=name,
+            run_type=run_type,
+            local_tags=tags,
+            local_metadata=metadata,
         )
 
     def _call_with_config(
