@@ -1,8 +1,9 @@
 """ragline.retrievers: retrievers that are more than one vector store.
 
-BM25 keyword search, hybrid fusion of several retrievers (weighted Reciprocal Rank
-Fusion), multi-query expansion by a model, contextual compression (embeddings filter,
-redundancy filter, LLM extraction and filtering, pipelines) and parent-document
+BM25 keyword search (with optional stemming and stopwords), hybrid search (weighted
+Reciprocal Rank Fusion of several retrievers, or fusion of normalised scores:
+HybridRetriever), multi-query expansion by a model, contextual compression (embeddings
+filter, redundancy filter, LLM extraction and filtering, pipelines) and parent-document
 retrieval, with the document stores that last one keeps its parents in. Public names
 load lazily.
 """
@@ -12,6 +13,10 @@ from ragline.core._lazy import attach
 _EXPORTS = {
     "BM25Index": "._bm25",
     "BM25Retriever": "._bm25",
+    "BM25Tokenizer": "._tokenizer",
+    "HybridRetriever": "._hybrid",
+    "score_fusion": "._fusion",
+    "normalize_scores": "._fusion",
     "default_preprocessing_func": "._bm25",
     "EnsembleRetriever": "._ensemble",
     "weighted_reciprocal_rank": "._ensemble",

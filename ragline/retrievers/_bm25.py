@@ -32,6 +32,7 @@ import numpy as np
 from ragline.core import BaseRetriever, Document, InvalidInputError
 from ragline.core._checks import check_number, check_positive_int, check_unit_interval
 from ragline.retrievers._checks import check_documents, check_keys, copy_document
+from ragline.retrievers._tokenizer import BM25Tokenizer
 
 __all__ = ["BM25Index", "BM25Retriever", "default_preprocessing_func"]
 
@@ -56,6 +57,11 @@ class BM25Index:
         k1: term-frequency saturation (>= 0).
         b: length normalisation, from 0 (none) to 1 (full).
 
+    The index keeps each document's distinct terms and counts (``doc_ptr``,
+    ``doc_terms``, ``doc_tfs``: one row per document, CSR style) and, derived from them,
+    each term's postings; :meth:`from_rows` rebuilds it from the rows alone (how a
+    saved index loads, and how an index is updated).
+
     Example:
         >>> index = BM25Index([["a", "b"], ["b", "b", "c"]])
         >>> [round(float(s), 4) for s in index.get_scores(["c"])]
@@ -65,32 +71,91 @@ class BM25Index:
     def __init__(
         self, corpus: Sequence[Sequence[str]], *, k1: float = 1.5, b: float = 0.75
     ) -> None:
-        self.k1 = check_number("BM25 k1", k1, low=0)
-        self.b = check_unit_interval("BM25 b", b)
-        self.corpus_size = len(corpus)
         # C-level loops only (fromkeys, map): a Python loop per token costs more than the rest
-        self.vocabulary: dict[str, int] = {
-            token: number for number, token in enumerate(dict.fromkeys(chain.from_iterable(corpus)))
-        }
-        lengths = np.fromiter(map(len, corpus), dtype=np.int64, count=self.corpus_size)
+        vocabulary = list(dict.fromkeys(chain.from_iterable(corpus)))
+        numbers = {token: number for number, token in enumerate(vocabulary)}
+        lengths = np.fromiter(map(len, corpus), dtype=np.int64, count=len(corpus))
         terms = np.fromiter(
-            map(self.vocabulary.__getitem__, chain.from_iterable(corpus)),
+            map(numbers.__getitem__, chain.from_iterable(corpus)),
             dtype=np.int64,
             count=int(lengths.sum()),
         )
-        self.doc_len = lengths
+        docs = np.repeat(np.arange(len(corpus), dtype=np.int64), lengths)
+        # one (document, term) pair per distinct occurrence, sorted by document then term
+        width = max(len(vocabulary), 1)
+        pairs, tf = np.unique(docs * width + terms, return_counts=True)
+        doc_ptr = np.concatenate(
+            [[0], np.cumsum(np.bincount(pairs // width, minlength=len(corpus)))]
+        )
+        self._build(vocabulary, numbers, doc_ptr, pairs % width, tf, k1, b)
+
+    @classmethod
+    def from_rows(
+        cls,
+        vocabulary: Sequence[str],
+        doc_ptr: np.ndarray,
+        doc_terms: np.ndarray,
+        doc_tfs: np.ndarray,
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+    ) -> BM25Index:
+        """Build an index from per-document rows: document ``i`` has the term numbers
+        ``doc_terms[doc_ptr[i]:doc_ptr[i + 1]]`` (each once) with counts ``doc_tfs[...]``.
+
+        Raises:
+            InvalidInputError: arrays that do not fit together (sizes, term numbers).
+        """
+        doc_ptr = np.asarray(doc_ptr, dtype=np.int64)
+        doc_terms = np.asarray(doc_terms, dtype=np.int64)
+        doc_tfs = np.asarray(doc_tfs, dtype=np.int64)
+        if (
+            doc_ptr.ndim != 1
+            or len(doc_ptr) < 1
+            or doc_ptr[0] != 0
+            or doc_ptr[-1] != len(doc_terms)
+            or len(doc_terms) != len(doc_tfs)
+            or np.any(np.diff(doc_ptr) < 0)
+            or (len(doc_terms) and (doc_terms.min() < 0 or doc_terms.max() >= len(vocabulary)))
+            or (len(doc_tfs) and doc_tfs.min() < 1)
+        ):
+            raise InvalidInputError("BM25Index rows do not fit together (sizes or term numbers)")
+        index = cls.__new__(cls)
+        numbers = {token: number for number, token in enumerate(vocabulary)}
+        index._build(list(vocabulary), numbers, doc_ptr, doc_terms, doc_tfs, k1, b)
+        return index
+
+    def _build(
+        self,
+        vocabulary: list[str],
+        numbers: dict[str, int],
+        doc_ptr: np.ndarray,
+        doc_terms: np.ndarray,
+        doc_tfs: np.ndarray,
+        k1: float,
+        b: float,
+    ) -> None:
+        self.k1 = check_number("BM25 k1", k1, low=0)
+        self.b = check_unit_interval("BM25 b", b)
+        self.terms = vocabulary
+        self.vocabulary = numbers
+        self.doc_ptr, self.doc_terms, self.doc_tfs = doc_ptr, doc_terms, doc_tfs
+        self.corpus_size = len(doc_ptr) - 1
+        row_sizes = np.diff(doc_ptr)
+        pair_docs = np.repeat(np.arange(self.corpus_size, dtype=np.int64), row_sizes)
+        lengths = np.bincount(pair_docs, weights=doc_tfs, minlength=self.corpus_size)
+        self.doc_len = lengths.astype(np.int64)
         self.avgdl = float(lengths.mean()) if self.corpus_size else 0.0
-        docs = np.repeat(np.arange(self.corpus_size, dtype=np.int64), lengths)
-        # one (term, document) pair per distinct occurrence, sorted by term then document
-        pairs, tf = np.unique(terms * max(self.corpus_size, 1) + docs, return_counts=True)
-        pair_terms = pairs // max(self.corpus_size, 1)
-        self.postings_docs = pairs % max(self.corpus_size, 1)
-        self.doc_freq = np.bincount(pair_terms, minlength=len(self.vocabulary))
+        # term-major postings: a stable sort keeps documents ascending within a term
+        order = np.argsort(doc_terms, kind="stable")
+        pair_terms = doc_terms[order]
+        self.postings_docs = pair_docs[order]
+        tf = doc_tfs[order].astype(np.float64)
+        self.doc_freq = np.bincount(pair_terms, minlength=len(vocabulary))
         self.offsets = np.concatenate([[0], np.cumsum(self.doc_freq)])
         n = self.doc_freq.astype(np.float64)
         self.idf = np.log1p((self.corpus_size - n + 0.5) / (n + 0.5))
         ratio = lengths[self.postings_docs] / self.avgdl if self.avgdl else np.zeros(len(tf))
-        tf = tf.astype(np.float64)
         self.postings_weights = (
             self.idf[pair_terms]
             * tf
@@ -117,12 +182,31 @@ class BM25Index:
         Only documents with a positive score (sharing a term with the query) count; best
         first, ties by lower index. One score buffer is reused for all the queries.
         """
+        return [[i for i, _ in row] for row in self.top_k_with_scores(queries, k)]
+
+    def top_k_with_scores(
+        self,
+        queries: Sequence[Sequence[str]],
+        k: int,
+        mask: np.ndarray | None = None,
+    ) -> list[list[tuple[int, float]]]:
+        """:meth:`top_k` with each document's score: ``(index, score)`` pairs, best first.
+
+        Args:
+            queries: tokenized queries.
+            k: how many documents per query at most.
+            mask: optional boolean array of shape (N,): only documents where it is True
+                are returned (a filter).
+        """
         scores = np.zeros(self.corpus_size)
         results = []
         for query in queries:
             scores.fill(0.0)
             self._add_scores(query, scores)
-            results.append(_best_indices(scores, k))
+            if mask is not None:
+                scores[~mask] = 0.0
+            best = _best_indices(scores, k)
+            results.append(list(zip(best, scores[best].tolist(), strict=True)))
         return results
 
     def _add_scores(self, query: Sequence[str], out: np.ndarray) -> None:
@@ -163,11 +247,17 @@ class BM25Retriever(BaseRetriever):
         vectorizer: the :class:`BM25Index` over ``docs``.
         docs: the documents, in index order.
         k: how many documents to return (>= 1); can be changed later (``retriever.k = 2``).
-        preprocess_func: the tokenizer used for the documents and the queries.
+        preprocess_func: the tokenizer used for the documents and the queries (see
+            :class:`BM25Tokenizer` for stemming and stopwords).
+        score_key: when set, each returned document carries its BM25 score in
+            ``metadata[score_key]`` (what score-based fusion reads).
+        filter: only documents whose metadata matches this filter are returned (the
+            vector stores' filter language: ``{"source": "a.txt"}``, ``$in``, ``$or`` ...).
 
     Raises:
-        InvalidInputError: ``k`` < 1, ``docs`` and the index differ in size, or the
-            tokenizer is not callable.
+        InvalidInputError: ``k`` < 1, ``docs`` and the index differ in size, the
+            tokenizer is not callable, or ``score_key`` is not a str.
+        FilterError: a bad filter.
 
     Example:
         >>> retriever = BM25Retriever.from_texts(["cats purr", "dogs bark", "cats and dogs"], k=2)
@@ -184,7 +274,11 @@ class BM25Retriever(BaseRetriever):
         *,
         k: int = 4,
         preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
+        score_key: str | None = None,
+        filter: Mapping[str, Any] | None = None,
     ) -> None:
+        from ragline.vectorstores.filters import parse_filter
+
         if not callable(preprocess_func):
             raise InvalidInputError(
                 "BM25Retriever preprocess_func must be callable, got "
@@ -195,10 +289,17 @@ class BM25Retriever(BaseRetriever):
             raise InvalidInputError(
                 f"BM25Retriever got {len(docs)} docs for an index of {vectorizer.corpus_size}"
             )
+        if score_key is not None and not isinstance(score_key, str):
+            raise InvalidInputError(
+                f"BM25Retriever score_key must be a str or None, got {score_key!r}"
+            )
         self.vectorizer = vectorizer
         self.docs = docs
         self.k = k
         self.preprocess_func = preprocess_func
+        self.score_key = score_key
+        self._filter = parse_filter(filter)
+        self._mask: np.ndarray | None = None
 
     @property
     def k(self) -> int:
@@ -225,6 +326,7 @@ class BM25Retriever(BaseRetriever):
         b: float = 0.75,
         bm25_params: Mapping[str, Any] | None = None,
         preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
+        score_key: str | None = None,
     ) -> BM25Retriever:
         """Index texts and return the retriever.
 
@@ -237,7 +339,9 @@ class BM25Retriever(BaseRetriever):
             b: length normalisation in [0, 1].
             bm25_params: LangChain's spelling of the same options: ``{"k1": ..., "b": ...}``
                 (other keys, such as rank_bm25's ``epsilon``, are rejected).
-            preprocess_func: tokenizer for texts and queries (default: lowercase words).
+            preprocess_func: tokenizer for texts and queries (default: lowercase words;
+                ``BM25Tokenizer(stem=True, stopwords=True)`` for stemming and stopwords).
+            score_key: put each returned document's score in ``metadata[score_key]``.
 
         Raises:
             InvalidInputError: lengths differ, a text is not a str, a bad k / k1 / b, or
@@ -271,7 +375,13 @@ class BM25Retriever(BaseRetriever):
             for i, text in enumerate(texts)
         ]
         return cls.from_documents(
-            docs, k=k, k1=k1, b=b, bm25_params=bm25_params, preprocess_func=preprocess_func
+            docs,
+            k=k,
+            k1=k1,
+            b=b,
+            bm25_params=bm25_params,
+            preprocess_func=preprocess_func,
+            score_key=score_key,
         )
 
     @classmethod
@@ -284,6 +394,7 @@ class BM25Retriever(BaseRetriever):
         b: float = 0.75,
         bm25_params: Mapping[str, Any] | None = None,
         preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
+        score_key: str | None = None,
     ) -> BM25Retriever:
         """Index documents (their ``page_content``) and return the retriever.
 
@@ -314,6 +425,7 @@ class BM25Retriever(BaseRetriever):
             [copy_document(d) for d in docs],
             k=k,
             preprocess_func=preprocess_func,
+            score_key=score_key,
         )
 
     # ---- search -----------------------------------------------------------------------
@@ -321,16 +433,47 @@ class BM25Retriever(BaseRetriever):
         return self._batch_get_relevant_documents([query])[0]
 
     def _batch_get_relevant_documents(self, queries: list[str]) -> list[list[Document]]:
+        return [[document for document, _ in row] for row in self.search_with_scores(queries)]
+
+    def search_with_scores(self, queries: list[str]) -> list[list[tuple[Document, float]]]:
+        """Per query, the best ``k`` documents with their BM25 scores (no callbacks run).
+
+        Documents are fresh copies (with ``metadata[score_key]`` set when the retriever
+        has a ``score_key``).
+        """
         tokenized = [_tokens(self.preprocess_func, query, "the query") for query in queries]
         if not self.docs:
             return [[] for _ in queries]
-        hits = self.vectorizer.top_k(tokenized, self.k)
-        return [[copy_document(self.docs[i]) for i in row] for row in hits]
+        hits = self.vectorizer.top_k_with_scores(tokenized, self.k, self._filter_mask())
+        key = self.score_key
+        results = []
+        for row in hits:
+            found = []
+            for i, score in row:
+                document = copy_document(self.docs[i])
+                if key is not None:
+                    document.metadata[key] = score
+                found.append((document, score))
+            results.append(found)
+        return results
+
+    def _filter_mask(self) -> np.ndarray | None:
+        if self._filter is None:
+            return None
+        if self._mask is None:  # evaluated once per retriever: the documents do not change
+            from ragline.vectorstores.filters import matches
+
+            self._mask = np.fromiter(
+                (matches(self._filter, d.metadata) for d in self.docs),
+                dtype=bool,
+                count=len(self.docs),
+            )
+        return self._mask
 
 
 def _tokens(tokenizer: Callable[[str], Any], text: str, what: str) -> list[str]:
     tokens = tokenizer(text)
-    if tokenizer is default_preprocessing_func:
+    if tokenizer is default_preprocessing_func or type(tokenizer) is BM25Tokenizer:
         return tokens  # known to be a list of str
     if isinstance(tokens, str) or not isinstance(tokens, (list, tuple)):
         raise InvalidInputError(

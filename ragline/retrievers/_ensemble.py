@@ -1,4 +1,4 @@
-"""EnsembleRetriever: fuse the rankings of several retrievers with weighted RRF.
+"""EnsembleRetriever: fuse the rankings of several retrievers (weighted RRF or by score).
 
 Weighted Reciprocal Rank Fusion gives a document ``sum_i w_i / (c + rank_i)`` over the
 retrievers ``i`` that returned it (``rank_i`` counts from 1). Documents are the same
@@ -7,22 +7,32 @@ when their key is (``metadata[id_key]`` if ``id_key`` is set, else ``Document.id
 (retriever 0's list, then retriever 1's ...), and each document is the first copy seen.
 A document listed twice by one retriever counts once, at its best rank (LangChain's adds
 both ranks).
+
+``fusion="relative_score"`` or ``"dbsf"`` fuse by score instead (see
+:mod:`ragline.retrievers._fusion`): each retriever's documents carry their score in
+``metadata[score_key]``; ragline's own retrievers (``BM25Retriever``, a vector store's
+retriever) are asked for it (a copy of each with ``score_key`` set), any other retriever
+must put it there itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import copy
 import math
 from collections.abc import Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
-from ragline.core._checks import check_number
+from ragline.core._checks import check_choice, check_number, check_optional_int
 from ragline.retrievers._batching import ChildBatchRetriever
+from ragline.retrievers._fusion import NORMALIZATIONS, score_fusion
 
-__all__ = ["EnsembleRetriever", "weighted_reciprocal_rank"]
+__all__ = ["FUSION_METHODS", "EnsembleRetriever", "weighted_reciprocal_rank"]
+
+FUSION_METHODS = ("rrf", *NORMALIZATIONS)
 
 
 def weighted_reciprocal_rank(
@@ -87,11 +97,13 @@ class EnsembleRetriever(ChildBatchRetriever):
     """Run several retrievers at once and fuse their results with weighted RRF.
 
     The usual use is hybrid search: BM25 finds exact words, a vector store finds
-    meaning, and the fusion ranks first what both agree on. ``invoke`` runs the children
-    in threads; ``batch`` gives each child all the queries in one ``batch`` call (one
-    embedding call for a vector-store retriever), the children in threads; the async
-    methods gather the children. Each query gets one ensemble run, its children's runs
-    under it.
+    meaning, and the fusion ranks first what both agree on. Equal-weight RRF (LangChain's
+    way) can rank below the better of its two parts when one retriever is much weaker;
+    :class:`HybridRetriever` fuses by score with defaults measured on dev data.
+    ``invoke`` runs the children in threads; ``batch`` gives each child all the queries
+    in one ``batch`` call (one embedding call for a vector-store retriever), the children
+    in threads; the async methods gather the children. Each query gets one ensemble run,
+    its children's runs under it.
 
     Args:
         retrievers: the retrievers (any Runnable from a query to a list of Documents).
@@ -100,6 +112,13 @@ class EnsembleRetriever(ChildBatchRetriever):
         c: the RRF rank constant (>= 0; 60 as in the original paper and LangChain).
         id_key: a metadata key identifying documents across retrievers (default: the
             document ``id``, else its text).
+        fusion: ``"rrf"`` (weighted reciprocal rank fusion, LangChain's), or fuse by
+            score: ``"relative_score"`` (min-max normalised) or ``"dbsf"``
+            (distribution-based); the weights then make a convex combination.
+        score_key: the metadata key holding each child's score (score fusion), and where
+            the fused score is put on the results.
+        k: return at most this many documents (None: every fused document, as
+            LangChain's does).
 
     Raises:
         InvalidInputError: no retrievers, a retriever that is not a Runnable, a weights
@@ -126,6 +145,10 @@ class EnsembleRetriever(ChildBatchRetriever):
         weights: Sequence[float] | None = None,
         c: float = 60,
         id_key: str | None = None,
+        *,
+        fusion: str = "rrf",
+        score_key: str = "relevance_score",
+        k: int | None = None,
     ) -> None:
         if (
             isinstance(retrievers, Runnable)
@@ -149,10 +172,26 @@ class EnsembleRetriever(ChildBatchRetriever):
                 f"EnsembleRetriever id_key must be a str or None, got {id_key!r}"
             )
         self.id_key = id_key
+        self.fusion = check_choice("EnsembleRetriever fusion", fusion, FUSION_METHODS)
+        if not isinstance(score_key, str):
+            raise InvalidInputError(f"EnsembleRetriever score_key must be a str, got {score_key!r}")
+        self.score_key = score_key
+        self.k = check_optional_int("EnsembleRetriever k", k)
+        # score fusion asks ragline's own retrievers for their scores (copies, so the
+        # caller's retrievers are not changed)
+        self._children = (
+            self.retrievers
+            if self.fusion == "rrf"
+            else [_scored(retriever, score_key) for retriever in self.retrievers]
+        )
 
     def __repr__(self) -> str:
         names = ", ".join(r.get_name() for r in self.retrievers)
-        return f"EnsembleRetriever(retrievers=[{names}], weights={self.weights}, c={self.c:g})"
+        fusion = f", c={self.c:g}" if self.fusion == "rrf" else f", fusion={self.fusion!r}"
+        return (
+            f"{type(self).__name__}(retrievers=[{names}], weights={self.weights}{fusion}"
+            f"{'' if self.k is None else f', k={self.k}'})"
+        )
 
     def weighted_reciprocal_rank(self, doc_lists: list[list[Document]]) -> list[Document]:
         """Fuse one result list per retriever with this ensemble's weights, c and id_key.
@@ -171,23 +210,54 @@ class EnsembleRetriever(ChildBatchRetriever):
                     f"EnsembleRetriever retrievers[{position}] ({name}) must return a list of "
                     f"Document, got {documents!r:.80}"
                 )
-        return weighted_reciprocal_rank(doc_lists, self.weights, self.c, self.id_key)
+        if self.fusion != "rrf":
+            return self._fuse_scores(doc_lists)
+        fused = weighted_reciprocal_rank(doc_lists, self.weights, self.c, self.id_key)
+        return fused if self.k is None else fused[: self.k]
+
+    def _fuse_scores(self, doc_lists: list[list[Document]]) -> list[Document]:
+        key = self.score_key
+        scored_lists = []
+        for position, documents in enumerate(doc_lists):
+            pairs = []
+            for document in documents:
+                score = document.metadata.get(key)
+                if not isinstance(score, (int, float)) or isinstance(score, bool):
+                    raise InvalidInputError(
+                        f"EnsembleRetriever retrievers[{position}] "
+                        f"({self.retrievers[position].get_name()}) returned a document without "
+                        f"a number in metadata[{key!r}]; fusion={self.fusion!r} needs each "
+                        "retriever's scores there (or use fusion='rrf')"
+                    )
+                pairs.append((document, float(score)))
+            scored_lists.append(pairs)
+        fused = score_fusion(
+            scored_lists,
+            self.weights,
+            normalization=self.fusion,
+            key=lambda document: _key(document, self.id_key),
+        )
+        if self.k is not None:
+            fused = fused[: self.k]
+        for document, score in fused:
+            document.metadata[key] = score  # children return fresh copies
+        return [document for document, _ in fused]
 
     def _get_relevant_documents(self, query: str) -> list[Document]:
-        if len(self.retrievers) == 1:
-            return self.weighted_reciprocal_rank([self.retrievers[0].invoke(query)])
+        if len(self._children) == 1:
+            return self.weighted_reciprocal_rank([self._children[0].invoke(query)])
         # each child runs in a copy of this run's context, so its run is our child run
-        with ThreadPoolExecutor(max_workers=len(self.retrievers)) as pool:
+        with ThreadPoolExecutor(max_workers=len(self._children)) as pool:
             futures = [
                 pool.submit(contextvars.copy_context().run, retriever.invoke, query)
-                for retriever in self.retrievers
+                for retriever in self._children
             ]
             doc_lists = [future.result() for future in futures]
         return self.weighted_reciprocal_rank(doc_lists)
 
     async def _aget_relevant_documents(self, query: str) -> list[Document]:
         doc_lists = await asyncio.gather(
-            *(retriever.ainvoke(query) for retriever in self.retrievers)
+            *(retriever.ainvoke(query) for retriever in self._children)
         )
         return self.weighted_reciprocal_rank(list(doc_lists))
 
@@ -206,7 +276,7 @@ class EnsembleRetriever(ChildBatchRetriever):
         return fused
 
     def _search_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
-        with ThreadPoolExecutor(max_workers=len(self.retrievers)) as pool:
+        with ThreadPoolExecutor(max_workers=len(self._children)) as pool:
             futures = [
                 pool.submit(
                     contextvars.copy_context().run,
@@ -215,7 +285,7 @@ class EnsembleRetriever(ChildBatchRetriever):
                     configs,
                     return_exceptions=True,
                 )
-                for retriever in self.retrievers
+                for retriever in self._children
             ]
             return self._fuse_batch([future.result() for future in futures])
 
@@ -223,10 +293,24 @@ class EnsembleRetriever(ChildBatchRetriever):
         per_child = await asyncio.gather(
             *(
                 retriever.abatch(queries, configs, return_exceptions=True)
-                for retriever in self.retrievers
+                for retriever in self._children
             )
         )
         return self._fuse_batch(list(per_child))
+
+
+def _scored(retriever: Runnable[str, list[Document]], score_key: str) -> Any:
+    """One of ragline's retrievers (those with a ``score_key`` option) as a copy that puts
+    its scores in ``metadata[score_key]``; any other retriever as it is."""
+    current = getattr(retriever, "score_key", _NO_OPTION)
+    if current is _NO_OPTION or current == score_key:
+        return retriever
+    scored = copy.copy(retriever)
+    scored.score_key = score_key  # type: ignore[attr-defined]
+    return scored
+
+
+_NO_OPTION = object()
 
 
 def _check_weights(weights: Any, count: int) -> list[float]:

@@ -681,6 +681,7 @@ class VectorStore(ABC):
         search_kwargs: Mapping[str, Any] | None = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        score_key: str | None = None,
     ) -> VectorStoreRetriever:
         """Return a retriever (a Runnable) that searches this store.
 
@@ -692,6 +693,7 @@ class VectorStore(ABC):
             tags: extra tags for the retriever's runs (the store and embeddings class
                 names are always added).
             metadata: extra metadata for the retriever's runs.
+            score_key: put each document's relevance in ``metadata[score_key]``.
 
         Raises:
             ConfigurationError: an unknown search_type.
@@ -705,7 +707,12 @@ class VectorStore(ABC):
         from ragline.vectorstores.retriever import VectorStoreRetriever  # imports core's retriever
 
         return VectorStoreRetriever(
-            self, search_type=search_type, search_kwargs=search_kwargs, tags=tags, metadata=metadata
+            self,
+            search_type=search_type,
+            search_kwargs=search_kwargs,
+            tags=tags,
+            metadata=metadata,
+            score_key=score_key,
         )
 
     # ------------------------------------------------------------------ the one search path

@@ -7,6 +7,7 @@ batch of queries is embedded at once and searched with ONE backend ``_search`` c
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,8 @@ class VectorStoreRetriever(BaseRetriever):
             ``lambda_mult`` (0.5), ``filter``.
         tags: added to every run's tags (after them: the store and embeddings classes).
         metadata: added to every run's metadata.
+        score_key: when set, each returned document carries its relevance in [0, 1] in
+            ``metadata[score_key]`` (what score-based fusion reads; MMR results too).
 
     Raises:
         ConfigurationError: an unknown search_type (the message lists the valid ones).
@@ -67,8 +70,12 @@ class VectorStoreRetriever(BaseRetriever):
         search_kwargs: Mapping[str, Any] | None = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        score_key: str | None = None,
     ) -> None:
+        if score_key is not None and not isinstance(score_key, str):
+            raise InvalidInputError(f"score_key must be a str or None, got {score_key!r}")
         self.vectorstore = vectorstore
+        self.score_key = score_key
         self._configure(search_type, search_kwargs)
         # runs are tagged with the store and embeddings classes, as users know them
         self.tags = [*(tags or []), *_default_tags(vectorstore)]
@@ -121,11 +128,26 @@ class VectorStoreRetriever(BaseRetriever):
         return self._batch_get_relevant_documents([query])[0]
 
     async def _aget_relevant_documents(self, query: str) -> list[Document]:
+        if self.score_key is not None:
+            pairs = await self.vectorstore._asearch_texts([query], self._scored_plan())
+            return self._with_scores(pairs)[0]
         return (await self.vectorstore._asearch_texts([query], self._plan, scores=False))[0]
 
     def _batch_get_relevant_documents(self, queries: list[str]) -> list[list[Document]]:
         # one embed_queries_array call and one backend _search call for all the queries
+        if self.score_key is not None:
+            return self._with_scores(self.vectorstore._search_texts(queries, self._scored_plan()))
         return self.vectorstore._search_texts(queries, self._plan, scores=False)
+
+    def _scored_plan(self) -> SearchPlan:
+        return dataclasses.replace(self._plan, to_relevance=True)
+
+    def _with_scores(self, results: list[list[Any]]) -> list[list[Document]]:
+        key = self.score_key
+        for pairs in results:
+            for document, relevance in pairs:
+                document.metadata[key] = relevance  # a fresh Document: ours to change
+        return [[document for document, _ in pairs] for pairs in results]
 
 
 def _default_tags(vectorstore: VectorStore) -> list[str]:

@@ -136,8 +136,10 @@ def test_bm25_params_is_langchains_spelling_of_k1_and_b():
 def test_batch_scores_all_queries_in_one_call_with_one_run_per_query():
     retriever = BM25Retriever.from_texts(TEXTS, ids=["a", "b", "c", "d"])
     calls = []
-    top = retriever.vectorizer.top_k
-    retriever.vectorizer.top_k = lambda queries, k: calls.append(list(queries)) or top(queries, k)
+    top = retriever.vectorizer.top_k_with_scores
+    retriever.vectorizer.top_k_with_scores = lambda queries, k, mask: (
+        calls.append(list(queries)) or top(queries, k, mask)
+    )
     collector = RunCollectorCallbackHandler()
     results = retriever.batch(["cat", "mat", "birds"], {"callbacks": [collector]})
     assert [[d.id for d in docs] for docs in results] == [["a", "c"], ["b"], ["d"]]

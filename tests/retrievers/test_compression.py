@@ -431,8 +431,10 @@ async def test_llm_chain_filter_async_and_in_a_retriever():
 async def test_batch_retrieves_once_and_compresses_each_query_in_its_own_run():
     base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
     calls = []
-    top = base.vectorizer.top_k
-    base.vectorizer.top_k = lambda queries, k: calls.append(len(queries)) or top(queries, k)
+    top = base.vectorizer.top_k_with_scores
+    base.vectorizer.top_k_with_scores = lambda queries, k, mask: (
+        calls.append(len(queries)) or top(queries, k, mask)
+    )
     retriever = ContextualCompressionRetriever(LLMChainExtractor.from_llm(SentenceModel()), base)
     collector = RunCollectorCallbackHandler()
     queries = ["cats", "bonds", "zebra"]

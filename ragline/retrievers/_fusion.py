@@ -1,0 +1,109 @@
+"""Score-based fusion: a convex combination of normalised scores.
+
+Each retriever's scores live on their own scale (BM25 scores are unbounded, a vector
+store's relevance sits in a narrow band of [0, 1]), so they are first normalised per
+result list, then combined with weights summing to 1::
+
+    fused(d) = sum_i w_i * norm_i(score_i(d))      (0 for a list that lacks d)
+
+Normalisations (the relative-score and distribution-based fusion of search engines):
+
+* ``"relative_score"`` (min-max): ``(s - min) / (max - min)`` over the list, so its best
+  document gets 1 and its last 0 (every document 1 when all scores are equal).
+* ``"dbsf"`` (distribution-based): ``(s - (mean - 3 sd)) / (6 sd)`` clipped to [0, 1],
+  mean and (population) standard deviation over the list; less sensitive to one outlying
+  top score than min-max (every document 1 when the scores do not vary).
+
+Unlike reciprocal rank fusion, how far ahead a document is counts, not only its rank: a
+retriever that is sure of its first hit can carry it past the other's weak candidates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Sequence
+
+from ragline.core import ConfigurationError, Document, InvalidInputError
+
+__all__ = ["NORMALIZATIONS", "normalize_scores", "score_fusion"]
+
+NORMALIZATIONS = ("relative_score", "dbsf")
+
+
+def normalize_scores(scores: Sequence[float], method: str) -> list[float]:
+    """Map one list's scores into [0, 1] (see the module docstring).
+
+    Example:
+        >>> normalize_scores([4.0, 3.0, 2.0], "relative_score")
+        [1.0, 0.5, 0.0]
+        >>> [round(s, 3) for s in normalize_scores([4.0, 3.0, 2.0], "dbsf")]
+        [0.704, 0.5, 0.296]
+    """
+    if method not in NORMALIZATIONS:
+        raise ConfigurationError(
+            f"normalization {method!r} is not one of {', '.join(map(repr, NORMALIZATIONS))}"
+        )
+    if not scores:
+        return []
+    if method == "relative_score":
+        low, high = min(scores), max(scores)
+    else:
+        mean = math.fsum(scores) / len(scores)
+        spread = 3 * math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / len(scores))
+        low, high = mean - spread, mean + spread
+    if not high > low:
+        return [1.0] * len(scores)
+    width = high - low
+    return [min(max((s - low) / width, 0.0), 1.0) for s in scores]
+
+
+def score_fusion(
+    scored_lists: Sequence[Sequence[tuple[Document, float]]],
+    weights: Sequence[float],
+    *,
+    normalization: str = "relative_score",
+    key: Callable[[Document], Hashable] | None = None,
+) -> list[tuple[Document, float]]:
+    """Fuse ``(document, score)`` lists by a weighted sum of normalised scores.
+
+    Args:
+        scored_lists: one list per retriever, best first.
+        weights: one non-negative weight per list (scaled to sum to 1).
+        normalization: ``"relative_score"`` or ``"dbsf"``.
+        key: identifies a document across lists (default: its ``id``, else its text).
+
+    Returns:
+        ``(document, fused score)`` pairs, best first; ties keep the order of first
+        appearance; each document is the first copy seen.
+
+    Example:
+        >>> a, b, c = Document("a"), Document("b"), Document("c")
+        >>> fused = score_fusion([[(a, 9.0), (b, 5.0), (c, 1.0)], [(b, 0.9), (c, 0.8)]], [0.5, 0.5])
+        >>> [(d.page_content, s) for d, s in fused]
+        [('b', 0.75), ('a', 0.5), ('c', 0.0)]
+    """
+    if len(scored_lists) != len(weights):
+        raise InvalidInputError(f"got {len(weights)} weights for {len(scored_lists)} result lists")
+    total = math.fsum(weights)
+    if not total > 0:
+        raise InvalidInputError(f"weights must sum to a positive number, got {list(weights)}")
+    identify = key or _default_key
+    fused: dict[Hashable, float] = {}
+    first_copy: dict[Hashable, Document] = {}
+    for pairs, weight in zip(scored_lists, weights, strict=True):
+        share = weight / total
+        seen_here: set[Hashable] = set()
+        normalized = normalize_scores([score for _, score in pairs], normalization)
+        for (document, _), value in zip(pairs, normalized, strict=True):
+            name = identify(document)
+            if name in seen_here:
+                continue  # a document listed twice counts once, at its best place
+            seen_here.add(name)
+            first_copy.setdefault(name, document)
+            fused[name] = fused.get(name, 0.0) + share * value
+    order = sorted(first_copy, key=lambda name: -fused[name])  # stable: first appearance
+    return [(first_copy[name], fused[name]) for name in order]
+
+
+def _default_key(document: Document) -> Hashable:
+    return ("id", document.id) if document.id is not None else ("text", document.page_content)
