@@ -42,6 +42,7 @@ HEAVY_MODULES = [
     "onnxruntime",
     "onnx",
     "tokenizers",
+    "Stemmer",
 ]
 
 # What each package (or top-level module, e.g. "cli") may import of ours: the dependency

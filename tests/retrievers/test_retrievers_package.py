@@ -33,6 +33,7 @@ from ragline.vectorstores import InMemoryVectorStore
 EXPECTED = [
     "BM25Index",
     "BM25Retriever",
+    "BM25Tokenizer",
     "BaseDocumentCompressor",
     "BooleanOutputParser",
     "ContextualCompressionRetriever",
@@ -40,6 +41,7 @@ EXPECTED = [
     "EmbeddingsFilter",
     "EmbeddingsRedundantFilter",
     "EnsembleRetriever",
+    "HybridRetriever",
     "InMemoryDocumentStore",
     "LLMChainExtractor",
     "LLMChainFilter",
@@ -49,12 +51,17 @@ EXPECTED = [
     "ParentDocumentRetriever",
     "create_kv_docstore",
     "default_preprocessing_func",
+    "normalize_scores",
+    "score_fusion",
     "weighted_reciprocal_rank",
 ]
 
 MODULES = [
     "_bm25",
     "_ensemble",
+    "_fusion",
+    "_hybrid",
+    "_tokenizer",
     "_multi_query",
     "_compression",
     "_compressors",

@@ -1,0 +1,232 @@
+"""Score fusion, BM25Tokenizer, score_key on ragline's retrievers, HybridRetriever."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from ragline.core import (
+    ConfigurationError,
+    Document,
+    InvalidInputError,
+    MissingDependencyError,
+    RunCollectorCallbackHandler,
+    RunnableLambda,
+)
+from ragline.embeddings import HashingEmbeddings
+from ragline.retrievers import (
+    BM25Retriever,
+    BM25Tokenizer,
+    EnsembleRetriever,
+    HybridRetriever,
+    normalize_scores,
+    score_fusion,
+)
+from ragline.vectorstores import InMemoryVectorStore
+
+TEXTS = ["cats purr softly", "the cat sat on the mat", "stock prices fell", "dogs bark loudly"]
+IDS = ["purr", "sat", "stock", "bark"]
+
+
+# ------------------------------------------------------------------ normalisation
+
+
+def test_min_max_by_hand() -> None:
+    assert normalize_scores([10.0, 4.0, 1.0], "relative_score") == [1.0, 1 / 3, 0.0]
+    assert normalize_scores([2.0, 2.0], "relative_score") == [1.0, 1.0]  # no spread
+    assert normalize_scores([], "dbsf") == []
+
+
+def test_distribution_based_by_hand() -> None:
+    """Scores 1, 2, 3, 10: mean 4, population sd sqrt(12.5) = 3.5355; the window is
+    4 -/+ 10.6066; 10 maps to (10 - 4 + 10.6066) / 21.2132 = 0.7828."""
+    values = normalize_scores([10.0, 3.0, 2.0, 1.0], "dbsf")
+    sd = math.sqrt(((10 - 4) ** 2 + 1 + 4 + 9) / 4)
+    assert values == pytest.approx([(x - 4 + 3 * sd) / (6 * sd) for x in (10, 3, 2, 1)])
+    assert values[0] == pytest.approx(0.7828, abs=1e-4)
+    assert normalize_scores([5.0], "dbsf") == [1.0]
+
+
+def test_unknown_normalization_names_the_valid_ones() -> None:
+    with pytest.raises(ConfigurationError, match="'relative_score', 'dbsf'"):
+        normalize_scores([1.0], "zscore")
+
+
+def test_score_fusion_by_hand() -> None:
+    """Weights 0.75 / 0.25. List 1: a 9, b 5, c 1 -> 1, .5, 0. List 2: c 0.9, d 0.5 -> 1, 0.
+    a = .75, b = .375, c = 0 + .25 = .25, d = 0."""
+    a, b, c, d = (Document(t, id=t) for t in "abcd")
+    fused = score_fusion([[(a, 9.0), (b, 5.0), (c, 1.0)], [(c, 0.9), (d, 0.5)]], [3, 1])
+    assert [(doc.id, score) for doc, score in fused] == [
+        ("a", 0.75),
+        ("b", 0.375),
+        ("c", 0.25),
+        ("d", 0.0),
+    ]
+    with pytest.raises(InvalidInputError, match="got 1 weights for 2 result lists"):
+        score_fusion([[], []], [1])
+
+
+# ------------------------------------------------------------------ tokenizer
+
+
+def test_tokenizer_stopwords_and_stemming() -> None:
+    pytest.importorskip("Stemmer")
+    tokenizer = BM25Tokenizer(stem=True, stopwords=True)
+    assert tokenizer("How do I restart the servers? Restarting: not now") == [
+        "restart",
+        "server",
+        "restart",
+        "not",
+        "now",
+    ]
+    assert BM25Tokenizer()("The Servers") == ["the", "servers"]
+    assert BM25Tokenizer(language="french", stopwords=True)("Le serveur et la base") == [
+        "serveur",
+        "base",
+    ]
+
+
+def test_tokenizer_round_trips_through_its_dict() -> None:
+    tokenizer = BM25Tokenizer(language="German", stem=True, stopwords=["Der", "die"])
+    options = tokenizer.to_dict()
+    assert options == {"language": "german", "stem": True, "stopwords": ["der", "die"]}
+    assert BM25Tokenizer.from_dict(options) == tokenizer
+    with pytest.raises(ConfigurationError, match="unknown BM25Tokenizer option"):
+        BM25Tokenizer.from_dict({"language": "english", "lowercase": True})
+
+
+def test_tokenizer_errors_name_the_problem() -> None:
+    with pytest.raises(ConfigurationError, match="no built-in stopword list for 'finnish'"):
+        BM25Tokenizer(language="finnish", stopwords=True)
+    with pytest.raises(ConfigurationError, match="no stemmer for language 'klingon'"):
+        BM25Tokenizer(language="klingon", stem=True)
+    with pytest.raises(InvalidInputError, match="stopwords must be True, False or a list"):
+        BM25Tokenizer(stopwords="the")  # type: ignore[arg-type]
+
+
+def test_stemming_without_pystemmer_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "Stemmer", None)
+    with pytest.raises(MissingDependencyError, match=r"ragline\[stem\]"):
+        BM25Tokenizer(stem=True)("text")
+
+
+def test_stemmed_bm25_matches_other_word_forms() -> None:
+    pytest.importorskip("Stemmer")
+    texts = ["restarting the servers nightly", "a cat sleeps"]
+    plain = BM25Retriever.from_texts(texts, k=1)
+    stemmed = BM25Retriever.from_texts(texts, k=1, preprocess_func=BM25Tokenizer(stem=True))
+    assert plain.invoke("restart server") == []
+    assert [d.page_content for d in stemmed.invoke("restart server")] == [texts[0]]
+
+
+# ------------------------------------------------------------------ score_key, filter
+
+
+def test_bm25_scores_and_filter() -> None:
+    retriever = BM25Retriever.from_texts(
+        TEXTS, [{"n": i} for i in range(4)], ids=IDS, k=4, score_key="score"
+    )
+    found = retriever.invoke("cat mat")
+    assert [d.id for d in found] == ["sat"]
+    expected = float(retriever.vectorizer.get_scores(["cat", "mat"])[1])
+    assert found[0].metadata == {"n": 1, "score": expected}
+    assert retriever.docs[1].metadata == {"n": 1}  # the stored document is untouched
+    filtered = BM25Retriever(retriever.vectorizer, retriever.docs, filter={"n": {"$gte": 2}})
+    assert [d.id for d in filtered.invoke("cats stock dogs")] == ["stock", "bark"]
+
+
+def test_vector_store_retriever_puts_relevance_in_metadata() -> None:
+    store = InMemoryVectorStore.from_texts(TEXTS, HashingEmbeddings(dimension=64), ids=IDS)
+    pairs = store.similarity_search_with_relevance_scores("cats purr", k=2)
+    for search_type in ("similarity", "mmr"):
+        retriever = store.as_retriever(
+            search_type=search_type, search_kwargs={"k": 2}, score_key="relevance"
+        )
+        found = retriever.invoke("cats purr")
+        assert 0 <= found[0].metadata["relevance"] <= 1
+        if search_type == "similarity":
+            assert [(d.id, d.metadata["relevance"]) for d in found] == [(d.id, s) for d, s in pairs]
+    assert "relevance" not in store.as_retriever().invoke("cats purr")[0].metadata
+
+
+# ------------------------------------------------------------------ ensemble by score
+
+
+def _parts() -> tuple[InMemoryVectorStore, BM25Retriever]:
+    store = InMemoryVectorStore.from_texts(TEXTS, HashingEmbeddings(dimension=64), ids=IDS)
+    return store, BM25Retriever.from_texts(TEXTS, ids=IDS, k=3)
+
+
+def test_ensemble_by_score_asks_ragline_retrievers_for_scores_without_changing_them() -> None:
+    store, keyword = _parts()
+    dense = store.as_retriever(search_kwargs={"k": 3})
+    ensemble = EnsembleRetriever([keyword, dense], weights=[0.5, 0.5], fusion="relative_score")
+    found = ensemble.invoke("cat mat")
+    assert keyword.score_key is None and dense.score_key is None
+    scores = [d.metadata["relevance_score"] for d in found]
+    assert scores == sorted(scores, reverse=True) and 0 <= scores[-1] <= scores[0] <= 1
+    assert found[0].id == "sat"  # first on both sides: 0.5 * 1 + 0.5 * 1
+    assert scores[0] == 1.0
+    batched = ensemble.batch(["cat mat", "stock"])
+    assert [d.id for d in batched[0]] == [d.id for d in found]
+
+
+def test_ensemble_by_score_needs_scores_from_other_retrievers() -> None:
+    plain = RunnableLambda(lambda q: [Document("x", id="x")])
+    ensemble = EnsembleRetriever([plain], fusion="dbsf")
+    with pytest.raises(
+        InvalidInputError, match=r"without a number in metadata\['relevance_score'\]"
+    ):
+        ensemble.invoke("q")
+    scored = RunnableLambda(lambda q: [Document("x", {"relevance_score": 3}, id="x")])
+    assert EnsembleRetriever([scored], fusion="dbsf").invoke("q")[0].metadata == {
+        "relevance_score": 1.0
+    }
+    with pytest.raises(ConfigurationError, match="fusion 'max' is not one of 'rrf'"):
+        EnsembleRetriever([plain], fusion="max")
+
+
+def test_rrf_stays_langchains_and_k_cuts() -> None:
+    store, keyword = _parts()
+    dense = store.as_retriever(search_kwargs={"k": 3})
+    ensemble = EnsembleRetriever([keyword, dense])
+    assert all("relevance_score" not in d.metadata for d in ensemble.invoke("cat"))
+    assert len(EnsembleRetriever([keyword, dense], k=1).invoke("cat")) == 1
+
+
+# ------------------------------------------------------------------ HybridRetriever
+
+
+def test_hybrid_fuses_both_sides_and_reports_child_runs() -> None:
+    store, keyword = _parts()
+    hybrid = HybridRetriever(store, keyword, k=2, fetch_k=4, dense_weight=0.5)
+    collector = RunCollectorCallbackHandler()
+    found = hybrid.invoke("cat on the mat", {"callbacks": [collector]})
+    assert found[0].id == "sat"
+    assert len(found) == 2
+    names = sorted(run.name for run in collector.traced_runs[0].children)
+    assert names == ["BM25Retriever", "InMemoryVectorStoreRetriever"]
+    assert repr(hybrid) == (
+        "HybridRetriever(k=2, fetch_k=4, fusion='relative_score', dense_weight=0.5)"
+    )
+
+
+def test_hybrid_filter_applies_to_both_sides() -> None:
+    store = InMemoryVectorStore.from_texts(
+        TEXTS, HashingEmbeddings(dimension=64), [{"n": i} for i in range(4)], ids=IDS
+    )
+    keyword = BM25Retriever.from_texts(TEXTS, [{"n": i} for i in range(4)], ids=IDS)
+    hybrid = HybridRetriever(store, keyword, k=4, filter={"n": {"$in": [0, 2]}})
+    assert {d.id for d in hybrid.invoke("cat stock purr")} == {"purr", "stock"}
+
+
+def test_hybrid_needs_ids_and_checks_options() -> None:
+    store, _ = _parts()
+    with pytest.raises(InvalidInputError, match=r"matches the two sides. results by Document\.id"):
+        HybridRetriever(store, BM25Retriever.from_texts(TEXTS))
+    with pytest.raises(InvalidInputError, match="dense_weight must be a number between 0 and 1"):
+        HybridRetriever(store, BM25Retriever.from_texts(TEXTS, ids=IDS), dense_weight=1.5)
