@@ -111,6 +111,26 @@ class ChatPromptValue(PromptValue):
 # --------------------------------------------------------------------------- f-strings
 
 
+def _fill(template: str, values: dict[str, Any]) -> str:
+    """``template.format(**values)``; a value its format spec cannot format (``{x:%}``
+    given a str) is an InvalidInputError naming the variable, not a bare ValueError."""
+    try:
+        return template.format(**values)
+    except (ValueError, TypeError) as err:
+        for _, field, spec, _ in string.Formatter().parse(template):
+            name = (field or "").split(".")[0].split("[")[0]
+            if name in values and spec:
+                try:
+                    format(values[name], spec)
+                except (ValueError, TypeError):
+                    raise InvalidInputError(
+                        f"prompt variable {name!r} = {values[name]!r:.40} cannot be formatted "
+                        f"as {{{field}:{spec}}} ({err}); pass a value of the type the format "
+                        "spec expects, or change the spec in the template"
+                    ) from err
+        raise InvalidInputError(f"cannot format the prompt template: {err}") from err
+
+
 def _template_variables(template: str, template_format: str) -> list[str]:
     """The variables of an f-string template, in order of first appearance."""
     if template_format not in _TEMPLATE_FORMATS:
@@ -317,7 +337,7 @@ class PromptTemplate(BasePromptTemplate):
         return cls(template, template_format=template_format)
 
     def format_prompt(self, **kwargs: Any) -> StringPromptValue:
-        return StringPromptValue(self.template.format(**self._with_partials(kwargs)))
+        return StringPromptValue(_fill(self.template, self._with_partials(kwargs)))
 
     def partial(self, **kwargs: Any) -> PromptTemplate:
         """A copy with some variables filled in.

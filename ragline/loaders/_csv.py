@@ -10,7 +10,7 @@ from typing import Any
 
 from ragline.core import Document, InvalidInputError, LoaderError
 from ragline.loaders._base import BaseLoader
-from ragline.loaders._encoding import check_encoding, locate_decode_error, open_text
+from ragline.loaders._encoding import check_encoding, check_path, locate_decode_error, open_text
 
 __all__ = ["CSVLoader"]
 
@@ -83,7 +83,7 @@ class CSVLoader(BaseLoader):
         *,
         content_columns: Sequence[str] = (),
     ) -> None:
-        self.file_path = file_path
+        self.file_path = check_path(file_path)
         self.source_column = source_column
         self.metadata_columns = tuple(metadata_columns)
         self.content_columns = tuple(content_columns)

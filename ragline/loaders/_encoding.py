@@ -36,6 +36,24 @@ _BOMS = (
 )
 
 
+def check_path(path: object, *, what: str = "file_path") -> str | os.PathLike[str]:
+    """Return ``path`` if it can name a file (a str or an os.PathLike), else raise.
+
+    Raises:
+        InvalidInputError: None, bytes, a number ... (named), before any file is opened.
+    """
+    if isinstance(path, str) or (
+        isinstance(path, os.PathLike) and isinstance(os.fspath(path), str)
+    ):
+        if not os.fspath(path):
+            raise InvalidInputError(f"{what} must name a file, got an empty string")
+        return path
+    raise InvalidInputError(
+        f"{what} must be a str or a pathlib.Path naming a file, got {type(path).__name__}: "
+        f"{path!r:.60}"
+    )
+
+
 def check_encoding(encoding: str | None) -> str | None:
     """Return ``encoding`` unchanged, or raise if Python does not know it."""
     if encoding is None:

@@ -20,7 +20,7 @@ from typing import Any
 from ragline.core import Document, InvalidInputError, LoaderError
 from ragline.core._optional import require
 from ragline.loaders._base import BaseLoader
-from ragline.loaders._encoding import check_encoding, decode, read_bytes
+from ragline.loaders._encoding import check_encoding, check_path, decode, read_bytes
 
 __all__ = ["BSHTMLLoader", "parse_html", "visible_text"]
 
@@ -203,7 +203,7 @@ class BSHTMLLoader(BaseLoader):
         bs_kwargs: Mapping[str, Any] | None = None,
         get_text_separator: str | None = None,
     ) -> None:
-        self.file_path = file_path
+        self.file_path = check_path(file_path)
         self.open_encoding = check_encoding(open_encoding)
         self.bs_kwargs = check_bs_kwargs(bs_kwargs)
         self.get_text_separator = get_text_separator

@@ -27,7 +27,13 @@ from typing import Any
 
 from ragline.core import Document, InvalidInputError, LoaderError
 from ragline.loaders._base import BaseLoader
-from ragline.loaders._encoding import check_encoding, locate_decode_error, open_text, read_text
+from ragline.loaders._encoding import (
+    check_encoding,
+    check_path,
+    locate_decode_error,
+    open_text,
+    read_text,
+)
 
 __all__ = ["JSONLoader", "compile_path"]
 
@@ -176,7 +182,7 @@ class JSONLoader(BaseLoader):
         *,
         encoding: str | None = None,
     ) -> None:
-        self.file_path = file_path
+        self.file_path = check_path(file_path)
         self.jq_schema = jq_schema
         self._steps = compile_path(jq_schema)
         self.content_key = content_key

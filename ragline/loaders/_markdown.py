@@ -26,7 +26,7 @@ from typing import Any
 
 from ragline.core import Document, LoaderError
 from ragline.loaders._base import BaseLoader
-from ragline.loaders._encoding import check_encoding, read_text
+from ragline.loaders._encoding import check_encoding, check_path, read_text
 
 __all__ = ["MarkdownLoader", "parse_front_matter"]
 
@@ -212,7 +212,7 @@ class MarkdownLoader(BaseLoader):
         *,
         front_matter: bool = True,
     ) -> None:
-        self.file_path = file_path
+        self.file_path = check_path(file_path)
         self.encoding = check_encoding(encoding)
         self.autodetect_encoding = autodetect_encoding
         self.front_matter = front_matter

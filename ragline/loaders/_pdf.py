@@ -10,6 +10,7 @@ from ragline.core import Document, LoaderError, RaglineError
 from ragline.core._checks import check_choice
 from ragline.core._optional import require
 from ragline.loaders._base import BaseLoader
+from ragline.loaders._encoding import check_path
 
 __all__ = ["PyPDFLoader"]
 
@@ -56,7 +57,7 @@ class PyPDFLoader(BaseLoader):
     ) -> None:
         check_choice("mode", mode, _MODES)
         check_choice("extraction_mode", extraction_mode, _EXTRACTION_MODES)
-        self.file_path = file_path
+        self.file_path = check_path(file_path)
         self.password = password
         self.mode = mode
         self.pages_delimiter = pages_delimiter

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ragline.core import Document
 from ragline.loaders._base import BaseLoader
-from ragline.loaders._encoding import check_encoding, read_text
+from ragline.loaders._encoding import check_encoding, check_path, read_text
 
 __all__ = ["TextLoader"]
 
@@ -41,7 +41,7 @@ class TextLoader(BaseLoader):
         encoding: str | None = None,
         autodetect_encoding: bool = False,
     ) -> None:
-        self.file_path = file_path
+        self.file_path = check_path(file_path)
         self.encoding = check_encoding(encoding)
         self.autodetect_encoding = autodetect_encoding
 

@@ -83,6 +83,28 @@ def load_tiktoken_encoding(
         ) from err
 
 
+def encode(
+    encoding: Any, text: str, allowed: SpecialTokens, disallowed: SpecialTokens
+) -> list[int]:
+    """``encoding.encode`` with tiktoken's special-token options; a special token's text
+    in the input that ``disallowed`` forbids (``<|endoftext|>`` by default, as in
+    tiktoken and LangChain) is an InvalidInputError that says how to choose."""
+    try:
+        tokens: list[int] = encoding.encode(
+            text, allowed_special=allowed, disallowed_special=disallowed
+        )
+        return tokens
+    except ValueError as err:
+        if "special token" not in str(err):
+            raise
+        token = next((t for t in sorted(encoding.special_tokens_set) if t in text), "?")
+        raise InvalidInputError(
+            f"the text contains {token!r}, the text of a special token, which "
+            "disallowed_special forbids (the default); pass disallowed_special=() to split it "
+            f"as plain text, or allowed_special={{{token!r}}} to encode it as the special token"
+        ) from None
+
+
 class TiktokenLength(LengthFunction):
     """The number of tiktoken tokens in a text: a ``length_function`` for splitters.
 
@@ -112,13 +134,7 @@ class TiktokenLength(LengthFunction):
         self.disallowed_special = disallowed_special
 
     def __call__(self, text: str) -> int:
-        return len(
-            self.encoding.encode(
-                text,
-                allowed_special=self.allowed_special,
-                disallowed_special=self.disallowed_special,
-            )
-        )
+        return len(encode(self.encoding, text, self.allowed_special, self.disallowed_special))
 
     def for_text(self, text: str) -> Callable[[str], int]:
         # With no special token anywhere in the text, no piece of it holds one, and
@@ -227,9 +243,7 @@ class TokenTextSplitter(TextSplitter):
 
     def _split(self, text: str, *, want_starts: bool) -> list[Chunk]:
         check_text(text)
-        tokens = self._encoding.encode(
-            text, allowed_special=self._allowed_special, disallowed_special=self._disallowed_special
-        )
+        tokens = encode(self._encoding, text, self._allowed_special, self._disallowed_special)
         windows = _windows(len(tokens), self._chunk_size, self._chunk_size - self._chunk_overlap)
         if not windows:
             return []

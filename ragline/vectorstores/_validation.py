@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from ragline.core import Document, InvalidInputError
 from ragline.core._checks import check_positive_int, check_unit_interval
+from ragline.vectorstores._metadata import check_round_trip
 from ragline.vectorstores.filters import FilterNode, parse_filter
 
 __all__ = [
@@ -144,7 +145,12 @@ def check_batch(
         raise InvalidInputError(
             f"texts must be a list of strings, got a single string; wrap it: [{texts!r:.40}]"
         )
-    texts = list(texts)
+    try:
+        texts = list(texts)
+    except TypeError:
+        raise InvalidInputError(
+            f"texts must be a list of strings, got {type(texts).__name__}: {texts!r:.40}"
+        ) from None
     if not set(map(type, texts)) <= {str}:  # one C-level pass; the loop below names the culprit
         for position, text in enumerate(texts):
             if not isinstance(text, str):
@@ -152,6 +158,7 @@ def check_batch(
                     f"texts[{position}] must be a str, got {type(text).__name__}: {text!r:.60}"
                 )
     if metadatas is None:
+        check_round_trip(texts, [])
         checked_metadatas: list[dict[str, Any]] = [{} for _ in texts]
     else:
         metadatas = list(metadatas)
@@ -161,7 +168,9 @@ def check_batch(
                 "dict per text (or none at all)"
             )
         # the ONE copy the store keeps (handed to _upsert as is)
-        if _all_flat_dicts(metadatas):  # the usual case: one C-level pass, then dict copies
+        flat_values = _flat_values(metadatas)
+        if flat_values is not None:  # the usual case: one C-level pass, then dict copies
+            check_round_trip(texts, cast("list[dict[str, Any]]", metadatas), flat_values)
             checked_metadatas = list(map(dict, cast("list[dict[str, Any]]", metadatas)))
         else:
             for position, metadata in enumerate(metadatas):
@@ -169,6 +178,7 @@ def check_batch(
                     raise InvalidInputError(
                         f"metadatas[{position}] must be a dict, got {type(metadata).__name__}"
                     )
+            check_round_trip(texts, [metadata or {} for metadata in metadatas])
             checked_metadatas = [
                 copy_metadata(metadata) if metadata else {} for metadata in metadatas
             ]
@@ -184,19 +194,22 @@ def check_batch(
     return Batch(texts, checked_metadatas, checked_ids)
 
 
-def _all_flat_dicts(metadatas: list[Any]) -> bool:
-    """Whether every metadata is a dict with no dict, list or set value, so that a shallow
-    copy shares nothing :func:`copy_metadata` would deep-copy.
+def _flat_values(metadatas: list[Any]) -> tuple[Any, ...] | None:
+    """Every value of every metadata when each metadata is a dict with no dict, list or
+    set value (so that a shallow copy shares nothing :func:`copy_metadata` would
+    deep-copy), else None.
 
     One C-level pass answers both: ``dict.values`` rejects anything but a dict, and
     hashing every value rejects those containers (they are unhashable). Faster than
-    looking at each value's type, which costs a Python-level call per value.
+    looking at each value's type, which costs a Python-level call per value. The values
+    serve the round-trip check next.
     """
     try:
-        hash(tuple(itertools.chain.from_iterable(map(dict.values, metadatas))))
+        values = tuple(itertools.chain.from_iterable(map(dict.values, metadatas)))
+        hash(values)
     except Exception:  # TypeError, or a value whose own __hash__ fails: the careful path
-        return False
-    return True
+        return None
+    return values
 
 
 def check_id_list(ids: Sequence[str]) -> list[str]:

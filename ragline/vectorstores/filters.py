@@ -133,7 +133,16 @@ def _flat_key(filter: Mapping[str, Any]) -> tuple[Any, ...] | None:
     return tuple(key)
 
 
-def _parse_mapping(filter: Mapping[str, Any]) -> FilterNode:
+# Deeper filters are refused: every backend walks the tree recursively.
+MAX_DEPTH = 100
+
+
+def _parse_mapping(filter: Mapping[str, Any], depth: int = 0) -> FilterNode:
+    if depth > MAX_DEPTH:
+        raise FilterError(
+            f"the filter is nested more than {MAX_DEPTH} levels deep ($and / $or); "
+            "flatten it (an $or of many operands, or $in, says the same)"
+        )
     if not filter:
         raise FilterError("an empty dict is not a valid filter inside $and / $or")
     nodes: list[FilterNode] = []
@@ -141,7 +150,7 @@ def _parse_mapping(filter: Mapping[str, Any]) -> FilterNode:
         if not isinstance(key, str):
             raise FilterError(f"filter keys must be strings, got {key!r}")
         if key in LOGICAL_OPERATORS:
-            nodes.append(_parse_logical(key, value))
+            nodes.append(_parse_logical(key, value, depth))
         elif key.startswith("$"):
             raise FilterError(
                 f"unknown filter operator {key!r} at the top level; valid logical "
@@ -152,14 +161,14 @@ def _parse_mapping(filter: Mapping[str, Any]) -> FilterNode:
     return nodes[0] if len(nodes) == 1 else And(tuple(nodes))
 
 
-def _parse_logical(operator: str, operands: Any) -> FilterNode:
+def _parse_logical(operator: str, operands: Any, depth: int) -> FilterNode:
     if not isinstance(operands, (list, tuple)) or not operands:
         raise FilterError(f"{operator} takes a non-empty list of filters, got {operands!r}")
     parsed = []
     for operand in operands:
         if not isinstance(operand, Mapping):
             raise FilterError(f"every operand of {operator} must be a dict, got {operand!r}")
-        parsed.append(_parse_mapping(operand))
+        parsed.append(_parse_mapping(operand, depth + 1))
     return And(tuple(parsed)) if operator == "$and" else Or(tuple(parsed))
 
 

@@ -252,23 +252,30 @@ class InMemoryVectorStore(VectorStore):
                 "metadatas": self._metadatas,
                 "vectors": self._vectors[:live].tolist(),
             }
-            try:
-                text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
+            try:  # encoded here, before any file exists (a lone surrogate fails here)
+                data = json.dumps(payload, ensure_ascii=False, allow_nan=False).encode("utf-8")
             except (TypeError, ValueError) as err:
                 raise InvalidInputError(
                     f"cannot save: {_unserializable(self._ids, self._metadatas)}; metadata "
                     f"values must be JSON types ({err})"
                 ) from err
         target = Path(path)
+        temporary = None
         try:
             handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                file.write(text)
+            with os.fdopen(handle, "wb") as file:
+                file.write(data)
                 file.flush()
                 os.fsync(file.fileno())
             os.replace(temporary, target)
-        except OSError as err:
-            raise PersistenceError(f"could not save the store to {str(target)!r}: {err}") from err
+        except BaseException as err:
+            if temporary is not None and os.path.exists(temporary):
+                os.unlink(temporary)  # no leftover beside the saved copy
+            if isinstance(err, OSError):
+                raise PersistenceError(
+                    f"could not save the store to {str(target)!r}: {err}"
+                ) from err
+            raise
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], embedding: Embeddings) -> InMemoryVectorStore:

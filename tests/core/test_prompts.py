@@ -319,3 +319,20 @@ async def test_bound_keyword_options_are_refused_not_dropped():
         bound.invoke({"q": "hi"})
     with pytest.raises(TypeError, match=message):
         await bound.ainvoke({"q": "hi"})
+
+
+def test_a_format_spec_the_value_cannot_take_names_the_variable() -> None:
+    """{x:%} formats numbers only: given a str it is an InvalidInputError naming the
+    variable, its value and the spec (not a bare ValueError from str.format)."""
+    from ragline.core import InvalidInputError
+
+    prompt = PromptTemplate.from_template("share: {x:%} of {total:,}")
+    assert prompt.format(x=0.25, total=1200) == "share: 25.000000% of 1,200"
+    with pytest.raises(InvalidInputError) as info:
+        prompt.format(x="a quarter", total=1200)
+    assert "prompt variable 'x' = 'a quarter' cannot be formatted as {x:%}" in str(info.value)
+    with pytest.raises(InvalidInputError, match="'total' = 'many' cannot be formatted as"):
+        prompt.invoke({"x": 0.5, "total": "many"})
+    chat = ChatPromptTemplate.from_messages([("human", "{x:%}")])
+    with pytest.raises(InvalidInputError, match="'x' = 'a' cannot be formatted"):
+        chat.invoke({"x": "a"})

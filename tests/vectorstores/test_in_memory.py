@@ -201,7 +201,10 @@ def test_dump_refuses_metadata_json_cannot_hold_and_keeps_the_old_file(tmp_path:
     path = tmp_path / "store.json"
     store.dump(path)
     saved = path.read_bytes()
-    store.add_texts(["d1"], [{"when": object()}], ids=["bad"])
+    with pytest.raises(InvalidInputError, match=r"metadatas\[0\]\['when'\] = <object"):
+        store.add_texts(["d1"], [{"when": object()}], ids=["bad"])  # refused when added
+    store.add_texts(["d1"], [{}], ids=["bad"])
+    store._metadatas[-1]["when"] = object()  # the dump still guards against what slips in
     with pytest.raises(InvalidInputError, match="the metadata of document 'bad' is not JSON"):
         store.dump(path)
     assert path.read_bytes() == saved
@@ -234,3 +237,17 @@ def test_load_errors_name_the_file(tmp_path: Path, content: str | None, fragment
     with pytest.raises(PersistenceError) as info:
         InMemoryVectorStore.load(path, ExplicitEmbeddings())
     assert fragment in str(info.value) and str(path) in str(info.value)
+
+
+def test_a_lone_surrogate_is_refused_when_added_and_a_dump_leaves_no_temp_file(
+    tmp_path: Path,
+) -> None:
+    """A lone surrogate is refused by add_texts; if one slips into the store anyway, dump
+    raises InvalidInputError before creating any file (no temporary file is left)."""
+    store = InMemoryVectorStore.from_texts(["d0"], ExplicitEmbeddings(), ids=["a"])
+    with pytest.raises(InvalidInputError, match="lone surrogate"):
+        store.add_texts(["d1"], [{"who": "\udc80"}], ids=["b"])
+    store._texts[0] = "bad \ud800"
+    with pytest.raises(InvalidInputError, match="cannot save"):
+        store.dump(tmp_path / "store.json")
+    assert list(tmp_path.iterdir()) == []
