@@ -29,6 +29,7 @@ from ragline.core import (
     BaseMessage,
     ChatMessage,
     ConfigurationError,
+    FunctionMessage,
     HumanMessage,
     InvalidInputError,
     RaglineError,
@@ -109,6 +110,8 @@ def message_to_openai(message: BaseMessage) -> dict[str, Any]:
         payload = {"role": "tool", "tool_call_id": message.tool_call_id}
     elif isinstance(message, ChatMessage):
         payload = {"role": message.role}
+    elif isinstance(message, FunctionMessage):
+        payload = {"role": "function"}  # its name is added below
     else:
         raise InvalidInputError(f"ChatOpenAI cannot send a {type(message).__name__}")
     payload["content"] = _content_for_openai(message.content)
@@ -152,6 +155,8 @@ class ChatOpenAI(BaseChatModel):
         extra_body: extra JSON fields for servers with their own options (vLLM's
             ``top_k``, say).
         default_headers: extra HTTP headers on every request.
+        cache: the LLM cache option: None (the global cache, if set), True, False or a
+            cache of its own (see ``ragline.core.caches``).
         model_name, openai_api_key, openai_api_base: LangChain's names for ``model``,
             ``api_key`` and ``base_url``.
 
@@ -186,6 +191,7 @@ class ChatOpenAI(BaseChatModel):
         extra_body: Mapping[str, Any] | None = None,
         default_headers: Mapping[str, str] | None = None,
         name: str | None = None,
+        cache: Any = None,
         model_name: str | None = None,
         openai_api_key: str | None = None,
         openai_api_base: str | None = None,
@@ -233,6 +239,7 @@ class ChatOpenAI(BaseChatModel):
         self.extra_body = dict(extra_body or {})
         self.default_headers = dict(default_headers or {})
         self.name = name
+        self.cache = cache
         self._clients = OpenAIClients(self._client_options)
 
     def __repr__(self) -> str:
@@ -292,6 +299,8 @@ class ChatOpenAI(BaseChatModel):
             model=self.model,
             base_url=self.base_url,
             **{key: getattr(self, key) for key in _SAMPLING},
+            default_stop=self.stop,
+            extra_body=self.extra_body or None,
         )
 
     # -- clients (created on first use) ---------------------------------------------------

@@ -110,6 +110,13 @@ _EXPORTS = {
     "ChatGenerationChunk": ".language_models",
     "FakeListLLM": ".fake_models",
     "FakeListChatModel": ".fake_models",
+    # LLM caches
+    "BaseCache": ".caches",
+    "InMemoryCache": ".caches",
+    "SQLiteCache": ".caches",
+    "RedisCache": ".caches",
+    "set_llm_cache": ".caches",
+    "get_llm_cache": ".caches",
     # retrievers and stores
     "BaseRetriever": ".retrievers",
     "BaseStore": ".stores",

@@ -27,7 +27,9 @@ __all__ = [
     "arun",
     "bulk",
     "check_batch_size",
+    "checked",
     "describe_client",
+    "glob_escape",
     "make_async_client",
     "make_client",
     "run",
@@ -58,6 +60,18 @@ Operation = Generator[list[Command] | Packed, list[Any], T]
 def bulk(data: bytes) -> bytes:
     """One RESP bulk string."""
     return b"$%d\r\n%b\r\n" % (len(data), data)
+
+
+def checked(reply: Any, command: str) -> Any:
+    """``reply``, or a RaglineError naming ``command`` when Redis answered with an error."""
+    if isinstance(reply, Exception):
+        raise RaglineError(f"Redis rejected {command}: {reply}") from reply
+    return reply
+
+
+def glob_escape(text: str) -> str:
+    """``text`` with the characters special in a SCAN MATCH pattern escaped."""
+    return "".join("\\" + char if char in "\\*?[]" else char for char in text)
 
 
 def redis_module() -> Any:

@@ -68,6 +68,11 @@ class _CyclingResponses:
         return self._list.responses
 
     @property
+    def _identifying_params(self) -> dict[str, Any]:
+        # fakes with other answers must not share LLM-cache entries
+        return {"responses": self._list.responses}
+
+    @property
     def i(self) -> int:
         """Index of the response the next call returns."""
         return self._list.i
@@ -96,6 +101,7 @@ class FakeListLLM(_CyclingResponses, BaseLLM):
     Args:
         responses: the answers, used in order and cycled.
         sleep: seconds to wait before each streamed character (``None``: no wait).
+        cache: the LLM cache option (see ``ragline.core.caches``).
 
     Attributes:
         calls: the prompt string of every call, in order.
@@ -110,10 +116,13 @@ class FakeListLLM(_CyclingResponses, BaseLLM):
         ['one', 'two', 'one']
     """
 
-    def __init__(self, *, responses: Sequence[str], sleep: float | None = None) -> None:
+    def __init__(
+        self, *, responses: Sequence[str], sleep: float | None = None, cache: Any = None
+    ) -> None:
         self._list = _ResponseList(type(self).__name__, responses, sleep)
         self.calls: list[str] = []
         self.stops: list[list[str] | None] = []
+        self.cache = cache
 
     @property
     def _llm_type(self) -> str:
@@ -142,6 +151,7 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
         sleep: seconds to wait before each streamed character (``None``: no wait).
         error_on_chunk_number: raise ``RuntimeError`` instead of yielding the chunk with
             this 0-based number (to test error handling mid-stream).
+        cache: the LLM cache option (see ``ragline.core.caches``).
 
     Attributes:
         calls: the messages of every call, in order (one list per call).
@@ -164,9 +174,11 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
         responses: Sequence[str],
         sleep: float | None = None,
         error_on_chunk_number: int | None = None,
+        cache: Any = None,
     ) -> None:
         self._list = _ResponseList(type(self).__name__, responses, sleep)
         self.error_on_chunk_number = error_on_chunk_number
+        self.cache = cache
         self.calls: list[list[BaseMessage]] = []
         self.stops: list[list[str] | None] = []
 

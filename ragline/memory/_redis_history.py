@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ragline.core import BaseMessage, InvalidInputError, RaglineError
+from ragline.core import BaseMessage, InvalidInputError
 from ragline.core import _redis as conn
 from ragline.core.chat_history import BaseChatMessageHistory, check_messages
 from ragline.memory._codec import decode_items, encode_messages
@@ -81,18 +81,18 @@ class RedisChatMessageHistory(BaseChatMessageHistory):
 
     def _read_op(self) -> conn.Operation[list[BaseMessage]]:
         [items] = yield [("LRANGE", self.key, 0, -1)]
-        return decode_items(_checked(items, "LRANGE")[::-1], f"Redis key {self.key!r}")
+        return decode_items(conn.checked(items, "LRANGE")[::-1], f"Redis key {self.key!r}")
 
     def _add_op(self, encoded: list[str]) -> conn.Operation[None]:
         commands: list[tuple[Any, ...]] = [("LPUSH", self.key, *encoded)]
         if self._ttl_ms is not None:
             commands.append(("PEXPIRE", self.key, self._ttl_ms))
         for reply, command in zip((yield commands), ("LPUSH", "PEXPIRE"), strict=False):
-            _checked(reply, command)
+            conn.checked(reply, command)
 
     def _clear_op(self) -> conn.Operation[None]:
         [reply] = yield [("DEL", self.key)]
-        _checked(reply, "DEL")
+        conn.checked(reply, "DEL")
 
     # ------------------------------------------------------------------ sync and async
 
@@ -130,9 +130,3 @@ class RedisChatMessageHistory(BaseChatMessageHistory):
     def close(self) -> None:
         """Close the connections this history opened (a client passed in stays open)."""
         self._redis.close()
-
-
-def _checked(reply: Any, command: str) -> Any:
-    if isinstance(reply, Exception):
-        raise RaglineError(f"Redis rejected {command}: {reply}") from reply
-    return reply

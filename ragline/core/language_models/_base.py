@@ -38,6 +38,7 @@ from typing import Any, Generic, TypeVar
 from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import ensure_config, merge_configs, use_config
 from ragline.core.exceptions import InvalidInputError, MissingDependencyError
+from ragline.core.language_models._caching import cache_slot
 from ragline.core.language_models._outputs import (
     Generation,
     LLMResult,
@@ -128,6 +129,9 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
     def _to_generation(self, output: Any) -> Generation: ...
 
     @abstractmethod
+    def _from_generation(self, generation: Generation) -> Any: ...
+
+    @abstractmethod
     def _finish(self, aggregate: Any) -> Any: ...
 
     @abstractmethod
@@ -152,6 +156,10 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
 
     def _overrides(self, hook: str) -> bool:
         return getattr(type(self), hook) is not getattr(BaseLanguageModel, hook)
+
+    cache: Any = None
+    """The LLM cache of this model: None (the global one, if set), True (the global one,
+    required), False (never) or a ``BaseCache`` (see ``ragline.core.caches``)."""
 
     @property
     def _llm_type(self) -> str:
@@ -225,7 +233,11 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         run = self._start(CallbackManager.configure(config), model_input, **options)
         try:
             with use_config(run.child_config(config)):
-                if self._should_stream():
+                slot = cache_slot(self, model_input, options["invocation_params"])
+                cached = slot.lookup() if slot is not None else None
+                if cached is not None:
+                    output = self._from_generation(cached[0])
+                elif self._should_stream():
                     aggregate = None
                     for chunk in self._stream(model_input, stop=stop, **bound):
                         chunk = self._check_chunk(chunk)
@@ -234,6 +246,8 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
                     output = self._finish(aggregate)
                 else:
                     output = self._check_output(self._generate(model_input, stop=stop, **bound))
+                if slot is not None and cached is None:
+                    slot.update(self._to_generation(output))
         except BaseException as err:
             run.on_llm_error(err)
             raise
@@ -254,7 +268,11 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         run = await self._astart(CallbackManager.configure(config), model_input, **options)
         try:
             with use_config(run.child_config(config)):
-                if self._should_stream():
+                slot = cache_slot(self, model_input, options["invocation_params"])
+                cached = await slot.alookup() if slot is not None else None
+                if cached is not None:
+                    output = self._from_generation(cached[0])
+                elif self._should_stream():
                     aggregate = None
                     async for chunk in self._achunks(
                         model_input, stop, bound, run.child_config(config)
@@ -269,6 +287,8 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
                         self._generate, model_input, stop=stop, **bound
                     )
                 output = self._check_output(output)
+                if slot is not None and cached is None:
+                    await slot.aupdate(self._to_generation(output))
         except BaseException as err:
             await run.aon_llm_error(err)
             raise
@@ -449,6 +469,33 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
             *(self.ainvoke(one, config, stop=stop, **bound) for one in inputs)
         )
         return self._generate_result(list(outputs))
+
+    def generate_prompt(
+        self,
+        prompts: Sequence[PromptValue],
+        stop: str | Sequence[str] | None = None,
+        callbacks: Any = None,
+        **bound: Any,
+    ) -> LLMResult:
+        """LangChain's ``generate`` over prompt values: one generation list per prompt.
+
+        Example:
+            >>> from ragline.core import FakeListLLM, PromptTemplate
+            >>> prompt = PromptTemplate.from_template("Say {word}").format_prompt(word="hi")
+            >>> FakeListLLM(responses=["hi"]).generate_prompt([prompt]).generations[0][0].text
+            'hi'
+        """
+        return self.generate(prompts, stop=stop, callbacks=callbacks, **bound)
+
+    async def agenerate_prompt(
+        self,
+        prompts: Sequence[PromptValue],
+        stop: str | Sequence[str] | None = None,
+        callbacks: Any = None,
+        **bound: Any,
+    ) -> LLMResult:
+        """Async :meth:`generate_prompt`."""
+        return await self.agenerate(prompts, stop=stop, callbacks=callbacks, **bound)
 
     def _generate_result(self, outputs: list[Any]) -> LLMResult:
         generations = [[self._to_generation(output)] for output in outputs]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from ragline.core.callbacks.manager import CallbackManager
@@ -61,6 +62,13 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
 
     def _to_generation(self, output: Any) -> ChatGeneration:
         return ChatGeneration(message=output)
+
+    def _from_generation(self, generation: Any) -> AIMessage:
+        # a copy: the caller may change the reply without changing the cached one
+        message = getattr(generation, "message", None)
+        if isinstance(message, AIMessage):
+            return self._check_output(copy.copy(message))
+        return AIMessage(generation.text)  # a text-only generation cached by an LLM
 
     def _finish(self, aggregate: Any) -> AIMessage:
         return (aggregate or AIMessageChunk("")).to_message()

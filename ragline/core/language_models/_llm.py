@@ -55,6 +55,9 @@ class BaseLLM(BaseLanguageModel[str]):
     def _to_generation(self, output: Any) -> Generation:
         return Generation(output)
 
+    def _from_generation(self, generation: Generation) -> str:
+        return generation.text
+
     def _finish(self, aggregate: Any) -> str:
         return aggregate or ""
 

@@ -11,12 +11,10 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from ragline.core import _redis as conn
-from ragline.core.exceptions import ConfigurationError, RaglineError
+from ragline.core.exceptions import ConfigurationError
 from ragline.core.stores._local import BaseStore, check_keys, check_pairs
 
 __all__ = ["RedisStore"]
-
-_GLOB_SPECIAL = "\\*?[]"
 
 
 class RedisStore(BaseStore[str, bytes]):
@@ -87,7 +85,7 @@ class RedisStore(BaseStore[str, bytes]):
 
     def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
         """Yield the keys (without the namespace), only those starting with ``prefix``."""
-        pattern = _glob_escape(self._prefix + (prefix or "")) + "*"
+        pattern = conn.glob_escape(self._prefix + (prefix or "")) + "*"
         cursor = 0
         while True:
             cursor, keys = self._redis.run(self._scan_op(cursor, pattern))
@@ -111,7 +109,7 @@ class RedisStore(BaseStore[str, bytes]):
 
     async def ayield_keys(self, *, prefix: str | None = None) -> AsyncIterator[str]:
         """Async :meth:`yield_keys`."""
-        pattern = _glob_escape(self._prefix + (prefix or "")) + "*"
+        pattern = conn.glob_escape(self._prefix + (prefix or "")) + "*"
         cursor = 0
         while True:
             cursor, keys = await self._redis.arun(self._scan_op(cursor, pattern))
@@ -127,7 +125,7 @@ class RedisStore(BaseStore[str, bytes]):
         for start in range(0, len(keys), self._batch_size):
             chunk = keys[start : start + self._batch_size]
             [reply] = yield [("MGET", *(self._prefix + key for key in chunk))]
-            values.extend(_checked(reply, "MGET"))
+            values.extend(conn.checked(reply, "MGET"))
         return values
 
     def _mset_op(self, pairs: list[tuple[str, bytes]]) -> conn.Operation[None]:
@@ -136,26 +134,16 @@ class RedisStore(BaseStore[str, bytes]):
             chunk = pairs[start : start + self._batch_size]
             replies = yield [("SET", self._prefix + key, value, *expiry) for key, value in chunk]
             for reply in replies:
-                _checked(reply, "SET")
+                conn.checked(reply, "SET")
 
     def _mdelete_op(self, keys: list[str]) -> conn.Operation[None]:
         for start in range(0, len(keys), self._batch_size):
             chunk = keys[start : start + self._batch_size]
             [reply] = yield [("DEL", *(self._prefix + key for key in chunk))]
-            _checked(reply, "DEL")
+            conn.checked(reply, "DEL")
 
     def _scan_op(self, cursor: int, pattern: str) -> conn.Operation[tuple[int, list[str]]]:
         [reply] = yield [("SCAN", cursor, "MATCH", pattern, "COUNT", self._batch_size)]
-        next_cursor, raw_keys = _checked(reply, "SCAN")
+        next_cursor, raw_keys = conn.checked(reply, "SCAN")
         cut = len(self._prefix)
         return int(next_cursor), [key.decode("utf-8", "replace")[cut:] for key in raw_keys]
-
-
-def _checked(reply: Any, command: str) -> Any:
-    if isinstance(reply, Exception):
-        raise RaglineError(f"Redis rejected {command}: {reply}") from reply
-    return reply
-
-
-def _glob_escape(text: str) -> str:
-    return "".join("\\" + char if char in _GLOB_SPECIAL else char for char in text)

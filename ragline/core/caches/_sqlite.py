@@ -1,0 +1,89 @@
+"""SQLiteCache: LLM answers cached in a SQLite file (standard-library sqlite3, WAL mode).
+
+One table, ``llm_cache``: the sha256 of prompt and model string as the key, the prompt
+and model string themselves (to inspect or delete entries by hand), and the generations
+as JSON. Several processes may share the file; a file that is not a SQLite database is
+reported (``PersistenceError``) and never overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ragline.core._sqlite import SQLiteDatabase, database_path
+from ragline.core.caches._base import (
+    RETURN_VAL_TYPE,
+    BaseCache,
+    cache_key,
+    check_generations,
+    generations_from_json,
+    generations_to_json,
+)
+from ragline.core.language_models._outputs import Generation
+
+__all__ = ["SQLiteCache"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS llm_cache (
+    key TEXT NOT NULL PRIMARY KEY,
+    prompt TEXT NOT NULL,
+    llm TEXT NOT NULL,
+    generations TEXT NOT NULL
+);
+"""
+
+
+class SQLiteCache(BaseCache):
+    """LLM answers in a SQLite file that outlives the process.
+
+    Args:
+        database_path: the file (created with its folder on first use), a
+            ``sqlite:///`` URL, or ``":memory:"``.
+
+    Raises:
+        ConfigurationError: a URL that is not a SQLite URL.
+
+    Example:
+        >>> cache = SQLiteCache(":memory:")
+        >>> cache.update("2 + 2 =", "m", [Generation("4")])
+        >>> cache.lookup("2 + 2 =", "m")[0].text
+        '4'
+    """
+
+    def __init__(self, database_path: str | os.PathLike[str] = ".ragline_cache.db") -> None:
+        path = _path(database_path)
+        self.database_path = path
+        self._db = SQLiteDatabase(path, schema=_SCHEMA, what="LLM cache database")
+
+    def __repr__(self) -> str:
+        return f"SQLiteCache({self.database_path!r})"
+
+    def lookup(self, prompt: str, llm_string: str) -> list[Generation] | None:
+        rows = self._db.query(
+            "SELECT generations FROM llm_cache WHERE key = ?", (cache_key(prompt, llm_string),)
+        )
+        if not rows:
+            return None
+        return generations_from_json(rows[0][0], f"LLM cache database {self.database_path!r}")
+
+    def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
+        text = generations_to_json(check_generations(return_val))
+        with self._db.transaction() as connection:
+            connection.execute(
+                "INSERT OR REPLACE INTO llm_cache (key, prompt, llm, generations) "
+                "VALUES (?, ?, ?, ?)",
+                (cache_key(prompt, llm_string), prompt, llm_string, text),
+            )
+
+    def clear(self, **kwargs: Any) -> None:
+        with self._db.transaction() as connection:
+            connection.execute("DELETE FROM llm_cache")
+
+    def close(self) -> None:
+        """Close the database connection (it reopens on next use)."""
+        self._db.close()
+
+
+def _path(location: str | os.PathLike[str]) -> str:
+    return database_path(location, what="database_path")
