@@ -2,22 +2,24 @@
 
 A combine-documents chain takes a dict holding a list of Documents (under
 ``document_variable_name``, or ``input_key`` when that is set) and any other prompt
-variables, and returns an answer. Subclasses write one hook, :meth:`_prepare`: do the
+variables, and returns an answer. Subclasses write one hook, :meth:`_prepare`: make the
 preliminary model calls (map, collapse, refine ...) and return the *final* step with its
-input. The base invokes or streams that final step inside the chain's own run, so
-``stream`` yields the answer's tokens as the last model produces them and every model
-call shows up in callbacks as a child of the chain run.
+input. The hook is written once for sync and async: it yields each call as a step
+(``Invoke`` / ``Batch`` from ``_steps``) and gets the result back. The base invokes or
+streams the final step inside the chain's own run, so ``stream`` yields the answer's
+tokens as the last model produces them and every model call shows up in callbacks as a
+child of the chain run.
 """
 
 from __future__ import annotations
 
-import asyncio
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ragline.chains._prompts import DEFAULT_DOCUMENT_PROMPT, NO_CONTEXT_ANSWER, stuff_prompt
+from ragline.chains._steps import Emit, Invoke, Step, Steps, StepsChain, StreamFrom
 from ragline.core import (
     BasePromptTemplate,
     ChainStepError,
@@ -25,7 +27,6 @@ from ragline.core import (
     InvalidInputError,
     MissingVariableError,
     Runnable,
-    RunnableConfig,
     StrOutputParser,
 )
 
@@ -86,7 +87,11 @@ class _Final:
     steps: list[Any] = field(default_factory=list)
 
 
-class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
+# What _prepare is: the final step at once, or steps that end by returning it.
+Prepared = _Final | Generator[Step, Any, _Final]
+
+
+class BaseCombineDocumentsChain(StepsChain):
     """Turns a list of documents (and a question) into one answer.
 
     Args:
@@ -138,12 +143,13 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
 
     # ---- the one hook ------------------------------------------------------------------
     @abstractmethod
-    def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
-        """Make the preliminary calls; return the final step (or the finished answer)."""
+    def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> Prepared:
+        """Make the preliminary calls; return the final step (or the finished answer).
 
-    async def _aprepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
-        """Async ``_prepare``; by default the sync one in a worker thread."""
-        return await asyncio.to_thread(self._prepare, documents, variables)
+        A chain with preliminary calls writes this as a generator: ``outputs = yield
+        Batch(runnable, inputs, config)`` (or ``yield Invoke(runnable, input)``), then
+        ``return _Final(...)``; the base runs it with invoke/batch or ainvoke/abatch.
+        """
 
     @property
     @abstractmethod
@@ -251,103 +257,50 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
             output[_STEPS_KEY] = steps
         return output
 
-    # ---- Runnable ----------------------------------------------------------------------
-    def invoke(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Any:
-        """Answer from the documents in ``input``.
+    # ---- the steps every call shares (run by _steps.StepsChain) ------------------------
+    def _final(self, input: Any) -> Generator[Step, Any, _Final | None]:
+        """Check the input and prepare the final step; None means "the empty answer"."""
+        documents, variables = self._split_input(input)
+        if not documents and self.empty_answer is not None:
+            return None
+        prepared = self._prepare(documents, variables)
+        if isinstance(prepared, _Final):
+            return prepared
+        return (yield from prepared)
+
+    def _answer_steps(self, input: Any) -> Steps:
+        """invoke / ainvoke: the answer from the documents in ``input``.
 
         Raises:
             MissingVariableError: the documents or a prompt variable are missing.
             ChainStepError: a model call failed on one document (names it).
         """
-        self._reject_kwargs(kwargs)
-        return self._call_with_config(self._run, input, config)
-
-    def _run(self, input: Any) -> Any:
-        documents, variables = self._split_input(input)
-        if not documents and self.empty_answer is not None:
+        final = yield from self._final(input)
+        if final is None:
             return self._output(self.empty_answer, [])
-        final = self._prepare(documents, variables)
-        answer = final.answer if final.runnable is None else final.runnable.invoke(final.input)
-        return self._output(answer, final.steps)
+        if final.runnable is None:
+            return self._output(final.answer, final.steps)
+        return self._output((yield Invoke(final.runnable, final.input)), final.steps)
 
-    async def ainvoke(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Any:
-        self._reject_kwargs(kwargs)
-        return await self._acall_with_config(self._arun, input, config)
-
-    async def _arun(self, input: Any) -> Any:
-        documents, variables = self._split_input(input)
-        if not documents and self.empty_answer is not None:
-            return self._output(self.empty_answer, [])
-        final = await self._aprepare(documents, variables)
-        answer = (
-            final.answer if final.runnable is None else await final.runnable.ainvoke(final.input)
-        )
-        return self._output(answer, final.steps)
-
-    def stream(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[Any]:
-        """Yield the answer as the final model call produces it.
+    def _stream_steps(self, input: Any) -> Steps:
+        """stream / astream: the answer as the final model call produces it.
 
         With ``output_key`` the chunks are dicts (``{output_key: chunk}``), preceded by
         ``{"intermediate_steps": [...]}`` when those are asked for.
         """
-        self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(
-            iter([input]), self._stream_run, config, start_input=input
-        )
-
-    def _stream_run(self, inputs: Iterator[Any]) -> Iterator[Any]:
-        input = _single(inputs)
-        documents, variables = self._split_input(input)
-        if not documents and self.empty_answer is not None:
-            yield self._output(self.empty_answer, [])
+        final = yield from self._final(input)
+        if final is None:
+            yield Emit(self._output(self.empty_answer, []))
             return
-        final = self._prepare(documents, variables)
-        yield from self._stream_final(
-            final, final.runnable.stream(final.input) if final.runnable else None
-        )
-
-    async def astream(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[Any]:
-        self._reject_kwargs(kwargs)
-
-        async def one() -> AsyncIterator[Any]:
-            yield input
-
-        async for chunk in self._atransform_stream_with_config(
-            one(), self._astream_run, config, start_input=input
-        ):
-            yield chunk
-
-    async def _astream_run(self, inputs: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        input = _single(iter([item async for item in inputs]))
-        documents, variables = self._split_input(input)
-        if not documents and self.empty_answer is not None:
-            yield self._output(self.empty_answer, [])
-            return
-        final = await self._aprepare(documents, variables)
         if self.output_key is not None and self.return_intermediate_steps:
-            yield {_STEPS_KEY: final.steps}
+            yield Emit({_STEPS_KEY: final.steps})
         if final.runnable is None:
-            yield self._wrap(final.answer)
-            return
-        async for chunk in final.runnable.astream(final.input):
-            yield self._wrap(chunk)
+            yield Emit(self._wrap(final.answer))
+        else:
+            yield StreamFrom(final.runnable, final.input, self._wrapped)
 
-    def _stream_final(self, final: _Final, chunks: Iterator[Any] | None) -> Iterator[Any]:
-        if self.output_key is not None and self.return_intermediate_steps:
-            yield {_STEPS_KEY: final.steps}
-        if chunks is None:
-            yield self._wrap(final.answer)
-            return
-        for chunk in chunks:
-            yield self._wrap(chunk)
+    def _wrapped(self, chunk: Any) -> Iterable[Any]:
+        return (self._wrap(chunk),)
 
     def _wrap(self, chunk: Any) -> Any:
         return chunk if self.output_key is None else {self.output_key: chunk}
@@ -356,15 +309,6 @@ class BaseCombineDocumentsChain(Runnable[dict[str, Any], Any]):
 def concurrency_config(max_concurrency: int | None) -> dict[str, Any]:
     """The batch config for a chain's ``max_concurrency`` (empty: inherit the caller's)."""
     return {} if max_concurrency is None else {"max_concurrency": max_concurrency}
-
-
-def _single(inputs: Iterator[Any]) -> Any:
-    items = list(inputs)
-    if len(items) != 1:
-        raise InvalidInputError(
-            f"a documents chain streams from one input dict, got {len(items)} chunks"
-        )
-    return items[0]
 
 
 class StuffDocumentsChain(BaseCombineDocumentsChain):
@@ -398,9 +342,6 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
         final_input = {**variables, self.document_variable_name: self._render(documents)}
         return _Final(self._model_chain(self.prompt, "answer", final=True), final_input)
-
-    async def _aprepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
-        return self._prepare(documents, variables)
 
     def get_name(self) -> str:
         return self.name or "stuff_documents_chain"

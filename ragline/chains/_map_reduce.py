@@ -14,10 +14,12 @@ from typing import Any
 from ragline.chains import _prompts
 from ragline.chains._base import (
     BaseCombineDocumentsChain,
+    Prepared,
     _Final,
     _require_variable,
     concurrency_config,
 )
+from ragline.chains._steps import Batch
 from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
 from ragline.core._checks import check_optional_positive_int, check_positive_int
 
@@ -91,22 +93,6 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
     def _batch_config(self) -> dict[str, Any]:
         return concurrency_config(self.max_concurrency)
 
-    def _map(self, documents: list[Document], variables: dict[str, Any]) -> list[Document]:
-        inputs = self._per_document_inputs(documents, variables)
-        results = self._model_chain(self.question_prompt, "map").batch(
-            inputs, self._batch_config(), return_exceptions=True
-        )
-        self._raise_first_failure(results, documents, "map")
-        return _as_documents(results, documents)
-
-    async def _amap(self, documents: list[Document], variables: dict[str, Any]) -> list[Document]:
-        inputs = self._per_document_inputs(documents, variables)
-        results = await self._model_chain(self.question_prompt, "map").abatch(
-            inputs, self._batch_config(), return_exceptions=True
-        )
-        self._raise_first_failure(results, documents, "map")
-        return _as_documents(results, documents)
-
     def _groups(self, documents: list[Document]) -> list[list[Document]] | None:
         """Groups of documents that each fit in ``token_max``; None when all fit at once."""
         if self.token_counter(self._render(documents)) <= self.token_max:
@@ -133,34 +119,23 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
     ) -> list[dict[str, Any]]:
         return [{**variables, self.document_variable_name: self._render(g)} for g in groups]
 
-    def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
-        mapped = self._map(documents, variables)
+    def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> Prepared:
+        results = yield Batch(
+            self._model_chain(self.question_prompt, "map"),
+            self._per_document_inputs(documents, variables),
+            self._batch_config(),
+        )
+        self._raise_first_failure(results, documents, "map")
+        mapped = _as_documents(results, documents)
         steps = [d.page_content for d in mapped]
         for _ in range(MAX_COLLAPSE_ROUNDS):
             groups = self._groups(mapped)
             if groups is None:
                 break
-            results = self._model_chain(self.collapse_prompt, "collapse").batch(
+            results = yield Batch(
+                self._model_chain(self.collapse_prompt, "collapse"),
                 self._collapse_inputs(groups, variables),
                 self._batch_config(),
-                return_exceptions=True,
-            )
-            mapped = self._collapsed(results, groups)
-        else:
-            raise _did_not_fit(self.token_max)
-        return self._reduce(mapped, variables, steps)
-
-    async def _aprepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
-        mapped = await self._amap(documents, variables)
-        steps = [d.page_content for d in mapped]
-        for _ in range(MAX_COLLAPSE_ROUNDS):
-            groups = self._groups(mapped)
-            if groups is None:
-                break
-            results = await self._model_chain(self.collapse_prompt, "collapse").abatch(
-                self._collapse_inputs(groups, variables),
-                self._batch_config(),
-                return_exceptions=True,
             )
             mapped = self._collapsed(results, groups)
         else:

@@ -8,10 +8,12 @@ from typing import Any
 from ragline.chains import _prompts
 from ragline.chains._base import (
     BaseCombineDocumentsChain,
+    Prepared,
     _Final,
     _require_variable,
     concurrency_config,
 )
+from ragline.chains._steps import Batch
 from ragline.core import BasePromptTemplate, Document, Runnable
 from ragline.core._checks import check_optional_positive_int
 
@@ -101,16 +103,10 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
         best = max(range(len(scored)), key=lambda i: (scored[i]["score"], -i))
         return _Final(answer=scored[best]["answer"], steps=scored)
 
-    def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
-        inputs = self._inputs_or_empty(documents, variables)
-        outputs = self._model_chain(self.prompt, "map").batch(
-            inputs, self._config(), return_exceptions=True
-        )
-        return self._best(outputs, documents)
-
-    async def _aprepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
-        inputs = self._inputs_or_empty(documents, variables)
-        outputs = await self._model_chain(self.prompt, "map").abatch(
-            inputs, self._config(), return_exceptions=True
+    def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> Prepared:
+        outputs = yield Batch(
+            self._model_chain(self.prompt, "map"),
+            self._inputs_or_empty(documents, variables),
+            self._config(),
         )
         return self._best(outputs, documents)

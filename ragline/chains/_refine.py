@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ragline.chains import _prompts
-from ragline.chains._base import BaseCombineDocumentsChain, _Final, _require_variable
+from ragline.chains._base import BaseCombineDocumentsChain, Prepared, _Final, _require_variable
+from ragline.chains._steps import Invoke
 from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
 
 __all__ = ["RefineDocumentsChain"]
@@ -66,7 +67,7 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
     def get_name(self) -> str:
         return self.name or "refine_documents_chain"
 
-    def _steps(
+    def _calls(
         self, documents: list[Document], variables: dict[str, Any]
     ) -> list[tuple[Runnable[Any, Any], dict[str, Any]]]:
         """The prompt chain and input of every call; inputs of refine calls lack the answer."""
@@ -83,26 +84,15 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
             *((final_refine if i == last else refine, one) for i, one in enumerate(inputs[1:], 1)),
         ]
 
-    def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
-        steps = self._steps(documents, variables)
+    def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> Prepared:
+        calls = self._calls(documents, variables)
         answers: list[Any] = []
-        for index, (runnable, step_input) in enumerate(steps[:-1]):
+        for index, (runnable, call_input) in enumerate(calls[:-1]):
             try:
-                answers.append(runnable.invoke(self._with_answer(step_input, answers)))
+                answers.append((yield Invoke(runnable, self._with_answer(call_input, answers))))
             except Exception as err:
                 raise self._step_error("refine", index, documents, err) from err
-        last_runnable, last_input = steps[-1]
-        return _Final(last_runnable, self._with_answer(last_input, answers), steps=answers)
-
-    async def _aprepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
-        steps = self._steps(documents, variables)
-        answers: list[Any] = []
-        for index, (runnable, step_input) in enumerate(steps[:-1]):
-            try:
-                answers.append(await runnable.ainvoke(self._with_answer(step_input, answers)))
-            except Exception as err:
-                raise self._step_error("refine", index, documents, err) from err
-        last_runnable, last_input = steps[-1]
+        last_runnable, last_input = calls[-1]
         return _Final(last_runnable, self._with_answer(last_input, answers), steps=answers)
 
     def _with_answer(self, step_input: dict[str, Any], answers: list[Any]) -> dict[str, Any]:

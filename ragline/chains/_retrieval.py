@@ -9,19 +9,19 @@ LangChain shapes (``input_documents``/``question`` -> ``output_text``, and ``que
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ragline.chains._base import BaseCombineDocumentsChain, StuffDocumentsChain
 from ragline.chains._map_reduce import MapReduceDocumentsChain
 from ragline.chains._map_rerank import MapRerankDocumentsChain
 from ragline.chains._refine import RefineDocumentsChain
+from ragline.chains._steps import Emit, Invoke, Steps, StepsChain, StreamFrom
 from ragline.core import (
     BaseRetriever,
     InvalidInputError,
     MissingVariableError,
     Runnable,
-    RunnableConfig,
     RunnableLambda,
     RunnablePassthrough,
 )
@@ -165,7 +165,7 @@ def create_retrieval_chain(
     )
 
 
-class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
+class RetrievalQA(StepsChain):
     """LangChain's classic retrieval QA: ``{"query": q}`` -> ``{"query", "result"}``.
 
     Use :meth:`from_chain_type`. With ``return_source_documents=True`` the output also
@@ -251,76 +251,23 @@ class RetrievalQA(Runnable[dict[str, Any], dict[str, Any]]):
             output["source_documents"] = documents
         return output
 
-    def _run(self, input: Any) -> dict[str, Any]:
+    def _answer_steps(self, input: Any) -> Steps:
+        """invoke / ainvoke: answer ``input[input_key]`` from the retrieved documents."""
         query = self._query(input)
-        documents = self.retriever.invoke(query)
-        return self._result(
-            query,
-            documents,
-            self.combine_documents_chain.invoke(self._combine_input(query, documents)),
-        )
-
-    async def _arun(self, input: Any) -> dict[str, Any]:
-        query = self._query(input)
-        documents = await self.retriever.ainvoke(query)
-        answer = await self.combine_documents_chain.ainvoke(self._combine_input(query, documents))
+        documents = yield Invoke(self.retriever, query)
+        answer = yield Invoke(self.combine_documents_chain, self._combine_input(query, documents))
         return self._result(query, documents, answer)
 
-    def invoke(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        """Answer ``input[input_key]`` from the retrieved documents."""
-        self._reject_kwargs(kwargs)
-        return self._call_with_config(self._run, input, config)
-
-    async def ainvoke(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
-        self._reject_kwargs(kwargs)
-        return await self._acall_with_config(self._arun, input, config)
-
-    def stream(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> Iterator[dict[str, Any]]:
-        """Yield ``{"query"}``, then ``{"source_documents"}`` (if asked), then result chunks."""
-        self._reject_kwargs(kwargs)
-        yield from self._transform_stream_with_config(
-            iter([input]), self._stream_run, config, start_input=input
-        )
-
-    def _stream_run(self, inputs: Iterator[Any]) -> Iterator[dict[str, Any]]:
-        received = list(inputs)
-        query = self._query(received[0] if len(received) == 1 else None)
-        yield {self.input_key: query}
-        documents = self.retriever.invoke(query)
+    def _stream_steps(self, input: Any) -> Steps:
+        """stream / astream: ``{"query"}``, then ``{"source_documents"}`` (if asked), then
+        result chunks."""
+        query = self._query(input)
+        yield Emit({self.input_key: query})
+        documents = yield Invoke(self.retriever, query)
         if self.return_source_documents:
-            yield {"source_documents": documents}
-        for chunk in self.combine_documents_chain.stream(self._combine_input(query, documents)):
-            if self._answer_key in chunk:
-                yield {self.output_key: chunk[self._answer_key]}
+            yield Emit({"source_documents": documents})
+        chain_input = self._combine_input(query, documents)
+        yield StreamFrom(self.combine_documents_chain, chain_input, self._result_chunks)
 
-    async def astream(
-        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
-    ) -> AsyncIterator[dict[str, Any]]:
-        self._reject_kwargs(kwargs)
-
-        async def one() -> AsyncIterator[Any]:
-            yield input
-
-        async for chunk in self._atransform_stream_with_config(
-            one(), self._astream_run, config, start_input=input
-        ):
-            yield chunk
-
-    async def _astream_run(self, inputs: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
-        received = [item async for item in inputs]
-        query = self._query(received[0] if len(received) == 1 else None)
-        yield {self.input_key: query}
-        documents = await self.retriever.ainvoke(query)
-        if self.return_source_documents:
-            yield {"source_documents": documents}
-        async for chunk in self.combine_documents_chain.astream(
-            self._combine_input(query, documents)
-        ):
-            if self._answer_key in chunk:
-                yield {self.output_key: chunk[self._answer_key]}
+    def _result_chunks(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{self.output_key: chunk[self._answer_key]}] if self._answer_key in chunk else []

@@ -504,3 +504,63 @@ def test_max_concurrency_must_be_a_positive_int(bad: Any) -> None:
             InvalidInputError, match=f"^max_concurrency must be an int >= 1 or None, got {bad!r}$"
         ):
             cls(model, max_concurrency=bad)
+
+
+# ---------------------------------------------------------------- one logic, four paths
+
+
+def _tree(run: Any) -> tuple[str, list[Any]]:
+    return (run.name, [_tree(child) for child in run.children])
+
+
+@pytest.mark.parametrize("chain_type", ["stuff", "map_reduce", "refine", "map_rerank"])
+async def test_invoke_ainvoke_stream_and_astream_agree(chain_type: str) -> None:
+    """The chain's logic is written once (generator steps): the four ways of running it
+    give the same answer, the same intermediate steps and the same tree of runs.
+
+    If this fails for one path only, look at that path's driver in chains/_steps.py.
+    """
+    responses, steps, step_names = {
+        "stuff": (["Paris"], [], ["answer"]),
+        "map_reduce": (["fr", "de", "Paris"], ["fr", "de"], ["map", "map", "reduce"]),
+        "refine": (["draft", "Paris"], ["draft"], ["initial_answer", "refine"]),
+        "map_rerank": (
+            ["Paris\nScore: 90", "Berlin\nScore: 10"],
+            [{"answer": "Paris", "score": 90.0}, {"answer": "Berlin", "score": 10.0}],
+            ["map", "map"],
+        ),
+    }[chain_type]
+    question = {"input_documents": DOCS[:2], "question": "capital?"}
+
+    def build() -> Any:
+        model = FakeListChatModel(responses=responses)
+        options = {} if chain_type in ("stuff", "refine") else {"max_concurrency": 1}
+        return load_qa_chain(model, chain_type, return_intermediate_steps=True, **options)
+
+    def merged(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for chunk in chunks:
+            for key, value in chunk.items():
+                out[key] = out.get(key, "") + value if key == "output_text" else value
+        return out
+
+    results, trees = [], []
+    for path in ("invoke", "ainvoke", "stream", "astream"):
+        collector = RunCollectorCallbackHandler()
+        config: Any = {"callbacks": [collector]}
+        chain = build()
+        if path == "invoke":
+            results.append(chain.invoke(question, config))
+        elif path == "ainvoke":
+            results.append(await chain.ainvoke(question, config))
+        elif path == "stream":
+            results.append(merged(list(chain.stream(question, config))))
+        else:
+            results.append(merged([c async for c in chain.astream(question, config)]))
+        (root,) = collector.traced_runs
+        trees.append(_tree(root))
+    assert results == [{"output_text": "Paris", "intermediate_steps": steps}] * 4
+    model_call = [("ChatPromptTemplate", []), ("FakeListChatModel", []), ("StrOutputParser", [])]
+    expected_tree = (f"{chain_type}_documents_chain", [(name, model_call) for name in step_names])
+    assert trees == [expected_tree] * 4
+    assert all(tree == trees[0] for tree in trees), trees
