@@ -1,11 +1,13 @@
 """The ``ragline`` command: index a corpus, query it, ask questions about it.
 
     ragline index PATH... --store DIR [--glob PATTERN] [--chunk-size N] [--chunk-overlap N]
-                          [--embedding minilm|hashing|openai] [--full]
+                          [--embedding minilm|minilm-onnx|minilm-torch|hashing|openai]
+                          [--full]
                           [--encoding NAME | --autodetect-encoding] [--strict]
     ragline query "text" --store DIR [-k N]
                           [--search-type similarity|mmr|similarity_score_threshold]
                           [--score-threshold X] [--fetch-k N] [--filter JSON] [--json]
+                          [--embedding NAME]
     ragline ask "question" --store DIR [--chain stuff|map_reduce|refine|map_rerank] [-k N]
                           [--model NAME]
     ragline --version
@@ -68,7 +70,8 @@ def add_index_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "--embedding",
         choices=embedding_names(),
         default=None,
-        help="default: what the store was built with, else minilm",
+        help="default: what the store was built with, else minilm (ONNX Runtime when the "
+        "onnx extra is installed, else torch; minilm-torch: always torch)",
     )
     index.add_argument(
         "--full", action="store_true", help="also delete the chunks of files not given in this run"
@@ -136,7 +139,16 @@ def command_index(args: argparse.Namespace) -> int:
 
 def add_search_options(sub: argparse.ArgumentParser) -> None:
     """The options every command that retrieves from a store takes."""
+    from ragline.store_folder import embedding_names
+
     sub.add_argument("--store", required=True, help="folder written by 'ragline index'")
+    sub.add_argument(
+        "--embedding",
+        choices=embedding_names(),
+        default=None,
+        help="embed the query with this (default: what the store was built with); "
+        "it must give the same vectors",
+    )
     sub.add_argument("-k", type=int, default=4, help="how many chunks to retrieve (default: 4)")
     sub.add_argument("--search-type", choices=SEARCH_TYPES, default="similarity")
     sub.add_argument("--score-threshold", type=float, default=None)
@@ -152,11 +164,11 @@ def add_search_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("--width", type=int, default=12, help="lines of each chunk to show (0: all)")
 
 
-def open_store(folder: str) -> VectorStore:
-    """Load a store written by ``ragline index``."""
-    from ragline.store_folder import open_store as open_folder_store
+def open_store(folder: str, embedding: str | None = None) -> VectorStore:
+    """Load a store written by ``ragline index`` (queries embedded with ``embedding``)."""
+    from ragline.store_folder import StoreFolder
 
-    return open_folder_store(folder)
+    return StoreFolder(folder).open_store(embedding=embedding)
 
 
 def search_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -216,7 +228,7 @@ def add_query_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 
 def command_query(args: argparse.Namespace) -> int:
-    store = open_store(args.store)
+    store = open_store(args.store, args.embedding)
     results = _retrieve_with_scores(store, args.text, args)
     if args.json:
         rows = [
@@ -259,7 +271,7 @@ def add_ask_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
 def command_ask(args: argparse.Namespace) -> int:
     from ragline.chains import create_documents_chain, create_retrieval_chain
 
-    store = open_store(args.store)
+    store = open_store(args.store, args.embedding)
     retriever = store.as_retriever(search_type=args.search_type, search_kwargs=search_kwargs(args))
     base_url = os.environ.get("OPENAI_BASE_URL")
     if not base_url and not os.environ.get("OPENAI_API_KEY"):

@@ -12,11 +12,18 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check)
 
-# The CPU build of torch first: sentence-transformers would otherwise pull a CUDA build
-# of several GB.
+# The CPU build of torch first: from PyPI, "torch" resolves to a CUDA build (a 527 MB
+# wheel plus several GB of NVIDIA libraries) that sentence-transformers would pull in.
+# PyTorch's own CPU wheel index has the CPU build; where that index cannot be reached
+# (a machine that sees only PyPI) a short timeout and no retries make us fall back to
+# the default index within seconds (there, a CPU wheel must come from the pip config).
+torch_cpu_index=${RAGLINE_TORCH_INDEX:-https://download.pytorch.org/whl/cpu}
 if ! "$venv/bin/python" -c 'import torch' 2>/dev/null; then
-    echo "==> installing torch (CPU build)"
-    "${pip[@]}" "torch==2.13.0"
+    echo "==> installing torch (CPU build, from PyTorch's CPU wheel index)"
+    if ! "${pip[@]}" --index-url "$torch_cpu_index" --timeout 5 --retries 0 "torch==2.13.0"; then
+        echo "==> PyTorch's CPU index is unreachable; installing torch from the default index"
+        "${pip[@]}" "torch==2.13.0"
+    fi
 fi
 echo "==> installing ragline[$extras]"
 "${pip[@]}" -e ".[$extras]"

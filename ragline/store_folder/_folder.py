@@ -19,7 +19,11 @@ from ragline.core import ConfigurationError, Document, InvalidInputError, Persis
 from ragline.core._optional import require
 from ragline.embeddings import Embeddings
 from ragline.indexing import IndexingResult, SQLRecordManager, index
-from ragline.store_folder._embeddings import make_embeddings, require_embedding
+from ragline.store_folder._embeddings import (
+    make_embeddings,
+    require_embedding,
+    same_vectors_names,
+)
 from ragline.store_folder._manifest import (
     MANIFEST_FILE,
     JSONValue,
@@ -41,6 +45,7 @@ FAISS_FOLDER = "faiss"
 RECORDS_FILE = "records.sqlite"
 RECORDS_NAMESPACE = "ragline-faiss"
 DEFAULT_EMBEDDING = "minilm"
+IDENTITY_KEY = "embedding_identity"  # the manifest entry: what decides the vectors
 DEFAULT_CHUNK_SIZE = 1000
 DEFAULT_CHUNK_OVERLAP = 150
 
@@ -93,17 +98,33 @@ class StoreFolder:
             manifest.embedding, manifest.embedding_options, show_progress=show_progress
         )
 
-    def open_store(self, *, embeddings: Embeddings | None = None) -> VectorStore:
+    def open_store(
+        self, *, embeddings: Embeddings | None = None, embedding: str | None = None
+    ) -> VectorStore:
         """Load the folder's vector store, ready to search.
 
         Args:
             embeddings: the Embeddings for queries; default: those the manifest names.
+            embedding: or the name of those Embeddings (``"minilm-torch"``), made with
+                the manifest's options.
 
         Raises:
             PersistenceError: no store here, or its files are missing or corrupt.
+            ConfigurationError: the embeddings give other vectors than the store's
+                (another model, weights, precision ...; fp32 ONNX and torch are the same).
         """
         manifest = self.read_manifest()
-        return FAISS.load_local(self.path / FAISS_FOLDER, embeddings or self.embeddings(manifest))
+        if embeddings is None and embedding is not None:
+            if not same_vectors_names(embedding, manifest.embedding):
+                raise ConfigurationError(
+                    f"{self.path} was built with the {manifest.embedding!r} embedding, "
+                    f"not {embedding!r}; query it with --embedding {manifest.embedding}"
+                )
+            require_embedding(embedding)
+            embeddings = make_embeddings(embedding, manifest.embedding_options)
+        embeddings = embeddings or self.embeddings(manifest)
+        check_identity(manifest, embeddings, self.path)
+        return FAISS.load_local(self.path / FAISS_FOLDER, embeddings)
 
     def writer(
         self,
@@ -163,7 +184,7 @@ class FolderWriter:
         built_with = previous.embedding if previous else None
         if embedding is None:
             embedding = built_with or DEFAULT_EMBEDDING
-        elif built_with is not None and embedding != built_with:
+        elif built_with is not None and not same_vectors_names(embedding, built_with):
             raise ConfigurationError(
                 f"{folder.path} was built with the {built_with!r} embedding, not "
                 f"{embedding!r}; re-run with --embedding {built_with} or index into a new "
@@ -173,7 +194,7 @@ class FolderWriter:
         require_embedding(embedding)
         options = previous.embedding_options if previous else dict(embedding_options or {})
         self.manifest = Manifest(
-            embedding=embedding,
+            embedding=built_with or embedding,  # a MiniLM run on a store of another MiniLM
             embedding_options=options,
             chunk_size=_pick(
                 chunk_size, previous.chunk_size if previous else None, DEFAULT_CHUNK_SIZE
@@ -186,6 +207,8 @@ class FolderWriter:
             extras=dict(previous.extras) if previous else {},
         )
         self.embeddings = make_embeddings(embedding, options, show_progress=show_progress)
+        if previous is not None:
+            check_identity(previous, self.embeddings, folder.path)
         self.store: FAISS | None = None
         self.records: SQLRecordManager | None = None
         self._work_path = folder.path / f"{RECORDS_FILE}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
@@ -261,10 +284,32 @@ class FolderWriter:
         path = self.folder.path
         self.manifest.chunks = self.store.count()
         self.manifest.documents = self.records.count_groups()
+        identity = getattr(self.embeddings, "embedding_identity", None)
+        if identity is not None and IDENTITY_KEY not in self.manifest.extras:
+            self.manifest.extras[IDENTITY_KEY] = dict(identity)
         self.records.close()
         self.store.save_local(path / FAISS_FOLDER)
         os.replace(self._work_path, path / RECORDS_FILE)
         write_manifest(path, self.manifest)
+
+
+def check_identity(manifest: Manifest, embeddings: Embeddings, path: Path) -> None:
+    """Refuse embeddings whose vectors differ from those the store was built with.
+
+    The manifest's ``embedding_identity`` (model, weights digest, precision,
+    normalisation, dimension, backend) is compared with the embeddings' own; the backend
+    may differ (fp32 ONNX and torch give the same vectors). Stores written before
+    identities were recorded, and embeddings without one, are not checked.
+
+    Raises:
+        ConfigurationError: the identities differ; the message names both.
+    """
+    from ragline.embeddings import check_same_vectors
+
+    stored = manifest.extras.get(IDENTITY_KEY)
+    current = getattr(embeddings, "embedding_identity", None)
+    if isinstance(stored, dict) and current is not None:
+        check_same_vectors(stored, current, where=os.fspath(path))
 
 
 def _pick(given: int | None, stored: int | None, default: int) -> int:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ragline.core import InvalidInputError
 from ragline.indexing import IndexingResult
 from ragline.store_folder._corpus import SkippedFile, load_paths, split_documents
-from ragline.store_folder._folder import StoreFolder
+from ragline.store_folder._folder import FolderWriter, StoreFolder
 from ragline.store_folder._manifest import JSONValue
+from ragline.store_folder._progress import IndexProgress
 
 __all__ = ["FolderIndexingResult", "index_paths"]
 
@@ -63,7 +64,8 @@ def index_paths(
         encoding, autodetect_encoding: how text files are decoded (see
             :class:`~ragline.loaders.TextLoader`).
         strict: fail on a file that cannot be read instead of skipping it.
-        show_progress: progress bars (files, embedding).
+        show_progress: one progress bar for the run (files loaded, then chunks embedded,
+            with rate and time left); without it, ``note`` gets a summary line instead.
         note: called with one-line progress notes ("loaded 4 documents ...").
 
     Returns:
@@ -87,21 +89,40 @@ def index_paths(
         embedding_options=embedding_options,
         chunk_size=chunk_size,
         chunk_overlap=chunk_overlap,
-        show_progress=show_progress,
     )
     size, overlap = writer.manifest.chunk_size, writer.manifest.chunk_overlap
     if size <= 0 or not 0 <= overlap < size:
         raise InvalidInputError(f"need 0 <= chunk_overlap < chunk_size, got {overlap} and {size}")
     # absolute paths: the chunks' source must not depend on the directory we run from
     absolute = [Path(path).absolute() for path in paths]
-    corpus = load_paths(
-        absolute,
-        glob=glob,
-        encoding=encoding,
-        autodetect_encoding=autodetect_encoding,
-        strict=strict,
-        show_progress=show_progress,
-    )
+    progress = IndexProgress(bar=show_progress, note=note)
+    try:
+        return _index(
+            absolute,
+            paths,
+            glob,
+            writer,
+            cleanup,
+            progress,
+            encoding=encoding,
+            autodetect_encoding=autodetect_encoding,
+            strict=strict,
+        )
+    finally:
+        progress.close()
+
+
+def _index(
+    absolute: list[Path],
+    paths: Sequence[str | os.PathLike[str]],
+    glob: str,
+    writer: FolderWriter,
+    cleanup: Literal["incremental", "full"],
+    progress: IndexProgress,
+    **loading: Any,
+) -> FolderIndexingResult:
+    size, overlap = writer.manifest.chunk_size, writer.manifest.chunk_overlap
+    corpus = load_paths(absolute, glob=glob, progress=progress, **loading)
     if not corpus.documents:
         given = ", ".join(os.fspath(path) for path in paths)
         unread = ""
@@ -112,11 +133,12 @@ def index_paths(
             )
         raise InvalidInputError(f"no documents found under {given} matching {glob!r}{unread}")
     chunks = split_documents(corpus.documents, chunk_size=size, chunk_overlap=overlap)
-    if note is not None:
-        note(f"loaded {len(corpus.documents)} documents, split into {len(chunks)} chunks")
+    progress.split(len(corpus.documents), len(chunks))
+    writer.embeddings = progress.watch(writer.embeddings)
     with writer:
         result = writer.index(chunks, cleanup=cleanup)
         stored = writer.store.count() if writer.store is not None else 0
+    progress.finish(skipped=result["num_skipped"])
     return FolderIndexingResult(
         **result,
         documents=len(corpus.documents),

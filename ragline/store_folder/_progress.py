@@ -1,0 +1,167 @@
+"""What a person watching an indexing run sees: one bar for the whole run.
+
+On a terminal, one bar counts the files loaded, then the chunks embedded (the documents
+loaded and chunks skipped shown beside it), with the overall count, rate and time left;
+a line says when the embedding model is loading (the first run also exports it to ONNX).
+When the output is not a terminal (a pipe, a log file, CI) there is no bar, and one
+summary line at the end says what was embedded and how fast. ``--quiet`` shows nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ragline.embeddings import Embeddings
+
+__all__ = ["IndexProgress"]
+
+
+class IndexProgress:
+    """Progress of one indexing run.
+
+    Args:
+        bar: draw a bar (on stderr); otherwise only ``note`` lines.
+        note: where one-line messages go (``None``: nowhere).
+    """
+
+    def __init__(self, *, bar: bool, note: Callable[[str], None] | None = None) -> None:
+        self._note = note
+        self._wants_bar = bar
+        self._bar: Any = None
+        self.documents = 0
+        self.chunks = 0
+        self.embedded = 0
+        self._embed_seconds = 0.0
+
+    def note(self, message: str) -> None:
+        """A one-line message (above the bar when there is one)."""
+        if self._bar is not None:
+            self._bar.write(message, file=sys.stderr)
+        elif self._note is not None:
+            self._note(message)
+
+    # -- loading ----------------------------------------------------------------------
+
+    def loading(self, files: int) -> None:
+        """``files`` files are about to be loaded."""
+        if self._wants_bar and self._bar is None:
+            from tqdm.auto import tqdm
+
+            self._bar = tqdm(total=files, unit="file", desc="loading", file=sys.stderr, **_screen())
+
+    def file_loaded(self) -> None:
+        if self._bar is not None:
+            self._bar.update(1)
+
+    # -- embedding --------------------------------------------------------------------
+
+    def split(self, documents: int, chunks: int) -> None:
+        """Loading is over: ``chunks`` chunks of ``documents`` documents go to the store."""
+        self.documents, self.chunks = documents, chunks
+        if self._bar is not None:
+            self._bar.unit = "chunk"
+            self._bar.set_description("embedding", refresh=False)
+            self._bar.set_postfix_str(f"{documents} documents", refresh=False)
+            self._bar.reset(total=chunks)
+        else:
+            self.note(f"loaded {documents} documents, split into {chunks} chunks")
+
+    def watch(self, embeddings: Embeddings) -> Embeddings:
+        """``embeddings``, counting what it embeds into this progress."""
+        return _CountingEmbeddings(embeddings, self)
+
+    def model_loading(self, embeddings: Embeddings) -> None:
+        self.note(f"loading the embedding model: {_describe(embeddings)}")
+
+    def model_loaded(self) -> None:
+        if self._bar is not None:
+            self._bar.reset(total=self.chunks)  # the rate counts embedding, not loading
+            self._bar.update(self.embedded)
+
+    def add_embedded(self, count: int, seconds: float) -> None:
+        self.embedded += count
+        self._embed_seconds += seconds
+        if self._bar is not None:
+            self._bar.update(count)
+
+    def finish(self, *, skipped: int) -> None:
+        """The run is over: fill the bar (skipped chunks needed no embedding) or summarise."""
+        if self._bar is not None:
+            self._bar.set_postfix_str(f"{self.documents} documents, {skipped} unchanged")
+            self._bar.update(max(0, self.chunks - self._bar.n))
+            self._bar.close()
+            return
+        rate = self.embedded / self._embed_seconds if self._embed_seconds > 0 else 0.0
+        self.note(
+            f"embedded {self.embedded} of {self.chunks} chunks in {self._embed_seconds:.1f} s"
+            f" ({rate:.0f} chunks/s); {skipped} unchanged"
+        )
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
+def _screen() -> dict[str, int]:
+    """Size options for tqdm when the terminal reports none: tqdm would draw an empty
+    bar on a terminal of 0 columns and 0 rows (a pseudo-terminal nobody sized)."""
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if size.columns > 0 and size.lines > 0:
+        return {}  # tqdm asks the terminal itself
+    fallback = shutil.get_terminal_size((100, 24))
+    return {"ncols": fallback.columns or 100, "nrows": fallback.lines or 24}
+
+
+def _describe(embeddings: Embeddings) -> str:
+    identity = getattr(embeddings, "embedding_identity", None)
+    if isinstance(identity, dict):
+        return f"{identity.get('model')} ({identity.get('backend')} {identity.get('precision')})"
+    return type(embeddings).__name__
+
+
+class _CountingEmbeddings(Embeddings):
+    """Delegates to ``inner``; reports texts embedded (and the first call's model load)."""
+
+    def __init__(self, inner: Embeddings, progress: IndexProgress) -> None:
+        self.inner = inner
+        self.progress = progress
+        self._warm = False
+
+    def __getattr__(self, name: str) -> Any:  # embedding_identity, dimension ...
+        return getattr(self.inner, name)
+
+    def _warm_up(self) -> None:
+        if self._warm:
+            return
+        self._warm = True
+        warm_up = getattr(self.inner, "warm_up", None)
+        if callable(warm_up):
+            self.progress.model_loading(self.inner)
+            warm_up()
+            self.progress.model_loaded()
+
+    def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        self._warm_up()
+        started = time.perf_counter()
+        vectors = self.inner.embed_documents_array(texts)
+        self.progress.add_embedded(len(vectors), time.perf_counter() - started)
+        return vectors
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_documents_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+    def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed_queries_array(texts)
