@@ -47,7 +47,7 @@ from ragline.vectorstores.filters import FilterNode
 from ragline.vectorstores.utils import (
     RELEVANCE_SCALAR_FUNCTIONS,
     as_vector_matrix,
-    maximal_marginal_relevance,
+    mmr_picks,
     relevance_function,
 )
 
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 __all__ = ["SearchHit", "VectorStore"]
 
 VST = TypeVar("VST", bound="VectorStore")
+_NO_VECTORS = np.empty((0, 0), dtype=np.float32)  # a query with no candidate: MMR picks none
 
 
 class SearchHit(NamedTuple):
@@ -769,16 +770,12 @@ class VectorStore(ABC):
         self, queries: np.ndarray, hits: list[list[SearchHit]], plan: SearchPlan
     ) -> list[list[SearchHit]]:
         self._check_hit_lists(queries, hits)
-        picked = []
-        for query, query_hits in zip(queries, hits, strict=True):
-            if query_hits:
-                candidates = np.stack([_stored_vector(self, hit) for hit in query_hits])
-                picks = maximal_marginal_relevance(
-                    query, candidates, k=plan.k, lambda_mult=plan.lambda_mult
-                )
-                query_hits = [query_hits[i] for i in picks]
-            picked.append(query_hits)
-        return picked
+        candidates = [
+            np.stack([_stored_vector(self, hit) for hit in row]) if row else _NO_VECTORS
+            for row in hits
+        ]
+        picks = mmr_picks(queries, candidates, k=plan.k, lambda_mult=plan.lambda_mult)
+        return [[row[i] for i in chosen] for row, chosen in zip(hits, picks, strict=True)]
 
     def _check_hit_lists(self, queries: np.ndarray, hits: list[list[SearchHit]]) -> None:
         if len(hits) != len(queries):

@@ -7,7 +7,7 @@ answers a batch of queries with a few matrix operations.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ __all__ = [
     "as_vector_matrix",
     "cosine_similarity_matrix",
     "maximal_marginal_relevance",
+    "mmr_picks",
     "normalize_rows",
     "relevance_function",
 ]
@@ -259,3 +260,28 @@ def maximal_marginal_relevance(
         available[best] = False
         np.maximum(closest_picked, candidates @ candidates[best], out=closest_picked)
     return picked
+
+
+def mmr_picks(
+    queries: np.ndarray, candidates: Sequence[np.ndarray], *, k: int, lambda_mult: float
+) -> list[list[int]]:
+    """For each query, the rows MMR picks among that query's candidate vectors.
+
+    The one MMR pick of every store: the base class runs it on the hits ``_search``
+    returned, a backend on its own arrays (FAISS, so it builds Documents only for the
+    picks). See :func:`maximal_marginal_relevance` for the rule.
+
+    Args:
+        queries: shape (q, d).
+        candidates: q arrays of shape (n_i, d), each in rank order (n_i may be 0).
+        k: how many to pick per query.
+        lambda_mult: 1 is pure relevance, 0 is pure diversity.
+
+    Example:
+        >>> mmr_picks(np.eye(2), [np.eye(2), np.empty((0, 2))], k=1, lambda_mult=0.5)
+        [[0], []]
+    """
+    return [
+        maximal_marginal_relevance(query, vectors, k=k, lambda_mult=lambda_mult)
+        for query, vectors in zip(queries, candidates, strict=True)
+    ]

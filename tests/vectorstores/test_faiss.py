@@ -25,7 +25,8 @@ from ragline.core import (
     PersistenceError,
 )
 from ragline.embeddings import Embeddings
-from ragline.vectorstores import FAISS
+from ragline.vectorstores import FAISS, VectorStore
+from ragline.vectorstores._validation import SearchPlan
 from ragline.vectorstores.faiss import _files as _faiss_files
 from ragline.vectorstores.faiss import _filters as _faiss_filters
 from ragline.vectorstores.faiss import _index as _faiss_index
@@ -919,3 +920,34 @@ def test_docstring_examples_run(module: Any) -> None:
     for test in tests:
         runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
+
+
+# ---------------------------------------------------------------------- one MMR pick
+
+
+@pytest.mark.parametrize("metric", ["cosine", "l2"])
+async def test_faiss_mmr_agrees_with_the_base_path_sync_and_async(
+    random_embeddings: TableEmbeddings, metric: str
+) -> None:
+    """FAISS picks MMR on its own arrays (Documents only for the picks); the async path
+    goes through the base class (_asearch with vectors, then _pick_mmr). Both use the
+    one mmr_picks, so they must return the same documents, in the same order, with the
+    same scores."""
+    store = build(random_embeddings, "flat", count=500, metric=metric)
+    cases = [(None, 5), ({"group": "common"}, 5), ({"n": {"$lt": 3}}, 3), ({"group": "x"}, 0)]
+    for filter, count in cases:
+        plan = SearchPlan.mmr(5, 40, 0.3, filter)
+        for j in range(5):
+            query = QUERY_VECTORS[j].tolist()
+            found = store.max_marginal_relevance_search_by_vector(
+                query, k=5, fetch_k=40, lambda_mult=0.3, filter=filter
+            )
+            found_async = await store.amax_marginal_relevance_search_by_vector(
+                query, k=5, fetch_k=40, lambda_mult=0.3, filter=filter
+            )
+            queries = np.array([query], dtype=np.float32)
+            own = store._mmr_hits(queries, plan)[0]
+            base = VectorStore._mmr_hits(store, queries, plan)[0]
+            assert len(found) == count
+            assert ids_of(found) == ids_of(found_async) == [hit.document.id for hit in base]
+            assert [(h.document, h.score) for h in own] == [(h.document, h.score) for h in base]

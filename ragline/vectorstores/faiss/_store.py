@@ -67,7 +67,7 @@ from ragline.vectorstores.faiss import _files as _faiss_files
 from ragline.vectorstores.faiss._filters import FilterIndex
 from ragline.vectorstores.faiss._index import IndexOptions, LabeledIndex, Snapshot, faiss_module
 from ragline.vectorstores.filters import FilterNode
-from ragline.vectorstores.utils import METRICS, maximal_marginal_relevance
+from ragline.vectorstores.utils import METRICS, mmr_picks
 
 if TYPE_CHECKING:
     from ragline.embeddings import Embeddings
@@ -313,28 +313,14 @@ class FAISS(VectorStore):
             if found is None:
                 return [[] for _ in range(len(queries))]
             assert self._index is not None
-            vectors_of, document = self._index.vectors, self._hit_document
-            results: list[list[SearchHit]] = []
-            for query, row_scores, row_labels in zip(queries, *found, strict=True):
-                keep = row_labels >= 0
-                labels = row_labels[keep]
-                if not len(labels):
-                    results.append([])
-                    continue
-                vectors = vectors_of(labels)
-                picks = maximal_marginal_relevance(
-                    query, vectors, k=plan.k, lambda_mult=plan.lambda_mult
-                )
-                scores = row_scores[keep][picks].tolist()
-                results.append(
-                    [
-                        SearchHit(document(label), score, vectors[i])
-                        for i, label, score in zip(
-                            picks, labels[picks].tolist(), scores, strict=True
-                        )
-                    ]
-                )
-            return results
+            rows = [(s[labels >= 0], labels[labels >= 0]) for s, labels in zip(*found, strict=True)]
+            vectors = [self._index.vectors(labels) for _, labels in rows]
+            picks = mmr_picks(queries, vectors, k=plan.k, lambda_mult=plan.lambda_mult)
+            document = self._hit_document
+            return [
+                [SearchHit(document(int(labels[i])), float(scores[i]), row[i]) for i in chosen]
+                for (scores, labels), row, chosen in zip(rows, vectors, picks, strict=True)
+            ]
 
     def _nearest(
         self, queries: np.ndarray, k: int, filter: FilterNode | None
