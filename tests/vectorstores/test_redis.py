@@ -8,6 +8,7 @@ tests/conftest.py starts one, or uses ``$RAGLINE_REDIS_URL``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
@@ -22,6 +23,8 @@ from typing import Any
 import numpy as np
 import pytest
 from _byte_store_contract import ByteStoreContract
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ragline.core import (
     ConfigurationError,
@@ -83,12 +86,12 @@ def ids_of(documents: list[Document]) -> list[str]:
 
 
 def test_documents_are_hashes_under_the_key_prefix(make_store: MakeStore, raw: Any) -> None:
-    """One hash per document at {key_prefix}:{id}: text, FLOAT32 vector bytes, metadata JSON
+    """One hash per document at {key_prefix}|{id}: text, FLOAT32 vector bytes, metadata JSON
     and one field per indexed metadata field."""
     store = make_store(index_name="layout-idx")
     store.add_texts(["d1"], [{"color": "red", "n": 2, "tags": ["a"]}], ids=["x1"])
     assert store.key_prefix == "doc:layout-idx"
-    stored = raw.hgetall("doc:layout-idx:x1")
+    stored = raw.hgetall("doc:layout-idx|x1")
     assert stored[b"content"] == b"d1"
     assert np.frombuffer(stored[b"content_vector"], dtype=np.float32).tolist() == pytest.approx(
         unit(10)
@@ -107,7 +110,7 @@ def test_readding_an_id_leaves_no_stale_fields(make_store: MakeStore, raw: Any) 
     store.add_texts(["d0"], [{"color": "blue"}], ids=["a"])
     assert ids_of(store.similarity_search("q0", k=5, filter={"n": 1})) == []
     assert ids_of(store.similarity_search("q0", k=5, filter={"color": "blue"})) == ["a"]
-    assert raw.hget(f"{store.key_prefix}:a", "n") is None
+    assert raw.hget(f"{store.key_prefix}|a", "n") is None
     assert store.count() == 2
 
 
@@ -115,13 +118,13 @@ def test_ttl_gives_each_document_an_expiry(make_store: MakeStore, raw: Any) -> N
     """ttl sets an expiry on each written document; expired documents are gone."""
     store = make_store(ttl=0.3)
     store.add_texts(["d0", "d1"], ids=["a", "b"])
-    assert 0 < raw.pttl(f"{store.key_prefix}:a") <= 300
+    assert 0 < raw.pttl(f"{store.key_prefix}|a") <= 300
     time.sleep(0.5)
     assert store.get_by_ids(["a", "b"]) == []
     assert store.similarity_search("q0", k=2) == []
     forever = make_store()
     forever.add_texts(["d0"], ids=["a"])
-    assert raw.pttl(f"{forever.key_prefix}:a") == -1
+    assert raw.pttl(f"{forever.key_prefix}|a") == -1
 
 
 # ---------------------------------------------------------------------- schema
@@ -245,7 +248,7 @@ def test_from_existing_index_reads_an_index_written_by_another_tool(
         ({"index_name": "has space"}, "index_name 'has space'"),
         ({"index_name": "glob*"}, "index_name 'glob*'"),
         ({"index_name": ""}, "index_name"),
-        ({"key_prefix": "doc:x:"}, "key_prefix 'doc:x:'"),
+        ({"key_prefix": "doc|x"}, "key_prefix 'doc|x'"),
         ({"key_prefix": "a[b]"}, "key_prefix 'a[b]'"),
         ({"index_schema": {"bad-name": "tag"}}, "'bad-name'"),
         ({"index_schema": {"content": "tag"}}, "clashes"),
@@ -333,7 +336,6 @@ def test_text_fields_match_words(make_store: MakeStore) -> None:
         ({"color": {"$gt": 1}}, "$gt needs a numeric field, but 'color' is a tag field"),
         ({"n": "three"}, "does not fit field 'n', which is a numeric field"),
         ({"n": {"$in": [1, "x"]}}, "does not fit field 'n'"),
-        ({"color": ""}, "empty string"),
     ],
 )
 def test_bad_filters_raise_a_filter_error(
@@ -362,7 +364,7 @@ def test_filter_translation_is_parametrized() -> None:
         "((-((@color:{$p0}) | (@color:{$p1}))) | ((@n:[($p2 +inf]) (@n:[-inf $p3]))) "
         '(@title:"Hello world")'
     )
-    assert params == {"p0": "a|b", "p1": "c", "p2": 2.0, "p3": 5.0}
+    assert params == {"p0": "~617c62", "p1": "c", "p2": 2.0, "p3": 5.0}  # "a|b" encoded
     assert filter_to_query(None, fields) == ("*", {})
 
 
@@ -375,13 +377,13 @@ def test_drop_index_with_and_without_documents(make_store: MakeStore, raw: Any) 
     keep.add_texts(["d0"], ids=["a"])
     assert keep.drop_index() is True
     assert keep.drop_index() is False
-    assert raw.exists(f"{keep.key_prefix}:a") == 1
+    assert raw.exists(f"{keep.key_prefix}|a") == 1
     assert keep.count() == 0
-    raw.delete(f"{keep.key_prefix}:a")
+    raw.delete(f"{keep.key_prefix}|a")
     gone = make_store()
     gone.add_texts(["d0"], ids=["a"])
     assert gone.drop_index(delete_documents=True) is True
-    assert raw.exists(f"{gone.key_prefix}:a") == 0
+    assert raw.exists(f"{gone.key_prefix}|a") == 0
     assert gone.dimension is None  # a new index may have another dimension
     gone.add_embeddings([("four", [1.0, 0.0, 0.0, 0.0])], ids=["f"])
     assert gone.dimension == 4 and gone.count() == 1
@@ -671,3 +673,316 @@ def test_refused_writes_are_reported_on_both_write_paths(
         store.drop_index(delete_documents=True)
         store.close()
     admin.close()
+
+
+# ---------------------------------------------------------------------- exactness (issue 11)
+
+
+def _keys(raw: Any, prefix: str) -> list[bytes]:
+    return sorted(raw.scan_iter(match=prefix.replace("[", "\\[") + "*", count=1000))
+
+
+def test_stores_whose_names_extend_each_other_never_share_documents(
+    make_store: MakeStore, raw: Any
+) -> None:
+    """Stores 'kb' and 'kb:v2' (default prefixes doc:kb and doc:kb:v2): each counts,
+    searches and drops only its own documents (keys are '<prefix>|<id>' and no prefix
+    holds '|', so one store's keys never fall under the other's prefix)."""
+    name = f"kb-{uuid.uuid4().hex[:6]}"
+    kb = make_store(index_name=name)
+    v2 = make_store(index_name=f"{name}:v2")
+    kb.add_texts(["d0", "d1"], [{"color": "red"}, {"color": "blue"}], ids=["a", "b"])
+    v2.add_texts(["d2", "d3", "d4"], [{"color": "red"}] * 3, ids=["a", "c", "d"])
+    assert (kb.count(), v2.count()) == (2, 3)
+    assert ids_of(kb.similarity_search("q0", k=10)) == ["a", "b"]
+    assert ids_of(kb.similarity_search("q0", k=10, filter={"color": "red"})) == ["a"]
+    assert kb.get_by_ids(["a"])[0].page_content == "d0"
+    assert v2.get_by_ids(["a"])[0].page_content == "d2"
+    assert kb.drop_index(delete_documents=True) is True
+    assert v2.count() == 3 and ids_of(v2.similarity_search("q0", k=10)) == ["a", "c", "d"]
+    assert _keys(raw, f"doc:{name}|") == []
+    assert len(_keys(raw, f"doc:{name}:v2|")) == 3
+
+
+def test_an_index_whose_prefix_would_overlap_is_refused(make_store: MakeStore, raw: Any) -> None:
+    """An index of another tool (or an older ragline) whose key prefix covers this store's
+    keys (or the other way round) would mix documents: creating the index is refused,
+    naming the other index, and nothing is written."""
+    other = f"wide-{uuid.uuid4().hex[:6]}"
+    raw.execute_command(
+        "FT.CREATE", other, "ON", "HASH", "PREFIX", 1, f"{other}:",
+        "SCHEMA", "content", "TEXT",
+    )  # fmt: skip
+    try:
+        store = make_store(key_prefix=f"{other}:mine")
+        with pytest.raises(ConfigurationError, match=f"index '{other}' covers keys under"):
+            store.add_texts(["d0"], ids=["a"])
+        assert _keys(raw, f"{other}:mine|") == []
+    finally:
+        raw.execute_command("FT.DROPINDEX", other)
+
+
+def test_a_write_after_another_client_dropped_the_index_recreates_it(
+    make_store: MakeStore, raw: Any
+) -> None:
+    """Another client drops the index (keeping the hashes): the store's next write
+    re-creates the index it owns with its schema, so old and new documents are indexed,
+    counted and filterable; a search alone re-creates it too."""
+    store = make_store()
+    store.add_texts(["d0", "d1"], [{"color": "red", "n": 1}, {"color": "blue"}], ids=["0", "1"])
+    raw.execute_command("FT.DROPINDEX", store.index_name)
+    assert store.add_texts(["d2"], [{"color": "red", "n": 3}], ids=["2"]) == ["2"]
+    assert store.count() == 3
+    assert ids_of(store.similarity_search("q0", k=5, filter={"color": "red"})) == ["0", "2"]
+    assert ids_of(store.similarity_search("q0", k=5, filter={"n": {"$gte": 1}})) == ["0", "2"]
+    raw.execute_command("FT.DROPINDEX", store.index_name)
+    assert ids_of(store.similarity_search("q0", k=5, filter={"color": "blue"})) == ["1"]
+    assert store.count() == 3
+
+
+def test_an_index_recreated_with_another_dimension_fails_the_write(
+    make_store: MakeStore, raw: Any
+) -> None:
+    """Another client re-creates the index with another dimension: add_texts raises a
+    clear error before writing (it used to report success while the server logged
+    indexing failures)."""
+    store = make_store()
+    store.add_texts(["d0"], ids=["0"])
+    raw.execute_command("FT.DROPINDEX", store.index_name)
+    raw.execute_command(
+        "FT.CREATE", store.index_name, "ON", "HASH", "PREFIX", 1, f"{store.key_prefix}|",
+        "SCHEMA", "content", "TEXT", "content_vector", "VECTOR", "FLAT", 6, "TYPE", "FLOAT32",
+        "DIM", 4, "DISTANCE_METRIC", "COSINE",
+    )  # fmt: skip
+    with pytest.raises(ConfigurationError, match="exists with dimension 4"):
+        store.add_texts(["d1"], ids=["1"])
+    assert raw.exists(f"{store.key_prefix}|1") == 0
+
+
+@pytest.mark.parametrize("change", ["dropped", "recreated"])
+def test_an_index_changed_while_writing_is_noticed(
+    make_store: MakeStore, raw: Any, change: str
+) -> None:
+    """The index is dropped (or re-created with another dimension) between the store's
+    check and its write: the check after the write notices. A dropped index is created
+    again and the documents written again (success, all indexed); a re-created one is an
+    error, never a success for unindexed documents."""
+    store = make_store(batch_size=2)
+    store.add_texts(["d0"], ids=["0"])
+    write = store._write_rows_op
+    changed = []
+
+    def write_then_change(rows: Any, vectors: Any) -> Any:
+        yield from write(rows, vectors)
+        if not changed:
+            changed.append(True)
+            raw.execute_command("FT.DROPINDEX", store.index_name)
+            if change == "recreated":
+                raw.execute_command(
+                    "FT.CREATE", store.index_name, "ON", "HASH", "PREFIX", 1,
+                    f"{store.key_prefix}|", "SCHEMA", "content", "TEXT", "content_vector",
+                    "VECTOR", "FLAT", 6, "TYPE", "FLOAT32", "DIM", 4, "DISTANCE_METRIC", "COSINE",
+                )  # fmt: skip
+
+    store._write_rows_op = write_then_change  # type: ignore[method-assign]
+    if change == "dropped":
+        assert store.add_texts(["d1", "d2", "d3"], ids=["1", "2", "3"]) == ["1", "2", "3"]
+        assert store.count() == 4
+        assert ids_of(store.similarity_search("q0", k=5)) == ["0", "1", "2", "3"]
+    else:
+        with pytest.raises(RaglineError, match=r"not indexed|could not index"):
+            store.add_texts(["d1", "d2", "d3"], ids=["1", "2", "3"])
+        raw.execute_command("FT.DROPINDEX", store.index_name)
+
+
+def test_a_server_restarted_empty_gets_the_index_back_on_the_next_write(
+    redis_server_factory: Callable[[], Any], embeddings: ExplicitEmbeddings
+) -> None:
+    """The server restarts without its data: the next add re-creates the index and the new
+    documents are searchable and counted (not silently unindexed)."""
+    server = redis_server_factory().start()
+    store = Redis(embeddings, redis_url=server.url, index_name="restart", connect_timeout=2)
+    store.add_texts(["d0", "d1"], [{"color": "red"}, {"color": "blue"}], ids=["0", "1"])
+    server.stop()
+    server.start()
+    assert store.count() == 0  # the server lost the documents; the index is back
+    assert store.add_texts(["d2"], [{"color": "red"}], ids=["2"]) == ["2"]
+    assert store.count() == 1
+    assert ids_of(store.similarity_search("q0", k=5, filter={"color": "red"})) == ["2"]
+    store.close()
+
+
+def test_ids_with_nul_and_percent_round_trip_and_are_dropped(
+    make_store: MakeStore, raw: Any
+) -> None:
+    """Any id round-trips (NUL and '%' are escaped in keys), and drop_index with
+    delete_documents leaves none of them behind."""
+    store = make_store()
+    ids = ["a\x00b", "50%", "%00", "%2500", "\x00", "x|y", "ünï"]
+    store.add_texts(["d0", "d1", "d2", "d3", "d4", "d5", "d6"], ids=ids)
+    assert ids_of(store.get_by_ids(ids)) == ids
+    assert sorted(ids_of(store.similarity_search("q0", k=10))) == sorted(ids)
+    store.delete(["%00"])
+    assert sorted(ids_of(store.get_by_ids(ids))) == sorted(set(ids) - {"%00"})
+    assert store.drop_index(delete_documents=True) is True
+    assert _keys(raw, f"{store.key_prefix}|") == []
+
+
+def test_numbers_compare_exactly_or_raise(make_store: MakeStore) -> None:
+    """2**53 and 2**53+1 never compare equal: an inferred field holding an int a double
+    cannot hold is a tag (exact); a numeric field refuses such ints when added and in
+    filters. +/-inf bounds match as the reference evaluator says."""
+    inferred = make_store()
+    inferred.add_texts(["d0", "d1"], [{"n": 2**53 + 1}, {"n": 2**53}], ids=["big", "edge"])
+    assert inferred.index_schema == {"n": "tag"}
+    assert ids_of(inferred.similarity_search("q0", k=5, filter={"n": 2**53})) == ["edge"]
+    assert ids_of(inferred.similarity_search("q0", k=5, filter={"n": 2**53 + 1})) == ["big"]
+    numeric = make_store(index_schema={"n": "numeric"})
+    with pytest.raises(InvalidInputError, match=r"beyond \+/-2\*\*53"):
+        numeric.add_texts(["d0"], [{"n": 2**53 + 1}], ids=["big"])
+    values = [-1.5, 0, 7, 2**53]
+    numeric.add_texts(["d0", "d1", "d2", "d3", "d4"], [{"n": v} for v in values] + [{}],
+                      ids=["0", "1", "2", "3", "none"])  # fmt: skip
+    with pytest.raises(FilterError, match=r"beyond \+/-2\*\*53"):
+        numeric.similarity_search("q0", filter={"n": {"$gte": 2**53 + 1}})
+    from ragline.vectorstores.filters import matches
+
+    inf = float("inf")
+    metadatas = {str(i): {"n": v} for i, v in enumerate(values)} | {"none": {}}
+    for operator in ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte"):
+        for bound in (inf, -inf, 2**53, 7.0):
+            raw_filter = {"n": {operator: bound}}
+            expected = sorted(
+                i for i, m in metadatas.items() if matches(parse_filter(raw_filter), m)
+            )
+            found = numeric.similarity_search("q0", k=10, filter=raw_filter)
+            assert sorted(ids_of(found)) == expected, raw_filter
+
+
+def test_a_zero_vector_never_gives_a_nan_score(make_store: MakeStore) -> None:
+    """COSINE with a zero query vector (or a stored zero vector) makes RediSearch report
+    NaN: the store reports the zero vector as orthogonal (distance 1, relevance 0.5), as
+    the in-memory and FAISS stores do, and keeps the order by score."""
+    store = make_store()
+    store.add_embeddings([("d0", unit(0)), ("d1", unit(90)), ("zero", [0.0, 0.0, 0.0])],
+                         ids=["0", "1", "z"])  # fmt: skip
+    for _, score in store.similarity_search_with_score_by_vector([0.0, 0.0, 0.0], k=3):
+        assert score == 1.0
+    pairs = store.similarity_search_with_relevance_scores("q0", k=3)
+    assert [(d.id, round(s, 6)) for d, s in pairs] == [("0", 1.0), ("1", 0.5), ("z", 0.5)]
+    assert all(s == s for _, s in store.similarity_search_with_score("q0", k=3))
+
+
+_TAG_TEXT = st.text(
+    alphabet=st.sampled_from(
+        [" ", "\t", "\n", "\\", "}", "{", "|", ",", "\x1f", "\x1e", "\x00", "~", "#", "%", "*",
+         "-", "@", "$", "'", '"', "a", "B", "é", "漢", "\U0001f600", "0", ".", ":", "/", "_"]
+    ),
+    max_size=6,
+)  # fmt: skip
+_TAG_VALUE = st.one_of(
+    _TAG_TEXT,
+    st.booleans(),
+    st.integers(-3, 3),
+    st.integers(2**53 - 1, 2**53 + 2),
+    st.sampled_from([0.5, 1.0, -0.0, 2.5e-7, 1e16]),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    stored=st.lists(st.one_of(st.none(), _TAG_VALUE), min_size=1, max_size=8),
+    probes=st.lists(_TAG_VALUE, min_size=1, max_size=4),
+    data=st.data(),
+)
+def test_tag_filters_agree_with_the_reference_evaluator(
+    tag_store: Redis, stored: list[Any], probes: list[Any], data: Any
+) -> None:
+    """For generated strings (whitespace only or around, backslashes, the separator, NUL,
+    '~' and '#' that start encoded values, emoji, empty ...), bools and numbers, every
+    $eq / $ne / $in / $nin filter returns exactly the documents the in-memory store's
+    reference evaluator accepts (None means the field is absent)."""
+    from ragline.vectorstores.filters import matches
+
+    tag_store.delete([str(i) for i in range(8)])
+    metadatas = [{} if value is None else {"v": value} for value in stored]
+    ids = [str(i) for i in range(len(stored))]
+    tag_store.add_texts(["d0"] * len(ids), metadatas, ids=ids)
+    candidates = probes + [value for value in stored if value is not None]
+    value = data.draw(st.sampled_from(candidates))
+    group = data.draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=3))
+    for raw_filter in (
+        {"v": value},
+        {"v": {"$ne": value}},
+        {"v": {"$in": group}},
+        {"v": {"$nin": group}},
+    ):
+        expected = sorted(
+            i for i, m in zip(ids, metadatas, strict=True) if matches(parse_filter(raw_filter), m)
+        )
+        found = tag_store.similarity_search("q0", k=10, filter=raw_filter)
+        assert sorted(ids_of(found)) == expected, raw_filter
+
+
+@pytest.fixture(scope="module")
+def tag_store(redis_url: str) -> Iterator[Redis]:
+    table = {"d0": unit(0), "q0": unit(0)}
+    store = Redis(ExplicitEmbeddings(table), redis_url=redis_url,
+                  index_name=f"tags-{uuid.uuid4().hex[:8]}", index_schema={"v": "tag"})  # fmt: skip
+    yield store
+    store.drop_index(delete_documents=True)
+    store.close()
+
+
+def _legacy_index(raw: Any, name: str, docs: dict[str, tuple[float, dict[str, Any]]]) -> None:
+    """An index as ragline wrote it before exact keys and tags: keys 'doc:<name>:<id>',
+    tag values raw (separator 0x1f, case-sensitive), the metadata JSON beside them."""
+    raw.execute_command(
+        "FT.CREATE", name, "ON", "HASH", "PREFIX", 1, f"doc:{name}:", "STOPWORDS", 0,
+        "SCHEMA", "content", "TEXT", "content_vector", "VECTOR", "FLAT", 6, "TYPE", "FLOAT32",
+        "DIM", 3, "DISTANCE_METRIC", "COSINE", "color", "TAG", "SEPARATOR", "\x1f",
+        "CASESENSITIVE", "n", "NUMERIC",
+    )  # fmt: skip
+    for doc_id, (angle, metadata) in docs.items():
+        fields = {"content": f"text {doc_id}", "_metadata": json.dumps(metadata),
+                  "content_vector": np.array(unit(angle), dtype=np.float32).tobytes()}  # fmt: skip
+        fields.update({k: str(v) for k, v in metadata.items() if k in ("color", "n")})
+        raw.hset(f"doc:{name}:{doc_id}", mapping=fields)
+
+
+def test_an_index_of_an_older_ragline_is_read_as_it_is_or_migrated(
+    embeddings: ExplicitEmbeddings, redis_url: str, raw: Any
+) -> None:
+    """An index written with the old layout: a new store on its name says what to do;
+    from_existing_index reads it as it is; migrate_index moves it to the exact layout in
+    place, leaving alone the documents of a store whose old prefix nested inside it."""
+    name = f"old-{uuid.uuid4().hex[:6]}"
+    _legacy_index(raw, name, {"a": (0, {"color": "red", "n": 1}), "b": (90, {"color": " x"})})
+    _legacy_index(raw, f"{name}:v2", {"c": (10, {"color": "red"})})
+    try:
+        with pytest.raises(ConfigurationError, match="written by an older ragline") as info:
+            Redis(embeddings, redis_url=redis_url, index_name=name).similarity_search("q0")
+        assert "Redis.migrate_index" in str(info.value)
+        legacy = Redis.from_existing_index(embeddings, name, redis_url=redis_url)
+        assert ids_of(legacy.similarity_search("q0", k=1, filter={"color": "red"})) == ["a"]
+        migrated = Redis.migrate_index(embeddings, name, redis_url=redis_url)
+        assert migrated.key_prefix == f"doc:{name}" and migrated.count() == 2
+        assert _keys(raw, f"doc:{name}|") == [f"doc:{name}|a".encode(), f"doc:{name}|b".encode()]
+        assert raw.exists(f"doc:{name}:a", f"doc:{name}:b") == 0
+        assert raw.exists(f"doc:{name}:v2:c") == 1  # another store's document: untouched
+        assert ids_of(migrated.similarity_search("q0", k=5, filter={"color": "red"})) == ["a"]
+        assert ids_of(migrated.similarity_search("q0", k=5, filter={"color": " x"})) == ["b"]
+        [got] = migrated.get_by_ids(["a"])
+        assert (got.page_content, got.metadata) == ("text a", {"color": "red", "n": 1})
+        again = Redis.migrate_index(embeddings, name, redis_url=redis_url)
+        assert again.count() == 2
+        reopened = Redis(embeddings, redis_url=redis_url, index_name=name)
+        reopened.add_texts(["d2"], [{"color": "red"}], ids=["new"])
+        assert ids_of(reopened.similarity_search("q0", k=5, filter={"color": "red"})) == [
+            "a",
+            "new",
+        ]
+    finally:
+        for index in (name, f"{name}:v2"):
+            with contextlib.suppress(redis.exceptions.ResponseError):
+                raw.execute_command("FT.DROPINDEX", index, "DD")

@@ -1,11 +1,36 @@
 """The Redis store's index schema, hash layout and filter translation (no I/O here).
 
-A document is one hash under ``{key_prefix}:{id}``::
+A document is one hash under ``{key_prefix}|{id}``::
 
     content         the text (a TEXT field of the index)
     content_vector  the vector as FLOAT32 bytes (a VECTOR field: FLAT or HNSW)
     _metadata       the whole metadata as JSON (not indexed: gives it back exactly)
     <field>         one hash field per indexed metadata field (TAG, NUMERIC or TEXT)
+
+**Keys.** ``|`` separates the key prefix from the id and may not appear in a key prefix,
+so no store's keys can fall under another store's prefix (``kb|`` is no prefix of
+``kb:v2|``): counts, searches and ``drop_index(delete_documents=True)`` reach the
+store's own documents only. In the id, ``%`` and NUL are written ``%25`` and ``%00``
+(RediSearch reads keys as C strings), so any id round-trips.
+
+**Tag values.** RediSearch trims whitespace off tags, splits them at the separator,
+cannot match an empty tag, reads backslashes as escapes and stops at NUL. So the index
+holds an encoding of each tag value, while ``_metadata`` keeps the value itself: a str
+made only of letters, digits and ``_ . : / -`` is itself (readable in the index); any
+other str is ``~`` and the hex of its UTF-8 bytes; a bool or number is ``#`` and its
+canonical text (``#true``, ``#3``, ``#2.5``; 1 and 1.0 are one value, True and 1 are
+not), hex-encoded after ``#~`` when that text holds other characters. The three forms
+never collide, so ``$eq $ne $in $nin`` agree with the reference evaluator for every
+value.
+
+**Numbers.** A numeric field holds doubles: ints beyond +/-2**53 cannot be compared
+exactly there, so they are refused in numeric fields and filters (an inferred schema
+makes a field holding one a tag field, where equality is exact). +/-inf bounds in range
+filters are exact.
+
+Indexes written by older ragline versions (keys ``{key_prefix}:{id}``, raw tag values)
+or by other tools are read in their own *legacy* layout: keys ``{prefix}{id}`` as the
+index defines them and tag values as they are (see :class:`IndexSchema`).
 
 Filters written in the shared language (:mod:`ragline.vectorstores.filters`) become
 RediSearch query syntax (DIALECT 2). Every user value travels as a query PARAMETER
@@ -43,9 +68,16 @@ ALGORITHMS = ("FLAT", "HNSW")
 _VECTOR_OPTIONS = ("algorithm", "distance_metric", "datatype", "m", "ef_construction", "ef_runtime")
 
 # Index names and key prefixes: no spaces, quotes, or glob characters (* ? [ ]), which
-# would break SCAN patterns and make drop_index(delete_documents=True) reach other keys.
+# would break SCAN patterns; and never the key separator, so prefixes cannot nest.
 _INDEX_NAME = re.compile(r"[A-Za-z0-9_.:\-]{1,200}")
 _KEY_PREFIX = re.compile(r"[A-Za-z0-9_.:/{}\-]{1,200}")
+# Between the key prefix and the id; no key prefix holds it (see the module docstring).
+SEPARATOR = "|"
+# Tag values spelled as themselves in the index; anything else is encoded.
+_PLAIN_TAG = re.compile(r"[A-Za-z0-9_.:/\-]+")
+_ID_ESCAPES = re.compile(r"%(25|00)")
+# Integers a double holds exactly: numeric fields compare doubles.
+EXACT_INT = 2**53
 # Indexed field names appear in queries as @name, so they stay identifiers.
 _FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 # The tag separator: a control character no sensible value holds, so "a,b" stays one tag.
@@ -66,51 +98,98 @@ def check_index_name(name: Any) -> str:
 
 
 def check_key_prefix(prefix: Any) -> str:
-    """Return ``prefix`` if usable as a key prefix (no glob characters), else raise."""
-    if not isinstance(prefix, str) or not _KEY_PREFIX.fullmatch(prefix) or prefix.endswith(":"):
+    """Return ``prefix`` if usable as a key prefix (no glob characters, no ``|``), else raise."""
+    if not isinstance(prefix, str) or not _KEY_PREFIX.fullmatch(prefix):
         raise ConfigurationError(
             f"key_prefix {prefix!r} is not valid: use 1-200 letters, digits, '_', '.', ':', "
-            "'/', '{', '}' or '-', not ending with ':' (keys are '<key_prefix>:<id>')"
+            "'/', '{', '}' or '-' (keys are '<key_prefix>|<id>')"
         )
     return prefix
 
 
+def encode_id(doc_id: str) -> str:
+    """An id as written in a key: ``%`` and NUL escaped (see the module docstring)."""
+    if "%" in doc_id or "\x00" in doc_id:
+        return doc_id.replace("%", "%25").replace("\x00", "%00")
+    return doc_id
+
+
+def decode_id(text: str) -> str:
+    """The id :func:`encode_id` wrote."""
+    if "%" not in text:
+        return text
+    return _ID_ESCAPES.sub(lambda match: "%" if match.group(1) == "25" else "\x00", text)
+
+
 def infer_kind(value: Any) -> str | None:
-    """The field kind a metadata value gets in an inferred schema (None: not indexed)."""
+    """The field kind a metadata value gets in an inferred schema (None: not indexed).
+
+    An int a double cannot hold exactly makes a tag field (exact equality, no ranges).
+    """
     if isinstance(value, (bool, str)):
         return "tag"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        return "numeric" if -EXACT_INT <= value <= EXACT_INT else "tag"
+    if isinstance(value, float):
         return "numeric"
     return None
 
 
-def encode_value(kind: str, value: Any) -> str:
+class InexactNumberError(ValueError):
+    """An int a Redis numeric field (a double) cannot hold or compare exactly."""
+
+
+def encode_value(kind: str, value: Any, *, exact: bool = True) -> str:
     """The hash-field text of a metadata value in a field of ``kind`` (also used by filters).
+
+    ``exact`` picks the tag encoding of this module's layout (see the module docstring);
+    False gives the legacy spelling (a str as itself) of indexes written before it.
 
     Raises:
         TypeError: the value does not fit the field kind (the caller names the document).
+        InexactNumberError: an int beyond +/-2**53 for a numeric field.
     """
     if kind == "numeric":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
             raise TypeError("a numeric field takes int or float values")
-        return repr(float(value)) if isinstance(value, float) else str(value)
+        if isinstance(value, float):
+            return repr(value)
+        if not -EXACT_INT <= value <= EXACT_INT:
+            raise InexactNumberError(
+                f"{value} is beyond +/-2**53, where a Redis numeric field (a double) cannot "
+                "tell neighbouring integers apart; declare the field a tag (exact equality) "
+                "in index_schema, or store the number as a string"
+            )
+        return str(value)
     if kind == "text":
         if not isinstance(value, str):
             raise TypeError("a text field takes str values")
         return value
-    # tag: a str is itself; a bool or number starts with TYPED_TAG, so it never equals a
-    # str ("1" is not 1, "true" is not True, as in the reference evaluator). A str that
-    # itself starts with TYPED_TAG gets a second one, so no two values share a spelling.
-    # Numbers get one canonical spelling, so 1 and 1.0 agree.
+    if not exact:
+        return _legacy_tag(value)
+    if isinstance(value, str):
+        return value if _PLAIN_TAG.fullmatch(value) else "~" + value.encode().hex()
+    typed = _typed_text(value)
+    return "#" + typed if _PLAIN_TAG.fullmatch(typed) else "#~" + typed.encode().hex()
+
+
+def _typed_text(value: Any) -> str:
+    """One canonical spelling per bool or number (1 and 1.0 agree, as in the evaluator)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return str(int(value)) if value.is_integer() else repr(value)
+    raise TypeError("a tag field takes str, bool, int or float values")
+
+
+def _legacy_tag(value: Any) -> str:
+    # the layout before exact tags: a str is itself; a bool or number starts with
+    # TYPED_TAG; a str that itself starts with TYPED_TAG gets a second one
     if isinstance(value, str):
         return TYPED_TAG + value if value.startswith(TYPED_TAG) else value
-    if isinstance(value, bool):
-        return TYPED_TAG + ("true" if value else "false")
-    if isinstance(value, int):
-        return TYPED_TAG + str(value)
-    if isinstance(value, float) and math.isfinite(value):
-        return TYPED_TAG + (str(int(value)) if value.is_integer() else repr(value))
-    raise TypeError("a tag field takes str, bool, int or float values")
+    return TYPED_TAG + _typed_text(value)
 
 
 @dataclass
@@ -129,6 +208,12 @@ class IndexSchema:
     hnsw_ef_runtime: int = 10
     dimension: int | None = None
     fields: dict[str, str] = field(default_factory=dict)  # metadata field -> kind
+    # what comes between the key prefix and the id: SEPARATOR in this module's layout;
+    # for an index written before it (or by another tool), the rest of its PREFIX
+    separator: str = SEPARATOR
+    # server statistics as FT.INFO last reported them (not part of the schema)
+    indexing_failures: int = 0
+    backfilling: bool = False
 
     @property
     def score_kind(self) -> str:
@@ -138,8 +223,23 @@ class IndexSchema:
     def reserved(self) -> tuple[str, str, str]:
         return (self.content_key, self.vector_key, self.metadata_key)
 
+    @property
+    def exact(self) -> bool:
+        """Whether the index has this module's layout (exact keys and tags), not a legacy one."""
+        return self.separator == SEPARATOR
+
+    @property
+    def prefix(self) -> str:
+        """The index's key PREFIX: every document key starts with it."""
+        return self.key_prefix + self.separator
+
     def key(self, doc_id: str) -> str:
-        return f"{self.key_prefix}:{doc_id}"
+        return self.prefix + (encode_id(doc_id) if self.exact else doc_id)
+
+    def doc_id(self, key: str) -> str:
+        """The id of a document key (one under :attr:`prefix`)."""
+        rest = key[len(self.prefix) :]
+        return decode_id(rest) if self.exact else rest
 
     def create_args(self) -> list[Any]:
         """Arguments of FT.CREATE for this schema (``dimension`` must be set)."""
@@ -148,7 +248,7 @@ class IndexSchema:
             vector += ["M", self.hnsw_m, "EF_CONSTRUCTION", self.hnsw_ef_construction]
             vector += ["EF_RUNTIME", self.hnsw_ef_runtime]
         args: list[Any] = ["FT.CREATE", self.index_name, "ON", "HASH"]
-        args += ["PREFIX", 1, f"{self.key_prefix}:", "STOPWORDS", 0, "SCHEMA"]
+        args += ["PREFIX", 1, self.prefix, "STOPWORDS", 0, "SCHEMA"]
         args += [self.content_key, "TEXT"]
         args += [self.vector_key, "VECTOR", self.algorithm, len(vector), *vector]
         for name, kind in self.fields.items():
@@ -269,7 +369,14 @@ def schema_from_info(reply: Any, index_name: str) -> IndexSchema:
             f"index {index_name!r} is not a HASH index with one key prefix; this store "
             "cannot read it"
         )
-    schema = IndexSchema(index_name=index_name, key_prefix=prefixes[0].rstrip(":"))
+    prefix = prefixes[0]
+    if prefix.endswith(SEPARATOR):
+        schema = IndexSchema(index_name=index_name, key_prefix=prefix[:-1])
+    else:  # written before exact keys and tags, or by another tool: read as it is
+        key_prefix = prefix[:-1] if prefix.endswith(":") else prefix
+        schema = IndexSchema(
+            index_name=index_name, key_prefix=key_prefix, separator=prefix[len(key_prefix) :]
+        )
     content_key = None
     for entry in info[b"attributes"]:
         name = _text(_attribute(entry, "attribute"))
@@ -287,6 +394,8 @@ def schema_from_info(reply: Any, index_name: str) -> IndexSchema:
             content_key = name
         elif kind in FIELD_KINDS:
             schema.fields[name] = kind
+    schema.indexing_failures = int(info.get(b"hash_indexing_failures", 0) or 0)
+    schema.backfilling = int(info.get(b"indexing", 0) or 0) != 0
     if content_key is None or schema.dimension is None:
         raise ConfigurationError(
             f"index {index_name!r} has no TEXT content field or no VECTOR field; this store "
@@ -300,9 +409,11 @@ def schema_from_info(reply: Any, index_name: str) -> IndexSchema:
 
 
 def filter_to_query(
-    node: FilterNode | None, fields: Mapping[str, str]
+    node: FilterNode | None, fields: Mapping[str, str], *, exact: bool = True
 ) -> tuple[str, dict[str, Any]]:
     """Translate a parsed filter into a RediSearch query (DIALECT 2) and its parameters.
+
+    ``exact`` selects the tag encoding (False: an index in the legacy layout).
 
     Returns:
         ``(query, params)``; ``("*", {})`` when there is no filter.
@@ -314,14 +425,24 @@ def filter_to_query(
     if node is None:
         return "*", {}
     params: dict[str, Any] = {}
-    return _translate(node, fields, params), params
+    return _translate(node, fields, params, exact), params
 
 
-def _translate(node: FilterNode, fields: Mapping[str, str], params: dict[str, Any]) -> str:
+# Matches no document: a numeric field's value is never above +inf. Used for comparisons
+# no finite number passes (> +inf, == -inf ...); ragline stores only finite numbers.
+_NOTHING = "(@{field}:[-inf +inf] -@{field}:[-inf +inf])"
+_EVERY_NUMBER = "@{field}:[-inf +inf]"
+
+
+def _translate(
+    node: FilterNode, fields: Mapping[str, str], params: dict[str, Any], exact: bool
+) -> str:
     if isinstance(node, And):
-        return " ".join(f"({_translate(child, fields, params)})" for child in node.operands)
+        return " ".join(f"({_translate(child, fields, params, exact)})" for child in node.operands)
     if isinstance(node, Or):
-        return " | ".join(f"({_translate(child, fields, params)})" for child in node.operands)
+        return " | ".join(
+            f"({_translate(child, fields, params, exact)})" for child in node.operands
+        )
     assert isinstance(node, Comparison)
     kind = fields.get(node.field)
     if kind is None:
@@ -337,23 +458,50 @@ def _translate(node: FilterNode, fields: Mapping[str, str], params: dict[str, An
             raise FilterError(
                 f"{operator} needs a numeric field, but {node.field!r} is a {kind} field"
             )
-        bound = _param(params, float(node.value))
-        low, high = {
-            "$gt": (f"({bound}", "+inf"),
-            "$gte": (bound, "+inf"),
-            "$lt": ("-inf", f"({bound}"),
-            "$lte": ("-inf", bound),
-        }[operator]
-        return f"@{node.field}:[{low} {high}]"
-    terms = [_equals(node.field, kind, operator, value, params) for value in values]
+        return _range(node.field, operator, node.value, params)
+    terms = [_equals(node.field, kind, operator, value, params, exact) for value in values]
     clause = terms[0] if len(terms) == 1 else " | ".join(f"({term})" for term in terms)
     return f"-({clause})" if operator in ("$ne", "$nin") else clause
 
 
-def _equals(name: str, kind: str, operator: str, value: Any, params: dict[str, Any]) -> str:
+def _range(name: str, operator: str, value: Any, params: dict[str, Any]) -> str:
+    if isinstance(value, float) and math.isinf(value):
+        # finite numbers only are stored: > +inf and < -inf match none, < +inf all ...
+        everything = (operator in ("$lt", "$lte")) == (value > 0)
+        return (_EVERY_NUMBER if everything else _NOTHING).format(field=name)
+    _check_exact_number(name, operator, value)
+    bound = _param(params, float(value))
+    low, high = {
+        "$gt": (f"({bound}", "+inf"),
+        "$gte": (bound, "+inf"),
+        "$lt": ("-inf", f"({bound}"),
+        "$lte": ("-inf", bound),
+    }[operator]
+    return f"@{name}:[{low} {high}]"
+
+
+def _check_exact_number(name: str, operator: str, value: Any) -> None:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > EXACT_INT:
+        raise FilterError(
+            f"{operator} {value} on numeric field {name!r}: integers beyond +/-2**53 cannot "
+            "be compared exactly in a Redis numeric field (a double); declare the field a "
+            "tag in index_schema for exact equality"
+        )
+
+
+def _equals(
+    name: str, kind: str, operator: str, value: Any, params: dict[str, Any], exact: bool
+) -> str:
+    if kind == "numeric" and isinstance(value, float) and math.isinf(value):
+        return _NOTHING.format(field=name)  # no stored number equals an infinity
+    if kind == "numeric":
+        _check_exact_number(name, operator, value)
+    if kind == "tag" and isinstance(value, float) and math.isinf(value):
+        # never stored (metadata holds finite numbers only): a tag no document has
+        return f"@{name}:{{{_param(params, '#' + str(value))}}}"
     try:
-        text = encode_value(kind, value)
-    except TypeError:
+        text = encode_value(kind, value, exact=exact)
+    except (TypeError, InexactNumberError):
         raise FilterError(
             f"{operator} {value!r} does not fit field {name!r}, which is a {kind} field"
         ) from None
@@ -363,7 +511,8 @@ def _equals(name: str, kind: str, operator: str, value: Any, params: dict[str, A
     if kind == "tag":
         if text == "":
             raise FilterError(
-                f"{operator} on tag field {name!r}: an empty string cannot be matched"
+                f"{operator} on tag field {name!r}: an empty string cannot be matched in an "
+                "index written by an older ragline (re-add its documents to match it)"
             )
         return f"@{name}:{{{_param(params, text)}}}"
     tokens = _TEXT_TOKEN.findall(text)  # word characters only: safe inside the query

@@ -3,13 +3,23 @@
 Needs Redis Stack (Redis with the RediSearch module; ``scripts/redis-stack.sh start 6379``
 runs one locally) and ``pip install 'ragline[redis]'``.
 
-Layout (see :mod:`ragline.vectorstores._redis_schema`): each document is the hash
-``{key_prefix}:{id}`` holding the text, the vector as FLOAT32 bytes, the whole metadata
-as JSON and one field per indexed metadata field; the index covers every key under the
-prefix. Indexed metadata fields are declared (``index_schema``) or inferred from the first
-documents written (str and bool -> tag, int and float -> numeric); a field first seen
-later is added to the index. Filters use the shared filter language and run inside the
-KNN query, so a filtered search returns k results whenever k documents match.
+Layout (see :mod:`ragline.vectorstores.redis._schema`): each document is the hash
+``{key_prefix}|{id}`` holding the text, the vector as FLOAT32 bytes, the whole metadata
+as JSON and one field per indexed metadata field (tag values encoded so filters are
+exact); the index covers every key under ``{key_prefix}|``, and no two stores' prefixes
+can nest. Indexes of older ragline versions open with :meth:`Redis.from_existing_index`
+(their own layout) and move over with :meth:`Redis.migrate_index`.
+
+The store owns its index: every write checks it first (FT.INFO) and after (every
+document indexed, no indexing failure); a search or count that finds it gone (dropped
+by another client, a server restarted empty) creates it again with the store's schema.
+An index re-created by someone else with other settings is a ConfigurationError.
+
+Indexed metadata fields are declared (``index_schema``) or inferred from the first
+documents written (str and bool -> tag, int and float -> numeric, an int beyond
++/-2**53 -> tag); a field first seen later is added to the index. Filters use the shared
+filter language and run inside the KNN query, so a filtered search returns k results
+whenever k documents match.
 
 Writes check and encode every document first (nothing is written when one is bad), then
 go out in pipelined batches of ``batch_size``: per document DEL + HSET (+ PEXPIRE with a
@@ -25,6 +35,8 @@ in [0, 2], IP gives ``1 - inner product``, L2 gives the SQUARED Euclidean distan
 from __future__ import annotations
 
 import json
+import re
+import time
 import uuid
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -42,14 +54,18 @@ from ragline.core.exceptions import (
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode
 from ragline.vectorstores.redis._schema import (
+    SEPARATOR,
     IndexSchema,
+    InexactNumberError,
     check_fields,
     check_index_name,
     check_key_prefix,
+    encode_id,
     encode_value,
     field_args,
     filter_to_query,
     infer_kind,
+    info_to_dict,
     parse_index_schema,
     parse_vector_schema,
     schema_from_info,
@@ -63,6 +79,8 @@ __all__ = ["Redis"]
 
 DEFAULT_URL = "redis://localhost:6379"
 _SCORE = "__vector_score"
+# how long a re-created index may take to index the documents it finds (seconds)
+_BACKFILL_SECONDS = 30.0
 
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
@@ -87,7 +105,8 @@ class Redis(VectorStore):
             methods, reused across calls; without it each async call opens and closes
             its own connection to ``redis_url``.
         index_name: the RediSearch index; a random name when omitted.
-        key_prefix: document keys are ``{key_prefix}:{id}``; default ``doc:{index_name}``.
+        key_prefix: document keys are ``{key_prefix}|{id}``; default ``doc:{index_name}``
+            (no ``|``: so no store's prefix is a prefix of another's).
         index_schema: indexed metadata fields, ``{"source": "tag", "page": "numeric",
             "title": "text"}`` (LangChain's ``{"tag": [{"name": "source"}], ...}`` works too).
         infer_schema: index metadata fields not declared, from the values written
@@ -204,6 +223,43 @@ class Redis(VectorStore):
         store._index_ready = True
         return store
 
+    @classmethod
+    def migrate_index(
+        cls,
+        embedding: Embeddings,
+        index_name: str,
+        *,
+        redis_url: str = DEFAULT_URL,
+        client: Any = None,
+        **options: Any,
+    ) -> Redis:
+        """Move an index written by an older ragline to the exact layout, in place.
+
+        The older layout kept documents under ``{key_prefix}:{id}`` (so stores named
+        ``kb`` and ``kb:v2`` shared keys) with raw tag values. This writes every document
+        again under ``{key_prefix}|{id}`` with encoded tags, replaces the index (same
+        name, settings and fields), then deletes the old keys. A key under the old prefix
+        that also falls under a longer prefix of another index (``doc:kb:v2:`` inside
+        ``doc:kb:``) belongs to that index and is left alone. Each step can be repeated:
+        if it is interrupted before the old index is dropped, run it again.
+
+        Args:
+            embedding, index_name, redis_url, client, **options: as
+                :meth:`from_existing_index`.
+
+        Returns:
+            The store on the migrated index (returned as is when already exact).
+
+        Example:
+            >>> store = Redis.migrate_index(embeddings, "kb")  # doctest: +SKIP
+        """
+        store = cls.from_existing_index(
+            embedding, index_name, redis_url=redis_url, client=client, **options
+        )
+        if not store._schema.exact:
+            store._run(store._migrate_op())
+        return store
+
     # ------------------------------------------------------------------ primitives
 
     @property
@@ -217,7 +273,7 @@ class Redis(VectorStore):
 
     @property
     def key_prefix(self) -> str:
-        """Documents are stored under ``{key_prefix}:{id}``."""
+        """Documents are stored under ``{key_prefix}|{id}``."""
         return self._schema.key_prefix
 
     @property
@@ -353,22 +409,37 @@ class Redis(VectorStore):
         """Read the index's schema from FT.INFO (None when there is no such index)."""
         [reply] = yield [("FT.INFO", self._schema.index_name)]
         if isinstance(reply, Exception):
-            if "unknown index" in str(reply).lower() or "no such index" in str(reply).lower():
+            if _missing_index(reply):
                 return None
             raise _response_error(reply, "FT.INFO")
         return schema_from_info(reply, self._schema.index_name)
 
     def _sync_schema_op(self) -> conn.Operation[IndexSchema | None]:
-        """Check the server's index against this store's settings and adopt its fields."""
+        """Check the server's index against this store's settings and adopt its fields.
+
+        A missing index (dropped by another client, or a server restarted empty) is
+        created again with the schema this store knows, when it knows one (it has seen
+        the dimension): the store owns its index. Returns None when it stays missing.
+        """
         found = yield from self._info_op()
         if found is None:
-            self._index_ready = False  # (dropped, or a server restarted empty)
-            self._schema.fields = dict(self._declared)  # inferred fields are re-inferred
-            self._schema.dimension = None  # the next write fixes it again
-            return None
+            self._index_ready = False
+            if self._schema.dimension is None:
+                self._schema.fields = dict(self._declared)  # inferred fields are re-inferred
+                return None
+            yield from self._create_op()
+            return self._schema
         mine = self._schema
+        if found.exact != mine.exact and found.key_prefix == mine.key_prefix:
+            raise ConfigurationError(
+                f"index {mine.index_name!r} was written by an older ragline, with keys "
+                f"'{found.prefix}<id>' (where stores named 'kb' and 'kb:v2' share keys) and "
+                "raw tag values; open it as it is with Redis.from_existing_index(embedding, "
+                f"{mine.index_name!r}, ...), or move it to the exact layout with "
+                f"Redis.migrate_index(embedding, {mine.index_name!r}, ...)"
+            )
         for what, expected, actual in (
-            ("key prefix", mine.key_prefix, found.key_prefix),
+            ("key prefix", mine.prefix, found.prefix),
             ("distance metric", mine.distance_metric, found.distance_metric),
             ("algorithm", mine.algorithm, found.algorithm),
             ("dimension", mine.dimension or found.dimension, found.dimension),
@@ -377,9 +448,10 @@ class Redis(VectorStore):
         ):
             if expected != actual:
                 raise ConfigurationError(
-                    f"index {mine.index_name!r} already exists with {what} {actual!r}, but this "
-                    f"store was configured with {expected!r}; use Redis.from_existing_index to "
-                    "open it as it is, or another index_name"
+                    f"index {mine.index_name!r} exists with {what} {actual!r}, but this store "
+                    f"was configured with (or last saw) {expected!r}; another client created "
+                    "it so, or re-created it. Use Redis.from_existing_index to open it as it "
+                    "is, or another index_name"
                 )
         for name, kind in self._declared.items():
             if found.fields.get(name, kind) != kind:
@@ -389,15 +461,117 @@ class Redis(VectorStore):
                 )
         mine.dimension = found.dimension
         mine.fields = {**found.fields}
+        mine.indexing_failures, mine.backfilling = found.indexing_failures, found.backfilling
         self._index_ready = True
         return found
+
+    def _create_op(self) -> conn.Operation[None]:
+        """FT.CREATE this store's index (``dimension`` known), then wait until the hashes
+        already under the prefix are indexed. Refuses a prefix that nests with another
+        index's (an index written by an older ragline or another tool)."""
+        schema = self._schema
+        [names] = yield [("FT._LIST",)]
+        if isinstance(names, Exception):
+            raise _response_error(names, "FT._LIST")
+        others = [_text(name) for name in names if _text(name) != schema.index_name]
+        if others:
+            infos = yield [("FT.INFO", name) for name in others]
+            for name, info in zip(others, infos, strict=True):
+                if isinstance(info, Exception):
+                    continue  # dropped meanwhile
+                prefixes = _prefixes(info)
+                clash = [p for p in prefixes if p.startswith(schema.prefix) or
+                         schema.prefix.startswith(p)]  # fmt: skip
+                if clash:
+                    raise ConfigurationError(
+                        f"index {name!r} covers keys under {clash[0]!r}, which overlaps this "
+                        f"store's {schema.prefix!r}: each would count, search and delete the "
+                        "other's documents. Choose another key_prefix (or index_name)"
+                    )
+        [reply] = yield [tuple(schema.create_args())]
+        if isinstance(reply, Exception):
+            if "already exists" not in str(reply):
+                raise _response_error(reply, "FT.CREATE")
+            yield from self._sync_schema_op()  # created meanwhile by another process
+            return
+        self._index_ready = True
+        yield from self._wait_indexed_op()
+
+    def _wait_indexed_op(self) -> conn.Operation[None]:
+        """Poll FT.INFO until the index has scanned the keys that existed when it was
+        created (new writes are indexed as they happen; this is for re-created indexes)."""
+        deadline = time.monotonic() + _BACKFILL_SECONDS
+        while True:
+            found = yield from self._info_op()
+            if found is None or not found.backfilling:
+                return
+            if time.monotonic() > deadline:
+                raise RaglineError(
+                    f"index {self._schema.index_name!r} at {self._where} is still indexing "
+                    f"its documents after {_BACKFILL_SECONDS} s; try again later"
+                )
+
+    def _migrate_op(self) -> conn.Operation[None]:
+        old = self._schema
+        [names] = yield [("FT._LIST",)]
+        others = [_text(name) for name in names if _text(name) != old.index_name]
+        infos = (yield [("FT.INFO", name) for name in others]) if others else []
+        claimed = [
+            prefix
+            for info in infos
+            if not isinstance(info, Exception)
+            for prefix in _prefixes(info)
+            if prefix.startswith(old.prefix) and prefix != old.prefix
+        ]
+        keys: list[bytes] = []
+        cursor: Any = 0
+        pattern = re.sub(r"([*?\[\]\\])", r"\\\1", old.prefix) + "*"
+        while True:
+            [(cursor, found)] = yield [("SCAN", cursor, "MATCH", pattern, "COUNT", 1000)]
+            keys += [key for key in found if not _claimed(_text(key), claimed)]
+            if int(cursor) == 0:
+                break
+        new = IndexSchema(**{**vars(old), "separator": SEPARATOR})
+        names_wanted = [old.content_key, old.vector_key, old.metadata_key, *old.fields]
+        for start in range(0, len(keys), self._batch_size):
+            batch = sorted(set(keys[start : start + self._batch_size]))
+            replies = yield [("HMGET", key, *names_wanted) for key in batch]
+            ids, documents, vectors = [], [], []
+            for key, reply in zip(batch, replies, strict=True):
+                if isinstance(reply, Exception) or reply[0] is None or reply[1] is None:
+                    continue  # not a document of this store (no text or no vector)
+                values = dict(zip(names_wanted, reply, strict=True))
+                doc_id = old.doc_id(_text(key))
+                ids.append(doc_id)
+                documents.append(self._document(doc_id, values))
+                vectors.append(np.frombuffer(values[old.vector_key], dtype=np.float32))
+            if ids:
+                self._schema = new
+                try:
+                    rows = self._encode_rows(ids, documents, dict(new.fields))
+                    yield from self._write_rows_op(rows, np.stack(vectors))
+                finally:
+                    self._schema = old
+        [reply] = yield [("FT.DROPINDEX", old.index_name)]
+        if isinstance(reply, Exception) and not _missing_index(reply):
+            raise _response_error(reply, "FT.DROPINDEX")
+        self._schema = new
+        yield from self._create_op()
+        for start in range(0, len(keys), self._batch_size):
+            [reply] = yield [("DEL", *keys[start : start + self._batch_size])]
+            if isinstance(reply, Exception):
+                raise _response_error(reply, "DEL")
 
     def _upsert_op(
         self, ids: list[str], vectors: np.ndarray, documents: list[Document]
     ) -> conn.Operation[None]:
+        """Check the index (FT.INFO), write, then check again that every document was
+        indexed: a write never reports success for documents the index does not hold."""
         schema = self._schema
-        if not self._index_ready:
-            yield from self._sync_schema_op()
+        if schema.dimension is not None:
+            yield from self._sync_schema_op()  # dropped, re-created, restarted empty ...
+        elif (yield from self._info_op()) is not None:
+            yield from self._sync_schema_op()  # created by another store object: adopt it
         if schema.dimension is not None and vectors.shape[1] != schema.dimension:
             raise DimensionError(
                 f"vectors have dimension {vectors.shape[1]} but index {schema.index_name!r} "
@@ -409,18 +583,17 @@ class Redis(VectorStore):
         }
         if self._infer:
             new_fields.update(self._new_fields(documents))
-        fields = {**schema.fields, **new_fields}
-        rows = self._encode_rows(ids, documents, fields)  # checks every value
-        if not self._index_ready:
+        rows = self._encode_rows(ids, documents, {**schema.fields, **new_fields})  # checks all
+        if not self._index_ready:  # no index yet: create it now that the input is checked
             schema.dimension = int(vectors.shape[1])
-            schema.fields = fields
-            [reply] = yield [tuple(schema.create_args())]
-            if isinstance(reply, Exception):
-                if "already exists" not in str(reply):
-                    raise _response_error(reply, "FT.CREATE")
-                yield from self._sync_schema_op()  # created meanwhile by another process
-            self._index_ready = True
-            new_fields = {name: kind for name, kind in fields.items() if name not in schema.fields}
+            schema.fields = {**schema.fields, **new_fields}
+            try:
+                yield from self._create_op()
+            except BaseException:
+                if not self._index_ready:
+                    schema.dimension = None
+                raise
+            new_fields = {n: k for n, k in new_fields.items() if n not in schema.fields}
         for name, kind in new_fields.items():
             if name in schema.fields:
                 continue
@@ -430,6 +603,31 @@ class Redis(VectorStore):
             if isinstance(reply, Exception) and "duplicate" not in str(reply).lower():
                 raise _response_error(reply, "FT.ALTER")
             schema.fields[name] = kind
+        failures = schema.indexing_failures
+        yield from self._write_rows_op(rows, vectors)
+        found = yield from self._info_op()
+        if found is None:  # dropped while writing: create it again, write again (upsert)
+            yield from self._sync_schema_op()
+            yield from self._write_rows_op(rows, vectors)
+            found = yield from self._info_op()
+            failures = 0 if found is None else found.indexing_failures
+        if found is None or found.dimension != schema.dimension:
+            raise RaglineError(
+                f"index {schema.index_name!r} at {self._where} was dropped or re-created by "
+                f"another client while {len(rows)} documents were written; they are not "
+                "indexed. Check who manages this index, then add them again"
+            )
+        if found.indexing_failures > failures:
+            raise RaglineError(
+                f"Redis at {self._where} could not index {found.indexing_failures - failures} "
+                f"of the {len(rows)} documents just written (hash_indexing_failures rose; "
+                "was the index re-created with other settings?); add them again"
+            )
+        schema.indexing_failures = found.indexing_failures
+
+    def _write_rows_op(
+        self, rows: list[tuple[bytes, int, bytes]], vectors: np.ndarray
+    ) -> conn.Operation[None]:
         if self._quiet_writes is None:  # a proxy or an ACL may refuse CLIENT REPLY
             [reply] = yield [("CLIENT", "REPLY", "ON")]
             self._quiet_writes = not isinstance(reply, Exception)
@@ -483,7 +681,8 @@ class Redis(VectorStore):
                          conn.bulk(schema.metadata_key.encode()), b"$%d\r\n%b\r\n"))  # fmt: skip
         vector_key = conn.bulk(schema.vector_key.encode())
         field_keys = {name: conn.bulk(name.encode()) for name in fields}
-        key_prefix = f"{schema.key_prefix}:".encode()
+        key_prefix = schema.prefix.encode()
+        exact = schema.exact
         rows = []
         for position, (doc_id, document) in enumerate(zip(ids, documents, strict=True)):
             metadata = document.metadata
@@ -500,12 +699,18 @@ class Redis(VectorStore):
                 value = metadata.get(name)
                 if value is not None:
                     try:
-                        parts += (field_keys[name], conn.bulk(encode_value(kind, value).encode()))
+                        text = encode_value(kind, value, exact=exact)
                     except TypeError:
                         raise validation_error(position, name, kind, value) from None
+                    except InexactNumberError as err:
+                        raise InvalidInputError(
+                            f"metadatas[{position}][{name!r}]: {err}; nothing was written"
+                        ) from None
+                    parts += (field_keys[name], conn.bulk(text.encode()))
             parts.append(vector_key)  # its value, the vector, is appended when packing
             # items: 4 for the text and JSON pairs, 2 per indexed field, 2 for the vector
-            rows.append((conn.bulk(key_prefix + doc_id.encode()), len(parts) + 4, b"".join(parts)))
+            key = key_prefix + (encode_id(doc_id) if exact else doc_id).encode()
+            rows.append((conn.bulk(key), len(parts) + 4, b"".join(parts)))
         return rows
 
     def _packed_batches(
@@ -555,10 +760,13 @@ class Redis(VectorStore):
         return documents
 
     def _count_op(self) -> conn.Operation[int]:
-        [reply] = yield [("FT.SEARCH", self._schema.index_name, "*", "LIMIT", 0, 0, "DIALECT", 2)]
-        if isinstance(reply, Exception):
-            if "no such index" in str(reply).lower() or "unknown index" in str(reply).lower():
+        command = ("FT.SEARCH", self._schema.index_name, "*", "LIMIT", 0, 0, "DIALECT", 2)
+        [reply] = yield [command]
+        if isinstance(reply, Exception) and _missing_index(reply):
+            if (yield from self._sync_schema_op()) is None:  # re-created when known
                 return 0
+            [reply] = yield [command]
+        if isinstance(reply, Exception):
             raise _response_error(reply, "FT.SEARCH")
         return int(reply[0])
 
@@ -569,7 +777,7 @@ class Redis(VectorStore):
         self._schema.fields = dict(self._declared)
         self._schema.dimension = None
         if isinstance(reply, Exception):
-            if "no such index" in str(reply).lower() or "unknown index" in str(reply).lower():
+            if _missing_index(reply):
                 return False
             raise _response_error(reply, "FT.DROPINDEX")
         return True
@@ -582,7 +790,8 @@ class Redis(VectorStore):
             found = yield from self._sync_schema_op()
             if found is None:
                 return [[] for _ in range(len(queries))]
-        where, params = filter_to_query(filter, schema.fields)  # FilterError before any search
+        # FilterError before any search
+        where, params = filter_to_query(filter, schema.fields, exact=schema.exact)
         if queries.shape[1] != schema.dimension:
             raise DimensionError(
                 f"query vectors have dimension {queries.shape[1]} but index "
@@ -603,6 +812,11 @@ class Redis(VectorStore):
             for vector in queries
         ]  # fmt: skip
         replies = yield commands
+        if any(isinstance(reply, Exception) and _missing_index(reply) for reply in replies):
+            # dropped by another client, or a server restarted empty: re-created if known
+            if (yield from self._sync_schema_op()) is None:
+                return [[] for _ in range(len(queries))]
+            replies = yield commands
         results = []
         for reply in replies:
             if isinstance(reply, Exception):
@@ -614,16 +828,21 @@ class Redis(VectorStore):
 
     def _hits(self, reply: list[Any], with_vectors: bool) -> list[SearchHit]:
         schema = self._schema
-        prefix_length = len(schema.key_prefix) + 1
         hits = []
+        unsorted = False
         for position in range(1, len(reply) - 1, 2):
             key, flat = reply[position], reply[position + 1]
             values = {_text(flat[i]): flat[i + 1] for i in range(0, len(flat) - 1, 2)}
-            doc_id = _text(key)[prefix_length:]
+            doc_id = schema.doc_id(_text(key))
             vector = None
             if with_vectors:
                 vector = np.frombuffer(values[schema.vector_key], dtype=np.float32).copy()
-            hits.append(SearchHit(self._document(doc_id, values), float(values[_SCORE]), vector))
+            score = float(values[_SCORE])
+            if score != score:  # NaN: COSINE with a zero vector (the query's or a stored one)
+                score, unsorted = 1.0, True  # as the other stores: a zero vector is orthogonal
+            hits.append(SearchHit(self._document(doc_id, values), score, vector))
+        if unsorted:
+            hits.sort(key=lambda hit: hit.score)
         return hits
 
     def _document(self, doc_id: str, values: Mapping[str, Any]) -> Document:
@@ -647,6 +866,20 @@ def _text(value: Any) -> str:
 
 def _is_field_name(name: str) -> bool:
     return name.isidentifier() and name.isascii() and len(name) <= 100
+
+
+def _claimed(key: str, prefixes: list[str]) -> bool:
+    return any(key.startswith(prefix) for prefix in prefixes)
+
+
+def _missing_index(reply: Exception) -> bool:
+    text = str(reply).lower()
+    return "no such index" in text or "unknown index" in text
+
+
+def _prefixes(info: Any) -> list[str]:
+    definition = info_to_dict(info_to_dict(info)[b"index_definition"])
+    return [_text(prefix) for prefix in definition.get(b"prefixes", [])]
 
 
 def _response_error(err: Exception, command: str) -> RaglineError:
