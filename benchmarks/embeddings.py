@@ -17,8 +17,20 @@ Three measurements:
 Each timing is the median of ``--repeats`` runs, implementations interleaved so load from
 other processes hits both alike.
 
+* **backends** (``--backends``, issue 17): the packaged MiniLM on sentence-transformers
+  (torch) against ragline's ONNX Runtime backend, in texts/s on three sets of text from
+  the PostgreSQL 15 manual (Debian ``postgresql-doc-15``, read by ``devsets.py``): the
+  dev set's short questions (one call per query, as a search makes them), ~200-word
+  passages and a mixed-length corpus (1,000-character chunks, as ``ragline index`` cuts
+  them) in one call each; on the mixed corpus also our engine with sentence-transformers'
+  batching (sorted by characters, longest first) to compare the batching alone.
+  ``--int8`` adds a dynamic int8 quantisation of the export (per-channel weights) with its
+  nDCG@10 on the dev set's known-item questions beside fp32's. Then the cold wall time of
+  ``ragline query`` (a new process, to printed results) with each backend.
+
 Usage:
     .venv/bin/python benchmarks/embeddings.py [--texts 10000] [--repeats 5] [--minilm]
+    .venv/bin/python benchmarks/embeddings.py --backends [--int8] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -33,6 +45,7 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -232,13 +245,267 @@ def _torch_threads() -> int:
     return int(torch.get_num_threads())
 
 
+# ---------------------------------------------------------------- backends (issue 17)
+
+
+def _manual() -> Any:
+    """The PostgreSQL 15 manual as a dev set (sections, questions, judgements)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from devsets import load_devset
+
+    try:
+        return load_devset("postgresql")
+    except (OSError, FileNotFoundError) as err:
+        raise SystemExit(
+            f"--backends needs Debian's postgresql-doc-15 ({err}): "
+            "apt-get install postgresql-doc-15"
+        ) from err
+
+
+def backend_corpora(data: Any, mixed_count: int, passage_count: int) -> dict[str, list[str]]:
+    """Short queries, ~200-word passages and a mixed-length corpus, all from the manual."""
+    from ragline.splitters import RecursiveCharacterTextSplitter
+
+    rng = np.random.default_rng(17)
+    _, sections = data.texts()
+    words = " ".join(sections).split()
+    starts = rng.choice(len(words) - 200, size=passage_count, replace=False)
+    passages = [" ".join(words[start : start + 200]) for start in starts]
+    splitter = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=150)
+    chunks = [chunk for text in sections for chunk in splitter.split_text(text)]
+    picked = rng.choice(len(chunks), size=min(mixed_count, len(chunks)), replace=False)
+    return {
+        "queries": list(data.queries.values()),
+        "passages": passages,
+        "mixed": [chunks[i] for i in picked],
+    }
+
+
+def _int8_export(fp32_file: Path, folder: Path) -> Path:
+    """Dynamic int8 quantisation of the fp32 export (per-channel weights: the variant
+    closest to fp32 of those tried; plain per-tensor gave cosine ~0.9 to fp32)."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    target = folder / "int8-per-channel.onnx"
+    quantize_dynamic(
+        str(fp32_file),
+        str(target),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+    )
+    return target
+
+
+def _st_sorted_batches(encode: Callable[[list[str]], np.ndarray], texts: list[str]) -> None:
+    """sentence-transformers' batching on our engine: sorted by character length, longest
+    first, 32 per batch (for the batching comparison)."""
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    for start in range(0, len(order), 32):
+        encode([texts[i] for i in order[start : start + 32]])
+
+
+def bench_backends(options: argparse.Namespace) -> None:
+    import tempfile
+
+    import torch
+
+    from ragline.embeddings import _onnx
+
+    data = _manual()
+    corpora = backend_corpora(data, options.mixed, options.passages)
+    torch_threads = torch.get_num_threads()
+    cores = _onnx.available_cores()
+    print(
+        f"\n== MiniLM backends: load average {os.getloadavg()[0]:.1f} at start; torch threads "
+        f"{torch_threads} (its default), ONNX Runtime: 1 thread for one text, {cores} for "
+        "batches (ragline's default); batch size 32 =="
+    )
+    onnx = SentenceTransformerEmbeddings(backend="onnx")
+    reference = SentenceTransformerEmbeddings(backend="torch")
+    onnx.warm_up()
+    model = reference.client
+    encoder = onnx.client
+    with tempfile.TemporaryDirectory() as work:
+        int8 = None
+        if options.int8:
+            int8 = _onnx.OnnxEncoder(encoder.spec, _int8_export(encoder.onnx_file, Path(work)))
+        _report_lengths(encoder, corpora)
+        for kind in ("queries", "passages", "mixed"):
+            texts = corpora[kind]
+            jobs: dict[str, Callable[[], None]] = {
+                "sentence-transformers (torch)": lambda texts=texts, kind=kind: _torch_run(
+                    model, texts, kind
+                ),
+                "ragline ONNX fp32": lambda texts=texts, kind=kind: _onnx_run(onnx, texts, kind),
+            }
+            if kind == "queries":
+                jobs["torch, 1 thread"] = lambda texts=texts: _torch_one_thread(model, texts)
+            if kind == "mixed":
+                jobs["ONNX fp32, ST's batching"] = lambda texts=texts: _st_sorted_batches(
+                    lambda batch: encoder.encode(batch, batch_size=32, normalize=True), texts
+                )
+            if int8 is not None:
+                jobs["ONNX int8 (per-channel)"] = lambda texts=texts, kind=kind: _int8_run(
+                    int8, texts, kind
+                )
+            result = interleave(options.repeats, jobs)
+            base = result["sentence-transformers (torch)"]
+            how = "one call per query" if kind == "queries" else "one call for all"
+            print(f"-- {kind}: {len(texts)} texts, {how}")
+            for name, seconds in result.items():
+                print(f"   {name:32} {len(texts) / seconds:9.1f} texts/s  x{base / seconds:5.2f}")
+        if int8 is not None:
+            _int8_quality(data, encoder, int8, options.quality_docs)
+    bench_cold_query(data, options)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
+def _torch_run(model: Any, texts: list[str], kind: str) -> None:
+    if kind == "queries":
+        for text in texts:
+            model.encode([text], normalize_embeddings=True)
+    else:
+        model.encode(texts, batch_size=32, normalize_embeddings=True)
+
+
+def _torch_one_thread(model: Any, texts: list[str]) -> None:
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for text in texts:
+            model.encode([text], normalize_embeddings=True)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _onnx_run(embeddings: SentenceTransformerEmbeddings, texts: list[str], kind: str) -> None:
+    if kind == "queries":
+        for text in texts:
+            embeddings.embed_query(text)
+    else:
+        embeddings.embed_documents_array(texts)
+
+
+def _int8_run(encoder: Any, texts: list[str], kind: str) -> None:
+    if kind == "queries":
+        for text in texts:
+            encoder.encode([text], batch_size=32, normalize=True)
+    else:
+        encoder.encode(texts, batch_size=32, normalize=True)
+
+
+def _report_lengths(encoder: Any, corpora: dict[str, list[str]]) -> None:
+    for kind, texts in corpora.items():
+        lengths = [len(e.ids) for e in encoder.tokenizer.encode_batch(texts)]
+        print(
+            f"   {kind:9} tokens: min {min(lengths)}, median {int(np.median(lengths))}, "
+            f"max {max(lengths)} (truncated at 256)"
+        )
+
+
+def _int8_quality(data: Any, fp32: Any, int8: Any, document_count: int) -> None:
+    """nDCG@10 of dense retrieval with fp32 and int8 vectors on the PostgreSQL questions,
+    and the cosine of each text's int8 vector to its fp32 one."""
+    from ragline.evaluation import ndcg_at_k
+
+    rng = np.random.default_rng(18)
+    judged = {doc for docs in data.qrels.values() for doc in docs}
+    others = [doc for doc in data.corpus if doc not in judged]
+    extra = rng.choice(len(others), size=min(document_count, len(others)), replace=False)
+    ids = sorted(judged) + [others[i] for i in extra]
+    texts = [f"{data.corpus[i]['title']}\n\n{data.corpus[i]['text']}" for i in ids]
+    query_ids = sorted(data.queries)
+    questions = [data.queries[q] for q in query_ids]
+    scores = {}
+    reference = cosines = np.zeros(0)
+    for name, encoder in (("fp32", fp32), ("int8", int8)):
+        documents = encoder.encode(texts, batch_size=32, normalize=True)
+        queries = encoder.encode(questions, batch_size=32, normalize=True)
+        ranked = np.argsort(-(queries @ documents.T), axis=1)[:, :10]
+        scores[name] = float(
+            np.mean(
+                [
+                    ndcg_at_k([ids[j] for j in ranked[row]], data.qrels[query], 10)
+                    for row, query in enumerate(query_ids)
+                ]
+            )
+        )
+        if name == "fp32":
+            reference = documents
+        else:
+            cosines = np.sum(documents * reference, axis=1)
+    print(
+        f"-- int8 quality: {len(query_ids)} PostgreSQL known-item questions over {len(ids)} "
+        f"sections: nDCG@10 fp32 {scores['fp32']:.4f}, int8 {scores['int8']:.4f} "
+        f"(difference {scores['int8'] - scores['fp32']:+.4f}); cosine int8 to fp32: "
+        f"min {cosines.min():.4f}, mean {cosines.mean():.4f}"
+    )
+
+
+_COLD_QUERY = "how do I prevent overlapping time ranges in a table"
+
+
+def bench_cold_query(data: Any, options: argparse.Namespace) -> None:
+    """Process start to printed results of ``ragline query`` on a store of the manual."""
+    import subprocess
+    import tempfile
+
+    from ragline.store_folder import index_paths
+
+    with tempfile.TemporaryDirectory() as work:
+        root = Path(work) / "docs"
+        root.mkdir()
+        _, texts = data.texts()
+        for number, text in enumerate(texts[: options.cold_documents]):
+            (root / f"section{number:05}.txt").write_text(text, encoding="utf-8")
+        store = Path(work) / "store"
+        result = index_paths([root], store, embedding="minilm-onnx")
+        jobs = {}
+        for name in ("minilm-onnx", "minilm-torch"):
+            command = [sys.executable, "-m", "ragline.cli", "query", _COLD_QUERY, "--store",
+                       str(store), "--embedding", name, "-k", "4"]  # fmt: skip
+            jobs[name] = lambda command=command: subprocess.run(
+                command, check=True, capture_output=True, cwd=REPO, env=_env()
+            )
+        timing = interleave(options.repeats, jobs)
+        print(
+            f"-- cold `ragline query` on a store of {result['stored_chunks']} chunks "
+            f"(process start to printed results, median of {options.repeats}):"
+        )
+        for name, seconds in timing.items():
+            print(f"   --embedding {name:14} {seconds:6.2f} s")
+        print(f"   ONNX is x{timing['minilm-torch'] / timing['minilm-onnx']:.1f} faster")
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=10000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--minilm", action="store_true", help="also time all-MiniLM-L6-v2")
     parser.add_argument("--minilm-texts", type=int, default=500)
+    parser.add_argument(
+        "--backends", action="store_true", help="only MiniLM on torch against ONNX (issue 17)"
+    )
+    parser.add_argument("--passages", type=int, default=128, help="~200-word passages")
+    parser.add_argument("--mixed", type=int, default=640, help="chunks of the mixed corpus")
+    parser.add_argument("--int8", action="store_true", help="also a dynamic int8 variant")
+    parser.add_argument("--quality-docs", type=int, default=1500, help="int8 quality: sections")
+    parser.add_argument("--cold-documents", type=int, default=300, help="cold query: sections")
     options = parser.parse_args()
+    if options.backends:
+        bench_backends(options)
+        return
     texts = corpus(options.texts)
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, {os.cpu_count()} cores")
     bench_hashing(texts, options.repeats)
