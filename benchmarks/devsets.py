@@ -66,6 +66,9 @@ class Source:
     kind: str  # "html" or "dictd"
     skip: tuple[str, ...] = ()  # page path prefixes left out of the corpus
     not_asked: tuple[str, ...] = ()  # prefixes kept in the corpus but never sampled
+    # the corpus keeps the judged pages and randomly drawn others up to this many
+    # sections (None: every page); see README.md
+    max_documents: int | None = None
 
 
 SOURCES = {
@@ -75,6 +78,7 @@ SOURCES = {
         "html",
         skip=("bookindex.html",),
         not_asked=("release-", "index.html"),
+        max_documents=1200,
     ),
     "django": Source(
         "python-django-doc",
@@ -85,6 +89,7 @@ SOURCES = {
             *("py-modindex.html", "contents.html"),
         ),
         not_asked=("releases/", "index.html", "internals/"),
+        max_documents=1800,
     ),
     "devil": Source("dict-devil", "/usr/share/dictd/devil", "dictd"),
 }
@@ -250,13 +255,37 @@ def read_questions(name: str) -> list[tuple[str, str, str]]:
     return rows
 
 
-def build(name: str, cache: Path = CACHE, *, install: bool = False) -> Path:
-    """Build dev set ``name`` into ``cache/name`` and return that folder."""
+def _draw_pages(
+    corpus: list[dict[str, Any]], judged: set[str], limit: int | None, seed: int = 18
+) -> list[dict[str, Any]]:
+    """The judged documents' pages, then whole pages drawn at random (seeded) while the
+    corpus holds fewer than ``limit`` documents; corpus order is kept."""
+    if limit is None or len(corpus) <= limit:
+        return corpus
+    pages: dict[str, int] = {}
+    for doc in corpus:
+        pages[doc["metadata"]["page"]] = pages.get(doc["metadata"]["page"], 0) + 1
+    keep = {doc["metadata"]["page"] for doc in corpus if doc["_id"] in judged}
+    size = sum(pages[page] for page in keep)
+    others = sorted(set(pages) - keep)
+    random.Random(seed).shuffle(others)
+    for page in others:
+        if size >= limit:
+            break
+        keep.add(page)
+        size += pages[page]
+    return [doc for doc in corpus if doc["metadata"]["page"] in keep]
+
+
+def build(name: str, cache: Path = CACHE, *, install: bool = False, full: bool = False) -> Path:
+    """Build dev set ``name`` into ``cache/name`` (``cache/name-full`` with every page)."""
     source = SOURCES[name]
     version = ensure_package(source, install)
-    corpus = list(html_corpus(source) if source.kind == "html" else dictd_corpus(source))
-    by_id = {doc["_id"]: doc for doc in corpus}
+    everything = list(html_corpus(source) if source.kind == "html" else dictd_corpus(source))
     questions = read_questions(name)
+    judged = {doc_id for _, doc_id, _ in questions}
+    corpus = everything if full else _draw_pages(everything, judged, source.max_documents)
+    by_id = {doc["_id"]: doc for doc in corpus}
     missing = [doc_id for _, doc_id, _ in questions if doc_id not in by_id]
     if missing:
         raise SystemExit(
@@ -264,7 +293,7 @@ def build(name: str, cache: Path = CACHE, *, install: bool = False) -> Path:
             f"{source.package} {version} (e.g. {missing[:3]}); the questions were written "
             "for another version"
         )
-    folder = cache / name
+    folder = cache / (f"{name}-full" if full and source.max_documents else name)
     (folder / "qrels").mkdir(parents=True, exist_ok=True)
     _write_jsonl(folder / "corpus.jsonl", corpus)
     _write_jsonl(folder / "queries.jsonl", [{"_id": q, "text": t} for q, _, t in questions])
@@ -282,6 +311,8 @@ def build(name: str, cache: Path = CACHE, *, install: bool = False) -> Path:
         "version": version,
         "root": root,
         "documents": len(corpus),
+        "documents_in_package": len(everything),
+        "pages": len({doc["metadata"]["page"] for doc in corpus}),
         "queries": len(questions),
     }
     (folder / "devset.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
@@ -413,6 +444,9 @@ def main(argv: list[str] | None = None) -> int:
     build_cmd.add_argument("names", nargs="*", default=list(SOURCES))
     build_cmd.add_argument("--install", action="store_true", help="apt-get install packages")
     build_cmd.add_argument("--cache", type=Path, default=CACHE)
+    build_cmd.add_argument(
+        "--full", action="store_true", help="every page (NAME-full), not the drawn subset"
+    )
     sample_cmd = commands.add_parser("sample", help="print sections to write questions for")
     sample_cmd.add_argument("name", choices=list(SOURCES))
     sample_cmd.add_argument("--count", type=int, default=20)
@@ -421,7 +455,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "build":
         for name in args.names:
-            folder = build(name, args.cache, install=args.install)
+            folder = build(name, args.cache, install=args.install, full=args.full)
             info = json.loads((folder / "devset.json").read_text())
             print(f"{name}: {info['documents']} documents, {info['queries']} queries -> {folder}")
     elif args.command == "sample":
