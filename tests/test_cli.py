@@ -67,6 +67,8 @@ def test_index_writes_a_store_with_its_manifest(store: Path) -> None:
         "chunk_overlap": 150,
         "documents": 4,
         "chunks": 4,
+        # the keyword index's tokenizer, fixed when the store was created
+        "bm25": {"tokenizer": {"language": "english", "stem": True, "stopwords": True}},
     }
     assert (store / "faiss").is_dir()
 
@@ -288,6 +290,8 @@ def test_reindex_embeds_only_the_changed_chunks(
     first_ids = _ids_by_text(folder, capsys)
     assert len(set(first_ids.values())) == 7
     assert sorted(path.name for path in folder.iterdir()) == [
+        "bm25.json",
+        "bm25.npz",
         "faiss",
         "ragline.json",
         "records.sqlite",
@@ -361,6 +365,8 @@ def test_a_failed_save_keeps_records_and_store_in_step(
         assert main(["index", str(corpus), "--store", str(store), "-q"]) == 2
     assert (store / "records.sqlite").read_bytes() == records_before
     assert sorted(path.name for path in store.iterdir()) == [
+        "bm25.json",
+        "bm25.npz",
         "faiss",
         "ragline.json",
         "records.sqlite",

@@ -5,20 +5,30 @@ Layout (all names relative to the folder)::
     ragline.json      the manifest (see _manifest.py)
     faiss/            the FAISS store (FAISS.save_local)
     records.sqlite    the record manager: each chunk's key and source (SQLRecordManager)
+    bm25.json, bm25.npz   the keyword index over the stored chunks (see _text_index.py):
+                      derived from the store, saved after it, repaired from it on open
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
-from ragline.core import ConfigurationError, Document, InvalidInputError, PersistenceError
+from ragline.core import (
+    BaseRetriever,
+    ConfigurationError,
+    Document,
+    InvalidInputError,
+    PersistenceError,
+)
 from ragline.core._optional import require
 from ragline.embeddings import Embeddings
 from ragline.indexing import IndexingResult, SQLRecordManager, index
+from ragline.retrievers import BM25Tokenizer
 from ragline.store_folder._embeddings import (
     make_embeddings,
     require_embedding,
@@ -30,6 +40,13 @@ from ragline.store_folder._manifest import (
     Manifest,
     read_manifest,
     write_manifest,
+)
+from ragline.store_folder._search import folder_retriever, tokenizer_options
+from ragline.store_folder._text_index import (
+    load_text_index,
+    save_text_index,
+    store_records,
+    sync_text_index,
 )
 from ragline.vectorstores import FAISS, VectorStore
 
@@ -126,6 +143,47 @@ class StoreFolder:
         check_identity(manifest, embeddings, self.path)
         return FAISS.load_local(self.path / FAISS_FOLDER, embeddings)
 
+    def as_retriever(
+        self,
+        *,
+        search_type: str = "similarity",
+        search_kwargs: Mapping[str, Any] | None = None,
+        embeddings: Embeddings | None = None,
+        embedding: str | None = None,
+    ) -> BaseRetriever:
+        """A retriever over the folder: the store's search types, ``"bm25"`` or ``"hybrid"``.
+
+        Args:
+            search_type: ``"similarity"``, ``"mmr"``, ``"similarity_score_threshold"``
+                (the vector store's), ``"bm25"`` (the folder's keyword index) or
+                ``"hybrid"`` (both fused by score, :class:`~ragline.retrievers.
+                HybridRetriever`'s defaults).
+            search_kwargs: that search type's options; ``bm25``: ``k``, ``filter``;
+                ``hybrid``: ``k``, ``filter``, ``fetch_k``.
+            embeddings, embedding: the Embeddings for queries, or an embedding name; as
+                :meth:`open_store`.
+
+        Raises:
+            PersistenceError: no store here, or its files are missing or corrupt.
+            ConfigurationError: an unknown search type, or embeddings other than the
+                store's.
+
+        Example:
+            >>> folder = StoreFolder("my-store")  # doctest: +SKIP
+            >>> retriever = folder.as_retriever(search_type="hybrid")  # doctest: +SKIP
+            >>> retriever.invoke("volcano eruptions")  # doctest: +SKIP
+        """
+        manifest = self.read_manifest()
+        store = self.open_store(embeddings=embeddings, embedding=embedding)
+        tokenizer = BM25Tokenizer.from_dict(tokenizer_options(manifest.extras))
+        return folder_retriever(
+            self.path,
+            store,
+            tokenizer,
+            search_type=search_type,
+            search_kwargs=search_kwargs,
+        )
+
     def writer(
         self,
         *,
@@ -205,6 +263,10 @@ class FolderWriter:
             documents=previous.documents if previous else 0,
             chunks=previous.chunks if previous else 0,
             extras=dict(previous.extras) if previous else {},
+        )
+        # the keyword index's tokenizer is fixed when the store is created
+        self.manifest.extras.setdefault(
+            "bm25", {"tokenizer": tokenizer_options(self.manifest.extras)}
         )
         self.embeddings = make_embeddings(embedding, options, show_progress=show_progress)
         if previous is not None:
@@ -289,8 +351,19 @@ class FolderWriter:
             self.manifest.extras[IDENTITY_KEY] = dict(identity)
         self.records.close()
         self.store.save_local(path / FAISS_FOLDER)
+        self._save_keyword_index()
         os.replace(self._work_path, path / RECORDS_FILE)
         write_manifest(path, self.manifest)
+
+    def _save_keyword_index(self) -> None:
+        """Bring the saved keyword index in step with the saved store (only changed chunks
+        are tokenized) and write it."""
+        assert self.store is not None
+        tokenizer = BM25Tokenizer.from_dict(tokenizer_options(self.manifest.extras))
+        saved, _ = load_text_index(self.folder.path)
+        ids, texts, _ = store_records(self.store)
+        text_index, _, _ = sync_text_index(saved, ids, texts, tokenizer)
+        save_text_index(self.folder.path, text_index)
 
 
 def check_identity(manifest: Manifest, embeddings: Embeddings, path: Path) -> None:

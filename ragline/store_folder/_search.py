@@ -1,0 +1,94 @@
+"""Retrievers over a store folder: the vector store's search types, BM25 and hybrid.
+
+``StoreFolder.as_retriever(search_type=...)`` builds them: ``"similarity"``, ``"mmr"``
+and ``"similarity_score_threshold"`` are the vector store's own; ``"bm25"`` searches the
+folder's keyword index and ``"hybrid"`` fuses both (:class:`~ragline.retrievers.
+HybridRetriever`, its defaults). The keyword index is read from the folder and brought
+in step with the store first (see :mod:`._text_index`), so a folder indexed before it
+had one, or whose last run stopped early, still searches correctly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ragline.core import BaseRetriever, InvalidInputError
+from ragline.core._checks import check_choice
+from ragline.retrievers import BM25Retriever, BM25Tokenizer, HybridRetriever
+from ragline.store_folder._text_index import (
+    default_tokenizer_options,
+    documents_for,
+    load_text_index,
+    store_records,
+    sync_text_index,
+)
+from ragline.vectorstores import VectorStore
+
+__all__ = ["SEARCH_TYPES", "folder_retriever", "keyword_retriever", "tokenizer_options"]
+
+SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold", "hybrid", "bm25")
+_KEYWORD_KWARGS = {"bm25": ("k", "filter"), "hybrid": ("k", "filter", "fetch_k")}
+
+
+def tokenizer_options(extras: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword tokenizer a manifest's extras name (``"bm25": {"tokenizer": ...}``),
+    else the default."""
+    entry = extras.get("bm25")
+    if isinstance(entry, Mapping) and isinstance(entry.get("tokenizer"), Mapping):
+        return dict(entry["tokenizer"])
+    return default_tokenizer_options()
+
+
+def keyword_retriever(
+    path: Path, store: VectorStore, tokenizer: BM25Tokenizer, *, k: int = 4, filter: Any = None
+) -> BM25Retriever:
+    """A BM25Retriever over every chunk of ``store``, from the folder's saved keyword index
+    brought in step with the store (in memory: reading never writes)."""
+    ids, texts, metadatas = store_records(store)
+    saved, _ = load_text_index(path)
+    text_index, _, _ = sync_text_index(saved, ids, texts, tokenizer)
+    documents = documents_for(text_index, ids, texts, metadatas)
+    return BM25Retriever(text_index.index, documents, k=k, preprocess_func=tokenizer, filter=filter)
+
+
+def folder_retriever(
+    path: Path,
+    store: VectorStore,
+    tokenizer: BM25Tokenizer,
+    *,
+    search_type: str = "similarity",
+    search_kwargs: Mapping[str, Any] | None = None,
+) -> BaseRetriever:
+    """The retriever for one search type over a store folder's store and keyword index.
+
+    Raises:
+        ConfigurationError: an unknown search type (the valid ones listed).
+        InvalidInputError: a search_kwargs key the search type does not take (named).
+    """
+    check_choice("search_type", search_type, SEARCH_TYPES)
+    kwargs = dict(search_kwargs or {})
+    if search_type not in _KEYWORD_KWARGS:
+        return store.as_retriever(search_type=search_type, search_kwargs=kwargs)
+    allowed = _KEYWORD_KWARGS[search_type]
+    unknown = [key for key in kwargs if key not in allowed]
+    if unknown:
+        raise InvalidInputError(
+            f"search_kwargs {', '.join(map(repr, unknown))} not accepted by search_type "
+            f"{search_type!r}; it takes {', '.join(map(repr, allowed))}"
+        )
+    k = kwargs.get("k", 4)
+    keyword = keyword_retriever(path, store, tokenizer, k=k)
+    if search_type == "bm25":
+        return BM25Retriever(
+            keyword.vectorizer,
+            keyword.docs,
+            k=k,
+            preprocess_func=tokenizer,
+            filter=kwargs.get("filter"),
+            score_key="relevance_score",
+        )
+    return HybridRetriever(
+        store, keyword, k=k, fetch_k=kwargs.get("fetch_k"), filter=kwargs.get("filter")
+    )

@@ -1,0 +1,171 @@
+"""The store folder's keyword index (bm25.json + bm25.npz): kept in step with the store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragline.core import ConfigurationError, Document, InvalidInputError
+from ragline.retrievers import BM25Retriever, BM25Tokenizer, HybridRetriever
+from ragline.store_folder import StoreFolder
+from ragline.store_folder._text_index import load_text_index, save_text_index, sync_text_index
+
+DOCS = {
+    "vacuum": "VACUUM reclaims storage occupied by dead tuples.",
+    "restart": "Restarting the server with pg_ctl restart.",
+    "volcano": "Mount Etna erupts several times a year.",
+}
+
+
+def _write(folder: StoreFolder, docs: dict[str, str]) -> None:
+    with folder.writer(embedding="hashing") as writer:
+        writer.index([Document(text, {"source": name}) for name, text in docs.items()])
+
+
+def _saved(folder: StoreFolder) -> dict:
+    return json.loads((folder.path / "bm25.json").read_text())
+
+
+def test_index_saves_the_keyword_index_of_the_stored_chunks(tmp_path: Path) -> None:
+    folder = StoreFolder(tmp_path / "store")
+    _write(folder, DOCS)
+    store = folder.open_store()
+    saved = _saved(folder)
+    assert sorted(saved["ids"]) == sorted(store.snapshot().ids)
+    assert saved["tokenizer"] == {"language": "english", "stem": True, "stopwords": True}
+    with np.load(folder.path / "bm25.npz", allow_pickle=False) as arrays:
+        assert sorted(arrays.files) == ["doc_ptr", "doc_terms", "doc_tfs"]
+    found = folder.as_retriever(search_type="bm25", search_kwargs={"k": 1}).invoke(
+        "how to restart servers"
+    )
+    assert [d.metadata["source"] for d in found] == ["restart"]  # stemmed: restart(ing), server(s)
+    assert found[0].metadata["relevance_score"] > 0
+
+
+def test_a_rerun_tokenizes_only_the_changed_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = StoreFolder(tmp_path / "store")
+    _write(folder, DOCS)
+    seen: list[str] = []
+    original = BM25Tokenizer.__call__
+    monkeypatch.setattr(
+        BM25Tokenizer, "__call__", lambda self, t: seen.append(t) or original(self, t)
+    )
+    _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
+    assert seen == ["Stromboli erupts every few minutes."]
+    saved = _saved(folder)
+    assert len(saved["ids"]) == 3
+    assert "etna" not in saved["terms"]  # the deleted chunk's words are dropped
+    assert "stromboli" in saved["terms"]
+
+
+def test_a_keyword_index_behind_the_store_is_repaired_on_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that stops after saving the store but before the keyword index: the next
+    search brings the index in step from the store (in memory), the next run saves it."""
+    import ragline.store_folder._folder as folder_module
+
+    folder = StoreFolder(tmp_path / "store")
+    _write(folder, DOCS)
+    stale = _saved(folder)
+
+    def stop(*args: object) -> None:
+        raise KeyboardInterrupt  # the process stops here
+
+    with monkeypatch.context() as patch:
+        patch.setattr(folder_module, "save_text_index", stop)
+        with pytest.raises(KeyboardInterrupt):
+            _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
+    assert _saved(folder) == stale  # behind: the store holds Stromboli, the index Etna
+    stored = [d.page_content for d in folder.open_store().similarity_search("x", k=3)]
+    assert "Stromboli erupts every few minutes." in stored
+    for search_type in ("bm25", "hybrid"):
+        found = folder.as_retriever(search_type=search_type, search_kwargs={"k": 1}).invoke(
+            "Stromboli"
+        )
+        assert [d.page_content for d in found] == ["Stromboli erupts every few minutes."]
+    assert folder.as_retriever(search_type="bm25").invoke("Etna") == []
+    _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
+    assert "stromboli" in _saved(folder)["terms"]
+
+
+def test_damaged_or_mismatched_files_are_rebuilt_from_the_store(tmp_path: Path) -> None:
+    folder = StoreFolder(tmp_path / "store")
+    _write(folder, DOCS)
+    arrays = folder.path / "bm25.npz"
+    arrays.write_bytes(arrays.read_bytes()[:-10])
+    assert load_text_index(folder.path) == (
+        None,
+        "bm25.npz does not belong to bm25.json (an interrupted save)",
+    )
+    assert len(folder.as_retriever(search_type="bm25").invoke("Etna")) == 1
+    (folder.path / "bm25.json").unlink()
+    assert load_text_index(folder.path)[1] == "no keyword index yet"
+    assert len(folder.as_retriever(search_type="hybrid").invoke("Etna")) >= 1
+    _write(folder, DOCS)  # the next run writes it again
+    assert load_text_index(folder.path)[0] is not None
+
+
+def test_sync_matches_a_fresh_index_exactly() -> None:
+    """Adding and removing rows gives the same scores as building from scratch."""
+    tokenizer = BM25Tokenizer(stopwords=True)
+    texts = {
+        f"id{i}": f"text number {i} about {'cats' if i % 2 else 'dogs'} and {i * 7}"
+        for i in range(30)
+    }
+    first, added, removed = sync_text_index(
+        None, list(texts)[:20], list(texts.values())[:20], tokenizer
+    )
+    assert (added, removed) == (20, 0)
+    ids = list(texts)[5:]
+    updated, added, removed = sync_text_index(first, ids, [texts[i] for i in ids], tokenizer)
+    assert (added, removed) == (10, 5)
+    fresh = BM25Retriever.from_texts(
+        [texts[i] for i in updated.ids], preprocess_func=tokenizer
+    ).vectorizer
+    for query in (["cats"], ["dogs", "35"], ["number"], ["missing"]):
+        assert updated.index.get_scores(query).tolist() == pytest.approx(
+            fresh.get_scores(query).tolist()
+        )
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    tokenizer = BM25Tokenizer(language="french", stopwords=True)
+    index, _, _ = sync_text_index(None, ["a", "b"], ["le chat dort", "un chien aboie"], tokenizer)
+    save_text_index(tmp_path, index)
+    loaded, why = load_text_index(tmp_path)
+    assert why == ""
+    assert loaded is not None and loaded.ids == ["a", "b"] and loaded.tokenizer == tokenizer
+    assert loaded.index.get_scores(["chat"]).tolist() == index.index.get_scores(["chat"]).tolist()
+
+
+def test_a_new_tokenizer_in_the_manifest_rebuilds_the_index(tmp_path: Path) -> None:
+    folder = StoreFolder(tmp_path / "store")
+    _write(folder, DOCS)
+    manifest = json.loads((folder.path / "ragline.json").read_text())
+    manifest["bm25"] = {"tokenizer": {"language": "english", "stem": False, "stopwords": False}}
+    (folder.path / "ragline.json").write_text(json.dumps(manifest))
+    assert folder.as_retriever(search_type="bm25").invoke("restarts") == []  # no stemming now
+    _write(folder, DOCS)
+    assert _saved(folder)["tokenizer"] == {"language": "english", "stem": False, "stopwords": False}
+
+
+def test_search_types_and_their_options(tmp_path: Path) -> None:
+    folder = StoreFolder(tmp_path / "store")
+    _write(folder, DOCS)
+    hybrid = folder.as_retriever(search_type="hybrid", search_kwargs={"k": 2, "fetch_k": 3})
+    assert isinstance(hybrid, HybridRetriever) and hybrid.fetch_k == 3
+    filtered = folder.as_retriever(
+        search_type="hybrid", search_kwargs={"filter": {"source": "vacuum"}}
+    )
+    assert [d.metadata["source"] for d in filtered.invoke("server storage volcano")] == ["vacuum"]
+    with pytest.raises(InvalidInputError, match="'lambda_mult' not accepted by search_type 'bm25'"):
+        folder.as_retriever(search_type="bm25", search_kwargs={"lambda_mult": 0.5})
+    with pytest.raises(ConfigurationError, match="search_type 'keyword' is not one of"):
+        folder.as_retriever(search_type="keyword")
+    assert folder.as_retriever(search_type="mmr", search_kwargs={"k": 1}).invoke("Etna")
