@@ -872,6 +872,38 @@ class VectorStoreContract:
         assert store.get_by_ids(["m"])[0].metadata == metadata
         assert store.similarity_search("q0", k=1)[0].metadata == metadata
 
+    async def test_every_vector_is_right_after_adds_past_any_batch_size(
+        self, store_factory: StoreFactory
+    ) -> None:
+        """3,000 documents added in two calls (1,500 sync, 1,500 async): past Redis's
+        default write batch of 1,000 on both paths, past IVF training and in-memory
+        growth. Every stored vector is then checked, not just counted: for unit vectors
+        the relevance to each axis e_j is (1 + v[j]) / 2, so 8 searches returning all
+        documents recover every stored vector. If this fails, check that each write batch
+        pairs its documents with their own vectors (not the first batch's)."""
+        count, dim = 3000, 8
+        rng = np.random.default_rng(11)
+        vectors = rng.standard_normal((count, dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        names = [f"v{i}" for i in range(count)]
+        table = {name: row.tolist() for name, row in zip(names, vectors, strict=True)}
+        axes = [f"axis{j}" for j in range(dim)]
+        table.update({axis: np.eye(dim)[j].tolist() for j, axis in enumerate(axes)})
+        store = store_factory(ExplicitEmbeddings(table))
+        half = count // 2
+        assert store.add_texts(names[:half], ids=names[:half]) == names[:half]
+        assert await store.aadd_texts(names[half:], ids=names[half:]) == names[half:]
+        assert store.count() == count
+        recovered = np.full((count, dim), np.nan)
+        for j, axis in enumerate(axes):
+            pairs = store.similarity_search_with_relevance_scores(axis, k=count)
+            assert len(pairs) == count, axis
+            for document, relevance in pairs:
+                recovered[int(document.id[1:]), j] = 2.0 * relevance - 1.0  # type: ignore[index]
+        wrong = np.flatnonzero(np.abs(recovered - vectors).max(axis=1) > 1e-4)
+        assert wrong.tolist() == [], f"{len(wrong)} documents hold another vector"
+        assert store.get_by_ids([names[0], names[-1]])[1].id == names[-1]
+
     # ------------------------------------------------------------------ async twins
 
     async def test_async_twins_match_sync(
