@@ -951,3 +951,37 @@ async def test_faiss_mmr_agrees_with_the_base_path_sync_and_async(
             assert len(found) == count
             assert ids_of(found) == ids_of(found_async) == [hit.document.id for hit in base]
             assert [(h.document, h.score) for h in own] == [(h.document, h.score) for h in base]
+
+
+# ---------------------------------------------------------------------- exact limits
+
+
+def test_ivf_trains_at_exactly_train_size_and_keeps_every_vector(
+    random_embeddings: TableEmbeddings,
+) -> None:
+    """train_size=100: 99 documents stay in the exact waiting index; the 100th trains the
+    IVF index (>=, not >), which then holds every vector under its own id: each document
+    is its own nearest neighbour afterwards."""
+    store = FAISS.from_texts(TEXTS[:99], random_embeddings, ids=IDS[:99],
+                             index_factory="IVF4,Flat", train_size=100, nprobe=4)  # fmt: skip
+    assert not isinstance(store.index, faiss.IndexIVF)
+    store.add_texts(TEXTS[99:100], ids=IDS[99:100])
+    assert isinstance(store.index, faiss.IndexIVF) and store.index.ntotal == 100
+    for i in range(100):
+        [(document, score)] = store.similarity_search_with_score_by_vector(VECTORS[i], k=1)
+        assert document.id == IDS[i] and score == pytest.approx(1.0, abs=1e-5)
+
+
+@pytest.mark.parametrize("matching", [9, 10, 11])
+def test_filters_at_the_exact_scoring_boundary(
+    random_embeddings: TableEmbeddings, matching: int
+) -> None:
+    """With 160 documents a filter matching 10 (= 160 / 16) is scored exactly over the
+    matching vectors, 11 goes through faiss's selector: on both sides of the boundary
+    the k nearest matching documents come back, in order."""
+    rows = list(range(0, 160, 14))[:matching]
+    metadatas = [{"hit": i in rows} for i in range(160)]
+    store = FAISS.from_texts(TEXTS[:160], random_embeddings, metadatas, ids=IDS[:160])
+    for j in range(QUERIES):
+        found = store.similarity_search(f"q{j}", k=5, filter={"hit": True})
+        assert ids_of(found) == exact_ids(QUERY_VECTORS[j], rows, 5)

@@ -986,3 +986,58 @@ def test_an_index_of_an_older_ragline_is_read_as_it_is_or_migrated(
         for index in (name, f"{name}:v2"):
             with contextlib.suppress(redis.exceptions.ResponseError):
                 raw.execute_command("FT.DROPINDEX", index, "DD")
+
+
+# ---------------------------------------------------------------------- past a batch size
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_reads_and_deletes_past_the_batch_size(
+    make_store: MakeStore, redis_url: str, use_async: bool
+) -> None:
+    """get_by_ids and delete work in batches of batch_size (here 3): with 10 documents,
+    the order asked for survives every batch boundary, unknown ids are skipped wherever
+    they fall, and deletes reach the later batches (sync, and async on redis.asyncio)."""
+    import redis.asyncio as redis_asyncio
+
+    client = redis_asyncio.Redis.from_url(redis_url, protocol=2) if use_async else None
+    store = make_store(batch_size=3, async_client=client)
+    ids = [f"id{i}" for i in range(10)]
+    table_texts = ["d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "q0", "q3"]
+    store.add_texts(table_texts, [{"n": i} for i in range(10)], ids=ids)
+    asked = ["id9", "nope", "id0", "id5", "id3", "gone", "id8", "id1", "id7", "id2", "id6"]
+    expected = [doc_id for doc_id in asked if doc_id in ids]
+    got = await store.aget_by_ids(asked) if use_async else store.get_by_ids(asked)
+    assert ids_of(got) == expected
+    assert [doc.metadata["n"] for doc in got] == [int(doc_id[2:]) for doc_id in expected]
+    doomed = ["id0", "id4", "id5", "id7", "id8", "id9", "never"]
+    await store.adelete(doomed) if use_async else store.delete(doomed)
+    assert store.count() == 4
+    assert ids_of(store.get_by_ids(ids)) == ["id1", "id2", "id3", "id6"]
+    if client is not None:
+        await client.aclose()
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_byte_store_past_the_batch_size(redis_url: str, raw: Any, use_async: bool) -> None:
+    """RedisStore with batch_size=2: mset, mget (order kept across batches, None for
+    missing), yield_keys (several SCAN pages) and mdelete reach every batch."""
+    namespace = f"batches-{uuid.uuid4().hex[:8]}"
+    store = RedisStore(redis_url=redis_url, namespace=namespace, batch_size=2)
+    pairs = [(f"k{i}", f"v{i}".encode()) for i in range(7)]
+    asked = ["k6", "x", "k0", "k3", "y", "k5", "k1"]
+    try:
+        if use_async:
+            await store.amset(pairs)
+            assert await store.amget(asked) == [b"v6", None, b"v0", b"v3", None, b"v5", b"v1"]
+            assert sorted([key async for key in store.ayield_keys()]) == [k for k, _ in pairs]
+            await store.amdelete(["k0", "k2", "k4", "k6", "x"])
+        else:
+            store.mset(pairs)
+            assert store.mget(asked) == [b"v6", None, b"v0", b"v3", None, b"v5", b"v1"]
+            assert sorted(store.yield_keys()) == [k for k, _ in pairs]
+            store.mdelete(["k0", "k2", "k4", "k6", "x"])
+        assert store.mget([k for k, _ in pairs]) == [None, b"v1", None, b"v3", None, b"v5", None]
+    finally:
+        for key in raw.scan_iter(match=f"{namespace}/*"):
+            raw.delete(key)
