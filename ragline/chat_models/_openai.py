@@ -15,10 +15,8 @@ Errors are mapped at this boundary, the SDK's error chained:
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
-import typing
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -27,6 +25,7 @@ from ragline.core import (
     AIMessageChunk,
     BaseChatModel,
     BaseMessage,
+    BaseTool,
     ChatMessage,
     ConfigurationError,
     FunctionMessage,
@@ -47,6 +46,7 @@ from ragline.core._checks import (
 from ragline.core._openai_clients import OpenAIClients
 from ragline.core._optional import require
 from ragline.core.language_models import stop_list
+from ragline.core.tools import convert_to_openai_tool
 
 __all__ = ["ChatOpenAI", "convert_to_openai_tool", "message_to_openai"]
 
@@ -255,20 +255,26 @@ class ChatOpenAI(BaseChatModel):
 
     def bind_tools(
         self,
-        tools: Sequence[Mapping[str, Any] | Callable[..., Any]],
+        tools: Sequence[Mapping[str, Any] | type | Callable[..., Any] | BaseTool],
         *,
-        tool_choice: str | Mapping[str, Any] | None = None,
+        tool_choice: str | bool | Mapping[str, Any] | None = None,
         parallel_tool_calls: bool | None = None,
+        strict: bool | None = None,
     ) -> Any:
         """Return this model bound to offer ``tools``; replies then carry ``tool_calls``.
 
         Args:
-            tools: OpenAI tool dicts (``{"type": "function", "function": {...}}``), bare
-                function specs (``{"name", "description", "parameters"}``) or Python
-                functions (name, docstring summary and typed parameters become the spec).
+            tools: tools (``@tool``, ``StructuredTool``, ``BaseTool`` subclasses), Python
+                functions (name, docstring and typed parameters become the spec; a
+                Google-style ``Args:`` section describes the parameters), pydantic model
+                classes (their ``Field`` descriptions kept), OpenAI tool dicts
+                (``{"type": "function", "function": {...}}``) or bare function specs
+                (``{"name", "description", "parameters"}``).
             tool_choice: ``"auto"``, ``"none"``, ``"required"`` (``"any"`` is a synonym),
-                the name of one of the tools, or an OpenAI tool-choice dict.
+                the name of one of the tools, ``True`` (call the only tool), or an
+                OpenAI tool-choice dict.
             parallel_tool_calls: let the model call several tools at once.
+            strict: ask for OpenAI's strict schema adherence (``"strict": true``).
 
         Raises:
             InvalidInputError: a tool cannot be converted, or ``tool_choice`` names no tool.
@@ -281,10 +287,11 @@ class ChatOpenAI(BaseChatModel):
             >>> model.kwargs["tools"][0]["function"]["parameters"]["required"]
             ['a', 'b']
         """
-        specs = [convert_to_openai_tool(tool) for tool in tools]
+        specs = [convert_to_openai_tool(tool, strict=strict) for tool in tools]
         bound: dict[str, Any] = {"tools": specs}
         if tool_choice is not None:
-            bound["tool_choice"] = _tool_choice(tool_choice, [s["function"]["name"] for s in specs])
+            names = [s["function"]["name"] for s in specs if s.get("type") == "function"]
+            bound["tool_choice"] = _tool_choice(tool_choice, names)
         if parallel_tool_calls is not None:
             bound["parallel_tool_calls"] = parallel_tool_calls
         return self.bind(**bound)
@@ -506,83 +513,18 @@ class ChatOpenAI(BaseChatModel):
             await stream.close()
 
 
-_JSON_TYPES: dict[Any, str] = {
-    str: "string", int: "integer", float: "number", bool: "boolean", list: "array",
-    dict: "object",
-}  # fmt: skip
-
-
-def _json_schema(annotation: Any) -> dict[str, Any]:
-    origin = typing.get_origin(annotation) or annotation
-    if origin in _JSON_TYPES:
-        schema: dict[str, Any] = {"type": _JSON_TYPES[origin]}
-        arguments = typing.get_args(annotation)
-        if origin is list and arguments:
-            schema["items"] = _json_schema(arguments[0])
-        return schema
-    if origin is typing.Literal:
-        return {"enum": list(typing.get_args(annotation))}
-    members = [a for a in typing.get_args(annotation) if a is not type(None)]
-    if len(members) == 1:  # Optional[X] / X | None
-        return _json_schema(members[0])
-    return {}  # anything else: no constraint
-
-
-def convert_to_openai_tool(tool: Mapping[str, Any] | Callable[..., Any]) -> dict[str, Any]:
-    """Convert a tool dict or a typed Python function to OpenAI's tool format.
-
-    Raises:
-        InvalidInputError: the tool is neither a dict with a name nor a function.
-
-    Example:
-        >>> def search(query: str, k: int = 4) -> list:
-        ...     "Search the index."
-        >>> parameters = convert_to_openai_tool(search)["function"]["parameters"]
-        >>> parameters["properties"], parameters["required"]
-        ({'query': {'type': 'string'}, 'k': {'type': 'integer'}}, ['query'])
-    """
-    if isinstance(tool, Mapping):
-        if tool.get("type") == "function" and isinstance(tool.get("function"), Mapping):
-            return dict(tool)
-        if isinstance(tool.get("name"), str):
-            return {"type": "function", "function": dict(tool)}
-        raise InvalidInputError(
-            f"a tool dict needs a 'name' (or 'type': 'function' and 'function'), got {dict(tool)!r}"
-        )
-    tool_name = getattr(tool, "__name__", None)
-    if not callable(tool) or not tool_name or tool_name == "<lambda>":
-        raise InvalidInputError(f"a tool must be a dict or a named function, got {tool!r}")
-    try:
-        hints = typing.get_type_hints(tool)
-        signature = inspect.signature(tool)
-    except (NameError, TypeError, ValueError) as err:  # builtins, unresolvable annotations
-        raise InvalidInputError(
-            f"cannot describe tool {tool_name!r} from its signature: {err}"
-        ) from err
-    properties: dict[str, Any] = {}
-    required = []
-    for name, parameter in signature.parameters.items():
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-            continue
-        properties[name] = _json_schema(hints.get(name, Any))
-        if parameter.default is parameter.empty:
-            required.append(name)
-    description = (inspect.getdoc(tool) or "").split("\n\n")[0].strip()
-    return {
-        "type": "function",
-        "function": {
-            "name": tool_name,
-            "description": description,
-            "parameters": {"type": "object", "properties": properties, "required": required},
-        },
-    }
-
-
-def _tool_choice(choice: str | Mapping[str, Any], names: list[str]) -> Any:
+def _tool_choice(choice: str | bool | Mapping[str, Any], names: list[str]) -> Any:
     if isinstance(choice, Mapping):
         return dict(choice)
+    if choice is True:  # LangChain's shorthand: call the one tool offered
+        if len(names) != 1:
+            raise InvalidInputError(
+                f"tool_choice=True means 'call the only tool', but {len(names)} tools are "
+                "bound; name one of them instead"
+            )
+        choice = names[0]
     if not isinstance(choice, str):
-        raise InvalidInputError(f"tool_choice must be a str or a dict, got {choice!r}")
+        raise InvalidInputError(f"tool_choice must be a str, True or a dict, got {choice!r}")
     check_choice(
         "tool_choice", choice, ["auto", "none", "required", "any", *names], error=InvalidInputError
     )

@@ -20,6 +20,9 @@ _EXPORTS = {
     "LoaderError": ".exceptions",
     "ChainStepError": ".exceptions",
     "RecursionLimitError": ".exceptions",
+    "OutputParserException": ".exceptions",
+    "ToolException": ".exceptions",
+    "ToolValidationError": ".exceptions",
     # declared fields (keyword constructors without pydantic)
     "Field": ".fields",
     "Fields": ".fields",
@@ -52,6 +55,7 @@ _EXPORTS = {
     "CallbackManager": ".callbacks",
     "StdOutCallbackHandler": ".callbacks",
     "RunCollectorCallbackHandler": ".callbacks",
+    "CallbackManagerForToolRun": ".callbacks",
     "Run": ".callbacks",
     # messages
     "BaseMessage": ".messages",
@@ -117,6 +121,17 @@ _EXPORTS = {
     "RedisCache": ".caches",
     "set_llm_cache": ".caches",
     "get_llm_cache": ".caches",
+    "FakeMessagesListChatModel": ".fake_models",
+    # tools and agents
+    "BaseTool": ".tools",
+    "ArgsSchema": ".tools",
+    "convert_to_openai_tool": ".tools",
+    "convert_to_openai_function": ".tools",
+    "AgentAction": ".agents",
+    "AgentActionMessageLog": ".agents",
+    "AgentFinish": ".agents",
+    "AgentStep": ".agents",
+    "ToolAgentAction": ".agents",
     # retrievers and stores
     "BaseRetriever": ".retrievers",
     "BaseStore": ".stores",

@@ -7,13 +7,17 @@ Each specific error also subclasses the built-in a user would already catch, so
     ├── InvalidInputError (ValueError)       bad argument or input; nothing was changed
     │   ├── MissingVariableError (KeyError)  a prompt or chain input lacks a required key
     │   ├── FilterError                      unknown operator or field in a metadata filter
-    │   └── DimensionError                   a vector of the wrong dimension, or NaN / inf
+    │   ├── DimensionError                   a vector of the wrong dimension, or NaN / inf
+    │   ├── OutputParserException            a model's reply is not in the expected format
+    │   └── ToolValidationError              a tool's arguments do not fit its schema
     ├── ConfigurationError (ValueError)      unknown configurable id, search_type, chain_type ...
     ├── MissingDependencyError (ImportError) an optional package is not installed; names the extra
     ├── StoreConnectionError (ConnectionError)  a backend server cannot be reached; names the URL
     ├── PersistenceError (OSError)           a saved store is missing, truncated or newer
     ├── LoaderError (OSError)                a file or URL could not be read; names it
     ├── ChainStepError (RuntimeError)        one step of a chain failed on one item; names it
+    ├── ToolException (RuntimeError)         raised by a tool; handle_tool_error may turn it
+    │                                        into an observation for the model
     └── RecursionLimitError (RecursionError) a run nested deeper than config["recursion_limit"]
 
 Messages name the thing, the bad value and the valid options. Errors from backend
@@ -32,10 +36,13 @@ __all__ = [
     "LoaderError",
     "MissingDependencyError",
     "MissingVariableError",
+    "OutputParserException",
     "PersistenceError",
     "RaglineError",
     "RecursionLimitError",
     "StoreConnectionError",
+    "ToolException",
+    "ToolValidationError",
 ]
 
 
@@ -60,6 +67,55 @@ class FilterError(InvalidInputError):
 
 class DimensionError(InvalidInputError):
     """A vector has the wrong dimension or holds NaN / infinite values."""
+
+
+class OutputParserException(InvalidInputError):
+    """A model's reply could not be parsed (an agent's ReAct text, a tool call's JSON ...).
+
+    Args:
+        error: what was wrong, for people.
+        observation: what to tell the model when the error goes back to it (an agent
+            with ``handle_parsing_errors=True``), e.g. "Invalid Format: Missing 'Action:'".
+        llm_output: the reply that failed to parse.
+        send_to_llm: whether ``observation`` and ``llm_output`` should be sent back to the
+            model (then both are required).
+
+    Example:
+        >>> err = OutputParserException("no action", observation="say Action:",
+        ...                             llm_output="hmm", send_to_llm=True)
+        >>> (str(err), err.observation, err.llm_output)
+        ('no action', 'say Action:', 'hmm')
+    """
+
+    def __init__(
+        self,
+        error: object,
+        observation: str | None = None,
+        llm_output: str | None = None,
+        send_to_llm: bool = False,
+    ) -> None:
+        if send_to_llm and (observation is None or llm_output is None):
+            raise ValueError(
+                "OutputParserException(send_to_llm=True) needs an observation and the llm_output"
+            )
+        super().__init__(error)
+        self.observation = observation
+        self.llm_output = llm_output
+        self.send_to_llm = send_to_llm
+
+
+class ToolValidationError(InvalidInputError):
+    """A tool was called with arguments that do not fit its schema; names each problem.
+
+    Attributes:
+        tool: the tool's name.
+        errors: ``(argument path, problem)`` pairs, e.g. ``("b", "expected an integer")``.
+    """
+
+    def __init__(self, message: str, *, tool: str, errors: list[tuple[str, str]]) -> None:
+        super().__init__(message)
+        self.tool = tool
+        self.errors = errors
 
 
 class ConfigurationError(RaglineError, ValueError):
@@ -96,6 +152,15 @@ class ChainStepError(RaglineError, RuntimeError):
         super().__init__(message)
         self.index = index
         self.item = item
+
+
+class ToolException(RaglineError, RuntimeError):
+    """Raise it in a tool to report a failure the agent may recover from.
+
+    With ``handle_tool_error`` set on the tool, the error becomes the observation the
+    model sees (``True``: its message; a string: that string; a callable: its result);
+    without it the error propagates like any other.
+    """
 
 
 class RecursionLimitError(RaglineError, RecursionError):

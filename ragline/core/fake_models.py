@@ -4,6 +4,8 @@
 start over after the last one. They stream character by character, honour ``stop``
 sequences (the answer is cut before the first one, as real APIs do) and record every
 call, so a test can assert exactly what a chain sent to the model.
+``FakeMessagesListChatModel`` answers with scripted ``AIMessage`` s, tool calls
+included, and accepts ``bind_tools``: agents can be tested offline.
 
 Example:
     >>> model = FakeListChatModel(responses=["Paris.", "Rome."])
@@ -16,6 +18,8 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -24,35 +28,43 @@ from typing import Any
 from ragline.core._checks import check_optional_number
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.language_models import BaseChatModel, BaseLLM
-from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage
+from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
 
-__all__ = ["FakeListChatModel", "FakeListLLM"]
+__all__ = ["FakeListChatModel", "FakeListLLM", "FakeMessagesListChatModel"]
 
 
 class _ResponseList:
     """The shared part: validated responses, a thread-safe cursor, recorded calls."""
 
-    def __init__(self, owner: str, responses: Sequence[str], sleep: float | None) -> None:
+    def __init__(
+        self,
+        owner: str,
+        responses: Sequence[Any],
+        sleep: float | None,
+        kind: type = str,
+        kind_name: str = "strings",
+    ) -> None:
         if isinstance(responses, str) or not responses:
             raise InvalidInputError(
                 f"{owner} needs a non-empty list of responses, got {responses!r}"
             )
-        bad = [r for r in responses if not isinstance(r, str)]
+        bad = [r for r in responses if not isinstance(r, kind)]
         if bad:
-            raise InvalidInputError(f"{owner} responses must be strings, got {bad[0]!r}")
+            raise InvalidInputError(f"{owner} responses must be {kind_name}, got {bad[0]!r}")
         check_optional_number(f"{owner} sleep (seconds)", sleep, low=0)
         self.responses = list(responses)
         self.sleep = sleep
         self.i = 0
         self._lock = threading.Lock()
 
-    def next(self, stop: list[str] | None) -> str:
+    def next(self, stop: list[str] | None) -> Any:
         with self._lock:
             response = self.responses[self.i]
             self.i = (self.i + 1) % len(self.responses)
-        for sequence in stop or []:
-            if sequence in response:
-                response = response[: response.index(sequence)]
+        if isinstance(response, str):
+            for sequence in stop or []:
+                if sequence in response:
+                    response = response[: response.index(sequence)]
         return response
 
 
@@ -77,7 +89,7 @@ class _CyclingResponses:
         """Index of the response the next call returns."""
         return self._list.i
 
-    def _take(self, call: object, stop: list[str] | None) -> str:
+    def _take(self, call: object, stop: list[str] | None) -> Any:
         self.calls.append(call)
         self.stops.append(stop)
         return self._list.next(stop)
@@ -210,3 +222,123 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
 
     def __repr__(self) -> str:
         return f"FakeListChatModel(responses={self.responses!r})"
+
+
+class FakeMessagesListChatModel(_CyclingResponses, BaseChatModel):
+    """A chat model that answers with scripted messages in turn (then starts over).
+
+    Script tool calls as ``AIMessage("", tool_calls=[{"name": ..., "args": {...},
+    "id": ...}])``; ``bind_tools`` is accepted (the tools are converted as a real model
+    would send them and recorded), so tool-calling agents run offline.
+
+    Args:
+        responses: the replies, ``AIMessage`` s (or strings, for text replies), used in
+            order and cycled.
+        sleep: seconds to wait before each streamed piece (``None``: no wait).
+
+    Attributes:
+        calls: the messages of every call, in order (one list per call).
+        stops: the ``stop`` argument of every call, in order.
+        call_options: the other per-call options of every call (``tools`` as OpenAI
+            tool dicts, ``tool_choice`` ...), in order.
+
+    Raises:
+        InvalidInputError: ``responses`` is empty or holds something else.
+
+    Example:
+        >>> model = FakeMessagesListChatModel(responses=[
+        ...     AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1}, "id": "c1"}]),
+        ...     AIMessage("done")])
+        >>> def add(a: int) -> int:
+        ...     "Add."
+        >>> bound = model.bind_tools([add])
+        >>> bound.invoke("hi").tool_calls[0]["args"], bound.invoke("again").content
+        ({'a': 1}, 'done')
+        >>> model.call_options[0]["tools"][0]["function"]["name"]
+        'add'
+    """
+
+    def __init__(
+        self, *, responses: Sequence[BaseMessage | str], sleep: float | None = None
+    ) -> None:
+        scripted = [AIMessage(r) if isinstance(r, str) else r for r in responses]
+        self._list = _ResponseList(
+            type(self).__name__, scripted, sleep, kind=AIMessage, kind_name="AIMessages or strings"
+        )
+        self.calls: list[list[BaseMessage]] = []
+        self.stops: list[list[str] | None] = []
+        self.call_options: list[dict[str, Any]] = []
+
+    @property
+    def _llm_type(self) -> str:
+        return "fake-messages-list-chat-model"
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
+        """Return this model bound to ``tools`` (converted to OpenAI tool dicts).
+
+        Raises:
+            InvalidInputError: a tool cannot be described.
+        """
+        from ragline.core.tools import convert_to_openai_tool
+
+        bound: dict[str, Any] = {"tools": [convert_to_openai_tool(tool) for tool in tools]}
+        if tool_choice is not None:
+            bound["tool_choice"] = tool_choice
+        return self.bind(**bound, **kwargs)
+
+    def _next(self, messages: list[BaseMessage], stop: list[str] | None, options: Any) -> AIMessage:
+        self.call_options.append(dict(options))
+        reply: AIMessage = self._take(list(messages), stop)
+        return dataclasses.replace(reply)
+
+    def _generate(  # type: ignore[override]  # per-call options are recorded
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **options: Any
+    ) -> AIMessage:
+        return self._next(messages, stop, options)
+
+    def _stream(  # type: ignore[override]
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **options: Any
+    ) -> Iterator[AIMessageChunk]:
+        for chunk in _message_chunks(self._next(messages, stop, options)):
+            if self._list.sleep:
+                time.sleep(self._list.sleep)
+            yield chunk
+
+    async def _astream(  # type: ignore[override]
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **options: Any
+    ) -> AsyncIterator[AIMessageChunk]:
+        for chunk in _message_chunks(self._next(messages, stop, options)):
+            if self._list.sleep:
+                await asyncio.sleep(self._list.sleep)
+            yield chunk
+
+    def __repr__(self) -> str:
+        return f"FakeMessagesListChatModel(responses={len(self.responses)} messages)"
+
+
+def _message_chunks(message: AIMessage) -> list[AIMessageChunk]:
+    """A reply as a stream: its text one character per chunk, then its tool calls (their
+    arguments as JSON text), then the usage; added up they give the reply back."""
+    shared: dict[str, Any] = {"id": message.id, "name": message.name}
+    text = message.content if isinstance(message.content, str) else ""
+    chunks = [AIMessageChunk(char, **shared) for char in text]
+    if not isinstance(message.content, str):
+        chunks.append(AIMessageChunk(message.content, **shared))
+    calls: list[ToolCallChunk] = [
+        {"name": call["name"], "args": json.dumps(call["args"]), "id": call["id"], "index": i}
+        for i, call in enumerate(message.tool_calls)
+    ]
+    offset = len(calls)
+    calls += [
+        {"name": bad["name"], "args": bad["args"], "id": bad["id"], "index": offset + i}
+        for i, bad in enumerate(message.invalid_tool_calls)
+    ]
+    last = AIMessageChunk(
+        "",
+        tool_call_chunks=calls,
+        usage_metadata=message.usage_metadata,
+        response_metadata=message.response_metadata,
+        additional_kwargs=message.additional_kwargs,
+        **shared,
+    )
+    return [*chunks, last]

@@ -15,9 +15,12 @@ the same shape with plain Python: each class that declares fields and writes no
 ``__init__`` of its own gets one that takes its fields by keyword (defaults applied,
 mutable defaults copied per instance), sets them, and passes every other keyword to the
 next ``__init__`` up the class chain. A class may still write its own ``__init__``;
-subclasses below it declare fields as before. Nothing is type-checked or coerced (that
-is pydantic's job, and pydantic stays optional); a missing required field or an unknown
-keyword is a ``TypeError`` naming the class and its fields.
+subclasses below it declare fields as before. A subclass may give an inherited field a
+new default, annotated (``name: str = "weather"``) or not (``name = "weather"``, the
+pydantic-v1 style many LangChain examples use); the base's ``__init__`` then uses it.
+Nothing is type-checked or coerced (that is pydantic's job, and pydantic stays
+optional); a missing required field or an unknown keyword is a ``TypeError`` naming the
+class and its fields.
 
 Example:
     >>> class Greeter(Fields):
@@ -123,12 +126,15 @@ def _spec(name: str, value: Any) -> FieldSpec:
     return FieldSpec(name, value)
 
 
-def _own_fields(cls: type) -> dict[str, FieldSpec]:
-    """The fields ``cls`` itself declares (not its bases)."""
+def _own_fields(cls: type, inherited: dict[str, FieldSpec]) -> dict[str, FieldSpec]:
+    """The fields ``cls`` itself declares or re-defaults (not its bases' declarations)."""
     annotations = inspect.get_annotations(cls)
+    names = [name for name, annotation in annotations.items() if not _is_class_var(annotation)]
+    # an unannotated class attribute over an inherited field is a new default for it
+    names += [name for name in inherited if name in cls.__dict__ and name not in annotations]
     fields: dict[str, FieldSpec] = {}
-    for name, annotation in annotations.items():
-        if name.startswith("_") or _is_class_var(annotation):
+    for name in names:
+        if name.startswith("_"):
             continue
         value = cls.__dict__.get(name, _MISSING)
         if _is_method_like(value):
@@ -151,15 +157,16 @@ def declared_fields(cls: type) -> dict[str, FieldSpec]:
     return fields
 
 
-def _make_init(cls: Any, own: dict[str, FieldSpec]) -> Callable[..., None]:
+def _make_init(cls: Any, own: list[str]) -> Callable[..., None]:
     def __init__(self: Any, **kwargs: Any) -> None:
-        for name, spec in own.items():
+        specs = type(self).__ragline_all_fields__  # a subclass may have re-defaulted a field
+        for name in own:
             if name in kwargs:
                 value = kwargs.pop(name)
-            elif spec.required:
+            elif specs[name].required:
                 raise TypeError(f"{type(self).__name__}() missing required field {name!r}")
             else:
-                value = spec.make_default()
+                value = specs[name].make_default()
             object.__setattr__(self, name, value)
         super(cls, self).__init__(**kwargs)
 
@@ -176,13 +183,19 @@ class Fields:
     """
 
     __ragline_fields__: ClassVar[dict[str, FieldSpec]] = {}
+    __ragline_all_fields__: ClassVar[dict[str, FieldSpec]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        own = _own_fields(cls)
+        inherited = declared_fields(cls)  # the bases' fields (cls has none registered yet)
+        own = _own_fields(cls, inherited)
         cls.__ragline_fields__ = own
-        if own and "__init__" not in cls.__dict__:
-            cls.__init__ = _make_init(cls, own)  # type: ignore[method-assign]
+        cls.__ragline_all_fields__ = declared_fields(cls)
+        # The generated __init__ sets only the fields no base declares; the bases' own
+        # __init__ set the others, with the most derived default.
+        new = [name for name in own if name not in inherited]
+        if new and "__init__" not in cls.__dict__:
+            cls.__init__ = _make_init(cls, new)  # type: ignore[method-assign]
 
     def __init__(self, **kwargs: Any) -> None:
         if kwargs:

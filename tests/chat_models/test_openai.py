@@ -463,14 +463,17 @@ def test_functions_become_openai_tool_specs():
         "type": "function",
         "function": {
             "name": "search",
-            "description": "Search the index.",
+            "description": "Search the index. Longer text that is not part of the description.",
             "parameters": {
                 "type": "object",
                 "properties": {
                     "query": {"type": "string"},
-                    "k": {"type": "integer"},
-                    "sources": {"type": "array", "items": {"type": "string"}},
-                    "mode": {"enum": ["a", "b"]},
+                    "k": {"type": "integer", "default": 4},
+                    "sources": {
+                        "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}],
+                        "default": None,
+                    },
+                    "mode": {"enum": ["a", "b"], "type": "string", "default": "a"},
                 },
                 "required": ["query"],
             },
@@ -495,15 +498,51 @@ def test_bind_tools_sends_the_tools_and_the_choice(openai_server):
 @pytest.mark.parametrize(
     ("tools", "choice", "message"),
     [
-        ([lambda a: a], None, "a tool must be a dict or a named function, got <function"),
-        ([int], None, "cannot describe tool 'int' from its signature"),
-        ([{"name": "f"}], 3, "tool_choice must be a str or a dict, got 3"),
+        ([lambda a: a], None, "cannot describe <function"),
+        ([int], None, "cannot describe <class 'int'> as a tool"),
+        ([{"name": "f"}], 3, "tool_choice must be a str, True or a dict, got 3"),
+        ([search, {"name": "f"}], True, "tool_choice=True means 'call the only tool', but 2"),
     ],
 )
 def test_bind_tools_refuses_what_it_cannot_describe(openai_server, tools, choice, message):
     with pytest.raises(InvalidInputError) as info:
         make_model(openai_server).bind_tools(tools, tool_choice=choice)
     assert str(info.value).startswith(message)
+
+
+def test_bind_tools_takes_tools_pydantic_classes_and_true(openai_server):
+    pydantic = pytest.importorskip("pydantic")
+    from ragline.core import BaseTool
+
+    class Multiply(pydantic.BaseModel):
+        """Multiply two integers together."""
+
+        a: int = pydantic.Field(..., description="First integer")
+        b: int = pydantic.Field(..., description="Second integer")
+
+    class Weather(BaseTool):
+        name = "weather"
+        description = "Weather in a city."
+
+        def _run(self, city: str) -> str:
+            return "sunny"
+
+    make_model(openai_server).bind_tools([Multiply, Weather()], strict=True).invoke("x")
+    make_model(openai_server).bind_tools([Weather()], tool_choice=True).invoke("x")
+    first, second = bodies(openai_server)
+    a = {"description": "First integer", "type": "integer"}
+    b = {"description": "Second integer", "type": "integer"}
+    assert first["tools"] == [
+        {"type": "function", "function": {
+            "name": "Multiply", "description": "Multiply two integers together.", "strict": True,
+            "parameters": {"properties": {"a": a, "b": b}, "required": ["a", "b"],
+                           "type": "object", "additionalProperties": False}}},
+        {"type": "function", "function": {
+            "name": "weather", "description": "Weather in a city.", "strict": True,
+            "parameters": {"properties": {"city": {"type": "string"}}, "required": ["city"],
+                           "type": "object", "additionalProperties": False}}},
+    ]  # fmt: skip
+    assert second["tool_choice"] == {"type": "function", "function": {"name": "weather"}}
 
 
 def test_bind_tools_rejects_an_unknown_choice(openai_server):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import doctest
 import io
 import logging
 import uuid
@@ -425,3 +426,63 @@ def test_parallel_stream_error_is_raised_and_reported():
     root = collector.traced_runs[0]
     assert isinstance(root.error, RuntimeError)
     assert root.end_time is not None
+
+
+# --------------------------------------------------------------------------- tools and agents
+
+
+def test_tool_and_agent_events_reach_handlers_collectors_and_printers():
+    from ragline.core import AgentAction, AgentFinish
+
+    collector = RunCollectorCallbackHandler()
+    stream = io.StringIO()
+    manager = CallbackManager([collector, StdOutCallbackHandler(stream)])
+    chain = manager.on_chain_start(None, {"input": "q"}, name="AgentExecutor")
+    action = AgentAction("search", "q", "Thought: look\nAction: search\nAction Input: q")
+    chain.on_agent_action(action)
+    tool = chain.get_child().on_tool_start({"name": "search"}, "q", name="search", inputs=None)
+    tool.on_tool_end("found", observation_prefix="Observation: ", llm_prefix="Thought:")
+    chain.on_agent_finish(AgentFinish({"output": "a"}, " I know.\nFinal Answer: a"))
+    chain.on_chain_end({"output": "a"})
+    assert collector.timeline() == [
+        ("chain_start", "AgentExecutor", None),
+        ("agent_action", "AgentExecutor", None),
+        ("tool_start", "search", "AgentExecutor"),
+        ("tool_end", "search", "AgentExecutor"),
+        ("agent_finish", "AgentExecutor", None),
+        ("chain_end", "AgentExecutor", None),
+    ]
+    run = collector.traced_runs[0]
+    assert [event["name"] for event in run.events] == [
+        "start", "agent_action", "agent_finish", "end"
+    ]  # fmt: skip
+    assert run.children[0].run_type == "tool"
+    assert stream.getvalue() == (
+        "\n> Entering new AgentExecutor chain...\n"
+        "Thought: look\nAction: search\nAction Input: q"
+        "\nObservation: found\nThought:"
+        " I know.\nFinal Answer: a\n"
+        "\n> Finished chain.\n"
+    )
+
+
+def test_ignore_agent_skips_tool_and_agent_events():
+    from ragline.core import AgentAction
+
+    class Quiet(RunCollectorCallbackHandler):
+        ignore_agent = True
+
+    quiet = Quiet()
+    manager = CallbackManager([quiet])
+    chain = manager.on_chain_start(None, {}, name="outer")
+    chain.on_agent_action(AgentAction("t", "i", "l"))
+    chain.get_child().on_tool_start(None, "i", name="t").on_tool_end("o")
+    chain.on_chain_end({})
+    assert [event for event, _ in quiet.event_log] == ["chain_start", "chain_end"]
+
+
+def test_one_run_handler_forwards_only_its_run():
+    from ragline.core.callbacks import _scoped
+
+    result = doctest.testmod(_scoped, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0

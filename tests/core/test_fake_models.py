@@ -165,3 +165,85 @@ def test_a_single_stop_string_is_one_sequence():
         InvalidInputError, match="stop must be a string or a list of non-empty strings, got 5"
     ):
         model.invoke("x", stop=5)
+
+
+# --------------------------------------------------------------------------- scripted messages
+
+
+def _scripted():
+    from ragline.core import FakeMessagesListChatModel
+
+    return FakeMessagesListChatModel(
+        responses=[
+            AIMessage(
+                "Let me add.",
+                tool_calls=[
+                    {"name": "add", "args": {"a": 1, "b": 2}, "id": "call_1"},
+                    {"name": "add", "args": {"a": 3, "b": 4}, "id": "call_2"},
+                ],
+                id="run-1",
+            ),
+            "The sums are 3 and 7.",
+        ]
+    )
+
+
+def test_fake_messages_model_answers_with_its_scripted_messages_in_turn():
+    model = _scripted()
+    first = model.invoke("add things")
+    assert [call["args"] for call in first.tool_calls] == [{"a": 1, "b": 2}, {"a": 3, "b": 4}]
+    assert first.tool_calls[0] == {"name": "add", "args": {"a": 1, "b": 2}, "id": "call_1",
+                                   "type": "tool_call"}  # fmt: skip
+    assert model.invoke("next") == AIMessage("The sums are 3 and 7.")
+    assert model.invoke("again") == first  # cycles
+    first.tool_calls.clear()
+    assert len(model.responses[0].tool_calls) == 2  # callers get copies
+    assert model.calls[1] == [HumanMessage("next")]
+
+
+def test_fake_messages_model_streams_text_then_tool_calls_that_add_up_to_the_reply():
+    model = _scripted()
+    chunks = list(model.stream("x"))
+    assert [c.content for c in chunks] == [*"Let me add.", ""]
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total = total + chunk
+    assert total.to_message() == model.responses[0]
+
+
+def test_fake_messages_model_accepts_bind_tools_and_records_the_tools():
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    model = _scripted()
+    bound = model.bind_tools([add], tool_choice="any")
+    assert bound.invoke("x").tool_calls[0]["name"] == "add"
+    assert model.call_options == [
+        {
+            "tools": [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": "add",
+                        "description": "Add two integers.",
+                        "parameters": {
+                            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                            "required": ["a", "b"],
+                            "type": "object",
+                        },
+                    },
+                }
+            ],
+            "tool_choice": "any",
+        }
+    ]
+
+
+def test_fake_messages_model_refuses_bad_scripts():
+    from ragline.core import FakeMessagesListChatModel
+
+    with pytest.raises(InvalidInputError, match="needs a non-empty list of responses"):
+        FakeMessagesListChatModel(responses=[])
+    with pytest.raises(InvalidInputError, match="responses must be AIMessages or strings, got 3"):
+        FakeMessagesListChatModel(responses=[3])  # type: ignore[list-item]

@@ -85,6 +85,45 @@ def test_post_init_runs_once_after_every_field_is_set() -> None:
     assert seen == [("base", 4)]
 
 
+class Named(Fields):
+    name: str
+    description: str = ""
+    labels: list[str] = []  # noqa: RUF012 - what users write
+
+
+class Annotated(Named):
+    name: str = "weather"  # a required base field gets a default
+
+
+class Unannotated(Named):
+    name = "Weather"  # the pydantic-v1 style LangChain examples use
+    description = "useful for the weather"
+    labels = ["sky"]  # noqa: RUF012
+    size: int = 1
+
+
+class BelowUnannotated(Unannotated):
+    pass
+
+
+def test_a_subclass_gives_an_inherited_field_a_new_default() -> None:
+    assert (Annotated().name, Annotated(name="rain").name) == ("weather", "rain")
+    made = Unannotated()
+    assert (made.name, made.description, made.labels, made.size) == (
+        "Weather",
+        "useful for the weather",
+        ["sky"],
+        1,
+    )
+    made.labels.append("sun")
+    assert Unannotated().labels == ["sky"]  # still copied per instance
+    assert BelowUnannotated(name="x", size=2).name == "x"
+    assert BelowUnannotated().name == "Weather"
+    assert list(declared_fields(Unannotated)) == ["name", "description", "labels", "size"]
+    with pytest.raises(TypeError, match=r"^Named\(\) missing required field 'name'$"):
+        Named()
+
+
 def test_field_takes_a_default_or_a_factory_not_both() -> None:
     with pytest.raises(TypeError, match="a default or a default_factory, not both"):
         Field(1, default_factory=list)

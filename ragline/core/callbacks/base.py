@@ -138,6 +138,33 @@ class BaseCallbackHandler:
     def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> Any:
         """A retriever run raised ``error``."""
 
+    # tools and agents -----------------------------------------------------------------
+    def on_tool_start(
+        self,
+        serialized: dict[str, Any] | None,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        inputs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """A tool run started with ``input_str`` (``inputs``: the arguments as a dict)."""
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> Any:
+        """A tool run ended with ``output`` (a ToolMessage when called with a tool call)."""
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> Any:
+        """A tool run raised ``error``."""
+
+    def on_agent_action(self, action: Any, *, run_id: UUID, **kwargs: Any) -> Any:
+        """An agent chose ``action`` (an AgentAction); reported on the executor's run."""
+
+    def on_agent_finish(self, finish: Any, *, run_id: UUID, **kwargs: Any) -> Any:
+        """An agent finished with ``finish`` (an AgentFinish); on the executor's run."""
+
     # anything -------------------------------------------------------------------------
     def on_text(self, text: str, *, run_id: UUID, **kwargs: Any) -> Any:
         """A run reported some text (a formatted prompt, a verbose message)."""
@@ -214,6 +241,23 @@ class AsyncCallbackHandler(BaseCallbackHandler):
         self, error: BaseException, *, run_id: UUID, **kwargs: Any
     ) -> None:
         """A retriever run raised."""
+
+    async def on_tool_start(
+        self, serialized: Any, input_str: str, *, run_id: UUID, **kwargs: Any
+    ) -> None:
+        """A tool run started."""
+
+    async def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """A tool run ended."""
+
+    async def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """A tool run raised."""
+
+    async def on_agent_action(self, action: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """An agent chose an action."""
+
+    async def on_agent_finish(self, finish: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """An agent finished."""
 
     async def on_text(self, text: str, *, run_id: UUID, **kwargs: Any) -> None:
         """A run reported text."""

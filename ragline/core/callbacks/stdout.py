@@ -12,7 +12,11 @@ __all__ = ["StdOutCallbackHandler"]
 
 
 class StdOutCallbackHandler(BaseCallbackHandler):
-    """Print chain starts and ends, and any text runs report, to a stream.
+    """Print chain starts and ends, agents' steps, and any text runs report, to a stream.
+
+    An agent's step prints as the ReAct transcript: the action's log (the model's
+    thought, action and input), then ``observation_prefix`` + the tool's output +
+    ``llm_prefix`` when the executor passes those prefixes, then the final answer's log.
 
     Args:
         stream: where to write (default ``sys.stdout``, looked up at each write so
@@ -46,6 +50,29 @@ class StdOutCallbackHandler(BaseCallbackHandler):
     def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """Print the error the chain raised."""
         self._write(f"\n> Chain failed: {type(error).__name__}: {error}\n")
+
+    def on_agent_action(self, action: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Print the action's log (what the model wrote to choose it)."""
+        self._write(action.log)
+
+    def on_tool_end(
+        self,
+        output: Any,
+        *,
+        run_id: UUID,
+        observation_prefix: str | None = None,
+        llm_prefix: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Print the observation, between the prefixes an agent gives."""
+        text = str(getattr(output, "content", output))
+        before = "" if observation_prefix is None else f"\n{observation_prefix}"
+        after = "" if llm_prefix is None else f"\n{llm_prefix}"
+        self._write(before + text + after)
+
+    def on_agent_finish(self, finish: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Print the final answer's log."""
+        self._write(finish.log + "\n")
 
     def on_text(self, text: str, *, run_id: UUID, **kwargs: Any) -> None:
         """Print the text as is."""

@@ -39,7 +39,7 @@ class Run:
         id: the run id (a UUID).
         parent_run_id: the enclosing run's id, or ``None`` for a root run.
         name: the run name (``run_name`` from the config, or the runnable's name).
-        run_type: ``"chain"``, ``"llm"``, ``"chat_model"`` or ``"retriever"``.
+        run_type: ``"chain"``, ``"llm"``, ``"chat_model"``, ``"retriever"`` or ``"tool"``.
         inputs: what the run started with (the query for retrievers, the prompts or
             messages for models).
         outputs: what it ended with (``None`` until it ends, or if it failed).
@@ -47,7 +47,7 @@ class Run:
         tags, metadata: as reported on the start event.
         children: child runs, in the order they started.
         events: ``{"name": ..., "time": ..., **details}`` for start, new_token, text,
-            retry, end and error, in order.
+            retry, agent_action, agent_finish, end and error, in order.
     """
 
     id: UUID
@@ -240,7 +240,29 @@ class RunCollectorCallbackHandler(BaseCallbackHandler):
             "retriever_start", "retriever", query, run_id, parent_run_id, tags, metadata, kwargs
         )
 
+    def on_tool_start(
+        self,
+        serialized: Any,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Record a tool run (its input is the input string; ``extra["inputs"]`` the dict)."""
+        self._start("tool_start", "tool", input_str, run_id, parent_run_id, tags, metadata, kwargs)
+
     # middles --------------------------------------------------------------------------
+    def on_agent_action(self, action: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record an agent's action on the executor run's events."""
+        self._event("agent_action", "agent_action", run_id, {"action": action})
+
+    def on_agent_finish(self, finish: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record an agent's finish on the executor run's events."""
+        self._event("agent_finish", "agent_finish", run_id, {"finish": finish})
+
     def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
         """Record a streamed token on its run's events."""
         self._event(
@@ -279,6 +301,14 @@ class RunCollectorCallbackHandler(BaseCallbackHandler):
     def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """Record a retriever's error."""
         self._end("retriever_error", run_id, None, error, kwargs)
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a tool's output."""
+        self._end("tool_end", run_id, output, None, kwargs)
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a tool's error."""
+        self._end("tool_error", run_id, None, error, kwargs)
 
 
 class RootListenersHandler(BaseCallbackHandler):
@@ -395,6 +425,28 @@ class RootListenersHandler(BaseCallbackHandler):
     ) -> None:
         """Note a retriever run."""
         self._started("retriever", query, run_id, parent_run_id, tags, metadata, kwargs)
+
+    def on_tool_start(
+        self,
+        serialized: Any,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Note a tool run."""
+        self._started("tool", input_str, run_id, parent_run_id, tags, metadata, kwargs)
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """End a tool run."""
+        self._ended(run_id, output, None, kwargs)
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """End a tool run with an error."""
+        self._ended(run_id, None, error, kwargs)
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """End a chain run."""

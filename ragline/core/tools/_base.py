@@ -1,0 +1,462 @@
+"""``BaseTool``: the tool interface. A tool is a Runnable an agent or a model can call.
+
+A subclass writes ONE hook, ``_run(self, ...)`` (and optionally ``_arun``), with its
+arguments as parameters; everything else is written here once:
+
+- ``run(tool_input)`` / ``arun`` (seed 000 §4.2's flow): start a tool run
+  (``on_tool_start``), check the input against the argument schema, call ``_run`` with
+  the run's child config current, turn a :class:`ToolException` (``handle_tool_error``)
+  or a failed check (``handle_validation_error``) into the observation when asked to,
+  and end the run (``on_tool_end`` / ``on_tool_error``);
+- ``invoke(input)`` with a string, a dict of arguments, or a ``ToolCall``
+  (``{"name", "args", "id", "type": "tool_call"}``, as models return them), which returns
+  a ``ToolMessage`` carrying the ``tool_call_id``; and so ``batch``, ``stream``, ``|``;
+- the argument schema: ``args_schema`` (a pydantic model class, a JSON Schema dict or an
+  :class:`ArgsSchema`), else read from ``_run``'s signature.
+
+A ``_run`` that declares a ``run_manager`` parameter receives the tool run's
+:class:`~ragline.core.callbacks.CallbackManagerForToolRun` (to report ``on_text``).
+
+Example:
+    >>> class WeatherTool(BaseTool):
+    ...     name = "Weather"
+    ...     description = "useful for When you want to know about the weather"
+    ...     def _run(self, query: str) -> str:
+    ...         return "Sunny^_^"
+    >>> WeatherTool().run("this week")
+    'Sunny^_^'
+    >>> WeatherTool().invoke({"name": "Weather", "args": {"query": "x"}, "id": "c1",
+    ...                       "type": "tool_call"})
+    ToolMessage(content='Sunny^_^', name='Weather', tool_call_id='c1')
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import inspect
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any, ClassVar
+from uuid import UUID
+
+from ragline.core._drive import Effect, Operation, adrive, drive
+from ragline.core.callbacks.manager import CallbackManager
+from ragline.core.config import RunnableConfig, ensure_config, merge_configs, use_config
+from ragline.core.exceptions import (
+    InvalidInputError,
+    ToolException,
+    ToolValidationError,
+)
+from ragline.core.fields import Fields
+from ragline.core.messages import ToolMessage
+from ragline.core.runnables.base import Runnable
+from ragline.core.tools._schema import ArgsSchema
+
+__all__ = ["BaseTool", "is_tool_call"]
+
+_RESPONSE_FORMATS = ("content", "content_and_artifact")
+
+
+def is_tool_call(value: Any) -> bool:
+    """Whether ``value`` is a ``ToolCall`` dict (``"type": "tool_call"``), as models send."""
+    return isinstance(value, dict) and value.get("type") == "tool_call"
+
+
+def _takes_run_manager(method: Any) -> bool:
+    try:
+        return "run_manager" in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class BaseTool(Fields, Runnable[Any, Any]):
+    """Base of tools: subclasses write ``_run`` (and optionally ``_arun``).
+
+    Fields (keyword arguments; a subclass may set them as class attributes):
+        name: the tool's name, unique among an agent's tools.
+        description: what the tool does and when to use it (the model reads this).
+        args_schema: the arguments: a pydantic model class, a JSON Schema dict or an
+            ArgsSchema; ``None``: read from ``_run``'s signature.
+        return_direct: an agent that calls this tool returns its output as the answer.
+        verbose: print the tool's output (``StdOutCallbackHandler``) on every run.
+        callbacks, tags, metadata: added to every run of this tool.
+        handle_tool_error: what a :class:`ToolException` becomes: ``False`` raise it;
+            ``True`` its message is the output; a string: that string; a callable: its
+            result for the error.
+        handle_validation_error: the same for arguments that fail the schema (``True``:
+            the error's message, which names each bad argument).
+        response_format: ``"content"``, or ``"content_and_artifact"`` when ``_run``
+            returns ``(content, artifact)``: the model sees the content, the
+            ``ToolMessage`` keeps the artifact.
+    """
+
+    name: str
+    description: str = ""
+    args_schema: Any = None
+    return_direct: bool = False
+    verbose: bool = False
+    callbacks: Any = None
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    handle_tool_error: Any = False
+    handle_validation_error: Any = False
+    response_format: str = "content"
+
+    _run_takes_run_manager: ClassVar[bool] = False
+    _arun_takes_run_manager: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Read once per class: whether the hooks want the tool run's manager.
+        cls._run_takes_run_manager = _takes_run_manager(cls._run)
+        cls._arun_takes_run_manager = _takes_run_manager(cls._arun)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise InvalidInputError(f"a tool needs a non-empty str name, got {self.name!r}")
+        if self.response_format not in _RESPONSE_FORMATS:
+            raise InvalidInputError(
+                f"response_format {self.response_format!r} is not one of "
+                f"{', '.join(map(repr, _RESPONSE_FORMATS))}"
+            )
+        self._schema_cache: tuple[Any, ArgsSchema] | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+    # ---- the hooks ---------------------------------------------------------------------
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
+        """Do the tool's work (the one hook to implement)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _run")
+
+    async def _arun(self, *args: Any, **kwargs: Any) -> Any:
+        """Async ``_run`` (optional; by default ``_run`` runs in a worker thread)."""
+        context = contextvars.copy_context()
+        call = functools.partial(context.run, self._run, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(None, call)
+
+    # ---- the schema --------------------------------------------------------------------
+    def get_input_schema(self, config: RunnableConfig | None = None) -> ArgsSchema:
+        """The tool's arguments as an :class:`ArgsSchema` (``args_schema``, else ``_run``'s
+        signature)."""
+        cached = getattr(self, "_schema_cache", None)
+        if cached is not None and cached[0] is self.args_schema:
+            return cached[1]
+        if self.args_schema is not None:
+            schema = ArgsSchema.coerce(self.args_schema, name=self.name)
+        else:
+            schema = self._schema_from_hook()
+        self._schema_cache = (self.args_schema, schema)
+        return schema
+
+    def _schema_from_hook(self) -> ArgsSchema:
+        return ArgsSchema.from_function(self._run, name=self.name)
+
+    @property
+    def tool_call_schema(self) -> ArgsSchema:
+        """The schema a model is shown (the input schema, for tools here)."""
+        return self.get_input_schema()
+
+    @property
+    def args(self) -> dict[str, dict[str, Any]]:
+        """The arguments' JSON Schemas, with titles (``{"a": {"title": "A", "type": ...}}``)."""
+        return self.get_input_schema().args
+
+    @property
+    def is_single_input(self) -> bool:
+        """Whether the tool takes exactly one argument (what ReAct agents can call)."""
+        return len(self.get_input_schema().properties) == 1
+
+    # ---- input -------------------------------------------------------------------------
+    def _to_args_and_kwargs(self, tool_input: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Check ``tool_input`` and turn it into the arguments of ``_run``.
+
+        A string goes to the tool's single argument (a tool of several arguments takes
+        a JSON object as a string); a dict is checked against the schema.
+
+        Raises:
+            ToolValidationError: the input does not fit the schema.
+        """
+        schema = self.get_input_schema()
+        if isinstance(tool_input, str):
+            names = list(schema.properties)
+            if len(names) == 1:
+                return (schema.validate({names[0]: tool_input}, tool=self.name)[names[0]],), {}
+            if not names and not schema.model:
+                return ((tool_input,) if self._takes_var_positional() else ()), {}
+            parsed = _json_object(tool_input)
+            if parsed is None:
+                raise ToolValidationError(
+                    f"tool {self.name!r} takes arguments {', '.join(names)}; got the single "
+                    f"string {tool_input!r:.60}: pass a dict (or a JSON object as text)",
+                    tool=self.name,
+                    errors=[("", "expected a dict of arguments, got a string")],
+                )
+            tool_input = parsed
+        if isinstance(tool_input, Mapping):
+            return (), schema.validate(tool_input, tool=self.name)
+        raise ToolValidationError(
+            f"tool {self.name!r} takes a str, a dict of arguments or a ToolCall, got "
+            f"{type(tool_input).__name__}",
+            tool=self.name,
+            errors=[("", f"expected a str or a dict, got {type(tool_input).__name__}")],
+        )
+
+    def _takes_var_positional(self) -> bool:
+        try:
+            parameters = inspect.signature(self._run).parameters.values()
+        except (TypeError, ValueError):
+            return False
+        return any(p.kind is p.VAR_POSITIONAL for p in parameters)
+
+    # ---- running -----------------------------------------------------------------------
+    def run(
+        self,
+        tool_input: Any,
+        verbose: bool | None = None,
+        start_color: str | None = "green",
+        color: str | None = "green",
+        callbacks: Any = None,
+        *,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        run_id: UUID | None = None,
+        config: RunnableConfig | None = None,
+        tool_call_id: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Run the tool on ``tool_input`` (a str or a dict of arguments).
+
+        Args:
+            tool_input: the input.
+            verbose: print the output (as well as when the tool's ``verbose`` is set).
+            start_color, color: passed to the start / end callbacks (for printers).
+            callbacks, tags, metadata, run_name, run_id, config: for this run.
+            tool_call_id: answer with a ``ToolMessage`` for this tool call.
+            **kwargs: passed to the callbacks (agents pass ``observation_prefix`` and
+                ``llm_prefix`` for printing).
+
+        Returns:
+            What ``_run`` returned (its content, for ``content_and_artifact``), or a
+            ``ToolMessage`` when ``tool_call_id`` is given.
+
+        Raises:
+            ToolValidationError: the input does not fit the schema (unless handled).
+            ToolException: raised by the tool (unless handled); any other error the
+                tool raises, after ``on_tool_error``.
+        """
+        operation = self._operation(
+            tool_input, verbose, start_color, color, callbacks, tags, metadata, run_name,
+            run_id, config, tool_call_id, kwargs,
+        )  # fmt: skip
+        return drive(operation)
+
+    async def arun(
+        self,
+        tool_input: Any,
+        verbose: bool | None = None,
+        start_color: str | None = "green",
+        color: str | None = "green",
+        callbacks: Any = None,
+        *,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        run_id: UUID | None = None,
+        config: RunnableConfig | None = None,
+        tool_call_id: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Async :meth:`run`: awaits ``_arun`` (by default ``_run`` in a worker thread)."""
+        operation = self._operation(
+            tool_input, verbose, start_color, color, callbacks, tags, metadata, run_name,
+            run_id, config, tool_call_id, kwargs,
+        )  # fmt: skip
+        return await adrive(operation)
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """Run on a str, a dict of arguments, or a ToolCall (then return a ToolMessage)."""
+        tool_input, tool_call_id = _unpack(input)
+        return self.run(tool_input, config=config, tool_call_id=tool_call_id, **kwargs)
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """Async :meth:`invoke`."""
+        tool_input, tool_call_id = _unpack(input)
+        return await self.arun(tool_input, config=config, tool_call_id=tool_call_id, **kwargs)
+
+    def __call__(self, tool_input: Any, callbacks: Any = None) -> Any:
+        """``tool(input)``: the same as ``tool.run(input, callbacks=callbacks)``."""
+        return self.run(tool_input, callbacks=callbacks)
+
+    # ---- the run, written once for run and arun -------------------------------------------
+    def _operation(
+        self,
+        tool_input: Any,
+        verbose: bool | None,
+        start_color: str | None,
+        color: str | None,
+        callbacks: Any,
+        tags: list[str] | None,
+        metadata: dict[str, Any] | None,
+        run_name: str | None,
+        run_id: UUID | None,
+        config: RunnableConfig | None,
+        tool_call_id: str | None,
+        extra: dict[str, Any],
+    ) -> Operation[Any]:
+        config = self._run_config(config, callbacks, tags, metadata)
+        manager = CallbackManager.configure(config)
+        run_id = run_id or config.get("run_id")
+        if self.verbose or verbose:
+            from ragline.core.callbacks._scoped import OneRunHandler
+            from ragline.core.callbacks.stdout import StdOutCallbackHandler
+
+            run_id = run_id or uuid.uuid4()
+            manager.add_handler(OneRunHandler(StdOutCallbackHandler(), run_id))  # type: ignore[arg-type]
+        inputs = dict(tool_input) if isinstance(tool_input, Mapping) else None
+        start = {
+            "name": run_name or config.get("run_name") or self.name,
+            "run_id": run_id,
+            "inputs": inputs,
+            "color": start_color,
+            "tool_call_id": tool_call_id,
+            **extra,
+        }
+        serialized = {"name": self.name, "description": self.description}
+        input_str = tool_input if isinstance(tool_input, str) else str(tool_input)
+        run = yield Effect(manager.on_tool_start, manager.aon_tool_start, serialized, input_str,
+                           **start)  # fmt: skip
+        content: Any = None
+        artifact: Any = None
+        status = "success"
+        try:
+            args, kwargs = self._to_args_and_kwargs(tool_input)
+            response = yield Effect(self._call_run, self._call_arun, run, config, args, kwargs)
+            content, artifact = self._split_response(response)
+        except ToolValidationError as err:
+            if not self.handle_validation_error:
+                yield Effect(run.on_tool_error, run.aon_tool_error, err, tool_call_id=tool_call_id)
+                raise
+            content, status = _handled(err, self.handle_validation_error), "error"
+        except ToolException as err:
+            if not self.handle_tool_error:
+                yield Effect(run.on_tool_error, run.aon_tool_error, err, tool_call_id=tool_call_id)
+                raise
+            content, status = _handled(err, self.handle_tool_error), "error"
+        except (Exception, KeyboardInterrupt) as err:
+            yield Effect(run.on_tool_error, run.aon_tool_error, err, tool_call_id=tool_call_id)
+            raise
+        output = self._format_output(content, artifact, tool_call_id, status)
+        yield Effect(run.on_tool_end, run.aon_tool_end, output, color=color, name=self.name,
+                     **extra)  # fmt: skip
+        return output
+
+    def _run_config(
+        self,
+        config: RunnableConfig | None,
+        callbacks: Any,
+        tags: list[str] | None,
+        metadata: dict[str, Any] | None,
+    ) -> RunnableConfig:
+        extra: dict[str, Any] = {}
+        for key, value in (("callbacks", callbacks), ("tags", tags), ("metadata", metadata)):
+            if value is not None:
+                extra[key] = value
+        own = {"callbacks": self.callbacks, "tags": self.tags, "metadata": self.metadata}
+        own = {key: value for key, value in own.items() if value is not None}
+        if not extra and not own:
+            return ensure_config(config)
+        return ensure_config(merge_configs(config, own, extra))  # type: ignore[arg-type]
+
+    def _call_run(
+        self, run: Any, config: RunnableConfig, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        if self._run_takes_run_manager:
+            kwargs = {**kwargs, "run_manager": run}
+        with use_config(run.child_config(config)):
+            return self._run(*args, **kwargs)
+
+    async def _call_arun(
+        self, run: Any, config: RunnableConfig, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        if self._arun_takes_run_manager or (
+            type(self)._arun is BaseTool._arun and self._run_takes_run_manager
+        ):
+            kwargs = {**kwargs, "run_manager": run}
+        with use_config(run.child_config(config)):
+            return await self._arun(*args, **kwargs)
+
+    def _split_response(self, response: Any) -> tuple[Any, Any]:
+        if self.response_format != "content_and_artifact":
+            return response, None
+        if not isinstance(response, tuple) or len(response) != 2:
+            raise InvalidInputError(
+                f"tool {self.name!r} has response_format='content_and_artifact', so _run "
+                f"must return a (content, artifact) tuple; it returned a "
+                f"{type(response).__name__}"
+            )
+        return response
+
+    def _format_output(
+        self, content: Any, artifact: Any, tool_call_id: str | None, status: str
+    ) -> Any:
+        if tool_call_id is None:
+            return content
+        return ToolMessage(
+            _message_content(content),
+            tool_call_id=tool_call_id,
+            name=self.name,
+            artifact=artifact,
+            status=status,  # type: ignore[arg-type]
+        )
+
+
+def _handled(err: Exception, flag: Any) -> Any:
+    """The observation a handled error becomes (see ``handle_tool_error``)."""
+    if isinstance(flag, bool):
+        # the error's own message: for a failed check it names each bad argument, which
+        # is what a model needs to correct its call
+        return (str(err.args[0]) if err.args else "") or "Tool execution error"
+    if isinstance(flag, str):
+        return flag
+    if callable(flag):
+        return flag(err)
+    raise InvalidInputError(
+        f"a tool's error handler must be a bool, a str or a callable, got {flag!r}"
+    )
+
+
+def _unpack(input: Any) -> tuple[Any, str | None]:
+    if is_tool_call(input):
+        if "args" not in input or not input.get("id"):
+            raise InvalidInputError(f"a ToolCall needs 'args' and an 'id', got {input!r:.80}")
+        return input["args"], input["id"]
+    return input, None
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    stripped = text.strip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        value = json.loads(stripped)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _message_content(content: Any) -> Any:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(
+        isinstance(block, str) or (isinstance(block, dict) and "type" in block) for block in content
+    ):
+        return content
+    try:
+        return json.dumps(content, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(content)

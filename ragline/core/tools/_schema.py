@@ -1,0 +1,598 @@
+"""Argument schemas: what a tool takes, as JSON Schema, and the check of a call against it.
+
+:class:`ArgsSchema` is built from a Python function (its signature, type hints,
+``Annotated`` descriptions, defaults and, with ``parse_docstring``, a Google-style
+docstring), from a pydantic model class (when pydantic is installed; never required) or
+from a JSON Schema dict. The JSON Schema has the shape LangChain produces through
+pydantic (``{"type": "integer"}``, ``{"anyOf": [..., {"type": "null"}]}``,
+``{"enum": [...], "type": "string"}`` ...), so models see the same tool descriptions.
+
+``ArgsSchema.validate(args)`` checks a call's arguments before the tool runs, converting
+the way pydantic's lax mode does where a model's JSON is loose (``"3"`` for an integer,
+``3`` for a number), and names every problem in one :class:`ToolValidationError`. A
+pydantic model schema is validated by pydantic itself.
+
+Example:
+    >>> from typing import Literal, Optional
+    >>> def search(query: str, k: int = 4, kind: Literal["web", "news"] = "web",
+    ...            tags: Optional[list[str]] = None) -> str:
+    ...     '''Search the index.'''
+    >>> schema = ArgsSchema.from_function(search)
+    >>> schema.properties["kind"]
+    {'default': 'web', 'enum': ['web', 'news'], 'type': 'string'}
+    >>> schema.validate({"query": "etna", "k": "2"}, tool="search")
+    {'query': 'etna', 'k': 2}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import inspect
+import math
+import re
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ragline.core.exceptions import InvalidInputError, ToolValidationError
+from ragline.core.tools._validate import Invalid, compile_check, is_pydantic_model, is_typeddict
+
+__all__ = ["ArgsSchema", "parse_google_docstring", "type_to_json_schema"]
+
+_NONE_TYPE = type(None)
+_SKIPPED_PARAMETERS = frozenset({"self", "cls", "run_manager", "callbacks"})
+_SIMPLE_TYPES: dict[Any, dict[str, Any]] = {
+    str: {"type": "string"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    bool: {"type": "boolean"},
+    _NONE_TYPE: {"type": "null"},
+    None: {"type": "null"},
+    bytes: {"format": "binary", "type": "string"},
+    list: {"items": {}, "type": "array"},
+    tuple: {"items": {}, "type": "array"},
+    set: {"items": {}, "type": "array", "uniqueItems": True},
+    dict: {"additionalProperties": True, "type": "object"},
+}
+_ARRAYS = (list, tuple, set, frozenset, Sequence, typing.Sequence)
+_SECTION = re.compile(
+    r"^(Args|Arguments|Parameters|Returns|Return|Yields|Raises|Example|Examples|Note|Notes|Attributes):\s*$"
+)
+_ARG_LINE = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+# --------------------------------------------------------------------------- type -> schema
+
+
+def type_to_json_schema(annotation: Any) -> dict[str, Any]:
+    """The JSON Schema of a Python type, as pydantic (and so LangChain) writes it.
+
+    Example:
+        >>> type_to_json_schema(dict[str, float])
+        {'additionalProperties': {'type': 'number'}, 'type': 'object'}
+    """
+    return _schema_of(annotation)[0]
+
+
+def _schema_of(annotation: Any) -> tuple[dict[str, Any], str | None]:
+    """``(schema, description from Annotated metadata or None)``."""
+    description = None
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation, *extras = typing.get_args(annotation)
+        for extra in extras:
+            if isinstance(extra, str):
+                description = extra
+            elif isinstance(getattr(extra, "description", None), str):
+                description = extra.description
+    return _plain_schema(annotation), description
+
+
+def _plain_schema(annotation: Any) -> dict[str, Any]:
+    if annotation is Any or annotation is inspect.Parameter.empty or annotation is object:
+        return {}
+    simple = _SIMPLE_TYPES.get(annotation)
+    if simple is not None:
+        return dict(simple)
+    origin = typing.get_origin(annotation)
+    arguments = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _schema_of(annotation)[0]
+    if origin is typing.Union or origin is types.UnionType:
+        return {"anyOf": [_plain_schema(member) for member in arguments]}
+    if origin is typing.Literal:
+        return _enum_schema(list(arguments))
+    if origin in (list, Sequence, typing.Sequence, typing.List):  # noqa: UP006
+        return {"items": _plain_schema(arguments[0]) if arguments else {}, "type": "array"}
+    if origin in (set, frozenset):
+        return {"items": _plain_schema(arguments[0]), "type": "array", "uniqueItems": True}
+    if origin is tuple:
+        return _tuple_schema(arguments)
+    if origin in (dict, Mapping, typing.Mapping):
+        value = _plain_schema(arguments[1]) if len(arguments) == 2 else True
+        return {"additionalProperties": value if value != {} else True, "type": "object"}
+    if isinstance(annotation, type):
+        return _class_schema(annotation)
+    if isinstance(annotation, str):
+        raise InvalidInputError(f"cannot describe the unresolved type annotation {annotation!r}")
+    return {}
+
+
+def _enum_schema(values: list[Any]) -> dict[str, Any]:
+    kinds = {type(value) for value in values}
+    schema: dict[str, Any] = {"const": values[0]} if len(values) == 1 else {"enum": values}
+    if len(kinds) == 1 and next(iter(kinds)) in _SIMPLE_TYPES:
+        schema["type"] = _SIMPLE_TYPES[next(iter(kinds))]["type"]
+    return schema
+
+
+def _tuple_schema(arguments: tuple[Any, ...]) -> dict[str, Any]:
+    if len(arguments) == 2 and arguments[1] is Ellipsis:
+        return {"items": _plain_schema(arguments[0]), "type": "array"}
+    return {
+        "maxItems": len(arguments),
+        "minItems": len(arguments),
+        "prefixItems": [_plain_schema(member) for member in arguments],
+        "type": "array",
+    }
+
+
+def _class_schema(cls: type) -> dict[str, Any]:
+    if issubclass(cls, enum.Enum):
+        return _enum_schema([member.value for member in cls])
+    if is_pydantic_model(cls):
+        schema = _strip_titles(_inline_refs(_pydantic_json_schema(cls)))
+        return {k: v for k, v in schema.items() if k != "title"}
+    if is_typeddict(cls):
+        required = cls.__required_keys__  # type: ignore[attr-defined]
+        return _object_schema(cls, typing.get_type_hints(cls, include_extras=True), required, {})
+    if dataclasses.is_dataclass(cls):
+        hints = typing.get_type_hints(cls, include_extras=True)
+        defaults, required = {}, set()
+        for field in dataclasses.fields(cls):
+            if field.default is not dataclasses.MISSING:
+                defaults[field.name] = field.default
+            elif field.default_factory is dataclasses.MISSING:
+                required.add(field.name)
+        return _object_schema(cls, {f.name: hints[f.name] for f in dataclasses.fields(cls)},
+                              required, defaults)  # fmt: skip
+    return {}  # another class: described as anything, checked with isinstance
+
+
+def _object_schema(
+    cls: type, hints: dict[str, Any], required: set[str], defaults: dict[str, Any]
+) -> dict[str, Any]:
+    schema: dict[str, Any] = {}
+    doc = inspect.getdoc(cls)
+    if doc and not doc.startswith(f"{cls.__name__}("):  # dataclasses invent a docstring
+        schema["description"] = doc
+    properties = {}
+    for name, hint in hints.items():
+        prop, described = _schema_of(hint)
+        if name in defaults and _is_json_value(defaults[name]):
+            prop["default"] = _json_value(defaults[name])
+        if described:
+            prop["description"] = described
+        properties[name] = prop
+    schema["properties"] = properties
+    schema["required"] = [name for name in hints if name in required]
+    schema["type"] = "object"
+    return schema
+
+
+# --------------------------------------------------------------------------- pydantic
+
+
+def _pydantic_json_schema(model: type) -> dict[str, Any]:
+    if hasattr(model, "model_json_schema"):
+        return model.model_json_schema()  # type: ignore[no-any-return]
+    return model.schema()  # type: ignore[attr-defined,no-any-return]  # pydantic.v1
+
+
+def _inline_refs(schema: Any, definitions: dict[str, Any] | None = None) -> Any:
+    """``schema`` with every ``$ref`` to its ``$defs`` / ``definitions`` replaced inline."""
+    if definitions is None and isinstance(schema, dict):
+        definitions = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+    if isinstance(schema, list):
+        return [_inline_refs(item, definitions) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema and definitions is not None:
+        target = _inline_refs(definitions[schema["$ref"].rsplit("/", 1)[-1]], definitions)
+        return {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+    return {
+        key: _inline_refs(value, definitions)
+        for key, value in schema.items()
+        if key not in ("$defs", "definitions")
+    }
+
+
+def _strip_titles(schema: Any) -> Any:
+    """Remove pydantic's ``title`` keys (property names are already there)."""
+    if isinstance(schema, list):
+        return [_strip_titles(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    cleaned = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            cleaned[key] = {name: _strip_titles(prop) for name, prop in value.items()}
+        else:
+            cleaned[key] = _strip_titles(value)
+    return cleaned
+
+
+def _is_json_value(value: Any) -> bool:
+    if value is None or isinstance(value, (str, bool, int)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, (list, tuple)):
+        return all(_is_json_value(item) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_json_value(v) for k, v in value.items())
+    return isinstance(value, (bytes, enum.Enum))
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_json_value(item) for item in value]
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, enum.Enum):
+        return value.value
+    return value
+
+
+# --------------------------------------------------------------------------- docstrings
+
+
+def parse_google_docstring(
+    docstring: str | None, parameters: Sequence[str], *, strict: bool = True
+) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into its description and per-argument texts.
+
+    The description is the text before the first section (``Args:``, ``Returns:`` ...),
+    its lines joined by spaces; an ``Args:`` line ``name: text`` (or ``name (type):
+    text``) describes ``name``, and more-indented lines below continue it.
+
+    Args:
+        docstring: the docstring (already dedented, as ``inspect.getdoc`` returns it).
+        parameters: the function's parameter names.
+        strict: raise when the docstring has no ``Args:`` section although the function
+            takes arguments, or describes an argument the function does not take.
+
+    Raises:
+        InvalidInputError: with ``strict``, as above.
+
+    Example:
+        >>> parse_google_docstring("Add.\\n\\nArgs:\\n    a: first.\\n    b: second.", ["a", "b"])
+        ('Add.', {'a': 'first.', 'b': 'second.'})
+    """
+    lines = (docstring or "").strip().splitlines()
+    description: list[str] = []
+    arguments: dict[str, str] = {}
+    section = None
+    current: str | None = None
+    arguments_indent = 0
+    for raw in lines:
+        line = raw.strip()
+        heading = _SECTION.match(line)
+        if heading and not raw.startswith((" ", "\t")):
+            section, current = heading.group(1), None
+            continue
+        if section is None:
+            if line:
+                description.append(line)
+            continue
+        if section not in ("Args", "Arguments", "Parameters") or not line:
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        match = _ARG_LINE.match(line)
+        if match and (current is None or indent <= arguments_indent):
+            current = match.group(1).lstrip("*")
+            arguments_indent = indent
+            arguments[current] = match.group(2).strip()
+        elif current is not None:
+            arguments[current] = f"{arguments[current]} {line}".strip()
+    if strict:
+        if parameters and section is None and docstring and not arguments:
+            raise InvalidInputError(
+                "found no Google-style 'Args:' section in the docstring; write one "
+                "(or pass parse_docstring=False)"
+            )
+        unknown = [name for name in arguments if name not in parameters]
+        if unknown:
+            raise InvalidInputError(
+                f"the docstring describes argument(s) {', '.join(map(repr, unknown))} that "
+                f"the function does not take; its parameters are {', '.join(parameters)}"
+            )
+    return " ".join(description), arguments
+
+
+# --------------------------------------------------------------------------- the schema
+
+
+class ArgsSchema:
+    """The arguments of a tool: JSON Schema ``properties`` and ``required``, a validator.
+
+    Build one with :meth:`from_function`, :meth:`from_model` (pydantic) or
+    :meth:`from_json_schema`; a tool's ``args_schema`` may be any of an ArgsSchema, a
+    pydantic model class or a JSON Schema dict.
+
+    Attributes:
+        name: the schema's title (the function or model name).
+        description: the description found with it (docstring summary), or "".
+        properties: argument name -> JSON Schema, in signature order.
+        required: the names of the arguments without a default.
+        model: the pydantic model class it came from, or None.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        properties: dict[str, dict[str, Any]],
+        required: Sequence[str] = (),
+        description: str = "",
+        model: type | None = None,
+        types: Mapping[str, Any] | None = None,
+        additional_properties: bool = False,
+    ) -> None:
+        """See the class docstring; ``types`` maps arguments to Python types (for checked
+        values to become dataclass / pydantic instances), ``additional_properties`` lets
+        arguments the schema does not name through."""
+        self.name = name
+        self.properties = properties
+        self.required = list(required)
+        self.description = description
+        self.model = model
+        self._types = dict(types or {})
+        self._additional = additional_properties
+        self._checks: dict[str, Callable[[Any, str], Any]] | None = None
+
+    def __repr__(self) -> str:
+        return f"ArgsSchema(name={self.name!r}, arguments={list(self.properties)})"
+
+    # ---- construction ----
+    @classmethod
+    def from_function(
+        cls,
+        function: Callable[..., Any],
+        *,
+        name: str | None = None,
+        parse_docstring: bool = False,
+        error_on_invalid_docstring: bool = True,
+        skip: Sequence[str] = (),
+    ) -> ArgsSchema:
+        """The schema of ``function``'s parameters.
+
+        ``self``, ``cls``, ``run_manager``, ``callbacks``, ``*args``/``**kwargs`` and the
+        names in ``skip`` are left out. A parameter's description comes from its
+        docstring entry (with ``parse_docstring``), else from ``Annotated[T, "text"]``.
+
+        Raises:
+            InvalidInputError: a type hint cannot be resolved, or (with
+                ``parse_docstring`` and ``error_on_invalid_docstring``) the docstring
+                does not describe the arguments properly.
+        """
+        title: str = name or getattr(function, "__name__", None) or type(function).__name__
+        signature, hints = _signature_and_hints(function, title)
+        parameters = [
+            parameter
+            for parameter in signature.parameters.values()
+            if parameter.name not in _SKIPPED_PARAMETERS
+            and parameter.name not in skip
+            and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+        ]
+        takes_any_keyword = any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
+        docstring = inspect.getdoc(function)
+        description, documented = docstring or "", dict[str, str]()
+        if parse_docstring:
+            description, documented = parse_google_docstring(
+                docstring,
+                [p.name for p in parameters],
+                strict=error_on_invalid_docstring,
+            )
+        properties: dict[str, dict[str, Any]] = {}
+        required = []
+        types: dict[str, Any] = {}
+        for parameter in parameters:
+            annotation = hints.get(parameter.name, parameter.annotation)
+            try:
+                schema, annotated = _schema_of(annotation)
+            except InvalidInputError as err:
+                raise InvalidInputError(
+                    f"tool {title!r}, argument {parameter.name!r}: {err}"
+                ) from None
+            if parameter.default is parameter.empty:
+                required.append(parameter.name)
+            elif _is_json_value(parameter.default):
+                schema["default"] = _json_value(parameter.default)
+            text = documented.get(parameter.name) or annotated
+            if text:
+                schema["description"] = text
+            properties[parameter.name] = dict(sorted(schema.items()))  # pydantic's key order
+            if annotation is not parameter.empty:
+                types[parameter.name] = annotation
+        return cls(name=title, properties=properties, required=required, description=description,
+                   types=types, additional_properties=takes_any_keyword)  # fmt: skip
+
+    @classmethod
+    def from_model(cls, model: type) -> ArgsSchema:
+        """The schema of a pydantic model class (v2, or ``pydantic.v1``), with ``Field``
+        descriptions; calls are validated by pydantic."""
+        if not is_pydantic_model(model):
+            raise InvalidInputError(f"{model!r} is not a pydantic model class")
+        schema = _strip_titles(_inline_refs(_pydantic_json_schema(model)))
+        return cls(
+            name=model.__name__,
+            properties=schema.get("properties", {}),
+            required=schema.get("required", []),
+            description=(inspect.getdoc(model) or "") if model.__doc__ else "",
+            model=model,
+        )
+
+    @classmethod
+    def from_json_schema(cls, schema: Mapping[str, Any], *, name: str | None = None) -> ArgsSchema:
+        """A schema given as JSON Schema (``{"type": "object", "properties": ...}``).
+
+        Raises:
+            InvalidInputError: ``schema`` is not an object schema.
+        """
+        if not isinstance(schema, Mapping) or (
+            "properties" not in schema and schema.get("type") != "object"
+        ):
+            raise InvalidInputError(
+                f"an args_schema dict must be a JSON Schema of an object (with 'properties'), "
+                f"got {schema!r:.80}"
+            )
+        inlined = _inline_refs(dict(schema))
+        return cls(
+            name=name or str(schema.get("title") or "arguments"),
+            properties=dict(inlined.get("properties", {})),
+            required=list(inlined.get("required", [])),
+            description=str(schema.get("description") or ""),
+            additional_properties=inlined.get("additionalProperties", True) is not False,
+        )
+
+    @classmethod
+    def coerce(cls, value: Any, *, name: str) -> ArgsSchema:
+        """``value`` as an ArgsSchema: itself, a pydantic model class or a JSON Schema dict.
+
+        Raises:
+            InvalidInputError: ``value`` is none of those.
+        """
+        if isinstance(value, ArgsSchema):
+            return value
+        if is_pydantic_model(value):
+            return cls.from_model(value)
+        if isinstance(value, Mapping):
+            return cls.from_json_schema(value, name=name)
+        raise InvalidInputError(
+            f"args_schema of {name!r} must be a pydantic model class, a JSON Schema dict or "
+            f"an ArgsSchema, got {value!r:.80}"
+        )
+
+    # ---- views ----
+    def json_schema(self) -> dict[str, Any]:
+        """``{"properties": ..., "required": [...], "type": "object"}`` (required only if
+        any), as tools are described to models."""
+        schema: dict[str, Any] = {"properties": self.properties}
+        if self.required:
+            schema["required"] = list(self.required)
+        schema["type"] = "object"
+        return schema
+
+    def model_json_schema(self) -> dict[str, Any]:
+        """The schema as pydantic's ``model_json_schema()`` writes it (with titles)."""
+        schema: dict[str, Any] = {"title": self.name}
+        if self.description:
+            schema["description"] = self.description
+        schema["properties"] = self.args
+        if self.required:
+            schema["required"] = list(self.required)
+        schema["type"] = "object"
+        return schema
+
+    schema = model_json_schema  # pydantic v1's name
+
+    @property
+    def args(self) -> dict[str, dict[str, Any]]:
+        """``properties`` with pydantic's per-property ``title`` (what ``tool.args`` shows)."""
+        return {
+            name: {**prop, "title": name.replace("_", " ").title()}
+            for name, prop in self.properties.items()
+        }
+
+    # ---- validation ----
+    def validate(self, args: Mapping[str, Any], *, tool: str) -> dict[str, Any]:
+        """Check ``args`` and return them converted (``"3"`` -> ``3`` for an integer ...).
+
+        Only the given arguments are returned; defaults are the function's business.
+
+        Raises:
+            ToolValidationError: naming every missing, unknown or ill-typed argument.
+        """
+        if not isinstance(args, Mapping):
+            raise ToolValidationError(
+                f"tool {tool!r} takes a dict of arguments, got {type(args).__name__}",
+                tool=tool,
+                errors=[("", f"expected a dict, got {type(args).__name__}")],
+            )
+        if self.model is not None:
+            return self._validate_with_pydantic(args, tool)
+        checks = self._compiled()
+        problems: list[tuple[str, str]] = []
+        validated: dict[str, Any] = {}
+        for name in self.required:
+            if name not in args:
+                problems.append((name, "missing (required)"))
+        for name, value in args.items():
+            check = checks.get(name)
+            if check is None:
+                if self._additional:
+                    validated[name] = value
+                else:
+                    problems.append((name, "unexpected argument"))
+                continue
+            try:
+                validated[name] = check(value, name)
+            except Invalid as err:
+                problems.append((err.path, err.problem))
+        if problems:
+            raise _validation_error(tool, problems, list(self.properties))
+        return validated
+
+    def _compiled(self) -> dict[str, Callable[[Any, str], Any]]:
+        if self._checks is None:
+            self._checks = {
+                name: compile_check(prop, self._types.get(name))
+                for name, prop in self.properties.items()
+            }
+        return self._checks
+
+    def _validate_with_pydantic(self, args: Mapping[str, Any], tool: str) -> dict[str, Any]:
+        model: Any = self.model
+        try:
+            instance = (
+                model.model_validate(dict(args))
+                if hasattr(model, "model_validate")
+                else model.parse_obj(dict(args))
+            )
+        except ValueError as err:  # pydantic's ValidationError is a ValueError
+            problems = [
+                (".".join(str(part) for part in e.get("loc", ())), str(e.get("msg", "")))
+                for e in getattr(err, "errors", list)()
+            ] or [("", str(err))]
+            raise _validation_error(tool, problems, list(self.properties)) from err
+        return {name: getattr(instance, name) for name in args if hasattr(instance, name)}
+
+
+def _signature_and_hints(function: Callable[..., Any], title: str) -> tuple[Any, dict[str, Any]]:
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError) as err:
+        raise InvalidInputError(f"cannot read the signature of tool {title!r}: {err}") from err
+    try:
+        hints = typing.get_type_hints(function, include_extras=True)
+    except (NameError, TypeError) as err:
+        raise InvalidInputError(
+            f"cannot resolve the type hints of tool {title!r}: {err}; define the types at "
+            "module level (or quote none of them)"
+        ) from err
+    return signature, hints
+
+
+def _validation_error(
+    tool: str, problems: list[tuple[str, str]], known: list[str]
+) -> ToolValidationError:
+    listed = "; ".join(f"{path}: {problem}" if path else problem for path, problem in problems)
+    return ToolValidationError(
+        f"tool {tool!r} got invalid arguments: {listed} (it takes: {', '.join(known) or 'none'})",
+        tool=tool,
+        errors=problems,
+    )
