@@ -22,6 +22,7 @@ SUBPACKAGES = [
     "chat_models",
     "vectorstores",
     "retrievers",
+    "tools",
     "memory",
     "chains",
     "indexing",
@@ -167,6 +168,21 @@ def test_package_ships_type_information() -> None:
 # embeddings, retrievers and core's runnables/callbacks pin theirs beside their tests).
 # A change here is a change of the public API: make it on purpose.
 PINNED_EXPORTS = {
+    "tools": [
+        "ArgsSchema",
+        "BaseTool",
+        "RETRIEVER_INPUT",
+        "StructuredTool",
+        "Tool",
+        "ToolException",
+        "ToolValidationError",
+        "convert_to_openai_function",
+        "convert_to_openai_tool",
+        "create_retriever_tool",
+        "render_text_description",
+        "render_text_description_and_args",
+        "tool",
+    ],
     "store_folder": [
         "Corpus",
         "DEFAULT_CHUNK_OVERLAP",
@@ -321,6 +337,7 @@ PINNED_EXPORTS = {
         "convert_to_openai_function",
         "convert_to_openai_tool",
         "ensure_config",
+        "format_document",
         "get_buffer_string",
         "get_current_config",
         "get_llm_cache",

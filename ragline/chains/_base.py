@@ -29,6 +29,7 @@ from ragline.core import (
     Runnable,
     StrOutputParser,
 )
+from ragline.core.prompts import format_document as _format_document
 
 __all__ = [
     "BaseCombineDocumentsChain",
@@ -44,7 +45,8 @@ _STEPS_KEY = "intermediate_steps"
 def format_document(
     document: Document, prompt: BasePromptTemplate = DEFAULT_DOCUMENT_PROMPT
 ) -> str:
-    """Render one document with a prompt over ``page_content`` and its metadata keys.
+    """Render one document with a prompt over ``page_content`` and its metadata keys
+    (``ragline.core.format_document``, with the chains' default document prompt).
 
     Raises:
         MissingVariableError: the prompt names a metadata key the document lacks.
@@ -55,15 +57,7 @@ def format_document(
         ...                 PromptTemplate.from_template("[{source}] {page_content}"))
         '[a.txt] text'
     """
-    values = {**document.metadata, "page_content": document.page_content}
-    missing = [name for name in prompt.input_variables if name not in values]
-    if missing:
-        raise MissingVariableError(
-            f"document prompt needs {missing}, which document {document.id or ''!s} "
-            f"(source {document.metadata.get('source')!r}) lacks; it has "
-            f"{sorted(values)}"
-        )
-    return prompt.format(**{name: values[name] for name in prompt.input_variables})
+    return _format_document(document, prompt)
 
 
 def format_documents(

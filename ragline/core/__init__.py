@@ -97,6 +97,7 @@ _EXPORTS = {
     "SystemMessagePromptTemplate": ".prompts",
     "HumanMessagePromptTemplate": ".prompts",
     "AIMessagePromptTemplate": ".prompts",
+    "format_document": ".prompts",
     # output parsers
     "BaseOutputParser": ".output_parsers",
     "StrOutputParser": ".output_parsers",

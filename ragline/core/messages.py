@@ -262,7 +262,8 @@ class ToolMessage(BaseMessage):
     """The result of a tool call, sent back to the model.
 
     Args:
-        content: the tool's output as text.
+        content: the tool's output as text (other values are turned into text, as
+            LangChain does: ``ToolMessage(36, ...)`` has content ``"36"``).
         tool_call_id: the ``id`` of the tool call this answers.
         status: ``"success"`` or ``"error"``.
         artifact: the tool's full output, kept for the program and not sent to the model.
@@ -270,12 +271,25 @@ class ToolMessage(BaseMessage):
     Example:
         >>> ToolMessage("42", tool_call_id="call_1").tool_call_id
         'call_1'
+        >>> ToolMessage(42, tool_call_id="call_1").content
+        '42'
     """
 
     type: ClassVar[str] = "tool"
     tool_call_id: str
     status: Literal["success", "error"] = "success"
     artifact: Any = None
+
+    def __post_init__(self) -> None:
+        content: Any = self.content
+        if isinstance(content, tuple):
+            content = list(content)
+        if isinstance(content, list):
+            content = [block if isinstance(block, (str, dict)) else str(block) for block in content]
+        elif not isinstance(content, str):
+            content = str(content)
+        self.content = content
+        super().__post_init__()
 
 
 @dataclass(repr=False, kw_only=True)

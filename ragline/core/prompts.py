@@ -52,6 +52,7 @@ __all__ = [
     "PromptValue",
     "StringPromptValue",
     "SystemMessagePromptTemplate",
+    "format_document",
 ]
 
 _TEMPLATE_FORMATS = ("f-string",)
@@ -633,3 +634,29 @@ class ChatPromptTemplate(BasePromptTemplate):
 
     def __repr__(self) -> str:
         return f"ChatPromptTemplate(messages={self.messages!r})"
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def format_document(document: Any, prompt: BasePromptTemplate) -> str:
+    """Render one document with a prompt over ``page_content`` and its metadata keys.
+
+    Raises:
+        MissingVariableError: the prompt names a metadata key the document lacks.
+
+    Example:
+        >>> from ragline.core import Document
+        >>> format_document(Document("text", metadata={"source": "a.txt"}),
+        ...                 PromptTemplate.from_template("[{source}] {page_content}"))
+        '[a.txt] text'
+    """
+    values = {**document.metadata, "page_content": document.page_content}
+    missing = [name for name in prompt.input_variables if name not in values]
+    if missing:
+        raise MissingVariableError(
+            f"document prompt needs {missing}, which document {document.id or ''!s} "
+            f"(source {document.metadata.get('source')!r}) lacks; it has "
+            f"{sorted(values)}"
+        )
+    return prompt.format(**{name: values[name] for name in prompt.input_variables})

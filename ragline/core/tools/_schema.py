@@ -504,7 +504,7 @@ class ArgsSchema:
     def args(self) -> dict[str, dict[str, Any]]:
         """``properties`` with pydantic's per-property ``title`` (what ``tool.args`` shows)."""
         return {
-            name: {**prop, "title": name.replace("_", " ").title()}
+            name: dict(sorted({**prop, "title": name.replace("_", " ").title()}.items()))
             for name, prop in self.properties.items()
         }
 

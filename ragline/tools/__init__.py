@@ -1,0 +1,27 @@
+"""ragline.tools: ``@tool``, ``StructuredTool``, ``Tool``, ``BaseTool`` subclasses and
+``create_retriever_tool``.
+
+The tool interface itself (``BaseTool``, argument schemas, ``convert_to_openai_tool``)
+is in :mod:`ragline.core.tools`; it is re-exported here under LangChain's names.
+"""
+
+from ragline.core._lazy import attach
+
+_EXPORTS = {
+    "ArgsSchema": "ragline.core.tools",
+    "BaseTool": "ragline.core.tools",
+    "ToolException": "ragline.core.exceptions",
+    "ToolValidationError": "ragline.core.exceptions",
+    "convert_to_openai_function": "ragline.core.tools",
+    "convert_to_openai_tool": "ragline.core.tools",
+    "RETRIEVER_INPUT": "._retriever",
+    "StructuredTool": "._function",
+    "Tool": "._function",
+    "create_retriever_tool": "._retriever",
+    "render_text_description": "._render",
+    "render_text_description_and_args": "._render",
+    "tool": "._decorator",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = attach(__name__, _EXPORTS)

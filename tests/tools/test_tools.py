@@ -1,0 +1,236 @@
+"""ragline.tools: @tool forms, StructuredTool, Tool, create_retriever_tool, rendering."""
+
+from __future__ import annotations
+
+import doctest
+from typing import Annotated, Any
+
+import pytest
+
+from ragline.core import (
+    BaseRetriever,
+    Document,
+    InvalidInputError,
+    MissingVariableError,
+    PromptTemplate,
+    RunCollectorCallbackHandler,
+    RunnableConfig,
+    ToolMessage,
+    ToolValidationError,
+)
+from ragline.tools import (
+    StructuredTool,
+    Tool,
+    _decorator,
+    _function,
+    _render,
+    _retriever,
+    create_retriever_tool,
+    render_text_description,
+    render_text_description_and_args,
+    tool,
+)
+
+
+def test_tool_decorator_forms():
+    @tool
+    def bare(query: str) -> str:
+        """Bare."""
+        return query
+
+    @tool("renamed", return_direct=True)
+    def named(query: str) -> str:
+        """Named."""
+        return query
+
+    @tool(description="Given here.")
+    def described(n: int) -> int:
+        return n + 1
+
+    called = tool("called", lambda text: text[::-1], description="Reverse.")
+    assert [t.name for t in (bare, named, described)] == ["bare", "renamed", "described"]
+    assert (named.return_direct, described.description) == (True, "Given here.")
+    assert isinstance(bare, StructuredTool)
+    assert called.invoke({"text": "abc"}) == "cba"
+    with pytest.raises(InvalidInputError, match="tool 'nodoc' has no description"):
+
+        @tool
+        def nodoc(x: int) -> int:
+            return x
+
+    with pytest.raises(InvalidInputError, match="@tool decorates a function"):
+        tool(42)  # type: ignore[arg-type]
+
+
+def test_parse_docstring_describes_the_arguments():
+    @tool(parse_docstring=True)
+    def search(query: str, k: Annotated[int, "ignored: the docstring wins"] = 4) -> str:
+        """Search the index.
+
+        Args:
+            query: what to look for.
+            k: how many results.
+        """
+        return query
+
+    assert search.description == "Search the index."
+    assert search.args == {
+        "query": {"description": "what to look for.", "title": "Query", "type": "string"},
+        "k": {"default": 4, "description": "how many results.", "title": "K", "type": "integer"},
+    }
+    with pytest.raises(InvalidInputError, match="found no Google-style 'Args:' section"):
+
+        @tool(parse_docstring=True)
+        def bad(query: str) -> str:
+            """No args section."""
+            return query
+
+
+def test_a_pydantic_args_schema_replaces_the_inferred_one():
+    pydantic = pytest.importorskip("pydantic")
+
+    class SearchInput(pydantic.BaseModel):
+        query: str = pydantic.Field(description="search query")
+
+    @tool("search", args_schema=SearchInput)
+    def search(query: str) -> str:
+        """Look up things online."""
+        return f"found {query}"
+
+    assert search.args == {"query": {"description": "search query", "title": "Query",
+                                     "type": "string"}}  # fmt: skip
+    assert search.invoke({"query": "x"}) == "found x"
+
+
+async def test_async_functions_become_coroutine_tools():
+    @tool
+    async def fetch(url: str) -> str:
+        """Fetch a page."""
+        return f"<html>{url}</html>"
+
+    assert await fetch.ainvoke({"url": "a"}) == "<html>a</html>"
+    with pytest.raises(NotImplementedError, match="has only an async function"):
+        fetch.invoke({"url": "a"})
+
+
+def test_infer_schema_false_makes_a_single_input_tool():
+    @tool(infer_schema=False)
+    def shout(text: str) -> str:
+        """Shout."""
+        return text.upper()
+
+    assert isinstance(shout, Tool)
+    assert shout.run("hi") == "HI"
+    assert shout.args == {"tool_input": {"type": "string"}}
+
+
+def test_structured_tool_from_function_options():
+    def add(a: int, b: int = 1, callbacks: Any = None) -> int:
+        """Add numbers."""
+        assert callbacks is not None  # a manager for child runs
+        return a + b
+
+    adder = StructuredTool.from_function(add, name="adder", handle_tool_error=True)
+    assert (adder.name, adder.description, adder.handle_tool_error) == ("adder", "Add numbers.",
+                                                                        True)  # fmt: skip
+    assert list(adder.args) == ["a", "b"]  # callbacks is not an argument
+    assert adder.run({"a": 2}) == 3
+    loose = StructuredTool.from_function(lambda **kw: sorted(kw), name="loose",
+                                         description="Anything.", infer_schema=False)  # fmt: skip
+    assert loose.invoke({"x": 1, "y": 2}) == ["x", "y"]
+    with pytest.raises(InvalidInputError, match="cannot name a tool after"):
+        StructuredTool.from_function(lambda: 1, description="d")
+    with pytest.raises(InvalidInputError, match="needs a func or a coroutine"):
+        StructuredTool.from_function()
+
+
+def test_a_config_parameter_receives_the_calls_config():
+    seen: list[Any] = []
+
+    def tagged(x: int, config: RunnableConfig) -> int:
+        """Tagged."""
+        seen.append(config["tags"])
+        return x
+
+    t = StructuredTool.from_function(tagged)
+    assert list(t.args) == ["x"]
+    assert t.invoke({"x": 1}, {"tags": ["mine"]}) == 1
+    assert seen == [["mine"]]
+
+
+def test_tool_takes_langchains_positional_arguments_and_one_input():
+    echo = Tool("echo", lambda text: f"<{text}>", "Echo the text.")
+    assert echo.run("a") == "<a>"
+    assert echo.invoke({"__arg1": "b"}) == "<b>"
+    assert echo.invoke({"anything": "c"}) == "<c>"
+    message = echo.invoke({"name": "echo", "args": {"__arg1": "d"}, "id": "1",
+                           "type": "tool_call"})  # fmt: skip
+    assert message == ToolMessage("<d>", tool_call_id="1", name="echo")
+    with pytest.raises(ToolValidationError, match="tool 'echo' takes one input, got 2"):
+        echo.invoke({"a": 1, "b": 2})
+    from_function = Tool.from_function(str.upper, "upper", "Upper-case.", return_direct=True)
+    assert (from_function.run("x"), from_function.return_direct) == ("X", True)
+
+
+def test_retriever_tool_renders_documents_with_the_prompt_and_separator():
+    class Fixed(BaseRetriever):
+        def _get_relevant_documents(self, query: str) -> list[Document]:
+            return [Document("Etna erupts.", metadata={"source": "etna.txt"}),
+                    Document("Bread rises.", metadata={"source": "bread.txt"})]  # fmt: skip
+
+    retriever_tool = create_retriever_tool(
+        Fixed(), "search", "Search the notes.",
+        document_prompt=PromptTemplate.from_template("[{source}] {page_content}"),
+        document_separator="\n---\n",
+    )  # fmt: skip
+    assert retriever_tool.invoke("q") == "[etna.txt] Etna erupts.\n---\n[bread.txt] Bread rises."
+    with_artifact = create_retriever_tool(Fixed(), "search", "S.",
+                                          response_format="content_and_artifact")  # fmt: skip
+    message = with_artifact.invoke({"name": "search", "args": {"query": "q"}, "id": "c",
+                                    "type": "tool_call"})  # fmt: skip
+    assert message.content == "Etna erupts.\n\nBread rises."
+    assert [d.metadata["source"] for d in message.artifact] == ["etna.txt", "bread.txt"]
+    page = PromptTemplate.from_template("{page}")
+    missing = create_retriever_tool(Fixed(), "s", "S.", document_prompt=page)
+    with pytest.raises(MissingVariableError, match=r"document prompt needs \['page'\]"):
+        missing.invoke("q")
+    with pytest.raises(InvalidInputError, match="needs a retriever"):
+        create_retriever_tool(object(), "s", "S.")  # type: ignore[arg-type]
+
+
+def test_the_retriever_run_is_a_child_of_the_tool_run():
+    class Fixed(BaseRetriever):
+        def _get_relevant_documents(self, query: str) -> list[Document]:
+            return [Document(query)]
+
+    collector = RunCollectorCallbackHandler()
+    create_retriever_tool(Fixed(), "search", "S.").invoke("q", {"callbacks": [collector]})
+    assert collector.timeline() == [
+        ("tool_start", "search", None),
+        ("retriever_start", "Fixed", "search"),
+        ("retriever_end", "Fixed", "search"),
+        ("tool_end", "search", None),
+    ]
+
+
+def test_render_text_description_lists_tools_for_prompts():
+    @tool
+    def search(query: str, k: int = 4) -> str:
+        """Search the web."""
+        return query
+
+    calculator = Tool("calculator", lambda e: e, "Do math.")
+    assert render_text_description([search, calculator]) == (
+        "search(query: str, k: int = 4) -> str - Search the web.\ncalculator(e) - Do math."
+    )
+    assert render_text_description_and_args([search]) == (
+        "search(query: str, k: int = 4) -> str - Search the web., args: "
+        '{"query": {"title": "Query", "type": "string"}, '
+        '"k": {"default": 4, "title": "K", "type": "integer"}}'
+    )
+
+
+def test_docstring_examples_run():
+    for module in (_decorator, _function, _render, _retriever):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
