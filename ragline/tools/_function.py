@@ -10,7 +10,7 @@ from typing import Any
 
 from ragline.core import BaseTool, InvalidInputError, RunnableConfig, ToolValidationError
 from ragline.core.config import get_current_config
-from ragline.core.tools import ArgsSchema
+from ragline.core.tools import ArgsSchema, sync_run_manager
 
 __all__ = ["StructuredTool", "Tool"]
 
@@ -79,7 +79,8 @@ class _FunctionTool(BaseTool):
 
     async def _arun(self, *args: Any, run_manager: Any = None, **kwargs: Any) -> Any:
         if self.coroutine is None:  # the sync function in a worker thread
-            return await super()._arun(*args, run_manager=run_manager, **kwargs)
+            sync = sync_run_manager(run_manager)
+            return await super()._arun(*args, run_manager=sync, **kwargs)
         extra = self._extra_arguments(self._async_extras, run_manager)
         return await self.coroutine(*args, **kwargs, **extra)
 

@@ -7,9 +7,7 @@ is in tests/tools/contract.py; this file covers the base class's own machinery.
 from __future__ import annotations
 
 import asyncio
-import io
 import threading
-import uuid
 from typing import Any
 
 import pytest
@@ -20,13 +18,11 @@ from ragline.core import (
     InvalidInputError,
     RunCollectorCallbackHandler,
     RunnableLambda,
-    StdOutCallbackHandler,
     ToolException,
     ToolMessage,
     ToolValidationError,
 )
 from ragline.core.callbacks import CallbackManagerForToolRun
-from ragline.core.callbacks._scoped import OneRunHandler
 
 
 class Add(BaseTool):
@@ -192,12 +188,9 @@ def test_non_text_output_is_sent_to_the_model_as_json():
     assert Weather().run("Oslo") == {"city": "Oslo", "temp": 21}
 
 
-def test_verbose_prints_the_tools_own_output_only():
-    stream = io.StringIO()
-    printer = StdOutCallbackHandler(stream)
-    run_id = uuid.uuid4()
-    Echo().run("hi", callbacks=[OneRunHandler(printer, run_id)], run_id=run_id)  # type: ignore[list-item]
-    assert stream.getvalue() == "echoing hi\nHI"  # its text and output; not 'upper' chain's
+def test_verbose_prints_the_tools_own_run_only(capsys):
+    Echo().run("hi", verbose=True)
+    assert capsys.readouterr().out == "echoing hi\nHI"  # not the nested 'upper' chain
 
 
 def test_verbose_flag_prints_the_output(capsys):
@@ -243,6 +236,8 @@ async def test_async_runs_the_sync_hook_in_a_thread_under_the_tool_run():
     assert await Where().ainvoke("x", {"callbacks": [collector]}) == "X"
     assert threads and threads[0] != main_thread
     assert collector.traced_runs[0].tree() == ("echo", [("upper", [])])
+    assert collector.traced_runs[0].events[1] == {**collector.traced_runs[0].events[1],
+                                                  "name": "text", "text": "echoing x"}  # fmt: skip
     message = await Add().ainvoke(tool_call("add", {"a": 1}))
     assert message.content == "2"
 

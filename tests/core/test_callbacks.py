@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import doctest
 import io
 import logging
 import uuid
@@ -479,10 +478,3 @@ def test_ignore_agent_skips_tool_and_agent_events():
     chain.get_child().on_tool_start(None, "i", name="t").on_tool_end("o")
     chain.on_chain_end({})
     assert [event for event, _ in quiet.event_log] == ["chain_start", "chain_end"]
-
-
-def test_one_run_handler_forwards_only_its_run():
-    from ragline.core.callbacks import _scoped
-
-    result = doctest.testmod(_scoped, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0

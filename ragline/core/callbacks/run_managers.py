@@ -311,6 +311,15 @@ class _AsyncRunMixin:
         """Report that this run will try again."""
         await self.aon_retry(retry_state, **kwargs)  # type: ignore[attr-defined]
 
+    def get_sync(self) -> BaseRunManager:
+        """The sync run manager of the same run, for sync code run from async code (a
+        tool's ``_run`` in a worker thread)."""
+        twin = object.__new__(SYNC_TWIN[type(self)])  # type: ignore[index]
+        for slot in BaseRunManager.__slots__:
+            setattr(twin, slot, getattr(self, slot))
+        twin._run_id = self.run_id  # type: ignore[attr-defined]  # fixed now: one id for both
+        return twin
+
 
 class AsyncCallbackManagerForChainRun(_AsyncRunMixin, CallbackManagerForChainRun):  # type: ignore[misc]
     """Run manager of a chain run, for async code (``await run_manager.on_chain_end(x)``)."""
@@ -388,3 +397,4 @@ ASYNC_TWIN: dict[type[BaseRunManager], type[BaseRunManager]] = {
     CallbackManagerForRetrieverRun: AsyncCallbackManagerForRetrieverRun,
     CallbackManagerForToolRun: AsyncCallbackManagerForToolRun,
 }
+SYNC_TWIN = {asynchronous: sync for sync, asynchronous in ASYNC_TWIN.items()}

@@ -15,6 +15,7 @@ _EXPORTS = {
     "convert_to_openai_tool": "._convert",
     "is_tool_call": "._base",
     "parse_google_docstring": "._schema",
+    "sync_run_manager": "._base",
     "type_to_json_schema": "._schema",
 }
 

@@ -37,7 +37,6 @@ import contextvars
 import functools
 import inspect
 import json
-import uuid
 from collections.abc import Mapping
 from typing import Any, ClassVar
 from uuid import UUID
@@ -55,7 +54,7 @@ from ragline.core.messages import ToolMessage
 from ragline.core.runnables.base import Runnable
 from ragline.core.tools._schema import ArgsSchema
 
-__all__ = ["BaseTool", "is_tool_call"]
+__all__ = ["BaseTool", "is_tool_call", "sync_run_manager"]
 
 _RESPONSE_FORMATS = ("content", "content_and_artifact")
 
@@ -311,12 +310,10 @@ class BaseTool(Fields, Runnable[Any, Any]):
         config = self._run_config(config, callbacks, tags, metadata)
         manager = CallbackManager.configure(config)
         run_id = run_id or config.get("run_id")
-        if self.verbose or verbose:
-            from ragline.core.callbacks._scoped import OneRunHandler
+        if self.verbose or verbose:  # a local handler: it prints this run, not the runs below
             from ragline.core.callbacks.stdout import StdOutCallbackHandler
 
-            run_id = run_id or uuid.uuid4()
-            manager.add_handler(OneRunHandler(StdOutCallbackHandler(), run_id))  # type: ignore[arg-type]
+            manager.add_handler(StdOutCallbackHandler(), inherit=False)
         inputs = dict(tool_input) if isinstance(tool_input, Mapping) else None
         start = {
             "name": run_name or config.get("run_name") or self.name,
@@ -383,9 +380,10 @@ class BaseTool(Fields, Runnable[Any, Any]):
     async def _call_arun(
         self, run: Any, config: RunnableConfig, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
-        if self._arun_takes_run_manager or (
-            type(self)._arun is BaseTool._arun and self._run_takes_run_manager
-        ):
+        if type(self)._arun is BaseTool._arun:  # the default: _run in a worker thread
+            if self._run_takes_run_manager:
+                kwargs = {**kwargs, "run_manager": sync_run_manager(run)}
+        elif self._arun_takes_run_manager:
             kwargs = {**kwargs, "run_manager": run}
         with use_config(run.child_config(config)):
             return await self._arun(*args, **kwargs)
@@ -413,6 +411,12 @@ class BaseTool(Fields, Runnable[Any, Any]):
             artifact=artifact,
             status=status,  # type: ignore[arg-type]
         )
+
+
+def sync_run_manager(run: Any) -> Any:
+    """The sync manager of an async run (``on_text`` callable from sync code), else ``run``."""
+    get_sync = getattr(run, "get_sync", None)
+    return run if get_sync is None else get_sync()
 
 
 def _handled(err: Exception, flag: Any) -> Any:
