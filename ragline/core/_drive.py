@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from typing import Any, TypeVar
 
 __all__ = [
@@ -131,12 +131,13 @@ def drive(operation: Operation[T]) -> T:
 
 async def adrive_stream(
     operation: Operation[T], *, deadline: float | None = None, result: list[Any] | None = None
-) -> AsyncIterator[Any]:
+) -> AsyncGenerator[Any, None]:
     """Run ``operation`` on the event loop, yielding what it emits.
 
     Args:
         deadline: a ``time.monotonic()`` value; an effect still awaited then is cancelled
-            and :class:`DeadlineExceeded` is thrown into the operation.
+            and :class:`DeadlineExceeded` is thrown into the operation (once: the effects
+            after it run without a limit).
         result: when given, the operation's return value is appended to it.
     """
     step = next(operation)
@@ -155,6 +156,9 @@ async def adrive_stream(
                 continue
             try:
                 value = await _await_effect(step, deadline)
+            except DeadlineExceeded as err:
+                deadline = None  # said once: the operation's wrap-up runs without a limit
+                step = operation.throw(err)
             except BaseException as err:
                 step = operation.throw(err)
             else:

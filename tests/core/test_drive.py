@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import doctest
 import time
 from typing import Any
@@ -118,3 +119,12 @@ async def test_an_effects_own_timeout_is_not_mistaken_for_the_deadline():
 def test_docstring_examples_run():
     result = doctest.testmod(_drive)
     assert result.attempted > 0 and result.failed == 0
+
+
+async def test_the_deadline_is_said_once_and_the_wrap_up_runs():
+    def operation():
+        with contextlib.suppress(DeadlineExceeded):
+            yield Effect(time.sleep, asyncio.sleep, 5)
+        return (yield Effect(lambda: "wrapped up", None))
+
+    assert await adrive(operation(), deadline=time.monotonic() + 0.02) == "wrapped up"

@@ -1,0 +1,46 @@
+"""ragline.agents: agents that decide which tools to call, and the executor that runs them.
+
+``create_react_agent`` (ReAct text) and ``create_tool_calling_agent`` (native tool calls)
+build agents as Runnables; ``AgentExecutor`` runs one with its tools until it answers;
+``initialize_agent`` keeps LangChain's older one-call shape.
+"""
+
+from ragline.core._lazy import attach
+
+_EXPORTS = {
+    "AgentAction": "ragline.core",
+    "AgentActionMessageLog": "ragline.core",
+    "AgentFinish": "ragline.core",
+    "AgentStep": "ragline.core",
+    "ToolAgentAction": "ragline.core",
+    "Agent": "._agent",
+    "BaseMultiActionAgent": "._agent",
+    "BaseSingleActionAgent": "._agent",
+    "RunnableAgent": "._agent",
+    "RunnableMultiActionAgent": "._agent",
+    "ZeroShotAgent": "._agent",
+    "AgentExecutor": "._executor",
+    "AgentExecutorIterator": "._executor",
+    "create_openai_tools_agent": "._create",
+    "create_react_agent": "._create",
+    "create_tool_calling_agent": "._create",
+    "format_log_to_str": "._format",
+    "format_to_openai_function_messages": "._format",
+    "format_to_openai_tool_messages": "._format",
+    "format_to_tool_messages": "._format",
+    "AgentType": "._initialize",
+    "initialize_agent": "._initialize",
+    "MRKLOutputParser": "._output_parsers",
+    "OpenAIToolsAgentOutputParser": "._output_parsers",
+    "ReActSingleInputOutputParser": "._output_parsers",
+    "ToolsAgentOutputParser": "._output_parsers",
+    "FORMAT_INSTRUCTIONS": "._prompts",
+    "PREFIX": "._prompts",
+    "REACT_PROMPT": "._prompts",
+    "SUFFIX": "._prompts",
+    "ExceptionTool": "._tools",
+    "InvalidTool": "._tools",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__, __dir__ = attach(__name__, _EXPORTS)

@@ -1,0 +1,397 @@
+"""Agents: what maps ``(inputs, intermediate_steps)`` to actions or a finish.
+
+An executor takes any Runnable (what ``create_react_agent`` and
+``create_tool_calling_agent`` return) and wraps it in :class:`RunnableAgent`; the legacy
+agents ``initialize_agent`` builds (:class:`ZeroShotAgent`) keep LangChain's older shape:
+a prompt and a model, a scratchpad built from the steps, stop words, and a final
+"generate" call when the executor stops early.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+from abc import abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from ragline.agents._output_parsers import MRKLOutputParser
+from ragline.agents._prompts import FORMAT_INSTRUCTIONS, PREFIX, SUFFIX
+from ragline.core import (
+    AgentAction,
+    AgentFinish,
+    BaseTool,
+    ConfigurationError,
+    Fields,
+    InvalidInputError,
+    PromptTemplate,
+    Runnable,
+    StrOutputParser,
+)
+from ragline.core.runnables.runs import add_chunks
+
+__all__ = [
+    "Agent",
+    "BaseMultiActionAgent",
+    "BaseSingleActionAgent",
+    "RunnableAgent",
+    "RunnableMultiActionAgent",
+    "ZeroShotAgent",
+]
+
+Steps = list[tuple[AgentAction, Any]]
+STOPPED = "Agent stopped due to iteration limit or time limit."
+EARLY_STOPPING_METHODS = ("force", "generate")
+
+
+async def _in_thread(function: Any, *args: Any, **kwargs: Any) -> Any:
+    context = contextvars.copy_context()
+    call = functools.partial(context.run, function, *args, **kwargs)
+    return await asyncio.get_running_loop().run_in_executor(None, call)
+
+
+class BaseSingleActionAgent(Fields):
+    """LangChain's agent protocol: ``plan(intermediate_steps, callbacks=None, **inputs)``
+    returns an action (or a list of them) or a finish. Subclasses write ``plan``;
+    ``aplan`` runs it in a worker thread unless overridden."""
+
+    @property
+    def input_keys(self) -> list[str]:
+        """The input keys the agent needs (``[]``: whatever the caller gives)."""
+        return []
+
+    @property
+    def return_values(self) -> list[str]:
+        """The keys of the final answer."""
+        return ["output"]
+
+    def get_allowed_tools(self) -> list[str] | None:
+        """The tool names the agent was built for (``None``: any)."""
+        return None
+
+    def tool_run_logging_kwargs(self) -> dict[str, Any]:
+        """What the executor passes to each tool run for printing (prefixes)."""
+        return {}
+
+    @abstractmethod
+    def plan(
+        self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any
+    ) -> AgentAction | list[AgentAction] | AgentFinish:
+        """Decide the next action(s), or finish."""
+
+    async def aplan(
+        self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any
+    ) -> AgentAction | list[AgentAction] | AgentFinish:
+        """Async :meth:`plan` (by default ``plan`` in a worker thread)."""
+        return await _in_thread(self.plan, intermediate_steps, callbacks, **kwargs)
+
+    def return_stopped_response(
+        self, early_stopping_method: str, intermediate_steps: Steps, **kwargs: Any
+    ) -> AgentFinish:
+        """The answer when the executor stops the agent (iteration or time limit).
+
+        ``"force"`` says so; ``"generate"`` asks the agent once more with the steps so
+        far and returns its answer (or, if it still wants a tool, what it wrote).
+
+        Raises:
+            ConfigurationError: an unknown method.
+        """
+        if early_stopping_method == "force":
+            return AgentFinish({"output": STOPPED}, "")
+        if early_stopping_method == "generate":
+            output = self.plan(intermediate_steps, **kwargs)
+            return _as_finish(output)
+        raise _unknown_method(early_stopping_method)
+
+    async def areturn_stopped_response(
+        self, early_stopping_method: str, intermediate_steps: Steps, **kwargs: Any
+    ) -> AgentFinish:
+        """Async :meth:`return_stopped_response`."""
+        if early_stopping_method == "generate" and type(self).aplan is not (
+            BaseSingleActionAgent.aplan
+        ):
+            return _as_finish(await self.aplan(intermediate_steps, **kwargs))
+        return await _in_thread(
+            self.return_stopped_response, early_stopping_method, intermediate_steps, **kwargs
+        )
+
+
+class BaseMultiActionAgent(BaseSingleActionAgent):
+    """An agent whose ``plan`` returns a list of actions (run in one step) or a finish."""
+
+
+def _as_finish(output: Any) -> AgentFinish:
+    if isinstance(output, AgentFinish):
+        return output
+    actions = [output] if isinstance(output, AgentAction) else list(output)
+    text = "".join(action.log for action in actions)
+    return AgentFinish({"output": text}, text)
+
+
+def _unknown_method(method: str) -> ConfigurationError:
+    options = ", ".join(repr(name) for name in EARLY_STOPPING_METHODS)
+    return ConfigurationError(f"early_stopping_method {method!r} is not one of {options}")
+
+
+class RunnableAgent(BaseMultiActionAgent):
+    """A Runnable (``create_react_agent`` / ``create_tool_calling_agent``) as an agent.
+
+    ``plan`` calls ``runnable`` with ``{**inputs, "intermediate_steps": steps}``. With
+    ``stream_runnable`` (the default, as LangChain) it streams, so the model's tokens
+    reach callbacks as they come, and adds the output chunks up.
+    """
+
+    runnable: Runnable[Any, Any]
+    input_keys_arg: list[str] = []  # noqa: RUF012 - copied per instance by Fields
+    return_keys_arg: list[str] = []  # noqa: RUF012
+    stream_runnable: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.runnable, Runnable):
+            kind = type(self.runnable).__name__
+            raise InvalidInputError(f"an agent must be a Runnable or an agent object, got {kind}")
+
+    @property
+    def input_keys(self) -> list[str]:
+        return list(self.input_keys_arg)
+
+    @property
+    def return_values(self) -> list[str]:
+        return list(self.return_keys_arg) or ["output"]
+
+    def plan(
+        self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any
+    ) -> AgentAction | list[AgentAction] | AgentFinish:
+        inputs = {**kwargs, "intermediate_steps": intermediate_steps}
+        config: Any = {"callbacks": callbacks}
+        if not self.stream_runnable:
+            return self.runnable.invoke(inputs, config)  # type: ignore[no-any-return]
+        output: Any = _NOTHING
+        for chunk in self.runnable.stream(inputs, config):
+            output = add_chunks(output, chunk)
+        return output  # type: ignore[no-any-return]
+
+    async def aplan(
+        self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any
+    ) -> AgentAction | list[AgentAction] | AgentFinish:
+        inputs = {**kwargs, "intermediate_steps": intermediate_steps}
+        config: Any = {"callbacks": callbacks}
+        if not self.stream_runnable:
+            return await self.runnable.ainvoke(inputs, config)  # type: ignore[no-any-return]
+        output: Any = _NOTHING
+        async for chunk in self.runnable.astream(inputs, config):
+            output = add_chunks(output, chunk)
+        return output  # type: ignore[no-any-return]
+
+
+RunnableMultiActionAgent = RunnableAgent
+_NOTHING: Any = object()
+
+
+class Agent(BaseSingleActionAgent):
+    """The older agent shape: a prompt and a model (an ``llm_chain``), an output parser,
+    and a scratchpad written from the steps between ``observation_prefix`` and
+    ``llm_prefix``; the model stops before it writes an observation itself.
+
+    Give either ``llm_chain`` (anything with ``.llm`` and ``.prompt``, such as an
+    ``LLMChain``) or ``llm`` and ``prompt``.
+    """
+
+    llm_chain: Any = None
+    llm: Any = None
+    prompt: Any = None
+    output_parser: Any = None
+    allowed_tools: list[str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.llm_chain is not None:
+            self.llm = self.llm if self.llm is not None else self.llm_chain.llm
+            self.prompt = self.prompt if self.prompt is not None else self.llm_chain.prompt
+        if self.llm is None or self.prompt is None:
+            raise InvalidInputError(
+                f"{type(self).__name__} needs an llm and a prompt (or an llm_chain)"
+            )
+        if "agent_scratchpad" not in self.prompt.input_variables:
+            raise InvalidInputError(
+                f"{type(self).__name__}'s prompt needs an {{agent_scratchpad}} variable; it "
+                f"has {self.prompt.input_variables}"
+            )
+        if self.output_parser is None:
+            self.output_parser = self._get_default_output_parser()
+        self._chain = (
+            self.prompt | self.llm.bind(stop=self._stop) | StrOutputParser()
+        ).with_config(run_name="LLMChain")
+
+    @property
+    @abstractmethod
+    def observation_prefix(self) -> str:
+        """What precedes an observation in the scratchpad."""
+
+    @property
+    @abstractmethod
+    def llm_prefix(self) -> str:
+        """What the scratchpad ends with, for the model to continue."""
+
+    @classmethod
+    def _get_default_output_parser(cls) -> Any:
+        return MRKLOutputParser()
+
+    @property
+    def _stop(self) -> list[str]:
+        return [f"\n{self.observation_prefix.rstrip()}", f"\n\t{self.observation_prefix.rstrip()}"]
+
+    @property
+    def input_keys(self) -> list[str]:
+        return [name for name in self.prompt.input_variables if name != "agent_scratchpad"]
+
+    def get_allowed_tools(self) -> list[str] | None:
+        return self.allowed_tools
+
+    def tool_run_logging_kwargs(self) -> dict[str, Any]:
+        return {"llm_prefix": self.llm_prefix, "observation_prefix": self.observation_prefix}
+
+    def _construct_scratchpad(self, intermediate_steps: Steps) -> str:
+        thoughts = ""
+        for action, observation in intermediate_steps:
+            thoughts += action.log
+            thoughts += f"\n{self.observation_prefix}{observation}\n{self.llm_prefix}"
+        return thoughts
+
+    def get_full_inputs(self, intermediate_steps: Steps, **kwargs: Any) -> dict[str, Any]:
+        """The prompt's variables: the inputs and the scratchpad."""
+        return {**kwargs, "agent_scratchpad": self._construct_scratchpad(intermediate_steps)}
+
+    def plan(
+        self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any
+    ) -> AgentAction | AgentFinish:
+        full_inputs = self.get_full_inputs(intermediate_steps, **kwargs)
+        text = self._chain.invoke(full_inputs, {"callbacks": callbacks})
+        return self.output_parser.parse(text)  # type: ignore[no-any-return]
+
+    async def aplan(
+        self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any
+    ) -> AgentAction | AgentFinish:
+        full_inputs = self.get_full_inputs(intermediate_steps, **kwargs)
+        text = await self._chain.ainvoke(full_inputs, {"callbacks": callbacks})
+        return self.output_parser.parse(text)  # type: ignore[no-any-return]
+
+    def _final_inputs(self, intermediate_steps: Steps, kwargs: dict[str, Any]) -> dict[str, Any]:
+        thoughts = self._construct_scratchpad(intermediate_steps)
+        thoughts += "\n\nI now need to return a final answer based on the previous steps:"
+        return {**kwargs, "agent_scratchpad": thoughts}
+
+    def _final_answer(self, text: str) -> AgentFinish:
+        try:
+            parsed = self.output_parser.parse(text)
+        except InvalidInputError:
+            parsed = None
+        if isinstance(parsed, AgentFinish):
+            return parsed
+        return AgentFinish({"output": text}, text)
+
+    def return_stopped_response(
+        self, early_stopping_method: str, intermediate_steps: Steps, **kwargs: Any
+    ) -> AgentFinish:
+        if early_stopping_method != "generate":
+            return super().return_stopped_response(early_stopping_method, intermediate_steps)
+        callbacks = kwargs.pop("callbacks", None)
+        text = self._chain.invoke(self._final_inputs(intermediate_steps, kwargs),
+                                  {"callbacks": callbacks})  # fmt: skip
+        return self._final_answer(text)
+
+    async def areturn_stopped_response(
+        self, early_stopping_method: str, intermediate_steps: Steps, **kwargs: Any
+    ) -> AgentFinish:
+        if early_stopping_method != "generate":
+            return super().return_stopped_response(early_stopping_method, intermediate_steps)
+        callbacks = kwargs.pop("callbacks", None)
+        text = await self._chain.ainvoke(self._final_inputs(intermediate_steps, kwargs),
+                                         {"callbacks": callbacks})  # fmt: skip
+        return self._final_answer(text)
+
+    @classmethod
+    def create_prompt(cls, tools: Sequence[BaseTool]) -> Any:
+        """The agent's default prompt for ``tools``."""
+        raise NotImplementedError
+
+    @classmethod
+    def _validate_tools(cls, tools: Sequence[BaseTool]) -> None:
+        return None
+
+    @classmethod
+    def from_llm_and_tools(
+        cls,
+        llm: Any,
+        tools: Sequence[BaseTool],
+        callback_manager: Any = None,
+        output_parser: Any = None,
+        **kwargs: Any,
+    ) -> Agent:
+        """Build the agent with its default prompt for ``tools``.
+
+        ``prefix``, ``suffix``, ``format_instructions`` and ``input_variables`` in
+        ``kwargs`` go to :meth:`create_prompt`; the rest to the agent.
+        """
+        cls._validate_tools(tools)
+        prompt_options = {k: kwargs.pop(k) for k in list(kwargs) if k in _PROMPT_OPTIONS}
+        prompt = cls.create_prompt(tools, **prompt_options)
+        return cls(llm=llm, prompt=prompt, allowed_tools=[tool.name for tool in tools],
+                   output_parser=output_parser, **kwargs)  # fmt: skip
+
+
+_PROMPT_OPTIONS = ("prefix", "suffix", "format_instructions", "input_variables")
+
+
+class ZeroShotAgent(Agent):
+    """The zero-shot ReAct agent ("MRKL"): one prompt listing the tools as ``name:
+    description`` lines, ReAct text, single-input tools.
+
+    Example:
+        >>> from ragline.core import FakeListLLM
+        >>> from ragline.tools import Tool
+        >>> echo = Tool("echo", str, "Repeat the text.")
+        >>> agent = ZeroShotAgent.from_llm_and_tools(FakeListLLM(responses=["x"]), [echo])
+        >>> print(agent.prompt.template.splitlines()[2])
+        echo: Repeat the text.
+    """
+
+    @property
+    def observation_prefix(self) -> str:
+        return "Observation: "
+
+    @property
+    def llm_prefix(self) -> str:
+        return "Thought:"
+
+    @classmethod
+    def create_prompt(  # type: ignore[override]
+        cls,
+        tools: Sequence[BaseTool],
+        prefix: str = PREFIX,
+        suffix: str = SUFFIX,
+        format_instructions: str = FORMAT_INSTRUCTIONS,
+        input_variables: list[str] | None = None,
+    ) -> PromptTemplate:
+        """The prompt: ``prefix``, one ``name: description`` line per tool, the format
+        instructions (with the tool names), ``suffix``."""
+        tool_strings = "\n".join(f"{tool.name}: {tool.description}" for tool in tools)
+        instructions = format_instructions.format(tool_names=", ".join(t.name for t in tools))
+        template = f"{prefix}\n\n{tool_strings}\n\n{instructions}\n\n{suffix}"
+        if input_variables:
+            return PromptTemplate(template, input_variables=input_variables)
+        return PromptTemplate.from_template(template)
+
+    @classmethod
+    def _validate_tools(cls, tools: Sequence[BaseTool]) -> None:
+        for tool in tools:
+            if not tool.description:
+                raise InvalidInputError(
+                    f"a description must be given for tool {tool.name!r}: the zero-shot "
+                    "agent chooses tools by their descriptions"
+                )
+            if len(tool.get_input_schema().properties) > 1:
+                raise InvalidInputError(
+                    f"ZeroShotAgent does not support multi-input tool {tool.name!r}; use a "
+                    "tool-calling agent (create_tool_calling_agent) for it"
+                )

@@ -1,0 +1,131 @@
+"""``create_react_agent`` and ``create_tool_calling_agent``: agents as Runnable chains.
+
+Each returns ``RunnablePassthrough.assign(agent_scratchpad=...) | prompt | model |
+parser``, called with ``{**inputs, "intermediate_steps": [...]}``; give it to an
+``AgentExecutor`` with the same tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ragline.agents._format import format_log_to_str, format_to_tool_messages
+from ragline.agents._output_parsers import ReActSingleInputOutputParser, ToolsAgentOutputParser
+from ragline.core import (
+    BasePromptTemplate,
+    BaseTool,
+    InvalidInputError,
+    Runnable,
+    RunnablePassthrough,
+)
+from ragline.tools import render_text_description
+
+__all__ = ["create_react_agent", "create_tool_calling_agent"]
+
+
+def _variables(prompt: BasePromptTemplate) -> set[str]:
+    return {*prompt.input_variables, *prompt.optional_variables, *prompt.partial_variables}
+
+
+def _check_tools(tools: Sequence[BaseTool]) -> list[BaseTool]:
+    tools = list(tools)
+    names = [tool.name for tool in tools]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise InvalidInputError(
+            f"two tools are named {duplicates[0]!r}; an agent tells tools apart by name, so give "
+            "each a unique name"
+        )
+    return tools
+
+
+def create_react_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: BasePromptTemplate,
+    output_parser: Any = None,
+    tools_renderer: Callable[[list[BaseTool]], str] = render_text_description,
+    *,
+    stop_sequence: bool | list[str] = True,
+) -> Runnable[Any, Any]:
+    """A ReAct agent: the model writes ``Thought`` / ``Action`` / ``Action Input`` text,
+    stops before writing an ``Observation`` itself, and ends with ``Final Answer``.
+
+    Args:
+        llm: a chat model or an LLM.
+        tools: the tools (one string input each).
+        prompt: with ``{tools}``, ``{tool_names}`` and ``{agent_scratchpad}`` (e.g.
+            :data:`ragline.agents.REACT_PROMPT`, LangChain hub's ``hwchase17/react``).
+        output_parser: default :class:`ReActSingleInputOutputParser`.
+        tools_renderer: how the tools are listed in ``{tools}``.
+        stop_sequence: ``True`` binds ``stop=["\\nObservation"]``; a list binds that list;
+            ``False`` binds none.
+
+    Raises:
+        InvalidInputError: the prompt lacks one of the three variables, or two tools
+            share a name.
+    """
+    tools = _check_tools(tools)
+    missing = {"tools", "tool_names", "agent_scratchpad"} - _variables(prompt)
+    if missing:
+        raise InvalidInputError(f"Prompt missing required variables: {sorted(missing)}")
+    prompt = prompt.partial(
+        tools=tools_renderer(tools), tool_names=", ".join(tool.name for tool in tools)
+    )
+    if stop_sequence:
+        stop = ["\nObservation"] if stop_sequence is True else list(stop_sequence)
+        llm = llm.bind(stop=stop)
+    return (
+        RunnablePassthrough.assign(
+            agent_scratchpad=lambda x: format_log_to_str(x["intermediate_steps"])
+        )
+        | prompt
+        | llm
+        | (output_parser or ReActSingleInputOutputParser())
+    )
+
+
+def create_tool_calling_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: BasePromptTemplate,
+    *,
+    message_formatter: Callable[[Any], list[Any]] = format_to_tool_messages,
+) -> Runnable[Any, Any]:
+    """An agent for models that call tools natively: the model gets the tools through
+    ``bind_tools``, may call several at once (one step runs them all), and the steps go
+    back as its tool-call messages followed by one ``ToolMessage`` per call.
+
+    Args:
+        llm: a chat model with ``bind_tools`` (``ChatOpenAI``, ``FakeMessagesListChatModel``).
+        tools: the tools.
+        prompt: a chat prompt with ``MessagesPlaceholder("agent_scratchpad")``.
+        message_formatter: how the steps become messages.
+
+    Raises:
+        InvalidInputError: the prompt has no ``agent_scratchpad``, the model cannot bind
+            tools, or two tools share a name.
+    """
+    tools = _check_tools(tools)
+    if "agent_scratchpad" not in _variables(prompt):
+        raise InvalidInputError(
+            "Prompt must have input variable `agent_scratchpad`, but wasn't found. Found "
+            f"{sorted(prompt.input_variables)} instead; add MessagesPlaceholder('agent_scratchpad')"
+        )
+    if not hasattr(llm, "bind_tools"):
+        raise InvalidInputError(
+            f"a tool-calling agent needs a model with bind_tools; {type(llm).__name__} has none"
+        )
+    llm_with_tools = llm.bind_tools(tools)  # type: ignore[attr-defined]
+    return (
+        RunnablePassthrough.assign(
+            agent_scratchpad=lambda x: message_formatter(x["intermediate_steps"])
+        )
+        | prompt
+        | llm_with_tools
+        | ToolsAgentOutputParser()
+    )
+
+
+create_openai_tools_agent = create_tool_calling_agent

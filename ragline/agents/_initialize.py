@@ -1,0 +1,109 @@
+"""``initialize_agent`` and ``AgentType``: the legacy way the seeds build agents."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from typing import Any
+
+from ragline.agents._agent import ZeroShotAgent
+from ragline.agents._executor import AgentExecutor
+from ragline.core import BaseTool, ChatPromptTemplate, ConfigurationError, MessagesPlaceholder
+
+__all__ = ["AgentType", "initialize_agent"]
+
+
+class AgentType(str, enum.Enum):
+    """LangChain's agent type names (``initialize_agent(agent=...)``)."""
+
+    ZERO_SHOT_REACT_DESCRIPTION = "zero-shot-react-description"
+    REACT_DOCSTORE = "react-docstore"
+    SELF_ASK_WITH_SEARCH = "self-ask-with-search"
+    CONVERSATIONAL_REACT_DESCRIPTION = "conversational-react-description"
+    CHAT_ZERO_SHOT_REACT_DESCRIPTION = "chat-zero-shot-react-description"
+    CHAT_CONVERSATIONAL_REACT_DESCRIPTION = "chat-conversational-react-description"
+    STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION = "structured-chat-zero-shot-react-description"
+    OPENAI_FUNCTIONS = "openai-functions"
+    OPENAI_MULTI_FUNCTIONS = "openai-multi-functions"
+
+
+_SUPPORTED = (
+    AgentType.ZERO_SHOT_REACT_DESCRIPTION,
+    AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION,
+    AgentType.OPENAI_FUNCTIONS,
+    AgentType.OPENAI_MULTI_FUNCTIONS,
+)
+_TOOL_CALLING_PROMPT = ChatPromptTemplate.from_messages(
+    [
+        ("system", "You are a helpful assistant"),
+        ("human", "{input}"),
+        MessagesPlaceholder("agent_scratchpad"),
+    ]
+)
+
+
+def initialize_agent(
+    tools: Sequence[BaseTool],
+    llm: Any,
+    agent: AgentType | str | None = None,
+    callback_manager: Any = None,
+    agent_path: str | None = None,
+    agent_kwargs: dict[str, Any] | None = None,
+    *,
+    tags: Sequence[str] | None = None,
+    **kwargs: Any,
+) -> AgentExecutor:
+    """Build an agent of a known type and its executor.
+
+    Args:
+        tools: the tools.
+        llm: the model.
+        agent: ``"zero-shot-react-description"`` (the default; also
+            ``"chat-zero-shot-react-description"``): ReAct text with the tools listed in
+            the prompt; ``"openai-functions"`` / ``"openai-multi-functions"``: native
+            tool calls (``create_tool_calling_agent``).
+        callback_manager: handlers for the executor's runs.
+        agent_path: not supported (agents are not loaded from files here).
+        agent_kwargs: for the agent (``prefix``, ``suffix``, ``format_instructions``).
+        tags: tags for the executor's runs.
+        **kwargs: for the executor (``verbose``, ``max_iterations``,
+            ``handle_parsing_errors`` ...).
+
+    Raises:
+        ConfigurationError: an agent type not supported here, or ``agent_path``.
+
+    Example:
+        >>> from ragline.core import FakeListLLM
+        >>> from ragline.tools import Tool
+        >>> echo = Tool("echo", str, "Repeat the text.")
+        >>> llm = FakeListLLM(responses=[" I can answer.\\nFinal Answer: hi"])
+        >>> initialize_agent([echo], llm, agent="zero-shot-react-description").run("Say hi")
+        'hi'
+    """
+    if agent_path is not None:
+        raise ConfigurationError("initialize_agent(agent_path=...) is not supported; pass agent=")
+    kind = _agent_type(agent)
+    options = dict(agent_kwargs or {})
+    if kind in (AgentType.OPENAI_FUNCTIONS, AgentType.OPENAI_MULTI_FUNCTIONS):
+        from ragline.agents._create import create_tool_calling_agent
+
+        prompt = options.pop("prompt", _TOOL_CALLING_PROMPT)
+        runnable = create_tool_calling_agent(llm, tools, prompt)
+        return AgentExecutor(agent=runnable, tools=tools, callbacks=callback_manager,
+                             tags=list(tags) if tags else None, **kwargs)  # fmt: skip
+    agent_object = ZeroShotAgent.from_llm_and_tools(llm, tools, **options)
+    return AgentExecutor(agent=agent_object, tools=tools, callbacks=callback_manager,
+                         tags=[*(tags or []), kind.value], **kwargs)  # fmt: skip
+
+
+def _agent_type(agent: AgentType | str | None) -> AgentType:
+    if agent is None:
+        return AgentType.ZERO_SHOT_REACT_DESCRIPTION
+    try:
+        kind = AgentType(agent)
+    except ValueError:
+        kind = None
+    if kind not in _SUPPORTED:
+        options = ", ".join(repr(k.value) for k in _SUPPORTED)
+        raise ConfigurationError(f"agent type {agent!r} is not supported; use one of {options}")
+    return kind  # type: ignore[return-value]

@@ -1,0 +1,172 @@
+"""What agents parse a model's reply with: ReAct text, or tool calls in an AIMessage."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ragline.core import (
+    AgentAction,
+    AgentFinish,
+    AIMessage,
+    AIMessageChunk,
+    BaseOutputParser,
+    OutputParserException,
+    Runnable,
+    RunnableConfig,
+    ToolAgentAction,
+)
+
+__all__ = [
+    "FINAL_ANSWER_ACTION",
+    "MRKLOutputParser",
+    "ReActSingleInputOutputParser",
+    "ToolsAgentOutputParser",
+    "parse_ai_message_to_tool_action",
+]
+
+FINAL_ANSWER_ACTION = "Final Answer:"
+MISSING_ACTION_AFTER_THOUGHT = "Invalid Format: Missing 'Action:' after 'Thought:'"
+MISSING_ACTION_INPUT_AFTER_ACTION = "Invalid Format: Missing 'Action Input:' after 'Action:'"
+FINAL_ANSWER_AND_ACTION = "Parsing LLM output produced both a final answer and a parse-able action:"
+
+# "Action: <tool>" ... "Action Input: <input>" (an optional number after each word, as
+# in "Action 1:"), the input running to the end of the text.
+_ACTION = re.compile(
+    r"Action\s*\d*\s*:[\s]*(.*?)Action\s*\d*\s*Input\s*\d*\s*:[\s]*(.*)", re.DOTALL
+)
+_ACTION_LINE = re.compile(r"Action\s*\d*\s*:[\s]*(.*?)", re.DOTALL)
+_ACTION_INPUT_LINE = re.compile(r"[\s]*Action\s*\d*\s*Input\s*\d*\s*:[\s]*(.*)", re.DOTALL)
+
+
+def _no_action(text: str) -> OutputParserException:
+    """The error for a reply with neither an action nor a final answer."""
+    message = f"Could not parse LLM output: `{text}`"
+    if not _ACTION_LINE.search(text):
+        return OutputParserException(message, MISSING_ACTION_AFTER_THOUGHT, text, send_to_llm=True)
+    if not _ACTION_INPUT_LINE.search(text):
+        return OutputParserException(
+            message, MISSING_ACTION_INPUT_AFTER_ACTION, text, send_to_llm=True
+        )
+    return OutputParserException(message)
+
+
+class ReActSingleInputOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
+    """Parse a ReAct reply: ``Action: <tool>`` / ``Action Input: <text>`` becomes an
+    :class:`AgentAction`, ``Final Answer: <text>`` an :class:`AgentFinish`.
+
+    Raises (from ``parse``):
+        OutputParserException: both an action and a final answer, or neither. When an
+            ``Action:`` or ``Action Input:`` line is missing, the exception carries the
+            observation that tells the model so (``send_to_llm=True``), which an
+            executor with ``handle_parsing_errors=True`` sends back.
+
+    Example:
+        >>> parser = ReActSingleInputOutputParser()
+        >>> parser.parse("I should look.\\nAction: search\\nAction Input: etna")
+        AgentAction(tool='search', tool_input='etna', log='I should look.\\nAction: search\\nAction Input: etna')
+        >>> parser.parse("I know.\\nFinal Answer: a volcano").return_values
+        {'output': 'a volcano'}
+    """  # noqa: E501
+
+    def parse(self, text: str) -> AgentAction | AgentFinish:
+        includes_answer = FINAL_ANSWER_ACTION in text
+        match = _ACTION.search(text)
+        if match:
+            if includes_answer:
+                raise OutputParserException(f"{FINAL_ANSWER_AND_ACTION}: {text}")
+            return AgentAction(match.group(1).strip(), match.group(2).strip(" ").strip('"'), text)
+        if includes_answer:
+            answer = text.rsplit(FINAL_ANSWER_ACTION, maxsplit=1)[-1].strip()
+            return AgentFinish({"output": answer}, text)
+        raise _no_action(text)
+
+    def get_format_instructions(self) -> str:
+        from ragline.agents._prompts import FORMAT_INSTRUCTIONS
+
+        return FORMAT_INSTRUCTIONS
+
+
+class MRKLOutputParser(ReActSingleInputOutputParser):
+    """The zero-shot (MRKL) agent's parser: as ReAct's, except that a final answer
+    written *before* an action wins (the text up to the next blank line), and a SQL
+    ``SELECT`` input keeps its quotes."""
+
+    def parse(self, text: str) -> AgentAction | AgentFinish:
+        match = _ACTION.search(text)
+        if match and FINAL_ANSWER_ACTION in text:
+            answer_at = text.find(FINAL_ANSWER_ACTION)
+            if answer_at < text.find(match.group(0)):
+                start = answer_at + len(FINAL_ANSWER_ACTION)
+                end = text.find("\n\n", start)
+                end = len(text) if end == -1 else end
+                return AgentFinish({"output": text[start:end].strip()}, text[:end])
+            raise OutputParserException(f"{FINAL_ANSWER_AND_ACTION}: {text}")
+        if match:
+            tool_input = match.group(2).strip(" ")
+            if not tool_input.startswith("SELECT "):
+                tool_input = tool_input.strip('"')
+            return AgentAction(match.group(1).strip(), tool_input, text)
+        return super().parse(text)
+
+
+def parse_ai_message_to_tool_action(message: Any) -> list[AgentAction] | AgentFinish:
+    """A reply with tool calls -> one :class:`ToolAgentAction` per call; without -> the
+    finish with its text.
+
+    Raises:
+        OutputParserException: the reply is not an AIMessage, or a tool call's arguments
+            are not valid JSON.
+    """
+    if not isinstance(message, AIMessage):
+        raise OutputParserException(
+            f"a tool-calling agent parses AI messages, got {type(message).__name__}"
+        )
+    if message.invalid_tool_calls:
+        bad = message.invalid_tool_calls[0]
+        raise OutputParserException(
+            f"Could not parse tool input: {{'name': {bad.get('name')!r}, 'arguments': "
+            f"{bad.get('args')!r}}} because the `arguments` is not valid JSON."
+        )
+    if not message.tool_calls:
+        return AgentFinish({"output": message.content}, str(message.content))
+    if isinstance(message, AIMessageChunk):  # a streamed reply: keep it as the whole message
+        message = message.to_message()
+    said = f"responded: {message.content}\n" if message.content else "\n"
+    actions: list[AgentAction] = []
+    for call in message.tool_calls:
+        args = call["args"]
+        tool_input = args.get("__arg1", args)  # a single-input Tool's one argument
+        log = f"\nInvoking: `{call['name']}` with `{tool_input}`\n{said}\n"
+        actions.append(
+            ToolAgentAction(call["name"], tool_input, log, [message], tool_call_id=call["id"])
+        )
+    return actions
+
+
+class ToolsAgentOutputParser(Runnable[Any, "list[AgentAction] | AgentFinish"]):
+    """Parse a chat model's reply into tool-call actions (several in one message: the
+    model's parallel calls) or, without tool calls, the finish. Reported as a parser run.
+
+    Example:
+        >>> reply = AIMessage("", tool_calls=[{"name": "add", "args": {"a": 1}, "id": "c1"}])
+        >>> [a.tool_input for a in ToolsAgentOutputParser().invoke(reply)]
+        [{'a': 1}]
+        >>> ToolsAgentOutputParser().invoke(AIMessage("Done.")).return_values
+        {'output': 'Done.'}
+    """
+
+    def invoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[AgentAction] | AgentFinish:
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(  # type: ignore[no-any-return]
+            parse_ai_message_to_tool_action, input, config, run_type="parser"
+        )
+
+    def parse_result(self, result: list[Any], *, partial: bool = False) -> Any:
+        """LangChain's parser hook: the first generation's message."""
+        return parse_ai_message_to_tool_action(result[0].message)
+
+
+OpenAIToolsAgentOutputParser = ToolsAgentOutputParser
