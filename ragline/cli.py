@@ -9,7 +9,7 @@
                           [--score-threshold X] [--fetch-k N] [--filter JSON] [--json]
                           [--embedding NAME]
     ragline ask "question" --store DIR [--chain stuff|map_reduce|refine|map_rerank] [-k N]
-                          [--model NAME]
+                          [--model NAME] [--agent [--max-steps N]]
     ragline --version
 
 The store folder (``ragline.store_folder``) does the work; this module parses arguments
@@ -265,6 +265,18 @@ def add_ask_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
     add_search_options(ask)
     ask.add_argument("--chain", choices=list(CHAIN_TYPES), default="stuff")
     ask.add_argument("--model", default=os.environ.get("RAGLINE_MODEL", "gpt-4o-mini"))
+    ask.add_argument(
+        "--agent",
+        action="store_true",
+        help="let a tool-calling agent search the store (several times if it needs) before "
+        "answering, printing its searches",
+    )
+    ask.add_argument(
+        "--max-steps",
+        type=int,
+        default=5,
+        help="with --agent: at most this many rounds of searches",
+    )
     ask.set_defaults(handler=command_ask)
 
 
@@ -289,6 +301,8 @@ def command_ask(args: argparse.Namespace) -> int:
     from ragline.chat_models import ChatOpenAI
 
     model = ChatOpenAI(model=args.model, temperature=0)
+    if args.agent:
+        return ask_agent(args, model, retriever)
     chain = create_retrieval_chain(
         retriever, create_documents_chain(model, args.chain, question_key="input")
     )
@@ -303,6 +317,64 @@ def command_ask(args: argparse.Namespace) -> int:
         print("\nsources:")
         for rank, document in enumerate(sources, 1):
             print(f"  [{rank}] {location(document)}")
+    return 0
+
+
+AGENT_INSTRUCTIONS = (
+    "You answer questions about the user's documents. Search them with the search_documents "
+    "tool before answering, and search again with other words when the passages found do not "
+    "answer the question. Answer only from the passages; say so when they do not contain the "
+    "answer."
+)
+
+
+def ask_agent(args: argparse.Namespace, model: Any, retriever: Any) -> int:
+    """``ask --agent``: a tool-calling agent with the store's retriever as its one tool."""
+    from ragline.agents import AgentExecutor, create_tool_calling_agent
+    from ragline.core import BaseCallbackHandler, ChatPromptTemplate, MessagesPlaceholder
+    from ragline.tools import create_retriever_tool
+
+    if args.max_steps < 1:
+        raise CommandError(f"--max-steps must be at least 1, got {args.max_steps}")
+    search = create_retriever_tool(
+        retriever, "search_documents", "Search the indexed documents for passages about a query."
+    )
+    prompt = ChatPromptTemplate.from_messages(
+        [
+            ("system", AGENT_INSTRUCTIONS),
+            ("human", "{input}"),
+            MessagesPlaceholder("agent_scratchpad"),
+        ]
+    )
+    sources: dict[str, Document] = {}
+    found: list[int] = []  # passages per search, in the order the searches ran
+
+    class Sources(BaseCallbackHandler):  # what the searches found: counts and the source list
+        def on_retriever_end(self, documents: Any, **kwargs: Any) -> None:
+            found.append(len(documents))
+            for document in documents:
+                sources.setdefault(location(document), document)
+
+    executor = AgentExecutor(
+        agent=create_tool_calling_agent(model, [search], prompt),
+        tools=[search],
+        max_iterations=args.max_steps,
+        handle_parsing_errors=True,
+    )
+    for chunk in executor.stream({"input": args.question}, {"callbacks": [Sources()]}):
+        for action in chunk.get("actions", []):
+            query = action.tool_input
+            query = query.get("query", query) if isinstance(query, dict) else query
+            _note(args, f"> {action.tool}: {query}")
+        for step in chunk.get("steps", []):
+            count = found.pop(0) if step.action.tool == search.name and found else 0
+            _note(args, f"  {count} passage(s)")
+        if "output" in chunk:
+            print(chunk["output"])
+    if sources:
+        print("\nsources:")
+        for rank, place in enumerate(sources, 1):
+            print(f"  [{rank}] {place}")
     return 0
 
 

@@ -249,6 +249,63 @@ def test_ask_streams_the_answer_and_lists_sources(
     assert "Why do cats purr?" in json.dumps(requests[-1].body["messages"])
 
 
+def _search_call(call_id: str, query: str) -> Reply:
+    delta = {
+        "index": 0,
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "search_documents", "arguments": json.dumps({"query": query})},
+    }
+    return Reply(events=chat_completion_chunks([], finish_reason="tool_calls",
+                                               tool_call_deltas=[[delta]]))  # fmt: skip
+
+
+def test_ask_agent_searches_until_it_can_answer(store: Path, server: OpenAITestServer) -> None:
+    server.enqueue(
+        CHAT_PATH,
+        _search_call("call_1", "why cats purr"),
+        _search_call("call_2", "planet volcano"),
+        Reply(events=chat_completion_chunks(["Cats purr ", "when content."])),
+    )
+    env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test"}
+    result = run_cli("ask", "Why do cats purr?", "--store", str(store), "-k", "1", "--agent",
+                     env=env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "> search_documents: why cats purr",
+        "  1 passage(s)",
+        "> search_documents: planet volcano",
+        "  1 passage(s)",
+    ]
+    answer, sources = result.stdout.split("\nsources:\n")
+    assert answer == "Cats purr when content.\n"
+    assert [Path(line.split("] ")[1].split(" @ ")[0]).name for line in sources.splitlines()] == [
+        "cats.md",
+        "mars.txt",
+    ]
+    first, second, third = (request.body for request in server.requests_to(CHAT_PATH))
+    assert [tool["function"]["name"] for tool in first["tools"]] == ["search_documents"]
+    assert first["messages"][1] == {"role": "user", "content": "Why do cats purr?"}
+    assert second["messages"][-1]["role"] == "tool"
+    assert "Cats purr when they are content" in second["messages"][-1]["content"]
+    assert "largest volcano" in third["messages"][-1]["content"]
+
+
+def test_ask_agent_stops_after_max_steps(store: Path, server: OpenAITestServer) -> None:
+    server.enqueue(CHAT_PATH, *(_search_call(f"c{n}", "cats") for n in range(3)))
+    env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test"}
+    result = run_cli("ask", "Why?", "--store", str(store), "--agent", "--max-steps", "2", "-q",
+                     env=env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Agent stopped due to iteration limit or time limit.\n")
+    assert result.stderr == "" and len(server.requests_to(CHAT_PATH)) == 2
+    bad = run_cli("ask", "Why?", "--store", str(store), "--agent", "--max-steps", "0", env=env)
+    assert (bad.returncode, bad.stderr) == (
+        2,
+        "ragline: error: --max-steps must be at least 1, got 0\n",
+    )
+
+
 # ---------------------------------------------------------------- incremental index
 
 PARAGRAPHS = [f"Paragraph {n}: " + " ".join([f"word{n}"] * 140) for n in range(3)]  # ~600 chars
