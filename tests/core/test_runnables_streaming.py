@@ -203,6 +203,24 @@ def test_assign_streams_existing_keys_then_new_chunks_and_pick_streams_one_key()
     assert list(chain.pick("answer").stream({"q": "a b"})) == ["a ", "b "]
 
 
+def test_a_one_branch_parallel_streams_in_the_callers_thread_with_its_run_tree():
+    threads: list[int] = []
+    collector = RunCollectorCallbackHandler()
+
+    def note(d: dict) -> str:
+        threads.append(threading.get_ident())
+        return d["q"]
+
+    chain = RunnablePassthrough.assign(answer=RunnableLambda(note, name="note") | TokenModel([]))
+    chunks = list(chain.stream({"q": "a b"}, {"callbacks": [collector]}))
+    assert chunks == [{"q": "a b"}, {"answer": "a "}, {"answer": "b "}]
+    assert threads == [threading.get_ident()]  # no worker thread for a single branch
+    assert collector.traced_runs[0].tree() == (
+        "RunnableAssign<answer>",
+        [("RunnableParallel<answer>", [("RunnableSequence", [("note", []), ("TokenModel", [])])])],
+    )
+
+
 def test_lambda_returning_a_runnable_streams_it():
     router = RunnableLambda(lambda x: TokenModel([]))
     assert list(router.stream("p q")) == ["p ", "q "]

@@ -184,6 +184,11 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
             total = add_chunks(total, chunk)
         if total is _NOTHING:
             return
+        if len(self.steps) == 1:  # one branch (an assign of one key): no thread to wait on
+            ((key, step),) = self.steps.items()
+            for part in step.stream(total):
+                yield {key: part}
+            return
         # Each branch streams in its own thread; chunks are yielded as {key: chunk} in
         # arrival order, so a slow branch does not hold back a fast one.
         inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
