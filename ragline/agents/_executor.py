@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ragline.agents._agent import (
@@ -230,17 +230,37 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
         """Yield ``{"actions": [...]}``, ``{"steps": [...]}`` (each with ``"messages"``) as
         they happen, then ``{"output": ..., "messages": [...]}``."""
         self._reject_kwargs(kwargs)
-        yield from _stream_chunks(drive_stream(self._loop(input, config)))
+        return self._chunks(input, config, _stream_chunk)
 
-    async def astream(
+    def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[dict[str, Any]]:
         """Async :meth:`stream`."""
         self._reject_kwargs(kwargs)
+        return self._achunks(input, config, _stream_chunk)
+
+    def _chunks(
+        self, input: Any, config: RunnableConfig | None, convert: Callable[[Any], Any]
+    ) -> Iterator[dict[str, Any]]:
+        """The loop's events as chunks (``convert`` drops the events it returns None for);
+        a consumer that stops early ends the executor's run."""
+        events = drive_stream(self._loop(input, config))
+        try:
+            for event in events:
+                chunk = convert(event)
+                if chunk is not None:
+                    yield chunk
+        finally:
+            events.close()
+
+    async def _achunks(
+        self, input: Any, config: RunnableConfig | None, convert: Callable[[Any], Any]
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Async :meth:`_chunks`."""
         events = adrive_stream(self._loop(input, config), deadline=self._deadline())
         try:
             async for event in events:
-                chunk = _stream_chunk(event)
+                chunk = convert(event)
                 if chunk is not None:
                     yield chunk
         finally:
@@ -503,16 +523,6 @@ def _stream_chunk(event: Any) -> dict[str, Any] | None:
     return None
 
 
-def _stream_chunks(events: Iterator[Any]) -> Iterator[dict[str, Any]]:
-    try:
-        for event in events:
-            chunk = _stream_chunk(event)
-            if chunk is not None:
-                yield chunk
-    finally:
-        events.close()  # type: ignore[attr-defined]  # a consumer that stops ends the run
-
-
 class AgentExecutorIterator:
     """What ``AgentExecutor.iter`` returns: iterate (``for`` or ``async for``) to get one
     ``{"intermediate_step": [(action, observation), ...]}`` per round, then the output
@@ -538,27 +548,10 @@ class AgentExecutorIterator:
         self.include_run_info = include_run_info
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        events = drive_stream(self.agent_executor._loop(self.inputs, self.config))
-        try:
-            for event in events:
-                chunk = _round_chunk(event)
-                if chunk is not None:
-                    yield chunk
-        finally:
-            events.close()
+        return self.agent_executor._chunks(self.inputs, self.config, _round_chunk)
 
-    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
-        executor = self.agent_executor
-        events = adrive_stream(
-            executor._loop(self.inputs, self.config), deadline=executor._deadline()
-        )
-        try:
-            async for event in events:
-                chunk = _round_chunk(event)
-                if chunk is not None:
-                    yield chunk
-        finally:
-            await events.aclose()
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self.agent_executor._achunks(self.inputs, self.config, _round_chunk)
 
 
 def _round_chunk(event: Any) -> dict[str, Any] | None:

@@ -25,23 +25,5 @@ Thought:{agent_scratchpad}"""
 
 # The ReAct prompt create_react_agent is usually given (LangChain hub's "hwchase17/react"):
 # variables tools, tool_names, input and agent_scratchpad.
-REACT_TEMPLATE = """Answer the following questions as best you can. You have access to the following tools:
-
-{tools}
-
-Use the following format:
-
-Question: the input question you must answer
-Thought: you should always think about what to do
-Action: the action to take, should be one of [{tool_names}]
-Action Input: the input to the action
-Observation: the result of the action
-... (this Thought/Action/Action Input/Observation can repeat N times)
-Thought: I now know the final answer
-Final Answer: the final answer to the original input question
-
-Begin!
-
-Question: {input}
-Thought:{agent_scratchpad}"""  # noqa: E501
+REACT_TEMPLATE = f"{PREFIX}\n\n{{tools}}\n\n{FORMAT_INSTRUCTIONS}\n\n{SUFFIX}"
 REACT_PROMPT = PromptTemplate.from_template(REACT_TEMPLATE)

@@ -22,7 +22,8 @@ from ragline.agents import (
 )
 from ragline.chat_models import ChatOpenAI
 from ragline.core import ChatPromptTemplate, MessagesPlaceholder, RunCollectorCallbackHandler
-from ragline.tools import tool
+
+from ._math_tools import add, multiply
 
 pytestmark = pytest.mark.network
 
@@ -33,18 +34,6 @@ PROMPT = ChatPromptTemplate.from_messages(
         MessagesPlaceholder("agent_scratchpad"),
     ]
 )
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Adds a and b."""
-    return a + b
-
-
-@tool
-def multiply(a: int, b: int) -> int:
-    """Multiplies a and b."""
-    return a * b
 
 
 def delta(index: int, *, call_id: str | None = None, name: str | None = None,

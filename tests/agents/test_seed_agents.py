@@ -17,21 +17,9 @@ import pytest
 from ragline.agents import REACT_PROMPT, AgentExecutor, create_react_agent, initialize_agent
 from ragline.core import AgentFinish, BaseRetriever, Document, FakeListLLM
 from ragline.tools import BaseTool, create_retriever_tool
+from tests.tools.test_seed_tools import WeatherTool  # seed 004's, as written there
 
 QUESTION = "Query the weather of this week,And How old will I be in ten years? This year I am 28"
-
-
-# 天气查询工具 ，无论查询什么都返回Sunny
-class WeatherTool(BaseTool):
-    name = "Weather"
-    description = "useful for When you want to know about the weather"
-
-    def _run(self, query: str) -> str:
-        return "Sunny^_^"
-
-    async def _arun(self, query: str) -> str:
-        """Use the tool asynchronously."""
-        raise NotImplementedError("BingSearchRun does not support async")
 
 
 # 计算工具，暂且写死返回3

@@ -34,6 +34,8 @@ from ragline.core import (
 )
 from ragline.tools import tool
 
+from ._math_tools import add, multiply
+
 PROMPT = ChatPromptTemplate.from_messages(
     [
         ("system", "You are a helpful assistant"),
@@ -41,18 +43,6 @@ PROMPT = ChatPromptTemplate.from_messages(
         MessagesPlaceholder("agent_scratchpad"),
     ]
 )
-
-
-@tool
-def add(a: int, b: int) -> int:
-    """Adds a and b."""
-    return a + b
-
-
-@tool
-def multiply(a: int, b: int) -> int:
-    """Multiplies a and b."""
-    return a * b
 
 
 def calls(*pairs: tuple[str, dict[str, Any], str], content: str = "") -> AIMessage:
