@@ -240,3 +240,19 @@ def test_initialize_agent_with_openai_functions_is_a_tool_calling_agent():
     executor = initialize_agent([add], model, agent="openai-functions")
     assert executor.run("2 + 2?") == FINAL.content
     assert model.calls[1][-1].content == "4"
+
+
+async def test_async_runs_report_the_same_run_tree():
+    one = calls(("add", {"a": 1, "b": 2}, "c1"))
+    executor, _ = agent_with(one, FINAL)
+    collector = RunCollectorCallbackHandler()
+    chunks = [c async for c in executor.astream({"input": "x"}, {"callbacks": [collector]})]
+    assert [next(iter(chunk)) for chunk in chunks] == ["actions", "steps", "output"]
+    root = collector.traced_runs[0]
+    assert [(child.name, child.run_type) for child in root.children] == [
+        ("RunnableSequence", "chain"), ("add", "tool"), ("RunnableSequence", "chain")
+    ]  # fmt: skip
+    assert [event["name"] for event in root.events] == [
+        "start", "agent_action", "agent_finish", "end"
+    ]  # fmt: skip
+    assert root.outputs == {"output": FINAL.content}
