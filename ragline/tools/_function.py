@@ -10,7 +10,7 @@ from typing import Any
 
 from ragline.core import BaseTool, InvalidInputError, RunnableConfig, ToolValidationError
 from ragline.core.config import get_current_config
-from ragline.core.tools import ArgsSchema, sync_run_manager
+from ragline.core.tools import ArgsSchema, parse_google_docstring, sync_run_manager
 
 __all__ = ["StructuredTool", "Tool"]
 
@@ -164,11 +164,18 @@ class StructuredTool(_FunctionTool):
             )
         if args_schema is None and not infer_schema:
             args_schema = ArgsSchema(name=tool_name, properties={}, additional_properties=True)
+        elif args_schema is None:  # read now, as LangChain does: tool.args_schema is there
+            config_name = _wanted_extras(source)[2]
+            args_schema = ArgsSchema.from_function(
+                source,
+                name=tool_name,
+                parse_docstring=parse_docstring,
+                error_on_invalid_docstring=error_on_invalid_docstring,
+                skip=(config_name,) if config_name else (),
+            )
         text = description
-        if text is None and parse_docstring:
-            text = ArgsSchema.from_function(
-                source, parse_docstring=True, error_on_invalid_docstring=error_on_invalid_docstring
-            ).description
+        if text is None and parse_docstring:  # the summary of the function's docstring
+            text = parse_google_docstring(inspect.getdoc(source), [], strict=False)[0]
         if text is None:
             text = inspect.getdoc(source)
         if text is None and args_schema is not None:

@@ -74,6 +74,13 @@ def test_parse_docstring_describes_the_arguments():
         return query
 
     assert search.description == "Search the index."
+    assert search.args_schema.model_json_schema() == {  # what pydantic users call
+        "title": "search",
+        "description": "Search the index.",
+        "properties": search.args,
+        "required": ["query"],
+        "type": "object",
+    }
     assert search.args == {
         "query": {"description": "what to look for.", "title": "Query", "type": "string"},
         "k": {"default": 4, "description": "how many results.", "title": "K", "type": "integer"},
