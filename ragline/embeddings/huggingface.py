@@ -38,7 +38,9 @@ _PACKAGED_NAMES = {None, "all-MiniLM-L6-v2", DEFAULT_MODEL_NAME}
 BACKENDS = ("torch", "onnx")
 PRECISIONS = ("fp32",)  # no int8 export met the speed and quality bounds (README)
 
-_MODEL_KWARGS = {"device", "trust_remote_code"}
+# "backend" as sentence-transformers' SentenceTransformer(backend=...) takes it, so
+# LangChain's HuggingFaceEmbeddings(model_kwargs={"backend": "onnx"}) ports unchanged
+_MODEL_KWARGS = {"backend", "device", "trust_remote_code"}
 _ENCODE_KWARGS = {"normalize_embeddings", "batch_size", "show_progress_bar"}
 
 _models: dict[tuple[Any, ...], Any] = {}
@@ -128,7 +130,8 @@ class SentenceTransformerEmbeddings(Embeddings):
         query_prompt: text prepended to every query (e.g. ``"query: "`` for E5 models).
         document_prompt: text prepended to every document (e.g. ``"passage: "``).
         cache_folder: where cached hub models live (default: the Hugging Face cache).
-        model_kwargs: LangChain-style options: ``device``, ``trust_remote_code``.
+        model_kwargs: LangChain-style options: ``device``, ``trust_remote_code``,
+            ``backend``.
         encode_kwargs: LangChain-style options: ``normalize_embeddings``,
             ``batch_size``, ``show_progress_bar`` (they override the keywords above).
 
@@ -166,6 +169,7 @@ class SentenceTransformerEmbeddings(Embeddings):
         model_options = _check_dict("model_kwargs", model_kwargs, _MODEL_KWARGS)
         encode_options = _check_dict("encode_kwargs", encode_kwargs, _ENCODE_KWARGS)
         device = model_options.get("device", device)
+        backend = model_options.get("backend", backend)
         batch_size = check_positive_int("batch_size", encode_options.get("batch_size", batch_size))
         if device is not None and not isinstance(device, str):
             raise InvalidInputError(f"device must be a str or None, got {device!r}")

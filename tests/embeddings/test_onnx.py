@@ -133,6 +133,14 @@ def test_export_is_cached_by_weights_digest(onnx: SentenceTransformerEmbeddings)
     assert digest in hashes.values()
 
 
+def test_langchain_style_model_kwargs_choose_the_backend() -> None:
+    from ragline.embeddings import HuggingFaceEmbeddings
+
+    embeddings = HuggingFaceEmbeddings(model_kwargs={"backend": "onnx", "device": "cpu"})
+    assert embeddings.backend == "onnx"
+    assert embeddings.embedding_identity["backend"] == "onnx"
+
+
 def test_cache_root_follows_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGLINE_CACHE_DIR", "/somewhere/else")
     assert _onnx.cache_root() == Path("/somewhere/else")
