@@ -16,7 +16,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ragline.chains._prompts import DEFAULT_DOCUMENT_PROMPT, NO_CONTEXT_ANSWER, stuff_prompt
 from ragline.chains._steps import Emit, Invoke, Step, Steps, StepsChain, StreamFrom
@@ -30,6 +30,9 @@ from ragline.core import (
     StrOutputParser,
 )
 from ragline.core.prompts import format_document as _format_document
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "BaseCombineDocumentsChain",
@@ -79,6 +82,20 @@ class _Final:
     input: Any = None
     answer: Any = None
     steps: list[Any] = field(default_factory=list)
+
+
+class ChainOptions(TypedDict, total=False):
+    """The options every combine-documents chain takes (see BaseCombineDocumentsChain)."""
+
+    output_parser: Runnable[Any, Any] | None
+    document_prompt: BasePromptTemplate | None
+    document_separator: str
+    document_variable_name: str
+    input_key: str | None
+    output_key: str | None
+    return_intermediate_steps: bool
+    empty_answer: Any
+    name: str | None
 
 
 # What _prepare is: the final step at once, or steps that end by returning it.
@@ -323,7 +340,7 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
         prompt: BasePromptTemplate | None = None,
         *,
         question_key: str = "question",
-        **options: Any,
+        **options: Unpack[ChainOptions],
     ) -> None:
         super().__init__(llm, **options)
         self.prompt = prompt if prompt is not None else stuff_prompt(question_key)

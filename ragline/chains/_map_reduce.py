@@ -9,11 +9,12 @@ one reduce call writes the answer from them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragline.chains import _prompts
 from ragline.chains._base import (
     BaseCombineDocumentsChain,
+    ChainOptions,
     Prepared,
     _Final,
     _require_variable,
@@ -22,6 +23,9 @@ from ragline.chains._base import (
 from ragline.chains._steps import Batch
 from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
 from ragline.core._checks import check_optional_positive_int, check_positive_int
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["MapReduceDocumentsChain"]
 
@@ -67,7 +71,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
         token_counter: Callable[[str], int] | None = None,
         max_concurrency: int | None = None,
         question_key: str = "question",
-        **options: Any,
+        **options: Unpack[ChainOptions],
     ) -> None:
         super().__init__(llm, **options)
         self.token_max = check_positive_int("token_max", token_max)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragline.chains import _prompts
 from ragline.chains._base import (
     BaseCombineDocumentsChain,
+    ChainOptions,
     Prepared,
     _Final,
     _require_variable,
@@ -16,6 +17,9 @@ from ragline.chains._base import (
 from ragline.chains._steps import Batch
 from ragline.core import BasePromptTemplate, Document, Runnable
 from ragline.core._checks import check_optional_positive_int
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["MapRerankDocumentsChain", "parse_scored_answer"]
 
@@ -74,7 +78,7 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
         prompt: BasePromptTemplate | None = None,
         max_concurrency: int | None = None,
         question_key: str = "question",
-        **options: Any,
+        **options: Unpack[ChainOptions],
     ) -> None:
         super().__init__(llm, **options)
         self.prompt = prompt or _prompts.map_rerank_prompt(question_key)

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragline.chains import _prompts
-from ragline.chains._base import BaseCombineDocumentsChain, Prepared, _Final, _require_variable
+from ragline.chains._base import (
+    BaseCombineDocumentsChain,
+    ChainOptions,
+    Prepared,
+    _Final,
+    _require_variable,
+)
 from ragline.chains._steps import Invoke
 from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["RefineDocumentsChain"]
 
@@ -46,7 +55,7 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
         refine_prompt: BasePromptTemplate | None = None,
         existing_answer_variable: str = "existing_answer",
         question_key: str = "question",
-        **options: Any,
+        **options: Unpack[ChainOptions],
     ) -> None:
         super().__init__(llm, **options)
         self.question_prompt = question_prompt or _prompts.refine_initial_prompt(question_key)

@@ -5,13 +5,16 @@ from __future__ import annotations
 import re
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ragline.core import InvalidInputError
 
 from ._base import KeepSeparator, TextSplitter, check_text
 from ._languages import Language, separators_for_language
 from ._merge import Chunk, Merger
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "CharacterTextSplitter",
@@ -382,6 +385,17 @@ def _run(
     )
 
 
+class PresetOptions(TypedDict, total=False):
+    """The options of a splitter whose separators are a language preset."""
+
+    chunk_size: int
+    chunk_overlap: int
+    length_function: Callable[[str], int]
+    keep_separator: KeepSeparator
+    add_start_index: bool
+    strip_whitespace: bool
+
+
 class MarkdownTextSplitter(RecursiveCharacterTextSplitter):
     """A recursive splitter with the Markdown preset (headings, fences, rules first).
 
@@ -393,7 +407,7 @@ class MarkdownTextSplitter(RecursiveCharacterTextSplitter):
         ['# A\\ntext', '## B\\nmore']
     """
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, **options: Unpack[PresetOptions]) -> None:
         super().__init__(
             separators=separators_for_language(Language.MARKDOWN),
             is_separator_regex=True,
@@ -404,7 +418,7 @@ class MarkdownTextSplitter(RecursiveCharacterTextSplitter):
 class PythonCodeTextSplitter(RecursiveCharacterTextSplitter):
     """A recursive splitter with the Python preset (classes and functions first)."""
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, **options: Unpack[PresetOptions]) -> None:
         super().__init__(
             separators=separators_for_language(Language.PYTHON), is_separator_regex=True, **options
         )
@@ -413,7 +427,7 @@ class PythonCodeTextSplitter(RecursiveCharacterTextSplitter):
 class LatexTextSplitter(RecursiveCharacterTextSplitter):
     """A recursive splitter with the LaTeX preset (chapters, sections, environments first)."""
 
-    def __init__(self, **options: Any) -> None:
+    def __init__(self, **options: Unpack[PresetOptions]) -> None:
         super().__init__(
             separators=separators_for_language(Language.LATEX), is_separator_regex=True, **options
         )
