@@ -21,6 +21,7 @@ import numpy as np
 
 from ragline.core import BaseStore, DimensionError, InvalidInputError, LocalFileStore
 from ragline.core._checks import check_optional_positive_int
+from ragline.core._operations import Call, Operation, acall, adrive, call, drive
 from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
 
 __all__ = ["CacheBackedEmbeddings"]
@@ -203,30 +204,11 @@ class CacheBackedEmbeddings(Embeddings):
             DimensionError: cached and new vectors disagree on the dimension (a namespace
                 shared by two models).
         """
-        items = check_texts(texts)
-        if not items:
-            return np.zeros((0, 0), dtype=np.float32)
-        keys = [self.document_key(text) for text in items]
-        cached = [_decode(value) for value in self.document_embedding_store.mget(keys)]
-        dimensions = _dimensions(cached)
-        for misses in self._miss_batches(items, keys, cached):
-            computed = self.underlying_embeddings.embed_documents_array([t for t, _, _ in misses])
-            self.document_embedding_store.mset(self._fill(misses, computed, cached, dimensions))
-        return self._assemble(cached)
+        return drive(self._documents_operation(texts), call)
 
     def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
         """Embed queries, through the query store when one is configured."""
-        items = check_texts(texts, what="queries")
-        store = self.query_embedding_store
-        if store is None or not items:
-            return self.underlying_embeddings.embed_queries_array(items)
-        keys = [self.query_key(text) for text in items]
-        cached = [_decode(value) for value in store.mget(keys)]
-        dimensions = _dimensions(cached)
-        for misses in self._miss_batches(items, keys, cached):
-            computed = self.underlying_embeddings.embed_queries_array([t for t, _, _ in misses])
-            store.mset(self._fill(misses, computed, cached, dimensions))
-        return self._assemble(cached)
+        return drive(self._queries_operation(texts), call)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed documents through the cache; see ``embed_documents_array``."""
@@ -240,36 +222,11 @@ class CacheBackedEmbeddings(Embeddings):
 
     async def aembed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         """Async ``embed_documents_array`` using the store's and the model's async methods."""
-        items = check_texts(texts)
-        if not items:
-            return np.zeros((0, 0), dtype=np.float32)
-        keys = [self.document_key(text) for text in items]
-        cached = [_decode(value) for value in await self.document_embedding_store.amget(keys)]
-        dimensions = _dimensions(cached)
-        for misses in self._miss_batches(items, keys, cached):
-            computed = await self.underlying_embeddings.aembed_documents_array(
-                [t for t, _, _ in misses]
-            )
-            await self.document_embedding_store.amset(
-                self._fill(misses, computed, cached, dimensions)
-            )
-        return self._assemble(cached)
+        return await adrive(self._documents_operation(texts), acall)
 
     async def aembed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
         """Async ``embed_queries_array``."""
-        items = check_texts(texts, what="queries")
-        store = self.query_embedding_store
-        if store is None or not items:
-            return await self.underlying_embeddings.aembed_queries_array(items)
-        keys = [self.query_key(text) for text in items]
-        cached = [_decode(value) for value in await store.amget(keys)]
-        dimensions = _dimensions(cached)
-        for misses in self._miss_batches(items, keys, cached):
-            computed = await self.underlying_embeddings.aembed_queries_array(
-                [t for t, _, _ in misses]
-            )
-            await store.amset(self._fill(misses, computed, cached, dimensions))
-        return self._assemble(cached)
+        return await adrive(self._queries_operation(texts), acall)
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """Async ``embed_documents``."""
@@ -278,6 +235,36 @@ class CacheBackedEmbeddings(Embeddings):
     async def aembed_query(self, text: str) -> list[float]:
         """Async ``embed_query``."""
         return (await self.aembed_queries_array([check_text(text)]))[0].tolist()
+
+    # -- the logic of both drivers (sync: mget/embed/mset; async: amget/aembed/amset) ----------
+
+    def _documents_operation(self, texts: Sequence[str]) -> Operation[Call, np.ndarray]:
+        items = check_texts(texts)
+        if not items:
+            return np.zeros((0, 0), dtype=np.float32)
+        keys = [self.document_key(text) for text in items]
+        store = self.document_embedding_store
+        return (yield from self._through_store(items, keys, store, "embed_documents_array"))
+
+    def _queries_operation(self, texts: Sequence[str]) -> Operation[Call, np.ndarray]:
+        items = check_texts(texts, what="queries")
+        store = self.query_embedding_store
+        if store is None or not items:
+            return (yield Call(self.underlying_embeddings, "embed_queries_array", (items,)))
+        keys = [self.query_key(text) for text in items]
+        return (yield from self._through_store(items, keys, store, "embed_queries_array"))
+
+    def _through_store(
+        self, items: list[str], keys: list[str], store: BaseStore, method: str
+    ) -> Operation[Call, np.ndarray]:
+        """Vectors from ``store``; the misses embedded with ``method`` and stored."""
+        cached = [_decode(value) for value in (yield Call(store, "mget", (keys,)))]
+        dimensions = _dimensions(cached)
+        for misses in self._miss_batches(items, keys, cached):
+            texts = [text for text, _, _ in misses]
+            computed = yield Call(self.underlying_embeddings, method, (texts,))
+            yield Call(store, "mset", (self._fill(misses, computed, cached, dimensions),))
+        return self._assemble(cached)
 
     # -- helpers -----------------------------------------------------------------------------
 
