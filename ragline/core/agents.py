@@ -20,8 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragline.core import messages as _messages
-from ragline.core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from ragline.core.messages import AIMessage, BaseMessage, FunctionMessage, HumanMessage
 
 __all__ = [
     "AgentAction",
@@ -101,10 +100,7 @@ class AgentStep:
         else a human message)."""
         text = observation_text(self.observation)
         if isinstance(self.action, AgentActionMessageLog):
-            function_message = getattr(_messages, "FunctionMessage", None)
-            if function_message is not None:
-                return [function_message(text, name=self.action.tool)]
-            return [ToolMessage(text, tool_call_id=_call_id(self.action), name=self.action.tool)]
+            return [FunctionMessage(text, name=self.action.tool)]
         return [HumanMessage(text)]
 
 
@@ -138,7 +134,3 @@ def observation_text(observation: Any) -> str:
         return json.dumps(observation, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(observation)
-
-
-def _call_id(action: AgentAction) -> str:
-    return getattr(action, "tool_call_id", None) or ""

@@ -450,3 +450,24 @@ def test_validation_errors_of_a_tools_arguments_are_raised_or_observed():
 def test_format_log_to_str_prefixes():
     action = AgentAction("t", "i", "log")
     assert format_log_to_str([(action, 1)], "Obs: ", "Next:") == "log\nObs: 1\nNext:"
+
+
+def test_a_legacy_memory_is_read_before_and_written_after():
+    class Memory:
+        def __init__(self) -> None:
+            self.saved: list[tuple[dict, dict]] = []
+
+        def load_memory_variables(self, inputs: dict) -> dict:
+            return {"history": "Human: hi"}
+
+        def save_context(self, inputs: dict, outputs: dict) -> None:
+            self.saved.append((inputs, outputs))
+
+    memory = Memory()
+    executor, _ = react(" I know.\nFinal Answer: Sicily", memory=memory)
+    assert executor.invoke({"input": QUESTION}) == {
+        "input": QUESTION,
+        "history": "Human: hi",
+        "output": "Sicily",
+    }
+    assert memory.saved == [({"input": QUESTION, "history": "Human: hi"}, {"output": "Sicily"})]
