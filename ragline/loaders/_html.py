@@ -8,6 +8,13 @@ Visible text: ``<script>``, ``<style>``, ``<noscript>``, ``<template>``, ``<head
 ``hidden`` attribute are dropped. Whitespace runs collapse to one space, as a
 browser shows them; block elements (``<p>``, ``<div>``, ``<li>``, headings, table
 rows, ``<br>`` ...) start a new line; blank lines are dropped.
+
+:func:`structured_text` keeps more of the page's structure for splitting (``ragline
+index`` loads HTML this way): headings become Markdown heading lines (``## Title``), a
+blank line separates paragraphs, lists, tables and code blocks, list items and table rows
+stay one per line, and the text of ``<pre>`` keeps its line breaks. A splitter can then
+cut at headings first, then paragraphs, lines and words (the Markdown preset), never
+inside a word.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from ragline.core._optional import require
 from ragline.loaders._base import BaseLoader
 from ragline.loaders._encoding import check_encoding, check_path, decode, read_bytes
 
-__all__ = ["BSHTMLLoader", "parse_html", "visible_text"]
+__all__ = ["BSHTMLLoader", "parse_html", "structured_text", "visible_text"]
 
 _INVISIBLE = frozenset(
     {
@@ -142,6 +149,76 @@ def _visible_pieces(root: Any, *, layout: bool) -> Iterator[str]:
         stack.extend((child, False) for child in reversed(node.contents))
 
 
+# blocks that start a paragraph (a blank line) in structured text; the other _BLOCK
+# elements (li, tr, dt, dd, br, option ...) start a line
+_PARAGRAPH = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "body", "caption", "details",
+        "dialog", "div", "dl", "fieldset", "figcaption", "figure", "footer", "form",
+        "header", "hgroup", "hr", "html", "main", "nav", "ol", "p", "pre", "section",
+        "summary", "table", "ul",
+    }
+)  # fmt: skip
+_HEADING_LEVEL = {f"h{level}": level for level in range(1, 7)}
+_BLANK_RUNS = re.compile(r"\n\s*\n\s*")
+_EXTRA_BLANKS = re.compile(r"\n{3,}")
+_PRE_PROTECT = str.maketrans({"\n": "\x00", " ": "\x01", "\t": "\x01"})
+_PRE_RESTORE = str.maketrans({"\x00": "\n", "\x01": " "})
+
+
+def structured_text(soup: Any) -> str:
+    """The visible text with its structure: Markdown headings, paragraphs, lines.
+
+    Example:
+        >>> soup = parse_html("<h1>Intro</h1><p>One  two.</p><ul><li>a</li><li>b</li></ul>")
+        >>> print(structured_text(soup))
+        # Intro
+        <BLANKLINE>
+        One two.
+        <BLANKLINE>
+        a
+        b
+    """
+    bs4 = require("bs4", "html", package="beautifulsoup4")
+    text_types = (bs4.NavigableString, bs4.CData)
+    pieces: list[str] = []
+    # (node, leaving, inside <pre>); an explicit stack: pages can nest thousands deep
+    stack: list[tuple[Any, bool, bool]] = [(soup, False, False)]
+    while stack:
+        node, leaving, in_pre = stack.pop()
+        if leaving:  # only paragraphs and headings push one (a line break is a start)
+            pieces.append("\n\n")
+            continue
+        if isinstance(node, bs4.NavigableString):
+            if type(node) in text_types:
+                if in_pre:  # code keeps its lines and indentation (protected from tidying)
+                    pieces.append(str(node).translate(_PRE_PROTECT))
+                else:
+                    pieces.append(_WHITESPACE.sub(" ", node))
+            continue
+        if node.name in _INVISIBLE or node.has_attr("hidden"):
+            continue
+        level = _HEADING_LEVEL.get(node.name)
+        if level is not None:
+            pieces.append("\n\n" + "#" * level + " ")
+            stack.append((node, True, in_pre))
+        elif node.name in _PARAGRAPH:
+            pieces.append("\n\n")
+            stack.append((node, True, in_pre))
+        elif node.name in _BLOCK:
+            pieces.append("\n")
+        elif node.name in _CELL:
+            pieces.append(" ")
+        inside = in_pre or node.name == "pre"
+        stack.extend((child, False, inside) for child in reversed(node.contents))
+    text = "".join(pieces)
+    # tidy each line (a heading's text runs to the line end), then the blank lines
+    lines = (" ".join(line.split()) for line in text.split("\n"))
+    text = "\n".join(lines)
+    text = _BLANK_RUNS.sub("\n\n", text).strip()
+    return _EXTRA_BLANKS.sub("\n\n", text.translate(_PRE_RESTORE))
+
+
 def visible_text(soup: Any, separator: str | None = None) -> str:
     """The text a reader sees on the page (rules in the module docstring).
 
@@ -178,6 +255,9 @@ class BSHTMLLoader(BaseLoader):
             ``exclude_encodings``); another key is an error.
         get_text_separator: ``None`` (default) puts each block element on its own
             line; a string joins the visible strings with it.
+        structured: keep the page's structure (:func:`structured_text`: Markdown
+            headings, blank lines between paragraphs) for splitting; ``ragline index``
+            loads HTML this way.
 
     Raises:
         InvalidInputError: unknown ``bs_kwargs`` key or encoding (at construction).
@@ -202,11 +282,16 @@ class BSHTMLLoader(BaseLoader):
         open_encoding: str | None = None,
         bs_kwargs: Mapping[str, Any] | None = None,
         get_text_separator: str | None = None,
+        *,
+        structured: bool = False,
     ) -> None:
+        if structured and get_text_separator is not None:
+            raise InvalidInputError("BSHTMLLoader: give structured=True or get_text_separator")
         self.file_path = check_path(file_path)
         self.open_encoding = check_encoding(open_encoding)
         self.bs_kwargs = check_bs_kwargs(bs_kwargs)
         self.get_text_separator = get_text_separator
+        self.structured = structured
 
     def lazy_load(self) -> Iterator[Document]:
         """Yield the page as one Document with ``source`` and ``title`` metadata.
@@ -223,7 +308,12 @@ class BSHTMLLoader(BaseLoader):
         except (ValueError, LookupError) as err:  # e.g. a bad from_encoding
             raise LoaderError(f"cannot parse {os.fspath(self.file_path)}: {err}") from err
         metadata = {"source": os.fspath(self.file_path), "title": page_title(soup) or ""}
-        yield Document(visible_text(soup, self.get_text_separator), metadata=metadata)
+        text = (
+            structured_text(soup)
+            if self.structured
+            else visible_text(soup, self.get_text_separator)
+        )
+        yield Document(text, metadata=metadata)
 
     def __repr__(self) -> str:
         return f"BSHTMLLoader({os.fspath(self.file_path)!r})"

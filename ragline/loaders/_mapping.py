@@ -24,10 +24,14 @@ __all__ = ["DEFAULT_LOADER_MAPPING", "loader_for_path", "loader_mapping"]
 
 LoaderFactory = Callable[..., BaseLoader]
 
+# HTML keeps its headings and paragraphs (BSHTMLLoader(structured=True)) so that the
+# splitter can cut on them (the Markdown preset, splitters.LANGUAGE_BY_SUFFIX)
+_STRUCTURED_HTML = functools.partial(BSHTMLLoader, structured=True)
+
 DEFAULT_LOADER_MAPPING: Mapping[str, LoaderFactory] = MappingProxyType(
     {
-        ".html": BSHTMLLoader,
-        ".htm": BSHTMLLoader,
+        ".html": _STRUCTURED_HTML,
+        ".htm": _STRUCTURED_HTML,
         ".md": MarkdownLoader,
         ".pdf": PyPDFLoader,
         ".csv": CSVLoader,
@@ -63,7 +67,7 @@ def loader_mapping(
         ['.csv', '.htm', '.html', '.md', '.pdf']
     """
     check_encoding(encoding)
-    html = functools.partial(BSHTMLLoader, open_encoding=encoding)
+    html = functools.partial(BSHTMLLoader, open_encoding=encoding, structured=True)
     return {
         ".html": html,
         ".htm": html,

@@ -410,8 +410,10 @@ LANGUAGE_BY_SUFFIX: Mapping[str, Language] = MappingProxyType(
     {
         ".py": Language.PYTHON,
         ".md": Language.MARKDOWN,
-        ".html": Language.HTML,
-        ".htm": Language.HTML,
+        # HTML arrives as text with Markdown headings and paragraphs (the loaders'
+        # structured layout): split it like Markdown, at headings, paragraphs, lines
+        ".html": Language.MARKDOWN,
+        ".htm": Language.MARKDOWN,
     }
 )
 """File suffix (lower case) -> the preset ``ragline index`` splits such files with.
