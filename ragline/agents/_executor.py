@@ -37,7 +37,6 @@ from ragline.core import (
     AgentFinish,
     AgentStep,
     BaseTool,
-    ConfigurationError,
     Fields,
     InvalidInputError,
     MissingVariableError,
@@ -45,7 +44,7 @@ from ragline.core import (
     Runnable,
     RunnableConfig,
 )
-from ragline.core._checks import check_optional_positive_int, check_positive_number
+from ragline.core._checks import check_choice, check_optional_positive_int, check_positive_number
 from ragline.core._drive import (
     DeadlineExceeded,
     Effect,
@@ -147,11 +146,7 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
         check_optional_positive_int("AgentExecutor max_iterations", self.max_iterations)
         if self.max_execution_time is not None:
             check_positive_number("AgentExecutor max_execution_time", self.max_execution_time)
-        if self.early_stopping_method not in EARLY_STOPPING_METHODS:
-            options = ", ".join(repr(m) for m in EARLY_STOPPING_METHODS)
-            raise ConfigurationError(
-                f"early_stopping_method {self.early_stopping_method!r} is not one of {options}"
-            )
+        check_choice("early_stopping_method", self.early_stopping_method, EARLY_STOPPING_METHODS)
         handle = self.handle_parsing_errors
         if not isinstance(handle, (bool, str)) and not callable(handle):
             raise InvalidInputError(

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragline.core import Document, InvalidInputError, Runnable
-from ragline.core._checks import check_positive_int
+from ragline.core._checks import check_choice, check_positive_int
 from ragline.evaluation._formats import write_trec_run
 from ragline.evaluation._metrics import mrr_at_k, ndcg_at_k, recall_at_k
 
@@ -76,16 +76,15 @@ class Evaluation:
     def latency_ms(self, statistic: str = "mean") -> float | None:
         """Query latency in milliseconds: ``"mean"``, ``"p50"`` or ``"p95"`` (None when
         not timed)."""
+        check_choice("statistic", statistic, ("mean", "p50", "p95"), error=InvalidInputError)
         times = sorted(r.seconds for r in self.results if r.seconds is not None)
         if not times:
             return None
         if statistic == "mean":
             return 1000 * math.fsum(times) / len(times)
-        if statistic in ("p50", "p95"):
-            share = 0.5 if statistic == "p50" else 0.95
-            # nearest-rank percentile: the smallest time with at least `share` at or below
-            return 1000 * times[max(math.ceil(share * len(times)) - 1, 0)]
-        raise InvalidInputError(f"statistic {statistic!r} is not one of 'mean', 'p50', 'p95'")
+        share = 0.5 if statistic == "p50" else 0.95
+        # nearest-rank percentile: the smallest time with at least `share` at or below
+        return 1000 * times[max(math.ceil(share * len(times)) - 1, 0)]
 
     def summary(self) -> dict[str, Any]:
         """The means as a JSON-ready dict (``ndcg@k``, ``recall@k``, ``mrr@k``, latency)."""

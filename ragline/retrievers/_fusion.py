@@ -23,7 +23,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Sequence
 
-from ragline.core import ConfigurationError, Document, InvalidInputError
+from ragline.core import Document, InvalidInputError
+from ragline.core._checks import check_choice
 
 __all__ = ["NORMALIZATIONS", "normalize_scores", "score_fusion"]
 
@@ -39,10 +40,7 @@ def normalize_scores(scores: Sequence[float], method: str) -> list[float]:
         >>> [round(s, 3) for s in normalize_scores([4.0, 3.0, 2.0], "dbsf")]
         [0.704, 0.5, 0.296]
     """
-    if method not in NORMALIZATIONS:
-        raise ConfigurationError(
-            f"normalization {method!r} is not one of {', '.join(map(repr, NORMALIZATIONS))}"
-        )
+    check_choice("normalization", method, NORMALIZATIONS)
     if not scores:
         return []
     if method == "relative_score":

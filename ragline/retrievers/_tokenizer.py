@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ragline.core import ConfigurationError, InvalidInputError
+from ragline.core._checks import check_flag
 from ragline.core._optional import require
 from ragline.retrievers._stopwords import STOPWORDS
 
@@ -89,8 +90,7 @@ class BM25Tokenizer:
         if not isinstance(language, str):
             raise InvalidInputError(f"BM25Tokenizer language must be a str, got {language!r}")
         self.language = language.lower()
-        if not isinstance(stem, bool):
-            raise InvalidInputError(f"BM25Tokenizer stem must be True or False, got {stem!r}")
+        check_flag("BM25Tokenizer stem", stem)
         if stem and self.language not in STEMMER_LANGUAGES:
             raise ConfigurationError(
                 f"BM25Tokenizer has no stemmer for language {language!r}; Snowball stems "

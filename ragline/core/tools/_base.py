@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 from uuid import UUID
 
+from ragline.core._checks import check_choice
 from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import RunnableConfig, ensure_config, merge_configs, use_config
@@ -116,11 +117,9 @@ class BaseTool(Fields, Runnable[Any, Any]):
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise InvalidInputError(f"a tool needs a non-empty str name, got {self.name!r}")
-        if self.response_format not in _RESPONSE_FORMATS:
-            raise InvalidInputError(
-                f"response_format {self.response_format!r} is not one of "
-                f"{', '.join(map(repr, _RESPONSE_FORMATS))}"
-            )
+        check_choice(
+            "response_format", self.response_format, _RESPONSE_FORMATS, error=InvalidInputError
+        )
         self._schema_cache: tuple[Any, ArgsSchema] | None = None
 
     def __repr__(self) -> str:
