@@ -3,11 +3,28 @@
 ``create_stuff_documents_chain`` and ``create_retrieval_chain`` compose with any
 retriever; ``load_qa_chain`` and ``RetrievalQA`` keep LangChain's classic shapes. The
 four document chains (stuff, map-reduce, refine, map-rerank) share one base.
+
+The legacy Chain API (``Chain``, ``LLMChain``, ``SequentialChain``,
+``SimpleSequentialChain``, ``TransformChain``, ``ConversationChain``,
+``ConversationalRetrievalChain``) runs LangChain's older code with memory from
+``ragline.memory``; ``create_history_aware_retriever`` is the LCEL way to chat over
+documents.
 """
 
 from ragline.core._lazy import attach
 
 _EXPORTS = {
+    "Chain": "._chain",
+    "LegacyChainAPI": "._chain",
+    "RUN_KEY": "._chain",
+    "RunInfo": "._chain",
+    "LLMChain": "._llm_chain",
+    "SequentialChain": "._sequential",
+    "SimpleSequentialChain": "._sequential",
+    "TransformChain": "._sequential",
+    "ConversationChain": "._conversation",
+    "ConversationalRetrievalChain": "._conversation",
+    "create_history_aware_retriever": "._conversation",
     "BaseCombineDocumentsChain": "._base",
     "StuffDocumentsChain": "._base",
     "create_stuff_documents_chain": "._base",

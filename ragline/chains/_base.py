@@ -18,6 +18,7 @@ from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from ragline.chains._chain import LegacyChainAPI
 from ragline.chains._prompts import DEFAULT_DOCUMENT_PROMPT, NO_CONTEXT_ANSWER, stuff_prompt
 from ragline.chains._steps import Emit, Invoke, Step, Steps, StepsChain, StreamFrom
 from ragline.core import (
@@ -96,13 +97,14 @@ class ChainOptions(TypedDict, total=False):
     return_intermediate_steps: bool
     empty_answer: Any
     name: str | None
+    verbose: bool
 
 
 # What _prepare is: the final step at once, or steps that end by returning it.
 Prepared = _Final | Generator[Step, Any, _Final]
 
 
-class BaseCombineDocumentsChain(StepsChain):
+class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
     """Turns a list of documents (and a question) into one answer.
 
     Args:
@@ -118,6 +120,11 @@ class BaseCombineDocumentsChain(StepsChain):
             preliminary steps produced.
         empty_answer: returned without calling the model when there are no documents;
             ``None`` calls the model with an empty context.
+        verbose: print this chain's runs (LangChain's ``verbose=True``).
+
+    Besides ``invoke``/``stream``, LangChain's older calling forms work:
+    ``chain({"input_documents": docs, "question": q})`` and
+    ``chain.run(input_documents=docs, question=q)``.
     """
 
     def __init__(
@@ -133,6 +140,7 @@ class BaseCombineDocumentsChain(StepsChain):
         return_intermediate_steps: bool = False,
         empty_answer: Any = NO_CONTEXT_ANSWER,
         name: str | None = None,
+        verbose: bool = False,
     ) -> None:
         if not isinstance(llm, Runnable):
             raise InvalidInputError(f"llm must be a Runnable model, got {type(llm).__name__}")
@@ -151,6 +159,17 @@ class BaseCombineDocumentsChain(StepsChain):
         self.return_intermediate_steps = return_intermediate_steps
         self.empty_answer = empty_answer
         self.name = name
+        self.verbose = verbose
+
+    @property
+    def input_keys(self) -> list[str]:
+        """The documents' input key (the chain's legacy calling forms use it)."""
+        return [self.input_key]
+
+    @property
+    def output_keys(self) -> list[str]:
+        """The answer's key (``output_text`` when the chain returns the bare answer)."""
+        return [self.output_key or "output_text"]
 
     # ---- the one hook ------------------------------------------------------------------
     @abstractmethod
@@ -328,20 +347,37 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
     Args:
         llm: the model.
         prompt: the prompt; must have the ``document_variable_name`` variable.
+        llm_chain: LangChain's older form instead of ``llm`` and ``prompt``:
+            ``StuffDocumentsChain(llm_chain=LLMChain(llm=..., prompt=...),
+            document_variable_name="context")``; the chain then takes
+            ``input_documents`` and returns ``{"output_text": answer}``, as there.
         (others as :class:`BaseCombineDocumentsChain`)
 
     Raises:
-        InvalidInputError: the prompt has no variable for the documents.
+        InvalidInputError: the prompt has no variable for the documents, or neither
+            ``llm`` nor ``llm_chain`` is given.
     """
 
     def __init__(
         self,
-        llm: Runnable[Any, Any],
+        llm: Runnable[Any, Any] | None = None,
         prompt: BasePromptTemplate | None = None,
         *,
         question_key: str = "question",
+        llm_chain: Any = None,
         **options: Unpack[ChainOptions],
     ) -> None:
+        if llm_chain is not None:
+            llm, prompt = llm_chain.llm, prompt or llm_chain.prompt
+            options.setdefault("input_key", "input_documents")
+            options.setdefault("output_key", "output_text")
+            options.setdefault("verbose", llm_chain.verbose)
+            if llm_chain.output_parser is not None:
+                options.setdefault("output_parser", llm_chain.output_parser)
+        if llm is None:
+            raise InvalidInputError(
+                "StuffDocumentsChain needs llm=... (or llm_chain=LLMChain(...))"
+            )
         super().__init__(llm, **options)
         self.prompt = prompt if prompt is not None else stuff_prompt(question_key)
         _require_variable(self.prompt, self.document_variable_name, "prompt")

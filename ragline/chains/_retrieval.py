@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragline.chains._base import BaseCombineDocumentsChain, StuffDocumentsChain
+from ragline.chains._chain import LegacyChainAPI
 from ragline.chains._map_reduce import MapReduceDocumentsChain
 from ragline.chains._map_rerank import MapRerankDocumentsChain
 from ragline.chains._refine import RefineDocumentsChain
@@ -50,7 +51,7 @@ def _chain_options(cls: type[BaseCombineDocumentsChain]) -> list[str]:
         for name, parameter in inspect.signature(klass.__init__).parameters.items()
         if parameter.kind is inspect.Parameter.KEYWORD_ONLY or name == "prompt"
     }
-    return sorted(names - {"options"})
+    return sorted(names - {"options", "llm_chain"})
 
 
 def create_documents_chain(
@@ -165,11 +166,12 @@ def create_retrieval_chain(
     )
 
 
-class RetrievalQA(StepsChain):
+class RetrievalQA(LegacyChainAPI, StepsChain):
     """LangChain's classic retrieval QA: ``{"query": q}`` -> ``{"query", "result"}``.
 
     Use :meth:`from_chain_type`. With ``return_source_documents=True`` the output also
-    has ``"source_documents"``.
+    has ``"source_documents"``. Seed 004's calling forms work: ``qa(query)`` (the dict)
+    and ``qa.run(query)`` (the answer).
     """
 
     def __init__(
@@ -182,6 +184,7 @@ class RetrievalQA(StepsChain):
         output_key: str = "result",
         question_key: str = "question",
         name: str | None = None,
+        verbose: bool = False,
     ) -> None:
         if not isinstance(retriever, Runnable):
             raise InvalidInputError(f"retriever must be a Runnable, got {type(retriever).__name__}")
@@ -197,6 +200,28 @@ class RetrievalQA(StepsChain):
         self.output_key = output_key
         self.question_key = question_key
         self.name = name
+        self.verbose = verbose
+
+    @property
+    def input_keys(self) -> list[str]:
+        return [self.input_key]
+
+    @property
+    def output_keys(self) -> list[str]:
+        extra = ["source_documents"] if self.return_source_documents else []
+        return [self.output_key, *extra]
+
+    def _legacy_invoke(
+        self, inputs: dict[str, Any], config: Any, only_outputs: bool, run_info: bool
+    ) -> dict[str, Any]:
+        result = super()._legacy_invoke(inputs, config, only_outputs, run_info)
+        return {k: v for k, v in result.items() if k != self.input_key} if only_outputs else result
+
+    async def _alegacy_invoke(
+        self, inputs: dict[str, Any], config: Any, only_outputs: bool, run_info: bool
+    ) -> dict[str, Any]:
+        result = await super()._alegacy_invoke(inputs, config, only_outputs, run_info)
+        return {k: v for k, v in result.items() if k != self.input_key} if only_outputs else result
 
     @classmethod
     def from_chain_type(
@@ -209,6 +234,7 @@ class RetrievalQA(StepsChain):
         chain_type_kwargs: dict[str, Any] | None = None,
         input_key: str = "query",
         output_key: str = "result",
+        verbose: bool = False,
     ) -> RetrievalQA:
         """Build the chain from a model, a chain type and a retriever.
 
@@ -225,6 +251,7 @@ class RetrievalQA(StepsChain):
             return_source_documents=return_source_documents,
             input_key=input_key,
             output_key=output_key,
+            verbose=verbose,
         )
 
     def get_name(self) -> str:

@@ -5,11 +5,29 @@ Persistent chat message histories, each passing the contract suite of
 atomic writes, safe across processes), ``SQLChatMessageHistory`` (one SQLite table keyed
 by session id) and ``RedisChatMessageHistory`` (a Redis list per session). Their stored
 form is LangChain's, so histories move between the two libraries.
+
+The memories of legacy chains (``Chain(memory=...)``): ``ConversationBufferMemory``,
+``ConversationBufferWindowMemory``, ``ConversationTokenBufferMemory``,
+``ConversationSummaryMemory``, ``ConversationSummaryBufferMemory``,
+``VectorStoreRetrieverMemory``, ``CombinedMemory``, ``ReadOnlySharedMemory`` and
+``SimpleMemory``. Chat memories keep the conversation in any of the histories above.
 """
 
 from ragline.core._lazy import attach
 
 _EXPORTS = {
+    "BaseMemory": "._base",
+    "BaseChatMemory": "._base",
+    "ConversationBufferMemory": "._buffer",
+    "ConversationBufferWindowMemory": "._buffer",
+    "ConversationTokenBufferMemory": "._buffer",
+    "ConversationSummaryMemory": "._summary",
+    "ConversationSummaryBufferMemory": "._summary",
+    "SUMMARY_PROMPT": "._summary",
+    "VectorStoreRetrieverMemory": "._vectorstore",
+    "CombinedMemory": "._combined",
+    "ReadOnlySharedMemory": "._combined",
+    "SimpleMemory": "._combined",
     "FileChatMessageHistory": "._file_history",
     "SQLChatMessageHistory": "._sql_history",
     "RedisChatMessageHistory": "._redis_history",

@@ -148,3 +148,21 @@ def test_pydantic_field_info_is_read_when_pydantic_is_installed() -> None:
 def test_docstring_examples_run() -> None:
     result = doctest.testmod(fields_module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_subclass_may_give_an_inherited_field_a_default() -> None:
+    """LangChain subclasses override defaults (ConversationChain's prompt over
+    LLMChain's required one); the subclass's value wins, given or default."""
+
+    class Parent(Fields):
+        prompt: str
+        k: int = 5
+
+    class Child(Parent):
+        prompt: str = "default prompt"
+        k: int = 10
+
+    assert (Child().prompt, Child().k) == ("default prompt", 10)
+    assert (Child(prompt="mine", k=1).prompt, Child(prompt="mine", k=1).k) == ("mine", 1)
+    with pytest.raises(TypeError, match="Parent\\(\\) missing required field 'prompt'"):
+        Parent()

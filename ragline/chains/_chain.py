@@ -1,0 +1,456 @@
+"""The legacy Chain API: ``Chain`` and the calling forms LangChain's older chains share.
+
+A ``Chain`` maps a dict of inputs to a dict of outputs. Subclasses declare their options
+as annotated class attributes (keyword constructor, as LangChain's pydantic chains are
+written) and implement ``input_keys``, ``output_keys`` and one hook,
+``_call(inputs, run_manager=None)`` (optionally ``_acall``). The base runs the seed's
+flow (seed 000 §2.2, 001 §3.3) once for every way of calling it:
+
+1. ``prep_inputs``: a single value becomes ``{the one input key: value}``; the
+   memory's variables are loaded and join the inputs (an input with a memory
+   variable's name is an error); missing input keys are an error;
+2. the chain's run starts (callbacks, tags, metadata, ``verbose``), ``_call`` runs
+   with the run manager, the run ends with the outputs (missing output keys are an
+   error);
+3. ``prep_outputs``: the memory saves the run; the inputs and outputs are returned
+   together, or the outputs only with ``return_only_outputs=True``.
+
+Calling forms: ``chain(inputs)``, ``chain.invoke(inputs)``, ``chain.run(...)`` (the one
+output's value), ``chain.apply([...])``, ``batch``, the async twins, and ``|`` (a
+``Chain`` is a Runnable).
+
+Example:
+    >>> class Shout(Chain):
+    ...     @property
+    ...     def input_keys(self):
+    ...         return ["text"]
+    ...     @property
+    ...     def output_keys(self):
+    ...         return ["loud"]
+    ...     def _call(self, inputs, run_manager=None):
+    ...         return {"loud": inputs["text"].upper() + "!"}
+    >>> Shout()("hello")
+    {'text': 'hello', 'loud': 'HELLO!'}
+    >>> Shout().run("hi")
+    'HI!'
+"""
+
+from __future__ import annotations
+
+import asyncio
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from ragline.core import (
+    Fields,
+    InvalidInputError,
+    MissingVariableError,
+    Runnable,
+    RunnableConfig,
+    StdOutCallbackHandler,
+)
+from ragline.core.callbacks import CallbackManager
+from ragline.core.config import merge_configs
+
+__all__ = ["RUN_KEY", "Chain", "LegacyChainAPI", "RunInfo"]
+
+RUN_KEY = "__run"
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Which run produced an output (``chain(inputs, include_run_info=True)[RUN_KEY]``)."""
+
+    run_id: UUID
+
+
+class LegacyChainAPI:
+    """The calling forms of LangChain's older chains, for any dict-to-dict Runnable here.
+
+    A class using it provides ``invoke``, ``input_keys`` and ``output_keys``; it gets
+    ``chain(inputs)``, ``run``, ``apply`` and their async twins, and ``verbose=True``
+    prints its own run (not the runs inside it), as LangChain's ``verbose`` does.
+    """
+
+    verbose: bool = False
+
+    if TYPE_CHECKING:  # what the class using the mixin provides
+
+        @property
+        def input_keys(self) -> list[str]: ...
+
+        @property
+        def output_keys(self) -> list[str]: ...
+
+        def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any: ...
+        async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any: ...
+        def get_name(self) -> str: ...
+
+    # ---- verbose: a stdout handler for this chain's own runs only ----------------------
+    def _verbose_config(self, config: RunnableConfig) -> RunnableConfig:
+        manager = CallbackManager.from_config(config)
+        manager.add_handler(StdOutCallbackHandler(), inherit=False)  # not for child runs
+        return {**config, "callbacks": manager}
+
+    def _start_run(self, input: Any, config: RunnableConfig, run_type: str) -> Any:
+        if self.verbose:
+            config = self._verbose_config(config)
+        return super()._start_run(input, config, run_type)  # type: ignore[misc]
+
+    async def _astart_run(self, input: Any, config: RunnableConfig, run_type: str) -> Any:
+        if self.verbose:
+            config = self._verbose_config(config)
+        return await super()._astart_run(input, config, run_type)  # type: ignore[misc]
+
+    # ---- the calling forms -------------------------------------------------------------
+    def _input_dict(self, inputs: Any) -> dict[str, Any]:
+        if isinstance(inputs, Mapping):
+            return dict(inputs)
+        keys = self._single_value_keys()
+        if len(keys) != 1:
+            raise InvalidInputError(
+                f"{self.get_name()} takes a dict with the keys {keys}; a single value fits "
+                "only a chain with one input key"
+            )
+        return {keys[0]: inputs}
+
+    def _single_value_keys(self) -> list[str]:
+        return list(self.input_keys)
+
+    def _as_outputs(self, result: Any) -> dict[str, Any]:
+        if isinstance(result, Mapping):
+            return dict(result)
+        return {self.output_keys[0]: result}
+
+    def _legacy_config(
+        self, callbacks: Any, tags: Any, metadata: Any, run_name: Any
+    ) -> RunnableConfig:
+        config = {"callbacks": callbacks, "tags": tags, "metadata": metadata, "run_name": run_name}
+        return {k: v for k, v in config.items() if v is not None}  # type: ignore[return-value]
+
+    def __call__(
+        self,
+        inputs: Any,
+        return_only_outputs: bool = False,
+        callbacks: Any = None,
+        *,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        include_run_info: bool = False,
+    ) -> dict[str, Any]:
+        """Run on ``inputs`` (a dict, or one value for a one-input chain).
+
+        Returns:
+            The inputs and the outputs in one dict (only the outputs with
+            ``return_only_outputs=True``); with ``include_run_info`` also ``RUN_KEY``.
+        """
+        config = self._legacy_config(callbacks, tags, metadata, run_name)
+        return self._legacy_invoke(
+            self._input_dict(inputs), config, return_only_outputs, include_run_info
+        )
+
+    async def acall(
+        self,
+        inputs: Any,
+        return_only_outputs: bool = False,
+        callbacks: Any = None,
+        *,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        include_run_info: bool = False,
+    ) -> dict[str, Any]:
+        """Async ``chain(inputs)``."""
+        config = self._legacy_config(callbacks, tags, metadata, run_name)
+        return await self._alegacy_invoke(
+            self._input_dict(inputs), config, return_only_outputs, include_run_info
+        )
+
+    def _legacy_invoke(
+        self, inputs: dict[str, Any], config: Any, only_outputs: bool, run_info: bool
+    ) -> dict[str, Any]:
+        if run_info:
+            raise InvalidInputError(f"{self.get_name()} does not report include_run_info")
+        outputs = self._as_outputs(self.invoke(inputs, config))
+        return outputs if only_outputs else {**inputs, **outputs}
+
+    async def _alegacy_invoke(
+        self, inputs: dict[str, Any], config: Any, only_outputs: bool, run_info: bool
+    ) -> dict[str, Any]:
+        if run_info:
+            raise InvalidInputError(f"{self.get_name()} does not report include_run_info")
+        outputs = self._as_outputs(await self.ainvoke(inputs, config))
+        return outputs if only_outputs else {**inputs, **outputs}
+
+    def _run_inputs(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if len(self.output_keys) != 1:
+            raise InvalidInputError(
+                f"run() needs a chain with exactly one output key; {self.get_name()} has "
+                f"{self.output_keys}: call it with chain(inputs) or invoke() instead"
+            )
+        if args and not kwargs and len(args) == 1:
+            return args[0]
+        if kwargs and not args:
+            return kwargs
+        raise InvalidInputError(
+            f"run() takes one positional value or keyword arguments, not both; got "
+            f"{len(args)} positional and {sorted(kwargs)}"
+        )
+
+    def run(
+        self,
+        *args: Any,
+        callbacks: Any = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Run and return the value of the one output key.
+
+        Example: ``chain.run("question")`` or ``chain.run(question="...", context="...")``.
+        """
+        inputs = self._run_inputs(args, kwargs)
+        outputs = self(inputs, True, callbacks, tags=tags, metadata=metadata)
+        return outputs[self.output_keys[0]]
+
+    async def arun(
+        self,
+        *args: Any,
+        callbacks: Any = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Async :meth:`run`."""
+        inputs = self._run_inputs(args, kwargs)
+        outputs = await self.acall(inputs, True, callbacks, tags=tags, metadata=metadata)
+        return outputs[self.output_keys[0]]
+
+    def apply(
+        self, input_list: Sequence[dict[str, Any]], callbacks: Any = None
+    ) -> list[dict[str, Any]]:
+        """Run on each input in turn (a memory sees them in order)."""
+        return [self(inputs, callbacks=callbacks) for inputs in input_list]
+
+    async def aapply(
+        self, input_list: Sequence[dict[str, Any]], callbacks: Any = None
+    ) -> list[dict[str, Any]]:
+        """Async :meth:`apply`."""
+        return [await self.acall(inputs, callbacks=callbacks) for inputs in input_list]
+
+
+class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
+    """Base of the legacy chains (see the module docstring).
+
+    Args:
+        memory: loads variables before each run and saves each run (``ragline.memory``).
+        callbacks: handlers for every run of this chain (besides the config's).
+        verbose: print this chain's runs (``> Entering new ... chain``).
+        tags, metadata: added to every run of this chain.
+        name: the run name (default: the class name).
+    """
+
+    memory: Any = None
+    callbacks: Any = None
+    verbose: bool = False
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    name: str | None = None
+
+    @property
+    @abstractmethod
+    def input_keys(self) -> list[str]:
+        """The keys ``_call`` reads."""
+
+    @property
+    @abstractmethod
+    def output_keys(self) -> list[str]:
+        """The keys ``_call`` returns."""
+
+    @abstractmethod
+    def _call(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
+        """Compute the outputs (the one hook). ``run_manager`` reports ``on_text`` and
+        hands children a callback manager (``run_manager.get_child()``); anything
+        invoked here is a child run anyway."""
+
+    async def _acall(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
+        """Async ``_call`` (by default ``_call`` in a worker thread, with the run manager's
+        sync form)."""
+        sync = run_manager.get_sync() if hasattr(run_manager, "get_sync") else run_manager
+        return await asyncio.to_thread(self._call, inputs, sync)
+
+    # ---- the flow ------------------------------------------------------------------------
+    def _memory_variables(self) -> list[str]:
+        return list(self.memory.memory_variables) if self.memory is not None else []
+
+    def _single_value_keys(self) -> list[str]:
+        memory_variables = set(self._memory_variables())
+        return [key for key in self.input_keys if key not in memory_variables]
+
+    def _check_no_clash(self, inputs: dict[str, Any]) -> None:
+        clash = sorted(set(inputs) & set(self._memory_variables()))
+        if clash:
+            raise InvalidInputError(
+                f"{self.get_name()} got input(s) {clash}, which its memory "
+                f"({type(self.memory).__name__}) provides too; rename the input or the "
+                "memory's memory_key"
+            )
+
+    def _with_memory(self, inputs: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
+        merged = {**inputs, **variables}
+        missing = [key for key in self.input_keys if key not in merged]
+        if missing:
+            raise MissingVariableError(
+                f"{self.get_name()} is missing input key(s) {missing}; got {sorted(merged)}"
+            )
+        return merged
+
+    def prep_inputs(self, inputs: Any) -> dict[str, Any]:
+        """The inputs as a dict, with the memory's variables added, checked."""
+        inputs = self._input_dict(inputs)
+        self._check_no_clash(inputs)
+        variables = self.memory.load_memory_variables(inputs) if self.memory is not None else {}
+        return self._with_memory(inputs, variables)
+
+    async def aprep_inputs(self, inputs: Any) -> dict[str, Any]:
+        """Async :meth:`prep_inputs` (the memory's async load)."""
+        inputs = self._input_dict(inputs)
+        self._check_no_clash(inputs)
+        variables = {}
+        if self.memory is not None:
+            variables = await self.memory.aload_memory_variables(inputs)
+        return self._with_memory(inputs, variables)
+
+    def _checked_outputs(self, outputs: Any) -> dict[str, Any]:
+        if not isinstance(outputs, Mapping):
+            raise InvalidInputError(
+                f"{self.get_name()}._call must return a dict, got {type(outputs).__name__}"
+            )
+        missing = [key for key in self.output_keys if key not in outputs]
+        if missing:
+            raise InvalidInputError(
+                f"{self.get_name()}._call did not return output key(s) {missing}; it returned "
+                f"{sorted(outputs)}"
+            )
+        return dict(outputs)
+
+    def _final(
+        self, inputs: dict[str, Any], outputs: dict[str, Any], return_only_outputs: bool
+    ) -> dict[str, Any]:
+        return dict(outputs) if return_only_outputs else {**inputs, **outputs}
+
+    def prep_outputs(
+        self, inputs: dict[str, Any], outputs: dict[str, Any], return_only_outputs: bool = False
+    ) -> dict[str, Any]:
+        """Let the memory save the run; return inputs and outputs (or outputs only)."""
+        outputs = self._checked_outputs(outputs)
+        if self.memory is not None:
+            self.memory.save_context(inputs, outputs)
+        return self._final(inputs, outputs, return_only_outputs)
+
+    async def aprep_outputs(
+        self, inputs: dict[str, Any], outputs: dict[str, Any], return_only_outputs: bool = False
+    ) -> dict[str, Any]:
+        """Async :meth:`prep_outputs` (the memory's async save)."""
+        outputs = self._checked_outputs(outputs)
+        if self.memory is not None:
+            await self.memory.asave_context(inputs, outputs)
+        return self._final(inputs, outputs, return_only_outputs)
+
+    def _own_config(self, config: RunnableConfig | None) -> RunnableConfig | None:
+        own: dict[str, Any] = {}
+        if self.callbacks is not None:
+            own["callbacks"] = self.callbacks
+        if self.tags:
+            own["tags"] = list(self.tags)
+        if self.metadata:
+            own["metadata"] = dict(self.metadata)
+        return merge_configs(own, config) if own else config  # type: ignore[arg-type]
+
+    def _run_call(self, run_ids: list[UUID], inputs: dict[str, Any], run: Any) -> dict[str, Any]:
+        run_ids.append(run.run_id)
+        return self._checked_outputs(self._call(inputs, run_manager=run))
+
+    async def _arun_call(
+        self, run_ids: list[UUID], inputs: dict[str, Any], run: Any
+    ) -> dict[str, Any]:
+        run_ids.append(run.run_id)
+        return self._checked_outputs(await self._acall(inputs, run_manager=run))
+
+    def invoke(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        return_only_outputs: bool = False,
+        include_run_info: bool = False,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """Run the chain: memory, callbacks, ``_call``, memory again (module docstring).
+
+        Raises:
+            MissingVariableError: an input key is missing.
+            InvalidInputError: an input has a memory variable's name, a single value was
+                given to a chain with several inputs, or ``_call`` left out an output.
+        """
+        self._reject_kwargs(kwargs)
+        inputs = self.prep_inputs(input)
+        run_ids: list[UUID] = []
+        outputs = self._call_with_config(
+            partial(self._run_call, run_ids),
+            inputs,
+            self._own_config(config),
+            with_run_manager=True,
+        )
+        final = self.prep_outputs(inputs, outputs, return_only_outputs)
+        if include_run_info:
+            final[RUN_KEY] = RunInfo(run_id=run_ids[0])
+        return final
+
+    async def ainvoke(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        return_only_outputs: bool = False,
+        include_run_info: bool = False,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """Async :meth:`invoke` (``_acall``, the memory's async methods)."""
+        self._reject_kwargs(kwargs)
+        inputs = await self.aprep_inputs(input)
+        run_ids: list[UUID] = []
+        outputs = await self._acall_with_config(
+            partial(self._arun_call, run_ids),
+            inputs,
+            self._own_config(config),
+            with_run_manager=True,
+        )
+        final = await self.aprep_outputs(inputs, outputs, return_only_outputs)
+        if include_run_info:
+            final[RUN_KEY] = RunInfo(run_id=run_ids[0])
+        return final
+
+    def _legacy_invoke(
+        self, inputs: dict[str, Any], config: Any, only_outputs: bool, run_info: bool
+    ) -> dict[str, Any]:
+        return self.invoke(
+            inputs, config, return_only_outputs=only_outputs, include_run_info=run_info
+        )
+
+    async def _alegacy_invoke(
+        self, inputs: dict[str, Any], config: Any, only_outputs: bool, run_info: bool
+    ) -> dict[str, Any]:
+        return await self.ainvoke(
+            inputs, config, return_only_outputs=only_outputs, include_run_info=run_info
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}()" if not self.name else f"{type(self).__name__}({self.name!r})"
+        )

@@ -1,0 +1,189 @@
+"""LLMChain: format a prompt from the inputs, call a model, return its text.
+
+Seed 004's example runs unchanged (``llm_chain("今天的天气真不错")["text"]``): the
+chain's input keys are the prompt's variables, its one output is ``output_key``
+(``"text"``), optionally parsed by ``output_parser``. ``verbose=True`` prints each
+formatted prompt. The model may be any ragline language model or any Runnable that
+takes a prompt value (``prompt | llm`` would do the same; this is the older shape).
+
+Example:
+    >>> from ragline.core import FakeListLLM, PromptTemplate
+    >>> chain = LLMChain(llm=FakeListLLM(responses=["Paris"]),
+    ...                  prompt=PromptTemplate.from_template("Capital of {country}?"))
+    >>> chain.invoke({"country": "France"})
+    {'country': 'France', 'text': 'Paris'}
+    >>> chain.predict(country="France")
+    'Paris'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ragline.chains._chain import Chain
+from ragline.core import (
+    AIMessage,
+    BaseMessage,
+    BasePromptTemplate,
+    ChatGeneration,
+    Generation,
+    InvalidInputError,
+    LLMResult,
+    PromptValue,
+    Runnable,
+)
+
+__all__ = ["LLMChain"]
+
+_PROMPT_TEXT = "Prompt after formatting:\n"
+
+
+class LLMChain(Chain):
+    """Prompt, then model, then (optionally) an output parser.
+
+    Args:
+        prompt: formats the inputs (its variables are the chain's input keys).
+        llm: the model (a chat model, an LLM, or a Runnable taking a prompt value).
+        output_key: the output key of the text.
+        output_parser: parses the text (``parse(text)``); None keeps the text.
+        return_final_only: False adds ``"full_generation"`` (the generations).
+        llm_kwargs: options passed to every model call (``{"stop": [...]}`` ...).
+        (and ``memory``, ``callbacks``, ``verbose``, ``tags``, ``metadata`` of Chain)
+
+    Raises:
+        InvalidInputError: ``prompt`` is not a prompt template or ``llm`` not a Runnable.
+    """
+
+    prompt: BasePromptTemplate
+    llm: Any
+    output_key: str = "text"
+    output_parser: Any = None
+    return_final_only: bool = True
+    llm_kwargs: dict[str, Any] = {}  # noqa: RUF012 - a field: copied per instance
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.prompt, BasePromptTemplate):
+            raise InvalidInputError(
+                f"LLMChain.prompt must be a prompt template, got {type(self.prompt).__name__}"
+            )
+        if not isinstance(self.llm, Runnable):
+            raise InvalidInputError(
+                f"LLMChain.llm must be a model (a Runnable), got {type(self.llm).__name__}"
+            )
+
+    @property
+    def input_keys(self) -> list[str]:
+        return list(self.prompt.input_variables)
+
+    @property
+    def output_keys(self) -> list[str]:
+        return [self.output_key] if self.return_final_only else [self.output_key, "full_generation"]
+
+    def get_name(self) -> str:
+        return self.name or "LLMChain"
+
+    # ---- prompts and generations -----------------------------------------------------
+    def _format_prompts(
+        self, input_list: Sequence[dict[str, Any]]
+    ) -> tuple[list[PromptValue], list[str] | None]:
+        stop = input_list[0].get("stop") if input_list else None
+        prompts = [
+            self.prompt.format_prompt(
+                **{k: inputs[k] for k in self.prompt.input_variables if k in inputs}
+            )
+            for inputs in input_list
+        ]
+        return prompts, stop
+
+    def prep_prompts(
+        self, input_list: Sequence[dict[str, Any]], run_manager: Any = None
+    ) -> tuple[list[PromptValue], list[str] | None]:
+        """One formatted prompt per input, and the ``stop`` of the first input (if any);
+        each prompt is reported to the run's handlers (``verbose`` prints it)."""
+        prompts, stop = self._format_prompts(input_list)
+        if run_manager is not None and run_manager.handlers:
+            for prompt in prompts:
+                run_manager.on_text(_PROMPT_TEXT + prompt.to_string())
+        return prompts, stop
+
+    async def aprep_prompts(
+        self, input_list: Sequence[dict[str, Any]], run_manager: Any = None
+    ) -> tuple[list[PromptValue], list[str] | None]:
+        """Async :meth:`prep_prompts`."""
+        prompts, stop = self._format_prompts(input_list)
+        if run_manager is not None and run_manager.handlers:
+            for prompt in prompts:
+                await run_manager.aon_text(_PROMPT_TEXT + prompt.to_string())
+        return prompts, stop
+
+    def _options(self, stop: list[str] | None) -> dict[str, Any]:
+        return {**self.llm_kwargs, **({"stop": stop} if stop is not None else {})}
+
+    def generate(self, input_list: Sequence[dict[str, Any]], run_manager: Any = None) -> LLMResult:
+        """Call the model once per input; its generations, in order."""
+        prompts, stop = self.prep_prompts(input_list, run_manager)
+        options = self._options(stop)
+        if hasattr(self.llm, "generate_prompt"):
+            return self.llm.generate_prompt(prompts, **options)  # type: ignore[no-any-return]
+        return _as_result([self.llm.invoke(prompt, **options) for prompt in prompts])
+
+    async def agenerate(
+        self, input_list: Sequence[dict[str, Any]], run_manager: Any = None
+    ) -> LLMResult:
+        """Async :meth:`generate`."""
+        prompts, stop = await self.aprep_prompts(input_list, run_manager)
+        options = self._options(stop)
+        if hasattr(self.llm, "agenerate_prompt"):
+            return await self.llm.agenerate_prompt(prompts, **options)  # type: ignore[no-any-return]
+        return _as_result([await self.llm.ainvoke(prompt, **options) for prompt in prompts])
+
+    def create_outputs(self, llm_result: LLMResult) -> list[dict[str, Any]]:
+        """The chain outputs of each input's generations."""
+        outputs = []
+        for generations in llm_result.generations:
+            text = generations[0].text
+            value = self.output_parser.parse(text) if self.output_parser is not None else text
+            output: dict[str, Any] = {self.output_key: value}
+            if not self.return_final_only:
+                output["full_generation"] = generations
+            outputs.append(output)
+        return outputs
+
+    # ---- Chain -----------------------------------------------------------------------
+    def _call(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
+        return self.create_outputs(self.generate([inputs], run_manager))[0]
+
+    async def _acall(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
+        return self.create_outputs(await self.agenerate([inputs], run_manager))[0]
+
+    def predict(self, callbacks: Any = None, **kwargs: Any) -> Any:
+        """Run with keyword inputs and return the text (``chain.predict(country="x")``)."""
+        return self(kwargs, callbacks=callbacks)[self.output_key]
+
+    async def apredict(self, callbacks: Any = None, **kwargs: Any) -> Any:
+        """Async :meth:`predict`."""
+        return (await self.acall(kwargs, callbacks=callbacks))[self.output_key]
+
+    def apply(
+        self, input_list: Sequence[dict[str, Any]], callbacks: Any = None
+    ) -> list[dict[str, Any]]:
+        """Run on each input; the outputs only (``[{"text": ...}, ...]``), in order."""
+        return [self(inputs, True, callbacks) for inputs in input_list]
+
+    async def aapply(
+        self, input_list: Sequence[dict[str, Any]], callbacks: Any = None
+    ) -> list[dict[str, Any]]:
+        """Async :meth:`apply`."""
+        return [await self.acall(inputs, True, callbacks) for inputs in input_list]
+
+
+def _as_result(outputs: list[Any]) -> LLMResult:
+    generations: list[list[Generation]] = []
+    for output in outputs:
+        if isinstance(output, BaseMessage):
+            message = output if isinstance(output, AIMessage) else AIMessage(output.text)
+            generations.append([ChatGeneration(message=message)])
+        else:
+            generations.append([Generation(str(output))])
+    return LLMResult(generations)
