@@ -303,15 +303,6 @@ class CallbackManagerForToolRun(BaseRunManager):
 class _AsyncRunMixin:
     __slots__ = ()
 
-    def get_sync(self) -> Any:
-        """The same run as a sync run manager (for sync code run from async code, e.g.
-        a chain's ``_call`` in a worker thread): its ``on_*`` methods are plain calls."""
-        sync_kind = next(k for k, v in ASYNC_TWIN.items() if v is type(self))
-        twin = object.__new__(sync_kind)
-        for slot in BaseRunManager.__slots__:
-            setattr(twin, slot, getattr(self, slot))
-        return twin
-
     async def on_text(self, text: str, **kwargs: Any) -> None:  # type: ignore[override]
         """Report ``text`` to the handlers."""
         await self.aon_text(text, **kwargs)  # type: ignore[attr-defined]
