@@ -985,3 +985,19 @@ def test_filters_at_the_exact_scoring_boundary(
     for j in range(QUERIES):
         found = store.similarity_search(f"q{j}", k=5, filter={"hit": True})
         assert ids_of(found) == exact_ids(QUERY_VECTORS[j], rows, 5)
+
+
+def test_a_lone_surrogate_that_slipped_in_fails_the_save_before_any_file(
+    plane: TableEmbeddings, tmp_path: Path
+) -> None:
+    """add_texts refuses lone surrogates; one that slips in anyway (here through the
+    snapshot's shared dicts) fails save_local with InvalidInputError before any file
+    (or temporary file) is written, and the previous copy stays loadable."""
+    store = FAISS.from_texts(["x"], plane, [{"who": "a"}], ids=["X"])
+    store.save_local(tmp_path)
+    before = sorted(path.name for path in tmp_path.iterdir())
+    store.snapshot().metadatas[0]["who"] = "\udc80"
+    with pytest.raises(InvalidInputError, match="lone surrogate"):
+        store.save_local(tmp_path)
+    assert sorted(path.name for path in tmp_path.iterdir()) == before
+    assert FAISS.load_local(tmp_path, plane).get_by_ids(["X"])[0].metadata == {"who": "a"}

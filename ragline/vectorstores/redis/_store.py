@@ -510,6 +510,9 @@ class Redis(VectorStore):
                     f"index {self._schema.index_name!r} at {self._where} is still indexing "
                     f"its documents after {_BACKFILL_SECONDS} s; try again later"
                 )
+            # pause ~10 ms between polls without a client-side sleep (which would block an
+            # event loop): WAIT for a replica that does not exist returns at its timeout
+            yield [("WAIT", 1, 10)]
 
     def _migrate_op(self) -> conn.Operation[None]:
         old = self._schema
