@@ -2,7 +2,9 @@
 
 A store's vectors can only be searched with vectors from the same model, weights,
 precision, normalisation and dimension. The backend that computed them is recorded too
-but does not count: fp32 ONNX and torch give the same vectors (cosine >= 0.9999).
+but does not count: fp32 ONNX and torch give the same vectors (cosine >= 0.9999). Nor
+does the model's name when both sides name the same weights digest (the packaged MiniLM
+asked for as ``"all-MiniLM-L6-v2"`` or by its folder's path).
 """
 
 from __future__ import annotations
@@ -49,10 +51,15 @@ def check_same_vectors(
         >>> a = {"model": "m", "backend": "torch", "precision": "fp32", "dimension": 3}
         >>> check_same_vectors(a, {**a, "backend": "onnx"})  # same vectors: no error
     """
+    ignored = set(_IGNORED)
+    if stored.get("weights_sha256") and stored.get("weights_sha256") == current.get(
+        "weights_sha256"
+    ):
+        ignored.add("model")  # the same weights under another name or path
     differing = sorted(
         key
         for key in set(stored) | set(current)
-        if key not in _IGNORED and stored.get(key) != current.get(key)
+        if key not in ignored and stored.get(key) != current.get(key)
     )
     if differing:
         raise ConfigurationError(

@@ -324,8 +324,10 @@ class SentenceTransformerEmbeddings(Embeddings):
         else:  # a hub model or another layout: ask the loaded model
             normalized = any(type(module).__name__ == "Normalize" for module in self.client)
             dimension = self.dimension
+        # the packaged model's aliases all name it one way
+        packaged = self.model_name in _PACKAGED_NAMES
         return {
-            "model": self.model_name,
+            "model": DEFAULT_MODEL_NAME if packaged else self.model_name,
             "weights_sha256": self.weights_sha256,
             "backend": self.backend,
             "precision": self.precision,

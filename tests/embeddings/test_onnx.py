@@ -158,6 +158,13 @@ def test_identity_says_fp32_onnx_and_torch_are_the_same_vectors(
     assert ours == {**theirs, "backend": "onnx"}
     assert ours["precision"] == "fp32" and ours["dimension"] == 384 and ours["normalized"]
     check_same_vectors(ours, theirs)  # no error
+    by_path = SentenceTransformerEmbeddings(onnx.model_path, backend="onnx").embedding_identity
+    assert by_path["model"] == onnx.model_path
+    check_same_vectors(ours, by_path)  # the same weights digest: the name does not count
+    alias = SentenceTransformerEmbeddings("all-MiniLM-L6-v2", backend="onnx")
+    assert alias.embedding_identity == ours
+    with pytest.raises(ConfigurationError, match="they differ in weights_sha256"):
+        check_same_vectors(ours, {**theirs, "weights_sha256": "0" * 64})
     with pytest.raises(ConfigurationError, match="precision"):
         check_same_vectors({**ours, "precision": "int8"}, theirs)
 
