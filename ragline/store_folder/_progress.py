@@ -79,6 +79,8 @@ class IndexProgress:
 
     def model_loading(self, embeddings: Embeddings) -> None:
         self.note(f"loading the embedding model: {_describe(embeddings)}")
+        if self._bar is not None:
+            self._bar.clear()  # the first load may log a line of its own (the ONNX export)
 
     def model_loaded(self) -> None:
         if self._bar is not None:
