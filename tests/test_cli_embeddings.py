@@ -129,7 +129,11 @@ def _set_identity(folder: Path, **changes: object) -> None:
     [
         ({"precision": "int8"}, "precision"),
         ({"weights_sha256": "0" * 64}, "weights_sha256"),
-        ({"model": "other/model", "dimension": 768}, "dimension, model"),
+        ({"model": "other/model", "dimension": 768}, "dimension"),  # same weights: name aside
+        (
+            {"model": "other/model", "weights_sha256": "1" * 64},
+            "model, weights_sha256",
+        ),
     ],
 )
 def test_another_identity_is_a_clear_error(
