@@ -10,6 +10,7 @@
                           [--embedding NAME]
     ragline ask "question" --store DIR [--chain stuff|map_reduce|refine|map_rerank] [-k N]
                           [--model NAME] [--agent [--max-steps N]]
+    ragline chat --store DIR [--session NAME] [-k N] [--model NAME]
     ragline --version
 
 The store folder (``ragline.store_folder``) does the work; this module parses arguments
@@ -24,7 +25,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragline.core import Document, RaglineError
@@ -378,12 +379,99 @@ def ask_agent(args: argparse.Namespace, model: Any, retriever: Any) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- chat
+
+
+def add_chat_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    chat = commands.add_parser(
+        "chat", help="a conversation over the store, remembered in the store folder"
+    )
+    add_search_options(chat)
+    chat.add_argument(
+        "--session",
+        default="default",
+        help="the conversation to start or resume (default: default)",
+    )
+    chat.add_argument("--model", default=os.environ.get("RAGLINE_MODEL", "gpt-4o-mini"))
+    chat.set_defaults(handler=command_chat)
+
+
+def command_chat(args: argparse.Namespace) -> int:
+    """Questions from stdin, one per line; answers streamed with their sources. The
+    conversation is kept in the store folder (``chat.sqlite``), so it resumes; ``/reset``
+    forgets it, ``/exit`` (or end of input) ends the chat."""
+    from ragline.chains import create_conversational_retrieval_chain
+    from ragline.memory import SQLChatMessageHistory
+    from ragline.store_folder import StoreFolder
+
+    folder = StoreFolder(args.store)
+    retriever = open_store(args.store, args.embedding).as_retriever(
+        search_type=args.search_type, search_kwargs=search_kwargs(args)
+    )
+    history = SQLChatMessageHistory(args.session, connection=folder.chat_history_path)
+    chain = None
+    if os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"):
+        from ragline.chat_models import ChatOpenAI
+
+        model = ChatOpenAI(model=args.model, temperature=0)
+        chain = create_conversational_retrieval_chain(model, retriever, lambda _: history)
+        if stored := len(history.messages):
+            _note(args, f"resuming session {args.session!r} ({stored} messages)")
+    else:
+        print(
+            "no chat model configured (set OPENAI_BASE_URL and/or OPENAI_API_KEY); "
+            "showing the retrieved passages instead",
+            file=sys.stderr,
+        )
+    failed = False
+    for line in _questions():
+        if line in ("/exit", "/quit"):
+            break
+        if line == "/reset":
+            history.clear()
+            print(f"(session {args.session!r} forgotten)")
+        elif chain is None:
+            for rank, document in enumerate(retriever.invoke(line), 1):
+                print(f"[{rank}] {location(document)}\n{indent(document.page_content, args.width)}")
+        else:
+            try:
+                _chat_turn(chain, line, args.session)
+            except RaglineError as err:  # one failed turn stores nothing; the chat goes on
+                print(f"ragline: error: {err}", file=sys.stderr)
+                failed = True
+    return 2 if failed else 0
+
+
+def _questions() -> Iterator[str]:
+    """Non-empty lines of stdin (with a ``you>`` prompt on a terminal)."""
+    interactive = sys.stdin.isatty()
+    while True:
+        if interactive:
+            print("you> ", end="", flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            return
+        if line.strip():
+            yield line.strip()
+
+
+def _chat_turn(chain: Any, question: str, session: str) -> None:
+    sources: list[Document] = []
+    for chunk in chain.stream({"input": question}, {"configurable": {"session_id": session}}):
+        sources = chunk.get("context", sources)
+        print(chunk.get("answer", ""), end="", flush=True)
+    print()
+    for rank, document in enumerate(sources, 1):
+        print(f"  [{rank}] {location(document)}")
+
+
 # ---------------------------------------------------------------- main
 
 COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     add_index_command,
     add_query_command,
     add_ask_command,
+    add_chat_command,
 ]
 """One function per sub-command: adds its parser, with ``handler`` set to what it runs."""
 

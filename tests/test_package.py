@@ -263,6 +263,7 @@ PINNED_EXPORTS = {
         "SimpleSequentialChain",
         "StuffDocumentsChain",
         "TransformChain",
+        "create_conversational_retrieval_chain",
         "create_documents_chain",
         "create_history_aware_retriever",
         "create_retrieval_chain",

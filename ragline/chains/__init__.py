@@ -25,6 +25,7 @@ _EXPORTS = {
     "ConversationChain": "._conversation",
     "ConversationalRetrievalChain": "._conversation",
     "create_history_aware_retriever": "._conversation",
+    "create_conversational_retrieval_chain": "._conversation",
     "BaseCombineDocumentsChain": "._base",
     "StuffDocumentsChain": "._base",
     "create_stuff_documents_chain": "._base",

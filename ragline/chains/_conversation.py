@@ -14,26 +14,35 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ragline.chains._base import create_stuff_documents_chain
 from ragline.chains._chain import Chain
 from ragline.chains._llm_chain import LLMChain
+from ragline.chains._prompts import ANSWER_RULES
+from ragline.chains._retrieval import create_retrieval_chain
 from ragline.core import (
     BaseMessage,
     BasePromptTemplate,
+    ChatPromptTemplate,
     Document,
     InvalidInputError,
+    MessagesPlaceholder,
     PromptTemplate,
     Runnable,
     RunnableBranch,
     RunnableLambda,
+    RunnableWithMessageHistory,
     StrOutputParser,
 )
 from ragline.memory import ConversationBufferMemory
 
 __all__ = [
+    "CHAT_QA_PROMPT",
     "CONDENSE_QUESTION_PROMPT",
     "CONVERSATION_PROMPT",
+    "REPHRASE_QUESTION_PROMPT",
     "ConversationChain",
     "ConversationalRetrievalChain",
+    "create_conversational_retrieval_chain",
     "create_history_aware_retriever",
     "get_chat_history",
 ]
@@ -325,3 +334,69 @@ def _has_no_history(value: Any) -> bool:
 
 def _question(value: Any) -> Any:
     return value["input"]
+
+
+# ---------------------------------------------------------------- the whole conversation
+
+REPHRASE_QUESTION_PROMPT = ChatPromptTemplate.from_messages(
+    [
+        (
+            "system",
+            "Rewrite the user's latest question so that it can be understood without the "
+            "conversation before it (replace 'it', 'they', 'that' with what they refer to). "
+            "Do not answer it; reply with the rewritten question only.",
+        ),
+        MessagesPlaceholder("chat_history"),
+        ("human", "{input}"),
+    ]
+)
+
+CHAT_QA_PROMPT = ChatPromptTemplate.from_messages(
+    [
+        ("system", ANSWER_RULES + "\n\nContext:\n{context}"),
+        MessagesPlaceholder("chat_history"),
+        ("human", "{input}"),
+    ]
+)
+
+
+def create_conversational_retrieval_chain(
+    llm: Runnable[Any, Any],
+    retriever: Runnable[Any, Any],
+    get_session_history: Callable[..., Any],
+    *,
+    rephrase_prompt: BasePromptTemplate = REPHRASE_QUESTION_PROMPT,
+    qa_prompt: BasePromptTemplate = CHAT_QA_PROMPT,
+) -> RunnableWithMessageHistory:
+    """Chat over documents, remembered per session: the composition the README shows.
+
+    ``create_retrieval_chain(create_history_aware_retriever(llm, retriever,
+    rephrase_prompt), create_stuff_documents_chain(llm, qa_prompt))`` wrapped in
+    ``RunnableWithMessageHistory`` (``input`` in; ``chat_history`` filled from the
+    session; ``answer`` stored). Call it with
+    ``{"configurable": {"session_id": ...}}``; it returns (or streams) ``input``,
+    ``chat_history``, ``context`` and ``answer``.
+
+    Example:
+        >>> from ragline.core import FakeListChatModel, InMemoryChatMessageHistory
+        >>> retriever = RunnableLambda(lambda query: [Document("Etna erupts often.")])
+        >>> history = InMemoryChatMessageHistory()
+        >>> chat = create_conversational_retrieval_chain(
+        ...     FakeListChatModel(responses=["Often."]), retriever, lambda session: history)
+        >>> chat.invoke({"input": "Does Etna erupt?"},
+        ...             {"configurable": {"session_id": "s"}})["answer"]
+        'Often.'
+        >>> [m.type for m in history.messages]
+        ['human', 'ai']
+    """
+    rag = create_retrieval_chain(
+        create_history_aware_retriever(llm, retriever, rephrase_prompt),
+        create_stuff_documents_chain(llm, qa_prompt),
+    )
+    return RunnableWithMessageHistory(
+        rag,
+        get_session_history,
+        input_messages_key="input",
+        history_messages_key="chat_history",
+        output_messages_key="answer",
+    )

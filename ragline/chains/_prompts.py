@@ -13,7 +13,7 @@ DEFAULT_DOCUMENT_PROMPT = PromptTemplate.from_template("{page_content}")
 
 NO_CONTEXT_ANSWER = "I found no documents to answer from, so I cannot answer this question."
 
-_ANSWER_RULES = (
+ANSWER_RULES = (
     "Answer the question using only the context below. If the context does not contain "
     "the answer, say that you don't know; do not make one up. Keep the answer concise."
 )
@@ -28,7 +28,7 @@ def _system_then_question(system: str, question_key: str) -> ChatPromptTemplate:
 
 def stuff_prompt(question_key: str = "question") -> ChatPromptTemplate:
     """One call: all documents in ``{context}``, then the question."""
-    return _system_then_question(_ANSWER_RULES + "\n\nContext:\n{context}", question_key)
+    return _system_then_question(ANSWER_RULES + "\n\nContext:\n{context}", question_key)
 
 
 def map_prompt(question_key: str = "question") -> ChatPromptTemplate:
@@ -45,7 +45,7 @@ def reduce_prompt(question_key: str = "question") -> ChatPromptTemplate:
     """Reduce step: the final answer from the extracts of every document."""
     return _system_then_question(
         "The extracts below were taken from several documents. "
-        + _ANSWER_RULES
+        + ANSWER_RULES
         + "\n\nExtracts:\n{context}",
         question_key,
     )
@@ -80,7 +80,7 @@ def refine_prompt(question_key: str = "question") -> ChatPromptTemplate:
 def map_rerank_prompt(question_key: str = "question") -> ChatPromptTemplate:
     """Map-rerank: an answer from one document and how well that document answers."""
     return _system_then_question(
-        _ANSWER_RULES + " Then, on a last line of its own, rate from 0 to 100 how fully the "
+        ANSWER_RULES + " Then, on a last line of its own, rate from 0 to 100 how fully the "
         "context answers the question, exactly in the form 'Score: <number>'."
         "\n\nContext:\n{context}",
         question_key,

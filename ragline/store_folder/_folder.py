@@ -7,6 +7,8 @@ Layout (all names relative to the folder)::
     records.sqlite    the record manager: each chunk's key and source (SQLRecordManager)
     bm25.json, bm25.npz   the keyword index over the stored chunks (see _text_index.py):
                       derived from the store, saved after it, repaired from it on open
+    chat.sqlite       conversations of ``ragline chat`` (SQLChatMessageHistory); a file of
+                      its own, since an index run replaces records.sqlite whole
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ __all__ = [
 FAISS_FOLDER = "faiss"
 RECORDS_FILE = "records.sqlite"
 RECORDS_NAMESPACE = "ragline-faiss"
+CHAT_FILE = "chat.sqlite"
 DEFAULT_EMBEDDING = "minilm"
 IDENTITY_KEY = "embedding_identity"  # the manifest entry: what decides the vectors
 DEFAULT_CHUNK_SIZE = 1000
@@ -101,6 +104,11 @@ class StoreFolder:
                 f"{self.path}: not a ragline store (no {MANIFEST_FILE}); run 'ragline index' first"
             )
         return manifest
+
+    @property
+    def chat_history_path(self) -> Path:
+        """The SQLite file that keeps the folder's conversations (``ragline chat``)."""
+        return self.path / CHAT_FILE
 
     def exists(self) -> bool:
         """Whether the folder holds a store (a ``ragline.json``)."""
