@@ -50,13 +50,16 @@ class Corpus:
     files: int = 0
 
 
-def _files(paths: Sequence[str | os.PathLike[str]], glob: str) -> Iterator[Path]:
+def _files(paths: Sequence[str | os.PathLike[str]], glob: str) -> Iterator[tuple[Path, str]]:
+    """Each file with its path relative to the folder it was found in (a file given by
+    itself: its name), in POSIX form."""
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            yield from DirectoryLoader(path, glob=glob).iter_paths()
+            for found in DirectoryLoader(path, glob=glob).iter_paths():
+                yield Path(found), Path(found).relative_to(path).as_posix()
         elif path.is_file():
-            yield path
+            yield path, path.name
         else:
             raise InvalidInputError(f"{os.fspath(raw)}: no such file or directory")
 
@@ -96,7 +99,11 @@ def load_paths(
         progress: an indexing run's progress to report the files to (instead of a bar).
 
     Returns:
-        The documents, in file order, and the skipped files with their reasons.
+        The documents, in file order, and the skipped files with their reasons. Each
+        document's metadata has ``source`` (the loader's: the file's path as given) and
+        ``path``: the file's path relative to the folder it was found in, in POSIX form
+        (a file given by itself: its name), for filters that do not depend on where the
+        corpus lives (``{"path": "library/csv.html"}``, ``ragline query --source``).
 
     Raises:
         InvalidInputError: a path that does not exist, or an unknown encoding.
@@ -116,7 +123,7 @@ def load_paths(
     elif show_progress:
         bar = require("tqdm", "core").tqdm(total=len(files), unit="file")
     try:
-        for path in files:
+        for path, relative in files:
             if bar is not None:
                 bar.update(1)
             if progress is not None:
@@ -129,7 +136,10 @@ def load_paths(
                 corpus.skipped.append(SkippedFile(name, reason))
                 continue
             try:
-                corpus.documents.extend(loader_for_path(name, mapping, text_loader)(name).load())
+                loaded = loader_for_path(name, mapping, text_loader)(name).load()
+                for document in loaded:  # filter by it: {"path": "library/csv.html"}
+                    document.metadata.setdefault("path", relative)
+                corpus.documents.extend(loaded)
             except LoaderError as err:
                 if strict:
                     raise

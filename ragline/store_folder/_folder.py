@@ -158,6 +158,7 @@ class StoreFolder:
         search_kwargs: Mapping[str, Any] | None = None,
         embeddings: Embeddings | None = None,
         embedding: str | None = None,
+        store: VectorStore | None = None,
     ) -> BaseRetriever:
         """A retriever over the folder: the store's search types, ``"bm25"`` or ``"hybrid"``.
 
@@ -170,6 +171,9 @@ class StoreFolder:
                 ``hybrid``: ``k``, ``filter``, ``fetch_k``.
             embeddings, embedding: the Embeddings for queries, or an embedding name; as
                 :meth:`open_store`.
+            store: the folder's store, already opened (:meth:`open_store`).
+
+        Every document it returns carries its score in ``metadata["relevance_score"]``.
 
         Raises:
             PersistenceError: no store here, or its files are missing or corrupt.
@@ -182,7 +186,8 @@ class StoreFolder:
             >>> retriever.invoke("volcano eruptions")  # doctest: +SKIP
         """
         manifest = self.read_manifest()
-        store = self.open_store(embeddings=embeddings, embedding=embedding)
+        if store is None:
+            store = self.open_store(embeddings=embeddings, embedding=embedding)
         tokenizer = BM25Tokenizer.from_dict(tokenizer_options(manifest.extras))
         return folder_retriever(
             self.path,

@@ -26,9 +26,16 @@ from ragline.store_folder._text_index import (
 )
 from ragline.vectorstores import VectorStore
 
-__all__ = ["SEARCH_TYPES", "folder_retriever", "keyword_retriever", "tokenizer_options"]
+__all__ = [
+    "SCORE_KEY",
+    "SEARCH_TYPES",
+    "folder_retriever",
+    "keyword_retriever",
+    "tokenizer_options",
+]
 
 SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold", "hybrid", "bm25")
+SCORE_KEY = "relevance_score"  # every folder retriever puts its score there
 _KEYWORD_KWARGS = {"bm25": ("k", "filter"), "hybrid": ("k", "filter", "fetch_k")}
 
 
@@ -63,6 +70,9 @@ def folder_retriever(
 ) -> BaseRetriever:
     """The retriever for one search type over a store folder's store and keyword index.
 
+    Every returned document carries its score in ``metadata["relevance_score"]``: the
+    store's relevance in [0, 1], the BM25 score, or the hybrid's fused score in [0, 1].
+
     Raises:
         ConfigurationError: an unknown search type (the valid ones listed).
         InvalidInputError: a search_kwargs key the search type does not take (named).
@@ -70,7 +80,9 @@ def folder_retriever(
     check_choice("search_type", search_type, SEARCH_TYPES)
     kwargs = dict(search_kwargs or {})
     if search_type not in _KEYWORD_KWARGS:
-        return store.as_retriever(search_type=search_type, search_kwargs=kwargs)
+        return store.as_retriever(
+            search_type=search_type, search_kwargs=kwargs, score_key=SCORE_KEY
+        )
     allowed = _KEYWORD_KWARGS[search_type]
     unknown = [key for key in kwargs if key not in allowed]
     if unknown:
@@ -87,7 +99,7 @@ def folder_retriever(
             k=k,
             preprocess_func=tokenizer,
             filter=kwargs.get("filter"),
-            score_key="relevance_score",
+            score_key=SCORE_KEY,
         )
     return HybridRetriever(
         store, keyword, k=k, fetch_k=kwargs.get("fetch_k"), filter=kwargs.get("filter")
