@@ -687,6 +687,7 @@ class Redis(VectorStore):
         key_prefix = schema.prefix.encode()
         exact = schema.exact
         rows = []
+        encoded: dict[tuple[str, str], bytes] = {}
         for position, (doc_id, document) in enumerate(zip(ids, documents, strict=True)):
             metadata = document.metadata
             try:
@@ -700,16 +701,23 @@ class Redis(VectorStore):
             parts = [head % (len(text), text, len(blob), blob)]
             for name, kind in fields.items():
                 value = metadata.get(name)
-                if value is not None:
+                if value is None:
+                    continue
+                # tag strings repeat (sources, languages ...): each is encoded once per call
+                memo_key = (kind, value) if type(value) is str else None
+                field = None if memo_key is None else encoded.get(memo_key)
+                if field is None:
                     try:
-                        text = encode_value(kind, value, exact=exact)
+                        field = conn.bulk(encode_value(kind, value, exact=exact).encode())
                     except TypeError:
                         raise validation_error(position, name, kind, value) from None
                     except InexactNumberError as err:
                         raise InvalidInputError(
                             f"metadatas[{position}][{name!r}]: {err}; nothing was written"
                         ) from None
-                    parts += (field_keys[name], conn.bulk(text.encode()))
+                    if memo_key is not None:
+                        encoded[memo_key] = field
+                parts += (field_keys[name], field)
             parts.append(vector_key)  # its value, the vector, is appended when packing
             # items: 4 for the text and JSON pairs, 2 per indexed field, 2 for the vector
             key = key_prefix + (encode_id(doc_id) if exact else doc_id).encode()
