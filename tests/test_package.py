@@ -407,6 +407,7 @@ PINNED_EXPORTS = {
         "RedisChatMessageHistory",
         "SQLChatMessageHistory",
         "SUMMARY_PROMPT",
+        "SemanticCache",
         "SimpleMemory",
         "VectorStoreRetrieverMemory",
     ],

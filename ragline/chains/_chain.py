@@ -372,14 +372,12 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
             own["metadata"] = dict(self.metadata)
         return merge_configs(own, config) if own else config  # type: ignore[arg-type]
 
-    def _run_call(self, run_ids: list[UUID], inputs: dict[str, Any], run: Any) -> dict[str, Any]:
-        run_ids.append(run.run_id)
+    def _run_call(self, runs: list[Any], inputs: dict[str, Any], run: Any) -> dict[str, Any]:
+        runs.append(run)  # its id is made only if include_run_info asks for it
         return self._checked_outputs(self._call(inputs, run_manager=run))
 
-    async def _arun_call(
-        self, run_ids: list[UUID], inputs: dict[str, Any], run: Any
-    ) -> dict[str, Any]:
-        run_ids.append(run.run_id)
+    async def _arun_call(self, runs: list[Any], inputs: dict[str, Any], run: Any) -> dict[str, Any]:
+        runs.append(run)
         return self._checked_outputs(await self._acall(inputs, run_manager=run))
 
     def invoke(
@@ -400,16 +398,16 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
         """
         self._reject_kwargs(kwargs)
         inputs = self.prep_inputs(input)
-        run_ids: list[UUID] = []
+        runs: list[Any] = []
         outputs = self._call_with_config(
-            partial(self._run_call, run_ids),
+            partial(self._run_call, runs),
             inputs,
             self._own_config(config),
             with_run_manager=True,
         )
         final = self.prep_outputs(inputs, outputs, return_only_outputs)
         if include_run_info:
-            final[RUN_KEY] = RunInfo(run_id=run_ids[0])
+            final[RUN_KEY] = RunInfo(run_id=runs[0].run_id)
         return final
 
     async def ainvoke(
@@ -424,16 +422,16 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
         """Async :meth:`invoke` (``_acall``, the memory's async methods)."""
         self._reject_kwargs(kwargs)
         inputs = await self.aprep_inputs(input)
-        run_ids: list[UUID] = []
+        runs: list[Any] = []
         outputs = await self._acall_with_config(
-            partial(self._arun_call, run_ids),
+            partial(self._arun_call, runs),
             inputs,
             self._own_config(config),
             with_run_manager=True,
         )
         final = await self.aprep_outputs(inputs, outputs, return_only_outputs)
         if include_run_info:
-            final[RUN_KEY] = RunInfo(run_id=run_ids[0])
+            final[RUN_KEY] = RunInfo(run_id=runs[0].run_id)
         return final
 
     def _legacy_invoke(

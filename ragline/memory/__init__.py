@@ -11,6 +11,9 @@ The memories of legacy chains (``Chain(memory=...)``): ``ConversationBufferMemor
 ``ConversationSummaryMemory``, ``ConversationSummaryBufferMemory``,
 ``VectorStoreRetrieverMemory``, ``CombinedMemory``, ``ReadOnlySharedMemory`` and
 ``SimpleMemory``. Chat memories keep the conversation in any of the histories above.
+
+``SemanticCache``: an LLM cache over any vector store that also answers paraphrases
+(a cached prompt of the same model within a relevance threshold).
 """
 
 from ragline.core._lazy import attach
@@ -28,6 +31,7 @@ _EXPORTS = {
     "CombinedMemory": "._combined",
     "ReadOnlySharedMemory": "._combined",
     "SimpleMemory": "._combined",
+    "SemanticCache": "._semantic_cache",
     "FileChatMessageHistory": "._file_history",
     "SQLChatMessageHistory": "._sql_history",
     "RedisChatMessageHistory": "._redis_history",

@@ -406,3 +406,14 @@ def test_a_subclass_history_with_only_messages_and_add_message_works() -> None:
     chat = RunnableWithMessageHistory(FakeListChatModel(responses=["r"]), lambda s: history)
     chat.invoke("hi", SESSION)
     assert history.messages == [HumanMessage("hi"), AIMessage("r")]
+
+
+def test_the_session_key_may_come_from_an_enclosing_call() -> None:
+    """Inside a bigger chain, the wrapper reads the keys of the config the chain got."""
+    store, get = _sessions()
+    chat = RunnableWithMessageHistory(FakeListChatModel(responses=["r"]), get)
+    outer = RunnableLambda(lambda text: text.strip()) | chat
+    outer.invoke("  hi  ", {"configurable": {"session_id": "nested"}})
+    assert store["nested"].messages == [HumanMessage("hi"), AIMessage("r")]
+    chat.invoke("top level", {"session_id": "moved"})  # type: ignore[typeddict-unknown-key]
+    assert store["moved"].messages[0] == HumanMessage("top level")

@@ -356,8 +356,15 @@ def test_read_only_shared_memory_reads_but_never_writes() -> None:
 def test_docstring_examples_run() -> None:
     import doctest
 
-    from ragline.memory import _buffer, _combined, _file_history, _sql_history, _summary
+    from ragline.memory import (
+        _buffer,
+        _combined,
+        _file_history,
+        _semantic_cache,
+        _sql_history,
+        _summary,
+    )
 
-    for module in (_buffer, _summary, _combined, _file_history, _sql_history):
+    for module in (_buffer, _summary, _combined, _file_history, _sql_history, _semantic_cache):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.attempted > 0 and result.failed == 0, module.__name__

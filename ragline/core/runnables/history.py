@@ -19,9 +19,10 @@ Inputs may be a string (a human message), a message, a list of messages or a dic
 message, a streamed ``AIMessageChunk`` is stored as an ``AIMessage``).
 
 One call is one turn, written once as a generator of three steps (read the history,
-call the runnable, write the history) and driven by ``invoke``, ``ainvoke``, ``stream``
-and ``astream``. A stream writes the history after its last chunk; a stream closed
-early, or a call that fails, writes nothing.
+call the runnable, write the history) and driven by ``invoke`` / ``ainvoke``
+(``core._operations.drive`` / ``adrive``) and by ``stream`` / ``astream``. A stream
+writes the history after its last chunk; a stream closed early, or a call that fails,
+writes nothing.
 
 Example:
     >>> from ragline.core import (ChatPromptTemplate, FakeListChatModel,
@@ -50,7 +51,8 @@ from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mappin
 from functools import partial
 from typing import Any
 
-from ragline.core.config import RunnableConfig, ensure_config
+from ragline.core._operations import adrive, drive
+from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import ConfigurationError, InvalidInputError
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from ragline.core.runnables.base import Runnable, coerce_to_runnable
@@ -160,8 +162,13 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
 
     # ---------------------------------------------------------------- the conversation
 
-    def _session_history(self, config: RunnableConfig) -> Any:
-        configurable = config.get("configurable") or {}
+    def _check_configurable(self, config: RunnableConfig, manager: Any) -> None:
+        # Called as each run of this wrapper starts, before the root's unknown-id check:
+        # a missing conversation key is the likelier mistake, so it is named first.
+        self._check_keys(config.get("configurable") or {})
+        super()._check_configurable(config, manager)
+
+    def _check_keys(self, configurable: dict[str, Any]) -> None:
         missing = [key for key in self._ids if key not in configurable]
         if missing:
             example = {key: "<your-value>" for key in self._ids}
@@ -172,6 +179,9 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
                 f"{self.get_name()} expects {self._ids}: pass them with every call, e.g. "
                 f"chain.invoke(..., {{'configurable': {example}}})"
             )
+
+    def _session_history(self, configurable: dict[str, Any]) -> Any:
+        self._check_keys(configurable)
         if len(self._ids) == 1:
             history = self.get_session_history(configurable[self._ids[0]])
         else:
@@ -244,77 +254,73 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
 
     # ---------------------------------------------------------------- drivers
 
-    def _drive(self, history: Any, kwargs: dict[str, Any], input: Any) -> Any:
-        turn, reply = self._turn(input), None
-        while True:
-            try:
-                step, value = turn.send(reply)
-            except StopIteration as done:
-                return done.value
-            if step == _READ:
-                reply = list(history.messages)
-            elif step == _CALL:
-                reply = self.runnable.invoke(value, **kwargs)
-            else:
-                history.add_messages(value)
-                reply = None
+    def _current_history(self) -> Any:
+        # Inside the run: the current config holds the caller's and the parents' keys.
+        return self._session_history((get_current_config() or {}).get("configurable") or {})
 
-    async def _adrive(self, history: Any, kwargs: dict[str, Any], input: Any) -> Any:
-        turn, reply = self._turn(input), None
-        while True:
-            try:
-                step, value = turn.send(reply)
-            except StopIteration as done:
-                return done.value
-            if step == _READ:
-                reply = await history.aget_messages()
-            elif step == _CALL:
-                reply = await self.runnable.ainvoke(value, **kwargs)
-            else:
-                await history.aadd_messages(value)
-                reply = None
+    def _perform(self, history: Any, kwargs: dict[str, Any], request: tuple[str, Any]) -> Any:
+        step, value = request
+        if step == _READ:
+            return list(history.messages)
+        if step == _CALL:
+            return self.runnable.invoke(value, **kwargs)
+        history.add_messages(value)
+        return None
 
-    def _drive_stream(
-        self, history: Any, kwargs: dict[str, Any], inputs: Iterator[Any]
-    ) -> Iterator[Any]:
+    async def _aperform(
+        self, history: Any, kwargs: dict[str, Any], request: tuple[str, Any]
+    ) -> Any:
+        step, value = request
+        if step == _READ:
+            return await history.aget_messages()
+        if step == _CALL:
+            return await self.runnable.ainvoke(value, **kwargs)
+        await history.aadd_messages(value)
+        return None
+
+    def _drive(self, kwargs: dict[str, Any], input: Any) -> Any:
+        perform = partial(self._perform, self._current_history(), kwargs)
+        return drive(self._turn(input), perform)
+
+    async def _adrive(self, kwargs: dict[str, Any], input: Any) -> Any:
+        perform = partial(self._aperform, self._current_history(), kwargs)
+        return await adrive(self._turn(input), perform)
+
+    def _drive_stream(self, kwargs: dict[str, Any], inputs: Iterator[Any]) -> Iterator[Any]:
+        history = self._current_history()
         turn, reply = self._turn(_single(inputs)), None
         while True:
             try:
                 step, value = turn.send(reply)
             except StopIteration:
                 return
-            if step == _READ:
-                reply = list(history.messages)
-            elif step == _CALL:
+            if step == _CALL:
                 total = _NOTHING
                 for chunk in self.runnable.stream(value, **kwargs):
                     total = add_chunks(total, chunk)
                     yield chunk
                 reply = None if total is _NOTHING else total
             else:
-                history.add_messages(value)
-                reply = None
+                reply = self._perform(history, kwargs, (step, value))
 
     async def _adrive_stream(
-        self, history: Any, kwargs: dict[str, Any], inputs: AsyncIterator[Any]
+        self, kwargs: dict[str, Any], inputs: AsyncIterator[Any]
     ) -> AsyncIterator[Any]:
+        history = self._current_history()
         turn, reply = self._turn(_single([item async for item in inputs])), None
         while True:
             try:
                 step, value = turn.send(reply)
             except StopIteration:
                 return
-            if step == _READ:
-                reply = await history.aget_messages()
-            elif step == _CALL:
+            if step == _CALL:
                 total = _NOTHING
                 async for chunk in self.runnable.astream(value, **kwargs):
                     total = add_chunks(total, chunk)
                     yield chunk
                 reply = None if total is _NOTHING else total
             else:
-                await history.aadd_messages(value)
-                reply = None
+                reply = await self._aperform(history, kwargs, (step, value))
 
     # ---------------------------------------------------------------- Runnable
 
@@ -326,38 +332,30 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
                 message names the expected and the given keys).
             InvalidInputError: the input or output holds no messages where expected.
         """
-        config = ensure_config(config)
-        history = self._session_history(config)
-        return self._call_with_config(partial(self._drive, history, kwargs), input, config)
+        return self._call_with_config(partial(self._drive, kwargs), input, config)
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Async :meth:`invoke` (the history's and the runnable's async methods)."""
-        config = ensure_config(config)
-        history = self._session_history(config)
-        return await self._acall_with_config(partial(self._adrive, history, kwargs), input, config)
+        return await self._acall_with_config(partial(self._adrive, kwargs), input, config)
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Any]:
         """Stream the wrapped runnable's chunks; the history is written after the last."""
-        config = ensure_config(config)
-        history = self._session_history(config)
         yield from self._transform_stream_with_config(
-            iter([input]), partial(self._drive_stream, history, kwargs), config, start_input=input
+            iter([input]), partial(self._drive_stream, kwargs), config, start_input=input
         )
 
     async def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
         """Async :meth:`stream`."""
-        config = ensure_config(config)
-        history = self._session_history(config)
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
         async for chunk in self._atransform_stream_with_config(
-            one(), partial(self._adrive_stream, history, kwargs), config, start_input=input
+            one(), partial(self._adrive_stream, kwargs), config, start_input=input
         ):
             yield chunk
 
