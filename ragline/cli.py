@@ -47,7 +47,7 @@ SCORE_MEANINGS = {
     "similarity_score_threshold": "relevance in [0, 1] = (1 + cosine) / 2",
     "mmr": "relevance in [0, 1] = (1 + cosine) / 2 (ranked by MMR: relevance and diversity)",
     "bm25": "BM25 keyword score (unbounded; compare within one query only)",
-    "hybrid": "fused score in [0, 1]: 0.6 x dense + 0.4 x BM25, each scaled so that this "
+    "hybrid": "fused score in [0, 1]: 0.5 x dense + 0.5 x BM25, each scaled so that this "
     "query's best candidate is 1",
 }
 MINILM_SCALE = "with MiniLM, unrelated text scores about 0.55-0.70, an answering passage 0.70-0.90"
