@@ -2,8 +2,9 @@
 
     ragline index PATH... --store DIR [--glob PATTERN] [--chunk-size N] [--chunk-overlap N]
                           [--embedding minilm|minilm-onnx|minilm-torch|hashing|openai]
-                          [--full]
+                          [--full] [--rebuild]
                           [--encoding NAME | --autodetect-encoding] [--strict]
+                          [--wait SECONDS] [--checkpoint-every SECONDS]
     ragline query "text" --store DIR [-k N]
                           [--search-type similarity|mmr|similarity_score_threshold|hybrid|bm25]
                           [--score-threshold X] [--fetch-k N] [--filter JSON]
@@ -16,21 +17,28 @@
     ragline --version
 
 The store folder (``ragline.store_folder``) does the work; this module parses arguments
-and prints. Each sub-command is one ``add_<name>_command`` function (its arguments) and
-one ``command_<name>`` function (what it does); :data:`COMMANDS` lists them in the order
+and prints. ``index`` stops cleanly on Ctrl-C (SIGINT) or SIGTERM: it commits what it has
+embedded at the next batch boundary, says so and exits with 130 (a second Ctrl-C stops at
+once, keeping the last checkpoint).
+
+Each sub-command is one ``add_<name>_command`` function (its arguments) and one
+``command_<name>`` function (what it does); :data:`COMMANDS` lists them in the order
 ``--help`` shows them. Errors are printed as one line on stderr with exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ragline.core import Document, RaglineError
+from ragline.core import Document, IndexingInterrupted, RaglineError
 
 if TYPE_CHECKING:
     from ragline.vectorstores import VectorStore
@@ -108,6 +116,25 @@ def add_index_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
         action="store_true",
         help="fail on a file that cannot be read (default: skip it with a warning)",
     )
+    index.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="start from an empty store (re-embeds everything; repairs a corrupted store)",
+    )
+    index.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long for another run writing the same store (default: fail at once)",
+    )
+    index.add_argument(
+        "--checkpoint-every",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="save what is embedded this often, so a killed run loses little (default: 30)",
+    )
     index.set_defaults(handler=command_index)
 
 
@@ -120,20 +147,30 @@ def command_index(args: argparse.Namespace) -> int:
         size is not None and overlap is not None and not 0 <= overlap < size
     ):
         raise CommandError(f"need 0 <= --chunk-overlap < --chunk-size, got {overlap} and {size}")
-    result = index_paths(
-        args.paths,
-        args.store,
-        glob=args.glob,
-        embedding=args.embedding,
-        chunk_size=size,
-        chunk_overlap=overlap,
-        cleanup="full" if args.full else "incremental",
-        encoding=args.encoding,
-        autodetect_encoding=args.autodetect_encoding,
-        strict=args.strict,
-        show_progress=not args.quiet and sys.stderr.isatty(),
-        note=lambda message: _note(args, message),
-    )
+    stop = threading.Event()
+    try:
+        with _stop_on_signals(stop):
+            result = index_paths(
+                args.paths,
+                args.store,
+                glob=args.glob,
+                embedding=args.embedding,
+                chunk_size=size,
+                chunk_overlap=overlap,
+                cleanup="full" if args.full else "incremental",
+                encoding=args.encoding,
+                autodetect_encoding=args.autodetect_encoding,
+                strict=args.strict,
+                rebuild=args.rebuild,
+                wait=args.wait,
+                checkpoint_seconds=args.checkpoint_every,
+                stop=stop,
+                show_progress=not args.quiet and sys.stderr.isatty(),
+                note=lambda message: _note(args, message),
+            )
+    except IndexingInterrupted as interrupted:
+        print(f"ragline: interrupted: {interrupted}", file=sys.stderr)
+        return 130
     for skipped in result["skipped_files"]:
         _warn(f"skipped {skipped.path}: {skipped.reason}")
     if not args.quiet:
@@ -150,6 +187,31 @@ def command_index(args: argparse.Namespace) -> int:
         )
     _note(args, f"{args.store} holds {result['stored_chunks']} chunks")
     return 0
+
+
+@contextlib.contextmanager
+def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """Ctrl-C / SIGTERM set ``stop`` (the run commits and stops); a second Ctrl-C stops now."""
+
+    def handle(signum: int, frame: object) -> None:
+        if stop.is_set() and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        stop.set()
+        print(
+            "ragline: stopping after the current batch, keeping what is embedded "
+            "(Ctrl-C again to stop at once)",
+            file=sys.stderr,
+        )
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 # ---------------------------------------------------------------- query
@@ -688,6 +750,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ragline: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        print("ragline: interrupted", file=sys.stderr)
         return 130
 
 

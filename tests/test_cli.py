@@ -58,8 +58,14 @@ def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
     )
 
 
+def generation(store: Path) -> Path:
+    """The committed generation folder of a store (what ragline.json names)."""
+    return store / json.loads((store / "ragline.json").read_text())["generation"]
+
+
 def test_index_writes_a_store_with_its_manifest(store: Path) -> None:
     manifest = json.loads((store / "ragline.json").read_text())
+    assert re.fullmatch("gen-[0-9a-f]{16}", manifest.pop("generation"))
     assert manifest == {
         "embedding": "hashing",
         "embedding_options": {},
@@ -69,8 +75,19 @@ def test_index_writes_a_store_with_its_manifest(store: Path) -> None:
         "chunks": 4,
         # the keyword index's tokenizer, fixed when the store was created
         "bm25": {"tokenizer": {"language": "english", "stem": False, "stopwords": False}},
+        "format": 2,
     }
-    assert (store / "faiss").is_dir()
+    assert sorted(path.name for path in generation(store).iterdir()) == [
+        "bm25.json",
+        "bm25.npz",
+        "faiss",
+        "records.sqlite",
+    ]
+    assert sorted(path.name for path in store.iterdir()) == [
+        generation(store).name,
+        "ragline.json",
+        "ragline.lock",
+    ]
 
 
 def test_query_prints_ranked_chunks_with_sources(
@@ -349,11 +366,9 @@ def test_reindex_embeds_only_the_changed_chunks(
     first_ids = _ids_by_text(folder, capsys)
     assert len(set(first_ids.values())) == 7
     assert sorted(path.name for path in folder.iterdir()) == [
-        "bm25.json",
-        "bm25.npz",
-        "faiss",
+        generation(folder).name,
         "ragline.json",
-        "records.sqlite",
+        "ragline.lock",
     ]
 
     # unchanged corpus; the embedding comes from the manifest
@@ -390,7 +405,8 @@ def test_reindex_with_another_embedding_is_refused(store: Path, corpus: Path) ->
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.strip().splitlines() == [
         f"ragline: error: {store} was built with the 'hashing' embedding, not 'openai'; "
-        f"re-run with --embedding hashing or index into a new --store folder"
+        f"re-run with --embedding hashing, index into a new --store folder, or re-embed "
+        f"everything with --rebuild"
     ]
     query = run_cli("query", "cats purr", "--store", str(store), "-k", "1", "--json")
     assert Path(json.loads(query.stdout)[0]["source"]).name == "cats.md"
@@ -400,7 +416,7 @@ def test_a_store_without_records_is_rebuilt(
     store: Path, corpus: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Without records.sqlite the saved chunks cannot be matched: start over, no duplicates."""
-    (store / "records.sqlite").unlink()
+    (generation(store) / "records.sqlite").unlink()
     assert main(["index", str(corpus), "--store", str(store)]) == 0
     assert capsys.readouterr().out == "added 4, updated 0, skipped 0, deleted 0\n"
     assert len(_ids_by_text(store, capsys)) == 4
@@ -409,11 +425,11 @@ def test_a_store_without_records_is_rebuilt(
 def test_a_failed_save_keeps_records_and_store_in_step(
     store: Path, corpus: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The records file is replaced only after the store is saved: a failed save changes neither."""
+    """Nothing of a run that fails to save is committed: the folder is as it was."""
     from ragline.core import PersistenceError
     from ragline.vectorstores import FAISS
 
-    records_before = (store / "records.sqlite").read_bytes()
+    before = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
     (corpus / "animals" / "dogs.txt").write_text("Dogs dig holes in the garden.", encoding="utf-8")
 
     def failing_save(self: FAISS, *args: object, **kwargs: object) -> None:
@@ -422,14 +438,7 @@ def test_a_failed_save_keeps_records_and_store_in_step(
     with monkeypatch.context() as patch:
         patch.setattr(FAISS, "save_local", failing_save)
         assert main(["index", str(corpus), "--store", str(store), "-q"]) == 2
-    assert (store / "records.sqlite").read_bytes() == records_before
-    assert sorted(path.name for path in store.iterdir()) == [
-        "bm25.json",
-        "bm25.npz",
-        "faiss",
-        "ragline.json",
-        "records.sqlite",
-    ]
+    assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file()} == before
     capsys.readouterr()
     assert main(["index", str(corpus), "--store", str(store)]) == 0
     assert capsys.readouterr().out == "added 1, updated 0, skipped 3, deleted 1\n"

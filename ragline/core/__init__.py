@@ -17,6 +17,8 @@ _EXPORTS = {
     "MissingDependencyError": ".exceptions",
     "StoreConnectionError": ".exceptions",
     "PersistenceError": ".exceptions",
+    "StoreLockedError": ".exceptions",
+    "IndexingInterrupted": ".exceptions",
     "LoaderError": ".exceptions",
     "ChainStepError": ".exceptions",
     "RecursionLimitError": ".exceptions",

@@ -14,6 +14,8 @@ Each specific error also subclasses the built-in a user would already catch, so
     ├── MissingDependencyError (ImportError) an optional package is not installed; names the extra
     ├── StoreConnectionError (ConnectionError)  a backend server cannot be reached; names the URL
     ├── PersistenceError (OSError)           a saved store is missing, truncated or newer
+    ├── StoreLockedError (TimeoutError)      another process is writing the store folder; names it
+    ├── IndexingInterrupted                  an index run was asked to stop; what was kept is saved
     ├── LoaderError (OSError)                a file or URL could not be read; names it
     ├── ChainStepError (RuntimeError)        one step of a chain failed on one item; names it
     ├── ToolException (RuntimeError)         raised by a tool; handle_tool_error may turn it
@@ -32,6 +34,7 @@ __all__ = [
     "ConfigurationError",
     "DimensionError",
     "FilterError",
+    "IndexingInterrupted",
     "InvalidInputError",
     "LoaderError",
     "MissingDependencyError",
@@ -41,6 +44,7 @@ __all__ = [
     "RaglineError",
     "RecursionLimitError",
     "StoreConnectionError",
+    "StoreLockedError",
     "ToolException",
     "ToolValidationError",
 ]
@@ -132,6 +136,14 @@ class StoreConnectionError(RaglineError, ConnectionError):
 
 class PersistenceError(RaglineError, OSError):
     """A saved store is missing, truncated, corrupt or written by a newer format version."""
+
+
+class StoreLockedError(RaglineError, TimeoutError):
+    """Another process holds a store folder's writer lock; the message names it."""
+
+
+class IndexingInterrupted(RaglineError):
+    """An index run stopped when asked to; the message says what it kept."""
 
 
 class LoaderError(RaglineError, OSError):

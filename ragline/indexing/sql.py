@@ -409,7 +409,9 @@ class SQLRecordManager(RecordManager):
         """Write a copy of the whole database to a new file ``path`` (one self-contained file).
 
         The copy uses SQLite's rollback journal, not WAL, so it is complete without
-        ``-wal`` / ``-shm`` files beside it. ``path`` must not exist.
+        ``-wal`` / ``-shm`` files beside it. It is not flushed to disk (fsync): it
+        survives a crash of this process at once, a power cut once the caller flushes
+        it. ``path`` must not exist.
 
         Raises:
             PersistenceError: ``path`` exists, or the copy cannot be written.
@@ -421,6 +423,9 @@ class SQLRecordManager(RecordManager):
             try:
                 target = sqlite3.connect(target_path)
                 try:
+                    # no fsync here: a caller that needs the copy on disk flushes it
+                    # (the store folder does, with everything else it commits)
+                    target.execute("PRAGMA synchronous=OFF")
                     self._connect().backup(target)
                     target.execute("PRAGMA journal_mode=DELETE")
                 finally:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import codecs
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ragline.core import Document, InvalidInputError, LoaderError
+from ragline.core import Document, IndexingInterrupted, InvalidInputError, LoaderError
 from ragline.core._optional import require
 from ragline.loaders import DirectoryLoader, TextLoader, loader_for_path, loader_mapping
 from ragline.splitters import RecursiveCharacterTextSplitter, language_for_path
@@ -85,6 +86,7 @@ def load_paths(
     strict: bool = False,
     show_progress: bool = False,
     progress: IndexProgress | None = None,
+    stop: threading.Event | None = None,
 ) -> Corpus:
     """Load every file under ``paths`` (folders through ``glob``), skipping unreadable ones.
 
@@ -97,6 +99,7 @@ def load_paths(
         strict: raise on the first file that cannot be read instead of skipping it.
         show_progress: a progress bar over the files.
         progress: an indexing run's progress to report the files to (instead of a bar).
+        stop: when set, stop before the next file (raises ``IndexingInterrupted``).
 
     Returns:
         The documents, in file order, and the skipped files with their reasons. Each
@@ -126,6 +129,8 @@ def load_paths(
         for path, relative in files:
             if bar is not None:
                 bar.update(1)
+            if stop is not None and stop.is_set():
+                raise IndexingInterrupted("stopped on request while reading files; nothing written")
             if progress is not None:
                 progress.file_loaded()
             name = os.fspath(path)

@@ -20,6 +20,7 @@ from ragline.core import PersistenceError
 __all__ = ["MANIFEST_FILE", "JSONValue", "Manifest", "read_manifest", "write_manifest"]
 
 MANIFEST_FILE = "ragline.json"
+FORMAT_VERSION = 2  # 2: the store and its records live in the generation folder named here
 
 JSONValue: TypeAlias = "str | int | float | bool | list[JSONValue] | dict[str, JSONValue] | None"
 
@@ -36,8 +37,13 @@ class Manifest:
         embedding_options: options for that embedding (e.g. ``{"dimension": 384}``).
         chunk_size: the splitter's chunk size; later runs reuse it unless told otherwise.
         chunk_overlap: the splitter's chunk overlap, reused the same way.
-        documents: how many source documents the store holds chunks of.
+        documents: how many sources (files) the store holds chunks of.
         chunks: how many chunks (vectors) the store holds.
+        generation: the folder (inside the store folder) holding the committed store,
+            records and artifacts; None for a folder written before format 2 (``faiss/``
+            and ``records.sqlite`` beside the manifest).
+        artifacts: the names of the artifacts kept with the store (see
+            :class:`~ragline.store_folder.FolderArtifact`).
         extras: every other key of the file, kept as read (helpers' own entries).
     """
 
@@ -47,6 +53,8 @@ class Manifest:
     embedding_options: dict[str, JSONValue] = field(default_factory=dict)
     documents: int = 0
     chunks: int = 0
+    generation: str | None = None
+    artifacts: list[str] = field(default_factory=list)
     extras: dict[str, JSONValue] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, JSONValue]:
@@ -58,7 +66,12 @@ class Manifest:
             "chunk_overlap": self.chunk_overlap,
             "documents": self.documents,
             "chunks": self.chunks,
+            "format": FORMAT_VERSION,
         }
+        if self.generation is not None:
+            data["generation"] = self.generation
+        if self.artifacts:
+            data["artifacts"] = list(self.artifacts)
         for key, value in self.extras.items():
             data.setdefault(key, value)
         return data
@@ -90,13 +103,41 @@ class Manifest:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise _invalid(path, f"{name!r} is {value!r}, not a count")
             numbers[name] = value
-        known = {"embedding", "embedding_options", *numbers}
+        version = data.get("format", 1)
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise _invalid(path, f"'format' is {version!r}")
+        if version > FORMAT_VERSION:
+            raise PersistenceError(
+                f"{path}: written by a newer ragline (store folder format {version}; this "
+                f"version reads up to {FORMAT_VERSION}); upgrade ragline, or {RECOVERY_HINT}"
+            )
+        generation = data.get("generation")
+        if generation is not None and not _plain_name(generation):
+            raise _invalid(path, f"'generation' is {generation!r}, not a folder name")
+        artifacts = data.get("artifacts", [])
+        if not isinstance(artifacts, list) or not all(_plain_name(name) for name in artifacts):
+            raise _invalid(path, f"'artifacts' is {artifacts!r}, not a list of names")
+        known = {"embedding", "embedding_options", "format", "generation", "artifacts", *numbers}
         return cls(
             embedding=embedding,
             embedding_options=options,
+            generation=generation,
+            artifacts=[str(name) for name in artifacts],
             extras={key: value for key, value in data.items() if key not in known},
             **numbers,
         )
+
+
+def _plain_name(value: object) -> bool:
+    """A file name inside the folder: no separators, not ``.`` or ``..``."""
+    return (
+        isinstance(value, str)
+        and bool(value)
+        and value not in (".", "..")
+        and "/" not in value
+        and "\\" not in value
+        and "\0" not in value
+    )
 
 
 def _invalid(path: Path, what: str) -> PersistenceError:

@@ -25,8 +25,13 @@ def _write(folder: StoreFolder, docs: dict[str, str]) -> None:
         writer.index([Document(text, {"source": name}) for name, text in docs.items()])
 
 
+def _data(folder: StoreFolder) -> Path:
+    """The committed generation, where the keyword index lives beside the store."""
+    return folder.data_path(folder.read_manifest())
+
+
 def _saved(folder: StoreFolder) -> dict:
-    return json.loads((folder.path / "bm25.json").read_text())
+    return json.loads((_data(folder) / "bm25.json").read_text())
 
 
 def test_index_saves_the_keyword_index_of_the_stored_chunks(tmp_path: Path) -> None:
@@ -36,7 +41,7 @@ def test_index_saves_the_keyword_index_of_the_stored_chunks(tmp_path: Path) -> N
     saved = _saved(folder)
     assert sorted(saved["ids"]) == sorted(store.snapshot().ids)
     assert saved["tokenizer"] == {"language": "english", "stem": False, "stopwords": False}
-    with np.load(folder.path / "bm25.npz", allow_pickle=False) as arrays:
+    with np.load(_data(folder) / "bm25.npz", allow_pickle=False) as arrays:
         assert sorted(arrays.files) == ["doc_ptr", "doc_terms", "doc_tfs"]
     found = folder.as_retriever(search_type="bm25", search_kwargs={"k": 1}).invoke(
         "how to restart servers"
@@ -66,21 +71,25 @@ def test_a_rerun_tokenizes_only_the_changed_chunks(
 def test_a_keyword_index_behind_the_store_is_repaired_on_open(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A run that stops after saving the store but before the keyword index: the next
-    search brings the index in step from the store (in memory), the next run saves it."""
+    """A keyword index behind its store (a folder written before the index was committed
+    with the store, or a damaged copy): the next search brings the index in step from
+    the store (in memory), the next run saves it."""
+    import shutil
+
     import ragline.store_folder._folder as folder_module
 
     folder = StoreFolder(tmp_path / "store")
     _write(folder, DOCS)
     stale = _saved(folder)
+    committed = _data(folder)
 
-    def stop(*args: object) -> None:
-        raise KeyboardInterrupt  # the process stops here
+    def keep_the_old_index(self: object, data: Path, previous: object) -> None:
+        for name in ("bm25.json", "bm25.npz"):
+            shutil.copy(committed / name, data / name)
 
     with monkeypatch.context() as patch:
-        patch.setattr(folder_module, "save_text_index", stop)
-        with pytest.raises(KeyboardInterrupt):
-            _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
+        patch.setattr(folder_module.FolderWriter, "_save_keyword_index", keep_the_old_index)
+        _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
     assert _saved(folder) == stale  # behind: the store holds Stromboli, the index Etna
     stored = [d.page_content for d in folder.open_store().similarity_search("x", k=3)]
     assert "Stromboli erupts every few minutes." in stored
@@ -97,18 +106,18 @@ def test_a_keyword_index_behind_the_store_is_repaired_on_open(
 def test_damaged_or_mismatched_files_are_rebuilt_from_the_store(tmp_path: Path) -> None:
     folder = StoreFolder(tmp_path / "store")
     _write(folder, DOCS)
-    arrays = folder.path / "bm25.npz"
+    arrays = _data(folder) / "bm25.npz"
     arrays.write_bytes(arrays.read_bytes()[:-10])
-    assert load_text_index(folder.path) == (
+    assert load_text_index(_data(folder)) == (
         None,
         "bm25.npz does not belong to bm25.json (an interrupted save)",
     )
     assert len(folder.as_retriever(search_type="bm25").invoke("Etna")) == 1
-    (folder.path / "bm25.json").unlink()
-    assert load_text_index(folder.path)[1] == "no keyword index yet"
+    (_data(folder) / "bm25.json").unlink()
+    assert load_text_index(_data(folder))[1] == "no keyword index yet"
     assert len(folder.as_retriever(search_type="hybrid").invoke("Etna")) >= 1
     _write(folder, DOCS)  # the next run writes it again
-    assert load_text_index(folder.path)[0] is not None
+    assert load_text_index(_data(folder))[0] is not None
 
 
 def test_sync_matches_a_fresh_index_exactly() -> None:

@@ -1,0 +1,118 @@
+"""The writer lock of a store folder: one writer at a time, and the others told who writes.
+
+The lock is an exclusive ``flock`` on ``ragline.lock`` in the folder. The operating system
+drops it when the holder exits, however it exits (a ``kill -9`` included), so a lock is
+never left behind by a dead process. The holder writes who it is into the file (process
+id, host, start time, command), so a second writer that cannot wait can say who holds it.
+Readers take no lock: they read the committed copy the manifest names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ragline.core import StoreLockedError
+
+__all__ = ["LOCK_FILE", "FolderLock"]
+
+LOCK_FILE = "ragline.lock"
+_POLL_SECONDS = 0.05
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover  (Windows: no flock)
+    fcntl = None  # type: ignore[assignment]
+
+
+def _holder_text() -> str:
+    started = datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+    command = " ".join([os.path.basename(sys.argv[0] or "python"), *sys.argv[1:]])[:200]
+    return f"pid {os.getpid()} on {socket.gethostname()} since {started} ({command})"
+
+
+class FolderLock:
+    """An exclusive lock on one store folder, for one writer.
+
+    Args:
+        folder: the store folder (it must exist).
+        wait: seconds to wait for another writer to finish (0: fail at once).
+
+    Raises:
+        StoreLockedError: (from :meth:`acquire`) another process holds the lock and did
+            not release it within ``wait`` seconds; the message names the holder.
+    """
+
+    def __init__(self, folder: Path, *, wait: float = 0.0) -> None:
+        self.path = folder / LOCK_FILE
+        self.wait = wait
+        self._descriptor: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock, waiting up to ``wait`` seconds for the current holder."""
+        deadline = time.monotonic() + self.wait
+        while True:
+            descriptor = self._open()
+            if _flock(descriptor):
+                if self._still_the_lock_file(descriptor):
+                    break
+                os.close(descriptor)  # the holder removed it (with its new folder): again
+                continue
+            holder = _read(descriptor)
+            os.close(descriptor)
+            if time.monotonic() >= deadline:
+                waited = f" after waiting {self.wait:g} s" if self.wait > 0 else ""
+                raise StoreLockedError(
+                    f"{self.path.parent} is being written by another ragline process "
+                    f"({holder or 'holder unknown'}){waited}; wait for it to finish, or pass "
+                    f"--wait SECONDS (index_paths(..., wait=SECONDS)) to wait for it"
+                )
+            time.sleep(_POLL_SECONDS)
+        os.ftruncate(descriptor, 0)
+        os.write(descriptor, (_holder_text() + "\n").encode("utf-8"))
+        self._descriptor = descriptor
+
+    def _open(self) -> int:
+        try:
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except FileNotFoundError:  # a first run that failed removed the folder it made
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+
+    def _still_the_lock_file(self, descriptor: int) -> bool:
+        try:
+            current = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        held = os.fstat(descriptor)
+        return (current.st_dev, current.st_ino) == (held.st_dev, held.st_ino)
+
+    def release(self) -> None:
+        """Give the lock up (the lock file stays: removing it would race other writers)."""
+        descriptor, self._descriptor = self._descriptor, None
+        if descriptor is None:
+            return
+        with contextlib.suppress(OSError):
+            os.ftruncate(descriptor, 0)
+        os.close(descriptor)  # closing drops the flock
+
+
+def _flock(descriptor: int) -> bool:
+    if fcntl is None:  # pragma: no cover
+        return True
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _read(descriptor: int) -> str:
+    with contextlib.suppress(OSError):
+        return os.pread(descriptor, 400, 0).decode("utf-8", "replace").strip()
+    return ""
