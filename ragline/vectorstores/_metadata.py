@@ -21,7 +21,7 @@ from typing import Any
 
 from ragline.core import InvalidInputError
 
-__all__ = ["MAX_DEPTH", "check_round_trip"]
+__all__ = ["MAX_DEPTH", "check_round_trip", "encodable"]
 
 # Nesting deeper than this in one metadata value is refused (JSON encoders recurse).
 MAX_DEPTH = 100
@@ -51,9 +51,9 @@ def check_round_trip(
         ragline.core.exceptions.InvalidInputError: metadatas[0]['when'] is a tuple, which \
 comes back as a list; pass a list; nothing was written
     """
-    if not _encodable("".join(texts)):
+    if not encodable("".join(texts)):
         for position, text in enumerate(texts):
-            if not _encodable(text):
+            if not encodable(text):
                 raise InvalidInputError(
                     f"texts[{position}] holds a lone surrogate ({_surrogate(text)}), which "
                     "UTF-8 cannot store; fix the text's decoding (e.g. errors='replace'); "
@@ -72,13 +72,13 @@ def _flat_ok(metadatas: Sequence[Mapping[str, Any]], values: tuple[Any, ...]) ->
         return False
     if float in kinds and not math.isfinite(sum(v for v in values if type(v) is float)):
         return False  # a NaN or an infinity (or an overflowing sum: the walk tells)
-    if str in kinds and not _encodable("".join(filter(_is_str, values))):
+    if str in kinds and not encodable("".join(filter(_is_str, values))):
         return False
     try:
         keys = "".join(itertools.chain.from_iterable(metadatas))  # a dict iterates its keys
     except TypeError:  # a key that is not a str
         return False
-    return _encodable(keys)
+    return encodable(keys)
 
 
 def _is_str(value: Any) -> bool:
@@ -87,7 +87,7 @@ def _is_str(value: Any) -> bool:
 
 def _check(value: Any, where: str, depth: int) -> None:
     if isinstance(value, str):
-        if not _encodable(value):
+        if not encodable(value):
             raise InvalidInputError(
                 f"{where} holds a lone surrogate ({_surrogate(value)}), which UTF-8 cannot "
                 "store; nothing was written"
@@ -109,7 +109,7 @@ def _check(value: Any, where: str, depth: int) -> None:
                     f"{where} has the key {key!r} ({type(key).__name__}); metadata keys must "
                     f"be str (JSON would give it back as {str(key)!r}); nothing was written"
                 )
-            if not _encodable(key):
+            if not encodable(key):
                 raise InvalidInputError(f"{where} has a key with a lone surrogate: {key!r}")
             _check(item, f"{where}[{key!r}]", depth + 1)
     elif isinstance(value, list):
@@ -126,7 +126,8 @@ def _check(value: Any, where: str, depth: int) -> None:
         )
 
 
-def _encodable(text: str) -> bool:
+def encodable(text: str) -> bool:
+    """Whether UTF-8 can hold ``text`` (no lone surrogate)."""
     if text.isascii():
         return True
     try:

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from ragline.core import Document, InvalidInputError
 from ragline.core._checks import check_positive_int, check_unit_interval
-from ragline.vectorstores._metadata import check_round_trip
+from ragline.vectorstores._metadata import check_round_trip, encodable
 from ragline.vectorstores.filters import FilterNode, parse_filter
 
 __all__ = [
@@ -216,22 +216,28 @@ def check_id_list(ids: Sequence[str]) -> list[str]:
     if isinstance(ids, (str, bytes)) or ids is None:
         raise InvalidInputError(f"ids must be a list of strings, got {ids!r:.60}")
     checked = list(ids)
-    if not _all_str(checked) or "" in checked:
+    joined = _joined(checked)
+    if joined is None or "" in checked:
         for position, doc_id in enumerate(checked):
             if not isinstance(doc_id, str) or not doc_id:
                 raise InvalidInputError(f"ids[{position}] must be a non-empty str, got {doc_id!r}")
+    elif not encodable(joined):  # a lone surrogate: no file or server could store the id
+        for position, doc_id in enumerate(checked):
+            if not encodable(doc_id):
+                raise InvalidInputError(
+                    f"ids[{position}] = {doc_id!r} holds a lone surrogate, which UTF-8 cannot store"
+                )
     return checked
 
 
-def _all_str(items: list[Any]) -> bool:
-    """Whether every item is a str. For short strings such as ids, ``str.join`` checks
-    that in C faster than a type scan (the joined copy costs less than calling ``type``
-    per item); not for texts, whose copy would cost more."""
+def _joined(items: list[Any]) -> str | None:
+    """All items joined, or None when one is not a str. For short strings such as ids,
+    ``str.join`` checks that in C faster than a type scan (the joined copy costs less
+    than calling ``type`` per item); not for texts, whose copy would cost more."""
     try:
-        "".join(items)
+        return "".join(items)
     except TypeError:
-        return False
-    return True
+        return None
 
 
 def _check_unique(ids: list[str]) -> None:

@@ -486,6 +486,18 @@ BAD_CALLS += [
         id="deeply-nested-metadata",
     ),
     pytest.param(
+        lambda s: s.add_texts(["d8", "d9"], ids=["ok", "bad\udfff"]),
+        InvalidInputError,
+        "ids[1] = 'bad\\udfff' holds a lone surrogate",
+        id="lone-surrogate-id",
+    ),
+    pytest.param(
+        lambda s: s.get_by_ids(["\ud800"]),
+        InvalidInputError,
+        "ids[0]",
+        id="lone-surrogate-id-get",
+    ),
+    pytest.param(
         lambda s: s.add_texts(None),  # type: ignore[arg-type]
         InvalidInputError,
         "texts must be a list of strings, got NoneType",
