@@ -5,7 +5,7 @@ A combine-documents chain takes a dict holding a list of Documents (under
 variables, and returns an answer. Subclasses write one hook, :meth:`_prepare`: make the
 preliminary model calls (map, collapse, refine ...) and return the *final* step with its
 input. The hook is written once for sync and async: it yields each call as a step
-(``Invoke`` / ``Batch`` from ``_steps``) and gets the result back. The base invokes or
+(``invoke`` / ``batch`` effects from ``_steps``) and gets the result back. The base invokes or
 streams the final step inside the chain's own run, so ``stream`` yields the answer's
 tokens as the last model produces them and every model call shows up in callbacks as a
 child of the chain run.
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from ragline.chains._chain import LegacyChainAPI
 from ragline.chains._prompts import DEFAULT_DOCUMENT_PROMPT, NO_CONTEXT_ANSWER, stuff_prompt
-from ragline.chains._steps import Emit, Invoke, Step, Steps, StepsChain, StreamFrom
+from ragline.chains._steps import Steps, StepsChain, invoke, stream_from
 from ragline.core import (
     BasePromptTemplate,
     ChainStepError,
@@ -30,6 +30,7 @@ from ragline.core import (
     Runnable,
     StrOutputParser,
 )
+from ragline.core._drive import Effect, Emit
 from ragline.core.prompts import format_document as _format_document
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ class ChainOptions(TypedDict, total=False):
 
 
 # What _prepare is: the final step at once, or steps that end by returning it.
-Prepared = _Final | Generator[Step, Any, _Final]
+Prepared = _Final | Generator[Effect | Emit, Any, _Final]
 
 
 class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
@@ -177,7 +178,7 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         """Make the preliminary calls; return the final step (or the finished answer).
 
         A chain with preliminary calls writes this as a generator: ``outputs = yield
-        Batch(runnable, inputs, config)`` (or ``yield Invoke(runnable, input)``), then
+        batch(runnable, inputs, config)`` (or ``yield invoke(runnable, input)``), then
         ``return _Final(...)``; the base runs it with invoke/batch or ainvoke/abatch.
         """
 
@@ -288,7 +289,7 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         return output
 
     # ---- the steps every call shares (run by _steps.StepsChain) ------------------------
-    def _final(self, input: Any) -> Generator[Step, Any, _Final | None]:
+    def _final(self, input: Any) -> Generator[Effect | Emit, Any, _Final | None]:
         """Check the input and prepare the final step; None means "the empty answer"."""
         documents, variables = self._split_input(input)
         if not documents and self.empty_answer is not None:
@@ -310,7 +311,7 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
             return self._output(self.empty_answer, [])
         if final.runnable is None:
             return self._output(final.answer, final.steps)
-        return self._output((yield Invoke(final.runnable, final.input)), final.steps)
+        return self._output((yield invoke(final.runnable, final.input)), final.steps)
 
     def _stream_steps(self, input: Any) -> Steps:
         """stream / astream: the answer as the final model call produces it.
@@ -327,7 +328,7 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         if final.runnable is None:
             yield Emit(self._wrap(final.answer))
         else:
-            yield StreamFrom(final.runnable, final.input, self._wrapped)
+            yield from stream_from(final.runnable, final.input, self._wrapped)
 
     def _wrapped(self, chunk: Any) -> Iterable[Any]:
         return (self._wrap(chunk),)

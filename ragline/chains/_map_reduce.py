@@ -20,7 +20,7 @@ from ragline.chains._base import (
     _require_variable,
     concurrency_config,
 )
-from ragline.chains._steps import Batch
+from ragline.chains._steps import batch
 from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
 from ragline.core._checks import check_optional_positive_int, check_positive_int
 
@@ -124,7 +124,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
         return [{**variables, self.document_variable_name: self._render(g)} for g in groups]
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> Prepared:
-        results = yield Batch(
+        results = yield batch(
             self._model_chain(self.question_prompt, "map"),
             self._per_document_inputs(documents, variables),
             self._batch_config(),
@@ -136,7 +136,7 @@ class MapReduceDocumentsChain(BaseCombineDocumentsChain):
             groups = self._groups(mapped)
             if groups is None:
                 break
-            results = yield Batch(
+            results = yield batch(
                 self._model_chain(self.collapse_prompt, "collapse"),
                 self._collapse_inputs(groups, variables),
                 self._batch_config(),

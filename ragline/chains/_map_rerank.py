@@ -14,7 +14,7 @@ from ragline.chains._base import (
     _require_variable,
     concurrency_config,
 )
-from ragline.chains._steps import Batch
+from ragline.chains._steps import batch
 from ragline.core import BasePromptTemplate, Document, Runnable
 from ragline.core._checks import check_optional_positive_int
 
@@ -108,7 +108,7 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
         return _Final(answer=scored[best]["answer"], steps=scored)
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> Prepared:
-        outputs = yield Batch(
+        outputs = yield batch(
             self._model_chain(self.prompt, "map"),
             self._inputs_or_empty(documents, variables),
             self._config(),

@@ -12,7 +12,7 @@ from ragline.chains._base import (
     _Final,
     _require_variable,
 )
-from ragline.chains._steps import Invoke
+from ragline.chains._steps import invoke
 from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
         answers: list[Any] = []
         for index, (runnable, call_input) in enumerate(calls[:-1]):
             try:
-                answers.append((yield Invoke(runnable, self._with_answer(call_input, answers))))
+                answers.append((yield invoke(runnable, self._with_answer(call_input, answers))))
             except Exception as err:
                 raise self._step_error("refine", index, documents, err) from err
         last_runnable, last_input = calls[-1]

@@ -17,7 +17,7 @@ from ragline.chains._chain import LegacyChainAPI
 from ragline.chains._map_reduce import MapReduceDocumentsChain
 from ragline.chains._map_rerank import MapRerankDocumentsChain
 from ragline.chains._refine import RefineDocumentsChain
-from ragline.chains._steps import Emit, Invoke, Steps, StepsChain, StreamFrom
+from ragline.chains._steps import Steps, StepsChain, invoke, stream_from
 from ragline.core import (
     BaseRetriever,
     InvalidInputError,
@@ -27,6 +27,7 @@ from ragline.core import (
     RunnablePassthrough,
 )
 from ragline.core._checks import check_choice
+from ragline.core._drive import Emit
 
 __all__ = [
     "CHAIN_TYPES",
@@ -281,8 +282,8 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
     def _answer_steps(self, input: Any) -> Steps:
         """invoke / ainvoke: answer ``input[input_key]`` from the retrieved documents."""
         query = self._query(input)
-        documents = yield Invoke(self.retriever, query)
-        answer = yield Invoke(self.combine_documents_chain, self._combine_input(query, documents))
+        documents = yield invoke(self.retriever, query)
+        answer = yield invoke(self.combine_documents_chain, self._combine_input(query, documents))
         return self._result(query, documents, answer)
 
     def _stream_steps(self, input: Any) -> Steps:
@@ -290,11 +291,11 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         result chunks."""
         query = self._query(input)
         yield Emit({self.input_key: query})
-        documents = yield Invoke(self.retriever, query)
+        documents = yield invoke(self.retriever, query)
         if self.return_source_documents:
             yield Emit({"source_documents": documents})
         chain_input = self._combine_input(query, documents)
-        yield StreamFrom(self.combine_documents_chain, chain_input, self._result_chunks)
+        yield from stream_from(self.combine_documents_chain, chain_input, self._result_chunks)
 
     def _result_chunks(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
         return [{self.output_key: chunk[self._answer_key]}] if self._answer_key in chunk else []

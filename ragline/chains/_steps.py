@@ -1,126 +1,89 @@
-"""Chains written once for sync and async: a chain's logic is a generator of steps.
+"""Chains written once for sync and async: a chain's logic is an operation of effects.
 
-The logic yields what it needs: :class:`Invoke` (one call, its result sent back),
-:class:`Batch` (several calls, failures sent back as exceptions in their place) and,
-when streaming, :class:`Emit` (a chunk for the caller) and :class:`StreamFrom` (stream a
-runnable's chunks out to the caller). :class:`StepsChain` runs that logic for
-``invoke`` / ``ainvoke`` / ``stream`` / ``astream`` with thin drivers, so no chain writes
-a ``def`` / ``async def`` pair (the ``Operation`` pattern of ``ragline.core._operations``).
+The logic (a generator, see :mod:`ragline.core._drive`) yields an ``Effect`` for each
+call: :func:`invoke` (one call, its result or error back at the ``yield``) and
+:func:`batch` (several calls, an exception in place of each failed one, so the logic can
+name the item); when streaming it also yields ``Emit`` (a chunk for the caller) and
+``yield from`` :func:`stream_from` (a runnable's chunks out to the caller as they come).
+:class:`StepsChain` runs that logic for ``invoke`` / ``ainvoke`` / ``stream`` /
+``astream`` with core's drivers, so no chain writes a ``def`` / ``async def`` pair.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
 from ragline.core import InvalidInputError, Runnable, RunnableConfig
-from ragline.core._operations import adrive, drive
+from ragline.core._drive import (
+    Effect,
+    Emit,
+    Operation,
+    StreamClosed,
+    adrive,
+    adrive_stream,
+    drive,
+    drive_stream,
+)
 
-__all__ = ["Batch", "Emit", "Invoke", "Steps", "StepsChain", "StreamFrom", "acall", "call"]
+__all__ = ["Steps", "StepsChain", "batch", "invoke", "stream_from"]
 
-
-@dataclass(frozen=True)
-class Invoke:
-    """Call ``runnable`` on ``input``; the result (or the error) comes back at the yield."""
-
-    runnable: Runnable[Any, Any]
-    input: Any
-
-
-@dataclass(frozen=True)
-class Batch:
-    """Call ``runnable`` on every input; the results come back as a list, with an
-    exception in place of each failed call (so the logic can name the item)."""
-
-    runnable: Runnable[Any, Any]
-    inputs: list[Any]
-    config: dict[str, Any] = field(default_factory=dict)
+Steps = Operation[Any]
+_END = object()  # what the "next chunk" effect returns once a stream is exhausted
 
 
-@dataclass(frozen=True)
-class Emit:
-    """Streaming only: hand ``chunk`` to the caller."""
-
-    chunk: Any
+def invoke(runnable: Runnable[Any, Any], input: Any) -> Effect:
+    """Call ``runnable`` on ``input`` (``invoke`` or ``ainvoke``)."""
+    return Effect(runnable.invoke, runnable.ainvoke, input)
 
 
-@dataclass(frozen=True)
-class StreamFrom:
-    """Streaming only: stream ``runnable`` on ``input``; each chunk goes to the caller as
-    the chunks ``transform`` makes of it (none, one or several)."""
-
-    runnable: Runnable[Any, Any]
-    input: Any
-    transform: Callable[[Any], Iterable[Any]]
+def batch(runnable: Runnable[Any, Any], inputs: list[Any], config: dict[str, Any]) -> Effect:
+    """Call ``runnable`` on every input; failures come back as exceptions in their place."""
+    return Effect(runnable.batch, runnable.abatch, inputs, config, return_exceptions=True)
 
 
-Step = Invoke | Batch | Emit | StreamFrom
-Steps = Generator[Step, Any, Any]
+def stream_from(
+    runnable: Runnable[Any, Any], input: Any, transform: Callable[[Any], Iterable[Any]]
+) -> Steps:
+    """Emit ``runnable``'s chunks on ``input`` as they come (``stream`` or ``astream``),
+    each as the chunks ``transform`` makes of it (none, one or several)."""
+    chunks = yield Effect(_open, _aopen, runnable, input)
+    try:
+        while (chunk := (yield Effect(_next, _anext, chunks))) is not _END:
+            for out in transform(chunk):
+                yield Emit(out)
+    except StreamClosed:  # the caller stopped reading: end the runnable's run now
+        yield Effect(_close, _aclose, chunks)
+        raise
 
 
-def call(step: Step) -> Any:
-    """Perform an :class:`Invoke` or :class:`Batch` step (sync)."""
-    if isinstance(step, Invoke):
-        return step.runnable.invoke(step.input)
-    if isinstance(step, Batch):
-        return step.runnable.batch(step.inputs, step.config, return_exceptions=True)
-    raise TypeError(f"{type(step).__name__} is a streaming step; only stream() can run it")
+def _open(runnable: Runnable[Any, Any], input: Any) -> Iterator[Any]:
+    return iter(runnable.stream(input))
 
 
-async def acall(step: Step) -> Any:
-    """Perform an :class:`Invoke` or :class:`Batch` step (async)."""
-    if isinstance(step, Invoke):
-        return await step.runnable.ainvoke(step.input)
-    if isinstance(step, Batch):
-        return await step.runnable.abatch(step.inputs, step.config, return_exceptions=True)
-    raise TypeError(f"{type(step).__name__} is a streaming step; only astream() can run it")
+async def _aopen(runnable: Runnable[Any, Any], input: Any) -> AsyncIterator[Any]:
+    return aiter(runnable.astream(input))
 
 
-def _streamed(steps: Steps) -> Iterator[Any]:
-    """Run ``steps``, yielding what they emit and stream out."""
-    result: Any = None
-    error: Exception | None = None
-    while True:
-        try:
-            step = steps.send(result) if error is None else steps.throw(error)
-        except StopIteration:
-            return
-        result, error = None, None
-        if isinstance(step, Emit):
-            yield step.chunk
-        elif isinstance(step, StreamFrom):
-            for chunk in step.runnable.stream(step.input):
-                yield from step.transform(chunk)
-        else:
-            try:
-                result = call(step)
-            except Exception as err:
-                error = err
+def _next(chunks: Iterator[Any]) -> Any:
+    return next(chunks, _END)
 
 
-async def _astreamed(steps: Steps) -> AsyncIterator[Any]:
-    """Async twin of :func:`_streamed`."""
-    result: Any = None
-    error: Exception | None = None
-    while True:
-        try:
-            step = steps.send(result) if error is None else steps.throw(error)
-        except StopIteration:
-            return
-        result, error = None, None
-        if isinstance(step, Emit):
-            yield step.chunk
-        elif isinstance(step, StreamFrom):
-            async for chunk in step.runnable.astream(step.input):
-                for out in step.transform(chunk):
-                    yield out
-        else:
-            try:
-                result = await acall(step)
-            except Exception as err:
-                error = err
+async def _anext(chunks: AsyncIterator[Any]) -> Any:
+    return await anext(chunks, _END)
+
+
+def _close(chunks: Iterator[Any]) -> None:
+    close = getattr(chunks, "close", None)
+    if close is not None:
+        close()
+
+
+async def _aclose(chunks: AsyncIterator[Any]) -> None:
+    close = getattr(chunks, "aclose", None)
+    if close is not None:
+        await close()
 
 
 def _one_input(items: list[Any]) -> Any:
@@ -130,17 +93,18 @@ def _one_input(items: list[Any]) -> Any:
 
 
 class StepsChain(Runnable[dict[str, Any], Any]):
-    """A chain whose logic is written once, as steps: implement :meth:`_answer_steps`
-    (for invoke) and :meth:`_stream_steps` (for stream); the four public methods are here.
-    Each call is one run of this chain, and every step's call is a child run."""
+    """A chain whose logic is written once, as operations: implement
+    :meth:`_answer_steps` (for invoke) and :meth:`_stream_steps` (for stream); the four
+    public methods are here. Each call is one run of this chain, and every effect's call
+    is a child run."""
 
     @abstractmethod
     def _answer_steps(self, input: Any) -> Steps:
-        """Yield :class:`Invoke` / :class:`Batch` steps; return the chain's output."""
+        """Yield :func:`invoke` / :func:`batch` effects; return the chain's output."""
 
     @abstractmethod
     def _stream_steps(self, input: Any) -> Steps:
-        """Yield steps, :class:`Emit` and :class:`StreamFrom` included; return nothing."""
+        """Yield effects and ``Emit`` (or ``yield from`` :func:`stream_from`)."""
 
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
@@ -155,10 +119,10 @@ class StepsChain(Runnable[dict[str, Any], Any]):
         return await self._acall_with_config(self._arun_steps, input, config)
 
     def _run_steps(self, input: Any) -> Any:
-        return drive(self._answer_steps(input), call)
+        return drive(self._answer_steps(input))
 
     async def _arun_steps(self, input: Any) -> Any:
-        return await adrive(self._answer_steps(input), acall)
+        return await adrive(self._answer_steps(input))
 
     def stream(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
@@ -166,7 +130,7 @@ class StepsChain(Runnable[dict[str, Any], Any]):
         self._reject_kwargs(kwargs)
         yield from self._transform_stream_with_config(
             iter([input]),
-            lambda inputs: _streamed(self._stream_steps(_one_input(list(inputs)))),
+            lambda inputs: drive_stream(self._stream_steps(_one_input(list(inputs)))),
             config,
             start_input=input,
         )
@@ -181,10 +145,16 @@ class StepsChain(Runnable[dict[str, Any], Any]):
 
         async def run(inputs: AsyncIterator[Any]) -> AsyncIterator[Any]:
             steps = self._stream_steps(_one_input([item async for item in inputs]))
-            async for chunk in _astreamed(steps):
-                yield chunk
+            chunks = adrive_stream(steps)
+            try:
+                async for chunk in chunks:
+                    yield chunk
+            finally:
+                await chunks.aclose()  # a consumer that stopped early: end the runs now
 
-        async for chunk in self._atransform_stream_with_config(
-            one(), run, config, start_input=input
-        ):
-            yield chunk
+        stream = self._atransform_stream_with_config(one(), run, config, start_input=input)
+        try:
+            async for chunk in stream:
+                yield chunk
+        finally:
+            await stream.aclose()  # type: ignore[attr-defined]

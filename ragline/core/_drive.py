@@ -91,7 +91,10 @@ Operation = Generator[Effect | Emit, Any, T]
 
 def drive_stream(operation: Operation[T]) -> Generator[Any, None, T]:
     """Run ``operation`` synchronously, yielding what it emits; returns its result."""
-    step = next(operation)
+    try:
+        step = next(operation)
+    except StopIteration as done:  # finished without a single effect
+        return done.value  # type: ignore[no-any-return]
     closing = False
     while True:
         try:
@@ -140,9 +143,9 @@ async def adrive_stream(
             after it run without a limit).
         result: when given, the operation's return value is appended to it.
     """
-    step = next(operation)
     closing = False
     try:
+        step = next(operation)
         while True:
             if isinstance(step, Emit):
                 if not closing:

@@ -15,13 +15,13 @@ first and the second call give identical results.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 import numpy as np
 
 from ragline.core import BaseStore, DimensionError, InvalidInputError, LocalFileStore
 from ragline.core._checks import check_optional_positive_int
-from ragline.core._operations import Call, Operation, acall, adrive, call, drive
+from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
 
 __all__ = ["CacheBackedEmbeddings"]
@@ -46,6 +46,10 @@ def _decode(value: bytes | None) -> np.ndarray | None:
         return None
     vector = np.frombuffer(value, dtype=_FLOAT32)
     return vector if np.isfinite(vector).all() else None
+
+
+# a model's sync and async embedding method (embed_documents_array and its a-twin ...)
+_Embed = tuple[Callable[[list[str]], np.ndarray], Callable[[list[str]], Awaitable[np.ndarray]]]
 
 
 class CacheBackedEmbeddings(Embeddings):
@@ -204,11 +208,11 @@ class CacheBackedEmbeddings(Embeddings):
             DimensionError: cached and new vectors disagree on the dimension (a namespace
                 shared by two models).
         """
-        return drive(self._documents_operation(texts), call)
+        return drive(self._documents_operation(texts))
 
     def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
         """Embed queries, through the query store when one is configured."""
-        return drive(self._queries_operation(texts), call)
+        return drive(self._queries_operation(texts))
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed documents through the cache; see ``embed_documents_array``."""
@@ -222,11 +226,11 @@ class CacheBackedEmbeddings(Embeddings):
 
     async def aembed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         """Async ``embed_documents_array`` using the store's and the model's async methods."""
-        return await adrive(self._documents_operation(texts), acall)
+        return await adrive(self._documents_operation(texts))
 
     async def aembed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
         """Async ``embed_queries_array``."""
-        return await adrive(self._queries_operation(texts), acall)
+        return await adrive(self._queries_operation(texts))
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """Async ``embed_documents``."""
@@ -238,32 +242,39 @@ class CacheBackedEmbeddings(Embeddings):
 
     # -- the logic of both drivers (sync: mget/embed/mset; async: amget/aembed/amset) ----------
 
-    def _documents_operation(self, texts: Sequence[str]) -> Operation[Call, np.ndarray]:
+    def _documents_operation(self, texts: Sequence[str]) -> Operation[np.ndarray]:
         items = check_texts(texts)
         if not items:
             return np.zeros((0, 0), dtype=np.float32)
         keys = [self.document_key(text) for text in items]
         store = self.document_embedding_store
-        return (yield from self._through_store(items, keys, store, "embed_documents_array"))
+        model = self.underlying_embeddings
+        embed = (model.embed_documents_array, model.aembed_documents_array)
+        return (yield from self._through_store(items, keys, store, embed))
 
-    def _queries_operation(self, texts: Sequence[str]) -> Operation[Call, np.ndarray]:
+    def _queries_operation(self, texts: Sequence[str]) -> Operation[np.ndarray]:
         items = check_texts(texts, what="queries")
         store = self.query_embedding_store
         if store is None or not items:
-            return (yield Call(self.underlying_embeddings, "embed_queries_array", (items,)))
+            model = self.underlying_embeddings
+            return (yield Effect(model.embed_queries_array, model.aembed_queries_array, items))
         keys = [self.query_key(text) for text in items]
-        return (yield from self._through_store(items, keys, store, "embed_queries_array"))
+        model = self.underlying_embeddings
+        embed = (model.embed_queries_array, model.aembed_queries_array)
+        return (yield from self._through_store(items, keys, store, embed))
 
     def _through_store(
-        self, items: list[str], keys: list[str], store: BaseStore, method: str
-    ) -> Operation[Call, np.ndarray]:
-        """Vectors from ``store``; the misses embedded with ``method`` and stored."""
-        cached = [_decode(value) for value in (yield Call(store, "mget", (keys,)))]
+        self, items: list[str], keys: list[str], store: BaseStore, embed: _Embed
+    ) -> Operation[np.ndarray]:
+        """Vectors from ``store``; the misses embedded (``embed``: the model's sync and
+        async embedding method) and stored."""
+        cached = [_decode(value) for value in (yield Effect(store.mget, store.amget, keys))]
         dimensions = _dimensions(cached)
         for misses in self._miss_batches(items, keys, cached):
             texts = [text for text, _, _ in misses]
-            computed = yield Call(self.underlying_embeddings, method, (texts,))
-            yield Call(store, "mset", (self._fill(misses, computed, cached, dimensions),))
+            computed = yield Effect(*embed, texts)
+            entries = self._fill(misses, computed, cached, dimensions)
+            yield Effect(store.mset, store.amset, entries)
         return self._assemble(cached)
 
     # -- helpers -----------------------------------------------------------------------------

@@ -564,3 +564,26 @@ async def test_invoke_ainvoke_stream_and_astream_agree(chain_type: str) -> None:
     expected_tree = (f"{chain_type}_documents_chain", [(name, model_call) for name in step_names])
     assert trees == [expected_tree] * 4
     assert all(tree == trees[0] for tree in trees), trees
+
+
+async def test_a_stream_closed_early_ends_every_run_sync_and_async() -> None:
+    """Closing the chain's stream after the first token ends the model's run and the
+    chain's run then, on both drivers (stream_from closes the model's stream)."""
+    for use_async in (False, True):
+        collector = RunCollectorCallbackHandler()
+        chain = create_stuff_documents_chain(
+            FakeListChatModel(responses=["Paris"]),
+            ChatPromptTemplate.from_messages([("human", "{context}")]),
+        )
+        config: Any = {"callbacks": [collector]}
+        if use_async:
+            stream = chain.astream({"context": DOCS[:1]}, config)
+            assert await anext(stream) == "P"
+            await stream.aclose()
+        else:
+            sync_stream = chain.stream({"context": DOCS[:1]}, config)
+            assert next(sync_stream) == "P"
+            sync_stream.close()
+        runs = list(collector.runs_by_id.values())
+        assert {run.name for run in runs} >= {"stuff_documents_chain", "FakeListChatModel"}
+        assert all(run.end_time is not None for run in runs), [r.name for r in runs]

@@ -128,3 +128,18 @@ async def test_the_deadline_is_said_once_and_the_wrap_up_runs():
         return (yield Effect(lambda: "wrapped up", None))
 
     assert await adrive(operation(), deadline=time.monotonic() + 0.02) == "wrapped up"
+
+
+async def test_an_operation_that_needs_no_effect_still_returns_its_result():
+    """A generator that returns before its first yield (an empty input, a cached answer)
+    is finished at the first next(): every driver returns its value and emits nothing."""
+
+    def at_once():
+        if True:
+            return "done"
+        yield Emit("never")  # pragma: no cover - makes this a generator
+
+    assert _drive.drive(at_once()) == "done"
+    assert await _drive.adrive(at_once()) == "done"
+    assert list(_drive.drive_stream(at_once())) == []
+    assert [value async for value in _drive.adrive_stream(at_once())] == []

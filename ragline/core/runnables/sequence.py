@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ragline.core._operations import Operation, adrive, drive
+from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
@@ -138,7 +138,7 @@ class RunnableSequence(Runnable[Input, Output]):
     # ---- many inputs ----------------------------------------------------------------
     def _batch_operation(
         self, values: list[Any], children: list[RunnableConfig]
-    ) -> Operation[_StepBatch, list[Any]]:
+    ) -> Operation[list[Any]]:
         """Each step on the inputs still alive, failures kept in place (once for both
         drivers: it yields each step's batch and receives its outputs)."""
         failed: dict[int, Exception] = {}
@@ -146,7 +146,8 @@ class RunnableSequence(Runnable[Input, Output]):
             alive = [i for i in range(len(values)) if i not in failed]
             if not alive:
                 break
-            outputs = yield step, [values[i] for i in alive], [children[i] for i in alive]
+            inputs, configs = [values[i] for i in alive], [children[i] for i in alive]
+            outputs = yield Effect(step.batch, step.abatch, inputs, configs, return_exceptions=True)
             for i, output in zip(alive, outputs, strict=True):
                 if isinstance(output, Exception):
                     failed[i] = output
@@ -155,10 +156,10 @@ class RunnableSequence(Runnable[Input, Output]):
         return [failed.get(i, value) for i, value in enumerate(values)]
 
     def _batch_steps(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
-        return drive(self._batch_operation(values, children), _run_step_batch)
+        return drive(self._batch_operation(values, children))
 
     async def _abatch_steps(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
-        return await adrive(self._batch_operation(values, children), _arun_step_batch)
+        return await adrive(self._batch_operation(values, children))
 
     def batch(
         self,
@@ -197,17 +198,3 @@ class RunnableSequence(Runnable[Input, Output]):
         from ragline.core.runnables.graph import Graph
 
         return Graph.chain([step.get_graph() for step in self.steps])
-
-
-# one step's batch: the step, its inputs and their configs
-_StepBatch = tuple[Runnable[Any, Any], list[Any], list[RunnableConfig]]
-
-
-def _run_step_batch(request: _StepBatch) -> list[Any]:
-    step, inputs, configs = request
-    return step.batch(inputs, configs, return_exceptions=True)
-
-
-async def _arun_step_batch(request: _StepBatch) -> list[Any]:
-    step, inputs, configs = request
-    return await step.abatch(inputs, configs, return_exceptions=True)
