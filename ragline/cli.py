@@ -687,20 +687,9 @@ def command_eval(args: argparse.Namespace) -> int:
             evaluate_retriever(retriever, queries, qrels, k=args.k, id_key=id_key, name=search_type)
         )
     if args.per_query:
-        with open(args.per_query, "w", encoding="utf-8") as handle:
-            for evaluation in evaluations:
-                for result in evaluation.results:
-                    row = {
-                        "search_type": evaluation.name,
-                        "query_id": result.query_id,
-                        "query": result.query,
-                        f"ndcg@{args.k}": result.ndcg,
-                        f"recall@{args.k}": result.recall,
-                        f"mrr@{args.k}": result.mrr,
-                        "seconds": result.seconds,
-                        "retrieved": result.ranked[: args.k],
-                    }
-                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        from ragline.evaluation._evaluate import write_jsonl
+
+        write_jsonl(args.per_query, [row for e in evaluations for row in e.per_query_rows()])
     if args.runs:
         Path(args.runs).mkdir(parents=True, exist_ok=True)
         for evaluation in evaluations:

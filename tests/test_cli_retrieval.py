@@ -164,7 +164,7 @@ def test_eval_compares_search_types(
     bm25 = lines[3].split()
     assert bm25[1:4] == ["1.000", "1.000", "1.000"]  # every query's file ranks first
     rows = [json.loads(line) for line in per_query.read_text().splitlines()]
-    assert len(rows) == 9 and rows[3]["search_type"] == "bm25"
+    assert len(rows) == 9 and rows[3]["name"] == "bm25"
     assert rows[3]["retrieved"][0] == "admin/server.txt"
     assert sorted(p.name for p in runs.iterdir()) == ["bm25.trec", "hybrid.trec", "similarity.trec"]
     assert main([*args, "--search-type", "bm25", "--json", "-q"]) == 0

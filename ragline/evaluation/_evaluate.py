@@ -99,26 +99,38 @@ class Evaluation:
             "latency_ms_p95": self.latency_ms("p95"),
         }
 
+    def per_query_rows(self) -> list[dict[str, Any]]:
+        """One JSON-ready dict per query: name, id, text, metrics, seconds, retrieved ids."""
+        k = self.k
+        return [
+            {
+                "name": self.name,
+                "query_id": r.query_id,
+                "query": r.query,
+                f"ndcg@{k}": r.ndcg,
+                f"recall@{k}": r.recall,
+                f"mrr@{k}": r.mrr,
+                "seconds": r.seconds,
+                "retrieved": r.ranked,
+            }
+            for r in self.results
+        ]
+
     def write_per_query(self, path: str | os.PathLike[str]) -> None:
-        """Write one JSON line per query: id, text, metrics, seconds, retrieved ids."""
-        with open(path, "w", encoding="utf-8") as handle:
-            for r in self.results:
-                row = {
-                    "name": self.name,
-                    "query_id": r.query_id,
-                    "query": r.query,
-                    f"ndcg@{self.k}": r.ndcg,
-                    f"recall@{self.k}": r.recall,
-                    f"mrr@{self.k}": r.mrr,
-                    "seconds": r.seconds,
-                    "retrieved": r.ranked,
-                }
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        """Write :meth:`per_query_rows` as JSON Lines."""
+        write_jsonl(path, self.per_query_rows())
 
     def write_trec_run(self, path: str | os.PathLike[str]) -> None:
         """Write the rankings as a TREC run file (tag: the evaluation's name)."""
         runs = {r.query_id: r.ranked for r in self.results}
         write_trec_run(path, runs, tag="".join(self.name.split()) or "ragline")
+
+
+def write_jsonl(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]]) -> None:
+    """Write one JSON object per line (UTF-8, not ASCII-escaped)."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def _judged_queries(
