@@ -20,7 +20,7 @@ message, a streamed ``AIMessageChunk`` is stored as an ``AIMessage``).
 
 One call is one turn, written once as a generator of three steps (read the history,
 call the runnable, write the history) and driven by ``invoke`` / ``ainvoke``
-(``core._operations.drive`` / ``adrive``) and by ``stream`` / ``astream``. A stream
+(``core._drive.drive`` / ``adrive``) and by ``stream`` / ``astream``. A stream
 writes the history after its last chunk; a stream closed early, or a call that fails,
 writes nothing.
 
@@ -51,7 +51,7 @@ from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mappin
 from functools import partial
 from typing import Any
 
-from ragline.core._operations import adrive, drive
+from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import ConfigurationError, InvalidInputError
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
@@ -278,13 +278,24 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         await history.aadd_messages(value)
         return None
 
+    def _effects(self, turn: Turn, kwargs: dict[str, Any]) -> Operation[Any]:
+        """The turn with each step as an Effect: ``_perform`` or ``_aperform``."""
+        history = self._current_history()
+        sync = partial(self._perform, history, kwargs)
+        asynchronous = partial(self._aperform, history, kwargs)
+        reply = None
+        while True:
+            try:
+                request = turn.send(reply)
+            except StopIteration as done:
+                return done.value
+            reply = yield Effect(sync, asynchronous, request)
+
     def _drive(self, kwargs: dict[str, Any], input: Any) -> Any:
-        perform = partial(self._perform, self._current_history(), kwargs)
-        return drive(self._turn(input), perform)
+        return drive(self._effects(self._turn(input), kwargs))
 
     async def _adrive(self, kwargs: dict[str, Any], input: Any) -> Any:
-        perform = partial(self._aperform, self._current_history(), kwargs)
-        return await adrive(self._turn(input), perform)
+        return await adrive(self._effects(self._turn(input), kwargs))
 
     def _drive_stream(self, kwargs: dict[str, Any], inputs: Iterator[Any]) -> Iterator[Any]:
         history = self._current_history()
