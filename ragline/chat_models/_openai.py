@@ -43,7 +43,7 @@ from ragline.core._checks import (
     check_optional_number,
     check_optional_positive_int,
 )
-from ragline.core._openai_clients import OpenAIClients
+from ragline.core._openai_clients import OpenAIClients, client_options
 from ragline.core._optional import require
 from ragline.core.language_models import stop_list
 from ragline.core.tools import convert_to_openai_tool
@@ -313,15 +313,7 @@ class ChatOpenAI(BaseChatModel):
     # -- clients (created on first use) ---------------------------------------------------
 
     def _client_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {
-            "api_key": self.api_key,
-            "base_url": self.base_url,
-            "max_retries": self.max_retries,
-            "default_headers": self.default_headers or None,
-        }
-        if self.timeout is not None:
-            options["timeout"] = self.timeout
-        return options
+        return client_options(self)
 
     @property
     def client(self) -> Any:

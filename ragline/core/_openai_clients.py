@@ -13,6 +13,24 @@ from typing import Any
 
 from ragline.core._optional import require
 
+__all__ = ["OpenAIClients", "client_options"]
+
+
+def client_options(model: Any, **extra: Any) -> dict[str, Any]:
+    """The keyword arguments both client classes are built with, from a model's
+    ``api_key``, ``base_url``, ``max_retries``, ``default_headers`` and ``timeout``
+    (left to the SDK when None), plus ``extra``."""
+    options: dict[str, Any] = {
+        "api_key": model.api_key,
+        "base_url": model.base_url,
+        "max_retries": model.max_retries,
+        "default_headers": model.default_headers or None,
+        **extra,
+    }
+    if model.timeout is not None:
+        options["timeout"] = model.timeout
+    return options
+
 
 class OpenAIClients:
     """One ``openai.OpenAI`` client, and one ``openai.AsyncOpenAI`` client per event loop.

@@ -31,7 +31,7 @@ from ragline.core._checks import (
     check_optional_positive_int,
     check_positive_int,
 )
-from ragline.core._openai_clients import OpenAIClients
+from ragline.core._openai_clients import OpenAIClients, client_options
 from ragline.core._optional import require
 from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
 
@@ -119,16 +119,7 @@ class OpenAIEmbeddings(Embeddings):
     # -- clients (created on first use) ------------------------------------------------------
 
     def _client_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {
-            "api_key": self.api_key,
-            "base_url": self.base_url,
-            "max_retries": self.max_retries,
-            "default_headers": self.default_headers or None,
-            "organization": self.organization,
-        }
-        if self.timeout is not None:
-            options["timeout"] = self.timeout
-        return options
+        return client_options(self, organization=self.organization)
 
     @property
     def client(self) -> Any:
