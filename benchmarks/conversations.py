@@ -25,6 +25,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import platform
 import sys
@@ -32,6 +33,7 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
@@ -49,63 +51,61 @@ def _history(messages: Any, size: int) -> list[Any]:
     return [human(f"question {i}") if i % 2 == 0 else ai(f"answer {i}") for i in range(size)]
 
 
-def ragline_side() -> dict[str, Any]:
-    from ragline.chains import ConversationChain, LLMChain
-    from ragline.core import (
-        AIMessage,
-        ChatPromptTemplate,
-        FakeListChatModel,
-        FakeListLLM,
-        HumanMessage,
-        InMemoryCache,
-        InMemoryChatMessageHistory,
-        MessagesPlaceholder,
-        PromptTemplate,
-        RunnableWithMessageHistory,
-    )
-    from ragline.memory import ConversationBufferMemory
-
+def _side(n: SimpleNamespace) -> dict[str, Any]:
+    """What ``measure`` builds each figure from, out of one library's classes."""
     return {
-        "messages": (HumanMessage, AIMessage),
-        "prompt": lambda: ChatPromptTemplate.from_messages(
-            [("system", "You are terse."), MessagesPlaceholder("history"), ("human", "{question}")]
+        "messages": (n.HumanMessage, n.AIMessage),
+        "prompt": lambda: n.ChatPromptTemplate.from_messages(
+            [
+                ("system", "You are terse."),
+                n.MessagesPlaceholder("history"),
+                ("human", "{question}"),
+            ]
         ),
-        "chat_model": lambda: FakeListChatModel(responses=[ANSWER]),
-        "llm": lambda: FakeListLLM(responses=[ANSWER]),
-        "history": InMemoryChatMessageHistory,
-        "with_history": RunnableWithMessageHistory,
-        "template": PromptTemplate.from_template,
-        "llm_chain": LLMChain,
-        "conversation": lambda llm: ConversationChain(llm=llm, memory=ConversationBufferMemory()),
-        "cached_model": lambda: FakeListChatModel(responses=[ANSWER], cache=InMemoryCache()),
+        "chat_model": lambda: n.FakeListChatModel(responses=[ANSWER]),
+        "llm": lambda: n.FakeListLLM(responses=[ANSWER]),
+        "history": n.InMemoryChatMessageHistory,
+        "with_history": n.RunnableWithMessageHistory,
+        "template": n.PromptTemplate.from_template,
+        "llm_chain": n.LLMChain,
+        "conversation": lambda llm: n.ConversationChain(
+            llm=llm, memory=n.ConversationBufferMemory()
+        ),
+        "cached_model": lambda: n.FakeListChatModel(responses=[ANSWER], cache=n.InMemoryCache()),
     }
 
 
-def langchain_side() -> dict[str, Any]:
-    from langchain_classic.chains import ConversationChain, LLMChain
-    from langchain_classic.memory import ConversationBufferMemory
-    from langchain_core.caches import InMemoryCache
-    from langchain_core.chat_history import InMemoryChatMessageHistory
-    from langchain_core.language_models import FakeListChatModel, FakeListLLM
-    from langchain_core.messages import AIMessage, HumanMessage
-    from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder, PromptTemplate
-    from langchain_core.runnables.history import RunnableWithMessageHistory
+# Where each side's classes come from (the names are the same on both sides).
+RAGLINE = {
+    "ragline.chains": ["ConversationChain", "LLMChain"],
+    "ragline.memory": ["ConversationBufferMemory"],
+    "ragline.core": [
+        "AIMessage", "ChatPromptTemplate", "FakeListChatModel", "FakeListLLM", "HumanMessage",
+        "InMemoryCache", "InMemoryChatMessageHistory", "MessagesPlaceholder", "PromptTemplate",
+        "RunnableWithMessageHistory",
+    ],
+}  # fmt: skip
+LANGCHAIN = {
+    "langchain_classic.chains": ["ConversationChain", "LLMChain"],
+    "langchain_classic.memory": ["ConversationBufferMemory"],
+    "langchain_core.caches": ["InMemoryCache"],
+    "langchain_core.chat_history": ["InMemoryChatMessageHistory"],
+    "langchain_core.language_models": ["FakeListChatModel", "FakeListLLM"],
+    "langchain_core.messages": ["AIMessage", "HumanMessage"],
+    "langchain_core.prompts": ["ChatPromptTemplate", "MessagesPlaceholder", "PromptTemplate"],
+    "langchain_core.runnables.history": ["RunnableWithMessageHistory"],
+}
 
+
+def load_side(names: dict[str, list[str]]) -> dict[str, Any]:
+    """One library's side, its classes imported from ``names``."""
+    found = {
+        name: getattr(importlib.import_module(module), name)
+        for module, module_names in names.items()
+        for name in module_names
+    }
     warnings.simplefilter("ignore")  # LangChain's deprecation notices would fill the table
-    return {
-        "messages": (HumanMessage, AIMessage),
-        "prompt": lambda: ChatPromptTemplate.from_messages(
-            [("system", "You are terse."), MessagesPlaceholder("history"), ("human", "{question}")]
-        ),
-        "chat_model": lambda: FakeListChatModel(responses=[ANSWER]),
-        "llm": lambda: FakeListLLM(responses=[ANSWER]),
-        "history": InMemoryChatMessageHistory,
-        "with_history": RunnableWithMessageHistory,
-        "template": PromptTemplate.from_template,
-        "llm_chain": LLMChain,
-        "conversation": lambda llm: ConversationChain(llm=llm, memory=ConversationBufferMemory()),
-        "cached_model": lambda: FakeListChatModel(responses=[ANSWER], cache=InMemoryCache()),
-    }
+    return _side(SimpleNamespace(**found))
 
 
 def _per_call(turns: int, repeat: int, one: Callable[[], Any]) -> tuple[float, Any]:
@@ -172,7 +172,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
 
-    ours, theirs = ragline_side(), langchain_side()
+    ours, theirs = load_side(RAGLINE), load_side(LANGCHAIN)
     load_before = os.getloadavg()[0]
     started = time.perf_counter()
     # alternate the sides so both see the same load: ours, theirs, ours, theirs ...

@@ -41,7 +41,13 @@ from ragline.core.messages import (
     ToolMessageChunk,
 )
 
-__all__ = ["message_from_dict", "message_to_dict", "messages_from_dict", "messages_to_dict"]
+__all__ = [
+    "message_fields",
+    "message_from_dict",
+    "message_to_dict",
+    "messages_from_dict",
+    "messages_to_dict",
+]
 
 _CLASSES: dict[str, type[BaseMessage]] = {
     cls.type: cls
@@ -83,6 +89,12 @@ def message_to_dict(message: BaseMessage) -> dict[str, Any]:
         >>> message_to_dict(ToolMessage("42", tool_call_id="c1"))["data"]["tool_call_id"]
         'c1'
     """
+    return message_fields(message, copy_values=True)
+
+
+def message_fields(message: BaseMessage, *, copy_values: bool = False) -> dict[str, Any]:
+    """:func:`message_to_dict`, its values shared with the message unless ``copy_values``
+    (for callers that only read the dict, such as the LLM cache's key)."""
     names = _FIELDS.get(type(message))
     if names is None:
         raise InvalidInputError(
@@ -93,7 +105,8 @@ def message_to_dict(message: BaseMessage) -> dict[str, Any]:
     for position, name in enumerate(names):
         if position == _BASE_FIELD_COUNT:
             data["type"] = message.type
-        data[name] = _copy(getattr(message, name))
+        value = getattr(message, name)
+        data[name] = _copy(value) if copy_values else value
     return {"type": message.type, "data": data}
 
 

@@ -19,7 +19,7 @@ import copy
 import json
 from typing import Any
 
-from ragline.core._message_dicts import message_to_dict
+from ragline.core._message_dicts import message_fields
 
 # a module reference: caches._base imports the language models' outputs, so either
 # package may be imported first
@@ -82,10 +82,11 @@ def _prompt_text(model_input: Any) -> str:
         return model_input
     dicts = []
     for message in model_input:
-        data = message_to_dict(message)
-        data["data"]["id"] = None  # the same conversation with fresh ids is the same prompt
-        dicts.append(data)
-    return json.dumps(dicts, sort_keys=True, ensure_ascii=False, default=repr)
+        fields = message_fields(message)  # read only: no copies
+        fields["data"] = {**fields["data"], "id": None}  # fresh ids: the same prompt
+        dicts.append(fields)
+    # key order is fixed by the message classes, so no sort_keys (the slow part)
+    return json.dumps(dicts, ensure_ascii=False, default=repr)
 
 
 def cache_slot(model: Any, model_input: Any, invocation_params: dict[str, Any]) -> CacheSlot | None:
