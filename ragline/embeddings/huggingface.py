@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ragline.core import ConfigurationError, InvalidInputError, LoaderError
-from ragline.core._checks import check_positive_int
+from ragline.core._checks import check_choice, check_optional_positive_int, check_positive_int
 from ragline.core._optional import require
 from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
 
@@ -176,16 +176,9 @@ class SentenceTransformerEmbeddings(Embeddings):
         for name, prompt in (("query_prompt", query_prompt), ("document_prompt", document_prompt)):
             if prompt is not None and not isinstance(prompt, str):
                 raise InvalidInputError(f"{name} must be a str or None, got {prompt!r}")
-        if backend not in BACKENDS:
-            raise ConfigurationError(f"backend {backend!r} is not one of {', '.join(BACKENDS)}")
-        if precision not in PRECISIONS:
-            raise ConfigurationError(
-                f"precision {precision!r} is not one of {', '.join(PRECISIONS)}"
-            )
-        if threads is not None and (
-            isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
-        ):
-            raise InvalidInputError(f"threads must be an int >= 1 or None, got {threads!r}")
+        check_choice("backend", backend, BACKENDS)
+        check_choice("precision", precision, PRECISIONS)
+        check_optional_positive_int("threads", threads)
         if backend == "onnx" and device not in (None, "cpu"):
             raise ConfigurationError(
                 f"device {device!r}: the ONNX backend runs on the CPU only; "

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ragline.core import ConfigurationError
+from ragline.core._checks import check_choice
 from ragline.core._optional import require
 from ragline.embeddings import Embeddings
 from ragline.store_folder._manifest import JSONValue
@@ -130,12 +131,7 @@ def embedding_names() -> tuple[str, ...]:
 
 
 def _backend(name: str) -> EmbeddingBackend:
-    try:
-        return _BACKENDS[name]
-    except KeyError:
-        raise ConfigurationError(
-            f"embedding {name!r} is not one of {', '.join(map(repr, _BACKENDS))}"
-        ) from None
+    return _BACKENDS[check_choice("embedding", name, _BACKENDS)]
 
 
 def require_embedding(name: str) -> None:

@@ -194,8 +194,8 @@ async def test_async_twins(onnx: SentenceTransformerEmbeddings) -> None:
 @pytest.mark.parametrize(
     ("options", "error", "message"),
     [
-        ({"backend": "tf"}, ConfigurationError, "backend 'tf' is not one of torch, onnx"),
-        ({"precision": "int8"}, ConfigurationError, "precision 'int8' is not one of fp32"),
+        ({"backend": "tf"}, ConfigurationError, "backend 'tf' is not one of 'torch', 'onnx'"),
+        ({"precision": "int8"}, ConfigurationError, "precision 'int8' is not one of 'fp32'"),
         ({"threads": 0}, InvalidInputError, "threads must be an int >= 1 or None, got 0"),
         (
             {"backend": "onnx", "device": "cuda"},
