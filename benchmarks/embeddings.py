@@ -27,10 +27,14 @@ other processes hits both alike.
   ``--int8`` adds a dynamic int8 quantisation of the export (per-channel weights) with its
   nDCG@10 on the dev set's known-item questions beside fp32's. Then the cold wall time of
   ``ragline query`` (a new process, to printed results) with each backend.
+  ``--one-thread`` runs every backend on one thread and counts this process's CPU time:
+  on a machine other processes load, the work each backend does, which their load
+  cannot inflate as it inflates wall time.
 
 Usage:
     .venv/bin/python benchmarks/embeddings.py [--texts 10000] [--repeats 5] [--minilm]
     .venv/bin/python benchmarks/embeddings.py --backends [--int8] [--repeats 3]
+                                              [--one-thread] [--no-cold]
 """
 
 from __future__ import annotations
@@ -88,16 +92,19 @@ def median_seconds(runs: list[float]) -> float:
 
 
 def interleave(
-    repeats: int, jobs: dict[str, Callable[[], None]], setup: Callable[[], None] | None = None
+    repeats: int,
+    jobs: dict[str, Callable[[], None]],
+    setup: Callable[[], None] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, float]:
     times: dict[str, list[float]] = {name: [] for name in jobs}
     for _ in range(repeats):
         for name, job in jobs.items():
             if setup is not None:
                 setup()
-            start = time.perf_counter()
+            start = clock()
             job()
-            times[name].append(time.perf_counter() - start)
+            times[name].append(clock() - start)
     return {name: median_seconds(runs) for name, runs in times.items()}
 
 
@@ -315,14 +322,25 @@ def bench_backends(options: argparse.Namespace) -> None:
 
     data = _manual()
     corpora = backend_corpora(data, options.mixed, options.passages)
-    torch_threads = torch.get_num_threads()
     cores = _onnx.available_cores()
+    threads = None
+    clock = time.perf_counter
+    if options.one_thread:
+        # CPU time of single-threaded runs: the work each backend does, which other
+        # processes on the machine cannot inflate the way they inflate wall time
+        torch.set_num_threads(1)
+        threads, clock = 1, time.process_time
+        settings = "every run on 1 thread (torch and ONNX Runtime), CPU time of this process"
+    else:
+        settings = (
+            f"torch threads {torch.get_num_threads()} (its default), ONNX Runtime: 1 thread "
+            f"for one text, {cores} for batches (ragline's default); wall time"
+        )
     print(
-        f"\n== MiniLM backends: load average {os.getloadavg()[0]:.1f} at start; torch threads "
-        f"{torch_threads} (its default), ONNX Runtime: 1 thread for one text, {cores} for "
-        "batches (ragline's default); batch size 32 =="
+        f"\n== MiniLM backends: load average {os.getloadavg()[0]:.1f} at start; {settings}; "
+        f"batch size 32; median of {options.repeats} =="
     )
-    onnx = SentenceTransformerEmbeddings(backend="onnx")
+    onnx = SentenceTransformerEmbeddings(backend="onnx", threads=threads)
     reference = SentenceTransformerEmbeddings(backend="torch")
     onnx.warm_up()
     model = reference.client
@@ -330,7 +348,8 @@ def bench_backends(options: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as work:
         int8 = None
         if options.int8:
-            int8 = _onnx.OnnxEncoder(encoder.spec, _int8_export(encoder.onnx_file, Path(work)))
+            int8_file = _int8_export(encoder.onnx_file, Path(work))
+            int8 = _onnx.OnnxEncoder(encoder.spec, int8_file, threads=threads)
         _report_lengths(encoder, corpora)
         for kind in ("queries", "passages", "mixed"):
             texts = corpora[kind]
@@ -340,7 +359,7 @@ def bench_backends(options: argparse.Namespace) -> None:
                 ),
                 "ragline ONNX fp32": lambda texts=texts, kind=kind: _onnx_run(onnx, texts, kind),
             }
-            if kind == "queries":
+            if kind == "queries" and not options.one_thread:
                 jobs["torch, 1 thread"] = lambda texts=texts: _torch_one_thread(model, texts)
             if kind == "mixed":
                 jobs["ONNX fp32, ST's batching"] = lambda texts=texts: _st_sorted_batches(
@@ -350,7 +369,7 @@ def bench_backends(options: argparse.Namespace) -> None:
                 jobs["ONNX int8 (per-channel)"] = lambda texts=texts, kind=kind: _int8_run(
                     int8, texts, kind
                 )
-            result = interleave(options.repeats, jobs)
+            result = interleave(options.repeats, jobs, clock=clock)
             base = result["sentence-transformers (torch)"]
             how = "one call per query" if kind == "queries" else "one call for all"
             print(f"-- {kind}: {len(texts)} texts, {how}")
@@ -358,7 +377,8 @@ def bench_backends(options: argparse.Namespace) -> None:
                 print(f"   {name:32} {len(texts) / seconds:9.1f} texts/s  x{base / seconds:5.2f}")
         if int8 is not None:
             _int8_quality(data, encoder, int8, options.quality_docs)
-    bench_cold_query(data, options)
+    if not options.no_cold:
+        bench_cold_query(data, options)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 
@@ -509,6 +529,10 @@ def main() -> None:
     parser.add_argument("--int8", action="store_true", help="also a dynamic int8 variant")
     parser.add_argument("--quality-docs", type=int, default=1500, help="int8 quality: sections")
     parser.add_argument("--cold-documents", type=int, default=300, help="cold query: sections")
+    parser.add_argument(
+        "--one-thread", action="store_true", help="backends on 1 thread each, in CPU time"
+    )
+    parser.add_argument("--no-cold", action="store_true", help="skip the cold ragline query")
     options = parser.parse_args()
     if options.backends:
         bench_backends(options)
