@@ -130,6 +130,22 @@ def _usage(usage: Any) -> dict[str, int] | None:
     }
 
 
+def _token_usage(usage: Any) -> dict[str, Any] | None:
+    """The response's usage as OpenAI sent it (``prompt_tokens``, ``completion_tokens``,
+    ``total_tokens`` and any details): what LangChain puts in ``response_metadata`` and
+    ``llm_output`` under ``"token_usage"``."""
+    if usage is None:
+        return None
+    dump = getattr(usage, "model_dump", None)
+    if callable(dump):
+        return {key: value for key, value in dump().items() if value is not None}
+    return {
+        "prompt_tokens": usage.prompt_tokens or 0,
+        "completion_tokens": usage.completion_tokens or 0,
+        "total_tokens": usage.total_tokens or 0,
+    }
+
+
 def _metadata(**values: Any) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
 
@@ -383,6 +399,7 @@ class ChatOpenAI(BaseChatModel):
             invalid_tool_calls=invalid,  # type: ignore[arg-type]
             usage_metadata=_usage(response.usage),  # type: ignore[arg-type]
             response_metadata=_metadata(
+                token_usage=_token_usage(response.usage),
                 model_name=response.model,
                 finish_reason=choice.finish_reason,
                 system_fingerprint=response.system_fingerprint,

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 import numpy as np
 
 from ragline.core import Document, InvalidInputError
+from ragline.core._checks import check_choice
 from ragline.embeddings import Embeddings
 from ragline.vectorstores._validation import (
     Batch,
@@ -94,6 +95,17 @@ class VectorStore(ABC):
     ``ids=["cats", "dogs", "stocks"]`` and metadata ``{"topic": "pets"}`` for the first
     two and ``{"topic": "finance"}`` for the third.
     """
+
+    # True for a subclass written the LangChain way (only add_texts, similarity_search,
+    # from_texts): see ragline.vectorstores._langchain_style
+    _langchain_style: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        from ragline.vectorstores._langchain_style import install_defaults, is_langchain_style
+
+        if is_langchain_style(cls) and not cls._langchain_style:
+            install_defaults(cls)
 
     # ------------------------------------------------------------------ primitives
 
@@ -672,6 +684,52 @@ class VectorStore(ABC):
         """Async :meth:`max_marginal_relevance_search_by_vector`."""
         plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
         return (await self._asearch_vectors(_one_vector(embedding), plan, scores=False))[0]
+
+    def search(self, query: str, search_type: str, **kwargs: Any) -> list[Document]:
+        """Search by ``search_type``, as ``as_retriever`` does (LangChain's ``search``).
+
+        ``"similarity"`` calls :meth:`similarity_search`, ``"similarity_score_threshold"``
+        :meth:`similarity_search_with_relevance_scores` (documents only), ``"mmr"``
+        :meth:`max_marginal_relevance_search`, each with ``kwargs``.
+
+        Raises:
+            ConfigurationError: an unknown search_type (the message lists the valid ones).
+            InvalidInputError: an option that search type does not take (named).
+
+        Example:
+            >>> [d.id for d in store.search("cats", "mmr", k=2, fetch_k=3)]
+            ['cats', 'stocks']
+        """
+        method = self._search_method(search_type, kwargs)
+        if search_type == "similarity_score_threshold":
+            return [document for document, _ in method(query, **kwargs)]
+        return method(query, **kwargs)  # type: ignore[no-any-return]
+
+    async def asearch(self, query: str, search_type: str, **kwargs: Any) -> list[Document]:
+        """Async :meth:`search`."""
+        method = self._search_method(search_type, kwargs, prefix="a")
+        if search_type == "similarity_score_threshold":
+            return [document for document, _ in await method(query, **kwargs)]
+        return await method(query, **kwargs)  # type: ignore[no-any-return]
+
+    def _search_method(
+        self, search_type: str, kwargs: dict[str, Any], prefix: str = ""
+    ) -> Callable[..., Any]:
+        from ragline.vectorstores.retriever import SEARCH_KWARGS, SEARCH_TYPES
+
+        names = {
+            "similarity": "similarity_search",
+            "similarity_score_threshold": "similarity_search_with_relevance_scores",
+            "mmr": "max_marginal_relevance_search",
+        }
+        check_choice("search_type", search_type, SEARCH_TYPES)
+        unknown = [key for key in kwargs if key not in SEARCH_KWARGS[search_type]]
+        if unknown and not self._langchain_style:  # a LangChain-style store takes its own
+            raise InvalidInputError(
+                f"search {', '.join(map(repr, unknown))} not accepted by search_type "
+                f"{search_type!r}; it takes {', '.join(map(repr, SEARCH_KWARGS[search_type]))}"
+            )
+        return getattr(self, prefix + names[search_type])  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ retriever
 

@@ -3,6 +3,8 @@
 ``store.as_retriever(search_type=..., search_kwargs={...})`` builds one. Its options are
 checked when it is built (unknown search_type or search_kwargs keys, bad values), and a
 batch of queries is embedded at once and searched with ONE backend ``_search`` call.
+Per-call options go over ``search_kwargs`` (``retriever.invoke(q, k=3)``,
+``retriever.bind(k=3)``), checked the same way.
 """
 
 from __future__ import annotations
@@ -83,7 +85,11 @@ class VectorStoreRetriever(BaseRetriever):
 
     def _configure(self, search_type: str, search_kwargs: Mapping[str, Any] | None) -> None:
         kwargs = dict(search_kwargs or {})
-        self._plan = _plan(search_type, kwargs)  # checked first: a bad value changes nothing
+        if self.vectorstore._langchain_style:  # its own options: only the type is ours
+            check_choice("search_type", search_type, SEARCH_TYPES)
+            self._plan = None
+        else:
+            self._plan = _plan(search_type, kwargs)  # checked first: a bad value changes nothing
         self._search_type, self._search_kwargs = search_type, kwargs
 
     # Properties, so that assigning either option (by hand, or per call through
@@ -124,23 +130,42 @@ class VectorStoreRetriever(BaseRetriever):
         """Async :meth:`add_documents`."""
         return await self.vectorstore.aadd_documents(documents)
 
-    def _get_relevant_documents(self, query: str) -> list[Document]:
-        return self._batch_get_relevant_documents([query])[0]
+    def _plan_for(self, search_options: dict[str, Any]) -> SearchPlan:
+        """The search plan of one call: ``search_kwargs`` with the call's options over them
+        (``retriever.invoke(q, k=3)``, as LangChain's retriever merges them), checked."""
+        if not search_options and self._plan is not None:
+            return self._plan
+        return _plan(self._search_type, {**self._search_kwargs, **search_options})
 
-    async def _aget_relevant_documents(self, query: str) -> list[Document]:
+    def _get_relevant_documents(self, query: str, **search_options: Any) -> list[Document]:
+        return self._batch_get_relevant_documents([query], **search_options)[0]
+
+    async def _aget_relevant_documents(  # type: ignore[override]
+        self, query: str, **search_options: Any
+    ) -> list[Document]:
+        if self.vectorstore._langchain_style:
+            options = {**self._search_kwargs, **search_options}
+            return await self.vectorstore.asearch(query, self._search_type, **options)
+        plan = self._plan_for(search_options)
         if self.score_key is not None:
-            pairs = await self.vectorstore._asearch_texts([query], self._scored_plan())
+            pairs = await self.vectorstore._asearch_texts([query], self._scored_plan(plan))
             return self._with_scores(pairs)[0]
-        return (await self.vectorstore._asearch_texts([query], self._plan, scores=False))[0]
+        return (await self.vectorstore._asearch_texts([query], plan, scores=False))[0]
 
-    def _batch_get_relevant_documents(self, queries: list[str]) -> list[list[Document]]:
+    def _batch_get_relevant_documents(  # type: ignore[override]
+        self, queries: list[str], **search_options: Any
+    ) -> list[list[Document]]:
+        if self.vectorstore._langchain_style:  # its search methods, one query at a time
+            options = {**self._search_kwargs, **search_options}
+            return [self.vectorstore.search(q, self._search_type, **options) for q in queries]
         # one embed_queries_array call and one backend _search call for all the queries
+        plan = self._plan_for(search_options)
         if self.score_key is not None:
-            return self._with_scores(self.vectorstore._search_texts(queries, self._scored_plan()))
-        return self.vectorstore._search_texts(queries, self._plan, scores=False)
+            return self._with_scores(self.vectorstore._search_texts(queries, self._scored_plan(plan)))
+        return self.vectorstore._search_texts(queries, plan, scores=False)
 
-    def _scored_plan(self) -> SearchPlan:
-        return dataclasses.replace(self._plan, to_relevance=True)
+    def _scored_plan(self, plan: SearchPlan) -> SearchPlan:
+        return dataclasses.replace(plan, to_relevance=True)
 
     def _with_scores(self, results: list[list[Any]]) -> list[list[Document]]:
         key = self.score_key

@@ -63,6 +63,8 @@ def test_invoke_sends_the_request_and_reads_the_reply(openai_server):
         id="chatcmpl-test",
         usage_metadata=USAGE,
         response_metadata={
+            # LangChain's keys: token_usage as OpenAI sent it (seed 003 shows the same)
+            "token_usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
             "model_name": "test-model",
             "finish_reason": "stop",
             "system_fingerprint": "fp_test",
@@ -224,7 +226,10 @@ def test_streaming_invoke_reports_every_token(openai_server):
     assert [event for event, _ in collector.event_log] == (
         ["chat_model_start"] + ["llm_new_token"] * 5 + ["llm_end"]
     )
-    assert collector.traced_runs[0].outputs.llm_output == {"token_usage": USAGE}
+    assert collector.traced_runs[0].outputs.llm_output == {
+        "token_usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+        "model_name": "test-model",
+    }
 
 
 # --------------------------------------------------------------------------- async

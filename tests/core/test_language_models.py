@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import ragline.core.language_models._base as language_models
+import ragline.core.language_models._tokens as language_models
 from ragline.core import (
     AIMessage,
     AIMessageChunk,
@@ -103,7 +103,7 @@ def test_a_hook_returning_the_wrong_type_is_a_clear_error():
         def _generate(self, messages, stop=None):
             return "a string"
 
-    with pytest.raises(TypeError, match=r"Broken\._generate must return an AIMessage, got str"):
+    with pytest.raises(TypeError, match=r"Broken\._generate must return an AIMessage or a ChatResult, got str"):
         Broken().invoke("x")
 
 
@@ -124,9 +124,9 @@ def test_invoke_reports_start_and_end_with_an_llm_result():
     assert run.extra["invocation_params"] == {"_type": "Recorder", "stop": None}
     assert run.outputs == LLMResult(
         [[ChatGeneration(message=reply)]],
-        {"token_usage": {"input_tokens": 2, "output_tokens": 1, "total_tokens": 3}},
-        [run.id],
-    )
+        {"token_usage": {"prompt_tokens": 2, "completion_tokens": 1, "total_tokens": 3}},
+    )  # OpenAI's usage keys in llm_output, as LangChain's on_llm_end handlers read them
+    assert run.outputs.run_ids == [run.id]
     assert run.outputs.generations[0][0].text == "HI"
 
 
@@ -465,7 +465,7 @@ def test_llm_hook_must_return_a_string():
         def _generate(self, prompt, stop=None):
             return AIMessage(prompt)
 
-    with pytest.raises(TypeError, match=r"Broken\._generate must return a str, got AIMessage"):
+    with pytest.raises(TypeError, match=r"Broken\._generate must return a str \(or an LLMResult\), got AIMessage"):
         Broken().invoke("x")
 
 

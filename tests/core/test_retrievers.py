@@ -95,7 +95,7 @@ def test_a_query_that_is_not_a_string_is_rejected_before_searching():
 
 
 def test_keyword_options_are_rejected():
-    with pytest.raises(TypeError, match="takes no keyword options, got k"):
+    with pytest.raises(TypeError, match="Keyword takes no search options, got k; its _get"):
         Keyword().invoke("apple", k=2)
 
 

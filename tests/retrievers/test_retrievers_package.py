@@ -172,7 +172,7 @@ def test_one_retriever_run_per_query_with_config(retriever):
 def test_bad_queries_and_options_at_call_time_are_rejected(retriever):
     with pytest.raises(InvalidInputError, match="needs a str query, got dict"):
         retriever.invoke({"question": "cats"})
-    with pytest.raises(TypeError, match="takes no keyword options, got k"):
+    with pytest.raises(TypeError, match="takes no search options, got k"):
         retriever.invoke("cats", k=3)
 
 

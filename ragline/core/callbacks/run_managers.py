@@ -178,6 +178,11 @@ class BaseRunManager:
         """Async twin of :meth:`on_retry`."""
         await self._aemit("on_retry", retry_state, **kwargs)
 
+    def get_sync(self) -> Any:
+        """This run's manager with plain (not coroutine) ``on_*`` methods: itself here;
+        the async run managers return their sync twin (LangChain's ``get_sync``)."""
+        return self
+
     @classmethod
     def get_noop_manager(cls) -> Any:
         """A run manager that reports to nobody (for calling a hook by hand)."""

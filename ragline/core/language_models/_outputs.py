@@ -1,13 +1,26 @@
-"""What models return: generations, their streamed chunks, and ``LLMResult``."""
+"""What models return: generations, their streamed chunks, ``ChatResult`` and ``LLMResult``.
+
+The names and fields are LangChain's (``langchain_core.outputs``), as plain dataclasses.
+"""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+from uuid import UUID
 
 from ragline.core.messages import AIMessageChunk, BaseMessage
 
-__all__ = ["ChatGeneration", "ChatGenerationChunk", "Generation", "GenerationChunk", "LLMResult"]
+__all__ = [
+    "ChatGeneration",
+    "ChatGenerationChunk",
+    "ChatResult",
+    "Generation",
+    "GenerationChunk",
+    "LLMResult",
+    "RunInfo",
+]
 
 
 @dataclass
@@ -19,15 +32,26 @@ class Generation:
         'Paris'
     """
 
+    type: ClassVar[str] = "Generation"
+
     text: str = ""
     generation_info: dict[str, Any] | None = None
 
 
 @dataclass
 class GenerationChunk(Generation):
-    """A streamed piece of a ``Generation``; pieces add up with ``+``."""
+    """A streamed piece of a ``Generation``; pieces add up with ``+``.
+
+    Example:
+        >>> (GenerationChunk("Pa") + GenerationChunk("ris")).text
+        'Paris'
+    """
+
+    type: ClassVar[str] = "GenerationChunk"
 
     def __add__(self, other: GenerationChunk) -> GenerationChunk:
+        if not isinstance(other, GenerationChunk):
+            return NotImplemented
         info = {**(self.generation_info or {}), **(other.generation_info or {})}
         return GenerationChunk(self.text + other.text, info or None)
 
@@ -37,9 +61,12 @@ class ChatGeneration(Generation):
     """One generated chat message; ``text`` is the message's text.
 
     Example:
+        >>> from ragline.core import AIMessage
         >>> ChatGeneration(message=AIMessage("Paris")).text
         'Paris'
     """
+
+    type: ClassVar[str] = "ChatGeneration"
 
     message: BaseMessage
 
@@ -51,25 +78,89 @@ class ChatGeneration(Generation):
 class ChatGenerationChunk(ChatGeneration):
     """A streamed piece of a ``ChatGeneration`` (its message is an ``AIMessageChunk``)."""
 
+    type: ClassVar[str] = "ChatGenerationChunk"
+
     message: AIMessageChunk
 
-    def __add__(self, other: ChatGenerationChunk) -> ChatGenerationChunk:
-        info = {**(self.generation_info or {}), **(other.generation_info or {})}
-        return ChatGenerationChunk(
-            message=self.message + other.message, generation_info=info or None
-        )
+    def __add__(self, other: Any) -> ChatGenerationChunk:
+        others = other if isinstance(other, list) else [other]
+        message, info = self.message, dict(self.generation_info or {})
+        for chunk in others:
+            if not isinstance(chunk, ChatGenerationChunk):
+                return NotImplemented
+            message = message + chunk.message
+            info.update(chunk.generation_info or {})
+        return ChatGenerationChunk(message=message, generation_info=info or None)
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """The id of the run that produced a result (``LLMResult.run``)."""
+
+    run_id: UUID
 
 
 @dataclass
+class ChatResult:
+    """What a chat model's LangChain-style ``_generate`` returns: its generations (usually
+    one) and provider output such as ``{"token_usage": {...}, "model_name": ...}``.
+
+    Example:
+        >>> from ragline.core import AIMessage
+        >>> ChatResult([ChatGeneration(message=AIMessage("hi"))]).generations[0].text
+        'hi'
+    """
+
+    generations: list[ChatGeneration]
+    llm_output: dict[str, Any] | None = None
+
+
+@dataclass(eq=False)
 class LLMResult:
     """What ``generate`` returns and ``on_llm_end`` receives: one list of generations per
-    input, plus provider output such as token usage.
+    input, provider output such as token usage, and the ids of the runs.
+
+    Two results are equal when their generations and ``llm_output`` are (``run`` aside).
 
     Example:
         >>> LLMResult([[Generation("a")], [Generation("b")]]).generations[1][0].text
         'b'
     """
 
+    type: ClassVar[str] = "LLMResult"
+
     generations: list[list[Generation]]
     llm_output: dict[str, Any] | None = None
-    run_ids: list[Any] = field(default_factory=list)
+    run: list[RunInfo] | None = None
+
+    @property
+    def run_ids(self) -> list[UUID]:
+        """The ids of the runs that produced this result."""
+        return [info.run_id for info in self.run or []]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LLMResult):
+            return NotImplemented
+        return self.generations == other.generations and self.llm_output == other.llm_output
+
+    def flatten(self) -> list[LLMResult]:
+        """One ``LLMResult`` per input's generation list.
+
+        Token usage is counted once: it stays with the first result, and the others carry
+        ``llm_output`` with an empty ``token_usage`` (so summing usage over the flattened
+        results does not count it twice).
+
+        Example:
+            >>> result = LLMResult([[Generation("a")], [Generation("b")]],
+            ...                    {"token_usage": {"total_tokens": 5}})
+            >>> [(r.generations[0][0].text, r.llm_output) for r in result.flatten()]
+            [('a', {'token_usage': {'total_tokens': 5}}), ('b', {'token_usage': {}})]
+        """
+        flat = []
+        for index, generations in enumerate(self.generations):
+            llm_output = self.llm_output
+            if index and llm_output is not None:
+                llm_output = copy.deepcopy(llm_output)
+                llm_output["token_usage"] = {}
+            flat.append(LLMResult([generations], llm_output))
+        return flat

@@ -13,11 +13,15 @@ from ragline.core.runnables.runs import _NOTHING, add_chunks
 __all__ = ["RunnableGenerator", "RunnableLambda", "chain"]
 
 
-def _takes_config(func: Callable[..., Any]) -> bool:
+def _takes(func: Callable[..., Any], name: str) -> bool:
     try:
-        return "config" in inspect.signature(func).parameters
+        return name in inspect.signature(func).parameters
     except (TypeError, ValueError):  # some builtins have no signature
         return False
+
+
+def _takes_config(func: Callable[..., Any]) -> bool:
+    return _takes(func, "config")
 
 
 def _function_name(func: Callable[..., Any], fallback: str) -> str:
@@ -29,12 +33,15 @@ class RunnableLambda(Runnable[Input, Output]):
     """Wrap a function (sync or async) as a runnable.
 
     The function takes the input, and optionally a ``config`` parameter that receives
-    the run's child config. If it returns a runnable, that runnable is invoked on the
-    same input as a child run (which is how recursive chains work, bounded by
+    the run's child config and a ``run_manager`` parameter that receives the run's
+    :class:`~ragline.core.callbacks.CallbackManagerForChainRun` (the async one for an
+    ``async def``), as in LangChain. If it returns a runnable, that runnable is invoked
+    on the same input as a child run (which is how recursive chains work, bounded by
     ``recursion_limit``).
 
     Args:
-        func: ``f(input)`` or ``f(input, config)``; may be ``async def``.
+        func: ``f(input)``, ``f(input, config)``, ``f(input, run_manager)`` or
+            ``f(input, run_manager, config)``; may be ``async def``.
         afunc: an async version used by ``ainvoke`` (optional).
         name: the run name (default: the function's name, ``RunnableLambda`` for lambdas).
 
@@ -61,29 +68,36 @@ class RunnableLambda(Runnable[Input, Output]):
         self.afunc = afunc
         named: Any = func if func is not None else afunc
         self.name = name or _function_name(named, "RunnableLambda")
-        # Looked up once: whether the function wants the run's config as ``config=``.
+        # Looked up once: whether the function wants the run's config as ``config=`` and
+        # its run manager as ``run_manager=``.
         self._func_takes_config = func is not None and _takes_config(func)
         self._afunc_takes_config = afunc is not None and _takes_config(afunc)
+        self._func_takes_run_manager = func is not None and _takes(func, "run_manager")
+        self._afunc_takes_run_manager = afunc is not None and _takes(afunc, "run_manager")
 
     def __repr__(self) -> str:
         return f"RunnableLambda({self.get_name()})"
 
-    def _call(self, input: Any) -> Any:
+    def _call(self, input: Any, run: Any = None) -> Any:
         assert self.func is not None
+        options: dict[str, Any] = {}
         if self._func_takes_config:
-            output = self.func(input, config=get_current_config())
-        else:
-            output = self.func(input)
+            options["config"] = get_current_config()
+        if self._func_takes_run_manager:
+            options["run_manager"] = run
+        output = self.func(input, **options) if options else self.func(input)
         if isinstance(output, Runnable):
             output = output.invoke(input)
         return output
 
-    async def _acall(self, input: Any) -> Any:
+    async def _acall(self, input: Any, run: Any = None) -> Any:
         assert self.afunc is not None
+        options: dict[str, Any] = {}
         if self._afunc_takes_config:
-            output = await self.afunc(input, config=get_current_config())
-        else:
-            output = await self.afunc(input)
+            options["config"] = get_current_config()
+        if self._afunc_takes_run_manager:
+            options["run_manager"] = run
+        output = await (self.afunc(input, **options) if options else self.afunc(input))
         if isinstance(output, Runnable):
             output = await output.ainvoke(input)
         return output
@@ -96,7 +110,9 @@ class RunnableLambda(Runnable[Input, Output]):
                 f"{self.get_name()} wraps an async function; use ainvoke/abatch/astream, "
                 "or pass a sync function too"
             )
-        return self._call_with_config(self._call, input, config)
+        return self._call_with_config(
+            self._call, input, config, with_run_manager=self._func_takes_run_manager
+        )
 
     async def ainvoke(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
@@ -105,18 +121,21 @@ class RunnableLambda(Runnable[Input, Output]):
         self._reject_kwargs(kwargs)
         if self.afunc is None:
             return await super().ainvoke(input, config)
-        return await self._acall_with_config(self._acall, input, config)
+        return await self._acall_with_config(
+            self._acall, input, config, with_run_manager=self._afunc_takes_run_manager
+        )
 
-    def _stream_output(self, chunks: Iterator[Any]) -> Iterator[Any]:
+    def _stream_output(self, chunks: Iterator[Any], run: Any = None) -> Iterator[Any]:
         total = _NOTHING
         for chunk in chunks:
             total = add_chunks(total, chunk)
         assert self.func is not None
-        output = (
-            self.func(total, config=get_current_config())
-            if self._func_takes_config
-            else self.func(total)
-        )
+        options: dict[str, Any] = {}
+        if self._func_takes_config:
+            options["config"] = get_current_config()
+        if self._func_takes_run_manager:
+            options["run_manager"] = run
+        output = self.func(total, **options)
         if isinstance(output, Runnable):
             yield from output.stream(total)  # a returned runnable streams as a child run
         else:
@@ -130,7 +149,11 @@ class RunnableLambda(Runnable[Input, Output]):
         if self.func is None:
             raise TypeError(f"{self.get_name()} wraps an async function; use astream")
         return self._transform_stream_with_config(
-            iter([input]), self._stream_output, config, start_input=input
+            iter([input]),
+            self._stream_output,
+            config,
+            start_input=input,
+            with_run_manager=self._func_takes_run_manager,
         )
 
 

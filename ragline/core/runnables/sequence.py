@@ -32,6 +32,8 @@ class RunnableSequence(Runnable[Input, Output]):
     Args:
         steps: two or more runnables (callables and dicts are coerced).
         name: the run name (default ``"RunnableSequence"``).
+        first, middle, last: the steps given LangChain's way (``RunnableSequence(first=a,
+            middle=[b], last=c)``), instead of ``steps``.
 
     Raises:
         InvalidInputError: fewer than two steps.
@@ -43,7 +45,21 @@ class RunnableSequence(Runnable[Input, Output]):
         (8, 2)
     """
 
-    def __init__(self, *steps: Any, name: str | None = None) -> None:
+    def __init__(
+        self,
+        *steps: Any,
+        name: str | None = None,
+        first: Any = None,
+        middle: Sequence[Any] | None = None,
+        last: Any = None,
+    ) -> None:
+        if first is not None or middle or last is not None:
+            if steps or first is None or last is None:
+                raise InvalidInputError(
+                    "RunnableSequence takes its steps positionally, or as first= and last= "
+                    "(with middle=[...] between them), not both"
+                )
+            steps = (first, *(middle or ()), last)
         flat: list[Runnable[Any, Any]] = []
         for step in steps:
             runnable = coerce_to_runnable(step)

@@ -1,0 +1,54 @@
+"""RunnableSerializable: a Runnable whose options are declared fields (LangChain's shape).
+
+LangChain's models, retrievers, parsers and many user runnables derive from
+``RunnableSerializable`` (a pydantic model) and declare their options as annotated class
+attributes. ragline's version gets the same keyword constructor from
+:class:`~ragline.core.fields.Fields`, without pydantic: ``CustomRetriever(k=3)`` sets
+``k``, defaults apply, a missing required field or an unknown keyword is a TypeError.
+
+Example:
+    >>> class Scale(RunnableSerializable[int, int]):
+    ...     factor: int = 2
+    ...     def invoke(self, input, config=None, **kwargs):
+    ...         return self._call_with_config(lambda x: x * self.factor, input, config)
+    >>> Scale(factor=3).invoke(5), Scale()
+    (15, Scale())
+    >>> Scale(factor=3)
+    Scale(factor=3)
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from ragline.core.fields import Fields, declared_fields
+from ragline.core.runnables.base import Runnable
+
+__all__ = ["RunnableSerializable"]
+
+Input = TypeVar("Input")
+Output = TypeVar("Output")
+
+_MISSING: Any = object()
+
+
+class RunnableSerializable(Fields, Runnable[Input, Output]):
+    """A Runnable configured by declared fields (see the module docstring).
+
+    ``repr`` shows the fields that differ from their defaults, as LangChain's does;
+    ``configurable_fields`` accepts any of them.
+    """
+
+    def __repr__(self) -> str:
+        parts = []
+        for name, spec in declared_fields(type(self)).items():
+            value = getattr(self, name, _MISSING)
+            if value is _MISSING:
+                continue
+            if not spec.required and spec.default_factory is None and value == spec.default:
+                continue
+            if spec.default_factory is not None and value == spec.default_factory():
+                continue
+            text = repr(value)
+            parts.append(f"{name}={text if len(text) <= 80 else text[:77] + '...'}")
+        return f"{type(self).__name__}({', '.join(parts)})"
