@@ -34,6 +34,7 @@ _EXPORTS = {
     "get_current_config": ".config",
     # runnables
     "Runnable": ".runnables",
+    "RunnableSerializable": ".runnables",
     "RunnableSequence": ".runnables",
     "RunnableParallel": ".runnables",
     "RunnableLambda": ".runnables",
@@ -110,6 +111,10 @@ _EXPORTS = {
     "BaseLanguageModel": ".language_models",
     "BaseChatModel": ".language_models",
     "BaseLLM": ".language_models",
+    "LLM": ".language_models",
+    "SimpleChatModel": ".language_models",
+    "ChatResult": ".language_models",
+    "RunInfo": ".language_models",
     "LLMResult": ".language_models",
     "Generation": ".language_models",
     "ChatGeneration": ".language_models",

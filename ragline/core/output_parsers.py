@@ -81,6 +81,11 @@ class BaseOutputParser(Runnable[Any, T], Generic[T]):
         """Instructions for the prompt that make the model's output parseable."""
         return ""
 
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        from ragline.core._json_schema import any_message_schema
+
+        return {"anyOf": [{"type": "string"}, any_message_schema(defs)]}
+
 
 class BaseTransformOutputParser(BaseOutputParser[T]):
     """A parser that streams: each input chunk is parsed and passed on at once."""
@@ -133,6 +138,9 @@ class StrOutputParser(BaseTransformOutputParser[str]):
 
     def parse(self, text: str) -> str:
         return text
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "string"}
 
 
 class JsonOutputParser(BaseTransformOutputParser[Any]):
@@ -208,6 +216,9 @@ class CommaSeparatedListOutputParser(BaseOutputParser[list[str]]):
 
     def parse(self, text: str) -> list[str]:
         return [item.strip() for item in text.split(",") if item.strip()]
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "array", "items": {"type": "string"}}
 
     def get_format_instructions(self) -> str:
         return "Answer with a comma-separated list of values, e.g. `foo, bar, baz`."

@@ -215,6 +215,33 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
     def _invoke(self, input: Any) -> PromptValue:
         return self.format_prompt(**self._input_to_dict(input))
 
+    def _input_title(self) -> str:
+        return "PromptInput"
+
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        from ragline.core._json_schema import field_title, messages_schema
+
+        lists = {
+            part.variable_name
+            for part in getattr(self, "messages", [])
+            if isinstance(part, MessagesPlaceholder)
+        }
+        properties: dict[str, Any] = {}
+        for name in sorted(self.input_variables) + sorted(self.optional_variables):
+            schema = messages_schema(defs) if name in lists else {"type": "string"}
+            if name in self.optional_variables:
+                schema = {**schema, "default": None}
+            properties[name] = {"title": field_title(name), **schema}
+        schema = {"type": "object", "properties": properties}
+        if self.input_variables:
+            schema["required"] = sorted(self.input_variables)
+        return schema
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        from ragline.core._json_schema import json_schema_of
+
+        return json_schema_of(PromptValue, defs)
+
     def _input_to_dict(self, input: Any) -> dict[str, Any]:
         if isinstance(input, Mapping):
             return dict(input)

@@ -45,6 +45,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
+from ragline.core._json_schema import json_schema_of
 from ragline.core.callbacks.run_managers import BaseRunManager
 from ragline.core.config import RunnableConfig, ensure_config, ensure_config_list
 from ragline.core.documents import Document
@@ -138,6 +139,12 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
     def _own_config(self, config: RunnableConfig | None) -> RunnableConfig:
         """The ensured config of one of this retriever's runs (for batch plumbing)."""
         return ensure_config(config)
+
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "string"}
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "array", "items": json_schema_of(Document, defs)}
 
     def _local_run_info(self) -> tuple[Any, Any]:
         # This retriever's tags and metadata mark its own runs (as in LangChain).
@@ -316,9 +323,7 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
             )
         queries, runs = self._start_batch(inputs, config)
         context = contextvars.copy_context()
-        call = functools.partial(
-            context.run, self._batch_get_relevant_documents, queries, **kwargs
-        )
+        call = functools.partial(context.run, self._batch_get_relevant_documents, queries, **kwargs)
         try:
             raw = await asyncio.get_running_loop().run_in_executor(None, call)
             results = self._check_batch_result(queries, raw)

@@ -64,8 +64,11 @@ class LangChainStyleDefaults:
 
     @property
     def score_kind(self) -> str:
-        raise _refuse(self, "score_kind", "relevance scores need similarity_search_with_score "
-                      "and _select_relevance_score_fn")
+        raise _refuse(
+            self,
+            "score_kind",
+            "relevance scores need similarity_search_with_score and _select_relevance_score_fn",
+        )
 
     def count(self) -> int:
         raise _refuse(self, "count", "write count() to count documents")
@@ -102,9 +105,7 @@ class LangChainStyleDefaults:
         """``add_texts`` in a worker thread."""
         return await asyncio.to_thread(self.add_texts, list(texts), *args, **kwargs)  # type: ignore[no-any-return]
 
-    async def aadd_documents(
-        self: Any, documents: Iterable[Document], **kwargs: Any
-    ) -> list[str]:
+    async def aadd_documents(self: Any, documents: Iterable[Document], **kwargs: Any) -> list[str]:
         """``add_documents`` in a worker thread."""
         return await asyncio.to_thread(self.add_documents, list(documents), **kwargs)  # type: ignore[no-any-return]
 
@@ -120,12 +121,16 @@ class LangChainStyleDefaults:
         return cls.from_texts(texts, embedding, metadatas, **_ids_option(documents, ids), **kwargs)  # type: ignore[no-any-return]
 
     @classmethod
-    async def afrom_texts(cls: Any, texts: Iterable[str], embedding: Any, *args: Any, **kwargs: Any) -> VectorStore:
+    async def afrom_texts(
+        cls: Any, texts: Iterable[str], embedding: Any, *args: Any, **kwargs: Any
+    ) -> VectorStore:
         """``from_texts`` in a worker thread."""
         return await asyncio.to_thread(cls.from_texts, list(texts), embedding, *args, **kwargs)  # type: ignore[no-any-return]
 
     @classmethod
-    async def afrom_documents(cls: Any, documents: Iterable[Document], embedding: Any, **kwargs: Any) -> VectorStore:
+    async def afrom_documents(
+        cls: Any, documents: Iterable[Document], embedding: Any, **kwargs: Any
+    ) -> VectorStore:
         """``from_documents`` in a worker thread."""
         return await asyncio.to_thread(cls.from_documents, list(documents), embedding, **kwargs)  # type: ignore[no-any-return]
 
@@ -136,8 +141,12 @@ class LangChainStyleDefaults:
     def similarity_search_by_vector(self, embedding: Any, *args: Any, **kwargs: Any) -> Any:
         raise _refuse(self, "similarity_search_by_vector", "write it to search by vector")
 
-    def similarity_search_with_score_by_vector(self, embedding: Any, *args: Any, **kwargs: Any) -> Any:
-        raise _refuse(self, "similarity_search_with_score_by_vector", "write it to search by vector")
+    def similarity_search_with_score_by_vector(
+        self, embedding: Any, *args: Any, **kwargs: Any
+    ) -> Any:
+        raise _refuse(
+            self, "similarity_search_with_score_by_vector", "write it to search by vector"
+        )
 
     def similarity_search_with_relevance_scores(self, query: str, *args: Any, **kwargs: Any) -> Any:
         raise _refuse(
@@ -150,16 +159,22 @@ class LangChainStyleDefaults:
     def max_marginal_relevance_search(self, query: str, *args: Any, **kwargs: Any) -> Any:
         raise _refuse(self, "max_marginal_relevance_search", "write it for search_type='mmr'")
 
-    def max_marginal_relevance_search_by_vector(self, embedding: Any, *args: Any, **kwargs: Any) -> Any:
+    def max_marginal_relevance_search_by_vector(
+        self, embedding: Any, *args: Any, **kwargs: Any
+    ) -> Any:
         raise _refuse(self, "max_marginal_relevance_search_by_vector", "write it for MMR by vector")
 
     async def asimilarity_search(self: Any, query: str, *args: Any, **kwargs: Any) -> Any:
         return await asyncio.to_thread(self.similarity_search, query, *args, **kwargs)
 
-    async def asimilarity_search_with_score(self: Any, query: str, *args: Any, **kwargs: Any) -> Any:
+    async def asimilarity_search_with_score(
+        self: Any, query: str, *args: Any, **kwargs: Any
+    ) -> Any:
         return await asyncio.to_thread(self.similarity_search_with_score, query, *args, **kwargs)
 
-    async def asimilarity_search_by_vector(self: Any, embedding: Any, *args: Any, **kwargs: Any) -> Any:
+    async def asimilarity_search_by_vector(
+        self: Any, embedding: Any, *args: Any, **kwargs: Any
+    ) -> Any:
         return await asyncio.to_thread(self.similarity_search_by_vector, embedding, *args, **kwargs)
 
     async def asimilarity_search_with_score_by_vector(
@@ -176,7 +191,9 @@ class LangChainStyleDefaults:
             self.similarity_search_with_relevance_scores, query, *args, **kwargs
         )
 
-    async def amax_marginal_relevance_search(self: Any, query: str, *args: Any, **kwargs: Any) -> Any:
+    async def amax_marginal_relevance_search(
+        self: Any, query: str, *args: Any, **kwargs: Any
+    ) -> Any:
         return await asyncio.to_thread(self.max_marginal_relevance_search, query, *args, **kwargs)
 
     async def amax_marginal_relevance_search_by_vector(

@@ -161,7 +161,9 @@ class VectorStoreRetriever(BaseRetriever):
         # one embed_queries_array call and one backend _search call for all the queries
         plan = self._plan_for(search_options)
         if self.score_key is not None:
-            return self._with_scores(self.vectorstore._search_texts(queries, self._scored_plan(plan)))
+            return self._with_scores(
+                self.vectorstore._search_texts(queries, self._scored_plan(plan))
+            )
         return self.vectorstore._search_texts(queries, plan, scores=False)
 
     def _scored_plan(self, plan: SearchPlan) -> SearchPlan:

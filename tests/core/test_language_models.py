@@ -103,7 +103,9 @@ def test_a_hook_returning_the_wrong_type_is_a_clear_error():
         def _generate(self, messages, stop=None):
             return "a string"
 
-    with pytest.raises(TypeError, match=r"Broken\._generate must return an AIMessage or a ChatResult, got str"):
+    with pytest.raises(
+        TypeError, match=r"Broken\._generate must return an AIMessage or a ChatResult, got str"
+    ):
         Broken().invoke("x")
 
 
@@ -465,7 +467,9 @@ def test_llm_hook_must_return_a_string():
         def _generate(self, prompt, stop=None):
             return AIMessage(prompt)
 
-    with pytest.raises(TypeError, match=r"Broken\._generate must return a str \(or an LLMResult\), got AIMessage"):
+    with pytest.raises(
+        TypeError, match=r"Broken\._generate must return a str \(or an LLMResult\), got AIMessage"
+    ):
         Broken().invoke("x")
 
 

@@ -49,6 +49,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
+from ragline.core._json_schema import language_model_input_schema
 from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import ensure_config, use_config
 from ragline.core.exceptions import InvalidInputError
@@ -202,6 +203,9 @@ class BaseLanguageModel(
     def _local_run_info(self) -> tuple[Any, Any]:
         return self.tags, self.metadata
 
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return {"anyOf": language_model_input_schema(defs)}
+
     # ---- runs ----
     def _begin(
         self, input: Any, config: Any, stop: list[str] | None, bound: dict[str, Any]
@@ -344,7 +348,9 @@ class BaseLanguageModel(
                     else:
                         hook_options = self._hook_options("_generate", stop, run.get_sync(), bound)
                         raw = await asyncio.to_thread(
-                            self._generate, self._hook_input("_generate", model_input), **hook_options
+                            self._generate,
+                            self._hook_input("_generate", model_input),
+                            **hook_options,
                         )
                         hook = "_generate"
                     output, generation, llm_output = self._result_of(raw, hook)

@@ -8,6 +8,7 @@ import inspect
 from abc import abstractmethod
 from typing import Any
 
+from ragline.core._json_schema import any_message_schema
 from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.language_models._base import BaseLanguageModel
 from ragline.core.language_models._outputs import (
@@ -70,6 +71,9 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
         ['H', 'i', '!']
     """
 
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return any_message_schema(defs)
+
     def _model_input(self, prompt: PromptValue) -> list[BaseMessage]:
         return prompt.to_messages()
 
@@ -88,7 +92,9 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
         llm_output = None
         if isinstance(raw, ChatResult):
             if not raw.generations:
-                raise TypeError(f"{type(self).__name__}.{hook} returned a ChatResult without generations")
+                raise TypeError(
+                    f"{type(self).__name__}.{hook} returned a ChatResult without generations"
+                )
             generation, llm_output = raw.generations[0], raw.llm_output
             message = generation.message
         elif isinstance(raw, ChatGeneration):

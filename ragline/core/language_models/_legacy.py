@@ -63,7 +63,7 @@ def _call_config(config: Any, callbacks: Any, tags: Any, metadata: Any, run_name
         if value is not None
     }
     # merged, not replaced: handlers already in the config keep receiving the runs
-    return merge_configs(config, extra) if extra else config
+    return merge_configs(config, extra) if extra else config  # type: ignore[arg-type]
 
 
 class LegacyMethods:
@@ -179,9 +179,7 @@ class LegacyMethods:
         """
         return _text(self.invoke(text, stop=stop, **kwargs))
 
-    async def apredict(
-        self, text: str, *, stop: Sequence[str] | None = None, **kwargs: Any
-    ) -> str:
+    async def apredict(self, text: str, *, stop: Sequence[str] | None = None, **kwargs: Any) -> str:
         """Async :meth:`predict`."""
         return _text(await self.ainvoke(text, stop=stop, **kwargs))
 

@@ -54,6 +54,9 @@ class BaseLLM(BaseLanguageModel[str]):
             if _first_parameter(getattr(cls, hook)) == "prompts"
         )
 
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "string"}
+
     def _model_input(self, prompt: PromptValue) -> str:
         return prompt.to_string()
 

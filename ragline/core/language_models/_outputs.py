@@ -6,7 +6,7 @@ The names and fields are LangChain's (``langchain_core.outputs``), as plain data
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 from uuid import UUID
 

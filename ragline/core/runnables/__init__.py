@@ -4,6 +4,9 @@ from ragline.core._lazy import attach
 
 _EXPORTS = {
     "Runnable": ".base",
+    "Input": ".base",
+    "Output": ".base",
+    "RunnableSerializable": ".serializable",
     "add_chunks": ".runs",
     "coerce_to_runnable": ".base",
     "RunnableSequence": ".sequence",

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ragline.core.config import RunnableConfig, ensure_config, get_config_list
 from ragline.core.runnables.runs import _NOTHING, RunReporting, add_chunks, combine_chunks
+from ragline.core.runnables.schema import SchemaMethods
 
 if TYPE_CHECKING:
     from ragline.core.runnables.binding import RunnableBinding
@@ -79,7 +80,7 @@ def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     )
 
 
-class Runnable(RunReporting, ABC, Generic[Input, Output]):
+class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
     """A unit of work with a uniform calling convention; subclasses write ``invoke``.
 
     Attributes:

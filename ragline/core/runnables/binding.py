@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ragline.core._json_schema import json_schema_of
 from ragline.core.config import RunnableConfig, get_config_list, merge_configs
 from ragline.core.runnables.base import Input, Output, Runnable
 
@@ -42,6 +43,47 @@ class RunnableBinding(Runnable[Input, Output]):
         self.kwargs: dict[str, Any] = dict(kwargs or {})
         self.config: RunnableConfig = merge_configs(config)  # validates the keys now
 
+    # set by with_types(): the declared input / output types (None: the bound runnable's)
+    custom_input_type: Any = None
+    custom_output_type: Any = None
+
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        if self.custom_input_type is not None:
+            return json_schema_of(self.custom_input_type, defs)
+        return self.bound._input_json(defs)
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        if self.custom_output_type is not None:
+            return json_schema_of(self.custom_output_type, defs)
+        return self.bound._output_json(defs)
+
+    def _input_title(self) -> str:
+        return self.bound._input_title()
+
+    def _output_title(self) -> str:
+        return self.bound._output_title()
+
+    @property
+    def InputType(self) -> Any:
+        """The declared input type, else the bound runnable's."""
+        return (
+            self.custom_input_type if self.custom_input_type is not None else self.bound.InputType
+        )
+
+    @property
+    def OutputType(self) -> Any:
+        """The declared output type, else the bound runnable's."""
+        return (
+            self.custom_output_type
+            if self.custom_output_type is not None
+            else self.bound.OutputType
+        )
+
+    def _copy_types(self, other: RunnableBinding[Input, Output]) -> RunnableBinding[Input, Output]:
+        other.custom_input_type = self.custom_input_type
+        other.custom_output_type = self.custom_output_type
+        return other
+
     def get_name(self) -> str:
         """The bound runnable's name (or the bound ``run_name``)."""
         return self.name or self.config.get("run_name") or self.bound.get_name()
@@ -58,19 +100,24 @@ class RunnableBinding(Runnable[Input, Output]):
         return [self.bound]
 
     def _merge(self, config: RunnableConfig | None) -> RunnableConfig:
-        return merge_configs(self.config, config)
+        # the bound config was checked when bound; the bound runnable checks the call's
+        return self.config if not config else merge_configs(self.config, config)
 
     def bind(self, **kwargs: Any) -> RunnableBinding[Input, Output]:
         """Return a binding with ``kwargs`` added to the bound ones."""
-        return RunnableBinding(self.bound, kwargs={**self.kwargs, **kwargs}, config=self.config)
+        return self._copy_types(
+            RunnableBinding(self.bound, kwargs={**self.kwargs, **kwargs}, config=self.config)
+        )
 
     def with_config(
         self, config: RunnableConfig | None = None, **options: Any
     ) -> RunnableBinding[Input, Output]:
         """Return a binding with ``config`` merged over the bound config."""
         extra: RunnableConfig = {**(config or {}), **options}  # type: ignore[typeddict-item]
-        return RunnableBinding(
-            self.bound, kwargs=self.kwargs, config=merge_configs(self.config, extra)
+        return self._copy_types(
+            RunnableBinding(
+                self.bound, kwargs=self.kwargs, config=merge_configs(self.config, extra)
+            )
         )
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:

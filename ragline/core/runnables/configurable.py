@@ -89,6 +89,18 @@ class _Configurable(Runnable[Input, Output]):
         """The default runnable's name."""
         return self.name or self.default.get_name()
 
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return self.default._input_json(defs)
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return self.default._output_json(defs)
+
+    def _input_title(self) -> str:
+        return self.default._input_title()
+
+    def _output_title(self) -> str:
+        return self.default._output_title()
+
     def _resolve(self, config: RunnableConfig | None) -> tuple[Runnable[Input, Output], bool]:
         """Return the runnable to call and whether this call is the root that checked ids."""
         full = ensure_config(config)

@@ -40,6 +40,12 @@ class RunnableEach(Runnable[list[Input], list[Output]]):
     def __repr__(self) -> str:
         return f"RunnableEach({self.bound!r})"
 
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "array", "items": self.bound._input_json(defs)}
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "array", "items": self.bound._output_json(defs)}
+
     def _children(self) -> list[Runnable[Any, Any]]:
         return [self.bound]
 

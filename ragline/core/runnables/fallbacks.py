@@ -81,6 +81,12 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
     def __repr__(self) -> str:
         return f"RunnableWithFallbacks({self.runnable!r}, fallbacks={self.fallbacks!r})"
 
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return self.runnable._input_json(defs)
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return self.runnable._output_json(defs)
+
     def _children(self) -> list[Runnable[Any, Any]]:
         return list(self.runnables)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
@@ -22,6 +23,17 @@ def _takes(func: Callable[..., Any], name: str) -> bool:
 
 def _takes_config(func: Callable[..., Any]) -> bool:
     return _takes(func, "config")
+
+
+def _annotations(func: Any) -> tuple[Any, Any]:
+    """(first parameter's annotation, return annotation) of ``func``, ``Any`` where missing."""
+    try:
+        hints = typing.get_type_hints(func)
+        parameters = list(inspect.signature(func).parameters)
+    except (NameError, TypeError, ValueError):
+        return Any, Any
+    first = hints.get(parameters[0], Any) if parameters else Any
+    return first, hints.get("return", Any)
 
 
 def _function_name(func: Callable[..., Any], fallback: str) -> str:
@@ -77,6 +89,27 @@ class RunnableLambda(Runnable[Input, Output]):
 
     def __repr__(self) -> str:
         return f"RunnableLambda({self.get_name()})"
+
+    def _function(self) -> Any:
+        return self.func if self.func is not None else self.afunc
+
+    @property
+    def InputType(self) -> Any:
+        """The annotation of the function's first parameter (``Any`` without one)."""
+        return _annotations(self._function())[0]
+
+    @property
+    def OutputType(self) -> Any:
+        """The function's return annotation (``Any`` without one)."""
+        return _annotations(self._function())[1]
+
+    def _input_title(self) -> str:
+        name = getattr(self._function(), "__name__", "<lambda>")
+        return "RunnableLambdaInput" if name == "<lambda>" else f"{name}_input"
+
+    def _output_title(self) -> str:
+        name = getattr(self._function(), "__name__", "<lambda>")
+        return "RunnableLambdaOutput" if name == "<lambda>" else f"{name}_output"
 
     def _call(self, input: Any, run: Any = None) -> Any:
         assert self.func is not None

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from ragline.core._json_schema import field_title
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Runnable, coerce_to_runnable
@@ -63,6 +64,20 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return list(self.steps.values())
+
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        for step in self.steps.values():  # the first branch that says what it takes
+            schema = step._input_json(defs)
+            if schema:
+                return schema
+        return {}
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        properties = {
+            key: {**step._output_json(defs), "title": field_title(key)}
+            for key, step in self.steps.items()
+        }
+        return {"type": "object", "properties": properties, "required": list(self.steps)}
 
     # ---- single input ---------------------------------------------------------------
     def _invoke_branches(self, input: Any) -> dict[str, Any]:

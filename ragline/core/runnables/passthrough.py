@@ -129,6 +129,13 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
     def __repr__(self) -> str:
         return f"RunnableAssign({self.mapper!r})"
 
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "object"}
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        added = self.mapper._output_json(defs)["properties"]
+        return {"type": "object", "properties": added, "additionalProperties": True}
+
     def _children(self) -> list[Runnable[Any, Any]]:
         return [self.mapper]
 

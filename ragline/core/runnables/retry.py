@@ -97,6 +97,12 @@ class RunnableRetry(Runnable[Input, Output]):
     def __repr__(self) -> str:
         return f"RunnableRetry({self.bound!r}, stop_after_attempt={self.stop_after_attempt})"
 
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return self.bound._input_json(defs)
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return self.bound._output_json(defs)
+
     def _children(self) -> list[Runnable[Any, Any]]:
         return [self.bound]
 

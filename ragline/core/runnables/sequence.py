@@ -85,6 +85,18 @@ class RunnableSequence(Runnable[Input, Output]):
     def _children(self) -> list[Runnable[Any, Any]]:
         return self.steps
 
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return self.first._input_json(defs)
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return self.last._output_json(defs)
+
+    def _input_title(self) -> str:
+        return self.first._input_title()
+
+    def _output_title(self) -> str:
+        return self.last._output_title()
+
     # ---- single input ---------------------------------------------------------------
     def _invoke_steps(self, input: Any) -> Any:
         for step in self.steps:

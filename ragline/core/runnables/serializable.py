@@ -19,15 +19,12 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from ragline.core.fields import Fields, declared_fields
-from ragline.core.runnables.base import Runnable
+from ragline.core.runnables.base import Input, Output, Runnable
 
 __all__ = ["RunnableSerializable"]
-
-Input = TypeVar("Input")
-Output = TypeVar("Output")
 
 _MISSING: Any = object()
 

@@ -1,0 +1,271 @@
+"""JSON Schemas of runnables: ``input_schema``, ``output_schema``, ``config_schema``.
+
+Every runnable describes its input, its output and its config as JSON Schema, with
+LangChain's titles (``PromptInput``, ``<Name>Input``, ``<Name>Output``,
+``<Name>Config``), so a server can publish them (LangServe's ``/input_schema``) and a
+playground can build forms. LangChain returns pydantic model classes here; ragline
+returns a :class:`Schema`, which answers the same calls (``.model_json_schema()``, and
+pydantic v1's ``.schema()``), and the dict directly from ``get_input_jsonschema()``,
+``get_output_jsonschema()`` and ``get_config_jsonschema()``.
+
+A runnable class says what it takes and gives by overriding ``_input_json(defs)`` /
+``_output_json(defs)`` (or the ``InputType`` / ``OutputType`` properties);
+``with_types(input_type=..., output_type=...)`` overrides both for one runnable.
+
+Example:
+    >>> from ragline.core import PromptTemplate
+    >>> PromptTemplate.from_template("Tell me about {topic}").get_input_jsonschema()
+    {'title': 'PromptInput', 'type': 'object', 'properties': {'topic': {'title': 'Topic', \
+'type': 'string'}}, 'required': ['topic']}
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+from ragline.core._json_schema import field_title, json_schema_of
+from ragline.core.exceptions import ConfigurationError
+
+if TYPE_CHECKING:
+    from ragline.core.runnables.base import Runnable
+    from ragline.core.runnables.binding import RunnableBinding
+
+__all__ = ["Schema", "SchemaMethods"]
+
+# the RunnableConfig keys config_schema(include=[...]) can describe
+_CONFIG_KEYS: dict[str, dict[str, Any]] = {
+    "tags": {"type": "array", "items": {"type": "string"}},
+    "metadata": {"type": "object"},
+    "run_name": {"type": "string"},
+    "run_id": {"anyOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]},
+    "max_concurrency": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+    "recursion_limit": {"type": "integer"},
+}
+
+
+class Schema:
+    """A named JSON Schema with pydantic's class-method names (what LangChain returns).
+
+    Example:
+        >>> Schema("PromptInput", {"type": "object"}).model_json_schema()
+        {'type': 'object'}
+    """
+
+    def __init__(self, name: str, schema: dict[str, Any]) -> None:
+        self.__name__ = name
+        self._schema = schema
+
+    def model_json_schema(self, **_: Any) -> dict[str, Any]:
+        """The JSON Schema (a copy)."""
+        return copy.deepcopy(self._schema)
+
+    def schema(self, **_: Any) -> dict[str, Any]:
+        """The JSON Schema (pydantic v1's name)."""
+        return self.model_json_schema()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Schema):
+            return NotImplemented
+        return self.__name__ == other.__name__ and self._schema == other._schema
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Schema({self.__name__!r})"
+
+
+def titled(schema: dict[str, Any], title: str, defs: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with ``title`` first and the collected ``$defs`` attached."""
+    result = {"title": title, **{k: v for k, v in schema.items() if k != "title"}}
+    if defs:
+        result["$defs"] = {**result.get("$defs", {}), **defs}
+    return result
+
+
+class SchemaMethods:
+    """The schema methods of :class:`~ragline.core.runnables.base.Runnable`."""
+
+    if TYPE_CHECKING:
+
+        def get_name(self) -> str: ...
+
+        @property
+        def config_specs(self) -> list[Any]: ...
+
+        def _children(self) -> list[Runnable[Any, Any]]: ...
+
+    # ---- what subclasses override ----------------------------------------------------
+    @property
+    def InputType(self) -> Any:
+        """The type of this runnable's input (``Any`` unless a subclass knows better)."""
+        return Any
+
+    @property
+    def OutputType(self) -> Any:
+        """The type of this runnable's output."""
+        return Any
+
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        """The input's JSON Schema without its title; ``$defs`` entries go into ``defs``."""
+        return json_schema_of(self.InputType, defs)
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        """The output's JSON Schema without its title."""
+        return json_schema_of(self.OutputType, defs)
+
+    def _input_title(self) -> str:
+        return f"{self.get_name()}Input"
+
+    def _output_title(self) -> str:
+        return f"{self.get_name()}Output"
+
+    # ---- the public methods ----------------------------------------------------------
+    def get_input_jsonschema(self, config: Any = None) -> dict[str, Any]:
+        """The JSON Schema of this runnable's input.
+
+        Example:
+            >>> from ragline.core import RunnableLambda
+            >>> def double(x: int) -> int:
+            ...     return 2 * x
+            >>> RunnableLambda(double).get_input_jsonschema()
+            {'title': 'double_input', 'type': 'integer'}
+        """
+        defs: dict[str, Any] = {}
+        schema = self._input_json(defs)
+        return titled(schema, schema.get("title") or self._input_title(), defs)
+
+    def get_output_jsonschema(self, config: Any = None) -> dict[str, Any]:
+        """The JSON Schema of this runnable's output."""
+        defs: dict[str, Any] = {}
+        schema = self._output_json(defs)
+        return titled(schema, schema.get("title") or self._output_title(), defs)
+
+    def get_input_schema(self, config: Any = None) -> Schema:
+        """The input's schema as a :class:`Schema` (``.model_json_schema()``)."""
+        schema = self.get_input_jsonschema(config)
+        return Schema(schema["title"], schema)
+
+    def get_output_schema(self, config: Any = None) -> Schema:
+        """The output's schema as a :class:`Schema`."""
+        schema = self.get_output_jsonschema(config)
+        return Schema(schema["title"], schema)
+
+    @property
+    def input_schema(self) -> Schema:
+        """The input's schema (``chain.input_schema.model_json_schema()``, as in LangChain)."""
+        return self.get_input_schema()
+
+    @property
+    def output_schema(self) -> Schema:
+        """The output's schema."""
+        return self.get_output_schema()
+
+    def get_config_jsonschema(self, *, include: list[str] | None = None) -> dict[str, Any]:
+        """The JSON Schema of the config this runnable takes.
+
+        ``configurable`` lists every configurable field and alternative in the tree
+        (their defaults and options); ``include`` adds other config keys (``"tags"``,
+        ``"metadata"``, ``"run_name"``, ``"max_concurrency"``, ``"recursion_limit"``,
+        ``"run_id"``).
+
+        Raises:
+            ConfigurationError: an ``include`` key RunnableConfig does not have.
+
+        Example:
+            >>> from ragline.core import ConfigurableField, PromptTemplate
+            >>> prompt = PromptTemplate.from_template("{x}").configurable_fields(
+            ...     template=ConfigurableField(id="tpl", description="the template"))
+            >>> prompt.get_config_jsonschema()["$defs"]["Configurable"]["properties"]
+            {'tpl': {'title': 'Tpl', 'description': 'the template', 'default': '{x}', \
+'type': 'string'}}
+        """
+        properties: dict[str, Any] = {}
+        configurable = _configurable_properties(self)
+        result: dict[str, Any] = {"title": f"{self.get_name()}Config", "type": "object"}
+        if configurable:
+            properties["configurable"] = {"$ref": "#/$defs/Configurable", "default": None}
+        for key in include or []:
+            if key == "configurable":
+                continue
+            if key not in _CONFIG_KEYS:
+                raise ConfigurationError(
+                    f"config_schema cannot include {key!r}; it can include "
+                    f"{', '.join(map(repr, ['configurable', *_CONFIG_KEYS]))}"
+                )
+            properties[key] = {"title": field_title(key), **_CONFIG_KEYS[key], "default": None}
+        result["properties"] = properties
+        if configurable:
+            result["$defs"] = {
+                "Configurable": {
+                    "title": "Configurable",
+                    "type": "object",
+                    "properties": configurable,
+                }
+            }
+        return result
+
+    def config_schema(self, *, include: list[str] | None = None) -> Schema:
+        """The config's schema as a :class:`Schema` (see :meth:`get_config_jsonschema`)."""
+        return Schema(f"{self.get_name()}Config", self.get_config_jsonschema(include=include))
+
+    def with_types(
+        self, *, input_type: Any = None, output_type: Any = None
+    ) -> RunnableBinding[Any, Any]:
+        """Return this runnable with its input and/or output type declared (the schemas
+        follow them; the calls are unchanged).
+
+        Example:
+            >>> from ragline.core import RunnableLambda
+            >>> echo = RunnableLambda(lambda x: x).with_types(input_type=int)
+            >>> echo.get_input_jsonschema(), echo.invoke(3)
+            ({'title': 'RunnableLambdaInput', 'type': 'integer'}, 3)
+        """
+        from ragline.core.runnables.binding import RunnableBinding
+
+        binding: RunnableBinding[Any, Any] = RunnableBinding(self)  # type: ignore[arg-type]
+        binding.custom_input_type = input_type
+        binding.custom_output_type = output_type
+        return binding
+
+
+def _configurable_properties(root: Any) -> dict[str, Any]:
+    """``config["configurable"]`` keys of the tree under ``root``, as JSON Schema."""
+    from ragline.core.runnables.configurable import (
+        RunnableConfigurableAlternatives,
+        RunnableConfigurableFields,
+    )
+
+    found: dict[str, Any] = {}
+    for spec in root.config_specs:  # every id, in the tree's order
+        entry: dict[str, Any] = {"title": spec.name or field_title(spec.id)}
+        if getattr(spec, "description", None):
+            entry["description"] = spec.description
+        if getattr(spec, "options", None):
+            entry["enum"] = list(spec.options)
+            entry["type"] = "string"
+        default = getattr(spec, "default", None)
+        if default is not None:
+            entry["default"] = default
+        annotation = getattr(spec, "annotation", None)
+        if annotation is not None:
+            entry.update(json_schema_of(annotation))
+        found[spec.id] = entry
+
+    def refine(node: Any) -> None:  # defaults and types the specs themselves do not carry
+        if isinstance(node, RunnableConfigurableFields):
+            for attribute, field in node.fields.items():
+                value = getattr(node.default, attribute, None)
+                entry = found.get(field.id)
+                if entry is not None and value is not None and "default" not in entry:
+                    entry["default"] = value
+                    entry.update(json_schema_of(type(value)))
+        elif isinstance(node, RunnableConfigurableAlternatives):
+            entry = found.get(node.which.id)
+            if entry is not None:
+                entry.setdefault("default", node.default_key)
+        for child in node._children():
+            refine(child)
+
+    refine(root)
+    return found
