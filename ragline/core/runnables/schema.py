@@ -141,8 +141,9 @@ class SchemaMethods:
         schema = self._output_json(defs)
         return titled(schema, schema.get("title") or self._output_title(), defs)
 
-    def get_input_schema(self, config: Any = None) -> Schema:
-        """The input's schema as a :class:`Schema` (``.model_json_schema()``)."""
+    def get_input_schema(self, config: Any = None) -> Any:
+        """The input's schema as a :class:`Schema` (``.model_json_schema()``; tools return
+        their ArgsSchema, which has the same method)."""
         schema = self.get_input_jsonschema(config)
         return Schema(schema["title"], schema)
 
@@ -152,7 +153,7 @@ class SchemaMethods:
         return Schema(schema["title"], schema)
 
     @property
-    def input_schema(self) -> Schema:
+    def input_schema(self) -> Any:
         """The input's schema (``chain.input_schema.model_json_schema()``, as in LangChain)."""
         return self.get_input_schema()
 
