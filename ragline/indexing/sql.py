@@ -34,6 +34,7 @@ from pathlib import Path
 
 from ragline.core import ConfigurationError, PersistenceError
 from ragline.core._checks import check_optional_positive_int
+from ragline.core._sqlite import MEMORY, database_path
 from ragline.indexing.base import (
     PendingOperation,
     PendingWrite,
@@ -80,7 +81,7 @@ SET group_id = excluded.group_id, updated_at = excluded.updated_at
 """
 
 _URL_PREFIXES = ("sqlite://", "sqlite+pysqlite://", "sqlite+aiosqlite://")
-_MEMORY = ":memory:"
+_MEMORY = MEMORY
 
 
 def sqlite_path(db_url: str) -> str:
@@ -99,24 +100,12 @@ def sqlite_path(db_url: str) -> str:
     """
     if not isinstance(db_url, str):
         raise ConfigurationError(f"db_url must be a string, got {type(db_url).__name__}")
-    if db_url == _MEMORY:
-        return _MEMORY
-    for prefix in _URL_PREFIXES:
-        if db_url.startswith(prefix):
-            rest = db_url[len(prefix) :]
-            if "?" in rest:
-                raise ConfigurationError(
-                    f"db_url {db_url!r}: query options are not supported; "
-                    f"give a plain 'sqlite:///path/to/records.db'"
-                )
-            if rest in ("", "/", "/" + _MEMORY):
-                return _MEMORY
-            if rest.startswith("/"):
-                return rest[1:]  # sqlite:///a.db -> a.db, sqlite:////abs -> /abs
-    raise ConfigurationError(
-        f"db_url {db_url!r} is not supported: SQLRecordManager stores records with the "
-        f"standard library's sqlite3; give 'sqlite:///path/to/records.db' or ':memory:'"
-    )
+    if db_url != _MEMORY and not db_url.startswith(_URL_PREFIXES):
+        raise ConfigurationError(
+            f"db_url {db_url!r} is not supported: SQLRecordManager stores records with the "
+            f"standard library's sqlite3; give 'sqlite:///path/to/records.db' or ':memory:'"
+        )
+    return database_path(db_url, what="db_url")
 
 
 class SQLRecordManager(RecordManager):

@@ -430,8 +430,8 @@ class FolderWriter:
             if stored is not None and settings[name] != stored:
                 changes.append(
                     f"{name.replace('_', ' ')} changes from {stored} to {settings[name]} "
-                    f"(recorded in {MANIFEST_FILE}): the chunks of the files given are "
-                    f"split again and re-embedded"
+                    f"(recorded in {MANIFEST_FILE}): the files given are split again, and "
+                    f"the chunks that change are re-embedded"
                 )
         kept = list(previous.artifacts) if previous else []
         keep = previous is not None and same_vectors_names(embedding, previous.embedding)
