@@ -43,20 +43,20 @@ source split over several batches is not deleted and re-added on an unchanged re
 is taken from it, every earlier batch is stored, recorded and (incremental) cleaned up.
 
 ``index`` and ``aindex`` share one implementation: a generator of the calls to make
-(:class:`_Call`), driven by a sync and an async runner (the ``Operation`` pattern of
-``ragline.core._redis``).
+(``ragline.core._drive`` effects) run by that module's sync and async drivers.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Generator, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
 from ragline.core import ConfigurationError, Document, InvalidInputError
 from ragline.core._checks import check_choice, check_positive_int
+from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.indexing.base import RecordManager
 
 __all__ = ["CLEANUP_MODES", "KEY_ENCODERS", "IndexingResult", "aindex", "hash_document", "index"]
@@ -211,6 +211,8 @@ class _Run:
         self.key_encoder = key_encoder
         self.result = IndexingResult(num_added=0, num_updated=0, num_skipped=0, num_deleted=0)
         self._carried: list[str] = []  # incremental: sources the last batch ended inside
+        # the next batch of documents (None when done), as the driver reads them
+        self.next_batch: Callable[[], Effect] = lambda: Effect(lambda: None, None)
 
     def prepare(self, batch: list[Any], first_position: int) -> _Prepared:
         """Check, hash and de-duplicate one batch (raises before anything is written)."""
@@ -286,23 +288,13 @@ class _Run:
         return [source for source in seen if source != last]
 
 
-@dataclass(frozen=True)
-class _Call:
-    """One method call the indexing steps need: the sync driver calls ``target.name``,
-    the async driver awaits ``target.a<name>`` (every method used has that twin)."""
-
-    target: object
-    name: str
-    args: tuple[object, ...] = ()
-    kwargs: dict[str, object] = field(default_factory=dict)
+Steps = Operation[IndexingResult]
 
 
-class _NextBatch:
-    """Ask the driver for the next batch of documents (None when the source is done)."""
-
-
-NEXT_BATCH = _NextBatch()
-Steps = Generator["_Call | _NextBatch", Any, IndexingResult]
+def _call(target: object, name: str, *args: object, **kwargs: object) -> Effect:
+    """``target.name(...)`` in the sync driver, ``await target.a<name>(...)`` in the async
+    one (every method the steps use has that twin; a sync-only store runs inline)."""
+    return Effect(getattr(target, name), getattr(target, "a" + name, None), *args, **kwargs)
 
 
 def _steps(run: _Run) -> Steps:
@@ -310,23 +302,20 @@ def _steps(run: _Run) -> Steps:
     records, store = run.record_manager, run.vector_store
     if run.intents:
         yield from _recover(run)
-    started = yield _Call(records, "get_time")
+    started = yield _call(records, "get_time")
     seen_sources: dict[str, None] = {}
     position = 0
-    while (batch := (yield NEXT_BATCH)) is not None:
+    while (batch := (yield run.next_batch())) is not None:
         prepared = run.prepare(batch, position)
         position += len(batch)
-        writes = run.select(prepared, (yield _Call(records, "exists", (prepared.keys,))))
+        writes = run.select(prepared, (yield _call(records, "exists", prepared.keys)))
         if writes.documents:
             ids = writes.ids
             if run.intents:
                 yield _mark(records, ids, writes.sources, "add")
-            yield _Call(store, "add_documents", (writes.documents,), {"ids": ids})
-        yield _Call(
-            records,
-            "update",
-            (prepared.keys,),
-            {"group_ids": prepared.sources, "time_at_least": started},
+            yield _call(store, "add_documents", writes.documents, ids=ids)
+        yield _call(
+            records, "update", prepared.keys, group_ids=prepared.sources, time_at_least=started
         )
         if run.cleanup == "incremental":
             yield from _delete_stale(run, started, run.sources_to_clean(prepared))
@@ -341,8 +330,8 @@ def _steps(run: _Run) -> Steps:
     return run.result
 
 
-def _mark(records: RecordManager, keys: list[str], groups: list[str | None], op: str) -> _Call:
-    return _Call(records, "mark_pending", (keys,), {"group_ids": groups, "operation": op})
+def _mark(records: RecordManager, keys: list[str], groups: list[str | None], op: str) -> Effect:
+    return _call(records, "mark_pending", keys, group_ids=groups, operation=op)
 
 
 def _delete_stale(run: _Run, started: float, sources: list[str] | None) -> Steps:
@@ -351,16 +340,18 @@ def _delete_stale(run: _Run, started: float, sources: list[str] | None) -> Steps
         return run.result
     records, store = run.record_manager, run.vector_store
     while keys := (
-        yield _Call(
+        yield _call(
             records,
             "list_keys",
-            kwargs={"before": started, "group_ids": sources, "limit": run.cleanup_batch_size},
+            before=started,
+            group_ids=sources,
+            limit=run.cleanup_batch_size,
         )
     ):
         if run.intents:
             yield _mark(records, keys, [None] * len(keys), "delete")
-        yield _Call(store, "delete", (keys,))  # the store first: a failure leaves the records
-        yield _Call(records, "delete_keys", (keys,))
+        yield _call(store, "delete", keys)  # the store first: a failure leaves the records
+        yield _call(records, "delete_keys", keys)
         run.result["num_deleted"] += len(keys)
     return run.result
 
@@ -368,67 +359,36 @@ def _delete_stale(run: _Run, started: float, sources: list[str] | None) -> Steps
 def _recover(run: _Run) -> Steps:
     """Finish the writes a stopped run left pending (see the module docstring)."""
     records, store = run.record_manager, run.vector_store
-    while pending := (
-        yield _Call(records, "list_pending", kwargs={"limit": run.cleanup_batch_size})
-    ):
+    while pending := (yield _call(records, "list_pending", limit=run.cleanup_batch_size)):
         adds = [write for write in pending if write.operation == "add"]
         deletes = [write.key for write in pending if write.operation == "delete"]
         if adds and not run.can_look_up:
             deletes.extend(write.key for write in adds)
             adds = []
         if adds:
-            found = yield _Call(store, "get_by_ids", ([write.key for write in adds],))
+            found = yield _call(store, "get_by_ids", [write.key for write in adds])
             held = {document.id for document in found}
             stored = [write for write in adds if write.key in held]
             if stored:
-                yield _Call(
+                yield _call(
                     records,
                     "update",
-                    ([write.key for write in stored],),
-                    {"group_ids": [write.group_id for write in stored]},
+                    [write.key for write in stored],
+                    group_ids=[write.group_id for write in stored],
                 )
             missing = [write.key for write in adds if write.key not in held]
             if missing:
-                yield _Call(records, "delete_keys", (missing,))
+                yield _call(records, "delete_keys", missing)
         if deletes:
             if run.can_delete:
-                yield _Call(store, "delete", (deletes,))
-            yield _Call(records, "delete_keys", (deletes,))
+                yield _call(store, "delete", deletes)
+            yield _call(records, "delete_keys", deletes)
             run.result["num_deleted"] += len(deletes)
     return run.result
 
 
-def _drive(steps: Steps, batches: Iterator[list[Any]]) -> IndexingResult:
-    """Run the steps with sync calls."""
-    reply: Any = None
-    try:
-        while True:
-            request = steps.send(reply)
-            if isinstance(request, _NextBatch):
-                reply = next(batches, None)
-            else:
-                reply = getattr(request.target, request.name)(*request.args, **request.kwargs)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-    finally:
-        steps.close()
-
-
-async def _adrive(steps: Steps, batches: AsyncIterator[list[Any]]) -> IndexingResult:
-    """Run the steps with async calls (``a<name>``)."""
-    reply: Any = None
-    try:
-        while True:
-            request = steps.send(reply)
-            if isinstance(request, _NextBatch):
-                reply = await anext(batches, None)
-            else:
-                method = getattr(request.target, "a" + request.name)
-                reply = await method(*request.args, **request.kwargs)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-    finally:
-        steps.close()
+def _no_sync(*args: object) -> None:
+    raise AssertionError("an async batch source is read by the async driver only")
 
 
 def _batches(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -542,7 +502,9 @@ def index(
         source_id_key=source_id_key, cleanup_batch_size=cleanup_batch_size,
         force_update=force_update, key_encoder=key_encoder, is_async=False,
     )  # fmt: skip
-    return _drive(_steps(run), _batches(_documents_of(docs_source), batch_size))
+    batches = _batches(_documents_of(docs_source), batch_size)
+    run.next_batch = lambda: Effect(next, None, batches, None)
+    return drive(_steps(run))
 
 
 async def aindex(
@@ -576,4 +538,6 @@ async def aindex(
         source_id_key=source_id_key, cleanup_batch_size=cleanup_batch_size,
         force_update=force_update, key_encoder=key_encoder, is_async=True,
     )  # fmt: skip
-    return await _adrive(_steps(run), _abatches(_adocuments_of(docs_source), batch_size))
+    batches = _abatches(_adocuments_of(docs_source), batch_size)
+    run.next_batch = lambda: Effect(_no_sync, anext, batches, None)
+    return await adrive(_steps(run))
