@@ -14,6 +14,10 @@
     ragline chat --store DIR [--session NAME] [-k N] [--model NAME]
     ragline eval --store DIR --queries QUERIES --qrels QRELS [--search-type TYPE]... [-k N]
                           [--depth N] [--id-key KEY] [--per-query FILE] [--runs DIR] [--json]
+    ragline serve --store DIR [--chain stuff|map_reduce|refine|map_rerank]
+                          [--host 127.0.0.1] [--port 8000] [--model NAME] [-k N]
+                          [--cors-origin ORIGIN]
+    ragline query|ask|chat ... --server URL     (or $RAGLINE_SERVER): ask a running server
     ragline --version
 
 The store folder (``ragline.store_folder``) does the work; this module parses arguments
@@ -65,6 +69,34 @@ class CommandError(RaglineError):
     """A command-line usage problem, reported as one line."""
 
 
+class LazyChoices:
+    """argparse ``choices`` read from the library on first use (a check or ``--help``),
+    so building the parser imports neither the embeddings nor the chains: ``ragline
+    query --server`` costs milliseconds. Give the option a ``metavar`` (argparse builds
+    one from the choices otherwise) and list them in its help with ``%(choices)s``."""
+
+    def __init__(self, load: Callable[[], Sequence[str]]) -> None:
+        self._load = load
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._load()
+
+
+def _embedding_names() -> Sequence[str]:
+    from ragline.store_folder import embedding_names
+
+    return embedding_names()
+
+
+def _chain_types() -> Sequence[str]:
+    from ragline.chains import CHAIN_TYPES
+
+    return list(CHAIN_TYPES)
+
+
 def _note(args: argparse.Namespace, message: str) -> None:
     """A progress line on stderr (not with ``--quiet``)."""
     if not args.quiet:
@@ -80,8 +112,6 @@ def _warn(message: str) -> None:
 
 
 def add_index_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ragline.store_folder import embedding_names
-
     index = commands.add_parser("index", help="load, split, embed and save a FAISS store")
     index.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to index")
     index.add_argument("--store", required=True, help="folder to write the store to")
@@ -94,9 +124,11 @@ def add_index_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
     )
     index.add_argument(
         "--embedding",
-        choices=embedding_names(),
+        choices=LazyChoices(_embedding_names),
+        metavar="NAME",
         default=None,
-        help="default: what the store was built with, else minilm (ONNX Runtime when the "
+        help="%(choices)s; default: what the store was built with, else minilm (ONNX Runtime "
+        "when the "
         "onnx extra is installed, else torch; minilm-torch: always torch)",
     )
     index.add_argument(
@@ -219,14 +251,22 @@ def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
 
 def add_search_options(sub: argparse.ArgumentParser) -> None:
     """The options every command that retrieves from a store takes."""
-    from ragline.store_folder import embedding_names
-
-    sub.add_argument("--store", required=True, help="folder written by 'ragline index'")
+    sub.add_argument(
+        "--store", default=None, help="folder written by 'ragline index' (or give --server)"
+    )
+    sub.add_argument(
+        "--server",
+        default=None,
+        metavar="URL",
+        help="ask a running 'ragline serve' at URL instead of loading the store "
+        "(default without --store: $RAGLINE_SERVER)",
+    )
     sub.add_argument(
         "--embedding",
-        choices=embedding_names(),
+        choices=LazyChoices(_embedding_names),
+        metavar="NAME",
         default=None,
-        help="embed the query with this (default: what the store was built with); "
+        help="embed the query with this (%(choices)s; default: what the store was built with); "
         "it must give the same vectors",
     )
     sub.add_argument("-k", type=int, default=4, help="how many chunks to retrieve (default: 4)")
@@ -383,8 +423,12 @@ def add_query_command(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 
 def command_query(args: argparse.Namespace) -> int:
-    retriever, embedding = folder_retriever(args)
-    documents = retriever.invoke(args.text)
+    server = server_url(args)
+    if server is not None:
+        documents, embedding = remote_search(server, args.text, args)
+    else:
+        retriever, embedding = folder_retriever(args)
+        documents = retriever.invoke(args.text)
     results = [(document, document.metadata.pop("relevance_score", None)) for document in documents]
     if args.json:
         rows = [
@@ -419,12 +463,16 @@ def command_query(args: argparse.Namespace) -> int:
 
 
 def add_ask_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ragline.chains import CHAIN_TYPES
-
     ask = commands.add_parser("ask", help="answer a question with a chat model over the store")
     ask.add_argument("question")
     add_search_options(ask)
-    ask.add_argument("--chain", choices=list(CHAIN_TYPES), default="stuff")
+    ask.add_argument(
+        "--chain",
+        choices=LazyChoices(_chain_types),
+        default="stuff",
+        metavar="TYPE",
+        help="%(choices)s (default: stuff)",
+    )
     ask.add_argument("--model", default=os.environ.get("RAGLINE_MODEL", "gpt-4o-mini"))
     ask.add_argument(
         "--agent",
@@ -442,6 +490,9 @@ def add_ask_command(commands: argparse._SubParsersAction[argparse.ArgumentParser
 
 
 def command_ask(args: argparse.Namespace) -> int:
+    server = server_url(args)
+    if server is not None:
+        return remote_ask(server, args)
     from ragline.chains import create_documents_chain, create_retrieval_chain
 
     retriever, _ = folder_retriever(args)
@@ -466,18 +517,22 @@ def command_ask(args: argparse.Namespace) -> int:
     chain = create_retrieval_chain(
         retriever, create_documents_chain(model, args.chain, question_key="input")
     )
-    sources: list[Document] = []
-    for chunk in chain.stream({"input": args.question}):
-        if "context" in chunk:
-            sources = chunk["context"]
-        if "answer" in chunk:
-            print(chunk["answer"], end="", flush=True)
-    print()
-    if sources:
-        print("\nsources:")
-        for rank, document in enumerate(sources, 1):
-            print(f"  [{rank}] {location(document)}")
+    print_answer(chain.stream({"input": args.question}))
     return 0
+
+
+def print_answer(chunks: Iterator[Any], *, heading: str | None = "\nsources:") -> None:
+    """Print the ``answer`` pieces of a retrieval chain's streamed chunks as they come,
+    then the sources (under ``heading``, if any)."""
+    sources: list[Document] = []
+    for chunk in chunks:
+        sources = chunk.get("context", sources)
+        print(chunk.get("answer", ""), end="", flush=True)
+    print()
+    if sources and heading is not None:
+        print(heading)
+    for rank, document in enumerate(sources, 1):
+        print(f"  [{rank}] {location(document)}")
 
 
 AGENT_INSTRUCTIONS = (
@@ -559,6 +614,9 @@ def command_chat(args: argparse.Namespace) -> int:
     """Questions from stdin, one per line; answers streamed with their sources. The
     conversation is kept in the store folder (``chat.sqlite``), so it resumes; ``/reset``
     forgets it, ``/exit`` (or end of input) ends the chat."""
+    server = server_url(args)
+    if server is not None:
+        return remote_chat(server, args)
     from ragline.chains import create_conversational_retrieval_chain
     from ragline.memory import SQLChatMessageHistory
     from ragline.store_folder import StoreFolder
@@ -613,13 +671,167 @@ def _questions() -> Iterator[str]:
 
 
 def _chat_turn(chain: Any, question: str, session: str) -> None:
-    sources: list[Document] = []
-    for chunk in chain.stream({"input": question}, {"configurable": {"session_id": session}}):
-        sources = chunk.get("context", sources)
-        print(chunk.get("answer", ""), end="", flush=True)
-    print()
-    for rank, document in enumerate(sources, 1):
-        print(f"  [{rank}] {location(document)}")
+    config = {"configurable": {"session_id": session}}
+    print_answer(chain.stream({"input": question}, config), heading=None)
+
+
+# ---------------------------------------------------------------- serve and --server
+
+
+def add_serve_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = commands.add_parser(
+        "serve", help="serve the store over HTTP: search, answers, chat and a web page"
+    )
+    serve.add_argument("--store", required=True, help="folder written by 'ragline index'")
+    serve.add_argument(
+        "--chain",
+        choices=LazyChoices(_chain_types),
+        default="stuff",
+        metavar="TYPE",
+        help="%(choices)s (default: stuff)",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    serve.add_argument("--model", default=os.environ.get("RAGLINE_MODEL", "gpt-4o-mini"))
+    serve.add_argument(
+        "--embedding",
+        choices=LazyChoices(_embedding_names),
+        metavar="NAME",
+        default=None,
+        help="%(choices)s (default: the store's)",
+    )
+    serve.add_argument("-k", type=int, default=4, help="passages per answer (default: 4)")
+    serve.add_argument(
+        "--cors-origin",
+        action="append",
+        default=None,
+        metavar="ORIGIN",
+        help="let pages from ORIGIN call the API (repeatable; default: none)",
+    )
+    serve.set_defaults(handler=command_serve)
+
+
+def command_serve(args: argparse.Namespace) -> int:
+    """Load the store and the embedding model once, then serve until interrupted. The
+    API key, if any, comes from $RAGLINE_API_KEY (never the command line)."""
+    from ragline.serve import create_store_app, run_server
+
+    model = None
+    if os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"):
+        from ragline.chat_models import ChatOpenAI
+
+        model = ChatOpenAI(model=args.model, temperature=0)
+    else:
+        _warn("no chat model configured (set OPENAI_BASE_URL and/or OPENAI_API_KEY): "
+              "/ask and /chat answer 503, /retrieve works")  # fmt: skip
+    from ragline.store_folder import StoreFolder
+
+    api_key = os.environ.get("RAGLINE_API_KEY") or None
+    embedding = StoreFolder(args.store).read_manifest().embedding
+    app = create_store_app(
+        args.store,
+        model=model,
+        chain_type=args.chain,
+        embedding=args.embedding,
+        k=args.k,
+        score_threshold=DEFAULT_SCORE_THRESHOLDS.get(embedding, FALLBACK_SCORE_THRESHOLD),
+        api_key=api_key,
+        cors_origins=args.cors_origin,
+    )
+    _note(args, f"serving {args.store} on http://{args.host}:{args.port}/ "
+                f"(API key {'required' if api_key else 'off'}); Ctrl-C stops")  # fmt: skip
+    run_server(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def server_url(args: argparse.Namespace) -> str | None:
+    """The server a retrieving command asks: ``--server``, else ``$RAGLINE_SERVER`` when
+    no ``--store`` is given; None means the local store."""
+    if args.server:
+        if args.store:
+            raise CommandError("give --store or --server, not both")
+        url = args.server
+    elif args.store:
+        return None
+    else:
+        url = os.environ.get("RAGLINE_SERVER")
+        if not url:
+            raise CommandError("--store DIR is required (or --server URL, or set RAGLINE_SERVER)")
+    if args.embedding:
+        raise CommandError("--embedding goes with --store; a server embeds with its own")
+    return url.rstrip("/")
+
+
+def _server_headers() -> dict[str, str]:
+    key = os.environ.get("RAGLINE_API_KEY")
+    return {"X-API-Key": key} if key else {}
+
+
+def _search_request(
+    server: str, args: argparse.Namespace, **query: str
+) -> tuple[dict[str, Any], str]:
+    """The search options as a request to the server, and the server's embedding name
+    (which decides the default score threshold, as the store's does locally)."""
+    from ragline.serve._light import get
+
+    if args.source:
+        raise CommandError("--source goes with --store (use --filter with --server)")
+    embedding = str(get(f"{server}/healthz", headers=_server_headers())["embedding"])
+    request = {**query, "search_type": args.search_type, **search_kwargs(args, embedding)}
+    return request, embedding
+
+
+def remote_search(server: str, text: str, args: argparse.Namespace) -> tuple[list[Document], str]:
+    """``query --server``: the documents the server's /retrieve finds (each with its
+    relevance in ``metadata["relevance_score"]``), and the server's embedding name."""
+    from ragline.serve._light import post
+
+    request, embedding = _search_request(server, args, query=text)
+    answer = post(f"{server}/retrieve/invoke", {"input": request}, headers=_server_headers())
+    return list(answer["output"]), embedding
+
+
+def remote_ask(server: str, args: argparse.Namespace) -> int:
+    """``ask --server``: the server's /ask, streamed (its model and chain answer)."""
+    from ragline.serve._light import stream
+
+    if args.agent:
+        raise CommandError("--agent runs on the local store; it does not go with --server")
+    request, _ = _search_request(server, args, input=args.question)
+    try:
+        print_answer(stream(f"{server}/ask/stream", {"input": request}, headers=_server_headers()))
+    except RaglineError as err:
+        if getattr(err, "status_code", None) != 503:
+            raise
+        print(f"{err}; showing the retrieved passages instead", file=sys.stderr)
+        documents, _ = remote_search(server, args.question, args)
+        for rank, document in enumerate(documents, 1):
+            print(f"[{rank}] {location(document)}")
+            print(indent(document.page_content, args.width))
+            print()
+    return 0
+
+
+def remote_chat(server: str, args: argparse.Namespace) -> int:
+    """``chat --server``: each line a turn of the server's /chat for ``--session``."""
+    from ragline.serve._light import stream
+
+    config = {"configurable": {"session_id": args.session}}
+    failed = False
+    for line in _questions():
+        if line in ("/exit", "/quit"):
+            break
+        if line == "/reset":
+            print("(/reset needs the local store; start another --session instead)")
+            continue
+        try:
+            request = {"input": {"input": line}, "config": config}
+            chunks = stream(f"{server}/chat/stream", request, headers=_server_headers())
+            print_answer(chunks, heading=None)
+        except RaglineError as err:
+            print(f"ragline: error: {err}", file=sys.stderr)
+            failed = True
+    return 2 if failed else 0
 
 
 # ---------------------------------------------------------------- eval
@@ -709,6 +921,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], N
     add_ask_command,
     add_chat_command,
     add_eval_command,
+    add_serve_command,
 ]
 """One function per sub-command: adds its parser, with ``handler`` set to what it runs."""
 

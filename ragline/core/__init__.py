@@ -16,6 +16,8 @@ _EXPORTS = {
     "ConfigurationError": ".exceptions",
     "MissingDependencyError": ".exceptions",
     "StoreConnectionError": ".exceptions",
+    "ServerError": ".exceptions",
+    "ServerTimeoutError": ".exceptions",
     "PersistenceError": ".exceptions",
     "StoreLockedError": ".exceptions",
     "IndexingInterrupted": ".exceptions",

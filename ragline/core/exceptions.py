@@ -13,6 +13,8 @@ Each specific error also subclasses the built-in a user would already catch, so
     ├── ConfigurationError (ValueError)      unknown configurable id, search_type, chain_type ...
     ├── MissingDependencyError (ImportError) an optional package is not installed; names the extra
     ├── StoreConnectionError (ConnectionError)  a backend server cannot be reached; names the URL
+    ├── ServerError (RuntimeError)           a server (ragline serve, LangServe) answered an error
+    ├── ServerTimeoutError (TimeoutError)    a server did not answer in time; names the URL
     ├── PersistenceError (OSError)           a saved store is missing, truncated or newer
     ├── StoreLockedError (TimeoutError)      another process is writing the store folder; names it
     ├── IndexingInterrupted                  an index run was asked to stop; what was kept is saved
@@ -43,6 +45,8 @@ __all__ = [
     "PersistenceError",
     "RaglineError",
     "RecursionLimitError",
+    "ServerError",
+    "ServerTimeoutError",
     "StoreConnectionError",
     "StoreLockedError",
     "ToolException",
@@ -132,6 +136,26 @@ class MissingDependencyError(RaglineError, ImportError):
 
 class StoreConnectionError(RaglineError, ConnectionError):
     """A backend server (Redis, an HTTP endpoint) cannot be reached."""
+
+
+class ServerError(RaglineError, RuntimeError):
+    """A server (``ragline serve``, LangServe, any ``add_routes`` app) answered a request
+    with an error; the message is the server's.
+
+    Attributes:
+        status_code: the HTTP status (422: the input did not fit the runnable's schema;
+            401: a wrong or missing API key; 500: the runnable raised).
+        url: the URL that answered.
+    """
+
+    def __init__(self, message: str, *, status_code: int, url: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.url = url
+
+
+class ServerTimeoutError(RaglineError, TimeoutError):
+    """A server did not answer within the client's timeout; the message names the URL."""
 
 
 class PersistenceError(RaglineError, OSError):

@@ -198,6 +198,9 @@ def _union(options: list[Callable[[Any, str], Any]]) -> Callable[[Any, str], Any
                 continue
         if value is not None:  # "expected null" says nothing about a value that is not None
             failures = [f for f in failures if not f.problem.startswith("expected null")]
+        # an option that failed below the value (a key, an item) fits its shape: its
+        # problem is the one to report, not the other options' "expected a string"
+        failures = [f for f in failures if f.path != path] or failures
         if len(failures) == 1:
             raise failures[0]
         raise Invalid(path, " or ".join(dict.fromkeys(f.problem for f in failures)))

@@ -1,0 +1,339 @@
+"""``create_store_app``: what ``ragline serve`` runs for a store folder.
+
+The folder's store, its embedding model and its keyword index are loaded once; then::
+
+    POST /retrieve/...   FolderSearch: similarity, mmr, similarity_score_threshold,
+                         bm25, hybrid; filters; each document's relevance in
+                         metadata["relevance_score"]
+    POST /ask/...        the retrieval chain (stuff, map_reduce, refine, map_rerank):
+                         {"input": question, ...search options} -> input, context, answer
+    POST /chat/...       the conversation: create_conversational_retrieval_chain, kept
+                         per session in the folder's chat.sqlite; config
+                         {"configurable": {"session_id": ...}}
+    GET  /healthz        the store, the model, what is served
+    GET  /               the web page (search box, chat panel with streamed answers)
+
+every runnable route through :func:`~ragline.serve.add_routes`. Without a chat model,
+``/ask`` and ``/chat`` answer 503 with a message that says how to configure one, and
+the page still searches.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from typing import Any
+
+from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
+from ragline.core._checks import check_choice, check_positive_int, check_unit_interval
+from ragline.core._optional import require
+from ragline.serve._app import create_app
+from ragline.serve._routes import DEFAULT_MAX_REQUEST_BYTES, add_routes
+
+__all__ = ["NO_MODEL_MESSAGE", "FolderSearch", "create_store_app"]
+
+SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold", "bm25", "hybrid")
+NO_MODEL_MESSAGE = (
+    "no chat model configured: start 'ragline serve' with OPENAI_BASE_URL and/or "
+    "OPENAI_API_KEY set (model: --model or RAGLINE_MODEL); /retrieve still works"
+)
+_STATIC = {"app.js": "text/javascript", "app.css": "text/css"}
+
+
+class FolderSearch(Runnable[Any, list[Document]]):
+    """Search a loaded store folder; the runnable behind ``/retrieve``.
+
+    The input is a query string, or a dict with the query (``"query"`` or ``"input"``)
+    and options: ``k``, ``search_type``, ``filter``, ``score_threshold`` (for
+    ``similarity_score_threshold``, default 0.5), ``fetch_k`` and ``lambda_mult`` (for
+    ``mmr``). Documents come back best first, each with its score in
+    ``metadata["relevance_score"]``: the store's relevance in [0, 1] (also for MMR,
+    which ranks by relevance and diversity), BM25's score, or the hybrid's fused score.
+
+    Args:
+        store: the folder's vector store.
+        keyword: the folder's BM25 retriever (``bm25`` and ``hybrid`` need it).
+        k: results when the input does not say.
+        search_type: the search type when the input does not say.
+        score_threshold: ``similarity_score_threshold``'s threshold when the input
+            does not say.
+
+    Raises:
+        InvalidInputError: (when invoked) an unknown option, search type or a bad value.
+    """
+
+    OPTIONS = ("k", "search_type", "filter", "score_threshold", "fetch_k", "lambda_mult")
+
+    def __init__(
+        self,
+        store: Any,
+        keyword: Any = None,
+        *,
+        k: int = 4,
+        search_type: str = "similarity",
+        score_threshold: float = 0.5,
+    ) -> None:
+        self.store = store
+        self.keyword = keyword
+        self.k = check_positive_int("k", k)
+        self.score_threshold = check_unit_interval("score_threshold", score_threshold)
+        self.search_type = check_choice("search_type", search_type, self.search_types)
+        self.name = "retrieve"
+
+    @property
+    def search_types(self) -> tuple[str, ...]:
+        """The search types this folder offers (``bm25`` and ``hybrid`` need a keyword
+        index)."""
+        return SEARCH_TYPES if self.keyword is not None else SEARCH_TYPES[:3]
+
+    def invoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(self._search, input, config, run_type="retriever")  # type: ignore[no-any-return]
+
+    def _search(self, input: Any) -> list[Document]:
+        query, options = self._parse(input)
+        kind = options.pop("search_type", self.search_type)
+        if kind == "similarity_score_threshold":
+            options.setdefault("score_threshold", self.score_threshold)
+        kwargs = {"k": self.k, **options}
+        if kind in ("bm25", "hybrid"):
+            return self._keyword_search(kind, query, kwargs)
+        retriever = self.store.as_retriever(
+            search_type=kind, search_kwargs=kwargs, score_key="relevance_score"
+        )
+        return retriever.invoke(query)  # type: ignore[no-any-return]
+
+    def _keyword_search(self, kind: str, query: str, kwargs: dict[str, Any]) -> list[Document]:
+        from ragline.retrievers import BM25Retriever, HybridRetriever
+
+        allowed = ("k", "filter") if kind == "bm25" else ("k", "filter", "fetch_k")
+        unknown = sorted(key for key in kwargs if key not in allowed)
+        if unknown:
+            raise InvalidInputError(
+                f"search option(s) {', '.join(map(repr, unknown))} do not go with search_type "
+                f"{kind!r}; it takes {', '.join(map(repr, allowed))}"
+            )
+        keyword, k, where = self.keyword, kwargs["k"], kwargs.get("filter")
+        if kind == "bm25":
+            bm25 = BM25Retriever(
+                keyword.vectorizer,
+                keyword.docs,
+                k=k,
+                preprocess_func=keyword.preprocess_func,
+                filter=where,
+                score_key="relevance_score",
+            )
+            return bm25.invoke(query)
+        hybrid = HybridRetriever(self.store, keyword, k=k, fetch_k=kwargs.get("fetch_k"),
+                                 filter=where)  # fmt: skip
+        return hybrid.invoke(query)
+
+    def _parse(self, input: Any) -> tuple[str, dict[str, Any]]:
+        if isinstance(input, str):
+            return input, {}
+        if not isinstance(input, Mapping):
+            raise InvalidInputError(
+                f"the search input is a query string or a dict, got {type(input).__name__}"
+            )
+        query = input.get("query", input.get("input"))
+        if not isinstance(query, str):
+            raise InvalidInputError("the search input needs a 'query' (or 'input') string")
+        options = {key: value for key, value in input.items() if key not in ("query", "input")}
+        unknown = sorted(key for key in options if key not in self.OPTIONS)
+        if unknown:
+            raise InvalidInputError(
+                f"unknown search option(s) {', '.join(map(repr, unknown))}; the options are "
+                f"{', '.join(map(repr, self.OPTIONS))}"
+            )
+        if "k" in options:
+            options["k"] = check_positive_int("k", options["k"])
+        if "fetch_k" in options:
+            options["fetch_k"] = check_positive_int("fetch_k", options["fetch_k"])
+        for name in ("score_threshold", "lambda_mult"):
+            if name in options:
+                options[name] = check_unit_interval(name, options[name])
+        if "search_type" in options:
+            check_choice("search_type", options["search_type"], self.search_types)
+        return query, options
+
+
+def search_input_schema(
+    search_types: Sequence[str], *, query_keys: Sequence[str]
+) -> dict[str, Any]:
+    """JSON Schema of a search request: a string, or an object with the query and the
+    search options."""
+    properties: dict[str, Any] = {key: {"type": "string"} for key in query_keys}
+    properties.update(
+        {
+            "k": {"type": "integer", "minimum": 1},
+            "search_type": {"enum": list(search_types)},
+            "filter": {"type": "object"},
+            "score_threshold": {"type": "number", "minimum": 0, "maximum": 1},
+            "fetch_k": {"type": "integer", "minimum": 1},
+            "lambda_mult": {"type": "number", "minimum": 0, "maximum": 1},
+        }
+    )
+    request = {"type": "object", "properties": properties, "additionalProperties": False}
+    return {"title": "SearchInput", "anyOf": [{"type": "string"}, request]}
+
+
+def _keyword_retriever(folder: Any, store: Any) -> Any:
+    """The folder's BM25 retriever over the already loaded store, or None when the
+    folder cannot give one (the page then offers the store's search types only)."""
+    try:
+        return folder.as_retriever(
+            search_type="bm25", search_kwargs={"k": 4}, embeddings=store.embeddings
+        )
+    except (ImportError, OSError, ValueError):
+        return None
+
+
+def create_store_app(
+    folder: str | os.PathLike[str],
+    *,
+    model: Runnable[Any, Any] | None = None,
+    chain_type: str = "stuff",
+    embedding: str | None = None,
+    k: int = 4,
+    score_threshold: float = 0.5,
+    search_threads: int | None = 1,
+    api_key: str | None = None,
+    cors_origins: Sequence[str] | None = None,
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+) -> Any:
+    """The ``ragline serve`` application for one store folder.
+
+    Args:
+        folder: a folder written by ``ragline index``.
+        model: the chat model ``/ask`` and ``/chat`` answer with; ``None``: those
+            routes answer 503 saying how to configure one.
+        chain_type: ``"stuff"``, ``"map_reduce"``, ``"refine"`` or ``"map_rerank"``.
+        embedding: embed queries with this embedding name (default: the folder's).
+        k: passages retrieved when a request does not say.
+        score_threshold: ``similarity_score_threshold``'s default threshold.
+        search_threads: threads FAISS uses for one search (it is process-wide). 1, the
+            default, lets concurrent requests run side by side instead of each one
+            spreading over every core (on a busy 2-core machine a 10,000-chunk search
+            took 14 ms on one thread and 120-140 ms on two); None keeps FAISS's own.
+        api_key: every API request must carry it (``X-API-Key``); the page asks for it.
+        cors_origins: origins allowed to call the API from their pages (default: none).
+        max_request_bytes: larger requests are refused with 413.
+
+    Raises:
+        PersistenceError: no store in ``folder``.
+        ConfigurationError: an unknown chain type or embedding.
+
+    Example:
+        >>> app = create_store_app("my-store")  # doctest: +SKIP
+        >>> run_server(app, port=8000)  # doctest: +SKIP
+    """
+    from ragline.chains import (
+        CHAIN_TYPES,
+        create_conversational_retrieval_chain,
+        create_documents_chain,
+        create_retrieval_chain,
+    )
+    from ragline.memory import SQLChatMessageHistory
+    from ragline.store_folder import StoreFolder
+
+    check_choice("chain_type", chain_type, CHAIN_TYPES)
+    if search_threads is not None:
+        faiss = require("faiss", "faiss", package="faiss-cpu")
+        faiss.omp_set_num_threads(check_positive_int("search_threads", search_threads))
+    store_folder = StoreFolder(folder)
+    manifest = store_folder.read_manifest()
+    store = store_folder.open_store(embedding=embedding)
+    search = FolderSearch(
+        store, _keyword_retriever(store_folder, store), k=k, score_threshold=score_threshold
+    )
+    app = create_app(title=f"ragline: {store_folder.path.name}", cors_origins=cors_origins)
+
+    def route(runnable: Runnable[Any, Any], path: str, schema: dict[str, Any]) -> None:
+        add_routes(app, runnable, path=path, input_schema=schema, api_key=api_key,
+                   max_request_bytes=max_request_bytes)  # fmt: skip
+
+    retrieve_schema = search_input_schema(search.search_types, query_keys=("query", "input"))
+    route(search, "/retrieve", retrieve_schema)
+
+    ask_schema = search_input_schema(search.search_types, query_keys=("input",))["anyOf"][1]
+    ask_schema = {**ask_schema, "title": "AskInput", "required": ["input"]}
+    if model is None:
+        for path in ("/ask", "/chat"):
+            _unavailable(app, path, NO_MODEL_MESSAGE)
+    else:
+        documents_chain = create_documents_chain(model, chain_type, question_key="input")
+        ask = create_retrieval_chain(search, documents_chain)
+        route(ask, "/ask", ask_schema)
+        chat_path = store_folder.chat_history_path
+        chat = create_conversational_retrieval_chain(
+            model,
+            search,
+            lambda session_id: SQLChatMessageHistory(session_id, connection=chat_path),
+        )
+        chat_schema = {
+            "title": "ChatInput",
+            "type": "object",
+            "properties": {"input": {"type": "string"}},
+            "required": ["input"],
+        }
+        route(chat, "/chat", chat_schema)
+
+    health = {
+        "status": "ok",
+        "store": str(store_folder.path),
+        "documents": store.count(),
+        "embedding": manifest.embedding,
+        "model": _model_name(model),
+        "chain_type": chain_type,
+        "search_types": list(search.search_types),
+        "k": k,
+        "auth": api_key is not None,
+    }
+    _page_routes(app, health)
+    return app
+
+
+def _model_name(model: Any) -> str | None:
+    if model is None:
+        return None
+    return str(getattr(model, "model_name", None) or getattr(model, "model", None) or
+               type(model).__name__)  # fmt: skip
+
+
+def _unavailable(app: Any, path: str, message: str) -> None:
+    from starlette.responses import JSONResponse
+
+    async def unavailable(request: Any) -> Any:
+        return JSONResponse({"detail": message}, status_code=503)
+
+    app.router.add_route(f"{path}/{{endpoint:path}}", unavailable, methods=["GET", "POST"])
+
+
+def _page_routes(app: Any, health: dict[str, Any]) -> None:
+    from starlette.responses import HTMLResponse, JSONResponse, Response
+
+    static = resources.files("ragline.serve").joinpath("static")
+
+    async def healthz(request: Any) -> Any:
+        return JSONResponse(health)
+
+    async def page(request: Any) -> Any:
+        return HTMLResponse(static.joinpath("index.html").read_text(encoding="utf-8"))
+
+    async def asset(request: Any) -> Any:
+        name = request.path_params["name"]
+        if name not in _STATIC:
+            return Response("not found", status_code=404)
+        body = static.joinpath(name).read_text(encoding="utf-8")
+        return Response(body, media_type=_STATIC[name])
+
+    async def no_icon(request: Any) -> Any:
+        return Response(status_code=204)
+
+    app.router.add_route("/healthz", healthz, methods=["GET"])
+    app.router.add_route("/favicon.ico", no_icon, methods=["GET"])
+    app.router.add_route("/", page, methods=["GET"])
+    app.router.add_route("/static/{name}", asset, methods=["GET"])

@@ -1,0 +1,204 @@
+// The ragline serve page: a search box over /retrieve and a chat panel over /chat
+// (answers streamed as server-sent events, with their sources). No build step, no CDN.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let health = null;
+let session = newSession();
+
+function newSession() {
+  return "web-" + Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 10);
+}
+
+function headers() {
+  const h = { "Content-Type": "application/json" };
+  const key = $("api-key").value;
+  if (key) h["X-API-Key"] = key;
+  return h;
+}
+
+async function failure(response) {
+  let text = await response.text();
+  try {
+    const detail = JSON.parse(text).detail;
+    text = Array.isArray(detail)
+      ? detail.map((p) => (p.loc || []).join(".") + ": " + p.msg).join("; ")
+      : String(detail);
+  } catch (_) { /* not JSON: keep the text */ }
+  const error = new Error(text || response.statusText);
+  error.status = response.status;
+  return error;
+}
+
+async function invoke(path, input) {
+  const response = await fetch(path + "/invoke", {
+    method: "POST", headers: headers(), body: JSON.stringify({ input }),
+  });
+  if (!response.ok) throw await failure(response);
+  return (await response.json()).output;
+}
+
+// POST {path}/stream and call onData(chunk) for each data event as it arrives.
+async function stream(path, body, onData) {
+  const response = await fetch(path + "/stream", {
+    method: "POST", headers: headers(), body: JSON.stringify(body),
+  });
+  if (!response.ok) throw await failure(response);
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true }).replace(/\r\n/g, "\n");
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      let event = "message";
+      const data = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event:")) event = line.slice(6).trim();
+        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+      }
+      if (event === "data") onData(JSON.parse(data.join("\n")));
+      else if (event === "error") throw new Error(JSON.parse(data.join("\n")).message);
+      else if (event === "end") return;
+    }
+  }
+}
+
+function passageItem(doc, rank) {
+  const meta = doc.metadata || {};
+  const li = document.createElement("li");
+  li.className = "passage";
+  const head = document.createElement("div");
+  head.className = "meta";
+  const source = document.createElement("span");
+  source.className = "source";
+  source.textContent = `[${rank}] ${meta.source || "(no source)"}`;
+  head.append(source);
+  if (meta.start_index !== undefined && meta.start_index !== null) {
+    const offset = document.createElement("span");
+    offset.className = "offset";
+    offset.textContent = `@ ${meta.start_index}`;
+    head.append(offset);
+  }
+  const score = document.createElement("span");
+  score.className = "score";
+  score.textContent = typeof meta.relevance_score === "number"
+    ? `relevance ${meta.relevance_score.toFixed(3)}` : "relevance —";
+  head.append(score);
+  const preview = document.createElement("div");
+  preview.className = "preview";
+  preview.textContent = doc.page_content;
+  const open = document.createElement("button");
+  open.type = "button";
+  open.className = "open";
+  open.textContent = "open passage";
+  open.addEventListener("click", () => showPassage(doc, rank));
+  li.append(head, preview, open);
+  return li;
+}
+
+function showPassage(doc, rank) {
+  const meta = doc.metadata || {};
+  const where = meta.start_index !== undefined ? ` @ ${meta.start_index}` : "";
+  $("passage-title").textContent = `[${rank}] ${meta.source || "(no source)"}${where}`;
+  $("passage-text").textContent = doc.page_content;
+  $("passage-dialog").showModal();
+}
+
+function renderPassages(list, docs) {
+  list.replaceChildren(...docs.map((doc, i) => passageItem(doc, i + 1)));
+}
+
+async function search(event) {
+  event.preventDefault();
+  const status = $("search-status");
+  status.textContent = "searching…";
+  const input = {
+    query: $("search-query").value,
+    k: Number($("search-k").value) || 4,
+    search_type: $("search-type").value,
+  };
+  try {
+    const docs = await invoke("/retrieve", input);
+    renderPassages($("search-results"), docs);
+    status.textContent = docs.length ? `${docs.length} passage(s)` : "no passages found";
+  } catch (error) {
+    status.textContent = "search failed: " + error.message;
+  }
+}
+
+function bubble(kind, text) {
+  const div = document.createElement("div");
+  div.className = "message " + kind;
+  if (text !== undefined) div.textContent = text;
+  $("chat-log").append(div);
+  return div;
+}
+
+async function ask(event) {
+  event.preventDefault();
+  const question = $("chat-input").value.trim();
+  if (!question) return;
+  $("chat-input").value = "";
+  $("chat-send").disabled = true;
+  bubble("human", question);
+  const reply = bubble("ai");
+  const answer = document.createElement("div");
+  answer.className = "answer";
+  const sources = document.createElement("ol");
+  sources.className = "passages sources";
+  reply.append(answer);
+  const showSources = (docs) => {
+    if (!docs.length) return;
+    const title = document.createElement("p");
+    title.className = "sources-title";
+    title.textContent = "sources";
+    reply.append(title, sources);
+    renderPassages(sources, docs);
+  };
+  try {
+    const body = { input: { input: question }, config: { configurable: { session_id: session } } };
+    await stream("/chat", body, (chunk) => {
+      if (typeof chunk.answer === "string") answer.textContent += chunk.answer;
+      if (Array.isArray(chunk.context)) showSources(chunk.context);
+      $("chat-log").scrollTop = $("chat-log").scrollHeight;
+    });
+  } catch (error) {
+    reply.classList.add("error");
+    answer.textContent = error.message;
+    if (error.status === 503) {  // no model: still show what the store has
+      try { showSources(await invoke("/retrieve", { query: question })); } catch (_) { /* shown above */ }
+    }
+  } finally {
+    $("chat-send").disabled = false;
+  }
+}
+
+async function start() {
+  $("search-form").addEventListener("submit", search);
+  $("chat-form").addEventListener("submit", ask);
+  $("chat-input").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("chat-form").requestSubmit(); }
+  });
+  $("chat-new").addEventListener("click", () => { session = newSession(); $("chat-log").replaceChildren(); });
+  $("passage-close").addEventListener("click", () => $("passage-dialog").close());
+  try {
+    const response = await fetch("/healthz");
+    health = await response.json();
+  } catch (error) {
+    $("store-info").textContent = "server unreachable: " + error.message;
+    return;
+  }
+  const model = health.model ? `model ${health.model} (${health.chain_type})` : "no chat model: answers show passages";
+  $("store-info").textContent = `${health.documents} passages · ${health.embedding} · ${model}`;
+  $("search-type").replaceChildren(...health.search_types.map((t) => new Option(t, t)));
+  $("search-k").value = health.k;
+  $("key-box").hidden = !health.auth;
+  document.body.dataset.ready = "true";
+}
+
+start();
