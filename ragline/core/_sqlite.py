@@ -90,14 +90,20 @@ class SQLiteDatabase:
         path: a file path or ``":memory:"`` (see :func:`database_path`).
         schema: SQL run when the connection opens (``CREATE TABLE IF NOT EXISTS ...``).
         what: how errors name it (``"chat history database"``).
+        create_folder: create a missing parent folder on first use (else that is a
+            PersistenceError naming the folder).
+
+    ``lock`` (re-entrant) is held by every method; hold it to run several statements
+    without another thread's in between.
     """
 
-    def __init__(self, path: str, *, schema: str, what: str) -> None:
+    def __init__(self, path: str, *, schema: str, what: str, create_folder: bool = True) -> None:
         self.path = path
         self.schema = schema
         self.what = what
+        self.create_folder = create_folder
         self._connection: sqlite3.Connection | None = None
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
 
     def _error(self, doing: str, err: BaseException) -> PersistenceError:
         hint = ""
@@ -109,8 +115,13 @@ class SQLiteDatabase:
         """The connection (opened, set up and schema-checked on first use)."""
         if self._connection is not None:
             return self._connection
-        if self.path != MEMORY and not Path(self.path).parent.is_dir():
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(self.path).parent
+        if self.path != MEMORY and not folder.is_dir():
+            if not self.create_folder:
+                raise PersistenceError(
+                    f"cannot open {self.what} {self.path!r}: folder {str(folder)!r} does not exist"
+                )
+            folder.mkdir(parents=True, exist_ok=True)
         try:
             # isolation_level=None: transactions are begun and committed explicitly
             connection = sqlite3.connect(
@@ -134,7 +145,7 @@ class SQLiteDatabase:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (``BEGIN IMMEDIATE``): committed at the end of the block,
         rolled back if it raises."""
-        with self._lock:
+        with self.lock:
             connection = self.connect()
             try:
                 connection.execute("BEGIN IMMEDIATE")
@@ -151,7 +162,7 @@ class SQLiteDatabase:
 
     def query(self, sql: str, parameters: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run a read statement and return every row."""
-        with self._lock:
+        with self.lock:
             connection = self.connect()
             try:
                 return connection.execute(sql, parameters).fetchall()
@@ -160,7 +171,7 @@ class SQLiteDatabase:
 
     def close(self) -> None:
         """Close the connection (it reopens on next use)."""
-        with self._lock:
+        with self.lock:
             if self._connection is not None:
                 self._connection.close()
                 self._connection = None

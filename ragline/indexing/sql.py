@@ -27,14 +27,13 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from ragline.core import ConfigurationError, PersistenceError
 from ragline.core._checks import check_optional_positive_int
-from ragline.core._sqlite import MEMORY, database_path
+from ragline.core._sqlite import MEMORY, SQLiteDatabase, database_path
 from ragline.indexing.base import (
     PendingOperation,
     PendingWrite,
@@ -139,10 +138,13 @@ class SQLRecordManager(RecordManager):
         super().__init__(namespace)
         self.db_url = db_url
         self._path = sqlite_path(db_url)
-        self._connection: sqlite3.Connection | None = None
         self._last_stamp: float | None = None
-        # one connection per manager, used from worker threads by the async twins
-        self._lock = threading.RLock()
+        # one connection per manager (WAL, schema on first use, errors naming the file),
+        # used from worker threads by the async twins
+        self._db = SQLiteDatabase(
+            self._path, schema=_SCHEMA, what="record database", create_folder=False
+        )
+        self._lock = self._db.lock
 
     def __repr__(self) -> str:
         return f"SQLRecordManager(namespace={self.namespace!r}, db_url={self.db_url!r})"
@@ -150,70 +152,18 @@ class SQLRecordManager(RecordManager):
     # ------------------------------------------------------------------ connection
 
     def _connect(self) -> sqlite3.Connection:
-        connection = self._connection
-        if connection is not None:
-            return connection
-        if self._path != _MEMORY and not Path(self._path).parent.is_dir():
-            raise PersistenceError(
-                f"cannot open record database {self._path!r}: "
-                f"folder {str(Path(self._path).parent)!r} does not exist"
-            )
-        try:
-            # isolation_level=None: we issue BEGIN / COMMIT ourselves
-            connection = sqlite3.connect(
-                self._path, timeout=30, isolation_level=None, check_same_thread=False
-            )
-            if self._path != _MEMORY:
-                # WAL: a commit appends to the log without an fsync (synchronous=NORMAL),
-                # ~100x faster per batch than the default rollback journal. A crash of
-                # the process loses nothing committed; a power cut may lose the last
-                # commits, which only makes index() re-add (upsert) those documents.
-                connection.execute("PRAGMA journal_mode=WAL")
-                connection.execute("PRAGMA synchronous=NORMAL")
-            connection.executescript(_SCHEMA)
-        except sqlite3.Error as err:
-            raise PersistenceError(f"cannot open record database {self._path!r}: {err}") from err
-        self._connection = connection
-        return connection
+        return self._db.connect()
 
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """One write transaction: committed when the block ends, rolled back on error."""
-        with self._lock:
-            connection = self._connect()
-            try:
-                connection.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as err:
-                raise PersistenceError(
-                    f"cannot write record database {self._path!r}: {err}"
-                ) from err
-            try:
-                yield connection
-                connection.execute("COMMIT")
-            except BaseException as err:
-                connection.execute("ROLLBACK")
-                if isinstance(err, sqlite3.Error):
-                    raise PersistenceError(
-                        f"cannot write record database {self._path!r}: {err}"
-                    ) from err
-                raise
+        return self._db.transaction()
 
     def _query(self, sql: str, parameters: Sequence[object]) -> list[tuple[object, ...]]:
-        with self._lock:
-            connection = self._connect()
-            try:
-                return connection.execute(sql, parameters).fetchall()
-            except sqlite3.Error as err:
-                raise PersistenceError(
-                    f"cannot read record database {self._path!r}: {err}"
-                ) from err
+        return self._db.query(sql, parameters)
 
     def close(self) -> None:
         """Close the database connection (it reopens on next use)."""
-        with self._lock:
-            if self._connection is not None:
-                self._connection.close()
-                self._connection = None
+        self._db.close()
 
     # ------------------------------------------------------------------ interface
 
