@@ -50,10 +50,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from ragline.cli import _split_documents, main, make_embeddings
+from ragline.cli import main
 from ragline.core import Document
 from ragline.indexing import InMemoryRecordManager, SQLRecordManager, index
 from ragline.loaders import TextLoader
+from ragline.store_folder import make_embeddings, split_documents
 from ragline.vectorstores import FAISS, InMemoryVectorStore
 
 
@@ -102,7 +103,7 @@ def bench_cli(corpus: Path, embedding: str, repeats: int) -> None:
 
 def load_chunks(corpus: Path) -> list[Document]:
     documents = [doc for path in sorted(corpus.rglob("*.py")) for doc in TextLoader(path).load()]
-    return _split_documents(documents, 1000, 150)
+    return split_documents(documents, chunk_size=1000, chunk_overlap=150)
 
 
 def bench_index(chunks: list[Document], embedding: str, repeats: int, folder: Path) -> None:

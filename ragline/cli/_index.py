@@ -1,0 +1,150 @@
+"""``ragline index``: load, split, embed and save files into a store folder.
+
+The work is :func:`ragline.store_folder.index_paths`; this module parses the options and
+prints the result. Ctrl-C (SIGINT) or SIGTERM stops the run cleanly: it commits what it
+has embedded at the next batch boundary, says so and exits with 130 (a second Ctrl-C
+stops at once, keeping the last checkpoint).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+
+from ragline.cli._common import CommandError, Commands, add_embedding_option, note, warn
+from ragline.core import IndexingInterrupted
+
+
+def add_index_command(commands: Commands) -> None:
+    index = commands.add_parser("index", help="load, split, embed and save a FAISS store")
+    index.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to index")
+    index.add_argument("--store", required=True, help="folder to write the store to")
+    index.add_argument("--glob", default="**/*", help="files to take from folders (default: **/*)")
+    index.add_argument(
+        "--chunk-size", type=int, default=None, help="default: the store's, else 1000"
+    )
+    index.add_argument(
+        "--chunk-overlap", type=int, default=None, help="default: the store's, else 150"
+    )
+    add_embedding_option(
+        index,
+        "%(choices)s; default: what the store was built with, else minilm (ONNX Runtime "
+        "when the onnx extra is installed, else torch; minilm-torch: always torch)",
+    )
+    index.add_argument(
+        "--full", action="store_true", help="also delete the chunks of files not given in this run"
+    )
+    encoding = index.add_mutually_exclusive_group()
+    encoding.add_argument(
+        "--encoding", default=None, help="text encoding of the files (default: utf-8)"
+    )
+    encoding.add_argument(
+        "--autodetect-encoding",
+        action="store_true",
+        help="try a byte-order mark, utf-8, cp1252, then latin-1 for each file",
+    )
+    index.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail on a file that cannot be read (default: skip it with a warning)",
+    )
+    index.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="start from an empty store (re-embeds everything; repairs a corrupted store)",
+    )
+    index.add_argument(
+        "--wait",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wait this long for another run writing the same store (default: fail at once)",
+    )
+    index.add_argument(
+        "--checkpoint-every",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="save what is embedded this often, so a killed run loses little (default: 30)",
+    )
+    index.set_defaults(handler=command_index)
+
+
+def command_index(args: argparse.Namespace) -> int:
+    """Index PATHs into the store, re-embedding only chunks that changed since the last run."""
+    from ragline.store_folder import index_paths
+
+    size, overlap = args.chunk_size, args.chunk_overlap
+    if (size is not None and size <= 0) or (
+        size is not None and overlap is not None and not 0 <= overlap < size
+    ):
+        raise CommandError(f"need 0 <= --chunk-overlap < --chunk-size, got {overlap} and {size}")
+    stop = threading.Event()
+    try:
+        with _stop_on_signals(stop):
+            result = index_paths(
+                args.paths,
+                args.store,
+                glob=args.glob,
+                embedding=args.embedding,
+                chunk_size=size,
+                chunk_overlap=overlap,
+                cleanup="full" if args.full else "incremental",
+                encoding=args.encoding,
+                autodetect_encoding=args.autodetect_encoding,
+                strict=args.strict,
+                rebuild=args.rebuild,
+                wait=args.wait,
+                checkpoint_seconds=args.checkpoint_every,
+                stop=stop,
+                show_progress=not args.quiet and sys.stderr.isatty(),
+                note=lambda message: note(args, message),
+            )
+    except IndexingInterrupted as interrupted:
+        print(f"ragline: interrupted: {interrupted}", file=sys.stderr)
+        return 130
+    for skipped in result["skipped_files"]:
+        warn(f"skipped {skipped.path}: {skipped.reason}")
+    if not args.quiet:
+        print(
+            f"added {result['num_added']}, updated {result['num_updated']}, "
+            f"skipped {result['num_skipped']}, deleted {result['num_deleted']}"
+        )
+    if result["skipped_files"]:
+        count = len(result["skipped_files"])
+        warn(
+            f"{count} file{'s' if count > 1 else ''} could not be read and "
+            f"{'were' if count > 1 else 'was'} not indexed (--strict to fail instead; "
+            f"--encoding or --autodetect-encoding for text in another encoding)"
+        )
+    note(args, f"{args.store} holds {result['stored_chunks']} chunks")
+    return 0
+
+
+@contextlib.contextmanager
+def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """Ctrl-C / SIGTERM set ``stop`` (the run commits and stops); a second Ctrl-C stops now."""
+
+    def handle(signum: int, frame: object) -> None:
+        if stop.is_set() and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        stop.set()
+        print(
+            "ragline: stopping after the current batch, keeping what is embedded "
+            "(Ctrl-C again to stop at once)",
+            file=sys.stderr,
+        )
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -1,0 +1,74 @@
+"""``ragline serve``: the store over HTTP (search, answers, chat and a web page).
+
+The app is :func:`ragline.serve.create_store_app`; this module reads the options, makes
+the chat model (if one is configured) and runs the server until interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ragline.cli._common import (
+    NO_MODEL,
+    Commands,
+    add_chain_option,
+    add_embedding_option,
+    add_model_option,
+    chat_model,
+    default_score_threshold,
+    note,
+    warn,
+)
+
+
+def add_serve_command(commands: Commands) -> None:
+    serve = commands.add_parser(
+        "serve", help="serve the store over HTTP: search, answers, chat and a web page"
+    )
+    serve.add_argument("--store", required=True, help="folder written by 'ragline index'")
+    add_chain_option(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    add_model_option(serve)
+    add_embedding_option(serve, "%(choices)s (default: the store's)")
+    serve.add_argument("-k", type=int, default=4, help="passages per answer (default: 4)")
+    serve.add_argument(
+        "--cors-origin",
+        action="append",
+        default=None,
+        metavar="ORIGIN",
+        help="let pages from ORIGIN call the API (repeatable; default: none)",
+    )
+    serve.set_defaults(handler=command_serve)
+
+
+def command_serve(args: argparse.Namespace) -> int:
+    """Load the store and the embedding model once, then serve until interrupted. The
+    API key, if any, comes from $RAGLINE_API_KEY (never the command line)."""
+    from ragline.serve import create_store_app, run_server
+    from ragline.store_folder import StoreFolder
+
+    model = chat_model(args)
+    if model is None:
+        warn(f"{NO_MODEL}: /ask and /chat answer 503, /retrieve works")
+
+    api_key = os.environ.get("RAGLINE_API_KEY") or None
+    embedding = StoreFolder(args.store).read_manifest().embedding
+    app = create_store_app(
+        args.store,
+        model=model,
+        chain_type=args.chain,
+        embedding=args.embedding,
+        k=args.k,
+        score_threshold=default_score_threshold(embedding),
+        api_key=api_key,
+        cors_origins=args.cors_origin,
+    )
+    key = "required" if api_key else "off"
+    note(
+        args,
+        f"serving {args.store} on http://{args.host}:{args.port}/ (API key {key}); Ctrl-C stops",
+    )
+    run_server(app, host=args.host, port=args.port, log_level="warning")
+    return 0
