@@ -171,6 +171,41 @@ def test_serve_without_a_model_answers_with_passages(store_folder: Path) -> None
     assert "mars.txt @ 0" in result.stdout.splitlines()[0]
 
 
+def _non_loopback_address() -> str | None:
+    """This machine's address on its outward interface (a UDP connect sends nothing; it
+    only picks the route), or None when it has only loopback."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 9))
+        except OSError:
+            return None
+        address = str(probe.getsockname()[0])
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
+
+
+def test_serve_binds_to_loopback_by_default(served: ServeProcess) -> None:
+    """Started without --host, the server answers on 127.0.0.1 and refuses connections
+    to the machine's other address."""
+    address = _non_loopback_address()
+    if address is None:
+        pytest.skip("this machine has no address besides loopback")
+    assert httpx.get(served.url + "/healthz", timeout=5).status_code == 200
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection((address, served.port), timeout=5).close()
+
+
+def test_serve_takes_the_chain_type(store_folder: Path) -> None:
+    process = ServeProcess(store_folder, {"OPENAI_BASE_URL": ""}, "--chain", "refine")
+    try:
+        health = httpx.get(process.url + "/healthz", timeout=5).json()
+    finally:
+        process.stop()
+    assert health["chain_type"] == "refine"
+    bad = run_cli("serve", "--store", str(store_folder), "--chain", "stuf")
+    assert bad.returncode == 2
+    assert "invalid choice: 'stuf'" in bad.stderr
+
+
 def test_serve_needs_the_api_key_it_was_given(store_folder: Path) -> None:
     process = ServeProcess(store_folder, {"RAGLINE_API_KEY": "k-9", "OPENAI_BASE_URL": ""})
     try:

@@ -18,6 +18,8 @@ lc_documents = pytest.importorskip("langchain_core.documents")
 lc_messages = pytest.importorskip("langchain_core.messages")
 lc_runnables = pytest.importorskip("langchain_core.runnables")
 lc_fakes = pytest.importorskip("langchain_core.language_models.fake_chat_models")
+lc_prompts = pytest.importorskip("langchain_core.prompts")
+lc_parsers = pytest.importorskip("langchain_core.output_parsers")
 
 pytestmark = pytest.mark.network
 
@@ -48,6 +50,12 @@ def langserve_server() -> Iterator[BackgroundServer]:
     langserve.add_routes(app, lc_runnables.RunnableLambda(_langchain_search), path="/search")
     model = lc_fakes.FakeListChatModel(responses=["Etna erupts."])
     langserve.add_routes(app, model, path="/model")
+    chain = (
+        lc_prompts.ChatPromptTemplate.from_messages([("human", "{q}")])
+        | lc_fakes.FakeListChatModel(responses=["Etna erupts."])
+        | lc_parsers.StrOutputParser()
+    )
+    langserve.add_routes(app, chain, path="/chain")
     with BackgroundServer(app) as server:
         yield server
 
@@ -82,3 +90,69 @@ def test_our_client_reads_a_langserve_server(langserve_server: BackgroundServer)
     chunks = list(model.stream("hi"))
     assert all(isinstance(chunk, AIMessageChunk) for chunk in chunks)
     assert "".join(chunk.content for chunk in chunks) == "Etna erupts."
+
+
+def test_our_client_streams_a_langserve_servers_events(langserve_server: BackgroundServer) -> None:
+    """``RemoteRunnable.astream_events`` reads LangServe's /stream_events: every run of
+    the served prompt | model | parser in order, the model's chunks as ragline
+    ``AIMessageChunk``s, the filters applied on the server."""
+    remote = RemoteRunnable(langserve_server.url + "/chain")
+
+    async def collect(**filters: Any) -> list[dict[str, Any]]:
+        return [event async for event in remote.astream_events({"q": "hi"}, **filters)]
+
+    events = asyncio.run(collect())
+    answer = "Etna erupts."
+    model, parser = ("FakeListChatModel", "StrOutputParser")
+    # LangChain starts the parser run with the model's first chunk
+    first_chunk = [("on_chat_model_stream", model), ("on_parser_start", parser),
+                   ("on_parser_stream", parser), ("on_chain_stream", "/chain")]  # fmt: skip
+    next_chunk = [("on_chat_model_stream", model), ("on_parser_stream", parser),
+                  ("on_chain_stream", "/chain")]  # fmt: skip
+    assert [(e["event"], e["name"]) for e in events] == [
+        ("on_chain_start", "/chain"),
+        ("on_prompt_start", "ChatPromptTemplate"),
+        ("on_prompt_end", "ChatPromptTemplate"),
+        ("on_chat_model_start", model),
+        *first_chunk,
+        *next_chunk * (len(answer) - 1),
+        ("on_chat_model_end", model),
+        ("on_parser_end", parser),
+        ("on_chain_end", "/chain"),
+    ]
+    chunks = [e["data"]["chunk"] for e in events if e["event"] == "on_chat_model_stream"]
+    assert all(isinstance(chunk, AIMessageChunk) for chunk in chunks)
+    assert "".join(chunk.content for chunk in chunks) == answer
+    assert events[-1]["data"] == {"output": answer}
+    root = events[0]["run_id"]
+    assert all(e["parent_ids"] == [root] for e in events[1:-1] if e["name"] != "/chain")
+    model_only = asyncio.run(collect(include_types=["chat_model"]))
+    assert [e["event"] for e in model_only] == [
+        "on_chat_model_start",
+        *["on_chat_model_stream"] * len(answer),
+        "on_chat_model_end",
+    ]
+
+
+def test_our_client_streams_a_langserve_servers_log(langserve_server: BackgroundServer) -> None:
+    """``RemoteRunnable.astream_log`` reads LangServe's /stream_log: JSON-patch ops whose
+    root ``streamed_output`` additions spell the answer."""
+    remote = RemoteRunnable(langserve_server.url + "/chain")
+
+    async def collect() -> list[dict[str, Any]]:
+        return [patch async for patch in remote.astream_log({"q": "hi"})]
+
+    patches = asyncio.run(collect())
+    first = patches[0]["ops"][0]
+    assert (first["op"], first["path"], first["value"]["name"]) == ("replace", "", "/chain")
+    ops = [op for patch in patches for op in patch["ops"]]
+    streamed = [op["value"] for op in ops if op["path"] == "/streamed_output/-"]
+    assert "".join(streamed) == "Etna erupts."
+    model_chunks = [op["value"] for op in ops
+                    if op["path"] == "/logs/FakeListChatModel/streamed_output/-"]  # fmt: skip
+    assert all(isinstance(chunk, AIMessageChunk) for chunk in model_chunks)
+    assert {op["path"] for op in ops if op["path"].endswith("/final_output")} >= {
+        "/logs/ChatPromptTemplate/final_output",
+        "/logs/FakeListChatModel/final_output",
+        "/logs/StrOutputParser/final_output",
+    }

@@ -56,6 +56,12 @@ def browser() -> Iterator[Any]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+def _screenshot(browser: Any, path: Path) -> None:
+    """Save the window as a PNG (printed at the end; ``-rP`` or ``-s`` shows the paths)."""
+    assert browser.save_screenshot(str(path))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
+
+
 def _wait(condition: Any, timeout: float = 30.0) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -105,7 +111,7 @@ def test_a_person_searches_asks_and_opens_a_passage(
         sources = browser.find_elements(By.CSS_SELECTOR, ".message.ai .sources .passage")
         assert len(sources) == 2
         assert sources[0].find_element(By.CLASS_NAME, "source").text.endswith("mars.txt")
-        browser.save_screenshot(str(tmp_path / "answer.png"))
+        _screenshot(browser, tmp_path / "answer.png")
 
         # open the first source's passage
         sources[0].find_element(By.CLASS_NAME, "open").click()
@@ -114,7 +120,7 @@ def test_a_person_searches_asks_and_opens_a_passage(
         assert browser.find_element(By.ID, "passage-text").text == (
             "Mars is a cold desert planet with the largest volcano in the solar system."
         )
-        browser.save_screenshot(str(tmp_path / "passage.png"))
+        _screenshot(browser, tmp_path / "passage.png")
         errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
         assert errors == []
     print(f"screenshots: {tmp_path / 'answer.png'}, {tmp_path / 'passage.png'}")
@@ -135,4 +141,5 @@ def test_without_a_model_the_page_says_so_and_shows_passages(
             "no chat model configured: start 'ragline serve' with OPENAI_BASE_URL"
         )
         _wait(lambda: reply.find_elements(By.CSS_SELECTOR, ".sources .passage"))
-        browser.save_screenshot(str(tmp_path / "no-model.png"))
+        _screenshot(browser, tmp_path / "no-model.png")
+    print(f"screenshot: {tmp_path / 'no-model.png'}")

@@ -515,3 +515,44 @@ def test_without_astream_events_the_endpoints_say_so(server: BackgroundServer) -
         assert response.status_code == 501
         method = "astream_events" if endpoint == "stream_events" else "astream_log"
         assert response.json()["detail"].endswith(f"has no {method}() in this ragline")
+
+
+# ---------------------------------------------------------------- CORS
+
+PREFLIGHT = {
+    "Origin": "http://app.example",
+    "Access-Control-Request-Method": "POST",
+    "Access-Control-Request-Headers": "content-type",
+}
+
+
+def test_cors_is_off_by_default() -> None:
+    """No CORS headers at all: a page from another origin cannot read the answers."""
+    app = create_app()
+    add_routes(app, RunnableLambda(lambda x: x), path="/echo")
+    with BackgroundServer(app) as running:
+        preflight = httpx.options(running.url + "/echo/invoke", headers=PREFLIGHT)
+        assert preflight.status_code == 405
+        assert "access-control-allow-origin" not in preflight.headers
+        posted = post(running, "/echo/invoke", {"input": 1},
+                      headers={"Origin": "http://app.example"})  # fmt: skip
+        assert posted.json()["output"] == 1
+        assert "access-control-allow-origin" not in posted.headers
+
+
+def test_cors_allows_only_the_origins_given() -> None:
+    app = create_app(cors_origins=["http://app.example"])
+    add_routes(app, RunnableLambda(lambda x: x), path="/echo")
+    with BackgroundServer(app) as running:
+        preflight = httpx.options(running.url + "/echo/invoke", headers=PREFLIGHT)
+        assert preflight.status_code == 200
+        assert preflight.headers["access-control-allow-origin"] == "http://app.example"
+        other = {**PREFLIGHT, "Origin": "http://elsewhere.example"}
+        refused = httpx.options(running.url + "/echo/invoke", headers=other)
+        assert refused.status_code == 400
+        assert "access-control-allow-origin" not in refused.headers
+        posted = post(running, "/echo/invoke", {"input": 1},
+                      headers={"Origin": "http://app.example"})  # fmt: skip
+        assert posted.headers["access-control-allow-origin"] == "http://app.example"
+    with pytest.raises(ConfigurationError, match="cors_origins must be non-empty strings"):
+        create_app(cors_origins=[""])

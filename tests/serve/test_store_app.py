@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from ragline.core import Document, FakeListChatModel, ServerError
+from ragline.core import ConfigurationError, Document, FakeListChatModel, ServerError
 from ragline.serve import BackgroundServer, RemoteRunnable, create_store_app
 from ragline.store_folder import open_store
 
@@ -194,3 +194,31 @@ def test_an_api_key_guards_the_api_but_not_the_page(store_folder: Path) -> None:
         assert refused.status_code == 401
         found = RemoteRunnable(server.url + "/retrieve", api_key="k-123").invoke("volcano")
         assert len(found) == 4
+
+
+@pytest.mark.parametrize(
+    ("chain_type", "responses", "answer"),
+    [
+        # two map calls (one per passage), then the reduce call
+        ("map_reduce", ["Mars: a volcano", "Moon: tides", "Olympus Mons."], "Olympus Mons."),
+        # an answer from the first passage, refined with the second
+        ("refine", ["A volcano.", "Olympus Mons, on Mars."], "Olympus Mons, on Mars."),
+        # each passage answered and scored; the best-scored answer wins
+        ("map_rerank", ["Olympus Mons\nScore: 90", "the tides\nScore: 10"], "Olympus Mons"),
+    ],
+)
+def test_ask_answers_with_the_chain_type_it_was_given(
+    store_folder: Path, chain_type: str, responses: list[str], answer: str
+) -> None:
+    model = FakeListChatModel(responses=responses)
+    app = create_store_app(store_folder, model=model, chain_type=chain_type, k=2)
+    with BackgroundServer(app) as server:
+        assert httpx.get(server.url + "/healthz").json()["chain_type"] == chain_type
+        result = RemoteRunnable(server.url + "/ask").invoke({"input": "Which volcano?"})
+    assert result["answer"] == answer
+    assert len(result["context"]) == 2
+
+
+def test_an_unknown_chain_type_is_refused_before_serving(store_folder: Path) -> None:
+    with pytest.raises(ConfigurationError, match="chain_type 'stuf' is not one of 'stuff'"):
+        create_store_app(store_folder, model=FakeListChatModel(responses=["x"]), chain_type="stuf")
