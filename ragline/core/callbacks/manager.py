@@ -64,14 +64,13 @@ from ragline.core.callbacks.run_managers import (
     CallbackManagerForRetrieverRun,
     CallbackManagerForToolRun,
 )
-from ragline.core.config import DEFAULT_RECURSION_LIMIT, get_current_config
+from ragline.core.config import DEFAULT_RECURSION_LIMIT
 from ragline.core.exceptions import RecursionLimitError
 
 if TYPE_CHECKING:
     from ragline.core.config import RunnableConfig
 
 __all__ = [
-    "AsyncCallbackManager",
     "AsyncCallbackManagerForChainRun",
     "AsyncCallbackManagerForLLMRun",
     "AsyncCallbackManagerForRetrieverRun",
@@ -83,8 +82,6 @@ __all__ = [
     "CallbackManagerForRetrieverRun",
     "CallbackManagerForToolRun",
     "Callbacks",
-    "adispatch_custom_event",
-    "dispatch_custom_event",
 ]
 
 
@@ -733,112 +730,3 @@ def _name_of(serialized: Any, event: str) -> str:
     if isinstance(serialized, Mapping) and isinstance(serialized.get("name"), str):
         return serialized["name"]
     return event.removeprefix("on_").removesuffix("_start")
-
-
-class AsyncCallbackManager(CallbackManager):
-    """A CallbackManager whose ``on_*_start`` methods are coroutines returning the async run
-    managers (LangChain's ``AsyncCallbackManager``).
-
-    Example:
-        >>> import asyncio
-        >>> async def main():
-        ...     manager = AsyncCallbackManager.configure(inheritable_tags=["t"])
-        ...     run = await manager.on_chain_start(None, {"x": 1}, name="step")
-        ...     await run.on_chain_end({"y": 2})
-        ...     return run.tags
-        >>> asyncio.run(main())
-        ['t']
-    """
-
-    __slots__ = ()
-
-    @property
-    def is_async(self) -> bool:
-        return True
-
-    async def on_chain_start(  # type: ignore[override]
-        self, serialized: Any, inputs: Any, run_id: UUID | None = None, **kwargs: Any
-    ) -> AsyncCallbackManagerForChainRun:
-        """Start a chain run."""
-        return await self.aon_chain_start(serialized, inputs, run_id, **kwargs)
-
-    async def on_llm_start(  # type: ignore[override]
-        self, serialized: Any, prompts: list[str], run_id: UUID | None = None, **kwargs: Any
-    ) -> AsyncCallbackManagerForLLMRun:
-        """Start a text-completion model run."""
-        return await self.aon_llm_start(serialized, prompts, run_id, **kwargs)
-
-    async def on_chat_model_start(  # type: ignore[override]
-        self, serialized: Any, messages: list[list[Any]], run_id: UUID | None = None, **kwargs: Any
-    ) -> AsyncCallbackManagerForLLMRun:
-        """Start a chat model run."""
-        return await self.aon_chat_model_start(serialized, messages, run_id, **kwargs)
-
-    async def on_retriever_start(  # type: ignore[override]
-        self, serialized: Any, query: str, run_id: UUID | None = None, **kwargs: Any
-    ) -> AsyncCallbackManagerForRetrieverRun:
-        """Start a retriever run."""
-        return await self.aon_retriever_start(serialized, query, run_id, **kwargs)
-
-    async def on_tool_start(  # type: ignore[override]
-        self, serialized: Any, input_str: str, run_id: UUID | None = None, **kwargs: Any
-    ) -> AsyncCallbackManagerForToolRun:
-        """Start a tool run."""
-        return await self.aon_tool_start(serialized, input_str, run_id, **kwargs)
-
-    async def on_custom_event(  # type: ignore[override]
-        self, name: str, data: Any, run_id: UUID | None = None
-    ) -> None:
-        """Report a custom event."""
-        await self.aon_custom_event(name, data, run_id)
-
-
-# ----------------------------------------------------------------------------- custom events
-
-
-def _event_manager(config: RunnableConfig | None, caller: str) -> CallbackManager:
-    from ragline.core.config import ensure_config
-
-    config = ensure_config(config) if config is not None else get_current_config()
-    callbacks = (config or {}).get("callbacks")
-    if not isinstance(callbacks, CallbackManager) or not callbacks.has_parent:
-        raise RuntimeError(
-            f"{caller} needs a parent run: call it inside a running runnable (a "
-            "RunnableLambda, a generator in a chain, a tool, a retriever's hook), or pass "
-            "that run's config"
-        )
-    return callbacks
-
-
-def dispatch_custom_event(name: str, data: Any, *, config: RunnableConfig | None = None) -> None:
-    """Report a custom event of the run that is executing now.
-
-    Handlers get ``on_custom_event(name, data, run_id=<that run's id>, ...)``, and
-    ``astream_events`` yields it as an ``on_custom_event`` event.
-
-    Args:
-        name: the event's name.
-        data: anything (JSON-serializable if it is to cross a server).
-        config: the run's config; default: the current run's.
-
-    Raises:
-        RuntimeError: called outside any run.
-
-    Example:
-        >>> from ragline.core import RunnableLambda
-        >>> def step(x):
-        ...     dispatch_custom_event("progress", {"done": 1})
-        ...     return x
-        >>> RunnableLambda(step).invoke(1)
-        1
-    """
-    manager = _event_manager(config, "dispatch_custom_event")
-    manager.on_custom_event(name, data)
-
-
-async def adispatch_custom_event(
-    name: str, data: Any, *, config: RunnableConfig | None = None
-) -> None:
-    """Async :func:`dispatch_custom_event` (async handlers are awaited)."""
-    manager = _event_manager(config, "adispatch_custom_event")
-    await manager.aon_custom_event(name, data)
