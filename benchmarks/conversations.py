@@ -1,8 +1,8 @@
 """Conversation machinery against LangChain, measured in the same run on fake models.
 
 With fake models (no network, no real model) the time measured is the framework's own
-cost per turn. Measures, each as microseconds per call (best of ``--repeat`` runs of
-``--turns`` calls) on both sides, and their ratio:
+cost per turn. Measures, each as microseconds per call on both sides, and their ratio
+(LangChain's time over ragline's):
 
 * ``RunnableWithMessageHistory`` around ``ChatPromptTemplate | FakeListChatModel`` with
   an in-memory history holding 10 and 1,000 messages (the history is reset to that
@@ -15,11 +15,15 @@ cost per turn. Measures, each as microseconds per call (best of ``--repeat`` run
 * an LLM-cache hit (``InMemoryCache``, a chat model answering a prompt already cached).
 
 LangChain's side is langchain-core and langchain-classic (the ``bench`` extra). Both
-sides are checked to give the same answers before anything is timed. The machine load
-(1-minute load average) is printed before and after: compare ratios from one run.
+sides are checked to give the same answers before anything is timed. Timings are
+round-robin (each round times ``--turns`` calls of every competitor in turn, a tenth of
+that at 1,000 messages; a figure is the competitor's fastest of ``--rounds`` rounds), so
+load from other processes on a shared machine hurts both sides alike; ``--cpu`` counts
+this process's CPU time instead of wall time. The 1-minute load average is printed
+before and after: compare ratios from one run.
 
 Usage:
-    .venv/bin/python benchmarks/conversations.py [--turns 300] [--repeat 3]
+    .venv/bin/python benchmarks/conversations.py [--turns 200] [--rounds 7] [--cpu]
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 warnings.filterwarnings("ignore")
 
-from _timing import best_of  # noqa: E402
+from _timing import interleaved  # noqa: E402
 
 ANSWER = "Retrieval-augmented generation grounds answers in documents."
 HISTORY_SIZES = (10, 1000)
@@ -108,14 +112,10 @@ def load_side(names: dict[str, list[str]]) -> dict[str, Any]:
     return _side(SimpleNamespace(**found))
 
 
-def _per_call(turns: int, repeat: int, one: Callable[[], Any]) -> tuple[float, Any]:
-    """Microseconds per call (best of ``repeat`` runs of ``turns`` calls) and the last result."""
-    seconds, results = best_of(repeat, lambda: [one() for _ in range(turns)])
-    return seconds / turns * 1e6, results[-1]
-
-
-def _with_history(side: dict[str, Any], size: int, turns: int, repeat: int) -> tuple[Any, Any]:
-    """(turn, the same chain invoked with the messages passed by hand), per call."""
+def _turns(side: dict[str, Any], size: int) -> dict[str, Callable[[int], Any]]:
+    """A ``RunnableWithMessageHistory`` turn over ``size`` stored messages, and the same
+    chain invoked with the same messages passed by hand (the turn minus it: the wrapper's
+    own cost)."""
     base = _history(side["messages"], size)
     history = side["history"](messages=list(base))
     chain = side["prompt"]() | side["chat_model"]()
@@ -125,77 +125,123 @@ def _with_history(side: dict[str, Any], size: int, turns: int, repeat: int) -> t
     )  # fmt: skip
     config = {"configurable": {"session_id": "s"}}
 
-    def turn() -> Any:
+    def turn(i: int) -> Any:
         history.messages = list(base)  # every turn reads the same history
         return wrapped.invoke({"question": "What is RAG?"}, config).content
 
-    def by_hand() -> Any:
+    def by_hand(i: int) -> Any:
         messages = list(base)  # the same copy the turn makes
         return chain.invoke({"question": "What is RAG?", "history": messages}).content
 
-    return _per_call(turns, repeat, turn), _per_call(turns, repeat, by_hand)
+    return {"turn": turn, "by hand": by_hand}
 
 
-def measure(side: dict[str, Any], turns: int, repeat: int) -> dict[str, tuple[float, str]]:
-    """Every figure: name -> (microseconds per call, the answer it gave)."""
-    figures: dict[str, tuple[float, str]] = {}
+def calls(side: dict[str, Any]) -> dict[str, Callable[[int], Any]]:
+    """Every timed call of one side: figure name -> a function of the call's index."""
+    functions: dict[str, Callable[[int], Any]] = {}
     for size in HISTORY_SIZES:
-        with_wrapper, without = _with_history(side, size, turns, repeat)
-        figures[f"RunnableWithMessageHistory, {size} messages"] = with_wrapper
-        figures[f"  its overhead, {size} messages"] = (with_wrapper[0] - without[0], without[1])
+        pair = _turns(side, size)
+        functions[f"RunnableWithMessageHistory, {size} messages"] = pair["turn"]
+        functions[f"  same chain, history by hand, {size}"] = pair["by hand"]
 
     llm_chain = side["llm_chain"](llm=side["llm"](), prompt=side["template"]("Explain {topic}."))
-    figures["LLMChain.invoke"] = _per_call(
-        turns, repeat, lambda: llm_chain.invoke({"topic": "RAG"})["text"]
-    )
+    functions["LLMChain.invoke"] = lambda i: llm_chain.invoke({"topic": "RAG"})["text"]
 
     conversation = side["conversation"](side["llm"]())
     base = _history(side["messages"], 10)
 
-    def conversation_turn() -> Any:
+    def conversation_turn(i: int) -> Any:
         conversation.memory.chat_memory.messages = list(base)
         return conversation.invoke({"input": "What is RAG?"})["response"]
 
-    figures["ConversationChain + buffer memory"] = _per_call(turns, repeat, conversation_turn)
+    functions["ConversationChain + buffer memory"] = conversation_turn
 
     cached = side["cached_model"]()
     cached.invoke("What is RAG?")  # the entry every timed call hits
-    figures["LLM cache hit (chat model)"] = _per_call(
-        turns, repeat, lambda: cached.invoke("What is RAG?").content
-    )
+    functions["LLM cache hit (chat model)"] = lambda i: cached.invoke("What is RAG?").content
+    return functions
+
+
+def check_same_answers(ours: dict[str, Callable[[int], Any]], theirs: dict[str, Any]) -> None:
+    """Both sides give the same answer for every figure before anything is timed."""
+    for name, function in ours.items():
+        answer, their_answer = function(0), theirs[name](0)
+        if answer != their_answer:
+            raise AssertionError(f"{name}: ragline said {answer!r}, LangChain {their_answer!r}")
+
+
+def measure(
+    ours: dict[str, Callable[[int], Any]],
+    theirs: dict[str, Callable[[int], Any]],
+    *,
+    turns: int,
+    rounds: int,
+    clock: Callable[[], float],
+) -> dict[str, tuple[float, float]]:
+    """name -> (ragline, LangChain) microseconds per call.
+
+    The two sides run round-robin; a turn and its chain-by-hand twin run in the same
+    rounds, so the overhead (their difference) comes from one stretch of machine load.
+    """
+    groups: list[list[str]] = []
+    for name in ours:
+        if name.startswith("  same chain"):
+            groups[-1].append(name)
+        else:
+            groups.append([name])
+    figures = {}
+    for group in groups:
+        functions = {}
+        for name in group:
+            functions[("ragline", name)] = ours[name]
+            functions[("langchain", name)] = theirs[name]
+        slow = any("1000" in name for name in group)
+        best = interleaved(
+            functions,  # type: ignore[arg-type]
+            calls=max(1, turns // 10) if slow else turns,
+            rounds=rounds,
+            clock=clock,
+        )
+        for name in group:
+            figures[name] = (best[("ragline", name)] * 1e6, best[("langchain", name)] * 1e6)
     return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=300)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--turns", type=int, default=200, help="calls per round")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--cpu", action="store_true", help="CPU time of this process, not wall")
     args = parser.parse_args()
 
-    ours, theirs = load_side(RAGLINE), load_side(LANGCHAIN)
+    ours, theirs = calls(load_side(RAGLINE)), calls(load_side(LANGCHAIN))
+    check_same_answers(ours, theirs)
+    clock = time.process_time if args.cpu else time.perf_counter
     load_before = os.getloadavg()[0]
     started = time.perf_counter()
-    # alternate the sides so both see the same load: ours, theirs, ours, theirs ...
-    ragline_figures = measure(ours, args.turns, args.repeat)
-    langchain_figures = measure(theirs, args.turns, args.repeat)
-    ragline_again = measure(ours, args.turns, args.repeat)
-    langchain_again = measure(theirs, args.turns, args.repeat)
+    figures = measure(ours, theirs, turns=args.turns, rounds=args.rounds, clock=clock)
     elapsed = time.perf_counter() - started
     print(
         f"python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores, "
-        f"turns={args.turns}, best of {args.repeat} (x2, sides alternated), one thread; "
-        f"load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
+        f"{'process CPU time' if args.cpu else 'wall time'}, {args.turns} calls per round "
+        f"(a tenth at 1,000 messages), fastest of {args.rounds} rounds, sides round-robin, "
+        f"one thread; load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
         f"({elapsed:.0f} s)"
     )
     print(f"{'us per call':42} {'ragline':>10} {'LangChain':>11} {'ratio':>8}")
-    for name, (value, answer) in ragline_figures.items():
-        other, their_answer = langchain_figures[name]
-        if not name.startswith("  ") and answer != their_answer:
-            raise AssertionError(f"{name}: ragline said {answer!r}, LangChain {their_answer!r}")
-        ours_best = min(value, ragline_again[name][0])
-        theirs_best = min(other, langchain_again[name][0])
-        ratio = theirs_best / ours_best if ours_best > 0 else float("inf")
-        print(f"{name:42} {ours_best:10.1f} {theirs_best:11.1f} {ratio:7.1f}x")
+    rows = dict(figures)
+    for size in HISTORY_SIZES:  # the wrapper's own cost: the turn minus the chain by hand
+        turn = rows[f"RunnableWithMessageHistory, {size} messages"]
+        by_hand = rows.pop(f"  same chain, history by hand, {size}")
+        rows[f"  its overhead, {size} messages"] = (turn[0] - by_hand[0], turn[1] - by_hand[1])
+    order = [name for name in ours if not name.startswith("  same chain")]
+    for size in HISTORY_SIZES:
+        order.insert(order.index(f"RunnableWithMessageHistory, {size} messages") + 1,
+                     f"  its overhead, {size} messages")  # fmt: skip
+    for name in order:
+        mine, other = rows[name]
+        ratio = f"{other / mine:7.1f}x" if mine > 0 else "    n/a"
+        print(f"{name:42} {mine:10.1f} {other:11.1f} {ratio}")
 
 
 if __name__ == "__main__":
