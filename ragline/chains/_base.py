@@ -99,6 +99,9 @@ class ChainOptions(TypedDict, total=False):
     empty_answer: Any
     name: str | None
     verbose: bool
+    callbacks: Any
+    tags: list[str] | None
+    metadata: dict[str, Any] | None
 
 
 # What _prepare is: the final step at once, or steps that end by returning it.
@@ -122,6 +125,8 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         empty_answer: returned without calling the model when there are no documents;
             ``None`` calls the model with an empty context.
         verbose: print this chain's runs (LangChain's ``verbose=True``).
+        callbacks, tags, metadata: added to every run of this chain (and the runs
+            inside it), as on a ``Chain``.
 
     Besides ``invoke``/``stream``, LangChain's older calling forms work:
     ``chain({"input_documents": docs, "question": q})`` and
@@ -142,6 +147,9 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         empty_answer: Any = NO_CONTEXT_ANSWER,
         name: str | None = None,
         verbose: bool = False,
+        callbacks: Any = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> None:
         if not isinstance(llm, Runnable):
             raise InvalidInputError(f"llm must be a Runnable model, got {type(llm).__name__}")
@@ -161,6 +169,9 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         self.empty_answer = empty_answer
         self.name = name
         self.verbose = verbose
+        self.callbacks = callbacks
+        self.tags = list(tags) if tags else None
+        self.metadata = dict(metadata) if metadata else None
 
     @property
     def input_keys(self) -> list[str]:
@@ -373,6 +384,9 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
             options.setdefault("input_key", "input_documents")
             options.setdefault("output_key", "output_text")
             options.setdefault("verbose", llm_chain.verbose)
+            for key in ("callbacks", "tags", "metadata"):  # the LLMChain's handlers still see
+                if getattr(llm_chain, key, None) is not None:  # its prompt and model runs
+                    options.setdefault(key, getattr(llm_chain, key))  # type: ignore[misc]
             if llm_chain.output_parser is not None:
                 options.setdefault("output_parser", llm_chain.output_parser)
         if llm is None:

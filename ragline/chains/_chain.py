@@ -72,11 +72,16 @@ class LegacyChainAPI:
     """The calling forms of LangChain's older chains, for any dict-to-dict Runnable here.
 
     A class using it provides ``invoke``, ``input_keys`` and ``output_keys``; it gets
-    ``chain(inputs)``, ``run``, ``apply`` and their async twins, and ``verbose=True``
-    prints its own run (not the runs inside it), as LangChain's ``verbose`` does.
+    ``chain(inputs)``, ``run``, ``apply`` and their async twins; its own ``callbacks``,
+    ``tags`` and ``metadata`` join every run it starts (and reach the runs inside it),
+    and ``verbose=True`` prints its own run (not the runs inside it), as LangChain's
+    ``verbose`` does.
     """
 
     verbose: bool = False
+    callbacks: Any = None
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
 
     if TYPE_CHECKING:  # what the class using the mixin provides
 
@@ -90,21 +95,30 @@ class LegacyChainAPI:
         async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any: ...
         def get_name(self) -> str: ...
 
-    # ---- verbose: a stdout handler for this chain's own runs only ----------------------
-    def _verbose_config(self, config: RunnableConfig) -> RunnableConfig:
-        manager = CallbackManager.from_config(config)
-        manager.add_handler(StdOutCallbackHandler(), inherit=False)  # not for child runs
-        return {**config, "callbacks": manager}
+    # ---- the chain's own callbacks, tags and metadata; verbose --------------------------
+    def _run_config(self, config: RunnableConfig) -> RunnableConfig:
+        own: dict[str, Any] = {}
+        if self.callbacks is not None:
+            own["callbacks"] = self.callbacks
+        if self.tags:
+            own["tags"] = list(self.tags)
+        if self.metadata:
+            own["metadata"] = dict(self.metadata)
+        if own:
+            config = merge_configs(own, config)  # type: ignore[arg-type]
+        if self.verbose:  # a stdout handler for this chain's own run only
+            manager = CallbackManager.from_config(config)
+            manager.add_handler(StdOutCallbackHandler(), inherit=False)
+            config = {**config, "callbacks": manager}
+        return config
 
     def _start_run(self, input: Any, config: RunnableConfig, run_type: str) -> Any:
-        if self.verbose:
-            config = self._verbose_config(config)
-        return super()._start_run(input, config, run_type)  # type: ignore[misc]
+        return super()._start_run(input, self._run_config(config), run_type)  # type: ignore[misc]
 
     async def _astart_run(self, input: Any, config: RunnableConfig, run_type: str) -> Any:
-        if self.verbose:
-            config = self._verbose_config(config)
-        return await super()._astart_run(input, config, run_type)  # type: ignore[misc]
+        return await super()._astart_run(  # type: ignore[misc]
+            input, self._run_config(config), run_type
+        )
 
     # ---- the calling forms -------------------------------------------------------------
     def _input_dict(self, inputs: Any) -> dict[str, Any]:
@@ -362,16 +376,6 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
             await self.memory.asave_context(inputs, outputs)
         return self._final(inputs, outputs, return_only_outputs)
 
-    def _own_config(self, config: RunnableConfig | None) -> RunnableConfig | None:
-        own: dict[str, Any] = {}
-        if self.callbacks is not None:
-            own["callbacks"] = self.callbacks
-        if self.tags:
-            own["tags"] = list(self.tags)
-        if self.metadata:
-            own["metadata"] = dict(self.metadata)
-        return merge_configs(own, config) if own else config  # type: ignore[arg-type]
-
     def _run_call(self, runs: list[Any], inputs: dict[str, Any], run: Any) -> dict[str, Any]:
         runs.append(run)  # its id is made only if include_run_info asks for it
         return self._checked_outputs(self._call(inputs, run_manager=run))
@@ -402,7 +406,7 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
         outputs = self._call_with_config(
             partial(self._run_call, runs),
             inputs,
-            self._own_config(config),
+            config,
             with_run_manager=True,
         )
         final = self.prep_outputs(inputs, outputs, return_only_outputs)
@@ -426,7 +430,7 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
         outputs = await self._acall_with_config(
             partial(self._arun_call, runs),
             inputs,
-            self._own_config(config),
+            config,
             with_run_manager=True,
         )
         final = await self.aprep_outputs(inputs, outputs, return_only_outputs)

@@ -186,6 +186,9 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         question_key: str = "question",
         name: str | None = None,
         verbose: bool = False,
+        callbacks: Any = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> None:
         if not isinstance(retriever, Runnable):
             raise InvalidInputError(f"retriever must be a Runnable, got {type(retriever).__name__}")
@@ -202,6 +205,9 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         self.question_key = question_key
         self.name = name
         self.verbose = verbose
+        self.callbacks = callbacks
+        self.tags = list(tags) if tags else None
+        self.metadata = dict(metadata) if metadata else None
 
     @property
     def input_keys(self) -> list[str]:
@@ -236,8 +242,14 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         input_key: str = "query",
         output_key: str = "result",
         verbose: bool = False,
+        callbacks: Any = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> RetrievalQA:
         """Build the chain from a model, a chain type and a retriever.
+
+        ``callbacks``, ``tags`` and ``metadata`` join every run of the chain (and the
+        retriever and model runs inside it), as on a ``Chain``.
 
         Raises:
             ConfigurationError: an unknown chain_type (lists the known ones).
@@ -253,6 +265,9 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
             input_key=input_key,
             output_key=output_key,
             verbose=verbose,
+            callbacks=callbacks,
+            tags=tags,
+            metadata=metadata,
         )
 
     def get_name(self) -> str:

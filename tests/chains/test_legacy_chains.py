@@ -608,3 +608,47 @@ def test_load_qa_chain_verbose_and_retrieval_qa_calling_forms(
     )
     with pytest.raises(InvalidInputError, match="exactly one output key"):
         with_sources.run("q")
+
+
+def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None:
+    """RetrievalQA.from_chain_type(callbacks=...), load_qa_chain(callbacks=...) and a
+    StuffDocumentsChain built from an LLMChain that has handlers: the handlers see the
+    chain's run and the retriever and model runs inside it, with the chain's tags."""
+    collector = RunCollectorCallbackHandler()
+    qa = RetrievalQA.from_chain_type(
+        FakeListChatModel(responses=["80 AD."]),
+        retriever=_retriever(),
+        callbacks=[collector],
+        tags=["qa"],
+        metadata={"owner": "tests"},
+    )
+    assert qa.run("When was the Colosseum finished?") == "80 AD."
+    (run,) = collector.traced_runs
+    answer = ("answer", [("ChatPromptTemplate", []), ("FakeListChatModel", []),
+                         ("StrOutputParser", [])])  # fmt: skip
+    assert run.tree() == (
+        "retrieval_qa",
+        [("InMemoryVectorStoreRetriever", []), ("stuff_documents_chain", [answer])],
+    )
+    assert (run.tags, run.metadata) == (["qa"], {"owner": "tests"})
+    model_run = run.children[1].children[0].children[1]
+    assert (model_run.tags, model_run.metadata) == (["qa"], {"owner": "tests"})
+
+    docs = [Document(CORPUS[0])]
+    for chain in (
+        load_qa_chain(FakeListChatModel(responses=["Sicily."]), callbacks=[collector]),
+        StuffDocumentsChain(
+            llm_chain=LLMChain(
+                llm=FakeListChatModel(responses=["Sicily."]),
+                prompt=PromptTemplate.from_template("{context}\n{question}"),
+                callbacks=[collector],
+            )
+        ),
+    ):
+        collector.traced_runs.clear()
+        assert chain.run(input_documents=docs, question="Where is Etna?") == "Sicily."
+        (run,) = collector.traced_runs
+        assert run.name == "stuff_documents_chain"
+        assert "FakeListChatModel" in str(run.tree())
+    with pytest.raises(InvalidInputError, match="does not take callback_manager"):
+        load_qa_chain(FakeListChatModel(responses=["x"]), callback_manager=None)
