@@ -220,8 +220,10 @@ def install_defaults(cls: type) -> None:
     """Give a LangChain-style subclass every default it did not write itself."""
     from ragline.vectorstores.base import VectorStore
 
+    # VectorStore's own layers (its search methods, its primitives) count as not written
+    ours = (*VectorStore.__mro__, None)
     for name, value in vars(LangChainStyleDefaults).items():
-        if not name.startswith("__") and _defined_by(cls, name) in (VectorStore, None):
+        if not name.startswith("__") and _defined_by(cls, name) in ours:
             setattr(cls, name, value)
     cls._langchain_style = True  # type: ignore[attr-defined]
 

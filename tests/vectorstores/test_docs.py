@@ -12,7 +12,7 @@ from ragline.core import Document
 from ragline.embeddings import HashingEmbeddings
 from ragline.vectorstores import InMemoryVectorStore
 
-MODULES = ["base", "filters", "utils", "in_memory", "retriever"]
+MODULES = ["base", "_search_api", "filters", "utils", "in_memory", "retriever"]
 
 
 def _fresh_globals() -> dict[str, Any]:
