@@ -28,48 +28,50 @@ EXISTS count proves each batch landed; a server that refuses CLIENT REPLY gets p
 pipelines. A batch is not a transaction: if the server dies midway, add the same
 documents again (same ids) and each ends up stored once.
 
+The store keeps its options and runs operations on the sync or async client; the index it
+owns is :mod:`._index` (``ManagedIndex``), encoding and decoding documents :mod:`._codec`,
+the layout and the filter translation :mod:`._schema`.
+
 Native scores are RediSearch's distances, lower is closer: COSINE gives ``1 - cosine``
 in [0, 2], IP gives ``1 - inner product``, L2 gives the SQUARED Euclidean distance.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ragline.core import Document
 from ragline.core import _redis as conn
-from ragline.core.exceptions import (
-    ConfigurationError,
-    DimensionError,
-    InvalidInputError,
-    RaglineError,
-)
+from ragline.core.exceptions import ConfigurationError, DimensionError, RaglineError
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode
+from ragline.vectorstores.redis._codec import (
+    SCORE,
+    Row,
+    encode_rows,
+    new_fields,
+    packed_batches,
+    search_hits,
+    text,
+    to_document,
+    to_documents,
+)
+from ragline.vectorstores.redis._index import ManagedIndex, missing_index, response_error
 from ragline.vectorstores.redis._schema import (
     SEPARATOR,
     IndexSchema,
-    InexactNumberError,
     check_fields,
     check_index_name,
     check_key_prefix,
-    encode_id,
-    encode_value,
     field_args,
     filter_to_query,
-    infer_kind,
-    info_to_dict,
     parse_index_schema,
     parse_vector_schema,
-    schema_from_info,
-    validation_error,
 )
 
 if TYPE_CHECKING:
@@ -78,17 +80,6 @@ if TYPE_CHECKING:
 __all__ = ["Redis"]
 
 DEFAULT_URL = "redis://localhost:6379"
-_SCORE = "__vector_score"
-# how long a re-created index may take to index the documents it finds (seconds)
-_BACKFILL_SECONDS = 30.0
-
-_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-# Bulk writes switch replies off for each batch (CLIENT REPLY OFF ... ON), so the client
-# parses one reply per batch instead of two per document; EXISTS on the batch's keys then
-# proves every document landed (a refused write, e.g. out of memory, leaves its key absent).
-_REPLY_OFF = b"*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$3\r\nOFF\r\n"
-_REPLY_ON = b"*3\r\n$6\r\nCLIENT\r\n$5\r\nREPLY\r\n$2\r\nON\r\n"
 
 
 class Redis(VectorStore):
@@ -162,12 +153,10 @@ class Redis(VectorStore):
                 f"content_key {content_key!r}, vector_key {vector_key!r} and the metadata "
                 f"field {schema.metadata_key!r} must be distinct non-empty names"
             )
-        schema.fields = check_fields(parse_index_schema(index_schema), (*schema.reserved, _SCORE))
+        schema.fields = check_fields(parse_index_schema(index_schema), (*schema.reserved, SCORE))
         self._ttl_ms = conn.ttl_milliseconds(ttl)
         self._batch_size = conn.check_batch_size(batch_size)
         self._embedding = embedding
-        self._schema = schema
-        self._declared = dict(schema.fields)
         self._infer = index_schema is None if infer_schema is None else bool(infer_schema)
         self._timeouts = {"connect_timeout": connect_timeout, "timeout": timeout}
         self._url = None if client is not None else redis_url
@@ -175,7 +164,7 @@ class Redis(VectorStore):
         self._owns_client = client is None or self._client is not client  # close() closes it
         self._async_client = async_client
         self._where = conn.safe_url(redis_url) if client is None else conn.describe_client(client)
-        self._index_ready = False  # the index is known to exist with this schema
+        self._index = ManagedIndex(schema, where=self._where)
         self._quiet_writes: bool | None = None  # may bulk writes use CLIENT REPLY OFF?
 
     # ------------------------------------------------------------------ construction
@@ -214,13 +203,10 @@ class Redis(VectorStore):
                 "do not pass them"
             )
         store = cls(embedding, redis_url=redis_url, client=client, index_name=index_name, **options)
-        found = store._run(store._info_op())
+        found = store._run(store._index.info_op())
         if found is None:
             raise ConfigurationError(f"index {index_name!r} does not exist at {store._where}")
-        found.hnsw_ef_runtime = store._schema.hnsw_ef_runtime
-        store._schema = found
-        store._declared = dict(found.fields)
-        store._index_ready = True
+        store._index.adopt(found)
         return store
 
     @classmethod
@@ -256,11 +242,16 @@ class Redis(VectorStore):
         store = cls.from_existing_index(
             embedding, index_name, redis_url=redis_url, client=client, **options
         )
-        if not store._schema.exact:
+        if not store._index.schema.exact:
             store._run(store._migrate_op())
         return store
 
     # ------------------------------------------------------------------ primitives
+
+    @property
+    def _schema(self) -> IndexSchema:
+        """The index's schema as last seen (kept by the ``ManagedIndex``)."""
+        return self._index.schema
 
     @property
     def embeddings(self) -> Embeddings:
@@ -279,12 +270,12 @@ class Redis(VectorStore):
     @property
     def dimension(self) -> int | None:
         if self._schema.dimension is None:
-            self._run(self._sync_schema_op())  # another process may have created the index
+            self._run(self._index.sync_op())  # another process may have created the index
         return self._schema.dimension
 
     async def _adimension(self) -> int | None:
         if self._schema.dimension is None:
-            await self._arun(self._sync_schema_op())
+            await self._arun(self._index.sync_op())
         return self._schema.dimension
 
     @property
@@ -306,7 +297,7 @@ class Redis(VectorStore):
         texts: list[str],
         metadatas: list[dict[str, Any]],
     ) -> None:
-        self._run(self._upsert_op(ids, vectors, _documents(ids, texts, metadatas)))
+        self._run(self._upsert_op(ids, vectors, to_documents(ids, texts, metadatas)))
 
     def _delete(self, ids: list[str]) -> None:
         self._run(self._delete_op(ids))
@@ -326,7 +317,7 @@ class Redis(VectorStore):
         texts: list[str],
         metadatas: list[dict[str, Any]],
     ) -> None:
-        await self._arun(self._upsert_op(ids, vectors, _documents(ids, texts, metadatas)))
+        await self._arun(self._upsert_op(ids, vectors, to_documents(ids, texts, metadatas)))
 
     async def _adelete(self, ids: list[str]) -> None:
         await self._arun(self._delete_op(ids))
@@ -355,11 +346,11 @@ class Redis(VectorStore):
             >>> store.drop_index(delete_documents=True)  # doctest: +SKIP
             True
         """
-        return self._run(self._drop_op(delete_documents))
+        return self._run(self._index.drop_op(delete_documents))
 
     async def adrop_index(self, *, delete_documents: bool = False) -> bool:
         """Async :meth:`drop_index`."""
-        return await self._arun(self._drop_op(delete_documents))
+        return await self._arun(self._index.drop_op(delete_documents))
 
     def close(self) -> None:
         """Close the connections this store opened (a client passed in stays open)."""
@@ -380,7 +371,7 @@ class Redis(VectorStore):
         try:
             return conn.run(self._sync_client(), operation, self._where)
         except ConnectionError:
-            self._index_ready = False  # the server may come back empty: check again
+            self._index.ready = False  # the server may come back empty: check again
             raise
 
     async def _arun(self, operation: conn.Operation[Any]) -> Any:
@@ -397,7 +388,7 @@ class Redis(VectorStore):
         try:
             return await conn.arun(client, operation, self._where)
         except ConnectionError:
-            self._index_ready = False
+            self._index.ready = False
             raise
         finally:
             if owned:
@@ -405,125 +396,14 @@ class Redis(VectorStore):
 
     # ------------------------------------------------------------------ operations
 
-    def _info_op(self) -> conn.Operation[IndexSchema | None]:
-        """Read the index's schema from FT.INFO (None when there is no such index)."""
-        [reply] = yield [("FT.INFO", self._schema.index_name)]
-        if isinstance(reply, Exception):
-            if _missing_index(reply):
-                return None
-            raise _response_error(reply, "FT.INFO")
-        return schema_from_info(reply, self._schema.index_name)
-
-    def _sync_schema_op(self) -> conn.Operation[IndexSchema | None]:
-        """Check the server's index against this store's settings and adopt its fields.
-
-        A missing index (dropped by another client, or a server restarted empty) is
-        created again with the schema this store knows, when it knows one (it has seen
-        the dimension): the store owns its index. Returns None when it stays missing.
-        """
-        found = yield from self._info_op()
-        if found is None:
-            self._index_ready = False
-            if self._schema.dimension is None:
-                self._schema.fields = dict(self._declared)  # inferred fields are re-inferred
-                return None
-            yield from self._create_op()
-            return self._schema
-        mine = self._schema
-        if found.exact != mine.exact and found.key_prefix == mine.key_prefix:
-            raise ConfigurationError(
-                f"index {mine.index_name!r} was written by an older ragline, with keys "
-                f"'{found.prefix}<id>' (where stores named 'kb' and 'kb:v2' share keys) and "
-                "raw tag values; open it as it is with Redis.from_existing_index(embedding, "
-                f"{mine.index_name!r}, ...), or move it to the exact layout with "
-                f"Redis.migrate_index(embedding, {mine.index_name!r}, ...)"
-            )
-        for what, expected, actual in (
-            ("key prefix", mine.prefix, found.prefix),
-            ("distance metric", mine.distance_metric, found.distance_metric),
-            ("algorithm", mine.algorithm, found.algorithm),
-            ("dimension", mine.dimension or found.dimension, found.dimension),
-            ("vector field", mine.vector_key, found.vector_key),
-            ("content field", mine.content_key, found.content_key),
-        ):
-            if expected != actual:
-                raise ConfigurationError(
-                    f"index {mine.index_name!r} exists with {what} {actual!r}, but this store "
-                    f"was configured with (or last saw) {expected!r}; another client created "
-                    "it so, or re-created it. Use Redis.from_existing_index to open it as it "
-                    "is, or another index_name"
-                )
-        for name, kind in self._declared.items():
-            if found.fields.get(name, kind) != kind:
-                raise ConfigurationError(
-                    f"index {mine.index_name!r} already has field {name!r} as a "
-                    f"{found.fields[name]} field, but index_schema declares it {kind}"
-                )
-        mine.dimension = found.dimension
-        mine.fields = {**found.fields}
-        mine.indexing_failures, mine.backfilling = found.indexing_failures, found.backfilling
-        self._index_ready = True
-        return found
-
-    def _create_op(self) -> conn.Operation[None]:
-        """FT.CREATE this store's index (``dimension`` known), then wait until the hashes
-        already under the prefix are indexed. Refuses a prefix that nests with another
-        index's (an index written by an older ragline or another tool)."""
-        schema = self._schema
-        [names] = yield [("FT._LIST",)]
-        if isinstance(names, Exception):
-            raise _response_error(names, "FT._LIST")
-        others = [_text(name) for name in names if _text(name) != schema.index_name]
-        if others:
-            infos = yield [("FT.INFO", name) for name in others]
-            for name, info in zip(others, infos, strict=True):
-                if isinstance(info, Exception):
-                    continue  # dropped meanwhile
-                prefixes = _prefixes(info)
-                clash = [p for p in prefixes if p.startswith(schema.prefix) or
-                         schema.prefix.startswith(p)]  # fmt: skip
-                if clash:
-                    raise ConfigurationError(
-                        f"index {name!r} covers keys under {clash[0]!r}, which overlaps this "
-                        f"store's {schema.prefix!r}: each would count, search and delete the "
-                        "other's documents. Choose another key_prefix (or index_name)"
-                    )
-        [reply] = yield [tuple(schema.create_args())]
-        if isinstance(reply, Exception):
-            if "already exists" not in str(reply):
-                raise _response_error(reply, "FT.CREATE")
-            yield from self._sync_schema_op()  # created meanwhile by another process
-            return
-        self._index_ready = True
-        yield from self._wait_indexed_op()
-
-    def _wait_indexed_op(self) -> conn.Operation[None]:
-        """Poll FT.INFO until the index has scanned the keys that existed when it was
-        created (new writes are indexed as they happen; this is for re-created indexes)."""
-        deadline = time.monotonic() + _BACKFILL_SECONDS
-        while True:
-            found = yield from self._info_op()
-            if found is None or not found.backfilling:
-                return
-            if time.monotonic() > deadline:
-                raise RaglineError(
-                    f"index {self._schema.index_name!r} at {self._where} is still indexing "
-                    f"its documents after {_BACKFILL_SECONDS} s; try again later"
-                )
-            # pause ~10 ms between polls without a client-side sleep (which would block an
-            # event loop): WAIT for a replica that does not exist returns at its timeout
-            yield [("WAIT", 1, 10)]
-
     def _migrate_op(self) -> conn.Operation[None]:
-        old = self._schema
-        [names] = yield [("FT._LIST",)]
-        others = [_text(name) for name in names if _text(name) != old.index_name]
-        infos = (yield [("FT.INFO", name) for name in others]) if others else []
+        index = self._index
+        old = index.schema
+        others = yield from index.other_prefixes_op()
         claimed = [
             prefix
-            for info in infos
-            if not isinstance(info, Exception)
-            for prefix in _prefixes(info)
+            for prefixes in others.values()
+            for prefix in prefixes
             if prefix.startswith(old.prefix) and prefix != old.prefix
         ]
         keys: list[bytes] = []
@@ -531,7 +411,7 @@ class Redis(VectorStore):
         pattern = re.sub(r"([*?\[\]\\])", r"\\\1", old.prefix) + "*"
         while True:
             [(cursor, found)] = yield [("SCAN", cursor, "MATCH", pattern, "COUNT", 1000)]
-            keys += [key for key in found if not _claimed(_text(key), claimed)]
+            keys += [key for key in found if not any(map(text(key).startswith, claimed))]
             if int(cursor) == 0:
                 break
         new = IndexSchema(**{**vars(old), "separator": SEPARATOR})
@@ -544,75 +424,70 @@ class Redis(VectorStore):
                 if isinstance(reply, Exception) or reply[0] is None or reply[1] is None:
                     continue  # not a document of this store (no text or no vector)
                 values = dict(zip(names_wanted, reply, strict=True))
-                doc_id = old.doc_id(_text(key))
+                doc_id = old.doc_id(text(key))
                 ids.append(doc_id)
-                documents.append(self._document(doc_id, values))
+                documents.append(to_document(old, doc_id, values))
                 vectors.append(np.frombuffer(values[old.vector_key], dtype=np.float32))
             if ids:
-                self._schema = new
-                try:
-                    rows = self._encode_rows(ids, documents, dict(new.fields))
-                    yield from self._write_rows_op(rows, np.stack(vectors))
-                finally:
-                    self._schema = old
+                rows = encode_rows(new, ids, documents, dict(new.fields))
+                yield from self._write_rows_op(rows, np.stack(vectors))
         [reply] = yield [("FT.DROPINDEX", old.index_name)]
-        if isinstance(reply, Exception) and not _missing_index(reply):
-            raise _response_error(reply, "FT.DROPINDEX")
-        self._schema = new
-        yield from self._create_op()
+        if isinstance(reply, Exception) and not missing_index(reply):
+            raise response_error(reply, "FT.DROPINDEX")
+        index.schema = new
+        yield from index.create_op()
         for start in range(0, len(keys), self._batch_size):
             [reply] = yield [("DEL", *keys[start : start + self._batch_size])]
             if isinstance(reply, Exception):
-                raise _response_error(reply, "DEL")
+                raise response_error(reply, "DEL")
 
     def _upsert_op(
         self, ids: list[str], vectors: np.ndarray, documents: list[Document]
     ) -> conn.Operation[None]:
         """Check the index (FT.INFO), write, then check again that every document was
         indexed: a write never reports success for documents the index does not hold."""
-        schema = self._schema
+        index = self._index
+        schema = index.schema
         if schema.dimension is not None:
-            yield from self._sync_schema_op()  # dropped, re-created, restarted empty ...
-        elif (yield from self._info_op()) is not None:
-            yield from self._sync_schema_op()  # created by another store object: adopt it
+            yield from index.sync_op()  # dropped, re-created, restarted empty ...
+        elif (yield from index.info_op()) is not None:
+            yield from index.sync_op()  # created by another store object: adopt it
         if schema.dimension is not None and vectors.shape[1] != schema.dimension:
             raise DimensionError(
                 f"vectors have dimension {vectors.shape[1]} but index {schema.index_name!r} "
                 f"holds vectors of dimension {schema.dimension}; nothing was written"
             )
         # declared fields an existing index lacks, and (inferring) fields first seen now
-        new_fields = {
-            name: kind for name, kind in self._declared.items() if name not in schema.fields
-        }
+        added = {name: kind for name, kind in index.declared.items() if name not in schema.fields}
         if self._infer:
-            new_fields.update(self._new_fields(documents))
-        rows = self._encode_rows(ids, documents, {**schema.fields, **new_fields})  # checks all
-        if not self._index_ready:  # no index yet: create it now that the input is checked
+            added.update(new_fields(schema, documents))
+        rows = encode_rows(schema, ids, documents, {**schema.fields, **added})  # checks all
+        if not index.ready:  # no index yet: create it now that the input is checked
             schema.dimension = int(vectors.shape[1])
-            schema.fields = {**schema.fields, **new_fields}
+            schema.fields = {**schema.fields, **added}
             try:
-                yield from self._create_op()
+                yield from index.create_op()
             except BaseException:
-                if not self._index_ready:
+                if not index.ready:
                     schema.dimension = None
                 raise
-            new_fields = {n: k for n, k in new_fields.items() if n not in schema.fields}
-        for name, kind in new_fields.items():
+            added = {n: k for n, k in added.items() if n not in schema.fields}
+        for name, kind in added.items():
             if name in schema.fields:
                 continue
             [reply] = yield [
                 ("FT.ALTER", schema.index_name, "SCHEMA", "ADD", *field_args(name, kind))
             ]
             if isinstance(reply, Exception) and "duplicate" not in str(reply).lower():
-                raise _response_error(reply, "FT.ALTER")
+                raise response_error(reply, "FT.ALTER")
             schema.fields[name] = kind
         failures = schema.indexing_failures
         yield from self._write_rows_op(rows, vectors)
-        found = yield from self._info_op()
+        found = yield from index.info_op()
         if found is None:  # dropped while writing: create it again, write again (upsert)
-            yield from self._sync_schema_op()
+            yield from index.sync_op()
             yield from self._write_rows_op(rows, vectors)
-            found = yield from self._info_op()
+            found = yield from index.info_op()
             failures = 0 if found is None else found.indexing_failures
         if found is None or found.dimension != schema.dimension:
             raise RaglineError(
@@ -628,17 +503,18 @@ class Redis(VectorStore):
             )
         schema.indexing_failures = found.indexing_failures
 
-    def _write_rows_op(
-        self, rows: list[tuple[bytes, int, bytes]], vectors: np.ndarray
-    ) -> conn.Operation[None]:
+    def _write_rows_op(self, rows: list[Row], vectors: np.ndarray) -> conn.Operation[None]:
         if self._quiet_writes is None:  # a proxy or an ACL may refuse CLIENT REPLY
             [reply] = yield [("CLIENT", "REPLY", "ON")]
             self._quiet_writes = not isinstance(reply, Exception)
         quiet = self._quiet_writes
-        replies = yield conn.Packed(self._packed_batches(rows, vectors, quiet))
+        batches = packed_batches(
+            rows, vectors, batch_size=self._batch_size, ttl_ms=self._ttl_ms, quiet=quiet
+        )
+        replies = yield conn.Packed(batches)
         for reply in replies:
             if isinstance(reply, Exception):
-                raise _response_error(reply, "a document write")
+                raise response_error(reply, "a document write")
         stored = sum(int(count) for count in replies[1::2]) if quiet else len(rows)
         if stored != len(rows):  # replies were off: EXISTS counted what landed
             raise RaglineError(
@@ -646,115 +522,12 @@ class Redis(VectorStore):
                 "others were refused (out of memory? see maxmemory); add them again"
             )
 
-    def _new_fields(self, documents: list[Document]) -> dict[str, str]:
-        """Metadata fields to index that the schema lacks, inferred from their values.
-
-        A field with both numbers and strings is a tag field (ranges need numeric).
-        """
-        settled = {*self._schema.fields, *self._schema.reserved, _SCORE}  # nothing to learn
-        kinds: dict[str, str] = {}
-        for document in documents:
-            for name, value in document.metadata.items():
-                if name in settled or value is None:
-                    continue
-                kind = infer_kind(value)
-                if kind is None:
-                    continue
-                if not _is_field_name(name):
-                    settled.add(name)
-                elif kind == "tag":
-                    kinds[name] = "tag"
-                    settled.add(name)  # tag is final
-                else:
-                    kinds.setdefault(name, kind)
-        return kinds
-
-    def _encode_rows(
-        self, ids: list[str], documents: list[Document], fields: dict[str, str]
-    ) -> list[tuple[bytes, int, bytes]]:
-        """Check and encode every document before anything is written.
-
-        Returns, per document, its key and its hash fields except the vector's value, both
-        already in the Redis protocol (so a batch is packed by joining a few byte strings),
-        and how many items the fields make.
-        """
-        schema = self._schema
-        # the text and the metadata JSON in one format operation per document
-        head = b"".join((conn.bulk(schema.content_key.encode()), b"$%d\r\n%b\r\n",
-                         conn.bulk(schema.metadata_key.encode()), b"$%d\r\n%b\r\n"))  # fmt: skip
-        vector_key = conn.bulk(schema.vector_key.encode())
-        field_keys = {name: conn.bulk(name.encode()) for name in fields}
-        key_prefix = schema.prefix.encode()
-        exact = schema.exact
-        rows = []
-        encoded: dict[tuple[str, str], bytes] = {}
-        for position, (doc_id, document) in enumerate(zip(ids, documents, strict=True)):
-            metadata = document.metadata
-            try:
-                blob = _JSON.encode(metadata).encode()
-            except (TypeError, ValueError) as err:
-                raise InvalidInputError(
-                    f"metadatas[{position}] cannot be stored as JSON ({err}); use str, int, "
-                    "float, bool, None, lists and dicts; nothing was written"
-                ) from err
-            text = document.page_content.encode()
-            parts = [head % (len(text), text, len(blob), blob)]
-            for name, kind in fields.items():
-                value = metadata.get(name)
-                if value is None:
-                    continue
-                # tag strings repeat (sources, languages ...): each is encoded once per call
-                memo_key = (kind, value) if type(value) is str else None
-                field = None if memo_key is None else encoded.get(memo_key)
-                if field is None:
-                    try:
-                        field = conn.bulk(encode_value(kind, value, exact=exact).encode())
-                    except TypeError:
-                        raise validation_error(position, name, kind, value) from None
-                    except InexactNumberError as err:
-                        raise InvalidInputError(
-                            f"metadatas[{position}][{name!r}]: {err}; nothing was written"
-                        ) from None
-                    if memo_key is not None:
-                        encoded[memo_key] = field
-                parts += (field_keys[name], field)
-            parts.append(vector_key)  # its value, the vector, is appended when packing
-            # items: 4 for the text and JSON pairs, 2 per indexed field, 2 for the vector
-            key = key_prefix + (encode_id(doc_id) if exact else doc_id).encode()
-            rows.append((conn.bulk(key), len(parts) + 4, b"".join(parts)))
-        return rows
-
-    def _packed_batches(
-        self, rows: list[tuple[bytes, int, bytes]], vectors: np.ndarray, quiet: bool
-    ) -> Iterator[tuple[bytes, int]]:
-        """Per batch, for each document DEL (a re-added id keeps no stale field), HSET and
-        PEXPIRE when the store has a ttl; packed just before sending.
-
-        ``quiet`` wraps each batch in CLIENT REPLY OFF / ON and ends it with EXISTS over its
-        keys: 2 replies per batch. Otherwise every command answers.
-        """
-        hset = conn.bulk(b"HSET")
-        expire = b"" if self._ttl_ms is None else conn.bulk(b"%d" % self._ttl_ms)
-        per_document = 3 if expire else 2
-        for start in range(0, len(rows), self._batch_size):
-            batch = rows[start : start + self._batch_size]
-            parts = [_REPLY_OFF] if quiet else []
-            for (key, count, fields), vector in zip(batch, vectors[start:], strict=False):
-                parts += (b"*2\r\n$3\r\nDEL\r\n", key, b"*%d\r\n" % (count + 2), hset, key,
-                          fields, conn.bulk(vector.tobytes()))  # fmt: skip
-                if expire:
-                    parts += (b"*3\r\n$7\r\nPEXPIRE\r\n", key, expire)
-            if quiet:
-                parts += (_REPLY_ON, b"*%d\r\n$6\r\nEXISTS\r\n" % (len(batch) + 1))
-                parts += (key for key, _, _ in batch)
-            yield b"".join(parts), 2 if quiet else per_document * len(batch)
-
     def _delete_op(self, ids: list[str]) -> conn.Operation[None]:
         keys = [self._schema.key(doc_id) for doc_id in ids]
         for start in range(0, len(keys), self._batch_size):
             [reply] = yield [("DEL", *keys[start : start + self._batch_size])]
             if isinstance(reply, Exception):
-                raise _response_error(reply, "DEL")
+                raise response_error(reply, "DEL")
 
     def _get_op(self, ids: list[str]) -> conn.Operation[list[Document]]:
         schema = self._schema
@@ -765,40 +538,29 @@ class Redis(VectorStore):
             replies = yield [("HMGET", schema.key(doc_id), *names) for doc_id in chunk]
             for doc_id, reply in zip(chunk, replies, strict=True):
                 if isinstance(reply, Exception):
-                    raise _response_error(reply, "HMGET")
+                    raise response_error(reply, "HMGET")
                 if reply[0] is not None:
-                    documents.append(self._document(doc_id, dict(zip(names, reply, strict=True))))
+                    values = dict(zip(names, reply, strict=True))
+                    documents.append(to_document(schema, doc_id, values))
         return documents
 
     def _count_op(self) -> conn.Operation[int]:
         command = ("FT.SEARCH", self._schema.index_name, "*", "LIMIT", 0, 0, "DIALECT", 2)
         [reply] = yield [command]
-        if isinstance(reply, Exception) and _missing_index(reply):
-            if (yield from self._sync_schema_op()) is None:  # re-created when known
+        if isinstance(reply, Exception) and missing_index(reply):
+            if (yield from self._index.sync_op()) is None:  # re-created when known
                 return 0
             [reply] = yield [command]
         if isinstance(reply, Exception):
-            raise _response_error(reply, "FT.SEARCH")
+            raise response_error(reply, "FT.SEARCH")
         return int(reply[0])
-
-    def _drop_op(self, delete_documents: bool) -> conn.Operation[bool]:
-        command: tuple[Any, ...] = ("FT.DROPINDEX", self._schema.index_name)
-        [reply] = yield [(*command, "DD") if delete_documents else command]
-        self._index_ready = False
-        self._schema.fields = dict(self._declared)
-        self._schema.dimension = None
-        if isinstance(reply, Exception):
-            if _missing_index(reply):
-                return False
-            raise _response_error(reply, "FT.DROPINDEX")
-        return True
 
     def _search_op(
         self, queries: np.ndarray, k: int, filter: FilterNode | None, with_vectors: bool
     ) -> conn.Operation[list[list[SearchHit]]]:
         schema = self._schema
-        if not self._index_ready:
-            found = yield from self._sync_schema_op()
+        if not self._index.ready:
+            found = yield from self._index.sync_op()
             if found is None:
                 return [[] for _ in range(len(queries))]
         # FilterError before any search
@@ -809,97 +571,28 @@ class Redis(VectorStore):
                 f"{schema.index_name!r} holds vectors of dimension {schema.dimension}"
             )
         prefix = "*" if where == "*" else f"({where})"
-        query = f"{prefix}=>[KNN {int(k)} @{schema.vector_key} $vector AS {_SCORE}]"
+        query = f"{prefix}=>[KNN {int(k)} @{schema.vector_key} $vector AS {SCORE}]"
         flat_params: list[Any] = []
         for name, value in params.items():
             flat_params += (name, value)
-        returned = [schema.content_key, schema.metadata_key, _SCORE, *schema.fields]
+        returned = [schema.content_key, schema.metadata_key, SCORE, *schema.fields]
         if with_vectors:
             returned.append(schema.vector_key)
         commands = [
             ("FT.SEARCH", schema.index_name, query, "PARAMS", len(flat_params) + 2,
-             "vector", vector.tobytes(), *flat_params, "SORTBY", _SCORE, "ASC",
+             "vector", vector.tobytes(), *flat_params, "SORTBY", SCORE, "ASC",
              "RETURN", len(returned), *returned, "LIMIT", 0, int(k), "DIALECT", 2)
             for vector in queries
         ]  # fmt: skip
         replies = yield commands
-        if any(isinstance(reply, Exception) and _missing_index(reply) for reply in replies):
+        if any(isinstance(reply, Exception) and missing_index(reply) for reply in replies):
             # dropped by another client, or a server restarted empty: re-created if known
-            if (yield from self._sync_schema_op()) is None:
+            if (yield from self._index.sync_op()) is None:
                 return [[] for _ in range(len(queries))]
             replies = yield commands
         results = []
         for reply in replies:
             if isinstance(reply, Exception):
-                raise _response_error(reply, "FT.SEARCH")
-            results.append(self._hits(reply, with_vectors))
+                raise response_error(reply, "FT.SEARCH")
+            results.append(search_hits(schema, reply, with_vectors))
         return results
-
-    # ------------------------------------------------------------------ decoding
-
-    def _hits(self, reply: list[Any], with_vectors: bool) -> list[SearchHit]:
-        schema = self._schema
-        hits = []
-        unsorted = False
-        for position in range(1, len(reply) - 1, 2):
-            key, flat = reply[position], reply[position + 1]
-            values = {_text(flat[i]): flat[i + 1] for i in range(0, len(flat) - 1, 2)}
-            doc_id = schema.doc_id(_text(key))
-            vector = None
-            if with_vectors:
-                vector = np.frombuffer(values[schema.vector_key], dtype=np.float32).copy()
-            score = float(values[_SCORE])
-            if score != score:  # NaN: COSINE with a zero vector (the query's or a stored one)
-                score, unsorted = 1.0, True  # as the other stores: a zero vector is orthogonal
-            hits.append(SearchHit(self._document(doc_id, values), score, vector))
-        if unsorted:
-            hits.sort(key=lambda hit: hit.score)
-        return hits
-
-    def _document(self, doc_id: str, values: Mapping[str, Any]) -> Document:
-        schema = self._schema
-        content = _text(values.get(schema.content_key) or b"")
-        blob = values.get(schema.metadata_key)
-        if blob is not None:
-            metadata = json.loads(blob)
-        else:  # written by another tool: rebuild what the indexed fields hold
-            metadata = {}
-            for name, kind in schema.fields.items():
-                raw = values.get(name)
-                if raw is not None:
-                    metadata[name] = float(raw) if kind == "numeric" else _text(raw)
-        return Document(content, metadata, id=doc_id)
-
-
-def _text(value: Any) -> str:
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-
-
-def _is_field_name(name: str) -> bool:
-    return name.isidentifier() and name.isascii() and len(name) <= 100
-
-
-def _claimed(key: str, prefixes: list[str]) -> bool:
-    return any(key.startswith(prefix) for prefix in prefixes)
-
-
-def _missing_index(reply: Exception) -> bool:
-    text = str(reply).lower()
-    return "no such index" in text or "unknown index" in text
-
-
-def _prefixes(info: Any) -> list[str]:
-    definition = info_to_dict(info_to_dict(info)[b"index_definition"])
-    return [_text(prefix) for prefix in definition.get(b"prefixes", [])]
-
-
-def _response_error(err: Exception, command: str) -> RaglineError:
-    return RaglineError(f"Redis rejected {command}: {err}")
-
-
-def _documents(ids: list[str], texts: list[str], metadatas: list[dict[str, Any]]) -> list[Document]:
-    """Documents for the upsert operation, which reads fields from their metadata."""
-    return [
-        Document(text, metadata, id=doc_id)
-        for doc_id, text, metadata in zip(ids, texts, metadatas, strict=True)
-    ]
