@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ragline.core._checks import check_optional_positive_int
 from ragline.core.exceptions import (
     ConfigurationError,
     InvalidInputError,
@@ -475,11 +476,9 @@ class MessagesPlaceholder(BaseMessagePromptTemplate):
     def __init__(
         self, variable_name: str, *, optional: bool = False, n_messages: int | None = None
     ) -> None:
-        if n_messages is not None and n_messages < 1:
-            raise InvalidInputError(f"n_messages must be at least 1, got {n_messages}")
         self.variable_name = variable_name
         self.optional = optional
-        self.n_messages = n_messages
+        self.n_messages = check_optional_positive_int("n_messages", n_messages)
         self.input_variables = [] if optional else [variable_name]
         self.optional_variables = [variable_name] if optional else []
 

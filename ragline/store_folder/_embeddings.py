@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ragline.core import ConfigurationError
-from ragline.core._checks import check_choice
+from ragline.core._checks import check_choice, check_positive_int
 from ragline.core._optional import require
 from ragline.embeddings import Embeddings
 from ragline.store_folder._manifest import JSONValue
@@ -82,9 +82,11 @@ def same_vectors_names(first: str, second: str) -> bool:
 def _hashing(options: Options, show_progress: bool) -> Embeddings:
     from ragline.embeddings import HashingEmbeddings
 
-    dimension = options.get("dimension", 384)
-    if isinstance(dimension, bool) or not isinstance(dimension, int):
-        raise ConfigurationError(f"hashing embedding option 'dimension' is {dimension!r}")
+    dimension = check_positive_int(
+        "hashing embedding option 'dimension'",
+        options.get("dimension", 384),
+        error=ConfigurationError,
+    )
     return HashingEmbeddings(dimension=dimension)
 
 

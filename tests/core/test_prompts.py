@@ -245,6 +245,14 @@ def test_n_messages_keeps_the_last_messages():
     assert prompt.format_messages(h=["1", "2", "3"]) == [HumanMessage("2"), HumanMessage("3")]
 
 
+@pytest.mark.parametrize("bad", [0, True, 2.0, "2"])
+def test_n_messages_must_be_a_positive_int(bad: object) -> None:
+    with pytest.raises(
+        InvalidInputError, match=rf"^n_messages must be an int >= 1 or None, got {bad!r}$"
+    ):
+        MessagesPlaceholder("h", n_messages=bad)  # type: ignore[arg-type]
+
+
 def test_a_required_placeholder_must_be_given_a_list():
     prompt = ChatPromptTemplate.from_messages([MessagesPlaceholder("history"), ("human", "{q}")])
     with pytest.raises(MissingVariableError, match=r"missing variable\(s\) \['history'\]"):

@@ -154,6 +154,12 @@ def test_embeddings_by_name() -> None:
     assert len(make_embeddings("hashing", {"dimension": 8}).embed_query("hi")) == 8
     with pytest.raises(ConfigurationError, match="embedding 'nope' is not one of 'minilm'"):
         make_embeddings("nope")
+    for bad in (True, 0, "8"):  # a manifest edited by hand: refused before any model loads
+        with pytest.raises(
+            ConfigurationError,
+            match=rf"^hashing embedding option 'dimension' must be an int >= 1, got {bad!r}$",
+        ):
+            make_embeddings("hashing", {"dimension": bad})
     from ragline.embeddings import HashingEmbeddings
 
     register_embedding(
