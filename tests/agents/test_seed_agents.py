@@ -103,6 +103,16 @@ def test_seed_004_initialize_agent_runs_the_seeds_transcript(capsys):
     assert llm.stops == [["\nObservation:", "\n\tObservation:"]] * 3
 
 
+def test_agent_type_members_build_the_same_agents_as_their_names():
+    from ragline.agents import AgentType
+
+    for kind in (AgentType.ZERO_SHOT_REACT_DESCRIPTION, AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION):
+        llm = FakeListLLM(responses=SEED_REPLIES)
+        executor = initialize_agent([CalculatorTool(), WeatherTool()], llm, agent=kind)
+        assert executor.run(QUESTION) == "This week will be sunny and in ten years I will be 38."
+        assert llm.calls[0] == SEED_PROMPT_HEAD
+
+
 def test_seed_004_generate_writes_a_final_answer_when_stopped():
     llm = FakeListLLM(responses=[SEED_REPLIES[0], " I now know.\nFinal Answer: sunny"])
     agent = initialize_agent([CalculatorTool(), WeatherTool()], llm, max_iterations=1,

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import doctest
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
@@ -241,3 +247,70 @@ def test_docstring_examples_run():
     for module in (_decorator, _function, _render, _retriever):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+def test_tools_and_agents_work_where_pydantic_is_not_installed():
+    """Pydantic is accepted, never required: with ``import pydantic`` failing, a typed
+    tool gets its schema, checks its arguments and runs a tool-calling agent to the end."""
+    code = textwrap.dedent(
+        '''
+        import json, sys
+        sys.modules["pydantic"] = None  # import pydantic now fails
+        from typing import Annotated, Literal, Optional
+        from ragline.agents import AgentExecutor, create_tool_calling_agent
+        from ragline.core import (AIMessage, ChatPromptTemplate, FakeMessagesListChatModel,
+            MessagesPlaceholder, ToolValidationError, convert_to_openai_tool)
+        from ragline.tools import tool
+
+        @tool
+        def search(query: Annotated[str, "what to look for"], k: int = 2,
+                   kind: Literal["web", "news"] = "web", tags: Optional[list[str]] = None) -> str:
+            """Search the index."""
+            return f"{query}:{k}:{kind}:{tags}"
+
+        try:
+            search.invoke({"query": "x", "k": "many"})
+        except ToolValidationError as err:
+            error = str(err)
+        call = AIMessage("", tool_calls=[{"name": "search", "args": {"query": "etna", "k": 1},
+                                          "id": "c1"}])
+        model = FakeMessagesListChatModel(responses=[call, AIMessage("done")])
+        prompt = ChatPromptTemplate.from_messages(
+            [("human", "{input}"), MessagesPlaceholder("agent_scratchpad")])
+        executor = AgentExecutor(agent=create_tool_calling_agent(model, [search], prompt),
+                                 tools=[search], return_intermediate_steps=True)
+        result = executor.invoke({"input": "Etna?"})
+        print(json.dumps({
+            "parameters": convert_to_openai_tool(search)["function"]["parameters"],
+            "error": error,
+            "output": result["output"],
+            "observations": [step[1] for step in result["intermediate_steps"]],
+            "pydantic": "pydantic" in sys.modules and sys.modules["pydantic"] is not None,
+        }))
+        '''
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "what to look for"},
+                "k": {"type": "integer", "default": 2},
+                "kind": {"type": "string", "enum": ["web", "news"], "default": "web"},
+                "tags": {
+                    "anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}],
+                    "default": None,
+                },
+            },
+            "required": ["query"],
+        },
+        "error": "tool 'search' got invalid arguments: k: expected an integer, got 'many' "
+        "(it takes: query, k, kind, tags)",
+        "output": "done",
+        "observations": ["etna:1:web:None"],
+        "pydantic": False,
+    }
