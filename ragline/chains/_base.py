@@ -167,11 +167,7 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         self.output_key = output_key
         self.return_intermediate_steps = return_intermediate_steps
         self.empty_answer = empty_answer
-        self.name = name
-        self.verbose = verbose
-        self.callbacks = callbacks
-        self.tags = list(tags) if tags else None
-        self.metadata = dict(metadata) if metadata else None
+        self._set_run_options(name, verbose, callbacks, tags, metadata)
 
     @property
     def input_keys(self) -> list[str]:

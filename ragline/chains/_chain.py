@@ -96,6 +96,21 @@ class LegacyChainAPI:
         def get_name(self) -> str: ...
 
     # ---- the chain's own callbacks, tags and metadata; verbose --------------------------
+    def _set_run_options(
+        self,
+        name: str | None,
+        verbose: bool,
+        callbacks: Any,
+        tags: Sequence[str] | None,
+        metadata: Mapping[str, Any] | None,
+    ) -> None:
+        """Keep the options of this chain's runs (for an ``__init__`` written by hand)."""
+        self.name = name
+        self.verbose = verbose
+        self.callbacks = callbacks
+        self.tags = list(tags) if tags else None
+        self.metadata = dict(metadata) if metadata else None
+
     def _run_config(self, config: RunnableConfig) -> RunnableConfig:
         own: dict[str, Any] = {}
         if self.callbacks is not None:

@@ -203,11 +203,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         self.input_key = input_key
         self.output_key = output_key
         self.question_key = question_key
-        self.name = name
-        self.verbose = verbose
-        self.callbacks = callbacks
-        self.tags = list(tags) if tags else None
-        self.metadata = dict(metadata) if metadata else None
+        self._set_run_options(name, verbose, callbacks, tags, metadata)
 
     @property
     def input_keys(self) -> list[str]:
