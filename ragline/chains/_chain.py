@@ -54,7 +54,7 @@ from ragline.core import (
     StdOutCallbackHandler,
 )
 from ragline.core.callbacks import CallbackManager
-from ragline.core.config import merge_configs
+from ragline.core.config import legacy_call_config, merge_configs
 
 __all__ = ["RUN_KEY", "Chain", "LegacyChainAPI", "RunInfo"]
 
@@ -155,12 +155,6 @@ class LegacyChainAPI:
             return dict(result)
         return {self.output_keys[0]: result}
 
-    def _legacy_config(
-        self, callbacks: Any, tags: Any, metadata: Any, run_name: Any
-    ) -> RunnableConfig:
-        config = {"callbacks": callbacks, "tags": tags, "metadata": metadata, "run_name": run_name}
-        return {k: v for k, v in config.items() if v is not None}  # type: ignore[return-value]
-
     def __call__(
         self,
         inputs: Any,
@@ -178,7 +172,7 @@ class LegacyChainAPI:
             The inputs and the outputs in one dict (only the outputs with
             ``return_only_outputs=True``); with ``include_run_info`` also ``RUN_KEY``.
         """
-        config = self._legacy_config(callbacks, tags, metadata, run_name)
+        config = legacy_call_config(callbacks, tags, metadata, run_name)
         return self._legacy_invoke(
             self._input_dict(inputs), config, return_only_outputs, include_run_info
         )
@@ -195,7 +189,7 @@ class LegacyChainAPI:
         include_run_info: bool = False,
     ) -> dict[str, Any]:
         """Async ``chain(inputs)``."""
-        config = self._legacy_config(callbacks, tags, metadata, run_name)
+        config = legacy_call_config(callbacks, tags, metadata, run_name)
         return await self._alegacy_invoke(
             self._input_dict(inputs), config, return_only_outputs, include_run_info
         )

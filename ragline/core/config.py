@@ -48,6 +48,7 @@ __all__ = [
     "ensure_config_list",
     "get_config_list",
     "get_current_config",
+    "legacy_call_config",
     "merge_configs",
     "patch_config",
     "use_config",
@@ -237,6 +238,38 @@ def _merge_checked(first: RunnableConfig, second: RunnableConfig | None) -> Runn
     _merge_into(merged, first)  # type: ignore[arg-type]
     _merge_into(merged, second)  # type: ignore[arg-type]
     return merged  # type: ignore[return-value]
+
+
+def legacy_call_config(
+    callbacks: Any = None,
+    tags: list[str] | None = None,
+    metadata: dict[str, Any] | None = None,
+    run_name: str | None = None,
+    *,
+    config: RunnableConfig | None = None,
+) -> RunnableConfig | None:
+    """The config LangChain's pre-Runnable call forms ask for (``chain(x, callbacks=...)``,
+    ``get_relevant_documents(q, tags=...)``, ``generate(..., metadata=...)``): the options
+    given, merged into ``config`` when there is one (its handlers keep receiving the runs);
+    None when nothing was given.
+
+    Example:
+        >>> legacy_call_config(tags=["x"], config={"tags": ["a"]})
+        {'tags': ['a', 'x']}
+    """
+    given = {
+        key: value
+        for key, value in (
+            ("callbacks", callbacks),
+            ("tags", tags),
+            ("metadata", metadata),
+            ("run_name", run_name),
+        )
+        if value is not None
+    }
+    if config:
+        return merge_configs(config, given) if given else config  # type: ignore[arg-type]
+    return given or None  # type: ignore[return-value]
 
 
 def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:

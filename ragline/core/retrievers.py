@@ -47,7 +47,12 @@ from typing import Any, ClassVar
 
 from ragline.core._json_schema import json_schema_of
 from ragline.core.callbacks.run_managers import BaseRunManager
-from ragline.core.config import RunnableConfig, ensure_config, ensure_config_list
+from ragline.core.config import (
+    RunnableConfig,
+    ensure_config,
+    ensure_config_list,
+    legacy_call_config,
+)
 from ragline.core.documents import Document
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.prompts import PromptValue
@@ -228,7 +233,7 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
         warnings.warn(
             "get_relevant_documents is deprecated; use invoke", DeprecationWarning, stacklevel=2
         )
-        return self.invoke(query, _legacy_config(callbacks, tags, metadata, run_name), **kwargs)
+        return self.invoke(query, legacy_call_config(callbacks, tags, metadata, run_name), **kwargs)
 
     async def aget_relevant_documents(
         self,
@@ -244,7 +249,7 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
         warnings.warn(
             "aget_relevant_documents is deprecated; use ainvoke", DeprecationWarning, stacklevel=2
         )
-        config = _legacy_config(callbacks, tags, metadata, run_name)
+        config = legacy_call_config(callbacks, tags, metadata, run_name)
         return await self.ainvoke(query, config, **kwargs)
 
     def _start_batch(
@@ -336,17 +341,3 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
         for run, documents in zip(runs, results, strict=True):
             await _aend_run(run, documents)
         return results
-
-
-def _legacy_config(callbacks: Any, tags: Any, metadata: Any, run_name: Any) -> Any:
-    config = {
-        key: value
-        for key, value in (
-            ("callbacks", callbacks),
-            ("tags", tags),
-            ("metadata", metadata),
-            ("run_name", run_name),
-        )
-        if value is not None
-    }
-    return config or None

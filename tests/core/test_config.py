@@ -15,7 +15,7 @@ from ragline.core import (
     get_current_config,
 )
 from ragline.core.callbacks import CallbackManager
-from ragline.core.config import get_config_list, merge_configs, patch_config
+from ragline.core.config import get_config_list, legacy_call_config, merge_configs, patch_config
 
 
 def test_ensure_config_defaults_outside_any_run():
@@ -54,6 +54,24 @@ def test_merge_unites_tags_merges_dicts_and_replaces_scalars():
         "max_concurrency": 2,  # None does not erase an inherited value
         "recursion_limit": 5,
         "configurable": {"k": 1, "j": 2},
+    }
+
+
+def test_legacy_call_options_become_a_config_merged_into_the_given_one():
+    """chain(x, callbacks=...), get_relevant_documents(q, tags=...), generate(...,
+    metadata=...): the options given, and only those; merged, never replacing."""
+    handler = RunCollectorCallbackHandler()
+    assert legacy_call_config() is None
+    assert legacy_call_config(None, ["t"], None, "run") == {"tags": ["t"], "run_name": "run"}
+    assert legacy_call_config([handler], metadata={"k": 1}) == {
+        "callbacks": [handler],
+        "metadata": {"k": 1},
+    }
+    given = {"tags": ["a"], "metadata": {"x": 1}}
+    assert legacy_call_config(config=given) is given
+    assert legacy_call_config(tags=["b"], metadata={"y": 2}, config=given) == {
+        "tags": ["a", "b"],
+        "metadata": {"x": 1, "y": 2},
     }
 
 

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ragline.core.config import merge_configs
+from ragline.core.config import legacy_call_config
 from ragline.core.language_models._outputs import LLMResult
 from ragline.core.messages import AIMessage, BaseMessage
 
@@ -49,21 +49,6 @@ def combine_llm_outputs(outputs: Sequence[dict[str, Any] | None]) -> dict[str, A
     if usage or any("token_usage" in output for output in present):
         combined = {"token_usage": usage, **combined}
     return combined
-
-
-def _call_config(config: Any, callbacks: Any, tags: Any, metadata: Any, run_name: Any) -> Any:
-    extra = {
-        key: value
-        for key, value in (
-            ("callbacks", callbacks),
-            ("tags", tags),
-            ("metadata", metadata),
-            ("run_name", run_name),
-        )
-        if value is not None
-    }
-    # merged, not replaced: handlers already in the config keep receiving the runs
-    return merge_configs(config, extra) if extra else config  # type: ignore[arg-type]
 
 
 class LegacyMethods:
@@ -115,7 +100,7 @@ class LegacyMethods:
         """
         from ragline.core.language_models._base import stop_list
 
-        config = _call_config(config, callbacks, tags, metadata, run_name)
+        config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
         stops = stop_list(stop)
         results = [self._invoke_with_result(one, config, stops, bound)[1] for one in inputs]
         return _joined(results)
@@ -135,7 +120,7 @@ class LegacyMethods:
         """Async ``generate``; the inputs run concurrently."""
         from ragline.core.language_models._base import stop_list
 
-        config = _call_config(config, callbacks, tags, metadata, run_name)
+        config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
         stops = stop_list(stop)
         results = await asyncio.gather(
             *(self._ainvoke_with_result(one, config, stops, bound) for one in inputs)
