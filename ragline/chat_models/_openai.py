@@ -16,7 +16,6 @@ Errors are mapped at this boundary, the SDK's error chained:
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -43,7 +42,7 @@ from ragline.core._checks import (
     check_optional_number,
     check_optional_positive_int,
 )
-from ragline.core._openai_clients import OpenAIClients, client_options
+from ragline.core._openai_clients import OpenAIClients, client_options, credentials
 from ragline.core._optional import require
 from ragline.core.language_models import stop_list
 from ragline.core.tools import convert_to_openai_tool
@@ -229,15 +228,7 @@ class ChatOpenAI(BaseChatModel):
                 raise InvalidInputError(f"{key} must be a str, got {type(text).__name__}")
         _check_mapping("extra_body", extra_body)
         _check_mapping("default_headers", default_headers)
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
-        if api_key is None:
-            if base_url is None:
-                raise ConfigurationError(
-                    "ChatOpenAI has no API key: pass api_key=... or set OPENAI_API_KEY (or "
-                    "pass base_url=... for a local OpenAI-compatible server that needs none)"
-                )
-            api_key = _NO_KEY
+        base_url, api_key = credentials("ChatOpenAI", base_url, api_key, no_key=_NO_KEY)
         self.model = model
         self.base_url = base_url.rstrip("/") if base_url else None
         self.api_key = api_key

@@ -7,13 +7,37 @@ other). The SDK is imported only when a client is first needed.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from ragline.core._optional import require
+from ragline.core.exceptions import ConfigurationError
 
-__all__ = ["OpenAIClients", "client_options"]
+__all__ = ["OpenAIClients", "client_options", "credentials"]
+
+
+def credentials(
+    owner: str, base_url: str | None, api_key: str | None, *, no_key: str
+) -> tuple[str | None, str]:
+    """The server and key a model talks to: ``base_url`` and ``api_key`` as given, else
+    ``$OPENAI_BASE_URL`` and ``$OPENAI_API_KEY``. A server named by URL may need no key
+    (a local one): ``no_key`` is sent then.
+
+    Raises:
+        ConfigurationError: neither a key nor a server URL (the message names ``owner``).
+    """
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
+    if api_key is None:
+        if base_url is None:
+            raise ConfigurationError(
+                f"{owner} has no API key: pass api_key=... or set OPENAI_API_KEY (or pass "
+                "base_url=... for a local OpenAI-compatible server that needs none)"
+            )
+        api_key = no_key
+    return base_url, api_key
 
 
 def client_options(model: Any, **extra: Any) -> dict[str, Any]:

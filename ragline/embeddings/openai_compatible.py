@@ -17,13 +17,12 @@ all speak the protocol. Differences from LangChain's client, on purpose:
 from __future__ import annotations
 
 import base64
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from ragline.core import ConfigurationError, DimensionError, InvalidInputError, StoreConnectionError
+from ragline.core import DimensionError, InvalidInputError, StoreConnectionError
 from ragline.core._checks import (
     check_choice,
     check_non_negative_int,
@@ -31,7 +30,7 @@ from ragline.core._checks import (
     check_optional_positive_int,
     check_positive_int,
 )
-from ragline.core._openai_clients import OpenAIClients, client_options
+from ragline.core._openai_clients import OpenAIClients, client_options, credentials
 from ragline.core._optional import require
 from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
 
@@ -92,15 +91,7 @@ class OpenAIEmbeddings(Embeddings):
         check_non_negative_int("max_retries", max_retries)
         check_optional_number("timeout", timeout, low=0, low_open=True)
         check_choice("encoding_format", encoding_format, _ENCODING_FORMATS)
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-        api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
-        if api_key is None:
-            if base_url is None:
-                raise ConfigurationError(
-                    "no API key: pass api_key=... or set OPENAI_API_KEY (or pass base_url "
-                    "for a local OpenAI-compatible server that needs no key)"
-                )
-            api_key = _NO_KEY
+        base_url, api_key = credentials("OpenAIEmbeddings", base_url, api_key, no_key=_NO_KEY)
         self.model = model
         self.base_url = base_url
         self.api_key = api_key
