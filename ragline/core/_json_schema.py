@@ -253,7 +253,7 @@ def _message_ref(name: str, defs: dict[str, Any]) -> dict[str, Any]:
             "content": _CONTENT,
             "additional_kwargs": {"type": "object", "title": "Additional Kwargs"},
             "response_metadata": {"type": "object", "title": "Response Metadata"},
-            "type": {"const": kind, "default": kind, "title": "Type"},
+            "type": _type_tag(kind),
             "name": {
                 "anyOf": [{"type": "string"}, {"type": "null"}],
                 "default": None,
@@ -279,13 +279,18 @@ def _message_ref(name: str, defs: dict[str, Any]) -> dict[str, Any]:
         if name.startswith("ChatMessage"):
             properties["role"] = {"type": "string", "title": "Role"}
             required.append("role")
-        defs[name] = {
-            "title": name,
-            "type": "object",
-            "properties": properties,
-            "required": required,
-        }
+        defs[name] = _object(name, properties, required)
     return {"$ref": f"#/$defs/{name}"}
+
+
+def _object(name: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    """A ``$defs`` entry for a ragline object type (a message, a prompt value)."""
+    return {"title": name, "type": "object", "properties": properties, "required": required}
+
+
+def _type_tag(kind: str) -> dict[str, Any]:
+    """The ``type`` property that tells serialized ragline objects apart."""
+    return {"const": kind, "default": kind, "title": "Type"}
 
 
 _PROMPT_VALUES = ["StringPromptValue", "ChatPromptValueConcrete"]
@@ -296,29 +301,16 @@ def _prompt_value_ref(name: str, defs: dict[str, Any]) -> dict[str, Any]:
         if name == "StringPromptValue":
             properties: dict[str, Any] = {
                 "text": {"type": "string", "title": "Text"},
-                "type": {
-                    "const": "StringPromptValue",
-                    "default": "StringPromptValue",
-                    "title": "Type",
-                },
+                "type": _type_tag("StringPromptValue"),
             }
             required = ["text"]
         else:
             properties = {
                 "messages": {**messages_schema(defs), "title": "Messages"},
-                "type": {
-                    "const": "ChatPromptValueConcrete",
-                    "default": "ChatPromptValueConcrete",
-                    "title": "Type",
-                },
+                "type": _type_tag("ChatPromptValueConcrete"),
             }
             required = ["messages"]
-        defs[name] = {
-            "title": name,
-            "type": "object",
-            "properties": properties,
-            "required": required,
-        }
+        defs[name] = _object(name, properties, required)
     return {"$ref": f"#/$defs/{name}"}
 
 
