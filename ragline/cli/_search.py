@@ -17,10 +17,10 @@ from ragline.cli._common import (
     add_embedding_option,
     default_score_threshold,
 )
+from ragline.core import InvalidInputError
 
 if TYPE_CHECKING:
     from ragline.core import BaseRetriever
-    from ragline.vectorstores import VectorStore
 
 
 def add_search_options(sub: argparse.ArgumentParser) -> None:
@@ -102,46 +102,19 @@ def search_kwargs(args: argparse.Namespace, embedding: str | None = None) -> dic
     return kwargs
 
 
-def source_filter(store: VectorStore, pattern: str) -> dict[str, Any]:
-    """A filter for the chunks of files whose relative ``path`` (or absolute ``source``)
-    matches a shell pattern; an error with examples when no file does."""
-    import fnmatch
-
-    from ragline.store_folder._text_index import store_records
-
-    _, _, metadatas = store_records(store)
-    files = {(m.get("path"), m.get("source")) for m in metadatas}
-    matched = sorted(
-        {
-            str(source)
-            for path, source in files
-            if (isinstance(path, str) and fnmatch.fnmatchcase(path, pattern))
-            or (isinstance(source, str) and fnmatch.fnmatchcase(source, pattern))
-        }
-    )
-    if not matched:
-        examples = sorted(str(path) for path, _ in files if path is not None)[:3]
-        hint = (
-            f"paths are relative to the indexed folder, e.g. {', '.join(map(repr, examples))}"
-            if examples
-            else "this store has no relative paths (index it again to record them)"
-        )
-        raise CommandError(
-            f"--source {pattern!r} matches none of the {len(files)} indexed files; {hint}"
-        )
-    return {"source": {"$in": matched}}
-
-
 def folder_retriever(args: argparse.Namespace) -> tuple[BaseRetriever, str]:
     """The retriever the search options ask for, and the store's embedding name."""
-    from ragline.store_folder import StoreFolder
+    from ragline.store_folder import StoreFolder, source_filter
 
     folder = StoreFolder(args.store)
     manifest = folder.read_manifest()
     store = folder.open_store(embedding=args.embedding)
     kwargs = search_kwargs(args, manifest.embedding)
     if args.source:
-        by_source = source_filter(store, args.source)
+        try:
+            by_source = source_filter(store, args.source)
+        except InvalidInputError as err:
+            raise CommandError(f"--source {err}") from None
         given = kwargs.get("filter")
         kwargs["filter"] = {"$and": [given, by_source]} if given else by_source
     retriever = folder.as_retriever(search_type=args.search_type, search_kwargs=kwargs, store=store)

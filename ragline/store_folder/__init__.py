@@ -56,6 +56,7 @@ _EXPORTS = {
     "split_documents": "._corpus",
     "FolderIndexingResult": "._index",
     "index_paths": "._index",
+    "source_filter": "._search",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -10,6 +10,7 @@ had one, or whose last run stopped early, still searches correctly.
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ __all__ = [
     "SEARCH_TYPES",
     "folder_retriever",
     "keyword_retriever",
+    "source_filter",
     "tokenizer_options",
 ]
 
@@ -46,6 +48,40 @@ def tokenizer_options(extras: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(entry, Mapping) and isinstance(entry.get("tokenizer"), Mapping):
         return dict(entry["tokenizer"])
     return default_tokenizer_options()
+
+
+def source_filter(store: VectorStore, pattern: str) -> dict[str, Any]:
+    """A filter for the chunks of the files whose ``path`` (relative to the indexed folder)
+    or absolute ``source`` matches a shell pattern (what ``ragline query --source`` takes).
+
+    Raises:
+        InvalidInputError: no indexed file matches (the message shows a few paths).
+
+    Example:
+        >>> source_filter(open_store("my-store"), "library/csv*")  # doctest: +SKIP
+        {'source': {'$in': ['/home/me/docs/library/csv.txt']}}
+    """
+    _, _, metadatas = store_records(store)
+    files = {(m.get("path"), m.get("source")) for m in metadatas}
+    matched = sorted(
+        {
+            str(source)
+            for path, source in files
+            if (isinstance(path, str) and fnmatch.fnmatchcase(path, pattern))
+            or (isinstance(source, str) and fnmatch.fnmatchcase(source, pattern))
+        }
+    )
+    if not matched:
+        examples = sorted(str(path) for path, _ in files if path is not None)[:3]
+        hint = (
+            f"paths are relative to the indexed folder, e.g. {', '.join(map(repr, examples))}"
+            if examples
+            else "this store has no relative paths (index it again to record them)"
+        )
+        raise InvalidInputError(
+            f"{pattern!r} matches none of the {len(files)} indexed files; {hint}"
+        )
+    return {"source": {"$in": matched}}
 
 
 def keyword_retriever(

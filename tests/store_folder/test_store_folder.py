@@ -24,6 +24,7 @@ from ragline.store_folder import (
     make_embeddings,
     open_store,
     register_embedding,
+    source_filter,
     split_documents,
 )
 
@@ -61,6 +62,27 @@ def test_index_paths_then_open_store(corpus: Path, tmp_path: Path) -> None:
         150,
     )
     assert (manifest.documents, manifest.chunks) == (3, 3)
+
+
+def test_source_filter_matches_relative_paths_or_absolute_sources(
+    corpus: Path, tmp_path: Path
+) -> None:
+    index_paths([corpus], tmp_path / "store", embedding="hashing")
+    store = open_store(tmp_path / "store")
+    wanted = {"source": {"$in": [str(corpus / "sub" / "c.py")]}}
+    assert source_filter(store, "sub/*.py") == wanted
+    assert source_filter(store, str(corpus / "sub" / "*")) == wanted
+    assert source_filter(store, "*.[mt]*") == {
+        "source": {"$in": [str(corpus / "a.txt"), str(corpus / "b.md")]}
+    }
+    (found,) = store.similarity_search("return", k=3, filter=source_filter(store, "sub/*"))
+    assert found.metadata["path"] == "sub/c.py"
+    with pytest.raises(
+        InvalidInputError,
+        match=r"^'nope\*' matches none of the 3 indexed files; paths are relative to the "
+        r"indexed folder, e\.g\. 'a\.txt', 'b\.md', 'sub/c\.py'$",
+    ):
+        source_filter(store, "nope*")
 
 
 def test_documents_in_the_manifest_describe_the_store_not_the_last_run(
