@@ -254,6 +254,7 @@ PINNED_EXPORTS = {
         "open_store",
         "register_artifact",
         "register_embedding",
+        "source_filter",
         "split_documents",
     ],
     "chat_models": ["ChatOpenAI", "convert_to_openai_tool"],
