@@ -12,25 +12,23 @@ name the item); when streaming it also yields ``Emit`` (a chunk for the caller) 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from ragline.core import InvalidInputError, Runnable, RunnableConfig
 from ragline.core._drive import (
     Effect,
-    Emit,
     Operation,
-    StreamClosed,
     adrive,
     adrive_stream,
     drive,
     drive_stream,
+    stream_from,
 )
 
 __all__ = ["Steps", "StepsChain", "batch", "invoke", "stream_from"]
 
 Steps = Operation[Any]
-_END = object()  # what the "next chunk" effect returns once a stream is exhausted
 
 
 def invoke(runnable: Runnable[Any, Any], input: Any) -> Effect:
@@ -41,49 +39,6 @@ def invoke(runnable: Runnable[Any, Any], input: Any) -> Effect:
 def batch(runnable: Runnable[Any, Any], inputs: list[Any], config: dict[str, Any]) -> Effect:
     """Call ``runnable`` on every input; failures come back as exceptions in their place."""
     return Effect(runnable.batch, runnable.abatch, inputs, config, return_exceptions=True)
-
-
-def stream_from(
-    runnable: Runnable[Any, Any], input: Any, transform: Callable[[Any], Iterable[Any]]
-) -> Steps:
-    """Emit ``runnable``'s chunks on ``input`` as they come (``stream`` or ``astream``),
-    each as the chunks ``transform`` makes of it (none, one or several)."""
-    chunks = yield Effect(_open, _aopen, runnable, input)
-    try:
-        while (chunk := (yield Effect(_next, _anext, chunks))) is not _END:
-            for out in transform(chunk):
-                yield Emit(out)
-    except StreamClosed:  # the caller stopped reading: end the runnable's run now
-        yield Effect(_close, _aclose, chunks)
-        raise
-
-
-def _open(runnable: Runnable[Any, Any], input: Any) -> Iterator[Any]:
-    return iter(runnable.stream(input))
-
-
-async def _aopen(runnable: Runnable[Any, Any], input: Any) -> AsyncIterator[Any]:
-    return aiter(runnable.astream(input))
-
-
-def _next(chunks: Iterator[Any]) -> Any:
-    return next(chunks, _END)
-
-
-async def _anext(chunks: AsyncIterator[Any]) -> Any:
-    return await anext(chunks, _END)
-
-
-def _close(chunks: Iterator[Any]) -> None:
-    close = getattr(chunks, "close", None)
-    if close is not None:
-        close()
-
-
-async def _aclose(chunks: AsyncIterator[Any]) -> None:
-    close = getattr(chunks, "aclose", None)
-    if close is not None:
-        await close()
 
 
 def _one_input(items: list[Any]) -> Any:

@@ -7,6 +7,8 @@ receives its result, or the exception it raised, back at the ``yield``. It may a
 :class:`Emit` to hand a value to whoever streams the operation. Its return value is the
 result. Four thin drivers run it: :func:`drive` / :func:`adrive` return the result,
 :func:`drive_stream` / :func:`adrive_stream` yield what the operation emits as it goes.
+An operation passes a runnable's stream on with ``yield from`` :func:`stream_from`
+(``stream`` in sync drivers, ``astream`` in async ones).
 
 Example:
     >>> def double_then_add(x):
@@ -21,7 +23,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+)
 from typing import Any, TypeVar
 
 __all__ = [
@@ -34,6 +44,7 @@ __all__ = [
     "adrive_stream",
     "drive",
     "drive_stream",
+    "stream_from",
 ]
 
 T = TypeVar("T")
@@ -195,3 +206,53 @@ async def _await_effect(effect: Effect, deadline: float | None) -> Any:
         if time.monotonic() < deadline:
             raise  # the effect's own timeout, not ours
         raise DeadlineExceeded() from None
+
+
+_END: Any = object()  # what the "next chunk" effect returns once a stream is exhausted
+
+
+def stream_from(
+    runnable: Any, input: Any, transform: Callable[[Any], Iterable[Any]], **kwargs: Any
+) -> Operation[None]:
+    """Emit ``runnable.stream(input, **kwargs)``'s chunks as they come (``astream`` in async
+    drivers), each as the values ``transform`` makes of it (none, one or several).
+
+    If the consumer stops reading, the runnable's stream is closed at once (its run ends
+    there) and :class:`StreamClosed` goes on up the operation.
+    """
+    chunks = yield Effect(_open, _aopen, runnable, input, kwargs)
+    try:
+        while (chunk := (yield Effect(_next, _anext, chunks))) is not _END:
+            for out in transform(chunk):
+                yield Emit(out)
+    except StreamClosed:
+        yield Effect(_close, _aclose, chunks)
+        raise
+
+
+def _open(runnable: Any, input: Any, kwargs: dict[str, Any]) -> Iterator[Any]:
+    return iter(runnable.stream(input, **kwargs))
+
+
+async def _aopen(runnable: Any, input: Any, kwargs: dict[str, Any]) -> AsyncIterator[Any]:
+    return aiter(runnable.astream(input, **kwargs))
+
+
+def _next(chunks: Iterator[Any]) -> Any:
+    return next(chunks, _END)
+
+
+async def _anext(chunks: AsyncIterator[Any]) -> Any:
+    return await anext(chunks, _END)
+
+
+def _close(chunks: Iterator[Any]) -> None:
+    close = getattr(chunks, "close", None)
+    if close is not None:
+        close()
+
+
+async def _aclose(chunks: AsyncIterator[Any]) -> None:
+    close = getattr(chunks, "aclose", None)
+    if close is not None:
+        await close()

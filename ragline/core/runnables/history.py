@@ -19,10 +19,11 @@ Inputs may be a string (a human message), a message, a list of messages or a dic
 message, a streamed ``AIMessageChunk`` is stored as an ``AIMessage``).
 
 One call is one turn, written once as a generator of three steps (read the history,
-call the runnable, write the history) and driven by ``invoke`` / ``ainvoke``
-(``core._drive.drive`` / ``adrive``) and by ``stream`` / ``astream``. A stream
-writes the history after its last chunk; a stream closed early, or a call that fails,
-writes nothing.
+call the runnable, write the history) and run by core's drivers (``core._drive``:
+``drive`` / ``adrive`` for ``invoke`` / ``ainvoke``, ``drive_stream`` / ``adrive_stream``
+for ``stream`` / ``astream``, the runnable's chunks passed on by ``stream_from``). A
+stream writes the history after its last chunk; a stream closed early, or a call that
+fails, writes nothing.
 
 Example:
     >>> from ragline.core import (ChatPromptTemplate, FakeListChatModel,
@@ -51,7 +52,15 @@ from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mappin
 from functools import partial
 from typing import Any
 
-from ragline.core._drive import Effect, Operation, adrive, drive
+from ragline.core._drive import (
+    Effect,
+    Operation,
+    adrive,
+    adrive_stream,
+    drive,
+    drive_stream,
+    stream_from,
+)
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import ConfigurationError, InvalidInputError
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
@@ -278,60 +287,45 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         await history.aadd_messages(value)
         return None
 
-    def _effects(self, turn: Turn, kwargs: dict[str, Any]) -> Operation[Any]:
-        """The turn with each step as an Effect: ``_perform`` or ``_aperform``."""
+    def _operation(self, input: Any, kwargs: dict[str, Any], *, streaming: bool) -> Operation[Any]:
+        """The turn with each step an Effect (``_perform`` or ``_aperform``); streaming,
+        the runnable's chunks are emitted as they come and added up into the stored reply.
+        """
         history = self._current_history()
         sync = partial(self._perform, history, kwargs)
         asynchronous = partial(self._aperform, history, kwargs)
-        reply = None
-        while True:
-            try:
-                request = turn.send(reply)
-            except StopIteration as done:
-                return done.value
-            reply = yield Effect(sync, asynchronous, request)
-
-    def _drive(self, kwargs: dict[str, Any], input: Any) -> Any:
-        return drive(self._effects(self._turn(input), kwargs))
-
-    async def _adrive(self, kwargs: dict[str, Any], input: Any) -> Any:
-        return await adrive(self._effects(self._turn(input), kwargs))
-
-    def _drive_stream(self, kwargs: dict[str, Any], inputs: Iterator[Any]) -> Iterator[Any]:
-        history = self._current_history()
-        turn, reply = self._turn(_single(inputs)), None
+        turn, reply = self._turn(input), None
         while True:
             try:
                 step, value = turn.send(reply)
-            except StopIteration:
-                return
-            if step == _CALL:
-                total = _NOTHING
-                for chunk in self.runnable.stream(value, **kwargs):
-                    total = add_chunks(total, chunk)
-                    yield chunk
-                reply = None if total is _NOTHING else total
+            except StopIteration as done:
+                return done.value
+            if step == _CALL and streaming:
+                total = [_NOTHING]
+                yield from stream_from(self.runnable, value, partial(_add_up, total), **kwargs)
+                reply = None if total[0] is _NOTHING else total[0]
             else:
-                reply = self._perform(history, kwargs, (step, value))
+                reply = yield Effect(sync, asynchronous, (step, value))
+
+    def _drive(self, kwargs: dict[str, Any], input: Any) -> Any:
+        return drive(self._operation(input, kwargs, streaming=False))
+
+    async def _adrive(self, kwargs: dict[str, Any], input: Any) -> Any:
+        return await adrive(self._operation(input, kwargs, streaming=False))
+
+    def _drive_stream(self, kwargs: dict[str, Any], inputs: Iterator[Any]) -> Iterator[Any]:
+        yield from drive_stream(self._operation(_single(inputs), kwargs, streaming=True))
 
     async def _adrive_stream(
         self, kwargs: dict[str, Any], inputs: AsyncIterator[Any]
     ) -> AsyncIterator[Any]:
-        history = self._current_history()
-        turn, reply = self._turn(_single([item async for item in inputs])), None
-        while True:
-            try:
-                step, value = turn.send(reply)
-            except StopIteration:
-                return
-            if step == _CALL:
-                total = _NOTHING
-                async for chunk in self.runnable.astream(value, **kwargs):
-                    total = add_chunks(total, chunk)
-                    yield chunk
-                reply = None if total is _NOTHING else total
-            else:
-                reply = await self._aperform(history, kwargs, (step, value))
+        input = _single([item async for item in inputs])
+        chunks = adrive_stream(self._operation(input, kwargs, streaming=True))
+        try:
+            async for chunk in chunks:
+                yield chunk
+        finally:
+            await chunks.aclose()  # a consumer that stopped early: end the runnable's run
 
     # ---------------------------------------------------------------- Runnable
 
@@ -369,6 +363,11 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
             one(), partial(self._adrive_stream, kwargs), config, start_input=input
         ):
             yield chunk
+
+
+def _add_up(total: list[Any], chunk: Any) -> tuple[Any]:
+    total[0] = add_chunks(total[0], chunk)
+    return (chunk,)
 
 
 def _single(inputs: Iterator[Any] | list[Any]) -> Any:
