@@ -127,12 +127,18 @@ class LegacyChainAPI:
             config = {**config, "callbacks": manager}
         return config
 
-    def _start_run(self, input: Any, config: RunnableConfig, run_type: str) -> Any:
-        return super()._start_run(input, self._run_config(config), run_type)  # type: ignore[misc]
+    def _start_run(
+        self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False
+    ) -> Any:
+        return super()._start_run(  # type: ignore[misc]
+            input, self._run_config(config), run_type, streamed_input
+        )
 
-    async def _astart_run(self, input: Any, config: RunnableConfig, run_type: str) -> Any:
+    async def _astart_run(
+        self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False
+    ) -> Any:
         return await super()._astart_run(  # type: ignore[misc]
-            input, self._run_config(config), run_type
+            input, self._run_config(config), run_type, streamed_input
         )
 
     # ---- the calling forms -------------------------------------------------------------

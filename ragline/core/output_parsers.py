@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, Generic, TypeVar
 
 from ragline.core._partial_json import PartialJsonScanner, parse_json_markdown
+from ragline.core.callbacks.base import stream_taps
 from ragline.core.config import ensure_config, get_current_config, use_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.messages import BaseMessage
@@ -231,6 +232,11 @@ _NOT_YET: Any = object()
 # exhausted (or the consumer stops early), reporting the combined text as its input.
 # Upstream chunks are pulled in the caller's context, not in this run's: a model streaming
 # into this parser is the parser's sibling in the run tree, not its child.
+def _tap(run: Any, parsed: Any) -> None:
+    for tap in stream_taps(run.handlers):  # astream_events: on_parser_stream
+        tap.on_stream_chunk(parsed, run_id=run.run_id)
+
+
 def _stream_run(
     parser: BaseTransformOutputParser[Any],
     input: Iterator[Any],
@@ -251,7 +257,7 @@ def _stream_run(
             if chunk is _NOT_YET:
                 return
             if run is None:
-                run = parser._start_run(None, config, "parser")
+                run = parser._start_run(None, config, "parser", streamed_input=True)
             texts.append(_text_of(chunk))
             yield chunk
 
@@ -259,6 +265,8 @@ def _stream_run(
     try:
         for parsed in parse_chunks(pull()):
             output = parsed if output is _NOT_YET else combine(output, parsed)
+            if run.handlers:
+                _tap(run, parsed)
             yield parsed
     except GeneratorExit:
         if run is not None:
@@ -293,7 +301,7 @@ async def _astream_run(
             if chunk is _NOT_YET:
                 return
             if run is None:
-                run = await parser._astart_run(None, config, "parser")
+                run = await parser._astart_run(None, config, "parser", streamed_input=True)
             texts.append(_text_of(chunk))
             yield chunk
 
@@ -303,6 +311,8 @@ async def _astream_run(
     try:
         async for parsed in parsed_chunks:
             output = parsed if output is _NOT_YET else combine(output, parsed)
+            if run.handlers:
+                _tap(run, parsed)
             yield parsed
     except GeneratorExit:
         # Async generators are not closed when dropped: close the upstream stream (a

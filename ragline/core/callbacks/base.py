@@ -26,10 +26,17 @@ list as one ``"Human: ...\nAI: ..."`` transcript string (``get_buffer_string``),
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
-__all__ = ["AsyncCallbackHandler", "BaseCallbackHandler", "RetryState"]
+__all__ = [
+    "AsyncCallbackHandler",
+    "BaseCallbackHandler",
+    "RetryState",
+    "StreamingCallbackHandler",
+    "stream_taps",
+]
 
 
 class RetryState:
@@ -267,3 +274,22 @@ class AsyncCallbackHandler(BaseCallbackHandler):
 
     async def on_custom_event(self, name: str, data: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """A run dispatched a custom event."""
+
+
+class StreamingCallbackHandler(BaseCallbackHandler):
+    """A handler that also sees every chunk a run streams (what ``astream_events`` and
+    ``astream_log`` are built on).
+
+    Runs that stream chunk by chunk (sequences, parsers, generators, passthroughs and
+    parallels in ``stream`` / ``astream``) call ``on_stream_chunk`` once per output chunk;
+    a chat model or LLM invoked while such a handler listens streams its answer, so its
+    tokens arrive through ``on_llm_new_token`` as LangChain's do.
+    """
+
+    def on_stream_chunk(self, chunk: Any, *, run_id: UUID) -> None:
+        """The run ``run_id`` streamed ``chunk``."""
+
+
+def stream_taps(handlers: Sequence[Any]) -> tuple[StreamingCallbackHandler, ...]:
+    """The handlers among ``handlers`` that want every streamed chunk."""
+    return tuple(h for h in handlers if isinstance(h, StreamingCallbackHandler))

@@ -50,6 +50,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, S
 from typing import Any, ClassVar, Generic, TypeVar
 
 from ragline.core._json_schema import language_model_input_schema
+from ragline.core.callbacks.base import stream_taps
 from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import ensure_config, use_config
 from ragline.core.exceptions import InvalidInputError
@@ -196,9 +197,15 @@ class BaseLanguageModel(
         """The settings that describe this model (reported in ``invocation_params``)."""
         return {}
 
-    def _should_stream(self) -> bool:
-        """Whether ``invoke`` streams internally (so callbacks see every token)."""
-        return bool(getattr(self, "streaming", False)) and self._overrides("_stream")
+    def _should_stream(self, run: Any, *hooks: str) -> bool:
+        """Whether ``invoke`` streams internally through one of ``hooks``, so callbacks
+        see every token: the model has ``streaming=True``, or a handler streams events
+        (``astream_events``, as LangChain's models do)."""
+        if not any(self._overrides(hook) for hook in hooks):
+            return False
+        return bool(getattr(self, "streaming", False)) or bool(
+            run.handlers and stream_taps(run.handlers)
+        )
 
     def _local_run_info(self) -> tuple[Any, Any]:
         return self.tags, self.metadata
@@ -281,7 +288,7 @@ class BaseLanguageModel(
                 if cached is not None:
                     output, generation = self._from_cache(cached[0])
                     result = self._end_result(generation, None, run)
-                elif self._should_stream():
+                elif self._should_stream(run, "_stream"):
                     aggregate = None
                     own = self._reports_own_tokens("_stream")
                     hook_options = self._hook_options("_stream", stop, run, bound)
@@ -328,7 +335,7 @@ class BaseLanguageModel(
                 if cached is not None:
                     output, generation = self._from_cache(cached[0])
                     result = self._end_result(generation, None, run)
-                elif self._should_stream():
+                elif self._should_stream(run, "_astream", "_stream"):
                     aggregate = None
                     own = self._reports_own_tokens(
                         "_astream" if self._overrides("_astream") else "_stream"

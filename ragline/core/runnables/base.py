@@ -245,6 +245,55 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
             if aclose is not None:  # closed early: end the inner stream (and its run) now
                 await aclose()
 
+    def astream_events(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        version: str = "v2",
+        include_names: Sequence[str] | None = None,
+        include_types: Sequence[str] | None = None,
+        include_tags: Sequence[str] | None = None,
+        exclude_names: Sequence[str] | None = None,
+        exclude_types: Sequence[str] | None = None,
+        exclude_tags: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Stream the run's events as they happen, in LangChain's v2 shape.
+
+        Each event is a dict with ``event`` (``on_chain_start``, ``on_chat_model_stream``,
+        ``on_retriever_end``, ``on_custom_event`` ...), ``name``, ``run_id``,
+        ``parent_ids``, ``tags``, ``metadata`` and ``data`` (see
+        :mod:`ragline.core.runnables.events` for the shapes).
+
+        Args:
+            input: the input, as for ``astream``.
+            config: the config, as for ``astream``.
+            version: ``"v2"`` (the only version ragline speaks).
+            include_names, include_types, include_tags: show only runs with one of these
+                names, kinds (``chain``, ``prompt``, ``parser``, ``chat_model``, ``llm``,
+                ``retriever``, ``tool``) or tags.
+            exclude_names, exclude_types, exclude_tags: then drop runs matching these.
+            kwargs: call options passed to ``astream``.
+
+        Raises:
+            InvalidInputError: another version, or a filter given as a single string.
+
+        Example:
+            >>> import asyncio
+            >>> from ragline.core import RunnableLambda
+            >>> async def names():
+            ...     chain = RunnableLambda(lambda x: x + 1, name="add")
+            ...     return [e["name"] async for e in chain.astream_events(1)]
+            >>> asyncio.run(names())
+            ['add', 'add', 'add']
+        """
+        from ragline.core.runnables.events import astream_events, event_filter_for
+
+        event_filter = event_filter_for(version, include_names, include_types, include_tags,
+                                        exclude_names, exclude_types, exclude_tags)  # fmt: skip
+        return astream_events(self, input, config, event_filter, kwargs)
+
     # ---- composition ----------------------------------------------------------------
     def __or__(self, other: Any) -> RunnableSequence[Input, Any]:
         from ragline.core.runnables.sequence import RunnableSequence

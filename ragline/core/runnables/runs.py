@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequen
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
+from ragline.core.callbacks.base import stream_taps
 from ragline.core.callbacks.manager import BaseRunManager, CallbackManager
 from ragline.core.config import (
     RunnableConfig,
@@ -116,10 +117,12 @@ class RunReporting:
         (retrievers and models override it with their ``tags`` / ``metadata``)."""
         return None, None
 
-    def _start_run(self, input: Any, config: RunnableConfig, run_type: str) -> BaseRunManager:
+    def _start_run(
+        self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False
+    ) -> BaseRunManager:
         manager = CallbackManager.from_config(config)
         self._check_configurable(config, manager)
-        return self._open_run(manager, input, config, run_type)
+        return self._open_run(manager, input, config, run_type, streamed_input)
 
     def _start_runs(
         self, inputs: list[Any], configs: list[RunnableConfig], run_type: str
@@ -137,54 +140,44 @@ class RunReporting:
             runs.append(self._open_run(manager, input, config, run_type))
         return runs
 
-    def _open_run(
-        self, manager: CallbackManager, input: Any, config: RunnableConfig, run_type: str
-    ) -> BaseRunManager:
-        name = config.get("run_name") or self.get_name()
+    def _run_options(
+        self, config: RunnableConfig, run_type: str, streamed_input: bool
+    ) -> dict[str, Any]:
+        """The keyword arguments of the start event (``streamed_input``: the input is a
+        stream, the start event has its first chunk and the end event the whole of it)."""
         tags, metadata = self._local_run_info()
-        if run_type == "retriever":
-            return manager.on_retriever_start(
-                None,
-                input,
-                config.get("run_id"),
-                name=name,
-                local_tags=tags,
-                local_metadata=metadata,
-            )
-        return manager.on_chain_start(
-            None,
-            input,
-            config.get("run_id"),
-            name=name,
-            run_type=run_type,
-            local_tags=tags,
-            local_metadata=metadata,
+        options = {
+            "name": config.get("run_name") or self.get_name(),
+            "local_tags": tags,
+            "local_metadata": metadata,
+        }
+        if run_type != "retriever":
+            options["run_type"] = run_type
+        if streamed_input:
+            options["streamed_input"] = True
+        return options
+
+    def _open_run(
+        self,
+        manager: CallbackManager,
+        input: Any,
+        config: RunnableConfig,
+        run_type: str,
+        streamed_input: bool = False,
+    ) -> BaseRunManager:
+        start = manager.on_retriever_start if run_type == "retriever" else manager.on_chain_start
+        return start(  # type: ignore[no-any-return]
+            None, input, config.get("run_id"), **self._run_options(config, run_type, streamed_input)
         )
 
     async def _astart_run(
-        self, input: Any, config: RunnableConfig, run_type: str
+        self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False
     ) -> BaseRunManager:
         manager = CallbackManager.from_config(config)
         self._check_configurable(config, manager)
-        name = config.get("run_name") or self.get_name()
-        tags, metadata = self._local_run_info()
-        if run_type == "retriever":
-            return await manager.aon_retriever_start(
-                None,
-                input,
-                config.get("run_id"),
-                name=name,
-                local_tags=tags,
-                local_metadata=metadata,
-            )
-        return await manager.aon_chain_start(
-            None,
-            input,
-            config.get("run_id"),
-            name=name,
-            run_type=run_type,
-            local_tags=tags,
-            local_metadata=metadata,
+        start = manager.aon_retriever_start if run_type == "retriever" else manager.aon_chain_start
+        return await start(  # type: ignore[no-any-return]
+            None, input, config.get("run_id"), **self._run_options(config, run_type, streamed_input)
         )
 
     def _call_with_config(
@@ -334,11 +327,15 @@ class RunReporting:
         first = next(upstream, _NOTHING)  # pulled in the caller's context
         config = ensure_config(config)
         run = self._start_run(
-            start_input if start_input is not None else _none_if_nothing(first), config, run_type
+            start_input if start_input is not None else _none_if_nothing(first),
+            config,
+            run_type,
+            streamed_input=start_input is None,
         )
         child = run.child_config(config)
         listening = bool(run.handlers)  # nobody to report combined chunks to: skip the work
         seen: list[Any] = [first] if listening and first is not _NOTHING else []
+        taps = stream_taps(run.handlers) if listening else ()
 
         def tap() -> Iterator[Any]:
             if first is _NOTHING:
@@ -356,6 +353,8 @@ class RunReporting:
             while (chunk := _next_under(child, iterator)) is not _NOTHING:
                 if listening:
                     output.append(chunk)
+                    for listener in taps:
+                        listener.on_stream_chunk(chunk, run_id=run.run_id)
                 yield chunk
         except GeneratorExit:
             # Closed early: close what we pull from now, so the runs below end first.
@@ -386,11 +385,15 @@ class RunReporting:
         first = await anext(upstream, _NOTHING)
         config = ensure_config(config)
         run = await self._astart_run(
-            start_input if start_input is not None else _none_if_nothing(first), config, run_type
+            start_input if start_input is not None else _none_if_nothing(first),
+            config,
+            run_type,
+            streamed_input=start_input is None,
         )
         child = run.child_config(config)
         listening = bool(run.handlers)
         seen: list[Any] = [first] if listening and first is not _NOTHING else []
+        taps = stream_taps(run.handlers) if listening else ()
 
         async def tap() -> AsyncIterator[Any]:
             if first is _NOTHING:
@@ -410,6 +413,8 @@ class RunReporting:
             while (chunk := await _anext_under(child, iterator)) is not _NOTHING:
                 if listening:
                     output.append(chunk)
+                    for listener in taps:
+                        listener.on_stream_chunk(chunk, run_id=run.run_id)
                 yield chunk
         except GeneratorExit:
             # Async generators are not closed by reference counting: close them here.
