@@ -373,6 +373,8 @@ PINNED_EXPORTS = {
         "Run",
         "RunCollectorCallbackHandler",
         "RunInfo",
+        "RunLog",
+        "RunLogPatch",
         "Runnable",
         "RunnableAssign",
         "RunnableBinding",

@@ -51,6 +51,8 @@ _EXPORTS = {
     "ConfigurableFieldSpec": ".runnables",
     "RunnableWithMessageHistory": ".runnables",
     "Graph": ".runnables",
+    "RunLog": ".runnables",
+    "RunLogPatch": ".runnables",
     "chain": ".runnables",
     "RunnableGenerator": ".runnables",
     "RunnableEach": ".runnables",

@@ -416,6 +416,8 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
         "Input",
         "Node",
         "Output",
+        "RunLog",
+        "RunLogPatch",
         "Runnable",
         "RunnableAssign",
         "RunnableBinding",

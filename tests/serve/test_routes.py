@@ -452,11 +452,10 @@ def test_add_routes_refuses_what_clients_must_never_set() -> None:
 
 
 # ---------------------------------------------------------------- compat's schemas and events
-# The runnables' own JSON schemas and astream_events / astream_log come from issue 15;
-# until they are in ragline.core, the endpoints answer 501 saying so (checked below).
+# The runnables' own JSON schemas come from issue 15; until they are in ragline.core,
+# the schema endpoints answer 501 saying so (checked below).
 
 HAS_SCHEMAS = hasattr(RunnableLambda, "get_input_jsonschema")
-HAS_EVENTS = hasattr(RunnableLambda, "astream_events")
 
 
 @pytest.mark.skipif(not HAS_SCHEMAS, reason="the runnables' JSON schemas (issue 15) are not in")
@@ -490,7 +489,6 @@ def test_without_runnable_schemas_the_schema_endpoints_say_so(server: Background
     )
 
 
-@pytest.mark.skipif(not HAS_EVENTS, reason="astream_events / astream_log (issue 15) are not in")
 def test_stream_events_and_stream_log_stream_the_run(server: BackgroundServer) -> None:
     remote = RemoteRunnable(server.url + "/model")
 
@@ -506,15 +504,6 @@ def test_stream_events_and_stream_log_stream_the_run(server: BackgroundServer) -
     assert "".join(chunk.content for chunk in streamed) == "The Moon causes the tides."
     assert all(isinstance(chunk, AIMessageChunk) for chunk in streamed)
     assert patches and all("ops" in patch for patch in patches)
-
-
-@pytest.mark.skipif(HAS_EVENTS, reason="astream_events is in (tested above)")
-def test_without_astream_events_the_endpoints_say_so(server: BackgroundServer) -> None:
-    for endpoint in ("stream_events", "stream_log"):
-        response = post(server, f"/model/{endpoint}", {"input": "x"})
-        assert response.status_code == 501
-        method = "astream_events" if endpoint == "stream_events" else "astream_log"
-        assert response.json()["detail"].endswith(f"has no {method}() in this ragline")
 
 
 # ---------------------------------------------------------------- CORS

@@ -30,6 +30,8 @@ _EXPORTS = {
     "Graph": ".graph",
     "Node": ".graph",
     "Edge": ".graph",
+    "RunLog": ".log",
+    "RunLogPatch": ".log",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -294,6 +294,59 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
                                         exclude_names, exclude_types, exclude_tags)  # fmt: skip
         return astream_events(self, input, config, event_filter, kwargs)
 
+    def astream_log(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        diff: bool = True,
+        with_streamed_output_list: bool = True,
+        include_names: Sequence[str] | None = None,
+        include_types: Sequence[str] | None = None,
+        include_tags: Sequence[str] | None = None,
+        exclude_names: Sequence[str] | None = None,
+        exclude_types: Sequence[str] | None = None,
+        exclude_tags: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[Any]:
+        """Stream the run's log as JSON Patch operations (LangChain's ``RunLogPatch``).
+
+        The patches, applied in order, build ``{"id", "name", "type", "streamed_output",
+        "final_output", "logs"}``: the root's chunks and their sum, and one entry per run
+        below it (see :mod:`ragline.core.runnables.log`).
+
+        Args:
+            diff: yield each ``RunLogPatch`` (True) or the ``RunLog`` so far (False).
+            with_streamed_output_list: include the root's chunks under
+                ``streamed_output`` (``final_output`` is always there).
+            include_names, include_types, include_tags, exclude_names, exclude_types,
+                exclude_tags: which runs get an entry under ``logs`` (types are
+                LangChain's run types: a chat model's runs are ``"llm"``).
+            kwargs: call options passed to ``astream``.
+
+        Example:
+            >>> import asyncio
+            >>> from ragline.core import RunnableLambda
+            >>> async def ops():
+            ...     return [p.ops[-1]["path"] async for p in RunnableLambda(str).astream_log(1)]
+            >>> asyncio.run(ops())
+            ['', '/final_output']
+        """
+        from ragline.core.runnables.events import event_filter_for
+        from ragline.core.runnables.log import astream_log
+
+        log_filter = event_filter_for("v2", include_names, include_types, include_tags,
+                                      exclude_names, exclude_types, exclude_tags)  # fmt: skip
+        return astream_log(
+            self,
+            input,
+            config,
+            log_filter,
+            diff=diff,
+            with_streamed_output_list=with_streamed_output_list,
+            kwargs=kwargs,
+        )
+
     # ---- composition ----------------------------------------------------------------
     def __or__(self, other: Any) -> RunnableSequence[Input, Any]:
         from ragline.core.runnables.sequence import RunnableSequence
