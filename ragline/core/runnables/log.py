@@ -190,8 +190,14 @@ class LogStreamHandler(RunWatcher):
     def _started(self, info: RunInfo, data: dict[str, Any]) -> None:
         kind = _LOG_TYPE.get(info.kind, info.kind)
         if info.root:
-            state: dict[str, Any] = {"id": info.id, "streamed_output": [], "final_output": None, "logs": {},
-                     "name": info.name, "type": kind}  # fmt: skip
+            state: dict[str, Any] = {
+                "id": info.id,
+                "streamed_output": [],
+                "final_output": None,
+                "logs": {},
+                "name": info.name,
+                "type": kind,
+            }
             self._send(RunLogPatch({"op": "replace", "path": "", "value": state}))
             return
         info.shown = self._filter(info.name, kind, info.tags)
