@@ -119,14 +119,24 @@ def message_to_openai(message: BaseMessage) -> dict[str, Any]:
     return payload
 
 
-def _usage(usage: Any) -> dict[str, int] | None:
+def _usage(usage: Any) -> dict[str, Any] | None:
+    """The response's usage as ``usage_metadata``: LangChain's keys, with the cached prompt
+    tokens (``input_token_details["cache_read"]``) and reasoning tokens
+    (``output_token_details["reasoning"]``) when the server reports them."""
     if usage is None:
         return None
-    return {
+    counted: dict[str, Any] = {
         "input_tokens": usage.prompt_tokens or 0,
         "output_tokens": usage.completion_tokens or 0,
         "total_tokens": usage.total_tokens or 0,
     }
+    cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
+    if cached is not None:
+        counted["input_token_details"] = {"cache_read": cached}
+    reasoning = getattr(getattr(usage, "completion_tokens_details", None), "reasoning_tokens", None)
+    if reasoning is not None:
+        counted["output_token_details"] = {"reasoning": reasoning}
+    return counted
 
 
 def _token_usage(usage: Any) -> dict[str, Any] | None:

@@ -454,13 +454,17 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
         "CallbackManagerForRetrieverRun",
         "CallbackManagerForToolRun",
         "Callbacks",
+        "OpenAICallbackHandler",
         "RetryState",
         "RootListenersHandler",
         "Run",
         "RunCollectorCallbackHandler",
         "StdOutCallbackHandler",
+        "UsageMetadataCallbackHandler",
         "adispatch_custom_event",
         "dispatch_custom_event",
+        "get_openai_callback",
+        "get_usage_metadata_callback",
     ]
     for name in runnables.__all__:
         assert getattr(runnables, name) is not None

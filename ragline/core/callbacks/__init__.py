@@ -27,6 +27,10 @@ _EXPORTS = {
     "RunCollectorCallbackHandler": ".tracers",
     "Run": ".tracers",
     "RootListenersHandler": ".tracers",
+    "OpenAICallbackHandler": ".usage",
+    "UsageMetadataCallbackHandler": ".usage",
+    "get_openai_callback": ".usage",
+    "get_usage_metadata_callback": ".usage",
 }
 
 __all__ = sorted(_EXPORTS)

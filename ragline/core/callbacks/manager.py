@@ -46,7 +46,9 @@ Handlers that raise are logged and ignored unless ``handler.raise_error`` is Tru
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -82,7 +84,45 @@ __all__ = [
     "CallbackManagerForRetrieverRun",
     "CallbackManagerForToolRun",
     "Callbacks",
+    "context_handler",
 ]
+
+# Handlers that every root run started in this context reports to (the usage callbacks'
+# ``with get_openai_callback() as cb:``); child runs inherit them from the root.
+_context_handlers: ContextVar[tuple[BaseCallbackHandler, ...]] = ContextVar(
+    "ragline_context_handlers", default=()
+)
+
+
+@contextlib.contextmanager
+def context_handler(handler: BaseCallbackHandler) -> Iterator[BaseCallbackHandler]:
+    """Inside the ``with`` block, every run started (in this thread or task, and the
+    threads and tasks ragline starts from it) also reports to ``handler``.
+
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> from ragline.core.callbacks import RunCollectorCallbackHandler
+        >>> with context_handler(RunCollectorCallbackHandler()) as collector:
+        ...     RunnableLambda(lambda x: x).invoke(1)
+        1
+        >>> len(collector.traced_runs)
+        1
+    """
+    token = _context_handlers.set((*_context_handlers.get(), handler))
+    try:
+        yield handler
+    finally:
+        _context_handlers.reset(token)
+
+
+def _with_context_handlers(handlers: Any) -> list[BaseCallbackHandler]:
+    """A root run's handlers: ``handlers`` and those of the enclosing ``context_handler``
+    blocks."""
+    extra = _context_handlers.get()
+    if not extra:
+        return list(handlers or ())
+    own = list(handlers or ())
+    return own + [handler for handler in extra if handler not in own]
 
 
 def _union(first: list[str], second: Sequence[str] | None) -> list[str]:
@@ -237,7 +277,7 @@ class CallbackManager:
                 manager.metadata if shared else _overlay(callbacks.inheritable_metadata, metadata)
             )
         else:
-            manager.handlers = manager.inheritable_handlers = list(callbacks or ())
+            manager.handlers = manager.inheritable_handlers = _with_context_handlers(callbacks)
             manager._parent = None
             manager.depth = 0
             manager.tags = manager.inheritable_tags = list(tags or ())
@@ -282,7 +322,7 @@ class CallbackManager:
         elif isinstance(inheritable_callbacks, CallbackManager):
             manager = inheritable_callbacks.copy()
         else:
-            manager = cls(list(inheritable_callbacks or []))
+            manager = cls(_with_context_handlers(inheritable_callbacks))
         if not isinstance(manager, cls):  # configure on AsyncCallbackManager: same state
             manager = cls._rebuilt_from(manager)
         if local_callbacks is not None:
