@@ -10,7 +10,12 @@ Routes:
                                 the body has ``"stream": true``, as server-sent events
                                 (one ``data: {chunk}`` per word, usage last when
                                 ``stream_options.include_usage`` is set, then
-                                ``data: [DONE]``).
+                                ``data: [DONE]``). Structured requests are answered in
+                                kind (see ``fill_schema``): a ``response_format`` of type
+                                ``json_schema`` with JSON filling its schema,
+                                ``json_object`` with ``{"echo": <last user message>}``, a
+                                ``tool_choice`` naming a function with a call to it
+                                (``call_1``) whose arguments fill its parameters.
     POST /v1/embeddings         default: deterministic HashingEmbeddings vectors of the
                                 inputs (dimension = the body's ``dimensions`` or 16), in
                                 input order, base64 float32 when ``encoding_format`` is
@@ -192,19 +197,85 @@ def chat_completion_chunks(
     return events
 
 
+def fill_schema(schema: dict[str, Any], text: str, name: str = "value") -> Any:
+    """A value that fits a JSON Schema, made from the last user message ``text``: a string
+    is ``"<property name>: <text>"``, an integer ``len(text)``, a number ``0.5``, a boolean
+    ``true``, an enum its first value, an array one item, an object every property."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if options:
+        return fill_schema(options[0], text, name)
+    kind = schema.get("type", "object")
+    kind = kind[0] if isinstance(kind, list) else kind
+    if kind == "object":
+        properties = schema.get("properties", {})
+        return {key: fill_schema(value, text, key) for key, value in properties.items()}
+    if kind == "array":
+        return [fill_schema(schema.get("items", {}), text, name)]
+    return {
+        "string": f"{name}: {text}",
+        "integer": len(text),
+        "number": 0.5,
+        "boolean": True,
+        "null": None,
+    }[kind]
+
+
+def _structured_reply(body: dict[str, Any], text: str) -> tuple[str | None, list[dict[str, Any]]]:
+    """(content, tool calls) answering a structured request, or (None, []) for others."""
+    response_format = body.get("response_format") or {}
+    if response_format.get("type") == "json_schema":
+        schema = response_format["json_schema"].get("schema", {})
+        return json.dumps(fill_schema(schema, text)), []
+    if response_format.get("type") == "json_object":
+        return json.dumps({"echo": text}), []
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        name = choice["function"]["name"]
+        for tool in body.get("tools", []):
+            if tool.get("function", {}).get("name") == name:
+                args = fill_schema(tool["function"].get("parameters", {}), text)
+                return None, [{"id": "call_1", "name": name, "arguments": json.dumps(args)}]
+    return None, []
+
+
 def _default_chat(request: RecordedRequest) -> Reply:
     body = request.body or {}
     users = [m for m in body.get("messages", []) if m.get("role") == "user"]
     text = users[-1]["content"] if users else ""
-    content = f"echo: {text}"
+    structured, tool_calls = _structured_reply(body, text)
+    content = structured if structured is not None else "" if tool_calls else f"echo: {text}"
+    finish = "tool_calls" if tool_calls else "stop"
     model = body.get("model", "test-model")
     if not body.get("stream"):
-        return Reply(body=chat_completion(content, model=model))
-    words = content.split(" ")
-    pieces = [word + " " for word in words[:-1]] + [words[-1]]
+        return Reply(
+            body=chat_completion(
+                content or None, model=model, tool_calls=tool_calls, finish_reason=finish
+            )
+        )
+    words = content.split(" ") if content else []
+    pieces = [word + " " for word in words[:-1]] + words[-1:]
+    deltas: list[list[dict[str, Any]]] = []
+    for call in tool_calls:  # the name first, then the arguments in three pieces
+        deltas.append(
+            [{"index": 0, "id": call["id"], "type": "function",
+              "function": {"name": call["name"], "arguments": ""}}]
+        )  # fmt: skip
+        arguments = call["arguments"]
+        size = max(1, -(-len(arguments) // 3))
+        for start in range(0, len(arguments), size):
+            piece = arguments[start : start + size]
+            deltas.append([{"index": 0, "function": {"arguments": piece}}])
     include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
     return Reply(
-        events=chat_completion_chunks(pieces, model=model, usage=(7, 3) if include_usage else None)
+        events=chat_completion_chunks(
+            pieces,
+            model=model,
+            usage=(7, 3) if include_usage else None,
+            tool_call_deltas=deltas or None,
+            finish_reason=finish,
+        )
     )
 
 

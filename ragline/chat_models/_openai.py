@@ -196,6 +196,9 @@ class ChatOpenAI(BaseChatModel):
         'http://127.0.0.1:11434/v1'
     """
 
+    # json_schema first: LangChain's ChatOpenAI defaults to OpenAI's structured outputs
+    structured_output_methods = ("json_schema", "function_calling", "json_mode")
+
     def __init__(
         self,
         *,
@@ -393,8 +396,10 @@ class ChatOpenAI(BaseChatModel):
                 )
                 continue
             tool_calls.append({"name": call.function.name, "args": args, "id": call.id})
+        refusal = getattr(choice.message, "refusal", None)  # structured outputs' "no"
         return AIMessage(
             choice.message.content or "",
+            additional_kwargs={"refusal": refusal} if refusal else {},
             id=response.id,
             tool_calls=tool_calls,
             invalid_tool_calls=invalid,  # type: ignore[arg-type]

@@ -111,6 +111,13 @@ _EXPORTS = {
     "JsonOutputParser": ".output_parsers",
     "BaseTransformOutputParser": ".output_parsers",
     "CommaSeparatedListOutputParser": ".output_parsers",
+    "PydanticOutputParser": ".output_parsers",
+    "JsonOutputToolsParser": ".output_parsers",
+    "JsonOutputKeyToolsParser": ".output_parsers",
+    "PydanticToolsParser": ".output_parsers",
+    "OutputFixingParser": ".output_parsers",
+    "RetryOutputParser": ".output_parsers",
+    "RetryWithErrorOutputParser": ".output_parsers",
     # language models
     "BaseLanguageModel": ".language_models",
     "BaseChatModel": ".language_models",

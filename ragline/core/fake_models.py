@@ -168,6 +168,8 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
     Attributes:
         calls: the messages of every call, in order (one list per call).
         stops: the ``stop`` argument of every call, in order.
+        response_formats: the ``response_format`` of every call (``None`` unless bound,
+            e.g. by ``with_structured_output(..., method="json_schema")``), in order.
 
     Raises:
         InvalidInputError: ``responses`` is empty or holds a non-string.
@@ -179,6 +181,8 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
         >>> [m.type for m in model.calls[0]]
         ['system', 'human']
     """
+
+    structured_output_methods = ("json_schema", "json_mode")
 
     def __init__(
         self,
@@ -193,6 +197,7 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
         self.cache = cache
         self.calls: list[list[BaseMessage]] = []
         self.stops: list[list[str] | None] = []
+        self.response_formats: list[Any] = []
 
     @property
     def _llm_type(self) -> str:
@@ -203,18 +208,34 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
             raise RuntimeError(f"FakeListChatModel: error on chunk {number} as configured")
         return AIMessageChunk(char)
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None) -> AIMessage:
+    # response_format (with_structured_output's JSON methods) is accepted and recorded: the
+    # replies are scripted, so they are whatever JSON the test wrote.
+    def _generate(  # type: ignore[override]
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        response_format: Any = None,
+    ) -> AIMessage:
+        self.response_formats.append(response_format)
         return AIMessage(self._take(list(messages), stop))
 
-    def _stream(
-        self, messages: list[BaseMessage], stop: list[str] | None = None
+    def _stream(  # type: ignore[override]
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        response_format: Any = None,
     ) -> Iterator[AIMessageChunk]:
+        self.response_formats.append(response_format)
         for number, char in enumerate(self._paced(self._take(list(messages), stop))):
             yield self._chunk(number, char)
 
-    async def _astream(
-        self, messages: list[BaseMessage], stop: list[str] | None = None
+    async def _astream(  # type: ignore[override]
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        response_format: Any = None,
     ) -> AsyncIterator[AIMessageChunk]:
+        self.response_formats.append(response_format)
         number = 0
         async for char in self._apaced(self._take(list(messages), stop)):
             yield self._chunk(number, char)
@@ -257,6 +278,8 @@ class FakeMessagesListChatModel(_CyclingResponses, BaseChatModel):
         >>> model.call_options[0]["tools"][0]["function"]["name"]
         'add'
     """
+
+    structured_output_methods = ("function_calling", "json_schema", "json_mode")
 
     def __init__(
         self, *, responses: Sequence[BaseMessage | str], sleep: float | None = None

@@ -6,7 +6,7 @@ import asyncio
 import copy
 import inspect
 from abc import abstractmethod
-from typing import Any
+from typing import Any, ClassVar
 
 from ragline.core._json_schema import any_message_schema
 from ragline.core.callbacks.manager import CallbackManager
@@ -18,6 +18,7 @@ from ragline.core.language_models._outputs import (
 )
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage
 from ragline.core.prompts import PromptValue
+from ragline.core.runnables.base import Runnable
 
 __all__ = ["BaseChatModel", "SimpleChatModel", "llm_output_of"]
 
@@ -71,8 +72,57 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
         ['H', 'i', '!']
     """
 
+    structured_output_methods: ClassVar[tuple[str, ...]] = ("function_calling",)
+    """The ``with_structured_output`` methods this class supports, the default first
+    (``function_calling`` also needs ``bind_tools``)."""
+
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return any_message_schema(defs)
+
+    def with_structured_output(
+        self,
+        schema: Any = None,
+        *,
+        method: str | None = None,
+        include_raw: bool = False,
+        strict: bool | None = None,
+    ) -> Runnable[Any, Any]:
+        """This model answering with data of the shape ``schema`` describes.
+
+        Args:
+            schema: a pydantic model class (answers are instances of it), a TypedDict, a
+                JSON Schema dict with a ``title`` or an OpenAI function dict (answers are
+                dicts); ``None`` only with ``method="json_mode"``.
+            method: ``"function_calling"`` (the schema as the one tool to call),
+                ``"json_schema"`` (OpenAI's structured outputs) or ``"json_mode"``
+                (``response_format={"type": "json_object"}``); default: the first of the
+                class's ``structured_output_methods``.
+            include_raw: return ``{"raw", "parsed", "parsing_error"}``; a reply that
+                does not parse is then reported in ``parsing_error`` instead of raised.
+            strict: ask the provider for strict schema adherence (``None``: not asked).
+
+        Returns:
+            A Runnable from the model's input to the answer (``model | parser``).
+
+        Raises:
+            ConfigurationError: ``method`` is unknown or this model does not support it.
+            InvalidInputError: the schema cannot be described.
+
+        Example:
+            >>> from ragline.core import AIMessage, FakeMessagesListChatModel
+            >>> from typing import TypedDict
+            >>> class City(TypedDict):
+            ...     name: str
+            >>> model = FakeMessagesListChatModel(responses=[AIMessage("", tool_calls=[
+            ...     {"name": "City", "args": {"name": "Paris"}, "id": "1"}])])
+            >>> model.with_structured_output(City).invoke("Capital of France?")
+            {'name': 'Paris'}
+        """
+        from ragline.core.language_models._structured import structured_output
+
+        return structured_output(
+            self, schema, method=method, include_raw=bool(include_raw), strict=strict
+        )
 
     def _model_input(self, prompt: PromptValue) -> list[BaseMessage]:
         return prompt.to_messages()

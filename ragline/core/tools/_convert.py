@@ -67,7 +67,8 @@ def convert_to_openai_tool(
         ...                         "properties": {}}})["type"]
         'function'
     """
-    if isinstance(tool, Mapping) and "type" in tool and tool["type"] != "function":
+    # {"type": "object", ...} is a JSON Schema to describe, not a provider's built-in tool
+    if isinstance(tool, Mapping) and tool.get("type") not in (None, "function", "object"):
         return dict(tool)
     if isinstance(tool, Mapping) and tool.get("type") == "function" and "function" in tool:
         return dict(tool)

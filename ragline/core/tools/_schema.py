@@ -164,7 +164,8 @@ def _object_schema(
     cls: type, hints: dict[str, Any], required: set[str], defaults: dict[str, Any]
 ) -> dict[str, Any]:
     schema: dict[str, Any] = {}
-    doc = inspect.getdoc(cls)
+    # the class's own docstring only: a TypedDict without one would inherit dict's
+    doc = inspect.getdoc(cls) if cls.__doc__ else None
     if doc and not doc.startswith(f"{cls.__name__}("):  # dataclasses invent a docstring
         schema["description"] = doc
     properties = {}

@@ -1,9 +1,9 @@
-"""Output parsers: turn a model's output (text or a message) into what the program needs.
+"""The parser bases, ``StrOutputParser`` and ``CommaSeparatedListOutputParser``.
 
 A parser is a Runnable reported as a ``parser`` run. At the end of
 ``prompt | model | parser`` it streams: ``StrOutputParser`` passes each token on as it
-arrives, and ``JsonOutputParser`` yields progressively more complete objects while the
-JSON is still being written.
+arrives; parsers of whole outputs (JSON, tool calls) keep a :class:`StreamProgress` and
+yield progressively more complete objects while the model is still writing.
 
 Example:
     >>> from ragline.core import FakeListChatModel
@@ -15,10 +15,9 @@ Example:
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
-from ragline.core._partial_json import PartialJsonScanner, parse_json_markdown
 from ragline.core.callbacks.base import stream_taps
 from ragline.core.config import ensure_config, get_current_config, use_config
 from ragline.core.exceptions import InvalidInputError
@@ -26,18 +25,28 @@ from ragline.core.messages import BaseMessage
 from ragline.core.runnables.base import Runnable
 
 __all__ = [
+    "NOT_YET",
     "BaseOutputParser",
     "BaseTransformOutputParser",
     "CommaSeparatedListOutputParser",
-    "JsonOutputParser",
     "StrOutputParser",
+    "StreamProgress",
+    "excerpt",
+    "text_of",
 ]
 
 T = TypeVar("T")
 _EXCERPT = 200
+# Marks "nothing parsed yet" (None is a valid parse result).
+NOT_YET: Any = object()
 
 
-def _text_of(value: Any) -> str:
+def text_of(value: Any) -> str:
+    """The text a parser reads: a str itself, or a message's text.
+
+    Raises:
+        InvalidInputError: ``value`` is neither.
+    """
     if isinstance(value, str):
         return value
     if isinstance(value, BaseMessage):
@@ -47,11 +56,17 @@ def _text_of(value: Any) -> str:
     )
 
 
+def excerpt(text: str) -> str:
+    """``text`` cut to a length an error message can show."""
+    return text if len(text) <= _EXCERPT else text[: _EXCERPT - 3] + "..."
+
+
 class BaseOutputParser(Runnable[Any, T], Generic[T]):
     """Base of output parsers; implement ``parse(text)``.
 
     ``invoke`` accepts a string or a message (its text is parsed) and reports a
-    ``parser`` run to callbacks.
+    ``parser`` run to callbacks. Parsers that read more than the text (tool calls)
+    override ``_parse_output``, which receives the str or message itself.
     """
 
     @abstractmethod
@@ -59,22 +74,51 @@ class BaseOutputParser(Runnable[Any, T], Generic[T]):
         """Parse the model's text.
 
         Raises:
-            InvalidInputError: the text is not what this parser expects.
+            OutputParserException: the text is not what this parser expects (an
+                ``InvalidInputError``; ``llm_output`` holds the text).
         """
+
+    def _parse_output(self, value: Any) -> T:
+        return self.parse(text_of(value))
+
+    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> T:
+        """LangChain's entry point: parse the first generation of a model's result.
+
+        Args:
+            result: generations (``Generation`` / ``ChatGeneration``); the first is read.
+            partial: accepted for LangChain compatibility; whole outputs are parsed.
+
+        Example:
+            >>> from ragline.core import Generation
+            >>> StrOutputParser().parse_result([Generation(text="hi")])
+            'hi'
+        """
+        if not result:
+            raise InvalidInputError("parse_result needs at least one generation")
+        message = getattr(result[0], "message", None)
+        return self._parse_output(message if message is not None else result[0].text)
+
+    def parse_with_prompt(self, completion: str, prompt: Any) -> T:
+        """Parse ``completion``; the prompt it answered is ignored here (a retrying
+        parser uses it).
+
+        Example:
+            >>> StrOutputParser().parse_with_prompt("yes", None)
+            'yes'
+        """
+        return self.parse(completion)
 
     def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> T:
         """Parse one model output (a str or a message)."""
         self._reject_kwargs(kwargs)
-        return self._call_with_config(
-            lambda x: self.parse(_text_of(x)), input, config, run_type="parser"
-        )
+        return self._call_with_config(self._parse_output, input, config, run_type="parser")
 
     async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> T:
         """Async ``invoke`` (parsing is quick, so it runs inline)."""
         self._reject_kwargs(kwargs)
 
         async def parse(value: Any) -> T:
-            return self.parse(_text_of(value))
+            return self._parse_output(value)
 
         return await self._acall_with_config(parse, input, config, run_type="parser")
 
@@ -88,12 +132,55 @@ class BaseOutputParser(Runnable[Any, T], Generic[T]):
         return {"anyOf": [{"type": "string"}, any_message_schema(defs)]}
 
 
+class StreamProgress:
+    """What a streaming parser of whole outputs knows so far: subclasses implement
+    ``add`` (take a chunk, return the object parsed so far or ``NOT_YET``) and ``finish``
+    (the final object once the stream ended, or ``NOT_YET``; raises when the whole output
+    does not parse). The parser yields each object that differs from the previous one."""
+
+    def __init__(self) -> None:
+        self.last: Any = NOT_YET
+
+    def add(self, chunk: Any) -> Any:
+        raise NotImplementedError
+
+    def finish(self) -> Any:
+        raise NotImplementedError
+
+    def changed(self, parsed: Any) -> bool:
+        """Record ``parsed``; True when it is new (worth yielding)."""
+        if parsed is NOT_YET or parsed == self.last:
+            return False
+        self.last = parsed
+        return True
+
+
 class BaseTransformOutputParser(BaseOutputParser[T]):
-    """A parser that streams: each input chunk is parsed and passed on at once."""
+    """A parser that streams: by default each input chunk is parsed and passed on at once;
+    a parser of whole outputs returns a :class:`StreamProgress` from ``_progress``."""
+
+    def _progress(self) -> StreamProgress | None:
+        return None
 
     def _parse_chunks(self, chunks: Iterator[Any]) -> Iterator[T]:
+        progress = self._progress()
         for chunk in chunks:
-            yield self.parse(_text_of(chunk))
+            if progress is None:
+                yield self._parse_output(chunk)
+            elif progress.changed(progress.add(chunk)):
+                yield progress.last
+        if progress is not None and progress.changed(progress.finish()):
+            yield progress.last
+
+    async def _aparse_chunks(self, chunks: AsyncIterator[Any]) -> AsyncIterator[T]:
+        progress = self._progress()
+        async for chunk in chunks:
+            if progress is None:
+                yield self._parse_output(chunk)
+            elif progress.changed(progress.add(chunk)):
+                yield progress.last
+        if progress is not None and progress.changed(progress.finish()):
+            yield progress.last
 
     def transform(self, input: Iterator[Any], config: Any = None, **kwargs: Any) -> Iterator[T]:
         """Parse a stream of chunks, yielding as each arrives."""
@@ -107,12 +194,9 @@ class BaseTransformOutputParser(BaseOutputParser[T]):
         self._reject_kwargs(kwargs)
         return _astream_run(self, input, self._aparse_chunks, config, self._combine)
 
-    async def _aparse_chunks(self, chunks: AsyncIterator[Any]) -> AsyncIterator[T]:
-        async for chunk in chunks:
-            yield self.parse(_text_of(chunk))
-
     def _combine(self, total: Any, piece: Any) -> Any:
-        """How the run's output is built from the streamed pieces (here: added up)."""
+        """How the run's output is built from the streamed pieces (here: added up; a
+        parser of whole outputs replaces each object with the next)."""
         return total + piece
 
     def stream(self, input: Any, config: Any = None, **kwargs: Any) -> Iterator[T]:
@@ -144,69 +228,6 @@ class StrOutputParser(BaseTransformOutputParser[str]):
         return {"type": "string"}
 
 
-class JsonOutputParser(BaseTransformOutputParser[Any]):
-    """Parse JSON from the model, also inside a Markdown ```json fence.
-
-    Streaming yields the object parsed so far each time a chunk makes it grow, e.g.
-    ``{}``, ``{"answer": "Pa"}``, ``{"answer": "Paris"}`` ... (text that is not yet valid
-    JSON is held back until more arrives).
-
-    Example:
-        >>> JsonOutputParser().invoke('```json\\n{"answer": "Paris"}\\n```')
-        {'answer': 'Paris'}
-    """
-
-    def parse(self, text: str) -> Any:
-        try:
-            return parse_json_markdown(text)
-        except ValueError as err:
-            excerpt = text if len(text) <= _EXCERPT else text[: _EXCERPT - 3] + "..."
-            raise InvalidInputError(f"model output is not valid JSON ({err}): {excerpt!r}") from err
-
-    def _parse_chunks(self, chunks: Iterator[Any]) -> Iterator[Any]:
-        progress = _JsonProgress()
-        for chunk in chunks:
-            if progress.add(_text_of(chunk)):
-                yield progress.last
-        if progress.text and progress.last is _NOT_YET:
-            self.parse(progress.text)  # nothing ever parsed: raise the full error
-
-    async def _aparse_chunks(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        progress = _JsonProgress()
-        async for chunk in chunks:
-            if progress.add(_text_of(chunk)):
-                yield progress.last
-        if progress.text and progress.last is _NOT_YET:
-            self.parse(progress.text)
-
-    def _combine(self, total: Any, piece: Any) -> Any:
-        return piece  # each object replaces the previous one: it is not a delta
-
-    def get_format_instructions(self) -> str:
-        return "Return a JSON object and nothing else."
-
-
-class _JsonProgress:
-    """The text of one JSON stream so far and the last object parsed from it."""
-
-    def __init__(self) -> None:
-        self.text = ""
-        self.last: Any = _NOT_YET
-        self._scanner = PartialJsonScanner()  # resumes where the previous chunk ended
-
-    def add(self, piece: str) -> bool:
-        """Add a chunk; True when it makes the parsed object change."""
-        self.text += piece
-        try:
-            parsed = parse_json_markdown(self.text, partial=True, scanner=self._scanner)
-        except ValueError:
-            return False  # not JSON yet (e.g. only the opening fence has arrived)
-        if parsed == self.last:
-            return False
-        self.last = parsed
-        return True
-
-
 class CommaSeparatedListOutputParser(BaseOutputParser[list[str]]):
     """Split ``"a, b, c"`` into ``["a", "b", "c"]``.
 
@@ -223,9 +244,6 @@ class CommaSeparatedListOutputParser(BaseOutputParser[list[str]]):
 
     def get_format_instructions(self) -> str:
         return "Answer with a comma-separated list of values, e.g. `foo, bar, baz`."
-
-
-_NOT_YET: Any = object()
 
 
 # The parser's run starts when its first input chunk arrives and ends when the input is
@@ -253,31 +271,31 @@ def _stream_run(
         nonlocal run
         while True:
             with use_config(outer):
-                chunk = next(input, _NOT_YET)
-            if chunk is _NOT_YET:
+                chunk = next(input, NOT_YET)
+            if chunk is NOT_YET:
                 return
             if run is None:
                 run = parser._start_run(None, config, "parser", streamed_input=True)
-            texts.append(_text_of(chunk))
+            texts.append(text_of(chunk))
             yield chunk
 
-    output: Any = _NOT_YET
+    output: Any = NOT_YET
     try:
         for parsed in parse_chunks(pull()):
-            output = parsed if output is _NOT_YET else combine(output, parsed)
+            output = parsed if output is NOT_YET else combine(output, parsed)
             if run.handlers:
                 _tap(run, parsed)
             yield parsed
     except GeneratorExit:
         if run is not None:
-            run.on_chain_end(None if output is _NOT_YET else output, inputs="".join(texts))
+            run.on_chain_end(None if output is NOT_YET else output, inputs="".join(texts))
         raise
     except BaseException as err:
         if run is not None:
             run.on_chain_error(err, inputs="".join(texts))
         raise
     if run is not None:
-        run.on_chain_end(None if output is _NOT_YET else output, inputs="".join(texts))
+        run.on_chain_end(None if output is NOT_YET else output, inputs="".join(texts))
 
 
 async def _astream_run(
@@ -297,20 +315,20 @@ async def _astream_run(
         nonlocal run
         while True:
             with use_config(outer):
-                chunk = await anext(upstream, _NOT_YET)
-            if chunk is _NOT_YET:
+                chunk = await anext(upstream, NOT_YET)
+            if chunk is NOT_YET:
                 return
             if run is None:
                 run = await parser._astart_run(None, config, "parser", streamed_input=True)
-            texts.append(_text_of(chunk))
+            texts.append(text_of(chunk))
             yield chunk
 
-    output: Any = _NOT_YET
+    output: Any = NOT_YET
     pulled = pull()
     parsed_chunks = parse_chunks(pulled)
     try:
         async for parsed in parsed_chunks:
-            output = parsed if output is _NOT_YET else combine(output, parsed)
+            output = parsed if output is NOT_YET else combine(output, parsed)
             if run.handlers:
                 _tap(run, parsed)
             yield parsed
@@ -322,11 +340,11 @@ async def _astream_run(
             if aclose is not None:
                 await aclose()
         if run is not None:
-            await run.aon_chain_end(None if output is _NOT_YET else output, inputs="".join(texts))
+            await run.aon_chain_end(None if output is NOT_YET else output, inputs="".join(texts))
         raise
     except BaseException as err:
         if run is not None:
             await run.aon_chain_error(err, inputs="".join(texts))
         raise
     if run is not None:
-        await run.aon_chain_end(None if output is _NOT_YET else output, inputs="".join(texts))
+        await run.aon_chain_end(None if output is NOT_YET else output, inputs="".join(texts))

@@ -1,0 +1,163 @@
+"""``with_structured_output``: a chat model that answers with data of a given shape.
+
+Three ways to get it, LangChain's ``method`` names:
+
+- ``"function_calling"``: the schema is offered as the one tool the model must call
+  (``bind_tools(..., tool_choice=<its name>)``); the call's arguments are the answer.
+- ``"json_schema"``: the schema goes in OpenAI's ``response_format`` (``{"type":
+  "json_schema", ...}``, structured outputs); the reply's text is the JSON answer.
+- ``"json_mode"``: ``response_format={"type": "json_object"}``; the prompt must describe
+  the shape (``PydanticOutputParser(...).get_format_instructions()`` does).
+
+A pydantic model class gives instances of it; a TypedDict, a JSON Schema dict (with a
+``title``) or an OpenAI function dict give dicts (``json_mode`` also takes no schema).
+Which methods a model supports is its class's ``structured_output_methods`` (the first is
+the default): ``function_calling`` needs ``bind_tools``, the JSON methods a model that
+sends ``response_format`` (``ChatOpenAI``).
+
+Example:
+    >>> from ragline.core import AIMessage, FakeMessagesListChatModel
+    >>> model = FakeMessagesListChatModel(responses=[AIMessage("", tool_calls=[
+    ...     {"name": "Answer", "args": {"city": "Paris"}, "id": "c1"}])])
+    >>> schema = {"title": "Answer", "type": "object",
+    ...           "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    >>> model.with_structured_output(schema).invoke("Capital of France?")
+    {'city': 'Paris'}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragline.core._checks import check_choice
+from ragline.core._drive import Effect, Operation, adrive, drive
+from ragline.core.exceptions import ConfigurationError, InvalidInputError
+from ragline.core.output_parsers import (
+    BaseOutputParser,
+    JsonOutputKeyToolsParser,
+    JsonOutputParser,
+    PydanticOutputParser,
+    PydanticToolsParser,
+)
+from ragline.core.runnables.base import Runnable
+from ragline.core.tools import convert_to_openai_function
+from ragline.core.tools._validate import is_pydantic_model
+
+__all__ = ["METHODS", "StructuredOutputWithRaw", "structured_output"]
+
+METHODS = ("function_calling", "json_schema", "json_mode")
+
+
+def structured_output(
+    model: Any,
+    schema: Any,
+    *,
+    method: str | None,
+    include_raw: bool,
+    strict: bool | None,
+) -> Runnable[Any, Any]:
+    """The runnable ``with_structured_output`` returns (see the module docstring).
+
+    Raises:
+        ConfigurationError: ``method`` is unknown or not supported by this model.
+        InvalidInputError: the schema cannot be described (or is missing).
+    """
+    supported = tuple(type(model).structured_output_methods)
+    if method is None:
+        method = supported[0] if supported else "function_calling"
+    check_choice("method", method, METHODS, error=ConfigurationError)
+    if method == "function_calling" and not hasattr(model, "bind_tools"):
+        supported = tuple(m for m in supported if m != method)
+    if method not in supported:
+        why = " (it has no bind_tools)" if method == "function_calling" else ""
+        raise ConfigurationError(
+            f"{type(model).__name__} does not support method={method!r}{why}; it supports "
+            f"{', '.join(map(repr, supported)) or 'no structured output'}"
+        )
+    if schema is None and method != "json_mode":
+        raise InvalidInputError(f"with_structured_output(method={method!r}) needs a schema")
+    pydantic = is_pydantic_model(schema)
+    parser: BaseOutputParser[Any]
+    if method == "function_calling":
+        name = _function(schema, strict)["name"]
+        options = {} if strict is None else {"strict": strict}
+        bound = model.bind_tools([schema], tool_choice=name, **options)
+        parser = (
+            PydanticToolsParser(tools=[schema], first_tool_only=True)
+            if pydantic
+            else JsonOutputKeyToolsParser(key_name=name, first_tool_only=True)
+        )
+    else:
+        bound = model.bind(response_format=_response_format(schema, method, strict))
+        parser = PydanticOutputParser(pydantic_object=schema) if pydantic else JsonOutputParser()
+    if include_raw:
+        return StructuredOutputWithRaw(bound, parser)
+    return bound | parser
+
+
+def _function(schema: Any, strict: bool | None) -> dict[str, Any]:
+    try:
+        return convert_to_openai_function(schema, strict=strict)
+    except InvalidInputError as err:
+        raise InvalidInputError(
+            f"with_structured_output cannot use {schema!r:.80} as a schema: {err}; pass a "
+            "pydantic model class, a TypedDict or a JSON Schema dict with a 'title'"
+        ) from err
+
+
+def _response_format(schema: Any, method: str, strict: bool | None) -> dict[str, Any]:
+    if method == "json_mode":
+        return {"type": "json_object"}
+    function = _function(schema, bool(strict))
+    spec = {"name": function["name"]}
+    if function.get("description"):
+        spec["description"] = function["description"]
+    return {
+        "type": "json_schema",
+        "json_schema": {**spec, "schema": function["parameters"], "strict": bool(strict)},
+    }
+
+
+class StructuredOutputWithRaw(Runnable[Any, dict[str, Any]]):
+    """``with_structured_output(..., include_raw=True)``: ``{"raw": <the AIMessage>,
+    "parsed": <the answer, or None>, "parsing_error": <the exception, or None>}``; a reply
+    that does not parse is returned with its error, not raised.
+
+    Example:
+        >>> from ragline.core import FakeListChatModel
+        >>> runnable = FakeListChatModel(responses=["not JSON"]).with_structured_output(
+        ...     None, method="json_mode", include_raw=True)
+        >>> result = runnable.invoke("hi")
+        >>> result["raw"].content, result["parsed"], type(result["parsing_error"]).__name__
+        ('not JSON', None, 'OutputParserException')
+    """
+
+    def __init__(self, model: Runnable[Any, Any], parser: BaseOutputParser[Any]) -> None:
+        self.model = model
+        self.parser = parser
+
+    def _run(self, input: Any) -> Operation[dict[str, Any]]:
+        raw = yield Effect(self.model.invoke, self.model.ainvoke, input)
+        try:
+            parsed = yield Effect(self.parser.invoke, self.parser.ainvoke, raw)
+        except Exception as err:  # as LangChain: any parsing failure is reported, not raised
+            return {"raw": raw, "parsed": None, "parsing_error": err}
+        return {"raw": raw, "parsed": parsed, "parsing_error": None}
+
+    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> dict[str, Any]:
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(lambda value: drive(self._run(value)), input, config)
+
+    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> dict[str, Any]:
+        self._reject_kwargs(kwargs)
+
+        async def run(value: Any) -> dict[str, Any]:
+            return await adrive(self._run(value))
+
+        return await self._acall_with_config(run, input, config)
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return [self.model, self.parser]
+
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return self.model._input_json(defs)

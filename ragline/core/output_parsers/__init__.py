@@ -1,0 +1,41 @@
+"""Output parsers: turn a model's output (text or a message) into what the program needs.
+
+Modules: ``_base.py`` (the bases, streaming runs, ``StrOutputParser``,
+``CommaSeparatedListOutputParser``), ``_json.py`` (``JsonOutputParser``,
+``PydanticOutputParser``, format instructions from a schema), ``_tools.py`` (parsers of
+tool calls), ``_retry.py`` (``OutputFixingParser``, ``RetryOutputParser``,
+``RetryWithErrorOutputParser``).
+"""
+
+from ragline.core.output_parsers._base import (
+    BaseOutputParser,
+    BaseTransformOutputParser,
+    CommaSeparatedListOutputParser,
+    StrOutputParser,
+)
+from ragline.core.output_parsers._json import JsonOutputParser, PydanticOutputParser
+from ragline.core.output_parsers._retry import (
+    OutputFixingParser,
+    RetryOutputParser,
+    RetryWithErrorOutputParser,
+)
+from ragline.core.output_parsers._tools import (
+    JsonOutputKeyToolsParser,
+    JsonOutputToolsParser,
+    PydanticToolsParser,
+)
+
+__all__ = [
+    "BaseOutputParser",
+    "BaseTransformOutputParser",
+    "CommaSeparatedListOutputParser",
+    "JsonOutputKeyToolsParser",
+    "JsonOutputParser",
+    "JsonOutputToolsParser",
+    "OutputFixingParser",
+    "PydanticOutputParser",
+    "PydanticToolsParser",
+    "RetryOutputParser",
+    "RetryWithErrorOutputParser",
+    "StrOutputParser",
+]

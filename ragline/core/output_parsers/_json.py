@@ -1,0 +1,241 @@
+"""``JsonOutputParser`` and ``PydanticOutputParser``: a model's JSON, as a dict or a model.
+
+Both read JSON bare or inside a Markdown ```json fence, stream progressively more
+complete objects, and describe the expected shape in ``get_format_instructions()`` when
+given a schema. pydantic is imported by nobody here: a model class brings its own.
+
+Example:
+    >>> JsonOutputParser().invoke('```json\\n{"answer": "Paris"}\\n```')
+    {'answer': 'Paris'}
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ragline.core._json_schema import json_schema_of
+from ragline.core._partial_json import PartialJsonScanner, parse_json_markdown
+from ragline.core.exceptions import InvalidInputError, OutputParserException
+from ragline.core.messages import BaseMessage
+from ragline.core.output_parsers._base import (
+    NOT_YET,
+    BaseTransformOutputParser,
+    StreamProgress,
+    excerpt,
+    text_of,
+)
+from ragline.core.tools._validate import is_pydantic_model
+
+__all__ = [
+    "JsonOutputParser",
+    "PydanticOutputParser",
+    "format_instructions",
+    "schema_json",
+    "validate_model",
+]
+
+
+def schema_json(schema: Any) -> dict[str, Any]:
+    """The JSON Schema of a pydantic model class, a TypedDict or dataclass, or a JSON
+    Schema dict (returned as it is)."""
+    if isinstance(schema, dict):
+        return schema
+    if is_pydantic_model(schema):
+        method = getattr(schema, "model_json_schema", None) or schema.schema
+        return method()  # type: ignore[no-any-return]
+    return json_schema_of(schema)
+
+
+def format_instructions(schema: Any) -> str:
+    """What to tell a model so that it answers with JSON that fits ``schema``.
+
+    Example:
+        >>> print(format_instructions({"title": "Answer", "type": "object",
+        ...     "properties": {"text": {"type": "string"}}, "required": ["text"]}))
+        Reply with one JSON object and nothing else. It must be valid against the JSON Schema below (fill in values: do not repeat the schema).
+        ```json
+        {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+        ```
+    """  # noqa: E501
+    shown = {key: value for key, value in schema_json(schema).items() if key != "title"}
+    return (
+        "Reply with one JSON object and nothing else. It must be valid against the JSON "
+        "Schema below (fill in values: do not repeat the schema).\n"
+        f"```json\n{json.dumps(shown, ensure_ascii=False)}\n```"
+    )
+
+
+def validate_model(model: type, value: Any) -> Any:
+    """``value`` validated into an instance of the pydantic ``model`` (v2 or v1).
+
+    Raises:
+        ValueError: pydantic's ValidationError (a ValueError), or ``value`` is no object.
+    """
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a JSON object, got {type(value).__name__}")
+    validate = getattr(model, "model_validate", None) or model.parse_obj  # type: ignore[attr-defined]
+    return validate(value)
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return parse_json_markdown(text)
+    except ValueError as err:
+        raise OutputParserException(
+            f"model output is not valid JSON ({err}): {excerpt(text)!r}", llm_output=text
+        ) from err
+
+
+class JsonOutputParser(BaseTransformOutputParser[Any]):
+    """Parse JSON from the model, also inside a Markdown ```json fence.
+
+    Streaming yields the object parsed so far each time a chunk makes it grow, e.g.
+    ``{}``, ``{"answer": "Pa"}``, ``{"answer": "Paris"}`` ... (text that is not yet valid
+    JSON is held back until more arrives).
+
+    Args:
+        pydantic_object: the expected shape, for ``get_format_instructions()`` (a
+            pydantic model class, a TypedDict or a JSON Schema dict); the output stays a
+            plain dict, as in LangChain (use ``PydanticOutputParser`` for instances).
+
+    Raises:
+        OutputParserException: (when parsing) the text is not JSON; ``llm_output``
+            holds it.
+
+    Example:
+        >>> JsonOutputParser().invoke('{"answer": "Paris"}')
+        {'answer': 'Paris'}
+    """
+
+    def __init__(self, *, pydantic_object: Any = None) -> None:
+        if pydantic_object is not None:
+            _check_schema(pydantic_object, "pydantic_object")
+        self.pydantic_object = pydantic_object
+
+    def parse(self, text: str) -> Any:
+        return _parse_json(text)
+
+    def _parse_output(self, value: Any) -> Any:
+        refusal = value.additional_kwargs.get("refusal") if isinstance(value, BaseMessage) else None
+        if refusal:  # OpenAI's structured outputs: the model declined, there is no JSON
+            raise OutputParserException(f"the model refused to answer: {refusal}", llm_output="")
+        return self.parse(text_of(value))
+
+    def _progress(self) -> StreamProgress:
+        return _JsonProgress(self)
+
+    def _combine(self, total: Any, piece: Any) -> Any:
+        return piece  # each object replaces the previous one: it is not a delta
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return {} if self.pydantic_object is None else schema_json(self.pydantic_object)
+
+    def get_format_instructions(self) -> str:
+        """``"Return a JSON object and nothing else."``, or with ``pydantic_object`` the
+        instructions that show its JSON Schema (see :func:`format_instructions`)."""
+        if self.pydantic_object is None:
+            return "Return a JSON object and nothing else."
+        return format_instructions(self.pydantic_object)
+
+    def __repr__(self) -> str:
+        if self.pydantic_object is None:
+            return f"{type(self).__name__}()"
+        return f"{type(self).__name__}(pydantic_object={_schema_name(self.pydantic_object)})"
+
+
+class PydanticOutputParser(JsonOutputParser):
+    """Parse the model's JSON into an instance of a pydantic model.
+
+    Streaming yields an instance each time the JSON so far validates into a new one (a
+    required field still missing means nothing yet); at the end the whole output must
+    validate.
+
+    Args:
+        pydantic_object: the pydantic model class (v2, or ``pydantic.v1``).
+
+    Raises:
+        InvalidInputError: ``pydantic_object`` is not a pydantic model class.
+        OutputParserException: (when parsing) the text is not JSON, or its JSON does not
+            validate; the message names the model and pydantic's errors, ``llm_output``
+            holds the text.
+
+    Example:
+        >>> from pydantic import BaseModel
+        >>> class Joke(BaseModel):
+        ...     setup: str
+        ...     punchline: str
+        >>> PydanticOutputParser(pydantic_object=Joke).parse(
+        ...     '{"setup": "Why?", "punchline": "Because."}')
+        Joke(setup='Why?', punchline='Because.')
+    """
+
+    def __init__(self, *, pydantic_object: type) -> None:
+        if not is_pydantic_model(pydantic_object):
+            raise InvalidInputError(
+                f"PydanticOutputParser needs a pydantic model class, got {pydantic_object!r:.80}"
+                "; for a TypedDict or a JSON Schema use JsonOutputParser(pydantic_object=...)"
+            )
+        super().__init__(pydantic_object=pydantic_object)
+
+    def parse(self, text: str) -> Any:
+        return self._validated(_parse_json(text), text)
+
+    def _validated(self, value: Any, text: str) -> Any:
+        try:
+            return validate_model(self.pydantic_object, value)
+        except ValueError as err:
+            raise OutputParserException(
+                f"the model's JSON does not fit {self.pydantic_object.__name__}: {err}",
+                llm_output=text,
+            ) from err
+
+    def get_format_instructions(self) -> str:
+        return format_instructions(self.pydantic_object)
+
+
+class _JsonProgress(StreamProgress):
+    """The text of one JSON stream so far; for a pydantic parser, the latest instance that
+    validated."""
+
+    def __init__(self, parser: JsonOutputParser) -> None:
+        super().__init__()
+        self.parser = parser
+        self.text = ""
+        self.model = parser.pydantic_object if isinstance(parser, PydanticOutputParser) else None
+        self._scanner = PartialJsonScanner()  # resumes where the previous chunk ended
+
+    def add(self, chunk: Any) -> Any:
+        self.text += text_of(chunk)
+        try:
+            parsed = parse_json_markdown(self.text, partial=True, scanner=self._scanner)
+        except ValueError:
+            return NOT_YET  # not JSON yet (e.g. only the opening fence has arrived)
+        if self.model is None:
+            return parsed
+        try:
+            return validate_model(self.model, parsed)
+        except ValueError:
+            return NOT_YET  # e.g. a required field has not arrived yet
+
+    def finish(self) -> Any:
+        if self.model is not None:
+            return self.parser.parse(self.text)  # the whole output must validate
+        if self.text and self.last is NOT_YET:
+            self.parser.parse(self.text)  # nothing ever parsed: raise the full error
+        return NOT_YET
+
+
+def _check_schema(schema: Any, name: str) -> None:
+    if isinstance(schema, dict) or is_pydantic_model(schema) or isinstance(schema, type):
+        return
+    raise InvalidInputError(
+        f"{name} must be a pydantic model class, a TypedDict or a JSON Schema dict, "
+        f"got {schema!r:.80}"
+    )
+
+
+def _schema_name(schema: Any) -> str:
+    if isinstance(schema, dict):
+        return repr(schema.get("title", "<JSON Schema>"))
+    return getattr(schema, "__name__", repr(schema))
