@@ -57,7 +57,8 @@ from ragline.core._drive import (
     drive_stream,
 )
 from ragline.core.callbacks import CallbackManager, StdOutCallbackHandler
-from ragline.core.config import ensure_config, merge_configs
+from ragline.core.config import ensure_config, legacy_call_config, merge_configs
+from ragline.core.language_models._outputs import RUN_KEY, RunInfo
 
 __all__ = ["AgentExecutor", "AgentExecutorIterator"]
 
@@ -225,21 +226,21 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
         """Yield ``{"actions": [...]}``, ``{"steps": [...]}`` (each with ``"messages"``) as
         they happen, then ``{"output": ..., "messages": [...]}``."""
         self._reject_kwargs(kwargs)
-        return self._chunks(input, config, _stream_chunk)
+        return self._chunks(self._loop(input, config), _stream_chunk)
 
     def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[dict[str, Any]]:
         """Async :meth:`stream`."""
         self._reject_kwargs(kwargs)
-        return self._achunks(input, config, _stream_chunk)
+        return self._achunks(self._loop(input, config), _stream_chunk)
 
     def _chunks(
-        self, input: Any, config: RunnableConfig | None, convert: Callable[[Any], Any]
+        self, loop: Operation[dict[str, Any]], convert: Callable[[Any], Any]
     ) -> Iterator[dict[str, Any]]:
         """The loop's events as chunks (``convert`` drops the events it returns None for);
         a consumer that stops early ends the executor's run."""
-        events = drive_stream(self._loop(input, config))
+        events = drive_stream(loop)
         try:
             for event in events:
                 chunk = convert(event)
@@ -249,10 +250,10 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
             events.close()
 
     async def _achunks(
-        self, input: Any, config: RunnableConfig | None, convert: Callable[[Any], Any]
+        self, loop: Operation[dict[str, Any]], convert: Callable[[Any], Any]
     ) -> AsyncIterator[dict[str, Any]]:
         """Async :meth:`_chunks`."""
-        events = adrive_stream(self._loop(input, config), deadline=self._deadline())
+        events = adrive_stream(loop, deadline=self._deadline())
         try:
             async for event in events:
                 chunk = convert(event)
@@ -286,15 +287,20 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
         inputs: Any,
         return_only_outputs: bool = False,
         callbacks: Any = None,
-        **kwargs: Any,
+        *,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        include_run_info: bool = False,
     ) -> dict[str, Any]:
         """LangChain's ``chain(inputs)``: the outputs, with the inputs unless
-        ``return_only_outputs``."""
-        config: dict[str, Any] = {"callbacks": callbacks}
-        config.update({k: v for k, v in kwargs.items() if k in ("tags", "metadata", "run_name")})
-        result = self.invoke(inputs, config)  # type: ignore[arg-type]
+        ``return_only_outputs``; with ``include_run_info`` also ``RUN_KEY`` (the
+        executor run's ``RunInfo``)."""
+        config = legacy_call_config(callbacks, tags, metadata, run_name)
+        result = drive(self._loop(inputs, config, include_run_info))
         if return_only_outputs:
-            return {key: result[key] for key in self.output_keys if key in result}
+            keys = [*self.output_keys, RUN_KEY]
+            return {key: result[key] for key in keys if key in result}
         return result
 
     def _deadline(self) -> float | None:
@@ -303,7 +309,9 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
         return time.monotonic() + self.max_execution_time
 
     # ---- the loop, written once ----------------------------------------------------------
-    def _loop(self, input: Any, config: RunnableConfig | None) -> Operation[dict[str, Any]]:
+    def _loop(
+        self, input: Any, config: RunnableConfig | None, include_run_info: bool = False
+    ) -> Operation[dict[str, Any]]:
         config = self._run_config(config)
         manager = CallbackManager.configure(config)
         if self.verbose:  # local: it prints this run, not every run below it
@@ -321,6 +329,8 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
                 outputs["intermediate_steps"] = steps
             if self.memory is not None:
                 self.memory.save_context(inputs, outputs)
+            if include_run_info:
+                outputs[RUN_KEY] = RunInfo(run.run_id)
             yield Emit(("finish", outputs, finish))
         except StreamClosed:  # the consumer stopped reading: end the run here
             yield Effect(run.on_chain_end, run.aon_chain_end, None)
@@ -543,10 +553,13 @@ class AgentExecutorIterator:
         self.include_run_info = include_run_info
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        return self.agent_executor._chunks(self.inputs, self.config, _round_chunk)
+        return self.agent_executor._chunks(self._loop(), _round_chunk)
 
     def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
-        return self.agent_executor._achunks(self.inputs, self.config, _round_chunk)
+        return self.agent_executor._achunks(self._loop(), _round_chunk)
+
+    def _loop(self) -> Operation[dict[str, Any]]:
+        return self.agent_executor._loop(self.inputs, self.config, self.include_run_info)
 
 
 def _round_chunk(event: Any) -> dict[str, Any] | None:

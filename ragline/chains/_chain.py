@@ -40,10 +40,8 @@ from __future__ import annotations
 import asyncio
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
-from uuid import UUID
 
 from ragline.core import (
     Fields,
@@ -55,17 +53,9 @@ from ragline.core import (
 )
 from ragline.core.callbacks import CallbackManager
 from ragline.core.config import legacy_call_config, merge_configs
+from ragline.core.language_models._outputs import RUN_KEY, RunInfo
 
 __all__ = ["RUN_KEY", "Chain", "LegacyChainAPI", "RunInfo"]
-
-RUN_KEY = "__run"
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    """Which run produced an output (``chain(inputs, include_run_info=True)[RUN_KEY]``)."""
-
-    run_id: UUID
 
 
 class LegacyChainAPI:

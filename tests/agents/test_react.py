@@ -16,6 +16,7 @@ from ragline.agents import (
     create_react_agent,
     format_log_to_str,
 )
+from ragline.chains import RUN_KEY
 from ragline.core import (
     AgentAction,
     AgentFinish,
@@ -28,6 +29,7 @@ from ragline.core import (
     OutputParserException,
     PromptTemplate,
     RunCollectorCallbackHandler,
+    RunInfo,
     ToolException,
     ToolValidationError,
 )
@@ -201,6 +203,24 @@ def test_legacy_call_shapes_run_and_call():
         {"input": "a", "output": "Sicily"},
         {"input": "b", "output": "Sicily"},
     ]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'tag'"):
+        executor({"input": QUESTION}, tag=["x"])  # type: ignore[call-arg]
+
+
+def test_include_run_info_gives_the_executor_runs_id():
+    collector = RunCollectorCallbackHandler()
+    executor, _ = react(" I know.\nFinal Answer: Sicily")
+    result = executor(
+        QUESTION, True, [collector], tags=["t"], run_name="mine", include_run_info=True
+    )
+    root = collector.traced_runs[0]
+    assert result == {"output": "Sicily", RUN_KEY: RunInfo(root.id)}
+    assert (root.name, root.tags) == ("mine", ["t"])
+    executor, _ = react(*TWO_SEARCHES)
+    collector.traced_runs.clear()
+    *rounds, last = executor.iter({"input": QUESTION}, [collector], include_run_info=True)
+    assert len(rounds) == 2 and RUN_KEY not in rounds[-1]
+    assert last[RUN_KEY] == RunInfo(collector.traced_runs[0].id)
 
 
 # --------------------------------------------------------------------------- the parser

@@ -13,6 +13,7 @@ from uuid import UUID
 from ragline.core.messages import AIMessageChunk, BaseMessage
 
 __all__ = [
+    "RUN_KEY",
     "ChatGeneration",
     "ChatGenerationChunk",
     "ChatResult",
@@ -95,9 +96,13 @@ class ChatGenerationChunk(ChatGeneration):
 
 @dataclass(frozen=True)
 class RunInfo:
-    """The id of the run that produced a result (``LLMResult.run``)."""
+    """The id of the run that produced a result (``LLMResult.run``, and a chain's or an
+    agent executor's output under ``RUN_KEY`` with ``include_run_info=True``)."""
 
     run_id: UUID
+
+
+RUN_KEY = "__run"  # where a legacy call's output carries its RunInfo (LangChain's key)
 
 
 @dataclass
