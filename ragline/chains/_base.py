@@ -28,6 +28,7 @@ from ragline.core import (
     InvalidInputError,
     MissingVariableError,
     Runnable,
+    RunnablePassthrough,
     StrOutputParser,
 )
 from ragline.core._drive import Effect, Emit
@@ -35,6 +36,8 @@ from ragline.core.prompts import format_document as _format_document
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from ragline.core.runnables.graph import Graph
 
 __all__ = [
     "BaseCombineDocumentsChain",
@@ -403,6 +406,16 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
 
     def get_name(self) -> str:
         return self.name or "stuff_documents_chain"
+
+    def get_graph(self) -> Graph:
+        """The steps inside, as LangChain draws ``create_stuff_documents_chain``: the
+        documents rendered with the document prompt beside the passed-through input, then
+        the prompt, the model and the output parser."""
+        from ragline.core.runnables.graph import Graph
+
+        render = RunnablePassthrough.assign(**{self.document_variable_name: self.document_prompt})
+        steps = [render, self.prompt, self.llm, self.output_parser]
+        return Graph.chain([step.get_graph() for step in steps])
 
 
 def _require_variable(prompt: BasePromptTemplate, variable: str, what: str) -> None:
