@@ -1,7 +1,9 @@
 """Crash convergence at scale: random SIGKILLs against every store and the CLI.
 
 For each scenario (``tests/_crash.py``: ``redis`` = ``index()`` into Redis with a SQLite
-record file, ``redis-async`` = the same with ``aindex()``, ``folder`` = a store folder
+record file, ``redis-async`` = the same with ``aindex()``, ``memory`` = ``index()`` into an
+``InMemoryVectorStore`` with a SQLite record file (the store dies with each process, the
+records stay), ``folder`` = a store folder
 (FAISS on disk and its records) through ``StoreFolder.writer()``, ``cli`` =
 ``ragline index`` run in a child process, ``cli-exec`` = ``python -m ragline.cli index``
 as a fresh interpreter) it repeats rounds of:
@@ -10,7 +12,8 @@ as a fresh interpreter) it repeats rounds of:
    removed and added, old texts coming back), each killed with SIGKILL: at a random
    write point (the child kills itself there; the points are every write it makes, see
    ``tests/_crash.py``), or for ``cli-exec`` by the parent after a random delay;
-2. one more run on the corpus as it is now, not killed;
+2. one more run on the corpus as it is now, not killed (for ``memory`` in this process,
+   where the check can see its store);
 3. a check that the store equals a fresh index of that corpus (same ids and texts,
    nothing extra or missing, every chunk recorded, nothing pending, no leftover files).
 
@@ -60,6 +63,7 @@ from tests._crash import (  # noqa: E402
     Setup,
     Tally,
     check,
+    converge,
     drop,
     exec_cli,
     new_setup,
@@ -85,6 +89,14 @@ def finish(scenario: str, setup: Setup) -> int:
     return trial(scenario, setup, 0).points
 
 
+def finish_and_check(scenario: str, setup: Setup, points: int) -> tuple[int, list[str]]:
+    """The run that is not killed, then the check; the write points to draw kills from."""
+    if scenario == "memory":  # its store lives in the process that ran it: run it here
+        return points, converge(scenario, setup)
+    points = finish(scenario, setup) or points
+    return points, check("cli" if scenario == "cli-exec" else scenario, setup)
+
+
 def run_scenario(
     scenario: str, workdir: Path, redis_url: str | None, args: argparse.Namespace
 ) -> Tally:
@@ -106,9 +118,8 @@ def run_scenario(
                 tally.kills += kill_one(scenario, setup, rng, points)
             version += 1
             write_corpus(setup.corpus, version, seed=args.seed, files=args.files)
-            points = finish(scenario, setup) or points
+            points, problems = finish_and_check(scenario, setup, points)
             tally.runs += 1
-            problems = check("cli" if scenario == "cli-exec" else scenario, setup)
             tally.checks += 1
             if problems:
                 tally.failures.append(f"version {version}: {'; '.join(problems)}")

@@ -4,6 +4,9 @@ A *scenario* is one way to index a corpus folder into a store:
 
 - ``redis``: ``ragline.indexing.index()`` into a Redis store, records in a SQLite file;
 - ``redis-async``: the same through ``aindex()``;
+- ``memory``: ``index()`` into an ``InMemoryVectorStore``, records in a SQLite file: the
+  store lives and dies with its process (each run starts with an empty one), the records
+  file stays, so the next run must re-add what the records name but the store lacks;
 - ``folder``: ``StoreFolder.writer().index()``, FAISS on disk with its SQLite records
   (the API for a store saved to disk);
 - ``cli``: ``ragline.cli.main(["index", ...])``, the command, run in the child.
@@ -59,10 +62,10 @@ from ragline.indexing import SQLRecordManager, aindex, index
 from ragline.indexing.api import hash_document
 from ragline.store_folder import StoreFolder, load_paths, split_documents
 from ragline.store_folder._text_index import load_text_index
-from ragline.vectorstores import FAISS, Redis
+from ragline.vectorstores import FAISS, InMemoryVectorStore, Redis, VectorStore
 from ragline.vectorstores.faiss._index import LabeledIndex
 
-SCENARIOS = ("redis", "redis-async", "folder", "cli")
+SCENARIOS = ("redis", "redis-async", "memory", "folder", "cli")
 CHUNK_SIZE = 200
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -160,6 +163,10 @@ def install_kill_points(switch: KillSwitch, scenario: str) -> None:
     """Every write of the scenario gets a point before and after it."""
     for method in ("update", "delete_keys", "mark_pending", "copy_to"):
         switch.wrap(SQLRecordManager, method)
+    if scenario == "memory":
+        for method in ("add_documents", "delete"):
+            switch.wrap(InMemoryVectorStore, method)
+        return
     if scenario.startswith("redis"):
         for method in ("add_documents", "delete", "aadd_documents", "adelete"):
             switch.wrap(Redis, method)
@@ -200,8 +207,8 @@ class Setup:
         return self.workdir / "records.sqlite"
 
 
-def run_scenario(scenario: str, setup: Setup) -> None:
-    """Index the corpus as ``scenario`` does (in this process)."""
+def run_scenario(scenario: str, setup: Setup) -> VectorStore | None:
+    """Index the corpus as ``scenario`` does (in this process); ``memory`` returns its store."""
     if scenario == "cli":
         status = cli_main(
             ["index", str(setup.corpus.absolute()), "--store", str(setup.store),
@@ -210,21 +217,28 @@ def run_scenario(scenario: str, setup: Setup) -> None:
         )  # fmt: skip
         if status != 0:
             raise RuntimeError(f"ragline index exited with {status}")
-        return
+        return None
     chunks = corpus_chunks(setup.corpus)
     if scenario == "folder":
         folder = StoreFolder(setup.store)
         with folder.writer(embedding="hashing", checkpoint_seconds=0, durable=False) as writer:
             writer.index(chunks, cleanup="full", batch_size=4)
-        return
+        return None
     records = SQLRecordManager("crash", db_url=f"sqlite:///{setup.records}")
+    options: dict[str, Any] = {"cleanup": "full", "source_id_key": "source", "batch_size": 4}
+    if scenario == "memory":
+        memory = InMemoryVectorStore(HashingEmbeddings(dimension=32))
+        try:
+            index(chunks, records, memory, **options)
+        finally:
+            records.close()
+        return memory
     store = Redis(
         HashingEmbeddings(dimension=32),
         redis_url=str(setup.redis_url),
         index_name=setup.index_name,
         batch_size=2,
     )
-    options: dict[str, Any] = {"cleanup": "full", "source_id_key": "source", "batch_size": 4}
     try:
         if scenario == "redis-async":
             asyncio.run(aindex(chunks, records, store, **options))
@@ -233,6 +247,7 @@ def run_scenario(scenario: str, setup: Setup) -> None:
     finally:
         store.close()
         records.close()
+    return None
 
 
 def child(scenario: str, setup: Setup, kill_at: int, report: str) -> None:
@@ -293,21 +308,31 @@ def trial(scenario: str, setup: Setup, kill_at: int, *, timeout: float = 300) ->
         report.unlink(missing_ok=True)
 
 
-def check(scenario: str, setup: Setup) -> list[str]:
-    """What differs between the store and a fresh index of the corpus (empty: converged)."""
+def check(scenario: str, setup: Setup, memory: VectorStore | None = None) -> list[str]:
+    """What differs between the store and a fresh index of the corpus (empty: converged).
+
+    ``memory``: the in-memory store of the ``memory`` scenario (it lives in the process
+    that ran it, so the check runs there, see :func:`converge`).
+    """
     expected = expected_store(setup.corpus)
     problems: list[str] = []
-    if scenario.startswith("redis"):
-        store = Redis(
-            HashingEmbeddings(dimension=32),
-            redis_url=str(setup.redis_url),
-            index_name=setup.index_name,
-        )
-        try:
-            count = store.count()
-            held = {doc.id: doc.page_content for doc in store.get_by_ids(list(expected))}
-        finally:
-            store.close()
+    if scenario == "memory" or scenario.startswith("redis"):
+        if scenario == "memory":
+            if memory is None:
+                raise ValueError("the memory scenario is checked in the process that ran it")
+            count = memory.count()
+            held = {doc.id: doc.page_content for doc in memory.get_by_ids(list(expected))}
+        else:
+            store = Redis(
+                HashingEmbeddings(dimension=32),
+                redis_url=str(setup.redis_url),
+                index_name=setup.index_name,
+            )
+            try:
+                count = store.count()
+                held = {doc.id: doc.page_content for doc in store.get_by_ids(list(expected))}
+            finally:
+                store.close()
         records = SQLRecordManager("crash", db_url=f"sqlite:///{setup.records}")
         recorded, pending = set(records.list_keys()), records.list_pending()
         records.close()
@@ -376,8 +401,7 @@ def exec_cli(setup: Setup, *, kill_after: float | None) -> bool:
 
 def converge(scenario: str, setup: Setup) -> list[str]:
     """Run the scenario unharmed (in this process) and say what differs from a fresh index."""
-    run_scenario(scenario, setup)
-    return check(scenario, setup)
+    return check(scenario, setup, run_scenario(scenario, setup))
 
 
 def new_setup(workdir: Path, redis_url: str | None, seed: int) -> Setup:

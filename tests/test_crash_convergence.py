@@ -1,4 +1,4 @@
-"""Indexing converges after a SIGKILL at any write: Redis and FAISS on disk, the API and the CLI.
+"""Indexing converges after a SIGKILL at any write: Redis, in-memory, FAISS on disk, the CLI.
 
 Each test kills a real child process (SIGKILL, sent by the child to itself at its N-th
 write point; see ``tests/_crash.py``) for EVERY write point of one re-index, then runs the
@@ -62,7 +62,7 @@ def test_a_kill_at_every_write_converges_on_the_next_run(
         drop(setup)
 
 
-@pytest.mark.parametrize("scenario", ["redis", "folder", "cli"])
+@pytest.mark.parametrize("scenario", ["redis", "memory", "folder", "cli"])
 def test_repeated_kills_while_the_corpus_changes(
     scenario: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:

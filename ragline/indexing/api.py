@@ -17,8 +17,10 @@ manager that keeps an intent log (``SQLRecordManager``, ``InMemoryRecordManager`
    others forgotten, so this run adds them again if they are still in the corpus;
 2. the run asks the record manager for the time it starts at;
 3. per batch: documents are hashed and de-duplicated; keys already recorded are
-   skipped (only their time stamp is refreshed); the others are marked pending, added
-   to the vector store, and then recorded, which clears their pending mark in the same
+   skipped (only their time stamp is refreshed) if the store holds them (looked up with
+   ``get_by_ids``, when the store has it: a store kept in memory starts empty in a new
+   process, a server may restart empty); the others are marked pending, added to the
+   vector store, and then recorded, which clears their pending mark in the same
    transaction;
 4. cleanup marks the keys whose stamp is older than the run's start pending, deletes
    them from the vector store, then from the records (clearing the marks): for
@@ -32,9 +34,13 @@ same order without the marks: a failed write is retried by the next run, but a
 process killed between a store write and its record can leave a stale document.
 
 Both writes must be durable when they return for this to survive a killed process: a
-store on a server (Redis) with a SQLite file of records. A store kept in memory and
-saved later (FAISS + ``save_local``) is durable only when saved; the store folder
-(``ragline.store_folder``) saves the store and its records together.
+store on a server (Redis) with a SQLite file of records. A store kept in memory and never
+saved (``InMemoryVectorStore``) starts empty in each process, and the look-up in step 3
+re-adds what the records name but it lacks. A store kept in memory and saved later
+(FAISS ``save_local``, ``InMemoryVectorStore.dump``) is durable only when saved: a kill
+between a cleanup and the save leaves deleted chunks in the saved copy that no record
+names; the store folder (``ragline.store_folder``) saves the store and its records
+together, as one generation, so it has no such gap.
 
 Documents of one source are expected to come together (as loaders yield them):
 incremental cleanup of a source waits until a batch no longer ends inside it, so a
@@ -308,7 +314,10 @@ def _steps(run: _Run) -> Steps:
     while (batch := (yield run.next_batch())) is not None:
         prepared = run.prepare(batch, position)
         position += len(batch)
-        writes = run.select(prepared, (yield _call(records, "exists", prepared.keys)))
+        exists = yield _call(records, "exists", prepared.keys)
+        if run.can_look_up and not run.force_update and any(exists):
+            exists = yield from _held(run, prepared.keys, exists)
+        writes = run.select(prepared, exists)
         if writes.documents:
             ids = writes.ids
             if run.intents:
@@ -328,6 +337,20 @@ def _steps(run: _Run) -> Steps:
     elif run.cleanup == "scoped_full" and seen_sources:
         yield from _delete_stale(run, started, list(seen_sources))
     return run.result
+
+
+def _held(run: _Run, keys: list[str], recorded: list[bool]) -> Operation[list[bool]]:
+    """Which recorded keys the store really holds: a key recorded but missing from the store
+    (a store kept in memory and gone with its process, a server restarted empty) is written
+    again instead of skipped forever. A store that cannot look ids up is taken at its word."""
+    try:
+        wanted = [key for key, known in zip(keys, recorded, strict=True) if known]
+        found = yield _call(run.vector_store, "get_by_ids", wanted)
+    except NotImplementedError:  # a LangChain-style store without get_by_ids
+        run.can_look_up = False
+        return recorded
+    held = {document.id for document in found}
+    return [known and key in held for key, known in zip(keys, recorded, strict=True)]
 
 
 def _mark(records: RecordManager, keys: list[str], groups: list[str | None], op: str) -> Effect:

@@ -6,7 +6,7 @@ must leave the store exactly as a fresh index of that version would: the same id
 texts, nothing extra, nothing missing, every key recorded and nothing left pending.
 The corpus versions are chosen so that the bugs the intent log fixes show: a chunk
 deleted by the failed run comes back in the next one, and a chunk added by the failed
-run is gone from the next one. Real process kills are in ``test_crash_kill.py``.
+run is gone from the next one. Real process kills are in ``tests/test_crash_convergence.py``.
 """
 
 from __future__ import annotations
@@ -220,3 +220,36 @@ def test_recovery_counts_and_keeps_what_the_store_holds(tmp_path: Path) -> None:
     assert sorted(records.list_keys()) == sorted(keys)
     assert store.get_by_ids([stale_key]) == [] and store.count() == 2
     assert records.list_pending() == []
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["index", "aindex"])
+def test_keys_recorded_but_missing_from_the_store_are_written_again(
+    tmp_path: Path, use_async: bool
+) -> None:
+    """A new process: the records file names every chunk, the in-memory store is empty."""
+    url = f"sqlite:///{tmp_path}/records.db"
+    docs = version("v0")
+    first_store = InMemoryVectorStore(HashingEmbeddings(dimension=16))
+    run(docs, SQLRecordManager("test", db_url=url), first_store, use_async=use_async)
+    records = SQLRecordManager("test", db_url=url)
+    store = InMemoryVectorStore(HashingEmbeddings(dimension=16))
+    store.add_documents(docs[:2], ids=[hash_document(doc) for doc in docs[:2]])
+    result = run(docs, records, store, use_async=use_async)
+    assert result == {"num_added": 4, "num_updated": 0, "num_skipped": 2, "num_deleted": 0}
+    assert_converged(records, store, docs)
+
+
+class NoLookUps(InMemoryVectorStore):
+    """A store that cannot look ids up (as a LangChain-style store without get_by_ids)."""
+
+    def get_by_ids(self, ids: Sequence[str]) -> list[Document]:
+        raise NotImplementedError("no get_by_ids here")
+
+
+def test_a_store_that_cannot_look_ids_up_is_taken_at_its_word() -> None:
+    records = InMemoryRecordManager("test")
+    store = NoLookUps(HashingEmbeddings(dimension=16))
+    docs = version("v0")
+    assert run(docs, records, store, use_async=False)["num_added"] == 6
+    result = run(docs, records, store, use_async=False)
+    assert result == {"num_added": 0, "num_updated": 0, "num_skipped": 6, "num_deleted": 0}
