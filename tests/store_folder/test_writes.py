@@ -325,7 +325,10 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def test_ctrl_c_commits_what_was_embedded_and_says_so(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "term"])
+def test_ctrl_c_commits_what_was_embedded_and_says_so(tmp_path: Path, signum: int) -> None:
+    """Ctrl-C, or SIGTERM (``timeout -s TERM``, a service manager), mid-run: the run commits
+    the batches it embedded, says so and exits 130; the next run embeds only the rest."""
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for n in range(300):
@@ -337,7 +340,7 @@ def test_ctrl_c_commits_what_was_embedded_and_says_so(tmp_path: Path) -> None:
     while line and "embedding" not in line:
         line = run.stderr.readline()
     assert line, "the run ended before it embedded anything"
-    run.send_signal(signal.SIGINT)
+    run.send_signal(signum)
     stdout, stderr = run.communicate(timeout=120)
     assert run.returncode == 130, stderr
     assert stdout == ""
