@@ -20,6 +20,10 @@ against ``langchain_community``'s, each with its default metric:
 - ``similarity_search(q, 4)``, ``as_retriever().invoke(q)``;
 - ``prompt | model | parser`` ``invoke`` with each library's fake chat model.
 
+events (issue 15): ``astream_events(version="v2")`` drained over a prompt | model |
+parser chain and over ``create_retrieval_chain`` (stuff chain, FAISS retriever of the
+same 1,000 documents), each library's own fake chat model streaming a 40-character answer.
+
 Timings are round-robin (each round times a block of calls of every competitor in
 turn; a competitor's figure is its fastest round), so load from other processes on a
 shared machine hurts both alike; ``os.getloadavg()`` is printed with the results, and
@@ -242,7 +246,94 @@ def single_query_rows(rounds: int) -> list[tuple[str, float, float]]:
     return rows
 
 
-SECTIONS = {"core": lambda rounds: core_rows(), "single": single_query_rows}
+# ------------------------------------------------------------------------ astream_events
+
+
+def _drain(loop: Any, events: Any) -> int:
+    async def count() -> int:
+        return sum([1 async for _ in events])
+
+    return loop.run_until_complete(count())  # type: ignore[no-any-return]
+
+
+def event_rows(rounds: int) -> list[tuple[str, float, float]]:
+    """``astream_events`` (v2) over a prompt | model | parser chain and a retrieval chain
+    (the stuff chain over a FAISS retriever, k=4), each library's fake chat model
+    streaming a 40-character answer; every event is consumed."""
+    import asyncio
+
+    import faiss
+
+    faiss.omp_set_num_threads(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_classic.chains import create_retrieval_chain as lc_retrieval
+        from langchain_classic.chains.combine_documents import (
+            create_stuff_documents_chain as lc_stuff,
+        )
+        from langchain_community.vectorstores import FAISS as LCFAISS
+    from langchain_core.language_models import FakeListChatModel as LCFakeChat
+    from langchain_core.output_parsers import StrOutputParser as LCParser
+    from langchain_core.prompts import ChatPromptTemplate as LCPrompt
+
+    from ragline.chains import create_retrieval_chain, create_stuff_documents_chain
+    from ragline.core import ChatPromptTemplate, FakeListChatModel, StrOutputParser
+    from ragline.vectorstores import FAISS
+
+    answer = "Paris is the capital of France, in Europe"
+    embeddings, texts, queries = lookup_embeddings()
+    messages = [("system", "Answer in {language}."), ("human", "{question}")]
+    rag_messages = [("system", "Context: {context}"), ("human", "{input}")]
+    chains = {
+        "ragline": ChatPromptTemplate.from_messages(messages)
+        | FakeListChatModel(responses=[answer])
+        | StrOutputParser(),
+        "langchain": LCPrompt.from_messages(messages)
+        | LCFakeChat(responses=[answer])
+        | LCParser(),
+    }
+    rag = {
+        "ragline": create_retrieval_chain(
+            FAISS.from_texts(texts, embeddings).as_retriever(),
+            create_stuff_documents_chain(
+                FakeListChatModel(responses=[answer]),
+                ChatPromptTemplate.from_messages(rag_messages),
+            ),
+        ),
+        "langchain": lc_retrieval(
+            LCFAISS.from_texts(texts, embeddings).as_retriever(),
+            lc_stuff(LCFakeChat(responses=[answer]), LCPrompt.from_messages(rag_messages)),
+        ),
+    }
+    question = {"language": "English", "question": "Capital of France?"}
+    loop = asyncio.new_event_loop()
+    counts = {
+        name: (_drain(loop, chains[name].astream_events(question, version="v2")),
+               _drain(loop, rag[name].astream_events({"input": queries[0]}, version="v2")))
+        for name in chains
+    }  # fmt: skip
+    print(f"events per call (prompt|model|parser, retrieval chain): {counts}")
+    rows = []
+    for label, make in [
+        (
+            "astream_events prompt|model|parser (us/call)",
+            lambda c: lambda i: _drain(loop, chains[c].astream_events(question, version="v2")),
+        ),
+        (
+            "astream_events retrieval chain (us/call)",
+            lambda c: lambda i: _drain(
+                loop, rag[c].astream_events({"input": queries[i % QUERIES]}, version="v2")
+            ),
+        ),
+    ]:
+        functions = {name: make(name) for name in ("ragline", "langchain")}
+        seconds = interleaved(functions, calls=20, rounds=rounds, clock=CLOCK[0])
+        rows.append((label, seconds["ragline"] * 1e6, seconds["langchain"] * 1e6))
+    loop.close()
+    return rows
+
+
+SECTIONS = {"core": lambda rounds: core_rows(), "single": single_query_rows, "events": event_rows}
 CLOCK: list[Callable[[], float]] = [time.perf_counter]
 
 

@@ -22,6 +22,7 @@ from ragline.core import (
     PersistenceError,
 )
 from ragline.core._checks import check_choice
+from ragline.core.documents import stored_document
 from ragline.vectorstores._validation import copy_metadata
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode, matches
@@ -161,7 +162,9 @@ class InMemoryVectorStore(VectorStore):
             return [self._document(row) for row in rows]
 
     def _document(self, row: int) -> Document:
-        return Document(self._texts[row], copy_metadata(self._metadatas[row]), id=self._ids[row])
+        return stored_document(
+            self._texts[row], copy_metadata(self._metadatas[row]), self._ids[row]
+        )
 
     def _search(
         self,

@@ -37,14 +37,32 @@ _POINTS_PER_CENTROID = 39
 _DEFAULT_TRAIN_SIZE = _POINTS_PER_CENTROID * 256
 
 _faiss: Any = None
+_swig_ptr: Any = None
 
 
 def faiss_module() -> Any:
     """Import faiss once (or raise MissingDependencyError naming the ``faiss`` extra)."""
-    global _faiss
+    global _faiss, _swig_ptr
     if _faiss is None:
         _faiss = require("faiss", "faiss", package="faiss-cpu")
+        # faiss.swig_ptr is a Python wrapper around the C function: calling the C function
+        # itself saves a call layer on each of the pointers a single query needs
+        _swig_ptr = getattr(getattr(_faiss, "_swigfaiss", None), "swig_ptr", None)
+        _swig_ptr = _swig_ptr or _faiss.swig_ptr
     return _faiss
+
+
+def _pointer_function() -> Any:
+    if _swig_ptr is None:
+        faiss_module()
+    return _swig_ptr
+
+
+def swig_ptr(array: Any) -> Any:
+    """faiss's pointer to a numpy array's data (for the C++ calls)."""
+    if _swig_ptr is None:
+        faiss_module()
+    return _swig_ptr(array)  # type: ignore[misc]
 
 
 @dataclass(frozen=True)
@@ -290,7 +308,7 @@ class LabeledIndex:
         labels = np.ascontiguousarray(labels, dtype=np.int64)
         vectors = np.empty((len(labels), self.dimension), dtype=np.float32)
         if len(labels):  # faiss's C call: its Python wrapper would repeat these checks
-            pointer = faiss_module().swig_ptr
+            pointer = _pointer_function()
             self.index.reconstruct_batch_c(len(labels), pointer(labels), pointer(vectors))
         return vectors
 
@@ -333,7 +351,7 @@ class LabeledIndex:
         count = len(queries)
         scores = np.empty((count, k), dtype=np.float32)
         labels = np.empty((count, k), dtype=np.int64)
-        pointer = faiss_module().swig_ptr
+        pointer = _pointer_function()
         self.index.search_c(count, pointer(queries), k, pointer(scores), pointer(labels), None)
         return scores, labels
 
@@ -353,7 +371,7 @@ class LabeledIndex:
             # faiss's C routine, not its Python knn wrapper, whose checks and conversions
             # repeat what the store already ensured (a filtered single query feels them)
             knn = faiss.knn_inner_product if self.options.inner_product else faiss.knn_L2sqr
-            vectors, pointer = self.vectors(allowed), faiss.swig_ptr
+            vectors, pointer = self.vectors(allowed), _pointer_function()
             knn(
                 pointer(queries),
                 pointer(vectors),

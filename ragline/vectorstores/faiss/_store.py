@@ -61,11 +61,18 @@ import numpy as np
 
 from ragline.core import ConfigurationError, Document, InvalidInputError, PersistenceError
 from ragline.core._checks import check_choice, check_optional_positive_int
+from ragline.core.documents import stored_document
 from ragline.vectorstores._validation import SearchPlan, copy_metadata, is_flat
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.faiss import _files as _faiss_files
 from ragline.vectorstores.faiss._filters import FilterIndex
-from ragline.vectorstores.faiss._index import IndexOptions, LabeledIndex, Snapshot, faiss_module
+from ragline.vectorstores.faiss._index import (
+    IndexOptions,
+    LabeledIndex,
+    Snapshot,
+    faiss_module,
+    swig_ptr,
+)
 from ragline.vectorstores.filters import FilterNode
 from ragline.vectorstores.utils import METRICS, mmr_picks
 
@@ -271,7 +278,7 @@ class FAISS(VectorStore):
 
     def _document(self, label: int) -> Document:
         doc_id, text, metadata = self._records[label]
-        return Document(text, copy_metadata(metadata), id=doc_id)
+        return stored_document(text, copy_metadata(metadata), doc_id)
 
     def _check_queries(self, vectors: Any, dimension: int | None) -> np.ndarray:
         # One query, already a float32 row of the right shape: faiss's C norm tells it is
@@ -285,7 +292,7 @@ class FAISS(VectorStore):
             and vectors.flags.c_contiguous
         ):
             faiss = faiss_module()
-            if math.isfinite(faiss.fvec_norm_L2sqr(faiss.swig_ptr(vectors), dimension)):
+            if math.isfinite(faiss.fvec_norm_L2sqr(swig_ptr(vectors), dimension)):
                 return vectors
         return super()._check_queries(vectors, dimension)
 
@@ -388,7 +395,7 @@ class FAISS(VectorStore):
                     continue
                 if flat_of.get(label):
                     doc_id, text, metadata = records[label]
-                    found = Document(text, dict(metadata), id=doc_id)
+                    found = stored_document(text, dict(metadata), doc_id)
                 else:
                     found = document(label)  # first sight of the record, or nested metadata
                 hits.append(new_hit(SearchHit, (found, score, None)))
@@ -402,7 +409,7 @@ class FAISS(VectorStore):
         flat = self._flat.get(label)
         if flat is None:
             flat = self._flat[label] = is_flat(metadata)
-        return Document(text, dict(metadata) if flat else copy_metadata(metadata), id=doc_id)
+        return stored_document(text, dict(metadata) if flat else copy_metadata(metadata), doc_id)
 
     # ------------------------------------------------------------------ merging
 
@@ -591,4 +598,4 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
 def _normalize_in_place(vectors: np.ndarray) -> None:
     """Scale every row of a C-contiguous float32 matrix to unit length (zero rows stay zero)."""
     faiss = faiss_module()
-    faiss.fvec_renorm_L2(vectors.shape[1], vectors.shape[0], faiss.swig_ptr(vectors))
+    faiss.fvec_renorm_L2(vectors.shape[1], vectors.shape[0], swig_ptr(vectors))
