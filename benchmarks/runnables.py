@@ -288,9 +288,7 @@ def event_rows(rounds: int) -> list[tuple[str, float, float]]:
         "ragline": ChatPromptTemplate.from_messages(messages)
         | FakeListChatModel(responses=[answer])
         | StrOutputParser(),
-        "langchain": LCPrompt.from_messages(messages)
-        | LCFakeChat(responses=[answer])
-        | LCParser(),
+        "langchain": LCPrompt.from_messages(messages) | LCFakeChat(responses=[answer]) | LCParser(),
     }
     rag = {
         "ragline": create_retrieval_chain(
@@ -321,8 +319,10 @@ def event_rows(rounds: int) -> list[tuple[str, float, float]]:
         ),
         (
             "astream_events retrieval chain (us/call)",
-            lambda c: lambda i: _drain(
-                loop, rag[c].astream_events({"input": queries[i % QUERIES]}, version="v2")
+            lambda c: (
+                lambda i: _drain(
+                    loop, rag[c].astream_events({"input": queries[i % QUERIES]}, version="v2")
+                )
             ),
         ),
     ]:
