@@ -296,7 +296,10 @@ def load(folder: Path, index_name: str) -> Snapshot:
     index_path = folder / manifest["index_file"]
     _read_sized(index_path, manifest["index_bytes"], read=False)
     if algorithm is not None:
-        found = file_checksum(algorithm, index_path)
+        try:
+            found = file_checksum(algorithm, index_path)
+        except OSError as err:  # removed since it was sized (see _read_sized)
+            raise _missing(index_path) from err
         _check_checksum(index_path, found, manifest["index_checksum"])
     try:
         loaded = faiss_module().read_index(str(index_path))
@@ -403,16 +406,26 @@ def _plain_name(value: Any) -> bool:
 
 
 def _read_sized(path: Path, expected: int, *, read: bool = True) -> bytes:
+    # One open for the size and the bytes: a file removed between a stat and a read (a
+    # store folder's writer dropping an old generation) is "missing" like an absent one,
+    # which readers of a folder retry on the generation that replaced it.
     try:
-        size = path.stat().st_size
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size != expected:
+                raise PersistenceError(
+                    f"{path} has {size} bytes but the manifest says {expected}: the file is "
+                    "truncated or was changed after saving"
+                )
+            return handle.read() if read else b""
+    except PersistenceError:
+        raise
     except OSError as err:
-        raise PersistenceError(f"the saved store is incomplete: {path} is missing") from err
-    if size != expected:
-        raise PersistenceError(
-            f"{path} has {size} bytes but the manifest says {expected}: the file is truncated "
-            "or was changed after saving"
-        )
-    return path.read_bytes() if read else b""
+        raise _missing(path) from err
+
+
+def _missing(path: Path) -> PersistenceError:
+    return PersistenceError(f"the saved store is incomplete: {path} is missing")
 
 
 def _check_documents(
