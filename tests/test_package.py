@@ -50,6 +50,9 @@ HEAVY_MODULES = [
     "fastapi",
     "starlette",
     "uvicorn",
+    "ray",
+    "pyarrow",
+    "pandas",
 ]
 
 # What each package (or top-level module, e.g. "cli") may import of ours: the dependency

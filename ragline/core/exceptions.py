@@ -12,7 +12,8 @@ Each specific error also subclasses the built-in a user would already catch, so
     │   └── ToolValidationError              a tool's arguments do not fit its schema
     ├── ConfigurationError (ValueError)      unknown configurable id, search_type, chain_type ...
     ├── MissingDependencyError (ImportError) an optional package is not installed; names the extra
-    ├── StoreConnectionError (ConnectionError)  a backend server cannot be reached; names the URL
+    ├── StoreConnectionError (ConnectionError)  a backend server or Ray cluster cannot be
+    │                                        reached; names the URL or address
     ├── ServerError (RuntimeError)           a server (ragline serve, LangServe) answered an error
     ├── ServerTimeoutError (TimeoutError)    a server did not answer in time; names the URL
     ├── PersistenceError (OSError)           a saved store is missing, truncated or newer
@@ -135,7 +136,7 @@ class MissingDependencyError(RaglineError, ImportError):
 
 
 class StoreConnectionError(RaglineError, ConnectionError):
-    """A backend server (Redis, an HTTP endpoint) cannot be reached."""
+    """A backend server (Redis, an HTTP endpoint) or a Ray cluster cannot be reached."""
 
 
 class ServerError(RaglineError, RuntimeError):

@@ -1,4 +1,5 @@
-"""ragline.indexing: index() with a record manager, re-writing only what changed.
+"""ragline.indexing: index() with a record manager, re-writing only what changed; on Ray
+with ``engine=RayEngine(...)``.
 
 Public names load lazily (nothing heavy is imported here).
 """
@@ -6,12 +7,15 @@ Public names load lazily (nothing heavy is imported here).
 from ragline.core._lazy import attach
 
 _EXPORTS = {
+    "IndexEngine": ".api",
     "IndexingResult": ".api",
     "aindex": ".api",
     "index": ".api",
     "RecordManager": ".base",
     "InMemoryRecordManager": ".in_memory",
     "SQLRecordManager": ".sql",
+    "RayEngine": "._ray",
+    "RayProgress": "._ray",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -49,7 +49,10 @@ source split over several batches is not deleted and re-added on an unchanged re
 is taken from it, every earlier batch is stored, recorded and (incremental) cleaned up.
 
 ``index`` and ``aindex`` share one implementation: a generator of the calls to make
-(``ragline.core._drive`` effects) run by that module's sync and async drivers.
+(``ragline.core._drive`` effects) run by that module's sync and async drivers. An
+``engine`` (:class:`~ragline.indexing.RayEngine`) changes only where the documents come
+from and how a batch is embedded and written; the plan above, the records and cleanup
+stay this module's.
 """
 
 from __future__ import annotations
@@ -57,15 +60,25 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, Protocol, TypedDict
 
 from ragline.core import ConfigurationError, Document, InvalidInputError
 from ragline.core._checks import check_choice, check_positive_int
 from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.indexing.base import RecordManager
 
-__all__ = ["CLEANUP_MODES", "KEY_ENCODERS", "IndexingResult", "aindex", "hash_document", "index"]
+__all__ = [
+    "CLEANUP_MODES",
+    "KEY_ENCODERS",
+    "IndexEngine",
+    "IndexingResult",
+    "aindex",
+    "documents_of",
+    "hash_document",
+    "index",
+]
 
 CLEANUP_MODES = ("incremental", "full", "scoped_full")
 KEY_ENCODERS: dict[str, Callable[[bytes], Any]] = {
@@ -91,6 +104,32 @@ class IndexingResult(TypedDict):
     """Documents already stored (left alone) plus duplicates within a batch."""
     num_deleted: int
     """Documents deleted by cleanup."""
+
+
+WriteBatch = Callable[[list[Document], list[str]], object]
+"""Embed and store one batch of documents under the given ids (upserting by id)."""
+
+
+class IndexEngine(Protocol):
+    """Where :func:`index` reads documents and embeds and writes them (not how it plans).
+
+    :func:`index` without an engine reads ``docs_source`` in this process and calls the
+    store's ``add_documents``. An engine (:class:`~ragline.indexing.RayEngine`) reads it
+    its own way and writes each batch its own way; hashing, the record manager, skipping
+    and cleanup stay :func:`index`'s, so the guarantees are the same.
+    """
+
+    def documents(self, docs_source: Any) -> Iterable[Any]:
+        """The documents of ``docs_source``, those of one source together."""
+        ...
+
+    def writing(self, vector_store: Any) -> AbstractContextManager[WriteBatch]:
+        """A context for one run, giving the function that embeds and writes a batch.
+
+        The function must be idempotent per id: a batch written twice (a retry) leaves
+        each document stored once.
+        """
+        ...
 
 
 def hash_document(document: Document, algorithm: str = "sha256") -> str:
@@ -219,6 +258,10 @@ class _Run:
         self._carried: list[str] = []  # incremental: sources the last batch ended inside
         # the next batch of documents (None when done), as the driver reads them
         self.next_batch: Callable[[], Effect] = lambda: Effect(lambda: None, None)
+        # how a batch is embedded and written (an engine replaces it)
+        self.add: Callable[[list[Document], list[str]], Effect] = lambda documents, ids: _call(
+            vector_store, "add_documents", documents, ids=ids
+        )
 
     def prepare(self, batch: list[Any], first_position: int) -> _Prepared:
         """Check, hash and de-duplicate one batch (raises before anything is written)."""
@@ -305,7 +348,7 @@ def _call(target: object, name: str, *args: object, **kwargs: object) -> Effect:
 
 def _steps(run: _Run) -> Steps:
     """The whole of one index run, as the calls to make (see the module docstring)."""
-    records, store = run.record_manager, run.vector_store
+    records = run.record_manager
     if run.intents:
         yield from _recover(run)
     started = yield _call(records, "get_time")
@@ -322,7 +365,7 @@ def _steps(run: _Run) -> Steps:
             ids = writes.ids
             if run.intents:
                 yield _mark(records, ids, writes.sources, "add")
-            yield _call(store, "add_documents", writes.documents, ids=ids)
+            yield run.add(writes.documents, ids)
         yield _call(
             records, "update", prepared.keys, group_ids=prepared.sources, time_at_least=started
         )
@@ -436,7 +479,8 @@ async def _abatches(items: AsyncIterable[Any], size: int) -> AsyncIterator[list[
         yield batch
 
 
-def _documents_of(docs_source: Any) -> Iterable[Any]:
+def documents_of(docs_source: Any) -> Iterable[Any]:
+    """The documents of an iterable or a loader (its ``lazy_load()``); engines use it too."""
     if isinstance(docs_source, (str, bytes, Document)):
         raise InvalidInputError(
             f"docs_source must be an iterable of Documents or a loader, got a single "
@@ -462,7 +506,7 @@ def _adocuments_of(docs_source: Any) -> AsyncIterable[Any]:
         return docs_source.alazy_load()  # type: ignore[no-any-return]
     if isinstance(docs_source, AsyncIterable):
         return docs_source
-    return _as_async(_documents_of(docs_source))
+    return _as_async(documents_of(docs_source))
 
 
 def index(
@@ -476,6 +520,7 @@ def index(
     cleanup_batch_size: int = 1_000,
     force_update: bool = False,
     key_encoder: KeyEncoder = "sha256",
+    engine: IndexEngine | None = None,
 ) -> IndexingResult:
     """Write documents to a vector store, skipping those already there; clean up stale ones.
 
@@ -495,6 +540,10 @@ def index(
             e.g. after changing the embedding model.
         key_encoder: ``"sha256"`` (default), ``"sha1"``, ``"sha512"``, ``"blake2b"``
             or a function of the document returning its key.
+        engine: where documents are read, embedded and written; ``None``: here, through
+            ``vector_store.add_documents``. :class:`~ragline.indexing.RayEngine` reads a
+            Ray Dataset in parallel and embeds on a pool of Ray actors; ``docs_source``
+            may then be a Ray Dataset (see :meth:`RayEngine.chunks`).
 
     Returns:
         ``{"num_added", "num_updated", "num_skipped", "num_deleted"}``.
@@ -525,9 +574,15 @@ def index(
         source_id_key=source_id_key, cleanup_batch_size=cleanup_batch_size,
         force_update=force_update, key_encoder=key_encoder, is_async=False,
     )  # fmt: skip
-    batches = _batches(_documents_of(docs_source), batch_size)
-    run.next_batch = lambda: Effect(next, None, batches, None)
-    return drive(_steps(run))
+    if engine is None:
+        batches = _batches(documents_of(docs_source), batch_size)
+        run.next_batch = lambda: Effect(next, None, batches, None)
+        return drive(_steps(run))
+    with engine.writing(vector_store) as write:
+        batches = _batches(engine.documents(docs_source), batch_size)
+        run.next_batch = lambda: Effect(next, None, batches, None)
+        run.add = lambda documents, ids: Effect(write, None, documents, ids)
+        return drive(_steps(run))
 
 
 async def aindex(

@@ -25,7 +25,16 @@ from ragline.splitters import RecursiveCharacterTextSplitter, language_for_path
 if TYPE_CHECKING:
     from ragline.store_folder._progress import IndexProgress
 
-__all__ = ["BINARY_SUFFIXES", "Corpus", "SkippedFile", "load_paths", "split_documents"]
+__all__ = [
+    "BINARY_SUFFIXES",
+    "Corpus",
+    "FileLoader",
+    "SkippedFile",
+    "file_items",
+    "load_paths",
+    "skip_reason",
+    "split_documents",
+]
 
 BINARY_SUFFIXES = frozenset({".pdf"})
 """Suffixes whose loader reads binary files itself (no NUL-byte sniffing)."""
@@ -77,6 +86,46 @@ def _looks_binary(path: Path, encoding: str | None) -> bool:
     return b"\0" in head and not head.startswith(_WIDE_BOMS)
 
 
+class FileLoader:
+    """Reads one file into documents the way ``ragline index`` does (a pickleable
+    function, so Ray tasks run the very same code).
+
+    Args:
+        encoding, autodetect_encoding: as :class:`~ragline.loaders.TextLoader`'s.
+    """
+
+    def __init__(self, *, encoding: str | None = None, autodetect_encoding: bool = False) -> None:
+        self.encoding = encoding
+        self.autodetect_encoding = autodetect_encoding
+
+    def __call__(self, item: Sequence[str]) -> list[Document]:
+        """The documents of ``item``: ``[path, relative path]``.
+
+        Raises:
+            LoaderError: the file cannot be read as text (named, with the reason).
+        """
+        name, relative = item
+        path = Path(name)
+        if path.suffix.lower() not in BINARY_SUFFIXES and _looks_binary(path, self.encoding):
+            raise LoaderError(f"cannot load {name}: binary data (a NUL byte), not text")
+        encoding, autodetect = self.encoding, self.autodetect_encoding
+        mapping = loader_mapping(encoding=encoding, autodetect_encoding=autodetect)
+
+        def text_loader(path: str) -> TextLoader:
+            return TextLoader(path, encoding=encoding, autodetect_encoding=autodetect)
+
+        loaded = loader_for_path(name, mapping, text_loader)(name).load()
+        for document in loaded:  # filter by it: {"path": "library/csv.html"}
+            document.metadata.setdefault("path", relative)
+        return loaded
+
+
+def file_items(paths: Sequence[str | os.PathLike[str]], glob: str) -> list[list[str]]:
+    """Every file under ``paths`` as ``[path, relative path]`` (what :class:`FileLoader`
+    reads), in the order :func:`load_paths` reads them."""
+    return [[os.fspath(path), relative] for path, relative in _files(paths, glob)]
+
+
 def load_paths(
     paths: Sequence[str | os.PathLike[str]],
     *,
@@ -113,12 +162,10 @@ def load_paths(
         LoaderError: with ``strict``, the first file that cannot be read.
         MissingDependencyError: a file needs an optional package that is missing.
     """
-    mapping = loader_mapping(encoding=encoding, autodetect_encoding=autodetect_encoding)
-
-    def text_loader(path: str) -> TextLoader:
-        return TextLoader(path, encoding=encoding, autodetect_encoding=autodetect_encoding)
-
-    files = list(_files(paths, glob))
+    if encoding is not None:
+        loader_mapping(encoding=encoding)  # an unknown encoding fails before any file
+    load = FileLoader(encoding=encoding, autodetect_encoding=autodetect_encoding)
+    files = file_items(paths, glob)
     corpus = Corpus(files=len(files))
     bar = None
     if progress is not None:
@@ -126,33 +173,31 @@ def load_paths(
     elif show_progress:
         bar = require("tqdm", "core").tqdm(total=len(files), unit="file")
     try:
-        for path, relative in files:
+        for item in files:
             if bar is not None:
                 bar.update(1)
             if stop is not None and stop.is_set():
                 raise IndexingInterrupted("stopped on request while reading files; nothing written")
             if progress is not None:
                 progress.file_loaded()
-            name = os.fspath(path)
-            if path.suffix.lower() not in BINARY_SUFFIXES and _looks_binary(path, encoding):
-                reason = "binary data (a NUL byte), not text"
-                if strict:
-                    raise LoaderError(f"cannot load {name}: {reason}")
-                corpus.skipped.append(SkippedFile(name, reason))
-                continue
             try:
-                loaded = loader_for_path(name, mapping, text_loader)(name).load()
-                for document in loaded:  # filter by it: {"path": "library/csv.html"}
-                    document.metadata.setdefault("path", relative)
-                corpus.documents.extend(loaded)
+                corpus.documents.extend(load(item))
             except LoaderError as err:
                 if strict:
                     raise
-                corpus.skipped.append(SkippedFile(name, str(err).splitlines()[0]))
+                corpus.skipped.append(SkippedFile(item[0], skip_reason(err, item[0])))
     finally:
         if bar is not None:
             bar.close()
     return corpus
+
+
+def skip_reason(error: LoaderError | str, name: str) -> str:
+    """Why a file was skipped, one line, without the ``cannot load <name>:`` its error
+    starts with when the file is named beside it anyway."""
+    line = str(error).splitlines()[0] if str(error) else ""
+    prefix = f"cannot load {name}: "
+    return line[len(prefix) :] if line.startswith(prefix) else line
 
 
 def split_documents(

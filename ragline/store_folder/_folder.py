@@ -48,7 +48,7 @@ from ragline.core import (
 )
 from ragline.core._optional import require
 from ragline.embeddings import Embeddings
-from ragline.indexing import IndexingResult, SQLRecordManager, index
+from ragline.indexing import IndexEngine, IndexingResult, SQLRecordManager, index
 from ragline.retrievers import BM25Tokenizer
 from ragline.store_folder._artifacts import FolderArtifact, make_artifact
 from ragline.store_folder._embeddings import (
@@ -548,6 +548,7 @@ class FolderWriter:
         cleanup: Literal["incremental", "full"] = "incremental",
         force_update: bool = False,
         batch_size: int = 100,
+        engine: IndexEngine | None = None,
     ) -> IndexingResult:
         """Index chunks into the store, keyed by content, with their ``source`` as group.
 
@@ -561,6 +562,8 @@ class FolderWriter:
                 ``"full"`` (also those of sources not given).
             force_update: re-embed and rewrite chunks already stored.
             batch_size: chunks embedded and written together.
+            engine: where the chunks are embedded (``RayEngine``: on a Ray cluster, its
+                ``documents()`` giving ``documents``); ``None``: here.
 
         Raises:
             IndexingInterrupted: stopped on request; what was done is committed.
@@ -578,6 +581,7 @@ class FolderWriter:
             cleanup="full" if cleanup == "full" else "incremental",
             source_id_key="source",
             force_update=force_update,
+            engine=engine,
         )
 
     def _at_boundaries(self, documents: Iterable[Document], batch_size: int) -> Iterator[Document]:
@@ -711,6 +715,29 @@ class _ObservedStore:
     def add_documents(self, documents: Sequence[Document], *, ids: list[str]) -> list[str]:
         self._writer._changed = True
         written = self._store.add_documents(documents, ids=ids)
+        for artifact in self._writer.artifacts.values():
+            artifact.added(documents)
+        return written
+
+    @property
+    def embeddings(self) -> Embeddings:
+        return self._writer.embeddings
+
+    def add_embeddings(
+        self,
+        text_embeddings: Iterable[tuple[str, Sequence[float]]],
+        metadatas: Sequence[dict[str, Any]],
+        *,
+        ids: list[str],
+    ) -> list[str]:
+        """Vectors made elsewhere (a distributed run's workers)."""
+        pairs = list(text_embeddings)
+        self._writer._changed = True
+        written = self._store.add_embeddings(pairs, metadatas, ids=ids)
+        documents = [
+            Document(text, metadata, id=doc_id)
+            for (text, _), metadata, doc_id in zip(pairs, metadatas, ids, strict=True)
+        ]
         for artifact in self._writer.artifacts.values():
             artifact.added(documents)
         return written

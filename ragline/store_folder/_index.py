@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ragline.core import InvalidInputError
+from ragline.core import Document, InvalidInputError
 from ragline.indexing import IndexingResult
-from ragline.store_folder._corpus import SkippedFile, load_paths, split_documents
+from ragline.store_folder._corpus import (
+    FileLoader,
+    SkippedFile,
+    file_items,
+    load_paths,
+    skip_reason,
+    split_documents,
+)
+from ragline.store_folder._embeddings import make_embeddings
 from ragline.store_folder._folder import DEFAULT_CHECKPOINT_SECONDS, FolderWriter, StoreFolder
 from ragline.store_folder._manifest import JSONValue
 from ragline.store_folder._progress import IndexProgress
+
+if TYPE_CHECKING:
+    from ragline.indexing import RayEngine
 
 __all__ = ["FolderIndexingResult", "index_paths"]
 
@@ -51,6 +63,7 @@ def index_paths(
     stop: threading.Event | None = None,
     show_progress: bool = False,
     note: Callable[[str], None] | None = None,
+    engine: RayEngine | None = None,
 ) -> FolderIndexingResult:
     """Load, split, embed and store files into a store folder, re-embedding only what changed.
 
@@ -82,6 +95,10 @@ def index_paths(
         show_progress: one progress bar for the run (files loaded, then chunks embedded,
             with rate and time left); without it, ``note`` gets a summary line instead.
         note: called with one-line notes (what was loaded, settings that change).
+        engine: a :class:`~ragline.indexing.RayEngine` to read, split and embed on a Ray
+            cluster (the store, records and commits stay in this process); ``None``:
+            everything in this process. Its ``embeddings`` and ``progress`` are the
+            folder's. It stays connected (``with RayEngine() as engine:`` disconnects).
 
     Returns:
         ``index()``'s counts plus the run's documents, chunks and skipped files.
@@ -91,6 +108,7 @@ def index_paths(
             settings, or no documents found.
         ConfigurationError: another embedding than the store was built with.
         MissingDependencyError: a needed extra is missing (before anything is written).
+        StoreConnectionError: the engine's Ray cluster cannot be reached.
         StoreLockedError: another process writes the folder (names it).
         IndexingInterrupted: ``stop`` was set; what was done is committed.
         LoaderError: with ``strict``, a file that cannot be read.
@@ -107,6 +125,8 @@ def index_paths(
     for given, path in zip(paths, absolute, strict=True):
         if not path.exists():  # before the folder is created or locked
             raise InvalidInputError(f"{os.fspath(given)}: no such file or directory")
+    if engine is not None:
+        engine.connect()  # a cluster that cannot be reached fails before the folder is touched
     writer = store_folder.writer(
         embedding=embedding,
         embedding_options=embedding_options,
@@ -122,6 +142,12 @@ def index_paths(
     writer.embeddings = progress.watch(writer.embeddings)
     try:
         with writer:
+            if engine is not None:
+                return _index_on_ray(
+                    absolute, paths, glob, writer, cleanup, progress, engine,
+                    loader=FileLoader(encoding=encoding, autodetect_encoding=autodetect_encoding),
+                    strict=strict,
+                )  # fmt: skip
             return _index(
                 absolute,
                 paths,
@@ -138,6 +164,26 @@ def index_paths(
         progress.close()
 
 
+def _chunk_settings(writer: FolderWriter, progress: IndexProgress) -> tuple[int, int]:
+    size, overlap = writer.manifest.chunk_size, writer.manifest.chunk_overlap
+    if size <= 0 or not 0 <= overlap < size:
+        raise InvalidInputError(f"need 0 <= chunk_overlap < chunk_size, got {overlap} and {size}")
+    for change in writer.changes:
+        progress.note(change)
+    return size, overlap
+
+
+def _nothing_found(
+    paths: Sequence[str | os.PathLike[str]], glob: str, skipped: list[SkippedFile]
+) -> InvalidInputError:
+    given = ", ".join(os.fspath(path) for path in paths)
+    unread = ""
+    if skipped:
+        first = skipped[0]
+        unread = f" ({len(skipped)} could not be read, e.g. {first.path}: {first.reason})"
+    return InvalidInputError(f"no documents found under {given} matching {glob!r}{unread}")
+
+
 def _index(
     absolute: list[Path],
     paths: Sequence[str | os.PathLike[str]],
@@ -148,21 +194,10 @@ def _index(
     **loading: Any,
 ) -> FolderIndexingResult:
     """The run, inside the writer (locked, the store loaded)."""
-    size, overlap = writer.manifest.chunk_size, writer.manifest.chunk_overlap
-    if size <= 0 or not 0 <= overlap < size:
-        raise InvalidInputError(f"need 0 <= chunk_overlap < chunk_size, got {overlap} and {size}")
-    for change in writer.changes:
-        progress.note(change)
+    size, overlap = _chunk_settings(writer, progress)
     corpus = load_paths(absolute, glob=glob, progress=progress, **loading)
     if not corpus.documents:
-        given = ", ".join(os.fspath(path) for path in paths)
-        unread = ""
-        if corpus.skipped:
-            first = corpus.skipped[0]
-            unread = (
-                f" ({len(corpus.skipped)} could not be read, e.g. {first.path}: {first.reason})"
-            )
-        raise InvalidInputError(f"no documents found under {given} matching {glob!r}{unread}")
+        raise _nothing_found(paths, glob, corpus.skipped)
     chunks = split_documents(corpus.documents, chunk_size=size, chunk_overlap=overlap)
     progress.split(len(corpus.documents), len(chunks))
     result = writer.index(chunks, cleanup=cleanup)
@@ -172,5 +207,79 @@ def _index(
         documents=len(corpus.documents),
         chunks=len(chunks),
         skipped_files=corpus.skipped,
+        stored_chunks=writer.store.count() if writer.store is not None else 0,
+    )
+
+
+class _RayReport:
+    """The engine's progress: the run's own, plus the files the workers skipped."""
+
+    def __init__(self, progress: IndexProgress) -> None:
+        self.progress = progress
+        self.skipped: list[SkippedFile] = []
+        self.chunks = 0
+
+    def loaded(self, item: Any, documents: int, error: str | None) -> None:
+        if error:
+            self.skipped.append(SkippedFile(item[0], skip_reason(error, item[0])))
+        self.progress.loaded(item, documents, error)
+
+    def add_embedded(self, count: int, seconds: float) -> None:
+        self.progress.add_embedded(count, seconds)
+
+    def add_written(self, count: int) -> None:
+        self.progress.add_written(count)
+
+    def counted(
+        self, chunks: Iterable[Document], nothing: Callable[[], Exception]
+    ) -> Iterator[Document]:
+        """The chunks, counted; none at all raises ``nothing()`` before index() cleans up
+        (a full cleanup after an empty read would empty the store)."""
+        for chunk in chunks:
+            self.chunks += 1
+            yield chunk
+        if not self.chunks and not self.progress.documents:
+            raise nothing()
+
+
+def _index_on_ray(
+    absolute: list[Path],
+    paths: Sequence[str | os.PathLike[str]],
+    glob: str,
+    writer: FolderWriter,
+    cleanup: Literal["incremental", "full"],
+    progress: IndexProgress,
+    engine: RayEngine,
+    *,
+    loader: FileLoader,
+    strict: bool,
+) -> FolderIndexingResult:
+    """The run with files read, split and embedded by Ray workers (the writer is here)."""
+    size, overlap = _chunk_settings(writer, progress)
+    report = _RayReport(progress)
+    manifest = writer.manifest
+    engine = engine.replace(
+        embeddings=functools.partial(
+            make_embeddings, manifest.embedding, dict(manifest.embedding_options)
+        ),
+        progress=report,
+    )
+    items = file_items(absolute, glob)
+    progress.distributed(len(items), engine.worker_count())
+    dataset = engine.chunks(
+        items, load=loader, strict=strict,
+        split=functools.partial(split_documents, chunk_size=size, chunk_overlap=overlap),
+    )  # fmt: skip
+    chunks = report.counted(
+        engine.documents(dataset), lambda: _nothing_found(paths, glob, report.skipped)
+    )
+    result = writer.index(chunks, cleanup=cleanup, engine=engine)
+    progress.chunks = report.chunks
+    progress.finish(skipped=result["num_skipped"])
+    return FolderIndexingResult(
+        **result,
+        documents=progress.documents,
+        chunks=report.chunks,
+        skipped_files=report.skipped,
         stored_chunks=writer.store.count() if writer.store is not None else 0,
     )

@@ -5,6 +5,10 @@ loaded and chunks skipped shown beside it), with the overall count, rate and tim
 a line says when the embedding model is loading (the first run also exports it to ONNX).
 When the output is not a terminal (a pipe, a log file, CI) there is no bar, and one
 summary line at the end says what was embedded and how fast. ``--quiet`` shows nothing.
+
+A distributed run (``--engine ray``) reads, embeds and writes at once, on many workers:
+its bar counts the files read, with the documents, chunks embedded and chunks written
+beside it, and its summary line gives the wall-clock rate over all workers.
 """
 
 from __future__ import annotations
@@ -38,7 +42,10 @@ class IndexProgress:
         self.documents = 0
         self.chunks = 0
         self.embedded = 0
+        self.written = 0
         self._embed_seconds = 0.0
+        self._workers = 0  # a distributed run's workers (0: this process embeds)
+        self._started = 0.0
 
     def note(self, message: str) -> None:
         """A one-line message (above the bar when there is one)."""
@@ -59,6 +66,33 @@ class IndexProgress:
     def file_loaded(self) -> None:
         if self._bar is not None:
             self._bar.update(1)
+
+    # -- a distributed run --------------------------------------------------------------
+
+    def distributed(self, files: int, workers: int) -> None:
+        """A run on ``workers`` workers is about to read ``files`` files."""
+        self._workers, self._started = workers, time.perf_counter()
+        self.loading(files)
+        self.note(f"reading {files} files, embedding on {workers} Ray workers")
+
+    def loaded(self, item: Any, documents: int, error: str | None) -> None:
+        """A worker read one file (``error``: it skipped it)."""
+        self.documents += documents
+        if self._bar is not None:
+            self._bar.update(1)
+            self._show_counts()
+
+    def add_written(self, count: int) -> None:
+        """``count`` chunks are in the store."""
+        self.written += count
+        self._show_counts()
+
+    def _show_counts(self) -> None:
+        if self._bar is not None:
+            self._bar.set_postfix_str(
+                f"{self.documents} documents, {self.embedded} chunks embedded, "
+                f"{self.written} written"
+            )
 
     # -- embedding --------------------------------------------------------------------
 
@@ -90,15 +124,26 @@ class IndexProgress:
     def add_embedded(self, count: int, seconds: float) -> None:
         self.embedded += count
         self._embed_seconds += seconds
-        if self._bar is not None:
+        if self._workers:  # a distributed bar counts files
+            self._show_counts()
+        elif self._bar is not None:
             self._bar.update(count)
 
     def finish(self, *, skipped: int) -> None:
         """The run is over: fill the bar (skipped chunks needed no embedding) or summarise."""
         if self._bar is not None:
             self._bar.set_postfix_str(f"{self.documents} documents, {skipped} unchanged")
-            self._bar.update(max(0, self.chunks - self._bar.n))
+            total = self._bar.total if self._workers else self.chunks
+            self._bar.update(max(0, total - self._bar.n))
             self._bar.close()
+            return
+        if self._workers:
+            wall = time.perf_counter() - self._started
+            self.note(
+                f"read {self.documents} documents into {self.chunks} chunks; embedded "
+                f"{self.embedded} on {self._workers} Ray workers in {wall:.1f} s "
+                f"({self.embedded / wall if wall > 0 else 0.0:.0f} chunks/s); {skipped} unchanged"
+            )
             return
         rate = self.embedded / self._embed_seconds if self._embed_seconds > 0 else 0.0
         self.note(

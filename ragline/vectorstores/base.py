@@ -34,7 +34,7 @@ native score overrides :meth:`VectorStore._relevance_scores` instead.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ragline.core import Document
 from ragline.embeddings import Embeddings
@@ -69,6 +69,12 @@ class VectorStore(SearchMethods):
     ``ids=["cats", "dogs", "stocks"]`` and metadata ``{"topic": "pets"}`` for the first
     two and ``{"topic": "finance"}`` for the third.
     """
+
+    shared_across_processes: ClassVar[bool] = False
+    """True when a copy of the store unpickled in another process reads and writes the
+    same documents (a store on a server, like Redis), so the workers of a distributed
+    index run (:class:`~ragline.indexing.RayEngine`) write to it directly; any other
+    store is written by the process that runs ``index()``."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

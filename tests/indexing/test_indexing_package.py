@@ -13,7 +13,10 @@ import ragline.indexing
 def test_public_names_are_pinned() -> None:
     assert ragline.indexing.__all__ == [
         "InMemoryRecordManager",
+        "IndexEngine",
         "IndexingResult",
+        "RayEngine",
+        "RayProgress",
         "RecordManager",
         "SQLRecordManager",
         "aindex",

@@ -119,6 +119,8 @@ class Redis(VectorStore):
         >>> store.similarity_search("kitten", k=1, filter={"lang": "en"})  # doctest: +SKIP
     """
 
+    shared_across_processes = True  # a pickled copy opens its own connection (see below)
+
     def __init__(
         self,
         embedding: Embeddings,
@@ -166,6 +168,29 @@ class Redis(VectorStore):
         self._where = conn.safe_url(redis_url) if client is None else conn.describe_client(client)
         self._index = ManagedIndex(schema, where=self._where)
         self._quiet_writes: bool | None = None  # may bulk writes use CLIENT REPLY OFF?
+
+    # ------------------------------------------------------------------ other processes
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy for another process (a Ray worker): the same server, index and settings,
+        without this process's connections (the copy opens its own on first use).
+
+        Raises:
+            ConfigurationError: the store was made from ``client=``, whose connection
+                settings cannot be sent; make it with ``redis_url=``.
+        """
+        if self._url is None:
+            raise ConfigurationError(
+                f"a Redis store made from client= ({self._where}) cannot be copied to "
+                "another process; make it with redis_url= so each copy opens its own connection"
+            )
+        state = dict(self.__dict__)
+        state.update(_client=None, _async_client=None, _owns_client=True, _index_ready=False)
+        state["_quiet_writes"] = None  # the other process asks the server again
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     # ------------------------------------------------------------------ construction
 
