@@ -15,6 +15,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,3 +109,26 @@ def redis_server_factory(tmp_path: Path) -> Iterator[Callable[[], RedisServer]]:
     yield make
     for server in servers:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[Any]:
+    """A local Ray for the session: 2 CPUs, loopback only, no dashboard; shut down at the end.
+
+    Workers inherit this process's environment (so ``RAGLINE_CACHE_DIR`` and
+    ``PYTHONPATH``, hence this checkout's ragline).
+    """
+    import logging
+
+    import ray
+
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        _node_ip_address="127.0.0.1",
+        logging_level=logging.WARNING,
+    )
+    try:
+        yield ray
+    finally:
+        ray.shutdown()

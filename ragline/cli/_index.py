@@ -3,7 +3,8 @@
 The work is :func:`ragline.store_folder.index_paths`; this module parses the options and
 prints the result. Ctrl-C (SIGINT) or SIGTERM stops the run cleanly: it commits what it
 has embedded at the next batch boundary, says so and exits with 130 (a second Ctrl-C
-stops at once, keeping the last checkpoint).
+stops at once, keeping the last checkpoint). ``--engine ray`` reads, splits and embeds
+on a Ray cluster (:class:`ragline.indexing.RayEngine`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 from ragline.cli._common import CommandError, Commands, add_embedding_option, note, warn
 from ragline.core import IndexingInterrupted
@@ -71,6 +73,27 @@ def add_index_command(commands: Commands) -> None:
         metavar="SECONDS",
         help="save what is embedded this often, so a killed run loses little (default: 30)",
     )
+    ray = index.add_argument_group("distributed (--engine ray)")
+    ray.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local: read and embed in this process (default); ray: read, split and embed "
+        "on a Ray cluster (needs the ray extra), the store staying here",
+    )
+    ray.add_argument(
+        "--address",
+        default=None,
+        help="the Ray cluster: auto, host:6379 or ray://host:10001 (default: the one "
+        "RAY_ADDRESS names, else a local Ray started for this run)",
+    )
+    ray.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="embedding workers (default: one per CPU of the cluster)",
+    )
     index.set_defaults(handler=command_index)
 
 
@@ -83,9 +106,13 @@ def command_index(args: argparse.Namespace) -> int:
         size is not None and overlap is not None and not 0 <= overlap < size
     ):
         raise CommandError(f"need 0 <= --chunk-overlap < --chunk-size, got {overlap} and {size}")
+    if args.engine != "ray" and (args.address is not None or args.workers is not None):
+        raise CommandError("--address and --workers go with --engine ray")
+    if args.workers is not None and args.workers < 1:
+        raise CommandError(f"--workers must be at least 1, got {args.workers}")
     stop = threading.Event()
     try:
-        with _stop_on_signals(stop):
+        with _stop_on_signals(stop), _engine(args) as engine:
             result = index_paths(
                 args.paths,
                 args.store,
@@ -103,6 +130,7 @@ def command_index(args: argparse.Namespace) -> int:
                 stop=stop,
                 show_progress=not args.quiet and sys.stderr.isatty(),
                 note=lambda message: note(args, message),
+                engine=engine,
             )
     except IndexingInterrupted as interrupted:
         print(f"ragline: interrupted: {interrupted}", file=sys.stderr)
@@ -123,6 +151,18 @@ def command_index(args: argparse.Namespace) -> int:
         )
     note(args, f"{args.store} holds {result['stored_chunks']} chunks")
     return 0
+
+
+@contextlib.contextmanager
+def _engine(args: argparse.Namespace) -> Iterator[Any]:
+    """The run's RayEngine (``--engine ray``), disconnected at the end; else None."""
+    if args.engine != "ray":
+        yield None
+        return
+    from ragline.indexing import RayEngine
+
+    with RayEngine(address=args.address, workers=args.workers) as engine:
+        yield engine
 
 
 @contextlib.contextmanager

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import socket
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -89,7 +90,8 @@ class RayEngine:
     Args:
         address: the cluster: ``"auto"`` (the one running on this machine),
             ``"host:6379"``, ``"ray://host:10001"``; ``None``: the Ray this process is
-            already connected to, else a new local one (loopback only).
+            already connected to, else the one ``RAY_ADDRESS`` names, else a new local
+            one (loopback only, stopped by :meth:`close`).
         workers: embedding actors (each loads the model once); default: one per CPU of
             the cluster (with ``num_gpus``: as many as its GPUs hold).
         num_cpus: CPUs each actor asks for; default: one, or an equal share of the
@@ -165,7 +167,7 @@ class RayEngine:
         ray = _require_ray()
         if ray.is_initialized():
             return ray
-        address = self.address
+        address = self.address or os.environ.get("RAY_ADDRESS") or None
         if address not in (None, "auto"):
             _probe(address)
         options: dict[str, Any] = {"logging_level": logging.WARNING}
