@@ -105,6 +105,16 @@ _EXPORTS = {
     "HumanMessagePromptTemplate": ".prompts",
     "AIMessagePromptTemplate": ".prompts",
     "format_document": ".prompts",
+    "ChatMessagePromptTemplate": ".prompts",
+    "FewShotPromptTemplate": ".prompts",
+    "FewShotChatMessagePromptTemplate": ".prompts",
+    "load_prompt": ".prompts",
+    "load_prompt_from_config": ".prompts",
+    # example selectors (few-shot prompts)
+    "BaseExampleSelector": ".example_selectors",
+    "LengthBasedExampleSelector": ".example_selectors",
+    "SemanticSimilarityExampleSelector": ".example_selectors",
+    "MaxMarginalRelevanceExampleSelector": ".example_selectors",
     # output parsers
     "BaseOutputParser": ".output_parsers",
     "StrOutputParser": ".output_parsers",

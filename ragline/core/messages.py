@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field, fields
 from typing import Any, ClassVar, Literal, TypedDict, cast
@@ -263,8 +264,10 @@ class ToolMessage(BaseMessage):
 
     Args:
         content: the tool's output as text (other values are turned into text, as
-            LangChain does: ``ToolMessage(36, ...)`` has content ``"36"``).
-        tool_call_id: the ``id`` of the tool call this answers.
+            LangChain does: ``ToolMessage(36, ...)`` has content ``"36"``; in a list,
+            items other than strings and dicts become text).
+        tool_call_id: the ``id`` of the tool call this answers (a number or a UUID
+            becomes its text).
         status: ``"success"`` or ``"error"``.
         artifact: the tool's full output, kept for the program and not sent to the model.
 
@@ -289,6 +292,14 @@ class ToolMessage(BaseMessage):
         elif not isinstance(content, str):
             content = str(content)
         self.content = content
+        # as LangChain: ids that are numbers or UUIDs become their text
+        if isinstance(self.tool_call_id, (int, float, uuid.UUID)):
+            self.tool_call_id = str(self.tool_call_id)
+        elif not isinstance(self.tool_call_id, str):
+            raise InvalidInputError(
+                f"tool_call_id must be a str (or a number or UUID), got "
+                f"{type(self.tool_call_id).__name__}: {self.tool_call_id!r:.60}"
+            )
         super().__post_init__()
 
 

@@ -257,3 +257,23 @@ def test_invalid_tool_calls_carry_their_type():
         "", invalid_tool_calls=[{"name": "f", "args": "{", "id": "1", "error": "e"}]
     )
     assert message.invalid_tool_calls[0]["type"] == "invalid_tool_call"
+
+
+def test_tool_messages_coerce_content_and_ids_as_langchain_does():
+    import uuid
+
+    # the values langchain-core 1.x gives for the same arguments
+    assert ToolMessage(42, tool_call_id=1).content == "42"
+    assert ToolMessage(42, tool_call_id=1).tool_call_id == "1"
+    assert ToolMessage([1, "a", {"type": "text", "text": "t"}], tool_call_id=2.5).content == [
+        "1", "a", {"type": "text", "text": "t"},
+    ]  # fmt: skip
+    assert ToolMessage("x", tool_call_id=2.5).tool_call_id == "2.5"
+    assert ToolMessage(("a", 3), tool_call_id="c").content == ["a", "3"]
+    assert ToolMessage("x", tool_call_id=uuid.UUID(int=1)).tool_call_id == (
+        "00000000-0000-0000-0000-000000000001"
+    )
+    assert ToolMessage({"a": 1}, tool_call_id="c").content == "{'a': 1}"
+    assert ToolMessage(None, tool_call_id="c").content == "None"
+    with pytest.raises(InvalidInputError, match="tool_call_id must be a str"):
+        ToolMessage("x", tool_call_id=["c"])  # type: ignore[arg-type]

@@ -118,14 +118,14 @@ def test_malformed_templates_are_rejected():
     assert PromptTemplate.from_template("{name!r}").format(name="x") == "'x'"
 
 
-def test_only_f_string_templates_are_supported():
+def test_only_f_string_and_jinja2_templates_are_supported():
     with pytest.raises(
         ConfigurationError,
-        match="template_format 'jinja2' is not supported; valid formats are 'f-string'",
+        match="template_format 'mustache' is not supported; valid formats are 'f-string', 'jinja2'",
     ):
-        PromptTemplate("{{ x }}", template_format="jinja2")
-    with pytest.raises(ConfigurationError, match="jinja2"):
-        ChatPromptTemplate([("human", "x")], template_format="jinja2")
+        PromptTemplate("{{ x }}", template_format="mustache")
+    with pytest.raises(ConfigurationError, match="mustache"):
+        ChatPromptTemplate([("human", "x")], template_format="mustache")
 
 
 def test_from_file_reads_the_template(tmp_path):

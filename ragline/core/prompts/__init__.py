@@ -1,0 +1,53 @@
+"""Prompt templates: turn a dict of variables into a prompt for a model.
+
+A prompt is a Runnable: ``invoke({"question": ...})`` returns a ``PromptValue`` that a
+chat model reads as messages and a completion model reads as text. Templates use Python
+f-string syntax (``"Answer {question}"``; ``{{`` and ``}}`` are literal braces) or
+jinja2 (``template_format="jinja2"``, rendered in jinja2's sandbox); their variables
+are found in the template.
+
+Modules: ``_values.py`` (prompt values), ``_formats.py`` (the template formats),
+``_base.py`` (``BasePromptTemplate``, ``PromptTemplate``, ``format_document``),
+``_chat.py`` (``ChatPromptTemplate`` and message templates), ``_few_shot.py`` (few-shot
+prompts), ``_loading.py`` (``save`` / ``load_prompt``).
+
+Example:
+    >>> prompt = ChatPromptTemplate.from_messages(
+    ...     [("system", "You answer in {language}."), ("human", "{question}")])
+    >>> prompt.input_variables
+    ['language', 'question']
+"""
+
+from ragline.core.prompts._base import BasePromptTemplate, PromptTemplate, format_document
+from ragline.core.prompts._chat import (
+    AIMessagePromptTemplate,
+    BaseMessagePromptTemplate,
+    ChatMessagePromptTemplate,
+    ChatPromptTemplate,
+    HumanMessagePromptTemplate,
+    MessagesPlaceholder,
+    SystemMessagePromptTemplate,
+)
+from ragline.core.prompts._few_shot import FewShotChatMessagePromptTemplate, FewShotPromptTemplate
+from ragline.core.prompts._loading import load_prompt, load_prompt_from_config
+from ragline.core.prompts._values import ChatPromptValue, PromptValue, StringPromptValue
+
+__all__ = [
+    "AIMessagePromptTemplate",
+    "BaseMessagePromptTemplate",
+    "BasePromptTemplate",
+    "ChatMessagePromptTemplate",
+    "ChatPromptTemplate",
+    "ChatPromptValue",
+    "FewShotChatMessagePromptTemplate",
+    "FewShotPromptTemplate",
+    "HumanMessagePromptTemplate",
+    "MessagesPlaceholder",
+    "PromptTemplate",
+    "PromptValue",
+    "StringPromptValue",
+    "SystemMessagePromptTemplate",
+    "format_document",
+    "load_prompt",
+    "load_prompt_from_config",
+]

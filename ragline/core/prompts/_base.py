@@ -1,0 +1,355 @@
+"""``BasePromptTemplate`` (variables in, a ``PromptValue`` out), ``PromptTemplate`` and
+``format_document``.
+
+Templates use Python f-string syntax (``"Answer {question}"``; ``{{`` and ``}}`` are
+literal braces) or, with ``template_format="jinja2"``, jinja2 rendered in its sandbox.
+
+Example:
+    >>> prompt = PromptTemplate.from_template("Tell me about {topic}.")
+    >>> prompt.invoke("RAG").to_string()
+    'Tell me about RAG.'
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ragline.core.exceptions import InvalidInputError, LoaderError, MissingVariableError
+from ragline.core.prompts._formats import Template
+from ragline.core.prompts._values import PromptValue, StringPromptValue
+from ragline.core.runnables.base import Runnable
+
+__all__ = ["BasePromptTemplate", "PromptTemplate", "format_document"]
+
+
+class BasePromptTemplate(Runnable[Any, PromptValue]):
+    """Base of prompt templates: variables in, ``PromptValue`` out.
+
+    Subclasses implement ``format_prompt(**kwargs)``; ``invoke`` checks the input,
+    fills in partial variables and reports the run to callbacks (as a ``prompt`` run).
+    ``save(path)`` writes the prompts that ``load_prompt`` reads (JSON or YAML).
+    """
+
+    input_variables: list[str]
+    optional_variables: list[str]
+    partial_variables: dict[str, Any]
+
+    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> PromptValue:
+        """Format the prompt from a dict of variables (or a single value).
+
+        Args:
+            input: a dict of variables; when the prompt has exactly one variable, its
+                value alone is accepted too.
+            config: a RunnableConfig.
+
+        Returns:
+            The formatted ``PromptValue``.
+
+        Raises:
+            MissingVariableError: a required variable is missing; the message names it
+                and the keys that were given.
+            TypeError: keyword options were given (a prompt takes none).
+        """
+        self._reject_kwargs(kwargs)
+        return self._call_with_config(self._invoke, input, config, run_type="prompt")
+
+    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> PromptValue:
+        """Async ``invoke`` (formatting is quick, so it runs inline, not in a thread)."""
+        self._reject_kwargs(kwargs)
+
+        async def format_input(value: Any) -> PromptValue:
+            return await self._aformat_prompt(**self._input_to_dict(value))
+
+        return await self._acall_with_config(format_input, input, config, run_type="prompt")
+
+    def _invoke(self, input: Any) -> PromptValue:
+        return self.format_prompt(**self._input_to_dict(input))
+
+    async def _aformat_prompt(self, **kwargs: Any) -> PromptValue:
+        """Async ``format_prompt``; inline unless formatting awaits something (a few-shot
+        prompt's example selector)."""
+        return self.format_prompt(**kwargs)
+
+    def _input_title(self) -> str:
+        return "PromptInput"
+
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        from ragline.core._json_schema import field_title, messages_schema
+        from ragline.core.prompts._chat import MessagesPlaceholder
+
+        lists = {
+            part.variable_name
+            for part in getattr(self, "messages", [])
+            if isinstance(part, MessagesPlaceholder)
+        }
+        properties: dict[str, Any] = {}
+        for name in sorted(self.input_variables) + sorted(self.optional_variables):
+            schema = messages_schema(defs) if name in lists else {"type": "string"}
+            if name in self.optional_variables:
+                schema = {**schema, "default": None}
+            properties[name] = {"title": field_title(name), **schema}
+        schema = {"type": "object", "properties": properties}
+        if self.input_variables:
+            schema["required"] = sorted(self.input_variables)
+        return schema
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        from ragline.core._json_schema import json_schema_of
+
+        return json_schema_of(PromptValue, defs)
+
+    def _input_to_dict(self, input: Any) -> dict[str, Any]:
+        if isinstance(input, Mapping):
+            return dict(input)
+        if len(self.input_variables) == 1:
+            return {self.input_variables[0]: input}
+        raise InvalidInputError(
+            f"{type(self).__name__} expects a dict with keys {self.input_variables}, "
+            f"got {type(input).__name__}"
+        )
+
+    def _with_partials(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """Fill in partial variables (callables are called now), then check for missing."""
+        values = {
+            name: value() if callable(value) else value
+            for name, value in self.partial_variables.items()
+            if name not in kwargs
+        }
+        values.update(kwargs)
+        missing = [name for name in self.input_variables if name not in values]
+        if missing:
+            raise MissingVariableError(
+                f"{type(self).__name__} is missing variable(s) {missing}; "
+                f"got {sorted(kwargs)}; expected {self.input_variables}"
+            )
+        return values
+
+    @abstractmethod
+    def format_prompt(self, **kwargs: Any) -> PromptValue:
+        """Format the prompt into a ``PromptValue``."""
+
+    def format(self, **kwargs: Any) -> str:
+        """Format the prompt as a string.
+
+        Example:
+            >>> PromptTemplate.from_template("Hi {name}").format(name="Ada")
+            'Hi Ada'
+        """
+        return self.format_prompt(**kwargs).to_string()
+
+    @abstractmethod
+    def partial(self, **kwargs: Any) -> BasePromptTemplate:
+        """A copy with some variables filled in (values, or callables called at format time)."""
+
+    def save(self, file_path: str | Path) -> None:
+        """Write the prompt to a ``.json``, ``.yaml`` or ``.yml`` file (``load_prompt``
+        reads it back; LangChain's ``load_prompt`` reads text and few-shot prompts).
+
+        Raises:
+            InvalidInputError: the prompt has partial variables or parts that cannot be
+                written (an example selector, a fixed multimodal message ...), or the
+                suffix is not .json / .yaml / .yml.
+
+        Example:
+            >>> PromptTemplate.from_template("Hi {name}").save("hi.json")  # doctest: +SKIP
+        """
+        from ragline.core.prompts._loading import save_prompt
+
+        save_prompt(self, Path(file_path))
+
+    def _config(self) -> dict[str, Any]:
+        """The prompt as the JSON-ready dict ``save`` writes (with its ``_type``)."""
+        raise InvalidInputError(f"a {type(self).__name__} cannot be saved")
+
+
+class PromptTemplate(BasePromptTemplate):
+    """A text prompt from an f-string (or jinja2) template.
+
+    Args:
+        template: the template, e.g. ``"Answer {question} using {context}"``.
+        input_variables: optional; when given it must equal the variables found in the
+            template (minus partial variables), which catches typos early.
+        partial_variables: variables filled in now (values, or callables called at
+            format time).
+        template_format: ``"f-string"`` or ``"jinja2"`` (rendered in jinja2's immutable
+            sandbox; needs the ``jinja2`` extra).
+
+    Raises:
+        InvalidInputError: the template is malformed or ``input_variables`` disagrees
+            with it.
+        ConfigurationError: an unknown ``template_format``.
+        MissingDependencyError: ``"jinja2"`` without the jinja2 package.
+
+    Example:
+        >>> prompt = PromptTemplate.from_template("Tell me about {topic}.")
+        >>> prompt.invoke("RAG").to_string()
+        'Tell me about RAG.'
+    """
+
+    def __init__(
+        self,
+        template: str,
+        *,
+        input_variables: Sequence[str] | None = None,
+        partial_variables: Mapping[str, Any] | None = None,
+        template_format: str = "f-string",
+    ) -> None:
+        self.partial_variables = dict(partial_variables or {})
+        self.optional_variables = []
+        self._parse(template, template_format)
+        if input_variables is not None and sorted(input_variables) != sorted(self.input_variables):
+            raise InvalidInputError(
+                f"input_variables {list(input_variables)} do not match the template's "
+                f"variables {self.input_variables} (template {template!r})"
+            )
+
+    def _parse(self, template: str, template_format: str) -> None:
+        self._template = Template(template, template_format)
+        self.input_variables = [
+            name for name in self._template.variables if name not in self.partial_variables
+        ]
+
+    # Setting the template (configurable_fields does, on a copy) parses it again.
+    @property
+    def template(self) -> str:
+        """The template text."""
+        return self._template.template
+
+    @template.setter
+    def template(self, template: str) -> None:
+        self._parse(template, self.template_format)
+
+    @property
+    def template_format(self) -> str:
+        """``"f-string"`` or ``"jinja2"``."""
+        return self._template.template_format
+
+    @template_format.setter
+    def template_format(self, template_format: str) -> None:
+        self._parse(self.template, template_format)
+
+    @classmethod
+    def from_template(
+        cls,
+        template: str,
+        *,
+        partial_variables: Mapping[str, Any] | None = None,
+        template_format: str = "f-string",
+    ) -> PromptTemplate:
+        """Build a prompt whose variables are read from the template.
+
+        Example:
+            >>> PromptTemplate.from_template("{a} and {b}").input_variables
+            ['a', 'b']
+        """
+        return cls(template, partial_variables=partial_variables, template_format=template_format)
+
+    @classmethod
+    def from_examples(
+        cls,
+        examples: Sequence[str],
+        suffix: str,
+        input_variables: Sequence[str],
+        example_separator: str = "\n\n",
+        prefix: str = "",
+        *,
+        template_format: str = "f-string",
+    ) -> PromptTemplate:
+        """A prompt of ``prefix``, the example texts and ``suffix`` joined by
+        ``example_separator`` (an empty prefix still takes its place, as in LangChain, so
+        the template then starts with the separator). The examples become part of the
+        template: braces in them are template syntax.
+
+        Raises:
+            InvalidInputError: ``input_variables`` differ from the template's variables.
+
+        Example:
+            >>> PromptTemplate.from_examples(["2+2=4", "3+3=6"], "{sum}=", ["sum"],
+            ...                              prefix="Add:").template
+            'Add:\\n\\n2+2=4\\n\\n3+3=6\\n\\n{sum}='
+        """
+        template = example_separator.join([prefix, *examples, suffix])
+        return cls(template, input_variables=input_variables, template_format=template_format)
+
+    @classmethod
+    def from_file(
+        cls, path: str | Path, *, encoding: str = "utf-8", template_format: str = "f-string"
+    ) -> PromptTemplate:
+        """Build a prompt from a template stored in a text file.
+
+        Raises:
+            LoaderError: the file cannot be read; the message names it.
+
+        Example:
+            >>> PromptTemplate.from_file("prompts/qa.txt")  # doctest: +SKIP
+        """
+        try:
+            template = Path(path).read_text(encoding=encoding)
+        except (OSError, UnicodeDecodeError) as err:
+            raise LoaderError(f"cannot read prompt template file {str(path)!r}: {err}") from err
+        return cls(template, template_format=template_format)
+
+    def format_prompt(self, **kwargs: Any) -> StringPromptValue:
+        return StringPromptValue(self._template.render(self._with_partials(kwargs)))
+
+    def partial(self, **kwargs: Any) -> PromptTemplate:
+        """A copy with some variables filled in.
+
+        Example:
+            >>> PromptTemplate.from_template("{a}-{b}").partial(a="x").format(b="y")
+            'x-y'
+        """
+        return PromptTemplate(
+            self.template,
+            partial_variables={**self.partial_variables, **kwargs},
+            template_format=self.template_format,
+        )
+
+    def __add__(self, other: Any) -> PromptTemplate:
+        """Concatenate two templates (or a template and a string)."""
+        if isinstance(other, str):
+            other = PromptTemplate(other, template_format=self.template_format)
+        if not isinstance(other, PromptTemplate):
+            return NotImplemented
+        return PromptTemplate(
+            self.template + other.template,
+            partial_variables={**self.partial_variables, **other.partial_variables},
+            template_format=self.template_format,
+        )
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "_type": "prompt",
+            "input_variables": list(self.input_variables),
+            "template": self.template,
+            "template_format": self.template_format,
+        }
+
+    def __repr__(self) -> str:
+        return f"PromptTemplate(template={self.template!r})"
+
+
+def format_document(document: Any, prompt: BasePromptTemplate) -> str:
+    """Render one document with a prompt over ``page_content`` and its metadata keys.
+
+    Raises:
+        MissingVariableError: the prompt names a metadata key the document lacks.
+
+    Example:
+        >>> from ragline.core import Document
+        >>> format_document(Document("text", metadata={"source": "a.txt"}),
+        ...                 PromptTemplate.from_template("[{source}] {page_content}"))
+        '[a.txt] text'
+    """
+    values = {**document.metadata, "page_content": document.page_content}
+    missing = [name for name in prompt.input_variables if name not in values]
+    if missing:
+        raise MissingVariableError(
+            f"document prompt needs {missing}, which document {document.id or ''!s} "
+            f"(source {document.metadata.get('source')!r}) lacks; it has "
+            f"{sorted(values)}"
+        )
+    return prompt.format(**{name: values[name] for name in prompt.input_variables})

@@ -1,0 +1,442 @@
+"""Chat prompts: ``ChatPromptTemplate`` and its parts (message templates, placeholders).
+
+Example:
+    >>> prompt = ChatPromptTemplate.from_messages(
+    ...     [("system", "You answer in {language}."), ("human", "{question}")])
+    >>> prompt.input_variables
+    ['language', 'question']
+    >>> prompt.invoke({"language": "French", "question": "Hi?"}).to_messages()[1]
+    HumanMessage(content='Hi?')
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, overload
+
+from ragline.core._checks import check_optional_positive_int
+from ragline.core.exceptions import InvalidInputError
+from ragline.core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+    _unknown_role,
+    convert_to_messages,
+)
+from ragline.core.prompts._base import BasePromptTemplate, PromptTemplate
+from ragline.core.prompts._formats import check_template_format
+from ragline.core.prompts._values import ChatPromptValue
+
+__all__ = [
+    "AIMessagePromptTemplate",
+    "BaseMessagePromptTemplate",
+    "ChatMessagePromptTemplate",
+    "ChatPromptTemplate",
+    "HumanMessagePromptTemplate",
+    "MessagesPlaceholder",
+    "SystemMessagePromptTemplate",
+]
+
+
+class BaseMessagePromptTemplate(ABC):
+    """One part of a chat prompt that formats into zero or more messages."""
+
+    input_variables: list[str]
+    optional_variables: list[str]
+
+    @abstractmethod
+    def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        """Format this part into messages."""
+
+
+class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
+    message_class: type[BaseMessage] = HumanMessage
+
+    def __init__(self, prompt: PromptTemplate) -> None:
+        if not isinstance(prompt, PromptTemplate):
+            raise InvalidInputError(
+                f"a message template wraps a PromptTemplate, got {type(prompt).__name__}"
+            )
+        self.prompt = prompt
+        self.input_variables = prompt.input_variables
+        self.optional_variables = []
+
+    @classmethod
+    def from_template(cls, template: str, *, template_format: str = "f-string") -> Any:
+        """Build the message template from an f-string (or jinja2) template.
+
+        Example:
+            >>> HumanMessagePromptTemplate.from_template("{q}").format(q="hi")
+            HumanMessage(content='hi')
+        """
+        return cls(PromptTemplate(template, template_format=template_format))
+
+    def format(self, **kwargs: Any) -> BaseMessage:
+        """Format into one message."""
+        return self.message_class(self.prompt.format(**kwargs))
+
+    def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        return [self.format(**kwargs)]
+
+    def _config(self) -> dict[str, Any]:
+        return {"role": self.message_class.type, "template": self.prompt.template}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(template={self.prompt.template!r})"
+
+
+class SystemMessagePromptTemplate(_StringMessagePromptTemplate):
+    """A system message formatted from a template."""
+
+    message_class = SystemMessage
+
+
+class HumanMessagePromptTemplate(_StringMessagePromptTemplate):
+    """A human message formatted from a template."""
+
+    message_class = HumanMessage
+
+
+class AIMessagePromptTemplate(_StringMessagePromptTemplate):
+    """An AI message formatted from a template."""
+
+    message_class = AIMessage
+
+
+class ChatMessagePromptTemplate(_StringMessagePromptTemplate):
+    """A ``ChatMessage`` with any role name, formatted from a template.
+
+    Args:
+        prompt: the template of the message's text.
+        role: the role name the message carries (``"critic"``, ``"system"`` ...).
+
+    Example:
+        >>> ChatMessagePromptTemplate.from_template("{x}!", role="critic").format(x="No")
+        ChatMessage(content='No!', role='critic')
+    """
+
+    message_class = ChatMessage
+
+    def __init__(self, prompt: PromptTemplate, *, role: str) -> None:
+        if not isinstance(role, str) or not role:
+            raise InvalidInputError(f"a ChatMessagePromptTemplate needs a role name, got {role!r}")
+        super().__init__(prompt)
+        self.role = role
+
+    @classmethod
+    def from_template(  # type: ignore[override]
+        cls, template: str, *, role: str, template_format: str = "f-string"
+    ) -> ChatMessagePromptTemplate:
+        """Build the message template from a template and a role name."""
+        return cls(PromptTemplate(template, template_format=template_format), role=role)
+
+    def format(self, **kwargs: Any) -> BaseMessage:
+        return ChatMessage(self.prompt.format(**kwargs), role=self.role)
+
+    def _config(self) -> dict[str, Any]:
+        return {"role": "chat", "chat_role": self.role, "template": self.prompt.template}
+
+    def __repr__(self) -> str:
+        return f"ChatMessagePromptTemplate(template={self.prompt.template!r}, role={self.role!r})"
+
+
+class MessagesPlaceholder(BaseMessagePromptTemplate):
+    """A slot in a chat prompt filled by a list of messages (a chat history, say).
+
+    Args:
+        variable_name: the input key holding the messages.
+        optional: when true, a missing variable means no messages.
+        n_messages: keep only the last ``n_messages`` messages.
+
+    Example:
+        >>> prompt = ChatPromptTemplate.from_messages(
+        ...     [MessagesPlaceholder("history", optional=True), ("human", "{q}")])
+        >>> len(prompt.invoke({"q": "hi", "history": [("ai", "hello")]}).to_messages())
+        2
+    """
+
+    def __init__(
+        self, variable_name: str, *, optional: bool = False, n_messages: int | None = None
+    ) -> None:
+        self.variable_name = variable_name
+        self.optional = optional
+        self.n_messages = check_optional_positive_int("n_messages", n_messages)
+        self.input_variables = [] if optional else [variable_name]
+        self.optional_variables = [variable_name] if optional else []
+
+    def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        value = kwargs.get(self.variable_name)
+        if value is None and self.optional:
+            return []
+        if not isinstance(value, (list, tuple)):
+            raise InvalidInputError(
+                f"variable {self.variable_name!r} should be a list of messages, "
+                f"got {type(value).__name__}"
+            )
+        messages = convert_to_messages(value)
+        return messages[-self.n_messages :] if self.n_messages else messages
+
+    def _config(self) -> dict[str, Any]:
+        config: dict[str, Any] = {"placeholder": self.variable_name, "optional": self.optional}
+        if self.n_messages is not None:
+            config["n_messages"] = self.n_messages
+        return config
+
+    def __repr__(self) -> str:
+        return f"MessagesPlaceholder({self.variable_name!r}, optional={self.optional})"
+
+
+# --------------------------------------------------------------------------- chat prompts
+
+_TEMPLATE_ROLES: dict[str, type[_StringMessagePromptTemplate]] = {
+    "system": SystemMessagePromptTemplate,
+    "human": HumanMessagePromptTemplate,
+    "user": HumanMessagePromptTemplate,
+    "ai": AIMessagePromptTemplate,
+    "assistant": AIMessagePromptTemplate,
+}
+_VALID_TEMPLATE_ROLES = (*_TEMPLATE_ROLES, "placeholder")
+
+_Part = BaseMessage | BaseMessagePromptTemplate
+
+
+def _to_part(item: Any, template_format: str) -> list[_Part]:
+    if isinstance(item, (BaseMessage, BaseMessagePromptTemplate)):
+        return [item]
+    if isinstance(item, ChatPromptTemplate):
+        return list(item.messages)
+    if isinstance(item, str):
+        item = ("human", item)
+    if isinstance(item, dict) and "role" in item and "content" in item:
+        item = (item["role"], item["content"])
+    if not (isinstance(item, tuple) and len(item) == 2):
+        raise InvalidInputError(
+            f"cannot use {item!r} in a chat prompt; expected a (role, template) tuple, a "
+            f"message, a message template or a MessagesPlaceholder"
+        )
+    role, content = item
+    if role == "placeholder":
+        name = content.strip() if isinstance(content, str) else None
+        if not (name and name.startswith("{") and name.endswith("}")):
+            raise InvalidInputError(
+                f"a placeholder is written ('placeholder', '{{variable}}'), got {item!r}"
+            )
+        return [MessagesPlaceholder(name[1:-1], optional=True)]
+    template_class = _TEMPLATE_ROLES.get(role) if isinstance(role, str) else None
+    if template_class is None:
+        raise _unknown_role(role, item, _VALID_TEMPLATE_ROLES)
+    if not isinstance(content, str):  # multimodal content blocks are used as they are
+        return [template_class.message_class(content)]
+    return [template_class.from_template(content, template_format=template_format)]
+
+
+class ChatPromptTemplate(BasePromptTemplate):
+    """A chat prompt: a list of messages, message templates and placeholders.
+
+    Args:
+        messages: ``("system" | "human" | "user" | "ai" | "assistant", template)``
+            tuples, ``("placeholder", "{variable}")``, plain strings (human templates),
+            messages (used as they are), message templates (``ChatMessagePromptTemplate``
+            for other roles), ``MessagesPlaceholder`` and few-shot chat templates.
+        template_format: ``"f-string"`` or ``"jinja2"``, for the tuples and strings.
+        partial_variables: variables filled in now.
+
+    Raises:
+        InvalidInputError: an unknown role (the message names the valid roles) or a
+            malformed template.
+
+    Example:
+        >>> prompt = ChatPromptTemplate.from_messages(
+        ...     [("system", "Be brief."), ("human", "{question}")])
+        >>> prompt.invoke("Why?").to_messages()
+        [SystemMessage(content='Be brief.'), HumanMessage(content='Why?')]
+    """
+
+    def __init__(
+        self,
+        messages: Sequence[Any],
+        *,
+        template_format: str = "f-string",
+        partial_variables: Mapping[str, Any] | None = None,
+    ) -> None:
+        check_template_format(template_format)
+        self.template_format = template_format
+        self.messages: list[_Part] = [
+            part for item in messages for part in _to_part(item, template_format)
+        ]
+        self.partial_variables = dict(partial_variables or {})
+        self._collect_variables()
+
+    def _collect_variables(self) -> None:
+        required: list[str] = []
+        optional: list[str] = []
+        for part in self.messages:
+            if isinstance(part, BaseMessagePromptTemplate):
+                required += [v for v in part.input_variables if v not in required]
+                optional += [v for v in part.optional_variables if v not in optional]
+        self.input_variables = [v for v in required if v not in self.partial_variables]
+        self.optional_variables = [
+            v for v in optional if v not in required and v not in self.partial_variables
+        ]
+
+    @classmethod
+    def from_messages(
+        cls, messages: Sequence[Any], *, template_format: str = "f-string"
+    ) -> ChatPromptTemplate:
+        """Build a chat prompt from message-like parts (see the class docstring).
+
+        Example:
+            >>> ChatPromptTemplate.from_messages([("user", "{q}")]).input_variables
+            ['q']
+        """
+        return cls(messages, template_format=template_format)
+
+    @classmethod
+    def from_template(
+        cls, template: str, *, template_format: str = "f-string"
+    ) -> ChatPromptTemplate:
+        """A chat prompt of one human message template.
+
+        Example:
+            >>> ChatPromptTemplate.from_template("{q}").format_messages(q="hi")
+            [HumanMessage(content='hi')]
+        """
+        return cls([("human", template)], template_format=template_format)
+
+    @classmethod
+    def from_role_strings(cls, string_messages: Sequence[tuple[str, str]]) -> ChatPromptTemplate:
+        """A chat prompt of ``(role, template)`` pairs, each a ``ChatMessagePromptTemplate``:
+        every message is a ``ChatMessage`` carrying its role name as given (LangChain's
+        older constructor; ``from_messages`` gives typed messages instead).
+
+        Example:
+            >>> ChatPromptTemplate.from_role_strings(
+            ...     [("critic", "Judge {work}.")]).format_messages(work="this")
+            [ChatMessage(content='Judge this.', role='critic')]
+        """
+        return cls(
+            [
+                ChatMessagePromptTemplate.from_template(text, role=role)
+                for role, text in string_messages
+            ]
+        )
+
+    @classmethod
+    def from_strings(
+        cls, string_messages: Sequence[tuple[type[BaseMessagePromptTemplate], str]]
+    ) -> ChatPromptTemplate:
+        """A chat prompt of ``(message template class, template)`` pairs.
+
+        Example:
+            >>> ChatPromptTemplate.from_strings(
+            ...     [(SystemMessagePromptTemplate, "Be {tone}.")]).input_variables
+            ['tone']
+        """
+        parts = []
+        for template_class, text in string_messages:
+            if not (
+                isinstance(template_class, type)
+                and issubclass(template_class, _StringMessagePromptTemplate)
+                and template_class is not ChatMessagePromptTemplate
+            ):
+                raise InvalidInputError(
+                    f"from_strings takes (message template class, template) pairs such as "
+                    f"(HumanMessagePromptTemplate, '{{question}}'), got {template_class!r}"
+                )
+            parts.append(template_class.from_template(text))
+        return cls(parts)
+
+    def append(self, message: Any) -> None:
+        """Add one message-like part at the end (in place); the prompt's variables follow.
+
+        Example:
+            >>> prompt = ChatPromptTemplate.from_messages([("system", "Be brief.")])
+            >>> prompt.append(("human", "{question}"))
+            >>> prompt.input_variables
+            ['question']
+        """
+        self.extend([message])
+
+    def extend(self, messages: Sequence[Any]) -> None:
+        """Add message-like parts at the end (in place); the prompt's variables follow.
+
+        Raises:
+            InvalidInputError: a part is not message-like (nothing is added then).
+        """
+        parts = [part for item in messages for part in _to_part(item, self.template_format)]
+        self.messages.extend(parts)
+        self._collect_variables()
+
+    @overload
+    def __getitem__(self, index: int) -> _Part: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> ChatPromptTemplate: ...
+
+    def __getitem__(self, index: int | slice) -> _Part | ChatPromptTemplate:
+        """A part, or (for a slice) a chat prompt of those parts."""
+        if isinstance(index, slice):
+            return ChatPromptTemplate(self.messages[index], template_format=self.template_format)
+        return self.messages[index]
+
+    def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        """Format into a list of messages.
+
+        Raises:
+            MissingVariableError: a required variable is missing.
+        """
+        values = self._with_partials(kwargs)
+        messages: list[BaseMessage] = []
+        for part in self.messages:
+            if isinstance(part, BaseMessage):
+                messages.append(part)
+            else:
+                messages.extend(part.format_messages(**values))
+        return messages
+
+    def format_prompt(self, **kwargs: Any) -> ChatPromptValue:
+        return ChatPromptValue(self.format_messages(**kwargs))
+
+    def partial(self, **kwargs: Any) -> ChatPromptTemplate:
+        """A copy with some variables filled in.
+
+        Example:
+            >>> ChatPromptTemplate.from_template("{a}{b}").partial(a="x").input_variables
+            ['b']
+        """
+        return ChatPromptTemplate(
+            self.messages,
+            template_format=self.template_format,
+            partial_variables={**self.partial_variables, **kwargs},
+        )
+
+    def __add__(self, other: Any) -> ChatPromptTemplate:
+        """Append messages: another chat prompt, one message-like part, or a list of them."""
+        parts = other if isinstance(other, list) else [other]
+        partials = dict(self.partial_variables)
+        if isinstance(other, ChatPromptTemplate):
+            partials.update(other.partial_variables)
+        return ChatPromptTemplate(
+            [*self.messages, *parts],
+            template_format=self.template_format,
+            partial_variables=partials,
+        )
+
+    def _config(self) -> dict[str, Any]:
+        from ragline.core.prompts._loading import part_config
+
+        return {
+            "_type": "chat",
+            "input_variables": list(self.input_variables),
+            "template_format": self.template_format,
+            "messages": [part_config(part) for part in self.messages],
+        }
+
+    def __len__(self) -> int:
+        return len(self.messages)
+
+    def __repr__(self) -> str:
+        return f"ChatPromptTemplate(messages={self.messages!r})"

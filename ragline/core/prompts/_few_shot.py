@@ -1,0 +1,302 @@
+"""Few-shot prompts: examples (fixed, or chosen per input by an example selector) shown
+to the model before the question.
+
+``FewShotPromptTemplate`` renders text: the prefix, each example through
+``example_prompt``, the suffix, joined by ``example_separator``.
+``FewShotChatMessagePromptTemplate`` renders each example as messages (an exchange) and
+is usually one part of a ``ChatPromptTemplate``.
+
+Example:
+    >>> examples = [{"word": "happy", "antonym": "sad"}, {"word": "tall", "antonym": "short"}]
+    >>> prompt = FewShotPromptTemplate(
+    ...     examples=examples,
+    ...     example_prompt=PromptTemplate.from_template("{word} -> {antonym}"),
+    ...     prefix="Give the antonym.", suffix="{input} ->")
+    >>> print(prompt.format(input="big"))
+    Give the antonym.
+    <BLANKLINE>
+    happy -> sad
+    <BLANKLINE>
+    tall -> short
+    <BLANKLINE>
+    big ->
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ragline.core._drive import Effect, Operation, adrive, drive
+from ragline.core.exceptions import InvalidInputError, MissingVariableError
+from ragline.core.messages import BaseMessage, get_buffer_string
+from ragline.core.prompts._base import BasePromptTemplate, PromptTemplate
+from ragline.core.prompts._chat import BaseMessagePromptTemplate, ChatPromptTemplate
+from ragline.core.prompts._formats import Template
+from ragline.core.prompts._values import ChatPromptValue, PromptValue, StringPromptValue
+
+__all__ = ["FewShotChatMessagePromptTemplate", "FewShotPromptTemplate"]
+
+
+class _FewShot(BasePromptTemplate):
+    """What both few-shot prompts share: fixed examples or a selector, each example cut to
+    the example prompt's variables."""
+
+    example_prompt: Any
+
+    def _set_examples(self, examples: Any, example_selector: Any) -> None:
+        if (examples is None) == (example_selector is None):
+            raise InvalidInputError(
+                f"{type(self).__name__} needs either examples=[...] or example_selector=..., "
+                "not both and not neither"
+            )
+        if examples is not None and (
+            isinstance(examples, (str, Mapping))
+            or not all(isinstance(example, Mapping) for example in examples)
+        ):
+            raise InvalidInputError(f"examples must be a list of dicts, got {examples!r:.80}")
+        if example_selector is not None and not hasattr(example_selector, "select_examples"):
+            raise InvalidInputError(
+                f"example_selector must have select_examples(input_variables), got "
+                f"{type(example_selector).__name__}"
+            )
+        self.examples = None if examples is None else [dict(example) for example in examples]
+        self.example_selector = example_selector
+
+    def _selecting(self, values: dict[str, Any]) -> Operation[list[dict[str, Any]]]:
+        if self.examples is not None:
+            chosen = self.examples
+        else:
+            selector = self.example_selector
+            asynchronous = getattr(selector, "aselect_examples", None)
+            chosen = yield Effect(selector.select_examples, asynchronous, values)
+        wanted = self.example_prompt.input_variables
+        cut = []
+        for example in chosen:
+            missing = [name for name in wanted if name not in example]
+            if missing:
+                raise MissingVariableError(
+                    f"example {example!r:.80} lacks {missing}, which the example prompt uses"
+                )
+            cut.append({name: example[name] for name in wanted})
+        return cut
+
+    def _formatting(self, kwargs: dict[str, Any]) -> Operation[PromptValue]:
+        values = self._with_partials(kwargs)
+        examples = yield from self._selecting(values)
+        return self._render(values, examples)
+
+    def _render(self, values: dict[str, Any], examples: list[dict[str, Any]]) -> PromptValue:
+        raise NotImplementedError
+
+    def format_prompt(self, **kwargs: Any) -> PromptValue:
+        return drive(self._formatting(kwargs))
+
+    async def _aformat_prompt(self, **kwargs: Any) -> PromptValue:
+        return await adrive(self._formatting(kwargs))
+
+
+class FewShotPromptTemplate(_FewShot):
+    """A text prompt with examples between a prefix and a suffix.
+
+    Args:
+        example_prompt: a ``PromptTemplate`` that renders one example.
+        suffix: the template after the examples (usually the question).
+        examples: the examples (dicts with the example prompt's variables), or
+        example_selector: an object whose ``select_examples(variables)`` chooses them
+            per input (``LengthBasedExampleSelector``, ``SemanticSimilarityExampleSelector``
+            ...); exactly one of the two.
+        prefix: the template before the examples.
+        example_separator: what goes between the pieces (empty pieces are left out).
+        input_variables: optional; when given it must equal the variables of the
+            prefix and suffix (minus partial variables).
+        partial_variables: variables filled in now.
+        template_format: ``"f-string"`` or ``"jinja2"`` for the prefix and suffix.
+
+    Raises:
+        InvalidInputError: both or neither of examples / example_selector, or
+            ``input_variables`` disagree with the templates.
+
+    Example:
+        >>> prompt = FewShotPromptTemplate(
+        ...     examples=[{"q": "2+2", "a": "4"}],
+        ...     example_prompt=PromptTemplate.from_template("Q: {q} A: {a}"),
+        ...     suffix="Q: {question} A:", input_variables=["question"])
+        >>> prompt.format(question="3+3")
+        'Q: 2+2 A: 4\\n\\nQ: 3+3 A:'
+    """
+
+    def __init__(
+        self,
+        *,
+        example_prompt: PromptTemplate,
+        suffix: str,
+        examples: Sequence[Mapping[str, Any]] | None = None,
+        example_selector: Any = None,
+        prefix: str = "",
+        example_separator: str = "\n\n",
+        input_variables: Sequence[str] | None = None,
+        partial_variables: Mapping[str, Any] | None = None,
+        template_format: str = "f-string",
+    ) -> None:
+        if not isinstance(example_prompt, PromptTemplate):
+            raise InvalidInputError(
+                f"example_prompt must be a PromptTemplate, got {type(example_prompt).__name__}"
+            )
+        self._set_examples(examples, example_selector)
+        self.example_prompt = example_prompt
+        self.example_separator = example_separator
+        self.template_format = template_format
+        self.partial_variables = dict(partial_variables or {})
+        self.optional_variables = []
+        self._parse(prefix, suffix)
+        if input_variables is not None and sorted(input_variables) != sorted(self.input_variables):
+            raise InvalidInputError(
+                f"input_variables {list(input_variables)} do not match the variables of the "
+                f"prefix and suffix {self.input_variables}"
+            )
+
+    def _parse(self, prefix: str, suffix: str) -> None:
+        self._prefix = Template(prefix, self.template_format)
+        self._suffix = Template(suffix, self.template_format)
+        found = list(dict.fromkeys(self._prefix.variables + self._suffix.variables))
+        self.input_variables = [name for name in found if name not in self.partial_variables]
+
+    # Setting either (configurable_fields does, on a copy) parses both again.
+    @property
+    def prefix(self) -> str:
+        """The template before the examples."""
+        return self._prefix.template
+
+    @prefix.setter
+    def prefix(self, prefix: str) -> None:
+        self._parse(prefix, self.suffix)
+
+    @property
+    def suffix(self) -> str:
+        """The template after the examples."""
+        return self._suffix.template
+
+    @suffix.setter
+    def suffix(self, suffix: str) -> None:
+        self._parse(self.prefix, suffix)
+
+    def _render(self, values: dict[str, Any], examples: list[dict[str, Any]]) -> PromptValue:
+        # The prefix and suffix are rendered on their own and the examples stay literal
+        # text (LangChain renders the joined text again, so braces in examples break it).
+        pieces = [
+            *([self._prefix.render(values)] if self.prefix else []),
+            *(self.example_prompt.format(**example) for example in examples),
+            *([self._suffix.render(values)] if self.suffix else []),
+        ]
+        return StringPromptValue(self.example_separator.join(pieces))
+
+    def partial(self, **kwargs: Any) -> FewShotPromptTemplate:
+        """A copy with some variables filled in."""
+        return FewShotPromptTemplate(
+            example_prompt=self.example_prompt,
+            suffix=self.suffix,
+            examples=self.examples,
+            example_selector=self.example_selector,
+            prefix=self.prefix,
+            example_separator=self.example_separator,
+            partial_variables={**self.partial_variables, **kwargs},
+            template_format=self.template_format,
+        )
+
+    def _config(self) -> dict[str, Any]:
+        if self.example_selector is not None:
+            raise InvalidInputError(
+                "cannot save a FewShotPromptTemplate with an example selector (its examples "
+                "live in the selector); save one with examples=[...]"
+            )
+        return {
+            "_type": "few_shot",
+            "input_variables": list(self.input_variables),
+            "examples": self.examples,
+            "example_prompt": self.example_prompt._config(),
+            "prefix": self.prefix,
+            "suffix": self.suffix,
+            "example_separator": self.example_separator,
+            "template_format": self.template_format,
+        }
+
+    def __repr__(self) -> str:
+        return f"FewShotPromptTemplate(prefix={self.prefix!r}, suffix={self.suffix!r})"
+
+
+class FewShotChatMessagePromptTemplate(_FewShot, BaseMessagePromptTemplate):
+    """Examples as chat messages: each example rendered by ``example_prompt`` (a chat
+    prompt or message template, e.g. a human question and an AI answer).
+
+    Put it in a ``ChatPromptTemplate`` between the instructions and the question.
+
+    Args:
+        example_prompt: a ``ChatPromptTemplate`` (or message template) for one example.
+        examples: the examples, or
+        example_selector: chooses them per input (exactly one of the two).
+        input_variables: the variables the selector reads (default: none).
+
+    Example:
+        >>> few_shot = FewShotChatMessagePromptTemplate(
+        ...     examples=[{"input": "2+2", "output": "4"}],
+        ...     example_prompt=ChatPromptTemplate.from_messages(
+        ...         [("human", "{input}"), ("ai", "{output}")]))
+        >>> prompt = ChatPromptTemplate.from_messages(
+        ...     [("system", "You do sums."), few_shot, ("human", "{input}")])
+        >>> [m.content for m in prompt.format_messages(input="3+3")]
+        ['You do sums.', '2+2', '4', '3+3']
+    """
+
+    def __init__(
+        self,
+        *,
+        example_prompt: ChatPromptTemplate | BaseMessagePromptTemplate,
+        examples: Sequence[Mapping[str, Any]] | None = None,
+        example_selector: Any = None,
+        input_variables: Sequence[str] | None = None,
+        partial_variables: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not isinstance(example_prompt, (ChatPromptTemplate, BaseMessagePromptTemplate)):
+            raise InvalidInputError(
+                f"example_prompt must be a ChatPromptTemplate or a message template, got "
+                f"{type(example_prompt).__name__}"
+            )
+        self._set_examples(examples, example_selector)
+        self.example_prompt = example_prompt
+        self.partial_variables = dict(partial_variables or {})
+        self.input_variables = [
+            name for name in input_variables or [] if name not in self.partial_variables
+        ]
+        self.optional_variables = []
+
+    def _render(self, values: dict[str, Any], examples: list[dict[str, Any]]) -> PromptValue:
+        return ChatPromptValue(self._messages(examples))
+
+    def _messages(self, examples: list[dict[str, Any]]) -> list[BaseMessage]:
+        return [
+            message
+            for example in examples
+            for message in self.example_prompt.format_messages(**example)
+        ]
+
+    def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        """The examples as messages (the selector sees ``kwargs``)."""
+        return self.format_prompt(**kwargs).to_messages()
+
+    def format(self, **kwargs: Any) -> str:
+        """The examples as a ``Role: text`` transcript."""
+        return get_buffer_string(self.format_messages(**kwargs))
+
+    def partial(self, **kwargs: Any) -> FewShotChatMessagePromptTemplate:
+        """A copy with some variables filled in."""
+        return FewShotChatMessagePromptTemplate(
+            example_prompt=self.example_prompt,
+            examples=self.examples,
+            example_selector=self.example_selector,
+            input_variables=self.input_variables,
+            partial_variables={**self.partial_variables, **kwargs},
+        )
+
+    def __repr__(self) -> str:
+        return f"FewShotChatMessagePromptTemplate(example_prompt={self.example_prompt!r})"

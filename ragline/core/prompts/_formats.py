@@ -1,0 +1,155 @@
+"""Template formats: ``"f-string"`` (Python's ``str.format`` with plain names only) and
+``"jinja2"`` (rendered in jinja2's immutable sandbox; the ``jinja2`` extra).
+
+A :class:`Template` is parsed once, when a prompt is built: its variables are known then
+and a jinja2 template is compiled then, so formatting does no parsing.
+
+Example:
+    >>> Template("Hi {name}, {name}!", "f-string").variables
+    ['name']
+    >>> Template("Hi {name}", "f-string").render({"name": "Ada"})
+    'Hi Ada'
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from ragline.core._optional import require
+from ragline.core.exceptions import ConfigurationError, InvalidInputError
+
+__all__ = ["TEMPLATE_FORMATS", "Template", "check_template_format"]
+
+TEMPLATE_FORMATS = ("f-string", "jinja2")
+
+
+def check_template_format(template_format: str) -> None:
+    """Raise a ConfigurationError naming the valid formats unless ``template_format`` is one."""
+    if template_format not in TEMPLATE_FORMATS:
+        options = ", ".join(repr(name) for name in TEMPLATE_FORMATS)
+        raise ConfigurationError(
+            f"template_format {template_format!r} is not supported; valid formats are {options}"
+        )
+
+
+class Template:
+    """A template parsed once: its ``variables`` (f-strings: in order of first appearance;
+    jinja2: sorted, as LangChain lists them) and ``render(values)``.
+
+    Raises:
+        ConfigurationError: an unknown ``template_format``.
+        InvalidInputError: a malformed template (or, for f-strings, attribute access,
+            indexing, positional fields or unknown conversions).
+        MissingDependencyError: ``"jinja2"`` without the jinja2 package.
+    """
+
+    __slots__ = ("_render", "template", "template_format", "variables")
+
+    def __init__(self, template: str, template_format: str = "f-string") -> None:
+        check_template_format(template_format)
+        if not isinstance(template, str):
+            raise InvalidInputError(f"a template must be a str, got {type(template).__name__}")
+        self.template = template
+        self.template_format = template_format
+        self.variables: list[str]
+        self._render: Callable[[dict[str, Any]], str]
+        if template_format == "jinja2":
+            self.variables, self._render = _jinja2(template)
+        else:
+            self.variables = _f_string_variables(template)
+            self._render = self._fill
+
+    def render(self, values: dict[str, Any]) -> str:
+        """The template filled in with ``values``.
+
+        Raises:
+            InvalidInputError: a value its format spec cannot format, or (jinja2) the
+                template tried what the sandbox forbids.
+        """
+        return self._render(values)
+
+    def _fill(self, values: dict[str, Any]) -> str:
+        """``template.format(**values)``; a value its format spec cannot format (``{x:%}``
+        given a str) is an InvalidInputError naming the variable, not a bare ValueError."""
+        try:
+            return self.template.format(**values)
+        except (ValueError, TypeError) as err:
+            for _, field, spec, _ in string.Formatter().parse(self.template):
+                name = (field or "").split(".")[0].split("[")[0]
+                if name in values and spec:
+                    try:
+                        format(values[name], spec)
+                    except (ValueError, TypeError):
+                        raise InvalidInputError(
+                            f"prompt variable {name!r} = {values[name]!r:.40} cannot be "
+                            f"formatted as {{{field}:{spec}}} ({err}); pass a value of the type "
+                            "the format spec expects, or change the spec in the template"
+                        ) from err
+            raise InvalidInputError(f"cannot format the prompt template: {err}") from err
+
+
+def _f_string_variables(template: str) -> list[str]:
+    """The variables of an f-string template, in order of first appearance."""
+    try:
+        parsed = list(string.Formatter().parse(template))
+    except ValueError as err:
+        raise InvalidInputError(f"invalid f-string template {template!r}: {err}") from err
+    names: list[str] = []
+    for _literal, field_name, format_spec, conversion in parsed:
+        if field_name is None:
+            continue
+        # Plain names only: attribute access or indexing ({user.password}, {x[0]}) would
+        # let a template reach into the objects it is given.
+        if not field_name or field_name.isdigit() or any(c in field_name for c in ".[]"):
+            raise InvalidInputError(
+                f"template variable {{{field_name}}} in {template!r} is not a plain name; "
+                f"use named variables such as {{question}} (and {{{{ }}}} for literal braces)"
+            )
+        if conversion not in (None, "r", "s", "a"):  # else format() fails at invoke time
+            raise InvalidInputError(
+                f"unknown conversion !{conversion} in {{{field_name}!{conversion}}} of "
+                f"{template!r}; valid conversions are !r, !s and !a"
+            )
+        if format_spec and "{" in format_spec:
+            raise InvalidInputError(
+                f"nested variables in the format spec of {{{field_name}}} are not supported"
+            )
+        if field_name not in names:
+            names.append(field_name)
+    return names
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Any:
+    # The immutable sandbox: templates may read what they are given (safe attributes
+    # only) but not call unsafe methods, reach dunder attributes or change lists / dicts.
+    sandbox = require("jinja2.sandbox", "jinja2", package="jinja2")
+    return sandbox.ImmutableSandboxedEnvironment()
+
+
+def _jinja2(template: str) -> tuple[list[str], Callable[[dict[str, Any]], str]]:
+    jinja2 = require("jinja2", "jinja2")
+    meta = require("jinja2.meta", "jinja2", package="jinja2")
+    environment = _environment()
+    try:
+        variables = sorted(meta.find_undeclared_variables(environment.parse(template)))
+        compiled = environment.from_string(template)
+    except jinja2.TemplateSyntaxError as err:
+        raise InvalidInputError(
+            f"invalid jinja2 template {template!r:.80}: {err} (line {err.lineno})"
+        ) from err
+
+    def render(values: dict[str, Any]) -> str:
+        try:
+            return compiled.render(**values)  # type: ignore[no-any-return]
+        except jinja2.exceptions.SecurityError as err:
+            raise InvalidInputError(
+                f"the jinja2 template tried something its sandbox forbids: {err}"
+            ) from err
+        except jinja2.TemplateError as err:
+            raise InvalidInputError(f"cannot render the jinja2 template: {err}") from err
+
+    return variables, render

@@ -1,0 +1,280 @@
+"""``save()`` and ``load_prompt``: prompts as JSON or YAML files.
+
+The files of text and few-shot prompts have LangChain's shape (``_type`` ``"prompt"`` /
+``"few_shot"``, ``template``, ``input_variables``, ``examples``, ``example_prompt`` ...),
+so LangChain's ``load_prompt`` reads ragline's files and ragline reads LangChain's
+(``template_path``, ``prefix_path`` / ``suffix_path``, ``example_prompt_path`` and
+examples in a separate file included). Chat prompts, which LangChain cannot save, are
+written as ``_type: chat`` with one entry per part.
+
+Paths inside a file are read relative to that file's folder; absolute paths and ``..``
+are refused unless ``allow_dangerous_paths=True`` (the file may come from elsewhere).
+
+Example:
+    >>> from ragline.core import PromptTemplate
+    >>> prompt = load_prompt_from_config({"_type": "prompt", "template": "Hi {name}"})
+    >>> prompt.format(name="Ada")
+    'Hi Ada'
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ragline.core._message_dicts import message_to_dict, messages_from_dict
+from ragline.core._optional import require
+from ragline.core.exceptions import InvalidInputError, LoaderError
+from ragline.core.messages import BaseMessage
+
+__all__ = ["load_prompt", "load_prompt_from_config", "part_config", "save_prompt"]
+
+_SUFFIXES = (".json", ".yaml", ".yml")
+# Keys LangChain writes that carry nothing for ragline while they hold these defaults.
+_IGNORED: dict[str, Any] = {
+    "name": None,
+    "metadata": None,
+    "tags": None,
+    "output_parser": None,
+    "validate_template": False,
+    "optional_variables": [],
+    "partial_variables": {},
+    "example_selector": None,
+}
+
+
+def save_prompt(prompt: Any, path: Path) -> None:
+    """Write ``prompt._config()`` as JSON (4-space indent) or YAML, creating the folder.
+
+    Raises:
+        InvalidInputError: partial variables, parts that cannot be saved, or a suffix
+            other than .json / .yaml / .yml.
+        LoaderError: the file cannot be written.
+    """
+    if prompt.partial_variables:
+        raise InvalidInputError(
+            f"cannot save a prompt with partial variables ({sorted(prompt.partial_variables)}): "
+            "they may be functions; save the prompt before calling partial()"
+        )
+    if path.suffix not in _SUFFIXES:
+        raise InvalidInputError(f"a prompt is saved as .json, .yaml or .yml, got {str(path)!r}")
+    config = prompt._config()
+    if path.suffix == ".json":
+        text = json.dumps(config, indent=4, ensure_ascii=False)
+    else:
+        text = require("yaml", "yaml").safe_dump(config, sort_keys=False, allow_unicode=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise LoaderError(f"cannot write prompt file {str(path)!r}: {err}") from err
+
+
+def load_prompt(
+    path: str | Path, encoding: str | None = None, *, allow_dangerous_paths: bool = False
+) -> Any:
+    """Read a prompt written by ``save()`` (ragline's or LangChain's) from JSON or YAML.
+
+    Args:
+        path: the ``.json``, ``.yaml`` or ``.yml`` file.
+        encoding: its encoding (default UTF-8).
+        allow_dangerous_paths: let paths inside the file be absolute or contain ``..``.
+
+    Returns:
+        A ``PromptTemplate``, ``FewShotPromptTemplate`` or ``ChatPromptTemplate``.
+
+    Raises:
+        LoaderError: a file cannot be read; InvalidInputError: it is not a prompt.
+
+    Example:
+        >>> load_prompt("prompts/qa.yaml").input_variables  # doctest: +SKIP
+        ['context', 'question']
+    """
+    file = Path(path)
+    config = _read(file, encoding)
+    if not isinstance(config, dict):
+        raise InvalidInputError(f"prompt file {str(file)!r} does not hold a JSON object")
+    return _Loader(file.parent, allow_dangerous_paths, encoding).prompt(config)
+
+
+def load_prompt_from_config(
+    config: Mapping[str, Any], *, allow_dangerous_paths: bool = False
+) -> Any:
+    """A prompt from the dict ``save()`` writes (paths inside are relative to the current
+    folder).
+
+    Raises:
+        InvalidInputError: an unknown ``_type`` or key, or a bad value.
+    """
+    return _Loader(Path("."), allow_dangerous_paths, None).prompt(dict(config))
+
+
+def part_config(part: Any) -> dict[str, Any]:
+    """One part of a chat prompt as its saved entry."""
+    if isinstance(part, BaseMessage):
+        return {"message": message_to_dict(part)}
+    config = getattr(part, "_config", None)
+    if config is None:
+        raise InvalidInputError(
+            f"cannot save a chat prompt holding a {type(part).__name__}; save its parts separately"
+        )
+    entry: dict[str, Any] = config()
+    prompt = getattr(part, "prompt", None)
+    if prompt is not None and prompt.template_format != "f-string":
+        entry["template_format"] = prompt.template_format
+    return entry
+
+
+def _read(file: Path, encoding: str | None) -> Any:
+    if file.suffix not in _SUFFIXES:
+        raise InvalidInputError(f"a prompt file is .json, .yaml or .yml, got {str(file)!r}")
+    try:
+        text = file.read_text(encoding=encoding or "utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise LoaderError(f"cannot read prompt file {str(file)!r}: {err}") from err
+    try:
+        if file.suffix == ".json":
+            return json.loads(text)
+        yaml = require("yaml", "yaml")
+        return yaml.safe_load(text)
+    except ValueError as err:  # json's and yaml's errors are ValueErrors
+        raise InvalidInputError(f"prompt file {str(file)!r} is not valid: {err}") from err
+
+
+class _Loader:
+    """Configs to prompts; file references resolved against ``folder``."""
+
+    def __init__(self, folder: Path, allow_dangerous_paths: bool, encoding: str | None) -> None:
+        self.folder = folder
+        self.allow_dangerous_paths = allow_dangerous_paths
+        self.encoding = encoding
+
+    def prompt(self, config: dict[str, Any]) -> Any:
+        kind = config.pop("_type", "prompt")  # LangChain's default too
+        loaders = {"prompt": self._text, "few_shot": self._few_shot, "chat": self._chat}
+        if kind not in loaders:
+            raise InvalidInputError(
+                f"cannot load a prompt of _type {kind!r}; known types are 'prompt', "
+                "'few_shot', 'chat'"
+            )
+        for key, default in _IGNORED.items():
+            if key in config and config[key] in (default, None):
+                del config[key]
+        return loaders[kind](config)
+
+    def _path(self, value: Any, what: str) -> Path:
+        path = Path(str(value))
+        if not self.allow_dangerous_paths and (path.is_absolute() or ".." in path.parts):
+            raise InvalidInputError(
+                f"{what} {str(path)!r} is absolute or goes up with '..'; pass "
+                "allow_dangerous_paths=True if you trust the prompt file"
+            )
+        return self.folder / path
+
+    def _inline(self, config: dict[str, Any], key: str) -> None:
+        """Replace ``<key>_path`` (a .txt file) by its text under ``key``."""
+        if f"{key}_path" not in config:
+            return
+        if key in config:
+            raise InvalidInputError(f"a prompt config has both {key!r} and {key + '_path'!r}")
+        path = self._path(config.pop(f"{key}_path"), f"{key}_path")
+        if path.suffix != ".txt":
+            raise InvalidInputError(f"{key}_path must name a .txt file, got {str(path)!r}")
+        try:
+            config[key] = path.read_text(encoding=self.encoding or "utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise LoaderError(f"cannot read template file {str(path)!r}: {err}") from err
+
+    def _text(self, config: dict[str, Any]) -> Any:
+        from ragline.core.prompts._base import PromptTemplate
+
+        self._inline(config, "template")
+        return _build(PromptTemplate, config, ["template"], ["input_variables", "template_format"])
+
+    def _few_shot(self, config: dict[str, Any]) -> Any:
+        from ragline.core.prompts._base import PromptTemplate
+        from ragline.core.prompts._few_shot import FewShotPromptTemplate
+
+        self._inline(config, "prefix")
+        self._inline(config, "suffix")
+        if "example_prompt_path" in config:
+            if "example_prompt" in config:
+                raise InvalidInputError("a few-shot config has example_prompt and its _path")
+            path = self._path(config.pop("example_prompt_path"), "example_prompt_path")
+            config["example_prompt"] = load_prompt(
+                path, self.encoding, allow_dangerous_paths=self.allow_dangerous_paths
+            )
+        elif isinstance(config.get("example_prompt"), dict):
+            config["example_prompt"] = self.prompt(dict(config["example_prompt"]))
+        if not isinstance(config.get("example_prompt"), PromptTemplate):
+            raise InvalidInputError("a few-shot config needs an example_prompt (a text prompt)")
+        if isinstance(config.get("examples"), str):
+            config["examples"] = _read(self._path(config["examples"], "examples"), self.encoding)
+        return _build(
+            FewShotPromptTemplate,
+            config,
+            ["example_prompt", "suffix", "examples"],
+            ["prefix", "example_separator", "input_variables", "template_format"],
+        )
+
+    def _chat(self, config: dict[str, Any]) -> Any:
+        from ragline.core.prompts._chat import ChatPromptTemplate
+
+        entries = config.pop("messages", None)
+        if not isinstance(entries, list):
+            raise InvalidInputError("a chat prompt config needs a 'messages' list")
+        template_format = config.pop("template_format", "f-string")
+        config.pop("input_variables", None)  # derived from the messages
+        if config:
+            raise InvalidInputError(f"unknown key(s) in a chat prompt config: {sorted(config)}")
+        if entries and all(isinstance(e, dict) and "prompt" in e for e in entries):
+            # LangChain's shape (its asdict()): only the first template means anything
+            return ChatPromptTemplate.from_template(
+                entries[0]["prompt"]["template"], template_format=template_format
+            )
+        parts = [_part(entry, template_format) for entry in entries]
+        return ChatPromptTemplate(parts, template_format=template_format)
+
+
+def _build(cls: type, config: dict[str, Any], required: list[str], optional: list[str]) -> Any:
+    missing = [key for key in required if key not in config]
+    unknown = sorted(set(config) - set(required) - set(optional))
+    if missing or unknown:
+        raise InvalidInputError(
+            f"cannot load a {cls.__name__}: missing {missing}, unknown {unknown} "
+            f"(it takes {required + optional})"
+        )
+    if cls.__name__ == "PromptTemplate":
+        return cls(config.pop("template"), **config)
+    return cls(**config)
+
+
+def _part(entry: Any, template_format: str) -> Any:
+    from ragline.core.prompts._chat import (
+        _TEMPLATE_ROLES,
+        ChatMessagePromptTemplate,
+        MessagesPlaceholder,
+    )
+
+    if not isinstance(entry, dict):
+        raise InvalidInputError(f"a chat prompt entry must be an object, got {entry!r:.80}")
+    if "message" in entry:
+        [message] = messages_from_dict([entry["message"]])
+        return message
+    if "placeholder" in entry:
+        return MessagesPlaceholder(
+            entry["placeholder"],
+            optional=bool(entry.get("optional", False)),
+            n_messages=entry.get("n_messages"),
+        )
+    role, text = entry.get("role"), entry.get("template")
+    fmt = entry.get("template_format", template_format)
+    if not isinstance(text, str) or not (role == "chat" or role in _TEMPLATE_ROLES):
+        raise InvalidInputError(f"cannot load the chat prompt entry {entry!r:.80}")
+    if role == "chat":
+        return ChatMessagePromptTemplate.from_template(
+            text, role=str(entry.get("chat_role") or ""), template_format=fmt
+        )
+    return _TEMPLATE_ROLES[role].from_template(text, template_format=fmt)

@@ -1,0 +1,59 @@
+"""Prompt values: a formatted prompt, readable both as text and as messages."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from ragline.core.messages import BaseMessage, HumanMessage, get_buffer_string
+
+__all__ = ["ChatPromptValue", "PromptValue", "StringPromptValue"]
+
+
+class PromptValue(ABC):
+    """A formatted prompt, readable both as text and as messages."""
+
+    @abstractmethod
+    def to_string(self) -> str:
+        """The prompt as one string (what a completion model receives)."""
+
+    @abstractmethod
+    def to_messages(self) -> list[BaseMessage]:
+        """The prompt as messages (what a chat model receives)."""
+
+
+@dataclass
+class StringPromptValue(PromptValue):
+    """A text prompt; as messages it is one human message.
+
+    Example:
+        >>> StringPromptValue("Hi").to_messages()
+        [HumanMessage(content='Hi')]
+    """
+
+    text: str
+
+    def to_string(self) -> str:
+        return self.text
+
+    def to_messages(self) -> list[BaseMessage]:
+        return [HumanMessage(self.text)]
+
+
+@dataclass
+class ChatPromptValue(PromptValue):
+    """A list of messages; as text it is a ``Role: text`` transcript.
+
+    Example:
+        >>> from ragline.core import SystemMessage
+        >>> ChatPromptValue([SystemMessage("Be brief."), HumanMessage("Hi")]).to_string()
+        'System: Be brief.\\nHuman: Hi'
+    """
+
+    messages: list[BaseMessage]
+
+    def to_string(self) -> str:
+        return get_buffer_string(self.messages)
+
+    def to_messages(self) -> list[BaseMessage]:
+        return list(self.messages)

@@ -1,0 +1,174 @@
+"""``save()`` and ``load_prompt``: JSON and YAML files in LangChain's shapes, read by
+LangChain's ``load_prompt`` and written by it; chat prompts; paths inside files."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+
+from ragline.core import (
+    AIMessage,
+    ChatMessagePromptTemplate,
+    ChatPromptTemplate,
+    FewShotPromptTemplate,
+    HumanMessage,
+    InvalidInputError,
+    LengthBasedExampleSelector,
+    LoaderError,
+    MessagesPlaceholder,
+    PromptTemplate,
+    load_prompt,
+    load_prompt_from_config,
+)
+
+EXAMPLES = [{"q": "1+1", "a": "2"}, {"q": "2+2", "a": "4"}]
+EXAMPLE_PROMPT = PromptTemplate.from_template("Q: {q}\nA: {a}")
+
+
+def few_shot() -> FewShotPromptTemplate:
+    return FewShotPromptTemplate(
+        examples=EXAMPLES, example_prompt=EXAMPLE_PROMPT, prefix="Math:", suffix="Q: {input}\nA:"
+    )
+
+
+def langchain_load(path):
+    from langchain_core.prompts import load_prompt as lc_load_prompt
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # LangChain deprecates its own load_prompt
+        return lc_load_prompt(path)
+
+
+def test_a_text_prompt_round_trips_through_json_and_yaml(tmp_path):
+    prompt = PromptTemplate.from_template("Tell {x} about {y}")
+    prompt.save(tmp_path / "p.json")
+    assert json.loads((tmp_path / "p.json").read_text()) == {
+        "_type": "prompt",
+        "input_variables": ["x", "y"],
+        "template": "Tell {x} about {y}",
+        "template_format": "f-string",
+    }
+    prompt.save(tmp_path / "deeper" / "p.yaml")
+    assert (tmp_path / "deeper" / "p.yaml").read_text() == (
+        "_type: prompt\ninput_variables:\n- x\n- y\ntemplate: Tell {x} about {y}\n"
+        "template_format: f-string\n"
+    )
+    for name in ("p.json", "deeper/p.yaml"):
+        loaded = load_prompt(tmp_path / name)
+        assert isinstance(loaded, PromptTemplate)
+        assert loaded.format(x=1, y=2) == "Tell 1 about 2"
+
+
+def test_langchain_reads_our_files_and_we_read_its_files(tmp_path):
+    from langchain_core.prompts import FewShotPromptTemplate as LCFewShot
+    from langchain_core.prompts import PromptTemplate as LCPrompt
+
+    few_shot().save(tmp_path / "ours.json")
+    assert langchain_load(tmp_path / "ours.json").format(input="3+3") == (
+        few_shot().format(input="3+3")
+    )
+    theirs = LCFewShot(
+        examples=EXAMPLES,
+        example_prompt=LCPrompt.from_template("Q: {q}\nA: {a}"),
+        prefix="Math:",
+        suffix="Q: {input}\nA:",
+        input_variables=["input"],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.save(tmp_path / "theirs.yaml")
+        LCPrompt.from_template("Hi {name}").save(tmp_path / "text.json")
+    loaded = load_prompt(tmp_path / "theirs.yaml")
+    assert loaded.format(input="3+3") == ("Math:\n\nQ: 1+1\nA: 2\n\nQ: 2+2\nA: 4\n\nQ: 3+3\nA:")
+    assert load_prompt(tmp_path / "text.json").format(name="Ada") == "Hi Ada"
+
+
+def test_templates_and_examples_in_files_beside_the_prompt(tmp_path):
+    (tmp_path / "suffix.txt").write_text("Q: {input}\nA:")
+    (tmp_path / "examples.yaml").write_text("- q: 1+1\n  a: '2'\n- q: 2+2\n  a: '4'\n")
+    EXAMPLE_PROMPT.save(tmp_path / "example.json")
+    config = {
+        "_type": "few_shot",
+        "prefix": "Math:",
+        "suffix_path": "suffix.txt",
+        "examples": "examples.yaml",
+        "example_prompt_path": "example.json",
+        "input_variables": ["input"],
+    }
+    (tmp_path / "few.json").write_text(json.dumps(config))
+    assert load_prompt(tmp_path / "few.json").format(input="3+3") == few_shot().format(input="3+3")
+
+
+def test_paths_that_leave_the_folder_are_refused(tmp_path):
+    (tmp_path / "inner").mkdir()
+    (tmp_path / "secret.txt").write_text("{x}")
+    (tmp_path / "inner" / "p.json").write_text(json.dumps({"template_path": "../secret.txt"}))
+    with pytest.raises(InvalidInputError, match=r"goes up with '\.\.'; pass allow_dangerous"):
+        load_prompt(tmp_path / "inner" / "p.json")
+    loaded = load_prompt(tmp_path / "inner" / "p.json", allow_dangerous_paths=True)
+    assert loaded.format(x="ok") == "ok"
+    absolute = {"template_path": str(tmp_path / "secret.txt")}
+    with pytest.raises(InvalidInputError, match="is absolute"):
+        load_prompt_from_config(absolute)
+
+
+def test_chat_prompts_round_trip(tmp_path):
+    prompt = ChatPromptTemplate.from_messages(
+        [
+            ("system", "You answer in {language}."),
+            MessagesPlaceholder("history", optional=True, n_messages=4),
+            ChatMessagePromptTemplate.from_template("Be {tone}.", role="critic"),
+            AIMessage("Ready."),
+            ("human", "{question}"),
+        ]
+    )
+    for name in ("chat.json", "chat.yaml"):
+        prompt.save(tmp_path / name)
+        loaded = load_prompt(tmp_path / name)
+        values = {"language": "French", "tone": "kind", "question": "Why?",
+                  "history": [("human", "hi")]}  # fmt: skip
+        assert loaded.format_messages(**values) == prompt.format_messages(**values)
+        assert loaded.input_variables == ["language", "tone", "question"]
+    jinja = ChatPromptTemplate.from_messages([("human", "{{ q }}")], template_format="jinja2")
+    jinja.save(tmp_path / "jinja.json")
+    assert load_prompt(tmp_path / "jinja.json").format_messages(q="x") == [HumanMessage("x")]
+
+
+def test_what_cannot_be_saved_is_refused_before_writing(tmp_path):
+    with pytest.raises(InvalidInputError, match="partial variables"):
+        PromptTemplate.from_template("{a}{b}").partial(a="1").save(tmp_path / "p.json")
+    selector = LengthBasedExampleSelector(examples=EXAMPLES, example_prompt=EXAMPLE_PROMPT)
+    with pytest.raises(InvalidInputError, match="with an example selector"):
+        FewShotPromptTemplate(
+            example_selector=selector, example_prompt=EXAMPLE_PROMPT, suffix="{q}"
+        ).save(tmp_path / "f.json")
+    with pytest.raises(InvalidInputError, match=r"\.json, \.yaml or \.yml"):
+        PromptTemplate.from_template("x").save(tmp_path / "p.txt")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_files_say_what_is_wrong(tmp_path):
+    with pytest.raises(LoaderError, match=r"missing\.json"):
+        load_prompt(tmp_path / "missing.json")
+    (tmp_path / "kind.json").write_text(json.dumps({"_type": "agent"}))
+    with pytest.raises(InvalidInputError, match="_type 'agent'"):
+        load_prompt(tmp_path / "kind.json")
+    (tmp_path / "extra.json").write_text(json.dumps({"template": "x", "color": "red"}))
+    with pytest.raises(InvalidInputError, match=r"unknown \['color'\]"):
+        load_prompt(tmp_path / "extra.json")
+    (tmp_path / "broken.json").write_text("{")
+    with pytest.raises(InvalidInputError, match="is not valid"):
+        load_prompt(tmp_path / "broken.json")
+
+
+def test_langchains_chat_config_shape_loads_its_first_template():
+    loaded = load_prompt_from_config(
+        {
+            "_type": "chat",
+            "input_variables": ["q"],
+            "messages": [{"prompt": {"template": "Answer: {q}", "input_variables": ["q"]}}],
+        }
+    )
+    assert loaded.format_messages(q="x") == [HumanMessage("Answer: x")]
