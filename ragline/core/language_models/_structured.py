@@ -79,9 +79,11 @@ def structured_output(
     pydantic = is_pydantic_model(schema)
     parser: BaseOutputParser[Any]
     if method == "function_calling":
-        name = _function(schema, strict)["name"]
-        options = {} if strict is None else {"strict": strict}
-        bound = model.bind_tools([schema], tool_choice=name, **options)
+        # described once: the model's bind_tools takes the OpenAI tool dict as it is
+        function = _function(schema, strict)
+        tool = {"type": "function", "function": function}
+        bound = model.bind_tools([tool], tool_choice=function["name"])
+        name = function["name"]
         parser = (
             PydanticToolsParser(tools=[schema], first_tool_only=True)
             if pydantic

@@ -25,6 +25,7 @@ from ragline.core.output_parsers._base import (
     excerpt,
     text_of,
 )
+from ragline.core.tools._schema import _pydantic_json_schema
 from ragline.core.tools._validate import is_pydantic_model
 
 __all__ = [
@@ -42,8 +43,7 @@ def schema_json(schema: Any) -> dict[str, Any]:
     if isinstance(schema, dict):
         return schema
     if is_pydantic_model(schema):
-        method = getattr(schema, "model_json_schema", None) or schema.schema
-        return method()  # type: ignore[no-any-return]
+        return _pydantic_json_schema(schema)
     return json_schema_of(schema)
 
 
