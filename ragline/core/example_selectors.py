@@ -185,13 +185,10 @@ class _VectorStoreSelector(BaseExampleSelector):
             >>> SemanticSimilarityExampleSelector.from_examples(  # doctest: +SKIP
             ...     examples, HashingEmbeddings(), InMemoryVectorStore, k=2)
         """
-        options = cls._split_options(vectorstore_cls_kwargs)
-        texts = [_example_text(example, input_keys) for example in examples]
-        store = vectorstore_cls.from_texts(
-            texts, embeddings, metadatas=[dict(e) for e in examples], **vectorstore_cls_kwargs
-        )
-        return cls(store, k=k, input_keys=input_keys, example_keys=example_keys,
-                   vectorstore_kwargs=vectorstore_kwargs, **options)  # fmt: skip
+        return drive(
+            cls._building(examples, embeddings, vectorstore_cls, k, input_keys, example_keys,
+                          vectorstore_kwargs, vectorstore_cls_kwargs)
+        )  # fmt: skip
 
     @classmethod
     async def afrom_examples(
@@ -207,10 +204,32 @@ class _VectorStoreSelector(BaseExampleSelector):
         **vectorstore_cls_kwargs: Any,
     ) -> Any:
         """Async ``from_examples`` (the store's ``afrom_texts``)."""
-        options = cls._split_options(vectorstore_cls_kwargs)
+        return await adrive(
+            cls._building(examples, embeddings, vectorstore_cls, k, input_keys, example_keys,
+                          vectorstore_kwargs, vectorstore_cls_kwargs)
+        )  # fmt: skip
+
+    @classmethod
+    def _building(
+        cls,
+        examples: Sequence[Mapping[str, Any]],
+        embeddings: Any,
+        vectorstore_cls: Any,
+        k: int,
+        input_keys: Sequence[str] | None,
+        example_keys: Sequence[str] | None,
+        vectorstore_kwargs: Mapping[str, Any] | None,
+        store_options: dict[str, Any],
+    ) -> Operation[Any]:
+        options = cls._split_options(store_options)
         texts = [_example_text(example, input_keys) for example in examples]
-        store = await vectorstore_cls.afrom_texts(
-            texts, embeddings, metadatas=[dict(e) for e in examples], **vectorstore_cls_kwargs
+        store = yield Effect(
+            vectorstore_cls.from_texts,
+            getattr(vectorstore_cls, "afrom_texts", None),
+            texts,
+            embeddings,
+            metadatas=[dict(example) for example in examples],
+            **store_options,
         )
         return cls(store, k=k, input_keys=input_keys, example_keys=example_keys,
                    vectorstore_kwargs=vectorstore_kwargs, **options)  # fmt: skip
