@@ -68,6 +68,14 @@ def test_score_fusion_by_hand() -> None:
         score_fusion([[], []], [1])
 
 
+def test_a_document_listed_twice_in_one_list_counts_once_at_its_best_place() -> None:
+    """List 1: a 4, a 3, b 2 -> 1, .5, 0 (the second a is ignored, not added); list 2:
+    b 4, c 2 -> 1, 0. Equal weights: a = .5, b = 0 + .5 = .5 (tied: a came first), c = 0."""
+    a, b, c = (Document(t, id=t) for t in "abc")
+    fused = score_fusion([[(a, 4.0), (a, 3.0), (b, 2.0)], [(b, 4.0), (c, 2.0)]], [1, 1])
+    assert [(doc.id, score) for doc, score in fused] == [("a", 0.5), ("b", 0.5), ("c", 0.0)]
+
+
 # ------------------------------------------------------------------ tokenizer
 
 
