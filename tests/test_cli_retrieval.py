@@ -115,6 +115,26 @@ def test_a_filter_that_matches_nothing_gets_a_hint(
     assert "'path' (relative to the indexed folder)" in out
 
 
+def test_index_keywords_option_sets_the_keyword_tokenizer(
+    store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--keywords english,stem,stopwords: 'restarting' then matches 'restarts' in bm25;
+    the change is reported; a malformed spec is a one-line error."""
+    pytest.importorskip("Stemmer")
+    assert _query(store, capsys, "restarts", "--search-type", "bm25", "--json") == "[]\n"
+    root = str(tmp_path / "docs")
+    command = ["index", root, "--store", str(store), "--keywords", "english,stem,stopwords"]
+    assert main(command) == 0
+    assert "keyword tokenizer changes from" in capsys.readouterr().err
+    rows = json.loads(_query(store, capsys, "restarts", "--search-type", "bm25", "--json"))
+    assert sorted(row["metadata"]["path"] for row in rows) == [
+        "admin/server.txt",
+        "tutorial/intro.md",
+    ]
+    assert main(["index", root, "--store", str(store), "--keywords", "english,stemming"]) == 2
+    assert "--keywords 'english,stemming': give 'plain' or a language" in capsys.readouterr().err
+
+
 def test_default_score_threshold_follows_the_stores_embedding() -> None:
     args = argparse.Namespace(
         k=4, filter=None, search_type="similarity_score_threshold", score_threshold=None,

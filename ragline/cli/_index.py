@@ -15,10 +15,13 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragline.cli._common import CommandError, Commands, add_embedding_option, note, warn
 from ragline.core import IndexingInterrupted
+
+if TYPE_CHECKING:
+    from ragline.retrievers import BM25Tokenizer
 
 
 def add_index_command(commands: Commands) -> None:
@@ -53,6 +56,15 @@ def add_index_command(commands: Commands) -> None:
         "--strict",
         action="store_true",
         help="fail on a file that cannot be read (default: skip it with a warning)",
+    )
+    index.add_argument(
+        "--keywords",
+        default=None,
+        metavar="SPEC",
+        help="how the keyword (bm25, hybrid) index tokenizes: 'plain' (word tokens), or a "
+        "language with options, e.g. 'english,stem,stopwords' or 'french,stopwords' "
+        "(stem needs the stem extra); default: the store's, else plain. A change rebuilds "
+        "the keyword index",
     )
     index.add_argument(
         "--rebuild",
@@ -124,6 +136,7 @@ def command_index(args: argparse.Namespace) -> int:
                 encoding=args.encoding,
                 autodetect_encoding=args.autodetect_encoding,
                 strict=args.strict,
+                keyword_tokenizer=_keyword_tokenizer(args.keywords),
                 rebuild=args.rebuild,
                 wait=args.wait,
                 checkpoint_seconds=args.checkpoint_every,
@@ -151,6 +164,26 @@ def command_index(args: argparse.Namespace) -> int:
         )
     note(args, f"{args.store} holds {result['stored_chunks']} chunks")
     return 0
+
+
+def _keyword_tokenizer(spec: str | None) -> BM25Tokenizer | None:
+    """``--keywords``: 'plain' or 'LANGUAGE[,stem][,stopwords]' (None: the store's)."""
+    from ragline.retrievers import BM25Tokenizer
+
+    if spec is None:
+        return None
+    if spec == "plain":
+        return BM25Tokenizer()
+    language, *options = spec.split(",")
+    unknown = sorted(set(options) - {"stem", "stopwords"})
+    if not language or unknown:
+        raise CommandError(
+            f"--keywords {spec!r}: give 'plain' or a language followed by ',stem' and/or "
+            f"',stopwords', e.g. 'english,stem,stopwords'"
+        )
+    return BM25Tokenizer(
+        language=language, stem="stem" in options, stopwords="stopwords" in options
+    )
 
 
 @contextlib.contextmanager

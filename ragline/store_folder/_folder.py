@@ -277,6 +277,7 @@ class StoreFolder:
         chunk_size: int | None = None,
         chunk_overlap: int | None = None,
         artifacts: Sequence[str] = (),
+        keyword_tokenizer: BM25Tokenizer | None = None,
         rebuild: bool = False,
         wait: float = 0.0,
         checkpoint_seconds: float = DEFAULT_CHECKPOINT_SECONDS,
@@ -296,6 +297,9 @@ class StoreFolder:
             chunk_size: recorded in the manifest (default: the store's, else 1000).
             chunk_overlap: recorded in the manifest (default: the store's, else 150).
             artifacts: artifact names to keep from now on, besides those the store keeps.
+            keyword_tokenizer: how the keyword (BM25) index tokenizes, e.g.
+                ``BM25Tokenizer(language="french", stem=True, stopwords=True)``; default:
+                the store's, else plain word tokens. A change rebuilds the keyword index.
             rebuild: start from an empty store (the old one stays until the first
                 commit replaces it): the way out of a corrupted store.
             wait: seconds to wait for another writer (0: fail at once, naming it).
@@ -320,6 +324,7 @@ class StoreFolder:
             chunk_size=chunk_size,
             chunk_overlap=chunk_overlap,
             artifacts=artifacts,
+            keyword_tokenizer=keyword_tokenizer,
             rebuild=rebuild,
             wait=wait,
             checkpoint_seconds=checkpoint_seconds,
@@ -355,6 +360,7 @@ class FolderWriter:
         chunk_size: int | None,
         chunk_overlap: int | None,
         artifacts: Sequence[str],
+        keyword_tokenizer: BM25Tokenizer | None,
         rebuild: bool,
         wait: float,
         checkpoint_seconds: float,
@@ -371,6 +377,7 @@ class FolderWriter:
         self.checkpoint_seconds = checkpoint_seconds
         self.durable = durable
         self._options = (embedding, embedding_options, chunk_size, chunk_overlap, tuple(artifacts))
+        self._keyword_tokenizer = keyword_tokenizer
         self.manifest, self.changes = self._plan(self._previous_manifest())
         require("faiss", "faiss")
         require_embedding(self.embedding_name)
@@ -452,8 +459,16 @@ class FolderWriter:
         )
         if not keep or self.rebuild:
             manifest.extras.pop(IDENTITY_KEY, None)  # recorded again from what embeds now
-        # the keyword index's tokenizer is fixed when the store is created
-        manifest.extras.setdefault("bm25", {"tokenizer": tokenizer_options(manifest.extras)})
+        # the keyword index's tokenizer is fixed when the store is created, changed on request
+        stored_tokenizer = tokenizer_options(manifest.extras)
+        wanted = self._keyword_tokenizer
+        if wanted is not None and previous and wanted.to_dict() != stored_tokenizer:
+            changes.append(
+                f"keyword tokenizer changes from {BM25Tokenizer.from_dict(stored_tokenizer)} "
+                f"to {wanted} (recorded in {MANIFEST_FILE}): the keyword index is rebuilt"
+            )
+        tokenizer = wanted.to_dict() if wanted is not None else stored_tokenizer
+        manifest.extras["bm25"] = {"tokenizer": tokenizer}
         return manifest, changes
 
     # ------------------------------------------------------------------ entering

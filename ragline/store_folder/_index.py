@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ragline.core import Document, InvalidInputError
 from ragline.indexing import IndexingResult
+from ragline.retrievers import BM25Tokenizer
 from ragline.store_folder._corpus import (
     FileLoader,
     SkippedFile,
@@ -58,6 +59,7 @@ def index_paths(
     strict: bool = False,
     rebuild: bool = False,
     artifacts: Sequence[str] = (),
+    keyword_tokenizer: BM25Tokenizer | None = None,
     wait: float = 0.0,
     checkpoint_seconds: float = DEFAULT_CHECKPOINT_SECONDS,
     stop: threading.Event | None = None,
@@ -88,6 +90,8 @@ def index_paths(
         strict: fail on a file that cannot be read instead of skipping it.
         rebuild: start from an empty store (replaces a corrupted one at the end).
         artifacts: artifact names the store keeps from now on.
+        keyword_tokenizer: the keyword index's tokenizer (default: the store's, else
+            plain word tokens); a change is reported through ``note``.
         wait: seconds to wait for another writer of the folder (0: fail at once).
         checkpoint_seconds: commit what is done every this many seconds of indexing.
         stop: when set (e.g. from a signal handler), the run stops at the next file or
@@ -133,6 +137,7 @@ def index_paths(
         chunk_size=chunk_size,
         chunk_overlap=chunk_overlap,
         artifacts=artifacts,
+        keyword_tokenizer=keyword_tokenizer,
         rebuild=rebuild,
         wait=wait,
         checkpoint_seconds=checkpoint_seconds,

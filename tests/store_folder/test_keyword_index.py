@@ -167,6 +167,32 @@ def test_a_new_tokenizer_in_the_manifest_rebuilds_the_index(tmp_path: Path) -> N
     assert _saved(folder)["tokenizer"] == stemmed
 
 
+def test_the_writer_chooses_the_tokenizer_and_a_change_is_reported(tmp_path: Path) -> None:
+    """keyword_tokenizer sets a new store's tokenizer; on an existing store a different one
+    is a reported change that rebuilds the keyword index; None keeps the store's."""
+    pytest.importorskip("Stemmer")
+    folder = StoreFolder(tmp_path / "store")
+    stemmed = BM25Tokenizer(stem=True, stopwords=True)
+    docs = [Document(text, {"source": name}) for name, text in DOCS.items()]
+    with folder.writer(embedding="hashing", keyword_tokenizer=stemmed) as writer:
+        assert writer.changes == []  # a new store: nothing changes
+        writer.index(docs)
+    assert _saved(folder)["tokenizer"] == stemmed.to_dict()
+    found = folder.as_retriever(search_type="bm25").invoke("restarts")
+    assert [d.metadata["source"] for d in found] == ["restart"]
+    _write(folder, DOCS)  # no tokenizer given: the store's stays
+    assert _saved(folder)["tokenizer"] == stemmed.to_dict()
+    with folder.writer(keyword_tokenizer=BM25Tokenizer(language="french")) as writer:
+        assert writer.changes == [
+            "keyword tokenizer changes from BM25Tokenizer(language='english', stem=True, "
+            "stopwords=True) to BM25Tokenizer(language='french', stem=False, stopwords=False) "
+            "(recorded in ragline.json): the keyword index is rebuilt"
+        ]
+        writer.index(docs)
+    assert _saved(folder)["tokenizer"] == {"language": "french", "stem": False, "stopwords": False}
+    assert folder.as_retriever(search_type="bm25").invoke("restarts") == []  # not stemmed now
+
+
 def test_search_types_and_their_options(tmp_path: Path) -> None:
     folder = StoreFolder(tmp_path / "store")
     _write(folder, DOCS)
