@@ -467,8 +467,12 @@ class FolderWriter:
                 f"keyword tokenizer changes from {BM25Tokenizer.from_dict(stored_tokenizer)} "
                 f"to {wanted} (recorded in {MANIFEST_FILE}): the keyword index is rebuilt"
             )
-        tokenizer = wanted.to_dict() if wanted is not None else stored_tokenizer
-        manifest.extras["bm25"] = {"tokenizer": tokenizer}
+        entry = manifest.extras.get("bm25")
+        if wanted is None:  # the store's (an entry of another shape stays as it is)
+            manifest.extras.setdefault("bm25", {"tokenizer": stored_tokenizer})
+        else:
+            kept_keys = dict(entry) if isinstance(entry, Mapping) else {}
+            manifest.extras["bm25"] = {**kept_keys, "tokenizer": wanted.to_dict()}
         return manifest, changes
 
     # ------------------------------------------------------------------ entering
