@@ -223,3 +223,15 @@ def test_a_prompt_chain_reports_the_model_and_the_parser():
         "PydanticToolsParser",
     ]
     assert model.calls[0][0].content == "Tell a joke about cats"
+
+
+def test_a_pydantic_title_names_the_tool_as_in_langchain():
+    from pydantic import ConfigDict
+
+    class Titled(BaseModel):
+        model_config = ConfigDict(title="Verdict")
+        guilty: bool
+
+    model = calling("Verdict", {"guilty": False})
+    assert model.with_structured_output(Titled).invoke("?") == Titled(guilty=False)
+    assert model.call_options[0]["tool_choice"] == "Verdict"

@@ -69,7 +69,7 @@ def structured_output(
     if method == "function_calling" and not hasattr(model, "bind_tools"):
         supported = tuple(m for m in supported if m != method)
     if method not in supported:
-        why = " (it has no bind_tools)" if method == "function_calling" else ""
+        why = " (it has no bind_tools)" if not hasattr(model, "bind_tools") else ""
         raise ConfigurationError(
             f"{type(model).__name__} does not support method={method!r}{why}; it supports "
             f"{', '.join(map(repr, supported)) or 'no structured output'}"

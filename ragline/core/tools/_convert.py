@@ -87,7 +87,7 @@ def _function_spec(function: Any) -> dict[str, Any]:
             if is_pydantic_model(function)
             else _typeddict_schema(function)
         )
-        return _spec(function.__name__, schema.description, schema.json_schema())
+        return _spec(schema.name, schema.description, schema.json_schema())
     if callable(function) and not isinstance(function, type):
         name = getattr(function, "__name__", None)
         if not name or name == "<lambda>":

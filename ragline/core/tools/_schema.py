@@ -442,8 +442,10 @@ class ArgsSchema:
         if not is_pydantic_model(model):
             raise InvalidInputError(f"{model!r} is not a pydantic model class")
         schema = _strip_titles(_inline_refs(_pydantic_json_schema(model)))
+        config = getattr(model, "model_config", None)  # a title there names it, as in LangChain
+        title = config.get("title") if isinstance(config, dict) else None
         return cls(
-            name=model.__name__,
+            name=title or model.__name__,
             properties=schema.get("properties", {}),
             required=schema.get("required", []),
             description=(inspect.getdoc(model) or "") if model.__doc__ else "",
