@@ -66,7 +66,7 @@ from ragline.store_folder._manifest import (
     read_manifest,
     write_manifest,
 )
-from ragline.store_folder._search import folder_retriever, tokenizer_options
+from ragline.store_folder._search import folder_retriever, set_tokenizer, tokenizer_options
 from ragline.store_folder._text_index import ARRAYS_FILE as KEYWORD_ARRAYS
 from ragline.store_folder._text_index import JSON_FILE as KEYWORD_JSON
 from ragline.store_folder._text_index import (
@@ -460,19 +460,8 @@ class FolderWriter:
         if not keep or self.rebuild:
             manifest.extras.pop(IDENTITY_KEY, None)  # recorded again from what embeds now
         # the keyword index's tokenizer is fixed when the store is created, changed on request
-        stored_tokenizer = tokenizer_options(manifest.extras)
-        wanted = self._keyword_tokenizer
-        if wanted is not None and previous and wanted.to_dict() != stored_tokenizer:
-            changes.append(
-                f"keyword tokenizer changes from {BM25Tokenizer.from_dict(stored_tokenizer)} "
-                f"to {wanted} (recorded in {MANIFEST_FILE}): the keyword index is rebuilt"
-            )
-        entry = manifest.extras.get("bm25")
-        if wanted is None:  # the store's (an entry of another shape stays as it is)
-            manifest.extras.setdefault("bm25", {"tokenizer": stored_tokenizer})
-        else:
-            kept_keys = dict(entry) if isinstance(entry, Mapping) else {}
-            manifest.extras["bm25"] = {**kept_keys, "tokenizer": wanted.to_dict()}
+        change = set_tokenizer(manifest.extras, self._keyword_tokenizer, report=bool(previous))
+        changes.extend([change] if change else [])
         return manifest, changes
 
     # ------------------------------------------------------------------ entering
@@ -480,8 +469,13 @@ class FolderWriter:
     def __enter__(self) -> FolderWriter:
         path = self.folder.path
         if not path.is_dir():
-            path.mkdir(parents=True)
-            self._created_folder = True
+            try:
+                path.mkdir(parents=True)
+            except FileExistsError:  # another first run made it meanwhile: share it, keep it
+                if not path.is_dir():
+                    raise InvalidInputError(f"store {path} is a file, not a folder") from None
+            else:
+                self._created_folder = True
         lock = FolderLock(path, wait=self.wait)
         lock.acquire()
         self._lock = lock

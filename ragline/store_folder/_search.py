@@ -32,6 +32,7 @@ __all__ = [
     "SEARCH_TYPES",
     "folder_retriever",
     "keyword_retriever",
+    "set_tokenizer",
     "source_filter",
     "tokenizer_options",
 ]
@@ -48,6 +49,28 @@ def tokenizer_options(extras: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(entry, Mapping) and isinstance(entry.get("tokenizer"), Mapping):
         return dict(entry["tokenizer"])
     return default_tokenizer_options()
+
+
+def set_tokenizer(
+    extras: dict[str, Any], wanted: BM25Tokenizer | None, *, report: bool
+) -> str | None:
+    """Record ``wanted`` in a manifest's extras (None: keep the recorded one, else the
+    default); with ``report``, the change to tell the user when it differs."""
+    stored = tokenizer_options(extras)
+    if wanted is None:  # an entry of another shape stays as it is
+        extras.setdefault("bm25", {"tokenizer": stored})
+        return None
+    entry = extras.get("bm25")
+    extras["bm25"] = {
+        **(entry if isinstance(entry, Mapping) else {}),
+        "tokenizer": wanted.to_dict(),
+    }
+    if not report or wanted.to_dict() == stored:
+        return None
+    return (
+        f"keyword tokenizer changes from {BM25Tokenizer.from_dict(stored)} to {wanted} "
+        f"(recorded in ragline.json): the keyword index is rebuilt"
+    )
 
 
 def source_filter(store: VectorStore, pattern: str) -> dict[str, Any]:

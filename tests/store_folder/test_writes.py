@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import sqlite3
@@ -143,6 +144,37 @@ def test_concurrent_cli_runs_take_turns_and_lose_nothing(tmp_path: Path) -> None
     assert stored_texts(folder) == [text.strip() for text in expected]
     assert len(records_of(folder)) == 12
     assert StoreFolder(folder).read_manifest().documents == 12
+
+
+def test_a_folder_another_first_run_creates_meanwhile_is_shared_and_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two first runs at once both see no folder; the other one creates it first. This
+    run uses it (it failed with FileExistsError, seen under load in the concurrent CLI
+    test) and, not having created it, leaves it when it fails."""
+    folder = tmp_path / "store"
+    is_dir = Path.is_dir
+    raced: list[Path] = []
+
+    def racing(path: Path) -> bool:
+        if path == folder and not raced:  # the check before mkdir: not there yet ...
+            raced.append(path)
+            folder.mkdir()  # ... and the other run makes it now
+            return False
+        return is_dir(path)
+
+    monkeypatch.setattr(Path, "is_dir", racing)
+    with (
+        pytest.raises(RuntimeError, match="boom"),
+        StoreFolder(folder).writer(embedding="hashing") as writer,
+    ):
+        raise RuntimeError("boom")
+    assert raced and folder.is_dir()  # not removed: this run did not create it
+    raced.clear()
+    shutil.rmtree(folder)
+    with StoreFolder(folder).writer(embedding="hashing") as writer:
+        writer.index(chunks(2))
+    assert raced and stored_texts(folder) == ["chunk 0", "chunk 1"]
 
 
 def test_a_store_path_that_is_a_file_is_refused_before_reading(tmp_path: Path) -> None:
