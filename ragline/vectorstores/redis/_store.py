@@ -184,8 +184,10 @@ class Redis(VectorStore):
                 f"a Redis store made from client= ({self._where}) cannot be copied to "
                 "another process; make it with redis_url= so each copy opens its own connection"
             )
+        index = copy.copy(self._index)
+        index.ready = False  # the copy checks the index on the server before it writes
         state = dict(self.__dict__)
-        state.update(_client=None, _async_client=None, _owns_client=True, _index_ready=False)
+        state.update(_client=None, _async_client=None, _owns_client=True, _index=index)
         state["_quiet_writes"] = None  # the other process asks the server again
         return state
 
