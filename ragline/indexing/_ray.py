@@ -378,8 +378,9 @@ class _Writer:
             num_cpus=cpus, num_gpus=engine.num_gpus,
             max_restarts=engine.max_retries, max_task_retries=engine.max_retries,
         )  # fmt: skip
-        # the store goes to the actors only when they write to it (a store on a server)
-        payload = ray.put((self.embeddings, self.vector_store if self.shared else None))
+        # the store goes to the actors only when they write to it (a store on a server);
+        # passed by value (a few hundred bytes), so a restarted actor finds it again
+        payload = (self.embeddings, self.vector_store if self.shared else None)
         threads = max(1, round(cpus)) if engine.num_gpus == 0 else None
         self.actors = [actor.remote(payload, threads) for _ in range(workers)]
         identities = engine._get(ray, [worker.warm_up.remote() for worker in self.actors])
