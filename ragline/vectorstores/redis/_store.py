@@ -38,6 +38,7 @@ in [0, 2], IP gives ``1 - inner product``, L2 gives the SQUARED Euclidean distan
 
 from __future__ import annotations
 
+import copy
 import re
 import uuid
 from collections.abc import Mapping
