@@ -185,14 +185,14 @@ class _Route:
     def _input_schema(self) -> dict[str, Any] | None:
         if self.declared_input is not None:
             return self.declared_input
-        return _schema(self.runnable, "get_input_jsonschema")
+        return dict(self.runnable.get_input_jsonschema())
 
     def _configurable_checks(self) -> dict[str, SchemaCheck | None]:
         if self._configurable is None:
             checks: dict[str, SchemaCheck | None] = {
                 spec.id: None for spec in self.runnable.config_specs
             }
-            schema = _schema(self.runnable, "get_config_jsonschema") or {}
+            schema = self.runnable.get_config_jsonschema()
             defined = schema.get("$defs", {}).get("Configurable", {}).get("properties", {})
             for name, entry in defined.items():
                 if name in checks:
@@ -258,33 +258,29 @@ class _Route:
 
     async def stream_log(self, request: Any) -> Any:
         body, value, config = await self._one(request)
-        astream_log = _method(self.runnable, "astream_log")
         filters = {key: body[key] for key in _EVENT_FILTERS if body.get(key) is not None}
-        patches = astream_log(value, config, diff=True, **filters)
+        patches = self.runnable.astream_log(value, config, diff=True, **filters)
         return _EventStream(_events(patches, config, self.path, lambda p: {"ops": p.ops}))
 
     async def stream_events(self, request: Any) -> Any:
         body, value, config = await self._one(request)
-        astream_events = _method(self.runnable, "astream_events")
         filters = {key: body[key] for key in _EVENT_FILTERS if body.get(key) is not None}
-        events = astream_events(value, config, version="v2", **filters)
+        events = self.runnable.astream_events(value, config, version="v2", **filters)
         return _EventStream(_events(events, config, self.path, _public_event))
 
     async def input_schema(self, request: Any) -> Any:
         self._authorize(request)
         if self.declared_input is not None:
             return _json_response(200, self.declared_input)
-        return _json_response(200, _required_schema(self.runnable, "get_input_jsonschema"))
+        return _json_response(200, self.runnable.get_input_jsonschema())
 
     async def output_schema(self, request: Any) -> Any:
         self._authorize(request)
-        return _json_response(200, _required_schema(self.runnable, "get_output_jsonschema"))
+        return _json_response(200, self.runnable.get_output_jsonschema())
 
     async def config_schema(self, request: Any) -> Any:
         self._authorize(request)
-        schema = _required_schema(
-            self.runnable, "get_config_jsonschema", include=list(self.config_keys)
-        )
+        schema = self.runnable.get_config_jsonschema(include=list(self.config_keys))
         return _json_response(200, schema)
 
     async def playground(self, request: Any) -> Any:
@@ -335,25 +331,6 @@ def _failure(error: Exception, path: str) -> Any:
     if status == 500:
         logger.exception("%s failed", path or "/")
     return _json_response(status, {"detail": str(error), "error_type": type(error).__name__})
-
-
-def _schema(runnable: Runnable[Any, Any], method: str, **options: Any) -> dict[str, Any] | None:
-    get = getattr(runnable, method, None)
-    return None if get is None else dict(get(**options))
-
-
-def _required_schema(runnable: Runnable[Any, Any], method: str, **options: Any) -> Any:
-    schema = _schema(runnable, method, **options)
-    if schema is None:
-        raise Refused(501, f"{type(runnable).__name__} has no {method}() in this ragline")
-    return schema
-
-
-def _method(runnable: Runnable[Any, Any], name: str) -> Callable[..., Any]:
-    method = getattr(runnable, name, None)
-    if method is None:
-        raise Refused(501, f"{type(runnable).__name__} has no {name}() in this ragline")
-    return method  # type: ignore[no-any-return]
 
 
 def _refusals(handler: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:

@@ -451,14 +451,9 @@ def test_add_routes_refuses_what_clients_must_never_set() -> None:
         add_routes(app, RunnableLambda(lambda x: x), enabled_endpoints=["invoke", "feedback"])
 
 
-# ---------------------------------------------------------------- compat's schemas and events
-# The runnables' own JSON schemas come from issue 15; until they are in ragline.core,
-# the schema endpoints answer 501 saying so (checked below).
-
-HAS_SCHEMAS = hasattr(RunnableLambda, "get_input_jsonschema")
+# ---------------------------------------------------------------- the runnables' schemas and events
 
 
-@pytest.mark.skipif(not HAS_SCHEMAS, reason="the runnables' JSON schemas (issue 15) are not in")
 def test_the_runnables_own_schemas_are_published_and_enforced(server: BackgroundServer) -> None:
     assert httpx.get(server.url + "/greeting/input_schema").json() == {
         "title": "PromptInput",
@@ -478,15 +473,6 @@ def test_the_runnables_own_schemas_are_published_and_enforced(server: Background
     wrong = post(server, "/greeting/invoke", {"input": {"name": "Ann"}, "config": config_body})
     assert wrong.status_code == 422
     assert wrong.json()["detail"][0]["loc"] == ["config", "configurable", "greeting"]
-
-
-@pytest.mark.skipif(HAS_SCHEMAS, reason="the runnables' JSON schemas are in (tested above)")
-def test_without_runnable_schemas_the_schema_endpoints_say_so(server: BackgroundServer) -> None:
-    response = httpx.get(server.url + "/greeting/input_schema")
-    assert response.status_code == 501
-    assert response.json()["detail"] == (
-        "RunnableConfigurableFields has no get_input_jsonschema() in this ragline"
-    )
 
 
 def test_stream_events_and_stream_log_stream_the_run(server: BackgroundServer) -> None:
