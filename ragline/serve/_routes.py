@@ -260,13 +260,13 @@ class _Route:
         body, value, config = await self._one(request)
         filters = {key: body[key] for key in _EVENT_FILTERS if body.get(key) is not None}
         patches = self.runnable.astream_log(value, config, diff=True, **filters)
-        return _EventStream(_events(patches, config, self.path, lambda p: {"ops": p.ops}))
+        return _EventStream(_events(patches, None, self.path, lambda p: {"ops": p.ops}))
 
     async def stream_events(self, request: Any) -> Any:
         body, value, config = await self._one(request)
         filters = {key: body[key] for key in _EVENT_FILTERS if body.get(key) is not None}
         events = self.runnable.astream_events(value, config, version="v2", **filters)
-        return _EventStream(_events(events, config, self.path, _public_event))
+        return _EventStream(_events(events, None, self.path, _public_event))
 
     async def input_schema(self, request: Any) -> Any:
         self._authorize(request)
@@ -294,13 +294,16 @@ class _Route:
 
 async def _events(
     source: AsyncIterator[Any],
-    config: Mapping[str, Any],
+    config: Mapping[str, Any] | None,
     path: str,
     shape: Callable[[Any], Any] = lambda chunk: chunk,
 ) -> AsyncIterator[bytes]:
-    """The event stream of a run: metadata, one data event per item, then end (or
-    error). Closing it (the client went away) closes ``source``, ending the run."""
-    yield sse("metadata", json.dumps({"run_id": str(config["run_id"])}))
+    """The event stream of a run: metadata (the run id in ``config``; LangServe sends it
+    on /stream only, and its client warns about it elsewhere), one data event per item,
+    then end (or error). Closing it (the client went away) closes ``source``, ending
+    the run."""
+    if config is not None:
+        yield sse("metadata", json.dumps({"run_id": str(config["run_id"])}))
     try:
         async for item in source:
             yield sse("data", dumps(shape(item)))

@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 
-from ragline.core import AIMessage, AIMessageChunk, Document, FakeListChatModel, RunnableLambda
+from ragline.core import (
+    AIMessage,
+    AIMessageChunk,
+    ChatPromptTemplate,
+    Document,
+    FakeListChatModel,
+    RunnableLambda,
+    StrOutputParser,
+)
 from ragline.serve import BackgroundServer, RemoteRunnable, add_routes, create_app
 
 langserve = pytest.importorskip("langserve")
@@ -38,6 +46,12 @@ def ragline_server() -> Iterator[BackgroundServer]:
     app = create_app()
     add_routes(app, RunnableLambda(_ragline_search), path="/search")
     add_routes(app, FakeListChatModel(responses=["Etna erupts."]), path="/model")
+    chain = (
+        ChatPromptTemplate.from_messages([("human", "{q}")])
+        | FakeListChatModel(responses=["Etna erupts."])
+        | StrOutputParser()
+    )
+    add_routes(app, chain, path="/chain")
     with BackgroundServer(app) as server:
         yield server
 
@@ -78,6 +92,40 @@ def test_langserves_async_stream_reads_a_ragline_server(ragline_server: Backgrou
         return [chunk async for chunk in model.astream("hi")]
 
     assert "".join(chunk.content for chunk in asyncio.run(collect())) == "Etna erupts."
+
+
+def test_langserves_client_reads_a_ragline_servers_events_and_log(
+    ragline_server: BackgroundServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """LangServe's ``astream_events`` and ``astream_log`` read ragline's /stream_events
+    and /stream_log as they read LangServe's own, without a warning about the stream."""
+    remote = langserve.RemoteRunnable(ragline_server.url + "/chain")
+
+    async def collect() -> tuple[list[Any], list[Any]]:
+        events = [e async for e in remote.astream_events({"q": "hi"}, version="v2")]
+        patches = [patch async for patch in remote.astream_log({"q": "hi"})]
+        return events, patches
+
+    with caplog.at_level("WARNING"):
+        events, patches = asyncio.run(collect())
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("langserve")] == []
+    assert [(e["event"], e["name"]) for e in events[:5]] == [
+        ("on_chain_start", "RunnableSequence"),
+        ("on_prompt_start", "ChatPromptTemplate"),
+        ("on_prompt_end", "ChatPromptTemplate"),
+        ("on_chat_model_start", "FakeListChatModel"),
+        ("on_chat_model_stream", "FakeListChatModel"),
+    ]
+    chunks = [e["data"]["chunk"] for e in events if e["event"] == "on_chat_model_stream"]
+    assert all(isinstance(chunk, lc_messages.AIMessageChunk) for chunk in chunks)
+    assert "".join(chunk.content for chunk in chunks) == "Etna erupts."
+    assert events[-1]["event"] == "on_chain_end"
+    assert events[-1]["data"]["output"] == "Etna erupts."
+    log = patches[0]
+    for patch in patches[1:]:
+        log = log + patch  # LangServe's RunLogPatch objects add up to the RunLog
+    assert log.state["final_output"] == "Etna erupts."
+    assert "".join(log.state["streamed_output"]) == "Etna erupts."
 
 
 def test_our_client_reads_a_langserve_server(langserve_server: BackgroundServer) -> None:

@@ -252,17 +252,23 @@ def test_astream_and_composition(server: BackgroundServer) -> None:
     assert piped.invoke({"q": "etna"}) == _documents("etna")
 
 
-def test_a_client_that_disconnects_leaves_no_running_work(server: BackgroundServer) -> None:
+@pytest.mark.parametrize("endpoint", ["stream", "stream_events", "stream_log"])
+def test_a_client_that_disconnects_leaves_no_running_work(
+    server: BackgroundServer, endpoint: str
+) -> None:
     """The slow model writes 104 characters, one per 0.1 s. The client reads the first
-    chunk and hangs up: the server cancels the run at once (the model's run ends with
-    an error, not an answer) and no token is produced after that."""
+    data event and hangs up: the server cancels the run at once (the model's run ends
+    with an error, not an answer) and no token is produced after that, on every
+    streaming endpoint."""
     SLOW.tokens.clear()
+    SLOW.failed.clear()
+    SLOW.ended.clear()
     with (
         httpx.Client(timeout=30) as client,
-        client.stream("POST", server.url + "/slow/stream", json={"input": "x"}) as response,
+        client.stream("POST", f"{server.url}/slow/{endpoint}", json={"input": "x"}) as response,
     ):
         for line in response.iter_lines():
-            if line.startswith('data: {"content"'):
+            if line.startswith("data: {"):
                 break
     assert SLOW.failed.wait(10), "the model kept running after the client left"
     count = len(SLOW.tokens)

@@ -3,6 +3,7 @@ and the page's files, on a real store folder and a real server."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -133,6 +134,31 @@ def test_ask_streams_the_context_then_the_answer(server: BackgroundServer) -> No
     assert all(list(chunk) == ["answer"] for chunk in chunks[1:])
     assert len(chunks) > 3  # the answer in pieces
     assert "".join(chunk["answer"] for chunk in chunks[1:]) == ANSWER
+
+
+def test_ask_streams_its_runs_events(server: BackgroundServer) -> None:
+    """/ask/stream_events: the search's retriever runs, then the model's tokens."""
+    remote = RemoteRunnable(server.url + "/ask")
+
+    async def collect() -> list[dict[str, Any]]:
+        kinds = ["retriever", "chat_model"]
+        return [e async for e in remote.astream_events({"input": "volcano?"}, include_types=kinds)]
+
+    events = asyncio.run(collect())
+    assert [(e["event"], e["name"]) for e in events[:4]] == [
+        ("on_retriever_start", "retrieve_documents"),
+        ("on_retriever_start", "FAISSRetriever"),
+        ("on_retriever_end", "FAISSRetriever"),
+        ("on_retriever_end", "retrieve_documents"),
+    ]
+    found = events[3]["data"]["output"]
+    assert all(isinstance(d, Document) for d in found) and sources(found)[0] == "mars.txt"
+    assert [e["event"] for e in events[4:]] == [
+        "on_chat_model_start",
+        *["on_chat_model_stream"] * len(ANSWER),
+        "on_chat_model_end",
+    ]
+    assert "".join(e["data"]["chunk"].content for e in events[5:-1]) == ANSWER
 
 
 def test_chat_keeps_the_conversation_per_session(
