@@ -35,38 +35,38 @@ Usage:
     .venv/bin/python benchmarks/retrieval_quality.py [SET_OR_FOLDER ...] [--depth 30]
                                                      [--sweep] [--no-langchain]
 
-Figures (one run, faiss on 1 OpenMP thread, the shared 2-core machine at load average 11
-from other jobs, so latencies are only indicative; quality figures are the same in every
-run). nDCG@10 / Recall@10 / MRR@10, mean ms per query::
+Figures (one run, faiss on 1 OpenMP thread, the shared 2-core machine at load average
+1.6; quality figures are the same in every run). nDCG@10 / Recall@10 / MRR@10, mean ms
+per query::
 
     postgresql          nDCG   R@10    MRR      ms
-    dense              0.803  0.943  0.758    1.92
-    bm25               0.788  0.929  0.741    0.71
-    bm25 stem+stop     0.848  0.971  0.807    0.42
-    rrf hybrid         0.845  0.971  0.804   16.66
-    default hybrid     0.862  0.986  0.823    8.50
-    langchain ensemble 0.826  0.943  0.788   37.21
+    dense              0.803  0.943  0.758    0.32
+    bm25               0.788  0.929  0.741    0.24
+    bm25 stem+stop     0.848  0.971  0.807    0.14
+    rrf hybrid         0.845  0.971  0.804    0.72
+    default hybrid     0.862  0.986  0.823    1.13
+    langchain ensemble 0.826  0.943  0.788   15.37
 
     django
-    dense              0.789  0.986  0.725    1.35
-    bm25               0.783  0.900  0.746    0.67
-    bm25 stem+stop     0.807  0.929  0.768    0.67
-    rrf hybrid         0.860  1.000  0.815    6.36
-    default hybrid     0.885  1.000  0.849   12.08
-    langchain ensemble 0.844  0.986  0.798   66.02
+    dense              0.789  0.986  0.725    0.37
+    bm25               0.783  0.900  0.746    0.23
+    bm25 stem+stop     0.807  0.929  0.768    0.18
+    rrf hybrid         0.860  1.000  0.815    0.90
+    default hybrid     0.885  1.000  0.849    1.38
+    langchain ensemble 0.844  0.986  0.798   18.92
 
     devil
-    dense              0.892  0.982  0.863    0.40
-    bm25               0.982  0.982  0.982    0.18
-    bm25 stem+stop     0.965  0.982  0.960    0.16
-    rrf hybrid         0.969  1.000  0.958    4.65
-    default hybrid     0.987  1.000  0.982    9.07
-    langchain ensemble 0.969  1.000  0.959   17.23
+    dense              0.892  0.982  0.863    0.18
+    bm25               0.982  0.982  0.982    0.11
+    bm25 stem+stop     0.965  0.982  0.960    0.10
+    rrf hybrid         0.969  1.000  0.958    0.65
+    default hybrid     0.987  1.000  0.982    0.91
+    langchain ensemble 0.969  1.000  0.959    6.29
 
 The default hybrid is above the better of dense and BM25 on every set (+0.059, +0.096,
-+0.005; +0.053 on average) and above the stemmed BM25 too (+0.014, +0.078, +0.005). The
-ensembles' latency is mostly their two children run on worker threads, which a loaded
-machine delays: in two other runs at similar load the same hybrids took 2-7 ms.
++0.005; +0.053 on average) and above the stemmed BM25 too (+0.014, +0.078, +0.005). It
+takes 50 candidates per side (RRF here: 30). Before the ensembles ran their children on
+one shared pool they started two threads per query: 3.7-8.7 ms per hybrid query at load 3.
 """
 
 from __future__ import annotations
@@ -81,6 +81,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+# one OpenMP thread in EVERY thread (omp_set_num_threads only sets the calling thread's;
+# an ensemble runs a child on a worker thread), before anything loads faiss
+os.environ["OMP_NUM_THREADS"] = "1"
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
