@@ -29,16 +29,15 @@ Without ``--redis-url`` (or ``$RAGLINE_REDIS_URL``) it starts a Redis Stack serv
 ``scripts/redis-stack.sh`` on a free port and stops it at the end.
 
 Figures (``--kills 60``, 12-file corpus of ~25 chunks, hashing embedding; the shared
-2-core machine at load average 5.9 at the start and 9.8 at the end, from other jobs, so
-times are only indicative; 6 min 20 s in all)::
+2-core machine at load average 1.0 at the start and 2.9 at the end; 3 min 31 s in all)::
 
     scenario      runs  kills  checks  converged    time
-    redis          113     62      40         40     60s
-    redis-async    109     60      39         39     49s
-    memory         110     62      41         41     12s
-    folder          98     61      34         34     38s
-    cli            106     62      39         39     40s
-    cli-exec        91     61      29         29    173s
+    redis          113     62      40         40      9s
+    redis-async    109     60      39         39     17s
+    memory         110     62      41         41      6s
+    folder          98     61      34         34     19s
+    cli            106     62      39         39     12s
+    cli-exec       225     61      79         79    144s
 
 ``cli-exec`` kills land anywhere in the process's life, interpreter start-up included
 (about half of a run's wall time there), so its kills are less searching than the
