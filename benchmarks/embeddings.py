@@ -23,9 +23,10 @@ other processes hits both alike.
   dev set's short questions (one call per query, as a search makes them), ~200-word
   passages and a mixed-length corpus (1,000-character chunks, as ``ragline index`` cuts
   them) in one call each; on the mixed corpus also our engine with sentence-transformers'
-  batching (sorted by characters, longest first) to compare the batching alone.
-  ``--int8`` adds a dynamic int8 quantisation of the export (per-channel weights) with its
-  nDCG@10 on the dev set's known-item questions beside fp32's. Then the cold wall time of
+  batching (sorted by characters, longest first, 32 per batch padded to the longest, on
+  the same fused graph with its attention mask kept) to compare the batching alone.
+  ``--int8`` adds ragline's int8 variant (``precision="int8"``: per-channel int8 weights)
+  with its nDCG@10 on the dev set's known-item questions beside fp32's. Then the cold wall time of
   ``ragline query`` (a new process, to printed results) with each backend.
   ``--one-thread`` runs every backend on one thread and counts this process's CPU time:
   on a machine other processes load, the work each backend does, which their load
@@ -288,29 +289,53 @@ def backend_corpora(data: Any, mixed_count: int, passage_count: int) -> dict[str
     }
 
 
-def _int8_export(fp32_file: Path, folder: Path) -> Path:
-    """Dynamic int8 quantisation of the fp32 export (per-channel weights: the variant
-    closest to fp32 of those tried; plain per-tensor gave cosine ~0.9 to fp32)."""
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+def _session(onnx_file: Path, threads: int) -> Any:
+    import onnxruntime
 
-    target = folder / "int8-per-channel.onnx"
-    quantize_dynamic(
-        str(fp32_file),
-        str(target),
-        weight_type=QuantType.QInt8,
-        per_channel=True,
-        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-    )
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.log_severity_level = 3
+    return onnxruntime.InferenceSession(str(onnx_file), options)
+
+
+def _padded_export(spec: Any, folder: Path) -> Path:
+    """The same fused graph as ragline's export but keeping its attention mask, so
+    batches of different lengths can run padded (for the batching comparison)."""
+    import torch
+    import transformers
+    from onnxruntime.transformers.fusion_options import FusionOptions
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    from ragline.embeddings import _onnx_export
+
+    traced, target = folder / "traced.onnx", folder / "fp32-masked.onnx"
+    _onnx_export._trace(torch, transformers, spec, traced)
+    options = FusionOptions("bert")
+    options.use_multi_head_attention = True
+    fused = optimize_model(str(traced), model_type="bert", num_heads=12, hidden_size=384,
+                           opt_level=0, use_gpu=False, optimization_options=options)  # fmt: skip
+    fused.save_model_to_file(str(target))
     return target
 
 
-def _st_sorted_batches(encode: Callable[[list[str]], np.ndarray], texts: list[str]) -> None:
+def _st_sorted_batches(session: Any, tokenizer: Any, texts: list[str]) -> np.ndarray:
     """sentence-transformers' batching on our engine: sorted by character length, longest
-    first, 32 per batch (for the batching comparison)."""
+    first, 32 per batch, each padded to its longest text (mask-weighted mean pooling)."""
     order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    vectors = np.empty((len(texts), 384), dtype=np.float32)
     for start in range(0, len(order), 32):
-        encode([texts[i] for i in order[start : start + 32]])
+        rows = order[start : start + 32]
+        encodings = tokenizer.encode_batch([texts[i] for i in rows])
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(rows), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, encoding in enumerate(encodings):
+            ids[row, : len(encoding.ids)] = encoding.ids
+            mask[row, : len(encoding.ids)] = 1
+        (tokens,) = session.run(None, {"input_ids": ids, "attention_mask": mask})
+        weights = mask[:, :, None].astype(np.float32)
+        vectors[rows] = (tokens * weights).sum(axis=1) / weights.sum(axis=1)
+    return vectors
 
 
 def bench_backends(options: argparse.Namespace) -> None:
@@ -333,8 +358,9 @@ def bench_backends(options: argparse.Namespace) -> None:
         settings = "every run on 1 thread (torch and ONNX Runtime), CPU time of this process"
     else:
         settings = (
-            f"torch threads {torch.get_num_threads()} (its default), ONNX Runtime: 1 thread "
-            f"for one text, {cores} for batches (ragline's default); wall time"
+            f"torch threads {torch.get_num_threads()} (its default); ONNX Runtime "
+            f"(ragline's default): one text on 1 thread, a batch as single-threaded runs "
+            f"{cores} side by side; wall time"
         )
     print(
         f"\n== MiniLM backends: load average {os.getloadavg()[0]:.1f} at start; {settings}; "
@@ -346,10 +372,12 @@ def bench_backends(options: argparse.Namespace) -> None:
     model = reference.client
     encoder = onnx.client
     with tempfile.TemporaryDirectory() as work:
+        padded = _session(_padded_export(encoder.spec, Path(work)), 1 if threads else cores)
         int8 = None
-        if options.int8:
-            int8_file = _int8_export(encoder.onnx_file, Path(work))
-            int8 = _onnx.OnnxEncoder(encoder.spec, int8_file, threads=threads)
+        if options.int8:  # ragline's int8 variant (precision="int8")
+            int8 = SentenceTransformerEmbeddings(
+                backend="onnx", precision="int8", threads=threads
+            ).client
         _report_lengths(encoder, corpora)
         for kind in ("queries", "passages", "mixed"):
             texts = corpora[kind]
@@ -362,11 +390,11 @@ def bench_backends(options: argparse.Namespace) -> None:
             if kind == "queries" and not options.one_thread:
                 jobs["torch, 1 thread"] = lambda texts=texts: _torch_one_thread(model, texts)
             if kind == "mixed":
-                jobs["ONNX fp32, ST's batching"] = lambda texts=texts: _st_sorted_batches(
-                    lambda batch: encoder.encode(batch, batch_size=32, normalize=True), texts
+                jobs["ONNX fp32, ST's batching (padded)"] = lambda texts=texts: _st_sorted_batches(
+                    padded, encoder.tokenizer, texts
                 )
             if int8 is not None:
-                jobs["ONNX int8 (per-channel)"] = lambda texts=texts, kind=kind: _int8_run(
+                jobs["ragline ONNX int8"] = lambda texts=texts, kind=kind: _int8_run(
                     int8, texts, kind
                 )
             result = interleave(options.repeats, jobs, clock=clock)

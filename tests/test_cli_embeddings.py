@@ -155,6 +155,28 @@ def test_another_identity_is_a_clear_error(
     assert after == before
 
 
+def test_an_int8_store_is_queried_with_int8_only(
+    corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """minilm-int8 records precision int8: its own queries work, MiniLM fp32 (any
+    backend) is refused by name, and the other way round."""
+    folder = tmp_path / "int8-store"
+    assert main(["index", str(corpus), "--store", str(folder), "--embedding", "minilm-int8",
+                 "-q"]) == 0  # fmt: skip
+    identity = manifest(folder)["embedding_identity"]
+    assert isinstance(identity, dict)
+    assert (identity["backend"], identity["precision"]) == ("onnx", "int8")
+    found = query_json(folder, "a red planet with a volcano")
+    assert Path(str(found[0]["metadata"]["source"])).name == "mars.txt"  # type: ignore[index]
+    capsys.readouterr()
+    assert main(["query", "cats", "--store", str(folder), "--embedding", "minilm"]) == 2
+    assert "was built with the 'minilm-int8' embedding, not 'minilm'" in capsys.readouterr().err
+    fp32 = tmp_path / "fp32-store"
+    assert main(["index", str(corpus), "--store", str(fp32), "-q"]) == 0
+    assert main(["query", "cats", "--store", str(fp32), "--embedding", "minilm-int8"]) == 2
+    assert "not 'minilm-int8'" in capsys.readouterr().err
+
+
 def test_another_embedding_name_is_refused(
     minilm_store: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,7 +1,7 @@
 """The ``ragline`` command: index a corpus, query it, ask questions about it.
 
     ragline index PATH... --store DIR [--glob PATTERN] [--chunk-size N] [--chunk-overlap N]
-                          [--embedding minilm|minilm-onnx|minilm-torch|hashing|openai]
+                          [--embedding minilm|minilm-onnx|minilm-torch|minilm-int8|hashing|openai]
                           [--full] [--rebuild]
                           [--encoding NAME | --autodetect-encoding] [--strict]
                           [--wait SECONDS] [--checkpoint-every SECONDS]

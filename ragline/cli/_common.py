@@ -27,7 +27,12 @@ SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold", "hybrid", "bm
 # relevance is (1 + cosine) / 2: on ragline's dev sets the best chunk for a question about
 # something else scored 0.58-0.73 (median 0.61), the chunk answering a question 0.64-0.93
 # (median 0.80); 0.70 drops nine in ten off-topic hits and keeps nine in ten answers.
-DEFAULT_SCORE_THRESHOLDS = {"minilm": 0.70, "minilm-onnx": 0.70, "minilm-torch": 0.70}
+DEFAULT_SCORE_THRESHOLDS = {
+    "minilm": 0.70,
+    "minilm-onnx": 0.70,
+    "minilm-torch": 0.70,
+    "minilm-int8": 0.70,
+}
 FALLBACK_SCORE_THRESHOLD = 0.5
 NO_MODEL = "no chat model configured (set OPENAI_BASE_URL and/or OPENAI_API_KEY)"
 

@@ -38,7 +38,8 @@ def add_index_command(commands: Commands) -> None:
     add_embedding_option(
         index,
         "%(choices)s; default: what the store was built with, else minilm (ONNX Runtime "
-        "when the onnx extra is installed, else torch; minilm-torch: always torch)",
+        "when the onnx extra is installed, else torch; minilm-torch: always torch; "
+        "minilm-int8: ONNX with int8 weights, other vectors)",
     )
     index.add_argument(
         "--full", action="store_true", help="also delete the chunks of files not given in this run"

@@ -2,9 +2,11 @@
 
 The one place torch is needed by the ONNX backend: ``torch.onnx.export`` traces the
 Hugging Face model loaded from the packaged weights (nothing is downloaded), then
-ONNX Runtime's transformer optimizer fuses each layer's attention, GELU and
-skip-layer-normalisation into single operators (what makes the export faster than the
-eager torch model on CPU). The result is written to a temporary name in the cache
+ONNX Runtime's transformer optimizer fuses each layer's attention (as
+``MultiHeadAttention``), GELU and skip-layer-normalisation into single operators.
+The encoder never pads (it runs texts of one length together), so the attention mask
+is then taken out of the graph: without a mask, ONNX Runtime runs attention with its
+flash-attention kernel. The result is written to a temporary name in the cache
 folder and renamed into place, so two processes exporting at once both succeed and
 the reader never sees half a file.
 """
@@ -30,7 +32,7 @@ from ragline.embeddings._onnx import (
     write_atomic,
 )
 
-__all__ = ["ensure_export"]
+__all__ = ["drop_attention_mask", "ensure_export"]
 
 OPSET = 17
 _log = logging.getLogger(__name__)
@@ -48,7 +50,9 @@ def ensure_export(
     Args:
         spec: the model folder.
         sha256: the digest of ``spec.weights`` (the cache key).
-        precision: ``"fp32"``.
+        precision: ``"fp32"``, or ``"int8"``: the fp32 export with its matrix products'
+            weights quantised to int8 per output channel (dynamic quantisation: the
+            activations are quantised as each run goes), made from the fp32 export.
 
     Raises:
         MissingDependencyError: no export is cached and torch, transformers or onnx is
@@ -57,8 +61,13 @@ def ensure_export(
     target = export_path(sha256, precision)
     if target.is_file():
         return target
+    source = ensure_export(spec, sha256) if precision == "int8" else None
     with _export_lock:
         if target.is_file():  # another thread of this process finished it meanwhile
+            return target
+        if source is not None:
+            require("onnx", "onnx")
+            _quantize(source, target)
             return target
         modules = _export_modules(target)
         # a warning, so a person sees why this first call takes seconds (logging's
@@ -66,6 +75,24 @@ def ensure_export(
         _log.warning("exporting %s to ONNX once, into %s", spec.path, target.parent)
         _export(spec, sha256, target, modules)
     return target
+
+
+def _quantize(source: Path, target: Path) -> None:
+    """Dynamic int8 quantisation of ``source``'s matrix products, per output channel
+    (per-tensor scales lost too much here: cosine ~0.9 to fp32; README)."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".quantize-") as work:
+        quantized = Path(work) / target.name
+        quantize_dynamic(
+            str(source),
+            str(quantized),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
+        os.replace(quantized, target)  # same folder: an atomic rename
 
 
 def _export_modules(target: Path) -> tuple[Any, Any]:
@@ -165,9 +192,13 @@ def _trace_quietly(torch: Any, transformers: Any, spec: ModelSpec, destination: 
 
 
 def _fuse(source: Path, destination: Path, config: dict[str, Any]) -> None:
-    """Fuse attention, GELU and layer norms (ONNX Runtime's BERT optimizer, CPU-safe)."""
+    """Fuse attention, GELU and layer norms (ONNX Runtime's BERT optimizer, CPU-safe),
+    then drop the attention mask the encoder never needs."""
+    from onnxruntime.transformers.fusion_options import FusionOptions
     from onnxruntime.transformers.optimizer import optimize_model
 
+    options = FusionOptions("bert")
+    options.use_multi_head_attention = True  # the operator with a CPU flash-attention path
     optimized = optimize_model(
         str(source),
         model_type="bert",
@@ -175,5 +206,52 @@ def _fuse(source: Path, destination: Path, config: dict[str, Any]) -> None:
         hidden_size=int(config["hidden_size"]),
         opt_level=0,  # graph fusions only: the file stays portable across CPUs
         use_gpu=False,
+        optimization_options=options,
     )
+    drop_attention_mask(optimized.model)
     optimized.save_model_to_file(str(destination))
+
+
+def drop_attention_mask(model: Any) -> bool:
+    """Remove the ``attention_mask`` input from a fused BERT graph, in place.
+
+    The mask reaches the fused graph in two places: the ``MultiHeadAttention`` nodes'
+    key padding mask (input 4) and ``EmbedLayerNormalization``'s mask (input 7, which
+    only computes a mask index). Both are optional inputs; once they are cut, the
+    nodes that only fed them are removed, then the graph input. Any other use of the
+    mask (a graph this recipe does not know) leaves the graph as it was.
+
+    Returns:
+        Whether the mask was removed.
+    """
+    if not any(item.name == "attention_mask" for item in model.graph.input):
+        return False
+    attention = [n for n in model.graph.node if n.op_type == "MultiHeadAttention"]
+    if not attention or any(len(node.input) > 5 for node in attention):
+        return False  # no fused attention, or attention biases / past state: keep the mask
+    graph = type(model.graph)()
+    graph.CopyFrom(model.graph)  # cut a copy: a graph that uses the mask otherwise stays
+    for node in graph.node:
+        if node.op_type == "MultiHeadAttention":
+            del node.input[4:]
+        elif node.op_type == "EmbedLayerNormalization":
+            del node.input[7:]
+    _remove_unused_nodes(graph)
+    if any("attention_mask" in node.input for node in graph.node):
+        return False
+    graph.input.remove(next(item for item in graph.input if item.name == "attention_mask"))
+    model.graph.CopyFrom(graph)
+    return True
+
+
+def _remove_unused_nodes(graph: Any) -> None:
+    """Drop nodes none of whose outputs is used (repeatedly: their inputs' producers
+    may become unused in turn). A node with any output still used stays whole."""
+    needed = {output.name for output in graph.output}
+    while True:
+        used = needed | {name for node in graph.node for name in node.input}
+        unused = [n for n in graph.node if not any(out in used for out in n.output if out)]
+        if not unused:
+            return
+        for node in unused:
+            graph.node.remove(node)

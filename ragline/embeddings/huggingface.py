@@ -36,7 +36,7 @@ DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 _PACKAGED_NAMES = {None, "all-MiniLM-L6-v2", DEFAULT_MODEL_NAME}
 
 BACKENDS = ("torch", "onnx")
-PRECISIONS = ("fp32",)  # no int8 export met the speed and quality bounds (README)
+PRECISIONS = ("fp32", "int8")  # int8: ONNX only, other vectors (README: speed, quality)
 
 # "backend" as sentence-transformers' SentenceTransformer(backend=...) takes it, so
 # LangChain's HuggingFaceEmbeddings(model_kwargs={"backend": "onnx"}) ports unchanged
@@ -119,9 +119,12 @@ class SentenceTransformerEmbeddings(Embeddings):
             torch at query time; a local model folder whose modules are a Transformer,
             mean pooling and optionally Normalize; exported once on first use, which
             needs torch).
-        precision: ``"fp32"`` (the only one: see the README for why no int8).
-        threads: ONNX only: threads per call; ``None``: one for a single text, every
-            core for a batch.
+        precision: ``"fp32"``, or with the ONNX backend ``"int8"``: the export's
+            weights quantised to int8, about 2x faster on passages on a CPU with
+            VNNI, and other vectors (cosine ~0.98 to fp32's), so a store made with
+            it is searched with it only.
+        threads: ONNX only: single-threaded runs a call makes side by side; ``None``:
+            one for a single text, every core for a batch.
         device: ``"cpu"``, ``"cuda"`` ...; ``None`` lets sentence-transformers choose
             (the ONNX backend runs on the CPU only).
         normalize_embeddings: scale every vector to unit L2 norm.
@@ -178,6 +181,11 @@ class SentenceTransformerEmbeddings(Embeddings):
                 raise InvalidInputError(f"{name} must be a str or None, got {prompt!r}")
         check_choice("backend", backend, BACKENDS)
         check_choice("precision", precision, PRECISIONS)
+        if precision != "fp32" and backend != "onnx":
+            raise ConfigurationError(
+                f"precision {precision!r} runs on the ONNX backend only; "
+                "pass backend='onnx' (or precision='fp32')"
+            )
         check_optional_positive_int("threads", threads)
         if backend == "onnx" and device not in (None, "cpu"):
             raise ConfigurationError(

@@ -119,18 +119,76 @@ def test_normalisation_follows_the_model_and_the_option(tmp_path: Path) -> None:
 
 
 def test_export_is_cached_by_weights_digest(onnx: SentenceTransformerEmbeddings) -> None:
-    """The export sits at <cache>/onnx/<sha256 of the weights>/fp32-v1.onnx."""
+    """The export sits at <cache>/onnx/<sha256 of the weights>/fp32-v2.onnx."""
     onnx.embed_query("x")
     weights = Path(onnx.model_path) / "model.safetensors"
     digest = hashlib.sha256(weights.read_bytes()).hexdigest()
     assert onnx.weights_sha256 == digest
-    expected = Path(os.environ["RAGLINE_CACHE_DIR"]) / "onnx" / digest / "fp32-v1.onnx"
+    expected = Path(os.environ["RAGLINE_CACHE_DIR"]) / "onnx" / digest / "fp32-v2.onnx"
     assert _onnx.export_path(digest, "fp32") == expected
     assert onnx.client.onnx_file == expected and expected.is_file()
     details = json.loads((expected.parent / "export.json").read_text())
     assert details["weights_sha256"] == digest
     hashes = json.loads((expected.parent.parent / "hashes.json").read_text())
     assert digest in hashes.values()
+
+
+def test_the_export_has_no_attention_mask(onnx: SentenceTransformerEmbeddings) -> None:
+    """Runs are never padded, so the export takes token ids only: its attention is
+    MultiHeadAttention without a key padding mask (ONNX Runtime's flash-attention
+    path). If it fails: the optimizer's fusion changed shape and drop_attention_mask
+    kept the mask (the vectors are still right, only slower)."""
+    import onnx as onnx_format
+    import onnxruntime
+
+    session = onnxruntime.InferenceSession(str(onnx.client.onnx_file))
+    assert [item.name for item in session.get_inputs()] == ["input_ids"]
+    graph = onnx_format.load(str(onnx.client.onnx_file)).graph
+    attention = [node for node in graph.node if node.op_type == "MultiHeadAttention"]
+    assert len(attention) == 6 and all(len(node.input) == 4 for node in attention)
+
+
+def test_a_mask_used_elsewhere_is_kept() -> None:
+    """drop_attention_mask changes nothing in a graph that uses the mask some other way."""
+    from onnx import TensorProto, helper
+
+    from ragline.embeddings._onnx_export import drop_attention_mask
+
+    def tensor(name: str) -> object:
+        return helper.make_tensor_value_info(name, TensorProto.FLOAT, [1, 4])
+
+    nodes = [
+        helper.make_node("Cast", ["attention_mask"], ["mask_float"], to=TensorProto.FLOAT),
+        helper.make_node("MultiHeadAttention", ["q", "k", "v", "", "attention_mask"], ["a"],
+                         domain="com.microsoft", num_heads=1),
+        helper.make_node("Add", ["a", "mask_float"], ["out"]),
+    ]  # fmt: skip
+    inputs = [tensor("q"), tensor("k"), tensor("v"), tensor("attention_mask")]
+    model = helper.make_model(helper.make_graph(nodes, "g", inputs, [tensor("out")]))
+    before = model.SerializeToString()
+    assert drop_attention_mask(model) is False
+    assert model.SerializeToString() == before
+
+
+def test_runs_group_equal_lengths_within_the_token_budget() -> None:
+    lengths = np.array([256, 3, 256, 256, 256, 256, 3, 7, 3])
+    runs = [run.tolist() for run in _onnx.equal_length_runs(lengths, batch_size=32)]
+    # longest first; 1024 tokens per run: four texts of 256; texts of 3 only together
+    assert runs == [[0, 2, 3, 4], [5], [7], [1, 6, 8]]
+    assert [r.tolist() for r in _onnx.equal_length_runs(lengths[1:2].repeat(5), 2)] == [
+        [0, 1],
+        [2, 3],
+        [4],
+    ]
+
+
+def test_side_by_side_runs_give_the_same_vectors(onnx: SentenceTransformerEmbeddings) -> None:
+    texts = stdlib_chunks()[:120]
+    one = SentenceTransformerEmbeddings(backend="onnx", threads=1, normalize_embeddings=True)
+    three = SentenceTransformerEmbeddings(backend="onnx", threads=3, normalize_embeddings=True)
+    reference = one.embed_documents_array(texts)
+    np.testing.assert_array_equal(three.embed_documents_array(texts), reference)
+    np.testing.assert_array_equal(onnx.embed_documents_array(texts), reference)
 
 
 def test_langchain_style_model_kwargs_choose_the_backend() -> None:
@@ -169,6 +227,26 @@ def test_identity_says_fp32_onnx_and_torch_are_the_same_vectors(
         check_same_vectors({**ours, "precision": "int8"}, theirs)
 
 
+def test_int8_is_another_precision_close_to_fp32(onnx: SentenceTransformerEmbeddings) -> None:
+    """precision="int8": weights quantised per channel, made from the fp32 export and
+    cached beside it; vectors close to fp32's but not the same, so another identity.
+    If the cosines drop: the quantisation lost its per-channel scales (per-tensor gave
+    ~0.9 here)."""
+    int8 = SentenceTransformerEmbeddings(
+        backend="onnx", precision="int8", normalize_embeddings=True
+    )
+    texts = stdlib_chunks()
+    cosines = np.sum(int8.embed_documents_array(texts) * onnx.embed_documents_array(texts), 1)
+    assert float(cosines.min()) >= 0.95 and float(np.median(cosines)) >= 0.98
+    assert float(cosines.max()) < 0.99999  # really quantised
+    digest = onnx.weights_sha256
+    assert int8.client.onnx_file == _onnx.export_path(digest, "int8")  # type: ignore[arg-type]
+    assert int8.client.onnx_file.name == "int8-v2.onnx"
+    assert int8.embedding_identity == {**onnx.embedding_identity, "precision": "int8"}
+    with pytest.raises(ConfigurationError, match="they differ in precision"):
+        check_same_vectors(onnx.embedding_identity, int8.embedding_identity)
+
+
 def test_threads_one_for_a_single_text_every_core_for_a_batch(
     onnx: SentenceTransformerEmbeddings,
 ) -> None:
@@ -195,7 +273,16 @@ async def test_async_twins(onnx: SentenceTransformerEmbeddings) -> None:
     ("options", "error", "message"),
     [
         ({"backend": "tf"}, ConfigurationError, "backend 'tf' is not one of 'torch', 'onnx'"),
-        ({"precision": "int8"}, ConfigurationError, "precision 'int8' is not one of 'fp32'"),
+        (
+            {"precision": "fp16"},
+            ConfigurationError,
+            "precision 'fp16' is not one of 'fp32', 'int8'",
+        ),
+        (
+            {"precision": "int8"},
+            ConfigurationError,
+            "precision 'int8' runs on the ONNX backend only",
+        ),
         ({"threads": 0}, InvalidInputError, "threads must be an int >= 1 or None, got 0"),
         (
             {"backend": "onnx", "device": "cuda"},
@@ -311,4 +398,4 @@ def test_two_processes_exporting_at_once_both_succeed(
     for stdout, _stderr in outputs:
         np.testing.assert_allclose(json.loads(stdout), expected, atol=1e-5)
     folder = tmp_path / "onnx" / onnx.weights_sha256  # type: ignore[operator]
-    assert sorted(path.name for path in folder.iterdir()) == ["export.json", "fp32-v1.onnx"]
+    assert sorted(path.name for path in folder.iterdir()) == ["export.json", "fp32-v2.onnx"]
