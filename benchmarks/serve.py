@@ -5,7 +5,8 @@ shell query saves by asking a running server, a load test, and LangServe side by
 
 1. retrieve latency: the same similarity search (k=4) on the same 10,000-chunk store
    folder (hashing embedding), called in-process (``FolderSearch.invoke``) and through
-   ``POST /retrieve/invoke`` on a server in another process (one client, keep-alive);
+   ``POST /retrieve/invoke`` on a server in another process (one client, the standard
+   library's ``http.client`` on one keep-alive connection);
    medians and the added milliseconds (target: at most 1 ms added). Both sides search
    with one FAISS thread, as ``ragline serve`` does.
 2. ``ragline query --server`` against a cold ``ragline query --store`` (each a new
@@ -272,8 +273,9 @@ def format_load(result: dict[str, Any]) -> str:
 
 
 def retrieve_latency(folder: Path, url: str, requests: int) -> None:
+    import http.client
+
     import faiss
-    import httpx
 
     from ragline.serve import FolderSearch
     from ragline.store_folder import open_store
@@ -281,23 +283,29 @@ def retrieve_latency(folder: Path, url: str, requests: int) -> None:
     faiss.omp_set_num_threads(1)  # as create_store_app does: the same search on both sides
     search = FolderSearch(open_store(folder))
     queries = [" ".join(random.Random(i).sample(WORDS, 3)) for i in range(requests)]
+    host, port = url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)  # keep-alive
+
+    def post(query: str) -> None:
+        body = json.dumps({"input": {"query": query, "k": 4}})
+        connection.request("POST", "/retrieve/invoke", body, {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        assert response.status == 200 and len(json.loads(response.read())["output"]) == 4
+
     local, remote = [], []
-    with httpx.Client(timeout=30) as client:
-        for query in queries[:20]:  # warm both
-            search.invoke({"query": query, "k": 4})
-            client.post(url + "/retrieve/invoke", json={"input": {"query": query, "k": 4}})
-        for query in queries:  # interleaved: load bursts hit both alike
-            start = time.perf_counter()
-            search.invoke({"query": query, "k": 4})
-            local.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            response = client.post(
-                url + "/retrieve/invoke", json={"input": {"query": query, "k": 4}}
-            )
-            remote.append(time.perf_counter() - start)
-            assert response.status_code == 200
+    for query in queries[:20]:  # warm both
+        search.invoke({"query": query, "k": 4})
+        post(query)
+    for query in queries:  # interleaved: load bursts hit both alike
+        start = time.perf_counter()
+        search.invoke({"query": query, "k": 4})
+        local.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        post(query)
+        remote.append(time.perf_counter() - start)
+    connection.close()
     in_process, served = statistics.median(local), statistics.median(remote)
-    print(f"retrieve, {requests} requests, k=4, one client with keep-alive")
+    print(f"retrieve, {requests} requests, k=4, one keep-alive client (http.client)")
     print(f"  in-process   median {1000 * in_process:6.2f} ms")
     p99 = 1000 * percentile(remote, 0.99)
     print(f"  via server   median {1000 * served:6.2f} ms   (p99 {p99:.2f} ms)")

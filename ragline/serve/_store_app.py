@@ -93,6 +93,15 @@ class FolderSearch(Runnable[Any, list[Document]]):
         self._reject_kwargs(kwargs)
         return self._call_with_config(self._search, input, config, run_type="retriever")  # type: ignore[no-any-return]
 
+    async def ainvoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        """Search on the caller's thread (the server's event loop): a search takes about
+        a millisecond, and the hop to a worker thread cost as much again here, besides
+        running FAISS on that thread's own OpenMP setting (every core) instead of the
+        ``search_threads`` the server set."""
+        return self.invoke(input, config, **kwargs)
+
     def _search(self, input: Any) -> list[Document]:
         query, options = self._parse(input)
         kind = options.pop("search_type", self.search_type)
