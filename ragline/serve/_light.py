@@ -1,47 +1,201 @@
 """A small standard-library client for the command line's ``--server`` mode.
 
-``ragline query --server URL`` should cost milliseconds, and most of a cold command's
-time is imports: this client speaks the same protocol as ``RemoteRunnable`` (JSON
-posts, server-sent events, the same error mapping in ``_protocol``) over
-``http.client``, without importing httpx or the model classes.
+``ragline query --server URL`` should cost milliseconds, and most of a short command's
+time is Python importing modules: ``http.client`` alone brings in the ``email``
+package and ``ssl`` (about 20 ms here, several times the request itself). This client
+speaks the same protocol as ``RemoteRunnable`` (JSON posts, server-sent events, the
+same error mapping in ``_protocol``) with one HTTP/1.1 request per connection over a
+plain socket: the answer's body is delimited by ``Content-Length``, by chunked
+transfer coding (what a streaming server sends) or by the server closing the
+connection. ``ssl`` is imported only for an ``https`` URL.
 """
 
 from __future__ import annotations
 
-import http.client
-import urllib.parse
+import socket
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, BinaryIO
 
-from ragline.core.exceptions import ServerTimeoutError, StoreConnectionError
+from ragline.core.exceptions import RaglineError, ServerTimeoutError, StoreConnectionError
 from ragline.serve._protocol import iter_sse, raise_for_error_event, server_error
 from ragline.serve._serialization import dumps, loads
 
 __all__ = ["get", "post", "stream"]
 
+_MAX_LINE = 65_536  # a status, header or chunk-size line longer than this is refused
+_MAX_HEADERS = 100
 
-def _open(url: str, payload: Any, timeout: float, headers: Mapping[str, str]) -> Any:
-    """Send the request (a GET when ``payload`` is None) and return the response."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+
+def _split_url(url: str) -> tuple[str, str, int, str, str]:
+    """``(scheme, host, port, target, Host header)`` of an ``http(s)://`` URL."""
+    scheme, sep, rest = url.partition("://")
+    scheme = scheme.lower()
+    if not sep or scheme not in ("http", "https"):
         raise StoreConnectionError(f"not an http(s) server URL: {url!r}")
-    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    connection = kind(parts.hostname, parts.port, timeout=timeout)
+    end = min((rest.find(mark) for mark in "/?#" if mark in rest), default=len(rest))
+    authority, target = rest[:end], rest[end:].partition("#")[0]
+    authority = authority.rpartition("@")[2]  # no credentials in URLs: ignore them
+    target = target if target.startswith("/") else "/" + target  # "" or "?a=b"
+    host, port_text = authority, ""
+    if authority.startswith("["):  # an IPv6 literal, "[::1]:8000"
+        host, _, after = authority[1:].partition("]")
+        port_text = after.removeprefix(":")
+    elif ":" in authority:
+        host, _, port_text = authority.rpartition(":")
+    if not host or (port_text and not port_text.isdigit()):
+        raise StoreConnectionError(f"not an http(s) server URL: {url!r}")
+    port = int(port_text) if port_text else (443 if scheme == "https" else 80)
+    if not 0 < port < 65536:
+        raise StoreConnectionError(f"not an http(s) server URL (port {port}): {url!r}")
+    return scheme, host, port, target, authority
+
+
+class _Response:
+    """The status, headers and body of one HTTP/1.1 answer read from ``file``."""
+
+    def __init__(self, connection: socket.socket, url: str) -> None:
+        self.connection = connection
+        self.file: BinaryIO = connection.makefile("rb")
+        self.url = url
+        while True:  # informational (1xx) answers precede the real one
+            self.status, self.headers = self._head()
+            if not 100 <= self.status < 200:
+                break
+
+    def _line(self) -> bytes:
+        line = self.file.readline(_MAX_LINE + 1)
+        if len(line) > _MAX_LINE:
+            raise StoreConnectionError(f"{self.url} sent a line over {_MAX_LINE} bytes")
+        return line
+
+    def _head(self) -> tuple[int, dict[str, str]]:
+        status_line = self._line()
+        version, _, rest = status_line.decode("latin-1").partition(" ")
+        code = rest[:3]
+        if not version.startswith("HTTP/") or not code.isdigit():
+            got = status_line[:80] or b"nothing"
+            raise StoreConnectionError(f"{self.url} did not answer in HTTP (got {got!r})")
+        headers: dict[str, str] = {}
+        for _ in range(_MAX_HEADERS + 1):
+            line = self._line()
+            if line in (b"\r\n", b"\n"):
+                return int(code), headers
+            if not line:
+                raise StoreConnectionError(f"{self.url} closed the connection mid-answer")
+            name, _, value = line.decode("latin-1").partition(":")
+            key = name.strip().lower()
+            value = value.strip()
+            headers[key] = f"{headers[key]}, {value}" if key in headers else value
+        raise StoreConnectionError(f"{self.url} sent over {_MAX_HEADERS} headers")
+
+    def _exactly(self, size: int) -> bytes:
+        data = self.file.read(size)
+        if len(data) != size:
+            raise StoreConnectionError(f"{self.url} closed the connection mid-answer")
+        return data
+
+    def chunks(self) -> Iterator[bytes]:
+        """The body, in the pieces the server sent it."""
+        if "chunked" in self.headers.get("transfer-encoding", "").lower():
+            while True:
+                size_line = self._line().split(b";", 1)[0].strip()
+                try:
+                    size = int(size_line, 16)
+                except ValueError:
+                    raise StoreConnectionError(
+                        f"{self.url} sent a bad chunk size {size_line[:20]!r}"
+                    ) from None
+                if size == 0:
+                    while self._line() not in (b"\r\n", b"\n", b""):  # trailers
+                        pass
+                    return
+                yield self._exactly(size)
+                self._exactly(2)  # the CRLF after the chunk
+        elif "content-length" in self.headers:
+            length = self.headers["content-length"]
+            if not length.isdigit():
+                raise StoreConnectionError(f"{self.url} sent Content-Length {length!r}")
+            yield self._exactly(int(length))
+        else:  # delimited by the server closing the connection
+            yield self.file.read()
+
+    def read(self) -> bytes:
+        """The whole body."""
+        return b"".join(self.chunks())
+
+    def close(self) -> None:
+        self.file.close()
+        self.connection.close()
+
+    def lines(self) -> Iterator[str]:
+        """The body's lines (``\\n`` kept), each as soon as it has arrived."""
+        pending = b""
+        for chunk in self.chunks():
+            pending += chunk
+            *complete, pending = pending.split(b"\n")
+            for line in complete:
+                yield (line + b"\n").decode("utf-8", errors="replace")
+        if pending:
+            yield pending.decode("utf-8", errors="replace")
+
+
+def _translated(error: BaseException, broken: str, timed_out: str) -> BaseException:
+    """The ragline error for a socket's ``OSError`` (``error`` itself for any other)."""
+    if isinstance(error, RaglineError) or not isinstance(error, OSError):
+        return error
+    if isinstance(error, TimeoutError):
+        return ServerTimeoutError(timed_out)
+    return StoreConnectionError(f"{broken}: {error}")
+
+
+def _request(url: str, payload: Any, timeout: float, headers: Mapping[str, str]) -> _Response:
+    """Send one request (a GET when ``payload`` is None); the answer, its status and
+    headers read, its body not yet (an error status raises; close the answer after)."""
+    scheme, host, port, target, authority = _split_url(url)
     body = None if payload is None else dumps(payload).encode()
+    fields = {
+        "Host": authority,
+        "Accept": "application/json, text/event-stream",
+        "Connection": "close",
+        **({} if body is None else {"Content-Type": "application/json"}),
+        **headers,
+    }
+    if body is not None:
+        fields["Content-Length"] = str(len(body))
+    for name, value in fields.items():
+        if any(bad in f"{name}{value}" for bad in "\r\n\0"):
+            raise StoreConnectionError(f"header {name!r} holds a line break or NUL byte")
+    head = f"{'GET' if body is None else 'POST'} {target} HTTP/1.1\r\n" + "".join(
+        f"{name}: {value}\r\n" for name, value in fields.items()
+    )
+    connection: socket.socket | None = None
     try:
-        connection.request(
-            "GET" if body is None else "POST",
-            parts.path or "/",
-            body=body,
-            headers={"Content-Type": "application/json", **headers},
+        connection = socket.create_connection((host, port), timeout=timeout)
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if scheme == "https":
+            import ssl
+
+            context = ssl.create_default_context()
+            connection = context.wrap_socket(connection, server_hostname=host)
+        connection.sendall((head + "\r\n").encode("latin-1") + (body or b""))
+        response = _Response(connection, url)
+    except BaseException as err:
+        if connection is not None:
+            connection.close()
+        failure = _translated(
+            err, f"cannot reach {url}", f"{url} did not answer within {timeout} s"
         )
-        response = connection.getresponse()
-    except TimeoutError as err:
-        raise ServerTimeoutError(f"{url} did not answer within {timeout} s") from err
-    except OSError as err:
-        raise StoreConnectionError(f"cannot reach {url}: {err}") from err
+        if failure is err:
+            raise
+        raise failure from err
     if response.status >= 400:
-        raise server_error(url, response.status, response.read().decode(errors="replace"))
+        try:
+            text = response.read().decode(errors="replace")
+        except OSError:  # StoreConnectionError and timeouts too: the status says enough
+            text = ""
+        finally:
+            response.close()
+        raise server_error(url, response.status, text)
     return response
 
 
@@ -54,11 +208,18 @@ def post(
     url: str, payload: Any, *, timeout: float = 60.0, headers: Mapping[str, str] | None = None
 ) -> Any:
     """POST ``payload`` as JSON (None: a GET) and return the decoded JSON answer."""
-    response = _open(url, payload, timeout, headers or {})
+    response = _request(url, payload, timeout, headers or {})
     try:
         return loads(response.read())
-    except TimeoutError as err:
-        raise ServerTimeoutError(f"{url} did not answer within {timeout} s") from err
+    except BaseException as err:
+        failure = _translated(
+            err, f"{url} broke off its answer", f"{url} did not answer within {timeout} s"
+        )
+        if failure is err:
+            raise
+        raise failure from err
+    finally:
+        response.close()
 
 
 def stream(
@@ -66,16 +227,20 @@ def stream(
 ) -> Iterator[Any]:
     """POST ``payload`` to a streaming endpoint and yield each data event's item as it
     arrives; an error event raises the server's error."""
-    response = _open(url, payload, timeout, headers or {})
-    lines = (raw.decode("utf-8", errors="replace") for raw in response)
+    response = _request(url, payload, timeout, headers or {})
     try:
-        for event, data in iter_sse(lines):
+        for event, data in iter_sse(response.lines()):
             raise_for_error_event(url, event, data)
             if event == "data":
                 yield loads(data)
             elif event == "end":
                 return
-    except TimeoutError as err:
-        raise ServerTimeoutError(f"{url} stopped answering for {timeout} s") from err
+    except BaseException as err:
+        failure = _translated(
+            err, f"{url} broke off its stream", f"{url} stopped answering for {timeout} s"
+        )
+        if failure is err:
+            raise
+        raise failure from err
     finally:
         response.close()
