@@ -56,6 +56,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import _timing  # this script's folder is first on sys.path
 from langchain_core.embeddings import DeterministicFakeEmbedding as LCFake
 from langchain_core.embeddings import Embeddings as LCEmbeddings
 
@@ -517,7 +518,11 @@ def bench_cold_query(data: Any, options: argparse.Namespace) -> None:
             command = [sys.executable, "-m", "ragline.cli", "query", _COLD_QUERY, "--store",
                        str(store), "--embedding", name, "-k", "4"]  # fmt: skip
             jobs[name] = lambda command=command: subprocess.run(
-                command, check=True, capture_output=True, cwd=REPO, env=_env()
+                command,
+                check=True,
+                capture_output=True,
+                cwd=_timing.REPO,
+                env=_timing.process_env(),
             )
         for job in jobs.values():
             job()  # untimed: writes the bytecode caches, warms the page cache for both
@@ -529,18 +534,6 @@ def bench_cold_query(data: Any, options: argparse.Namespace) -> None:
         for name, seconds in timing.items():
             print(f"   --embedding {name:14} {seconds:6.2f} s")
         print(f"   ONNX is x{timing['minilm-torch'] / timing['minilm-onnx']:.1f} faster")
-
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def _env() -> dict[str, str]:
-    """The environment of the timed processes: bytecode caching on, as in an installed
-    package (some shells here set PYTHONDONTWRITEBYTECODE, which makes every process
-    compile ragline's sources again: ~0.4 s that no user pays)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
 
 
 def main() -> None:

@@ -44,6 +44,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from _timing import process_env
+
 REPO = Path(__file__).resolve().parent.parent
 WORDS = [
     "volcano",
@@ -313,15 +315,13 @@ def retrieve_latency(folder: Path, url: str, requests: int) -> None:
 
 
 def cli_seconds(*args: str, repeat: int) -> float:
-    # as a user's shell runs it: bytecode cached (the first, untimed run writes it)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     best = float("inf")
     for run in range(repeat + 1):
         start = time.perf_counter()
         subprocess.run(
             [sys.executable, "-m", "ragline.cli", "query", "volcano lava", *args],
             cwd=REPO,
-            env={**env, "PYTHONPATH": str(REPO)},
+            env=process_env(),  # bytecode cached: the first, untimed run writes it
             capture_output=True,
             check=True,
         )
