@@ -12,6 +12,7 @@ connection. ``ssl`` is imported only for an ``https`` URL.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
@@ -139,13 +140,19 @@ class _Response:
             yield pending.decode("utf-8", errors="replace")
 
 
-def _translated(error: BaseException, broken: str, timed_out: str) -> BaseException:
-    """The ragline error for a socket's ``OSError`` (``error`` itself for any other)."""
-    if isinstance(error, RaglineError) or not isinstance(error, OSError):
-        return error
-    if isinstance(error, TimeoutError):
-        return ServerTimeoutError(timed_out)
-    return StoreConnectionError(f"{broken}: {error}")
+@contextlib.contextmanager
+def _ragline_errors(broken: str, timed_out: str) -> Iterator[None]:
+    """Raise a socket's ``OSError`` as :class:`StoreConnectionError` (``"{broken}:
+    {error}"``), a timeout as :class:`ServerTimeoutError` (``timed_out``); ragline's own
+    errors (a ``StoreConnectionError`` is an ``OSError`` too) and the rest pass as they are."""
+    try:
+        yield
+    except RaglineError:
+        raise
+    except TimeoutError as err:
+        raise ServerTimeoutError(timed_out) from err
+    except OSError as err:
+        raise StoreConnectionError(f"{broken}: {err}") from err
 
 
 def _request(url: str, payload: Any, timeout: float, headers: Mapping[str, str]) -> _Response:
@@ -170,24 +177,20 @@ def _request(url: str, payload: Any, timeout: float, headers: Mapping[str, str])
     )
     connection: socket.socket | None = None
     try:
-        connection = socket.create_connection((host, port), timeout=timeout)
-        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        if scheme == "https":
-            import ssl
+        with _ragline_errors(f"cannot reach {url}", f"{url} did not answer within {timeout} s"):
+            connection = socket.create_connection((host, port), timeout=timeout)
+            connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if scheme == "https":
+                import ssl
 
-            context = ssl.create_default_context()
-            connection = context.wrap_socket(connection, server_hostname=host)
-        connection.sendall((head + "\r\n").encode("latin-1") + (body or b""))
-        response = _Response(connection, url)
-    except BaseException as err:
+                context = ssl.create_default_context()
+                connection = context.wrap_socket(connection, server_hostname=host)
+            connection.sendall((head + "\r\n").encode("latin-1") + (body or b""))
+            response = _Response(connection, url)
+    except BaseException:
         if connection is not None:
             connection.close()
-        failure = _translated(
-            err, f"cannot reach {url}", f"{url} did not answer within {timeout} s"
-        )
-        if failure is err:
-            raise
-        raise failure from err
+        raise
     if response.status >= 400:
         try:
             text = response.read().decode(errors="replace")
@@ -209,17 +212,9 @@ def post(
 ) -> Any:
     """POST ``payload`` as JSON (None: a GET) and return the decoded JSON answer."""
     response = _request(url, payload, timeout, headers or {})
-    try:
+    broken, timed_out = f"{url} broke off its answer", f"{url} did not answer within {timeout} s"
+    with contextlib.closing(response), _ragline_errors(broken, timed_out):
         return loads(response.read())
-    except BaseException as err:
-        failure = _translated(
-            err, f"{url} broke off its answer", f"{url} did not answer within {timeout} s"
-        )
-        if failure is err:
-            raise
-        raise failure from err
-    finally:
-        response.close()
 
 
 def stream(
@@ -228,19 +223,11 @@ def stream(
     """POST ``payload`` to a streaming endpoint and yield each data event's item as it
     arrives; an error event raises the server's error."""
     response = _request(url, payload, timeout, headers or {})
-    try:
+    broken, timed_out = f"{url} broke off its stream", f"{url} stopped answering for {timeout} s"
+    with contextlib.closing(response), _ragline_errors(broken, timed_out):
         for event, data in iter_sse(response.lines()):
             raise_for_error_event(url, event, data)
             if event == "data":
                 yield loads(data)
             elif event == "end":
                 return
-    except BaseException as err:
-        failure = _translated(
-            err, f"{url} broke off its stream", f"{url} stopped answering for {timeout} s"
-        )
-        if failure is err:
-            raise
-        raise failure from err
-    finally:
-        response.close()

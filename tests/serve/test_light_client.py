@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import struct
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -263,3 +265,22 @@ def test_the_client_imports_no_http_library():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout == "[]\n"
+
+
+def test_a_stream_reset_midway_is_a_connection_error_after_the_items_so_far(serve):
+    def script(connection: socket.socket, request: bytes) -> None:
+        connection.sendall(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + chunked(b'event: data\r\ndata: "one"\r\n\r\n')[:-5]
+        )
+        time.sleep(0.2)  # the client reads the first item, then waits for more
+        # close with a reset (linger 0), as a crashed server or a proxy would
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+
+    server = serve(script)
+    got = []
+    with pytest.raises(StoreConnectionError) as caught:
+        for item in _light.stream(f"{server.url}/ask/stream", {"input": "x"}):
+            got.append(item)
+    assert got == ["one"]
+    assert str(caught.value).startswith(f"{server.url}/ask/stream broke off its stream: ")
