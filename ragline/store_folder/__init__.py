@@ -39,7 +39,7 @@ from ragline.core._lazy import attach
 _EXPORTS = {
     "DEFAULT_CHUNK_OVERLAP": "._folder",
     "DEFAULT_CHUNK_SIZE": "._folder",
-    "FolderWriter": "._folder",
+    "FolderWriter": "._writer",
     "StoreFolder": "._folder",
     "open_store": "._folder",
     "Manifest": "._manifest",

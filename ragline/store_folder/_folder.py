@@ -30,57 +30,39 @@ are read as they are and moved into a generation by their next write.
 from __future__ import annotations
 
 import os
-import shutil
 import threading
-import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ragline.core import (
     BaseRetriever,
     ConfigurationError,
-    Document,
-    IndexingInterrupted,
-    InvalidInputError,
     PersistenceError,
 )
-from ragline.core._optional import require
 from ragline.embeddings import Embeddings
-from ragline.indexing import IndexEngine, IndexingResult, SQLRecordManager, index
 from ragline.retrievers import BM25Tokenizer
-from ragline.store_folder._artifacts import FolderArtifact, make_artifact
 from ragline.store_folder._embeddings import (
     make_embeddings,
     require_embedding,
     same_vectors_names,
 )
-from ragline.store_folder._lock import FolderLock
 from ragline.store_folder._manifest import (
     MANIFEST_FILE,
     RECOVERY_HINT,
     JSONValue,
     Manifest,
-    fsync_directory,
     read_manifest,
-    write_manifest,
 )
-from ragline.store_folder._search import folder_retriever, set_tokenizer, tokenizer_options
-from ragline.store_folder._text_index import ARRAYS_FILE as KEYWORD_ARRAYS
-from ragline.store_folder._text_index import JSON_FILE as KEYWORD_JSON
-from ragline.store_folder._text_index import (
-    load_text_index,
-    save_text_index,
-    store_records,
-    sync_text_index,
-)
+from ragline.store_folder._search import folder_retriever, tokenizer_options
 from ragline.vectorstores import FAISS, VectorStore
+
+if TYPE_CHECKING:
+    from ragline.store_folder._writer import FolderWriter
 
 __all__ = [
     "DEFAULT_CHUNK_OVERLAP",
     "DEFAULT_CHUNK_SIZE",
-    "FolderWriter",
     "StoreFolder",
     "open_store",
 ]
@@ -317,6 +299,8 @@ class StoreFolder:
                 than the store was built with.
             MissingDependencyError: faiss or the embedding's package is missing.
         """
+        from ragline.store_folder._writer import FolderWriter  # it builds on this module
+
         return FolderWriter(
             self,
             embedding=embedding,
@@ -332,437 +316,6 @@ class StoreFolder:
             stop=stop,
             show_progress=show_progress,
         )
-
-
-class FolderWriter:
-    """One run of writes to a store folder: the store, records and artifacts, committed together.
-
-    Use it through :meth:`StoreFolder.writer`. Entering the ``with`` block takes the
-    folder's writer lock and loads the committed store; :meth:`index` writes chunks (with
-    checkpoints); leaving the block without an error commits, leaving it with one keeps
-    the last commit (the previous run's, or this run's last checkpoint).
-
-    Attributes:
-        manifest: the manifest this run will commit (its settings are final on entry).
-        changes: what this run changes in the store's settings, one line each (e.g. a
-            new chunk size), for the caller to report.
-        store: the FAISS store (inside the ``with`` block). Writes made to it directly,
-            not through :meth:`index`, are committed by calling :meth:`commit`.
-        records: the record manager (in memory inside the block; committed with the store).
-    """
-
-    def __init__(
-        self,
-        folder: StoreFolder,
-        *,
-        embedding: str | None,
-        embedding_options: dict[str, JSONValue] | None,
-        chunk_size: int | None,
-        chunk_overlap: int | None,
-        artifacts: Sequence[str],
-        keyword_tokenizer: BM25Tokenizer | None,
-        rebuild: bool,
-        wait: float,
-        checkpoint_seconds: float,
-        durable: bool,
-        stop: threading.Event | None,
-        show_progress: bool,
-    ) -> None:
-        path = folder.path
-        if path.exists() and not path.is_dir():
-            raise InvalidInputError(f"store {path} is a file, not a folder; give a folder path")
-        self.folder = folder
-        self.rebuild = rebuild
-        self.wait = wait
-        self.checkpoint_seconds = checkpoint_seconds
-        self.durable = durable
-        self._options = (embedding, embedding_options, chunk_size, chunk_overlap, tuple(artifacts))
-        self._keyword_tokenizer = keyword_tokenizer
-        self.manifest, self.changes = self._plan(self._previous_manifest())
-        require("faiss", "faiss")
-        require_embedding(self.embedding_name)
-        for name in self.manifest.artifacts:
-            make_artifact(name)  # an unknown name fails here, before anything is written
-        self.embeddings = make_embeddings(
-            self.embedding_name, self.manifest.embedding_options, show_progress=show_progress
-        )
-        self.store: FAISS | None = None
-        self.records: SQLRecordManager | None = None
-        self.artifacts: dict[str, FolderArtifact] = {}
-        self._lock: FolderLock | None = None
-        self._created_folder = False
-        self._committed_once = False
-        self._changed = False
-        self._stop = stop if stop is not None else threading.Event()
-        self._committed: Manifest | None = None  # what ragline.json says now
-        self._last_commit = time.monotonic()
-
-    # ------------------------------------------------------------------ settings
-
-    def _previous_manifest(self) -> Manifest | None:
-        try:
-            return read_manifest(self.folder.path)
-        except PersistenceError:
-            if self.rebuild:
-                return None  # a corrupt manifest is what --rebuild is for
-            raise
-
-    def _plan(self, previous: Manifest | None) -> tuple[Manifest, list[str]]:
-        """The manifest this run commits, and the setting changes to report."""
-        embedding, options, size, overlap, artifacts = self._options
-        built_with = previous.embedding if previous else None
-        if embedding is None:
-            embedding = built_with or DEFAULT_EMBEDDING
-        elif (
-            built_with is not None
-            and not same_vectors_names(embedding, built_with)
-            and not self.rebuild
-        ):
-            raise ConfigurationError(
-                f"{self.folder.path} was built with the {built_with!r} embedding, not "
-                f"{embedding!r}; re-run with --embedding {built_with}, index into a new "
-                f"--store folder, or re-embed everything with --rebuild"
-            )
-        self.embedding_name = embedding  # what embeds: a MiniLM may run on another MiniLM's store
-        changes: list[str] = []
-        settings = {}
-        for name, given, default in (
-            ("chunk_size", size, DEFAULT_CHUNK_SIZE),
-            ("chunk_overlap", overlap, DEFAULT_CHUNK_OVERLAP),
-        ):
-            stored = getattr(previous, name) if previous else None
-            settings[name] = (
-                given if given is not None else stored if stored is not None else default
-            )
-            if stored is not None and settings[name] != stored:
-                changes.append(
-                    f"{name.replace('_', ' ')} changes from {stored} to {settings[name]} "
-                    f"(recorded in {MANIFEST_FILE}): the files given are split again, and "
-                    f"the chunks that change are re-embedded"
-                )
-        kept = list(previous.artifacts) if previous else []
-        keep = previous is not None and same_vectors_names(embedding, previous.embedding)
-        manifest = Manifest(
-            embedding=previous.embedding if keep and previous else embedding,
-            embedding_options=(
-                dict(previous.embedding_options)
-                if keep and previous and not options
-                else dict(options or {})
-            ),
-            chunk_size=settings["chunk_size"],
-            chunk_overlap=settings["chunk_overlap"],
-            documents=previous.documents if previous else 0,
-            chunks=previous.chunks if previous else 0,
-            generation=previous.generation if previous else None,
-            artifacts=[*kept, *(name for name in artifacts if name not in kept)],
-            extras=dict(previous.extras) if previous else {},
-        )
-        if not keep or self.rebuild:
-            manifest.extras.pop(IDENTITY_KEY, None)  # recorded again from what embeds now
-        # the keyword index's tokenizer is fixed when the store is created, changed on request
-        change = set_tokenizer(manifest.extras, self._keyword_tokenizer, report=bool(previous))
-        changes.extend([change] if change else [])
-        return manifest, changes
-
-    # ------------------------------------------------------------------ entering
-
-    def __enter__(self) -> FolderWriter:
-        path = self.folder.path
-        if not path.is_dir():
-            try:
-                path.mkdir(parents=True)
-            except FileExistsError:  # another first run made it meanwhile: share it, keep it
-                if not path.is_dir():
-                    raise InvalidInputError(f"store {path} is a file, not a folder") from None
-            else:
-                self._created_folder = True
-        lock = FolderLock(path, wait=self.wait)
-        lock.acquire()
-        self._lock = lock
-        try:
-            previous = self._previous_manifest()  # again, now that no one else writes
-            self._committed = previous
-            self.manifest, self.changes = self._plan(previous)
-            if previous is not None and not self.rebuild:
-                check_identity(previous, self.embeddings, path)
-            self._remove_leftovers(previous)
-            self._load(None if self.rebuild else previous)
-        except BaseException:
-            self._release()
-            raise
-        self._last_commit = time.monotonic()
-        return self
-
-    def _load(self, previous: Manifest | None) -> None:
-        """Read the committed store, records and artifacts into memory (empty if none)."""
-        records = SQLRecordManager(RECORDS_NAMESPACE, db_url=":memory:")
-        data = self.folder.data_path(previous) if previous else None
-        # A folder from before format 2 with a store but no records, or records but no
-        # store, starts over: its chunks could not be matched to records.
-        if data is not None and (data / RECORDS_FILE).is_file() and (data / FAISS_FOLDER).is_dir():
-            try:
-                store = FAISS.load_local(data / FAISS_FOLDER, self.embeddings)
-                records.copy_from(data / RECORDS_FILE)
-            except PersistenceError as err:
-                raise PersistenceError(f"{err}; {RECOVERY_HINT}") from err
-        else:
-            store = FAISS(self.embeddings)
-        self.store, self.records = store, records
-        committed = previous.artifacts if previous is not None and data is not None else []
-        for name in self.manifest.artifacts:
-            artifact = make_artifact(name)
-            saved = data / name if data is not None and name in committed else None
-            artifact.load(saved if saved is not None and saved.exists() else None, self.documents)
-            self.artifacts[name] = artifact
-
-    def _remove_leftovers(self, previous: Manifest | None) -> None:
-        """Remove what killed writers left: unfinished generations and temporary files."""
-        keep = previous.generation if previous else None
-        for entry in self.folder.path.iterdir():
-            name = entry.name
-            if name.startswith(GENERATION_PREFIX) and name != keep:
-                shutil.rmtree(entry, ignore_errors=True)
-            elif name.startswith(f".{MANIFEST_FILE}.") and name.endswith(".tmp"):
-                entry.unlink(missing_ok=True)
-            elif name.startswith(f"{RECORDS_FILE}.tmp") or (
-                keep is not None and name.startswith(RECORDS_FILE)
-            ):
-                entry.unlink(missing_ok=True)  # old versions' work copies, and their -wal
-            elif keep is not None and name == FAISS_FOLDER:
-                shutil.rmtree(entry, ignore_errors=True)  # moved into a generation
-            elif keep is not None and name in (KEYWORD_JSON, KEYWORD_ARRAYS):
-                entry.unlink(missing_ok=True)  # likewise
-
-    def documents(self) -> Iterator[Document]:
-        """Every chunk the store holds now, with its id."""
-        if self.store is None:
-            return iter(())
-        snapshot = self.store.snapshot()
-        return (
-            Document(text, metadata, id=doc_id)
-            for doc_id, text, metadata in zip(
-                snapshot.ids, snapshot.texts, snapshot.metadatas, strict=True
-            )
-        )
-
-    # ------------------------------------------------------------------ writing
-
-    def request_stop(self) -> None:
-        """Ask a running :meth:`index` to stop at its next batch boundary (thread-safe).
-
-        It commits what it has done and raises :class:`~ragline.core.IndexingInterrupted`.
-        """
-        self._stop.set()
-
-    def index(
-        self,
-        documents: Iterable[Document],
-        *,
-        cleanup: Literal["incremental", "full"] = "incremental",
-        force_update: bool = False,
-        batch_size: int = 100,
-        engine: IndexEngine | None = None,
-    ) -> IndexingResult:
-        """Index chunks into the store, keyed by content, with their ``source`` as group.
-
-        At batch boundaries it commits a checkpoint every ``checkpoint_seconds``, and
-        stops (committing first) when :meth:`request_stop` was called.
-
-        Args:
-            documents: the chunks, those of one source together (as loaders yield them),
-                each with ``metadata["source"]``.
-            cleanup: ``"incremental"`` (delete the stale chunks of the sources given) or
-                ``"full"`` (also those of sources not given).
-            force_update: re-embed and rewrite chunks already stored.
-            batch_size: chunks embedded and written together.
-            engine: where the chunks are embedded (``RayEngine``: on a Ray cluster, its
-                ``documents()`` giving ``documents``); ``None``: here.
-
-        Raises:
-            IndexingInterrupted: stopped on request; what was done is committed.
-            InvalidInputError, ConfigurationError: as :func:`ragline.indexing.index`.
-        """
-        if self.store is None or self.records is None:
-            raise InvalidInputError("FolderWriter.index() runs inside 'with folder.writer():'")
-        if cleanup not in ("incremental", "full"):
-            raise ConfigurationError(f"cleanup {cleanup!r} is not one of 'incremental', 'full'")
-        return index(
-            self._at_boundaries(documents, batch_size),
-            self.records,
-            _ObservedStore(self),
-            batch_size=batch_size,
-            cleanup="full" if cleanup == "full" else "incremental",
-            source_id_key="source",
-            force_update=force_update,
-            engine=engine,
-        )
-
-    def _at_boundaries(self, documents: Iterable[Document], batch_size: int) -> Iterator[Document]:
-        """The documents, with a checkpoint or a stop between batches.
-
-        index() takes the first document of a batch only once every earlier batch is
-        stored and recorded, so the state is consistent here.
-        """
-        for position, document in enumerate(documents):
-            if position and position % batch_size == 0:
-                if self._stop.is_set():
-                    self.commit()
-                    raise IndexingInterrupted(
-                        f"stopped on request; {self.folder.path} keeps the "
-                        f"{self.manifest.chunks} chunks stored so far, so the next run "
-                        f"embeds only what is left"
-                    )
-                if time.monotonic() - self._last_commit >= self.checkpoint_seconds:
-                    self.commit()
-            yield document
-
-    # ------------------------------------------------------------------ committing
-
-    def commit(self) -> None:
-        """Write a new generation (store, records, artifacts), then point the manifest at it.
-
-        Raises:
-            PersistenceError: a file cannot be written; the previous commit stays.
-        """
-        if self.store is None or self.records is None:
-            return
-        path = self.folder.path
-        generation = f"{GENERATION_PREFIX}{os.urandom(8).hex()}"
-        data = path / generation
-        previous = self.manifest.generation
-        try:
-            data.mkdir()
-            self.store.save_local(data / FAISS_FOLDER)
-            self.records.copy_to(data / RECORDS_FILE)
-            self._save_keyword_index(data, self._committed_data())
-            for name, artifact in self.artifacts.items():
-                artifact.save(data / name)
-            if self.durable:
-                _fsync_tree(data)
-            manifest = self.manifest
-            manifest.chunks = self.store.count()
-            manifest.documents = self.records.count_groups()
-            identity = getattr(self.embeddings, "embedding_identity", None)
-            if identity is not None and IDENTITY_KEY not in manifest.extras:
-                manifest.extras[IDENTITY_KEY] = dict(identity)
-            manifest.generation = generation
-            write_manifest(path, manifest, durable=self.durable)  # the commit point
-            self._committed = Manifest.from_json(manifest.to_json(), path / MANIFEST_FILE)
-        except BaseException:
-            self.manifest.generation = previous
-            shutil.rmtree(data, ignore_errors=True)
-            raise
-        self._committed_once = True
-        self._changed = False
-        self._last_commit = time.monotonic()
-        if previous is not None:
-            shutil.rmtree(path / previous, ignore_errors=True)
-        else:  # a folder from before format 2: its files now live in the generation
-            self._remove_leftovers(manifest)
-
-    def _committed_data(self) -> Path | None:
-        """The folder of the committed generation (the folder itself before format 2)."""
-        committed = self._committed
-        return None if committed is None else self.folder.data_path(committed)
-
-    def _save_keyword_index(self, data: Path, committed: Path | None) -> None:
-        """Write the keyword index of the new generation: the committed one brought in step
-        with the store (only chunks it lacks are tokenized)."""
-        assert self.store is not None
-        tokenizer = BM25Tokenizer.from_dict(tokenizer_options(self.manifest.extras))
-        saved = None if committed is None or self.rebuild else load_text_index(committed)[0]
-        ids, texts, _ = store_records(self.store)
-        text_index, _, _ = sync_text_index(saved, ids, texts, tokenizer)
-        save_text_index(data, text_index)
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        try:
-            if error is None and (
-                self._changed or self._settings_changed() or self._keyword_index_behind()
-            ):
-                self.commit()
-        finally:
-            self._release()
-
-    def _settings_changed(self) -> bool:
-        committed = self._committed
-        return committed is None or committed.to_json() != self.manifest.to_json()
-
-    def _keyword_index_behind(self) -> bool:
-        """Whether the committed keyword index is not the store's (damaged, missing, made
-        with another tokenizer, or from a folder written before it was committed with
-        the store): then a run with nothing else to do commits it repaired."""
-        committed = self._committed_data()
-        if committed is None or self.store is None:
-            return False
-        saved = load_text_index(committed)[0]
-        tokenizer = BM25Tokenizer.from_dict(tokenizer_options(self.manifest.extras))
-        if saved is None or saved.tokenizer != tokenizer:
-            return True
-        return set(saved.ids) != set(self.store.snapshot().ids)
-
-    def _release(self) -> None:
-        if self.records is not None:
-            self.records.close()
-        lock, self._lock = self._lock, None
-        if self._created_folder and not self._committed_once:
-            # a first run that wrote nothing leaves nothing (not even an empty folder)
-            shutil.rmtree(self.folder.path, ignore_errors=True)
-        if lock is not None:
-            lock.release()
-
-
-class _ObservedStore:
-    """The writer's store as index() sees it: writes mark the run changed and reach artifacts."""
-
-    def __init__(self, writer: FolderWriter) -> None:
-        assert writer.store is not None
-        self._writer = writer
-        self._store = writer.store
-
-    def add_documents(self, documents: Sequence[Document], *, ids: list[str]) -> list[str]:
-        self._writer._changed = True
-        written = self._store.add_documents(documents, ids=ids)
-        for artifact in self._writer.artifacts.values():
-            artifact.added(documents)
-        return written
-
-    @property
-    def embeddings(self) -> Embeddings:
-        return self._writer.embeddings
-
-    def add_embeddings(
-        self,
-        text_embeddings: Iterable[tuple[str, Sequence[float]]],
-        metadatas: Sequence[dict[str, Any]],
-        *,
-        ids: list[str],
-    ) -> list[str]:
-        """Vectors made elsewhere (a distributed run's workers)."""
-        pairs = list(text_embeddings)
-        self._writer._changed = True
-        written = self._store.add_embeddings(pairs, metadatas, ids=ids)
-        documents = [
-            Document(text, metadata, id=doc_id)
-            for (text, _), metadata, doc_id in zip(pairs, metadatas, ids, strict=True)
-        ]
-        for artifact in self._writer.artifacts.values():
-            artifact.added(documents)
-        return written
-
-    def delete(self, ids: Sequence[str]) -> None:
-        self._writer._changed = True
-        self._store.delete(ids)
-        for artifact in self._writer.artifacts.values():
-            artifact.deleted(ids)
-
-    def get_by_ids(self, ids: Sequence[str]) -> list[Document]:
-        return self._store.get_by_ids(ids)
 
 
 def check_identity(manifest: Manifest, embeddings: Embeddings, path: Path) -> None:
@@ -782,19 +335,6 @@ def check_identity(manifest: Manifest, embeddings: Embeddings, path: Path) -> No
     current = getattr(embeddings, "embedding_identity", None)
     if isinstance(stored, dict) and current is not None:
         check_same_vectors(stored, current, where=os.fspath(path))
-
-
-def _fsync_tree(folder: Path) -> None:
-    """Flush every file and folder under ``folder`` (the new generation) to disk."""
-    for root, _, files in os.walk(folder):
-        for name in files:
-            descriptor = os.open(os.path.join(root, name), os.O_RDONLY)
-            try:
-                os.fsync(descriptor)
-            finally:
-                os.close(descriptor)
-        fsync_directory(Path(root))
-    fsync_directory(folder.parent)
 
 
 def open_store(

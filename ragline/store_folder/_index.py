@@ -21,9 +21,10 @@ from ragline.store_folder._corpus import (
     split_documents,
 )
 from ragline.store_folder._embeddings import make_embeddings
-from ragline.store_folder._folder import DEFAULT_CHECKPOINT_SECONDS, FolderWriter, StoreFolder
+from ragline.store_folder._folder import DEFAULT_CHECKPOINT_SECONDS, StoreFolder
 from ragline.store_folder._manifest import JSONValue
 from ragline.store_folder._progress import IndexProgress
+from ragline.store_folder._writer import FolderWriter
 
 if TYPE_CHECKING:
     from ragline.indexing import RayEngine

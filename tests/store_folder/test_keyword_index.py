@@ -76,7 +76,7 @@ def test_a_keyword_index_behind_the_store_is_repaired_on_open(
     the store (in memory), the next run saves it."""
     import shutil
 
-    import ragline.store_folder._folder as folder_module
+    import ragline.store_folder._writer as writer_module
 
     folder = StoreFolder(tmp_path / "store")
     _write(folder, DOCS)
@@ -88,7 +88,7 @@ def test_a_keyword_index_behind_the_store_is_repaired_on_open(
             shutil.copy(committed / name, data / name)
 
     with monkeypatch.context() as patch:
-        patch.setattr(folder_module.FolderWriter, "_save_keyword_index", keep_the_old_index)
+        patch.setattr(writer_module.FolderWriter, "_save_keyword_index", keep_the_old_index)
         _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
     assert _saved(folder) == stale  # behind: the store holds Stromboli, the index Etna
     stored = [d.page_content for d in folder.open_store().similarity_search("x", k=3)]
