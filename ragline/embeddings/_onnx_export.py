@@ -13,6 +13,7 @@ the reader never sees half a file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -20,6 +21,7 @@ import platform
 import tempfile
 import threading
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +85,10 @@ def _quantize(source: Path, target: Path) -> None:
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".quantize-") as work:
+    with (
+        tempfile.TemporaryDirectory(dir=target.parent, prefix=".quantize-") as work,
+        _without_preprocessing_advice(),
+    ):
         quantized = Path(work) / target.name
         quantize_dynamic(
             str(source),
@@ -93,6 +98,22 @@ def _quantize(source: Path, target: Path) -> None:
             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
         )
         os.replace(quantized, target)  # same folder: an atomic rename
+
+
+@contextlib.contextmanager
+def _without_preprocessing_advice() -> Iterator[None]:
+    """Drop the quantiser's advice to pre-process the model first, which it logs on the
+    root logger: the export it quantises is already shape-inferred and fused."""
+
+    def keep(record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Please consider to run pre-processing")
+
+    root = logging.getLogger()
+    root.addFilter(keep)
+    try:
+        yield
+    finally:
+        root.removeFilter(keep)
 
 
 def _export_modules(target: Path) -> tuple[Any, Any]:

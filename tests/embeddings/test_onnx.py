@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -399,3 +400,19 @@ def test_two_processes_exporting_at_once_both_succeed(
         np.testing.assert_allclose(json.loads(stdout), expected, atol=1e-5)
     folder = tmp_path / "onnx" / onnx.weights_sha256  # type: ignore[operator]
     assert sorted(path.name for path in folder.iterdir()) == ["export.json", "fp32-v2.onnx"]
+
+
+def test_the_quantisers_preprocessing_advice_is_dropped_and_nothing_else(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """onnxruntime's quantiser logs "Please consider to run pre-processing ..." on the root
+    logger (the fp32 export it reads is already shape-inferred and fused); only that line
+    is dropped, and only while quantising."""
+    from ragline.embeddings import _onnx_export
+
+    advice = "Please consider to run pre-processing before quantization. Refer to example: ..."
+    with caplog.at_level(logging.WARNING), _onnx_export._without_preprocessing_advice():
+        logging.warning(advice)
+        logging.warning("a warning of its own")
+    logging.warning(advice)
+    assert [record.getMessage() for record in caplog.records] == ["a warning of its own", advice]
