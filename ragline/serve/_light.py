@@ -52,7 +52,7 @@ def _split_url(url: str) -> tuple[str, str, int, str, str]:
 
 
 class _Response:
-    """The status, headers and body of one HTTP/1.1 answer read from ``file``."""
+    """The status, headers and body of one HTTP/1.1 answer, read from ``connection``."""
 
     def __init__(self, connection: socket.socket, url: str) -> None:
         self.connection = connection

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -25,8 +27,9 @@ class RawServer:
     """Accepts connections on a free loopback port; each is handed, with the request it
     sent (head and body), to ``script``, which writes the answer."""
 
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, tls: ssl.SSLContext | None = None) -> None:
         self.script = script
+        self.tls = tls
         self.requests: list[bytes] = []
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
@@ -41,6 +44,11 @@ class RawServer:
             except OSError:
                 return
             with connection:
+                if self.tls is not None:
+                    try:
+                        connection = self.tls.wrap_socket(connection, server_side=True)
+                    except (OSError, ssl.SSLError):
+                        continue  # the client refused the certificate
                 request = self._read_request(connection)
                 self.requests.append(request)
                 with contextlib.suppress(OSError):  # the client went away
@@ -69,11 +77,11 @@ class RawServer:
 
 
 @pytest.fixture
-def serve() -> Iterator[Callable[[Script], RawServer]]:
+def serve() -> Iterator[Callable[..., RawServer]]:
     servers: list[RawServer] = []
 
-    def start(script: Script) -> RawServer:
-        servers.append(RawServer(script))
+    def start(script: Script, tls: ssl.SSLContext | None = None) -> RawServer:
+        servers.append(RawServer(script, tls))
         return servers[-1]
 
     yield start
@@ -259,8 +267,6 @@ def test_the_client_imports_no_http_library():
         "print(sorted(m for m in ('http.client', 'email.parser', 'ssl', 'httpx', 'urllib.request') "
         "if m in sys.modules))"
     )
-    import subprocess
-
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
@@ -284,3 +290,32 @@ def test_a_stream_reset_midway_is_a_connection_error_after_the_items_so_far(serv
             got.append(item)
     assert got == ["one"]
     assert str(caught.value).startswith(f"{server.url}/ask/stream broke off its stream: ")
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """A self-signed certificate for localhost (openssl, from Debian's package)."""
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = str(folder / "cert.pem"), str(folder / "key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-keyout", key, "-out", cert, "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+def test_https_is_spoken_over_tls_and_checks_the_certificate(serve, certificate, monkeypatch):
+    cert, key = certificate
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    server = serve(answer(b'HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n{"ok": true}'), tls)
+    url = f"https://localhost:{server.port}/healthz"
+
+    with pytest.raises(StoreConnectionError, match=rf"^cannot reach {url}: .*CERTIFICATE_VERIFY"):
+        _light.get(url)  # a certificate no authority this machine trusts signed
+
+    monkeypatch.setenv("SSL_CERT_FILE", cert)  # now trusted: OpenSSL reads it per context
+    assert _light.get(url) == {"ok": True}
+    assert server.requests[-1].startswith(b"GET /healthz HTTP/1.1\r\nHost: localhost:")
