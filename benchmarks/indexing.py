@@ -9,7 +9,13 @@ The corpus is the first ``--files`` Python files of this interpreter's standard 
   look up, save), then once more after editing one file. The ratio re-index / first is
   what incremental indexing buys; loading and splitting are in both runs.
 * **index()**: the library call alone on the chunks already split, with a FAISS store
-  and a SQLRecordManager file, first run and re-run. With ``--langchain`` the same
+  and a SQLRecordManager file, first run and re-run.
+* **look-ups** (``--lookup``): an unchanged re-run asks the store which recorded keys it
+  holds. ``index()`` re-runs (in-memory records) on the in-memory, FAISS and Redis stores
+  (Redis Stack started on a free loopback port), asking with ``held_ids`` (a membership
+  test) against the same store class asking with ``get_by_ids`` (documents built, and
+  their text and metadata fetched from Redis), interleaved; wall time and this process's
+  CPU time. With ``--langchain`` the same
   chunks also go through LangChain's ``index()`` (its InMemoryRecordManager and
   InMemoryVectorStore, the same hashing embedding wrapped as a LangChain Embeddings),
   against ragline's ``index()`` with the in-memory record manager and store.
@@ -21,6 +27,7 @@ of ``--repeats``.
 Usage:
     .venv/bin/python benchmarks/indexing.py [--files 300] [--embedding hashing|minilm]
                                             [--repeats 3] [--langchain] [--cli-only]
+                                            [--lookup]
 
 Figures (2 cores, load average 5-6 from other jobs, so absolute times are noisy):
 
@@ -176,6 +183,55 @@ def bench_langchain(chunks: list[Document], repeats: int) -> None:
     )
 
 
+def bench_lookup(chunks: list[Document], repeats: int, folder: Path) -> None:
+    # this folder holds benchmarks/redis.py, which would shadow the redis package
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
+    from ragline.embeddings import HashingEmbeddings
+    from ragline.vectorstores import Redis
+    from tests.conftest import RedisServer
+
+    embeddings = HashingEmbeddings(dimension=384)
+    server = RedisServer(folder / "redis").start()
+    try:
+        makers: dict[str, Callable[[type], Any]] = {
+            "in-memory": lambda cls: cls(embeddings),
+            "FAISS": lambda cls: cls(embeddings),
+            "Redis": lambda cls: cls(embeddings, redis_url=server.url, index_name=cls.__name__),
+        }
+        bases = {"in-memory": InMemoryVectorStore, "FAISS": FAISS, "Redis": Redis}
+        for name, base in bases.items():
+            # the same store class without held_ids: index() then looks up with get_by_ids
+            documents_only = type(f"{base.__name__}DocumentsOnly", (base,), {"held_ids": None})
+            runs = {}
+            for label, cls in (("held_ids", base), ("get_by_ids", documents_only)):
+                records, store = InMemoryRecordManager(label), makers[name](cls)
+                index(chunks, records, store, cleanup="incremental", source_id_key="source")
+                runs[label] = (records, store)
+            wall: dict[str, list[float]] = {"held_ids": [], "get_by_ids": []}
+            cpu: dict[str, list[float]] = {"held_ids": [], "get_by_ids": []}
+            for _ in range(repeats):
+                for label, (records, store) in runs.items():
+                    started, cpu_started = time.perf_counter(), time.process_time()
+                    result = index(
+                        chunks, records, store, cleanup="incremental", source_id_key="source"
+                    )
+                    wall[label].append(time.perf_counter() - started)
+                    cpu[label].append(time.process_time() - cpu_started)
+                    assert result["num_skipped"] == len(chunks), result
+            held, documents = (statistics.median(wall[k]) for k in ("held_ids", "get_by_ids"))
+            held_cpu, documents_cpu = (
+                statistics.median(cpu[k]) for k in ("held_ids", "get_by_ids")
+            )
+            print(
+                f"  {name:9s} re-run with held_ids {held:6.3f} s ({held_cpu:6.3f} s CPU)   "
+                f"with get_by_ids {documents:6.3f} s ({documents_cpu:6.3f} s CPU)   "
+                f"{documents / held:4.2f}x wall, {documents_cpu / held_cpu:4.2f}x CPU"
+            )
+    finally:
+        server.stop()
+
+
 def main_bench() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=300)
@@ -184,6 +240,9 @@ def main_bench() -> None:
     parser.add_argument("--langchain", action="store_true")
     parser.add_argument(
         "--cli-only", action="store_true", help="only the CLI runs (MiniLM: one slow first index)"
+    )
+    parser.add_argument(
+        "--lookup", action="store_true", help="only the look-ups of unchanged re-runs"
     )
     args = parser.parse_args()
     import faiss
@@ -204,6 +263,10 @@ def main_bench() -> None:
             f"embedding {args.embedding}; load average {os.getloadavg()[0]:.1f} on "
             f"{os.cpu_count()} cores"
         )
+        if args.lookup:
+            print(f"unchanged index() re-runs, median of {args.repeats}:")
+            bench_lookup(chunks, args.repeats, Path(scratch))
+            return
         print("ragline index (CLI, end to end):")
         bench_cli(corpus, args.embedding, args.repeats)
         if args.cli_only:

@@ -12,14 +12,14 @@ manager that keeps an intent log (``SQLRecordManager``, ``InMemoryRecordManager`
 
 1. recovery: writes a stopped run had started and not confirmed are finished first.
    A pending delete is done again (deleting twice is harmless) and forgotten; a
-   pending add is looked up in the store (``get_by_ids``): documents the store holds
+   pending add is looked up in the store (``held_ids``): documents the store holds
    are recorded (as older than this run, so cleanup judges them like any other), the
    others forgotten, so this run adds them again if they are still in the corpus;
 2. the run asks the record manager for the time it starts at;
 3. per batch: documents are hashed and de-duplicated; keys already recorded are
    skipped (only their time stamp is refreshed) if the store holds them (looked up with
-   ``get_by_ids``, when the store has it: a store kept in memory starts empty in a new
-   process, a server may restart empty); the others are marked pending, added to the
+   ``held_ids``, or ``get_by_ids`` in a store without it: a store kept in memory starts
+   empty in a new process, a server may restart empty); the others are marked pending, added to the
    vector store, and then recorded, which clears their pending mark in the same
    transaction;
 4. cleanup marks the keys whose stamp is older than the run's start pending, deletes
@@ -246,7 +246,15 @@ class _Run:
         self.vector_store = vector_store
         self.intents = record_manager.keeps_intents
         # recovery looks pending adds up; a store that cannot gets them deleted instead
-        self.can_look_up = callable(getattr(vector_store, prefix + "get_by_ids", None))
+        self.lookup = next(  # held_ids tests membership; get_by_ids reads the documents
+            (
+                name
+                for name in ("held_ids", "get_by_ids")
+                if callable(getattr(vector_store, prefix + name, None))
+            ),
+            None,
+        )
+        self.can_look_up = self.lookup is not None
         self.can_delete = callable(getattr(vector_store, prefix + "delete", None))
         self.batch_size = batch_size
         self.cleanup = cleanup
@@ -386,14 +394,26 @@ def _held(run: _Run, keys: list[str], recorded: list[bool]) -> Operation[list[bo
     """Which recorded keys the store really holds: a key recorded but missing from the store
     (a store kept in memory and gone with its process, a server restarted empty) is written
     again instead of skipped forever. A store that cannot look ids up is taken at its word."""
+    wanted = [key for key, known in zip(keys, recorded, strict=True) if known]
+    held = yield from _stored(run, wanted)
+    if held is None:
+        return recorded
+    return [known and key in held for key, known in zip(keys, recorded, strict=True)]
+
+
+def _stored(run: _Run, keys: list[str]) -> Operation[set[str] | None]:
+    """Which of ``keys`` the vector store holds; None (and ``can_look_up`` turned off) for
+    a store that has, or turns out to have, no way to tell."""
+    if not run.can_look_up:
+        return None
     try:
-        wanted = [key for key, known in zip(keys, recorded, strict=True) if known]
-        found = yield _call(run.vector_store, "get_by_ids", wanted)
+        if run.lookup == "held_ids":
+            return set((yield _call(run.vector_store, "held_ids", keys)))
+        found = yield _call(run.vector_store, "get_by_ids", keys)
     except NotImplementedError:  # a LangChain-style store without get_by_ids
         run.can_look_up = False
-        return recorded
-    held = {document.id for document in found}
-    return [known and key in held for key, known in zip(keys, recorded, strict=True)]
+        return None
+    return {document.id for document in found}
 
 
 def _mark(records: RecordManager, keys: list[str], groups: list[str | None], op: str) -> Effect:
@@ -428,12 +448,11 @@ def _recover(run: _Run) -> Steps:
     while pending := (yield _call(records, "list_pending", limit=run.cleanup_batch_size)):
         adds = [write for write in pending if write.operation == "add"]
         deletes = [write.key for write in pending if write.operation == "delete"]
-        if adds and not run.can_look_up:
+        held = (yield from _stored(run, [write.key for write in adds])) if adds else set()
+        if held is None:  # the store cannot say which adds it holds: delete them all
             deletes.extend(write.key for write in adds)
-            adds = []
+            adds, held = [], set()
         if adds:
-            found = yield _call(store, "get_by_ids", [write.key for write in adds])
-            held = {document.id for document in found}
             stored = [write for write in adds if write.key in held]
             if stored:
                 yield _call(

@@ -215,6 +215,13 @@ class LangChainStyleDefaults:
     async def aget_by_ids(self: Any, ids: Any) -> Any:
         return await asyncio.to_thread(self.get_by_ids, ids)
 
+    def held_ids(self: Any, ids: Any) -> set[str]:
+        """The ids ``get_by_ids`` finds (it reads the documents: all this store offers)."""
+        return {document.id for document in self.get_by_ids(list(ids)) if document.id is not None}
+
+    async def aheld_ids(self: Any, ids: Any) -> set[str]:
+        return await asyncio.to_thread(self.held_ids, ids)
+
 
 def install_defaults(cls: type) -> None:
     """Give a LangChain-style subclass every default it did not write itself."""

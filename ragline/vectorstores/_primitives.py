@@ -108,6 +108,12 @@ class StorePrimitives(ABC):
         """Return fresh copies of the stored documents with these ids, in the order of
         ``ids``, skipping ids that are not stored."""
 
+    def _held_ids(self, ids: list[str]) -> set[str]:
+        """Which of ``ids`` the store holds. This default reads the documents
+        (``_get_by_ids``); a backend that can test membership without building them
+        overrides it."""
+        return {document.id for document in self._get_by_ids(ids) if document.id is not None}
+
     @abstractmethod
     def _search(
         self,
@@ -148,6 +154,9 @@ class StorePrimitives(ABC):
 
     async def _aget_by_ids(self, ids: list[str]) -> list[Document]:
         return await asyncio.to_thread(self._get_by_ids, ids)
+
+    async def _aheld_ids(self, ids: list[str]) -> set[str]:
+        return await asyncio.to_thread(self._held_ids, ids)
 
     async def _asearch(
         self,

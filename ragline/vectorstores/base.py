@@ -12,10 +12,12 @@ A backend (in-memory, FAISS, Redis ...) implements only these primitives::
     _search(queries, k, filter, *, with_vectors)   top-k per query vector, best first
 
 and, optionally, the async twins ``_aupsert _adelete _aget_by_ids _asearch`` (they
-default to running the sync primitive in a thread) and ``_mmr_hits`` / ``_check_queries``
-for a faster way to pick MMR hits or check query vectors. Every public method below (adding
-texts, searching by text or vector, relevance scores, score thresholds, MMR,
-``as_retriever``) is written once on top of the primitives, and validates its input
+default to running the sync primitive in a thread), ``_held_ids`` (which ids are stored,
+without building documents: ``index()`` asks it of every chunk it would skip) and
+``_mmr_hits`` / ``_check_queries`` for a faster way to pick MMR hits or check query
+vectors. Every public method below (adding texts, searching by text or vector, relevance
+scores, score thresholds, MMR, ``as_retriever``) is written once on top of the
+primitives, and validates its input
 BEFORE any primitive runs, so a bad call never changes a store.
 
 The class is written in three layers, one module each: the primitives and the one
@@ -344,6 +346,25 @@ class VectorStore(SearchMethods):
         """Async :meth:`get_by_ids`."""
         checked = check_id_list(ids)
         return await self._aget_by_ids(checked) if checked else []
+
+    def held_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of these ids the store holds: what :meth:`get_by_ids` would find, without
+        reading the documents (``index()`` asks this of every chunk it would skip).
+
+        Raises:
+            InvalidInputError: ``ids`` is not a list of non-empty strings.
+
+        Example:
+            >>> sorted(store.held_ids(["stocks", "nope", "cats"]))
+            ['cats', 'stocks']
+        """
+        checked = check_id_list(ids)
+        return self._held_ids(checked) if checked else set()
+
+    async def aheld_ids(self, ids: Sequence[str]) -> set[str]:
+        """Async :meth:`held_ids`."""
+        checked = check_id_list(ids)
+        return await self._aheld_ids(checked) if checked else set()
 
     # ------------------------------------------------------------------ search
 

@@ -161,6 +161,10 @@ class InMemoryVectorStore(VectorStore):
             rows = [self._row_of[doc_id] for doc_id in ids if doc_id in self._row_of]
             return [self._document(row) for row in rows]
 
+    def _held_ids(self, ids: list[str]) -> set[str]:
+        with self._lock:
+            return {doc_id for doc_id in ids if doc_id in self._row_of}
+
     def _document(self, row: int) -> Document:
         return stored_document(
             self._texts[row], copy_metadata(self._metadatas[row]), self._ids[row]

@@ -245,6 +245,70 @@ class NoLookUps(InMemoryVectorStore):
     def get_by_ids(self, ids: Sequence[str]) -> list[Document]:
         raise NotImplementedError("no get_by_ids here")
 
+    def held_ids(self, ids: Sequence[str]) -> set[str]:
+        raise NotImplementedError("no held_ids here")
+
+
+class CountingLookUps(InMemoryVectorStore):
+    """Counts the ids each look-up method is asked about."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.asked: dict[str, int] = {"get_by_ids": 0, "held_ids": 0}
+
+    def get_by_ids(self, ids: Sequence[str]) -> list[Document]:
+        self.asked["get_by_ids"] += len(ids)
+        return super().get_by_ids(ids)
+
+    def held_ids(self, ids: Sequence[str]) -> set[str]:
+        self.asked["held_ids"] += len(ids)
+        return super().held_ids(ids)
+
+    async def aget_by_ids(self, ids: Sequence[str]) -> list[Document]:
+        self.asked["get_by_ids"] += len(ids)
+        return await super().aget_by_ids(ids)
+
+    async def aheld_ids(self, ids: Sequence[str]) -> set[str]:
+        self.asked["held_ids"] += len(ids)
+        return await super().aheld_ids(ids)
+
+
+class DocumentsOnly(CountingLookUps):
+    """A store of another library: it has get_by_ids (and its twin) but no held_ids."""
+
+    held_ids = None  # type: ignore[assignment]
+    aheld_ids = None  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["index", "aindex"])
+def test_recorded_keys_are_looked_up_with_held_ids(use_async: bool) -> None:
+    """An unchanged re-run asks the store which recorded keys it holds with held_ids
+    (membership), never get_by_ids (which builds every document)."""
+    records, store, docs = (
+        InMemoryRecordManager("test"),
+        CountingLookUps(HashingEmbeddings(dimension=16)),
+        version("v0"),
+    )
+    run(docs, records, store, use_async=use_async)
+    result = run(docs, records, store, use_async=use_async)
+    assert result == {"num_added": 0, "num_updated": 0, "num_skipped": 6, "num_deleted": 0}
+    assert store.asked == {"get_by_ids": 0, "held_ids": 6}
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["index", "aindex"])
+def test_a_store_without_held_ids_is_looked_up_with_get_by_ids(use_async: bool) -> None:
+    records, store, docs = (
+        InMemoryRecordManager("test"),
+        DocumentsOnly(HashingEmbeddings(dimension=16)),
+        version("v0"),
+    )
+    run(docs, records, store, use_async=use_async)
+    store.delete([hash_document(docs[0])])  # recorded, gone from the store: written again
+    result = run(docs, records, store, use_async=use_async)
+    assert result == {"num_added": 1, "num_updated": 0, "num_skipped": 5, "num_deleted": 0}
+    assert store.asked == {"get_by_ids": 6, "held_ids": 0}
+    assert_converged(records, store, docs)
+
 
 def test_a_store_that_cannot_look_ids_up_is_taken_at_its_word() -> None:
     records = InMemoryRecordManager("test")

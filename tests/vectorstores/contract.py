@@ -498,6 +498,18 @@ BAD_CALLS += [
         id="lone-surrogate-id-get",
     ),
     pytest.param(
+        lambda s: s.held_ids(["id0", ""]),
+        InvalidInputError,
+        "ids[1]",
+        id="empty-id-held",
+    ),
+    pytest.param(
+        lambda s: s.held_ids("id0"),  # type: ignore[arg-type]
+        InvalidInputError,
+        "ids must be a list",
+        id="str-ids-held",
+    ),
+    pytest.param(
         lambda s: s.add_texts(None),  # type: ignore[arg-type]
         InvalidInputError,
         "texts must be a list of strings, got NoneType",
@@ -593,6 +605,19 @@ class VectorStoreContract:
             ("id1", "d1", METADATAS[1]),
         ]
         assert store.get_by_ids([]) == []
+
+    def test_held_ids_are_what_get_by_ids_finds(self, store: VectorStore) -> None:
+        """held_ids answers which ids are stored, without reading the documents: the ids
+        get_by_ids finds, for any mix of stored, unknown and repeated ids."""
+        asked = ["id3", "nope", "id1", "id3", "ID1", "id7"]
+        assert store.held_ids(asked) == {"id1", "id3", "id7"}
+        assert store.held_ids(asked) == {d.id for d in store.get_by_ids(asked)}
+        assert store.held_ids(IDS) == set(IDS)
+        assert store.held_ids([]) == set()
+        store.delete(["id3"])
+        assert store.held_ids(asked) == {"id1", "id7"}
+        store.add_texts(["d3"], ids=["id3"])
+        assert store.held_ids(["id3"]) == {"id3"}
 
     def test_returned_documents_are_copies(self, store: VectorStore) -> None:
         """Mutating a returned Document must not change the store (return fresh copies)."""
@@ -941,7 +966,9 @@ class VectorStoreContract:
         assert texts_of(mmr) == ["d0", "d3", "d1"]
         assert texts_of(await store.asimilarity_search_by_vector(unit(95), k=2)) == ["d5", "d6"]
         assert texts_of(await store.aget_by_ids(["id2", "id1"])) == ["d2", "d1"]
+        assert await store.aheld_ids(["id2", "nope", "id1"]) == {"id1", "id2"}
         await store.adelete(["id0"])
+        assert await store.aheld_ids(["id0", "id1"]) == {"id1"}
         assert store.count() == 7
         assert await store.aadd_texts(["d0"], [METADATAS[0]], ids=["id0"]) == ["id0"]
         assert_intact(store)

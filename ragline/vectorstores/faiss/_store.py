@@ -276,6 +276,10 @@ class FAISS(VectorStore):
             found = [self._label_of.get(doc_id) for doc_id in ids]
             return [self._document(label) for label in found if label is not None]
 
+    def _held_ids(self, ids: list[str]) -> set[str]:
+        with self._lock:
+            return {doc_id for doc_id in ids if doc_id in self._label_of}
+
     def _document(self, label: int) -> Document:
         doc_id, text, metadata = self._records[label]
         return stored_document(text, copy_metadata(metadata), doc_id)

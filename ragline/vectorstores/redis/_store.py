@@ -333,6 +333,9 @@ class Redis(VectorStore):
     def _get_by_ids(self, ids: list[str]) -> list[Document]:
         return self._run(self._get_op(ids))
 
+    def _held_ids(self, ids: list[str]) -> set[str]:
+        return self._run(self._held_op(ids))
+
     def _search(
         self, queries: np.ndarray, k: int, filter: FilterNode | None, *, with_vectors: bool
     ) -> list[list[SearchHit]]:
@@ -352,6 +355,9 @@ class Redis(VectorStore):
 
     async def _aget_by_ids(self, ids: list[str]) -> list[Document]:
         return await self._arun(self._get_op(ids))
+
+    async def _aheld_ids(self, ids: list[str]) -> set[str]:
+        return await self._arun(self._held_op(ids))
 
     async def _asearch(
         self, queries: np.ndarray, k: int, filter: FilterNode | None, *, with_vectors: bool
@@ -571,6 +577,20 @@ class Redis(VectorStore):
                     values = dict(zip(names, reply, strict=True))
                     documents.append(to_document(schema, doc_id, values))
         return documents
+
+    def _held_op(self, ids: list[str]) -> conn.Operation[set[str]]:
+        """The ids whose hash holds a text (what ``_get_op`` finds), one HEXISTS each."""
+        content = self._schema.content_key
+        held: set[str] = set()
+        for start in range(0, len(ids), self._batch_size):
+            chunk = ids[start : start + self._batch_size]
+            replies = yield [("HEXISTS", self._schema.key(doc_id), content) for doc_id in chunk]
+            for doc_id, reply in zip(chunk, replies, strict=True):
+                if isinstance(reply, Exception):
+                    raise response_error(reply, "HEXISTS")
+                if reply:
+                    held.add(doc_id)
+        return held
 
     def _count_op(self) -> conn.Operation[int]:
         command = ("FT.SEARCH", self._schema.index_name, "*", "LIMIT", 0, 0, "DIALECT", 2)
