@@ -136,6 +136,8 @@ def test_a_three_method_store_searches_and_derives_the_rest() -> None:
     [
         (lambda s: s.delete(["id0"]), "delete"),
         (lambda s: s.get_by_ids(["id0"]), "get_by_ids"),
+        (lambda s: s.held_ids(["id0"]), "get_by_ids"),
+        (lambda s: asyncio.run(s.aheld_ids(["id0"])), "get_by_ids"),
         (lambda s: s.similarity_search_with_score("q0"), "similarity_search_with_score"),
         (lambda s: s.max_marginal_relevance_search("q0"), "max_marginal_relevance_search"),
         (lambda s: s.search("q0", "mmr"), "max_marginal_relevance_search"),
@@ -153,6 +155,22 @@ def test_what_a_three_method_store_cannot_do_is_refused_by_name(call: Any, missi
     with pytest.raises(NotImplementedError, match=rf"TinyStore\.{missing} is not available"):
         call(store)
     assert len(store.rows) == 8  # nothing changed
+
+
+class TinyStoreWithLookUps(TinyStore):
+    """The three methods and get_by_ids, as LangChain's guide adds it."""
+
+    def get_by_ids(self, ids: Any) -> list[Document]:
+        wanted = set(ids)
+        return [
+            Document(text, metadata=meta, id=i) for i, text, meta, _ in self.rows if i in wanted
+        ]
+
+
+def test_held_ids_of_a_langchain_style_store_come_from_its_get_by_ids() -> None:
+    store = TinyStoreWithLookUps.from_texts(TEXTS, ExplicitEmbeddings(), METADATAS, ids=IDS)
+    assert store.held_ids(["id2", "nope", "id0"]) == {"id0", "id2"}
+    assert asyncio.run(store.aheld_ids(["id7", "id9"])) == {"id7"}
 
 
 def test_a_store_implementing_the_primitives_is_not_taken_for_a_langchain_style_one() -> None:
