@@ -19,9 +19,9 @@ manager that keeps an intent log (``SQLRecordManager``, ``InMemoryRecordManager`
 3. per batch: documents are hashed and de-duplicated; keys already recorded are
    skipped (only their time stamp is refreshed) if the store holds them (looked up with
    ``held_ids``, or ``get_by_ids`` in a store without it: a store kept in memory starts
-   empty in a new process, a server may restart empty); the others are marked pending, added to the
-   vector store, and then recorded, which clears their pending mark in the same
-   transaction;
+   empty in a new process, a server may restart empty); the others are marked pending,
+   added to the vector store, and then recorded, which clears their pending mark in the
+   same transaction;
 4. cleanup marks the keys whose stamp is older than the run's start pending, deletes
    them from the vector store, then from the records (clearing the marks): for
    ``"incremental"`` those of the sources seen in the run (as the stream moves past

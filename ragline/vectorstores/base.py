@@ -17,8 +17,8 @@ without building documents: ``index()`` asks it of every chunk it would skip) an
 ``_mmr_hits`` / ``_check_queries`` for a faster way to pick MMR hits or check query
 vectors. Every public method below (adding texts, searching by text or vector, relevance
 scores, score thresholds, MMR, ``as_retriever``) is written once on top of the
-primitives, and validates its input
-BEFORE any primitive runs, so a bad call never changes a store.
+primitives, and validates its input BEFORE any primitive runs, so a bad call never
+changes a store.
 
 The class is written in three layers, one module each: the primitives and the one
 search path every search runs on (:mod:`ragline.vectorstores._primitives`), the public
