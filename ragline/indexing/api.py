@@ -245,8 +245,9 @@ class _Run:
         self.record_manager = record_manager
         self.vector_store = vector_store
         self.intents = record_manager.keeps_intents
-        # recovery looks pending adds up; a store that cannot gets them deleted instead
-        self.lookup = next(  # held_ids tests membership; get_by_ids reads the documents
+        # how the store says which ids it holds: held_ids tests membership, get_by_ids
+        # reads the documents; None: it cannot say (recovery then deletes pending adds)
+        self.lookup: str | None = next(
             (
                 name
                 for name in ("held_ids", "get_by_ids")
@@ -254,7 +255,6 @@ class _Run:
             ),
             None,
         )
-        self.can_look_up = self.lookup is not None
         self.can_delete = callable(getattr(vector_store, prefix + "delete", None))
         self.batch_size = batch_size
         self.cleanup = cleanup
@@ -366,7 +366,7 @@ def _steps(run: _Run) -> Steps:
         prepared = run.prepare(batch, position)
         position += len(batch)
         exists = yield _call(records, "exists", prepared.keys)
-        if run.can_look_up and not run.force_update and any(exists):
+        if run.lookup is not None and not run.force_update and any(exists):
             exists = yield from _held(run, prepared.keys, exists)
         writes = run.select(prepared, exists)
         if writes.documents:
@@ -402,18 +402,16 @@ def _held(run: _Run, keys: list[str], recorded: list[bool]) -> Operation[list[bo
 
 
 def _stored(run: _Run, keys: list[str]) -> Operation[set[str] | None]:
-    """Which of ``keys`` the vector store holds; None (and ``can_look_up`` turned off) for
-    a store that has, or turns out to have, no way to tell."""
-    if not run.can_look_up:
+    """Which of ``keys`` the vector store holds; None (and ``lookup`` turned off) for a
+    store that has, or turns out to have, no way to tell."""
+    if run.lookup is None:
         return None
     try:
-        if run.lookup == "held_ids":
-            return set((yield _call(run.vector_store, "held_ids", keys)))
-        found = yield _call(run.vector_store, "get_by_ids", keys)
+        found = yield _call(run.vector_store, run.lookup, keys)
     except NotImplementedError:  # a LangChain-style store without get_by_ids
-        run.can_look_up = False
+        run.lookup = None
         return None
-    return {document.id for document in found}
+    return set(found) if run.lookup == "held_ids" else {document.id for document in found}
 
 
 def _mark(records: RecordManager, keys: list[str], groups: list[str | None], op: str) -> Effect:
