@@ -47,7 +47,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "benchmarks"))  # also when a test loads this file by path
 
-from _timing import process_env  # noqa: E402
+from _timing import best_of, process_env  # noqa: E402
 
 WORDS = [
     "volcano",
@@ -317,19 +317,17 @@ def retrieve_latency(folder: Path, url: str, requests: int) -> None:
 
 
 def cli_seconds(*args: str, repeat: int) -> float:
-    best = float("inf")
-    for run in range(repeat + 1):
-        start = time.perf_counter()
+    def run() -> None:
         subprocess.run(
             [sys.executable, "-m", "ragline.cli", "query", "volcano lava", *args],
             cwd=REPO,
-            env=process_env(),  # bytecode cached: the first, untimed run writes it
+            env=process_env(),
             capture_output=True,
             check=True,
         )
-        if run:
-            best = min(best, time.perf_counter() - start)
-    return best
+
+    run()  # untimed: writes the bytecode the timed runs read
+    return best_of(repeat, run)[0]
 
 
 def cli_comparison(name: str, folder: Path, url: str, repeat: int, *, torch: bool = False) -> None:
@@ -353,12 +351,12 @@ def cli_comparison(name: str, folder: Path, url: str, repeat: int, *, torch: boo
 
 def python_start_seconds(repeat: int) -> float:
     """An interpreter that starts and exits: the floor of any command in Python."""
-    best = float("inf")
-    for _ in range(repeat + 1):
-        start = time.perf_counter()
+
+    def run() -> None:
         subprocess.run([sys.executable, "-c", "pass"], check=True)
-        best = min(best, time.perf_counter() - start)
-    return best
+
+    run()  # untimed, as for the commands
+    return best_of(repeat, run)[0]
 
 
 def minilm_store(root: Path) -> Path:
