@@ -40,6 +40,16 @@ def add_serve_command(commands: Commands) -> None:
         metavar="ORIGIN",
         help="let pages from ORIGIN call the API (repeatable; default: none)",
     )
+    limits = serve.add_argument_group("limits (a request over one gets a 422 naming it)")
+    for flag, default, what in (
+        ("--max-k", 100, "most results one search may ask for"),
+        ("--max-fetch-k", 1000, "most MMR / hybrid candidates (fetch_k) one search may ask for"),
+        ("--max-batch", 100, "most inputs in one /batch request"),
+        ("--search-workers", 2, "threads for long searches (MMR, filters, BM25, hybrid), run "
+                                "off the event loop"),
+    ):  # fmt: skip
+        limits.add_argument(flag, type=int, default=default, metavar="N",
+                            help=f"{what} (default: {default})")  # fmt: skip
     serve.set_defaults(handler=command_serve)
 
 
@@ -64,6 +74,10 @@ def command_serve(args: argparse.Namespace) -> int:
         score_threshold=default_score_threshold(embedding),
         api_key=api_key,
         cors_origins=args.cors_origin,
+        max_k=args.max_k,
+        max_fetch_k=args.max_fetch_k,
+        max_batch_size=args.max_batch,
+        search_workers=args.search_workers,
     )
     key = "required" if api_key else "off"
     note(

@@ -42,7 +42,13 @@ from ragline.serve._validation import (
     client_config,
 )
 
-__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "ENDPOINTS", "add_routes", "error_status"]
+__all__ = [
+    "DEFAULT_MAX_BATCH_SIZE",
+    "DEFAULT_MAX_REQUEST_BYTES",
+    "ENDPOINTS",
+    "add_routes",
+    "error_status",
+]
 
 logger = logging.getLogger("ragline.serve")
 
@@ -58,6 +64,7 @@ ENDPOINTS = (
     "playground",
 )
 DEFAULT_MAX_REQUEST_BYTES = 1_000_000
+DEFAULT_MAX_BATCH_SIZE = 100
 _EVENT_FILTERS = (
     "include_names",
     "include_types",
@@ -132,6 +139,7 @@ class _Route:
         api_key: str | None,
         api_key_header: str,
         max_request_bytes: int,
+        max_batch_size: int,
         path: str,
         input_schema: Mapping[str, Any] | None,
     ) -> None:
@@ -142,6 +150,7 @@ class _Route:
         self.api_key = api_key.encode() if api_key is not None else None
         self.api_key_header = api_key_header
         self.max_request_bytes = max_request_bytes
+        self.max_batch_size = max_batch_size
         self.path = path
         self._input_check: SchemaCheck | None = None
         self._configurable: dict[str, SchemaCheck | None] | None = None
@@ -233,6 +242,11 @@ class _Route:
         if not isinstance(inputs, list):
             raise Refused(422, [{"type": "value_error", "loc": ["inputs"],
                                  "msg": "expected a list of inputs"}])  # fmt: skip
+        if len(inputs) > self.max_batch_size:
+            raise Refused(422, [{"type": "value_error", "loc": ["inputs"],
+                                 "msg": f"a batch of {len(inputs)} inputs is over this server's "
+                                        f"limit of {self.max_batch_size} (max_batch_size); "
+                                        "send smaller batches"}])  # fmt: skip
         values = [self._check_input(item, f"inputs[{i}]") for i, item in enumerate(inputs)]
         sent = body.get("config")
         if isinstance(sent, list):
@@ -357,6 +371,7 @@ def add_routes(
     api_key: str | None = None,
     api_key_header: str = "X-API-Key",
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    max_batch_size: int = DEFAULT_MAX_BATCH_SIZE,
     enabled_endpoints: Sequence[str] | None = None,
     input_schema: Mapping[str, Any] | None = None,
 ) -> None:
@@ -377,6 +392,7 @@ def add_routes(
             the ``api_key_header`` header (compared in constant time), else 401.
         api_key_header: the header that carries the key.
         max_request_bytes: larger request bodies are refused with 413.
+        max_batch_size: a ``/batch`` request with more inputs is refused with 422.
         enabled_endpoints: serve only these of :data:`ENDPOINTS` (default: all).
         input_schema: the JSON Schema requests' inputs are checked against and
             ``/input_schema`` publishes (default: the runnable's own).
@@ -415,6 +431,7 @@ def add_routes(
         api_key=api_key,
         api_key_header=api_key_header,
         max_request_bytes=check_positive_int("max_request_bytes", max_request_bytes),
+        max_batch_size=check_positive_int("max_batch_size", max_batch_size),
         path=path,
         input_schema=input_schema,
     )

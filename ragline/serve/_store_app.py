@@ -20,8 +20,12 @@ the page still searches.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+import functools
 import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any
 
@@ -29,10 +33,20 @@ from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
 from ragline.core._checks import check_choice, check_positive_int, check_unit_interval
 from ragline.core._optional import require
 from ragline.serve._app import create_app
-from ragline.serve._routes import DEFAULT_MAX_REQUEST_BYTES, add_routes
+from ragline.serve._routes import DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_REQUEST_BYTES, add_routes
 
-__all__ = ["NO_MODEL_MESSAGE", "FolderSearch", "create_store_app"]
+__all__ = ["DEFAULT_MAX_FETCH_K", "DEFAULT_MAX_K", "NO_MODEL_MESSAGE", "FolderSearch",
+           "create_store_app"]  # fmt: skip
 
+DEFAULT_MAX_K = 100
+DEFAULT_MAX_FETCH_K = 1_000
+DEFAULT_SEARCH_WORKERS = 2
+# a search stays on the event loop only when it is this small: a plain similarity
+# search (no filter, no MMR, no keyword index) for at most FAST_K results in a store of
+# at most FAST_CHUNKS chunks takes about a millisecond; anything else goes to the pool
+FAST_K = 20
+FAST_CHUNKS = 100_000
+_FAST_TYPES = ("similarity", "similarity_score_threshold")
 SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold", "bm25", "hybrid")
 NO_MODEL_MESSAGE = (
     "no chat model configured: start 'ragline serve' with OPENAI_BASE_URL and/or "
@@ -58,9 +72,16 @@ class FolderSearch(Runnable[Any, list[Document]]):
         search_type: the search type when the input does not say.
         score_threshold: ``similarity_score_threshold``'s threshold when the input
             does not say.
+        max_k: the most results one search may ask for (``k``).
+        max_fetch_k: the most candidates ``mmr`` and ``hybrid`` may fetch (``fetch_k``).
+        workers: threads that run the searches that can be long (MMR, filters, BM25,
+            hybrid, large ``k``), at most this many at once, off the event loop.
+        search_threads: FAISS threads in each worker (OpenMP's setting is per thread);
+            None keeps FAISS's own.
 
     Raises:
-        InvalidInputError: (when invoked) an unknown option, search type or a bad value.
+        InvalidInputError: (when invoked) an unknown option, search type or a bad value,
+            or ``k`` / ``fetch_k`` over its limit.
     """
 
     OPTIONS = ("k", "search_type", "filter", "score_threshold", "fetch_k", "lambda_mult")
@@ -73,13 +94,23 @@ class FolderSearch(Runnable[Any, list[Document]]):
         k: int = 4,
         search_type: str = "similarity",
         score_threshold: float = 0.5,
+        max_k: int = DEFAULT_MAX_K,
+        max_fetch_k: int = DEFAULT_MAX_FETCH_K,
+        workers: int = DEFAULT_SEARCH_WORKERS,
+        search_threads: int | None = 1,
     ) -> None:
         self.store = store
         self.keyword = keyword
-        self.k = check_positive_int("k", k)
+        self.max_k = check_positive_int("max_k", max_k)
+        self.max_fetch_k = check_positive_int("max_fetch_k", max_fetch_k)
+        self.k = self._limited("k", check_positive_int("k", k), self.max_k, "max_k")
         self.score_threshold = check_unit_interval("score_threshold", score_threshold)
         self.search_type = check_choice("search_type", search_type, self.search_types)
         self.name = "retrieve"
+        self.workers = check_positive_int("workers", workers)
+        self.search_threads = search_threads
+        self._small_store = store.count() <= FAST_CHUNKS
+        self._pool: ThreadPoolExecutor | None = None
 
     @property
     def search_types(self) -> tuple[str, ...]:
@@ -96,11 +127,69 @@ class FolderSearch(Runnable[Any, list[Document]]):
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
-        """Search on the caller's thread (the server's event loop): a search takes about
-        a millisecond, and the hop to a worker thread cost as much again here, besides
-        running FAISS on that thread's own OpenMP setting (every core) instead of the
-        ``search_threads`` the server set."""
-        return self.invoke(input, config, **kwargs)
+        """A small plain search runs on the caller's thread (the server's event loop):
+        it takes about a millisecond, and the hop to a worker thread cost as much again.
+        Any other search (MMR, a filter, BM25, hybrid, a large ``k``) can take seconds,
+        so it runs in the search pool (``workers`` threads, each with FAISS set to
+        ``search_threads``), and the loop keeps answering other requests meanwhile."""
+        if self._is_fast(input):
+            return self.invoke(input, config, **kwargs)
+        call = functools.partial(contextvars.copy_context().run, self.invoke, input, config,
+                                 **kwargs)  # fmt: skip
+        return await asyncio.get_running_loop().run_in_executor(self._executor(), call)  # type: ignore[no-any-return]
+
+    async def abatch(
+        self,
+        inputs: Sequence[Any],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """Every search of a batch runs in the search pool: many small searches in a row
+        would hold the event loop as long as one large one."""
+        from ragline.core.config import get_config_list
+
+        configs = get_config_list(config, len(inputs))
+        loop = asyncio.get_running_loop()
+        calls = [
+            loop.run_in_executor(self._executor(), functools.partial(
+                contextvars.copy_context().run, self.invoke, value, one, **kwargs))
+            for value, one in zip(inputs, configs, strict=True)
+        ]  # fmt: skip
+        return list(await asyncio.gather(*calls, return_exceptions=return_exceptions))
+
+    def _is_fast(self, input: Any) -> bool:
+        if not self._small_store:
+            return False
+        if isinstance(input, str):
+            return self.search_type in _FAST_TYPES and self.k <= FAST_K
+        if not isinstance(input, Mapping) or input.get("filter"):
+            return False
+        k = input.get("k", self.k)
+        kind = input.get("search_type", self.search_type)
+        return kind in _FAST_TYPES and isinstance(k, int) and k <= FAST_K
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(
+                self.workers, thread_name_prefix="ragline-search", initializer=self._set_threads
+            )
+        return self._pool
+
+    def _set_threads(self) -> None:
+        if self.search_threads is not None:
+            faiss = require("faiss", "faiss", package="faiss-cpu")
+            faiss.omp_set_num_threads(self.search_threads)
+
+    @staticmethod
+    def _limited(name: str, value: int, limit: int, setting: str) -> int:
+        if value > limit:
+            raise InvalidInputError(
+                f"{name}={value} is over this server's limit of {limit} ({setting}); ask "
+                f"for at most {limit}"
+            )
+        return value
 
     def _search(self, input: Any) -> list[Document]:
         query, options = self._parse(input)
@@ -158,9 +247,11 @@ class FolderSearch(Runnable[Any, list[Document]]):
                 f"{', '.join(map(repr, self.OPTIONS))}"
             )
         if "k" in options:
-            options["k"] = check_positive_int("k", options["k"])
+            k = check_positive_int("k", options["k"])
+            options["k"] = self._limited("k", k, self.max_k, "max_k")
         if "fetch_k" in options:
-            options["fetch_k"] = check_positive_int("fetch_k", options["fetch_k"])
+            fetch_k = check_positive_int("fetch_k", options["fetch_k"])
+            options["fetch_k"] = self._limited("fetch_k", fetch_k, self.max_fetch_k, "max_fetch_k")
         for name in ("score_threshold", "lambda_mult"):
             if name in options:
                 options[name] = check_unit_interval(name, options[name])
@@ -170,18 +261,22 @@ class FolderSearch(Runnable[Any, list[Document]]):
 
 
 def search_input_schema(
-    search_types: Sequence[str], *, query_keys: Sequence[str]
+    search_types: Sequence[str],
+    *,
+    query_keys: Sequence[str],
+    max_k: int = DEFAULT_MAX_K,
+    max_fetch_k: int = DEFAULT_MAX_FETCH_K,
 ) -> dict[str, Any]:
     """JSON Schema of a search request: a string, or an object with the query and the
-    search options."""
+    search options (``k`` and ``fetch_k`` at most the server's limits)."""
     properties: dict[str, Any] = {key: {"type": "string"} for key in query_keys}
     properties.update(
         {
-            "k": {"type": "integer", "minimum": 1},
+            "k": {"type": "integer", "minimum": 1, "maximum": max_k},
             "search_type": {"enum": list(search_types)},
             "filter": {"type": "object"},
             "score_threshold": {"type": "number", "minimum": 0, "maximum": 1},
-            "fetch_k": {"type": "integer", "minimum": 1},
+            "fetch_k": {"type": "integer", "minimum": 1, "maximum": max_fetch_k},
             "lambda_mult": {"type": "number", "minimum": 0, "maximum": 1},
         }
     )
@@ -212,6 +307,10 @@ def create_store_app(
     api_key: str | None = None,
     cors_origins: Sequence[str] | None = None,
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    max_k: int = DEFAULT_MAX_K,
+    max_fetch_k: int = DEFAULT_MAX_FETCH_K,
+    max_batch_size: int = DEFAULT_MAX_BATCH_SIZE,
+    search_workers: int = DEFAULT_SEARCH_WORKERS,
 ) -> Any:
     """The ``ragline serve`` application for one store folder.
 
@@ -230,6 +329,11 @@ def create_store_app(
         api_key: every API request must carry it (``X-API-Key``); the page asks for it.
         cors_origins: origins allowed to call the API from their pages (default: none).
         max_request_bytes: larger requests are refused with 413.
+        max_k: the most results a request may ask for (more: 422).
+        max_fetch_k: the most MMR / hybrid candidates a request may ask for (more: 422).
+        max_batch_size: the most inputs one ``/batch`` request may carry (more: 422).
+        search_workers: threads for the searches that can be long (MMR, filters, BM25,
+            hybrid, large ``k``), run off the event loop, at most this many at once.
 
     Raises:
         PersistenceError: no store in ``folder``.
@@ -256,18 +360,29 @@ def create_store_app(
     manifest = store_folder.read_manifest()
     store = store_folder.open_store(embedding=embedding)
     search = FolderSearch(
-        store, _keyword_retriever(store_folder, store), k=k, score_threshold=score_threshold
+        store,
+        _keyword_retriever(store_folder, store),
+        k=k,
+        score_threshold=score_threshold,
+        max_k=max_k,
+        max_fetch_k=max_fetch_k,
+        workers=search_workers,
+        search_threads=search_threads,
     )
     app = create_app(title=f"ragline: {store_folder.path.name}", cors_origins=cors_origins)
 
     def route(runnable: Runnable[Any, Any], path: str, schema: dict[str, Any]) -> None:
         add_routes(app, runnable, path=path, input_schema=schema, api_key=api_key,
-                   max_request_bytes=max_request_bytes)  # fmt: skip
+                   max_request_bytes=max_request_bytes, max_batch_size=max_batch_size)  # fmt: skip
 
-    retrieve_schema = search_input_schema(search.search_types, query_keys=("query", "input"))
+    limits = {"max_k": search.max_k, "max_fetch_k": search.max_fetch_k}
+    retrieve_schema = search_input_schema(
+        search.search_types, query_keys=("query", "input"), **limits
+    )
     route(search, "/retrieve", retrieve_schema)
 
-    ask_schema = search_input_schema(search.search_types, query_keys=("input",))["anyOf"][1]
+    ask_schema = search_input_schema(search.search_types, query_keys=("input",), **limits)
+    ask_schema = ask_schema["anyOf"][1]
     ask_schema = {**ask_schema, "title": "AskInput", "required": ["input"]}
     if model is None:
         for path in ("/ask", "/chat"):
@@ -299,6 +414,7 @@ def create_store_app(
         "chain_type": chain_type,
         "search_types": list(search.search_types),
         "k": k,
+        "limits": {**limits, "batch": max_batch_size},
         "auth": api_key is not None,
     }
     _page_routes(app, health)

@@ -48,6 +48,7 @@ def test_healthz_describes_what_is_served(server: BackgroundServer, store_folder
         "chain_type": "stuff",
         "search_types": ["similarity", "mmr", "similarity_score_threshold", "bm25", "hybrid"],
         "k": 2,
+        "limits": {"max_k": 100, "max_fetch_k": 1000, "batch": 100},
         "auth": False,
     }
 
