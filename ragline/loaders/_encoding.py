@@ -3,8 +3,10 @@
 Encoding rules shared by every file loader:
 
 - ``encoding=None`` means UTF-8; a leading byte-order mark is dropped.
-- A file that is not valid in the encoding raises :class:`LoaderError` naming the
-  file, the encoding and the first bad byte.
+- A file that is not valid in the encoding raises :class:`DecodeError` naming the
+  file, the encoding and the first bad byte: a :class:`LoaderError` that is also a
+  ``RuntimeError``, since LangChain's loaders raise RuntimeError there and ported
+  programs catch that.
 - ``autodetect_encoding=True`` picks the first encoding that decodes the whole file:
   a byte-order mark if present (UTF-32, UTF-16, UTF-8), else ``utf-8``, ``cp1252``
   and finally ``latin-1`` (which decodes any bytes). The order is fixed, so the
@@ -25,6 +27,14 @@ from ragline.core import InvalidInputError, LoaderError
 DEFAULT_ENCODING = "utf-8"
 FALLBACK_ENCODINGS = ("utf-8", "cp1252", "latin-1")
 _CHUNK = 1 << 20
+
+
+class DecodeError(LoaderError, RuntimeError):
+    """A file's bytes are not valid in the encoding; the message names the file, the
+    encoding and the first bad byte. Caught as LoaderError (ragline) or RuntimeError
+    (what LangChain's TextLoader and DirectoryLoader raise there)."""
+
+
 _WIDE = frozenset({"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"})
 # utf-32 marks first: the utf-32-le mark begins with the utf-16-le one.
 _BOMS = (
@@ -90,8 +100,8 @@ def decode_error(
     *,
     offset: int | None = None,
     line: int | None = None,
-) -> LoaderError:
-    """The LoaderError for bytes that are not valid in ``encoding``.
+) -> DecodeError:
+    """The DecodeError for bytes that are not valid in ``encoding``.
 
     ``offset`` is the bad byte's position in the file (default ``err.start``)
     and ``line`` its 1-based line, when known.
@@ -103,7 +113,7 @@ def decode_error(
     )
     if line is not None:
         where += f" (line {line})"
-    return LoaderError(
+    return DecodeError(
         f"cannot decode {os.fspath(path)} as {encoding}: {where} is invalid; "
         "pass the right encoding= or autodetect_encoding=True"
     )
@@ -116,7 +126,7 @@ def _line_of(before: bytes, encoding: str, lines_before: int = 0) -> int | None:
     return lines_before + before.count(b"\n") + 1
 
 
-def locate_decode_error(path: str | os.PathLike[str], encoding: str) -> LoaderError:
+def locate_decode_error(path: str | os.PathLike[str], encoding: str) -> DecodeError:
     """Describe the first byte of a file that is not valid in ``encoding``.
 
     Streaming readers call this on their error path: their own error positions
@@ -140,7 +150,7 @@ def locate_decode_error(path: str | os.PathLike[str], encoding: str) -> LoaderEr
                 line = _line_of(before, encoding, lines)
                 return decode_error(path, encoding, err, offset=offset, line=line)
             if not chunk:
-                return LoaderError(f"cannot decode {os.fspath(path)} as {encoding}")
+                return DecodeError(f"cannot decode {os.fspath(path)} as {encoding}")
             consumed += len(chunk)
             lines += chunk.count(b"\n")
 
@@ -151,7 +161,7 @@ def decode(
     """Decode a file's bytes by the rules in this module's docstring.
 
     Raises:
-        LoaderError: the bytes are not valid in the encoding (and autodetect is off).
+        DecodeError: the bytes are not valid in the encoding (and autodetect is off).
     """
     if autodetect and encoding is None:
         encoding = _detect(data[:4], lambda candidate: _decodes(data, candidate))
