@@ -105,6 +105,38 @@ class LLMCacheContract:
             cache.update("p", "m", bad)  # type: ignore[arg-type]
         assert cache.lookup("p", "m") == TEXT
 
+    def test_pairs_that_join_to_the_same_text_are_different_entries(
+        self, open_cache: OpenCache
+    ) -> None:
+        """("a\\0b", "c") and ("a", "b\\0c") join to the same text around a NUL; each
+        must get its own answer. If they swap answers, the key is built by joining the
+        parts with a separator (build it from length-prefixed parts) or the lookup does
+        not compare the stored prompt and model string with the asked ones."""
+        cache = open_cache()
+        cache.update("a\0b", "c", [Generation("first")])
+        cache.update("a", "b\0c", [Generation("second")])
+        assert cache.lookup("a\0b", "c") == [Generation("first")]
+        assert cache.lookup("a", "b\0c") == [Generation("second")]
+        assert cache.lookup("a", "b") is None
+
+    @pytest.mark.parametrize(
+        ("prompt", "llm_string", "named"),
+        [("bad \ud800 prompt", "m", "prompt"), ("p", "model \udfff", "llm_string")],
+    )
+    def test_a_lone_surrogate_is_refused_by_name(
+        self, open_cache: OpenCache, prompt: str, llm_string: str, named: str
+    ) -> None:
+        """A prompt or model string holding a lone surrogate (not valid Unicode) raises
+        InvalidInputError naming the argument, on lookup and update, and stores nothing.
+        A raw UnicodeEncodeError means the text reached the database or server unchecked."""
+        cache = open_cache()
+        cache.update("p", "m", TEXT)
+        with pytest.raises(InvalidInputError, match=rf"^{named} holds '\\ud[8f]..' at position"):
+            cache.lookup(prompt, llm_string)
+        with pytest.raises(InvalidInputError, match=rf"^{named} holds .*lone surrogate"):
+            cache.update(prompt, llm_string, TEXT)
+        assert cache.lookup("p", "m") == TEXT
+
     async def test_async_twins(self, open_cache: OpenCache) -> None:
         cache = open_cache()
         assert await cache.alookup("p", "m") is None

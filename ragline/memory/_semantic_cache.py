@@ -33,6 +33,7 @@ from ragline.core.caches._base import (
     RETURN_VAL_TYPE,
     cache_key,
     check_generations,
+    check_key,
     generations_from_json,
     generations_to_json,
 )
@@ -88,6 +89,7 @@ class SemanticCache(BaseCache):
         return f"SemanticCache({type(self.vectorstore).__name__}, {self.score_threshold})"
 
     def _search(self, prompt: str, llm_string: str) -> tuple[str, dict[str, Any]]:
+        check_key(prompt, llm_string)
         options = {
             "k": 1,
             "filter": {LLM_KEY: _llm_hash(llm_string)},

@@ -4,6 +4,7 @@ models' cache hook (the key, hits reported to callbacks, streaming, async)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import uuid
 from collections.abc import Iterator
@@ -121,6 +122,52 @@ def test_sqlite_cache_takes_urls_and_refuses_other_databases(tmp_path: Path) -> 
     assert SQLiteCache(tmp_path / "u.db").lookup("p", "m") == TEXT
     with pytest.raises(ConfigurationError, match="is not supported"):
         SQLiteCache("postgresql://db/cache")
+
+
+def test_sqlite_cache_reads_rows_of_the_first_key_scheme_and_checks_their_pair(
+    tmp_path: Path,
+) -> None:
+    # A file written before keys were length-prefixed: sha256 of prompt, NUL, model.
+    path = tmp_path / "old.db"
+    SQLiteCache(path).update("warm", "m", TEXT)
+    old_key = caches_base.legacy_cache_key("p", "m")
+    with sqlite3.connect(path) as connection:
+        connection.execute("DELETE FROM llm_cache")
+        connection.execute(
+            "INSERT INTO llm_cache VALUES (?, 'p', 'm', ?)",
+            (old_key, '[{"text": "old", "info": null}]'),
+        )
+        # A row under another pair's key, as a key collision would leave it: never served.
+        connection.execute(
+            "INSERT INTO llm_cache VALUES (?, 'x', 'm', ?)",
+            (caches_base.cache_key("q", "m"), '[{"text": "wrong", "info": null}]'),
+        )
+    cache = SQLiteCache(path)
+    assert cache.lookup("p", "m") == [Generation("old")]
+    assert cache.lookup("q", "m") is None
+    cache.update("p", "m", [Generation("new")])  # replaces the old row, not beside it
+    assert cache.lookup("p", "m") == [Generation("new")]
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute("SELECT key FROM llm_cache WHERE prompt = 'p'").fetchall()
+    assert rows == [(caches_base.cache_key("p", "m"),)]
+
+
+@pytest.mark.redis
+def test_redis_cache_serves_an_entry_only_to_the_pair_it_records(redis_url: str) -> None:
+    import redis
+
+    client = redis.from_url(redis_url)
+    cache = RedisCache(client, prefix=f"pair-{uuid.uuid4().hex[:6]}:")
+    cache.update("p", "m", TEXT)
+    key = cache.prefix + caches_base.cache_key("p", "m")
+    assert json.loads(client.get(key))["prompt"] == "p"
+    # What a key collision would leave under this key: another pair's entry.
+    entry = caches_base.entry_to_json("other", "m", '[{"text": "wrong", "info": null}]')
+    client.set(key, entry)
+    assert cache.lookup("p", "m") is None
+    client.set(key, '[{"text": "unchecked", "info": null}]')  # the first, pair-less format
+    assert cache.lookup("p", "m") is None
+    cache.clear()
 
 
 @pytest.mark.redis

@@ -33,6 +33,10 @@ __all__ = [
     "BaseCache",
     "cache_key",
     "check_generations",
+    "check_key",
+    "entry_from_json",
+    "entry_to_json",
+    "generations_from_items",
     "generations_from_json",
     "generations_to_json",
     "get_llm_cache",
@@ -114,8 +118,49 @@ def check_generations(return_val: Any) -> list[Generation]:
     return values
 
 
+def _utf8(name: str, value: object) -> bytes:
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{name} must be a str, got {type(value).__name__}")
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise InvalidInputError(
+            f"{name} holds {value[err.start : err.end]!r} at position {err.start}, a lone "
+            "surrogate that is not valid Unicode text and cannot be cached; decode the "
+            "text with errors='replace' (or drop the character) before calling the model"
+        ) from None
+
+
+def check_key(prompt: object, llm_string: object) -> tuple[str, str]:
+    """``(prompt, llm_string)`` if both are text a cache can store.
+
+    Raises:
+        InvalidInputError: either is not a str or holds a lone surrogate (it names which).
+    """
+    _utf8("prompt", prompt)
+    _utf8("llm_string", llm_string)
+    return prompt, llm_string  # type: ignore[return-value]
+
+
 def cache_key(prompt: str, llm_string: str) -> str:
-    """The fixed-length key the persistent caches store an entry under (sha256 hex)."""
+    """The fixed-length key the persistent caches store an entry under (sha256 hex).
+
+    Each part is length-prefixed, so no two different pairs hash the same input (with a
+    separator, ``("a\\0b", "c")`` and ``("a", "b\\0c")`` would). The caches also keep the
+    pair itself and compare it on lookup, so even a hash collision is a miss.
+
+    Raises:
+        InvalidInputError: either part is not a str or holds a lone surrogate.
+    """
+    data = _utf8("prompt", prompt)
+    model = _utf8("llm_string", llm_string)
+    framed = b"ragline-llm-cache-2\n%d:%b%d:%b" % (len(data), data, len(model), model)
+    return hashlib.sha256(framed).hexdigest()
+
+
+def legacy_cache_key(prompt: str, llm_string: str) -> str:
+    """The key of the first scheme (sha256 of prompt, NUL, llm_string), for reading old
+    SQLite caches; only used together with a check of the stored pair."""
     return hashlib.sha256(f"{prompt}\x00{llm_string}".encode()).hexdigest()
 
 
@@ -132,9 +177,17 @@ def generations_to_json(generations: Sequence[Generation]) -> str:
             item["message"] = message_to_dict(generation.message)
         items.append(item)
     try:
-        return json.dumps(items, ensure_ascii=False)
+        text = json.dumps(items, ensure_ascii=False)
     except (TypeError, ValueError) as err:
         raise InvalidInputError(f"generations cannot be cached as JSON: {err}") from err
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:  # a lone surrogate no database or server can hold
+        raise InvalidInputError(
+            f"generations cannot be cached: {text[err.start : err.end]!r} is a lone surrogate, "
+            "not valid Unicode text; nothing was stored"
+        ) from None
+    return text
 
 
 def generations_from_json(text: str | bytes, where: str) -> list[Generation]:
@@ -145,6 +198,18 @@ def generations_from_json(text: str | bytes, where: str) -> list[Generation]:
     """
     try:
         items = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as err:
+        raise PersistenceError(f"{where} holds a cache entry that cannot be read: {err}") from err
+    return generations_from_items(items, where)
+
+
+def generations_from_items(items: Any, where: str) -> list[Generation]:
+    """Generations from the parsed JSON of :func:`generations_to_json`.
+
+    Raises:
+        PersistenceError: the items are not what the cache writes; names ``where``.
+    """
+    try:
         generations: list[Generation] = []
         for item in items:
             if "message" in item:
@@ -155,3 +220,33 @@ def generations_from_json(text: str | bytes, where: str) -> list[Generation]:
     except (ValueError, TypeError, KeyError, UnicodeDecodeError) as err:
         raise PersistenceError(f"{where} holds a cache entry that cannot be read: {err}") from err
     return generations
+
+
+def entry_to_json(prompt: str, llm_string: str, generations_json: str) -> str:
+    """One self-describing entry: the pair it answers and its generations, as JSON.
+
+    A cache that stores values under a hash keeps the pair beside them, so a lookup can
+    check that an entry answers exactly the prompt and model asked about.
+    """
+    pair = json.dumps({"prompt": prompt, "llm_string": llm_string})
+    return f'{pair[:-1]}, "generations": {generations_json}}}'
+
+
+def entry_from_json(
+    text: str | bytes, prompt: str, llm_string: str, where: str
+) -> list[Generation] | None:
+    """The generations of an :func:`entry_to_json` entry, or None when it answers
+    another pair (or was written by an older version that did not record its pair).
+
+    Raises:
+        PersistenceError: the text is not JSON or its generations cannot be read.
+    """
+    try:
+        entry = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as err:
+        raise PersistenceError(f"{where} holds a cache entry that cannot be read: {err}") from err
+    if not isinstance(entry, dict) or "generations" not in entry:
+        return None  # the first format: a bare list whose pair cannot be checked
+    if entry.get("prompt") != prompt or entry.get("llm_string") != llm_string:
+        return None
+    return generations_from_items(entry["generations"], where)

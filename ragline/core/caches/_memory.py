@@ -7,7 +7,7 @@ from collections import OrderedDict
 from typing import Any
 
 from ragline.core._checks import check_optional_positive_int
-from ragline.core.caches._base import RETURN_VAL_TYPE, BaseCache, check_generations
+from ragline.core.caches._base import RETURN_VAL_TYPE, BaseCache, check_generations, check_key
 from ragline.core.language_models._outputs import Generation
 
 __all__ = ["InMemoryCache"]
@@ -47,7 +47,9 @@ class InMemoryCache(BaseCache):
         return f"InMemoryCache({len(self._entries)} entries, maxsize={self.maxsize})"
 
     def lookup(self, prompt: str, llm_string: str) -> list[Generation] | None:
-        key = (prompt, llm_string)
+        # The same text rules as the persistent caches, so code moved between them
+        # meets the same errors.
+        key = check_key(prompt, llm_string)
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
@@ -55,8 +57,8 @@ class InMemoryCache(BaseCache):
             return found
 
     def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
+        key = check_key(prompt, llm_string)
         generations = check_generations(return_val)
-        key = (prompt, llm_string)
         with self._lock:
             self._entries[key] = generations
             self._entries.move_to_end(key)

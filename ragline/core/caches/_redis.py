@@ -1,7 +1,9 @@
 """RedisCache: LLM answers cached in Redis, shared by every process that uses the server.
 
-Each entry is one string key, ``prefix + sha256(prompt, model string)``, holding the
-generations as JSON, written with ``SET ... PX`` when a ``ttl`` is given. Operations are
+Each entry is one string key, ``prefix + sha256(prompt, model string)`` (each part
+length-prefixed), holding as JSON the prompt and model string it answers (a lookup
+checks them, so a key collision is a miss, never another prompt's answer) and the
+generations, written with ``SET ... PX`` when a ``ttl`` is given. Operations are
 written once (``ragline.core._redis``) and driven by the sync or the asyncio client; a
 server that cannot be reached raises ``StoreConnectionError`` naming the URL.
 """
@@ -16,7 +18,8 @@ from ragline.core.caches._base import (
     BaseCache,
     cache_key,
     check_generations,
-    generations_from_json,
+    entry_from_json,
+    entry_to_json,
     generations_to_json,
 )
 from ragline.core.exceptions import ConfigurationError
@@ -71,12 +74,18 @@ class RedisCache(BaseCache):
         [reply] = yield [("GET", key)]
         if conn.checked(reply, "GET") is None:
             return None
-        return generations_from_json(reply, f"Redis key {key!r}")
+        return entry_from_json(reply, prompt, llm_string, f"Redis key {key!r}")
 
-    def _update_op(self, prompt: str, llm_string: str, text: str) -> conn.Operation[None]:
+    def _update_op(self, key: str, entry: str) -> conn.Operation[None]:
         expiry = () if self._ttl_ms is None else ("PX", self._ttl_ms)
-        [reply] = yield [("SET", self.prefix + cache_key(prompt, llm_string), text, *expiry)]
+        [reply] = yield [("SET", key, entry, *expiry)]
         conn.checked(reply, "SET")
+
+    def _entry(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> tuple[str, str]:
+        """The key and the value to SET, both built before anything is written."""
+        key = self.prefix + cache_key(prompt, llm_string)
+        text = generations_to_json(check_generations(return_val))
+        return key, entry_to_json(prompt, llm_string, text)
 
     def _clear_op(self) -> conn.Operation[None]:
         pattern = conn.glob_escape(self.prefix) + "*"
@@ -96,8 +105,7 @@ class RedisCache(BaseCache):
         return self._redis.run(self._lookup_op(prompt, llm_string))
 
     def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
-        text = generations_to_json(check_generations(return_val))
-        self._redis.run(self._update_op(prompt, llm_string, text))
+        self._redis.run(self._update_op(*self._entry(prompt, llm_string, return_val)))
 
     def clear(self, **kwargs: Any) -> None:
         self._redis.run(self._clear_op())
@@ -106,8 +114,7 @@ class RedisCache(BaseCache):
         return await self._redis.arun(self._lookup_op(prompt, llm_string))
 
     async def aupdate(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
-        text = generations_to_json(check_generations(return_val))
-        await self._redis.arun(self._update_op(prompt, llm_string, text))
+        await self._redis.arun(self._update_op(*self._entry(prompt, llm_string, return_val)))
 
     async def aclear(self, **kwargs: Any) -> None:
         await self._redis.arun(self._clear_op())

@@ -1,8 +1,10 @@
 """SQLiteCache: LLM answers cached in a SQLite file (standard-library sqlite3, WAL mode).
 
-One table, ``llm_cache``: the sha256 of prompt and model string as the key, the prompt
-and model string themselves (to inspect or delete entries by hand), and the generations
-as JSON. Several processes may share the file; a file that is not a SQLite database is
+One table, ``llm_cache``: the sha256 of prompt and model string (each length-prefixed)
+as the key, the prompt and model string themselves (a lookup checks them, so a key
+collision is a miss; they also let you inspect or delete entries by hand), and the
+generations as JSON. Files written with the first key scheme (prompt, NUL, model string)
+are still read. Several processes may share the file; a file that is not a SQLite database is
 reported (``PersistenceError``) and never overwritten.
 """
 
@@ -19,6 +21,7 @@ from ragline.core.caches._base import (
     check_generations,
     generations_from_json,
     generations_to_json,
+    legacy_cache_key,
 )
 from ragline.core.language_models._outputs import Generation
 
@@ -60,20 +63,31 @@ class SQLiteCache(BaseCache):
         return f"SQLiteCache({self.database_path!r})"
 
     def lookup(self, prompt: str, llm_string: str) -> list[Generation] | None:
+        # The stored pair must equal the asked one: a key collision is a miss. Rows
+        # written under the first key scheme are still found (the same pair check).
+        keys = (cache_key(prompt, llm_string), legacy_cache_key(prompt, llm_string))
         rows = self._db.query(
-            "SELECT generations FROM llm_cache WHERE key = ?", (cache_key(prompt, llm_string),)
+            "SELECT generations FROM llm_cache WHERE key IN (?, ?) AND prompt = ? AND llm = ? "
+            "ORDER BY key = ? DESC LIMIT 1",
+            (*keys, prompt, llm_string, keys[0]),
         )
         if not rows:
             return None
         return generations_from_json(rows[0][0], f"LLM cache database {self.database_path!r}")
 
     def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
+        key = cache_key(prompt, llm_string)
         text = generations_to_json(check_generations(return_val))
         with self._db.transaction() as connection:
+            # A row of the first key scheme for this pair would otherwise outlive it.
+            connection.execute(
+                "DELETE FROM llm_cache WHERE key = ? AND prompt = ? AND llm = ?",
+                (legacy_cache_key(prompt, llm_string), prompt, llm_string),
+            )
             connection.execute(
                 "INSERT OR REPLACE INTO llm_cache (key, prompt, llm, generations) "
                 "VALUES (?, ?, ?, ?)",
-                (cache_key(prompt, llm_string), prompt, llm_string, text),
+                (key, prompt, llm_string, text),
             )
 
     def clear(self, **kwargs: Any) -> None:
