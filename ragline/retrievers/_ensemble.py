@@ -2,9 +2,11 @@
 
 Weighted Reciprocal Rank Fusion gives a document ``sum_i w_i / (c + rank_i)`` over the
 retrievers ``i`` that returned it (``rank_i`` counts from 1). Documents are the same
-when their key is (``metadata[id_key]`` if ``id_key`` is set, else ``Document.id``, else
-``page_content``). The fused list is sorted by score, ties in order of first appearance
-(retriever 0's list, then retriever 1's ...), and each document is the first copy seen.
+when their key is: ``metadata[id_key]`` if ``id_key`` is set, else ``page_content``, as
+in LangChain (not ``Document.id``: a BM25 side built without ids and a store side with
+ids must still agree that a chunk is one document). The fused list is sorted by score,
+ties in order of first appearance (retriever 0's list, then retriever 1's ...), and each
+document is the first copy seen.
 A document listed twice by one retriever counts once, at its best rank (LangChain's adds
 both ranks).
 
@@ -97,7 +99,7 @@ def weighted_reciprocal_rank(
         doc_lists: one ranked list per retriever.
         weights: one weight per list.
         c: the rank constant; larger values flatten the difference between ranks.
-        id_key: metadata key identifying a document (None: ``id``, else the text).
+        id_key: metadata key identifying a document (None: its ``page_content``).
 
     Returns:
         The unique documents, best fused score first.
@@ -138,8 +140,6 @@ def _key(document: Document, id_key: str | None) -> Hashable:
                 f"{document!r}; its keys are {sorted(document.metadata)}"
             ) from None
         return ("metadata", value if isinstance(value, Hashable) else repr(value))
-    if document.id is not None:
-        return ("id", document.id)
     return ("text", document.page_content)
 
 
@@ -161,7 +161,7 @@ class EnsembleRetriever(ChildBatchRetriever):
             (default: equal weights).
         c: the RRF rank constant (>= 0; 60 as in the original paper and LangChain).
         id_key: a metadata key identifying documents across retrievers (default: the
-            document ``id``, else its text).
+            document's ``page_content``, as LangChain's).
         fusion: ``"rrf"`` (weighted reciprocal rank fusion, LangChain's), or fuse by
             score: ``"relative_score"`` (min-max normalised) or ``"dbsf"``
             (distribution-based); the weights then make a convex combination.
@@ -228,8 +228,9 @@ class EnsembleRetriever(ChildBatchRetriever):
         self.score_key = score_key
         self.k = check_optional_int("EnsembleRetriever k", k)
         # score fusion asks ragline's own retrievers for their scores (copies, so the
-        # caller's retrievers are not changed)
-        self._children = (
+        # caller's retrievers are not changed). Not named _children: that is Runnable's
+        # method listing the parts (config_specs and with_config walk it).
+        self._runners = (
             self.retrievers
             if self.fusion == "rrf"
             else [_scored(retriever, score_key) for retriever in self.retrievers]
@@ -242,6 +243,9 @@ class EnsembleRetriever(ChildBatchRetriever):
             f"{type(self).__name__}(retrievers=[{names}], weights={self.weights}{fusion}"
             f"{'' if self.k is None else f', k={self.k}'})"
         )
+
+    def _children(self) -> list[Runnable[Any, Any]]:
+        return list(self.retrievers)
 
     def weighted_reciprocal_rank(self, doc_lists: list[list[Document]]) -> list[Document]:
         """Fuse one result list per retriever with this ensemble's weights, c and id_key.
@@ -294,12 +298,10 @@ class EnsembleRetriever(ChildBatchRetriever):
         return [document for document, _ in fused]
 
     def _get_relevant_documents(self, query: str) -> list[Document]:
-        return self.weighted_reciprocal_rank(_invoke_children(self._children, query))
+        return self.weighted_reciprocal_rank(_invoke_children(self._runners, query))
 
     async def _aget_relevant_documents(self, query: str) -> list[Document]:
-        doc_lists = await asyncio.gather(
-            *(retriever.ainvoke(query) for retriever in self._children)
-        )
+        doc_lists = await asyncio.gather(*(retriever.ainvoke(query) for retriever in self._runners))
         return self.weighted_reciprocal_rank(list(doc_lists))
 
     # batch / abatch (ChildBatchRetriever) hand ALL the queries to each child's batch
@@ -317,7 +319,7 @@ class EnsembleRetriever(ChildBatchRetriever):
         return fused
 
     def _search_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
-        with ThreadPoolExecutor(max_workers=len(self._children)) as pool:
+        with ThreadPoolExecutor(max_workers=len(self._runners)) as pool:
             futures = [
                 pool.submit(
                     contextvars.copy_context().run,
@@ -326,7 +328,7 @@ class EnsembleRetriever(ChildBatchRetriever):
                     configs,
                     return_exceptions=True,
                 )
-                for retriever in self._children
+                for retriever in self._runners
             ]
             return self._fuse_batch([future.result() for future in futures])
 
@@ -334,7 +336,7 @@ class EnsembleRetriever(ChildBatchRetriever):
         per_child = await asyncio.gather(
             *(
                 retriever.abatch(queries, configs, return_exceptions=True)
-                for retriever in self._children
+                for retriever in self._runners
             )
         )
         return self._fuse_batch(list(per_child))
