@@ -15,6 +15,7 @@ Each test's docstring says what to check when it fails.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -159,6 +160,23 @@ class ChatHistoryContract:
         with pytest.raises(InvalidInputError, match="message"):
             history.add_messages(bad)
         assert history.messages == [HumanMessage("kept")]
+
+    def test_a_session_id_that_is_not_valid_unicode_is_kept_or_refused_by_name(
+        self, open_history: OpenHistory
+    ) -> None:
+        """A session id holding a lone surrogate either works like any other (a history
+        that keeps it in memory) or is refused with InvalidInputError naming the argument
+        (session_id, or file_path for a history named by its file) before anything is
+        stored. A raw UnicodeEncodeError means it reached the database, server or file
+        system unchecked."""
+        try:
+            history = open_history("bad-\ud800-session")
+            history.add_user_message("hi")
+        except InvalidInputError as err:
+            assert re.match(r"(session_id|file_path) '.*' holds '\\ud800'", str(err)), err
+        else:
+            assert open_history("bad-\ud800-session").messages == [HumanMessage("hi")]
+        assert open_history("bad-").messages == []
 
     async def test_async_twins(self, open_history: OpenHistory) -> None:
         """aadd_messages / aget_messages / aclear behave like their sync twins and see

@@ -15,7 +15,7 @@ from typing import Any
 from ragline.core import BaseMessage, InvalidInputError, PersistenceError
 from ragline.core._message_dicts import message_from_dict, message_to_dict
 
-__all__ = ["decode_items", "encode_messages"]
+__all__ = ["check_session_id", "decode_items", "encode_messages"]
 
 
 def encode_messages(messages: Sequence[BaseMessage], *, ensure_ascii: bool = True) -> list[str]:
@@ -52,3 +52,24 @@ def decode_items(items: Sequence[Any], where: str) -> list[BaseMessage]:
                 f"{where} holds a message that cannot be read (item {position}): {err}"
             ) from err
     return messages
+
+
+def check_session_id(session_id: object) -> str:
+    """``session_id`` if it is a non-empty str a database or server can store.
+
+    Raises:
+        InvalidInputError: not a str, empty, or holding a lone surrogate (text that is
+            not valid Unicode and cannot be encoded as UTF-8).
+    """
+    if not isinstance(session_id, str) or not session_id:
+        raise InvalidInputError(f"session_id must be a non-empty str, got {session_id!r}")
+    try:
+        session_id.encode("utf-8")
+    except UnicodeEncodeError as err:
+        shown = session_id if len(session_id) <= 80 else session_id[:80] + "..."
+        raise InvalidInputError(
+            f"session_id {shown!r} holds {session_id[err.start : err.end]!r} at position "
+            f"{err.start}, a lone surrogate that is not valid Unicode and cannot be stored; "
+            "pass a session_id of valid text"
+        ) from None
+    return session_id

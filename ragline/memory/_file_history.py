@@ -8,7 +8,8 @@ one. Writers in several processes take turns through a lock file beside it
 (``<name>.lock``), so two processes adding messages at once lose neither's messages.
 Readers need no lock (the rename is atomic).
 
-A file that is not a JSON list of messages is never overwritten by ``add_messages``:
+A file that is not a JSON list of messages this version can read (not JSON, ``[1]``,
+an unknown message type) is never overwritten by ``add_messages``:
 the call raises ``PersistenceError`` naming the file, and the file stays as it was.
 """
 
@@ -76,6 +77,60 @@ def write_atomically(path: Path, text: str, encoding: str) -> None:
             os.close(folder)
 
 
+def _shown(path: str) -> str:
+    """A path for an error message: long ones cut short, odd characters escaped."""
+    return repr(path if len(path) <= 120 else f"{path[:60]}...{path[-40:]}")
+
+
+def check_file_path(file_path: str | os.PathLike[str]) -> Path:
+    """``file_path`` as a Path the operating system can open, checked before any use.
+
+    Raises:
+        InvalidInputError: not a path, a NUL character, a name the file system cannot
+            encode (a lone surrogate), or a file or folder name longer than it allows.
+    """
+    if not isinstance(file_path, (str, os.PathLike)):
+        raise InvalidInputError(
+            f"file_path must be a str or a path, got {type(file_path).__name__}"
+        )
+    text = os.fspath(file_path)
+    if not isinstance(text, str):
+        text = os.fsdecode(text)
+    if "\x00" in text:
+        raise InvalidInputError(
+            f"file_path {_shown(text)} contains a NUL character (position {text.index(chr(0))}), "
+            "which no file name can hold; pass another file_path"
+        )
+    try:
+        encoded = os.fsencode(text)
+    except UnicodeEncodeError as err:
+        raise InvalidInputError(
+            f"file_path {_shown(text)} holds {text[err.start : err.end]!r}, which the file "
+            "system cannot encode (a lone surrogate); pass another file_path"
+        ) from None
+    # Checked here, not left to the first open(), so the error names the argument
+    # instead of printing the whole (possibly megabyte-long) name in an OSError.
+    longest = max(len(part) for part in encoded.split(os.fsencode(os.sep)))
+    if longest > _NAME_MAX or len(encoded) > _PATH_MAX:
+        raise InvalidInputError(
+            f"file_path {_shown(text)} is too long for the file system ({len(encoded)} bytes, "
+            f"longest name {longest} bytes; at most {_NAME_MAX} per name and {_PATH_MAX} in "
+            "all); pass a shorter file_path"
+        )
+    return Path(text)
+
+
+def _limit(name: str, default: int) -> int:
+    try:
+        return int(os.pathconf("/", name))  # type: ignore[attr-defined, unused-ignore]
+    except (AttributeError, OSError, ValueError):  # Windows has no pathconf
+        return default
+
+
+_NAME_MAX = _limit("PC_NAME_MAX", 255)
+_PATH_MAX = _limit("PC_PATH_MAX", 4096)
+
+
 class FileChatMessageHistory(BaseChatMessageHistory):
     """A conversation stored as a JSON list in one file.
 
@@ -85,7 +140,8 @@ class FileChatMessageHistory(BaseChatMessageHistory):
         ensure_ascii: escape non-ASCII characters in the JSON (LangChain's default).
 
     Raises:
-        InvalidInputError: ``file_path`` is not a path.
+        InvalidInputError: ``file_path`` is not a path, holds a NUL or a character the
+            file system cannot encode, or has a name longer than the file system allows.
 
     Example:
         >>> import tempfile, pathlib
@@ -103,11 +159,7 @@ class FileChatMessageHistory(BaseChatMessageHistory):
         encoding: str = "utf-8",
         ensure_ascii: bool = True,
     ) -> None:
-        if not isinstance(file_path, (str, os.PathLike)):
-            raise InvalidInputError(
-                f"file_path must be a str or a path, got {type(file_path).__name__}"
-            )
-        self.file_path = Path(file_path)
+        self.file_path = check_file_path(file_path)
         self.encoding = encoding
         self.ensure_ascii = ensure_ascii
         self._lock_path = self.file_path.with_name(self.file_path.name + ".lock")
@@ -155,17 +207,29 @@ class FileChatMessageHistory(BaseChatMessageHistory):
         Raises:
             InvalidInputError: an item is not a message or cannot be stored as JSON
                 (nothing is written).
-            PersistenceError: the existing file is not a JSON list (it is left as it is).
+            PersistenceError: the existing file is not a JSON list of messages this
+                version can read (it is left as it is).
         """
         encoded = encode_messages(check_messages(messages), ensure_ascii=self.ensure_ascii)
         if not encoded:
             return
+        joined = ", ".join(encoded)
+        try:
+            joined.encode(self.encoding)
+        except UnicodeEncodeError as err:
+            raise InvalidInputError(
+                f"a message holds {joined[err.start : err.end]!r}, which the chat history "
+                f"file's encoding {self.encoding!r} cannot store; nothing was stored"
+            ) from None
         with file_lock(self._lock_path):
             items = self._read_items()
-            # Already-stored items are written back as read (not re-encoded), so a
-            # message type this version cannot load is never lost.
+            # Every stored item must load before anything is written: a file this
+            # version cannot read (an unknown message type, a list of numbers) is
+            # reported and left byte for byte as it was.
+            decode_items(items, f"chat history file {self.file_path}")
+            # Stored items are written back as read, not re-encoded, so fields this
+            # version does not know survive.
             text = json.dumps(items, ensure_ascii=self.ensure_ascii)
-            joined = ", ".join(encoded)
             text = f"[{joined}]" if text == "[]" else f"{text[:-1]}, {joined}]"
             write_atomically(self.file_path, text, self.encoding)
 

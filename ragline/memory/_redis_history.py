@@ -20,7 +20,7 @@ from typing import Any
 from ragline.core import BaseMessage, InvalidInputError
 from ragline.core import _redis as conn
 from ragline.core.chat_history import BaseChatMessageHistory, check_messages
-from ragline.memory._codec import decode_items, encode_messages
+from ragline.memory._codec import check_session_id, decode_items, encode_messages
 
 __all__ = ["RedisChatMessageHistory"]
 
@@ -37,7 +37,8 @@ class RedisChatMessageHistory(BaseChatMessageHistory):
         connect_timeout, timeout: socket timeouts in seconds.
 
     Raises:
-        InvalidInputError: an empty or non-string ``session_id``.
+        InvalidInputError: an empty or non-string ``session_id``, or one holding a lone
+            surrogate.
         ConfigurationError: a bad ``ttl``, ``key_prefix`` or URL.
 
     Example:
@@ -57,11 +58,9 @@ class RedisChatMessageHistory(BaseChatMessageHistory):
         connect_timeout: float = 5.0,
         timeout: float | None = 30.0,
     ) -> None:
-        if not isinstance(session_id, str) or not session_id:
-            raise InvalidInputError(f"session_id must be a non-empty str, got {session_id!r}")
         if not isinstance(key_prefix, str):
             raise InvalidInputError(f"key_prefix must be a str, got {type(key_prefix).__name__}")
-        self.session_id = session_id
+        self.session_id = check_session_id(session_id)
         self.key_prefix = key_prefix
         self.ttl = ttl
         self._ttl_ms = conn.ttl_milliseconds(ttl)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from ragline.core import BaseMessage, InvalidInputError
 from ragline.core._sqlite import SQLiteDatabase, check_identifier, database_path
 from ragline.core.chat_history import BaseChatMessageHistory, check_messages
-from ragline.memory._codec import decode_items, encode_messages
+from ragline.memory._codec import check_session_id, decode_items, encode_messages
 
 __all__ = ["SQLChatMessageHistory"]
 
@@ -33,7 +33,8 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
         session_id_field_name: the column holding the session id.
 
     Raises:
-        InvalidInputError: an empty or non-string ``session_id``.
+        InvalidInputError: an empty or non-string ``session_id``, or one holding a lone
+            surrogate.
         ConfigurationError: no database, a non-SQLite URL, or a table or column name
             that is not a plain SQL name.
 
@@ -53,15 +54,13 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
         *,
         connection: str | os.PathLike[str] | None = None,
     ) -> None:
-        if not isinstance(session_id, str) or not session_id:
-            raise InvalidInputError(f"session_id must be a non-empty str, got {session_id!r}")
         location = connection if connection is not None else connection_string
         if location is None:
             raise InvalidInputError(
                 "SQLChatMessageHistory needs a database: connection='sqlite:///chat.db' "
                 "(or a file path)"
             )
-        self.session_id = session_id
+        self.session_id = check_session_id(session_id)
         self.table_name = check_identifier(table_name, "table_name")
         self.session_id_field_name = check_identifier(
             session_id_field_name, "session_id_field_name"

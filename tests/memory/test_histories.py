@@ -107,6 +107,56 @@ def test_a_file_that_is_not_json_is_reported_and_never_overwritten(tmp_path: Pat
 @pytest.mark.parametrize(
     ("content", "message"),
     [
+        ("[1]", r"cannot be read \(item 0\)"),
+        ('[{"type": "alien", "data": {"content": "x"}}]', "unknown message type 'alien'"),
+        ('[{"type": "human", "data": {"content": "a"}}, "b"]', r"cannot be read \(item 1\)"),
+    ],
+)
+def test_a_file_this_version_cannot_read_is_never_appended_to(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "chat.json"
+    path.write_bytes(content.encode())
+    with pytest.raises(PersistenceError, match=message):
+        FileChatMessageHistory(path).add_messages([HumanMessage("hi"), AIMessage("hello")])
+    assert path.read_bytes() == content.encode()
+
+
+@pytest.mark.parametrize(
+    ("file_path", "message"),
+    [
+        ("chat\x00.json", r"^file_path 'chat\\x00\.json' contains a NUL character \(position 4\)"),
+        (
+            "x" * 1_000_000 + ".json",
+            r"^file_path 'x{60}\.\.\.x{35}\.json' is too long .*"
+            r"1000005 bytes",
+        ),
+        ("dir/" + "y" * 300, r"longest name 300 bytes; at most \d+ per name"),
+        ("chat-\udc80\ud800.json", r"^file_path .* holds '\\ud800', which the file system"),
+    ],
+)
+def test_a_file_path_no_file_system_can_hold_is_refused_by_name(
+    tmp_path: Path, file_path: str, message: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=message) as caught:
+        FileChatMessageHistory(file_path)
+    assert len(str(caught.value)) < 400  # a megabyte name is not echoed back
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_message_the_file_encoding_cannot_hold_stores_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    history = FileChatMessageHistory(path, ensure_ascii=False)
+    history.add_user_message("kept")
+    before = path.read_bytes()
+    with pytest.raises(InvalidInputError, match=r"holds '\\ud800', which the chat history file"):
+        history.add_messages([AIMessage("ok"), AIMessage("bad \ud800")])
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
         ('{"type": "human"}', "holds a JSON dict, not a list"),
         ('[{"type": "human", "data": {"content": "a"}}, 3]', r"cannot be read \(item 1\)"),
         ('[{"type": "alien", "data": {}}]', "unknown message type 'alien'"),
