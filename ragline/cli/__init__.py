@@ -17,6 +17,7 @@
     ragline serve --store DIR [--chain stuff|map_reduce|refine|map_rerank]
                           [--host 127.0.0.1] [--port 8000] [--model NAME] [-k N]
                           [--cors-origin ORIGIN]
+    ragline port FILE... [--diff]   (rewrite a LangChain program's imports as ragline's)
     ragline query|ask|chat ... --server URL     (or $RAGLINE_SERVER): ask a running server
     ragline --version
 
@@ -45,6 +46,7 @@ from ragline.cli._chat import add_chat_command
 from ragline.cli._common import CommandError, Commands
 from ragline.cli._eval import add_eval_command
 from ragline.cli._index import add_index_command
+from ragline.cli._port import add_port_command
 from ragline.cli._query import add_query_command
 from ragline.cli._search import search_kwargs
 from ragline.cli._serve import add_serve_command
@@ -59,6 +61,7 @@ COMMANDS: list[Callable[[Commands], None]] = [
     add_chat_command,
     add_eval_command,
     add_serve_command,
+    add_port_command,
 ]
 """One function per sub-command: adds its parser, with ``handler`` set to what it runs."""
 

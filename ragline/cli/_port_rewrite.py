@@ -1,0 +1,265 @@
+"""Rewrite a program's LangChain imports as ragline's, with the path table.
+
+Only import statements change: the source is parsed with :mod:`ast`, each import of a
+LangChain module is replaced in place (its exact span, found by byte offsets), and every
+other byte of the file stays as it was. A name the table cannot map stays imported from
+LangChain, and is reported with the reason.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from ragline.cli._port_table import PATHS
+
+LANGCHAIN_ROOTS = (
+    "langchain",
+    "langchain_core",
+    "langchain_classic",
+    "langchain_community",
+    "langchain_text_splitters",
+    "langserve",
+)
+MAX_LINE = 100
+_FROM_MODULE = re.compile(r"^from\s+[\w.]+\s+import")
+
+
+@dataclass(frozen=True)
+class Unmapped:
+    """A LangChain import ``port`` left as it was: where, what, and why."""
+
+    line: int
+    module: str
+    name: str | None
+    reason: str
+
+    def describe(self) -> str:
+        what = f"{self.module}.{self.name}" if self.name else self.module
+        return f"{self.line}: cannot map {what}: {self.reason}"
+
+
+@dataclass
+class PortResult:
+    """The rewritten source and what could not be mapped."""
+
+    source: str
+    unmapped: list[Unmapped] = field(default_factory=list)
+    changed: int = 0
+    """How many import statements were rewritten."""
+
+
+def is_langchain(module: str) -> bool:
+    return module.split(".", 1)[0] in LANGCHAIN_ROOTS
+
+
+def table_module(module: str) -> str:
+    """The table's key for ``module``: ``langchain.X`` is ``langchain_classic.X``."""
+    if module == "langchain" or module.startswith("langchain."):
+        return "langchain_classic" + module[len("langchain") :]
+    return module
+
+
+def lookup(module: str, name: str) -> tuple[str | None, str]:
+    """The ragline module that exports ``name`` of LangChain's ``module``, or None and why."""
+    entries = PATHS.get(table_module(module))
+    if entries is None:
+        return None, "unknown module (the path table has no entry for it)"
+    for package, names in entries.items():
+        if name in names.split():
+            return package, ""
+    return None, "ragline lacks it"
+
+
+def module_target(module: str, used: set[str]) -> tuple[str | None, str]:
+    """The ragline module that can stand for LangChain's ``module`` imported whole.
+
+    ``used`` are the attributes the program reads through it; all must live in the
+    chosen ragline module.
+    """
+    entries = PATHS.get(table_module(module))
+    if entries is None:
+        return None, "unknown module (the path table has no entry for it)"
+    homes = {}
+    for attribute in sorted(used):
+        home, reason = lookup(module, attribute)
+        if home is None:
+            return None, f"it is used for {attribute}, which {reason}"
+        homes[attribute] = home
+    packages = set(homes.values())
+    if len(packages) > 1:
+        spread = ", ".join(f"{a} ({p})" for a, p in homes.items())
+        return None, f"its names live in several ragline modules: {spread}; import them by name"
+    if packages:
+        return packages.pop(), ""
+    # Nothing read through it: the ragline module holding most of its names.
+    return max(entries, key=lambda package: len(entries[package].split())), ""
+
+
+class _Statement:
+    """One import statement's replacement, built name by name."""
+
+    def __init__(self, node: ast.Import | ast.ImportFrom) -> None:
+        self.node = node
+        self.parts: list[tuple[str, list[str]]] = []  # (from-module or "", names)
+        self.plain: list[str] = []  # `import a.b as c` pieces
+        self.mapped = 0  # names and modules moved to ragline
+
+    def add_from(self, module: str, alias: str) -> None:
+        for existing, names in self.parts:
+            if existing == module:
+                names.append(alias)
+                return
+        self.parts.append((module, [alias]))
+
+    def render(self, original: str, indent: str) -> str:
+        """The new statement; ``original`` is its text, ``indent`` what precedes it."""
+        if (
+            isinstance(self.node, ast.ImportFrom)
+            and not self.plain
+            and len(self.parts) == 1
+            and self.mapped == len(self.node.names)
+        ):
+            # One ragline module for every name: only the module changes, so the
+            # names' layout and comments stay as written.
+            return _FROM_MODULE.sub(f"from {self.parts[0][0]} import", original, count=1)
+        multiline = "\n" in original
+        lines = [f"import {', '.join(self.plain)}"] if self.plain else []
+        for module, names in self.parts:
+            one = f"from {module} import {', '.join(names)}"
+            if (multiline and len(names) > 1) or len(indent) + len(one) > MAX_LINE:
+                inner = "".join(f"{indent}    {name},\n" for name in names)
+                lines.append(f"from {module} import (\n{inner}{indent})")
+            else:
+                lines.append(one)
+        if indent.strip():  # the statement follows other code on its line (after `;`)
+            return "; ".join(lines)
+        return ("\n" + indent).join(lines)
+
+
+def _alias(name: str, asname: str | None) -> str:
+    return f"{name} as {asname}" if asname else name
+
+
+def _attributes_read(tree: ast.AST) -> dict[str, set[str]]:
+    """``{name: {attribute, ...}}`` for every ``name.attribute`` the program reads."""
+    read: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            read.setdefault(node.value.id, set()).add(node.attr)
+    return read
+
+
+def _port_import(node: ast.Import, read: dict[str, set[str]], out: PortResult) -> _Statement:
+    statement = _Statement(node)
+    for alias in node.names:
+        if not is_langchain(alias.name):
+            statement.plain.append(_alias(alias.name, alias.asname))
+            continue
+        if alias.asname is None:
+            out.unmapped.append(
+                Unmapped(
+                    node.lineno,
+                    alias.name,
+                    None,
+                    "a plain `import` is used by its dotted LangChain name; write "
+                    f"`import {alias.name} as NAME` or import the names from it",
+                )
+            )
+            statement.plain.append(alias.name)
+            continue
+        target, reason = module_target(alias.name, read.get(alias.asname, set()))
+        if target is None:
+            out.unmapped.append(Unmapped(node.lineno, alias.name, None, reason))
+            statement.plain.append(_alias(alias.name, alias.asname))
+        else:
+            statement.plain.append(f"{target} as {alias.asname}")
+            statement.mapped += 1
+    return statement
+
+
+def _port_from(node: ast.ImportFrom, read: dict[str, set[str]], out: PortResult) -> _Statement:
+    statement = _Statement(node)
+    module = node.module or ""
+    for alias in node.names:
+        if alias.name == "*":
+            entries = PATHS.get(table_module(module), {})
+            if len(entries) == 1:
+                statement.add_from(next(iter(entries)), "*")
+                statement.mapped += 1
+            else:
+                reason = (
+                    "a star import of a module whose names live in several ragline "
+                    "modules; import the names"
+                    if entries
+                    else "unknown module (the path table has no entry for it)"
+                )
+                out.unmapped.append(Unmapped(node.lineno, module, "*", reason))
+                statement.add_from(module, "*")
+            continue
+        submodule = f"{module}.{alias.name}"
+        if table_module(submodule) in PATHS:  # `from langchain_core import documents`
+            local = alias.asname or alias.name
+            target, reason = module_target(submodule, read.get(local, set()))
+            if target is not None:
+                statement.plain.append(f"{target} as {local}")
+                statement.mapped += 1
+                continue
+        else:
+            target, reason = lookup(module, alias.name)
+            if target is not None:
+                statement.add_from(target, _alias(alias.name, alias.asname))
+                statement.mapped += 1
+                continue
+        out.unmapped.append(Unmapped(node.lineno, module, alias.name, reason))
+        statement.add_from(module, _alias(alias.name, alias.asname))
+    return statement
+
+
+def port_source(source: str) -> PortResult:
+    """Rewrite the LangChain imports of one Python source text.
+
+    Args:
+        source: the program's text.
+
+    Returns:
+        The new text (unchanged where nothing maps) and each name left unmapped.
+
+    Raises:
+        SyntaxError: the text is not Python this interpreter can parse.
+    """
+    tree = ast.parse(source)
+    read = _attributes_read(tree)
+    out = PortResult(source)
+    data = source.encode("utf-8")
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    edits: list[tuple[int, int, bytes]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            if not any(is_langchain(alias.name) for alias in node.names):
+                continue
+            statement = _port_import(node, read, out)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level or not node.module or not is_langchain(node.module):
+                continue
+            statement = _port_from(node, read, out)
+        else:
+            continue
+        if not statement.mapped:  # left exactly as written, comments and all
+            continue
+        assert node.end_lineno is not None and node.end_col_offset is not None
+        begin = starts[node.lineno - 1] + node.col_offset
+        end = starts[node.end_lineno - 1] + node.end_col_offset
+        indent = data[starts[node.lineno - 1] : begin].decode("utf-8")
+        text = statement.render(data[begin:end].decode("utf-8"), indent)
+        if text.encode("utf-8") != data[begin:end]:
+            edits.append((begin, end, text.encode("utf-8")))
+    for begin, end, new in sorted(edits, reverse=True):
+        data = data[:begin] + new + data[end:]
+    out.source = data.decode("utf-8")
+    out.changed = len(edits)
+    out.unmapped.sort(key=lambda item: item.line)
+    return out

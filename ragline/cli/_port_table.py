@@ -1,0 +1,1011 @@
+"""The path table: LangChain import paths to ragline's (generated; do not edit by hand).
+
+``PATHS[langchain_module][ragline_module]`` is the space-separated list of the names
+that ``from langchain_module import Name`` gives and ``from ragline_module import Name``
+gives too: the same behaviour under the same name, which the parity tests check
+(``tests/parity``). ``ragline port`` rewrites imports with it; ``langchain.X`` (the
+package before it became ``langchain_classic``) is read as ``langchain_classic.X``.
+
+Regenerate with ``scripts/gen_port_table.py`` (it reads the installed LangChain).
+"""
+
+PATHS: dict[str, dict[str, str]] = {
+    "langchain_classic": {
+        "ragline.chains": "ConversationChain LLMChain",
+        "ragline.core": "BasePromptTemplate FewShotPromptTemplate PromptTemplate",
+        "ragline.vectorstores": "FAISS",
+    },
+    "langchain_classic.agents": {
+        "ragline.agents": (
+            "Agent AgentExecutor AgentExecutorIterator AgentType BaseMultiActionAgent "
+            "BaseSingleActionAgent ZeroShotAgent create_openai_tools_agent "
+            "create_react_agent create_tool_calling_agent initialize_agent"
+        ),
+        "ragline.tools": "Tool tool",
+    },
+    "langchain_classic.agents.agent": {
+        "ragline.agents": (
+            "Agent AgentExecutor AgentExecutorIterator AgentType BaseMultiActionAgent "
+            "BaseSingleActionAgent ExceptionTool RunnableAgent RunnableMultiActionAgent"
+        ),
+    },
+    "langchain_classic.agents.agent_iterator": {
+        "ragline.agents": "AgentExecutorIterator",
+    },
+    "langchain_classic.agents.agent_toolkits": {
+        "ragline.tools": "create_retriever_tool",
+    },
+    "langchain_classic.agents.agent_toolkits.conversational_retrieval.tool": {
+        "ragline.tools": "create_retriever_tool",
+    },
+    "langchain_classic.agents.agent_types": {
+        "ragline.agents": "AgentType",
+    },
+    "langchain_classic.agents.format_scratchpad": {
+        "ragline.agents": (
+            "format_log_to_str format_to_openai_function_messages format_to_tool_messages"
+        ),
+    },
+    "langchain_classic.agents.format_scratchpad.log": {
+        "ragline.agents": "format_log_to_str",
+    },
+    "langchain_classic.agents.format_scratchpad.openai_functions": {
+        "ragline.agents": "format_to_openai_function_messages",
+    },
+    "langchain_classic.agents.format_scratchpad.openai_tools": {
+        "ragline.agents": "format_to_openai_tool_messages",
+    },
+    "langchain_classic.agents.format_scratchpad.tools": {
+        "ragline.agents": "format_to_tool_messages",
+    },
+    "langchain_classic.agents.initialize": {
+        "ragline.agents": "initialize_agent",
+    },
+    "langchain_classic.agents.mrkl.base": {
+        "ragline.agents": "ZeroShotAgent",
+    },
+    "langchain_classic.agents.mrkl.output_parser": {
+        "ragline.agents": "MRKLOutputParser",
+    },
+    "langchain_classic.agents.openai_tools.base": {
+        "ragline.agents": "create_openai_tools_agent",
+    },
+    "langchain_classic.agents.output_parsers": {
+        "ragline.agents": "ReActSingleInputOutputParser ToolsAgentOutputParser",
+    },
+    "langchain_classic.agents.output_parsers.openai_tools": {
+        "ragline.agents": "OpenAIToolsAgentOutputParser",
+    },
+    "langchain_classic.agents.output_parsers.react_single_input": {
+        "ragline.agents": "ReActSingleInputOutputParser",
+    },
+    "langchain_classic.agents.output_parsers.tools": {
+        "ragline.agents": "ToolAgentAction ToolsAgentOutputParser",
+    },
+    "langchain_classic.agents.react.agent": {
+        "ragline.agents": "create_react_agent",
+    },
+    "langchain_classic.agents.tool_calling_agent.base": {
+        "ragline.agents": "create_tool_calling_agent",
+    },
+    "langchain_classic.agents.tools": {
+        "ragline.agents": "InvalidTool",
+        "ragline.tools": "tool",
+    },
+    "langchain_classic.cache": {
+        "ragline.core": "InMemoryCache RedisCache SQLiteCache",
+    },
+    "langchain_classic.callbacks": {
+        "ragline.core": "StdOutCallbackHandler",
+        "ragline.core.callbacks": "OpenAICallbackHandler get_openai_callback",
+    },
+    "langchain_classic.chains": {
+        "ragline.chains": (
+            "ConversationChain ConversationalRetrievalChain LLMChain "
+            "MapReduceDocumentsChain MapRerankDocumentsChain RefineDocumentsChain "
+            "RetrievalQA SequentialChain SimpleSequentialChain StuffDocumentsChain "
+            "TransformChain create_history_aware_retriever create_retrieval_chain"
+        ),
+    },
+    "langchain_classic.chains.base": {
+        "ragline.chains": "Chain",
+    },
+    "langchain_classic.chains.combine_documents": {
+        "ragline.chains": "create_stuff_documents_chain",
+    },
+    "langchain_classic.chains.combine_documents.base": {
+        "ragline.chains": "BaseCombineDocumentsChain",
+    },
+    "langchain_classic.chains.combine_documents.map_reduce": {
+        "ragline.chains": "MapReduceDocumentsChain",
+    },
+    "langchain_classic.chains.combine_documents.map_rerank": {
+        "ragline.chains": "MapRerankDocumentsChain",
+    },
+    "langchain_classic.chains.combine_documents.refine": {
+        "ragline.chains": "RefineDocumentsChain",
+    },
+    "langchain_classic.chains.combine_documents.stuff": {
+        "ragline.chains": "StuffDocumentsChain create_stuff_documents_chain",
+    },
+    "langchain_classic.chains.conversation.base": {
+        "ragline.chains": "ConversationChain",
+    },
+    "langchain_classic.chains.conversation.memory": {
+        "ragline.memory": (
+            "CombinedMemory ConversationBufferMemory ConversationBufferWindowMemory "
+            "ConversationSummaryBufferMemory ConversationSummaryMemory"
+        ),
+    },
+    "langchain_classic.chains.conversational_retrieval.base": {
+        "ragline.chains": "ConversationalRetrievalChain",
+    },
+    "langchain_classic.chains.history_aware_retriever": {
+        "ragline.chains": "create_history_aware_retriever",
+    },
+    "langchain_classic.chains.llm": {
+        "ragline.chains": "LLMChain",
+    },
+    "langchain_classic.chains.openai_functions": {
+        "ragline.core": "convert_to_openai_function",
+    },
+    "langchain_classic.chains.openai_functions.base": {
+        "ragline.core": "convert_to_openai_function",
+    },
+    "langchain_classic.chains.question_answering": {
+        "ragline.chains": "load_qa_chain",
+    },
+    "langchain_classic.chains.question_answering.chain": {
+        "ragline.chains": "load_qa_chain",
+    },
+    "langchain_classic.chains.retrieval": {
+        "ragline.chains": "create_retrieval_chain",
+    },
+    "langchain_classic.chains.retrieval_qa.base": {
+        "ragline.chains": "RetrievalQA",
+    },
+    "langchain_classic.chains.sequential": {
+        "ragline.chains": "SequentialChain SimpleSequentialChain",
+    },
+    "langchain_classic.chains.transform": {
+        "ragline.chains": "TransformChain",
+    },
+    "langchain_classic.chat_models": {
+        "ragline.chat_models": "ChatOpenAI",
+        "ragline.core": "FakeListChatModel",
+    },
+    "langchain_classic.document_loaders": {
+        "ragline.loaders": (
+            "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader PyPDFLoader TextLoader WebBaseLoader"
+        ),
+    },
+    "langchain_classic.document_transformers": {
+        "ragline.retrievers": "EmbeddingsRedundantFilter",
+    },
+    "langchain_classic.embeddings": {
+        "ragline.embeddings": (
+            "CacheBackedEmbeddings DeterministicFakeEmbedding HuggingFaceEmbeddings "
+            "OpenAIEmbeddings SentenceTransformerEmbeddings"
+        ),
+    },
+    "langchain_classic.embeddings.base": {
+        "ragline.embeddings": "Embeddings",
+    },
+    "langchain_classic.embeddings.cache": {
+        "ragline.embeddings": "CacheBackedEmbeddings",
+    },
+    "langchain_classic.embeddings.fake": {
+        "ragline.embeddings": "DeterministicFakeEmbedding",
+    },
+    "langchain_classic.embeddings.huggingface": {
+        "ragline.embeddings": "HuggingFaceEmbeddings",
+    },
+    "langchain_classic.embeddings.openai": {
+        "ragline.embeddings": "OpenAIEmbeddings",
+    },
+    "langchain_classic.embeddings.sentence_transformer": {
+        "ragline.embeddings": "SentenceTransformerEmbeddings",
+    },
+    "langchain_classic.globals": {
+        "ragline.core": "get_llm_cache set_llm_cache",
+    },
+    "langchain_classic.indexes": {
+        "ragline.indexing": "IndexingResult SQLRecordManager aindex index",
+    },
+    "langchain_classic.llms": {
+        "ragline.core": "FakeListLLM",
+    },
+    "langchain_classic.memory": {
+        "ragline.core": "ChatMessageHistory",
+        "ragline.memory": (
+            "CombinedMemory ConversationBufferMemory ConversationBufferWindowMemory "
+            "ConversationSummaryBufferMemory ConversationSummaryMemory "
+            "ConversationTokenBufferMemory FileChatMessageHistory ReadOnlySharedMemory "
+            "RedisChatMessageHistory SQLChatMessageHistory SimpleMemory "
+            "VectorStoreRetrieverMemory"
+        ),
+    },
+    "langchain_classic.memory.buffer": {
+        "ragline.memory": "ConversationBufferMemory",
+    },
+    "langchain_classic.memory.buffer_window": {
+        "ragline.memory": "ConversationBufferWindowMemory",
+    },
+    "langchain_classic.memory.chat_memory": {
+        "ragline.memory": "BaseChatMemory",
+    },
+    "langchain_classic.memory.chat_message_histories": {
+        "ragline.core": "ChatMessageHistory",
+        "ragline.memory": "FileChatMessageHistory RedisChatMessageHistory SQLChatMessageHistory",
+    },
+    "langchain_classic.memory.chat_message_histories.file": {
+        "ragline.memory": "FileChatMessageHistory",
+    },
+    "langchain_classic.memory.chat_message_histories.in_memory": {
+        "ragline.core": "ChatMessageHistory",
+    },
+    "langchain_classic.memory.chat_message_histories.redis": {
+        "ragline.memory": "RedisChatMessageHistory",
+    },
+    "langchain_classic.memory.chat_message_histories.sql": {
+        "ragline.memory": "SQLChatMessageHistory",
+    },
+    "langchain_classic.memory.combined": {
+        "ragline.memory": "CombinedMemory",
+    },
+    "langchain_classic.memory.readonly": {
+        "ragline.memory": "ReadOnlySharedMemory",
+    },
+    "langchain_classic.memory.simple": {
+        "ragline.memory": "SimpleMemory",
+    },
+    "langchain_classic.memory.summary": {
+        "ragline.memory": "ConversationSummaryMemory",
+    },
+    "langchain_classic.memory.summary_buffer": {
+        "ragline.memory": "ConversationSummaryBufferMemory",
+    },
+    "langchain_classic.memory.token_buffer": {
+        "ragline.memory": "ConversationTokenBufferMemory",
+    },
+    "langchain_classic.memory.vectorstore": {
+        "ragline.memory": "VectorStoreRetrieverMemory",
+    },
+    "langchain_classic.output_parsers": {
+        "ragline.core": (
+            "CommaSeparatedListOutputParser JsonOutputKeyToolsParser "
+            "JsonOutputToolsParser OutputFixingParser PydanticOutputParser "
+            "PydanticToolsParser RetryOutputParser RetryWithErrorOutputParser"
+        ),
+        "ragline.retrievers": "BooleanOutputParser",
+    },
+    "langchain_classic.output_parsers.boolean": {
+        "ragline.retrievers": "BooleanOutputParser",
+    },
+    "langchain_classic.output_parsers.fix": {
+        "ragline.core": "OutputFixingParser",
+    },
+    "langchain_classic.output_parsers.list": {
+        "ragline.core": "CommaSeparatedListOutputParser",
+    },
+    "langchain_classic.output_parsers.openai_tools": {
+        "ragline.core": "JsonOutputKeyToolsParser JsonOutputToolsParser PydanticToolsParser",
+    },
+    "langchain_classic.output_parsers.pydantic": {
+        "ragline.core": "PydanticOutputParser",
+    },
+    "langchain_classic.output_parsers.retry": {
+        "ragline.core": "RetryOutputParser RetryWithErrorOutputParser",
+    },
+    "langchain_classic.prompts": {
+        "ragline.core": (
+            "AIMessagePromptTemplate BasePromptTemplate ChatMessagePromptTemplate "
+            "ChatPromptTemplate FewShotChatMessagePromptTemplate FewShotPromptTemplate "
+            "HumanMessagePromptTemplate LengthBasedExampleSelector "
+            "MaxMarginalRelevanceExampleSelector MessagesPlaceholder PromptTemplate "
+            "SemanticSimilarityExampleSelector SystemMessagePromptTemplate load_prompt"
+        ),
+    },
+    "langchain_classic.prompts.base": {
+        "ragline.core": "BasePromptTemplate StringPromptValue",
+    },
+    "langchain_classic.prompts.chat": {
+        "ragline.core": (
+            "AIMessagePromptTemplate BaseMessagePromptTemplate ChatMessagePromptTemplate "
+            "ChatPromptTemplate ChatPromptValue HumanMessagePromptTemplate "
+            "MessagesPlaceholder SystemMessagePromptTemplate"
+        ),
+        "ragline.core.messages": "MessageLike",
+    },
+    "langchain_classic.prompts.example_selector": {
+        "ragline.core": (
+            "LengthBasedExampleSelector MaxMarginalRelevanceExampleSelector "
+            "SemanticSimilarityExampleSelector"
+        ),
+    },
+    "langchain_classic.prompts.example_selector.base": {
+        "ragline.core": "BaseExampleSelector",
+    },
+    "langchain_classic.prompts.example_selector.length_based": {
+        "ragline.core": "LengthBasedExampleSelector",
+    },
+    "langchain_classic.prompts.example_selector.semantic_similarity": {
+        "ragline.core": "MaxMarginalRelevanceExampleSelector SemanticSimilarityExampleSelector",
+    },
+    "langchain_classic.prompts.few_shot": {
+        "ragline.core": "FewShotChatMessagePromptTemplate FewShotPromptTemplate",
+    },
+    "langchain_classic.prompts.loading": {
+        "ragline.core": "load_prompt load_prompt_from_config",
+    },
+    "langchain_classic.prompts.prompt": {
+        "ragline.core": "PromptTemplate",
+    },
+    "langchain_classic.retrievers": {
+        "ragline.retrievers": (
+            "BM25Retriever ContextualCompressionRetriever EnsembleRetriever "
+            "MultiQueryRetriever ParentDocumentRetriever"
+        ),
+    },
+    "langchain_classic.retrievers.bm25": {
+        "ragline.retrievers": "BM25Retriever default_preprocessing_func",
+    },
+    "langchain_classic.retrievers.contextual_compression": {
+        "ragline.retrievers": "ContextualCompressionRetriever",
+    },
+    "langchain_classic.retrievers.document_compressors": {
+        "ragline.retrievers": (
+            "DocumentCompressorPipeline EmbeddingsFilter LLMChainExtractor LLMChainFilter"
+        ),
+    },
+    "langchain_classic.retrievers.document_compressors.base": {
+        "ragline.retrievers": "DocumentCompressorPipeline",
+    },
+    "langchain_classic.retrievers.document_compressors.chain_extract": {
+        "ragline.retrievers": "LLMChainExtractor NoOutputParser",
+    },
+    "langchain_classic.retrievers.document_compressors.chain_filter": {
+        "ragline.retrievers": "LLMChainFilter",
+    },
+    "langchain_classic.retrievers.document_compressors.embeddings_filter": {
+        "ragline.retrievers": "EmbeddingsFilter",
+    },
+    "langchain_classic.retrievers.ensemble": {
+        "ragline.retrievers": "EnsembleRetriever",
+    },
+    "langchain_classic.retrievers.multi_query": {
+        "ragline.retrievers": "LineListOutputParser MultiQueryRetriever",
+    },
+    "langchain_classic.retrievers.parent_document_retriever": {
+        "ragline.retrievers": "ParentDocumentRetriever",
+    },
+    "langchain_classic.schema": {
+        "ragline.core": (
+            "AIMessage AgentAction AgentFinish BaseCache BaseChatMessageHistory "
+            "BaseMessage BaseOutputParser BasePromptTemplate BaseRetriever BaseStore "
+            "ChatGeneration ChatMessage ChatResult Document FunctionMessage Generation "
+            "HumanMessage LLMResult OutputParserException PromptValue StrOutputParser "
+            "SystemMessage format_document get_buffer_string message_to_dict "
+            "messages_from_dict messages_to_dict"
+        ),
+        "ragline.memory": "BaseMemory",
+    },
+    "langchain_classic.schema.agent": {
+        "ragline.core": "AgentAction AgentActionMessageLog AgentFinish",
+    },
+    "langchain_classic.schema.cache": {
+        "ragline.core": "BaseCache",
+    },
+    "langchain_classic.schema.callbacks.base": {
+        "ragline.core": "AsyncCallbackHandler BaseCallbackHandler",
+    },
+    "langchain_classic.schema.callbacks.manager": {
+        "ragline.core": "CallbackManager CallbackManagerForToolRun",
+        "ragline.core.callbacks": (
+            "AsyncCallbackManager AsyncCallbackManagerForChainRun "
+            "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
+            "AsyncCallbackManagerForToolRun BaseRunManager CallbackManagerForChainRun "
+            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun"
+        ),
+    },
+    "langchain_classic.schema.callbacks.stdout": {
+        "ragline.core": "StdOutCallbackHandler",
+    },
+    "langchain_classic.schema.callbacks.tracers.log_stream": {
+        "ragline.core": "RunLog RunLogPatch",
+    },
+    "langchain_classic.schema.callbacks.tracers.run_collector": {
+        "ragline.core": "RunCollectorCallbackHandler",
+    },
+    "langchain_classic.schema.chat_history": {
+        "ragline.core": "BaseChatMessageHistory",
+    },
+    "langchain_classic.schema.document": {
+        "ragline.core": "Document",
+    },
+    "langchain_classic.schema.embeddings": {
+        "ragline.embeddings": "Embeddings",
+    },
+    "langchain_classic.schema.language_model": {
+        "ragline.core": "BaseLanguageModel",
+        "ragline.core.language_models": "LanguageModelInput",
+    },
+    "langchain_classic.schema.memory": {
+        "ragline.memory": "BaseMemory",
+    },
+    "langchain_classic.schema.messages": {
+        "ragline.core": (
+            "AIMessage AIMessageChunk BaseMessage BaseMessageChunk ChatMessage "
+            "ChatMessageChunk FunctionMessage FunctionMessageChunk HumanMessage "
+            "HumanMessageChunk SystemMessage SystemMessageChunk ToolMessage "
+            "ToolMessageChunk get_buffer_string message_to_dict messages_from_dict "
+            "messages_to_dict"
+        ),
+        "ragline.core.messages": "AnyMessage",
+    },
+    "langchain_classic.schema.output": {
+        "ragline.core": (
+            "ChatGeneration ChatGenerationChunk ChatResult Generation GenerationChunk LLMResult"
+        ),
+    },
+    "langchain_classic.schema.output_parser": {
+        "ragline.core": (
+            "BaseOutputParser BaseTransformOutputParser OutputParserException StrOutputParser"
+        ),
+    },
+    "langchain_classic.schema.prompt": {
+        "ragline.core": "PromptValue",
+    },
+    "langchain_classic.schema.prompt_template": {
+        "ragline.core": "BasePromptTemplate format_document",
+    },
+    "langchain_classic.schema.retriever": {
+        "ragline.core": "BaseRetriever",
+    },
+    "langchain_classic.schema.runnable": {
+        "ragline.core": (
+            "ConfigurableField Runnable RunnableBinding RunnableBranch RunnableConfig "
+            "RunnableGenerator RunnableLambda RunnableParallel RunnablePassthrough "
+            "RunnableSequence RunnableSerializable RunnableWithFallbacks"
+        ),
+        "ragline.core.config": "patch_config",
+    },
+    "langchain_classic.schema.runnable.base": {
+        "ragline.core": (
+            "Runnable RunnableBinding RunnableEach RunnableGenerator RunnableLambda "
+            "RunnableParallel RunnableSequence RunnableSerializable"
+        ),
+        "ragline.core.runnables": "coerce_to_runnable",
+    },
+    "langchain_classic.schema.runnable.branch": {
+        "ragline.core": "RunnableBranch",
+    },
+    "langchain_classic.schema.runnable.config": {
+        "ragline.core": "RunnableConfig ensure_config",
+        "ragline.core.config": "get_config_list merge_configs patch_config",
+    },
+    "langchain_classic.schema.runnable.configurable": {
+        "ragline.core.runnables": "RunnableConfigurableAlternatives RunnableConfigurableFields",
+    },
+    "langchain_classic.schema.runnable.fallbacks": {
+        "ragline.core": "RunnableWithFallbacks",
+    },
+    "langchain_classic.schema.runnable.history": {
+        "ragline.core": "RunnableWithMessageHistory",
+    },
+    "langchain_classic.schema.runnable.passthrough": {
+        "ragline.core": "RunnableAssign RunnablePassthrough",
+    },
+    "langchain_classic.schema.runnable.retry": {
+        "ragline.core": "RunnableRetry",
+    },
+    "langchain_classic.schema.runnable.utils": {
+        "ragline.core": "ConfigurableField ConfigurableFieldSpec",
+        "ragline.core.runnables": "AddableDict",
+    },
+    "langchain_classic.schema.storage": {
+        "ragline.core": "BaseStore",
+    },
+    "langchain_classic.schema.vectorstore": {
+        "ragline.vectorstores": "VectorStore VectorStoreRetriever",
+    },
+    "langchain_classic.storage": {
+        "ragline.core": "InMemoryByteStore LocalFileStore RedisStore",
+        "ragline.retrievers": "create_kv_docstore",
+    },
+    "langchain_classic.storage.file_system": {
+        "ragline.core": "LocalFileStore",
+    },
+    "langchain_classic.storage.in_memory": {
+        "ragline.core": "InMemoryByteStore",
+    },
+    "langchain_classic.storage.redis": {
+        "ragline.core": "RedisStore",
+    },
+    "langchain_classic.text_splitter": {
+        "ragline.splitters": (
+            "CharacterTextSplitter Language LatexTextSplitter MarkdownHeaderTextSplitter "
+            "MarkdownTextSplitter PythonCodeTextSplitter RecursiveCharacterTextSplitter "
+            "SentenceTransformersTokenTextSplitter TextSplitter TokenTextSplitter"
+        ),
+    },
+    "langchain_classic.tools": {
+        "ragline.tools": "BaseTool StructuredTool Tool tool",
+    },
+    "langchain_classic.tools.base": {
+        "ragline.tools": "BaseTool StructuredTool Tool ToolException tool",
+    },
+    "langchain_classic.tools.render": {
+        "ragline.tools": "render_text_description render_text_description_and_args",
+    },
+    "langchain_classic.tools.retriever": {
+        "ragline.tools": (
+            "create_retriever_tool render_text_description render_text_description_and_args"
+        ),
+    },
+    "langchain_classic.vectorstores": {
+        "ragline.vectorstores": "FAISS Redis VectorStore",
+    },
+    "langchain_community.cache": {
+        "ragline.core": "InMemoryCache RedisCache SQLiteCache",
+    },
+    "langchain_community.callbacks": {
+        "ragline.core.callbacks": "OpenAICallbackHandler get_openai_callback",
+    },
+    "langchain_community.callbacks.manager": {
+        "ragline.core.callbacks": "get_openai_callback",
+    },
+    "langchain_community.chat_message_histories": {
+        "ragline.core": "ChatMessageHistory",
+        "ragline.memory": "FileChatMessageHistory RedisChatMessageHistory SQLChatMessageHistory",
+    },
+    "langchain_community.chat_message_histories.file": {
+        "ragline.memory": "FileChatMessageHistory",
+    },
+    "langchain_community.chat_message_histories.in_memory": {
+        "ragline.core": "ChatMessageHistory",
+    },
+    "langchain_community.chat_message_histories.redis": {
+        "ragline.memory": "RedisChatMessageHistory",
+    },
+    "langchain_community.chat_message_histories.sql": {
+        "ragline.memory": "SQLChatMessageHistory",
+    },
+    "langchain_community.chat_models": {
+        "ragline.core": "FakeListChatModel",
+    },
+    "langchain_community.chat_models.openai": {
+        "ragline.chat_models": "ChatOpenAI",
+    },
+    "langchain_community.document_loaders": {
+        "ragline.loaders": (
+            "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader PyPDFLoader TextLoader WebBaseLoader"
+        ),
+    },
+    "langchain_community.document_loaders.csv_loader": {
+        "ragline.loaders": "CSVLoader",
+    },
+    "langchain_community.document_loaders.directory": {
+        "ragline.loaders": "DirectoryLoader",
+    },
+    "langchain_community.document_loaders.html_bs": {
+        "ragline.loaders": "BSHTMLLoader",
+    },
+    "langchain_community.document_loaders.json_loader": {
+        "ragline.loaders": "JSONLoader",
+    },
+    "langchain_community.document_loaders.pdf": {
+        "ragline.loaders": "PyPDFLoader",
+    },
+    "langchain_community.document_loaders.text": {
+        "ragline.loaders": "TextLoader",
+    },
+    "langchain_community.document_loaders.web_base": {
+        "ragline.loaders": "WebBaseLoader",
+    },
+    "langchain_community.document_transformers": {
+        "ragline.retrievers": "EmbeddingsRedundantFilter",
+    },
+    "langchain_community.embeddings": {
+        "ragline.embeddings": (
+            "DeterministicFakeEmbedding HuggingFaceEmbeddings OpenAIEmbeddings "
+            "SentenceTransformerEmbeddings"
+        ),
+    },
+    "langchain_community.embeddings.huggingface": {
+        "ragline.embeddings": "HuggingFaceEmbeddings",
+    },
+    "langchain_community.embeddings.openai": {
+        "ragline.embeddings": "OpenAIEmbeddings",
+    },
+    "langchain_community.llms": {
+        "ragline.core": "FakeListLLM",
+    },
+    "langchain_community.llms.fake": {
+        "ragline.core": "FakeListLLM",
+    },
+    "langchain_community.retrievers": {
+        "ragline.retrievers": "BM25Retriever",
+    },
+    "langchain_community.retrievers.bm25": {
+        "ragline.retrievers": "BM25Retriever default_preprocessing_func",
+    },
+    "langchain_community.storage": {
+        "ragline.core": "RedisStore",
+    },
+    "langchain_community.storage.redis": {
+        "ragline.core": "RedisStore",
+    },
+    "langchain_community.tools": {
+        "ragline.tools": "BaseTool StructuredTool Tool tool",
+    },
+    "langchain_community.vectorstores": {
+        "ragline.vectorstores": "FAISS InMemoryVectorStore Redis VectorStore",
+    },
+    "langchain_community.vectorstores.faiss": {
+        "ragline.vectorstores": "FAISS",
+    },
+    "langchain_community.vectorstores.inmemory": {
+        "ragline.vectorstores": "InMemoryVectorStore",
+    },
+    "langchain_community.vectorstores.redis": {
+        "ragline.vectorstores": "Redis",
+    },
+    "langchain_core.agents": {
+        "ragline.agents": "AgentAction AgentActionMessageLog AgentFinish AgentStep",
+    },
+    "langchain_core.caches": {
+        "ragline.core": "BaseCache InMemoryCache",
+    },
+    "langchain_core.callbacks": {
+        "ragline.core": (
+            "AsyncCallbackHandler BaseCallbackHandler CallbackManager "
+            "CallbackManagerForToolRun StdOutCallbackHandler"
+        ),
+        "ragline.core.callbacks": (
+            "AsyncCallbackManager AsyncCallbackManagerForChainRun "
+            "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
+            "AsyncCallbackManagerForToolRun BaseRunManager CallbackManagerForChainRun "
+            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun "
+            "UsageMetadataCallbackHandler adispatch_custom_event dispatch_custom_event "
+            "get_usage_metadata_callback"
+        ),
+    },
+    "langchain_core.callbacks.base": {
+        "ragline.core": "AsyncCallbackHandler BaseCallbackHandler",
+    },
+    "langchain_core.callbacks.manager": {
+        "ragline.core": "CallbackManager CallbackManagerForToolRun",
+        "ragline.core.callbacks": (
+            "AsyncCallbackManager AsyncCallbackManagerForChainRun "
+            "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
+            "AsyncCallbackManagerForToolRun BaseRunManager CallbackManagerForChainRun "
+            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun "
+            "adispatch_custom_event dispatch_custom_event"
+        ),
+    },
+    "langchain_core.callbacks.stdout": {
+        "ragline.core": "StdOutCallbackHandler",
+    },
+    "langchain_core.callbacks.usage": {
+        "ragline.core.callbacks": "UsageMetadataCallbackHandler get_usage_metadata_callback",
+    },
+    "langchain_core.chat_history": {
+        "ragline.core": "BaseChatMessageHistory InMemoryChatMessageHistory",
+    },
+    "langchain_core.document_loaders": {
+        "ragline.loaders": "BaseLoader",
+    },
+    "langchain_core.document_loaders.base": {
+        "ragline.loaders": "BaseLoader",
+    },
+    "langchain_core.documents": {
+        "ragline.core": "Document",
+        "ragline.retrievers": "BaseDocumentCompressor",
+    },
+    "langchain_core.documents.base": {
+        "ragline.core": "Document",
+    },
+    "langchain_core.documents.compressor": {
+        "ragline.retrievers": "BaseDocumentCompressor",
+    },
+    "langchain_core.embeddings": {
+        "ragline.embeddings": "DeterministicFakeEmbedding Embeddings",
+    },
+    "langchain_core.embeddings.embeddings": {
+        "ragline.embeddings": "Embeddings",
+    },
+    "langchain_core.embeddings.fake": {
+        "ragline.embeddings": "DeterministicFakeEmbedding",
+    },
+    "langchain_core.example_selectors": {
+        "ragline.core": (
+            "BaseExampleSelector LengthBasedExampleSelector "
+            "MaxMarginalRelevanceExampleSelector SemanticSimilarityExampleSelector"
+        ),
+    },
+    "langchain_core.example_selectors.base": {
+        "ragline.core": "BaseExampleSelector",
+    },
+    "langchain_core.example_selectors.length_based": {
+        "ragline.core": "LengthBasedExampleSelector",
+    },
+    "langchain_core.example_selectors.semantic_similarity": {
+        "ragline.core": "MaxMarginalRelevanceExampleSelector SemanticSimilarityExampleSelector",
+    },
+    "langchain_core.exceptions": {
+        "ragline.core": "OutputParserException",
+    },
+    "langchain_core.globals": {
+        "ragline.core": "get_llm_cache set_llm_cache",
+    },
+    "langchain_core.indexing": {
+        "ragline.indexing": "InMemoryRecordManager IndexingResult RecordManager aindex index",
+    },
+    "langchain_core.indexing.api": {
+        "ragline.indexing": "IndexingResult aindex index",
+    },
+    "langchain_core.indexing.base": {
+        "ragline.indexing": "InMemoryRecordManager RecordManager",
+    },
+    "langchain_core.language_models": {
+        "ragline.core": (
+            "BaseChatModel BaseLLM BaseLanguageModel FakeListChatModel FakeListLLM "
+            "FakeMessagesListChatModel LLM SimpleChatModel"
+        ),
+        "ragline.core.language_models": "LanguageModelInput",
+    },
+    "langchain_core.language_models.base": {
+        "ragline.core": "BaseLanguageModel",
+    },
+    "langchain_core.language_models.chat_models": {
+        "ragline.core": "BaseChatModel SimpleChatModel",
+    },
+    "langchain_core.language_models.fake": {
+        "ragline.core": "FakeListLLM",
+    },
+    "langchain_core.language_models.fake_chat_models": {
+        "ragline.core": "FakeListChatModel FakeMessagesListChatModel",
+    },
+    "langchain_core.language_models.llms": {
+        "ragline.core": "BaseLLM LLM",
+    },
+    "langchain_core.messages": {
+        "ragline.core": (
+            "AIMessage AIMessageChunk BaseMessage BaseMessageChunk ChatMessage "
+            "ChatMessageChunk FunctionMessage FunctionMessageChunk HumanMessage "
+            "HumanMessageChunk InvalidToolCall SystemMessage SystemMessageChunk ToolCall "
+            "ToolCallChunk ToolMessage ToolMessageChunk UsageMetadata convert_to_messages "
+            "get_buffer_string message_to_dict messages_from_dict messages_to_dict"
+        ),
+        "ragline.core.messages": "AnyMessage",
+    },
+    "langchain_core.messages.ai": {
+        "ragline.core": "AIMessage AIMessageChunk UsageMetadata",
+    },
+    "langchain_core.messages.base": {
+        "ragline.core": "BaseMessage BaseMessageChunk message_to_dict messages_to_dict",
+    },
+    "langchain_core.messages.chat": {
+        "ragline.core": "ChatMessage ChatMessageChunk",
+    },
+    "langchain_core.messages.content": {
+        "ragline.core": "InvalidToolCall ToolCall ToolCallChunk",
+    },
+    "langchain_core.messages.function": {
+        "ragline.core": "FunctionMessage FunctionMessageChunk",
+    },
+    "langchain_core.messages.human": {
+        "ragline.core": "HumanMessage HumanMessageChunk",
+    },
+    "langchain_core.messages.system": {
+        "ragline.core": "SystemMessage SystemMessageChunk",
+    },
+    "langchain_core.messages.tool": {
+        "ragline.core": "ToolCall ToolCallChunk ToolMessage ToolMessageChunk",
+    },
+    "langchain_core.messages.utils": {
+        "ragline.core": "convert_to_messages get_buffer_string messages_from_dict",
+    },
+    "langchain_core.output_parsers": {
+        "ragline.core": (
+            "BaseOutputParser BaseTransformOutputParser CommaSeparatedListOutputParser "
+            "JsonOutputKeyToolsParser JsonOutputParser JsonOutputToolsParser "
+            "PydanticOutputParser PydanticToolsParser StrOutputParser"
+        ),
+    },
+    "langchain_core.output_parsers.base": {
+        "ragline.core": "BaseOutputParser",
+    },
+    "langchain_core.output_parsers.json": {
+        "ragline.core": "JsonOutputParser",
+    },
+    "langchain_core.output_parsers.list": {
+        "ragline.core": "CommaSeparatedListOutputParser",
+    },
+    "langchain_core.output_parsers.openai_tools": {
+        "ragline.core": "JsonOutputKeyToolsParser JsonOutputToolsParser PydanticToolsParser",
+    },
+    "langchain_core.output_parsers.pydantic": {
+        "ragline.core": "PydanticOutputParser",
+    },
+    "langchain_core.output_parsers.string": {
+        "ragline.core": "StrOutputParser",
+    },
+    "langchain_core.output_parsers.transform": {
+        "ragline.core": "BaseTransformOutputParser",
+    },
+    "langchain_core.outputs": {
+        "ragline.core": (
+            "ChatGeneration ChatGenerationChunk ChatResult Generation GenerationChunk LLMResult"
+        ),
+    },
+    "langchain_core.outputs.chat_generation": {
+        "ragline.core": "ChatGeneration ChatGenerationChunk",
+    },
+    "langchain_core.outputs.chat_result": {
+        "ragline.core": "ChatResult",
+    },
+    "langchain_core.outputs.generation": {
+        "ragline.core": "Generation GenerationChunk",
+    },
+    "langchain_core.outputs.llm_result": {
+        "ragline.core": "LLMResult",
+    },
+    "langchain_core.prompt_values": {
+        "ragline.core": "ChatPromptValue PromptValue StringPromptValue",
+    },
+    "langchain_core.prompts": {
+        "ragline.core": (
+            "AIMessagePromptTemplate BasePromptTemplate ChatMessagePromptTemplate "
+            "ChatPromptTemplate FewShotChatMessagePromptTemplate FewShotPromptTemplate "
+            "HumanMessagePromptTemplate MessagesPlaceholder PromptTemplate "
+            "SystemMessagePromptTemplate format_document load_prompt"
+        ),
+    },
+    "langchain_core.prompts.base": {
+        "ragline.core": "BasePromptTemplate format_document",
+    },
+    "langchain_core.prompts.chat": {
+        "ragline.core": (
+            "AIMessagePromptTemplate ChatMessagePromptTemplate ChatPromptTemplate "
+            "HumanMessagePromptTemplate MessagesPlaceholder SystemMessagePromptTemplate"
+        ),
+    },
+    "langchain_core.prompts.few_shot": {
+        "ragline.core": "FewShotChatMessagePromptTemplate FewShotPromptTemplate",
+    },
+    "langchain_core.prompts.loading": {
+        "ragline.core": "load_prompt load_prompt_from_config",
+    },
+    "langchain_core.prompts.message": {
+        "ragline.core": "BaseMessagePromptTemplate",
+    },
+    "langchain_core.prompts.prompt": {
+        "ragline.core": "PromptTemplate",
+    },
+    "langchain_core.retrievers": {
+        "ragline.core": "BaseRetriever",
+    },
+    "langchain_core.runnables": {
+        "ragline.core": (
+            "ConfigurableField ConfigurableFieldSpec Runnable RunnableAssign "
+            "RunnableBinding RunnableBranch RunnableConfig RunnableGenerator "
+            "RunnableLambda RunnableParallel RunnablePassthrough RunnablePick "
+            "RunnableSequence RunnableSerializable RunnableWithFallbacks "
+            "RunnableWithMessageHistory chain ensure_config"
+        ),
+        "ragline.core.config": "get_config_list patch_config",
+        "ragline.core.runnables": "AddableDict",
+    },
+    "langchain_core.runnables.base": {
+        "ragline.core": (
+            "Runnable RunnableBinding RunnableEach RunnableGenerator RunnableLambda "
+            "RunnableParallel RunnableSequence RunnableSerializable chain"
+        ),
+        "ragline.core.runnables": "coerce_to_runnable",
+    },
+    "langchain_core.runnables.branch": {
+        "ragline.core": "RunnableBranch",
+    },
+    "langchain_core.runnables.config": {
+        "ragline.core": "RunnableConfig ensure_config",
+        "ragline.core.config": "get_config_list merge_configs patch_config",
+    },
+    "langchain_core.runnables.configurable": {
+        "ragline.core.runnables": "RunnableConfigurableAlternatives RunnableConfigurableFields",
+    },
+    "langchain_core.runnables.fallbacks": {
+        "ragline.core": "RunnableWithFallbacks",
+    },
+    "langchain_core.runnables.history": {
+        "ragline.core": "RunnableWithMessageHistory",
+    },
+    "langchain_core.runnables.passthrough": {
+        "ragline.core": "RunnableAssign RunnablePassthrough RunnablePick",
+    },
+    "langchain_core.runnables.retry": {
+        "ragline.core": "RunnableRetry",
+    },
+    "langchain_core.runnables.utils": {
+        "ragline.core": "ConfigurableField ConfigurableFieldSpec",
+        "ragline.core.runnables": "AddableDict",
+    },
+    "langchain_core.stores": {
+        "ragline.core": "BaseStore InMemoryByteStore",
+        "ragline.core.stores": "ByteStore",
+    },
+    "langchain_core.tools": {
+        "ragline.tools": (
+            "BaseTool StructuredTool Tool ToolException create_retriever_tool "
+            "render_text_description render_text_description_and_args tool"
+        ),
+    },
+    "langchain_core.tools.base": {
+        "ragline.tools": "BaseTool ToolException",
+    },
+    "langchain_core.tools.convert": {
+        "ragline.tools": "tool",
+    },
+    "langchain_core.tools.render": {
+        "ragline.tools": "render_text_description render_text_description_and_args",
+    },
+    "langchain_core.tools.retriever": {
+        "ragline.tools": "create_retriever_tool",
+    },
+    "langchain_core.tools.simple": {
+        "ragline.tools": "Tool",
+    },
+    "langchain_core.tools.structured": {
+        "ragline.tools": "StructuredTool",
+    },
+    "langchain_core.tracers": {
+        "ragline.core": "RunLog RunLogPatch",
+    },
+    "langchain_core.tracers.log_stream": {
+        "ragline.core": "RunLog RunLogPatch",
+    },
+    "langchain_core.tracers.run_collector": {
+        "ragline.core": "RunCollectorCallbackHandler",
+    },
+    "langchain_core.utils.function_calling": {
+        "ragline.core": "convert_to_openai_function convert_to_openai_tool",
+    },
+    "langchain_core.vectorstores": {
+        "ragline.vectorstores": "InMemoryVectorStore VectorStore VectorStoreRetriever",
+    },
+    "langchain_core.vectorstores.base": {
+        "ragline.vectorstores": "VectorStore VectorStoreRetriever",
+    },
+    "langchain_core.vectorstores.in_memory": {
+        "ragline.vectorstores": "InMemoryVectorStore",
+    },
+    "langchain_text_splitters": {
+        "ragline.splitters": (
+            "CharacterTextSplitter Language LatexTextSplitter MarkdownHeaderTextSplitter "
+            "MarkdownTextSplitter PythonCodeTextSplitter RecursiveCharacterTextSplitter "
+            "SentenceTransformersTokenTextSplitter TextSplitter TokenTextSplitter"
+        ),
+    },
+    "langchain_text_splitters.base": {
+        "ragline.splitters": "Language TextSplitter TokenTextSplitter",
+    },
+    "langchain_text_splitters.character": {
+        "ragline.splitters": "CharacterTextSplitter RecursiveCharacterTextSplitter",
+    },
+    "langchain_text_splitters.latex": {
+        "ragline.splitters": "LatexTextSplitter",
+    },
+    "langchain_text_splitters.markdown": {
+        "ragline.splitters": "MarkdownHeaderTextSplitter MarkdownTextSplitter",
+    },
+    "langchain_text_splitters.python": {
+        "ragline.splitters": "PythonCodeTextSplitter",
+    },
+    "langchain_text_splitters.sentence_transformers": {
+        "ragline.splitters": "SentenceTransformersTokenTextSplitter",
+    },
+    "langserve": {
+        "ragline.serve": "RemoteRunnable add_routes",
+    },
+}

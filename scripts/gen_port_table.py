@@ -1,0 +1,276 @@
+"""Regenerate ragline/cli/_port_table.py: LangChain import paths to ragline's.
+
+Run from the repository root with the dev environment (LangChain installed):
+
+    .venv/bin/python scripts/gen_port_table.py > ragline/cli/_port_table.py
+    .venv/bin/ruff format ragline/cli/_port_table.py
+
+For every LangChain module below, each public name that ragline also exports (and that
+is the same kind of thing: NOT_THE_SAME lists the names that only share a spelling) is
+mapped to the ragline package that exports it, preferring the package of the same
+domain (``...vectorstores`` to ``ragline.vectorstores``). The output is plain data: the
+``ragline port`` command and the parity coverage test read it without LangChain.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+import textwrap
+import warnings
+
+RAGLINE_PACKAGES = [
+    "ragline.core",
+    "ragline.loaders",
+    "ragline.splitters",
+    "ragline.embeddings",
+    "ragline.chat_models",
+    "ragline.vectorstores",
+    "ragline.retrievers",
+    "ragline.tools",
+    "ragline.agents",
+    "ragline.memory",
+    "ragline.chains",
+    "ragline.indexing",
+    "ragline.serve",
+    # core's subpackages: only for names ragline.core itself does not export
+    "ragline.core.runnables",
+    "ragline.core.messages",
+    "ragline.core.prompts",
+    "ragline.core.output_parsers",
+    "ragline.core.callbacks",
+    "ragline.core.language_models",
+    "ragline.core.stores",
+    "ragline.core.tools",
+    "ragline.core.caches",
+    "ragline.core.agents",
+    "ragline.core.chat_history",
+    "ragline.core.config",
+    "ragline.core.example_selectors",
+]
+
+# Names ragline exports that LangChain also has, but as something else.
+NOT_THE_SAME = {
+    "Field",
+    "Fields",
+    "Input",
+    "Output",
+    "RunInfo",
+    "ArgsSchema",
+    "Corpus",
+    "Manifest",
+    "Evaluation",
+    "TOKEN_ENCODING",
+    "RUN_KEY",
+    "LegacyChainAPI",
+    "RetryState",
+    "DEFAULT_RECURSION_LIMIT",
+    "check_keys",
+    "check_pairs",
+    "chunk_text",
+    "dumpd",
+    "loadd",
+    "PREFIX",
+    "SUFFIX",
+    "FORMAT_INSTRUCTIONS",
+    "SUMMARY_PROMPT",
+    "Graph",
+    "Node",
+    "Edge",
+    "Callbacks",
+    "Run",
+}
+
+# LangChain packages walked in full (every public module).
+WALKED = ["langchain_core", "langchain_text_splitters"]
+# Subpackages of langchain_classic walked in full.
+CLASSIC_WALKED = [
+    "chains",
+    "agents",
+    "memory",
+    "retrievers",
+    "output_parsers",
+    "storage",
+    "indexes",
+    "prompts",
+    "schema",
+    "embeddings",
+    "tools",
+]
+# Modules read through their ``__all__`` only (lazy re-export packages).
+LISTED = [
+    "langchain_classic",
+    "langchain_classic.vectorstores",
+    "langchain_classic.document_loaders",
+    "langchain_classic.chat_models",
+    "langchain_classic.llms",
+    "langchain_classic.callbacks",
+    "langchain_classic.cache",
+    "langchain_classic.docstore",
+    "langchain_classic.text_splitter",
+    "langchain_classic.document_transformers",
+    "langchain_classic.globals",
+    "langchain_community.document_loaders",
+    "langchain_community.vectorstores",
+    "langchain_community.embeddings",
+    "langchain_community.chat_models",
+    "langchain_community.llms",
+    "langchain_community.retrievers",
+    "langchain_community.chat_message_histories",
+    "langchain_community.cache",
+    "langchain_community.callbacks",
+    "langchain_community.storage",
+    "langchain_community.docstore",
+    "langchain_community.document_transformers",
+    "langchain_community.document_compressors",
+    "langchain_community.tools",
+    "langchain_community.vectorstores.faiss",
+    "langchain_community.vectorstores.redis",
+    "langchain_community.vectorstores.inmemory",
+    "langchain_community.vectorstores.utils",
+    "langchain_community.docstore.in_memory",
+    "langchain_community.callbacks.manager",
+    "langchain_community.embeddings.huggingface",
+    "langchain_community.chat_models.openai",
+    "langchain_community.embeddings.openai",
+    "langchain_community.llms.fake",
+    "langchain_community.retrievers.bm25",
+    "langchain_community.document_loaders.text",
+    "langchain_community.document_loaders.csv_loader",
+    "langchain_community.document_loaders.directory",
+    "langchain_community.document_loaders.json_loader",
+    "langchain_community.document_loaders.pdf",
+    "langchain_community.document_loaders.html_bs",
+    "langchain_community.document_loaders.web_base",
+    "langchain_community.chat_message_histories.file",
+    "langchain_community.chat_message_histories.redis",
+    "langchain_community.chat_message_histories.sql",
+    "langchain_community.chat_message_histories.in_memory",
+    "langchain_community.storage.redis",
+    "langserve",
+]
+
+DOMAINS = {
+    "tools": "ragline.tools",
+    "agents": "ragline.agents",
+    "chains": "ragline.chains",
+    "memory": "ragline.memory",
+    "chat_message_histories": "ragline.memory",
+    "vectorstores": "ragline.vectorstores",
+    "retrievers": "ragline.retrievers",
+    "embeddings": "ragline.embeddings",
+    "document_loaders": "ragline.loaders",
+    "text_splitter": "ragline.splitters",
+    "langchain_text_splitters": "ragline.splitters",
+    "indexes": "ragline.indexing",
+    "indexing": "ragline.indexing",
+    "chat_models": "ragline.chat_models",
+    "langserve": "ragline.serve",
+    "document_compressors": "ragline.retrievers",
+    "document_transformers": "ragline.retrievers",
+}
+
+
+def ragline_exports() -> dict[str, list[str]]:
+    by_name: dict[str, list[str]] = {}
+    for package in RAGLINE_PACKAGES:
+        for name in importlib.import_module(package).__all__:
+            by_name.setdefault(name, []).append(package)
+    return by_name
+
+
+def public_names(module) -> set[str]:
+    names = getattr(module, "__all__", None)
+    if names is not None:
+        return {n for n in names if not n.startswith("_")}
+    return {
+        n
+        for n, obj in vars(module).items()
+        if not n.startswith("_") and getattr(obj, "__module__", "").startswith(module.__name__)
+    }
+
+
+def walk(package: str):
+    root = importlib.import_module(package)
+    yield root
+    for info in pkgutil.walk_packages(root.__path__, package + "."):
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        try:
+            yield importlib.import_module(info.name)
+        except Exception:  # optional extras LangChain lacks here
+            continue
+
+
+def langchain_modules():
+    for package in WALKED:
+        yield from walk(package)
+    for sub in CLASSIC_WALKED:
+        yield from walk("langchain_classic." + sub)
+    for name in LISTED:
+        try:
+            yield importlib.import_module(name)
+        except Exception:  # a module that needs an extra not installed
+            continue
+
+
+def target(module: str, candidates: list[str]) -> str:
+    parts = module.split(".")
+    for part in reversed(parts):
+        preferred = DOMAINS.get(part)
+        if preferred in candidates:
+            return preferred
+    for package in candidates:  # top-level packages come first in RAGLINE_PACKAGES
+        return package
+    raise AssertionError(candidates)
+
+
+def main() -> None:
+    warnings.simplefilter("ignore")
+    exports = ragline_exports()
+    table: dict[str, dict[str, list[str]]] = {}
+    seen = set()
+    for module in langchain_modules():
+        if module.__name__ in seen:
+            continue
+        seen.add(module.__name__)
+        for name in sorted(public_names(module) & exports.keys() - NOT_THE_SAME):
+            package = target(module.__name__, exports[name])
+            table.setdefault(module.__name__, {}).setdefault(package, []).append(name)
+    out = sys.stdout
+    out.write(HEADER)
+    out.write("PATHS: dict[str, dict[str, str]] = {\n")
+    for module in sorted(table):
+        out.write(f'    "{module}": {{\n')
+        for package, names in sorted(table[module].items()):
+            out.write(entry(package, names))
+        out.write("    },\n")
+    out.write("}\n")
+
+
+def entry(package: str, names: list[str]) -> str:
+    """One ``"ragline.x": "A B C",`` line, wrapped as joined strings past 100 columns."""
+    line = f'        "{package}": "{" ".join(names)}",\n'
+    if len(line) <= 101:
+        return line
+    lines = textwrap.wrap(" ".join(names), width=76, break_long_words=False)
+    pieces = [f'            "{text} "' for text in lines[:-1]] + [f'            "{lines[-1]}"']
+    return f'        "{package}": (\n' + "\n".join(pieces) + "\n        ),\n"
+
+
+HEADER = '''"""The path table: LangChain import paths to ragline's (generated; do not edit by hand).
+
+``PATHS[langchain_module][ragline_module]`` is the space-separated list of the names
+that ``from langchain_module import Name`` gives and ``from ragline_module import Name``
+gives too: the same behaviour under the same name, which the parity tests check
+(``tests/parity``). ``ragline port`` rewrites imports with it; ``langchain.X`` (the
+package before it became ``langchain_classic``) is read as ``langchain_classic.X``.
+
+Regenerate with ``scripts/gen_port_table.py`` (it reads the installed LangChain).
+"""
+
+'''
+
+if __name__ == "__main__":
+    main()

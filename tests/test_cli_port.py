@@ -1,0 +1,211 @@
+"""``ragline port``: a LangChain program's imports rewritten with the path table.
+
+Every test writes a small multi-file project in tmp_path. The end-to-end test runs the
+project under LangChain (the dev environment has it), ports it in place, runs it again
+under ragline and compares the two stdouts.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from ragline.cli import main
+
+MAIN = '''\
+"""A LangChain program: a prompt, a scripted model, a parser and a helper module."""
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser as Text
+from langchain_core.prompts import (
+    ChatPromptTemplate,
+    PromptTemplate,  # the second prompt
+)
+import langchain_core.documents as lcdocs
+
+from helpers import shout
+
+prompt = ChatPromptTemplate.from_messages(
+    [("system", "Answer in one word."), ("human", "{question}")]
+)
+model = FakeListChatModel(responses=["Paris", "Rome"])
+chain = prompt | model | Text() | shout
+print(chain.invoke({"question": "Capital of France?"}))
+print(chain.invoke({"question": "Capital of Italy?"}))
+print(PromptTemplate.from_template("Q: {q}").format(q="why"))
+doc = lcdocs.Document(page_content="hello", metadata={"n": 1})
+print(doc.page_content, doc.metadata)
+'''
+
+HELPERS = """\
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough as Same
+
+shout = RunnableLambda(lambda text: text.upper() + "!") | Same()
+"""
+
+# Runs a program and reports on stderr which LangChain packages it imported.
+RUNNER = (
+    "import runpy, sys; sys.path.insert(0, '.'); runpy.run_path('main.py', "
+    "run_name='__main__'); sys.stderr.write(repr(sorted({m.split('.')[0] for m in "
+    "sys.modules if m.startswith('langchain')})))"
+)
+
+
+def write_project(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def run_program(folder: Path) -> tuple[str, str]:
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return done.stdout, done.stderr.strip().splitlines()[-1]
+
+
+def test_ported_project_prints_what_the_langchain_program_printed(tmp_path, capsys):
+    project = write_project(tmp_path / "app", {"main.py": MAIN, "helpers.py": HELPERS})
+    before, imported = run_program(project)
+    assert before == ("PARIS!\nROME!\nQ: why\nhello {'n': 1}\n"), "the LangChain original itself"
+    assert "langchain_core" in imported
+
+    assert main(["port", str(project)]) == 0
+    after, imported = run_program(project)
+    assert after == before
+    assert imported == "[]", "the ported program imports no LangChain package"
+    assert (project / "helpers.py").read_text() == (
+        "from ragline.core import RunnableLambda, RunnablePassthrough as Same\n"
+        '\nshout = RunnableLambda(lambda text: text.upper() + "!") | Same()\n'
+    )
+    ported = (project / "main.py").read_text()
+    assert ported == (
+        MAIN.replace("langchain_core.language_models", "ragline.core")
+        .replace("langchain_core.output_parsers", "ragline.core")
+        .replace("langchain_core.prompts", "ragline.core")
+        .replace("import langchain_core.documents as", "import ragline.core as")
+    ), "only the imports changed; the comment inside the parenthesised import stays"
+    err = capsys.readouterr().err
+    assert f"{project / 'main.py'}: 4 import(s) rewritten" in err
+    assert f"{project / 'helpers.py'}: 1 import(s) rewritten" in err
+
+
+def test_diff_prints_a_unified_diff_and_writes_nothing(tmp_path, capsys):
+    source = "import os\nfrom langchain_core.documents import Document\nprint(os.sep)\n"
+    project = write_project(tmp_path, {"one.py": source})
+    assert main(["port", "--diff", str(project / "one.py")]) == 0
+    out = capsys.readouterr().out
+    path = project / "one.py"
+    assert out == (
+        f"--- a/{path}\n+++ b/{path}\n@@ -1,3 +1,3 @@\n import os\n"
+        "-from langchain_core.documents import Document\n"
+        "+from ragline.core import Document\n print(os.sep)\n"
+    )
+    assert path.read_text() == source
+
+
+def test_names_it_cannot_map_are_reported_with_the_reason_and_kept(tmp_path, capsys):
+    source = textwrap.dedent(
+        """\
+        from langchain_community.vectorstores import FAISS, Chroma as C
+        from langchain_core.tracers.langchain import LangChainTracer
+        import langchain_core
+        from langchain_core.documents import Document
+        """
+    )
+    path = write_project(tmp_path, {"app.py": source}) / "app.py"
+    assert main(["port", str(path)]) == 1
+    assert path.read_text() == textwrap.dedent(
+        """\
+        from ragline.vectorstores import FAISS
+        from langchain_community.vectorstores import Chroma as C
+        from langchain_core.tracers.langchain import LangChainTracer
+        import langchain_core
+        from ragline.core import Document
+        """
+    )
+    err = capsys.readouterr().err.splitlines()
+    assert err[:3] == [
+        f"{path}:1: cannot map langchain_community.vectorstores.Chroma: ragline lacks it",
+        f"{path}:2: cannot map langchain_core.tracers.langchain.LangChainTracer: unknown "
+        "module (the path table has no entry for it)",
+        f"{path}:3: cannot map langchain_core: a plain `import` is used by its dotted "
+        "LangChain name; write `import langchain_core as NAME` or import the names from it",
+    ]
+
+
+def test_module_imports_with_an_alias(tmp_path, capsys):
+    source = textwrap.dedent(
+        """\
+        import langchain_core.runnables as lcr, json
+        import langchain_core.messages as m
+        from langchain_core import prompts as p
+        import langchain_core.documents as d
+
+        lcr.RunnableLambda(json.dumps)
+        m.HumanMessage("hi")
+        p.PromptTemplate
+        d.Document, d.BaseDocumentCompressor
+        """
+    )
+    path = write_project(tmp_path, {"mod.py": source}) / "mod.py"
+    assert main(["port", str(path)]) == 1
+    assert path.read_text().splitlines()[:4] == [
+        "import ragline.core as lcr, json",
+        "import ragline.core as m",
+        "import ragline.core as p",
+        "import langchain_core.documents as d",
+    ]
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"{path}:4: cannot map langchain_core.documents: its names live in several ragline "
+        "modules: BaseDocumentCompressor (ragline.retrievers), Document (ragline.core); "
+        "import them by name"
+    )
+
+
+def test_from_imports_split_by_ragline_module_keep_aliases_and_layout(tmp_path):
+    source = textwrap.dedent(
+        """\
+        def build():
+            from langchain_classic.retrievers import (
+                BM25Retriever as Keywords,
+                EnsembleRetriever,
+            )
+            from langchain.chains import RetrievalQA; from langchain.text_splitter import (
+                RecursiveCharacterTextSplitter)
+            from langchain_community.retrievers import BM25Retriever, TFIDFRetriever
+            return Keywords, EnsembleRetriever, RetrievalQA, RecursiveCharacterTextSplitter
+        """
+    )
+    path = write_project(tmp_path, {"deep/inner.py": source}) / "deep" / "inner.py"
+    assert main(["port", str(tmp_path), "-q"]) == 1
+    assert path.read_text() == textwrap.dedent(
+        """\
+        def build():
+            from ragline.retrievers import (
+                BM25Retriever as Keywords,
+                EnsembleRetriever,
+            )
+            from ragline.chains import RetrievalQA; from ragline.splitters import (
+                RecursiveCharacterTextSplitter)
+            from ragline.retrievers import BM25Retriever
+            from langchain_community.retrievers import TFIDFRetriever
+            return Keywords, EnsembleRetriever, RetrievalQA, RecursiveCharacterTextSplitter
+        """
+    ), "langchain.X is read as langchain_classic.X; a mixed import is split in two"
+
+
+def test_a_file_that_does_not_parse_changes_nothing(tmp_path, capsys):
+    good = "from langchain_core.documents import Document\n"
+    project = write_project(tmp_path, {"a.py": good, "b.py": "def broken(:\n"})
+    assert main(["port", str(project)]) == 2
+    assert f"{project / 'b.py'}:1: not Python this interpreter parses" in capsys.readouterr().err
+    assert (project / "a.py").read_text() == good
