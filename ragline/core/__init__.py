@@ -56,6 +56,7 @@ _EXPORTS = {
     "chain": ".runnables",
     "RunnableGenerator": ".runnables",
     "RunnableEach": ".runnables",
+    "AddableDict": ".runnables",
     # callbacks
     "BaseCallbackHandler": ".callbacks",
     "AsyncCallbackHandler": ".callbacks",

@@ -409,6 +409,7 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
     import ragline.core.runnables as runnables
 
     assert runnables.__all__ == [
+        "AddableDict",
         "ConfigurableField",
         "ConfigurableFieldSpec",
         "Edge",

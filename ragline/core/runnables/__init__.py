@@ -8,6 +8,7 @@ _EXPORTS = {
     "Output": ".base",
     "RunnableSerializable": ".serializable",
     "add_chunks": ".runs",
+    "AddableDict": ".runs",
     "coerce_to_runnable": ".base",
     "RunnableSequence": ".sequence",
     "RunnableParallel": ".parallel",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import typing
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -74,7 +75,7 @@ class RunnableLambda(Runnable[Input, Output]):
     ) -> None:
         if not callable(func):
             raise TypeError(f"RunnableLambda needs a callable, got {type(func).__name__}")
-        if inspect.iscoroutinefunction(func):
+        if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
             func, afunc = None, func  # type: ignore[assignment]
         self.func: Callable[..., Any] | None = func
         self.afunc = afunc
@@ -111,83 +112,172 @@ class RunnableLambda(Runnable[Input, Output]):
         name = getattr(self._function(), "__name__", "<lambda>")
         return "RunnableLambdaOutput" if name == "<lambda>" else f"{name}_output"
 
-    def _call(self, input: Any, run: Any = None) -> Any:
-        assert self.func is not None
-        options: dict[str, Any] = {}
-        if self._func_takes_config:
+    def _options(self, run: Any, kwargs: dict[str, Any], *, is_async: bool) -> dict[str, Any]:
+        """Keyword arguments for the function: bound kwargs, then config / run_manager."""
+        options = dict(kwargs)
+        if self._afunc_takes_config if is_async else self._func_takes_config:
             options["config"] = get_current_config()
-        if self._func_takes_run_manager:
+        if self._afunc_takes_run_manager if is_async else self._func_takes_run_manager:
             options["run_manager"] = run
+        return options
+
+    def _call(self, input: Any, run: Any = None, kwargs: dict[str, Any] | None = None) -> Any:
+        assert self.func is not None
+        options = self._options(run, kwargs or {}, is_async=False)
         output = self.func(input, **options) if options else self.func(input)
+        if inspect.isgenerator(output):  # a generator function: its items, added up
+            total = _NOTHING
+            for chunk in output:
+                total = add_chunks(total, chunk)
+            output = None if total is _NOTHING else total
         if isinstance(output, Runnable):
             output = output.invoke(input)
         return output
 
-    async def _acall(self, input: Any, run: Any = None) -> Any:
+    async def _acall(
+        self, input: Any, run: Any = None, kwargs: dict[str, Any] | None = None
+    ) -> Any:
         assert self.afunc is not None
-        options: dict[str, Any] = {}
-        if self._afunc_takes_config:
-            options["config"] = get_current_config()
-        if self._afunc_takes_run_manager:
-            options["run_manager"] = run
-        output = await (self.afunc(input, **options) if options else self.afunc(input))
+        options = self._options(run, kwargs or {}, is_async=True)
+        output = self.afunc(input, **options) if options else self.afunc(input)
+        if inspect.isasyncgen(output):  # an async generator function: its items, added up
+            total = _NOTHING
+            async for chunk in output:
+                total = add_chunks(total, chunk)
+            output = None if total is _NOTHING else total
+        else:
+            output = await output
         if isinstance(output, Runnable):
             output = await output.ainvoke(input)
         return output
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
-        """Call the function as a chain run."""
-        self._reject_kwargs(kwargs)
+        """Call the function as a chain run; ``kwargs`` (from ``bind``) go to the function."""
         if self.func is None:
             raise TypeError(
                 f"{self.get_name()} wraps an async function; use ainvoke/abatch/astream, "
                 "or pass a sync function too"
             )
+        call = functools.partial(self._call, kwargs=kwargs) if kwargs else self._call
         return self._call_with_config(
-            self._call, input, config, with_run_manager=self._func_takes_run_manager
+            call, input, config, with_run_manager=self._func_takes_run_manager
         )
 
     async def ainvoke(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Output:
         """Await the async function, or run the sync one in a worker thread."""
-        self._reject_kwargs(kwargs)
         if self.afunc is None:
-            return await super().ainvoke(input, config)
+            return await super().ainvoke(input, config, **kwargs)
+        call = functools.partial(self._acall, kwargs=kwargs) if kwargs else self._acall
         return await self._acall_with_config(
-            self._acall, input, config, with_run_manager=self._afunc_takes_run_manager
+            call, input, config, with_run_manager=self._afunc_takes_run_manager
         )
 
-    def _stream_output(self, chunks: Iterator[Any], run: Any = None) -> Iterator[Any]:
+    def _stream_output(
+        self, chunks: Iterator[Any], run: Any = None, kwargs: dict[str, Any] | None = None
+    ) -> Iterator[Any]:
+        # As LangChain: the whole input first (chunks added where they add, else the
+        # latest), then one call; a generator function streams its items.
         total = _NOTHING
         for chunk in chunks:
             total = add_chunks(total, chunk)
         assert self.func is not None
-        options: dict[str, Any] = {}
-        if self._func_takes_config:
-            options["config"] = get_current_config()
-        if self._func_takes_run_manager:
-            options["run_manager"] = run
+        options = self._options(run, kwargs or {}, is_async=False)
         output = self.func(total, **options)
-        if isinstance(output, Runnable):
+        if inspect.isgenerator(output):
+            for item in output:
+                if isinstance(item, Runnable):  # LangChain streams a yielded runnable too
+                    yield from item.stream(total)
+                else:
+                    yield item
+        elif isinstance(output, Runnable):
             yield from output.stream(total)  # a returned runnable streams as a child run
+        else:
+            yield output
+
+    async def _astream_output(
+        self, chunks: AsyncIterator[Any], run: Any = None, kwargs: dict[str, Any] | None = None
+    ) -> AsyncIterator[Any]:
+        total = _NOTHING
+        async for chunk in chunks:
+            total = add_chunks(total, chunk)
+        assert self.afunc is not None
+        options = self._options(run, kwargs or {}, is_async=True)
+        output = self.afunc(total, **options)
+        if inspect.isasyncgen(output):
+            async for item in output:
+                yield item
+            return
+        output = await output
+        if isinstance(output, Runnable):
+            async for item in output.astream(total):  # a returned runnable streams
+                yield item
         else:
             yield output
 
     def stream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
-        """Yield the result; if the function returns a runnable, stream that runnable."""
-        self._reject_kwargs(kwargs)
+        """Yield the result (a generator function's items, a returned runnable's chunks)."""
+        return self.transform(iter([input]), config, _start_input=input, **kwargs)
+
+    def transform(
+        self,
+        input: Iterator[Input],
+        config: RunnableConfig | None = None,
+        _start_input: Any = _NOTHING,
+        **kwargs: Any,
+    ) -> Iterator[Output]:
+        """Collect the input stream, call the function once, stream what it gives."""
         if self.func is None:
             raise TypeError(f"{self.get_name()} wraps an async function; use astream")
-        return self._transform_stream_with_config(
-            iter([input]),
-            self._stream_output,
-            config,
-            start_input=input,
-            with_run_manager=self._func_takes_run_manager,
+        body = (
+            functools.partial(self._stream_output, kwargs=kwargs) if kwargs else self._stream_output
         )
+        start: dict[str, Any] = {} if _start_input is _NOTHING else {"start_input": _start_input}
+        return self._transform_stream_with_config(
+            input, body, config, with_run_manager=self._func_takes_run_manager, **start
+        )
+
+    def astream(
+        self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Output]:
+        """Async :meth:`stream` (an async generator function streams its items)."""
+
+        async def one() -> AsyncIterator[Any]:
+            yield input
+
+        return self.atransform(one(), config, _start_input=input, **kwargs)
+
+    def atransform(
+        self,
+        input: AsyncIterator[Input],
+        config: RunnableConfig | None = None,
+        _start_input: Any = _NOTHING,
+        **kwargs: Any,
+    ) -> AsyncIterator[Output]:
+        """Async :meth:`transform`; a sync-only function runs through ``ainvoke``."""
+        if self.afunc is None:  # the sync function in a worker thread, its result once
+            return self._atransform_by_ainvoke(input, config, kwargs)
+        body = (
+            functools.partial(self._astream_output, kwargs=kwargs)
+            if kwargs
+            else self._astream_output
+        )
+        start: dict[str, Any] = {} if _start_input is _NOTHING else {"start_input": _start_input}
+        return self._atransform_stream_with_config(
+            input, body, config, with_run_manager=self._afunc_takes_run_manager, **start
+        )
+
+    async def _atransform_by_ainvoke(
+        self, input: AsyncIterator[Any], config: RunnableConfig | None, kwargs: dict[str, Any]
+    ) -> AsyncIterator[Any]:
+        total = _NOTHING
+        async for chunk in input:
+            total = add_chunks(total, chunk)
+        if total is not _NOTHING:
+            yield await self.ainvoke(total, config, **kwargs)
 
 
 class RunnableGenerator(Runnable[Input, Output]):

@@ -14,7 +14,7 @@ from ragline.core._json_schema import field_title
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Runnable, coerce_to_runnable
-from ragline.core.runnables.runs import _NOTHING, add_chunks
+from ragline.core.runnables.runs import AddableDict
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
@@ -192,26 +192,41 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
             inputs, config, self._abatch_branches, return_exceptions=return_exceptions
         )
 
-    # ---- streaming ------------------------------------------------------------------
+    # ---- streaming ----------------------------------------------------------------
+    # As in LangChain, every branch receives the input *stream* (each chunk is copied to
+    # every branch as it arrives) and its output chunks are yielded as ``{key: chunk}``
+    # in arrival order, so a slow branch does not hold back a fast one and a chunk-wise
+    # branch (a parser, a passthrough) streams the upstream model's chunks.
     def _stream_branches(self, chunks: Iterator[Any]) -> Iterator[dict[str, Any]]:
-        total = _NOTHING
-        for chunk in chunks:
-            total = add_chunks(total, chunk)
-        if total is _NOTHING:
-            return
         if len(self.steps) == 1:  # one branch (an assign of one key): no thread to wait on
             ((key, step),) = self.steps.items()
-            for part in step.stream(total):
-                yield {key: part}
+            for part in step.transform(chunks):
+                yield AddableDict({key: part})
             return
-        # Each branch streams in its own thread; chunks are yielded as {key: chunk} in
-        # arrival order, so a slow branch does not hold back a fast one.
         inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        feeds: dict[str, queue.Queue[Any]] = {key: queue.Queue() for key in self.steps}
         stop = threading.Event()
+
+        def feed() -> None:  # copies each upstream chunk to every branch
+            try:
+                for chunk in chunks:
+                    for box in feeds.values():
+                        box.put(chunk)
+                    if stop.is_set():
+                        break
+            except BaseException as err:
+                inbox.put(("", err))
+            finally:
+                for box in feeds.values():
+                    box.put(_DONE)
+
+        def branch_input(box: queue.Queue[Any]) -> Iterator[Any]:
+            while (chunk := box.get()) is not _DONE:
+                yield chunk
 
         def pump(key: str, step: Runnable[Any, Any]) -> None:
             try:
-                for part in step.stream(total):
+                for part in step.transform(branch_input(feeds[key])):
                     if stop.is_set():
                         break
                     inbox.put((key, part))
@@ -219,6 +234,11 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
             except BaseException as err:
                 inbox.put((key, err))
 
+        # the feeder runs in its own thread (the caller's thread reads the inbox); its
+        # queues are unbounded, so a max_concurrency below the branch count cannot jam it
+        feeder = threading.Thread(target=contextvars.copy_context().run, args=(feed,))
+        feeder.daemon = True
+        feeder.start()
         pool = ThreadPoolExecutor(max_workers=_limit(len(self.steps)))
         try:
             for key, step in self.steps.items():
@@ -231,33 +251,48 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
                 elif isinstance(item, BaseException):
                     raise item
                 else:
-                    yield {key: item}
+                    yield AddableDict({key: item})
         finally:
             stop.set()
+            for box in feeds.values():  # branches still reading get an end
+                box.put(_DONE)
             # branches still queued (max_concurrency) are not started: nobody reads them
             pool.shutdown(wait=True, cancel_futures=True)
+            feeder.join()
 
     async def _astream_branches(self, chunks: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
-        total = _NOTHING
-        async for chunk in chunks:
-            total = add_chunks(total, chunk)
-        if total is _NOTHING:
-            return
         inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        feeds: dict[str, asyncio.Queue[Any]] = {key: asyncio.Queue() for key in self.steps}
         semaphore = asyncio.Semaphore(_limit(len(self.steps)))
+
+        async def feed() -> None:
+            try:
+                async for chunk in chunks:
+                    for box in feeds.values():
+                        box.put_nowait(chunk)
+            except BaseException as err:
+                inbox.put_nowait(("", err))
+            finally:
+                for box in feeds.values():
+                    box.put_nowait(_DONE)
+
+        async def branch_input(box: asyncio.Queue[Any]) -> AsyncIterator[Any]:
+            while (chunk := await box.get()) is not _DONE:
+                yield chunk
 
         async def pump(key: str, step: Runnable[Any, Any]) -> None:
             try:
                 async with semaphore:
-                    async for part in step.astream(total):
+                    async for part in step.atransform(branch_input(feeds[key])):
                         await inbox.put((key, part))
                 await inbox.put((key, _DONE))
             except BaseException as err:
                 await inbox.put((key, err))
 
-        tasks = [asyncio.ensure_future(pump(k, s)) for k, s in self.steps.items()]
+        tasks = [asyncio.ensure_future(feed())]
+        tasks += [asyncio.ensure_future(pump(k, s)) for k, s in self.steps.items()]
         try:
-            running = len(tasks)
+            running = len(self.steps)
             while running:
                 key, item = await inbox.get()
                 if item is _DONE:
@@ -265,7 +300,7 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
                 elif isinstance(item, BaseException):
                     raise item
                 else:
-                    yield {key: item}
+                    yield AddableDict({key: item})
         finally:
             for task in tasks:
                 task.cancel()
@@ -283,7 +318,7 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
     def transform(
         self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[dict[str, Any]]:
-        """Combine the input chunks, then stream every branch."""
+        """Copy each input chunk to every branch as it arrives; yield their chunks."""
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(input, self._stream_branches, config)
 

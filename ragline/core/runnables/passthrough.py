@@ -9,7 +9,7 @@ from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError, MissingVariableError
 from ragline.core.runnables.base import Input, Runnable
 from ragline.core.runnables.parallel import RunnableParallel
-from ragline.core.runnables.runs import _NOTHING, _aclose, add_chunks
+from ragline.core.runnables.runs import _NOTHING, AddableDict, _aclose, add_chunks
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
@@ -233,7 +233,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         for chunk in chunks:
             total = add_chunks(total, chunk)
         data = _require_dict(self, None if total is _NOTHING else total)
-        kept = {k: v for k, v in data.items() if k not in self.mapper.steps}
+        kept = AddableDict((k, v) for k, v in data.items() if k not in self.mapper.steps)
         if kept:
             yield kept
         yield from self.mapper.stream(data)
@@ -243,7 +243,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         async for chunk in chunks:
             total = add_chunks(total, chunk)
         data = _require_dict(self, None if total is _NOTHING else total)
-        kept = {k: v for k, v in data.items() if k not in self.mapper.steps}
+        kept = AddableDict((k, v) for k, v in data.items() if k not in self.mapper.steps)
         if kept:
             yield kept
         stream = self.mapper.astream(data)
@@ -343,7 +343,7 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
                     f"{sorted(data)}"
                 )
             return data[self.keys]
-        picked = {k: data[k] for k in self.keys if k in data}
+        picked = AddableDict((k, data[k]) for k in self.keys if k in data)
         return picked if picked or strict else _NOTHING
 
     def invoke(

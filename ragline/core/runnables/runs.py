@@ -15,7 +15,9 @@ implementer wraps its work in one of these:
 events carrying that ``run_type`` ("chain", "prompt", "parser" ...).
 
 Streamed chunks are combined with :func:`add_chunks` (``+`` where the type defines it,
-dicts key by key, else the latest chunk wins).
+else the latest chunk wins, as in LangChain). Plain dicts do not add: a JSON parser's
+partial objects are each a whole state, so the latest wins. The dict chunks meant to be
+merged key by key (a parallel's ``{branch: chunk}``) are :class:`AddableDict`.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ragline.core.config import (
 )
 from ragline.core.exceptions import ConfigurationError
 
-__all__ = ["RunReporting", "add_chunks", "combine_chunks"]
+__all__ = ["AddableDict", "RunReporting", "add_chunks", "combine_chunks"]
 
 _NOTHING: Any = object()
 
@@ -43,20 +45,40 @@ _NOTHING: Any = object()
 _configurable_checked: ContextVar[bool] = ContextVar("ragline_configurable_checked", default=False)
 
 
-def add_chunks(total: Any, chunk: Any) -> Any:
-    """Combine streamed chunks: ``+`` where defined, dicts key by key, else the latest.
+class AddableDict(dict[str, Any]):
+    """A dict chunk that adds key by key: ``+`` adds the values of shared keys.
+
+    Parallel, assign and pick steps stream these, so their chunks combine into the
+    whole output; a plain dict chunk replaces the previous one instead.
 
     Example:
-        >>> add_chunks({"a": "x"}, {"a": "y", "b": 1})
+        >>> AddableDict(a="x") + {"a": "y", "b": 1}
         {'a': 'xy', 'b': 1}
     """
-    if total is _NOTHING:
-        return chunk
-    if isinstance(total, dict) and isinstance(chunk, dict):
-        merged = dict(total)
-        for key, value in chunk.items():
+
+    def __add__(self, other: Any) -> AddableDict:
+        if not isinstance(other, dict):
+            return NotImplemented
+        merged = AddableDict(self)
+        for key, value in other.items():
             merged[key] = add_chunks(merged[key], value) if key in merged else value
         return merged
+
+    def __radd__(self, other: Any) -> AddableDict:
+        if not isinstance(other, dict):
+            return NotImplemented
+        return AddableDict(other) + self
+
+
+def add_chunks(total: Any, chunk: Any) -> Any:
+    """Combine streamed chunks: ``+`` where defined, else the latest chunk wins.
+
+    Example:
+        >>> add_chunks("a", "b"), add_chunks({"a": 1}, {"a": 2})
+        ('ab', {'a': 2})
+    """
+    if total is _NOTHING or total is None:
+        return chunk
     try:
         return total + chunk
     except TypeError:
