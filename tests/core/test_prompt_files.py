@@ -114,6 +114,49 @@ def test_paths_that_leave_the_folder_are_refused(tmp_path):
         load_prompt_from_config(absolute)
 
 
+def test_symlinks_that_lead_out_of_the_folder_are_refused(tmp_path):
+    (tmp_path / "inner").mkdir()
+    (tmp_path / "secret.txt").write_text("secret {x}")
+    (tmp_path / "inner" / "local.txt").write_text("local {x}")
+    (tmp_path / "inner" / "out.txt").symlink_to(tmp_path / "secret.txt")
+    (tmp_path / "inner" / "in.txt").symlink_to(tmp_path / "inner" / "local.txt")
+    (tmp_path / "inner" / "up").symlink_to(tmp_path, target_is_directory=True)
+    prompt_file = tmp_path / "inner" / "p.json"
+    for name in ("out.txt", "up/secret.txt"):
+        prompt_file.write_text(json.dumps({"template_path": name}))
+        message = rf"template_path '{name}' is a symlink .* to '{tmp_path / 'secret.txt'}', outside"
+        with pytest.raises(InvalidInputError, match=message):
+            load_prompt(prompt_file)
+        assert load_prompt(prompt_file, allow_dangerous_paths=True).format(x=1) == "secret 1"
+    prompt_file.write_text(json.dumps({"template_path": "in.txt"}))  # stays inside: fine
+    assert load_prompt(prompt_file).format(x=1) == "local 1"
+    few = {
+        "_type": "few_shot",
+        "suffix": "{q}",
+        "examples": "up/e.json",
+        "example_prompt": {"template": "{q}"},
+    }
+    (tmp_path / "e.json").write_text("[]")
+    prompt_file.write_text(json.dumps(few))
+    with pytest.raises(InvalidInputError, match=r"examples 'up/e\.json' is a symlink"):
+        load_prompt(prompt_file)
+
+
+def test_a_prompt_file_that_includes_itself_is_named(tmp_path):
+    def few_shot_file(name, example):
+        config = {"_type": "few_shot", "suffix": "{q}", "examples": [], "input_variables": ["q"]}
+        (tmp_path / name).write_text(json.dumps({**config, "example_prompt_path": example}))
+
+    few_shot_file("self.json", "self.json")
+    with pytest.raises(InvalidInputError, match=r"prompt file '.*self\.json' includes itself"):
+        load_prompt(tmp_path / "self.json")
+    few_shot_file("a.json", "b.json")
+    few_shot_file("b.json", "a.json")
+    cycle = rf"'{tmp_path / 'a.json'}' -> '{tmp_path / 'b.json'}' -> '{tmp_path / 'a.json'}'"
+    with pytest.raises(InvalidInputError, match=r"includes itself \(" + cycle):
+        load_prompt(tmp_path / "a.json", allow_dangerous_paths=True)
+
+
 def test_chat_prompts_round_trip(tmp_path):
     prompt = ChatPromptTemplate.from_messages(
         [

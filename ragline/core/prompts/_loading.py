@@ -7,8 +7,10 @@ so LangChain's ``load_prompt`` reads ragline's files and ragline reads LangChain
 examples in a separate file included). Chat prompts, which LangChain cannot save, are
 written as ``_type: chat`` with one entry per part.
 
-Paths inside a file are read relative to that file's folder; absolute paths and ``..``
-are refused unless ``allow_dangerous_paths=True`` (the file may come from elsewhere).
+Paths inside a file are read relative to that file's folder; absolute paths, ``..`` and
+symlinks that lead out of the folder are refused unless ``allow_dangerous_paths=True``
+(the file may come from elsewhere). A file that includes itself, directly or through
+others, is refused by name.
 
 Example:
     >>> from ragline.core import PromptTemplate
@@ -80,23 +82,39 @@ def load_prompt(
     Args:
         path: the ``.json``, ``.yaml`` or ``.yml`` file.
         encoding: its encoding (default UTF-8).
-        allow_dangerous_paths: let paths inside the file be absolute or contain ``..``.
+        allow_dangerous_paths: let paths inside the file be absolute, contain ``..`` or
+            follow symlinks out of its folder.
 
     Returns:
         A ``PromptTemplate``, ``FewShotPromptTemplate`` or ``ChatPromptTemplate``.
 
     Raises:
-        LoaderError: a file cannot be read; InvalidInputError: it is not a prompt.
+        LoaderError: a file cannot be read; InvalidInputError: it is not a prompt, a path
+            inside it leads out of its folder, or it includes itself.
 
     Example:
         >>> load_prompt("prompts/qa.yaml").input_variables  # doctest: +SKIP
         ['context', 'question']
     """
-    file = Path(path)
+    return _load_file(Path(path), encoding, allow_dangerous_paths, ())
+
+
+def _load_file(
+    file: Path, encoding: str | None, allow_dangerous_paths: bool, chain: tuple[Path, ...]
+) -> Any:
+    """``load_prompt`` for one file; ``chain`` holds the files that included it."""
+    here = file.resolve()
+    if here in chain:
+        cycle = " -> ".join(repr(str(part)) for part in (*chain[chain.index(here) :], here))
+        raise InvalidInputError(
+            f"prompt file {str(file)!r} includes itself ({cycle}); point example_prompt_path "
+            "at another file"
+        )
     config = _read(file, encoding)
     if not isinstance(config, dict):
         raise InvalidInputError(f"prompt file {str(file)!r} does not hold a JSON object")
-    return _Loader(file.parent, allow_dangerous_paths, encoding).prompt(config)
+    loader = _Loader(file.parent, allow_dangerous_paths, encoding, (*chain, here))
+    return loader.prompt(config)
 
 
 def load_prompt_from_config(
@@ -146,10 +164,17 @@ def _read(file: Path, encoding: str | None) -> Any:
 class _Loader:
     """Configs to prompts; file references resolved against ``folder``."""
 
-    def __init__(self, folder: Path, allow_dangerous_paths: bool, encoding: str | None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        allow_dangerous_paths: bool,
+        encoding: str | None,
+        chain: tuple[Path, ...] = (),
+    ) -> None:
         self.folder = folder
         self.allow_dangerous_paths = allow_dangerous_paths
         self.encoding = encoding
+        self.chain = chain  # the files being loaded, outermost first (to catch cycles)
 
     def prompt(self, config: dict[str, Any]) -> Any:
         kind = config.pop("_type", "prompt")  # LangChain's default too
@@ -166,10 +191,21 @@ class _Loader:
 
     def _path(self, value: Any, what: str) -> Path:
         path = Path(str(value))
-        if not self.allow_dangerous_paths and (path.is_absolute() or ".." in path.parts):
+        if self.allow_dangerous_paths:
+            return self.folder / path
+        if path.is_absolute() or ".." in path.parts:
             raise InvalidInputError(
                 f"{what} {str(path)!r} is absolute or goes up with '..'; pass "
                 "allow_dangerous_paths=True if you trust the prompt file"
+            )
+        # A symlink inside the folder may point anywhere: where it leads counts.
+        folder = self.folder.resolve()
+        target = (self.folder / path).resolve()
+        if not target.is_relative_to(folder):
+            raise InvalidInputError(
+                f"{what} {str(path)!r} is a symlink (or goes through one) to {str(target)!r}, "
+                f"outside the prompt's folder {str(folder)!r}; pass allow_dangerous_paths=True "
+                "if you trust the prompt file"
             )
         return self.folder / path
 
@@ -203,8 +239,8 @@ class _Loader:
             if "example_prompt" in config:
                 raise InvalidInputError("a few-shot config has example_prompt and its _path")
             path = self._path(config.pop("example_prompt_path"), "example_prompt_path")
-            config["example_prompt"] = load_prompt(
-                path, self.encoding, allow_dangerous_paths=self.allow_dangerous_paths
+            config["example_prompt"] = _load_file(
+                path, self.encoding, self.allow_dangerous_paths, self.chain
             )
         elif isinstance(config.get("example_prompt"), dict):
             config["example_prompt"] = self.prompt(dict(config["example_prompt"]))
