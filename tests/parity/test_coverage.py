@@ -1,0 +1,397 @@
+"""Every name ragline exports under a LangChain name has a parity scenario.
+
+The names come from the path table (``ragline/cli/_port_table.py``, what ``ragline
+port`` uses): one source of truth for "ragline has LangChain's X". A name is covered
+when some ``tests/parity/test_*.py`` module lists it in its module-level ``COVERS`` set,
+written ``"subpackage.Name"`` (``"chains.RetrievalQA"``, ``"core.RunnableLambda"``). Two
+spellings of the same object (``core.BaseTool`` and ``tools.BaseTool``) are one name.
+
+PENDING lists the names without a scenario yet. Issue 24 stays open until it is empty;
+it may only shrink: a test fails when a pending name gains a scenario (take it out) or
+names something ragline no longer exports under a LangChain name.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+from typing import Any
+
+from ragline.cli._port_table import PATHS
+
+HERE = Path(__file__).parent
+# LangChain's packages in the order a listing prefers their paths.
+ROOT_ORDER = (
+    "langchain_core",
+    "langchain_text_splitters",
+    "langchain_community",
+    "langchain_classic",
+    "langserve",
+)
+
+
+def ragline_object(key: str) -> Any:
+    """The object ``"subpackage.Name"`` names: ``ragline.<subpackage>.<Name>``, or the
+    name in one of that package's public subpackages (``core.AddableDict`` is
+    ``ragline.core.runnables.AddableDict``)."""
+    package, _, name = key.rpartition(".")
+    module = importlib.import_module(f"ragline.{package}")
+    if name in getattr(module, "__all__", ()):
+        return getattr(module, name)
+    subpackages = _subpackages(module) if hasattr(module, "__path__") else []
+    for sub in sorted(subpackages):
+        inner = importlib.import_module(sub)
+        if name in getattr(inner, "__all__", ()):
+            return getattr(inner, name)
+    raise LookupError(f"{key!r}: ragline.{package} exports no {name}")
+
+
+def _subpackages(module: Any) -> list[str]:
+    import pkgutil
+
+    return [
+        info.name
+        for info in pkgutil.iter_modules(module.__path__, module.__name__ + ".")
+        if not info.name.rpartition(".")[2].startswith("_")
+    ]
+
+
+def langchain_names() -> dict[str, list[str]]:
+    """``{"subpackage.Name": [LangChain import paths, preferred first]}``: each ragline
+    export the path table maps a LangChain name to, once per object."""
+    paths: dict[str, list[str]] = {}
+    for lc_module, targets in PATHS.items():
+        for ragline_module, names in targets.items():
+            for name in names.split():
+                key = f"{ragline_module.removeprefix('ragline.')}.{name}"
+                paths.setdefault(key, []).append(f"{lc_module}.{name}")
+    by_object: dict[int, str] = {}
+    merged: dict[str, list[str]] = {}
+    for key in sorted(paths):
+        canonical = by_object.setdefault(id(ragline_object(key)), key)
+        merged.setdefault(canonical, []).extend(paths[key])
+
+    def rank(path: str) -> tuple[int, int, str]:
+        root = path.split(".", 1)[0]
+        return (ROOT_ORDER.index(root), path.count("."), path)
+
+    return {key: sorted(found, key=rank) for key, found in merged.items()}
+
+
+def declared_covers() -> dict[str, set[str]]:
+    """``{module file name: COVERS}`` of every parity module, read without importing it."""
+    covers: dict[str, set[str]] = {}
+    for path in sorted(HERE.glob("test_*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [
+                "COVERS"
+            ]:
+                covers[path.name] = set(ast.literal_eval(node.value))
+    return covers
+
+
+def covered_keys() -> set[str]:
+    """The canonical keys (as in :func:`langchain_names`) some module's COVERS reaches."""
+    names = langchain_names()
+    objects = {id(ragline_object(key)): key for key in names}
+    reached = set()
+    for entries in declared_covers().values():
+        for entry in entries:
+            key = objects.get(id(ragline_object(entry)))
+            if key is not None:
+                reached.add(key)
+    return reached
+
+
+def test_the_listing_pairs_ragline_names_with_langchain_paths():
+    names = langchain_names()
+    assert "langchain_classic.chains.RetrievalQA" in names["chains.RetrievalQA"]
+    assert names["core.Document"][0] == "langchain_core.documents.Document"
+    assert "langchain_community.vectorstores.FAISS" in names["vectorstores.FAISS"]
+    assert len(names) > 200
+
+
+def test_every_covers_entry_names_a_ragline_export():
+    for module, entries in declared_covers().items():
+        for entry in sorted(entries):
+            try:
+                ragline_object(entry)
+            except (LookupError, ImportError) as err:
+                raise AssertionError(f"{module}: COVERS entry {entry!r}: {err}") from err
+
+
+def test_every_langchain_name_has_a_parity_scenario():
+    names = langchain_names()
+    missing = sorted(set(names) - covered_keys() - PENDING)
+    listing = "\n".join(f"  {key}  ({names[key][0]})" for key in missing)
+    assert not missing, (
+        f"{len(missing)} ragline names exported under a LangChain name have no parity "
+        f"scenario (add one under tests/parity/ and list it in COVERS):\n{listing}"
+    )
+
+
+def test_pending_only_shrinks():
+    gained = sorted(PENDING & covered_keys())
+    assert not gained, f"these have a parity scenario now: take them out of PENDING: {gained}"
+    stale = sorted(PENDING - set(langchain_names()))
+    assert not stale, (
+        f"PENDING names what ragline does not export under a LangChain name "
+        f"(or a second spelling of a listed name): take them out: {stale}"
+    )
+
+
+# Names exported under a LangChain name that have no parity scenario yet. Issue 24 stays
+# open until this set is empty; it may only shrink (see test_pending_only_shrinks).
+PENDING: set[str] = {
+    "agents.Agent",
+    "agents.AgentAction",
+    "agents.AgentActionMessageLog",
+    "agents.AgentExecutor",
+    "agents.AgentExecutorIterator",
+    "agents.AgentFinish",
+    "agents.AgentStep",
+    "agents.AgentType",
+    "agents.BaseMultiActionAgent",
+    "agents.BaseSingleActionAgent",
+    "agents.ExceptionTool",
+    "agents.InvalidTool",
+    "agents.MRKLOutputParser",
+    "agents.OpenAIToolsAgentOutputParser",
+    "agents.ReActSingleInputOutputParser",
+    "agents.RunnableAgent",
+    "agents.ToolAgentAction",
+    "agents.ZeroShotAgent",
+    "agents.create_openai_tools_agent",
+    "agents.create_react_agent",
+    "agents.format_log_to_str",
+    "agents.format_to_openai_function_messages",
+    "agents.format_to_openai_tool_messages",
+    "agents.initialize_agent",
+    "chains.BaseCombineDocumentsChain",
+    "chains.Chain",
+    "chains.ConversationChain",
+    "chains.ConversationalRetrievalChain",
+    "chains.LLMChain",
+    "chains.MapReduceDocumentsChain",
+    "chains.MapRerankDocumentsChain",
+    "chains.RefineDocumentsChain",
+    "chains.RetrievalQA",
+    "chains.SequentialChain",
+    "chains.SimpleSequentialChain",
+    "chains.StuffDocumentsChain",
+    "chains.TransformChain",
+    "chains.create_history_aware_retriever",
+    "chains.create_retrieval_chain",
+    "chains.create_stuff_documents_chain",
+    "chains.load_qa_chain",
+    "chat_models.ChatOpenAI",
+    "core.AIMessage",
+    "core.AIMessageChunk",
+    "core.AIMessagePromptTemplate",
+    "core.AsyncCallbackHandler",
+    "core.BaseCache",
+    "core.BaseCallbackHandler",
+    "core.BaseChatMessageHistory",
+    "core.BaseChatModel",
+    "core.BaseExampleSelector",
+    "core.BaseLLM",
+    "core.BaseLanguageModel",
+    "core.BaseMessage",
+    "core.BaseMessageChunk",
+    "core.BaseMessagePromptTemplate",
+    "core.BaseOutputParser",
+    "core.BasePromptTemplate",
+    "core.BaseRetriever",
+    "core.BaseStore",
+    "core.BaseTransformOutputParser",
+    "core.CallbackManager",
+    "core.CallbackManagerForToolRun",
+    "core.ChatGeneration",
+    "core.ChatGenerationChunk",
+    "core.ChatMessage",
+    "core.ChatMessageChunk",
+    "core.ChatMessageHistory",
+    "core.ChatMessagePromptTemplate",
+    "core.ChatPromptTemplate",
+    "core.ChatPromptValue",
+    "core.ChatResult",
+    "core.CommaSeparatedListOutputParser",
+    "core.ConfigurableField",
+    "core.ConfigurableFieldSpec",
+    "core.Document",
+    "core.FakeListChatModel",
+    "core.FakeListLLM",
+    "core.FakeMessagesListChatModel",
+    "core.FewShotChatMessagePromptTemplate",
+    "core.FewShotPromptTemplate",
+    "core.FunctionMessage",
+    "core.FunctionMessageChunk",
+    "core.Generation",
+    "core.GenerationChunk",
+    "core.HumanMessage",
+    "core.HumanMessageChunk",
+    "core.HumanMessagePromptTemplate",
+    "core.InMemoryByteStore",
+    "core.InMemoryCache",
+    "core.InvalidToolCall",
+    "core.JsonOutputKeyToolsParser",
+    "core.JsonOutputParser",
+    "core.JsonOutputToolsParser",
+    "core.LLM",
+    "core.LLMResult",
+    "core.LengthBasedExampleSelector",
+    "core.LocalFileStore",
+    "core.MaxMarginalRelevanceExampleSelector",
+    "core.MessagesPlaceholder",
+    "core.OutputFixingParser",
+    "core.OutputParserException",
+    "core.PromptTemplate",
+    "core.PromptValue",
+    "core.PydanticOutputParser",
+    "core.PydanticToolsParser",
+    "core.RedisCache",
+    "core.RedisStore",
+    "core.RetryOutputParser",
+    "core.RetryWithErrorOutputParser",
+    "core.RunCollectorCallbackHandler",
+    "core.RunLog",
+    "core.RunLogPatch",
+    "core.Runnable",
+    "core.RunnableAssign",
+    "core.RunnableBinding",
+    "core.RunnableBranch",
+    "core.RunnableConfig",
+    "core.RunnableEach",
+    "core.RunnableGenerator",
+    "core.RunnablePick",
+    "core.RunnableRetry",
+    "core.RunnableSequence",
+    "core.RunnableSerializable",
+    "core.RunnableWithFallbacks",
+    "core.RunnableWithMessageHistory",
+    "core.SQLiteCache",
+    "core.SemanticSimilarityExampleSelector",
+    "core.SimpleChatModel",
+    "core.StdOutCallbackHandler",
+    "core.StrOutputParser",
+    "core.StringPromptValue",
+    "core.SystemMessage",
+    "core.SystemMessageChunk",
+    "core.SystemMessagePromptTemplate",
+    "core.ToolCall",
+    "core.ToolCallChunk",
+    "core.ToolMessage",
+    "core.ToolMessageChunk",
+    "core.UsageMetadata",
+    "core.chain",
+    "core.convert_to_messages",
+    "core.convert_to_openai_function",
+    "core.convert_to_openai_tool",
+    "core.ensure_config",
+    "core.format_document",
+    "core.get_buffer_string",
+    "core.get_llm_cache",
+    "core.load_prompt",
+    "core.load_prompt_from_config",
+    "core.message_to_dict",
+    "core.messages_from_dict",
+    "core.messages_to_dict",
+    "core.set_llm_cache",
+    "core.callbacks.AsyncCallbackManager",
+    "core.callbacks.AsyncCallbackManagerForChainRun",
+    "core.callbacks.AsyncCallbackManagerForLLMRun",
+    "core.callbacks.AsyncCallbackManagerForRetrieverRun",
+    "core.callbacks.AsyncCallbackManagerForToolRun",
+    "core.callbacks.BaseRunManager",
+    "core.callbacks.CallbackManagerForChainRun",
+    "core.callbacks.CallbackManagerForLLMRun",
+    "core.callbacks.CallbackManagerForRetrieverRun",
+    "core.callbacks.OpenAICallbackHandler",
+    "core.callbacks.UsageMetadataCallbackHandler",
+    "core.callbacks.adispatch_custom_event",
+    "core.callbacks.dispatch_custom_event",
+    "core.callbacks.get_openai_callback",
+    "core.callbacks.get_usage_metadata_callback",
+    "core.config.get_config_list",
+    "core.config.merge_configs",
+    "core.config.patch_config",
+    "core.language_models.LanguageModelInput",
+    "core.messages.AnyMessage",
+    "core.messages.MessageLike",
+    "core.runnables.RunnableConfigurableAlternatives",
+    "core.runnables.RunnableConfigurableFields",
+    "core.runnables.coerce_to_runnable",
+    "core.stores.ByteStore",
+    "embeddings.DeterministicFakeEmbedding",
+    "embeddings.Embeddings",
+    "embeddings.HuggingFaceEmbeddings",
+    "embeddings.OpenAIEmbeddings",
+    "embeddings.SentenceTransformerEmbeddings",
+    "indexing.InMemoryRecordManager",
+    "indexing.IndexingResult",
+    "indexing.RecordManager",
+    "indexing.SQLRecordManager",
+    "indexing.aindex",
+    "indexing.index",
+    "loaders.BSHTMLLoader",
+    "loaders.BaseLoader",
+    "loaders.CSVLoader",
+    "loaders.JSONLoader",
+    "loaders.PyPDFLoader",
+    "loaders.WebBaseLoader",
+    "memory.BaseChatMemory",
+    "memory.BaseMemory",
+    "memory.CombinedMemory",
+    "memory.ConversationBufferMemory",
+    "memory.ConversationBufferWindowMemory",
+    "memory.ConversationSummaryBufferMemory",
+    "memory.ConversationSummaryMemory",
+    "memory.ConversationTokenBufferMemory",
+    "memory.FileChatMessageHistory",
+    "memory.ReadOnlySharedMemory",
+    "memory.RedisChatMessageHistory",
+    "memory.SQLChatMessageHistory",
+    "memory.SimpleMemory",
+    "memory.VectorStoreRetrieverMemory",
+    "retrievers.BM25Retriever",
+    "retrievers.BaseDocumentCompressor",
+    "retrievers.BooleanOutputParser",
+    "retrievers.ContextualCompressionRetriever",
+    "retrievers.DocumentCompressorPipeline",
+    "retrievers.EmbeddingsFilter",
+    "retrievers.EmbeddingsRedundantFilter",
+    "retrievers.LLMChainExtractor",
+    "retrievers.LLMChainFilter",
+    "retrievers.LineListOutputParser",
+    "retrievers.MultiQueryRetriever",
+    "retrievers.NoOutputParser",
+    "retrievers.ParentDocumentRetriever",
+    "retrievers.create_kv_docstore",
+    "retrievers.default_preprocessing_func",
+    "serve.RemoteRunnable",
+    "serve.add_routes",
+    "splitters.CharacterTextSplitter",
+    "splitters.Language",
+    "splitters.LatexTextSplitter",
+    "splitters.MarkdownHeaderTextSplitter",
+    "splitters.MarkdownTextSplitter",
+    "splitters.PythonCodeTextSplitter",
+    "splitters.RecursiveCharacterTextSplitter",
+    "splitters.SentenceTransformersTokenTextSplitter",
+    "splitters.TextSplitter",
+    "splitters.TokenTextSplitter",
+    "tools.BaseTool",
+    "tools.StructuredTool",
+    "tools.Tool",
+    "tools.ToolException",
+    "tools.create_retriever_tool",
+    "tools.render_text_description",
+    "tools.render_text_description_and_args",
+    "tools.tool",
+    "vectorstores.FAISS",
+    "vectorstores.InMemoryVectorStore",
+    "vectorstores.Redis",
+    "vectorstores.VectorStore",
+    "vectorstores.VectorStoreRetriever",
+}
