@@ -48,6 +48,34 @@ def test_distribution_based_by_hand() -> None:
     assert normalize_scores([5.0], "dbsf") == [1.0]
 
 
+def test_distribution_based_clamps_scores_beyond_three_deviations() -> None:
+    """A score can only fall outside mean -/+ 3 sd in a list of 11 or more (|z| is at most
+    sqrt(n - 1)). 10 and ten 0s: mean 10/11, sd sqrt(1000)/11, so 10 sits at z = sqrt(10)
+    = 3.16 and maps to 0.5 + sqrt(10)/6 = 1.027, clamped to 1; each 0 maps to
+    0.5 - 1/(6 sqrt(10)) = 0.4473. Mirrored (-10 and ten 0s): -10 clamps to 0, each 0 is
+    0.5 + 1/(6 sqrt(10)) = 0.5527."""
+    inside = 1 / (6 * math.sqrt(10))
+    high = normalize_scores([10.0] + [0.0] * 10, "dbsf")
+    assert high[0] == 1.0
+    assert high[1:] == pytest.approx([0.5 - inside] * 10, abs=1e-12)
+    assert high[1] == pytest.approx(0.447295, abs=1e-6)
+    low = normalize_scores([-10.0] + [0.0] * 10, "dbsf")
+    assert low[0] == 0.0
+    assert low[1:] == pytest.approx([0.5 + inside] * 10, abs=1e-12)
+
+
+def test_dbsf_fusion_of_a_long_list_stays_within_zero_and_one() -> None:
+    """The outlier's fused score is 0.5 * 1 (clamped) + 0.5 * 1 (the other list's only
+    hit), exactly 1.0, not 0.5 * 1.027 + 0.5 = 1.0135; the ten others get 0.5 * 0.4473."""
+    docs = [Document(f"d{i}", id=f"d{i}") for i in range(11)]
+    long_list = [(docs[0], 10.0)] + [(doc, 0.0) for doc in docs[1:]]
+    fused = score_fusion([long_list, [(docs[0], 3.0)]], [1, 1], normalization="dbsf")
+    assert [doc.id for doc, _ in fused] == [f"d{i}" for i in range(11)]
+    assert fused[0][1] == 1.0
+    expected_rest = 0.5 * (0.5 - 1 / (6 * math.sqrt(10)))
+    assert [score for _, score in fused[1:]] == pytest.approx([expected_rest] * 10, abs=1e-12)
+
+
 def test_unknown_normalization_names_the_valid_ones() -> None:
     with pytest.raises(ConfigurationError, match="'relative_score', 'dbsf'"):
         normalize_scores([1.0], "zscore")
@@ -221,6 +249,31 @@ def test_hybrid_fuses_both_sides_and_reports_child_runs() -> None:
     assert repr(hybrid) == (
         "HybridRetriever(k=2, fetch_k=4, fusion='relative_score', dense_weight=0.5)"
     )
+
+
+def test_hybrid_dense_weight_favours_the_dense_side() -> None:
+    """The two sides disagree: the vector store ranks "cat cat cat ..." first, BM25 ranks
+    the short "cat purr" first (document length). Two candidates per side, min-max: each
+    side's first gets 1 and its second 0, so the fused score of the dense side's first is
+    exactly dense_weight and of the keyword side's first 1 - dense_weight."""
+    texts = ["cat purr", "cat cat cat dog bird fish ant eel", "dog", "owl", "emu"]
+    ids = ["purr", "many", "dog", "owl", "emu"]
+    store = InMemoryVectorStore.from_texts(texts, HashingEmbeddings(dimension=64), ids=ids)
+    keyword = BM25Retriever.from_texts(texts, ids=ids)
+    dense_first = [d.id for d, _ in store.similarity_search_with_relevance_scores("cat", k=2)]
+    keyword_first = [
+        d.id for d in BM25Retriever(keyword.vectorizer, keyword.docs, k=2).invoke("cat")
+    ]
+    assert (dense_first, keyword_first) == (["many", "purr"], ["purr", "many"])
+    for weight, expected in [(0.8, [("many", 0.8), ("purr", 0.2)]),
+                             (0.3, [("purr", 0.7), ("many", 0.3)])]:  # fmt: skip
+        hybrid = HybridRetriever(store, keyword, k=3, fetch_k=2, dense_weight=weight)
+        found = [(d.id, d.metadata["relevance_score"]) for d in hybrid.invoke("cat")]
+        assert [name for name, _ in found] == [name for name, _ in expected]
+        assert [score for _, score in found] == pytest.approx(
+            [score for _, score in expected], abs=1e-12
+        )
+        assert hybrid.weights == [weight, 1 - weight]  # [dense, keyword]
 
 
 def test_hybrid_defaults_are_the_ones_chosen_on_the_dev_sets() -> None:
