@@ -1,10 +1,10 @@
 """Output parsers: turn a model's output (text or a message) into what the program needs.
 
 Modules: ``_base.py`` (the bases, streaming runs, ``StrOutputParser``,
-``CommaSeparatedListOutputParser``), ``_json.py`` (``JsonOutputParser``,
-``PydanticOutputParser``, format instructions from a schema), ``_tools.py`` (parsers of
-tool calls), ``_retry.py`` (``OutputFixingParser``, ``RetryOutputParser``,
-``RetryWithErrorOutputParser``).
+``CommaSeparatedListOutputParser``), ``_json.py`` (``JsonOutputParser``, also named
+``SimpleJsonOutputParser``, ``PydanticOutputParser``, format instructions from a schema),
+``_tools.py`` (parsers of tool calls), ``_retry.py`` (``OutputFixingParser``,
+``RetryOutputParser``, ``RetryWithErrorOutputParser``).
 """
 
 from ragline.core.output_parsers._base import (
@@ -13,7 +13,11 @@ from ragline.core.output_parsers._base import (
     CommaSeparatedListOutputParser,
     StrOutputParser,
 )
-from ragline.core.output_parsers._json import JsonOutputParser, PydanticOutputParser
+from ragline.core.output_parsers._json import (
+    JsonOutputParser,
+    PydanticOutputParser,
+    SimpleJsonOutputParser,
+)
 from ragline.core.output_parsers._retry import (
     OutputFixingParser,
     RetryOutputParser,
@@ -37,5 +41,6 @@ __all__ = [
     "PydanticToolsParser",
     "RetryOutputParser",
     "RetryWithErrorOutputParser",
+    "SimpleJsonOutputParser",
     "StrOutputParser",
 ]

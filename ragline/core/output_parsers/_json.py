@@ -31,6 +31,7 @@ from ragline.core.tools._validate import is_pydantic_model
 __all__ = [
     "JsonOutputParser",
     "PydanticOutputParser",
+    "SimpleJsonOutputParser",
     "format_instructions",
     "schema_json",
     "validate_model",
@@ -142,6 +143,10 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
         if self.pydantic_object is None:
             return f"{type(self).__name__}()"
         return f"{type(self).__name__}(pydantic_object={_schema_name(self.pydantic_object)})"
+
+
+SimpleJsonOutputParser = JsonOutputParser
+"""LangChain's other name for ``JsonOutputParser`` (the same class there too)."""
 
 
 class PydanticOutputParser(JsonOutputParser):

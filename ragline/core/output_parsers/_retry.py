@@ -112,14 +112,14 @@ class _RetryingParser(BaseOutputParser[Any]):
                 value = yield Effect(self.retry_chain.invoke, self.retry_chain.ainvoke, values)
         raise AssertionError("unreachable")  # the loop returns or raises
 
-    def parse_with_prompt(self, completion: str, prompt: Any) -> Any:
-        """Parse ``completion`` (a reply to ``prompt``, a ``PromptValue``), asking again
-        on failure."""
-        return drive(self._attempts(completion, prompt))
+    def parse_with_prompt(self, completion: str, prompt_value: Any) -> Any:
+        """Parse ``completion`` (a reply to ``prompt_value``, a ``PromptValue``), asking
+        again on failure. The parameter names are LangChain's, so keyword calls port."""
+        return drive(self._attempts(completion, prompt_value))
 
-    async def aparse_with_prompt(self, completion: str, prompt: Any) -> Any:
+    async def aparse_with_prompt(self, completion: str, prompt_value: Any) -> Any:
         """Async ``parse_with_prompt`` (the retry chain runs with ``ainvoke``)."""
-        return await adrive(self._attempts(completion, prompt))
+        return await adrive(self._attempts(completion, prompt_value))
 
     def _split_input(self, value: Any) -> tuple[Any, Any]:
         return value, None

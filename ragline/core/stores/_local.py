@@ -4,7 +4,8 @@
 ``mdelete`` and ``yield_keys(prefix=None)``, with async twins that run the sync method in
 a worker thread unless a store has something better. Two stores ship here:
 
-* ``InMemoryByteStore``: a dict, for tests and one-process caches.
+* ``InMemoryByteStore``: a dict, for tests and one-process caches; ``InMemoryStore``
+  is the same for any Python values (LangChain's docstore of parent documents).
 * ``LocalFileStore(root_path)``: one file per key under a directory. Keys are checked
   (letters, digits, ``_ . - /``; no empty, ``.`` or ``..`` segment) so no key can escape
   the root, and each value is written to a temporary file then renamed over the target,
@@ -23,11 +24,11 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ragline.core.exceptions import InvalidInputError, PersistenceError
 
-__all__ = ["BaseStore", "ByteStore", "InMemoryByteStore", "LocalFileStore"]
+__all__ = ["BaseStore", "ByteStore", "InMemoryByteStore", "InMemoryStore", "LocalFileStore"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -149,29 +150,26 @@ def check_pairs(key_value_pairs: Sequence[tuple[str, bytes]]) -> list[tuple[str,
     return checked
 
 
-class InMemoryByteStore(BaseStore[str, bytes]):
-    """A byte store in a dict: fast, per process, gone when the process ends.
-
-    Example:
-        >>> store = InMemoryByteStore()
-        >>> store.mset([("user:1", b"x")])
-        >>> list(store.yield_keys(prefix="user:"))
-        ['user:1']
-    """
+class _InMemory(BaseStore[str, V]):
+    """A store in a dict: fast, per process, gone when the process ends. One hook:
+    ``_checked`` (the ``mset`` pairs, checked)."""
 
     def __init__(self) -> None:
-        self.store: dict[str, bytes] = {}
+        self.store: dict[str, V] = {}
 
     def __repr__(self) -> str:
-        return f"InMemoryByteStore(<{len(self.store)} keys>)"
+        return f"{type(self).__name__}(<{len(self.store)} keys>)"
 
-    def mget(self, keys: Sequence[str]) -> list[bytes | None]:
-        """Return each key's bytes or ``None``."""
+    def _checked(self, key_value_pairs: Sequence[tuple[str, V]]) -> list[tuple[str, V]]:
+        raise NotImplementedError
+
+    def mget(self, keys: Sequence[str]) -> list[V | None]:
+        """Return each key's value or ``None``."""
         return [self.store.get(key) for key in check_keys(keys)]
 
-    def mset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
-        """Store the pairs (all checked first: keys are str, values bytes)."""
-        self.store.update(check_pairs(key_value_pairs))
+    def mset(self, key_value_pairs: Sequence[tuple[str, V]]) -> None:
+        """Store the pairs (all checked before any is stored)."""
+        self.store.update(self._checked(key_value_pairs))
 
     def mdelete(self, keys: Sequence[str]) -> None:
         """Delete the keys; absent keys are ignored."""
@@ -185,11 +183,11 @@ class InMemoryByteStore(BaseStore[str, bytes]):
                 yield key
 
     # nothing blocks here, so the async twins run inline instead of in a thread
-    async def amget(self, keys: Sequence[str]) -> list[bytes | None]:
+    async def amget(self, keys: Sequence[str]) -> list[V | None]:
         """Async ``mget`` (inline)."""
         return self.mget(keys)
 
-    async def amset(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> None:
+    async def amset(self, key_value_pairs: Sequence[tuple[str, V]]) -> None:
         """Async ``mset`` (inline)."""
         self.mset(key_value_pairs)
 
@@ -201,6 +199,41 @@ class InMemoryByteStore(BaseStore[str, bytes]):
         """Async ``yield_keys`` (inline)."""
         for key in self.yield_keys(prefix=prefix):
             yield key
+
+
+class InMemoryByteStore(_InMemory[bytes]):
+    """A byte store in a dict: fast, per process, gone when the process ends.
+
+    Example:
+        >>> store = InMemoryByteStore()
+        >>> store.mset([("user:1", b"x")])
+        >>> list(store.yield_keys(prefix="user:"))
+        ['user:1']
+    """
+
+    def _checked(self, key_value_pairs: Sequence[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+        return check_pairs(key_value_pairs)
+
+
+class InMemoryStore(_InMemory[Any]):
+    """LangChain's ``InMemoryStore``: any Python values under str keys, in a dict.
+
+    The values are kept as they are (not copied), as LangChain's store keeps them.
+
+    Example:
+        >>> store = InMemoryStore()
+        >>> store.mset([("doc:1", {"title": "a"}), ("doc:2", [1, 2])])
+        >>> store.mget(["doc:1", "doc:3"])
+        [{'title': 'a'}, None]
+    """
+
+    def _checked(self, key_value_pairs: Sequence[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        checked = []
+        for pair in key_value_pairs:
+            if not isinstance(pair, tuple) or len(pair) != 2:
+                raise InvalidInputError(f"mset expects (key, value) pairs, got {pair!r:.60}")
+            checked.append((_check_key(pair[0]), pair[1]))
+        return checked
 
 
 class LocalFileStore(BaseStore[str, bytes]):
