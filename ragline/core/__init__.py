@@ -57,6 +57,8 @@ _EXPORTS = {
     "RunnableGenerator": ".runnables",
     "RunnableEach": ".runnables",
     "AddableDict": ".runnables",
+    "RunnableEachBase": ".runnables",
+    "RunnableBindingBase": ".runnables",
     # callbacks
     "BaseCallbackHandler": ".callbacks",
     "AsyncCallbackHandler": ".callbacks",

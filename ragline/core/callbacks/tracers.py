@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -311,6 +312,14 @@ class RunCollectorCallbackHandler(BaseCallbackHandler):
         self._end("tool_error", run_id, None, error, kwargs)
 
 
+def listener_takes_config(listener: Any) -> bool:
+    """Whether ``listener`` has a parameter named ``config`` (LangChain then passes it)."""
+    try:
+        return "config" in inspect.signature(listener).parameters
+    except (TypeError, ValueError):  # no signature to read: call it with the run only
+        return False
+
+
 class RootListenersHandler(BaseCallbackHandler):
     """Calls ``on_start(run)`` / ``on_end(run)`` / ``on_error(run)`` for root runs only.
 
@@ -321,8 +330,22 @@ class RootListenersHandler(BaseCallbackHandler):
 
     raise_error = True  # a listener's exception is the user's to see
 
-    def __init__(self, on_start: Any = None, on_end: Any = None, on_error: Any = None) -> None:
+    def __init__(
+        self,
+        on_start: Any = None,
+        on_end: Any = None,
+        on_error: Any = None,
+        *,
+        config: dict[str, Any] | None = None,
+    ) -> None:
         self._listeners = {"start": on_start, "end": on_end, "error": on_error}
+        # LangChain calls a listener with a ``config`` parameter as (run, config): the
+        # config of the call the handler was made for.
+        self._config = config
+        self._with_config = {
+            key: listener is not None and listener_takes_config(listener)
+            for key, listener in self._listeners.items()
+        }
         self._roots: dict[UUID, Run] = {}
         self._open: set[UUID] = set()
         self._lock = threading.Lock()
@@ -352,8 +375,7 @@ class RootListenersHandler(BaseCallbackHandler):
                 metadata=dict(metadata or {}),
             )
             self._roots[run_id] = run
-        if self._listeners["start"]:
-            self._listeners["start"](run)
+        self._notify("start", run)
 
     def _ended(
         self, run_id: UUID, outputs: Any, error: BaseException | None, kwargs: dict[str, Any]
@@ -366,8 +388,15 @@ class RootListenersHandler(BaseCallbackHandler):
         run.end_time, run.outputs, run.error = _now(), outputs, error
         if "inputs" in kwargs:
             run.inputs = kwargs["inputs"]
-        listener = self._listeners["error" if error is not None else "end"]
-        if listener:
+        self._notify("error" if error is not None else "end", run)
+
+    def _notify(self, which: str, run: Run) -> None:
+        listener = self._listeners[which]
+        if listener is None:
+            return
+        if self._with_config[which]:
+            listener(run, config=dict(self._config or {}))
+        else:
             listener(run)
 
     def on_chain_start(

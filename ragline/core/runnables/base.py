@@ -31,7 +31,7 @@ import functools
 import inspect
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ragline.core.config import RunnableConfig, ensure_config, get_config_list
@@ -200,6 +200,86 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
                 raise
 
         return list(await asyncio.gather(*(call(i) for i in range(len(inputs)))))
+
+    def batch_as_completed(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> Iterator[tuple[int, Output | Exception]]:
+        """Invoke on many inputs concurrently; yield ``(index, output)`` as each finishes.
+
+        Args: as for :meth:`batch`.
+
+        Example:
+            >>> from ragline.core import RunnableLambda
+            >>> sorted(RunnableLambda(lambda x: x * 2).batch_as_completed([1, 2]))
+            [(0, 2), (1, 4)]
+        """
+        inputs = list(inputs)
+        if not inputs:
+            return
+        configs = get_config_list(config, len(inputs))
+
+        def call(index: int) -> tuple[int, Any]:
+            try:
+                return index, self.invoke(inputs[index], configs[index], **kwargs)
+            except Exception as err:
+                if return_exceptions:
+                    return index, err
+                raise
+
+        if len(inputs) == 1:
+            yield call(0)
+            return
+        limit = ensure_config(configs[0])["max_concurrency"] or _DEFAULT_WORKERS
+        with ThreadPoolExecutor(max_workers=min(limit, len(inputs))) as pool:
+            futures = [
+                pool.submit(contextvars.copy_context().run, call, i) for i in range(len(inputs))
+            ]
+            try:
+                for future in as_completed(futures):
+                    yield future.result()
+            finally:
+                for future in futures:
+                    future.cancel()
+
+    async def abatch_as_completed(
+        self,
+        inputs: Sequence[Input],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> AsyncIterator[tuple[int, Output | Exception]]:
+        """Async :meth:`batch_as_completed`: ``(index, output)`` in the order they finish."""
+        inputs = list(inputs)
+        if not inputs:
+            return
+        configs = get_config_list(config, len(inputs))
+        limit = ensure_config(configs[0])["max_concurrency"]
+        semaphore = asyncio.Semaphore(limit) if limit else None
+
+        async def call(index: int) -> tuple[int, Any]:
+            try:
+                if semaphore is None:
+                    return index, await self.ainvoke(inputs[index], configs[index], **kwargs)
+                async with semaphore:
+                    return index, await self.ainvoke(inputs[index], configs[index], **kwargs)
+            except Exception as err:
+                if return_exceptions:
+                    return index, err
+                raise
+
+        tasks = [asyncio.ensure_future(call(i)) for i in range(len(inputs))]
+        try:
+            for finished in asyncio.as_completed(tasks):
+                yield await finished
+        finally:
+            for task in tasks:
+                task.cancel()
 
     def stream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
@@ -411,7 +491,9 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
         """Return this runnable calling ``on_start(run)`` / ``on_end(run)`` / ``on_error(run)``.
 
         Each listener gets the :class:`~ragline.core.callbacks.Run` of this runnable's
-        own run (inputs, outputs or error, times, tags, metadata), once per call.
+        own run (inputs, outputs or error, times, tags, metadata), once per call. A
+        listener with a ``config`` parameter also gets the call's config (without
+        callbacks), as in LangChain.
 
         Example:
             >>> from ragline.core import RunnableLambda
@@ -421,9 +503,12 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
             >>> ends[0].outputs
             8
         """
-        from ragline.core.callbacks.tracers import RootListenersHandler
-        from ragline.core.runnables.binding import RunnableBinding
+        from ragline.core.callbacks.tracers import RootListenersHandler, listener_takes_config
+        from ragline.core.runnables.binding import RunnableBinding, _ListenersBinding
 
+        listeners = {"on_start": on_start, "on_end": on_end, "on_error": on_error}
+        if any(f is not None and listener_takes_config(f) for f in listeners.values()):
+            return _ListenersBinding(self, listeners)  # type: ignore[return-value]
         handler = RootListenersHandler(on_start, on_end, on_error)
         return RunnableBinding(self, config={"callbacks": [handler]})
 
@@ -491,6 +576,21 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
             for spec in child.config_specs:
                 seen.setdefault(spec.id, spec)
         return list(seen.values())
+
+    def get_prompts(self, config: RunnableConfig | None = None) -> list[Any]:
+        """Return the prompt templates in this runnable's graph, in graph order.
+
+        Args:
+            config: accepted as LangChain's is (the graph does not depend on it here).
+        """
+        from ragline.core.prompts import BasePromptTemplate
+
+        del config
+        return [
+            node.data
+            for node in self.get_graph().nodes.values()
+            if isinstance(node.data, BasePromptTemplate)
+        ]
 
     def get_graph(self) -> Graph:
         """Return the graph of this runnable: input node -> this node -> output node."""

@@ -12,11 +12,14 @@ from ragline.core.runnables.base import Input, Output, Runnable
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
 
-__all__ = ["RunnableBinding"]
+__all__ = ["RunnableBinding", "RunnableBindingBase"]
 
 
-class RunnableBinding(Runnable[Input, Output]):
+class RunnableBindingBase(Runnable[Input, Output]):
     """Delegate every call to ``bound`` with extra keyword options and config.
+
+    The base LangChain names for subclasses with their own ``__init__``;
+    :class:`RunnableBinding` adds ``bind`` / ``with_config`` that merge into the binding.
 
     A binding adds no run of its own: callbacks see the bound runnable's run (with the
     binding's ``run_name``, tags and metadata, if any).
@@ -94,7 +97,7 @@ class RunnableBinding(Runnable[Input, Output]):
             parts.append(f"kwargs={self.kwargs!r}")
         if self.config:
             parts.append(f"config={dict(self.config)!r}")
-        return f"RunnableBinding({', '.join(parts)})"
+        return f"{type(self).__name__}({', '.join(parts)})"
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return [self.bound]
@@ -102,23 +105,6 @@ class RunnableBinding(Runnable[Input, Output]):
     def _merge(self, config: RunnableConfig | None) -> RunnableConfig:
         # the bound config was checked when bound; the bound runnable checks the call's
         return self.config if not config else merge_configs(self.config, config)
-
-    def bind(self, **kwargs: Any) -> RunnableBinding[Input, Output]:
-        """Return a binding with ``kwargs`` added to the bound ones."""
-        return self._copy_types(
-            RunnableBinding(self.bound, kwargs={**self.kwargs, **kwargs}, config=self.config)
-        )
-
-    def with_config(
-        self, config: RunnableConfig | None = None, **options: Any
-    ) -> RunnableBinding[Input, Output]:
-        """Return a binding with ``config`` merged over the bound config."""
-        extra: RunnableConfig = {**(config or {}), **options}  # type: ignore[typeddict-item]
-        return self._copy_types(
-            RunnableBinding(
-                self.bound, kwargs=self.kwargs, config=merge_configs(self.config, extra)
-            )
-        )
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """``bound.invoke`` with the bound options and config."""
@@ -185,3 +171,51 @@ class RunnableBinding(Runnable[Input, Output]):
     def get_graph(self) -> Graph:
         """The bound runnable's graph."""
         return self.bound.get_graph()
+
+
+class RunnableBinding(RunnableBindingBase[Input, Output]):
+    """A runnable with fixed call options (``bind``) or config (``with_config``).
+
+    Binding again merges into this binding instead of wrapping it.
+
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> RunnableLambda(lambda x: x).with_config(run_name="echo").invoke(5)
+        5
+    """
+
+    def bind(self, **kwargs: Any) -> RunnableBinding[Input, Output]:
+        """Return a binding with ``kwargs`` added to the bound ones."""
+        return self._copy_types(
+            RunnableBinding(self.bound, kwargs={**self.kwargs, **kwargs}, config=self.config)
+        )
+
+    def with_config(
+        self, config: RunnableConfig | None = None, **options: Any
+    ) -> RunnableBinding[Input, Output]:
+        """Return a binding with ``config`` merged over the bound config."""
+        extra: RunnableConfig = {**(config or {}), **options}  # type: ignore[typeddict-item]
+        return self._copy_types(
+            RunnableBinding(
+                self.bound, kwargs=self.kwargs, config=merge_configs(self.config, extra)
+            )
+        )
+
+
+class _ListenersBinding(RunnableBindingBase[Input, Output]):
+    """``with_listeners`` where a listener takes ``(run, config)``: one handler per call,
+    made with that call's config (tags, metadata, configurable, run_name ...), as
+    LangChain passes it."""
+
+    def __init__(self, bound: Runnable[Input, Output], listeners: dict[str, Any]) -> None:
+        super().__init__(bound)
+        self._listeners = listeners
+
+    def _merge(self, config: RunnableConfig | None) -> RunnableConfig:
+        from ragline.core.callbacks.tracers import RootListenersHandler
+
+        merged = super()._merge(config)
+        seen: dict[str, Any] = {"tags": [], "metadata": {}, "configurable": {}}
+        seen.update({k: v for k, v in merged.items() if k != "callbacks" and v is not None})
+        handler = RootListenersHandler(**self._listeners, config=seen)
+        return merge_configs(merged, {"callbacks": [handler]})

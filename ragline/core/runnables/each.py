@@ -11,11 +11,13 @@ from ragline.core.runnables.base import Input, Output, Runnable
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
 
-__all__ = ["RunnableEach"]
+__all__ = ["RunnableEach", "RunnableEachBase"]
 
 
-class RunnableEach(Runnable[list[Input], list[Output]]):
+class RunnableEachBase(Runnable[list[Input], list[Output]]):
     """Run ``bound`` on each element of a list, concurrently (its ``batch``/``abatch``).
+
+    LangChain's base name for subclasses; :class:`RunnableEach` is the one ``map()`` builds.
 
     Each element is a child run of the ``RunnableEach`` run; ``max_concurrency``
     applies. The bound runnable's batch fast path (a retriever's batch search) is kept.
@@ -38,7 +40,7 @@ class RunnableEach(Runnable[list[Input], list[Output]]):
         return self.name or f"RunnableEach<{self.bound.get_name()}>"
 
     def __repr__(self) -> str:
-        return f"RunnableEach({self.bound!r})"
+        return f"{type(self).__name__}({self.bound!r})"
 
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return {"type": "array", "items": self.bound._input_json(defs)}
@@ -77,3 +79,13 @@ class RunnableEach(Runnable[list[Input], list[Output]]):
     def get_graph(self) -> Graph:
         """The bound runnable's graph."""
         return self.bound.get_graph()
+
+
+class RunnableEach(RunnableEachBase[Input, Output]):
+    """Apply a runnable to every element of a list input (what ``runnable.map()`` returns).
+
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> RunnableEach(bound=RunnableLambda(str)).invoke([1, 2])
+        ['1', '2']
+    """

@@ -1,0 +1,181 @@
+"""Parity: the Runnable methods and base names LangChain programs call, against langchain_core.
+
+batch_as_completed / abatch_as_completed, get_prompts, with_listeners whose listeners
+take ``(run, config)``, and the RunnableEachBase / RunnableBindingBase names: each
+scenario runs through LangChain's class and ragline's and compares what a program sees.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
+from langchain_core.prompts import ChatPromptTemplate as LCChatPromptTemplate
+from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+from langchain_core.runnables import RunnableBinding as LCRunnableBinding
+from langchain_core.runnables import RunnableLambda as LCRunnableLambda
+from langchain_core.runnables.base import RunnableBindingBase as LCRunnableBindingBase
+from langchain_core.runnables.base import RunnableEach as LCRunnableEach
+from langchain_core.runnables.base import RunnableEachBase as LCRunnableEachBase
+
+from ragline.core import (
+    RunnableBinding,
+    RunnableBindingBase,
+    RunnableEach,
+    RunnableEachBase,
+    RunnableLambda,
+)
+from ragline.core.fake_models import FakeListChatModel
+from ragline.core.prompts import ChatPromptTemplate, PromptTemplate
+
+COVERS = {
+    "core.Runnable",
+    "core.RunnableEach",
+    "core.RunnableEachBase",
+    "core.RunnableBinding",
+    "core.RunnableBindingBase",
+}
+
+
+def _slow_double(x: int) -> int:
+    time.sleep(0.02 * x)  # the larger inputs finish last
+    return x * 2
+
+
+def _fails_on_two(x: int) -> int:
+    if x == 2:
+        raise ValueError("two")
+    return x
+
+
+# ---- batch_as_completed ---------------------------------------------------------------------
+def test_batch_as_completed_yields_index_and_output_in_finishing_order():
+    inputs = [3, 1, 2]
+    lc = list(LCRunnableLambda(_slow_double).batch_as_completed(inputs))
+    ours = list(RunnableLambda(_slow_double).batch_as_completed(inputs))
+    assert ours == lc == [(1, 2), (2, 4), (0, 6)]
+
+
+def test_batch_as_completed_with_return_exceptions_puts_the_error_at_its_index():
+    def run(r: Any) -> list[tuple[int, Any]]:
+        pairs = sorted(r.batch_as_completed([1, 2, 3], return_exceptions=True))
+        return [
+            (i, (type(v).__name__, str(v)) if isinstance(v, Exception) else v) for i, v in pairs
+        ]
+
+    lc, ours = run(LCRunnableLambda(_fails_on_two)), run(RunnableLambda(_fails_on_two))
+    assert ours == lc == [(0, 1), (1, ("ValueError", "two")), (2, 3)]
+
+
+def test_batch_as_completed_raises_the_error_without_return_exceptions():
+    with pytest.raises(ValueError, match="two"):
+        list(LCRunnableLambda(_fails_on_two).batch_as_completed([2]))
+    with pytest.raises(ValueError, match="two"):
+        list(RunnableLambda(_fails_on_two).batch_as_completed([2]))
+    assert list(RunnableLambda(_fails_on_two).batch_as_completed([])) == []
+    assert list(LCRunnableLambda(_fails_on_two).batch_as_completed([])) == []
+
+
+async def test_abatch_as_completed_yields_in_finishing_order():
+    import asyncio
+
+    async def slow(x: int) -> int:
+        await asyncio.sleep(0.02 * x)
+        return -x
+
+    lc = [pair async for pair in LCRunnableLambda(slow).abatch_as_completed([3, 1, 2])]
+    ours = [pair async for pair in RunnableLambda(slow).abatch_as_completed([3, 1, 2])]
+    assert ours == lc == [(1, -1), (2, -2), (0, -3)]
+
+
+# ---- get_prompts ----------------------------------------------------------------------------
+def test_get_prompts_lists_the_prompt_templates_of_a_chain():
+    def build(prompt: Any, chat: Any, model: Any) -> Any:
+        first = prompt.from_template("Summarise {text}")
+        second = chat.from_messages([("system", "be brief"), ("human", "{question}")])
+        return first | model(responses=["a"]) | (lambda m: {"question": m.content}) | second
+
+    lc = build(LCPromptTemplate, LCChatPromptTemplate, LCFakeListChatModel).get_prompts()
+    ours = build(PromptTemplate, ChatPromptTemplate, FakeListChatModel).get_prompts()
+    assert [type(p).__name__ for p in ours] == [type(p).__name__ for p in lc]
+    assert [p.input_variables for p in ours] == [p.input_variables for p in lc]
+    assert ours[0].template == lc[0].template == "Summarise {text}"
+    assert RunnableLambda(str).get_prompts() == LCRunnableLambda(str).get_prompts() == []
+
+
+# ---- with_listeners -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "config",
+    [
+        None,
+        {"tags": ["x"], "metadata": {"k": 1}, "run_name": "named", "max_concurrency": 3},
+        {"configurable": {"c": 1}},
+    ],
+)
+def test_listeners_taking_run_and_config_get_the_calls_config(config: Any):
+    def record(r: Any) -> list[tuple[str, Any, Any]]:
+        seen: list[tuple[str, Any, Any]] = []
+        bound = r.with_listeners(
+            on_start=lambda run, config: seen.append(("start", run.inputs, config)),
+            on_end=lambda run, config: seen.append(("end", run.outputs, config)),
+        )
+        bound.invoke(4, config)
+        return seen
+
+    lc = record(LCRunnableLambda(lambda x: x + 1))
+    ours = record(RunnableLambda(lambda x: x + 1))
+    assert [(event, cfg) for event, _, cfg in ours] == [(event, cfg) for event, _, cfg in lc]
+    assert [event for event, _, _ in ours] == ["start", "end"]
+
+
+def test_listeners_taking_run_and_config_on_error():
+    def record(r: Any) -> list[Any]:
+        seen: list[Any] = []
+        bound = r.with_listeners(on_error=lambda run, config: seen.append((str(run.error), config)))
+        with pytest.raises(ValueError):
+            bound.invoke(2, {"tags": ["t"]})
+        return seen
+
+    lc = record(LCRunnableLambda(_fails_on_two))
+    ours = record(RunnableLambda(_fails_on_two))
+    assert [cfg for _, cfg in ours] == [cfg for _, cfg in lc]
+    assert "two" in ours[0][0] and "two" in lc[0][0]
+
+
+def test_listeners_taking_only_the_run_still_work():
+    lc_ends: list[Any] = []
+    our_ends: list[Any] = []
+    LCRunnableLambda(lambda x: x * 3).with_listeners(on_end=lc_ends.append).invoke(2)
+    RunnableLambda(lambda x: x * 3).with_listeners(on_end=our_ends.append).invoke(2)
+    assert len(our_ends) == len(lc_ends) == 1
+    assert [r.name for r in our_ends] == [r.name for r in lc_ends]
+
+
+# ---- the base names -------------------------------------------------------------------------
+def test_map_and_bind_build_instances_of_the_base_classes():
+    lc_each, ours_each = LCRunnableLambda(str).map(), RunnableLambda(str).map()
+    assert isinstance(lc_each, LCRunnableEach) and isinstance(lc_each, LCRunnableEachBase)
+    assert isinstance(ours_each, RunnableEach) and isinstance(ours_each, RunnableEachBase)
+    lc_bound, ours_bound = LCRunnableLambda(str).bind(), RunnableLambda(str).bind()
+    assert isinstance(lc_bound, LCRunnableBinding) and isinstance(lc_bound, LCRunnableBindingBase)
+    assert isinstance(ours_bound, RunnableBinding) and isinstance(ours_bound, RunnableBindingBase)
+    assert ours_each.invoke([1, 2]) == lc_each.invoke([1, 2]) == ["1", "2"]
+
+
+def test_subclasses_of_the_base_classes_built_with_bound_keyword():
+    class LCTwice(LCRunnableEachBase):
+        pass
+
+    class Twice(RunnableEachBase):
+        pass
+
+    lc = LCTwice(bound=LCRunnableLambda(lambda x: x * 2))
+    ours = Twice(bound=RunnableLambda(lambda x: x * 2))
+    assert ours.invoke([1, 2]) == lc.invoke([1, 2]) == [2, 4]
+    lc_binding = LCRunnableBindingBase(
+        bound=LCRunnableLambda(lambda x, k=0: x + k), kwargs={"k": 5}
+    )
+    ours_binding = RunnableBindingBase(bound=RunnableLambda(lambda x, k=0: x + k), kwargs={"k": 5})
+    assert ours_binding.invoke(1) == lc_binding.invoke(1) == 6
