@@ -138,8 +138,9 @@ class CachePair:
     def ours(self) -> CacheBackedEmbeddings:
         return CacheBackedEmbeddings.from_bytes_store(
             HashingEmbeddings(dimension=DIMENSION),
-            self.ours_store,
-            namespace="h384/",  # type: ignore[arg-type]
+            self.ours_store,  # type: ignore[arg-type]
+            namespace="h384/",
+            key_encoder="sha256",  # the same keys as LangChain's side below
         )
 
     def theirs(self) -> LCEmbeddings:

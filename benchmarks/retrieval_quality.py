@@ -122,6 +122,7 @@ def cached_minilm() -> Any:
         namespace="all-MiniLM-L6-v2-normalized-",
         query_embedding_cache=True,
         batch_size=512,
+        key_encoder="sha256",  # the keys this cache was first written with
     )
 
 

@@ -1,11 +1,17 @@
 """Cache embeddings in a byte store so an unchanged corpus is never embedded twice.
 
-Storage format (stable, documented so other tools can read it):
+Storage format: LangChain's, so a cache either library wrote is read by the other.
 
-* key: ``namespace + sha256(text as UTF-8).hexdigest()`` for documents, and
-  ``namespace + "query-" + sha256(...)`` for queries (a model may embed a query
-  differently from a document, so the two never share an entry);
-* value: the vector as little-endian float32 bytes, 4 * dimension bytes.
+* key: ``key_encoder(text)``. The named encoders give ``namespace + digest``, the digest
+  of the text as UTF-8: ``"sha1"`` (the default, LangChain's) the UUID-5 string of the
+  SHA-1 hex digest under the namespace UUID ``UUID(int=1985)``; ``"blake2b"``,
+  ``"sha256"``, ``"sha512"`` the hex digest. A callable encoder makes the whole key.
+* query keys: the same, in a query store of its own. In a store shared with documents
+  (``query_embedding_store=True``) a query's key gets ``"query-"`` after the namespace
+  (before the digest): a model may embed a query differently from a document, so the
+  two never share an entry (LangChain shares them: a deliberate difference).
+* value: the vector as a JSON list of numbers (UTF-8). Values ragline wrote before
+  (little-endian float32 bytes) are still read.
 
 Use a namespace per model (e.g. its name) so two models never read each other's vectors.
 Every vector returned, whether just computed or read back, is the float32 value, so the
@@ -15,6 +21,9 @@ first and the second call give identical results.
 from __future__ import annotations
 
 import hashlib
+import json
+import uuid
+import warnings
 from collections.abc import Awaitable, Callable, Sequence
 
 import numpy as np
@@ -31,8 +40,39 @@ _FLOAT32 = np.dtype("<f4")
 _Miss = tuple[str, str, list[int]]
 
 
+# LangChain's namespace UUID for its default (SHA-1) keys: part of the key format
+_SHA1_NAMESPACE = uuid.UUID(int=1985)
+KEY_ENCODERS = ("sha1", "blake2b", "sha256", "sha512")
+_sha1_warned = False
+
+
+def _digest(algorithm: str, text: str) -> str:
+    data = text.encode("utf-8")
+    if algorithm == "sha1":
+        hex_digest = hashlib.sha1(data, usedforsecurity=False).hexdigest()
+        return str(uuid.uuid5(_SHA1_NAMESPACE, hex_digest))
+    return hashlib.new(algorithm, data).hexdigest()
+
+
+def _warn_sha1() -> None:
+    # LangChain warns once per process too: a cache shared with LangChain needs SHA-1,
+    # which a deliberate collision can defeat (two texts, one cached vector).
+    global _sha1_warned
+    if not _sha1_warned:
+        _sha1_warned = True
+        warnings.warn(
+            "CacheBackedEmbeddings keys default to SHA-1 (LangChain's, so its caches are "
+            "shared), which is not collision-resistant: someone who controls the texts can "
+            "make two of them share one cached vector. Pass key_encoder='sha256' (or "
+            "'blake2b', 'sha512') for a new cache where that matters.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 def _encode(vector: np.ndarray) -> bytes:
-    return vector.astype(_FLOAT32, copy=False).tobytes()
+    # LangChain's value format: a JSON list of numbers (float32 values, exactly)
+    return json.dumps(vector.astype(_FLOAT32, copy=False).tolist()).encode("utf-8")
 
 
 def _dimensions(vectors: list[np.ndarray | None]) -> set[int]:
@@ -40,11 +80,24 @@ def _dimensions(vectors: list[np.ndarray | None]) -> set[int]:
 
 
 def _decode(value: bytes | None) -> np.ndarray | None:
-    # A value that is not a whole number of float32s, or not finite, is treated as a miss
-    # and overwritten: a damaged cache entry costs one re-embedding, not a crash.
-    if value is None or len(value) == 0 or len(value) % _FLOAT32.itemsize:
+    # A value that is neither a JSON list of numbers nor (ragline's earlier format) a
+    # whole number of float32s, or is not finite, is treated as a miss and overwritten:
+    # a damaged cache entry costs one re-embedding, not a crash.
+    if not value:
         return None
-    vector = np.frombuffer(value, dtype=_FLOAT32)
+    if value[:1] == b"[" and value[-1:] == b"]":
+        try:
+            numbers = np.array(json.loads(value))
+        except (ValueError, TypeError):
+            return None
+        # numbers only (no bools, strings or nested lists), in one flat non-empty list
+        if numbers.ndim != 1 or not len(numbers) or numbers.dtype.kind not in "fi":
+            return None
+        vector = numbers.astype(_FLOAT32)
+    elif len(value) % _FLOAT32.itemsize:
+        return None
+    else:
+        vector = np.frombuffer(value, dtype=_FLOAT32)
     return vector if np.isfinite(vector).all() else None
 
 
@@ -66,9 +119,14 @@ class CacheBackedEmbeddings(Embeddings):
         query_embedding_store: byte store for query vectors, or ``None`` to embed queries
             without caching.
         batch_size: at most this many misses per underlying call (``None``: all at once).
+        key_encoder: ``"sha1"`` (LangChain's default; warns once that SHA-1 is not
+            collision-resistant), ``"blake2b"``, ``"sha256"``, ``"sha512"`` (see the
+            module docstring), or a callable from text to the whole key (then no
+            ``namespace``: put any prefix in the callable, as LangChain asks).
 
     Raises:
-        InvalidInputError: a bad option (non-str namespace, batch_size < 1 ...).
+        InvalidInputError: a bad option (non-str namespace, batch_size < 1, an unknown
+            key_encoder, a namespace with a callable key_encoder ...).
 
     Example:
         >>> from ragline.core import InMemoryByteStore
@@ -87,6 +145,7 @@ class CacheBackedEmbeddings(Embeddings):
         namespace: str = "",
         query_embedding_store: BaseStore[str, bytes] | None = None,
         batch_size: int | None = None,
+        key_encoder: str | Callable[[str], str] = "sha1",
     ) -> None:
         if not isinstance(underlying_embeddings, Embeddings):
             raise InvalidInputError(
@@ -104,6 +163,25 @@ class CacheBackedEmbeddings(Embeddings):
         if not isinstance(namespace, str):
             raise InvalidInputError(f"namespace must be a str, got {type(namespace).__name__}")
         batch_size = check_optional_positive_int("batch_size", batch_size)
+        if isinstance(key_encoder, str):
+            if key_encoder not in KEY_ENCODERS:
+                raise InvalidInputError(
+                    f"key_encoder must be one of {', '.join(map(repr, KEY_ENCODERS))} or a "
+                    f"callable from text to key, got {key_encoder!r}"
+                )
+            if key_encoder == "sha1":
+                _warn_sha1()
+        elif not callable(key_encoder):
+            raise InvalidInputError(
+                f"key_encoder must be one of {', '.join(map(repr, KEY_ENCODERS))} or a "
+                f"callable from text to key, got {type(key_encoder).__name__}"
+            )
+        elif namespace:
+            raise InvalidInputError(
+                f"namespace {namespace!r} given with a callable key_encoder: put the prefix "
+                "in the key_encoder itself (it makes the whole key)"
+            )
+        self.key_encoder = key_encoder
         self.underlying_embeddings = underlying_embeddings
         self.document_embedding_store = document_embedding_store
         self.query_embedding_store = query_embedding_store
@@ -133,6 +211,7 @@ class CacheBackedEmbeddings(Embeddings):
         query_embedding_store: BaseStore[str, bytes] | bool | None = None,
         batch_size: int | None = None,
         query_embedding_cache: BaseStore[str, bytes] | bool | None = None,
+        key_encoder: str | Callable[[str], str] = "sha1",
     ) -> CacheBackedEmbeddings:
         """Build a cache over a byte store (LangChain's constructor name).
 
@@ -145,6 +224,8 @@ class CacheBackedEmbeddings(Embeddings):
             batch_size: at most this many misses per underlying call.
             query_embedding_cache: LangChain's name for ``query_embedding_store`` (give
                 one or the other).
+            key_encoder: how texts become keys (see the class): ``"sha1"`` (default,
+                LangChain's), ``"blake2b"``, ``"sha256"``, ``"sha512"`` or a callable.
 
         Returns:
             The cache-backed embeddings.
@@ -157,7 +238,7 @@ class CacheBackedEmbeddings(Embeddings):
             >>> from ragline.embeddings import HashingEmbeddings
             >>> store = InMemoryByteStore()
             >>> cached = CacheBackedEmbeddings.from_bytes_store(
-            ...     HashingEmbeddings(dimension=8), store, namespace="h:")
+            ...     HashingEmbeddings(dimension=8), store, namespace="h:", key_encoder="sha256")
             >>> _ = cached.embed_documents(["x"])
             >>> [key[:6] for key in store.yield_keys()]
             ['h:2d71']
@@ -181,6 +262,7 @@ class CacheBackedEmbeddings(Embeddings):
             namespace=namespace,
             query_embedding_store=query_store,
             batch_size=batch_size,
+            key_encoder=key_encoder,
         )
 
     def __repr__(self) -> str:
@@ -191,12 +273,21 @@ class CacheBackedEmbeddings(Embeddings):
     # -- keys --------------------------------------------------------------------------------
 
     def document_key(self, text: str) -> str:
-        """The store key of a document text: ``namespace + sha256 hex``."""
-        return self.namespace + hashlib.sha256(text.encode("utf-8")).hexdigest()
+        """The store key of a document text (LangChain's: see the module docstring)."""
+        encoder = self.key_encoder
+        if callable(encoder):
+            return encoder(text)
+        return self.namespace + _digest(encoder, text)
 
     def query_key(self, text: str) -> str:
-        """The store key of a query text: ``namespace + "query-" + sha256 hex``."""
-        return self.namespace + "query-" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+        """The store key of a query text: the document key in a query store of its own;
+        ``"query-"`` after the namespace in a store shared with documents."""
+        if self.query_embedding_store is not self.document_embedding_store:
+            return self.document_key(text)
+        encoder = self.key_encoder
+        if callable(encoder):
+            return "query-" + encoder(text)
+        return self.namespace + "query-" + _digest(encoder, text)
 
     # -- sync ----------------------------------------------------------------------------------
 

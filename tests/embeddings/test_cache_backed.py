@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -92,17 +93,68 @@ async def test_small_batches_fill_every_position_of_a_repeated_text() -> None:
     assert underlying.document_calls[3:] == [["f", "g"], ["h"]]
 
 
-def test_storage_format_is_namespace_sha256_key_and_float32_bytes() -> None:
+def test_storage_format_is_namespace_digest_key_and_a_json_list() -> None:
     store = InMemoryByteStore()
     cached = CacheBackedEmbeddings.from_bytes_store(
-        HashingEmbeddings(dimension=16), store, namespace="hash16:"
+        HashingEmbeddings(dimension=16), store, namespace="hash16:", key_encoder="sha256"
     )
     cached.embed_documents(["hello"])
     key = "hash16:" + sha("hello")
     assert list(store.yield_keys()) == [key]
     (value,) = store.mget([key])
-    assert value is not None and len(value) == 16 * 4
-    np.testing.assert_array_equal(np.frombuffer(value, dtype="<f4"), reference(["hello"])[0])
+    assert value is not None
+    assert json.loads(value) == reference(["hello"])[0].tolist()  # the float32 values
+
+
+def test_default_keys_are_langchains_sha1_uuid5_and_warn_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ragline.embeddings.cache as cache_module
+
+    monkeypatch.setattr(cache_module, "_sha1_warned", False)
+    store = InMemoryByteStore()
+    with pytest.warns(UserWarning, match="SHA-1 .* not collision-resistant.*key_encoder='sha256'"):
+        cached = CacheBackedEmbeddings.from_bytes_store(HashingEmbeddings(4), store, namespace="m/")
+    cached.embed_documents(["hello"])
+    # uuid5(UUID(int=1985), sha1("hello").hexdigest()), from the stdlib uuid and hashlib
+    assert list(store.yield_keys()) == ["m/e885db5b-c0bd-5fbc-88b1-4d1da6020aa5"]
+
+
+def test_values_written_as_float32_bytes_before_are_still_read() -> None:
+    underlying = CountingEmbeddings()
+    store = InMemoryByteStore()
+    store.mset([(sha("old"), reference(["old"])[0].astype("<f4").tobytes())])
+    cached = CacheBackedEmbeddings.from_bytes_store(underlying, store, key_encoder="sha256")
+    np.testing.assert_array_equal(cached.embed_documents_array(["old"]), reference(["old"]))
+    assert underlying.document_calls == []
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [b'["0.5"]', b"[true, false]", b"[[1.0]]", b"[]", b"[NaN]", b"[1.0,", b"\x00\x01\x02"],
+)
+def test_a_damaged_value_is_a_miss(bad: bytes) -> None:
+    underlying = CountingEmbeddings(dimension=1)
+    store = InMemoryByteStore()
+    store.mset([(sha("a"), bad)])
+    cached = CacheBackedEmbeddings.from_bytes_store(underlying, store, key_encoder="sha256")
+    np.testing.assert_array_equal(cached.embed_documents_array(["a"]), reference(["a"], 1))
+    assert underlying.document_calls == [["a"]]
+
+
+def test_callable_key_encoder_makes_the_whole_key() -> None:
+    store = InMemoryByteStore()
+    cached = CacheBackedEmbeddings.from_bytes_store(
+        HashingEmbeddings(4), store, key_encoder=lambda text: "k/" + text.upper()
+    )
+    cached.embed_documents(["ab"])
+    assert list(store.yield_keys()) == ["k/AB"]
+    with pytest.raises(InvalidInputError, match="namespace 'n/' given with a callable key_encoder"):
+        CacheBackedEmbeddings.from_bytes_store(
+            HashingEmbeddings(4), store, namespace="n/", key_encoder=str.upper
+        )
+    with pytest.raises(InvalidInputError, match=r"key_encoder must be one of 'sha1', .* got 'md5'"):
+        CacheBackedEmbeddings.from_bytes_store(HashingEmbeddings(4), store, key_encoder="md5")
 
 
 def test_queries_are_not_cached_by_default() -> None:
@@ -119,7 +171,7 @@ def test_query_cache_in_the_document_store_uses_distinct_keys() -> None:
     underlying = CountingEmbeddings()
     store = InMemoryByteStore()
     cached = CacheBackedEmbeddings.from_bytes_store(
-        underlying, store, namespace="n:", query_embedding_store=True
+        underlying, store, namespace="n:", query_embedding_store=True, key_encoder="sha256"
     )
     first = cached.embed_query("same")
     assert cached.embed_query("same") == first
@@ -132,7 +184,9 @@ def test_query_cache_in_the_document_store_uses_distinct_keys() -> None:
 def test_langchain_name_for_the_query_cache() -> None:
     underlying = CountingEmbeddings()
     store = InMemoryByteStore()
-    cached = CacheBackedEmbeddings.from_bytes_store(underlying, store, query_embedding_cache=True)
+    cached = CacheBackedEmbeddings.from_bytes_store(
+        underlying, store, query_embedding_cache=True, key_encoder="sha256"
+    )
     cached.embed_query("q")
     cached.embed_query("q")
     assert underlying.query_calls == [["q"]]
@@ -158,18 +212,22 @@ def test_query_cache_in_its_own_store() -> None:
 def test_damaged_entry_is_re_embedded_and_repaired() -> None:
     underlying = CountingEmbeddings()
     store = InMemoryByteStore()
-    cached = CacheBackedEmbeddings.from_bytes_store(underlying, store)
+    cached = CacheBackedEmbeddings.from_bytes_store(underlying, store, key_encoder="sha256")
     store.mset([(sha("a"), b"\x00\x01\x02"), (sha("b"), np.full(16, np.nan, "<f4").tobytes())])
     result = cached.embed_documents_array(["a", "b"])
     assert underlying.document_calls == [["a", "b"]]
     np.testing.assert_array_equal(result, reference(["a", "b"]))
-    assert store.mget([sha("a")]) == [reference(["a"])[0].tobytes()]
+    assert store.mget([sha("a")]) == [json.dumps(reference(["a"])[0].tolist()).encode()]
 
 
 def test_namespace_shared_by_two_dimensions_is_an_error() -> None:
     store = InMemoryByteStore()
-    CacheBackedEmbeddings.from_bytes_store(HashingEmbeddings(8), store).embed_documents(["a"])
-    other = CacheBackedEmbeddings.from_bytes_store(HashingEmbeddings(16), store)
+    CacheBackedEmbeddings.from_bytes_store(
+        HashingEmbeddings(8), store, key_encoder="sha256"
+    ).embed_documents(["a"])
+    other = CacheBackedEmbeddings.from_bytes_store(
+        HashingEmbeddings(16), store, key_encoder="sha256"
+    )
     with pytest.raises(DimensionError, match=r"dimensions \[8, 16\].*own namespace"):
         other.embed_documents(["a", "b"])
     assert list(store.yield_keys()) == [sha("a")]  # nothing of the 16-d model was stored
@@ -183,13 +241,14 @@ def test_two_processes_share_a_local_file_store_cache(tmp_path: Path) -> None:
         "from ragline.core import LocalFileStore\n"
         "from ragline.embeddings import CacheBackedEmbeddings, HashingEmbeddings\n"
         "cached = CacheBackedEmbeddings.from_bytes_store(\n"
-        "    HashingEmbeddings(dimension=16), LocalFileStore(sys.argv[1]), namespace='h16/')\n"
+        "    HashingEmbeddings(dimension=16), LocalFileStore(sys.argv[1]), namespace='h16/',\n"
+        "    key_encoder='sha256')\n"
         f"cached.embed_documents({texts!r})\n"
     )
     subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True, timeout=300)
     underlying = CountingEmbeddings(dimension=16)
     cached = CacheBackedEmbeddings.from_bytes_store(
-        underlying, LocalFileStore(tmp_path), namespace="h16/"
+        underlying, LocalFileStore(tmp_path), namespace="h16/", key_encoder="sha256"
     )
     result = cached.embed_documents_array([*texts, "new here"])
     assert underlying.document_calls == [["new here"]]
