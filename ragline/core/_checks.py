@@ -38,6 +38,7 @@ __all__ = [
     "check_positive_int",
     "check_positive_number",
     "check_str_list",
+    "check_unicode",
     "check_unit_interval",
 ]
 
@@ -318,3 +319,39 @@ def check_str_list(items: Sequence[str], *, what: str) -> list[str]:
                 f"{what}[{position}] must be a str, got {type(item).__name__}: {item!r:.60}"
             )
     return checked
+
+
+def check_unicode(text: str, *, what: str) -> str:
+    """Return ``text`` after checking that it is valid Unicode (encodable as UTF-8).
+
+    A Python ``str`` may hold a lone surrogate (``"\\ud800"``, from JSON escapes or
+    ``bytes.decode(errors="surrogateescape")``); no tokenizer, HTTP body or database
+    takes one, and each fails in its own words. This check refuses it once, up front.
+    ASCII text (the common case) is accepted without encoding it.
+
+    Args:
+        text: the text (a ``str``; callers check the type first).
+        what: how the argument is named in the error message (``query``, ``texts[3]``).
+
+    Returns:
+        ``text`` itself.
+
+    Raises:
+        InvalidInputError: ``text`` holds a lone surrogate; the message names ``what``,
+            the character and its position.
+
+    Example:
+        >>> check_unicode("naïve café", what="query")
+        'naïve café'
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:  # for UTF-8 this only ever means a lone surrogate
+        raise InvalidInputError(
+            f"{what} holds a lone surrogate {text[err.start]!r} at position {err.start}; "
+            "text must be valid Unicode: remove it, or decode the source bytes with "
+            "errors='replace'"
+        ) from None
+    return text

@@ -24,13 +24,16 @@ from typing import Any
 import numpy as np
 
 from ragline.core import DimensionError, InvalidInputError
-from ragline.core._checks import check_str_list
+from ragline.core._checks import check_str_list, check_unicode
 
 __all__ = ["Embeddings", "check_texts", "validate_embeddings"]
 
 
 def check_texts(texts: Sequence[str], *, what: str = "texts") -> list[str]:
-    """Return ``texts`` as a list after checking that every item is a ``str``.
+    """Return ``texts`` as a list after checking that every item is a valid ``str``.
+
+    Every embedding class checks its input here (or in :func:`check_text`), so a lone
+    surrogate is refused the same way whatever model would have choked on it.
 
     Args:
         texts: the texts to embed.
@@ -40,20 +43,26 @@ def check_texts(texts: Sequence[str], *, what: str = "texts") -> list[str]:
         A list of the same strings (a new list; the caller's is not kept).
 
     Raises:
-        InvalidInputError: ``texts`` is a single string or holds a non-string item.
+        InvalidInputError: ``texts`` is a single string, holds a non-string item, or
+            an item with a lone surrogate (named by its position: ``texts[2]``).
 
     Example:
         >>> check_texts(("a", "b"))
         ['a', 'b']
     """
-    return check_str_list(texts, what=what)
+    items = check_str_list(texts, what=what)
+    for position, text in enumerate(items):
+        if not text.isascii():  # the common case skips the call
+            check_unicode(text, what=f"{what}[{position}]")
+    return items
 
 
 def check_text(text: str, *, what: str = "text") -> str:
-    """Return ``text`` after checking it is a ``str`` (raises InvalidInputError)."""
+    """Return ``text`` after checking it is a ``str`` without a lone surrogate
+    (raises InvalidInputError naming ``what``)."""
     if not isinstance(text, str):
         raise InvalidInputError(f"{what} must be a str, got {type(text).__name__}: {text!r:.60}")
-    return text
+    return check_unicode(text, what=what)
 
 
 def validate_embeddings(

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ragline.core import Document, InvalidInputError
+from ragline.core._checks import check_unicode
 from ragline.embeddings import Embeddings
 from ragline.vectorstores._validation import SearchPlan
 from ragline.vectorstores.filters import FilterNode
@@ -195,6 +196,7 @@ class StorePrimitives(ABC):
         ``(document, score)`` pairs, or the documents alone with ``scores=False``."""
         if not queries:
             return []
+        _check_query_texts(queries)
         return self._search_vectors(self._embed_queries(queries), plan, scores=scores)
 
     async def _asearch_texts(
@@ -202,6 +204,7 @@ class StorePrimitives(ABC):
     ) -> list[list[Any]]:
         if not queries:
             return []
+        _check_query_texts(queries)
         vectors = await self._aembed_queries(queries)
         return await self._asearch_vectors(vectors, plan, scores=scores)
 
@@ -330,6 +333,14 @@ class StorePrimitives(ABC):
         DimensionError. A backend with a cheaper exact check for some inputs may
         override it and defer the rest to this one (FAISS does for one query)."""
         return as_vector_matrix(vectors, dimension=dimension, what="query vector")
+
+
+def _check_query_texts(queries: list[str]) -> None:
+    """Refuse a query with a lone surrogate here, whatever the embeddings (a LangChain
+    class included) would make of it: InvalidInputError naming the query and position."""
+    for position, query in enumerate(queries):
+        if type(query) is str and not query.isascii():
+            check_unicode(query, what="query" if len(queries) == 1 else f"queries[{position}]")
 
 
 def _plain_queries(embeddings: Any) -> bool:

@@ -128,6 +128,28 @@ def test_non_string_texts_rejected(embeddings: Embeddings, bad: list[object]) ->
         embeddings.embed_queries_array(bad)  # type: ignore[arg-type]
 
 
+async def test_lone_surrogate_rejected_with_its_position(embeddings: Embeddings) -> None:
+    """A lone surrogate is an InvalidInputError naming the argument and the position, the
+    same for every model, before any tokenizer or request (which fail in their own words:
+    TypeError, UnicodeEncodeError). A subclass's own ``embed_query`` is its own business,
+    so the list-only class is held to this on the array methods alone."""
+    surrogate = r"holds a lone surrogate '\\ud800' at position 3"
+    with pytest.raises(InvalidInputError, match=r"texts\[1\] " + surrogate):
+        embeddings.embed_documents_array(["fine", "cat\ud800"])
+    with pytest.raises(InvalidInputError, match=r"queries\[0\] " + surrogate):
+        embeddings.embed_queries_array(["cat\ud800", "fine"])
+    with pytest.raises(InvalidInputError, match=r"texts\[1\] " + surrogate):
+        await embeddings.aembed_documents_array(["fine", "cat\ud800"])
+    if isinstance(embeddings, ListOnlyEmbeddings):
+        return
+    with pytest.raises(InvalidInputError, match=r"texts\[0\] " + surrogate):
+        embeddings.embed_documents(["cat\ud800"])
+    with pytest.raises(InvalidInputError, match=r"text " + surrogate):
+        embeddings.embed_query("cat\ud800")
+    with pytest.raises(InvalidInputError, match=r"text " + surrogate):
+        await embeddings.aembed_query("cat\ud800")
+
+
 def test_single_string_instead_of_list_rejected(embeddings: Embeddings) -> None:
     """Passing one string where a list is expected must not embed its characters."""
     with pytest.raises(InvalidInputError, match="wrap it in a list"):

@@ -419,6 +419,26 @@ def _nested_list(depth: int) -> list[Any]:
 # Input every backend refuses the same way when added, because a save, a load or a server
 # round trip would not give it back unchanged (issue 11, "small ones").
 BAD_CALLS += [
+    # a query with a lone surrogate is refused by the store before any embedding sees it
+    # (issue 31): ExplicitEmbeddings would raise LookupError, a tokenizer a TypeError
+    pytest.param(
+        lambda s: s.similarity_search("q0\ud800"),
+        InvalidInputError,
+        "query holds a lone surrogate '\\ud800' at position 2",
+        id="lone-surrogate-query",
+    ),
+    pytest.param(
+        lambda s: s.max_marginal_relevance_search("\udfffq0", k=2),
+        InvalidInputError,
+        "query holds a lone surrogate '\\udfff' at position 0",
+        id="lone-surrogate-mmr-query",
+    ),
+    pytest.param(
+        lambda s: s.as_retriever().batch(["q0", "q\ud800"]),
+        InvalidInputError,
+        "queries[1] holds a lone surrogate '\\ud800' at position 1",
+        id="lone-surrogate-retriever-batch",
+    ),
     pytest.param(
         lambda s: s.add_texts(["d8", "d9\ud800"], ids=["id8", "id9"]),
         InvalidInputError,
@@ -942,6 +962,13 @@ class VectorStoreContract:
         assert store.get_by_ids([names[0], names[-1]])[1].id == names[-1]
 
     # ------------------------------------------------------------------ async twins
+
+    async def test_async_search_refuses_a_lone_surrogate(self, store: VectorStore) -> None:
+        """The async search path checks the query as the sync one does (issue 31)."""
+        with pytest.raises(InvalidInputError, match=r"query holds a lone surrogate '\\ud800'"):
+            await store.asimilarity_search("q0\ud800")
+        with pytest.raises(InvalidInputError, match=r"queries\[0\] holds a lone surrogate"):
+            await store.as_retriever().abatch(["\ud800", "q0"])
 
     async def test_async_twins_match_sync(
         self, store_factory: StoreFactory, embeddings: ExplicitEmbeddings
