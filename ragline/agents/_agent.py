@@ -16,7 +16,7 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from ragline.agents._output_parsers import MRKLOutputParser
+from ragline.agents._output_parsers import MRKLOutputParser, ToolsAgentOutputParser
 from ragline.agents._prompts import FORMAT_INSTRUCTIONS, PREFIX, SUFFIX
 from ragline.core import (
     AgentAction,
@@ -27,8 +27,11 @@ from ragline.core import (
     InvalidInputError,
     PromptTemplate,
     Runnable,
+    RunnableLambda,
     StrOutputParser,
 )
+from ragline.core._drive import Effect, Operation, adrive, drive
+from ragline.core.messages import BaseMessage
 from ragline.core.runnables.runs import add_chunks
 
 __all__ = [
@@ -42,6 +45,8 @@ __all__ = [
 
 Steps = list[tuple[AgentAction, Any]]
 STOPPED = "Agent stopped due to iteration limit or time limit."
+# LangChain's multi-action agents (the tool-calling agent among them) say it this way.
+STOPPED_MULTI = "Agent stopped due to max iterations."
 EARLY_STOPPING_METHODS = ("force", "generate")
 
 
@@ -55,6 +60,8 @@ class BaseSingleActionAgent(Fields):
     """LangChain's agent protocol: ``plan(intermediate_steps, callbacks=None, **inputs)``
     returns an action (or a list of them) or a finish. Subclasses write ``plan``;
     ``aplan`` runs it in a worker thread unless overridden."""
+
+    stopped_message = STOPPED  # the "force" answer when a limit stops the executor
 
     @property
     def input_keys(self) -> list[str]:
@@ -98,7 +105,7 @@ class BaseSingleActionAgent(Fields):
             ConfigurationError: an unknown method.
         """
         if early_stopping_method == "force":
-            return AgentFinish({"output": STOPPED}, "")
+            return AgentFinish({"output": self.stopped_message}, "")
         if early_stopping_method == "generate":
             output = self.plan(intermediate_steps, **kwargs)
             return _as_finish(output)
@@ -119,6 +126,8 @@ class BaseSingleActionAgent(Fields):
 
 class BaseMultiActionAgent(BaseSingleActionAgent):
     """An agent whose ``plan`` returns a list of actions (run in one step) or a finish."""
+
+    stopped_message = STOPPED_MULTI
 
 
 def _as_finish(output: Any) -> AgentFinish:
@@ -151,6 +160,12 @@ class RunnableAgent(BaseMultiActionAgent):
         if not isinstance(self.runnable, Runnable):
             kind = type(self.runnable).__name__
             raise InvalidInputError(f"an agent must be a Runnable or an agent object, got {kind}")
+        # LangChain's executor treats a runnable whose output is a list of actions (the
+        # tool-calling agent's parser) as a multi-action agent, anything else as a
+        # single-action one; the two say "stopped" differently.
+        last = getattr(self.runnable, "last", self.runnable)
+        multi = isinstance(last, ToolsAgentOutputParser)
+        self.stopped_message = STOPPED_MULTI if multi else STOPPED
 
     @property
     def input_keys(self) -> list[str]:
@@ -187,6 +202,7 @@ class RunnableAgent(BaseMultiActionAgent):
 
 RunnableMultiActionAgent = RunnableAgent
 _NOTHING: Any = object()
+_PLAIN_TEXT = StrOutputParser()
 
 
 class Agent(BaseSingleActionAgent):
@@ -219,9 +235,21 @@ class Agent(BaseSingleActionAgent):
             )
         if self.output_parser is None:
             self.output_parser = self._get_default_output_parser()
-        self._chain = (
-            self.prompt | self.llm.bind(stop=self._stop) | StrOutputParser()
-        ).with_config(run_name="LLMChain")
+        # One "LLMChain" run with the model's run inside, as LangChain's LLMChain
+        # reports it (formatting the prompt and reading the text are not runs of their own).
+        self._model = self.llm.bind(stop=self._stop)
+        self._chain = RunnableLambda(self._complete, self._acomplete, name="LLMChain")
+
+    def _completion(self, inputs: dict[str, Any]) -> Operation[str]:
+        reply = yield Effect(self._model.invoke, self._model.ainvoke,
+                             self.prompt.format_prompt(**inputs))  # fmt: skip
+        return _PLAIN_TEXT.parse(reply.content if isinstance(reply, BaseMessage) else reply)
+
+    def _complete(self, inputs: dict[str, Any]) -> str:
+        return drive(self._completion(inputs))
+
+    async def _acomplete(self, inputs: dict[str, Any]) -> str:
+        return await adrive(self._completion(inputs))
 
     @property
     @abstractmethod

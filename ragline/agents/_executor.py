@@ -87,7 +87,9 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
         trim_intermediate_steps: keep only the last N steps in what the agent sees
             (``-1``: all), or a callable that trims them.
         verbose: print the agent's steps (``> Entering new AgentExecutor chain...``).
-        callbacks, tags, metadata: added to every run of this executor.
+        callbacks: handlers of this executor's own run (as in LangChain, not of the
+            model, parser and tool runs below it: pass those in the call's config).
+        tags, metadata: added to every run of this executor.
         memory: a legacy memory (``load_memory_variables`` / ``save_context``).
         stream_runnable: call a Runnable agent with ``stream`` (tokens reach callbacks)
             rather than ``invoke``.
@@ -314,6 +316,10 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
     ) -> Operation[dict[str, Any]]:
         config = self._run_config(config)
         manager = CallbackManager.configure(config)
+        # The executor's own handlers are local, as LangChain scopes constructor
+        # callbacks: they see this run (and its agent actions), not the runs below it.
+        for handler in _handlers(self.callbacks):
+            manager.add_handler(handler, inherit=False)
         if self.verbose:  # local: it prints this run, not every run below it
             manager.add_handler(StdOutCallbackHandler(), inherit=False)
         inputs = self._prep_inputs(input)
@@ -475,7 +481,7 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
             raise
 
     def _run_config(self, config: RunnableConfig | None) -> RunnableConfig:
-        own = {"callbacks": self.callbacks, "tags": self.tags, "metadata": self.metadata}
+        own = {"tags": self.tags, "metadata": self.metadata}
         own = {key: value for key, value in own.items() if value is not None}
         if not own:
             return ensure_config(config)
@@ -497,6 +503,15 @@ def _index_tools(tools: list[BaseTool]) -> dict[str, BaseTool]:
             )
         by_name[tool.name] = tool
     return by_name
+
+
+def _handlers(callbacks: Any) -> list[Any]:
+    """The handlers of a constructor's ``callbacks``: a list, or a callback manager."""
+    if callbacks is None:
+        return []
+    if hasattr(callbacks, "handlers"):
+        return list(callbacks.handlers)
+    return list(callbacks)
 
 
 def _as_actions(output: Any) -> list[AgentAction]:

@@ -8,7 +8,13 @@ from typing import Any
 
 from ragline.agents._agent import ZeroShotAgent
 from ragline.agents._executor import AgentExecutor
-from ragline.core import BaseTool, ChatPromptTemplate, ConfigurationError, MessagesPlaceholder
+from ragline.core import (
+    BaseTool,
+    ChatPromptTemplate,
+    ConfigurationError,
+    InvalidInputError,
+    MessagesPlaceholder,
+)
 
 __all__ = ["AgentType", "initialize_agent"]
 
@@ -62,7 +68,7 @@ def initialize_agent(
             ``"chat-zero-shot-react-description"``): ReAct text with the tools listed in
             the prompt; ``"openai-functions"`` / ``"openai-multi-functions"``: native
             tool calls (``create_tool_calling_agent``).
-        callback_manager: handlers for the executor's runs.
+        callback_manager: handlers for the executor's runs (or ``callbacks=[...]``).
         agent_path: not supported (agents are not loaded from files here).
         agent_kwargs: for the agent (``prefix``, ``suffix``, ``format_instructions``).
         tags: tags for the executor's runs.
@@ -84,6 +90,12 @@ def initialize_agent(
         raise ConfigurationError("initialize_agent(agent_path=...) is not supported; pass agent=")
     kind = _agent_type(agent)
     options = dict(agent_kwargs or {})
+    callbacks = kwargs.pop("callbacks", None)
+    if callbacks is not None and callback_manager is not None:
+        raise InvalidInputError(
+            "initialize_agent got both callback_manager and callbacks; pass one of them"
+        )
+    callback_manager = callback_manager if callbacks is None else callbacks
     if kind in (AgentType.OPENAI_FUNCTIONS, AgentType.OPENAI_MULTI_FUNCTIONS):
         from ragline.agents._create import create_tool_calling_agent
 

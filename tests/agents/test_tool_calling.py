@@ -206,7 +206,7 @@ def test_bad_tool_calls():
 def test_a_model_that_keeps_calling_is_stopped_by_max_iterations():
     executor, model = agent_with(calls(("add", {"a": 1, "b": 1}, "c1")), max_iterations=4)
     result = executor.invoke({"input": "x"})
-    assert result["output"] == "Agent stopped due to iteration limit or time limit."
+    assert result["output"] == "Agent stopped due to max iterations."  # LangChain's words
     assert len(model.calls) == 4
 
 
