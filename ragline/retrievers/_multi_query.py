@@ -10,6 +10,7 @@ results, then the new ones of the second ... A ``batch`` of questions makes one 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Hashable
 from typing import Any
 
@@ -69,6 +70,16 @@ def unique_documents(documents: list[Document]) -> list[Document]:
     return result
 
 
+def _warn_parser_key(parser_key: str | None, stacklevel: int = 3) -> None:
+    if parser_key is not None:
+        warnings.warn(
+            f"MultiQueryRetriever parser_key={parser_key!r} is deprecated and unused (as in "
+            "LangChain): the queries are the model's lines; remove the argument",
+            DeprecationWarning,
+            stacklevel=stacklevel,
+        )
+
+
 class MultiQueryRetriever(ChildBatchRetriever):
     """Search with several model-written versions of the question; return the union.
 
@@ -77,6 +88,7 @@ class MultiQueryRetriever(ChildBatchRetriever):
         llm_chain: a Runnable from ``{"question": ...}`` to the list of queries (or to
             text with one query per line). :meth:`from_llm` builds one.
         include_original: also search the question itself (searched last).
+        parser_key: deprecated and unused, as in LangChain (a ``DeprecationWarning``).
 
     Raises:
         InvalidInputError: ``retriever`` or ``llm_chain`` is not a Runnable.
@@ -97,7 +109,9 @@ class MultiQueryRetriever(ChildBatchRetriever):
         llm_chain: Runnable[Any, Any],
         *,
         include_original: bool = False,
+        parser_key: str | None = None,
     ) -> None:
+        _warn_parser_key(parser_key)
         for name, value in (("retriever", retriever), ("llm_chain", llm_chain)):
             if not isinstance(value, Runnable):
                 raise InvalidInputError(
@@ -113,6 +127,7 @@ class MultiQueryRetriever(ChildBatchRetriever):
         retriever: Runnable[str, list[Document]],
         llm: Runnable[Any, Any],
         prompt: BasePromptTemplate | None = None,
+        parser_key: str | None = None,
         include_original: bool = False,
     ) -> MultiQueryRetriever:
         """Build the retriever with ``prompt | llm | LineListOutputParser()``.
@@ -121,6 +136,8 @@ class MultiQueryRetriever(ChildBatchRetriever):
             retriever: the retriever to search with.
             llm: a chat model or text model (any Runnable whose output is text or a message).
             prompt: a prompt with the variable ``question`` (default: ``DEFAULT_QUERY_PROMPT``).
+            parser_key: LangChain's deprecated option, unused there and here: accepted
+                (in LangChain's position) with a ``DeprecationWarning``.
             include_original: also search the question itself.
 
         Raises:
@@ -135,6 +152,7 @@ class MultiQueryRetriever(ChildBatchRetriever):
             ...                              include_original=True).invoke("whale")
             [Document(page_content='red fox'), Document(page_content='blue whale')]
         """
+        _warn_parser_key(parser_key, stacklevel=3)
         prompt = DEFAULT_QUERY_PROMPT if prompt is None else prompt
         if not isinstance(prompt, BasePromptTemplate):
             raise InvalidInputError(

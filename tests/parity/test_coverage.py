@@ -357,8 +357,6 @@ PENDING: set[str] = {
     "retrievers.EmbeddingsRedundantFilter",
     "retrievers.LLMChainExtractor",
     "retrievers.LLMChainFilter",
-    "retrievers.LineListOutputParser",
-    "retrievers.MultiQueryRetriever",
     "retrievers.NoOutputParser",
     "retrievers.ParentDocumentRetriever",
     "retrievers.create_kv_docstore",

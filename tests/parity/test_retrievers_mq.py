@@ -1,0 +1,78 @@
+"""Parity: ``MultiQueryRetriever`` against LangChain's (langchain_classic.retrievers).
+
+The same keyword retriever (a word match over a fixed list, written once per library)
+and the same scripted model answer the same question; the documents must match, with
+LangChain's deprecated ``parser_key`` accepted in both of LangChain's places.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from langchain_classic.retrievers import MultiQueryRetriever as LCMultiQueryRetriever
+from langchain_classic.retrievers.multi_query import DEFAULT_QUERY_PROMPT as LC_PROMPT
+from langchain_classic.retrievers.multi_query import LineListOutputParser as LCLineListOutputParser
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document as LCDocument
+from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
+from langchain_core.retrievers import BaseRetriever as LCBaseRetriever
+
+from ragline.core import BaseRetriever, Document, FakeListChatModel, PromptTemplate
+from ragline.retrievers import LineListOutputParser, MultiQueryRetriever
+
+COVERS = {"retrievers.MultiQueryRetriever", "retrievers.LineListOutputParser"}
+
+TEXTS = ["cats purr when content", "felines sleep a lot", "dogs bark", "cats and dogs"]
+QUERIES = "cats\nfelines\ncats"
+PROMPT = PromptTemplate.from_template("Other ways to ask: {question}")
+
+
+def matches(query: str) -> list[str]:
+    return [text for text in TEXTS if any(word in text for word in query.lower().split())]
+
+
+class LCWords(LCBaseRetriever):
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[LCDocument]:
+        return [LCDocument(page_content=text) for text in matches(query)]
+
+
+class Words(BaseRetriever):
+    def _get_relevant_documents(self, query: str, *, run_manager=None) -> list[Document]:
+        return [Document(page_content=text) for text in matches(query)]
+
+
+def texts(documents) -> list[str]:
+    return [document.page_content for document in documents]
+
+
+@pytest.mark.parametrize("include_original", [False, True])
+def test_from_llm_takes_parser_key_in_langchains_position(include_original):
+    theirs = LCMultiQueryRetriever.from_llm(
+        LCWords(), LCFakeListChatModel(responses=[QUERIES]), LC_PROMPT, "lines", include_original
+    )
+    with pytest.warns(DeprecationWarning, match="parser_key='lines' is deprecated and unused"):
+        ours = MultiQueryRetriever.from_llm(
+            Words(), FakeListChatModel(responses=[QUERIES]), None, "lines", include_original
+        )
+    expected = texts(theirs.invoke("dogs"))
+    assert texts(ours.invoke("dogs")) == expected
+    # queries cats, felines, (cats again,) and with include_original the question last
+    assert expected == [TEXTS[0], TEXTS[3], TEXTS[1]] + ([TEXTS[2]] if include_original else [])
+
+
+def test_the_constructor_takes_parser_key_too():
+    lc_chain = LC_PROMPT | LCFakeListChatModel(responses=[QUERIES]) | LCLineListOutputParser()
+    theirs = LCMultiQueryRetriever(retriever=LCWords(), llm_chain=lc_chain, parser_key="lines")
+    chain = PROMPT | FakeListChatModel(responses=[QUERIES]) | LineListOutputParser()
+    with pytest.warns(DeprecationWarning, match="parser_key"):
+        ours = MultiQueryRetriever(retriever=Words(), llm_chain=chain, parser_key="lines")
+    assert texts(ours.invoke("q")) == texts(theirs.invoke("q"))
+
+
+def test_without_parser_key_nothing_is_warned():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        MultiQueryRetriever.from_llm(Words(), FakeListChatModel(responses=[QUERIES]))
