@@ -16,12 +16,15 @@ from ragline.chains._base import BaseCombineDocumentsChain, StuffDocumentsChain
 from ragline.chains._chain import LegacyChainAPI
 from ragline.chains._map_reduce import MapReduceDocumentsChain
 from ragline.chains._map_rerank import MapRerankDocumentsChain
+from ragline.chains._prompts import stuff_prompt
 from ragline.chains._refine import RefineDocumentsChain
 from ragline.chains._steps import Steps, StepsChain, invoke, stream_from
 from ragline.core import (
+    BasePromptTemplate,
     BaseRetriever,
     InvalidInputError,
     MissingVariableError,
+    PromptTemplate,
     Runnable,
     RunnableLambda,
     RunnablePassthrough,
@@ -255,6 +258,66 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         combine = load_qa_chain(llm, chain_type, **options)
         return cls(
             question_key=options.get("question_key", "question"),
+            retriever=retriever,
+            combine_documents_chain=combine,
+            return_source_documents=return_source_documents,
+            input_key=input_key,
+            output_key=output_key,
+            verbose=verbose,
+            callbacks=callbacks,
+            tags=tags,
+            metadata=metadata,
+        )
+
+    @classmethod
+    def from_llm(
+        cls,
+        llm: Runnable[Any, Any],
+        prompt: BasePromptTemplate | None = None,
+        callbacks: Any = None,
+        llm_chain_kwargs: dict[str, Any] | None = None,
+        *,
+        retriever: Runnable[str, Any],
+        return_source_documents: bool = False,
+        input_key: str = "query",
+        output_key: str = "result",
+        verbose: bool = False,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> RetrievalQA:
+        """LangChain's other constructor: an ``LLMChain`` over ``prompt`` inside a stuff
+        chain that writes each document as ``Context:\n<its text>`` into ``{context}``.
+
+        Args:
+            llm: the model.
+            prompt: a prompt with ``{context}`` and ``{question}`` (default: the stuff
+                chain's prompt).
+            callbacks: handlers of the chain's runs (and of its stuff chain's and
+                LLMChain's, as LangChain passes them to all three).
+            llm_chain_kwargs: options for the ``LLMChain`` (``verbose``,
+                ``output_parser``, ``llm_kwargs`` ...).
+            retriever, return_source_documents, input_key, output_key, verbose, tags,
+                metadata: as in :meth:`from_chain_type`.
+
+        Raises:
+            InvalidInputError: the prompt lacks ``{context}``, or an unknown option in
+                ``llm_chain_kwargs``.
+        """
+        from ragline.chains._llm_chain import LLMChain
+
+        llm_chain = LLMChain(
+            llm=llm,
+            prompt=prompt if prompt is not None else stuff_prompt("question"),
+            callbacks=callbacks,
+            **(llm_chain_kwargs or {}),
+        )
+        combine = StuffDocumentsChain(
+            llm_chain=llm_chain,
+            document_variable_name="context",
+            document_prompt=PromptTemplate.from_template("Context:\n{page_content}"),
+            callbacks=callbacks,
+        )
+        return cls(
             retriever=retriever,
             combine_documents_chain=combine,
             return_source_documents=return_source_documents,

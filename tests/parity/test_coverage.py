@@ -172,7 +172,6 @@ PENDING: set[str] = {
     "chains.MapReduceDocumentsChain",
     "chains.MapRerankDocumentsChain",
     "chains.RefineDocumentsChain",
-    "chains.RetrievalQA",
     "chains.SequentialChain",
     "chains.SimpleSequentialChain",
     "chains.StuffDocumentsChain",
