@@ -92,7 +92,7 @@ class Rates:
 def in_process(files: list[Path], batch_size: int) -> tuple[float, int]:
     start = time.perf_counter()
     chunks = SPLIT(load_paths(files).documents)
-    store = FAISS(make_embeddings("minilm"))
+    store = FAISS(make_embeddings("minilm"), metric="cosine")
     index(chunks, InMemoryRecordManager("local"), store, batch_size=batch_size)
     return time.perf_counter() - start, store.count()
 
@@ -102,7 +102,7 @@ def on_ray(
 ) -> tuple[float, int, Rates]:
     rates = Rates()
     engine = RayEngine(workers=workers, embeddings=embedding, progress=rates)
-    store = FAISS(embedding())
+    store = FAISS(embedding(), metric="cosine")
     start = time.perf_counter()
     chunks = engine.chunks(file_items(files, "**/*"), load=FileLoader(), split=SPLIT)
     index(chunks, InMemoryRecordManager("ray"), store, batch_size=batch_size, engine=engine)
@@ -116,7 +116,7 @@ def batch_overhead(texts: list[str], batch_size: int, rounds: int = 30) -> tuple
     embeddings = HashingEmbeddings(dimension=384)
     batch = [Document(text) for text in (texts * batch_size)[:batch_size]]
     ids = [f"id{n}" for n in range(batch_size)]
-    local, remote = FAISS(embeddings), FAISS(embeddings)
+    local, remote = FAISS(embeddings, metric="cosine"), FAISS(embeddings, metric="cosine")
     best = [float("inf"), float("inf")]
     with RayEngine(workers=1, embeddings=embeddings).writing(remote) as write:
         write(batch, ids)  # starts the actor

@@ -115,7 +115,7 @@ def load_chunks(corpus: Path) -> list[Document]:
 
 def bench_index(chunks: list[Document], embedding: str, repeats: int, folder: Path) -> None:
     embeddings = make_embeddings(embedding, {})
-    store = FAISS(embeddings)
+    store = FAISS(embeddings, metric="cosine")
     records = SQLRecordManager("bench", db_url=f"sqlite:///{folder / 'records.sqlite'}")
     options = {"cleanup": "incremental", "source_id_key": "source"}
     first, result = timed(lambda: index(chunks, records, store, **options))
@@ -196,7 +196,7 @@ def bench_lookup(chunks: list[Document], repeats: int, folder: Path) -> None:
     try:
         makers: dict[str, Callable[[type], Any]] = {
             "in-memory": lambda cls: cls(embeddings),
-            "FAISS": lambda cls: cls(embeddings),
+            "FAISS": lambda cls: cls(embeddings, metric="cosine"),
             "Redis": lambda cls: cls(embeddings, redis_url=server.url, index_name=cls.__name__),
         }
         bases = {"in-memory": InMemoryVectorStore, "FAISS": FAISS, "Redis": Redis}

@@ -158,6 +158,7 @@ class Setup:
             embeddings,
             metadatas=[c.metadata for c in self.chunks],
             ids=[c.id for c in self.chunks],
+            metric="cosine",
         )
         self.bm25 = BM25Retriever.from_documents(self.chunks, k=depth)
         self.bm25_stem = BM25Retriever.from_documents(

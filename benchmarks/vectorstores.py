@@ -262,7 +262,9 @@ def build_all(data: Data) -> dict[str, Any]:
     emb = data.embeddings
     return {
         "raw": RawFaiss.from_embeddings(data.pairs, emb, data.metadatas, data.ids),
-        "ragline": FAISS.from_embeddings(data.pairs, emb, data.metadatas, ids=data.ids),
+        "ragline": FAISS.from_embeddings(
+            data.pairs, emb, data.metadatas, ids=data.ids, metric="cosine"
+        ),
         "langchain": LCFAISS.from_embeddings(
             data.pairs, emb, data.metadatas, ids=data.ids, **lc_options()
         ),
@@ -382,7 +384,9 @@ def measure(count: int, queries: int, rows: list[dict[str, Any]]) -> None:
     builds = repeated(
         {
             "raw": lambda: RawFaiss.from_embeddings(data.pairs, emb, data.metadatas, data.ids),
-            "ragline": lambda: FAISS.from_embeddings(data.pairs, emb, data.metadatas, ids=data.ids),
+            "ragline": lambda: FAISS.from_embeddings(
+                data.pairs, emb, data.metadatas, ids=data.ids, metric="cosine"
+            ),
             "langchain": lambda: LCFAISS.from_embeddings(
                 data.pairs, emb, data.metadatas, ids=data.ids, **lc_options()
             ),
@@ -393,7 +397,9 @@ def measure(count: int, queries: int, rows: list[dict[str, Any]]) -> None:
     builds = repeated(
         {
             "raw": lambda: RawFaiss.from_texts(data.texts, emb, data.metadatas, data.ids),
-            "ragline": lambda: FAISS.from_texts(data.texts, emb, data.metadatas, ids=data.ids),
+            "ragline": lambda: FAISS.from_texts(
+                data.texts, emb, data.metadatas, ids=data.ids, metric="cosine"
+            ),
             "langchain": lambda: LCFAISS.from_texts(
                 data.texts, emb, data.metadatas, ids=data.ids, **lc_options()
             ),
@@ -533,7 +539,9 @@ def measure(count: int, queries: int, rows: list[dict[str, Any]]) -> None:
             lambda: RawFaiss.from_embeddings(data.pairs, emb, data.metadatas, data.ids)
         ),
         "ragline": document_memory(
-            lambda: FAISS.from_embeddings(data.pairs, emb, data.metadatas, ids=data.ids)
+            lambda: FAISS.from_embeddings(
+                data.pairs, emb, data.metadatas, ids=data.ids, metric="cosine"
+            )
         ),
         "langchain": document_memory(
             lambda: LCFAISS.from_embeddings(
@@ -636,7 +644,9 @@ def hnsw_mode(size: int, queries: int, m: int, ef_construction: int, data: str) 
             return query_vectors[[int(text) for text in texts]]
 
     print(f"building ragline FAISS HNSW{m} (efConstruction {ef_construction}) ...", flush=True)
-    store = FAISS(Table(), index_factory=f"HNSW{m}", ef_construction=ef_construction)
+    store = FAISS(
+        Table(), metric="cosine", index_factory=f"HNSW{m}", ef_construction=ef_construction
+    )
     start = time.perf_counter()
     chunk = 100_000
     for first in range(0, size, chunk):  # add_embeddings in chunks, to show progress

@@ -262,7 +262,9 @@ PINNED_EXPORTS = {
     ],
     "chat_models": ["ChatOpenAI", "convert_to_openai_tool"],
     "vectorstores": [
+        "DistanceStrategy",
         "FAISS",
+        "InMemoryDocstore",
         "InMemoryVectorStore",
         "Redis",
         "RedisStore",

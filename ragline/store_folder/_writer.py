@@ -236,7 +236,7 @@ class FolderWriter:
             except PersistenceError as err:
                 raise PersistenceError(f"{err}; {RECOVERY_HINT}") from err
         else:
-            store = FAISS(self.embeddings)
+            store = FAISS(self.embeddings, metric="cosine")  # the folder's own metric
         self.store, self.records = store, records
         committed = previous.artifacts if previous is not None and data is not None else []
         for name in self.manifest.artifacts:

@@ -11,6 +11,8 @@ _EXPORTS = {
     "VectorStoreRetriever": ".retriever",
     "InMemoryVectorStore": ".in_memory",
     "FAISS": ".faiss",
+    "DistanceStrategy": ".utils",
+    "InMemoryDocstore": ".faiss._docstore",
     "Redis": ".redis",
     # a byte store, not a vector store: its home is ragline.core.stores (kept here too)
     "RedisStore": "ragline.core.stores",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from enum import Enum
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from ragline.core.exceptions import DimensionError
 __all__ = [
     "METRICS",
     "RELEVANCE_FUNCTIONS",
+    "DistanceStrategy",
     "as_vector_matrix",
     "cosine_similarity_matrix",
     "maximal_marginal_relevance",
@@ -33,6 +35,23 @@ _SMALL_MATRIX = 4096  # values: up to ten 384-dimension queries
 
 # The distance metrics a store may be built with.
 METRICS = ("cosine", "inner_product", "l2")
+
+
+class DistanceStrategy(str, Enum):
+    """LangChain's names for a store's distance (``FAISS(distance_strategy=...)``).
+
+    The values are LangChain's strings, so either library's member (or the plain
+    string) is accepted where the other's is expected. ragline's own stores are built
+    with ``metric=`` ("cosine", "inner_product", "l2"); see
+    :class:`ragline.vectorstores.FAISS` for how each strategy maps to a metric and to
+    LangChain's scores.
+    """
+
+    EUCLIDEAN_DISTANCE = "EUCLIDEAN_DISTANCE"
+    MAX_INNER_PRODUCT = "MAX_INNER_PRODUCT"
+    DOT_PRODUCT = "DOT_PRODUCT"
+    JACCARD = "JACCARD"
+    COSINE = "COSINE"
 
 
 def _clip(values: np.ndarray) -> np.ndarray:

@@ -90,8 +90,7 @@ def build(embeddings: Embeddings, kind: str, count: int = N, **extra: Any) -> FA
         embeddings,
         METADATAS[:count],
         ids=IDS[:count],
-        **INDEX_TYPES[kind],
-        **extra,
+        **{"metric": "cosine", **INDEX_TYPES[kind], **extra},
     )
 
 
@@ -141,7 +140,11 @@ def test_native_scores_are_exact_for_each_metric(plane: TableEmbeddings) -> None
 
 def test_from_embeddings_and_from_documents(plane: TableEmbeddings) -> None:
     store = FAISS.from_embeddings(
-        [("a", [1.0, 0.0]), ("b", [0.0, 1.0])], plane, [{"k": 1}, {"k": 2}], ids=["A", "B"]
+        [("a", [1.0, 0.0]), ("b", [0.0, 1.0])],
+        plane,
+        [{"k": 1}, {"k": 2}],
+        ids=["A", "B"],
+        metric="cosine",
     )
     assert ids_of(store.similarity_search_by_vector([0.1, 1.0], k=2)) == ["B", "A"]
     assert store.get_by_ids(["A"])[0].metadata == {"k": 1}
@@ -174,7 +177,7 @@ def test_bad_options_are_refused(plane: TableEmbeddings, options: dict, fragment
 
 
 def test_a_bad_factory_fails_the_first_add_and_stores_nothing(plane: TableEmbeddings) -> None:
-    store = FAISS(plane, index_factory="PQ3")  # 2-D vectors cannot split into 3
+    store = FAISS(plane, index_factory="PQ3", metric="cosine")  # 2-D vectors cannot split into 3
     with pytest.raises(ConfigurationError, match="PQ3"):
         store.add_texts(["x", "y"])
     assert store.count() == 0 and store.dimension is None
@@ -234,7 +237,8 @@ def test_hnsw_masked_ids_never_come_back_and_are_dropped_on_save(
 
 
 def test_ivf_trains_once_enough_vectors_exist(random_embeddings: TableEmbeddings) -> None:
-    store = FAISS(random_embeddings, index_factory="IVF8,Flat", nprobe=8)  # trains at 39 * 8
+    # trains at 39 * 8
+    store = FAISS(random_embeddings, index_factory="IVF8,Flat", nprobe=8, metric="cosine")
     store.add_texts(TEXTS[:300], METADATAS[:300], ids=IDS[:300])
     assert not isinstance(store.index, faiss.IndexIVF)  # exact flat index while waiting
     assert ids_of(store.similarity_search("q0", k=5)) == exact_ids(
@@ -325,7 +329,7 @@ def test_filter_index_agrees_with_the_reference_evaluator(plane: TableEmbeddings
     metadatas = [{"v": value} for value in values] + [{}, {"w": 1}]
     texts = [f"d{i}" for i in range(len(metadatas))]
     table = {text: [1.0, i / 10] for i, text in enumerate(texts)} | {"query": [1.0, 0.0]}
-    store = FAISS.from_texts(texts, TableEmbeddings(table), metadatas, ids=texts)
+    store = FAISS.from_texts(texts, TableEmbeddings(table), metadatas, ids=texts, metric="cosine")
     filters = [
         {"v": True}, {"v": 1}, {"v": 1.0}, {"v": 0}, {"v": False}, {"v": "1"},
         {"v": {"$ne": 1}}, {"v": {"$in": [True, "a"]}}, {"v": {"$nin": [1, "a"]}},
@@ -419,20 +423,26 @@ def test_bad_input_changes_nothing(random_embeddings: TableEmbeddings) -> None:
 
 
 def test_merge_from_adds_everything_and_refuses_clashes(random_embeddings: TableEmbeddings) -> None:
-    first = FAISS.from_texts(TEXTS[:10], random_embeddings, METADATAS[:10], ids=IDS[:10])
-    second = FAISS.from_texts(TEXTS[10:20], random_embeddings, METADATAS[10:20], ids=IDS[10:20])
+    first = FAISS.from_texts(
+        TEXTS[:10], random_embeddings, METADATAS[:10], ids=IDS[:10], metric="cosine"
+    )
+    second = FAISS.from_texts(
+        TEXTS[10:20], random_embeddings, METADATAS[10:20], ids=IDS[10:20], metric="cosine"
+    )
     first.merge_from(second)
     assert first.count() == 20 and second.count() == 10
     assert ids_of(first.similarity_search("q2", k=20)) == exact_ids(
         QUERY_VECTORS[2], list(range(20)), 20
     )
-    clashing = FAISS.from_texts(TEXTS[15:25], random_embeddings, METADATAS[15:25], ids=IDS[15:25])
+    clashing = FAISS.from_texts(
+        TEXTS[15:25], random_embeddings, METADATAS[15:25], ids=IDS[15:25], metric="cosine"
+    )
     with pytest.raises(InvalidInputError, match="'id15'"):
         first.merge_from(clashing)
     assert first.count() == 20 and first.index.ntotal == 20 and clashing.count() == 10
     with pytest.raises(InvalidInputError, match="metric"):
         first.merge_from(FAISS.from_texts(["t30"], random_embeddings, metric="l2"))
-    other_dimension = FAISS.from_embeddings([("z", [1.0, 0.0])], random_embeddings)
+    other_dimension = FAISS.from_embeddings([("z", [1.0, 0.0])], random_embeddings, metric="cosine")
     with pytest.raises(InvalidInputError, match="dimension"):
         first.merge_from(other_dimension)
     assert first.count() == 20
@@ -463,7 +473,9 @@ def test_save_load_round_trip(
 
 
 def test_saved_files_are_documented_format(plane: TableEmbeddings, tmp_path: Path) -> None:
-    FAISS.from_texts(["x", "y"], plane, [{"a": 1}, {}], ids=["X", "Y"]).save_local(tmp_path, "kb")
+    FAISS.from_texts(["x", "y"], plane, [{"a": 1}, {}], ids=["X", "Y"], metric="cosine").save_local(
+        tmp_path, "kb"
+    )
     manifest = json.loads((tmp_path / "kb.manifest.json").read_text())
     keys = ("format", "format_version", "dimension", "metric", "count")
     assert {k: manifest[k] for k in keys} == {
@@ -495,7 +507,7 @@ def test_save_of_an_untrained_ivf_and_of_an_empty_store(
     )
     loaded.add_texts(TEXTS[100:400], METADATAS[100:400], ids=IDS[100:400])
     assert isinstance(loaded.index, faiss.IndexIVF)
-    FAISS(random_embeddings).save_local(tmp_path / "empty")
+    FAISS(random_embeddings, metric="cosine").save_local(tmp_path / "empty")
     empty = FAISS.load_local(tmp_path / "empty", random_embeddings)
     assert empty.count() == 0 and empty.similarity_search("q0") == []
 
@@ -544,8 +556,8 @@ def test_unsavable_metadata_is_refused_before_writing(
     """Metadata a save could not write is refused when added; if some slips in anyway,
     the save refuses it, naming the document, before writing any file."""
     with pytest.raises(InvalidInputError, match=r"metadatas\[0\]\['when'\]"):
-        FAISS.from_texts(["x"], plane, [{"when": object()}], ids=["X"])
-    store = FAISS.from_texts(["x"], plane, [{}], ids=["X"])
+        FAISS.from_texts(["x"], plane, [{"when": object()}], ids=["X"], metric="cosine")
+    store = FAISS.from_texts(["x"], plane, [{}], ids=["X"], metric="cosine")
     store.snapshot().metadatas[0]["when"] = object()  # the snapshot shares the dicts
     with pytest.raises(InvalidInputError, match="'X'"):
         store.save_local(tmp_path / "out")
@@ -553,7 +565,9 @@ def test_unsavable_metadata_is_refused_before_writing(
 
 
 def _saved(embeddings: Embeddings, folder: Path) -> dict[str, Any]:
-    FAISS.from_texts(TEXTS[:50], embeddings, METADATAS[:50], ids=IDS[:50]).save_local(folder)
+    FAISS.from_texts(
+        TEXTS[:50], embeddings, METADATAS[:50], ids=IDS[:50], metric="cosine"
+    ).save_local(folder)
     return json.loads((folder / "index.manifest.json").read_text())
 
 
@@ -963,7 +977,8 @@ def test_ivf_trains_at_exactly_train_size_and_keeps_every_vector(
     IVF index (>=, not >), which then holds every vector under its own id: each document
     is its own nearest neighbour afterwards."""
     store = FAISS.from_texts(TEXTS[:99], random_embeddings, ids=IDS[:99],
-                             index_factory="IVF4,Flat", train_size=100, nprobe=4)  # fmt: skip
+                             index_factory="IVF4,Flat", train_size=100, nprobe=4,
+                             metric="cosine")  # fmt: skip
     assert not isinstance(store.index, faiss.IndexIVF)
     store.add_texts(TEXTS[99:100], ids=IDS[99:100])
     assert isinstance(store.index, faiss.IndexIVF) and store.index.ntotal == 100
@@ -981,7 +996,9 @@ def test_filters_at_the_exact_scoring_boundary(
     the k nearest matching documents come back, in order."""
     rows = list(range(0, 160, 14))[:matching]
     metadatas = [{"hit": i in rows} for i in range(160)]
-    store = FAISS.from_texts(TEXTS[:160], random_embeddings, metadatas, ids=IDS[:160])
+    store = FAISS.from_texts(
+        TEXTS[:160], random_embeddings, metadatas, ids=IDS[:160], metric="cosine"
+    )
     for j in range(QUERIES):
         found = store.similarity_search(f"q{j}", k=5, filter={"hit": True})
         assert ids_of(found) == exact_ids(QUERY_VECTORS[j], rows, 5)
@@ -993,7 +1010,7 @@ def test_a_lone_surrogate_that_slipped_in_fails_the_save_before_any_file(
     """add_texts refuses lone surrogates; one that slips in anyway (here through the
     snapshot's shared dicts) fails save_local with InvalidInputError before any file
     (or temporary file) is written, and the previous copy stays loadable."""
-    store = FAISS.from_texts(["x"], plane, [{"who": "a"}], ids=["X"])
+    store = FAISS.from_texts(["x"], plane, [{"who": "a"}], ids=["X"], metric="cosine")
     store.save_local(tmp_path)
     before = sorted(path.name for path in tmp_path.iterdir())
     store.snapshot().metadatas[0]["who"] = "\udc80"

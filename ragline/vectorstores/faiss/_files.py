@@ -52,6 +52,8 @@ FORMAT_NAME = "ragline.faiss"
 # 2: "labels" only when the faiss index cannot list them (IVF); 1: "labels" always
 FORMAT_VERSION = 3
 _OPTION_NAMES = ("ef_search", "ef_construction", "nprobe", "train_size")
+# the LangChain distance strategies a saved store may name (FAISS refuses the others)
+_STRATEGIES = ("EUCLIDEAN_DISTANCE", "MAX_INNER_PRODUCT", "COSINE")
 
 
 def _manifest_path(folder: Path, index_name: str) -> Path:
@@ -100,7 +102,16 @@ def save(snapshot: Snapshot, folder: Path, index_name: str, *, durable: bool) ->
             "index_factory": options.factory,
             "trained": True if index is None else index.trained,
             "count": len(snapshot.ids),
-            "options": {name: getattr(options, name) for name in _OPTION_NAMES},
+            "options": {
+                **{name: getattr(options, name) for name in _OPTION_NAMES},
+                # LangChain-style stores only, so older ragline versions read the rest
+                **({"normalize_L2": True} if snapshot.normalize_L2 else {}),
+                **(
+                    {"distance_strategy": snapshot.distance_strategy}
+                    if snapshot.distance_strategy is not None
+                    else {}
+                ),
+            },
             "index_file": index_file if index is not None else None,
             "index_bytes": (folder / index_file).stat().st_size if index is not None else 0,
             "documents_file": documents_file,
@@ -287,8 +298,12 @@ def load(folder: Path, index_name: str) -> Snapshot:
         inner_product=manifest["metric"] != "l2",
         **{name: options.get(name) for name in _OPTION_NAMES},
     )
+    strategy = options.get("distance_strategy")
+    if strategy is not None and strategy not in _STRATEGIES:
+        raise PersistenceError(f"{manifest_path} names an unknown distance_strategy {strategy!r}")
     snapshot = partial(Snapshot, manifest["metric"], index_options, ids=ids, texts=texts,
-                       metadatas=metadatas)  # fmt: skip
+                       metadatas=metadatas, normalize_L2=options.get("normalize_L2") is True,
+                       distance_strategy=strategy)  # fmt: skip
     if manifest["index_file"] is None:
         if ids:
             raise PersistenceError(f"{manifest_path} lists documents but no index file")

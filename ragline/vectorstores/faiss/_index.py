@@ -102,6 +102,10 @@ class Snapshot:
         index: the faiss index, or None for a store that never held a vector.
         ids, texts, metadatas: the documents.
         labels: each document's faiss label (increasing).
+        normalize_L2: vectors are scaled to unit length before they are stored or
+            searched (LangChain's ``normalize_L2``; implied by the cosine metric).
+        distance_strategy: the LangChain strategy name the store was built with (its
+            scores follow LangChain's), or None for a store built with ``metric=``.
     """
 
     metric: str
@@ -111,6 +115,8 @@ class Snapshot:
     texts: list[str]
     metadatas: list[dict[str, Any]]
     labels: list[int]
+    normalize_L2: bool = False
+    distance_strategy: str | None = None
 
 
 class LabeledIndex:

@@ -6,6 +6,14 @@ stored document gets a fresh label, faiss holds its vector under that label
 metadata)``. Replacing a document gives it a new label and removes the old vector, so
 an index that cannot remove (HNSW) only ever masks stale labels.
 
+Built as LangChain's (``FAISS.from_texts(texts, embeddings)``, or with
+``distance_strategy=`` / ``normalize_L2=`` / ``relevance_score_fn=``), the store gives
+LangChain's scores: Euclidean by default, faiss's raw score from
+``similarity_search_with_score`` (squared L2, lower is closer) and LangChain's relevance
+per strategy, except where LangChain's numbers are wrong (see
+:mod:`ragline.vectorstores.faiss._scores`). ragline's own choice, cosine with relevance
+``(1 + cos) / 2`` in [0, 1], is ``metric="cosine"``; the store folder and the CLI use it.
+
 Metrics (``metric=``) and the native score of ``similarity_search_with_score``:
 
 =================  ==========================  =======================================
@@ -54,6 +62,8 @@ from __future__ import annotations
 
 import math
 import threading
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +75,7 @@ from ragline.core.documents import stored_document
 from ragline.vectorstores._validation import SearchPlan, copy_metadata, is_flat
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.faiss import _files as _faiss_files
+from ragline.vectorstores.faiss._docstore import StoreDocstore, take_over
 from ragline.vectorstores.faiss._filters import FilterIndex
 from ragline.vectorstores.faiss._index import (
     IndexOptions,
@@ -73,8 +84,9 @@ from ragline.vectorstores.faiss._index import (
     faiss_module,
     swig_ptr,
 )
+from ragline.vectorstores.faiss._scores import relevance_for, strategy_metric
 from ragline.vectorstores.filters import FilterNode
-from ragline.vectorstores.utils import METRICS, mmr_picks
+from ragline.vectorstores.utils import METRICS, DistanceStrategy, mmr_picks
 
 if TYPE_CHECKING:
     from ragline.embeddings import Embeddings
@@ -95,8 +107,19 @@ class FAISS(VectorStore):
     """A vector store on a faiss index: exact (Flat) or approximate (HNSW, IVF ...).
 
     Args:
-        embedding: the Embeddings used for texts and queries.
-        metric: ``"cosine"`` (default), ``"inner_product"`` or ``"l2"`` (see the module
+        embedding_function: the Embeddings used for texts and queries (LangChain's name;
+            ``embedding=`` also works).
+        index, docstore, index_to_docstore_id: LangChain's constructor: a faiss index
+            (its dimension and metric are used; vectors it holds are taken over), a
+            docstore with ``search(id)`` and the position -> id map for those vectors.
+        relevance_score_fn: maps a native score to a relevance, as in LangChain (a value
+            outside [0, 1] is clipped, with a warning).
+        normalize_L2: scale vectors to unit length before storing and searching.
+        distance_strategy: LangChain's ``DistanceStrategy`` (default
+            ``EUCLIDEAN_DISTANCE`` unless ``metric`` is given): ``EUCLIDEAN_DISTANCE``,
+            ``MAX_INNER_PRODUCT`` or ``COSINE``, scored as LangChain scores them.
+        metric: ragline's metric instead of a strategy: ``"cosine"`` (ragline's choice,
+            relevance ``(1 + cos) / 2``), ``"inner_product"`` or ``"l2"`` (see the module
             docstring for the native scores).
         index_factory: a faiss index-factory string: ``"Flat"`` (default, exact),
             ``"HNSW32"``, ``"IVF256,Flat"``, ``"IVF256,PQ16"`` ... without ``IDMap``.
@@ -110,13 +133,15 @@ class FAISS(VectorStore):
             ``index_factory`` early); otherwise it is built on the first add.
 
     Raises:
-        ConfigurationError: an unknown metric, a factory string faiss rejects, or an
-            option that does not apply to the index type.
+        ConfigurationError: an unknown metric or strategy, both ``metric`` and
+            ``distance_strategy``, a factory string faiss rejects, or an option that does
+            not apply to the index type.
 
     Example:
         >>> from ragline.embeddings import HashingEmbeddings
         >>> store = FAISS.from_texts(
-        ...     ["the cat sat", "stock prices fell"], HashingEmbeddings(dimension=64)
+        ...     ["the cat sat", "stock prices fell"], HashingEmbeddings(dimension=64),
+        ...     metric="cosine",
         ... )
         >>> store.similarity_search("a cat", k=1)[0].page_content
         'the cat sat'
@@ -124,9 +149,16 @@ class FAISS(VectorStore):
 
     def __init__(
         self,
-        embedding: Embeddings,
+        embedding_function: Embeddings | None = None,
+        index: Any = None,
+        docstore: Any = None,
+        index_to_docstore_id: dict[int, str] | None = None,
+        relevance_score_fn: Callable[[float], float] | None = None,
+        normalize_L2: bool = False,
+        distance_strategy: DistanceStrategy | str | None = None,
         *,
-        metric: str = "cosine",
+        embedding: Embeddings | None = None,
+        metric: str | None = None,
         index_factory: str = "Flat",
         ef_search: int | None = None,
         ef_construction: int | None = None,
@@ -134,7 +166,38 @@ class FAISS(VectorStore):
         train_size: int | None = None,
         dimension: int | None = None,
     ) -> None:
+        if embedding is not None and embedding_function is not None:
+            raise ConfigurationError(
+                "give the Embeddings once: embedding_function (LangChain's name) or embedding"
+            )
+        embedding = embedding if embedding is not None else embedding_function
+        if embedding is None:
+            raise ConfigurationError("FAISS needs an Embeddings (embedding_function=...)")
+        strategy: DistanceStrategy | None = None
+        if metric is not None and distance_strategy is not None:
+            raise ConfigurationError(
+                f"give metric ({metric!r}, ragline's scores) or distance_strategy "
+                f"({distance_strategy!r}, LangChain's scores), not both"
+            )
+        if metric is None:
+            strategy, metric = strategy_metric(
+                DistanceStrategy.EUCLIDEAN_DISTANCE
+                if distance_strategy is None
+                else distance_strategy
+            )
         check_choice("metric", metric, METRICS)
+        if relevance_score_fn is not None and not callable(relevance_score_fn):
+            raise ConfigurationError(
+                f"relevance_score_fn must be a function of one score, got {relevance_score_fn!r}"
+            )
+        if normalize_L2 and strategy not in (None, DistanceStrategy.EUCLIDEAN_DISTANCE):
+            # LangChain warns the same and normalizes anyway
+            warnings.warn(
+                f"normalize_L2 does not fit distance_strategy {strategy.value}: vectors are "
+                "normalized anyway (as LangChain does)",
+                UserWarning,
+                stacklevel=2,
+            )
         if not isinstance(index_factory, str) or not index_factory.strip():
             raise ConfigurationError(
                 f"index_factory must be a faiss index-factory string such as 'Flat', "
@@ -150,7 +213,12 @@ class FAISS(VectorStore):
             check_optional_positive_int(name, value, error=ConfigurationError)
         self.embedding = embedding
         self.metric = metric
-        self._cosine = metric == "cosine"  # queries are normalized: checked on every search
+        self.distance_strategy = strategy
+        self.override_relevance_score_fn = relevance_score_fn
+        self._normalize_L2 = bool(normalize_L2)
+        # stored and query vectors are scaled to unit length: checked on every search
+        self._cosine = metric == "cosine" or self._normalize_L2
+        self._relevance = relevance_for(strategy, _SCORE_KINDS[metric], relevance_score_fn)
         self._options = IndexOptions(
             factory=index_factory.strip(),
             inner_product=metric != "l2",
@@ -169,18 +237,53 @@ class FAISS(VectorStore):
         self._filters = FilterIndex(self._records)
         if dimension is not None:
             self._index = LabeledIndex(dimension, self._options)
+        if index is not None or docstore is not None or index_to_docstore_id:
+            take_over(self, index, docstore, index_to_docstore_id or {})
 
     def __repr__(self) -> str:
-        return (
-            f"FAISS(metric={self.metric!r}, index_factory={self._options.factory!r}, "
-            f"count={self.count()})"
+        how = (
+            f"metric={self.metric!r}"
+            if self.distance_strategy is None
+            else f"distance_strategy={self.distance_strategy.value!r}"
         )
+        return f"FAISS({how}, index_factory={self._options.factory!r}, count={self.count()})"
+
+    # relevance: LangChain's per strategy, or ragline's per metric (see _scores.py)
+    def _scalar_relevance(self) -> Callable[[float], float]:
+        return self._relevance
+
+    def _relevance_scores(self, native: np.ndarray) -> np.ndarray:
+        relevance = self._relevance
+        return np.array([relevance(float(score)) for score in native], dtype=np.float64)
 
     # ------------------------------------------------------------------ primitives
 
     @property
     def embeddings(self) -> Embeddings:
         return self.embedding
+
+    @property
+    def embedding_function(self) -> Embeddings:
+        """LangChain's name for :attr:`embedding`."""
+        return self.embedding
+
+    @property
+    def docstore(self) -> StoreDocstore:
+        """The documents as LangChain's docstore: ``docstore._dict`` (id -> Document,
+        built on each access) and ``docstore.search(id)``; read-only (write through
+        ``add_documents`` / ``delete``)."""
+        return StoreDocstore(self)
+
+    @property
+    def index_to_docstore_id(self) -> dict[int, str]:
+        """faiss position -> document id, in the index's order (LangChain's map; built on
+        each access)."""
+        with self._lock:
+            return {position: record[0] for position, record in enumerate(self._records.values())}
+
+    def _all_documents(self) -> list[Document]:
+        with self._lock:
+            return [self._document(label) for label in self._records]
 
     @property
     def dimension(self) -> int | None:
@@ -326,12 +429,16 @@ class FAISS(VectorStore):
             assert self._index is not None
             rows = [(s[labels >= 0], labels[labels >= 0]) for s, labels in zip(*found, strict=True)]
             vectors = [self._index.vectors(labels) for _, labels in rows]
-            picks = mmr_picks(queries, vectors, k=plan.k, lambda_mult=plan.lambda_mult)
-            document = self._hit_document
+        # the picking (seconds for a large k and fetch_k) works on the copied vectors,
+        # outside the lock, so other searches of the store (a server's small ones) go on
+        picks = mmr_picks(queries, vectors, k=plan.k, lambda_mult=plan.lambda_mult)
+        with self._lock:  # a record deleted meanwhile is left out, never half-read
+            document, records = self._hit_document, self._records
             return [
-                [SearchHit(document(int(labels[i])), float(scores[i]), row[i]) for i in chosen]
+                [SearchHit(document(int(labels[i])), float(scores[i]), row[i])
+                 for i in chosen if int(labels[i]) in records]
                 for (scores, labels), row, chosen in zip(rows, vectors, picks, strict=True)
-            ]
+            ]  # fmt: skip
 
     def _nearest(
         self, queries: np.ndarray, k: int, filter: FilterNode | None
@@ -542,6 +649,10 @@ class FAISS(VectorStore):
                 texts=[record[1] for record in records.values()],
                 metadatas=[record[2] for record in records.values()],
                 labels=list(records),
+                normalize_L2=self._normalize_L2,
+                distance_strategy=(
+                    None if self.distance_strategy is None else self.distance_strategy.value
+                ),
             )
 
     @classmethod
@@ -554,15 +665,23 @@ class FAISS(VectorStore):
                 its labels do not increase.
         """
         options = snapshot.options
-        store = cls(
-            embeddings,
-            metric=snapshot.metric,
-            index_factory=options.factory,
-            ef_search=options.ef_search,
-            ef_construction=options.ef_construction,
-            nprobe=options.nprobe,
-            train_size=options.train_size,
+        how: dict[str, Any] = (
+            {"metric": snapshot.metric}
+            if snapshot.distance_strategy is None
+            else {"distance_strategy": snapshot.distance_strategy}
         )
+        with warnings.catch_warnings():  # the normalize_L2 warning was given when built
+            warnings.simplefilter("ignore", UserWarning)
+            store = cls(
+                embeddings,
+                normalize_L2=snapshot.normalize_L2,
+                **how,
+                index_factory=options.factory,
+                ef_search=options.ef_search,
+                ef_construction=options.ef_construction,
+                nprobe=options.nprobe,
+                train_size=options.train_size,
+            )
         ids, labels = snapshot.ids, snapshot.labels
         if not len(ids) == len(snapshot.texts) == len(snapshot.metadatas) == len(labels):
             raise InvalidInputError(
