@@ -1,6 +1,7 @@
 """ragline.agents: agents that decide which tools to call, and the executor that runs them.
 
-``create_react_agent`` (ReAct text) and ``create_tool_calling_agent`` (native tool calls)
+``create_react_agent`` (ReAct text), ``create_structured_chat_agent`` (a JSON action per
+reply, parsed by ``JSONAgentOutputParser``) and ``create_tool_calling_agent`` (native tool calls)
 build agents as Runnables; ``AgentExecutor`` runs one with its tools until it answers;
 ``initialize_agent`` keeps LangChain's older one-call shape.
 """
@@ -23,6 +24,7 @@ _EXPORTS = {
     "AgentExecutorIterator": "._executor",
     "create_openai_tools_agent": "._create",
     "create_react_agent": "._create",
+    "create_structured_chat_agent": "._create",
     "create_tool_calling_agent": "._create",
     "format_log_to_str": "._format",
     "format_to_openai_function_messages": "._format",
@@ -30,6 +32,7 @@ _EXPORTS = {
     "format_to_tool_messages": "._format",
     "AgentType": "._initialize",
     "initialize_agent": "._initialize",
+    "JSONAgentOutputParser": "._output_parsers",
     "MRKLOutputParser": "._output_parsers",
     "OpenAIToolsAgentOutputParser": "._output_parsers",
     "ReActSingleInputOutputParser": "._output_parsers",

@@ -1,4 +1,5 @@
-"""``create_react_agent`` and ``create_tool_calling_agent``: agents as Runnable chains.
+"""``create_react_agent``, ``create_structured_chat_agent`` and
+``create_tool_calling_agent``: agents as Runnable chains.
 
 Each returns ``RunnablePassthrough.assign(agent_scratchpad=...) | prompt | model |
 parser``, called with ``{**inputs, "intermediate_steps": [...]}``; give it to an
@@ -11,7 +12,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ragline.agents._format import format_log_to_str, format_to_tool_messages
-from ragline.agents._output_parsers import ReActSingleInputOutputParser, ToolsAgentOutputParser
+from ragline.agents._output_parsers import (
+    JSONAgentOutputParser,
+    ReActSingleInputOutputParser,
+    ToolsAgentOutputParser,
+)
 from ragline.core import (
     BasePromptTemplate,
     BaseTool,
@@ -19,9 +24,9 @@ from ragline.core import (
     Runnable,
     RunnablePassthrough,
 )
-from ragline.tools import render_text_description
+from ragline.tools import render_text_description, render_text_description_and_args
 
-__all__ = ["create_react_agent", "create_tool_calling_agent"]
+__all__ = ["create_react_agent", "create_structured_chat_agent", "create_tool_calling_agent"]
 
 
 def _variables(prompt: BasePromptTemplate) -> set[str]:
@@ -83,6 +88,43 @@ def create_react_agent(
         | prompt
         | llm
         | (output_parser or ReActSingleInputOutputParser())
+    )
+
+
+def create_structured_chat_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: BasePromptTemplate,
+    tools_renderer: Callable[[list[BaseTool]], str] = render_text_description_and_args,
+    *,
+    stop_sequence: bool | list[str] = True,
+) -> Runnable[Any, Any]:
+    """A structured-chat agent: the model answers with one JSON blob, ``{"action": <tool
+    name or "Final Answer">, "action_input": ...}``, so tools may take several arguments.
+
+    It is the ReAct agent's chain with the tools listed with their arguments and
+    :class:`JSONAgentOutputParser` as the parser (LangChain builds it the same way).
+
+    Args:
+        llm: a chat model or an LLM.
+        tools: the tools.
+        prompt: with ``{tools}``, ``{tool_names}`` and ``{agent_scratchpad}``.
+        tools_renderer: how the tools are listed in ``{tools}`` (default: name,
+            description and arguments).
+        stop_sequence: ``True`` binds ``stop=["\nObservation"]``; a list binds that list;
+            ``False`` binds none.
+
+    Raises:
+        InvalidInputError: the prompt lacks one of the three variables, or two tools
+            share a name.
+    """
+    return create_react_agent(
+        llm,
+        tools,
+        prompt,
+        JSONAgentOutputParser(),
+        tools_renderer,
+        stop_sequence=stop_sequence,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -16,14 +17,18 @@ from ragline.core import (
     RunnableConfig,
     ToolAgentAction,
 )
+from ragline.core._partial_json import parse_json_markdown
 
 __all__ = [
     "FINAL_ANSWER_ACTION",
+    "JSONAgentOutputParser",
     "MRKLOutputParser",
     "ReActSingleInputOutputParser",
     "ToolsAgentOutputParser",
     "parse_ai_message_to_tool_action",
 ]
+
+logger = logging.getLogger(__name__)
 
 FINAL_ANSWER_ACTION = "Final Answer:"
 MISSING_ACTION_AFTER_THOUGHT = "Invalid Format: Missing 'Action:' after 'Thought:'"
@@ -49,6 +54,45 @@ def _no_action(text: str) -> OutputParserException:
             message, MISSING_ACTION_INPUT_AFTER_ACTION, text, send_to_llm=True
         )
     return OutputParserException(message)
+
+
+class JSONAgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
+    """Parse a structured-chat reply: one JSON object, bare or in a Markdown code fence,
+    ``{"action": <tool name>, "action_input": <its input>}``.
+
+    The action ``"Final Answer"`` ends the run with ``{"output": action_input}``; any
+    other action calls that tool (a missing or null ``action_input`` is ``{}``). When
+    the model writes a list of objects, the first is used (and a warning logged), as
+    LangChain does. The whole reply is the step's ``log``.
+
+    Raises (from ``parse``):
+        OutputParserException: ``Could not parse LLM output: <reply>`` when the reply
+            holds no JSON object with an ``"action"``, or a tool's ``action_input`` is
+            neither a string nor an object.
+
+    Example:
+        >>> JSONAgentOutputParser().parse('{"action": "Final Answer", "action_input": "4"}')
+        AgentFinish(return_values={'output': '4'}, log='{"action": "Final Answer", "action_input": "4"}')
+    """  # noqa: E501
+
+    def parse(self, text: str) -> AgentAction | AgentFinish:
+        try:
+            reply = parse_json_markdown(text)
+            if isinstance(reply, list):
+                logger.warning("the model wrote several actions; using the first: %s", reply)
+                reply = reply[0]
+            action = reply["action"]
+            action_input = reply.get("action_input")
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as err:
+            raise OutputParserException(f"Could not parse LLM output: {text}") from err
+        if action == "Final Answer":
+            return AgentFinish({"output": action_input}, text)
+        tool_input = {} if action_input is None else action_input
+        if not isinstance(action, str) or not isinstance(tool_input, (str, dict)):
+            # a tool takes a string or keyword arguments (LangChain's AgentAction refuses
+            # anything else, and the parser reports it as unparsable)
+            raise OutputParserException(f"Could not parse LLM output: {text}")
+        return AgentAction(action, tool_input, text)
 
 
 class ReActSingleInputOutputParser(BaseOutputParser[AgentAction | AgentFinish]):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Sequence
 
 from ragline.core import BaseTool
@@ -38,5 +37,7 @@ def render_text_description(tools: Sequence[BaseTool]) -> str:
 
 
 def render_text_description_and_args(tools: Sequence[BaseTool]) -> str:
-    """As :func:`render_text_description`, each line followed by ``, args: {...}``."""
-    return "\n".join(f"{_describe(tool)}, args: {json.dumps(tool.args)}" for tool in tools)
+    """As :func:`render_text_description`, each line followed by ``, args: {...}``: the
+    arguments' schema written as a Python dict, as LangChain writes it (the structured-chat
+    prompt shows it to the model, so the prompt text is the same in both)."""
+    return "\n".join(f"{_describe(tool)}, args: {tool.args!r}" for tool in tools)

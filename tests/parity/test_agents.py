@@ -5,13 +5,15 @@ of the same names, with scripted fake models, and compares outputs, the callback
 a handler sees and the answer a limit stops the agent with.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: the tools' signatures are rendered into the
+# prompts, and LangChain writes postponed annotations as strings ('int') where ragline
+# resolves them (int); real annotations read the same in both.
 import warnings
 from typing import Any
 
 import pytest
 from langchain_classic import agents as lc_agents
+from langchain_classic.agents.output_parsers import JSONAgentOutputParser as LCJSONAgentOutputParser
 from langchain_core import callbacks as lc_callbacks
 from langchain_core import language_models as lc_models
 from langchain_core import messages as lc_messages
@@ -22,6 +24,9 @@ from ragline import agents, core, tools
 
 COVERS = {
     "agents.AgentExecutor",
+    "agents.JSONAgentOutputParser",
+    "agents.create_structured_chat_agent",
+    "tools.render_text_description_and_args",
     "agents.initialize_agent",
     "agents.create_tool_calling_agent",
     "agents.create_react_agent",
@@ -153,3 +158,83 @@ def test_the_answer_when_a_limit_stops_the_agent_is_langchains(build, limit):
         react_executor: "Agent stopped due to iteration limit or time limit.",
     }[build]
     assert ours["output"] == expected
+
+
+def prompt_recorder(ns: dict[str, Any]) -> Any:
+    class Prompts(ns["Handler"]):
+        def __init__(self) -> None:
+            self.prompts: list[list[str]] = []
+
+        def on_llm_start(self, serialized, prompts, **kw):
+            self.prompts.append(list(prompts))
+
+    return Prompts()
+
+
+STRUCTURED_REPLIES = [
+    'Thought: add them\n```json\n{"action": "add", "action_input": {"a": 2, "b": 3}}\n```',
+    '{"action": "Final Answer", "action_input": "5"}',
+]
+
+
+def structured_run(ns: dict[str, Any]) -> tuple[Any, ...]:
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    adder = ns["tool"](add)
+    prompt = ns["ChatPromptTemplate"].from_messages(
+        [
+            ("system", "Tools:\n{tools}\nNames: {tool_names}"),
+            ("human", "{input}\n\n{agent_scratchpad}"),
+        ]
+    )
+    llm = ns["FakeListLLM"](responses=STRUCTURED_REPLIES)
+    agent = ns["agents"].create_structured_chat_agent(llm, [adder], prompt)
+    executor = ns["agents"].AgentExecutor(
+        agent=agent, tools=[adder], return_intermediate_steps=True
+    )
+    handler = prompt_recorder(ns)
+    output = executor.invoke({"input": "2+3?"}, {"callbacks": [handler]})
+    steps = [(a.tool, a.tool_input, a.log, o) for a, o in output.pop("intermediate_steps")]
+    return output, steps, handler.prompts
+
+
+def test_structured_chat_agent_sends_the_same_prompts_and_answers_the_same():
+    theirs = structured_run(lib("langchain"))
+    ours = structured_run(lib("ragline"))
+    assert ours == theirs
+    output, steps, prompts = ours
+    assert output == {"input": "2+3?", "output": "5"}
+    assert steps == [("add", {"a": 2, "b": 3}, STRUCTURED_REPLIES[0], 5)]
+    assert prompts[0][0].startswith(
+        "System: Tools:\nadd(a: int, b: int) -> int - Add two numbers., args: "
+        "{'a': {'title': 'A', 'type': 'integer'}, 'b': {'title': 'B', 'type': 'integer'}}"
+    )
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"action": "Final Answer", "action_input": {"city": "Rome"}}',
+        '```json\n{"action": "search", "action_input": "Etna"}\n```',
+        '{"action": "search"}',
+        '{"action": "search", "action_input": null}',
+        '[{"action": "a", "action_input": "x"}, {"action": "b", "action_input": "y"}]',
+        '{"action": "add", "action_input": 1}',
+        '{"action": "Final Answer", "action_input": 42}',
+        "no json here",
+        '{"action_input": "no action"}',
+        "```json\n{broken\n```",
+    ],
+)
+def test_json_agent_output_parser_parses_as_langchains(reply):
+    def outcome(parser: Any) -> Any:
+        try:
+            result = parser.parse(reply)
+        except ValueError as err:  # both libraries' OutputParserException
+            return ("error", type(err).__name__, str(err).split("\n")[0])
+        fields = ("tool", "tool_input", "return_values", "log")
+        return (type(result).__name__, *[getattr(result, f, None) for f in fields])
+
+    assert outcome(agents.JSONAgentOutputParser()) == outcome(LCJSONAgentOutputParser())

@@ -378,7 +378,6 @@ PENDING: set[str] = {
     "tools.ToolException",
     "tools.create_retriever_tool",
     "tools.render_text_description",
-    "tools.render_text_description_and_args",
     "tools.tool",
     "vectorstores.FAISS",
     "vectorstores.InMemoryVectorStore",

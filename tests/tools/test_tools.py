@@ -238,9 +238,9 @@ def test_render_text_description_lists_tools_for_prompts():
     )
     assert render_text_description_and_args([search]) == (
         "search(query: str, k: int = 4) -> str - Search the web., args: "
-        '{"query": {"title": "Query", "type": "string"}, '
-        '"k": {"default": 4, "title": "K", "type": "integer"}}'
-    )
+        "{'query': {'title': 'Query', 'type': 'string'}, "
+        "'k': {'default': 4, 'title': 'K', 'type': 'integer'}}"
+    ), "the schema as a Python dict, as LangChain writes it into the prompt"
 
 
 def test_docstring_examples_run():
