@@ -296,6 +296,7 @@ PINNED_EXPORTS = {
         "create_history_aware_retriever",
         "create_retrieval_chain",
         "create_stuff_documents_chain",
+        "create_structured_output_runnable",
         "format_document",
         "load_qa_chain",
     ],

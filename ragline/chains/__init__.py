@@ -8,7 +8,8 @@ The legacy Chain API (``Chain``, ``LLMChain``, ``SequentialChain``,
 ``SimpleSequentialChain``, ``TransformChain``, ``ConversationChain``,
 ``ConversationalRetrievalChain``) runs LangChain's older code with memory from
 ``ragline.memory``; ``create_history_aware_retriever`` is the LCEL way to chat over
-documents.
+documents. ``create_structured_output_runnable`` binds a model to answer in a schema's
+shape (LangChain's older helper).
 """
 
 from ragline.core._lazy import attach
@@ -38,6 +39,7 @@ _EXPORTS = {
     "create_documents_chain": "._retrieval",
     "create_retrieval_chain": "._retrieval",
     "load_qa_chain": "._retrieval",
+    "create_structured_output_runnable": "._structured_output",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -7,20 +7,40 @@ name; outputs and the exact prompt the model receives are compared.
 
 from __future__ import annotations
 
+import json
+import warnings
 from typing import Any
 
 import pytest
 from langchain_classic.chains import RetrievalQA as LCRetrievalQA
+from langchain_classic.chains import (
+    create_structured_output_runnable as lc_create_structured_output_runnable,
+)
 from langchain_core.callbacks import BaseCallbackHandler as LCBaseCallbackHandler
 from langchain_core.documents import Document as LCDocument
 from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+from langchain_core.language_models import (
+    FakeMessagesListChatModel as LCFakeMessagesListChatModel,
+)
+from langchain_core.messages import AIMessage as LCAIMessage
+from langchain_core.prompts import ChatPromptTemplate as LCChatPromptTemplate
 from langchain_core.prompts import PromptTemplate as LCPromptTemplate
 from langchain_core.retrievers import BaseRetriever as LCBaseRetriever
+from pydantic import BaseModel, Field
 
-from ragline.chains import RetrievalQA
-from ragline.core import BaseCallbackHandler, BaseRetriever, Document, FakeListLLM, PromptTemplate
+from ragline.chains import RetrievalQA, create_structured_output_runnable
+from ragline.core import (
+    AIMessage,
+    BaseCallbackHandler,
+    BaseRetriever,
+    ChatPromptTemplate,
+    Document,
+    FakeListLLM,
+    FakeMessagesListChatModel,
+    PromptTemplate,
+)
 
-COVERS = {"chains.RetrievalQA"}
+COVERS = {"chains.RetrievalQA", "chains.create_structured_output_runnable"}
 
 TEXTS = ["Etna is in Sicily.", "It erupts often."]
 TEMPLATE = "Use this:\n{context}\nQ: {question}\nA:"
@@ -102,3 +122,122 @@ def test_retrieval_qa_from_llm_positional_callbacks_and_llm_chain_kwargs():
         retriever=LCFixed(),
     )
     assert lc_qa.run("Where is Etna?") == "Sicily"
+
+
+class Dog(BaseModel):
+    """A dog."""
+
+    name: str = Field(description="its name")
+    color: str
+
+
+DOG_SCHEMA = {
+    "title": "dog",
+    "description": "A dog.",
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "color": {"type": "string"}},
+    "required": ["name"],
+}
+ARGS = {"name": "Harry", "color": "brown"}
+
+
+def function_call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "content": "",
+        "additional_kwargs": {"function_call": {"name": name, "arguments": json.dumps(arguments)}},
+    }
+
+
+def tool_call(name: str) -> dict[str, Any]:
+    return {"content": "", "tool_calls": [{"name": name, "args": ARGS, "id": "1"}]}
+
+
+STRUCTURED_CASES = {
+    "functions, dict": (DOG_SCHEMA, {}, function_call("output_formatter", ARGS)),
+    "functions, model": (Dog, {}, function_call("_OutputFormatter", {"output": ARGS})),
+    "tools, dict": (DOG_SCHEMA, {"mode": "openai-tools"}, tool_call("dog")),
+    "tools, model": (Dog, {"mode": "openai-tools"}, tool_call("Dog")),
+    "tools, all calls": (
+        DOG_SCHEMA,
+        {"mode": "openai-tools", "return_single": False},
+        tool_call("dog"),
+    ),
+    "tools, no call": (DOG_SCHEMA, {"mode": "openai-tools"}, {"content": "no"}),
+    "tools, not enforced": (
+        Dog,
+        {"mode": "openai-tools", "enforce_function_usage": False},
+        tool_call("Dog"),
+    ),
+    "json, dict": (
+        DOG_SCHEMA,
+        {"mode": "openai-json", "enforce_function_usage": False},
+        {"content": json.dumps(ARGS)},
+    ),
+    "json, model": (
+        Dog,
+        {"mode": "openai-json", "enforce_function_usage": False},
+        {"content": json.dumps(ARGS)},
+    ),
+}
+
+
+def structured(library: str, schema: Any, options: dict[str, Any], reply: dict[str, Any]) -> Any:
+    if library == "langchain":
+        model = LCFakeMessagesListChatModel(responses=[LCAIMessage(**reply)])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # LangChain deprecates the helper
+            runnable = lc_create_structured_output_runnable(schema, model, **options)
+    else:
+        model = FakeMessagesListChatModel(responses=[AIMessage(**reply)])
+        runnable = create_structured_output_runnable(schema, model, **options)
+    output = runnable.invoke("Harry is a brown dog")
+    bound = json.loads(json.dumps(runnable.first.kwargs))
+    for function in bound.get("functions", []):
+        function.pop("description")  # the formatter's description is each library's own words
+    return output, bound
+
+
+@pytest.mark.parametrize("case", sorted(STRUCTURED_CASES))
+def test_create_structured_output_runnable_binds_and_parses_as_langchain(case):
+    schema, options, reply = STRUCTURED_CASES[case]
+    assert structured("ragline", schema, options, reply) == structured(
+        "langchain", schema, options, reply
+    )
+
+
+def test_create_structured_output_runnable_fills_the_json_mode_prompt_with_the_schema():
+    def first_message(prompt_class: Any, create: Any, model: Any) -> str:
+        prompt = prompt_class.from_messages(
+            [("system", "Schema:\n{output_schema}"), ("human", "{input}")]
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            runnable = create(Dog, model, prompt, mode="openai-json", enforce_function_usage=False)
+        return runnable.first.invoke({"input": "x"}).to_messages()[0].content
+
+    reply = json.dumps(ARGS)
+    theirs = first_message(
+        LCChatPromptTemplate,
+        lc_create_structured_output_runnable,
+        LCFakeMessagesListChatModel(responses=[LCAIMessage(reply)]),
+    )
+    ours = first_message(
+        ChatPromptTemplate,
+        create_structured_output_runnable,
+        FakeMessagesListChatModel(responses=[AIMessage(reply)]),
+    )
+    assert ours == theirs
+    assert json.loads(ours.removeprefix("Schema:\n"))["required"] == ["name", "color"]
+
+
+def test_create_structured_output_runnable_json_mode_refuses_enforced_function_usage():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError):
+            lc_create_structured_output_runnable(
+                Dog, LCFakeMessagesListChatModel(responses=[LCAIMessage("x")]), mode="openai-json"
+            )
+    with pytest.raises(ValueError, match="enforce_function_usage=False"):
+        create_structured_output_runnable(
+            Dog, FakeMessagesListChatModel(responses=[AIMessage("x")]), mode="openai-json"
+        )
