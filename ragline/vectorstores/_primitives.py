@@ -13,6 +13,7 @@ one ``_search`` call, MMR if asked, then the first k, relevance scores and the t
 from __future__ import annotations
 
 import asyncio
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -219,6 +220,9 @@ class StorePrimitives(ABC):
             hits = self._mmr_hits(queries, plan)
         else:
             hits = self._search(queries, plan.fetch_k, plan.filter, with_vectors=False)
+            if plan.window is not None:
+                window = self._search(queries, plan.window, None, with_vectors=False)
+                _warn_past_window(hits, window, plan)
         return self._finish(queries, hits, plan, scores)
 
     async def _asearch_vectors(
@@ -231,6 +235,9 @@ class StorePrimitives(ABC):
         hits = await self._asearch(queries, plan.fetch_k, plan.filter, with_vectors=plan.is_mmr)
         if plan.is_mmr:
             hits = self._pick_mmr(queries, hits, plan)
+        elif plan.window is not None:
+            window = await self._asearch(queries, plan.window, None, with_vectors=False)
+            _warn_past_window(hits, window, plan)
         return self._finish(queries, hits, plan, scores)
 
     def _mmr_hits(self, queries: np.ndarray, plan: SearchPlan) -> list[list[SearchHit]]:
@@ -333,6 +340,26 @@ class StorePrimitives(ABC):
         DimensionError. A backend with a cheaper exact check for some inputs may
         override it and defer the rest to this one (FAISS does for one query)."""
         return as_vector_matrix(vectors, dimension=dimension, what="query vector")
+
+
+def _warn_past_window(
+    hits: list[list[SearchHit]], window: list[list[SearchHit]], plan: SearchPlan
+) -> None:
+    """Warn when a filtered search returns documents that are not among the ``fetch_k``
+    nearest: LangChain's FAISS, which filters only those, would not have returned them."""
+    extra = 0
+    for found, nearest in zip(hits, window, strict=True):
+        seen = {hit.document.id for hit in nearest}
+        extra += sum(1 for hit in found[: plan.k] if hit.document.id not in seen)
+    if extra:
+        warnings.warn(
+            f"the filtered search returned {extra} document(s) beyond the fetch_k="
+            f"{plan.window} nearest: ragline filters inside the search and returns k "
+            "whenever k documents match; LangChain's FAISS filters only the fetch_k nearest "
+            "and would have returned fewer (raise fetch_k there to get the same)",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _check_query_texts(queries: list[str]) -> None:

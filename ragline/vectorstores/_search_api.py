@@ -28,7 +28,12 @@ class SearchMethods(StorePrimitives):
     """Searching a store by text or vector, with native or relevance scores, or MMR."""
 
     def similarity_search(
-        self, query: str, k: int = 4, filter: Mapping[str, Any] | None = None
+        self,
+        query: str,
+        k: int = 4,
+        filter: Mapping[str, Any] | None = None,
+        *,
+        fetch_k: int | None = None,
     ) -> list[Document]:
         """Return the ``k`` documents most similar to ``query``, best first.
 
@@ -37,6 +42,11 @@ class SearchMethods(StorePrimitives):
             k: how many documents (at least 1).
             filter: a metadata filter (see :mod:`ragline.vectorstores.filters`); k
                 documents come back whenever k documents match it.
+            fetch_k: LangChain's FAISS option (it filters only the ``fetch_k`` nearest
+                documents, so it may return fewer than k). Accepted so such code runs;
+                ragline filters inside the search and still returns k whenever k
+                match, with a ``UserWarning`` when that includes documents outside the
+                ``fetch_k`` nearest (where LangChain would have returned fewer).
 
         Raises:
             InvalidInputError: k < 1; FilterError: a bad filter.
@@ -46,18 +56,28 @@ class SearchMethods(StorePrimitives):
             >>> [doc.id for doc in found]
             ['cats', 'dogs']
         """
-        plan = SearchPlan.similarity(k, filter)
+        plan = SearchPlan.similarity(k, filter, fetch_k)
         return self._search_texts([query], plan, scores=False)[0]
 
     async def asimilarity_search(
-        self, query: str, k: int = 4, filter: Mapping[str, Any] | None = None
+        self,
+        query: str,
+        k: int = 4,
+        filter: Mapping[str, Any] | None = None,
+        *,
+        fetch_k: int | None = None,
     ) -> list[Document]:
         """Async :meth:`similarity_search`."""
-        plan = SearchPlan.similarity(k, filter)
+        plan = SearchPlan.similarity(k, filter, fetch_k)
         return (await self._asearch_texts([query], plan, scores=False))[0]
 
     def similarity_search_with_score(
-        self, query: str, k: int = 4, filter: Mapping[str, Any] | None = None
+        self,
+        query: str,
+        k: int = 4,
+        filter: Mapping[str, Any] | None = None,
+        *,
+        fetch_k: int | None = None,
     ) -> list[tuple[Document, float]]:
         """Like :meth:`similarity_search`, with each document's native score.
 
@@ -70,18 +90,28 @@ class SearchMethods(StorePrimitives):
             >>> doc.id, round(score, 2)  # InMemoryVectorStore: cosine similarity
             ('cats', 0.71)
         """
-        plan = SearchPlan.similarity(k, filter)
+        plan = SearchPlan.similarity(k, filter, fetch_k)
         return self._search_texts([query], plan)[0]
 
     async def asimilarity_search_with_score(
-        self, query: str, k: int = 4, filter: Mapping[str, Any] | None = None
+        self,
+        query: str,
+        k: int = 4,
+        filter: Mapping[str, Any] | None = None,
+        *,
+        fetch_k: int | None = None,
     ) -> list[tuple[Document, float]]:
         """Async :meth:`similarity_search_with_score`."""
-        plan = SearchPlan.similarity(k, filter)
+        plan = SearchPlan.similarity(k, filter, fetch_k)
         return (await self._asearch_texts([query], plan))[0]
 
     def similarity_search_by_vector(
-        self, embedding: Sequence[float], k: int = 4, filter: Mapping[str, Any] | None = None
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        filter: Mapping[str, Any] | None = None,
+        *,
+        fetch_k: int | None = None,
     ) -> list[Document]:
         """Return the ``k`` documents nearest to a query vector, best first.
 
@@ -92,28 +122,43 @@ class SearchMethods(StorePrimitives):
             >>> store.similarity_search_by_vector(embeddings.embed_query("stocks"), k=1)[0].id
             'stocks'
         """
-        plan = SearchPlan.similarity(k, filter)
+        plan = SearchPlan.similarity(k, filter, fetch_k)
         return self._search_vectors(_one_vector(embedding), plan, scores=False)[0]
 
     async def asimilarity_search_by_vector(
-        self, embedding: Sequence[float], k: int = 4, filter: Mapping[str, Any] | None = None
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        filter: Mapping[str, Any] | None = None,
+        *,
+        fetch_k: int | None = None,
     ) -> list[Document]:
         """Async :meth:`similarity_search_by_vector`."""
-        plan = SearchPlan.similarity(k, filter)
+        plan = SearchPlan.similarity(k, filter, fetch_k)
         return (await self._asearch_vectors(_one_vector(embedding), plan, scores=False))[0]
 
     def similarity_search_with_score_by_vector(
-        self, embedding: Sequence[float], k: int = 4, filter: Mapping[str, Any] | None = None
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        filter: Mapping[str, Any] | None = None,
+        *,
+        fetch_k: int | None = None,
     ) -> list[tuple[Document, float]]:
         """Like :meth:`similarity_search_by_vector`, with each document's native score."""
-        plan = SearchPlan.similarity(k, filter)
+        plan = SearchPlan.similarity(k, filter, fetch_k)
         return self._search_vectors(_one_vector(embedding), plan)[0]
 
     async def asimilarity_search_with_score_by_vector(
-        self, embedding: Sequence[float], k: int = 4, filter: Mapping[str, Any] | None = None
+        self,
+        embedding: Sequence[float],
+        k: int = 4,
+        filter: Mapping[str, Any] | None = None,
+        *,
+        fetch_k: int | None = None,
     ) -> list[tuple[Document, float]]:
         """Async :meth:`similarity_search_with_score_by_vector`."""
-        plan = SearchPlan.similarity(k, filter)
+        plan = SearchPlan.similarity(k, filter, fetch_k)
         return (await self._asearch_vectors(_one_vector(embedding), plan))[0]
 
     def similarity_search_with_relevance_scores(
@@ -123,6 +168,7 @@ class SearchMethods(StorePrimitives):
         filter: Mapping[str, Any] | None = None,
         *,
         score_threshold: float | None = None,
+        fetch_k: int | None = None,
     ) -> list[tuple[Document, float]]:
         """Return up to ``k`` documents with a relevance in [0, 1] (1 = identical direction).
 
@@ -145,7 +191,7 @@ class SearchMethods(StorePrimitives):
             >>> [(doc.id, round(relevance, 2)) for doc, relevance in found]
             [('cats', 1.0), ('stocks', 0.53), ('dogs', 0.5)]
         """
-        plan = SearchPlan.relevance(k, filter, score_threshold)
+        plan = SearchPlan.relevance(k, filter, score_threshold, fetch_k)
         return self._search_texts([query], plan)[0]
 
     async def asimilarity_search_with_relevance_scores(
@@ -155,9 +201,10 @@ class SearchMethods(StorePrimitives):
         filter: Mapping[str, Any] | None = None,
         *,
         score_threshold: float | None = None,
+        fetch_k: int | None = None,
     ) -> list[tuple[Document, float]]:
         """Async :meth:`similarity_search_with_relevance_scores`."""
-        plan = SearchPlan.relevance(k, filter, score_threshold)
+        plan = SearchPlan.relevance(k, filter, score_threshold, fetch_k)
         return (await self._asearch_texts([query], plan))[0]
 
     def max_marginal_relevance_search(

@@ -59,19 +59,34 @@ class SearchPlan:
     score_threshold: float | None = None
     lambda_mult: float = 0.5
     is_mmr: bool = False
+    # LangChain FAISS's fetch_k of a filtered search: it filters only this many nearest
+    # documents. ragline still returns k when k match, and warns when that differs.
+    window: int | None = None
 
     @classmethod
-    def similarity(cls, k: int, filter: Mapping[str, Any] | None) -> SearchPlan:
-        if filter is None and type(k) is int and k >= 1:
+    def similarity(
+        cls, k: int, filter: Mapping[str, Any] | None, fetch_k: int | None = None
+    ) -> SearchPlan:
+        if filter is None and fetch_k is None and type(k) is int and k >= 1:
             return _plain_similarity(k)  # the hot path: frozen plans are built once per k
         k = check_positive_int("k", k)
-        return cls(k=k, fetch_k=k, filter=parse_filter(filter))
+        return cls(k=k, fetch_k=k, filter=parse_filter(filter), window=_window(fetch_k, filter))
 
     @classmethod
     def relevance(
-        cls, k: int, filter: Mapping[str, Any] | None, score_threshold: float | None
+        cls,
+        k: int,
+        filter: Mapping[str, Any] | None,
+        score_threshold: float | None,
+        fetch_k: int | None = None,
     ) -> SearchPlan:
-        if filter is None and score_threshold is None and type(k) is int and k >= 1:
+        if (
+            filter is None
+            and score_threshold is None
+            and fetch_k is None
+            and type(k) is int
+            and k >= 1
+        ):
             return _plain_relevance(k)
         k = check_positive_int("k", k)
         if score_threshold is not None:
@@ -82,6 +97,7 @@ class SearchPlan:
             filter=parse_filter(filter),
             to_relevance=True,
             score_threshold=None if score_threshold is None else float(score_threshold),
+            window=_window(fetch_k, filter),
         )
 
     @classmethod
@@ -111,6 +127,15 @@ class SearchPlan:
             lambda_mult=float(lambda_mult),
             is_mmr=True,
         )
+
+
+def _window(fetch_k: int | None, filter: Mapping[str, Any] | None) -> int | None:
+    """LangChain's candidate window of a filtered search (None: none given, or no filter,
+    where LangChain ignores fetch_k too)."""
+    if fetch_k is None:
+        return None
+    fetch_k = check_positive_int("fetch_k", fetch_k)
+    return None if filter is None else fetch_k
 
 
 @functools.lru_cache(maxsize=64)

@@ -27,8 +27,8 @@ SEARCH_TYPES = ("similarity", "similarity_score_threshold", "mmr")
 
 # search_type -> the search_kwargs keys it accepts
 SEARCH_KWARGS: dict[str, tuple[str, ...]] = {
-    "similarity": ("k", "filter"),
-    "similarity_score_threshold": ("k", "filter", "score_threshold"),
+    "similarity": ("k", "filter", "fetch_k"),
+    "similarity_score_threshold": ("k", "filter", "score_threshold", "fetch_k"),
     "mmr": ("k", "fetch_k", "lambda_mult", "filter"),
 }
 
@@ -40,10 +40,11 @@ class VectorStoreRetriever(BaseRetriever):
         vectorstore: the store to search.
         search_type: ``"similarity"`` (default), ``"similarity_score_threshold"`` or
             ``"mmr"``.
-        search_kwargs: options of that search type. ``similarity``: ``k`` (4), ``filter``;
+        search_kwargs: options of that search type. ``similarity``: ``k`` (4), ``filter``,
+            ``fetch_k`` (LangChain FAISS's, see ``VectorStore.similarity_search``);
             ``similarity_score_threshold``: ``score_threshold`` (required, in [0, 1]),
-            ``k`` (4), ``filter``; ``mmr``: ``k`` (4), ``fetch_k`` (20, or k if larger),
-            ``lambda_mult`` (0.5), ``filter``.
+            ``k`` (4), ``filter``, ``fetch_k``; ``mmr``: ``k`` (4), ``fetch_k`` (20, or k
+            if larger), ``lambda_mult`` (0.5), ``filter``.
         tags: added to every run's tags (after them: the store and embeddings classes).
         metadata: added to every run's metadata.
         score_key: when set, each returned document carries its relevance in [0, 1] in
@@ -198,7 +199,7 @@ def _plan(search_type: str, search_kwargs: dict[str, Any]) -> SearchPlan:
     k = search_kwargs.get("k", 4)
     filter = search_kwargs.get("filter")
     if search_type == "similarity":
-        return SearchPlan.similarity(k, filter)
+        return SearchPlan.similarity(k, filter, search_kwargs.get("fetch_k"))
     if search_type == "mmr":
         fetch_k = search_kwargs.get("fetch_k", max(20, k) if isinstance(k, int) else 20)
         return SearchPlan.mmr(k, fetch_k, search_kwargs.get("lambda_mult", 0.5), filter)
@@ -207,4 +208,6 @@ def _plan(search_type: str, search_kwargs: dict[str, Any]) -> SearchPlan:
             "search_type 'similarity_score_threshold' needs search_kwargs['score_threshold'], "
             "a relevance between 0 and 1"
         )
-    return SearchPlan.relevance(k, filter, search_kwargs["score_threshold"])
+    return SearchPlan.relevance(
+        k, filter, search_kwargs["score_threshold"], search_kwargs.get("fetch_k")
+    )

@@ -379,7 +379,6 @@ PENDING: set[str] = {
     "tools.create_retriever_tool",
     "tools.render_text_description",
     "tools.tool",
-    "vectorstores.FAISS",
     "vectorstores.InMemoryVectorStore",
     "vectorstores.Redis",
     "vectorstores.VectorStore",

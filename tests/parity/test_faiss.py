@@ -343,3 +343,35 @@ def test_in_memory_docstore_as_langchains() -> None:
     ours.delete(["a"])
     theirs.delete(["a"])
     assert ours._dict == {} and theirs._dict == {}
+
+
+# ------------------------------------------------------------------ fetch_k with a filter
+
+GROUP_A = {"group": "a"}  # north (0), north-east (0.4) and up (5.0) from q-north
+
+
+def test_fetch_k_with_a_filter_gives_langchains_documents_when_they_fit() -> None:
+    theirs, ours = _pair()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning: nothing beyond the window
+        found = ours.similarity_search_with_score("q-north", k=2, filter=GROUP_A, fetch_k=2)
+        by_retriever = ours.as_retriever(
+            search_kwargs={"k": 2, "filter": GROUP_A, "fetch_k": 3}
+        ).invoke("q-north")
+    _same(theirs.similarity_search_with_score("q-north", k=2, filter=GROUP_A, fetch_k=2), found)
+    lc_retriever = theirs.as_retriever(search_kwargs={"k": 2, "filter": GROUP_A, "fetch_k": 3})
+    assert [d.id for d in by_retriever] == [d.id for d in lc_retriever.invoke("q-north")]
+
+
+async def test_fetch_k_too_small_returns_all_matches_and_warns() -> None:
+    theirs, ours = _pair()
+    lc_found = theirs.similarity_search("q-north", k=3, filter=GROUP_A, fetch_k=4)
+    assert [d.page_content for d in lc_found] == ["north", "north-east"]  # up is 5th
+    with pytest.warns(UserWarning, match=r"returned 1 document\(s\) beyond the fetch_k=4"):
+        found = ours.similarity_search("q-north", k=3, filter=GROUP_A, fetch_k=4)
+    assert [d.page_content for d in found] == ["north", "north-east", "up"]
+    with pytest.warns(UserWarning, match="beyond the fetch_k=4"):
+        found = await ours.asimilarity_search("q-north", k=3, filter=GROUP_A, fetch_k=4)
+    assert [d.page_content for d in found] == ["north", "north-east", "up"]
+    with pytest.raises(ValueError, match="fetch_k"):
+        ours.similarity_search("q-north", k=3, filter=GROUP_A, fetch_k=0)

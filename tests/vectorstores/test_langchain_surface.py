@@ -47,8 +47,8 @@ def test_bound_and_async_options_override_search_kwargs(store: VectorStore) -> N
     assert texts_of(retriever.invoke("q0", filter={"color": "blue"})) == ["d1", "d4"]
     assert [texts_of(d) for d in retriever.batch(["q0", "q95"], k=1)] == [["d0"], ["d5"]]
     assert texts_of(asyncio.run(retriever.ainvoke("q0", k=1))) == ["d0"]
-    with pytest.raises(InvalidInputError, match="'fetch_k' not accepted by search_type"):
-        retriever.invoke("q0", fetch_k=3)  # checked like search_kwargs, named
+    with pytest.raises(InvalidInputError, match="'lambda_mult' not accepted by search_type"):
+        retriever.invoke("q0", lambda_mult=0.3)  # checked like search_kwargs, named
     mmr = store.as_retriever(search_type="mmr", search_kwargs={"fetch_k": 8})
     assert len(mmr.invoke("q0", k=2, lambda_mult=1.0)) == 2
 
@@ -69,8 +69,8 @@ def test_search_dispatches_by_search_type(store: VectorStore) -> None:
     assert texts_of(asyncio.run(store.asearch("q0", "similarity", k=1))) == ["d0"]
     with pytest.raises(ConfigurationError, match="search_type 'simlarity' is not one of"):
         store.search("q0", "simlarity")
-    with pytest.raises(InvalidInputError, match="'fetch_k' not accepted by search_type"):
-        store.search("q0", "similarity", fetch_k=3)
+    with pytest.raises(InvalidInputError, match="'lambda_mult' not accepted by search_type"):
+        store.search("q0", "similarity", lambda_mult=0.3)
 
 
 # ---------------------------------------------------------------------- LangChain-style
