@@ -32,12 +32,12 @@ from ragline.agents._agent import (
     Steps,
 )
 from ragline.agents._tools import ExceptionTool, InvalidTool
+from ragline.chains._chain import Chain
 from ragline.core import (
     AgentAction,
     AgentFinish,
     AgentStep,
     BaseTool,
-    Fields,
     InvalidInputError,
     MissingVariableError,
     OutputParserException,
@@ -66,8 +66,14 @@ _INVALID_TOOL = InvalidTool()
 _EXCEPTION_TOOL = ExceptionTool()
 
 
-class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
+class AgentExecutor(Chain):
     """Run an agent with its tools until it answers (or a limit stops it).
+
+    It is a ``Chain``, as in LangChain, and keeps LangChain's override points: a
+    subclass that overrides ``_call`` (the whole run: call ``super()._call(inputs,
+    run_manager)`` for the loop) or ``_take_next_step`` (one round: plan, then run the
+    tools) has its override called by ``invoke``, ``__call__``, ``run`` and ``stream``
+    (their async twins call ``_acall`` / ``_atake_next_step``, as LangChain's do).
 
     Fields (keyword arguments):
         agent: a Runnable (``create_react_agent``, ``create_tool_calling_agent``) or an
@@ -114,24 +120,19 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
         {'input': 'Where is Etna?', 'output': 'Sicily'}
     """
 
-    agent: Any
-    tools: Sequence[BaseTool]
+    agent: Any = None
+    tools: Sequence[BaseTool] = ()
     return_intermediate_steps: bool = False
     max_iterations: int | None = 15
     max_execution_time: float | None = None
     early_stopping_method: str = "force"
     handle_parsing_errors: Any = False
     trim_intermediate_steps: Any = -1
-    verbose: bool = False
-    callbacks: Any = None
-    tags: list[str] | None = None
-    metadata: dict[str, Any] | None = None
-    memory: Any = None
     stream_runnable: bool = True
 
-    name = "AgentExecutor"
-
     def __post_init__(self) -> None:
+        if self.agent is None:
+            raise InvalidInputError("AgentExecutor needs agent=... (and tools=[...])")
         if isinstance(self.agent, Runnable):
             self.agent = RunnableAgent(runnable=self.agent, stream_runnable=self.stream_runnable)
         elif not isinstance(self.agent, BaseSingleActionAgent) and not hasattr(self.agent, "plan"):
@@ -299,9 +300,23 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
         ``return_only_outputs``; with ``include_run_info`` also ``RUN_KEY`` (the
         executor run's ``RunInfo``)."""
         config = legacy_call_config(callbacks, tags, metadata, run_name)
-        result = drive(self._loop(inputs, config, include_run_info))
-        if return_only_outputs:
-            keys = [*self.output_keys, RUN_KEY]
+        return self._legacy_invoke(inputs, config, return_only_outputs, include_run_info)
+
+    def _legacy_invoke(
+        self, inputs: Any, config: Any, only_outputs: bool, run_info: bool
+    ) -> dict[str, Any]:
+        """What ``chain(inputs)`` and ``apply`` run (``acall`` runs the async twin)."""
+        return self._legacy_result(drive(self._loop(inputs, config, run_info)), only_outputs)
+
+    async def _alegacy_invoke(
+        self, inputs: Any, config: Any, only_outputs: bool, run_info: bool
+    ) -> dict[str, Any]:
+        loop = self._loop(inputs, config, run_info)
+        return self._legacy_result(await adrive(loop, deadline=self._deadline()), only_outputs)
+
+    def _legacy_result(self, result: dict[str, Any], only_outputs: bool) -> dict[str, Any]:
+        if only_outputs:
+            keys = [*self.output_keys, "intermediate_steps", RUN_KEY]
             return {key: result[key] for key in keys if key in result}
         return result
 
@@ -327,12 +342,11 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
                            name=config.get("run_name") or self.get_name(),
                            run_id=config.get("run_id"))  # fmt: skip
         try:
-            finish, steps = yield from self._rounds(inputs, run)
-            yield Effect(run.on_agent_finish, run.aon_agent_finish, finish, color="green",
-                         verbose=self.verbose)  # fmt: skip
-            outputs = dict(finish.return_values)
-            if self.return_intermediate_steps:
-                outputs["intermediate_steps"] = steps
+            if self._overrides("_call") or self._overrides("_acall"):
+                outputs = dict((yield Effect(self._call, self._acall, inputs, run_manager=run)))
+                finish = AgentFinish(outputs, "")
+            else:
+                outputs, finish = yield from self._body(inputs, run)
             if self.memory is not None:
                 self.memory.save_context(inputs, outputs)
             if include_run_info:
@@ -347,35 +361,69 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
         yield Effect(run.on_chain_end, run.aon_chain_end, outputs)
         return {**inputs, **outputs}
 
+    def _overrides(self, method: str) -> bool:
+        return getattr(type(self), method) is not getattr(AgentExecutor, method)
+
+    def _body(self, inputs: dict[str, Any], run: Any) -> Operation[tuple[dict[str, Any], Any]]:
+        """The run inside the executor's chain run: the rounds, then the answer."""
+        finish, steps = yield from self._rounds(inputs, run)
+        yield Effect(run.on_agent_finish, run.aon_agent_finish, finish, color="green",
+                     verbose=self.verbose)  # fmt: skip
+        outputs = dict(finish.return_values)
+        if self.return_intermediate_steps:
+            outputs["intermediate_steps"] = steps
+        return outputs, finish
+
+    def _call(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
+        """The agent loop inside a started run (LangChain's ``Chain._call``): override it
+        to wrap the whole run, calling ``super()._call(inputs, run_manager)``."""
+        return drive(self._body(inputs, _run_manager(run_manager)))[0]
+
+    async def _acall(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
+        """Async :meth:`_call`."""
+        return (await adrive(self._body(inputs, _run_manager(run_manager))))[0]
+
+    def _take_next_step(
+        self,
+        name_to_tool_map: dict[str, BaseTool],
+        color_mapping: dict[str, str],
+        inputs: dict[str, Any],
+        intermediate_steps: Steps,
+        run_manager: Any = None,
+    ) -> AgentFinish | list[tuple[AgentAction, Any]]:
+        """One round (LangChain's hook): plan, then run the chosen tools. Returns the
+        finish, or the round's ``(action, observation)`` pairs. ``name_to_tool_map`` and
+        ``color_mapping`` are passed for overrides' use; the executor's tools are used."""
+        return drive(self._step(inputs, intermediate_steps, _run_manager(run_manager)))
+
+    async def _atake_next_step(
+        self,
+        name_to_tool_map: dict[str, BaseTool],
+        color_mapping: dict[str, str],
+        inputs: dict[str, Any],
+        intermediate_steps: Steps,
+        run_manager: Any = None,
+    ) -> AgentFinish | list[tuple[AgentAction, Any]]:
+        """Async :meth:`_take_next_step`."""
+        return await adrive(self._step(inputs, intermediate_steps, _run_manager(run_manager)))
+
     def _rounds(self, inputs: dict[str, Any], run: Any) -> Operation[tuple[AgentFinish, Steps]]:
         """Plan and act until the agent finishes or a limit is reached."""
         steps: Steps = []
-        children = run.get_child()
         iterations, started = 0, time.monotonic()
-        agent, tool_kwargs = self.agent, self.agent.tool_run_logging_kwargs()
+        custom = self._overrides("_take_next_step") or self._overrides("_atake_next_step")
+        colors = dict.fromkeys(self._tools_by_name, "green")
         try:
             while self._should_continue(iterations, time.monotonic() - started):
-                try:
-                    output = yield Effect(agent.plan, agent.aplan, self._trimmed(steps),
-                                          callbacks=children, **inputs)  # fmt: skip
-                except OutputParserException as err:
-                    actions = [self._parsing_error_action(err)]
-                    tools = [_EXCEPTION_TOOL]
-                    tool_inputs = [actions[0].tool_input]
+                if custom:
+                    result = yield Effect(self._take_next_step, self._atake_next_step,
+                                          self._tools_by_name, colors, inputs, list(steps),
+                                          run_manager=run)  # fmt: skip
                 else:
-                    if isinstance(output, AgentFinish):
-                        return output, steps
-                    actions = _as_actions(output)
-                    for action in actions:
-                        yield Emit(("action", action))
-                    tools = [self._tools_by_name.get(a.tool, _INVALID_TOOL) for a in actions]
-                    pairs = zip(actions, tools, strict=True)
-                    tool_inputs = [self._tool_input(action, tool) for action, tool in pairs]
-                observations = yield Effect(self._act, self._aact, run, actions, tools,
-                                            tool_inputs, tool_kwargs)  # fmt: skip
-                new = list(zip(actions, observations, strict=True))
-                for action, observation in new:
-                    yield Emit(("step", AgentStep(action=action, observation=observation)))
+                    result = yield from self._step(inputs, steps, run)
+                if isinstance(result, AgentFinish):
+                    return result, steps
+                new = [(action, observation) for action, observation in result]
                 steps.extend(new)
                 if len(new) == 1 and (direct := self._tool_return(*new[0])) is not None:
                     return direct, steps
@@ -383,10 +431,39 @@ class AgentExecutor(Fields, Runnable[Any, dict[str, Any]]):
                 iterations += 1
         except DeadlineExceeded:  # async only: the time ran out during a round
             pass
+        agent = self.agent
         finish = yield Effect(agent.return_stopped_response, agent.areturn_stopped_response,
-                              self.early_stopping_method, steps, callbacks=children,
+                              self.early_stopping_method, steps, callbacks=run.get_child(),
                               **inputs)  # fmt: skip
         return finish, steps
+
+    def _step(
+        self, inputs: dict[str, Any], steps: Steps, run: Any
+    ) -> Operation[AgentFinish | list[tuple[AgentAction, Any]]]:
+        """One round, written once: the plan, then every chosen tool."""
+        agent = self.agent
+        try:
+            output = yield Effect(agent.plan, agent.aplan, self._trimmed(steps),
+                                  callbacks=run.get_child(), **inputs)  # fmt: skip
+        except OutputParserException as err:
+            actions = [self._parsing_error_action(err)]
+            tools = [_EXCEPTION_TOOL]
+            tool_inputs = [actions[0].tool_input]
+        else:
+            if isinstance(output, AgentFinish):
+                return output
+            actions = _as_actions(output)
+            for action in actions:
+                yield Emit(("action", action))
+            tools = [self._tools_by_name.get(a.tool, _INVALID_TOOL) for a in actions]
+            pairs = zip(actions, tools, strict=True)
+            tool_inputs = [self._tool_input(action, tool) for action, tool in pairs]
+        observations = yield Effect(self._act, self._aact, run, actions, tools, tool_inputs,
+                                    agent.tool_run_logging_kwargs())  # fmt: skip
+        new = list(zip(actions, observations, strict=True))
+        for action, observation in new:
+            yield Emit(("step", AgentStep(action=action, observation=observation)))
+        return new
 
     def _should_continue(self, iterations: int, elapsed: float) -> bool:
         if self.max_iterations is not None and iterations >= self.max_iterations:
@@ -503,6 +580,14 @@ def _index_tools(tools: list[BaseTool]) -> dict[str, BaseTool]:
             )
         by_name[tool.name] = tool
     return by_name
+
+
+def _run_manager(run_manager: Any) -> Any:
+    """The run manager an override passed on, or (called directly, with none) a run
+    manager that reports to no one."""
+    if run_manager is not None:
+        return run_manager
+    return CallbackManager.configure({}).on_chain_start(None, {}, name="AgentExecutor")
 
 
 def _handlers(callbacks: Any) -> list[Any]:

@@ -14,16 +14,18 @@ from typing import Any
 import pytest
 from langchain_classic import agents as lc_agents
 from langchain_classic.agents.output_parsers import JSONAgentOutputParser as LCJSONAgentOutputParser
+from langchain_classic.chains.base import Chain as LCChain
 from langchain_core import callbacks as lc_callbacks
 from langchain_core import language_models as lc_models
 from langchain_core import messages as lc_messages
 from langchain_core import prompts as lc_prompts
 from langchain_core import tools as lc_tools
 
-from ragline import agents, core, tools
+from ragline import agents, chains, core, tools
 
 COVERS = {
     "agents.AgentExecutor",
+    "chains.Chain",
     "agents.JSONAgentOutputParser",
     "agents.create_structured_chat_agent",
     "tools.render_text_description_and_args",
@@ -238,3 +240,93 @@ def test_json_agent_output_parser_parses_as_langchains(reply):
         return (type(result).__name__, *[getattr(result, f, None) for f in fields])
 
     assert outcome(agents.JSONAgentOutputParser()) == outcome(LCJSONAgentOutputParser())
+
+
+def subclasses(ns: dict[str, Any]) -> tuple[type, type]:
+    """Two AgentExecutor subclasses as programs write them (seed 000, section 8): one
+    wraps the whole run in ``_call`` with a retry, one watches ``_take_next_step``."""
+
+    class Retrying(ns["agents"].AgentExecutor):
+        attempts: int = 0
+
+        def _call(self, inputs, run_manager=None):
+            for attempt in range(2):
+                self.attempts += 1
+                try:
+                    return super()._call(inputs, run_manager)
+                except ValueError:
+                    if run_manager:
+                        run_manager.on_text(f"attempt {attempt + 1} failed")
+            return {"output": "fallback"}
+
+    class Watching(ns["agents"].AgentExecutor):
+        rounds: list[int] = []  # noqa: RUF012 - both libraries copy it per instance
+
+        def _take_next_step(
+            self, name_to_tool_map, color_mapping, inputs, intermediate_steps, run_manager=None
+        ):
+            self.rounds.append(len(intermediate_steps))
+            result = super()._take_next_step(
+                name_to_tool_map, color_mapping, inputs, intermediate_steps, run_manager
+            )
+            if isinstance(result, list):
+                self.rounds.append(-len(result))
+            return result
+
+    return Retrying, Watching
+
+
+def text_recorder(ns: dict[str, Any]) -> Any:
+    handler = recorder(ns)
+
+    def on_text(text, **kw):
+        handler.events.append(("text", text))
+
+    handler.on_text = on_text
+    return handler
+
+
+def react_agent(ns: dict[str, Any], replies: list[str]) -> tuple[Any, Any]:
+    prompt = ns["PromptTemplate"].from_template("{tools} {tool_names} {input} {agent_scratchpad}")
+    echo = echo_tool(ns)
+    return ns["agents"].create_react_agent(
+        ns["FakeListLLM"](responses=replies), [echo], prompt
+    ), echo
+
+
+@pytest.mark.parametrize("call", ["invoke", "__call__"])
+def test_an_executor_subclass_that_overrides_call_has_it_called(call):
+    seen = {}
+    for which in ("langchain", "ragline"):
+        ns = lib(which)
+        retrying, _ = subclasses(ns)
+        assert issubclass(retrying, ns["agents"].AgentExecutor)
+        agent, echo = react_agent(ns, ["no action here", *REACT_REPLIES])
+        executor = retrying(agent=agent, tools=[echo])
+        handler = text_recorder(ns)
+        if call == "invoke":
+            output = executor.invoke({"input": "Say hi"}, {"callbacks": [handler]})
+        else:
+            output = executor({"input": "Say hi"}, callbacks=[handler])
+        events = [e for e in handler.events if e[0] in ("chain_start", "chain_end", "text")]
+        seen[which] = (output, executor.attempts, events)
+    assert seen["ragline"] == seen["langchain"]
+    output, attempts, events = seen["ragline"]
+    assert attempts == 2 and ("text", "attempt 1 failed") in events
+
+
+def test_an_executor_subclass_that_overrides_take_next_step_has_it_called():
+    seen = {}
+    for which in ("langchain", "ragline"):
+        ns = lib(which)
+        _, watching = subclasses(ns)
+        agent, echo = react_agent(ns, REACT_REPLIES)
+        executor = watching(agent=agent, tools=[echo])
+        seen[which] = (executor.invoke({"input": "Say hi"}), executor.rounds)
+    assert seen["ragline"] == seen["langchain"]
+    assert seen["ragline"][1] == [0, -1, 1]
+
+
+def test_an_agent_executor_is_a_chain():
+    assert issubclass(lc_agents.AgentExecutor, LCChain)
+    assert issubclass(agents.AgentExecutor, chains.Chain)

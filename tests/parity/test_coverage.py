@@ -165,7 +165,6 @@ PENDING: set[str] = {
     "agents.format_to_openai_function_messages",
     "agents.format_to_openai_tool_messages",
     "chains.BaseCombineDocumentsChain",
-    "chains.Chain",
     "chains.ConversationChain",
     "chains.ConversationalRetrievalChain",
     "chains.LLMChain",
