@@ -20,11 +20,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ragline.core import Document, InvalidInputError
+from ragline.core import Document, FilterError, InvalidInputError
 from ragline.core._checks import check_unicode
 from ragline.embeddings import Embeddings
 from ragline.vectorstores._validation import SearchPlan
-from ragline.vectorstores.filters import FilterNode
+from ragline.vectorstores.filters import FilterNode, Predicate
 from ragline.vectorstores.utils import (
     RELEVANCE_SCALAR_FUNCTIONS,
     as_vector_matrix,
@@ -61,6 +61,8 @@ class StorePrimitives(ABC):
     # True for a subclass written the LangChain way (only add_texts, similarity_search,
     # from_texts): see ragline.vectorstores._langchain_style
     _langchain_style: bool = False
+    # True for a backend that evaluates a callable filter (a filters.Predicate) itself
+    _callable_filters: bool = False
 
     # ------------------------------------------------------------------ primitives
 
@@ -214,6 +216,8 @@ class StorePrimitives(ABC):
     ) -> list[list[Any]]:
         dimension = self.dimension
         queries = self._check_queries(vectors, dimension)
+        if isinstance(plan.filter, Predicate) and not self._callable_filters:
+            raise _no_callable_filter(self)
         if dimension is None:
             return [[] for _ in range(len(queries))]
         if plan.is_mmr:
@@ -230,6 +234,8 @@ class StorePrimitives(ABC):
     ) -> list[list[Any]]:
         dimension = await self._adimension()
         queries = self._check_queries(vectors, dimension)
+        if isinstance(plan.filter, Predicate) and not self._callable_filters:
+            raise _no_callable_filter(self)
         if dimension is None:
             return [[] for _ in range(len(queries))]
         hits = await self._asearch(queries, plan.fetch_k, plan.filter, with_vectors=plan.is_mmr)
@@ -340,6 +346,14 @@ class StorePrimitives(ABC):
         DimensionError. A backend with a cheaper exact check for some inputs may
         override it and defer the rest to this one (FAISS does for one query)."""
         return as_vector_matrix(vectors, dimension=dimension, what="query vector")
+
+
+def _no_callable_filter(store: Any) -> FilterError:
+    return FilterError(
+        f"{type(store).__name__} cannot filter with a function: give a filter dict (see "
+        "ragline.vectorstores.filters); InMemoryVectorStore and FAISS take a function, as "
+        "LangChain's do"
+    )
 
 
 def _warn_past_window(

@@ -27,7 +27,7 @@ Semantics (the reference every backend follows):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,7 @@ __all__ = [
     "Comparison",
     "FilterNode",
     "Or",
+    "Predicate",
     "matches",
     "parse_filter",
 ]
@@ -75,7 +76,17 @@ class Or:
     operands: tuple[FilterNode, ...]
 
 
-FilterNode = Comparison | And | Or
+@dataclass(frozen=True)
+class Predicate:
+    """A filter given as a function (LangChain's callable ``filter``), not in the filter
+    language: only the stores that can call Python per document take it
+    (``InMemoryVectorStore`` calls it with the Document, ``FAISS`` with the metadata,
+    as LangChain's do); the others raise FilterError."""
+
+    function: Callable[[Any], Any]
+
+
+FilterNode = Comparison | And | Or | Predicate
 
 
 def parse_filter(filter: Mapping[str, Any] | FilterNode | None) -> FilterNode | None:
@@ -96,8 +107,10 @@ def parse_filter(filter: Mapping[str, Any] | FilterNode | None) -> FilterNode | 
         >>> parse_filter({"page": {"$gt": 2}})
         Comparison(field='page', operator='$gt', value=2)
     """
-    if filter is None or isinstance(filter, (Comparison, And, Or)):
+    if filter is None or isinstance(filter, (Comparison, And, Or, Predicate)):
         return filter
+    if callable(filter) and not isinstance(filter, Mapping):
+        return Predicate(filter)
     if not isinstance(filter, Mapping):
         raise FilterError(f"a filter must be a dict, got {type(filter).__name__}: {filter!r}")
     if not filter:
@@ -252,6 +265,8 @@ def matches(node: FilterNode | None, metadata: Mapping[str, Any]) -> bool:
         return all(matches(operand, metadata) for operand in node.operands)
     if isinstance(node, Or):
         return any(matches(operand, metadata) for operand in node.operands)
+    if isinstance(node, Predicate):  # LangChain FAISS's callable: called with the metadata
+        return bool(node.function(dict(metadata)))
     stored = metadata.get(node.field, _MISSING)
     operator, value = node.operator, node.value
     if operator == "$eq":

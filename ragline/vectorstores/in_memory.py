@@ -25,7 +25,7 @@ from ragline.core._checks import check_choice
 from ragline.core.documents import stored_document
 from ragline.vectorstores._validation import copy_metadata
 from ragline.vectorstores.base import SearchHit, VectorStore
-from ragline.vectorstores.filters import FilterNode, matches
+from ragline.vectorstores.filters import FilterNode, Predicate, matches
 from ragline.vectorstores.utils import METRICS, as_vector_matrix, normalize_rows
 
 if TYPE_CHECKING:
@@ -76,8 +76,26 @@ class InMemoryVectorStore(VectorStore):
         self._row_of: dict[str, int] = {}
         self._dimension: int | None = None
 
+    _callable_filters = True  # filter=function(Document) -> bool, as in LangChain
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(metric={self.metric!r}, count={self.count()})"
+
+    @property
+    def store(self) -> dict[str, dict[str, Any]]:
+        """LangChain's view of the contents: ``{id: {"id", "vector", "text", "metadata"}}``,
+        built on each access (fresh copies: changing it changes nothing). ``vector`` is
+        the vector searched: unit length under the cosine metric."""
+        with self._lock:
+            return {
+                doc_id: {
+                    "id": doc_id,
+                    "vector": self._vectors[row].tolist(),
+                    "text": self._texts[row],
+                    "metadata": copy_metadata(self._metadatas[row]),
+                }
+                for row, doc_id in enumerate(self._ids)
+            }
 
     # ------------------------------------------------------------------ primitives
 
@@ -183,6 +201,11 @@ class InMemoryVectorStore(VectorStore):
             if filter is None:
                 rows = np.arange(live)
                 candidates = self._vectors[:live]  # a view: no copy of the matrix per query
+            elif isinstance(filter, Predicate):  # LangChain's callable: given the Document
+                rows = np.flatnonzero(
+                    [bool(filter.function(self._document(i))) for i in range(live)]
+                )
+                candidates = self._vectors[rows]
             else:
                 rows = np.flatnonzero([matches(filter, meta) for meta in self._metadatas])
                 candidates = self._vectors[rows]

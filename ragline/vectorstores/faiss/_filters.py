@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ragline.vectorstores.filters import And, Comparison, FilterNode, Or, matches
+from ragline.vectorstores.filters import And, Comparison, FilterNode, Or, Predicate, matches
 
 __all__ = ["FilterIndex"]
 
@@ -126,6 +126,8 @@ class FilterIndex:
             if any(part is None for part in parts):
                 return None
             return reduce(np.union1d, parts)  # type: ignore[arg-type]
+        if isinstance(node, Predicate):  # a function: only the reference evaluator can
+            return None
         return self._compare(node)
 
     def _compare(self, node: Comparison) -> np.ndarray | None:

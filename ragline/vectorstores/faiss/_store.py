@@ -147,6 +147,8 @@ class FAISS(VectorStore):
         'the cat sat'
     """
 
+    _callable_filters = True  # filter=function(metadata) -> bool, as in LangChain
+
     def __init__(
         self,
         embedding_function: Embeddings | None = None,

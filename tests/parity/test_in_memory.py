@@ -1,0 +1,134 @@
+"""Parity: ragline's InMemoryVectorStore against langchain_core's, scores to 1e-6.
+
+Unit-length vectors from a fixed table (hand-checkable cosines), the same documents in
+both stores; the test compares ``store.store``, the documents, the scores and a
+callable ``filter`` (called with each Document, as LangChain calls it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.embeddings import Embeddings as LCEmbeddings
+from langchain_core.vectorstores import InMemoryVectorStore as LCInMemoryVectorStore
+
+from ragline.core import FilterError
+from ragline.embeddings import Embeddings
+from ragline.vectorstores import FAISS, InMemoryVectorStore
+
+COVERS = {"vectorstores.InMemoryVectorStore"}
+
+TABLE = {
+    "north": [0.0, 1.0, 0.0],
+    "east": [1.0, 0.0, 0.0],
+    "north-east": [0.6, 0.8, 0.0],
+    "south": [0.0, -1.0, 0.0],
+    "west-ish": [-0.8, 0.6, 0.0],
+    "q": [0.0, 1.0, 0.0],
+}
+TEXTS = ["north", "east", "north-east", "south", "west-ish"]
+IDS = [f"id-{text}" for text in TEXTS]
+METADATAS = [{"group": "a" if i % 2 == 0 else "b", "n": i} for i in range(len(TEXTS))]
+
+
+class Table(Embeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [list(TABLE[text]) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(TABLE[text])
+
+
+class LCTable(LCEmbeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [list(TABLE[text]) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(TABLE[text])
+
+
+def _pair() -> tuple[Any, InMemoryVectorStore]:
+    theirs = LCInMemoryVectorStore(embedding=LCTable())
+    theirs.add_texts(TEXTS, METADATAS, ids=IDS)
+    ours = InMemoryVectorStore(Table())
+    ours.add_texts(TEXTS, METADATAS, ids=IDS)
+    return theirs, ours
+
+
+def _seen(pairs: list[tuple[Any, float]]) -> list[tuple[Any, ...]]:
+    return [(d.id, d.page_content, d.metadata) for d, _ in pairs]
+
+
+def test_store_attribute_reads_as_langchains() -> None:
+    theirs, ours = _pair()
+    assert list(ours.store) == list(theirs.store) == IDS
+    for doc_id in IDS:
+        mine, lc = ours.store[doc_id], theirs.store[doc_id]
+        assert sorted(mine) == sorted(lc) == ["id", "metadata", "text", "vector"]
+        assert (mine["id"], mine["text"], mine["metadata"]) == (
+            lc["id"],
+            lc["text"],
+            lc["metadata"],
+        )
+        assert mine["vector"] == pytest.approx(list(lc["vector"]), abs=1e-6)
+    ours.store["id-east"]["text"] = "changed"  # a copy: the store is not changed
+    assert ours.get_by_ids(["id-east"])[0].page_content == "east"
+
+
+def test_scores_equal_langchains() -> None:
+    theirs, ours = _pair()
+    lc_found = theirs.similarity_search_with_score("q", k=5)
+    found = ours.similarity_search_with_score("q", k=5)
+    assert _seen(found) == _seen(lc_found)
+    assert [s for _, s in found] == pytest.approx([s for _, s in lc_found], abs=1e-6)
+    assert [round(s, 6) for _, s in found] == [1.0, 0.8, 0.6, 0.0, -1.0]  # cosines by hand
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+async def test_callable_filter_gets_the_document_in_both(k: int) -> None:
+    theirs, ours = _pair()
+    calls: list[Any] = []
+
+    def in_group_a(document: Any) -> bool:
+        calls.append(type(document).__name__)
+        return document.metadata["group"] == "a" and document.id != "id-north"
+
+    lc_found = theirs.similarity_search_with_score("q", k=k, filter=in_group_a)
+    found = ours.similarity_search_with_score("q", k=k, filter=in_group_a)
+    assert _seen(found) == _seen(lc_found)
+    assert [s for _, s in found] == pytest.approx([s for _, s in lc_found], abs=1e-6)
+    assert set(calls) == {"Document"}
+    assert [d.id for d in await ours.asimilarity_search("q", k=k, filter=in_group_a)] == [
+        d.id for d in theirs.similarity_search("q", k=k, filter=in_group_a)
+    ]
+    by_retriever = ours.as_retriever(search_kwargs={"k": k, "filter": in_group_a}).invoke("q")
+    assert [d.id for d in by_retriever] == [d.id for d, _ in lc_found]
+
+
+def test_faiss_callable_filter_gets_the_metadata() -> None:
+    store = FAISS.from_texts(TEXTS, Table(), METADATAS, ids=IDS)
+    seen: list[Any] = []
+
+    def even(metadata: dict[str, Any]) -> bool:
+        seen.append(metadata)
+        return metadata["n"] % 2 == 0
+
+    assert [d.page_content for d in store.similarity_search("q", k=2, filter=even)] == [
+        "north",
+        "north-east",
+    ]
+    assert all(isinstance(m, dict) and "group" in m for m in seen)
+
+
+def test_a_store_that_cannot_call_python_refuses_a_callable_filter() -> None:
+    from ragline.vectorstores import VectorStore
+
+    class Minimal(InMemoryVectorStore):
+        _callable_filters = False
+
+    assert issubclass(Minimal, VectorStore)
+    store = Minimal(Table())
+    store.add_texts(TEXTS, METADATAS, ids=IDS)
+    with pytest.raises(FilterError, match="cannot filter with a function: give a filter dict"):
+        store.similarity_search("q", filter=lambda document: True)
