@@ -13,13 +13,14 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic": {
         "ragline.chains": "ConversationChain LLMChain",
         "ragline.core": "BasePromptTemplate FewShotPromptTemplate PromptTemplate",
-        "ragline.vectorstores": "FAISS",
+        "ragline.vectorstores": "FAISS InMemoryDocstore",
     },
     "langchain_classic.agents": {
         "ragline.agents": (
             "Agent AgentExecutor AgentExecutorIterator AgentType BaseMultiActionAgent "
             "BaseSingleActionAgent ZeroShotAgent create_openai_tools_agent "
-            "create_react_agent create_tool_calling_agent initialize_agent"
+            "create_react_agent create_structured_chat_agent create_tool_calling_agent "
+            "initialize_agent"
         ),
         "ragline.tools": "Tool tool",
     },
@@ -71,7 +72,12 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.agents": "create_openai_tools_agent",
     },
     "langchain_classic.agents.output_parsers": {
-        "ragline.agents": "ReActSingleInputOutputParser ToolsAgentOutputParser",
+        "ragline.agents": (
+            "JSONAgentOutputParser ReActSingleInputOutputParser ToolsAgentOutputParser"
+        ),
+    },
+    "langchain_classic.agents.output_parsers.json": {
+        "ragline.agents": "JSONAgentOutputParser",
     },
     "langchain_classic.agents.output_parsers.openai_tools": {
         "ragline.agents": "OpenAIToolsAgentOutputParser",
@@ -84,6 +90,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.agents.react.agent": {
         "ragline.agents": "create_react_agent",
+    },
+    "langchain_classic.agents.structured_chat.base": {
+        "ragline.agents": "create_structured_chat_agent",
     },
     "langchain_classic.agents.tool_calling_agent.base": {
         "ragline.agents": "create_tool_calling_agent",
@@ -104,7 +113,8 @@ PATHS: dict[str, dict[str, str]] = {
             "ConversationChain ConversationalRetrievalChain LLMChain "
             "MapReduceDocumentsChain MapRerankDocumentsChain RefineDocumentsChain "
             "RetrievalQA SequentialChain SimpleSequentialChain StuffDocumentsChain "
-            "TransformChain create_history_aware_retriever create_retrieval_chain"
+            "TransformChain create_history_aware_retriever create_retrieval_chain "
+            "create_structured_output_runnable"
         ),
     },
     "langchain_classic.chains.base": {
@@ -147,9 +157,11 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.chains": "LLMChain",
     },
     "langchain_classic.chains.openai_functions": {
+        "ragline.chains": "create_structured_output_runnable",
         "ragline.core": "convert_to_openai_function",
     },
     "langchain_classic.chains.openai_functions.base": {
+        "ragline.chains": "create_structured_output_runnable",
         "ragline.core": "convert_to_openai_function",
     },
     "langchain_classic.chains.question_answering": {
@@ -167,12 +179,21 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.chains.sequential": {
         "ragline.chains": "SequentialChain SimpleSequentialChain",
     },
+    "langchain_classic.chains.structured_output": {
+        "ragline.chains": "create_structured_output_runnable",
+    },
+    "langchain_classic.chains.structured_output.base": {
+        "ragline.chains": "create_structured_output_runnable",
+    },
     "langchain_classic.chains.transform": {
         "ragline.chains": "TransformChain",
     },
     "langchain_classic.chat_models": {
         "ragline.chat_models": "ChatOpenAI",
         "ragline.core": "FakeListChatModel",
+    },
+    "langchain_classic.docstore": {
+        "ragline.vectorstores": "InMemoryDocstore",
     },
     "langchain_classic.document_loaders": {
         "ragline.loaders": (
@@ -284,6 +305,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.output_parsers.fix": {
         "ragline.core": "OutputFixingParser",
+    },
+    "langchain_classic.output_parsers.json": {
+        "ragline.core.output_parsers": "SimpleJsonOutputParser",
     },
     "langchain_classic.output_parsers.list": {
         "ragline.core": "CommaSeparatedListOutputParser",
@@ -472,8 +496,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.schema.runnable.base": {
         "ragline.core": (
-            "Runnable RunnableBinding RunnableEach RunnableGenerator RunnableLambda "
-            "RunnableParallel RunnableSequence RunnableSerializable"
+            "Runnable RunnableBinding RunnableBindingBase RunnableEach RunnableEachBase "
+            "RunnableGenerator RunnableLambda RunnableParallel RunnableSequence "
+            "RunnableSerializable"
         ),
         "ragline.core.runnables": "coerce_to_runnable",
     },
@@ -500,8 +525,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "RunnableRetry",
     },
     "langchain_classic.schema.runnable.utils": {
-        "ragline.core": "ConfigurableField ConfigurableFieldSpec",
-        "ragline.core.runnables": "AddableDict",
+        "ragline.core": "AddableDict ConfigurableField ConfigurableFieldSpec",
     },
     "langchain_classic.schema.storage": {
         "ragline.core": "BaseStore",
@@ -511,6 +535,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.storage": {
         "ragline.core": "InMemoryByteStore LocalFileStore RedisStore",
+        "ragline.core.stores": "InMemoryStore",
         "ragline.retrievers": "create_kv_docstore",
     },
     "langchain_classic.storage.file_system": {
@@ -518,6 +543,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.storage.in_memory": {
         "ragline.core": "InMemoryByteStore",
+        "ragline.core.stores": "InMemoryStore",
     },
     "langchain_classic.storage.redis": {
         "ragline.core": "RedisStore",
@@ -576,6 +602,12 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_community.chat_models.openai": {
         "ragline.chat_models": "ChatOpenAI",
+    },
+    "langchain_community.docstore": {
+        "ragline.vectorstores": "InMemoryDocstore",
+    },
+    "langchain_community.docstore.in_memory": {
+        "ragline.vectorstores": "InMemoryDocstore",
     },
     "langchain_community.document_loaders": {
         "ragline.loaders": (
@@ -640,7 +672,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.tools": "BaseTool StructuredTool Tool tool",
     },
     "langchain_community.vectorstores": {
-        "ragline.vectorstores": "FAISS InMemoryVectorStore Redis VectorStore",
+        "ragline.vectorstores": "DistanceStrategy FAISS InMemoryVectorStore Redis VectorStore",
     },
     "langchain_community.vectorstores.faiss": {
         "ragline.vectorstores": "FAISS",
@@ -650,6 +682,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_community.vectorstores.redis": {
         "ragline.vectorstores": "Redis",
+    },
+    "langchain_community.vectorstores.utils": {
+        "ragline.vectorstores": "DistanceStrategy",
     },
     "langchain_core.agents": {
         "ragline.agents": "AgentAction AgentActionMessageLog AgentFinish AgentStep",
@@ -813,12 +848,14 @@ PATHS: dict[str, dict[str, str]] = {
             "JsonOutputKeyToolsParser JsonOutputParser JsonOutputToolsParser "
             "PydanticOutputParser PydanticToolsParser StrOutputParser"
         ),
+        "ragline.core.output_parsers": "SimpleJsonOutputParser",
     },
     "langchain_core.output_parsers.base": {
         "ragline.core": "BaseOutputParser",
     },
     "langchain_core.output_parsers.json": {
         "ragline.core": "JsonOutputParser",
+        "ragline.core.output_parsers": "SimpleJsonOutputParser",
     },
     "langchain_core.output_parsers.list": {
         "ragline.core": "CommaSeparatedListOutputParser",
@@ -889,19 +926,19 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.runnables": {
         "ragline.core": (
-            "ConfigurableField ConfigurableFieldSpec Runnable RunnableAssign "
+            "AddableDict ConfigurableField ConfigurableFieldSpec Runnable RunnableAssign "
             "RunnableBinding RunnableBranch RunnableConfig RunnableGenerator "
             "RunnableLambda RunnableParallel RunnablePassthrough RunnablePick "
             "RunnableSequence RunnableSerializable RunnableWithFallbacks "
             "RunnableWithMessageHistory chain ensure_config"
         ),
         "ragline.core.config": "get_config_list patch_config",
-        "ragline.core.runnables": "AddableDict",
     },
     "langchain_core.runnables.base": {
         "ragline.core": (
-            "Runnable RunnableBinding RunnableEach RunnableGenerator RunnableLambda "
-            "RunnableParallel RunnableSequence RunnableSerializable chain"
+            "Runnable RunnableBinding RunnableBindingBase RunnableEach RunnableEachBase "
+            "RunnableGenerator RunnableLambda RunnableParallel RunnableSequence "
+            "RunnableSerializable chain"
         ),
         "ragline.core.runnables": "coerce_to_runnable",
     },
@@ -928,12 +965,11 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "RunnableRetry",
     },
     "langchain_core.runnables.utils": {
-        "ragline.core": "ConfigurableField ConfigurableFieldSpec",
-        "ragline.core.runnables": "AddableDict",
+        "ragline.core": "AddableDict ConfigurableField ConfigurableFieldSpec",
     },
     "langchain_core.stores": {
         "ragline.core": "BaseStore InMemoryByteStore",
-        "ragline.core.stores": "ByteStore",
+        "ragline.core.stores": "ByteStore InMemoryStore",
     },
     "langchain_core.tools": {
         "ragline.tools": (
