@@ -103,19 +103,19 @@ def test_folder_search_refuses_k_over_its_limit_in_process(store_folder: Path) -
 
 
 def test_a_slow_request_does_not_hold_up_healthz_or_a_small_search(big_store: Path) -> None:
-    """A batch of large MMR searches (seconds of work, allowed by raised limits) runs
+    """A batch of two large MMR searches (seconds of work, allowed by raised limits) runs
     while /healthz and a k=4 similarity search are asked again and again: each of them
     answers while the batch is still running, in a small fraction of its time."""
     app = create_store_app(big_store, max_k=CHUNKS, max_fetch_k=CHUNKS, search_workers=1)
-    slow_input = {"query": "volcano lava", "search_type": "mmr", "k": 2_000, "fetch_k": CHUNKS}
-    with BackgroundServer(app) as server, httpx.Client(timeout=120) as client:
+    slow_input = {"query": "volcano lava", "search_type": "mmr", "k": 1_000, "fetch_k": CHUNKS}
+    with BackgroundServer(app) as server, httpx.Client(timeout=300) as client:
         assert client.get(server.url + "/healthz").status_code == 200
         done: dict[str, Any] = {}
 
         def slow() -> None:
             started = time.perf_counter()
             response = client.post(server.url + "/retrieve/batch",
-                                   json={"inputs": [slow_input] * 12})  # fmt: skip
+                                   json={"inputs": [slow_input] * 2})  # fmt: skip
             done["status"], done["seconds"] = response.status_code, time.perf_counter() - started
             done["sizes"] = [len(found) for found in response.json()["output"]]
 
@@ -124,17 +124,21 @@ def test_a_slow_request_does_not_hold_up_healthz_or_a_small_search(big_store: Pa
         time.sleep(0.3)  # the batch is being searched
         latencies: list[float] = []
         with httpx.Client(timeout=120) as probe:
-            while thread.is_alive() and len(latencies) < 400:
+            while thread.is_alive() and len(latencies) < 40:
                 started = time.perf_counter()
                 assert probe.get(server.url + "/healthz").status_code == 200
                 small = probe.post(server.url + "/retrieve/invoke",
                                    json={"input": {"query": "volcano", "k": 4}})  # fmt: skip
                 assert small.status_code == 200 and len(small.json()["output"]) == 4
                 latencies.append(time.perf_counter() - started)
-                time.sleep(0.02)
+                time.sleep(0.05)
         thread.join()
-    assert done["status"] == 200 and done["sizes"] == [2_000] * 12
+    print(f"\nslow batch {done['seconds']:.2f} s; {len(latencies)} probes meanwhile, "
+          f"slowest {1000 * max(latencies):.0f} ms")  # fmt: skip
+    assert done["status"] == 200 and done["sizes"] == [1_000] * 2
     assert done["seconds"] > 1.0  # slow enough for the test to mean something
-    # several probes answered while the batch still ran, each in a small part of its time
+    # several probes answered while the batch still ran, each in a small part of its
+    # time (a bound relative to it: on a busy shared machine everything slows together;
+    # with the searches on the event loop, a probe waits for the whole batch)
     assert len(latencies) >= 5
-    assert max(latencies) < min(0.5, done["seconds"] / 4), (max(latencies), done["seconds"])
+    assert max(latencies) < done["seconds"] / 4, (max(latencies), done["seconds"])
