@@ -14,6 +14,11 @@ _EXPORTS = {
     "DistanceStrategy": ".utils",
     "InMemoryDocstore": ".faiss._docstore",
     "Redis": ".redis",
+    "RedisFilter": ".redis._filters",
+    "RedisFilterExpression": ".redis._filters",
+    "RedisNum": ".redis._filters",
+    "RedisTag": ".redis._filters",
+    "RedisText": ".redis._filters",
     # a byte store, not a vector store: its home is ragline.core.stores (kept here too)
     "RedisStore": "ragline.core.stores",
 }

@@ -375,8 +375,6 @@ PENDING: set[str] = {
     "tools.create_retriever_tool",
     "tools.render_text_description",
     "tools.tool",
-    "vectorstores.InMemoryVectorStore",
-    "vectorstores.Redis",
     "vectorstores.VectorStore",
     "vectorstores.VectorStoreRetriever",
 }

@@ -39,6 +39,7 @@ in [0, 2], IP gives ``1 - inner product``, L2 gives the SQUARED Euclidean distan
 from __future__ import annotations
 
 import copy
+import os
 import re
 import uuid
 from collections.abc import Mapping
@@ -81,6 +82,22 @@ if TYPE_CHECKING:
 __all__ = ["Redis"]
 
 DEFAULT_URL = "redis://localhost:6379"
+
+
+class _ClassOrInstance:
+    """A method that is an instance method on a store and another method on the class
+    (``drop_index``: a store drops its own index; LangChain calls it on the class with a
+    name)."""
+
+    def __init__(self, method: Any, class_method_name: str) -> None:
+        self._method = method
+        self._class_method_name = class_method_name
+        self.__doc__ = method.__doc__
+
+    def __get__(self, instance: Any, owner: type) -> Any:
+        if instance is None:
+            return getattr(owner, self._class_method_name)
+        return self._method.__get__(instance, owner)
 
 
 class Redis(VectorStore):
@@ -370,8 +387,12 @@ class Redis(VectorStore):
 
     # ------------------------------------------------------------------ index management
 
-    def drop_index(self, *, delete_documents: bool = False) -> bool:
+    def _drop_own_index(self, *, delete_documents: bool = False) -> bool:
         """Drop the index, and with ``delete_documents=True`` every document it covers.
+
+        Called as ``store.drop_index(delete_documents=True)``; also as LangChain calls it,
+        on the class: ``Redis.drop_index(index_name, delete_documents, redis_url=...)``
+        (``client=`` works too; the URL defaults to ``$REDIS_URL``, then the local server).
 
         Returns:
             True if an index was dropped, False if it did not exist.
@@ -379,8 +400,43 @@ class Redis(VectorStore):
         Example:
             >>> store.drop_index(delete_documents=True)  # doctest: +SKIP
             True
+            >>> Redis.drop_index("kb", True, redis_url="redis://localhost:6379")  # doctest: +SKIP
+            False
         """
         return self._run(self._index.drop_op(delete_documents))
+
+    drop_index = _ClassOrInstance(_drop_own_index, "_drop_named_index")
+
+    @classmethod
+    def _drop_named_index(
+        cls,
+        index_name: str,
+        delete_documents: bool = False,
+        *,
+        redis_url: str | None = None,
+        client: Any = None,
+        **connection: Any,
+    ) -> bool:
+        """LangChain's ``Redis.drop_index(index_name, delete_documents, **kwargs)``."""
+        if redis_url is None and client is None:
+            redis_url = os.environ.get("REDIS_URL", DEFAULT_URL)
+        unknown = sorted(set(connection) - {"connect_timeout", "timeout"})
+        if unknown:
+            raise ConfigurationError(
+                f"Redis.drop_index takes index_name, delete_documents, redis_url, client, "
+                f"connect_timeout and timeout; got {', '.join(map(repr, unknown))}"
+            )
+        store = cls(
+            None,  # type: ignore[arg-type]  # no embedding: the store only drops
+            redis_url=redis_url or DEFAULT_URL,
+            client=client,
+            index_name=index_name,
+            **connection,
+        )
+        try:
+            return store._drop_own_index(delete_documents=delete_documents)
+        finally:
+            store.close()
 
     async def adrop_index(self, *, delete_documents: bool = False) -> bool:
         """Async :meth:`drop_index`."""

@@ -1,0 +1,191 @@
+"""Parity: ragline's Redis filters and drop_index against langchain_community's.
+
+LangChain's filter expressions (RedisTag, RedisNum, RedisText with & and |) must print
+the same query text as LangChain's, and select the same documents. The oracle for the
+selection is LangChain's query text itself, run by a real Redis Stack (FT.SEARCH) on an
+index of the same documents with LangChain's field types (langchain_community's Redis
+store cannot run against this redis-py: it imports a module redis-py renamed).
+``Redis.drop_index`` must work when called as LangChain calls it (on the class, with a
+name), and return what LangChain's returns.
+"""
+
+from __future__ import annotations
+
+import uuid
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from langchain_community.vectorstores.redis import Redis as LCRedis
+    from langchain_community.vectorstores.redis import RedisFilter as LCRedisFilter
+    from langchain_community.vectorstores.redis import RedisNum as LCRedisNum
+    from langchain_community.vectorstores.redis import RedisTag as LCRedisTag
+    from langchain_community.vectorstores.redis import RedisText as LCRedisText
+
+from ragline.core import FilterError
+from ragline.embeddings import Embeddings
+from ragline.vectorstores import FAISS, Redis, RedisFilter, RedisNum, RedisTag, RedisText
+
+pytestmark = pytest.mark.redis
+
+COVERS = {
+    "vectorstores.Redis",
+    "vectorstores.RedisFilter",
+    "vectorstores.RedisFilterExpression",
+    "vectorstores.RedisNum",
+    "vectorstores.RedisTag",
+    "vectorstores.RedisText",
+}
+
+TEXTS = ["red apple", "green apple", "red car", "blue car", "old red boat", "new blue boat"]
+METADATAS = [
+    {"color": "red", "year": 2019, "job": "fruit seller"},
+    {"color": "green", "year": 2020, "job": "fruit seller"},
+    {"color": "red", "year": 2021, "job": "car dealer"},
+    {"color": "blue", "year": 2022, "job": "car dealer"},
+    {"color": "red", "year": 2023, "job": "boat builder"},
+    {"color": "blue", "year": 2024, "job": "boat builder"},
+]
+SCHEMA = {"tag": [{"name": "color"}], "numeric": [{"name": "year"}], "text": [{"name": "job"}]}
+
+
+def _vector(text: str) -> list[float]:
+    # four fixed directions, so both stores rank the same way: one per word family
+    return [
+        1.0 + ("red" in text),
+        1.0 + ("blue" in text),
+        1.0 + ("apple" in text),
+        1.0 + ("boat" in text),
+    ]
+
+
+class Words(Embeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [_vector(text) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return _vector(text)
+
+
+def _langchain_index(client: Any, name: str) -> None:
+    """The documents as LangChain's store lays them out: one hash per document, the
+    metadata fields indexed with LangChain's types (TAG, NUMERIC, TEXT)."""
+    for i, (text, metadata) in enumerate(zip(TEXTS, METADATAS, strict=True)):
+        client.hset(f"{name}:{i}", mapping={"content": text, **metadata})
+    client.execute_command(
+        "FT.CREATE", name, "ON", "HASH", "PREFIX", "1", f"{name}:", "SCHEMA",
+        "content", "TEXT", "color", "TAG", "year", "NUMERIC", "job", "TEXT",
+    )  # fmt: skip
+
+
+def _langchain_selects(client: Any, name: str, expression: Any) -> list[str]:
+    """What LangChain's query text selects: FT.SEARCH with str(expression)."""
+    reply = client.execute_command(
+        "FT.SEARCH", name, str(expression), "RETURN", "1", "content", "LIMIT", "0", "100",
+        "DIALECT", "2",
+    )  # fmt: skip
+    return sorted(fields[1].decode() for fields in reply[2::2])
+
+
+@pytest.fixture
+def stores(redis_url: str) -> Iterator[tuple[Any, str, Redis]]:
+    import redis as redis_py
+
+    name = uuid.uuid4().hex[:8]
+    client = redis_py.Redis.from_url(redis_url, protocol=2)
+    _langchain_index(client, f"lc-{name}")
+    ours = Redis.from_texts(
+        TEXTS, Words(), METADATAS, index_name=f"rl-{name}", redis_url=redis_url,
+        index_schema=SCHEMA,
+    )  # fmt: skip
+    yield client, f"lc-{name}", ours
+    client.execute_command("FT.DROPINDEX", f"lc-{name}", "DD")
+    client.close()
+    ours.drop_index(delete_documents=True)
+    ours.close()
+
+
+# (LangChain's library, ragline's library) -> the same expression built in each
+Build = Callable[[Any, Any, Any, Any], Any]
+EXPRESSIONS: dict[str, Build] = {
+    "tag ==": lambda tag, num, text, f: tag("color") == "red",
+    "tag == list": lambda tag, num, text, f: tag("color") == ["green", "blue"],
+    "tag !=": lambda tag, num, text, f: tag("color") != "red",
+    "num >": lambda tag, num, text, f: num("year") > 2021,
+    "num >=": lambda tag, num, text, f: num("year") >= 2021,
+    "num <": lambda tag, num, text, f: num("year") < 2021,
+    "num <=": lambda tag, num, text, f: num("year") <= 2021,
+    "num ==": lambda tag, num, text, f: num("year") == 2022,
+    "num !=": lambda tag, num, text, f: num("year") != 2022,
+    "text ==": lambda tag, num, text, f: text("job") == "car dealer",
+    "text !=": lambda tag, num, text, f: text("job") != "car dealer",
+    "and": lambda tag, num, text, f: (tag("color") == "red") & (num("year") > 2020),
+    "or": lambda tag, num, text, f: (tag("color") == "green") | (num("year") >= 2024),
+    "nested": lambda tag, num, text, f: (
+        ((tag("color") == "red") & (num("year") < 2023)) | (text("job") == "boat builder")
+    ),
+    "helpers": lambda tag, num, text, f: (f.tag("color") == "blue") & (f.num("year") < 2024),
+    "none": lambda tag, num, text, f: tag("color") == None,  # noqa: E711 (LangChain's "any")
+}
+LC_LIBRARY = (LCRedisTag, LCRedisNum, LCRedisText, LCRedisFilter)
+LIBRARY = (RedisTag, RedisNum, RedisText, RedisFilter)
+
+
+@pytest.mark.parametrize("name", sorted(EXPRESSIONS))
+def test_expression_prints_as_langchains(name: str) -> None:
+    build = EXPRESSIONS[name]
+    assert str(build(*LIBRARY)) == str(build(*LC_LIBRARY))
+
+
+@pytest.mark.parametrize("name", sorted(EXPRESSIONS))
+def test_expression_selects_langchains_documents(name: str, stores: tuple[Any, str, Redis]) -> None:
+    client, index, ours = stores
+    build = EXPRESSIONS[name]
+    expected = _langchain_selects(client, index, build(*LC_LIBRARY))
+    found = ours.similarity_search("red boat", k=6, filter=build(*LIBRARY))
+    assert sorted(d.page_content for d in found) == expected
+    assert expected, "every scenario selects something"
+    retriever = ours.as_retriever(search_kwargs={"k": 6, "filter": build(*LIBRARY)})
+    assert sorted(d.page_content for d in retriever.invoke("red boat")) == expected
+
+
+def test_expressions_work_on_every_ragline_store() -> None:
+    store = FAISS.from_texts(TEXTS, Words(), METADATAS, metric="cosine")
+    found = store.similarity_search(
+        "red", k=6, filter=(RedisTag("color") == "red") & (RedisNum("year") > 2020)
+    )
+    assert sorted(d.page_content for d in found) == ["old red boat", "red car"]
+
+
+def test_what_the_filter_language_cannot_say_is_refused() -> None:
+    with pytest.raises(FilterError, match="wildcard and fuzzy"):
+        RedisText("job") % "car*"
+    with pytest.raises(FilterError, match="compares with a number"):
+        _ = RedisNum("year") > "2020"
+    with pytest.raises(FilterError, match="combines with another"):
+        (RedisTag("color") == "red") & {"year": 2020}  # type: ignore[operator]
+
+
+def test_drop_index_called_as_langchain_calls_it(redis_url: str) -> None:
+    name = f"rl-drop-{uuid.uuid4().hex[:8]}"
+    store = Redis.from_texts(TEXTS, Words(), METADATAS, index_name=name, redis_url=redis_url)
+    assert store.count() == 6
+    # LangChain: a static method, the name and delete_documents given, the URL a keyword
+    import redis as redis_py
+
+    lc_name = f"lc-drop-{uuid.uuid4().hex[:8]}"
+    client = redis_py.Redis.from_url(redis_url, protocol=2)
+    _langchain_index(client, lc_name)
+    assert LCRedis.drop_index(lc_name, True, redis_url=redis_url) is True
+    assert Redis.drop_index(name, True, redis_url=redis_url) is True
+    assert LCRedis.drop_index(lc_name, True, redis_url=redis_url) is False  # already gone
+    assert Redis.drop_index(name, True, redis_url=redis_url) is False
+    assert Redis.drop_index(index_name=name, delete_documents=False, redis_url=redis_url) is False
+    # the documents went with the index (delete_documents=True)
+    assert list(client.scan_iter(match=f"doc:{name}|*")) == []
+    client.close()
+    store.close()
