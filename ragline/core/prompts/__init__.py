@@ -9,7 +9,8 @@ are found in the template.
 Modules: ``_values.py`` (prompt values), ``_formats.py`` (the template formats),
 ``_base.py`` (``BasePromptTemplate``, ``PromptTemplate``, ``format_document``),
 ``_chat.py`` (``ChatPromptTemplate`` and message templates), ``_few_shot.py`` (few-shot
-prompts), ``_loading.py`` (``save`` / ``load_prompt``).
+prompts), ``_loading.py`` (``save`` / ``load_prompt``), ``_limits.py`` (``TemplateLimits``:
+how much work formatting one prompt may do) and ``_jinja.py`` (the bounded jinja2 sandbox).
 
 Example:
     >>> prompt = ChatPromptTemplate.from_messages(
@@ -29,6 +30,7 @@ from ragline.core.prompts._chat import (
     SystemMessagePromptTemplate,
 )
 from ragline.core.prompts._few_shot import FewShotChatMessagePromptTemplate, FewShotPromptTemplate
+from ragline.core.prompts._limits import TemplateLimits, get_template_limits, set_template_limits
 from ragline.core.prompts._loading import load_prompt, load_prompt_from_config
 from ragline.core.prompts._values import ChatPromptValue, PromptValue, StringPromptValue
 
@@ -47,7 +49,10 @@ __all__ = [
     "PromptValue",
     "StringPromptValue",
     "SystemMessagePromptTemplate",
+    "TemplateLimits",
     "format_document",
+    "get_template_limits",
     "load_prompt",
     "load_prompt_from_config",
+    "set_template_limits",
 ]

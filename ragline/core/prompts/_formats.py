@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import string
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Any
 
-from ragline.core._optional import require
 from ragline.core.exceptions import ConfigurationError, InvalidInputError
+from ragline.core.prompts import _jinja
+from ragline.core.prompts._limits import check_format_spec
 
 __all__ = ["TEMPLATE_FORMATS", "Template", "check_template_format"]
 
@@ -117,39 +117,19 @@ def _f_string_variables(template: str) -> list[str]:
             raise InvalidInputError(
                 f"nested variables in the format spec of {{{field_name}}} are not supported"
             )
+        check_format_spec(field_name, format_spec or "")
         if field_name not in names:
             names.append(field_name)
     return names
 
 
-@lru_cache(maxsize=1)
 def _environment() -> Any:
-    # The immutable sandbox: templates may read what they are given (safe attributes
-    # only) but not call unsafe methods, reach dunder attributes or change lists / dicts.
-    sandbox = require("jinja2.sandbox", "jinja2", package="jinja2")
-    return sandbox.ImmutableSandboxedEnvironment()
+    """The bounded jinja2 sandbox (see ``_jinja.py``)."""
+    return _jinja.environment()
+
+
+_environment.cache_clear = _jinja.environment.cache_clear  # type: ignore[attr-defined]
 
 
 def _jinja2(template: str) -> tuple[list[str], Callable[[dict[str, Any]], str]]:
-    jinja2 = require("jinja2", "jinja2")
-    meta = require("jinja2.meta", "jinja2", package="jinja2")
-    environment = _environment()
-    try:
-        variables = sorted(meta.find_undeclared_variables(environment.parse(template)))
-        compiled = environment.from_string(template)
-    except jinja2.TemplateSyntaxError as err:
-        raise InvalidInputError(
-            f"invalid jinja2 template {template!r:.80}: {err} (line {err.lineno})"
-        ) from err
-
-    def render(values: dict[str, Any]) -> str:
-        try:
-            return compiled.render(**values)  # type: ignore[no-any-return]
-        except jinja2.exceptions.SecurityError as err:
-            raise InvalidInputError(
-                f"the jinja2 template tried something its sandbox forbids: {err}"
-            ) from err
-        except jinja2.TemplateError as err:
-            raise InvalidInputError(f"cannot render the jinja2 template: {err}") from err
-
-    return variables, render
+    return _jinja.compile_jinja2(template)
