@@ -389,6 +389,62 @@ def test_drop_index_with_and_without_documents(make_store: MakeStore, raw: Any) 
     assert gone.dimension == 4 and gone.count() == 1
 
 
+FOUR_D = {"v": [1.0, 0.0, 0.0, 0.0], "w": [0.0, 1.0, 0.0, 0.0]}
+
+
+def test_a_write_after_an_index_is_recreated_at_another_dimension_succeeds(
+    make_store: MakeStore, raw: Any
+) -> None:
+    """Another client drops an index (keeping its hashes) and a store re-creates it at
+    another dimension: the old 3-D hash fails to index during the backfill, which is not
+    the new write's failure, so add_texts succeeds (it used to report "could not index 1
+    of the 1 documents just written")."""
+    stale = make_store()
+    stale.add_texts(["d0"], ids=["old"])
+    raw.execute_command("FT.DROPINDEX", stale.index_name)  # another client; hashes stay
+    fresh = make_store(index_name=stale.index_name, embedding=ExplicitEmbeddings(FOUR_D))
+    assert fresh.add_texts(["v"], ids=["new"]) == ["new"]
+    assert fresh.add_texts(["w"], ids=["new2"]) == ["new2"]
+    assert fresh.dimension == 4 and fresh.count() == 2
+    assert ids_of(fresh.similarity_search("v", k=5)) == ["new", "new2"]
+    assert raw.exists(f"{fresh.key_prefix}|old") == 1  # kept: not this write's to delete
+
+
+def test_drop_index_with_documents_also_deletes_hashes_it_could_not_index(
+    make_store: MakeStore, raw: Any
+) -> None:
+    """FT.DROPINDEX DD deletes only indexed hashes; a hash under the store's prefix that
+    the index could not hold (another dimension) must go too. Keys of other stores stay."""
+    fresh = make_store(embedding=ExplicitEmbeddings(FOUR_D))
+    fresh.add_texts(["v"], ids=["new"])
+    three_d = np.array([1.0, 0.0, 0.0], dtype=np.float32).tobytes()
+    raw.hset(f"{fresh.key_prefix}|old", mapping={"content": "d0", "content_vector": three_d})
+    neighbour = make_store()
+    neighbour.add_texts(["d0"], ids=["kept"])
+    raw.set(f"{fresh.key_prefix}-not-under-the-prefix", b"x")
+    assert fresh.drop_index(delete_documents=True) is True
+    assert raw.keys(f"{fresh.key_prefix}|*") == []
+    assert raw.get(f"{fresh.key_prefix}-not-under-the-prefix") == b"x"
+    assert neighbour.count() == 1
+    raw.delete(f"{fresh.key_prefix}-not-under-the-prefix")
+
+
+def test_a_stale_store_searching_an_index_recreated_at_another_dimension(
+    make_store: MakeStore, raw: Any
+) -> None:
+    """A store that still knows the old index gets a ConfigurationError naming the
+    change (not RediSearch's message about query blob sizes)."""
+    stale = make_store()
+    stale.add_texts(["d0"], ids=["old"])
+    raw.execute_command("FT.DROPINDEX", stale.index_name, "DD")  # another client
+    fresh = make_store(index_name=stale.index_name, embedding=ExplicitEmbeddings(FOUR_D))
+    fresh.add_texts(["v"], ids=["new"])
+    message = r"exists with dimension 4, but this store was configured with \(or last saw\) 3"
+    with pytest.raises(ConfigurationError, match=message):
+        stale.similarity_search("q0")
+    assert ids_of(fresh.similarity_search("v")) == ["new"]
+
+
 def test_two_store_objects_share_one_index(make_store: MakeStore, embeddings: Any) -> None:
     """A second store object on the same index name (another process, say) sees the
     documents, the dimension and the inferred schema."""

@@ -151,7 +151,13 @@ class ManagedIndex:
         deadline = time.monotonic() + _BACKFILL_SECONDS
         while True:
             found = yield from self.info_op()
-            if found is None or not found.backfilling:
+            if found is None:
+                return
+            if not found.backfilling:
+                # Hashes already under the prefix that the index cannot hold (written
+                # for another dimension) fail during the backfill; they are counted
+                # here so the next write's check sees only its own failures.
+                self.schema.indexing_failures = found.indexing_failures
                 return
             if time.monotonic() > deadline:
                 raise RaglineError(
@@ -163,7 +169,15 @@ class ManagedIndex:
             yield [("WAIT", 1, 10)]
 
     def drop_op(self, delete_documents: bool) -> conn.Operation[bool]:
-        """FT.DROPINDEX (with DD: the documents too); False when there was no index."""
+        """FT.DROPINDEX (with DD: the documents too); False when there was no index.
+
+        DD deletes only the hashes the index holds; a hash under the prefix it could not
+        index (written for another dimension before the index was re-created) would
+        stay behind, so with ``delete_documents`` the prefix is swept too. Only an index
+        of this module's layout is swept: its prefix ends with the key separator, so no
+        other index's keys can lie under it.
+        """
+        found = (yield from self.info_op()) if delete_documents else None
         command: tuple[Any, ...] = ("FT.DROPINDEX", self.schema.index_name)
         [reply] = yield [(*command, "DD") if delete_documents else command]
         self.ready = False
@@ -173,7 +187,26 @@ class ManagedIndex:
             if missing_index(reply):
                 return False
             raise response_error(reply, "FT.DROPINDEX")
+        if found is not None and found.exact:
+            yield from _delete_under_op(found.prefix)
         return True
+
+
+def _delete_under_op(prefix: str) -> conn.Operation[None]:
+    """DEL every key under ``prefix`` (SCAN in steps of 1,000 keys)."""
+    pattern = conn.glob_escape(prefix) + "*"
+    cursor: Any = 0
+    while True:
+        [reply] = yield [("SCAN", cursor, "MATCH", pattern, "COUNT", 1000)]
+        if isinstance(reply, Exception):
+            raise response_error(reply, "SCAN")
+        cursor, keys = reply
+        if keys:
+            [deleted] = yield [("DEL", *keys)]
+            if isinstance(deleted, Exception):
+                raise response_error(deleted, "DEL")
+        if int(cursor) == 0:
+            return
 
 
 def missing_index(reply: Exception) -> bool:

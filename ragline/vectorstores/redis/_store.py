@@ -694,6 +694,11 @@ class Redis(VectorStore):
             if (yield from self._index.sync_op()) is None:
                 return [[] for _ in range(len(queries))]
             replies = yield commands
+        if any(isinstance(reply, Exception) for reply in replies):
+            # An index re-created by another client with other settings (another
+            # dimension) rejects this store's query; say so instead of passing on
+            # RediSearch's message about blob sizes.
+            yield from self._index.sync_op()  # raises ConfigurationError naming the change
         results = []
         for reply in replies:
             if isinstance(reply, Exception):
