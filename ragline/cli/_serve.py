@@ -40,6 +40,14 @@ def add_serve_command(commands: Commands) -> None:
         metavar="ORIGIN",
         help="let pages from ORIGIN call the API (repeatable; default: none)",
     )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="answer requests for this host name too, as NAME or NAME:PORT (repeatable; "
+        "default: localhost, 127.0.0.1, ::1 and --host); any other Host header gets 400",
+    )
     limits = serve.add_argument_group("limits (a request over one gets a 422 naming it)")
     for flag, default, what in (
         ("--max-k", 100, "most results one search may ask for"),
@@ -63,7 +71,17 @@ def command_serve(args: argparse.Namespace) -> int:
     if model is None:
         warn(f"{NO_MODEL}: /ask and /chat answer 503, /retrieve works")
 
+    from ragline.serve._guard import is_loopback
+
     api_key = os.environ.get("RAGLINE_API_KEY") or None
+    allowed_hosts = [*args.allowed_host]
+    if args.host not in ("0.0.0.0", "::", ""):  # a wildcard address is no host name
+        allowed_hosts.append(f"[{args.host}]" if ":" in args.host else args.host)
+    if not is_loopback(args.host) and api_key is None:
+        warn(
+            f"serving on {args.host}, reachable from other machines, without an API key: "
+            "anyone who can reach it can search the store and chat; set RAGLINE_API_KEY"
+        )
     embedding = StoreFolder(args.store).read_manifest().embedding
     app = create_store_app(
         args.store,
@@ -74,6 +92,7 @@ def command_serve(args: argparse.Namespace) -> int:
         score_threshold=default_score_threshold(embedding),
         api_key=api_key,
         cors_origins=args.cors_origin,
+        allowed_hosts=allowed_hosts,
         max_k=args.max_k,
         max_fetch_k=args.max_fetch_k,
         max_batch_size=args.max_batch,

@@ -1,8 +1,10 @@
-"""The application around the routes: ``create_app`` (CORS off unless asked) and
-``run_server`` (uvicorn on 127.0.0.1 unless told otherwise)."""
+"""The application around the routes: ``create_app`` (only its own host names, no CORS
+unless asked, security headers, offline docs) and ``run_server`` (uvicorn on 127.0.0.1
+unless told otherwise)."""
 
 from __future__ import annotations
 
+import html
 import socket
 import threading
 import time
@@ -18,24 +20,52 @@ __all__ = ["DEFAULT_HOST", "BackgroundServer", "create_app", "run_server"]
 DEFAULT_HOST = "127.0.0.1"
 
 
-def create_app(*, title: str = "ragline", cors_origins: Sequence[str] | None = None) -> Any:
-    """A FastAPI application to ``add_routes`` to.
+def create_app(
+    *,
+    title: str = "ragline",
+    cors_origins: Sequence[str] | None = None,
+    allowed_hosts: Sequence[str] = (),
+    api_key: str | None = None,
+    api_key_header: str = "X-API-Key",
+) -> Any:
+    """A FastAPI application to ``add_routes`` to, behind :class:`~ragline.serve._guard.Guard`.
+
+    It answers only requests whose ``Host`` is localhost, 127.0.0.1, ::1 or one of
+    ``allowed_hosts`` (else 400: a page whose domain re-resolves to this machine cannot
+    reach it), refuses requests from other sites' pages (an ``Origin`` that is none of
+    those and no CORS origin: 403), and sends security headers (CSP, ``nosniff``,
+    ``no-referrer``, no framing) on every response. ``/docs`` and ``/redoc`` are a
+    plain page listing the routes, with nothing loaded from other hosts.
 
     Args:
-        title: shown on the OpenAPI page (``/docs``).
+        title: shown on the docs page and in ``/openapi.json``.
         cors_origins: origins whose pages may call the API from a browser
             (``["https://app.example"]``; ``["*"]`` for any). Default: none, so only
             pages served by the server itself can call it.
+        allowed_hosts: more host names (``name`` or ``name:port``) the server answers
+            to, such as the address it binds or its DNS name; ``["*"]``: any.
+        api_key: when set, ``/docs``, ``/redoc`` and ``/openapi.json`` need it (the
+            routes of ``add_routes`` check their own ``api_key``).
+        api_key_header: the header that carries it.
+
+    Raises:
+        ConfigurationError: a CORS origin or an allowed host that is not a string of
+            the right form.
 
     Example:
         >>> app = create_app(cors_origins=["http://localhost:3000"])  # doctest: +SKIP
     """
     fastapi = require("fastapi", "serve")
-    app = fastapi.FastAPI(title=title)
-    if cors_origins:
-        origins = list(cors_origins)
-        if not all(isinstance(origin, str) and origin for origin in origins):
-            raise ConfigurationError(f"cors_origins must be non-empty strings, got {origins!r}")
+    from ragline.serve._guard import Guard
+
+    app = fastapi.FastAPI(title=title, docs_url=None, redoc_url=None)
+    origins = list(cors_origins or ())
+    if not all(isinstance(origin, str) and origin for origin in origins):
+        raise ConfigurationError(f"cors_origins must be non-empty strings, got {origins!r}")
+    hosts = list(allowed_hosts)
+    if not all(isinstance(host, str) and host for host in hosts):
+        raise ConfigurationError(f"allowed_hosts must be non-empty strings, got {hosts!r}")
+    if origins:
         from starlette.middleware.cors import CORSMiddleware
 
         app.add_middleware(
@@ -44,7 +74,37 @@ def create_app(*, title: str = "ragline", cors_origins: Sequence[str] | None = N
             allow_methods=["GET", "POST"],
             allow_headers=["*"],
         )
+    # added last, so it runs first: a refused host never reaches CORS or a route
+    app.add_middleware(Guard, allowed_hosts=hosts, cors_origins=origins, api_key=api_key,
+                       api_key_header=api_key_header)  # fmt: skip
+    _docs_routes(app, title)
     return app
+
+
+def _docs_routes(app: Any, title: str) -> None:
+    """``/docs`` and ``/redoc``: the routes as a plain page (no script, no CDN)."""
+    from starlette.responses import HTMLResponse
+
+    async def docs(request: Any) -> Any:
+        rows = []
+        for route in app.routes:
+            path, methods = getattr(route, "path", None), getattr(route, "methods", None)
+            if path and methods and path not in ("/docs", "/redoc"):
+                shown = ", ".join(sorted(set(methods) - {"HEAD"}))
+                rows.append(f"<tr><td>{html.escape(shown)}</td><td><code>"
+                            f"{html.escape(path)}</code></td></tr>")  # fmt: skip
+        page = (
+            f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(title)}"
+            f"</title><h1>{html.escape(title)}</h1><p>The JSON Schemas of a runnable's input, "
+            "output and config are at <code>{path}/input_schema</code>, "
+            "<code>/output_schema</code> and <code>/config_schema</code>; the OpenAPI "
+            'document is at <a href="/openapi.json">/openapi.json</a>.</p>'
+            f"<table><tr><th>method</th><th>path</th></tr>{''.join(rows)}</table></html>"
+        )
+        return HTMLResponse(page)
+
+    for path in ("/docs", "/redoc"):
+        app.router.add_route(path, docs, methods=["GET"])
 
 
 def run_server(app: Any, *, host: str = DEFAULT_HOST, port: int = 8000, **options: Any) -> None:

@@ -37,9 +37,12 @@ from ragline.serve._protocol import sse
 from ragline.serve._serialization import dumps, loadd
 from ragline.serve._validation import (
     ALLOWED_CONFIG_KEYS,
+    DEFAULT_MAX_JSON_DEPTH,
     Refused,
     SchemaCheck,
+    check_content_type,
     client_config,
+    parse_body,
 )
 
 __all__ = [
@@ -140,6 +143,7 @@ class _Route:
         api_key_header: str,
         max_request_bytes: int,
         max_batch_size: int,
+        max_json_depth: int,
         path: str,
         input_schema: Mapping[str, Any] | None,
     ) -> None:
@@ -151,6 +155,7 @@ class _Route:
         self.api_key_header = api_key_header
         self.max_request_bytes = max_request_bytes
         self.max_batch_size = max_batch_size
+        self.max_json_depth = max_json_depth
         self.path = path
         self._input_check: SchemaCheck | None = None
         self._configurable: dict[str, SchemaCheck | None] | None = None
@@ -166,6 +171,7 @@ class _Route:
 
     async def _body(self, request: Any) -> dict[str, Any]:
         self._authorize(request)
+        check_content_type(request.headers.get("content-type", ""))
         limit = self.max_request_bytes
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
@@ -176,10 +182,7 @@ class _Route:
             if size > limit:
                 raise Refused(413, f"request body is over the limit of {limit} bytes")
             parts.append(part)
-        try:
-            body = json.loads(b"".join(parts) or b"{}")
-        except ValueError as err:
-            raise Refused(422, f"request body is not valid JSON: {err}") from None
+        body = parse_body(b"".join(parts), max_depth=self.max_json_depth)
         if not isinstance(body, dict):
             raise Refused(422, f"request body must be a JSON object, got {type(body).__name__}")
         if body.get("kwargs"):
@@ -372,6 +375,7 @@ def add_routes(
     api_key_header: str = "X-API-Key",
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     max_batch_size: int = DEFAULT_MAX_BATCH_SIZE,
+    max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
     enabled_endpoints: Sequence[str] | None = None,
     input_schema: Mapping[str, Any] | None = None,
 ) -> None:
@@ -393,6 +397,9 @@ def add_routes(
         api_key_header: the header that carries the key.
         max_request_bytes: larger request bodies are refused with 413.
         max_batch_size: a ``/batch`` request with more inputs is refused with 422.
+        max_json_depth: a request body nesting objects and lists deeper is refused
+            with 422 (as is one holding text that is not valid Unicode). POST bodies
+            must be sent as ``Content-Type: application/json`` (else 415).
         enabled_endpoints: serve only these of :data:`ENDPOINTS` (default: all).
         input_schema: the JSON Schema requests' inputs are checked against and
             ``/input_schema`` publishes (default: the runnable's own).
@@ -432,6 +439,7 @@ def add_routes(
         api_key_header=api_key_header,
         max_request_bytes=check_positive_int("max_request_bytes", max_request_bytes),
         max_batch_size=check_positive_int("max_batch_size", max_batch_size),
+        max_json_depth=check_positive_int("max_json_depth", max_json_depth),
         path=path,
         input_schema=input_schema,
     )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import hmac
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -306,6 +307,7 @@ def create_store_app(
     search_threads: int | None = 1,
     api_key: str | None = None,
     cors_origins: Sequence[str] | None = None,
+    allowed_hosts: Sequence[str] = (),
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     max_k: int = DEFAULT_MAX_K,
     max_fetch_k: int = DEFAULT_MAX_FETCH_K,
@@ -326,8 +328,11 @@ def create_store_app(
             default, lets concurrent requests run side by side instead of each one
             spreading over every core (on a busy 2-core machine a 10,000-chunk search
             took 14 ms on one thread and 120-140 ms on two); None keeps FAISS's own.
-        api_key: every API request must carry it (``X-API-Key``); the page asks for it.
+        api_key: every API request must carry it (``X-API-Key``), ``/healthz`` and the
+            docs included; the page asks for it.
         cors_origins: origins allowed to call the API from their pages (default: none).
+        allowed_hosts: host names the server answers to besides localhost, 127.0.0.1
+            and ::1 (any other ``Host``: 400); see :func:`create_app`.
         max_request_bytes: larger requests are refused with 413.
         max_k: the most results a request may ask for (more: 422).
         max_fetch_k: the most MMR / hybrid candidates a request may ask for (more: 422).
@@ -369,7 +374,8 @@ def create_store_app(
         workers=search_workers,
         search_threads=search_threads,
     )
-    app = create_app(title=f"ragline: {store_folder.path.name}", cors_origins=cors_origins)
+    app = create_app(title=f"ragline: {store_folder.path.name}", cors_origins=cors_origins,
+                     allowed_hosts=allowed_hosts, api_key=api_key)  # fmt: skip
 
     def route(runnable: Runnable[Any, Any], path: str, schema: dict[str, Any]) -> None:
         add_routes(app, runnable, path=path, input_schema=schema, api_key=api_key,
@@ -407,7 +413,7 @@ def create_store_app(
 
     health = {
         "status": "ok",
-        "store": str(store_folder.path),
+        "store": store_folder.path.name,  # its name only: where it lies is the server's
         "documents": store.count(),
         "embedding": manifest.embedding,
         "model": _model_name(model),
@@ -417,7 +423,7 @@ def create_store_app(
         "limits": {**limits, "batch": max_batch_size},
         "auth": api_key is not None,
     }
-    _page_routes(app, health)
+    _page_routes(app, health, api_key)
     return app
 
 
@@ -437,12 +443,18 @@ def _unavailable(app: Any, path: str, message: str) -> None:
     app.router.add_route(f"{path}/{{endpoint:path}}", unavailable, methods=["GET", "POST"])
 
 
-def _page_routes(app: Any, health: dict[str, Any]) -> None:
+def _page_routes(app: Any, health: dict[str, Any], api_key: str | None) -> None:
     from starlette.responses import HTMLResponse, JSONResponse, Response
 
     static = resources.files("ragline.serve").joinpath("static")
+    key = api_key.encode() if api_key is not None else None
 
     async def healthz(request: Any) -> Any:
+        if key is not None:
+            given = request.headers.get("x-api-key", "").encode()
+            if not hmac.compare_digest(given, key):
+                detail = "missing or wrong API key (send it in the X-API-Key header)"
+                return JSONResponse({"detail": detail, "auth": True}, status_code=401)
         return JSONResponse(health)
 
     async def page(request: Any) -> Any:

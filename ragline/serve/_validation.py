@@ -16,16 +16,28 @@ word.
 from __future__ import annotations
 
 import copy
+import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ragline.core.tools._validate import Invalid, compile_check
 
-__all__ = ["ALLOWED_CONFIG_KEYS", "Refused", "SchemaCheck", "client_config"]
+__all__ = [
+    "ALLOWED_CONFIG_KEYS",
+    "DEFAULT_MAX_JSON_DEPTH",
+    "Refused",
+    "SchemaCheck",
+    "check_content_type",
+    "client_config",
+    "parse_body",
+]
 
 # the config keys a route may let clients set; callbacks, run_name and run_id never
 ALLOWED_CONFIG_KEYS = ("configurable", "tags", "metadata", "recursion_limit", "max_concurrency")
 _REF_DEPTH = 24  # a self-referencing schema is checked this deep, then taken as it is
+DEFAULT_MAX_JSON_DEPTH = 64
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Refused(Exception):
@@ -72,6 +84,69 @@ class SchemaCheck:
             return self._check(value, root)
         except Invalid as problem:
             raise Refused(422, [_problem(problem.path, problem.problem)]) from None
+
+
+def check_content_type(value: str) -> None:
+    """Refuse (415) a POST body not declared as ``application/json``: a cross-site
+    form or ``fetch`` without a preflight can only send ``text/plain``, form data or
+    multipart, so this keeps other sites' pages from running anything here."""
+    media = value.split(";", 1)[0].strip().lower()
+    if media != "application/json":
+        raise Refused(
+            415,
+            f"request bodies are JSON sent with Content-Type: application/json, got {value[:80]!r}",
+        )
+
+
+def parse_body(raw: bytes, *, max_depth: int) -> Any:
+    """The JSON of a request body, refused (422) when it is not JSON, nests deeper than
+    ``max_depth`` objects and lists, or holds a string that is not valid Unicode (a
+    lone surrogate such as ``"\\ud800"``, which no text encoding can carry)."""
+    try:
+        body = json.loads(raw or b"{}")
+    except RecursionError:
+        raise _too_deep("", max_depth) from None
+    except ValueError as err:
+        raise Refused(422, f"request body is not valid JSON: {err}") from None
+    _check_tree(body, max_depth)
+    return body
+
+
+def _too_deep(path: str, max_depth: int) -> Refused:
+    return _refuse(path or "body", f"nested deeper than the limit of {max_depth} levels "
+                                   "(max_json_depth); send a flatter value")  # fmt: skip
+
+
+def _check_tree(body: Any, max_depth: int) -> None:
+    """Depth and text of every value, without recursion (a deep body is what it
+    refuses)."""
+    stack: list[tuple[Any, int, str]] = [(body, 1, "")]
+    while stack:
+        node, depth, path = stack.pop()
+        if isinstance(node, str):
+            _check_text(node, path)
+            continue
+        if not isinstance(node, (dict, list)):
+            continue
+        if depth > max_depth:
+            raise _too_deep(path, max_depth)
+        if isinstance(node, dict):
+            for key, item in node.items():
+                where = f"{path}.{key}" if path else key
+                _check_text(key, where)
+                stack.append((item, depth + 1, where))
+        else:
+            stack.extend((item, depth + 1, f"{path}[{i}]") for i, item in enumerate(node))
+
+
+def _check_text(text: str, path: str) -> None:
+    bad = _SURROGATE.search(text)
+    if bad is not None:
+        raise _refuse(
+            path or "body",
+            f"the text holds a lone surrogate (U+{ord(bad.group()):04X}) at index "
+            f"{bad.start()}, which is not valid Unicode; send UTF-8 text",
+        )
 
 
 def _problem(path: str, message: str) -> dict[str, Any]:

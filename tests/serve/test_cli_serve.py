@@ -61,7 +61,7 @@ class ServeProcess:
             if self.process.poll() is not None:
                 raise AssertionError(f"ragline serve exited: {self.process.communicate()}")
             try:
-                if httpx.get(self.url + "/healthz", timeout=2).status_code == 200:
+                if httpx.get(self.url + "/healthz", timeout=2).status_code in (200, 401):
                     return
             except httpx.HTTPError:
                 time.sleep(0.1)
@@ -215,3 +215,17 @@ def test_serve_needs_the_api_key_it_was_given(store_folder: Path) -> None:
         process.stop()
     assert refused.returncode == 2 and "answered 401: missing or wrong API key" in refused.stderr
     assert allowed.returncode == 0 and "\n[1]  score " in allowed.stdout
+
+
+def test_serve_on_a_public_address_without_a_key_warns_and_checks_host(
+    store_folder: Path,
+) -> None:
+    process = ServeProcess(store_folder, {"RAGLINE_API_KEY": "", "OPENAI_BASE_URL": ""},
+                           "--host", "0.0.0.0", "--allowed-host", "rag.example")  # fmt: skip
+    try:
+        named = httpx.get(process.url + "/healthz", headers={"Host": "rag.example:8000"})
+        other = httpx.get(process.url + "/healthz", headers={"Host": "evil.example"})
+    finally:
+        _, stderr = process.stop()
+    assert (named.status_code, other.status_code) == (200, 400)
+    assert "serving on 0.0.0.0, reachable from other machines, without an API key" in stderr

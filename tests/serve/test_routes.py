@@ -314,7 +314,8 @@ def test_malformed_requests_are_422(server: BackgroundServer, body: Any, detail:
 
 
 def test_invalid_json_is_422(server: BackgroundServer) -> None:
-    response = httpx.post(server.url + "/echo/invoke", content=b"{not json", timeout=30)
+    response = httpx.post(server.url + "/echo/invoke", content=b"{not json", timeout=30,
+                          headers={"Content-Type": "application/json"})  # fmt: skip
     assert response.status_code == 422
     assert response.json()["detail"].startswith("request body is not valid JSON")
 
@@ -425,7 +426,8 @@ def test_large_requests_are_refused_with_413(server: BackgroundServer) -> None:
     assert response.json() == {"detail": "request body of 312 bytes is over the limit of 200"}
     # a chunked body (no Content-Length) is cut off as it arrives
     chunked = httpx.post(server.url + "/small/invoke",
-                         content=iter([b'{"input": "', b"x" * 300, b'"}']), timeout=30)  # fmt: skip
+                         content=iter([b'{"input": "', b"x" * 300, b'"}']), timeout=30,
+                         headers={"Content-Type": "application/json"})  # fmt: skip
     assert (chunked.status_code, chunked.json()) == (
         413,
         {"detail": "request body is over the limit of 200 bytes"},
@@ -508,17 +510,20 @@ PREFLIGHT = {
 
 
 def test_cors_is_off_by_default() -> None:
-    """No CORS headers at all: a page from another origin cannot read the answers."""
+    """No CORS headers at all, and a request from another origin's page is refused
+    (403) before it runs: it can neither read the answers nor cause anything."""
     app = create_app()
     add_routes(app, RunnableLambda(lambda x: x), path="/echo")
     with BackgroundServer(app) as running:
         preflight = httpx.options(running.url + "/echo/invoke", headers=PREFLIGHT)
-        assert preflight.status_code == 405
+        assert preflight.status_code == 403
         assert "access-control-allow-origin" not in preflight.headers
         posted = post(running, "/echo/invoke", {"input": 1},
                       headers={"Origin": "http://app.example"})  # fmt: skip
-        assert posted.json()["output"] == 1
+        assert posted.status_code == 403
         assert "access-control-allow-origin" not in posted.headers
+        own = post(running, "/echo/invoke", {"input": 1}, headers={"Origin": running.url})
+        assert own.json()["output"] == 1
 
 
 def test_cors_allows_only_the_origins_given() -> None:
@@ -530,7 +535,7 @@ def test_cors_allows_only_the_origins_given() -> None:
         assert preflight.headers["access-control-allow-origin"] == "http://app.example"
         other = {**PREFLIGHT, "Origin": "http://elsewhere.example"}
         refused = httpx.options(running.url + "/echo/invoke", headers=other)
-        assert refused.status_code == 400
+        assert refused.status_code == 403  # the guard refuses it before CORS
         assert "access-control-allow-origin" not in refused.headers
         posted = post(running, "/echo/invoke", {"input": 1},
                       headers={"Origin": "http://app.example"})  # fmt: skip

@@ -41,7 +41,7 @@ def sources(documents: list[Document]) -> list[str]:
 def test_healthz_describes_what_is_served(server: BackgroundServer, store_folder: Path) -> None:
     assert httpx.get(server.url + "/healthz").json() == {
         "status": "ok",
-        "store": str(store_folder),
+        "store": store_folder.name,
         "documents": 4,
         "embedding": "hashing",
         "model": "FakeListChatModel",

@@ -186,18 +186,37 @@ async function start() {
   });
   $("chat-new").addEventListener("click", () => { session = newSession(); $("chat-log").replaceChildren(); });
   $("passage-close").addEventListener("click", () => $("passage-dialog").close());
+  const state = await loadHealth();
+  if (state === "key") {
+    // an API key is needed even to describe the store: ask for it, then try again
+    $("key-box").hidden = false;
+    $("store-info").textContent = "this server needs its API key";
+    $("api-key").addEventListener("change", async () => {
+      if ((await loadHealth()) === "ok") describe();
+    });
+  } else if (state === "ok") {
+    describe();
+  }
+}
+
+async function loadHealth() {
   try {
-    const response = await fetch("/healthz");
+    const response = await fetch("/healthz", { headers: headers() });
+    if (response.status === 401) return "key";
     health = await response.json();
   } catch (error) {
     $("store-info").textContent = "server unreachable: " + error.message;
-    return;
+    return "down";
   }
+  return "ok";
+}
+
+function describe() {
   const model = health.model ? `model ${health.model} (${health.chain_type})` : "no chat model: answers show passages";
   $("store-info").textContent = `${health.documents} passages · ${health.embedding} · ${model}`;
   $("search-type").replaceChildren(...health.search_types.map((t) => new Option(t, t)));
   $("search-k").value = health.k;
-  $("key-box").hidden = !health.auth;
+  $("key-box").hidden = !health.auth && !$("api-key").value;
   document.body.dataset.ready = "true";
 }
 
