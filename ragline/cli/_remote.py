@@ -84,9 +84,18 @@ def remote_ask(server: str, args: argparse.Namespace) -> int:
 
 def remote_chat(server: str, args: argparse.Namespace) -> int:
     """``chat --server``: each line a turn of the server's /chat for ``--session``."""
-    from ragline.serve._light import stream
+    from ragline.serve._light import post, stream
 
-    config = {"configurable": {"session_id": args.session}}
+    session = args.session
+    if session == "default":  # not named: the server issues a conversation's id
+        try:
+            issued = post(f"{server}/chat/session", {}, headers=_server_headers())
+        except RaglineError as err:
+            print(f"ragline: error: {err}", file=sys.stderr)
+            return 2
+        session = str(issued["session_id"])
+        print(f"(session {session}: resume it with --session {session})", file=sys.stderr)
+    config = {"configurable": {"session_id": session}}
     failed = False
     for line in questions():
         if line in ("/exit", "/quit"):

@@ -48,6 +48,12 @@ def add_serve_command(commands: Commands) -> None:
         help="answer requests for this host name too, as NAME or NAME:PORT (repeatable; "
         "default: localhost, 127.0.0.1, ::1 and --host); any other Host header gets 400",
     )
+    serve.add_argument(
+        "--share-terminal-history",
+        action="store_true",
+        help="keep /chat conversations in the store's chat.sqlite with 'ragline chat' (any "
+        "session id taken); default: the server's own serve-chat.sqlite, ids it issues",
+    )
     limits = serve.add_argument_group("limits (a request over one gets a 422 naming it)")
     for flag, default, what in (
         ("--max-k", 100, "most results one search may ask for"),
@@ -93,6 +99,7 @@ def command_serve(args: argparse.Namespace) -> int:
         api_key=api_key,
         cors_origins=args.cors_origin,
         allowed_hosts=allowed_hosts,
+        share_terminal_history=args.share_terminal_history,
         max_k=args.max_k,
         max_fetch_k=args.max_fetch_k,
         max_batch_size=args.max_batch,

@@ -222,6 +222,19 @@ class _Route:
         config["run_id"] = uuid.uuid4()
         return config
 
+    async def _item_config(self, sent: Any, request: Any, index: int) -> dict[str, Any]:
+        """The config of one batch item; a refusal names the item (``config[2]...``)."""
+        try:
+            return await self._config(sent, request)
+        except Refused as refused:
+            detail = refused.detail
+            if isinstance(detail, list):
+                detail = [{**p, "loc": ["config", index, *p.get("loc", [])[1:]]}
+                          if isinstance(p, dict) else p for p in detail]  # fmt: skip
+            else:
+                detail = f"config[{index}]: {detail}"
+            raise Refused(refused.status_code, detail) from None
+
     async def _one(self, request: Any) -> tuple[dict[str, Any], Any, dict[str, Any]]:
         body = await self._body(request)
         if "input" not in body:
@@ -255,7 +268,7 @@ class _Route:
         if isinstance(sent, list):
             if len(sent) != len(inputs):
                 raise Refused(422, f"got {len(sent)} configs for {len(inputs)} inputs")
-            configs = [await self._config(one, request) for one in sent]
+            configs = [await self._item_config(one, request, i) for i, one in enumerate(sent)]
         else:
             configs = [await self._config(sent, request) for _ in inputs]
         try:

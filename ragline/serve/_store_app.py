@@ -7,9 +7,10 @@ The folder's store, its embedding model and its keyword index are loaded once; t
                          metadata["relevance_score"]
     POST /ask/...        the retrieval chain (stuff, map_reduce, refine, map_rerank):
                          {"input": question, ...search options} -> input, context, answer
+    POST /chat/session   a new conversation: {"session_id": an unguessable id}
     POST /chat/...       the conversation: create_conversational_retrieval_chain, kept
-                         per session in the folder's chat.sqlite; config
-                         {"configurable": {"session_id": ...}}
+                         per session in the folder's serve-chat.sqlite; config
+                         {"configurable": {"session_id": an id the server issued}}
     GET  /healthz        the store, the model, what is served
     GET  /               the web page (search box, chat panel with streamed answers)
 
@@ -35,6 +36,7 @@ from ragline.core._checks import check_choice, check_positive_int, check_unit_in
 from ragline.core._optional import require
 from ragline.serve._app import create_app
 from ragline.serve._routes import DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_REQUEST_BYTES, add_routes
+from ragline.serve._sessions import SERVER_CHAT_FILE, ChatSessions
 
 __all__ = ["DEFAULT_MAX_FETCH_K", "DEFAULT_MAX_K", "NO_MODEL_MESSAGE", "FolderSearch",
            "create_store_app"]  # fmt: skip
@@ -313,6 +315,7 @@ def create_store_app(
     max_fetch_k: int = DEFAULT_MAX_FETCH_K,
     max_batch_size: int = DEFAULT_MAX_BATCH_SIZE,
     search_workers: int = DEFAULT_SEARCH_WORKERS,
+    share_terminal_history: bool = False,
 ) -> Any:
     """The ``ragline serve`` application for one store folder.
 
@@ -339,6 +342,11 @@ def create_store_app(
         max_batch_size: the most inputs one ``/batch`` request may carry (more: 422).
         search_workers: threads for the searches that can be long (MMR, filters, BM25,
             hybrid, large ``k``), run off the event loop, at most this many at once.
+
+        share_terminal_history: keep ``/chat`` conversations in the folder's
+            ``chat.sqlite`` with the terminal's ``ragline chat``, any session id taken.
+            Default: the server's own ``serve-chat.sqlite``, with session ids it issues
+            (``POST /chat/session``); see :mod:`ragline.serve._sessions`.
 
     Raises:
         PersistenceError: no store in ``folder``.
@@ -377,9 +385,10 @@ def create_store_app(
     app = create_app(title=f"ragline: {store_folder.path.name}", cors_origins=cors_origins,
                      allowed_hosts=allowed_hosts, api_key=api_key)  # fmt: skip
 
-    def route(runnable: Runnable[Any, Any], path: str, schema: dict[str, Any]) -> None:
+    def route(runnable: Runnable[Any, Any], path: str, schema: dict[str, Any], **more: Any) -> None:
         add_routes(app, runnable, path=path, input_schema=schema, api_key=api_key,
-                   max_request_bytes=max_request_bytes, max_batch_size=max_batch_size)  # fmt: skip
+                   max_request_bytes=max_request_bytes, max_batch_size=max_batch_size,
+                   **more)  # fmt: skip
 
     limits = {"max_k": search.max_k, "max_fetch_k": search.max_fetch_k}
     retrieve_schema = search_input_schema(
@@ -397,7 +406,11 @@ def create_store_app(
         documents_chain = create_documents_chain(model, chain_type, question_key="input")
         ask = create_retrieval_chain(search, documents_chain)
         route(ask, "/ask", ask_schema)
-        chat_path = store_folder.chat_history_path
+        shared = share_terminal_history
+        chat_path = store_folder.chat_history_path if shared else (
+            store_folder.path / SERVER_CHAT_FILE)  # fmt: skip
+        sessions = ChatSessions(chat_path, shared=shared)
+        sessions.route(app, "/chat", api_key)
         chat = create_conversational_retrieval_chain(
             model,
             search,
@@ -409,7 +422,7 @@ def create_store_app(
             "properties": {"input": {"type": "string"}},
             "required": ["input"],
         }
-        route(chat, "/chat", chat_schema)
+        route(chat, "/chat", chat_schema, per_req_config_modifier=sessions.check)
 
     health = {
         "status": "ok",

@@ -132,9 +132,12 @@ def test_ask_through_the_server_streams_the_answer_and_sources(
 
 
 def test_chat_through_the_server_keeps_the_session(served: ServeProcess) -> None:
-    result = run_cli("chat", "--server", served.url, "--session", "cli", "-k", "1",
+    result = run_cli("chat", "--server", served.url, "-k", "1",
                      stdin="Tell me about Mars\nAnd its volcano?\n")  # fmt: skip
     assert result.returncode == 0, result.stderr
+    assert result.stderr.startswith("(session ")  # issued by the server
+    unissued = run_cli("chat", "--server", served.url, "--session", "cli", stdin="Hi\n")
+    assert unissued.returncode == 2 and "unknown session_id" in unissued.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "answer to Tell me about Mars"
     assert lines[2].startswith("answer to ")  # the rewritten follow-up, answered

@@ -166,21 +166,22 @@ def test_chat_keeps_the_conversation_per_session(
     server: BackgroundServer, store_folder: Path
 ) -> None:
     chat = RemoteRunnable(server.url + "/chat")
-    first = chat.invoke({"input": "Tell me about Mars"}, {"configurable": {"session_id": "s1"}})
+    s1, s2 = (httpx.post(server.url + "/chat/session").json()["session_id"] for _ in range(2))
+    first = chat.invoke({"input": "Tell me about Mars"}, {"configurable": {"session_id": s1}})
     assert first["answer"] == ANSWER and first["chat_history"] == []
-    second = chat.invoke({"input": "And its volcano?"}, {"configurable": {"session_id": "s1"}})
+    second = chat.invoke({"input": "And its volcano?"}, {"configurable": {"session_id": s1}})
     assert [m.content for m in second["chat_history"]] == ["Tell me about Mars", ANSWER]
-    other = chat.invoke({"input": "Hi"}, {"configurable": {"session_id": "s2"}})
+    other = chat.invoke({"input": "Hi"}, {"configurable": {"session_id": s2}})
     assert other["chat_history"] == []
-    with sqlite3.connect(store_folder / "chat.sqlite") as db:
+    with sqlite3.connect(store_folder / "serve-chat.sqlite") as db:
         rows = db.execute("SELECT session_id, message FROM message_store ORDER BY id").fetchall()
     assert [(s, json.loads(m)["data"]["content"]) for s, m in rows] == [
-        ("s1", "Tell me about Mars"),
-        ("s1", ANSWER),
-        ("s1", "And its volcano?"),
-        ("s1", ANSWER),
-        ("s2", "Hi"),
-        ("s2", ANSWER),
+        (s1, "Tell me about Mars"),
+        (s1, ANSWER),
+        (s1, "And its volcano?"),
+        (s1, ANSWER),
+        (s2, "Hi"),
+        (s2, ANSWER),
     ]
 
 

@@ -4,10 +4,12 @@
 
 const $ = (id) => document.getElementById(id);
 let health = null;
-let session = newSession();
+let session = null;  // issued by the server at the first question of a conversation
 
-function newSession() {
-  return "web-" + Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 10);
+async function newSession() {
+  const response = await fetch("/chat/session", { method: "POST", headers: headers() });
+  if (!response.ok) throw await failure(response);
+  return (await response.json()).session_id;
 }
 
 function headers() {
@@ -161,6 +163,7 @@ async function ask(event) {
     renderPassages(sources, docs);
   };
   try {
+    if (session === null) session = await newSession();
     const body = { input: { input: question }, config: { configurable: { session_id: session } } };
     await stream("/chat", body, (chunk) => {
       if (typeof chunk.answer === "string") answer.textContent += chunk.answer;
@@ -184,7 +187,7 @@ async function start() {
   $("chat-input").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("chat-form").requestSubmit(); }
   });
-  $("chat-new").addEventListener("click", () => { session = newSession(); $("chat-log").replaceChildren(); });
+  $("chat-new").addEventListener("click", () => { session = null; $("chat-log").replaceChildren(); });
   $("passage-close").addEventListener("click", () => $("passage-dialog").close());
   const state = await loadHealth();
   if (state === "key") {
