@@ -14,6 +14,8 @@ Example:
 
 from __future__ import annotations
 
+import csv
+import io
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Generic, TypeVar
@@ -228,22 +230,64 @@ class StrOutputParser(BaseTransformOutputParser[str]):
         return {"type": "string"}
 
 
-class CommaSeparatedListOutputParser(BaseOutputParser[list[str]]):
-    """Split ``"a, b, c"`` into ``["a", "b", "c"]``.
+class CommaSeparatedListOutputParser(BaseTransformOutputParser[list[str]]):
+    """Split ``"a, b, c"`` into ``["a", "b", "c"]``, as LangChain's parser does: CSV
+    rules (a quoted item may hold commas; spaces after a comma are dropped, other spaces
+    kept; an empty item stays ``""``), and a line break also ends an item.
 
     Example:
-        >>> CommaSeparatedListOutputParser().parse("red, green,blue")
-        ['red', 'green', 'blue']
+        >>> CommaSeparatedListOutputParser().parse('red, green,"navy, dark"')
+        ['red', 'green', 'navy, dark']
     """
 
     def parse(self, text: str) -> list[str]:
-        return [item.strip() for item in text.split(",") if item.strip()]
+        rows = csv.reader(io.StringIO(text), delimiter=",", quotechar='"', skipinitialspace=True)
+        try:
+            return [item for row in rows for item in row]
+        except csv.Error:  # a stray quote: plain splitting, as LangChain falls back to
+            return [item.strip() for item in text.split(",")]
+
+    # Streaming yields ``[item]`` as each item is complete (a separator arrived after
+    # it), then the last ones at the end: LangChain's list parsers stream that way. The
+    # run's output is all of them, added up.
+    def _parse_chunks(self, chunks: Iterator[Any]) -> Iterator[list[str]]:
+        items = _ItemStream(self)
+        for chunk in chunks:
+            yield from items.add(chunk)
+        yield from items.finish()
+
+    async def _aparse_chunks(self, chunks: AsyncIterator[Any]) -> AsyncIterator[list[str]]:
+        items = _ItemStream(self)
+        async for chunk in chunks:
+            for item in items.add(chunk):
+                yield item
+        for item in items.finish():
+            yield item
 
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return {"type": "array", "items": {"type": "string"}}
 
     def get_format_instructions(self) -> str:
         return "Answer with a comma-separated list of values, e.g. `foo, bar, baz`."
+
+
+class _ItemStream:
+    """The text of a list stream not yet given out, split into finished items."""
+
+    def __init__(self, parser: CommaSeparatedListOutputParser) -> None:
+        self.parser = parser
+        self.buffer = ""
+
+    def add(self, chunk: Any) -> list[list[str]]:
+        self.buffer += text_of(chunk)
+        items = self.parser.parse(self.buffer)
+        if len(items) < 2:
+            return []
+        self.buffer = items[-1]  # the last item may still grow
+        return [[item] for item in items[:-1]]
+
+    def finish(self) -> list[list[str]]:
+        return [[item] for item in self.parser.parse(self.buffer)]
 
 
 # The parser's run starts when its first input chunk arrives and ends when the input is
