@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ragline.core._paths import check_file_path
 from ragline.core.exceptions import ConfigurationError, PersistenceError
 
 __all__ = ["MEMORY", "SQLiteDatabase", "check_identifier", "database_path"]
@@ -43,13 +44,15 @@ def database_path(location: str | os.PathLike[str], *, what: str = "database") -
 
     Raises:
         ConfigurationError: another kind of URL, or query options.
+        InvalidInputError: a path no file system can hold (a NUL, a lone surrogate, a
+            name too long).
 
     Example:
         >>> database_path("sqlite:////tmp/chat.db"), database_path("chat.db")
         ('/tmp/chat.db', 'chat.db')
     """
     if isinstance(location, os.PathLike):
-        return os.fspath(location)
+        return check_file_path(location, what=what)
     if not isinstance(location, str) or not location:
         raise ConfigurationError(f"{what} must be a path or a sqlite:/// URL, got {location!r}")
     if location == MEMORY:
@@ -65,13 +68,14 @@ def database_path(location: str | os.PathLike[str], *, what: str = "database") -
             if rest in ("", "/", "/" + MEMORY):
                 return MEMORY
             if rest.startswith("/"):
-                return rest[1:]  # sqlite:///a.db -> a.db, sqlite:////abs -> /abs
+                # sqlite:///a.db -> a.db, sqlite:////abs -> /abs
+                return check_file_path(rest[1:], what=what)
     if "://" in location:
         raise ConfigurationError(
             f"{what} {location!r} is not supported: ragline stores this with the standard "
             "library's sqlite3; give a file path or 'sqlite:///path/to/file.db'"
         )
-    return location
+    return check_file_path(location, what=what)
 
 
 def check_identifier(name: str, what: str) -> str:

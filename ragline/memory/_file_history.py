@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ragline.core import BaseMessage, InvalidInputError, PersistenceError
+from ragline.core._paths import check_file_path
 from ragline.core.chat_history import BaseChatMessageHistory, check_messages
 from ragline.memory._codec import decode_items, encode_messages
 
@@ -77,60 +78,6 @@ def write_atomically(path: Path, text: str, encoding: str) -> None:
             os.close(folder)
 
 
-def _shown(path: str) -> str:
-    """A path for an error message: long ones cut short, odd characters escaped."""
-    return repr(path if len(path) <= 120 else f"{path[:60]}...{path[-40:]}")
-
-
-def check_file_path(file_path: str | os.PathLike[str]) -> Path:
-    """``file_path`` as a Path the operating system can open, checked before any use.
-
-    Raises:
-        InvalidInputError: not a path, a NUL character, a name the file system cannot
-            encode (a lone surrogate), or a file or folder name longer than it allows.
-    """
-    if not isinstance(file_path, (str, os.PathLike)):
-        raise InvalidInputError(
-            f"file_path must be a str or a path, got {type(file_path).__name__}"
-        )
-    text = os.fspath(file_path)
-    if not isinstance(text, str):
-        text = os.fsdecode(text)
-    if "\x00" in text:
-        raise InvalidInputError(
-            f"file_path {_shown(text)} contains a NUL character (position {text.index(chr(0))}), "
-            "which no file name can hold; pass another file_path"
-        )
-    try:
-        encoded = os.fsencode(text)
-    except UnicodeEncodeError as err:
-        raise InvalidInputError(
-            f"file_path {_shown(text)} holds {text[err.start : err.end]!r}, which the file "
-            "system cannot encode (a lone surrogate); pass another file_path"
-        ) from None
-    # Checked here, not left to the first open(), so the error names the argument
-    # instead of printing the whole (possibly megabyte-long) name in an OSError.
-    longest = max(len(part) for part in encoded.split(os.fsencode(os.sep)))
-    if longest > _NAME_MAX or len(encoded) > _PATH_MAX:
-        raise InvalidInputError(
-            f"file_path {_shown(text)} is too long for the file system ({len(encoded)} bytes, "
-            f"longest name {longest} bytes; at most {_NAME_MAX} per name and {_PATH_MAX} in "
-            "all); pass a shorter file_path"
-        )
-    return Path(text)
-
-
-def _limit(name: str, default: int) -> int:
-    try:
-        return int(os.pathconf("/", name))  # type: ignore[attr-defined, unused-ignore]
-    except (AttributeError, OSError, ValueError):  # Windows has no pathconf
-        return default
-
-
-_NAME_MAX = _limit("PC_NAME_MAX", 255)
-_PATH_MAX = _limit("PC_PATH_MAX", 4096)
-
-
 class FileChatMessageHistory(BaseChatMessageHistory):
     """A conversation stored as a JSON list in one file.
 
@@ -159,7 +106,7 @@ class FileChatMessageHistory(BaseChatMessageHistory):
         encoding: str = "utf-8",
         ensure_ascii: bool = True,
     ) -> None:
-        self.file_path = check_file_path(file_path)
+        self.file_path = Path(check_file_path(file_path, what="file_path"))
         self.encoding = encoding
         self.ensure_ascii = ensure_ascii
         self._lock_path = self.file_path.with_name(self.file_path.name + ".lock")

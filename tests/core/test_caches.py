@@ -116,6 +116,24 @@ def test_sqlite_cache_reports_an_entry_it_cannot_read(tmp_path: Path) -> None:
         cache.lookup("p", "m")
 
 
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("a\x00b.db", r"contains a NUL character \(position \d+\)"),
+        ("a" * 1_000_000 + ".db", r"is too long for the file system"),
+        ("\ud800.db", r"holds '\\ud800', which the file system cannot encode"),
+    ],
+)
+def test_sqlite_cache_refuses_a_path_no_file_system_can_hold(
+    tmp_path: Path, name: str, message: str
+) -> None:
+    for location in (str(tmp_path / name), f"sqlite:///{tmp_path / name}", tmp_path / name):
+        with pytest.raises(InvalidInputError, match=r"^database_path '.*' " + message) as caught:
+            SQLiteCache(location)  # type: ignore[arg-type]
+        assert len(str(caught.value)) < 400
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_sqlite_cache_takes_urls_and_refuses_other_databases(tmp_path: Path) -> None:
     url_cache = SQLiteCache(f"sqlite:///{tmp_path / 'u.db'}")
     url_cache.update("p", "m", TEXT)

@@ -142,6 +142,22 @@ def test_symlinks_that_lead_out_of_the_folder_are_refused(tmp_path):
         load_prompt(prompt_file)
 
 
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("a\x00b.json", r"contains a NUL character \(position \d+\)"),
+        ("a" * 1_000_000 + ".json", r"is too long for the file system"),
+        ("\ud800.json", r"holds '\\ud800', which the file system cannot encode"),
+    ],
+)
+def test_a_prompt_path_no_file_system_can_hold_is_refused_by_name(tmp_path, name, message):
+    with pytest.raises(InvalidInputError, match=r"^path '.*' " + message):
+        load_prompt(tmp_path / name)
+    (tmp_path / "p.json").write_text(json.dumps({"template_path": name.replace(".json", ".txt")}))
+    with pytest.raises(InvalidInputError, match=r"^template_path '.*' " + message):
+        load_prompt(tmp_path / "p.json")
+
+
 def test_a_prompt_file_that_includes_itself_is_named(tmp_path):
     def few_shot_file(name, example):
         config = {"_type": "few_shot", "suffix": "{q}", "examples": [], "input_variables": ["q"]}

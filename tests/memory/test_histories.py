@@ -144,6 +144,23 @@ def test_a_file_path_no_file_system_can_hold_is_refused_by_name(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("a\x00b.db", r"contains a NUL character \(position \d+\)"),
+        ("a" * 1_000_000 + ".db", r"is too long for the file system"),
+        ("\ud800.db", r"holds '\\ud800', which the file system cannot encode"),
+    ],
+)
+def test_a_sqlite_history_refuses_a_database_path_no_file_system_can_hold(
+    tmp_path: Path, name: str, message: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=r"^connection '.*' " + message) as caught:
+        SQLChatMessageHistory("s", connection=f"sqlite:///{tmp_path / name}")
+    assert len(str(caught.value)) < 400
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_message_the_file_encoding_cannot_hold_stores_nothing(tmp_path: Path) -> None:
     path = tmp_path / "chat.json"
     history = FileChatMessageHistory(path, ensure_ascii=False)

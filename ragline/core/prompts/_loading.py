@@ -28,6 +28,7 @@ from typing import Any
 
 from ragline.core._message_dicts import message_to_dict, messages_from_dict
 from ragline.core._optional import require
+from ragline.core._paths import check_file_path
 from ragline.core.exceptions import InvalidInputError, LoaderError
 from ragline.core.messages import BaseMessage
 
@@ -96,7 +97,7 @@ def load_prompt(
         >>> load_prompt("prompts/qa.yaml").input_variables  # doctest: +SKIP
         ['context', 'question']
     """
-    return _load_file(Path(path), encoding, allow_dangerous_paths, ())
+    return _load_file(Path(check_file_path(path, what="path")), encoding, allow_dangerous_paths, ())
 
 
 def _load_file(
@@ -190,7 +191,7 @@ class _Loader:
         return loaders[kind](config)
 
     def _path(self, value: Any, what: str) -> Path:
-        path = Path(str(value))
+        path = Path(check_file_path(str(value), what=what))
         if self.allow_dangerous_paths:
             return self.folder / path
         if path.is_absolute() or ".." in path.parts:
