@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -40,6 +41,14 @@ def add_index_command(commands: Commands) -> None:
         "%(choices)s; default: what the store was built with, else minilm (ONNX Runtime "
         "when the onnx extra is installed, else torch; minilm-torch: always torch; "
         "minilm-int8: ONNX with int8 weights, other vectors)",
+    )
+    index.add_argument(
+        "--device",
+        default=None,
+        metavar="DEVICE",
+        help="where minilm embeds: auto (a CUDA GPU when torch sees one, else ONNX Runtime "
+        "on the CPU), cpu, cuda (every local GPU) or cuda:N (default: RAGLINE_DEVICE, else "
+        "auto); the vectors are the same on each",
     )
     index.add_argument(
         "--full", action="store_true", help="also delete the chunks of files not given in this run"
@@ -123,6 +132,15 @@ def command_index(args: argparse.Namespace) -> int:
         raise CommandError("--address and --workers go with --engine ray")
     if args.workers is not None and args.workers < 1:
         raise CommandError(f"--workers must be at least 1, got {args.workers}")
+    if args.device is not None:
+        from ragline.core import RaglineError
+        from ragline.embeddings._device import DEVICE_ENV, requested_device
+
+        try:
+            requested_device(args.device, where="--device")
+        except RaglineError as error:
+            raise CommandError(str(error)) from error
+        os.environ[DEVICE_ENV] = args.device  # read where the embedding is made
     stop = threading.Event()
     try:
         with _stop_on_signals(stop), _engine(args) as engine:
@@ -143,6 +161,7 @@ def command_index(args: argparse.Namespace) -> int:
                 checkpoint_seconds=args.checkpoint_every,
                 stop=stop,
                 show_progress=not args.quiet and sys.stderr.isatty(),
+                progress_lines=not args.quiet and not sys.stderr.isatty(),
                 note=lambda message: note(args, message),
                 engine=engine,
             )

@@ -4,7 +4,11 @@ A store's vectors can only be searched with vectors from the same model, weights
 precision, normalisation and dimension. The backend that computed them is recorded too
 but does not count: fp32 ONNX and torch give the same vectors (cosine >= 0.9999). Nor
 does the model's name when both sides name the same weights digest (the packaged MiniLM
-asked for as ``"all-MiniLM-L6-v2"`` or by its folder's path).
+asked for as ``"all-MiniLM-L6-v2"`` or by its folder's path). Half-precision inference
+of the same weights (``fp16``, ``bf16``: what a GPU runs) gives the fp32 vectors to a
+cosine of 0.999 or more, so it is the same identity as ``fp32``: a store built on a GPU
+is searched on a CPU. ``int8`` quantises the weights themselves (cosine ~0.98): another
+identity.
 """
 
 from __future__ import annotations
@@ -18,6 +22,18 @@ __all__ = ["check_same_vectors", "describe_identity"]
 
 # recorded for information: computing the same vectors another way is fine
 _IGNORED = frozenset({"backend"})
+# precisions that compute the same vectors, by the one they stand for
+_SAME_PRECISION = {"fp16": "fp32", "bf16": "fp32"}
+
+
+def vector_precision(precision: Any) -> Any:
+    """The precision class a precision's vectors belong to (fp16, bf16 -> fp32).
+
+    Example:
+        >>> vector_precision("bf16"), vector_precision("int8")
+        ('fp32', 'int8')
+    """
+    return _SAME_PRECISION.get(precision, precision)
 
 
 def describe_identity(identity: Mapping[str, Any]) -> str:
@@ -44,8 +60,9 @@ def check_same_vectors(
         where: what holds the stored vectors, for the message.
 
     Raises:
-        ConfigurationError: they differ in model, weights, precision, normalisation or
-            dimension; the message names both and what differs.
+        ConfigurationError: they differ in model, weights, precision (fp16 and bf16
+            count as fp32, int8 does not), normalisation or dimension; the message
+            names both and what differs.
 
     Example:
         >>> a = {"model": "m", "backend": "torch", "precision": "fp32", "dimension": 3}
@@ -56,10 +73,11 @@ def check_same_vectors(
         "weights_sha256"
     ):
         ignored.add("model")  # the same weights under another name or path
+    before, now = _comparable(stored), _comparable(current)
     differing = sorted(
         key
-        for key in set(stored) | set(current)
-        if key not in ignored and stored.get(key) != current.get(key)
+        for key in set(before) | set(now)
+        if key not in ignored and before.get(key) != now.get(key)
     )
     if differing:
         raise ConfigurationError(
@@ -68,3 +86,10 @@ def check_same_vectors(
             "its vectors cannot be compared: use the embedding the store was built with, "
             "or index into a new store"
         )
+
+
+def _comparable(identity: Mapping[str, Any]) -> dict[str, Any]:
+    compared = dict(identity)
+    if "precision" in compared:
+        compared["precision"] = vector_precision(compared["precision"])
+    return compared

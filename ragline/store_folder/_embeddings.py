@@ -7,8 +7,11 @@ plugs in with :func:`register_embedding` (a name, a factory taking the options, 
 the extra it needs, checked before a store folder is created).
 
 MiniLM has three names for one set of vectors: ``"minilm-onnx"`` (ONNX Runtime, no
-torch at query time), ``"minilm-torch"`` (sentence-transformers) and ``"minilm"``, which
-picks ONNX when its extra (onnxruntime, tokenizers) is installed and torch otherwise.
+torch at query time), ``"minilm-torch"`` (torch) and ``"minilm"``, which runs on a CUDA
+GPU when torch sees one (ragline's fp16 encoder; ``RAGLINE_DEVICE`` or ``ragline index
+--device`` choose: auto, cpu, cuda, cuda:N), and otherwise on ONNX Runtime when its
+extra (onnxruntime, tokenizers) is installed, else torch on the CPU. A store built on a
+GPU is searched on a CPU with no rebuild: the vectors are the same.
 They are interchangeable on one store (:func:`same_vectors_names`); the identity the
 store records (model, weights, precision ...) is checked instead. ``"minilm-int8"`` is
 MiniLM on ONNX Runtime with int8 weights: faster, and other vectors, so a store built
@@ -67,13 +70,20 @@ def _minilm_with(
 ) -> Callable[[Options, bool], Embeddings]:
     def factory(options: Options, show_progress: bool) -> Embeddings:
         from ragline.embeddings import SentenceTransformerEmbeddings
+        from ragline.embeddings._device import is_cuda, resolve_device
 
-        chosen = backend or ("onnx" if onnx_installed() else "torch")
+        chosen = backend
+        device = None
+        if chosen is None:
+            device = resolve_device(None, where="device")
+            on_cpu = not is_cuda(device)
+            chosen = "onnx" if on_cpu and onnx_installed() else "torch"
         if chosen == "torch":
             require("sentence_transformers", "local", package="sentence-transformers")
         return SentenceTransformerEmbeddings(
             backend=chosen,
-            precision=precision,
+            precision=None if precision == "fp32" and chosen == "torch" else precision,
+            device=device if chosen == "torch" else None,
             normalize_embeddings=True,
             show_progress=show_progress,
         )

@@ -65,6 +65,7 @@ def index_paths(
     checkpoint_seconds: float = DEFAULT_CHECKPOINT_SECONDS,
     stop: threading.Event | None = None,
     show_progress: bool = False,
+    progress_lines: bool = False,
     note: Callable[[str], None] | None = None,
     engine: RayEngine | None = None,
 ) -> FolderIndexingResult:
@@ -99,6 +100,8 @@ def index_paths(
             batch boundary, commits what it did and raises ``IndexingInterrupted``.
         show_progress: one progress bar for the run (files loaded, then chunks embedded,
             with rate and time left); without it, ``note`` gets a summary line instead.
+        progress_lines: without a bar, also a line through ``note`` every few seconds
+            (files loaded; chunks embedded of the total, rate, time left).
         note: called with one-line notes (what was loaded, settings that change).
         engine: a :class:`~ragline.indexing.RayEngine` to read, split and embed on a Ray
             cluster (the store, records and commits stay in this process); ``None``:
@@ -144,7 +147,9 @@ def index_paths(
         checkpoint_seconds=checkpoint_seconds,
         stop=stop,
     )
-    progress = IndexProgress(bar=show_progress, note=note)
+    progress = IndexProgress(bar=show_progress, note=note, lines=progress_lines)
+    if engine is None:
+        progress.started(writer.embeddings)
     writer.embeddings = progress.watch(writer.embeddings)
     try:
         with writer:
@@ -206,7 +211,7 @@ def _index(
         raise _nothing_found(paths, glob, corpus.skipped)
     chunks = split_documents(corpus.documents, chunk_size=size, chunk_overlap=overlap)
     progress.split(len(corpus.documents), len(chunks))
-    result = writer.index(chunks, cleanup=cleanup)
+    result = writer.index(chunks, cleanup=cleanup, batch_size=_batch_size(writer))
     progress.finish(skipped=result["num_skipped"])
     return FolderIndexingResult(
         **result,
@@ -215,6 +220,13 @@ def _index(
         skipped_files=corpus.skipped,
         stored_chunks=writer.store.count() if writer.store is not None else 0,
     )
+
+
+def _batch_size(writer: FolderWriter) -> int:
+    """Chunks embedded per call: a GPU needs thousands at once to be busy; elsewhere 100
+    keeps checkpoints and Ctrl-C prompt."""
+    where = getattr(writer.embeddings, "describe_device", None)
+    return 4_096 if callable(where) and "cuda" in where() else 100
 
 
 class _RayReport:

@@ -3,8 +3,12 @@
 On a terminal, one bar counts the files loaded, then the chunks embedded (the documents
 loaded and chunks skipped shown beside it), with the overall count, rate and time left;
 a line says when the embedding model is loading (the first run also exports it to ONNX).
-When the output is not a terminal (a pipe, a log file, CI) there is no bar, and one
-summary line at the end says what was embedded and how fast. ``--quiet`` shows nothing.
+When the output is not a terminal (a pipe, a log file, CI) there is no bar: a line
+every few seconds (``RAGLINE_PROGRESS_SECONDS``, default 5) says how many files are
+loaded, then how many chunks of the total are embedded, at what rate and how long is
+left, and one summary line at the end says what was embedded and how fast. The run's
+first line says where the model embeds (device and precision). ``--quiet`` shows
+nothing.
 
 A distributed run (``--engine ray``) reads, embeds and writes at once, on many workers:
 its bar counts the files read, with the documents, chunks embedded and chunks written
@@ -35,9 +39,16 @@ class IndexProgress:
         note: where one-line messages go (``None``: nowhere).
     """
 
-    def __init__(self, *, bar: bool, note: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, *, bar: bool, note: Callable[[str], None] | None = None, lines: bool = False
+    ) -> None:
         self._note = note
         self._wants_bar = bar
+        self._lines = lines and not bar  # periodic lines where no bar is drawn
+        self._every = _line_seconds()
+        self._last_line = time.monotonic()
+        self._files = 0
+        self._files_loaded = 0
         self._bar: Any = None
         self.documents = 0
         self.chunks = 0
@@ -56,16 +67,36 @@ class IndexProgress:
 
     # -- loading ----------------------------------------------------------------------
 
+    def started(self, embeddings: Embeddings) -> None:
+        """The run's first line: where and how the chunks are embedded."""
+        where = getattr(embeddings, "describe_device", None)
+        if callable(where):
+            self.note(f"embedding on {where()}")
+
     def loading(self, files: int) -> None:
         """``files`` files are about to be loaded."""
+        self._files = files
         if self._wants_bar and self._bar is None:
             from tqdm.auto import tqdm
 
             self._bar = tqdm(total=files, unit="file", desc="loading", file=sys.stderr, **_screen())
 
     def file_loaded(self) -> None:
+        self._files_loaded += 1
         if self._bar is not None:
             self._bar.update(1)
+        elif self._due():
+            self.note(f"loaded {self._files_loaded} of {self._files} files")
+
+    def _due(self) -> bool:
+        """Whether a progress line is due (only where no bar is drawn)."""
+        if not self._lines:
+            return False
+        now = time.monotonic()
+        if now - self._last_line < self._every:
+            return False
+        self._last_line = now
+        return True
 
     # -- a distributed run --------------------------------------------------------------
 
@@ -128,6 +159,18 @@ class IndexProgress:
             self._show_counts()
         elif self._bar is not None:
             self._bar.update(count)
+        elif self._due():
+            self.note(self._embedding_line())
+
+    def _embedding_line(self) -> str:
+        rate = self.embedded / self._embed_seconds if self._embed_seconds > 0 else 0.0
+        total = max(self.chunks, self.embedded)
+        left = (total - self.embedded) / rate if rate > 0 else 0.0
+        share = 100 * self.embedded / total if total else 100.0
+        return (
+            f"embedded {self.embedded} of {total} chunks ({share:.0f}%), "
+            f"{rate:.0f} chunks/s, {_duration(left)} left"
+        )
 
     def finish(self, *, skipped: int) -> None:
         """The run is over: fill the bar (skipped chunks needed no embedding) or summarise."""
@@ -154,6 +197,23 @@ class IndexProgress:
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
+
+
+def _line_seconds() -> float:
+    try:
+        return max(0.0, float(os.environ.get("RAGLINE_PROGRESS_SECONDS", "5")))
+    except ValueError:
+        return 5.0
+
+
+def _duration(seconds: float) -> str:
+    """``42 s``, ``3 min 5 s``, ``1 h 2 min``."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60} s"
+    return f"{whole // 3600} h {whole % 3600 // 60} min"
 
 
 def _screen() -> dict[str, int]:

@@ -275,9 +275,9 @@ async def test_async_twins(onnx: SentenceTransformerEmbeddings) -> None:
     [
         ({"backend": "tf"}, ConfigurationError, "backend 'tf' is not one of 'torch', 'onnx'"),
         (
-            {"precision": "fp16"},
+            {"precision": "fp8"},
             ConfigurationError,
-            "precision 'fp16' is not one of 'fp32', 'int8'",
+            "precision 'fp8' is not one of 'fp32', 'fp16', 'bf16', 'int8'",
         ),
         (
             {"precision": "int8"},
