@@ -60,6 +60,14 @@ class RedisChatMessageHistory(BaseChatMessageHistory):
     ) -> None:
         if not isinstance(key_prefix, str):
             raise InvalidInputError(f"key_prefix must be a str, got {type(key_prefix).__name__}")
+        if not key_prefix.isascii():  # the common case skips the encoding check
+            try:
+                key_prefix.encode("utf-8")
+            except UnicodeEncodeError as err:
+                raise InvalidInputError(
+                    f"key_prefix {key_prefix!r:.80} holds {key_prefix[err.start : err.end]!r}, "
+                    "a lone surrogate no Redis key can hold; pass a key_prefix of valid text"
+                ) from None
         self.session_id = check_session_id(session_id)
         self.key_prefix = key_prefix
         self.ttl = ttl

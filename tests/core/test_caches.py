@@ -170,6 +170,11 @@ def test_sqlite_cache_reads_rows_of_the_first_key_scheme_and_checks_their_pair(
     assert rows == [(caches_base.cache_key("p", "m"),)]
 
 
+def test_redis_cache_refuses_a_prefix_no_key_can_hold() -> None:
+    with pytest.raises(ConfigurationError, match=r"^prefix 'c-\\ud800:' holds '\\ud800'"):
+        RedisCache(redis_url="redis://127.0.0.1:1", prefix="c-\ud800:")
+
+
 @pytest.mark.redis
 def test_redis_cache_serves_an_entry_only_to_the_pair_it_records(redis_url: str) -> None:
     import redis

@@ -161,6 +161,11 @@ def test_a_sqlite_history_refuses_a_database_path_no_file_system_can_hold(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_redis_history_refuses_a_key_prefix_no_key_can_hold() -> None:
+    with pytest.raises(InvalidInputError, match=r"^key_prefix 'h-\\udfff:' holds '\\udfff'"):
+        RedisChatMessageHistory("s", url="redis://127.0.0.1:1", key_prefix="h-\udfff:")
+
+
 def test_a_message_the_file_encoding_cannot_hold_stores_nothing(tmp_path: Path) -> None:
     path = tmp_path / "chat.json"
     history = FileChatMessageHistory(path, ensure_ascii=False)

@@ -57,6 +57,13 @@ class RedisCache(BaseCache):
     ) -> None:
         if not isinstance(prefix, str) or not prefix:
             raise ConfigurationError(f"prefix must be a non-empty str, got {prefix!r}")
+        try:
+            prefix.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise ConfigurationError(
+                f"prefix {prefix!r:.80} holds {prefix[err.start : err.end]!r}, a lone surrogate "
+                "no Redis key can hold; pass a prefix of valid text"
+            ) from None
         self.ttl = ttl
         self.prefix = prefix
         self._ttl_ms = conn.ttl_milliseconds(ttl)
