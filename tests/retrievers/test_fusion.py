@@ -104,6 +104,26 @@ def test_a_document_listed_twice_in_one_list_counts_once_at_its_best_place() -> 
     assert [(doc.id, score) for doc, score in fused] == [("a", 0.5), ("b", 0.5), ("c", 0.0)]
 
 
+def test_documents_are_matched_by_id_and_by_text_only_without_one() -> None:
+    """Two documents with the same text and different ids stay two; a document without
+    an id is matched across lists by its text. List 1: x 2, y 1, t 0 -> 1, .5, 0; list 2:
+    t 4, y 0 -> 1, 0. Equal weights: x = .5, t = 0 + .5 = .5 (after x: first seen),
+    y = .25 + 0 = .25."""
+    x, y = Document("same", id="x"), Document("same", id="y")
+    fused = score_fusion(
+        [
+            [(x, 2.0), (y, 1.0), (Document("free text"), 0.0)],
+            [(Document("free text"), 4.0), (y, 0.0)],
+        ],
+        [1, 1],
+    )
+    assert [(doc.id, doc.page_content, score) for doc, score in fused] == [
+        ("x", "same", 0.5),
+        (None, "free text", 0.5),
+        ("y", "same", 0.25),
+    ]
+
+
 # ------------------------------------------------------------------ tokenizer
 
 

@@ -1,7 +1,8 @@
 """Edges of what a route accepts, on a real server on loopback: an empty ``configurable``
-on a route that takes none (as LangServe does: accepted), and the request-size limit
-at its boundary (a body of exactly ``max_request_bytes`` is accepted, one byte more is
-refused with 413), with and without a Content-Length header."""
+on a route that takes none (as LangServe does: accepted), allowed config keys sent as
+``null`` or with the wrong type, and the request-size limit at its boundary (a body of
+exactly ``max_request_bytes`` is accepted, one byte more is refused with 413), with and
+without a Content-Length header."""
 
 from __future__ import annotations
 
@@ -28,11 +29,17 @@ def _greeting() -> Any:
     )
 
 
+def _seen_config(_: Any, config: Any) -> dict[str, Any]:
+    return {key: config.get(key) for key in ("tags", "recursion_limit", "configurable")}
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[BackgroundServer]:
     app = create_app()
     add_routes(app, _greeting(), path="/noconfig", config_keys=())
     add_routes(app, RunnableLambda(lambda x: x), path="/small", max_request_bytes=LIMIT)
+    add_routes(app, RunnableLambda(_seen_config), path="/config",
+               config_keys=("configurable", "tags", "metadata", "recursion_limit"))  # fmt: skip
     with BackgroundServer(app) as running:
         yield running
 
@@ -98,6 +105,31 @@ def test_langserves_client_and_server_agree_on_an_empty_configurable(
                 for running in (ragline_app, reference)
             ]
             assert [(a.status_code, a.json()["output"]) for a in answers] == [(200, 1)] * 2
+
+
+# ---------------------------------------------------------------- allowed config keys
+
+
+def test_an_allowed_config_key_sent_as_null_is_taken_as_absent(server: BackgroundServer) -> None:
+    """A client that sends ``null`` for a key (a config built with optional fields) gets
+    the runnable's defaults, not a 422."""
+    nulls = {"tags": None, "metadata": None, "recursion_limit": None, "configurable": None}
+    response = httpx.post(server.url + "/config/invoke", json={"input": 1, "config": nulls},
+                          timeout=30)  # fmt: skip
+    assert response.status_code == 200
+    assert response.json()["output"] == {"tags": [], "recursion_limit": 25, "configurable": {}}
+
+
+def test_tags_must_all_be_strings(server: BackgroundServer) -> None:
+    for tags in (["web", 1], "web"):
+        response = httpx.post(server.url + "/config/invoke",
+                              json={"input": 1, "config": {"tags": tags}}, timeout=30)  # fmt: skip
+        assert response.status_code == 422
+        assert response.json()["detail"][0]["loc"] == ["config", "tags"]
+        assert response.json()["detail"][0]["msg"] == "expected a list of strings"
+    ok = httpx.post(server.url + "/config/invoke",
+                    json={"input": 1, "config": {"tags": ["web"]}}, timeout=30)  # fmt: skip
+    assert ok.json()["output"]["tags"] == ["web"]
 
 
 # ---------------------------------------------------------------- size limit boundary
