@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragline.core._model_methods import ModelMethods
+
 _REPR_TEXT_LIMIT = 80
 
 
 @dataclass
-class Document:
+class Document(ModelMethods):
     """A piece of text and the metadata that travels with it.
 
     Args:
@@ -25,6 +27,9 @@ class Document:
     page_content: str
     metadata: dict[str, Any] = field(default_factory=dict)
     id: str | None = None
+
+    type = "Document"  # what LangChain's model_dump and serialised form carry
+    _dump_keys = ("id", "metadata", "page_content", "type")
 
     def __post_init__(self) -> None:
         if not isinstance(self.page_content, str):
@@ -42,6 +47,13 @@ class Document:
         if self.id is not None:
             parts.append(f"id={self.id!r}")
         return f"Document({', '.join(parts)})"
+
+    def __str__(self) -> str:
+        # LangChain's printed form: the text as is (not quoted by repr), then the
+        # metadata when there is some; programs print documents and compare the output.
+        if self.metadata:
+            return f"page_content='{self.page_content}' metadata={self.metadata}"
+        return f"page_content='{self.page_content}'"
 
 
 _new = object.__new__

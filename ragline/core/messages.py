@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, dataclass, field, fields
 from typing import Any, ClassVar, Literal, TypedDict, cast
 
+from ragline.core._model_methods import ModelMethods
 from ragline.core._partial_json import parse_partial_json
 from ragline.core.exceptions import InvalidInputError
 
@@ -112,8 +113,11 @@ def _short(text: str) -> str:
     return repr(text)
 
 
+_HEAD_KEYS = ("content", "additional_kwargs", "response_metadata", "type", "name", "id")
+
+
 @dataclass(repr=False)
-class BaseMessage:
+class BaseMessage(ModelMethods):
     """Base of every message: ``content`` plus optional metadata.
 
     Args:
@@ -153,6 +157,19 @@ class BaseMessage:
             elif block.get("type") == "text" and isinstance(block.get("text"), str):
                 parts.append(block["text"])
         return "".join(parts)
+
+    def __add__(self, other: Any) -> Any:
+        """``message + message_or_template_or_str`` builds a ChatPromptTemplate (as in
+        LangChain: ``SystemMessage(...) + HumanMessage(...) + "{input}"``)."""
+        from ragline.core.prompts import ChatPromptTemplate
+
+        return ChatPromptTemplate([self]) + other
+
+    def _dump_order(self) -> tuple[str, ...]:
+        # LangChain's order: the common keys (with ``type``), then the class's own
+        if self._dump_keys:
+            return self._dump_keys
+        return _HEAD_KEYS + tuple(f.name for f in fields(self) if f.name not in _HEAD_KEYS)
 
     def __repr__(self) -> str:
         content = _short(self.content) if isinstance(self.content, str) else repr(self.content)
@@ -282,6 +299,7 @@ class ToolMessage(BaseMessage):
     tool_call_id: str
     status: Literal["success", "error"] = "success"
     artifact: Any = None
+    _dump_keys = (*_HEAD_KEYS, "tool_call_id", "artifact", "status")  # LangChain's order
 
     def __post_init__(self) -> None:
         content: Any = self.content

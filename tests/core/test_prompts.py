@@ -286,7 +286,8 @@ def test_chat_partial_and_addition():
     prompt = ChatPromptTemplate.from_messages([("system", "{persona}"), ("human", "{q}")])
     partial = prompt.partial(persona="a pirate")
     assert partial.input_variables == ["q"]
-    longer = partial + ("ai", "Arr, {q}") + [HumanMessage("more")]
+    with pytest.warns(UserWarning, match="appends the tuple as one message"):
+        longer = partial + ("ai", "Arr, {q}") + [HumanMessage("more")]
     assert len(longer) == 4
     assert longer.format_messages(q="hi") == [
         SystemMessage("a pirate"),

@@ -36,6 +36,62 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
     input_variables: list[str]
     optional_variables: list[str]
     partial_variables: dict[str, Any]
+    # LangChain's prompt fields: tags and metadata join every run of the prompt; the
+    # output parser and the input types are kept for the program (and the schema).
+    tags: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    output_parser: Any = None
+    _input_types: dict[str, Any] | None = None
+
+    @property
+    def input_types(self) -> dict[str, Any]:
+        """The declared types of the variables (``{}`` when none were declared)."""
+        if self._input_types is None:
+            self._input_types = {}
+        return self._input_types
+
+    @input_types.setter
+    def input_types(self, value: Mapping[str, Any] | None) -> None:
+        self._input_types = dict(value or {})
+
+    def _set_fields(
+        self,
+        *,
+        tags: Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        input_types: Mapping[str, Any] | None = None,
+        output_parser: Any = None,
+    ) -> None:
+        """Set LangChain's prompt fields from a constructor's keyword arguments."""
+        if tags is not None:
+            self.tags = list(tags)
+        if metadata is not None:
+            self.metadata = dict(metadata)
+        if input_types is not None:
+            self.input_types = input_types
+        if output_parser is not None:
+            self.output_parser = output_parser
+
+    def _fields(self) -> dict[str, Any]:
+        """The fields ``_set_fields`` takes, as this prompt has them (for its copies)."""
+        return {
+            "tags": self.tags,
+            "metadata": self.metadata,
+            "input_types": self._input_types,
+            "output_parser": self.output_parser,
+        }
+
+    def _run_config(self, config: Any) -> Any:
+        if not self.tags and not self.metadata:
+            return config
+        from ragline.core.config import merge_configs
+
+        own: dict[str, Any] = {}
+        if self.tags:
+            own["tags"] = self.tags
+        if self.metadata:
+            own["metadata"] = self.metadata
+        return merge_configs(config, own)  # type: ignore[arg-type]
 
     def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> PromptValue:
         """Format the prompt from a dict of variables (or a single value).
@@ -54,6 +110,7 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
             TypeError: keyword options were given (a prompt takes none).
         """
         self._reject_kwargs(kwargs)
+        config = self._run_config(config)
         return self._call_with_config(self._invoke, input, config, run_type="prompt")
 
     async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> PromptValue:
@@ -63,6 +120,7 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
         async def format_input(value: Any) -> PromptValue:
             return await self._aformat_prompt(**self._input_to_dict(value))
 
+        config = self._run_config(config)
         return await self._acall_with_config(format_input, input, config, run_type="prompt")
 
     def _invoke(self, input: Any) -> PromptValue:
@@ -176,6 +234,9 @@ class PromptTemplate(BasePromptTemplate):
             format time).
         template_format: ``"f-string"`` or ``"jinja2"`` (rendered in jinja2's immutable
             sandbox; needs the ``jinja2`` extra).
+        tags, metadata: added to every run of the prompt (as in LangChain).
+        input_types: the variables' types (``{}`` by default).
+        output_parser: kept on the prompt for the program (LangChain's field).
 
     Raises:
         InvalidInputError: the template is malformed or ``input_variables`` disagrees
@@ -196,9 +257,16 @@ class PromptTemplate(BasePromptTemplate):
         input_variables: Sequence[str] | None = None,
         partial_variables: Mapping[str, Any] | None = None,
         template_format: str = "f-string",
+        tags: Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        input_types: Mapping[str, Any] | None = None,
+        output_parser: Any = None,
     ) -> None:
         self.partial_variables = dict(partial_variables or {})
         self.optional_variables = []
+        self._set_fields(
+            tags=tags, metadata=metadata, input_types=input_types, output_parser=output_parser
+        )
         self._parse(template, template_format)
         if input_variables is not None and sorted(input_variables) != sorted(self.input_variables):
             raise InvalidInputError(
@@ -238,14 +306,23 @@ class PromptTemplate(BasePromptTemplate):
         *,
         partial_variables: Mapping[str, Any] | None = None,
         template_format: str = "f-string",
+        **fields: Any,
     ) -> PromptTemplate:
         """Build a prompt whose variables are read from the template.
+
+        ``fields``: ``tags``, ``metadata``, ``input_types``, ``output_parser`` (as for
+        the constructor).
 
         Example:
             >>> PromptTemplate.from_template("{a} and {b}").input_variables
             ['a', 'b']
         """
-        return cls(template, partial_variables=partial_variables, template_format=template_format)
+        return cls(
+            template,
+            partial_variables=partial_variables,
+            template_format=template_format,
+            **fields,
+        )
 
     @classmethod
     def from_examples(
@@ -306,6 +383,7 @@ class PromptTemplate(BasePromptTemplate):
             self.template,
             partial_variables={**self.partial_variables, **kwargs},
             template_format=self.template_format,
+            **self._fields(),
         )
 
     def __add__(self, other: Any) -> PromptTemplate:

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, overload
@@ -243,6 +244,8 @@ class ChatPromptTemplate(BasePromptTemplate):
             for other roles), ``MessagesPlaceholder`` and few-shot chat templates.
         template_format: ``"f-string"`` or ``"jinja2"``, for the tuples and strings.
         partial_variables: variables filled in now.
+        tags, metadata, input_types, output_parser: LangChain's prompt fields (see
+            ``PromptTemplate``).
 
     Raises:
         InvalidInputError: an unknown role (the message names the valid roles) or a
@@ -261,8 +264,15 @@ class ChatPromptTemplate(BasePromptTemplate):
         *,
         template_format: str = "f-string",
         partial_variables: Mapping[str, Any] | None = None,
+        tags: Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        input_types: Mapping[str, Any] | None = None,
+        output_parser: Any = None,
     ) -> None:
         check_template_format(template_format)
+        self._set_fields(
+            tags=tags, metadata=metadata, input_types=input_types, output_parser=output_parser
+        )
         self.template_format = template_format
         self.messages: list[_Part] = [
             part for item in messages for part in _to_part(item, template_format)
@@ -411,10 +421,24 @@ class ChatPromptTemplate(BasePromptTemplate):
             self.messages,
             template_format=self.template_format,
             partial_variables={**self.partial_variables, **kwargs},
+            **self._fields(),
         )
 
     def __add__(self, other: Any) -> ChatPromptTemplate:
-        """Append messages: another chat prompt, one message-like part, or a list of them."""
+        """Append messages: another chat prompt, one message-like part, or a list of them.
+
+        A ``(role, template)`` tuple is one message. This differs from LangChain on
+        purpose: LangChain takes the tuple as a sequence and appends each element as a
+        human template (a message reading ``"ai"``); ragline warns where the two differ.
+        """
+        if isinstance(other, tuple):
+            warnings.warn(
+                f"ChatPromptTemplate + {other!r:.60}: ragline appends the tuple as one "
+                "message; LangChain appends each of its elements as a human message. Write "
+                "+ [(role, template)] for the same result in both",
+                UserWarning,
+                stacklevel=2,
+            )
         parts = other if isinstance(other, list) else [other]
         partials = dict(self.partial_variables)
         if isinstance(other, ChatPromptTemplate):
