@@ -159,3 +159,23 @@ def test_decode_error_position_is_exact_in_a_large_streamed_file(tmp_path) -> No
     with pytest.raises(LoaderError, match=r"byte 0xff at offset 1200002 \(line 602\)"):
         for _ in stream:
             pass
+
+
+def test_80000_columns_load_and_their_names_are_checked(tmp_path) -> None:
+    """A very wide header (issue 31: 80,000 columns took 91 s in a quadratic name check)
+    loads, and repeated or empty names are judged as in a narrow file: one empty name
+    is a column like any other, a repeated one (empty included) is refused by name."""
+    names = [f"c{i}" for i in range(80_000)]
+    wide = tmp_path / "wide.csv"
+    wide.write_text(",".join(["", *names[1:]]) + "\n" + ",".join(map(str, range(80_000))) + "\n")
+    (document,) = CSVLoader(wide, metadata_columns=["c79999"]).load()
+    lines = document.page_content.split("\n")
+    assert (len(lines), lines[0], lines[1], lines[-1]) == (79_999, ": 0", "c1: 1", "c79998: 79998")
+    assert document.metadata == {"source": str(wide), "row": 0, "c79999": "79999"}
+
+    repeated = tmp_path / "repeated.csv"
+    repeated.write_text(",".join(["c5", "", *names[2:], "", "c5"]) + "\n")
+    with pytest.raises(LoaderError, match=r"repeated\.csv repeats column name\(s\) \['', 'c5'\]$"):
+        CSVLoader(repeated).load()
+    with pytest.raises(LoaderError, match=r"has no column\(s\) \['nope'\]; its columns are \["):
+        CSVLoader(wide, content_columns=["nope"]).load()
