@@ -491,6 +491,36 @@ def test_unreadable_files_are_skipped_with_a_warning_and_a_count(
     assert json.loads(query.stdout)[0]["content"] == "Le caf\xe9 des chats"
 
 
+def test_front_matter_no_store_can_keep_skips_that_file_alone(corpus: Path, tmp_path: Path) -> None:
+    """NaN / inf front matter (issue 31: it stopped the whole run, naming no file) skips
+    and counts that file as an unreadable one is; --strict stops on it, naming it."""
+    infinite = corpus / "animals" / "huge.md"
+    infinite.write_text("---\nscore: 1e999\n---\n# Huge\nBig cats.\n", encoding="utf-8")
+    nested = corpus / "space" / "nan.md"
+    nested.write_text("---\nmeta:\n  score: .nan\n---\n# NaN\nStars.\n", encoding="utf-8")
+    folder = tmp_path / "store"
+    args = ["index", str(corpus), "--store", str(folder), "--embedding", "hashing"]
+    result = run_cli(*args, "-q")
+    assert result.returncode == 0, result.stderr
+    json_note = "which JSON cannot hold (stores keep metadata as JSON); use None or a string"
+    assert result.stderr.strip().splitlines() == [
+        f"ragline: warning: skipped {infinite}: a store cannot keep it: "
+        f"metadatas[0]['score'] is inf, {json_note}",
+        f"ragline: warning: skipped {nested}: a store cannot keep it: "
+        f"metadatas[0]['meta']['score'] is nan, {json_note}",
+        "ragline: warning: 2 files could not be read and were not indexed (--strict to fail "
+        "instead; --encoding or --autodetect-encoding for text in another encoding)",
+    ]
+    assert json.loads((folder / "ragline.json").read_text())["chunks"] == 4
+
+    strict = run_cli(*args, "--strict", "-q")
+    assert strict.returncode == 2
+    assert strict.stderr.strip().splitlines() == [
+        f"ragline: error: cannot load {infinite}: a store cannot keep it: "
+        f"metadatas[0]['score'] is inf, {json_note}"
+    ]
+
+
 def test_chunk_settings_are_remembered(corpus: Path, tmp_path: Path) -> None:
     """A store built with --chunk-size 500 is re-indexed with 500 when the flag is left out."""
     folder = tmp_path / "store"

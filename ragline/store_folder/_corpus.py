@@ -10,6 +10,7 @@ every later run would skip the same files for the same reason.
 from __future__ import annotations
 
 import codecs
+import itertools
 import os
 import threading
 from collections.abc import Iterator, Sequence
@@ -21,6 +22,7 @@ from ragline.core import Document, IndexingInterrupted, InvalidInputError, Loade
 from ragline.core._optional import require
 from ragline.loaders import DirectoryLoader, TextLoader, loader_for_path, loader_mapping
 from ragline.splitters import RecursiveCharacterTextSplitter, language_for_path
+from ragline.vectorstores._metadata import check_round_trip
 
 if TYPE_CHECKING:
     from ragline.store_folder._progress import IndexProgress
@@ -117,7 +119,33 @@ class FileLoader:
         loaded = loader_for_path(name, mapping, text_loader)(name).load()
         for document in loaded:  # filter by it: {"path": "library/csv.html"}
             document.metadata.setdefault("path", relative)
+        _check_storable(name, loaded)
         return loaded
+
+
+def _check_storable(name: str, documents: list[Document]) -> None:
+    """Refuse, as an unreadable file, one whose documents no store could keep (front
+    matter with NaN or an infinity, a lone surrogate): found here, it costs that file
+    alone; found when the chunks are added, it would stop the whole run without naming
+    the file (issue 31).
+
+    Raises:
+        LoaderError: names the file and the value.
+    """
+    texts = [document.page_content for document in documents]
+    metadatas = [document.metadata for document in documents]
+    try:  # hashable values: the flat fast path of the round-trip check
+        values: tuple[object, ...] | None = tuple(
+            itertools.chain.from_iterable(map(dict.values, metadatas))
+        )
+        hash(values)
+    except Exception:  # a list or dict value (or an odd __hash__): the careful walk
+        values = None
+    try:
+        check_round_trip(texts, metadatas, values)
+    except InvalidInputError as err:
+        reason = str(err).removesuffix("; nothing was written")
+        raise LoaderError(f"cannot load {name}: a store cannot keep it: {reason}") from err
 
 
 def file_items(paths: Sequence[str | os.PathLike[str]], glob: str) -> list[list[str]]:
