@@ -14,8 +14,13 @@ from typing import Any
 from ragline.core._checks import check_int
 from ragline.core._optional import require
 from ragline.core.exceptions import ConfigurationError
+from ragline.serve._connections import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+)
 
-__all__ = ["DEFAULT_HOST", "BackgroundServer", "create_app", "run_server"]
+__all__ = ["DEFAULT_HOST", "BackgroundServer", "connection_options", "create_app", "run_server"]
 
 DEFAULT_HOST = "127.0.0.1"
 
@@ -107,17 +112,52 @@ def _docs_routes(app: Any, title: str) -> None:
         app.router.add_route(path, docs, methods=["GET"])
 
 
-def run_server(app: Any, *, host: str = DEFAULT_HOST, port: int = 8000, **options: Any) -> None:
+def connection_options(
+    *,
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    max_connections: int | None = DEFAULT_MAX_CONNECTIONS,
+) -> dict[str, Any]:
+    """uvicorn settings that close stalled connections and cap how many are served:
+    ``header_timeout`` s to send a request's headers (also idle keep-alive),
+    ``body_timeout`` s to send its body (then 408), at most ``max_connections``
+    connections and requests at once (more: 503; None: no cap)."""
+    from ragline.serve._connections import deadline_protocol
+
+    for name, value in (("header_timeout", header_timeout), ("body_timeout", body_timeout)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ConfigurationError(f"{name} must be a positive number of seconds, got {value!r}")
+    return {
+        "http": deadline_protocol(header_timeout=header_timeout, body_timeout=body_timeout),
+        "timeout_keep_alive": min(5.0, header_timeout),
+        "limit_concurrency": None if max_connections is None else check_int(
+            "max_connections", max_connections, minimum=1),
+    }  # fmt: skip
+
+
+def run_server(
+    app: Any,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = 8000,
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    max_connections: int | None = DEFAULT_MAX_CONNECTIONS,
+    **options: Any,
+) -> None:
     """Serve ``app`` with uvicorn until interrupted (``options`` go to ``uvicorn.run``).
 
     Binds to 127.0.0.1 unless ``host`` says otherwise: a server that answers other
-    machines is a decision, not a default.
+    machines is a decision, not a default. Stalled connections are closed and their
+    number capped (see :func:`connection_options`).
     """
     uvicorn = require("uvicorn", "serve")
     port = check_int("port", port, minimum=0)
     if port > 65535:
         raise ConfigurationError(f"port must be at most 65535, got {port}")
-    uvicorn.run(app, host=host, port=port, **options)
+    limits = connection_options(header_timeout=header_timeout, body_timeout=body_timeout,
+                                max_connections=max_connections)  # fmt: skip
+    uvicorn.run(app, host=host, port=port, **{**limits, **options})
 
 
 class BackgroundServer:
@@ -129,6 +169,8 @@ class BackgroundServer:
         host: the address to bind (default 127.0.0.1).
         port: the port (0: a free one).
         timeout: seconds to wait for the server to start.
+        connections: ``header_timeout``, ``body_timeout``, ``max_connections`` (see
+            :func:`connection_options`).
 
     Raises:
         RuntimeError: the server did not start in time.
@@ -139,15 +181,22 @@ class BackgroundServer:
     """
 
     def __init__(
-        self, app: Any, *, host: str = DEFAULT_HOST, port: int = 0, timeout: float = 30.0
+        self,
+        app: Any,
+        *,
+        host: str = DEFAULT_HOST,
+        port: int = 0,
+        timeout: float = 30.0,
+        **connections: Any,
     ) -> None:
         uvicorn = require("uvicorn", "serve")
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind((host, port))
         self.host, self.port = self._socket.getsockname()[:2]
+        limits = connection_options(**connections)
         config = uvicorn.Config(
-            app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2
+            app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2, **limits
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name="ragline-serve", daemon=True)

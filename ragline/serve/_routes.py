@@ -176,12 +176,17 @@ class _Route:
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             raise Refused(413, f"request body of {declared} bytes is over the limit of {limit}")
+        from starlette.requests import ClientDisconnect
+
         parts, size = [], 0
-        async for part in request.stream():
-            size += len(part)
-            if size > limit:
-                raise Refused(413, f"request body is over the limit of {limit} bytes")
-            parts.append(part)
+        try:
+            async for part in request.stream():
+                size += len(part)
+                if size > limit:
+                    raise Refused(413, f"request body is over the limit of {limit} bytes")
+                parts.append(part)
+        except ClientDisconnect:  # gone, or cut off for sending too slowly: nobody to tell
+            raise Refused(400, "the client went away before sending the whole body") from None
         body = parse_body(b"".join(parts), max_depth=self.max_json_depth)
         if not isinstance(body, dict):
             raise Refused(422, f"request body must be a JSON object, got {type(body).__name__}")
