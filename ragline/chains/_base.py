@@ -318,18 +318,34 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         """
         final = yield from self._final(input)
         if final is None:
-            return self._output(self.empty_answer, [])
-        if final.runnable is None:
-            return self._output(final.answer, final.steps)
-        return self._output((yield invoke(final.runnable, final.input)), final.steps)
+            answer, steps = self.empty_answer, []
+        elif final.runnable is None:
+            answer, steps = final.answer, final.steps
+        else:
+            answer, steps = (yield invoke(final.runnable, final.input)), final.steps
+        output = self._output(answer, steps)
+        if self.output_key is None:
+            return output
+        # LangChain's legacy document chains (load_qa_chain, llm_chain=...) are Chains:
+        # invoke returns the inputs with the outputs.
+        return {**input, **output}
+
+    def _as_outputs(self, result: Any) -> dict[str, Any]:
+        """The outputs in ``invoke``'s result (``chain(inputs, return_only_outputs=True)``)."""
+        if self.output_key is None:
+            return super()._as_outputs(result)
+        return {k: v for k, v in result.items() if k in (self.output_key, _STEPS_KEY)}
 
     def _stream_steps(self, input: Any) -> Steps:
         """stream / astream: the answer as the final model call produces it.
 
-        With ``output_key`` the chunks are dicts (``{output_key: chunk}``), preceded by
-        ``{"intermediate_steps": [...]}`` when those are asked for.
+        With ``output_key`` the chunks are dicts: the inputs first (as ``invoke`` returns
+        them too), then ``{"intermediate_steps": [...]}`` when those are asked for, then
+        ``{output_key: chunk}``; added up they are ``invoke``'s result.
         """
         final = yield from self._final(input)
+        if self.output_key is not None:
+            yield Emit(dict(input))
         if final is None:
             yield Emit(self._output(self.empty_answer, []))
             return

@@ -172,8 +172,10 @@ def test_missing_input_keys_are_named() -> None:
 def test_map_reduce_maps_each_document_then_reduces() -> None:
     model = FakeListChatModel(responses=["France: Paris", "Germany: Berlin", "Paris"])
     chain = load_qa_chain(model, "map_reduce", max_concurrency=1, return_intermediate_steps=True)
-    output = chain.invoke({"input_documents": DOCS[:2], "question": "Capital of France?"})
+    question = {"input_documents": DOCS[:2], "question": "Capital of France?"}
+    output = chain.invoke(question)
     assert output == {
+        **question,  # the inputs come back with the outputs, as from LangChain's Chain
         "output_text": "Paris",
         "intermediate_steps": ["France: Paris", "Germany: Berlin"],
     }
@@ -335,7 +337,7 @@ async def test_map_reduce_async_matches_sync() -> None:
             return_intermediate_steps=True,
         )
 
-    expected = {"out": "final", "intermediate_steps": ["a b c", "d e f", "g h i"]}
+    expected = {"context": DOCS, "out": "final", "intermediate_steps": ["a b c", "d e f", "g h i"]}
     assert build().invoke({"context": DOCS}) == expected
     assert await build().ainvoke({"context": DOCS}) == expected
 
@@ -356,8 +358,13 @@ def test_refine_passes_the_existing_answer_to_each_step() -> None:
         refine_prompt=refine,
         return_intermediate_steps=True,
     )
-    output = chain.invoke({"input_documents": DOCS, "question": "capitals?"})
-    assert output == {"output_text": "final", "intermediate_steps": ["draft 1", "draft 2"]}
+    question = {"input_documents": DOCS, "question": "capitals?"}
+    output = chain.invoke(question)
+    assert output == {
+        **question,
+        "output_text": "final",
+        "intermediate_steps": ["draft 1", "draft 2"],
+    }
     assert [texts(call)[0] for call in model.calls] == [
         "Q: capitals?\nC: Paris is the capital of France.",
         "Q: capitals?\nHave: draft 1\nMore: Berlin is the capital of Germany.",
@@ -405,8 +412,10 @@ def test_map_rerank_returns_the_best_scored_answer() -> None:
         responses=["Maybe Lyon\nScore: 20", "Paris.\nScore: 95", "No idea\nScore: 0"]
     )
     chain = load_qa_chain(model, "map_rerank", max_concurrency=1, return_intermediate_steps=True)
-    output = chain.invoke({"input_documents": DOCS, "question": "Capital of France?"})
+    question = {"input_documents": DOCS, "question": "Capital of France?"}
+    output = chain.invoke(question)
     assert output == {
+        **question,
         "output_text": "Paris.",
         "intermediate_steps": [
             {"answer": "Maybe Lyon", "score": 20.0},
@@ -559,7 +568,8 @@ async def test_invoke_ainvoke_stream_and_astream_agree(chain_type: str) -> None:
             results.append(merged([c async for c in chain.astream(question, config)]))
         (root,) = collector.traced_runs
         trees.append(_tree(root))
-    assert results == [{"output_text": "Paris", "intermediate_steps": steps}] * 4
+    # invoke returns the inputs with the outputs, as LangChain's Chain does
+    assert results == [{**question, "output_text": "Paris", "intermediate_steps": steps}] * 4
     model_call = [("ChatPromptTemplate", []), ("FakeListChatModel", []), ("StrOutputParser", [])]
     expected_tree = (f"{chain_type}_documents_chain", [(name, model_call) for name in step_names])
     assert trees == [expected_tree] * 4

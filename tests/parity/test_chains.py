@@ -40,7 +40,19 @@ from ragline.core import (
     PromptTemplate,
 )
 
-COVERS = {"chains.RetrievalQA", "chains.create_structured_output_runnable"}
+COVERS = {
+    "chains.RetrievalQA",
+    "chains.create_structured_output_runnable",
+    "chains.LLMChain",
+    "chains.SequentialChain",
+    "chains.SimpleSequentialChain",
+    "chains.TransformChain",
+    "chains.StuffDocumentsChain",
+    "chains.create_stuff_documents_chain",
+    "chains.create_retrieval_chain",
+    "chains.load_qa_chain",
+    "chains.create_history_aware_retriever",
+}
 
 TEXTS = ["Etna is in Sicily.", "It erupts often."]
 TEMPLATE = "Use this:\n{context}\nQ: {question}\nA:"
@@ -241,3 +253,200 @@ def test_create_structured_output_runnable_json_mode_refuses_enforced_function_u
         create_structured_output_runnable(
             Dog, FakeMessagesListChatModel(responses=[AIMessage("x")]), mode="openai-json"
         )
+
+
+# ---- the legacy chains and the LCEL constructors: same inputs, same outputs ----------------
+def chain_classes(library: str) -> dict[str, Any]:
+    if library == "langchain":
+        from langchain_classic import chains as lc
+        from langchain_classic.chains.combine_documents import (
+            create_stuff_documents_chain as lc_create_stuff,
+        )
+        from langchain_classic.chains.question_answering import load_qa_chain as lc_load_qa
+        from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
+        from langchain_core.prompts import MessagesPlaceholder as LCMessagesPlaceholder
+        from langchain_core.runnables import RunnableLambda as LCRunnableLambda
+
+        return {
+            **{name: getattr(lc, name) for name in LEGACY},
+            "create_stuff_documents_chain": lc_create_stuff,
+            "load_qa_chain": lc_load_qa,
+            "create_retrieval_chain": lc.create_retrieval_chain,
+            "create_history_aware_retriever": lc.create_history_aware_retriever,
+            "FakeListLLM": LCFakeListLLM,
+            "FakeListChatModel": LCFakeListChatModel,
+            "PromptTemplate": LCPromptTemplate,
+            "ChatPromptTemplate": LCChatPromptTemplate,
+            "MessagesPlaceholder": LCMessagesPlaceholder,
+            "Document": LCDocument,
+            "RunnableLambda": LCRunnableLambda,
+        }
+    from ragline import chains
+    from ragline.core import FakeListChatModel, MessagesPlaceholder, RunnableLambda
+
+    return {
+        **{name: getattr(chains, name) for name in LEGACY},
+        "create_stuff_documents_chain": chains.create_stuff_documents_chain,
+        "load_qa_chain": chains.load_qa_chain,
+        "create_retrieval_chain": chains.create_retrieval_chain,
+        "create_history_aware_retriever": chains.create_history_aware_retriever,
+        "FakeListLLM": FakeListLLM,
+        "FakeListChatModel": FakeListChatModel,
+        "PromptTemplate": PromptTemplate,
+        "ChatPromptTemplate": ChatPromptTemplate,
+        "MessagesPlaceholder": MessagesPlaceholder,
+        "Document": Document,
+        "RunnableLambda": RunnableLambda,
+    }
+
+
+LEGACY = [
+    "LLMChain",
+    "SequentialChain",
+    "SimpleSequentialChain",
+    "TransformChain",
+    "StuffDocumentsChain",
+]
+
+
+def seen(value: Any) -> Any:
+    """A value as a program sees it, with documents as (text, metadata)."""
+    if hasattr(value, "page_content"):
+        return ("Document", value.page_content, dict(value.metadata))
+    if isinstance(value, dict):
+        return {key: seen(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [seen(item) for item in value]
+    return value
+
+
+def llm_chain(ns: dict[str, Any]) -> Any:
+    llm = ns["FakeListLLM"](responses=["Paris", "Rome"])
+    chain = ns["LLMChain"](
+        llm=llm, prompt=ns["PromptTemplate"].from_template("Capital of {country}?")
+    )
+    return [
+        chain.invoke({"country": "France"}),
+        chain.predict(country="Italy"),
+    ]
+
+
+def llm_chain_apply(ns: dict[str, Any]) -> Any:
+    llm = ns["FakeListLLM"](responses=["Paris", "Rome"])
+    chain = ns["LLMChain"](
+        llm=llm, prompt=ns["PromptTemplate"].from_template("Capital of {country}?")
+    )
+    return chain.apply([{"country": "France"}, {"country": "Italy"}])
+
+
+def sequential(ns: dict[str, Any]) -> Any:
+    first = ns["LLMChain"](
+        llm=ns["FakeListLLM"](responses=["Paris"]),
+        prompt=ns["PromptTemplate"].from_template("Capital of {country}?"),
+        output_key="city",
+    )
+    second = ns["LLMChain"](
+        llm=ns["FakeListLLM"](responses=["2M"]),
+        prompt=ns["PromptTemplate"].from_template("Population of {city}?"),
+        output_key="population",
+    )
+    both = ns["SequentialChain"](
+        chains=[first, second], input_variables=["country"], output_variables=["city", "population"]
+    )
+    return both.invoke({"country": "France"})
+
+
+def simple_sequential(ns: dict[str, Any]) -> Any:
+    steps = [
+        ns["LLMChain"](
+            llm=ns["FakeListLLM"](responses=[reply]),
+            prompt=ns["PromptTemplate"].from_template(text),
+        )
+        for reply, text in (("Paris", "Capital of {country}?"), ("2M", "Population of {city}?"))
+    ]
+    return ns["SimpleSequentialChain"](chains=steps).invoke("France")
+
+
+def transform(ns: dict[str, Any]) -> Any:
+    upper = ns["TransformChain"](
+        input_variables=["text"],
+        output_variables=["upper"],
+        transform=lambda d: {"upper": d["text"].upper()},
+    )
+    return [upper.invoke({"text": "hi"}), upper.run("ho")]
+
+
+def documents(ns: dict[str, Any]) -> list[Any]:
+    return [
+        ns["Document"](page_content="Etna is in Sicily.", metadata={"n": 1}),
+        ns["Document"](page_content="It erupts."),
+    ]
+
+
+def stuff_lcel(ns: dict[str, Any]) -> Any:
+    prompt = ns["ChatPromptTemplate"].from_messages(
+        [("system", "Context: {context}"), ("human", "{input}")]
+    )
+    chain = ns["create_stuff_documents_chain"](
+        ns["FakeListChatModel"](responses=["Sicily"]), prompt
+    )
+    return chain.invoke({"context": documents(ns), "input": "Where?"})
+
+
+def retrieval(ns: dict[str, Any]) -> Any:
+    prompt = ns["ChatPromptTemplate"].from_messages(
+        [("system", "Context: {context}"), ("human", "{input}")]
+    )
+    combine = ns["create_stuff_documents_chain"](
+        ns["FakeListChatModel"](responses=["Sicily"]), prompt
+    )
+    docs = documents(ns)
+    chain = ns["create_retrieval_chain"](ns["RunnableLambda"](lambda query: docs), combine)
+    return chain.invoke({"input": "Where?"})
+
+
+def load_qa(ns: dict[str, Any]) -> Any:
+    chain = ns["load_qa_chain"](ns["FakeListLLM"](responses=["Sicily"]), chain_type="stuff")
+    return chain.invoke({"input_documents": documents(ns), "question": "Where?"})
+
+
+def stuff_legacy(ns: dict[str, Any]) -> Any:
+    inner = ns["LLMChain"](
+        llm=ns["FakeListLLM"](responses=["Sicily"]),
+        prompt=ns["PromptTemplate"].from_template("{context}\nQ: {question}"),
+    )
+    chain = ns["StuffDocumentsChain"](llm_chain=inner, document_variable_name="context")
+    return [
+        chain.invoke({"input_documents": documents(ns), "question": "Where?"}),
+        inner.prompt.format(context="c", question="q"),
+    ]
+
+
+def history_aware(ns: dict[str, Any]) -> Any:
+    prompt = ns["ChatPromptTemplate"].from_messages(
+        [
+            ns["MessagesPlaceholder"]("chat_history"),
+            ("human", "{input}"),
+            ("human", "As a search query?"),
+        ]
+    )
+    model = ns["FakeListChatModel"](responses=["etna location"])
+    search = ns["RunnableLambda"](lambda query: [ns["Document"](page_content=f"found: {query}")])
+    retriever = ns["create_history_aware_retriever"](model, search, prompt)
+    history = [("human", "Etna?"), ("ai", "A volcano.")]
+    return [
+        retriever.invoke({"input": "where is it", "chat_history": []}),
+        retriever.invoke({"input": "where is it", "chat_history": history}),
+    ]
+
+
+SCENARIOS = [llm_chain, llm_chain_apply, sequential, simple_sequential, transform, stuff_lcel,
+             retrieval, load_qa, stuff_legacy, history_aware]  # fmt: skip
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__)
+def test_chains_give_langchains_outputs(scenario):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # LangChain's deprecations of its legacy chains
+        theirs = seen(scenario(chain_classes("langchain")))
+    assert seen(scenario(chain_classes("ragline"))) == theirs
