@@ -15,6 +15,9 @@ shell query saves by asking a running server, a load test, and LangServe side by
 3. load: 32 concurrent clients send 2,000 ``/retrieve`` requests and 200 streamed
    ``/ask`` requests (a scripted model writing a 120-character answer, 2 ms per
    character) to the 10,000-chunk server; errors (must be 0), p50 / p99 per kind.
+   Then one hostile client among 32: 31 clients send /retrieve requests alone, then
+   while the 32nd sends the largest allowed batch (100 MMR searches at k=100,
+   fetch_k=1,000) over and over; the 31's p50 / p99 in both runs and their ratio.
 4. LangServe, if installed: ``prompt | fake chat model | parser`` served by LangServe
    (langchain-core's classes) and by ragline (ragline's), 8 concurrent clients,
    ``/invoke`` and ``/stream`` requests per second.
@@ -189,9 +192,24 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
 
 
+# the largest request ragline serve allows by default: a full batch (max_batch_size 100)
+# of MMR searches at max_k 100 and max_fetch_k 1,000
+HOSTILE_BATCH = {"inputs": [{"query": "volcano lava crater", "search_type": "mmr", "k": 100,
+                             "fetch_k": 1_000}] * 100}  # fmt: skip
+
+
 async def _load(
-    url: str, *, clients: int, retrieves: int, asks: int, deadline: float, seed: int = 11
+    url: str,
+    *,
+    clients: int,
+    retrieves: int,
+    asks: int,
+    deadline: float,
+    seed: int = 11,
+    hostile: bool = False,
 ) -> dict[str, Any]:
+    """``clients`` workers share the requests; with ``hostile``, one more client sends
+    the largest allowed batch again and again until the others are done."""
     import httpx
 
     rng = random.Random(seed)
@@ -241,22 +259,70 @@ async def _load(
                 except Exception as err:  # counted, never hidden
                     errors.append(f"{kind}: {type(err).__name__}: {err}")
 
+    hostile_seconds: list[float] = []
+    finished = asyncio.Event()
+
+    async def attacker() -> None:
+        async with httpx.AsyncClient(timeout=120) as client:
+            while not finished.is_set() and time.monotonic() < deadline:
+                start = time.perf_counter()
+                response = await client.post(url + "/retrieve/batch", json=HOSTILE_BATCH)
+                if response.status_code != 200 or len(response.json()["output"]) != 100:
+                    errors.append(f"hostile batch {response.status_code}: {response.text[:80]}")
+                hostile_seconds.append(time.perf_counter() - start)
+
+    async def everyone() -> None:
+        await asyncio.gather(*(worker() for _ in range(clients)))
+        finished.set()
+
     started = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(clients)))
+    await asyncio.gather(everyone(), *([attacker()] if hostile else []))
     unfinished = queue.qsize()
     if unfinished:
         errors.append(f"{unfinished} requests not sent before the time limit")
-    return {"seconds": time.perf_counter() - started, "errors": errors, **latencies}
+    return {"seconds": time.perf_counter() - started, "errors": errors,
+            "hostile": hostile_seconds, **latencies}  # fmt: skip
 
 
 def run_load(
-    url: str, *, clients: int = 32, retrieves: int = 2000, asks: int = 200, limit: float = 600
+    url: str,
+    *,
+    clients: int = 32,
+    retrieves: int = 2000,
+    asks: int = 200,
+    limit: float = 600,
+    hostile: bool = False,
 ) -> dict[str, Any]:
     """32 concurrent clients (one process, asyncio), bounded by count and ``limit`` s."""
     deadline = time.monotonic() + limit
-    return asyncio.run(
-        _load(url, clients=clients, retrieves=retrieves, asks=asks, deadline=deadline)
-    )
+    load = _load(url, clients=clients, retrieves=retrieves, asks=asks, deadline=deadline,
+                 hostile=hostile)  # fmt: skip
+    return asyncio.run(load)
+
+
+def run_hostile(url: str, *, retrieves: int, limit: float = 300) -> dict[str, Any]:
+    """One hostile client among 32: 31 clients send ``retrieves`` /retrieve requests,
+    first alone, then while the 32nd sends the largest allowed MMR batch over and
+    over; both runs' results."""
+    calm = run_load(url, clients=31, retrieves=retrieves, asks=0, limit=limit)
+    stormy = run_load(url, clients=31, retrieves=retrieves, asks=0, limit=limit, hostile=True)
+    return {"calm": calm, "hostile": stormy}
+
+
+def format_hostile(result: dict[str, Any]) -> str:
+    calm, stormy = result["calm"], result["hostile"]
+    p99 = [1000 * percentile(run["retrieve"], 0.99) for run in (calm, stormy)]
+    p50 = [1000 * percentile(run["retrieve"], 0.5) for run in (calm, stormy)]
+    batches = stormy["hostile"]
+    return "\n".join([
+        f"  31 clients alone:            retrieve p50 {p50[0]:7.1f} ms   p99 {p99[0]:7.1f} ms",
+        f"  with one hostile client:     retrieve p50 {p50[1]:7.1f} ms   p99 {p99[1]:7.1f} ms"
+        f"   (p99 x{p99[1] / p99[0]:.2f})",
+        f"  hostile: {len(batches)} batches of 100 MMR (k=100, fetch_k=1000), median "
+        f"{statistics.median(batches) if batches else float('nan'):.2f} s each; errors: "
+        f"{len(calm['errors']) + len(stormy['errors'])}",
+        *[f"    error: {e}" for e in (calm["errors"] + stormy["errors"])[:5]],
+    ])  # fmt: skip
 
 
 def format_load(result: dict[str, Any]) -> str:
@@ -456,6 +522,8 @@ def main() -> None:
             cli_comparison(f"{chunks}-chunk hashing", root / "store", url, 3)
             print(f"load: 32 clients (load average {os.getloadavg()[0]:.1f})")
             print(format_load(run_load(url, retrieves=retrieves, asks=asks)))
+            print(f"one hostile client among 32 (load average {os.getloadavg()[0]:.1f})")
+            print(format_hostile(run_hostile(url, retrieves=retrieves)))
         if not args.no_minilm:
             folder = minilm_store(root)
             with store_server(folder) as url:

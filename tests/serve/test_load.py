@@ -37,3 +37,20 @@ def test_32_clients_get_every_answer(tmp_path: Path) -> None:
     print(bench.format_load(result))
     assert result["errors"] == []
     assert (len(result["retrieve"]), len(result["ask"])) == (2_000, 200)
+
+
+def test_one_hostile_client_among_32(tmp_path: Path) -> None:
+    """31 clients send 500 /retrieve requests alone, then while a 32nd sends the largest
+    batch the server allows (100 MMR searches at k=100, fetch_k=1,000) again and again.
+    Every request of both runs must succeed, and the hostile batches must have run at
+    the same time (at least one, none refused); the p99 of the 31 is printed against
+    the run without it (benchmarks/serve.py prints the full-size figures)."""
+    bench = _benchmark()
+    bench.build_store(tmp_path / "store", 10_000)
+    with bench.store_server(tmp_path / "store") as url:
+        result = bench.run_hostile(url, retrieves=500, limit=240)
+    print(f"\none hostile client among 32 (load average {os.getloadavg()[0]:.1f})")
+    print(bench.format_hostile(result))
+    assert result["calm"]["errors"] == [] and result["hostile"]["errors"] == []
+    assert len(result["calm"]["retrieve"]) == len(result["hostile"]["retrieve"]) == 500
+    assert result["calm"]["hostile"] == [] and len(result["hostile"]["hostile"]) >= 1
