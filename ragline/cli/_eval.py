@@ -8,9 +8,17 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
 from typing import Any
 
-from ragline.cli._common import SEARCH_TYPES, CommandError, Commands, default_score_threshold, note
+from ragline.cli._common import (
+    SEARCH_TYPES,
+    CommandError,
+    Commands,
+    default_score_threshold,
+    note,
+    warn,
+)
 
 
 def add_eval_command(commands: Commands) -> None:
@@ -62,6 +70,7 @@ def command_eval(args: argparse.Namespace) -> int:
     store = folder.open_store()
     depth = args.depth or 3 * args.k
     id_key = None if args.id_key == "id" else args.id_key
+    check_qrels_ids(qrels, store, id_key)
     evaluations = []
     for search_type in args.search_type or ["similarity", "bm25", "hybrid"]:
         kwargs: dict[str, Any] = {"k": depth}
@@ -85,3 +94,33 @@ def command_eval(args: argparse.Namespace) -> int:
     else:
         print(format_table(evaluations, title=f"{len(evaluations[0].results)} judged queries"))
     return 0
+
+
+def check_qrels_ids(qrels: Mapping[str, Mapping[str, int]], store: Any, id_key: str | None) -> None:
+    """Warn about the qrels' document ids no stored chunk carries (under ``id_key``; None:
+    the chunk ids), showing what the stored ids look like; when none matches, every score
+    would be 0.000, so that is an error instead.
+
+    Raises:
+        CommandError: no judged document id matches a stored chunk.
+    """
+    snapshot = store.snapshot()
+    if id_key is None:
+        stored = {str(chunk_id) for chunk_id in snapshot.ids}
+    else:
+        stored = {str(m[id_key]) for m in snapshot.metadatas if m.get(id_key) is not None}
+    judged = {document for judgements in qrels.values() for document in judgements}
+    unmatched = sorted(judged - stored)
+    if not unmatched:
+        return
+    where = "chunk id" if id_key is None else f"chunk's {id_key!r} metadata"
+    shown = ", ".join(map(repr, unmatched[:5])) + (", ..." if len(unmatched) > 5 else "")
+    examples = ", ".join(map(repr, sorted(stored)[:3]))
+    looks = f"stored ids look like {examples}" if stored else f"no stored chunk has a {where}"
+    message = (
+        f"{len(unmatched)} of the {len(judged)} document ids in the qrels match no {where} "
+        f"in the store ({shown}); {looks}"
+    )
+    if len(unmatched) == len(judged):
+        raise CommandError(f"{message}; every score would be 0 (check --qrels and --id-key)")
+    warn(message)

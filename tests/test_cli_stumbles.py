@@ -1,0 +1,74 @@
+"""``ragline`` command-line stumbles (issue 29): what a user or a script is told when the
+input matches nothing, no model answers, or a flag is named in a message."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ragline.cli import main
+
+FILES = {
+    "library/csv.html": "<h1>csv</h1><p>Read and write comma separated values files.</p>",
+    "library/json.html": "<h1>json</h1><p>Encode and decode JSON documents.</p>",
+    "admin/server.txt": "To restart the server run pg_ctl restart with the data directory.",
+}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    for name, text in FILES.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    folder = tmp_path / "store"
+    assert main(["index", str(root), "--store", str(folder), "--embedding", "hashing", "-q"]) == 0
+    return folder
+
+
+def run_cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The command in a subprocess, with no chat model configured unless ``env`` sets one."""
+    return subprocess.run(
+        [sys.executable, "-m", "ragline.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "OPENAI_BASE_URL": "", "OPENAI_API_KEY": "", **env},
+        check=False,
+    )
+
+
+def _eval(store: Path, tmp_path: Path, qrels: str) -> subprocess.CompletedProcess[str]:
+    queries = tmp_path / "queries.tsv"
+    queries.write_text("q1\trestart the server\nq2\tcomma separated values\n")
+    judged = tmp_path / "qrels.tsv"
+    judged.write_text(qrels)
+    return run_cli("eval", "--store", str(store), "--queries", str(queries),
+                   "--qrels", str(judged), "--search-type", "bm25", "--json", "-q")  # fmt: skip
+
+
+def test_eval_names_qrels_ids_that_match_no_stored_document(store: Path, tmp_path: Path) -> None:
+    """Ids written as absolute paths (or with another extension) matched nothing: the run
+    printed 0.000 everywhere and exited 0."""
+    looks = "stored ids look like 'admin/server.txt', 'library/csv.html', 'library/json.html'"
+    none = _eval(store, tmp_path, "q1 0 /docs/admin/server.txt 1\nq2 0 csv.htm 1\n")
+    assert (none.returncode, none.stdout) == (2, "")
+    assert none.stderr == (
+        "ragline: error: 2 of the 2 document ids in the qrels match no chunk's 'path' "
+        f"metadata in the store ('/docs/admin/server.txt', 'csv.htm'); {looks}; every "
+        "score would be 0 (check --qrels and --id-key)\n"
+    )
+    some = _eval(store, tmp_path, "q1 0 admin/server.txt 1\nq2 0 csv.htm 1\n")
+    assert some.returncode == 0
+    assert some.stderr == (
+        "ragline: warning: 1 of the 2 document ids in the qrels match no chunk's 'path' "
+        f"metadata in the store ('csv.htm'); {looks}\n"
+    )
+    (summary,) = json.loads(some.stdout)
+    assert (summary["recall@10"], summary["queries"]) == (0.5, 2)
