@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Any
@@ -168,10 +169,9 @@ def parse_ai_message_to_tool_action(message: Any) -> list[AgentAction] | AgentFi
         )
     if message.invalid_tool_calls:
         bad = message.invalid_tool_calls[0]
-        raise OutputParserException(
-            f"Could not parse tool input: {{'name': {bad.get('name')!r}, 'arguments': "
-            f"{bad.get('args')!r}}} because the `arguments` is not valid JSON."
-        )
+        raise _not_json(bad.get("name"), bad.get("args"))
+    if isinstance(message, AIMessageChunk):
+        _check_complete_arguments(message)
     if not message.tool_calls:
         return AgentFinish({"output": message.content}, str(message.content))
     if isinstance(message, AIMessageChunk):  # a streamed reply: keep it as the whole message
@@ -186,6 +186,36 @@ def parse_ai_message_to_tool_action(message: Any) -> list[AgentAction] | AgentFi
             ToolAgentAction(call["name"], tool_input, log, [message], tool_call_id=call["id"])
         )
     return actions
+
+
+def _not_json(name: object, arguments: object) -> OutputParserException:
+    return OutputParserException(
+        f"Could not parse tool input: {{'name': {name!r}, 'arguments': "
+        f"{arguments!r}}} because the `arguments` is not valid JSON."
+    )
+
+
+def _check_complete_arguments(message: AIMessageChunk) -> None:
+    """Refuse a streamed reply whose tool-call arguments are not complete JSON.
+
+    A chunk's ``tool_calls`` come from a lenient parse that closes what a cut-off stream
+    left open (``{"path": "/srv/data/tmp-cache/old`` gives a finished-looking path): right
+    while the stream shows progress, wrong for an action. Here the stream has ended, so
+    each call's raw arguments must parse as they are (empty: no arguments), or the reply
+    is a parsing error that ``handle_parsing_errors`` sees, and no tool runs (issue 31;
+    a deliberate difference from LangChain, whose agent runs the repaired arguments).
+
+    Raises:
+        OutputParserException: names the tool and its raw arguments.
+    """
+    for chunk in message.tool_call_chunks:
+        raw = chunk.get("args") or ""
+        if not raw.strip():
+            continue
+        try:
+            json.loads(raw)
+        except ValueError:
+            raise _not_json(chunk.get("name"), raw) from None
 
 
 class ToolsAgentOutputParser(Runnable[Any, "list[AgentAction] | AgentFinish"]):

@@ -256,3 +256,36 @@ async def test_async_runs_report_the_same_run_tree():
         "start", "agent_action", "agent_finish", "end"
     ]  # fmt: skip
     assert root.outputs == {"output": FINAL.content}
+
+
+async def test_truncated_streamed_arguments_never_run_the_tool():
+    """A stream cut off inside a tool call's arguments (issue 31) is a parsing error, not a
+    call with the leniently repaired arguments: with the default stream_runnable=True the
+    tool used to run as delete_path('/srv/data/tmp-cache/old')."""
+    deleted: list[str] = []
+
+    @tool
+    def delete_path(path: str) -> str:
+        """Delete a path."""
+        deleted.append(path)
+        return "deleted"
+
+    cut = '{"path": "/srv/data/tmp-cache/old'
+    truncated = AIMessage(
+        "", invalid_tool_calls=[{"name": "delete_path", "args": cut, "id": "c1", "error": None}]
+    )
+    executor, model = agent_with(truncated, FINAL, tools=[delete_path], handle_parsing_errors=True)
+    assert executor.invoke({"input": "clean up"})["output"] == FINAL.content
+    assert model.calls[1][-1] == AIMessage(
+        f"Could not parse tool input: {{'name': 'delete_path', 'arguments': {cut!r}}} because "
+        "the `arguments` is not valid JSON."
+    )
+    executor, _ = agent_with(truncated, FINAL, tools=[delete_path])
+    with pytest.raises(OutputParserException, match="handle_parsing_errors=True"):
+        await executor.ainvoke({"input": "clean up"})
+    assert deleted == []
+    # the same arguments complete still run, streamed
+    whole = calls(("delete_path", {"path": "/srv/data/tmp-cache/old"}, "c1"))
+    executor, _ = agent_with(whole, FINAL, tools=[delete_path])
+    assert executor.invoke({"input": "clean up"})["output"] == FINAL.content
+    assert deleted == ["/srv/data/tmp-cache/old"]
