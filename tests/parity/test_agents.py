@@ -25,6 +25,19 @@ from ragline import agents, chains, core, tools
 
 COVERS = {
     "agents.AgentExecutor",
+    "agents.ReActSingleInputOutputParser",
+    "agents.MRKLOutputParser",
+    "agents.ToolsAgentOutputParser",
+    "agents.format_log_to_str",
+    "agents.format_to_tool_messages",
+    "agents.format_to_openai_tool_messages",
+    "agents.format_to_openai_function_messages",
+    "agents.AgentAction",
+    "agents.AgentActionMessageLog",
+    "agents.AgentStep",
+    "agents.AgentFinish",
+    "agents.ToolAgentAction",
+    "agents.AgentType",
     "chains.Chain",
     "agents.JSONAgentOutputParser",
     "agents.create_structured_chat_agent",
@@ -330,3 +343,126 @@ def test_an_executor_subclass_that_overrides_take_next_step_has_it_called():
 def test_an_agent_executor_is_a_chain():
     assert issubclass(lc_agents.AgentExecutor, LCChain)
     assert issubclass(agents.AgentExecutor, chains.Chain)
+
+
+# ---- the agents' parsers, scratchpads and schema objects -----------------------------------
+def agent_parts(library: str) -> dict[str, Any]:
+    if library == "langchain":
+        from langchain_classic.agents import AgentType as LCAgentType
+        from langchain_classic.agents import format_scratchpad as lc_pad
+        from langchain_classic.agents.format_scratchpad.openai_tools import (
+            format_to_openai_tool_messages as lc_openai_tool_messages,
+        )
+        from langchain_classic.agents.mrkl.output_parser import MRKLOutputParser as LCMRKL
+        from langchain_classic.agents.output_parsers import (
+            ReActSingleInputOutputParser as LCReAct,
+        )
+        from langchain_classic.agents.output_parsers import ToolsAgentOutputParser as LCTools
+        from langchain_core import agents as lc_schema
+
+        return {
+            "ReAct": LCReAct,
+            "MRKL": LCMRKL,
+            "Tools": LCTools,
+            "format_log_to_str": lc_pad.format_log_to_str,
+            "format_to_tool_messages": lc_pad.format_to_tool_messages,
+            "format_to_openai_tool_messages": lc_openai_tool_messages,
+            "format_to_openai_function_messages": lc_pad.format_to_openai_function_messages,
+            "AgentAction": lc_schema.AgentAction,
+            "AgentActionMessageLog": lc_schema.AgentActionMessageLog,
+            "AgentStep": lc_schema.AgentStep,
+            "AgentType": LCAgentType,
+            "AIMessage": lc_messages.AIMessage,
+        }
+    return {
+        "ReAct": agents.ReActSingleInputOutputParser,
+        "MRKL": agents.MRKLOutputParser,
+        "Tools": agents.ToolsAgentOutputParser,
+        "format_log_to_str": agents.format_log_to_str,
+        "format_to_tool_messages": agents.format_to_tool_messages,
+        "format_to_openai_tool_messages": agents.format_to_openai_tool_messages,
+        "format_to_openai_function_messages": agents.format_to_openai_function_messages,
+        "AgentAction": agents.AgentAction,
+        "AgentActionMessageLog": agents.AgentActionMessageLog,
+        "AgentStep": agents.AgentStep,
+        "AgentType": agents.AgentType,
+        "AIMessage": core.AIMessage,
+    }
+
+
+def observed(value: Any) -> Any:
+    """Agent objects and messages by their observable fields."""
+    if isinstance(value, list):
+        return [observed(item) for item in value]
+    if hasattr(value, "tool"):
+        return (type(value).__name__, value.tool, value.tool_input, value.log,
+                getattr(value, "tool_call_id", None))  # fmt: skip
+    if hasattr(value, "return_values"):
+        return (type(value).__name__, value.return_values, value.log)
+    if hasattr(value, "content"):
+        return (type(value).__name__, value.content, getattr(value, "tool_call_id", None),
+                getattr(value, "name", None), dict(value.additional_kwargs))  # fmt: skip
+    return value
+
+
+def parsed(parser: Any, reply: Any) -> Any:
+    try:
+        return observed(parser.invoke(reply))
+    except ValueError as err:  # LangChain adds a troubleshooting link after the message
+        return ("error", type(err).__name__, str(err).split("\nFor troubleshooting")[0])
+
+
+REACT_TEXTS = [
+    " I should search.\nAction: search\nAction Input: Etna",
+    " I know.\nFinal Answer: Sicily",
+    'Thought: x\nAction: search\nAction Input: "Etna"\n',
+    "nothing",
+    "Action: search",
+    "Action: s\nAction Input: q\nFinal Answer: x",
+]
+
+
+@pytest.mark.parametrize("text", REACT_TEXTS)
+@pytest.mark.parametrize("parser", ["ReAct", "MRKL"])
+def test_react_parsers_parse_as_langchains(parser, text):
+    theirs = parsed(agent_parts("langchain")[parser](), text)
+    assert parsed(agent_parts("ragline")[parser](), text) == theirs
+
+
+def tool_scenario(ns: dict[str, Any]) -> list[Any]:
+    calls = [
+        {"name": "search", "args": {"q": "Etna"}, "id": "c1"},
+        {"name": "calc", "args": {"x": 1}, "id": "c2"},
+    ]
+    actions = ns["Tools"]().invoke(ns["AIMessage"](content="", tool_calls=calls))
+    function_log = ns["AgentActionMessageLog"](
+        tool="search",
+        tool_input="Etna",
+        log="x",
+        message_log=[
+            ns["AIMessage"](
+                content="",
+                additional_kwargs={"function_call": {"name": "search", "arguments": "{}"}},
+            )
+        ],
+    )
+    react_steps = [(ns["AgentAction"]("search", "Etna", REACT_TEXTS[0]), "Sicily")]
+    return [
+        actions,
+        ns["Tools"]().invoke(ns["AIMessage"](content="Done")),
+        ns["format_to_tool_messages"]([(a, f"seen {i}") for i, a in enumerate(actions)]),
+        ns["format_to_openai_tool_messages"]([(a, {"r": i}) for i, a in enumerate(actions)]),
+        ns["format_to_openai_function_messages"]([(function_log, "Sicily")]),
+        ns["format_to_openai_function_messages"]([(ns["AgentAction"]("s", "E", "log"), "x")]),
+        ns["format_log_to_str"](react_steps),
+        ns["format_log_to_str"](react_steps, observation_prefix="Obs: ", llm_prefix="T: "),
+        ns["AgentStep"](action=ns["AgentAction"]("t", "i", "l"), observation="o").observation,
+        sorted(kind.value for kind in ns["AgentType"]),
+    ]
+
+
+def test_tool_agent_parser_scratchpads_and_agent_types_match_langchains():
+    theirs = observed(tool_scenario(agent_parts("langchain")))
+    ours = observed(tool_scenario(agent_parts("ragline")))
+    for index, (mine, expected) in enumerate(zip(ours, theirs, strict=True)):
+        assert mine == expected, index
