@@ -25,6 +25,10 @@ from ragline import agents, chains, core, tools
 
 COVERS = {
     "agents.AgentExecutor",
+    "agents.AgentExecutorIterator",
+    "agents.InvalidTool",
+    "agents.ExceptionTool",
+    "agents.RunnableAgent",
     "agents.ReActSingleInputOutputParser",
     "agents.MRKLOutputParser",
     "agents.ToolsAgentOutputParser",
@@ -466,3 +470,63 @@ def test_tool_agent_parser_scratchpads_and_agent_types_match_langchains():
     ours = observed(tool_scenario(agent_parts("ragline")))
     for index, (mine, expected) in enumerate(zip(ours, theirs, strict=True)):
         assert mine == expected, index
+
+
+# ---- the executor's loop: unknown tools, unparsable replies, iter and stream ---------------
+def loop_executor(ns: dict[str, Any], replies: list[str], **options: Any) -> Any:
+    agent, echo = react_agent(ns, replies)
+    return ns["agents"].AgentExecutor(
+        agent=agent, tools=[echo], return_intermediate_steps=True, **options
+    )
+
+
+def without_link(value: Any) -> Any:
+    """Observable fields, LangChain's troubleshooting link cut from texts."""
+    if isinstance(value, dict):
+        return {k: without_link(v) for k, v in value.items() if k != "messages"}
+    if isinstance(value, (list, tuple)):
+        return [without_link(item) for item in value]
+    if hasattr(value, "action"):  # an AgentStep
+        return ("step", without_link(value.action), value.observation)
+    if hasattr(value, "tool"):
+        return (value.tool, value.tool_input, without_link(value.log))
+    if isinstance(value, str):
+        return value.split("\nFor troubleshooting")[0]
+    return value
+
+
+DONE = " I know.\nFinal Answer: done"
+ECHO = " x\nAction: echo\nAction Input: hi"
+LOOP_CASES = {
+    "unknown tool": ([" x\nAction: nope\nAction Input: a", DONE], {}),
+    "parse error, True": (["garbage", DONE], {"handle_parsing_errors": True}),
+    "parse error, text": (["garbage", DONE], {"handle_parsing_errors": "Try again"}),
+    "parse error, function": (
+        ["garbage", DONE],
+        {"handle_parsing_errors": lambda err: "fn:" + str(err)[:20]},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOOP_CASES))
+def test_the_loop_answers_unknown_tools_and_bad_replies_as_langchains(case):
+    replies, options = LOOP_CASES[case]
+    theirs = loop_executor(lib("langchain"), replies, **options).invoke({"input": "q"})
+    ours = loop_executor(lib("ragline"), replies, **options).invoke({"input": "q"})
+    assert without_link(ours) == without_link(theirs)
+
+
+def test_an_unparsable_reply_raises_a_value_error_in_both():
+    for which in ("langchain", "ragline"):
+        with pytest.raises(ValueError, match="handle_parsing_errors=True"):
+            loop_executor(lib(which), ["garbage"]).invoke({"input": "q"})
+
+
+@pytest.mark.parametrize("how", ["iter", "stream"])
+def test_iter_and_stream_give_langchains_chunks(how):
+    def chunks(which: str) -> list[Any]:
+        executor = loop_executor(lib(which), [ECHO, DONE])
+        run = executor.iter if how == "iter" else executor.stream
+        return without_link(list(run({"input": "q"})))
+
+    assert chunks("ragline") == chunks("langchain")
