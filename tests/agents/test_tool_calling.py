@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from typing import Any
 
@@ -289,3 +290,30 @@ async def test_truncated_streamed_arguments_never_run_the_tool():
     executor, _ = agent_with(whole, FINAL, tools=[delete_path])
     assert executor.invoke({"input": "clean up"})["output"] == FINAL.content
     assert deleted == ["/srv/data/tmp-cache/old"]
+
+
+def test_max_execution_time_cuts_a_sync_tool_under_ainvoke():
+    """A sync tool that outlasts max_execution_time under ainvoke (issue 31: a 30 s sleep
+    ran to the end under a 2 s limit): the run ends with the time-limit outcome while the
+    tool is still running, and asyncio.run returns without waiting for its thread."""
+    release, finished = threading.Event(), threading.Event()
+
+    @tool
+    def slow(x: int) -> str:
+        """Wait to be released."""
+        release.wait(10)
+        finished.set()
+        return "done"
+
+    executor, _ = agent_with(
+        calls(("slow", {"x": 1}, "c1")), FINAL, tools=[slow], max_execution_time=0.3
+    )
+    try:
+        started = time.monotonic()
+        result = asyncio.run(executor.ainvoke({"input": "x"}))
+        elapsed = time.monotonic() - started
+        assert result["output"] == "Agent stopped due to max iterations."  # LangChain's words
+        assert not finished.is_set(), f"the run waited for the tool ({elapsed:.1f} s)"
+    finally:
+        release.set()
+    assert finished.wait(5)

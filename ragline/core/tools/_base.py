@@ -33,11 +33,13 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import inspect
 import json
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 from uuid import UUID
 
@@ -131,10 +133,17 @@ class BaseTool(Fields, Runnable[Any, Any]):
         raise NotImplementedError(f"{type(self).__name__} must implement _run")
 
     async def _arun(self, *args: Any, **kwargs: Any) -> Any:
-        """Async ``_run`` (optional; by default ``_run`` runs in a worker thread)."""
+        """Async ``_run`` (optional; by default ``_run`` runs in a thread of its own).
+
+        Awaiting it can be cancelled at any moment (an agent's ``max_execution_time``
+        does): the caller stops waiting at once. The thread itself cannot be killed, so a
+        ``_run`` that does not return keeps running in the background until it does; it
+        is a daemon thread, so neither ``asyncio.run`` nor the interpreter's exit waits for
+        it (the loop's default executor would make ``asyncio.run`` wait: issue 31).
+        """
         context = contextvars.copy_context()
         call = functools.partial(context.run, self._run, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(None, call)
+        return await _in_daemon_thread(call, name=f"ragline-tool-{self.name}")
 
     # ---- the schema --------------------------------------------------------------------
     def get_input_schema(self, config: RunnableConfig | None = None) -> ArgsSchema:
@@ -463,3 +472,31 @@ def _message_content(content: Any) -> Any:
         return json.dumps(content, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(content)
+
+
+async def _in_daemon_thread(call: Callable[[], Any], *, name: str) -> Any:
+    """Await ``call()`` run in a new daemon thread; cancelling stops the wait only."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def settle(error: BaseException | None, result: Any) -> None:
+        if future.done():  # the waiter was cancelled (a deadline): drop the late result
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def work() -> None:
+        try:
+            result = call()
+        except BaseException as err:  # handed to the awaiting task, as an executor would
+            outcome: tuple[BaseException | None, Any] = (err, None)
+        else:
+            outcome = (None, result)
+        # a RuntimeError: the loop closed while the tool ran, so nobody is waiting
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, *outcome)
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return await future
