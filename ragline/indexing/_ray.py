@@ -93,11 +93,13 @@ class RayEngine:
             already connected to, else the one ``RAY_ADDRESS`` names, else a new local
             one (loopback only, stopped by :meth:`close`).
         workers: embedding actors (each loads the model once); default: one per CPU of
-            the cluster (with ``num_gpus``: as many as its GPUs hold).
+            the cluster (on a cluster with GPUs: one per GPU, see ``num_gpus``).
         num_cpus: CPUs each actor asks for; default: one, or an equal share of the
             cluster's CPUs minus what a read task needs, when the cluster has fewer. An
             ONNX model then runs on that many threads.
-        num_gpus: GPUs each actor asks for (e.g. ``1`` with a ``device="cuda"`` model).
+        num_gpus: GPUs each actor asks for; default: one when the cluster has GPUs
+            (one embedding actor per GPU, its model on that GPU: Ray shows each actor
+            only its own), else none. ``0`` keeps the actors on CPUs.
         embeddings: the Embeddings the actors use, or a function making them in each
             actor (for a model that cannot be pickled); default: the store's
             ``embeddings``. They must give the store's vectors (checked when both
@@ -125,7 +127,7 @@ class RayEngine:
         address: str | None = None,
         workers: int | None = None,
         num_cpus: float | None = None,
-        num_gpus: float = 0.0,
+        num_gpus: float | None = None,
         embeddings: Embeddings | Callable[[], Embeddings] | None = None,
         worker_batch_size: int = 64,
         max_retries: int = 3,
@@ -145,7 +147,7 @@ class RayEngine:
         self.address = address
         self.workers = None if workers is None else check_positive_int("workers", workers)
         self.num_cpus = check_optional_number("num_cpus", num_cpus, low=0, low_open=True)
-        self.num_gpus = check_number("num_gpus", num_gpus, low=0)
+        self.num_gpus = None if num_gpus is None else check_number("num_gpus", num_gpus, low=0)
         self.embeddings = embeddings
         self.worker_batch_size = check_positive_int("worker_batch_size", worker_batch_size)
         self.max_retries = check_non_negative_int("max_retries", max_retries)
@@ -316,9 +318,16 @@ class RayEngine:
         if self.workers is not None:
             return self.workers
         resources = self.connect().cluster_resources()
-        if self.num_gpus > 0:
-            return max(1, int(resources.get("GPU", 0.0) / self.num_gpus))
+        gpus = self.gpus_per_worker()
+        if gpus > 0:
+            return max(1, int(resources.get("GPU", 0.0) / gpus))
         return max(1, int(resources.get("CPU", 0.0)))
+
+    def gpus_per_worker(self) -> float:
+        """GPUs each actor asks for: ``num_gpus``, else one if the cluster has GPUs."""
+        if self.num_gpus is not None:
+            return self.num_gpus
+        return 1.0 if self.connect().cluster_resources().get("GPU", 0.0) >= 1 else 0.0
 
     def _cpus_per_worker(self, workers: int) -> float:
         if self.num_cpus is not None:
@@ -374,14 +383,15 @@ class _Writer:
             return ray
         workers = engine.worker_count()
         cpus = engine._cpus_per_worker(workers)
+        gpus = engine.gpus_per_worker()
         actor = ray.remote(_Embedder).options(
-            num_cpus=cpus, num_gpus=engine.num_gpus,
+            num_cpus=cpus, num_gpus=gpus,
             max_restarts=engine.max_retries, max_task_retries=engine.max_retries,
         )  # fmt: skip
         # the store goes to the actors only when they write to it (a store on a server);
         # passed by value (a few hundred bytes), so a restarted actor finds it again
         payload = (self.embeddings, self.vector_store if self.shared else None)
-        threads = max(1, round(cpus)) if engine.num_gpus == 0 else None
+        threads = max(1, round(cpus)) if gpus == 0 else None
         self.actors = [actor.remote(payload, threads) for _ in range(workers)]
         identities = engine._get(ray, [worker.warm_up.remote() for worker in self.actors])
         _check_identities(self.vector_store, identities)

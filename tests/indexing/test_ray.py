@@ -278,3 +278,10 @@ def test_an_unreachable_cluster_or_a_missing_ray_is_a_clear_error(
     monkeypatch.setitem(sys.modules, "ray.data", None)
     with pytest.raises(MissingDependencyError, match=r"pip install 'ragline\[ray\]'"):
         RayEngine().connect()
+
+
+def test_actors_ask_for_a_gpu_each_only_where_the_cluster_has_gpus(ray_cluster: Any) -> None:
+    # the session's cluster has 2 CPUs and no GPU: CPU actors, one per CPU
+    engine = RayEngine()
+    assert (engine.gpus_per_worker(), engine.worker_count()) == (0.0, 2)
+    assert RayEngine(num_gpus=0.5).gpus_per_worker() == 0.5
