@@ -64,12 +64,12 @@ def add_serve_command(commands: Commands) -> None:
     ):  # fmt: skip
         limits.add_argument(flag, type=int, default=default, metavar="N",
                             help=f"{what} (default: {default})")  # fmt: skip
-    for flag, default, what in (
+    for flag, seconds, what in (
         ("--header-timeout", 10.0, "seconds a connection has to send a request's headers"),
         ("--body-timeout", 30.0, "seconds a request has to send its body (then 408)"),
     ):
-        limits.add_argument(flag, type=float, default=default, metavar="S",
-                            help=f"{what} (default: {default:g})")  # fmt: skip
+        limits.add_argument(flag, type=float, default=seconds, metavar="S",
+                            help=f"{what} (default: {seconds:g})")  # fmt: skip
     limits.add_argument("--max-connections", type=int, default=512, metavar="N",
                         help="most connections at once; more get 503 (default: 512)")  # fmt: skip
     serve.set_defaults(handler=command_serve)
