@@ -25,10 +25,13 @@ def shown_path(path: str) -> str:
     return repr(path if len(path) <= 120 else f"{path[:60]}...{path[-40:]}")
 
 
-def check_file_path(file_path: str | os.PathLike[str], *, what: str) -> str:
+def check_file_path(file_path: str | os.PathLike[str], *, what: str, reserve: int = 0) -> str:
     """``file_path`` as a str the operating system can open, checked before any use.
 
     ``what`` names the argument in messages (``"file_path"``, ``"connection"`` ...).
+    ``reserve`` is how many bytes longer than the file's own name the caller's sibling
+    files are (a ``.<name>.XXXXXXXX.tmp`` beside it, a ``<name>.lock``): the last name
+    must leave that room, or writing the sibling fails later with a raw OSError.
 
     Raises:
         InvalidInputError: not a path, a NUL character, a name the file system cannot
@@ -53,12 +56,14 @@ def check_file_path(file_path: str | os.PathLike[str], *, what: str) -> str:
         ) from None
     # Checked here, not left to the first open(), so the error names the argument
     # instead of printing the whole (possibly megabyte-long) name in an OSError.
-    longest = max(len(part) for part in encoded.split(os.fsencode(os.sep)))
-    if longest > _NAME_MAX or len(encoded) > _PATH_MAX:
+    parts = encoded.split(os.fsencode(os.sep))
+    longest = max(len(part) for part in parts)
+    last_max = _NAME_MAX - reserve
+    if longest > _NAME_MAX or len(parts[-1]) > last_max or len(encoded) + reserve > _PATH_MAX:
         raise InvalidInputError(
             f"{what} {shown_path(text)} is too long for the file system ({len(encoded)} bytes, "
-            f"longest name {longest} bytes; at most {_NAME_MAX} per name and {_PATH_MAX} in "
-            f"all); pass a shorter {what}"
+            f"longest name {longest} bytes; at most {_NAME_MAX} per name, {last_max} for the "
+            f"file's own name, and {_PATH_MAX - reserve} in all); pass a shorter {what}"
         )
     return text
 

@@ -56,6 +56,11 @@ def file_lock(path: Path) -> Iterator[None]:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
 
+# The temporary file written beside the history is ".<name>." + 8 random characters +
+# ".tmp" (14 bytes more than the name); the lock file adds ".lock" (5).
+_SIBLING_RESERVE = 14
+
+
 def write_atomically(path: Path, text: str, encoding: str) -> None:
     """Replace ``path`` with ``text``: temporary file, fsync, rename (fsync the folder)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -106,7 +111,9 @@ class FileChatMessageHistory(BaseChatMessageHistory):
         encoding: str = "utf-8",
         ensure_ascii: bool = True,
     ) -> None:
-        self.file_path = Path(check_file_path(file_path, what="file_path"))
+        self.file_path = Path(
+            check_file_path(file_path, what="file_path", reserve=_SIBLING_RESERVE)
+        )
         self.encoding = encoding
         self.ensure_ascii = ensure_ascii
         self._lock_path = self.file_path.with_name(self.file_path.name + ".lock")
