@@ -143,3 +143,26 @@ def test_without_a_model_the_page_says_so_and_shows_passages(
         _wait(lambda: reply.find_elements(By.CSS_SELECTOR, ".sources .passage"))
         _screenshot(browser, tmp_path / "no-model.png")
     print(f"screenshot: {tmp_path / 'no-model.png'}")
+
+
+def test_with_an_api_key_the_page_asks_for_it_then_works(browser: Any, store_folder: Path) -> None:
+    """/healthz needs the key too: the page shows the key box, and once the key is
+    typed it describes the store and chats (a session id the server issued)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    model = FakeListChatModel(responses=[ANSWER])
+    app = create_store_app(store_folder, model=model, k=2, api_key="k-page")
+    with BackgroundServer(app) as server:
+        browser.get(server.url + "/")
+        info = browser.find_element(By.ID, "store-info")
+        _wait(lambda: info.text == "this server needs its API key")
+        assert browser.find_element(By.ID, "key-box").is_displayed()
+        browser.find_element(By.ID, "api-key").send_keys("k-page", Keys.TAB)
+        _wait(lambda: browser.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+        assert info.text == "4 passages · hashing · model FakeListChatModel (stuff)"
+        browser.find_element(By.ID, "chat-input").send_keys("Where is the largest volcano?")
+        browser.find_element(By.ID, "chat-send").click()
+        _wait(lambda: browser.find_element(By.CSS_SELECTOR, ".message.ai .answer").text == ANSWER)
+        errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        assert all("/healthz" in e["message"] and "401" in e["message"] for e in errors), errors
