@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ragline.cli import main
+from tests._openai_server import CHAT_PATH, OpenAITestServer, Reply, chat_completion_chunks
 
 FILES = {
     "library/csv.html": "<h1>csv</h1><p>Read and write comma separated values files.</p>",
@@ -72,3 +73,46 @@ def test_eval_names_qrels_ids_that_match_no_stored_document(store: Path, tmp_pat
     )
     (summary,) = json.loads(some.stdout)
     assert (summary["recall@10"], summary["queries"]) == (0.5, 2)
+
+
+def test_ask_without_a_model_exits_3_and_its_json_answer_is_null(store: Path) -> None:
+    """A script could not tell passages shown for want of a model from an answer: both
+    exited 0."""
+    shown = run_cli("ask", "restart the server", "--store", str(store), "-k", "1")
+    assert shown.returncode == 3
+    assert shown.stdout.splitlines()[0].endswith("admin/server.txt @ 0")
+    as_json = run_cli("ask", "restart the server", "--store", str(store), "-k", "1", "--json")
+    assert as_json.returncode == 3
+    printed = json.loads(as_json.stdout)
+    assert (printed["question"], printed["answer"]) == ("restart the server", None)
+    assert [(row["rank"], row["metadata"]["path"]) for row in printed["sources"]] == [
+        (1, "admin/server.txt")
+    ]
+    assert printed["sources"][0]["content"] == FILES["admin/server.txt"]
+    help_text = " ".join(run_cli("ask", "--help").stdout.split())
+    assert (
+        "exit status: 0 answered; 3 no chat model answered (none configured, or the server "
+        "has none), so the retrieved passages were shown instead (with --json: "
+        '"answer": null); 2 an error'
+    ) in help_text
+
+
+def test_ask_json_with_a_model_holds_the_answer_and_exits_0(store: Path) -> None:
+    with OpenAITestServer() as server:
+        server.enqueue(CHAT_PATH, Reply(events=chat_completion_chunks(["Run ", "pg_ctl."])))
+        model = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test"}
+        result = run_cli("ask", "restart the server", "--store", str(store), "-k", "1", "--json",
+                         **model)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    assert printed["answer"] == "Run pg_ctl."
+    assert [row["metadata"]["path"] for row in printed["sources"]] == ["admin/server.txt"]
+
+
+def test_model_option_has_help_text() -> None:
+    """``ask --help`` listed ``--model MODEL`` with no text."""
+    help_text = " ".join(run_cli("ask", "--help").stdout.split())
+    assert (
+        "--model NAME the chat model's name at the OpenAI-protocol server set by "
+        "$OPENAI_BASE_URL / $OPENAI_API_KEY (default: $RAGLINE_MODEL, else gpt-4o-mini)"
+    ) in help_text

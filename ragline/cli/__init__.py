@@ -10,7 +10,8 @@
                           [--score-threshold X] [--fetch-k N] [--filter JSON]
                           [--source PATTERN] [--json] [--embedding NAME]
     ragline ask "question" --store DIR [--chain stuff|map_reduce|refine|map_rerank] [-k N]
-                          [--model NAME] [--agent [--max-steps N]] (and query's search options)
+                          [--model NAME] [--agent [--max-steps N]] [--json]
+                          (and query's search options; exit status 3: no model answered)
     ragline chat --store DIR [--session NAME] [-k N] [--model NAME]
     ragline eval --store DIR --queries QUERIES --qrels QRELS [--search-type TYPE]... [-k N]
                           [--depth N] [--id-key KEY] [--per-query FILE] [--runs DIR] [--json]
@@ -31,7 +32,8 @@ and exits with 130 (a second Ctrl-C stops at once, keeping the last checkpoint).
 Each sub-command module has one ``add_<name>_command`` function (its arguments) and one
 ``command_<name>`` function (what it does); :data:`COMMANDS` lists them in the order
 ``--help`` shows them, so a new sub-command is a new module and one line there. Errors
-are printed as one line on stderr with exit status 2.
+are printed as one line on stderr with exit status 2; ``ask`` exits with 3 when no chat
+model answered and it showed the retrieved passages instead.
 """
 
 from __future__ import annotations

@@ -11,15 +11,18 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ragline.cli._common import (
+    NO_ANSWER_STATUS,
     NO_MODEL,
     CommandError,
     Commands,
     add_chain_option,
     add_model_option,
     chat_model,
+    collect_answer,
     location,
     note,
     print_answer,
+    print_answer_json,
     print_passages,
 )
 from ragline.cli._remote import remote_ask, server_url
@@ -31,7 +34,13 @@ if TYPE_CHECKING:
 
 
 def add_ask_command(commands: Commands) -> None:
-    ask = commands.add_parser("ask", help="answer a question with a chat model over the store")
+    ask = commands.add_parser(
+        "ask",
+        help="answer a question with a chat model over the store",
+        epilog=f"exit status: 0 answered; {NO_ANSWER_STATUS} no chat model answered (none "
+        "configured, or the server has none), so the retrieved passages were shown instead "
+        '(with --json: "answer": null); 2 an error',
+    )
     ask.add_argument("question")
     add_search_options(ask)
     add_chain_option(ask)
@@ -48,6 +57,12 @@ def add_ask_command(commands: Commands) -> None:
         default=5,
         help="with --agent: at most this many rounds of searches",
     )
+    ask.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"question", "answer", "sources"} as JSON ("answer": null when no model '
+        "answered)",
+    )
     ask.set_defaults(handler=command_ask)
 
 
@@ -61,14 +76,21 @@ def command_ask(args: argparse.Namespace) -> int:
     model = chat_model(args)
     if model is None:
         print(f"{NO_MODEL}; showing the retrieved passages instead", file=sys.stderr)
-        print_passages(retriever.invoke(args.question), args.width)
-        return 0
+        passages = retriever.invoke(args.question)
+        if args.json:
+            print_answer_json(args.question, None, passages)
+        else:
+            print_passages(passages, args.width)
+        return NO_ANSWER_STATUS
     if args.agent:
         return ask_agent(args, model, retriever)
     chain = create_retrieval_chain(
         retriever, create_documents_chain(model, args.chain, question_key="input")
     )
-    print_answer(chain.stream({"input": args.question}))
+    if args.json:
+        print_answer_json(args.question, *collect_answer(chain.stream({"input": args.question})))
+    else:
+        print_answer(chain.stream({"input": args.question}))
     return 0
 
 
@@ -122,6 +144,9 @@ def ask_agent(args: argparse.Namespace, model: BaseChatModel, retriever: BaseRet
             count = found.pop(0) if step.action.tool == search.name and found else 0
             note(args, f"  {count} passage(s)")
         if "output" in chunk:
+            if args.json:
+                print_answer_json(args.question, chunk["output"], sources.values())
+                return 0
             print(chunk["output"])
     if sources:
         print("\nsources:")

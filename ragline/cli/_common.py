@@ -8,6 +8,7 @@ library; the lines it prints to the user are written here once, so ``query``, ``
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -35,6 +36,9 @@ DEFAULT_SCORE_THRESHOLDS = {
 }
 FALLBACK_SCORE_THRESHOLD = 0.5
 NO_MODEL = "no chat model configured (set OPENAI_BASE_URL and/or OPENAI_API_KEY)"
+# ``ask`` that shows passages because no model answers: a script must tell it from an
+# answer (0) and from an error (2).
+NO_ANSWER_STATUS = 3
 
 
 class CommandError(RaglineError):
@@ -93,7 +97,13 @@ def add_chain_option(sub: argparse.ArgumentParser) -> None:
 
 def add_model_option(sub: argparse.ArgumentParser) -> None:
     """``--model NAME`` (default: ``$RAGLINE_MODEL``, else gpt-4o-mini)."""
-    sub.add_argument("--model", default=os.environ.get("RAGLINE_MODEL", "gpt-4o-mini"))
+    sub.add_argument(
+        "--model",
+        default=os.environ.get("RAGLINE_MODEL", "gpt-4o-mini"),
+        metavar="NAME",
+        help="the chat model's name at the OpenAI-protocol server set by $OPENAI_BASE_URL / "
+        "$OPENAI_API_KEY (default: $RAGLINE_MODEL, else gpt-4o-mini)",
+    )
 
 
 def default_score_threshold(embedding: str | None) -> float:
@@ -159,6 +169,36 @@ def print_answer(chunks: Iterator[Any], *, heading: str | None = "\nsources:") -
         print(heading)
     for rank, document in enumerate(sources, 1):
         print(f"  [{rank}] {location(document)}")
+
+
+def print_answer_json(question: str, answer: str | None, sources: Iterable[Document]) -> None:
+    """``ask --json``: the question, the answer (None when no model answered) and the
+    passages it came from, ranked, as one JSON object on stdout."""
+    rows = [
+        {
+            "rank": rank,
+            "id": document.id,
+            "source": document.metadata.get("source"),
+            "metadata": document.metadata,
+            "content": document.page_content,
+        }
+        for rank, document in enumerate(sources, 1)
+    ]
+    print(
+        json.dumps(
+            {"question": question, "answer": answer, "sources": rows}, indent=2, ensure_ascii=False
+        )
+    )
+
+
+def collect_answer(chunks: Iterator[Any]) -> tuple[str, list[Document]]:
+    """The whole answer of a retrieval chain's streamed chunks, and its sources."""
+    sources: list[Document] = []
+    pieces: list[str] = []
+    for chunk in chunks:
+        sources = chunk.get("context", sources)
+        pieces.append(chunk.get("answer", ""))
+    return "".join(pieces), list(sources)
 
 
 def questions() -> Iterator[str]:

@@ -12,7 +12,15 @@ import os
 import sys
 from typing import Any
 
-from ragline.cli._common import CommandError, print_answer, print_passages, questions
+from ragline.cli._common import (
+    NO_ANSWER_STATUS,
+    CommandError,
+    collect_answer,
+    print_answer,
+    print_answer_json,
+    print_passages,
+    questions,
+)
 from ragline.cli._search import search_kwargs
 from ragline.core import Document, RaglineError
 
@@ -64,6 +72,12 @@ def remote_search(server: str, text: str, args: argparse.Namespace) -> tuple[lis
     return list(answer["output"]), embedding
 
 
+def _no_model(err: RaglineError) -> bool:
+    """Whether the server refused because it has no chat model (its /ask and /chat
+    answer 503 then; /retrieve still works)."""
+    return getattr(err, "status_code", None) == 503
+
+
 def remote_ask(server: str, args: argparse.Namespace) -> int:
     """``ask --server``: the server's /ask, streamed (its model and chain answer)."""
     from ragline.serve._light import stream
@@ -72,13 +86,21 @@ def remote_ask(server: str, args: argparse.Namespace) -> int:
         raise CommandError("--agent runs on the local store; it does not go with --server")
     request, _ = _search_request(server, args, input=args.question)
     try:
-        print_answer(stream(f"{server}/ask/stream", {"input": request}, headers=_server_headers()))
+        chunks = stream(f"{server}/ask/stream", {"input": request}, headers=_server_headers())
+        if args.json:
+            print_answer_json(args.question, *collect_answer(chunks))
+        else:
+            print_answer(chunks)
     except RaglineError as err:
-        if getattr(err, "status_code", None) != 503:
+        if not _no_model(err):
             raise
         print(f"{err}; showing the retrieved passages instead", file=sys.stderr)
         documents, _ = remote_search(server, args.question, args)
-        print_passages(documents, args.width)
+        if args.json:
+            print_answer_json(args.question, None, documents)
+        else:
+            print_passages(documents, args.width)
+        return NO_ANSWER_STATUS
     return 0
 
 
@@ -87,14 +109,19 @@ def remote_chat(server: str, args: argparse.Namespace) -> int:
     from ragline.serve._light import post, stream
 
     session = args.session
+    passages_only = False  # the server has no model: show what /retrieve finds, as --store does
     if session == "default":  # not named: the server issues a conversation's id
         try:
             issued = post(f"{server}/chat/session", {}, headers=_server_headers())
         except RaglineError as err:
-            print(f"ragline: error: {err}", file=sys.stderr)
-            return 2
-        session = str(issued["session_id"])
-        print(f"(session {session}: resume it with --session {session})", file=sys.stderr)
+            if not _no_model(err):
+                print(f"ragline: error: {err}", file=sys.stderr)
+                return 2
+            print(f"{err}; showing the retrieved passages instead", file=sys.stderr)
+            passages_only = True
+        else:
+            session = str(issued["session_id"])
+            print(f"(session {session}: resume it with --session {session})", file=sys.stderr)
     config = {"configurable": {"session_id": session}}
     failed = False
     for line in questions():
@@ -103,11 +130,19 @@ def remote_chat(server: str, args: argparse.Namespace) -> int:
         if line == "/reset":
             print("(/reset needs the local store; start another --session instead)")
             continue
-        try:
-            request = {"input": {"input": line}, "config": config}
-            chunks = stream(f"{server}/chat/stream", request, headers=_server_headers())
-            print_answer(chunks, heading=None)
-        except RaglineError as err:
-            print(f"ragline: error: {err}", file=sys.stderr)
-            failed = True
+        if not passages_only:
+            try:
+                request = {"input": {"input": line}, "config": config}
+                chunks = stream(f"{server}/chat/stream", request, headers=_server_headers())
+                print_answer(chunks, heading=None)
+                continue
+            except RaglineError as err:
+                if not _no_model(err):
+                    print(f"ragline: error: {err}", file=sys.stderr)
+                    failed = True
+                    continue
+                print(f"{err}; showing the retrieved passages instead", file=sys.stderr)
+                passages_only = True
+        documents, _ = remote_search(server, line, args)
+        print_passages(documents, args.width, spaced=False)
     return 2 if failed else 0

@@ -165,10 +165,24 @@ def test_serve_without_a_model_answers_with_passages(store_folder: Path) -> None
     process = ServeProcess(store_folder, {"OPENAI_BASE_URL": "", "OPENAI_API_KEY": ""})
     try:
         result = run_cli("ask", "volcano?", "--server", process.url, "-k", "1")
+        chats = [
+            run_cli("chat", "--server", process.url, "-k", "1", *session, stdin="volcano?\ntides\n")
+            for session in ([], ["--session", "mine"])
+        ]
     finally:
         _, stderr = process.stop()
+    # chat --server shows the passages as chat --store and ask --server do (issue 29: 503)
+    for chat in chats:
+        assert chat.returncode == 0, chat.stderr
+        assert chat.stderr.count("showing the retrieved passages instead") == 1
+        assert "answered 503: no chat model configured" in chat.stderr
+        lines = chat.stdout.splitlines()
+        assert [line.split("/")[-1] for line in lines if line.startswith("[1] ")] == [
+            "mars.txt @ 0",
+            "moon.txt @ 0",
+        ]
     assert "no chat model configured" in stderr  # the server's warning at start
-    assert result.returncode == 0
+    assert result.returncode == 3  # passages, no answer
     assert "answered 503: no chat model configured" in result.stderr
     assert result.stdout.splitlines()[0].startswith("[1] ")
     assert "mars.txt @ 0" in result.stdout.splitlines()[0]
