@@ -116,3 +116,20 @@ def test_model_option_has_help_text() -> None:
         "--model NAME the chat model's name at the OpenAI-protocol server set by "
         "$OPENAI_BASE_URL / $OPENAI_API_KEY (default: $RAGLINE_MODEL, else gpt-4o-mini)"
     ) in help_text
+
+
+@pytest.mark.parametrize("text", ["", "  \t "])
+def test_an_empty_query_or_question_is_refused(
+    store: Path, text: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``ragline query ""`` searched for the empty string and printed arbitrary chunks."""
+    assert main(["query", text, "--store", str(store), "-q"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        f"ragline: error: the query text is empty ({text!r}); give the words to search for\n",
+    )
+    assert main(["ask", text, "--store", str(store), "-q"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        f"ragline: error: the question is empty ({text!r}); give the question to answer\n",
+    )

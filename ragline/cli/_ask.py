@@ -24,6 +24,7 @@ from ragline.cli._common import (
     print_answer,
     print_answer_json,
     print_passages,
+    require_text,
 )
 from ragline.cli._remote import remote_ask, server_url
 from ragline.cli._search import add_search_options, folder_retriever
@@ -67,6 +68,7 @@ def add_ask_command(commands: Commands) -> None:
 
 
 def command_ask(args: argparse.Namespace) -> int:
+    require_text("question", args.question, hint="give the question to answer")
     server = server_url(args)
     if server is not None:
         return remote_ask(server, args)

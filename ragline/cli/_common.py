@@ -106,6 +106,18 @@ def add_model_option(sub: argparse.ArgumentParser) -> None:
     )
 
 
+def require_text(what: str, text: str, *, hint: str) -> str:
+    """``text`` when it holds more than whitespace (a search for nothing finds arbitrary
+    chunks).
+
+    Raises:
+        CommandError: ``text`` is empty or whitespace only.
+    """
+    if not text.strip():
+        raise CommandError(f"the {what} is empty ({text!r}); {hint}")
+    return text
+
+
 def default_score_threshold(embedding: str | None) -> float:
     """The ``similarity_score_threshold`` cut-off for a store built with ``embedding``."""
     return DEFAULT_SCORE_THRESHOLDS.get(embedding or "", FALLBACK_SCORE_THRESHOLD)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from ragline.cli._common import DEFAULT_SCORE_THRESHOLDS, Commands, indent, location
+from ragline.cli._common import (
+    DEFAULT_SCORE_THRESHOLDS,
+    Commands,
+    indent,
+    location,
+    require_text,
+)
 from ragline.cli._remote import remote_search, server_url
 from ragline.cli._search import add_search_options, folder_retriever, no_results_hint
 
@@ -29,6 +35,7 @@ def add_query_command(commands: Commands) -> None:
 
 
 def command_query(args: argparse.Namespace) -> int:
+    require_text("query text", args.text, hint="give the words to search for")
     server = server_url(args)
     if server is not None:
         documents, embedding = remote_search(server, args.text, args)
