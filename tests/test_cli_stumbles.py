@@ -133,3 +133,30 @@ def test_an_empty_query_or_question_is_refused(
         "",
         f"ragline: error: the question is empty ({text!r}); give the question to answer\n",
     )
+
+
+HOLD_THE_LOCK = """
+import sys
+from ragline.store_folder import StoreFolder
+with StoreFolder(sys.argv[1]).writer(embedding="hashing") as writer:
+    print("locked", flush=True)
+    sys.stdin.read()  # held until the test closes stdin
+"""
+
+
+def test_the_lock_message_names_the_wait_flag(store: Path, tmp_path: Path) -> None:
+    """From the command line the message named ``index_paths(..., wait=SECONDS)``."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_LOCK, str(store)], text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        result = run_cli("index", str(tmp_path / "docs"), "--store", str(store), "-q")
+    finally:
+        holder.communicate("")
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(
+        f"ragline: error: {store} is being written by another ragline process (pid {holder.pid} "
+    )
+    assert line.endswith("; wait for it to finish, or pass --wait SECONDS to wait for it")
+    assert "wait=" not in line

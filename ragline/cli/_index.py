@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ragline.cli._common import CommandError, Commands, add_embedding_option, note, warn
-from ragline.core import IndexingInterrupted
+from ragline.core import IndexingInterrupted, StoreLockedError
 
 if TYPE_CHECKING:
     from ragline.retrievers import BM25Tokenizer
@@ -168,6 +168,12 @@ def command_index(args: argparse.Namespace) -> int:
     except IndexingInterrupted as interrupted:
         print(f"ragline: interrupted: {interrupted}", file=sys.stderr)
         return 130
+    except StoreLockedError as locked:  # the library's hint names its argument, not the flag
+        from ragline.store_folder._lock import WAIT_HINT
+
+        raise CommandError(
+            str(locked).replace(WAIT_HINT, "pass --wait SECONDS to wait for it")
+        ) from locked
     for skipped in result["skipped_files"]:
         warn(f"skipped {skipped.path}: {skipped.reason}")
     if not args.quiet:

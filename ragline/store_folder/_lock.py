@@ -19,9 +19,12 @@ from pathlib import Path
 
 from ragline.core import StoreLockedError
 
-__all__ = ["LOCK_FILE", "FolderLock"]
+__all__ = ["LOCK_FILE", "WAIT_HINT", "FolderLock"]
 
 LOCK_FILE = "ragline.lock"
+# How a locked-out writer is told to wait, in the library's words; the ``ragline index``
+# command puts its ``--wait`` flag in its place.
+WAIT_HINT = "pass wait=SECONDS (index_paths, StoreFolder.writer) to wait for it"
 _POLL_SECONDS = 0.05
 
 try:
@@ -69,8 +72,8 @@ class FolderLock:
                 waited = f" after waiting {self.wait:g} s" if self.wait > 0 else ""
                 raise StoreLockedError(
                     f"{self.path.parent} is being written by another ragline process "
-                    f"({holder or 'holder unknown'}){waited}; wait for it to finish, or pass "
-                    f"--wait SECONDS (index_paths(..., wait=SECONDS)) to wait for it"
+                    f"({holder or 'holder unknown'}){waited}; wait for it to finish, or "
+                    f"{WAIT_HINT}"
                 )
             time.sleep(_POLL_SECONDS)
         os.ftruncate(descriptor, 0)
