@@ -154,6 +154,7 @@ _EXPORTS = {
     "set_llm_cache": ".caches",
     "get_llm_cache": ".caches",
     "FakeMessagesListChatModel": ".fake_models",
+    "GenericFakeChatModel": ".fake_models",
     # tools and agents
     "BaseTool": ".tools",
     "ArgsSchema": ".tools",

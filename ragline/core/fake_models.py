@@ -20,9 +20,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import re
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
 from ragline.core._checks import check_optional_number
@@ -30,7 +31,12 @@ from ragline.core.exceptions import InvalidInputError
 from ragline.core.language_models import BaseChatModel, BaseLLM
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
 
-__all__ = ["FakeListChatModel", "FakeListLLM", "FakeMessagesListChatModel"]
+__all__ = [
+    "FakeListChatModel",
+    "FakeListLLM",
+    "FakeMessagesListChatModel",
+    "GenericFakeChatModel",
+]
 
 
 class _ResponseList:
@@ -337,6 +343,80 @@ class FakeMessagesListChatModel(_CyclingResponses, BaseChatModel):
 
     def __repr__(self) -> str:
         return f"FakeMessagesListChatModel(responses={len(self.responses)} messages)"
+
+
+class GenericFakeChatModel(BaseChatModel):
+    """A chat model that answers with the next item of an iterator (LangChain's fake).
+
+    Each call takes the next item: an ``AIMessage`` as it is, a string as an
+    ``AIMessage`` of that text. Streaming splits the text at each whitespace character,
+    keeping the whitespace as chunks of its own (``"a b"`` streams ``"a"``, ``" "``,
+    ``"b"``), every chunk carrying the message's id, as LangChain's does, without the
+    usage; tool calls come in a last chunk (where LangChain's fails on a message
+    without text).
+
+    Args:
+        messages: an iterator (or iterable) of ``AIMessage`` s and strings.
+
+    Raises:
+        InvalidInputError: on a call after the last message (LangChain's lets
+            ``StopIteration`` escape, which a surrounding loop would take for its own end).
+
+    Example:
+        >>> model = GenericFakeChatModel(messages=iter(["hello world"]))
+        >>> [chunk.content for chunk in model.stream("hi")]
+        ['hello', ' ', 'world']
+    """
+
+    def __init__(self, *, messages: Iterable[AIMessage | str]) -> None:
+        self.messages = iter(messages)
+        self._lock = threading.Lock()
+
+    @property
+    def _llm_type(self) -> str:
+        return "generic-fake-chat-model"
+
+    def _next(self) -> AIMessage:
+        with self._lock:
+            item = next(self.messages, None)
+        if item is None:
+            raise InvalidInputError(
+                "GenericFakeChatModel has no more messages; give it as many as the "
+                "program calls it (messages=iter([...]))"
+            )
+        if isinstance(item, str):
+            return AIMessage(item)
+        if not isinstance(item, AIMessage):
+            raise InvalidInputError(
+                f"GenericFakeChatModel messages must be AIMessages or strings, got {item!r:.80}"
+            )
+        return dataclasses.replace(item)
+
+    def _generate(  # type: ignore[override]
+        self, messages: list[BaseMessage], stop: list[str] | None = None
+    ) -> AIMessage:
+        return self._next()
+
+    def _stream(  # type: ignore[override]
+        self, messages: list[BaseMessage], stop: list[str] | None = None
+    ) -> Iterator[AIMessageChunk]:
+        yield from _word_chunks(self._next())
+
+    def __repr__(self) -> str:
+        return "GenericFakeChatModel()"
+
+
+def _word_chunks(message: AIMessage) -> list[AIMessageChunk]:
+    shared: dict[str, Any] = {"id": message.id, "name": message.name}
+    if not isinstance(message.content, str):
+        return [AIMessageChunk(message.content, **shared)]
+    chunks = [AIMessageChunk(piece, **shared) for piece in re.split(r"(\s)", message.content)]
+    if message.tool_calls or message.additional_kwargs:
+        # the tool calls ride on a chunk of their own, built as the list fake builds it;
+        # usage is not streamed (LangChain's fake streams none either)
+        tail = _message_chunks(dataclasses.replace(message, content="", usage_metadata=None))
+        chunks.append(tail[-1])
+    return chunks
 
 
 def _message_chunks(message: AIMessage) -> list[AIMessageChunk]:

@@ -168,7 +168,9 @@ def test_manager_api_for_a_model_run_with_tokens():
     manager = CallbackManager.configure(
         {"callbacks": [collector], "tags": ["m"], "metadata": {"k": 1}}
     )
-    run = manager.on_llm_start(None, ["say hi"], name="FakeLLM", invocation_params={"stop": ["\n"]})
+    (run,) = manager.on_llm_start(
+        None, ["say hi"], name="FakeLLM", invocation_params={"stop": ["\n"]}
+    )
     run.on_llm_new_token("h")
     run.on_llm_new_token("i", chunk="i-chunk")
     run.on_text("a note")
@@ -193,7 +195,7 @@ def test_manager_api_for_a_model_run_with_tokens():
 def test_chat_model_and_retriever_runs_and_errors():
     collector = RunCollectorCallbackHandler()
     manager = CallbackManager([collector])
-    chat = manager.on_chat_model_start(None, [["hello"]], name="Chat")
+    (chat,) = manager.on_chat_model_start(None, [["hello"]], name="Chat")
     chat.on_llm_error(RuntimeError("down"))
     retriever = manager.on_retriever_start(None, "q", name="Docs")
     retriever.on_retriever_end(["doc"])
@@ -244,7 +246,7 @@ def test_ignore_flags_skip_events():
 
     handler = NoChains()
     RunnableLambda(lambda x: x).invoke(1, {"callbacks": [handler]})
-    run = CallbackManager([handler]).on_llm_start(None, ["p"], name="llm")
+    (run,) = CallbackManager([handler]).on_llm_start(None, ["p"], name="llm")
     run.on_llm_end("r")
     assert [event for event, _, _ in handler.events] == ["llm_start", "llm_end"]
 

@@ -46,13 +46,14 @@ def test_str_parser_transforms_chunks_one_by_one():
     assert list(out) == ["lo", "!"]
 
 
-def test_str_parser_streamed_run_reports_the_whole_text():
+def test_str_parser_streamed_run_reports_the_input_chunks_added_up():
+    """As LangChain: the run's input is the streamed message chunks added up."""
     collector = RunCollectorCallbackHandler()
     chunks = iter([AIMessageChunk("a"), AIMessageChunk("b")])
     assert list(StrOutputParser().transform(chunks, {"callbacks": [collector]})) == ["a", "b"]
     [run] = collector.traced_runs
     assert (run.name, run.extra["run_type"], run.inputs, run.outputs) == (
-        "StrOutputParser", "parser", "ab", "ab",
+        "StrOutputParser", "parser", AIMessageChunk("ab"), "ab",
     )  # fmt: skip
 
 

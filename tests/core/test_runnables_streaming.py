@@ -33,7 +33,7 @@ class TokenModel(Runnable[str, str]):
 
     def stream(self, input, config=None, **kwargs):
         config = ensure_config(config)
-        run = CallbackManager.configure(config).on_llm_start(None, [input], name="TokenModel")
+        (run,) = CallbackManager.configure(config).on_llm_start(None, [input], name="TokenModel")
         for word in input.split():
             token = word + " "
             self.log.append(f"produce {token.strip()}")

@@ -93,7 +93,7 @@ def test_prompt_model_parser_sequence() -> None:
         {"chunk": "i"},
         {"chunk": "!"},
     ]
-    assert by_event["on_parser_end"]["data"] == {"output": "Hi!", "input": "Hi!"}
+    assert by_event["on_parser_end"]["data"] == {"output": "Hi!", "input": AIMessageChunk("Hi!")}
     assert events[-1]["data"] == {"output": "Hi!"}  # the root's end has no input
     assert all(event["tags"] == ["t"] and event["metadata"]["m"] == 1 for event in events)
 

@@ -45,15 +45,21 @@ class AsyncCallbackManager(CallbackManager):
 
     async def on_llm_start(  # type: ignore[override]
         self, serialized: Any, prompts: list[str], run_id: UUID | None = None, **kwargs: Any
-    ) -> AsyncCallbackManagerForLLMRun:
-        """Start a text-completion model run."""
-        return await self.aon_llm_start(serialized, prompts, run_id, **kwargs)
+    ) -> list[AsyncCallbackManagerForLLMRun]:
+        """Start one text-completion model run per prompt (LangChain's shape)."""
+        return [
+            await self.aon_llm_start(serialized, [p], run_id if i == 0 else None, **kwargs)
+            for i, p in enumerate(prompts)
+        ]
 
     async def on_chat_model_start(  # type: ignore[override]
         self, serialized: Any, messages: list[list[Any]], run_id: UUID | None = None, **kwargs: Any
-    ) -> AsyncCallbackManagerForLLMRun:
-        """Start a chat model run."""
-        return await self.aon_chat_model_start(serialized, messages, run_id, **kwargs)
+    ) -> list[AsyncCallbackManagerForLLMRun]:
+        """Start one chat model run per message list (LangChain's shape)."""
+        return [
+            await self.aon_chat_model_start(serialized, [m], run_id if i == 0 else None, **kwargs)
+            for i, m in enumerate(messages)
+        ]
 
     async def on_retriever_start(  # type: ignore[override]
         self, serialized: Any, query: str, run_id: UUID | None = None, **kwargs: Any

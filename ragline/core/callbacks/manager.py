@@ -8,8 +8,8 @@ for example a language model)::
 
     config = ensure_config(config)                  # inherit the current run's config
     manager = CallbackManager.from_config(config)   # handlers, parent run, tags, metadata
-    run = manager.on_chat_model_start(              # or on_llm_start(serialized, prompts, ...)
-        None, [messages],                           # one list of messages per prompt
+    (run,) = manager.on_chat_model_start(           # or on_llm_start(serialized, prompts, ...)
+        None, [messages],                           # one run (and manager) per message list
         name=config["run_name"] or "FakeListChatModel",
         run_id=config["run_id"],                    # None -> a new uuid4 (when asked for)
         invocation_params={"stop": stop},           # optional, passed to handlers as kwargs
@@ -557,17 +557,25 @@ class CallbackManager:
         name: str | None = None,
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
-    ) -> CallbackManagerForLLMRun:
-        """Start a text-completion model run (one run for all ``prompts``)."""
-        return self._start(  # type: ignore[no-any-return]
-            CallbackManagerForLLMRun,
-            "on_llm_start",
-            serialized,
-            prompts,
-            name,
-            run_id,
-            {"invocation_params": invocation_params or {}, **kwargs},
-        )
+    ) -> list[CallbackManagerForLLMRun]:
+        """Start one text-completion model run per item of ``prompts``; returns their run managers.
+
+        As in LangChain: each run's handlers see a one-item list, and ``run_id`` (if
+        given) is the first run's id.
+        """
+        extra = {"invocation_params": invocation_params or {}, **kwargs}
+        return [
+            self._start(
+                CallbackManagerForLLMRun,
+                "on_llm_start",
+                serialized,
+                [item],
+                name,
+                run_id if index == 0 else None,
+                dict(extra),
+            )
+            for index, item in enumerate(prompts)
+        ]
 
     def on_chat_model_start(
         self,
@@ -578,17 +586,25 @@ class CallbackManager:
         name: str | None = None,
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
-    ) -> CallbackManagerForLLMRun:
-        """Start a chat model run (one run for all message lists)."""
-        return self._start(  # type: ignore[no-any-return]
-            CallbackManagerForLLMRun,
-            "on_chat_model_start",
-            serialized,
-            messages,
-            name,
-            run_id,
-            {"invocation_params": invocation_params or {}, **kwargs},
-        )
+    ) -> list[CallbackManagerForLLMRun]:
+        """Start one chat model run per item of ``messages``; returns their run managers.
+
+        As in LangChain: each run's handlers see a one-item list, and ``run_id`` (if
+        given) is the first run's id.
+        """
+        extra = {"invocation_params": invocation_params or {}, **kwargs}
+        return [
+            self._start(
+                CallbackManagerForLLMRun,
+                "on_chat_model_start",
+                serialized,
+                [item],
+                name,
+                run_id if index == 0 else None,
+                dict(extra),
+            )
+            for index, item in enumerate(messages)
+        ]
 
     def on_retriever_start(
         self,
@@ -688,7 +704,9 @@ class CallbackManager:
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> AsyncCallbackManagerForLLMRun:
-        """Async twin of :meth:`on_llm_start`."""
+        """Start one text-completion model run for all ``prompts`` (ragline's own name;
+        the models call it with one prompt). LangChain's per-prompt form is
+        ``await AsyncCallbackManager.on_llm_start(...)``."""
         return await self._astart(  # type: ignore[no-any-return]
             CallbackManagerForLLMRun,
             "on_llm_start",
@@ -709,7 +727,9 @@ class CallbackManager:
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> AsyncCallbackManagerForLLMRun:
-        """Async twin of :meth:`on_chat_model_start`."""
+        """Start one chat model run for all ``messages`` (ragline's own name; the models
+        call it with one message list). LangChain's per-list form is ``await
+        AsyncCallbackManager.on_chat_model_start(...)``."""
         return await self._astart(  # type: ignore[no-any-return]
             CallbackManagerForLLMRun,
             "on_chat_model_start",

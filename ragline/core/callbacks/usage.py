@@ -177,7 +177,9 @@ class OpenAICallbackHandler(BaseCallbackHandler):
         prompt_tokens, completion_tokens, total_tokens: summed over the runs.
         prompt_tokens_cached: prompt tokens read from OpenAI's prompt cache.
         reasoning_tokens: completion tokens spent on reasoning (o-series, gpt-5).
-        successful_requests: model runs that ended (with or without usage).
+        successful_requests: model runs that reported usage, or a provider output
+            without it (runs that report neither, such as a fake model's, are not
+            counted, as in LangChain).
         total_cost: US dollars at list price; models not in the table add 0.
         unpriced_models: names of models seen that are not in the table.
     """
@@ -207,6 +209,10 @@ class OpenAICallbackHandler(BaseCallbackHandler):
     def on_llm_end(self, response: Any, **kwargs: Any) -> None:
         """Add the run's tokens and cost."""
         usage, model = _usage_of(response)
+        if usage is None and response.llm_output is None:
+            # As LangChain counts: a run that reports neither usage nor a provider
+            # output (a fake model, a streamed reply without usage) is not a request.
+            return
         with self._lock:
             self.successful_requests += 1
             if usage is None:

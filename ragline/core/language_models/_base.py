@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import threading
 from abc import ABC, abstractmethod
@@ -110,6 +111,9 @@ class BaseLanguageModel(
         cls._run_manager_hooks = frozenset(
             hook for hook in _HOOKS if _takes_run_manager(getattr(cls, hook))
         )
+        own_init = cls.__dict__.get("__init__")
+        if own_init is not None:
+            cls.__init__ = _with_common_fields(own_init)  # type: ignore[misc]
 
     def _convert_input(self, input: Any) -> PromptValue:
         if isinstance(input, PromptValue):
@@ -507,6 +511,55 @@ class BaseLanguageModel(
                         stepping.release()
                 else:  # a cancelled step still runs: close once it returns, off the loop
                     asyncio.get_running_loop().run_in_executor(None, close)
+
+
+# LangChain's model constructors all take these (they are pydantic fields of its base).
+_COMMON_FIELDS = ("callbacks", "tags", "metadata", "verbose", "name")
+
+
+def _check_common_field(owner: str, key: str, value: Any) -> Any:
+    if key == "tags" and value is not None:
+        if isinstance(value, str) or not all(isinstance(t, str) for t in value):
+            raise InvalidInputError(f"{owner} tags must be a list of str, got {value!r}")
+        return list(value)
+    if key == "metadata" and value is not None and not isinstance(value, dict):
+        raise InvalidInputError(f"{owner} metadata must be a dict, got {value!r}")
+    if key == "verbose" and not isinstance(value, bool):
+        raise InvalidInputError(f"{owner} verbose must be True or False, got {value!r}")
+    if key == "name" and value is not None and not isinstance(value, str):
+        raise InvalidInputError(f"{owner} name must be a str, got {value!r}")
+    return value
+
+
+def _with_common_fields(init: Any) -> Any:
+    """Let a model class's own ``__init__`` take LangChain's common constructor fields.
+
+    Models with their own constructor (the fakes, ChatOpenAI, a user's class) then accept
+    ``callbacks=``, ``tags=``, ``metadata=``, ``verbose=`` and ``name=`` as LangChain's
+    do, without each constructor listing them. Fields the constructor names itself are
+    left to it. Read once, when the class is created.
+    """
+    if getattr(init, "_takes_common_fields", False):
+        return init
+    try:
+        parameters = inspect.signature(init).parameters
+    except (TypeError, ValueError):
+        return init
+    if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        return init  # it takes any keyword already (and passes them on itself)
+    extra = tuple(key for key in _COMMON_FIELDS if key not in parameters)
+    if not extra:
+        return init
+
+    @functools.wraps(init)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        common = {key: kwargs.pop(key) for key in extra if key in kwargs}
+        init(self, *args, **kwargs)
+        for key, value in common.items():
+            setattr(self, key, _check_common_field(type(self).__name__, key, value))
+
+    __init__._takes_common_fields = True  # type: ignore[attr-defined]
+    return __init__
 
 
 def _handlers_of(callbacks: Any) -> list[Any]:

@@ -128,7 +128,7 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
         return prompt.to_messages()
 
     def _start(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
-        return manager.on_chat_model_start(None, [model_input], **options)
+        return manager.on_chat_model_start(None, [model_input], **options)[0]
 
     async def _astart(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
         return await manager.aon_chat_model_start(None, [model_input], **options)

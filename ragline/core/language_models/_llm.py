@@ -64,7 +64,7 @@ class BaseLLM(BaseLanguageModel[str]):
         return [model_input] if hook in self._list_hooks else model_input
 
     def _start(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
-        return manager.on_llm_start(None, [model_input], **options)
+        return manager.on_llm_start(None, [model_input], **options)[0]
 
     async def _astart(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
         return await manager.aon_llm_start(None, [model_input], **options)

@@ -25,6 +25,7 @@ from ragline.core.config import ensure_config, get_current_config, use_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.messages import BaseMessage
 from ragline.core.runnables.base import Runnable
+from ragline.core.runnables.runs import combine_chunks
 
 __all__ = [
     "NOT_YET",
@@ -308,7 +309,7 @@ def _stream_run(
 ) -> Iterator[Any]:
     outer = get_current_config()
     config = ensure_config(config)
-    texts: list[str] = []
+    seen: list[Any] = []  # the input chunks: the run reports them added up, as LangChain
     run: Any = None
 
     def pull() -> Iterator[Any]:
@@ -320,7 +321,7 @@ def _stream_run(
                 return
             if run is None:
                 run = parser._start_run(None, config, "parser", streamed_input=True)
-            texts.append(text_of(chunk))
+            seen.append(chunk)
             yield chunk
 
     output: Any = NOT_YET
@@ -332,14 +333,14 @@ def _stream_run(
             yield parsed
     except GeneratorExit:
         if run is not None:
-            run.on_chain_end(None if output is NOT_YET else output, inputs="".join(texts))
+            run.on_chain_end(None if output is NOT_YET else output, inputs=combine_chunks(seen))
         raise
     except BaseException as err:
         if run is not None:
-            run.on_chain_error(err, inputs="".join(texts))
+            run.on_chain_error(err, inputs=combine_chunks(seen))
         raise
     if run is not None:
-        run.on_chain_end(None if output is NOT_YET else output, inputs="".join(texts))
+        run.on_chain_end(None if output is NOT_YET else output, inputs=combine_chunks(seen))
 
 
 async def _astream_run(
@@ -351,7 +352,7 @@ async def _astream_run(
 ) -> AsyncIterator[Any]:
     outer = get_current_config()
     config = ensure_config(config)
-    texts: list[str] = []
+    seen: list[Any] = []  # the input chunks: the run reports them added up, as LangChain
     run: Any = None
     upstream = input.__aiter__()
 
@@ -364,7 +365,7 @@ async def _astream_run(
                 return
             if run is None:
                 run = await parser._astart_run(None, config, "parser", streamed_input=True)
-            texts.append(text_of(chunk))
+            seen.append(chunk)
             yield chunk
 
     output: Any = NOT_YET
@@ -384,11 +385,13 @@ async def _astream_run(
             if aclose is not None:
                 await aclose()
         if run is not None:
-            await run.aon_chain_end(None if output is NOT_YET else output, inputs="".join(texts))
+            await run.aon_chain_end(
+                None if output is NOT_YET else output, inputs=combine_chunks(seen)
+            )
         raise
     except BaseException as err:
         if run is not None:
-            await run.aon_chain_error(err, inputs="".join(texts))
+            await run.aon_chain_error(err, inputs=combine_chunks(seen))
         raise
     if run is not None:
-        await run.aon_chain_end(None if output is NOT_YET else output, inputs="".join(texts))
+        await run.aon_chain_end(None if output is NOT_YET else output, inputs=combine_chunks(seen))
