@@ -8,6 +8,7 @@ scenario runs through LangChain's class and ragline's and compares what a progra
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from langchain_core.runnables import RunnableLambda as LCRunnableLambda
 from langchain_core.runnables.base import RunnableBindingBase as LCRunnableBindingBase
 from langchain_core.runnables.base import RunnableEach as LCRunnableEach
 from langchain_core.runnables.base import RunnableEachBase as LCRunnableEachBase
+from typing_extensions import TypedDict
 
 from ragline.core import (
     RunnableBinding,
@@ -179,3 +181,61 @@ def test_subclasses_of_the_base_classes_built_with_bound_keyword():
     )
     ours_binding = RunnableBindingBase(bound=RunnableLambda(lambda x, k=0: x + k), kwargs={"k": 5})
     assert ours_binding.invoke(1) == lc_binding.invoke(1) == 6
+
+
+# ---- as_tool --------------------------------------------------------------------------------
+class _Args(TypedDict):
+    a: int
+    b: list[int]
+
+
+def _multiply(x: _Args) -> str:
+    return str(x["a"] * max(x["b"]))
+
+
+# resolved here: LangChain's pydantic cannot resolve this module's string annotations
+_multiply.__annotations__ = {"x": _Args, "return": str}
+
+
+def _shout(text: str) -> str:
+    return text.upper()
+
+
+@pytest.fixture
+def _no_beta_warning() -> Any:
+    with warnings.catch_warnings():  # LangChain marks as_tool as beta
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.mark.usefixtures("_no_beta_warning")
+def test_as_tool_of_a_typed_dict_runnable_takes_its_keys():
+    lc = LCRunnableLambda(_multiply).as_tool(name="mult", description="multiply")
+    ours = RunnableLambda(_multiply).as_tool(name="mult", description="multiply")
+    assert (ours.name, ours.description, ours.args) == (lc.name, lc.description, lc.args)
+    assert ours.invoke({"a": 2, "b": [1, 3]}) == lc.invoke({"a": 2, "b": [1, 3]}) == "6"
+    with pytest.raises(ValueError):
+        lc.invoke({"a": "x", "b": [1]})
+    with pytest.raises(ValueError):
+        ours.invoke({"a": "x", "b": [1]})
+
+
+@pytest.mark.usefixtures("_no_beta_warning")
+def test_as_tool_with_arg_types():
+    lc = LCRunnableLambda(lambda d: d["a"] + d["b"]).as_tool(arg_types={"a": int, "b": int})
+    ours = RunnableLambda(lambda d: d["a"] + d["b"]).as_tool(arg_types={"a": int, "b": int})
+    assert (ours.name, ours.args) == (lc.name, lc.args)
+    assert ours.invoke({"a": 1, "b": 2}) == lc.invoke({"a": 1, "b": 2}) == 3
+
+
+@pytest.mark.usefixtures("_no_beta_warning")
+async def test_as_tool_of_a_string_runnable_takes_one_string():
+    lc = LCRunnableLambda(_shout).as_tool(description="shout it")
+    ours = RunnableLambda(_shout).as_tool(description="shout it")
+    assert (ours.name, ours.description, list(ours.args)) == (
+        lc.name,
+        lc.description,
+        list(lc.args),
+    )
+    assert ours.invoke("hi") == lc.invoke("hi") == "HI"
+    assert await ours.ainvoke("yo") == await lc.ainvoke("yo") == "YO"

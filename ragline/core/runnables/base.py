@@ -577,6 +577,40 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
                 seen.setdefault(spec.id, spec)
         return list(seen.values())
 
+    def as_tool(
+        self,
+        args_schema: Any = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        arg_types: dict[str, Any] | None = None,
+    ) -> Any:
+        """Return this runnable as a tool (a ``BaseTool``) that agents and models can call.
+
+        A runnable whose input is a dict of named values (a TypedDict input annotation,
+        ``arg_types`` or ``args_schema``) gets those arguments and is invoked with them
+        as a dict; any other runnable gets one string argument, ``tool_input``.
+
+        Args:
+            args_schema: the arguments (a pydantic model class or a JSON Schema dict).
+            name: the tool's name (default: this runnable's name).
+            description: what the tool does (the model reads it).
+            arg_types: ``{argument: type}``, instead of ``args_schema``.
+
+        Raises:
+            InvalidInputError: both ``args_schema`` and ``arg_types`` given.
+
+        Example:
+            >>> from ragline.core import RunnableLambda
+            >>> RunnableLambda(str.upper, name="shout").as_tool().invoke("hi")
+            'HI'
+        """
+        from ragline.core.tools._runnable import runnable_as_tool
+
+        return runnable_as_tool(
+            self, args_schema=args_schema, name=name, description=description, arg_types=arg_types
+        )
+
     def get_prompts(self, config: RunnableConfig | None = None) -> list[Any]:
         """Return the prompt templates in this runnable's graph, in graph order.
 
