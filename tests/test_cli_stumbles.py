@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -160,3 +161,24 @@ def test_the_lock_message_names_the_wait_flag(store: Path, tmp_path: Path) -> No
     )
     assert line.endswith("; wait for it to finish, or pass --wait SECONDS to wait for it")
     assert "wait=" not in line
+
+
+def test_an_unreachable_openai_api_is_named_in_a_sentence(store: Path) -> None:
+    """With an API key and no base URL the message read "cannot reach the chat completions
+    endpoint the OpenAI API". The OpenAI API is reached through a proxy on a closed
+    loopback port here, so the connection fails on this machine."""
+    with socket.socket() as probe:  # bound, never listening: connections are refused
+        probe.bind(("127.0.0.1", 0))
+        proxy = f"http://127.0.0.1:{probe.getsockname()[1]}"
+        env = {name: value for name, value in os.environ.items()
+               if name.upper() not in ("OPENAI_BASE_URL", "NO_PROXY", "ALL_PROXY")}  # fmt: skip
+        env.update(OPENAI_API_KEY="sk-bogus", HTTPS_PROXY=proxy, https_proxy=proxy)
+        result = subprocess.run(
+            [sys.executable, "-m", "ragline.cli", "ask", "why?", "--store", str(store)],
+            capture_output=True, text=True, timeout=120, env=env, check=False,
+        )  # fmt: skip
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "ragline: error: cannot reach the OpenAI API's chat completions endpoint: "
+        "[Errno 111] Connection refused\n"
+    )

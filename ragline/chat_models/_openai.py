@@ -441,7 +441,12 @@ class ChatOpenAI(BaseChatModel):
 
     def _map_error(self, err: Exception) -> Exception:
         openai = require("openai", "openai")
-        where = f"chat completions endpoint {self._where()}"
+        # "the <where>" must read as English with or without a base_url
+        where = (
+            f"chat completions endpoint {self.base_url}"
+            if self.base_url
+            else "OpenAI API's chat completions endpoint"
+        )
         if isinstance(err, openai.APITimeoutError):
             return StoreConnectionError(
                 f"the {where} did not answer within {self.timeout or 600} s "

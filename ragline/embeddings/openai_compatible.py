@@ -136,8 +136,12 @@ class OpenAIEmbeddings(Embeddings):
         ]
 
     def _connection_error(self, err: Exception) -> StoreConnectionError:
-        where = self.base_url or "the OpenAI API"
-        return StoreConnectionError(f"cannot reach the embeddings endpoint {where}: {err}")
+        where = (
+            f"the embeddings endpoint {self.base_url}"
+            if self.base_url
+            else "the OpenAI API's embeddings endpoint"
+        )
+        return StoreConnectionError(f"cannot reach {where}: {err}")
 
     def _parse(self, response: Any, expected: int) -> np.ndarray:
         items = sorted(response.data, key=lambda item: item.index)

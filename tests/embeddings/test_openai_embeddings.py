@@ -183,6 +183,22 @@ def test_unreachable_server_is_a_connection_error_naming_the_url() -> None:
         embeddings.embed_documents_array(["a"])
 
 
+def test_unreachable_openai_api_is_named_in_a_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No base_url: the message read "the embeddings endpoint the OpenAI API". The API is
+    reached through a proxy on a closed loopback port, so the connection fails here."""
+    with socket.socket() as sock:  # bound, never listening: connections are refused
+        sock.bind(("127.0.0.1", 0))
+        proxy = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        for name in ("OPENAI_BASE_URL", "NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HTTPS_PROXY", proxy)
+        monkeypatch.setenv("https_proxy", proxy)
+        embeddings = OpenAIEmbeddings(model="m", api_key="sk-bogus", max_retries=0, timeout=5)
+        with pytest.raises(StoreConnectionError) as caught:
+            embeddings.embed_documents_array(["a"])
+    assert str(caught.value).startswith("cannot reach the OpenAI API's embeddings endpoint: ")
+
+
 def test_empty_input_sends_nothing(server: OpenAITestServer) -> None:
     embeddings = client(server, dimensions=4)
     assert embeddings.embed_documents([]) == []
