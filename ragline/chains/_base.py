@@ -13,6 +13,7 @@ child of the chain run.
 
 from __future__ import annotations
 
+import functools
 from abc import abstractmethod
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from ragline.core import (
 )
 from ragline.core._drive import Effect, Emit
 from ragline.core.prompts import format_document as _format_document
+from ragline.core.runnables.runs import add_chunks
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -87,6 +89,8 @@ class _Final:
     input: Any = None
     answer: Any = None
     steps: list[Any] = field(default_factory=list)
+    answer_is_step: bool = False
+    """The final answer is also the last intermediate step (refine, as in LangChain)."""
 
 
 class ChainOptions(TypedDict, total=False):
@@ -293,9 +297,10 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
     def _output(self, answer: Any, steps: list[Any]) -> Any:
         if self.output_key is None:
             return answer
-        output = {self.output_key: answer}
-        if self.return_intermediate_steps:
+        output: dict[str, Any] = {}
+        if self.return_intermediate_steps:  # first, as LangChain's dicts print them
             output[_STEPS_KEY] = steps
+        output[self.output_key] = answer
         return output
 
     # ---- the steps every call shares (run by _steps.StepsChain) ------------------------
@@ -323,6 +328,8 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
             answer, steps = final.answer, final.steps
         else:
             answer, steps = (yield invoke(final.runnable, final.input)), final.steps
+        if final is not None and final.answer_is_step:
+            steps = [*steps, answer]
         output = self._output(answer, steps)
         if self.output_key is None:
             return output
@@ -349,12 +356,23 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         if final is None:
             yield Emit(self._output(self.empty_answer, []))
             return
-        if self.output_key is not None and self.return_intermediate_steps:
+        with_steps = self.output_key is not None and self.return_intermediate_steps
+        if with_steps and not final.answer_is_step:
             yield Emit({_STEPS_KEY: final.steps})
         if final.runnable is None:
             yield Emit(self._wrap(final.answer))
+            answer = final.answer
         else:
-            yield from stream_from(final.runnable, final.input, self._wrapped)
+            chunks: list[Any] = []
+
+            def keep(chunk: Any) -> Iterable[Any]:
+                chunks.append(chunk)
+                return self._wrapped(chunk)
+
+            yield from stream_from(final.runnable, final.input, keep)
+            answer = functools.reduce(add_chunks, chunks) if chunks else None
+        if with_steps and final.answer_is_step:  # the steps end with the whole answer
+            yield Emit({_STEPS_KEY: [*final.steps, answer]})
 
     def _wrapped(self, chunk: Any) -> Iterable[Any]:
         return (self._wrap(chunk),)

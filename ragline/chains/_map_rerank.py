@@ -29,6 +29,11 @@ _SCORED = re.compile(
 )
 
 
+def _score_text(text: str) -> str:
+    match = _SCORED.match(text.strip())
+    return match.group("score") if match else ""
+
+
 def parse_scored_answer(text: str) -> tuple[str, float]:
     """Split a model output ending in ``Score: <number>`` into answer and score.
 
@@ -51,7 +56,7 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
 
     Calls run concurrently (bounded by ``max_concurrency``). Ties go to the earlier
     document. With ``return_intermediate_steps`` (and an ``output_key``) the steps are
-    ``[{"answer": ..., "score": ...}, ...]`` in document order.
+    ``[{"answer": ..., "score": "<as written>"}, ...]`` in document order.
 
     Args:
         llm: the model.
@@ -98,13 +103,17 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
     def _best(self, outputs: list[Any], documents: list[Document]) -> _Final:
         self._raise_first_failure(outputs, documents, "map-rerank")
         scored: list[dict[str, Any]] = []
+        ranks: list[float] = []
         for index, output in enumerate(outputs):
             try:
                 answer, score = parse_scored_answer(str(output))
             except ValueError as err:
                 raise self._step_error("map-rerank", index, documents, err) from err
-            scored.append({"answer": answer, "score": score})
-        best = max(range(len(scored)), key=lambda i: (scored[i]["score"], -i))
+            # the step keeps the score as written (LangChain's parser gives the text);
+            # the ranking reads it as a number
+            scored.append({"answer": answer, "score": _score_text(str(output))})
+            ranks.append(score)
+        best = max(range(len(scored)), key=lambda i: (ranks[i], -i))
         return _Final(answer=scored[best]["answer"], steps=scored)
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> Prepared:

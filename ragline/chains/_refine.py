@@ -102,7 +102,8 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
             except Exception as err:
                 raise self._step_error("refine", index, documents, err) from err
         last_runnable, last_input = calls[-1]
-        return _Final(last_runnable, self._with_answer(last_input, answers), steps=answers)
+        last = self._with_answer(last_input, answers)
+        return _Final(last_runnable, last, steps=answers, answer_is_step=True)
 
     def _with_answer(self, step_input: dict[str, Any], answers: list[Any]) -> dict[str, Any]:
         return {**step_input, self.existing_answer_variable: answers[-1]} if answers else step_input
