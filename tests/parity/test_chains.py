@@ -54,6 +54,7 @@ COVERS = {
     "chains.RefineDocumentsChain",
     "chains.MapRerankDocumentsChain",
     "chains.BaseCombineDocumentsChain",
+    "chains.ConversationChain",
     "chains.create_history_aware_retriever",
 }
 
@@ -425,6 +426,19 @@ def load_qa_map_rerank(ns: dict[str, Any]) -> Any:
     return chain.invoke({"input_documents": documents(ns), "question": "Where?"})
 
 
+def conversation(ns: dict[str, Any]) -> Any:
+    if ns["Document"] is LCDocument:
+        from langchain_classic.chains import ConversationChain
+        from langchain_classic.memory import ConversationBufferMemory
+    else:
+        from ragline.chains import ConversationChain
+        from ragline.memory import ConversationBufferMemory
+    llm = ns["FakeListLLM"](responses=["Hi Bob", "You are Bob"])
+    chat = ConversationChain(llm=llm, memory=ConversationBufferMemory())
+    first = chat.invoke({"input": "I am Bob"})
+    return [first, chat.invoke({"input": "Who am I?"}), chat.memory.buffer]
+
+
 def stuff_legacy(ns: dict[str, Any]) -> Any:
     inner = ns["LLMChain"](
         llm=ns["FakeListLLM"](responses=["Sicily"]),
@@ -458,7 +472,7 @@ def history_aware(ns: dict[str, Any]) -> Any:
 # (map-reduce is left out: LangChain's counts tokens with a GPT-2 tokenizer it downloads)
 SCENARIOS = [llm_chain, llm_chain_apply, sequential, simple_sequential, transform, stuff_lcel,
              retrieval, load_qa, load_qa_refine, load_qa_map_rerank, stuff_legacy,
-             history_aware]  # fmt: skip
+             history_aware, conversation]  # fmt: skip
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda f: f.__name__)
