@@ -11,6 +11,7 @@ import os
 
 from ragline.cli._common import (
     NO_MODEL,
+    CommandError,
     Commands,
     add_chain_option,
     add_embedding_option,
@@ -81,6 +82,9 @@ def command_serve(args: argparse.Namespace) -> int:
     from ragline.serve import create_store_app, run_server
     from ragline.store_folder import StoreFolder
 
+    # what makes serving impossible is said alone, before any warning or loading
+    embedding = StoreFolder(args.store).read_manifest().embedding
+    _check_port_free(args.host, args.port)
     model = chat_model(args)
     if model is None:
         warn(f"{NO_MODEL}: /ask and /chat answer 503, /retrieve works")
@@ -96,7 +100,6 @@ def command_serve(args: argparse.Namespace) -> int:
             f"serving on {args.host}, reachable from other machines, without an API key: "
             "anyone who can reach it can search the store and chat; set RAGLINE_API_KEY"
         )
-    embedding = StoreFolder(args.store).read_manifest().embedding
     app = create_store_app(
         args.store,
         model=model,
@@ -122,3 +125,26 @@ def command_serve(args: argparse.Namespace) -> int:
                header_timeout=args.header_timeout, body_timeout=args.body_timeout,
                max_connections=args.max_connections)  # fmt: skip
     return 0
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Bind ``host:port`` once, as uvicorn will, so that a port in use is one error line
+    (uvicorn would log its own error after ``serving on ...``).
+
+    Raises:
+        CommandError: the address cannot be bound (in use, or not this machine's).
+    """
+    import socket
+
+    if not 0 <= port <= 65535:
+        raise CommandError(f"--port must be between 0 and 65535, got {port}")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # uvicorn sets it too
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            raise CommandError(
+                f"cannot serve on {host}:{port}: {err.strerror or err}; stop what uses it "
+                "or pick another --port (or --host)"
+            ) from None

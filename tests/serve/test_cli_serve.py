@@ -246,3 +246,27 @@ def test_serve_on_a_public_address_without_a_key_warns_and_checks_host(
         _, stderr = process.stop()
     assert (named.status_code, other.status_code) == (200, 400)
     assert "serving on 0.0.0.0, reachable from other machines, without an API key" in stderr
+
+
+def test_serve_on_a_busy_port_or_a_missing_store_is_one_error_line(
+    store_folder: Path, tmp_path: Path
+) -> None:
+    """A busy port printed "serving on ..." and then uvicorn's own error; a missing store
+    folder printed the no-model warning before the real error."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = run_cli("serve", "--store", str(store_folder), "--port", str(port))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"ragline: error: cannot serve on 127.0.0.1:{port}: Address already in use; stop "
+        "what uses it or pick another --port (or --host)\n"
+    )
+    missing = tmp_path / "nowhere"
+    result = run_cli("serve", "--store", str(missing))
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"ragline: error: {missing}: not a ragline store (no ragline.json); run 'ragline "
+        "index' first\n"
+    )
