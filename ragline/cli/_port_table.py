@@ -681,7 +681,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.vectorstores": "InMemoryVectorStore",
     },
     "langchain_community.vectorstores.redis": {
-        "ragline.vectorstores": "Redis",
+        "ragline.vectorstores": "Redis RedisFilter RedisNum RedisTag RedisText",
     },
     "langchain_community.vectorstores.utils": {
         "ragline.vectorstores": "DistanceStrategy",
@@ -786,7 +786,7 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.language_models": {
         "ragline.core": (
             "BaseChatModel BaseLLM BaseLanguageModel FakeListChatModel FakeListLLM "
-            "FakeMessagesListChatModel LLM SimpleChatModel"
+            "FakeMessagesListChatModel GenericFakeChatModel LLM SimpleChatModel"
         ),
         "ragline.core.language_models": "LanguageModelInput",
     },
@@ -800,7 +800,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "FakeListLLM",
     },
     "langchain_core.language_models.fake_chat_models": {
-        "ragline.core": "FakeListChatModel FakeMessagesListChatModel",
+        "ragline.core": "FakeListChatModel FakeMessagesListChatModel GenericFakeChatModel",
     },
     "langchain_core.language_models.llms": {
         "ragline.core": "BaseLLM LLM",
