@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragline.core import Runnable, RunnableConfig
-from ragline.core._checks import check_optional_number
+from ragline.core._checks import check_optional_number, check_positive_int
 from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core._optional import require
 from ragline.core.config import ensure_config, get_config_list
@@ -34,11 +34,17 @@ from ragline.core.exceptions import (
     StoreConnectionError,
 )
 from ragline.serve._protocol import (
+    MAX_RESPONSE_BYTES,
+    MAX_RESPONSE_HEADERS,
+    check_answer_head,
+    check_event_stream,
     config_for_server,
+    json_answer,
     raise_for_error_event,
     server_error,
+    too_large,
 )
-from ragline.serve._serialization import dumpd, loads
+from ragline.serve._serialization import dumpd
 
 __all__ = ["RemoteRunnable"]
 
@@ -83,9 +89,18 @@ class RemoteRunnable(Runnable[Any, Any]):
         api_key: sent in ``api_key_header`` when the server asks for a key.
         api_key_header: the header for ``api_key`` (``add_routes``' default).
         name: the name reported to callbacks (default: ``RemoteRunnable``).
+        max_response_headers: more header lines than this in an answer is a
+            ``ServerError`` (default 100).
+        max_response_bytes: an answer (a stream: the whole stream) longer than this is
+            a ``ServerError`` instead of filling memory (default 64 MiB).
 
     Raises:
         ConfigurationError: a URL that is not http(s).
+        InvalidInputError: a limit that is not a positive int.
+
+    A wrong or hostile server gives a one-line ``ServerError`` naming the URL: a
+    redirect (not followed), too many headers, too long a body, or a body that is not
+    JSON (an HTML page).
 
     Example:
         >>> remote = RemoteRunnable("http://127.0.0.1:8000/ask")  # doctest: +SKIP
@@ -101,6 +116,8 @@ class RemoteRunnable(Runnable[Any, Any]):
         api_key: str | None = None,
         api_key_header: str = "X-API-Key",
         name: str | None = None,
+        max_response_headers: int = MAX_RESPONSE_HEADERS,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         if not isinstance(url, str) or not url.startswith(("http://", "https://")):
             raise ConfigurationError(f"RemoteRunnable needs an http(s) URL, got {url!r}")
@@ -110,6 +127,8 @@ class RemoteRunnable(Runnable[Any, Any]):
         if api_key is not None:
             self.headers[api_key_header] = api_key
         self.name = name
+        self.max_response_headers = check_positive_int("max_response_headers", max_response_headers)
+        self.max_response_bytes = check_positive_int("max_response_bytes", max_response_bytes)
         self._client: Any = None
         self._async_clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
@@ -140,37 +159,80 @@ class RemoteRunnable(Runnable[Any, Any]):
         url = f"{self.url}/{endpoint}"
         if isinstance(err, httpx.TimeoutException):
             return ServerTimeoutError(f"{url} did not answer within {self.timeout} s")
+        if isinstance(err, httpx.RemoteProtocolError):  # an answer httpx cannot parse
+            return StoreConnectionError(
+                f"{url} broke the HTTP protocol ({err}); is it a ragline server?"
+            )
         if isinstance(err, httpx.TransportError):
             return StoreConnectionError(f"cannot reach {url}: {err}")
         return err
 
-    def _send(self, post: _Post) -> Any:
-        url = f"{self.url}/{post.endpoint}"
-        try:
-            response = self._sync_client().post(url, json=post.payload)
-        except Exception as err:
-            raise self._mapped(err, post.endpoint) from err
+    def _check_head(self, url: str, response: Any) -> None:
+        check_answer_head(
+            url, response.status_code, response.headers,
+            header_count=len(response.headers.raw),
+            max_headers=self.max_response_headers, max_bytes=self.max_response_bytes,
+        )  # fmt: skip
+
+    def _add(self, url: str, body: bytearray, piece: bytes) -> None:
+        body += piece
+        if len(body) > self.max_response_bytes:
+            raise too_large(url, self.max_response_bytes)
+
+    def _answer(self, url: str, response: Any, body: bytearray) -> Any:
         if response.status_code >= 400:
-            raise server_error(url, response.status_code, response.text)
-        return loads(response.content)
+            raise server_error(url, response.status_code, body.decode(errors="replace"))
+        content_type = response.headers.get("content-type", "")
+        return json_answer(url, response.status_code, content_type, bytes(body))
+
+    def _request(self, method: str, endpoint: str, payload: Any = None) -> Any:
+        """One request, its body read up to ``max_response_bytes``; the decoded answer."""
+        url, body = f"{self.url}/{endpoint}", bytearray()
+        options = {} if payload is None else {"json": payload}
+        try:
+            with self._sync_client().stream(method, url, **options) as response:
+                self._check_head(url, response)
+                for piece in response.iter_bytes():
+                    self._add(url, body, piece)
+        except self._httpx().HTTPError as err:
+            raise self._mapped(err, endpoint) from err
+        return self._answer(url, response, body)
+
+    async def _arequest(self, method: str, endpoint: str, payload: Any = None) -> Any:
+        url, body = f"{self.url}/{endpoint}", bytearray()
+        options = {} if payload is None else {"json": payload}
+        try:
+            async with self._async_client().stream(method, url, **options) as response:
+                self._check_head(url, response)
+                async for piece in response.aiter_bytes():
+                    self._add(url, body, piece)
+        except self._httpx().HTTPError as err:
+            raise self._mapped(err, endpoint) from err
+        return self._answer(url, response, body)
+
+    def _send(self, post: _Post) -> Any:
+        return self._request("POST", post.endpoint, post.payload)
 
     async def _asend(self, post: _Post) -> Any:
-        url = f"{self.url}/{post.endpoint}"
-        try:
-            response = await self._async_client().post(url, json=post.payload)
-        except Exception as err:
-            raise self._mapped(err, post.endpoint) from err
-        if response.status_code >= 400:
-            raise server_error(url, response.status_code, response.text)
-        return loads(response.content)
+        return await self._arequest("POST", post.endpoint, post.payload)
 
     def _events(self, post: _Post) -> Iterator[tuple[str, str]]:
         url, reader = f"{self.url}/{post.endpoint}", _EventReader()
         try:
             with self._sync_client().stream("POST", url, json=post.payload) as response:
+                self._check_head(url, response)
                 if response.status_code >= 400:
-                    raise server_error(url, response.status_code, response.read().decode())
+                    body = bytearray()
+                    for piece in response.iter_bytes():
+                        self._add(url, body, piece)
+                    self._answer(url, response, body)
+                content_type = response.headers.get("content-type", "")
+                check_event_stream(url, response.status_code, content_type)
+                read = 0
                 for line in response.iter_lines():
+                    read += len(line) + 1
+                    if read > self.max_response_bytes:
+                        raise too_large(url, self.max_response_bytes)
                     if (event := reader.feed(line)) is not None:
                         yield event
         except self._httpx().HTTPError as err:
@@ -180,9 +242,19 @@ class RemoteRunnable(Runnable[Any, Any]):
         url, reader = f"{self.url}/{post.endpoint}", _EventReader()
         try:
             async with self._async_client().stream("POST", url, json=post.payload) as response:
+                self._check_head(url, response)
                 if response.status_code >= 400:
-                    raise server_error(url, response.status_code, (await response.aread()).decode())
+                    body = bytearray()
+                    async for piece in response.aiter_bytes():
+                        self._add(url, body, piece)
+                    self._answer(url, response, body)
+                content_type = response.headers.get("content-type", "")
+                check_event_stream(url, response.status_code, content_type)
+                read = 0
                 async for line in response.aiter_lines():
+                    read += len(line) + 1
+                    if read > self.max_response_bytes:
+                        raise too_large(url, self.max_response_bytes)
                     if (event := reader.feed(line)) is not None:
                         yield event
         except self._httpx().HTTPError as err:
@@ -193,7 +265,9 @@ class RemoteRunnable(Runnable[Any, Any]):
         the server's error for an error event."""
         kind, data = event
         raise_for_error_event(f"{self.url}/{endpoint}", kind, data)
-        return (True, loads(data)) if kind == "data" else (False, None)
+        if kind != "data":
+            return False, None
+        return True, json_answer(f"{self.url}/{endpoint}", 200, "an event", data.encode())
 
     # ------------------------------------------------------------ the operations
     def _payload(self, input: Any, config: RunnableConfig | None) -> dict[str, Any]:
@@ -371,14 +445,7 @@ class RemoteRunnable(Runnable[Any, Any]):
 
     # ------------------------------------------------------------ schemas
     def _get(self, endpoint: str) -> Any:
-        url = f"{self.url}/{endpoint}"
-        try:
-            response = self._sync_client().get(url)
-        except Exception as err:
-            raise self._mapped(err, endpoint) from err
-        if response.status_code >= 400:
-            raise server_error(url, response.status_code, response.text)
-        return response.json()
+        return self._request("GET", endpoint)
 
     def get_input_jsonschema(self, config: Any = None) -> dict[str, Any]:
         """The server's input schema (``GET {url}/input_schema``)."""

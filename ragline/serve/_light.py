@@ -18,13 +18,24 @@ from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
 from ragline.core.exceptions import RaglineError, ServerTimeoutError, StoreConnectionError
-from ragline.serve._protocol import iter_sse, raise_for_error_event, server_error
-from ragline.serve._serialization import dumps, loads
+from ragline.serve._protocol import (
+    MAX_RESPONSE_BYTES,
+    MAX_RESPONSE_HEADERS,
+    check_answer_head,
+    check_event_stream,
+    iter_sse,
+    json_answer,
+    raise_for_error_event,
+    server_error,
+    too_large,
+    too_many_headers,
+)
+from ragline.serve._serialization import dumps
 
 __all__ = ["get", "post", "stream"]
 
 _MAX_LINE = 65_536  # a status, header or chunk-size line longer than this is refused
-_MAX_HEADERS = 100
+_PIECE = 65_536  # a body without a length is read in pieces this big, counted
 
 
 def _split_url(url: str) -> tuple[str, str, int, str, str]:
@@ -54,10 +65,13 @@ def _split_url(url: str) -> tuple[str, str, int, str, str]:
 class _Response:
     """The status, headers and body of one HTTP/1.1 answer, read from ``connection``."""
 
-    def __init__(self, connection: socket.socket, url: str) -> None:
+    def __init__(
+        self, connection: socket.socket, url: str, *, max_headers: int, max_bytes: int
+    ) -> None:
         self.connection = connection
         self.file: BinaryIO = connection.makefile("rb")
         self.url = url
+        self.max_headers, self.max_bytes = max_headers, max_bytes
         while True:  # informational (1xx) answers precede the real one
             self.status, self.headers = self._head()
             if not 100 <= self.status < 200:
@@ -77,9 +91,13 @@ class _Response:
             got = status_line[:80] or b"nothing"
             raise StoreConnectionError(f"{self.url} did not answer in HTTP (got {got!r})")
         headers: dict[str, str] = {}
-        for _ in range(_MAX_HEADERS + 1):
+        for count in range(self.max_headers + 1):
             line = self._line()
             if line in (b"\r\n", b"\n"):
+                check_answer_head(
+                    self.url, int(code), headers, header_count=count,
+                    max_headers=self.max_headers, max_bytes=self.max_bytes,
+                )  # fmt: skip
                 return int(code), headers
             if not line:
                 raise StoreConnectionError(f"{self.url} closed the connection mid-answer")
@@ -87,7 +105,7 @@ class _Response:
             key = name.strip().lower()
             value = value.strip()
             headers[key] = f"{headers[key]}, {value}" if key in headers else value
-        raise StoreConnectionError(f"{self.url} sent over {_MAX_HEADERS} headers")
+        raise too_many_headers(self.url, int(code), self.max_headers)
 
     def _exactly(self, size: int) -> bytes:
         data = self.file.read(size)
@@ -96,7 +114,16 @@ class _Response:
         return data
 
     def chunks(self) -> Iterator[bytes]:
-        """The body, in the pieces the server sent it."""
+        """The body, in the pieces the server sent it; over ``max_bytes`` in all is a
+        ServerError (an endless body is refused, not gathered)."""
+        total = 0
+        for piece in self._pieces():
+            total += len(piece)
+            if total > self.max_bytes:
+                raise too_large(self.url, self.max_bytes)
+            yield piece
+
+    def _pieces(self) -> Iterator[bytes]:
         if "chunked" in self.headers.get("transfer-encoding", "").lower():
             while True:
                 size_line = self._line().split(b";", 1)[0].strip()
@@ -110,6 +137,8 @@ class _Response:
                     while self._line() not in (b"\r\n", b"\n", b""):  # trailers
                         pass
                     return
+                if size > self.max_bytes:
+                    raise too_large(self.url, self.max_bytes)
                 yield self._exactly(size)
                 self._exactly(2)  # the CRLF after the chunk
         elif "content-length" in self.headers:
@@ -118,7 +147,8 @@ class _Response:
                 raise StoreConnectionError(f"{self.url} sent Content-Length {length!r}")
             yield self._exactly(int(length))
         else:  # delimited by the server closing the connection
-            yield self.file.read()
+            while piece := self.file.read1(_PIECE):  # type: ignore[attr-defined]
+                yield piece
 
     def read(self) -> bytes:
         """The whole body."""
@@ -155,9 +185,13 @@ def _ragline_errors(broken: str, timed_out: str) -> Iterator[None]:
         raise StoreConnectionError(f"{broken}: {err}") from err
 
 
-def _request(url: str, payload: Any, timeout: float, headers: Mapping[str, str]) -> _Response:
+def _request(
+    url: str, payload: Any, timeout: float, headers: Mapping[str, str], limits: tuple[int, int]
+) -> _Response:
     """Send one request (a GET when ``payload`` is None); the answer, its status and
-    headers read, its body not yet (an error status raises; close the answer after)."""
+    headers read, its body not yet (an error status, a redirect, too many headers or a
+    Content-Length over the limit raise; close the answer after). ``limits``:
+    ``(max_response_headers, max_response_bytes)``."""
     scheme, host, port, target, authority = _split_url(url)
     body = None if payload is None else dumps(payload).encode()
     fields = {
@@ -186,7 +220,7 @@ def _request(url: str, payload: Any, timeout: float, headers: Mapping[str, str])
                 context = ssl.create_default_context()
                 connection = context.wrap_socket(connection, server_hostname=host)
             connection.sendall((head + "\r\n").encode("latin-1") + (body or b""))
-            response = _Response(connection, url)
+            response = _Response(connection, url, max_headers=limits[0], max_bytes=limits[1])
     except BaseException:
         if connection is not None:
             connection.close()
@@ -202,32 +236,67 @@ def _request(url: str, payload: Any, timeout: float, headers: Mapping[str, str])
     return response
 
 
-def get(url: str, *, timeout: float = 60.0, headers: Mapping[str, str] | None = None) -> Any:
-    """GET ``url`` and return the decoded JSON answer."""
-    return post(url, None, timeout=timeout, headers=headers)
+def get(
+    url: str,
+    *,
+    timeout: float = 60.0,
+    headers: Mapping[str, str] | None = None,
+    max_response_headers: int = MAX_RESPONSE_HEADERS,
+    max_response_bytes: int = MAX_RESPONSE_BYTES,
+) -> Any:
+    """GET ``url`` and return the decoded JSON answer (see :func:`post`)."""
+    return post(
+        url, None, timeout=timeout, headers=headers,
+        max_response_headers=max_response_headers, max_response_bytes=max_response_bytes,
+    )  # fmt: skip
 
 
 def post(
-    url: str, payload: Any, *, timeout: float = 60.0, headers: Mapping[str, str] | None = None
+    url: str,
+    payload: Any,
+    *,
+    timeout: float = 60.0,
+    headers: Mapping[str, str] | None = None,
+    max_response_headers: int = MAX_RESPONSE_HEADERS,
+    max_response_bytes: int = MAX_RESPONSE_BYTES,
 ) -> Any:
-    """POST ``payload`` as JSON (None: a GET) and return the decoded JSON answer."""
-    response = _request(url, payload, timeout, headers or {})
+    """POST ``payload`` as JSON (None: a GET) and return the decoded JSON answer.
+
+    Raises:
+        StoreConnectionError: the server cannot be reached or broke the protocol.
+        ServerTimeoutError: no answer within ``timeout`` seconds.
+        ServerError: an error status; or a wrong server: a redirect, more than
+            ``max_response_headers`` headers, more than ``max_response_bytes`` of body,
+            or a body that is not JSON (each named, with the URL).
+    """
+    limits = (max_response_headers, max_response_bytes)
+    response = _request(url, payload, timeout, headers or {}, limits)
     broken, timed_out = f"{url} broke off its answer", f"{url} did not answer within {timeout} s"
     with contextlib.closing(response), _ragline_errors(broken, timed_out):
-        return loads(response.read())
+        body = response.read()
+    return json_answer(url, response.status, response.headers.get("content-type", ""), body)
 
 
 def stream(
-    url: str, payload: Any, *, timeout: float = 60.0, headers: Mapping[str, str] | None = None
+    url: str,
+    payload: Any,
+    *,
+    timeout: float = 60.0,
+    headers: Mapping[str, str] | None = None,
+    max_response_headers: int = MAX_RESPONSE_HEADERS,
+    max_response_bytes: int = MAX_RESPONSE_BYTES,
 ) -> Iterator[Any]:
     """POST ``payload`` to a streaming endpoint and yield each data event's item as it
-    arrives; an error event raises the server's error."""
-    response = _request(url, payload, timeout, headers or {})
+    arrives; an error event raises the server's error. The limits and errors are
+    :func:`post`'s (``max_response_bytes`` counts the whole stream)."""
+    limits = (max_response_headers, max_response_bytes)
+    response = _request(url, payload, timeout, headers or {}, limits)
     broken, timed_out = f"{url} broke off its stream", f"{url} stopped answering for {timeout} s"
     with contextlib.closing(response), _ragline_errors(broken, timed_out):
+        check_event_stream(url, response.status, response.headers.get("content-type", ""))
         for event, data in iter_sse(response.lines()):
             raise_for_error_event(url, event, data)
             if event == "data":
-                yield loads(data)
+                yield json_answer(url, response.status, "an event", data.encode())
             elif event == "end":
                 return

@@ -27,19 +27,123 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ragline.core.exceptions import ServerError
+from ragline.serve._serialization import loads
 
 __all__ = [
+    "MAX_RESPONSE_BYTES",
+    "MAX_RESPONSE_HEADERS",
     "SENDABLE_CONFIG_KEYS",
+    "check_answer_head",
+    "check_event_stream",
     "config_for_server",
     "error_message",
     "iter_sse",
+    "json_answer",
     "raise_for_error_event",
     "server_error",
     "sse",
+    "too_large",
+    "too_many_headers",
 ]
 
 # what a client sends of its config (callbacks, run ids and anything else stay local)
 SENDABLE_CONFIG_KEYS = ("tags", "metadata", "configurable", "recursion_limit", "max_concurrency")
+
+
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+"""The most bytes a client reads of one answer (a stream: of the whole stream) unless
+told otherwise (``max_response_bytes=``): an endless or huge body from a wrong or hostile
+server is an error, not a MemoryError."""
+
+MAX_RESPONSE_HEADERS = 100
+"""The most header lines a client accepts in one answer (``max_response_headers=``)."""
+
+
+def too_large(url: str, max_bytes: int) -> ServerError:
+    """The error for an answer longer than ``max_bytes``."""
+    return ServerError(
+        f"{url} sent an answer over {max_bytes} bytes (the client's max_response_bytes); "
+        "is it a ragline server?",
+        status_code=200,
+        url=url,
+    )
+
+
+def too_many_headers(url: str, status: int, max_headers: int) -> ServerError:
+    """The error for an answer with more than ``max_headers`` header lines."""
+    return ServerError(
+        f"{url} sent more than {max_headers} headers (the client's max_response_headers); "
+        "is it a ragline server?",
+        status_code=status,
+        url=url,
+    )
+
+
+def check_answer_head(
+    url: str,
+    status: int,
+    headers: Mapping[str, str],
+    *,
+    header_count: int,
+    max_headers: int,
+    max_bytes: int,
+) -> None:
+    """Refuse an answer by its status line and headers, before its body is read: too many
+    headers, a redirect (clients do not follow them: a redirected POST is a different
+    request), or a ``Content-Length`` over ``max_bytes``. ``headers`` has lower-case
+    names.
+
+    Raises:
+        ServerError: names the URL and what was wrong.
+    """
+    if header_count > max_headers:
+        raise too_many_headers(url, status, max_headers)
+    if 300 <= status < 400:
+        where = headers.get("location", "")[:200] or "nowhere"
+        raise ServerError(
+            f"{url} answered {status}, a redirect to {where}; ragline clients do not follow "
+            "redirects: give the final URL",
+            status_code=status,
+            url=url,
+        )
+    length = headers.get("content-length", "").strip()
+    if length.isdigit() and int(length) > max_bytes:
+        raise too_large(url, max_bytes)
+
+
+def check_event_stream(url: str, status: int, content_type: str) -> None:
+    """Refuse a streaming answer that says it is something else than
+    ``text/event-stream`` (an HTML page from a proxy would otherwise read as a stream
+    with no events); an answer without a Content-Type is read as events.
+
+    Raises:
+        ServerError: names the URL and the Content-Type.
+    """
+    if content_type and not content_type.lower().startswith("text/event-stream"):
+        raise ServerError(
+            f"{url} answered {status} with {content_type}, not a text/event-stream; is it a "
+            "ragline server URL?",
+            status_code=status,
+            url=url,
+        )
+
+
+def json_answer(url: str, status: int, content_type: str, body: bytes) -> Any:
+    """Decode a JSON answer with ragline's serialization.
+
+    Raises:
+        ServerError: the body is not JSON (an HTML page from a proxy or another server);
+            names the URL, the Content-Type and how the body starts.
+    """
+    try:
+        return loads(body)
+    except (ValueError, RecursionError) as err:
+        raise ServerError(
+            f"{url} answered {status} with {content_type or 'no Content-Type'}, not JSON "
+            f"(it starts {body[:40]!r}); is it a ragline server URL?",
+            status_code=status,
+            url=url,
+        ) from err
 
 
 def sse(event: str, data: str | None = None) -> bytes:
