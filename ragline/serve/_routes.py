@@ -30,7 +30,7 @@ from importlib import resources
 from typing import Any
 
 from ragline.core import InvalidInputError, Runnable
-from ragline.core._checks import check_positive_int
+from ragline.core._checks import check_choice, check_positive_int
 from ragline.core._optional import require
 from ragline.core.exceptions import ConfigurationError
 from ragline.serve._protocol import sse
@@ -382,6 +382,9 @@ def _refusals(handler: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Await
     return endpoint
 
 
+PLAYGROUND_TYPES = ("default", "chat")
+
+
 def add_routes(
     app: Any,
     runnable: Runnable[Any, Any],
@@ -396,6 +399,7 @@ def add_routes(
     max_json_depth: int = DEFAULT_MAX_JSON_DEPTH,
     enabled_endpoints: Sequence[str] | None = None,
     input_schema: Mapping[str, Any] | None = None,
+    playground_type: str = "default",
 ) -> None:
     """Serve ``runnable`` on a FastAPI (or Starlette) ``app`` under ``path``, as LangServe.
 
@@ -421,6 +425,8 @@ def add_routes(
         enabled_endpoints: serve only these of :data:`ENDPOINTS` (default: all).
         input_schema: the JSON Schema requests' inputs are checked against and
             ``/input_schema`` publishes (default: the runnable's own).
+        playground_type: LangServe's ``"default"`` or ``"chat"``; both serve ragline's
+            one playground page (it takes any input, chat messages included).
 
     Raises:
         ConfigurationError: an unknown endpoint or config key, a path that does not
@@ -443,6 +449,7 @@ def add_routes(
             f"config_keys {unknown} cannot come from clients; allowed: "
             f"{', '.join(ALLOWED_CONFIG_KEYS)}"
         )
+    check_choice("playground_type", playground_type, PLAYGROUND_TYPES)
     endpoints = list(ENDPOINTS if enabled_endpoints is None else enabled_endpoints)
     bad = [name for name in endpoints if name not in ENDPOINTS]
     if bad:

@@ -300,7 +300,6 @@ PENDING: set[str] = {
     "retrievers.create_kv_docstore",
     "retrievers.default_preprocessing_func",
     "serve.RemoteRunnable",
-    "serve.add_routes",
     "splitters.CharacterTextSplitter",
     "splitters.Language",
     "splitters.LatexTextSplitter",
