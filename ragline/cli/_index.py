@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -143,7 +144,9 @@ def command_index(args: argparse.Namespace) -> int:
         os.environ[DEVICE_ENV] = args.device  # read where the embedding is made
     stop = threading.Event()
     try:
-        with _stop_on_signals(stop), _engine(args) as engine:
+        # signals after the engine: ray.init installs a SIGTERM handler that kills the
+        # process at once (exit 15), before the run could stop and shut Ray down
+        with _engine(args) as engine, _stop_on_signals(stop):
             result = index_paths(
                 args.paths,
                 args.store,
@@ -220,16 +223,30 @@ def _engine(args: argparse.Namespace) -> Iterator[Any]:
         return
     from ragline.indexing import RayEngine
 
-    with RayEngine(address=args.address, workers=args.workers) as engine:
-        yield engine
+    # the engine's warnings (workers over what the cluster runs at once) as ours
+    handler = _WarnHandler(logging.WARNING)
+    engine_log = logging.getLogger("ragline.indexing")
+    engine_log.addHandler(handler)
+    try:
+        with RayEngine(address=args.address, workers=args.workers) as engine:
+            yield engine  # closed however the run ends: a Ray it started stops with it
+    finally:
+        engine_log.removeHandler(handler)
+
+
+class _WarnHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        warn(record.getMessage())
 
 
 @contextlib.contextmanager
 def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
-    """Ctrl-C / SIGTERM set ``stop`` (the run commits and stops); a second Ctrl-C stops now."""
+    """Ctrl-C / SIGTERM set ``stop`` (the run commits and stops); a second one stops now
+    (a KeyboardInterrupt, so every ``finally`` runs: a Ray the run started is shut down
+    rather than left running)."""
 
     def handle(signum: int, frame: object) -> None:
-        if stop.is_set() and signum == signal.SIGINT:
+        if stop.is_set():
             raise KeyboardInterrupt
         stop.set()
         print(

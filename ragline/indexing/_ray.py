@@ -54,6 +54,8 @@ from ragline.indexing.api import WriteBatch, documents_of
 
 __all__ = ["RayEngine", "RayProgress"]
 
+_LOGGER = logging.getLogger("ragline.indexing")
+
 READ_TASK_CPUS = 0.25
 """CPUs a read task asks for: embedding actors hold the rest (a task that fits nowhere
 would wait for ever behind actors that hold every CPU)."""
@@ -93,7 +95,8 @@ class RayEngine:
             already connected to, else the one ``RAY_ADDRESS`` names, else a new local
             one (loopback only, stopped by :meth:`close`).
         workers: embedding actors (each loads the model once); default: one per CPU of
-            the cluster (on a cluster with GPUs: one per GPU, see ``num_gpus``).
+            the cluster (on a cluster with GPUs: one per GPU, see ``num_gpus``). More
+            than the cluster runs at once are lowered to that, with a warning.
         num_cpus: CPUs each actor asks for; default: one, or an equal share of the
             cluster's CPUs minus what a read task needs, when the cluster has fewer. An
             ONNX model then runs on that many threads.
@@ -314,14 +317,32 @@ class RayEngine:
             writer.stop()
 
     def worker_count(self) -> int:
-        """The embedding actors a run starts (``workers``, else from the cluster's size)."""
-        if self.workers is not None:
-            return self.workers
+        """The embedding actors a run starts: ``workers``, at most what the cluster can run
+        at once (its GPUs, or its CPUs at ``num_cpus`` each, default one); without
+        ``workers``, that many.
+
+        More actors than the cluster runs at once never start all together, so the run
+        made no progress and gave no error (issue 31: ``--workers 1000`` on 2 cores); a
+        ``workers`` over the cap is lowered to it with a warning naming both.
+        """
         resources = self.connect().cluster_resources()
         gpus = self.gpus_per_worker()
         if gpus > 0:
-            return max(1, int(resources.get("GPU", 0.0) / gpus))
-        return max(1, int(resources.get("CPU", 0.0)))
+            room, unit = resources.get("GPU", 0.0) / gpus, f"{resources.get('GPU', 0.0):g} GPUs"
+        else:
+            room = resources.get("CPU", 0.0) / (self.num_cpus or 1.0)
+            unit = f"{resources.get('CPU', 0.0):g} CPUs"
+        cap = max(1, int(room))
+        if self.workers is None:
+            return cap
+        if self.workers > cap:
+            _LOGGER.warning(
+                "workers=%d is more than the Ray cluster can run at once (%s); starting %d "
+                "embedding workers",
+                self.workers, unit, cap,
+            )  # fmt: skip
+            return cap
+        return self.workers
 
     def gpus_per_worker(self) -> float:
         """GPUs each actor asks for: ``num_gpus``, else one if the cluster has GPUs."""

@@ -285,3 +285,19 @@ def test_actors_ask_for_a_gpu_each_only_where_the_cluster_has_gpus(ray_cluster: 
     engine = RayEngine()
     assert (engine.gpus_per_worker(), engine.worker_count()) == (0.0, 2)
     assert RayEngine(num_gpus=0.5).gpus_per_worker() == 0.5
+
+
+def test_workers_are_capped_by_what_the_cluster_runs_at_once(ray_cluster: Any, caplog: Any) -> None:
+    """The session's Ray has 2 CPUs: 1000 workers become 2 (a warning names both), as
+    many as fit at num_cpus each are kept, and no workers means one per CPU (issue 31)."""
+    with caplog.at_level("WARNING", logger="ragline.indexing"):
+        assert RayEngine(workers=1000).worker_count() == 2
+    assert caplog.messages == [
+        "workers=1000 is more than the Ray cluster can run at once (2 CPUs); starting 2 "
+        "embedding workers"
+    ]
+    caplog.clear()
+    assert RayEngine(workers=4, num_cpus=0.5).worker_count() == 4
+    assert RayEngine(workers=5, num_cpus=0.5).worker_count() == 4
+    assert RayEngine().worker_count() == 2
+    assert len(caplog.messages) == 1
