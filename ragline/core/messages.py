@@ -477,6 +477,46 @@ AnyMessage = SystemMessage | HumanMessage | AIMessage | ToolMessage | ChatMessag
 MessageLike = BaseMessage | str | tuple[str, Any] | dict[str, Any]
 
 
+def add_ai_message_chunks(chunks: Sequence[AIMessageChunk]) -> AIMessageChunk:
+    """The sum of streamed reply chunks: ``chunks[0] + chunks[1] + ...``, in one step.
+
+    A streamed reply is mostly text chunks; summing them one ``+`` at a time builds a
+    message per chunk (a run reports its added-up input, so this is on every streamed
+    parser run). Text-only chunks are joined in one go; anything else (tool-call
+    fragments, provider extras, other content) is added one by one.
+
+    Example:
+        >>> add_ai_message_chunks([AIMessageChunk("a", id="r"), AIMessageChunk("b", id="r")])
+        AIMessageChunk(content='ab', id='r')
+    """
+    plain = all(
+        type(chunk) is AIMessageChunk
+        and isinstance(chunk.content, str)
+        and not chunk.additional_kwargs
+        and not chunk.tool_call_chunks
+        and not chunk.tool_calls
+        and not chunk.invalid_tool_calls
+        for chunk in chunks
+    )
+    if not plain:
+        total = chunks[0]
+        for chunk in chunks[1:]:
+            total = total + chunk
+        return total
+    metadata: dict[str, Any] = dict(chunks[0].response_metadata)  # the first keeps Nones
+    usage: UsageMetadata | None = None
+    name = id = None
+    for index, chunk in enumerate(chunks):
+        if chunk.response_metadata and index:
+            metadata.update((k, v) for k, v in chunk.response_metadata.items() if v is not None)
+        if chunk.usage_metadata is not None:
+            usage = _add_usage(usage, chunk.usage_metadata)
+        name = chunk.name if name is None else name
+        id = chunk.id if id is None else id
+    text = "".join(cast(str, chunk.content) for chunk in chunks)
+    return AIMessageChunk(text, response_metadata=metadata, name=name, id=id, usage_metadata=usage)
+
+
 def _merge_content(left: Content, right: Content) -> Content:
     if isinstance(left, str) and isinstance(right, str):
         return left + right

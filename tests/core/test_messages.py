@@ -16,6 +16,7 @@ from ragline.core.messages import (
     ChatMessage,
     HumanMessageChunk,
     ToolMessageChunk,
+    add_ai_message_chunks,
     convert_to_messages,
     get_buffer_string,
 )
@@ -277,3 +278,33 @@ def test_tool_messages_coerce_content_and_ids_as_langchain_does():
     assert ToolMessage(None, tool_call_id="c").content == "None"
     with pytest.raises(InvalidInputError, match="tool_call_id must be a str"):
         ToolMessage("x", tool_call_id=["c"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        [AIMessageChunk(c, id="run-1") for c in "streamed reply"],
+        [
+            AIMessageChunk("a", response_metadata={"model_name": None, "k": 1}),
+            AIMessageChunk(
+                "b", id="q", response_metadata={"k": None, "z": 2}, usage_metadata=USAGE_A
+            ),
+            AIMessageChunk("c", name="bot", usage_metadata=USAGE_B),
+        ],
+        [
+            AIMessageChunk(
+                "", tool_call_chunks=[{"name": "f", "args": '{"a"', "id": "1", "index": 0}]
+            ),
+            AIMessageChunk(
+                "", tool_call_chunks=[{"name": None, "args": ": 1}", "id": None, "index": 0}]
+            ),
+        ],
+        [AIMessageChunk("x", additional_kwargs={"k": "v"}), AIMessageChunk("y")],
+    ],
+    ids=["text", "metadata-and-usage", "tool-call-fragments", "extras"],
+)
+def test_adding_reply_chunks_in_one_step_equals_adding_them_one_by_one(chunks):
+    one_by_one = chunks[0]
+    for chunk in chunks[1:]:
+        one_by_one = one_by_one + chunk
+    assert add_ai_message_chunks(chunks) == one_by_one

@@ -96,6 +96,13 @@ def combine_chunks(chunks: list[Any]) -> Any:
         return None
     if all(isinstance(chunk, str) for chunk in chunks):
         return "".join(chunks)
+    if len(chunks) > 1 and type(chunks[0]).__name__ == "AIMessageChunk":
+        # a streamed reply: summed in one step (imported here: a plain runnable's
+        # import stays free of the messages module)
+        from ragline.core.messages import AIMessageChunk, add_ai_message_chunks
+
+        if type(chunks[0]) is AIMessageChunk:
+            return add_ai_message_chunks(chunks)
     total = _NOTHING
     for chunk in chunks:
         total = add_chunks(total, chunk)
