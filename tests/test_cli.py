@@ -310,6 +310,34 @@ def test_ask_agent_searches_until_it_can_answer(store: Path, server: OpenAITestS
     assert "largest volcano" in third["messages"][-1]["content"]
 
 
+def test_ask_agent_never_runs_a_search_cut_off_mid_arguments(
+    store: Path, server: OpenAITestServer
+) -> None:
+    """A stream cut off inside the search's arguments (issue 31: the truncated query ran)
+    goes back to the model as a parsing error; no search runs."""
+    cut = {
+        "index": 0,
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "search_documents", "arguments": '{"query": "why cats'},
+    }
+    server.enqueue(
+        CHAT_PATH,
+        Reply(events=chat_completion_chunks([], finish_reason="length", tool_call_deltas=[[cut]])),
+        Reply(events=chat_completion_chunks(["I could not search."])),
+    )
+    env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test"}
+    result = run_cli("ask", "Why do cats purr?", "--store", str(store), "--agent", env=env)
+    assert result.returncode == 0, result.stderr
+    assert "> search_documents" not in result.stderr
+    assert result.stdout.startswith("I could not search.\n")
+    second = server.requests_to(CHAT_PATH)[1].body
+    assert second["messages"][-1]["content"] == (
+        "Could not parse tool input: {'name': 'search_documents', 'arguments': "
+        '\'{"query": "why cats\'} because the `arguments` is not valid JSON.'
+    )
+
+
 def test_ask_agent_stops_after_max_steps(store: Path, server: OpenAITestServer) -> None:
     server.enqueue(CHAT_PATH, *(_search_call(f"c{n}", "cats") for n in range(3)))
     env = {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "test"}
