@@ -88,8 +88,24 @@ def test_stream_events_speaks_server_sent_events(server: BackgroundServer) -> No
         ("on_parser_start", {}),
         ("on_parser_stream", {"chunk": "H"}),
         ("on_parser_stream", {"chunk": "i"}),
-        ("on_parser_end", {"output": "Hi", "input": "Hi"}),
+        ("on_parser_end", {"output": "Hi", "input": _STREAMED_MESSAGE}),
     ]
+
+
+# The parser's input after a streamed model is the added-up AIMessageChunk, as in
+# langchain-core (not the joined text), sent in LangServe's message form.
+_STREAMED_MESSAGE = {
+    "content": "Hi",
+    "additional_kwargs": {},
+    "response_metadata": {},
+    "type": "AIMessageChunk",
+    "name": None,
+    "id": None,
+    "tool_calls": [],
+    "invalid_tool_calls": [],
+    "usage_metadata": None,
+    "tool_call_chunks": [],
+}
 
 
 def test_stream_log_patches_add_up_to_the_final_state(server: BackgroundServer) -> None:

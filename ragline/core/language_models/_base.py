@@ -113,7 +113,7 @@ class BaseLanguageModel(
         )
         own_init = cls.__dict__.get("__init__")
         if own_init is not None:
-            cls.__init__ = _with_common_fields(own_init)  # type: ignore[misc]
+            cls.__init__ = _with_common_fields(own_init)  # type: ignore[method-assign]
 
     def _convert_input(self, input: Any) -> PromptValue:
         if isinstance(input, PromptValue):
