@@ -563,19 +563,9 @@ class CallbackManager:
         As in LangChain: each run's handlers see a one-item list, and ``run_id`` (if
         given) is the first run's id.
         """
-        extra = {"invocation_params": invocation_params or {}, **kwargs}
-        return [
-            self._start(
-                CallbackManagerForLLMRun,
-                "on_llm_start",
-                serialized,
-                [item],
-                name,
-                run_id if index == 0 else None,
-                dict(extra),
-            )
-            for index, item in enumerate(prompts)
-        ]
+        return self._start_model_runs(
+            "on_llm_start", serialized, prompts, run_id, name, invocation_params, kwargs
+        )
 
     def on_chat_model_start(
         self,
@@ -592,18 +582,32 @@ class CallbackManager:
         As in LangChain: each run's handlers see a one-item list, and ``run_id`` (if
         given) is the first run's id.
         """
+        return self._start_model_runs(
+            "on_chat_model_start", serialized, messages, run_id, name, invocation_params, kwargs
+        )
+
+    def _start_model_runs(
+        self,
+        event: str,
+        serialized: dict[str, Any] | None,
+        items: Sequence[Any],
+        run_id: UUID | None,
+        name: str | None,
+        invocation_params: dict[str, Any] | None,
+        kwargs: dict[str, Any],
+    ) -> list[CallbackManagerForLLMRun]:
         extra = {"invocation_params": invocation_params or {}, **kwargs}
         return [
             self._start(
                 CallbackManagerForLLMRun,
-                "on_chat_model_start",
+                event,
                 serialized,
                 [item],
                 name,
                 run_id if index == 0 else None,
                 dict(extra),
             )
-            for index, item in enumerate(messages)
+            for index, item in enumerate(items)
         ]
 
     def on_retriever_start(
