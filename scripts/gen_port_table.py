@@ -130,6 +130,8 @@ LISTED = [
     "langchain_community.tools",
     "langchain_community.vectorstores.faiss",
     "langchain_community.vectorstores.redis",
+    "langchain_community.vectorstores.redis.base",
+    "langchain_community.vectorstores.redis.filters",
     "langchain_community.vectorstores.inmemory",
     "langchain_community.vectorstores.utils",
     "langchain_community.docstore.in_memory",

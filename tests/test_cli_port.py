@@ -209,3 +209,34 @@ def test_a_file_that_does_not_parse_changes_nothing(tmp_path, capsys):
     assert main(["port", str(project)]) == 2
     assert f"{project / 'b.py'}:1: not Python this interpreter parses" in capsys.readouterr().err
     assert (project / "a.py").read_text() == good
+
+
+def test_redis_filter_classes_port_from_each_langchain_path(tmp_path, capsys):
+    source = textwrap.dedent(
+        """\
+        from langchain_community.vectorstores.redis import RedisTag, RedisNum
+        from langchain_community.vectorstores.redis.filters import (
+            RedisFilter,
+            RedisFilterExpression,
+            RedisText,
+        )
+        from langchain_community.vectorstores.redis.base import Redis
+
+        expr = (RedisTag("color") == "red") & (RedisNum("year") > 2020)
+        print(isinstance(expr, RedisFilterExpression), RedisText, RedisFilter, Redis)
+        """
+    )
+    path = write_project(tmp_path, {"app.py": source}) / "app.py"
+    assert main(["port", str(path)]) == 0
+    assert path.read_text().splitlines()[:7] == [
+        "from ragline.vectorstores import RedisTag, RedisNum",
+        "from ragline.vectorstores import (",
+        "    RedisFilter,",
+        "    RedisFilterExpression,",
+        "    RedisText,",
+        ")",
+        "from ragline.vectorstores import Redis",
+    ]
+    assert capsys.readouterr().err == f"{path}: 3 import(s) rewritten\n"
+    ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True)
+    assert ran.stdout.startswith("True ")

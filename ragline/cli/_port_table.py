@@ -683,6 +683,12 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_community.vectorstores.redis": {
         "ragline.vectorstores": "Redis RedisFilter RedisNum RedisTag RedisText",
     },
+    "langchain_community.vectorstores.redis.base": {
+        "ragline.vectorstores": "Redis",
+    },
+    "langchain_community.vectorstores.redis.filters": {
+        "ragline.vectorstores": "RedisFilter RedisFilterExpression RedisNum RedisTag RedisText",
+    },
     "langchain_community.vectorstores.utils": {
         "ragline.vectorstores": "DistanceStrategy",
     },
