@@ -69,6 +69,9 @@ class Source:
     # the corpus keeps the judged pages and randomly drawn others up to this many
     # sections (None: every page); see README.md
     max_documents: int | None = None
+    pattern: str = "*.html"  # the pages read ("*.en.html": the English ones, not their links)
+    # DocBook pages whose section divs carry no id: the anchor is an <a id> in the heading
+    anchors_in_headings: bool = False
 
 
 SOURCES = {
@@ -92,6 +95,22 @@ SOURCES = {
         max_documents=1800,
     ),
     "devil": Source("dict-devil", "/usr/share/dictd/devil", "dictd"),
+    "debfaq": Source(
+        "debian-faq",
+        "/usr/share/doc/debian/FAQ",
+        "html",
+        not_asked=("index.", "faqinfo."),
+        pattern="*.en.html",
+        anchors_in_headings=True,
+    ),
+    "debref": Source(
+        "debian-reference-en",
+        "/usr/share/debian-reference",
+        "html",
+        not_asked=("index.", "pr01."),
+        pattern="*.en.html",
+        anchors_in_headings=True,
+    ),
 }
 
 
@@ -128,7 +147,9 @@ _NAV = (
 _HEADING = re.compile(r"^h[1-6]$")
 
 
-def html_sections(path: Path, relative: str) -> Iterator[dict[str, Any]]:
+def html_sections(
+    path: Path, relative: str, *, anchors_in_headings: bool = False
+) -> Iterator[dict[str, Any]]:
     """Yield the sections of one manual page: id, title, text, page."""
     from ragline.loaders._html import page_title, parse_html, visible_text
 
@@ -141,6 +162,8 @@ def html_sections(path: Path, relative: str) -> Iterator[dict[str, Any]]:
     containers = []
     for heading in body.find_all(_HEADING):
         container = heading.find_parent(lambda tag: tag.has_attr("id") and tag.name != "span")
+        if container is None and anchors_in_headings:
+            container = _docbook_section(heading)
         if container is None or (containers and containers[-1][0] is container):
             continue
         first = container.find(_HEADING)
@@ -152,7 +175,7 @@ def html_sections(path: Path, relative: str) -> Iterator[dict[str, Any]]:
     # text is its own, without its subsections'
     sections = []
     for container, title in reversed(containers):
-        anchor = container.get("id")
+        anchor = container.get("id") or container.get("data-anchor")
         heading = container.find(_HEADING)
         if heading is not None:
             heading.decompose()
@@ -173,13 +196,28 @@ def html_sections(path: Path, relative: str) -> Iterator[dict[str, Any]]:
         }
 
 
+def _docbook_section(heading: Any) -> Any:
+    """The ``div.section`` (or chapter ...) holding a heading whose anchor is an ``<a id>``
+    inside it, as DocBook's XSL writes for the Debian FAQ and Debian Reference (their
+    section divs carry no id); the anchor is noted on the div."""
+    anchor = heading.find("a", id=True)
+    container = heading.find_parent("div", class_=_DOCBOOK_DIVS)
+    if anchor is None or container is None:
+        return None
+    container["data-anchor"] = anchor["id"]
+    return container
+
+
+_DOCBOOK_DIVS = ("section", "chapter", "appendix", "preface", "sect1", "sect2", "sect3")
+
+
 def html_corpus(source: Source) -> Iterator[dict[str, Any]]:
     root = Path(source.root)
-    for path in sorted(root.rglob("*.html")):
+    for path in sorted(root.rglob(source.pattern)):
         relative = path.relative_to(root).as_posix()
         if relative.startswith(source.skip):
             continue
-        yield from html_sections(path, relative)
+        yield from html_sections(path, relative, anchors_in_headings=source.anchors_in_headings)
 
 
 # ---------------------------------------------------------------- dictd entries
