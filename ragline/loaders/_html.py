@@ -14,7 +14,14 @@ index`` loads HTML this way): headings become Markdown heading lines (``## Title
 blank line separates paragraphs, lists, tables and code blocks, list items and table rows
 stay one per line, and the text of ``<pre>`` keeps its line breaks. A splitter can then
 cut at headings first, then paragraphs, lines and words (the Markdown preset), never
-inside a word.
+inside a word. Navigation (``<nav>``, ``role="navigation"``: Sphinx's sidebar and
+related-pages bars) is left out. Code blocks are fenced (```` ``` ````), so a ``#
+comment`` in code is not taken for a heading. Permalink marks (Sphinx's ``<a
+class="headerlink">¶</a>``, any in-page link whose whole text is ``¶``, ``§``, ``#`` or
+``🔗``) are dropped. A term of a definition list that has an ``id`` (an API entry in
+Sphinx: ``<dt id="math.isclose">``, a glossary term) is a heading one level below the
+heading it is under, so its signature starts the section that holds its description
+(``<dd>``); a nested entry (a method in a class's ``<dd>``) goes one level deeper.
 """
 
 from __future__ import annotations
@@ -164,6 +171,31 @@ _BLANK_RUNS = re.compile(r"\n\s*\n\s*")
 _EXTRA_BLANKS = re.compile(r"\n{3,}")
 _PRE_PROTECT = str.maketrans({"\n": "\x00", " ": "\x01", "\t": "\x01"})
 _PRE_RESTORE = str.maketrans({"\x00": "\n", "\x01": " "})
+_PERMALINK_MARKS = frozenset({"¶", "§", "#", "🔗"})
+_FENCE_OPEN, _FENCE_CLOSE = "\x02", "\x03"
+_FENCES = (
+    (re.compile(_FENCE_OPEN + "\n*"), "```\n"),
+    (re.compile("\n*" + _FENCE_CLOSE), "\n```"),
+)
+
+
+def _is_permalink(node: Any) -> bool:
+    """A permalink mark: Sphinx's ``headerlink`` anchor, or an in-page link whose whole
+    text is a mark such as ``¶`` (it is noise in every heading it follows)."""
+    if node.name != "a":
+        return False
+    if "headerlink" in (node.get("class") or ()):
+        return True
+    href = node.get("href") or ""
+    return href.startswith("#") and node.get_text().strip() in _PERMALINK_MARKS
+
+
+def _entry_level(node: Any, heading_level: int) -> int | None:
+    """The heading level of a definition term with an ``id`` (an API entry), else None."""
+    if node.name != "dt" or not node.get("id"):
+        return None
+    depth = sum(1 for _ in node.find_parents("dd"))
+    return min(6, heading_level + 1 + depth)
 
 
 def structured_text(soup: Any) -> str:
@@ -182,12 +214,14 @@ def structured_text(soup: Any) -> str:
     bs4 = require("bs4", "html", package="beautifulsoup4")
     text_types = (bs4.NavigableString, bs4.CData)
     pieces: list[str] = []
-    # (node, leaving, inside <pre>); an explicit stack: pages can nest thousands deep
-    stack: list[tuple[Any, bool, bool]] = [(soup, False, False)]
+    heading_level = 0  # the level of the last <h1>-<h6>: API entries go below it
+    # (node, what to write when leaving it or None, inside <pre>); an explicit stack:
+    # pages can nest thousands deep
+    stack: list[tuple[Any, str | None, bool]] = [(soup, None, False)]
     while stack:
-        node, leaving, in_pre = stack.pop()
-        if leaving:  # only paragraphs and headings push one (a line break is a start)
-            pieces.append("\n\n")
+        node, closing, in_pre = stack.pop()
+        if closing is not None:  # paragraphs, headings and code blocks push one
+            pieces.append(closing)
             continue
         if isinstance(node, bs4.NavigableString):
             if type(node) in text_types:
@@ -196,27 +230,43 @@ def structured_text(soup: Any) -> str:
                 else:
                     pieces.append(_WHITESPACE.sub(" ", node))
             continue
-        if node.name in _INVISIBLE or node.has_attr("hidden"):
+        if (
+            node.name in _INVISIBLE
+            or node.name == "nav"
+            or node.get("role") == "navigation"
+            or node.has_attr("hidden")
+            or _is_permalink(node)
+        ):
             continue
         level = _HEADING_LEVEL.get(node.name)
         if level is not None:
+            heading_level = level
+        else:
+            level = _entry_level(node, heading_level)
+        if level is not None:
             pieces.append("\n\n" + "#" * level + " ")
-            stack.append((node, True, in_pre))
+            stack.append((node, "\n\n", in_pre))
+        elif node.name == "pre" and not in_pre:
+            pieces.append("\n\n" + _FENCE_OPEN)
+            stack.append((node, _FENCE_CLOSE + "\n\n", in_pre))
         elif node.name in _PARAGRAPH:
             pieces.append("\n\n")
-            stack.append((node, True, in_pre))
+            stack.append((node, "\n\n", in_pre))
         elif node.name in _BLOCK:
             pieces.append("\n")
         elif node.name in _CELL:
             pieces.append(" ")
         inside = in_pre or node.name == "pre"
-        stack.extend((child, False, inside) for child in reversed(node.contents))
+        stack.extend((child, None, inside) for child in reversed(node.contents))
     text = "".join(pieces)
     # tidy each line (a heading's text runs to the line end), then the blank lines
     lines = (" ".join(line.split()) for line in text.split("\n"))
     text = "\n".join(lines)
     text = _BLANK_RUNS.sub("\n\n", text).strip()
-    return _EXTRA_BLANKS.sub("\n\n", text.translate(_PRE_RESTORE))
+    text = _EXTRA_BLANKS.sub("\n\n", text.translate(_PRE_RESTORE))
+    for fence, replacement in _FENCES:
+        text = fence.sub(replacement, text)
+    return text
 
 
 def visible_text(soup: Any, separator: str | None = None) -> str:

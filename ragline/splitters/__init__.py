@@ -1,7 +1,8 @@
 """ragline.splitters: cut documents into chunks (public names load lazily).
 
 Character and recursive splitters (with per-language presets), token splitters
-(tiktoken, Hugging Face tokenizers) and a Markdown-header splitter. Every splitter is a
+(tiktoken, Hugging Face tokenizers), a Markdown-header splitter and a Markdown-section
+splitter (chunks inside one section, with their heading path). Every splitter is a
 Runnable: ``splitter.invoke(documents)`` returns the chunks.
 """
 
@@ -20,6 +21,7 @@ _EXPORTS = {
     "TokenTextSplitter": "._tokens",
     "SentenceTransformersTokenTextSplitter": "._tokens",
     "MarkdownHeaderTextSplitter": "._markdown",
+    "MarkdownSectionSplitter": "._sections",
 }
 
 __all__ = sorted(_EXPORTS)

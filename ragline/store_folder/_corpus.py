@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING
 from ragline.core import Document, IndexingInterrupted, InvalidInputError, LoaderError
 from ragline.core._optional import require
 from ragline.loaders import DirectoryLoader, TextLoader, loader_for_path, loader_mapping
-from ragline.splitters import RecursiveCharacterTextSplitter, language_for_path
+from ragline.splitters import (
+    Language,
+    MarkdownSectionSplitter,
+    RecursiveCharacterTextSplitter,
+    TextSplitter,
+    language_for_path,
+)
 from ragline.vectorstores._metadata import check_round_trip
 
 if TYPE_CHECKING:
@@ -231,15 +237,18 @@ def skip_reason(error: LoaderError | str, name: str) -> str:
 def split_documents(
     documents: Sequence[Document], *, chunk_size: int, chunk_overlap: int
 ) -> list[Document]:
-    """Split each document with the preset for its file's language (plain text otherwise).
+    """Split each document with the splitter for its file's language (plain text otherwise).
 
     The language comes from the suffix of ``metadata["source"]`` through
-    :data:`ragline.splitters.LANGUAGE_BY_SUFFIX`; chunks carry ``start_index``.
+    :data:`ragline.splitters.LANGUAGE_BY_SUFFIX`; chunks carry ``start_index``. Markdown
+    (and HTML, loaded as Markdown-like text) is cut along its sections
+    (:class:`~ragline.splitters.MarkdownSectionSplitter`): no chunk spans two sections,
+    and each chunk under a heading carries the heading path in ``metadata["section"]``.
 
     Raises:
         InvalidInputError: ``chunk_overlap`` is not smaller than ``chunk_size``.
     """
-    splitters: dict[object, RecursiveCharacterTextSplitter] = {}
+    splitters: dict[object, TextSplitter] = {}
     chunks: list[Document] = []
     for document in documents:
         language = language_for_path(str(document.metadata.get("source", "")))
@@ -247,6 +256,10 @@ def split_documents(
         if splitter is None:
             if language is None:
                 splitter = RecursiveCharacterTextSplitter(
+                    chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True
+                )
+            elif language is Language.MARKDOWN:
+                splitter = MarkdownSectionSplitter(
                     chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=True
                 )
             else:

@@ -25,7 +25,7 @@ def test_structured_text_by_hand() -> None:
     )
     assert structured_text(parse_html(html)) == (
         "# Top title\n\nFirst paragraph.\n\nSecond bold one.\n\n## Sub\n\none\ntwo\n\n"
-        "def f():\n    return 1\n\na b"
+        "```\ndef f():\n    return 1\n```\n\na b"
     )
 
 
@@ -80,7 +80,8 @@ def test_an_edit_in_one_section_changes_only_that_sections_chunks() -> None:
     """Chunk ids are content hashes: with the split anchored at headings, an edit changes
     (re-embeds) only chunks of the section it is in, not the rest of the page."""
     text = DEFAULT_LOADER_MAPPING[".html"](PAGES / "django-signals.html").load()[0].page_content
-    marker = "## Listening to signals¶"  # Sphinx's permalink mark is visible text
+    marker = "## Listening to signals"  # Sphinx's permalink mark (¶) is dropped
+    assert "¶" not in text
     edited = text.replace(marker + "\n\n", marker + "\n\nAn added sentence, before the rest. ", 1)
     start = edited.index(marker)
     section = edited[start : edited.index("\n#", start + 1)]  # up to the next heading
@@ -89,3 +90,34 @@ def test_an_edit_in_one_section_changes_only_that_sections_chunks() -> None:
     changed = after - before
     assert 1 <= len(changed) < len(after) // 4
     assert all(chunk in section for chunk in changed)
+
+
+def test_a_sphinx_page_is_cut_at_its_sections_and_api_entries(tmp_path: Path) -> None:
+    """A page written like Sphinx's (tests/data/html/sphinx-floats.html, written for these
+    tests): no permalink mark or navigation bar in the text; each API entry's signature
+    starts the chunk with its description; every chunk names its heading path; a
+    ``# comment`` inside a code example is code, not a heading."""
+    document = DEFAULT_LOADER_MAPPING[".html"](PAGES / "sphinx-floats.html").load()[0]
+    assert "¶" not in document.page_content and "Example »" not in document.page_content
+    chunks = _chunks(document.page_content, source="sphinx-floats.html")
+    assert [(c.metadata.get("section"), c.page_content.split("\n")[0]) for c in chunks] == [
+        ("floats — Comparing numbers", "# floats — Comparing numbers"),
+        ("floats — Comparing numbers > Tolerances", "## Tolerances"),
+        (
+            "floats — Comparing numbers > Tolerances > floats.near()",
+            "### floats.near(a, b, *, rel_tol=1e-09)",
+        ),
+        (
+            "floats — Comparing numbers > Tolerances > class floats.Meter()",
+            "### class floats.Meter(unit, precision=3, rounding='half-even')",
+        ),
+        (
+            "floats — Comparing numbers > Tolerances > class floats.Meter() > read()",
+            "#### read()",
+        ),
+    ]
+    near = chunks[2].page_content
+    assert "Return True if the values a and b are close" in near
+    assert near.endswith(
+        "```\n>>> # sums that differ in the last bit\n>>> near(0.1 + 0.2, 0.3)\nTrue\n```"
+    )

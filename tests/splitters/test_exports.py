@@ -13,6 +13,7 @@ EXPECTED = [
     "Language",
     "LatexTextSplitter",
     "MarkdownHeaderTextSplitter",
+    "MarkdownSectionSplitter",
     "MarkdownTextSplitter",
     "PythonCodeTextSplitter",
     "RecursiveCharacterTextSplitter",
