@@ -222,6 +222,26 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):
             gap_length=exact,
         )
 
+    def _merge_splits(self, splits: Iterable[str], separator: str) -> list[str]:
+        """Merge adjacent ``splits``, joined by ``separator``, into chunks of at most
+        ``chunk_size`` that repeat up to ``chunk_overlap`` of the previous chunk's end.
+
+        The helper LangChain's ``TextSplitter`` gives subclasses: a ``split_text`` that
+        cuts the text its own way calls it to build the chunks.
+
+        Example:
+            >>> from ragline.splitters import CharacterTextSplitter
+            >>> class Sentences(CharacterTextSplitter):
+            ...     def split_text(self, text):
+            ...         return self._merge_splits(text.split(". "), ". ")
+            >>> Sentences(chunk_size=12, chunk_overlap=0).split_text("A b. C d. E f g h")
+            ['A b. C d', 'E f g h']
+        """
+        pieces = [check_text(piece) for piece in splits]
+        merger = self._merger(separator.join(pieces), want_starts=False)
+        merger.merge(pieces, [0] * len(pieces), [merger.length(p) for p in pieces], separator)
+        return merger.chunks
+
     def create_documents(
         self, texts: Sequence[str], metadatas: Sequence[dict[str, Any]] | None = None
     ) -> list[Document]:

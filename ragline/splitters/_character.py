@@ -397,9 +397,13 @@ class PresetOptions(TypedDict, total=False):
 
 
 class MarkdownTextSplitter(RecursiveCharacterTextSplitter):
-    """A recursive splitter with the Markdown preset (headings, fences, rules first).
+    """A recursive splitter with the Markdown preset's separators, read as plain text.
 
-    Takes the RecursiveCharacterTextSplitter options except ``separators``.
+    Takes the RecursiveCharacterTextSplitter options except ``separators``. As in
+    LangChain, the preset's patterns are matched literally here (``"\\n#{1,6} "`` never
+    occurs, so headings are cut at blank lines and line breaks like any paragraph); for
+    the patterns as regular expressions use
+    ``RecursiveCharacterTextSplitter.from_language(Language.MARKDOWN)``.
 
     Example:
         >>> splitter = MarkdownTextSplitter(chunk_size=12, chunk_overlap=0)
@@ -410,7 +414,7 @@ class MarkdownTextSplitter(RecursiveCharacterTextSplitter):
     def __init__(self, **options: Unpack[PresetOptions]) -> None:
         super().__init__(
             separators=separators_for_language(Language.MARKDOWN),
-            is_separator_regex=True,
+            is_separator_regex=False,
             **options,
         )
 
@@ -425,9 +429,14 @@ class PythonCodeTextSplitter(RecursiveCharacterTextSplitter):
 
 
 class LatexTextSplitter(RecursiveCharacterTextSplitter):
-    """A recursive splitter with the LaTeX preset (chapters, sections, environments first)."""
+    """A recursive splitter with the LaTeX preset's separators, read as plain text.
+
+    As in LangChain, the preset's patterns (``"\\n\\\\section{"`` ...) are matched
+    literally, so the text is cut at blank lines, line breaks and spaces; for sections and
+    environments first use ``RecursiveCharacterTextSplitter.from_language(Language.LATEX)``.
+    """
 
     def __init__(self, **options: Unpack[PresetOptions]) -> None:
         super().__init__(
-            separators=separators_for_language(Language.LATEX), is_separator_regex=True, **options
+            separators=separators_for_language(Language.LATEX), is_separator_regex=False, **options
         )
