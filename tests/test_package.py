@@ -28,6 +28,7 @@ SUBPACKAGES = [
     "chains",
     "indexing",
     "evaluation",
+    "tracing",
     "store_folder",
     "serve",
     "cli",
@@ -53,6 +54,7 @@ HEAVY_MODULES = [
     "ray",
     "pyarrow",
     "pandas",
+    "opentelemetry",
 ]
 
 # What each package (or top-level module, e.g. "cli") may import of ours: the dependency

@@ -78,7 +78,8 @@ def add_serve_command(commands: Commands) -> None:
 
 def command_serve(args: argparse.Namespace) -> int:
     """Load the store and the embedding model once, then serve until interrupted. The
-    API key, if any, comes from $RAGLINE_API_KEY (never the command line)."""
+    API key, if any, comes from $RAGLINE_API_KEY (never the command line). Each request
+    gets an access-log line on stderr unless ``--quiet``."""
     from ragline.serve import create_store_app, run_server
     from ragline.store_folder import StoreFolder
 
@@ -121,10 +122,28 @@ def command_serve(args: argparse.Namespace) -> int:
         args,
         f"serving {args.store} on http://{args.host}:{args.port}/ (API key {key}); Ctrl-C stops",
     )
+    if not args.quiet:
+        _print_access_log()
     run_server(app, host=args.host, port=args.port, log_level="warning",
                header_timeout=args.header_timeout, body_timeout=args.body_timeout,
                max_connections=args.max_connections)  # fmt: skip
     return 0
+
+
+def _print_access_log() -> None:
+    """One line per request on stderr (``GET /ask 200 12.3ms``); ``--quiet`` leaves it
+    off. The lines come from the ``ragline.serve.access`` logger."""
+    import logging
+    import sys
+
+    from ragline.serve._access import ACCESS_LOGGER
+
+    logger = logging.getLogger(ACCESS_LOGGER)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
 
 
 def _check_port_free(host: str, port: int) -> None:

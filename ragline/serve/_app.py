@@ -40,7 +40,10 @@ def create_app(
     reach it), refuses requests from other sites' pages (an ``Origin`` that is none of
     those and no CORS origin: 403), and sends security headers (CSP, ``nosniff``,
     ``no-referrer``, no framing) on every response. ``/docs`` and ``/redoc`` are a
-    plain page listing the routes, with nothing loaded from other hosts.
+    plain page listing the routes, with nothing loaded from other hosts. Every request
+    gets a line on the ``ragline.serve.access`` logger (INFO) and, when
+    ``ragline.tracing`` is configured, a server span that continues the caller's
+    ``traceparent``.
 
     Args:
         title: shown on the docs page and in ``/openapi.json``.
@@ -82,6 +85,10 @@ def create_app(
     # added last, so it runs first: a refused host never reaches CORS or a route
     app.add_middleware(Guard, allowed_hosts=hosts, cors_origins=origins, api_key=api_key,
                        api_key_header=api_key_header)  # fmt: skip
+    # outermost: refused requests get their access-log line and server span too
+    from ragline.serve._access import RequestLog
+
+    app.add_middleware(RequestLog)
     _docs_routes(app, title)
     return app
 

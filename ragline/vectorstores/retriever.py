@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragline.core import BaseRetriever, Document, InvalidInputError
 from ragline.core._checks import check_choice
+from ragline.core.callbacks.manager import current_run_listeners
 from ragline.vectorstores._validation import SearchPlan
 
 if TYPE_CHECKING:
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
 __all__ = ["SEARCH_KWARGS", "SEARCH_TYPES", "VectorStoreRetriever"]
 
 SEARCH_TYPES = ("similarity", "similarity_score_threshold", "mmr")
+
+# what a handler defines to receive a search's k and relevances (ragline.tracing's does)
+_DETAILS_EVENT = "on_retriever_details"
 
 # search_type -> the search_kwargs keys it accepts
 SEARCH_KWARGS: dict[str, tuple[str, ...]] = {
@@ -148,9 +152,10 @@ class VectorStoreRetriever(BaseRetriever):
             options = {**self._search_kwargs, **search_options}
             return await self.vectorstore.asearch(query, self._search_type, **options)
         plan = self._plan_for(search_options)
-        if self.score_key is not None:
+        listeners = current_run_listeners(_DETAILS_EVENT)
+        if self.score_key is not None or listeners is not None:
             pairs = await self.vectorstore._asearch_texts([query], self._scored_plan(plan))
-            return self._with_scores(pairs)[0]
+            return self._reported(pairs, plan, listeners)[0]
         return (await self.vectorstore._asearch_texts([query], plan, scores=False))[0]
 
     def _batch_get_relevant_documents(  # type: ignore[override]
@@ -161,20 +166,33 @@ class VectorStoreRetriever(BaseRetriever):
             return [self.vectorstore.search(q, self._search_type, **options) for q in queries]
         # one embed_queries_array call and one backend _search call for all the queries
         plan = self._plan_for(search_options)
-        if self.score_key is not None:
-            return self._with_scores(
-                self.vectorstore._search_texts(queries, self._scored_plan(plan))
-            )
+        listeners = current_run_listeners(_DETAILS_EVENT)
+        if self.score_key is not None or listeners is not None:
+            pairs = self.vectorstore._search_texts(queries, self._scored_plan(plan))
+            return self._reported(pairs, plan, listeners)
         return self.vectorstore._search_texts(queries, plan, scores=False)
 
     def _scored_plan(self, plan: SearchPlan) -> SearchPlan:
         return dataclasses.replace(plan, to_relevance=True)
 
-    def _with_scores(self, results: list[list[Any]]) -> list[list[Document]]:
+    def _reported(
+        self, results: list[list[Any]], plan: SearchPlan, listeners: Any
+    ) -> list[list[Document]]:
+        """The documents of scored ``results``: each with its relevance under
+        ``score_key`` (when set), and the k and relevances handed to the handlers that
+        asked for them (tracing: one retriever run searches one query)."""
         key = self.score_key
-        for pairs in results:
-            for document, relevance in pairs:
-                document.metadata[key] = relevance  # a fresh Document: ours to change
+        if key is not None:
+            for pairs in results:
+                for document, relevance in pairs:
+                    document.metadata[key] = relevance  # a fresh Document: ours to change
+        if listeners is not None and len(results) == 1:
+            run_id, handlers = listeners
+            scores = [float(relevance) for _, relevance in results[0]]
+            for handler in handlers:
+                getattr(handler, _DETAILS_EVENT)(
+                    run_id=run_id, k=plan.k, search_type=self._search_type, scores=scores
+                )
         return [[document for document, _ in pairs] for pairs in results]
 
 

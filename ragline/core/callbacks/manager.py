@@ -66,7 +66,7 @@ from ragline.core.callbacks.run_managers import (
     CallbackManagerForRetrieverRun,
     CallbackManagerForToolRun,
 )
-from ragline.core.config import DEFAULT_RECURSION_LIMIT
+from ragline.core.config import DEFAULT_RECURSION_LIMIT, get_current_config
 from ragline.core.exceptions import RecursionLimitError
 
 if TYPE_CHECKING:
@@ -84,7 +84,10 @@ __all__ = [
     "CallbackManagerForRetrieverRun",
     "CallbackManagerForToolRun",
     "Callbacks",
+    "add_default_handler",
     "context_handler",
+    "current_run_listeners",
+    "remove_default_handler",
 ]
 
 # Handlers that every root run started in this context reports to (the usage callbacks'
@@ -115,10 +118,60 @@ def context_handler(handler: BaseCallbackHandler) -> Iterator[BaseCallbackHandle
         _context_handlers.reset(token)
 
 
+# Handlers that every root run of the process reports to (``ragline.tracing.configure``
+# puts its OpenTelemetry handler here); empty unless something registered one.
+_default_handlers: tuple[BaseCallbackHandler, ...] = ()
+
+
+def add_default_handler(handler: BaseCallbackHandler) -> None:
+    """Make every root run started from now on, in any thread, report to ``handler``
+    (its child runs inherit it). Adding a handler that is already there does nothing.
+
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> from ragline.core.callbacks import RunCollectorCallbackHandler
+        >>> collector = RunCollectorCallbackHandler()
+        >>> add_default_handler(collector)
+        >>> RunnableLambda(lambda x: x).invoke(1)
+        1
+        >>> remove_default_handler(collector)
+        >>> len(collector.traced_runs)
+        1
+    """
+    global _default_handlers
+    if handler not in _default_handlers:
+        _default_handlers = (*_default_handlers, handler)
+
+
+def remove_default_handler(handler: BaseCallbackHandler) -> None:
+    """Stop reporting new root runs to ``handler`` (runs already started keep it).
+    Removing a handler that is not there does nothing."""
+    global _default_handlers
+    _default_handlers = tuple(h for h in _default_handlers if h is not handler)
+
+
+def current_run_listeners(event: str) -> tuple[UUID, list[BaseCallbackHandler]] | None:
+    """The running run's id and those of its handlers that have a method ``event``, or
+    None when there are none (the common case: then nobody asked for the details).
+
+    A runnable calls it from inside its own run (its hook) to hand details that are no
+    callback event of LangChain's (a retriever's scores) to the handlers that want them.
+    """
+    config = get_current_config()
+    callbacks = config.get("callbacks") if config else None
+    run = getattr(callbacks, "_parent", None) if isinstance(callbacks, CallbackManager) else None
+    if not isinstance(run, BaseRunManager) or not run.handlers:
+        return None
+    wanting = [handler for handler in run.handlers if hasattr(handler, event)]
+    return (run.run_id, wanting) if wanting else None
+
+
 def _with_context_handlers(handlers: Any) -> list[BaseCallbackHandler]:
-    """A root run's handlers: ``handlers`` and those of the enclosing ``context_handler``
-    blocks."""
+    """A root run's handlers: ``handlers``, those of the enclosing ``context_handler``
+    blocks and the default handlers."""
     extra = _context_handlers.get()
+    if _default_handlers:
+        extra = (*extra, *_default_handlers)
     if not extra:
         return list(handlers or ())
     own = list(handlers or ())
