@@ -31,6 +31,7 @@ SUBPACKAGES = [
     "tracing",
     "store_folder",
     "serve",
+    "interop",
     "cli",
 ]
 HEAVY_MODULES = [
