@@ -41,7 +41,8 @@ def test_chunks_record_their_path_relative_to_the_indexed_folder(
     rows = json.loads(_query(store, capsys, "comma separated", "-k", "4", "--json"))
     paths = sorted(row["metadata"]["path"] for row in rows)
     assert paths == sorted(FILES)
-    assert all(Path(row["source"]).is_absolute() for row in rows)
+    assert [row["source"] for row in rows] == [row["metadata"]["path"] for row in rows]
+    assert all(Path(row["metadata"]["source"]).is_absolute() for row in rows)
     rows = json.loads(
         _query(store, capsys, "x", "--filter", '{"path": "library/csv.html"}', "--json")
     )
@@ -202,3 +203,20 @@ def test_eval_errors(store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "the qrels judge 1 queries the queries lack (e.g. 'q9')" in capsys.readouterr().err
     assert main([*args, "-k", "0"]) == 2
     assert "-k and --depth must be at least 1" in capsys.readouterr().err
+
+
+def test_results_name_the_file_relative_to_the_indexed_folder_and_the_section(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 29: results showed an absolute path and a character offset ('@ 8638')."""
+    out = _query(store, capsys, "comma separated values", "-k", "1", "--search-type", "bm25")
+    assert out.splitlines()[2].endswith("  library/csv.html § csv")
+    assert " @ " not in out and str(store.parent) not in out
+    rows = json.loads(_query(store, capsys, "restart the server", "--json", "-k", "4"))
+    places = {(row["source"], row["section"]) for row in rows}
+    assert places == {
+        ("library/csv.html", "csv"),
+        ("library/json.html", "json"),
+        ("tutorial/intro.md", "Intro"),
+        ("admin/server.txt", None),
+    }

@@ -82,7 +82,7 @@ def test_ask_without_a_model_exits_3_and_its_json_answer_is_null(store: Path) ->
     exited 0."""
     shown = run_cli("ask", "restart the server", "--store", str(store), "-k", "1")
     assert shown.returncode == 3
-    assert shown.stdout.splitlines()[0].endswith("admin/server.txt @ 0")
+    assert shown.stdout.splitlines()[0] == "[1] admin/server.txt"
     as_json = run_cli("ask", "restart the server", "--store", str(store), "-k", "1", "--json")
     assert as_json.returncode == 3
     printed = json.loads(as_json.stdout)

@@ -144,11 +144,22 @@ def warn(message: str) -> None:
     print(f"ragline: warning: {message}", file=sys.stderr)
 
 
+def place(document: Document) -> tuple[str, str | None]:
+    """Where a chunk comes from: its file's path relative to the indexed folder (its
+    ``source`` when it has no ``path``: a store indexed another way) and its section's
+    heading path, or None outside any section."""
+    metadata = document.metadata
+    path = metadata.get("path")
+    if not isinstance(path, str) or not path:
+        path = str(metadata.get("source", "?"))
+    section = metadata.get("section")
+    return path, section if isinstance(section, str) and section else None
+
+
 def location(document: Document) -> str:
-    """``source @ start_index`` for printing where a chunk comes from."""
-    source = document.metadata.get("source", "?")
-    start = document.metadata.get("start_index")
-    return f"{source}" if start is None else f"{source} @ {start}"
+    """``path § section`` (or the path alone) for printing where a chunk comes from."""
+    path, section = place(document)
+    return path if section is None else f"{path} § {section}"
 
 
 def indent(text: str, width: int) -> str:
@@ -190,7 +201,8 @@ def print_answer_json(question: str, answer: str | None, sources: Iterable[Docum
         {
             "rank": rank,
             "id": document.id,
-            "source": document.metadata.get("source"),
+            "source": place(document)[0],
+            "section": place(document)[1],
             "metadata": document.metadata,
             "content": document.page_content,
         }

@@ -10,6 +10,7 @@ from ragline.cli._common import (
     Commands,
     indent,
     location,
+    place,
     require_text,
 )
 from ragline.cli._remote import remote_search, server_url
@@ -49,7 +50,8 @@ def command_query(args: argparse.Namespace) -> int:
                 "rank": rank,
                 "score": score,
                 "id": document.id,
-                "source": document.metadata.get("source"),
+                "source": place(document)[0],
+                "section": place(document)[1],
                 "metadata": document.metadata,
                 "content": document.page_content,
             }
