@@ -89,8 +89,10 @@ def _lc_message_classes() -> dict[str, type[Any]]:
     return found
 
 
-def _empty(value: Any) -> bool:
-    return value is None or value is False or value == {} or value == [] or value == ""
+def _at_default(model: Any, key: str) -> bool:
+    """Whether a pydantic field still holds its declared default (nothing to lose)."""
+    spec = type(model).model_fields[key]
+    return bool(getattr(model, key) == spec.get_default(call_default_factory=True))
 
 
 def message_to_langchain(message: BaseMessage) -> Any:
@@ -137,7 +139,7 @@ def message_from_langchain(message: Any) -> BaseMessage:
         if key in names:
             if value is not None:
                 values[key] = _copy(value)
-        elif not _empty(value) and key not in _DROPPABLE:
+        elif key not in _DROPPABLE and not _at_default(message, key):
             raise InvalidInputError(
                 f"cannot convert LangChain {type(message).__name__} to ragline without "
                 f"losing its field {key!r} (= {value!r:.60}); ragline's {cls.__name__} has no "
@@ -175,7 +177,7 @@ def document_from_langchain(document: Any) -> Document:
     """
     extra = set(type(document).model_fields) - {"page_content", "metadata", "id", "type"}
     for key in sorted(extra):
-        if not _empty(getattr(document, key)):
+        if not _at_default(document, key):
             raise InvalidInputError(
                 f"cannot convert LangChain {type(document).__name__} to a ragline Document "
                 f"without losing its field {key!r}"

@@ -64,6 +64,10 @@ def langchain_config(config: RunnableConfig | None = None) -> dict[str, Any]:
     config = ensure_config(config)
     converted: dict[str, Any] = {key: config[key] for key in _CARRIED if config.get(key)}  # type: ignore[literal-required]
     manager = CallbackManager.from_config(config)
+    if manager.parent_run_id is not None:
+        # The LangChain object's top run stands for the wrapper's run: give it that id
+        # (its reply ids, "lc_run--<run id>", then name the run ragline reported).
+        converted["run_id"] = manager.parent_run_id
     if manager.handlers:
         converted["callbacks"] = [ToRaglineHandler(manager)]
     if manager.inheritable_tags:

@@ -1,0 +1,152 @@
+"""Messages, documents and configs cross the LangChain bridge field for field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core import messages as lc_messages
+from langchain_core.documents import Document as LCDocument
+
+from ragline.core import (
+    AIMessage,
+    AIMessageChunk,
+    ChatMessage,
+    Document,
+    FunctionMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from ragline.core.exceptions import InvalidInputError
+from ragline.interop import langchain as bridge
+
+USAGE: Any = {
+    "input_tokens": 12,
+    "output_tokens": 5,
+    "total_tokens": 17,
+    "input_token_details": {"cache_read": 4},
+}
+MESSAGES = [
+    SystemMessage("be brief", id="s1", name="rules"),
+    HumanMessage(
+        [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "x"}}],
+        id="h1",
+        additional_kwargs={"k": [1, 2]},
+    ),
+    AIMessage(
+        "",
+        id="a1",
+        tool_calls=[
+            {"name": "search", "args": {"query": "cats"}, "id": "call_1", "type": "tool_call"}
+        ],
+        invalid_tool_calls=[
+            {
+                "name": "f",
+                "args": "{bad",
+                "id": "call_2",
+                "error": "bad json",
+                "type": "invalid_tool_call",
+            }
+        ],
+        usage_metadata=USAGE,
+        response_metadata={"model_name": "m", "finish_reason": "tool_calls"},
+    ),
+    ToolMessage("found", tool_call_id="call_1", id="t1", status="error", artifact={"n": 1}),
+    ChatMessage("hi", role="critic", id="c1"),
+    FunctionMessage("42", name="answer", id="f1"),
+    AIMessageChunk(
+        "par",
+        id="a2",
+        tool_call_chunks=[
+            {"name": "search", "args": '{"q', "id": "call_3", "index": 0, "type": "tool_call_chunk"}
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("message", MESSAGES, ids=lambda m: type(m).__name__)
+def test_a_message_crosses_both_ways_with_every_field(message: Any) -> None:
+    converted = bridge.message_to_langchain(message)
+    assert type(converted).__name__ == type(message).__name__
+    assert converted.id == message.id
+    assert converted.content == message.content
+    back = bridge.message_from_langchain(converted)
+    assert type(back) is type(message)
+    assert back.model_dump() == message.model_dump()
+
+
+def test_ai_message_fields_are_langchain_s_own() -> None:
+    converted = bridge.message_to_langchain(MESSAGES[2])
+    assert converted.tool_calls == [
+        {"name": "search", "args": {"query": "cats"}, "id": "call_1", "type": "tool_call"}
+    ]
+    assert converted.usage_metadata == USAGE
+    assert converted.response_metadata == {"model_name": "m", "finish_reason": "tool_calls"}
+    assert converted.invalid_tool_calls[0]["error"] == "bad json"
+
+
+def test_a_langchain_message_type_ragline_lacks_raises_naming_it() -> None:
+    with pytest.raises(InvalidInputError, match="RemoveMessage \\(type 'remove'\\)"):
+        bridge.message_from_langchain(lc_messages.RemoveMessage(id="x"))
+
+
+def test_a_field_ragline_cannot_hold_raises_naming_it() -> None:
+    class Tagged(lc_messages.HumanMessage):
+        priority: int = 0
+
+    assert bridge.message_from_langchain(Tagged("hi")) == HumanMessage(
+        "hi"
+    )  # default: nothing lost
+    with pytest.raises(InvalidInputError, match="field 'priority'"):
+        bridge.message_from_langchain(Tagged("hi", priority=3))
+
+
+def test_the_last_chunk_marker_is_the_one_field_dropped() -> None:
+    chunk = lc_messages.AIMessageChunk("x", id="a", chunk_position="last")
+    assert bridge.message_from_langchain(chunk) == AIMessageChunk("x", id="a")
+
+
+def test_documents_cross_with_text_metadata_and_id() -> None:
+    document = Document("cats purr", metadata={"source": "a.txt", "tags": ["x"]}, id="d1")
+    converted = bridge.document_to_langchain(document)
+    assert converted == LCDocument(
+        "cats purr", metadata={"source": "a.txt", "tags": ["x"]}, id="d1"
+    )
+    assert bridge.document_from_langchain(converted) == document
+    converted.metadata["tags"].append("y")  # a copy: the original is not shared
+    assert document.metadata["tags"] == ["x"]
+
+    class Scored(LCDocument):
+        score: float | None = None
+
+    with pytest.raises(InvalidInputError, match="field 'score'"):
+        bridge.document_from_langchain(Scored("t", score=0.5))
+
+
+def test_configs_cross_and_unknown_keys_are_named() -> None:
+    config: Any = {
+        "tags": ["a"],
+        "metadata": {"user": "u"},
+        "run_name": "step",
+        "max_concurrency": 2,
+        "recursion_limit": 9,
+        "configurable": {"k": 3},
+    }
+    assert bridge.config_to_langchain(config) == config
+    assert bridge.config_from_langchain(config) == config
+    with pytest.raises(InvalidInputError, match="'mode'"):
+        bridge.config_to_langchain({"tags": [], "mode": "x"})  # type: ignore[typeddict-unknown-key]
+
+
+def test_the_package_pins_its_public_names() -> None:
+    assert bridge.__all__ == [
+        "config_from_langchain",
+        "config_to_langchain",
+        "document_from_langchain",
+        "document_to_langchain",
+        "from_langchain",
+        "message_from_langchain",
+        "message_to_langchain",
+        "to_langchain",
+    ]
