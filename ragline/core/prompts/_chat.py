@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, overload
 
 from ragline.core._checks import check_optional_positive_int
-from ragline.core.exceptions import InvalidInputError
+from ragline.core.exceptions import InvalidInputError, MissingVariableError
 from ragline.core.messages import (
     AIMessage,
     BaseMessage,
@@ -172,6 +172,11 @@ class MessagesPlaceholder(BaseMessagePromptTemplate):
         value = kwargs.get(self.variable_name)
         if value is None and self.optional:
             return []
+        if value is None and self.variable_name not in kwargs:
+            raise MissingVariableError(
+                f"MessagesPlaceholder is missing variable {self.variable_name!r}; "
+                f"got {sorted(kwargs)}"
+            )
         if not isinstance(value, (list, tuple)):
             raise InvalidInputError(
                 f"variable {self.variable_name!r} should be a list of messages, "
@@ -287,10 +292,10 @@ class ChatPromptTemplate(BasePromptTemplate):
             if isinstance(part, BaseMessagePromptTemplate):
                 required += [v for v in part.input_variables if v not in required]
                 optional += [v for v in part.optional_variables if v not in optional]
-        self.input_variables = [v for v in required if v not in self.partial_variables]
-        self.optional_variables = [
+        self.input_variables = sorted(v for v in required if v not in self.partial_variables)
+        self.optional_variables = sorted(
             v for v in optional if v not in required and v not in self.partial_variables
-        ]
+        )
 
     @classmethod
     def from_messages(

@@ -160,7 +160,7 @@ class FewShotPromptTemplate(_FewShot):
         self._prefix = Template(prefix, self.template_format)
         self._suffix = Template(suffix, self.template_format)
         found = list(dict.fromkeys(self._prefix.variables + self._suffix.variables))
-        self.input_variables = [name for name in found if name not in self.partial_variables]
+        self.input_variables = sorted(name for name in found if name not in self.partial_variables)
 
     # Setting either (configurable_fields does, on a copy) parses both again.
     @property
