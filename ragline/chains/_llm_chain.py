@@ -49,7 +49,7 @@ class LLMChain(Chain):
         output_parser: parses the text (``parse(text)``); None keeps the text.
         return_final_only: False adds ``"full_generation"`` (the generations).
         llm_kwargs: options passed to every model call (``{"stop": [...]}`` ...).
-        (and ``memory``, ``callbacks``, ``verbose``, ``tags``, ``metadata`` of Chain)
+        memory, callbacks, verbose, tags, metadata: as for every ``Chain``.
 
     Raises:
         InvalidInputError: ``prompt`` is not a prompt template or ``llm`` not a Runnable.
