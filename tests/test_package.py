@@ -35,6 +35,7 @@ SUBPACKAGES = [
     "cli",
 ]
 HEAVY_MODULES = [
+    "mcp",
     "faiss",
     "redis",
     "torch",
@@ -231,6 +232,7 @@ PINNED_EXPORTS = {
     "tools": [
         "ArgsSchema",
         "BaseTool",
+        "MCPTools",
         "RETRIEVER_INPUT",
         "StructuredTool",
         "Tool",
@@ -239,6 +241,7 @@ PINNED_EXPORTS = {
         "convert_to_openai_function",
         "convert_to_openai_tool",
         "create_retriever_tool",
+        "load_mcp_tools",
         "render_text_description",
         "render_text_description_and_args",
         "tool",

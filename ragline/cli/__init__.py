@@ -17,14 +17,15 @@
                           [--depth N] [--id-key KEY] [--per-query FILE] [--runs DIR] [--json]
     ragline serve --store DIR [--chain stuff|map_reduce|refine|map_rerank]
                           [--host 127.0.0.1] [--port 8000] [--model NAME] [-k N]
-                          [--cors-origin ORIGIN]
+                          [--cors-origin ORIGIN] [--mcp]
+    ragline mcp --store DIR [--chain TYPE] [--model NAME] [-k N]   (MCP over stdio)
     ragline port FILE... [--diff]   (rewrite a LangChain program's imports as ragline's)
     ragline query|ask|chat ... --server URL     (or $RAGLINE_SERVER): ask a running server
     ragline --version
 
 The store folder (``ragline.store_folder``) does the work; this package parses arguments
 and prints, one module per sub-command (``_index``, ``_query``, ``_ask``, ``_chat``,
-``_serve``, ``_eval``), with the search options in ``_search``, ``--server`` in
+``_serve``, ``_mcp``, ``_eval``), with the search options in ``_search``, ``--server`` in
 ``_remote`` and what they all print in ``_common``. ``index`` stops cleanly on Ctrl-C
 (SIGINT) or SIGTERM: it commits what it has embedded at the next batch boundary, says so
 and exits with 130 (a second Ctrl-C stops at once, keeping the last checkpoint).
@@ -48,6 +49,7 @@ from ragline.cli._chat import add_chat_command
 from ragline.cli._common import CommandError, Commands
 from ragline.cli._eval import add_eval_command
 from ragline.cli._index import add_index_command
+from ragline.cli._mcp import add_mcp_command
 from ragline.cli._port import add_port_command
 from ragline.cli._query import add_query_command
 from ragline.cli._search import search_kwargs
@@ -63,6 +65,7 @@ COMMANDS: list[Callable[[Commands], None]] = [
     add_chat_command,
     add_eval_command,
     add_serve_command,
+    add_mcp_command,
     add_port_command,
 ]
 """One function per sub-command: adds its parser, with ``handler`` set to what it runs."""

@@ -50,6 +50,12 @@ def add_serve_command(commands: Commands) -> None:
         "default: localhost, 127.0.0.1, ::1 and --host); any other Host header gets 400",
     )
     serve.add_argument(
+        "--mcp",
+        action="store_true",
+        help="also serve the store to MCP clients at /mcp (Streamable HTTP), behind the same "
+        "API key and host/origin checks",
+    )
+    serve.add_argument(
         "--share-terminal-history",
         action="store_true",
         help="keep /chat conversations in the store's chat.sqlite with 'ragline chat' (any "
@@ -116,11 +122,14 @@ def command_serve(args: argparse.Namespace) -> int:
         max_fetch_k=args.max_fetch_k,
         max_batch_size=args.max_batch,
         search_workers=args.search_workers,
+        mcp=args.mcp,
     )
     key = "required" if api_key else "off"
+    mcp = f", MCP at http://{args.host}:{args.port}/mcp" if args.mcp else ""
     note(
         args,
-        f"serving {args.store} on http://{args.host}:{args.port}/ (API key {key}); Ctrl-C stops",
+        f"serving {args.store} on http://{args.host}:{args.port}/{mcp} (API key {key}); "
+        "Ctrl-C stops",
     )
     if not args.quiet:
         _print_access_log()

@@ -316,6 +316,7 @@ def create_store_app(
     max_batch_size: int = DEFAULT_MAX_BATCH_SIZE,
     search_workers: int = DEFAULT_SEARCH_WORKERS,
     share_terminal_history: bool = False,
+    mcp: bool = False,
 ) -> Any:
     """The ``ragline serve`` application for one store folder.
 
@@ -347,6 +348,9 @@ def create_store_app(
             ``chat.sqlite`` with the terminal's ``ragline chat``, any session id taken.
             Default: the server's own ``serve-chat.sqlite``, with session ids it issues
             (``POST /chat/session``); see :mod:`ragline.serve._sessions`.
+        mcp: also serve the store to MCP clients at ``/mcp`` (Streamable HTTP; the
+            tools of :mod:`ragline.serve._mcp`), behind the same API key and host and
+            origin checks. Needs the ``mcp`` extra.
 
     Raises:
         PersistenceError: no store in ``folder``.
@@ -399,6 +403,7 @@ def create_store_app(
     ask_schema = search_input_schema(search.search_types, query_keys=("input",), **limits)
     ask_schema = ask_schema["anyOf"][1]
     ask_schema = {**ask_schema, "title": "AskInput", "required": ["input"]}
+    ask: Runnable[Any, Any] | None = None
     if model is None:
         for path in ("/ask", "/chat"):
             _unavailable(app, path, NO_MODEL_MESSAGE)
@@ -436,8 +441,20 @@ def create_store_app(
         "limits": {**limits, "batch": max_batch_size},
         "auth": api_key is not None,
     }
+    if mcp:
+        _mcp_route(app, search, ask, store_folder.path.name, api_key)
     _page_routes(app, health, api_key)
     return app
+
+
+def _mcp_route(app: Any, search: FolderSearch, ask: Any, name: str, api_key: str | None) -> None:
+    require("mcp", "mcp")
+    from starlette.routing import Route
+
+    from ragline.serve._mcp import MCP_PATH, MCPEndpoint, StoreMCP
+
+    endpoint = MCPEndpoint(StoreMCP(search, ask, name=name), api_key=api_key)
+    app.router.routes.append(Route(MCP_PATH, endpoint=endpoint))
 
 
 def _model_name(model: Any) -> str | None:

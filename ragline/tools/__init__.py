@@ -1,5 +1,5 @@
 """ragline.tools: ``@tool``, ``StructuredTool``, ``Tool``, ``BaseTool`` subclasses and
-``create_retriever_tool``.
+``create_retriever_tool``; ``load_mcp_tools`` (any MCP server's tools, over stdio or HTTP).
 
 The tool interface itself (``BaseTool``, argument schemas, ``convert_to_openai_tool``)
 is in :mod:`ragline.core.tools`; it is re-exported here under LangChain's names.
@@ -21,6 +21,8 @@ _EXPORTS = {
     "render_text_description": "._render",
     "render_text_description_and_args": "._render",
     "tool": "._decorator",
+    "load_mcp_tools": "._mcp",
+    "MCPTools": "._mcp",
 }
 
 __all__ = sorted(_EXPORTS)

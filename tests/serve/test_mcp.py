@@ -1,0 +1,423 @@
+"""The store as an MCP server, through the official SDK's own client: over stdio
+(``ragline mcp`` in a subprocess) and over Streamable HTTP (``ragline serve --mcp``'s
+app under uvicorn on a free loopback port)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+
+from ragline.core import AIMessage, BaseChatModel
+from ragline.serve import BackgroundServer, create_store_app
+
+pytestmark = pytest.mark.network
+
+KEY = "mcp-test-key"
+GUIDE = (
+    "# Guide\n\nRagline indexes folders of documents for search.\n\n"
+    "## Install\n\nInstall the package with pip and create a virtual environment first.\n\n"
+    "## Logs\n\nRotate the logs every night so the disk never fills up.\n\n"
+    "Keep thirty days of logs and compress the older ones to save space.\n"
+)
+FILES = {
+    "guide.md": GUIDE,
+    "dogs.txt": "Dogs bark at strangers and love long walks in the park.\n",
+    "notes/mars.txt": "Mars is a cold desert planet with the largest volcano.\n",
+}
+# guide.md's passages in file order: (first words, section title)
+GUIDE_PASSAGES = [
+    ("# Guide", "Guide"),
+    ("## Install", "Install"),
+    ("## Logs", "Logs"),
+    ("Keep thirty days", "Logs"),
+]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three files, guide.md in four passages (80-character chunks), hashing embedding."""
+    from ragline.store_folder import index_paths
+
+    root = tmp_path_factory.mktemp("mcp-store")
+    for name, text in FILES.items():
+        (root / "corpus" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "corpus" / name).write_text(text, encoding="utf-8")
+    index_paths([root / "corpus"], root / "store", embedding="hashing", chunk_size=80,
+                chunk_overlap=0)  # fmt: skip
+    return root / "store"
+
+
+class GatedChatModel(BaseChatModel):
+    """Answers "42" once ``release`` is set; ``started`` tells that a call is waiting."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.finished = threading.Event()
+
+    @property
+    def _llm_type(self) -> str:
+        return "gated"
+
+    def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> Any:  # fmt: skip
+        from ragline.core import ChatGeneration, ChatResult
+
+        self.started.set()
+        self.release.wait(30)
+        self.finished.set()
+        return ChatResult(generations=[ChatGeneration(message=AIMessage("42"))])
+
+
+@pytest.fixture(scope="module")
+def gated() -> GatedChatModel:
+    return GatedChatModel()
+
+
+@pytest.fixture(scope="module")
+def http_server(store: Path, gated: GatedChatModel) -> Iterator[BackgroundServer]:
+    app = create_store_app(store, mcp=True, api_key=KEY, model=gated)
+    with BackgroundServer(app) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def plain_http_server(store: Path) -> Iterator[BackgroundServer]:
+    """The same store without a chat model and without an API key."""
+    with BackgroundServer(create_store_app(store, mcp=True)) as server:
+        yield server
+
+
+def stdio_parameters(store: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "ragline.cli", "mcp", "--store", str(store), "-q"]
+    )
+
+
+@asynccontextmanager
+async def http_client(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[Client]:
+    transport = streamable_http_client(url + "/mcp", http_client=create_mcp_http_client(headers))
+    async with Client(transport) as client:
+        yield client
+
+
+@pytest.fixture(params=["stdio", "http"])
+def connect(request: pytest.FixtureRequest, store: Path) -> Any:
+    """``connect()``: an SDK client of the store's MCP server (no chat model)."""
+    if request.param == "stdio":
+        return lambda: Client(stdio_parameters(store))
+    server = request.getfixturevalue("plain_http_server")
+    return lambda: http_client(server.url)
+
+
+def cli_query(store: Path, *options: str) -> list[dict[str, Any]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "ragline.cli", "query", *options, "--store", str(store), "--json"],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+async def test_the_tools_are_listed_with_their_schemas(connect: Any) -> None:
+    async with connect() as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert list(tools) == ["search", "get_passage", "list_sources"]  # no model: no "ask"
+    search = tools["search"]
+    assert search.input_schema["required"] == ["query"]
+    assert sorted(search.input_schema["properties"]) == ["filter", "k", "query", "search_type",
+                                                         "source"]  # fmt: skip
+    assert search.input_schema["properties"]["search_type"]["enum"] == [
+        "similarity", "mmr", "similarity_score_threshold", "bm25", "hybrid"]  # fmt: skip
+    assert search.input_schema["additionalProperties"] is False
+    assert tools["get_passage"].input_schema["required"] == ["id"]
+    assert all(tool.annotations.read_only_hint for tool in tools.values())
+    assert "get_passage" in search.description
+
+
+@pytest.mark.parametrize(
+    ("arguments", "options"),
+    [
+        ({"query": "rotate the logs", "k": 3}, ["-k", "3"]),
+        ({"query": "rotate the logs", "k": 2, "search_type": "mmr"},
+         ["-k", "2", "--search-type", "mmr"]),
+        ({"query": "logs disk", "search_type": "bm25"}, ["--search-type", "bm25"]),
+        ({"query": "planet", "source": "notes/*"}, ["--source", "notes/*"]),
+        ({"query": "install", "filter": {"path": "guide.md"}},
+         ["--filter", '{"path": "guide.md"}']),
+    ],
+)  # fmt: skip
+async def test_search_finds_what_ragline_query_finds(
+    connect: Any, store: Path, arguments: dict[str, Any], options: list[str]
+) -> None:
+    expected = cli_query(store, arguments["query"], *options)
+    async with connect() as client:
+        result = await client.call_tool("search", arguments)
+    assert result.is_error is False
+    found = result.structured_content
+    assert json.loads(result.content[0].text) == found
+    assert [
+        (p["rank"], p["id"], p["source"], p["score"], p["text"]) for p in found["passages"]
+    ] == [
+        (row["rank"], row["id"], row["metadata"]["path"], row["score"], row["content"])
+        for row in expected
+    ]
+    assert len(expected) >= 1
+    assert found["search_type"] == arguments.get("search_type", "similarity")
+
+
+async def test_a_search_gives_sections_and_the_meaning_of_its_scores(connect: Any) -> None:
+    async with connect() as client:
+        result = await client.call_tool("search", {"query": "thirty days of logs", "k": 1})
+    (passage,) = result.structured_content["passages"]
+    assert (passage["source"], passage["section"]) == ("guide.md", "Logs")
+    assert passage["text"].startswith("Keep thirty days")
+    assert result.structured_content["score_meaning"] == (
+        "relevance in [0, 1], higher is closer: (1 + cosine similarity) / 2"
+    )
+
+
+async def test_get_passage_with_its_neighbours_and_list_sources(connect: Any) -> None:
+    async with connect() as client:
+        found = await client.call_tool("search", {"query": "install with pip", "k": 1})
+        id_ = found.structured_content["passages"][0]["id"]
+        alone = (await client.call_tool("get_passage", {"id": id_})).structured_content
+        around = (
+            await client.call_tool("get_passage", {"id": id_, "neighbors": 5})
+        ).structured_content
+        sources = (await client.call_tool("list_sources", {"pattern": "*.txt"})).structured_content
+        every = (await client.call_tool("list_sources", {})).structured_content
+    assert [p["id"] for p in alone["passages"]] == [id_]
+    assert alone["passages"][0]["section"] == "Install"
+    assert alone["passages_in_file"] == 4
+    assert [(p["text"].split("\n")[0][: len(start)], p["section"], p["position"])
+            for p, (start, _) in zip(around["passages"], GUIDE_PASSAGES, strict=True)] == [
+        (start, section, position) for position, (start, section) in enumerate(GUIDE_PASSAGES)
+    ]  # fmt: skip
+    assert sources["sources"] == [
+        {"source": "dogs.txt", "passages": 1, "uri": "ragline://source/dogs.txt"},
+        {"source": "notes/mars.txt", "passages": 1, "uri": "ragline://source/notes/mars.txt"},
+    ]
+    assert [row["source"] for row in every["sources"]] == ["dogs.txt", "guide.md",
+                                                           "notes/mars.txt"]  # fmt: skip
+
+
+async def test_each_source_file_is_a_resource(connect: Any) -> None:
+    async with connect() as client:
+        listed = (await client.list_resources()).resources
+        read = await client.read_resource("ragline://source/guide.md")
+        with pytest.raises(MCPError, match="no indexed file has the URI 'ragline://source/x'"):
+            await client.read_resource("ragline://source/x")
+    assert [(r.uri, r.mime_type) for r in listed] == [
+        ("ragline://source/dogs.txt", "text/plain"),
+        ("ragline://source/guide.md", "text/markdown"),
+        ("ragline://source/notes/mars.txt", "text/plain"),
+    ]
+    assert read.contents[0].text == GUIDE
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "message"),
+    [
+        ("search", {"query": "x", "filter": {"path": {"$like": "a"}}},
+         "bad filter: unknown filter operator '$like' on field 'path'; valid operators are "
+         "$eq, $ne, $gt, $gte, $lt, $lte, $in, $nin"),
+        ("search", {"query": "x", "k": 0}, "search: k: 0 is less than the minimum of 1"),
+        ("search", {"query": "x", "k": 101}, "search: k: 101 is greater than the maximum of 100"),
+        ("search", {"query": "x", "top": 3},
+         "search: Additional properties are not allowed ('top' was unexpected)"),
+        ("search", {"k": 3}, "search: 'query' is a required property"),
+        ("search", {"query": "x", "search_type": "fuzzy"},
+         "search: search_type: 'fuzzy' is not one of ['similarity', 'mmr', "
+         "'similarity_score_threshold', 'bm25', 'hybrid']"),
+        ("search", {"query": "x", "source": "*.pdf"},
+         "source '*.pdf' matches none of the 3 indexed files; paths are relative to the "
+         "indexed folder, e.g. 'dogs.txt', 'guide.md', 'notes/mars.txt'; list_sources shows them"),
+        ("get_passage", {"id": "f00"},
+         "no passage has the id 'f00'; ids come from search (or ask) results of this store, "
+         "and change when a file is re-indexed"),
+        ("get_passage", {"id": "f00", "neighbors": 6},
+         "get_passage: neighbors: 6 is greater than the maximum of 5"),
+        ("ask", {"question": "why?"},
+         "no chat model configured: start the server with OPENAI_BASE_URL and/or "
+         "OPENAI_API_KEY set (model: --model or RAGLINE_MODEL); search still works"),
+    ],
+)  # fmt: skip
+async def test_bad_calls_are_tool_errors_that_say_what_is_wrong(
+    connect: Any, tool: str, arguments: dict[str, Any], message: str
+) -> None:
+    async with connect() as client:
+        result = await client.call_tool(tool, arguments)
+        still = await client.call_tool("search", {"query": "dogs", "k": 1})
+    assert result.is_error is True
+    assert [block.text for block in result.content] == [message]
+    assert still.structured_content["passages"][0]["source"] == "dogs.txt"
+
+
+async def test_an_unknown_tool_is_a_protocol_error(connect: Any) -> None:
+    async with connect() as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("delete_everything", {})
+    assert raised.value.message == (
+        "no tool 'delete_everything'; the tools are search, get_passage, list_sources"
+    )
+
+
+async def test_sixteen_concurrent_calls_each_get_their_own_answer(connect: Any) -> None:
+    queries = [f"{word} {n}" for n in range(4) for word in ("logs", "dogs", "mars", "pip")]
+    async with connect() as client:
+        alone = [await client.call_tool("search", {"query": q, "k": 2}) for q in queries]
+        together = await asyncio.gather(
+            *(client.call_tool("search", {"query": q, "k": 2}) for q in queries)
+        )
+    assert len(together) == 16
+    assert [r.structured_content for r in together] == [r.structured_content for r in alone]
+    assert {r.structured_content["query"] for r in together} == set(queries)
+
+
+def test_stdout_carries_only_the_protocol(store: Path) -> None:
+    """Notes and warnings go to stderr: every stdout line is a JSON-RPC message."""
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "search", "arguments": {"query": "dogs", "k": 1}}},
+    ]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "ragline.cli", "mcp", "--store", str(store)],
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    messages = [json.loads(line) for line in lines]
+    assert [m.get("id") for m in messages] == [1, 2]
+    assert messages[1]["result"]["structuredContent"]["passages"][0]["source"] == "dogs.txt"
+    assert f"serving {store} over MCP on stdio" in done.stderr
+
+
+async def test_ask_answers_with_its_sources_over_http(
+    http_server: BackgroundServer, gated: GatedChatModel
+) -> None:
+    gated.release.set()
+    try:
+        async with http_client(http_server.url, {"X-API-Key": KEY}) as client:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            options = {"k": 2, "source": "guide.md"}
+            result = await client.call_tool("ask", {"question": "how to install?", **options})
+            found = await client.call_tool("search", {"query": "how to install?", **options})
+    finally:
+        gated.release.clear()
+    assert names == ["search", "get_passage", "list_sources", "ask"]
+    answer = result.structured_content
+    assert answer["answer"] == "42"
+    assert answer["sources"] == [
+        {key: value for key, value in passage.items() if key not in ("rank", "text")}
+        for passage in found.structured_content["passages"]
+    ]
+    assert (answer["sources"][0]["source"], answer["sources"][0]["section"]) == (
+        "guide.md",
+        "Install",
+    )
+
+
+async def test_a_client_that_goes_away_mid_call_leaves_the_server_serving(
+    http_server: BackgroundServer, gated: GatedChatModel
+) -> None:
+    gated.started.clear()
+    gated.finished.clear()
+
+    async def leave_mid_call() -> None:
+        async with http_client(http_server.url, {"X-API-Key": KEY}) as client:
+            call = asyncio.ensure_future(client.call_tool("ask", {"question": "why?"}))
+            await asyncio.to_thread(gated.started.wait, 30)
+            call.cancel()  # the client stops waiting and closes its session
+            with pytest.raises(asyncio.CancelledError):
+                await call
+
+    await leave_mid_call()
+    assert gated.started.is_set()
+    gated.release.set()  # the abandoned model call ends; its answer has nowhere to go
+    try:
+        await asyncio.to_thread(gated.finished.wait, 30)
+        async with http_client(http_server.url, {"X-API-Key": KEY}) as client:
+            result = await client.call_tool("search", {"query": "dogs", "k": 1})
+    finally:
+        gated.release.clear()
+    assert result.structured_content["passages"][0]["source"] == "dogs.txt"
+
+
+async def test_a_stdio_client_that_goes_away_mid_call_ends_its_server(store: Path) -> None:
+    """The server process ends with its client; the next client starts its own."""
+    async with Client(stdio_parameters(store)) as client:
+        call = asyncio.ensure_future(client.call_tool("search", {"query": "logs"}))
+        await asyncio.sleep(0)
+        call.cancel()
+    async with Client(stdio_parameters(store)) as client:
+        result = await client.call_tool("search", {"query": "dogs", "k": 1})
+    assert result.structured_content["passages"][0]["source"] == "dogs.txt"
+
+
+@pytest.mark.parametrize(
+    ("headers", "status", "detail"),
+    [
+        ({}, 401, "missing or wrong API key (send it in the X-API-Key header, or as "
+                  "Authorization: Bearer)"),
+        ({"X-API-Key": "wrong"}, 401, None),
+        ({"Authorization": "Bearer wrong"}, 401, None),
+        ({"X-API-Key": KEY, "Origin": "http://evil.example"}, 403,
+         "requests from pages on 'http://evil.example' are not allowed (add the origin with "
+         "--cors-origin, or cors_origins=[...])"),
+        ({"X-API-Key": KEY, "Host": "rebound.example"}, 400, None),
+    ],
+)  # fmt: skip
+def test_http_refuses_a_missing_key_a_foreign_origin_and_host(
+    http_server: BackgroundServer, headers: dict[str, str], status: int, detail: str | None
+) -> None:
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}}  # fmt: skip
+    accept = {"Accept": "application/json, text/event-stream"}
+    response = httpx.post(http_server.url + "/mcp", json=initialize, headers={**accept, **headers},
+                          timeout=10)  # fmt: skip
+    assert response.status_code == status
+    if detail is not None:
+        assert response.json() == {"detail": detail}
+    bearer = {**accept, "Authorization": f"Bearer {KEY}"}
+    allowed = httpx.post(http_server.url + "/mcp", json=initialize, headers=bearer, timeout=10)
+    assert allowed.status_code == 200
+
+
+async def test_the_sdk_client_without_the_key_cannot_connect(http_server: BackgroundServer) -> None:
+    """(the SDK reports the 401 as an error response; the test above reads its body)"""
+    with pytest.raises(Exception) as raised:  # an exception group around it
+        async with http_client(http_server.url) as client:
+            await client.list_tools()
+    errors, leaves = [raised.value], []
+    while errors:
+        error = errors.pop()
+        errors.extend(getattr(error, "exceptions", ()))
+        leaves.append(error)
+    assert [str(e) for e in leaves if isinstance(e, MCPError)] == [
+        "Server returned an error response"
+    ]
