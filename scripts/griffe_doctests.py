@@ -8,9 +8,19 @@ docstring this turns each doctest run and each ``::`` block into a fenced code b
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from griffe import Extension
+
+# :class:`~ragline.x.Name`, :meth:`from_rows` ...: shown as code, its last dotted part
+# when the target starts with ~ (as Sphinx shows it)
+ROLE = re.compile(r":(?:class|meth|func|attr|mod|exc|data|obj|ref):`(~?)([^`]+)`")
+
+
+def _role(match: re.Match[str]) -> str:
+    target = match.group(2)
+    return f"`{target.rsplit('.', 1)[-1] if match.group(1) else target}`"
 
 
 def _indent(line: str) -> int:
@@ -37,8 +47,9 @@ def join_grouped_names(lines: list[str]) -> list[str]:
 
 
 def fence_examples(text: str) -> str:
-    """Fence the ``>>>`` runs and ``::`` literal blocks of a docstring."""
-    lines = join_grouped_names(text.splitlines())
+    """Fence the ``>>>`` runs and ``::`` literal blocks of a docstring, and show its
+    Sphinx roles (``:class:`Name```) as code."""
+    lines = join_grouped_names(ROLE.sub(_role, text).splitlines())
     out: list[str] = []
     in_fence = False
     i = 0

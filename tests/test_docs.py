@@ -160,6 +160,44 @@ def test_the_code_blocks_of_a_page_run(page: str, tmp_path: Path) -> None:
 
 # ---- the site -------------------------------------------------------------------------
 
+
+def test_docstrings_are_fenced_for_the_reference() -> None:
+    """scripts/griffe_doctests.py: without it, a doctest's output ``['ab', 'cd']`` is a
+    Markdown link reference (a broken one, which --strict refuses)."""
+    sys.path.insert(0, str(REPO_ROOT / "scripts"))
+    try:
+        from griffe_doctests import fence_examples
+    finally:
+        sys.path.remove(str(REPO_ROOT / "scripts"))
+    docstring = (
+        "See :class:`~ragline.retrievers.HybridRetriever` and :meth:`from_rows`.\n\n"
+        "Example::\n\n    x = 1\n\n    y = 2\n\n"
+        "Args:\n    a, b,\n        c: three at once.\n\n"
+        "    >>> split('ab cd')\n    ['ab', 'cd']\n\nDone."
+    )
+    assert fence_examples(docstring).split("\n") == [
+        "See `HybridRetriever` and `from_rows`.",
+        "",
+        "Example:",
+        "",
+        "```python",
+        "x = 1",
+        "",
+        "y = 2",
+        "```",
+        "",
+        "Args:",
+        "    a, b, c: three at once.",
+        "",
+        "    ```pycon",
+        "    >>> split('ab cd')",
+        "    ['ab', 'cd']",
+        "    ```",
+        "",
+        "Done.",
+    ]
+
+
 # An address that the browser would fetch by itself: a script, a stylesheet, a font, an
 # image or frame, a CSS import or url(). Plain links (<a href>) are not fetched.
 FETCHED = re.compile(
