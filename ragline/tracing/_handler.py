@@ -16,7 +16,8 @@ chat model      ``chat {model}``            ``gen_ai.operation.name`` ``chat``,
 LLM             ``text_completion {model}`` the same, ``text_completion``
 retriever       ``retrieval``               ``gen_ai.retrieval.top_k`` (vector-store
                                             retrievers), ``gen_ai.retrieval.documents``
-                                            (ids and relevance scores, as JSON)
+                                            (ids and scores, as JSON; what the scores
+                                            are: ``ragline.retrieval.score_type``)
 tool            ``execute_tool {name}``     ``gen_ai.tool.name`` / ``description`` /
                                             ``call.id``
 AgentExecutor   ``invoke_agent {name}``     ``gen_ai.agent.name``
@@ -215,12 +216,19 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         self._start("retrieval", run_id, parent_run_id, attributes)
 
     def on_retriever_details(
-        self, *, run_id: UUID, k: int, search_type: str, scores: Sequence[float]
+        self,
+        *,
+        run_id: UUID,
+        k: int,
+        search_type: str,
+        scores: Sequence[float],
+        score_type: str = "native",
     ) -> None:
-        """What a vector-store retriever says about its search: k and the relevances."""
+        """What a vector-store retriever says about its search: k and the scores
+        (``score_type``: ``relevance`` in [0, 1], or the store's ``native`` score)."""
         details = self._retrievals.get(run_id)
         if details is not None:  # a retriever run of ours (not some other run)
-            details.update(k=k, search_type=search_type, scores=scores)
+            details.update(k=k, search_type=search_type, scores=scores, score_type=score_type)
 
     def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
         details = self._retrievals.pop(run_id, None) or {}
@@ -237,6 +245,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         if "k" in details:
             attributes["gen_ai.retrieval.top_k"] = details["k"]
             attributes["ragline.retrieval.search_type"] = details["search_type"]
+            attributes["ragline.retrieval.score_type"] = details["score_type"]
         self._end(run_id, attributes)
 
     def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:

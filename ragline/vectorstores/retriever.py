@@ -154,7 +154,7 @@ class VectorStoreRetriever(BaseRetriever):
         plan = self._plan_for(search_options)
         listeners = current_run_listeners(_DETAILS_EVENT)
         if self.score_key is not None or listeners is not None:
-            pairs = await self.vectorstore._asearch_texts([query], self._scored_plan(plan))
+            pairs = await self.vectorstore._asearch_texts([query], self._reporting_plan(plan))
             return self._reported(pairs, plan, listeners)[0]
         return (await self.vectorstore._asearch_texts([query], plan, scores=False))[0]
 
@@ -168,19 +168,25 @@ class VectorStoreRetriever(BaseRetriever):
         plan = self._plan_for(search_options)
         listeners = current_run_listeners(_DETAILS_EVENT)
         if self.score_key is not None or listeners is not None:
-            pairs = self.vectorstore._search_texts(queries, self._scored_plan(plan))
+            pairs = self.vectorstore._search_texts(queries, self._reporting_plan(plan))
             return self._reported(pairs, plan, listeners)
         return self.vectorstore._search_texts(queries, plan, scores=False)
 
-    def _scored_plan(self, plan: SearchPlan) -> SearchPlan:
+    def _reporting_plan(self, plan: SearchPlan) -> SearchPlan:
+        """The plan whose scores are reported: relevances in [0, 1] for ``score_key``;
+        for a handler alone, the search's own scores (no conversion, no clipping
+        warning that the untraced search would not give)."""
+        if self.score_key is None or plan.to_relevance:
+            return plan
         return dataclasses.replace(plan, to_relevance=True)
 
     def _reported(
         self, results: list[list[Any]], plan: SearchPlan, listeners: Any
     ) -> list[list[Document]]:
         """The documents of scored ``results``: each with its relevance under
-        ``score_key`` (when set), and the k and relevances handed to the handlers that
-        asked for them (tracing: one retriever run searches one query)."""
+        ``score_key`` (when set), and the k and scores handed to the handlers that asked
+        for them (tracing: one retriever run searches one query), with what the scores
+        are: ``relevance`` (in [0, 1]) or the store's ``native`` score."""
         key = self.score_key
         if key is not None:
             for pairs in results:
@@ -188,10 +194,15 @@ class VectorStoreRetriever(BaseRetriever):
                     document.metadata[key] = relevance  # a fresh Document: ours to change
         if listeners is not None and len(results) == 1:
             run_id, handlers = listeners
-            scores = [float(relevance) for _, relevance in results[0]]
+            scores = [float(score) for _, score in results[0]]
+            kind = "relevance" if key is not None or plan.to_relevance else "native"
             for handler in handlers:
                 getattr(handler, _DETAILS_EVENT)(
-                    run_id=run_id, k=plan.k, search_type=self._search_type, scores=scores
+                    run_id=run_id,
+                    k=plan.k,
+                    search_type=self._search_type,
+                    scores=scores,
+                    score_type=kind,
                 )
         return [[document for document, _ in pairs] for pairs in results]
 

@@ -26,7 +26,7 @@ from ragline.core import (
     StrOutputParser,
 )
 from ragline.core.callbacks import manager
-from ragline.embeddings import DeterministicFakeEmbedding
+from ragline.embeddings import DeterministicFakeEmbedding, Embeddings
 from ragline.vectorstores import InMemoryVectorStore
 from tests.agents._math_tools import add, multiply
 
@@ -75,7 +75,7 @@ def test_retrieval_chain_spans_form_the_run_tree(traced: Traced) -> None:
     assert len({span.context.trace_id for span in spans}) == 1
     retrieval = traced.named("retrieval")
     assert retrieval.kind == SpanKind.INTERNAL
-    # hashing vectors: "cats purr" is itself (relevance 1.0); "mars is red" comes second
+    # hashing vectors: "cats purr" is itself (cosine 1.0); "mars is red" comes second
     documents = json.loads(retrieval.attributes["gen_ai.retrieval.documents"])
     assert [d["id"] for d in documents] == ["c", "m"]
     assert documents[0]["score"] == 1.0 and 0 < documents[1]["score"] < 1
@@ -84,6 +84,7 @@ def test_retrieval_chain_spans_form_the_run_tree(traced: Traced) -> None:
         "gen_ai.retrieval.top_k": 2,
         "gen_ai.retrieval.documents": retrieval.attributes["gen_ai.retrieval.documents"],
         "ragline.retrieval.search_type": "similarity",
+        "ragline.retrieval.score_type": "native",  # InMemoryVectorStore: cosine similarity
         "ragline.run.type": "retriever",
         "ragline.run.name": "InMemoryVectorStoreRetriever",
         "ragline.run.id": retrieval.attributes["ragline.run.id"],
@@ -343,3 +344,51 @@ def test_the_public_names() -> None:
         "current_tracer",
         "disable",
     ]
+
+
+def test_traced_search_warns_no_more_than_untraced(traced: Traced) -> None:
+    """Unit vectors far apart under FAISS's default L2 distance have relevances below 0,
+    which a relevance search clips with a warning: tracing reports the native distances
+    instead, so a traced retriever warns exactly as an untraced one (not at all)."""
+    import warnings
+
+    from ragline.vectorstores import FAISS
+
+    store = FAISS.from_embeddings(
+        [("east", [1.0, 0.0]), ("west", [-1.0, 0.0])], _TableEmbeddings(), ids=["e", "w"]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = store.as_retriever(search_kwargs={"k": 2}).invoke("east")
+    assert [document.id for document in found] == ["e", "w"]
+    span = traced.named("retrieval")
+    assert json.loads(span.attributes["gen_ai.retrieval.documents"]) == [
+        {"id": "e", "score": 0.0},
+        {"id": "w", "score": 4.0},  # squared L2 distance of opposite unit vectors
+    ]
+    assert span.attributes["ragline.retrieval.score_type"] == "native"
+
+
+def test_a_score_threshold_search_reports_relevances(traced: Traced) -> None:
+    store = InMemoryVectorStore.from_texts(
+        TEXTS, DeterministicFakeEmbedding(size=16), ids=["c", "d", "m"]
+    )
+    retriever = store.as_retriever(
+        search_type="similarity_score_threshold",
+        search_kwargs={"k": 3, "score_threshold": 0.99},
+    )
+    assert [document.id for document in retriever.invoke("cats purr")] == ["c"]
+    span = traced.named("retrieval")
+    assert json.loads(span.attributes["gen_ai.retrieval.documents"]) == [{"id": "c", "score": 1.0}]
+    assert span.attributes["ragline.retrieval.score_type"] == "relevance"
+    assert span.attributes["gen_ai.retrieval.top_k"] == 3
+
+
+class _TableEmbeddings(Embeddings):
+    """Two fixed 2-d vectors by text."""
+
+    def embed_query(self, text: str) -> list[float]:
+        return {"east": [1.0, 0.0], "west": [-1.0, 0.0]}[text]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self.embed_query(text) for text in texts]
