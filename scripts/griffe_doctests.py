@@ -30,10 +30,24 @@ def _indent(line: str) -> int:
 def join_grouped_names(lines: list[str]) -> list[str]:
     """Join an Args entry that names several parameters over two lines
     (``chunk_size, chunk_overlap,`` / ``    keep_separator: as for ...``) into one line,
-    the form griffe reads as one entry for several names."""
+    the form griffe reads as one entry for several names; move a parenthesised note
+    closing a section (``(others as Chain)``) to the end, as a paragraph."""
     out: list[str] = []
+    notes: list[str] = []
     for line in lines:
         previous = out[-1] if out else ""
+        stripped = line.strip()
+        if (
+            stripped.startswith("(")
+            and stripped.endswith(")")
+            and ": " not in stripped
+            and _indent(line) > 0
+            and previous.strip()
+        ):
+            # "(others as BaseCombineDocumentsChain)" closing an Args list: a note on the
+            # remaining arguments, not an entry; it goes after the sections
+            notes.append(stripped[1:-1][:1].upper() + stripped[2:-1] + ".")
+            continue
         if (
             previous.rstrip().endswith((",", " /"))
             and ":" not in previous
@@ -43,6 +57,8 @@ def join_grouped_names(lines: list[str]) -> list[str]:
             out[-1] = f"{previous.rstrip()} {line.strip()}"
         else:
             out.append(line)
+    for note in notes:
+        out += ["", note]
     return out
 
 

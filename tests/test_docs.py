@@ -172,7 +172,7 @@ def test_docstrings_are_fenced_for_the_reference() -> None:
     docstring = (
         "See :class:`~ragline.retrievers.HybridRetriever` and :meth:`from_rows`.\n\n"
         "Example::\n\n    x = 1\n\n    y = 2\n\n"
-        "Args:\n    a, b,\n        c: three at once.\n\n"
+        "Args:\n    a, b,\n        c: three at once.\n    (others as :class:`Chain`)\n\n"
         "    >>> split('ab cd')\n    ['ab', 'cd']\n\nDone."
     )
     assert fence_examples(docstring).split("\n") == [
@@ -195,6 +195,8 @@ def test_docstrings_are_fenced_for_the_reference() -> None:
         "    ```",
         "",
         "Done.",
+        "",
+        "Others as `Chain`.",
     ]
 
 
