@@ -484,7 +484,8 @@ def from_langchain(obj: Any) -> Any:
 
     Chat models, LLMs, embeddings, vector stores, retrievers, document loaders, text
     splitters, tools and chat message histories become the ragline class of that kind;
-    any other Runnable becomes a ragline Runnable. A ragline object is returned as it is.
+    any other Runnable becomes a ragline Runnable. A ragline object is returned as it is,
+    and one ``to_langchain`` wrapped is given back unwrapped.
 
     Raises:
         InvalidInputError: ``obj`` is none of these (its type is named).
@@ -495,6 +496,8 @@ def from_langchain(obj: Any) -> Any:
         >>> model.invoke("hi").content
         'hello'
     """
+    if type(obj).__module__ == "ragline.interop.langchain._to_classes":
+        return obj.ragline_object  # a ragline object to_langchain wrapped: itself
     if type(obj).__module__.startswith("ragline."):
         return obj
     language_models = lc("language_models")
