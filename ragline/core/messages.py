@@ -734,5 +734,12 @@ def get_buffer_string(
         else:
             role = _BUFFER_PREFIXES.get(message.type.replace("MessageChunk", "").lower(), "")
             role = role or type(message).__name__
-        lines.append(f"{role}: {message.text}")
+        line = f"{role}: {message.text}"
+        if isinstance(message, AIMessage):
+            # a model's request to call tools is part of the transcript, as in LangChain
+            if message.tool_calls:
+                line += str(message.tool_calls)
+            elif "function_call" in message.additional_kwargs:
+                line += str(message.additional_kwargs["function_call"])
+        lines.append(line)
     return "\n".join(lines)

@@ -137,12 +137,17 @@ def _typeddict_schema(cls: type) -> ArgsSchema:
 
 
 def _closed(schema: Any) -> Any:
-    """Strict mode: every object schema gets ``additionalProperties: false``."""
+    """Strict mode: every object schema lists all its properties as ``required`` (OpenAI's
+    structured outputs accept no optional field; an optional one is a union with null)
+    and gets ``additionalProperties: false``, as LangChain writes it."""
     if isinstance(schema, list):
         return [_closed(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
     closed = {key: _closed(value) for key, value in schema.items()}
-    if closed.get("type") == "object" and "properties" in closed:
+    properties = closed.get("properties")
+    if closed.get("type", "object") == "object" and isinstance(properties, dict):
+        if properties:
+            closed["required"] = list(properties)
         closed["additionalProperties"] = False
     return closed
