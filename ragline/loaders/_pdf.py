@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 from ragline.core import Document, LoaderError, RaglineError
@@ -21,11 +22,14 @@ _EXTRACTION_MODES = ("plain", "layout")
 class PyPDFLoader(BaseLoader):
     """Load a PDF's text with pypdf: one Document per page, or one for the file.
 
-    Page documents carry ``source``, ``page`` (0-based, as in LangChain),
-    ``page_label`` (the label the PDF shows, e.g. ``"iv"``; ``"1"``-based numbers
-    when it defines none) and ``total_pages``. In ``"single"`` mode the pages'
-    text is joined with ``pages_delimiter`` and the metadata is ``source`` and
-    ``total_pages``.
+    Metadata, in LangChain's order: the PDF's document information first (keys
+    lowercased without the ``/``: ``producer``, ``creator`` and ``creationdate`` always,
+    defaulting to ``"PyPDF"``, ``"PyPDF"`` and ``""``, then ``title``, ``author`` ... as
+    the file lists them; ``creationdate`` / ``moddate`` written ``D:YYYYMMDDHHmmSS`` with
+    a time zone become ISO 8601), then ``source`` and ``total_pages``; page documents
+    add ``page`` (0-based, as in LangChain) and ``page_label`` (the label the PDF shows,
+    e.g. ``"iv"``; ``"1"``-based numbers when it defines none). In ``"single"`` mode
+    the pages' text is joined with ``pages_delimiter``.
 
     Args:
         file_path: the PDF file.
@@ -81,17 +85,18 @@ class PyPDFLoader(BaseLoader):
             reader = self._open(pypdf, handle, path)
             total = self._guard(path, "count the pages of", lambda: len(reader.pages))
             labels = self._guard(path, "read the page labels of", lambda: list(reader.page_labels))
+            info = self._guard(path, "read the document information of", lambda: _info(reader))
+            common = {**info, "source": path, "total_pages": total}
             if self.mode == "single":
                 texts = (self._page_text(reader, number, path) for number in range(total))
                 text = self.pages_delimiter.join(texts)
-                yield Document(text, metadata={"source": path, "total_pages": total})
+                yield Document(text, metadata=common)
                 return
             for number in range(total):
                 metadata = {
-                    "source": path,
+                    **common,
                     "page": number,
                     "page_label": labels[number] if number < len(labels) else str(number + 1),
-                    "total_pages": total,
                 }
                 yield Document(self._page_text(reader, number, path), metadata=metadata)
         finally:
@@ -124,3 +129,23 @@ class PyPDFLoader(BaseLoader):
 
     def __repr__(self) -> str:
         return f"PyPDFLoader({os.fspath(self.file_path)!r})"
+
+
+def _info(reader: Any) -> dict[str, Any]:
+    """The PDF's document information as LangChain's PyPDFLoader puts it in metadata."""
+    info: dict[str, Any] = {"producer": "PyPDF", "creator": "PyPDF", "creationdate": ""}
+    for key, value in (reader.metadata or {}).items():
+        name = str(key).lstrip("/").lower()
+        text = value if isinstance(value, (int, float)) else str(value)
+        if name in ("creationdate", "moddate") and isinstance(text, str):
+            text = _iso_date(text)
+        info[name] = text
+    return info
+
+
+def _iso_date(text: str) -> str:
+    """``D:20240102030405+01'00'`` as ``2024-01-02T03:04:05+01:00``; other forms as given."""
+    try:
+        return datetime.strptime(text.replace("'", ""), "D:%Y%m%d%H%M%S%z").isoformat()
+    except ValueError:
+        return text

@@ -13,6 +13,8 @@ from ragline.loaders import PyPDFLoader
 pypdf = pytest.importorskip("pypdf")
 
 PAGES = ["Hello PDF page one", "Second page (with parens)", "Third and last"]
+# a PDF without document information gets LangChain's defaults
+INFO = {"producer": "PyPDF", "creator": "PyPDF", "creationdate": ""}
 
 
 @pytest.fixture
@@ -26,8 +28,8 @@ def test_one_document_per_page(pdf) -> None:
     documents = PyPDFLoader(pdf).load()
     assert [d.page_content for d in documents] == PAGES
     assert [d.metadata for d in documents] == [
-        {"source": str(pdf), "page": number, "page_label": str(number + 1), "total_pages": 3}
-        for number in range(3)
+        {**INFO, "source": str(pdf), "total_pages": 3, "page": n, "page_label": str(n + 1)}
+        for n in range(3)
     ]
 
 
@@ -40,7 +42,7 @@ def test_lazy_load_yields_page_by_page(pdf) -> None:
 def test_single_mode_joins_pages(pdf) -> None:
     [document] = PyPDFLoader(pdf, mode="single").load()
     assert document.page_content == "\n\f".join(PAGES)
-    assert document.metadata == {"source": str(pdf), "total_pages": 3}
+    assert document.metadata == {**INFO, "source": str(pdf), "total_pages": 3}
     [joined] = PyPDFLoader(pdf, mode="single", pages_delimiter=" | ").load()
     assert joined.page_content == " | ".join(PAGES)
 
