@@ -244,6 +244,15 @@ def test_the_fetch_pattern_finds_what_a_browser_would_load() -> None:
     assert [bool(FETCHED.search(s)) for s in fetched + local] == [True] * 5 + [False] * 4
 
 
+def test_the_theme_fetches_nothing_at_run_time() -> None:
+    """Material fetches Google's fonts unless ``font: false``, the repository's stars from
+    GitHub's API when ``repo_url`` is set, and mermaid from a CDN for a ``mermaid`` fence
+    (test_every_fence_is_python_bash_or_text keeps those out)."""
+    config = (REPO_ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert re.search(r"^  font: false$", config, re.MULTILINE)
+    assert not re.search(r"^(repo_url|extra_javascript|extra_css):", config, re.MULTILINE)
+
+
 @pytest.mark.slow
 def test_the_site_builds_and_loads_nothing_from_elsewhere(site: Path) -> None:
     built = {str(p.relative_to(site)) for p in site.rglob("*.html")}
