@@ -362,7 +362,7 @@ class FolderWriter:
         previous = self.manifest.generation
         try:
             data.mkdir()
-            self.store.save_local(data / FAISS_FOLDER)
+            self.store.save_local(data / FAISS_FOLDER, documents="sqlite")
             self.records.copy_to(data / RECORDS_FILE)
             self._save_keyword_index(data, self._committed_data())
             for name, artifact in self.artifacts.items():

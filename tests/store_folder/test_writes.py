@@ -237,7 +237,7 @@ def test_a_corrupted_store_says_to_rebuild_and_rebuild_repairs_it(tmp_path: Path
     folder = tmp_path / "store"
     index_paths([corpus], folder, embedding="hashing")
     faiss_folder = folder / str(StoreFolder(folder).read_manifest().generation) / "faiss"
-    (data_file,) = faiss_folder.glob("index.[0-9a-f]*.json")
+    (data_file,) = faiss_folder.glob("index.[0-9a-f]*.sqlite")  # documents in SQLite
     data_file.write_bytes(data_file.read_bytes()[:-20])  # truncated
     for call in (lambda: open_store(folder), lambda: index_paths([corpus], folder)):
         with pytest.raises(PersistenceError, match="--rebuild"):

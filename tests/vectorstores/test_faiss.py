@@ -583,9 +583,9 @@ def test_loading_a_missing_folder_or_manifest(
 
 def test_loading_a_newer_format_version(random_embeddings: TableEmbeddings, tmp_path: Path) -> None:
     manifest = _saved(random_embeddings, tmp_path)
-    manifest["format_version"] = 4
+    manifest["format_version"] = 5
     (tmp_path / "index.manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(PersistenceError, match="format version 4, newer"):
+    with pytest.raises(PersistenceError, match="format version 5, newer"):
         FAISS.load_local(tmp_path, random_embeddings)
 
 

@@ -34,7 +34,8 @@ import mmap
 import os
 import re
 import secrets
-from collections.abc import Callable
+import sqlite3
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -44,14 +45,22 @@ import numpy as np
 from ragline.core import InvalidInputError, PersistenceError
 from ragline.core._optional import require
 from ragline.vectorstores.faiss._index import IndexOptions, LabeledIndex, Snapshot, faiss_module
+from ragline.vectorstores.faiss._records import DiskDocuments, DocumentTable, write_documents
+from ragline.vectorstores.faiss._vectors import VectorFile
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
 
 FORMAT_NAME = "ragline.faiss"
 # 3: content checksums (data files and the manifest itself)
 # 2: "labels" only when the faiss index cannot list them (IVF); 1: "labels" always
-FORMAT_VERSION = 3
-_OPTION_NAMES = ("ef_search", "ef_construction", "nprobe", "train_size")
+FORMAT_VERSION = 4
+# 4: documents in SQLite (``save_local(documents="sqlite")``); JSON saves stay version 3,
+#    so older ragline versions read them
+JSON_FORMAT_VERSION = 3
+# a documents database larger than this is checked by size and structure when opened,
+# not hashed: hashing gigabytes would make opening a large store slow (see docs/scale.md)
+HASHED_DOCUMENTS_BYTES = 256 * 2**20
+_OPTION_NAMES = ("ef_search", "ef_construction", "nprobe", "train_size", "rerank")
 # the LangChain distance strategies a saved store may name (FAISS refuses the others)
 _STRATEGIES = ("EUCLIDEAN_DISTANCE", "MAX_INNER_PRODUCT", "COSINE")
 
@@ -62,25 +71,29 @@ def _manifest_path(folder: Path, index_name: str) -> Path:
 
 def _data_file(index_name: str) -> re.Pattern[str]:
     return re.compile(
-        rf"{re.escape(index_name)}\.[0-9a-f]{{16}}\.(faiss|json)|"
+        rf"{re.escape(index_name)}\.[0-9a-f]{{16}}\.(faiss|json|sqlite|vectors\.[0-9]+\.f32)|"
         rf"{re.escape(index_name)}\.manifest\.json\.[0-9a-f]{{16}}\.tmp"
     )
 
 
-def save(snapshot: Snapshot, folder: Path, index_name: str, *, durable: bool) -> None:
+def save(snapshot: Snapshot, folder: Path, index_name: str, *, durable: bool) -> Path:
     """Write a store's snapshot to ``folder`` atomically (the caller holds the store's lock,
     so the snapshot's live index does not change meanwhile).
 
     ``durable`` adds fsync calls (data files, manifest, folder) so the save also survives
-    a power cut; without them it is atomic against crashes of the process.
+    a power cut; without them it is atomic against crashes of the process. Returns the
+    documents file written.
     """
     _check_index_name(index_name)
-    documents = _documents_json(snapshot)  # before touching the disk: bad metadata raises here
+    in_sqlite = snapshot.table is not None
+    # before touching the disk: bad metadata raises here (SQLite: while writing, and the
+    # files written so far are removed)
+    documents = b"" if in_sqlite else _documents_json(snapshot)
     index = snapshot.index
     algorithm = checksum_algorithm()
     token = secrets.token_hex(8)
     index_file = f"{index_name}.{token}.faiss"
-    documents_file = f"{index_name}.{token}.json"
+    documents_file = f"{index_name}.{token}.{'sqlite' if in_sqlite else 'json'}"
     manifest_path = _manifest_path(folder, index_name)
     temporary_manifest = folder / f"{index_name}.manifest.json.{token}.tmp"
     written = [folder / index_file, folder / documents_file, temporary_manifest]
@@ -92,16 +105,35 @@ def save(snapshot: Snapshot, folder: Path, index_name: str, *, durable: bool) ->
             if durable:
                 _fsync_file(folder / index_file)
             index_checksum = file_checksum(algorithm, folder / index_file)
-        _write(folder / documents_file, documents, durable=durable)
+        vectors: list[dict[str, Any]] | None = None
+        if index is not None and index.full is not None:
+            prefix = f"{index_name}.{token}.vectors"
+            vectors = index.full.save(folder, prefix)  # type: ignore[assignment]
+            written += [folder / str(entry["file"]) for entry in vectors]
+            for entry in vectors:
+                if durable:
+                    _fsync_file(folder / str(entry["file"]))
+        if in_sqlite:
+            count = _write_sqlite(snapshot, folder / documents_file)
+            if durable:
+                _fsync_file(folder / documents_file)
+            documents_bytes = (folder / documents_file).stat().st_size
+            documents_checksum = file_checksum(algorithm, folder / documents_file)
+        else:
+            _write(folder / documents_file, documents, durable=durable)
+            count, documents_bytes = len(snapshot.ids), len(documents)
+            documents_checksum = checksum(algorithm, documents)
         options = snapshot.options
         manifest: dict[str, Any] = {
             "format": FORMAT_NAME,
-            "format_version": FORMAT_VERSION,
+            "format_version": (
+                FORMAT_VERSION if in_sqlite or vectors is not None else JSON_FORMAT_VERSION
+            ),
             "dimension": None if index is None else index.dimension,
             "metric": snapshot.metric,
             "index_factory": options.factory,
             "trained": True if index is None else index.trained,
-            "count": len(snapshot.ids),
+            "count": count,
             "options": {
                 **{name: getattr(options, name) for name in _OPTION_NAMES},
                 # LangChain-style stores only, so older ragline versions read the rest
@@ -115,11 +147,17 @@ def save(snapshot: Snapshot, folder: Path, index_name: str, *, durable: bool) ->
             "index_file": index_file if index is not None else None,
             "index_bytes": (folder / index_file).stat().st_size if index is not None else 0,
             "documents_file": documents_file,
-            "documents_bytes": len(documents),
+            "documents_bytes": documents_bytes,
             "checksum_algorithm": algorithm,
             "index_checksum": index_checksum,
-            "documents_checksum": checksum(algorithm, documents),
+            "documents_checksum": documents_checksum,
         }
+        if in_sqlite:
+            manifest["documents_format"] = "sqlite"
+            manifest["next_label"] = snapshot.next_label
+        if vectors is not None:
+            # full-precision vectors for re-ranking: sized, not hashed (gigabytes at scale)
+            manifest["vectors"] = vectors
         manifest["manifest_checksum"] = _manifest_checksum(manifest, algorithm)
         _write(temporary_manifest, json.dumps(manifest, indent=2).encode(), durable=durable)
         os.replace(temporary_manifest, manifest_path)  # the commit point
@@ -127,14 +165,19 @@ def save(snapshot: Snapshot, folder: Path, index_name: str, *, durable: bool) ->
         for path in written:
             with contextlib.suppress(OSError):
                 path.unlink()
-        if isinstance(err, (OSError, RuntimeError)):
+        if isinstance(err, (OSError, RuntimeError, sqlite3.Error)):
             raise PersistenceError(
                 f"cannot save the FAISS store to {str(folder)!r}: {err}"
             ) from err
         raise
     if durable:
         _fsync_directory(folder)
-    _remove_stale(folder, index_name, keep={index_file, documents_file})
+    keep = {index_file, documents_file}
+    if vectors is not None and index is not None and index.full is not None:
+        index.full.adopt(folder, vectors)  # type: ignore[arg-type]
+        keep.update(str(entry["file"]) for entry in vectors)
+    _remove_stale(folder, index_name, keep=keep)
+    return folder / documents_file
 
 
 # ---------------------------------------------------------------------- checksums
@@ -215,6 +258,31 @@ def _documents_json(snapshot: Snapshot) -> bytes:
         ) from err
 
 
+def _write_sqlite(snapshot: Snapshot, path: Path) -> int:
+    """Write the snapshot's document table as a SQLite file; returns its row count."""
+    table = snapshot.table
+
+    def rows() -> Iterator[tuple[int, str, str, str]]:
+        for label, (doc_id, text, metadata) in table.added.items():
+            try:
+                encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=True)
+            except (TypeError, ValueError) as err:
+                raise InvalidInputError(
+                    f"document {doc_id!r} has metadata JSON cannot hold ({err}); save_local "
+                    "keeps str, int, float, bool, None, lists and dicts"
+                ) from err
+            yield label, doc_id, text, encoded
+
+    try:
+        return write_documents(path, table, rows())
+    except UnicodeEncodeError as err:  # a lone surrogate (stores refuse them when added)
+        raise InvalidInputError(
+            f"cannot save: a text or metadata string holds a lone surrogate ({err})"
+        ) from err
+    except sqlite3.IntegrityError as err:
+        raise InvalidInputError(f"cannot save: the document ids repeat ({err})") from err
+
+
 def _json_ok(value: Any) -> bool:
     try:
         json.dumps(value)
@@ -287,11 +355,23 @@ def load(folder: Path, index_name: str) -> Snapshot:
     # checksums since format version 3 (older folders load with the other checks)
     algorithm = manifest["checksum_algorithm"] if manifest["format_version"] >= 3 else None
     documents_path = folder / manifest["documents_file"]
-    raw = _read_sized(documents_path, manifest["documents_bytes"])
-    if algorithm is not None:
-        _check_checksum(documents_path, checksum(algorithm, raw), manifest["documents_checksum"])
-    documents = _parse(documents_path, raw, dict)
-    ids, labels, texts, metadatas = _check_documents(documents, documents_path, manifest["count"])
+    table = None
+    if manifest.get("documents_format") == "sqlite":
+        table = _open_sqlite(documents_path, manifest, algorithm)
+        ids: list[str] = []
+        texts: list[str] = []
+        metadatas: list[dict[str, Any]] = []
+        labels = None
+    else:
+        raw = _read_sized(documents_path, manifest["documents_bytes"])
+        if algorithm is not None:
+            _check_checksum(
+                documents_path, checksum(algorithm, raw), manifest["documents_checksum"]
+            )
+        documents = _parse(documents_path, raw, dict)
+        ids, labels, texts, metadatas = _check_documents(
+            documents, documents_path, manifest["count"]
+        )
     options = manifest["options"]
     index_options = IndexOptions(
         factory=manifest["index_factory"],
@@ -303,9 +383,10 @@ def load(folder: Path, index_name: str) -> Snapshot:
         raise PersistenceError(f"{manifest_path} names an unknown distance_strategy {strategy!r}")
     snapshot = partial(Snapshot, manifest["metric"], index_options, ids=ids, texts=texts,
                        metadatas=metadatas, normalize_L2=options.get("normalize_L2") is True,
-                       distance_strategy=strategy)  # fmt: skip
+                       distance_strategy=strategy, table=table,
+                       next_label=manifest.get("next_label"))  # fmt: skip
     if manifest["index_file"] is None:
-        if ids:
+        if ids or manifest["count"]:
             raise PersistenceError(f"{manifest_path} lists documents but no index file")
         return snapshot(index=None, labels=[])
     index_path = folder / manifest["index_file"]
@@ -329,13 +410,63 @@ def load(folder: Path, index_name: str) -> Snapshot:
             f"{index_path} does not match {manifest_path.name}: {err} (a file from another "
             "store, or an edited manifest); save the store again from its source"
         ) from err
+    if index_options.rerank is not None:
+        index.full = _open_vectors(folder, manifest, manifest_path)
     if index.ntotal != manifest["count"]:
         raise PersistenceError(
             f"{index_path} holds {index.ntotal} vectors but {manifest_path.name} counts "
             f"{manifest['count']} documents (a file from another store?)"
         )
+    if table is not None:  # labels: the database's primary keys (checksummed file)
+        return snapshot(index=index, labels=[])
     labels = _check_labels(index, labels, index_path)
     return snapshot(index=index, labels=labels)
+
+
+def _open_vectors(folder: Path, manifest: dict[str, Any], manifest_path: Path) -> VectorFile:
+    """The saved full-precision vectors, each file checked against its size."""
+    listed = manifest.get("vectors")
+    dimension = manifest["dimension"]
+    if not isinstance(listed, list):
+        raise PersistenceError(f"{manifest_path}: a store with rerank lists no 'vectors' files")
+    for entry in listed:
+        valid = (
+            isinstance(entry, dict)
+            and _plain_name(entry.get("file"))
+            and all(
+                isinstance(entry.get(key), int) and entry[key] >= 0 for key in ("start", "rows")
+            )
+        )
+        if not valid:
+            raise PersistenceError(f"{manifest_path}: invalid 'vectors' entry {entry!r}")
+        _read_sized(folder / entry["file"], entry["rows"] * dimension * 4, read=False)
+    return VectorFile.load(folder, dimension, listed)
+
+
+def _open_sqlite(path: Path, manifest: dict[str, Any], algorithm: str | None) -> DocumentTable:
+    """Open a format-4 documents database, checked by size, checksum (when not larger than
+    :data:`HASHED_DOCUMENTS_BYTES`), format and row count."""
+    _read_sized(path, manifest["documents_bytes"], read=False)
+    if algorithm is not None and manifest["documents_bytes"] <= HASHED_DOCUMENTS_BYTES:
+        try:
+            found = file_checksum(algorithm, path)
+        except OSError as err:
+            raise _missing(path) from err
+        _check_checksum(path, found, manifest["documents_checksum"])
+    next_label = manifest.get("next_label")
+    if not isinstance(next_label, int) or next_label < 0:
+        raise PersistenceError(f"{path.name}: the manifest's next_label is missing or invalid")
+    try:
+        base = DiskDocuments(path)
+    except ValueError as err:
+        raise PersistenceError(f"{path} is corrupt: {err}") from err
+    if base.count != manifest["count"] or base.max_label >= next_label:
+        raise PersistenceError(
+            f"{path} holds {base.count} documents (labels up to {base.max_label}) but the "
+            f"manifest counts {manifest['count']} (next label {next_label}): a file from "
+            "another store?"
+        )
+    return DocumentTable(base)
 
 
 def _check_checksum(path: Path, found: str, expected: Any) -> None:

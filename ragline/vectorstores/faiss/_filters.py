@@ -18,7 +18,7 @@ over all documents, so the answer always agrees with the reference evaluator.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import reduce
 from typing import Any, Literal
 
@@ -42,15 +42,12 @@ def _key(value: Any) -> Any:
 class _FieldIndex:
     """One metadata field, indexed for equality and for numeric ranges."""
 
-    def __init__(self, field: str, records: Mapping[int, tuple[str, str, dict[str, Any]]]) -> None:
+    def __init__(self, items: Iterable[tuple[int, Any]]) -> None:
         by_key: dict[Any, list[int]] = {}
         numbers: list[float] = []
         number_labels: list[int] = []
         self.exact_numbers = True
-        for label, (_, _, metadata) in records.items():
-            if field not in metadata:
-                continue
-            value = metadata[field]
+        for label, value in items:
             if isinstance(value, (bool, str)):
                 by_key.setdefault(_key(value), []).append(label)
             elif isinstance(value, (int, float)):
@@ -147,10 +144,25 @@ class FilterIndex:
     def _field(self, name: str) -> _FieldIndex:
         field = self._fields.get(name)
         if field is None:
-            field = self._fields[name] = _FieldIndex(name, self._records)
+            field = self._fields[name] = _FieldIndex(self._field_items(name))
         return field
+
+    def _field_items(self, name: str) -> Iterator[tuple[int, Any]]:
+        # a store whose documents are on disk reads one field by SQL (see _records.py)
+        field_items = getattr(self._records, "field_items", None)
+        if field_items is not None:
+            yield from field_items(name)
+            return
+        for label, (_, _, metadata) in self._records.items():
+            if name in metadata:
+                yield label, metadata[name]
 
     def _all_labels(self) -> np.ndarray:
         if self._all is None:
-            self._all = np.fromiter(self._records, dtype=np.int64, count=len(self._records))
+            labels = getattr(self._records, "labels", None)
+            self._all = (
+                labels()
+                if labels is not None
+                else np.fromiter(self._records, dtype=np.int64, count=len(self._records))
+            )
         return self._all

@@ -28,6 +28,7 @@ import numpy as np
 
 from ragline.core import ConfigurationError
 from ragline.core._optional import require
+from ragline.vectorstores.faiss._vectors import VectorFile
 
 __all__ = ["IndexOptions", "LabeledIndex", "Snapshot", "faiss_module"]
 
@@ -77,6 +78,8 @@ class IndexOptions:
         nprobe: IVF lists visited per query; None = faiss's 1.
         train_size: how many vectors to collect before training; None = 39 x nlist for
             IVF, 9,984 for other trained indexes.
+        rerank: keep full-precision vectors on disk (memory-mapped) and re-rank
+            ``rerank x k`` candidates of the index by their exact scores; None = off.
     """
 
     factory: str = "Flat"
@@ -85,6 +88,7 @@ class IndexOptions:
     ef_construction: int | None = None
     nprobe: int | None = None
     train_size: int | None = None
+    rerank: int | None = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,10 @@ class Snapshot:
             searched (LangChain's ``normalize_L2``; implied by the cosine metric).
         distance_strategy: the LangChain strategy name the store was built with (its
             scores follow LangChain's), or None for a store built with ``metric=``.
+        table: the documents as a :class:`~ragline.vectorstores.faiss._records.DocumentTable`
+            instead of the four lists (which are then empty): a save in SQLite, or a
+            store loaded from one.
+        next_label: the next fresh label, with ``table``.
     """
 
     metric: str
@@ -117,6 +125,8 @@ class Snapshot:
     labels: list[int]
     normalize_L2: bool = False
     distance_strategy: str | None = None
+    table: Any = None
+    next_label: int | None = None
 
 
 class LabeledIndex:
@@ -156,6 +166,8 @@ class LabeledIndex:
         self._mask_selector: Any = None
         self._params_cache: dict[tuple[int, int], Any] = {}
         self._hnsw_cache: tuple[Any, Any] | None = None
+        # full-precision vectors for exact re-ranking (compressed indexes)
+        self.full: VectorFile | None = None if options.rerank is None else VectorFile(dimension)
 
     # ------------------------------------------------------------------ building
 
@@ -205,6 +217,11 @@ class LabeledIndex:
 
     def _check_options_apply(self, kind: str) -> None:
         options = self.options
+        if options.rerank is not None and kind == "flat":
+            raise ConfigurationError(
+                f"rerank applies to compressed indexes ('IVF1024,PQ48', 'HNSW32,SQ8' ...); "
+                f"index_factory {options.factory!r} is exact already"
+            )
         for name, wanted in (("ef_search", "hnsw"), ("ef_construction", "hnsw"), ("nprobe", "ivf")):
             if getattr(options, name) is not None and kind != wanted:
                 raise ConfigurationError(
@@ -255,15 +272,17 @@ class LabeledIndex:
         labels = np.ascontiguousarray(labels, dtype=np.int64)
         if not self.trained and self.index.ntotal + len(vectors) >= self.train_size:
             self._train_and_move(vectors, labels)
-            return
-        before = self.index.ntotal
-        try:
-            self.index.add_with_ids(vectors, labels)
-        except BaseException:
-            if self.index.ntotal != before:
-                self.remove(labels)
-            raise
-        self._params_cache.clear()
+        else:
+            before = self.index.ntotal
+            try:
+                self.index.add_with_ids(vectors, labels)
+            except BaseException:
+                if self.index.ntotal != before:
+                    self.remove(labels)
+                raise
+            self._params_cache.clear()
+        if self.full is not None and len(labels):
+            self.full.put(int(labels[0]), vectors)  # the store's labels are consecutive
 
     def _train_and_move(self, vectors: np.ndarray, labels: np.ndarray) -> None:
         waiting = self.index
@@ -312,13 +331,60 @@ class LabeledIndex:
     def vectors(self, labels: np.ndarray) -> np.ndarray:
         """Stored vectors of these labels, shape (len(labels), d)."""
         labels = np.ascontiguousarray(labels, dtype=np.int64)
+        if self.full is not None:
+            return self.full.get(labels)
         vectors = np.empty((len(labels), self.dimension), dtype=np.float32)
         if len(labels):  # faiss's C call: its Python wrapper would repeat these checks
             pointer = _pointer_function()
             self.index.reconstruct_batch_c(len(labels), pointer(labels), pointer(vectors))
         return vectors
 
+    @property
+    def reranks(self) -> bool:
+        """Whether searches re-rank the index's candidates exactly (see ``rerank``)."""
+        return self.full is not None and self.trained
+
     def search(
+        self, queries: np.ndarray, k: int, allowed: np.ndarray | None, *, label_bound: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The k nearest: faiss's, or with ``rerank`` the exact best of its ``rerank x k``
+        candidates (see :meth:`_search`)."""
+        if not self.reranks:
+            return self._search(queries, k, allowed, label_bound=label_bound)
+        assert self.options.rerank is not None
+        fetch = k * self.options.rerank
+        _, candidates = self._search(queries, fetch, allowed, label_bound=label_bound)
+        return self.rerank(queries, candidates, k)
+
+    def rerank(
+        self, queries: np.ndarray, candidates: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The k best of each row's candidate labels (-1 = none) by exact score."""
+        assert self.full is not None
+        count = len(queries)
+        scores = np.full((count, k), -np.inf if self.options.inner_product else np.inf, np.float32)
+        labels = np.full((count, k), -1, dtype=np.int64)
+        valid = candidates >= 0
+        rows = self.full.get(candidates[valid])  # one read for every query's candidates
+        offset = 0
+        for row in range(count):
+            found = candidates[row][valid[row]]
+            vectors = rows[offset : offset + len(found)]
+            offset += len(found)
+            if not len(found):
+                continue
+            if self.options.inner_product:
+                exact = vectors @ queries[row]
+                order = np.argsort(-exact, kind="stable")[:k]
+            else:
+                difference = vectors - queries[row]
+                exact = np.einsum("ij,ij->i", difference, difference)
+                order = np.argsort(exact, kind="stable")[:k]
+            scores[row, : len(order)] = exact[order]
+            labels[row, : len(order)] = found[order]
+        return scores, labels
+
+    def _search(
         self, queries: np.ndarray, k: int, allowed: np.ndarray | None, *, label_bound: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """faiss search for k neighbours, restricted to ``allowed`` labels when given.
@@ -341,7 +407,7 @@ class LabeledIndex:
         bits[allowed] = True
         bitmap = np.packbits(bits, bitorder="little")
         selector = faiss.IDSelectorBitmap(bitmap)
-        params = self._params(k, selector)
+        params = self._params(k, selector, matching=len(allowed))
         return self.index.search(queries, k, params=params)
 
     def _search_direct(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -431,14 +497,20 @@ class LabeledIndex:
             self._mask_selector = outer
         return self._mask_selector
 
-    def _params(self, k: int, selector: Any) -> Any:
+    def _params(self, k: int, selector: Any, *, matching: int | None = None) -> Any:
         faiss = faiss_module()
         if not self.trained or self.kind in ("flat", "other"):
             return faiss.SearchParameters(sel=selector)
         if self.kind == "hnsw":
             return faiss.SearchParametersHNSW(sel=selector, efSearch=max(self._hnsw().efSearch, k))
         ivf = faiss.extract_index_ivf(self.index)
-        return faiss.SearchParametersIVF(sel=selector, nprobe=int(ivf.nprobe))
+        nprobe = int(ivf.nprobe)
+        if matching is not None and matching < ivf.ntotal:
+            # a filter leaves ``matching / ntotal`` of each list: probe enough lists that
+            # about 2k matching vectors are seen (or every list)
+            per_list = max(1.0, matching / int(ivf.nlist))
+            nprobe = min(int(ivf.nlist), max(nprobe, int(np.ceil(2 * k / per_list))))
+        return faiss.SearchParametersIVF(sel=selector, nprobe=nprobe)
 
     # ------------------------------------------------------------------ files
 

@@ -48,9 +48,16 @@ Saved format (``save_local(folder, index_name="index")``), format version 3::
                                     (increasing); a trained IVF index, which cannot
                                     list its labels, adds them: "labels": [...]
 
+Format version 4 (``save_local(..., documents="sqlite")``, what the store folder
+writes) keeps the documents in ``folder/index.<token>.sqlite`` instead of the JSON file
+(the manifest adds ``"documents_format": "sqlite"`` and ``"next_label"``). Loading it
+reads no document: the store reads each one when a search returns it, and keeps what
+changed since in memory (see :mod:`ragline.vectorstores.faiss._records`); such a store
+saves in SQLite again unless told otherwise.
+
 Versions 1 (which wrote "labels" always) and 2 had no checksums; both still load, and
-``save_local`` re-saves them as version 3. Loading checks the checksums and the faiss
-index against the manifest (see :mod:`ragline.vectorstores.faiss._files`).
+``save_local`` re-saves them as version 3 (or 4). Loading checks the checksums and the
+faiss index against the manifest (see :mod:`ragline.vectorstores.faiss._files`).
 
 Data files get a fresh random token on every save and are complete before the manifest
 is replaced (``os.replace``, atomic), so a crash of the process at any point leaves a
@@ -63,7 +70,7 @@ from __future__ import annotations
 import math
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +91,7 @@ from ragline.vectorstores.faiss._index import (
     faiss_module,
     swig_ptr,
 )
+from ragline.vectorstores.faiss._records import DiskDocuments, DocumentTable
 from ragline.vectorstores.faiss._scores import relevance_for, strategy_metric
 from ragline.vectorstores.filters import FilterNode
 from ragline.vectorstores.utils import METRICS, DistanceStrategy, mmr_picks
@@ -101,6 +109,9 @@ _SCORE_KINDS = {"cosine": "cosine_similarity", "inner_product": "inner_product",
 # Score the matching vectors exactly when at most 1/16 of the index matches: gathering
 # and scoring one vector costs about as much as 16 selector checks in a flat scan.
 _EXACT_FRACTION = 16
+# With vectors on disk (rerank), score at most this many matching vectors exactly; more
+# go through the index with an ID selector (and a wider IVF probe, see _index.py).
+_EXACT_ROWS = 20_000
 
 
 class FAISS(VectorStore):
@@ -129,6 +140,10 @@ class FAISS(VectorStore):
         train_size: indexes that need training (IVF, PQ) are trained once this many
             vectors are stored, exact flat search until then; default 39 x nlist for
             IVF, 9,984 otherwise.
+        rerank: for a compressed index (``"IVF4096,PQ48"``, ``"IVF1024,SQ8"``,
+            ``"HNSW32,SQ8"`` ...): keep every vector at full precision on disk,
+            memory-mapped, and return the exact best k of the index's ``rerank x k``
+            candidates (ragline's option; see docs/scale.md). None: scores are the index's.
         dimension: the vector dimension, to build the index now (and check
             ``index_factory`` early); otherwise it is built on the first add.
 
@@ -166,6 +181,7 @@ class FAISS(VectorStore):
         ef_construction: int | None = None,
         nprobe: int | None = None,
         train_size: int | None = None,
+        rerank: int | None = None,
         dimension: int | None = None,
     ) -> None:
         if embedding is not None and embedding_function is not None:
@@ -210,6 +226,7 @@ class FAISS(VectorStore):
             ("ef_construction", ef_construction),
             ("nprobe", nprobe),
             ("train_size", train_size),
+            ("rerank", rerank),
             ("dimension", dimension),
         ):
             check_optional_positive_int(name, value, error=ConfigurationError)
@@ -228,19 +245,25 @@ class FAISS(VectorStore):
             ef_construction=ef_construction,
             nprobe=nprobe,
             train_size=train_size,
+            rerank=rerank,
         )
         self._lock = threading.RLock()
         self._index: LabeledIndex | None = None
-        self._label_of: dict[str, int] = {}
-        # label -> (id, text, metadata); dict order is label order (labels only grow)
-        self._records: dict[int, _Record] = {}
+        self._use_table(DocumentTable())
         self._next_label = 0
-        self._flat: dict[int, bool] = {}  # label -> metadata holds only scalars (lazy cache)
-        self._filters = FilterIndex(self._records)
         if dimension is not None:
             self._index = LabeledIndex(dimension, self._options)
         if index is not None or docstore is not None or index_to_docstore_id:
             take_over(self, index, docstore, index_to_docstore_id or {})
+
+    def _use_table(self, table: DocumentTable) -> None:
+        """Hold the documents in ``table`` (in memory, or a saved file plus changes)."""
+        self._table = table
+        # label -> (id, text, metadata) in label order (labels only grow), and id -> label
+        self._records: MutableMapping[int, _Record] = table.records
+        self._label_of: MutableMapping[str, int] = table.label_of
+        self._flat: dict[int, bool] = {}  # label -> metadata holds only scalars (lazy cache)
+        self._filters = FilterIndex(self._records)
 
     def __repr__(self) -> str:
         how = (
@@ -455,7 +478,11 @@ class FAISS(VectorStore):
         if available == 0:
             return None
         take = min(k, available)
-        if allowed is not None and len(allowed) * _EXACT_FRACTION <= index.ntotal:
+        if allowed is not None and (
+            len(allowed) <= _EXACT_ROWS
+            if index.reranks  # rows come from disk: exact only while that is cheap
+            else len(allowed) * _EXACT_FRACTION <= index.ntotal
+        ):
             return index.exact(queries, take, allowed)
         scores, labels = index.search(queries, take, allowed, label_bound=self._next_label)
         if index.kind != "flat" or index.masked:  # approximate: may come back short
@@ -477,7 +504,7 @@ class FAISS(VectorStore):
         short = np.flatnonzero(last < 0)
         assert self._index is not None
         if allowed is None:
-            allowed = np.fromiter(self._records, dtype=np.int64, count=len(self._records))
+            allowed = self._table.labels()
         scores[short], labels[short] = self._index.exact(queries[short], take, allowed)
 
     def _hits(
@@ -499,7 +526,9 @@ class FAISS(VectorStore):
             ]
         # the one-query hot path: _hit_document inlined, and tuple.__new__ since
         # SearchHit's own constructor adds a Python-level call
-        records, flat_of, new_hit = self._records, self._flat, tuple.__new__
+        table = self._table  # in memory: the plain dict, the fastest look-up
+        records = table.added if table.base is None else self._records
+        flat_of, new_hit = self._flat, tuple.__new__
         results = []
         for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True):
             hits = []
@@ -552,7 +581,7 @@ class FAISS(VectorStore):
         with other._lock:
             if other._index is None or not other._records:
                 return
-            labels = np.fromiter(other._records, dtype=np.int64, count=len(other._records))
+            labels = other._table.labels()
             vectors = other._index.vectors(labels)
             records = list(other._records.values())
         with self._lock:
@@ -573,9 +602,15 @@ class FAISS(VectorStore):
     # ------------------------------------------------------------------ persistence
 
     def save_local(
-        self, folder_path: str | Path, index_name: str = "index", *, durable: bool = False
+        self,
+        folder_path: str | Path,
+        index_name: str = "index",
+        *,
+        durable: bool = False,
+        documents: str | None = None,
     ) -> None:
-        """Save the store to a folder: the faiss index file plus JSON (see module docstring).
+        """Save the store to a folder: the faiss index file plus the documents (see module
+        docstring), as JSON or as SQLite.
 
         The save is atomic: until the new manifest replaces the old one, the folder
         still holds the previous copy, complete. Deleted vectors that an HNSW index
@@ -587,6 +622,10 @@ class FAISS(VectorStore):
             durable: also fsync the files and the folder, so the new copy survives a
                 power cut, not only a crash of the process (slower: the data is
                 flushed to disk before returning).
+            documents: ``"json"`` (one JSON file, read whole on load; format 3) or
+                ``"sqlite"`` (a SQLite file that a load opens without reading: the store
+                then reads a document only when a search returns it; format 4). Default:
+                ``"sqlite"`` for a store loaded from SQLite, else ``"json"``.
 
         Raises:
             InvalidInputError: a metadata value JSON cannot hold (names the document).
@@ -595,8 +634,35 @@ class FAISS(VectorStore):
         Example:
             >>> store.save_local("my_index")  # doctest: +SKIP
         """
+        if documents is None:
+            documents = "sqlite" if self._table.base is not None else "json"
+        check_choice("documents", documents, ("json", "sqlite"))
         with self._lock:
-            _faiss_files.save(self.snapshot(), Path(folder_path), index_name, durable=durable)
+            snapshot = self.snapshot() if documents == "json" else self._table_snapshot()
+            written = _faiss_files.save(snapshot, Path(folder_path), index_name, durable=durable)
+            if documents == "sqlite":  # the saved file now holds every document: read it
+                self._use_table(DocumentTable(DiskDocuments(written)))
+
+    def _table_snapshot(self) -> Snapshot:
+        """A snapshot that hands over the document table instead of lists (a save in SQLite)."""
+        index = self._index
+        if index is not None and index.masked:
+            index.rebuild()
+        return Snapshot(
+            metric=self.metric,
+            options=self._options,
+            index=index,
+            ids=[],
+            texts=[],
+            metadatas=[],
+            labels=[],
+            normalize_L2=self._normalize_L2,
+            distance_strategy=(
+                None if self.distance_strategy is None else self.distance_strategy.value
+            ),
+            table=self._table,
+            next_label=self._next_label,
+        )
 
     @classmethod
     def load_local(
@@ -683,7 +749,15 @@ class FAISS(VectorStore):
                 ef_construction=options.ef_construction,
                 nprobe=options.nprobe,
                 train_size=options.train_size,
+                rerank=options.rerank,
             )
+        if snapshot.table is not None:  # documents on disk: nothing to read now
+            if snapshot.next_label is None:
+                raise InvalidInputError("a snapshot with a document table needs next_label")
+            store._use_table(snapshot.table)
+            store._index = snapshot.index
+            store._next_label = snapshot.next_label
+            return store
         ids, labels = snapshot.ids, snapshot.labels
         if not len(ids) == len(snapshot.texts) == len(snapshot.metadatas) == len(labels):
             raise InvalidInputError(
@@ -697,9 +771,9 @@ class FAISS(VectorStore):
             zip(labels, zip(ids, snapshot.texts, snapshot.metadatas, strict=True), strict=True)
         )
         store._label_of.update(zip(ids, labels, strict=True))
-        if len(store._label_of) != len(ids):
+        if len(store._table.added_ids) != len(ids):
             raise InvalidInputError("a snapshot's ids must be unique")
-        if len(store._records) != len(labels):
+        if len(store._table.added) != len(labels):
             raise InvalidInputError("a snapshot's labels must be unique")
         store._index = snapshot.index
         store._next_label = labels[-1] + 1 if labels else 0
