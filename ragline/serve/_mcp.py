@@ -37,7 +37,19 @@ from urllib.parse import quote, unquote
 from ragline.core import Document, InvalidInputError, RaglineError, Runnable
 from ragline.core._optional import require
 
-__all__ = ["MCP_PATH", "SOURCE_URI", "StoreMCP", "create_mcp_server", "MCPEndpoint"]
+__all__ = [
+    "MCP_PATH",
+    "SOURCE_URI",
+    "MCPEndpoint",
+    "StoreMCP",
+    "ToolError",
+    "create_mcp_server",
+    "open_store_mcp",
+    "retrieval_chain",
+    "serve_stdio",
+    "source_uri",
+    "tool_definitions",
+]
 
 logger = logging.getLogger("ragline.mcp")
 
@@ -547,9 +559,13 @@ def open_store_mcp(
     Raises:
         PersistenceError: no store in ``folder``.
     """
+    from ragline.core._checks import check_positive_int
     from ragline.serve._store_app import FolderSearch, _keyword_retriever
     from ragline.store_folder import StoreFolder
 
+    if search_threads is not None:  # as ragline serve: concurrent calls side by side
+        faiss = require("faiss", "faiss", package="faiss-cpu")
+        faiss.omp_set_num_threads(check_positive_int("search_threads", search_threads))
     store_folder = StoreFolder(folder)
     store = store_folder.open_store(embedding=embedding)
     search = FolderSearch(
@@ -595,6 +611,9 @@ class MCPEndpoint:
 
         self.manager = StreamableHTTPSessionManager(
             app=create_mcp_server(tools),
+            # a call's answer as one JSON body: the tools send no progress or requests
+            # back while they run, and a body costs less than an event stream per call
+            json_response=True,
             # the Guard checks Host and Origin against the server's own settings
             security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
