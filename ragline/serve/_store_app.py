@@ -437,6 +437,7 @@ def create_store_app(
         "model": _model_name(model),
         "chain_type": chain_type,
         "search_types": list(search.search_types),
+        "search_type": search.search_type,
         "k": k,
         "limits": {**limits, "batch": max_batch_size},
         "auth": api_key is not None,

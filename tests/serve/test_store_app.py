@@ -47,6 +47,7 @@ def test_healthz_describes_what_is_served(server: BackgroundServer, store_folder
         "model": "FakeListChatModel",
         "chain_type": "stuff",
         "search_types": ["similarity", "mmr", "similarity_score_threshold", "bm25", "hybrid"],
+        "search_type": "similarity",
         "k": 2,
         "limits": {"max_k": 100, "max_fetch_k": 1000, "batch": 100},
         "auth": False,

@@ -70,27 +70,71 @@ async function stream(path, body, onData) {
   }
 }
 
-function passageItem(doc, rank) {
+// What each search type does, and what its score means (shown under the search form).
+const SEARCH_TYPES = {
+  similarity: "meaning: the passages closest to the query's embedding; relevance in [0, 1]",
+  mmr: "meaning, with variety: close passages that do not repeat each other; relevance in [0, 1]",
+  similarity_score_threshold: "meaning, above a cut-off: only passages relevant enough; relevance in [0, 1]",
+  bm25: "keywords: passages sharing the query's words (BM25); scores are unbounded, compare them within one search",
+  hybrid: "keywords and meaning fused: BM25 and embedding results combined; fused score in [0, 1]",
+};
+
+function scoreText(value, searchType) {
+  if (typeof value !== "number") return "";
+  if (searchType === "bm25") return `BM25 score ${value.toFixed(1)}`;
+  if (searchType === "hybrid") return `fused score ${value.toFixed(3)}`;
+  return `relevance ${value.toFixed(3)}`;
+}
+
+// A path that wraps after a "/", never inside a name (not even at its hyphens): each
+// part is a box of its own (app.css), with a line-break opportunity after it.
+function breakablePath(path) {
+  const span = document.createElement("span");
+  span.className = "path";
+  path.split("/").forEach((part, i, parts) => {
+    const last = i === parts.length - 1;
+    const piece = document.createElement("span");
+    piece.className = "part";
+    piece.textContent = part + (last ? "" : "/");
+    span.append(piece);
+    if (!last) span.append(document.createElement("wbr"));
+  });
+  return span;
+}
+
+function place(meta) {
+  const path = typeof meta.path === "string" && meta.path ? meta.path : (meta.source || "(no source)");
+  return { path, section: typeof meta.section === "string" && meta.section ? meta.section : null };
+}
+
+function passageItem(doc, rank, searchType) {
   const meta = doc.metadata || {};
+  const where = place(meta);
   const li = document.createElement("li");
   li.className = "passage";
   const head = document.createElement("div");
   head.className = "meta";
-  const source = document.createElement("span");
+  const source = document.createElement("button");
+  source.type = "button";
   source.className = "source";
-  source.textContent = `[${rank}] ${meta.source || "(no source)"}`;
+  source.title = "open the passage";
+  source.append(`[${rank}] `, breakablePath(where.path));
+  source.addEventListener("click", () => showPassage(doc, rank));
   head.append(source);
-  if (meta.start_index !== undefined && meta.start_index !== null) {
-    const offset = document.createElement("span");
-    offset.className = "offset";
-    offset.textContent = `@ ${meta.start_index}`;
-    head.append(offset);
+  const text = scoreText(meta.relevance_score, searchType);
+  if (text) {
+    const score = document.createElement("span");
+    score.className = "score";
+    score.textContent = text;
+    head.append(score);
   }
-  const score = document.createElement("span");
-  score.className = "score";
-  score.textContent = typeof meta.relevance_score === "number"
-    ? `relevance ${meta.relevance_score.toFixed(3)}` : "relevance —";
-  head.append(score);
+  li.append(head);
+  if (where.section) {
+    const section = document.createElement("div");
+    section.className = "section";
+    section.textContent = where.section;
+    li.append(section);
+  }
   const preview = document.createElement("div");
   preview.className = "preview";
   preview.textContent = doc.page_content;
@@ -99,20 +143,36 @@ function passageItem(doc, rank) {
   open.className = "open";
   open.textContent = "open passage";
   open.addEventListener("click", () => showPassage(doc, rank));
-  li.append(head, preview, open);
+  li.append(preview, open);
   return li;
 }
 
 function showPassage(doc, rank) {
-  const meta = doc.metadata || {};
-  const where = meta.start_index !== undefined ? ` @ ${meta.start_index}` : "";
-  $("passage-title").textContent = `[${rank}] ${meta.source || "(no source)"}${where}`;
+  const where = place(doc.metadata || {});
+  $("passage-title").textContent = `[${rank}] ${where.path}` + (where.section ? ` § ${where.section}` : "");
   $("passage-text").textContent = doc.page_content;
   $("passage-dialog").showModal();
 }
 
-function renderPassages(list, docs) {
-  list.replaceChildren(...docs.map((doc, i) => passageItem(doc, i + 1)));
+function renderPassages(list, docs, searchType) {
+  list.replaceChildren(...docs.map((doc, i) => passageItem(doc, i + 1, searchType)));
+}
+
+// Keep the newest turn in sight: the chat log scrolls to its end, or, when the turn is
+// taller than the log, until the question is at its top (the answer starts below it);
+// the page scrolls too when the log is out of the window (on a narrow screen the log is
+// below the search results).
+function follow(reply) {
+  const log = $("chat-log");
+  const question = reply.previousElementSibling || reply;
+  const offset = question.getBoundingClientRect().top - log.getBoundingClientRect().top;
+  log.scrollTop = Math.min(log.scrollTop + offset, log.scrollHeight - log.clientHeight);
+  const box = log.getBoundingClientRect();
+  if (box.bottom > window.innerHeight || box.top < 0) log.scrollIntoView({ block: "nearest" });
+}
+
+function explainSearchType() {
+  $("search-type-help").textContent = SEARCH_TYPES[$("search-type").value] || "";
 }
 
 async function search(event) {
@@ -126,7 +186,7 @@ async function search(event) {
   };
   try {
     const docs = await invoke("/retrieve", input);
-    renderPassages($("search-results"), docs);
+    renderPassages($("search-results"), docs, input.search_type);
     status.textContent = docs.length ? `${docs.length} passage(s)` : "no passages found";
   } catch (error) {
     status.textContent = "search failed: " + error.message;
@@ -149,6 +209,7 @@ async function ask(event) {
   $("chat-send").disabled = true;
   bubble("human", question);
   const reply = bubble("ai");
+  follow(reply);
   const answer = document.createElement("div");
   answer.className = "answer";
   const sources = document.createElement("ol");
@@ -160,7 +221,8 @@ async function ask(event) {
     title.className = "sources-title";
     title.textContent = "sources";
     reply.append(title, sources);
-    renderPassages(sources, docs);
+    renderPassages(sources, docs, health.search_type);
+    follow(reply);
   };
   try {
     if (session === null) session = await newSession();
@@ -168,11 +230,12 @@ async function ask(event) {
     await stream("/chat", body, (chunk) => {
       if (typeof chunk.answer === "string") answer.textContent += chunk.answer;
       if (Array.isArray(chunk.context)) showSources(chunk.context);
-      $("chat-log").scrollTop = $("chat-log").scrollHeight;
+      follow(reply);
     });
   } catch (error) {
     reply.classList.add("error");
     answer.textContent = error.message;
+    follow(reply);
     if (error.status === 503) {  // no model: still show what the store has
       try { showSources(await invoke("/retrieve", { query: question })); } catch (_) { /* shown above */ }
     }
@@ -183,6 +246,7 @@ async function ask(event) {
 
 async function start() {
   $("search-form").addEventListener("submit", search);
+  $("search-type").addEventListener("change", explainSearchType);
   $("chat-form").addEventListener("submit", ask);
   $("chat-input").addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("chat-form").requestSubmit(); }
@@ -217,7 +281,12 @@ async function loadHealth() {
 function describe() {
   const model = health.model ? `model ${health.model} (${health.chain_type})` : "no chat model: answers show passages";
   $("store-info").textContent = `${health.documents} passages · ${health.embedding} · ${model}`;
-  $("search-type").replaceChildren(...health.search_types.map((t) => new Option(t, t)));
+  $("search-type").replaceChildren(...health.search_types.map((t) => {
+    const option = new Option(t, t, false, t === health.search_type);
+    option.title = SEARCH_TYPES[t] || "";
+    return option;
+  }));
+  explainSearchType();
   $("search-k").value = health.k;
   $("key-box").hidden = !health.auth && !$("api-key").value;
   document.body.dataset.ready = "true";
