@@ -320,6 +320,17 @@ class ChatOpenAI(BaseChatModel):
     def _llm_type(self) -> str:
         return "openai-chat"
 
+    def get_num_tokens_from_messages(self, messages: Sequence[Any]) -> int:
+        """Count the tokens a request with ``messages`` uses, by OpenAI's rule for its
+        chat models (3 per message plus its role and content, 3 to prime the reply), as
+        LangChain's ChatOpenAI counts them.
+
+        Example:
+            >>> ChatOpenAI(api_key="sk-none").get_num_tokens_from_messages([("user", "hello")])
+            8
+        """
+        return self._openai_message_tokens(messages)
+
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return _metadata(

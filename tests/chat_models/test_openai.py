@@ -608,3 +608,15 @@ async def test_async_streaming_invoke(openai_server):
     reply = await make_model(openai_server, streaming=True).ainvoke("a b")
     assert (reply.content, reply.usage_metadata) == ("echo: a b", USAGE)
     assert bodies(openai_server)[0]["stream"] is True
+
+
+def test_chat_openai_counts_tokens_by_openais_rule() -> None:
+    """3 per message + role + content (+1 and the name), 3 to prime the reply; the base
+    models count transcript lines instead (LangChain's two rules)."""
+    from ragline.core import HumanMessage, SystemMessage
+
+    model = ChatOpenAI(api_key="sk-none")
+    assert model.get_num_tokens_from_messages([("user", "hello")]) == 3 + (3 + 1 + 1)
+    assert model.get_num_tokens_from_messages(
+        [SystemMessage("You are helpful."), HumanMessage("What is RAG?", name="ada")]
+    ) == 3 + (3 + 1 + 4) + (3 + 1 + 5 + 1 + 1)  # "What is RAG?" is 5 tokens

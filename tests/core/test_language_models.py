@@ -481,18 +481,21 @@ def test_token_counts_use_tiktoken_cl100k():
     assert model.get_token_ids("hello world") == [15339, 1917]
     assert model.get_num_tokens("hello world") == 2
     assert model.get_num_tokens("<|endoftext|>") == 7  # special tokens count as plain text
-    # OpenAI's rule: 3 per message + role + content, 3 to prime the reply.
-    assert model.get_num_tokens_from_messages([("user", "hello")]) == 3 + (3 + 1 + 1)
-    assert model.get_num_tokens_from_messages(
-        [SystemMessage("You are helpful."), HumanMessage("What is RAG?", name="ada")]
-    ) == 3 + (3 + 1 + 4) + (3 + 1 + 5 + 1 + 1)  # "What is RAG?" is 5 tokens
+    # LangChain's base rule: each message's transcript line, counted and added up
+    assert model.get_num_tokens_from_messages([("user", "hello")]) == 3  # "Human: hello"
+    assert (
+        model.get_num_tokens_from_messages(
+            [SystemMessage("You are helpful."), HumanMessage("What is RAG?", name="ada")]
+        )
+        == 6 + 7
+    )  # "System: You are helpful." and "Human: What is RAG?"
 
 
 def test_token_count_fallback_without_the_encoding(monkeypatch):
     monkeypatch.setattr(language_models, "_encoding", lambda name: None)
     model = Recorder()
     assert model.get_num_tokens("Hello, world!") == 4
-    assert model.get_num_tokens_from_messages([("user", "hello")]) == 8
+    assert model.get_num_tokens_from_messages([("user", "hello")]) == 3
     with pytest.raises(ImportError, match=r"pip install 'ragline\[tokens\]'"):
         model.get_token_ids("hello")
 

@@ -137,14 +137,14 @@ def test_window_memory_loads_the_last_k_exchanges_and_keeps_everything() -> None
 
 def test_token_buffer_memory_keeps_the_newest_messages_within_the_limit() -> None:
     model = FakeListChatModel(responses=["unused"])
-    memory = ConversationTokenBufferMemory(llm=model, max_token_limit=40, return_messages=True)
+    memory = ConversationTokenBufferMemory(llm=model, max_token_limit=15, return_messages=True)
     _fill(memory)
     loaded = memory.load_memory_variables({})["history"]
     stored = memory.chat_memory.messages
     assert loaded == stored[-len(loaded) :]
-    assert model.get_num_tokens_from_messages(loaded) <= 40
+    assert model.get_num_tokens_from_messages(loaded) <= 15
     one_more = stored[-len(loaded) - 1 :]
-    assert model.get_num_tokens_from_messages(one_more) > 40
+    assert model.get_num_tokens_from_messages(one_more) > 15
     assert 0 < len(loaded) < len(stored)
     with pytest.raises(InvalidInputError, match="max_token_limit must be an int >= 1"):
         ConversationTokenBufferMemory(llm=model, max_token_limit=0)
@@ -218,7 +218,7 @@ def test_summary_memory_from_existing_messages(tmp_path: Path) -> None:
 
 def test_summary_buffer_memory_summarizes_what_no_longer_fits() -> None:
     model = FakeListChatModel(responses=["SUMMARY-1", "SUMMARY-2"])
-    memory = ConversationSummaryBufferMemory(llm=model, max_token_limit=30, return_messages=True)
+    memory = ConversationSummaryBufferMemory(llm=model, max_token_limit=17, return_messages=True)
     memory.save_context({"input": "hi"}, {"output": "hello"})
     assert model.calls == []  # still fits: no summary
     assert memory.load_memory_variables({})["history"] == [HumanMessage("hi"), AIMessage("hello")]
@@ -230,7 +230,7 @@ def test_summary_buffer_memory_summarizes_what_no_longer_fits() -> None:
     stored = memory.chat_memory.messages
     assert len(stored) == 6  # nothing is deleted from the history
     assert recent == stored[memory.summarized_messages :]
-    assert model.get_num_tokens_from_messages(recent) <= 30
+    assert model.get_num_tokens_from_messages(recent) <= 17
     first, second = (call[0].text for call in model.calls)
     assert "Summary so far:\n\n\nNewest lines:\nHuman: hi\n\nNew summary:" in first
     assert (

@@ -8,7 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragline.core.exceptions import MissingDependencyError
-from ragline.core.messages import BaseMessage, ChatMessage, MessageLike, convert_to_messages
+from ragline.core.messages import (
+    BaseMessage,
+    ChatMessage,
+    MessageLike,
+    convert_to_messages,
+    get_buffer_string,
+)
 
 __all__ = ["TOKEN_ENCODING", "TokenCounting"]
 
@@ -73,18 +79,28 @@ class TokenCounting:
         return len(encoding.encode(text, disallowed_special=()))
 
     def get_num_tokens_from_messages(self, messages: Sequence[MessageLike]) -> int:
-        """Count the tokens a chat request with ``messages`` uses.
+        """Count the tokens of ``messages``: each one's transcript line
+        (``get_buffer_string([message])``, ``"Human: hello"``) counted with
+        ``get_num_tokens``, added up, as LangChain's base models count them.
 
-        Follows OpenAI's published rule for its chat models: each message costs 3 tokens
-        plus the tokens of its role and content (plus 1 if it has a name), and every
-        reply is primed with 3 more.
+        ``ChatOpenAI`` counts with OpenAI's rule instead (see ``_openai_message_tokens``).
+        The token-limited memories choose what to load with this count.
 
         Example:
             >>> from ragline.core import FakeListChatModel
             >>> FakeListChatModel(responses=["x"]).get_num_tokens_from_messages(
             ...     [("user", "hello")])
-            8
+            3
         """
+        return sum(
+            self.get_num_tokens(get_buffer_string([message]))
+            for message in convert_to_messages(messages)
+        )
+
+    def _openai_message_tokens(self, messages: Sequence[MessageLike]) -> int:
+        """OpenAI's published rule for its chat models: each message costs 3 tokens plus
+        the tokens of its role and content (plus 1 and the name's if it has a name), and
+        every reply is primed with 3 more."""
         total = 3
         for message in convert_to_messages(messages):
             total += 3 + self.get_num_tokens(_role_of(message)) + self.get_num_tokens(message.text)
