@@ -72,6 +72,7 @@ one shared pool they started two threads per query: 3.7-8.7 ms per hybrid query 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import sys
@@ -102,8 +103,15 @@ from ragline.retrievers import (
     BM25Tokenizer,
     EnsembleRetriever,
     HybridRetriever,
+    adaptive_weights,
     score_fusion,
-    weighted_reciprocal_rank,
+)
+from ragline.retrievers._checks import copy_document
+from ragline.retrievers._hybrid import (
+    DEFAULT_ADAPTIVITY,
+    DEFAULT_DENSE_WEIGHT,
+    DEFAULT_FETCH_K,
+    PEAK_DEPTH,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -173,17 +181,60 @@ class Setup:
         )
 
 
-def ragline_rows(setup: Setup) -> list[Evaluation]:
+def old_default(setup: Setup, **options: Any) -> HybridRetriever:
+    """The hybrid default before issue 30: fixed equal weights, min-max."""
+    return HybridRetriever(setup.store, setup.bm25, k=setup.depth, fusion="relative_score",
+                           dense_weight=0.5, **options)  # fmt: skip
+
+
+def ragline_rows(setup: Setup, *, feedback: bool = True) -> list[Evaluation]:
     dense = setup.store.as_retriever(search_kwargs={"k": setup.depth})
     rrf = EnsembleRetriever([setup.bm25, dense], weights=[0.5, 0.5])
     hybrid = HybridRetriever(setup.store, setup.bm25, k=setup.depth)
-    return [
+    rows = [
         setup.evaluate(dense, "dense"),
         setup.evaluate(setup.bm25, "bm25"),
         setup.evaluate(setup.bm25_stem, "bm25 stem+stop"),
         setup.evaluate(rrf, "rrf hybrid"),
-        setup.evaluate(hybrid, "default hybrid"),
+        setup.evaluate(old_default(setup), "old default hybrid"),
+        setup.evaluate(hybrid, "new default hybrid"),
     ]
+    if feedback:
+        for source in ("keyword", "dense"):
+            with_feedback = HybridRetriever(
+                setup.store, setup.bm25, k=setup.depth, keyword_feedback=source
+            )
+            rows.append(setup.evaluate(with_feedback, f"new + {source} feedback"))
+    return rows
+
+
+def fusion_cost(setup: Setup, repeat: int = 5) -> tuple[float, float, float]:
+    """Mean ms per query of the fusion step alone (the two sides' lists searched once,
+    then fused ``repeat`` times): old default, new default, and the new default's
+    adaptive weights alone (the two peaks; what it adds to the old fusion)."""
+    new = HybridRetriever(setup.store, setup.bm25, k=setup.depth)
+    old = old_default(setup)
+    lists = [[side.invoke(query) for side in new._runners] for query in setup.data.queries.values()]
+    costs = []
+    for hybrid in (old, new):
+        # the fusion writes its score into the documents: each run gets fresh copies
+        copies = [
+            [[copy_document(d) for d in side] for side in pair]
+            for _ in range(repeat + 1)
+            for pair in lists
+        ]
+        hybrid.weighted_reciprocal_rank(copies.pop())  # warm
+        start = time.perf_counter()
+        for pair in copies:
+            hybrid.weighted_reciprocal_rank(pair)
+        costs.append((time.perf_counter() - start) * 1000 / len(copies))
+    scores = [[[d.metadata["relevance_score"] for d in side] for side in pair] for pair in lists]
+    start = time.perf_counter()
+    for _ in range(repeat):
+        for pair_scores in scores:
+            adaptive_weights(pair_scores, new.weights, strength=new.adaptivity, depth=PEAK_DEPTH)
+    costs.append((time.perf_counter() - start) * 1000 / (repeat * len(scores)))
+    return costs[0], costs[1], costs[2]
 
 
 def langchain_row(setup: Setup) -> Evaluation | None:
@@ -264,8 +315,19 @@ def _doc_ranking(documents: Sequence[Document]) -> list[str]:
     return [d.metadata["doc_id"] for d in documents]
 
 
+GRID = {
+    "dense_weight": (0.4, 0.5, 0.6, 0.7),
+    "adaptivity": (0.0, 0.5, 1.0, 2.0, 3.0),
+    "fetch_k": (20, 30, 50),
+    "peak_depth": (10, 20),
+}
+RULE = 0.005  # most nDCG@10 a set may lose against the better single side / the old default
+
+
 def sweep(setup: Setup, lists: dict[str, Any]) -> dict[tuple[Any, ...], float]:
-    """nDCG@10 of every grid point: (keyword side, fusion, dense weight, candidates)."""
+    """nDCG@10 of the single sides and of every grid point (dense weight, adaptivity,
+    candidates per side, peak depth) of the adaptive min-max fusion; adaptivity 0 is the
+    fixed-weight fusion (0.5, 0, 50 is the old default)."""
     data = setup.data
     query_ids = list(data.queries)
     results: dict[tuple[Any, ...], float] = {}
@@ -274,64 +336,93 @@ def sweep(setup: Setup, lists: dict[str, Any]) -> dict[tuple[Any, ...], float]:
         rankings = {q: _doc_ranking(fuse(i)) for i, q in enumerate(query_ids)}
         results[name] = evaluate_rankings(rankings, data.queries, data.qrels, k=K).ndcg
 
-    for side in ("dense", "bm25", "bm25 stem+stop"):
+    for side in ("dense", "bm25"):
         score((side,), lambda i, side=side: [d for d, _ in lists[side][i]])
-    for keyword in ("bm25", "bm25 stem+stop"):
-        for fetch in (10, 20, 30, 50, 100):
-            for weight in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
-                pair = (
-                    lambda i, fetch=fetch: lists["dense"][i][:fetch],
-                    lambda i, fetch=fetch, keyword=keyword: lists[keyword][i][:fetch],
-                )
-                for fusion in ("relative_score", "dbsf"):
+    for weight, adaptivity, fetch, depth in itertools.product(*GRID.values()):
+        if adaptivity == 0 and depth != GRID["peak_depth"][0]:
+            results[(weight, adaptivity, fetch, depth)] = results[
+                (weight, adaptivity, fetch, GRID["peak_depth"][0])
+            ]
+            continue
 
-                    def fused(i: int, pair=pair, weight=weight, fusion=fusion) -> list[Document]:
-                        found = score_fusion(
-                            [pair[0](i), pair[1](i)], [weight, 1 - weight], normalization=fusion
-                        )
-                        return [d for d, _ in found]
+        def fused(i: int, weight=weight, adaptivity=adaptivity, fetch=fetch, depth=depth
+                  ) -> list[Document]:  # fmt: skip
+            pair = [lists["dense"][i][:fetch], lists["bm25"][i][:fetch]]
+            weights = adaptive_weights(
+                [[s for _, s in side] for side in pair],
+                [weight, 1 - weight],
+                strength=adaptivity,
+                depth=depth,
+            )
+            return [d for d, _ in score_fusion(pair, weights)]
 
-                    score((keyword, fusion, weight, fetch), fused)
-
-                def rrf(i: int, pair=pair, weight=weight) -> list[Document]:
-                    docs = [[d for d, _ in pair[0](i)], [d for d, _ in pair[1](i)]]
-                    return weighted_reciprocal_rank(docs, [weight, 1 - weight])
-
-                score((keyword, "rrf", weight, fetch), rrf)
+        score((weight, adaptivity, fetch, depth), fused)
     return results
 
 
-def print_sweep(per_set: dict[str, dict[tuple[Any, ...], float]]) -> None:
+def choose(per_set: dict[str, dict[tuple[Any, ...], float]]) -> list[tuple[Any, ...]]:
+    """Grid rows (mean margin, min margin, min vs old, point, values), those that keep
+    the rule first (no set below the better single side, nor the old default, by more
+    than RULE), each group by mean margin over the better single side."""
     names = list(per_set)
-    grid = [key for key in next(iter(per_set.values())) if len(key) == 4]
-    best_part = {
-        name: max(per_set[name][(s,)] for s in ("dense", "bm25", "bm25 stem+stop"))
-        for name in names
-    }
+    best_single = {n: max(per_set[n][("dense",)], per_set[n][("bm25",)]) for n in names}
+    old = {n: per_set[n][(0.5, 0.0, 50, GRID["peak_depth"][0])] for n in names}
     rows = []
-    for key in grid:
-        values = [per_set[name][key] for name in names]
-        margins = [v - best_part[name] for v, name in zip(values, names, strict=True)]
-        rows.append((statistics.fmean(margins), min(margins), key, values))
-    rows.sort(key=lambda row: (-row[1] >= 0, -row[0]))
-    print("\nsweep: nDCG@10 per set; margin = hybrid - best single part (dense, bm25, stemmed)")
-    print(f"{'keyword':<15} {'fusion':<15} {'w':>4} {'fetch':>5}  " + "  ".join(
-        f"{n[:10]:>10}" for n in names) + "  mean margin  min margin")  # fmt: skip
-    for mean_margin, min_margin, key, values in sorted(rows, key=lambda r: -r[0])[:25]:
-        keyword, fusion, weight, fetch = key
+    for point in (key for key in per_set[names[0]] if len(key) == 4):
+        values = [per_set[n][point] for n in names]
+        margins = [v - best_single[n] for v, n in zip(values, names, strict=True)]
+        against_old = [v - old[n] for v, n in zip(values, names, strict=True)]
+        keeps = min(margins) >= -RULE and min(against_old) >= -RULE and statistics.fmean(
+            margins) > 0  # fmt: skip
+        rows.append((keeps, statistics.fmean(margins), min(margins), min(against_old), point,
+                     values))  # fmt: skip
+    rows.sort(key=lambda row: (not row[0], -row[1]))
+    return rows
+
+
+def print_sweep(per_set: dict[str, dict[tuple[Any, ...], float]], top: int = 25) -> None:
+    names = list(per_set)
+    rows = choose(per_set)
+    print(
+        f"\nsweep: nDCG@10 of adaptive min-max fusion, {len(rows)} points; margin = hybrid - "
+        f"better of dense and bm25; rule: every margin and every change against the old "
+        f"default >= -{RULE}, mean margin > 0 ({sum(r[0] for r in rows)} points keep it)"
+    )
+    columns = "  ".join(f"{n[:10]:>10}" for n in names)
+    print(f"{'w':>4} {'adapt':>5} {'fetch':>5} {'depth':>5}  {columns}  mean margin  min margin"
+          "  min vs old  rule")  # fmt: skip
+    for keeps, mean_margin, min_margin, min_old, point, values in rows[:top]:
+        weight, adaptivity, fetch, depth = point
         print(
-            f"{keyword:<15} {fusion:<15} {weight:>4} {fetch:>5}  "
+            f"{weight:>4} {adaptivity:>5} {fetch:>5} {depth:>5}  "
             + "  ".join(f"{v:>10.3f}" for v in values)
-            + f"  {mean_margin:>+11.3f}  {min_margin:>+10.3f}"
+            + f"  {mean_margin:>+11.3f}  {min_margin:>+10.3f}  {min_old:>+10.3f}  "
+            + ("yes" if keeps else "no")
+        )
+    chosen = (DEFAULT_DENSE_WEIGHT, DEFAULT_ADAPTIVITY, DEFAULT_FETCH_K, PEAK_DEPTH)
+    for label, point in (("old default", (0.5, 0.0, 50, GRID["peak_depth"][0])),
+                         ("new default", chosen)):  # fmt: skip
+        row = next(r for r in rows if r[4] == point)
+        print(
+            f"{label}: w={point[0]} adaptivity={point[1]} fetch_k={point[2]} peak depth="
+            f"{point[3]}: "
+            + ", ".join(f"{n} {v:.3f}" for n, v in zip(names, row[5], strict=True))
+            + f"; mean margin {row[1]:+.3f}, min margin {row[2]:+.3f}, min vs old {row[3]:+.3f}"
+            + f", rank {rows.index(row) + 1} of {len(rows)}"
         )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("sets", nargs="*", default=["postgresql", "django", "devil"])
+    parser.add_argument(
+        "sets", nargs="*", default=["postgresql", "django", "devil", "debfaq", "debref"]
+    )
     parser.add_argument("--depth", type=int, default=30, help="chunks each retriever returns")
     parser.add_argument("--sweep", action="store_true", help="print the fusion grid too")
     parser.add_argument("--no-langchain", action="store_true")
+    parser.add_argument(
+        "--no-feedback", action="store_true", help="leave out the keyword feedback rows"
+    )
     args = parser.parse_args(argv)
     import faiss
 
@@ -350,23 +441,28 @@ def main(argv: list[str] | None = None) -> int:
             f"\n{setup.name}: {len(setup.data.corpus)} documents, {len(setup.chunks)} chunks, "
             f"{len(setup.data.queries)} queries (embedding/cache read {setup.embed_seconds:.1f} s)"
         )
-        rows = ragline_rows(setup)
+        rows = ragline_rows(setup, feedback=not args.no_feedback)
         if not args.no_langchain:
             row = langchain_row(setup)
             if row is not None:
                 rows.append(row)
         print(format_table(rows))
+        old_ms, new_ms, weights_ms = fusion_cost(setup)
+        print(
+            f"fusion alone, ms per query: old default {old_ms:.3f}, new default {new_ms:.3f}; "
+            f"the adaptive weights alone {weights_ms:.4f}"
+        )
         summary.append((setup.name, rows))
         if args.sweep:
             sweeps[setup.name] = sweep(setup, candidate_lists(setup, 100))
     if len(summary) > 1:
         print("\nnDCG@10 summary")
         labels = [e.name for e in summary[0][1]]
-        print(f"{'search':<20}" + "".join(f"{n[:12]:>13}" for n, _ in summary) + f"{'mean':>9}")
+        print(f"{'search':<24}" + "".join(f"{n[:12]:>13}" for n, _ in summary) + f"{'mean':>9}")
         for position, label in enumerate(labels):
             values = [rows[position].ndcg for _, rows in summary if position < len(rows)]
             print(
-                f"{label:<20}" + "".join(f"{v:>13.3f}" for v in values)
+                f"{label:<24}" + "".join(f"{v:>13.3f}" for v in values)
                 + f"{statistics.fmean(values):>9.3f}"
             )  # fmt: skip
     if sweeps:

@@ -52,7 +52,7 @@ def test_chunks_record_their_path_relative_to_the_indexed_folder(
 @pytest.mark.parametrize(
     ("search_type", "meaning"),
     [
-        ("hybrid", "score: fused score in [0, 1]: 0.5 x dense + 0.5 x BM25"),
+        ("hybrid", "score: fused score in [0, 1]: dense and BM25 scores"),
         ("bm25", "score: BM25 keyword score (unbounded; compare within one query only)"),
         ("similarity", "score: relevance in [0, 1] = (1 + cosine) / 2\n"),
     ],

@@ -17,6 +17,8 @@ _EXPORTS = {
     "HybridRetriever": "._hybrid",
     "score_fusion": "._fusion",
     "normalize_scores": "._fusion",
+    "adaptive_weights": "._fusion",
+    "score_peak": "._fusion",
     "default_preprocessing_func": "._bm25",
     "EnsembleRetriever": "._ensemble",
     "weighted_reciprocal_rank": "._ensemble",

@@ -223,6 +223,7 @@ class EnsembleRetriever(ChildBatchRetriever):
             )
         self.id_key = id_key
         self.fusion = check_choice("EnsembleRetriever fusion", fusion, FUSION_METHODS)
+        self._normalization = self.fusion  # score fusion: how each list is normalised
         if not isinstance(score_key, str):
             raise InvalidInputError(f"EnsembleRetriever score_key must be a str, got {score_key!r}")
         self.score_key = score_key
@@ -287,8 +288,8 @@ class EnsembleRetriever(ChildBatchRetriever):
             scored_lists.append(pairs)
         fused = score_fusion(
             scored_lists,
-            self.weights,
-            normalization=self.fusion,
+            self._fusion_weights(scored_lists),
+            normalization=self._normalization,
             key=lambda document: _key(document, self.id_key),
         )
         if self.k is not None:
@@ -297,21 +298,29 @@ class EnsembleRetriever(ChildBatchRetriever):
             document.metadata[key] = score  # children return fresh copies
         return [document for document, _ in fused]
 
+    def _fusion_weights(self, scored_lists: list[list[tuple[Document, float]]]) -> list[float]:
+        """The weights of one query's score fusion (HybridRetriever's adapt to the scores)."""
+        return self.weights
+
+    def _fuse_one(self, query: str, doc_lists: list[Any]) -> list[Document]:
+        """One query's fused result from its children's (HybridRetriever adds feedback)."""
+        return self.weighted_reciprocal_rank(doc_lists)
+
     def _get_relevant_documents(self, query: str) -> list[Document]:
-        return self.weighted_reciprocal_rank(_invoke_children(self._runners, query))
+        return self._fuse_one(query, _invoke_children(self._runners, query))
 
     async def _aget_relevant_documents(self, query: str) -> list[Document]:
         doc_lists = await asyncio.gather(*(retriever.ainvoke(query) for retriever in self._runners))
-        return self.weighted_reciprocal_rank(list(doc_lists))
+        return self._fuse_one(query, list(doc_lists))
 
     # batch / abatch (ChildBatchRetriever) hand ALL the queries to each child's batch
-    def _fuse_batch(self, per_child: list[list[Any]]) -> list[Any]:
+    def _fuse_batch(self, queries: list[str], per_child: list[list[Any]]) -> list[Any]:
         fused: list[Any] = []
-        for results in zip(*per_child, strict=True):
+        for query, *results in zip(queries, *per_child, strict=True):
             error = next((r for r in results if isinstance(r, BaseException)), None)
             if error is None:
                 try:
-                    fused.append(self.weighted_reciprocal_rank(list(results)))
+                    fused.append(self._fuse_one(query, list(results)))
                 except InvalidInputError as err:  # fails this query only
                     fused.append(err)
             else:
@@ -330,7 +339,7 @@ class EnsembleRetriever(ChildBatchRetriever):
                 )
                 for retriever in self._runners
             ]
-            return self._fuse_batch([future.result() for future in futures])
+            return self._fuse_batch(queries, [future.result() for future in futures])
 
     async def _asearch_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
         per_child = await asyncio.gather(
@@ -339,7 +348,7 @@ class EnsembleRetriever(ChildBatchRetriever):
                 for retriever in self._runners
             )
         )
-        return self._fuse_batch(list(per_child))
+        return self._fuse_batch(queries, list(per_child))
 
 
 def _scored(retriever: Runnable[str, list[Document]], score_key: str) -> Any:

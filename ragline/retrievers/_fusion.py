@@ -16,6 +16,19 @@ Normalisations (the relative-score and distribution-based fusion of search engin
 
 Unlike reciprocal rank fusion, how far ahead a document is counts, not only its rank: a
 retriever that is sure of its first hit can carry it past the other's weak candidates.
+
+Adaptive weights (:func:`adaptive_weights`, ``HybridRetriever``'s default) go one step
+further and set the weights per query, from the scores alone (no labels): min-max
+normalisation gives every list's best document 1, however far ahead of its candidates
+it is, so a retriever that found nothing in particular (flat scores) pulls as hard as
+one with a clear hit. Each list's *peak* measures that::
+
+    peak = (s_1 - mean(s_2 .. s_n)) / (s_1 - min(s_1 .. s_n))     over its n best scores
+
+(1 when the best stands alone above candidates that all score the lowest, near 0 when
+the scores are flat; a list of one score has peak 1, an empty or flat list 0). The
+weights become ``w_i * peak_i ** strength``, scaled to sum to 1: ``strength=0`` is plain
+fusion; a list with flat scores gets no weight and the other decides alone.
 """
 
 from __future__ import annotations
@@ -26,7 +39,7 @@ from collections.abc import Callable, Hashable, Sequence
 from ragline.core import Document, InvalidInputError
 from ragline.core._checks import check_choice
 
-__all__ = ["NORMALIZATIONS", "normalize_scores", "score_fusion"]
+__all__ = ["NORMALIZATIONS", "adaptive_weights", "normalize_scores", "score_fusion", "score_peak"]
 
 NORMALIZATIONS = ("relative_score", "dbsf")
 
@@ -53,6 +66,65 @@ def normalize_scores(scores: Sequence[float], method: str) -> list[float]:
         return [1.0] * len(scores)
     width = high - low
     return [min(max((s - low) / width, 0.0), 1.0) for s in scores]
+
+
+def score_peak(scores: Sequence[float]) -> float:
+    """How far a list's best score stands above the others, in [0, 1] (module docstring).
+
+    Example:
+        >>> score_peak([9.0, 1.0, 1.0])  # one clear hit
+        1.0
+        >>> score_peak([3.0, 2.0, 1.0])
+        0.75
+        >>> score_peak([0.8, 0.8, 0.8])  # flat: says nothing
+        0.0
+    """
+    if not scores:
+        return 0.0
+    if len(scores) == 1:
+        return 1.0
+    best, low = scores[0], min(scores)
+    if not best > low:
+        return 0.0
+    rest = math.fsum(scores[1:]) / (len(scores) - 1)
+    return min(max((best - rest) / (best - low), 0.0), 1.0)
+
+
+def adaptive_weights(
+    score_lists: Sequence[Sequence[float]],
+    weights: Sequence[float],
+    *,
+    strength: float,
+    depth: int,
+) -> list[float]:
+    """Per-query weights: ``weights[i] * peak_i ** strength`` over each list's ``depth``
+    best scores, scaled to sum to 1 (the base weights, scaled, when every peak is 0).
+
+    Args:
+        score_lists: each retriever's scores for one query, best first.
+        weights: the base weights (non-negative, summing to a positive number).
+        strength: how much the peaks count (0: not at all).
+        depth: how many of each list's best scores the peak looks at.
+
+    Example:
+        >>> adaptive_weights([[0.9, 0.5, 0.5], [7.0, 7.0, 7.0]], [0.5, 0.5], strength=1, depth=3)
+        [1.0, 0.0]
+        >>> adaptive_weights([[3.0, 2.0, 1.0], [9.0, 1.0, 1.0]], [0.5, 0.5], strength=1, depth=3)
+        [0.42857142857142855, 0.5714285714285714]
+    """
+    if len(score_lists) != len(weights):
+        raise InvalidInputError(f"got {len(weights)} weights for {len(score_lists)} result lists")
+    total = math.fsum(weights)
+    if not total > 0:
+        raise InvalidInputError(f"weights must sum to a positive number, got {list(weights)}")
+    peaks = [score_peak(scores[:depth]) for scores in score_lists]
+    if strength == 0 or len(set(peaks)) == 1:  # equal peaks change nothing
+        return [weight / total for weight in weights]
+    scaled = [weight * peak**strength for peak, weight in zip(peaks, weights, strict=True)]
+    scaled_total = math.fsum(scaled)
+    if not scaled_total > 0:
+        return [weight / total for weight in weights]
+    return [weight / scaled_total for weight in scaled]
 
 
 def score_fusion(

@@ -27,37 +27,65 @@ fusion keeps how far ahead a hit is.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ragline.core import InvalidInputError
-from ragline.core._checks import check_positive_int, check_unit_interval
-from ragline.retrievers._bm25 import BM25Retriever
-from ragline.retrievers._ensemble import EnsembleRetriever
+import numpy as np
+
+from ragline.core import Document, InvalidInputError
+from ragline.core._checks import (
+    check_choice,
+    check_number,
+    check_positive_int,
+    check_unit_interval,
+)
+from ragline.retrievers._bm25 import BM25Index, BM25Retriever, _best_indices, _tokens
+from ragline.retrievers._checks import copy_document
+from ragline.retrievers._ensemble import FUSION_METHODS, EnsembleRetriever
+from ragline.retrievers._fusion import adaptive_weights
 
 if TYPE_CHECKING:
     from ragline.vectorstores import VectorStore
 
 __all__ = [
+    "DEFAULT_ADAPTIVITY",
     "DEFAULT_DENSE_WEIGHT",
     "DEFAULT_FETCH_K",
     "DEFAULT_FUSION",
+    "DEFAULT_KEYWORD_FEEDBACK",
+    "FEEDBACK_SOURCES",
+    "HYBRID_FUSIONS",
+    "PEAK_DEPTH",
     "HybridRetriever",
+    "KeywordFeedback",
+    "expand_query",
+    "weighted_top_k",
 ]
 
-DEFAULT_FUSION = "relative_score"
-DEFAULT_DENSE_WEIGHT = 0.5
+HYBRID_FUSIONS = ("adaptive", *FUSION_METHODS)
+DEFAULT_FUSION = "adaptive"
+DEFAULT_DENSE_WEIGHT = 0.6
 DEFAULT_FETCH_K = 50
+DEFAULT_ADAPTIVITY = 2.0
+PEAK_DEPTH = 20  # the best scores of each side that its peak looks at
+DEFAULT_KEYWORD_FEEDBACK: str | None = None
 
 
 class HybridRetriever(EnsembleRetriever):
     """Search a vector store and a BM25 index over the same documents; fuse by score.
 
     Each side returns its ``fetch_k`` best candidates with their scores (relevance in
-    [0, 1] for the store, BM25 scores for the keywords); each list is normalised
-    (``fusion``) and the two are combined as ``dense_weight * dense + (1 - dense_weight) *
-    keyword``; the ``k`` best come back, each with the fused score in
-    ``metadata[score_key]``.
+    [0, 1] for the store, BM25 scores for the keywords); each list is normalised and the
+    two are combined as ``w * dense + (1 - w) * keyword``; the ``k`` best come back, each
+    with the fused score in ``metadata[score_key]``.
+
+    With ``fusion="adaptive"`` (the default) ``w`` is set per query from the two lists'
+    scores (min-max normalised): ``dense_weight`` scaled by how far each side's best
+    candidate stands above its others (:func:`~ragline.retrievers.adaptive_weights`,
+    ``adaptivity`` its exponent), so a side whose scores are flat (it found nothing in
+    particular) gives way to the other. ``fusion="relative_score"`` with
+    ``dense_weight=0.5`` is the fixed-weight fusion of ragline 0.x's first hybrid default.
 
     Args:
         vectorstore: the dense side.
@@ -66,12 +94,21 @@ class HybridRetriever(EnsembleRetriever):
         k: documents to return.
         fetch_k: candidates each side contributes (default 50, or k if larger).
         filter: a metadata filter applied on both sides (the vector stores' language).
-        fusion: ``"relative_score"`` (min-max, default), ``"dbsf"`` or ``"rrf"``.
-        dense_weight: the dense side's weight in [0, 1] (default 0.5).
+        fusion: ``"adaptive"`` (default), ``"relative_score"`` (min-max, fixed weights),
+            ``"dbsf"`` or ``"rrf"``.
+        dense_weight: the dense side's (base) weight in [0, 1] (default 0.5).
+        adaptivity: with ``fusion="adaptive"``, how much each side's peak counts
+            (>= 0; 0 gives ``"relative_score"``'s results).
+        keyword_feedback: pseudo-relevance feedback for the keyword side (see
+            :mod:`ragline.retrievers._feedback`): ``None`` (default: none), ``"keyword"``
+            (RM3-style: BM25's own first 3 passages) or ``"dense"`` (the dense side's
+            first 3): BM25 runs a second time with the query expanded by 10 of their terms.
         score_key: the metadata key of the scores.
 
     Raises:
-        InvalidInputError: a keyword document without an id, a bad k / fetch_k / weight.
+        InvalidInputError: a keyword document without an id, a bad k / fetch_k / weight /
+            adaptivity.
+        ConfigurationError: an unknown fusion (the valid ones named).
 
     Example:
         >>> from ragline.embeddings import HashingEmbeddings
@@ -82,7 +119,7 @@ class HybridRetriever(EnsembleRetriever):
         >>> keyword = BM25Retriever.from_texts(texts, ids=ids)
         >>> hybrid = HybridRetriever(store, keyword, k=2)
         >>> [(d.id, round(d.metadata["relevance_score"], 2)) for d in hybrid.invoke("cats purr")]
-        [('1', 1.0), ('2', 0.15)]
+        [('1', 1.0), ('2', 0.16)]
     """
 
     def __init__(
@@ -95,6 +132,8 @@ class HybridRetriever(EnsembleRetriever):
         filter: Mapping[str, Any] | None = None,
         fusion: str = DEFAULT_FUSION,
         dense_weight: float = DEFAULT_DENSE_WEIGHT,
+        adaptivity: float = DEFAULT_ADAPTIVITY,
+        keyword_feedback: str | None = DEFAULT_KEYWORD_FEEDBACK,
         score_key: str = "relevance_score",
     ) -> None:
         if not isinstance(keyword, BM25Retriever):
@@ -113,7 +152,9 @@ class HybridRetriever(EnsembleRetriever):
             if fetch_k is None
             else check_positive_int("HybridRetriever fetch_k", fetch_k)
         )
+        fusion = check_choice("HybridRetriever fusion", fusion, HYBRID_FUSIONS)
         weight = check_unit_interval("HybridRetriever dense_weight", dense_weight)
+        self.adaptivity = check_number("HybridRetriever adaptivity", adaptivity, low=0)
         dense_side = vectorstore.as_retriever(
             search_kwargs={"k": fetch, "filter": filter}, score_key=score_key
         )
@@ -128,15 +169,191 @@ class HybridRetriever(EnsembleRetriever):
         super().__init__(
             [dense_side, keyword_side],
             weights=[weight, 1.0 - weight],
-            fusion=fusion,
+            fusion="relative_score" if fusion == "adaptive" else fusion,
             score_key=score_key,
             k=k,
         )
+        self.fusion = fusion
         self.fetch_k = fetch
         self.dense_weight = weight
+        if keyword_feedback is not None and keyword_feedback not in FEEDBACK_SOURCES:
+            raise InvalidInputError(
+                f"HybridRetriever keyword_feedback {keyword_feedback!r} is not one of "
+                f"{', '.join(map(repr, FEEDBACK_SOURCES))} or None"
+            )
+        self.keyword_feedback = keyword_feedback
+        self._feedback = (
+            None
+            if keyword_feedback is None
+            else KeywordFeedback(keyword_side, source=keyword_feedback)
+        )
+
+    def _fuse_one(self, query: str, doc_lists: list[Any]) -> list[Document]:
+        if self._feedback is not None and all(isinstance(found, list) for found in doc_lists):
+            dense, keyword = doc_lists
+            doc_lists = [dense, self._feedback.search(query, dense, keyword)]
+        return self.weighted_reciprocal_rank(doc_lists)
+
+    def _fusion_weights(self, scored_lists: list[list[tuple[Document, float]]]) -> list[float]:
+        if self.fusion != "adaptive":
+            return self.weights
+        return adaptive_weights(
+            [[score for _, score in pairs] for pairs in scored_lists],
+            self.weights,
+            strength=self.adaptivity,
+            depth=PEAK_DEPTH,
+        )
 
     def __repr__(self) -> str:
+        adaptive = f", adaptivity={self.adaptivity:g}" if self.fusion == "adaptive" else ""
+        feedback = (
+            "" if self.keyword_feedback is None else f", keyword_feedback={self.keyword_feedback!r}"
+        )
         return (
             f"HybridRetriever(k={self.k}, fetch_k={self.fetch_k}, fusion={self.fusion!r}, "
-            f"dense_weight={self.dense_weight:g})"
+            f"dense_weight={self.dense_weight:g}{adaptive}{feedback})"
         )
+
+
+# ---------------------------------------------------------------- keyword feedback
+# Pseudo-relevance feedback for BM25: expand a query with terms of passages found first.
+#
+# A question worded unlike its answer shares few words with it, so BM25 scores the answer
+# low. Feedback takes the first passages some search found (BM25's own, as in RM3, or the
+# dense side's: "dense-guided" expansion, which needs no shared word to find them), weighs
+# each of their terms by its share of the passage times its idf::
+#
+#     weight(t) = sum over the feedback passages d of  tf(t, d) / |d| * idf(t)
+#
+# keeps the ``terms`` heaviest, and searches BM25 again with the query's own terms at
+# ``original_weight`` of the mass (each of its tokens equally) and the expansion terms at
+# the rest (in proportion to their weights). A document's score is the sum over the
+# weighted terms of ``term weight * its BM25 term score``.
+
+
+FEEDBACK_SOURCES = ("keyword", "dense")
+
+
+def expand_query(
+    index: BM25Index,
+    query: Sequence[str],
+    feedback: Sequence[int],
+    *,
+    terms: int,
+    original_weight: float,
+) -> dict[int, float]:
+    """Term number -> weight of the expanded query (see the module docstring).
+
+    Args:
+        index: the BM25 index.
+        query: the query's tokens (unknown ones are dropped).
+        feedback: the row numbers of the feedback documents in ``index``.
+        terms: how many expansion terms to add at most.
+        original_weight: the query's own share of the weight, in [0, 1].
+
+    Example:
+        >>> index = BM25Index([["cat", "purr"], ["cat", "nap", "nap"], ["dog"]])
+        >>> weights = expand_query(index, ["purr"], [0], terms=1, original_weight=0.5)
+        >>> [(index.terms[t], w) for t, w in weights.items()]
+        [('purr', 1.0)]
+    """
+    own: dict[int, float] = {}
+    for token in query:
+        number = index.vocabulary.get(token)
+        if number is not None:
+            own[number] = own.get(number, 0.0) + 1.0
+    mass: dict[int, float] = {}
+    for row in feedback:
+        start, end = int(index.doc_ptr[row]), int(index.doc_ptr[row + 1])
+        length = float(index.doc_len[row]) or 1.0
+        for term, tf in zip(
+            index.doc_terms[start:end].tolist(), index.doc_tfs[start:end].tolist(), strict=True
+        ):
+            mass[term] = mass.get(term, 0.0) + tf / length * float(index.idf[term])
+    chosen = sorted(mass.items(), key=lambda item: (-item[1], item[0]))[:terms]
+    chosen_total = math.fsum(weight for _, weight in chosen)
+    own_total = math.fsum(own.values())
+    # the query's own share; all of it when nothing is added, none when no word is known
+    share = original_weight if own_total and chosen_total else float(own_total > 0)
+    weights = {term: share * count / own_total for term, count in own.items()}
+    for term, weight in chosen:
+        if chosen_total:
+            weights[term] = weights.get(term, 0.0) + (1 - share) * weight / chosen_total
+    return weights
+
+
+def weighted_top_k(
+    index: BM25Index, weights: dict[int, float], k: int, mask: np.ndarray | None = None
+) -> list[tuple[int, float]]:
+    """The ``k`` best ``(row, score)`` pairs for a weighted query (ties by lower row)."""
+    scores = np.zeros(index.corpus_size)
+    for term, weight in weights.items():
+        start, end = index.offsets[term], index.offsets[term + 1]
+        scores[index.postings_docs[start:end]] += weight * index.postings_weights[start:end]
+    if mask is not None:
+        scores[~mask] = 0.0
+    best = _best_indices(scores, k)
+    return list(zip(best, scores[best].tolist(), strict=True))
+
+
+class KeywordFeedback:
+    """Second BM25 pass of a hybrid search, its query expanded from feedback passages.
+
+    Args:
+        keyword: the hybrid's keyword side (its index, documents, tokenizer, k, filter).
+        source: ``"keyword"`` (BM25's own first passages, RM3-style) or ``"dense"`` (the
+            dense side's first passages).
+        documents: feedback passages (the first ones of the source's list).
+        terms: expansion terms added.
+        original_weight: the query's own share of the expanded query's weight.
+
+    Raises:
+        InvalidInputError: a bad source, count or weight.
+    """
+
+    def __init__(
+        self,
+        keyword: BM25Retriever,
+        *,
+        source: str,
+        documents: int = 3,
+        terms: int = 10,
+        original_weight: float = 0.7,
+    ) -> None:
+        if source not in FEEDBACK_SOURCES:
+            raise InvalidInputError(
+                f"keyword feedback {source!r} is not one of "
+                f"{', '.join(map(repr, FEEDBACK_SOURCES))} (or None)"
+            )
+        self.keyword = keyword
+        self.source = source
+        self.documents = check_positive_int("keyword feedback documents", documents)
+        self.terms = check_positive_int("keyword feedback terms", terms)
+        self.original_weight = check_unit_interval(
+            "keyword feedback original_weight", original_weight
+        )
+        self._rows = {document.id: row for row, document in enumerate(keyword.docs)}
+
+    def search(self, query: str, dense: list[Document], keyword: list[Document]) -> list[Document]:
+        """The keyword side's list for ``query`` again, with the expanded query; each
+        document a fresh copy carrying its score in ``metadata[score_key]``."""
+        side = self.keyword
+        first = dense if self.source == "dense" else keyword
+        rows = [self._rows[d.id] for d in first[: self.documents] if d.id in self._rows]
+        if not rows:
+            return keyword
+        tokens = _tokens(side.preprocess_func, query, "the query")
+        weights = expand_query(
+            side.vectorizer,
+            tokens,
+            rows,
+            terms=self.terms,
+            original_weight=self.original_weight,
+        )
+        found = []
+        for row, score in weighted_top_k(side.vectorizer, weights, side.k, side._filter_mask()):
+            document = copy_document(side.docs[row])
+            if side.score_key is not None:
+                document.metadata[side.score_key] = score
+            found.append(document)
+        return found

@@ -49,10 +49,12 @@ EXPECTED = [
     "MultiQueryRetriever",
     "NoOutputParser",
     "ParentDocumentRetriever",
+    "adaptive_weights",
     "create_kv_docstore",
     "default_preprocessing_func",
     "normalize_scores",
     "score_fusion",
+    "score_peak",
     "weighted_reciprocal_rank",
 ]
 
