@@ -78,6 +78,14 @@ def add_index_command(commands: Commands) -> None:
         "the keyword index",
     )
     index.add_argument(
+        "--index",
+        choices=("auto", "flat", "hnsw", "ivf-pq", "ivf-sq8"),
+        default=None,
+        help="the faiss index: auto (exact up to 100,000 chunks, then rebuilt once as "
+        "ivf-sq8), flat (exact), hnsw (HNSW32,SQ8), ivf-sq8, ivf-pq; the compressed ones "
+        "keep full vectors on disk for exact re-ranking (default: the store's, else auto)",
+    )
+    index.add_argument(
         "--rebuild",
         action="store_true",
         help="start from an empty store (re-embeds everything; repairs a corrupted store)",
@@ -167,6 +175,7 @@ def command_index(args: argparse.Namespace) -> int:
                 progress_lines=not args.quiet and not sys.stderr.isatty(),
                 note=lambda message: note(args, message),
                 engine=engine,
+                index=args.index,
             )
     except IndexingInterrupted as interrupted:
         print(f"ragline: interrupted: {interrupted}", file=sys.stderr)

@@ -74,6 +74,7 @@ CHAT_FILE = "chat.sqlite"
 GENERATION_PREFIX = "gen-"
 DEFAULT_EMBEDDING = "minilm"
 IDENTITY_KEY = "embedding_identity"  # the manifest entry: what decides the vectors
+INDEX_KEY = "index"  # the manifest entry: the faiss index kind asked for (auto, flat ...)
 DEFAULT_CHUNK_SIZE = 1000
 DEFAULT_CHUNK_OVERLAP = 150
 DEFAULT_CHECKPOINT_SECONDS = 30.0
@@ -266,6 +267,7 @@ class StoreFolder:
         durable: bool = True,
         stop: threading.Event | None = None,
         show_progress: bool = False,
+        index: str | None = None,
     ) -> FolderWriter:
         """Open the folder for one run of writes: a context manager that commits on success.
 
@@ -292,6 +294,10 @@ class StoreFolder:
             stop: an event that, once set, stops :meth:`FolderWriter.index` at its next
                 batch boundary (as :meth:`FolderWriter.request_stop` does).
             show_progress: let the embedding model show a progress bar.
+            index: the faiss index kind: ``"auto"`` (flat up to 100,000 chunks, then
+                rebuilt once as IVF-SQ8 with exact re-ranking), ``"flat"``, ``"hnsw"``,
+                ``"ivf-pq"`` or ``"ivf-sq8"`` (see docs/scale.md); default: the store's,
+                else auto. Applied when the run commits.
 
         Raises:
             InvalidInputError: the path is a file, not a folder.
@@ -315,6 +321,7 @@ class StoreFolder:
             durable=durable,
             stop=stop,
             show_progress=show_progress,
+            index=index,
         )
 
 

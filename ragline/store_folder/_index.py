@@ -70,6 +70,7 @@ def index_paths(
     progress_lines: bool = False,
     note: Callable[[str], None] | None = None,
     engine: RayEngine | None = None,
+    index: str | None = None,
 ) -> FolderIndexingResult:
     """Load, split, embed and store files into a store folder, re-embedding only what changed.
 
@@ -109,6 +110,9 @@ def index_paths(
             cluster (the store, records and commits stay in this process); ``None``:
             everything in this process. Its ``embeddings`` and ``progress`` are the
             folder's. It stays connected (``with RayEngine() as engine:`` disconnects).
+        index: the faiss index kind (``auto``, ``flat``, ``hnsw``, ``ivf-pq``,
+            ``ivf-sq8``; see :meth:`StoreFolder.writer`); default: the store's, else
+            auto. A rebuild into another kind is reported through ``note``, with progress.
 
     Returns:
         ``index()``'s counts plus the run's documents, chunks and skipped files.
@@ -148,8 +152,10 @@ def index_paths(
         wait=wait,
         checkpoint_seconds=checkpoint_seconds,
         stop=stop,
+        index=index,
     )
     progress = IndexProgress(bar=show_progress, note=note, lines=progress_lines)
+    writer.note = progress.note  # index rebuilds (a store outgrowing its flat index)
     if engine is None:
         progress.started(writer.embeddings)
     writer.embeddings = progress.watch(writer.embeddings)

@@ -10,7 +10,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -35,6 +35,7 @@ from ragline.store_folder._folder import (
     FAISS_FOLDER,
     GENERATION_PREFIX,
     IDENTITY_KEY,
+    INDEX_KEY,
     RECORDS_FILE,
     RECORDS_NAMESPACE,
     StoreFolder,
@@ -60,6 +61,7 @@ from ragline.store_folder._text_index import (
     sync_text_index,
 )
 from ragline.vectorstores import FAISS
+from ragline.vectorstores.faiss._choice import choose_index, index_kind_of, resolve_kind
 
 __all__ = ["FolderWriter"]
 
@@ -97,6 +99,7 @@ class FolderWriter:
         durable: bool,
         stop: threading.Event | None,
         show_progress: bool,
+        index: str | None = None,
     ) -> None:
         path = folder.path
         if path.exists() and not path.is_dir():
@@ -126,6 +129,11 @@ class FolderWriter:
         self._stop = stop if stop is not None else threading.Event()
         self._committed: Manifest | None = None  # what ragline.json says now
         self._last_commit = time.monotonic()
+        # the faiss index kind: given, else the store's, else auto (see _choice.py)
+        saved_kind = self.manifest.extras.get(INDEX_KEY)
+        self.index_kind = index or (saved_kind if isinstance(saved_kind, str) else "auto")
+        resolve_kind(self.index_kind, 0)  # an unknown kind fails before anything is written
+        self.note: Callable[[str], None] | None = None  # where index rebuilds are reported
 
     # ------------------------------------------------------------------ settings
 
@@ -361,6 +369,7 @@ class FolderWriter:
         data = path / generation
         previous = self.manifest.generation
         try:
+            self._fit_index()
             data.mkdir()
             self.store.save_local(data / FAISS_FOLDER, documents="sqlite")
             self.records.copy_to(data / RECORDS_FILE)
@@ -389,6 +398,33 @@ class FolderWriter:
             shutil.rmtree(path / previous, ignore_errors=True)
         else:  # a folder from before format 2: its files now live in the generation
             self._remove_leftovers(manifest)
+
+    def _fit_index(self) -> None:
+        """Rebuild the store's index when its kind is not the one wanted for its size
+        (``auto``: flat up to FLAT_LIMIT vectors, compressed above; never back)."""
+        store = self.store
+        assert store is not None
+        dimension, count = store.dimension, store.count()
+        if dimension is None:
+            return
+        current = index_kind_of(store.index_factory)
+        wanted = resolve_kind(self.index_kind, count)
+        if self.index_kind == "auto" and current != "flat":
+            wanted = current  # grown once: stays compressed
+        if current == wanted:
+            return
+        plan = choose_index(wanted, count, dimension)
+        note = self.note or (lambda line: None)
+        note(f"rebuilding the index as {plan.factory} ({wanted}, {count:,} vectors)")
+        reported = [0]
+
+        def progress(done: int, total: int) -> None:
+            if done * 10 // total > reported[0] or done == total:
+                reported[0] = done * 10 // total
+                note(f"  {done:,} / {total:,} vectors ({100 * done // total}%)")
+
+        store.change_index(**plan.options(), progress=progress)  # type: ignore[arg-type]
+        self.manifest.extras[INDEX_KEY] = self.index_kind
 
     def _committed_data(self) -> Path | None:
         """The folder of the committed generation (the folder itself before format 2)."""

@@ -282,7 +282,21 @@ class LabeledIndex:
                 raise
             self._params_cache.clear()
         if self.full is not None and len(labels):
-            self.full.put(int(labels[0]), vectors)  # the store's labels are consecutive
+            first, last = int(labels[0]), int(labels[-1])
+            if last - first + 1 != len(labels):  # increasing with gaps (a rebuild's)
+                dense = np.zeros((last - first + 1, self.dimension), dtype=np.float32)
+                dense[labels - first] = vectors
+                vectors = dense
+            self.full.put(first, vectors)
+
+    def train(self, sample: np.ndarray) -> None:
+        """Train an empty index on ``sample`` now (instead of on the first vectors added)."""
+        if self.trained or self.index.ntotal:
+            raise ValueError("train() is for an empty, untrained index")
+        target = self._target
+        target.train(np.ascontiguousarray(sample, dtype=np.float32))
+        self.index, self._target = target, None
+        self._params_cache.clear()
 
     def _train_and_move(self, vectors: np.ndarray, labels: np.ndarray) -> None:
         waiting = self.index

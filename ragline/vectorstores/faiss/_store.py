@@ -316,6 +316,11 @@ class FAISS(VectorStore):
         return None if index is None else index.dimension
 
     @property
+    def index_factory(self) -> str:
+        """The faiss index-factory string of the index (see :meth:`change_index`)."""
+        return self._options.factory
+
+    @property
     def score_kind(self) -> str:
         return _SCORE_KINDS[self.metric]
 
@@ -552,6 +557,72 @@ class FAISS(VectorStore):
         if flat is None:
             flat = self._flat[label] = is_flat(metadata)
         return stored_document(text, dict(metadata) if flat else copy_metadata(metadata), doc_id)
+
+    # ------------------------------------------------------------------ changing the index
+
+    def change_index(
+        self,
+        index_factory: str = "Flat",
+        *,
+        nprobe: int | None = None,
+        ef_search: int | None = None,
+        ef_construction: int | None = None,
+        rerank: int | None = None,
+        train_size: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        batch_size: int = 65_536,
+    ) -> None:
+        """Build the faiss index again in another form from the stored vectors (ragline's
+        own method): a store that outgrew its flat index becomes ``"IVF4096,SQ8"`` with
+        ``rerank=4``, say. Documents, ids and labels stay; searches wait meanwhile.
+
+        An index that needs training is trained on a seeded random sample of
+        ``train_size`` stored vectors (default as in the constructor).
+
+        Args:
+            index_factory, nprobe, ef_search, ef_construction, rerank, train_size: as in
+                the constructor.
+            progress: called with (vectors added, total) after each batch.
+            batch_size: vectors moved per batch.
+
+        Raises:
+            ConfigurationError: as the constructor; the store is unchanged.
+
+        Example:
+            >>> store.change_index("IVF1024,SQ8", nprobe=16, rerank=4)  # doctest: +SKIP
+        """
+        for name, value in (
+            ("nprobe", nprobe), ("ef_search", ef_search), ("ef_construction", ef_construction),
+            ("rerank", rerank), ("train_size", train_size), ("batch_size", batch_size),
+        ):  # fmt: skip
+            check_optional_positive_int(name, value, error=ConfigurationError)
+        options = IndexOptions(
+            factory=index_factory.strip(),
+            inner_product=self._options.inner_product,
+            ef_search=ef_search,
+            ef_construction=ef_construction,
+            nprobe=nprobe,
+            train_size=train_size,
+            rerank=rerank,
+        )
+        with self._lock:
+            old = self._index
+            if old is None:
+                self._options = options
+                return
+            new = LabeledIndex(old.dimension, options)  # a bad option raises here
+            labels = self._table.labels()
+            total = len(labels)
+            if not new.trained and total >= new.train_size:
+                rng = np.random.default_rng(0)
+                sample = np.sort(rng.choice(labels, size=new.train_size, replace=False))
+                new.train(old.vectors(sample))
+            for start in range(0, total, batch_size):
+                part = labels[start : start + batch_size]
+                new.add(old.vectors(part), part)
+                if progress is not None:
+                    progress(min(start + batch_size, total), total)
+            self._index, self._options = new, options
 
     # ------------------------------------------------------------------ merging
 
