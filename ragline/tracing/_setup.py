@@ -9,6 +9,7 @@ is called: untraced programs pay one empty-tuple check per root run.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 from ragline.core._optional import require
@@ -59,7 +60,7 @@ def configure(
 
     With neither ``tracer_provider`` nor ``exporter`` and no global SDK provider set,
     ragline builds one from the standard variables: ``OTEL_TRACES_EXPORTER`` (``otlp``,
-    the default, over HTTP/protobuf; ``console``; ``none``), ``OTEL_EXPORTER_OTLP_*``
+    the default, over HTTP/protobuf; ``console``, on stderr; ``none``), ``OTEL_EXPORTER_OTLP_*``
     (endpoint, headers, timeout), ``OTEL_TRACES_SAMPLER``, ``OTEL_RESOURCE_ATTRIBUTES``.
     A provider ragline builds becomes the global one when none is set, so the
     application's other instrumentation shares it.
@@ -170,10 +171,10 @@ def _exporters_from_environment() -> list[Any]:
     for name in (part.strip() for part in names.split(",")):
         if name == "none":
             continue
-        if name == "console":
+        if name == "console":  # on stderr: stdout is a command's output (or MCP's stdio)
             from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
-            exporters.append(ConsoleSpanExporter())
+            exporters.append(ConsoleSpanExporter(out=sys.stderr))
         elif name == "otlp":
             exporters.append(_otlp_exporter())
         else:

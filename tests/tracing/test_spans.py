@@ -4,6 +4,7 @@ capture off and on, errors, and turning tracing on and off."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from typing import Any
@@ -392,3 +393,21 @@ class _TableEmbeddings(Embeddings):
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         return [self.embed_query(text) for text in texts]
+
+
+def test_the_console_exporter_writes_on_stderr_only() -> None:
+    """stdout is a command's output (and MCP's stdio channel): spans never go there."""
+    code = (
+        "from ragline.core import RunnableLambda\n"
+        "print(RunnableLambda(lambda x: x + 1, name='add_one').invoke(1))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "RAGLINE_TRACING": "otel", "OTEL_TRACES_EXPORTER": "console"},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert result.stdout == "2\n"
+    assert json.loads(result.stderr)["name"] == "add_one"
