@@ -167,7 +167,7 @@ def indent(text: str, width: int) -> str:
     lines = text.strip().splitlines()
     if width and len(lines) > width:
         lines = [*lines[:width], "..."]
-    return "\n".join("    " + line for line in lines)
+    return "\n".join("    " + line if line else "" for line in lines)  # no trailing blanks
 
 
 def print_passages(documents: Iterable[Document], width: int, *, spaced: bool = True) -> None:
