@@ -163,8 +163,13 @@ def document_to_langchain(document: Document) -> Any:
         >>> document_to_langchain(Document("text", metadata={"a": 1}, id="d1")).id
         'd1'
     """
-    return lc("documents").Document(
-        page_content=document.page_content, metadata=_copy(document.metadata), id=document.id
+    # model_construct: the fields are already what a Document holds (a str, a dict, an id),
+    # so pydantic's validation would only repeat ragline's checks (about 3x the cost)
+    return lc("documents").Document.model_construct(
+        page_content=document.page_content,
+        metadata=_copy(document.metadata),
+        id=document.id,
+        type="Document",
     )
 
 

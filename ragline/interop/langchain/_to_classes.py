@@ -56,8 +56,8 @@ def ragline_config(run_manager: Any = None, config: Any = None) -> dict[str, Any
     configurable values, its children's tags and metadata, and a handler relaying the
     ragline runs to the LangChain run's handlers."""
     converted: dict[str, Any] = {key: config[key] for key in _CARRIED if (config or {}).get(key)}
-    if run_manager is None:
-        return converted
+    if run_manager is None or not run_manager.handlers:
+        return converted  # nobody listens (the common case): skip building the child manager
     # configure() adds the handlers LangChain keeps in context variables (collect_runs,
     # tracing), which a child manager alone does not carry.
     child = CallbackManager.configure(run_manager.get_child())
