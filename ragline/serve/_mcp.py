@@ -589,12 +589,127 @@ def retrieval_chain(search: Any, model: Any, chain_type: str) -> Runnable[Any, A
 
 
 async def serve_stdio(tools: StoreMCP) -> None:
-    """Serve ``tools`` over this process's stdin and stdout until stdin closes."""
+    """Serve ``tools`` over this process's stdin and stdout until stdin closes.
+
+    Where stdin and stdout are pipes (as an MCP client starts a server), the messages
+    are read and written on the event loop (:func:`_pipe_streams`); anywhere else
+    through the SDK's ``stdio_server``, which hands every line to a worker thread.
+    """
     from mcp.server.stdio import stdio_server
 
     server = create_mcp_server(tools)
+    options = server.create_initialization_options()
+    if _are_pipes():
+        async with _pipe_streams() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, options)
+        return
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        await server.run(read_stream, write_stream, options)
+
+
+def _are_pipes() -> bool:
+    import os
+    import stat
+    import sys
+
+    if sys.platform == "win32":  # the event loop reads pipes there only with IOCP
+        return False
+    try:
+        return all(stat.S_ISFIFO(os.fstat(fd).st_mode) for fd in (0, 1))
+    except OSError:
+        return False
+
+
+@contextlib.asynccontextmanager
+async def _pipe_streams() -> Any:
+    """The SDK's message streams over the stdin and stdout pipes, read and written by
+    the event loop itself: a call costs no hop to a worker thread and back (three per
+    call with the SDK's ``stdio_server``; on a busy machine each is a wait for a core).
+
+    While serving, fd 0 reads the null device and fd 1 writes to stderr, so nothing
+    else in the process (a library's print, a child process) can write into the
+    protocol; both are put back at the end.
+    """
+    import os
+
+    import anyio
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    loop = asyncio.get_running_loop()
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    saved = (os.dup(0), os.dup(1))
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    reader = asyncio.StreamReader(limit=2**26, loop=loop)
+    read_transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(wire_in, "rb")
+    )
+    write_transport, write_protocol = await loop.connect_write_pipe(
+        lambda: asyncio.streams.FlowControlMixin(loop=loop), os.fdopen(wire_out, "wb")
+    )
+    writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
+    incoming_writer, incoming = anyio.create_memory_object_stream[Any](0)
+    outgoing, outgoing_reader = anyio.create_memory_object_stream[Any](0)
+
+    reading = anyio.CancelScope()
+    unanswered: set[Any] = set()  # ids of the requests read and not answered yet
+    answered = asyncio.Event()
+
+    async def read_lines() -> None:
+        with reading:
+            async with incoming_writer:
+                while line := await reader.readline():
+                    try:
+                        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                    except Exception as err:  # the session answers a parse error
+                        await incoming_writer.send(err)
+                        continue
+                    request_id = getattr(message, "id", None)
+                    if getattr(message, "method", None) and request_id is not None:
+                        unanswered.add(request_id)
+                    await incoming_writer.send(SessionMessage(message))
+                # a client may close stdin as soon as it has sent its requests: they
+                # are answered first (the session would drop them on closing)
+                while unanswered:
+                    answered.clear()
+                    await answered.wait()
+
+    async def write_lines() -> None:
+        async with outgoing_reader:
+            async for session_message in outgoing_reader:
+                message = session_message.message
+                if not writer.is_closing():
+                    try:
+                        line = message.model_dump_json(by_alias=True, exclude_unset=True)
+                        writer.write(line.encode() + b"\n")
+                        await writer.drain()
+                    except ConnectionError:  # the client is gone: the rest is dropped
+                        write_transport.close()
+                if getattr(message, "method", None) is None:  # an answer
+                    unanswered.discard(getattr(message, "id", None))
+                    answered.set()
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(read_lines)
+            group.start_soon(write_lines)
+            try:
+                yield incoming, outgoing
+            finally:
+                reading.cancel()
+                await outgoing.aclose()  # write_lines ends when it has written the rest
+        with anyio.move_on_after(5):  # the last answers, from the pipe's buffer
+            while write_transport.get_write_buffer_size():
+                await asyncio.sleep(0.005)
+    finally:
+        read_transport.close()
+        write_transport.close()
+        for fd, kept in enumerate(saved):
+            os.dup2(kept, fd)
+            os.close(kept)
 
 
 class MCPEndpoint:
