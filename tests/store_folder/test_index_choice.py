@@ -21,13 +21,13 @@ def test_the_index_for_each_kind_and_size() -> None:
     assert choose_index("auto", 100_000, 384).factory == "Flat"
     plan = choose_index("auto", 1_000_000, 384)
     assert (plan.factory, plan.nprobe, plan.rerank, plan.train_size) == (
-        "IVF4096,SQ8", 32, 4, 163_840,
+        "IVF1024,SQ8", 8, 4, 40_960,
     )  # fmt: skip
     plan = choose_index("ivf-pq", 10_000_000, 384)
     assert (plan.factory, plan.nprobe, plan.rerank, plan.train_size) == (
-        "IVF8192,PQ48", 64, 10, 327_680,
+        "IVF4096,PQ48", 16, 10, 163_840,
     )  # fmt: skip
-    assert choose_index("ivf-pq", 1_000, 100).factory == "IVF128,PQ10"  # PQ: a divisor
+    assert choose_index("ivf-pq", 1_000, 100).factory == "IVF64,PQ10"  # PQ: a divisor
     assert choose_index("ivf-pq", 1_000, 100).train_size == 9_984  # codebooks need it
     assert choose_index("hnsw", 10, 8).options() == {
         "index_factory": "HNSW32,SQ8", "nprobe": None, "ef_search": 64, "rerank": 4,

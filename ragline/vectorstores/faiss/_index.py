@@ -304,8 +304,12 @@ class LabeledIndex:
         all_vectors = np.ascontiguousarray(np.concatenate([old_vectors, vectors]))
         all_labels = np.concatenate([self.labels(), labels])
         target = self._target
+        sample = all_vectors
+        if len(all_vectors) > self.train_size:  # train on train_size vectors, seeded
+            rows = np.random.default_rng(0).choice(len(all_vectors), self.train_size, replace=False)
+            sample = all_vectors[np.sort(rows)]
         try:
-            target.train(all_vectors)
+            target.train(sample)
             target.add_with_ids(all_vectors, all_labels)
         except BaseException:
             self._target, _ = self._build_target()  # a fresh, untrained one
