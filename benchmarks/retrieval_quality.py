@@ -182,9 +182,9 @@ class Setup:
 
 
 def old_default(setup: Setup, **options: Any) -> HybridRetriever:
-    """The hybrid default before issue 30: fixed equal weights, min-max."""
+    """The hybrid default before issue 30: fixed equal weights, min-max, 50 per side."""
     return HybridRetriever(setup.store, setup.bm25, k=setup.depth, fusion="relative_score",
-                           dense_weight=0.5, **options)  # fmt: skip
+                           dense_weight=0.5, fetch_k=50, **options)  # fmt: skip
 
 
 def ragline_rows(setup: Setup, *, feedback: bool = True) -> list[Evaluation]:
@@ -316,9 +316,9 @@ def _doc_ranking(documents: Sequence[Document]) -> list[str]:
 
 
 GRID = {
-    "dense_weight": (0.4, 0.5, 0.6, 0.7),
-    "adaptivity": (0.0, 0.5, 1.0, 2.0, 3.0),
-    "fetch_k": (20, 30, 50),
+    "dense_weight": (0.4, 0.5, 0.55, 0.6, 0.7),
+    "adaptivity": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0),
+    "fetch_k": (20, 30, 40, 50),
     "peak_depth": (10, 20),
 }
 RULE = 0.005  # most nDCG@10 a set may lose against the better single side / the old default

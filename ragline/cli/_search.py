@@ -60,7 +60,7 @@ def add_search_options(sub: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help="mmr: candidates to pick from (default: max(20, 2k)); hybrid: candidates per "
-        "side (default: max(50, k))",
+        "side (default: max(40, k))",
     )
     sub.add_argument(
         "--filter", default=None, help='metadata filter as JSON, e.g. {"path": "a.txt"}'

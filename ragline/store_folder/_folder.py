@@ -215,7 +215,10 @@ class StoreFolder:
                 ``"hybrid"`` (both fused by score, :class:`~ragline.retrievers.
                 HybridRetriever`'s defaults).
             search_kwargs: that search type's options; ``bm25``: ``k``, ``filter``;
-                ``hybrid``: ``k``, ``filter``, ``fetch_k``.
+                ``hybrid``: ``k``, ``filter``, ``fetch_k`` and HybridRetriever's
+                ``fusion``, ``dense_weight``, ``adaptivity``, ``keyword_feedback``
+                (``{"fusion": "relative_score", "dense_weight": 0.5, "fetch_k": 50}``:
+                the hybrid default before issue 30).
             embeddings, embedding: the Embeddings for queries, or an embedding name; as
                 :meth:`open_store`.
             store: the folder's store, already opened (:meth:`open_store`).

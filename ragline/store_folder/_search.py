@@ -39,7 +39,8 @@ __all__ = [
 
 SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold", "hybrid", "bm25")
 SCORE_KEY = "relevance_score"  # every folder retriever puts its score there
-_KEYWORD_KWARGS = {"bm25": ("k", "filter"), "hybrid": ("k", "filter", "fetch_k")}
+_HYBRID_OPTIONS = ("fusion", "dense_weight", "adaptivity", "keyword_feedback")
+_KEYWORD_KWARGS = {"bm25": ("k", "filter"), "hybrid": ("k", "filter", "fetch_k", *_HYBRID_OPTIONS)}
 
 
 def tokenizer_options(extras: Mapping[str, Any]) -> dict[str, Any]:
@@ -160,6 +161,9 @@ def folder_retriever(
             filter=kwargs.get("filter"),
             score_key=SCORE_KEY,
         )
+    # HybridRetriever's defaults unless asked otherwise (the previous default:
+    # {"fusion": "relative_score", "dense_weight": 0.5, "fetch_k": 50})
+    options = {name: kwargs[name] for name in _HYBRID_OPTIONS if name in kwargs}
     return HybridRetriever(
-        store, keyword, k=k, fetch_k=kwargs.get("fetch_k"), filter=kwargs.get("filter")
+        store, keyword, k=k, fetch_k=kwargs.get("fetch_k"), filter=kwargs.get("filter"), **options
     )

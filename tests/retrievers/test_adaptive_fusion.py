@@ -131,9 +131,10 @@ def test_the_peaked_side_outweighs_the_flatter_one() -> None:
 def test_defaults_and_options() -> None:
     hybrid = _hybrid()
     assert repr(hybrid) == (
-        "HybridRetriever(k=4, fetch_k=50, fusion='adaptive', dense_weight=0.6, adaptivity=2)"
+        "HybridRetriever(k=4, fetch_k=40, fusion='adaptive', dense_weight=0.55, adaptivity=1)"
     )
-    assert repr(_hybrid(fusion="relative_score", dense_weight=0.5)) == (
+    old_default = _hybrid(fusion="relative_score", dense_weight=0.5, fetch_k=50)
+    assert repr(old_default) == (
         "HybridRetriever(k=4, fetch_k=50, fusion='relative_score', dense_weight=0.5)"
     )
     with pytest.raises(ConfigurationError, match="fusion 'adaptiv' is not one of 'adaptive'"):

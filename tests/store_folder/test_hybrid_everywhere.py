@@ -50,7 +50,7 @@ def test_cli_store_folder_web_search_and_retriever_agree(
     assert (
         repr(from_folder)
         == repr(by_hand)
-        == ("HybridRetriever(k=4, fetch_k=50, fusion='adaptive', dense_weight=0.6, adaptivity=2)")
+        == ("HybridRetriever(k=4, fetch_k=40, fusion='adaptive', dense_weight=0.55, adaptivity=1)")
     )
     page = FolderSearch(vectors, keyword)
     for query in QUERIES:
@@ -86,3 +86,25 @@ def test_eval_ranks_as_the_retriever_does(
         expected = [d.id for d in by_hand.invoke(text)]
         assert row["retrieved"] == expected[: len(row["retrieved"])]
         assert (row["query_id"], row["ndcg@2"]) == (f"q{i}", 1.0)
+
+
+def test_the_previous_default_stays_reachable(store: Path) -> None:
+    folder = StoreFolder(store)
+    vectors = folder.open_store()
+    keyword = folder.as_retriever(search_type="bm25", store=vectors)
+    old = {"fusion": "relative_score", "dense_weight": 0.5, "fetch_k": 50}
+    from_folder = folder.as_retriever(
+        search_type="hybrid", search_kwargs={"k": 4, **old}, store=vectors
+    )
+    by_hand = HybridRetriever(vectors, keyword, k=4, **old)  # type: ignore[arg-type]
+    assert (
+        repr(from_folder)
+        == repr(by_hand)
+        == ("HybridRetriever(k=4, fetch_k=50, fusion='relative_score', dense_weight=0.5)")
+    )
+    for query in QUERIES:
+        assert _pairs(from_folder.invoke(query)) == _pairs(by_hand.invoke(query))
+    feedback = folder.as_retriever(
+        search_type="hybrid", search_kwargs={"keyword_feedback": "dense"}, store=vectors
+    )
+    assert repr(feedback).endswith("adaptivity=1, keyword_feedback='dense')")
