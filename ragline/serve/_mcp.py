@@ -235,6 +235,8 @@ class StoreMCP:
         self._lock = threading.Lock()
         self.tools = tool_definitions(search.search_types, search.max_k, ask=chain is not None)
         self._schemas = {tool["name"]: tool["inputSchema"] for tool in self.tools}
+        # made once: making a validator costs about a millisecond, as much as a search
+        self._validators = {name: _validator(schema) for name, schema in self._schemas.items()}
 
     # the passage table: built once, on first use
     def _table(self) -> dict[str, _Passage]:
@@ -282,7 +284,7 @@ class StoreMCP:
         if name not in self._schemas:
             raise KeyError(name)
         arguments = dict(arguments or {})
-        _validate(name, arguments, self._schemas[name])
+        _validate(name, arguments, self._validators[name])
         try:
             if name == "search":
                 return await self._search(arguments)
@@ -456,13 +458,14 @@ def _sections(path: str, texts: Sequence[str]) -> list[str | None]:
     return sections
 
 
-def _validate(name: str, arguments: dict[str, Any], schema: Mapping[str, Any]) -> None:
+def _validator(schema: Mapping[str, Any]) -> Any:
     import jsonschema
 
-    errors = sorted(
-        jsonschema.Draft202012Validator(schema).iter_errors(arguments),
-        key=lambda error: list(error.path),
-    )
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _validate(name: str, arguments: dict[str, Any], validator: Any) -> None:
+    errors = sorted(validator.iter_errors(arguments), key=lambda error: list(error.path))
     if errors:
         error = errors[0]
         where = ".".join(str(part) for part in error.path)
