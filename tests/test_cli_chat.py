@@ -177,5 +177,7 @@ def _count(store: Path) -> int:
 
 
 def _source(store: Path, name: str) -> str:
-    """How ``location`` prints the one chunk of ``name``: its indexed path and offset."""
-    return f"{store.parent / 'corpus' / name} @ 0"
+    """How ``location`` prints the one chunk of ``name``: its path relative to the indexed
+    folder, and its section (issue 29: it was the absolute path and '@ 0')."""
+    del store  # where the folder lies no longer shows
+    return {"cats.md": "cats.md § Cats"}.get(name, name)
