@@ -1,18 +1,19 @@
-"""Retrieval quality on the dev sets: dense, BM25, RRF hybrid and the default hybrid, with
-LangChain's EnsembleRetriever (its BM25Retriever + FAISS) on the same data beside them.
+"""Retrieval quality on the dev sets: dense, BM25, RRF hybrid, the old and the new default
+hybrid (and keyword feedback), with LangChain's EnsembleRetriever beside them.
 
-Per dev set (``benchmarks/devsets.py``; or any BEIR folder given by path), the documents
-(title + text) are cut into chunks with ragline's ``RecursiveCharacterTextSplitter``
-(1,000 characters, overlap 150), every chunk keeping its document id; the packaged MiniLM
-embeds them (``SentenceTransformerEmbeddings``, normalised, offline) through a
-``CacheBackedEmbeddings`` over ``.cache/embeddings`` (the first run embeds, later runs
-read the cache). Each retriever returns ``--depth`` chunks per query (default 30); a
-document ranks at its best chunk, and nDCG@10 / Recall@10 / MRR@10 are taken over the
-first 10 documents (``ragline.evaluation``, equal to pytrec_eval's). Latency is the mean
-time of one ``invoke`` per query, after an untimed pass over the queries (so the first
-row does not pay for warming caches); the query vectors come from the embedding cache for
-every retriever alike, so latency is the search and fusion alone, not MiniLM. faiss runs
-on one OpenMP thread (LangChain's FAISS too: it is the same library in this process).
+Per dev set (``benchmarks/devsets.py``: postgresql, django, devil, debfaq, debref; or any
+BEIR folder given by path), the documents (title + text) are cut into chunks with
+ragline's ``RecursiveCharacterTextSplitter`` (1,000 characters, overlap 150), every chunk
+keeping its document id; the packaged MiniLM embeds them (``SentenceTransformerEmbeddings``,
+normalised, offline) through a ``CacheBackedEmbeddings`` over ``.cache/embeddings`` (the
+first run embeds, later runs read the cache; ``.cache/`` is not committed). Each retriever
+returns ``--depth`` chunks per query (default 30); a document ranks at its best chunk, and
+nDCG@10 / Recall@10 / MRR@10 are taken over the first 10 documents (``ragline.evaluation``,
+equal to pytrec_eval's). Latency is the mean time of one ``invoke`` per query, after an
+untimed pass over the queries (so the first row does not pay for warming caches); the
+query vectors come from the embedding cache for every retriever alike, so latency is the
+search and fusion alone, not MiniLM. faiss runs on one OpenMP thread (LangChain's FAISS
+too: it is the same library in this process).
 
 Rows:
 
@@ -22,51 +23,86 @@ Rows:
 * ``bm25 stem+stop``: ``BM25Tokenizer(stem=True, stopwords=True)`` (English Snowball).
 * ``rrf hybrid``: ``EnsembleRetriever([bm25, dense], weights=[0.5, 0.5])``, LangChain's
   behaviour in ragline.
-* ``default hybrid``: ``HybridRetriever`` with its defaults (over the plain ``bm25``, as a
-  store folder's keyword index is by default).
+* ``old default hybrid``: ``HybridRetriever(fusion="relative_score", dense_weight=0.5,
+  fetch_k=50)``, the default before issue 30 (over the plain ``bm25``, as a store
+  folder's keyword index is by default).
+* ``new default hybrid``: ``HybridRetriever`` with its defaults (adaptive fusion).
+* ``new + keyword feedback`` / ``new + dense feedback``: the defaults with
+  ``keyword_feedback="keyword"`` (RM3-style) or ``"dense"`` (``--no-feedback``: left out).
 * ``langchain ensemble``: ``langchain_classic``/``langchain`` EnsembleRetriever over
   ``langchain_community`` BM25Retriever (rank_bm25, ragline's tokenizer) and FAISS (the same
-  vectors), weights [0.5, 0.5].
+  vectors), weights [0.5, 0.5] (``--no-langchain``: left out; it needs ``rank_bm25``).
 
-``--sweep`` also prints the grid the defaults were chosen from (fusion x dense weight x
-candidates per side), computed from each side's ranked lists without re-running them.
+After each set's table, ``fusion alone`` is the mean ms per query of the fusion step of the
+old and the new default on the same candidate lists (searched once), and of the new
+default's adaptive weights alone: what the adaptive fusion adds to a query.
+
+``--sweep`` also prints the grid the defaults were chosen from (dense weight x adaptivity x
+candidates per side x peak depth), computed from each side's ranked lists without
+re-running them, with the rule (no set more than 0.005 nDCG@10 below the better of dense
+and BM25, nor below the old default; above the better one on average) and where the old
+and new defaults rank.
 
 Usage:
     .venv/bin/python benchmarks/retrieval_quality.py [SET_OR_FOLDER ...] [--depth 30]
                                                      [--sweep] [--no-langchain]
+                                                     [--no-feedback]
 
-Figures (one run, faiss on 1 OpenMP thread, the shared 2-core machine at load average
-1.6; quality figures are the same in every run). nDCG@10 / Recall@10 / MRR@10, mean ms
-per query::
+Figures (one run with ``--sweep --no-langchain``, faiss on 1 OpenMP thread, the shared
+2-core machine at load average 9-12, so ms figures are noisy; quality figures are the
+same in every run). nDCG@10 / Recall@10 / MRR@10, mean ms per query::
 
-    postgresql          nDCG   R@10    MRR      ms
-    dense              0.803  0.943  0.758    0.32
-    bm25               0.788  0.929  0.741    0.24
-    bm25 stem+stop     0.848  0.971  0.807    0.14
-    rrf hybrid         0.845  0.971  0.804    0.72
-    default hybrid     0.862  0.986  0.823    1.13
-    langchain ensemble 0.826  0.943  0.788   15.37
+    postgresql              nDCG   R@10    MRR      ms
+    dense                  0.803  0.943  0.758    6.82
+    bm25                   0.788  0.929  0.741    0.97
+    rrf hybrid             0.845  0.971  0.804    8.78
+    old default hybrid     0.862  0.986  0.823    1.19
+    new default hybrid     0.864  0.986  0.825    1.10
+    new + keyword feedback 0.833  0.957  0.793    1.39
+    new + dense feedback   0.825  0.986  0.774    1.42
+    fusion alone: old 0.641 ms, new 0.598 ms; adaptive weights alone 0.0039 ms
 
     django
-    dense              0.789  0.986  0.725    0.37
-    bm25               0.783  0.900  0.746    0.23
-    bm25 stem+stop     0.807  0.929  0.768    0.18
-    rrf hybrid         0.860  1.000  0.815    0.90
-    default hybrid     0.885  1.000  0.849    1.38
-    langchain ensemble 0.844  0.986  0.798   18.92
+    dense                  0.789  0.986  0.725    4.74
+    bm25                   0.783  0.900  0.746    0.91
+    rrf hybrid             0.860  1.000  0.815   10.26
+    old default hybrid     0.885  1.000  0.849    3.94
+    new default hybrid     0.896  1.000  0.863    1.15
+    fusion alone: old 0.646 ms, new 0.655 ms; adaptive weights alone 0.0040 ms
 
     devil
-    dense              0.892  0.982  0.863    0.18
-    bm25               0.982  0.982  0.982    0.11
-    bm25 stem+stop     0.965  0.982  0.960    0.10
-    rrf hybrid         0.969  1.000  0.958    0.65
-    default hybrid     0.987  1.000  0.982    0.91
-    langchain ensemble 0.969  1.000  0.959    6.29
+    dense                  0.892  0.982  0.863    2.14
+    bm25                   0.982  0.982  0.982    0.73
+    rrf hybrid             0.969  1.000  0.958    5.66
+    old default hybrid     0.987  1.000  0.982    4.19
+    new default hybrid     0.987  1.000  0.982    4.83
+    fusion alone: old 0.378 ms, new 0.442 ms; adaptive weights alone 0.0118 ms
 
-The default hybrid is above the better of dense and BM25 on every set (+0.059, +0.096,
-+0.005; +0.053 on average) and above the stemmed BM25 too (+0.014, +0.078, +0.005). It
-takes 50 candidates per side (RRF here: 30). Before the ensembles ran their children on
-one shared pool they started two threads per query: 3.7-8.7 ms per hybrid query at load 3.
+    debfaq
+    dense                  0.816  0.956  0.770    2.52
+    bm25                   0.620  0.800  0.562    0.61
+    rrf hybrid             0.814  0.956  0.768    0.61
+    old default hybrid     0.828  0.956  0.788    0.71
+    new default hybrid     0.830  0.956  0.790    0.66
+    fusion alone: old 0.759 ms, new 0.790 ms; adaptive weights alone 0.0044 ms
+
+    debref
+    dense                  0.843  0.978  0.799    1.60
+    bm25                   0.683  0.867  0.626    0.44
+    rrf hybrid             0.817  1.000  0.759    3.37
+    old default hybrid     0.863  0.978  0.826    3.82
+    new default hybrid     0.885  0.978  0.854    7.25
+    fusion alone: old 0.770 ms, new 0.899 ms; adaptive weights alone 0.0037 ms
+
+nDCG@10 of the feedback rows, postgresql/django/devil/debfaq/debref: keyword 0.833/0.853/
+0.944/0.837/0.832, dense 0.825/0.833/0.890/0.768/0.820: neither helps on every set, so
+feedback is off by default. The new default is above the better of dense and BM25 on every
+set (+0.061, +0.107, +0.005, +0.014, +0.042; +0.046 on average, the old default +0.039)
+and not below the old default on any (+0.002, +0.011, 0.000, +0.002, +0.022). Sweep: 240
+points, 31 keep the rule; the chosen point (0.55, 1, 40, 20) ranks 3rd by mean margin,
+0.002 behind (0.55, 1.5, 20, 20), preferred for the combined Debian corpus
+(docs/hybrid-search.md). The adaptive weights add 0.004-0.012 ms per query (the fusion's
+own differences between old and new are noise at this load).
 """
 
 from __future__ import annotations
