@@ -34,11 +34,13 @@ from ._merge import Chunk
 
 __all__ = ["MarkdownSectionSplitter", "heading_title"]
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$|^ {0,3}(#{1,6})[ \t]*$")
+# an ATX heading; a closing run of '#' counts only after a space ("## C#" is about C#)
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$|^ {0,3}(#{1,6})[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _ANCHOR_TAG = re.compile(r"<a\s[^>]*>\s*</a>", re.IGNORECASE)
 _ATTRIBUTES = re.compile(r"\s*\{#[^}]*\}\s*$")
-_MARKS = "¶§#🔗 \t"
+# trailing permalink marks: a pilcrow, section sign or link symbol; "#" only after a space
+_MARKS = re.compile(r"(?:\s*[¶§🔗])+$|\s+#$")
 # a signature: an optional word (class, async ...), a dotted name, then "(" right after it
 _SIGNATURE = re.compile(r"((?:[a-z]+ )?[A-Za-z_][\w.]*)\(")
 _TITLE_AT = 100  # a longer title is cut, with an ellipsis
@@ -57,7 +59,7 @@ def heading_title(raw: str) -> str:
         'Functions (general purpose)'
     """
     title = _ATTRIBUTES.sub("", _ANCHOR_TAG.sub("", raw))
-    title = " ".join(title.split()).rstrip(_MARKS)
+    title = _MARKS.sub("", " ".join(title.split()))
     signature = _SIGNATURE.match(title)
     if signature is not None:
         return signature.group(1) + "()"

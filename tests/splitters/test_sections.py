@@ -54,6 +54,16 @@ def test_a_long_section_is_cut_inside_itself_never_across_a_heading() -> None:
     assert all(len(c.page_content) <= 200 for c in chunks[1:])
 
 
+def test_heading_titles_in_the_path() -> None:
+    text = "# C#\n\nx\n\n## Closing ##\n\ny\n\n#hashtag\n\n## Install ¶\n\nz"
+    chunks = MarkdownSectionSplitter(chunk_size=100, chunk_overlap=0).create_documents([text])
+    assert [c.metadata["section"] for c in chunks] == [
+        "C#",
+        "C# > Closing",  # "#hashtag" is text (no space after the '#')
+        "C# > Install",
+    ]
+
+
 def test_options_are_checked() -> None:
     with pytest.raises(InvalidInputError, match="path_separator must be a non-empty str"):
         MarkdownSectionSplitter(path_separator="")
