@@ -338,7 +338,8 @@ class AgentExecutor(Chain):
         if self.verbose:  # local: it prints this run, not every run below it
             manager.add_handler(StdOutCallbackHandler(), inherit=False)
         inputs = self._prep_inputs(input)
-        run = yield Effect(manager.on_chain_start, manager.aon_chain_start, None, inputs,
+        run = yield Effect(manager.on_chain_start, manager.aon_chain_start,
+                           self._run_serialized(), inputs,
                            name=config.get("run_name") or self.get_name(),
                            run_id=config.get("run_id"))  # fmt: skip
         try:
@@ -511,12 +512,25 @@ class AgentExecutor(Chain):
         return AgentFinish({self.agent.return_values[0]: observation}, "")
 
     # ---- one round's actions, sync (in order) and async (together) -----------------------
-    def _tool_options(self, run: Any, tool: BaseTool, kwargs: dict[str, Any]) -> dict[str, Any]:
-        """How the executor runs a tool: printing options and the executor run as parent."""
+    def _run_serialized(self) -> dict[str, Any]:
+        """Handlers learn from ``kind`` that this run is an agent's, whatever its run name
+        (``with_config(run_name=...)``): tracing names its span ``invoke_agent``."""
+        return {"id": ["ragline", "agents", type(self).__name__], "kind": "agent"}
+
+    def _tool_options(
+        self, run: Any, action: AgentAction, tool: BaseTool, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        """How the executor runs a tool: printing options, the executor run as parent, and
+        the model's tool call id (of a tool-calling agent's action) as the tool run's own
+        metadata ``tool_call_id`` (not inherited by runs inside the tool)."""
         options = dict(kwargs)
         if tool.return_direct:
             options["llm_prefix"] = ""
-        options.update(verbose=self.verbose, color=None, callbacks=run.get_child())
+        callbacks = run.get_child()
+        call_id = getattr(action, "tool_call_id", None)
+        if call_id:
+            callbacks.add_metadata({"tool_call_id": call_id}, inherit=False)
+        options.update(verbose=self.verbose, color=None, callbacks=callbacks)
         return options
 
     def _act(
@@ -530,7 +544,8 @@ class AgentExecutor(Chain):
         observations = []
         for action, tool, tool_input in zip(actions, tools, tool_inputs, strict=True):
             run.on_agent_action(action, color="green")
-            observations.append(tool.run(tool_input, **self._tool_options(run, tool, kwargs)))
+            options = self._tool_options(run, action, tool, kwargs)
+            observations.append(tool.run(tool_input, **options))
         return observations
 
     async def _aact(
@@ -543,7 +558,7 @@ class AgentExecutor(Chain):
     ) -> list[Any]:
         async def one(action: AgentAction, tool: BaseTool, tool_input: Any) -> Any:
             await run.aon_agent_action(action, color="green")
-            return await tool.arun(tool_input, **self._tool_options(run, tool, kwargs))
+            return await tool.arun(tool_input, **self._tool_options(run, action, tool, kwargs))
 
         if len(actions) == 1:
             return [await one(actions[0], tools[0], tool_inputs[0])]

@@ -20,7 +20,9 @@ retriever       ``retrieval``               ``gen_ai.retrieval.top_k`` (vector-s
                                             are: ``ragline.retrieval.score_type``)
 tool            ``execute_tool {name}``     ``gen_ai.tool.name`` / ``description`` /
                                             ``call.id``
-AgentExecutor   ``invoke_agent {name}``     ``gen_ai.agent.name``
+agent           ``invoke_agent {name}``     ``gen_ai.agent.name`` (an ``AgentExecutor``,
+                                            known by its ``serialized`` ``kind``, not
+                                            its run name)
 other chains    the run name                ``ragline.run.type`` (``chain``,
                                             ``prompt``, ``parser`` ...)
 ==============  ==========================  ===========================================
@@ -57,7 +59,6 @@ _REQUEST_OPTIONS = {
 }
 # a model's ``_type`` -> gen_ai.provider.name (an unknown type is given as it is)
 _PROVIDERS = {"openai-chat": "openai", "openai": "openai"}
-_AGENT_NAMES = frozenset({"AgentExecutor"})
 _ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
 _MAX_TEXT = 16_384  # longest content attribute, in characters
 
@@ -142,7 +143,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
     ) -> None:
         name = name or "chain"
         attributes: dict[str, Any] = {"ragline.run.type": run_type}
-        if name in _AGENT_NAMES:
+        if serialized is not None and serialized.get("kind") == "agent":
             attributes["gen_ai.operation.name"] = "invoke_agent"
             attributes["gen_ai.agent.name"] = name
             name = f"invoke_agent {name}"
@@ -269,9 +270,12 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         name: str | None = None,
         inputs: dict[str, Any] | None = None,
         tool_call_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         name = name or "tool"
+        if not tool_call_id and metadata:  # AgentExecutor passes it as the run's metadata
+            tool_call_id = metadata.get("tool_call_id")
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": name,
@@ -280,7 +284,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         description = (serialized or {}).get("description")
         if isinstance(description, str) and description:
             attributes["gen_ai.tool.description"] = _cut(description)
-        if tool_call_id:
+        if isinstance(tool_call_id, str) and tool_call_id:
             attributes["gen_ai.tool.call.id"] = tool_call_id
         if self.capture_content:
             attributes["gen_ai.tool.call.arguments"] = (

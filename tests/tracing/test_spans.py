@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from opentelemetry.trace import SpanKind, StatusCode
 
+import ragline.tools
 import ragline.tracing
 from ragline.agents import AgentExecutor, create_tool_calling_agent
 from ragline.chains import create_retrieval_chain, create_stuff_documents_chain
@@ -163,6 +164,7 @@ def test_tool_calling_agent_spans(traced: Traced) -> None:
         "gen_ai.tool.name": "add",
         "gen_ai.tool.type": "function",
         "gen_ai.tool.description": "Adds a and b.",
+        "gen_ai.tool.call.id": "c1",
     }
     calls = sorted(
         (s for s in traced.spans if s.name == "chat FakeMessagesListChatModel"),
@@ -178,6 +180,75 @@ def test_tool_calling_agent_spans(traced: Traced) -> None:
         for s in calls
     ] == [(21, 9, ("tool_calls",), "scripted-1"), (40, 2, ("stop",), "scripted-1")]
     assert "gen_ai.input.messages" not in calls[0].attributes  # content is off by default
+
+
+def tool_calling_executor(*calls: tuple[str, dict[str, Any], str]) -> AgentExecutor:
+    """An executor whose scripted model calls ``calls`` (name, args, id) in one round,
+    then answers 'done.'."""
+    first = AIMessage(
+        "", tool_calls=[{"name": name, "args": args, "id": id_} for name, args, id_ in calls]
+    )
+    model = FakeMessagesListChatModel(responses=[first, AIMessage("done.")])
+    agent = create_tool_calling_agent(model, [add, multiply], AGENT_PROMPT)
+    return AgentExecutor(agent=agent, tools=[add, multiply])
+
+
+def test_each_tool_span_has_its_tool_call_id(traced: Traced) -> None:
+    executor = tool_calling_executor(
+        ("add", {"a": 1, "b": 2}, "call_a"), ("multiply", {"a": 3, "b": 4}, "call_m")
+    )
+    assert executor.invoke({"input": "both"})["output"] == "done."
+    assert traced.named("execute_tool add").attributes["gen_ai.tool.call.id"] == "call_a"
+    assert traced.named("execute_tool multiply").attributes["gen_ai.tool.call.id"] == "call_m"
+
+
+async def test_async_tool_spans_have_their_tool_call_ids(traced: Traced) -> None:
+    executor = tool_calling_executor(
+        ("add", {"a": 1, "b": 2}, "call_a"), ("multiply", {"a": 3, "b": 4}, "call_m")
+    )
+    assert (await executor.ainvoke({"input": "both"}))["output"] == "done."
+    assert traced.named("execute_tool add").attributes["gen_ai.tool.call.id"] == "call_a"
+    assert traced.named("execute_tool multiply").attributes["gen_ai.tool.call.id"] == "call_m"
+
+
+def test_the_tool_call_id_is_the_tool_runs_own_metadata() -> None:
+    """The executor gives the id to the tool run only: a run inside the tool lacks it."""
+    inner = RunnableLambda(lambda x: x, name="inside")
+
+    @ragline.tools.tool
+    def echo(text: str) -> str:
+        """Echo the text."""
+        return str(inner.invoke(text))
+
+    first = AIMessage("", tool_calls=[{"name": "echo", "args": {"text": "hi"}, "id": "call_e"}])
+    model = FakeMessagesListChatModel(responses=[first, AIMessage("done.")])
+    agent = create_tool_calling_agent(model, [echo], AGENT_PROMPT)
+    collector = RunCollectorCallbackHandler()
+    AgentExecutor(agent=agent, tools=[echo]).invoke(
+        {"input": "echo"}, config={"callbacks": [collector], "metadata": {"user": "u1"}}
+    )
+    runs = {run.name: run for run in collector.traced_runs}
+    tool_run = next(run for run in runs["AgentExecutor"].children if run.name == "echo")
+    assert tool_run.metadata == {"user": "u1", "tool_call_id": "call_e"}
+    (inside,) = tool_run.children
+    assert (inside.name, inside.metadata) == ("inside", {"user": "u1"})
+
+
+def test_a_renamed_executor_is_still_an_agent(traced: Traced) -> None:
+    executor = tool_calling_executor(("add", {"a": 1, "b": 2}, "call_a"))
+    renamed = executor.with_config(run_name="helpdesk")
+    assert renamed.invoke({"input": "1 + 2?"})["output"] == "done."
+    root = traced.named("invoke_agent helpdesk")
+    assert root.parent is None
+    assert root.attributes["gen_ai.operation.name"] == "invoke_agent"
+    assert root.attributes["gen_ai.agent.name"] == "helpdesk"
+    assert traced.named("execute_tool add").parent.span_id == root.context.span_id
+
+
+def test_a_chain_named_like_an_agent_is_no_agent(traced: Traced) -> None:
+    RunnableLambda(lambda x: x, name="AgentExecutor").invoke(1)
+    span = traced.named("AgentExecutor")
+    assert "gen_ai.operation.name" not in span.attributes
 
 
 def test_content_is_off_by_default(traced: Traced) -> None:

@@ -146,6 +146,11 @@ class RunReporting:
         (retrievers and models override it with their ``tags`` / ``metadata``)."""
         return None, None
 
+    def _run_serialized(self) -> dict[str, Any] | None:
+        """The ``serialized`` argument of this runnable's start events (None: handlers get
+        ``{"name": run name}``); agents say what they are here, whatever their run name."""
+        return None
+
     def _start_run(
         self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False
     ) -> BaseRunManager:
@@ -196,7 +201,10 @@ class RunReporting:
     ) -> BaseRunManager:
         start = manager.on_retriever_start if run_type == "retriever" else manager.on_chain_start
         return start(  # type: ignore[no-any-return]
-            None, input, config.get("run_id"), **self._run_options(config, run_type, streamed_input)
+            self._run_serialized(),
+            input,
+            config.get("run_id"),
+            **self._run_options(config, run_type, streamed_input),
         )
 
     async def _astart_run(
@@ -206,7 +214,10 @@ class RunReporting:
         self._check_configurable(config, manager)
         start = manager.aon_retriever_start if run_type == "retriever" else manager.aon_chain_start
         return await start(  # type: ignore[no-any-return]
-            None, input, config.get("run_id"), **self._run_options(config, run_type, streamed_input)
+            self._run_serialized(),
+            input,
+            config.get("run_id"),
+            **self._run_options(config, run_type, streamed_input),
         )
 
     def _call_with_config(
