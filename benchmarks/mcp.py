@@ -10,7 +10,10 @@ client sends one call at a time on one session. Baselines, in this process:
 
 - ``tool in process``: ``StoreMCP.call("search", ...)``: the search plus building the
   tool's result, everything the servers do but the protocol;
-- ``FolderSearch.invoke``: the search alone (what ``/retrieve`` runs).
+- ``FolderSearch.invoke``: the search alone (what ``/retrieve`` runs);
+
+and, on the HTTP server, ``POST /retrieve/invoke`` with httpx (the same search over
+plain HTTP, no MCP): what HTTP itself costs on this machine in this run.
 
 The figures are medians over ``rounds`` rounds of ``calls`` calls, the rounds
 interleaved over the three paths so that a busy machine weighs on each alike; "added"
@@ -138,17 +141,26 @@ async def run_rounds(store: Path, calls: int, rounds: int) -> dict[str, list[flo
                 result = await over_http.call_tool("search", {"query": text, **arguments})
                 assert not result.is_error, result
 
+            plain = httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}")
+
+            async def via_retrieve(text: str) -> None:
+                body = {"input": {"query": text, **arguments}}
+                response = await plain.post("/retrieve/invoke", json=body)
+                assert response.status_code == 200, response.text
+
             paths: dict[str, Any] = {
                 "FolderSearch.invoke": folder_search,
                 "tool in process": in_process,
                 "stdio": via_stdio,
                 "HTTP": via_http,
+                "HTTP /retrieve, no MCP": via_retrieve,
             }
             warm = queries(30)
             for call in paths.values():
                 await timed_calls(call, warm)
             stdio_pids = [pid for pid in children() if pid != server.pid]
-            servers = {"stdio": stdio_pids, "HTTP": [server.pid]}
+            servers = {"stdio": stdio_pids, "HTTP": [server.pid],
+                       "HTTP /retrieve, no MCP": [server.pid]}  # fmt: skip
             times: dict[str, list[float]] = {name: [] for name in paths}
             cpu.update(dict.fromkeys(paths, 0.0))
             server_cpu.update(dict.fromkeys(paths, 0.0))
@@ -159,6 +171,7 @@ async def run_rounds(store: Path, calls: int, rounds: int) -> dict[str, list[flo
                     times[name] += await timed_calls(call, texts)
                     cpu[name] += time.process_time() - mine
                     server_cpu[name] += cpu_seconds(servers.get(name, [])) - theirs
+        await plain.aclose()
         return times
     finally:
         server.terminate()
