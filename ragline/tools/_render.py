@@ -14,11 +14,9 @@ def _describe(tool: BaseTool) -> str:
     function = getattr(tool, "func", None)
     if function is None:
         return f"{tool.name} - {tool.description}"
-    try:  # resolved annotations read better than the strings of postponed ones
-        signature = inspect.signature(function, eval_str=True)
-    except (NameError, TypeError, SyntaxError):
-        signature = inspect.signature(function)
-    return f"{tool.name}{signature} - {tool.description}"
+    # the signature as Python prints it, as LangChain lists it: under
+    # ``from __future__ import annotations`` the annotations are strings (``a: 'int'``)
+    return f"{tool.name}{inspect.signature(function)} - {tool.description}"
 
 
 def render_text_description(tools: Sequence[BaseTool]) -> str:
@@ -30,8 +28,8 @@ def render_text_description(tools: Sequence[BaseTool]) -> str:
         >>> @tool
         ... def search(query: str) -> str:
         ...     '''Search the web.'''
-        >>> render_text_description([search])
-        'search(query: str) -> str - Search the web.'
+        >>> print(render_text_description([search]))  # this module postpones annotations
+        search(query: 'str') -> 'str' - Search the web.
     """
     return "\n".join(_describe(tool) for tool in tools)
 

@@ -85,7 +85,7 @@ def test_the_loop_plans_acts_observes_and_finishes():
         f"Thought: {TWO_SEARCHES[1]}\nObservation: Etna is 3,357 m tall.\nThought: "
     )
     assert llm.calls[0] == REACT_PROMPT.format(
-        tools="search(query: str) -> str - Search the notes.",
+        tools="search(query: 'str') -> 'str' - Search the notes.",
         tool_names="search",
         input=QUESTION,
         agent_scratchpad="",

@@ -226,12 +226,5 @@ PENDING: set[str] = {
     "memory.VectorStoreRetrieverMemory",
     "retrievers.BM25Retriever",
     "serve.RemoteRunnable",
-    "tools.BaseTool",
-    "tools.StructuredTool",
-    "tools.Tool",
-    "tools.ToolException",
-    "tools.create_retriever_tool",
-    "tools.render_text_description",
-    "tools.tool",
     "vectorstores.VectorStore",
 }

@@ -234,10 +234,12 @@ def test_render_text_description_lists_tools_for_prompts():
 
     calculator = Tool("calculator", lambda e: e, "Do math.")
     assert render_text_description([search, calculator]) == (
-        "search(query: str, k: int = 4) -> str - Search the web.\ncalculator(e) - Do math."
+        # this module reads annotations as strings (``from __future__ import annotations``):
+        # the signature shows them quoted, as Python prints it and LangChain lists it
+        "search(query: 'str', k: 'int' = 4) -> 'str' - Search the web.\ncalculator(e) - Do math."
     )
     assert render_text_description_and_args([search]) == (
-        "search(query: str, k: int = 4) -> str - Search the web., args: "
+        "search(query: 'str', k: 'int' = 4) -> 'str' - Search the web., args: "
         "{'query': {'title': 'Query', 'type': 'string'}, "
         "'k': {'default': 4, 'title': 'K', 'type': 'integer'}}"
     ), "the schema as a Python dict, as LangChain writes it into the prompt"
