@@ -407,29 +407,35 @@ def load_folder(folder: Path) -> DevSet:
     return DevSet(info.get("name", folder.name), folder, corpus, queries, qrels, info)
 
 
-# sets searched together: one corpus of all their documents, all their questions (a check
-# on a larger corpus, not a dev set of its own: docs/hybrid-search.md)
-COMBINED = {"debian": ("debfaq", "debref")}
+# sets searched together: one corpus of all their documents, the questions of the first
+# group (the second adds its documents only, as distractors); checks on larger corpora,
+# not dev sets of their own (docs/hybrid-search.md)
+COMBINED = {
+    "debian": (("debfaq", "debref"), ()),
+    "debian-large": (("debfaq", "debref"), ("postgresql", "django")),
+}
 
 
 def load_devset(name: str, cache: Path = CACHE, *, install: bool = False) -> DevSet:
     """Load dev set ``name`` (a built-in name, a combined one, or a BEIR folder), building
     it if needed."""
     if name in COMBINED:
-        parts = [load_devset(part, cache, install=install) for part in COMBINED[name]]
+        asked, distractors = COMBINED[name]
+        parts = [load_devset(part, cache, install=install) for part in (*asked, *distractors)]
         corpus: dict[str, dict[str, Any]] = {}
         for part in parts:
             clash = set(corpus) & set(part.corpus)
             if clash:
                 raise SystemExit(f"{name}: document ids in two sets, e.g. {sorted(clash)[:3]}")
             corpus.update(part.corpus)
+        questions = parts[: len(asked)]
         return DevSet(
             name,
             cache / name,
             corpus,
-            {q: text for part in parts for q, text in part.queries.items()},
-            {q: judged for part in parts for q, judged in part.qrels.items()},
-            {"name": name, "parts": list(COMBINED[name])},
+            {q: text for part in questions for q, text in part.queries.items()},
+            {q: judged for part in questions for q, judged in part.qrels.items()},
+            {"name": name, "questions": list(asked), "distractors": list(distractors)},
         )
     if name not in SOURCES:
         return load_folder(Path(name))
