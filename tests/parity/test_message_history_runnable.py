@@ -1,0 +1,185 @@
+"""Parity: RunnableWithMessageHistory against langchain_core's: what each turn returns
+and what each session's history holds, for the documented ways of wiring it up.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from langchain_core.chat_history import InMemoryChatMessageHistory
+    from langchain_core.language_models import FakeListChatModel as LCFakeChat
+    from langchain_core.output_parsers import StrOutputParser as LCStrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate as LCChatPrompt
+    from langchain_core.prompts import MessagesPlaceholder as LCPlaceholder
+    from langchain_core.runnables import ConfigurableFieldSpec as LCFieldSpec
+    from langchain_core.runnables import RunnableLambda as LCLambda
+    from langchain_core.runnables.history import RunnableWithMessageHistory as LCWithHistory
+import langchain_core.messages as lc_messages
+
+import ragline.core as rl
+from tests.parity._observe import observe
+
+COVERS = {"core.RunnableWithMessageHistory", "core.ConfigurableFieldSpec"}
+
+LC = {
+    "WithHistory": LCWithHistory,
+    "History": InMemoryChatMessageHistory,
+    "Prompt": LCChatPrompt,
+    "Placeholder": LCPlaceholder,
+    "Chat": LCFakeChat,
+    "Str": LCStrOutputParser,
+    "Lambda": LCLambda,
+    "FieldSpec": LCFieldSpec,
+    "messages": lc_messages,
+}
+RL = {
+    "WithHistory": rl.RunnableWithMessageHistory,
+    "History": rl.ChatMessageHistory,
+    "Prompt": rl.ChatPromptTemplate,
+    "Placeholder": rl.MessagesPlaceholder,
+    "Chat": rl.FakeListChatModel,
+    "Str": rl.StrOutputParser,
+    "Lambda": rl.RunnableLambda,
+    "FieldSpec": rl.ConfigurableFieldSpec,
+    "messages": rl,
+}
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> Any:
+    with warnings.catch_warnings():  # deprecated in LangChain
+        warnings.simplefilter("ignore")
+        yield
+
+
+def both(run: Any) -> tuple[Any, Any]:
+    return observe(run(LC)), observe(run(RL))
+
+
+def _sessions(m: dict[str, Any]) -> tuple[dict[Any, Any], Any]:
+    store: dict[Any, Any] = {}
+
+    def get(*key: Any) -> Any:
+        if key not in store:
+            store[key] = m["History"]()
+        return store[key]
+
+    return store, get
+
+
+def _session(session_id: str) -> dict[str, Any]:
+    return {"configurable": {"session_id": session_id}}
+
+
+def test_a_prompt_chain_with_two_sessions() -> None:
+    def run(m: dict[str, Any]) -> Any:
+        store, get = _sessions(m)
+        prompt = m["Prompt"].from_messages(
+            [("system", "Be brief."), m["Placeholder"]("history"), ("human", "{question}")]
+        )
+        chain = prompt | m["Chat"](responses=["one", "two", "three"])
+        with_history = m["WithHistory"](
+            chain, get, input_messages_key="question", history_messages_key="history"
+        )
+        return [
+            with_history.invoke({"question": "hi"}, _session("a")),
+            with_history.invoke({"question": "again"}, _session("a")),
+            with_history.invoke({"question": "other"}, _session("b")),
+            store[("a",)].messages,
+            store[("b",)].messages,
+        ]
+
+    theirs, ours = both(run)
+    assert ours == theirs
+    assert len(ours[3]) == 4
+
+
+def test_messages_in_and_strings_out() -> None:
+    def run(m: dict[str, Any]) -> Any:
+        store, get = _sessions(m)
+        plain = m["WithHistory"](m["Chat"](responses=["r1", "r2"]), get)
+        seen = [
+            plain.invoke([m["messages"].HumanMessage(content="q1")], _session("s")),
+            plain.invoke("q2", _session("s")),
+            store[("s",)].messages,
+        ]
+        store, get = _sessions(m)
+        prompt = m["Prompt"].from_messages([m["Placeholder"]("history"), ("human", "{input}")])
+        text = m["WithHistory"](
+            prompt | m["Chat"](responses=["a1", "a2"]) | m["Str"](),
+            get,
+            input_messages_key="input",
+            history_messages_key="history",
+        )
+        streaming = m["WithHistory"](m["Chat"](responses=["hi there"]), get)
+        seen += [
+            text.invoke({"input": "x"}, _session("z")),
+            text.invoke({"input": "y"}, _session("z")),
+            store[("z",)].messages,
+            list(streaming.stream("q", _session("t"))),
+        ]
+        return seen
+
+    theirs, ours = both(run)
+    assert ours == theirs
+    assert ours[5][-1] == ("AIMessage", "a2", None)
+
+
+def test_output_messages_key_and_history_factory_config() -> None:
+    def run(m: dict[str, Any]) -> Any:
+        store, get = _sessions(m)
+        answer = m["WithHistory"](
+            m["Lambda"](lambda x: {"answer": "ok", "extra": 1}),
+            get,
+            input_messages_key="q",
+            output_messages_key="answer",
+        )
+        seen = [answer.invoke({"q": "hi"}, _session("x")), store[("x",)].messages]
+        store, get = _sessions(m)
+        spec = m["FieldSpec"]
+
+        def by_user(user_id: str, conversation_id: str) -> Any:
+            return get(user_id, conversation_id)
+
+        keyed = m["WithHistory"](
+            m["Chat"](responses=["u1", "u2"]),
+            by_user,
+            history_factory_config=[
+                spec(
+                    id="user_id",
+                    annotation=str,
+                    name="User ID",
+                    description="",
+                    default="",
+                    is_shared=True,
+                ),
+                spec(
+                    id="conversation_id",
+                    annotation=str,
+                    name="Conversation",
+                    description="",
+                    default="",
+                    is_shared=True,
+                ),
+            ],
+        )
+        config = {"configurable": {"user_id": "u", "conversation_id": "c"}}
+        seen += [keyed.invoke("hey", config), store[("u", "c")].messages]
+        return seen
+
+    theirs, ours = both(run)
+    assert ours == theirs
+    assert ours[3] == [("HumanMessage", "hey", None), ("AIMessage", "u1", None)]
+
+
+def test_a_missing_session_id_is_a_value_error() -> None:
+    for m in (LC, RL):
+        _, get = _sessions(m)
+        with_history = m["WithHistory"](m["Chat"](responses=["x"]), get)
+        with pytest.raises(ValueError, match="session_id"):
+            with_history.invoke("q")
