@@ -167,28 +167,30 @@ def test_expansion_weights_by_hand() -> None:
 
 
 def test_keyword_feedback_finds_a_passage_sharing_no_query_word() -> None:
-    """'purr' is only in 'cats purr'; its feedback adds 'cats' (and 'softly'), so the
-    keyword side now also finds 'cats nap' (and, by 'cats', nothing else)."""
+    """'purr' is only in 'cats purr softly'; its feedback adds 'cats' (and 'softly'), so
+    the keyword list the fusion gets also holds 'cats nap' (plain BM25 finds only one)."""
     texts = ["cats purr softly", "cats nap", "stock prices fell", "dogs bark loudly"]
     ids = ["purr", "nap", "stock", "bark"]
     store = InMemoryVectorStore.from_texts(texts, HashingEmbeddings(dimension=64), ids=ids)
     keyword = BM25Retriever.from_texts(texts, ids=ids)
-    plain = HybridRetriever(store, keyword, k=4, fetch_k=2, fusion="relative_score")
-    rm3 = HybridRetriever(store, keyword, k=4, fetch_k=2, fusion="relative_score",
-                          keyword_feedback="keyword")  # fmt: skip
-    plain_sides = plain._fuse_one  # the keyword list each one fuses
-    seen: list[list[str | None]] = []
+    fused_keyword_lists: list[list[str | None]] = []
 
-    def spy(query: str, lists: list[list[Document]]) -> list[Document]:
-        seen.append([d.id for d in lists[1]])
-        return plain_sides(query, lists)
+    def spying(hybrid: HybridRetriever) -> HybridRetriever:
+        fuse = hybrid.weighted_reciprocal_rank
 
-    plain._fuse_one = spy  # type: ignore[method-assign]
+        def spy(doc_lists: list[list[Document]]) -> list[Document]:
+            fused_keyword_lists.append([d.id for d in doc_lists[1]])
+            return fuse(doc_lists)
+
+        hybrid.weighted_reciprocal_rank = spy  # type: ignore[method-assign]
+        return hybrid
+
+    plain = spying(HybridRetriever(store, keyword, k=4, fetch_k=2))
+    rm3 = spying(HybridRetriever(store, keyword, k=4, fetch_k=2, keyword_feedback="keyword"))
     plain.invoke("purr")
-    assert seen == [["purr"]]
-    expanded = rm3._feedback.search("purr", [], keyword.invoke("purr"))  # type: ignore[union-attr]
-    assert [d.id for d in expanded] == ["purr", "nap"]
-    assert "nap" in [d.id for d in rm3.invoke("purr")]
+    rm3.invoke("purr")
+    rm3.batch(["purr"])
+    assert fused_keyword_lists == [["purr"], ["purr", "nap"], ["purr", "nap"]]
     assert [d.id for d in rm3.batch(["purr"])[0]] == [d.id for d in rm3.invoke("purr")]
 
 
