@@ -150,3 +150,22 @@ def test_the_package_pins_its_public_names() -> None:
         "message_to_langchain",
         "to_langchain",
     ]
+
+
+def test_importing_the_bridge_loads_no_langchain() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from ragline.interop.langchain import from_langchain, to_langchain\n"
+        "import ragline.interop.langchain as bridge\n"
+        "[getattr(bridge, name) for name in bridge.__all__]\n"
+        "roots = ('langchain_core', 'pydantic')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in roots))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -210,3 +210,41 @@ def test_anything_else_is_refused_by_name() -> None:
 
     with pytest.raises(InvalidInputError, match=r"builtins\.object"):
         from_langchain(object())
+
+
+def test_a_langchain_llm_is_a_ragline_llm() -> None:
+    from langchain_core.language_models import FakeStreamingListLLM
+
+    from ragline.core import BaseLLM
+
+    bridged = from_langchain(FakeStreamingListLLM(responses=["Paris", "Rome"]))
+    assert isinstance(bridged, BaseLLM)
+    assert bridged.invoke("capital of France?") == "Paris"
+    assert list(bridged.stream("capital of Italy?")) == ["R", "o", "m", "e"]
+
+
+def test_any_langchain_runnable_streams_as_a_ragline_runnable() -> None:
+    from langchain_core.runnables import RunnableGenerator
+
+    def words(chunks: Any) -> Any:
+        for chunk in chunks:
+            yield from chunk.split()
+
+    bridged = from_langchain(RunnableGenerator(words))
+    assert list(bridged.stream("a b c")) == ["a", "b", "c"]
+    assert bridged.invoke("a b") == "ab"  # LangChain adds the streamed strings up
+
+
+def test_a_ragline_history_is_a_langchain_history() -> None:
+    from langchain_core.chat_history import BaseChatMessageHistory as LCHistory
+    from langchain_core.messages import AIMessage as LCAIMessage
+
+    from ragline.core import InMemoryChatMessageHistory
+    from ragline.interop.langchain import to_langchain
+
+    ours = InMemoryChatMessageHistory()
+    theirs = to_langchain(ours)
+    assert isinstance(theirs, LCHistory)
+    theirs.add_messages([LCAIMessage("hello", id="a1")])
+    assert ours.messages == [AIMessage("hello", id="a1")]
+    assert theirs.messages == [LCAIMessage("hello", id="a1")]
