@@ -166,6 +166,7 @@ class LabeledIndex:
         self._mask_selector: Any = None
         self._params_cache: dict[tuple[int, int], Any] = {}
         self._hnsw_cache: tuple[Any, Any] | None = None
+        self._bitmap_cache: tuple[np.ndarray, int, Any] | None = None
         # full-precision vectors for exact re-ranking (compressed indexes)
         self.full: VectorFile | None = None if options.rerank is None else VectorFile(dimension)
 
@@ -420,11 +421,18 @@ class LabeledIndex:
         faiss = faiss_module()
         if self.trained and self.kind == "other":
             return self.exact(queries, k, allowed)  # these indexes take no selector
-        # a bitmap costs one bit per label and answers is_member in O(1)
-        bits = np.zeros(label_bound, dtype=bool)
-        bits[allowed] = True
-        bitmap = np.packbits(bits, bitorder="little")
-        selector = faiss.IDSelectorBitmap(bitmap)
+        # a bitmap costs one bit per label and answers is_member in O(1); the filter
+        # index hands back the same array for a repeated filter, so its bitmap is kept
+        cached = self._bitmap_cache
+        if cached is not None and cached[0] is allowed and cached[1] == label_bound:
+            selector = cached[2]
+        else:
+            bits = np.zeros(label_bound, dtype=bool)
+            bits[allowed] = True
+            bitmap = np.packbits(bits, bitorder="little")
+            selector = faiss.IDSelectorBitmap(bitmap)
+            selector._bitmap = bitmap  # the selector reads the array: keep it alive
+            self._bitmap_cache = (allowed, label_bound, selector)
         params = self._params(k, selector, matching=len(allowed))
         return self.index.search(queries, k, params=params)
 
