@@ -26,14 +26,14 @@ Measured, in one run on a local Ray of ``--cpus`` CPUs (loopback, no dashboard):
 * **a core's rate**: MiniLM passages per second of CPU time on one thread, what a
   worker with a core to itself embeds (the wall-clock rates above depend on the load).
 
-It ends with the 10M-passage calculation from those figures (see the README section
-"Indexing on Ray"). faiss: one OpenMP thread. Each figure is one run: the machine's
+It ends with the 10M-passage calculation from those figures (see
+docs/ray.md). faiss: one OpenMP thread. Each figure is one run: the machine's
 other load moves them; the script prints the load average beside them.
 
 Usage:
     .venv/bin/python benchmarks/distributed.py [--files 24] [--cpus 2] [--batch-size 256]
 
-Figures: see the README section "Indexing on Ray".
+Figures: see docs/ray.md.
 """
 
 from __future__ import annotations

@@ -368,7 +368,7 @@ def create_conversational_retrieval_chain(
     rephrase_prompt: BasePromptTemplate = REPHRASE_QUESTION_PROMPT,
     qa_prompt: BasePromptTemplate = CHAT_QA_PROMPT,
 ) -> RunnableWithMessageHistory:
-    """Chat over documents, remembered per session: the composition the README shows.
+    """Chat over documents, remembered per session: the composition docs/getting-started.md shows.
 
     ``create_retrieval_chain(create_history_aware_retriever(llm, retriever,
     rephrase_prompt), create_stuff_documents_chain(llm, qa_prompt))`` wrapped in

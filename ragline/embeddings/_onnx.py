@@ -20,7 +20,7 @@ padded (no attention mask is needed: the export drops it, which lets ONNX Runtim
 its flash-attention kernel); a run holds at most ``batch_size`` texts and about
 :data:`TOKENS_PER_RUN` tokens, small enough for its activations to stay in the CPU's
 caches (32 texts of 256 tokens are 50 MB per layer; 4 are 6 MB, and ran 1.2-1.3x faster
-per text here, see the README).
+per text here, see docs/embeddings.md).
 
 Threads: every run is single-threaded, and a call with many texts runs ``threads`` of
 them side by side (default: every core this process may use; a call with one text: one
@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 EXPORT_VERSION = 2  # bump when the export recipe changes: old files are then ignored
-TOKENS_PER_RUN = 1024  # tokens per run: its activations stay in cache (measured, README)
+TOKENS_PER_RUN = 1024  # tokens per run: activations stay in cache (measured: docs/embeddings.md)
 _TRANSFORMER = "sentence_transformers.models.Transformer"
 _POOLING = "sentence_transformers.models.Pooling"
 _NORMALIZE = "sentence_transformers.models.Normalize"

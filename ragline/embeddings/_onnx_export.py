@@ -81,7 +81,7 @@ def ensure_export(
 
 def _quantize(source: Path, target: Path) -> None:
     """Dynamic int8 quantisation of ``source``'s matrix products, per output channel
-    (per-tensor scales lost too much here: cosine ~0.9 to fp32; README)."""
+    (per-tensor scales lost too much here: cosine ~0.9 to fp32; docs/embeddings.md)."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 

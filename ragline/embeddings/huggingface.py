@@ -43,8 +43,8 @@ DEFAULT_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 _PACKAGED_NAMES = {None, "all-MiniLM-L6-v2", DEFAULT_MODEL_NAME}
 
 BACKENDS = ("torch", "onnx")
-# int8: ONNX only, other vectors (README: speed, quality); fp16 and bf16: torch only, the
-# same vectors as fp32 (cosine >= 0.999), the default on a CUDA GPU
+# int8: ONNX only, other vectors (docs/embeddings.md: speed, quality); fp16 and bf16: torch
+# only, the same vectors as fp32 (cosine >= 0.999), the default on a CUDA GPU
 PRECISIONS = ("fp32", "fp16", "bf16", "int8")
 _HALF = ("fp16", "bf16")
 

@@ -524,7 +524,7 @@ def test_history_aware_retriever_rewrites_only_with_history() -> None:
 
 
 def test_conversational_rag_chain_with_message_history() -> None:
-    """The README's second example, on fakes: history-aware retrieval, stuffing, and
+    """The chat example of docs/getting-started.md, on fakes: history-aware retrieval, stuffing, and
     RunnableWithMessageHistory keeping the conversation."""
     model = FakeListChatModel(
         responses=["It erupts several times a year.", "Colosseum construction date", "In 80 AD."]

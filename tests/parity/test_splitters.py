@@ -1,9 +1,9 @@
 """Parity: ragline's text splitters against langchain_text_splitters' on the same texts.
 
 Each scenario builds the splitter of the same name with the same arguments in both
-libraries and compares the chunks (and documents' metadata) exactly. The differences the
-README lists (``MarkdownHeaderTextSplitter`` keeps code indentation, stricter arguments,
-offline token encodings) are checked as such.
+libraries and compares the chunks (and documents' metadata) exactly. The differences that
+docs/differences-from-langchain.md lists (``MarkdownHeaderTextSplitter`` keeps code
+indentation, stricter arguments, offline token encodings) are checked as such.
 """
 
 from __future__ import annotations
