@@ -173,6 +173,12 @@ def document_to_langchain(document: Document) -> Any:
     )
 
 
+@cache
+def _extra_document_fields(cls: type[Any]) -> tuple[str, ...]:
+    """The fields of a LangChain Document class that ragline's Document lacks."""
+    return tuple(sorted(set(cls.model_fields) - {"page_content", "metadata", "id", "type"}))
+
+
 def document_from_langchain(document: Any) -> Document:
     """A ragline ``Document`` with the same text, metadata and id as a LangChain one.
 
@@ -180,8 +186,7 @@ def document_from_langchain(document: Any) -> Document:
         InvalidInputError: the LangChain document has a field ragline's lacks (a
             subclass's), named in the error.
     """
-    extra = set(type(document).model_fields) - {"page_content", "metadata", "id", "type"}
-    for key in sorted(extra):
+    for key in _extra_document_fields(type(document)):
         if not _at_default(document, key):
             raise InvalidInputError(
                 f"cannot convert LangChain {type(document).__name__} to a ragline Document "

@@ -230,9 +230,10 @@ class LangChainRetriever(BaseRetriever):
 
     def __init__(self, retriever: Any) -> None:
         self.langchain_object = retriever
+        self._name = str(retriever.get_name())
 
     def get_name(self) -> str:
-        return str(self.langchain_object.get_name())
+        return self._name
 
     def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> list[Document]:
         found = self.langchain_object.invoke(query, langchain_config())
