@@ -85,16 +85,30 @@ class ConversationBufferMemory(BaseChatMemory):
     def _variables(self, messages: list[BaseMessage]) -> dict[str, Any]:
         return {self.memory_key: self._render(self._window(messages))}
 
+    def _stored(self) -> list[BaseMessage]:
+        """The history's messages; an in-memory history's own list, not a copy.
+
+        LangChain's buffer memory hands out that list, so a chain's printed result shows
+        the turn it just saved in ``history`` (with ``return_messages=True``); ragline
+        does the same. The windowed memories slice it, which copies.
+        """
+        messages = self.chat_memory.messages
+        return messages if isinstance(messages, list) else list(messages)
+
+    def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        """The memory variables, from the stored conversation (one read)."""
+        return self._variables(self._stored())
+
     @property
     def buffer(self) -> Any:
         """What is loaded: messages with ``return_messages``, else the transcript."""
-        return self._render(self._window(list(self.chat_memory.messages)))
+        return self._render(self._window(self._stored()))
 
     @property
     def buffer_as_str(self) -> str:
         """What is loaded, as a transcript."""
         return get_buffer_string(
-            self._window(list(self.chat_memory.messages)),
+            self._window(self._stored()),
             human_prefix=self.human_prefix,
             ai_prefix=self.ai_prefix,
         )
@@ -102,7 +116,7 @@ class ConversationBufferMemory(BaseChatMemory):
     @property
     def buffer_as_messages(self) -> list[BaseMessage]:
         """What is loaded, as messages."""
-        return self._window(list(self.chat_memory.messages))
+        return self._window(self._stored())
 
 
 class ConversationBufferWindowMemory(ConversationBufferMemory):

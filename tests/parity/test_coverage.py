@@ -148,7 +148,6 @@ PENDING: set[str] = {
     "agents.BaseMultiActionAgent",
     "agents.BaseSingleActionAgent",
     "agents.ZeroShotAgent",
-    "chains.ConversationalRetrievalChain",
     "chains.MapReduceDocumentsChain",
     "chat_models.ChatOpenAI",
     "core.AsyncCallbackHandler",
