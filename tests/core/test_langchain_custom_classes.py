@@ -252,7 +252,12 @@ def test_a_chat_model_returning_a_chat_result():
     collector = RunCollectorCallbackHandler()
     reply = ParrotChat(parrot_buffer_length=2).invoke("hello", {"callbacks": [collector]})
     assert reply.content == "he"
-    assert reply.response_metadata == {"finish_reason": "stop", "model_name": "parrot"}
+    # LangChain's order: the one answer's llm_output, then generation info, then its own
+    assert list(reply.response_metadata.items()) == [
+        ("token_usage", {"total_tokens": 6}),
+        ("model_name", "parrot"),
+        ("finish_reason", "stop"),
+    ]
     (run,) = collector.traced_runs
     assert run.outputs.llm_output == {"token_usage": {"total_tokens": 6}, "model_name": "parrot"}
     assert run.outputs.generations[0][0].generation_info == {"finish_reason": "stop"}

@@ -141,7 +141,10 @@ def test_stream_reports_each_token_between_start_and_end():
     ]  # fmt: skip
     run = collector.traced_runs[0]
     assert [e["token"] for e in run.events if e["name"] == "new_token"] == ["one", " two", " three"]
-    assert run.outputs.generations == [[ChatGeneration(message=AIMessage("one two three"))]]
+    # the pieces added up, as LangChain reports a streamed run
+    assert run.outputs.generations == [
+        [ChatGenerationChunk(message=AIMessageChunk("one two three"))]
+    ]
 
 
 def test_tokens_reach_handlers_as_chat_generation_chunks():

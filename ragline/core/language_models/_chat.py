@@ -166,6 +166,9 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
         info = generation.generation_info if generation is not None else None
         if info:  # LangChain shows the generation info in the message's response_metadata
             message.response_metadata = {**info, **message.response_metadata}
+        if isinstance(raw, ChatResult) and len(raw.generations) == 1 and llm_output is not None:
+            # and a one-answer result's llm_output too, under the message's own keys
+            message.response_metadata = {**llm_output, **message.response_metadata}
         if generation is None or generation.message is not message:
             generation = ChatGeneration(message=message, generation_info=info)
         return message, generation, llm_output if llm_output is not None else llm_output_of(message)
@@ -193,6 +196,14 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
             f"{type(self).__name__}._stream must yield AIMessageChunk (or ChatGenerationChunk) "
             f"pieces, got {type(chunk).__name__}"
         )
+
+    def _stream_result(self, aggregate: Any, run: Any) -> tuple[Any, Any]:
+        # a streamed run ends with the pieces added up: a ChatGenerationChunk, as LangChain's
+        output, result = super()._stream_result(aggregate, run)
+        info = result.generations[0][0].generation_info
+        whole = ChatGenerationChunk(message=self._as_chunk(output), generation_info=info)
+        result.generations[0][0] = whole
+        return output, result
 
     def _generation_chunk(self, chunk: Any) -> ChatGenerationChunk:
         return ChatGenerationChunk(message=chunk)
