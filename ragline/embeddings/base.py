@@ -16,9 +16,12 @@ row per text, one consistent dimension, no NaN or infinity (``DimensionError`` o
 from __future__ import annotations
 
 import asyncio
+import functools
+import inspect
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -26,7 +29,92 @@ import numpy as np
 from ragline.core import DimensionError, InvalidInputError
 from ragline.core._checks import check_str_list, check_unicode
 
-__all__ = ["Embeddings", "check_texts", "validate_embeddings"]
+__all__ = ["Embeddings", "check_texts", "note_input_tokens", "validate_embeddings"]
+
+# ---- observing embedding calls (tracing) -------------------------------------------------
+# ``ragline.tracing.configure`` sets the observer: it is called around the outermost
+# embedding call (a method wrapping another, as ``embed_queries_array`` wraps
+# ``embed_query``, is not observed twice). Tracing off: each entry point reads one global.
+_observer: Any = None
+# the observed call in progress: a dict the implementation may add ``input_tokens`` to
+_observed: ContextVar[dict[str, Any] | None] = ContextVar("ragline_embedding_call", default=None)
+_ENTRY_POINTS = (
+    "embed_documents",
+    "embed_query",
+    "embed_documents_array",
+    "embed_queries_array",
+)
+
+
+def set_observer(observer: Any) -> None:
+    """Install ``observer`` (None: none). It is called as ``observer(embeddings, method,
+    texts, call, record)`` for each outermost embedding call, where ``call()`` runs the
+    method and ``record`` is the dict that :func:`note_input_tokens` fills; it returns
+    what ``call()`` returned."""
+    global _observer
+    _observer = observer
+
+
+def note_input_tokens(count: int) -> None:
+    """Tell an observer (tracing) how many input tokens the embedding call in progress
+    used, when the model reports it (an OpenAI-protocol server's ``usage``); adds up
+    over the requests of one call. Does nothing when no call is observed."""
+    record = _observed.get()
+    if record is not None:
+        record["input_tokens"] = record.get("input_tokens", 0) + int(count)
+
+
+def _observe(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (an entry point taking the text or texts) reporting to the observer."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def observed(self: Any, texts: Any, *args: Any, **kwargs: Any) -> Any:
+        observer = _observer
+        if observer is None or _observed.get() is not None:
+            return method(self, texts, *args, **kwargs)
+        record: dict[str, Any] = {}
+        token = _observed.set(record)
+        try:
+            return observer(self, name, texts, lambda: method(self, texts, *args, **kwargs), record)
+        finally:
+            _observed.reset(token)
+
+    observed.__ragline_observed__ = True  # type: ignore[attr-defined]
+    return observed
+
+
+def _observe_async(method: Callable[..., Any]) -> Callable[..., Any]:
+    """The async twin of :func:`_observe` (the observer gets a coroutine function)."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    async def observed(self: Any, texts: Any, *args: Any, **kwargs: Any) -> Any:
+        observer = _observer
+        if observer is None or _observed.get() is not None:
+            return await method(self, texts, *args, **kwargs)
+        record: dict[str, Any] = {}
+        token = _observed.set(record)
+        try:
+            return await observer.run_async(
+                self, name, texts, lambda: method(self, texts, *args, **kwargs), record
+            )
+        finally:
+            _observed.reset(token)
+
+    observed.__ragline_observed__ = True  # type: ignore[attr-defined]
+    return observed
+
+
+def _wrap_entry_points(cls: type, names: Any) -> None:
+    for name in names:
+        method = cls.__dict__.get(name)
+        if method is None or getattr(method, "__ragline_observed__", False):
+            continue
+        if getattr(method, "__isabstractmethod__", False) or not callable(method):
+            continue
+        wrap = _observe_async if inspect.iscoroutinefunction(method) else _observe
+        setattr(cls, name, wrap(method))
 
 
 def check_texts(texts: Sequence[str], *, what: str = "texts") -> list[str]:
@@ -162,6 +250,10 @@ class Embeddings(ABC):
         (2, 8)
     """
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _wrap_entry_points(cls, _ASYNC_ENTRY_POINTS)
+
     # -- the LangChain-compatible surface -------------------------------------------------
 
     @abstractmethod
@@ -266,3 +358,7 @@ class Embeddings(ABC):
     async def aembed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
         """Async ``embed_queries_array``; by default runs it in a worker thread."""
         return await asyncio.to_thread(self.embed_queries_array, texts)
+
+
+_ASYNC_ENTRY_POINTS = (*_ENTRY_POINTS, *(f"a{name}" for name in _ENTRY_POINTS))
+_wrap_entry_points(Embeddings, _ASYNC_ENTRY_POINTS)

@@ -32,7 +32,13 @@ from ragline.core._checks import (
 )
 from ragline.core._openai_clients import OpenAIClients, client_options, credentials
 from ragline.core._optional import require
-from ragline.embeddings.base import Embeddings, check_text, check_texts, validate_embeddings
+from ragline.embeddings.base import (
+    Embeddings,
+    check_text,
+    check_texts,
+    note_input_tokens,
+    validate_embeddings,
+)
 
 __all__ = ["OpenAIEmbeddings"]
 
@@ -69,6 +75,8 @@ class OpenAIEmbeddings(Embeddings):
         >>> embeddings.chunk_size
         1000
     """
+
+    _tracing_provider = "openai"  # gen_ai.provider.name of its spans
 
     def __init__(
         self,
@@ -144,6 +152,9 @@ class OpenAIEmbeddings(Embeddings):
         return StoreConnectionError(f"cannot reach {where}: {err}")
 
     def _parse(self, response: Any, expected: int) -> np.ndarray:
+        tokens = getattr(getattr(response, "usage", None), "prompt_tokens", None)
+        if isinstance(tokens, int):  # for tracing (nothing happens when untraced)
+            note_input_tokens(tokens)
         items = sorted(response.data, key=lambda item: item.index)
         if [item.index for item in items] != list(range(expected)):
             raise DimensionError(

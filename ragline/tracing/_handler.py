@@ -41,10 +41,11 @@ from typing import Any
 from uuid import UUID
 
 from ragline.core.callbacks.base import BaseCallbackHandler
+from ragline.core.callbacks.manager import current_run_listeners
 
 _json_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
 
-__all__ = ["OpenTelemetryTracer"]
+__all__ = ["EmbeddingObserver", "OpenTelemetryTracer"]
 
 # invocation parameter -> GenAI request attribute
 _REQUEST_OPTIONS = {
@@ -301,6 +302,99 @@ class OpenTelemetryTracer(BaseCallbackHandler):
 
     def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         self._fail(run_id, error)
+
+    # ---- embeddings (no runs: ragline.embeddings.base calls these around each call) ----
+    def embedding_span(self, embeddings: Any, method: str, texts: Any) -> Any:
+        """Start the span of one embedding call, the child of the running run's span (a
+        retriever embedding its query) or else of the current OpenTelemetry span."""
+        model = getattr(embeddings, "model", None) or getattr(embeddings, "model_name", None)
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "embeddings",
+            "ragline.embeddings.class": type(embeddings).__name__,
+            "ragline.embeddings.method": method,
+            "ragline.embeddings.input_count": 1 if isinstance(texts, str) else _count(texts),
+        }
+        if isinstance(model, str) and model:
+            attributes["gen_ai.request.model"] = model
+        provider = getattr(embeddings, "_tracing_provider", None)
+        if isinstance(provider, str):
+            attributes["gen_ai.provider.name"] = provider
+        parent = None
+        found = current_run_listeners("embedding_span")
+        if found is not None and self in found[1]:
+            parent = self._spans.get(found[0])
+        return self._tracer.start_span(
+            f"embeddings {model}" if attributes.get("gen_ai.request.model") else "embeddings",
+            context=self._set_in_context(parent) if parent is not None else None,
+            kind=self._client,
+            attributes=attributes,
+        )
+
+    def end_embedding_span(self, span: Any, result: Any, record: Mapping[str, Any]) -> None:
+        """End it with the vectors' dimension and the input tokens when the model said."""
+        dimension = _dimension(result)
+        if dimension is not None:
+            span.set_attribute("gen_ai.embeddings.dimension.count", dimension)
+        tokens = record.get("input_tokens")
+        if tokens is not None:
+            span.set_attribute("gen_ai.usage.input_tokens", tokens)
+        span.end()
+
+    def fail_embedding_span(self, span: Any, error: BaseException) -> None:
+        span.set_attribute("error.type", type(error).__qualname__)
+        span.record_exception(error)
+        span.set_status(self._status(self._error_code, f"{type(error).__name__}: {error}"))
+        span.end()
+
+
+class EmbeddingObserver:
+    """What ``ragline.embeddings.base`` calls around each outermost embedding call."""
+
+    __slots__ = ("handler",)
+
+    def __init__(self, handler: OpenTelemetryTracer) -> None:
+        self.handler = handler
+
+    def __call__(
+        self, embeddings: Any, method: str, texts: Any, call: Any, record: dict[str, Any]
+    ) -> Any:
+        span = self.handler.embedding_span(embeddings, method, texts)
+        try:
+            result = call()
+        except BaseException as error:
+            self.handler.fail_embedding_span(span, error)
+            raise
+        self.handler.end_embedding_span(span, result, record)
+        return result
+
+    async def run_async(
+        self, embeddings: Any, method: str, texts: Any, call: Any, record: dict[str, Any]
+    ) -> Any:
+        span = self.handler.embedding_span(embeddings, method, texts)
+        try:
+            result = await call()
+        except BaseException as error:
+            self.handler.fail_embedding_span(span, error)
+            raise
+        self.handler.end_embedding_span(span, result, record)
+        return result
+
+
+def _count(texts: Any) -> int:
+    try:
+        return len(texts)
+    except TypeError:
+        return 0
+
+
+def _dimension(result: Any) -> int | None:
+    shape = getattr(result, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[-1]) if (len(shape) == 1 or shape[0]) else None
+    if isinstance(result, list) and result:
+        first = result[0]
+        return len(first) if isinstance(first, (list, tuple)) else len(result)
+    return None
 
 
 # ---- attributes -------------------------------------------------------------------------

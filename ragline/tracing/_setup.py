@@ -98,6 +98,10 @@ def configure(
     disable()
     _active.update(handler=handler, provider=built)
     add_default_handler(handler)
+    from ragline.embeddings.base import set_observer
+    from ragline.tracing._handler import EmbeddingObserver
+
+    set_observer(EmbeddingObserver(handler))  # embeddings make no runs: spans by a hook
     return handler
 
 
@@ -125,6 +129,9 @@ def disable() -> None:
     _active.update(handler=None, provider=None)
     if handler is not None:
         remove_default_handler(handler)
+        from ragline.embeddings.base import set_observer
+
+        set_observer(None)
     if provider is not None:
         provider.shutdown()
 

@@ -104,7 +104,9 @@ def test_streamed_ask_continues_the_clients_trace_to_the_model_call(
             ("POST /ask/stream", [
                 ("retrieval_chain", [
                     ("RunnableAssign<context>", [
-                        ("RunnableParallel<context>", [("retrieval", [("retrieval", [])])]),
+                        ("RunnableParallel<context>", [
+                            ("retrieval", [("retrieval", [("embeddings", [])])]),
+                        ]),
                     ]),
                     ("RunnableAssign<answer>", [
                         ("RunnableParallel<answer>", [
@@ -152,7 +154,7 @@ def test_a_request_without_traceparent_starts_a_trace(
     server = finished(traced, "POST /retrieve/invoke")
     assert server.parent is None
     assert span_tree(traced.spans) == [
-        ("POST /retrieve/invoke", [("retrieval", [("retrieval", [])])])
+        ("POST /retrieve/invoke", [("retrieval", [("retrieval", [("embeddings", [])])])])
     ]
 
 

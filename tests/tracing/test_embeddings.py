@@ -1,0 +1,135 @@
+"""Embedding spans: embeddings make no runs, so a hook around their entry points gives
+each outermost embedding call a span, the child of the running run's span."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from opentelemetry.trace import StatusCode
+
+import ragline.tracing
+from ragline.embeddings import (
+    DeterministicFakeEmbedding,
+    Embeddings,
+    OpenAIEmbeddings,
+    SentenceTransformerEmbeddings,
+)
+from ragline.embeddings import base as embeddings_base
+from ragline.vectorstores import InMemoryVectorStore
+from tests._openai_server import EMBEDDINGS_PATH, OpenAITestServer, Reply, embedding_response
+
+from .conftest import Traced
+
+
+def own(span: Any) -> dict[str, Any]:
+    return {key: value for key, value in span.attributes.items() if key != "ragline.run.id"}
+
+
+def test_a_retriever_embedding_its_query_gets_a_child_span(traced: Traced) -> None:
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+    store.add_texts(["cats purr", "dogs bark"], ids=["c", "d"])
+    store.as_retriever(search_kwargs={"k": 1}).invoke("cats purr")
+    assert traced.tree() == [("embeddings", []), ("retrieval", [("embeddings", [])])]
+    indexing, query = sorted(
+        (s for s in traced.spans if s.name == "embeddings"), key=lambda s: s.start_time
+    )
+    assert indexing.parent is None  # no run: a root span here
+    assert own(indexing) == {
+        "gen_ai.operation.name": "embeddings",
+        "ragline.embeddings.class": "DeterministicFakeEmbedding",
+        "ragline.embeddings.method": "embed_documents_array",
+        "ragline.embeddings.input_count": 2,
+        "gen_ai.embeddings.dimension.count": 16,
+    }
+    assert own(query) == {
+        "gen_ai.operation.name": "embeddings",
+        "ragline.embeddings.class": "DeterministicFakeEmbedding",
+        "ragline.embeddings.method": "embed_queries_array",
+        "ragline.embeddings.input_count": 1,
+        "gen_ai.embeddings.dimension.count": 16,
+    }
+
+
+def test_indexing_outside_a_run_is_a_child_of_the_current_span(traced: Traced) -> None:
+    tracer = traced.provider.get_tracer("app")
+    with tracer.start_as_current_span("index my notes") as app_span:
+        store = InMemoryVectorStore(DeterministicFakeEmbedding(size=8))
+        store.add_texts(["a", "b", "c"])
+    span = traced.named("embeddings")
+    assert span.parent.span_id == app_span.get_span_context().span_id
+    assert span.attributes["ragline.embeddings.input_count"] == 3
+
+
+def test_the_minilm_model_span(traced: Traced) -> None:
+    embeddings = SentenceTransformerEmbeddings()
+    vector = embeddings.embed_query("where is Etna?")
+    assert len(vector) == 384
+    (span,) = traced.spans
+    assert span.name == "embeddings sentence-transformers/all-MiniLM-L6-v2"
+    assert span.attributes["gen_ai.request.model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert span.attributes["ragline.embeddings.method"] == "embed_query"
+    assert span.attributes["gen_ai.embeddings.dimension.count"] == 384
+
+
+def test_an_openai_protocol_server_reports_input_tokens(traced: Traced) -> None:
+    with OpenAITestServer() as server:
+        reply = embedding_response([[0.5, 0.5, 0.0], [0.0, 1.0, 0.0]], model="embed-x")
+        reply["usage"] = {"prompt_tokens": 11, "total_tokens": 11}
+        server.enqueue(EMBEDDINGS_PATH, Reply(body=reply))
+        embeddings = OpenAIEmbeddings(model="embed-x", base_url=server.base_url, api_key="k")
+        assert embeddings.embed_documents(["one two", "three four five"])[1] == [0.0, 1.0, 0.0]
+    (span,) = traced.spans
+    assert own(span) == {
+        "gen_ai.operation.name": "embeddings",
+        "gen_ai.request.model": "embed-x",
+        "gen_ai.provider.name": "openai",
+        "ragline.embeddings.class": "OpenAIEmbeddings",
+        "ragline.embeddings.method": "embed_documents",
+        "ragline.embeddings.input_count": 2,
+        "gen_ai.embeddings.dimension.count": 3,
+        "gen_ai.usage.input_tokens": 11,
+    }
+    assert span.name == "embeddings embed-x"
+
+
+async def test_async_retrieval_embeds_under_its_span(traced: Traced) -> None:
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+    await store.aadd_texts(["cats purr"], ids=["c"])
+    await store.as_retriever(search_kwargs={"k": 1}).ainvoke("cats")
+    assert traced.tree() == [("embeddings", []), ("retrieval", [("embeddings", [])])]
+
+
+class Broken(Embeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        raise RuntimeError("model unloaded")
+
+    def embed_query(self, text: str) -> list[float]:
+        raise RuntimeError("model unloaded")
+
+
+def test_a_failing_embedding_ends_its_span_with_the_error(traced: Traced) -> None:
+    with pytest.raises(RuntimeError, match="model unloaded"):
+        Broken().embed_query("x")
+    (span,) = traced.spans
+    assert span.status.status_code is StatusCode.ERROR
+    assert span.attributes["error.type"] == "RuntimeError"
+    assert [event.name for event in span.events] == ["exception"]
+
+
+def test_a_subclass_calling_its_parent_makes_one_span(traced: Traced) -> None:
+    class Scaled(DeterministicFakeEmbedding):
+        def embed_query(self, text: str) -> list[float]:
+            return [2 * x for x in super().embed_query(text)]
+
+    Scaled(size=4).embed_query("x")
+    assert [span.name for span in traced.spans] == ["embeddings"]
+    assert traced.spans[0].attributes["ragline.embeddings.class"] == "Scaled"
+
+
+def test_tracing_off_installs_no_observer(traced: Traced) -> None:
+    assert embeddings_base._observer is not None
+    ragline.tracing.disable()
+    assert embeddings_base._observer is None
+    DeterministicFakeEmbedding(size=4).embed_query("x")
+    assert traced.spans == []
