@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -220,3 +221,59 @@ def test_results_name_the_file_relative_to_the_indexed_folder_and_the_section(
         ("tutorial/intro.md", "Intro"),
         ("admin/server.txt", None),
     }
+
+
+def test_fusion_option_picks_the_hybrid_fusion_of_query_and_eval(
+    store: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ragline.cli._common import HYBRID_FUSIONS as CLI_FUSIONS
+    from ragline.retrievers._hybrid import HYBRID_FUSIONS
+    from ragline.store_folder import StoreFolder
+
+    assert CLI_FUSIONS == HYBRID_FUSIONS
+    folder = StoreFolder(store)
+    text = "restart the server"
+    by_fusion = {}
+    for fusion in HYBRID_FUSIONS:
+        rows = json.loads(
+            _query(store, capsys, text, "-k", "4", "--search-type", "hybrid", "--fusion", fusion,
+                   "--json")
+        )  # fmt: skip
+        retriever = folder.as_retriever(
+            search_type="hybrid", search_kwargs={"k": 4, "fusion": fusion}
+        )
+        expected = [(d.id, d.metadata["relevance_score"]) for d in retriever.invoke(text)]
+        got = [(row["id"], row["score"]) for row in rows]
+        assert got == expected
+        by_fusion[fusion] = got
+    # rrf scores ranks (1/(60 + rank) per side), the others min-max scores: not the same
+    assert by_fusion["rrf"] != by_fusion["relative_score"]
+    default = json.loads(_query(store, capsys, text, "-k", "4", "--search-type", "hybrid",
+                                "--json"))  # fmt: skip
+    assert [(row["id"], row["score"]) for row in default] == by_fusion["adaptive"]
+    assert main(["query", text, "--store", str(store), "--fusion", "rrf", "-q"]) == 2
+    assert "--fusion goes with --search-type hybrid" in capsys.readouterr().err
+
+    queries = tmp_path / "queries.tsv"
+    queries.write_text("q1\trestart the server with pg_ctl\nq2\tcomma separated values\n")
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text("q1 0 admin/server.txt 1\nq2 0 library/json.html 1\n")
+    args = ["eval", "--store", str(store), "--queries", str(queries), "--qrels", str(qrels)]
+    # the store folder builds the retrievers (the real ones, recorded on the way)
+    asked = []
+    real = StoreFolder.as_retriever
+
+    def recording(self: StoreFolder, **options: Any) -> Any:
+        asked.append((options["search_type"], dict(options["search_kwargs"])))
+        return real(self, **options)
+
+    monkeypatch.setattr(StoreFolder, "as_retriever", recording)
+    assert main([*args, "--search-type", "bm25", "--search-type", "hybrid", "--fusion", "rrf",
+                 "-k", "2", "--depth", "4", "-q"]) == 0  # fmt: skip
+    assert asked == [("bm25", {"k": 4}), ("hybrid", {"k": 4, "fusion": "rrf"})]
+    capsys.readouterr()
+    assert main([*args, "--search-type", "bm25", "--fusion", "rrf"]) == 2
+    assert "--fusion goes with --search-type hybrid" in capsys.readouterr().err

@@ -8,13 +8,15 @@
     ragline query "text" --store DIR [-k N]
                           [--search-type similarity|mmr|similarity_score_threshold|hybrid|bm25]
                           [--score-threshold X] [--fetch-k N] [--filter JSON]
-                          [--source PATTERN] [--json] [--embedding NAME] [--width N]
+                          [--fusion adaptive|rrf|relative_score|dbsf] [--source PATTERN]
+                          [--json] [--embedding NAME] [--width N]
     ragline ask "question" --store DIR [--chain stuff|map_reduce|refine|map_rerank] [-k N]
                           [--model NAME] [--agent [--max-steps N]] [--json]
                           (and query's search options; exit status 3: no model answered)
     ragline chat --store DIR [--session NAME] [-k N] [--model NAME] (and query's search options)
     ragline eval --store DIR --queries QUERIES --qrels QRELS [--search-type TYPE]... [-k N]
                           [--depth N] [--id-key KEY] [--per-query FILE] [--runs DIR] [--json]
+                          [--fusion adaptive|rrf|relative_score|dbsf]
     ragline serve --store DIR [--chain stuff|map_reduce|refine|map_rerank]
                           [--host 127.0.0.1] [--port 8000] [--model NAME] [-k N]
                           [--cors-origin ORIGIN] [--mcp]

@@ -24,6 +24,9 @@ Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """What ``add_subparsers`` returns: each ``add_<name>_command`` adds its parser to it."""
 
 SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold", "hybrid", "bm25")
+# --fusion: HybridRetriever's fusions (ragline.retrievers.HYBRID_FUSIONS, named here so the
+# command starts without importing the retrievers; a test holds the two equal)
+HYBRID_FUSIONS = ("adaptive", "rrf", "relative_score", "dbsf")
 # --score-threshold when none is given, by the store's embedding. The packaged MiniLM's
 # relevance is (1 + cosine) / 2: on ragline's dev sets the best chunk for a question about
 # something else scored 0.58-0.73 (median 0.61), the chunk answering a question 0.64-0.93

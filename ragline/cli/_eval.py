@@ -19,6 +19,7 @@ from ragline.cli._common import (
     note,
     warn,
 )
+from ragline.cli._search import add_fusion_option
 
 
 def add_eval_command(commands: Commands) -> None:
@@ -38,6 +39,7 @@ def add_eval_command(commands: Commands) -> None:
         choices=SEARCH_TYPES,
         help="repeat to compare several side by side (default: similarity, bm25, hybrid)",
     )
+    add_fusion_option(evaluate)
     evaluate.add_argument("-k", type=int, default=10, help="the metrics' cutoff (default: 10)")
     evaluate.add_argument(
         "--depth",
@@ -65,6 +67,9 @@ def command_eval(args: argparse.Namespace) -> int:
 
     if args.k < 1 or (args.depth is not None and args.depth < 1):
         raise CommandError("-k and --depth must be at least 1")
+    search_types = args.search_type or ["similarity", "bm25", "hybrid"]
+    if args.fusion is not None and "hybrid" not in search_types:
+        raise CommandError("--fusion goes with --search-type hybrid")
     queries, qrels = load_queries(args.queries), load_qrels(args.qrels)
     folder = StoreFolder(args.store)
     store = folder.open_store()
@@ -72,8 +77,10 @@ def command_eval(args: argparse.Namespace) -> int:
     id_key = None if args.id_key == "id" else args.id_key
     check_qrels_ids(qrels, store, id_key)
     evaluations = []
-    for search_type in args.search_type or ["similarity", "bm25", "hybrid"]:
+    for search_type in search_types:
         kwargs: dict[str, Any] = {"k": depth}
+        if search_type == "hybrid" and args.fusion is not None:
+            kwargs["fusion"] = args.fusion
         if search_type == "similarity_score_threshold":
             kwargs["score_threshold"] = default_score_threshold(folder.read_manifest().embedding)
         retriever = folder.as_retriever(search_type=search_type, search_kwargs=kwargs, store=store)

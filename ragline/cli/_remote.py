@@ -57,6 +57,8 @@ def _search_request(
 
     if args.source:
         raise CommandError("--source goes with --store (use --filter with --server)")
+    if getattr(args, "fusion", None) is not None:
+        raise CommandError("--fusion goes with --store (a server's hybrid uses its defaults)")
     embedding = str(get(f"{server}/healthz", headers=_server_headers())["embedding"])
     request = {**query, "search_type": args.search_type, **search_kwargs(args, embedding)}
     return request, embedding

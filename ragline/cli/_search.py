@@ -12,6 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from ragline.cli._common import (
+    HYBRID_FUSIONS,
     SEARCH_TYPES,
     CommandError,
     add_embedding_option,
@@ -62,6 +63,7 @@ def add_search_options(sub: argparse.ArgumentParser) -> None:
         help="mmr: candidates to pick from (default: max(20, 2k)); hybrid: candidates per "
         "side (default: max(40, k))",
     )
+    add_fusion_option(sub)
     sub.add_argument(
         "--filter", default=None, help='metadata filter as JSON, e.g. {"path": "a.txt"}'
     )
@@ -73,6 +75,19 @@ def add_search_options(sub: argparse.ArgumentParser) -> None:
         "shell pattern, e.g. 'library/csv*'",
     )
     sub.add_argument("--width", type=int, default=12, help="lines of each chunk to show (0: all)")
+
+
+def add_fusion_option(sub: argparse.ArgumentParser) -> None:
+    """``--fusion``: how hybrid search fuses its two sides (query, ask, chat and eval)."""
+    sub.add_argument(
+        "--fusion",
+        choices=HYBRID_FUSIONS,
+        default=None,
+        help="hybrid: how the two sides' lists are fused: adaptive (default: min-max scores "
+        "weighted per query by how peaked each side is), relative_score (min-max, fixed "
+        "equal weights: the default before issue 30), dbsf (scores scaled by their spread) "
+        "or rrf (ranks only)",
+    )
 
 
 def search_kwargs(args: argparse.Namespace, embedding: str | None = None) -> dict[str, Any]:
@@ -99,6 +114,11 @@ def search_kwargs(args: argparse.Namespace, embedding: str | None = None) -> dic
         kwargs["fetch_k"] = args.fetch_k
     elif args.fetch_k is not None:
         raise CommandError("--fetch-k goes with --search-type mmr or hybrid")
+    fusion = getattr(args, "fusion", None)
+    if fusion is not None:
+        if args.search_type != "hybrid":
+            raise CommandError("--fusion goes with --search-type hybrid")
+        kwargs["fusion"] = fusion
     return kwargs
 
 
