@@ -75,7 +75,8 @@ def dispatch(
         try:
             try:
                 result = getattr(handler, event)(*args, **kwargs)
-                if inspect.isawaitable(result):
+                # None (the usual answer) skips isawaitable's costly ABC check
+                if result is not None and inspect.isawaitable(result):
                     _run_coroutine_sync(result)
             except NotImplementedError:
                 if event != "on_chat_model_start":
@@ -99,7 +100,7 @@ async def adispatch(
         try:
             try:
                 result = getattr(handler, event)(*args, **kwargs)
-                if inspect.isawaitable(result):
+                if result is not None and inspect.isawaitable(result):
                     await result
             except NotImplementedError:
                 if event != "on_chat_model_start":

@@ -15,6 +15,7 @@ anywhere in the tree) never pays for a uuid.
 
 from __future__ import annotations
 
+import os
 import threading
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,20 @@ __all__ = [
 ]
 
 _ID_LOCK = threading.Lock()
+# a version-4 UUID built as uuid.uuid4() builds it, without UUID.__init__'s argument
+# checks (half its cost; a traced run makes one per run)
+_VERSION_4_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
+_VERSION_4_SET = (0x8000 << 48) | (0x4000 << 64)
+
+
+def _new_run_id() -> UUID:
+    run_id = object.__new__(UUID)
+    value = int.from_bytes(os.urandom(16), "big") & _VERSION_4_CLEAR | _VERSION_4_SET
+    object.__setattr__(run_id, "int", value)
+    object.__setattr__(run_id, "is_safe", uuid.SafeUUID.unknown)
+    return run_id
+
+
 _ONE_RUN_KEYS = ("run_name", "run_id")
 
 
@@ -111,7 +126,7 @@ class BaseRunManager:
         if run_id is None:
             with _ID_LOCK:  # two threads asking at once must see one id
                 if self._run_id is None:
-                    self._run_id = uuid.uuid4()
+                    self._run_id = _new_run_id()
                 run_id = self._run_id
         return run_id
 
@@ -315,6 +330,20 @@ class _AsyncRunMixin:
     async def on_retry(self, retry_state: RetryState, **kwargs: Any) -> None:  # type: ignore[override]
         """Report that this run will try again."""
         await self.aon_retry(retry_state, **kwargs)  # type: ignore[attr-defined]
+
+    def get_child(self, tag: str | None = None) -> Any:
+        """Return an AsyncCallbackManager whose runs are children of this run (its
+        ``on_*_start`` methods are coroutines, as LangChain's async run managers give).
+
+        Args:
+            tag: a tag for the child runs only (not inherited further).
+        """
+        from ragline.core.callbacks._async_manager import AsyncCallbackManager
+
+        child = AsyncCallbackManager._child_of(self)  # type: ignore[arg-type]
+        if tag is not None:
+            child.add_tags([tag], inherit=False)
+        return child
 
     def get_sync(self) -> BaseRunManager:
         """The sync run manager of the same run, for sync code run from async code (a
