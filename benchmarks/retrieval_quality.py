@@ -286,6 +286,12 @@ def langchain_row(setup: Setup) -> Evaluation | None:
         print(f"  (LangChain not installed: {err}; pip install 'ragline[bench]')")
         return None
     try:
+        import rank_bm25  # noqa: F401  (LangChain's BM25Retriever needs it)
+    except ImportError:
+        print("  (langchain ensemble row left out: rank_bm25 is not installed; "
+              "pip install rank-bm25, or 'ragline[dev]')")  # fmt: skip
+        return None
+    try:
         from langchain_classic.retrievers import EnsembleRetriever as LCEnsemble
     except ImportError:
         from langchain.retrievers import EnsembleRetriever as LCEnsemble  # type: ignore
