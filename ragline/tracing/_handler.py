@@ -18,8 +18,14 @@ retriever       ``retrieval``               ``gen_ai.retrieval.top_k`` (vector-s
                                             retrievers), ``gen_ai.retrieval.documents``
                                             (ids and scores, as JSON; what the scores
                                             are: ``ragline.retrieval.score_type``)
+embeddings      ``embeddings {model}``      ``gen_ai.request.model``,
+                                            ``gen_ai.embeddings.dimension.count``,
+                                            ``gen_ai.usage.input_tokens`` when reported
+                                            (no run: ``EmbeddingObserver``, installed by
+                                            ``configure``, is called around each call)
 tool            ``execute_tool {name}``     ``gen_ai.tool.name`` / ``description`` /
-                                            ``call.id``
+                                            ``call.id`` (``AgentExecutor``: from the
+                                            tool run's metadata ``tool_call_id``)
 agent           ``invoke_agent {name}``     ``gen_ai.agent.name`` (an ``AgentExecutor``,
                                             known by its ``serialized`` ``kind``, not
                                             its run name)
