@@ -46,7 +46,7 @@ class Run:
         outputs: what it ended with (``None`` until it ends, or if it failed).
         error: the exception it raised, or ``None``.
         tags, metadata: as reported on the start event.
-        children: child runs, in the order they started.
+        children: child runs, in the order they started (``child_runs`` in LangChain).
         events: ``{"name": ..., "time": ..., **details}`` for start, new_token, text,
             retry, agent_action, agent_finish, end and error, in order.
     """
@@ -65,6 +65,11 @@ class Run:
     start_time: datetime = field(default_factory=_now)
     end_time: datetime | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def child_runs(self) -> list[Run]:
+        """LangChain's name for :attr:`children`."""
+        return self.children
 
     def tree(self) -> tuple[str, list[Any]]:
         """Return ``(name, [child trees])``, handy in assertions."""
