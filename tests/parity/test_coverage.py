@@ -151,8 +151,6 @@ PENDING: set[str] = {
     "chains.MapReduceDocumentsChain",
     "chat_models.ChatOpenAI",
     "core.MaxMarginalRelevanceExampleSelector",
-    "core.RedisCache",
-    "core.RedisStore",
     "core.RunLog",
     "core.RunLogPatch",
     "core.RunnableConfig",
