@@ -112,9 +112,10 @@ class LangChainChatModel(BaseChatModel):
 
     def __init__(self, model: Any) -> None:
         self.langchain_object = model
+        self._name = str(model.get_name())
 
     def get_name(self) -> str:
-        return self.name or str(self.langchain_object.get_name())
+        return self.name or self._name
 
     @property
     def _llm_type(self) -> str:
@@ -432,9 +433,10 @@ class LangChainRunnable(Runnable[Any, Any]):
 
     def __init__(self, runnable: Any) -> None:
         self.langchain_object = runnable
+        self._name = str(runnable.get_name())
 
     def get_name(self) -> str:
-        return str(self.langchain_object.get_name())
+        return self._name
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         def call(value: Any) -> Any:
