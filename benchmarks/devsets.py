@@ -13,7 +13,10 @@ hand (see ``benchmarks/devsets/README.md`` for how) and kept in ``benchmarks/dev
 as ``NAME.tsv`` (``query id``, ``document id``, ``question``). A document is one
 section of a manual page (the text between its heading and the next heading; nested
 sections are documents of their own), with the id ``page.html#anchor``, or one
-dictionary entry (``devil/word``). The Python documentation is not used: it is held out.
+dictionary entry (``devil/word``). ``pyfaq`` (issue 30's weak-keyword case reproduced):
+Python 3.11's FAQ questions, generated from its question headings (``faq-questions``),
+against the library reference, tutorial, how-tos, language reference, "using" pages and
+the FAQ answers, each answer without its question (README.md).
 
 The build writes, under ``.cache/devsets/NAME/`` (not committed):
 
@@ -72,6 +75,13 @@ class Source:
     pattern: str = "*.html"  # the pages read ("*.en.html": the English ones, not their links)
     # DocBook pages whose section divs carry no id: the anchor is an <a id> in the heading
     anchors_in_headings: bool = False
+    # pages whose question headings are the set's questions (generated, not written by
+    # hand): their sections are titled with the page's title alone, so the question's
+    # wording is not in the judged passage (``faq_questions``)
+    faq: str | None = None
+    # folders read (``pattern`` under each); () reads the whole root
+    folders: tuple[str, ...] = ()
+    drop: str = ""  # CSS selectors dropped from the pages besides navigation
 
 
 SOURCES = {
@@ -111,6 +121,17 @@ SOURCES = {
         pattern="*.en.html",
         anchors_in_headings=True,
     ),
+    # Python 3.11's FAQ questions against its documentation (see README.md)
+    "pyfaq": Source(
+        "python3.11-doc",
+        "/usr/share/doc/python3.11/html",
+        "html",
+        folders=("faq", "library", "howto", "tutorial", "reference", "using"),
+        skip=("faq/index.html", "library/index.html"),
+        faq="faq/",
+        drop="nav.contents, div.contents",  # a page's own table of contents: the questions
+        max_documents=4000,
+    ),
 }
 
 
@@ -148,15 +169,23 @@ _HEADING = re.compile(r"^h[1-6]$")
 
 
 def html_sections(
-    path: Path, relative: str, *, anchors_in_headings: bool = False
+    path: Path,
+    relative: str,
+    *,
+    anchors_in_headings: bool = False,
+    page_title_only: bool = False,
+    drop: str = "",
 ) -> Iterator[dict[str, Any]]:
-    """Yield the sections of one manual page: id, title, text, page."""
+    """Yield the sections of one manual page: id, title, text, page (``page_title_only``:
+    every section titled with the page's title, its own heading left out)."""
     from ragline.loaders._html import page_title, parse_html, visible_text
 
     soup = parse_html(path.read_bytes())
     # Sphinx appends the project to every title ("Making queries — Django 3.2 documentation")
-    page = re.sub(r"\s+[—|-]\s+Django [\d.]+ documentation$", "", page_title(soup) or relative)
-    for node in soup.select(_NAV):
+    page = re.sub(
+        r"\s+[—|-]\s+(Django|Python) [\d.]+ documentation$", "", page_title(soup) or relative
+    )
+    for node in soup.select(f"{_NAV}, {drop}" if drop else _NAV):
         node.decompose()
     body = soup.body or soup
     containers = []
@@ -190,7 +219,7 @@ def html_sections(
         seen.add(doc_id)
         yield {
             "_id": doc_id,
-            "title": title if title == page else f"{page} - {title}",
+            "title": page if title == page or page_title_only else f"{page} - {title}",
             "text": text,
             "metadata": {"page": relative},
         }
@@ -213,11 +242,52 @@ _DOCBOOK_DIVS = ("section", "chapter", "appendix", "preface", "sect1", "sect2", 
 
 def html_corpus(source: Source) -> Iterator[dict[str, Any]]:
     root = Path(source.root)
-    for path in sorted(root.rglob(source.pattern)):
+    paths = (
+        sorted(path for folder in source.folders for path in (root / folder).rglob(source.pattern))
+        if source.folders
+        else sorted(root.rglob(source.pattern))
+    )
+    for path in paths:
         relative = path.relative_to(root).as_posix()
         if relative.startswith(source.skip):
             continue
-        yield from html_sections(path, relative, anchors_in_headings=source.anchors_in_headings)
+        yield from html_sections(
+            path,
+            relative,
+            anchors_in_headings=source.anchors_in_headings,
+            page_title_only=source.faq is not None and relative.startswith(source.faq),
+            drop=source.drop,
+        )
+
+
+def faq_questions(name: str) -> list[tuple[str, str, str]]:
+    """The questions of a set built from a FAQ (``Source.faq``): every section of the FAQ
+    pages whose heading ends with a question mark, in page order, with the section as the
+    one judged document; the heading's text is the question."""
+    source = SOURCES[name]
+    if source.faq is None:
+        raise SystemExit(f"{name} is not built from a FAQ")
+    from ragline.loaders._html import parse_html
+
+    root = Path(source.root)
+    documents = {doc["_id"] for doc in html_corpus(source)}
+    rows: list[tuple[str, str, str]] = []
+    for path in sorted((root / source.faq).glob(source.pattern)):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith(source.skip):
+            continue
+        soup = parse_html(path.read_bytes())
+        for node in soup.select(_NAV):
+            node.decompose()
+        for heading in (soup.body or soup).find_all(_HEADING):
+            question = " ".join(heading.get_text(" ").split())
+            container = heading.find_parent(lambda tag: tag.has_attr("id"))
+            if not question.endswith("?") or container is None:
+                continue
+            doc_id = f"{relative}#{container['id']}"
+            if doc_id in documents:  # a section with text of its own
+                rows.append((f"{name}-{len(rows) + 1:03d}", doc_id, question))
+    return rows
 
 
 # ---------------------------------------------------------------- dictd entries
@@ -518,6 +588,8 @@ def main(argv: list[str] | None = None) -> int:
     sample_cmd.add_argument("--count", type=int, default=20)
     sample_cmd.add_argument("--seed", type=int, default=18)
     commands.add_parser("fixtures", help="write the small copies in tests/data/devsets")
+    faq_cmd = commands.add_parser("faq-questions", help="write NAME.tsv from the FAQ's headings")
+    faq_cmd.add_argument("name", choices=[n for n, s in SOURCES.items() if s.faq])
     args = parser.parse_args(argv)
     if args.command == "build":
         for name in args.names:
@@ -526,6 +598,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {info['documents']} documents, {info['queries']} queries -> {folder}")
     elif args.command == "sample":
         sample(args.name, args.count, args.seed)
+    elif args.command == "faq-questions":
+        rows = faq_questions(args.name)
+        source = SOURCES[args.name]
+        with open(QUESTIONS / f"{args.name}.tsv", "w", encoding="utf-8") as handle:
+            handle.write(
+                f"# {source.package}: every question heading of {source.faq}*.html "
+                "(devsets.py faq-questions); query id, judged section, question. See README.md.\n"
+            )
+            handle.writelines(f"{q}\t{d}\t{t}\n" for q, d, t in rows)
+        print(f"{args.name}: {len(rows)} questions -> {QUESTIONS / (args.name + '.tsv')}")
     else:
         fixtures()
     return 0
