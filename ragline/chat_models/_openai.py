@@ -91,7 +91,9 @@ def message_to_openai(message: BaseMessage) -> dict[str, Any]:
         {'role': 'user', 'content': 'hi'}
     """
     if isinstance(message, SystemMessage):
-        payload: dict[str, Any] = {"role": "system"}
+        # ("developer", ...) is a system message marked for OpenAI's developer role
+        role = message.additional_kwargs.get("__openai_role__", "system")
+        payload: dict[str, Any] = {"role": role}
     elif isinstance(message, HumanMessage):
         payload = {"role": "user"}
     elif isinstance(message, AIMessage):

@@ -649,6 +649,9 @@ def _unknown_role(role: Any, item: Any, valid: Sequence[str] = VALID_ROLES) -> I
 
 
 def _message_from_role(role: Any, content: Any, item: Any, **extra: Any) -> BaseMessage:
+    if role == "developer":  # OpenAI's newer name for system: LangChain marks it so
+        kwargs = {**extra.pop("additional_kwargs", {}), "__openai_role__": "developer"}
+        return SystemMessage(content, additional_kwargs=kwargs, **extra)
     message_class = _ROLE_CLASSES.get(role) if isinstance(role, str) else None
     if message_class is None:
         raise _unknown_role(role, item)
@@ -663,9 +666,11 @@ def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
     """Turn message-like values into messages.
 
     Accepts messages, plain strings (human messages), ``(role, content)`` tuples and
-    OpenAI-style dicts ``{"role": ..., "content": ...}``. Roles: ``system``,
-    ``human``/``user``, ``ai``/``assistant``, ``tool`` (with a ``tool_call_id``) and
-    ``function`` (with a ``name``).
+    OpenAI-style dicts ``{"role": ..., "content": ...}``. Roles: ``system``
+    (``developer`` too: a system message whose ``additional_kwargs`` say
+    ``"__openai_role__": "developer"``, as LangChain marks it), ``human``/``user``,
+    ``ai``/``assistant``, ``tool`` (with a ``tool_call_id``) and ``function`` (with a
+    ``name``).
 
     Args:
         messages: the values to convert.

@@ -261,3 +261,21 @@ def test_openai_function_and_tool_schemas(target: Any, strict: bool | None) -> N
     assert repr(ours) == repr(theirs)
     if strict:
         assert ours[0]["parameters"]["required"] == list(ours[0]["parameters"]["properties"])
+
+
+def test_developer_role_is_a_marked_system_message() -> None:
+    """('developer', text) is a SystemMessage marked for OpenAI's developer role, in both
+    (fails when ragline refuses the role); ragline's ChatOpenAI sends that role."""
+    from ragline.chat_models._openai import message_to_openai
+
+    def run(m: Any) -> Any:
+        messages = m.convert_to_messages(
+            [("developer", "be nice"), {"role": "developer", "content": "x"}]
+        )
+        return [(observe(x), x.additional_kwargs) for x in messages]
+
+    theirs, ours = both(run)
+    assert ours == theirs
+    assert ours[0] == [["SystemMessage", "be nice", None], {"__openai_role__": "developer"}]
+    developer = RL.convert_to_messages([("developer", "be nice")])[0]
+    assert message_to_openai(developer) == {"role": "developer", "content": "be nice"}
