@@ -174,7 +174,7 @@ def document_to_langchain(document: Document) -> Any:
 
 
 @cache
-def _extra_document_fields(cls: type[Any]) -> tuple[str, ...]:
+def _extra_document_fields(cls: Any) -> tuple[str, ...]:
     """The fields of a LangChain Document class that ragline's Document lacks."""
     return tuple(sorted(set(cls.model_fields) - {"page_content", "metadata", "id", "type"}))
 
