@@ -186,7 +186,8 @@ def document_from_langchain(document: Any) -> Document:
         InvalidInputError: the LangChain document has a field ragline's lacks (a
             subclass's), named in the error.
     """
-    for key in _extra_document_fields(type(document)):
+    cls: Any = type(document)
+    for key in _extra_document_fields(cls):
         if not _at_default(document, key):
             raise InvalidInputError(
                 f"cannot convert LangChain {type(document).__name__} to a ragline Document "
