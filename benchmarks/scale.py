@@ -49,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -361,9 +362,17 @@ def main() -> None:
         shutil.rmtree(args.folder, ignore_errors=True)
 
 
+def filter_rows(name: str) -> list[tuple[str, Callable[[dict[str, Any]], str]]]:
+    return [
+        (f"filter {name}: median (ms)", lambda r: f"{r[name]['median_ms']:.2f}"),
+        (f"filter {name}: fewest of 10", lambda r: str(r[name]["min_returned"])),
+        (f"filter {name}: recall@10", lambda r: f"{r[name]['recall_at_10']:.3f}"),
+    ]
+
+
 def report(results: dict[str, dict[str, Any]]) -> None:
     names = list(results)
-    rows = [
+    rows: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
         ("index", lambda r: str(r["index"])),
         ("build (s)", lambda r: f"{r['build_s']:.1f}"),
         ("peak RSS building (GiB)", lambda r: f"{r['build_peak_rss_gib']:.2f}"),
@@ -377,9 +386,7 @@ def report(results: dict[str, dict[str, Any]]) -> None:
         ("recall@10", lambda r: f"{r['all']['recall_at_10']:.3f}"),
     ]
     for name in FILTERS:
-        rows.append((f"filter {name}: median (ms)", lambda r, n=name: f"{r[n]['median_ms']:.2f}"))
-        rows.append((f"filter {name}: fewest of 10", lambda r, n=name: str(r[n]["min_returned"])))
-        rows.append((f"filter {name}: recall@10", lambda r, n=name: f"{r[n]['recall_at_10']:.3f}"))
+        rows += filter_rows(name)
     print()
     print("| measure | " + " | ".join(names) + " |")
     print("|---|" + "---:|" * len(names))
