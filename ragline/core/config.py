@@ -28,6 +28,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypedDict, cast
@@ -392,8 +393,9 @@ def get_config_list(
 ) -> list[RunnableConfig]:
     """Return one config per input of a batch.
 
-    A single config is shared, except ``run_id``, which can name one run only (it is
-    kept for the first input and dropped for the others).
+    Each config is filled in (:func:`ensure_config`), as LangChain's are. A single
+    config is shared, except ``run_id``, which can name one run only (it is kept for
+    the first input and dropped for the others).
 
     Raises:
         ValueError: a list of configs whose length differs from the number of inputs.
@@ -404,11 +406,13 @@ def get_config_list(
                 f"batch got {len(config)} configs for {length} inputs; pass one config "
                 "or exactly one per input"
             )
-        return [dict(c) for c in config]  # type: ignore[misc]
-    base: dict[str, Any] = dict(config or {})  # type: ignore[arg-type]
+        return [ensure_config(c) for c in config]
+    base: RunnableConfig = ensure_config(config)  # type: ignore[arg-type]  # filled in
     configs = []
     for index in range(length):
-        one = dict(base)
+        one: dict[str, Any] = dict(base)
+        for key in ("tags", "metadata", "configurable"):  # each its own containers
+            one[key] = copy.copy(base[key])  # type: ignore[literal-required]
         if index > 0 and one.get("run_id") is not None:
             one.pop("run_id")
         configs.append(one)

@@ -60,6 +60,7 @@ class _ResponseList:
         check_optional_number(f"{owner} sleep (seconds)", sleep, low=0)
         self.responses = list(responses)
         self.sleep = sleep
+        self.kind, self.kind_name = kind, kind_name
         self.i = 0
         self._lock = threading.Lock()
 
@@ -84,6 +85,14 @@ class _CyclingResponses:
     @property
     def responses(self) -> list[str]:
         return self._list.responses
+
+    @responses.setter
+    def responses(self, value: Sequence[Any]) -> None:
+        # a new script from the start (configurable_fields(responses=...) sets it on a copy)
+        old = self._list
+        self._list = _ResponseList(
+            type(self).__name__, value, old.sleep, kind=old.kind, kind_name=old.kind_name
+        )
 
     @property
     def _identifying_params(self) -> dict[str, Any]:

@@ -129,7 +129,15 @@ def test_get_config_list_shares_one_config_but_not_its_run_id():
 
     run_id = uuid.uuid4()
     configs = get_config_list({"tags": ["t"], "run_id": run_id}, 3)
-    assert configs == [{"tags": ["t"], "run_id": run_id}, {"tags": ["t"]}, {"tags": ["t"]}]
+    # each filled in (as LangChain's are), the run id kept for the first only
+    filled = ensure_config({"tags": ["t"]})
+    assert (
+        configs
+        == [{**filled, "run_id": run_id}]
+        + [{key: value for key, value in filled.items() if key != "run_id"}] * 2
+    )
+    configs[1]["tags"].append("own")  # each its own containers
+    assert configs[2]["tags"] == ["t"]
     with pytest.raises(ValueError, match="batch got 2 configs for 3 inputs"):
         get_config_list([{}, {}], 3)
 

@@ -66,6 +66,8 @@ class ConfigurableFieldSpec:
         default: the documented default.
         is_shared: whether one value is shared by the whole run tree.
         dependencies: ids this value depends on (LangChain's field; not used here).
+        options: for alternatives, the keys that may be chosen (ragline's addition;
+            LangChain's spec names them in an Enum annotation).
     """
 
     id: str
@@ -75,6 +77,7 @@ class ConfigurableFieldSpec:
     default: Any = None
     is_shared: bool = False
     dependencies: list[str] | None = None
+    options: tuple[str, ...] | None = None
 
 
 class _Configurable(Runnable[Input, Output]):
@@ -262,9 +265,18 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
         return [self.default]
 
     @property
-    def config_specs(self) -> list[ConfigurableField]:
-        """This runnable's fields, then those of the runnables inside it."""
-        specs = {field.id: field for field in self.fields.values()}
+    def config_specs(self) -> list[ConfigurableFieldSpec]:  # type: ignore[override]
+        """This runnable's fields (their default: the current value), then those of the
+        runnables inside it."""
+        specs: dict[str, Any] = {
+            field.id: ConfigurableFieldSpec(
+                field.id,
+                name=field.name,
+                description=field.description,
+                default=getattr(self.default, attribute, None),
+            )
+            for attribute, field in self.fields.items()
+        }
         for spec in super().config_specs:
             specs.setdefault(spec.id, spec)
         return list(specs.values())
@@ -335,12 +347,17 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         return [self.default, *self.alternatives.values()]
 
     @property
-    def config_specs(self) -> list[ConfigurableField]:
-        """The choice itself (with its options), then the alternatives' own fields."""
-        choice = ConfigurableField(
-            self.which.id, self.which.name, self.which.description, tuple(self.options)
+    def config_specs(self) -> list[ConfigurableFieldSpec]:  # type: ignore[override]
+        """The choice itself (with its options, the default key its default), then the
+        alternatives' own fields."""
+        choice = ConfigurableFieldSpec(
+            self.which.id,
+            name=self.which.name,
+            description=self.which.description,
+            default=self.default_key,
+            options=tuple(self.options),
         )
-        specs = {choice.id: choice}
+        specs: dict[str, Any] = {choice.id: choice}
         for spec in super().config_specs:
             specs.setdefault(spec.id, spec)
         return list(specs.values())

@@ -258,8 +258,8 @@ def _configurable_properties(root: Any) -> dict[str, Any]:
             for attribute, field in node.fields.items():
                 value = getattr(node.default, attribute, None)
                 entry = found.get(field.id)
-                if entry is not None and value is not None and "default" not in entry:
-                    entry["default"] = value
+                if entry is not None and value is not None and "type" not in entry:
+                    entry.setdefault("default", value)  # the spec's default: this value
                     entry.update(json_schema_of(type(value)))
         elif isinstance(node, RunnableConfigurableAlternatives):
             entry = found.get(node.which.id)

@@ -1,0 +1,377 @@
+"""Parity: run configs, configurable fields and alternatives, a program's own
+RunnableSerializable, and astream_log's RunLog / RunLogPatch, against langchain_core's.
+
+Each scenario runs the same program on each library and compares what it can observe:
+the config dicts the helpers return, outputs with and without ``configurable`` values,
+``config_specs``, errors, and the log patches a chain streams.
+"""
+
+from __future__ import annotations
+
+import types
+import warnings
+from typing import Any
+
+import langchain_core.language_models as lc_models
+import langchain_core.output_parsers as lc_parsers
+import langchain_core.prompts as lc_prompts
+import langchain_core.runnables as lc_runnables
+import langchain_core.runnables.config as lc_config
+import langchain_core.runnables.configurable as lc_configurable
+import langchain_core.tracers as lc_tracers
+import pytest
+
+import ragline.core as rl
+import ragline.core.config as rl_config
+import ragline.core.runnables as rl_runnables
+from tests.parity._observe import observe
+
+COVERS = {
+    "core.RunnableConfig",
+    "core.ensure_config",
+    "core.config.get_config_list",
+    "core.config.merge_configs",
+    "core.config.patch_config",
+    "core.ConfigurableField",
+    "core.runnables.RunnableConfigurableAlternatives",
+    "core.runnables.RunnableConfigurableFields",
+    "core.RunnableSerializable",
+    "core.RunLog",
+    "core.RunLogPatch",
+}
+
+LC = types.SimpleNamespace(
+    config=lc_config,
+    ConfigurableField=lc_runnables.ConfigurableField,
+    RunnableConfigurableAlternatives=lc_configurable.RunnableConfigurableAlternatives,
+    RunnableConfigurableFields=lc_configurable.RunnableConfigurableFields,
+    RunnableSerializable=lc_runnables.RunnableSerializable,
+    RunnableLambda=lc_runnables.RunnableLambda,
+    RunLog=lc_tracers.RunLog,
+    RunLogPatch=lc_tracers.RunLogPatch,
+    PromptTemplate=lc_prompts.PromptTemplate,
+    FakeListLLM=lc_models.FakeListLLM,
+    FakeListChatModel=lc_models.FakeListChatModel,
+    StrOutputParser=lc_parsers.StrOutputParser,
+    LLM=lc_models.LLM,
+)
+OURS = types.SimpleNamespace(
+    config=rl_config,
+    ConfigurableField=rl.ConfigurableField,
+    RunnableConfigurableAlternatives=rl_runnables.RunnableConfigurableAlternatives,
+    RunnableConfigurableFields=rl_runnables.RunnableConfigurableFields,
+    RunnableSerializable=rl.RunnableSerializable,
+    RunnableLambda=rl.RunnableLambda,
+    RunLog=rl.RunLog,
+    RunLogPatch=rl.RunLogPatch,
+    PromptTemplate=rl.PromptTemplate,
+    FakeListLLM=rl.FakeListLLM,
+    FakeListChatModel=rl.FakeListChatModel,
+    StrOutputParser=rl.StrOutputParser,
+    LLM=rl.LLM,
+)
+
+
+def _plain(config: Any) -> dict[str, Any]:
+    """A config as a program prints it, callbacks shown by their type name, keys whose
+    value is None left out: ragline's configs carry every key (``run_name``, ``run_id``,
+    ``max_concurrency`` as None), LangChain's leave unset ones out (a listed difference,
+    checked in test_ensure_config_sets_every_key_a_listed_difference)."""
+    shown = {key: value for key, value in dict(config).items() if value is not None}
+    if shown.get("callbacks") is not None:
+        shown["callbacks"] = type(shown["callbacks"]).__name__
+    return dict(sorted(shown.items()))
+
+
+# ---- config helpers -------------------------------------------------------------------------
+def test_ensure_config_fills_the_defaults():
+    def run(ns: Any) -> Any:
+        cfg = ns.config
+        given = cfg.RunnableConfig(
+            tags=["a"], configurable={"user": "u1", "temperature": 0.5, "__secret": 1}
+        )
+        return (
+            _plain(cfg.ensure_config()),
+            _plain(cfg.ensure_config(given)),
+            _plain(cfg.ensure_config({"run_name": "n", "metadata": {"m": 1}})),
+            type(given).__name__,
+        )
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    assert lc[0] == {
+        "configurable": {},
+        "metadata": {},
+        "recursion_limit": 25,
+        "tags": [],
+    }
+
+
+def test_ensure_config_sets_every_key_a_listed_difference():
+    assert sorted(LC.config.ensure_config()) == [
+        "callbacks", "configurable", "metadata", "recursion_limit", "tags",
+    ]  # fmt: skip
+    assert {
+        key: value
+        for key, value in OURS.config.ensure_config().items()
+        if key not in LC.config.ensure_config()
+    } == {"max_concurrency": None, "run_name": None, "run_id": None}
+
+
+def test_get_config_list_merge_configs_and_patch_config():
+    def run(ns: Any) -> Any:
+        cfg = ns.config
+        one = cfg.RunnableConfig(tags=["a"], metadata={"k": 1}, configurable={"x": 1})
+        two = cfg.RunnableConfig(tags=["b", "a"], metadata={"j": 2}, configurable={"y": 2})
+        merged = cfg.merge_configs(one, two, None)
+        listed = cfg.get_config_list(one, 2)
+        listed_from_list = cfg.get_config_list([one, two], 2)
+        patched = cfg.patch_config(
+            cfg.ensure_config({"run_name": "old", "tags": ["t"]}),
+            recursion_limit=5,
+            max_concurrency=2,
+            run_name="new",
+            configurable={"z": 3},
+        )
+        return (
+            _plain(merged),
+            [_plain(c) for c in listed],
+            [_plain(c) for c in listed_from_list],
+            listed[0] is not listed[1],
+            _plain(patched),
+        )
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    assert lc[0]["tags"] == ["a", "b"]
+
+
+def test_get_config_list_refuses_a_list_of_the_wrong_length():
+    def run(ns: Any) -> str:
+        with pytest.raises(ValueError) as info:
+            ns.config.get_config_list([{}, {}], 3)
+        return type(info.value).__name__
+
+    assert run(OURS) == run(LC) == "ValueError"
+
+
+def test_patch_config_with_new_callbacks_drops_run_name_and_run_id():
+    def run(ns: Any) -> Any:
+        cfg = ns.config
+        base = cfg.ensure_config({"run_name": "n", "run_id": None, "tags": ["t"]})
+        patched = cfg.patch_config(base, callbacks=[])
+        return sorted(_plain(patched)), patched.get("run_name"), patched["callbacks"]
+
+    assert run(OURS) == run(LC)
+
+
+# ---- configurable fields ----------------------------------------------------------------------
+def test_configurable_fields_of_a_prompt_and_a_model():
+    def run(ns: Any) -> Any:
+        prompt = ns.PromptTemplate.from_template("Tell me about {topic}").configurable_fields(
+            template=ns.ConfigurableField(
+                id="prompt_template", name="Template", description="The prompt's text"
+            )
+        )
+        model = ns.FakeListLLM(responses=["r1", "r2"]).configurable_fields(
+            responses=ns.ConfigurableField(id="replies")
+        )
+        chain = prompt | model
+        specs = [(s.id, s.name, s.description) for s in chain.config_specs]
+        changed = prompt.with_config(configurable={"prompt_template": "About {topic}!"})
+        return (
+            type(prompt).__name__,
+            isinstance(prompt, ns.RunnableConfigurableFields),
+            prompt.invoke({"topic": "cats"}).to_string(),
+            changed.invoke({"topic": "cats"}).to_string(),
+            prompt.invoke(
+                {"topic": "dogs"}, {"configurable": {"prompt_template": "{topic}?"}}
+            ).to_string(),
+            # configured first: LangChain's fake copies its position (i) into the copy
+            chain.with_config(configurable={"replies": ["other"]}).invoke({"topic": "x"}),
+            chain.invoke({"topic": "x"}),
+            sorted(specs),
+        )
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    assert lc[2:5] == ("Tell me about cats", "About cats!", "dogs?")
+    assert lc[5:7] == ("other", "r1")
+
+
+# ---- configurable alternatives -------------------------------------------------------------
+def _alternatives(ns: Any) -> Any:
+    joke = ns.PromptTemplate.from_template("Joke about {topic}")
+    poem = ns.PromptTemplate.from_template("Poem about {topic}")
+    prompt = joke.configurable_alternatives(
+        ns.ConfigurableField(id="prompt", name="Prompt kind"), default_key="joke", poem=poem
+    )
+    echo = ns.RunnableLambda(lambda value: value.to_string())
+    return prompt, prompt | echo
+
+
+def test_configurable_alternatives_pick_by_key():
+    def run(ns: Any) -> Any:
+        prompt, chain = _alternatives(ns)
+        (spec,) = chain.config_specs
+        return (
+            type(prompt).__name__,
+            isinstance(prompt, ns.RunnableConfigurableAlternatives),
+            chain.invoke({"topic": "owls"}),
+            chain.with_config(configurable={"prompt": "poem"}).invoke({"topic": "owls"}),
+            chain.invoke({"topic": "owls"}, {"configurable": {"prompt": "joke"}}),
+            chain.batch(
+                [{"topic": "a"}, {"topic": "b"}],
+                [{"configurable": {"prompt": "poem"}}, {}],
+            ),
+            (spec.id, spec.name, spec.default),
+        )
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    assert lc[2:4] == ("Joke about owls", "Poem about owls")
+
+
+def test_an_unknown_alternative_is_refused():
+    def run(ns: Any) -> str:
+        _, chain = _alternatives(ns)
+        with pytest.raises(ValueError) as info:
+            chain.with_config(configurable={"prompt": "limerick"}).invoke({"topic": "x"})
+        return str(info.value)
+
+    # both a ValueError (ragline's ConfigurationError is one), naming the unknown key
+    assert "limerick" in run(OURS)
+    assert "limerick" in run(LC)
+
+
+def test_alternatives_of_a_model_with_a_prefix_key_configure_the_chosen_one():
+    def run(ns: Any) -> Any:
+        model = ns.FakeListChatModel(responses=["from a"]).configurable_alternatives(
+            ns.ConfigurableField(id="llm"),
+            default_key="a",
+            b=ns.FakeListChatModel(responses=["from b"]),
+        )
+        chain = model | ns.StrOutputParser()
+        return (
+            chain.invoke("q"),
+            chain.with_config(configurable={"llm": "b"}).invoke("q"),
+            sorted(s.id for s in chain.config_specs),
+        )
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc == ("from a", "from b", ["llm"])
+
+
+# ---- a program's own RunnableSerializable -------------------------------------------------------
+def _adder(ns: Any) -> type:
+    class Add(ns.RunnableSerializable):  # type: ignore[misc, name-defined]
+        n: int = 1
+
+        def invoke(self, input: int, config: Any = None, **kwargs: Any) -> int:
+            return input + self.n
+
+    return Add
+
+
+def test_a_runnable_serializable_subclass():
+    def run(ns: Any) -> Any:
+        add = _adder(ns)
+        two = add(n=2)
+        configurable = two.configurable_fields(n=ns.ConfigurableField(id="step"))
+        chain = configurable | ns.RunnableLambda(lambda v: v * 10)
+        return (
+            two.invoke(1),
+            two.batch([1, 2]),
+            list(two.stream(3)),
+            chain.invoke(1),
+            chain.with_config(configurable={"step": 5}).invoke(1),
+            [spec.id for spec in chain.config_specs],
+            two.n,
+            two.get_name(),
+        )
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    assert lc[:5] == (3, [3, 4], [5], 30, 60)
+
+
+# ---- astream_log -------------------------------------------------------------------------
+def _ops_without_ids(patch: Any) -> list[Any]:
+    shown = []
+    for op in patch.ops:
+        value = op.get("value")
+        if isinstance(value, dict) and "id" in value:  # a run's entry: its stable keys
+            value = {
+                "name": value.get("name"),
+                "type": value.get("type"),
+                # listed differences: ragline adds no seq:step:N tags, and no vendor
+                # stamps (ls_*, lc_versions) to the metadata
+                "tags": [t for t in value.get("tags", []) if not t.startswith("seq:step:")],
+                "metadata": {
+                    key: item
+                    for key, item in value.get("metadata", {}).items()
+                    if key != "lc_versions" and not key.startswith("ls_")
+                },
+            }
+        elif hasattr(value, "to_string"):  # a prompt's value: its class and text
+            value = (type(value).__name__, value.to_string())
+        elif op["path"].endswith(("/start_time", "/end_time")):
+            value = "<time>"
+        shown.append((op["op"], op["path"], observe(value)))
+    return shown
+
+
+async def test_astream_log_patches_add_up_to_the_run_log():
+    async def run(ns: Any) -> Any:
+        class Upper(ns.LLM):  # type: ignore[misc, name-defined]
+            @property
+            def _llm_type(self) -> str:
+                return "upper"
+
+            def _call(
+                self, prompt: str, stop: Any = None, run_manager: Any = None, **kw: Any
+            ) -> str:
+                return prompt.upper()
+
+        prompt = ns.PromptTemplate.from_template("Q: {q}")
+        chain = prompt | Upper() | ns.StrOutputParser()
+        with warnings.catch_warnings():  # LangChain's astream_log is deprecated
+            warnings.simplefilter("ignore")
+            patches = [patch async for patch in chain.astream_log({"q": "x"})]
+        whole = patches[0]
+        for patch in patches[1:]:
+            whole = whole + patch
+        kinds = [type(patch).__name__ for patch in patches]
+        state = whole.state
+        return (
+            kinds,
+            _ops_without_ids(patches[0]),
+            [op for patch in patches[1:] for op in _ops_without_ids(patch)],
+            type(whole).__name__,
+            state["final_output"],
+            state["streamed_output"],
+            sorted(state["logs"]),
+            [state["logs"][key]["final_output"] is not None for key in sorted(state["logs"])],
+        )
+
+    lc, ours = await run(LC), await run(OURS)
+    assert ours == lc
+    assert lc[4] == "Q: X"
+
+
+async def test_run_log_patches_built_by_hand():
+    def run(ns: Any) -> Any:
+        first = ns.RunLogPatch({"op": "replace", "path": "", "value": {"items": []}})
+        second = ns.RunLogPatch({"op": "add", "path": "/items/-", "value": 1})
+        whole = first + second + ns.RunLogPatch({"op": "add", "path": "/items/-", "value": 2})
+        return (
+            type(first + second).__name__,
+            whole.state,
+            whole.ops,
+            first == ns.RunLogPatch({"op": "replace", "path": "", "value": {"items": []}}),
+            isinstance(whole, ns.RunLogPatch),
+        )
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    assert lc[1] == {"items": [1, 2]}
