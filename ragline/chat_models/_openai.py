@@ -201,6 +201,13 @@ class ChatOpenAI(BaseChatModel):
     # json_schema first: LangChain's ChatOpenAI defaults to OpenAI's structured outputs
     structured_output_methods = ("json_schema", "function_calling", "json_mode")
 
+    def _combine_llm_outputs(self, llm_outputs: list[dict[str, Any] | None]) -> Any:
+        """``generate``'s ``llm_output``: the runs' token usage summed (as LangChain's
+        ChatOpenAI adds it up)."""
+        from ragline.core.language_models import combine_llm_outputs
+
+        return combine_llm_outputs(llm_outputs)
+
     def __init__(
         self,
         *,

@@ -198,9 +198,8 @@ def test_a_custom_chat_model_generate_gives_a_result_per_prompt():
 
     (lc, lc_output), (ours, our_output) = _both(run)
     assert ours == lc
-    # a listed difference: LangChain's base joins the runs' llm_output as {} (ChatOpenAI
-    # overrides it); ragline keeps the first run's keys and sums token usage
-    assert (lc_output, our_output) == ({}, {"model": "echo"})
+    # the base chat model joins the runs' llm_output as {} (ChatOpenAI sums the usage)
+    assert our_output == lc_output == {}
     assert lc[1][0] == [("ChatGeneration", "AB", ("AIMessage", "AB", None))]
 
 
@@ -485,3 +484,17 @@ def test_the_input_and_message_aliases_name_the_same_forms():
     lc, ours = _both(run)
     assert ours == lc
     assert lc[:3] == ("vp", "m :namuH", "t :IA")
+
+
+def test_a_chat_models_own_combine_llm_outputs_joins_generate():
+    def run(ns: Any) -> Any:
+        class Counted(_echo_chat(ns)):  # type: ignore[misc, valid-type]
+            def _combine_llm_outputs(self, llm_outputs: list[Any]) -> dict[str, Any]:
+                return {"runs": len(llm_outputs), "first": llm_outputs[0]}
+
+        result = Counted().generate(
+            [[ns.HumanMessage(content="a")], [ns.HumanMessage(content="b")]]
+        )
+        return result.llm_output
+
+    assert _both(run)[1] == _both(run)[0] == {"runs": 2, "first": {"model": "echo"}}

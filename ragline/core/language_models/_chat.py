@@ -124,6 +124,11 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
             self, schema, method=method, include_raw=bool(include_raw), strict=strict
         )
 
+    def _combine_llm_outputs(self, llm_outputs: list[dict[str, Any] | None]) -> Any:
+        """``generate``'s ``llm_output``: ``{}`` (LangChain's base chat model); a model
+        that reports usage (ChatOpenAI) overrides it."""
+        return {}
+
     def _model_input(self, prompt: PromptValue) -> list[BaseMessage]:
         return prompt.to_messages()
 

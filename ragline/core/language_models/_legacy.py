@@ -103,7 +103,7 @@ class LegacyMethods:
         config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
         stops = stop_list(stop)
         results = [self._invoke_with_result(one, config, stops, bound)[1] for one in inputs]
-        return _joined(results)
+        return _joined(results, self._combine_llm_outputs)
 
     async def agenerate(
         self,
@@ -125,7 +125,13 @@ class LegacyMethods:
         results = await asyncio.gather(
             *(self._ainvoke_with_result(one, config, stops, bound) for one in inputs)
         )
-        return _joined([result for _, result in results])
+        return _joined([result for _, result in results], self._combine_llm_outputs)
+
+    def _combine_llm_outputs(self, llm_outputs: list[dict[str, Any] | None]) -> Any:
+        """``generate``'s ``llm_output`` from its runs' (LangChain's hook of that name):
+        token usage summed, other keys from the first (a chat model: ``{}``, as
+        LangChain's base chat model gives; a model class may override it)."""
+        return combine_llm_outputs(llm_outputs)
 
     def generate_prompt(
         self,
@@ -199,9 +205,9 @@ def _message(output: Any) -> BaseMessage:
     return AIMessage(output) if isinstance(output, str) else output
 
 
-def _joined(results: list[LLMResult]) -> LLMResult:
+def _joined(results: list[LLMResult], combine: Any) -> LLMResult:
     return LLMResult(
         [generations for result in results for generations in result.generations],
-        combine_llm_outputs([result.llm_output for result in results]),
+        combine([result.llm_output for result in results]),
         [info for result in results for info in result.run or []],
     )
