@@ -3,6 +3,7 @@ input matches nothing, no model answers, or a flag is named in a message."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -185,30 +186,74 @@ def test_an_unreachable_openai_api_is_named_in_a_sentence(store: Path) -> None:
     )
 
 
+def _synopsis_by_command(synopsis: str) -> dict[str, str]:
+    """The synopsis's lines per sub-command: a line ``ragline NAME ...`` (or
+    ``ragline query|ask|chat ...``) and the indented lines under it (``ragline --version``
+    names no command); a command whose lines
+    say ``(and query's search options)`` gets query's lines too."""
+    blocks: dict[str, str] = {}
+    names: list[str] = []
+    for line in synopsis.splitlines():
+        if line.startswith("ragline "):
+            names = [name for name in line.split()[1].split("|") if not name.startswith("-")]
+        elif not line.startswith(" "):
+            names = []
+        for name in names:
+            blocks[name] = blocks.get(name, "") + line + "\n"
+    for name, block in blocks.items():
+        if "(and query's search options)" in block:
+            blocks[name] = block + blocks["query"]
+    return blocks
+
+
 def test_the_readme_synopsis_lists_every_option() -> None:
     """The synopsis of ``ragline`` (the README's, now docs/cli.md's) lacked ``--width``
-    (query, ask, chat). Each
-    sub-command's options are read from its parser; ``index`` and ``serve`` are left out
-    here while their new options are written (issue 29 covers the others)."""
+    (query, ask, chat), then ``mcp`` and ``serve --mcp``, ``serve --embedding``, ``index
+    --device`` and ``--index``. Every sub-command's options are read from its parser and
+    looked for in that command's own lines (``-h/--help`` and ``-q/--quiet``, which every
+    command takes, excepted); an option given as ``-k`` or ``--name`` counts once."""
     from ragline.cli import build_parser
 
     cli = (Path(__file__).resolve().parents[1] / "docs" / "cli.md").read_text(encoding="utf-8")
     start = cli.index("```text\n", cli.index("## Synopsis"))
-    synopsis = cli[start : cli.index("\n```", start + 1)]
-    assert synopsis.count("\nragline ") >= 9
-    commands = next(
-        action for action in build_parser()._actions if action.dest == "command"
-    ).choices
+    synopsis = cli[start + len("```text\n") : cli.index("\n```", start + 1)]
+    blocks = _synopsis_by_command(synopsis)
+    choices = next(action for action in build_parser()._actions if action.dest == "command").choices
+    assert isinstance(choices, dict)
+    commands: dict[str, argparse.ArgumentParser] = choices
+    assert sorted(blocks) == sorted(commands)
+
+    def named(flag: str, text: str) -> bool:
+        return re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text) is not None
+
     missing = {
         name: [
-            flag
-            for action in commands[name]._actions
-            for flag in action.option_strings
-            if flag.startswith("--")
-            and flag not in ("--help", "--quiet")
-            and not re.search(rf"{re.escape(flag)}\b", synopsis)
+            "/".join(action.option_strings)
+            for action in parser._actions
+            if action.option_strings
+            and not {"--help", "--quiet"} & set(action.option_strings)
+            and not any(named(flag, blocks[name]) for flag in action.option_strings)
         ]
-        for name in ("query", "ask", "chat", "eval", "port")
+        for name, parser in commands.items()
     }
-    assert missing == {name: [] for name in missing}
+    assert missing == {name: [] for name in commands}
     assert "ragline port FILE... [--diff]" in synopsis
+    assert "ragline mcp --store DIR " in synopsis
+
+
+def test_the_synopsis_check_finds_a_missing_option() -> None:
+    """The check above splits the synopsis per command: ``--mcp`` named on ``serve``'s
+    line does not count for ``mcp``, and ``-k`` is not found inside ``--fetch-k``."""
+    blocks = _synopsis_by_command(
+        'ragline query "text" --store DIR [--fetch-k N]\n'
+        "                      [--json]\n"
+        "ragline chat --store DIR   (and query's search options)\n"
+        "ragline serve --store DIR [--mcp]\n"
+        "ragline mcp --store DIR\n"
+        "ragline query|chat ... --server URL\n"
+        "ragline --version\n"
+    )
+    assert sorted(blocks) == ["chat", "mcp", "query", "serve"]
+    assert "--mcp" not in blocks["mcp"]
+    assert "--json" in blocks["chat"] and "--server" in blocks["chat"]
+    assert "--server" not in blocks["serve"]
