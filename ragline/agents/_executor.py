@@ -57,6 +57,7 @@ from ragline.core._drive import (
     drive_stream,
 )
 from ragline.core.callbacks import CallbackManager, StdOutCallbackHandler
+from ragline.core.callbacks.stdout import get_color_mapping
 from ragline.core.config import ensure_config, legacy_call_config, merge_configs
 from ragline.core.language_models._outputs import RUN_KEY, RunInfo
 
@@ -413,7 +414,7 @@ class AgentExecutor(Chain):
         steps: Steps = []
         iterations, started = 0, time.monotonic()
         custom = self._overrides("_take_next_step") or self._overrides("_atake_next_step")
-        colors = dict.fromkeys(self._tools_by_name, "green")
+        colors = self._tool_colors()
         try:
             while self._should_continue(iterations, time.monotonic() - started):
                 if custom:
@@ -517,6 +518,11 @@ class AgentExecutor(Chain):
         (``with_config(run_name=...)``): tracing names its span ``invoke_agent``."""
         return {"id": ["ragline", "agents", type(self).__name__], "kind": "agent"}
 
+    def _tool_colors(self) -> dict[str, str]:
+        """Each tool's observation prints in its own colour (``verbose``), in turn; green
+        and red are the agent's own."""
+        return get_color_mapping(list(self._tools_by_name), excluded_colors=["green", "red"])
+
     def _tool_options(
         self, run: Any, action: AgentAction, tool: BaseTool, kwargs: dict[str, Any]
     ) -> dict[str, Any]:
@@ -530,7 +536,8 @@ class AgentExecutor(Chain):
         call_id = getattr(action, "tool_call_id", None)
         if call_id:
             callbacks.add_metadata({"tool_call_id": call_id}, inherit=False)
-        options.update(verbose=self.verbose, color=None, callbacks=callbacks)
+        color = None if tool is _INVALID_TOOL else self._tool_colors().get(tool.name)
+        options.update(verbose=self.verbose, color=color, callbacks=callbacks)
         return options
 
     def _act(

@@ -33,10 +33,16 @@ from ragline.core import (
     PromptValue,
     Runnable,
 )
+from ragline.core.callbacks.stdout import get_colored_text
 
 __all__ = ["LLMChain"]
 
 _PROMPT_TEXT = "Prompt after formatting:\n"
+
+
+def _prompt_text(prompt: PromptValue) -> str:
+    """What ``verbose`` prints for a formatted prompt: a heading, the prompt in green."""
+    return _PROMPT_TEXT + get_colored_text(prompt.to_string(), "green")
 
 
 class LLMChain(Chain):
@@ -104,7 +110,7 @@ class LLMChain(Chain):
         prompts, stop = self._format_prompts(input_list)
         if run_manager is not None and run_manager.handlers:
             for prompt in prompts:
-                run_manager.on_text(_PROMPT_TEXT + prompt.to_string())
+                run_manager.on_text(_prompt_text(prompt), end="\n")
         return prompts, stop
 
     async def aprep_prompts(
@@ -114,7 +120,7 @@ class LLMChain(Chain):
         prompts, stop = self._format_prompts(input_list)
         if run_manager is not None and run_manager.handlers:
             for prompt in prompts:
-                await run_manager.aon_text(_PROMPT_TEXT + prompt.to_string())
+                await run_manager.aon_text(_prompt_text(prompt), end="\n")
         return prompts, stop
 
     def _options(self, stop: list[str] | None) -> dict[str, Any]:

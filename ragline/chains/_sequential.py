@@ -27,6 +27,7 @@ from typing import Any
 
 from ragline.chains._chain import Chain
 from ragline.core import InvalidInputError
+from ragline.core.callbacks.stdout import get_color_mapping
 
 __all__ = ["SequentialChain", "SimpleSequentialChain", "TransformChain"]
 
@@ -158,23 +159,29 @@ class SimpleSequentialChain(Chain):
     def output_keys(self) -> list[str]:
         return [self.output_key]
 
+    def _step_colors(self) -> list[str]:
+        """Each step's output prints in its own colour (``verbose``), in turn."""
+        return list(get_color_mapping([str(step) for step in range(len(self.chains))]).values())
+
     def _stripped(self, value: Any) -> Any:
         return value.strip() if self.strip_outputs and isinstance(value, str) else value
 
     def _call(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
         value = inputs[self.input_key]
-        for chain in self.chains:
+        colors = self._step_colors()
+        for step, chain in enumerate(self.chains):
             value = self._stripped(chain.run(value))
             if run_manager is not None and run_manager.handlers:
-                run_manager.on_text(str(value))
+                run_manager.on_text(str(value), color=colors[step], end="\n")
         return {self.output_key: value}
 
     async def _acall(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
         value = inputs[self.input_key]
-        for chain in self.chains:
+        colors = self._step_colors()
+        for step, chain in enumerate(self.chains):
             value = self._stripped(await chain.arun(value))
             if run_manager is not None and run_manager.handlers:
-                await run_manager.aon_text(str(value))
+                await run_manager.aon_text(str(value), color=colors[step], end="\n")
         return {self.output_key: value}
 
 

@@ -409,9 +409,11 @@ def test_verbose_prints_the_react_transcript(capsys):
     executor, _ = react(*TWO_SEARCHES[1:], verbose=True)
     executor.invoke({"input": QUESTION})
     assert capsys.readouterr().out == (
-        "\n> Entering new AgentExecutor chain...\n"
-        f"{TWO_SEARCHES[1]}Etna is 3,357 m tall.{TWO_SEARCHES[2]}\n"
-        "\n> Finished chain.\n"
+        "\n\n\x1b[1m> Entering new AgentExecutor chain...\x1b[0m\n"
+        f"\x1b[32;1m\x1b[1;3m{TWO_SEARCHES[1]}\x1b[0m"  # the agent's thought: green
+        "\x1b[36;1m\x1b[1;3mEtna is 3,357 m tall.\x1b[0m"  # the first tool's answer: blue
+        f"\x1b[32;1m\x1b[1;3m{TWO_SEARCHES[2]}\x1b[0m\n"
+        "\n\x1b[1m> Finished chain.\x1b[0m\n"
     )
 
 

@@ -74,18 +74,21 @@ def test_seed_004_initialize_agent_runs_the_seeds_transcript(capsys):
 
     assert answer == "This week will be sunny and in ten years I will be 38."
     assert capsys.readouterr().out == (
-        "\n> Entering new AgentExecutor chain...\n"
-        " I need to use two different tools to answer this question\n"
+        # bold chain lines, the agent's thoughts in green, each tool's answer in the
+        # tool's colour (Calculator blue, Weather yellow), as LangChain prints them
+        "\n\n\x1b[1m> Entering new AgentExecutor chain...\x1b[0m\n"
+        "\x1b[32;1m\x1b[1;3m I need to use two different tools to answer this question\n"
         "Action: Weather\n"
-        "Action Input: This week\n"
-        "Observation: Sunny^_^\n"
-        "Thought: I need to use a calculator to answer the second part of the question\n"
+        "Action Input: This week\x1b[0m\n"
+        "Observation: \x1b[33;1m\x1b[1;3mSunny^_^\x1b[0m\n"
+        "Thought:\x1b[32;1m\x1b[1;3m I need to use a calculator to answer the second part of "
+        "the question\n"
         "Action: Calculator\n"
-        "Action Input: 28 + 10\n"
-        "Observation: 3\n"
-        "Thought: I now know the final answer\n"
-        "Final Answer: This week will be sunny and in ten years I will be 38.\n"
-        "\n> Finished chain.\n"
+        "Action Input: 28 + 10\x1b[0m\n"
+        "Observation: \x1b[36;1m\x1b[1;3m3\x1b[0m\n"
+        "Thought:\x1b[32;1m\x1b[1;3m I now know the final answer\n"
+        "Final Answer: This week will be sunny and in ten years I will be 38.\x1b[0m\n"
+        "\n\x1b[1m> Finished chain.\x1b[0m\n"
     )
     # the three request bodies of the seed
     assert llm.calls[0] == SEED_PROMPT_HEAD
@@ -173,7 +176,9 @@ def test_seed_003_fake_react_agent_with_a_retriever_tool(capsys):
 
     assert fake_agent_executor.invoke({"input": "x"}) == {"input": "x", "output": "xxx"}
     assert capsys.readouterr().out == (
-        "\n> Entering new AgentExecutor chain...\nFinal Answer: xxx\n\n> Finished chain.\n"
+        "\n\n\x1b[1m> Entering new AgentExecutor chain...\x1b[0m\n"
+        "\x1b[32;1m\x1b[1;3mFinal Answer: xxx\x1b[0m\n"
+        "\n\x1b[1m> Finished chain.\x1b[0m\n"
     )
     # 直接对 agent 调用
     assert fake_agent.invoke({"input": "x", "intermediate_steps": []}) == AgentFinish(

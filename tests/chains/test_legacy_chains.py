@@ -224,9 +224,9 @@ def test_verbose_prints_the_chain_run_and_its_prompt_only(
     )
     assert chain.run("Hello") == "Bonjour"
     assert capsys.readouterr().out == (
-        "\n> Entering new LLMChain chain...\n"
-        "Prompt after formatting:\nTranslate: Hello\n"
-        "\n> Finished chain.\n"
+        "\n\n\x1b[1m> Entering new LLMChain chain...\x1b[0m\n"
+        "Prompt after formatting:\n\x1b[32;1m\x1b[1;3mTranslate: Hello\x1b[0m\n"
+        "\n\x1b[1m> Finished chain.\x1b[0m\n"
     )
     outer.run("quiet")
     assert capsys.readouterr().out == ""
@@ -593,7 +593,10 @@ def test_load_qa_chain_verbose_and_retrieval_qa_calling_forms(
     out = chain({"input_documents": [Document(CORPUS[0])], "question": "Where is Etna?"})
     assert out["output_text"] == "Sicily."
     printed = capsys.readouterr().out
-    assert printed == "\n> Entering new stuff_documents_chain chain...\n\n> Finished chain.\n"
+    assert printed == (
+        "\n\n\x1b[1m> Entering new stuff_documents_chain chain...\x1b[0m\n"
+        "\n\x1b[1m> Finished chain.\x1b[0m\n"
+    )
     qa = RetrievalQA.from_chain_type(
         llm=FakeListChatModel(responses=["80 AD."]), chain_type="stuff", retriever=_retriever()
     )

@@ -190,12 +190,14 @@ def test_non_text_output_is_sent_to_the_model_as_json():
 
 def test_verbose_prints_the_tools_own_run_only(capsys):
     Echo().run("hi", verbose=True)
-    assert capsys.readouterr().out == "echoing hi\nHI"  # not the nested 'upper' chain
+    # not the nested 'upper' chain; the output in the run's colour (green by default)
+    assert capsys.readouterr().out == "echoing hi\x1b[32;1m\x1b[1;3mHI\x1b[0m"
 
 
 def test_verbose_flag_prints_the_output(capsys):
     Echo(verbose=True).run("hi", observation_prefix="Observation: ", llm_prefix="Thought:")
-    assert capsys.readouterr().out == "echoing hi\n\nObservation: HI\nThought:"
+    expected = "echoing hi\nObservation: \x1b[32;1m\x1b[1;3mHI\x1b[0m\nThought:"
+    assert capsys.readouterr().out == expected
 
 
 def test_bad_definitions_are_refused():

@@ -297,14 +297,14 @@ async def test_async_handler_from_sync_code_inside_a_running_loop():
 
 def test_stdout_handler_prints_chain_starts_ends_and_text():
     stream = io.StringIO()
-    handler = StdOutCallbackHandler(stream)
+    handler = StdOutCallbackHandler(stream=stream)
     chain = RunnableLambda(lambda x: x, name="first") | RunnableLambda(lambda x: x, name="second")
     chain.invoke(1, {"callbacks": [handler]})
     assert stream.getvalue() == (
-        "\n> Entering new RunnableSequence chain...\n"
-        "\n> Entering new first chain...\n\n> Finished chain.\n"
-        "\n> Entering new second chain...\n\n> Finished chain.\n"
-        "\n> Finished chain.\n"
+        "\n\n\x1b[1m> Entering new RunnableSequence chain...\x1b[0m\n"
+        "\n\n\x1b[1m> Entering new first chain...\x1b[0m\n\n\x1b[1m> Finished chain.\x1b[0m\n"
+        "\n\n\x1b[1m> Entering new second chain...\x1b[0m\n\n\x1b[1m> Finished chain.\x1b[0m\n"
+        "\n\x1b[1m> Finished chain.\x1b[0m\n"
     )
 
 
@@ -314,8 +314,8 @@ def test_verbose_configure_adds_one_stdout_handler(capsys):
     again = CallbackManager.configure({"callbacks": manager}, verbose=True)
     assert len(again.handlers) == 1
     run = again.on_chain_start(None, {}, name="x")
-    run.on_text("hello")
-    assert "hello\n" in capsys.readouterr().out
+    run.on_text("hello", end="\n")
+    assert capsys.readouterr().out.endswith("chain...\x1b[0m\nhello\n")
 
 
 def test_recursion_limit_stops_a_self_invoking_chain():
@@ -437,7 +437,7 @@ def test_tool_and_agent_events_reach_handlers_collectors_and_printers():
 
     collector = RunCollectorCallbackHandler()
     stream = io.StringIO()
-    manager = CallbackManager([collector, StdOutCallbackHandler(stream)])
+    manager = CallbackManager([collector, StdOutCallbackHandler(stream=stream)])
     chain = manager.on_chain_start(None, {"input": "q"}, name="AgentExecutor")
     action = AgentAction("search", "q", "Thought: look\nAction: search\nAction Input: q")
     chain.on_agent_action(action)
@@ -459,11 +459,11 @@ def test_tool_and_agent_events_reach_handlers_collectors_and_printers():
     ]  # fmt: skip
     assert run.children[0].run_type == "tool"
     assert stream.getvalue() == (
-        "\n> Entering new AgentExecutor chain...\n"
+        "\n\n\x1b[1m> Entering new AgentExecutor chain...\x1b[0m\n"
         "Thought: look\nAction: search\nAction Input: q"
         "\nObservation: found\nThought:"
         " I know.\nFinal Answer: a\n"
-        "\n> Finished chain.\n"
+        "\n\x1b[1m> Finished chain.\x1b[0m\n"
     )
 
 

@@ -846,4 +846,7 @@ Callbacks = Sequence[BaseCallbackHandler] | CallbackManager | None
 def _name_of(serialized: Any, event: str) -> str:
     if isinstance(serialized, Mapping) and isinstance(serialized.get("name"), str):
         return serialized["name"]
+    ids = serialized.get("id") if isinstance(serialized, Mapping) else None
+    if isinstance(ids, list) and ids and isinstance(ids[-1], str):  # a class path, as LangChain
+        return ids[-1]
     return event.removeprefix("on_").removesuffix("_start")
