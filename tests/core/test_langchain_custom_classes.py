@@ -208,7 +208,8 @@ def test_a_base_llm_generating_over_a_list_of_prompts():
     assert collector.traced_runs[0].outputs.llm_output == {"token_usage": {"total_tokens": 2}}
     result = ListPromptLLM().generate(["a", "b"])
     assert [g[0].text for g in result.generations] == ["A", "B"]
-    assert result.llm_output == {"token_usage": {"total_tokens": 4}}  # summed over runs
+    # one _generate call with both prompts, as LangChain's: that call's llm_output
+    assert result.llm_output == {"token_usage": {"total_tokens": 2}}
 
 
 # --------------------------------------------------------------------------- chat models

@@ -9,6 +9,7 @@ results ``generate`` returns and the callbacks a handler records.
 
 from __future__ import annotations
 
+import asyncio
 import types
 import typing
 from typing import Any
@@ -393,9 +394,76 @@ def test_a_base_llm_with_generate_and_stream():
     (lc, lc_output), (ours, our_output) = _both(run)
     assert ours == lc
     assert lc[:2] == ("ONE TWO", ["one ", "two "])
-    # a listed difference: LangChain calls _generate once with both prompts, ragline once
-    # a prompt (joining the llm_outputs)
-    assert (lc_output, our_output) == ({"calls": 2}, {"calls": 1})
+    # generate calls _generate once with both prompts, in both
+    assert our_output == lc_output == {"calls": 2}
+
+
+def _batching_llm(ns: Any) -> Any:
+    """A program's own BaseLLM that writes down each ``_generate`` call's prompts and
+    reports token usage for the whole call."""
+
+    class Batching(ns.BaseLLM):  # type: ignore[misc, name-defined]
+        calls: list = []  # noqa: RUF012 (a pydantic field in LangChain)
+
+        @property
+        def _llm_type(self) -> str:
+            return "batching"
+
+        def _generate(self, prompts, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
+            self.calls.append((list(prompts), stop))
+            rows = [[ns.Generation(text=p[::-1])] for p in prompts]
+            usage = {"total_tokens": sum(len(p) for p in prompts)}
+            return ns.LLMResult(generations=rows, llm_output={"token_usage": usage, "n": 3})
+
+    return Batching(calls=[])
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_base_llm_generate_calls_generate_once_with_every_prompt(asynchronous: bool):
+    def run(ns: Any) -> Any:
+        model, handler = _batching_llm(ns), _recorder(ns)
+        if asynchronous:
+            result = asyncio.run(model.agenerate(["ab", "cde", "f"], stop=["x"],
+                                                 callbacks=[handler]))  # fmt: skip
+        else:
+            result = model.generate(["ab", "cde", "f"], stop=["x"], callbacks=[handler])
+        rows = [[g.text for g in row] for row in result.generations]
+        return model.calls, rows, result.llm_output, len(result.run or []), handler.seen
+
+    lc, ours = _both(run)
+    assert ours == lc
+    usage = {"token_usage": {"total_tokens": 6}, "n": 3}
+    assert lc[:4] == ([(["ab", "cde", "f"], ["x"])], [["ba"], ["edc"], ["f"]], usage, 3)
+    # one run per prompt: every start, then every end; the first run's llm_output is
+    # the call's, the others' keep its keys with no token usage
+    assert lc[4] == [
+        ("llm_start", ["ab"], ["x"]),
+        ("llm_start", ["cde"], ["x"]),
+        ("llm_start", ["f"], ["x"]),
+        ("llm_end", [[("Generation", "ba")]], usage),
+        ("llm_end", [[("Generation", "edc")]], {"token_usage": {}, "n": 3}),
+        ("llm_end", [[("Generation", "f")]], {"token_usage": {}, "n": 3}),
+    ]
+
+
+def test_a_base_llm_generate_error_reaches_every_run():
+    def run(ns: Any) -> Any:
+        class Broken(ns.BaseLLM):  # type: ignore[misc, name-defined]
+            @property
+            def _llm_type(self) -> str:
+                return "broken"
+
+            def _generate(self, prompts, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
+                raise RuntimeError(f"{len(prompts)} prompts")
+
+        handler = _recorder(ns)
+        with pytest.raises(RuntimeError, match="2 prompts"):
+            Broken().generate(["a", "b"], callbacks=[handler])
+        return handler.seen
+
+    lc, ours = _both(run)
+    assert ours == lc
+    assert lc[2:] == [("llm_error", "RuntimeError", "2 prompts")] * 2
 
 
 # ---- FakeMessagesListChatModel --------------------------------------------------------

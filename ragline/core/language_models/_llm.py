@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 from abc import abstractmethod
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ragline.core.callbacks.manager import CallbackManager
-from ragline.core.language_models._base import BaseLanguageModel
-from ragline.core.language_models._outputs import Generation, GenerationChunk, LLMResult
+from ragline.core.config import legacy_call_config, use_config
+from ragline.core.language_models._base import BaseLanguageModel, stop_list
+from ragline.core.language_models._caching import cache_slot
+from ragline.core.language_models._outputs import Generation, GenerationChunk, LLMResult, RunInfo
 from ragline.core.prompts import PromptValue
 
 __all__ = ["LLM", "BaseLLM"]
@@ -106,6 +110,119 @@ class BaseLLM(BaseLanguageModel[str]):
 
     def _as_chunk(self, output: str) -> str:
         return output
+
+    # ---- generate over a list hook: one call with every prompt, as LangChain's ----------
+    def generate(  # type: ignore[override]
+        self,
+        inputs: Sequence[Any],
+        stop: str | Sequence[str] | None = None,
+        callbacks: Any = None,
+        *,
+        config: Any = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        **bound: Any,
+    ) -> LLMResult:
+        """Run the model on several prompts (see ``BaseLanguageModel.generate``).
+
+        A model whose ``_generate`` takes a list of ``prompts`` (LangChain's shape) is
+        called once with all of them, as LangChain calls it; each prompt still has its
+        own run (every start, then every end). The other models run once per prompt.
+        """
+        config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
+        stops = stop_list(stop)
+        begun = self._batch_begin("_generate", inputs, config, stops, bound)
+        if begun is None:
+            return super().generate(inputs, stop, config=config, **bound)
+        runs = [
+            self._start(manager, model_input, **opts) for model_input, _, manager, opts in begun
+        ]
+        try:
+            with use_config(runs[0].child_config(begun[0][1])):
+                options = self._hook_options("_generate", stops, runs[0], bound)
+                raw = self._generate([model_input for model_input, *_ in begun], **options)
+            results = self._split_result(raw, runs, "_generate")
+        except BaseException as err:
+            for run in runs:
+                run.on_llm_error(err)
+            raise
+        for run, result in zip(runs, results, strict=True):
+            run.on_llm_end(result)
+        return LLMResult(raw.generations, raw.llm_output, [RunInfo(run.run_id) for run in runs])
+
+    async def agenerate(  # type: ignore[override]
+        self,
+        inputs: Sequence[Any],
+        stop: str | Sequence[str] | None = None,
+        callbacks: Any = None,
+        *,
+        config: Any = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        run_name: str | None = None,
+        **bound: Any,
+    ) -> LLMResult:
+        """Async :meth:`generate`: ``_agenerate`` (or ``_generate`` in a thread) is called
+        once with every prompt when it takes a list of ``prompts``."""
+        config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
+        stops = stop_list(stop)
+        hook = "_agenerate" if self._overrides("_agenerate") else "_generate"
+        begun = self._batch_begin(hook, inputs, config, stops, bound)
+        if begun is None:
+            return await super().agenerate(inputs, stop, config=config, **bound)
+        runs = [
+            await self._astart(manager, model_input, **opts)
+            for model_input, _, manager, opts in begun
+        ]
+        prompts = [model_input for model_input, *_ in begun]
+        try:
+            with use_config(runs[0].child_config(begun[0][1])):
+                if hook == "_agenerate":
+                    options = self._hook_options(hook, stops, runs[0], bound)
+                    raw = await self._agenerate(prompts, **options)
+                else:
+                    options = self._hook_options(hook, stops, runs[0].get_sync(), bound)
+                    raw = await asyncio.to_thread(self._generate, prompts, **options)
+            results = self._split_result(raw, runs, hook)
+        except BaseException as err:
+            for run in runs:
+                await run.aon_llm_error(err)
+            raise
+        for run, result in zip(runs, results, strict=True):
+            await run.aon_llm_end(result)
+        return LLMResult(raw.generations, raw.llm_output, [RunInfo(run.run_id) for run in runs])
+
+    def _batch_begin(
+        self, hook: str, inputs: Sequence[Any], config: Any, stop: Any, bound: dict[str, Any]
+    ) -> list[tuple[Any, Any, CallbackManager, dict[str, Any]]] | None:
+        """Each prompt's run setup, when ``hook`` takes the whole list; None to run the
+        prompts one by one (a per-prompt hook, one prompt, or a cache to look in)."""
+        if hook not in self._list_hooks or len(inputs) < 2:
+            return None
+        begun = [self._begin(one, config, stop, bound) for one in inputs]
+        first_input, _, _, options = begun[0]
+        if cache_slot(self, first_input, options["invocation_params"]) is not None:
+            return None
+        return begun
+
+    def _split_result(self, raw: Any, runs: list[Any], hook: str) -> list[LLMResult]:
+        """One run's share of a call over every prompt: its generations; the call's
+        ``llm_output`` for the first run, the same keys without token usage for the rest
+        (so usage is counted once), as LangChain's ``LLMResult.flatten``."""
+        if not isinstance(raw, LLMResult) or len(raw.generations) != len(runs):
+            rows = len(raw.generations) if isinstance(raw, LLMResult) else type(raw).__name__
+            raise TypeError(
+                f"{type(self).__name__}.{hook} was given {len(runs)} prompts and must return "
+                f"an LLMResult with one list of generations per prompt, got {rows}"
+            )
+        results = []
+        for index, (row, run) in enumerate(zip(raw.generations, runs, strict=True)):
+            llm_output = raw.llm_output
+            if index and llm_output:
+                llm_output = {**copy.deepcopy(llm_output), "token_usage": {}}
+            results.append(LLMResult([row], llm_output, [RunInfo(run.run_id)]))
+        return results
 
 
 class LLM(BaseLLM):
