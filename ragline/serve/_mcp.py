@@ -9,11 +9,14 @@ Tools (``ask`` only when a chat model is configured)::
     ask           question, k, search_type, filter, source -> answer with its sources
 
 and each indexed file is a resource (``ragline://source/<path relative to the indexed
-folder>``). The searches are :class:`~ragline.serve.FolderSearch`'s, the very object
-``/retrieve`` answers with, so a passage found here is the one ``ragline query`` and the
-HTTP API find. A tool that fails (a bad filter, an unknown id, no chat model) answers an
-MCP tool error (``isError``) whose text says what was wrong and what to do, so the model
-that called it can correct itself; an unknown tool or resource is a protocol error.
+folder>``). A passage's section is the heading path ``ragline index`` recorded in its
+metadata (``Guide > Install``, for Markdown and HTML); in a store indexed before chunks
+carried it, the last Markdown heading at or before the passage. The searches are
+:class:`~ragline.serve.FolderSearch`'s, the very object ``/retrieve`` answers with, so a
+passage found here is the one ``ragline query`` and the HTTP API find. A tool that
+fails (a bad filter, an unknown id, no chat model) answers an MCP tool error
+(``isError``) whose text says what was wrong and what to do, so the model that called it
+can correct itself; an unknown tool or resource is a protocol error.
 
 The official ``mcp`` SDK comes with the ``mcp`` extra (``pip install 'ragline[mcp]'``).
 """
@@ -72,7 +75,8 @@ _MARKDOWN = (".md", ".markdown", ".mdx")
 _FILTER_HELP = (
     'a metadata filter: {"field": value}, {"field": {"$eq"|"$ne"|"$gt"|"$gte"|"$lt"|"$lte"|'
     '"$in"|"$nin": ...}}, {"$and": [...]}, {"$or": [...]}. Chunk metadata has "path" (the '
-    'file relative to the indexed folder), "source" (its absolute path) and "start_index"'
+    'file relative to the indexed folder), "source" (its absolute path), "start_index" and, '
+    'under a heading, "section" (the heading path, titles joined by " > ")'
 )
 _SOURCE_HELP = (
     "a shell pattern over file paths relative to the indexed folder (e.g. 'docs/*.md', "
@@ -110,9 +114,9 @@ def tool_definitions(search_types: Sequence[str], max_k: int, *, ask: bool) -> l
             "title": "Search the documents",
             "description": "Find the passages of the indexed documents that best match a "
             "query, best first. Use it first for any question about these documents; "
-            "each passage comes with its file (relative path), its section title when "
-            "it has one, a score (score_meaning says how to read it) and an id for "
-            "get_passage.",
+            "each passage comes with its file (relative path), its section's heading "
+            "path when it has one ('Guide > Install'), a score (score_meaning says how "
+            "to read it) and an id for get_passage.",
             "inputSchema": {
                 "type": "object",
                 "properties": {
@@ -250,18 +254,26 @@ class StoreMCP:
 
         ids, texts, metadatas = store_records(self.search.store)
         by_file: dict[str, list[tuple[int, str]]] = {}
+        recorded: dict[str, str | None] = {}  # id -> metadata["section"], when it has the key
         for id_, text, metadata in zip(ids, texts, metadatas, strict=True):
             path = _relative_path(metadata)
             self._sources.setdefault(path, str(metadata.get("source", path)))
             self._texts[id_] = text
             start = metadata.get("start_index")
             by_file.setdefault(path, []).append((start if isinstance(start, int) else 0, id_))
+            if "section" in metadata:
+                section = metadata["section"]
+                recorded[id_] = section if isinstance(section, str) and section else None
         passages: dict[str, _Passage] = {}
         for path, entries in by_file.items():
             entries.sort()
-            self._files[path] = [id_ for _, id_ in entries]
-            sections = _sections(path, [self._texts[id_] for _, id_ in entries])
-            for position, ((_, id_), section) in enumerate(zip(entries, sections, strict=True)):
+            order = [id_ for _, id_ in entries]
+            self._files[path] = order
+            if any(id_ in recorded for id_ in order):  # indexed with heading paths
+                sections = [recorded.get(id_) for id_ in order]
+            else:  # a store indexed before chunks carried them
+                sections = _sections(path, [self._texts[id_] for id_ in order])
+            for position, (id_, section) in enumerate(zip(order, sections, strict=True)):
                 passages[id_] = _Passage(id_, path, position, section)
         return passages
 

@@ -25,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
-from ragline.core import AIMessage, BaseChatModel
+from ragline.core import AIMessage, BaseChatModel, Document
 from ragline.serve import BackgroundServer, create_store_app
 
 pytestmark = pytest.mark.network
@@ -42,12 +42,12 @@ FILES = {
     "dogs.txt": "Dogs bark at strangers and love long walks in the park.\n",
     "notes/mars.txt": "Mars is a cold desert planet with the largest volcano.\n",
 }
-# guide.md's passages in file order: (first words, section title)
+# guide.md's passages in file order: (first words, section: the heading path indexed)
 GUIDE_PASSAGES = [
     ("# Guide", "Guide"),
-    ("## Install", "Install"),
-    ("## Logs", "Logs"),
-    ("Keep thirty days", "Logs"),
+    ("## Install", "Guide > Install"),
+    ("## Logs", "Guide > Logs"),
+    ("Keep thirty days", "Guide > Logs"),
 ]
 
 
@@ -188,7 +188,7 @@ async def test_a_search_gives_sections_and_the_meaning_of_its_scores(connect: An
     async with connect() as client:
         result = await client.call_tool("search", {"query": "thirty days of logs", "k": 1})
     (passage,) = result.structured_content["passages"]
-    assert (passage["source"], passage["section"]) == ("guide.md", "Logs")
+    assert (passage["source"], passage["section"]) == ("guide.md", "Guide > Logs")
     assert passage["text"].startswith("Keep thirty days")
     assert result.structured_content["score_meaning"] == (
         "relevance in [0, 1], higher is closer: (1 + cosine similarity) / 2"
@@ -206,7 +206,7 @@ async def test_get_passage_with_its_neighbours_and_list_sources(connect: Any) ->
         sources = (await client.call_tool("list_sources", {"pattern": "*.txt"})).structured_content
         every = (await client.call_tool("list_sources", {})).structured_content
     assert [p["id"] for p in alone["passages"]] == [id_]
-    assert alone["passages"][0]["section"] == "Install"
+    assert alone["passages"][0]["section"] == "Guide > Install"
     assert alone["passages_in_file"] == 4
     assert [(p["text"].split("\n")[0][: len(start)], p["section"], p["position"])
             for p, (start, _) in zip(around["passages"], GUIDE_PASSAGES, strict=True)] == [
@@ -337,7 +337,7 @@ async def test_ask_answers_with_its_sources_over_http(
     ]
     assert (answer["sources"][0]["source"], answer["sources"][0]["section"]) == (
         "guide.md",
-        "Install",
+        "Guide > Install",
     )
 
 
@@ -421,3 +421,87 @@ async def test_the_sdk_client_without_the_key_cannot_connect(http_server: Backgr
     assert [str(e) for e in leaves if isinstance(e, MCPError)] == [
         "Server returned an error response"
     ]
+
+
+# --- sections recorded at indexing ------------------------------------------------------
+PAGE = (
+    "<html><head><title>Field guide</title></head><body>"
+    "<h1>Field guide</h1><p>Notes from the expedition.</p>"
+    "<h2>Volcanoes</h2><p>Olympus Mons is the largest volcano in the solar system.</p>"
+    "<h3>Climbing</h3><p>Climbers need oxygen tanks and three weeks of food.</p>"
+    "<h2>Weather</h2><p>Dust storms can cover the whole planet for months.</p>"
+    "</body></html>"
+)
+
+
+@pytest.fixture(scope="module")
+def structured_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An HTML page with h1-h3 headings, in 60-character chunks overlapping by 20
+    (hashing)."""
+    from ragline.store_folder import index_paths
+
+    root = tmp_path_factory.mktemp("mcp-structured")
+    corpus = root / "corpus"
+    corpus.mkdir()
+    (corpus / "guide.html").write_text(PAGE, encoding="utf-8")
+    index_paths([corpus], root / "store", embedding="hashing", chunk_size=60,
+                chunk_overlap=20)  # fmt: skip
+    return root / "store"
+
+
+async def test_sections_are_the_heading_paths_recorded_at_indexing(
+    structured_store: Path,
+) -> None:
+    """Sections came from Markdown headings found in the passage texts: an HTML page's
+    passages had none, and a Markdown one only its last heading's title."""
+    async with Client(stdio_parameters(structured_store)) as client:
+        found = await client.call_tool(
+            "search", {"query": "oxygen tanks", "k": 1, "search_type": "bm25"}
+        )
+        passage = found.structured_content["passages"][0]
+        page = await client.call_tool("get_passage", {"id": passage["id"], "neighbors": 5})
+    assert (passage["source"], passage["section"]) == (
+        "guide.html",
+        "Field guide > Volcanoes > Climbing",
+    )
+    assert passage["text"].startswith("### Climbing")
+    rows = page.structured_content["passages"]
+    assert [(row["position"], row["text"].split("\n")[0], row["section"]) for row in rows] == [
+        (0, "# Field guide", "Field guide"),
+        (1, "## Volcanoes", "Field guide > Volcanoes"),
+        (2, "### Climbing", "Field guide > Volcanoes > Climbing"),
+        (3, "## Weather", "Field guide > Weather"),
+    ]
+
+
+async def test_a_store_indexed_before_sections_were_recorded_finds_them_in_markdown() -> None:
+    """Chunks without metadata["section"] (a store indexed before it existed): the last
+    Markdown heading at or before each passage, as before."""
+    from ragline.embeddings import HashingEmbeddings
+    from ragline.serve import FolderSearch
+    from ragline.serve._mcp import StoreMCP
+    from ragline.vectorstores import FAISS
+
+    texts = [
+        "# Guide\n\nRagline indexes folders of documents for search.",
+        "## Install\n\nInstall the package with pip.",
+        "Create a virtual environment first.",
+        "## Logs\n\nRotate the logs every night.",
+    ]
+    starts = ["\n\n".join(texts).index(text) for text in texts]  # as one file
+    documents = [
+        Document(text, id=f"p{n}", metadata={"path": "guide.md", "source": "/gone/guide.md",
+                                             "start_index": start})
+        for n, (text, start) in enumerate(zip(texts, starts, strict=True))
+    ]  # fmt: skip
+    store = FAISS.from_documents(documents[::-1], HashingEmbeddings(64))
+    tools = StoreMCP(FolderSearch(store, search_threads=None), name="old")
+    page = await tools.call("get_passage", {"id": "p1", "neighbors": 5})
+    assert [(row["id"], row["section"]) for row in page["passages"]] == [
+        ("p0", "Guide"),
+        ("p1", "Install"),
+        ("p2", "Install"),
+        ("p3", "Logs"),
+    ]
+    text, mime_type = tools.read("ragline://source/guide.md")  # the file is gone
+    assert (text, mime_type) == ("\n\n".join(texts), "text/plain")
