@@ -236,6 +236,7 @@ class StoreMCP:
         self._files: dict[str, list[str]] = {}  # path -> passage ids in file order
         self._sources: dict[str, str] = {}  # path -> absolute source path
         self._texts: dict[str, str] = {}
+        self._starts: dict[str, tuple[int, int] | None] = {}  # id -> (part, start_index)
         self._lock = threading.Lock()
         self.tools = tool_definitions(search.search_types, search.max_k, ask=chain is not None)
         self._schemas = {tool["name"]: tool["inputSchema"] for tool in self.tools}
@@ -253,14 +254,16 @@ class StoreMCP:
         from ragline.store_folder._text_index import store_records
 
         ids, texts, metadatas = store_records(self.search.store)
-        by_file: dict[str, list[tuple[int, str]]] = {}
+        by_file: dict[str, list[tuple[tuple[int, int], str]]] = {}
         recorded: dict[str, str | None] = {}  # id -> metadata["section"], when it has the key
         for id_, text, metadata in zip(ids, texts, metadatas, strict=True):
             path = _relative_path(metadata)
             self._sources.setdefault(path, str(metadata.get("source", path)))
             self._texts[id_] = text
             start = metadata.get("start_index")
-            by_file.setdefault(path, []).append((start if isinstance(start, int) else 0, id_))
+            place = (_part(metadata), start if isinstance(start, int) else 0)
+            self._starts[id_] = place if isinstance(start, int) else None
+            by_file.setdefault(path, []).append((place, id_))
             if "section" in metadata:
                 section = metadata["section"]
                 recorded[id_] = section if isinstance(section, str) and section else None
@@ -423,21 +426,54 @@ class StoreMCP:
     def read(self, uri: str) -> tuple[str, str]:
         """The text of the indexed file ``uri`` names, and its MIME type.
 
-        The file as it is on disk now; for a file that is not UTF-8 text (a PDF, say) or
-        that is gone, its indexed passages in order.
+        The file as it is on disk now; for a file that is not UTF-8 text (a PDF, a file
+        indexed with another encoding) or that is gone, its indexed passages joined in
+        order (:meth:`indexed_text`).
 
         Raises:
             KeyError: ``uri`` names no indexed file.
         """
+        from ragline.store_folder._corpus import BINARY_SUFFIXES
+
         self._table()
         path = unquote(uri[len(SOURCE_URI) :]) if uri.startswith(SOURCE_URI) else None
         if path is None or path not in self._files:
             raise KeyError(uri)
-        try:
-            return Path(self._sources[path]).read_text(encoding="utf-8"), _mime_type(path)
-        except (OSError, UnicodeDecodeError):
-            texts = [self._texts[id_] for id_ in self._files[path]]
-            return "\n\n".join(texts), "text/plain"
+        if Path(path).suffix.lower() not in BINARY_SUFFIXES:  # a PDF may be ASCII bytes
+            try:
+                return Path(self._sources[path]).read_text(encoding="utf-8"), _mime_type(path)
+            except (OSError, UnicodeDecodeError):
+                pass
+        return self.indexed_text(path), _mime_type(path)
+
+    def indexed_text(self, path: str) -> str:
+        """The passages of the indexed file ``path`` in order, joined: overlapping chunks
+        once (where ``start_index`` shows the overlap and the texts agree), a space
+        between chunks one character apart (a split at a space or a line break), a blank
+        line between the others and between pages.
+
+        Raises:
+            KeyError: ``path`` is not an indexed file.
+        """
+        self._table()
+        pieces: list[str] = []
+        previous: tuple[int, int, str] | None = None  # the last passage: part, start, text
+        for id_ in self._files[path]:
+            text, place = self._texts[id_], self._starts[id_]
+            shown, separator = text, "\n\n"
+            if previous is not None and place is not None and place[0] == previous[0]:
+                _, start, before = previous
+                gap = place[1] - (start + len(before))
+                overlap = before[place[1] - start :]
+                if gap < 0 and place[1] >= start and text.startswith(overlap):
+                    shown, separator = text[len(overlap) :], ""
+                elif gap == 1:
+                    separator = " "
+            if pieces:
+                pieces.append(separator)
+            pieces.append(shown)
+            previous = None if place is None else (place[0], place[1], text)
+        return "".join(pieces)
 
 
 def source_uri(path: str) -> str:
@@ -448,6 +484,16 @@ def source_uri(path: str) -> str:
 def _relative_path(metadata: Mapping[str, Any]) -> str:
     path = metadata.get("path")
     return str(path if isinstance(path, str) else metadata.get("source", ""))
+
+
+def _part(metadata: Mapping[str, Any]) -> int:
+    """The loaded document a chunk comes from, in file order: a PDF's page, a CSV's row
+    (0 for a file loaded as one document)."""
+    for key in ("page", "row"):
+        value = metadata.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return 0
 
 
 def _mime_type(path: str) -> str:

@@ -24,6 +24,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
+from mcp_types import TextResourceContents
 
 from ragline.core import AIMessage, BaseChatModel, Document
 from ragline.serve import BackgroundServer, create_store_app
@@ -423,7 +424,7 @@ async def test_the_sdk_client_without_the_key_cannot_connect(http_server: Backgr
     ]
 
 
-# --- sections recorded at indexing ------------------------------------------------------
+# --- sections recorded at indexing, and files that are not UTF-8 text ----------------
 PAGE = (
     "<html><head><title>Field guide</title></head><body>"
     "<h1>Field guide</h1><p>Notes from the expedition.</p>"
@@ -432,18 +433,28 @@ PAGE = (
     "<h2>Weather</h2><p>Dust storms can cover the whole planet for months.</p>"
     "</body></html>"
 )
+# a PDF whose second page holds a byte that is not UTF-8 (e-acute in Latin-1)
+MANUAL_PAGES = [
+    "Mars is a cold desert planet. Olympus Mons is the largest volcano in the solar "
+    "system, three times taller than Everest.",
+    "Caf\u00e9 owners on Mars brew coffee with melted polar ice and sell it to the rovers.",
+]
+ASCII_PAGE = "Rovers charge their batteries at noon."
 
 
 @pytest.fixture(scope="module")
 def structured_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An HTML page with h1-h3 headings, in 60-character chunks overlapping by 20
-    (hashing)."""
+    """An HTML page with h1-h3 headings, a two-page PDF that is not UTF-8 and a one-page
+    PDF that is ASCII bytes, in 60-character chunks overlapping by 20 (hashing)."""
     from ragline.store_folder import index_paths
+    from tests.loaders.conftest import build_pdf
 
     root = tmp_path_factory.mktemp("mcp-structured")
     corpus = root / "corpus"
     corpus.mkdir()
     (corpus / "guide.html").write_text(PAGE, encoding="utf-8")
+    (corpus / "manual.pdf").write_bytes(build_pdf(MANUAL_PAGES))
+    (corpus / "rovers.pdf").write_bytes(build_pdf([ASCII_PAGE]))
     index_paths([corpus], root / "store", embedding="hashing", chunk_size=60,
                 chunk_overlap=20)  # fmt: skip
     return root / "store"
@@ -472,6 +483,28 @@ async def test_sections_are_the_heading_paths_recorded_at_indexing(
         (2, "### Climbing", "Field guide > Volcanoes > Climbing"),
         (3, "## Weather", "Field guide > Weather"),
     ]
+
+
+async def test_a_pdf_resource_is_its_indexed_text_in_order(structured_store: Path) -> None:
+    """A PDF resource is its pages' indexed text, each overlap once. A PDF that is not
+    UTF-8 was read as its passages in the order of their start offsets alone (the
+    second page's first passage before the first page's second) with the overlaps
+    repeated, and one that is ASCII bytes as the raw PDF source."""
+    from ragline.loaders import PyPDFLoader
+
+    corpus = structured_store.parent / "corpus"
+    with pytest.raises(UnicodeDecodeError):
+        (corpus / "manual.pdf").read_bytes().decode("utf-8")
+    pages = [page.page_content.strip() for page in PyPDFLoader(corpus / "manual.pdf").load()]
+    assert pages[0] == MANUAL_PAGES[0] and pages[1].endswith("sell it to the rovers.")
+    async with Client(stdio_parameters(structured_store)) as client:
+        manual = await client.read_resource("ragline://source/manual.pdf")
+        rovers = await client.read_resource("ragline://source/rovers.pdf")
+    (manual_text,), (rovers_text,) = manual.contents, rovers.contents
+    assert isinstance(manual_text, TextResourceContents)
+    assert isinstance(rovers_text, TextResourceContents)
+    assert (manual_text.text, manual_text.mime_type) == ("\n\n".join(pages), "text/plain")
+    assert rovers_text.text == ASCII_PAGE
 
 
 async def test_a_store_indexed_before_sections_were_recorded_finds_them_in_markdown() -> None:
@@ -504,4 +537,4 @@ async def test_a_store_indexed_before_sections_were_recorded_finds_them_in_markd
         ("p3", "Logs"),
     ]
     text, mime_type = tools.read("ragline://source/guide.md")  # the file is gone
-    assert (text, mime_type) == ("\n\n".join(texts), "text/plain")
+    assert (text, mime_type) == ("\n\n".join(texts), "text/markdown")
