@@ -8,6 +8,7 @@ the config dicts the helpers return, outputs with and without ``configurable`` v
 
 from __future__ import annotations
 
+import asyncio
 import types
 import warnings
 from typing import Any
@@ -260,6 +261,49 @@ def test_alternatives_of_a_model_with_a_prefix_key_configure_the_chosen_one():
 
     lc, ours = run(LC), run(OURS)
     assert ours == lc == ("from a", "from b", ["llm"])
+
+
+def _prefixed_models(ns: Any, b_reply: str = "from b", **options: Any) -> Any:
+    """Two models, each with its own configurable replies under the same id."""
+
+    def replies(first: str) -> Any:
+        field = ns.ConfigurableField(id="responses", name="Replies")
+        return ns.FakeListLLM(responses=[first]).configurable_fields(responses=field)
+
+    return replies("from a").configurable_alternatives(
+        ns.ConfigurableField(id="llm"), default_key="a", b=replies(b_reply), **options
+    )
+
+
+def test_prefix_keys_gives_each_alternative_its_own_fields():
+    def run(ns: Any) -> Any:
+        chain = _prefixed_models(ns, prefix_keys=True) | ns.StrOutputParser()
+        b_own = {"llm": "b", "llm==b/responses": ["own b"], "llm==a/responses": ["own a"]}
+        return (
+            chain.invoke("q"),
+            chain.invoke("q", {"configurable": {"llm==a/responses": ["own a"]}}),
+            chain.with_config(configurable=b_own).invoke("q"),
+            chain.batch(["q", "q"], {"configurable": b_own}),
+            asyncio.run(chain.ainvoke("q", {"configurable": b_own})),
+            "".join(chain.stream("q", {"configurable": b_own})),
+            sorted((s.id, s.name, observe(s.default)) for s in chain.config_specs),
+        )
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    assert lc[:3] == ("from a", "own a", "own b")
+    assert [spec[0] for spec in lc[6]] == ["llm", "llm==a/responses", "llm==b/responses"]
+
+
+def test_without_prefix_keys_the_alternatives_share_their_fields():
+    def run(ns: Any) -> Any:
+        # (the same default reply: LangChain refuses one id with two defaults)
+        chain = _prefixed_models(ns, b_reply="from a") | ns.StrOutputParser()
+        shared = {"llm": "b", "responses": ["shared"]}
+        return chain.invoke("q", {"configurable": shared}), [s.id for s in chain.config_specs]
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc == ("shared", ["llm", "responses"])
 
 
 # ---- a program's own RunnableSerializable -------------------------------------------------------

@@ -556,12 +556,20 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
         which: ConfigurableField,
         *,
         default_key: str = "default",
+        prefix_keys: bool = False,
         **alternatives: Runnable[Input, Output],
     ) -> Runnable[Input, Output]:
-        """Let ``config["configurable"][which.id]`` pick another runnable at invoke time."""
+        """Let ``config["configurable"][which.id]`` pick another runnable at invoke time.
+
+        With ``prefix_keys=True`` each option's own configurable fields are set under
+        ``"<which.id>==<key>/<field id>"`` (``"llm==gpt/temperature"``), so options with
+        fields of the same id are configured apart.
+        """
         from ragline.core.runnables.configurable import RunnableConfigurableAlternatives
 
-        return RunnableConfigurableAlternatives(which, self, alternatives, default_key=default_key)
+        return RunnableConfigurableAlternatives(
+            which, self, alternatives, default_key=default_key, prefix_keys=prefix_keys
+        )
 
     # ---- introspection --------------------------------------------------------------
     def _children(self) -> list[Runnable[Any, Any]]:

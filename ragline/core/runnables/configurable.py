@@ -14,6 +14,7 @@ configurable fields at all lets any id through, for user functions that read it)
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -88,6 +89,10 @@ class _Configurable(Runnable[Input, Output]):
     def _prepare(self, config: RunnableConfig) -> Runnable[Input, Output]:
         raise NotImplementedError
 
+    def _target_config(self, config: Any) -> Any:
+        """The config (or list of configs) passed on to the chosen runnable."""
+        return config
+
     def get_name(self) -> str:
         """The default runnable's name."""
         return self.name or self.default.get_name()
@@ -126,7 +131,7 @@ class _Configurable(Runnable[Input, Output]):
         target, root = self._resolve(select if select is not None else config)
         token = _configurable_checked.set(True) if root else None
         try:
-            return getattr(target, method)(input, config, **kwargs)
+            return getattr(target, method)(input, self._target_config(config), **kwargs)
         finally:
             if token is not None:
                 _configurable_checked.reset(token)
@@ -137,7 +142,7 @@ class _Configurable(Runnable[Input, Output]):
         target, root = self._resolve(config)
         token = _configurable_checked.set(True) if root else None
         try:
-            return await getattr(target, method)(input, config, **kwargs)
+            return await getattr(target, method)(input, self._target_config(config), **kwargs)
         finally:
             if token is not None:
                 _configurable_checked.reset(token)
@@ -178,7 +183,7 @@ class _Configurable(Runnable[Input, Output]):
     ) -> Iterator[Output]:
         """Stream the runnable the config selects."""
         target, root = self._resolve(config)
-        iterator = iter(target.stream(input, config, **kwargs))
+        iterator = iter(target.stream(input, self._target_config(config), **kwargs))
         while True:
             token = _configurable_checked.set(True) if root else None
             try:
@@ -195,7 +200,7 @@ class _Configurable(Runnable[Input, Output]):
     ) -> AsyncIterator[Output]:
         """Async ``stream``."""
         target, root = self._resolve(config)
-        iterator = target.astream(input, config, **kwargs).__aiter__()
+        iterator = target.astream(input, self._target_config(config), **kwargs).__aiter__()
         try:
             while True:
                 token = _configurable_checked.set(True) if root else None
@@ -315,6 +320,7 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         alternatives: dict[str, Any],
         *,
         default_key: str = "default",
+        prefix_keys: bool = False,
     ) -> None:
         if not isinstance(which, ConfigurableField):
             raise ConfigurationError(
@@ -331,6 +337,7 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         self.which = which
         self.default = default
         self.default_key = default_key
+        self.prefix_keys = prefix_keys
         self.alternatives: dict[str, Runnable[Input, Output]] = {
             key: coerce_to_runnable(value) for key, value in alternatives.items()
         }
@@ -358,9 +365,32 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
             options=tuple(self.options),
         )
         specs: dict[str, Any] = {choice.id: choice}
-        for spec in super().config_specs:
-            specs.setdefault(spec.id, spec)
+        if not self.prefix_keys:
+            for spec in super().config_specs:
+                specs.setdefault(spec.id, spec)
+            return list(specs.values())
+        options = [(self.default_key, self.default), *self.alternatives.items()]
+        for key, option in options:
+            for spec in option.config_specs:
+                if not getattr(spec, "is_shared", False):  # shared: one for the whole tree
+                    spec = dataclasses.replace(spec, id=f"{self._prefix(key)}{spec.id}")
+                specs.setdefault(spec.id, spec)
         return list(specs.values())
+
+    def _prefix(self, key: str) -> str:
+        return f"{self.which.id}=={key}/"
+
+    def _target_config(self, config: Any) -> Any:
+        """With ``prefix_keys``: the chosen option's prefixed values under their own ids."""
+        if not self.prefix_keys:
+            return config
+        if isinstance(config, list):
+            return [self._target_config(one) for one in config]
+        config = ensure_config(config)
+        values = config.get("configurable") or {}
+        prefix = self._prefix(values.get(self.which.id, self.default_key))
+        unprefixed = {key.removeprefix(prefix): value for key, value in values.items()}
+        return {**config, "configurable": unprefixed}
 
     def _prepare(self, config: RunnableConfig) -> Runnable[Input, Output]:
         key = (config.get("configurable") or {}).get(self.which.id, self.default_key)
