@@ -49,6 +49,7 @@ from ragline.core import (
     MissingVariableError,
     Runnable,
     RunnableConfig,
+    RunnableSerializable,
     StdOutCallbackHandler,
 )
 from ragline.core.callbacks import CallbackManager
@@ -263,6 +264,7 @@ class LegacyChainAPI:
         return [await self.acall(inputs, callbacks=callbacks) for inputs in input_list]
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
     """Base of the legacy chains (see the module docstring).
 

@@ -419,3 +419,92 @@ async def test_run_log_patches_built_by_hand():
     lc, ours = run(LC), run(OURS)
     assert ours == lc
     assert lc[1] == {"items": [1, 2]}
+
+
+# ---- which runnables are RunnableSerializable ---------------------------------------------------
+def _runnables(library: str) -> dict[str, Any]:
+    """One of each kind of runnable a program builds, from one library."""
+    if library == "langchain":
+        import langchain_classic.chains as chains
+        import langchain_core.chat_history as history
+        import langchain_core.output_parsers as parsers
+        import langchain_core.prompts as prompts
+        import langchain_core.runnables as runnables
+        import langchain_core.tools as tools
+        from langchain_core.language_models import FakeListLLM
+    else:
+        import ragline.chains as chains
+        import ragline.core as history
+        import ragline.core as parsers
+        import ragline.core as prompts
+        import ragline.core.runnables as runnables
+        import ragline.tools as tools
+        from ragline.core import FakeListLLM
+
+    def shout(text: str) -> str:
+        """Shout the text."""
+        return text.upper()
+
+    def each_chunk(chunks: Any) -> Any:
+        yield from chunks
+
+    prompt = prompts.PromptTemplate.from_template("Say {x}")
+    llm = FakeListLLM(responses=["a"])
+    lam = runnables.RunnableLambda(lambda x: x)
+    field = runnables.ConfigurableField(id="responses")
+    return {
+        "PromptTemplate": prompt,
+        "ChatPromptTemplate": prompts.ChatPromptTemplate.from_messages([("human", "{x}")]),
+        "FewShotPromptTemplate": prompts.FewShotPromptTemplate(
+            examples=[{"q": "1"}],
+            example_prompt=prompts.PromptTemplate.from_template("{q}"),
+            suffix="{x}",
+            input_variables=["x"],
+        ),
+        "StrOutputParser": parsers.StrOutputParser(),
+        "JsonOutputParser": parsers.JsonOutputParser(),
+        "CommaSeparatedListOutputParser": parsers.CommaSeparatedListOutputParser(),
+        "RunnableSequence": prompt | llm,
+        "RunnableParallel": runnables.RunnableParallel(a=lam),
+        "RunnablePassthrough": runnables.RunnablePassthrough(),
+        "RunnableAssign": runnables.RunnablePassthrough.assign(b=lam),
+        "RunnablePick": runnables.RunnablePick("a"),
+        "RunnableBranch": runnables.RunnableBranch((lambda x: x, lam), lam),
+        "RunnableWithFallbacks": lam.with_fallbacks([lam]),
+        "RunnableBinding": llm.bind(stop=["x"]),
+        "RunnableRetry": lam.with_retry(),
+        "RunnableEach": lam.map(),
+        "RunnableConfigurableFields": llm.configurable_fields(responses=field),
+        "RunnableConfigurableAlternatives": llm.configurable_alternatives(
+            runnables.ConfigurableField(id="llm"), b=llm
+        ),
+        "RunnableWithMessageHistory": runnables.RunnableWithMessageHistory(
+            lam, lambda session_id: history.InMemoryChatMessageHistory()
+        ),
+        "FakeListLLM": llm,
+        "tool": tools.tool(shout),
+        "LLMChain": chains.LLMChain(llm=llm, prompt=prompt),
+        "RunnableLambda": lam,
+        "RunnableGenerator": runnables.RunnableGenerator(each_chunk),
+    }
+
+
+def test_which_runnables_are_runnable_serializable():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # LangChain's deprecation of LLMChain
+        lc, ours = _runnables("langchain"), _runnables("ragline")
+    assert list(ours) == list(lc)
+
+    def kinds(objects: dict[str, Any], base: type) -> dict[str, tuple[bool, bool]]:
+        return {
+            name: (isinstance(obj, base), issubclass(type(obj), base))
+            for name, obj in objects.items()
+        }
+
+    theirs = kinds(lc, LC.RunnableSerializable)
+    assert kinds(ours, OURS.RunnableSerializable) == theirs
+    # every kind is one, but the function wrappers
+    assert [name for name, (isa, _) in theirs.items() if not isa] == [
+        "RunnableLambda",
+        "RunnableGenerator",
+    ]

@@ -26,6 +26,7 @@ from ragline.core.exceptions import InvalidInputError
 from ragline.core.messages import BaseMessage
 from ragline.core.runnables.base import Runnable
 from ragline.core.runnables.runs import combine_chunks
+from ragline.core.runnables.serializable import RunnableSerializable
 
 __all__ = [
     "NOT_YET",
@@ -64,6 +65,7 @@ def excerpt(text: str) -> str:
     return text if len(text) <= _EXCERPT else text[: _EXCERPT - 3] + "..."
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class BaseOutputParser(Runnable[Any, T], Generic[T]):
     """Base of output parsers; implement ``parse(text)``.
 

@@ -21,10 +21,12 @@ from ragline.core.exceptions import InvalidInputError, LoaderError, MissingVaria
 from ragline.core.prompts._formats import Template
 from ragline.core.prompts._values import PromptValue, StringPromptValue
 from ragline.core.runnables.base import Runnable
+from ragline.core.runnables.serializable import RunnableSerializable
 
 __all__ = ["BasePromptTemplate", "PromptTemplate", "format_document"]
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class BasePromptTemplate(Runnable[Any, PromptValue]):
     """Base of prompt templates: variables in, ``PromptValue`` out.
 

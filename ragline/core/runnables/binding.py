@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ragline.core._json_schema import json_schema_of
 from ragline.core.config import RunnableConfig, get_config_list, merge_configs
 from ragline.core.runnables.base import Input, Output, Runnable
+from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["RunnableBinding", "RunnableBindingBase"]
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnableBindingBase(Runnable[Input, Output]):
     """Delegate every call to ``bound`` with extra keyword options and config.
 

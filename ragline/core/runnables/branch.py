@@ -9,10 +9,12 @@ from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import ConfigurationError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from ragline.core.runnables.runs import _aclose
+from ragline.core.runnables.serializable import RunnableSerializable
 
 __all__ = ["RunnableBranch"]
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnableBranch(Runnable[Input, Output]):
     """Route an input: ``RunnableBranch((cond1, r1), (cond2, r2), default)``.
 

@@ -24,6 +24,7 @@ from ragline.core.config import RunnableConfig, ensure_config, get_config_list
 from ragline.core.exceptions import ConfigurationError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from ragline.core.runnables.runs import _configurable_checked
+from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
@@ -81,6 +82,7 @@ class ConfigurableFieldSpec:
     options: tuple[str, ...] | None = None
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class _Configurable(Runnable[Input, Output]):
     """Shared plumbing: pick the runnable for a config, then delegate every call to it."""
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Output, Runnable
+from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["RunnableEach", "RunnableEachBase"]
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnableEachBase(Runnable[list[Input], list[Output]]):
     """Run ``bound`` on each element of a list, concurrently (its ``batch``/``abatch``).
 

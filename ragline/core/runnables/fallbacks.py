@@ -9,10 +9,12 @@ from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import ConfigurationError, InvalidInputError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from ragline.core.runnables.runs import _aclose
+from ragline.core.runnables.serializable import RunnableSerializable
 
 __all__ = ["RunnableWithFallbacks"]
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnableWithFallbacks(Runnable[Input, Output]):
     """Run ``runnable``; on a handled exception run the next fallback, and so on.
 

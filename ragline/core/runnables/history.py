@@ -67,6 +67,7 @@ from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanM
 from ragline.core.runnables.base import Runnable, coerce_to_runnable
 from ragline.core.runnables.configurable import ConfigurableFieldSpec
 from ragline.core.runnables.runs import _NOTHING, add_chunks
+from ragline.core.runnables.serializable import RunnableSerializable
 
 __all__ = ["GetSessionHistoryCallable", "RunnableWithMessageHistory"]
 
@@ -94,6 +95,7 @@ def _parameter_names(function: Callable[..., Any]) -> list[str] | None:
         return None
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnableWithMessageHistory(Runnable[Any, Any]):
     """Wrap ``runnable`` so each call reads and extends a stored conversation.
 

@@ -15,6 +15,7 @@ from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Runnable, coerce_to_runnable
 from ragline.core.runnables.runs import AddableDict
+from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
@@ -29,6 +30,7 @@ def _limit(count: int) -> int:
     return max(1, min(count, config.get("max_concurrency") or count))
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnableParallel(Runnable[Input, dict[str, Any]]):
     """Run branches concurrently on one input; return ``{key: branch output}``.
 

@@ -10,6 +10,7 @@ from ragline.core.exceptions import InvalidInputError, MissingVariableError
 from ragline.core.runnables.base import Input, Runnable
 from ragline.core.runnables.parallel import RunnableParallel
 from ragline.core.runnables.runs import _NOTHING, AddableDict, _aclose, add_chunks
+from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["RunnableAssign", "RunnablePassthrough", "RunnablePick"]
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnablePassthrough(Runnable[Input, Input]):
     """Return the input unchanged (chunks stream straight through).
 
@@ -103,6 +105,7 @@ def _require_dict(runnable: Runnable[Any, Any], value: Any) -> dict[str, Any]:
     return value
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
     """Add the outputs of a RunnableParallel to the dict input.
 
@@ -302,6 +305,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         return Graph.fan(self, branches)
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnablePick(Runnable[dict[str, Any], Any]):
     """Pick one key's value (``keys="answer"``) or a sub-dict (``keys=["a", "b"]``).
 

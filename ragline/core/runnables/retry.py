@@ -14,6 +14,7 @@ from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import ConfigurationError
 from ragline.core.runnables.base import Input, Output, Runnable
 from ragline.core.runnables.runs import _aclose
+from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
     from ragline.core.callbacks.manager import BaseRunManager
@@ -24,6 +25,7 @@ __all__ = ["RunnableRetry"]
 _JITTER_DEFAULTS = {"initial": 1.0, "max": 10.0, "exp_base": 2.0, "jitter": 1.0}
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnableRetry(Runnable[Input, Output]):
     """Retry ``bound`` up to ``stop_after_attempt`` times on matching exceptions.
 

@@ -9,6 +9,7 @@ from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
+from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
@@ -20,6 +21,7 @@ async def _aiter_one(value: Any) -> AsyncIterator[Any]:
     yield value
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnableSequence(Runnable[Input, Output]):
     """Run steps one after another; made by ``a | b``.
 

@@ -34,6 +34,11 @@ class RunnableSerializable(Fields, Runnable[Input, Output]):
 
     ``repr`` shows the fields that differ from their defaults, as LangChain's does;
     ``configurable_fields`` accepts any of them.
+
+    The runnables that are one in LangChain (prompts, output parsers, sequences and the
+    other composites, tools, legacy chains) are registered as virtual subclasses, so
+    ``isinstance(x, RunnableSerializable)`` answers as there; only models and retrievers
+    inherit the declared fields. A ``RunnableLambda`` is not one, in both.
     """
 
     def __repr__(self) -> str:

@@ -55,6 +55,7 @@ from ragline.core.exceptions import (
 from ragline.core.fields import Fields
 from ragline.core.messages import ToolMessage
 from ragline.core.runnables.base import Runnable
+from ragline.core.runnables.serializable import RunnableSerializable
 from ragline.core.tools._schema import ArgsSchema
 
 __all__ = ["BaseTool", "is_tool_call", "sync_run_manager"]
@@ -74,6 +75,7 @@ def _takes_run_manager(method: Any) -> bool:
         return False
 
 
+@RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class BaseTool(Fields, Runnable[Any, Any]):
     """Base of tools: subclasses write ``_run`` (and optionally ``_arun``).
 
