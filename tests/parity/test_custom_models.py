@@ -446,6 +446,41 @@ def test_a_base_llm_generate_calls_generate_once_with_every_prompt(asynchronous:
     ]
 
 
+@pytest.mark.parametrize("max_concurrency", [None, 2, 1])
+def test_a_base_llm_batch_calls_generate_with_the_inputs_together(max_concurrency: Any):
+    def run(ns: Any) -> Any:
+        model, handler = _batching_llm(ns), _recorder(ns)
+        config = {"callbacks": [handler], "max_concurrency": max_concurrency}
+        outputs = model.batch(["ab", "cde", "f"], config, stop=["x"])
+        return outputs, model.calls, len(handler.seen)
+
+    lc, ours = _both(run)
+    assert ours == lc
+    calls = {
+        None: [(["ab", "cde", "f"], ["x"])],
+        2: [(["ab", "cde"], ["x"]), (["f"], ["x"])],
+        1: [(["ab"], ["x"]), (["cde"], ["x"]), (["f"], ["x"])],
+    }
+    assert lc == (["ba", "edc", "f"], calls[max_concurrency], 6)
+
+
+def test_a_base_llm_batch_error_is_every_inputs():
+    def run(ns: Any) -> Any:
+        class Broken(ns.BaseLLM):  # type: ignore[misc, name-defined]
+            @property
+            def _llm_type(self) -> str:
+                return "broken"
+
+            def _generate(self, prompts, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
+                raise RuntimeError(f"{len(prompts)} prompts")
+
+        outputs = Broken().batch(["a", "b"], return_exceptions=True)
+        return [(type(error).__name__, str(error)) for error in outputs]
+
+    lc, ours = _both(run)
+    assert ours == lc == [("RuntimeError", "2 prompts")] * 2
+
+
 def test_a_base_llm_generate_error_reaches_every_run():
     def run(ns: Any) -> Any:
         class Broken(ns.BaseLLM):  # type: ignore[misc, name-defined]

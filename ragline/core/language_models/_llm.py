@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ragline.core.callbacks.manager import CallbackManager
-from ragline.core.config import legacy_call_config, use_config
+from ragline.core.config import get_config_list, legacy_call_config, use_config
 from ragline.core.language_models._base import BaseLanguageModel, stop_list
 from ragline.core.language_models._caching import cache_slot
 from ragline.core.language_models._outputs import Generation, GenerationChunk, LLMResult, RunInfo
@@ -131,10 +131,57 @@ class BaseLLM(BaseLanguageModel[str]):
         own run (every start, then every end). The other models run once per prompt.
         """
         config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
-        stops = stop_list(stop)
-        begun = self._batch_begin("_generate", inputs, config, stops, bound)
-        if begun is None:
+        configs = [config] * len(inputs)
+        result = self._generate_together(inputs, configs, stop_list(stop), bound)
+        if result is None:
             return super().generate(inputs, stop, config=config, **bound)
+        return result
+
+    def batch(  # type: ignore[override]
+        self,
+        inputs: Sequence[Any],
+        config: Any = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[str]:
+        """Run the model on several inputs. A model whose ``_generate`` takes a list of
+        ``prompts`` is called once with all of them (an error is then every input's, with
+        ``return_exceptions``), or once per ``max_concurrency`` inputs, as LangChain's."""
+        configs = get_config_list(config, len(inputs))
+        size = configs[0].get("max_concurrency") if configs else None
+        if size is not None and "_generate" in self._list_hooks and len(inputs) > size:
+            outputs: list[Any] = []
+            for start in range(0, len(inputs), size):
+                part = [{**one, "max_concurrency": None} for one in configs[start : start + size]]
+                outputs += self.batch(
+                    inputs[start : start + size],
+                    part,
+                    return_exceptions=return_exceptions,
+                    **kwargs,
+                )
+            return outputs
+        if size is None:
+            bound = dict(kwargs)
+            stop = stop_list(bound.pop("stop", None))
+            try:
+                result = self._generate_together(inputs, configs, stop, bound)
+            except Exception as err:
+                if not return_exceptions:
+                    raise
+                return [err for _ in inputs]  # type: ignore[misc]
+            if result is not None:
+                return [row[0].text for row in result.generations]
+        return super().batch(inputs, configs, return_exceptions=return_exceptions, **kwargs)
+
+    def _generate_together(
+        self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
+    ) -> LLMResult | None:
+        """One ``_generate`` call with every prompt, each with its own run (started with
+        its own config); None when the prompts must run one by one."""
+        begun = self._batch_begin("_generate", inputs, configs, stops, bound)
+        if begun is None:
+            return None
         runs = [
             self._start(manager, model_input, **opts) for model_input, _, manager, opts in begun
         ]
@@ -168,7 +215,7 @@ class BaseLLM(BaseLanguageModel[str]):
         config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
         stops = stop_list(stop)
         hook = "_agenerate" if self._overrides("_agenerate") else "_generate"
-        begun = self._batch_begin(hook, inputs, config, stops, bound)
+        begun = self._batch_begin(hook, inputs, [config] * len(inputs), stops, bound)
         if begun is None:
             return await super().agenerate(inputs, stop, config=config, **bound)
         runs = [
@@ -194,13 +241,21 @@ class BaseLLM(BaseLanguageModel[str]):
         return LLMResult(raw.generations, raw.llm_output, [RunInfo(run.run_id) for run in runs])
 
     def _batch_begin(
-        self, hook: str, inputs: Sequence[Any], config: Any, stop: Any, bound: dict[str, Any]
+        self,
+        hook: str,
+        inputs: Sequence[Any],
+        configs: list[Any],
+        stop: Any,
+        bound: dict[str, Any],
     ) -> list[tuple[Any, Any, CallbackManager, dict[str, Any]]] | None:
         """Each prompt's run setup, when ``hook`` takes the whole list; None to run the
         prompts one by one (a per-prompt hook, one prompt, or a cache to look in)."""
         if hook not in self._list_hooks or len(inputs) < 2:
             return None
-        begun = [self._begin(one, config, stop, bound) for one in inputs]
+        begun = [
+            self._begin(one, config, stop, bound)
+            for one, config in zip(inputs, configs, strict=True)
+        ]
         first_input, _, _, options = begun[0]
         if cache_slot(self, first_input, options["invocation_params"]) is not None:
             return None
