@@ -446,12 +446,18 @@ def test_a_base_llm_generate_calls_generate_once_with_every_prompt(asynchronous:
     ]
 
 
+@pytest.mark.parametrize("asynchronous", [False, True])
 @pytest.mark.parametrize("max_concurrency", [None, 2, 1])
-def test_a_base_llm_batch_calls_generate_with_the_inputs_together(max_concurrency: Any):
+def test_a_base_llm_batch_calls_generate_with_the_inputs_together(
+    max_concurrency: Any, asynchronous: bool
+):
     def run(ns: Any) -> Any:
         model, handler = _batching_llm(ns), _recorder(ns)
         config = {"callbacks": [handler], "max_concurrency": max_concurrency}
-        outputs = model.batch(["ab", "cde", "f"], config, stop=["x"])
+        if asynchronous:
+            outputs = asyncio.run(model.abatch(["ab", "cde", "f"], config, stop=["x"]))
+        else:
+            outputs = model.batch(["ab", "cde", "f"], config, stop=["x"])
         return outputs, model.calls, len(handler.seen)
 
     lc, ours = _both(run)

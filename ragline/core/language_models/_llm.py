@@ -213,11 +213,57 @@ class BaseLLM(BaseLanguageModel[str]):
         """Async :meth:`generate`: ``_agenerate`` (or ``_generate`` in a thread) is called
         once with every prompt when it takes a list of ``prompts``."""
         config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
-        stops = stop_list(stop)
-        hook = "_agenerate" if self._overrides("_agenerate") else "_generate"
-        begun = self._batch_begin(hook, inputs, [config] * len(inputs), stops, bound)
-        if begun is None:
+        configs = [config] * len(inputs)
+        result = await self._agenerate_together(inputs, configs, stop_list(stop), bound)
+        if result is None:
             return await super().agenerate(inputs, stop, config=config, **bound)
+        return result
+
+    async def abatch(  # type: ignore[override]
+        self,
+        inputs: Sequence[Any],
+        config: Any = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[str]:
+        """Async :meth:`batch`: ``_agenerate`` (or ``_generate`` in a thread) is called
+        once with the inputs together when it takes a list of ``prompts``."""
+        configs = get_config_list(config, len(inputs))
+        hook = "_agenerate" if self._overrides("_agenerate") else "_generate"
+        size = configs[0].get("max_concurrency") if configs else None
+        if size is not None and hook in self._list_hooks and len(inputs) > size:
+            outputs: list[Any] = []
+            for start in range(0, len(inputs), size):
+                part = [{**one, "max_concurrency": None} for one in configs[start : start + size]]
+                outputs += await self.abatch(
+                    inputs[start : start + size],
+                    part,
+                    return_exceptions=return_exceptions,
+                    **kwargs,
+                )
+            return outputs
+        if size is None:
+            bound = dict(kwargs)
+            stop = stop_list(bound.pop("stop", None))
+            try:
+                result = await self._agenerate_together(inputs, configs, stop, bound)
+            except Exception as err:
+                if not return_exceptions:
+                    raise
+                return [err for _ in inputs]  # type: ignore[misc]
+            if result is not None:
+                return [row[0].text for row in result.generations]
+        return await super().abatch(inputs, configs, return_exceptions=return_exceptions, **kwargs)
+
+    async def _agenerate_together(
+        self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
+    ) -> LLMResult | None:
+        """Async :meth:`_generate_together` (``_agenerate`` when the model has one)."""
+        hook = "_agenerate" if self._overrides("_agenerate") else "_generate"
+        begun = self._batch_begin(hook, inputs, configs, stops, bound)
+        if begun is None:
+            return None
         runs = [
             await self._astart(manager, model_input, **opts)
             for model_input, _, manager, opts in begun
