@@ -156,7 +156,6 @@ PENDING: set[str] = {
     "loaders.JSONLoader",
     "loaders.WebBaseLoader",
     "memory.VectorStoreRetrieverMemory",
-    "retrievers.BM25Retriever",
     "serve.RemoteRunnable",
     "vectorstores.VectorStore",
 }
