@@ -157,5 +157,4 @@ PENDING: set[str] = {
     "loaders.WebBaseLoader",
     "memory.VectorStoreRetrieverMemory",
     "serve.RemoteRunnable",
-    "vectorstores.VectorStore",
 }
