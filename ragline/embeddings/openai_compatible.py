@@ -63,6 +63,9 @@ class OpenAIEmbeddings(Embeddings):
         encoding_format: ``"base64"`` (compact, default) or ``"float"``.
         default_headers: extra HTTP headers on every request.
         organization: OpenAI organization id, if any.
+        check_embedding_ctx_length: accepted for LangChain programs (which pass ``False``
+            for servers other than OpenAI); either value sends the texts themselves, as
+            LangChain's ``False`` does: ragline never sends token ids or counts tokens.
 
     Raises:
         ConfigurationError: no API key for OpenAI, or an unknown ``encoding_format``.
@@ -91,7 +94,12 @@ class OpenAIEmbeddings(Embeddings):
         encoding_format: str = "base64",
         default_headers: Mapping[str, str] | None = None,
         organization: str | None = None,
+        check_embedding_ctx_length: bool = True,
     ) -> None:
+        if not isinstance(check_embedding_ctx_length, bool):
+            raise InvalidInputError(
+                f"check_embedding_ctx_length must be a bool, got {check_embedding_ctx_length!r}"
+            )
         if not isinstance(model, str) or not model:
             raise InvalidInputError(f"model must be a non-empty str, got {model!r}")
         check_optional_positive_int("dimensions", dimensions)
@@ -110,6 +118,7 @@ class OpenAIEmbeddings(Embeddings):
         self.encoding_format = encoding_format
         self.default_headers = dict(default_headers or {})
         self.organization = organization
+        self.check_embedding_ctx_length = check_embedding_ctx_length
         self._clients = OpenAIClients(self._client_options)
 
     def __repr__(self) -> str:

@@ -1,0 +1,124 @@
+"""Parity: ragline's ChatOpenAI and OpenAIEmbeddings against langchain_openai's.
+
+Both libraries' clients talk HTTP to the same loopback OpenAI-protocol server
+(tests/_openai_server.py), as a program pointed at vLLM or OpenAI would. Compared: what
+the program gets (replies, streamed pieces in order, usage, vectors) and the request
+bodies each library sends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from langchain_core.output_parsers import StrOutputParser as LCStrOutputParser
+from langchain_core.prompts import ChatPromptTemplate as LCChatPromptTemplate
+from langchain_openai import ChatOpenAI as LCChatOpenAI
+from langchain_openai import OpenAIEmbeddings as LCOpenAIEmbeddings
+
+from ragline.chat_models import ChatOpenAI
+from ragline.core import ChatPromptTemplate, StrOutputParser
+from ragline.embeddings import OpenAIEmbeddings
+from tests._openai_server import CHAT_PATH, OpenAITestServer
+
+COVERS = {"chat_models.ChatOpenAI", "embeddings.OpenAIEmbeddings"}
+
+PROMPT = [("system", "You answer in one line."), ("human", "Say {what}")]
+
+
+@pytest.fixture
+def server() -> Iterator[OpenAITestServer]:
+    with OpenAITestServer() as running:
+        yield running
+
+
+def _chat_pair(server: OpenAITestServer, **options: Any) -> tuple[Any, Any]:
+    common = {"model": "gpt-4o-mini", "base_url": server.base_url, "api_key": "test"}
+    return LCChatOpenAI(**common, **options), ChatOpenAI(**common, **options)
+
+
+def _request_fields(body: dict[str, Any]) -> dict[str, Any]:
+    keep = ("model", "messages", "temperature", "stop")
+    fields = {key: body.get(key) for key in keep}
+    # langchain_openai sends the newer max_completion_tokens and "stream": false;
+    # servers read either limit, and a missing "stream" is false
+    fields["limit"] = body.get("max_completion_tokens", body.get("max_tokens"))
+    fields["stream"] = bool(body.get("stream"))
+    return fields
+
+
+def test_a_prompt_model_parser_chain_gives_the_same_reply_and_request(
+    server: OpenAITestServer,
+) -> None:
+    theirs, ours = _chat_pair(server, temperature=0.0, max_tokens=50)
+    lc_chain = LCChatPromptTemplate.from_messages(PROMPT) | theirs | LCStrOutputParser()
+    chain = ChatPromptTemplate.from_messages(PROMPT) | ours | StrOutputParser()
+    assert chain.invoke({"what": "hello there"}) == lc_chain.invoke({"what": "hello there"})
+    assert chain.invoke({"what": "hi"}) == "echo: Say hi"
+    body, lc_body = (r.body for r in server.requests_to(CHAT_PATH)[:2])
+    assert _request_fields(body) == _request_fields(lc_body)
+    assert _request_fields(body)["limit"] == 50
+    assert body["messages"] == [
+        {"role": "system", "content": "You answer in one line."},
+        {"role": "user", "content": "Say hello there"},
+    ]
+
+
+def test_invoke_reply_content_and_usage(server: OpenAITestServer) -> None:
+    theirs, ours = _chat_pair(server)
+    lc_reply = theirs.invoke("what is two plus two")
+    reply = ours.invoke("what is two plus two")
+    assert reply.content == lc_reply.content == "echo: what is two plus two"
+    assert type(reply).__name__ == type(lc_reply).__name__ == "AIMessage"
+    assert reply.usage_metadata is not None and lc_reply.usage_metadata is not None
+    fields = ("input_tokens", "output_tokens", "total_tokens")
+    assert {f: reply.usage_metadata[f] for f in fields} == {
+        f: lc_reply.usage_metadata[f] for f in fields
+    }
+    assert reply.response_metadata["finish_reason"] == lc_reply.response_metadata["finish_reason"]
+
+
+def test_stream_yields_the_same_pieces(server: OpenAITestServer) -> None:
+    theirs, ours = _chat_pair(server)
+    lc_pieces = [c.content for c in theirs.stream("one two three") if c.content]
+    pieces = [c.content for c in ours.stream("one two three") if c.content]
+    assert pieces == lc_pieces
+    assert "".join(pieces) == "echo: one two three"
+
+
+async def test_ainvoke_and_batch(server: OpenAITestServer) -> None:
+    theirs, ours = _chat_pair(server)
+    assert (await ours.ainvoke("x")).content == (await theirs.ainvoke("x")).content
+    assert [m.content for m in ours.batch(["a", "b"])] == [
+        m.content for m in theirs.batch(["a", "b"])
+    ]
+
+
+def test_embeddings_give_the_same_vectors_and_requests(server: OpenAITestServer) -> None:
+    common: dict[str, Any] = {
+        "model": "text-embedding-3-small",
+        "base_url": server.base_url,
+        "api_key": "test",
+        "dimensions": 8,
+    }
+    # an OpenAI-compatible server gets strings: LangChain's client sends token ids
+    # (counted with tiktoken) unless check_embedding_ctx_length=False
+    theirs = LCOpenAIEmbeddings(**common, check_embedding_ctx_length=False)
+    ours = OpenAIEmbeddings(**common, check_embedding_ctx_length=False)
+    texts = ["red apples", "yellow bananas", "brown dates"]
+    vectors = ours.embed_documents(texts)
+    assert vectors == theirs.embed_documents(texts)
+    assert [len(v) for v in vectors] == [8, 8, 8]
+    assert ours.embed_query("red apples") == theirs.embed_query("red apples") == vectors[0]
+    sent = [r.body for r in server.requests_to("/v1/embeddings")]
+    assert sent[0]["input"] == sent[1]["input"] == texts
+    assert sent[0]["dimensions"] == sent[1]["dimensions"] == 8
+
+
+async def test_async_embeddings(server: OpenAITestServer) -> None:
+    common = {"base_url": server.base_url, "api_key": "test"}
+    theirs = LCOpenAIEmbeddings(**common, check_embedding_ctx_length=False)
+    ours = OpenAIEmbeddings(**common)
+    assert await ours.aembed_documents(["a b", "c"]) == await theirs.aembed_documents(["a b", "c"])
+    assert await ours.aembed_query("a b") == await theirs.aembed_query("a b")
