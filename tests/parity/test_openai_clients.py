@@ -34,7 +34,11 @@ def server() -> Iterator[OpenAITestServer]:
 
 
 def _chat_pair(server: OpenAITestServer, **options: Any) -> tuple[Any, Any]:
-    common = {"model": "gpt-4o-mini", "base_url": server.base_url, "api_key": "test"}
+    common: dict[str, Any] = {
+        "model": "gpt-4o-mini",
+        "base_url": server.base_url,
+        "api_key": "test",
+    }
     return LCChatOpenAI(**common, **options), ChatOpenAI(**common, **options)
 
 
@@ -117,7 +121,7 @@ def test_embeddings_give_the_same_vectors_and_requests(server: OpenAITestServer)
 
 
 async def test_async_embeddings(server: OpenAITestServer) -> None:
-    common = {"base_url": server.base_url, "api_key": "test"}
+    common: dict[str, Any] = {"base_url": server.base_url, "api_key": "test"}
     theirs = LCOpenAIEmbeddings(**common, check_embedding_ctx_length=False)
     ours = OpenAIEmbeddings(**common)
     assert await ours.aembed_documents(["a b", "c"]) == await theirs.aembed_documents(["a b", "c"])
