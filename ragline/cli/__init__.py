@@ -2,6 +2,7 @@
 
     ragline index PATH... --store DIR [--glob PATTERN] [--chunk-size N] [--chunk-overlap N]
                           [--embedding minilm|minilm-onnx|minilm-torch|minilm-int8|hashing|openai]
+                          [--device auto|cpu|cuda|cuda:N] [--index auto|flat|hnsw|ivf-pq|ivf-sq8]
                           [--full] [--rebuild]
                           [--encoding NAME | --autodetect-encoding] [--strict]
                           [--wait SECONDS] [--checkpoint-every SECONDS]
@@ -18,12 +19,15 @@
                           [--depth N] [--id-key KEY] [--per-query FILE] [--runs DIR] [--json]
                           [--fusion adaptive|rrf|relative_score|dbsf]
     ragline serve --store DIR [--chain stuff|map_reduce|refine|map_rerank]
-                          [--host 127.0.0.1] [--port 8000] [--model NAME] [-k N]
-                          [--cors-origin ORIGIN] [--mcp]
-    ragline mcp --store DIR [--chain TYPE] [--model NAME] [-k N]   (MCP over stdio)
+                          [--host 127.0.0.1] [--port 8000] [--model NAME] [--embedding NAME]
+                          [-k N] [--cors-origin ORIGIN] [--mcp] (limits: see docs/cli.md)
+    ragline mcp --store DIR [--chain TYPE] [--model NAME] [--embedding NAME] [-k N]
+                          (MCP over stdio)
     ragline port FILE... [--diff]   (rewrite a LangChain program's imports as ragline's)
     ragline query|ask|chat ... --server URL     (or $RAGLINE_SERVER): ask a running server
     ragline --version
+
+docs/cli.md holds the whole synopsis (every option, checked by a test).
 
 The store folder (``ragline.store_folder``) does the work; this package parses arguments
 and prints, one module per sub-command (``_index``, ``_query``, ``_ask``, ``_chat``,
