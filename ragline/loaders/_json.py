@@ -147,7 +147,8 @@ class JSONLoader(BaseLoader):
         metadata_func: ``metadata_func(record, metadata) -> metadata`` to add
             facts from the record (the value ``jq_schema`` selected).
         text_content: the content must be a string (else LoaderError naming where);
-            ``False`` turns other values into JSON text (``null`` into ``""``).
+            ``False`` turns other values into JSON text (``null`` into ``""``), with
+            non-ASCII characters escaped (``"\\u00e9"``) as LangChain's loader writes them.
         json_lines: the file has one JSON value per line (blank lines skipped);
             it is read line by line.
         encoding: the file's encoding; ``None`` means UTF-8.
@@ -285,7 +286,7 @@ class JSONLoader(BaseLoader):
                 f"content at {where} in {path} is {_kind(content)}, not a string; "
                 "pass text_content=False to load it as JSON text"
             )
-        return "" if content is None else json.dumps(content, ensure_ascii=False)
+        return "" if content is None else json.dumps(content)
 
     def __repr__(self) -> str:
         return f"JSONLoader({os.fspath(self.file_path)!r}, {self.jq_schema!r})"

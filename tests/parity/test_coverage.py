@@ -151,7 +151,6 @@ PENDING: set[str] = {
     "chains.MapReduceDocumentsChain",
     "embeddings.DeterministicFakeEmbedding",
     "loaders.BSHTMLLoader",
-    "loaders.JSONLoader",
     "loaders.WebBaseLoader",
     "memory.VectorStoreRetrieverMemory",
     "serve.RemoteRunnable",
