@@ -150,8 +150,6 @@ PENDING: set[str] = {
     "agents.ZeroShotAgent",
     "chains.MapReduceDocumentsChain",
     "embeddings.DeterministicFakeEmbedding",
-    "loaders.BSHTMLLoader",
-    "loaders.WebBaseLoader",
     "memory.VectorStoreRetrieverMemory",
     "serve.RemoteRunnable",
 }
