@@ -147,5 +147,4 @@ PENDING: set[str] = {
     "chains.MapReduceDocumentsChain",
     "embeddings.DeterministicFakeEmbedding",
     "memory.VectorStoreRetrieverMemory",
-    "serve.RemoteRunnable",
 }
