@@ -34,8 +34,10 @@ class EmbedAhead(Embeddings):
     def __init__(self, inner: Embeddings, *, block: int) -> None:
         self.inner = inner
         self.block = block
-        self._ready: dict[str, np.ndarray] = {}
-        self._planned: set[str] = set()
+        # text -> its vectors not yet handed out, one per planned occurrence (two chunks
+        # of one text are embedded and counted twice, as index() would without the plan)
+        self._ready: dict[str, list[np.ndarray]] = {}
+        self._planned: dict[str, int] = {}
         self._changed = threading.Condition()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -49,7 +51,9 @@ class EmbedAhead(Embeddings):
         """Embed ``texts`` (in this order) on a thread, ahead of the calls asking for them."""
         if not texts or self._thread is not None:
             return
-        self._planned = set(texts)
+        self._planned = {}
+        for text in texts:
+            self._planned[text] = self._planned.get(text, 0) + 1
         self._finished = False
         self._thread = threading.Thread(
             target=self._run, args=(list(texts),), name="ragline-embed-ahead", daemon=True
@@ -70,7 +74,8 @@ class EmbedAhead(Embeddings):
                 part = texts[start : start + self.block]
                 vectors = self.inner.embed_documents_array(part)
                 with self._changed:
-                    self._ready.update(zip(part, vectors, strict=True))
+                    for text, vector in zip(part, vectors, strict=True):
+                        self._ready.setdefault(text, []).append(vector)
                     self._changed.notify_all()
         except BaseException as error:  # raised again on the asking thread
             self._error = error
@@ -85,14 +90,16 @@ class EmbedAhead(Embeddings):
             for position, text in enumerate(texts):
                 if text not in self._planned:
                     continue
-                while text not in self._ready and not self._finished:
+                while not self._ready.get(text) and not self._finished:
                     self._changed.wait()
-                if text not in self._ready and self._error is not None:
+                if not self._ready.get(text) and self._error is not None:
                     raise self._error
-                vector = self._ready.pop(text, None)
-                if vector is not None:
-                    found[position] = vector
-                    self._planned.discard(text)  # a repeat of it is embedded on the spot
+                vectors = self._ready.get(text)
+                if vectors:
+                    found[position] = vectors.pop(0)
+                    self._planned[text] -= 1  # a repeat beyond the plan is embedded on the spot
+                    if not self._planned[text]:
+                        del self._planned[text], self._ready[text]
         missing = [position for position in range(len(texts)) if position not in found]
         if missing:
             computed = self.inner.embed_documents_array([texts[i] for i in missing])

@@ -46,7 +46,28 @@ def test_planned_texts_come_from_the_thread_and_others_are_embedded_on_the_spot(
     on_thread = [texts for name, texts in recording.calls if name == "ragline-embed-ahead"]
     here = [texts for name, texts in recording.calls if name != "ragline-embed-ahead"]
     assert on_thread == [["a", "b"], ["c", "d"], ["b"]]
-    assert here == [["x", "b"]]  # not planned, and a repeat of a text already handed out
+    assert here == [["x"]]  # not planned; "b" was planned twice, so both copies came ahead
+
+
+def test_a_text_planned_twice_is_handed_out_twice_and_a_third_copy_is_embedded_here() -> None:
+    """Two chunks of one text: each gets a vector from the thread, so the run embeds as many
+    texts as it has chunks (the demo printed "embedded 750 of 749 chunks" when the second
+    copy was embedded again on the spot)."""
+    recording = Recording()
+    ahead = EmbedAhead(recording, block=8)
+    ahead.start(["same", "other", "same"])
+    first = ahead.embed_documents_array(["same", "other"])
+    second = ahead.embed_documents_array(["same"])
+    third = ahead.embed_documents_array(["same"])
+    ahead.close()
+    expected = HashingEmbeddings(dimension=16).embed_documents_array(["same", "other"])
+    np.testing.assert_array_equal(first, expected)
+    np.testing.assert_array_equal(second[0], expected[0])
+    np.testing.assert_array_equal(third[0], expected[0])
+    on_thread = [texts for name, texts in recording.calls if name == "ragline-embed-ahead"]
+    here = [texts for name, texts in recording.calls if name != "ragline-embed-ahead"]
+    assert on_thread == [["same", "other", "same"]]
+    assert here == [["same"]]  # the copy beyond the plan
 
 
 def test_an_error_on_the_thread_is_raised_to_the_caller() -> None:
