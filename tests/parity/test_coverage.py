@@ -146,5 +146,4 @@ def test_pending_only_shrinks():
 PENDING: set[str] = {
     "chains.MapReduceDocumentsChain",
     "embeddings.DeterministicFakeEmbedding",
-    "memory.VectorStoreRetrieverMemory",
 }
