@@ -143,6 +143,4 @@ def test_pending_only_shrinks():
 
 # Names exported under a LangChain name that have no parity scenario yet. Issue 24 stays
 # open until this set is empty; it may only shrink (see test_pending_only_shrinks).
-PENDING: set[str] = {
-    "chains.MapReduceDocumentsChain",
-}
+PENDING: set[str] = set()
