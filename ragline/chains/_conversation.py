@@ -312,9 +312,9 @@ def create_history_aware_retriever(
         ...     FakeListChatModel(responses=["When was Rome founded?"]), retriever, prompt)
         >>> chain.invoke({"input": "When was it founded?",
         ...               "chat_history": [("human", "Tell me about Rome"), ("ai", "...")]})
-        [Document(page_content='about When was Rome founded?')]
+        [Document(metadata={}, page_content='about When was Rome founded?')]
         >>> chain.invoke({"input": "Rome?", "chat_history": []})
-        [Document(page_content='about Rome?')]
+        [Document(metadata={}, page_content='about Rome?')]
     """
     if "input" not in prompt.input_variables:
         raise InvalidInputError(

@@ -7,8 +7,6 @@ from typing import Any
 
 from ragline.core._model_methods import ModelMethods
 
-_REPR_TEXT_LIMIT = 80
-
 
 @dataclass
 class Document(ModelMethods):
@@ -38,15 +36,10 @@ class Document(ModelMethods):
             )
 
     def __repr__(self) -> str:
-        text = self.page_content
-        if len(text) > _REPR_TEXT_LIMIT:
-            text = text[: _REPR_TEXT_LIMIT - 3] + "..."
-        parts = [f"page_content={text!r}"]
-        if self.metadata:
-            parts.append(f"metadata={self.metadata!r}")
-        if self.id is not None:
-            parts.append(f"id={self.id!r}")
-        return f"Document({', '.join(parts)})"
+        # LangChain's printed form (programs print lists of documents and compare the
+        # output): the id when there is one, the metadata always, the text whole.
+        head = f"id={self.id!r}, " if self.id is not None else ""
+        return f"Document({head}metadata={self.metadata!r}, page_content={self.page_content!r})"
 
     def __str__(self) -> str:
         # LangChain's printed form: the text as is (not quoted by repr), then the
@@ -68,7 +61,7 @@ def stored_document(page_content: str, metadata: dict[str, Any], id: str | None)
 
     Example:
         >>> stored_document("hello", {"page": 1}, "d1")
-        Document(page_content='hello', metadata={'page': 1}, id='d1')
+        Document(id='d1', metadata={'page': 1}, page_content='hello')
     """
     document = _new(Document)
     document.page_content = page_content

@@ -31,7 +31,7 @@ Example:
     ...         return found[: k or self.k]
     >>> retriever = Keyword(documents=[Document("red apple"), Document("apple pie")])
     >>> retriever.invoke("apple", k=1)
-    [Document(page_content='red apple')]
+    [Document(metadata={}, page_content='red apple')]
 """
 
 from __future__ import annotations

@@ -351,7 +351,7 @@ class BM25Retriever(BaseRetriever):
         Example:
             >>> r = BM25Retriever.from_texts(["a b", "c"], ids=["x", "y"], k=1)
             >>> r.invoke("c")
-            [Document(page_content='c', id='y')]
+            [Document(id='y', metadata={}, page_content='c')]
         """
         texts = list(texts)
         for position, text in enumerate(texts):

@@ -34,7 +34,7 @@ class BaseDocumentCompressor(ABC):
         ...     def compress_documents(self, documents, query):
         ...         return [Document(d.page_content.split()[0]) for d in documents]
         >>> FirstWord().compress_documents([Document("hello world")], "greeting")
-        [Document(page_content='hello')]
+        [Document(metadata={}, page_content='hello')]
     """
 
     @abstractmethod
@@ -80,7 +80,7 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
         >>> keep = EmbeddingsFilter(HashingEmbeddings(dimension=256), k=1)
         >>> retriever = ContextualCompressionRetriever(base_compressor=keep, base_retriever=base)
         >>> retriever.invoke("cats purr")
-        [Document(page_content='cats purr loudly')]
+        [Document(metadata={}, page_content='cats purr loudly')]
     """
 
     def __init__(
@@ -199,7 +199,7 @@ class DocumentCompressorPipeline(BaseDocumentCompressor):
         ...         return [Document(d.page_content.upper()) for d in documents]
         >>> DocumentCompressorPipeline(transformers=[short, Upper()]).compress_documents(
         ...     [Document("tiny"), Document("much longer")], "q")
-        [Document(page_content='TINY')]
+        [Document(metadata={}, page_content='TINY')]
     """
 
     def __init__(self, transformers: Sequence[Any]) -> None:

@@ -55,7 +55,7 @@ class EmbeddingsFilter(BaseDocumentCompressor):
         >>> embeddings = HashingEmbeddings(dimension=256)
         >>> keep = EmbeddingsFilter(embeddings, similarity_threshold=0.3, k=None)
         >>> keep.compress_documents([Document("stock prices"), Document("cats purr")], "cats purr")
-        [Document(page_content='cats purr')]
+        [Document(metadata={}, page_content='cats purr')]
     """
 
     def __init__(
@@ -128,7 +128,8 @@ class EmbeddingsRedundantFilter:
         >>> dedup.transform_documents(
         ...     [Document("cats purr"), Document("Cats purr"), Document("dogs")]
         ... )
-        [Document(page_content='cats purr'), Document(page_content='dogs')]
+        [Document(metadata={}, page_content='cats purr'),
+         Document(metadata={}, page_content='dogs')]
     """
 
     def __init__(self, embeddings: Embeddings, similarity_threshold: float = 0.95) -> None:
@@ -323,7 +324,7 @@ class LLMChainExtractor(LLMDocumentCompressor):
         >>> extract = LLMChainExtractor.from_llm(FakeListLLM(responses=["cats purr", "NO_OUTPUT"]))
         >>> documents = [Document("cats purr. dogs bark."), Document("stocks")]
         >>> extract.compress_documents(documents, "cats")
-        [Document(page_content='cats purr')]
+        [Document(metadata={}, page_content='cats purr')]
     """
 
     default_prompt = DEFAULT_EXTRACT_PROMPT

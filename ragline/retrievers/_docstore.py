@@ -68,7 +68,7 @@ class InMemoryDocumentStore(BaseStore[str, Document]):
         >>> store = InMemoryDocumentStore()
         >>> store.mset([("p1", Document("parent text"))])
         >>> store.mget(["p1", "nope"])
-        [Document(page_content='parent text'), None]
+        [Document(metadata={}, page_content='parent text'), None]
     """
 
     def __init__(self) -> None:
@@ -164,7 +164,7 @@ def create_kv_docstore(store: BaseStore[str, bytes]) -> KVDocumentStore:
         >>> raw.mget(["p1"])
         [b'{"page_content": "text", "metadata": {"n": 1}, "id": null}']
         >>> docs.mget(["p1"])
-        [Document(page_content='text', metadata={'n': 1})]
+        [Document(metadata={'n': 1}, page_content='text')]
     """
     return KVDocumentStore(store)
 

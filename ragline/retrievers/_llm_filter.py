@@ -66,7 +66,7 @@ class LLMChainFilter(LLMDocumentCompressor):
         >>> from ragline.core import FakeListLLM, FakeListChatModel
         >>> keep = LLMChainFilter.from_llm(FakeListLLM(responses=["YES"]))
         >>> keep.compress_documents([Document("cats purr")], "cats")
-        [Document(page_content='cats purr')]
+        [Document(metadata={}, page_content='cats purr')]
         >>> LLMChainFilter.from_llm(FakeListChatModel(responses=["NO"])).compress_documents(
         ...     [Document("stocks")], "cats")
         []

@@ -58,7 +58,7 @@ def unique_documents(documents: list[Document]) -> list[Document]:
 
     Example:
         >>> unique_documents([Document("a"), Document("b"), Document("a")])
-        [Document(page_content='a'), Document(page_content='b')]
+        [Document(metadata={}, page_content='a'), Document(metadata={}, page_content='b')]
     """
     kept: dict[Hashable, list[Document]] = {}
     result = []
@@ -150,7 +150,8 @@ class MultiQueryRetriever(ChildBatchRetriever):
             >>> base = BM25Retriever.from_texts(["red fox", "blue whale"], k=1)
             >>> MultiQueryRetriever.from_llm(base, FakeListLLM(responses=["fox"]),
             ...                              include_original=True).invoke("whale")
-            [Document(page_content='red fox'), Document(page_content='blue whale')]
+            [Document(metadata={}, page_content='red fox'),
+             Document(metadata={}, page_content='blue whale')]
         """
         _warn_parser_key(parser_key, stacklevel=3)
         prompt = DEFAULT_QUERY_PROMPT if prompt is None else prompt

@@ -62,7 +62,7 @@ class ParentDocumentRetriever(ChildBatchRetriever):
         >>> retriever.add_documents([Document("Cats purr. Dogs bark loudly.", id="pets"),
         ...                          Document("Stocks fell. Bonds rose today.", id="money")])
         >>> retriever.invoke("dogs bark")
-        [Document(page_content='Cats purr. Dogs bark loudly.', id='pets')]
+        [Document(id='pets', metadata={}, page_content='Cats purr. Dogs bark loudly.')]
     """
 
     def __init__(

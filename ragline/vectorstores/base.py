@@ -267,7 +267,7 @@ class VectorStore(SearchMethods):
         Example:
             >>> store = InMemoryVectorStore.from_documents([Document("a", id="x")], embeddings)
             >>> store.get_by_ids(["x"])
-            [Document(page_content='a', id='x')]
+            [Document(id='x', metadata={}, page_content='a')]
         """
         ids = store_options.pop("ids", None)
         texts, metadatas, doc_ids = split_documents(documents, ids)

@@ -64,7 +64,7 @@ class VectorStoreRetriever(BaseRetriever):
         >>> options = {"k": 1, "filter": {"topic": "pets"}}
         >>> retriever = VectorStoreRetriever(store, search_kwargs=options)
         >>> retriever.invoke("stocks and cats")
-        [Document(page_content='cats purr', metadata={'topic': 'pets'}, id='cats')]
+        [Document(id='cats', metadata={'topic': 'pets'}, page_content='cats purr')]
     """
 
     allowed_search_types = SEARCH_TYPES
