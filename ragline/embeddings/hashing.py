@@ -9,6 +9,9 @@ cancel out on average instead of piling up. Rows are then L2-normalised.
 
 Texts that share words or word pieces get a positive cosine similarity; unrelated texts
 get about zero. It is a baseline and a test double, not a semantic model.
+
+``DeterministicFakeEmbedding`` (LangChain's test double) lives here too: seeded normal
+draws per text, LangChain's numbers, no word overlap.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from hashlib import blake2b
+from hashlib import blake2b, sha256
 
 import numpy as np
 
@@ -195,21 +198,69 @@ class HashingEmbeddings(Embeddings):
         return self.embed_queries_array(texts)
 
 
-class DeterministicFakeEmbedding(HashingEmbeddings):
-    """LangChain's name for a deterministic test embedding: ``HashingEmbeddings(size)``.
+class DeterministicFakeEmbedding(Embeddings):
+    """LangChain's deterministic test embedding: seeded normal draws, LangChain's numbers.
+
+    A text's vector is ``size`` standard-normal draws from numpy's ``default_rng`` seeded
+    with the text's UTF-8 SHA-256 digest (read as an integer) modulo 10**8, so the numbers
+    are LangChain's ``DeterministicFakeEmbedding``'s, in every call and process. They are
+    neither unit length nor alike for texts that share words; for a test double with
+    word overlap use :class:`HashingEmbeddings`.
+
+    ``embed_documents`` / ``embed_query`` give the float64 draws; the array methods give
+    the same draws as float32, as every ragline embedding's arrays are.
 
     Args:
         size: length of every vector (> 0).
 
+    Raises:
+        InvalidInputError: ``size`` is not a positive int.
+
     Example:
-        >>> len(DeterministicFakeEmbedding(size=10).embed_query("hi"))
-        10
+        >>> fake = DeterministicFakeEmbedding(size=3)
+        >>> fake.embed_query("hi") == fake.embed_documents(["hi"])[0]
+        True
     """
 
     def __init__(self, *, size: int) -> None:
-        super().__init__(dimension=size)
+        self.size = check_positive_int("size", size)
 
-    @property
-    def size(self) -> int:
-        """The vector length (LangChain's attribute name)."""
-        return self.dimension
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(size={self.size})"
+
+    def _draws(self, text: str) -> np.ndarray:
+        seed = int.from_bytes(sha256(text.encode("utf-8")).digest(), "big") % 10**8
+        return np.random.default_rng(seed).normal(size=self.size)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed texts: one list of ``size`` floats per text, in order.
+
+        Raises:
+            InvalidInputError: a text is not a string.
+        """
+        return [self._draws(text).tolist() for text in check_texts(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query (the same vector ``embed_documents`` gives that text)."""
+        return self._draws(check_text(text)).tolist()
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Async ``embed_documents`` (pure CPU, computed inline)."""
+        return self.embed_documents(texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        """Async ``embed_query`` (pure CPU, computed inline)."""
+        return self.embed_query(text)
+
+    def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        """The vectors of ``embed_documents`` as a float32 ``(len(texts), size)`` matrix."""
+        items = check_texts(texts)
+        result = np.empty((len(items), self.size), dtype=np.float32)
+        for row, text in enumerate(items):
+            result[row] = self._draws(text)
+        return result
+
+    def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Queries and documents share one space here: same as ``embed_documents_array``."""
+        check_texts(texts, what="queries")
+        return self.embed_documents_array(texts)

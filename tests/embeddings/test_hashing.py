@@ -138,6 +138,7 @@ def test_deterministic_fake_embedding_is_langchain_shaped() -> None:
     fake = DeterministicFakeEmbedding(size=10)
     assert fake.size == 10
     assert len(fake.embed_query("hello")) == 10
-    assert fake.embed_query("hello") == HashingEmbeddings(dimension=10).embed_query("hello")
-    with pytest.raises(InvalidInputError, match="dimension must be an int >= 1, got 0"):
+    assert fake.embed_query("hello") == fake.embed_documents(["hello"])[0]
+    assert fake.embed_query("hello") != HashingEmbeddings(dimension=10).embed_query("hello")
+    with pytest.raises(InvalidInputError, match="size must be an int >= 1, got 0"):
         DeterministicFakeEmbedding(size=0)

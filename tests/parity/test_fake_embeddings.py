@@ -3,20 +3,21 @@
 A test double a program builds a store on. What both promise is compared: the length
 of every vector (sync and async), the same vector for the same text in every call and
 process, different vectors for different texts, and a store over each finding a stored
-text first when asked for it. The numbers themselves differ (docs/differences.md):
-LangChain's are normal draws seeded by the text's hash, ragline's are its
-HashingEmbeddings vectors (unit length, texts sharing words alike).
+text first when asked for it, and the numbers themselves: both are normal draws
+seeded by the text's SHA-256, equal to the last bit (float32 in ragline's arrays).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 
+import numpy as np
 import pytest
 from langchain_core.embeddings import DeterministicFakeEmbedding as LCDeterministicFakeEmbedding
 from langchain_core.vectorstores import InMemoryVectorStore as LCInMemoryVectorStore
 
-from ragline.embeddings import DeterministicFakeEmbedding, HashingEmbeddings
+from ragline.embeddings import DeterministicFakeEmbedding
 from ragline.vectorstores import InMemoryVectorStore
 
 COVERS = {"embeddings.DeterministicFakeEmbedding"}
@@ -45,18 +46,40 @@ def test_the_same_promises(size: int) -> None:
     assert ours == (size, [size] * 4, True, True, True, True)
 
 
-def test_the_numbers_are_hashing_embeddings() -> None:
-    # listed in docs/differences.md
-    vector = DeterministicFakeEmbedding(size=16).embed_query("red apples")
-    assert vector == HashingEmbeddings(dimension=16).embed_query("red apples")
-    assert math.isclose(math.hypot(*vector), 1.0, rel_tol=1e-6)
-    assert vector != LCDeterministicFakeEmbedding(size=16).embed_query("red apples")
+@pytest.mark.parametrize("size", [1, 16, 300])
+def test_the_numbers_are_langchains(size: int) -> None:
+    ours, theirs = DeterministicFakeEmbedding(size=size), LCDeterministicFakeEmbedding(size=size)
+    texts = [*TEXTS, "", "The meaning of life is 42"]
+    assert ours.embed_documents(texts) == theirs.embed_documents(texts)
+    assert ours.embed_query("Ça va, 你好") == theirs.embed_query("Ça va, 你好")
 
 
-async def test_async_vectors_have_the_same_length() -> None:
+def test_known_values() -> None:
+    # hand-checkable: numpy default_rng(sha256("hi") % 10**8).normal(size=3)
+    seed = int(hashlib.sha256(b"hi").hexdigest(), 16) % 10**8
+    expected = np.random.default_rng(seed).normal(size=3).tolist()
+    assert DeterministicFakeEmbedding(size=3).embed_query("hi") == expected
+    assert LCDeterministicFakeEmbedding(size=3).embed_query("hi") == expected
+    assert not math.isclose(math.hypot(*expected), 1.0)
+
+
+def test_the_array_is_the_same_numbers_as_float32() -> None:
+    ours = DeterministicFakeEmbedding(size=8)
+    matrix = ours.embed_documents_array(TEXTS)
+    assert matrix.dtype == np.float32
+    assert matrix.shape == (4, 8)
+    expected = np.array(LCDeterministicFakeEmbedding(size=8).embed_documents(TEXTS), np.float32)
+    assert (matrix == expected).all()
+    assert (ours.embed_queries_array(["red apples"])[0] == expected[0]).all()
+
+
+async def test_async_vectors_are_the_same() -> None:
     theirs = await LCDeterministicFakeEmbedding(size=8).aembed_documents(TEXTS)
     ours = await DeterministicFakeEmbedding(size=8).aembed_documents(TEXTS)
-    assert [len(v) for v in ours] == [len(v) for v in theirs] == [8] * 4
+    assert ours == theirs
+    assert await DeterministicFakeEmbedding(size=8).aembed_query("x") == (
+        await LCDeterministicFakeEmbedding(size=8).aembed_query("x")
+    )
 
 
 def test_a_store_finds_a_stored_text_first() -> None:

@@ -28,7 +28,7 @@ from ragline.core import (
     StrOutputParser,
 )
 from ragline.core.callbacks import manager
-from ragline.embeddings import DeterministicFakeEmbedding, Embeddings
+from ragline.embeddings import Embeddings, HashingEmbeddings
 from ragline.vectorstores import InMemoryVectorStore
 from tests.agents._math_tools import add, multiply
 
@@ -42,7 +42,7 @@ ANSWER_PROMPT = ChatPromptTemplate.from_messages(
 
 def retrieval_chain(answer: str = "They purr.") -> Any:
     store = InMemoryVectorStore.from_texts(
-        TEXTS, DeterministicFakeEmbedding(size=16), ids=["c", "d", "m"]
+        TEXTS, HashingEmbeddings(dimension=16), ids=["c", "d", "m"]
     )
     model = FakeListChatModel(responses=[answer])
     return create_retrieval_chain(
@@ -454,7 +454,7 @@ def test_traced_search_warns_no_more_than_untraced(traced: Traced) -> None:
 
 def test_a_score_threshold_search_reports_relevances(traced: Traced) -> None:
     store = InMemoryVectorStore.from_texts(
-        TEXTS, DeterministicFakeEmbedding(size=16), ids=["c", "d", "m"]
+        TEXTS, HashingEmbeddings(dimension=16), ids=["c", "d", "m"]
     )
     retriever = store.as_retriever(
         search_type="similarity_score_threshold",
