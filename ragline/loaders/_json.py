@@ -35,7 +35,7 @@ from ragline.loaders._encoding import (
     read_text,
 )
 
-__all__ = ["JSONLoader", "compile_path"]
+__all__ = ["JSONContentError", "JSONLoader", "compile_path"]
 
 _STEP = re.compile(
     r"""\.(?P<name>[A-Za-z_][A-Za-z0-9_]*)
@@ -46,6 +46,12 @@ _STEP = re.compile(
     re.VERBOSE,
 )
 Step = tuple[str, Any]  # ("key", name) | ("each", None) | ("index", n)
+
+
+class JSONContentError(LoaderError, ValueError):
+    """Content that is not a string where ``text_content=True`` wants one; the message
+    names the path, the file and the value's kind. Caught as LoaderError (an OSError, as
+    every loader's read error) or ValueError (what LangChain's JSONLoader raises there)."""
 
 
 class _NoMatch(Exception):
@@ -146,7 +152,8 @@ class JSONLoader(BaseLoader):
         is_content_key_jq_parsable: treat ``content_key`` as a path.
         metadata_func: ``metadata_func(record, metadata) -> metadata`` to add
             facts from the record (the value ``jq_schema`` selected).
-        text_content: the content must be a string (else LoaderError naming where);
+        text_content: the content must be a string or ``null`` (which gives ``""``),
+            else a JSONContentError (a LoaderError and a ValueError) naming where;
             ``False`` turns other values into JSON text (``null`` into ``""``), with
             non-ASCII characters escaped (``"\\u00e9"``) as LangChain's loader writes them.
         json_lines: the file has one JSON value per line (blank lines skipped);
@@ -161,7 +168,8 @@ class JSONLoader(BaseLoader):
         InvalidInputError: a malformed path or unknown encoding (at construction).
         LoaderError: on load, the file is missing, not valid JSON (names the line
             and column), or the path or content key matches nothing (names the
-            path, the file and where it failed).
+            path, the file and where it failed); JSONContentError (also a
+            ValueError) for non-string content with ``text_content=True``.
 
     Example:
         >>> import tempfile, pathlib
@@ -281,8 +289,10 @@ class JSONLoader(BaseLoader):
     def _text(self, content: Any, where: str, path: str) -> str:
         if isinstance(content, str):
             return content
+        if content is None:
+            return ""
         if self.text_content:
-            raise LoaderError(
+            raise JSONContentError(
                 f"content at {where} in {path} is {_kind(content)}, not a string; "
                 "pass text_content=False to load it as JSON text"
             )

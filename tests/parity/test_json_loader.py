@@ -9,6 +9,7 @@ Compared: every document's text and metadata (source and seq_num included), in o
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -94,10 +95,23 @@ def test_json_lines_with_a_content_key(files: dict[str, Path]) -> None:
     assert [text for text, _ in ours] == ["<h1>One</h1>", "<h1>Two</h1>"]
 
 
-def test_a_non_string_with_text_content_is_refused(files: dict[str, Path]) -> None:
-    # LangChain raises ValueError; ragline a LoaderError (an OSError) naming the path:
-    # listed in docs/differences.md
+@pytest.mark.parametrize(
+    ("jq", "kind"),
+    [(".image", "an object"), (".scores[0]", "a number"), (".is_still_participant", "a boolean")],
+)
+def test_a_non_string_with_text_content_is_a_value_error(
+    files: dict[str, Path], jq: str, kind: str
+) -> None:
     with pytest.raises(ValueError):
-        LCJSONLoader(file_path=files["chat"], jq_schema=".image").load()
-    with pytest.raises(LoaderError, match=r"content at \.image in .*chat\.json is an object"):
-        JSONLoader(file_path=files["chat"], jq_schema=".image").load()
+        LCJSONLoader(file_path=files["chat"], jq_schema=jq).load()
+    with pytest.raises(ValueError, match=rf"content at {re.escape(jq)} in .*chat\.json is {kind}"):
+        JSONLoader(file_path=files["chat"], jq_schema=jq).load()
+    # ragline's loader contract holds too: a LoaderError, which is an OSError
+    with pytest.raises(LoaderError) as caught:
+        JSONLoader(file_path=files["chat"], jq_schema=jq).load()
+    assert isinstance(caught.value, OSError)
+
+
+def test_null_content_is_empty_text(files: dict[str, Path]) -> None:
+    ours, theirs = _both(files["chat"], jq_schema=".scores[2]")
+    assert ours == theirs == [("", {"source": str(files["chat"]), "seq_num": 1})]
