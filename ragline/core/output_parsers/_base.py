@@ -23,6 +23,7 @@ from typing import Any, Generic, TypeVar
 from ragline.core.callbacks.base import stream_taps
 from ragline.core.config import ensure_config, get_current_config, use_config
 from ragline.core.exceptions import InvalidInputError
+from ragline.core.fields import Fields
 from ragline.core.messages import BaseMessage
 from ragline.core.runnables.base import Runnable
 from ragline.core.runnables.runs import combine_chunks
@@ -66,12 +67,14 @@ def excerpt(text: str) -> str:
 
 
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
-class BaseOutputParser(Runnable[Any, T], Generic[T]):
+class BaseOutputParser(Fields, Runnable[Any, T], Generic[T]):
     """Base of output parsers; implement ``parse(text)``.
 
     ``invoke`` accepts a string or a message (its text is parsed) and reports a
     ``parser`` run to callbacks. Parsers that read more than the text (tool calls)
-    override ``_parse_output``, which receives the str or message itself.
+    override ``_parse_output``, which receives the str or message itself. A subclass
+    may declare options as annotated class attributes (``true_val: str = "YES"``) and
+    is then constructed by keyword, as LangChain's pydantic parsers are.
     """
 
     @abstractmethod

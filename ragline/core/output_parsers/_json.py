@@ -80,9 +80,15 @@ def validate_model(model: type, value: Any) -> Any:
 
 
 def _parse_json(text: str) -> Any:
+    # Truncated JSON (a reply cut off by max_tokens) parses to what arrived, as in
+    # LangChain, whose parse reads every reply with its partial-JSON parser.
     try:
         return parse_json_markdown(text)
     except ValueError as err:
+        try:
+            return parse_json_markdown(text, partial=True)
+        except ValueError:
+            pass
         raise OutputParserException(
             f"model output is not valid JSON ({err}): {excerpt(text)!r}", llm_output=text
         ) from err

@@ -56,6 +56,11 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
             key: coerce_to_runnable(value) for key, value in merged.items()
         }
 
+    @property
+    def steps__(self) -> dict[str, Runnable[Input, Any]]:
+        """``steps`` under LangChain's field name (programs read ``parallel.steps__``)."""
+        return self.steps
+
     def get_name(self) -> str:
         """``RunnableParallel<key1,key2>`` unless a name was set."""
         return self.name or f"RunnableParallel<{','.join(self.steps)}>"

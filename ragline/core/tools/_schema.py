@@ -504,7 +504,8 @@ class ArgsSchema:
         return schema
 
     def model_json_schema(self) -> dict[str, Any]:
-        """The schema as pydantic's ``model_json_schema()`` writes it (with titles)."""
+        """The schema as pydantic's ``model_json_schema()`` writes it: with titles, its
+        keys in alphabetical order as pydantic sorts them (programs print it)."""
         schema: dict[str, Any] = {"title": self.name}
         if self.description:
             schema["description"] = self.description
@@ -512,7 +513,7 @@ class ArgsSchema:
         if self.required:
             schema["required"] = list(self.required)
         schema["type"] = "object"
-        return schema
+        return dict(sorted(schema.items()))
 
     schema = model_json_schema  # pydantic v1's name
 

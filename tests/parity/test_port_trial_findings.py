@@ -1,0 +1,99 @@
+"""Parity: behaviours the port trial (``benchmarks/port_trial.py``) found different.
+
+Each scenario runs the same program shape through LangChain's class and ragline's class
+of the same name and compares what the program can observe.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import pytest
+from langchain_core.output_parsers import BaseOutputParser as LCBaseOutputParser
+from langchain_core.output_parsers import JsonOutputParser as LCJsonOutputParser
+from langchain_core.runnables import RunnableParallel as LCRunnableParallel
+from langchain_core.runnables import RunnablePassthrough as LCRunnablePassthrough
+from langchain_core.tools import tool as lc_tool
+
+from ragline.core import BaseOutputParser, JsonOutputParser, RunnableParallel, RunnablePassthrough
+from ragline.tools import tool
+
+COVERS = {"core.BaseOutputParser", "core.JsonOutputParser", "core.RunnableParallel"}
+
+
+def _tool_schemas(decorator: Any) -> list[dict[str, Any]]:
+    @decorator
+    def multiply_by_max(
+        a: Annotated[int, "scale factor"], b: Annotated[list[int], "ints to take the max of"]
+    ) -> int:
+        """Multiply a by the maximum of b."""
+        return a * max(b)
+
+    @decorator
+    def bare(x: str) -> str:
+        """Echo."""
+        return x
+
+    return [multiply_by_max.args_schema.model_json_schema(), bare.args_schema.model_json_schema()]
+
+
+def test_a_tool_schema_prints_with_pydantics_key_order():
+    ours, theirs = _tool_schemas(tool), _tool_schemas(lc_tool)
+    assert [list(s) for s in ours] == [list(s) for s in theirs]
+    assert repr(ours) == repr(theirs)
+
+
+def test_steps_dunder_of_a_parallel():
+    def build(parallel: Any, passthrough: Any) -> Any:
+        return parallel(passed=passthrough(), modified=lambda x: x["num"] + 1)
+
+    ours, theirs = (
+        build(RunnableParallel, RunnablePassthrough),
+        build(LCRunnableParallel, LCRunnablePassthrough),
+    )
+    assert sorted(ours.steps__) == sorted(theirs.steps__) == ["modified", "passed"]
+    assert ours.steps__["modified"].invoke({"num": 1}) == 2
+
+
+def _boolean_parser(base: Any) -> Any:
+    class BooleanOutputParser(base):  # type: ignore[misc, valid-type]
+        true_val: str = "YES"
+        false_val: str = "NO"
+
+        def parse(self, text: str) -> bool:
+            cleaned = text.strip().upper()
+            if cleaned not in (self.true_val.upper(), self.false_val.upper()):
+                raise ValueError(f"expected {self.true_val} or {self.false_val}, got {cleaned}")
+            return cleaned == self.true_val.upper()
+
+    return BooleanOutputParser
+
+
+def test_a_parser_subclass_declares_fields_and_is_built_by_keyword():
+    def run(base: Any) -> Any:
+        cls = _boolean_parser(base)
+        okay = cls(true_val="OKAY")
+        return (
+            cls().invoke("yes"),
+            okay.invoke("OKAY"),
+            okay.batch(["OKAY", "NO"]),
+            (okay.true_val, okay.false_val),
+        )
+
+    assert run(BaseOutputParser) == run(LCBaseOutputParser) == (
+        True, True, [True, False], ("OKAY", "NO")
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": "partial',
+        '{"a": [1, 2',
+        '```json\n{"x": {"y": "z"',
+        '{"done": true}',
+    ],
+)
+def test_json_parse_of_a_truncated_reply_gives_what_arrived(text: str):
+    assert JsonOutputParser().parse(text) == LCJsonOutputParser().parse(text)
+    assert JsonOutputParser().invoke(text) == LCJsonOutputParser().invoke(text)
