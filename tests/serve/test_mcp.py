@@ -538,3 +538,68 @@ async def test_a_store_indexed_before_sections_were_recorded_finds_them_in_markd
     ]
     text, mime_type = tools.read("ragline://source/guide.md")  # the file is gone
     assert (text, mime_type) == ("\n\n".join(texts), "text/markdown")
+
+
+def test_the_quick_argument_check_passes_only_what_the_schema_accepts() -> None:
+    """StoreMCP.call skips jsonschema for plainly valid arguments: the quick check says
+    yes to those and to nothing the schema refuses (what it says no to, jsonschema
+    decides: ``k=2.0`` is valid there, ``k=True`` is not)."""
+    import jsonschema
+
+    from ragline.serve._mcp import _plain_check, tool_definitions
+
+    schemas = {t["name"]: t["inputSchema"] for t in tool_definitions(
+        ["similarity", "mmr", "bm25"], 100, ask=True)}  # fmt: skip
+    plain = [
+        ("search", {"query": "logs"}),
+        ("search", {"query": "é", "k": 100, "search_type": "bm25", "filter": {"path": "a"},
+                    "source": "*.md"}),
+        ("search", {"query": "x", "k": 1, "filter": {}}),
+        ("get_passage", {"id": "f00", "neighbors": 5}),
+        ("list_sources", {}),
+        ("list_sources", {"pattern": "docs/*"}),
+        ("ask", {"question": "why?", "k": 3, "search_type": "mmr"}),
+    ]  # fmt: skip
+    others = [
+        ("search", {"query": "x", "k": 2.0}, True),
+        ("search", {"query": "x", "k": True}, False),
+        ("search", {"query": "x", "k": 0}, False),
+        ("search", {"query": "x", "k": 101}, False),
+        ("search", {"query": ""}, False),
+        ("search", {"query": 3}, False),
+        ("search", {"k": 3}, False),
+        ("search", {"query": "x", "top": 3}, False),
+        ("search", {"query": "x", "search_type": "hybrid"}, False),
+        ("search", {"query": "x", "search_type": 1}, False),
+        ("search", {"query": "x", "filter": []}, False),
+        ("search", {"query": "x", "source": None}, False),
+        ("get_passage", {"id": "f00", "neighbors": -1}, False),
+        ("get_passage", {"neighbors": 1}, False),
+        ("list_sources", {"pattern": 7}, False),
+        ("ask", {"query": "why?"}, False),
+    ]
+    for name, arguments in plain:
+        assert jsonschema.Draft202012Validator(schemas[name]).is_valid(arguments), arguments
+        assert _plain_check(schemas[name])(arguments) is True, arguments
+    for name, arguments, valid in others:
+        assert jsonschema.Draft202012Validator(schemas[name]).is_valid(arguments) is valid
+        assert _plain_check(schemas[name])(arguments) is False, arguments
+    assert _plain_check({**schemas["search"], "additionalProperties": True}) is None
+    assert (
+        _plain_check({"type": "object", "properties": {"q": {"type": "string", "pattern": "a"}}})
+        is None
+    )
+
+
+async def test_the_server_gives_a_tools_input_schema_without_listing_the_tools(
+    store: Path,
+) -> None:
+    """Streamable HTTP checks a call's Mcp-Param headers against the tool's input
+    schema: the server hands it over directly (before, the SDK ran a tools/list through
+    the server on every call)."""
+    from ragline.serve._mcp import create_mcp_server, open_store_mcp
+
+    tools = open_store_mcp(store, search_threads=None)
+    server = create_mcp_server(tools)
+    assert server.get_tool_input_schema("search") == tools.tools[0]["inputSchema"]
+    assert server.get_tool_input_schema("delete_everything") is None
