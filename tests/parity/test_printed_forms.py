@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 from langchain_core.documents import Document as LCDocument
+from langchain_core.prompts import PromptTemplate as LCPromptTemplate
 
 from ragline.core import Document
+from ragline.core.prompts import PromptTemplate
 
-COVERS = {"core.Document"}
+COVERS = {"core.Document", "core.PromptTemplate", "core.StringPromptValue"}
 
 
 @pytest.mark.parametrize(
@@ -32,3 +34,27 @@ def test_repr_of_a_document_and_of_a_list_of_them(fields: dict[str, Any]):
     assert repr(ours) == repr(lc)
     assert repr([ours, ours]) == repr([lc, lc])
     assert f"{[(ours, 0.5)]}" == f"{[(lc, 0.5)]}"
+
+
+# ---- prompts and prompt values ----------------------------------------------------------------
+def _prompts(cls: Any) -> list[Any]:
+    return [
+        cls.from_template("Tell me a joke about {topic}") + ", funny" + " in {language}",
+        cls.from_template("{foo}{bar}").partial(foo="foo"),
+        cls.from_template("a {{ x }}", template_format="jinja2", tags=["t"]),
+        cls(template="{q}", input_variables=["q"], metadata={"m": 1}),
+    ]
+
+
+def test_str_and_repr_of_a_prompt_template():
+    ours, theirs = _prompts(PromptTemplate), _prompts(LCPromptTemplate)
+    assert [str(p) for p in ours] == [str(p) for p in theirs]
+    assert [repr(p) for p in ours] == [repr(p) for p in theirs]
+
+
+def test_str_and_repr_of_a_string_prompt_value():
+    ours = PromptTemplate.from_template("Tell me a joke about {topic}").invoke({"topic": "cats"})
+    theirs = LCPromptTemplate.from_template("Tell me a joke about {topic}").invoke(
+        {"topic": "cats"}
+    )
+    assert (str(ours), repr(ours)) == (str(theirs), repr(theirs))

@@ -409,8 +409,31 @@ class PromptTemplate(BasePromptTemplate):
             "template_format": self.template_format,
         }
 
+    def _printed_fields(self) -> list[tuple[str, Any]]:
+        # LangChain's printed form (pydantic's): its fields in its order, the ones that
+        # default to a factory always, the others only when they differ from the default.
+        shown: list[tuple[str, Any]] = [("input_variables", list(self.input_variables))]
+        if self.optional_variables:
+            shown.append(("optional_variables", list(self.optional_variables)))
+        shown.append(("input_types", self.input_types))
+        if self.output_parser is not None:
+            shown.append(("output_parser", self.output_parser))
+        shown.append(("partial_variables", self.partial_variables))
+        if self.metadata is not None:
+            shown.append(("metadata", self.metadata))
+        if self.tags is not None:
+            shown.append(("tags", self.tags))
+        shown.append(("template", self.template))
+        if self.template_format != "f-string":
+            shown.append(("template_format", self.template_format))
+        return shown
+
     def __repr__(self) -> str:
-        return f"PromptTemplate(template={self.template!r})"
+        inner = ", ".join(f"{name}={value!r}" for name, value in self._printed_fields())
+        return f"PromptTemplate({inner})"
+
+    def __str__(self) -> str:
+        return " ".join(f"{name}={value!r}" for name, value in self._printed_fields())
 
 
 def format_document(document: Any, prompt: BasePromptTemplate) -> str:

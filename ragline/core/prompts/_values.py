@@ -36,6 +36,9 @@ class StringPromptValue(PromptValue):
     def to_string(self) -> str:
         return self.text
 
+    def __str__(self) -> str:  # LangChain's (pydantic's) printed form
+        return f"text={self.text!r}"
+
     def to_messages(self) -> list[BaseMessage]:
         return [HumanMessage(self.text)]
 
@@ -54,6 +57,9 @@ class ChatPromptValue(PromptValue):
 
     def to_string(self) -> str:
         return get_buffer_string(self.messages)
+
+    def __str__(self) -> str:  # LangChain's (pydantic's) printed form
+        return f"messages={self.messages!r}"
 
     def to_messages(self) -> list[BaseMessage]:
         return list(self.messages)
