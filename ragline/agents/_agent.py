@@ -56,10 +56,12 @@ async def _in_thread(function: Any, *args: Any, **kwargs: Any) -> Any:
     return await asyncio.get_running_loop().run_in_executor(None, call)
 
 
-class BaseSingleActionAgent(Fields):
-    """LangChain's agent protocol: ``plan(intermediate_steps, callbacks=None, **inputs)``
+class _AgentProtocol(Fields):
+    """What both agent kinds share: ``plan(intermediate_steps, callbacks=None, **inputs)``
     returns an action (or a list of them) or a finish. Subclasses write ``plan``;
-    ``aplan`` runs it in a worker thread unless overridden."""
+    ``aplan`` runs it in a worker thread unless overridden. Private: a program subclasses
+    :class:`BaseSingleActionAgent` or :class:`BaseMultiActionAgent` (siblings, as in
+    LangChain)."""
 
     stopped_message = STOPPED  # the "force" answer when a limit stops the executor
 
@@ -115,17 +117,31 @@ class BaseSingleActionAgent(Fields):
         self, early_stopping_method: str, intermediate_steps: Steps, **kwargs: Any
     ) -> AgentFinish:
         """Async :meth:`return_stopped_response`."""
-        if early_stopping_method == "generate" and type(self).aplan is not (
-            BaseSingleActionAgent.aplan
-        ):
+        if early_stopping_method == "generate" and type(self).aplan is not _AgentProtocol.aplan:
             return _as_finish(await self.aplan(intermediate_steps, **kwargs))
         return await _in_thread(
             self.return_stopped_response, early_stopping_method, intermediate_steps, **kwargs
         )
 
 
-class BaseMultiActionAgent(BaseSingleActionAgent):
-    """An agent whose ``plan`` returns a list of actions (run in one step) or a finish."""
+class BaseSingleActionAgent(_AgentProtocol):
+    """An agent whose ``plan`` returns one action or a finish (LangChain's base class).
+
+    Example:
+        >>> from ragline.core import AgentFinish
+        >>> class Done(BaseSingleActionAgent):
+        ...     def plan(self, intermediate_steps, callbacks=None, **kwargs):
+        ...         return AgentFinish({"output": "done"}, "done")
+        >>> Done().plan([]).return_values
+        {'output': 'done'}
+    """
+
+
+class BaseMultiActionAgent(_AgentProtocol):
+    """An agent whose ``plan`` returns a list of actions (run in one step) or a finish.
+
+    A sibling of :class:`BaseSingleActionAgent`, not a subclass, as in LangChain.
+    """
 
     stopped_message = STOPPED_MULTI
 
@@ -143,7 +159,7 @@ def _unknown_method(method: str) -> ConfigurationError:
     return ConfigurationError(f"early_stopping_method {method!r} is not one of {options}")
 
 
-class RunnableAgent(BaseMultiActionAgent):
+class _RunnablePlanner(_AgentProtocol):
     """A Runnable (``create_react_agent`` / ``create_tool_calling_agent``) as an agent.
 
     ``plan`` calls ``runnable`` with ``{**inputs, "intermediate_steps": steps}``. With
@@ -160,12 +176,6 @@ class RunnableAgent(BaseMultiActionAgent):
         if not isinstance(self.runnable, Runnable):
             kind = type(self.runnable).__name__
             raise InvalidInputError(f"an agent must be a Runnable or an agent object, got {kind}")
-        # LangChain's executor treats a runnable whose output is a list of actions (the
-        # tool-calling agent's parser) as a multi-action agent, anything else as a
-        # single-action one; the two say "stopped" differently.
-        last = getattr(self.runnable, "last", self.runnable)
-        multi = isinstance(last, ToolsAgentOutputParser)
-        self.stopped_message = STOPPED_MULTI if multi else STOPPED
 
     @property
     def input_keys(self) -> list[str]:
@@ -200,7 +210,29 @@ class RunnableAgent(BaseMultiActionAgent):
         return output  # type: ignore[no-any-return]
 
 
-RunnableMultiActionAgent = RunnableAgent
+class RunnableAgent(_RunnablePlanner, BaseSingleActionAgent):
+    """A Runnable as a single-action agent (``plan`` may still give a list of actions).
+
+    ``plan`` calls ``runnable`` with ``{**inputs, "intermediate_steps": steps}``. With
+    ``stream_runnable`` (the default, as LangChain) it streams, so the model's tokens
+    reach callbacks as they come, and adds the output chunks up. ``AgentExecutor`` wraps
+    a Runnable in this class, or in :class:`RunnableMultiActionAgent` when it ends in a
+    tool-calling parser, as LangChain's executor does.
+    """
+
+
+class RunnableMultiActionAgent(_RunnablePlanner, BaseMultiActionAgent):
+    """A Runnable as a multi-action agent; see :class:`RunnableAgent`."""
+
+
+def runnable_agent(runnable: Any, *, stream_runnable: bool = True) -> _RunnablePlanner:
+    """Wrap a Runnable as LangChain's executor does: multi-action when it ends in a
+    tool-calling parser (its output is a list of actions), single-action otherwise."""
+    last = getattr(runnable, "last", runnable)
+    kind = RunnableMultiActionAgent if isinstance(last, ToolsAgentOutputParser) else RunnableAgent
+    return kind(runnable=runnable, stream_runnable=stream_runnable)
+
+
 _NOTHING: Any = object()
 _PLAIN_TEXT = StrOutputParser()
 

@@ -27,9 +27,10 @@ from typing import Any
 
 from ragline.agents._agent import (
     EARLY_STOPPING_METHODS,
+    BaseMultiActionAgent,
     BaseSingleActionAgent,
-    RunnableAgent,
     Steps,
+    runnable_agent,
 )
 from ragline.agents._tools import ExceptionTool, InvalidTool
 from ragline.chains._chain import Chain
@@ -135,8 +136,10 @@ class AgentExecutor(Chain):
         if self.agent is None:
             raise InvalidInputError("AgentExecutor needs agent=... (and tools=[...])")
         if isinstance(self.agent, Runnable):
-            self.agent = RunnableAgent(runnable=self.agent, stream_runnable=self.stream_runnable)
-        elif not isinstance(self.agent, BaseSingleActionAgent) and not hasattr(self.agent, "plan"):
+            self.agent = runnable_agent(self.agent, stream_runnable=self.stream_runnable)
+        elif not isinstance(self.agent, BaseSingleActionAgent | BaseMultiActionAgent) and not (
+            hasattr(self.agent, "plan")
+        ):
             raise InvalidInputError(
                 f"agent must be a Runnable or an agent with plan(), got {type(self.agent).__name__}"
             )

@@ -128,6 +128,51 @@ def test_a_stopped_single_action_agent_answers_the_same() -> None:
     assert ours["output"] == "Agent stopped due to iteration limit or time limit."
 
 
+CLASSES = [
+    "BaseSingleActionAgent",
+    "BaseMultiActionAgent",
+    "Agent",
+    "ZeroShotAgent",
+    "RunnableAgent",
+    "RunnableMultiActionAgent",
+]
+
+
+def _family(ns: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    agents = ns["agents"]
+    return [
+        (a, b, issubclass(getattr(agents, a), getattr(agents, b)))
+        for a in CLASSES
+        for b in CLASSES
+        if a != b
+    ]
+
+
+def test_the_class_family_is_langchains() -> None:
+    from langchain_classic.agents.agent import RunnableAgent, RunnableMultiActionAgent
+
+    theirs = {**lib("langchain"), "agents": _LCAgents(RunnableAgent, RunnableMultiActionAgent)}
+    assert _family(lib("ragline")) == _family(theirs)
+    agents = lib("ragline")["agents"]
+    # siblings: neither kind is the other
+    assert not issubclass(agents.BaseMultiActionAgent, agents.BaseSingleActionAgent)
+    assert not issubclass(agents.BaseSingleActionAgent, agents.BaseMultiActionAgent)
+    assert not isinstance(multi_action_agent(lib("ragline")), agents.BaseSingleActionAgent)
+    assert issubclass(agents.RunnableMultiActionAgent, agents.BaseMultiActionAgent)
+    assert issubclass(agents.RunnableAgent, agents.BaseSingleActionAgent)
+
+
+class _LCAgents:
+    """LangChain's agents module with the two Runnable agents (kept in agent.py there)."""
+
+    def __init__(self, runnable: Any, multi: Any) -> None:
+        self.RunnableAgent = runnable
+        self.RunnableMultiActionAgent = multi
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(lib("langchain")["agents"], name)
+
+
 def test_generate_asks_a_programs_agent_once_more_where_langchain_refuses() -> None:
     # listed in docs/differences.md
     assert stopped(lib("langchain"), "generate") == (
@@ -136,6 +181,17 @@ def test_generate_asks_a_programs_agent_once_more_where_langchain_refuses() -> N
     )
     # one more plan: it still wants a tool, so its log is the answer
     assert stopped(lib("ragline"), "generate")["output"] == "echo red apple!"
+
+
+def test_generate_asks_a_multi_action_agent_once_more_too() -> None:
+    # listed in docs/differences.md (LangChain's BaseMultiActionAgent refuses "generate")
+    lc = lib("langchain")
+    with pytest.raises(ValueError, match="unsupported early_stopping_method"):
+        run(lc, multi_action_agent(lc), max_iterations=1, early_stopping_method="generate")
+    ns = lib("ragline")
+    result = run(ns, multi_action_agent(ns), max_iterations=1, early_stopping_method="generate")
+    assert result["output"] == "red, apple"
+    assert [s[1] for s in result["intermediate_steps"]] == ["red", "apple"]
 
 
 ZERO_SHOT_REPLIES = [
