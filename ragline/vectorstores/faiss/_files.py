@@ -18,7 +18,12 @@ version 3 its own checksum, so a hand-edited metric or index_factory is caught),
 data file's size and checksum (a flipped byte, a file of the same size from another
 store, a swapped documents file), and the faiss index itself against the manifest
 (dimension, metric, the index type ``index_factory`` builds, vector count). Any mismatch
-is a :class:`~ragline.core.PersistenceError` naming the file. Versions 1 and 2 (no
+is a :class:`~ragline.core.PersistenceError` naming the file. A faiss or SQLite file
+larger than :data:`HASHED_BYTES` is hashed by a background thread instead
+(:class:`LateChecksum`), so a large store opens without reading it (the faiss file's
+inverted lists are memory-mapped): the store answers meanwhile, a mismatch makes every
+later search raise that error, and a save waits for the checks, so a damaged file is
+never saved again under a fresh checksum. Versions 1 and 2 (no
 checksums) still load with the other checks; ``save_local`` writes version 3.
 
 This module reads and writes a :class:`~ragline.vectorstores.faiss._index.Snapshot`
@@ -35,6 +40,7 @@ import os
 import re
 import secrets
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -44,7 +50,13 @@ import numpy as np
 
 from ragline.core import InvalidInputError, PersistenceError
 from ragline.core._optional import require
-from ragline.vectorstores.faiss._index import IndexOptions, LabeledIndex, Snapshot, faiss_module
+from ragline.vectorstores.faiss._index import (
+    IndexOptions,
+    LabeledIndex,
+    Snapshot,
+    faiss_module,
+    read_flags,
+)
 from ragline.vectorstores.faiss._records import DiskDocuments, DocumentTable, write_documents
 from ragline.vectorstores.faiss._vectors import VectorFile
 
@@ -57,9 +69,10 @@ FORMAT_VERSION = 4
 # 4: documents in SQLite (``save_local(documents="sqlite")``); JSON saves stay version 3,
 #    so older ragline versions read them
 JSON_FORMAT_VERSION = 3
-# a documents database larger than this is checked by size and structure when opened,
-# not hashed: hashing gigabytes would make opening a large store slow (see docs/scale.md)
-HASHED_DOCUMENTS_BYTES = 256 * 2**20
+# a faiss or documents file larger than this is hashed by a background thread after the
+# store opens, not before: at 1M vectors the faiss file is 0.4 GB, and hashing it was
+# half of the open on a loaded machine (see docs/scale.md)
+HASHED_BYTES = 64 * 2**20
 _OPTION_NAMES = ("ef_search", "ef_construction", "nprobe", "train_size", "rerank")
 # the LangChain distance strategies a saved store may name (FAISS refuses the others)
 _STRATEGIES = ("EUCLIDEAN_DISTANCE", "MAX_INNER_PRODUCT", "COSINE")
@@ -391,14 +404,18 @@ def load(folder: Path, index_name: str) -> Snapshot:
         return snapshot(index=None, labels=[])
     index_path = folder / manifest["index_file"]
     _read_sized(index_path, manifest["index_bytes"], read=False)
-    if algorithm is not None:
+    late = None
+    if algorithm is not None and manifest["index_bytes"] > HASHED_BYTES:
+        late = LateChecksum(index_path, algorithm, manifest["index_checksum"])
+    elif algorithm is not None:
         try:
             found = file_checksum(algorithm, index_path)
         except OSError as err:  # removed since it was sized (see _read_sized)
             raise _missing(index_path) from err
         _check_checksum(index_path, found, manifest["index_checksum"])
     try:
-        loaded = faiss_module().read_index(str(index_path))
+        flags = read_flags(index_options, trained=manifest["trained"])
+        loaded = faiss_module().read_index(str(index_path), flags)
     except RuntimeError as err:
         raise PersistenceError(f"{index_path} is not a readable faiss index: {err}") from err
     try:
@@ -410,6 +427,7 @@ def load(folder: Path, index_name: str) -> Snapshot:
             f"{index_path} does not match {manifest_path.name}: {err} (a file from another "
             "store, or an edited manifest); save the store again from its source"
         ) from err
+    index.pending_check = late
     if index_options.rerank is not None:
         index.full = _open_vectors(folder, manifest, manifest_path)
     if index.ntotal != manifest["count"]:
@@ -421,6 +439,53 @@ def load(folder: Path, index_name: str) -> Snapshot:
         return snapshot(index=index, labels=[])
     labels = _check_labels(index, labels, index_path)
     return snapshot(index=index, labels=labels)
+
+
+class LateChecksum:
+    """A data file's checksum, computed by a background thread while the store answers.
+
+    The file is opened at once, so a store folder dropping the generation meanwhile
+    (unlinking the file) does not stop the check. Call it: ``check(wait=False)`` is True
+    once the file matched (False while the thread still runs), ``check(wait=True)``
+    waits for the answer; either raises the PersistenceError of a mismatch.
+    """
+
+    def __init__(self, path: Path, algorithm: str, expected: Any) -> None:
+        self.path, self.algorithm, self.expected = path, algorithm, expected
+        try:
+            self.handle = open(path, "rb")  # noqa: SIM115 (closed by run)
+        except OSError as err:
+            raise _missing(path) from err
+        self.error: PersistenceError | None = None
+        self.done = False
+        self.process = os.getpid()
+        self.thread = threading.Thread(target=self.run, name="ragline-checksum", daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        try:
+            with mmap.mmap(self.handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                found = checksum(self.algorithm, mapped)
+            _check_checksum(self.path, found, self.expected)
+        except PersistenceError as err:
+            self.error = err
+        except (OSError, ValueError) as err:
+            self.error = PersistenceError(f"cannot read {self.path} to check it: {err}")
+        finally:
+            self.handle.close()
+            self.done = True  # after error: readers see the error once they see done
+
+    def __call__(self, *, wait: bool) -> bool:
+        if not self.done:
+            if not wait:
+                return False
+            if self.process == os.getpid():
+                self.thread.join()
+            else:  # a forked child: the thread stayed in the parent, check here
+                self.run()
+        if self.error is not None:
+            raise self.error
+        return True
 
 
 def _open_vectors(folder: Path, manifest: dict[str, Any], manifest_path: Path) -> VectorFile:
@@ -445,9 +510,12 @@ def _open_vectors(folder: Path, manifest: dict[str, Any], manifest_path: Path) -
 
 def _open_sqlite(path: Path, manifest: dict[str, Any], algorithm: str | None) -> DocumentTable:
     """Open a format-4 documents database, checked by size, checksum (when not larger than
-    :data:`HASHED_DOCUMENTS_BYTES`), format and row count."""
+    :data:`HASHED_BYTES`, else in the background), format and row count."""
     _read_sized(path, manifest["documents_bytes"], read=False)
-    if algorithm is not None and manifest["documents_bytes"] <= HASHED_DOCUMENTS_BYTES:
+    late = None
+    if algorithm is not None and manifest["documents_bytes"] > HASHED_BYTES:
+        late = LateChecksum(path, algorithm, manifest["documents_checksum"])
+    elif algorithm is not None:
         try:
             found = file_checksum(algorithm, path)
         except OSError as err:
@@ -466,6 +534,7 @@ def _open_sqlite(path: Path, manifest: dict[str, Any], algorithm: str | None) ->
             f"manifest counts {manifest['count']} (next label {next_label}): a file from "
             "another store?"
         )
+    base.pending_check = late
     return DocumentTable(base)
 
 

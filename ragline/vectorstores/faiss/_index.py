@@ -7,8 +7,14 @@ vectors of given labels) and keeps three promises:
 * **Labels are ours.** Every vector is added with ``add_with_ids`` under an int64 label
   the store chose (the store maps its string ids to labels). Flat, HNSW and other
   non-IVF indexes are wrapped in ``IndexIDMap2`` (which can also reconstruct by label);
-  IVF indexes take labels natively and get a hash-table direct map so they can
-  reconstruct and remove by label.
+  IVF indexes take labels natively. Without ``rerank`` they get a hash-table direct map
+  so they can reconstruct and remove by label; with ``rerank`` the vectors come from
+  the :class:`VectorFile` and a removal scans the lists (about 10 ms per million
+  vectors), so neither a build nor an open pays for the table (see ``docs/scale.md``).
+* **Opening maps, the first change copies.** A trained IVF index read from a file has
+  its inverted lists memory-mapped, read-only (:func:`read_flags`): opening reads only
+  the coarse quantizer. Before its first change (add, remove, write) the lists are
+  copied into memory (:meth:`LabeledIndex._writable`).
 * **Deleting really deletes.** Where faiss can remove (Flat, IVF ...) the vectors are
   removed. Where it cannot (HNSW), the labels are *masked*: an ID selector excludes
   them from every search, and :meth:`LabeledIndex.rebuild` drops them for good.
@@ -21,6 +27,8 @@ Not thread-safe by itself: the store holds a lock around every call.
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +38,7 @@ from ragline.core import ConfigurationError
 from ragline.core._optional import require
 from ragline.vectorstores.faiss._vectors import VectorFile
 
-__all__ = ["IndexOptions", "LabeledIndex", "Snapshot", "faiss_module"]
+__all__ = ["IndexOptions", "LabeledIndex", "Snapshot", "faiss_module", "read_flags"]
 
 # faiss's own advice for k-means: at least 39 training points per centroid.
 _POINTS_PER_CENTROID = 39
@@ -157,7 +165,9 @@ class LabeledIndex:
         flat = (
             self.kind == "flat"
         )  # known answers: skip the probes (a 1k-document build feels them)
-        self.removable = flat or _can_remove(target)
+        # IVF removes (scanning its lists without a direct map); probing would start
+        # faiss's thread pool, tens of milliseconds on a busy machine
+        self.removable = flat or self.kind == "ivf" or _can_remove(target)
         self.train_size = 0 if flat else self._train_size(target)
         # until the target is trained, vectors wait in an exact flat index
         self._target: Any = None if target.is_trained else target
@@ -167,6 +177,10 @@ class LabeledIndex:
         self._params_cache: dict[tuple[int, int], Any] = {}
         self._hnsw_cache: tuple[Any, Any] | None = None
         self._bitmap_cache: tuple[np.ndarray, int, Any] | None = None
+        self._mapped = False  # inverted lists memory-mapped from a file (read-only)
+        # the background checksum of the file this index was read from, until it matched
+        # (see _files.LateChecksum): called with wait=, True once checked, raises if not
+        self.pending_check: Any = None
         # full-precision vectors for exact re-ranking (compressed indexes)
         self.full: VectorFile | None = None if options.rerank is None else VectorFile(dimension)
 
@@ -209,8 +223,11 @@ class LabeledIndex:
             if options.ef_search is not None:
                 base.hnsw.efSearch = options.ef_search
         if ivf is not None:
-            # a hash-table direct map lets IVF reconstruct and remove by label
-            ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
+            if options.rerank is None:
+                # a hash-table direct map lets IVF reconstruct and remove by label; with
+                # rerank the vectors are read from the VectorFile and removal scans
+                # the lists, so the table (built on every add and every open) is skipped
+                ivf.set_direct_map_type(faiss.DirectMap.Hashtable)
             if options.nprobe is not None:
                 ivf.nprobe = options.nprobe
             return base, kind
@@ -274,6 +291,7 @@ class LabeledIndex:
         if not self.trained and self.index.ntotal + len(vectors) >= self.train_size:
             self._train_and_move(vectors, labels)
         else:
+            self._writable()
             before = self.index.ntotal
             try:
                 self.index.add_with_ids(vectors, labels)
@@ -323,6 +341,7 @@ class LabeledIndex:
         labels = np.asarray(labels, dtype=np.int64)
         if not len(labels):
             return
+        self._writable()
         if self.removable or not self.trained:
             self.index.remove_ids(labels)
         else:
@@ -368,6 +387,8 @@ class LabeledIndex:
     ) -> tuple[np.ndarray, np.ndarray]:
         """The k nearest: faiss's, or with ``rerank`` the exact best of its ``rerank x k``
         candidates (see :meth:`_search`)."""
+        if self.pending_check is not None and self.pending_check(wait=False):
+            self.pending_check = None
         if not self.reranks:
             return self._search(queries, k, allowed, label_bound=label_bound)
         assert self.options.rerank is not None
@@ -543,7 +564,29 @@ class LabeledIndex:
 
     def write(self, path: str) -> None:
         """Write the live faiss index (drop masked labels first with :meth:`rebuild`)."""
+        if self.pending_check is not None:  # never save a damaged file under a new checksum
+            self.pending_check(wait=True)
+            self.pending_check = None
+        self._writable()  # mapped lists would be written as a reference to their file
         faiss_module().write_index(self.index, path)
+
+    def _writable(self) -> None:
+        """Copy memory-mapped inverted lists into memory (once, before the first change:
+        faiss's mapped lists are read-only, and a write to them aborts the process)."""
+        if not self._mapped:
+            return
+        faiss = faiss_module()
+        ivf = faiss.extract_index_ivf(self.index)
+        mapped = ivf.invlists
+        lists = faiss.ArrayInvertedLists(mapped.nlist, mapped.code_size)
+        for number in range(mapped.nlist):
+            size = mapped.list_size(number)
+            if size:  # pointers into the map: copied by faiss, never read from Python
+                lists.add_entries(number, size, mapped.get_ids(number), mapped.get_codes(number))
+        ivf.replace_invlists(lists, True)  # the index owns the copy and frees the map
+        lists.this.disown()
+        self._mapped = False
+        self._params_cache.clear()
 
     @classmethod
     def from_faiss(
@@ -575,10 +618,25 @@ class LabeledIndex:
                 f"{options.factory!r} builds {describe(expected)}"
             )
         index.index = loaded
+        ivf = faiss.try_extract_index_ivf(loaded)
+        if ivf is not None:  # read with read_flags(): its lists may be mapped
+            kind = type(faiss.downcast_InvertedLists(ivf.invlists)).__name__
+            index._mapped = kind == "OnDiskInvertedLists"
         if index.kind == "hnsw" and trained and options.ef_search is not None:
             faiss_module().downcast_index(loaded.index).hnsw.efSearch = options.ef_search
         return index
 
+
+def read_flags(options: IndexOptions, *, trained: bool) -> int:
+    """faiss ``read_index`` flags for a saved index: a trained IVF index's inverted lists
+    are memory-mapped (on POSIX systems), so opening a large store reads none of them."""
+    if trained and os.name == "posix" and _IVF_FACTORY.fullmatch(options.factory.replace(" ", "")):
+        return int(faiss_module().IO_FLAG_MMAP)
+    return 0
+
+
+# factory strings whose index is a bare IVF (not wrapped in a transform or refinement)
+_IVF_FACTORY = re.compile(r"IVF[0-9]+,(SQ8|SQ4|SQfp16|PQ[0-9]+(x[0-9]+)?|Flat)")
 
 # faiss writes an IndexFlat as the subclass its metric names; the metric is compared anyway
 _SAME_CLASS = {"IndexFlatIP": "IndexFlat", "IndexFlatL2": "IndexFlat"}

@@ -69,27 +69,39 @@ class DiskDocuments:
         self.count = int(meta.get("count", -1))
         self.max_label = -1 if row[0] is None else int(row[0])
         self._labels: np.ndarray | None = None
+        # the file's background checksum until it matched (a large file: see
+        # _files.LateChecksum): reads raise its error, a copy waits for it
+        self.pending_check: Any = None
+
+    def _checked(self, *, wait: bool = False) -> None:
+        if self.pending_check is not None and self.pending_check(wait=wait):
+            self.pending_check = None
 
     def close(self) -> None:
         self._db.close()
 
     def copy_to(self, target: sqlite3.Connection) -> None:
-        """Copy the whole database into ``target`` (SQLite's backup, page by page)."""
+        """Copy the whole database into ``target`` (SQLite's backup, page by page), once
+        its checksum matched: a damaged file is never saved again under a new checksum."""
+        self._checked(wait=True)
         self._db.backup(target, pages=65536)
 
     def record(self, label: int) -> Record | None:
+        self._checked()
         row = self._db.execute(self._by_label, (label,)).fetchone()
         if row is None:
             return None
         return row[0], row[1], json.loads(row[2])
 
     def label(self, doc_id: str) -> int | None:
+        self._checked()
         row = self._db.execute(self._by_id, (doc_id,)).fetchone()
         return None if row is None else int(row[0])
 
     def labels(self) -> np.ndarray:
         """Every label, increasing (read once, then kept: 8 bytes per document)."""
         if self._labels is None:
+            self._checked()
             cursor = self._db.execute("SELECT label FROM documents ORDER BY label")
             chunks = []
             while rows := cursor.fetchmany(_BATCH * 10):
@@ -98,12 +110,14 @@ class DiskDocuments:
         return self._labels
 
     def items(self) -> Iterator[tuple[int, Record]]:
+        self._checked()
         cursor = self._db.execute("SELECT label, id, text, metadata FROM documents ORDER BY label")
         while rows := cursor.fetchmany(_BATCH):
             for label, doc_id, text, metadata in rows:
                 yield label, (doc_id, text, json.loads(metadata))
 
     def ids(self) -> Iterator[str]:
+        self._checked()
         cursor = self._db.execute("SELECT id FROM documents ORDER BY label")
         while rows := cursor.fetchmany(_BATCH):
             for (doc_id,) in rows:
@@ -112,6 +126,7 @@ class DiskDocuments:
     def field_items(self, field: str) -> Iterator[tuple[int, Any]]:
         """``(label, value)`` of the documents whose metadata has ``field``, read by
         SQLite's JSON functions (no Python-side parse of whole metadata objects)."""
+        self._checked()
         path = "$." + json.dumps(field)
         cursor = self._db.execute(
             "SELECT label, json_type(metadata, ?), json_extract(metadata, ?) FROM documents "

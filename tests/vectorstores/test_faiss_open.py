@@ -1,0 +1,152 @@
+"""Opening a saved compressed FAISS store without reading it (issue 26: open under 1 s).
+
+A trained IVF index with ``rerank`` is saved without a direct map, its inverted lists are
+memory-mapped on load and copied into memory before the first change, and files above
+``_files.HASHED_BYTES`` are hashed by a background thread: a damaged file is still a
+PersistenceError (at the next search, and before any save), never saved again.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import faiss
+import numpy as np
+import pytest
+
+from ragline.core import PersistenceError
+from ragline.embeddings import Embeddings
+from ragline.vectorstores import FAISS
+from ragline.vectorstores.faiss import _files
+
+COUNT, DIMENSION = 3_000, 16
+RNG = np.random.default_rng(5)
+CENTERS = RNG.normal(size=(20, DIMENSION))
+ROWS = CENTERS[RNG.integers(0, 20, COUNT)] + 0.5 * RNG.normal(size=(COUNT, DIMENSION))
+VECTORS = (ROWS / np.linalg.norm(ROWS, axis=1, keepdims=True)).astype(np.float32)
+IDS = [f"d{i}" for i in range(COUNT)]
+TEXTS = [f"passage number {i:05d}" for i in range(COUNT)]
+
+
+class QueryRows(Embeddings):
+    """Query i is stored vector i (so its own document comes first, score 1)."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        raise AssertionError("documents are added by vector")
+
+    def embed_query(self, text: str) -> list[float]:
+        return VECTORS[int(text)].tolist()
+
+
+def build(**options: object) -> FAISS:
+    store = FAISS(QueryRows(), metric="cosine", index_factory="IVF16,SQ8", nprobe=16,
+                  rerank=4, **options)  # fmt: skip
+    for start in range(0, COUNT, 1_000):
+        rows = slice(start, start + 1_000)
+        store.add_embeddings(
+            zip(TEXTS[rows], VECTORS[rows], strict=True),
+            [{"n": i} for i in range(start, start + 1_000)],
+            ids=IDS[rows],
+        )
+    return store
+
+
+def top(store: FAISS, query: int, k: int = 5) -> list[tuple[str | None, float]]:
+    hits = store.similarity_search_with_score(str(query), k=k)
+    return [(doc.id, round(score, 5)) for doc, score in hits]
+
+
+def index_file(folder: Path) -> Path:
+    return folder / json.loads((folder / "index.manifest.json").read_text())["index_file"]
+
+
+def documents_file(folder: Path) -> Path:
+    return folder / json.loads((folder / "index.manifest.json").read_text())["documents_file"]
+
+
+def test_a_loaded_ivf_store_maps_its_lists_and_copies_them_before_a_change(tmp_path: Path) -> None:
+    store = build()
+    store.save_local(tmp_path / "a", documents="sqlite")
+    saved = faiss.read_index(str(index_file(tmp_path / "a")))
+    assert faiss.extract_index_ivf(saved).direct_map.type == faiss.DirectMap.NoMap  # type: ignore[attr-defined]
+    loaded = FAISS.load_local(tmp_path / "a", QueryRows())
+    assert loaded._index is not None and loaded._index._mapped
+    expected = {query: top(store, query) for query in (0, 7, 2_999)}
+    assert {query: top(loaded, query) for query in expected} == expected
+    assert loaded._index._mapped  # searching changes nothing
+    loaded.delete(["d7"])
+    assert not loaded._index._mapped
+    assert "d7" not in [doc_id for doc_id, _ in top(loaded, 7)]
+    loaded.add_embeddings([("late", VECTORS[7])], ids=["late"])
+    assert top(loaded, 7)[0] == ("late", 1.0)
+    loaded.save_local(tmp_path / "b")
+    again = FAISS.load_local(tmp_path / "b", QueryRows())
+    assert again.count() == COUNT
+    assert top(again, 7) == top(loaded, 7) and top(again, 0) == expected[0]
+
+
+def test_a_store_saved_right_after_loading_holds_its_own_lists(tmp_path: Path) -> None:
+    """Mapped lists are copied before a save: the new file does not point at the old."""
+    build().save_local(tmp_path / "a", documents="sqlite")
+    loaded = FAISS.load_local(tmp_path / "a", QueryRows())
+    expected = top(loaded, 11)
+    loaded.save_local(tmp_path / "b")
+    del loaded
+    shutil.rmtree(tmp_path / "a")
+    again = FAISS.load_local(tmp_path / "b", QueryRows())
+    assert again._index is not None and again._index._mapped
+    assert top(again, 11) == expected and expected[0] == ("d11", 1.0)
+
+
+def test_a_store_saved_with_a_direct_map_still_loads_and_deletes(tmp_path: Path) -> None:
+    """Saves written before this change kept IVF's hash-table direct map."""
+    store = build()
+    assert store._index is not None
+    ivf = faiss.extract_index_ivf(store._index.index)
+    ivf.set_direct_map_type(faiss.DirectMap.Hashtable)  # type: ignore[attr-defined]
+    store.save_local(tmp_path / "a", documents="sqlite")
+    loaded = FAISS.load_local(tmp_path / "a", QueryRows())
+    loaded.delete(["d3"])
+    assert [doc_id for doc_id, _ in top(loaded, 3)][:1] != ["d3"]
+    assert loaded.count() == COUNT - 1
+
+
+@pytest.mark.parametrize("victim", ["index", "documents"])
+def test_a_damaged_large_file_is_caught_in_the_background_and_never_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, victim: str
+) -> None:
+    """Above HASHED_BYTES the checksum runs after opening: the save waits for it and
+    refuses, and later searches raise the same PersistenceError."""
+    monkeypatch.setattr(_files, "HASHED_BYTES", 0)
+    build().save_local(tmp_path / "a", documents="sqlite")
+    path = index_file(tmp_path / "a") if victim == "index" else documents_file(tmp_path / "a")
+    data = bytearray(path.read_bytes())
+    if victim == "index":  # a code byte in the middle of the inverted lists
+        data[len(data) // 2] ^= 0x01
+    else:  # one character of one text: the database itself stays readable
+        at = data.find(b"passage number 01500")
+        assert at > 0
+        data[at] = ord("P")
+    path.write_bytes(bytes(data))
+    loaded = FAISS.load_local(tmp_path / "a", QueryRows())  # opens without hashing
+    with pytest.raises(PersistenceError, match="does not match the checksum") as info:
+        loaded.save_local(tmp_path / "b")
+    assert path.name in str(info.value)
+    assert not (tmp_path / "b" / "index.manifest.json").exists()
+    with pytest.raises(PersistenceError, match="does not match the checksum"):
+        loaded.similarity_search_with_score("3", k=3)
+
+
+def test_an_intact_large_file_checked_in_the_background_loads_and_saves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_files, "HASHED_BYTES", 0)
+    store = build()
+    store.save_local(tmp_path / "a", documents="sqlite")
+    loaded = FAISS.load_local(tmp_path / "a", QueryRows())
+    assert top(loaded, 42) == top(store, 42)
+    loaded.save_local(tmp_path / "b")
+    assert loaded._index is not None and loaded._index.pending_check is None
+    assert top(FAISS.load_local(tmp_path / "b", QueryRows()), 42) == top(store, 42)
