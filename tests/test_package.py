@@ -359,6 +359,7 @@ PINNED_EXPORTS = {
         "FakeListChatModel",
         "FakeListLLM",
         "FakeMessagesListChatModel",
+        "FakeStreamingListLLM",
         "FewShotChatMessagePromptTemplate",
         "FewShotPromptTemplate",
         "Field",

@@ -654,7 +654,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "FakeListLLM",
     },
     "langchain_community.llms.fake": {
-        "ragline.core": "FakeListLLM",
+        "ragline.core": "FakeListLLM FakeStreamingListLLM",
     },
     "langchain_community.retrievers": {
         "ragline.retrievers": "BM25Retriever",
@@ -792,7 +792,8 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.language_models": {
         "ragline.core": (
             "BaseChatModel BaseLLM BaseLanguageModel FakeListChatModel FakeListLLM "
-            "FakeMessagesListChatModel GenericFakeChatModel LLM SimpleChatModel"
+            "FakeMessagesListChatModel FakeStreamingListLLM GenericFakeChatModel LLM "
+            "SimpleChatModel"
         ),
         "ragline.core.language_models": "LanguageModelInput",
     },
@@ -803,7 +804,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "BaseChatModel SimpleChatModel",
     },
     "langchain_core.language_models.fake": {
-        "ragline.core": "FakeListLLM",
+        "ragline.core": "FakeListLLM FakeStreamingListLLM",
     },
     "langchain_core.language_models.fake_chat_models": {
         "ragline.core": "FakeListChatModel FakeMessagesListChatModel GenericFakeChatModel",

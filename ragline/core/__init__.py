@@ -145,6 +145,7 @@ _EXPORTS = {
     "GenerationChunk": ".language_models",
     "ChatGenerationChunk": ".language_models",
     "FakeListLLM": ".fake_models",
+    "FakeStreamingListLLM": ".fake_models",
     "FakeListChatModel": ".fake_models",
     # LLM caches
     "BaseCache": ".caches",

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import warnings
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypedDict, cast
@@ -191,8 +192,9 @@ def _merge_callbacks(base: Any, extra: Any) -> Any:
     return list(base) + [h for h in extra if h not in base]
 
 
-def _merge_into(merged: dict[str, Any], config: dict[str, Any]) -> None:
-    """Merge a checked ``config`` into ``merged`` (which the caller owns) in place."""
+def _merge_into(merged: dict[str, Any], config: dict[str, Any], keep_none: bool = True) -> None:
+    """Merge a checked ``config`` into ``merged`` (which the caller owns) in place
+    (``keep_none``: a key given as None is set when ``merged`` lacks it)."""
     for key, value in config.items():
         if key == "tags":
             old = merged.get("tags") or []
@@ -208,7 +210,7 @@ def _merge_into(merged: dict[str, Any], config: dict[str, Any]) -> None:
                 merged[key] = {}
         elif key == "callbacks":
             merged["callbacks"] = _merge_callbacks(merged.get("callbacks"), value)
-        elif value is not None or key not in merged:
+        elif value is not None or (keep_none and key not in merged):
             merged[key] = value
 
 
@@ -283,9 +285,10 @@ def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
         config: the config passed to ``invoke`` (may be ``None``).
 
     Returns:
-        A new dict with every key set (``callbacks``/``run_name``/``run_id``/
-        ``max_concurrency`` may be ``None``), with its own tags, metadata and
-        configurable containers.
+        A new dict with ``tags``, ``metadata``, ``callbacks`` (may be ``None``),
+        ``recursion_limit`` and ``configurable`` set, each container its own, and the
+        other keys (``run_name``, ``run_id``, ``max_concurrency``) only where they have
+        a value, as LangChain's.
 
     Raises:
         ConfigurationError: a value of the wrong type (the message names the key).
@@ -304,20 +307,18 @@ def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
         merged["tags"] = list(current.get("tags") or ())
         merged["metadata"] = dict(current.get("metadata") or ())
         merged["configurable"] = dict(current.get("configurable") or ())
-        merged["run_name"] = merged["run_id"] = None
+        merged.pop("run_name", None)  # they named the current run, not the next one
+        merged.pop("run_id", None)
     else:
         merged = {
             "tags": [],
             "metadata": {},
             "callbacks": None,
             "recursion_limit": DEFAULT_RECURSION_LIMIT,
-            "max_concurrency": None,
             "configurable": {},
-            "run_name": None,
-            "run_id": None,
         }
     if config:
-        _merge_into(merged, _validated(config))
+        _merge_into(merged, _validated(config), keep_none=False)
         configurable = merged["configurable"]
         if configurable:
             _mirror_into_metadata(configurable, merged["metadata"])
@@ -335,21 +336,45 @@ def _mirror_into_metadata(configurable: dict[str, Any], metadata: dict[str, Any]
             metadata[key] = value
 
 
-def patch_config(config: RunnableConfig | None, **changes: Any) -> RunnableConfig:
-    """Return a copy of ``config`` with keys replaced (not merged).
+def patch_config(
+    config: RunnableConfig | None,
+    *,
+    callbacks: Any = None,
+    recursion_limit: int | None = None,
+    max_concurrency: int | None = None,
+    run_name: str | None = None,
+    configurable: dict[str, Any] | None = None,
+) -> RunnableConfig:
+    """Return ``config`` filled in (:func:`ensure_config`) with the given values set, as
+    LangChain's: ``configurable`` joins the config's own, the others replace; a value
+    left ``None`` changes nothing.
 
     Replacing ``callbacks`` drops ``run_name`` and ``run_id``: they named the parent run.
 
+    Raises:
+        ConfigurationError: a value of the wrong type (the message names the key).
+
     Example:
-        >>> patch_config({"tags": ["a"]}, max_concurrency=2)
-        {'tags': ['a'], 'max_concurrency': 2}
+        >>> patch_config({"tags": ["a"]}, max_concurrency=2)["max_concurrency"]
+        2
     """
-    patched: dict[str, Any] = dict(config or {})
-    if "callbacks" in changes:
+    patched: dict[str, Any] = dict(ensure_config(config))
+    changes: dict[str, Any] = {}
+    if callbacks is not None:
         for key in _ONE_RUN_KEYS:
             patched.pop(key, None)
+        changes["callbacks"] = callbacks
+    if recursion_limit is not None:
+        changes["recursion_limit"] = recursion_limit
+    if max_concurrency is not None:
+        changes["max_concurrency"] = max_concurrency
+    if run_name is not None:
+        changes["run_name"] = run_name
+    if configurable is not None:
+        changes["configurable"] = {**patched["configurable"], **configurable}
+    _check_values(changes)
     patched.update(changes)
-    return _validated(patched)  # type: ignore[return-value]
+    return patched  # type: ignore[return-value]
 
 
 def child_config(config: RunnableConfig, callbacks: CallbackManager) -> RunnableConfig:
@@ -374,8 +399,18 @@ def ensure_config_list(
     if isinstance(config, (list, tuple)) or length <= 1:
         return [ensure_config(c) for c in get_config_list(config, length)]
     first = ensure_config(cast("RunnableConfig | None", config))
-    rest: RunnableConfig = {**first, "run_id": None}
+    rest: RunnableConfig = dict(first)  # type: ignore[assignment]
+    if rest.pop("run_id", None) is not None:
+        _warn_run_id()
     return [first, *(_fresh_copy(rest) for _ in range(length - 1))]
+
+
+def _warn_run_id() -> None:
+    warnings.warn(
+        "a run_id given to a batch names the first input's run only",
+        RuntimeWarning,
+        stacklevel=4,
+    )
 
 
 def _fresh_copy(config: RunnableConfig) -> RunnableConfig:
@@ -414,6 +449,8 @@ def get_config_list(
         for key in ("tags", "metadata", "configurable"):  # each its own containers
             one[key] = copy.copy(base[key])  # type: ignore[literal-required]
         if index > 0 and one.get("run_id") is not None:
+            if index == 1:
+                _warn_run_id()
             one.pop("run_id")
         configs.append(one)
     return configs  # type: ignore[return-value]

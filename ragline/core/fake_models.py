@@ -35,8 +35,17 @@ __all__ = [
     "FakeListChatModel",
     "FakeListLLM",
     "FakeMessagesListChatModel",
+    "FakeStreamingListLLM",
     "GenericFakeChatModel",
 ]
+
+
+class FakeListLLMError(RuntimeError):
+    """``FakeStreamingListLLM``'s configured failure (``error_on_chunk_number``)."""
+
+
+class FakeListChatModelError(RuntimeError):
+    """``FakeListChatModel``'s configured failure (``error_on_chunk_number``)."""
 
 
 class _ResponseList:
@@ -125,9 +134,12 @@ class _CyclingResponses:
 class FakeListLLM(_CyclingResponses, BaseLLM):
     """A text model that answers with ``responses`` in turn (then starts over).
 
+    ``stream`` yields each answer whole, as LangChain's ``FakeListLLM`` (see
+    ``FakeStreamingListLLM`` for one character at a time).
+
     Args:
         responses: the answers, used in order and cycled.
-        sleep: seconds to wait before each streamed character (``None``: no wait).
+        sleep: seconds to wait before each answer (``None``: no wait).
         cache: the LLM cache option (see ``ragline.core.caches``).
 
     Attributes:
@@ -156,17 +168,61 @@ class FakeListLLM(_CyclingResponses, BaseLLM):
         return "fake-list"
 
     def _generate(self, prompt: str, stop: list[str] | None = None) -> str:
+        if self._list.sleep and type(self) is FakeListLLM:  # the streaming fake paces pieces
+            time.sleep(self._list.sleep)
         return self._take(prompt, stop)
 
-    def _stream(self, prompt: str, stop: list[str] | None = None) -> Iterator[str]:
-        yield from self._paced(self._take(prompt, stop))
-
-    async def _astream(self, prompt: str, stop: list[str] | None = None) -> AsyncIterator[str]:
-        async for char in self._apaced(self._take(prompt, stop)):
-            yield char
-
     def __repr__(self) -> str:
-        return f"FakeListLLM(responses={self.responses!r})"
+        return f"{type(self).__name__}(responses={self.responses!r})"
+
+
+class FakeStreamingListLLM(FakeListLLM):
+    """``FakeListLLM`` whose ``stream`` yields each answer one character at a time, as
+    LangChain's: the answer comes from ``invoke`` (one run, no token callbacks), then its
+    characters are yielded.
+
+    Args:
+        responses: the answers, used in order and cycled.
+        sleep: seconds to wait before each character (``None``: no wait).
+        error_on_chunk_number: raise ``FakeListLLMError`` (a ``RuntimeError``) instead of
+            yielding that character (0-based), to test a stream that fails part way.
+
+    Example:
+        >>> list(FakeStreamingListLLM(responses=["hey"]).stream("q"))
+        ['h', 'e', 'y']
+    """
+
+    def __init__(
+        self,
+        *,
+        responses: Sequence[str],
+        sleep: float | None = None,
+        error_on_chunk_number: int | None = None,
+        cache: Any = None,
+    ) -> None:
+        super().__init__(responses=responses, sleep=sleep, cache=cache)
+        self.error_on_chunk_number = error_on_chunk_number
+
+    def _piece(self, number: int, char: str) -> str:
+        if number == self.error_on_chunk_number:
+            raise FakeListLLMError(f"FakeStreamingListLLM: error on chunk {number} as configured")
+        return char
+
+    def stream(  # type: ignore[override]
+        self, input: Any, config: Any = None, *, stop: Any = None, **bound: Any
+    ) -> Iterator[str]:
+        answer = self.invoke(input, config, stop=stop, **bound)
+        for number, char in enumerate(self._paced(answer)):
+            yield self._piece(number, char)
+
+    async def astream(  # type: ignore[override]
+        self, input: Any, config: Any = None, *, stop: Any = None, **bound: Any
+    ) -> AsyncIterator[str]:
+        answer = await self.ainvoke(input, config, stop=stop, **bound)
+        number = 0
+        async for char in self._apaced(answer):
+            yield self._piece(number, char)
+            number += 1
 
 
 class FakeListChatModel(_CyclingResponses, BaseChatModel):
@@ -176,8 +232,9 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
     Args:
         responses: the answers, used in order and cycled.
         sleep: seconds to wait before each streamed character (``None``: no wait).
-        error_on_chunk_number: raise ``RuntimeError`` instead of yielding the chunk with
-            this 0-based number (to test error handling mid-stream).
+        error_on_chunk_number: raise ``FakeListChatModelError`` (a ``RuntimeError``)
+            instead of yielding the chunk with this 0-based number (to test error
+            handling mid-stream).
         cache: the LLM cache option (see ``ragline.core.caches``).
 
     Attributes:
@@ -218,10 +275,13 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
     def _llm_type(self) -> str:
         return "fake-list-chat-model"
 
-    def _chunk(self, number: int, char: str) -> AIMessageChunk:
+    def _chunk(self, number: int, char: str, count: int) -> AIMessageChunk:
         if number == self.error_on_chunk_number:
-            raise RuntimeError(f"FakeListChatModel: error on chunk {number} as configured")
-        return AIMessageChunk(char)
+            raise FakeListChatModelError(
+                f"FakeListChatModel: error on chunk {number} as configured"
+            )
+        # the last character is marked as the reply's last piece, as LangChain's fake does
+        return AIMessageChunk(char, chunk_position="last" if number == count - 1 else None)
 
     # response_format (with_structured_output's JSON methods) is accepted and recorded: the
     # replies are scripted, so they are whatever JSON the test wrote.
@@ -241,8 +301,9 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
         response_format: Any = None,
     ) -> Iterator[AIMessageChunk]:
         self.response_formats.append(response_format)
-        for number, char in enumerate(self._paced(self._take(list(messages), stop))):
-            yield self._chunk(number, char)
+        response = self._take(list(messages), stop)
+        for number, char in enumerate(self._paced(response)):
+            yield self._chunk(number, char, len(response))
 
     async def _astream(  # type: ignore[override]
         self,
@@ -251,9 +312,10 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
         response_format: Any = None,
     ) -> AsyncIterator[AIMessageChunk]:
         self.response_formats.append(response_format)
+        response = self._take(list(messages), stop)
         number = 0
-        async for char in self._apaced(self._take(list(messages), stop)):
-            yield self._chunk(number, char)
+        async for char in self._apaced(response):
+            yield self._chunk(number, char, len(response))
             number += 1
 
     def __repr__(self) -> str:
@@ -269,8 +331,8 @@ class FakeMessagesListChatModel(_CyclingResponses, BaseChatModel):
 
     Args:
         responses: the replies, ``AIMessage`` s (or strings, for text replies), used in
-            order and cycled.
-        sleep: seconds to wait before each streamed piece (``None``: no wait).
+            order and cycled; ``stream`` yields each reply whole, as LangChain's fake.
+        sleep: seconds to wait before each reply (``None``: no wait).
 
     Attributes:
         calls: the messages of every call, in order (one list per call).
@@ -329,26 +391,14 @@ class FakeMessagesListChatModel(_CyclingResponses, BaseChatModel):
         reply: AIMessage = self._take(list(messages), stop)
         return dataclasses.replace(reply)
 
+    # No _stream, as LangChain's: stream() yields the whole reply once, the AIMessage
+    # itself (scripted tool calls arrive whole, never as fragments).
     def _generate(  # type: ignore[override]  # per-call options are recorded
         self, messages: list[BaseMessage], stop: list[str] | None = None, **options: Any
     ) -> AIMessage:
+        if self._list.sleep:
+            time.sleep(self._list.sleep)
         return self._next(messages, stop, options)
-
-    def _stream(  # type: ignore[override]
-        self, messages: list[BaseMessage], stop: list[str] | None = None, **options: Any
-    ) -> Iterator[AIMessageChunk]:
-        for chunk in _message_chunks(self._next(messages, stop, options)):
-            if self._list.sleep:
-                time.sleep(self._list.sleep)
-            yield chunk
-
-    async def _astream(  # type: ignore[override]
-        self, messages: list[BaseMessage], stop: list[str] | None = None, **options: Any
-    ) -> AsyncIterator[AIMessageChunk]:
-        for chunk in _message_chunks(self._next(messages, stop, options)):
-            if self._list.sleep:
-                await asyncio.sleep(self._list.sleep)
-            yield chunk
 
     def __repr__(self) -> str:
         return f"FakeMessagesListChatModel(responses={len(self.responses)} messages)"
@@ -420,11 +470,14 @@ def _word_chunks(message: AIMessage) -> list[AIMessageChunk]:
     if not isinstance(message.content, str):
         return [AIMessageChunk(message.content, **shared)]
     chunks = [AIMessageChunk(piece, **shared) for piece in re.split(r"(\s)", message.content)]
-    if message.tool_calls or message.additional_kwargs:
-        # the tool calls ride on a chunk of their own, built as the list fake builds it;
-        # usage is not streamed (LangChain's fake streams none either)
-        tail = _message_chunks(dataclasses.replace(message, content="", usage_metadata=None))
-        chunks.append(tail[-1])
+    if not (message.tool_calls or message.additional_kwargs):
+        chunks[-1].chunk_position = "last"  # LangChain's fake marks its last word so
+        return chunks
+    # the tool calls ride on a chunk of their own, built as the list fake builds it;
+    # usage is not streamed (LangChain's fake streams none either); the base then adds
+    # the closing empty chunk, as LangChain's does after its additional_kwargs pieces
+    tail = _message_chunks(dataclasses.replace(message, content="", usage_metadata=None))
+    chunks.append(tail[-1])
     return chunks
 
 

@@ -428,6 +428,9 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
 
     type: ClassVar[str] = "AIMessageChunk"
     tool_call_chunks: list[ToolCallChunk] = field(default_factory=list)
+    chunk_position: Literal["last"] | None = None
+    """``"last"`` on the closing piece of a streamed reply (and on any sum that includes
+    it), as LangChain 1.x marks it; ``None`` otherwise."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -445,6 +448,8 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
         merged["usage_metadata"] = _add_usage(self.usage_metadata, other.usage_metadata)
         chunks = _merge_tool_call_chunks(self.tool_call_chunks, other.tool_call_chunks)
         merged["tool_call_chunks"] = chunks
+        if "last" in (self.chunk_position, other.chunk_position):
+            merged["chunk_position"] = "last"
         if not chunks:  # tool calls given whole (not as fragments) are simply concatenated
             merged["tool_calls"] = [*self.tool_calls, *other.tool_calls]
             merged["invalid_tool_calls"] = [
@@ -505,7 +510,7 @@ def add_ai_message_chunks(chunks: Sequence[AIMessageChunk]) -> AIMessageChunk:
         return total
     metadata: dict[str, Any] = dict(chunks[0].response_metadata)  # the first keeps Nones
     usage: UsageMetadata | None = None
-    name = id = None
+    name = id = position = None
     for index, chunk in enumerate(chunks):
         if chunk.response_metadata and index:
             metadata.update((k, v) for k, v in chunk.response_metadata.items() if v is not None)
@@ -513,8 +518,16 @@ def add_ai_message_chunks(chunks: Sequence[AIMessageChunk]) -> AIMessageChunk:
             usage = _add_usage(usage, chunk.usage_metadata)
         name = chunk.name if name is None else name
         id = chunk.id if id is None else id
+        position = chunk.chunk_position or position
     text = "".join(cast(str, chunk.content) for chunk in chunks)
-    return AIMessageChunk(text, response_metadata=metadata, name=name, id=id, usage_metadata=usage)
+    return AIMessageChunk(
+        text,
+        response_metadata=metadata,
+        name=name,
+        id=id,
+        usage_metadata=usage,
+        chunk_position=position,
+    )
 
 
 def _merge_content(left: Content, right: Content) -> Content:

@@ -93,7 +93,8 @@ def test_local_handlers_of_a_manager_are_not_inherited_in_a_chain():
 
 def test_add_and_remove_never_change_lists_a_run_shares():
     first, second = Recorder(), Recorder()
-    manager = CallbackManager([first], tags=["a"])
+    # given as inheritable too (LangChain's default passes nothing on to child runs)
+    manager = CallbackManager([first], [first], tags=["a"], inheritable_tags=["a"])
     run = manager.on_chain_start(None, {}, name="r")
     manager.add_handler(second, inherit=False)
     manager.add_tags(["b"])

@@ -437,7 +437,8 @@ def test_tool_and_agent_events_reach_handlers_collectors_and_printers():
 
     collector = RunCollectorCallbackHandler()
     stream = io.StringIO()
-    manager = CallbackManager([collector, StdOutCallbackHandler(stream=stream)])
+    handlers = [collector, StdOutCallbackHandler(stream=stream)]
+    manager = CallbackManager(handlers, inheritable_handlers=handlers)  # the tool run's too
     chain = manager.on_chain_start(None, {"input": "q"}, name="AgentExecutor")
     action = AgentAction("search", "q", "Thought: look\nAction: search\nAction Input: q")
     chain.on_agent_action(action)

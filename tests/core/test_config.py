@@ -20,16 +20,15 @@ from ragline.core.config import get_config_list, legacy_call_config, merge_confi
 
 def test_ensure_config_defaults_outside_any_run():
     assert get_current_config() is None
+    # unset keys (run_name, run_id, max_concurrency) are left out, as LangChain's
     assert ensure_config() == {
         "tags": [],
         "metadata": {},
         "callbacks": None,
         "recursion_limit": 25,
-        "max_concurrency": None,
         "configurable": {},
-        "run_name": None,
-        "run_id": None,
     }
+    assert "run_name" not in ensure_config({"run_name": None, "max_concurrency": None})
 
 
 def test_merge_unites_tags_merges_dicts_and_replaces_scalars():
@@ -119,16 +118,26 @@ def test_handler_list_joins_an_inherited_manager():
 
 
 def test_patch_config_replaces_and_drops_one_run_keys_with_callbacks():
+    # the config filled in first, as LangChain's patch_config does
     config = {"tags": ["a"], "run_name": "x", "run_id": None}
-    assert patch_config(config, tags=["b"]) == {"tags": ["b"], "run_name": "x", "run_id": None}
-    assert patch_config(config, callbacks=[]) == {"tags": ["a"], "callbacks": []}
+    filled = {"tags": ["a"], "metadata": {}, "callbacks": None, "recursion_limit": 25}
+    assert patch_config(config, max_concurrency=2, configurable={"k": 1}) == {
+        **filled,
+        "configurable": {"k": 1},
+        "run_name": "x",
+        "max_concurrency": 2,
+    }
+    assert patch_config(config, callbacks=[]) == {**filled, "configurable": {}, "callbacks": []}
+    with pytest.raises(ConfigurationError, match="max_concurrency"):
+        patch_config(config, max_concurrency=0)
 
 
 def test_get_config_list_shares_one_config_but_not_its_run_id():
     import uuid
 
     run_id = uuid.uuid4()
-    configs = get_config_list({"tags": ["t"], "run_id": run_id}, 3)
+    with pytest.warns(RuntimeWarning, match="names the first input's run only"):
+        configs = get_config_list({"tags": ["t"], "run_id": run_id}, 3)
     # each filled in (as LangChain's are), the run id kept for the first only
     filled = ensure_config({"tags": ["t"]})
     assert (

@@ -12,6 +12,7 @@ from ragline.core import (
     ChatPromptTemplate,
     FakeListChatModel,
     FakeListLLM,
+    FakeStreamingListLLM,
     HumanMessage,
     InvalidInputError,
     PromptTemplate,
@@ -28,10 +29,23 @@ def test_fake_llm_cycles_through_its_responses_and_records_prompts():
     assert llm.i == 1
 
 
-def test_fake_llm_streams_characters():
+def test_fake_llm_streams_its_answer_whole_and_the_streaming_fake_by_character():
+    # as LangChain's: FakeListLLM has no _stream; FakeStreamingListLLM yields characters
     llm = FakeListLLM(responses=["abc"])
-    assert list(llm.stream("q")) == ["a", "b", "c"]
+    assert list(llm.stream("q")) == ["abc"]
     assert llm.calls == ["q"]
+    streaming = FakeStreamingListLLM(responses=["abc"])
+    assert list(streaming.stream("q")) == ["a", "b", "c"]
+    assert streaming.calls == ["q"]
+
+
+def test_fake_streaming_llm_error_on_chunk_number_fails_mid_stream():
+    llm = FakeStreamingListLLM(responses=["abcd"], error_on_chunk_number=2)
+    received = []
+    with pytest.raises(RuntimeError, match="error on chunk 2"):
+        for piece in llm.stream("x"):
+            received.append(piece)
+    assert received == ["a", "b"]
 
 
 def test_fake_llm_renders_chat_prompts_as_text():
@@ -59,7 +73,12 @@ def test_fake_chat_model_cycles_and_records_messages():
 def test_fake_chat_model_streams_one_chunk_per_character():
     model = FakeListChatModel(responses=["Hi!"])
     chunks = list(model.stream("x"))
-    assert chunks == [AIMessageChunk("H"), AIMessageChunk("i"), AIMessageChunk("!")]
+    # the last one marked as LangChain's fake marks it (so no closing empty chunk follows)
+    assert chunks == [
+        AIMessageChunk("H"),
+        AIMessageChunk("i"),
+        AIMessageChunk("!", chunk_position="last"),
+    ]
     total = chunks[0] + chunks[1] + chunks[2]
     assert total.to_message() == AIMessage("Hi!")
 
@@ -76,7 +95,7 @@ def test_stop_sequences_cut_the_answer_like_a_real_api():
     model = FakeListChatModel(responses=["Answer: 42\nObservation: more"])
     assert model.bind(stop=["\nObservation"]).invoke("q").content == "Answer: 42"
     assert model.stops == [["\nObservation"]]
-    llm = FakeListLLM(responses=["one. two. three"])
+    llm = FakeStreamingListLLM(responses=["one. two. three"])
     assert list(llm.stream("q", stop=[". t", "three"])) == list("one")
 
 
@@ -117,8 +136,10 @@ async def test_async_sleep_lets_other_streams_run_in_between():
 
 async def test_async_fake_llm():
     llm = FakeListLLM(responses=["xy"])
-    assert [c async for c in llm.astream("q")] == ["x", "y"]
+    assert [c async for c in llm.astream("q")] == ["xy"]
     assert await llm.ainvoke("q") == "xy"
+    streaming = FakeStreamingListLLM(responses=["xy"], sleep=0.001)
+    assert [c async for c in streaming.astream("q")] == ["x", "y"]
 
 
 def test_batch_uses_each_response_once():
@@ -201,14 +222,12 @@ def test_fake_messages_model_answers_with_its_scripted_messages_in_turn():
     assert model.calls[1] == [HumanMessage("next")]
 
 
-def test_fake_messages_model_streams_text_then_tool_calls_that_add_up_to_the_reply():
+def test_fake_messages_model_streams_its_reply_whole():
+    # as LangChain's (it has no _stream): the scripted AIMessage itself, tool calls whole
     model = _scripted()
     chunks = list(model.stream("x"))
-    assert [c.content for c in chunks] == [*"Let me add.", ""]
-    total = chunks[0]
-    for chunk in chunks[1:]:
-        total = total + chunk
-    assert total.to_message() == model.responses[0]
+    assert chunks == [model.responses[0]]
+    assert type(chunks[0]) is AIMessage
 
 
 def test_fake_messages_model_accepts_bind_tools_and_records_the_tools():

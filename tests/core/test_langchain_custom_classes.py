@@ -267,10 +267,12 @@ def test_a_chat_model_returning_a_chat_result():
 def test_a_chat_model_streaming_generation_chunks():
     collector = RunCollectorCallbackHandler()
     chunks = list(ParrotChat().stream("hello", {"callbacks": [collector]}))
-    assert [c.content for c in chunks] == ["h", "e", "l"]
+    # then the closing empty chunk marked "last", reported as a token (LangChain 1.x)
+    assert [c.content for c in chunks] == ["h", "e", "l", ""]
+    assert [c.chunk_position for c in chunks] == [None, None, None, "last"]
     assert all(isinstance(c, AIMessageChunk) for c in chunks)
     (run,) = collector.traced_runs
-    assert [e["name"] for e in run.events] == ["start"] + ["new_token"] * 3 + ["end"]
+    assert [e["name"] for e in run.events] == ["start"] + ["new_token"] * 4 + ["end"]
     assert asyncio.run(ParrotChat().ainvoke("hello")).content == "hel"  # _generate in a thread
 
 
@@ -557,4 +559,4 @@ def test_async_chat_hook_shape_with_run_manager():
     async def collect() -> list[str]:
         return [chunk.content async for chunk in model.astream("hi")]
 
-    assert asyncio.run(collect()) == ["x", "y"]
+    assert asyncio.run(collect()) == ["x", "y", ""]  # and the closing empty piece

@@ -135,13 +135,16 @@ def test_invoke_reports_start_and_end_with_an_llm_result():
 def test_stream_reports_each_token_between_start_and_end():
     collector = RunCollectorCallbackHandler()
     chunks = list(Words().stream("x", {"callbacks": [collector]}))
-    assert [chunk.content for chunk in chunks] == ["one", " two", " three"]
+    # then an empty piece marked "last", reported as a token too (LangChain 1.x)
+    assert [chunk.content for chunk in chunks] == ["one", " two", " three", ""]
+    assert chunks[-1].chunk_position == "last"
     assert [event for event, _, _ in events(collector)] == [
-        "chat_model_start", "llm_new_token", "llm_new_token", "llm_new_token", "llm_end",
+        "chat_model_start", *["llm_new_token"] * 4, "llm_end",
     ]  # fmt: skip
     run = collector.traced_runs[0]
-    assert [e["token"] for e in run.events if e["name"] == "new_token"] == ["one", " two", " three"]
-    # the pieces added up, as LangChain reports a streamed run
+    tokens = [e["token"] for e in run.events if e["name"] == "new_token"]
+    assert tokens == ["one", " two", " three", ""]
+    # the model's own pieces added up (not the closing one), as LangChain reports them
     assert run.outputs.generations == [
         [ChatGenerationChunk(message=AIMessageChunk("one two three"))]
     ]
@@ -162,6 +165,7 @@ def test_tokens_reach_handlers_as_chat_generation_chunks():
     assert handler.chunks == [
         ("a", ChatGenerationChunk(message=AIMessageChunk("a"))),
         (" b", ChatGenerationChunk(message=AIMessageChunk(" b"))),
+        ("", ChatGenerationChunk(message=AIMessageChunk("", chunk_position="last"))),
     ]
 
 
@@ -283,8 +287,9 @@ def test_streaming_attribute_makes_invoke_report_tokens():
     collector = RunCollectorCallbackHandler()
     assert model.invoke("x", {"callbacks": [collector]}) == AIMessage("a b")
     assert model.generated == 0
+    # the last token is the closing empty piece
     assert [event for event, _, _ in events(collector)] == [
-        "chat_model_start", "llm_new_token", "llm_new_token", "llm_end",
+        "chat_model_start", "llm_new_token", "llm_new_token", "llm_new_token", "llm_end",
     ]  # fmt: skip
 
 
@@ -293,10 +298,9 @@ def test_streaming_attribute_makes_invoke_report_tokens():
 
 def test_a_model_without_stream_yields_its_whole_answer_once():
     chunks = list(Recorder().stream("abc"))
+    # the AIMessage itself, as LangChain's stream yields it
     assert chunks == [
-        AIMessageChunk(
-            "ABC", usage_metadata={"input_tokens": 2, "output_tokens": 1, "total_tokens": 3}
-        )
+        AIMessage("ABC", usage_metadata={"input_tokens": 2, "output_tokens": 1, "total_tokens": 3})
     ]
 
 
@@ -341,7 +345,7 @@ def test_the_first_chunk_arrives_before_the_model_has_finished():
     assert next(stream) == "first"
     assert model.finished is False  # the model is still blocked mid-answer
     model.release.set()
-    assert list(stream) == [" second"]
+    assert list(stream) == [" second", ""]  # and the closing empty piece
     assert model.finished is True
 
 
@@ -353,15 +357,15 @@ async def test_the_first_chunk_arrives_before_the_model_has_finished_async():
     assert await anext(stream) == "first"
     assert model.finished is False
     model.release.set()
-    assert [chunk async for chunk in stream] == [" second"]
+    assert [chunk async for chunk in stream] == [" second", ""]
 
 
 async def test_astream_runs_a_sync_stream_in_a_thread():
     collector = RunCollectorCallbackHandler()
     chunks = [c.content async for c in Words("a b c").astream("x", {"callbacks": [collector]})]
-    assert chunks == ["a", " b", " c"]
+    assert chunks == ["a", " b", " c", ""]
     assert [event for event, _, _ in events(collector)] == [
-        "chat_model_start", "llm_new_token", "llm_new_token", "llm_new_token", "llm_end",
+        "chat_model_start", *["llm_new_token"] * 4, "llm_end",
     ]  # fmt: skip
 
 
@@ -525,8 +529,8 @@ class AsyncEvents(AsyncCallbackHandler):
 async def test_async_handlers_are_awaited_in_order_while_streaming():
     handler = AsyncEvents()
     chunks = [c.content async for c in Words("a b").astream("x", {"callbacks": [handler]})]
-    assert chunks == ["a", " b"]
-    assert handler.seen == ["start", "a", " b", "end:a b"]
+    assert chunks == ["a", " b", ""]
+    assert handler.seen == ["start", "a", " b", "", "end:a b"]
 
 
 async def test_async_streaming_invoke_reports_tokens():
@@ -539,5 +543,8 @@ async def test_async_streaming_invoke_reports_tokens():
 
 def test_async_handlers_also_work_from_sync_code():
     handler = AsyncEvents()
-    assert list(Words("a b").stream("x", {"callbacks": [handler]}))[-1].content == " b"
-    assert handler.seen == ["start", "a", " b", "end:a b"]
+    assert [c.content for c in Words("a b").stream("x", {"callbacks": [handler]})][-2:] == [
+        " b",
+        "",
+    ]
+    assert handler.seen == ["start", "a", " b", "", "end:a b"]

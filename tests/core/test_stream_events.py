@@ -13,6 +13,7 @@ from ragline.core import (
     AIMessage,
     AIMessageChunk,
     BaseChatModel,
+    BaseLLM,
     ChatPromptTemplate,
     Document,
     FakeListChatModel,
@@ -93,7 +94,9 @@ def test_prompt_model_parser_sequence() -> None:
         {"chunk": "i"},
         {"chunk": "!"},
     ]
-    assert by_event["on_parser_end"]["data"] == {"output": "Hi!", "input": AIMessageChunk("Hi!")}
+    # the fake marks its last piece "last", as LangChain's does, and so does their sum
+    reply = AIMessageChunk("Hi!", chunk_position="last")
+    assert by_event["on_parser_end"]["data"] == {"output": "Hi!", "input": reply}
     assert events[-1]["data"] == {"output": "Hi!"}  # the root's end has no input
     assert all(event["tags"] == ["t"] and event["metadata"]["m"] == 1 for event in events)
 
@@ -317,8 +320,21 @@ def test_root_model_retriever_and_llm_data() -> None:
     ]
     # a streamed run ends with the pieces added up (an AIMessageChunk), as in LangChain
     assert model[0]["data"] == {"input": "q"}
-    assert model[-1]["data"] == {"output": AIMessageChunk("ab")}
-    llm = collect(FakeListLLM(responses=["xy"]), "q")
+    assert model[-1]["data"] == {"output": AIMessageChunk("ab", chunk_position="last")}
+    # FakeListLLM streams its answer whole, with no token (as LangChain's): no llm events
+    assert [e["event"] for e in collect(FakeListLLM(responses=["xy"]), "q")] == [
+        "on_llm_start",
+        "on_llm_end",
+    ]
+
+    class Characters(BaseLLM):
+        def _generate(self, prompt: str, stop: Any = None) -> str:
+            return "xy"
+
+        def _stream(self, prompt: str, stop: Any = None) -> Any:
+            yield from "xy"
+
+    llm = collect(Characters(), "q")
     assert [e["event"] for e in llm] == [
         "on_llm_start",
         "on_llm_stream",
@@ -383,7 +399,8 @@ def test_events_arrive_while_the_run_is_still_going() -> None:
         return seen
 
     seen = asyncio.run(asyncio.wait_for(run(), timeout=10))
-    assert seen.count("on_chat_model_stream") == 2 and seen[-1] == "on_chain_end"
+    # two pieces and the closing empty one (LangChain 1.x)
+    assert seen.count("on_chat_model_stream") == 3 and seen[-1] == "on_chain_end"
 
 
 def test_closing_the_event_stream_early_ends_the_run() -> None:

@@ -70,7 +70,10 @@ def test_patches_in_order_and_their_sum() -> None:
         "streamed_output", "streamed_output_str", "tags", "type",
     ]  # fmt: skip
     assert entry["type"] == "llm" and entry["streamed_output_str"] == ["H", "i"]
-    assert entry["streamed_output"] == [AIMessageChunk(content="H"), AIMessageChunk(content="i")]
+    assert entry["streamed_output"] == [
+        AIMessageChunk(content="H"),
+        AIMessageChunk(content="i", chunk_position="last"),
+    ]
     generation = entry["final_output"]["generations"][0][0]
     assert (entry["final_output"]["type"], generation["text"]) == ("LLMResult", "Hi")
     assert state["logs"]["StrOutputParser"]["final_output"] == {"output": "Hi"}

@@ -102,9 +102,12 @@ def test_a_field_ragline_cannot_hold_raises_naming_it() -> None:
         bridge.message_from_langchain(Tagged("hi", priority=3))
 
 
-def test_the_last_chunk_marker_is_the_one_field_dropped() -> None:
+def test_the_last_chunk_marker_crosses_both_ways() -> None:
+    # ragline's chunks carry LangChain 1.x's chunk_position too
     chunk = lc_messages.AIMessageChunk("x", id="a", chunk_position="last")
-    assert bridge.message_from_langchain(chunk) == AIMessageChunk("x", id="a")
+    ours = AIMessageChunk("x", id="a", chunk_position="last")
+    assert bridge.message_from_langchain(chunk) == ours
+    assert bridge.message_to_langchain(ours).chunk_position == "last"
 
 
 def test_documents_cross_with_text_metadata_and_id() -> None:

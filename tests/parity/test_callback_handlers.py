@@ -453,19 +453,39 @@ def test_openai_callback_handler_as_a_handler():
     assert lc[:4] == (3, 10, 5, 15)
 
 
-def test_handlers_given_without_inheritable_handlers_a_listed_difference():
-    """LangChain's ``CallbackManager(handlers=[h])`` keeps ``h`` to the runs it starts
-    itself; ragline's passes it on to their children too (``inheritable_handlers``
-    defaults to ``handlers``), so a hand-driven tree reports every run."""
+@pytest.mark.parametrize("inherit", [False, True], ids=["handlers-only", "inheritable"])
+def test_handlers_reach_child_runs_only_when_inheritable(inherit: bool):
+    """``CallbackManager(handlers=[h])`` keeps ``h``, its tags and its metadata to the
+    runs it starts itself; ``inheritable_handlers`` (and tags, metadata) pass on."""
 
     def run(ns: Any) -> Any:
         handler = _recorder(ns)
-        chain_run = ns.callbacks.CallbackManager(handlers=[handler]).on_chain_start(
-            {"name": "outer"}, {"q": "x"}, name="outer"
+        extra: dict[str, Any] = {"tags": ["t"], "metadata": {"k": 1}}
+        if inherit:
+            extra.update(
+                inheritable_handlers=[handler],
+                inheritable_tags=["t"],
+                inheritable_metadata={"k": 1},
+            )
+        manager = ns.callbacks.CallbackManager(handlers=[handler], **extra)
+        defaults = (
+            len(manager.inheritable_handlers),
+            manager.inheritable_tags,
+            manager.inheritable_metadata,
         )
-        chain_run.get_child().on_tool_start({"name": "t"}, "x").on_tool_end("y")
+        chain_run = manager.on_chain_start({"name": "outer"}, {"q": "x"}, name="outer")
+        child = chain_run.get_child()
+        child.on_tool_start({"name": "t"}, "x").on_tool_end("y")
         chain_run.on_chain_end({})
-        return [event[0] for event in handler.seen]
+        return defaults, (child.tags, child.metadata), [event[0] for event in handler.seen]
 
-    assert run(LC) == ["chain_start", "chain_end"]
-    assert run(OURS) == ["chain_start", "tool_start", "tool_end", "chain_end"]
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    if inherit:
+        assert lc == (
+            (1, ["t"], {"k": 1}),
+            (["t"], {"k": 1}),
+            ["chain_start", "tool_start", "tool_end", "chain_end"],
+        )
+    else:
+        assert lc == ((0, [], {}), ([], {}), ["chain_start", "chain_end"])

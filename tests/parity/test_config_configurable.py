@@ -74,11 +74,9 @@ OURS = types.SimpleNamespace(
 
 
 def _plain(config: Any) -> dict[str, Any]:
-    """A config as a program prints it, callbacks shown by their type name, keys whose
-    value is None left out: ragline's configs carry every key (``run_name``, ``run_id``,
-    ``max_concurrency`` as None), LangChain's leave unset ones out (a listed difference,
-    checked in test_ensure_config_sets_every_key_a_listed_difference)."""
-    shown = {key: value for key, value in dict(config).items() if value is not None}
+    """A config as a program prints it, callbacks shown by their type name; every key,
+    None values included (both leave unset keys out)."""
+    shown = dict(config)
     if shown.get("callbacks") is not None:
         shown["callbacks"] = type(shown["callbacks"]).__name__
     return dict(sorted(shown.items()))
@@ -101,6 +99,7 @@ def test_ensure_config_fills_the_defaults():
     lc, ours = run(LC), run(OURS)
     assert ours == lc
     assert lc[0] == {
+        "callbacks": None,
         "configurable": {},
         "metadata": {},
         "recursion_limit": 25,
@@ -108,15 +107,70 @@ def test_ensure_config_fills_the_defaults():
     }
 
 
-def test_ensure_config_sets_every_key_a_listed_difference():
-    assert sorted(LC.config.ensure_config()) == [
-        "callbacks", "configurable", "metadata", "recursion_limit", "tags",
-    ]  # fmt: skip
-    assert {
-        key: value
-        for key, value in OURS.config.ensure_config().items()
-        if key not in LC.config.ensure_config()
-    } == {"max_concurrency": None, "run_name": None, "run_id": None}
+def test_ensure_config_leaves_out_unset_keys():
+    def run(ns: Any) -> Any:
+        cfg = ns.config
+        given = {"run_name": None, "run_id": None, "max_concurrency": None, "tags": None}
+        return (
+            sorted(cfg.ensure_config()),
+            _plain(cfg.ensure_config(given)),
+            _plain(cfg.ensure_config({"max_concurrency": 3})),
+            # inside a run, the run's own name is not passed on
+            cfg.ensure_config().get("run_name"),
+        )
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    assert lc[0] == ["callbacks", "configurable", "metadata", "recursion_limit", "tags"]
+    assert lc[2]["max_concurrency"] == 3 and "run_name" not in lc[2]
+
+
+def test_a_config_inside_a_run_leaves_out_the_runs_name_and_id():
+    def run(ns: Any) -> Any:
+        seen = []
+
+        def look(x: Any) -> Any:
+            seen.append(sorted(ns.config.ensure_config()))
+            return x
+
+        ns.RunnableLambda(look).invoke(1, {"run_name": "outer", "max_concurrency": 2})
+        return seen
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    assert lc == [
+        ["callbacks", "configurable", "max_concurrency", "metadata", "recursion_limit", "tags"]
+    ]
+
+
+def test_patch_config_fills_in_and_joins_configurable():
+    def run(ns: Any) -> Any:
+        cfg = ns.config
+        base = {"tags": ["a"], "configurable": {"x": 1}, "run_name": "n"}
+        return (
+            _plain(cfg.patch_config(base, configurable={"y": 2})),
+            _plain(cfg.patch_config(base, max_concurrency=2, recursion_limit=3)),
+            _plain(cfg.patch_config(None)),
+            _plain(cfg.patch_config(base, callbacks=[], run_name="m")),
+        )
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    assert lc[0]["configurable"] == {"x": 1, "y": 2}
+    assert lc[3]["run_name"] == "m" and lc[3]["callbacks"] == "list"
+
+
+def test_a_run_id_given_to_a_batch_warns():
+    import uuid
+
+    def run(ns: Any) -> Any:
+        with pytest.warns(RuntimeWarning) as caught:
+            configs = ns.config.get_config_list({"run_id": uuid.uuid4()}, 2)
+        return [sorted(c) for c in configs], [w.category.__name__ for w in caught]
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    assert lc[1] == ["RuntimeWarning"]
 
 
 def test_get_config_list_merge_configs_and_patch_config():

@@ -92,14 +92,6 @@ def _both(run: Any) -> tuple[Any, Any]:
     return run(LC), run(OURS)
 
 
-def _without_last_empty(pieces: list[Any]) -> list[Any]:
-    """LangChain 1.x ends a chat model's stream with an empty chunk (and an empty
-    ``on_llm_new_token``) marking the last position; ragline does not (a listed
-    difference, docs/differences.md). Checked there, then left out."""
-    assert pieces[-1] in ("", ("token", "")), pieces
-    return pieces[:-1]
-
-
 def _recorder(ns: Any) -> Any:
     class Recorder(ns.BaseCallbackHandler):  # type: ignore[misc, name-defined]
         def __init__(self) -> None:
@@ -177,11 +169,10 @@ def test_a_custom_chat_model_invoke_batch_and_stream():
         )
 
     lc, ours = _both(run)
-    lc = (*lc[:3], _without_last_empty(lc[3]), *lc[4:])
     assert ours == lc
     assert lc[0] == ("AIMessage", "> HI THERE", None)
     assert lc[1] == {"model": "echo", "n": 2}  # a one-answer llm_output joins the metadata
-    assert lc[3] == [">", " ", "O", "K"]
+    assert lc[3] == [">", " ", "O", "K", ""]  # then the closing empty piece
 
 
 def test_a_custom_chat_model_generate_gives_a_result_per_prompt():
@@ -213,12 +204,12 @@ def test_a_custom_chat_models_callbacks_in_order():
         return handler.seen
 
     lc, ours = _both(run)
-    lc = [*_without_last_empty(lc[:-1]), lc[-1]]
     assert ours == lc
-    assert lc[-4:] == [
+    assert lc[-5:] == [
         ("chat_start", [[("HumanMessage", "cd", None)]]),
         ("token", "C"),
         ("token", "D"),
+        ("token", ""),
         ("llm_end", [[("ChatGenerationChunk", "CD")]], None),
     ]
 
@@ -231,8 +222,7 @@ async def test_a_custom_chat_model_async_falls_back_to_the_sync_hooks():
         return observe(answer), chunks
 
     lc, ours = await run(LC), await run(OURS)
-    lc = (lc[0], _without_last_empty(lc[1]))
-    assert ours == lc == (("AIMessage", "AB", None), ["C", "D"])
+    assert ours == lc == (("AIMessage", "AB", None), ["C", "D", ""])
 
 
 def test_a_chat_model_without_stream_streams_its_whole_answer_once():
@@ -249,9 +239,7 @@ def test_a_chat_model_without_stream_streams_its_whole_answer_once():
         return [(type(c).__name__, c.content) for c in Whole().stream("q")]
 
     lc, ours = _both(run)
-    # a listed difference: LangChain yields the AIMessage itself, ragline an AIMessageChunk
-    assert lc == [("AIMessage", "all at once")]
-    assert ours == [("AIMessageChunk", "all at once")]
+    assert ours == lc == [("AIMessage", "all at once")]  # the AIMessage itself, in both
 
 
 def test_an_error_in_generate_reaches_the_handler_and_the_caller():
@@ -514,10 +502,11 @@ def test_fake_messages_list_chat_model_cycles_its_messages():
             responses=[ns.AIMessage(content="first", id="a"), ns.AIMessage(content="second")]
         )
         answers = [observe(model.invoke("q")) for _ in range(3)]
-        return answers, model.i, "".join(c.content for c in model.stream("q"))
+        return answers, model.i, [observe(c) for c in model.stream("q")]
 
     lc, ours = _both(run)
-    assert ours == lc  # the pieces differ (listed): LangChain yields one, ragline several
+    assert ours == lc
+    assert lc[2] == [("AIMessage", "second", None)]  # the whole reply, once
     assert lc[0] == [
         ("AIMessage", "first", None),
         ("AIMessage", "second", None),

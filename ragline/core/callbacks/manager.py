@@ -10,8 +10,8 @@ for example a language model)::
     manager = CallbackManager.from_config(config)   # handlers, parent run, tags, metadata
     (run,) = manager.on_chat_model_start(           # or on_llm_start(serialized, prompts, ...)
         None, [messages],                           # one run (and manager) per message list
-        name=config["run_name"] or "FakeListChatModel",
-        run_id=config["run_id"],                    # None -> a new uuid4 (when asked for)
+        name=config.get("run_name") or "FakeListChatModel",
+        run_id=config.get("run_id"),                # None -> a new uuid4 (when asked for)
         invocation_params={"stop": stop},           # optional, passed to handlers as kwargs
     )                                               # raises RecursionLimitError when too deep
     try:
@@ -199,10 +199,11 @@ class CallbackManager:
 
     Args:
         handlers: the callback handlers of runs started here.
-        inheritable_handlers: those that child runs also get (default: all of them).
+        inheritable_handlers: those that child runs also get (default: none, as in
+            LangChain; ``configure`` and ``from_config`` pass every handler on).
         parent_run_id: the run that runs started here belong to (``None``: root runs).
         tags, metadata: given to runs started here.
-        inheritable_tags, inheritable_metadata: what child runs also get (default: all).
+        inheritable_tags, inheritable_metadata: what child runs also get (default: none).
         depth: how many runs enclose runs started here (used for ``recursion_limit``).
         recursion_limit: starting a run at this depth raises ``RecursionLimitError``.
 
@@ -244,18 +245,12 @@ class CallbackManager:
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
     ) -> None:
         self.handlers: list[BaseCallbackHandler] = list(handlers or [])
-        self.inheritable_handlers: list[BaseCallbackHandler] = (
-            self.handlers if inheritable_handlers is None else list(inheritable_handlers)
-        )
+        self.inheritable_handlers: list[BaseCallbackHandler] = list(inheritable_handlers or [])
         self._parent: Any = parent_run_id
         self.tags: list[str] = list(tags or [])
-        self.inheritable_tags: list[str] = (
-            self.tags if inheritable_tags is None else list(inheritable_tags)
-        )
+        self.inheritable_tags: list[str] = list(inheritable_tags or [])
         self.metadata: dict[str, Any] = dict(metadata or {})
-        self.inheritable_metadata: dict[str, Any] = (
-            self.metadata if inheritable_metadata is None else dict(inheritable_metadata)
-        )
+        self.inheritable_metadata: dict[str, Any] = dict(inheritable_metadata or {})
         self.depth = depth
         self.recursion_limit = recursion_limit
 
@@ -376,6 +371,10 @@ class CallbackManager:
             manager = inheritable_callbacks.copy()
         else:
             manager = cls(_with_context_handlers(inheritable_callbacks))
+            # every handler, tag and metadata key passes on (shared until one differs)
+            manager.inheritable_handlers = manager.handlers
+            manager.inheritable_tags = manager.tags
+            manager.inheritable_metadata = manager.metadata
         if not isinstance(manager, cls):  # configure on AsyncCallbackManager: same state
             manager = cls._rebuilt_from(manager)
         if local_callbacks is not None:

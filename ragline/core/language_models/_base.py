@@ -157,6 +157,11 @@ class BaseLanguageModel(
     @abstractmethod
     def _as_chunk(self, output: Any) -> Any: ...
 
+    def _closing_chunk(self, last: Any) -> Any:
+        """The piece a stream ends with after ``last``, the hook's last piece (``None``:
+        none; a chat model's closing empty chunk, see ``BaseChatModel``)."""
+        return None
+
     def _hook_input(self, hook: str, model_input: Any) -> Any:
         """What a hook receives (an LLM hook written over a list of prompts gets a list)."""
         return model_input
@@ -253,7 +258,11 @@ class BaseLanguageModel(
     ) -> LLMResult:
         return LLMResult([[generation]], llm_output, [RunInfo(run.run_id)])
 
-    def _stream_result(self, aggregate: Any, run: Any) -> tuple[Any, LLMResult]:
+    def _stream_result(
+        self, aggregate: Any, run: Any, *, invoked: bool = False
+    ) -> tuple[Any, LLMResult]:
+        """The answer and the run's result from the streamed pieces added up (``invoked``:
+        ``invoke`` streamed internally, so the result is what ``_generate``'s would be)."""
         output = self._finish(aggregate)
         _, generation, llm_output = self._result_of(output, "_stream")
         return output, self._end_result(generation, llm_output, run)
@@ -297,12 +306,17 @@ class BaseLanguageModel(
                     own = self._reports_own_tokens("_stream")
                     hook_options = self._hook_options("_stream", stop, run, bound)
                     chunks = self._stream(model_input, **hook_options)
+                    chunk = None
                     for chunk in chunks:
                         chunk = self._check_chunk(chunk)
                         aggregate = chunk if aggregate is None else aggregate + chunk
                         if not own:
                             self._report_token(run, chunk)
-                    output, result = self._stream_result(aggregate, run)
+                    closing = self._closing_chunk(chunk)
+                    if closing is not None:  # invoke keeps it in the reply (LangChain 1.x)
+                        self._report_token(run, closing)
+                        aggregate = aggregate + closing
+                    output, result = self._stream_result(aggregate, run, invoked=True)
                 else:
                     options = self._hook_options("_generate", stop, run, bound)
                     raw = self._generate(self._hook_input("_generate", model_input), **options)
@@ -344,11 +358,16 @@ class BaseLanguageModel(
                     own = self._reports_own_tokens(
                         "_astream" if self._overrides("_astream") else "_stream"
                     )
+                    chunk = None
                     async for chunk in self._achunks(model_input, stop, bound, run, config):
                         aggregate = chunk if aggregate is None else aggregate + chunk
                         if not own:
                             await self._areport_token(run, chunk)
-                    output, result = self._stream_result(aggregate, run)
+                    closing = self._closing_chunk(chunk)
+                    if closing is not None:
+                        await self._areport_token(run, closing)
+                        aggregate = aggregate + closing
+                    output, result = self._stream_result(aggregate, run, invoked=True)
                 else:
                     if self._overrides("_agenerate"):
                         hook_options = self._hook_options("_agenerate", stop, run, bound)
@@ -385,17 +404,20 @@ class BaseLanguageModel(
         """Yield the answer in pieces as the model produces them.
 
         A chat model yields ``AIMessageChunk`` pieces (add them up for the whole reply),
-        an LLM yields strings. A model without ``_stream`` yields one piece.
+        then, unless its last piece was marked ``chunk_position="last"``, an empty piece
+        so marked (as LangChain 1.x); an LLM yields strings. A model without ``_stream``
+        yields its whole answer once: a chat model its ``AIMessage``, as LangChain's.
         """
         if not self._overrides("_stream"):
-            yield self._as_chunk(self.invoke(input, config, stop=stop, **bound))
+            # the answer itself, as LangChain's (a chat model's AIMessage, typed as a chunk)
+            yield self.invoke(input, config, stop=stop, **bound)
             return
         stop = stop_list(stop)
         model_input, config, manager, options = self._begin(input, config, stop, bound)
         run = self._start(manager, model_input, **options)
         child = run.child_config(config)
         own = self._reports_own_tokens("_stream")
-        aggregate = None
+        aggregate = last = None
         iterator: Any = None
         try:
             # The current config is set only while the hook runs, never across a yield,
@@ -409,11 +431,15 @@ class BaseLanguageModel(
                     chunk = next(iterator, _DONE)
                 if chunk is _DONE:
                     break
-                chunk = self._check_chunk(chunk)
+                last = chunk = self._check_chunk(chunk)
                 aggregate = chunk if aggregate is None else aggregate + chunk
                 if not own:
                     self._report_token(run, chunk)
                 yield chunk
+            closing = self._closing_chunk(last)
+            if closing is not None:  # reported and yielded, not part of the run's result
+                self._report_token(run, closing)
+                yield closing
         except GeneratorExit:  # the consumer stopped early: the run ends with what came
             if hasattr(iterator, "close"):
                 iterator.close()  # e.g. release an HTTP response nobody reads any more
@@ -435,13 +461,13 @@ class BaseLanguageModel(
         """Async ``stream``; uses ``_astream`` when the model has one, else ``_stream`` in a
         worker thread, else one piece from ``ainvoke``."""
         if not (self._overrides("_astream") or self._overrides("_stream")):
-            yield self._as_chunk(await self.ainvoke(input, config, stop=stop, **bound))
+            yield await self.ainvoke(input, config, stop=stop, **bound)
             return
         stop = stop_list(stop)
         model_input, config, manager, options = self._begin(input, config, stop, bound)
         run = await self._astart(manager, model_input, **options)
         own = self._reports_own_tokens("_astream" if self._overrides("_astream") else "_stream")
-        aggregate = None
+        aggregate = chunk = None
         try:
             # aclosing: an async generator is not closed when dropped, so a consumer that
             # stops early would leave the hook's stream (an HTTP response) open
@@ -453,6 +479,10 @@ class BaseLanguageModel(
                     if not own:
                         await self._areport_token(run, chunk)
                     yield chunk
+            closing = self._closing_chunk(chunk)
+            if closing is not None:
+                await self._areport_token(run, closing)
+                yield closing
         except GeneratorExit:
             await run.aon_llm_end(self._stream_result(aggregate, run)[1])
             raise

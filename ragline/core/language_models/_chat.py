@@ -202,11 +202,24 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
             f"pieces, got {type(chunk).__name__}"
         )
 
-    def _stream_result(self, aggregate: Any, run: Any) -> tuple[Any, Any]:
+    def _closing_chunk(self, last: Any) -> AIMessageChunk | None:
+        # LangChain 1.x ends a streamed reply with an empty chunk marked "last", unless
+        # the model marked its own last chunk (or streamed nothing)
+        if last is None or last.chunk_position is not None:
+            return None
+        return AIMessageChunk("" if isinstance(last.content, str) else [], chunk_position="last")
+
+    def _stream_result(self, aggregate: Any, run: Any, *, invoked: bool = False) -> tuple[Any, Any]:
         # a streamed run ends with the pieces added up: a ChatGenerationChunk, as LangChain's
+        # (an invoke that streamed ends with a ChatGeneration, as _generate's would)
         output, result = super()._stream_result(aggregate, run)
+        if invoked:
+            return output, result
         info = result.generations[0][0].generation_info
-        whole = ChatGenerationChunk(message=self._as_chunk(output), generation_info=info)
+        message = self._as_chunk(output)
+        if aggregate is not None:
+            message.chunk_position = aggregate.chunk_position
+        whole = ChatGenerationChunk(message=message, generation_info=info)
         result.generations[0][0] = whole
         return output, result
 

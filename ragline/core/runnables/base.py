@@ -160,7 +160,7 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
 
         if len(inputs) == 1:
             return [call(0)]
-        limit = ensure_config(configs[0])["max_concurrency"] or _DEFAULT_WORKERS
+        limit = ensure_config(configs[0]).get("max_concurrency") or _DEFAULT_WORKERS
         with ThreadPoolExecutor(max_workers=min(limit, len(inputs))) as pool:
             futures = [
                 pool.submit(contextvars.copy_context().run, call, i) for i in range(len(inputs))
@@ -185,7 +185,7 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
         if not inputs:
             return []
         configs = get_config_list(config, len(inputs))
-        limit = ensure_config(configs[0])["max_concurrency"]
+        limit = ensure_config(configs[0]).get("max_concurrency")
         semaphore = asyncio.Semaphore(limit) if limit else None
 
         async def call(index: int) -> Any:
@@ -234,7 +234,7 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
         if len(inputs) == 1:
             yield call(0)
             return
-        limit = ensure_config(configs[0])["max_concurrency"] or _DEFAULT_WORKERS
+        limit = ensure_config(configs[0]).get("max_concurrency") or _DEFAULT_WORKERS
         with ThreadPoolExecutor(max_workers=min(limit, len(inputs))) as pool:
             futures = [
                 pool.submit(contextvars.copy_context().run, call, i) for i in range(len(inputs))
@@ -259,7 +259,7 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
         if not inputs:
             return
         configs = get_config_list(config, len(inputs))
-        limit = ensure_config(configs[0])["max_concurrency"]
+        limit = ensure_config(configs[0]).get("max_concurrency")
         semaphore = asyncio.Semaphore(limit) if limit else None
 
         async def call(index: int) -> tuple[int, Any]:
