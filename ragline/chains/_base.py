@@ -91,6 +91,8 @@ class _Final:
     steps: list[Any] = field(default_factory=list)
     answer_is_step: bool = False
     """The final answer is also the last intermediate step (refine, as in LangChain)."""
+    pick: str | None = None
+    """The answer is this key of ``runnable``'s output dict (a legacy ``LLMChain``)."""
 
 
 class ChainOptions(TypedDict, total=False):
@@ -328,6 +330,8 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
             answer, steps = final.answer, final.steps
         else:
             answer, steps = (yield invoke(final.runnable, final.input)), final.steps
+            if final.pick is not None:
+                answer = answer[final.pick]
         if final is not None and final.answer_is_step:
             steps = [*steps, answer]
         output = self._output(answer, steps)
@@ -366,6 +370,8 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
             chunks: list[Any] = []
 
             def keep(chunk: Any) -> Iterable[Any]:
+                if final.pick is not None:
+                    chunk = chunk[final.pick]
                 chunks.append(chunk)
                 return self._wrapped(chunk)
 
@@ -395,7 +401,9 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
         llm_chain: LangChain's older form instead of ``llm`` and ``prompt``:
             ``StuffDocumentsChain(llm_chain=LLMChain(llm=..., prompt=...),
             document_variable_name="context")``; the chain then takes
-            ``input_documents`` and returns ``{"output_text": answer}``, as there.
+            ``input_documents``, returns ``{"output_text": answer}``, runs the LLMChain
+            (a chain run of its own, with its own verbose and callbacks) and reports its
+            run as ``StuffDocumentsChain``, as there.
         (others as :class:`BaseCombineDocumentsChain`)
 
     Raises:
@@ -413,20 +421,18 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
         **options: Unpack[ChainOptions],
     ) -> None:
         if llm_chain is not None:
+            # LangChain's shape: the LLMChain runs inside this chain as a chain run of its
+            # own (its verbose, callbacks, tags and output parser are its own), and this
+            # chain's run is named after the class
             llm, prompt = llm_chain.llm, prompt or llm_chain.prompt
             options.setdefault("input_key", "input_documents")
             options.setdefault("output_key", "output_text")
-            options.setdefault("verbose", llm_chain.verbose)
-            for key in ("callbacks", "tags", "metadata"):  # the LLMChain's handlers still see
-                if getattr(llm_chain, key, None) is not None:  # its prompt and model runs
-                    options.setdefault(key, getattr(llm_chain, key))  # type: ignore[misc]
-            if llm_chain.output_parser is not None:
-                options.setdefault("output_parser", llm_chain.output_parser)
         if llm is None:
             raise InvalidInputError(
                 "StuffDocumentsChain needs llm=... (or llm_chain=LLMChain(...))"
             )
         super().__init__(llm, **options)
+        self.llm_chain = llm_chain
         self.prompt = prompt if prompt is not None else stuff_prompt(question_key)
         _require_variable(self.prompt, self.document_variable_name, "prompt")
 
@@ -436,10 +442,16 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
         final_input = {**variables, self.document_variable_name: self._render(documents)}
+        if self.llm_chain is not None:
+            wanted = set(self.llm_chain.prompt.input_variables)
+            chain_input = {k: v for k, v in final_input.items() if k in wanted}
+            return _Final(self.llm_chain, chain_input, pick=self.llm_chain.output_key)
         return _Final(self._model_chain(self.prompt, "answer", final=True), final_input)
 
     def get_name(self) -> str:
-        return self.name or "stuff_documents_chain"
+        if self.name:
+            return self.name
+        return "StuffDocumentsChain" if self.llm_chain is not None else "stuff_documents_chain"
 
     def get_graph(self) -> Graph:
         """The steps inside, as LangChain draws ``create_stuff_documents_chain``: the

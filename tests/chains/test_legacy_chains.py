@@ -638,20 +638,28 @@ def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None
     assert (model_run.tags, model_run.metadata) == (["qa"], {"owner": "tests"})
 
     docs = [Document(CORPUS[0])]
-    for chain in (
-        load_qa_chain(FakeListChatModel(responses=["Sicily."]), callbacks=[collector]),
-        StuffDocumentsChain(
-            llm_chain=LLMChain(
-                llm=FakeListChatModel(responses=["Sicily."]),
-                prompt=PromptTemplate.from_template("{context}\n{question}"),
-                callbacks=[collector],
-            )
+    # the LLMChain's own handlers see its run (inside the StuffDocumentsChain's), as
+    # LangChain's do
+    for chain, name in (
+        (
+            load_qa_chain(FakeListChatModel(responses=["Sicily."]), callbacks=[collector]),
+            "stuff_documents_chain",
+        ),
+        (
+            StuffDocumentsChain(
+                llm_chain=LLMChain(
+                    llm=FakeListChatModel(responses=["Sicily."]),
+                    prompt=PromptTemplate.from_template("{context}\n{question}"),
+                    callbacks=[collector],
+                )
+            ),
+            "LLMChain",
         ),
     ):
         collector.traced_runs.clear()
         assert chain.run(input_documents=docs, question="Where is Etna?") == "Sicily."
         (run,) = collector.traced_runs
-        assert run.name == "stuff_documents_chain"
+        assert run.name == name
         assert "FakeListChatModel" in str(run.tree())
     with pytest.raises(InvalidInputError, match="does not take callback_manager"):
         load_qa_chain(FakeListChatModel(responses=["x"]), callback_manager=None)

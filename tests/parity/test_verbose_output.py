@@ -149,7 +149,21 @@ def run_handler_by_hand(ns: dict[str, Any]) -> None:
     unnamed.on_chain_end({"a": 1})
 
 
+def run_stuff_documents_chain(ns: dict[str, Any]) -> None:
+    from langchain_core.documents import Document as LCDocument
+
+    document = LCDocument if ns["chains"] is lc_chains else core.Document
+    docs = [document(page_content="Apples are red."), document(page_content="Pears are green.")]
+    for inner_verbose, outer in ((True, {"verbose": True}), (True, {}), (False, {"verbose": True})):
+        inner = llm_chain(ns, "Fruit.", "Facts:\n{context}\nQ: {question}", verbose=inner_verbose)
+        chain = ns["chains"].StuffDocumentsChain(
+            llm_chain=inner, document_variable_name="context", **outer
+        )
+        print(chain.invoke({"input_documents": docs, "question": "What?"})["output_text"])
+
+
 SCENARIOS = [
+    run_stuff_documents_chain,
     run_llm_chain,
     run_simple_sequence,
     run_sequential_chain,
@@ -188,3 +202,20 @@ def test_an_agent_colours_each_tool_in_turn(capsys: Any) -> None:
     ]:
         assert after_thought.format(given, colour, observation) in out
     assert "Action Input: balls\x1b[0mjuggle is not a valid tool" in out
+
+
+def test_a_stuff_documents_chain_prints_its_llm_chain_inside(capsys: Any) -> None:
+    out = printed(run_stuff_documents_chain, capsys)["ragline"]
+    entering = "\n\n\x1b[1m> Entering new {} chain...\x1b[0m\n"
+    finished = "\n\x1b[1m> Finished chain.\x1b[0m\n"
+    prompt = (
+        "Prompt after formatting:\n\x1b[32;1m\x1b[1;3mFacts:\nApples are red.\n\n"
+        "Pears are green.\nQ: What?\x1b[0m\n"
+    )
+    inner = entering.format("LLMChain") + prompt + finished
+    outer = entering.format("StuffDocumentsChain")
+    assert out == (
+        outer + inner + finished + "Fruit.\n"  # both verbose
+        + inner + "Fruit.\n"  # only the LLMChain verbose
+        + outer + finished + "Fruit.\n"  # only the StuffDocumentsChain verbose
+    )  # fmt: skip
