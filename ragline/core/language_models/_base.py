@@ -103,6 +103,9 @@ class BaseLanguageModel(
     """The LLM cache of this model: None (the global one, if set), True (the global one,
     required), False (never) or a ``BaseCache`` (see ``ragline.core.caches``)."""
 
+    # whether a cache hit is a run that callbacks see (LangChain: a chat model's is, an
+    # LLM's is not)
+    _cache_hit_runs: ClassVar[bool] = True
     # hook name -> whether the class's hook takes ``run_manager`` (read at class creation)
     _run_manager_hooks: ClassVar[frozenset[str]] = frozenset()
 
@@ -293,11 +296,19 @@ class BaseLanguageModel(
         self, input: Any, config: Any, stop: list[str] | None, bound: dict[str, Any]
     ) -> tuple[Any, LLMResult]:
         model_input, config, manager, options = self._begin(input, config, stop, bound)
+        slot = cached = None
+        if not self._cache_hit_runs:  # a cache hit makes no run (LangChain's LLMs)
+            slot = cache_slot(self, model_input, options["invocation_params"])
+            cached = slot.lookup() if slot is not None else None
+            if cached is not None:
+                output, generation = self._from_cache(cached[0])
+                return output, LLMResult([[generation]], None, None)
         run = self._start(manager, model_input, **options)
         try:
             with use_config(run.child_config(config)):
-                slot = cache_slot(self, model_input, options["invocation_params"])
-                cached = slot.lookup() if slot is not None else None
+                if self._cache_hit_runs:
+                    slot = cache_slot(self, model_input, options["invocation_params"])
+                    cached = slot.lookup() if slot is not None else None
                 if cached is not None:
                     output, generation = self._from_cache(cached[0])
                     result = self._end_result(generation, None, run)
@@ -345,11 +356,19 @@ class BaseLanguageModel(
         self, input: Any, config: Any, stop: list[str] | None, bound: dict[str, Any]
     ) -> tuple[Any, LLMResult]:
         model_input, config, manager, options = self._begin(input, config, stop, bound)
+        slot = cached = None
+        if not self._cache_hit_runs:
+            slot = cache_slot(self, model_input, options["invocation_params"])
+            cached = await slot.alookup() if slot is not None else None
+            if cached is not None:
+                output, generation = self._from_cache(cached[0])
+                return output, LLMResult([[generation]], None, None)
         run = await self._astart(manager, model_input, **options)
         try:
             with use_config(run.child_config(config)):
-                slot = cache_slot(self, model_input, options["invocation_params"])
-                cached = await slot.alookup() if slot is not None else None
+                if self._cache_hit_runs:
+                    slot = cache_slot(self, model_input, options["invocation_params"])
+                    cached = await slot.alookup() if slot is not None else None
                 if cached is not None:
                     output, generation = self._from_cache(cached[0])
                     result = self._end_result(generation, None, run)

@@ -7,8 +7,10 @@ ids left out) and the call's invocation parameters (model class and settings, ``
 every bound option such as tools) as sorted JSON, so two calls share an entry only when
 nothing that could change the answer differs.
 
-``invoke`` / ``ainvoke`` look up inside the model's run (a hit is reported to callbacks
-as a run with its result, like a call) and store what the model returned; with
+A chat model's ``invoke`` / ``ainvoke`` look up inside the model's run (a hit is
+reported to callbacks as a run with its result, like a call); an LLM's look up first,
+and a hit makes no run (as LangChain's do; its ``generate`` calls the model once for
+the prompts the cache lacks). Both store what the model returned; with
 ``streaming=True`` the streamed answer is stored once complete. ``stream`` on a model
 that streams bypasses the cache, as LangChain does.
 """

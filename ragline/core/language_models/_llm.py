@@ -14,6 +14,7 @@ from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import get_config_list, legacy_call_config, use_config
 from ragline.core.language_models._base import BaseLanguageModel, stop_list
 from ragline.core.language_models._caching import cache_slot
+from ragline.core.language_models._legacy import _joined
 from ragline.core.language_models._outputs import Generation, GenerationChunk, LLMResult, RunInfo
 from ragline.core.prompts import PromptValue
 
@@ -47,6 +48,7 @@ class BaseLLM(BaseLanguageModel[str]):
         '4'
     """
 
+    _cache_hit_runs = False  # a cached answer makes no run, as LangChain's LLMs
     # hooks written over a list of prompts (LangChain's BaseLLM._generate shape)
     _list_hooks: ClassVar[frozenset[str]] = frozenset()
 
@@ -129,9 +131,15 @@ class BaseLLM(BaseLanguageModel[str]):
         A model whose ``_generate`` takes a list of ``prompts`` (LangChain's shape) is
         called once with all of them, as LangChain calls it; each prompt still has its
         own run (every start, then every end). The other models run once per prompt.
+        With a cache, as LangChain's: a cached prompt makes no run and no call, the
+        others run as above; ``llm_output`` and ``run`` are theirs (``{}`` and ``None``
+        when every prompt was cached).
         """
         config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
         configs = [config] * len(inputs)
+        cached = self._generate_cached(inputs, configs, stop_list(stop), bound)
+        if cached is not None:
+            return cached
         result = self._generate_together(inputs, configs, stop_list(stop), bound)
         if result is None:
             return super().generate(inputs, stop, config=config, **bound)
@@ -165,7 +173,9 @@ class BaseLLM(BaseLanguageModel[str]):
             bound = dict(kwargs)
             stop = stop_list(bound.pop("stop", None))
             try:
-                result = self._generate_together(inputs, configs, stop, bound)
+                result = self._generate_cached(inputs, configs, stop, bound)
+                if result is None:
+                    result = self._generate_together(inputs, configs, stop, bound)
             except Exception as err:
                 if not return_exceptions:
                     raise
@@ -174,12 +184,89 @@ class BaseLLM(BaseLanguageModel[str]):
                 return [row[0].text for row in result.generations]
         return super().batch(inputs, configs, return_exceptions=return_exceptions, **kwargs)
 
-    def _generate_together(
+    def _generate_cached(
         self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
     ) -> LLMResult | None:
+        """``generate`` with a cache (None without one): the cached prompts' generations,
+        the others' from one call (a list hook) or a run each."""
+        slots = self._cache_slots(inputs, configs, stops, bound)
+        if slots is None:
+            return None
+        rows: list[Any] = [slot.lookup() for slot in slots]
+        missing = [index for index, row in enumerate(rows) if row is None]
+        if not missing:
+            return LLMResult(rows, {}, None)
+        part_inputs = [inputs[index] for index in missing]
+        part_configs = [configs[index] for index in missing]
+        result = self._generate_together(part_inputs, part_configs, stops, bound, cached=True)
+        if result is None:  # a per-prompt hook: a run each (which stores the answer)
+            outputs = [self._invoke_with_result(one, config, stops, bound)[1]
+                       for one, config in zip(part_inputs, part_configs, strict=True)]  # fmt: skip
+            result = _joined(outputs, self._combine_llm_outputs)
+        else:
+            for index, row in zip(missing, result.generations, strict=True):
+                slots[index].update(row[0])
+        for index, row in zip(missing, result.generations, strict=True):
+            rows[index] = row
+        return LLMResult(rows, result.llm_output, result.run)
+
+    def _cache_slots(
+        self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
+    ) -> list[Any] | None:
+        """Each prompt's cache slot; None when the model does not cache."""
+        slots = []
+        for one, config in zip(inputs, configs, strict=True):
+            model_input, _, _, options = self._begin(one, config, stops, bound)
+            slot = cache_slot(self, model_input, options["invocation_params"])
+            if slot is None:
+                return None
+            slots.append(slot)
+        return slots
+
+    async def _agenerate_cached(
+        self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
+    ) -> LLMResult | None:
+        """Async :meth:`_generate_cached`."""
+        slots = self._cache_slots(inputs, configs, stops, bound)
+        if slots is None:
+            return None
+        rows: list[Any] = [await slot.alookup() for slot in slots]
+        missing = [index for index, row in enumerate(rows) if row is None]
+        if not missing:
+            return LLMResult(rows, {}, None)
+        part_inputs = [inputs[index] for index in missing]
+        part_configs = [configs[index] for index in missing]
+        result = await self._agenerate_together(
+            part_inputs, part_configs, stops, bound, cached=True
+        )
+        if result is None:
+            outputs = await asyncio.gather(
+                *(
+                    self._ainvoke_with_result(one, config, stops, bound)
+                    for one, config in zip(part_inputs, part_configs, strict=True)
+                )
+            )
+            result = _joined([output for _, output in outputs], self._combine_llm_outputs)
+        else:
+            for index, row in zip(missing, result.generations, strict=True):
+                await slots[index].aupdate(row[0])
+        for index, row in zip(missing, result.generations, strict=True):
+            rows[index] = row
+        return LLMResult(rows, result.llm_output, result.run)
+
+    def _generate_together(
+        self,
+        inputs: Sequence[Any],
+        configs: list[Any],
+        stops: Any,
+        bound: dict[str, Any],
+        *,
+        cached: bool = False,
+    ) -> LLMResult | None:
         """One ``_generate`` call with every prompt, each with its own run (started with
-        its own config); None when the prompts must run one by one."""
-        begun = self._batch_begin("_generate", inputs, configs, stops, bound)
+        its own config); None when the prompts must run one by one (``cached``: the
+        prompts the cache lacks, however many)."""
+        begun = self._batch_begin("_generate", inputs, configs, stops, bound, cached=cached)
         if begun is None:
             return None
         runs = [
@@ -214,6 +301,9 @@ class BaseLLM(BaseLanguageModel[str]):
         once with every prompt when it takes a list of ``prompts``."""
         config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
         configs = [config] * len(inputs)
+        cached = await self._agenerate_cached(inputs, configs, stop_list(stop), bound)
+        if cached is not None:
+            return cached
         result = await self._agenerate_together(inputs, configs, stop_list(stop), bound)
         if result is None:
             return await super().agenerate(inputs, stop, config=config, **bound)
@@ -247,7 +337,9 @@ class BaseLLM(BaseLanguageModel[str]):
             bound = dict(kwargs)
             stop = stop_list(bound.pop("stop", None))
             try:
-                result = await self._agenerate_together(inputs, configs, stop, bound)
+                result = await self._agenerate_cached(inputs, configs, stop, bound)
+                if result is None:
+                    result = await self._agenerate_together(inputs, configs, stop, bound)
             except Exception as err:
                 if not return_exceptions:
                     raise
@@ -257,11 +349,17 @@ class BaseLLM(BaseLanguageModel[str]):
         return await super().abatch(inputs, configs, return_exceptions=return_exceptions, **kwargs)
 
     async def _agenerate_together(
-        self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
+        self,
+        inputs: Sequence[Any],
+        configs: list[Any],
+        stops: Any,
+        bound: dict[str, Any],
+        *,
+        cached: bool = False,
     ) -> LLMResult | None:
         """Async :meth:`_generate_together` (``_agenerate`` when the model has one)."""
         hook = "_agenerate" if self._overrides("_agenerate") else "_generate"
-        begun = self._batch_begin(hook, inputs, configs, stops, bound)
+        begun = self._batch_begin(hook, inputs, configs, stops, bound, cached=cached)
         if begun is None:
             return None
         runs = [
@@ -293,19 +391,18 @@ class BaseLLM(BaseLanguageModel[str]):
         configs: list[Any],
         stop: Any,
         bound: dict[str, Any],
+        *,
+        cached: bool = False,
     ) -> list[tuple[Any, Any, CallbackManager, dict[str, Any]]] | None:
         """Each prompt's run setup, when ``hook`` takes the whole list; None to run the
-        prompts one by one (a per-prompt hook, one prompt, or a cache to look in)."""
-        if hook not in self._list_hooks or len(inputs) < 2:
+        prompts one by one (a per-prompt hook, or one prompt). ``cached``: the prompts
+        a cache lacks, sent together however many (LangChain's generate)."""
+        if hook not in self._list_hooks or (len(inputs) < 2 and not cached):
             return None
-        begun = [
+        return [
             self._begin(one, config, stop, bound)
             for one, config in zip(inputs, configs, strict=True)
         ]
-        first_input, _, _, options = begun[0]
-        if cache_slot(self, first_input, options["invocation_params"]) is not None:
-            return None
-        return begun
 
     def _split_result(self, raw: Any, runs: list[Any], hook: str) -> list[LLMResult]:
         """One run's share of a call over every prompt: its generations; the call's
