@@ -19,7 +19,7 @@ import pytest
 from ragline.core import PersistenceError
 from ragline.embeddings import Embeddings
 from ragline.vectorstores import FAISS
-from ragline.vectorstores.faiss import _files
+from ragline.vectorstores.faiss import _files, _vectors
 
 COUNT, DIMENSION = 3_000, 16
 RNG = np.random.default_rng(5)
@@ -150,3 +150,29 @@ def test_an_intact_large_file_checked_in_the_background_loads_and_saves(
     loaded.save_local(tmp_path / "b")
     assert loaded._index is not None and loaded._index.pending_check is None
     assert top(FAISS.load_local(tmp_path / "b", QueryRows()), 42) == top(store, 42)
+
+
+def test_a_large_add_goes_straight_to_its_own_segment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows of at least SPILL_BYTES are written from the caller's array to a segment file
+    (after the rows waiting in memory); a later add over the same labels still wins."""
+    monkeypatch.setattr(_vectors, "SPILL_BYTES", 64)  # 4 rows of dimension 4
+    vectors = _vectors.VectorFile(4)
+    small = np.arange(8, dtype=np.float32).reshape(2, 4)
+    large = np.arange(100, 140, dtype=np.float32).reshape(10, 4)
+    vectors.put(0, small)
+    assert vectors.segments == [] and len(vectors.pending) == 1
+    vectors.put(2, large)
+    large[:] = -1  # the caller's array is free again: the rows are in the file
+    assert [(s.start, s.rows) for s in vectors.segments] == [(0, 2), (2, 10)]
+    assert vectors.pending == []
+    expected = np.concatenate([small, np.arange(100, 140, dtype=np.float32).reshape(10, 4)])
+    assert np.array_equal(vectors.get(np.arange(12)), expected)
+    again = np.full((3, 4), 7.0, dtype=np.float32)
+    vectors.put(5, again)  # an add rolled back and redone over labels 5..7
+    assert np.array_equal(vectors.get(np.array([4, 5, 7])), [expected[4], again[0], again[2]])
+    listed = vectors.save(tmp_path, "index.x.vectors")
+    assert [(entry["start"], entry["rows"]) for entry in listed] == [(0, 2), (2, 10), (5, 3)]
+    loaded = _vectors.VectorFile.load(tmp_path, 4, listed)
+    assert np.array_equal(loaded.get(np.array([1, 4, 6, 11])), vectors.get(np.array([1, 4, 6, 11])))

@@ -275,10 +275,12 @@ def _write_sqlite(snapshot: Snapshot, path: Path) -> int:
     """Write the snapshot's document table as a SQLite file; returns its row count."""
     table = snapshot.table
 
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode  # built once
+
     def rows() -> Iterator[tuple[int, str, str, str]]:
         for label, (doc_id, text, metadata) in table.added.items():
             try:
-                encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=True)
+                encoded = encode(metadata)
             except (TypeError, ValueError) as err:
                 raise InvalidInputError(
                     f"document {doc_id!r} has metadata JSON cannot hold ({err}); save_local "

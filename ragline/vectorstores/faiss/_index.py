@@ -319,9 +319,12 @@ class LabeledIndex:
 
     def _train_and_move(self, vectors: np.ndarray, labels: np.ndarray) -> None:
         waiting = self.index
-        old_vectors = waiting.index.reconstruct_n(0, waiting.ntotal)
-        all_vectors = np.ascontiguousarray(np.concatenate([old_vectors, vectors]))
-        all_labels = np.concatenate([self.labels(), labels])
+        if waiting.ntotal:
+            old_vectors = waiting.index.reconstruct_n(0, waiting.ntotal)
+            all_vectors = np.ascontiguousarray(np.concatenate([old_vectors, vectors]))
+            all_labels = np.concatenate([self.labels(), labels])
+        else:  # a first add large enough to train on: no copy of its rows
+            all_vectors, all_labels = np.ascontiguousarray(vectors, dtype=np.float32), labels
         target = self._target
         sample = all_vectors
         if len(all_vectors) > self.train_size:  # train on train_size vectors, seeded

@@ -164,6 +164,20 @@ class DocumentTable:
         base = 0 if self.base is None else self.base.count - len(self.deleted)
         return base + len(self.added)
 
+    def existing(self, ids: list[str]) -> dict[str, int]:
+        """``id -> label`` of those of ``ids`` the table holds (one set operation for
+        the ids added in memory: a large add of new ids costs no per-id lookup there)."""
+        added = self.added_ids
+        found = {doc_id: added[doc_id] for doc_id in added.keys() & ids} if added else {}
+        if self.base is not None:
+            deleted = self.deleted
+            for doc_id in ids:
+                if doc_id not in found:
+                    label = self.base.label(doc_id)
+                    if label is not None and label not in deleted:
+                        found[doc_id] = label
+        return found
+
     def labels(self) -> np.ndarray:
         """Every live label, increasing."""
         added = np.fromiter(self.added, dtype=np.int64, count=len(self.added))

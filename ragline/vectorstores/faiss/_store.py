@@ -361,9 +361,7 @@ class FAISS(VectorStore):
         first = self._next_label
         labels = np.arange(first, first + len(ids), dtype=np.int64)
         label_of = self._label_of
-        previous = (
-            {doc_id: label_of[doc_id] for doc_id in ids if doc_id in label_of} if label_of else {}
-        )
+        previous = self._table.existing(ids)
         index.add(vectors, labels)  # adds every vector or none
         new_labels = range(first, first + len(ids))
         try:

@@ -9,7 +9,8 @@ Exact searches over a filter's matching documents read their rows here too.
 Segments are immutable float32 files read through ``numpy.memmap``, so the operating
 system keeps only the rows searches touch in memory. New vectors collect in memory and
 are written out as a new segment every :data:`SPILL_BYTES` (into a temporary folder
-until the store is saved) and on each save. A save links each segment into the saved
+until the store is saved) and on each save; an add of at least that many bytes goes
+straight to its own segment, never copied in memory. A save links each segment into the saved
 folder (``os.link``, no copy, on one file system; a copy elsewhere), so saving a large
 store rewrites only the vectors added since the last save. Deleted documents leave their
 rows behind (labels are never reused); they are dropped when the index is built anew
@@ -56,6 +57,7 @@ class VectorFile:
         self.segments: list[Segment] = []
         self.pending: list[tuple[int, np.ndarray]] = []  # (start label, rows) in memory
         self._temporary: Path | None = None
+        self._written = 0  # segment files written (their names stay unique)
 
     @property
     def end(self) -> int:
@@ -75,6 +77,10 @@ class VectorFile:
         end = self.end
         if first > end:  # labels never given a vector: zero rows keep the arithmetic simple
             self.pending.append((end, np.zeros((first - end, self.dimension), np.float32)))
+        if vectors.nbytes >= SPILL_BYTES:  # a large add: from the caller's rows to a file
+            self.spill()  # what waits goes first, so segments stay in label order
+            self._write_segment(first, [np.asarray(vectors, dtype=np.float32)])
+            return
         self.pending.append((first, np.array(vectors, dtype=np.float32, copy=True)))
         if sum(rows.nbytes for _, rows in self.pending) >= SPILL_BYTES:
             self.spill()
@@ -92,15 +98,21 @@ class VectorFile:
         """Write the rows held in memory to a new segment file (temporary folder)."""
         if not self.pending:
             return
+        self._write_segment(self.pending[0][0], [rows for _, rows in self.pending])
+        self.pending = []
+
+    def _write_segment(self, start: int, parts: list[np.ndarray]) -> None:
+        """Write consecutive rows (in parts, never concatenated) as a new segment."""
         if self._temporary is None:
             self._temporary = Path(tempfile.mkdtemp(prefix="ragline-vectors-"))
             weakref.finalize(self, shutil.rmtree, self._temporary, True)
-        start = self.pending[0][0]
-        rows = np.concatenate([rows for _, rows in self.pending])
-        path = self._temporary / f"{start}-{len(rows)}.f32"
-        rows.tofile(path)
-        self.segments.append(self._open(start, len(rows), path))
-        self.pending = []
+        rows = sum(len(part) for part in parts)
+        path = self._temporary / f"{start}-{rows}-{self._written}.f32"
+        self._written += 1
+        with open(path, "wb") as handle:
+            for part in parts:
+                np.ascontiguousarray(part).tofile(handle)
+        self.segments.append(self._open(start, rows, path))
 
     def _open(self, start: int, rows: int, path: Path) -> Segment:
         if rows == 0:
