@@ -13,8 +13,10 @@ Example:
     >>> data = messages_to_dict([HumanMessage("hi"), AIMessage("hello")])
     >>> data[0]["type"], data[0]["data"]["content"]
     ('human', 'hi')
-    >>> messages_from_dict(data)
-    [HumanMessage(content='hi'), AIMessage(content='hello')]
+    >>> messages_from_dict(data)  # doctest: +NORMALIZE_WHITESPACE
+    [HumanMessage(content='hi', additional_kwargs={}, response_metadata={}),
+     AIMessage(content='hello', additional_kwargs={}, response_metadata={}, tool_calls=[],
+     invalid_tool_calls=[])]
 """
 
 from __future__ import annotations
@@ -169,8 +171,9 @@ def messages_from_dict(items: Sequence[Mapping[str, Any]]) -> list[BaseMessage]:
             its position).
 
     Example:
-        >>> messages_from_dict([{"type": "ai", "data": {"content": "hello"}}])
-        [AIMessage(content='hello')]
+        >>> [message] = messages_from_dict([{"type": "ai", "data": {"content": "hello"}}])
+        >>> type(message).__name__, message.content
+        ('AIMessage', 'hello')
     """
     if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Sequence):
         raise InvalidInputError(

@@ -8,7 +8,7 @@ messages (``.messages``), which is what streamed executor chunks carry.
 Example:
     >>> action = AgentAction("search", "etna", "Action: search\\nAction Input: etna")
     >>> AgentStep(action=action, observation="a volcano").messages
-    [HumanMessage(content='a volcano')]
+    [HumanMessage(content='a volcano', additional_kwargs={}, response_metadata={})]
     >>> AgentFinish({"output": "Etna is a volcano."}, "Final Answer: Etna is a volcano.")
     AgentFinish(return_values={'output': 'Etna is a volcano.'}, log='Final Answer: Etna is a volcano.')
 """  # noqa: E501

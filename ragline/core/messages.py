@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import KW_ONLY, dataclass, field, fields
+from dataclasses import KW_ONLY, MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Literal, TypedDict, cast
 
 from ragline.core._model_methods import ModelMethods
@@ -47,7 +47,6 @@ __all__ = [
     "get_buffer_string",
 ]
 
-_REPR_TEXT_LIMIT = 80
 
 # What a message's content may be: text, or a list of content blocks (text or dicts such
 # as {"type": "text", "text": ...} / {"type": "image_url", ...}) for multimodal models.
@@ -105,12 +104,6 @@ class UsageMetadata(_UsageKeys, total=False):
 
     input_token_details: dict[str, int]
     output_token_details: dict[str, int]
-
-
-def _short(text: str) -> str:
-    if len(text) > _REPR_TEXT_LIMIT:
-        text = text[: _REPR_TEXT_LIMIT - 3] + "..."
-    return repr(text)
 
 
 _HEAD_KEYS = ("content", "additional_kwargs", "response_metadata", "type", "name", "id")
@@ -171,17 +164,48 @@ class BaseMessage(ModelMethods):
             return self._dump_keys
         return _HEAD_KEYS + tuple(f.name for f in fields(self) if f.name not in _HEAD_KEYS)
 
-    def __repr__(self) -> str:
-        content = _short(self.content) if isinstance(self.content, str) else repr(self.content)
-        parts = [f"content={content}"]
+    def _printed_fields(self) -> list[tuple[str, Any]]:
+        # LangChain's printed form (pydantic's): every field in its order, except those
+        # with a plain default that they still have; ``type`` is never shown.
+        shown: list[tuple[str, Any]] = []
         for spec in fields(self):
-            if spec.name == "content":
-                continue
             value = getattr(self, spec.name)
-            default = spec.default_factory() if callable(spec.default_factory) else spec.default
-            if value != default:
-                parts.append(f"{spec.name}={value!r}")
-        return f"{type(self).__name__}({', '.join(parts)})"
+            has_plain_default = spec.default is not MISSING
+            if has_plain_default and spec.default_factory is MISSING and value == spec.default:
+                continue
+            shown.append((spec.name, value))
+        return shown
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={value!r}" for name, value in self._printed_fields())
+        return f"{type(self).__name__}({inner})"
+
+    def __str__(self) -> str:
+        return " ".join(f"{name}={value!r}" for name, value in self._printed_fields())
+
+    def pretty_repr(self, html: bool = False) -> str:
+        """A banner with the message's kind (``==== Human Message ====``), its name
+        if any, then its content: LangChain's layout, 80 columns wide.
+
+        Args:
+            html: the title in bold (terminal escape codes), as LangChain does for it.
+        """
+        title = _banner(self.type.title() + " Message", bold=html)
+        if self.name is not None:
+            title += f"\nName: {self.name}"
+        return f"{title}\n\n{self.content}"
+
+    def pretty_print(self) -> None:
+        """Print ``pretty_repr()``."""
+        print(self.pretty_repr())
+
+
+def _banner(title: str, *, bold: bool = False) -> str:
+    padded = f" {title} "
+    side = "=" * ((80 - len(padded)) // 2)
+    if bold:
+        padded = f"\033[1m{padded}\033[0m"
+    return f"{side}{padded}{side}{'=' if len(f' {title} ') % 2 else ''}"
 
 
 class BaseMessageChunk(BaseMessage):
@@ -274,6 +298,29 @@ class AIMessage(BaseMessage):
             for call in self.invalid_tool_calls  # type: ignore[typeddict-item]
         ]
 
+    def pretty_repr(self, html: bool = False) -> str:
+        """The banner and content, then the tool calls (name, id, arguments)."""
+        lines: list[str] = []
+        for heading, calls in (
+            ("Tool Calls:", self.tool_calls),
+            ("Invalid Tool Calls:", self.invalid_tool_calls),
+        ):
+            if calls:
+                lines.append(heading)
+            for call in calls:
+                lines += [f"  {call.get('name', 'Tool')} ({call.get('id')})"]
+                lines += [f" Call ID: {call.get('id')}"]
+                if call.get("error"):
+                    lines.append(f"  Error: {call.get('error')}")
+                lines.append("  Args:")
+                args = call.get("args")
+                if isinstance(args, str):
+                    lines.append(f"    {args}")
+                elif isinstance(args, dict):
+                    lines += [f"    {key}: {value}" for key, value in args.items()]
+        base = super().pretty_repr(html=html)
+        return (base.strip() + "\n" + "\n".join(lines)).strip()
+
 
 @dataclass(repr=False, kw_only=True)
 class ToolMessage(BaseMessage):
@@ -300,6 +347,15 @@ class ToolMessage(BaseMessage):
     status: Literal["success", "error"] = "success"
     artifact: Any = None
     _dump_keys = (*_HEAD_KEYS, "tool_call_id", "artifact", "status")  # LangChain's order
+
+    def _printed_fields(self) -> list[tuple[str, Any]]:
+        shown = [
+            (name, value)
+            for name, value in super()._printed_fields()
+            if name not in ("additional_kwargs", "response_metadata")
+        ]
+        order = ("content", "name", "id", "tool_call_id", "artifact", "status")
+        return sorted(shown, key=lambda item: order.index(item[0]) if item[0] in order else 99)
 
     def __post_init__(self) -> None:
         content: Any = self.content
@@ -462,8 +518,9 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
         """The finished reply as an ``AIMessage`` (what ``invoke`` would have returned).
 
         Example:
-            >>> (AIMessageChunk("a") + AIMessageChunk("b")).to_message()
-            AIMessage(content='ab')
+            >>> message = (AIMessageChunk("a") + AIMessageChunk("b")).to_message()
+            >>> type(message).__name__, message.content
+            ('AIMessage', 'ab')
         """
         return AIMessage(
             self.content,
@@ -491,8 +548,9 @@ def add_ai_message_chunks(chunks: Sequence[AIMessageChunk]) -> AIMessageChunk:
     fragments, provider extras, other content) is added one by one.
 
     Example:
-        >>> add_ai_message_chunks([AIMessageChunk("a", id="r"), AIMessageChunk("b", id="r")])
-        AIMessageChunk(content='ab', id='r')
+        >>> total = add_ai_message_chunks([AIMessageChunk("a", id="r"), AIMessageChunk("b")])
+        >>> total.content, total.id
+        ('ab', 'r')
     """
     plain = all(
         type(chunk) is AIMessageChunk
@@ -696,8 +754,9 @@ def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
             message names the valid roles.
 
     Example:
-        >>> convert_to_messages([("system", "Be brief."), "Hi"])
-        [SystemMessage(content='Be brief.'), HumanMessage(content='Hi')]
+        >>> convert_to_messages([("system", "Be brief."), "Hi"])  # doctest: +NORMALIZE_WHITESPACE
+        [SystemMessage(content='Be brief.', additional_kwargs={}, response_metadata={}),
+         HumanMessage(content='Hi', additional_kwargs={}, response_metadata={})]
     """
     if isinstance(messages, (str, BaseMessage)):
         messages = [messages]

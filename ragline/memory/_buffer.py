@@ -61,8 +61,10 @@ class ConversationBufferMemory(BaseChatMemory):
     Example:
         >>> memory = ConversationBufferMemory(memory_key="chat_history", return_messages=True)
         >>> memory.save_context({"question": "hi"}, {"answer": "hello"})
-        >>> memory.load_memory_variables({})["chat_history"]
-        [HumanMessage(content='hi'), AIMessage(content='hello')]
+        >>> memory.load_memory_variables({})["chat_history"]  # doctest: +NORMALIZE_WHITESPACE
+        [HumanMessage(content='hi', additional_kwargs={}, response_metadata={}),
+         AIMessage(content='hello', additional_kwargs={}, response_metadata={}, tool_calls=[],
+         invalid_tool_calls=[])]
     """
 
     human_prefix: str = "Human"

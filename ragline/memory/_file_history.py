@@ -101,7 +101,7 @@ class FileChatMessageHistory(BaseChatMessageHistory):
         >>> history = FileChatMessageHistory(path)
         >>> history.add_user_message("hi")
         >>> FileChatMessageHistory(path).messages
-        [HumanMessage(content='hi')]
+        [HumanMessage(content='hi', additional_kwargs={}, response_metadata={})]
     """
 
     def __init__(

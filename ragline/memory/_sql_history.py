@@ -42,7 +42,7 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
         >>> history = SQLChatMessageHistory("user-1", connection="sqlite:///:memory:")
         >>> history.add_user_message("hi")
         >>> history.messages
-        [HumanMessage(content='hi')]
+        [HumanMessage(content='hi', additional_kwargs={}, response_metadata={})]
     """
 
     def __init__(

@@ -125,11 +125,11 @@ class EmbeddingsRedundantFilter:
     Example:
         >>> from ragline.embeddings import HashingEmbeddings
         >>> dedup = EmbeddingsRedundantFilter(HashingEmbeddings(dimension=256))
-        >>> dedup.transform_documents(
+        >>> dedup.transform_documents(  # doctest: +NORMALIZE_WHITESPACE
         ...     [Document("cats purr"), Document("Cats purr"), Document("dogs")]
         ... )
-        [Document(metadata={}, page_content='cats purr'),
-         Document(metadata={}, page_content='dogs')]
+        [Document(metadata={}, page_content='cats purr'), Document(metadata={},
+         page_content='dogs')]
     """
 
     def __init__(self, embeddings: Embeddings, similarity_threshold: float = 0.95) -> None:

@@ -149,9 +149,9 @@ class MultiQueryRetriever(ChildBatchRetriever):
             >>> from ragline.retrievers import BM25Retriever
             >>> base = BM25Retriever.from_texts(["red fox", "blue whale"], k=1)
             >>> MultiQueryRetriever.from_llm(base, FakeListLLM(responses=["fox"]),
-            ...                              include_original=True).invoke("whale")
-            [Document(metadata={}, page_content='red fox'),
-             Document(metadata={}, page_content='blue whale')]
+            ...     include_original=True).invoke("whale")  # doctest: +NORMALIZE_WHITESPACE
+            [Document(metadata={}, page_content='red fox'), Document(metadata={},
+             page_content='blue whale')]
         """
         _warn_parser_key(parser_key, stacklevel=3)
         prompt = DEFAULT_QUERY_PROMPT if prompt is None else prompt

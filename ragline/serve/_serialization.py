@@ -267,8 +267,9 @@ def loadd(value: Any) -> Any:
     keys that type needs) becomes that object, at any depth; everything else is kept.
 
     Example:
-        >>> loadd({"answer": {"content": "Paris", "type": "ai"}})
-        {'answer': AIMessage(content='Paris')}
+        >>> loadd({"answer": {"content": "Paris", "type": "ai"}})  # doctest: +NORMALIZE_WHITESPACE
+        {'answer': AIMessage(content='Paris', additional_kwargs={}, response_metadata={},
+         tool_calls=[], invalid_tool_calls=[])}
     """
     if isinstance(value, list):
         return [loadd(item) for item in value]

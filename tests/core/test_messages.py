@@ -54,11 +54,16 @@ def test_text_joins_text_blocks_and_skips_others():
     assert message.text == "Look at this"
 
 
-def test_repr_shows_non_default_fields_and_cuts_long_text():
-    assert repr(HumanMessage("hi")) == "HumanMessage(content='hi')"
+def test_repr_is_langchains_printed_form_with_the_text_whole():
+    assert repr(HumanMessage("hi")) == (
+        "HumanMessage(content='hi', additional_kwargs={}, response_metadata={})"
+    )
     assert repr(ToolMessage("4", tool_call_id="c")) == "ToolMessage(content='4', tool_call_id='c')"
     long = AIMessage("x" * 200, id="m1")
-    assert repr(long) == f"AIMessage(content='{'x' * 77}...', id='m1')"
+    assert repr(long) == (
+        f"AIMessage(content='{'x' * 200}', additional_kwargs={{}}, response_metadata={{}}, "
+        "id='m1', tool_calls=[], invalid_tool_calls=[])"
+    )
 
 
 def test_ai_message_tool_calls_get_their_type_key():

@@ -10,13 +10,26 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from langchain_core import messages as lc_messages
 from langchain_core.documents import Document as LCDocument
 from langchain_core.prompts import PromptTemplate as LCPromptTemplate
 
 from ragline.core import Document
+from ragline.core import messages as our_messages
 from ragline.core.prompts import PromptTemplate
 
-COVERS = {"core.Document", "core.PromptTemplate", "core.StringPromptValue"}
+COVERS = {
+    "core.Document",
+    "core.PromptTemplate",
+    "core.StringPromptValue",
+    "core.SystemMessage",
+    "core.HumanMessage",
+    "core.AIMessage",
+    "core.ToolMessage",
+    "core.ChatMessage",
+    "core.FunctionMessage",
+    "core.AIMessageChunk",
+}
 
 
 @pytest.mark.parametrize(
@@ -58,3 +71,43 @@ def test_str_and_repr_of_a_string_prompt_value():
         {"topic": "cats"}
     )
     assert (str(ours), repr(ours)) == (str(theirs), repr(theirs))
+
+
+# ---- messages ---------------------------------------------------------------------------------
+def _messages(m: Any) -> list[Any]:
+    call = {"name": "multiply", "args": {"a": 3, "b": 12}, "id": "call_1"}
+    usage = {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}
+    return [
+        m.SystemMessage(content="you are a pirate"),
+        m.HumanMessage(content="hi", name="bob", id="h1"),
+        m.AIMessage(content="hello"),
+        m.AIMessage(content="", tool_calls=[call], usage_metadata=usage),
+        m.AIMessage(content="x", additional_kwargs={"k": 1}, response_metadata={"model": "m"}),
+        m.AIMessage(content=[{"type": "text", "text": "block"}], name="a", id="i"),
+        m.ToolMessage(content="36", tool_call_id="call_1"),
+        m.ToolMessage(content="t", tool_call_id="c", status="error", artifact=[1], name="n"),
+        m.AIMessageChunk(content="chunk"),
+        m.HumanMessageChunk(content="hc"),
+        m.ChatMessage(content="c", role="critic"),
+        m.FunctionMessage(content="f", name="fn"),
+    ]
+
+
+def test_str_and_repr_of_messages():
+    ours, theirs = _messages(our_messages), _messages(lc_messages)
+    for mine, lc in zip(ours, theirs, strict=True):
+        assert repr(mine) == repr(lc)
+        assert str(mine) == str(lc)
+    assert repr(ours) == repr(theirs)
+    assert str({"history": ours[:3]}) == str({"history": theirs[:3]})
+
+
+def test_pretty_repr_and_pretty_print_of_messages(capsys: Any):
+    ours, theirs = _messages(our_messages), _messages(lc_messages)
+    for mine, lc in zip(ours, theirs, strict=True):
+        assert mine.pretty_repr() == lc.pretty_repr()
+        assert mine.pretty_repr(html=True) == lc.pretty_repr(html=True)
+    ours[3].pretty_print()
+    printed_by_ours = capsys.readouterr().out
+    theirs[3].pretty_print()
+    assert printed_by_ours == capsys.readouterr().out

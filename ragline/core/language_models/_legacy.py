@@ -181,8 +181,9 @@ class LegacyMethods:
 
         Example:
             >>> from ragline.core import FakeListLLM, HumanMessage
-            >>> FakeListLLM(responses=["4"]).predict_messages([HumanMessage("2+2?")])
-            AIMessage(content='4')
+            >>> reply = FakeListLLM(responses=["4"]).predict_messages([HumanMessage("2+2?")])
+            >>> type(reply).__name__, reply.content
+            ('AIMessage', '4')
         """
         return _message(self.invoke(self._messages_input(messages), stop=stop, **kwargs))
 

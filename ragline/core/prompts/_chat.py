@@ -6,7 +6,7 @@ Example:
     >>> prompt.input_variables
     ['language', 'question']
     >>> prompt.invoke({"language": "French", "question": "Hi?"}).to_messages()[1]
-    HumanMessage(content='Hi?')
+    HumanMessage(content='Hi?', additional_kwargs={}, response_metadata={})
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
 
         Example:
             >>> HumanMessagePromptTemplate.from_template("{q}").format(q="hi")
-            HumanMessage(content='hi')
+            HumanMessage(content='hi', additional_kwargs={}, response_metadata={})
         """
         return cls(PromptTemplate(template, template_format=template_format))
 
@@ -116,7 +116,7 @@ class ChatMessagePromptTemplate(_StringMessagePromptTemplate):
 
     Example:
         >>> ChatMessagePromptTemplate.from_template("{x}!", role="critic").format(x="No")
-        ChatMessage(content='No!', role='critic')
+        ChatMessage(content='No!', additional_kwargs={}, response_metadata={}, role='critic')
     """
 
     message_class = ChatMessage
@@ -259,8 +259,9 @@ class ChatPromptTemplate(BasePromptTemplate):
     Example:
         >>> prompt = ChatPromptTemplate.from_messages(
         ...     [("system", "Be brief."), ("human", "{question}")])
-        >>> prompt.invoke("Why?").to_messages()
-        [SystemMessage(content='Be brief.'), HumanMessage(content='Why?')]
+        >>> prompt.invoke("Why?").to_messages()  # doctest: +NORMALIZE_WHITESPACE
+        [SystemMessage(content='Be brief.', additional_kwargs={}, response_metadata={}),
+         HumanMessage(content='Why?', additional_kwargs={}, response_metadata={})]
     """
 
     def __init__(
@@ -317,7 +318,7 @@ class ChatPromptTemplate(BasePromptTemplate):
 
         Example:
             >>> ChatPromptTemplate.from_template("{q}").format_messages(q="hi")
-            [HumanMessage(content='hi')]
+            [HumanMessage(content='hi', additional_kwargs={}, response_metadata={})]
         """
         return cls([("human", template)], template_format=template_format)
 
@@ -328,9 +329,10 @@ class ChatPromptTemplate(BasePromptTemplate):
         older constructor; ``from_messages`` gives typed messages instead).
 
         Example:
-            >>> ChatPromptTemplate.from_role_strings(
+            >>> ChatPromptTemplate.from_role_strings(  # doctest: +NORMALIZE_WHITESPACE
             ...     [("critic", "Judge {work}.")]).format_messages(work="this")
-            [ChatMessage(content='Judge this.', role='critic')]
+            [ChatMessage(content='Judge this.', additional_kwargs={}, response_metadata={},
+             role='critic')]
         """
         return cls(
             [

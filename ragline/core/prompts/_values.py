@@ -28,7 +28,7 @@ class StringPromptValue(PromptValue):
 
     Example:
         >>> StringPromptValue("Hi").to_messages()
-        [HumanMessage(content='Hi')]
+        [HumanMessage(content='Hi', additional_kwargs={}, response_metadata={})]
     """
 
     text: str
