@@ -12,7 +12,7 @@ Example:
     >>> model.invoke("Capital of France?").content, model.invoke("Of Italy?").content
     ('Paris.', 'Rome.')
     >>> model.calls[1]
-    [HumanMessage(content='Of Italy?')]
+    [HumanMessage(content='Of Italy?', additional_kwargs={}, response_metadata={})]
 """
 
 from __future__ import annotations
