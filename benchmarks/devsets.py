@@ -121,6 +121,38 @@ SOURCES = {
         pattern="*.en.html",
         anchors_in_headings=True,
     ),
+    # The Debian Administrator's Handbook and the Securing Debian Manual (Publican
+    # DocBook, anchors in the headings as in debfaq/debref): hand-written questions
+    # worded unlike their answers (README.md, "the paraphrase sets")
+    "handbook": Source(
+        "debian-handbook",
+        "/usr/share/doc/debian-handbook/html/en-US",
+        "html",
+        not_asked=(
+            *("index.", "foreword.", "preface.", "sect.acknowledgments."),
+            *("sect.book-structure.", "sect.who-is-this-book-for.", "sect.future-of-this-book."),
+        ),
+        anchors_in_headings=True,
+    ),
+    "harden": Source(
+        "harden-doc",
+        "/usr/share/doc/harden-doc/html/en-US",
+        "html",
+        not_asked=("index.", "credits.", "changelog", "references.", "securityreferences."),
+        anchors_in_headings=True,
+    ),
+    # git's manual pages, guides and user manual (AsciiDoc / DocBook HTML); the file
+    # formats, wire protocols and contributor guides are left out
+    "gitdoc": Source(
+        "git-doc",
+        "/usr/share/doc/git-doc",
+        "html",
+        skip=(
+            *("MyFirst", "gitformat-", "gitprotocol-", "SubmittingPatches", "ToolsForGit"),
+            *("ReviewingGuidelines", "howto-index.", "index.", "technical/", "howto/"),
+        ),
+        anchors_in_headings=True,
+    ),
     # Python 3.11's FAQ questions against its documentation (see README.md)
     "pyfaq": Source(
         "python3.11-doc",
@@ -191,8 +223,10 @@ def html_sections(
     containers = []
     for heading in body.find_all(_HEADING):
         container = heading.find_parent(lambda tag: tag.has_attr("id") and tag.name != "span")
-        if container is None and anchors_in_headings:
-            container = _docbook_section(heading)
+        if anchors_in_headings and (container is None or heading.has_attr("id")):
+            # a heading with an id of its own (AsciiDoc) names its section div, not the
+            # page's div#content around every section
+            container = _docbook_section(heading) or container
         if container is None or (containers and containers[-1][0] is container):
             continue
         first = container.find(_HEADING)
@@ -228,12 +262,20 @@ def html_sections(
 def _docbook_section(heading: Any) -> Any:
     """The ``div.section`` (or chapter ...) holding a heading whose anchor is an ``<a id>``
     inside it, as DocBook's XSL writes for the Debian FAQ and Debian Reference (their
-    section divs carry no id); the anchor is noted on the div."""
+    section divs carry no id); the anchor is noted on the div. AsciiDoc (git's manual
+    pages) puts the id on the heading itself and older DocBook XSL (git's user manual)
+    writes ``<a name>``: those are read when the heading holds no ``<a id>``."""
     anchor = heading.find("a", id=True)
+    named = heading.find("a", attrs={"name": True})
+    key = (
+        anchor["id"]
+        if anchor is not None
+        else heading.get("id") or (named["name"] if named is not None else None)
+    )
     container = heading.find_parent("div", class_=_DOCBOOK_DIVS)
-    if anchor is None or container is None:
+    if key is None or container is None:
         return None
-    container["data-anchor"] = anchor["id"]
+    container["data-anchor"] = key
     return container
 
 
