@@ -295,6 +295,7 @@ PINNED_EXPORTS = {
         "MapReduceDocumentsChain",
         "MapRerankDocumentsChain",
         "RUN_KEY",
+        "ReduceDocumentsChain",
         "RefineDocumentsChain",
         "RetrievalQA",
         "RunInfo",

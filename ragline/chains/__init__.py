@@ -32,6 +32,7 @@ _EXPORTS = {
     "create_stuff_documents_chain": "._base",
     "format_document": "._base",
     "MapReduceDocumentsChain": "._map_reduce",
+    "ReduceDocumentsChain": "._map_reduce",
     "RefineDocumentsChain": "._refine",
     "MapRerankDocumentsChain": "._map_rerank",
     "CHAIN_TYPES": "._retrieval",

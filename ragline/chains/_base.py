@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from abc import abstractmethod
-from collections.abc import Generator, Iterable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -370,7 +370,9 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
             chunks: list[Any] = []
 
             def keep(chunk: Any) -> Iterable[Any]:
-                if final.pick is not None:
+                if final.pick is not None:  # a chain's dict chunks: the answer's key only
+                    if final.pick not in chunk:
+                        return ()
                     chunk = chunk[final.pick]
                 chunks.append(chunk)
                 return self._wrapped(chunk)
@@ -385,6 +387,28 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
 
     def _wrap(self, chunk: Any) -> Any:
         return chunk if self.output_key is None else {self.output_key: chunk}
+
+
+def token_counter_of(llm: Runnable[Any, Any]) -> Callable[[str], int]:
+    """The model's ``get_num_tokens``, looking through bindings, retries and fallbacks.
+
+    Raises:
+        InvalidInputError: no ``get_num_tokens`` is found.
+    """
+    seen: list[Any] = [llm]
+    while seen:
+        candidate = seen.pop(0)
+        counter = getattr(candidate, "get_num_tokens", None)
+        if callable(counter):
+            return counter  # type: ignore[no-any-return]
+        for attribute in ("bound", "runnable", "default"):
+            inner = getattr(candidate, attribute, None)
+            if isinstance(inner, Runnable):
+                seen.append(inner)
+    raise InvalidInputError(
+        f"cannot count tokens with {type(llm).__name__}: it has no get_num_tokens; pass "
+        "token_counter=..."
+    )
 
 
 def concurrency_config(max_concurrency: int | None) -> dict[str, Any]:
@@ -425,8 +449,10 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
             # own (its verbose, callbacks, tags and output parser are its own), and this
             # chain's run is named after the class
             llm, prompt = llm_chain.llm, prompt or llm_chain.prompt
+            document_variable_from(llm_chain, options, "StuffDocumentsChain")
             options.setdefault("input_key", "input_documents")
             options.setdefault("output_key", "output_text")
+            options.setdefault("empty_answer", None)  # no documents: the LLMChain runs
         if llm is None:
             raise InvalidInputError(
                 "StuffDocumentsChain needs llm=... (or llm_chain=LLMChain(...))"
@@ -439,6 +465,21 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
     @property
     def _prompts(self) -> list[BasePromptTemplate]:
         return [self.prompt]
+
+    def prompt_length(self, docs: list[Document], **kwargs: Any) -> int | None:
+        """The tokens of the prompt these documents (and ``kwargs``) would make, counted
+        by the model's ``get_num_tokens`` (what ``ReduceDocumentsChain`` compares with
+        ``token_max``).
+
+        Raises:
+            MissingVariableError: a prompt variable is missing from ``kwargs``.
+            InvalidInputError: the model cannot count tokens.
+        """
+        variables = {**kwargs, self.document_variable_name: self._render(docs)}
+        text = self.prompt.format(
+            **{k: v for k, v in variables.items() if k in self.prompt.input_variables}
+        )
+        return token_counter_of(self.llm)(text)
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
         final_input = {**variables, self.document_variable_name: self._render(documents)}
@@ -462,6 +503,22 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
         render = RunnablePassthrough.assign(**{self.document_variable_name: self.document_prompt})
         steps = [render, self.prompt, self.llm, self.output_parser]
         return Graph.chain([step.get_graph() for step in steps])
+
+
+def document_variable_from(llm_chain: Any, options: Any, owner: str) -> None:
+    """LangChain's default: the LLMChain prompt's one variable; of several, ragline's
+    default ``context`` when the prompt has it, else a name is needed."""
+    variables = list(llm_chain.prompt.input_variables)
+    if "document_variable_name" not in options:
+        if len(variables) != 1 and "context" in variables:
+            options["document_variable_name"] = "context"
+        elif len(variables) != 1:
+            raise InvalidInputError(
+                f"{owner} needs document_variable_name=... when the llm_chain's prompt has "
+                f"several variables ({variables})"
+            )
+        options["document_variable_name"] = variables[0]
+    _require_variable(llm_chain.prompt, options["document_variable_name"], "llm_chain's prompt")
 
 
 def _require_variable(prompt: BasePromptTemplate, variable: str, what: str) -> None:

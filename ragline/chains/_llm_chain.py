@@ -34,6 +34,7 @@ from ragline.core import (
     Runnable,
 )
 from ragline.core.callbacks.stdout import get_colored_text
+from ragline.core.config import legacy_call_config
 
 __all__ = ["LLMChain"]
 
@@ -174,14 +175,33 @@ class LLMChain(Chain):
     def apply(
         self, input_list: Sequence[dict[str, Any]], callbacks: Any = None
     ) -> list[dict[str, Any]]:
-        """Run on each input; the outputs only (``[{"text": ...}, ...]``), in order."""
-        return [self(inputs, True, callbacks) for inputs in input_list]
+        """Run on each input; the outputs only (``[{"text": ...}, ...]``), in order.
+
+        One run of this chain (input ``{"input_list": [...]}``, output ``{"outputs":
+        [...]}``) with one model call per input inside, as LangChain's ``apply``.
+        """
+        config = legacy_call_config(callbacks, None, None, None)
+        result = self._call_with_config(
+            self._apply_run, {"input_list": list(input_list)}, config, with_run_manager=True
+        )
+        return result["outputs"]  # type: ignore[no-any-return]
 
     async def aapply(
         self, input_list: Sequence[dict[str, Any]], callbacks: Any = None
     ) -> list[dict[str, Any]]:
         """Async :meth:`apply`."""
-        return [await self.acall(inputs, True, callbacks) for inputs in input_list]
+        config = legacy_call_config(callbacks, None, None, None)
+        result = await self._acall_with_config(
+            self._aapply_run, {"input_list": list(input_list)}, config, with_run_manager=True
+        )
+        return result["outputs"]  # type: ignore[no-any-return]
+
+    def _apply_run(self, inputs: dict[str, Any], run_manager: Any) -> dict[str, Any]:
+        return {"outputs": self.create_outputs(self.generate(inputs["input_list"], run_manager))}
+
+    async def _aapply_run(self, inputs: dict[str, Any], run_manager: Any) -> dict[str, Any]:
+        generations = await self.agenerate(inputs["input_list"], run_manager)
+        return {"outputs": self.create_outputs(generations)}
 
 
 def _as_result(outputs: list[Any]) -> LLMResult:

@@ -129,6 +129,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.chains.combine_documents.map_reduce": {
         "ragline.chains": "MapReduceDocumentsChain",
     },
+    "langchain_classic.chains.combine_documents.reduce": {
+        "ragline.chains": "ReduceDocumentsChain",
+    },
     "langchain_classic.chains.combine_documents.map_rerank": {
         "ragline.chains": "MapRerankDocumentsChain",
     },

@@ -273,7 +273,9 @@ def test_llm_chain_apply_full_generation_and_stop_input() -> None:
     (first, second) = chain.apply([{"q": "a", "stop": ["."]}, {"q": "b"}])
     assert first["text"] == "one" and first["full_generation"][0].text == "one"
     assert second["text"] == "three"
-    assert llm.stops == [["."], None]
+    # one generate call for the whole list (LangChain's apply): the first input's stop
+    # holds for every prompt
+    assert llm.stops == [["."], ["."]]
 
 
 def test_llm_chain_over_any_runnable_model() -> None:

@@ -19,6 +19,7 @@ COVERS = {
     "agents.BaseMultiActionAgent",
     "agents.ZeroShotAgent",
     "agents.Agent",
+    "agents.RunnableMultiActionAgent",
 }
 
 
