@@ -172,3 +172,51 @@ def test_importing_the_bridge_loads_no_langchain() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def _same_pydantic_object(built: Any, validated: Any) -> None:
+    """Equal in every way a program can see: class, fields (in order), which fields
+    count as set, extras, repr and dumps."""
+    assert type(built) is type(validated)
+    assert built == validated
+    assert list(built.__dict__.items()) == list(validated.__dict__.items())
+    assert built.model_fields_set == validated.model_fields_set
+    assert built.__pydantic_extra__ == validated.__pydantic_extra__
+    assert repr(built) == repr(validated)
+    assert built.model_dump(exclude_unset=True) == validated.model_dump(exclude_unset=True)
+    assert built.model_dump_json() == validated.model_dump_json()
+
+
+PLAIN = [
+    HumanMessage("hi"),
+    HumanMessage("hi", id="h1", name="ann", additional_kwargs={"k": {"a": [1]}}),
+    SystemMessage("be brief", id="s1", response_metadata={"x": 1}),
+    AIMessage("echo: hi", id="lc_run--1", usage_metadata=USAGE, response_metadata={"n": 1}),
+    AIMessage("", additional_kwargs={"refusal": None}),
+]
+
+
+@pytest.mark.parametrize("message", PLAIN, ids=lambda m: f"{type(m).__name__}-{m.id}")
+def test_a_plain_message_is_built_as_langchain_s_constructor_builds_it(message: Any) -> None:
+    # Text messages are built without pydantic's validation (the values are already
+    # valid); the object is the one LangChain's own constructor makes.
+    fields = dict(message.model_dump())
+    fields.pop("type")
+    validated = getattr(lc_messages, type(message).__name__)(**fields)
+    _same_pydantic_object(bridge.message_to_langchain(message), validated)
+
+
+def test_a_message_with_tool_calls_in_additional_kwargs_still_gets_langchain_s_parsing() -> None:
+    raw = [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}]
+    converted = bridge.message_to_langchain(AIMessage("", additional_kwargs={"tool_calls": raw}))
+    assert converted.tool_calls == [
+        {"name": "f", "args": {"a": 1}, "id": "c1", "type": "tool_call"}
+    ]
+
+
+def test_a_document_is_built_as_langchain_s_constructor_builds_it() -> None:
+    for document in (Document("t"), Document("cats", metadata={"a": {"b": 1}}, id="d1")):
+        validated = LCDocument(
+            page_content=document.page_content, metadata=document.metadata, id=document.id
+        )
+        _same_pydantic_object(bridge.document_to_langchain(document), validated)

@@ -106,9 +106,78 @@ def message_to_langchain(message: BaseMessage) -> Any:
         >>> message_to_langchain(AIMessage("hi", id="m1")).id
         'm1'
     """
+    cls: Any = _lc_message_classes()[message.type]
+    ragline_class: Any = type(message)
+    names = _direct_fields(ragline_class, cls)
+    if names is not None and _needs_no_validation(message):
+        # built directly: the values are already valid (about 5 times cheaper than
+        # validating them again; the object is the one cls(**fields) makes)
+        fields = {name: _copy(getattr(message, name)) for name in names}
+        obj = _new(cls)
+        _set(obj, "__dict__", fields)
+        _set(obj, "__pydantic_fields_set__", set(names) - {"type"})
+        _set(obj, "__pydantic_extra__", {})
+        _set(obj, "__pydantic_private__", None)
+        return obj
     data = dict(message_fields(message, copy_values=True)["data"])
     data.pop("type")
-    return _lc_message_classes()[message.type](**data)
+    return cls(**data)
+
+
+@cache
+def _direct_fields(ragline_class: Any, cls: Any) -> tuple[str, ...] | None:
+    """The fields, in LangChain's order, of a message class pair that
+    :func:`message_to_langchain` may build without validation; None for the others.
+
+    Those are LangChain's human, system and AI messages (not chunks), whose validation
+    only checks values of the types ragline's messages hold (the validators that rewrite
+    fields act on tool calls, which :func:`_needs_no_validation` sends the slow way),
+    when ragline's class has the same fields and pydantic keeps extras in a dict.
+    """
+    messages = lc("messages")
+    if cls not in (messages.HumanMessage, messages.SystemMessage, messages.AIMessage):
+        return None
+    ours = {spec.name for spec in dataclasses.fields(ragline_class) if spec.init} | {"type"}
+    if (
+        ours != set(cls.model_fields)
+        or cls.model_config.get("extra") != "allow"
+        or cls.__private_attributes__
+    ):
+        return None
+    return tuple(cls.model_fields)
+
+
+def _needs_no_validation(message: Any) -> bool:
+    """Whether pydantic would keep a message's values as they are (the common text
+    message): text content, str or missing name and id, no tool calls, integer usage."""
+    if type(message.content) is not str:
+        return False
+    name, id = message.name, message.id
+    if not (name is None or type(name) is str) or not (id is None or type(id) is str):
+        return False
+    if getattr(message, "tool_calls", None) or getattr(message, "invalid_tool_calls", None):
+        return False
+    extra = message.additional_kwargs
+    if type(extra) is not dict or "tool_calls" in extra:
+        return False
+    if type(message.response_metadata) is not dict:
+        return False
+    usage = getattr(message, "usage_metadata", None)
+    return usage is None or (type(usage) is dict and _integer_counts(usage))
+
+
+def _integer_counts(usage: dict[str, Any]) -> bool:
+    for value in usage.values():
+        if type(value) is dict:
+            if not all(type(count) is int for count in value.values()):
+                return False
+        elif type(value) is not int:
+            return False
+    return {"input_tokens", "output_tokens", "total_tokens"} <= usage.keys()
+
+
+_new = object.__new__
+_set = object.__setattr__
 
 
 def message_from_langchain(message: Any) -> BaseMessage:
@@ -124,28 +193,48 @@ def message_from_langchain(message: Any) -> BaseMessage:
         HumanMessage(content='hi', id='m1')
     """
     kind = getattr(message, "type", None)
-    cls = _ragline_message_classes().get(kind)  # type: ignore[arg-type]
+    cls: Any = _ragline_message_classes().get(kind)  # type: ignore[arg-type]
     if cls is None:
         raise InvalidInputError(
             f"cannot convert LangChain {type(message).__name__} (type {kind!r}) to a ragline "
             f"message; known types are {', '.join(sorted(_ragline_message_classes()))}"
         )
-    names = {spec.name for spec in dataclasses.fields(cls) if spec.init}
     values: dict[str, Any] = {}
-    for key in type(message).model_fields:
-        if key == "type":
-            continue
+    lc_class: Any = type(message)
+    for key, kept, default in _reading_plan(lc_class, cls):
         value = getattr(message, key)
-        if key in names:
+        if kept:
             if value is not None:
                 values[key] = _copy(value)
-        elif key not in _DROPPABLE and not _at_default(message, key):
+        elif default is not _DROP and value != default:
             raise InvalidInputError(
                 f"cannot convert LangChain {type(message).__name__} to ragline without "
                 f"losing its field {key!r} (= {value!r:.60}); ragline's {cls.__name__} has no "
                 "such field"
             )
     return cls(**values)
+
+
+_DROP = object()
+
+
+@cache
+def _reading_plan(lc_class: Any, cls: Any) -> tuple[tuple[str, bool, Any], ...]:
+    """How to read a LangChain message class into ragline's ``cls``, worked out once per
+    pair: per field (``type`` left out), whether ragline keeps it, and if not the value
+    it may hold without anything being lost (its default; ``_DROP``: any value)."""
+    names = {spec.name for spec in dataclasses.fields(cls) if spec.init}
+    plan: list[tuple[str, bool, Any]] = []
+    for key, spec in lc_class.model_fields.items():
+        if key == "type":
+            continue
+        if key in names:
+            plan.append((key, True, None))
+        elif key in _DROPPABLE:
+            plan.append((key, False, _DROP))
+        else:
+            plan.append((key, False, spec.get_default(call_default_factory=True)))
+    return tuple(plan)
 
 
 def _copy(value: Any) -> Any:
@@ -163,14 +252,33 @@ def document_to_langchain(document: Document) -> Any:
         >>> document_to_langchain(Document("text", metadata={"a": 1}, id="d1")).id
         'd1'
     """
-    # model_construct: the fields are already what a Document holds (a str, a dict, an id),
-    # so pydantic's validation would only repeat ragline's checks (about 3x the cost)
-    return lc("documents").Document.model_construct(
-        page_content=document.page_content,
-        metadata=_copy(document.metadata),
-        id=document.id,
-        type="Document",
+    # built directly: the fields are already what a Document holds (a str, a dict, an
+    # id), so pydantic's validation would only repeat ragline's checks (3x the cost)
+    cls, direct = _lc_document_class()
+    metadata = _copy(document.metadata)
+    if not direct:
+        return cls(page_content=document.page_content, metadata=metadata, id=document.id)
+    obj = _new(cls)
+    fields = {"id": document.id, "metadata": metadata, "page_content": document.page_content}
+    fields["type"] = "Document"  # pydantic's order: the declared one
+    _set(obj, "__dict__", fields)
+    _set(obj, "__pydantic_fields_set__", {"page_content", "metadata", "id"})
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
+
+
+@cache
+def _lc_document_class() -> tuple[Any, bool]:
+    """LangChain's Document, and whether it has the fields ``document_to_langchain``
+    writes directly (else, a future layout, it is built through its constructor)."""
+    cls = lc("documents").Document
+    direct = (
+        set(cls.model_fields) == {"id", "metadata", "page_content", "type"}
+        and cls.model_config.get("extra") != "allow"
+        and not cls.__private_attributes__
     )
+    return cls, direct
 
 
 @cache
