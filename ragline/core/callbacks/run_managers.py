@@ -147,12 +147,16 @@ class BaseRunManager:
         }
 
     def _emit(self, event: str, *args: Any, **kwargs: Any) -> None:
-        if self.handlers:
-            dispatch(self.handlers, event, *args, **self._ids(), **kwargs)
+        if self.handlers:  # the ids as keywords: no dict of them to build and unpack
+            dispatch(self.handlers, event, *args, run_id=self.run_id,
+                     parent_run_id=self.parent_run_id, tags=list(self.tags),
+                     metadata=dict(self.metadata), **kwargs)  # fmt: skip
 
     async def _aemit(self, event: str, *args: Any, **kwargs: Any) -> None:
         if self.handlers:
-            await adispatch(self.handlers, event, *args, **self._ids(), **kwargs)
+            await adispatch(self.handlers, event, *args, run_id=self.run_id,
+                            parent_run_id=self.parent_run_id, tags=list(self.tags),
+                            metadata=dict(self.metadata), **kwargs)  # fmt: skip
 
     def get_child(self, tag: str | None = None) -> CallbackManager:
         """Return a CallbackManager whose runs are children of this run.
