@@ -332,10 +332,12 @@ def test_stream_bypasses_the_cache_and_streaming_invoke_fills_it() -> None:
 
 def test_generate_and_batch_use_the_cache() -> None:
     llm = FakeListLLM(responses=["a", "b", "c"], cache=InMemoryCache())
+    # as LangChain's: every prompt is looked up first, so the repeated "x" (not cached
+    # yet) is asked again, and the later answer is the one kept
     result = llm.generate(["x", "y", "x"])
-    assert [g[0].text for g in result.generations] == ["a", "b", "a"]
-    assert llm.batch(["y", "x"]) == ["b", "a"]
-    assert len(llm.calls) == 2
+    assert [g[0].text for g in result.generations] == ["a", "b", "c"]
+    assert llm.batch(["y", "x"]) == ["b", "c"]
+    assert len(llm.calls) == 3
 
 
 def test_a_persistent_cache_answers_a_new_model_object(tmp_path: Path) -> None:

@@ -67,6 +67,9 @@ def _recorder(ns: Any) -> Any:
             rows = [[g.text for g in row] for row in response.generations]
             self.seen.append(("end", rows, response.llm_output))
 
+        def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
+            self.seen.append(("error", str(error)))
+
     return Recorder()
 
 
@@ -163,11 +166,9 @@ def test_an_llm_with_call_runs_each_prompt_the_cache_lacks():
         return first, second, model.calls, [event[:2] for event in handler.seen]
 
     lc, ours = run(LC), run(OURS)
-    assert ours[:3] == lc[:3] == ([["xx"], ["yy"]], [["yy"], ["zz"]], ["x", "y", "z"])
-    # the same runs; NOT yet the same order: LangChain's LLM starts every missing
-    # prompt's run, then calls _call for each, then ends them; ragline runs a _call
-    # model prompt by prompt (start, end, start, end), with or without a cache
-    assert sorted(map(str, ours[3])) == sorted(map(str, lc[3]))
+    assert ours == lc
+    assert lc[:3] == ([["xx"], ["yy"]], [["yy"], ["zz"]], ["x", "y", "z"])
+    # every missing prompt's run starts, _call runs for each, then every run ends
     assert [event[0] for event in lc[3]] == ["start", "start", "end", "end", "start", "end"]
 
 
@@ -193,3 +194,40 @@ def test_a_cached_chat_model_still_reports_a_run_per_prompt():
     lc, ours = run(LC), run(OURS)
     assert ours == lc
     assert lc == (["HI", "HI", "YO"], 2, ["chat_start", "end"] * 3)
+
+
+def test_an_llm_with_call_starts_every_run_then_calls_for_each_prompt():
+    """Without a cache too: LangChain's ``LLM._generate`` loops over ``_call`` inside one
+    call, so every run starts first, and an error ends every run."""
+
+    def run(ns: Any) -> Any:
+        class Picky(ns.LLM):  # type: ignore[misc, name-defined]
+            @property
+            def _llm_type(self) -> str:
+                return "picky"
+
+            def _call(self, prompt, stop=None, run_manager=None, **kwargs):  # type: ignore[no-untyped-def]
+                if prompt == "bad":
+                    raise ValueError("bad prompt")
+                return prompt.upper()
+
+        handler = _recorder(ns)
+        result = Picky().generate(["x", "y"], callbacks=[handler])
+        good = (_outcome(result), [event[:2] for event in handler.seen])
+        handler = _recorder(ns)
+        with pytest.raises(ValueError, match="bad prompt"):
+            Picky().generate(["x", "bad"], callbacks=[handler])
+        return good, [event[:2] for event in handler.seen]
+
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
+    assert lc[0] == (
+        ([["X"], ["Y"]], None, 2),
+        [("start", ["x"]), ("start", ["y"]), ("end", [["X"]]), ("end", [["Y"]])],
+    )
+    assert lc[1] == [
+        ("start", ["x"]),
+        ("start", ["bad"]),
+        ("error", "bad prompt"),  # the error ends both runs
+        ("error", "bad prompt"),
+    ]

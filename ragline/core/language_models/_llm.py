@@ -142,6 +142,8 @@ class BaseLLM(BaseLanguageModel[str]):
             return cached
         result = self._generate_together(inputs, configs, stop_list(stop), bound)
         if result is None:
+            if len(inputs) > 1 and not self._streams_in_generate():
+                return self._generate_each(inputs, configs, stop_list(stop), bound)
             return super().generate(inputs, stop, config=config, **bound)
         return result
 
@@ -199,16 +201,47 @@ class BaseLLM(BaseLanguageModel[str]):
         part_inputs = [inputs[index] for index in missing]
         part_configs = [configs[index] for index in missing]
         result = self._generate_together(part_inputs, part_configs, stops, bound, cached=True)
-        if result is None:  # a per-prompt hook: a run each (which stores the answer)
-            outputs = [self._invoke_with_result(one, config, stops, bound)[1]
-                       for one, config in zip(part_inputs, part_configs, strict=True)]  # fmt: skip
-            result = _joined(outputs, self._combine_llm_outputs)
-        else:
-            for index, row in zip(missing, result.generations, strict=True):
-                slots[index].update(row[0])
+        if result is None:  # a per-prompt hook: called for each, every run started first
+            result = self._generate_each(part_inputs, part_configs, stops, bound)
+        for index, row in zip(missing, result.generations, strict=True):
+            slots[index].update(row[0])
         for index, row in zip(missing, result.generations, strict=True):
             rows[index] = row
         return LLMResult(rows, result.llm_output, result.run)
+
+    def _streams_in_generate(self) -> bool:
+        # generate streams nothing (as LangChain's); a model set to stream (or called
+        # under astream_events) keeps the one-run-at-a-time path that reports tokens
+        return bool(getattr(self, "streaming", False))
+
+    def _generate_each(
+        self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
+    ) -> LLMResult:
+        """A per-prompt hook over several prompts, as LangChain's ``LLM._generate`` loops
+        over ``_call``: every run starts, the hook runs for each prompt in turn, then
+        every run ends (an error ends them all)."""
+        begun = [
+            self._begin(one, config, stops, bound)
+            for one, config in zip(inputs, configs, strict=True)
+        ]
+        runs = [
+            self._start(manager, model_input, **opts) for model_input, _, manager, opts in begun
+        ]
+        results = []
+        try:
+            for (model_input, config, _, _), run in zip(begun, runs, strict=True):
+                with use_config(run.child_config(config)):
+                    options = self._hook_options("_generate", stops, run, bound)
+                    raw = self._generate(model_input, **options)
+                _, generation, llm_output = self._result_of(raw, "_generate")
+                results.append(self._end_result(generation, llm_output, run))
+        except BaseException as err:
+            for run in runs:
+                run.on_llm_error(err)
+            raise
+        for run, result in zip(runs, results, strict=True):
+            run.on_llm_end(result)
+        return _joined(results, self._combine_llm_outputs)
 
     def _cache_slots(
         self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
