@@ -110,8 +110,20 @@ class _CyclingResponses:
 
     @property
     def i(self) -> int:
-        """Index of the response the next call returns."""
+        """Index of the response the next call returns; programs set it (``model.i =
+        0``) to replay the script from the start, as LangChain's field allows."""
         return self._list.i
+
+    @i.setter
+    def i(self, value: int) -> None:
+        count = len(self._list.responses)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < count:
+            raise InvalidInputError(
+                f"{type(self).__name__}.i must be an index into its {count} responses, "
+                f"got {value!r}"
+            )
+        with self._list._lock:
+            self._list.i = value
 
     def _take(self, call: object, stop: list[str] | None) -> Any:
         self.calls.append(call)

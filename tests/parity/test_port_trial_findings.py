@@ -97,3 +97,21 @@ def test_a_parser_subclass_declares_fields_and_is_built_by_keyword():
 def test_json_parse_of_a_truncated_reply_gives_what_arrived(text: str):
     assert JsonOutputParser().parse(text) == LCJsonOutputParser().parse(text)
     assert JsonOutputParser().invoke(text) == LCJsonOutputParser().invoke(text)
+
+
+@pytest.mark.parametrize("name", ["FakeListChatModel", "FakeListLLM"])
+def test_setting_i_replays_a_fake_models_script(name: str):
+    from langchain_core import language_models as lc_models
+
+    from ragline import core as our_models
+
+    def run(module: Any) -> list[Any]:
+        model = getattr(module, name)(responses=["one", "two", "three"])
+        seen = [model.invoke("a"), model.invoke("b")]
+        model.i = 0
+        seen += [model.invoke("c"), model.i]
+        model.i = 2
+        seen += [model.invoke("d"), model.i]
+        return [getattr(x, "content", x) for x in seen]
+
+    assert run(our_models) == run(lc_models) == ["one", "two", "one", 1, "three", 0]
