@@ -114,15 +114,18 @@ def exact_answers(args: argparse.Namespace, query_rows: np.ndarray) -> dict[str,
         scores = query_rows @ vectors.T  # (q, rows)
         labels = np.arange(number * BLOCK, number * BLOCK + len(vectors))
         for name in names:
-            keep = (
-                np.ones(len(labels), bool) if name == "all" else FILTERS[name][1](labels % 10_000)
-            )
-            part_scores, part_labels = scores[:, keep], labels[keep]
+            keep = None if name == "all" else FILTERS[name][1](labels % 10_000)
+            part_scores = scores if keep is None else scores[:, keep]
+            part_labels = labels if keep is None else labels[keep]
+            if part_scores.shape[1] > 10:  # this block's best 10 per query, then merge
+                top = np.argpartition(-part_scores, 9, axis=1)[:, :10]
+                part_scores = np.take_along_axis(part_scores, top, 1)
+                part_labels = part_labels[top]
+            else:
+                part_labels = np.broadcast_to(part_labels, part_scores.shape)
             best_scores, best_labels = found[name]
             merged_scores = np.concatenate([best_scores, part_scores], axis=1)
-            merged_labels = np.concatenate(
-                [best_labels, np.broadcast_to(part_labels, (q, len(part_labels)))], axis=1
-            )
+            merged_labels = np.concatenate([best_labels, part_labels], axis=1)
             order = np.argsort(-merged_scores, axis=1, kind="stable")[:, :10]
             found[name] = (
                 np.take_along_axis(merged_scores, order, 1),
@@ -190,8 +193,12 @@ def build_ragline(args: argparse.Namespace) -> dict[str, Any]:
         vectors, topic = block(number, args.n, args.clusters, args.dimension)
         texts, metadatas, ids = texts_and_metadata(number, topic)
         store.add_embeddings(zip(texts, vectors, strict=True), metadatas, ids=ids)
-        print(f"  ragline: {min((number + 1) * BLOCK, args.n):,} added, "
-              f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)  # fmt: skip
+        done = min((number + 1) * BLOCK, args.n)
+        if args.save_every and done % args.save_every == 0 and done < args.n and not writer:
+            store.save_local(path, documents="sqlite")  # the documents go to disk
+        print(f"  ragline: {done:,} added, {time.perf_counter() - start:.0f} s, RSS "
+              f"{current_rss():.2f} GiB (peak {peak_rss():.2f}), load average "
+              f"{os.getloadavg()[0]:.1f}", file=sys.stderr, flush=True)  # fmt: skip
     build = time.perf_counter() - start
     start = time.perf_counter()
     if writer is not None:
@@ -326,6 +333,12 @@ def main() -> None:
     parser.add_argument("--folder", default=None, help="where the stores go (default: a temp dir)")
     parser.add_argument("--no-baseline", action="store_true", help="skip LangChain's FAISS")
     parser.add_argument("--store-folder", action="store_true", help="ragline via a store folder")
+    parser.add_argument(
+        "--save-every", type=int, default=0,
+        help="save the store every this many documents while building (a multiple of "
+        "100,000): a store built in memory holds its documents as Python objects until "
+        "it is saved, and a save moves them to SQLite",
+    )  # fmt: skip
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -342,7 +355,8 @@ def main() -> None:
     args.passed = [
         "--n", str(args.n), "--dimension", str(args.dimension), "--clusters",
         str(args.clusters), "--queries", str(args.queries), "--index", args.index,
-        "--folder", args.folder, *(["--store-folder"] if args.store_folder else []),
+        "--folder", args.folder, "--save-every", str(args.save_every),
+        *(["--store-folder"] if args.store_folder else []),
     ]  # fmt: skip
     baseline = not args.no_baseline and args.n <= 2_000_000
     print(f"{args.n:,} passages, dimension {args.dimension}, {args.clusters} clusters, "
