@@ -1,7 +1,9 @@
-"""HTML to text with BeautifulSoup: visible text only, plus title and page facts.
+"""HTML to text with BeautifulSoup: LangChain's ``get_text()``, or the visible text.
 
 Shared by :class:`BSHTMLLoader` (files) and ``WebBaseLoader`` (pages over HTTP).
-``bs4`` is imported only when a page is parsed (the ``html`` extra).
+``bs4`` is imported only when a page is parsed (the ``html`` extra). By default both
+give BeautifulSoup's ``get_text()``, as LangChain's loaders do; ``visible=True`` gives
+the visible text below, ``structured=True`` the structured text.
 
 Visible text: ``<script>``, ``<style>``, ``<noscript>``, ``<template>``, ``<head>``
 (and so ``<title>``), ``<svg>``, ``<iframe>``, comments and elements with the
@@ -36,7 +38,7 @@ from ragline.core._optional import require
 from ragline.loaders._base import BaseLoader
 from ragline.loaders._encoding import check_encoding, check_path, decode, read_bytes
 
-__all__ = ["BSHTMLLoader", "parse_html", "structured_text", "visible_text"]
+__all__ = ["BSHTMLLoader", "page_text", "parse_html", "structured_text", "visible_text"]
 
 _INVISIBLE = frozenset(
     {
@@ -286,14 +288,45 @@ def visible_text(soup: Any, separator: str | None = None) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def page_title(soup: Any) -> str | None:
-    """The ``<title>`` text with whitespace collapsed, or None without a title."""
+def page_title(soup: Any, *, collapse: bool = True) -> str | None:
+    """The ``<title>`` text (whitespace collapsed unless ``collapse=False``), or None
+    without a title."""
     title = soup.find("title")
-    return None if title is None else " ".join(title.get_text().split())
+    if title is None:
+        return None
+    text = title.get_text()
+    return " ".join(text.split()) if collapse else text
+
+
+def page_text(soup: Any, separator: str | None, *, visible: bool, structured: bool) -> str:
+    """A page's text: LangChain's ``soup.get_text(separator)`` (every text node but
+    scripts, styles and comments, the title included, with the page's own line breaks) unless
+    ``visible`` (:func:`visible_text`) or ``structured`` (:func:`structured_text`)."""
+    if structured:
+        return structured_text(soup)
+    if visible:
+        return visible_text(soup, separator)
+    return str(soup.get_text(separator or ""))
+
+
+def check_text_options(owner: str, separator: str | None, visible: bool, structured: bool) -> None:
+    """``structured`` takes no separator and excludes ``visible``."""
+    if structured and (visible or separator is not None):
+        raise InvalidInputError(
+            f"{owner}: structured=True cannot be combined with visible=True or get_text_separator"
+        )
 
 
 class BSHTMLLoader(BaseLoader):
-    """Load an HTML file's visible text, with its ``title`` in metadata.
+    """Load an HTML file's text, with its ``title`` in metadata.
+
+    By default the text is LangChain's: BeautifulSoup's ``get_text()``, every text node
+    in document order with the page's own line breaks (the ``<title>``, ``<noscript>``
+    and hidden elements included; BeautifulSoup leaves out scripts, styles and
+    comments), and the title as written. ``visible=True`` gives the text a reader sees
+    instead (no head, scripts, styles or hidden elements; one line per block; whitespace
+    cleaned; the title's whitespace collapsed), which keeps code out of chunks and
+    embeddings; ``structured=True`` also keeps headings and paragraphs for splitting.
 
     Args:
         file_path: the HTML file.
@@ -303,11 +336,13 @@ class BSHTMLLoader(BaseLoader):
         bs_kwargs: keyword arguments for ``BeautifulSoup`` (``features`` -
             default ``"html.parser"`` - ``parse_only``, ``from_encoding``,
             ``exclude_encodings``); another key is an error.
-        get_text_separator: ``None`` (default) puts each block element on its own
-            line; a string joins the visible strings with it.
-        structured: keep the page's structure (:func:`structured_text`: Markdown
-            headings, blank lines between paragraphs) for splitting; ``ragline index``
-            loads HTML this way.
+        get_text_separator: joins the text nodes (``get_text``'s separator; ``None``
+            is ``""``); with ``visible=True``, ``None`` puts each block element on its
+            own line and a string joins the visible strings with it.
+        visible: the visible text, cleaned (see above), and the title collapsed.
+        structured: the visible text with the page's structure (:func:`structured_text`:
+            Markdown headings, blank lines between paragraphs) for splitting, title
+            collapsed; ``ragline index`` loads HTML this way.
 
     Raises:
         InvalidInputError: unknown ``bs_kwargs`` key or encoding (at construction).
@@ -323,7 +358,9 @@ class BSHTMLLoader(BaseLoader):
         >>> _ = path.write_text("<title>T</title><p>Hi<script>x()</script></p>")
         >>> doc = BSHTMLLoader(path).load()[0]
         >>> doc.page_content, doc.metadata["title"]
-        ('Hi', 'T')
+        ('THix()', 'T')
+        >>> BSHTMLLoader(path, visible=True).load()[0].page_content
+        'Hi'
     """
 
     def __init__(
@@ -333,14 +370,15 @@ class BSHTMLLoader(BaseLoader):
         bs_kwargs: Mapping[str, Any] | None = None,
         get_text_separator: str | None = None,
         *,
+        visible: bool = False,
         structured: bool = False,
     ) -> None:
-        if structured and get_text_separator is not None:
-            raise InvalidInputError("BSHTMLLoader: give structured=True or get_text_separator")
+        check_text_options("BSHTMLLoader", get_text_separator, visible, structured)
         self.file_path = check_path(file_path)
         self.open_encoding = check_encoding(open_encoding)
         self.bs_kwargs = check_bs_kwargs(bs_kwargs)
         self.get_text_separator = get_text_separator
+        self.visible = visible
         self.structured = structured
 
     def lazy_load(self) -> Iterator[Document]:
@@ -357,11 +395,11 @@ class BSHTMLLoader(BaseLoader):
             soup = parse_html(markup, self.bs_kwargs)
         except (ValueError, LookupError) as err:  # e.g. a bad from_encoding
             raise LoaderError(f"cannot parse {os.fspath(self.file_path)}: {err}") from err
-        metadata = {"source": os.fspath(self.file_path), "title": page_title(soup) or ""}
-        text = (
-            structured_text(soup)
-            if self.structured
-            else visible_text(soup, self.get_text_separator)
+        cleaned = self.visible or self.structured
+        title = page_title(soup, collapse=cleaned) or ""
+        metadata = {"source": os.fspath(self.file_path), "title": title}
+        text = page_text(
+            soup, self.get_text_separator, visible=self.visible, structured=self.structured
         )
         yield Document(text, metadata=metadata)
 

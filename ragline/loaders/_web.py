@@ -28,7 +28,13 @@ from ragline.core._checks import (
 )
 from ragline.loaders._base import BaseLoader
 from ragline.loaders._encoding import check_encoding
-from ragline.loaders._html import check_bs_kwargs, page_title, parse_html, visible_text
+from ragline.loaders._html import (
+    check_bs_kwargs,
+    check_text_options,
+    page_text,
+    page_title,
+    parse_html,
+)
 
 __all__ = ["WebBaseLoader"]
 
@@ -89,14 +95,19 @@ def _check_url(url: Any) -> str:
 
 
 class WebBaseLoader(BaseLoader):
-    """Fetch web pages and load their visible text, one Document per URL.
+    """Fetch web pages and load their text, one Document per URL.
+
+    The text is LangChain's, BeautifulSoup's ``get_text()`` (the title and hidden
+    elements included, scripts and styles not; the page's own line breaks), unless
+    ``visible=True`` (the visible text, cleaned, as :class:`BSHTMLLoader` gives it) or
+    ``structured=True``.
 
     Each document's metadata has ``source`` (the URL as given) and, as
-    LangChain's loader does, ``title`` when the page has a ``<title>``,
+    LangChain's loader does, ``title`` when the page has a ``<title>`` (as written;
+    whitespace collapsed with ``visible`` or ``structured``),
     ``description`` when it has ``<meta name="description">`` (its ``content``,
     or ``"No description found."``) and ``language`` when it has an ``<html>``
-    element (its ``lang``, or ``"No language found."``). The text follows the
-    visible-text rules of :class:`BSHTMLLoader`.
+    element (its ``lang``, or ``"No language found."``).
 
     Decoding: ``encoding`` if given, else the charset of the ``Content-Type``
     header, else BeautifulSoup's guess (byte-order mark, ``<meta charset>``,
@@ -125,6 +136,8 @@ class WebBaseLoader(BaseLoader):
         default_parser: BeautifulSoup parser (``"html.parser"``, ``"lxml"`` ...).
         bs_kwargs: other BeautifulSoup options (see :class:`BSHTMLLoader`).
         get_text_separator: as in :class:`BSHTMLLoader`.
+        visible: the visible text, cleaned (see :class:`BSHTMLLoader`).
+        structured: the visible text with headings and paragraphs kept.
         trust_env: use proxy settings from the environment (off by default).
 
     Raises:
@@ -155,7 +168,12 @@ class WebBaseLoader(BaseLoader):
         bs_kwargs: Mapping[str, Any] | None = None,
         get_text_separator: str | None = None,
         trust_env: bool = False,
+        visible: bool = False,
+        structured: bool = False,
     ) -> None:
+        check_text_options("WebBaseLoader", get_text_separator, visible, structured)
+        self.visible = visible
+        self.structured = structured
         if web_path and web_paths:
             raise InvalidInputError("pass the URLs as web_path or as web_paths, not both")
         given = web_path or web_paths
@@ -258,7 +276,7 @@ class WebBaseLoader(BaseLoader):
                 markup = body
         soup = parse_html(markup, self.bs_kwargs)
         metadata: dict[str, Any] = {"source": url}
-        title = page_title(soup)
+        title = page_title(soup, collapse=self.visible or self.structured)
         if title is not None:
             metadata["title"] = title
         description = soup.find("meta", attrs={"name": "description"})
@@ -267,7 +285,10 @@ class WebBaseLoader(BaseLoader):
         html = soup.find("html")
         if html is not None:
             metadata["language"] = html.get("lang", "No language found.")
-        return Document(visible_text(soup, self.get_text_separator), metadata=metadata)
+        text = page_text(
+            soup, self.get_text_separator, visible=self.visible, structured=self.structured
+        )
+        return Document(text, metadata=metadata)
 
     # -- many pages ------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""BSHTMLLoader: real pages parsed by BeautifulSoup; visible text and title only."""
+"""BSHTMLLoader: real pages parsed by BeautifulSoup; LangChain's get_text() by default,
+the visible text and collapsed title with visible=True."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def write(tmp_path, text: str, name: str = "page.html", encoding: str = "utf-8")
 
 def test_visible_text_and_title(tmp_path) -> None:
     path = write(tmp_path, PAGE)
-    [document] = BSHTMLLoader(path).load()
+    [document] = BSHTMLLoader(path, visible=True).load()
     assert document.page_content == (
         "Heading\nFirst bold paragraph, a link.\none\ntwo\nk v\na 1\nx & y z\nsecond line"
     )
@@ -51,7 +52,11 @@ def test_visible_text_and_title(tmp_path) -> None:
 
 def test_get_text_separator_joins_visible_strings(tmp_path) -> None:
     path = write(tmp_path, "<title>T</title><p>a <b>b</b></p><script>x</script><p>c</p>")
-    assert BSHTMLLoader(path, get_text_separator="|").load()[0].page_content == "a|b|c"
+    assert BSHTMLLoader(path, get_text_separator="|", visible=True).load()[0].page_content == (
+        "a|b|c"
+    )
+    # without visible=True: LangChain's get_text("|"), title included, strings unstripped
+    assert BSHTMLLoader(path, get_text_separator="|").load()[0].page_content == "T|a |b|c"
 
 
 def test_page_without_title_has_empty_title(tmp_path) -> None:
@@ -74,14 +79,14 @@ def test_page_without_title_has_empty_title(tmp_path) -> None:
     ],
 )
 def test_malformed_html_is_parsed_not_crashed(tmp_path, markup, expected) -> None:
-    assert BSHTMLLoader(write(tmp_path, markup)).load()[0].page_content == expected
+    assert BSHTMLLoader(write(tmp_path, markup), visible=True).load()[0].page_content == expected
 
 
 def test_declared_charset_is_honoured_without_open_encoding(tmp_path) -> None:
     markup = '<meta charset="iso-8859-1"><title>Grüße</title><p>Café crème</p>'
     path = write(tmp_path, markup, encoding="latin-1")
     [document] = BSHTMLLoader(path).load()
-    assert (document.page_content, document.metadata["title"]) == ("Café crème", "Grüße")
+    assert (document.page_content, document.metadata["title"]) == ("GrüßeCafé crème", "Grüße")
 
 
 def test_open_encoding_decodes_strictly(tmp_path) -> None:

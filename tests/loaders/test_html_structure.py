@@ -32,13 +32,16 @@ def test_structured_text_by_hand() -> None:
 def test_the_loader_option_and_the_index_mapping(tmp_path: Path) -> None:
     page = tmp_path / "p.html"
     page.write_text("<h2>Head</h2><p>Text</p>", encoding="utf-8")
-    assert BSHTMLLoader(page).load()[0].page_content == "Head\nText"  # LangChain's layout
+    assert BSHTMLLoader(page).load()[0].page_content == "HeadText"  # LangChain's get_text()
+    assert BSHTMLLoader(page, visible=True).load()[0].page_content == "Head\nText"
     assert BSHTMLLoader(page, structured=True).load()[0].page_content == "## Head\n\nText"
     for mapping in (DEFAULT_LOADER_MAPPING, loader_mapping(encoding="utf-8")):
         assert mapping[".html"](page).load()[0].page_content == "## Head\n\nText"
     assert language_for_path("a/b.HTML") is Language.MARKDOWN
-    with pytest.raises(InvalidInputError, match="structured=True or get_text_separator"):
+    with pytest.raises(InvalidInputError, match="structured=True cannot be combined"):
         BSHTMLLoader(page, get_text_separator=" ", structured=True)
+    with pytest.raises(InvalidInputError, match="structured=True cannot be combined"):
+        BSHTMLLoader(page, visible=True, structured=True)
 
 
 def _chunks(text: str, source: str = "page.html") -> list:

@@ -32,8 +32,11 @@ def loader(urls, **options) -> WebBaseLoader:
 
 def test_page_text_and_metadata(http_server: Server) -> None:
     http_server.routes["/"] = Route(PAGE)
-    [document] = loader(http_server.url("/")).load()
+    [document] = loader(http_server.url("/"), visible=True).load()
     assert document.page_content == "Bonjour\nUn petit texte."
+    # LangChain's default: get_text(), the title and the page's line breaks included
+    [document] = loader(http_server.url("/")).load()
+    assert document.page_content == "\n\nAccueil\n\nBonjourUn petit texte.\n"
     assert document.metadata == {
         "source": http_server.url("/"),
         "title": "Accueil",
@@ -73,7 +76,7 @@ def test_follows_a_redirect(http_server: Server) -> None:
     http_server.routes["/old"] = Route(status=301, headers={"Location": "/new"})
     http_server.routes["/new"] = Route(b"<title>New</title><p>moved here</p>")
     [document] = loader(http_server.url("/old")).load()
-    assert (document.page_content, document.metadata["title"]) == ("moved here", "New")
+    assert (document.page_content, document.metadata["title"]) == ("Newmoved here", "New")
     assert document.metadata["source"] == http_server.url("/old")
     assert [path for path, _ in http_server.arrivals] == ["/old", "/new"]
 
@@ -119,7 +122,7 @@ def test_slow_page_times_out(http_server: Server) -> None:
 def test_charset_from_the_content_type_header(http_server: Server) -> None:
     body = "<title>Grüße</title><p>Café crème à la carte</p>".encode("iso-8859-1")
     http_server.routes["/latin"] = Route(body, content_type="text/html; charset=ISO-8859-1")
-    [document] = loader(http_server.url("/latin")).load()
+    [document] = loader(http_server.url("/latin"), visible=True).load()
     assert (document.page_content, document.metadata["title"]) == ("Café crème à la carte", "Grüße")
 
 

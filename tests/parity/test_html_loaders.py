@@ -1,13 +1,12 @@
 """Parity: ragline's BSHTMLLoader and WebBaseLoader against LangChain's (BeautifulSoup).
 
 A page is loaded from a file (BSHTMLLoader) and over real HTTP from a loopback server
-(WebBaseLoader). Compared: the metadata (source, title; description and language for a
-web page) and the words of the text. The text's layout differs on purpose: LangChain
-returns ``soup.get_text()`` (every text node, script and style included, with the
-page's own newlines), ragline the visible text, cleaned, and the title with its
-whitespace collapsed (docs/differences.md); so the scenarios' pages have no script or
-style, and the words in order are compared, LangChain's led by the title's (get_text()
-reads the <title> too).
+(WebBaseLoader). Compared, exactly: the text (BeautifulSoup's ``get_text()`` in both:
+the title, hidden and ``<noscript>`` text and the page's own line breaks included,
+scripts and styles not; with and without a separator) and the metadata (source, title
+as written; description and language for a web page). ragline's cleaned visible text is
+``visible=True``. An empty ``<title>`` or one holding a tag is the one deliberate
+difference (docs/differences.md): LangChain's BSHTMLLoader writes ``"None"`` there.
 """
 
 from __future__ import annotations
@@ -43,11 +42,17 @@ PAGE = """<!DOCTYPE html>
 </body>
 </html>
 """
-PAGES = {"/fruit": PAGE, "/plain": "<html><body><p>No title here.</p></body></html>"}
-
-
-def _words(text: str) -> list[str]:
-    return text.split()
+NOISY = """<html lang="it"><head><title> Pears <b>and</b> plums </title>
+<style>p { color: red }</style><script>track("visit");</script></head>
+<body><p>Pears<script>var x = 1;</script> ripen <i>off</i> the tree.</p>
+<noscript>Turn on scripts.</noscript><p hidden>Secret.</p><!-- a comment -->
+<ul><li>Red</li><li>Green</li></ul></body></html>
+"""
+PAGES = {
+    "/fruit": PAGE,
+    "/plain": "<html><body><p>No title here.</p></body></html>",
+    "/noisy": NOISY,
+}
 
 
 @pytest.fixture
@@ -75,36 +80,75 @@ def site() -> Iterator[str]:
         server.server_close()
 
 
-def test_bshtml_loader_gives_the_same_title_source_and_words(tmp_path: Path) -> None:
-    path = tmp_path / "fruit.html"
-    path.write_text(PAGE, encoding="utf-8")
+def _seen(documents: list[Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(d.page_content, dict(d.metadata)) for d in documents]
+
+
+@pytest.mark.parametrize("separator", [None, " | "])
+@pytest.mark.parametrize("page", ["fruit", "plain"])
+def test_bshtml_loader_gives_langchains_text_and_metadata(
+    tmp_path: Path, page: str, separator: str | None
+) -> None:
+    path = tmp_path / f"{page}.html"
+    path.write_text(PAGES[f"/{page}"], encoding="utf-8")
     # html.parser: LangChain's loader asks for lxml unless told (ragline's default)
     options: dict[str, Any] = {"open_encoding": "utf-8", "bs_kwargs": {"features": "html.parser"}}
+    if separator is not None:
+        options["get_text_separator"] = separator
+    theirs = LCBSHTMLLoader(str(path), **options).load()
+    ours = BSHTMLLoader(str(path), **options).load()
+    assert _seen(ours) == _seen(theirs)
+
+
+def test_bshtml_loader_text_in_full(tmp_path: Path) -> None:
+    path = tmp_path / "fruit.html"
+    path.write_text(PAGE, encoding="utf-8")
+    (ours,) = BSHTMLLoader(str(path)).load()
+    assert ours.metadata == {"source": str(path), "title": "Fruit  facts"}
+    assert ours.page_content == (
+        "\n\n\nFruit  facts\n\n\n\nApples\nApples grow on trees in cool climates.\n\nRed\n"
+        "Green\n\nBananas & plantains grow in the tropics, café au lait.\n\n\n"
+    )
+    # ragline's cleaned visible text is one option away
+    (visible,) = BSHTMLLoader(str(path), visible=True).load()
+    assert visible.metadata == {"source": str(path), "title": "Fruit facts"}
+    assert visible.page_content == (
+        "Apples\nApples grow on trees in cool climates.\nRed\nGreen\n"
+        "Bananas & plantains grow in the tropics, café au lait."
+    )
+
+
+def test_a_title_holding_a_tag_is_its_text_where_langchain_writes_none(tmp_path: Path) -> None:
+    # listed in docs/differences.md
+    path = tmp_path / "noisy.html"
+    path.write_text(NOISY, encoding="utf-8")
+    options: dict[str, Any] = {"bs_kwargs": {"features": "html.parser"}}
     (theirs,) = LCBSHTMLLoader(str(path), **options).load()
     (ours,) = BSHTMLLoader(str(path), **options).load()
-    assert theirs.metadata == {"source": str(path), "title": "Fruit  facts"}
-    # ragline collapses the title's whitespace (docs/differences.md)
-    assert ours.metadata == {"source": str(path), "title": "Fruit facts"}
-    # get_text() starts with the <title>'s text; ragline's text is the body's
-    assert _words(theirs.page_content) == ["Fruit", "facts", *_words(ours.page_content)]
-    assert "Bananas & plantains grow in the tropics, café au lait." in ours.page_content
+    assert theirs.metadata["title"] == "None"
+    assert ours.metadata["title"] == " Pears and plums "
+    assert ours.page_content == theirs.page_content
+    assert ours.page_content == (
+        " Pears and plums \n\nPears ripen off the tree.\nTurn on scripts.Secret.\nRedGreen\n"
+    )
 
 
-def test_web_base_loader_gives_the_same_metadata_and_words(site: str) -> None:
-    urls = [f"{site}/fruit", f"{site}/plain"]
+def test_web_base_loader_gives_langchains_text_and_metadata(site: str) -> None:
+    urls = [f"{site}/fruit", f"{site}/plain", f"{site}/noisy"]
     theirs = LCWebBaseLoader(urls).load()
     ours = WebBaseLoader(urls).load()
-    assert theirs[0].metadata["title"] == "Fruit  facts"
-    theirs[0].metadata["title"] = "Fruit facts"  # collapsed in ragline (docs/differences.md)
-    assert [d.metadata for d in ours] == [d.metadata for d in theirs]
+    assert _seen(ours) == _seen(theirs)
     assert ours[0].metadata == {
         "source": urls[0],
-        "title": "Fruit facts",
+        "title": "Fruit  facts",
         "description": "What grows where.",
         "language": "en",
     }
-    assert [_words(d.page_content) for d in theirs] == [
-        ["Fruit", "facts", *_words(ours[0].page_content)],
-        _words(ours[1].page_content),
+    assert ours[2].metadata["title"] == " Pears and plums "
+    assert ours[1].page_content == "No title here."
+    visible = WebBaseLoader(urls, visible=True).load()
+    assert [d.page_content for d in visible[1:]] == [
+        "No title here.",
+        "Pears ripen off the tree.\nRed\nGreen",
     ]
-    assert _words(ours[1].page_content) == ["No", "title", "here."]
+    assert visible[0].metadata["title"] == "Fruit facts"
