@@ -358,7 +358,7 @@ class BSHTMLLoader(BaseLoader):
         >>> _ = path.write_text("<title>T</title><p>Hi<script>x()</script></p>")
         >>> doc = BSHTMLLoader(path).load()[0]
         >>> doc.page_content, doc.metadata["title"]
-        ('THix()', 'T')
+        ('THi', 'T')
         >>> BSHTMLLoader(path, visible=True).load()[0].page_content
         'Hi'
     """
