@@ -22,8 +22,9 @@ SCORE_MEANINGS = {
     "mmr": "relevance in [0, 1] = (1 + cosine) / 2 (ranked by MMR: relevance and diversity)",
     "bm25": "BM25 keyword score (unbounded; compare within one query only)",
     "hybrid": "fused score in [0, 1]: dense and BM25 scores, each scaled so that this "
-    "query's best candidate is 1, weighted per query (0.55 dense to start; the side whose "
-    "best candidate stands out from its others gets more)",
+    "query's best candidate is 1, weighted per query (0.5 dense to start; the side whose "
+    "best candidate stands out from its others gets more, BM25 less when its first hits "
+    "miss some of the query's rarer words)",
 }
 MINILM_SCALE = "with MiniLM, unrelated text scores about 0.55-0.70, an answering passage 0.70-0.90"
 

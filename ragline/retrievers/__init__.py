@@ -19,6 +19,7 @@ _EXPORTS = {
     "normalize_scores": "._fusion",
     "adaptive_weights": "._fusion",
     "score_peak": "._fusion",
+    "term_coverage": "._fusion",
     "default_preprocessing_func": "._bm25",
     "EnsembleRetriever": "._ensemble",
     "weighted_reciprocal_rank": "._ensemble",

@@ -29,19 +29,41 @@ one with a clear hit. Each list's *peak* measures that::
 the scores are flat; a list of one score has peak 1, an empty or flat list 0). The
 weights become ``w_i * peak_i ** strength``, scaled to sum to 1: ``strength=0`` is plain
 fusion; a list with flat scores gets no weight and the other decides alone.
+
+A keyword list can be peaked and still wrong: a question worded unlike its answer may
+share one rare word with an unrelated passage, which then stands far above the rest.
+:func:`term_coverage` measures what a peak cannot: the share of the query's idf mass
+(its distinct terms that the index knows, each weighted by its idf) that the keyword
+side's first hits contain at all::
+
+    coverage = sum of idf(t) over query terms t found in the first hits
+               / sum of idf(t) over all the query's known terms
+
+(1 when the first hits hold every informative word of the query, low when they match
+only some common ones). ``HybridRetriever`` multiplies the keyword side's weight by
+``coverage ** strength`` after the peaks.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from typing import TypeVar
 
 from ragline.core import Document, InvalidInputError
 from ragline.core._checks import check_choice
 
-__all__ = ["NORMALIZATIONS", "adaptive_weights", "normalize_scores", "score_fusion", "score_peak"]
+__all__ = [
+    "NORMALIZATIONS",
+    "adaptive_weights",
+    "normalize_scores",
+    "score_fusion",
+    "score_peak",
+    "term_coverage",
+]
 
 NORMALIZATIONS = ("relative_score", "dbsf")
+_Term = TypeVar("_Term", bound=Hashable)
 
 
 def normalize_scores(scores: Sequence[float], method: str) -> list[float]:
@@ -125,6 +147,34 @@ def adaptive_weights(
     if not scaled_total > 0:
         return [weight / total for weight in weights]
     return [weight / scaled_total for weight in scaled]
+
+
+def term_coverage(query_idf: Mapping[_Term, float], hits: Sequence[Collection[_Term]]) -> float:
+    """The share of a query's idf mass found in the first hits of a keyword search, in
+    [0, 1] (module docstring); 0 when the query has no known term.
+
+    Args:
+        query_idf: each distinct query term the index knows (a word, or its number in
+            the index), with its idf (>= 0).
+        hits: the terms of each first hit, named as in ``query_idf`` (any collection; a
+            term counts once however many hits hold it).
+
+    Example:
+        >>> term_coverage({"purr": 2.0, "the": 0.5}, [{"the", "cat"}, {"dog"}])
+        0.2
+        >>> term_coverage({"purr": 2.0, "the": 0.5}, [{"the"}, {"purr", "cat"}])
+        1.0
+        >>> term_coverage({}, [{"cat"}])
+        0.0
+    """
+    total = found = 0.0
+    for term, weight in query_idf.items():
+        total += weight
+        for hit in hits:
+            if term in hit:
+                found += weight
+                break
+    return min(found / total, 1.0) if total > 0 else 0.0
 
 
 def score_fusion(

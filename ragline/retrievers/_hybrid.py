@@ -1,39 +1,46 @@
 """HybridRetriever: dense (vector store) and keyword (BM25) search fused by score.
 
 The default fusion (issue 30) adapts to each query: min-max normalised scores, weighted
-by a dense weight of 0.55 times each side's score peak (:func:`~ragline.retrievers.
-adaptive_weights`, adaptivity 1, over a side's 20 best), 40 candidates per side, BM25 on
-plain lowercase word tokens. It was chosen on ragline's five retrieval dev sets
-(``benchmarks/devsets/``: the PostgreSQL manual, the Django documentation, The Devil's
-Dictionary, and the Debian FAQ and Debian Reference, whose questions are worded unlike
-their answers; known-item questions; the packaged MiniLM) from a grid of dense weight
-(0.4-0.7) x adaptivity (0-3) x candidates (20-50) x peak depth (10, 20), by the rule: on
-every set at most 0.005 nDCG@10 below the better single retriever and below the previous
-default, and above the better single retriever on average; best mean margin, ties within
-0.002 broken by the larger combined Debian corpus (docs/hybrid-search.md). nDCG@10
-(chunks of 1,000 characters, ``benchmarks/retrieval_quality.py``):
+by a dense weight of 0.5 times each side's score peak (:func:`~ragline.retrievers.
+adaptive_weights`, adaptivity 1, over a side's 20 best), the keyword side's weight also
+scaled by its term coverage of the query (:func:`~ragline.retrievers.term_coverage`: the
+share of the query's idf mass that BM25's first 3 hits hold, to the power 1), 50
+candidates per side, BM25 on plain lowercase word tokens. It was chosen on ragline's nine
+retrieval dev sets (``benchmarks/devsets/``: the PostgreSQL manual, the Django
+documentation, The Devil's Dictionary, the Debian FAQ, the Debian Reference, Python's
+FAQ, The Debian Administrator's Handbook, the Securing Debian Manual and git's
+documentation; in the last six the questions are worded unlike their answers, and on the
+Handbook and git sets the previous fixed-weight default fell below dense search; known-item
+questions; the packaged MiniLM) from a grid of dense weight (0.45-0.6) x adaptivity (0-2) x
+candidates (30-50) x coverage (0-1.5), by the rule: on every set at most 0.005 nDCG@10
+below the better single retriever and below the previous default, and above the better
+single retriever on average; best mean margin (docs/hybrid-search.md). nDCG@10 (chunks of
+1,000 characters, ``benchmarks/retrieval_quality.py``):
 
-=====================  ==========  ======  =====  ======  ======  =====
-search                 postgresql  django  devil  debfaq  debref  mean
-=====================  ==========  ======  =====  ======  ======  =====
-dense (MiniLM)         0.803       0.789   0.892  0.816   0.843   0.829
-BM25                   0.788       0.783   0.982  0.620   0.683   0.771
-previous default       0.862       0.885   0.987  0.828   0.863   0.885
-HybridRetriever        0.864       0.896   0.987  0.830   0.885   0.892
-=====================  ==========  ======  =====  ======  ======  =====
+=================  =====  ======  =====  ======  ======  =====  ========  ======  ======  =====
+search             pg     django  devil  debfaq  debref  pyfaq  handbook  harden  gitdoc  mean
+=================  =====  ======  =====  ======  ======  =====  ========  ======  ======  =====
+dense (MiniLM)     0.803  0.789   0.892  0.816   0.843   0.609  0.605     0.787   0.398   0.727
+BM25               0.788  0.783   0.982  0.620   0.683   0.368  0.335     0.619   0.228   0.601
+previous default   0.862  0.885   0.987  0.828   0.863   0.626  0.580     0.857   0.380   0.763
+HybridRetriever    0.858  0.897   0.987  0.842   0.895   0.627  0.628     0.864   0.409   0.779
+=================  =====  ======  =====  ======  ======  =====  ========  ======  ======  =====
 
 The previous default (``fusion="relative_score"``, ``dense_weight=0.5``, ``fetch_k=50``:
 fixed equal weights) stays reachable by those options. Equal-weight reciprocal rank
 fusion (LangChain's EnsembleRetriever) only looks at ranks, so a weak side's candidates
-dilute a strong side's first hit; score fusion keeps how far ahead a hit is, and the
-adaptive weights keep a side whose scores are flat (it found nothing in particular) from
-pulling as hard as one with a clear hit.
+dilute a strong side's first hit; score fusion keeps how far ahead a hit is, the adaptive
+weights keep a side whose scores are flat (it found nothing in particular) from pulling
+as hard as one with a clear hit, and the coverage keeps a keyword side that matched only
+part of the question (one rare word shared with an unrelated passage) from pulling as
+hard as one whose first hits hold all of it.
 """
 
 from __future__ import annotations
 
+import contextvars
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -48,13 +55,15 @@ from ragline.core._checks import (
 from ragline.retrievers._bm25 import BM25Index, BM25Retriever, _best_indices, _tokens
 from ragline.retrievers._checks import copy_document
 from ragline.retrievers._ensemble import FUSION_METHODS, EnsembleRetriever
-from ragline.retrievers._fusion import adaptive_weights
+from ragline.retrievers._fusion import adaptive_weights, term_coverage
 
 if TYPE_CHECKING:
     from ragline.vectorstores import VectorStore
 
 __all__ = [
+    "COVERAGE_DEPTH",
     "DEFAULT_ADAPTIVITY",
+    "DEFAULT_COVERAGE",
     "DEFAULT_DENSE_WEIGHT",
     "DEFAULT_FETCH_K",
     "DEFAULT_FUSION",
@@ -70,11 +79,17 @@ __all__ = [
 
 HYBRID_FUSIONS = ("adaptive", *FUSION_METHODS)
 DEFAULT_FUSION = "adaptive"
-DEFAULT_DENSE_WEIGHT = 0.55
-DEFAULT_FETCH_K = 40
+DEFAULT_DENSE_WEIGHT = 0.5
+DEFAULT_FETCH_K = 50
 DEFAULT_ADAPTIVITY = 1.0
 PEAK_DEPTH = 20  # the best scores of each side that its peak looks at
+DEFAULT_COVERAGE = 1.0  # the exponent of the keyword side's term coverage
+COVERAGE_DEPTH = 3  # the keyword side's first hits that its term coverage looks at
 DEFAULT_KEYWORD_FEEDBACK: str | None = None
+# the keyword side's term coverage of the query being fused (None: not computed)
+_KEYWORD_COVERAGE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "ragline_keyword_coverage", default=None
+)
 
 
 class HybridRetriever(EnsembleRetriever):
@@ -89,21 +104,26 @@ class HybridRetriever(EnsembleRetriever):
     scores (min-max normalised): ``dense_weight`` scaled by how far each side's best
     candidate stands above its others (:func:`~ragline.retrievers.adaptive_weights`,
     ``adaptivity`` its exponent), so a side whose scores are flat (it found nothing in
-    particular) gives way to the other. ``fusion="relative_score", dense_weight=0.5,
-    fetch_k=50`` is the previous default (fixed equal weights).
+    particular) gives way to the other; the keyword side's weight is then scaled by
+    ``keyword_coverage(query, hits) ** coverage``, the share of the query's idf mass that
+    its first 3 hits hold (:func:`~ragline.retrievers.term_coverage`).
+    ``fusion="relative_score", dense_weight=0.5, fetch_k=50`` is the previous default
+    (fixed equal weights).
 
     Args:
         vectorstore: the dense side.
         keyword: a :class:`BM25Retriever` over the same documents, with the same ids (the
             two sides' results are matched by ``Document.id``).
         k: documents to return.
-        fetch_k: candidates each side contributes (default 40, or k if larger).
+        fetch_k: candidates each side contributes (default 50, or k if larger).
         filter: a metadata filter applied on both sides (the vector stores' language).
         fusion: ``"adaptive"`` (default), ``"relative_score"`` (min-max, fixed weights),
             ``"dbsf"`` or ``"rrf"``.
-        dense_weight: the dense side's (base) weight in [0, 1] (default 0.55).
+        dense_weight: the dense side's (base) weight in [0, 1] (default 0.5).
         adaptivity: with ``fusion="adaptive"``, how much each side's peak counts
-            (>= 0, default 1; 0 gives ``"relative_score"``'s results).
+            (>= 0, default 1; 0 with ``coverage=0`` gives ``"relative_score"``'s results).
+        coverage: with ``fusion="adaptive"``, how much the keyword side's term coverage
+            of the query counts (>= 0, default 1; 0: not at all).
         keyword_feedback: pseudo-relevance feedback for the keyword side (see
             :mod:`ragline.retrievers._feedback`): ``None`` (default: none), ``"keyword"``
             (RM3-style: BM25's own first 3 passages) or ``"dense"`` (the dense side's
@@ -112,7 +132,8 @@ class HybridRetriever(EnsembleRetriever):
 
     Raises:
         InvalidInputError: a keyword document without an id, a bad k / fetch_k / weight /
-            adaptivity.
+            adaptivity / coverage.
+
         ConfigurationError: an unknown fusion (the valid ones named).
 
     Example:
@@ -124,7 +145,7 @@ class HybridRetriever(EnsembleRetriever):
         >>> keyword = BM25Retriever.from_texts(texts, ids=ids)
         >>> hybrid = HybridRetriever(store, keyword, k=2)
         >>> [(d.id, round(d.metadata["relevance_score"], 2)) for d in hybrid.invoke("cats purr")]
-        [('1', 1.0), ('2', 0.15)]
+        [('1', 1.0), ('2', 0.14)]
     """
 
     def __init__(
@@ -138,6 +159,7 @@ class HybridRetriever(EnsembleRetriever):
         fusion: str = DEFAULT_FUSION,
         dense_weight: float = DEFAULT_DENSE_WEIGHT,
         adaptivity: float = DEFAULT_ADAPTIVITY,
+        coverage: float = DEFAULT_COVERAGE,
         keyword_feedback: str | None = DEFAULT_KEYWORD_FEEDBACK,
         score_key: str = "relevance_score",
     ) -> None:
@@ -160,6 +182,7 @@ class HybridRetriever(EnsembleRetriever):
         fusion = check_choice("HybridRetriever fusion", fusion, HYBRID_FUSIONS)
         weight = check_unit_interval("HybridRetriever dense_weight", dense_weight)
         self.adaptivity = check_number("HybridRetriever adaptivity", adaptivity, low=0)
+        self.coverage = check_number("HybridRetriever coverage", coverage, low=0)
         dense_side = vectorstore.as_retriever(
             search_kwargs={"k": fetch, "filter": filter}, score_key=score_key
         )
@@ -180,6 +203,8 @@ class HybridRetriever(EnsembleRetriever):
         )
         self.fusion = fusion
         self.fetch_k = fetch
+        self._keyword = keyword_side
+        self._rows: tuple[dict[str, int], list[int]] | None = None
         self.dense_weight = weight
         if keyword_feedback is not None and keyword_feedback not in FEEDBACK_SOURCES:
             raise InvalidInputError(
@@ -197,20 +222,72 @@ class HybridRetriever(EnsembleRetriever):
         if self._feedback is not None and all(isinstance(found, list) for found in doc_lists):
             dense, keyword = doc_lists
             doc_lists = [dense, self._feedback.search(query, dense, keyword)]
-        return self.weighted_reciprocal_rank(doc_lists)
+        if self.fusion != "adaptive" or self.coverage == 0 or not isinstance(doc_lists[1], list):
+            return self.weighted_reciprocal_rank(doc_lists)
+        # the query's coverage reaches _fusion_weights through a context variable (safe
+        # across the threads and tasks of batch / abatch)
+        token = _KEYWORD_COVERAGE.set(self.keyword_coverage(query, doc_lists[1]))
+        try:
+            return self.weighted_reciprocal_rank(doc_lists)
+        finally:
+            _KEYWORD_COVERAGE.reset(token)
+
+    def keyword_coverage(self, query: str, keyword_hits: Sequence[Document]) -> float:
+        """The share of ``query``'s idf mass held by the first ``COVERAGE_DEPTH`` keyword
+        hits (:func:`~ragline.retrievers.term_coverage`, tokenized and weighted as the
+        keyword index does). A hit's terms are read from the index's row for its id (a
+        hit the index does not hold is tokenized from its text)."""
+        index, tokenize = self._keyword.vectorizer, self._keyword.preprocess_func
+        query_idf: dict[int, float] = {}
+        for token in _tokens(tokenize, query, "the query"):
+            term = index.vocabulary.get(token)
+            if term is not None:
+                query_idf[term] = float(index.idf[term])
+        if not query_idf:
+            return 0.0
+        rows, starts = self._keyword_rows()
+        hits: list[Collection[int]] = []
+        for hit in keyword_hits[:COVERAGE_DEPTH]:
+            row = rows.get(hit.id) if hit.id is not None else None
+            if row is None:
+                tokens = _tokens(tokenize, hit.page_content, "a keyword hit")
+                hits.append({t for t in map(index.vocabulary.get, tokens) if t is not None})
+            else:  # a short list: scanning it is cheaper than hashing it into a set
+                hits.append(index.doc_terms[starts[row] : starts[row + 1]].tolist())
+        return term_coverage(query_idf, hits)
+
+    def _keyword_rows(self) -> tuple[dict[str, int], list[int]]:
+        """Each keyword document's row in the index by id, and where each row's terms
+        start (built on first use)."""
+        if self._rows is None:
+            index = self._keyword.vectorizer
+            rows = {d.id: row for row, d in enumerate(self._keyword.docs) if d.id}
+            self._rows = (rows, index.doc_ptr.tolist())
+        return self._rows
 
     def _fusion_weights(self, scored_lists: list[list[tuple[Document, float]]]) -> list[float]:
         if self.fusion != "adaptive":
             return self.weights
-        return adaptive_weights(
+        weights = adaptive_weights(
             [[score for _, score in pairs] for pairs in scored_lists],
             self.weights,
             strength=self.adaptivity,
             depth=PEAK_DEPTH,
         )
+        coverage = _KEYWORD_COVERAGE.get()
+        if coverage is None:  # fused without a query (weighted_reciprocal_rank called alone)
+            return weights
+        dense, keyword = weights[0], weights[1] * coverage**self.coverage
+        if not dense + keyword > 0:
+            return weights
+        return [dense / (dense + keyword), keyword / (dense + keyword)]
 
     def __repr__(self) -> str:
-        adaptive = f", adaptivity={self.adaptivity:g}" if self.fusion == "adaptive" else ""
+        adaptive = (
+            f", adaptivity={self.adaptivity:g}, coverage={self.coverage:g}"
+            if self.fusion == "adaptive"
+            else ""
+        )
         feedback = (
             "" if self.keyword_feedback is None else f", keyword_feedback={self.keyword_feedback!r}"
         )

@@ -216,7 +216,8 @@ class StoreFolder:
                 HybridRetriever`'s defaults).
             search_kwargs: that search type's options; ``bm25``: ``k``, ``filter``;
                 ``hybrid``: ``k``, ``filter``, ``fetch_k`` and HybridRetriever's
-                ``fusion``, ``dense_weight``, ``adaptivity``, ``keyword_feedback``
+                ``fusion``, ``dense_weight``, ``adaptivity``, ``coverage``,
+                ``keyword_feedback``
                 (``{"fusion": "relative_score", "dense_weight": 0.5, "fetch_k": 50}``:
                 the hybrid default before issue 30).
             embeddings, embedding: the Embeddings for queries, or an embedding name; as

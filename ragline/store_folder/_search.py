@@ -39,7 +39,7 @@ __all__ = [
 
 SEARCH_TYPES = ("similarity", "mmr", "similarity_score_threshold", "hybrid", "bm25")
 SCORE_KEY = "relevance_score"  # every folder retriever puts its score there
-_HYBRID_OPTIONS = ("fusion", "dense_weight", "adaptivity", "keyword_feedback")
+_HYBRID_OPTIONS = ("fusion", "dense_weight", "adaptivity", "coverage", "keyword_feedback")
 _KEYWORD_KWARGS = {"bm25": ("k", "filter"), "hybrid": ("k", "filter", "fetch_k", *_HYBRID_OPTIONS)}
 
 

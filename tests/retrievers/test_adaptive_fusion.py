@@ -16,6 +16,7 @@ from ragline.retrievers import (
     HybridRetriever,
     adaptive_weights,
     score_peak,
+    term_coverage,
 )
 from ragline.retrievers._hybrid import expand_query
 from ragline.vectorstores import InMemoryVectorStore
@@ -128,10 +129,86 @@ def test_the_peaked_side_outweighs_the_flatter_one() -> None:
     assert [score for _, score in new] == pytest.approx([wd + wk * 0.5, wk, wd * 0.25, 0, 0])
 
 
+# ------------------------------------------------------------------ term coverage
+
+
+def test_term_coverage_by_hand() -> None:
+    idf = {"purr": 2.0, "the": 0.5}
+    assert term_coverage(idf, [{"the", "cat"}, {"dog"}]) == 0.2  # 0.5 / 2.5
+    assert term_coverage(idf, [{"the"}, {"purr"}]) == 1.0  # any of the hits counts
+    assert term_coverage(idf, [{"cat"}]) == 0.0
+    assert term_coverage(idf, []) == 0.0
+    assert term_coverage({}, [{"cat"}]) == 0.0  # no known query term
+    assert term_coverage({"a": 0.0}, [{"a"}]) == 0.0  # no idf mass
+
+
+def test_keyword_coverage_weighs_the_query_terms_by_idf() -> None:
+    """idf = log(1 + (N - n + 0.5) / (n + 0.5)) over the four texts: 'cat'... each
+    word is in one text (n = 1) except 'the' (n = 1 too, twice in one text), so every
+    known term weighs log(1 + 3.5 / 1.5); 'zebra' is unknown and does not count."""
+    hybrid = _hybrid()
+    purr = Document("cats purr softly", id="purr")
+    stock = Document("stock prices fell", id="stock")
+    assert hybrid.keyword_coverage("purr zebra", [purr]) == 1.0
+    assert hybrid.keyword_coverage("stock cats", [stock]) == pytest.approx(0.5)
+    assert hybrid.keyword_coverage("stock cats bark", [stock, purr]) == pytest.approx(2 / 3)
+    # only the first COVERAGE_DEPTH (3) hits count
+    assert hybrid.keyword_coverage("purr", [stock, stock, stock, purr]) == 0.0
+    assert hybrid.keyword_coverage("zebra", [purr]) == 0.0
+    # a hit's terms are its row of the index, found by id; a hit the index does not hold
+    # is read from its text
+    assert hybrid.keyword_coverage("purr", [Document("zebra", id="purr")]) == 1.0
+    assert hybrid.keyword_coverage("stock cats", [Document("stock prices")]) == pytest.approx(0.5)
+    assert hybrid.keyword_coverage("stock", [Document("stock", id="elsewhere")]) == 1.0
+
+
+def test_a_peaked_keyword_side_missing_the_query_words_gives_way() -> None:
+    """Query 'purr loudly': BM25's first three hits hold 'purr' but not 'loudly' (equal
+    idf): coverage 0.5. Peaks: dense (0.9 - 0.45) / 0.5 = 0.9, keyword 1. Base 0.55 /
+    0.45, adaptivity 1: 0.495 and 0.45; coverage 1 halves the keyword side's: 0.225, so
+    the weights are 0.495 / 0.72 and 0.225 / 0.72 and the dense side's first (sat) stays
+    first; without coverage (0) the keyword side's first (purr) goes ahead."""
+    texts = dict(zip(IDS, TEXTS, strict=True))
+
+    def side(pairs: list[tuple[str, float]]) -> list[Document]:
+        return [Document(texts[n], {"relevance_score": s}, id=n) for n, s in pairs]
+
+    dense = [("sat", 0.9), ("purr", 0.5), ("stock", 0.4)]
+    keyword = [("purr", 9.0), ("sat", 1.0), ("stock", 1.0)]
+    hybrid = _hybrid(k=3, dense_weight=0.55, adaptivity=1, coverage=1)
+    assert hybrid.keyword_coverage("purr loudly", side(keyword)) == pytest.approx(0.5)
+    found = hybrid._fuse_one("purr loudly", [side(dense), side(keyword)])
+    wd, wk = 0.495 / 0.72, 0.225 / 0.72
+    assert [d.id for d in found] == ["sat", "purr", "stock"]
+    assert [d.metadata["relevance_score"] for d in found] == pytest.approx([wd, wd * 0.2 + wk, 0])
+    without = _hybrid(k=3, dense_weight=0.55, adaptivity=1, coverage=0)
+    found = without._fuse_one("purr loudly", [side(dense), side(keyword)])
+    wd, wk = 0.495 / 0.945, 0.45 / 0.945
+    assert [d.id for d in found] == ["purr", "sat", "stock"]
+    assert [d.metadata["relevance_score"] for d in found] == pytest.approx([wd * 0.2 + wk, wd, 0])
+    # a full match (coverage 1) leaves the peaks' weights as they are
+    assert hybrid._fuse_one("purr", [side(dense), side(keyword)])[0].id == "purr"
+
+
+def test_coverage_is_the_same_through_invoke_and_batch() -> None:
+    """Each query of a batch is fused with its own coverage (a context variable, not
+    state shared between the queries)."""
+    hybrid = _hybrid(k=4)
+    queries = ["purr loudly", "cat mat", "stock bark"]
+    single = [hybrid.invoke(q) for q in queries]
+    batched = hybrid.batch(queries)
+    for one, other in zip(single, batched, strict=True):
+        assert [d.id for d in one] == [d.id for d in other]
+        assert [d.metadata["relevance_score"] for d in one] == pytest.approx(
+            [d.metadata["relevance_score"] for d in other]
+        )
+
+
 def test_defaults_and_options() -> None:
     hybrid = _hybrid()
     assert repr(hybrid) == (
-        "HybridRetriever(k=4, fetch_k=40, fusion='adaptive', dense_weight=0.55, adaptivity=1)"
+        "HybridRetriever(k=4, fetch_k=50, fusion='adaptive', dense_weight=0.5, adaptivity=1, "
+        "coverage=1)"
     )
     old_default = _hybrid(fusion="relative_score", dense_weight=0.5, fetch_k=50)
     assert repr(old_default) == (
@@ -141,6 +218,8 @@ def test_defaults_and_options() -> None:
         _hybrid(fusion="adaptiv")
     with pytest.raises(InvalidInputError, match="adaptivity must be"):
         _hybrid(adaptivity=-1)
+    with pytest.raises(InvalidInputError, match="coverage must be"):
+        _hybrid(coverage=-0.5)
     with pytest.raises(InvalidInputError, match="keyword_feedback 'rm3' is not one of"):
         _hybrid(keyword_feedback="rm3")
 

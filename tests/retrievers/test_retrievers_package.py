@@ -55,6 +55,7 @@ EXPECTED = [
     "normalize_scores",
     "score_fusion",
     "score_peak",
+    "term_coverage",
     "weighted_reciprocal_rank",
 ]
 

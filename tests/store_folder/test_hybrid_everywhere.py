@@ -50,7 +50,10 @@ def test_cli_store_folder_web_search_and_retriever_agree(
     assert (
         repr(from_folder)
         == repr(by_hand)
-        == ("HybridRetriever(k=4, fetch_k=40, fusion='adaptive', dense_weight=0.55, adaptivity=1)")
+        == (
+            "HybridRetriever(k=4, fetch_k=50, fusion='adaptive', dense_weight=0.5, adaptivity=1, "
+            "coverage=1)"
+        )
     )
     page = FolderSearch(vectors, keyword)
     for query in QUERIES:
@@ -107,4 +110,8 @@ def test_the_previous_default_stays_reachable(store: Path) -> None:
     feedback = folder.as_retriever(
         search_type="hybrid", search_kwargs={"keyword_feedback": "dense"}, store=vectors
     )
-    assert repr(feedback).endswith("adaptivity=1, keyword_feedback='dense')")
+    assert repr(feedback).endswith("adaptivity=1, coverage=1, keyword_feedback='dense')")
+    no_coverage = folder.as_retriever(
+        search_type="hybrid", search_kwargs={"coverage": 0}, store=vectors
+    )
+    assert repr(no_coverage).endswith("adaptivity=1, coverage=0)")
