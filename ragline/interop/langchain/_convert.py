@@ -24,6 +24,7 @@ from ragline.core import Document
 from ragline.core._message_dicts import message_fields
 from ragline.core._optional import require
 from ragline.core.config import RunnableConfig
+from ragline.core.documents import stored_document
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.language_models._outputs import (
     ChatGeneration,
@@ -301,7 +302,11 @@ def document_from_langchain(document: Any) -> Document:
                 f"cannot convert LangChain {type(document).__name__} to a ragline Document "
                 f"without losing its field {key!r}"
             )
-    return Document(document.page_content, metadata=_copy(document.metadata), id=document.id)
+    text, id = document.page_content, document.id
+    if type(text) is str and (id is None or type(id) is str):
+        # the checks Document() would make, done: build it directly
+        return stored_document(text, _copy(document.metadata), id)
+    return Document(text, metadata=_copy(document.metadata), id=id)
 
 
 def _generation_to_lc(generation: Generation) -> Any:

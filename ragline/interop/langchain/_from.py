@@ -119,8 +119,14 @@ class LangChainChatModel(BaseChatModel):
 
     @property
     def _llm_type(self) -> str:
-        inner = getattr(self.langchain_object, "_llm_type", None)
-        return f"langchain:{inner or type(self.langchain_object).__name__}"
+        # read on every call (run metadata, cache keys): worked out once per wrapped model
+        model = self.langchain_object
+        cached = self.__dict__.get("_llm_type_of")
+        if cached is None or cached[0] is not model:
+            inner = getattr(model, "_llm_type", None)
+            cached = (model, f"langchain:{inner or type(model).__name__}")
+            self.__dict__["_llm_type_of"] = cached
+        return cached[1]
 
     def _generate(  # type: ignore[override]
         self, messages: list[BaseMessage], stop: list[str] | None = None, **bound: Any
