@@ -1,11 +1,13 @@
 """Fake models for tests (yours too): fixed answers, real streaming, recorded calls.
 
 ``FakeListLLM`` and ``FakeListChatModel`` answer with their ``responses`` in turn and
-start over after the last one. They stream character by character, honour ``stop``
-sequences (the answer is cut before the first one, as real APIs do) and record every
-call, so a test can assert exactly what a chain sent to the model.
-``FakeMessagesListChatModel`` answers with scripted ``AIMessage`` s, tool calls
-included, and accepts ``bind_tools``: agents can be tested offline.
+start over after the last one. They honour ``stop`` sequences (the answer is cut before
+the first one, as real APIs do) and record every call, so a test can assert exactly
+what a chain sent to the model. They stream as LangChain's fakes do:
+``FakeListChatModel`` character by character (the last marked ``chunk_position="last"``),
+``FakeListLLM`` its whole answer once, ``FakeStreamingListLLM`` character by character.
+``FakeMessagesListChatModel`` answers with scripted ``AIMessage`` s (streamed whole),
+tool calls included, and accepts ``bind_tools``: agents can be tested offline.
 
 Example:
     >>> model = FakeListChatModel(responses=["Paris.", "Rome."])

@@ -159,7 +159,10 @@ def test_extra_body_fields_are_merged_into_the_request(openai_server):
 
 def test_stream_yields_server_sent_chunks_with_usage_last(openai_server):
     chunks = list(make_model(openai_server).stream("one two"))
-    assert [c.content for c in chunks] == ["echo: ", "one ", "two", "", ""]
+    # then the closing empty piece marked "last" (LangChain 1.x, as its ChatOpenAI's)
+    assert [c.content for c in chunks] == ["echo: ", "one ", "two", "", "", ""]
+    assert chunks[-1].chunk_position == "last"
+    chunks = chunks[:-1]
     assert chunks[-1].usage_metadata == USAGE
     total = chunks[0]
     for chunk in chunks[1:]:
@@ -203,7 +206,7 @@ def test_streamed_tool_calls_are_joined(openai_server):
 def test_prompt_model_parser_streams_over_http(openai_server):
     prompt = ChatPromptTemplate.from_messages([("system", "s"), ("human", "{q}")])
     chain = prompt | make_model(openai_server) | StrOutputParser()
-    assert list(chain.stream({"q": "a b c"})) == ["echo: ", "a ", "b ", "c", "", ""]
+    assert list(chain.stream({"q": "a b c"})) == ["echo: ", "a ", "b ", "c", "", "", ""]
 
 
 def test_chunks_arrive_while_the_server_is_still_sending(openai_server):
@@ -224,7 +227,7 @@ def test_streaming_invoke_reports_every_token(openai_server):
     assert reply.usage_metadata == USAGE
     assert bodies(openai_server)[0]["stream"] is True
     assert [event for event, _ in collector.event_log] == (
-        ["chat_model_start"] + ["llm_new_token"] * 5 + ["llm_end"]
+        ["chat_model_start"] + ["llm_new_token"] * 6 + ["llm_end"]  # the last: the closing piece
     )
     assert collector.traced_runs[0].outputs.llm_output == {
         "token_usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
@@ -240,9 +243,9 @@ async def test_ainvoke_and_astream(openai_server):
     collector = RunCollectorCallbackHandler()
     assert (await model.ainvoke("hi", {"callbacks": [collector]})).content == "echo: hi"
     chunks = [c async for c in model.astream("a b", {"callbacks": [collector]})]
-    assert [c.content for c in chunks] == ["echo: ", "a ", "b", "", ""]
+    assert [c.content for c in chunks] == ["echo: ", "a ", "b", "", "", ""]
     assert [event for event, _ in collector.event_log] == (
-        ["chat_model_start", "llm_end", "chat_model_start"] + ["llm_new_token"] * 5 + ["llm_end"]
+        ["chat_model_start", "llm_end", "chat_model_start"] + ["llm_new_token"] * 6 + ["llm_end"]
     )
     assert [r.headers["x-stainless-async"] for r in openai_server.requests] == ["async:asyncio"] * 2
 

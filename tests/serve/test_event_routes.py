@@ -105,6 +105,7 @@ _STREAMED_MESSAGE = {
     "invalid_tool_calls": [],
     "usage_metadata": None,
     "tool_call_chunks": [],
+    "chunk_position": "last",  # the fake marks its last piece, as LangChain's does
 }
 
 
