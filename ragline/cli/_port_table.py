@@ -111,10 +111,10 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.chains": {
         "ragline.chains": (
             "ConversationChain ConversationalRetrievalChain LLMChain "
-            "MapReduceDocumentsChain MapRerankDocumentsChain RefineDocumentsChain "
-            "RetrievalQA SequentialChain SimpleSequentialChain StuffDocumentsChain "
-            "TransformChain create_history_aware_retriever create_retrieval_chain "
-            "create_structured_output_runnable"
+            "MapReduceDocumentsChain MapRerankDocumentsChain ReduceDocumentsChain "
+            "RefineDocumentsChain RetrievalQA SequentialChain SimpleSequentialChain "
+            "StuffDocumentsChain TransformChain create_history_aware_retriever "
+            "create_retrieval_chain create_structured_output_runnable"
         ),
     },
     "langchain_classic.chains.base": {
@@ -129,11 +129,11 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.chains.combine_documents.map_reduce": {
         "ragline.chains": "MapReduceDocumentsChain",
     },
-    "langchain_classic.chains.combine_documents.reduce": {
-        "ragline.chains": "ReduceDocumentsChain",
-    },
     "langchain_classic.chains.combine_documents.map_rerank": {
         "ragline.chains": "MapRerankDocumentsChain",
+    },
+    "langchain_classic.chains.combine_documents.reduce": {
+        "ragline.chains": "ReduceDocumentsChain",
     },
     "langchain_classic.chains.combine_documents.refine": {
         "ragline.chains": "RefineDocumentsChain",
@@ -821,7 +821,8 @@ PATHS: dict[str, dict[str, str]] = {
             "ChatMessageChunk FunctionMessage FunctionMessageChunk HumanMessage "
             "HumanMessageChunk InvalidToolCall SystemMessage SystemMessageChunk ToolCall "
             "ToolCallChunk ToolMessage ToolMessageChunk UsageMetadata convert_to_messages "
-            "get_buffer_string message_to_dict messages_from_dict messages_to_dict"
+            "filter_messages get_buffer_string merge_message_runs message_to_dict "
+            "messages_from_dict messages_to_dict trim_messages"
         ),
         "ragline.core.messages": "AnyMessage",
     },
@@ -850,7 +851,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "ToolCall ToolCallChunk ToolMessage ToolMessageChunk",
     },
     "langchain_core.messages.utils": {
-        "ragline.core": "convert_to_messages get_buffer_string messages_from_dict",
+        "ragline.core": (
+            "convert_to_messages filter_messages get_buffer_string merge_message_runs "
+            "messages_from_dict trim_messages"
+        ),
     },
     "langchain_core.output_parsers": {
         "ragline.core": (

@@ -91,6 +91,9 @@ _EXPORTS = {
     "InvalidToolCall": ".messages",
     "convert_to_messages": ".messages",
     "get_buffer_string": ".messages",
+    "filter_messages": "._message_ops",
+    "merge_message_runs": "._message_ops",
+    "trim_messages": "._message_ops",
     # chat histories
     "BaseChatMessageHistory": ".chat_history",
     "InMemoryChatMessageHistory": ".chat_history",
