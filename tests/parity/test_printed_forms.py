@@ -111,3 +111,35 @@ def test_pretty_repr_and_pretty_print_of_messages(capsys: Any):
     printed_by_ours = capsys.readouterr().out
     theirs[3].pretty_print()
     assert printed_by_ours == capsys.readouterr().out
+
+
+# ---- models -----------------------------------------------------------------------------------
+def test_str_of_an_llm_is_its_bold_name_and_params(capsys: Any):
+    from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+    from langchain_core.language_models.llms import LLM as LCLLM
+
+    from ragline.core import LLM, FakeListLLM
+
+    def custom(base: Any) -> Any:
+        class CustomLLM(base):  # type: ignore[misc, valid-type]
+            n: int
+
+            def _call(self, prompt: str, stop: Any = None, run_manager: Any = None, **_: Any):
+                return prompt[: self.n]
+
+            @property
+            def _identifying_params(self) -> dict[str, Any]:
+                return {"model_name": "CustomChatModel", "n": self.n}
+
+            @property
+            def _llm_type(self) -> str:
+                return "custom"
+
+        return CustomLLM(n=5)
+
+    assert str(custom(LLM)) == str(custom(LCLLM))
+    assert str(FakeListLLM(responses=["a"])) == str(LCFakeListLLM(responses=["a"]))
+    print(custom(LLM))
+    assert capsys.readouterr().out == (
+        "\033[1mCustomLLM\033[0m\nParams: {'model_name': 'CustomChatModel', 'n': 5}\n"
+    )

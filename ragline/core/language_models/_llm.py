@@ -60,6 +60,10 @@ class BaseLLM(BaseLanguageModel[str]):
             if _first_parameter(getattr(cls, hook)) == "prompts"
         )
 
+    def __str__(self) -> str:
+        # LangChain's printed form of an LLM: its class name in bold, then its params
+        return f"\033[1m{type(self).__name__}\033[0m\nParams: {self._identifying_params}"
+
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return {"type": "string"}
 
