@@ -1,19 +1,20 @@
 """Retrieval quality on the dev sets: dense, BM25, RRF hybrid, the old and the new default
 hybrid (and keyword feedback), with LangChain's EnsembleRetriever beside them.
 
-Per dev set (``benchmarks/devsets.py``: postgresql, django, devil, debfaq, debref, pyfaq; or any
-BEIR folder given by path), the documents (title + text) are cut into chunks with
-ragline's ``RecursiveCharacterTextSplitter`` (1,000 characters, overlap 150), every chunk
-keeping its document id; the packaged MiniLM embeds them (``SentenceTransformerEmbeddings``,
-normalised, offline) through a ``CacheBackedEmbeddings`` over ``.cache/embeddings`` (the
-first run embeds, later runs read the cache; ``.cache/`` is not committed). Each retriever
-returns ``--depth`` chunks per query (default 30); a document ranks at its best chunk, and
-nDCG@10 / Recall@10 / MRR@10 are taken over the first 10 documents (``ragline.evaluation``,
-equal to pytrec_eval's). Latency is the mean time of one ``invoke`` per query, after an
-untimed pass over the queries (so the first row does not pay for warming caches); the
-query vectors come from the embedding cache for every retriever alike, so latency is the
-search and fusion alone, not MiniLM. faiss runs on one OpenMP thread (LangChain's FAISS
-too: it is the same library in this process).
+Per dev set (``benchmarks/devsets.py``: postgresql, django, devil, debfaq, debref, pyfaq,
+handbook, harden, gitdoc; or any BEIR folder given by path), the documents (title + text)
+are cut into chunks with ragline's ``RecursiveCharacterTextSplitter`` (1,000 characters,
+overlap 150), every chunk keeping its document id; the packaged MiniLM embeds them
+(``SentenceTransformerEmbeddings``, normalised, offline) through a
+``CacheBackedEmbeddings`` over ``.cache/embeddings`` (the first run embeds, later runs
+read the cache; ``.cache/`` is not committed). Each retriever returns ``--depth`` chunks
+per query (default 30); a document ranks at its best chunk, and nDCG@10 / Recall@10 /
+MRR@10 are taken over the first 10 documents (``ragline.evaluation``, equal to
+pytrec_eval's). Latency is the mean time of one ``invoke`` per query, after an untimed
+pass over the queries (so the first row does not pay for warming caches); the query
+vectors come from the embedding cache for every retriever alike, so latency is the search
+and fusion alone, not MiniLM. faiss runs on one OpenMP thread (LangChain's FAISS too: it
+is the same library in this process).
 
 Rows:
 
@@ -34,11 +35,11 @@ Rows:
   vectors), weights [0.5, 0.5] (``--no-langchain``: left out; it needs ``rank_bm25``).
 
 After each set's table, ``fusion alone`` is the mean ms per query of the fusion step of the
-old and the new default on the same candidate lists (searched once), and of the new
-default's adaptive weights alone: what the adaptive fusion adds to a query.
+old and the new default on the same candidate lists (searched once), and of what the
+new default adds to a query: the two peaks alone, the keyword side's term coverage alone.
 
 ``--sweep`` also prints the grid the defaults were chosen from (dense weight x adaptivity x
-candidates per side x peak depth), computed from each side's ranked lists without
+candidates per side x peak depth x coverage), computed from each side's ranked lists without
 re-running them, with the rule (no set more than 0.005 nDCG@10 below the better of dense
 and BM25, nor below the old default; above the better one on average) and where the old
 and new defaults rank.
@@ -48,84 +49,37 @@ Usage:
                                                      [--sweep] [--no-langchain]
                                                      [--no-feedback]
 
-Figures (one run with ``--sweep --no-langchain``, faiss on 1 OpenMP thread, the shared
-2-core machine at load average 9-12, so ms figures are noisy; quality figures are the
-same in every run). nDCG@10 / Recall@10 / MRR@10, mean ms per query::
+Figures (one run with ``--sweep --no-langchain --no-feedback``, faiss on 1 OpenMP thread,
+the shared 2-core machine at load average 13-15, so ms figures are noisy; quality figures
+are the same in every run). nDCG@10 / Recall@10 / MRR@10 of the old and new default::
 
-    postgresql              nDCG   R@10    MRR      ms
-    dense                  0.803  0.943  0.758    6.82
-    bm25                   0.788  0.929  0.741    0.97
-    rrf hybrid             0.845  0.971  0.804    8.78
-    old default hybrid     0.862  0.986  0.823    1.19
-    new default hybrid     0.864  0.986  0.825    1.10
-    new + keyword feedback 0.833  0.957  0.793    1.39
-    new + dense feedback   0.825  0.986  0.774    1.42
-    fusion alone: old 0.641 ms, new 0.598 ms; adaptive weights alone 0.0039 ms
+    set          dense  bm25   old default            new default
+    postgresql   0.803  0.788  0.862 / 0.986 / 0.823  0.858 / 0.986 / 0.818
+    django       0.789  0.783  0.885 / 1.000 / 0.849  0.897 / 1.000 / 0.864
+    devil        0.892  0.982  0.987 / 1.000 / 0.982  0.987 / 1.000 / 0.982
+    debfaq       0.816  0.620  0.828 / 0.956 / 0.788  0.842 / 0.956 / 0.806
+    debref       0.843  0.683  0.863 / 0.978 / 0.826  0.895 / 0.978 / 0.868
+    pyfaq        0.609  0.368  0.626 / 0.806 / 0.570  0.627 / 0.817 / 0.567
+    handbook     0.605  0.335  0.580 / 0.822 / 0.503  0.628 / 0.867 / 0.554
+    harden       0.787  0.619  0.857 / 0.933 / 0.833  0.864 / 0.956 / 0.836
+    gitdoc       0.398  0.228  0.380 / 0.622 / 0.306  0.409 / 0.622 / 0.344
+    mean         0.727  0.601  0.763                  0.779
 
-    django
-    dense                  0.789  0.986  0.725    4.74
-    bm25                   0.783  0.900  0.746    0.91
-    rrf hybrid             0.860  1.000  0.815   10.26
-    old default hybrid     0.885  1.000  0.849    3.94
-    new default hybrid     0.896  1.000  0.863    1.15
-    fusion alone: old 0.646 ms, new 0.655 ms; adaptive weights alone 0.0040 ms
+    (rrf hybrid, mean 0.737: 0.845 0.860 0.969 0.814 0.817 0.609 0.556 0.823 0.344)
 
-    devil
-    dense                  0.892  0.982  0.863    2.14
-    bm25                   0.982  0.982  0.982    0.73
-    rrf hybrid             0.969  1.000  0.958    5.66
-    old default hybrid     0.987  1.000  0.982    4.19
-    new default hybrid     0.987  1.000  0.982    4.83
-    fusion alone: old 0.378 ms, new 0.442 ms; adaptive weights alone 0.0118 ms
-
-    debfaq
-    dense                  0.816  0.956  0.770    2.52
-    bm25                   0.620  0.800  0.562    0.61
-    rrf hybrid             0.814  0.956  0.768    0.61
-    old default hybrid     0.828  0.956  0.788    0.71
-    new default hybrid     0.830  0.956  0.790    0.66
-    fusion alone: old 0.759 ms, new 0.790 ms; adaptive weights alone 0.0044 ms
-
-    debref
-    dense                  0.843  0.978  0.799    1.60
-    bm25                   0.683  0.867  0.626    0.44
-    rrf hybrid             0.817  1.000  0.759    3.37
-    old default hybrid     0.863  0.978  0.826    3.82
-    new default hybrid     0.885  0.978  0.854    7.25
-    fusion alone: old 0.770 ms, new 0.899 ms; adaptive weights alone 0.0037 ms
-
-nDCG@10 of the feedback rows, postgresql/django/devil/debfaq/debref: keyword 0.833/0.853/
-0.944/0.837/0.832, dense 0.825/0.833/0.890/0.768/0.820: neither helps on every set, so
-feedback is off by default. The new default is above the better of dense and BM25 on every
-set (+0.061, +0.107, +0.005, +0.014, +0.042; +0.046 on average, the old default +0.039)
-and not below the old default on any (+0.002, +0.011, 0.000, +0.002, +0.022). Sweep: 240
-points, 31 keep the rule; the chosen point (0.55, 1, 40, 20) ranks 3rd by mean margin,
-0.002 behind (0.55, 1.5, 20, 20), preferred for the combined Debian corpus
-(docs/hybrid-search.md). The adaptive weights add 0.004-0.012 ms per query here (0.03 in
-one later run at a load spike; the fusion's own differences between old and new are noise
-at this load). ``debian`` and ``debian-large`` (the Debian questions against larger
-corpora, ``devsets.COMBINED``): dense 0.789/0.768, BM25 0.573/0.499, old default
-0.824/0.781, new default 0.837/0.810.
-
-``pyfaq`` (Python 3.11's FAQ questions against 2,815 sections of its documentation, the
-answer's question cut out; the first run embeds 10,807 chunks, 25 minutes here), one run
-with ``pyfaq --sweep --no-langchain --no-feedback`` at load average 10::
-
-    pyfaq                   nDCG   R@10    MRR      ms
-    dense                  0.609  0.794  0.549    1.54
-    bm25                   0.368  0.531  0.318    0.21
-    bm25 stem+stop         0.412  0.623  0.347    0.14
-    rrf hybrid             0.609  0.794  0.552    1.56
-    old default hybrid     0.626  0.806  0.570    1.69
-    new default hybrid     0.627  0.811  0.568    1.68
-    fusion alone: old 0.088 ms, new 0.093 ms; adaptive weights alone 0.0034 ms
-
-BM25 at 0.60 of dense (issue 30's held-out set: 0.51), yet the old default stays above
-dense (+0.017); the new default keeps the rule (+0.018 over dense, +0.001 over the old
-default). On pyfaq alone the sweep's best points give dense more weight (0.7, fetch 50:
-0.644), but over all six sets (24 points of the grid) every point with weight 0.6-0.7
-breaks the rule on postgresql or devil; the default keeps it, at the best mean margin
-(+0.041) with (0.55, 1.5, 50) and (0.55, 1, 50) (benchmarks/devsets/README.md).
+The old default falls below dense search on handbook (-0.025) and gitdoc (-0.018), issue
+30's case. The new default is above the better of dense and BM25 on every set (+0.055,
++0.108, +0.005, +0.026, +0.052, +0.018, +0.023, +0.077, +0.011) and at most 0.004 below
+the old default (postgresql). Sweep: 240 points (dense weight 0.45-0.6 x adaptivity 0-2 x
+fetch_k 30/40/50 x coverage 0-1.5, peak over 20), 12 keep the rule; the default (0.5, 1,
+50, 20, coverage 1) ranks 1st by mean margin (+0.041; the sweep's lists give gitdoc 0.406:
+one batch of searches against the rows' one search per query, near-ties fall
+differently). The same point without coverage breaks the rule on handbook (0.579).
+Cost, ms per query in the same run: the peaks 0.004-0.27, the term coverage 0.04-0.33
+(means under load); best of 15 passes in a quieter minute (handbook, pyfaq, gitdoc,
+postgresql): peaks 0.003-0.004, coverage 0.016-0.067. Keyword feedback rows (measured
+before the coverage, with the default of the time): neither kind helps on every set, so
+feedback is off by default (docs/hybrid-search.md).
 """
 
 from __future__ import annotations
@@ -168,6 +122,7 @@ from ragline.retrievers import (
 from ragline.retrievers._checks import copy_document
 from ragline.retrievers._hybrid import (
     DEFAULT_ADAPTIVITY,
+    DEFAULT_COVERAGE,
     DEFAULT_DENSE_WEIGHT,
     DEFAULT_FETCH_K,
     PEAK_DEPTH,
@@ -267,25 +222,27 @@ def ragline_rows(setup: Setup, *, feedback: bool = True) -> list[Evaluation]:
     return rows
 
 
-def fusion_cost(setup: Setup, repeat: int = 5) -> tuple[float, float, float]:
+def fusion_cost(setup: Setup, repeat: int = 5) -> tuple[float, float, float, float]:
     """Mean ms per query of the fusion step alone (the two sides' lists searched once,
-    then fused ``repeat`` times): old default, new default, and the new default's
-    adaptive weights alone (the two peaks; what it adds to the old fusion)."""
+    then fused ``repeat`` times): old default, new default (with the keyword side's
+    term coverage of the query), and what the new default adds to the old fusion: the
+    two peaks alone, the keyword side's term coverage alone."""
     new = HybridRetriever(setup.store, setup.bm25, k=setup.depth)
     old = old_default(setup)
-    lists = [[side.invoke(query) for side in new._runners] for query in setup.data.queries.values()]
+    queries = list(setup.data.queries.values())
+    lists = [[side.invoke(query) for side in new._runners] for query in queries]
     costs = []
     for hybrid in (old, new):
         # the fusion writes its score into the documents: each run gets fresh copies
         copies = [
-            [[copy_document(d) for d in side] for side in pair]
+            (query, [[copy_document(d) for d in side] for side in pair])
             for _ in range(repeat + 1)
-            for pair in lists
+            for query, pair in zip(queries, lists, strict=True)
         ]
-        hybrid.weighted_reciprocal_rank(copies.pop())  # warm
+        hybrid._fuse_one(*copies.pop())  # warm
         start = time.perf_counter()
-        for pair in copies:
-            hybrid.weighted_reciprocal_rank(pair)
+        for query, pair in copies:
+            hybrid._fuse_one(query, pair)
         costs.append((time.perf_counter() - start) * 1000 / len(copies))
     scores = [[[d.metadata["relevance_score"] for d in side] for side in pair] for pair in lists]
     start = time.perf_counter()
@@ -293,7 +250,12 @@ def fusion_cost(setup: Setup, repeat: int = 5) -> tuple[float, float, float]:
         for pair_scores in scores:
             adaptive_weights(pair_scores, new.weights, strength=new.adaptivity, depth=PEAK_DEPTH)
     costs.append((time.perf_counter() - start) * 1000 / (repeat * len(scores)))
-    return costs[0], costs[1], costs[2]
+    start = time.perf_counter()
+    for _ in range(repeat):
+        for query, pair in zip(queries, lists, strict=True):
+            new.keyword_coverage(query, pair[1])
+    costs.append((time.perf_counter() - start) * 1000 / (repeat * len(scores)))
+    return costs[0], costs[1], costs[2], costs[3]
 
 
 def langchain_row(setup: Setup) -> Evaluation | None:
@@ -381,21 +343,31 @@ def _doc_ranking(documents: Sequence[Document]) -> list[str]:
 
 
 GRID = {
-    "dense_weight": (0.4, 0.5, 0.55, 0.6, 0.7),
-    "adaptivity": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0),
-    "fetch_k": (20, 30, 40, 50),
-    "peak_depth": (10, 20),
+    "dense_weight": (0.45, 0.5, 0.55, 0.6),
+    "adaptivity": (0.0, 0.5, 1.0, 1.5, 2.0),
+    "fetch_k": (30, 40, 50),
+    "peak_depth": (20,),
+    "coverage": (0.0, 0.5, 1.0, 1.5),
 }
+OLD_POINT = (0.5, 0.0, 50, 20, 0.0)  # the old default: fixed equal weights, 50 per side
 RULE = 0.005  # most nDCG@10 a set may lose against the better single side / the old default
 
 
 def sweep(setup: Setup, lists: dict[str, Any]) -> dict[tuple[Any, ...], float]:
     """nDCG@10 of the single sides and of every grid point (dense weight, adaptivity,
-    candidates per side, peak depth) of the adaptive min-max fusion; adaptivity 0 is the
-    fixed-weight fusion (0.5, 0, 50 is the old default)."""
+    candidates per side, peak depth, coverage) of the adaptive min-max fusion;
+    adaptivity 0 and coverage 0 is the fixed-weight fusion (``OLD_POINT``: the old
+    default)."""
     data = setup.data
     query_ids = list(data.queries)
     results: dict[tuple[Any, ...], float] = {}
+    # the keyword side's term coverage of each query (its first hits: the same in every
+    # point, as fetch_k only cuts the lists further down)
+    measure = HybridRetriever(setup.store, setup.bm25, k=setup.depth)
+    coverages = [
+        measure.keyword_coverage(query, [d for d, _ in lists["bm25"][i]])
+        for i, query in enumerate(data.queries.values())
+    ]
 
     def score(name: tuple[Any, ...], fuse: Callable[[int], list[Document]]) -> None:
         rankings = {q: _doc_ranking(fuse(i)) for i, q in enumerate(query_ids)}
@@ -403,15 +375,15 @@ def sweep(setup: Setup, lists: dict[str, Any]) -> dict[tuple[Any, ...], float]:
 
     for side in ("dense", "bm25"):
         score((side,), lambda i, side=side: [d for d, _ in lists[side][i]])
-    for weight, adaptivity, fetch, depth in itertools.product(*GRID.values()):
+    for weight, adaptivity, fetch, depth, coverage in itertools.product(*GRID.values()):
         if adaptivity == 0 and depth != GRID["peak_depth"][0]:
-            results[(weight, adaptivity, fetch, depth)] = results[
-                (weight, adaptivity, fetch, GRID["peak_depth"][0])
+            results[(weight, adaptivity, fetch, depth, coverage)] = results[
+                (weight, adaptivity, fetch, GRID["peak_depth"][0], coverage)
             ]
             continue
 
-        def fused(i: int, weight=weight, adaptivity=adaptivity, fetch=fetch, depth=depth
-                  ) -> list[Document]:  # fmt: skip
+        def fused(i: int, weight=weight, adaptivity=adaptivity, fetch=fetch, depth=depth,
+                  coverage=coverage) -> list[Document]:  # fmt: skip
             pair = [lists["dense"][i][:fetch], lists["bm25"][i][:fetch]]
             weights = adaptive_weights(
                 [[s for _, s in side] for side in pair],
@@ -419,9 +391,13 @@ def sweep(setup: Setup, lists: dict[str, Any]) -> dict[tuple[Any, ...], float]:
                 strength=adaptivity,
                 depth=depth,
             )
+            if coverage:  # as HybridRetriever._fusion_weights
+                dense, keyword = weights[0], weights[1] * coverages[i] ** coverage
+                if dense + keyword > 0:
+                    weights = [dense / (dense + keyword), keyword / (dense + keyword)]
             return [d for d, _ in score_fusion(pair, weights)]
 
-        score((weight, adaptivity, fetch, depth), fused)
+        score((weight, adaptivity, fetch, depth, coverage), fused)
     return results
 
 
@@ -431,9 +407,9 @@ def choose(per_set: dict[str, dict[tuple[Any, ...], float]]) -> list[tuple[Any, 
     than RULE), each group by mean margin over the better single side."""
     names = list(per_set)
     best_single = {n: max(per_set[n][("dense",)], per_set[n][("bm25",)]) for n in names}
-    old = {n: per_set[n][(0.5, 0.0, 50, GRID["peak_depth"][0])] for n in names}
+    old = {n: per_set[n][OLD_POINT] for n in names}
     rows = []
-    for point in (key for key in per_set[names[0]] if len(key) == 4):
+    for point in (key for key in per_set[names[0]] if len(key) == len(OLD_POINT)):
         values = [per_set[n][point] for n in names]
         margins = [v - best_single[n] for v, n in zip(values, names, strict=True)]
         against_old = [v - old[n] for v, n in zip(values, names, strict=True)]
@@ -454,23 +430,26 @@ def print_sweep(per_set: dict[str, dict[tuple[Any, ...], float]], top: int = 25)
         f"default >= -{RULE}, mean margin > 0 ({sum(r[0] for r in rows)} points keep it)"
     )
     columns = "  ".join(f"{n[:10]:>10}" for n in names)
-    print(f"{'w':>4} {'adapt':>5} {'fetch':>5} {'depth':>5}  {columns}  mean margin  min margin"
-          "  min vs old  rule")  # fmt: skip
+    print(f"{'w':>4} {'adapt':>5} {'fetch':>5} {'depth':>5} {'cover':>5}  {columns}  mean margin"
+          "  min margin  min vs old  rule")  # fmt: skip
     for keeps, mean_margin, min_margin, min_old, point, values in rows[:top]:
-        weight, adaptivity, fetch, depth = point
+        weight, adaptivity, fetch, depth, coverage = point
         print(
-            f"{weight:>4} {adaptivity:>5} {fetch:>5} {depth:>5}  "
+            f"{weight:>4} {adaptivity:>5} {fetch:>5} {depth:>5} {coverage:>5}  "
             + "  ".join(f"{v:>10.3f}" for v in values)
             + f"  {mean_margin:>+11.3f}  {min_margin:>+10.3f}  {min_old:>+10.3f}  "
             + ("yes" if keeps else "no")
         )
-    chosen = (DEFAULT_DENSE_WEIGHT, DEFAULT_ADAPTIVITY, DEFAULT_FETCH_K, PEAK_DEPTH)
-    for label, point in (("old default", (0.5, 0.0, 50, GRID["peak_depth"][0])),
-                         ("new default", chosen)):  # fmt: skip
-        row = next(r for r in rows if r[4] == point)
+    chosen = (DEFAULT_DENSE_WEIGHT, DEFAULT_ADAPTIVITY, DEFAULT_FETCH_K, PEAK_DEPTH,
+              DEFAULT_COVERAGE)  # fmt: skip
+    for label, point in (("old default", OLD_POINT), ("new default", chosen)):
+        row = next((r for r in rows if r[4] == point), None)
+        if row is None:
+            print(f"{label}: {point} is not on the grid")
+            continue
         print(
             f"{label}: w={point[0]} adaptivity={point[1]} fetch_k={point[2]} peak depth="
-            f"{point[3]}: "
+            f"{point[3]} coverage={point[4]}: "
             + ", ".join(f"{n} {v:.3f}" for n, v in zip(names, row[5], strict=True))
             + f"; mean margin {row[1]:+.3f}, min margin {row[2]:+.3f}, min vs old {row[3]:+.3f}"
             + f", rank {rows.index(row) + 1} of {len(rows)}"
@@ -480,7 +459,12 @@ def print_sweep(per_set: dict[str, dict[tuple[Any, ...], float]], top: int = 25)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "sets", nargs="*", default=["postgresql", "django", "devil", "debfaq", "debref", "pyfaq"]
+        "sets",
+        nargs="*",
+        default=[
+            *("postgresql", "django", "devil", "debfaq", "debref", "pyfaq"),
+            *("handbook", "harden", "gitdoc"),
+        ],
     )
     parser.add_argument("--depth", type=int, default=30, help="chunks each retriever returns")
     parser.add_argument("--sweep", action="store_true", help="print the fusion grid too")
@@ -512,10 +496,10 @@ def main(argv: list[str] | None = None) -> int:
             if row is not None:
                 rows.append(row)
         print(format_table(rows))
-        old_ms, new_ms, weights_ms = fusion_cost(setup)
+        old_ms, new_ms, peaks_ms, coverage_ms = fusion_cost(setup)
         print(
             f"fusion alone, ms per query: old default {old_ms:.3f}, new default {new_ms:.3f}; "
-            f"the adaptive weights alone {weights_ms:.4f}"
+            f"the peaks alone {peaks_ms:.4f}, the term coverage alone {coverage_ms:.4f}"
         )
         summary.append((setup.name, rows))
         if args.sweep:
