@@ -4,9 +4,8 @@ Every ragline message class has a LangChain twin with the same fields (``content
 ``additional_kwargs``, ``response_metadata``, ``name``, ``id``, and ``tool_calls``,
 ``invalid_tool_calls``, ``usage_metadata``, ``tool_call_chunks``, ``tool_call_id``,
 ``artifact``, ``status``, ``role`` where the class has them), so a message crosses with
-nothing lost. A LangChain field ragline has no place for raises ``InvalidInputError``
-naming it, unless it is empty; the one exception is ``chunk_position`` (LangChain 1.x
-marks the last streamed chunk; a ragline stream simply ends).
+nothing lost (``chunk_position`` of a streamed chunk included). A LangChain field
+ragline has no place for raises ``InvalidInputError`` naming it, unless it is empty.
 
 ``to_ragline`` / ``to_lc`` convert any value that may carry these objects (lists,
 tuples, dicts, model outputs) and leave everything else as it is.
@@ -50,8 +49,9 @@ __all__ = [
     "to_ragline",
 ]
 
-# LangChain fields dropped on the way in although set (see the module docstring).
-_DROPPABLE = frozenset({"chunk_position"})
+# LangChain fields dropped on the way in although set: none since ragline's chunks carry
+# chunk_position (kept for a LangChain version whose chunks ragline cannot hold).
+_DROPPABLE: frozenset[str] = frozenset()
 # Config keys both libraries read the same way (callbacks cross through the bridge).
 _CONFIG_KEYS = (
     "tags",
