@@ -299,14 +299,15 @@ def test_hybrid_dense_weight_favours_the_dense_side() -> None:
 
 
 def test_hybrid_defaults_are_the_ones_chosen_on_the_dev_sets() -> None:
-    """adaptive min-max fusion (dense weight 0.55, adaptivity 1), max(40, k) candidates
-    per side: the point of ``benchmarks/retrieval_quality.py --sweep`` chosen on the five
-    dev sets (issue 30; docs/hybrid-search.md). Changing one is a quality decision:
-    re-run the sweep. Each side is asked for fetch_k candidates, not k (the store
-    returns all 4)."""
+    """adaptive min-max fusion (dense weight 0.5, adaptivity 1, term coverage 1), max(50,
+    k) candidates per side: the point of ``benchmarks/retrieval_quality.py --sweep`` chosen
+    on the nine dev sets (issue 30; docs/hybrid-search.md). Changing one is a quality
+    decision: re-run the sweep. Each side is asked for fetch_k candidates, not k (the
+    store returns all 4)."""
     store, keyword = _parts()
     assert repr(HybridRetriever(store, keyword)) == (
-        "HybridRetriever(k=4, fetch_k=40, fusion='adaptive', dense_weight=0.55, adaptivity=1)"
+        "HybridRetriever(k=4, fetch_k=50, fusion='adaptive', dense_weight=0.5, adaptivity=1, "
+        "coverage=1)"
     )
     assert HybridRetriever(store, keyword, k=80).fetch_k == 80
     collector = RunCollectorCallbackHandler()
