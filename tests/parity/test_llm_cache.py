@@ -196,7 +196,8 @@ def test_a_cached_chat_model_still_reports_a_run_per_prompt():
     assert lc == (["HI", "HI", "YO"], 2, ["chat_start", "end"] * 3)
 
 
-def test_an_llm_with_call_starts_every_run_then_calls_for_each_prompt():
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["generate", "agenerate"])
+def test_an_llm_with_call_starts_every_run_then_calls_for_each_prompt(asynchronous: bool):
     """Without a cache too: LangChain's ``LLM._generate`` loops over ``_call`` inside one
     call, so every run starts first, and an error ends every run."""
 
@@ -211,12 +212,17 @@ def test_an_llm_with_call_starts_every_run_then_calls_for_each_prompt():
                     raise ValueError("bad prompt")
                 return prompt.upper()
 
+        def generate(prompts: list[str], handler: Any) -> Any:
+            if asynchronous:
+                return asyncio.run(Picky().agenerate(prompts, callbacks=[handler]))
+            return Picky().generate(prompts, callbacks=[handler])
+
         handler = _recorder(ns)
-        result = Picky().generate(["x", "y"], callbacks=[handler])
+        result = generate(["x", "y"], handler)
         good = (_outcome(result), [event[:2] for event in handler.seen])
         handler = _recorder(ns)
         with pytest.raises(ValueError, match="bad prompt"):
-            Picky().generate(["x", "bad"], callbacks=[handler])
+            generate(["x", "bad"], handler)
         return good, [event[:2] for event in handler.seen]
 
     lc, ours = run(LC), run(OURS)

@@ -247,6 +247,41 @@ class BaseLLM(BaseLanguageModel[str]):
             run.on_llm_end(result)
         return _joined(results, self._combine_llm_outputs)
 
+    async def _agenerate_each(
+        self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
+    ) -> LLMResult:
+        """Async :meth:`_generate_each` (``_agenerate`` per prompt when the model has one,
+        else ``_generate`` in a worker thread), the prompts in turn, as LangChain's."""
+        begun = [
+            self._begin(one, config, stops, bound)
+            for one, config in zip(inputs, configs, strict=True)
+        ]
+        runs = [
+            await self._astart(manager, model_input, **opts)
+            for model_input, _, manager, opts in begun
+        ]
+        own = self._overrides("_agenerate")
+        results = []
+        try:
+            for (model_input, config, _, _), run in zip(begun, runs, strict=True):
+                with use_config(run.child_config(config)):
+                    if own:
+                        options = self._hook_options("_agenerate", stops, run, bound)
+                        raw = await self._agenerate(model_input, **options)
+                    else:
+                        options = self._hook_options("_generate", stops, run.get_sync(), bound)
+                        raw = await asyncio.to_thread(self._generate, model_input, **options)
+                hook = "_agenerate" if own else "_generate"
+                _, generation, llm_output = self._result_of(raw, hook)
+                results.append(self._end_result(generation, llm_output, run))
+        except BaseException as err:
+            for run in runs:
+                await run.aon_llm_error(err)
+            raise
+        for run, result in zip(runs, results, strict=True):
+            await run.aon_llm_end(result)
+        return _joined(results, self._combine_llm_outputs)
+
     def _cache_slots(
         self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
     ) -> list[Any] | None:
@@ -277,16 +312,9 @@ class BaseLLM(BaseLanguageModel[str]):
             part_inputs, part_configs, stops, bound, cached=True
         )
         if result is None:
-            outputs = await asyncio.gather(
-                *(
-                    self._ainvoke_with_result(one, config, stops, bound)
-                    for one, config in zip(part_inputs, part_configs, strict=True)
-                )
-            )
-            result = _joined([output for _, output in outputs], self._combine_llm_outputs)
-        else:
-            for index, row in zip(missing, result.generations, strict=True):
-                await slots[index].aupdate(row[0])
+            result = await self._agenerate_each(part_inputs, part_configs, stops, bound)
+        for index, row in zip(missing, result.generations, strict=True):
+            await slots[index].aupdate(row[0])
         for index, row in zip(missing, result.generations, strict=True):
             rows[index] = row
         return LLMResult(rows, result.llm_output, result.run)
@@ -343,6 +371,8 @@ class BaseLLM(BaseLanguageModel[str]):
             return cached
         result = await self._agenerate_together(inputs, configs, stop_list(stop), bound)
         if result is None:
+            if len(inputs) > 1 and not self._streams_in_generate():
+                return await self._agenerate_each(inputs, configs, stop_list(stop), bound)
             return await super().agenerate(inputs, stop, config=config, **bound)
         return result
 
