@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ragline.core import BaseStore, Document, InvalidInputError
+from ragline.core.stores import InMemoryStore
 
 __all__ = [
     "InMemoryDocumentStore",
@@ -171,8 +172,9 @@ def create_kv_docstore(store: BaseStore[str, bytes]) -> KVDocumentStore:
 
 def as_document_store(docstore: Any) -> BaseStore[str, Document]:
     """A document store as is; any other BaseStore is taken to hold bytes and wrapped."""
-    if isinstance(docstore, (InMemoryDocumentStore, KVDocumentStore)):
-        return docstore
+    if isinstance(docstore, (InMemoryDocumentStore, KVDocumentStore, InMemoryStore)):
+        # InMemoryStore holds any value: the documents themselves, as in LangChain
+        return docstore  # type: ignore[return-value]
     if isinstance(docstore, BaseStore):
         return KVDocumentStore(docstore)
     raise InvalidInputError(

@@ -115,3 +115,48 @@ def test_setting_i_replays_a_fake_models_script(name: str):
         return [getattr(x, "content", x) for x in seen]
 
     assert run(our_models) == run(lc_models) == ["one", "two", "one", 1, "three", 0]
+
+
+def test_a_parent_document_retriever_over_an_in_memory_store_keeps_documents():
+    from langchain_classic.retrievers import ParentDocumentRetriever as LCParentDocumentRetriever
+    from langchain_core.documents import Document as LCDocument
+    from langchain_core.stores import InMemoryStore as LCInMemoryStore
+    from langchain_core.vectorstores import InMemoryVectorStore as LCInMemoryVectorStore
+    from langchain_text_splitters import RecursiveCharacterTextSplitter as LCSplitter
+
+    from ragline.core import Document
+    from ragline.core.stores import InMemoryStore
+    from ragline.embeddings import DeterministicFakeEmbedding
+    from ragline.retrievers import ParentDocumentRetriever
+    from ragline.splitters import RecursiveCharacterTextSplitter
+    from ragline.vectorstores import InMemoryVectorStore
+
+    def run(retriever_cls: Any, store_cls: Any, vectors: Any, splitter: Any, doc: Any) -> Any:
+        from langchain_core.embeddings import DeterministicFakeEmbedding as LCFake
+
+        store = store_cls()
+        vectorstore = vectors(
+            DeterministicFakeEmbedding(size=8) if vectors is InMemoryVectorStore else LCFake(size=8)
+        )
+        retriever = retriever_cls(
+            vectorstore=vectorstore,
+            docstore=store,
+            child_splitter=splitter(chunk_size=20, chunk_overlap=0),
+        )
+        retriever.add_documents(
+            [doc("Cats purr softly. Dogs bark loudly.", metadata={"s": 1})], ids=["p1"]
+        )
+        (stored,) = store.mget(["p1"])
+        return type(stored).__name__, stored.page_content, stored.metadata
+
+    ours = run(
+        ParentDocumentRetriever,
+        InMemoryStore,
+        InMemoryVectorStore,
+        RecursiveCharacterTextSplitter,
+        Document,
+    )
+    theirs = run(
+        LCParentDocumentRetriever, LCInMemoryStore, LCInMemoryVectorStore, LCSplitter, LCDocument
+    )
+    assert ours == theirs == ("Document", "Cats purr softly. Dogs bark loudly.", {"s": 1})
