@@ -224,9 +224,10 @@ def _index(
         raise _nothing_found(paths, glob, corpus.skipped)
     chunks = split_documents(corpus.documents, chunk_size=size, chunk_overlap=overlap)
     progress.split(len(corpus.documents), len(chunks))
+    keys = _Keys(chunks)
     if isinstance(writer.embeddings, EmbedAhead):
-        writer.embeddings.start(_to_embed(writer, chunks))
-    result = writer.index(chunks, cleanup=cleanup, batch_size=_batch_size(writer))
+        writer.embeddings.start(_to_embed(writer, chunks, keys.keys))
+    result = writer.index(chunks, cleanup=cleanup, batch_size=_batch_size(writer), keys=keys)
     progress.finish(skipped=result["num_skipped"])
     return FolderIndexingResult(
         **result,
@@ -237,12 +238,25 @@ def _index(
     )
 
 
-def _to_embed(writer: FolderWriter, chunks: list[Document]) -> list[str]:
-    """The texts ``writer.index`` will embed: the chunks whose keys are not recorded (the
-    key ``index()`` gives them, a sha256 of content and metadata)."""
+class _Keys:
+    """The chunks' keys (``index()``'s: a sha256 of content and metadata), each computed
+    once for the embed-ahead plan and ``index()`` both; a document that is not one of
+    the chunks is hashed on the spot."""
+
+    def __init__(self, chunks: list[Document]) -> None:
+        self.chunks = chunks  # kept alive, so the ids below stay theirs
+        self.keys = [hash_document(chunk, "sha256") for chunk in chunks]
+        self._by_id = {id(chunk): key for chunk, key in zip(chunks, self.keys, strict=True)}
+
+    def __call__(self, document: Document) -> str:
+        key = self._by_id.get(id(document))
+        return key if key is not None else hash_document(document, "sha256")
+
+
+def _to_embed(writer: FolderWriter, chunks: list[Document], keys: list[str]) -> list[str]:
+    """The texts ``writer.index`` will embed: the chunks whose keys are not recorded."""
     if writer.records is None:
         return []
-    keys = [hash_document(chunk, "sha256") for chunk in chunks]
     recorded = writer.records.exists(keys)
     return [chunk.page_content for chunk, known in zip(chunks, recorded, strict=True) if not known]
 

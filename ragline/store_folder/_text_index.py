@@ -119,27 +119,14 @@ def sync_text_index(
     # the kept rows, then one row per new chunk
     starts, ends = ptr[kept_rows], ptr[np.asarray(kept_rows, dtype=np.int64) + 1]
     sizes = ends - starts
-    take = (
-        np.concatenate([np.arange(s, e) for s, e in zip(starts, ends, strict=True)])
-        if kept_rows
-        else np.zeros(0, dtype=np.int64)
-    )
-    numbers = {term: number for number, term in enumerate(vocabulary)}
-    row_terms: list[np.ndarray] = [terms[take]]
-    row_tfs: list[np.ndarray] = [tfs[take]]
-    row_sizes: list[int] = list(sizes.tolist())
-    for chunk_id in new_ids:
-        counts: dict[int, int] = {}
-        for token in tokenizer(wanted[chunk_id]):
-            number = numbers.get(token)
-            if number is None:
-                number = numbers[token] = len(vocabulary)
-                vocabulary.append(token)
-            counts[number] = counts.get(number, 0) + 1
-        ordered = sorted(counts)
-        row_terms.append(np.asarray(ordered, dtype=np.int64))
-        row_tfs.append(np.asarray([counts[t] for t in ordered], dtype=np.int64))
-        row_sizes.append(len(ordered))
+    # the positions of the kept rows' entries: each row's start, counted up to its size
+    offsets = np.cumsum(sizes) - sizes
+    take = np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - offsets, sizes)
+    new_texts = [wanted[chunk_id] for chunk_id in new_ids]
+    new_terms, new_tfs, new_sizes = _rows_of(new_texts, vocabulary, tokenizer)
+    row_terms: list[np.ndarray] = [terms[take], new_terms]
+    row_tfs: list[np.ndarray] = [tfs[take], new_tfs]
+    row_sizes: list[int] = [*sizes.tolist(), *new_sizes.tolist()]
     all_terms = np.concatenate(row_terms) if row_terms else np.zeros(0, dtype=np.int64)
     all_tfs = np.concatenate(row_tfs) if row_tfs else np.zeros(0, dtype=np.int64)
     doc_ptr = np.concatenate([[0], np.cumsum(np.asarray(row_sizes, dtype=np.int64))])
@@ -154,6 +141,32 @@ def sync_text_index(
     b = current.index.b if current is not None else 0.75
     index = BM25Index.from_rows(vocabulary, doc_ptr, all_terms, all_tfs, k1=k1, b=b)
     return TextIndex([*kept_ids, *new_ids], index, tokenizer), len(new_ids), removed
+
+
+def _rows_of(
+    texts: Sequence[str], vocabulary: list[str], tokenizer: BM25Tokenizer
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The index rows of ``texts``: every text's distinct term numbers in increasing order
+    and their counts, flattened, and each text's number of distinct terms. A term not in
+    ``vocabulary`` is appended to it (numbered in order of first appearance).
+
+    Done over all texts at once (counting in numpy), not term by term in Python.
+    """
+    numbers = {term: number for number, term in enumerate(vocabulary)}
+    token_lists = [tokenizer(text) for text in texts]
+    flat = [token for tokens in token_lists for token in tokens]
+    for token in dict.fromkeys(flat):  # the distinct tokens, in order of first appearance
+        if token not in numbers:
+            numbers[token] = len(vocabulary)
+            vocabulary.append(token)
+    term_of = np.fromiter(map(numbers.__getitem__, flat), dtype=np.int64, count=len(flat))
+    lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+    row_of = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+    # one key per (row, term): sorted unique keys are each row's terms in increasing order
+    width = max(len(vocabulary), 1)
+    keys, counts = np.unique(row_of * width + term_of, return_counts=True)
+    sizes = np.bincount(keys // width, minlength=len(texts)).astype(np.int64)
+    return keys % width, counts.astype(np.int64), sizes
 
 
 def save_text_index(folder: Path, text_index: TextIndex) -> None:

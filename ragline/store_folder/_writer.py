@@ -300,6 +300,7 @@ class FolderWriter:
         force_update: bool = False,
         batch_size: int = 100,
         engine: IndexEngine | None = None,
+        keys: Callable[[Document], str] | None = None,
     ) -> IndexingResult:
         """Index chunks into the store, keyed by content, with their ``source`` as group.
 
@@ -315,6 +316,9 @@ class FolderWriter:
             batch_size: chunks embedded and written together.
             engine: where the chunks are embedded (``RayEngine``: on a Ray cluster, its
                 ``documents()`` giving ``documents``); ``None``: here.
+            keys: the chunks' keys when the caller has them already; it must give what
+                ``hash_document(chunk, "sha256")`` gives (the folder's keys). ``None``:
+                computed here.
 
         Raises:
             IndexingInterrupted: stopped on request; what was done is committed.
@@ -333,6 +337,7 @@ class FolderWriter:
             source_id_key="source",
             force_update=force_update,
             engine=engine,
+            key_encoder=keys if keys is not None else "sha256",
         )
 
     def _at_boundaries(self, documents: Iterable[Document], batch_size: int) -> Iterator[Document]:

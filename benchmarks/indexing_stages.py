@@ -1,0 +1,227 @@
+"""``index_paths`` without the model: the rest of the pipeline, stage by stage (issue 25).
+
+On a GPU the encoder embeds ~14,000 chunks/s, so everything else ``index_paths`` does on
+the main thread (load, split, hash, record look-ups, FAISS and keyword-index writes,
+commits) sets the pace. This runs ``index_paths`` into a new store folder over Python
+files of this interpreter's standard library (tests left out, name order, the first
+``--files``; a private copy) with an embedding that costs nothing: a stub
+(``precomputed``) that hands back vectors computed before the clock starts (the hashing
+embedding's, 384 floats, looked up by text). The same corpus is indexed ``--repeats``
+times into fresh folders; the median run is reported.
+
+Each stage is timed by wrapping the function that does it (wall time and this thread's
+CPU time, summed over its calls):
+
+* load: ``load_paths``; split: ``split_documents``;
+* plan: which chunks to embed ahead (one look-up of their keys, ``_to_embed``; before
+  the keys were shared with ``index()``, their hashing too);
+* hash: the chunks' keys (``_Keys``, where it exists) and ``index()``'s batches
+  checked, hashed (before) and de-duplicated (``_Run.prepare``);
+* records: the record manager's ``exists``/``update``/``list_keys``/``delete_keys``;
+* embed: the stub's calls (on the embed-ahead thread);
+* faiss add: ``FAISS.add_documents`` (the stub's time included; it is ~0);
+* keyword index: the keyword index of each commit (``_save_keyword_index``);
+* commit: the rest of each commit (faiss + docstore + records files, manifest);
+* (a stage inside another, e.g. records in plan, counts for itself only)
+* other: end to end minus the stages (driver, generators, checkpoints, progress).
+
+``--repo PATH`` imports ragline from another checkout (e.g. a ``git worktree`` of an
+older commit), so a before/after pair runs on the same machine at the same load.
+
+Usage:
+    .venv/bin/python benchmarks/indexing_stages.py [--files 800] [--repeats 3]
+        [--repo PATH] [--profile OUT.prof]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+
+def parse() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=800)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repo", type=Path, default=Path(__file__).resolve().parent.parent)
+    parser.add_argument("--profile", type=Path, help="cProfile the last run into this file")
+    return parser.parse_args()
+
+
+ARGS = parse()
+sys.path.insert(0, str(ARGS.repo.resolve()))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np  # noqa: E402
+
+from ragline.embeddings import Embeddings, HashingEmbeddings  # noqa: E402
+from ragline.indexing import SQLRecordManager  # noqa: E402
+from ragline.indexing import api as indexing_api  # noqa: E402
+from ragline.store_folder import (  # noqa: E402
+    EmbeddingBackend,
+    index_paths,
+    load_paths,
+    register_embedding,
+    split_documents,
+)
+from ragline.store_folder import _index as index_module  # noqa: E402
+from ragline.store_folder import _writer as writer_module  # noqa: E402
+from ragline.vectorstores import FAISS  # noqa: E402
+
+STAGES = ("load", "split", "plan", "hash", "records", "embed", "faiss add", "keyword index",
+          "commit")  # fmt: skip
+
+
+class Precomputed(Embeddings):
+    """Vectors computed before the clock starts, looked up by text."""
+
+    vectors: ClassVar[dict[str, np.ndarray]] = {}
+    dimension = 384
+
+    def embed_documents_array(self, texts: Any) -> np.ndarray:
+        with clock("embed", thread=True):
+            if not texts:
+                return np.zeros((0, self.dimension), dtype=np.float32)
+            return np.stack([self.vectors[text] for text in texts])
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embed_documents_array(texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents_array([text])[0].tolist()
+
+
+register_embedding("precomputed", EmbeddingBackend(lambda options, progress: Precomputed()))
+
+TOTALS: dict[str, list[float]] = {}
+# the main thread's open stages, each with the wall and CPU its nested stages took
+ACTIVE: list[list[float]] = []
+
+
+@contextlib.contextmanager
+def clock(stage: str, *, thread: bool = False) -> Iterator[None]:
+    """Time a stage; a stage inside another counts for itself, not for the outer one."""
+    inner = [0.0, 0.0]
+    if not thread:
+        ACTIVE.append(inner)
+    wall, cpu = time.perf_counter(), time.thread_time()
+    try:
+        yield
+    finally:
+        wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
+        totals = TOTALS.setdefault(stage, [0.0, 0.0])
+        totals[0] += wall - inner[0]
+        totals[1] += cpu - inner[1]
+        if not thread:
+            ACTIVE.pop()
+            if ACTIVE:
+                ACTIVE[-1][0] += wall
+                ACTIVE[-1][1] += cpu
+
+
+def wrap(owner: Any, name: str, stage: str) -> None:
+    original = getattr(owner, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        with clock(stage):
+            return original(*args, **kwargs)
+
+    setattr(owner, name, timed)
+
+
+def instrument() -> None:
+    wrap(index_module, "load_paths", "load")
+    wrap(index_module, "split_documents", "split")
+    wrap(index_module, "_to_embed", "plan")
+    if hasattr(index_module, "_Keys"):  # the keys computed once for the plan and index()
+        wrap(index_module._Keys, "__init__", "hash")
+    wrap(indexing_api._Run, "prepare", "hash")
+    for name in ("exists", "update", "list_keys", "delete_keys"):
+        wrap(SQLRecordManager, name, "records")
+    wrap(FAISS, "add_documents", "faiss add")
+    wrap(writer_module.FolderWriter, "_save_keyword_index", "keyword index")
+    wrap(writer_module.FolderWriter, "commit", "commit")
+
+
+def stdlib_files(count: int) -> list[Path]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    files = [
+        path
+        for path in sorted(root.rglob("*.py"))
+        if not {"test", "tests", "idle_test", "site-packages"} & set(path.relative_to(root).parts)
+    ]
+    return files[:count]
+
+
+def one_run(corpus: Path, store: Path) -> tuple[float, float, dict[str, list[float]], int]:
+    TOTALS.clear()
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = index_paths([corpus], store, embedding="precomputed", glob="**/*.py")
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return wall, cpu, {k: list(v) for k, v in TOTALS.items()}, result["chunks"]
+
+
+def main() -> None:
+    import faiss
+
+    faiss.omp_set_num_threads(1)
+    with tempfile.TemporaryDirectory() as scratch:
+        corpus = Path(scratch) / "corpus"
+        root = Path(sysconfig.get_paths()["stdlib"])
+        files = stdlib_files(ARGS.files)
+        for path in files:
+            target = corpus / path.relative_to(root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+        documents = load_paths([corpus], glob="**/*.py").documents
+        texts = [c.page_content for c in split_documents(documents, chunk_size=1000,
+                                                         chunk_overlap=150)]  # fmt: skip
+        vectors = HashingEmbeddings(dimension=384).embed_documents_array(texts)
+        Precomputed.vectors = dict(zip(texts, vectors.astype(np.float32), strict=True))
+        instrument()
+        runs = []
+        for repeat in range(ARGS.repeats):
+            store = Path(scratch) / f"store{repeat}"
+            if ARGS.profile is not None and repeat == ARGS.repeats - 1:
+                import cProfile
+
+                profiler = cProfile.Profile()
+                profiler.enable()
+                runs.append(one_run(corpus, store))
+                profiler.disable()
+                profiler.dump_stats(ARGS.profile)
+            else:
+                runs.append(one_run(corpus, store))
+        runs.sort(key=lambda run: run[0])
+        wall, cpu, totals, chunks = runs[len(runs) // 2]
+        print(
+            f"ragline from {ARGS.repo}; {len(files)} stdlib files, {chunks:,} chunks; "
+            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of "
+            f"{ARGS.repeats} runs (walls {', '.join(f'{run[0]:.2f}' for run in runs)} s)"
+        )
+        print(f"  {'stage':14s} {'wall s':>8s} {'CPU s':>8s} {'chunks/s':>11s}")
+        counted = 0.0
+        for stage in STAGES:
+            seconds, thread_cpu = totals.get(stage, [0.0, 0.0])
+            if stage != "embed":
+                counted += seconds
+            rate = f"{chunks / seconds:11,.0f}" if seconds else f"{'-':>11s}"
+            print(f"  {stage:14s} {seconds:8.3f} {thread_cpu:8.3f} {rate}")
+        other = wall - counted
+        print(f"  {'other':14s} {other:8.3f} {'':8s} {chunks / max(other, 1e-9):11,.0f}")
+        print(
+            f"  {'end to end':14s} {wall:8.3f} {cpu:8.3f} {chunks / wall:11,.0f}   "
+            f"(CPU column: the process, all threads)"
+        )
+
+
+if __name__ == "__main__":
+    main()
