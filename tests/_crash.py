@@ -193,6 +193,8 @@ class Setup:
     redis_url: str | None = None
     index_name: str = ""
     seed: int = 0
+    batch_size: int = 4  # chunks per batch of a folder run (larger for large corpora)
+    checkpoint_seconds: float = 0  # a folder run commits at every batch boundary
 
     @property
     def corpus(self) -> Path:
@@ -221,8 +223,10 @@ def run_scenario(scenario: str, setup: Setup) -> VectorStore | None:
     chunks = corpus_chunks(setup.corpus)
     if scenario == "folder":
         folder = StoreFolder(setup.store)
-        with folder.writer(embedding="hashing", checkpoint_seconds=0, durable=False) as writer:
-            writer.index(chunks, cleanup="full", batch_size=4)
+        with folder.writer(
+            embedding="hashing", checkpoint_seconds=setup.checkpoint_seconds, durable=False
+        ) as writer:
+            writer.index(chunks, cleanup="full", batch_size=setup.batch_size)
         return None
     records = SQLRecordManager("crash", db_url=f"sqlite:///{setup.records}")
     options: dict[str, Any] = {"cleanup": "full", "source_id_key": "source", "batch_size": 4}
