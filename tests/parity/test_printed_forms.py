@@ -22,6 +22,8 @@ COVERS = {
     "core.Document",
     "core.PromptTemplate",
     "core.StringPromptValue",
+    "core.ChatPromptTemplate",
+    "core.MessagesPlaceholder",
     "core.SystemMessage",
     "core.HumanMessage",
     "core.AIMessage",
@@ -143,3 +145,28 @@ def test_str_of_an_llm_is_its_bold_name_and_params(capsys: Any):
     assert capsys.readouterr().out == (
         "\033[1mCustomLLM\033[0m\nParams: {'model_name': 'CustomChatModel', 'n': 5}\n"
     )
+
+
+def _chat_prompts(p: Any, m: Any) -> list[Any]:
+    return [
+        p.ChatPromptTemplate.from_messages([("system", "You are {name}"), ("human", "{q}")]),
+        p.ChatPromptTemplate.from_messages([m.SystemMessage(content="fixed"), ("ai", "{a}")]),
+        p.ChatPromptTemplate.from_messages([("human", "{q}")]).partial(q="x"),
+        p.ChatMessagePromptTemplate.from_template("{x}", role="critic"),
+        p.HumanMessagePromptTemplate.from_template("hi {y}"),
+        p.MessagesPlaceholder("history"),
+        p.MessagesPlaceholder("history", optional=True),
+        p.MessagesPlaceholder("history", n_messages=2),
+    ]
+
+
+def test_str_and_repr_of_chat_prompts_and_message_templates():
+    from langchain_core import prompts as lc_prompts
+
+    from ragline.core import prompts as our_prompts
+
+    ours = _chat_prompts(our_prompts, our_messages)
+    theirs = _chat_prompts(lc_prompts, lc_messages)
+    assert [repr(x) for x in ours] == [repr(x) for x in theirs]
+    assert [str(x) for x in ours] == [str(x) for x in theirs]
+    assert str(ours[0].messages[0]) == str(theirs[0].messages[0])

@@ -53,6 +53,10 @@ class BaseMessagePromptTemplate(ABC):
         """Format this part into messages."""
 
 
+def _joined(fields: list[tuple[str, Any]], separator: str) -> str:
+    return separator.join(f"{name}={value!r}" for name, value in fields)
+
+
 class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
     message_class: type[BaseMessage] = HumanMessage
 
@@ -85,8 +89,14 @@ class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
     def _config(self) -> dict[str, Any]:
         return {"role": self.message_class.type, "template": self.prompt.template}
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(template={self.prompt.template!r})"
+    def _printed_fields(self) -> list[tuple[str, Any]]:
+        return [("prompt", self.prompt), ("additional_kwargs", {})]
+
+    def __repr__(self) -> str:  # LangChain's printed form (pydantic's)
+        return f"{type(self).__name__}({_joined(self._printed_fields(), ', ')})"
+
+    def __str__(self) -> str:
+        return _joined(self._printed_fields(), " ")
 
 
 class SystemMessagePromptTemplate(_StringMessagePromptTemplate):
@@ -140,8 +150,8 @@ class ChatMessagePromptTemplate(_StringMessagePromptTemplate):
     def _config(self) -> dict[str, Any]:
         return {"role": "chat", "chat_role": self.role, "template": self.prompt.template}
 
-    def __repr__(self) -> str:
-        return f"ChatMessagePromptTemplate(template={self.prompt.template!r}, role={self.role!r})"
+    def _printed_fields(self) -> list[tuple[str, Any]]:
+        return [*super()._printed_fields(), ("role", self.role)]
 
 
 class MessagesPlaceholder(BaseMessagePromptTemplate):
@@ -191,8 +201,19 @@ class MessagesPlaceholder(BaseMessagePromptTemplate):
             config["n_messages"] = self.n_messages
         return config
 
-    def __repr__(self) -> str:
-        return f"MessagesPlaceholder({self.variable_name!r}, optional={self.optional})"
+    def _printed_fields(self) -> list[tuple[str, Any]]:
+        shown: list[tuple[str, Any]] = [("variable_name", self.variable_name)]
+        if self.optional:
+            shown.append(("optional", True))
+        if self.n_messages is not None:
+            shown.append(("n_messages", self.n_messages))
+        return shown
+
+    def __repr__(self) -> str:  # LangChain's printed form (pydantic's)
+        return f"MessagesPlaceholder({_joined(self._printed_fields(), ', ')})"
+
+    def __str__(self) -> str:
+        return _joined(self._printed_fields(), " ")
 
 
 # --------------------------------------------------------------------------- chat prompts
@@ -469,5 +490,23 @@ class ChatPromptTemplate(BasePromptTemplate):
     def __len__(self) -> int:
         return len(self.messages)
 
-    def __repr__(self) -> str:
-        return f"ChatPromptTemplate(messages={self.messages!r})"
+    def _printed_fields(self) -> list[tuple[str, Any]]:
+        shown: list[tuple[str, Any]] = [("input_variables", list(self.input_variables))]
+        if self.optional_variables:
+            shown.append(("optional_variables", list(self.optional_variables)))
+        shown.append(("input_types", self.input_types))
+        if self.output_parser is not None:
+            shown.append(("output_parser", self.output_parser))
+        shown.append(("partial_variables", self.partial_variables))
+        if self.metadata is not None:
+            shown.append(("metadata", self.metadata))
+        if self.tags is not None:
+            shown.append(("tags", self.tags))
+        shown.append(("messages", list(self.messages)))
+        return shown
+
+    def __repr__(self) -> str:  # LangChain's printed form (pydantic's)
+        return f"ChatPromptTemplate({_joined(self._printed_fields(), ', ')})"
+
+    def __str__(self) -> str:
+        return _joined(self._printed_fields(), " ")
