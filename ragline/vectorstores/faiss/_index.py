@@ -9,7 +9,7 @@ vectors of given labels) and keeps three promises:
   non-IVF indexes are wrapped in ``IndexIDMap2`` (which can also reconstruct by label);
   IVF indexes take labels natively. Without ``rerank`` they get a hash-table direct map
   so they can reconstruct and remove by label; with ``rerank`` the vectors come from
-  the :class:`VectorFile` and a removal scans the lists (about 10 ms per million
+  the :class:`VectorFile` and a removal scans the lists (20 to 30 ms per call at 1M
   vectors), so neither a build nor an open pays for the table (see ``docs/scale.md``).
 * **Opening maps, the first change copies.** A trained IVF index read from a file has
   its inverted lists memory-mapped, read-only (:func:`read_flags`): opening reads only
