@@ -301,6 +301,7 @@ PATHS: dict[str, dict[str, str]] = {
             "JsonOutputToolsParser OutputFixingParser PydanticOutputParser "
             "PydanticToolsParser RetryOutputParser RetryWithErrorOutputParser"
         ),
+        "ragline.core.output_parsers": "ResponseSchema StructuredOutputParser",
         "ragline.retrievers": "BooleanOutputParser",
     },
     "langchain_classic.output_parsers.boolean": {
@@ -323,6 +324,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.output_parsers.retry": {
         "ragline.core": "RetryOutputParser RetryWithErrorOutputParser",
+    },
+    "langchain_classic.output_parsers.structured": {
+        "ragline.core.output_parsers": "ResponseSchema StructuredOutputParser",
     },
     "langchain_classic.prompts": {
         "ragline.core": (

@@ -18,7 +18,13 @@ from langchain_core.tools import tool as lc_tool
 from ragline.core import BaseOutputParser, JsonOutputParser, RunnableParallel, RunnablePassthrough
 from ragline.tools import tool
 
-COVERS = {"core.BaseOutputParser", "core.JsonOutputParser", "core.RunnableParallel"}
+COVERS = {
+    "core.BaseOutputParser",
+    "core.JsonOutputParser",
+    "core.RunnableParallel",
+    "core.StructuredOutputParser",
+    "core.ResponseSchema",
+}
 
 
 def _tool_schemas(decorator: Any) -> list[dict[str, Any]]:
@@ -160,3 +166,35 @@ def test_a_parent_document_retriever_over_an_in_memory_store_keeps_documents():
         LCParentDocumentRetriever, LCInMemoryStore, LCInMemoryVectorStore, LCSplitter, LCDocument
     )
     assert ours == theirs == ("Document", "Cats purr softly. Dogs bark loudly.", {"s": 1})
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '```json\n{\n\t"answer": "Paris",\n\t"source": "https://example.org/paris"\n}\n```',
+        '{"answer": "Rome", "source": "s", "extra": 1}',
+        '{"answer": "no source"}',
+        "not json at all",
+    ],
+)
+def test_structured_output_parser_reads_the_same_keys(reply: str):
+    from langchain_classic.output_parsers import ResponseSchema as LCResponseSchema
+    from langchain_classic.output_parsers import StructuredOutputParser as LCStructured
+
+    from ragline.core.output_parsers import ResponseSchema, StructuredOutputParser
+
+    def run(parser_cls: Any, schema_cls: Any) -> Any:
+        parser = parser_cls.from_response_schemas(
+            [
+                schema_cls(name="answer", description="answer to the question"),
+                schema_cls(name="source", description="a web site", type="string"),
+            ]
+        )
+        instructions = parser.get_format_instructions()
+        shown = [name in instructions for name in ("answer", "source", "a web site")]
+        try:
+            return shown, parser.parse(reply), parser.invoke(reply)
+        except Exception as err:  # both raise OutputParserException, each its own class
+            return shown, type(err).__name__
+
+    assert run(StructuredOutputParser, ResponseSchema) == run(LCStructured, LCResponseSchema)

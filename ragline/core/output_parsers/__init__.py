@@ -2,7 +2,8 @@
 
 Modules: ``_base.py`` (the bases, streaming runs, ``StrOutputParser``,
 ``CommaSeparatedListOutputParser``), ``_json.py`` (``JsonOutputParser``, also named
-``SimpleJsonOutputParser``, ``PydanticOutputParser``, format instructions from a schema),
+``SimpleJsonOutputParser``, ``PydanticOutputParser``, ``StructuredOutputParser``, format
+instructions from a schema),
 ``_tools.py`` (parsers of tool calls), ``_retry.py`` (``OutputFixingParser``,
 ``RetryOutputParser``, ``RetryWithErrorOutputParser``).
 """
@@ -16,7 +17,9 @@ from ragline.core.output_parsers._base import (
 from ragline.core.output_parsers._json import (
     JsonOutputParser,
     PydanticOutputParser,
+    ResponseSchema,
     SimpleJsonOutputParser,
+    StructuredOutputParser,
 )
 from ragline.core.output_parsers._retry import (
     OutputFixingParser,
@@ -39,8 +42,10 @@ __all__ = [
     "OutputFixingParser",
     "PydanticOutputParser",
     "PydanticToolsParser",
+    "ResponseSchema",
     "RetryOutputParser",
     "RetryWithErrorOutputParser",
     "SimpleJsonOutputParser",
     "StrOutputParser",
+    "StructuredOutputParser",
 ]

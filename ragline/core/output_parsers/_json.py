@@ -31,7 +31,9 @@ from ragline.core.tools._validate import is_pydantic_model
 __all__ = [
     "JsonOutputParser",
     "PydanticOutputParser",
+    "ResponseSchema",
     "SimpleJsonOutputParser",
+    "StructuredOutputParser",
     "format_instructions",
     "schema_json",
     "validate_model",
@@ -250,3 +252,79 @@ def _schema_name(schema: Any) -> str:
     if isinstance(schema, dict):
         return repr(schema.get("title", "<JSON Schema>"))
     return getattr(schema, "__name__", repr(schema))
+
+
+class ResponseSchema:
+    """One key ``StructuredOutputParser`` expects: its name, description and type.
+
+    Args:
+        name: the JSON key.
+        description: what the value is (shown to the model).
+        type: the value's type, as written in the instructions (``"string"``, ``"List[string]"``).
+    """
+
+    def __init__(self, name: str, description: str, type: str = "string") -> None:
+        for field, value in (("name", name), ("description", description), ("type", type)):
+            if not isinstance(value, str):
+                raise InvalidInputError(f"ResponseSchema {field} must be a str, got {value!r}")
+        self.name, self.description, self.type = name, description, type
+
+    def __repr__(self) -> str:
+        return (
+            f"ResponseSchema(name={self.name!r}, description={self.description!r}, "
+            f"type={self.type!r})"
+        )
+
+
+class StructuredOutputParser(JsonOutputParser):
+    """A JSON object with the keys of its ``response_schemas`` (LangChain's classic
+    parser); the reply may be fenced as ```json, and each expected key must be there.
+
+    Raises:
+        OutputParserException: (when parsing) not JSON, or an expected key is missing.
+
+    Example:
+        >>> parser = StructuredOutputParser.from_response_schemas(
+        ...     [ResponseSchema(name="answer", description="the answer")])
+        >>> parser.parse('```json\\n{"answer": "Paris"}\\n```')
+        {'answer': 'Paris'}
+    """
+
+    def __init__(self, *, response_schemas: list[ResponseSchema]) -> None:
+        super().__init__()
+        if not response_schemas or not all(isinstance(s, ResponseSchema) for s in response_schemas):
+            raise InvalidInputError(
+                f"StructuredOutputParser needs a list of ResponseSchema, got {response_schemas!r}"
+            )
+        self.response_schemas = list(response_schemas)
+
+    @classmethod
+    def from_response_schemas(
+        cls, response_schemas: list[ResponseSchema]
+    ) -> StructuredOutputParser:
+        return cls(response_schemas=response_schemas)
+
+    def get_format_instructions(self, only_json: bool = False) -> str:
+        """Ask for a ```json block with one line per expected key (``only_json``: the
+        block alone, without the sentence before it)."""
+        lines = "\n".join(
+            f'\t"{s.name}": {s.type}  // {s.description}' for s in self.response_schemas
+        )
+        block = f"```json\n{{\n{lines}\n}}\n```"
+        if only_json:
+            return block
+        return f"Reply with one JSON object in a ```json code block, with these keys:\n\n{block}"
+
+    def parse(self, text: str) -> Any:
+        value = super().parse(text)
+        if not isinstance(value, dict):
+            raise OutputParserException(
+                f"expected a JSON object, got {type(value).__name__}: {excerpt(text)!r}",
+                llm_output=text,
+            )
+        missing = [s.name for s in self.response_schemas if s.name not in value]
+        if missing:
+            raise OutputParserException(
+                f"the reply lacks the key(s) {missing}; it has {sorted(value)}", llm_output=text
+            )
+        return value
