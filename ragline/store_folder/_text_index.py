@@ -131,7 +131,7 @@ def sync_text_index(
     all_tfs = np.concatenate(row_tfs) if row_tfs else np.zeros(0, dtype=np.int64)
     doc_ptr = np.concatenate([[0], np.cumsum(np.asarray(row_sizes, dtype=np.int64))])
     # drop terms no row uses (deleted chunks' words), renumbering the rest
-    used = np.unique(all_terms)
+    used = np.flatnonzero(np.bincount(all_terms, minlength=len(vocabulary)))  # no sort
     if len(used) < len(vocabulary):
         remap = np.full(len(vocabulary), -1, dtype=np.int64)
         remap[used] = np.arange(len(used))
