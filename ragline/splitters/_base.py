@@ -28,6 +28,9 @@ from ._merge import Chunk, Merger, memoized
 
 __all__ = ["KeepSeparator", "LengthFunction", "TextSplitter", "check_text"]
 
+# value types a shallow copy of a metadata dict shares safely (immutable; exact types)
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
 KeepSeparator = bool | Literal["start", "end"]
 
 _Splitter = TypeVar("_Splitter", bound="TextSplitter")
@@ -285,14 +288,18 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):
                     )
         documents = []
         for text, metadata in zip(texts, metadatas, strict=True):
+            # flat metadata of immutable values (a loader's source, path, page): a shallow
+            # copy is a deep one, without deepcopy's cost per chunk
+            flat = all(type(value) in _ATOMS for value in metadata.values())
+            copy_of = dict if flat else copy.deepcopy
             if self._add_start_index:
                 for chunk, start in self._split_with_starts(text):
-                    chunk_metadata = copy.deepcopy(metadata)
+                    chunk_metadata = copy_of(metadata)
                     chunk_metadata["start_index"] = start
                     documents.append(Document(page_content=chunk, metadata=chunk_metadata))
             else:
                 for chunk in self.split_text(text):
-                    documents.append(Document(chunk, metadata=copy.deepcopy(metadata)))
+                    documents.append(Document(chunk, metadata=copy_of(metadata)))
         return documents
 
     def split_documents(self, documents: Iterable[Document]) -> list[Document]:
