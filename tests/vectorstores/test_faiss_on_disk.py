@@ -240,3 +240,32 @@ def test_a_save_after_the_loaded_folder_is_gone(embeddings: RowEmbeddings, tmp_p
     loaded.save_local(tmp_path / "newer")
     again = FAISS.load_local(tmp_path / "newer", embeddings)
     assert again.count() == COUNT and again.get_by_ids(["d7", "late"])[0].page_content == "late"
+
+
+def test_file_checksums_read_in_pieces_so_rss_stays_flat(tmp_path: Path) -> None:
+    """A saved file is hashed through a small buffer: hashing a 96 MiB file raises the
+    process's peak RSS by far less than the file (a memory map counted every page)."""
+    import hashlib
+    import subprocess
+    import sys
+
+    if not Path("/proc/self/status").exists():
+        pytest.skip("reads VmHWM from /proc")
+    data = np.random.default_rng(0).integers(0, 256, 96 << 20, dtype=np.uint8).tobytes()
+    path = tmp_path / "index.faiss"
+    path.write_bytes(data)
+    script = (
+        "import sys\n"
+        "from ragline.vectorstores.faiss._files import file_checksum\n"
+        "def peak():\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('VmHWM:'): return int(line.split()[1])\n"
+        "before = peak()\n"
+        "digest = file_checksum('sha256', sys.argv[1])\n"
+        "print(digest, peak() - before)\n"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert output[0] == hashlib.sha256(data).hexdigest()
+    assert int(output[1]) < 32 << 10  # KiB: under 32 MiB of growth for a 96 MiB file
