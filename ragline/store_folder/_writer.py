@@ -376,9 +376,13 @@ class FolderWriter:
         try:
             self._fit_index()
             data.mkdir()
+            # the keyword index first: it reads every chunk's text, from memory while the
+            # new chunks are there (save_local moves them into its file, read back per
+            # record after); the order inside the generation does not matter, the
+            # manifest below is the commit point
+            self._save_keyword_index(data, self._committed_data())
             self.store.save_local(data / FAISS_FOLDER, documents="sqlite")
             self.records.copy_to(data / RECORDS_FILE)
-            self._save_keyword_index(data, self._committed_data())
             for name, artifact in self.artifacts.items():
                 artifact.save(data / name)
             if self.durable:
