@@ -30,7 +30,8 @@ store folder instead (``StoreFolder.writer()``: its store, committed as a genera
 and opens it with ``open_store``.
 
     python benchmarks/scale.py --n 1000000            # ragline and LangChain, ~30 min
-    python benchmarks/scale.py --n 10000000 --no-baseline --folder /big/disk/scale
+    python benchmarks/scale.py --n 10000000 --no-baseline --save-every 1000000 \
+        --folder /big/disk/scale
 
 The 10M run is the issue's goal (build <= 60 min, peak RSS <= 8 GiB, open < 1 s,
 median single-thread query <= 10 ms, recall@10 >= 0.95, filters fill k); it needs
