@@ -191,7 +191,7 @@ def message_from_langchain(message: Any) -> BaseMessage:
     Example:
         >>> from langchain_core.messages import HumanMessage
         >>> message_from_langchain(HumanMessage("hi", id="m1"))
-        HumanMessage(content='hi', id='m1')
+        HumanMessage(content='hi', additional_kwargs={}, response_metadata={}, id='m1')
     """
     kind = getattr(message, "type", None)
     cls: Any = _ragline_message_classes().get(kind)  # type: ignore[arg-type]
