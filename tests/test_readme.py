@@ -104,7 +104,6 @@ def test_the_readme_links_lead_to_pages_and_headings() -> None:
         "docs/embeddings.md",
         "docs/evaluation.md",
         "docs/differences-from-langchain.md",
-        "docs/differences.md",
         "docs/indexing-structure.md",
         "docs/scale.md",
         "docs/hybrid-search.md",

@@ -175,7 +175,7 @@ class _LCAgents:
 
 
 def test_generate_asks_a_programs_agent_once_more_where_langchain_refuses() -> None:
-    # listed in docs/differences.md
+    # listed in docs/differences-from-langchain.md
     assert stopped(lib("langchain"), "generate") == (
         "ValueError",
         "Got unsupported early_stopping_method `generate`",
@@ -185,7 +185,7 @@ def test_generate_asks_a_programs_agent_once_more_where_langchain_refuses() -> N
 
 
 def test_generate_asks_a_multi_action_agent_once_more_too() -> None:
-    # listed in docs/differences.md (LangChain's BaseMultiActionAgent refuses "generate")
+    # listed in docs/differences-from-langchain.md (LangChain's BaseMultiActionAgent refuses "generate")
     lc = lib("langchain")
     with pytest.raises(ValueError, match="unsupported early_stopping_method"):
         run(lc, multi_action_agent(lc), max_iterations=1, early_stopping_method="generate")
@@ -233,7 +233,7 @@ def test_zero_shot_agent_stopped_by_force_answers_the_same() -> None:
 
 
 def test_zero_shot_prompt_lists_tools_as_the_seed_does() -> None:
-    # listed in docs/differences.md: seed 004 writes "name: description" lines
+    # listed in docs/differences-from-langchain.md: seed 004 writes "name: description" lines
     def prompt(which: str) -> str:
         ns = lib(which)
         return str(ns["agents"].ZeroShotAgent.create_prompt([echo_tool(ns)]).template)

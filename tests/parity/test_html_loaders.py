@@ -6,7 +6,7 @@ the title, hidden and ``<noscript>`` text and the page's own line breaks include
 scripts and styles not; with and without a separator) and the metadata (source, title
 as written; description and language for a web page). ragline's cleaned visible text is
 ``visible=True``. An empty ``<title>`` or one holding a tag is the one deliberate
-difference (docs/differences.md): LangChain's BSHTMLLoader writes ``"None"`` there.
+difference (docs/differences-from-langchain.md): LangChain's BSHTMLLoader writes ``"None"`` there.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def test_bshtml_loader_text_in_full(tmp_path: Path) -> None:
 
 
 def test_a_title_holding_a_tag_is_its_text_where_langchain_writes_none(tmp_path: Path) -> None:
-    # listed in docs/differences.md
+    # listed in docs/differences-from-langchain.md
     path = tmp_path / "noisy.html"
     path.write_text(NOISY, encoding="utf-8")
     options: dict[str, Any] = {"bs_kwargs": {"features": "html.parser"}}

@@ -5,7 +5,7 @@ saved with save_context, then load_memory_variables for a new prompt. Both store
 the same word-count embedding, so the same turns are found. Compared: the saved
 exchange recalled, the variables' names and the saved text's layout: ragline writes an
 exchange as seed 000 says ("Human: ...\nAI: ..." with a timestamp), LangChain one
-"key: value" line per input and output (docs/differences.md).
+"key: value" line per input and output (docs/differences-from-langchain.md).
 """
 
 from __future__ import annotations
