@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import threading
 import time
 from typing import Any
 
 import pytest
+from _run_ids import RUN_ID, no_run_ids
 
 from ragline.agents import (
     AgentExecutor,
@@ -70,10 +72,13 @@ def test_parallel_tool_calls_run_in_one_step_and_go_back_as_tool_messages():
     result = executor.invoke({"input": "What is 1 + 2 and 3 * 4?"})
     assert result["output"] == "1 + 2 = 3 and 3 * 4 = 12."
     first, second = result["intermediate_steps"]
+    replied = copy.copy(PARALLEL)  # the reply as the model gave it: with its run's id
+    replied.id = first[0].message_log[0].id
+    assert replied.id is not None and RUN_ID.fullmatch(replied.id), replied.id
     assert first == (
         ToolAgentAction("add", {"a": 1, "b": 2},
                         "\nInvoking: `add` with `{'a': 1, 'b': 2}`\nresponded: Let me compute "
-                        "both.\n\n", [PARALLEL], tool_call_id="c1"),
+                        "both.\n\n", [replied], tool_call_id="c1"),
         3,
     )  # fmt: skip
     assert (second[0].tool_call_id, second[1]) == ("c2", 12)
@@ -81,7 +86,7 @@ def test_parallel_tool_calls_run_in_one_step_and_go_back_as_tool_messages():
     assert model.calls[1] == [
         SystemMessage("You are a helpful assistant"),
         HumanMessage("What is 1 + 2 and 3 * 4?"),
-        PARALLEL,
+        replied,
         ToolMessage("3", tool_call_id="c1", additional_kwargs={"name": "add"}),
         ToolMessage("12", tool_call_id="c2", additional_kwargs={"name": "multiply"}),
     ]
@@ -120,7 +125,7 @@ def test_stream_yields_both_actions_then_both_steps_then_the_output():
     chunks = list(executor.stream({"input": "x"}))
     assert [next(iter(chunk)) for chunk in chunks] == ["actions", "actions", "steps", "steps",
                                                        "output"]  # fmt: skip
-    assert chunks[0]["messages"] == [PARALLEL]
+    assert no_run_ids(chunks[0]["messages"]) == [PARALLEL]
     assert chunks[2]["messages"] == [FunctionMessage("3", name="add")]
     assert chunks[-1] == {"output": FINAL.content, "messages": [AIMessage(FINAL.content)]}
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from _run_ids import no_run_ids
 
 from ragline.core import (
     AIMessage,
@@ -85,13 +86,13 @@ def test_seed_003_in_memory_example() -> None:
         config={"configurable": {"session_id": "foobar"}},
     )
     assert chain_with_history.get_session_history("foobar").messages == message_history.messages
-    assert message_history.messages == [
+    assert no_run_ids(message_history.messages) == [
         HumanMessage("What does cosine mean?"),
         AIMessage("Cosine is a ratio."),
         HumanMessage("What's its inverse"),
         AIMessage("Arccosine."),
     ]
-    assert model.calls[1] == [
+    assert no_run_ids(model.calls[1]) == [
         SystemMessage("You're an assistant who's good at math"),
         HumanMessage("What does cosine mean?"),
         AIMessage("Cosine is a ratio."),
@@ -109,7 +110,7 @@ def test_each_call_writes_the_history_once() -> None:
     )
     chat.invoke({"ability": "x", "question": "q1"}, SESSION)
     chat.invoke({"ability": "x", "question": "q2"}, SESSION)
-    assert store["s1"].writes == [
+    assert no_run_ids(store["s1"].writes) == [
         [HumanMessage("q1"), AIMessage("a1")],
         [HumanMessage("q2"), AIMessage("a2")],
     ]
@@ -145,7 +146,7 @@ def test_a_model_wrapped_directly_gets_history_plus_new_messages(
     model = FakeListChatModel(responses=["reply"])
     RunnableWithMessageHistory(model, get).invoke(input, SESSION)
     assert model.calls[0] == [HumanMessage("earlier"), AIMessage("before"), *expected_new]
-    assert store["s1"].writes == [[*expected_new, AIMessage("reply")]]
+    assert no_run_ids(store["s1"].writes) == [[*expected_new, AIMessage("reply")]]
 
 
 def test_input_messages_key_alone_gets_the_whole_conversation_under_that_key() -> None:
@@ -302,7 +303,7 @@ def test_streamed_chat_model_chunks_are_stored_as_one_ai_message() -> None:
     store, get = _sessions()
     chat = RunnableWithMessageHistory(FakeListChatModel(responses=["abc"]), get)
     assert [c.content for c in chat.stream("q", SESSION)] == ["a", "b", "c"]
-    assert store["s1"].messages == [HumanMessage("q"), AIMessage("abc")]
+    assert no_run_ids(store["s1"].messages) == [HumanMessage("q"), AIMessage("abc")]
     assert type(store["s1"].messages[1]) is AIMessage
 
 
@@ -351,7 +352,7 @@ async def test_async_invoke_and_stream_use_the_async_history_methods() -> None:
     assert reply.content == "one"
     chunks = [c.content async for c in chat.astream({"ability": "x", "question": "q2"}, SESSION)]
     assert chunks == ["t", "w", "o"]
-    assert store["s1"].writes == [
+    assert no_run_ids(store["s1"].writes) == [
         [HumanMessage("q1"), AIMessage("one")],
         [HumanMessage("q2"), AIMessage("two")],
     ]
@@ -383,7 +384,7 @@ def test_callbacks_see_the_wrapper_run_and_everything_below_it() -> None:
         [("RunnableSequence", [("ChatPromptTemplate", []), ("FakeListChatModel", [])])],
     )
     assert root.inputs == {"ability": "x", "question": "q"}
-    assert root.outputs == AIMessage("r")
+    assert no_run_ids(root.outputs) == AIMessage("r")
     assert root.tags == ["chat"]
     sequence = root.children[0]
     assert sequence.inputs == {"ability": "x", "question": "q", "history": []}
@@ -405,7 +406,7 @@ def test_a_subclass_history_with_only_messages_and_add_message_works() -> None:
     history = Custom()
     chat = RunnableWithMessageHistory(FakeListChatModel(responses=["r"]), lambda s: history)
     chat.invoke("hi", SESSION)
-    assert history.messages == [HumanMessage("hi"), AIMessage("r")]
+    assert no_run_ids(history.messages) == [HumanMessage("hi"), AIMessage("r")]
 
 
 def test_the_session_key_may_come_from_an_enclosing_call() -> None:
@@ -414,6 +415,6 @@ def test_the_session_key_may_come_from_an_enclosing_call() -> None:
     chat = RunnableWithMessageHistory(FakeListChatModel(responses=["r"]), get)
     outer = RunnableLambda(lambda text: text.strip()) | chat
     outer.invoke("  hi  ", {"configurable": {"session_id": "nested"}})
-    assert store["nested"].messages == [HumanMessage("hi"), AIMessage("r")]
+    assert no_run_ids(store["nested"].messages) == [HumanMessage("hi"), AIMessage("r")]
     chat.invoke("top level", {"session_id": "moved"})  # type: ignore[typeddict-unknown-key]
     assert store["moved"].messages[0] == HumanMessage("top level")

@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from _run_ids import no_run_ids
 
 from ragline.core import (
     AIMessageChunk,
@@ -70,7 +71,7 @@ def test_patches_in_order_and_their_sum() -> None:
         "streamed_output", "streamed_output_str", "tags", "type",
     ]  # fmt: skip
     assert entry["type"] == "llm" and entry["streamed_output_str"] == ["H", "i"]
-    assert entry["streamed_output"] == [
+    assert no_run_ids(entry["streamed_output"]) == [
         AIMessageChunk(content="H"),
         AIMessageChunk(content="i", chunk_position="last"),
     ]

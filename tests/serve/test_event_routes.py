@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+from _run_ids import STREAMED_RUN_ID
 
 from ragline.core import (
     AIMessageChunk,
@@ -84,11 +85,13 @@ def test_stream_events_speaks_server_sent_events(server: BackgroundServer) -> No
     # no metadata event before the data: LangServe sends it on /stream only
     assert kinds == ["event: data"] * 4 + ["event: end"]
     data = [json.loads(block.split("data: ", 1)[1]) for block in blocks[:-1]]
+    message_id = data[-1]["data"]["input"]["id"]  # the model's run's, streamed: no suffix
+    assert STREAMED_RUN_ID.fullmatch(message_id), message_id
     assert [(d["event"], d["data"]) for d in data] == [
         ("on_parser_start", {}),
         ("on_parser_stream", {"chunk": "H"}),
         ("on_parser_stream", {"chunk": "i"}),
-        ("on_parser_end", {"output": "Hi", "input": _STREAMED_MESSAGE}),
+        ("on_parser_end", {"output": "Hi", "input": {**_STREAMED_MESSAGE, "id": message_id}}),
     ]
 
 
@@ -100,7 +103,7 @@ _STREAMED_MESSAGE = {
     "response_metadata": {},
     "type": "AIMessageChunk",
     "name": None,
-    "id": None,
+    "id": None,  # set to the run's id where compared
     "tool_calls": [],
     "invalid_tool_calls": [],
     "usage_metadata": None,

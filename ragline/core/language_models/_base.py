@@ -151,6 +151,14 @@ class BaseLanguageModel(
     @abstractmethod
     def _check_chunk(self, chunk: Any) -> Any: ...
 
+    def _stamp(self, chunk: Any, run: Any) -> Any:
+        """A checked piece of a streamed answer as the run hands it on (a chat model
+        gives it the run's message id); as it is by default."""
+        return chunk
+
+    def _stamp_closing(self, chunk: Any, run: Any) -> Any:
+        return None if chunk is None else self._stamp(chunk, run)
+
     @abstractmethod
     def _generation_chunk(self, chunk: Any) -> Generation: ...
 
@@ -319,11 +327,11 @@ class BaseLanguageModel(
                     chunks = self._stream(model_input, **hook_options)
                     chunk = None
                     for chunk in chunks:
-                        chunk = self._check_chunk(chunk)
+                        chunk = self._stamp(self._check_chunk(chunk), run)
                         aggregate = chunk if aggregate is None else aggregate + chunk
                         if not own:
                             self._report_token(run, chunk)
-                    closing = self._closing_chunk(chunk)
+                    closing = self._stamp_closing(self._closing_chunk(chunk), run)
                     if closing is not None:  # invoke keeps it in the reply (LangChain 1.x)
                         self._report_token(run, closing)
                         aggregate = aggregate + closing
@@ -382,7 +390,7 @@ class BaseLanguageModel(
                         aggregate = chunk if aggregate is None else aggregate + chunk
                         if not own:
                             await self._areport_token(run, chunk)
-                    closing = self._closing_chunk(chunk)
+                    closing = self._stamp_closing(self._closing_chunk(chunk), run)
                     if closing is not None:
                         await self._areport_token(run, closing)
                         aggregate = aggregate + closing
@@ -450,12 +458,12 @@ class BaseLanguageModel(
                     chunk = next(iterator, _DONE)
                 if chunk is _DONE:
                     break
-                last = chunk = self._check_chunk(chunk)
+                last = chunk = self._stamp(self._check_chunk(chunk), run)
                 aggregate = chunk if aggregate is None else aggregate + chunk
                 if not own:
                     self._report_token(run, chunk)
                 yield chunk
-            closing = self._closing_chunk(last)
+            closing = self._stamp_closing(self._closing_chunk(last), run)
             if closing is not None:  # reported and yielded, not part of the run's result
                 self._report_token(run, closing)
                 yield closing
@@ -498,7 +506,7 @@ class BaseLanguageModel(
                     if not own:
                         await self._areport_token(run, chunk)
                     yield chunk
-            closing = self._closing_chunk(chunk)
+            closing = self._stamp_closing(self._closing_chunk(chunk), run)
             if closing is not None:
                 await self._areport_token(run, closing)
                 yield closing
@@ -524,7 +532,7 @@ class BaseLanguageModel(
                         chunk = await anext(iterator, _DONE)
                     if chunk is _DONE:
                         return
-                    yield self._check_chunk(chunk)
+                    yield self._stamp(self._check_chunk(chunk), run)
             finally:
                 if hasattr(iterator, "aclose"):
                     await iterator.aclose()
@@ -550,7 +558,7 @@ class BaseLanguageModel(
                     chunk = await asyncio.to_thread(step)
                 if chunk is _DONE:
                     return
-                yield self._check_chunk(chunk)
+                yield self._stamp(self._check_chunk(chunk), run)
         finally:
             if hasattr(sync_iterator, "close"):
                 if stepping.acquire(blocking=False):  # no step running: close it now

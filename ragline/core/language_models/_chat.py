@@ -22,6 +22,8 @@ from ragline.core.runnables.base import Runnable
 
 __all__ = ["BaseChatModel", "SimpleChatModel", "llm_output_of"]
 
+_RUN_ID_PREFIX = "lc_run-"  # LangChain's: a reply's id is "lc_run--<run id>[-<index>]"
+
 
 def llm_output_of(message: AIMessage) -> dict[str, Any] | None:
     """The ``llm_output`` an ``on_llm_end`` gets for ``message``: ``token_usage`` in OpenAI's
@@ -62,8 +64,9 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
     (callbacks then receive every token). Tokens are reported by the base class, as in
     LangChain 1.x (``_stream`` is called without a ``run_manager``).
 
-    A reply keeps the id the provider gave it, else ``None`` (LangChain makes one from
-    the run id, ``"lc_run--<run id>"``).
+    A reply keeps the id the provider gave it, else it gets one from the run id, as in
+    LangChain: ``"lc_run--<run id>-0"`` for a generated reply, ``"lc_run--<run id>"``
+    on every streamed piece (and so on the reply they add up to).
 
     Example:
         >>> from ragline.core import FakeListChatModel
@@ -222,6 +225,17 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
         whole = ChatGenerationChunk(message=message, generation_info=info)
         result.generations[0][0] = whole
         return output, result
+
+    def _stamp(self, chunk: AIMessageChunk, run: Any) -> AIMessageChunk:
+        if chunk.id is None:
+            chunk.id = f"{_RUN_ID_PREFIX}-{run.run_id}"
+        return chunk
+
+    def _end_result(self, generation: Any, llm_output: Any, run: Any) -> Any:
+        message = getattr(generation, "message", None)
+        if message is not None and message.id is None:
+            message.id = f"{_RUN_ID_PREFIX}-{run.run_id}-0"
+        return super()._end_result(generation, llm_output, run)
 
     def _generation_chunk(self, chunk: Any) -> ChatGenerationChunk:
         return ChatGenerationChunk(message=chunk)
