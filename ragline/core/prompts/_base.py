@@ -224,6 +224,22 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
         """The prompt as the JSON-ready dict ``save`` writes (with its ``_type``)."""
         raise InvalidInputError(f"a {type(self).__name__} cannot be saved")
 
+    def _shared_printed_fields(self) -> list[tuple[str, Any]]:
+        # LangChain's printed form (pydantic's) starts with the fields every prompt has, in
+        # its order: the ones that default to a factory always, the others only when set.
+        shown: list[tuple[str, Any]] = [("input_variables", list(self.input_variables))]
+        if self.optional_variables:
+            shown.append(("optional_variables", list(self.optional_variables)))
+        shown.append(("input_types", self.input_types))
+        if self.output_parser is not None:
+            shown.append(("output_parser", self.output_parser))
+        shown.append(("partial_variables", self.partial_variables))
+        if self.metadata is not None:
+            shown.append(("metadata", self.metadata))
+        if self.tags is not None:
+            shown.append(("tags", self.tags))
+        return shown
+
 
 class PromptTemplate(BasePromptTemplate):
     """A text prompt from an f-string (or jinja2) template.
@@ -410,19 +426,7 @@ class PromptTemplate(BasePromptTemplate):
         }
 
     def _printed_fields(self) -> list[tuple[str, Any]]:
-        # LangChain's printed form (pydantic's): its fields in its order, the ones that
-        # default to a factory always, the others only when they differ from the default.
-        shown: list[tuple[str, Any]] = [("input_variables", list(self.input_variables))]
-        if self.optional_variables:
-            shown.append(("optional_variables", list(self.optional_variables)))
-        shown.append(("input_types", self.input_types))
-        if self.output_parser is not None:
-            shown.append(("output_parser", self.output_parser))
-        shown.append(("partial_variables", self.partial_variables))
-        if self.metadata is not None:
-            shown.append(("metadata", self.metadata))
-        if self.tags is not None:
-            shown.append(("tags", self.tags))
+        shown = self._shared_printed_fields()
         shown.append(("template", self.template))
         if self.template_format != "f-string":
             shown.append(("template_format", self.template_format))

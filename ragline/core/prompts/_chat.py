@@ -491,19 +491,7 @@ class ChatPromptTemplate(BasePromptTemplate):
         return len(self.messages)
 
     def _printed_fields(self) -> list[tuple[str, Any]]:
-        shown: list[tuple[str, Any]] = [("input_variables", list(self.input_variables))]
-        if self.optional_variables:
-            shown.append(("optional_variables", list(self.optional_variables)))
-        shown.append(("input_types", self.input_types))
-        if self.output_parser is not None:
-            shown.append(("output_parser", self.output_parser))
-        shown.append(("partial_variables", self.partial_variables))
-        if self.metadata is not None:
-            shown.append(("metadata", self.metadata))
-        if self.tags is not None:
-            shown.append(("tags", self.tags))
-        shown.append(("messages", list(self.messages)))
-        return shown
+        return [*self._shared_printed_fields(), ("messages", list(self.messages))]
 
     def __repr__(self) -> str:  # LangChain's printed form (pydantic's)
         return f"ChatPromptTemplate({_joined(self._printed_fields(), ', ')})"
