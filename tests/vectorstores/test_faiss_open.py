@@ -152,6 +152,25 @@ def test_an_intact_large_file_checked_in_the_background_loads_and_saves(
     assert top(FAISS.load_local(tmp_path / "b", QueryRows()), 42) == top(store, 42)
 
 
+def test_a_forked_child_checks_the_file_from_its_start(tmp_path: Path) -> None:
+    """A child forked while the parent's thread hashes the file shares that open file's
+    offset; the child's own check must still read from byte 0. Simulated: the thread's
+    run is over, then the check starts again as in a child, with the offset moved on."""
+    store = build()
+    store.save_local(tmp_path / "a", documents="sqlite")
+    manifest = json.loads((tmp_path / "a" / "index.manifest.json").read_text())
+    path = index_file(tmp_path / "a")
+    algorithm = manifest["checksum_algorithm"]
+    check = _files.LateChecksum(path, algorithm, manifest["index_checksum"])
+    check.thread.join()
+    assert check(wait=False) is True
+    check.done = False
+    check.process = -1  # as in a forked child: the thread is not in this process
+    check.handle = open(path, "rb")  # noqa: SIM115 (run closes it)
+    check.handle.seek(path.stat().st_size // 2)  # where the parent's thread had got to
+    assert check(wait=True) is True
+
+
 def test_a_large_add_goes_straight_to_its_own_segment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

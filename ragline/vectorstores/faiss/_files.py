@@ -244,6 +244,23 @@ def _stream_checksum(algorithm: str, handle: Any) -> str:
     return str(hasher.hexdigest())
 
 
+def _positional_checksum(algorithm: str, handle: Any) -> str:
+    """Like :func:`_stream_checksum`, from byte 0 by explicit offsets where the platform
+    has them: a forked child shares the open file's offset with its parent, whose thread
+    may be reading the same file at that moment (see :class:`LateChecksum`)."""
+    if not hasattr(os, "preadv"):
+        handle.seek(0)
+        return _stream_checksum(algorithm, handle)
+    hasher = _hasher(algorithm)
+    buffer = bytearray(_HASH_READ_BYTES)
+    view = memoryview(buffer)
+    offset = 0
+    while count := os.preadv(handle.fileno(), [buffer], offset):
+        hasher.update(view[:count])
+        offset += count
+    return str(hasher.hexdigest())
+
+
 def _manifest_checksum(manifest: dict[str, Any], algorithm: str) -> str:
     """The checksum of every manifest field but itself, in one canonical spelling."""
     fields = {key: value for key, value in manifest.items() if key != "manifest_checksum"}
@@ -477,7 +494,7 @@ class LateChecksum:
 
     def run(self) -> None:
         try:
-            found = _stream_checksum(self.algorithm, self.handle)
+            found = _positional_checksum(self.algorithm, self.handle)
             _check_checksum(self.path, found, self.expected)
         except PersistenceError as err:
             self.error = err
