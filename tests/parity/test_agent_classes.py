@@ -185,7 +185,7 @@ def test_generate_asks_a_programs_agent_once_more_where_langchain_refuses() -> N
 
 
 def test_generate_asks_a_multi_action_agent_once_more_too() -> None:
-    # listed in docs/differences-from-langchain.md (LangChain's BaseMultiActionAgent refuses "generate")
+    # listed in differences-from-langchain.md (LangChain's BaseMultiActionAgent refuses "generate")
     lc = lib("langchain")
     with pytest.raises(ValueError, match="unsupported early_stopping_method"):
         run(lc, multi_action_agent(lc), max_iterations=1, early_stopping_method="generate")

@@ -109,7 +109,7 @@ def test_the_model_gets_the_same_prompts() -> None:
         {"input_documents": [Document(t) for t in TEXTS], "question": QUESTION},
         {"callbacks": [seen]},
     )
-    # the wording is each library's own (docs/differences-from-langchain.md); what each prompt carries
+    # the wording is each library's own (differences-from-langchain.md); what each prompt carries
     # is the same: one document and the question per map call, then the map answers
     # and the question
     for prompts in (seen.prompts, lc_seen.prompts):
@@ -310,7 +310,7 @@ def test_collapse_max_retries_stops_a_collapse_that_does_not_shrink() -> None:
 
 
 def test_collapse_max_retries_counts_only_rounds_that_left_too_much() -> None:
-    # listed in docs/differences-from-langchain.md: LangChain's raises after the n-th round even when
+    # listed in differences-from-langchain.md: LangChain's raises after the n-th round even when
     # that round brought the documents under token_max
     with pytest.raises(ValueError, match="Exceed 1 tries"):
         run_wired("langchain", token_max=13, collapse_max_retries=1)

@@ -169,7 +169,7 @@ def test_a_streamed_chat_reply_ends_with_an_empty_last_piece_unless_marked(
 
     lc, ours = _both(run)
     if blocks:
-        # a listed difference (docs/differences-from-langchain.md): LangChain passes a list content as
+        # a listed difference (differences-from-langchain.md): LangChain passes a list content as
         # on_llm_new_token's ``token`` (a str parameter), ragline the piece's text
         pairs = zip(lc[1], ours[1], strict=True)
         tokens = [(a[1], b[1]) for a, b in pairs if a[0] == "token" and a[1] != b[1]]

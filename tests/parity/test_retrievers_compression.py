@@ -158,7 +158,7 @@ def _store(m: dict[str, Any]) -> Any:
 
 
 # Queries and k chosen so that no two of the documents returned (or fetched, for MMR)
-# score the same: the order of equal scores is a listed difference (docs/differences-from-langchain.md).
+# score the same: the order of equal scores is a listed difference (differences-from-langchain.md).
 @pytest.mark.parametrize(
     ("search_type", "search_kwargs", "query"),
     [

@@ -90,7 +90,7 @@ def test_assign_and_pick() -> None:
 
 
 def test_picking_one_missing_key_raises_a_listed_difference() -> None:
-    """docs/differences-from-langchain.md: LangChain's RunnablePick('z') gives None for a missing key."""
+    """differences-from-langchain.md: LangChain's RunnablePick('z') gives None for a missing key."""
     assert LC.RunnablePick("z").invoke({"a": 1}) is None
     with pytest.raises(KeyError, match="'z'"):
         RL.RunnablePick("z").invoke({"a": 1})

@@ -20,6 +20,7 @@ from ragline.core import (
     StrOutputParser,
 )
 from ragline.serve import BackgroundServer, RemoteRunnable, add_routes, create_app
+from tests._run_ids import RUN_ID
 
 langserve = pytest.importorskip("langserve")
 lc_documents = pytest.importorskip("langchain_core.documents")
@@ -79,7 +80,9 @@ def test_langserves_client_reads_a_ragline_server(ragline_server: BackgroundServ
     assert search.invoke("etna") == _langchain_search("etna")
     assert search.batch(["a", "b"]) == [_langchain_search("a"), _langchain_search("b")]
     model = langserve.RemoteRunnable(ragline_server.url + "/model")
-    assert model.invoke("hi") == lc_messages.AIMessage(content="Etna erupts.", id=None)
+    reply = model.invoke("hi")
+    assert reply.id is not None and RUN_ID.fullmatch(reply.id)  # the run's id, as LangChain's
+    assert reply == lc_messages.AIMessage(content="Etna erupts.", id=reply.id)
     chunks = list(model.stream("hi"))
     assert all(isinstance(chunk, lc_messages.AIMessageChunk) for chunk in chunks)
     assert "".join(chunk.content for chunk in chunks) == "Etna erupts."

@@ -34,6 +34,7 @@ from ragline.core import (
 )
 from ragline.core.exceptions import ConfigurationError
 from ragline.serve import BackgroundServer, RemoteRunnable, add_routes, create_app
+from tests._run_ids import STREAMED_RUN_ID
 from tests.serve.conftest import TokenRecorder
 
 pytestmark = pytest.mark.network
@@ -232,7 +233,8 @@ def test_model_tokens_arrive_while_the_model_still_writes(server: BackgroundServ
     stream = RemoteRunnable(server.url + "/model").stream("tides?")
     first = next(stream)
     produced = len(STREAMED.tokens)
-    assert first == AIMessageChunk("T")
+    assert first.id is not None and STREAMED_RUN_ID.fullmatch(first.id)  # the run's id
+    assert first == AIMessageChunk("T", id=first.id)
     assert produced < len(answer) and not STREAMED.ended.is_set()
     rest = list(stream)
     assert "".join(chunk.content for chunk in [first, *rest]) == answer
