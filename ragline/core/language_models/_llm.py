@@ -141,13 +141,14 @@ class BaseLLM(BaseLanguageModel[str]):
         """
         config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
         configs = [config] * len(inputs)
-        cached = self._generate_cached(inputs, configs, stop_list(stop), bound)
+        stops = stop_list(stop)
+        cached = self._generate_cached(inputs, configs, stops, bound)
         if cached is not None:
             return cached
-        result = self._generate_together(inputs, configs, stop_list(stop), bound)
+        result = self._generate_together(inputs, configs, stops, bound)
         if result is None:
             if len(inputs) > 1 and not self._streams_in_generate():
-                return self._generate_each(inputs, configs, stop_list(stop), bound)
+                return self._generate_each(inputs, configs, stops, bound)
             return super().generate(inputs, stop, config=config, **bound)
         return result
 
@@ -209,7 +210,6 @@ class BaseLLM(BaseLanguageModel[str]):
             result = self._generate_each(part_inputs, part_configs, stops, bound)
         for index, row in zip(missing, result.generations, strict=True):
             slots[index].update(row[0])
-        for index, row in zip(missing, result.generations, strict=True):
             rows[index] = row
         return LLMResult(rows, result.llm_output, result.run)
 
@@ -315,7 +315,6 @@ class BaseLLM(BaseLanguageModel[str]):
             result = await self._agenerate_each(part_inputs, part_configs, stops, bound)
         for index, row in zip(missing, result.generations, strict=True):
             await slots[index].aupdate(row[0])
-        for index, row in zip(missing, result.generations, strict=True):
             rows[index] = row
         return LLMResult(rows, result.llm_output, result.run)
 
@@ -366,13 +365,14 @@ class BaseLLM(BaseLanguageModel[str]):
         once with every prompt when it takes a list of ``prompts``."""
         config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
         configs = [config] * len(inputs)
-        cached = await self._agenerate_cached(inputs, configs, stop_list(stop), bound)
+        stops = stop_list(stop)
+        cached = await self._agenerate_cached(inputs, configs, stops, bound)
         if cached is not None:
             return cached
-        result = await self._agenerate_together(inputs, configs, stop_list(stop), bound)
+        result = await self._agenerate_together(inputs, configs, stops, bound)
         if result is None:
             if len(inputs) > 1 and not self._streams_in_generate():
-                return await self._agenerate_each(inputs, configs, stop_list(stop), bound)
+                return await self._agenerate_each(inputs, configs, stops, bound)
             return await super().agenerate(inputs, stop, config=config, **bound)
         return result
 
