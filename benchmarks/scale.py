@@ -25,7 +25,9 @@ Measured: build, save, open/load (fresh process), RSS after opening, peak RSS, s
 query (median of ``--queries`` queries, k=10, one OpenMP thread: ``omp_set_num_threads(1)``
 before any search), filtered queries at 0.01% / 1% / 50% selectivity (median time, how
 many of the 10 came back, recall@10), and recall@10 against the exact answer (computed
-here block by block with numpy). ``--store-folder`` builds ragline's store through a
+here block by block with numpy; kept in ``--folder`` as ``exact.json`` with the data's
+parameters and a digest of the code that makes the data in ``exact.key.json``, and reused
+by a later run whose key matches). ``--store-folder`` builds ragline's store through a
 store folder instead (``StoreFolder.writer()``: its store, committed as a generation)
 and opens it with ``open_store``.
 
@@ -41,6 +43,8 @@ about 20 GB of free disk in ``--folder`` (vectors 15 GB, documents, index).
 from __future__ import annotations
 
 import argparse
+import hashlib
+import inspect
 import json
 import os
 import resource
@@ -135,9 +139,29 @@ def exact_answers(args: argparse.Namespace, query_rows: np.ndarray) -> dict[str,
     return {name: [[f"p{i}" for i in row] for row in found[name][1].tolist()] for name in names}
 
 
+def exact_key(args: argparse.Namespace) -> dict[str, Any]:
+    """What the exact answers depend on: the data's parameters and the code making them."""
+    code = "".join(inspect.getsource(f) for f in (centers, block, queries, blocks, exact_answers))
+    return {
+        "n": args.n, "dimension": args.dimension, "clusters": args.clusters,
+        "queries": args.queries, "block": BLOCK, "noise": NOISE,
+        "filters": {name: filter for name, (filter, _) in FILTERS.items()},
+        "code_sha256": hashlib.sha256(code.encode()).hexdigest(),
+    }  # fmt: skip
+
+
+def cached_exact(args: argparse.Namespace) -> bool:
+    """Whether ``--folder`` holds exact answers made for this data (``exact.key.json``)."""
+    key, answers = Path(args.folder, "exact.key.json"), Path(args.folder, "exact.json")
+    if not (key.exists() and answers.exists()):
+        return False
+    return bool(json.loads(key.read_text()) == exact_key(args))
+
+
 def write_exact(args: argparse.Namespace) -> dict[str, Any]:
     exact = exact_answers(args, queries(args.queries, args.clusters, args.dimension))
     Path(args.folder, "exact.json").write_text(json.dumps(exact))
+    Path(args.folder, "exact.key.json").write_text(json.dumps(exact_key(args)))
     return {}
 
 
@@ -364,8 +388,12 @@ def main() -> None:
           f"{args.queries} queries, k=10, one OpenMP thread per query; {os.cpu_count()} "
           f"cores, folder {args.folder}", flush=True)  # fmt: skip
     start = time.perf_counter()
-    child(args, "exact")  # in a child: Linux keeps a parent's peak RSS across fork + exec
-    print(f"exact answers: {time.perf_counter() - start:.0f} s", flush=True)
+    if cached_exact(args):  # same data, same code: the answers in --folder are reused
+        print(f"exact answers: reused {Path(args.folder, 'exact.json')}", flush=True)
+    else:  # in a child: Linux keeps a parent's peak RSS across fork + exec
+        Path(args.folder, "exact.key.json").unlink(missing_ok=True)
+        child(args, "exact")
+        print(f"exact answers: {time.perf_counter() - start:.0f} s", flush=True)
     results: dict[str, dict[str, Any]] = {}
     systems = ["ragline", *(["langchain"] if baseline else [])]
     for system in systems:
