@@ -168,7 +168,7 @@ class ParentDocumentRetriever(ChildBatchRetriever):
                 f"{'empty or non-str ' + repr(bad[0]) if bad else 'repeated ' + repr(repeated[0])}"
             )
         stored = [
-            (pid, Document(doc.page_content, dict(doc.metadata), pid))
+            (pid, Document(doc.page_content, dict(doc.metadata), doc.id))
             for pid, doc in zip(parent_ids, parents, strict=True)
         ]
         if add_to_docstore and isinstance(self.docstore, KVDocumentStore):
@@ -199,8 +199,9 @@ class ParentDocumentRetriever(ChildBatchRetriever):
 
         Args:
             documents: the documents (the parents, or what ``parent_splitter`` cuts into them).
-            ids: one id per parent (default: each document's ``id``, else a new uuid4).
-                Not allowed with a ``parent_splitter``.
+            ids: the docstore key of each parent (default: each document's ``id``, else
+                a new uuid4). Not allowed with a ``parent_splitter``. The stored parents
+                keep their own ``Document.id`` (as LangChain's do), whatever their key.
             add_to_docstore: False when the parents are already in the docstore (then
                 their ids must be known).
 

@@ -93,9 +93,11 @@ def test_generated_and_given_ids():
     retriever.add_documents([Document("no id here.\nsecond line.")])
     (key,) = list(retriever.docstore.yield_keys())
     assert len(key) == 36  # a uuid4
-    assert retriever.invoke("second line") == [Document("no id here.\nsecond line.", id=key)]
+    # the stored parent keeps its own id (None here), not its key (as LangChain's does)
+    assert retriever.invoke("second line") == [Document("no id here.\nsecond line.")]
     retriever.add_documents(PARENTS[:1], ids=["custom"])
-    assert retriever.invoke("cats purr")[0].id == "custom"
+    assert retriever.docstore.mget(["custom"]) == [PARENTS[0]]
+    assert retriever.invoke("cats purr")[0] == PARENTS[0]  # id "pets", stored under "custom"
     assert store.get_by_ids(["custom-0"])[0].metadata["doc_id"] == "custom"
 
 
@@ -126,7 +128,8 @@ def test_parent_splitter_cuts_parents_first():
         ("Stocks fell.\nBonds rose.", {"source": "book"}),
         ("Cats purr.\nDogs bark.", {"source": "book"}),
     ]
-    assert all(len(d.id) == 36 for d in found)  # new uuid4 ids for the split parents
+    assert [d.id for d in found] == [None, None]  # the split parents have no id of their own
+    assert all(len(key) == 36 for key in retriever.docstore.yield_keys())  # uuid4 keys
     with pytest.raises(InvalidInputError, match="cannot take ids with a parent_splitter"):
         retriever.add_documents([book], ids=["b"])
 

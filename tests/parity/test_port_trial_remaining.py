@@ -1,0 +1,67 @@
+"""Parity: the port trial's remaining differences (issue 24), one scenario each.
+
+Every scenario runs the same program shape through LangChain's class and ragline's
+class of the same name and compares what the program can observe.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_classic.retrievers import ParentDocumentRetriever as LCParentDocumentRetriever
+from langchain_core.documents import Document as LCDocument
+from langchain_core.embeddings import DeterministicFakeEmbedding as LCFakeEmbedding
+from langchain_core.stores import InMemoryStore as LCInMemoryStore
+from langchain_core.vectorstores import InMemoryVectorStore as LCInMemoryVectorStore
+from langchain_text_splitters import CharacterTextSplitter as LCCharacterTextSplitter
+
+from ragline.core import Document
+from ragline.core.stores import InMemoryStore
+from ragline.embeddings import DeterministicFakeEmbedding
+from ragline.retrievers import ParentDocumentRetriever
+from ragline.splitters import CharacterTextSplitter
+from ragline.vectorstores import InMemoryVectorStore
+
+COVERS: set[str] = set()
+
+
+def _stored_parents(
+    parent_cls: Any, doc_cls: Any, store: Any, vs: Any, embedding: Any, splitter: Any
+) -> Any:
+    docstore = store()
+    retriever = parent_cls(
+        vectorstore=vs(embedding=embedding),
+        docstore=docstore,
+        child_splitter=splitter(separator=" ", chunk_size=10, chunk_overlap=0),
+    )
+    parents = [
+        doc_cls(page_content="cats purr loudly", metadata={"n": 1}, id="own-id"),
+        doc_cls(page_content="a bird sings", metadata={"n": 2}),
+    ]
+    retriever.add_documents(parents, ids=["k1", "k2"])
+    stored = docstore.mget(["k1", "k2"])
+    found = retriever.invoke("a bird sings")
+    return [(d.id, d.page_content) for d in stored], sorted(
+        (d.page_content, str(d.id)) for d in found
+    )
+
+
+def test_parent_document_retriever_keeps_each_parents_own_id():
+    ours = _stored_parents(
+        ParentDocumentRetriever,
+        Document,
+        InMemoryStore,
+        InMemoryVectorStore,
+        DeterministicFakeEmbedding(size=8),
+        CharacterTextSplitter,
+    )
+    theirs = _stored_parents(
+        LCParentDocumentRetriever,
+        LCDocument,
+        LCInMemoryStore,
+        LCInMemoryVectorStore,
+        LCFakeEmbedding(size=8),
+        LCCharacterTextSplitter,
+    )
+    assert ours == theirs
+    assert ours[0] == [("own-id", "cats purr loudly"), (None, "a bird sings")]
