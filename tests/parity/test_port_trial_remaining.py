@@ -11,11 +11,14 @@ from typing import Any
 from langchain_classic.retrievers import ParentDocumentRetriever as LCParentDocumentRetriever
 from langchain_core.documents import Document as LCDocument
 from langchain_core.embeddings import DeterministicFakeEmbedding as LCFakeEmbedding
+from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+from langchain_core.runnables import ConfigurableField as LCConfigurableField
 from langchain_core.stores import InMemoryStore as LCInMemoryStore
 from langchain_core.vectorstores import InMemoryVectorStore as LCInMemoryVectorStore
 from langchain_text_splitters import CharacterTextSplitter as LCCharacterTextSplitter
 
-from ragline.core import Document
+from ragline.core import ConfigurableField, Document, FakeListLLM, PromptTemplate
 from ragline.core.stores import InMemoryStore
 from ragline.embeddings import DeterministicFakeEmbedding
 from ragline.retrievers import ParentDocumentRetriever
@@ -65,3 +68,27 @@ def test_parent_document_retriever_keeps_each_parents_own_id():
     )
     assert ours == theirs
     assert ours[0] == [("own-id", "cats purr loudly"), (None, "a bird sings")]
+
+
+def _configurable_errors(prompt_cls: Any, llm_cls: Any, field_cls: Any) -> list[str]:
+    """The exception class names a program sees for a configurable mistake."""
+    names = []
+    llm = llm_cls(responses=["x"])
+    try:
+        llm.configurable_fields(respnses=field_cls(id="r"))
+    except Exception as err:
+        names.append(type(err).__name__)
+    chooser = prompt_cls.from_template("joke {a}").configurable_alternatives(
+        field_cls(id="prompt"), default_key="joke", poem=prompt_cls.from_template("poem {a}")
+    )
+    try:
+        chooser.with_config(configurable={"prompt": "limerick"}).invoke({"a": 1})
+    except Exception as err:
+        names.append(type(err).__name__)
+    return names
+
+
+def test_configurable_mistakes_raise_langchains_classes():
+    ours = _configurable_errors(PromptTemplate, FakeListLLM, ConfigurableField)
+    theirs = _configurable_errors(LCPromptTemplate, LCFakeListLLM, LCConfigurableField)
+    assert ours == theirs == ["ValueError", "ValueError"]

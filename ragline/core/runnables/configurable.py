@@ -228,8 +228,9 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
     """A runnable whose attributes can be set per call (``configurable_fields``).
 
     Raises:
-        ConfigurationError: a field that is not a ConfigurableField, or an attribute the
-            runnable does not have (names its public attributes).
+        ConfigurationError: a field that is not a ConfigurableField.
+        ValueError: an attribute the runnable does not have (names its public
+            attributes); a plain ValueError, as LangChain raises.
 
     Example:
         >>> from ragline.core import ConfigurableField, Runnable
@@ -258,7 +259,8 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
                     f"{type(field).__name__}"
                 )
             if not hasattr(default, attribute):
-                raise ConfigurationError(
+                # a plain ValueError, the class LangChain raises here (parity)
+                raise ValueError(
                     f"{default.get_name()} has no attribute {attribute!r} to make configurable; "
                     f"its attributes are {', '.join(attributes)}"
                 )
@@ -303,8 +305,9 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
     """Choose between whole runnables per call (``configurable_alternatives``).
 
     Raises:
-        ConfigurationError: ``default_key`` clashes with an alternative's key, or (at
-            invoke time) a chosen key that is not an option (names the options).
+        ConfigurationError: ``default_key`` clashes with an alternative's key.
+        ValueError: (at invoke time) a chosen key that is not an option (names the
+            options); a plain ValueError, as LangChain raises.
 
     Example:
         >>> from ragline.core import ConfigurableField, RunnableLambda
@@ -399,7 +402,8 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         if key == self.default_key:
             return self.default
         if key not in self.alternatives:
-            raise ConfigurationError(
+            # a plain ValueError, the class LangChain raises here (parity)
+            raise ValueError(
                 f"configurable {self.which.id!r} got {key!r}; options are "
                 f"{', '.join(map(repr, self.options))}"
             )
