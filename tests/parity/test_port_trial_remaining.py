@@ -92,3 +92,54 @@ def test_configurable_mistakes_raise_langchains_classes():
     ours = _configurable_errors(PromptTemplate, FakeListLLM, ConfigurableField)
     theirs = _configurable_errors(LCPromptTemplate, LCFakeListLLM, LCConfigurableField)
     assert ours == theirs == ["ValueError", "ValueError"]
+
+
+def _stops_received(llm_base: Any, chat_base: Any, chat_result: Any) -> list[Any]:
+    """What a program's own model hooks receive as ``stop``, for a str and a list."""
+    seen: list[Any] = []
+
+    class Scripted(llm_base):  # type: ignore[misc, valid-type]
+        @property
+        def _llm_type(self) -> str:
+            return "scripted"
+
+        def _call(self, prompt: str, stop: Any = None, run_manager: Any = None, **kw: Any) -> str:
+            seen.append(("_call", stop))
+            return "EQUATION: x\nSOLUTION: y"
+
+    class Chat(chat_base):  # type: ignore[misc, valid-type]
+        @property
+        def _llm_type(self) -> str:
+            return "chat"
+
+        def _generate(self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any):
+            seen.append(("_generate", stop))
+            return chat_result("ok")
+
+    seen.append(Scripted().bind(stop="SOLUTION").invoke("q"))
+    Scripted().invoke("q", stop=["EQ", "SOL"])
+    Scripted().batch(["a", "b"], stop="x")
+    Chat().bind(stop="SOLUTION").invoke("q")
+    Chat().invoke("q", stop=["a"])
+    return seen
+
+
+def test_a_str_stop_reaches_a_programs_own_model_as_the_str():
+    from langchain_core.language_models import LLM as LCLLM
+    from langchain_core.language_models import BaseChatModel as LCBaseChatModel
+    from langchain_core.messages import AIMessage as LCAIMessage
+    from langchain_core.outputs import ChatGeneration as LCChatGeneration
+    from langchain_core.outputs import ChatResult as LCChatResult
+
+    from ragline.core import LLM, AIMessage, BaseChatModel, ChatGeneration, ChatResult
+
+    def ours_result(text: str) -> Any:
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+    def their_result(text: str) -> Any:
+        return LCChatResult(generations=[LCChatGeneration(message=LCAIMessage(content=text))])
+
+    ours = _stops_received(LLM, BaseChatModel, ours_result)
+    theirs = _stops_received(LCLLM, LCBaseChatModel, their_result)
+    assert ours == theirs
+    assert ours[:3] == [("_call", "SOLUTION"), "EQUATION: x\nSOLUTION: y", ("_call", ["EQ", "SOL"])]

@@ -197,8 +197,18 @@ class BaseLanguageModel(
     def _overrides(self, hook: str) -> bool:
         return getattr(type(self), hook) is not getattr(BaseLanguageModel, hook)
 
+    def _users_stop(self, hook: str, stop: Any) -> Any:
+        """The ``stop`` a hook receives: a str given as one str reaches a program's own
+        hook as that str (as LangChain hands it over); ragline's own hooks get the list."""
+        if isinstance(stop, _OneStop):
+            method = getattr(type(self), hook, None)
+            if not getattr(method, "__module__", "ragline.").startswith("ragline."):
+                return stop.given
+        return stop
+
     def _hook_options(self, hook: str, stop: Any, run: Any, bound: dict[str, Any]) -> Any:
         """Keyword arguments of a hook call: ``run_manager`` only for hooks that take it."""
+        stop = self._users_stop(hook, stop)
         if hook in self._run_manager_hooks:
             return {"stop": stop, "run_manager": run, **bound}
         return {"stop": stop, **bound}
@@ -248,7 +258,7 @@ class BaseLanguageModel(
             "invocation_params": {
                 **self._identifying_params,
                 "_type": self._llm_type,
-                "stop": stop,
+                "stop": stop_as_given(stop),
                 **bound,
             },
             "local_tags": self.tags,
@@ -632,18 +642,39 @@ def chunk_text(chunk: Any) -> str:
     return chunk if isinstance(chunk, str) else chunk.text
 
 
+class _OneStop(list):  # type: ignore[type-arg]
+    """``stop`` given as one str: the list ``[stop]`` ragline's own code reads, which
+    remembers the str (``given``) for what LangChain hands over as it was given."""
+
+    __slots__ = ("given",)
+
+    def __init__(self, given: str) -> None:
+        super().__init__([given])
+        self.given = given
+
+
+def stop_as_given(stop: Any) -> Any:
+    """``stop`` as the program gave it: a str given as one str (LangChain hands that to
+    a model's ``_call`` / ``_generate`` / ``_stream`` and reports it in
+    ``invocation_params``), otherwise the list."""
+    return stop.given if isinstance(stop, _OneStop) else stop
+
+
 def stop_list(stop: Any) -> list[str] | None:
     """Stop sequences as a list (a single string is one sequence, not its characters).
 
     Shared with the chat-model integrations, which check a ``stop`` option the same way.
+    A single string comes back as a list that remembers it (see :func:`stop_as_given`).
 
     Raises:
         InvalidInputError: ``stop`` holds a non-string or an empty string.
     """
     if stop is None:
         return None
+    if isinstance(stop, _OneStop):
+        return stop
     if isinstance(stop, str):
-        stops = [stop]
+        stops: list[str] = _OneStop(stop)
     else:  # anything not iterable (stop=5) gets the same message, not list()'s TypeError
         stops = list(stop) if isinstance(stop, Iterable) else [stop]
     if not all(isinstance(item, str) and item for item in stops):

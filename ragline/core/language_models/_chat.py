@@ -143,7 +143,7 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
 
     def _hook_options(self, hook: str, stop: Any, run: Any, bound: dict[str, Any]) -> Any:
         if hook in ("_stream", "_astream"):  # the base reports the tokens (LangChain 1.x)
-            return {"stop": stop, **bound}
+            return {"stop": self._users_stop(hook, stop), **bound}
         return super()._hook_options(hook, stop, run, bound)
 
     def _result_of(self, raw: Any, hook: str) -> tuple[AIMessage, ChatGeneration, Any]:

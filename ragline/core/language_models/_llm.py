@@ -532,7 +532,7 @@ class LLM(BaseLLM):
     ) -> str:
         if "_call" in self._call_options:
             kwargs["run_manager"] = run_manager
-        return self._call(prompt, stop=stop, **kwargs)
+        return self._call(prompt, stop=self._users_stop("_call", stop), **kwargs)
 
     async def _agenerate(  # type: ignore[override]
         self, prompt: str, stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
@@ -540,6 +540,6 @@ class LLM(BaseLLM):
         if type(self)._acall is not LLM._acall:
             if "_acall" in self._call_options:
                 kwargs["run_manager"] = run_manager
-            return await self._acall(prompt, stop=stop, **kwargs)
+            return await self._acall(prompt, stop=self._users_stop("_acall", stop), **kwargs)
         sync = run_manager.get_sync() if run_manager is not None else None
         return await asyncio.to_thread(self._generate, prompt, stop, sync, **kwargs)
