@@ -101,6 +101,31 @@ def test_templates_and_examples_in_files_beside_the_prompt(tmp_path):
     assert load_prompt(tmp_path / "few.json").format(input="3+3") == few_shot().format(input="3+3")
 
 
+def test_a_path_found_only_in_the_current_directory_is_explained(tmp_path, monkeypatch):
+    # LangChain reads template_path relative to the current directory, ragline relative to
+    # the prompt file's folder (a listed difference): the miss says so, not just "cannot read"
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "t.txt").write_text("Hi {name}")
+    (tmp_path / "prompts" / "p.json").write_text(json.dumps({"template_path": "prompts/t.txt"}))
+    monkeypatch.chdir(tmp_path)
+    assert langchain_load("prompts/p.json").format(name="Ada") == "Hi Ada"
+    for dangerous in (False, True):
+        with pytest.raises(LoaderError) as caught:
+            load_prompt("prompts/p.json", allow_dangerous_paths=dangerous)
+        assert str(caught.value) == (
+            "template_path 'prompts/t.txt' is not in the prompt file's folder 'prompts', where "
+            "ragline reads it; a file of that name is in the current directory, where LangChain "
+            "would read it: move it beside the prompt file, or name it relative to the prompt "
+            "file's folder"
+        )
+    # named relative to the prompt file's folder, it loads; from a config, the current
+    # directory is the folder
+    (tmp_path / "prompts" / "p.json").write_text(json.dumps({"template_path": "t.txt"}))
+    assert load_prompt("prompts/p.json").format(name="Ada") == "Hi Ada"
+    config = {"template_path": "prompts/t.txt"}
+    assert load_prompt_from_config(config).format(name="Ada") == "Hi Ada"
+
+
 def test_paths_that_leave_the_folder_are_refused(tmp_path):
     (tmp_path / "inner").mkdir()
     (tmp_path / "secret.txt").write_text("{x}")

@@ -193,7 +193,7 @@ class _Loader:
     def _path(self, value: Any, what: str) -> Path:
         path = Path(check_file_path(str(value), what=what))
         if self.allow_dangerous_paths:
-            return self.folder / path
+            return self._beside(path, what)
         if path.is_absolute() or ".." in path.parts:
             raise InvalidInputError(
                 f"{what} {str(path)!r} is absolute or goes up with '..'; pass "
@@ -208,7 +208,26 @@ class _Loader:
                 f"outside the prompt's folder {str(folder)!r}; pass allow_dangerous_paths=True "
                 "if you trust the prompt file"
             )
-        return self.folder / path
+        return self._beside(path, what)
+
+    def _beside(self, path: Path, what: str) -> Path:
+        """``path`` in the prompt file's folder. A relative path missing there but present
+        in the current directory is where LangChain, which reads relative to the current
+        directory, would find it: a deliberate difference, said instead of a bare miss."""
+        found = self.folder / path
+        if (
+            not path.is_absolute()
+            and not found.exists()
+            and path.is_file()
+            and found.resolve() != path.resolve()
+        ):
+            raise LoaderError(
+                f"{what} {str(path)!r} is not in the prompt file's folder "
+                f"{str(self.folder)!r}, where ragline reads it; a file of that name is in "
+                "the current directory, where LangChain would read it: move it beside the "
+                "prompt file, or name it relative to the prompt file's folder"
+            )
+        return found
 
     def _inline(self, config: dict[str, Any], key: str) -> None:
         """Replace ``<key>_path`` (a .txt file) by its text under ``key``."""
