@@ -6,6 +6,7 @@ class of the same name and compares what the program can observe.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langchain_classic.retrievers import ParentDocumentRetriever as LCParentDocumentRetriever
@@ -143,3 +144,74 @@ def test_a_str_stop_reaches_a_programs_own_model_as_the_str():
     theirs = _stops_received(LCLLM, LCBaseChatModel, their_result)
     assert ours == theirs
     assert ours[:3] == [("_call", "SOLUTION"), "EQUATION: x\nSOLUTION: y", ("_call", ["EQ", "SOL"])]
+
+
+def _events_seen(ns: dict[str, Any], **filters: Any) -> list[tuple[Any, ...]]:
+    """(event, name, data keys, input) of each non-stream event of one astream_events."""
+
+    async def note(x: Any) -> Any:
+        await ns["adispatch_custom_event"]("note", {"n": 1})
+        return x
+
+    chain = (
+        ns["ChatPromptTemplate"].from_messages([("human", "tell {topic}")])
+        | ns["FakeListChatModel"](responses=["ab"]).with_config(tags=["model"])
+        | ns["StrOutputParser"]()
+        | ns["RunnableLambda"](note, name="note_step")
+    )
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
+            return value
+        return type(value).__name__
+
+    async def collect() -> list[tuple[Any, ...]]:
+        return [
+            (e["event"], e["name"], sorted(e["data"]), plain(e["data"].get("input")))
+            async for e in chain.astream_events({"topic": "cats"}, version="v2", **filters)
+            if not e["event"].endswith("_stream")
+        ]
+
+    return asyncio.run(collect())
+
+
+def test_astream_events_filters_give_the_first_shown_event_the_input():
+    from langchain_core.callbacks.manager import adispatch_custom_event as lc_dispatch
+    from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
+    from langchain_core.output_parsers import StrOutputParser as LCStrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate as LCChatPromptTemplate
+    from langchain_core.runnables import RunnableLambda as LCRunnableLambda
+
+    from ragline.core import ChatPromptTemplate, FakeListChatModel, RunnableLambda, StrOutputParser
+    from ragline.core.callbacks import adispatch_custom_event
+
+    ours_ns = {
+        "adispatch_custom_event": adispatch_custom_event,
+        "ChatPromptTemplate": ChatPromptTemplate,
+        "FakeListChatModel": FakeListChatModel,
+        "StrOutputParser": StrOutputParser,
+        "RunnableLambda": RunnableLambda,
+    }
+    their_ns = {
+        "adispatch_custom_event": lc_dispatch,
+        "ChatPromptTemplate": LCChatPromptTemplate,
+        "FakeListChatModel": LCFakeListChatModel,
+        "StrOutputParser": LCStrOutputParser,
+        "RunnableLambda": LCRunnableLambda,
+    }
+    cases: list[dict[str, Any]] = [
+        {},
+        {"include_types": ["chat_model"]},
+        {"include_names": ["StrOutputParser"]},
+        {"exclude_types": ["chain"]},
+        {"include_tags": ["model"]},
+        {"include_names": ["note", "note_step"]},
+        {"include_names": ["note"]},
+        {"include_types": ["prompt", "parser"]},
+    ]
+    for filters in cases:
+        assert _events_seen(ours_ns, **filters) == _events_seen(their_ns, **filters), filters
+    assert _events_seen(ours_ns, include_types=["chat_model"]) == [
+        ("on_chat_model_start", "FakeListChatModel", ["input"], {"topic": "cats"}),
+        ("on_chat_model_end", "FakeListChatModel", ["output"], "NoneType"),
+    ]

@@ -85,14 +85,24 @@ def test_stream_events_speaks_server_sent_events(server: BackgroundServer) -> No
     # no metadata event before the data: LangServe sends it on /stream only
     assert kinds == ["event: data"] * 4 + ["event: end"]
     data = [json.loads(block.split("data: ", 1)[1]) for block in blocks[:-1]]
-    message_id = data[-1]["data"]["input"]["id"]  # the model's run's, streamed: no suffix
-    assert STREAMED_RUN_ID.fullmatch(message_id), message_id
+    # as LangChain's: the first event let through carries the stream's input, and its
+    # run's end only the output
     assert [(d["event"], d["data"]) for d in data] == [
-        ("on_parser_start", {}),
+        ("on_parser_start", {"input": {"q": "hello"}}),
         ("on_parser_stream", {"chunk": "H"}),
         ("on_parser_stream", {"chunk": "i"}),
-        ("on_parser_end", {"output": "Hi", "input": {**_STREAMED_MESSAGE, "id": message_id}}),
+        ("on_parser_end", {"output": "Hi"}),
     ]
+    # after a model's events, the parser's end carries its input, in LangServe's form
+    body = {"input": {"q": "hello"}, "include_types": ["chat_model", "parser"]}
+    response = httpx.post(server.url + "/chain/stream_events", json=body)
+    blocks = [block for block in response.text.split("\r\n\r\n") if block.strip()]
+    data = [json.loads(block.split("data: ", 1)[1]) for block in blocks[:-1]]
+    message_id = data[-1]["data"]["input"]["id"]  # the model's run's, streamed: no suffix
+    assert STREAMED_RUN_ID.fullmatch(message_id), message_id
+    assert data[0]["data"] == {"input": {"q": "hello"}}  # the model's start, shown first
+    assert (data[0]["event"], data[-1]["event"]) == ("on_chat_model_start", "on_parser_end")
+    assert data[-1]["data"] == {"output": "Hi", "input": {**_STREAMED_MESSAGE, "id": message_id}}
 
 
 # The parser's input after a streamed model is the added-up AIMessageChunk, as in

@@ -13,10 +13,13 @@ Every event is ``{"event", "name", "run_id", "parent_ids", "tags", "metadata", "
 - ``run_id``: the run's id as a string; ``parent_ids``: the ids of the runs enclosing it,
   outermost first (only runs inside this stream);
 - ``data``: ``{"input": ...}`` on start (``{}`` when the input is itself a stream, not
-  known yet), ``{"chunk": ...}`` on stream, ``{"output": ..., "input": ...}`` on end. The
-  outermost run's start carries the input given to ``astream_events`` and its end only
-  the output. A chat model's chunks and output are messages; a retriever's input is
-  ``{"query": ...}``.
+  known yet), ``{"chunk": ...}`` on stream, ``{"output": ..., "input": ...}`` on end. As
+  LangChain's, the first event the filters let through (the outermost run's start when
+  nothing is filtered out) carries the input given to ``astream_events`` as its
+  ``"input"``, whatever that run's own input was, and that run's end carries only the
+  output. A chat model's chunks and output are messages; a retriever's input is
+  ``{"query": ...}``. A custom event is filtered by its own name, as its name and its
+  type (as LangChain's).
 
 A chat model or LLM invoked inside the run streams its answer, so its tokens arrive as
 ``on_chat_model_stream`` / ``on_llm_stream`` events (as LangChain's do).
@@ -402,6 +405,16 @@ class EventStreamHandler(RunWatcher):
         super().__init__(root_input)
         self._send = send
         self._filter = event_filter
+        self._first_lock = threading.Lock()
+        self._first_id: str | None = None  # the run of the first event let through
+
+    def _take_first(self, run_id: str) -> bool:
+        """Whether this is the first event let through (then ``run_id`` is its run)."""
+        with self._first_lock:
+            if self._first_id is not None:
+                return False
+            self._first_id = run_id
+            return True
 
     def _event(self, info: RunInfo, suffix: str, data: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -417,6 +430,8 @@ class EventStreamHandler(RunWatcher):
     def _started(self, info: RunInfo, data: dict[str, Any]) -> None:
         info.shown = self._filter(info.name, info.kind, info.tags)
         if info.shown:
+            if self._take_first(info.id):
+                data = {**data, "input": self._root_input}
             self._send(self._event(info, "start", data))
 
     def _streamed(self, info: RunInfo, chunk: Any) -> None:
@@ -432,7 +447,7 @@ class EventStreamHandler(RunWatcher):
             if not info.streamed and info.kind in ("chain", "parser"):
                 self._send(self._event(info, "stream", {"chunk": output}))
             self._send(self._event(info, "end", {"output": output}))
-        elif info.streamed_input and info.input is None:
+        elif info.id == self._first_id or (info.streamed_input and info.input is None):
             self._send(self._event(info, "end", {"output": output}))
         else:
             self._send(self._event(info, "end", {"output": output, "input": info.input}))
@@ -444,8 +459,10 @@ class EventStreamHandler(RunWatcher):
 
     def _custom(self, info: RunInfo | None, name: str, data: Any, kwargs: dict[str, Any]) -> None:
         tags = kwargs.get("tags") or []
-        if not self._filter(name, info.kind if info is not None else "chain", tags):
+        if not self._filter(name, name, tags):  # its type is its name, as LangChain's
             return
+        if self._take_first(str(kwargs["run_id"])) and isinstance(data, dict):
+            data = {**data, "input": self._root_input}
         self._send(
             {
                 "event": "on_custom_event",
