@@ -455,7 +455,9 @@ def _mcp_route(app: Any, search: FolderSearch, ask: Any, name: str, api_key: str
     from ragline.serve._mcp import MCP_PATH, MCPEndpoint, StoreMCP
 
     endpoint = MCPEndpoint(StoreMCP(search, ask, name=name), api_key=api_key)
-    app.router.routes.append(Route(MCP_PATH, endpoint=endpoint))
+    # first: every MCP message is a request to it, and the router tries its routes in
+    # order (the path is exact: no other route is shadowed)
+    app.router.routes.insert(0, Route(MCP_PATH, endpoint=endpoint))
 
 
 def _model_name(model: Any) -> str | None:
