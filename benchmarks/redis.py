@@ -14,7 +14,13 @@ a case-sensitive tag field ``source``), each in its own index:
   ``similarity_search_by_vector`` against ``client.ft(index).search(Query(...))``,
   alternating which goes first per query;
 * recall@4 of both indexes against an exact scan, over the first 20 queries (an HNSW
-  index is approximate; a FLAT one gives 1.0).
+  index is approximate; a FLAT one gives 1.0);
+* small adds to the loaded (large) index: ``--small-adds`` adds of ``--small-size`` new
+  documents each (``add_embeddings`` against the raw pipeline, alternating who goes
+  first), median and p90 milliseconds per add. Here the store's own checks around a
+  write (is the index there, did every document get indexed) weigh most: a check whose
+  cost grows with the index (FT.INFO: ~12-18 ms at 60k HNSW documents, 0.64 s at 1M)
+  is paid per add, however small. ``--queries 0`` skips the queries.
 
 Data: seeded 384-d unit vectors clustered like embeddings (a Gaussian mixture of 1,000
 centres, as benchmarks/scale.py), generated chunk by chunk (1M x 384 float32 is
@@ -28,6 +34,11 @@ pipelined baseline.
 Usage:
     .venv/bin/python benchmarks/redis.py                                  # 20k, FLAT: quick
     .venv/bin/python benchmarks/redis.py --n 1000000 --algorithm HNSW     # issue 26
+    .venv/bin/python benchmarks/redis.py --n 60000 --algorithm HNSW --queries 0 \
+        --small-adds 50                                  # small adds to a 60k HNSW index
+
+``--repo PATH`` imports ragline from another checkout (e.g. ``git archive`` of an older
+commit), so a before/after pair runs on the same machine.
 
 1M documents with HNSW need about 8 GB of memory for the server (two indexes of 1M).
 The script starts its own Redis Stack (scripts/redis-stack.sh, free 127.0.0.1 port,
@@ -51,9 +62,11 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
+_at = sys.argv.index("--repo") if "--repo" in sys.argv else -1  # ragline from another checkout
+IMPORT_FROM = Path(sys.argv[_at + 1]).resolve() if 0 <= _at < len(sys.argv) - 1 else REPO
 # This file is named redis.py: drop its folder from the path so `import redis` finds redis-py.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(IMPORT_FROM))
 
 from ragline.embeddings import Embeddings  # noqa: E402
 from ragline.vectorstores import Redis  # noqa: E402
@@ -223,6 +236,34 @@ def memory(client) -> str:
     return f"{client.info('memory')['used_memory'] / 2**30:.2f} GiB"
 
 
+def small_adds(
+    args: argparse.Namespace, client, store: Redis
+) -> tuple[list[float], list[float]] | None:
+    """``--small-adds`` adds of ``--small-size`` new documents to each loaded index
+    (alternating who goes first): seconds per add, raw and store."""
+    if args.small_adds <= 0:
+        return None
+    size = args.small_size
+    base = (args.n + size - 1) // size  # chunk numbers past the corpus: new ids
+    times: tuple[list[float], list[float]] = ([], [])
+    for number in range(args.small_adds + 2):  # the first two warm up
+        texts, ids, metadatas, vectors = chunk_data(base + number, size, (base + number + 1)
+                                                    * size, args.dim)  # fmt: skip
+
+        def add_raw() -> None:
+            raw_load(client, "bench-raw", texts, ids, metadatas, vectors)  # noqa: B023
+
+        def add_store() -> None:
+            store.add_embeddings(zip(texts, vectors, strict=True), metadatas, ids=ids)  # noqa: B023
+
+        pair = ((0, add_raw), (1, add_store)) if number % 2 == 0 else ((1, add_store), (0, add_raw))
+        for slot, function in pair:
+            seconds = timed(function)
+            if number >= 2:
+                times[slot].append(seconds)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", "--docs", type=int, default=20_000, help="documents")
@@ -233,6 +274,9 @@ def main() -> None:
     parser.add_argument("--ef-construction", type=int, default=200)
     parser.add_argument("--ef-runtime", type=int, default=10)
     parser.add_argument("--chunk", type=int, default=10_000, help="documents per load call")
+    parser.add_argument("--small-adds", type=int, default=20, help="small adds after the load")
+    parser.add_argument("--small-size", type=int, default=100, help="documents per small add")
+    parser.add_argument("--repo", type=Path, default=REPO, help="import ragline from here")
     args = parser.parse_args()
 
     import redis
@@ -288,6 +332,7 @@ def main() -> None:
         assert store.count() == args.n
         assert int(client.ft("bench-raw").info()["num_docs"]) == args.n
         server_memory = memory(client)
+        small = small_adds(args, client, store)
 
         queries = query_rows(args.queries, args.dim)
         results = {}
@@ -295,7 +340,7 @@ def main() -> None:
             ("no filter", None, None, None),
             ("tag filter (1%)", "@source:{file7\\.txt}", {"source": "file7.txt"},
              lambda rows: rows % SOURCES == 7),
-        ):  # fmt: skip
+        ) if args.queries else ():  # fmt: skip
             exact = exact_top(args, queries[:20], keep)
             found = {"raw": 0, "store": 0, "same": 0}
             for query, truth in zip(queries[:20], exact, strict=True):
@@ -323,7 +368,18 @@ def main() -> None:
         print(f"{'  documents / s':<24}{raw_rate:>16,.0f}{store_rate:>16,.0f}"
               f"{store_rate / raw_rate:>9.2f}x  (target >= 1.0x)")  # fmt: skip
         print(f"{'  seconds':<24}{raw_seconds:>16,.1f}{store_seconds:>16,.1f}")
-        print(f"\n{'query k=4':<24}{'raw redis-py':>16}{'ragline Redis':>16}{'ratio':>10}")
+        if small is not None:
+            raw_times, store_times = small
+            print(f"\n{f'small adds ({args.small_size} docs)':<24}{'raw redis-py':>16}"
+                  f"{'ragline Redis':>16}{'ratio':>10}")  # fmt: skip
+            for name, fraction in (("p50", 0.5), ("p90", 0.9)):
+                raw_value = percentile(raw_times, fraction)
+                store_value = percentile(store_times, fraction)
+                print(f"  {name + ' ms per add':<22}{raw_value * 1e3:>16.2f}"
+                      f"{store_value * 1e3:>16.2f}{store_value / raw_value:>9.2f}x")  # fmt: skip
+            print(f"  ({len(raw_times)} adds each into the {args.n:,}-document indexes)")
+        if results:
+            print(f"\n{'query k=4':<24}{'raw redis-py':>16}{'ragline Redis':>16}{'ratio':>10}")
         for label, (raw_times, store_times, found) in results.items():
             for name, fraction in (("p50", 0.5), ("p99", 0.99)):
                 raw_value = percentile(raw_times, fraction)
