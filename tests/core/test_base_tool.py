@@ -221,8 +221,14 @@ def test_pydantic_args_schema_is_used_for_the_schema_and_the_check():
     tool = Add(args_schema=AddInput)
     assert tool.args["a"] == {"description": "first", "title": "A", "type": "integer"}
     assert tool.run({"a": "2"}) == 3
-    with pytest.raises(ToolValidationError, match="a: Input should be a valid integer"):
+    with pytest.raises(ToolValidationError) as info:
         tool.run({"a": "two"})
+    # pydantic's own error and text (as LangChain's tools raise), and ragline's problems
+    assert isinstance(info.value, pydantic.ValidationError)
+    assert str(info.value).startswith("1 validation error for AddInput\na\n  Input should be")
+    assert info.value.errors == [
+        ("a", "Input should be a valid integer, unable to parse string as an integer")
+    ]
 
 
 async def test_async_runs_the_sync_hook_in_a_thread_under_the_tool_run():
@@ -267,3 +273,16 @@ async def test_async_hook_and_async_handlers_are_awaited():
 
     assert await Sleepy().arun("0", callbacks=[Events()]) == "rested"
     assert events == ["start sleepy 0", "end rested"]
+
+
+def test_without_pydantic_a_bad_call_raises_tool_validation_error_itself(monkeypatch):
+    from ragline.core.tools import _schema
+
+    monkeypatch.setattr(_schema, "_ERROR_CLASS", [None])  # as where pydantic is missing
+    with pytest.raises(ToolValidationError) as info:
+        Add().run({"a": "two"})
+    assert type(info.value) is ToolValidationError
+    assert str(info.value) == (
+        "tool 'add' got invalid arguments: a: expected an integer, got 'two' (it takes: a, b)"
+    )
+    assert info.value.errors == [("a", "expected an integer, got 'two'")]

@@ -18,6 +18,7 @@ from langchain_core.runnables import ConfigurableField as LCConfigurableField
 from langchain_core.stores import InMemoryStore as LCInMemoryStore
 from langchain_core.vectorstores import InMemoryVectorStore as LCInMemoryVectorStore
 from langchain_text_splitters import CharacterTextSplitter as LCCharacterTextSplitter
+from pydantic import BaseModel, Field, ValidationError
 
 from ragline.core import ConfigurableField, Document, FakeListLLM, PromptTemplate
 from ragline.core.stores import InMemoryStore
@@ -215,3 +216,53 @@ def test_astream_events_filters_give_the_first_shown_event_the_input():
         ("on_chat_model_start", "FakeListChatModel", ["input"], {"topic": "cats"}),
         ("on_chat_model_end", "FakeListChatModel", ["output"], "NoneType"),
     ]
+
+
+class _AddArgs(BaseModel):
+    a: int = Field(description="first")
+    b: int
+
+
+def _tool_errors(tool_decorator: Any, structured: Any) -> list[tuple[str, bool, str]]:
+    """(class name, is pydantic's ValidationError, text for a pydantic model's schema) of
+    each bad call."""
+
+    @tool_decorator
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    def plus(a: int, b: int) -> int:
+        return a + b
+
+    modelled = structured.from_function(
+        func=plus, name="plus", description="Add.", args_schema=_AddArgs
+    )
+    calls = [
+        (add, {"a": 1}, False),
+        (add, {"a": 1, "b": "two"}, False),
+        (add, {"type": "tool_call", "name": "add", "args": {"a": 1}, "id": "c1"}, False),
+        (modelled, {"a": 1}, True),
+        (modelled, {"a": "one", "b": 2}, True),
+    ]
+    seen = []
+    for one, args, modelled_schema in calls:
+        try:
+            one.invoke(args)
+        except Exception as err:
+            text = str(err) if modelled_schema else ""
+            seen.append((type(err).__name__, isinstance(err, ValidationError), text))
+    return seen
+
+
+def test_bad_tool_arguments_raise_pydantics_validation_error():
+    from langchain_core.tools import StructuredTool as LCStructuredTool
+    from langchain_core.tools import tool as lc_tool
+
+    from ragline.tools import StructuredTool, tool
+
+    ours = _tool_errors(tool, StructuredTool)
+    theirs = _tool_errors(lc_tool, LCStructuredTool)
+    assert ours == theirs
+    assert [name for name, _, _ in ours] == ["ValidationError"] * 5
+    assert ours[3][2].startswith("1 validation error for _AddArgs\nb\n  Field required")

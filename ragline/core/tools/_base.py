@@ -56,7 +56,7 @@ from ragline.core.fields import Fields
 from ragline.core.messages import ToolMessage
 from ragline.core.runnables.base import Runnable
 from ragline.core.runnables.serializable import RunnableSerializable
-from ragline.core.tools._schema import ArgsSchema
+from ragline.core.tools._schema import ArgsSchema, tool_validation_error
 
 __all__ = ["BaseTool", "is_tool_call", "sync_run_manager"]
 
@@ -198,20 +198,22 @@ class BaseTool(Fields, Runnable[Any, Any]):
                 return ((tool_input,) if self._takes_var_positional() else ()), {}
             parsed = _json_object(tool_input)
             if parsed is None:
-                raise ToolValidationError(
+                raise tool_validation_error(
                     f"tool {self.name!r} takes arguments {', '.join(names)}; got the single "
                     f"string {tool_input!r:.60}: pass a dict (or a JSON object as text)",
                     tool=self.name,
                     errors=[("", "expected a dict of arguments, got a string")],
+                    args=tool_input,
                 )
             tool_input = parsed
         if isinstance(tool_input, Mapping):
             return (), schema.validate(tool_input, tool=self.name)
-        raise ToolValidationError(
+        raise tool_validation_error(
             f"tool {self.name!r} takes a str, a dict of arguments or a ToolCall, got "
             f"{type(tool_input).__name__}",
             tool=self.name,
             errors=[("", f"expected a str or a dict, got {type(tool_input).__name__}")],
+            args=tool_input,
         )
 
     def _takes_var_positional(self) -> bool:

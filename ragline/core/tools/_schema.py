@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import inspect
 import json
 import math
@@ -535,10 +536,11 @@ class ArgsSchema:
             ToolValidationError: naming every missing, unknown or ill-typed argument.
         """
         if not isinstance(args, Mapping):
-            raise ToolValidationError(
+            raise tool_validation_error(
                 f"tool {tool!r} takes a dict of arguments, got {type(args).__name__}",
                 tool=tool,
                 errors=[("", f"expected a dict, got {type(args).__name__}")],
+                args=args,
             )
         if self.model is not None:
             return self._validate_with_pydantic(args, tool)
@@ -561,7 +563,7 @@ class ArgsSchema:
             except Invalid as err:
                 problems.append((err.path, err.problem))
         if problems:
-            raise _validation_error(tool, problems, list(self.properties))
+            raise _validation_error(tool, problems, list(self.properties), args=dict(args))
         return validated
 
     def _compiled(self) -> dict[str, Callable[[Any, str], Any]]:
@@ -585,7 +587,9 @@ class ArgsSchema:
                 (".".join(str(part) for part in e.get("loc", ())), str(e.get("msg", "")))
                 for e in getattr(err, "errors", list)()
             ] or [("", str(err))]
-            raise _validation_error(tool, problems, list(self.properties)) from err
+            raise _validation_error(
+                tool, problems, list(self.properties), args=dict(args), pydantic_error=err
+            ) from err
         return {name: getattr(instance, name) for name in args if hasattr(instance, name)}
 
 
@@ -605,11 +609,112 @@ def _signature_and_hints(function: Callable[..., Any], title: str) -> tuple[Any,
 
 
 def _validation_error(
-    tool: str, problems: list[tuple[str, str]], known: list[str]
+    tool: str,
+    problems: list[tuple[str, str]],
+    known: list[str],
+    *,
+    args: Any = None,
+    pydantic_error: Any = None,
 ) -> ToolValidationError:
     listed = "; ".join(f"{path}: {problem}" if path else problem for path, problem in problems)
-    return ToolValidationError(
+    return tool_validation_error(
         f"tool {tool!r} got invalid arguments: {listed} (it takes: {', '.join(known) or 'none'})",
         tool=tool,
         errors=problems,
+        args=args,
+        pydantic_error=pydantic_error,
     )
+
+
+# ---- the error's class: pydantic's ValidationError too, where pydantic is installed ----
+_ERROR_CLASS: list[Any] = []  # [the class] once built; [None] without pydantic
+
+
+class _Problems(list):  # type: ignore[type-arg]
+    """``ToolValidationError.errors``: the ``(path, problem)`` pairs, and callable as
+    pydantic's ``ValidationError.errors()`` (the same problems in pydantic's dicts)."""
+
+    def __init__(self, problems: list[tuple[str, str]], pydantic_errors: Any) -> None:
+        super().__init__(problems)
+        self._pydantic_errors = pydantic_errors
+
+    def __call__(self, **kwargs: Any) -> Any:
+        return self._pydantic_errors(**kwargs)
+
+
+def _error_class() -> Any:
+    """The class of a failed argument check: :class:`ToolValidationError`, and also
+    pydantic's ``ValidationError`` (named so) when pydantic is installed, as LangChain's
+    tools raise pydantic's (``except pydantic.ValidationError`` catches it there and here).
+    """
+    if not _ERROR_CLASS:
+        try:
+            import pydantic_core
+        except ImportError:
+            _ERROR_CLASS.append(None)
+        else:
+
+            class ValidationError(  # type: ignore[misc]  # errors: a list, also callable
+                pydantic_core.ValidationError, ToolValidationError
+            ):
+                """A tool's arguments do not fit its schema: pydantic's ``ValidationError``
+                (LangChain's class for this) and ragline's ``ToolValidationError``."""
+
+                _text = ""
+
+                def __init__(self, *args: Any, **kwargs: Any) -> None:
+                    pass  # built by pydantic's from_exception_data; tool_validation_error
+                    # sets ToolValidationError's attributes
+
+                def __str__(self) -> str:
+                    return self._text
+
+            _ERROR_CLASS.append(ValidationError)
+    return _ERROR_CLASS[0]
+
+
+def _line_error(path: str, problem: str, args: Any) -> dict[str, Any]:
+    """One problem as pydantic's error details (its ``missing``, ``extra_forbidden`` or
+    ``value_error`` with ragline's words)."""
+    loc = tuple(int(part) if part.isdigit() else part for part in path.split(".")) if path else ()
+    value = args.get(path, args) if isinstance(args, Mapping) and path else args
+    if problem.startswith("missing"):
+        return {"type": "missing", "loc": loc, "input": args}
+    if problem == "unexpected argument":
+        return {"type": "extra_forbidden", "loc": loc, "input": value}
+    return {"type": "value_error", "loc": loc, "input": value, "ctx": {"error": problem}}
+
+
+def tool_validation_error(
+    message: str,
+    *,
+    tool: str,
+    errors: list[tuple[str, str]],
+    args: Any = None,
+    pydantic_error: Any = None,
+) -> ToolValidationError:
+    """The error of a failed argument check. With pydantic installed it is also
+    pydantic's ``ValidationError``; its text is pydantic's own when a pydantic model
+    checked the arguments (as LangChain's), else ragline's ``message``."""
+    cls = _error_class()
+    if cls is None:
+        return ToolValidationError(message, tool=tool, errors=errors)
+    error: Any = None
+    if pydantic_error is not None:
+        try:
+            details = [
+                {key: e[key] for key in ("type", "loc", "input", "ctx") if key in e}
+                for e in pydantic_error.errors()
+            ]
+            error = cls.from_exception_data(pydantic_error.title, details)
+        except Exception:  # a detail pydantic cannot rebuild: ragline's below
+            error = None
+    if error is None:
+        details = [_line_error(path, problem, args) for path, problem in errors]
+        error = cls.from_exception_data(tool, details)
+    error._text = str(pydantic_error) if pydantic_error is not None else message
+    error.args = (error._text,)
+    error.tool = tool
+    pydantic_class: Any = type(error).__mro__[1]
+    error.errors = _Problems(errors, functools.partial(pydantic_class.errors, error))
+    return error  # type: ignore[no-any-return]
