@@ -11,7 +11,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -23,13 +23,12 @@ from ragline.core import (
 )
 from ragline.core._checks import check_choice
 from ragline.core.documents import stored_document
+from ragline.embeddings import Embeddings
+from ragline.vectorstores._primitives import _plain_queries
 from ragline.vectorstores._validation import copy_metadata
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode, Predicate, matches
 from ragline.vectorstores.utils import METRICS, as_vector_matrix, normalize_rows
-
-if TYPE_CHECKING:
-    from ragline.embeddings import Embeddings
 
 __all__ = ["InMemoryVectorStore"]
 
@@ -47,6 +46,14 @@ class InMemoryVectorStore(VectorStore):
     cosine similarity (higher is closer, in [-1, 1]); ``"inner_product"`` the dot
     product (higher is closer); ``"l2"`` the Euclidean distance (lower is closer).
     Relevance scores are in [0, 1] for all three.
+
+    Under ``"cosine"`` the store ranks with float32 unit vectors and then gives each
+    returned document LangChain's float64 cosine of the vectors as the Embeddings gave
+    them (``dot / (|q| |v|)``), so the scores are LangChain's numbers (``1.0000000000000002``
+    where float32 would give ``1.0000001192092896``). It keeps a float64 copy of every
+    vector for that. A summed product can still differ from LangChain's in the last bit
+    where BLAS adds in another order (LangChain multiplies the query with every stored
+    vector at once).
 
     Args:
         embedding: the Embeddings used for texts and queries.
@@ -70,6 +77,9 @@ class InMemoryVectorStore(VectorStore):
         self.metric = metric
         self._lock = threading.RLock()
         self._vectors = np.zeros((0, 0), dtype=np.float32)  # rows [0, len(ids)) are live
+        # cosine: the vectors as given, in float64, and their norms (LangChain's scores)
+        self._exact = np.zeros((0, 0), dtype=np.float64)
+        self._norms = np.zeros(0, dtype=np.float64)
         self._ids: list[str] = []
         self._texts: list[str] = []
         self._metadatas: list[dict[str, Any]] = []
@@ -114,6 +124,41 @@ class InMemoryVectorStore(VectorStore):
     def count(self) -> int:
         return len(self._ids)
 
+    # ---- cosine: float64 vectors as given, for LangChain's score numbers ----------------
+    def _embed_documents(self, texts: list[str]) -> np.ndarray:
+        embeddings: Any = self.embeddings
+        if self.metric == "cosine" and _plain_documents(embeddings):
+            return np.asarray(embeddings.embed_documents(texts), dtype=np.float64)
+        return super()._embed_documents(texts)
+
+    def _embed_queries(self, queries: list[str]) -> np.ndarray:
+        embeddings: Any = self.embeddings
+        if self.metric == "cosine" and _plain_queries(embeddings):
+            return np.asarray([embeddings.embed_query(q) for q in queries], dtype=np.float64)
+        return super()._embed_queries(queries)
+
+    def _check_embeddings(self, vectors: Any, rows: int, dimension: int | None) -> np.ndarray:
+        checked = super()._check_embeddings(vectors, rows, dimension)
+        if self.metric == "cosine":
+            return np.array(vectors, dtype=np.float64)  # checked above; a private copy
+        return checked
+
+    def _check_queries(self, vectors: Any, dimension: int | None) -> np.ndarray:
+        checked = super()._check_queries(vectors, dimension)
+        if self.metric == "cosine":
+            return np.asarray(vectors, dtype=np.float64)
+        return checked
+
+    def _exact_cosines(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """LangChain's float64 cosine of one query and the vectors in ``rows``."""
+        query = query[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cosines = np.dot(query, self._exact[rows].T) / np.outer(
+                np.linalg.norm(query, axis=1), self._norms[rows]
+            )
+        cosines[np.isnan(cosines) | np.isinf(cosines)] = 0.0  # a zero vector, as LangChain
+        return cosines[0]
+
     def _upsert(
         self,
         ids: list[str],
@@ -121,12 +166,17 @@ class InMemoryVectorStore(VectorStore):
         texts: list[str],
         metadatas: list[dict[str, Any]],
     ) -> None:
+        exact = None
         if self.metric == "cosine":
+            exact = np.asarray(vectors, dtype=np.float64)
             vectors = normalize_rows(vectors)  # then cosine is a dot product
         with self._lock:
             if self._dimension is None:
                 self._dimension = vectors.shape[1]
                 self._vectors = np.zeros((max(16, len(ids)), self._dimension), dtype=np.float32)
+                if exact is not None:
+                    self._exact = np.zeros(self._vectors.shape, dtype=np.float64)
+                    self._norms = np.zeros(len(self._vectors), dtype=np.float64)
             elif vectors.shape[1] != self._dimension:  # a racing first add fixed another one
                 raise DimensionError(
                     f"embedding has dimension {vectors.shape[1]} but this store holds vectors "
@@ -146,6 +196,10 @@ class InMemoryVectorStore(VectorStore):
                     self._texts[row] = texts[i]
                     self._metadatas[row] = metadatas[i]
                 self._vectors[row] = vectors[i]
+            if exact is not None:
+                rows = [self._row_of[doc_id] for doc_id in ids]
+                self._exact[rows] = exact
+                self._norms[rows] = np.linalg.norm(exact, axis=1)
 
     def _reserve(self, rows: int) -> None:
         if rows > len(self._vectors):  # grow geometrically: amortised O(1) appends
@@ -154,6 +208,12 @@ class InMemoryVectorStore(VectorStore):
             )
             grown[: len(self._ids)] = self._vectors[: len(self._ids)]
             self._vectors = grown
+            if self.metric == "cosine":
+                exact = np.zeros(grown.shape, dtype=np.float64)
+                exact[: len(self._ids)] = self._exact[: len(self._ids)]
+                norms = np.zeros(len(grown), dtype=np.float64)
+                norms[: len(self._ids)] = self._norms[: len(self._ids)]
+                self._exact, self._norms = exact, norms
 
     def _delete(self, ids: list[str]) -> None:
         with self._lock:
@@ -169,6 +229,9 @@ class InMemoryVectorStore(VectorStore):
                     self._texts[row] = self._texts[last]
                     self._metadatas[row] = self._metadatas[last]
                     self._vectors[row] = self._vectors[last]
+                    if self.metric == "cosine":
+                        self._exact[row] = self._exact[last]
+                        self._norms[row] = self._norms[last]
                     self._row_of[moved] = row
                 self._ids.pop()
                 self._texts.pop()
@@ -211,6 +274,8 @@ class InMemoryVectorStore(VectorStore):
                 candidates = self._vectors[rows]
             if len(rows) == 0:
                 return [[] for _ in queries]
+            exact = queries if self.metric == "cosine" else None
+            queries = queries.astype(np.float32, copy=False)  # the ranking is float32
             scores, higher_is_better = self._scores(queries, candidates)
             take = min(k, len(rows))
             # top-k of every query at once: partition, then sort only the k kept
@@ -221,16 +286,23 @@ class InMemoryVectorStore(VectorStore):
                 best = np.broadcast_to(np.arange(len(rows)), keys.shape)
             order = np.argsort(np.take_along_axis(keys, best, axis=1), axis=1, kind="stable")
             best = np.take_along_axis(best, order, axis=1)
+            returned: Any = scores
+            positions: Any = best
+            if exact is not None:  # the returned ones' scores: LangChain's float64 cosine
+                returned = [
+                    self._exact_cosines(q, rows[b]) for q, b in zip(exact, best, strict=True)
+                ]
+                positions = [range(len(b)) for b in best]
             return [
                 [
                     SearchHit(
                         self._document(int(rows[i])),
-                        float(query_scores[i]),
+                        float(query_scores[at]),
                         candidates[i].copy() if with_vectors else None,
                     )
-                    for i in query_best
+                    for i, at in zip(query_best, where, strict=True)
                 ]
-                for query_scores, query_best in zip(scores, best, strict=True)
+                for query_scores, query_best, where in zip(returned, best, positions, strict=True)
             ]
 
     def _scores(self, queries: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -352,6 +424,13 @@ class InMemoryVectorStore(VectorStore):
         except (KeyError, TypeError, ValueError) as err:
             raise PersistenceError(f"{str(target)!r} is a corrupt saved store: {err}") from err
         return store
+
+
+def _plain_documents(embeddings: Any) -> bool:
+    """Whether ``embeddings`` gives document vectors through the Embeddings base class's
+    default ``embed_documents_array`` (its ``embed_documents`` lists: float64 numbers)."""
+    method = getattr(type(embeddings), "embed_documents_array", None)
+    return method is None or method is Embeddings.embed_documents_array
 
 
 def _unserializable(ids: list[str], metadatas: list[dict[str, Any]]) -> str:

@@ -266,3 +266,46 @@ def test_bad_tool_arguments_raise_pydantics_validation_error():
     assert ours == theirs
     assert [name for name, _, _ in ours] == ["ValidationError"] * 5
     assert ours[3][2].startswith("1 validation error for _AddArgs\nb\n  Field required")
+
+
+def _letter_counts(base: Any) -> Any:
+    class LetterCounts(base):  # type: ignore[misc, valid-type]
+        """Unit vectors of letter counts: float64 numbers float32 cannot hold exactly."""
+
+        def _one(self, text: str) -> list[float]:
+            counts = [0.0] * 26
+            for ch in text.lower():
+                if "a" <= ch <= "z":
+                    counts[ord(ch) - 97] += 1.0
+            norm = sum(x * x for x in counts) ** 0.5 or 1.0
+            return [x / norm for x in counts]
+
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [self._one(t) for t in texts]
+
+        def embed_query(self, text: str) -> list[float]:
+            return self._one(text)
+
+    return LetterCounts()
+
+
+def _in_memory_scores(store_cls: Any, embeddings: Any) -> list[Any]:
+    store = store_cls(embeddings)
+    store.add_texts(["foo", "thud", "quux waltz", "the cat sat on the mat"], ids=list("abcd"))
+    store.delete(["c"])
+    seen = []
+    for query, k in (("foo", 2), ("qux", 1), ("a cat on a mat", 3), ("thud", 4)):
+        found = store.similarity_search_with_score(query, k=k)
+        seen.append([(d.id, type(s).__name__, repr(s)) for d, s in found])
+    return seen
+
+
+def test_in_memory_vector_store_scores_are_langchains_float64_cosines():
+    from langchain_core.embeddings import Embeddings as LCEmbeddings
+
+    from ragline.embeddings import Embeddings
+
+    ours = _in_memory_scores(InMemoryVectorStore, _letter_counts(Embeddings))
+    theirs = _in_memory_scores(LCInMemoryVectorStore, _letter_counts(LCEmbeddings))
+    assert ours == theirs
+    assert ours[0][0] == ("a", "float", "1.0000000000000002")  # float32 gives 1.0000001192...
