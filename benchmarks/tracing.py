@@ -1,40 +1,47 @@
 """What OpenTelemetry tracing costs (issue 27): traced against untraced, in the same run.
 
-    .venv/bin/python benchmarks/tracing.py [--rounds 15] [--cpu] [--no-minilm]
+    .venv/bin/python benchmarks/tracing.py [--rounds 31] [--no-minilm] [--no-local-model]
 
 Traced means ``ragline.tracing.configure`` with an SDK ``TracerProvider`` whose
 ``BatchSpanProcessor`` hands the spans to an exporter that drops them (as a deployment
 sends them from a background thread; the export itself is not ragline's cost). Content
-capture is off (the default). Rows, each ``untraced``, ``traced`` and the ratio:
+capture is off (the default). Rows:
 
-- ``retriever.invoke``: FAISS (flat inner product, one OpenMP thread) of N documents with
-  random unit vectors of 384 dimensions, the query embedder a dict lookup (so the figure
-  is the search and the framework, not a model), k=4; N = 1,000 and 10,000;
-- ``prompt | model | parser``: ``ChatPromptTemplate | FakeListChatModel | StrOutputParser``
-  ``invoke``; the fake model answers at once (the bare framework), then after a fixed
-  20 ms and 50 ms of think time per reply (a FAKE model with a sleep, standing in for a
-  local model: a small one on a GPU answers in tens of ms; no real chat model runs here);
-- ``retriever.invoke`` with MiniLM (ragline's offline default, a real model run in
-  process, CPU, one thread) embedding the query, over FAISS of 1,000 documents: the
-  retriever as an application calls it (traced, the query embedding gets its own span);
-- tracing off: the same ``retriever.invoke`` and chain with tracing configured and then
-  disabled, against the same calls where the default-handler check and the retriever's
-  listener lookup are taken out (the code as it was before tracing existed, patched in
-  for the comparison); and an embedding call through the tracing hook (tracing off)
-  against the same method without it.
+- ``retriever.invoke, bare``: FAISS (flat inner product, one OpenMP thread) of N
+  documents with random unit vectors of 384 dimensions, the query embedder a dict
+  lookup (the search and the framework, no model), k=4; N = 1,000 and 10,000;
+- ``retriever.invoke, MiniLM query``: the same over 1,000 documents with the query
+  embedded by MiniLM (ragline's offline default, a real model run in process, CPU,
+  one thread): the retriever as an application calls it (traced, the query's
+  embedding gets its own span). The 3% target's row;
+- ``prompt | model | parser``: ``ChatPromptTemplate | chat model | StrOutputParser``
+  ``invoke``, the model a fake that answers at once (the bare framework), then a real
+  local model: a small GPT-2 with random weights built in process from its
+  configuration (nothing is downloaded), 24 tokens by greedy ``generate`` on the CPU,
+  one thread (``local_model_chain``). The 5% target's row;
+- ``control``: the same untraced call on both sides: what this machine's noise looks
+  like in the same measurement;
+- ``off``: the same ``retriever.invoke`` and chain with tracing configured and then
+  disabled, against the same calls with the default-handler check and the retriever's
+  listener lookup taken out (the code as it was before tracing existed, patched in for
+  the comparison); and an embedding call through the tracing hook (tracing off) against
+  the same method without it. Target: nothing measurable.
 
-Targets (issue 27): at most 3% on ``retriever.invoke``, at most 5% on the chain with a
-local model, nothing measurable when off. Timings are round-robin (``_timing.interleaved``:
-each competitor's figure is its fastest round), so load from other processes hurts all
-alike; ``--cpu`` counts this process's CPU time instead of wall time (the batch
-processor's export thread then counts too; a model's sleep does not, so the latency
-rows then show the framework's CPU alone).
+Timing (``paired``): each round runs a block of calls of one side, then of the other,
+the order swapped every round; a round gives one ratio (with it / baseline) from two
+blocks measured a few milliseconds apart, so that a burst of load from other processes
+falls on one round's pair rather than on one side. Per row: the median per-call time of
+each side over the rounds, the median of the per-round ratios and their 25th-75th
+percentiles (the spread), in CPU time of this process (the batch processor's export
+thread included) and in wall time. A target is met when the median ratio is within it;
+an ``off`` row is "not measurable" when the middle half of its ratios holds 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -42,8 +49,6 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from _timing import interleaved
 
 DIMENSION, QUERIES = 384, 200
 
@@ -125,15 +130,20 @@ def chain_input(i: int) -> dict[str, str]:
 
 
 class _Tracing:
-    """Switches tracing on (a batch processor, spans dropped) and off."""
+    """Switches tracing on (a batch processor, spans dropped) and off. ``noop``: the
+    OpenTelemetry API's no-op tracer instead of the SDK's (ragline's handler runs, no
+    span is made: ragline's part of the cost alone)."""
 
-    def __init__(self) -> None:
+    active: _Tracing | None = None  # the one switched on, if any
+
+    def __init__(self, *, noop: bool = False) -> None:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import (
             BatchSpanProcessor,
             SpanExporter,
             SpanExportResult,
         )
+        from opentelemetry.trace import NoOpTracerProvider
 
         class Dropped(SpanExporter):
             exported = 0
@@ -143,27 +153,31 @@ class _Tracing:
                 return SpanExportResult.SUCCESS
 
         self.exporter = Dropped
-        self.provider = TracerProvider()
-        self.provider.add_span_processor(BatchSpanProcessor(Dropped()))
+        self.provider: Any = NoOpTracerProvider()
+        if not noop:
+            self.provider = TracerProvider()
+            self.provider.add_span_processor(BatchSpanProcessor(Dropped()))
 
     def on(self) -> None:
         import ragline.tracing
 
         ragline.tracing.configure(tracer_provider=self.provider)
+        _Tracing.active = self
 
     def off(self) -> None:
         import ragline.tracing
 
         ragline.tracing.disable()
+        _Tracing.active = None
 
 
 def toggled(tracing: _Tracing, traced: bool, call: Callable[[int], Any]) -> Callable[[int], Any]:
     """``call`` with tracing switched on or off first (a tuple swap, in both)."""
     switch = tracing.on if traced else tracing.off
-    from ragline.core.callbacks import manager
+    wanted = tracing if traced else None
 
     def run(i: int) -> Any:
-        if (manager._default_handlers != ()) != traced:
+        if _Tracing.active is not wanted:
             switch()
         return call(i)
 
@@ -220,11 +234,105 @@ def same_call_patched(call: Callable[[int], Any]) -> Callable[[int], Any]:
     return run
 
 
-def rows(
-    rounds: int, clock: Callable[[], float], *, minilm: bool = True
-) -> list[tuple[str, float, float, str]]:
-    tracing = _Tracing()
-    results = []
+def local_model_chain(new_tokens: int = 24) -> Any | None:
+    """``prompt | model | parser`` whose chat model is a real local model run in
+    process: a small GPT-2 (2 layers, 128 wide, a byte vocabulary) with random
+    weights, built from its configuration (nothing is downloaded), greedy ``generate``
+    of ``new_tokens`` tokens on the CPU, one thread. Its answers are noise; its cost
+    per reply is a small local model's (tens of ms). None (and a note) without torch
+    and transformers."""
+    try:
+        import torch
+        from transformers import GPT2Config, GPT2LMHeadModel
+        from transformers.utils import logging as transformers_logging
+    except ImportError as err:
+        print(f"(local-model row skipped: {err})")
+        return None
+    from ragline.core import ChatPromptTemplate, SimpleChatModel, StrOutputParser
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    transformers_logging.set_verbosity_error()
+    config = GPT2Config(vocab_size=256, n_positions=512, n_embd=128, n_layer=2, n_head=4,
+                        bos_token_id=0, eos_token_id=0)  # fmt: skip
+    network = GPT2LMHeadModel(config).eval()
+
+    class TinyLocalChat(SimpleChatModel):
+        @property
+        def _llm_type(self) -> str:
+            return "tiny-local-gpt2"
+
+        def _call(self, messages: Any, stop: Any = None, **kwargs: Any) -> str:
+            prompt = "\n".join(message.text for message in messages).encode()[-400:]
+            ids = torch.tensor([list(prompt)])
+            with torch.no_grad():
+                out = network.generate(ids, attention_mask=torch.ones_like(ids),
+                                       max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+                                       do_sample=False, pad_token_id=0)  # fmt: skip
+            return bytes(out[0, ids.shape[1] :].tolist()).decode("latin-1")
+
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "You answer in {language}."), ("human", "{question}")]
+    )
+    return prompt | TinyLocalChat() | StrOutputParser()
+
+
+class Paired:
+    """Two competitors' seconds per call, round by round (a round: ``calls`` calls of
+    each, back to back); wall and CPU time both."""
+
+    def __init__(self) -> None:
+        self.wall: tuple[list[float], list[float]] = ([], [])
+        self.cpu: tuple[list[float], list[float]] = ([], [])
+
+    def summary(self, clock: str) -> tuple[float, float, float, float, float]:
+        """Median per-call seconds of each, the median of the per-round ratios (second
+        / first) and their 25th and 75th percentiles."""
+        first, second = self.wall if clock == "wall" else self.cpu
+        ratios = [b / a for a, b in zip(first, second, strict=True) if a > 0]
+        low, _, high = statistics.quantiles(ratios, n=4, method="inclusive")
+        return (statistics.median(first), statistics.median(second),
+                statistics.median(ratios), low, high)  # fmt: skip
+
+
+def paired(
+    first: Callable[[int], Any], second: Callable[[int], Any], *, calls: int, rounds: int
+) -> Paired:
+    """Time ``first`` and ``second`` in alternation: each round runs ``calls`` calls of
+    one, then of the other, the order swapped every round (so neither always runs
+    second, after the other warmed a cache or while a burst of load began); a round's
+    ratio compares two blocks a few milliseconds apart."""
+    for function in (first, second):
+        for i in range(min(calls, 20)):  # warm up
+            function(i)
+    result = Paired()
+    for round_ in range(rounds):
+        order = ((0, first), (1, second)) if round_ % 2 == 0 else ((1, second), (0, first))
+        for side, function in order:
+            wall, cpu = time.perf_counter(), time.process_time()
+            for i in range(calls):
+                function(i)
+            result.wall[side].append((time.perf_counter() - wall) / calls)
+            result.cpu[side].append((time.process_time() - cpu) / calls)
+    return result
+
+
+# label, what is compared, the paired timings, the target ("3%", "5%", "off" or "")
+Row = tuple[str, str, Paired, str]
+
+
+def rows(rounds: int, *, minilm: bool = True, local_model: bool = True) -> list[Row]:
+    tracing, noop = _Tracing(), _Tracing(noop=True)
+    results: list[Row] = []
+
+    def traced_pair(call: Callable[[int], Any], calls: int) -> Paired:
+        return paired(toggled(tracing, False, call), toggled(tracing, True, call),
+                      calls=calls, rounds=rounds)  # fmt: skip
+
+    def noop_pair(call: Callable[[int], Any], calls: int) -> Paired:
+        return paired(toggled(tracing, False, call), toggled(noop, True, call),
+                      calls=calls, rounds=rounds)  # fmt: skip
+
     for documents in (1_000, 10_000):
         retriever, queries = retriever_of(documents)
 
@@ -232,30 +340,14 @@ def rows(
             return retriever.invoke(queries[i % QUERIES])
 
         assert len(search(0)) == 4
-        figures = interleaved(
-            {"untraced": toggled(tracing, False, search), "traced": toggled(tracing, True, search)},
-            calls=100 if documents == 1_000 else 40,
-            rounds=rounds,
-            clock=clock,
-        )
-        results.append((f"retriever.invoke, {documents:,} docs", figures["untraced"],
-                        figures["traced"], "us"))  # fmt: skip
-    for latency, calls in ((0.0, 100), (0.02, 10), (0.05, 4)):
-        chain = chain_of(latency)
-
-        def answer(i: int, chain: Any = chain) -> Any:
-            return chain.invoke(chain_input(i))
-
-        assert answer(0) == "It is Paris."
-        figures = interleaved(
-            {"untraced": toggled(tracing, False, answer), "traced": toggled(tracing, True, answer)},
-            calls=calls,
-            rounds=rounds,
-            clock=clock,
-        )
-        label = "instant fake" if latency == 0 else f"fake, {latency * 1000:g} ms think"
-        results.append((f"prompt | model ({label}) | parser", figures["untraced"],
-                        figures["traced"], "us"))  # fmt: skip
+        results.append((f"retriever.invoke, bare, {documents:,} docs", "traced",
+                        traced_pair(search, 100 if documents == 1_000 else 20), ""))  # fmt: skip
+        if documents == 1_000:
+            results.append(("  ragline's part (no-op tracer)", "ragline",
+                            noop_pair(search, 100), ""))  # fmt: skip
+            control = toggled(tracing, False, search)
+            results.append(("control: untraced vs untraced, same", "control",
+                            paired(control, control, calls=100, rounds=rounds), ""))  # fmt: skip
     embedded_retriever = minilm_retriever() if minilm else None
     if embedded_retriever is not None:
         retriever, queries = embedded_retriever
@@ -263,66 +355,81 @@ def rows(
         def embedded(i: int, retriever: Any = retriever, queries: list[str] = queries) -> Any:
             return retriever.invoke(queries[i % len(queries)])
 
-        figures = interleaved(
-            {"untraced": toggled(tracing, False, embedded),
-             "traced": toggled(tracing, True, embedded)},
-            calls=20,
-            rounds=rounds,
-            clock=clock,
-        )  # fmt: skip
-        results.append(("retriever.invoke, MiniLM query, 1,000 docs", figures["untraced"],
-                        figures["traced"], "us"))  # fmt: skip
+        results.append(("retriever.invoke, MiniLM query, 1,000 docs", "traced",
+                        traced_pair(embedded, 10), "3%"))  # fmt: skip
+        control = toggled(tracing, False, embedded)
+        results.append(("control: untraced vs untraced, same", "control",
+                        paired(control, control, calls=10, rounds=rounds), ""))  # fmt: skip
+    chain = chain_of(0.0)
+    results.append(("prompt | model | parser, instant fake", "traced",
+                    traced_pair(lambda i: chain.invoke(chain_input(i)), 100), ""))  # fmt: skip
+    results.append(("  ragline's part (no-op tracer)", "ragline",
+                    noop_pair(lambda i: chain.invoke(chain_input(i)), 100), ""))  # fmt: skip
+    local = local_model_chain() if local_model else None
+    if local is not None:
+        local.invoke(chain_input(0))
+        results.append(("prompt | local GPT-2 (24 tokens) | parser", "traced",
+                        traced_pair(lambda i: local.invoke(chain_input(i)), 3), "5%"))  # fmt: skip
     tracing.on()
     tracing.off()  # configured once, then off: what 'off' means below
     retriever, queries = retriever_of(1_000)
-    chain = chain_of(0.0)
-    for label, call in (
-        ("off: retriever.invoke, 1,000 docs", lambda i: retriever.invoke(queries[i % QUERIES])),
-        ("off: prompt | model (instant) | parser", lambda i: chain.invoke(chain_input(i))),
-    ):
-        figures = interleaved(
-            {"before tracing": pre_tracing(call), "tracing off": same_call_patched(call)},
-            calls=100,
-            rounds=rounds,
-            clock=clock,
-        )
-        results.append((label, figures["before tracing"], figures["tracing off"], "us"))
+    for label, call, calls in (
+        ("off: retriever.invoke, 1,000 docs", lambda i: retriever.invoke(queries[i % QUERIES]),
+         100),
+        ("off: prompt | model (instant) | parser", lambda i: chain.invoke(chain_input(i)), 100),
+    ):  # fmt: skip
+        results.append((label, "off", paired(pre_tracing(call), same_call_patched(call),
+                                             calls=calls, rounds=rounds), "off"))  # fmt: skip
     from ragline.embeddings import HashingEmbeddings
 
     hashing = HashingEmbeddings(dimension=64)
     unhooked = type(hashing).embed_query.__wrapped__  # the method without the tracing hook
-    figures = interleaved(
-        {"no hook": lambda i: unhooked(hashing, queries[i % QUERIES]),
-         "hook, tracing off": lambda i: hashing.embed_query(queries[i % QUERIES])},
-        calls=200,
-        rounds=rounds,
-        clock=clock,
-    )  # fmt: skip
-    results.append(("off: embed_query (hashing, 64 dims)", figures["no hook"],
-                    figures["hook, tracing off"], "us"))  # fmt: skip
+    results.append(("off: embed_query (hashing, 64 dims)", "off",
+                    paired(lambda i: unhooked(hashing, queries[i % QUERIES]),
+                           lambda i: hashing.embed_query(queries[i % QUERIES]),
+                           calls=200, rounds=rounds), "off"))  # fmt: skip
     tracing.provider.force_flush()
     print(f"(spans exported and dropped: {tracing.exporter.exported:,})")
     return results
 
 
+def verdict(target: str, ratio: float, low: float, high: float) -> str:
+    if target == "off":  # nothing measurable: the middle half of the ratios holds 1
+        return "not measurable" if low <= 1.0 <= high else "MEASURABLE"
+    if target:
+        limit = 1 + float(target.rstrip("%")) / 100
+        return f"<= {target}: " + ("met" if ratio <= limit else "NOT met")
+    return ""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--cpu", action="store_true", help="CPU time instead of wall time")
-    parser.add_argument("--no-minilm", action="store_true", help="skip the MiniLM row")
+    parser.add_argument("--rounds", type=int, default=31)
+    parser.add_argument("--no-minilm", action="store_true", help="skip the MiniLM rows")
+    parser.add_argument("--no-local-model", action="store_true", help="skip the GPT-2 row")
     args = parser.parse_args()
-    clock = time.process_time if args.cpu else time.perf_counter
-    measured = rows(args.rounds, clock, minilm=not args.no_minilm)
-    print(f"load average {os.getloadavg()[0]:.2f}; {'CPU' if args.cpu else 'wall'} time, "
-          f"best of {args.rounds} rounds")  # fmt: skip
-    print(f"{'measurement':42} {'baseline':>12} {'with it':>12} {'ratio':>8}")
-    for label, baseline, measured_time, _ in measured:
-        print(f"{label:42} {baseline * 1e6:10.1f}us {measured_time * 1e6:10.1f}us "
-              f"{measured_time / baseline:8.3f}")  # fmt: skip
+    if args.rounds < 3:
+        parser.error("--rounds must be at least 3")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # MiniLM's loading bar
+    before = os.getloadavg()[0]
+    measured = rows(args.rounds, minilm=not args.no_minilm,
+                    local_model=not args.no_local_model)  # fmt: skip
+    print(f"load average (1 min) {before:.2f} before, {os.getloadavg()[0]:.2f} after; "
+          f"{os.cpu_count()} cores; {args.rounds} rounds, medians")  # fmt: skip
+    for clock in ("cpu", "wall"):
+        print(f"\n{'CPU time of this process' if clock == 'cpu' else 'wall time'} per call")
+        print(f"{'measurement':44}{'baseline':>11}{'with it':>11}{'ratio':>8}"
+              f"{'p25..p75':>15}  verdict")  # fmt: skip
+        for label, _, timings, target in measured:
+            first, second, ratio, low, high = timings.summary(clock)
+            spread = f"{low:.3f}..{high:.3f}"
+            print(f"{label:44}{first * 1e6:9.1f}us{second * 1e6:9.1f}us{ratio:8.3f}"
+                  f"{spread:>15}  {verdict(target, ratio, low, high)}")  # fmt: skip
     print(
-        "(baseline untraced, 'with it' traced; the 'off' rows: baseline the code before "
-        "tracing (the embedding row: the method without the hook), 'with it' tracing "
-        "configured then disabled)"
+        "\n(baseline untraced and 'with it' traced; control rows: the same untraced call "
+        "on both sides (the noise); 'off' rows: baseline the code before tracing (for "
+        "embed_query the method without the hook), 'with it' tracing configured then "
+        "disabled. ratio: the median of the per-round ratios; p25..p75: their middle half)"
     )
 
 
