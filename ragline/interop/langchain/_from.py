@@ -232,8 +232,49 @@ class LangChainEmbeddings(Embeddings):
         return list(map(float, await self.langchain_object.aembed_query(text)))
 
 
+def _unheard_run(retriever: Any, config: dict[str, Any], asynchronous: bool) -> Any:
+    """A no-op LangChain run manager for ``retriever``'s hook when the retriever run
+    ``invoke`` would start with ``config`` has no handler, else None (then its own
+    ``invoke`` / ``ainvoke`` runs).
+
+    LangChain's own ``configure`` says whether there is a handler (passed in the config,
+    in context variables, or set up globally), so only its bookkeeping for a run nobody
+    hears is skipped. A retriever class with its own ``invoke`` always gets it called.
+    """
+    base = lc("retrievers").BaseRetriever
+    name = "ainvoke" if asynchronous else "invoke"
+    if getattr(type(retriever), name) is not getattr(base, name):
+        return None
+    manager = lc("callbacks.manager")
+    callbacks = lc("runnables.config").ensure_config(config).get("callbacks")
+    if manager.CallbackManager.configure(callbacks, None).handlers:
+        return None
+    kind = (
+        manager.AsyncCallbackManagerForRetrieverRun
+        if asynchronous
+        else manager.CallbackManagerForRetrieverRun
+    )
+    run_id = config.get("run_id")  # the id the run would have had (the wrapper's run)
+    if run_id is None:
+        return kind.get_noop_manager()
+    tags, metadata = config.get("tags", []), config.get("metadata", {})
+    return kind(
+        run_id=run_id,
+        handlers=[],
+        inheritable_handlers=[],
+        tags=[],
+        inheritable_tags=tags,
+        metadata={},
+        inheritable_metadata=metadata,
+    )
+
+
 class LangChainRetriever(BaseRetriever):
-    """A LangChain retriever as a ragline retriever; its documents converted."""
+    """A LangChain retriever as a ragline retriever; its documents converted.
+
+    When the LangChain retriever run would have no handler (``_unheard_run``), its hook
+    is called as its ``invoke`` would call it, without starting that run.
+    """
 
     def __init__(self, retriever: Any) -> None:
         self.langchain_object = retriever
@@ -243,13 +284,27 @@ class LangChainRetriever(BaseRetriever):
         return self._name
 
     def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> list[Document]:
-        found = self.langchain_object.invoke(query, langchain_config())
+        retriever, config = self.langchain_object, langchain_config()
+        quiet = _unheard_run(retriever, config, asynchronous=False)
+        if quiet is None:
+            found = retriever.invoke(query, config)
+        elif retriever._new_arg_supported:
+            found = retriever._get_relevant_documents(query, run_manager=quiet)
+        else:
+            found = retriever._get_relevant_documents(query)
         return [document_from_langchain(document) for document in found]
 
     async def _aget_relevant_documents(  # type: ignore[override]
         self, query: str, *, run_manager: Any = None
     ) -> list[Document]:
-        found = await self.langchain_object.ainvoke(query, langchain_config())
+        retriever, config = self.langchain_object, langchain_config()
+        quiet = _unheard_run(retriever, config, asynchronous=True)
+        if quiet is None:
+            found = await retriever.ainvoke(query, config)
+        elif retriever._new_arg_supported:
+            found = await retriever._aget_relevant_documents(query, run_manager=quiet)
+        else:
+            found = await retriever._aget_relevant_documents(query)
         return [document_from_langchain(document) for document in found]
 
 

@@ -25,6 +25,7 @@ from ragline.interop.langchain._convert import (
 require("langchain_core", "langchain", package="langchain-core")
 
 from langchain_core.callbacks import (  # noqa: E402
+    AsyncCallbackManager,
     AsyncCallbackManagerForRetrieverRun,
     CallbackManager,
     CallbackManagerForRetrieverRun,
@@ -206,12 +207,44 @@ class RaglineVectorStore(VectorStore):
         )
 
 
+def _listened(manager_class: Any, config: RunnableConfig, options: dict[str, Any]) -> bool:
+    """Whether a LangChain run started with ``config`` would have a callback handler:
+    LangChain's own ``configure`` says, so handlers passed in the config, kept in context
+    variables (``collect_runs``, ``tracing_v2_enabled``, configure hooks) or set up
+    globally (``set_debug``, tracing environment variables) all count. Tags and metadata
+    add no handler, so they are left out of this call."""
+    manager = manager_class.configure(
+        config.get("callbacks"), None, verbose=options.get("verbose", False)
+    )
+    return bool(manager.handlers)
+
+
 class RaglineRetriever(BaseRetriever):
     """A ragline retriever as a LangChain ``BaseRetriever``; its runs inside are
-    reported under the LangChain retriever run."""
+    reported under the LangChain retriever run.
+
+    When no LangChain handler would see the retriever run (``_listened``), ``invoke``
+    and ``ainvoke`` call the ragline retriever directly: LangChain's run would report to
+    nobody, and the ragline call is the one its own hook makes then (no callbacks
+    crossing: an empty config). Otherwise LangChain's own ``invoke`` runs, unchanged.
+    """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     ragline_object: Any
+
+    def invoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        if _listened(CallbackManager, ensure_config(config), kwargs):
+            return super().invoke(input, config, **kwargs)
+        return _documents(self.ragline_object.invoke(input, {}))
+
+    async def ainvoke(
+        self, input: str, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> list[Document]:
+        if _listened(AsyncCallbackManager, ensure_config(config), kwargs):
+            return await super().ainvoke(input, config, **kwargs)
+        return _documents(await self.ragline_object.ainvoke(input, {}))
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
