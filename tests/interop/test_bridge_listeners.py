@@ -2,7 +2,8 @@
 (LangChain's ``configure`` decides), so every way a listener can be there must still
 hear the run and the runs inside it, with their parents: a handler in the config, one
 handed down by an enclosing LangChain run, ``collect_runs`` (a context variable), the
-global debug switch, and, the other way, ragline handlers and ``astream_events``.
+global debug switch, LangSmith tracing (``tracing_v2_enabled``, posting to a loopback
+server), and, the other way, ragline handlers and ``astream_events``.
 
 Each retriever here makes one inner run (a lambda named "shout"), so a test fails if a
 shortcut dropped the wrapper's run or cut its inner runs off from the listener.
@@ -10,6 +11,10 @@ shortcut dropped the wrapper's run or cut its inner runs off from the listener.
 
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from uuid import UUID
 
@@ -19,7 +24,8 @@ from langchain_core.documents import Document as LCDocument
 from langchain_core.globals import set_debug
 from langchain_core.retrievers import BaseRetriever as LCBaseRetriever
 from langchain_core.runnables import RunnableLambda as LCRunnableLambda
-from langchain_core.tracers.context import collect_runs
+from langchain_core.tracers.context import collect_runs, tracing_v2_enabled
+from langsmith import Client
 
 from ragline.core import BaseRetriever, Document, RunnableLambda
 from ragline.core.callbacks import RunCollectorCallbackHandler
@@ -82,6 +88,52 @@ class _Heard(LCHandler):
 SHOUTED = [LCDocument("HI", metadata={"n": 1}, id="x")]
 
 
+class _LangSmithRuns(BaseHTTPRequestHandler):
+    """Takes LangSmith's run posts (``POST /runs``, ``PATCH /runs/<id>``) and keeps their
+    fields, merged per run id, in the server's ``runs``."""
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        if self.path.startswith("/runs") and body:
+            fields = json.loads(body)
+            self.server.runs.setdefault(fields["id"], {}).update(fields)  # type: ignore[attr-defined]
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    do_GET = do_POST = do_PATCH = _answer
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def langsmith() -> Iterator[tuple[Client, dict[str, dict[str, Any]]]]:
+    """A LangSmith client posting to a loopback server, and the runs it received."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _LangSmithRuns)
+    server.runs = {}  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        yield Client(api_url=url, api_key="test", auto_batch_tracing=False), server.runs  # type: ignore[attr-defined]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _traced(runs: dict[str, dict[str, Any]]) -> list[tuple[str, str, str | None]]:
+    """(name, run type, parent's name) of each traced run, sorted."""
+    names = {run_id: fields["name"] for run_id, fields in runs.items()}
+    return sorted(
+        (fields["name"], fields["run_type"], names.get(fields.get("parent_run_id")))  # type: ignore[arg-type]
+        for fields in runs.values()
+    )
+
+
 def _assert_retriever_then_shout(events: list[Any], name: str, parent: UUID | None) -> None:
     """The retriever run under ``parent``, and the inner "shout" run under it."""
     (start, retriever, wrapper, above), (shout, inner, shout_id, shout_parent) = events[:2]
@@ -134,6 +186,16 @@ def test_langchain_s_global_debug_output_shows_the_inner_run_under_the_retriever
     finally:
         set_debug(False)
     assert "[retriever:_Shouting > chain:shout] Entering Chain run" in capsys.readouterr().out
+
+
+def test_langsmith_tracing_records_the_bridged_retriever_and_its_inner_run(
+    langsmith: tuple[Client, dict[str, dict[str, Any]]],
+) -> None:
+    client, runs = langsmith
+    with tracing_v2_enabled(project_name="bridge", client=client) as tracer:
+        assert to_langchain(_Shouting()).invoke("hi") == SHOUTED
+    tracer.wait_for_futures()
+    assert _traced(runs) == [("_Shouting", "retriever", None), ("shout", "chain", "_Shouting")]
 
 
 async def test_async_listeners_hear_the_bridged_retriever_and_its_inner_run() -> None:
@@ -217,6 +279,16 @@ def test_collect_runs_hears_a_wrapped_langchain_retriever_with_no_ragline_listen
     (run,) = collected.traced_runs
     assert (run.name, run.run_type) == ("_LCShouting", "retriever")
     assert [child.name for child in run.child_runs] == ["shout"]
+
+
+def test_langsmith_tracing_records_a_wrapped_langchain_retriever_with_no_ragline_listener(
+    langsmith: tuple[Client, dict[str, dict[str, Any]]],
+) -> None:
+    client, runs = langsmith
+    with tracing_v2_enabled(project_name="bridge", client=client) as tracer:
+        from_langchain(_LCShouting()).invoke("hi")
+    tracer.wait_for_futures()
+    assert _traced(runs) == [("_LCShouting", "retriever", None), ("shout", "chain", "_LCShouting")]
 
 
 async def test_collect_runs_hears_a_wrapped_langchain_retriever_async() -> None:
