@@ -181,6 +181,11 @@ class StorePrimitives(ABC):
         """Map native scores to relevance in [0, 1], higher more relevant (per score_kind)."""
         return relevance_function(self.score_kind)(np.asarray(native, dtype=np.float64))
 
+    def _score_out(self, score: Any) -> Any:
+        """A native score as search methods return it (a Python float; FAISS built with
+        LangChain's ``distance_strategy`` gives numpy's float32, as LangChain's does)."""
+        return float(score)
+
     def _scalar_relevance(self) -> Callable[[float], float] | None:
         """The one-float twin of :meth:`_relevance_scores`, or None when a subclass
         overrides ``_relevance_scores`` (then only the array hook applies)."""
@@ -279,7 +284,8 @@ class StorePrimitives(ABC):
         k = plan.k
         if not plan.to_relevance:  # the plain path: no array round trip, one list per query
             if scores:
-                return [[(doc, float(score)) for doc, score, _ in found[:k]] for found in hits]
+                out = self._score_out
+                return [[(doc, out(score)) for doc, score, _ in found[:k]] for found in hits]
             return [[doc for doc, _, _ in found[:k]] for found in hits]
         threshold = plan.score_threshold
         scalar = self._scalar_relevance()
@@ -287,7 +293,7 @@ class StorePrimitives(ABC):
         for found in hits:
             found = found[:k]
             if scalar is not None:  # a few scores: plain Python beats numpy calls
-                pairs = [(doc, scalar(float(score))) for doc, score, _ in found]
+                pairs = [(doc, scalar(self._score_out(score))) for doc, score, _ in found]
             else:
                 native = np.array([float(hit.score) for hit in found], dtype=np.float64)
                 relevance = self._relevance_scores(native).tolist()

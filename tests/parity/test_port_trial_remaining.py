@@ -309,3 +309,42 @@ def test_in_memory_vector_store_scores_are_langchains_float64_cosines():
     theirs = _in_memory_scores(LCInMemoryVectorStore, _letter_counts(LCEmbeddings))
     assert ours == theirs
     assert ours[0][0] == ("a", "float", "1.0000000000000002")  # float32 gives 1.0000001192...
+
+
+def _faiss_score_types(faiss_cls: Any, strategies: Any, embeddings: Any) -> list[Any]:
+    seen = []
+    for name in ("EUCLIDEAN_DISTANCE", "COSINE", "MAX_INNER_PRODUCT"):
+        for normalize in (False, True):
+            store = faiss_cls.from_texts(
+                ["foo", "bar", "baz"],
+                embeddings,
+                distance_strategy=getattr(strategies, name),
+                normalize_L2=normalize,
+            )
+            scored = store.similarity_search_with_score("foo", k=2)
+            seen.append([(d.page_content, repr(s)) for d, s in scored])
+            relevant = store.similarity_search_with_relevance_scores("foo", k=2)
+            seen.append([type(s).__name__ for _, s in relevant])
+            if name != "MAX_INNER_PRODUCT":  # ragline's own relevance there (documented)
+                seen.append(repr(relevant[0][1]))
+    store = faiss_cls.from_texts(["foo", "bar"], embeddings, relevance_score_fn=lambda d: 0.5)
+    seen.append([repr(s) for _, s in store.similarity_search_with_relevance_scores("foo", k=2)])
+    return seen
+
+
+def test_faiss_scores_are_numpy_float32_under_langchains_strategies():
+    import warnings
+
+    from langchain_community.vectorstores import FAISS as LCFAISS
+    from langchain_community.vectorstores.utils import DistanceStrategy as LCDistanceStrategy
+
+    from ragline.vectorstores import FAISS
+    from ragline.vectorstores.utils import DistanceStrategy
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # relevance out of [0, 1], MAX_INNER_PRODUCT notes
+        ours = _faiss_score_types(FAISS, DistanceStrategy, DeterministicFakeEmbedding(size=8))
+        theirs = _faiss_score_types(LCFAISS, LCDistanceStrategy, LCFakeEmbedding(size=8))
+    assert ours == theirs
+    assert ours[0] == [("foo", "np.float32(0.0)"), ("bar", "np.float32(33.84858)")]
+    assert ours[-1] == ["0.5", "0.5"]  # a relevance_score_fn's own type

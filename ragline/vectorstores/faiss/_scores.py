@@ -37,6 +37,8 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
+import numpy as np
+
 from ragline.core import ConfigurationError
 from ragline.vectorstores.utils import RELEVANCE_SCALAR_FUNCTIONS, DistanceStrategy
 
@@ -88,10 +90,10 @@ def _clipped(relevance: Callable[[float], float], where: str) -> Callable[[float
     """``relevance`` with any value outside [0, 1] clipped into it, with a warning."""
 
     def checked(score: float) -> float:
-        value = float(relevance(score))
-        if 0.0 <= value <= 1.0:
+        value = relevance(score)  # its own type, as LangChain's (float32 from a float32 score)
+        if 0.0 <= float(value) <= 1.0:
             return value
-        clipped = 0.0 if value < 0.0 else 1.0 if value > 1.0 else value  # NaN stays NaN
+        clipped = _like(value, 0.0 if value < 0.0 else 1.0 if value > 1.0 else value)
         warnings.warn(
             f"FAISS ({where}): relevance {value!r} of native score {score!r} is outside "
             f"[0, 1]; ragline clips it to {clipped!r} (LangChain returns it as it is)",
@@ -101,6 +103,11 @@ def _clipped(relevance: Callable[[float], float], where: str) -> Callable[[float
         return clipped
 
     return checked
+
+
+def _like(model: Any, value: Any) -> Any:
+    """``value`` as the numpy scalar type of ``model`` (a float32 relevance stays one)."""
+    return type(model)(value) if isinstance(model, np.floating) else value
 
 
 def relevance_for(
@@ -139,6 +146,6 @@ def relevance_for(
                 UserWarning,
                 stacklevel=_caller_level(),
             )
-        return own(score)
+        return _like(score, own(score))
 
     return inner_product

@@ -278,6 +278,10 @@ class FAISS(VectorStore):
     def _scalar_relevance(self) -> Callable[[float], float]:
         return self._relevance
 
+    def _score_out(self, score: Any) -> Any:
+        # LangChain's strategies: faiss's float32, as LangChain's FAISS returns it
+        return float(score) if self.distance_strategy is None else np.float32(score)
+
     def _relevance_scores(self, native: np.ndarray) -> np.ndarray:
         relevance = self._relevance
         return np.array([relevance(float(score)) for score in native], dtype=np.float64)
