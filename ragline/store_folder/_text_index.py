@@ -23,13 +23,12 @@ with other tokenizer options is rebuilt.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -39,10 +38,15 @@ from ragline.retrievers import BM25Index, BM25Tokenizer
 __all__ = [
     "DEFAULT_TOKENIZER",
     "TextIndex",
+    "TextRows",
     "load_text_index",
+    "load_text_rows",
     "save_text_index",
+    "save_text_rows",
     "store_records",
     "sync_text_index",
+    "sync_text_rows",
+    "update_text_rows",
 ]
 
 JSON_FILE = "bm25.json"
@@ -67,6 +71,42 @@ class TextIndex:
     def row_of(self) -> dict[str, int]:
         """Chunk id -> row."""
         return {chunk_id: row for row, chunk_id in enumerate(self.ids)}
+
+
+@dataclass
+class TextRows:
+    """A keyword index as it is saved: per chunk its distinct term numbers and counts
+    (``doc_ptr``/``doc_terms``/``doc_tfs``, as :meth:`BM25Index.from_rows` takes them),
+    without the postings a search needs. A commit reads, updates and writes these only:
+    building the postings sorts every row's terms, and a commit never searches.
+
+    ``saved_in`` is the name of the folder the index was saved into, as its JSON records
+    it ("" when it records none): a generation's own index names that generation, one
+    copied there from elsewhere does not.
+    """
+
+    ids: list[str]
+    terms: list[str]
+    doc_ptr: np.ndarray
+    doc_terms: np.ndarray
+    doc_tfs: np.ndarray
+    tokenizer: BM25Tokenizer
+    k1: float = 1.5
+    b: float = 0.75
+    saved_in: str = ""
+
+    @classmethod
+    def of(cls, text_index: TextIndex) -> TextRows:
+        index = text_index.index
+        return cls(text_index.ids, list(index.terms), index.doc_ptr, index.doc_terms,
+                   index.doc_tfs, text_index.tokenizer, index.k1, index.b)  # fmt: skip
+
+    def to_index(self) -> TextIndex:
+        """The searchable index (its postings built)."""
+        index = BM25Index.from_rows(
+            self.terms, self.doc_ptr, self.doc_terms, self.doc_tfs, k1=self.k1, b=self.b
+        )
+        return TextIndex(self.ids, index, self.tokenizer)
 
 
 def default_tokenizer_options() -> dict[str, Any]:
@@ -98,49 +138,97 @@ def sync_text_index(
     Returns:
         ``(index, added, removed)``.
     """
+    rows = None if current is None else TextRows.of(current)
+    synced, added, removed = sync_text_rows(rows, ids, texts, tokenizer)
+    return synced.to_index(), added, removed
+
+
+def sync_text_rows(
+    current: TextRows | None,
+    ids: Sequence[str],
+    texts: Sequence[str],
+    tokenizer: BM25Tokenizer,
+) -> tuple[TextRows, int, int]:
+    """:func:`sync_text_index` on rows (no postings built)."""
     if current is not None and current.tokenizer != tokenizer:
         current = None
     wanted = dict(zip(ids, texts, strict=True))
     if current is None:
         kept_rows: list[int] = []
-        kept_ids: list[str] = []
-        vocabulary: list[str] = []
-        ptr = np.zeros(1, dtype=np.int64)
-        terms = np.zeros(0, dtype=np.int64)
-        tfs = np.zeros(0, dtype=np.int64)
+        have: set[str] = set()
     else:
         kept_rows = [row for row, chunk_id in enumerate(current.ids) if chunk_id in wanted]
-        kept_ids = [current.ids[row] for row in kept_rows]
-        vocabulary = list(current.index.terms)
-        ptr, terms, tfs = current.index.doc_ptr, current.index.doc_terms, current.index.doc_tfs
-    removed = 0 if current is None else len(current.ids) - len(kept_ids)
-    have = set(kept_ids)
+        have = {current.ids[row] for row in kept_rows}
     new_ids = [chunk_id for chunk_id in ids if chunk_id not in have]
-    # the kept rows, then one row per new chunk
-    starts, ends = ptr[kept_rows], ptr[np.asarray(kept_rows, dtype=np.int64) + 1]
-    sizes = ends - starts
-    # the positions of the kept rows' entries: each row's start, counted up to its size
-    offsets = np.cumsum(sizes) - sizes
-    take = np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - offsets, sizes)
     new_texts = [wanted[chunk_id] for chunk_id in new_ids]
+    rows = _with_rows(current, kept_rows, new_ids, new_texts, tokenizer)
+    removed = 0 if current is None else len(current.ids) - len(kept_rows)
+    return rows, len(new_ids), removed
+
+
+def update_text_rows(
+    current: TextRows, removed: Sequence[str], added_ids: Sequence[str], added_texts: Sequence[str]
+) -> TextRows:
+    """``current`` with the rows of ``removed`` dropped and ``added_ids`` tokenized (an id
+    in both is replaced): the update by what changed, for an index known to be in step
+    with the store before the change. Only the added texts are read; the rest costs one
+    pass over the ids when rows are dropped, and copies of the row arrays.
+    """
+    gone = {*removed, *added_ids}
+    kept: list[int] | None = None  # None: every row
+    if gone:
+        kept = [row for row, chunk_id in enumerate(current.ids) if chunk_id not in gone]
+        if len(kept) == len(current.ids):
+            kept = None
+    return _with_rows(current, kept, list(added_ids), list(added_texts), current.tokenizer)
+
+
+def _with_rows(
+    current: TextRows | None,
+    kept_rows: list[int] | None,
+    new_ids: list[str],
+    new_texts: list[str],
+    tokenizer: BM25Tokenizer,
+) -> TextRows:
+    """``current``'s ``kept_rows`` (in order; None: all of them) followed by new rows for
+    ``new_texts``; terms no row uses any more are dropped."""
+    if current is None:
+        current = TextRows([], [], np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                           np.zeros(0, dtype=np.int32), tokenizer)  # fmt: skip
+        kept_rows = []
+    vocabulary = list(current.terms)
+    ptr, terms, tfs = current.doc_ptr, current.doc_terms, current.doc_tfs
     new_terms, new_tfs, new_sizes = _rows_of(new_texts, vocabulary, tokenizer)
-    row_terms: list[np.ndarray] = [terms[take], new_terms]
-    row_tfs: list[np.ndarray] = [tfs[take], new_tfs]
-    row_sizes: list[int] = [*sizes.tolist(), *new_sizes.tolist()]
-    all_terms = np.concatenate(row_terms) if row_terms else np.zeros(0, dtype=np.int64)
-    all_tfs = np.concatenate(row_tfs) if row_tfs else np.zeros(0, dtype=np.int64)
-    doc_ptr = np.concatenate([[0], np.cumsum(np.asarray(row_sizes, dtype=np.int64))])
-    # drop terms no row uses (deleted chunks' words), renumbering the rest
-    used = np.flatnonzero(np.bincount(all_terms, minlength=len(vocabulary)))  # no sort
-    if len(used) < len(vocabulary):
-        remap = np.full(len(vocabulary), -1, dtype=np.int64)
-        remap[used] = np.arange(len(used))
-        all_terms = remap[all_terms]
-        vocabulary = [vocabulary[t] for t in used.tolist()]
-    k1 = current.index.k1 if current is not None else 1.5
-    b = current.index.b if current is not None else 0.75
-    index = BM25Index.from_rows(vocabulary, doc_ptr, all_terms, all_tfs, k1=k1, b=b)
-    return TextIndex([*kept_ids, *new_ids], index, tokenizer), len(new_ids), removed
+    # term numbers and counts as saved (int32): a large index is copied once per update
+    new_terms, new_tfs = new_terms.astype(np.int32), new_tfs.astype(np.int32)
+    if kept_rows is None:  # nothing dropped: the rows as they are, then the new ones
+        kept_ids = list(current.ids)
+        all_terms = np.concatenate([terms, new_terms])
+        all_tfs = np.concatenate([tfs, new_tfs])
+        doc_ptr = np.concatenate([ptr, ptr[-1] + np.cumsum(new_sizes, dtype=np.int64)])
+    else:
+        kept_ids = [current.ids[row] for row in kept_rows]
+        starts, ends = ptr[kept_rows], ptr[np.asarray(kept_rows, dtype=np.int64) + 1]
+        sizes = ends - starts
+        # the positions of the kept rows' entries: each row's start, counted up to its size
+        offsets = np.cumsum(sizes) - sizes
+        take = np.arange(int(sizes.sum()), dtype=np.int64) + np.repeat(starts - offsets, sizes)
+        all_terms = np.concatenate([terms[take], new_terms])
+        all_tfs = np.concatenate([tfs[take], new_tfs])
+        row_sizes = np.concatenate([sizes, new_sizes]).astype(np.int64)
+        doc_ptr = np.concatenate([[0], np.cumsum(row_sizes)])
+        # drop terms no row uses (deleted chunks' words), renumbering the rest
+        used = np.flatnonzero(np.bincount(all_terms, minlength=len(vocabulary)))  # no sort
+        if len(used) < len(vocabulary):
+            remap = np.full(len(vocabulary), -1, dtype=np.int32)
+            remap[used] = np.arange(len(used), dtype=np.int32)
+            all_terms = remap[all_terms]
+            vocabulary = [vocabulary[t] for t in used.tolist()]
+    return TextRows(
+        [*kept_ids, *new_ids], vocabulary, np.asarray(doc_ptr, dtype=np.int64),
+        np.asarray(all_terms, dtype=np.int32), np.asarray(all_tfs, dtype=np.int32),
+        tokenizer, current.k1, current.b,
+    )  # fmt: skip
 
 
 def _rows_of(
@@ -171,65 +259,112 @@ def _rows_of(
 
 def save_text_index(folder: Path, text_index: TextIndex) -> None:
     """Write ``bm25.npz`` then ``bm25.json`` (temporary names, renamed)."""
-    index = text_index.index
-    buffer = io.BytesIO()
-    np.savez(
-        buffer,
-        doc_ptr=index.doc_ptr.astype(np.int64),
-        doc_terms=index.doc_terms.astype(np.int32),
-        doc_tfs=index.doc_tfs.astype(np.int32),
+    save_text_rows(folder, TextRows.of(text_index))
+
+
+def save_text_rows(folder: Path, rows: TextRows) -> None:
+    """Write ``bm25.npz`` then ``bm25.json`` (temporary names, renamed); the JSON names
+    ``folder`` (:attr:`TextRows.saved_in`)."""
+    ptr = np.asarray(rows.doc_ptr, dtype=np.int64)
+    terms = np.asarray(rows.doc_terms, dtype=np.int32)
+    tfs = np.asarray(rows.doc_tfs, dtype=np.int32)
+    digest = _write_atomically(
+        folder / ARRAYS_FILE,
+        lambda handle: np.savez(handle, doc_ptr=ptr, doc_terms=terms, doc_tfs=tfs),
     )
-    arrays = buffer.getvalue()
     meta = {
         "format": FORMAT,
-        "tokenizer": text_index.tokenizer.to_dict(),
-        "k1": index.k1,
-        "b": index.b,
-        "arrays_sha256": hashlib.sha256(arrays).hexdigest(),
-        "ids": text_index.ids,
-        "terms": index.terms,
+        "tokenizer": rows.tokenizer.to_dict(),
+        "k1": rows.k1,
+        "b": rows.b,
+        "arrays_sha256": digest,
+        "saved_in": folder.name,
+        "ids": rows.ids,
+        "terms": rows.terms,
     }
-    _write_atomically(folder / ARRAYS_FILE, arrays)
-    _write_atomically(folder / JSON_FILE, json.dumps(meta, ensure_ascii=False).encode("utf-8"))
+    text = json.dumps(meta, ensure_ascii=False).encode("utf-8")
+    _write_atomically(folder / JSON_FILE, lambda handle: handle.write(text))
+    rows.saved_in = folder.name
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def _write_atomically(path: Path, write: Callable[[BinaryIO], object]) -> str:
+    """Write a file through ``write`` under a temporary name, flush it to disk and rename
+    it; returns its sha256 (read back in pieces: no copy of the whole file in memory)."""
     temporary = path.with_name(f"{path.name}.{os.getpid()}-{os.urandom(4).hex()}.tmp")
     try:
         with open(temporary, "wb") as handle:
-            handle.write(data)
+            write(handle)
             handle.flush()
             os.fsync(handle.fileno())
+        digest = _file_sha256(temporary)
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
+    return digest
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    piece = bytearray(1 << 20)
+    view = memoryview(piece)
+    with open(path, "rb", buffering=0) as handle:
+        while size := handle.readinto(view):
+            digest.update(view[:size])
+    return digest.hexdigest()
 
 
 def load_text_index(folder: Path) -> tuple[TextIndex | None, str]:
     """Read the saved index, or ``(None, why)`` when it is missing, damaged or out of date
     with itself (then it is rebuilt from the store)."""
+    rows, why = load_text_rows(folder)
+    return (None, why) if rows is None else (rows.to_index(), "")
+
+
+def load_text_rows(folder: Path) -> tuple[TextRows | None, str]:
+    """:func:`load_text_index` without building the postings."""
     json_path, arrays_path = folder / JSON_FILE, folder / ARRAYS_FILE
     if not json_path.is_file() or not arrays_path.is_file():
         return None, "no keyword index yet"
     try:
         meta = json.loads(json_path.read_text(encoding="utf-8"))
-        arrays = arrays_path.read_bytes()
         if not isinstance(meta, Mapping) or meta.get("format") != FORMAT:
             return None, f"{JSON_FILE}: unknown format"
-        if hashlib.sha256(arrays).hexdigest() != meta.get("arrays_sha256"):
+        # the files of a committed generation never change (and a writer holds the
+        # folder's lock), so the arrays read after the check are the ones checked
+        if _file_sha256(arrays_path) != meta.get("arrays_sha256"):
             return None, f"{ARRAYS_FILE} does not belong to {JSON_FILE} (an interrupted save)"
-        with np.load(io.BytesIO(arrays), allow_pickle=False) as data:
-            ptr, terms, tfs = data["doc_ptr"], data["doc_terms"], data["doc_tfs"]
-        tokenizer = BM25Tokenizer.from_dict(meta["tokenizer"])
-        index = BM25Index.from_rows(
-            meta["terms"], ptr, terms, tfs, k1=float(meta["k1"]), b=float(meta["b"])
-        )
+        with np.load(arrays_path, allow_pickle=False) as data:
+            ptr = np.asarray(data["doc_ptr"], dtype=np.int64)
+            terms = np.asarray(data["doc_terms"], dtype=np.int32)
+            tfs = np.asarray(data["doc_tfs"], dtype=np.int32)
+        vocabulary = [str(term) for term in meta["terms"]]
+        if not _rows_fit(vocabulary, ptr, terms, tfs):
+            return None, f"{ARRAYS_FILE}: rows that do not fit together (sizes or term numbers)"
         ids = [str(chunk_id) for chunk_id in meta["ids"]]
-        if len(ids) != index.corpus_size:
-            return None, f"{JSON_FILE}: {len(ids)} ids for {index.corpus_size} rows"
+        if len(ids) != len(ptr) - 1:
+            return None, f"{JSON_FILE}: {len(ids)} ids for {len(ptr) - 1} rows"
+        saved_in = meta.get("saved_in")
+        rows = TextRows(
+            ids, vocabulary, ptr, terms, tfs, BM25Tokenizer.from_dict(meta["tokenizer"]),
+            float(meta["k1"]), float(meta["b"]), saved_in if isinstance(saved_in, str) else "",
+        )  # fmt: skip
     except (OSError, ValueError, KeyError, TypeError) as err:  # damaged: rebuild
         return None, f"unreadable keyword index ({err})"
-    return TextIndex(ids, index, tokenizer), ""
+    return rows, ""
+
+
+def _rows_fit(vocabulary: list[str], ptr: np.ndarray, terms: np.ndarray, tfs: np.ndarray) -> bool:
+    """Whether saved rows fit together (what :meth:`BM25Index.from_rows` checks)."""
+    return bool(
+        ptr.ndim == 1
+        and len(ptr) >= 1
+        and ptr[0] == 0
+        and ptr[-1] == len(terms)
+        and len(terms) == len(tfs)
+        and not np.any(np.diff(ptr) < 0)
+        and not (len(terms) and (terms.min() < 0 or terms.max() >= len(vocabulary)))
+        and not (len(tfs) and tfs.min() < 1)
+    )
 
 
 def documents_for(

@@ -55,10 +55,12 @@ from ragline.store_folder._search import set_tokenizer, tokenizer_options
 from ragline.store_folder._text_index import ARRAYS_FILE as KEYWORD_ARRAYS
 from ragline.store_folder._text_index import JSON_FILE as KEYWORD_JSON
 from ragline.store_folder._text_index import (
-    load_text_index,
-    save_text_index,
+    TextRows,
+    load_text_rows,
+    save_text_rows,
     store_records,
-    sync_text_index,
+    sync_text_rows,
+    update_text_rows,
 )
 from ragline.vectorstores import FAISS
 from ragline.vectorstores.faiss._choice import choose_index, index_kind_of, resolve_kind
@@ -376,10 +378,9 @@ class FolderWriter:
         try:
             self._fit_index()
             data.mkdir()
-            # the keyword index first: it reads every chunk's text, from memory while the
-            # new chunks are there (save_local moves them into its file, read back per
-            # record after); the order inside the generation does not matter, the
-            # manifest below is the commit point
+            # the keyword index first: it reads the new chunks' texts from memory while
+            # they are there (save_local moves them into its file); the order inside the
+            # generation does not matter, the manifest below is the commit point
             self._save_keyword_index(data, self._committed_data())
             self.store.save_local(data / FAISS_FOLDER, documents="sqlite")
             self.records.copy_to(data / RECORDS_FILE)
@@ -442,13 +443,57 @@ class FolderWriter:
 
     def _save_keyword_index(self, data: Path, committed: Path | None) -> None:
         """Write the keyword index of the new generation: the committed one brought in step
-        with the store (only chunks it lacks are tokenized)."""
+        with the store.
+
+        When the committed index is the one its own commit wrote (it names that
+        generation) and the store reads that generation's documents file, only what
+        changed since is applied: the chunks added are tokenized, the deleted dropped, no
+        stored text is read back (see :meth:`_keyword_update`). Otherwise (a folder written
+        before the index was committed with the store, a damaged or copied index,
+        ``--rebuild``) every stored chunk is read and the index brought in step from them.
+        """
         assert self.store is not None
         tokenizer = BM25Tokenizer.from_dict(tokenizer_options(self.manifest.extras))
-        saved = None if committed is None or self.rebuild else load_text_index(committed)[0]
-        ids, texts, _ = store_records(self.store)
-        text_index, _, _ = sync_text_index(saved, ids, texts, tokenizer)
-        save_text_index(data, text_index)
+        saved = None if committed is None or self.rebuild else load_text_rows(committed)[0]
+        rows = self._keyword_update(saved, committed, tokenizer)
+        if rows is None:
+            ids, texts, _ = store_records(self.store)
+            rows, _, _ = sync_text_rows(saved, ids, texts, tokenizer)
+        save_text_rows(data, rows)
+
+    def _changes_since_commit(
+        self, saved: TextRows | None, committed: Path | None, tokenizer: BM25Tokenizer
+    ) -> tuple[list[str], list[tuple[str, str, Any]]] | None:
+        """What the store changed since the commit of ``committed`` (removed ids, added
+        records), when the saved keyword index is known to be that commit's own, with
+        this tokenizer, and the store reads that generation's documents file; else None.
+        """
+        if saved is None or committed is None or self.store is None:
+            return None
+        if saved.saved_in != committed.name or saved.tokenizer != tokenizer:
+            return None  # not written by that generation's commit: not known to be in step
+        changes = self.store._changes_since_save()
+        if changes is None:
+            return None
+        documents_file, removed, added = changes
+        if documents_file.resolve().parent != (committed / FAISS_FOLDER).resolve():
+            return None
+        return removed, added
+
+    def _keyword_update(
+        self, saved: TextRows | None, committed: Path | None, tokenizer: BM25Tokenizer
+    ) -> TextRows | None:
+        """The saved index updated by what changed since its commit (None when it cannot
+        be: see :meth:`_changes_since_commit`; or when the result does not count the
+        store's chunks, which a consistent pair always does)."""
+        changes = self._changes_since_commit(saved, committed, tokenizer)
+        if saved is None or changes is None:
+            return None
+        removed, added = changes
+        ids = [record[0] for record in added]
+        rows = update_text_rows(saved, removed, ids, [record[1] for record in added])
+        assert self.store is not None
+        return rows if len(rows.ids) == self.store.count() else None
 
     def __exit__(
         self,
@@ -471,14 +516,21 @@ class FolderWriter:
     def _keyword_index_behind(self) -> bool:
         """Whether the committed keyword index is not the store's (damaged, missing, made
         with another tokenizer, or from a folder written before it was committed with
-        the store): then a run with nothing else to do commits it repaired."""
+        the store): then a run with nothing else to do commits it repaired.
+
+        An index its own generation's commit wrote, beside the documents file the store
+        still reads unchanged, is the store's when it counts as many chunks: nothing is
+        read back. Any other is compared id by id with the store.
+        """
         committed = self._committed_data()
         if committed is None or self.store is None:
             return False
-        saved = load_text_index(committed)[0]
+        saved = load_text_rows(committed)[0]
         tokenizer = BM25Tokenizer.from_dict(tokenizer_options(self.manifest.extras))
         if saved is None or saved.tokenizer != tokenizer:
             return True
+        if self._changes_since_commit(saved, committed, tokenizer) == ([], []):
+            return len(saved.ids) != self.store.count()
         return set(saved.ids) != set(self.store.snapshot().ids)
 
     def _release(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -101,6 +102,88 @@ def test_a_keyword_index_behind_the_store_is_repaired_on_open(
     assert folder.as_retriever(search_type="bm25").invoke("Etna") == []
     _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
     assert "stromboli" in _saved(folder)["terms"]
+
+
+def _fresh_scores(folder: StoreFolder, queries: list[list[str]]) -> list[float]:
+    """Per query, each stored chunk's BM25 score (in id order) in an index built afresh."""
+    store = folder.open_store()
+    snapshot = store.snapshot()
+    tokenizer = BM25Tokenizer.from_dict(_saved(folder)["tokenizer"])
+    fresh, _, _ = sync_text_index(None, snapshot.ids, snapshot.texts, tokenizer)
+    return _scores(fresh, queries)
+
+
+def _scores(text_index: Any, queries: list[list[str]]) -> list[float]:
+    order = sorted(range(len(text_index.ids)), key=text_index.ids.__getitem__)
+    return [float(text_index.index.get_scores(q)[row]) for q in queries for row in order]
+
+
+def test_a_commit_updates_the_keyword_index_by_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run on a committed folder brings the keyword index in step by what the run
+    changed (chunks added, deleted, replaced): no stored chunk is read back (that cost
+    grew with the store: every text read from the documents file on every commit), and
+    the index is the one a fresh build from the store gives. A run that changes nothing
+    checks the index without reading the store either."""
+    import ragline.store_folder._writer as writer_module
+    from ragline.vectorstores import FAISS
+
+    folder = StoreFolder(tmp_path / "store")
+    _write(folder, DOCS)
+
+    def read_back(*args: object) -> None:
+        raise AssertionError("every stored chunk was read back")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(writer_module, "store_records", read_back)
+        patch.setattr(FAISS, "snapshot", read_back)
+        changed = {**DOCS, "volcano": "Stromboli erupts every few minutes.", "new": "Kilauea"}
+        del changed["vacuum"]
+        with folder.writer(embedding="hashing") as writer:
+            writer.index(
+                [Document(text, {"source": name}) for name, text in changed.items()],
+                cleanup="full",
+            )
+        _write(folder, changed)  # nothing to do: no commit, the index is the store's
+    saved = load_text_index(_data(folder))[0]
+    assert saved is not None and sorted(saved.ids) == sorted(folder.open_store().snapshot().ids)
+    assert len(saved.ids) == 3
+    queries = [["stromboli"], ["kilauea"], ["etna"], ["vacuum"], ["restart", "server"]]
+    assert _scores(saved, queries) == pytest.approx(_fresh_scores(folder, queries))
+    assert "etna" not in _saved(folder)["terms"] and "vacuum" not in _saved(folder)["terms"]
+
+
+def test_a_stale_keyword_index_is_brought_in_step_by_a_commit_of_other_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A keyword index behind its store (here: the previous generation's copied into the
+    committed one, as a folder written before the index was committed with the store
+    holds) is not updated by the next run's changes alone, which would keep it behind:
+    only an index its own generation's commit wrote is trusted, any other is brought in
+    step from every stored chunk."""
+    import shutil
+
+    import ragline.store_folder._writer as writer_module
+
+    folder = StoreFolder(tmp_path / "store")
+    _write(folder, DOCS)
+    committed = _data(folder)
+
+    def keep_the_old_index(self: object, data: Path, previous: object) -> None:
+        for name in ("bm25.json", "bm25.npz"):
+            shutil.copy(committed / name, data / name)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(writer_module.FolderWriter, "_save_keyword_index", keep_the_old_index)
+        _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
+    assert "etna" in _saved(folder)["terms"]  # behind: the store holds Stromboli
+    _write(folder, {"new": "Kilauea erupts too."})  # another source: one chunk added
+    queries = [["stromboli"], ["kilauea"], ["etna"], ["erupts"]]
+    saved = load_text_index(_data(folder))[0]
+    assert saved is not None and len(saved.ids) == 4
+    assert _scores(saved, queries) == pytest.approx(_fresh_scores(folder, queries))
+    assert "etna" not in _saved(folder)["terms"]
 
 
 def test_damaged_or_mismatched_files_are_rebuilt_from_the_store(tmp_path: Path) -> None:

@@ -178,6 +178,22 @@ class DocumentTable:
                         found[doc_id] = label
         return found
 
+    def changes(self) -> tuple[Path, list[str], list[Record]] | None:
+        """What changed since the saved file was written: ``(file, removed ids, added
+        records)``, the added in label order; None when there is no saved file. Costs
+        what changed (one look-up per removed label), not the file's size.
+
+        An id replaced since is both removed (its saved row) and added (its new row).
+        """
+        if self.base is None:
+            return None
+        removed = []
+        for label in sorted(self.deleted):
+            record = self.base.record(label)
+            if record is not None:
+                removed.append(record[0])
+        return self.base.path, removed, list(self.added.values())
+
     def labels(self) -> np.ndarray:
         """Every live label, increasing."""
         added = np.fromiter(self.added, dtype=np.int64, count=len(self.added))

@@ -338,6 +338,15 @@ class FAISS(VectorStore):
     def count(self) -> int:
         return len(self._records)
 
+    def _changes_since_save(self) -> tuple[Path, list[str], list[_Record]] | None:
+        """``(documents file, removed ids, added (id, text, metadata))`` since the store
+        was loaded from, or last saved to, a SQLite documents file; None for a store
+        whose documents are all in memory. For derived indexes kept beside a saved store
+        (the store folder's keyword index): they update by what changed, not by reading
+        every document back."""
+        with self._lock:
+            return self._table.changes()
+
     def _upsert(
         self,
         ids: list[str],
