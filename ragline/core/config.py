@@ -7,7 +7,8 @@ lambda calling another chain, a retriever inside a parallel branch) becomes a ch
 without passing ``config`` by hand. Threads and tasks started by ragline copy the
 context, so the var follows them.
 
-Merging rules (:func:`merge_configs`): ``tags`` are united (order kept, no duplicates),
+Merging rules (:func:`merge_configs`): ``tags`` are united and sorted (LangChain's
+order, no duplicates; :func:`ensure_config` keeps the order given),
 ``metadata`` and ``configurable`` are dict-merged (later wins), ``callbacks`` are
 combined (a list of handlers added to an inherited :class:`CallbackManager` keeps the
 parent run), other keys are replaced by a later non-``None`` value. ``run_name`` and
@@ -192,13 +193,18 @@ def _merge_callbacks(base: Any, extra: Any) -> Any:
     return list(base) + [h for h in extra if h not in base]
 
 
-def _merge_into(merged: dict[str, Any], config: dict[str, Any], keep_none: bool = True) -> None:
+def _merge_into(
+    merged: dict[str, Any], config: dict[str, Any], keep_none: bool = True, sort_tags: bool = False
+) -> None:
     """Merge a checked ``config`` into ``merged`` (which the caller owns) in place
-    (``keep_none``: a key given as None is set when ``merged`` lacks it)."""
+    (``keep_none``: a key given as None is set when ``merged`` lacks it; ``sort_tags``:
+    the tags become the sorted union, as LangChain's ``merge_configs`` makes them)."""
     for key, value in config.items():
         if key == "tags":
             old = merged.get("tags") or []
-            if value:
+            if sort_tags:
+                merged["tags"] = sorted({*old, *(value or ())})
+            elif value:
                 merged["tags"] = old + [t for t in value if t not in old]
             elif "tags" not in merged:
                 merged["tags"] = []
@@ -220,14 +226,16 @@ def merge_configs(*configs: RunnableConfig | None) -> RunnableConfig:
     Each config is checked (a wrong value type raises ``ConfigurationError`` naming the
     key; unknown keys move into ``configurable``).
 
+    The tags come out as LangChain's do: the union of every config's tags, sorted.
+
     Example:
-        >>> merge_configs({"tags": ["a"]}, {"tags": ["b", "a"], "metadata": {"k": 1}})
-        {'tags': ['a', 'b'], 'metadata': {'k': 1}}
+        >>> merge_configs({"tags": ["b"]}, {"tags": ["c", "a", "b"], "metadata": {"k": 1}})
+        {'tags': ['a', 'b', 'c'], 'metadata': {'k': 1}}
     """
     merged: dict[str, Any] = {}
     for config in configs:
         if config:
-            _merge_into(merged, _validated(config))
+            _merge_into(merged, _validated(config), sort_tags=True)
     return merged  # type: ignore[return-value]
 
 
@@ -238,8 +246,8 @@ def _merge_checked(first: RunnableConfig, second: RunnableConfig | None) -> Runn
     if not first:
         return second
     merged: dict[str, Any] = {}
-    _merge_into(merged, first)  # type: ignore[arg-type]
-    _merge_into(merged, second)  # type: ignore[arg-type]
+    _merge_into(merged, first, sort_tags=True)  # type: ignore[arg-type]
+    _merge_into(merged, second, sort_tags=True)  # type: ignore[arg-type]
     return merged  # type: ignore[return-value]
 
 

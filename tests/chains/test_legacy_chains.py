@@ -207,7 +207,7 @@ def test_callbacks_tags_and_metadata_of_the_chain_and_of_the_call() -> None:
     for collector in (mine, theirs):
         (run,) = collector.traced_runs
         assert run.tree() == ("LLMChain", [("FakeListLLM", [])])
-        assert run.tags == ["chain-tag", "call-tag"]
+        assert run.tags == ["call-tag", "chain-tag"]  # LangChain's order
         assert run.metadata == {"owner": "tests"}
     assert mine.traced_runs[0].children[0].inputs == ["Say ok"]
 

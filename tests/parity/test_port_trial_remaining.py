@@ -348,3 +348,18 @@ def test_faiss_scores_are_numpy_float32_under_langchains_strategies():
     assert ours == theirs
     assert ours[0] == [("foo", "np.float32(0.0)"), ("bar", "np.float32(33.84858)")]
     assert ours[-1] == ["0.5", "0.5"]  # a relevance_score_fn's own type
+
+
+def test_merge_configs_sorts_the_united_tags():
+    from langchain_core.runnables.config import merge_configs as lc_merge_configs
+
+    from ragline.core.config import merge_configs
+
+    cases = [
+        ({"tags": ["b", "z"]}, {"tags": ["c", "a", "b"]}),
+        ({"tags": ["z", "z", "a"]},),
+        ({"tags": ["m"]}, {"metadata": {"k": 1}}, {"tags": ["a"]}),
+    ]
+    for configs in cases:
+        assert merge_configs(*configs)["tags"] == lc_merge_configs(*configs)["tags"]
+    assert merge_configs(*cases[0])["tags"] == ["a", "b", "c", "z"]
