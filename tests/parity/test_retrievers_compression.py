@@ -217,9 +217,9 @@ def test_contextual_compression_over_a_store_retriever() -> None:
 
 
 def test_redundant_filter_keeps_the_first_copy_a_listed_difference() -> None:
-    """docs/differences-from-langchain.md: 'EmbeddingsRedundantFilter keeps a document
-    unless it is too close to one already kept'; LangChain drops by pairs and keeps the
-    later copy."""
+    """docs/differences-from-langchain.md (not deliberate): 'EmbeddingsRedundantFilter
+    keeps a document unless it is too close to one already kept (LangChain drops by pairs
+    and keeps the later copy)'."""
     theirs, ours = both(
         lambda m: m["Redundant"](embeddings=m["embeddings"]).transform_documents(docs(m))
     )
@@ -346,8 +346,8 @@ def test_a_program_s_own_retriever_and_compressor() -> None:
 
 
 def test_bm25_default_tokenizer_lowercases_a_listed_difference() -> None:
-    """docs/differences-from-langchain.md: 'The default tokenizer is lowercase word
-    tokens (LangChain: str.split, case-sensitive); pass preprocess_func=str.split for
-    LangChain's'."""
+    """docs/differences-from-langchain.md (not deliberate): 'BM25's default tokenizer is
+    lowercase word tokens (LangChain: str.split, case-sensitive); pass
+    preprocess_func=str.split for LangChain's'."""
     assert lc_preprocess("Hello, World  foo") == ["Hello,", "World", "foo"]
     assert rl.default_preprocessing_func("Hello, World  foo") == ["hello", "world", "foo"]
