@@ -22,6 +22,7 @@ from ragline.core import (
     AgentFinish,
     AgentStep,
     AIMessage,
+    BaseCallbackHandler,
     FakeListChatModel,
     FakeListLLM,
     HumanMessage,
@@ -94,8 +95,14 @@ def test_the_loop_plans_acts_observes_and_finishes():
 
 def test_callbacks_see_one_run_tree_in_order():
     executor, _ = react(*TWO_SEARCHES[1:])
-    collector = RunCollectorCallbackHandler()
-    executor.invoke({"input": QUESTION}, {"callbacks": [collector], "tags": ["agent"]})
+    collector, actions = RunCollectorCallbackHandler(), []
+
+    class Actions(BaseCallbackHandler):
+        def on_agent_action(self, action: Any, **kwargs: Any) -> None:
+            actions.append(action)
+
+    config = {"callbacks": [collector, Actions()], "tags": ["agent"]}
+    executor.invoke({"input": QUESTION}, config)
     events = [(event, name) for event, name, _ in collector.timeline()]
     one_plan = [
         ("chain_start", "RunnableSequence"),
@@ -125,8 +132,7 @@ def test_callbacks_see_one_run_tree_in_order():
                                                        "RunnableSequence"]  # fmt: skip
     assert root.tags == ["agent"] and root.children[1].tags == ["agent"]
     assert root.outputs == {"output": "Sicily, 3,357 m."}
-    action_event = next(e for e in root.events if e["name"] == "agent_action")
-    assert action_event["action"] == AgentAction("search", "height", TWO_SEARCHES[1])
+    assert actions == [AgentAction("search", "height", TWO_SEARCHES[1])]
 
 
 def test_a_chat_model_works_the_same_and_streams_tokens_to_callbacks():
@@ -293,7 +299,7 @@ def test_an_unhandled_parsing_error_names_the_switch():
         "have it try again, pass `handle_parsing_errors=True` to the AgentExecutor. This is the "
         "error: Could not parse LLM output: `I am lost.`"
     )
-    assert collector.traced_runs[0].error is info.value
+    assert collector.traced_runs[0].exception is info.value
 
 
 # --------------------------------------------------------------------------- tools and limits
@@ -329,7 +335,7 @@ def test_a_raising_tool_fails_the_run_or_becomes_the_observation():
         executor.invoke({"input": QUESTION}, {"callbacks": [collector]})
     assert [e for e, _ in collector.event_log][-2:] == ["tool_error", "chain_error"]
     root = collector.traced_runs[0]
-    assert isinstance(root.error, ToolException) and root.children[1].run_type == "tool"
+    assert isinstance(root.exception, ToolException) and root.children[1].run_type == "tool"
     handled = Tool("flaky", flaky, "Flaky service.", handle_tool_error=True)
     executor, llm = react(*replies, tools=[handled])
     assert executor.invoke({"input": QUESTION})["output"] == "unknown"

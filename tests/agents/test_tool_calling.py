@@ -117,7 +117,7 @@ def test_callbacks_report_each_action_before_its_tool_run():
         "RunnableAssign<agent_scratchpad>", "ChatPromptTemplate", "FakeMessagesListChatModel",
         "ToolsAgentOutputParser",
     ]  # fmt: skip
-    assert collector.traced_runs[0].children[1].inputs == "{'a': 1, 'b': 2}"
+    assert collector.traced_runs[0].children[1].inputs == {"a": 1, "b": 2}
 
 
 def test_stream_yields_both_actions_then_both_steps_then_the_output():
@@ -258,8 +258,8 @@ async def test_async_runs_report_the_same_run_tree():
     assert [(child.name, child.run_type) for child in root.children] == [
         ("RunnableSequence", "chain"), ("add", "tool"), ("RunnableSequence", "chain")
     ]  # fmt: skip
-    assert [event["name"] for event in root.events] == [
-        "start", "agent_action", "agent_finish", "end"
+    assert [event for event, name, _ in collector.timeline() if name == "AgentExecutor"] == [
+        "chain_start", "agent_action", "agent_finish", "chain_end"
     ]  # fmt: skip
     assert root.outputs == {"output": FINAL.content}
 

@@ -209,7 +209,7 @@ def test_callbacks_tags_and_metadata_of_the_chain_and_of_the_call() -> None:
         assert run.tree() == ("LLMChain", [("FakeListLLM", [])])
         assert run.tags == ["call-tag", "chain-tag"]  # LangChain's order
         assert run.metadata == {"owner": "tests"}
-    assert mine.traced_runs[0].children[0].inputs == ["Say ok"]
+    assert mine.traced_runs[0].children[0].inputs == {"prompts": ["Say ok"]}
 
 
 def test_verbose_prints_the_chain_run_and_its_prompt_only(

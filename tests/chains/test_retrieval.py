@@ -62,9 +62,9 @@ def test_retrieval_chain_run_tree(store: InMemoryVectorStore) -> None:
     (root,) = collector.traced_runs
     assert root.name == "retrieval_chain"
     retriever_runs = [r for r in collector.runs_by_id.values() if r.run_type == "retriever"]
-    model_runs = [r for r in collector.runs_by_id.values() if r.run_type == "chat_model"]
+    model_runs = [r for r in collector.runs_by_id.values() if r.run_type == "llm"]
     assert len(retriever_runs) == 1 and len(model_runs) == 1
-    assert retriever_runs[0].inputs == "cat"
+    assert retriever_runs[0].inputs == {"query": "cat"}
     for run in retriever_runs + model_runs:
         while run.parent_run_id is not None:
             run = collector.runs_by_id[run.parent_run_id]

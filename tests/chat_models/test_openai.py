@@ -229,7 +229,7 @@ def test_streaming_invoke_reports_every_token(openai_server):
     assert [event for event, _ in collector.event_log] == (
         ["chat_model_start"] + ["llm_new_token"] * 6 + ["llm_end"]  # the last: the closing piece
     )
-    assert collector.traced_runs[0].outputs.llm_output == {
+    assert collector.traced_runs[0].outputs["llm_output"] == {
         "token_usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
         "model_name": "test-model",
     }
@@ -584,7 +584,7 @@ def test_closing_a_stream_early_ends_the_run_and_the_response(openai_server):
         "llm_new_token",
         "llm_end",
     ]
-    assert collector.traced_runs[0].outputs.generations[0][0].text == "first"
+    assert collector.traced_runs[0].outputs["generations"][0][0]["text"] == "first"
     assert make_model(openai_server).invoke("again").content == "echo: again"  # client still fine
 
 
@@ -603,7 +603,8 @@ async def test_closing_an_async_chain_stream_early_ends_the_runs_and_the_respons
         "chain_start", "chat_model_start", "llm_new_token", "chain_start",
         "llm_end", "chain_end", "chain_end",
     ]  # fmt: skip
-    assert collector.traced_runs[0].find("ChatOpenAI").outputs.generations[0][0].text == "first"
+    model_run = collector.traced_runs[0].find("ChatOpenAI")
+    assert model_run.outputs["generations"][0][0]["text"] == "first"
     assert (await model.ainvoke("again")).content == "echo: again"  # client still fine
 
 

@@ -108,9 +108,9 @@ def test_custom_llm_reports_its_identifying_params_and_type():
     collector = RunCollectorCallbackHandler()
     CustomLLM(n=3).invoke("abcdef", {"callbacks": [collector]})
     (run,) = collector.traced_runs
-    assert (run.run_type, run.inputs, run.outputs.generations[0][0].text) == (
+    assert (run.run_type, run.inputs, run.outputs["generations"][0][0]["text"]) == (
         "llm",
-        ["abcdef"],
+        {"prompts": ["abcdef"]},
         "abc",
     )
     assert run.extra["invocation_params"] == {"n": 3, "_type": "custom", "stop": None}
@@ -153,6 +153,16 @@ def test_seed_003_fixed_return_llm_invokes_and_streams():
     assert list(fake_llm.stream("x")) == list("Final Answer: yyy")
 
 
+class Texts(BaseCallbackHandler):
+    """Keeps the text runs report with ``on_text`` (a run record keeps none, as LangChain's)."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def on_text(self, text, **kwargs):
+        self.texts.append(text)
+
+
 class TokenReportingLLM(LLM):
     """An LLM whose _stream reports its tokens itself, as LangChain's contract says."""
 
@@ -177,15 +187,14 @@ def test_an_llm_stream_with_run_manager_reports_its_own_tokens_once():
     assert list(TokenReportingLLM().stream("q", {"callbacks": [collector]})) == ["a", "b"]
     (run,) = collector.traced_runs
     assert [e["name"] for e in run.events] == ["start", "new_token", "new_token", "end"]
-    assert run.outputs.generations[0][0].text == "ab"
+    assert run.outputs["generations"][0][0]["text"] == "ab"
 
 
 def test_an_llm_acall_gets_the_async_run_manager():
-    collector = RunCollectorCallbackHandler()
-    answer = asyncio.run(TokenReportingLLM().ainvoke("q", {"callbacks": [collector]}))
+    texts = Texts()
+    answer = asyncio.run(TokenReportingLLM().ainvoke("q", {"callbacks": [texts]}))
     assert answer == "async q"
-    (run,) = collector.traced_runs
-    assert [e.get("text") for e in run.events if e["name"] == "text"] == ["async call"]
+    assert texts.texts == ["async call"]
 
 
 class ListPromptLLM(BaseLLM):
@@ -206,7 +215,7 @@ class ListPromptLLM(BaseLLM):
 def test_a_base_llm_generating_over_a_list_of_prompts():
     collector = RunCollectorCallbackHandler()
     assert ListPromptLLM().invoke("hi", {"callbacks": [collector]}) == "HI"
-    assert collector.traced_runs[0].outputs.llm_output == {"token_usage": {"total_tokens": 2}}
+    assert collector.traced_runs[0].outputs["llm_output"] == {"token_usage": {"total_tokens": 2}}
     result = ListPromptLLM().generate(["a", "b"])
     assert [g[0].text for g in result.generations] == ["A", "B"]
     # one _generate call with both prompts, as LangChain's: that call's llm_output
@@ -261,8 +270,11 @@ def test_a_chat_model_returning_a_chat_result():
         ("finish_reason", "stop"),
     ]
     (run,) = collector.traced_runs
-    assert run.outputs.llm_output == {"token_usage": {"total_tokens": 6}, "model_name": "parrot"}
-    assert run.outputs.generations[0][0].generation_info == {"finish_reason": "stop"}
+    assert run.outputs["llm_output"] == {
+        "token_usage": {"total_tokens": 6},
+        "model_name": "parrot",
+    }
+    assert run.outputs["generations"][0][0]["generation_info"] == {"finish_reason": "stop"}
 
 
 def test_a_chat_model_streaming_generation_chunks():
@@ -452,7 +464,9 @@ def test_an_async_retriever_hook_gets_the_async_run_manager():
 
     collector = RunCollectorCallbackHandler()
     assert asyncio.run(AsyncOnly().ainvoke("q", {"callbacks": [collector]})) == [Document("q")]
-    assert [e["name"] for e in collector.traced_runs[0].events] == ["start", "text", "end"]
+    assert [event for event, _, _ in collector.timeline()] == [
+        "retriever_start", "text", "retriever_end"
+    ]  # fmt: skip
 
 
 def test_options_to_a_hook_without_parameters_for_them_are_refused():
@@ -513,7 +527,9 @@ def test_runnable_lambda_gets_its_run_manager():
     (outer,) = collector.traced_runs
     assert isinstance(seen[0], CallbackManagerForChainRun) and seen[0].run_id == outer.id
     assert outer.tree() == ("outer", [("inner", [])])
-    assert [e["name"] for e in outer.events] == ["start", "text", "end"]
+    assert [event for event, name, _ in collector.timeline() if name == "outer"] == [
+        "chain_start", "text", "chain_end"
+    ]  # fmt: skip
 
 
 async def test_async_runnable_lambda_gets_the_async_run_manager():
@@ -523,7 +539,7 @@ async def test_async_runnable_lambda_gets_the_async_run_manager():
 
     collector = RunCollectorCallbackHandler()
     assert await RunnableLambda(step).ainvoke(4, {"callbacks": [collector]}) == 8
-    assert [e["name"] for e in collector.traced_runs[0].events] == ["start", "text", "end"]
+    assert [event for event, _, _ in collector.timeline()] == ["chain_start", "text", "chain_end"]
 
 
 def test_runnable_sequence_by_first_middle_last_and_seed_example_1_attributes():

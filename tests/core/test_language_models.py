@@ -22,7 +22,6 @@ from ragline.core import (
     ChatGenerationChunk,
     ChatPromptTemplate,
     FakeListChatModel,
-    Generation,
     HumanMessage,
     InvalidInputError,
     LLMResult,
@@ -71,6 +70,16 @@ def events(collector: RunCollectorCallbackHandler) -> list[tuple[str, str, str |
     return collector.timeline()
 
 
+class Results(BaseCallbackHandler):
+    """Keeps the result objects ``on_llm_end`` is given (a run record keeps them as dicts)."""
+
+    def __init__(self) -> None:
+        self.results: list[Any] = []
+
+    def on_llm_end(self, response, **kwargs):
+        self.results.append(response)
+
+
 # --------------------------------------------------------------------------- input forms
 
 
@@ -114,23 +123,27 @@ def test_a_hook_returning_the_wrong_type_is_a_clear_error():
 
 
 def test_invoke_reports_start_and_end_with_an_llm_result():
-    collector = RunCollectorCallbackHandler()
-    reply = Recorder().invoke("hi", {"callbacks": [collector], "tags": ["t"], "run_name": "m"})
+    collector, results = RunCollectorCallbackHandler(), Results()
+    config = {"callbacks": [collector, results], "tags": ["t"], "run_name": "m"}
+    reply = Recorder().invoke("hi", config)
     assert no_run_ids(reply) == AIMessage(
         "HI", usage_metadata={"input_tokens": 2, "output_tokens": 1, "total_tokens": 3}
     )
     assert events(collector) == [("chat_model_start", "m", None), ("llm_end", "m", None)]
     [run] = collector.traced_runs
-    assert run.run_type == "chat_model"
-    assert run.inputs == [[HumanMessage("hi")]]
+    # LangChain's collector records a chat model as an LLM run of transcript lines
+    assert run.run_type == "llm"
+    assert run.inputs == {"prompts": ["Human: hi"]}
     assert run.tags == ["t"]
     assert run.extra["invocation_params"] == {"_type": "Recorder", "stop": None}
-    assert run.outputs == LLMResult(
+    [result] = results.results
+    assert result == LLMResult(
         [[ChatGeneration(message=reply)]],
         {"token_usage": {"prompt_tokens": 2, "completion_tokens": 1, "total_tokens": 3}},
     )  # OpenAI's usage keys in llm_output, as LangChain's on_llm_end handlers read them
-    assert run.outputs.run_ids == [run.id]
-    assert run.outputs.generations[0][0].text == "HI"
+    assert result.run_ids == [run.id]
+    assert run.outputs["generations"][0][0]["text"] == "HI"
+    assert run.outputs["llm_output"] == result.llm_output
 
 
 def test_stream_reports_each_token_between_start_and_end():
@@ -143,12 +156,12 @@ def test_stream_reports_each_token_between_start_and_end():
         "chat_model_start", *["llm_new_token"] * 4, "llm_end",
     ]  # fmt: skip
     run = collector.traced_runs[0]
-    tokens = [e["token"] for e in run.events if e["name"] == "new_token"]
+    tokens = [e["kwargs"]["token"] for e in run.events if e["name"] == "new_token"]
     assert tokens == ["one", " two", " three", ""]
     # the model's own pieces added up (not the closing one), as LangChain reports them
-    assert no_run_ids(run.outputs.generations) == [
-        [ChatGenerationChunk(message=AIMessageChunk("one two three"))]
-    ]
+    (generation,) = run.outputs["generations"][0]
+    assert (generation["type"], generation["text"]) == ("ChatGenerationChunk", "one two three")
+    assert generation["message"]["id"][-1] == "AIMessageChunk"
 
 
 def test_tokens_reach_handlers_as_chat_generation_chunks():
@@ -179,7 +192,8 @@ def test_an_error_is_reported_and_raised():
     with pytest.raises(RuntimeError, match="model exploded"):
         Failing().invoke("x", {"callbacks": [collector]})
     assert [event for event, _, _ in events(collector)] == ["chat_model_start", "llm_error"]
-    assert str(collector.traced_runs[0].error) == "model exploded"
+    assert str(collector.traced_runs[0].exception) == "model exploded"
+    assert collector.traced_runs[0].error.endswith("\nRuntimeError: model exploded")
 
 
 def test_an_error_mid_stream_comes_after_the_chunks_already_yielded():
@@ -202,7 +216,7 @@ def test_a_consumer_stopping_early_ends_the_run_with_what_came():
     assert [event for event, _, _ in events(collector)] == [
         "chat_model_start", "llm_new_token", "llm_end",
     ]  # fmt: skip
-    assert collector.traced_runs[0].outputs.generations[0][0].text == "one"
+    assert collector.traced_runs[0].outputs["generations"][0][0]["text"] == "one"
 
 
 class AsyncWords(BaseChatModel):
@@ -233,7 +247,7 @@ async def test_an_async_consumer_stopping_early_closes_the_model_stream_and_ends
         ("chain_start", "StrOutputParser"), ("llm_end", "AsyncWords"),
         ("chain_end", "StrOutputParser"), ("chain_end", "RunnableSequence"),
     ]  # fmt: skip
-    assert collector.traced_runs[0].find("StrOutputParser").outputs == "one"
+    assert collector.traced_runs[0].find("StrOutputParser").outputs == {"output": "one"}
 
 
 async def test_cancelling_an_async_stream_over_a_sync_hook_stays_a_cancellation():
@@ -456,8 +470,10 @@ def test_llm_reads_messages_as_a_transcript_and_reports_llm_events():
     assert out == "dc :namuH\nba :metsyS"
     assert [event for event, _, _ in events(collector)] == ["llm_start", "llm_end"]
     run = collector.traced_runs[0]
-    assert (run.run_type, run.inputs) == ("llm", ["System: ab\nHuman: cd"])
-    assert run.outputs.generations == [[Generation("dc :namuH\nba :metsyS")]]
+    assert (run.run_type, run.inputs) == ("llm", {"prompts": ["System: ab\nHuman: cd"]})
+    assert run.outputs["generations"] == [
+        [{"text": "dc :namuH\nba :metsyS", "generation_info": None, "type": "Generation"}]
+    ]
 
 
 def test_llm_streams_strings():

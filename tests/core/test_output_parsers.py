@@ -52,8 +52,8 @@ def test_str_parser_streamed_run_reports_the_input_chunks_added_up():
     chunks = iter([AIMessageChunk("a"), AIMessageChunk("b")])
     assert list(StrOutputParser().transform(chunks, {"callbacks": [collector]})) == ["a", "b"]
     [run] = collector.traced_runs
-    assert (run.name, run.extra["run_type"], run.inputs, run.outputs) == (
-        "StrOutputParser", "parser", AIMessageChunk("ab"), "ab",
+    assert (run.name, run.run_type, run.inputs, run.outputs) == (
+        "StrOutputParser", "parser", {"input": AIMessageChunk("ab")}, {"output": "ab"},
     )  # fmt: skip
 
 
@@ -102,7 +102,7 @@ def test_json_streamed_run_reports_the_last_object_not_a_sum():
         {"a": "xy"},
     ]
     assert collector.traced_runs[0].outputs == {"a": "xy"}
-    assert collector.traced_runs[0].inputs == '{"a": "xy"}'
+    assert collector.traced_runs[0].inputs == {"input": '{"a": "xy"}'}
 
 
 def test_json_stream_that_never_parses_raises_and_reports_the_error():

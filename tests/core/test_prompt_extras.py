@@ -126,7 +126,7 @@ def test_few_shot_prompt_is_reported_as_a_prompt_run():
     )
     prompt.invoke({"q": "x"}, {"callbacks": [collector]})
     [run] = collector.traced_runs
-    assert (run.name, run.extra["run_type"]) == ("FewShotPromptTemplate", "prompt")
+    assert (run.name, run.run_type) == ("FewShotPromptTemplate", "prompt")
 
 
 # --------------------------------------------------------------------------- length selector

@@ -148,8 +148,8 @@ def test_a_prompt_run_is_reported_with_its_input_and_output():
     collector = RunCollectorCallbackHandler()
     PromptTemplate.from_template("Hi {name}").invoke({"name": "Ada"}, {"callbacks": [collector]})
     [run] = collector.traced_runs
-    assert (run.name, run.extra["run_type"], run.inputs, run.outputs) == (
-        "PromptTemplate", "prompt", {"name": "Ada"}, StringPromptValue("Hi Ada"),
+    assert (run.name, run.run_type, run.inputs, run.outputs) == (
+        "PromptTemplate", "prompt", {"name": "Ada"}, {"output": StringPromptValue("Hi Ada")},
     )  # fmt: skip
     assert [event for event, _ in collector.event_log] == ["chain_start", "chain_end"]
 
@@ -159,7 +159,8 @@ def test_a_failed_prompt_run_reports_the_error():
     with pytest.raises(MissingVariableError):
         PromptTemplate.from_template("Hi {name}").invoke({}, {"callbacks": [collector]})
     assert [event for event, _ in collector.event_log] == ["chain_start", "chain_error"]
-    assert isinstance(collector.traced_runs[0].error, MissingVariableError)
+    assert isinstance(collector.traced_runs[0].exception, MissingVariableError)
+    assert collector.traced_runs[0].error.startswith("MissingVariableError(")
 
 
 async def test_ainvoke_formats_the_same():

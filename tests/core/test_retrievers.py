@@ -71,8 +71,8 @@ def test_invoke_calls_the_hook_and_reports_a_retriever_run():
     assert (run.name, run.run_type, run.inputs, run.outputs) == (
         "Keyword",
         "retriever",
-        "apple",
-        DOCS[:2],
+        {"query": "apple"},
+        {"documents": DOCS[:2]},
     )
     assert [event for event, _ in collector.event_log] == ["retriever_start", "retriever_end"]
 
@@ -82,7 +82,8 @@ def test_errors_are_reported_and_raised():
     with pytest.raises(RuntimeError, match="index unavailable"):
         Keyword().invoke("explode", {"callbacks": [collector]})
     assert [event for event, _ in collector.event_log] == ["retriever_start", "retriever_error"]
-    assert str(collector.traced_runs[0].error) == "index unavailable"
+    assert str(collector.traced_runs[0].exception) == "index unavailable"
+    assert collector.traced_runs[0].error.endswith("\nRuntimeError: index unavailable")
 
 
 def test_a_query_that_is_not_a_string_is_rejected_before_searching():
@@ -129,9 +130,9 @@ def test_batch_hook_is_called_once_with_one_run_per_query():
     assert retriever.batches == [["red", "green", "pear"]]
     assert retriever.queries == []  # the single-query hook was not used
     assert [(r.name, r.inputs, r.outputs) for r in collector.traced_runs] == [
-        ("BatchKeyword", "red", [DOCS[0]]),
-        ("BatchKeyword", "green", [DOCS[1]]),
-        ("BatchKeyword", "pear", [DOCS[2]]),
+        ("BatchKeyword", {"query": "red"}, {"documents": [DOCS[0]]}),
+        ("BatchKeyword", {"query": "green"}, {"documents": [DOCS[1]]}),
+        ("BatchKeyword", {"query": "pear"}, {"documents": [DOCS[2]]}),
     ]
     assert retriever.invoke("pear") == [DOCS[2]]  # invoke still uses the one-query hook
 
@@ -183,7 +184,7 @@ def test_batch_hook_failure_is_reported_for_every_query():
         ["red", "explode"], {"callbacks": [collector]}, return_exceptions=True
     )
     assert [str(r) for r in results] == ["batch failed", "batch failed"]
-    assert [type(r.error).__name__ for r in collector.traced_runs] == [
+    assert [type(r.exception).__name__ for r in collector.traced_runs] == [
         "RuntimeError",
         "RuntimeError",
     ]

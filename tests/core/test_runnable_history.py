@@ -384,7 +384,7 @@ def test_callbacks_see_the_wrapper_run_and_everything_below_it() -> None:
         [("RunnableSequence", [("ChatPromptTemplate", []), ("FakeListChatModel", [])])],
     )
     assert root.inputs == {"ability": "x", "question": "q"}
-    assert no_run_ids(root.outputs) == AIMessage("r")
+    assert no_run_ids(root.outputs) == {"output": AIMessage("r")}
     assert root.tags == ["chat"]
     sequence = root.children[0]
     assert sequence.inputs == {"ability": "x", "question": "q", "history": []}

@@ -126,7 +126,7 @@ def test_batch_with_one_config_per_input():
         [1, 2],
         [{"callbacks": [collector], "tags": ["one"]}, {"callbacks": [collector], "tags": ["two"]}],
     )
-    assert sorted((r.inputs, tuple(r.tags)) for r in collector.traced_runs) == [
+    assert sorted((r.inputs["input"], tuple(r.tags)) for r in collector.traced_runs) == [
         (1, ("one",)),
         (2, ("two",)),
     ]
@@ -211,11 +211,11 @@ def test_sequence_batch_drops_failed_inputs_and_reports_runs():
     results = seq.batch([1, 2, 3], {"callbacks": [collector]}, return_exceptions=True)
     assert results[0] == 1 and results[2] == 3 and isinstance(results[1], ValueError)
     assert sorted(later) == [1, 3]
-    runs = sorted(collector.traced_runs, key=lambda r: r.inputs)
-    assert [(r.inputs, r.outputs, type(r.error).__name__) for r in runs] == [
-        (1, 1, "NoneType"),
-        (2, None, "ValueError"),
-        (3, 3, "NoneType"),
+    runs = sorted(collector.traced_runs, key=lambda r: r.inputs["input"])
+    assert [(r.inputs, r.outputs, type(r.exception).__name__) for r in runs] == [
+        ({"input": 1}, {"output": 1}, "NoneType"),
+        ({"input": 2}, {}, "ValueError"),
+        ({"input": 3}, {"output": 3}, "NoneType"),
     ]
     assert [r.tree() for r in runs] == [
         ("RunnableSequence", [("check", []), ("later", [])]),
@@ -391,7 +391,7 @@ def test_map_applies_to_each_element_as_child_runs():
     assert doubled.invoke([1, 2, 3], {"callbacks": [collector]}) == [2, 4, 6]
     (run,) = collector.traced_runs
     assert run.name == "RunnableEach<double>"
-    assert sorted(c.inputs for c in run.children) == [1, 2, 3]
+    assert sorted(c.inputs["input"] for c in run.children) == [1, 2, 3]
     with pytest.raises(InvalidInputError, match="RunnableEach<double> needs a list input, got int"):
         doubled.invoke(3)
 
@@ -465,6 +465,7 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
         "StdOutCallbackHandler",
         "UsageMetadataCallbackHandler",
         "adispatch_custom_event",
+        "collect_runs",
         "dispatch_custom_event",
         "get_openai_callback",
         "get_usage_metadata_callback",

@@ -3,9 +3,12 @@ alternatives."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from ragline.core import (
+    BaseCallbackHandler,
     ConfigurableField,
     ConfigurationError,
     InvalidInputError,
@@ -32,6 +35,16 @@ class Echo(Runnable[str, str]):
     def invoke(self, input, config=None, *, stop=None, **kwargs):
         self.calls.append((input, {"stop": stop, **kwargs}))
         return self._call_with_config(lambda x: f"{self.prefix}{x}", input, config)
+
+
+class RetryStates(BaseCallbackHandler):
+    """Keeps the retry states a run reports (a run record keeps none, as LangChain's)."""
+
+    def __init__(self) -> None:
+        self.states: list[Any] = []
+
+    def on_retry(self, retry_state: Any, **kwargs: Any) -> None:
+        self.states.append(retry_state)
 
 
 class Flaky:
@@ -92,7 +105,9 @@ def test_with_config_callbacks_join_the_call_callbacks():
         [("outer", []), ("inner", [])],
     )
     (seen,) = bound_handler.traced_runs
-    assert seen.name == "inner" and seen.parent_run_id == call_handler.traced_runs[0].id
+    # its parent is not a run that handler saw: a root run there, as in LangChain
+    assert seen.name == "inner" and seen.parent_run_id is None and seen.trace_id == seen.id
+    assert call_handler.traced_runs[0].child_runs[1].id == seen.id
 
 
 def test_with_config_keeps_unknown_keys_for_configurable_as_langchain_does():
@@ -117,22 +132,22 @@ async def test_binding_async_and_streaming_paths():
 
 # ---- retry ----------------------------------------------------------------------------------
 def test_retry_until_success_reports_attempts_and_retries():
-    collector = RunCollectorCallbackHandler()
+    collector, retry_states = RunCollectorCallbackHandler(), RetryStates()
     flaky = Flaky(failures=2)
     retrying = RunnableLambda(flaky, name="flaky").with_retry(
         stop_after_attempt=3, wait_exponential_jitter=False
     )
     assert isinstance(retrying, RunnableRetry)
-    assert retrying.invoke("x", {"callbacks": [collector]}) == "ok:x"
+    assert retrying.invoke("x", {"callbacks": [collector, retry_states]}) == "ok:x"
     assert flaky.calls == 3
     (run,) = collector.traced_runs
     assert run.tree() == ("RunnableRetry", [("flaky", []), ("flaky", []), ("flaky", [])])
-    assert [type(c.error).__name__ for c in run.children] == [
+    assert [type(c.exception).__name__ for c in run.children] == [
         "ConnectionError",
         "ConnectionError",
         "NoneType",
     ]
-    retries = [e["retry_state"] for e in run.events if e["name"] == "retry"]
+    retries = retry_states.states
     assert [(r.attempt_number, str(r.exception), r.next_wait) for r in retries] == [
         (1, "attempt 1 failed", 0.0),
         (2, "attempt 2 failed", 0.0),
@@ -209,17 +224,18 @@ async def test_retry_async_and_batch():
 
 
 def test_retry_stream_retries_before_the_first_chunk():
-    collector = RunCollectorCallbackHandler()
+    retry_states = RetryStates()
     flaky = Flaky(failures=1)
     retrying = RunnableLambda(flaky).with_retry(wait_exponential_jitter=False)
-    assert list(retrying.stream("s", {"callbacks": [collector]})) == ["ok:s"]
+    assert list(retrying.stream("s", {"callbacks": [retry_states]})) == ["ok:s"]
     assert flaky.calls == 2
-    retries = [e["retry_state"] for e in collector.traced_runs[0].events if e["name"] == "retry"]
-    assert [(r.attempt_number, str(r.exception)) for r in retries] == [(1, "attempt 1 failed")]
+    assert [(r.attempt_number, str(r.exception)) for r in retry_states.states] == [
+        (1, "attempt 1 failed")
+    ]
 
 
 async def test_retry_astream_reports_retries_and_closes_the_attempt_when_stopped_early():
-    collector = RunCollectorCallbackHandler()
+    retry_states = RetryStates()
     flaky, closed = Flaky(failures=1), []
 
     async def words(chunks):
@@ -232,12 +248,13 @@ async def test_retry_astream_reports_retries_and_closes_the_attempt_when_stopped
                 closed.append(True)
 
     retrying = RunnableGenerator(words).with_retry(wait_exponential_jitter=False)
-    stream = retrying.astream("a b c", {"callbacks": [collector]})
+    stream = retrying.astream("a b c", {"callbacks": [retry_states]})
     assert await anext(stream) == "a"
     await stream.aclose()
     assert closed == [True] and flaky.calls == 2
-    retries = [e["retry_state"] for e in collector.traced_runs[0].events if e["name"] == "retry"]
-    assert [(r.attempt_number, str(r.exception)) for r in retries] == [(1, "attempt 1 failed")]
+    assert [(r.attempt_number, str(r.exception)) for r in retry_states.states] == [
+        (1, "attempt 1 failed")
+    ]
 
 
 # ---- fallbacks ----------------------------------------------------------------------------
@@ -404,7 +421,7 @@ async def test_an_async_stream_stopped_early_ends_the_inner_stream_and_its_run(w
     await stream.aclose()
     assert closed == [True]
     words = collector.traced_runs[0].find("words")
-    assert (words.outputs, words.end_time is not None) == ("a", True)
+    assert (words.outputs, words.end_time is not None) == ({"output": "a"}, True)
 
 
 async def test_an_async_assign_stream_stopped_early_ends_every_run():
@@ -559,16 +576,16 @@ def test_with_listeners_sees_only_its_own_runs():
     assert chain.invoke(1) == 4
     assert listened.batch([2, 3], {"max_concurrency": 1}) == [6, 8]
     assert seen == [
-        ("start", "RunnableSequence", 1),
-        ("end", "RunnableSequence", 4),
+        ("start", "RunnableSequence", {"input": 1}),
+        ("end", "RunnableSequence", {"output": 4}),
         # a sequence batch starts every run, then runs each step over all inputs
-        ("start", "RunnableSequence", 2),
-        ("start", "RunnableSequence", 3),
-        ("end", "RunnableSequence", 6),
-        ("end", "RunnableSequence", 8),
+        ("start", "RunnableSequence", {"input": 2}),
+        ("start", "RunnableSequence", {"input": 3}),
+        ("end", "RunnableSequence", {"output": 6}),
+        ("end", "RunnableSequence", {"output": 8}),
     ]
     handler = listened.config["callbacks"][0]
-    assert handler._open == set() and handler._roots == {}  # nothing kept after the runs
+    assert handler._open == {} and handler._chat_ids == set()  # nothing kept after the runs
 
 
 def test_with_listeners_on_error():
@@ -579,4 +596,6 @@ def test_with_listeners_on_error():
 
     with pytest.raises(ValueError):
         RunnableLambda(boom, name="boom").with_listeners(on_error=errors.append).invoke(1)
-    assert [(run.name, str(run.error)) for run in errors] == [("boom", "no")]
+    assert [(run.name, run.exception) for run in errors] == [("boom", errors[0].exception)]
+    assert isinstance(errors[0].exception, ValueError) and str(errors[0].exception) == "no"
+    assert errors[0].error.endswith("\nValueError: no") and errors[0].outputs == {}

@@ -107,11 +107,12 @@ def test_stream_reports_runs_with_combined_inputs_and_outputs():
         "RunnableSequence",
         [("prompt", []), ("TokenModel", []), ("upper_parser", [])],
     )
-    assert (root.inputs, root.outputs) == ("hi there", "HI THERE ")
+    assert (root.inputs, root.outputs) == ({"input": "hi there"}, {"output": "HI THERE "})
     parser = root.children[2]
-    assert (parser.inputs, parser.outputs) == ("hi there ", "HI THERE ")
+    assert (parser.inputs, parser.outputs) == ({"input": "hi there "}, {"output": "HI THERE "})
     model = root.children[1]
-    assert [e["token"] for e in model.events if e["name"] == "new_token"] == ["hi ", "there "]
+    tokens = [e["kwargs"]["token"] for e in model.events if e["name"] == "new_token"]
+    assert tokens == ["hi ", "there "]
     # tokens are reported before the parser run ends, and the sequence ends last
     events = collector.timeline()
     assert events[-1] == ("chain_end", "RunnableSequence", None)
@@ -127,7 +128,7 @@ def test_closing_a_stream_early_ends_the_open_runs():
     assert next(stream) == "ONE "
     stream.close()
     root = collector.traced_runs[0]
-    assert root.end_time is not None and root.outputs == "ONE "
+    assert root.end_time is not None and root.outputs == {"output": "ONE "}
     assert root.find("upper_parser").end_time is not None
 
 

@@ -285,7 +285,7 @@ def test_output_fixing_parser_runs_are_reported_under_the_parser():
     fixer = OutputFixingParser.from_llm(model, JsonOutputParser())
     fixer.invoke("nope", {"callbacks": [collector]})
     [run] = collector.traced_runs
-    assert (run.name, run.extra["run_type"]) == ("OutputFixingParser", "parser")
+    assert (run.name, run.run_type) == ("OutputFixingParser", "parser")
     assert [child.name for child in run.children] == ["RunnableSequence"]
 
 

@@ -15,7 +15,7 @@ from langchain_core.prompts import ChatPromptTemplate as LCChatPromptTemplate
 from langchain_openai import ChatOpenAI as LCChatOpenAI
 from pydantic import BaseModel
 
-from ragline.core import AIMessage, ChatPromptTemplate, StrOutputParser
+from ragline.core import AIMessage, ChatPromptTemplate, ChatPromptValue, StrOutputParser
 from ragline.core.callbacks import RunCollectorCallbackHandler
 from ragline.interop.langchain import from_langchain, message_from_langchain
 from ragline.interop.langchain._from import LangChainChatModel
@@ -68,9 +68,9 @@ def test_invoke_gives_the_native_reply_with_its_usage(native: LCChatOpenAI) -> N
         "output_token_details": {},
     }
     (run,) = collector.traced_runs
-    assert run.run_type == "chat_model"
+    assert run.run_type == "llm"  # a collector's chat model run, as LangChain records it
     assert reply.id == f"lc_run--{run.id}-0"  # the id LangChain gives, from ragline's run
-    assert run.outputs.llm_output["token_usage"]["total_tokens"] == 10
+    assert run.outputs["llm_output"]["token_usage"]["total_tokens"] == 10
 
 
 def test_stream_gives_the_native_chunks(native: LCChatOpenAI) -> None:
@@ -183,10 +183,11 @@ def test_a_langchain_chain_s_runs_are_children_of_the_wrapper(native: LCChatOpen
     assert root.name == "RunnableSequence"
     children = [(child.name, child.run_type, child.parent_run_id) for child in root.children]
     assert children == [
-        ("ChatPromptTemplate", "chain", root.id),
-        ("ChatOpenAI", "chat_model", root.id),
-        ("StrOutputParser", "chain", root.id),
+        ("ChatPromptTemplate", "prompt", root.id),
+        ("ChatOpenAI", "llm", root.id),
+        ("StrOutputParser", "parser", root.id),
     ]
-    message = root.children[1].outputs.generations[0][0].message
-    assert isinstance(message, AIMessage)  # LangChain's payloads arrive as ragline objects
-    assert message.content == "echo: hi"
+    # LangChain's payloads arrive as ragline objects: the prompt's output is ragline's
+    assert isinstance(root.children[0].outputs["output"], ChatPromptValue)
+    message = root.children[1].outputs["generations"][0][0]["message"]
+    assert (message["id"][-1], message["kwargs"]["content"]) == ("AIMessage", "echo: hi")

@@ -130,7 +130,7 @@ def test_a_ragline_handler_sees_the_bridged_retriever_run() -> None:
     found = retriever.invoke("cats", {"callbacks": [collector], "tags": ["t"]})
     (run,) = collector.traced_runs
     assert run.run_type == "retriever"
-    assert run.outputs == found
+    assert run.outputs == {"documents": found}
     assert run.tags == ["t"]
     assert found == _native(_lc_memory().as_retriever(search_kwargs={"k": 1}).invoke("cats"))
     assert len(found) == 1

@@ -203,39 +203,26 @@ def test_run_collector_keeps_the_root_runs_with_their_children():
         _chain(ns).batch(["a", "b"], config={"callbacks": [collector]})
 
         def tree(one: Any) -> Any:
-            if one.run_type == "chain":
-                seen = (observe(one.inputs), observe(one.outputs))
-            elif isinstance(one.outputs, dict):  # LangChain's model run, as dicts
+            if one.run_type == "llm":  # the model run's result, as a dict in both
                 seen = (one.inputs, one.outputs["generations"][0][0]["text"])
             else:
-                seen = (observe(one.inputs), one.outputs.generations[0][0].text)
-            return (one.name, seen, [tree(child) for child in one.child_runs])
+                seen = (observe(one.inputs), observe(one.outputs))
+            return (one.name, one.run_type, seen, [tree(child) for child in one.child_runs])
 
-        kinds = [[c.run_type for c in one.child_runs] for one in collector.traced_runs]
-        return [tree(one) for one in collector.traced_runs], kinds
+        first, *batch = [tree(one) for one in collector.traced_runs]
+        # a batch's root runs are collected as they end, which threads may do in any order
+        return [first, *sorted(batch, key=lambda node: node[2][0]["input"])]
 
-    (lc, lc_kinds), (ours, our_kinds) = run(LC), run(OURS)
-
-    def unwrapped(node: Any) -> Any:
-        # a listed difference: LangChain's Run keeps a chain's input and output under
-        # "input" / "output" keys; ragline's keeps the values themselves
-        name, (inputs, outputs), children = node
-        if isinstance(inputs, dict) and set(inputs) == {"input"}:
-            inputs, outputs = inputs["input"], outputs["output"]
-        if isinstance(inputs, dict) and set(inputs) == {"prompts"}:
-            # and a chat model's messages as transcript lines ("Human: HI")
-            (line,) = inputs["prompts"]
-            assert line.startswith("Human: ")
-            inputs = [[("HumanMessage", line.removeprefix("Human: "), None)]]
-        return (name, (inputs, outputs), [unwrapped(child) for child in children])
-
-    assert ours == [unwrapped(node) for node in lc]
+    lc, ours = run(LC), run(OURS)
+    assert ours == lc
     assert [name for name, *_ in ours] == ["RunnableSequence"] * 3
-    assert [name for name, _, _ in ours[0][2]] == ["shout", "FakeListChatModel", "RunnableLambda"]
-    assert ours[0][2][1][1] == ([[("HumanMessage", "HI", None)]], "fine")
-    # LangChain records a chat model's run as "llm", ragline as "chat_model" (listed)
-    assert lc_kinds[0] == ["chain", "llm", "chain"]
-    assert our_kinds[0] == ["chain", "chat_model", "chain"]
+    assert [(name, kind) for name, kind, _, _ in ours[0][3]] == [
+        ("shout", "chain"),
+        ("FakeListChatModel", "llm"),  # a collector's chat model run is an LLM run
+        ("RunnableLambda", "chain"),
+    ]
+    assert ours[0][3][1][2] == ({"prompts": ["Human: HI"]}, "fine")
+    assert ours[0][2] == ({"input": "hi"}, {"output": "fine!"})
 
 
 # ---- run managers driven by hand ------------------------------------------------------------

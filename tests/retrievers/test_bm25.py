@@ -145,9 +145,9 @@ def test_batch_scores_all_queries_in_one_call_with_one_run_per_query():
     assert [[d.id for d in docs] for docs in results] == [["a", "c"], ["b"], ["d"]]
     assert calls == [[["cat"], ["mat"], ["birds"]]]
     assert [(r.name, r.run_type, r.inputs) for r in collector.traced_runs] == [
-        ("BM25Retriever", "retriever", "cat"),
-        ("BM25Retriever", "retriever", "mat"),
-        ("BM25Retriever", "retriever", "birds"),
+        ("BM25Retriever", "retriever", {"query": "cat"}),
+        ("BM25Retriever", "retriever", {"query": "mat"}),
+        ("BM25Retriever", "retriever", {"query": "birds"}),
     ]
 
 

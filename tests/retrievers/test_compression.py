@@ -473,7 +473,10 @@ async def test_a_compressor_failing_on_one_query_fails_only_that_query(asynchron
         results = retriever.batch(["cats", "bonds"], config, return_exceptions=True)
     assert results[0] == [PARAGRAPHS[2]]  # the shorter of the two "cats" paragraphs ranks first
     assert str(results[1]) == "cannot compress bonds"
-    assert [str(run.error) for run in collector.traced_runs] == ["None", "cannot compress bonds"]
+    assert [str(run.exception) for run in collector.traced_runs] == [
+        "None",
+        "cannot compress bonds",
+    ]
 
 
 async def test_a_base_retriever_that_returns_no_document_list_is_named():

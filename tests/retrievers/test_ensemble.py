@@ -167,9 +167,15 @@ def test_child_retrievers_run_concurrently_as_child_runs():
     collector = RunCollectorCallbackHandler()
     assert ids(retriever.invoke("q", {"callbacks": [collector], "tags": ["t"]})) == ["a", "b"]
     (run,) = collector.traced_runs
-    assert (run.name, run.run_type, run.inputs) == ("EnsembleRetriever", "retriever", "q")
+    assert (run.name, run.run_type, run.inputs) == (
+        "EnsembleRetriever",
+        "retriever",
+        {"query": "q"},
+    )
     assert sorted(child.name for child in run.children) == ["one", "two"]
-    assert all(child.run_type == "retriever" and child.inputs == "q" for child in run.children)
+    assert all(
+        child.run_type == "retriever" and child.inputs == {"query": "q"} for child in run.children
+    )
     assert all("t" in child.tags for child in run.children)  # config flows to the children
 
 
@@ -270,8 +276,8 @@ def test_a_failing_child_fails_the_ensemble_run():
             "explode two", {"callbacks": [collector]}
         )
     (run,) = collector.traced_runs
-    assert str(run.error) == "two failed"
-    assert sorted((child.name, str(child.error)) for child in run.children) == [
+    assert str(run.exception) == "two failed"
+    assert sorted((child.name, str(child.exception)) for child in run.children) == [
         ("one", "None"),
         ("two", "two failed"),
     ]
@@ -326,16 +332,17 @@ def test_batch_gives_each_child_all_queries_at_once_with_runs_per_query():
     ]
     assert one.batches == [["x", "y"]] and two.batches == [["x", "y"]]
     assert [(run.name, run.inputs) for run in collector.traced_runs] == [
-        ("EnsembleRetriever", "x"),
-        ("EnsembleRetriever", "y"),
+        ("EnsembleRetriever", {"query": "x"}),
+        ("EnsembleRetriever", {"query": "y"}),
     ]
     for run in collector.traced_runs:
+        query = run.inputs["query"]
         assert sorted((child.name, child.inputs) for child in run.children) == [
-            ("one", run.inputs),
-            ("two", run.inputs),
+            ("one", {"query": query}),
+            ("two", {"query": query}),
         ]
         assert all("t" in child.tags for child in run.children)
-        assert ids(run.outputs) == ["a", f"one:{run.inputs}", f"two:{run.inputs}", "b"]
+        assert ids(run.outputs["documents"]) == ["a", f"one:{query}", f"two:{query}", "b"]
     assert retriever.batch([]) == []
 
 
@@ -362,8 +369,9 @@ async def test_a_child_failing_on_one_query_fails_only_that_query(asynchronous):
         results = retriever.batch(queries, config, return_exceptions=True)
     assert ids(results[0]) == ["a", "b"]
     assert isinstance(results[1], RuntimeError) and str(results[1]) == "two failed"
-    by_query = {run.inputs: run for run in collector.traced_runs}
-    assert by_query["fine"].error is None and str(by_query["explode two"].error) == "two failed"
+    by_query = {run.inputs["query"]: run for run in collector.traced_runs}
+    assert by_query["fine"].error is None
+    assert str(by_query["explode two"].exception) == "two failed"
     with pytest.raises(RuntimeError, match="two failed"):
         retriever.batch(queries)
     with pytest.raises(InvalidInputError, match="needs a str query, got int"):

@@ -313,7 +313,7 @@ def test_hybrid_defaults_are_the_ones_chosen_on_the_dev_sets() -> None:
     collector = RunCollectorCallbackHandler()
     HybridRetriever(store, keyword, k=1).invoke("cat", {"callbacks": [collector]})
     sides = collector.traced_runs[0].children
-    assert [len(run.outputs) for run in sides] == [4, 1]  # BM25: only the match
+    assert [len(run.outputs["documents"]) for run in sides] == [4, 1]  # BM25: only the match
 
 
 def test_hybrid_filter_applies_to_both_sides() -> None:

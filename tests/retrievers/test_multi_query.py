@@ -106,8 +106,11 @@ def test_a_custom_prompt_and_the_run_tree(vector_retriever):
         ],
     )
     assert run.run_type == "retriever"
-    assert [child.inputs for child in run.children[1:]] == ["kitten purring", "stock market"]
-    assert ids(run.outputs) == ["t2", "t5", "t4", "t6"]
+    assert [child.inputs for child in run.children[1:]] == [
+        {"query": "kitten purring"},
+        {"query": "stock market"},
+    ]
+    assert ids(run.outputs["documents"]) == ["t2", "t5", "t4", "t6"]
 
 
 def test_an_empty_answer_searches_nothing_unless_the_original_is_included():
@@ -197,9 +200,9 @@ def test_batch_asks_the_model_per_question_then_searches_all_queries_in_one_batc
     ]
     runs = collector.traced_runs
     assert [(run.name, run.inputs) for run in runs] == [
-        ("MultiQueryRetriever", "alpha"),
-        ("MultiQueryRetriever", "beta"),
-        ("MultiQueryRetriever", "silent"),
+        ("MultiQueryRetriever", {"query": "alpha"}),
+        ("MultiQueryRetriever", {"query": "beta"}),
+        ("MultiQueryRetriever", {"query": "silent"}),
     ]
     writer = (
         "RunnableSequence",
@@ -209,7 +212,11 @@ def test_batch_asks_the_model_per_question_then_searches_all_queries_in_one_batc
         "MultiQueryRetriever",
         [writer, ("Recording", []), ("Recording", []), ("Recording", [])],
     )
-    assert [child.inputs for child in runs[1].children[1:]] == ["beta one", "beta two", "beta"]
+    assert [child.inputs["query"] for child in runs[1].children[1:]] == [
+        "beta one",
+        "beta two",
+        "beta",
+    ]
     assert runs[2].tree() == ("MultiQueryRetriever", [writer, ("Recording", [])])
 
 

@@ -84,8 +84,8 @@ def test_the_child_search_is_a_child_run():
     assert retriever.invoke("parrots talk", {"callbacks": [collector]}) == [PARENTS[2]]
     (run,) = collector.traced_runs
     assert run.tree() == ("ParentDocumentRetriever", [("InMemoryVectorStoreRetriever", [])])
-    assert [c.id for c in run.children[0].outputs] == ["more-1"]
-    assert run.outputs == [PARENTS[2]]
+    assert [c.id for c in run.children[0].outputs["documents"]] == ["more-1"]
+    assert run.outputs == {"documents": [PARENTS[2]]}
 
 
 def test_generated_and_given_ids():
@@ -299,7 +299,10 @@ async def test_batch_searches_children_once_and_reads_the_docstore_once():
     assert [run.tree() for run in collector.traced_runs] == [
         ("ParentDocumentRetriever", [("InMemoryVectorStoreRetriever", [])])
     ] * 2
-    assert [run.children[0].inputs for run in collector.traced_runs] == ["cats purr", "bond yields"]
+    assert [run.children[0].inputs for run in collector.traced_runs] == [
+        {"query": "cats purr"},
+        {"query": "bond yields"},
+    ]
     assert await retriever.abatch(["cats purr", "bond yields"]) == results
     results[0][0].metadata["changed"] = True  # results are copies, also of a parent found twice
     assert results[1][1].metadata == {"source": "pets.txt"}

@@ -162,7 +162,7 @@ def test_one_retriever_run_per_query_with_config(retriever):
     )
     roots = collector.traced_runs
     # without a batch hook the queries run in threads: runs may start in any order
-    assert sorted((r.run_type, r.inputs) for r in roots) == [
+    assert sorted((r.run_type, r.inputs["query"]) for r in roots) == [
         ("retriever", "cats purr"),
         ("retriever", "stock prices"),
     ]
@@ -227,9 +227,9 @@ def test_in_a_rag_chain_batch_each_retriever_run_sits_under_its_own_input():
     assert chain.batch(QUERIES[:2], {"callbacks": [collector]}) == one_by_one
     for root, query in zip(collector.traced_runs, QUERIES[:2], strict=True):
         ensemble = root.find("EnsembleRetriever")
-        assert ensemble is not None and ensemble.inputs == query
+        assert ensemble is not None and ensemble.inputs == {"query": query}
         assert sorted(child.name for child in ensemble.children) == [
             "BM25Retriever",
             "InMemoryVectorStoreRetriever",
         ]
-        assert all(child.inputs == query for child in ensemble.children)
+        assert all(child.inputs == {"query": query} for child in ensemble.children)

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from ragline.chat_models import ChatOpenAI
 from ragline.core import RunCollectorCallbackHandler, ToolMessage
-from ragline.core.callbacks import CallbackManagerForToolRun
+from ragline.core.callbacks import BaseCallbackHandler, CallbackManagerForToolRun
 from ragline.tools import BaseTool, tool
 
 # ------------------------------------------------------------------ seed 004, "Agent"
@@ -141,14 +141,20 @@ class OfflineSearch(DuckDuckGoSearchAPIWrapper):
 
 
 def test_seed_000_search_tool_formats_results_and_reports_its_steps():
-    collector = RunCollectorCallbackHandler()
+    collector, texts = RunCollectorCallbackHandler(), []
+
+    class Texts(BaseCallbackHandler):  # a run record keeps no text, as LangChain's
+        def on_text(self, text: str, **kwargs: Any) -> None:
+            texts.append(text)
+
+    handlers = [collector, Texts()]
     search = DuckDuckGoSearchRun(api_wrapper=OfflineSearch(max_results=1))
-    assert search.run("ragline", callbacks=[collector]) == (
+    assert search.run("ragline", callbacks=handlers) == (
         "Title: About ragline\nLink: https://example.org\nSnippet: Text.\n"
     )
-    assert search.run("boom", callbacks=[collector]) == "Search failed: no network"
-    texts = [e["text"] for run in collector.traced_runs for e in run.events if e["name"] == "text"]
+    assert search.run("boom", callbacks=handlers) == "Search failed: no network"
     assert texts == ["Searching for: ragline", "Search failed: no network"]
+    assert [run.name for run in collector.traced_runs] == ["duckduckgo_search"] * 2
     assert DuckDuckGoSearchRun().run("anything") == "No search results found."
     assert search.args == {"query": {"title": "Query", "type": "string"}}
 

@@ -57,8 +57,12 @@ def test_invoke_is_one_retriever_run(store: CountingStore) -> None:
     retriever = store.as_retriever(search_kwargs={"k": 2}, tags=["mine"], metadata={"user": 7})
     documents = retriever.invoke("q0", config={"callbacks": [collector]})
     [run] = collector.traced_runs
-    assert (run.name, run.run_type, run.inputs) == ("CountingStoreRetriever", "retriever", "q0")
-    assert run.outputs == documents and texts_of(documents) == ["d0", "d1"]
+    assert (run.name, run.run_type, run.inputs) == (
+        "CountingStoreRetriever",
+        "retriever",
+        {"query": "q0"},
+    )
+    assert run.outputs == {"documents": documents} and texts_of(documents) == ["d0", "d1"]
     assert run.tags == ["mine", "CountingStore", "ExplicitEmbeddings"]
     assert run.metadata == {"user": 7}
     assert [event["name"] for event in run.events] == ["start", "end"]
@@ -75,9 +79,11 @@ def test_batch_searches_once_and_reports_one_run_per_query(
     assert store.searches == [4] and embeddings.query_batches == [4]
     assert texts_of(results[1]) == ["d0", "d3", "d1"]
     assert [(run.run_type, run.inputs) for run in collector.traced_runs] == [
-        ("retriever", query) for query in queries
+        ("retriever", {"query": query}) for query in queries
     ]
-    assert [run.outputs for run in collector.traced_runs] == results
+    assert [run.outputs for run in collector.traced_runs] == [
+        {"documents": documents} for documents in results
+    ]
 
 
 async def test_abatch_searches_once_and_ainvoke_uses_the_async_primitive(
@@ -115,7 +121,7 @@ def test_search_errors_are_reported_as_retriever_errors(store: CountingStore) ->
     with pytest.raises(LookupError, match="no vector for 'unknown query'"):
         retriever.invoke("unknown query", config={"callbacks": [collector]})
     [run] = collector.traced_runs
-    assert isinstance(run.error, LookupError)
+    assert isinstance(run.exception, LookupError)
     assert [event["name"] for event in run.events] == ["start", "error"]
 
 

@@ -27,6 +27,7 @@ _EXPORTS = {
     "RunCollectorCallbackHandler": ".tracers",
     "Run": ".tracers",
     "RootListenersHandler": ".tracers",
+    "collect_runs": ".tracers",
     "OpenAICallbackHandler": ".usage",
     "UsageMetadataCallbackHandler": ".usage",
     "get_openai_callback": ".usage",

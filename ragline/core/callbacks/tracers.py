@@ -1,7 +1,12 @@
-"""RunCollectorCallbackHandler: records every run as a :class:`Run` tree.
+"""Run records: ``RunCollectorCallbackHandler``, ``collect_runs`` and the handler behind
+``with_listeners``, each building :class:`Run` trees in LangChain's shapes.
 
-Useful in tests (assert which runs happened, in what order, with which inputs) and as
-the starting point of your own tracing: walk ``collector.traced_runs`` after a call.
+A :class:`Run` holds what LangChain's tracers record: ``inputs`` and ``outputs`` as
+dicts (a chain given ``0`` has ``{"input": 0}``; a model ``{"prompts": [...]}`` and its
+``LLMResult`` as a dict; a retriever ``{"query": ...}`` and ``{"documents": [...]}``),
+``error`` as text, ``events``, ``extra`` (with ``metadata``), ``child_runs`` in the
+order they started, ``trace_id`` and ``dotted_order``. ``run.tree()`` and
+``run.find(name)`` are ragline's own helpers for assertions.
 
 Example:
     >>> from ragline.core import RunnableLambda
@@ -12,103 +17,519 @@ Example:
     4
     >>> collector.traced_runs[0].tree()
     ('RunnableSequence', [('add', []), ('double', [])])
+    >>> collector.traced_runs[0].inputs, collector.traced_runs[0].outputs
+    ({'input': 1}, {'output': 4})
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 from uuid import UUID
 
+from ragline.core.callbacks._run_shapes import (
+    chain_value,
+    empty_model_result,
+    error_text,
+    model_result,
+    serialized_message,
+)
 from ragline.core.callbacks.base import BaseCallbackHandler
 
-__all__ = ["RootListenersHandler", "Run", "RunCollectorCallbackHandler"]
+__all__ = ["RootListenersHandler", "Run", "RunCollectorCallbackHandler", "collect_runs"]
+
+
+_UTC = timezone.utc
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(_UTC)
 
 
-@dataclass
+def _stamp(start_time: datetime, run_id: UUID) -> str:
+    return f"{start_time:%Y%m%dT%H%M%S%fZ}{run_id}"
+
+
+@dataclass(repr=False)
 class Run:
-    """One recorded run.
+    """One recorded run, with the attributes of LangChain's ``Run``.
 
     Attributes:
         id: the run id (a UUID).
-        parent_run_id: the enclosing run's id, or ``None`` for a root run.
         name: the run name (``run_name`` from the config, or the runnable's name).
-        run_type: ``"chain"``, ``"llm"``, ``"chat_model"``, ``"retriever"`` or ``"tool"``.
-        inputs: what the run started with (the query for retrievers, the prompts or
-            messages for models).
-        outputs: what it ended with (``None`` until it ends, or if it failed).
-        error: the exception it raised, or ``None``.
-        tags, metadata: as reported on the start event.
-        children: child runs, in the order they started (``child_runs`` in LangChain).
-        events: ``{"name": ..., "time": ..., **details}`` for start, new_token, text,
-            retry, agent_action, agent_finish, end and error, in order.
+        run_type: ``"chain"``, ``"prompt"``, ``"parser"``, ``"llm"``, ``"chat_model"``,
+            ``"retriever"`` or ``"tool"``. A chat model's run is ``"llm"`` in
+            ``RunCollectorCallbackHandler`` (its messages as transcript lines under
+            ``"prompts"``) and ``"chat_model"`` for ``with_listeners`` (its messages
+            under ``"messages"``), as in LangChain.
+        inputs: a dict: a chain's input (``{"input": value}`` when it is not a dict),
+            ``{"prompts": [...]}`` or ``{"messages": [[...]]}`` for a model,
+            ``{"query": ...}`` for a retriever, a tool's arguments
+            (``{"input": text}`` for a text input).
+        outputs: a dict (``{}`` until the run ends, and when it failed): a chain's
+            output (``{"output": value}`` when it is not a dict), a model's
+            ``LLMResult`` as a dict, ``{"documents": [...]}``, ``{"output": ...}``.
+        error: ``None``, or the exception's repr followed by its traceback.
+        parent_run_id: the enclosing run's id, or ``None`` for a root run (a run whose
+            parent this handler did not see).
+        tags: the run's tags.
+        extra: the start event's other keywords (``invocation_params`` of a model, a
+            tool's ``color``) and ``metadata`` when there is any.
+        child_runs: child runs, in the order they started (also ``children``).
+        events: ``{"name": "start" | "new_token" | "end" | "error", "time": ...}``, in
+            order; a token's has ``"kwargs": {"token": ..., "chunk": ...}``.
+        start_time, end_time: UTC datetimes (``end_time`` is ``None`` until it ends).
+        serialized: the ``serialized`` argument of the start event.
+        reference_example_id: the collector's ``example_id``.
+        exception: the exception itself (ragline's own; ``error`` is LangChain's text).
     """
 
     id: UUID
-    parent_run_id: UUID | None
     name: str
     run_type: str
-    inputs: Any
+    inputs: dict[str, Any]
+    parent_run_id: UUID | None = None
     tags: list[str] = field(default_factory=list)
-    metadata: dict[str, Any] = field(default_factory=dict)
-    outputs: Any = None
-    error: BaseException | None = None
-    children: list[Run] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    outputs: dict[str, Any] | None = field(default_factory=dict)
+    error: str | None = None
+    child_runs: list[Run] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     start_time: datetime = field(default_factory=_now)
     end_time: datetime | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    serialized: dict[str, Any] | None = None
+    reference_example_id: UUID | None = None
+    exception: BaseException | None = field(default=None, compare=False)
+    # The enclosing run's (its own _parent, start_time, id), or None for a root: trace_id
+    # and dotted_order are worked out from it when read, so recording a run costs no
+    # string formatting (and holds no reference to the parent Run itself).
+    _parent: tuple[Any, datetime, UUID] | None = field(default=None, repr=False, compare=False)
 
     @property
-    def child_runs(self) -> list[Run]:
-        """LangChain's name for :attr:`children`."""
-        return self.children
+    def metadata(self) -> dict[str, Any]:
+        """The run's metadata (kept in ``extra["metadata"]``, as LangChain keeps it)."""
+        return self.extra.setdefault("metadata", {})  # type: ignore[no-any-return]
+
+    @property
+    def children(self) -> list[Run]:
+        """ragline's name for :attr:`child_runs`."""
+        return self.child_runs
+
+    def _lineage(self) -> list[tuple[datetime, UUID]]:
+        """``(start_time, id)`` of this run and each enclosing one, outermost first."""
+        pairs = [(self.start_time, self.id)]
+        link = self._parent
+        while link is not None:
+            link, start_time, run_id = link
+            pairs.append((start_time, run_id))
+        return pairs[::-1]
+
+    @property
+    def trace_id(self) -> UUID:
+        """The id of the outermost run of this run's tree."""
+        return self._lineage()[0][1]
+
+    @property
+    def dotted_order(self) -> str:
+        """``<start time><id>`` of each run from the outermost down to this one, joined
+        with dots (LangChain's ordering key: sorting by it gives the runs in start order,
+        each parent before its children)."""
+        return ".".join(_stamp(start_time, run_id) for start_time, run_id in self._lineage())
 
     def tree(self) -> tuple[str, list[Any]]:
         """Return ``(name, [child trees])``, handy in assertions."""
-        return (self.name, [child.tree() for child in self.children])
+        return (self.name, [child.tree() for child in self.child_runs])
 
     def find(self, name: str) -> Run | None:
         """Return the first run named ``name`` in this tree (depth-first), or ``None``."""
         if self.name == name:
             return self
-        for child in self.children:
+        for child in self.child_runs:
             found = child.find(name)
             if found is not None:
                 return found
         return None
 
     def __repr__(self) -> str:
+        error = self.exception if self.exception is not None else self.error
         return (
             f"Run(name={self.name!r}, run_type={self.run_type!r}, "
-            f"children={len(self.children)}, error={self.error!r})"
+            f"children={len(self.child_runs)}, error={error!r})"
         )
 
 
-class RunCollectorCallbackHandler(BaseCallbackHandler):
+# Start-event keywords that are not the run's ``extra`` (LangChain's tracers take them as
+# the run's own fields, or ragline's run plumbing passes them).
+_NOT_EXTRA = frozenset({"name", "run_type", "inputs", "streamed_input"})
+
+
+def _run_name(serialized: Any) -> str:
+    """The name of a run started without one: from ``serialized``, else LangChain's."""
+    if isinstance(serialized, dict):
+        if serialized.get("name"):
+            return str(serialized["name"])
+        if serialized.get("id"):
+            return str(serialized["id"][-1])
+    return "Unnamed"
+
+
+def _tool_call_count(result: Any) -> int:
+    """How many tool calls the replies in a model's result make."""
+    return sum(
+        len(getattr(getattr(one, "message", None), "tool_calls", None) or ())
+        for row in getattr(result, "generations", ())
+        for one in row
+    )
+
+
+class _RunTreeHandler(BaseCallbackHandler):
+    """Builds a :class:`Run` tree per root run from the callback events.
+
+    Subclasses keep what they need as runs start, report and end (the ``_log_*``
+    hooks, under the lock), hear of root runs (``_notify``, outside it, where
+    ``_notifies`` is set) and say whether chat model runs keep their messages
+    (``chat_runs``; otherwise they are LLM runs of transcript lines, as LangChain's
+    ``RunCollectorCallbackHandler`` records them).
+    """
+
+    raise_error = True  # a broken record (or a listener's exception) is the user's to see
+    chat_runs = False
+    # Whether ended runs stay in ``_open`` (the collector's ``runs_by_id`` is that dict;
+    # an ended run is then told apart by its ``end_time``) or are forgotten at once.
+    _keeps_ended = False
+
+    # open chat model runs (a failed one's result differs), made at the first of them
+    _chat_ids: frozenset[UUID] | set[UUID] = frozenset()
+
+    def __init__(self) -> None:
+        self._open: dict[UUID, Run] = {}
+        self._lock = threading.Lock()
+
+    # ---- hooks ----
+    _notifies = False  # whether _notify is called (outside the lock) for root runs
+
+    # Where a subclass wants them (the collector): every ``(event, run)`` in order, the
+    # event named as its callback without ``on_``; and the root runs as they end.
+    _event_log: list[tuple[str, Run]] | None = None
+    _ended_roots: list[Run] | None = None
+    _example_id: UUID | None = None
+
+    def _notify(self, which: str, run: Run) -> None:
+        """A root run started, ended or failed (``which``); called outside the lock."""
+
+    # ---- recording ----
+    def _start(
+        self,
+        event: str,
+        run_type: str,
+        inputs: dict[str, Any],
+        serialized: Any,
+        run_id: UUID,
+        parent_run_id: UUID | None,
+        tags: list[str] | None,
+        metadata: dict[str, Any] | None,
+        kwargs: dict[str, Any],
+    ) -> None:
+        extra = {key: value for key, value in kwargs.items() if key not in _NOT_EXTRA}
+        if metadata:
+            extra["metadata"] = dict(metadata)
+        name = kwargs.get("name") or _run_name(serialized)
+        start_time = datetime.now(_UTC)
+        with self._lock:
+            parent = self._open.get(parent_run_id) if parent_run_id is not None else None
+            if parent is not None and parent.end_time is not None:
+                parent = None  # a run that ended is no parent: this one is a root, as in LangChain
+            run = Run(
+                id=run_id,
+                name=name,
+                run_type=run_type,
+                inputs=inputs,
+                tags=list(tags) if tags else [],
+                extra=extra,
+                events=[{"name": "start", "time": start_time}],
+                start_time=start_time,
+                serialized=serialized,
+            )
+            if parent is not None:
+                run.parent_run_id = parent_run_id
+                run._parent = (parent._parent, parent.start_time, parent.id)
+                parent.child_runs.append(run)
+            self._open[run_id] = run
+            if self._event_log is not None:
+                self._event_log.append((event, run))
+        if self._notifies and parent is None:
+            self._notify("start", run)
+
+    def _end(
+        self,
+        event: str,
+        run_id: UUID,
+        outputs: Any,
+        error: BaseException | None,
+        inputs: dict[str, Any] | None = None,
+        output_key: str | None = None,
+    ) -> None:
+        """End a run: ``outputs`` (a dict, or the value to keep under ``output_key``) go
+        into the run's ``outputs`` dict, which stays the one it started with, as in
+        LangChain."""
+        text = None if error is None else error_text(error)  # formatted outside the lock
+        end_time = datetime.now(_UTC)
+        with self._lock:
+            run = self._open.get(run_id) if self._keeps_ended else self._open.pop(run_id, None)
+            if run is None or run.end_time is not None:
+                return
+            run.end_time = end_time
+            if error is None:
+                run.events.append({"name": "end", "time": end_time})
+            else:
+                run.error, run.exception = text, error
+                run.events.append({"name": "error", "time": end_time})
+            if output_key is not None:
+                run.outputs[output_key] = outputs  # type: ignore[index]
+            elif outputs is not None:
+                run.outputs.update(outputs)  # type: ignore[union-attr]
+            if inputs is not None:  # streamed runs learn their whole input only at the end
+                run.inputs = inputs
+            is_root = run.parent_run_id is None
+            if self._event_log is not None:
+                self._event_log.append((event, run))
+            if is_root and self._ended_roots is not None:
+                run.reference_example_id = self._example_id
+                self._ended_roots.append(run)
+        if self._notifies and is_root:
+            self._notify("end" if error is None else "error", run)
+
+    def _model_end(self, event: str, run_id: UUID, outputs: Any, error: Any, kwargs: Any) -> None:
+        with self._lock:
+            run = self._open.get(run_id)
+            chat = run_id in self._chat_ids
+            if chat:
+                self._chat_ids.discard(run_id)  # type: ignore[union-attr]
+        if run is None or run.end_time is not None:
+            return
+        if error is None:
+            calls = _tool_call_count(outputs)
+            if calls:
+                run.extra["tool_call_count"] = calls
+            self._end(event, run_id, model_result(outputs), None)
+        elif kwargs.get("response") is not None:
+            self._end(event, run_id, model_result(kwargs["response"]), error)
+        else:  # ragline's models end a failed run without a result; LangChain's give an empty one
+            self._end(event, run_id, empty_model_result(chat), error)
+
+    # ---- starts ----
+    def on_chain_start(
+        self,
+        serialized: Any,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Record a chain run (``run_type`` ``"prompt"`` or ``"parser"`` when given)."""
+        # a streamed input is known only at the end: LangChain starts such a run at ""
+        if kwargs.get("streamed_input"):
+            recorded = {"input": ""}
+        else:
+            recorded = dict(inputs) if isinstance(inputs, dict) else {"input": inputs}
+        run_type = kwargs.get("run_type") or "chain"
+        self._start(
+            "chain_start", run_type, recorded, serialized, run_id, parent_run_id, tags,
+            metadata, kwargs,
+        )  # fmt: skip
+
+    def on_llm_start(
+        self,
+        serialized: Any,
+        prompts: list[str],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Record an LLM run (``inputs`` ``{"prompts": [...]}``)."""
+        self._start(
+            "llm_start", "llm", {"prompts": list(prompts)}, serialized, run_id, parent_run_id,
+            tags, metadata, kwargs,
+        )  # fmt: skip
+
+    def on_chat_model_start(
+        self,
+        serialized: Any,
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Record a chat model run: with its messages where ``chat_runs`` is set, else as
+        an LLM run of one transcript line per message list."""
+        recorded: dict[str, Any]
+        if self.chat_runs:
+            run_type = "chat_model"
+            recorded = {"messages": [[serialized_message(m) for m in batch] for batch in messages]}
+        else:
+            from ragline.core.messages import get_buffer_string
+
+            run_type = "llm"
+            recorded = {"prompts": [get_buffer_string(list(batch)) for batch in messages]}
+        with self._lock:
+            if not isinstance(self._chat_ids, set):
+                self._chat_ids = set()
+            self._chat_ids.add(run_id)
+        self._start(
+            "chat_model_start", run_type, recorded, serialized, run_id, parent_run_id, tags,
+            metadata, kwargs,
+        )  # fmt: skip
+
+    def on_retriever_start(
+        self,
+        serialized: Any,
+        query: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Record a retriever run (``inputs`` ``{"query": ...}``)."""
+        self._start(
+            "retriever_start", "retriever", {"query": query}, serialized, run_id, parent_run_id,
+            tags, metadata, kwargs,
+        )  # fmt: skip
+
+    def on_tool_start(
+        self,
+        serialized: Any,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Record a tool run (``inputs``: its arguments, or ``{"input": text}``)."""
+        given = kwargs.get("inputs")
+        recorded = dict(given) if isinstance(given, dict) else {"input": input_str}
+        self._start(
+            "tool_start", "tool", recorded, serialized, run_id, parent_run_id, tags, metadata,
+            kwargs,
+        )  # fmt: skip
+
+    # ---- in between ----
+    def _note(self, event: str, run_id: UUID) -> None:
+        with self._lock:
+            run = self._open.get(run_id)
+            if run is not None and self._event_log is not None:
+                self._event_log.append((event, run))
+
+    def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a streamed token on its run's ``events``."""
+        details: dict[str, Any] = {"token": token}
+        if kwargs.get("chunk"):
+            details["chunk"] = kwargs["chunk"]
+        with self._lock:
+            run = self._open.get(run_id)
+            if run is not None:
+                run.events.append({"name": "new_token", "time": _now(), "kwargs": details})
+                if self._event_log is not None:
+                    self._event_log.append(("llm_new_token", run))
+
+    def on_agent_action(self, action: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Not kept on the run (LangChain's tracers keep no agent events)."""
+        self._note("agent_action", run_id)
+
+    def on_agent_finish(self, finish: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Not kept on the run."""
+        self._note("agent_finish", run_id)
+
+    def on_text(self, text: str, *, run_id: UUID, **kwargs: Any) -> None:
+        """Not kept on the run."""
+        self._note("text", run_id)
+
+    def on_retry(self, retry_state: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Not kept on the run (each attempt is a child run of its own)."""
+        self._note("retry", run_id)
+
+    # ---- ends ----
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a chain's output."""
+        given = chain_value(kwargs["inputs"], "input") if "inputs" in kwargs else None
+        key = None if isinstance(outputs, dict) else "output"
+        self._end("chain_end", run_id, outputs, None, given, key)
+
+    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a chain's error."""
+        given = chain_value(kwargs["inputs"], "input") if "inputs" in kwargs else None
+        self._end("chain_error", run_id, None, error, given)
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a model's result (as a dict)."""
+        self._model_end("llm_end", run_id, response, None, kwargs)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a model's error."""
+        self._model_end("llm_error", run_id, None, error, kwargs)
+
+    def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a retriever's documents."""
+        self._end("retriever_end", run_id, documents, None, output_key="documents")
+
+    def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a retriever's error."""
+        self._end("retriever_error", run_id, None, error)
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a tool's output."""
+        self._end("tool_end", run_id, output, None, output_key="output")
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Record a tool's error."""
+        self._end("tool_error", run_id, None, error)
+
+
+class RunCollectorCallbackHandler(_RunTreeHandler):
     """Collect every run into trees of :class:`Run` (thread-safe).
 
+    Args:
+        example_id: set as every collected root run's ``reference_example_id``.
+
     Attributes:
-        traced_runs: root runs (runs whose parent this handler did not see), in order.
-        runs_by_id: every run, by id.
+        traced_runs: root runs (runs whose parent this handler did not see), each added
+            when it ends, as LangChain's collector adds them.
+        example_id: as given.
+        runs_by_id: every run, by id (ragline's own; runs are there from their start).
         event_log: ``(event, run)`` pairs in the order events arrived, where ``event``
             is the callback name without ``on_`` (``"chain_start"``, ``"llm_new_token"``).
     """
 
-    raise_error = True  # a broken collector should fail the test that relies on it
+    _keeps_ended = True
 
-    def __init__(self) -> None:
-        self.traced_runs: list[Run] = []
-        self.runs_by_id: dict[UUID, Run] = {}
-        self.event_log: list[tuple[str, Run]] = []
+    def __init__(self, example_id: UUID | str | None = None) -> None:
+        # the base's attributes set here (a handler is often made per call); its open
+        # runs are runs_by_id, ended runs kept
+        self._open: dict[UUID, Run] = {}
         self._lock = threading.Lock()
+        self._example_id = UUID(example_id) if isinstance(example_id, str) else example_id
+        self.traced_runs: list[Run] = []
+        self._ended_roots = self.traced_runs
+        self.runs_by_id = self._open
+        self.event_log: list[tuple[str, Run]] = []
+        self._event_log = self.event_log
 
     def timeline(self) -> list[tuple[str, str, str | None]]:
         """Return ``(event, run name, parent run name or None)`` for every event, in order."""
@@ -119,202 +540,35 @@ class RunCollectorCallbackHandler(BaseCallbackHandler):
                 rows.append((event, run.name, parent.name if parent else None))
             return rows
 
-    def _start(
-        self,
-        event: str,
-        run_type: str,
-        inputs: Any,
-        run_id: UUID,
-        parent_run_id: UUID | None,
-        tags: list[str] | None,
-        metadata: dict[str, Any] | None,
-        kwargs: dict[str, Any],
-    ) -> None:
-        run = Run(
-            id=run_id,
-            parent_run_id=parent_run_id,
-            name=kwargs.get("name") or run_type,
-            run_type=run_type,
-            inputs=inputs,
-            tags=list(tags or []),
-            metadata=dict(metadata or {}),
-            extra={k: v for k, v in kwargs.items() if k != "name"},
-        )
-        run.events.append({"name": "start", "time": run.start_time})
-        with self._lock:
-            self.runs_by_id[run_id] = run
-            parent = self.runs_by_id.get(parent_run_id) if parent_run_id else None
-            if parent is None:
-                self.traced_runs.append(run)
-            else:
-                parent.children.append(run)
-            self.event_log.append((event, run))
+    @property
+    def example_id(self) -> UUID | None:
+        """The id collected root runs get as ``reference_example_id``."""
+        return self._example_id
 
-    def _event(self, event: str, short: str, run_id: UUID, details: dict[str, Any]) -> Run | None:
-        with self._lock:
-            run = self.runs_by_id.get(run_id)
-            if run is None:
-                return None
-            run.events.append({"name": short, "time": _now(), **details})
-            self.event_log.append((event, run))
-            return run
+    @example_id.setter
+    def example_id(self, value: UUID | str | None) -> None:
+        self._example_id = UUID(value) if isinstance(value, str) else value
 
-    def _end(
-        self,
-        event: str,
-        run_id: UUID,
-        outputs: Any,
-        error: BaseException | None,
-        kwargs: dict[str, Any],
-    ) -> None:
-        with self._lock:
-            run = self.runs_by_id.get(run_id)
-            if run is None:
-                return
-            run.end_time = _now()
-            run.outputs, run.error = outputs, error
-            if "inputs" in kwargs:  # streamed runs learn their input only at the end
-                run.inputs = kwargs["inputs"]
-            run.events.append({"name": "error" if error else "end", "time": run.end_time})
-            self.event_log.append((event, run))
 
-    # starts ---------------------------------------------------------------------------
-    def on_chain_start(
-        self,
-        serialized: Any,
-        inputs: Any,
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        """Record a chain run."""
-        self._start("chain_start", "chain", inputs, run_id, parent_run_id, tags, metadata, kwargs)
+@contextlib.contextmanager
+def collect_runs() -> Iterator[RunCollectorCallbackHandler]:
+    """Collect every run started inside the ``with`` block (in this thread or task, and
+    the threads and tasks ragline starts from it) into a new
+    :class:`RunCollectorCallbackHandler`.
 
-    def on_llm_start(
-        self,
-        serialized: Any,
-        prompts: list[str],
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        """Record an LLM run."""
-        self._start("llm_start", "llm", prompts, run_id, parent_run_id, tags, metadata, kwargs)
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> with collect_runs() as collector:
+        ...     RunnableLambda(lambda x: x + 1).invoke(1)
+        2
+        >>> collector.traced_runs[0].outputs
+        {'output': 2}
+    """
+    from ragline.core.callbacks.manager import context_handler
 
-    def on_chat_model_start(
-        self,
-        serialized: Any,
-        messages: list[list[Any]],
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        """Record a chat model run."""
-        self._start(
-            "chat_model_start",
-            "chat_model",
-            messages,
-            run_id,
-            parent_run_id,
-            tags,
-            metadata,
-            kwargs,
-        )
-
-    def on_retriever_start(
-        self,
-        serialized: Any,
-        query: str,
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        """Record a retriever run."""
-        self._start(
-            "retriever_start", "retriever", query, run_id, parent_run_id, tags, metadata, kwargs
-        )
-
-    def on_tool_start(
-        self,
-        serialized: Any,
-        input_str: str,
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        """Record a tool run (its input is the input string; ``extra["inputs"]`` the dict)."""
-        self._start("tool_start", "tool", input_str, run_id, parent_run_id, tags, metadata, kwargs)
-
-    # middles --------------------------------------------------------------------------
-    def on_agent_action(self, action: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record an agent's action on the executor run's events."""
-        self._event("agent_action", "agent_action", run_id, {"action": action})
-
-    def on_agent_finish(self, finish: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record an agent's finish on the executor run's events."""
-        self._event("agent_finish", "agent_finish", run_id, {"finish": finish})
-
-    def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record a streamed token on its run's events."""
-        self._event(
-            "llm_new_token", "new_token", run_id, {"token": token, "chunk": kwargs.get("chunk")}
-        )
-
-    def on_text(self, text: str, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record reported text on its run's events."""
-        self._event("text", "text", run_id, {"text": text})
-
-    def on_retry(self, retry_state: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record a retry on its run's events."""
-        self._event("retry", "retry", run_id, {"retry_state": retry_state})
-
-    # ends -----------------------------------------------------------------------------
-    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record a chain's output."""
-        self._end("chain_end", run_id, outputs, None, kwargs)
-
-    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record a chain's error."""
-        self._end("chain_error", run_id, None, error, kwargs)
-
-    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record a model's result."""
-        self._end("llm_end", run_id, response, None, kwargs)
-
-    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record a model's error."""
-        self._end("llm_error", run_id, None, error, kwargs)
-
-    def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record a retriever's documents."""
-        self._end("retriever_end", run_id, documents, None, kwargs)
-
-    def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record a retriever's error."""
-        self._end("retriever_error", run_id, None, error, kwargs)
-
-    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record a tool's output."""
-        self._end("tool_end", run_id, output, None, kwargs)
-
-    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        """Record a tool's error."""
-        self._end("tool_error", run_id, None, error, kwargs)
+    collector = RunCollectorCallbackHandler()
+    with context_handler(collector):
+        yield collector
 
 
 def listener_takes_config(listener: Any) -> bool:
@@ -325,15 +579,18 @@ def listener_takes_config(listener: Any) -> bool:
         return False
 
 
-class RootListenersHandler(BaseCallbackHandler):
+class RootListenersHandler(_RunTreeHandler):
     """Calls ``on_start(run)`` / ``on_end(run)`` / ``on_error(run)`` for root runs only.
 
     Behind ``Runnable.with_listeners``: the handler joins the config of the bound
-    runnable, so the "root" runs it sees are the bound runnable's own runs. Runs below
-    them are tracked only by id and forgotten when they end, so memory stays flat.
+    runnable, so the "root" runs it sees are the bound runnable's own runs. Each root's
+    :class:`Run` has its whole tree (``child_runs``) by the time ``on_end`` sees it; a
+    chat model's runs keep their messages (``run_type="chat_model"``), as LangChain's
+    listeners see them. Runs are forgotten when they end, so memory stays flat.
     """
 
-    raise_error = True  # a listener's exception is the user's to see
+    chat_runs = True
+    _notifies = True
 
     def __init__(
         self,
@@ -343,6 +600,7 @@ class RootListenersHandler(BaseCallbackHandler):
         *,
         config: dict[str, Any] | None = None,
     ) -> None:
+        super().__init__()
         self._listeners = {"start": on_start, "end": on_end, "error": on_error}
         # LangChain calls a listener with a ``config`` parameter as (run, config): the
         # config of the call the handler was made for.
@@ -351,49 +609,6 @@ class RootListenersHandler(BaseCallbackHandler):
             key: listener is not None and listener_takes_config(listener)
             for key, listener in self._listeners.items()
         }
-        self._roots: dict[UUID, Run] = {}
-        self._open: set[UUID] = set()
-        self._lock = threading.Lock()
-
-    def _started(
-        self,
-        run_type: str,
-        inputs: Any,
-        run_id: UUID,
-        parent_run_id: UUID | None,
-        tags: list[str] | None,
-        metadata: dict[str, Any] | None,
-        kwargs: dict[str, Any],
-    ) -> None:
-        with self._lock:
-            is_root = parent_run_id is None or parent_run_id not in self._open
-            self._open.add(run_id)
-            if not is_root:
-                return
-            run = Run(
-                id=run_id,
-                parent_run_id=parent_run_id,
-                name=kwargs.get("name") or run_type,
-                run_type=run_type,
-                inputs=inputs,
-                tags=list(tags or []),
-                metadata=dict(metadata or {}),
-            )
-            self._roots[run_id] = run
-        self._notify("start", run)
-
-    def _ended(
-        self, run_id: UUID, outputs: Any, error: BaseException | None, kwargs: dict[str, Any]
-    ) -> None:
-        with self._lock:
-            self._open.discard(run_id)
-            run = self._roots.pop(run_id, None)
-        if run is None:
-            return
-        run.end_time, run.outputs, run.error = _now(), outputs, error
-        if "inputs" in kwargs:
-            run.inputs = kwargs["inputs"]
-        self._notify("error" if error is not None else "end", run)
 
     def _notify(self, which: str, run: Run) -> None:
         listener = self._listeners[which]
@@ -403,105 +618,3 @@ class RootListenersHandler(BaseCallbackHandler):
             listener(run, config=dict(self._config or {}))
         else:
             listener(run)
-
-    def on_chain_start(
-        self,
-        serialized: Any,
-        inputs: Any,
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        """Note a chain run."""
-        self._started("chain", inputs, run_id, parent_run_id, tags, metadata, kwargs)
-
-    def on_llm_start(
-        self,
-        serialized: Any,
-        prompts: list[str],
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        """Note an LLM run."""
-        self._started("llm", prompts, run_id, parent_run_id, tags, metadata, kwargs)
-
-    def on_chat_model_start(
-        self,
-        serialized: Any,
-        messages: list[list[Any]],
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        """Note a chat model run."""
-        self._started("chat_model", messages, run_id, parent_run_id, tags, metadata, kwargs)
-
-    def on_retriever_start(
-        self,
-        serialized: Any,
-        query: str,
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        """Note a retriever run."""
-        self._started("retriever", query, run_id, parent_run_id, tags, metadata, kwargs)
-
-    def on_tool_start(
-        self,
-        serialized: Any,
-        input_str: str,
-        *,
-        run_id: UUID,
-        parent_run_id: UUID | None = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        """Note a tool run."""
-        self._started("tool", input_str, run_id, parent_run_id, tags, metadata, kwargs)
-
-    def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """End a tool run."""
-        self._ended(run_id, output, None, kwargs)
-
-    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        """End a tool run with an error."""
-        self._ended(run_id, None, error, kwargs)
-
-    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """End a chain run."""
-        self._ended(run_id, outputs, None, kwargs)
-
-    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        """End a chain run with an error."""
-        self._ended(run_id, None, error, kwargs)
-
-    def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """End a model run."""
-        self._ended(run_id, response, None, kwargs)
-
-    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        """End a model run with an error."""
-        self._ended(run_id, None, error, kwargs)
-
-    def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """End a retriever run."""
-        self._ended(run_id, documents, None, kwargs)
-
-    def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        """End a retriever run with an error."""
-        self._ended(run_id, None, error, kwargs)

@@ -491,17 +491,20 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
         """Return this runnable calling ``on_start(run)`` / ``on_end(run)`` / ``on_error(run)``.
 
         Each listener gets the :class:`~ragline.core.callbacks.Run` of this runnable's
-        own run (inputs, outputs or error, times, tags, metadata), once per call. A
-        listener with a ``config`` parameter also gets the call's config (without
-        callbacks), as in LangChain.
+        own run, once per call, in LangChain's shapes: ``inputs`` and ``outputs`` are
+        dicts (``{"input": 4}`` / ``{"output": 8}`` for values that are not), ``error``
+        the exception's text, ``child_runs`` the runs inside it (a chat model's with its
+        messages, ``run_type="chat_model"``), and times, tags and metadata. A listener
+        with a ``config`` parameter also gets the call's config (without callbacks), as
+        in LangChain.
 
         Example:
             >>> from ragline.core import RunnableLambda
             >>> ends = []
             >>> RunnableLambda(lambda x: x * 2).with_listeners(on_end=ends.append).invoke(4)
             8
-            >>> ends[0].outputs
-            8
+            >>> ends[0].inputs, ends[0].outputs
+            ({'input': 4}, {'output': 8})
         """
         from ragline.core.callbacks.tracers import RootListenersHandler, listener_takes_config
         from ragline.core.runnables.binding import RunnableBinding, _ListenersBinding
