@@ -8,6 +8,10 @@ starts; a thread embeds them, in order and in large blocks, while ``index()`` wo
 its embedding calls are answered from what the thread has done. A text the thread was
 not given (or that it has not reached because it stopped) is embedded on the spot, so
 what is stored never depends on the plan being right.
+
+The plan can grow while the thread runs (:meth:`EmbedAhead.plan`): ``index_paths``
+plans each group of files as soon as they are read, split and hashed, so the model
+starts on the first files while the rest are still being read.
 """
 
 from __future__ import annotations
@@ -38,6 +42,10 @@ class EmbedAhead(Embeddings):
         # of one text are embedded and counted twice, as index() would without the plan)
         self._ready: dict[str, list[np.ndarray]] = {}
         self._planned: dict[str, int] = {}
+        self._queue: list[str] = []  # planned texts, in order; the thread is at _next
+        self._next = 0
+        self._complete = True  # no more texts will be planned
+        self._waiting = 0  # calls waiting for a planned text (the thread then takes a short block)
         self._changed = threading.Condition()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -48,30 +56,59 @@ class EmbedAhead(Embeddings):
         return getattr(self.inner, name)
 
     def start(self, texts: Sequence[str]) -> None:
-        """Embed ``texts`` (in this order) on a thread, ahead of the calls asking for them."""
-        if not texts or self._thread is not None:
-            return
-        self._planned = {}
-        for text in texts:
-            self._planned[text] = self._planned.get(text, 0) + 1
-        self._finished = False
-        self._thread = threading.Thread(
-            target=self._run, args=(list(texts),), name="ragline-embed-ahead", daemon=True
-        )
-        self._thread.start()
+        """Embed ``texts`` (in this order) on a thread, ahead of the calls asking for them;
+        the whole plan (``plan(texts, last=True)``)."""
+        self.plan(texts, last=True)
+
+    def plan(self, texts: Sequence[str], *, last: bool) -> None:
+        """Add ``texts`` to what the thread embeds (started by the first call); ``last``:
+        nothing more will be planned, so the thread embeds a last, shorter block and ends.
+
+        Until then it waits for a full block (or a call waiting for a planned text).
+        Calls are answered from the plan as it stands: a text planned after it was asked
+        for is embedded twice.
+        """
+        with self._changed:
+            if self._thread is None:
+                if not texts and last:
+                    return
+                self._complete = False
+                self._finished = False
+                self._thread = threading.Thread(
+                    target=self._run, name="ragline-embed-ahead", daemon=True
+                )
+                self._thread.start()
+            elif self._complete:
+                return  # a plan that was declared complete does not grow
+            for text in texts:
+                self._planned[text] = self._planned.get(text, 0) + 1
+            self._queue.extend(texts)
+            self._complete = last
+            self._changed.notify_all()
 
     def close(self) -> None:
         """Stop the thread after its current block (the run is over or failed)."""
-        self._stop.set()
+        with self._changed:
+            self._stop.set()
+            self._changed.notify_all()
         if self._thread is not None:
             self._thread.join()
 
-    def _run(self, texts: list[str]) -> None:
+    def _take(self) -> list[str]:
+        """The thread's next block: empty when the plan is done or the run stopped."""
+        with self._changed:
+            while not self._stop.is_set():
+                available = len(self._queue) - self._next
+                if available >= self.block or self._complete or (available and self._waiting):
+                    part = self._queue[self._next : self._next + self.block]
+                    self._next += len(part)
+                    return part
+                self._changed.wait()
+            return []
+
+    def _run(self) -> None:
         try:
-            for start in range(0, len(texts), self.block):
-                if self._stop.is_set():
-                    break
-                part = texts[start : start + self.block]
+            while part := self._take():
                 vectors = self.inner.embed_documents_array(part)
                 with self._changed:
                     for text, vector in zip(part, vectors, strict=True):
@@ -91,7 +128,10 @@ class EmbedAhead(Embeddings):
                 if text not in self._planned:
                     continue
                 while not self._ready.get(text) and not self._finished:
+                    self._waiting += 1
+                    self._changed.notify_all()  # a thread waiting for a full block goes on
                     self._changed.wait()
+                    self._waiting -= 1
                 if not self._ready.get(text) and self._error is not None:
                     raise self._error
                 vectors = self._ready.get(text)

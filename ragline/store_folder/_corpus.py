@@ -40,6 +40,7 @@ __all__ = [
     "SkippedFile",
     "file_items",
     "load_paths",
+    "read_files",
     "skip_reason",
     "split_documents",
 ]
@@ -196,11 +197,35 @@ def load_paths(
         LoaderError: with ``strict``, the first file that cannot be read.
         MissingDependencyError: a file needs an optional package that is missing.
     """
+    corpus = Corpus()
+    for documents in read_files(
+        paths, corpus, glob=glob, encoding=encoding, autodetect_encoding=autodetect_encoding,
+        strict=strict, show_progress=show_progress, progress=progress, stop=stop,
+    ):  # fmt: skip
+        corpus.documents.extend(documents)
+    return corpus
+
+
+def read_files(
+    paths: Sequence[str | os.PathLike[str]],
+    corpus: Corpus,
+    *,
+    glob: str = "**/*",
+    encoding: str | None = None,
+    autodetect_encoding: bool = False,
+    strict: bool = False,
+    show_progress: bool = False,
+    progress: IndexProgress | None = None,
+    stop: threading.Event | None = None,
+) -> Iterator[list[Document]]:
+    """:func:`load_paths` one file at a time: each file's documents as it is read (for a
+    run that starts on the first files while it reads the rest). ``corpus`` gets the
+    count of files and the skipped ones; its documents are left to the caller."""
     if encoding is not None:
         loader_mapping(encoding=encoding)  # an unknown encoding fails before any file
     load = FileLoader(encoding=encoding, autodetect_encoding=autodetect_encoding)
     files = file_items(paths, glob)
-    corpus = Corpus(files=len(files))
+    corpus.files = len(files)
     bar = None
     if progress is not None:
         progress.loading(len(files))
@@ -215,15 +240,16 @@ def load_paths(
             if progress is not None:
                 progress.file_loaded()
             try:
-                corpus.documents.extend(load(item))
+                documents = load(item)
             except LoaderError as err:
                 if strict:
                     raise
                 corpus.skipped.append(SkippedFile(item[0], skip_reason(err, item[0])))
+                continue
+            yield documents
     finally:
         if bar is not None:
             bar.close()
-    return corpus
 
 
 def skip_reason(error: LoaderError | str, name: str) -> str:

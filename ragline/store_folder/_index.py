@@ -15,10 +15,11 @@ from ragline.indexing.api import hash_document
 from ragline.retrievers import BM25Tokenizer
 from ragline.store_folder._ahead import EmbedAhead
 from ragline.store_folder._corpus import (
+    Corpus,
     FileLoader,
     SkippedFile,
     file_items,
-    load_paths,
+    read_files,
     skip_reason,
     split_documents,
 )
@@ -217,17 +218,32 @@ def _index(
     progress: IndexProgress,
     **loading: Any,
 ) -> FolderIndexingResult:
-    """The run, inside the writer (locked, the store loaded)."""
+    """The run, inside the writer (locked, the store loaded).
+
+    Files are read, split and hashed a group at a time, and each group's new chunks are
+    handed to the embedding thread at once (``EmbedAhead.plan``), so the model embeds the
+    first files while the rest are read; ``index()`` runs once every file is read.
+    """
     size, overlap = _chunk_settings(writer, progress)
-    corpus = load_paths(absolute, glob=glob, progress=progress, **loading)
+    ahead = writer.embeddings if isinstance(writer.embeddings, EmbedAhead) else None
+    batch = _batch_size(writer)
+    corpus = Corpus()
+    keys = _Keys()
+    group: list[Document] = []  # documents read since the last group was planned
+    characters = 0
+    for loaded in read_files(absolute, corpus, glob=glob, progress=progress, **loading):
+        corpus.documents.extend(loaded)
+        group.extend(loaded)
+        characters += sum(len(document.page_content) for document in loaded)
+        if characters >= batch * size:  # about a block of the thread's chunks
+            _plan(writer, ahead, keys, group, size, overlap, last=False)
+            group, characters = [], 0
+    _plan(writer, ahead, keys, group, size, overlap, last=True)
     if not corpus.documents:
         raise _nothing_found(paths, glob, corpus.skipped)
-    chunks = split_documents(corpus.documents, chunk_size=size, chunk_overlap=overlap)
+    chunks = keys.chunks
     progress.split(len(corpus.documents), len(chunks))
-    keys = _Keys(chunks)
-    if isinstance(writer.embeddings, EmbedAhead):
-        writer.embeddings.start(_to_embed(writer, chunks, keys.keys))
-    result = writer.index(chunks, cleanup=cleanup, batch_size=_batch_size(writer), keys=keys)
+    result = writer.index(chunks, cleanup=cleanup, batch_size=batch, keys=keys)
     progress.finish(skipped=result["num_skipped"])
     return FolderIndexingResult(
         **result,
@@ -238,15 +254,42 @@ def _index(
     )
 
 
+def _plan(
+    writer: FolderWriter,
+    ahead: EmbedAhead | None,
+    keys: _Keys,
+    documents: list[Document],
+    size: int,
+    overlap: int,
+    *,
+    last: bool,
+) -> None:
+    """Split and hash ``documents``; hand the chunks whose keys are not recorded to the
+    embedding thread (``last``: the final group)."""
+    chunks = split_documents(documents, chunk_size=size, chunk_overlap=overlap)
+    added = keys.add(chunks)
+    if ahead is not None:
+        ahead.plan(_to_embed(writer, chunks, added), last=last)
+
+
 class _Keys:
     """The chunks' keys (``index()``'s: a sha256 of content and metadata), each computed
     once for the embed-ahead plan and ``index()`` both; a document that is not one of
     the chunks is hashed on the spot."""
 
-    def __init__(self, chunks: list[Document]) -> None:
-        self.chunks = chunks  # kept alive, so the ids below stay theirs
-        self.keys = [hash_document(chunk, "sha256") for chunk in chunks]
-        self._by_id = {id(chunk): key for chunk, key in zip(chunks, self.keys, strict=True)}
+    def __init__(self, chunks: Sequence[Document] = ()) -> None:
+        self.chunks: list[Document] = []  # kept alive, so the ids below stay theirs
+        self.keys: list[str] = []
+        self._by_id: dict[int, str] = {}
+        self.add(chunks)
+
+    def add(self, chunks: Sequence[Document]) -> list[str]:
+        """Hash ``chunks`` (appended to :attr:`chunks`); their keys."""
+        keys = [hash_document(chunk, "sha256") for chunk in chunks]
+        self.chunks.extend(chunks)
+        self.keys.extend(keys)
+        self._by_id.update(zip(map(id, chunks), keys, strict=True))
+        return keys
 
     def __call__(self, document: Document) -> str:
         key = self._by_id.get(id(document))
@@ -255,7 +298,7 @@ class _Keys:
 
 def _to_embed(writer: FolderWriter, chunks: list[Document], keys: list[str]) -> list[str]:
     """The texts ``writer.index`` will embed: the chunks whose keys are not recorded."""
-    if writer.records is None:
+    if writer.records is None or not chunks:
         return []
     recorded = writer.records.exists(keys)
     return [chunk.page_content for chunk, known in zip(chunks, recorded, strict=True) if not known]

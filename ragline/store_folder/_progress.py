@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -56,6 +57,10 @@ class IndexProgress:
         self.written = 0
         self._embed_seconds = 0.0
         self._workers = 0  # a distributed run's workers (0: this process embeds)
+        # the model starts on the first files while the rest are read: what it embeds
+        # before split() is counted, and shown once the bar counts chunks
+        self._split = False
+        self._counting = threading.Lock()  # the embedding thread counts while split() runs
         self._started = 0.0
 
     def note(self, message: str) -> None:
@@ -129,14 +134,23 @@ class IndexProgress:
 
     def split(self, documents: int, chunks: int) -> None:
         """Loading is over: ``chunks`` chunks of ``documents`` documents go to the store."""
+        with self._counting:
+            self._split_now(documents, chunks)
+
+    def _split_now(self, documents: int, chunks: int) -> None:
         self.documents, self.chunks = documents, chunks
+        self._split = True
         if self._bar is not None:
             self._bar.unit = "chunk"
             self._bar.set_description("embedding", refresh=False)
             self._bar.set_postfix_str(f"{documents} documents", refresh=False)
             self._bar.reset(total=chunks)
+            if self.embedded:
+                self._bar.update(self.embedded)
         else:
             self.note(f"loaded {documents} documents, split into {chunks} chunks")
+            if self.embedded and self._due():  # what the model did while files were read
+                self.note(self._embedding_line())
 
     def watch(self, embeddings: Embeddings) -> Embeddings:
         """``embeddings``, counting what it embeds into this progress."""
@@ -148,13 +162,19 @@ class IndexProgress:
             self._bar.clear()  # the first load may log a line of its own (the ONNX export)
 
     def model_loaded(self) -> None:
-        if self._bar is not None:
+        if self._bar is not None and self._split:  # else split() sets the bar
             self._bar.reset(total=self.chunks)  # the rate counts embedding, not loading
             self._bar.update(self.embedded)
 
     def add_embedded(self, count: int, seconds: float) -> None:
+        with self._counting:
+            self._add_embedded(count, seconds)
+
+    def _add_embedded(self, count: int, seconds: float) -> None:
         self.embedded += count
         self._embed_seconds += seconds
+        if not self._split and not self._workers:
+            return  # still reading files: split() shows it
         if self._workers:  # a distributed bar counts files
             self._show_counts()
         elif self._bar is not None:

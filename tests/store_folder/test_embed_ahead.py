@@ -4,12 +4,24 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from ragline.core import Document
 from ragline.embeddings import Embeddings, HashingEmbeddings
+from ragline.indexing.api import hash_document
+from ragline.store_folder import (
+    EmbeddingBackend,
+    StoreFolder,
+    index_paths,
+    load_paths,
+    register_embedding,
+    split_documents,
+)
 from ragline.store_folder._ahead import EmbedAhead
+from ragline.store_folder._corpus import FileLoader
 
 
 class Recording(Embeddings):
@@ -77,3 +89,48 @@ def test_an_error_on_the_thread_is_raised_to_the_caller() -> None:
     with pytest.raises(OSError, match="cannot embed 'c'"):
         ahead.embed_documents_array(["c"])
     ahead.close()
+
+
+def test_index_paths_embeds_the_first_files_while_it_reads_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25: reading and splitting overlap with embedding instead of coming before it.
+    The last file is read only once the model has embedded something (or after 20 s:
+    then the order below shows the run read every file before it embedded anything)."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for number in range(4):  # 150 chunks per file: one line each at chunk size 200
+        lines = (f"file {number} line {line} " + "word " * 30 for line in range(150))
+        (corpus / f"doc{number}.txt").write_text("\n\n".join(lines), encoding="utf-8")
+    events: list[tuple[str, str]] = []
+    embedded = threading.Event()
+
+    class Watching(Recording):
+        def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+            events.append(("embed", threading.current_thread().name))
+            embedded.set()
+            return super().embed_documents_array(texts)
+
+    register_embedding("watching-issue-25", EmbeddingBackend(lambda options, bar: Watching()))
+    read = FileLoader.__call__
+
+    def reading(loader: FileLoader, item: Sequence[str]) -> list[Document]:
+        if item[1] == "doc3.txt":
+            embedded.wait(20)
+        events.append(("read", item[1]))
+        return read(loader, item)
+
+    monkeypatch.setattr(FileLoader, "__call__", reading)
+    result = index_paths(
+        [corpus], tmp_path / "store", embedding="watching-issue-25", chunk_size=200,
+        chunk_overlap=0,
+    )  # fmt: skip
+    assert result["num_added"] == 600 and result["chunks"] == 600
+    assert events.index(("embed", "ragline-embed-ahead")) < events.index(("read", "doc3.txt"))
+    assert [name for kind, name in events if kind == "embed"] == ["ragline-embed-ahead"] * 6
+    # the same store as a run that reads everything first: ids are the chunks' keys
+    store = StoreFolder(tmp_path / "store").open_store()
+    chunks = split_documents(
+        load_paths([corpus]).documents, chunk_size=200, chunk_overlap=0
+    )  # the test's loader hook is still on: it only watches
+    assert sorted(store.snapshot().ids) == sorted(hash_document(chunk) for chunk in chunks)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -39,9 +40,17 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
     ]
     embedded = [EMBEDDED.fullmatch(line) for line in lines if line.startswith("embedded ")]
     progress = [match for match in embedded if match is not None]
-    # one line per batch of 100 (the interval is 0 here), then the summary line
-    assert [int(match.group(1)) for match in progress] == [100, 200, 300, 400, 450]
-    assert [int(match.group(2)) for match in progress] == [22, 44, 67, 89, 100]
+    # the model embeds batches of 100 from the first file on, while the others are read:
+    # one line for what it did by the time all files are split (the total is known from
+    # then on), then one per batch (the interval is 0 here)
+    counts = [int(match.group(1)) for match in progress]
+    assert counts[-1] == 450 and all(count % 100 == 0 for count in counts[:-1])
+    assert [later - earlier for earlier, later in itertools.pairwise(counts)] == [100] * (
+        len(counts) - 2
+    ) + [50] * (len(counts) > 1)
+    assert [int(match.group(2)) for match in progress] == [round(c / 4.5) for c in counts]
+    split = lines.index("loaded 3 documents, split into 450 chunks")
+    assert lines.index(progress[0].group(0)) > split
     assert done.stdout.startswith("added 450, updated 0, skipped 0, deleted 0")
 
 
