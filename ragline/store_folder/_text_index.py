@@ -3,7 +3,7 @@
 Files (JSON and numpy arrays, no pickle)::
 
     bm25.json   format, tokenizer options, k1, b, the chunk ids (one per row), the terms,
-                and the sha256 of bm25.npz
+                the sha256 of bm25.npz, and the name of the folder it was saved into
     bm25.npz    per-chunk rows: doc_ptr, doc_terms, doc_tfs (see BM25Index.from_rows)
 
 **The vector store is the source of truth.** The keyword index is derived from it and
@@ -14,7 +14,10 @@ temporary name and renamed; the JSON names the arrays' checksum, so a JSON and a
 from different runs are never used together); a run stopped between the two leaves
 an index that is behind, which the next open or run repairs from the store, so hybrid
 search never disagrees with the vectors it is fused with. Updating costs what changed:
-only new chunks are tokenized.
+only new chunks are tokenized. A commit whose committed index names its own generation
+(so that generation's commit wrote it, in step with its store) applies only what the
+store changed since and reads no stored chunk back; any other index is checked against
+every stored chunk.
 
 The tokenizer is part of the manifest (``"bm25": {"tokenizer": {...}}``); an index made
 with other tokenizer options is rebuilt.
