@@ -800,7 +800,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": (
             "BaseChatModel BaseLLM BaseLanguageModel FakeListChatModel FakeListLLM "
             "FakeMessagesListChatModel FakeStreamingListLLM GenericFakeChatModel LLM "
-            "SimpleChatModel"
+            "ParrotFakeChatModel SimpleChatModel"
         ),
         "ragline.core.language_models": "LanguageModelInput",
     },
@@ -814,7 +814,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "FakeListLLM FakeStreamingListLLM",
     },
     "langchain_core.language_models.fake_chat_models": {
-        "ragline.core": "FakeListChatModel FakeMessagesListChatModel GenericFakeChatModel",
+        "ragline.core": (
+            "FakeChatModel FakeListChatModel FakeMessagesListChatModel GenericFakeChatModel "
+            "ParrotFakeChatModel"
+        ),
     },
     "langchain_core.language_models.llms": {
         "ragline.core": "BaseLLM LLM",

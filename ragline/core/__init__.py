@@ -159,6 +159,8 @@ _EXPORTS = {
     "get_llm_cache": ".caches",
     "FakeMessagesListChatModel": ".fake_models",
     "GenericFakeChatModel": ".fake_models",
+    "FakeChatModel": ".fake_models",
+    "ParrotFakeChatModel": ".fake_models",
     # tools and agents
     "BaseTool": ".tools",
     "ArgsSchema": ".tools",

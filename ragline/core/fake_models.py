@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import copy
 import dataclasses
 import json
 import re
@@ -30,15 +31,23 @@ from typing import Any
 
 from ragline.core._checks import check_optional_number
 from ragline.core.exceptions import InvalidInputError
-from ragline.core.language_models import BaseChatModel, BaseLLM
+from ragline.core.language_models import (
+    BaseChatModel,
+    BaseLLM,
+    ChatGeneration,
+    ChatResult,
+    SimpleChatModel,
+)
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
 
 __all__ = [
+    "FakeChatModel",
     "FakeListChatModel",
     "FakeListLLM",
     "FakeMessagesListChatModel",
     "FakeStreamingListLLM",
     "GenericFakeChatModel",
+    "ParrotFakeChatModel",
 ]
 
 
@@ -521,3 +530,55 @@ def _message_chunks(message: AIMessage) -> list[AIMessageChunk]:
         **shared,
     )
     return [*chunks, last]
+
+
+class FakeChatModel(SimpleChatModel):
+    """A chat model that always answers ``"fake response"`` (LangChain's fake).
+
+    Example:
+        >>> FakeChatModel().invoke("anything").content
+        'fake response'
+    """
+
+    @property
+    def _llm_type(self) -> str:
+        return "fake-chat-model"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"key": "fake"}
+
+    def _call(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> str:
+        return "fake response"
+
+
+class ParrotFakeChatModel(BaseChatModel):
+    """A chat model that answers with the last message it was given, of whatever kind
+    (LangChain's fake: a ``HumanMessage`` comes back as a ``HumanMessage``, its id the
+    run's when it had none). The caller's message is copied, never changed.
+
+    Raises:
+        InvalidInputError: an empty list of messages (a ``ValueError``, as LangChain's).
+
+    Example:
+        >>> reply = ParrotFakeChatModel().invoke("say it again")
+        >>> type(reply).__name__, reply.content
+        ('HumanMessage', 'say it again')
+    """
+
+    @property
+    def _llm_type(self) -> str:
+        return "parrot-fake-chat-model"
+
+    def _generate(  # type: ignore[override]
+        self, messages: list[BaseMessage], stop: list[str] | None = None
+    ) -> ChatResult:
+        if not messages:
+            raise InvalidInputError("ParrotFakeChatModel needs at least one message to repeat")
+        return ChatResult([ChatGeneration(message=copy.copy(messages[-1]))])
+
+    def _result_of(self, raw: Any, hook: str) -> tuple[Any, ChatGeneration, Any]:
+        generation = raw.generations[0]  # the repeated message as it is, not an AI message
+        return generation.message, generation, None

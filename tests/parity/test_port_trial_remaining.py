@@ -27,7 +27,7 @@ from ragline.retrievers import ParentDocumentRetriever
 from ragline.splitters import CharacterTextSplitter
 from ragline.vectorstores import InMemoryVectorStore
 
-COVERS: set[str] = set()
+COVERS = {"core.FakeChatModel", "core.ParrotFakeChatModel"}
 
 
 def _stored_parents(
@@ -363,3 +363,73 @@ def test_merge_configs_sorts_the_united_tags():
     for configs in cases:
         assert merge_configs(*configs)["tags"] == lc_merge_configs(*configs)["tags"]
     assert merge_configs(*cases[0])["tags"] == ["a", "b", "c", "z"]
+
+
+def _fake_replies(fake: Any, human: Any, system: Any) -> list[Any]:
+    """What a program sees of a fake model's replies: kind, text and id form."""
+
+    def shown(message: Any) -> tuple[str, Any, str]:
+        made = isinstance(message.id, str) and message.id.startswith("lc_run--")
+        return type(message).__name__, message.content, "run id" if made else str(message.id)
+
+    model = fake()
+    seen = [
+        shown(model.invoke("hi there")),
+        shown(model.invoke([system(content="s"), human(content="last one", id="h1")])),
+        [shown(piece) for piece in model.stream("yo")],
+        [shown(reply) for reply in model.batch(["a", "b"])],
+        shown(asyncio.run(model.ainvoke("async"))),
+    ]
+    try:
+        seen.append(shown(model.invoke([])))
+    except ValueError as err:
+        seen.append(type(err).__mro__[-3].__name__)  # ValueError for both
+    return seen
+
+
+def test_fake_chat_model_and_parrot_fake_chat_model():
+    from langchain_core.language_models.fake_chat_models import FakeChatModel as LCFake
+    from langchain_core.language_models.fake_chat_models import ParrotFakeChatModel as LCParrot
+    from langchain_core.messages import HumanMessage as LCHuman
+    from langchain_core.messages import SystemMessage as LCSystem
+
+    from ragline.core import FakeChatModel, HumanMessage, ParrotFakeChatModel, SystemMessage
+
+    for ours, theirs in ((FakeChatModel, LCFake), (ParrotFakeChatModel, LCParrot)):
+        assert _fake_replies(ours, HumanMessage, SystemMessage) == _fake_replies(
+            theirs, LCHuman, LCSystem
+        )
+    parrot = _fake_replies(ParrotFakeChatModel, HumanMessage, SystemMessage)
+    assert parrot[:2] == [
+        ("HumanMessage", "hi there", "run id"),
+        ("HumanMessage", "last one", "h1"),
+    ]
+    assert _fake_replies(FakeChatModel, HumanMessage, SystemMessage)[0] == (
+        "AIMessage",
+        "fake response",
+        "run id",
+    )
+
+
+def test_a_str_stop_reaches_a_simple_chat_models_call_as_the_str():
+    from langchain_core.language_models import SimpleChatModel as LCSimpleChatModel
+
+    from ragline.core import SimpleChatModel
+
+    def received(base: Any) -> list[Any]:
+        seen: list[Any] = []
+
+        class Echo(base):  # type: ignore[misc, valid-type]
+            @property
+            def _llm_type(self) -> str:
+                return "echo"
+
+            def _call(self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any):
+                seen.append(stop)
+                return "ok"
+
+        Echo().bind(stop="END").invoke("q")
+        asyncio.run(Echo().ainvoke("q", stop=["a", "b"]))
+        return seen
+
+    assert received(SimpleChatModel) == received(LCSimpleChatModel) == ["END", ["a", "b"]]

@@ -289,7 +289,7 @@ class SimpleChatModel(BaseChatModel):
     ) -> ChatResult:
         if self._call_takes_run_manager:
             kwargs["run_manager"] = run_manager
-        text = self._call(messages, stop=stop, **kwargs)
+        text = self._call(messages, stop=self._users_stop("_call", stop), **kwargs)
         return ChatResult([ChatGeneration(message=AIMessage(text))])
 
     async def _agenerate(  # type: ignore[override]
