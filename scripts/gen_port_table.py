@@ -79,7 +79,6 @@ NOT_THE_SAME = {
     "Node",
     "Edge",
     "Callbacks",
-    "Run",
 }
 
 # Modules whose names only share a spelling with ragline's (another vendor's variant).

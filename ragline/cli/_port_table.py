@@ -106,7 +106,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.callbacks": {
         "ragline.core": "StdOutCallbackHandler",
-        "ragline.core.callbacks": "OpenAICallbackHandler get_openai_callback",
+        "ragline.core.callbacks": "OpenAICallbackHandler collect_runs get_openai_callback",
     },
     "langchain_classic.chains": {
         "ragline.chains": (
@@ -436,7 +436,7 @@ PATHS: dict[str, dict[str, str]] = {
             "AsyncCallbackManager AsyncCallbackManagerForChainRun "
             "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
             "AsyncCallbackManagerForToolRun BaseRunManager CallbackManagerForChainRun "
-            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun"
+            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun collect_runs"
         ),
     },
     "langchain_classic.schema.callbacks.stdout": {
@@ -447,6 +447,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.schema.callbacks.tracers.run_collector": {
         "ragline.core": "RunCollectorCallbackHandler",
+    },
+    "langchain_classic.schema.callbacks.tracers.schemas": {
+        "ragline.core": "Run",
     },
     "langchain_classic.schema.chat_history": {
         "ragline.core": "BaseChatMessageHistory",
@@ -1017,13 +1020,19 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.tools": "StructuredTool",
     },
     "langchain_core.tracers": {
-        "ragline.core": "RunLog RunLogPatch",
+        "ragline.core": "Run RunLog RunLogPatch",
+    },
+    "langchain_core.tracers.context": {
+        "ragline.core.callbacks": "collect_runs",
     },
     "langchain_core.tracers.log_stream": {
         "ragline.core": "RunLog RunLogPatch",
     },
     "langchain_core.tracers.run_collector": {
         "ragline.core": "RunCollectorCallbackHandler",
+    },
+    "langchain_core.tracers.schemas": {
+        "ragline.core": "Run",
     },
     "langchain_core.utils.function_calling": {
         "ragline.core": "convert_to_openai_function convert_to_openai_tool",
