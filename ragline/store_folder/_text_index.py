@@ -26,6 +26,7 @@ with other tokenizer options is rebuilt.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -234,6 +235,19 @@ def _with_rows(
     )  # fmt: skip
 
 
+class _Numbering(dict[str, int]):
+    """Term -> its number in ``vocabulary``; a term not there yet is appended to it."""
+
+    def __init__(self, vocabulary: list[str]) -> None:
+        super().__init__((term, number) for number, term in enumerate(vocabulary))
+        self.vocabulary = vocabulary
+
+    def __missing__(self, term: str) -> int:
+        number = self[term] = len(self.vocabulary)
+        self.vocabulary.append(term)
+        return number
+
+
 def _rows_of(
     texts: Sequence[str], vocabulary: list[str], tokenizer: BM25Tokenizer
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -243,15 +257,12 @@ def _rows_of(
 
     Done over all texts at once (counting in numpy), not term by term in Python.
     """
-    numbers = {term: number for number, term in enumerate(vocabulary)}
+    numbers = _Numbering(vocabulary)
     token_lists = [tokenizer(text) for text in texts]
-    flat = [token for tokens in token_lists for token in tokens]
-    for token in dict.fromkeys(flat):  # the distinct tokens, in order of first appearance
-        if token not in numbers:
-            numbers[token] = len(vocabulary)
-            vocabulary.append(token)
-    term_of = np.fromiter(map(numbers.__getitem__, flat), dtype=np.int64, count=len(flat))
     lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
+    # one pass over the tokens, numbered as they come (a dict look-up each, in C)
+    tokens = itertools.chain.from_iterable(token_lists)
+    term_of = np.fromiter(map(numbers.__getitem__, tokens), np.int64, count=int(lengths.sum()))
     row_of = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
     # one key per (row, term): sorted unique keys are each row's terms in increasing order
     width = max(len(vocabulary), 1)
