@@ -613,12 +613,15 @@ class Redis(VectorStore):
                 f"another client while {len(rows)} documents were written; they are not "
                 "indexed. Check who manages this index, then add them again"
             )
-        [held] = yield [("EXISTS", *keys)]
-        if isinstance(held, Exception):
-            raise response_error(held, "EXISTS")
-        if int(held) > indexed:  # (a key gone meanwhile, by its ttl or a delete, is no failure)
+        size = self._batch_size
+        replies = yield [("EXISTS", *keys[i : i + size]) for i in range(0, len(keys), size)]
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise response_error(reply, "EXISTS")
+        held = sum(int(reply) for reply in replies)
+        if held > indexed:  # (a key gone meanwhile, by its ttl or a delete, is no failure)
             raise RaglineError(
-                f"Redis at {self._where} could not index {int(held) - indexed} of the "
+                f"Redis at {self._where} could not index {held - indexed} of the "
                 f"{len(rows)} documents just written (was the index re-created with other "
                 "settings?); add them again"
             )
