@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import mmap
 import os
 import re
 import secrets
@@ -229,16 +230,37 @@ def checksum(algorithm: str, data: Any) -> str:
 _HASH_READ_BYTES = 8 << 20
 
 
+def _file_size(handle: Any) -> int:
+    try:
+        return os.fstat(handle.fileno()).st_size
+    except (AttributeError, OSError, ValueError):  # not a real file: as if large
+        return _HASH_READ_BYTES + 1
+
+
 def _read_buffer(handle: Any) -> bytearray:
     """The hashing buffer: 8 MiB, or the file's size (plus one byte) when it is smaller.
     bytearray(n) writes every byte of it, so a whole 8 MiB for a small store's files cost
     more than the hashing itself (a 1,000-vector save or load took about twice as long).
     """
-    try:
-        size = os.fstat(handle.fileno()).st_size
-    except (AttributeError, OSError, ValueError):  # not a real file: the full size
-        size = _HASH_READ_BYTES
-    return bytearray(min(size + 1, _HASH_READ_BYTES))
+    return bytearray(min(_file_size(handle) + 1, _HASH_READ_BYTES))
+
+
+def _mapped_checksum(algorithm: str, handle: Any) -> str | None:
+    """The digest of a file of at most 8 MiB through a memory map (no copy: a tenth of
+    the time of reading it; its pages count in RSS no more than the buffer would), or
+    None for a larger file or one that cannot be mapped. A map reads by offset, never
+    the file's shared position (see :func:`_positional_checksum`)."""
+    size = _file_size(handle)
+    if size > _HASH_READ_BYTES:
+        return None
+    hasher = _hasher(algorithm)
+    if size:
+        try:
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                hasher.update(mapped)
+        except (OSError, ValueError):
+            return None
+    return str(hasher.hexdigest())
 
 
 def file_checksum(algorithm: str, path: Path) -> str:
@@ -248,6 +270,9 @@ def file_checksum(algorithm: str, path: Path) -> str:
 
 
 def _stream_checksum(algorithm: str, handle: Any) -> str:
+    small = _mapped_checksum(algorithm, handle)
+    if small is not None:
+        return small
     hasher = _hasher(algorithm)
     buffer = _read_buffer(handle)
     view = memoryview(buffer)
@@ -260,6 +285,9 @@ def _positional_checksum(algorithm: str, handle: Any) -> str:
     """Like :func:`_stream_checksum`, from byte 0 by explicit offsets where the platform
     has them: a forked child shares the open file's offset with its parent, whose thread
     may be reading the same file at that moment (see :class:`LateChecksum`)."""
+    small = _mapped_checksum(algorithm, handle)
+    if small is not None:
+        return small
     if not hasattr(os, "preadv"):
         handle.seek(0)
         return _stream_checksum(algorithm, handle)
