@@ -131,6 +131,9 @@ class FolderWriter:
         self._stop = stop if stop is not None else threading.Event()
         self._committed: Manifest | None = None  # what ragline.json says now
         self._last_commit = time.monotonic()
+        # the keyword index this run's last commit wrote (names its generation): the
+        # next commit of the run (a checkpoint) starts from it instead of reading it back
+        self._keyword_rows: TextRows | None = None
         # the faiss index kind: given, else the store's, else auto (see _choice.py)
         saved_kind = self.manifest.extras.get(INDEX_KEY)
         self.index_kind = index or (saved_kind if isinstance(saved_kind, str) else "auto")
@@ -454,12 +457,19 @@ class FolderWriter:
         """
         assert self.store is not None
         tokenizer = BM25Tokenizer.from_dict(tokenizer_options(self.manifest.extras))
-        saved = None if committed is None or self.rebuild else load_text_rows(committed)[0]
+        mine = self._keyword_rows
+        if mine is not None and committed is not None and mine.saved_in == committed.name:
+            saved: TextRows | None = mine  # this run's last commit wrote it
+        elif committed is None or self.rebuild:
+            saved = None
+        else:
+            saved = load_text_rows(committed)[0]
         rows = self._keyword_update(saved, committed, tokenizer)
         if rows is None:
             ids, texts, _ = store_records(self.store)
             rows, _, _ = sync_text_rows(saved, ids, texts, tokenizer)
         save_text_rows(data, rows)
+        self._keyword_rows = rows  # used only while its generation is the committed one
 
     def _changes_since_commit(
         self, saved: TextRows | None, committed: Path | None, tokenizer: BM25Tokenizer

@@ -186,6 +186,52 @@ def test_a_stale_keyword_index_is_brought_in_step_by_a_commit_of_other_changes(
     assert "etna" not in _saved(folder)["terms"]
 
 
+def test_checkpoints_update_the_keyword_index_of_the_run_s_last_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that commits at checkpoints (here before each batch of 2 chunks) starts each
+    commit from the keyword index its previous commit wrote, kept in memory: the
+    committed one is read once per run, no stored chunk is read back, not even in a
+    --rebuild run after its first commit, and every generation's index is its store's."""
+    import ragline.store_folder._writer as writer_module
+
+    folder = StoreFolder(tmp_path / "store")
+    _write(folder, DOCS)
+    reads: list[str] = []
+    real_load = writer_module.load_text_rows
+    real_records = writer_module.store_records
+
+    def counted_load(path: Path) -> Any:
+        reads.append("index")
+        return real_load(path)
+
+    def counted_records(store: Any) -> Any:
+        reads.append("every chunk")
+        return real_records(store)
+
+    real_save = writer_module.save_text_rows
+
+    def counted_save(path: Path, rows: Any) -> None:
+        reads.append("saved")
+        real_save(path, rows)
+
+    monkeypatch.setattr(writer_module, "load_text_rows", counted_load)
+    monkeypatch.setattr(writer_module, "store_records", counted_records)
+    monkeypatch.setattr(writer_module, "save_text_rows", counted_save)
+    texts = {f"doc{i}": f"Volcano number {i} erupts." for i in range(7)}
+    documents = [Document(text, {"source": name}) for name, text in texts.items()]
+    for rebuild in (False, True):
+        reads.clear()
+        with folder.writer(embedding="hashing", checkpoint_seconds=0, rebuild=rebuild) as w:
+            w.index(documents, batch_size=2, cleanup="full")
+        # three checkpoints (before chunks 2, 4 and 6) and the commit at the end
+        assert reads == ["every chunk" if rebuild else "index", *["saved"] * 4]
+        saved = load_text_index(_data(folder))[0]
+        assert saved is not None and sorted(saved.ids) == sorted(folder.open_store().snapshot().ids)
+        queries = [["volcano"], ["3"], ["erupts"], ["etna"]]
+        assert _scores(saved, queries) == pytest.approx(_fresh_scores(folder, queries))
+
+
 def test_damaged_or_mismatched_files_are_rebuilt_from_the_store(tmp_path: Path) -> None:
     folder = StoreFolder(tmp_path / "store")
     _write(folder, DOCS)
