@@ -165,3 +165,42 @@ def test_reply_ids_name_the_run_as_langchain() -> None:
     assert lc["stream"] == (["lc_run--<run of one>"] * 2, ["lc_run--<run of one>"] * 2)
     for name in lc:
         assert ours[name] == lc[name], name
+
+
+def _interleaved_stream_ids(lib: Any) -> tuple[dict[str, str], dict[str, list[Any]]]:
+    """Two runs streaming at once, a chunk of each in turn: each run's id, by prompt,
+    and the ids its chunks carried."""
+    run_of: dict[str, str] = {}
+
+    class Starts(lib.BaseCallbackHandler):  # type: ignore[misc]
+        def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+            run_of[messages[0][-1].content] = str(kwargs["run_id"])
+
+    handler = Starts()
+    streams = {
+        prompt: lib.GenericFakeChatModel(messages=iter([lib.AIMessage(text)])).stream(
+            prompt, config={"callbacks": [handler]}
+        )
+        for prompt, text in [("a", "one two three"), ("b", "four five six")]
+    }
+    seen: dict[str, list[Any]] = {"a": [], "b": []}
+    for chunk_a, chunk_b in zip(streams["a"], streams["b"], strict=True):
+        seen["a"].append(chunk_a.id)
+        seen["b"].append(chunk_b.id)
+    return run_of, seen
+
+
+def test_interleaved_streams_keep_their_own_chunk_ids() -> None:
+    counts = []
+    for lib in (LC, RL):
+        run_of, seen = _interleaved_stream_ids(lib)
+        assert run_of["a"] != run_of["b"]
+        for prompt in ("a", "b"):
+            assert set(seen[prompt]) == {f"lc_run--{run_of[prompt]}"}, lib
+        counts.append([len(seen["a"]), len(seen["b"])])
+    assert counts[0] == counts[1] == [5, 5]
+    # ragline makes a run's id text once (str of a UUID per chunk cost ~4% of a streamed
+    # run's astream_events): every chunk of a run streamed alone holds the same string
+    model = RL.GenericFakeChatModel(messages=iter([RL.AIMessage("one two three")]))
+    texts = [chunk.id for chunk in model.stream("a")]
+    assert len(texts) == 5 and len({id(text) for text in texts}) == 1

@@ -24,6 +24,22 @@ __all__ = ["BaseChatModel", "SimpleChatModel", "llm_output_of"]
 
 _RUN_ID_PREFIX = "lc_run-"  # LangChain's: a reply's id is "lc_run--<run id>[-<index>]"
 
+# Every streamed chunk of a run carries the same id; making its text (str of a UUID)
+# for each chunk cost ~4% of a streamed run's astream_events. The last run's text is
+# kept; the pair is swapped whole, so a concurrent run at worst makes its own again.
+_last_stream_id: tuple[Any, str] = (None, "")
+
+
+def _stream_id(run_id: Any) -> str:
+    """``lc_run--<run id>``, the id LangChain gives each chunk a run streams."""
+    global _last_stream_id
+    last = _last_stream_id
+    if last[0] is run_id:
+        return last[1]
+    text = f"{_RUN_ID_PREFIX}-{run_id}"
+    _last_stream_id = (run_id, text)
+    return text
+
 
 def llm_output_of(message: AIMessage) -> dict[str, Any] | None:
     """The ``llm_output`` an ``on_llm_end`` gets for ``message``: ``token_usage`` in OpenAI's
@@ -228,7 +244,7 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
 
     def _stamp(self, chunk: AIMessageChunk, run: Any) -> AIMessageChunk:
         if chunk.id is None:
-            chunk.id = f"{_RUN_ID_PREFIX}-{run.run_id}"
+            chunk.id = _stream_id(run.run_id)
         return chunk
 
     def _end_result(self, generation: Any, llm_output: Any, run: Any) -> Any:
