@@ -43,7 +43,12 @@ def command_query(args: argparse.Namespace) -> int:
     if server is not None:
         documents, embedding = remote_search(server, args.text, args)
     else:
-        retriever, embedding = folder_retriever(args)
+        from ragline.vectorstores.faiss._files import deferred_checks
+
+        # one shot: the background checksum of a large store's files could not finish
+        # before the command exits, and its reads slow the cold search (docs/scale.md)
+        with deferred_checks():
+            retriever, embedding = folder_retriever(args)
         documents = retriever.invoke(args.text)
     results = [(document, document.metadata.pop("relevance_score", None)) for document in documents]
     if args.json:

@@ -9,8 +9,10 @@ PersistenceError (at the next search, and before any save), never saved again.
 from __future__ import annotations
 
 import json
+import mmap
 import shutil
 from pathlib import Path
+from typing import Any
 
 import faiss
 import numpy as np
@@ -19,7 +21,7 @@ import pytest
 from ragline.core import PersistenceError
 from ragline.embeddings import Embeddings
 from ragline.vectorstores import FAISS
-from ragline.vectorstores.faiss import _files, _vectors
+from ragline.vectorstores.faiss import _files, _index, _vectors
 
 COUNT, DIMENSION = 3_000, 16
 RNG = np.random.default_rng(5)
@@ -162,6 +164,7 @@ def test_a_forked_child_checks_the_file_from_its_start(tmp_path: Path) -> None:
     path = index_file(tmp_path / "a")
     algorithm = manifest["checksum_algorithm"]
     check = _files.LateChecksum(path, algorithm, manifest["index_checksum"])
+    assert check.thread is not None
     check.thread.join()
     assert check(wait=False) is True
     check.done = False
@@ -195,3 +198,117 @@ def test_a_large_add_goes_straight_to_its_own_segment(
     assert [(entry["start"], entry["rows"]) for entry in listed] == [(0, 2), (2, 10), (5, 3)]
     loaded = _vectors.VectorFile.load(tmp_path, 4, listed)
     assert np.array_equal(loaded.get(np.array([1, 4, 6, 11])), vectors.get(np.array([1, 4, 6, 11])))
+
+
+def test_a_deferred_check_lets_searches_run_and_still_refuses_the_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loaded in ``deferred_checks`` (a one-shot command), no thread hashes the damaged
+    index: searches answer, and a save hashes it first and refuses."""
+    monkeypatch.setattr(_files, "HASHED_BYTES", 0)
+    build().save_local(tmp_path / "a", documents="sqlite")
+    path = index_file(tmp_path / "a")
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    with _files.deferred_checks():
+        loaded = FAISS.load_local(tmp_path / "a", QueryRows())
+    assert loaded._index is not None and loaded._index.pending_check.thread is None
+    assert len(loaded.similarity_search_with_score("3", k=3)) == 3
+    with pytest.raises(PersistenceError, match="does not match the checksum") as info:
+        loaded.save_local(tmp_path / "b")
+    assert path.name in str(info.value)
+    assert not (tmp_path / "b" / "index.manifest.json").exists()
+
+
+def test_ragline_query_starts_no_background_check_and_a_library_load_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``ragline query`` exits before a large file's check could end: it opens the store
+    without starting it; ``open_store`` (and ``FAISS.load_local``) afterwards in the same
+    process still start it, and both give the same results."""
+    from ragline.cli import main
+    from ragline.store_folder import open_store
+
+    root = tmp_path / "docs"
+    root.mkdir()
+    for number, text in enumerate(["comma separated values", "restart the server", "json"]):
+        (root / f"{number}.txt").write_text(text, encoding="utf-8")
+    folder = tmp_path / "store"
+    assert main(["index", str(root), "--store", str(folder), "--embedding", "hashing", "-q"]) == 0
+    monkeypatch.setattr(_files, "HASHED_BYTES", 0)  # every data file is checked late
+    started: list[bool] = []
+    opened = _files.LateChecksum.__init__
+
+    def record(check: _files.LateChecksum, *args: Any) -> None:
+        opened(check, *args)
+        started.append(check.thread is not None)
+
+    monkeypatch.setattr(_files.LateChecksum, "__init__", record)
+    assert main(["query", "comma separated", "--store", str(folder), "-k", "3", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(started) >= 1 and not any(started)  # the checks exist, deferred
+    started.clear()
+    store = open_store(folder)
+    assert len(started) >= 1 and all(started)
+    hits = store.similarity_search_with_relevance_scores("comma separated", k=3)
+    assert [row["id"] for row in rows] == [document.id for document, _ in hits]
+    assert [row["score"] for row in rows] == pytest.approx([score for _, score in hits])
+    assert rows[0]["content"] == "comma separated values"
+
+
+def test_vector_maps_are_read_at_random_and_a_dense_read_as_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The saved vectors are advised random access (a re-ranking search touches a few
+    rows: no read-ahead around each); a read of most rows advises sequential access and
+    read-ahead over its span, then random again."""
+    store = build()
+    store.save_local(tmp_path / "a", documents="sqlite")
+    advice: list[tuple[str, int, int]] = []
+    advise = _vectors._advise
+
+    def record(mapped: Any, name: str, start: int = 0, length: int = 0) -> None:
+        advice.append((name, start, length))
+        advise(mapped, name, start, length)
+
+    monkeypatch.setattr(_vectors, "_advise", record)
+    loaded = FAISS.load_local(tmp_path / "a", QueryRows())
+    assert advice == [("MADV_RANDOM", 0, 0)]  # one segment, advised once
+    advice.clear()
+    assert top(loaded, 42) == top(store, 42)
+    assert advice == []  # 20 candidates of 3,000 rows: read at random
+    assert loaded._index is not None and loaded._index.full is not None
+    rows = loaded._index.full.get(np.arange(100, COUNT))
+    assert np.allclose(rows, VECTORS[100:], atol=1e-6)
+    begin = 100 * DIMENSION * 4 // mmap.PAGESIZE * mmap.PAGESIZE
+    span = (begin, COUNT * DIMENSION * 4 - begin)
+    assert advice == [
+        ("MADV_SEQUENTIAL", *span), ("MADV_WILLNEED", *span), ("MADV_RANDOM", *span),
+    ]  # fmt: skip
+    loaded._index.full.get(np.arange(0, COUNT, 64))  # one row in 64: at random
+    assert len(advice) == 3
+
+
+def test_mapped_lists_are_advised_random_access_and_copied_as_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """faiss's map of the inverted lists gets random-access advice when the store opens
+    (the kernel accepts it: madvise returns 0), sequential advice before the copy that
+    the first change makes."""
+    store = build()
+    store.save_local(tmp_path / "a", documents="sqlite")
+    advice: list[tuple[str, bool]] = []
+    advise = _index.advise_lists
+
+    def record(ivf: Any, name: str) -> bool:
+        advice.append((name, advise(ivf, name)))
+        return advice[-1][1]
+
+    monkeypatch.setattr(_index, "advise_lists", record)
+    loaded = FAISS.load_local(tmp_path / "a", QueryRows())
+    assert advice == [("MADV_RANDOM", True)]
+    assert top(loaded, 7) == top(store, 7)
+    loaded.add_embeddings([("late", VECTORS[7])], ids=["late"])
+    assert advice == [("MADV_RANDOM", True), ("MADV_SEQUENTIAL", True)]
+    assert sorted(top(loaded, 7, k=2)) == [("d7", 1.0), ("late", 1.0)]

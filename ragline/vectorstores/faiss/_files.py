@@ -33,6 +33,7 @@ This module reads and writes a :class:`~ragline.vectorstores.faiss._index.Snapsh
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import json
 import mmap
@@ -60,7 +61,7 @@ from ragline.vectorstores.faiss._index import (
 from ragline.vectorstores.faiss._records import DiskDocuments, DocumentTable, write_documents
 from ragline.vectorstores.faiss._vectors import VectorFile
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "load", "save"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "deferred_checks", "load", "save"]
 
 FORMAT_NAME = "ragline.faiss"
 # 3: content checksums (data files and the manifest itself)
@@ -73,6 +74,11 @@ JSON_FORMAT_VERSION = 3
 # store opens, not before: at 1M vectors the faiss file is 0.4 GB, and hashing it was
 # half of the open on a loaded machine (see docs/scale.md)
 HASHED_BYTES = 64 * 2**20
+# whether opening starts that thread (see deferred_checks); a context variable, so one
+# thread's one-shot open leaves other threads' opens as they are
+_BACKGROUND: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "ragline_background_checks", default=True
+)
 _OPTION_NAMES = ("ef_search", "ef_construction", "nprobe", "train_size", "rerank")
 # the LangChain distance strategies a saved store may name (FAISS refuses the others)
 _STRATEGIES = ("EUCLIDEAN_DISTANCE", "MAX_INNER_PRODUCT", "COSINE")
@@ -511,13 +517,35 @@ def load(folder: Path, index_name: str) -> Snapshot:
     return snapshot(index=index, labels=labels)
 
 
+@contextlib.contextmanager
+def deferred_checks() -> Iterator[None]:
+    """Stores loaded inside do not start the background checksum of their large files.
+
+    For one-shot commands (``ragline query``): the check of a 10M store's 3.9 GB index
+    cannot finish before the command exits, and its reads slowed the command's own cold
+    search several times over (docs/scale.md, "cold query"). The check is deferred, not
+    dropped: whatever waits for it (a save of the store, a copy of its documents) computes
+    it then, before going on, so a damaged file is still never saved again; searches do
+    not wait, so a damaged large file is not refused by a search in such a process.
+    Long-lived users (``ragline serve``, a library's ``FAISS.load_local``) load outside
+    this and keep the background check.
+    """
+    token = _BACKGROUND.set(False)
+    try:
+        yield
+    finally:
+        _BACKGROUND.reset(token)
+
+
 class LateChecksum:
     """A data file's checksum, computed by a background thread while the store answers.
 
     The file is opened at once, so a store folder dropping the generation meanwhile
     (unlinking the file) does not stop the check. Call it: ``check(wait=False)`` is True
     once the file matched (False while the thread still runs), ``check(wait=True)``
-    waits for the answer; either raises the PersistenceError of a mismatch.
+    waits for the answer; either raises the PersistenceError of a mismatch. Opened in
+    :func:`deferred_checks`, no thread starts (``thread`` is None): ``check(wait=False)``
+    stays False, and ``check(wait=True)`` hashes the file then, in the caller's thread.
     """
 
     def __init__(self, path: Path, algorithm: str, expected: Any) -> None:
@@ -529,8 +557,10 @@ class LateChecksum:
         self.error: PersistenceError | None = None
         self.done = False
         self.process = os.getpid()
-        self.thread = threading.Thread(target=self.run, name="ragline-checksum", daemon=True)
-        self.thread.start()
+        self.thread: threading.Thread | None = None
+        if _BACKGROUND.get():
+            self.thread = threading.Thread(target=self.run, name="ragline-checksum", daemon=True)
+            self.thread.start()
 
     def run(self) -> None:
         try:
@@ -548,9 +578,9 @@ class LateChecksum:
         if not self.done:
             if not wait:
                 return False
-            if self.process == os.getpid():
+            if self.thread is not None and self.process == os.getpid():
                 self.thread.join()
-            else:  # a forked child: the thread stayed in the parent, check here
+            else:  # deferred, or a forked child (the thread stayed in the parent): here
                 self.run()
         if self.error is not None:
             raise self.error

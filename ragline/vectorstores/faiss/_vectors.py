@@ -6,33 +6,47 @@ in a :class:`VectorFile`, row ``label - start`` of a *segment*; the index propos
 ``rerank x k`` candidates and their exact scores, computed from these rows, pick the k.
 Exact searches over a filter's matching documents read their rows here too.
 
-Segments are immutable float32 files read through ``numpy.memmap``, so the operating
-system keeps only the rows searches touch in memory. New vectors collect in memory and
-are written out as a new segment every :data:`SPILL_BYTES` (into a temporary folder
-until the store is saved) and on each save; an add of at least that many bytes goes
-straight to its own segment, never copied in memory. A save links each segment into the saved
-folder (``os.link``, no copy, on one file system; a copy elsewhere), so saving a large
-store rewrites only the vectors added since the last save. Deleted documents leave their
-rows behind (labels are never reused); they are dropped when the index is built anew
-(see ``FAISS.change_index``).
+Segments are immutable float32 files, memory-mapped, so the operating system keeps only
+the rows searches touch in memory. Each map is advised random access (``MADV_RANDOM``,
+where the platform has it): a re-ranking search reads a few dozen rows spread over every
+segment, and the kernel's read-ahead on each first touch (8 MiB on some disks) made a
+cold 10M-vector search read ~450 MB (see docs/scale.md, "cold query"). A read of many
+rows close together (``FAISS.change_index``, an exact scan of a large filtered subset, a
+copy on save) advises sequential access over the span it reads for its duration.
+
+New vectors collect in memory and are written out as a new segment every
+:data:`SPILL_BYTES` (into a temporary folder until the store is saved) and on each save;
+an add of at least that many bytes goes straight to its own segment, never copied in
+memory. A save links each segment into the saved folder (``os.link``, no copy, on one
+file system; a copy elsewhere), so saving a large store rewrites only the vectors added
+since the last save. Deleted documents leave their rows behind (labels are never
+reused); they are dropped when the index is built anew (see ``FAISS.change_index``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import shutil
 import tempfile
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["SPILL_BYTES", "Segment", "VectorFile"]
 
 SPILL_BYTES = 64 * 2**20  # vectors kept in memory before they go to a segment file
 _COPY_ROWS = 65_536
+# a read of at least one row in this many over the span it covers is a sequential pass
+_DENSE_EVERY = 32
+_PAGE = mmap.PAGESIZE
 
 
 @dataclass
@@ -42,7 +56,38 @@ class Segment:
     start: int
     rows: int
     path: Path
-    array: np.ndarray  # a read-only memmap of path
+    array: np.ndarray  # a read-only view of ``mapped``
+    mapped: mmap.mmap | None = None  # the file's map (None for an empty segment)
+
+    @contextlib.contextmanager
+    def sequential(self, first: int, last: int) -> Iterator[None]:
+        """Rows ``first .. last`` are read as one pass: advise sequential access (and
+        read-ahead) over them meanwhile, random access again after."""
+        if self.mapped is None:
+            yield
+            return
+        row = self.array.shape[1] * 4
+        begin = first * row // _PAGE * _PAGE
+        length = (last + 1) * row - begin
+        _advise(self.mapped, "MADV_SEQUENTIAL", begin, length)
+        _advise(self.mapped, "MADV_WILLNEED", begin, length)
+        try:
+            yield
+        finally:
+            _advise(self.mapped, "MADV_RANDOM", begin, length)
+
+
+def _advise(mapped: mmap.mmap, name: str, start: int = 0, length: int = 0) -> None:
+    """``mapped.madvise`` where the platform has it and the advice (a hint: errors are
+    ignored)."""
+    option = getattr(mmap, name, None)
+    if option is None or not hasattr(mapped, "madvise"):
+        return
+    with contextlib.suppress(OSError, ValueError):
+        if length:
+            mapped.madvise(option, start, length)
+        else:
+            mapped.madvise(option)
 
 
 class VectorFile:
@@ -116,10 +161,12 @@ class VectorFile:
 
     def _open(self, start: int, rows: int, path: Path) -> Segment:
         if rows == 0:
-            array = np.zeros((0, self.dimension), dtype=np.float32)
-        else:
-            array = np.memmap(path, dtype=np.float32, mode="r", shape=(rows, self.dimension))
-        return Segment(start, rows, path, array)
+            return Segment(start, rows, path, np.zeros((0, self.dimension), dtype=np.float32))
+        with open(path, "rb") as handle:  # the map stays valid once the file is closed
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        _advise(mapped, "MADV_RANDOM")
+        array = np.frombuffer(mapped, dtype=np.float32, count=rows * self.dimension)
+        return Segment(start, rows, path, array.reshape(rows, self.dimension), mapped)
 
     def get(self, labels: np.ndarray) -> np.ndarray:
         """Rows of these labels, shape ``(len(labels), dimension)``."""
@@ -127,16 +174,16 @@ class VectorFile:
         out = np.empty((len(labels), self.dimension), dtype=np.float32)
         if not len(labels):
             return out
-        parts = [(s.start, s.rows, s.array) for s in self.segments]
-        parts += [(start, len(rows), rows) for start, rows in self.pending]
+        parts: list[tuple[int, int, np.ndarray, Segment | None]]
+        parts = [(s.start, s.rows, s.array, s) for s in self.segments]
+        parts += [(start, len(rows), rows, None) for start, rows in self.pending]
         if len(parts) == 1:
-            start, _, array = parts[0]
-            out[:] = array[labels - start]
+            _read(out, parts[0][2], labels - parts[0][0], parts[0][3])
             return out
-        for start, count, array in parts:
+        for start, count, array, segment in parts:
             inside = (labels >= start) & (labels < start + count)
             if inside.any():
-                out[inside] = array[labels[inside] - start]
+                out[inside] = _read(None, array, labels[inside] - start, segment)
         return out
 
     # ------------------------------------------------------------------ files
@@ -152,7 +199,7 @@ class VectorFile:
             try:
                 os.link(segment.path, target)
             except OSError:  # another file system, or the file is gone: copy the rows
-                _write_rows(segment.array, target)
+                _write_rows(segment, target)
             listed.append({"file": name, "start": segment.start, "rows": segment.rows})
         return listed
 
@@ -171,8 +218,26 @@ class VectorFile:
         return vectors
 
 
-def _write_rows(array: np.ndarray, path: Path) -> None:
-    with open(path, "wb") as handle:
+def _read(
+    out: np.ndarray | None, array: np.ndarray, rows: np.ndarray, segment: Segment | None
+) -> np.ndarray:
+    """``array[rows]`` (into ``out`` when given); a dense read of a segment (at least one
+    row in :data:`_DENSE_EVERY` of the span) is read as a sequential pass."""
+    advice: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if segment is not None:
+        first, last = int(rows.min()), int(rows.max())
+        if len(rows) * _DENSE_EVERY >= last - first + 1:
+            advice = segment.sequential(first, last)
+    with advice:
+        if out is None:
+            return array[rows]
+        out[:] = array[rows]
+        return out
+
+
+def _write_rows(segment: Segment, path: Path) -> None:
+    array = segment.array
+    with open(path, "wb") as handle, segment.sequential(0, max(len(array) - 1, 0)):
         for begin in range(0, len(array), _COPY_ROWS):
             handle.write(np.ascontiguousarray(array[begin : begin + _COPY_ROWS]).tobytes())
     with contextlib.suppress(OSError):
