@@ -9,15 +9,17 @@ Files (JSON and numpy arrays, no pickle)::
 **The vector store is the source of truth.** The keyword index is derived from it and
 carries the ids of the chunks it covers; whoever opens it checks those ids against the
 store's and brings the index in step (drops chunks the store no longer has, tokenizes
-the ones it lacks). ``ragline index`` saves it after the store (each file written to a
-temporary name and renamed; the JSON names the arrays' checksum, so a JSON and arrays
-from different runs are never used together); a run stopped between the two leaves
-an index that is behind, which the next open or run repairs from the store, so hybrid
-search never disagrees with the vectors it is fused with. Updating costs what changed:
-only new chunks are tokenized. A commit whose committed index names its own generation
-(so that generation's commit wrote it, in step with its store) applies only what the
-store changed since and reads no stored chunk back; any other index is checked against
-every stored chunk.
+the ones it lacks), so hybrid search never disagrees with the vectors it is fused with.
+A commit writes the index into the new generation's folder beside the store (each file
+written to a temporary name and renamed; the JSON names the arrays' checksum, so a JSON
+and arrays from different runs are never used together), and the manifest, written
+last, is the commit point: a run stopped before it leaves the previous generation, index
+and store together. An index that is behind all the same (copied in from elsewhere, or
+from a folder written before generations) is repaired from the store. Updating costs
+what changed: only new chunks are tokenized. A commit whose committed index names its
+own generation (so that generation's commit wrote it, in step with its store) applies
+only what the store changed since and reads no stored chunk back; any other index is
+checked against every stored chunk.
 
 The tokenizer is part of the manifest (``"bm25": {"tokenizer": {...}}``); an index made
 with other tokenizer options is rebuilt.
