@@ -11,7 +11,8 @@ times, in turn:
 * the same steps in a fresh process of this script (``--phases``), each timed:
   ``import`` (``ragline.cli``, which the command imports, and the store folder),
   ``open`` (read the manifest, ``open_store``: ``FAISS.load_local`` of the committed
-  generation), ``embed`` (the store's own embeddings, ``embed_query``), ``search`` (the
+  generation, inside ``deferred_checks()`` as the command opens it: no background
+  checksum), ``embed`` (the store's own embeddings, ``embed_query``), ``search`` (the
   index's nearest labels, re-ranked exactly) and ``fetch`` (the k Documents, read from
   the store's SQLite file). ``search`` and ``fetch`` call the store's internal steps
   (``_nearest``, ``_hits``) so that they can be timed apart.
@@ -77,12 +78,14 @@ def phases(store: str, text: str, k: int) -> dict[str, Any]:
 
     import ragline.cli  # noqa: F401  (what `python -m ragline.cli` imports first)
     from ragline.store_folder import StoreFolder
+    from ragline.vectorstores.faiss._files import deferred_checks
 
     times: dict[str, Any] = {"import": clock() - start}
     start = clock()
     folder = StoreFolder(store)
     folder.read_manifest()
-    faiss_store: Any = folder.open_store()
+    with deferred_checks():  # as the command opens it (no background checksum thread)
+        faiss_store: Any = folder.open_store()
     times["open"] = clock() - start
     start = clock()
     vector = faiss_store.embeddings.embed_query(text)
