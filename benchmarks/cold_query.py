@@ -19,9 +19,13 @@ times, in turn:
 
 An interpreter's start (``python -c pass``) is timed too: it is part of the command's
 wall time and of no phase. ``--minilm`` also times a cold MiniLM ``embed_query`` (fresh
-process, ONNX on the CPU: model load and one query), the embed step of a store built with
-MiniLM, since synthetic stores (``benchmarks/scale.py --store-folder``) are built with
-the ``hashing`` embedding, whose query costs microseconds.
+process, ONNX on the CPU, its cached export dropped from the page cache too) step by
+step: import, tokenizer, session, first query. That is the embed step of a store built
+with MiniLM, since synthetic stores (``benchmarks/scale.py --store-folder``) are built
+with the ``hashing`` embedding, whose query costs microseconds; with ``--minilm`` the
+export is dropped before every whole-command run as well (for a store folder whose
+manifest names MiniLM). ``--baseline DIR`` runs the whole command from another checkout
+too (``git archive OLD ragline | tar -x -C DIR``), in turn with this one's.
 
     python benchmarks/cold_query.py --store /big/disk/scale/ragline --runs 5
 """
@@ -42,9 +46,10 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def evict(folder: Path) -> int:
-    """Drop the page-cache pages of every file under ``folder``; the bytes it had."""
+    """Drop the page-cache pages of every file under ``folder`` (or of the file
+    ``folder``); the bytes they had."""
     total = 0
-    for path in folder.rglob("*"):
+    for path in [folder] if folder.is_file() else folder.rglob("*"):
         if path.is_file():
             descriptor = os.open(path, os.O_RDONLY)
             try:
@@ -55,15 +60,15 @@ def evict(folder: Path) -> int:
     return total
 
 
-def environment() -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+def environment(repo: Path = REPO) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(repo), "HF_HUB_OFFLINE": "1"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package keeps its bytecode
     return env
 
 
-def timed_process(command: list[str]) -> tuple[float, str]:
+def timed_process(command: list[str], repo: Path = REPO) -> tuple[float, str]:
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=environment(), cwd=REPO)
+    done = subprocess.run(command, capture_output=True, text=True, env=environment(repo), cwd=repo)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{command[:4]} failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -104,12 +109,47 @@ def phases(store: str, text: str, k: int) -> dict[str, Any]:
     return times
 
 
-def minilm_embed(text: str) -> float:
-    start = time.perf_counter()
+def minilm_steps(text: str) -> dict[str, float]:
+    """A cold MiniLM ``embed_query`` (ONNX), step by step, in this fresh process; the
+    export file was dropped from the page cache by the parent."""
+    clock = time.perf_counter
+    times: dict[str, float] = {}
+    start = clock()
+    import onnxruntime  # noqa: F401
+
+    times["import onnxruntime"] = clock() - start
+    start = clock()
     from ragline.store_folder._embeddings import make_embeddings
 
-    make_embeddings("minilm-onnx").embed_query(text)
-    return time.perf_counter() - start
+    model: Any = make_embeddings("minilm-onnx")
+    times["make embeddings (model folder, spec)"] = clock() - start
+    start = clock()
+    model.weights_sha256  # noqa: B018  (the remembered digest: the store checks identity)
+    times["weights digest (remembered)"] = clock() - start
+    start = clock()
+    encoder = model.client  # tokenizer.json read, export located
+    times["tokenizer"] = clock() - start
+    from ragline.embeddings import _onnx
+
+    start = clock()
+    _onnx._session(encoder.onnx_file)  # the cold 90 MB file read and session creation
+    times["ONNX session (cold file)"] = clock() - start
+    start = clock()
+    model.embed_query(text)
+    times["first query"] = clock() - start
+    return times
+
+
+def export_file() -> Path:
+    """The cached ONNX export of the packaged MiniLM (made by an earlier run)."""
+    from ragline.embeddings import _onnx
+    from ragline.store_folder._embeddings import make_embeddings
+
+    model: Any = make_embeddings("minilm-onnx")
+    path = _onnx.export_path(model.weights_sha256, model.precision)
+    if not path.is_file():
+        raise SystemExit(f"no ONNX export at {path}: embed one text with minilm-onnx first")
+    return path
 
 
 def main() -> None:
@@ -118,7 +158,17 @@ def main() -> None:
     parser.add_argument("--text", default="passage about topic 7")
     parser.add_argument("-k", type=int, default=10)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--minilm", action="store_true", help="also a cold MiniLM embed_query")
+    parser.add_argument(
+        "--minilm",
+        action="store_true",
+        help="also a cold MiniLM embed_query, step by step (its export file dropped too)",
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout (e.g. git archive of an older commit): its whole command "
+        "is timed too, in turn with this one's",
+    )
     parser.add_argument("--phases", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--minilm-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -126,7 +176,7 @@ def main() -> None:
         print(json.dumps(phases(args.store, args.text, args.k)))
         return
     if args.minilm_child:
-        print(json.dumps(minilm_embed(args.text)))
+        print(json.dumps(minilm_steps(args.text)))
         return
     store = Path(args.store)
     python = [sys.executable, "-W", "ignore"]
@@ -134,28 +184,41 @@ def main() -> None:
     query += ["-k", str(args.k), "--json"]
     me = [*python, __file__, "--store", str(store), "--text", args.text, "-k", str(args.k)]
     rows: dict[str, list[float]] = {}
+    model_file = export_file() if args.minilm else None
     for _ in range(args.runs):
         rows.setdefault("interpreter start (python -c pass)", []).append(
             timed_process([*python, "-c", "pass"])[0]
         )
-        size = evict(store)
-        seconds, output = timed_process(query)
-        returned = len(json.loads(output))
-        if returned != args.k:
-            raise SystemExit(f"ragline query returned {returned} results, not {args.k}")
-        rows.setdefault("ragline query, whole command", []).append(seconds)
+        checkouts = [("", REPO)]
+        if args.baseline is not None:
+            checkouts.append((f" ({args.baseline})", args.baseline))
+        for label, repo in checkouts:
+            size = evict(store)
+            if model_file is not None:
+                evict(model_file)
+            seconds, output = timed_process(query, repo)
+            returned = len(json.loads(output))
+            if returned != args.k:
+                raise SystemExit(f"ragline query returned {returned} results, not {args.k}")
+            rows.setdefault(f"ragline query, whole command{label}", []).append(seconds)
         evict(store)
+        if model_file is not None:
+            evict(model_file)
         seconds, output = timed_process([*me, "--phases"])
         measured = json.loads(output.strip().splitlines()[-1])
         assert measured["returned"] == args.k, measured
         rows.setdefault("phases process, whole", []).append(seconds)
         for name in ("import", "open", "embed", "search", "fetch"):
             rows.setdefault(f"  {name}", []).append(measured[name])
-        if args.minilm:
+        if model_file is not None:
+            evict(model_file)
             seconds, output = timed_process([*me, "--minilm-child"])
+            steps = json.loads(output.strip().splitlines()[-1])
             rows.setdefault("MiniLM (ONNX) embed_query, cold: load + one query", []).append(
-                float(output.strip().splitlines()[-1])
+                sum(steps.values())
             )
+            for name, value in steps.items():
+                rows.setdefault(f"  {name}", []).append(value)
     print(
         f"store {store} ({size / 1e9:.2f} GB of files, dropped from the page cache before "
         f"each run), k={args.k}, {args.runs} runs, load average {os.getloadavg()[0]:.1f}"
