@@ -340,6 +340,24 @@ class ChatOpenAI(BaseChatModel):
         """
         return self._openai_message_tokens(messages)
 
+    def _get_ls_params(self, stop: Any = None, **kwargs: Any) -> dict[str, Any]:
+        """LangChain's ChatOpenAI keys: provider ``openai``, the model, always a
+        temperature (``None`` when unset), the token limit when set, the stop sequences
+        (the call's, else the model's)."""
+        params: dict[str, Any] = {
+            "ls_provider": "openai",
+            "ls_model_name": kwargs.get("model", self.model),
+            "ls_model_type": "chat",
+            "ls_temperature": kwargs.get("temperature", self.temperature),
+        }
+        max_tokens = kwargs.get("max_tokens", self.max_tokens)
+        if max_tokens is not None:
+            params["ls_max_tokens"] = max_tokens
+        stop = stop or self.stop
+        if stop:
+            params["ls_stop"] = stop
+        return params
+
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return _metadata(

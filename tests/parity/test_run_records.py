@@ -6,8 +6,8 @@ reads off the runs: name, run_type, inputs, outputs, error, events, tags, extra 
 metadata, the child runs in order, and how parent_run_id, trace_id and dotted_order tie
 them together. Run ids differ by nature (so do the message ids made from them), and a few
 differences are listed in docs/differences-from-langchain.md: ragline adds no
-``seq:step:N`` / ``map:key:K`` tags and no LangSmith ``ls_*`` metadata, a model run's
-``extra`` has no ``options`` / ``batch_size`` and no run's has ``defers_inputs``;
+``seq:step:N`` / ``map:key:K`` tags, no ``ls_*`` metadata on retriever runs (model runs
+have LangChain's) and no run's ``extra`` has ``defers_inputs``;
 :func:`_comparable` leaves exactly those out.
 """
 
@@ -102,7 +102,7 @@ OURS = types.SimpleNamespace(
 )
 BOTH = pytest.mark.parametrize("ns", [LC, OURS], ids=["langchain", "ragline"])
 
-_UNLISTED_EXTRA = ("options", "batch_size", "defers_inputs")
+_UNLISTED_EXTRA = ("defers_inputs",)
 _STEP_TAG = re.compile(r"^(seq:step:\d+|map:key:.+)$")
 _STAMP = re.compile(r"^\d{8}T\d{12}Z[0-9a-f-]{36}$")
 _RUN_MADE_ID = re.compile(r"^lc_run--[0-9a-f-]{36}(-\d+)?$")
@@ -140,7 +140,9 @@ def _comparable(run: Any) -> dict[str, Any]:
     extra = {k: v for k, v in run.extra.items() if k not in _UNLISTED_EXTRA}
     if "metadata" in extra:
         kept = {
-            k: v for k, v in extra["metadata"].items() if not k.startswith(("ls_", "lc_versions"))
+            k: v
+            for k, v in extra["metadata"].items()
+            if k != "lc_versions" and not (run.run_type == "retriever" and k.startswith("ls_"))
         }
         extra = {k: v for k, v in extra.items() if k != "metadata"} | (
             {"metadata": kept} if kept else {}

@@ -244,8 +244,40 @@ class BaseLanguageModel(
         return {"anyOf": language_model_input_schema(defs)}
 
     # ---- runs ----
+    def _get_ls_params(self, stop: Any = None, **kwargs: Any) -> dict[str, Any]:
+        """The ``ls_*`` keys this model adds to its runs' metadata, as LangChain's models
+        add them: ``ls_provider`` (the class name in lower case, less a ``Chat`` /
+        ``LLM`` part), ``ls_model_type``, ``ls_stop`` (when given), and ``ls_model_name``
+        / ``ls_temperature`` / ``ls_max_tokens`` from a call option or the model's field
+        of that name when it holds a str / number / int. An integration may override it."""
+        provider = self._ls_provider()
+        params: dict[str, Any] = {"ls_provider": provider, "ls_model_type": self._ls_model_type}
+        if stop:
+            params["ls_stop"] = stop
+        for key, names, kinds in _LS_FIELDS:
+            for value in _ls_candidates(self, kwargs, names):
+                if isinstance(value, kinds):
+                    params[key] = value
+                    break
+        return params
+
+    _ls_model_type: ClassVar[str] = "llm"
+
+    def _ls_provider(self) -> str:
+        return type(self).__name__.lower()
+
+    def _run_metadata(self, stop: Any, bound: dict[str, Any]) -> dict[str, Any]:
+        """The metadata of this model's own run: the ``ls_*`` keys, then the model's own
+        ``metadata`` (which wins, as in LangChain)."""
+        return {**self._get_ls_params(stop=stop, **bound), **(self.metadata or {})}
+
     def _begin(
-        self, input: Any, config: Any, stop: list[str] | None, bound: dict[str, Any]
+        self,
+        input: Any,
+        config: Any,
+        stop: list[str] | None,
+        bound: dict[str, Any],
+        batch_size: int = 1,
     ) -> tuple[Any, Any, CallbackManager, dict[str, Any]]:
         model_input = self._model_input(self._convert_input(input))
         config = ensure_config(config)
@@ -264,6 +296,11 @@ class BaseLanguageModel(
             "local_tags": self.tags,
             "local_metadata": self.metadata,
         }
+        if manager.handlers:  # only what a handler reads: no work without one
+            given = stop_as_given(stop)
+            options["local_metadata"] = self._run_metadata(given, bound)
+            options["options"] = {"stop": given}
+            options["batch_size"] = batch_size
         return model_input, config, manager, options
 
     def _report_token(self, run: Any, chunk: Any) -> None:
@@ -651,6 +688,25 @@ class _OneStop(list):  # type: ignore[type-arg]
     def __init__(self, given: str) -> None:
         super().__init__([given])
         self.given = given
+
+
+# (ls_* key, the call option / field names looked up in turn, the types that count)
+_LS_FIELDS: tuple[tuple[str, tuple[str, ...], Any], ...] = (
+    ("ls_model_name", ("model", "model_name"), str),
+    ("ls_temperature", ("temperature",), (int, float)),
+    ("ls_max_tokens", ("max_tokens",), int),
+)
+
+
+def _ls_candidates(model: Any, kwargs: dict[str, Any], names: tuple[str, ...]) -> Iterator[Any]:
+    """The values an ``ls_*`` key may come from: the call's option, then the model's
+    fields, in ``names`` order."""
+    if names[0] in kwargs:
+        yield kwargs[names[0]]
+    for name in names:
+        value = getattr(model, name, None)
+        if value is not None:
+            yield value
 
 
 def stop_as_given(stop: Any) -> Any:

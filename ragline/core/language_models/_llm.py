@@ -73,6 +73,10 @@ class BaseLLM(BaseLanguageModel[str]):
     def _hook_input(self, hook: str, model_input: Any) -> Any:
         return [model_input] if hook in self._list_hooks else model_input
 
+    def _ls_provider(self) -> str:
+        name = type(self).__name__
+        return (name[:-3] if name.endswith("LLM") else name).lower()
+
     def _start(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
         return manager.on_llm_start(None, [model_input], **options)[0]
 
@@ -165,7 +169,8 @@ class BaseLLM(BaseLanguageModel[str]):
         ``return_exceptions``), or once per ``max_concurrency`` inputs, as LangChain's."""
         configs = get_config_list(config, len(inputs))
         size = configs[0].get("max_concurrency") if configs else None
-        if size is not None and "_generate" in self._list_hooks and len(inputs) > size:
+        together = "_generate" in self._list_hooks or not self._streams_in_generate()
+        if size is not None and together and len(inputs) > size:
             outputs: list[Any] = []
             for start in range(0, len(inputs), size):
                 part = [{**one, "max_concurrency": None} for one in configs[start : start + size]]
@@ -183,6 +188,9 @@ class BaseLLM(BaseLanguageModel[str]):
                 result = self._generate_cached(inputs, configs, stop, bound)
                 if result is None:
                     result = self._generate_together(inputs, configs, stop, bound)
+                if result is None and together and len(inputs) > 1:
+                    # a per-prompt hook: every run starts, then each prompt is called
+                    result = self._generate_each(inputs, configs, stop, bound)
             except Exception as err:
                 if not return_exceptions:
                     raise
@@ -225,7 +233,7 @@ class BaseLLM(BaseLanguageModel[str]):
         over ``_call``: every run starts, the hook runs for each prompt in turn, then
         every run ends (an error ends them all)."""
         begun = [
-            self._begin(one, config, stops, bound)
+            self._begin(one, config, stops, bound, len(inputs))
             for one, config in zip(inputs, configs, strict=True)
         ]
         runs = [
@@ -253,7 +261,7 @@ class BaseLLM(BaseLanguageModel[str]):
         """Async :meth:`_generate_each` (``_agenerate`` per prompt when the model has one,
         else ``_generate`` in a worker thread), the prompts in turn, as LangChain's."""
         begun = [
-            self._begin(one, config, stops, bound)
+            self._begin(one, config, stops, bound, len(inputs))
             for one, config in zip(inputs, configs, strict=True)
         ]
         runs = [
@@ -389,7 +397,8 @@ class BaseLLM(BaseLanguageModel[str]):
         configs = get_config_list(config, len(inputs))
         hook = "_agenerate" if self._overrides("_agenerate") else "_generate"
         size = configs[0].get("max_concurrency") if configs else None
-        if size is not None and hook in self._list_hooks and len(inputs) > size:
+        together = hook in self._list_hooks or not self._streams_in_generate()
+        if size is not None and together and len(inputs) > size:
             outputs: list[Any] = []
             for start in range(0, len(inputs), size):
                 part = [{**one, "max_concurrency": None} for one in configs[start : start + size]]
@@ -407,6 +416,8 @@ class BaseLLM(BaseLanguageModel[str]):
                 result = await self._agenerate_cached(inputs, configs, stop, bound)
                 if result is None:
                     result = await self._agenerate_together(inputs, configs, stop, bound)
+                if result is None and together and len(inputs) > 1:
+                    result = await self._agenerate_each(inputs, configs, stop, bound)
             except Exception as err:
                 if not return_exceptions:
                     raise
@@ -467,7 +478,7 @@ class BaseLLM(BaseLanguageModel[str]):
         if hook not in self._list_hooks or (len(inputs) < 2 and not cached):
             return None
         return [
-            self._begin(one, config, stop, bound)
+            self._begin(one, config, stop, bound, len(inputs))
             for one, config in zip(inputs, configs, strict=True)
         ]
 
