@@ -637,7 +637,15 @@ def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None
     )
     assert (run.tags, run.metadata) == (["qa"], {"owner": "tests"})
     model_run = run.children[1].children[0].children[1]
-    assert (model_run.tags, model_run.metadata) == (["qa"], {"owner": "tests"})
+    assert (model_run.tags, model_run.metadata) == (  # a model adds LangChain's ls_* keys
+        ["qa"],
+        {
+            "owner": "tests",
+            "ls_provider": "fakelistchatmodel",
+            "ls_model_type": "chat",
+            "ls_integration": "langchain_chat_model",
+        },
+    )
 
     docs = [Document(CORPUS[0])]
     # the LLMChain's own handlers see its run (inside the StuffDocumentsChain's), as
