@@ -537,16 +537,20 @@ class CallbackManager:
         run_id: UUID | None,
         extra: dict[str, Any],
     ) -> Any:
-        name = name or _name_of(serialized, event)
+        given = name or _given_name(serialized)
         run = self._new_run(
-            kind, name, run_id, extra.pop("local_tags", None), extra.pop("local_metadata", None)
+            kind,
+            given or _kind_name(event),
+            run_id,
+            extra.pop("local_tags", None),
+            extra.pop("local_metadata", None),
         )
-        if run.handlers:
+        if run.handlers:  # a run nothing names: serialized and name as given (LangChain's)
             run._emit(
                 event,
-                serialized if serialized is not None else {"name": name},
+                serialized if serialized is not None or not given else {"name": given},
                 payload,
-                name=name,
+                name=given,
                 **extra,
             )
         return run
@@ -561,10 +565,10 @@ class CallbackManager:
         run_id: UUID | None,
         extra: dict[str, Any],
     ) -> Any:
-        name = name or _name_of(serialized, event)
+        given = name or _given_name(serialized)
         run = self._new_run(
             ASYNC_TWIN[kind],
-            name,
+            given or _kind_name(event),
             run_id,
             extra.pop("local_tags", None),
             extra.pop("local_metadata", None),
@@ -572,9 +576,9 @@ class CallbackManager:
         if run.handlers:
             await run._aemit(
                 event,
-                serialized if serialized is not None else {"name": name},
+                serialized if serialized is not None or not given else {"name": given},
                 payload,
-                name=name,
+                name=given,
                 **extra,
             )
         return run
@@ -842,10 +846,17 @@ Callbacks = Sequence[BaseCallbackHandler] | CallbackManager | None
 """What ``config["callbacks"]`` holds: a list of handlers, a manager, or nothing."""
 
 
-def _name_of(serialized: Any, event: str) -> str:
+def _given_name(serialized: Any) -> str | None:
+    """The name ``serialized`` gives a run: its ``name``, else its class path's last part
+    (as LangChain); None when it gives none."""
     if isinstance(serialized, Mapping) and isinstance(serialized.get("name"), str):
         return serialized["name"]
     ids = serialized.get("id") if isinstance(serialized, Mapping) else None
-    if isinstance(ids, list) and ids and isinstance(ids[-1], str):  # a class path, as LangChain
+    if isinstance(ids, list) and ids and isinstance(ids[-1], str):
         return ids[-1]
+    return None
+
+
+def _kind_name(event: str) -> str:
+    """The run manager's name for a run nothing names (handlers get ``name=None``)."""
     return event.removeprefix("on_").removesuffix("_start")

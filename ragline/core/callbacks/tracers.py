@@ -168,14 +168,15 @@ class Run:
 _NOT_EXTRA = frozenset({"name", "run_type", "inputs", "streamed_input"})
 
 
-def _run_name(serialized: Any) -> str:
-    """The name of a run started without one: from ``serialized``, else LangChain's."""
+def _run_name(serialized: Any, run_type: str) -> str:
+    """The name of a run started without one: from ``serialized``, else LangChain's
+    (``"Retriever"`` for a retriever run, ``"Unnamed"`` for the others)."""
     if isinstance(serialized, dict):
         if serialized.get("name"):
             return str(serialized["name"])
         if serialized.get("id"):
             return str(serialized["id"][-1])
-    return "Unnamed"
+    return "Retriever" if run_type == "retriever" else "Unnamed"
 
 
 def _tool_call_count(result: Any) -> int:
@@ -238,7 +239,7 @@ class _RunTreeHandler(BaseCallbackHandler):
         extra = {key: value for key, value in kwargs.items() if key not in _NOT_EXTRA}
         if metadata:
             extra["metadata"] = dict(metadata)
-        name = kwargs.get("name") or _run_name(serialized)
+        name = kwargs.get("name") or _run_name(serialized, run_type)
         start_time = datetime.now(_UTC)
         with self._lock:
             parent = self._open.get(parent_run_id) if parent_run_id is not None else None

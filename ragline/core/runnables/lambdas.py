@@ -220,7 +220,7 @@ class RunnableLambda(Runnable[Input, Output]):
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
         """Yield the result (a generator function's items, a returned runnable's chunks)."""
-        return self.transform(iter([input]), config, _start_input=input, **kwargs)
+        return self.transform(iter([input]), config, **kwargs)
 
     def transform(
         self,
@@ -248,7 +248,7 @@ class RunnableLambda(Runnable[Input, Output]):
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        return self.atransform(one(), config, _start_input=input, **kwargs)
+        return self.atransform(one(), config, **kwargs)
 
     def atransform(
         self,
@@ -330,9 +330,7 @@ class RunnableGenerator(Runnable[Input, Output]):
         self._reject_kwargs(kwargs)
         if self._transform_fn is None:
             raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
-        return self._transform_stream_with_config(
-            iter([input]), self._transform_fn, config, start_input=input
-        )
+        return self._transform_stream_with_config(iter([input]), self._transform_fn, config)
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Return all output chunks combined (``+``)."""
@@ -361,9 +359,7 @@ class RunnableGenerator(Runnable[Input, Output]):
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        return self._atransform_stream_with_config(
-            one(), self._atransform_fn, config, start_input=input
-        )
+        return self._atransform_stream_with_config(one(), self._atransform_fn, config)
 
     async def ainvoke(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any

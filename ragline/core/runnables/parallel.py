@@ -318,9 +318,7 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
     ) -> Iterator[dict[str, Any]]:
         """Yield ``{key: chunk}`` from every branch as chunks arrive."""
         self._reject_kwargs(kwargs)
-        return self._transform_stream_with_config(
-            iter([input]), self._stream_branches, config, start_input=input
-        )
+        return self._transform_stream_with_config(iter([input]), self._stream_branches, config)
 
     def transform(
         self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
@@ -338,9 +336,7 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        return self._atransform_stream_with_config(
-            one(), self._astream_branches, config, start_input=input
-        )
+        return self._atransform_stream_with_config(one(), self._astream_branches, config)
 
     def atransform(
         self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any

@@ -85,9 +85,7 @@ class RunnablePassthrough(Runnable[Input, Input]):
     ) -> Iterator[Input]:
         """Yield ``input``."""
         self._reject_kwargs(kwargs)
-        return self._transform_stream_with_config(
-            iter([input]), self._pass, config, start_input=input
-        )
+        return self._transform_stream_with_config(iter([input]), self._pass, config)
 
     def atransform(
         self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
@@ -268,9 +266,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
     ) -> Iterator[dict[str, Any]]:
         """Stream for one input (see :meth:`transform`)."""
         self._reject_kwargs(kwargs)
-        return self._transform_stream_with_config(
-            iter([input]), self._stream_assign, config, start_input=input
-        )
+        return self._transform_stream_with_config(iter([input]), self._stream_assign, config)
 
     def atransform(
         self,
@@ -291,9 +287,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        return self._atransform_stream_with_config(
-            one(), self._astream_assign, config, start_input=input
-        )
+        return self._atransform_stream_with_config(one(), self._astream_assign, config)
 
     def get_graph(self) -> Graph:
         """The mapper's branches plus a passthrough branch, between input and output."""

@@ -355,7 +355,8 @@ class RunReporting:
         """Stream ``transformer(input)`` as this runnable's run.
 
         The run starts once the first input chunk has arrived (so upstream runs start
-        first) and reports ``start_input`` if given, else that first chunk. It ends when
+        first) and reports ``start_input`` if given, else ``{"input": ""}`` (as LangChain:
+        the input is whole only when the stream ends). It ends when
         the stream is exhausted (or closed early); the end event carries the combined
         input and output chunks. The child config is current while each output chunk is
         produced; the caller's config is current while input chunks are pulled, so
@@ -367,7 +368,7 @@ class RunReporting:
         first = next(upstream, _NOTHING)  # pulled in the caller's context
         config = ensure_config(config)
         run = self._start_run(
-            start_input if start_input is not None else _none_if_nothing(first),
+            start_input if start_input is not None else {"input": ""},
             config,
             run_type,
             streamed_input=start_input is None,
@@ -425,7 +426,7 @@ class RunReporting:
         first = await anext(upstream, _NOTHING)
         config = ensure_config(config)
         run = await self._astart_run(
-            start_input if start_input is not None else _none_if_nothing(first),
+            start_input if start_input is not None else {"input": ""},
             config,
             run_type,
             streamed_input=start_input is None,
@@ -505,10 +506,6 @@ async def _aclose(iterator: Any) -> None:
     aclose = getattr(iterator, "aclose", None)
     if aclose is not None:
         await aclose()
-
-
-def _none_if_nothing(value: Any) -> Any:
-    return None if value is _NOTHING else value
 
 
 def _end_run(

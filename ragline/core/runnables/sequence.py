@@ -138,9 +138,7 @@ class RunnableSequence(Runnable[Input, Output]):
     ) -> Iterator[Output]:
         """Stream the last step's chunks as they are produced."""
         self._reject_kwargs(kwargs)
-        return self._transform_stream_with_config(
-            iter([input]), self._transform_steps, config, start_input=input
-        )
+        return self._transform_stream_with_config(iter([input]), self._transform_steps, config)
 
     def transform(
         self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
@@ -155,7 +153,7 @@ class RunnableSequence(Runnable[Input, Output]):
         """Async ``stream``."""
         self._reject_kwargs(kwargs)
         return self._atransform_stream_with_config(
-            _aiter_one(input), self._atransform_steps, config, start_input=input
+            _aiter_one(input), self._atransform_steps, config
         )
 
     def atransform(
