@@ -6,12 +6,36 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import sysconfig
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+
+
+def stdlib_files(count: int) -> list[Path]:
+    """The first ``count`` Python files of this interpreter's standard library (sorted
+    paths, test folders and site-packages left out): the indexing benchmarks' corpus."""
+    files = [
+        path
+        for path in sorted(STDLIB.rglob("*.py"))
+        if not {"test", "tests", "idle_test", "site-packages"} & set(path.relative_to(STDLIB).parts)
+    ]
+    return files[:count]
+
+
+def copy_stdlib_files(count: int, folder: Path) -> list[Path]:
+    """A private copy of ``stdlib_files(count)`` under ``folder`` (their relative paths
+    kept); returns the original paths."""
+    files = stdlib_files(count)
+    for path in files:
+        target = folder / path.relative_to(STDLIB)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    return files
 
 
 def process_env() -> dict[str, str]:

@@ -55,7 +55,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
 
-from benchmarks.indexing import stdlib_files  # noqa: E402
+from benchmarks._timing import stdlib_files  # noqa: E402
 from ragline.core import Document  # noqa: E402
 from ragline.embeddings import HashingEmbeddings  # noqa: E402
 from ragline.indexing import InMemoryRecordManager, RayEngine, index  # noqa: E402

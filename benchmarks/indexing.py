@@ -47,7 +47,6 @@ import io
 import os
 import statistics
 import sys
-import sysconfig
 import tempfile
 import time
 from collections.abc import Callable
@@ -57,22 +56,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from _timing import copy_stdlib_files  # this script's folder is first on sys.path
+
 from ragline.cli import main
 from ragline.core import Document
 from ragline.indexing import InMemoryRecordManager, SQLRecordManager, index
 from ragline.loaders import TextLoader
 from ragline.store_folder import make_embeddings, split_documents
 from ragline.vectorstores import FAISS, InMemoryVectorStore
-
-
-def stdlib_files(count: int) -> list[Path]:
-    root = Path(sysconfig.get_paths()["stdlib"])
-    files = [
-        path
-        for path in sorted(root.rglob("*.py"))
-        if not {"test", "tests", "idle_test", "site-packages"} & set(path.relative_to(root).parts)
-    ]
-    return files[:count]
 
 
 def timed(job: Callable[[], Any]) -> tuple[float, Any]:
@@ -250,12 +241,8 @@ def main_bench() -> None:
     faiss.omp_set_num_threads(1)
     with tempfile.TemporaryDirectory() as scratch:
         corpus = Path(scratch) / "corpus"
-        root = Path(sysconfig.get_paths()["stdlib"])
-        files = stdlib_files(args.files)
-        for path in files:  # a private copy, so the edit below touches nothing real
-            target = corpus / path.relative_to(root)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(path.read_bytes())
+        # a private copy, so the edit below touches nothing real
+        files = copy_stdlib_files(args.files, corpus)
         chunks = load_chunks(corpus)
         size = sum(len(c.page_content) for c in chunks) / 1e6
         print(

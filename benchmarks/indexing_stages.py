@@ -51,7 +51,6 @@ import argparse
 import contextlib
 import os
 import sys
-import sysconfig
 import tempfile
 import time
 from collections.abc import Iterator
@@ -79,6 +78,7 @@ sys.path.insert(0, str(ARGS.repo.resolve()))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
+from _timing import copy_stdlib_files  # noqa: E402  (this script's folder, on sys.path)
 
 from ragline.embeddings import Embeddings, HashingEmbeddings  # noqa: E402
 from ragline.indexing import SQLRecordManager  # noqa: E402
@@ -179,16 +179,6 @@ def instrument() -> None:
     wrap(writer_module.FolderWriter, "commit", "commit")
 
 
-def stdlib_files(count: int) -> list[Path]:
-    root = Path(sysconfig.get_paths()["stdlib"])
-    files = [
-        path
-        for path in sorted(root.rglob("*.py"))
-        if not {"test", "tests", "idle_test", "site-packages"} & set(path.relative_to(root).parts)
-    ]
-    return files[:count]
-
-
 def one_run(corpus: Path, store: Path) -> tuple[float, float, dict[str, list[float]], int]:
     TOTALS.clear()
     wall, cpu = time.perf_counter(), time.process_time()
@@ -203,12 +193,7 @@ def main() -> None:
     faiss.omp_set_num_threads(1)
     with tempfile.TemporaryDirectory() as scratch:
         corpus = Path(scratch) / "corpus"
-        root = Path(sysconfig.get_paths()["stdlib"])
-        files = stdlib_files(ARGS.files)
-        for path in files:
-            target = corpus / path.relative_to(root)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(path.read_bytes())
+        files = copy_stdlib_files(ARGS.files, corpus)  # a private copy
         documents = load_paths([corpus], glob="**/*.py").documents
         texts = [c.page_content for c in split_documents(documents, chunk_size=1000,
                                                          chunk_overlap=150)]  # fmt: skip
