@@ -57,7 +57,7 @@ BENCHMARKS = REPO / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 from _timing import process_env  # noqa: E402
-from serve import WORDS, build_store  # noqa: E402
+from serve import WORDS, build_store, free_port  # noqa: E402
 
 # this file's name is the SDK's package name: with the helpers imported, its folder
 # leaves the path (serve.py put it first too), so that `import mcp` finds the SDK
@@ -73,12 +73,6 @@ def queries(count: int, offset: int = 0) -> list[str]:
         f"{WORDS[i % len(WORDS)]} {WORDS[(7 * i + 3) % len(WORDS)]}"
         for i in range(offset, offset + count)
     ]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def cpu_seconds(pids: list[int]) -> float:
