@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ragline.cli import main
+from tests._cli_corpus import write_corpus
 from tests._openai_server import (
     CHAT_PATH,
     OpenAITestServer,
@@ -25,20 +26,13 @@ from tests._openai_server import (
 
 pytestmark = pytest.mark.network
 
-FILES = {
-    "cats.md": "# Cats\n\nCats purr when they are content and sleep most of the day.",
-    "dogs.txt": "Dogs bark at strangers and love long walks in the park.",
-    "mars.txt": "Mars is a cold desert planet with the largest volcano in the solar system.",
-}
 REWRITES = {"And dogs?": "Why do dogs bark?"}
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
     corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name, text in FILES.items():
-        (corpus / name).write_text(text, encoding="utf-8")
+    write_corpus(corpus)
     folder = tmp_path / "store"
     assert main(["index", str(corpus), "--store", str(folder), "--embedding", "hashing", "-q"]) == 0
     return folder

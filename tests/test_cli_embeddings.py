@@ -22,24 +22,16 @@ import pytest
 from ragline.cli import main
 from ragline.store_folder import StoreFolder
 from ragline.store_folder import _embeddings as folder_embeddings
+from tests._cli_corpus import write_corpus
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent
-FILES = {
-    "cats.md": "# Cats\n\nCats purr when they are content and sleep most of the day.",
-    "dogs.txt": "Dogs bark at strangers and love long walks in the park.",
-    "mars.txt": "Mars is a cold desert planet with the largest volcano in the solar system.",
-}
 
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    root = tmp_path / "corpus"
-    root.mkdir()
-    for name, text in FILES.items():
-        (root / name).write_text(text, encoding="utf-8")
-    return root
+    return write_corpus(tmp_path / "corpus")
 
 
 @pytest.fixture

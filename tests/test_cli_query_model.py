@@ -17,14 +17,10 @@ import pytest
 from ragline.cli import _query, main
 from ragline.embeddings import _onnx, huggingface
 from ragline.store_folder._embeddings import make_embeddings
+from tests._cli_corpus import write_corpus
 
 pytestmark = pytest.mark.slow
 
-FILES = {
-    "cats.md": "# Cats\n\nCats purr when they are content and sleep most of the day.",
-    "dogs.txt": "Dogs bark at strangers and love long walks in the park.",
-    "mars.txt": "Mars is a cold desert planet with the largest volcano in the solar system.",
-}
 TEXTS = [
     "which animal purrs?",
     "a red planet with a volcano",
@@ -37,9 +33,7 @@ TEXTS = [
 @pytest.fixture
 def minilm_store(tmp_path: Path) -> Path:
     corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for name, text in FILES.items():
-        (corpus / name).write_text(text, encoding="utf-8")
+    write_corpus(corpus)
     folder = tmp_path / "store"
     assert main(["index", str(corpus), "--store", str(folder), "-q"]) == 0
     return folder
