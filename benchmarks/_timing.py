@@ -13,16 +13,16 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-STDLIB = Path(sysconfig.get_paths()["stdlib"])
 
 
 def stdlib_files(count: int) -> list[Path]:
     """The first ``count`` Python files of this interpreter's standard library (sorted
     paths, test folders and site-packages left out): the indexing benchmarks' corpus."""
+    root = Path(sysconfig.get_paths()["stdlib"])
     files = [
         path
-        for path in sorted(STDLIB.rglob("*.py"))
-        if not {"test", "tests", "idle_test", "site-packages"} & set(path.relative_to(STDLIB).parts)
+        for path in sorted(root.rglob("*.py"))
+        if not {"test", "tests", "idle_test", "site-packages"} & set(path.relative_to(root).parts)
     ]
     return files[:count]
 
@@ -30,20 +30,21 @@ def stdlib_files(count: int) -> list[Path]:
 def copy_stdlib_files(count: int, folder: Path) -> list[Path]:
     """A private copy of ``stdlib_files(count)`` under ``folder`` (their relative paths
     kept); returns the original paths."""
+    root = Path(sysconfig.get_paths()["stdlib"])
     files = stdlib_files(count)
     for path in files:
-        target = folder / path.relative_to(STDLIB)
+        target = folder / path.relative_to(root)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(path.read_bytes())
     return files
 
 
-def process_env() -> dict[str, str]:
-    """The environment of timed ``ragline`` processes: this checkout first on the path,
-    bytecode caching on as in an installed package (some shells here set
-    PYTHONDONTWRITEBYTECODE, which makes every process compile ragline's sources again:
-    tenths of a second that no user pays)."""
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+def process_env(repo: Path = REPO) -> dict[str, str]:
+    """The environment of timed ``ragline`` processes: ``repo`` (this checkout unless
+    told) first on the path, bytecode caching on as in an installed package (some shells
+    here set PYTHONDONTWRITEBYTECODE, which makes every process compile ragline's
+    sources again: tenths of a second that no user pays)."""
+    env = {**os.environ, "PYTHONPATH": str(repo)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 

@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+from _timing import REPO, process_env  # this script's folder is first on sys.path
 
 
 def evict(folder: Path) -> int:
@@ -60,15 +60,15 @@ def evict(folder: Path) -> int:
     return total
 
 
-def environment(repo: Path = REPO) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(repo), "HF_HUB_OFFLINE": "1"}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package keeps its bytecode
-    return env
-
-
 def timed_process(command: list[str], repo: Path = REPO) -> tuple[float, str]:
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=environment(repo), cwd=repo)
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        env={**process_env(repo), "HF_HUB_OFFLINE": "1"},
+        cwd=repo,
+    )
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{command[:4]} failed ({done.returncode}): {done.stderr[-2000:]}")
