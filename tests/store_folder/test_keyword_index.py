@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -75,22 +76,10 @@ def test_a_keyword_index_behind_the_store_is_repaired_on_open(
     """A keyword index behind its store (a folder written before the index was committed
     with the store, or a damaged copy): the next search brings the index in step from
     the store (in memory), the next run saves it."""
-    import shutil
-
-    import ragline.store_folder._writer as writer_module
-
     folder = StoreFolder(tmp_path / "store")
     _write(folder, DOCS)
     stale = _saved(folder)
-    committed = _data(folder)
-
-    def keep_the_old_index(self: object, data: Path, previous: object) -> None:
-        for name in ("bm25.json", "bm25.npz"):
-            shutil.copy(committed / name, data / name)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(writer_module.FolderWriter, "_save_keyword_index", keep_the_old_index)
-        _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
+    _write_keeping_the_old_index(folder, monkeypatch)
     assert _saved(folder) == stale  # behind: the store holds Stromboli, the index Etna
     stored = [d.page_content for d in folder.open_store().similarity_search("x", k=3)]
     assert "Stromboli erupts every few minutes." in stored
@@ -102,6 +91,22 @@ def test_a_keyword_index_behind_the_store_is_repaired_on_open(
     assert folder.as_retriever(search_type="bm25").invoke("Etna") == []
     _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
     assert "stromboli" in _saved(folder)["terms"]
+
+
+def _write_keeping_the_old_index(folder: StoreFolder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commit Stromboli on top of ``DOCS`` with the committed keyword index copied into
+    the new generation instead of saved: an index behind its store."""
+    import ragline.store_folder._writer as writer_module
+
+    committed = _data(folder)
+
+    def keep_the_old_index(self: object, data: Path, previous: object) -> None:
+        for name in ("bm25.json", "bm25.npz"):
+            shutil.copy(committed / name, data / name)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(writer_module.FolderWriter, "_save_keyword_index", keep_the_old_index)
+        _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
 
 
 def _fresh_scores(folder: StoreFolder, queries: list[list[str]]) -> list[float]:
@@ -162,21 +167,9 @@ def test_a_stale_keyword_index_is_brought_in_step_by_a_commit_of_other_changes(
     holds) is not updated by the next run's changes alone, which would keep it behind:
     only an index its own generation's commit wrote is trusted, any other is brought in
     step from every stored chunk."""
-    import shutil
-
-    import ragline.store_folder._writer as writer_module
-
     folder = StoreFolder(tmp_path / "store")
     _write(folder, DOCS)
-    committed = _data(folder)
-
-    def keep_the_old_index(self: object, data: Path, previous: object) -> None:
-        for name in ("bm25.json", "bm25.npz"):
-            shutil.copy(committed / name, data / name)
-
-    with monkeypatch.context() as patch:
-        patch.setattr(writer_module.FolderWriter, "_save_keyword_index", keep_the_old_index)
-        _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
+    _write_keeping_the_old_index(folder, monkeypatch)
     assert "etna" in _saved(folder)["terms"]  # behind: the store holds Stromboli
     _write(folder, {"new": "Kilauea erupts too."})  # another source: one chunk added
     queries = [["stromboli"], ["kilauea"], ["etna"], ["erupts"]]
