@@ -274,6 +274,14 @@ def build_langchain(args: argparse.Namespace) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def milliseconds(times: list[float]) -> dict[str, float]:
+    """The median and p99 of ``times`` (seconds), in milliseconds."""
+    return {
+        "median_ms": 1000 * statistics.median(times),
+        "p99_ms": 1000 * sorted(times)[int(0.99 * (len(times) - 1))],
+    }
+
+
 def query_child(args: argparse.Namespace) -> dict[str, Any]:
     """Open the saved store in this fresh process, then time queries (one thread)."""
     import warnings
@@ -324,8 +332,7 @@ def query_child(args: argparse.Namespace) -> dict[str, Any]:
             counts.append(len(ids))
             recalls.append(len(set(ids) & set(truth)) / 10)
         result[name] = {
-            "median_ms": 1000 * statistics.median(times),
-            "p99_ms": 1000 * sorted(times)[int(0.99 * (len(times) - 1))],
+            **milliseconds(times),
             "recall_at_10": statistics.mean(recalls),
             "min_returned": min(counts),
         }
@@ -338,10 +345,7 @@ def query_child(args: argparse.Namespace) -> dict[str, Any]:
         fetched = store.get_by_ids(truth)
         fetch_times.append(time.perf_counter() - begin)
         assert len(fetched) == len(truth), "a document of the exact answer is missing"
-    result["fetch_k"] = {
-        "median_ms": 1000 * statistics.median(fetch_times),
-        "p99_ms": 1000 * sorted(fetch_times)[int(0.99 * (len(fetch_times) - 1))],
-    }
+    result["fetch_k"] = milliseconds(fetch_times)
     for name, (filter, _) in FILTERS.items():
         run(filter, name)
     result["peak_rss_gib"] = peak_rss()
