@@ -243,20 +243,11 @@ def _file_size(handle: Any) -> int:
         return _HASH_READ_BYTES + 1
 
 
-def _read_buffer(handle: Any) -> bytearray:
-    """The hashing buffer: 8 MiB, or the file's size (plus one byte) when it is smaller.
-    bytearray(n) writes every byte of it, so a whole 8 MiB for a small store's files cost
-    more than the hashing itself (a 1,000-vector save or load took about twice as long).
-    """
-    return bytearray(min(_file_size(handle) + 1, _HASH_READ_BYTES))
-
-
-def _mapped_checksum(algorithm: str, handle: Any) -> str | None:
-    """The digest of a file of at most 8 MiB through a memory map (no copy: a tenth of
-    the time of reading it; its pages count in RSS no more than the buffer would), or
-    None for a larger file or one that cannot be mapped. A map reads by offset, never
-    the file's shared position (see :func:`_positional_checksum`)."""
-    size = _file_size(handle)
+def _mapped_checksum(algorithm: str, handle: Any, size: int) -> str | None:
+    """The digest of a file of ``size`` bytes, at most 8 MiB, through a memory map (no
+    copy: a tenth of the time of reading it; its pages count in RSS no more than the
+    buffer would), or None for a larger file or one that cannot be mapped. A map reads by
+    offset, never the file's shared position (see :func:`_positional_checksum`)."""
     if size > _HASH_READ_BYTES:
         return None
     hasher = _hasher(algorithm)
@@ -272,38 +263,33 @@ def _mapped_checksum(algorithm: str, handle: Any) -> str | None:
 def file_checksum(algorithm: str, path: Path) -> str:
     """Hex digest of a file's bytes, read in 8 MiB pieces (RSS stays flat)."""
     with open(path, "rb") as handle:
-        return _stream_checksum(algorithm, handle)
-
-
-def _stream_checksum(algorithm: str, handle: Any) -> str:
-    small = _mapped_checksum(algorithm, handle)
-    if small is not None:
-        return small
-    hasher = _hasher(algorithm)
-    buffer = _read_buffer(handle)
-    view = memoryview(buffer)
-    while count := handle.readinto(buffer):
-        hasher.update(view[:count])
-    return str(hasher.hexdigest())
+        return _positional_checksum(algorithm, handle)
 
 
 def _positional_checksum(algorithm: str, handle: Any) -> str:
-    """Like :func:`_stream_checksum`, from byte 0 by explicit offsets where the platform
-    has them: a forked child shares the open file's offset with its parent, whose thread
-    may be reading the same file at that moment (see :class:`LateChecksum`)."""
-    small = _mapped_checksum(algorithm, handle)
+    """Hex digest of an open file's bytes from byte 0, a small file through a memory map,
+    a larger one in 8 MiB pieces, by explicit offsets where the platform has them: a
+    forked child shares the open file's offset with its parent, whose thread may be
+    reading the same file at that moment (see :class:`LateChecksum`)."""
+    size = _file_size(handle)
+    small = _mapped_checksum(algorithm, handle, size)
     if small is not None:
         return small
-    if not hasattr(os, "preadv"):
-        handle.seek(0)
-        return _stream_checksum(algorithm, handle)
     hasher = _hasher(algorithm)
-    buffer = _read_buffer(handle)
+    # 8 MiB, or the file's size (plus one byte) when it is smaller: bytearray(n) writes
+    # every byte of it, so a whole 8 MiB for a small store's files cost more than the
+    # hashing itself (a 1,000-vector save or load took about twice as long)
+    buffer = bytearray(min(size + 1, _HASH_READ_BYTES))
     view = memoryview(buffer)
-    offset = 0
-    while count := os.preadv(handle.fileno(), [buffer], offset):
-        hasher.update(view[:count])
-        offset += count
+    if hasattr(os, "preadv"):
+        offset = 0
+        while count := os.preadv(handle.fileno(), [buffer], offset):
+            hasher.update(view[:count])
+            offset += count
+    else:
+        handle.seek(0)
+        while count := handle.readinto(buffer):
+            hasher.update(view[:count])
     return str(hasher.hexdigest())
 
 
