@@ -49,6 +49,24 @@ def default_preprocessing_func(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+def rows_fit(
+    vocabulary_size: int, doc_ptr: np.ndarray, doc_terms: np.ndarray, doc_tfs: np.ndarray
+) -> bool:
+    """Whether per-document rows fit together, as :meth:`BM25Index.from_rows` takes them:
+    ``doc_ptr`` starts at 0, never goes down and ends at the entry count, each entry has
+    a count of at least 1 and a term number below ``vocabulary_size``."""
+    return bool(
+        doc_ptr.ndim == 1
+        and len(doc_ptr) >= 1
+        and doc_ptr[0] == 0
+        and doc_ptr[-1] == len(doc_terms)
+        and len(doc_terms) == len(doc_tfs)
+        and not np.any(np.diff(doc_ptr) < 0)
+        and not (len(doc_terms) and (doc_terms.min() < 0 or doc_terms.max() >= vocabulary_size))
+        and not (len(doc_tfs) and doc_tfs.min() < 1)
+    )
+
+
 class BM25Index:
     """Okapi BM25 scores over tokenized documents (see the module docstring for the formula).
 
@@ -109,16 +127,7 @@ class BM25Index:
         doc_ptr = np.asarray(doc_ptr, dtype=np.int64)
         doc_terms = np.asarray(doc_terms, dtype=np.int64)
         doc_tfs = np.asarray(doc_tfs, dtype=np.int64)
-        if (
-            doc_ptr.ndim != 1
-            or len(doc_ptr) < 1
-            or doc_ptr[0] != 0
-            or doc_ptr[-1] != len(doc_terms)
-            or len(doc_terms) != len(doc_tfs)
-            or np.any(np.diff(doc_ptr) < 0)
-            or (len(doc_terms) and (doc_terms.min() < 0 or doc_terms.max() >= len(vocabulary)))
-            or (len(doc_tfs) and doc_tfs.min() < 1)
-        ):
+        if not rows_fit(len(vocabulary), doc_ptr, doc_terms, doc_tfs):
             raise InvalidInputError("BM25Index rows do not fit together (sizes or term numbers)")
         index = cls.__new__(cls)
         numbers = {token: number for number, token in enumerate(vocabulary)}

@@ -40,6 +40,7 @@ import numpy as np
 
 from ragline.core import Document
 from ragline.retrievers import BM25Index, BM25Tokenizer
+from ragline.retrievers._bm25 import rows_fit
 
 __all__ = [
     "DEFAULT_TOKENIZER",
@@ -354,7 +355,7 @@ def load_text_rows(folder: Path) -> tuple[TextRows | None, str]:
             terms = np.asarray(data["doc_terms"], dtype=np.int32)
             tfs = np.asarray(data["doc_tfs"], dtype=np.int32)
         vocabulary = [str(term) for term in meta["terms"]]
-        if not _rows_fit(vocabulary, ptr, terms, tfs):
+        if not rows_fit(len(vocabulary), ptr, terms, tfs):
             return None, f"{ARRAYS_FILE}: rows that do not fit together (sizes or term numbers)"
         ids = [str(chunk_id) for chunk_id in meta["ids"]]
         if len(ids) != len(ptr) - 1:
@@ -367,20 +368,6 @@ def load_text_rows(folder: Path) -> tuple[TextRows | None, str]:
     except (OSError, ValueError, KeyError, TypeError) as err:  # damaged: rebuild
         return None, f"unreadable keyword index ({err})"
     return rows, ""
-
-
-def _rows_fit(vocabulary: list[str], ptr: np.ndarray, terms: np.ndarray, tfs: np.ndarray) -> bool:
-    """Whether saved rows fit together (what :meth:`BM25Index.from_rows` checks)."""
-    return bool(
-        ptr.ndim == 1
-        and len(ptr) >= 1
-        and ptr[0] == 0
-        and ptr[-1] == len(terms)
-        and len(terms) == len(tfs)
-        and not np.any(np.diff(ptr) < 0)
-        and not (len(terms) and (terms.min() < 0 or terms.max() >= len(vocabulary)))
-        and not (len(tfs) and tfs.min() < 1)
-    )
 
 
 def documents_for(
