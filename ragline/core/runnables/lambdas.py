@@ -226,7 +226,6 @@ class RunnableLambda(Runnable[Input, Output]):
         self,
         input: Iterator[Input],
         config: RunnableConfig | None = None,
-        _start_input: Any = _NOTHING,
         **kwargs: Any,
     ) -> Iterator[Output]:
         """Collect the input stream, call the function once, stream what it gives."""
@@ -235,9 +234,8 @@ class RunnableLambda(Runnable[Input, Output]):
         body = (
             functools.partial(self._stream_output, kwargs=kwargs) if kwargs else self._stream_output
         )
-        start: dict[str, Any] = {} if _start_input is _NOTHING else {"start_input": _start_input}
         return self._transform_stream_with_config(
-            input, body, config, with_run_manager=self._func_takes_run_manager, **start
+            input, body, config, with_run_manager=self._func_takes_run_manager
         )
 
     def astream(
@@ -254,7 +252,6 @@ class RunnableLambda(Runnable[Input, Output]):
         self,
         input: AsyncIterator[Input],
         config: RunnableConfig | None = None,
-        _start_input: Any = _NOTHING,
         **kwargs: Any,
     ) -> AsyncIterator[Output]:
         """Async :meth:`transform`; a sync-only function runs through ``ainvoke``."""
@@ -265,9 +262,8 @@ class RunnableLambda(Runnable[Input, Output]):
             if kwargs
             else self._astream_output
         )
-        start: dict[str, Any] = {} if _start_input is _NOTHING else {"start_input": _start_input}
         return self._atransform_stream_with_config(
-            input, body, config, with_run_manager=self._afunc_takes_run_manager, **start
+            input, body, config, with_run_manager=self._afunc_takes_run_manager
         )
 
     async def _atransform_by_ainvoke(
