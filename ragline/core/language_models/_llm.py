@@ -7,7 +7,7 @@ import asyncio
 import copy
 import inspect
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar
 
 from ragline.core.callbacks.manager import CallbackManager
@@ -232,45 +232,75 @@ class BaseLLM(BaseLanguageModel[str]):
         """A per-prompt hook over several prompts, as LangChain's ``LLM._generate`` loops
         over ``_call``: every run starts, the hook runs for each prompt in turn, then
         every run ends (an error ends them all)."""
-        begun = [
-            self._begin(one, config, stops, bound, len(inputs))
-            for one, config in zip(inputs, configs, strict=True)
-        ]
-        runs = [
-            self._start(manager, model_input, **opts) for model_input, _, manager, opts in begun
-        ]
-        results = []
-        try:
+        begun = self._begin_each(inputs, configs, stops, bound)
+
+        def call(runs: list[Any]) -> tuple[list[LLMResult], None]:
+            results = []
             for (model_input, config, _, _), run in zip(begun, runs, strict=True):
                 with use_config(run.child_config(config)):
                     options = self._hook_options("_generate", stops, run, bound)
                     raw = self._generate(model_input, **options)
                 _, generation, llm_output = self._result_of(raw, "_generate")
                 results.append(self._end_result(generation, llm_output, run))
+            return results, None
+
+        _, results, _ = self._over_runs(begun, call)
+        return _joined(results, self._combine_llm_outputs)
+
+    def _begin_each(
+        self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
+    ) -> list[tuple[Any, Any, CallbackManager, dict[str, Any]]]:
+        """Each prompt's run setup, as one of a batch of ``len(inputs)``."""
+        return [
+            self._begin(one, config, stops, bound, len(inputs))
+            for one, config in zip(inputs, configs, strict=True)
+        ]
+
+    def _over_runs(self, begun: list[Any], call: Callable[[list[Any]], Any]) -> Any:
+        """Start a run for each prompt of ``begun``, then ``call(runs)`` (each run's
+        result and anything else), then end every run with its result, or every run
+        with the error ``call`` raised. Returns the runs, the results and the rest."""
+        runs = [
+            self._start(manager, model_input, **opts) for model_input, _, manager, opts in begun
+        ]
+        try:
+            results, rest = call(runs)
         except BaseException as err:
             for run in runs:
                 run.on_llm_error(err)
             raise
         for run, result in zip(runs, results, strict=True):
             run.on_llm_end(result)
-        return _joined(results, self._combine_llm_outputs)
+        return runs, results, rest
+
+    async def _aover_runs(
+        self, begun: list[Any], call: Callable[[list[Any]], Awaitable[Any]]
+    ) -> Any:
+        """Async :meth:`_over_runs` (``call`` a coroutine function)."""
+        runs = [
+            await self._astart(manager, model_input, **opts)
+            for model_input, _, manager, opts in begun
+        ]
+        try:
+            results, rest = await call(runs)
+        except BaseException as err:
+            for run in runs:
+                await run.aon_llm_error(err)
+            raise
+        for run, result in zip(runs, results, strict=True):
+            await run.aon_llm_end(result)
+        return runs, results, rest
 
     async def _agenerate_each(
         self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
     ) -> LLMResult:
         """Async :meth:`_generate_each` (``_agenerate`` per prompt when the model has one,
         else ``_generate`` in a worker thread), the prompts in turn, as LangChain's."""
-        begun = [
-            self._begin(one, config, stops, bound, len(inputs))
-            for one, config in zip(inputs, configs, strict=True)
-        ]
-        runs = [
-            await self._astart(manager, model_input, **opts)
-            for model_input, _, manager, opts in begun
-        ]
+        begun = self._begin_each(inputs, configs, stops, bound)
         own = self._overrides("_agenerate")
-        results = []
-        try:
+
+        async def call(runs: list[Any]) -> tuple[list[LLMResult], None]:
+            results = []
             for (model_input, config, _, _), run in zip(begun, runs, strict=True):
                 with use_config(run.child_config(config)):
                     if own:
@@ -282,12 +312,9 @@ class BaseLLM(BaseLanguageModel[str]):
                 hook = "_agenerate" if own else "_generate"
                 _, generation, llm_output = self._result_of(raw, hook)
                 results.append(self._end_result(generation, llm_output, run))
-        except BaseException as err:
-            for run in runs:
-                await run.aon_llm_error(err)
-            raise
-        for run, result in zip(runs, results, strict=True):
-            await run.aon_llm_end(result)
+            return results, None
+
+        _, results, _ = await self._aover_runs(begun, call)
         return _joined(results, self._combine_llm_outputs)
 
     def _cache_slots(
@@ -341,20 +368,14 @@ class BaseLLM(BaseLanguageModel[str]):
         begun = self._batch_begin("_generate", inputs, configs, stops, bound, cached=cached)
         if begun is None:
             return None
-        runs = [
-            self._start(manager, model_input, **opts) for model_input, _, manager, opts in begun
-        ]
-        try:
+
+        def call(runs: list[Any]) -> tuple[list[LLMResult], Any]:
             with use_config(runs[0].child_config(begun[0][1])):
                 options = self._hook_options("_generate", stops, runs[0], bound)
                 raw = self._generate([model_input for model_input, *_ in begun], **options)
-            results = self._split_result(raw, runs, "_generate")
-        except BaseException as err:
-            for run in runs:
-                run.on_llm_error(err)
-            raise
-        for run, result in zip(runs, results, strict=True):
-            run.on_llm_end(result)
+            return self._split_result(raw, runs, "_generate"), raw
+
+        runs, _, raw = self._over_runs(begun, call)
         return LLMResult(raw.generations, raw.llm_output, [RunInfo(run.run_id) for run in runs])
 
     async def agenerate(  # type: ignore[override]
@@ -440,12 +461,9 @@ class BaseLLM(BaseLanguageModel[str]):
         begun = self._batch_begin(hook, inputs, configs, stops, bound, cached=cached)
         if begun is None:
             return None
-        runs = [
-            await self._astart(manager, model_input, **opts)
-            for model_input, _, manager, opts in begun
-        ]
         prompts = [model_input for model_input, *_ in begun]
-        try:
+
+        async def call(runs: list[Any]) -> tuple[list[LLMResult], Any]:
             with use_config(runs[0].child_config(begun[0][1])):
                 if hook == "_agenerate":
                     options = self._hook_options(hook, stops, runs[0], bound)
@@ -453,13 +471,9 @@ class BaseLLM(BaseLanguageModel[str]):
                 else:
                     options = self._hook_options(hook, stops, runs[0].get_sync(), bound)
                     raw = await asyncio.to_thread(self._generate, prompts, **options)
-            results = self._split_result(raw, runs, hook)
-        except BaseException as err:
-            for run in runs:
-                await run.aon_llm_error(err)
-            raise
-        for run, result in zip(runs, results, strict=True):
-            await run.aon_llm_end(result)
+            return self._split_result(raw, runs, hook), raw
+
+        runs, _, raw = await self._aover_runs(begun, call)
         return LLMResult(raw.generations, raw.llm_output, [RunInfo(run.run_id) for run in runs])
 
     def _batch_begin(
@@ -477,10 +491,7 @@ class BaseLLM(BaseLanguageModel[str]):
         a cache lacks, sent together however many (LangChain's generate)."""
         if hook not in self._list_hooks or (len(inputs) < 2 and not cached):
             return None
-        return [
-            self._begin(one, config, stop, bound, len(inputs))
-            for one, config in zip(inputs, configs, strict=True)
-        ]
+        return self._begin_each(inputs, configs, stop, bound)
 
     def _split_result(self, raw: Any, runs: list[Any], hook: str) -> list[LLMResult]:
         """One run's share of a call over every prompt: its generations; the call's
