@@ -191,9 +191,9 @@ def _tool_call_count(result: Any) -> int:
 class _RunTreeHandler(BaseCallbackHandler):
     """Builds a :class:`Run` tree per root run from the callback events.
 
-    Subclasses keep what they need as runs start, report and end (the ``_log_*``
-    hooks, under the lock), hear of root runs (``_notify``, outside it, where
-    ``_notifies`` is set) and say whether chat model runs keep their messages
+    Subclasses say where the event log and the ended root runs go (``_event_log``,
+    ``_ended_roots``, kept under the lock), hear of root runs (``_notify``, outside it,
+    where ``_notifies`` is set) and say whether chat model runs keep their messages
     (``chat_runs``; otherwise they are LLM runs of transcript lines, as LangChain's
     ``RunCollectorCallbackHandler`` records them).
     """
@@ -204,12 +204,10 @@ class _RunTreeHandler(BaseCallbackHandler):
     # an ended run is then told apart by its ``end_time``) or are forgotten at once.
     _keeps_ended = False
 
-    # open chat model runs (a failed one's result differs), made at the first of them
-    _chat_ids: frozenset[UUID] | set[UUID] = frozenset()
-
     def __init__(self) -> None:
         self._open: dict[UUID, Run] = {}
         self._lock = threading.Lock()
+        self._chat_ids: set[UUID] = set()  # open chat model runs (a failed one's result differs)
 
     # ---- hooks ----
     _notifies = False  # whether _notify is called (outside the lock) for root runs
@@ -310,7 +308,7 @@ class _RunTreeHandler(BaseCallbackHandler):
             run = self._open.get(run_id)
             chat = run_id in self._chat_ids
             if chat:
-                self._chat_ids.discard(run_id)  # type: ignore[union-attr]
+                self._chat_ids.discard(run_id)
         if run is None or run.end_time is not None:
             return
         if error is None:
@@ -337,10 +335,8 @@ class _RunTreeHandler(BaseCallbackHandler):
     ) -> None:
         """Record a chain run (``run_type`` ``"prompt"`` or ``"parser"`` when given)."""
         # a streamed input is known only at the end: LangChain starts such a run at ""
-        if kwargs.get("streamed_input"):
-            recorded = {"input": ""}
-        else:
-            recorded = dict(inputs) if isinstance(inputs, dict) else {"input": inputs}
+        streamed = kwargs.get("streamed_input")
+        recorded = {"input": ""} if streamed else chain_value(inputs, "input")
         run_type = kwargs.get("run_type") or "chain"
         self._start(
             "chain_start", run_type, recorded, serialized, run_id, parent_run_id, tags,
@@ -387,8 +383,6 @@ class _RunTreeHandler(BaseCallbackHandler):
             run_type = "llm"
             recorded = {"prompts": [get_buffer_string(list(batch)) for batch in messages]}
         with self._lock:
-            if not isinstance(self._chat_ids, set):
-                self._chat_ids = set()
             self._chat_ids.add(run_id)
         self._start(
             "chat_model_start", run_type, recorded, serialized, run_id, parent_run_id, tags,
@@ -521,11 +515,8 @@ class RunCollectorCallbackHandler(_RunTreeHandler):
     _keeps_ended = True
 
     def __init__(self, example_id: UUID | str | None = None) -> None:
-        # the base's attributes set here (a handler is often made per call); its open
-        # runs are runs_by_id, ended runs kept
-        self._open: dict[UUID, Run] = {}
-        self._lock = threading.Lock()
-        self._example_id = UUID(example_id) if isinstance(example_id, str) else example_id
+        super().__init__()
+        self.example_id = example_id
         self.traced_runs: list[Run] = []
         self._ended_roots = self.traced_runs
         self.runs_by_id = self._open
