@@ -277,17 +277,14 @@ class _Keys:
     once for the embed-ahead plan and ``index()`` both; a document that is not one of
     the chunks is hashed on the spot."""
 
-    def __init__(self, chunks: Sequence[Document] = ()) -> None:
+    def __init__(self) -> None:
         self.chunks: list[Document] = []  # kept alive, so the ids below stay theirs
-        self.keys: list[str] = []
         self._by_id: dict[int, str] = {}
-        self.add(chunks)
 
     def add(self, chunks: Sequence[Document]) -> list[str]:
         """Hash ``chunks`` (appended to :attr:`chunks`); their keys."""
         keys = [hash_document(chunk, "sha256") for chunk in chunks]
         self.chunks.extend(chunks)
-        self.keys.extend(keys)
         self._by_id.update(zip(map(id, chunks), keys, strict=True))
         return keys
 
