@@ -178,7 +178,7 @@ class RunReporting:
         self, config: RunnableConfig, run_type: str, streamed_input: bool
     ) -> dict[str, Any]:
         """The keyword arguments of the start event (``streamed_input``: the input is a
-        stream, the start event has its first chunk and the end event the whole of it)."""
+        stream, known only when it ends: the end event has the whole of it)."""
         tags, metadata = self._local_run_info()
         options = {
             "name": config.get("run_name") or self.get_name(),
