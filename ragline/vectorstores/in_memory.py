@@ -203,17 +203,11 @@ class InMemoryVectorStore(VectorStore):
 
     def _reserve(self, rows: int) -> None:
         if rows > len(self._vectors):  # grow geometrically: amortised O(1) appends
-            grown = np.zeros(
-                (max(rows, 2 * len(self._vectors)), self._vectors.shape[1]), np.float32
-            )
-            grown[: len(self._ids)] = self._vectors[: len(self._ids)]
-            self._vectors = grown
+            size, live = max(rows, 2 * len(self._vectors)), len(self._ids)
+            self._vectors = _grown(self._vectors, size, live)
             if self.metric == "cosine":
-                exact = np.zeros(grown.shape, dtype=np.float64)
-                exact[: len(self._ids)] = self._exact[: len(self._ids)]
-                norms = np.zeros(len(grown), dtype=np.float64)
-                norms[: len(self._ids)] = self._norms[: len(self._ids)]
-                self._exact, self._norms = exact, norms
+                self._exact = _grown(self._exact, size, live)
+                self._norms = _grown(self._norms, size, live)
 
     def _delete(self, ids: list[str]) -> None:
         with self._lock:
@@ -286,13 +280,12 @@ class InMemoryVectorStore(VectorStore):
                 best = np.broadcast_to(np.arange(len(rows)), keys.shape)
             order = np.argsort(np.take_along_axis(keys, best, axis=1), axis=1, kind="stable")
             best = np.take_along_axis(best, order, axis=1)
-            returned: Any = scores
-            positions: Any = best
-            if exact is not None:  # the returned ones' scores: LangChain's float64 cosine
-                returned = [
-                    self._exact_cosines(q, rows[b]) for q, b in zip(exact, best, strict=True)
-                ]
-                positions = [range(len(b)) for b in best]
+            # the returned ones' scores, in order (cosine: LangChain's float64 cosine)
+            returned: Any = (
+                np.take_along_axis(scores, best, axis=1)
+                if exact is None
+                else [self._exact_cosines(q, rows[b]) for q, b in zip(exact, best, strict=True)]
+            )
             return [
                 [
                     SearchHit(
@@ -300,9 +293,9 @@ class InMemoryVectorStore(VectorStore):
                         float(query_scores[at]),
                         candidates[i].copy() if with_vectors else None,
                     )
-                    for i, at in zip(query_best, where, strict=True)
+                    for at, i in enumerate(query_best)
                 ]
-                for query_scores, query_best, where in zip(returned, best, positions, strict=True)
+                for query_scores, query_best in zip(returned, best, strict=True)
             ]
 
     def _scores(self, queries: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -424,6 +417,13 @@ class InMemoryVectorStore(VectorStore):
         except (KeyError, TypeError, ValueError) as err:
             raise PersistenceError(f"{str(target)!r} is a corrupt saved store: {err}") from err
         return store
+
+
+def _grown(array: np.ndarray, size: int, live: int) -> np.ndarray:
+    """``array`` with ``size`` rows (zeros past ``live``), its first ``live`` rows kept."""
+    grown = np.zeros((size, *array.shape[1:]), dtype=array.dtype)
+    grown[:live] = array[:live]
+    return grown
 
 
 def _plain_documents(embeddings: Any) -> bool:
