@@ -410,6 +410,8 @@ class EventStreamHandler(RunWatcher):
 
     def _take_first(self, run_id: str) -> bool:
         """Whether this is the first event let through (then ``run_id`` is its run)."""
+        if self._first_id is not None:  # set once: every later event skips the lock
+            return False
         with self._first_lock:
             if self._first_id is not None:
                 return False
