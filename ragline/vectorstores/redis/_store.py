@@ -552,11 +552,9 @@ class Redis(VectorStore):
         """
         index = self._index
         schema = index.schema
-        if index.ready and schema.dimension is not None:
-            if not (yield from self._dimension_probe_op()):
+        if schema.dimension is not None:
+            if not (index.ready and (yield from self._dimension_probe_op())):
                 yield from index.sync_op()  # dropped, re-created, restarted empty ...
-        elif schema.dimension is not None:
-            yield from index.sync_op()
         elif (yield from index.info_op()) is not None:
             yield from index.sync_op()  # created by another store object: adopt it
         if schema.dimension is not None and vectors.shape[1] != schema.dimension:
