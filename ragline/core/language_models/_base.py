@@ -284,20 +284,20 @@ class BaseLanguageModel(
         manager = CallbackManager.from_config(config)
         for handler in _handlers_of(self.callbacks):
             manager.add_handler(handler, inherit=False)
+        given = stop_as_given(stop)
         options = {
             "name": config.get("run_name") or self.get_name(),
             "run_id": config.get("run_id"),
             "invocation_params": {
                 **self._identifying_params,
                 "_type": self._llm_type,
-                "stop": stop_as_given(stop),
+                "stop": given,
                 **bound,
             },
             "local_tags": self.tags,
             "local_metadata": self.metadata,
         }
         if manager.handlers:  # only what a handler reads: no work without one
-            given = stop_as_given(stop)
             options["local_metadata"] = self._run_metadata(given, bound)
             options["options"] = {"stop": given}
             options["batch_size"] = batch_size
