@@ -262,14 +262,16 @@ class BaseLanguageModel(
         return params
 
     _ls_model_type: ClassVar[str] = "llm"
+    _ls_extra: ClassVar[dict[str, str]] = {}  # keys a kind of model adds after the ls_* ones
 
     def _ls_provider(self) -> str:
         return type(self).__name__.lower()
 
     def _run_metadata(self, stop: Any, bound: dict[str, Any]) -> dict[str, Any]:
-        """The metadata of this model's own run: the ``ls_*`` keys, then the model's own
-        ``metadata`` (which wins, as in LangChain)."""
-        return {**self._get_ls_params(stop=stop, **bound), **(self.metadata or {})}
+        """The metadata of this model's own run: the ``ls_*`` keys (and ``_ls_extra``),
+        then the model's own ``metadata`` (which wins, as in LangChain)."""
+        params = self._get_ls_params(stop=stop, **bound)
+        return {**params, **self._ls_extra, **(self.metadata or {})}
 
     def _begin(
         self,

@@ -152,6 +152,7 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
         return prompt.to_messages()
 
     _ls_model_type = "chat"
+    _ls_extra: ClassVar[dict[str, str]] = {"ls_integration": "langchain_chat_model"}
 
     def _ls_provider(self) -> str:
         name = type(self).__name__
@@ -160,11 +161,6 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
         elif name.endswith("Chat"):
             name = name[:-4]
         return name.lower()
-
-    def _run_metadata(self, stop: Any, bound: dict[str, Any]) -> dict[str, Any]:
-        params = self._get_ls_params(stop=stop, **bound)
-        params["ls_integration"] = "langchain_chat_model"
-        return {**params, **(self.metadata or {})}
 
     def _start(self, manager: CallbackManager, model_input: Any, **options: Any) -> Any:
         return manager.on_chat_model_start(None, [model_input], **options)[0]
