@@ -120,6 +120,7 @@ from ragline.retrievers import (
     score_fusion,
 )
 from ragline.retrievers._checks import copy_document
+from ragline.retrievers._fusion import coverage_weights
 from ragline.retrievers._hybrid import (
     DEFAULT_ADAPTIVITY,
     DEFAULT_COVERAGE,
@@ -392,9 +393,7 @@ def sweep(setup: Setup, lists: dict[str, Any]) -> dict[tuple[Any, ...], float]:
                 depth=depth,
             )
             if coverage:  # as HybridRetriever._fusion_weights
-                dense, keyword = weights[0], weights[1] * coverages[i] ** coverage
-                if dense + keyword > 0:
-                    weights = [dense / (dense + keyword), keyword / (dense + keyword)]
+                weights = coverage_weights(weights, coverages[i], coverage)
             return [d for d, _ in score_fusion(pair, weights)]
 
         score((weight, adaptivity, fetch, depth, coverage), fused)

@@ -149,6 +149,21 @@ def adaptive_weights(
     return [weight / scaled_total for weight in scaled]
 
 
+def coverage_weights(weights: Sequence[float], coverage: float, exponent: float) -> list[float]:
+    """Two fusion weights (dense, keyword) with the keyword weight multiplied by
+    ``coverage ** exponent`` (a query's :func:`term_coverage`), scaled to sum to 1; the
+    weights as given when both come to 0.
+
+    Example:
+        >>> coverage_weights([0.5, 0.5], 0.25, 1)
+        [0.8, 0.2]
+    """
+    dense, keyword = weights[0], weights[1] * coverage**exponent
+    if not dense + keyword > 0:
+        return list(weights)
+    return [dense / (dense + keyword), keyword / (dense + keyword)]
+
+
 def term_coverage(query_idf: Mapping[_Term, float], hits: Sequence[Collection[_Term]]) -> float:
     """The share of a query's idf mass found in the first hits of a keyword search, in
     [0, 1] (module docstring); 0 when the query has no known term.

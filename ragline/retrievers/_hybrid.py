@@ -55,7 +55,7 @@ from ragline.core._checks import (
 from ragline.retrievers._bm25 import BM25Index, BM25Retriever, _best_indices, _tokens
 from ragline.retrievers._checks import copy_document
 from ragline.retrievers._ensemble import FUSION_METHODS, EnsembleRetriever
-from ragline.retrievers._fusion import adaptive_weights, term_coverage
+from ragline.retrievers._fusion import adaptive_weights, coverage_weights, term_coverage
 
 if TYPE_CHECKING:
     from ragline.vectorstores import VectorStore
@@ -277,10 +277,7 @@ class HybridRetriever(EnsembleRetriever):
         coverage = _KEYWORD_COVERAGE.get()
         if coverage is None:  # fused without a query (weighted_reciprocal_rank called alone)
             return weights
-        dense, keyword = weights[0], weights[1] * coverage**self.coverage
-        if not dense + keyword > 0:
-            return weights
-        return [dense / (dense + keyword), keyword / (dense + keyword)]
+        return coverage_weights(weights, coverage, self.coverage)
 
     def __repr__(self) -> str:
         adaptive = (
