@@ -49,9 +49,6 @@ __all__ = [
     "to_ragline",
 ]
 
-# LangChain fields dropped on the way in although set: none since ragline's chunks carry
-# chunk_position (kept for a LangChain version whose chunks ragline cannot hold).
-_DROPPABLE: frozenset[str] = frozenset()
 # Config keys both libraries read the same way (callbacks cross through the bridge).
 _CONFIG_KEYS = (
     "tags",
@@ -207,7 +204,7 @@ def message_from_langchain(message: Any) -> BaseMessage:
         if kept:
             if value is not None:
                 values[key] = _copy(value)
-        elif default is not _DROP and value != default:
+        elif value != default:
             raise InvalidInputError(
                 f"cannot convert LangChain {type(message).__name__} to ragline without "
                 f"losing its field {key!r} (= {value!r:.60}); ragline's {cls.__name__} has no "
@@ -216,14 +213,11 @@ def message_from_langchain(message: Any) -> BaseMessage:
     return cls(**values)
 
 
-_DROP = object()
-
-
 @cache
 def _reading_plan(lc_class: Any, cls: Any) -> tuple[tuple[str, bool, Any], ...]:
     """How to read a LangChain message class into ragline's ``cls``, worked out once per
     pair: per field (``type`` left out), whether ragline keeps it, and if not the value
-    it may hold without anything being lost (its default; ``_DROP``: any value)."""
+    it may hold without anything being lost (its default)."""
     names = {spec.name for spec in dataclasses.fields(cls) if spec.init}
     plan: list[tuple[str, bool, Any]] = []
     for key, spec in lc_class.model_fields.items():
@@ -231,8 +225,6 @@ def _reading_plan(lc_class: Any, cls: Any) -> tuple[tuple[str, bool, Any], ...]:
             continue
         if key in names:
             plan.append((key, True, None))
-        elif key in _DROPPABLE:
-            plan.append((key, False, _DROP))
         else:
             plan.append((key, False, spec.get_default(call_default_factory=True)))
     return tuple(plan)
