@@ -215,12 +215,7 @@ class _Loader:
         in the current directory is where LangChain, which reads relative to the current
         directory, would find it: a deliberate difference, said instead of a bare miss."""
         found = self.folder / path
-        if (
-            not path.is_absolute()
-            and not found.exists()
-            and path.is_file()
-            and found.resolve() != path.resolve()
-        ):
+        if not path.is_absolute() and not found.exists() and path.is_file():
             raise LoaderError(
                 f"{what} {str(path)!r} is not in the prompt file's folder "
                 f"{str(self.folder)!r}, where ragline reads it; a file of that name is in "
