@@ -21,9 +21,9 @@ from ragline.retrievers import BM25Retriever, BM25Tokenizer, HybridRetriever
 from ragline.store_folder._text_index import (
     default_tokenizer_options,
     documents_for,
-    load_text_index,
+    load_text_rows,
     store_records,
-    sync_text_index,
+    sync_text_rows,
 )
 from ragline.vectorstores import VectorStore
 
@@ -114,8 +114,9 @@ def keyword_retriever(
     """A BM25Retriever over every chunk of ``store``, from the folder's saved keyword index
     brought in step with the store (in memory: reading never writes)."""
     ids, texts, metadatas = store_records(store)
-    saved, _ = load_text_index(path)
-    text_index, _, _ = sync_text_index(saved, ids, texts, tokenizer)
+    saved, _ = load_text_rows(path)  # rows only: the postings are built once, below
+    rows, _, _ = sync_text_rows(saved, ids, texts, tokenizer)
+    text_index = rows.to_index()
     documents = documents_for(text_index, ids, texts, metadatas)
     return BM25Retriever(text_index.index, documents, k=k, preprocess_func=tokenizer, filter=filter)
 
