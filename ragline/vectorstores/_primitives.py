@@ -281,10 +281,9 @@ class StorePrimitives(ABC):
         """Turn raw (or MMR-picked) hits into results: the first k, relevance scores, the
         threshold; ``(document, score)`` pairs, or with ``scores=False`` the documents."""
         self._check_hit_lists(queries, hits)
-        k = plan.k
+        k, out = plan.k, self._score_out
         if not plan.to_relevance:  # the plain path: no array round trip, one list per query
             if scores:
-                out = self._score_out
                 return [[(doc, out(score)) for doc, score, _ in found[:k]] for found in hits]
             return [[doc for doc, _, _ in found[:k]] for found in hits]
         threshold = plan.score_threshold
@@ -293,7 +292,7 @@ class StorePrimitives(ABC):
         for found in hits:
             found = found[:k]
             if scalar is not None:  # a few scores: plain Python beats numpy calls
-                pairs = [(doc, scalar(self._score_out(score))) for doc, score, _ in found]
+                pairs = [(doc, scalar(out(score))) for doc, score, _ in found]
             else:
                 native = np.array([float(hit.score) for hit in found], dtype=np.float64)
                 relevance = self._relevance_scores(native).tolist()
