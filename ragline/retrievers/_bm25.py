@@ -22,7 +22,6 @@ thread and callback work of ``invoke``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Any
@@ -32,11 +31,9 @@ import numpy as np
 from ragline.core import BaseRetriever, Document, InvalidInputError
 from ragline.core._checks import check_number, check_positive_int, check_unit_interval
 from ragline.retrievers._checks import check_documents, check_keys, copy_document
-from ragline.retrievers._tokenizer import BM25Tokenizer
+from ragline.retrievers._tokenizer import BM25Tokenizer, _words
 
 __all__ = ["BM25Index", "BM25Retriever", "default_preprocessing_func"]
-
-_WORD = re.compile(r"\w+")
 
 
 def default_preprocessing_func(text: str) -> list[str]:
@@ -46,7 +43,7 @@ def default_preprocessing_func(text: str) -> list[str]:
         >>> default_preprocessing_func("Cats, DOGS and e-mail!")
         ['cats', 'dogs', 'and', 'e', 'mail']
     """
-    return _WORD.findall(text.lower())
+    return _words(text.lower())
 
 
 def rows_fit(
