@@ -185,8 +185,6 @@ def update_text_rows(
     kept: list[int] | None = None  # None: every row
     if gone:
         kept = [row for row, chunk_id in enumerate(current.ids) if chunk_id not in gone]
-        if len(kept) == len(current.ids):
-            kept = None
     return _with_rows(current, kept, list(added_ids), list(added_texts), current.tokenizer)
 
 
@@ -202,7 +200,8 @@ def _with_rows(
     if current is None:
         current = TextRows([], [], np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32),
                            np.zeros(0, dtype=np.int32), tokenizer)  # fmt: skip
-        kept_rows = []
+    if kept_rows is not None and len(kept_rows) == len(current.ids):
+        kept_rows = None  # every row (the callers' rows are increasing): nothing to drop
     vocabulary = list(current.terms)
     ptr, terms, tfs = current.doc_ptr, current.doc_terms, current.doc_tfs
     new_terms, new_tfs, new_sizes = _rows_of(new_texts, vocabulary, tokenizer)
