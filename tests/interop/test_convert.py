@@ -220,3 +220,31 @@ def test_a_document_is_built_as_langchain_s_constructor_builds_it() -> None:
             page_content=document.page_content, metadata=document.metadata, id=document.id
         )
         _same_pydantic_object(bridge.document_to_langchain(document), validated)
+
+
+def test_documents_are_built_in_one_loop_as_langchain_s_constructor_builds_each() -> None:
+    from ragline.interop.langchain._convert import documents_to_langchain
+
+    documents = [
+        Document("t"),
+        Document("cats", metadata={"a": {"b": [1, {"c": 2}]}}, id="d1"),
+        Document("", metadata={}, id=""),
+    ]
+    converted = documents_to_langchain(iter(documents))
+    assert len(converted) == len(documents)
+    for built, document in zip(converted, documents, strict=True):
+        validated = LCDocument(
+            page_content=document.page_content, metadata=document.metadata, id=document.id
+        )
+        _same_pydantic_object(built, validated)
+        assert built.__pydantic_private__ == validated.__pydantic_private__
+        # the metadata is the document's own copy, empty or not, nested values too
+        assert built.metadata is not document.metadata
+    converted[1].metadata["a"]["b"][1]["c"] = 3
+    converted[0].metadata["new"] = 1
+    assert documents[1].metadata == {"a": {"b": [1, {"c": 2}]}}
+    assert documents[0].metadata == {}
+    # each document has its own set of the fields that count as set
+    converted[0].__pydantic_fields_set__.discard("id")
+    assert converted[2].model_fields_set == {"page_content", "metadata", "id"}
+    assert documents_to_langchain([]) == []

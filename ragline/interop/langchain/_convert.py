@@ -14,7 +14,7 @@ tuples, dicts, model outputs) and leave everything else as it is.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
 from types import ModuleType
 from typing import Any
@@ -42,6 +42,7 @@ __all__ = [
     "config_to_langchain",
     "document_from_langchain",
     "document_to_langchain",
+    "documents_to_langchain",
     "lc",
     "message_from_langchain",
     "message_to_langchain",
@@ -245,20 +246,43 @@ def document_to_langchain(document: Document) -> Any:
         >>> document_to_langchain(Document("text", metadata={"a": 1}, id="d1")).id
         'd1'
     """
+    return documents_to_langchain((document,))[0]
+
+
+def documents_to_langchain(documents: Iterable[Document]) -> list[Any]:
+    """:func:`document_to_langchain` of each document, in order (one loop for a
+    retriever's or store's results).
+
+    Example:
+        >>> [d.id for d in documents_to_langchain([Document("a", id="1"), Document("b")])]
+        ['1', None]
+    """
+    cls, direct = _lc_document_class()
+    if not direct:
+        return [
+            cls(page_content=d.page_content, metadata=_copy(d.metadata), id=d.id) for d in documents
+        ]
     # built directly: the fields are already what a Document holds (a str, a dict, an
     # id), so pydantic's validation would only repeat ragline's checks (3x the cost)
-    cls, direct = _lc_document_class()
-    metadata = _copy(document.metadata)
-    if not direct:
-        return cls(page_content=document.page_content, metadata=metadata, id=document.id)
-    obj = _new(cls)
-    fields = {"id": document.id, "metadata": metadata, "page_content": document.page_content}
-    fields["type"] = "Document"  # pydantic's order: the declared one
-    _set(obj, "__dict__", fields)
-    _set(obj, "__pydantic_fields_set__", {"page_content", "metadata", "id"})
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
-    return obj
+    found = []
+    for document in documents:
+        metadata = document.metadata
+        obj = _new(cls)
+        _set(
+            obj,
+            "__dict__",
+            {  # pydantic's order: the declared one
+                "id": document.id,
+                "metadata": {} if type(metadata) is dict and not metadata else _copy(metadata),
+                "page_content": document.page_content,
+                "type": "Document",
+            },
+        )
+        _set(obj, "__pydantic_fields_set__", {"page_content", "metadata", "id"})
+        _set(obj, "__pydantic_extra__", None)
+        _set(obj, "__pydantic_private__", None)
+        found.append(obj)
+    return found
 
 
 @cache
