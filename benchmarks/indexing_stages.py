@@ -21,6 +21,8 @@ CPU time, summed over its calls):
 * records: the record manager's ``exists``/``update``/``list_keys``/``delete_keys``;
 * embed: the stub's calls (on the embed-ahead thread);
 * faiss add: ``FAISS.add_documents`` (the stub's time included; it is ~0);
+* keyword rows: the new chunks' keyword-index rows computed while the model embeds
+  (``FolderWriter.expect``, where it exists);
 * keyword index: the keyword index of each commit (``_save_keyword_index``);
 * commit: the rest of each commit (faiss + docstore + records files, manifest);
 * (a stage inside another, e.g. records in plan, counts for itself only)
@@ -114,8 +116,8 @@ from ragline.store_folder import _index as index_module  # noqa: E402
 from ragline.store_folder import _writer as writer_module  # noqa: E402
 from ragline.vectorstores import FAISS  # noqa: E402
 
-STAGES = ("load", "split", "plan", "hash", "records", "embed", "faiss add", "keyword index",
-          "commit")  # fmt: skip
+STAGES = ("load", "split", "plan", "hash", "records", "embed", "faiss add", "keyword rows",
+          "keyword index", "commit")  # fmt: skip
 
 
 # the stub's first call's start and last call's end (perf_counter), per run
@@ -226,6 +228,8 @@ def instrument() -> None:
     for name in ("exists", "update", "list_keys", "delete_keys"):
         wrap(SQLRecordManager, name, "records")
     wrap(FAISS, "add_documents", "faiss add")
+    if hasattr(writer_module.FolderWriter, "expect"):  # keyword rows computed ahead
+        wrap(writer_module.FolderWriter, "expect", "keyword rows")
     wrap(writer_module.FolderWriter, "_save_keyword_index", "keyword index")
     wrap(writer_module.FolderWriter, "commit", "commit")
 

@@ -265,11 +265,14 @@ def _plan(
     last: bool,
 ) -> None:
     """Split and hash ``documents``; hand the chunks whose keys are not recorded to the
-    embedding thread (``last``: the final group)."""
+    embedding thread (``last``: the final group), then have the writer compute their
+    keyword-index rows while the thread embeds (``FolderWriter.expect``)."""
     chunks = split_documents(documents, chunk_size=size, chunk_overlap=overlap)
     added = keys.add(chunks)
     if ahead is not None:
-        ahead.plan(_to_embed(writer, chunks, added), last=last)
+        new_keys, texts = _to_embed(writer, chunks, added)
+        ahead.plan(texts, last=last)
+        writer.expect(new_keys, texts)
 
 
 class _Keys:
@@ -293,12 +296,20 @@ class _Keys:
         return key if key is not None else hash_document(document, "sha256")
 
 
-def _to_embed(writer: FolderWriter, chunks: list[Document], keys: list[str]) -> list[str]:
-    """The texts ``writer.index`` will embed: the chunks whose keys are not recorded."""
+def _to_embed(
+    writer: FolderWriter, chunks: list[Document], keys: list[str]
+) -> tuple[list[str], list[str]]:
+    """The keys and texts of the chunks ``writer.index`` will embed: those whose keys are
+    not recorded."""
     if writer.records is None or not chunks:
-        return []
+        return [], []
     recorded = writer.records.exists(keys)
-    return [chunk.page_content for chunk, known in zip(chunks, recorded, strict=True) if not known]
+    new = [
+        (key, chunk.page_content)
+        for chunk, key, known in zip(chunks, keys, recorded, strict=True)
+        if not known
+    ]
+    return [key for key, _ in new], [text for _, text in new]
 
 
 def _batch_size(writer: FolderWriter) -> int:

@@ -44,6 +44,7 @@ from ragline.retrievers._bm25 import rows_fit
 
 __all__ = [
     "DEFAULT_TOKENIZER",
+    "RowsAhead",
     "TextIndex",
     "TextRows",
     "load_text_index",
@@ -155,8 +156,10 @@ def sync_text_rows(
     ids: Sequence[str],
     texts: Sequence[str],
     tokenizer: BM25Tokenizer,
+    ahead: RowsAhead | None = None,
 ) -> tuple[TextRows, int, int]:
-    """:func:`sync_text_index` on rows (no postings built)."""
+    """:func:`sync_text_index` on rows (no postings built); the new chunks' rows are taken
+    from ``ahead`` when it computed them (see :class:`RowsAhead`)."""
     if current is not None and current.tokenizer != tokenizer:
         current = None
     wanted = dict(zip(ids, texts, strict=True))
@@ -168,24 +171,29 @@ def sync_text_rows(
         have = {current.ids[row] for row in kept_rows}
     new_ids = [chunk_id for chunk_id in ids if chunk_id not in have]
     new_texts = [wanted[chunk_id] for chunk_id in new_ids]
-    rows = _with_rows(current, kept_rows, new_ids, new_texts, tokenizer)
+    rows = _with_rows(current, kept_rows, new_ids, new_texts, tokenizer, ahead)
     removed = 0 if current is None else len(current.ids) - len(kept_rows)
     return rows, len(new_ids), removed
 
 
 def update_text_rows(
-    current: TextRows, removed: Sequence[str], added_ids: Sequence[str], added_texts: Sequence[str]
+    current: TextRows,
+    removed: Sequence[str],
+    added_ids: Sequence[str],
+    added_texts: Sequence[str],
+    ahead: RowsAhead | None = None,
 ) -> TextRows:
     """``current`` with the rows of ``removed`` dropped and ``added_ids`` tokenized (an id
     in both is replaced): the update by what changed, for an index known to be in step
-    with the store before the change. Only the added texts are read; the rest costs one
-    pass over the ids when rows are dropped, and copies of the row arrays.
+    with the store before the change. Only the added texts are read (or their rows taken
+    from ``ahead``); the rest costs one pass over the ids when rows are dropped, and
+    copies of the row arrays.
     """
     gone = {*removed, *added_ids}
     kept: list[int] | None = None  # None: every row
     if gone:
         kept = [row for row, chunk_id in enumerate(current.ids) if chunk_id not in gone]
-    return _with_rows(current, kept, list(added_ids), list(added_texts), current.tokenizer)
+    return _with_rows(current, kept, list(added_ids), list(added_texts), current.tokenizer, ahead)
 
 
 def _with_rows(
@@ -194,9 +202,10 @@ def _with_rows(
     new_ids: list[str],
     new_texts: list[str],
     tokenizer: BM25Tokenizer,
+    ahead: RowsAhead | None = None,
 ) -> TextRows:
     """``current``'s ``kept_rows`` (in order; None: all of them) followed by new rows for
-    ``new_texts``; terms no row uses any more are dropped."""
+    ``new_texts`` (from ``ahead`` when it has them); terms no row uses any more are dropped."""
     if current is None:
         current = TextRows([], [], np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32),
                            np.zeros(0, dtype=np.int32), tokenizer)  # fmt: skip
@@ -204,7 +213,8 @@ def _with_rows(
         kept_rows = None  # every row (the callers' rows are increasing): nothing to drop
     vocabulary = list(current.terms)
     ptr, terms, tfs = current.doc_ptr, current.doc_terms, current.doc_tfs
-    new_terms, new_tfs, new_sizes = _rows_of(new_texts, vocabulary, tokenizer)
+    found = None if ahead is None else ahead.take(vocabulary, new_ids, new_texts, tokenizer)
+    new_terms, new_tfs, new_sizes = found or _rows_of(new_texts, vocabulary, tokenizer)
     # term numbers and counts as saved (int32): a large index is copied once per update
     new_terms, new_tfs = new_terms.astype(np.int32), new_tfs.astype(np.int32)
     if kept_rows is None:  # nothing dropped: the rows as they are, then the new ones
@@ -251,15 +261,19 @@ class _Numbering(dict[str, int]):
 
 
 def _rows_of(
-    texts: Sequence[str], vocabulary: list[str], tokenizer: BM25Tokenizer
+    texts: Sequence[str],
+    vocabulary: list[str],
+    tokenizer: BM25Tokenizer,
+    numbers: _Numbering | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The index rows of ``texts``: every text's distinct term numbers in increasing order
     and their counts, flattened, and each text's number of distinct terms. A term not in
-    ``vocabulary`` is appended to it (numbered in order of first appearance).
+    ``vocabulary`` is appended to it (numbered in order of first appearance; ``numbers``:
+    its numbering, kept from an earlier call).
 
     Done over all texts at once (counting in numpy), not term by term in Python.
     """
-    numbers = _Numbering(vocabulary)
+    numbers = _Numbering(vocabulary) if numbers is None else numbers
     token_lists = [tokenizer(text) for text in texts]
     lengths = np.fromiter(map(len, token_lists), dtype=np.int64, count=len(token_lists))
     # one pass over the tokens, numbered as they come (a dict look-up each, in C)
@@ -271,6 +285,86 @@ def _rows_of(
     keys, counts = np.unique(row_of * width + term_of, return_counts=True)
     sizes = np.bincount(keys // width, minlength=len(texts)).astype(np.int64)
     return keys % width, counts.astype(np.int64), sizes
+
+
+class RowsAhead:
+    """Keyword-index rows of chunks a run is going to add, computed before the commit that
+    writes them.
+
+    ``index_paths`` knows the chunks it will add (those it hands to the embedding thread)
+    as soon as a group of files is split: their rows are computed then, while the model
+    embeds, so the commit after the last embedding block appends them instead of
+    tokenizing every new chunk. Rows depend on the order terms first appear (they are
+    numbered so), so they are computed in the order the chunks will be added, from the
+    vocabulary the commit will start from; :meth:`take` hands them out only when a
+    commit asks for exactly the next texts, from exactly that vocabulary. Anything else
+    (a guess that was wrong, rows dropped with their terms at a checkpoint, another
+    tokenizer) gets None, and the commit tokenizes as it would without this: what is
+    written never depends on the guess.
+
+    Args:
+        vocabulary: the terms of the keyword index the next commit starts from.
+        tokenizer: the keyword index's tokenizer.
+    """
+
+    def __init__(self, vocabulary: Sequence[str], tokenizer: BM25Tokenizer) -> None:
+        self.tokenizer = tokenizer
+        self._numbers = _Numbering(list(vocabulary))
+        self.ids: list[str] = []
+        self.texts: list[str] = []
+        self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._taken = 0  # texts handed out so far
+        self._taken_vocabulary = len(vocabulary)  # terms they (and the start) use
+        self._wrong = False  # a take did not match: nothing more is handed out
+
+    def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+        """Compute the rows of the chunks ``ids``/``texts``, to be added after those of
+        earlier calls."""
+        if self._wrong or not ids:
+            return
+        terms, tfs, sizes = _rows_of(texts, self._numbers.vocabulary, self.tokenizer,
+                                     self._numbers)  # fmt: skip
+        self._parts.append((terms.astype(np.int32), tfs.astype(np.int32), sizes))
+        self.ids.extend(ids)
+        self.texts.extend(texts)
+
+    def take(
+        self,
+        vocabulary: list[str],
+        ids: Sequence[str],
+        texts: Sequence[str],
+        tokenizer: BM25Tokenizer,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """What :func:`_rows_of` gives for ``texts`` from ``vocabulary`` (which is extended
+        the same way), when these are the next chunks computed, from that vocabulary;
+        else None (and None from then on)."""
+        start, end = self._taken, self._taken + len(ids)
+        known = self._numbers.vocabulary
+        if (
+            self._wrong
+            or tokenizer != self.tokenizer
+            or len(vocabulary) != self._taken_vocabulary
+            or self.ids[start:end] != ids
+            or self.texts[start:end] != texts
+            or vocabulary != known[: len(vocabulary)]
+        ):
+            self._wrong = True
+            self._parts, self.ids, self.texts = [], [], []
+            return None
+        if len(self._parts) > 1:  # one array from here on: each take slices it
+            terms, tfs, sizes = (
+                np.concatenate([part[i] for part in self._parts]) for i in range(3)
+            )
+            self._parts = [(terms, tfs, sizes)]
+        terms, tfs, sizes = self._parts[0] if self._parts else (np.zeros(0, np.int32),) * 3
+        sizes = np.asarray(sizes, dtype=np.int64)
+        offset = int(sizes[:start].sum())
+        count = int(sizes[start:end].sum())
+        taken = terms[offset : offset + count]
+        used = int(taken.max()) + 1 if count else 0
+        vocabulary.extend(known[len(vocabulary) : used])
+        self._taken, self._taken_vocabulary = end, len(vocabulary)
+        return taken, tfs[offset : offset + count], sizes[start:end]
 
 
 def save_text_index(folder: Path, text_index: TextIndex) -> None:

@@ -55,6 +55,7 @@ from ragline.store_folder._search import set_tokenizer, tokenizer_options
 from ragline.store_folder._text_index import ARRAYS_FILE as KEYWORD_ARRAYS
 from ragline.store_folder._text_index import JSON_FILE as KEYWORD_JSON
 from ragline.store_folder._text_index import (
+    RowsAhead,
     TextRows,
     load_text_rows,
     save_text_rows,
@@ -134,6 +135,11 @@ class FolderWriter:
         # the keyword index this run's last commit wrote (names its generation): the
         # next commit of the run (a checkpoint) starts from it instead of reading it back
         self._keyword_rows: TextRows | None = None
+        # the committed generation's keyword index as read from it (its files never change)
+        self._loaded_rows: tuple[str, TextRows | None] | None = None
+        # keyword rows of the chunks the run said it will add (see expect())
+        self._rows_ahead: RowsAhead | None = None
+        self._expected: set[str] = set()
         # the faiss index kind: given, else the store's, else auto (see _choice.py)
         saved_kind = self.manifest.extras.get(INDEX_KEY)
         self.index_kind = index or (saved_kind if isinstance(saved_kind, str) else "auto")
@@ -345,6 +351,30 @@ class FolderWriter:
             key_encoder=keys if keys is not None else "sha256",
         )
 
+    def expect(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+        """Say which chunks :meth:`index` is going to add (their ids and texts, in the order
+        it will add them, after those of earlier calls): their keyword-index rows are
+        computed now, while the model embeds, so the commit that writes them only appends
+        them (:class:`~ragline.store_folder._text_index.RowsAhead`). An id given again is
+        ignored (index() adds it once). A wrong guess costs time, never correctness: the
+        commit then tokenizes what it adds as it would without this call.
+        """
+        if self.store is None:
+            return
+        if self._rows_ahead is None:
+            tokenizer = self._keyword_tokenizer_now()
+            base = self._keyword_base()
+            vocabulary = base.terms if base is not None and base.tokenizer == tokenizer else []
+            self._rows_ahead = RowsAhead(vocabulary, tokenizer)
+        expected = self._expected
+        new_ids, new_texts = [], []
+        for chunk_id, text in zip(ids, texts, strict=True):
+            if chunk_id not in expected:
+                expected.add(chunk_id)
+                new_ids.append(chunk_id)
+                new_texts.append(text)
+        self._rows_ahead.add(new_ids, new_texts)
+
     def _at_boundaries(self, documents: Iterable[Document], batch_size: int) -> Iterator[Document]:
         """The documents, with a checkpoint or a stop between batches.
 
@@ -456,20 +486,31 @@ class FolderWriter:
         ``--rebuild``) every stored chunk is read and the index brought in step from them.
         """
         assert self.store is not None
-        tokenizer = BM25Tokenizer.from_dict(tokenizer_options(self.manifest.extras))
-        mine = self._keyword_rows
-        if mine is not None and committed is not None and mine.saved_in == committed.name:
-            saved: TextRows | None = mine  # this run's last commit wrote it
-        elif committed is None or self.rebuild:
-            saved = None
-        else:
-            saved = load_text_rows(committed)[0]
+        tokenizer = self._keyword_tokenizer_now()
+        saved = self._keyword_base()
         rows = self._keyword_update(saved, committed, tokenizer)
         if rows is None:
             ids, texts, _ = store_records(self.store)
-            rows, _, _ = sync_text_rows(saved, ids, texts, tokenizer)
+            rows, _, _ = sync_text_rows(saved, ids, texts, tokenizer, self._rows_ahead)
         save_text_rows(data, rows)
         self._keyword_rows = rows  # used only while its generation is the committed one
+
+    def _keyword_tokenizer_now(self) -> BM25Tokenizer:
+        return BM25Tokenizer.from_dict(tokenizer_options(self.manifest.extras))
+
+    def _keyword_base(self) -> TextRows | None:
+        """The keyword index the next commit starts from: this run's last commit's (while
+        its generation is the committed one), else the committed generation's as saved
+        (read once), else none (a new store, ``--rebuild``)."""
+        committed = self._committed_data()
+        mine = self._keyword_rows
+        if mine is not None and committed is not None and mine.saved_in == committed.name:
+            return mine  # this run's last commit wrote it
+        if committed is None or self.rebuild:
+            return None
+        if self._loaded_rows is None or self._loaded_rows[0] != committed.name:
+            self._loaded_rows = (committed.name, load_text_rows(committed)[0])
+        return self._loaded_rows[1]
 
     def _changes_since_commit(
         self, saved: TextRows | None, committed: Path | None, tokenizer: BM25Tokenizer
@@ -501,7 +542,8 @@ class FolderWriter:
             return None
         removed, added = changes
         ids = [record[0] for record in added]
-        rows = update_text_rows(saved, removed, ids, [record[1] for record in added])
+        texts = [record[1] for record in added]
+        rows = update_text_rows(saved, removed, ids, texts, self._rows_ahead)
         assert self.store is not None
         return rows if len(rows.ids) == self.store.count() else None
 

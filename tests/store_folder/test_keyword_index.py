@@ -13,7 +13,13 @@ import pytest
 from ragline.core import ConfigurationError, Document, InvalidInputError
 from ragline.retrievers import BM25Retriever, BM25Tokenizer, HybridRetriever
 from ragline.store_folder import StoreFolder
-from ragline.store_folder._text_index import load_text_index, save_text_index, sync_text_index
+from ragline.store_folder._text_index import (
+    RowsAhead,
+    _rows_of,
+    load_text_index,
+    save_text_index,
+    sync_text_index,
+)
 
 DOCS = {
     "vacuum": "VACUUM reclaims storage occupied by dead tuples.",
@@ -329,3 +335,116 @@ def test_search_types_and_their_options(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="search_type 'keyword' is not one of"):
         folder.as_retriever(search_type="keyword")
     assert folder.as_retriever(search_type="mmr", search_kwargs={"k": 1}).invoke("Etna")
+
+
+def _rows_equal(got: Any, expected: Any) -> bool:
+    return len(got) == len(expected) and all(
+        np.array_equal(a, b) for a, b in zip(got, expected, strict=True)
+    )
+
+
+def test_rows_ahead_hands_out_exactly_the_rows_of_the_next_texts() -> None:
+    """Rows computed ahead (in two groups) and taken in two other pieces (a checkpoint,
+    then the end) are what tokenizing each piece at its commit gives, vocabulary too."""
+    tokenizer = BM25Tokenizer()
+    base = ["etna", "erupts"]
+    texts = ["Etna erupts; Stromboli erupts.", "Vesuvius sleeps", "", "Etna and Vesuvius",
+             "Hekla erupts, Hekla sleeps"]  # fmt: skip
+    ids = [f"id{i}" for i in range(len(texts))]
+    ahead = RowsAhead(base, tokenizer)
+    ahead.add(ids[:3], texts[:3])
+    ahead.add(ids[3:], texts[3:])
+    vocabulary, expected_vocabulary = list(base), list(base)
+    for piece in (slice(0, 2), slice(2, 5)):
+        got = ahead.take(vocabulary, ids[piece], texts[piece], tokenizer)
+        expected = _rows_of(texts[piece], expected_vocabulary, tokenizer)
+        assert got is not None and _rows_equal(got, expected)
+        assert vocabulary == expected_vocabulary
+    assert vocabulary == ["etna", "erupts", "stromboli", "vesuvius", "sleeps", "and", "hekla"]
+
+
+def test_rows_ahead_refuses_what_it_did_not_compute() -> None:
+    """Other texts, another order, another starting vocabulary or tokenizer: None (the
+    commit then tokenizes), the vocabulary left as it was, and None from then on."""
+    tokenizer = BM25Tokenizer()
+    texts = ["Etna erupts", "Vesuvius sleeps", "Hekla erupts"]
+    ids = ["a", "b", "c"]
+    for vocabulary, asked, other in (
+        ([], slice(1, 3), tokenizer),  # not the next texts
+        (["etna"], slice(0, 2), tokenizer),  # not the vocabulary they were numbered from
+        ([], slice(0, 2), BM25Tokenizer(stopwords=True)),
+    ):
+        ahead = RowsAhead([], tokenizer)
+        ahead.add(ids, texts)
+        before = list(vocabulary)
+        assert ahead.take(vocabulary, ids[asked], texts[asked], other) is None
+        assert vocabulary == before
+        assert ahead.take([], ids, texts, tokenizer) is None  # given up
+    ahead = RowsAhead([], tokenizer)
+    ahead.add(ids, texts)
+    assert ahead.take([], ids, ["Etna erupts", "changed", "Hekla erupts"], tokenizer) is None
+
+
+def _keyword_files(folder: StoreFolder) -> tuple[Any, ...]:
+    data = _data(folder)
+    meta = json.loads((data / "bm25.json").read_text())
+    with np.load(data / "bm25.npz", allow_pickle=False) as arrays:
+        rows = tuple(arrays[name].tolist() for name in ("doc_ptr", "doc_terms", "doc_tfs"))
+    snapshot = folder.open_store().snapshot()
+    return meta["ids"], meta["terms"], rows, snapshot.ids, snapshot.texts
+
+
+def test_index_paths_computes_keyword_rows_ahead_and_writes_the_same_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """index_paths tells the writer which chunks it will add as each group of files is
+    split (FolderWriter.expect), and their keyword rows are computed then, beside the
+    embedding: its commits (a checkpoint before every batch; a re-run with a file changed
+    and one deleted) tokenize nothing, and write exactly the index, store and ids a run
+    that tokenizes at each commit writes."""
+    from ragline.store_folder import _writer as writer_module
+    from ragline.store_folder import index_paths
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    words = ["lava", "ash", "crater", "magma", "vent", "plume", "cone", "caldera", "tuff"]
+    for number in range(8):
+        lines = [" ".join(words[(number * line + k) % len(words)] + str((line * k) % 13)
+                          for k in range(6)) for line in range(30)]  # fmt: skip
+        (corpus / f"f{number}.txt").write_text("\n".join(lines))
+    tokenized_in_commits: list[str] = []
+    real_save = writer_module.FolderWriter._save_keyword_index
+
+    def watched_save(self: Any, *args: Any) -> None:
+        real_call = BM25Tokenizer.__call__
+
+        def watched_call(tokenizer: BM25Tokenizer, text: str) -> list[str]:
+            tokenized_in_commits.append(text)
+            return real_call(tokenizer, text)
+
+        with monkeypatch.context() as inner:
+            inner.setattr(BM25Tokenizer, "__call__", watched_call)
+            real_save(self, *args)
+
+    monkeypatch.setattr(writer_module.FolderWriter, "_save_keyword_index", watched_save)
+
+    def run(store: Path) -> tuple[Any, ...]:
+        options: dict[str, Any] = {"embedding": "hashing", "chunk_size": 120, "chunk_overlap": 0,
+                                   "checkpoint_seconds": 0.0, "cleanup": "full"}  # fmt: skip
+        index_paths([corpus], store, **options)
+        first = _keyword_files(StoreFolder(store))
+        assert len(first[0]) > 100  # more than one batch: checkpoints ran
+        (corpus / "f3.txt").write_text("Hekla erupts.\nA fresh crater and new ash.")
+        (corpus / "f5.txt").unlink()
+        index_paths([corpus], store, **options)
+        return first, _keyword_files(StoreFolder(store))
+
+    original_files = {path.name: path.read_bytes() for path in corpus.iterdir()}
+    ahead = run(tmp_path / "ahead")
+    assert tokenized_in_commits == []
+    for name, content in original_files.items():
+        (corpus / name).write_bytes(content)
+    monkeypatch.setattr(writer_module.FolderWriter, "expect", lambda self, ids, texts: None)
+    at_commit = run(tmp_path / "at-commit")
+    assert tokenized_in_commits  # the same runs without expect() tokenize at their commits
+    assert ahead == at_commit
