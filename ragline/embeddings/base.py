@@ -19,6 +19,8 @@ import asyncio
 import functools
 import inspect
 import math
+import threading
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
@@ -34,7 +36,10 @@ __all__ = ["Embeddings", "check_texts", "note_input_tokens", "validate_embedding
 # ---- observing embedding calls (tracing) -------------------------------------------------
 # ``ragline.tracing.configure`` sets the observer: it is called around the outermost
 # embedding call (a method wrapping another, as ``embed_queries_array`` wraps
-# ``embed_query``, is not observed twice). Tracing off: each entry point reads one global.
+# ``embed_query``, is not observed twice). The entry points are wrapped only while an
+# observer is set: every Embeddings class is remembered, and setting the first observer
+# wraps their entry points, removing it puts the classes' own functions back (tracing
+# off: an embedding call runs exactly the method its class defines).
 _observer: Any = None
 # the observed call in progress: a dict the implementation may add ``input_tokens`` to
 _observed: ContextVar[dict[str, Any] | None] = ContextVar("ragline_embedding_call", default=None)
@@ -44,15 +49,34 @@ _ENTRY_POINTS = (
     "embed_documents_array",
     "embed_queries_array",
 )
+# every Embeddings class (weakly: a class that goes away is forgotten), and the lock
+# that makes wrapping or unwrapping them one step against a class being defined
+_classes: weakref.WeakSet[type] = weakref.WeakSet()
+_classes_lock = threading.Lock()
 
 
 def set_observer(observer: Any) -> None:
     """Install ``observer`` (None: none). It is called as ``observer(embeddings, method,
     texts, call, record)`` for each outermost embedding call, where ``call()`` runs the
     method and ``record`` is the dict that :func:`note_input_tokens` fills; it returns
-    what ``call()`` returned."""
+    what ``call()`` returned. The first observer wraps the entry points of every
+    Embeddings class; None unwraps them."""
     global _observer
-    _observer = observer
+    with _classes_lock:
+        _observer = observer
+        for cls in list(_classes):
+            if observer is None:
+                _unwrap_entry_points(cls)
+            else:
+                _wrap_entry_points(cls, _ASYNC_ENTRY_POINTS)
+
+
+def _register(cls: type) -> None:
+    """Remember an Embeddings class; wrap its entry points when an observer is set."""
+    with _classes_lock:
+        _classes.add(cls)
+        if _observer is not None:
+            _wrap_entry_points(cls, _ASYNC_ENTRY_POINTS)
 
 
 def note_input_tokens(count: int) -> None:
@@ -64,9 +88,9 @@ def note_input_tokens(count: int) -> None:
         record["input_tokens"] = record.get("input_tokens", 0) + int(count)
 
 
-def _observe(method: Callable[..., Any]) -> Callable[..., Any]:
-    """``method`` (an entry point taking the text or texts) reporting to the observer."""
-    name = method.__name__
+def _observe(method: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """``method`` (the entry point ``name``, taking the text or texts) reporting to the
+    observer."""
 
     @functools.wraps(method)
     def observed(self: Any, texts: Any, *args: Any, **kwargs: Any) -> Any:
@@ -84,9 +108,8 @@ def _observe(method: Callable[..., Any]) -> Callable[..., Any]:
     return observed
 
 
-def _observe_async(method: Callable[..., Any]) -> Callable[..., Any]:
+def _observe_async(method: Callable[..., Any], name: str) -> Callable[..., Any]:
     """The async twin of :func:`_observe` (the observer gets a coroutine function)."""
-    name = method.__name__
 
     @functools.wraps(method)
     async def observed(self: Any, texts: Any, *args: Any, **kwargs: Any) -> Any:
@@ -114,7 +137,16 @@ def _wrap_entry_points(cls: type, names: Any) -> None:
         if getattr(method, "__isabstractmethod__", False) or not callable(method):
             continue
         wrap = _observe_async if inspect.iscoroutinefunction(method) else _observe
-        setattr(cls, name, wrap(method))
+        setattr(cls, name, wrap(method, name))
+
+
+def _unwrap_entry_points(cls: type) -> None:
+    """Put back the functions :func:`_wrap_entry_points` wrapped (a method assigned to
+    the class since, replacing a wrapper, is left as it is)."""
+    for name in _ASYNC_ENTRY_POINTS:
+        method = cls.__dict__.get(name)
+        if method is not None and getattr(method, "__ragline_observed__", False):
+            setattr(cls, name, method.__wrapped__)
 
 
 def check_texts(texts: Sequence[str], *, what: str = "texts") -> list[str]:
@@ -252,7 +284,7 @@ class Embeddings(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        _wrap_entry_points(cls, _ASYNC_ENTRY_POINTS)
+        _register(cls)
 
     # -- the LangChain-compatible surface -------------------------------------------------
 
@@ -361,4 +393,4 @@ class Embeddings(ABC):
 
 
 _ASYNC_ENTRY_POINTS = (*_ENTRY_POINTS, *(f"a{name}" for name in _ENTRY_POINTS))
-_wrap_entry_points(Embeddings, _ASYNC_ENTRY_POINTS)
+_register(Embeddings)

@@ -133,3 +133,58 @@ def test_tracing_off_installs_no_observer(traced: Traced) -> None:
     assert embeddings_base._observer is None
     DeterministicFakeEmbedding(size=4).embed_query("x")
     assert traced.spans == []
+
+
+def _plain_query(self: Any, text: str) -> list[float]:
+    return [1.0, float(len(text))]
+
+
+def _plain_documents(self: Any, texts: list[str]) -> list[list[float]]:
+    return [[1.0, float(len(text))] for text in texts]
+
+
+class Plain(Embeddings):  # defined with tracing off, from functions the test can name
+    embed_query = _plain_query
+    embed_documents = _plain_documents
+
+
+def _hooked(cls: type) -> list[str]:
+    """The entry points of ``cls`` that hold the tracing hook rather than its own function."""
+    return [
+        name
+        for name, value in vars(cls).items()
+        if name in embeddings_base._ASYNC_ENTRY_POINTS
+        and getattr(value, "__ragline_observed__", False)
+    ]
+
+
+def test_tracing_off_leaves_the_embedding_methods_as_defined(traced: Traced) -> None:
+    class DefinedWhileTraced(DeterministicFakeEmbedding):
+        def embed_query(self, text: str) -> list[float]:
+            return super().embed_query(text)
+
+    assert vars(Plain)["embed_query"] is not _plain_query  # on: hooked, and traced
+    assert Plain().embed_query("abc") == [1.0, 3.0]
+    DefinedWhileTraced(size=4).embed_query("x")
+    assert [span.attributes["ragline.embeddings.class"] for span in traced.spans] == [
+        "Plain",
+        "DefinedWhileTraced",
+    ]
+    ragline.tracing.disable()
+    # off: every class holds exactly the functions it defined, no hook around them
+    assert vars(Plain)["embed_query"] is _plain_query
+    assert vars(Plain)["embed_documents"] is _plain_documents
+    assert Plain.embed_query is _plain_query
+    for cls in (Embeddings, Plain, DefinedWhileTraced, DeterministicFakeEmbedding,
+                SentenceTransformerEmbeddings, OpenAIEmbeddings):  # fmt: skip
+        assert _hooked(cls) == [], cls
+    assert [cls.__name__ for cls in embeddings_base._classes if _hooked(cls)] == []
+    DefinedWhileTraced(size=4).embed_query("x")
+    assert len(traced.spans) == 2  # no new span
+    # on again: the same classes are hooked again
+    again = Traced()
+    assert vars(Plain)["embed_query"].__wrapped__ is _plain_query
+    Plain().embed_documents(["a", "bb"])
+    assert [span.attributes["ragline.embeddings.method"] for span in again.spans] == [
+        "embed_documents"
+    ]
