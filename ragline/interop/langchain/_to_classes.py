@@ -16,16 +16,17 @@ from ragline.interop.langchain._callbacks import ToLangChainHandler
 from ragline.interop.langchain._convert import (
     document_from_langchain,
     document_to_langchain,
+    documents_to_langchain,
     message_from_langchain,
     message_to_langchain,
     to_lc,
     to_ragline,
 )
+from ragline.interop.langchain._unheard import surely_unheard
 
 require("langchain_core", "langchain", package="langchain-core")
 
 from langchain_core.callbacks import (  # noqa: E402
-    AsyncCallbackManager,
     AsyncCallbackManagerForRetrieverRun,
     CallbackManager,
     CallbackManagerForRetrieverRun,
@@ -77,7 +78,7 @@ def ragline_config(run_manager: Any = None, config: Any = None) -> dict[str, Any
 
 
 def _documents(found: Iterable[Any]) -> list[Document]:
-    return [document_to_langchain(document) for document in found]
+    return documents_to_langchain(found)
 
 
 def _ragline_documents(documents: Iterable[Document]) -> list[Any]:
@@ -207,26 +208,16 @@ class RaglineVectorStore(VectorStore):
         )
 
 
-def _listened(manager_class: Any, config: RunnableConfig, options: dict[str, Any]) -> bool:
-    """Whether a LangChain run started with ``config`` would have a callback handler:
-    LangChain's own ``configure`` says, so handlers passed in the config, kept in context
-    variables (``collect_runs``, ``tracing_v2_enabled``, configure hooks) or set up
-    globally (``set_debug``, tracing environment variables) all count. Tags and metadata
-    add no handler, so they are left out of this call."""
-    manager = manager_class.configure(
-        config.get("callbacks"), None, verbose=options.get("verbose", False)
-    )
-    return bool(manager.handlers)
-
-
 class RaglineRetriever(BaseRetriever):
     """A ragline retriever as a LangChain ``BaseRetriever``; its runs inside are
     reported under the LangChain retriever run.
 
-    When no LangChain handler would see the retriever run (``_listened``), ``invoke``
-    and ``ainvoke`` call the ragline retriever directly: LangChain's run would report to
-    nobody, and the ragline call is the one its own hook makes then (no callbacks
-    crossing: an empty config). Otherwise LangChain's own ``invoke`` runs, unchanged.
+    When no LangChain handler could see the retriever run (``surely_unheard``:
+    nothing in the config or the context, no tracing, no debug, no configure hook),
+    ``invoke`` and ``ainvoke`` call the ragline retriever directly: LangChain's run
+    would report to nobody, and the ragline call is the one its own hook makes then (no
+    callbacks crossing: an empty config). Otherwise LangChain's own ``invoke`` runs,
+    unchanged (the handlers are built by LangChain alone, as for its own retrievers).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -235,14 +226,14 @@ class RaglineRetriever(BaseRetriever):
     def invoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
-        if _listened(CallbackManager, ensure_config(config), kwargs):
+        if not surely_unheard(config, kwargs, False):
             return super().invoke(input, config, **kwargs)
         return _documents(self.ragline_object.invoke(input, {}))
 
     async def ainvoke(
         self, input: str, config: RunnableConfig | None = None, **kwargs: Any
     ) -> list[Document]:
-        if _listened(AsyncCallbackManager, ensure_config(config), kwargs):
+        if not surely_unheard(config, kwargs, True):
             return await super().ainvoke(input, config, **kwargs)
         return _documents(await self.ragline_object.ainvoke(input, {}))
 
