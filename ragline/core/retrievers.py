@@ -155,6 +155,42 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
         # This retriever's tags and metadata mark its own runs (as in LangChain).
         return self.tags, self.metadata
 
+    def _get_ls_params(self, **kwargs: Any) -> dict[str, Any]:
+        """The ``ls_*`` keys of this retriever's run metadata (LangChain's tracing keys).
+
+        ``ls_retriever_name`` is the lowercased name without a leading or trailing
+        ``Retriever`` (``BM25Retriever``: ``bm25``). The keys reach the runs inside this
+        one too; the retriever's own ``metadata`` wins over them on its run.
+        """
+        name = self.get_name()
+        if name.startswith("Retriever"):
+            name = name[9:]
+        elif name.endswith("Retriever"):
+            name = name[:-9]
+        return {"ls_retriever_name": name.lower()}
+
+    def _with_ls_params(self, config: RunnableConfig) -> RunnableConfig:
+        # ``config`` is an ensured one (its own dict): the keys go over the caller's
+        # metadata, and its child config hands them down.
+        config["metadata"] = {**(config.get("metadata") or {}), **self._get_ls_params()}
+        return config
+
+    def _start_run(
+        self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False
+    ) -> BaseRunManager:
+        return super()._start_run(input, self._with_ls_params(config), run_type, streamed_input)
+
+    async def _astart_run(
+        self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False
+    ) -> BaseRunManager:
+        config = self._with_ls_params(config)
+        return await super()._astart_run(input, config, run_type, streamed_input)
+
+    def _start_runs(
+        self, inputs: list[Any], configs: list[RunnableConfig], run_type: str
+    ) -> list[BaseRunManager]:
+        return super()._start_runs(inputs, [self._with_ls_params(c) for c in configs], run_type)
+
     def _check_query(self, query: Any) -> str:
         if isinstance(query, str):
             return query

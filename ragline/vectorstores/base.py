@@ -370,6 +370,16 @@ class VectorStore(SearchMethods):
 
     # ------------------------------------------------------------------ retriever
 
+    # The run name of the retriever as_retriever builds (LangChain's class name for it).
+    _retriever_name: ClassVar[str] = "VectorStoreRetriever"
+
+    def _retriever_tags(self, tags: list[str] | None) -> list[str]:
+        """The retriever's tags: the given ones, or else the store's and embeddings' class
+        names (as LangChain's ``as_retriever``)."""
+        from ragline.vectorstores.retriever import _default_tags
+
+        return list(tags) if tags else _default_tags(self)
+
     def as_retriever(
         self,
         *,
@@ -386,8 +396,8 @@ class VectorStore(SearchMethods):
             search_kwargs: that search type's options (``k``, ``filter``,
                 ``score_threshold``, ``fetch_k``, ``lambda_mult``); see
                 :class:`~ragline.vectorstores.VectorStoreRetriever`.
-            tags: extra tags for the retriever's runs (the store and embeddings class
-                names are always added).
+            tags: the tags of the retriever's runs (default: the store's and the
+                embeddings' class names).
             metadata: extra metadata for the retriever's runs.
             score_key: put each document's relevance in ``metadata[score_key]``.
 
@@ -406,7 +416,7 @@ class VectorStore(SearchMethods):
             self,
             search_type=search_type,
             search_kwargs=search_kwargs,
-            tags=tags,
+            tags=self._retriever_tags(tags),
             metadata=metadata,
             score_key=score_key,
         )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ragline.core import BaseRetriever, Document, InvalidInputError
 from ragline.core._checks import check_choice
 from ragline.core.callbacks.manager import current_run_listeners
+from ragline.embeddings import Embeddings
 from ragline.vectorstores._validation import SearchPlan
 
 if TYPE_CHECKING:
@@ -49,7 +50,8 @@ class VectorStoreRetriever(BaseRetriever):
             ``similarity_score_threshold``: ``score_threshold`` (required, in [0, 1]),
             ``k`` (4), ``filter``, ``fetch_k``; ``mmr``: ``k`` (4), ``fetch_k`` (20, or k
             if larger), ``lambda_mult`` (0.5), ``filter``.
-        tags: added to every run's tags (after them: the store and embeddings classes).
+        tags: added to every run's tags (``as_retriever`` defaults them to the store's
+            and the embeddings' class names).
         metadata: added to every run's metadata.
         score_key: when set, each returned document carries its relevance in [0, 1] in
             ``metadata[score_key]`` (what score-based fusion reads; MMR results too).
@@ -84,8 +86,9 @@ class VectorStoreRetriever(BaseRetriever):
         self.vectorstore = vectorstore
         self.score_key = score_key
         self._configure(search_type, search_kwargs)
-        # runs are tagged with the store and embeddings classes, as users know them
-        self.tags = [*(tags or []), *_default_tags(vectorstore)]
+        # as LangChain's: built directly, only the given tags (as_retriever adds the
+        # store and embeddings classes)
+        self.tags = list(tags) if tags is not None else None
         self.metadata = dict(metadata) if metadata else None
 
     def _configure(self, search_type: str, search_kwargs: Mapping[str, Any] | None) -> None:
@@ -119,7 +122,27 @@ class VectorStoreRetriever(BaseRetriever):
         self._configure(self._search_type, search_kwargs)
 
     def get_name(self) -> str:
-        return f"{type(self.vectorstore).__name__}Retriever"
+        # LangChain's names: "VectorStoreRetriever", Redis's "RedisVectorStoreRetriever";
+        # a subclass is named after itself
+        if self.name:
+            return self.name
+        if type(self) is VectorStoreRetriever:
+            return self.vectorstore._retriever_name
+        return type(self).__name__
+
+    def _get_ls_params(self, **kwargs: Any) -> dict[str, Any]:
+        """``ls_retriever_name``, ``ls_vector_store_provider`` (the store's class name) and,
+        when the store has embeddings, ``ls_embedding_provider`` (their class name)."""
+        params = super()._get_ls_params(**kwargs)
+        params["ls_vector_store_provider"] = type(self.vectorstore).__name__
+        embeddings = getattr(self.vectorstore, "embeddings", None)
+        if not embeddings:
+            embeddings = getattr(self.vectorstore, "embedding", None)
+            if not isinstance(embeddings, Embeddings):
+                embeddings = None
+        if embeddings:
+            params["ls_embedding_provider"] = type(embeddings).__name__
+        return params
 
     def __repr__(self) -> str:
         return (
@@ -208,6 +231,8 @@ class VectorStoreRetriever(BaseRetriever):
 
 
 def _default_tags(vectorstore: VectorStore) -> list[str]:
+    """The tags ``as_retriever`` gives a store's retriever: the store's class name, then
+    its embeddings' class name when it has embeddings."""
     tags = [type(vectorstore).__name__]
     embeddings = getattr(vectorstore, "embeddings", None)
     if embeddings is not None:

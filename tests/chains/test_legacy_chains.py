@@ -633,7 +633,7 @@ def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None
                          ("StrOutputParser", [])])  # fmt: skip
     assert run.tree() == (
         "retrieval_qa",
-        [("InMemoryVectorStoreRetriever", []), ("stuff_documents_chain", [answer])],
+        [("VectorStoreRetriever", []), ("stuff_documents_chain", [answer])],
     )
     assert (run.tags, run.metadata) == (["qa"], {"owner": "tests"})
     model_run = run.children[1].children[0].children[1]

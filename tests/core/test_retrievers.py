@@ -110,7 +110,8 @@ def test_tags_and_metadata_of_the_retriever_are_added_to_its_runs():
     )
     run = collector.traced_runs[0]
     assert run.tags == ["call", "kw"]  # the call's tags, then the retriever's (LangChain)
-    assert run.metadata == {"index": "fruit", "user": "u"}
+    # and LangChain's ls_retriever_name: the class name without "Retriever", lowercased
+    assert run.metadata == {"index": "fruit", "user": "u", "ls_retriever_name": "keyword"}
 
 
 def test_batch_without_a_batch_hook_calls_the_hook_per_query():
@@ -154,7 +155,7 @@ def test_batch_runs_from_one_config_or_one_per_query():
     assert runs[0].id == first_id  # run_id names one run: the first
     assert len({run.id for run in runs}) == 3
     assert [(r.name, r.tags, r.metadata) for r in runs] == [
-        ("search", ["t", "own"], {"store": "kw", "user": 7})
+        ("search", ["t", "own"], {"store": "kw", "user": 7, "ls_retriever_name": "batchkeyword"})
     ] * 3
     runs[0].tags.append("changed")  # each run has its own containers
     assert runs[1].tags == ["t", "own"]

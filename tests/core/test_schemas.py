@@ -105,12 +105,12 @@ def test_retriever_schemas_equal_langchains_titles_and_types():
     store = InMemoryVectorStore.from_texts(["a"], HashingEmbeddings(dimension=8))
     retriever = store.as_retriever()
     assert retriever.get_input_jsonschema() == {
-        "title": "InMemoryVectorStoreRetrieverInput",
+        "title": "VectorStoreRetrieverInput",
         "type": "string",
     }
     output = retriever.get_output_jsonschema()
     assert without_defs(output) == {
-        "title": "InMemoryVectorStoreRetrieverOutput",
+        "title": "VectorStoreRetrieverOutput",
         "type": "array",
         "items": {"$ref": "#/$defs/Document"},
     }

@@ -130,8 +130,8 @@ def test_retrieval_chain_sequence() -> None:
         ("on_chain_start", "retrieve_documents", context),
         ("on_chain_start", "question", [*context, "retrieve_documents"]),
         ("on_chain_end", "question", [*context, "retrieve_documents"]),
-        ("on_retriever_start", "InMemoryVectorStoreRetriever", [*context, "retrieve_documents"]),
-        ("on_retriever_end", "InMemoryVectorStoreRetriever", [*context, "retrieve_documents"]),
+        ("on_retriever_start", "VectorStoreRetriever", [*context, "retrieve_documents"]),
+        ("on_retriever_end", "VectorStoreRetriever", [*context, "retrieve_documents"]),
         ("on_chain_stream", "retrieve_documents", context),
         ("on_chain_end", "retrieve_documents", context),
         ("on_chain_stream", "RunnableParallel<context>", context[:2]),
@@ -197,8 +197,8 @@ def test_filters_by_type_name_and_tag() -> None:
     question = {"input": "Paris is the capital of France."}
     kinds = collect(chain, question, include_types=["retriever", "chat_model"])
     assert [(e["event"], e["name"]) for e in kinds] == [
-        ("on_retriever_start", "InMemoryVectorStoreRetriever"),
-        ("on_retriever_end", "InMemoryVectorStoreRetriever"),
+        ("on_retriever_start", "VectorStoreRetriever"),
+        ("on_retriever_end", "VectorStoreRetriever"),
         ("on_chat_model_start", "FakeListChatModel"),
         ("on_chat_model_stream", "FakeListChatModel"),
         ("on_chat_model_stream", "FakeListChatModel"),

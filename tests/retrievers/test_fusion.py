@@ -266,7 +266,7 @@ def test_hybrid_fuses_both_sides_and_reports_child_runs() -> None:
     assert found[0].id == "sat"
     assert len(found) == 2
     names = sorted(run.name for run in collector.traced_runs[0].children)
-    assert names == ["BM25Retriever", "InMemoryVectorStoreRetriever"]
+    assert names == ["BM25Retriever", "VectorStoreRetriever"]
     assert repr(hybrid) == (
         "HybridRetriever(k=2, fetch_k=4, fusion='relative_score', dense_weight=0.5)"
     )

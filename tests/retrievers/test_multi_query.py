@@ -101,8 +101,8 @@ def test_a_custom_prompt_and_the_run_tree(vector_retriever):
                 "RunnableSequence",
                 [("PromptTemplate", []), ("FakeListChatModel", []), ("LineListOutputParser", [])],
             ),
-            ("InMemoryVectorStoreRetriever", []),
-            ("InMemoryVectorStoreRetriever", []),
+            ("VectorStoreRetriever", []),
+            ("VectorStoreRetriever", []),
         ],
     )
     assert run.run_type == "retriever"

@@ -83,7 +83,7 @@ def test_the_child_search_is_a_child_run():
     collector = RunCollectorCallbackHandler()
     assert retriever.invoke("parrots talk", {"callbacks": [collector]}) == [PARENTS[2]]
     (run,) = collector.traced_runs
-    assert run.tree() == ("ParentDocumentRetriever", [("InMemoryVectorStoreRetriever", [])])
+    assert run.tree() == ("ParentDocumentRetriever", [("VectorStoreRetriever", [])])
     assert [c.id for c in run.children[0].outputs["documents"]] == ["more-1"]
     assert run.outputs == {"documents": [PARENTS[2]]}
 
@@ -297,7 +297,7 @@ async def test_batch_searches_children_once_and_reads_the_docstore_once():
     assert searches == [["cats purr", "bond yields"]]
     assert reads == [["pets", "more", "money"]]
     assert [run.tree() for run in collector.traced_runs] == [
-        ("ParentDocumentRetriever", [("InMemoryVectorStoreRetriever", [])])
+        ("ParentDocumentRetriever", [("VectorStoreRetriever", [])])
     ] * 2
     assert [run.children[0].inputs for run in collector.traced_runs] == [
         {"query": "cats purr"},

@@ -207,8 +207,8 @@ def test_nested_retrievers_report_a_full_run_tree():
                             ("LineListOutputParser", []),
                         ],
                     ),
-                    ("InMemoryVectorStoreRetriever", []),
-                    ("InMemoryVectorStoreRetriever", []),
+                    ("VectorStoreRetriever", []),
+                    ("VectorStoreRetriever", []),
                 ],
             ),
         ],
@@ -230,6 +230,6 @@ def test_in_a_rag_chain_batch_each_retriever_run_sits_under_its_own_input():
         assert ensemble is not None and ensemble.inputs == {"query": query}
         assert sorted(child.name for child in ensemble.children) == [
             "BM25Retriever",
-            "InMemoryVectorStoreRetriever",
+            "VectorStoreRetriever",
         ]
         assert all(child.inputs == {"query": query} for child in ensemble.children)

@@ -149,8 +149,8 @@ def test_ask_streams_its_runs_events(server: BackgroundServer) -> None:
     events = asyncio.run(collect())
     assert [(e["event"], e["name"]) for e in events[:4]] == [
         ("on_retriever_start", "retrieve_documents"),
-        ("on_retriever_start", "FAISSRetriever"),
-        ("on_retriever_end", "FAISSRetriever"),
+        ("on_retriever_start", "VectorStoreRetriever"),
+        ("on_retriever_end", "VectorStoreRetriever"),
         ("on_retriever_end", "retrieve_documents"),
     ]
     found = events[3]["data"]["output"]

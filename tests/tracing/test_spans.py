@@ -91,7 +91,7 @@ def test_retrieval_chain_spans_form_the_run_tree(traced: Traced) -> None:
         "ragline.retrieval.search_type": "similarity",
         "ragline.retrieval.score_type": "native",  # InMemoryVectorStore: cosine similarity
         "ragline.run.type": "retriever",
-        "ragline.run.name": "InMemoryVectorStoreRetriever",
+        "ragline.run.name": "VectorStoreRetriever",
         "ragline.run.id": retrieval.attributes["ragline.run.id"],
     }
     model = traced.named("chat FakeListChatModel")

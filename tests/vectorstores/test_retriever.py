@@ -58,13 +58,18 @@ def test_invoke_is_one_retriever_run(store: CountingStore) -> None:
     documents = retriever.invoke("q0", config={"callbacks": [collector]})
     [run] = collector.traced_runs
     assert (run.name, run.run_type, run.inputs) == (
-        "CountingStoreRetriever",
+        "VectorStoreRetriever",
         "retriever",
         {"query": "q0"},
     )
     assert run.outputs == {"documents": documents} and texts_of(documents) == ["d0", "d1"]
-    assert run.tags == ["mine", "CountingStore", "ExplicitEmbeddings"]
-    assert run.metadata == {"user": 7}
+    assert run.tags == ["mine"]  # given tags replace the store's, as in LangChain
+    assert run.metadata == {
+        "user": 7,
+        "ls_retriever_name": "vectorstore",
+        "ls_vector_store_provider": "CountingStore",
+        "ls_embedding_provider": "ExplicitEmbeddings",
+    }
     assert [event["name"] for event in run.events] == ["start", "end"]
 
 
@@ -109,8 +114,8 @@ def test_retriever_inside_a_chain_is_a_child_run(store: CountingStore) -> None:
         ("chain_start", "RunnableSequence", None),
         ("chain_start", clean.get_name(), "RunnableSequence"),
         ("chain_end", clean.get_name(), "RunnableSequence"),
-        ("retriever_start", "CountingStoreRetriever", "RunnableSequence"),
-        ("retriever_end", "CountingStoreRetriever", "RunnableSequence"),
+        ("retriever_start", "VectorStoreRetriever", "RunnableSequence"),
+        ("retriever_end", "VectorStoreRetriever", "RunnableSequence"),
         ("chain_end", "RunnableSequence", None),
     ]
 

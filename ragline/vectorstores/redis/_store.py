@@ -143,6 +143,13 @@ class Redis(VectorStore):
     """
 
     shared_across_processes = True  # a pickled copy opens its own connection (see below)
+    _retriever_name = "RedisVectorStoreRetriever"  # LangChain's Redis retriever class
+
+    def _retriever_tags(self, tags: list[str] | None) -> list[str]:
+        # LangChain's Redis.as_retriever puts the store's tags after the given ones
+        from ragline.vectorstores.retriever import _default_tags
+
+        return [*(tags or []), *_default_tags(self)]
 
     def __init__(
         self,
