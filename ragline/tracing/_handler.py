@@ -47,7 +47,8 @@ from typing import Any
 from uuid import UUID
 
 from ragline.core.callbacks.base import BaseCallbackHandler
-from ragline.core.callbacks.manager import current_run_listeners
+from ragline.core.callbacks.run_managers import BaseRunManager
+from ragline.core.config import get_current_config
 
 _json_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
 
@@ -325,10 +326,8 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         provider = getattr(embeddings, "_tracing_provider", None)
         if isinstance(provider, str):
             attributes["gen_ai.provider.name"] = provider
-        parent = None
-        found = current_run_listeners("embedding_span")
-        if found is not None and self in found[1]:
-            parent = self._spans.get(found[0])
+        run_id = _running_run_id() if self._spans else None
+        parent = self._spans.get(run_id) if run_id is not None else None
         return self._tracer.start_span(
             f"embeddings {model}" if attributes.get("gen_ai.request.model") else "embeddings",
             context=self._set_in_context(parent) if parent is not None else None,
@@ -384,6 +383,15 @@ class EmbeddingObserver:
             raise
         self.handler.end_embedding_span(span, result, record)
         return result
+
+
+def _running_run_id() -> UUID | None:
+    """The id of the run executing right now (the one whose config is current), if any:
+    an embedding call's parent run. A span of this handler's has that id only when the
+    run is one it traces, so no look at the run's handlers is needed."""
+    config = get_current_config()
+    run = getattr(config.get("callbacks"), "_parent", None) if config else None
+    return run.run_id if isinstance(run, BaseRunManager) else None
 
 
 def _count(texts: Any) -> int:
@@ -522,11 +530,15 @@ def _ids_and_scores(documents: Sequence[Any], scores: Sequence[float]) -> str:
     """``[{"id": ..., "score": ...}, ...]`` as JSON, written directly: this runs on every
     traced search, and ``json.dumps`` of a list of dicts costs several times more."""
     entries = []
+    scored = len(scores)
     for index, document in enumerate(documents):
         document_id = getattr(document, "id", None)
-        text = "null" if document_id is None else _json_string(str(document_id))
-        if index < len(scores) and math.isfinite(scores[index]):
-            entries.append(f'{{"id": {text}, "score": {float(scores[index])!r}}}')
+        if document_id is None:
+            text = "null"
+        else:
+            text = _json_string(document_id if type(document_id) is str else str(document_id))
+        if index < scored and math.isfinite(score := float(scores[index])):
+            entries.append(f'{{"id": {text}, "score": {score!r}}}')
         else:
             entries.append(f'{{"id": {text}}}')
     return "[" + ", ".join(entries) + "]"
