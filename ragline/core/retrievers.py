@@ -172,7 +172,9 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
     def _with_ls_params(self, config: RunnableConfig) -> RunnableConfig:
         # ``config`` is an ensured one (its own dict): the keys go over the caller's
         # metadata, and its child config hands them down.
-        config["metadata"] = {**(config.get("metadata") or {}), **self._get_ls_params()}
+        params = self._get_ls_params()  # a fresh dict
+        metadata = config.get("metadata")
+        config["metadata"] = {**metadata, **params} if metadata else params
         return config
 
     def _start_run(

@@ -133,15 +133,15 @@ class VectorStoreRetriever(BaseRetriever):
     def _get_ls_params(self, **kwargs: Any) -> dict[str, Any]:
         """``ls_retriever_name``, ``ls_vector_store_provider`` (the store's class name) and,
         when the store has embeddings, ``ls_embedding_provider`` (their class name)."""
+        store = self.vectorstore
         params = super()._get_ls_params(**kwargs)
-        params["ls_vector_store_provider"] = type(self.vectorstore).__name__
-        embeddings = getattr(self.vectorstore, "embeddings", None)
+        params["ls_vector_store_provider"] = type(store).__name__
+        embeddings = getattr(store, "embeddings", None)
         if not embeddings:
-            embeddings = getattr(self.vectorstore, "embedding", None)
+            embeddings = getattr(store, "embedding", None)
             if not isinstance(embeddings, Embeddings):
-                embeddings = None
-        if embeddings:
-            params["ls_embedding_provider"] = type(embeddings).__name__
+                return params
+        params["ls_embedding_provider"] = type(embeddings).__name__
         return params
 
     def __repr__(self) -> str:

@@ -106,6 +106,9 @@ class BaseLanguageModel(
     # whether a cache hit is a run that callbacks see (LangChain: a chat model's is, an
     # LLM's is not)
     _cache_hit_runs: ClassVar[bool] = True
+    # whether the start event's invocation_params include the options bound to the call
+    # (LangChain: chat models yes, LLMs no); the cache key always includes them
+    _reports_bound_options: ClassVar[bool] = True
     # hook name -> whether the class's hook takes ``run_manager`` (read at class creation)
     _run_manager_hooks: ClassVar[frozenset[str]] = frozenset()
 
@@ -290,12 +293,12 @@ class BaseLanguageModel(
         options = {
             "name": config.get("run_name") or self.get_name(),
             "run_id": config.get("run_id"),
-            "invocation_params": {
-                **self._identifying_params,
-                "_type": self._llm_type,
-                "stop": given,
-                **bound,
-            },
+            # LangChain's LLMs report no bound option here; its chat models do
+            "invocation_params": (
+                {**self._identifying_params, "_type": self._llm_type, "stop": given, **bound}
+                if self._reports_bound_options
+                else {**self._identifying_params, "_type": self._llm_type, "stop": given}
+            ),
             "local_tags": self.tags,
             "local_metadata": self.metadata,
         }
@@ -355,7 +358,7 @@ class BaseLanguageModel(
         model_input, config, manager, options = self._begin(input, config, stop, bound)
         slot = cached = None
         if not self._cache_hit_runs:  # a cache hit makes no run (LangChain's LLMs)
-            slot = cache_slot(self, model_input, options["invocation_params"])
+            slot = cache_slot(self, model_input, options["invocation_params"], bound)
             cached = slot.lookup() if slot is not None else None
             if cached is not None:
                 output, generation = self._from_cache(cached[0])
@@ -364,7 +367,7 @@ class BaseLanguageModel(
         try:
             with use_config(run.child_config(config)):
                 if self._cache_hit_runs:
-                    slot = cache_slot(self, model_input, options["invocation_params"])
+                    slot = cache_slot(self, model_input, options["invocation_params"], bound)
                     cached = slot.lookup() if slot is not None else None
                 if cached is not None:
                     output, generation = self._from_cache(cached[0])
@@ -415,7 +418,7 @@ class BaseLanguageModel(
         model_input, config, manager, options = self._begin(input, config, stop, bound)
         slot = cached = None
         if not self._cache_hit_runs:
-            slot = cache_slot(self, model_input, options["invocation_params"])
+            slot = cache_slot(self, model_input, options["invocation_params"], bound)
             cached = await slot.alookup() if slot is not None else None
             if cached is not None:
                 output, generation = self._from_cache(cached[0])
@@ -424,7 +427,7 @@ class BaseLanguageModel(
         try:
             with use_config(run.child_config(config)):
                 if self._cache_hit_runs:
-                    slot = cache_slot(self, model_input, options["invocation_params"])
+                    slot = cache_slot(self, model_input, options["invocation_params"], bound)
                     cached = await slot.alookup() if slot is not None else None
                 if cached is not None:
                     output, generation = self._from_cache(cached[0])

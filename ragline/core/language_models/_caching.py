@@ -91,13 +91,16 @@ def _prompt_text(model_input: Any) -> str:
     return json.dumps(dicts, ensure_ascii=False, default=repr)
 
 
-def cache_slot(model: Any, model_input: Any, invocation_params: dict[str, Any]) -> CacheSlot | None:
-    """The slot for this call, or None when the model does not cache."""
+def cache_slot(
+    model: Any, model_input: Any, invocation_params: dict[str, Any], bound: dict[str, Any]
+) -> CacheSlot | None:
+    """The slot for this call, or None when the model does not cache. The key has every
+    option bound to the call, also where ``invocation_params`` leaves them out (LLMs)."""
     cache = _resolve(getattr(model, "cache", None), type(model).__name__)
     if cache is None:
         return None
     llm_string = json.dumps(
-        {**invocation_params, "_class": type(model).__qualname__},
+        {**invocation_params, **bound, "_class": type(model).__qualname__},
         sort_keys=True,
         ensure_ascii=False,
         default=repr,

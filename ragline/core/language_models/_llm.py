@@ -49,6 +49,7 @@ class BaseLLM(BaseLanguageModel[str]):
     """
 
     _cache_hit_runs = False  # a cached answer makes no run, as LangChain's LLMs
+    _reports_bound_options = False  # bound options stay out of invocation_params (LangChain)
     # hooks written over a list of prompts (LangChain's BaseLLM._generate shape)
     _list_hooks: ClassVar[frozenset[str]] = frozenset()
 
@@ -324,7 +325,7 @@ class BaseLLM(BaseLanguageModel[str]):
         slots = []
         for one, config in zip(inputs, configs, strict=True):
             model_input, _, _, options = self._begin(one, config, stops, bound)
-            slot = cache_slot(self, model_input, options["invocation_params"])
+            slot = cache_slot(self, model_input, options["invocation_params"], bound)
             if slot is None:
                 return None
             slots.append(slot)
