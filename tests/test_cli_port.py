@@ -125,6 +125,7 @@ def test_names_it_cannot_map_are_reported_with_the_reason_and_kept(tmp_path, cap
     assert main(["port", str(path)]) == 1
     assert path.read_text() == textwrap.dedent(
         """\
+        import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains
         from ragline.vectorstores import FAISS
         from langchain_community.vectorstores import Chroma as C
         from langchain_core.tracers.langchain import LangChainTracer
@@ -158,7 +159,8 @@ def test_module_imports_with_an_alias(tmp_path, capsys):
     )
     path = write_project(tmp_path, {"mod.py": source}) / "mod.py"
     assert main(["port", str(path)]) == 1
-    assert path.read_text().splitlines()[:4] == [
+    assert path.read_text().splitlines()[:5] == [
+        "import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains",
         "import ragline.core as lcr, json",
         "import ragline.core as m",
         "import ragline.core as p",
@@ -240,3 +242,45 @@ def test_redis_filter_classes_port_from_each_langchain_path(tmp_path, capsys):
     assert capsys.readouterr().err == f"{path}: 3 import(s) rewritten\n"
     ran = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True)
     assert ran.stdout.startswith("True ")
+
+
+def test_a_langchain_runnable_left_unmapped_joins_the_ported_chain(tmp_path):
+    # XMLOutputParser is not ragline's: its import stays, and the line port adds lets the
+    # LangChain parser run (and stream) inside the chain ragline's prompt and model start.
+    source = textwrap.dedent(
+        """\
+        from langchain_core.language_models import FakeListChatModel
+        from langchain_core.output_parsers import XMLOutputParser
+        from langchain_core.prompts import PromptTemplate
+
+        reply = "<list><item>a</item><item>b</item></list>"
+        model = FakeListChatModel(responses=[reply, reply])
+        chain = PromptTemplate.from_template("{q}") | model | XMLOutputParser(parser="xml")
+        print(type(chain).__module__.split(".")[0])
+        print(chain.invoke({"q": "list"}))
+        print(list(chain.stream({"q": "list"})))
+        """
+    )
+    path = write_project(tmp_path, {"app.py": source}) / "app.py"
+    assert main(["port", str(path)]) == 1  # a name stayed unmapped
+    ported = path.read_text()
+    assert ported.splitlines()[0] == (
+        "import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains"
+    )
+    run = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, cwd=tmp_path, check=True
+    )
+    assert run.stdout == (
+        "ragline\n"
+        "{'list': [{'item': 'a'}, {'item': 'b'}]}\n"
+        "[{'list': [{'item': 'a'}]}, {'list': [{'item': 'b'}]}]\n"
+    )
+
+
+def test_nothing_is_added_when_every_name_maps_or_none_does(tmp_path):
+    every = "from langchain_core.documents import Document\n"
+    none = "from langchain_community.vectorstores import Chroma\n"
+    project = write_project(tmp_path, {"every.py": every, "none.py": none})
+    main(["port", str(project / "every.py"), str(project / "none.py")])
+    assert (project / "every.py").read_text() == "from ragline.core import Document\n"
+    assert (project / "none.py").read_text() == none

@@ -3,7 +3,9 @@
 Only import statements change: the source is parsed with :mod:`ast`, each import of a
 LangChain module is replaced in place (its exact span, found by byte offsets), and every
 other byte of the file stays as it was. A name the table cannot map stays imported from
-LangChain, and is reported with the reason.
+LangChain, and is reported with the reason; a program that keeps such a name and also
+imports ragline's gets one more line, ``import ragline.interop.langchain.compose``
+(before its first import from LangChain), so LangChain's runnables join ragline's chains.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ LANGCHAIN_ROOTS = (
     "langserve",
 )
 MAX_LINE = 100
+COMPOSE_LINE = (
+    "import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains\n"
+)
 _FROM_MODULE = re.compile(r"^from\s+[\w.]+\s+import")
 
 
@@ -48,6 +53,8 @@ class PortResult:
     unmapped: list[Unmapped] = field(default_factory=list)
     changed: int = 0
     """How many import statements were rewritten."""
+    compose_added: bool = False
+    """Whether :data:`COMPOSE_LINE` was added (names stay imported from LangChain)."""
 
 
 def is_langchain(module: str) -> bool:
@@ -237,6 +244,8 @@ def port_source(source: str) -> PortResult:
     for line in data.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
     edits: list[tuple[int, int, bytes]] = []
+    top_level = {id(node) for node in tree.body}
+    first_top: int | None = None  # where the first module-level LangChain import begins
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             if not any(is_langchain(alias.name) for alias in node.names):
@@ -248,6 +257,8 @@ def port_source(source: str) -> PortResult:
             statement = _port_from(node, read, out)
         else:
             continue
+        if id(node) in top_level and (first_top is None or node.lineno < first_top):
+            first_top = node.lineno
         if not statement.mapped:  # left exactly as written, comments and all
             continue
         assert node.end_lineno is not None and node.end_col_offset is not None
@@ -257,9 +268,15 @@ def port_source(source: str) -> PortResult:
         text = statement.render(data[begin:end].decode("utf-8"), indent)
         if text.encode("utf-8") != data[begin:end]:
             edits.append((begin, end, text.encode("utf-8")))
+    out.changed = len(edits)
+    if out.unmapped and edits and first_top is not None:
+        # Names left imported from LangChain meet ragline's objects: let LangChain's
+        # runnables join ragline's chains (prompt | model | a LangChain-only parser).
+        line_start = starts[first_top - 1]
+        edits.append((line_start, line_start, COMPOSE_LINE.encode("utf-8")))
+        out.compose_added = True
     for begin, end, new in sorted(edits, reverse=True):
         data = data[:begin] + new + data[end:]
     out.source = data.decode("utf-8")
-    out.changed = len(edits)
     out.unmapped.sort(key=lambda item: item.line)
     return out

@@ -490,8 +490,16 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        # LangChain rebuilds each piece with its keys in this order, missing ones None
         self.tool_call_chunks = [
-            {**chunk, "type": "tool_call_chunk"}  # type: ignore[typeddict-item]
+            cast(
+                ToolCallChunk,
+                {
+                    **{key: chunk.get(key) for key in _CHUNK_KEYS},
+                    **chunk,
+                    "type": "tool_call_chunk",
+                },
+            )
             for chunk in self.tool_call_chunks
         ]
         if self.tool_call_chunks:
@@ -641,6 +649,9 @@ def _sum_counts(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
         else:
             total[key] = total.get(key, 0) + value
     return total
+
+
+_CHUNK_KEYS = ("name", "args", "id", "index")
 
 
 def _merge_tool_call_chunks(

@@ -246,7 +246,7 @@ def test_custom_keys_user_and_conversation() -> None:
     chat.invoke("hey", {"configurable": {"user_id": "u1", "conversation_id": "c2"}})
     assert sorted(histories) == [("u1", "c1"), ("u1", "c2")]
     assert [m.text for m in histories["u1", "c2"].messages] == ["hey", "ok"]
-    assert [spec.id for spec in chat.config_specs] == ["user_id", "conversation_id"]
+    assert [spec.id for spec in chat.config_specs] == ["conversation_id", "user_id"]  # by id
     with pytest.raises(ConfigurationError, match=r"missing key\(s\) \['conversation_id'\]"):
         chat.invoke("hi", {"configurable": {"user_id": "u1"}})
 

@@ -12,7 +12,7 @@ Example:
     >>> cache = InMemoryCache()
     >>> cache.update("2 + 2 =", "model-a", [Generation("4")])
     >>> cache.lookup("2 + 2 =", "model-a"), cache.lookup("2 + 2 =", "model-b")
-    ([Generation(text='4', generation_info=None)], None)
+    ([Generation(text='4')], None)
 """
 
 from __future__ import annotations

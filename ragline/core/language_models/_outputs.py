@@ -38,8 +38,27 @@ class Generation:
     text: str = ""
     generation_info: dict[str, Any] | None = None
 
+    def _shown(self) -> list[tuple[str, Any]]:
+        # LangChain's printed form leaves out a field that holds its default (the text
+        # of a chat generation is left out when empty, a plain generation's never is).
+        shown: list[tuple[str, Any]] = []
+        if self.text or not isinstance(self, ChatGeneration):
+            shown.append(("text", self.text))
+        if self.generation_info is not None:
+            shown.append(("generation_info", self.generation_info))
+        if isinstance(self, ChatGeneration):
+            shown.append(("message", self.message))
+        return shown
 
-@dataclass
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in self._shown())
+        return f"{type(self).__name__}({fields})"
+
+    def __str__(self) -> str:
+        return " ".join(f"{name}={value!r}" for name, value in self._shown())
+
+
+@dataclass(repr=False)
 class GenerationChunk(Generation):
     """A streamed piece of a ``Generation``; pieces add up with ``+``.
 
@@ -57,7 +76,7 @@ class GenerationChunk(Generation):
         return GenerationChunk(self.text + other.text, info or None)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class ChatGeneration(Generation):
     """One generated chat message; ``text`` is the message's text.
 
@@ -75,7 +94,7 @@ class ChatGeneration(Generation):
         self.text = self.message.text
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, repr=False)
 class ChatGenerationChunk(ChatGeneration):
     """A streamed piece of a ``ChatGeneration`` (its message is an ``AIMessageChunk``)."""
 
@@ -119,6 +138,9 @@ class ChatResult:
     generations: list[ChatGeneration]
     llm_output: dict[str, Any] | None = None
 
+    def __str__(self) -> str:
+        return f"generations={self.generations!r} llm_output={self.llm_output!r}"
+
 
 @dataclass(eq=False)
 class LLMResult:
@@ -137,6 +159,24 @@ class LLMResult:
     generations: list[list[Generation]]
     llm_output: dict[str, Any] | None = None
     run: list[RunInfo] | None = None
+
+    def __repr__(self) -> str:
+        return f"LLMResult({self._fields(', ')})"
+
+    def __str__(self) -> str:
+        return self._fields(" ")
+
+    def _fields(self, separator: str) -> str:
+        # LangChain's printed form, its ``type`` field last
+        return separator.join(
+            f"{name}={value!r}"
+            for name, value in (
+                ("generations", self.generations),
+                ("llm_output", self.llm_output),
+                ("run", self.run),
+                ("type", self.type),
+            )
+        )
 
     @property
     def run_ids(self) -> list[UUID]:

@@ -191,6 +191,11 @@ class PydanticOutputParser(JsonOutputParser):
             )
         super().__init__(pydantic_object=pydantic_object)
 
+    @property
+    def OutputType(self) -> Any:
+        """The pydantic model class (what ``parse`` returns)."""
+        return self.pydantic_object
+
     def parse(self, text: str) -> Any:
         return self._validated(_parse_json(text), text)
 

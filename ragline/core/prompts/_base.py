@@ -133,6 +133,11 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
         prompt's example selector)."""
         return self.format_prompt(**kwargs)
 
+    @property
+    def InputType(self) -> Any:
+        """``dict[str, Any]``: the variables, by name (LangChain's input type)."""
+        return dict[str, Any]
+
     def _input_title(self) -> str:
         return "PromptInput"
 

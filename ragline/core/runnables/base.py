@@ -54,6 +54,22 @@ Output = TypeVar("Output")
 _DEFAULT_WORKERS = 16
 
 
+_FOREIGN_ADAPTERS: list[Callable[[Any], Runnable[Any, Any] | None]] = []
+
+
+def register_foreign_runnables(adapter: Callable[[Any], Runnable[Any, Any] | None]) -> None:
+    """Let chains take another library's runnables: ``adapter(thing)`` returns a ragline
+    Runnable standing for ``thing``, or ``None`` when ``thing`` is not its kind.
+
+    :func:`coerce_to_runnable` (every ``|``, dict step and fallback) asks the adapters
+    before it treats ``thing`` as a plain callable. ``ragline.interop.langchain.compose``
+    registers one for LangChain's runnables; registering the same adapter again does
+    nothing.
+    """
+    if adapter not in _FOREIGN_ADAPTERS:
+        _FOREIGN_ADAPTERS.append(adapter)
+
+
 def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     """Return ``thing`` as a Runnable: callables become lambdas, dicts parallels.
 
@@ -68,6 +84,10 @@ def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
 
     if isinstance(thing, Runnable):
         return thing
+    for adapter in _FOREIGN_ADAPTERS:  # another library's runnables (interop registers)
+        adapted = adapter(thing)
+        if adapted is not None:
+            return adapted
     if inspect.isgeneratorfunction(thing) or inspect.isasyncgenfunction(thing):
         return RunnableGenerator(thing)
     if callable(thing):
@@ -581,12 +601,12 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
 
     @property
     def config_specs(self) -> list[ConfigurableField]:
-        """Every ConfigurableField reachable from this runnable, one per id."""
+        """Every ConfigurableField reachable from this runnable, one per id, in id order."""
         seen: dict[str, Any] = {}
         for child in self._children():
             for spec in child.config_specs:
                 seen.setdefault(spec.id, spec)
-        return list(seen.values())
+        return [seen[key] for key in sorted(seen)]  # in id order, as LangChain lists them
 
     def as_tool(
         self,

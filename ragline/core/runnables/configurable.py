@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import enum
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -80,6 +81,11 @@ class ConfigurableFieldSpec:
     is_shared: bool = False
     dependencies: list[str] | None = None
     options: tuple[str, ...] | None = None
+
+
+def _by_id(specs: dict[str, Any]) -> list[Any]:
+    """Specs in id order, as LangChain lists them."""
+    return [specs[key] for key in sorted(specs)]
 
 
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
@@ -288,7 +294,7 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
         }
         for spec in super().config_specs:
             specs.setdefault(spec.id, spec)
-        return list(specs.values())
+        return _by_id(specs)
 
     def _prepare(self, config: RunnableConfig) -> Runnable[Input, Output]:
         values = config.get("configurable") or {}
@@ -364,6 +370,12 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         alternatives' own fields."""
         choice = ConfigurableFieldSpec(
             self.which.id,
+            # LangChain's annotation: a str Enum named after the choice, one member per key
+            annotation=enum.Enum(  # type: ignore[misc]
+                self.which.name or self.which.id,
+                [(key, key) for key in [*self.alternatives, self.default_key]],
+                type=str,
+            ),
             name=self.which.name,
             description=self.which.description,
             default=self.default_key,
@@ -373,14 +385,14 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         if not self.prefix_keys:
             for spec in super().config_specs:
                 specs.setdefault(spec.id, spec)
-            return list(specs.values())
+            return _by_id(specs)
         options = [(self.default_key, self.default), *self.alternatives.items()]
         for key, option in options:
             for spec in option.config_specs:
                 if not getattr(spec, "is_shared", False):  # shared: one for the whole tree
                     spec = dataclasses.replace(spec, id=f"{self._prefix(key)}{spec.id}")
                 specs.setdefault(spec.id, spec)
-        return list(specs.values())
+        return _by_id(specs)
 
     def _prefix(self, key: str) -> str:
         return f"{self.which.id}=={key}/"

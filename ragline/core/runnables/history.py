@@ -165,11 +165,11 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
 
     @property
     def config_specs(self) -> list[Any]:
-        """The conversation keys, then the wrapped runnable's configurable fields."""
+        """The conversation keys and the wrapped runnable's configurable fields, by id."""
         specs: dict[str, Any] = {spec.id: spec for spec in self.history_factory_config}
         for spec in self.runnable.config_specs:
             specs.setdefault(spec.id, spec)
-        return list(specs.values())
+        return [specs[key] for key in sorted(specs)]  # in id order, as LangChain's
 
     # ---------------------------------------------------------------- the conversation
 

@@ -76,11 +76,28 @@ class Schema:
 
 
 def titled(schema: dict[str, Any], title: str, defs: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` with ``title`` first and the collected ``$defs`` attached."""
+    """``schema`` with its ``title`` and the collected ``$defs``, keys in pydantic's order."""
     result = {"title": title, **{k: v for k, v in schema.items() if k != "title"}}
     if defs:
         result["$defs"] = {**result.get("$defs", {}), **defs}
-    return result
+    return pydantic_sorted(result)
+
+
+def pydantic_sorted(value: Any, parent: str | None = None) -> Any:
+    """``value`` with every dict's keys in alphabetical order, as pydantic's
+    ``model_json_schema()`` writes them (programs print these schemas): the names under
+    ``properties`` and a ``default`` value keep their own order.
+
+    Example:
+        >>> pydantic_sorted({"type": "object", "properties": {"b": {"type": "x"}, "a": {}}})
+        {'properties': {'b': {'type': 'x'}, 'a': {}}, 'type': 'object'}
+    """
+    if isinstance(value, dict):
+        keys = list(value) if parent in ("properties", "default") else sorted(value)
+        return {key: pydantic_sorted(value[key], key) for key in keys}
+    if isinstance(value, list):
+        return [pydantic_sorted(item, parent) for item in value]
+    return value
 
 
 class SchemaMethods:
@@ -249,7 +266,7 @@ def _configurable_properties(root: Any) -> dict[str, Any]:
         if default is not None:
             entry["default"] = default
         annotation = getattr(spec, "annotation", None)
-        if annotation is not None:
+        if annotation is not None and not getattr(spec, "options", None):  # options: the enum
             entry.update(json_schema_of(annotation))
         found[spec.id] = entry
 

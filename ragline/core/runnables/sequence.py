@@ -87,6 +87,16 @@ class RunnableSequence(Runnable[Input, Output]):
     def _children(self) -> list[Runnable[Any, Any]]:
         return self.steps
 
+    @property
+    def InputType(self) -> Any:
+        """The first step's input type."""
+        return self.first.InputType
+
+    @property
+    def OutputType(self) -> Any:
+        """The last step's output type."""
+        return self.last.OutputType
+
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return self.first._input_json(defs)
 

@@ -11,6 +11,7 @@ inner runs become the wrapper's children.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from functools import cache
 from typing import Any
 
 from ragline.core import Document
@@ -232,23 +233,32 @@ class LangChainEmbeddings(Embeddings):
         return list(map(float, await self.langchain_object.aembed_query(text)))
 
 
+@cache
+def _surely_unheard() -> Any:
+    """``_unheard.surely_unheard``, imported on first use (it loads langchain_core)."""
+    from ragline.interop.langchain._unheard import surely_unheard
+
+    return surely_unheard
+
+
 def _unheard_run(retriever: Any, config: dict[str, Any], asynchronous: bool) -> Any:
     """A no-op LangChain run manager for ``retriever``'s hook when the retriever run
     ``invoke`` would start with ``config`` has no handler, else None (then its own
     ``invoke`` / ``ainvoke`` runs).
 
-    LangChain's own ``configure`` says whether there is a handler (passed in the config,
-    in context variables, or set up globally), so only its bookkeeping for a run nobody
-    hears is skipped. A retriever class with its own ``invoke`` always gets it called.
+    ``surely_unheard`` (``_unheard.py``) says whether a handler could be there (passed in
+    the config, in context variables, or set up globally), reading what LangChain's
+    ``configure`` reads; when unsure, LangChain's own ``invoke`` runs and builds the
+    handlers. So only its bookkeeping for a run nobody hears is skipped. A retriever
+    class with its own ``invoke`` always gets it called.
     """
     base = lc("retrievers").BaseRetriever
     name = "ainvoke" if asynchronous else "invoke"
     if getattr(type(retriever), name) is not getattr(base, name):
         return None
-    manager = lc("callbacks.manager")
-    callbacks = lc("runnables.config").ensure_config(config).get("callbacks")
-    if manager.CallbackManager.configure(callbacks, None).handlers:
+    if not _surely_unheard()(config, {}, asynchronous):
         return None
+    manager = lc("callbacks.manager")
     kind = (
         manager.AsyncCallbackManagerForRetrieverRun
         if asynchronous
@@ -525,6 +535,37 @@ class LangChainRunnable(Runnable[Any, Any]):
                     yield to_ragline(chunk)
 
         yield from self._transform_stream_with_config(iter([input]), chunks, config)
+
+    def transform(
+        self, input: Iterator[Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
+        """Hand the input stream to the LangChain object's ``transform`` (a parser then
+        streams as it does in LangChain)."""
+
+        def chunks(inputs: Iterator[Any]) -> Iterator[Any]:
+            converted = (to_lc(value) for value in inputs)
+            for chunk in self.langchain_object.transform(converted, langchain_config(), **kwargs):
+                yield to_ragline(chunk)
+
+        yield from self._transform_stream_with_config(input, chunks, config)
+
+    async def atransform(
+        self, input: AsyncIterator[Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """Async :meth:`transform`."""
+
+        async def chunks(inputs: AsyncIterator[Any]) -> AsyncIterator[Any]:
+            async def converted() -> AsyncIterator[Any]:
+                async for value in inputs:
+                    yield to_lc(value)
+
+            async for chunk in self.langchain_object.atransform(
+                converted(), langchain_config(), **kwargs
+            ):
+                yield to_ragline(chunk)
+
+        async for chunk in self._atransform_stream_with_config(input, chunks, config):
+            yield chunk
 
     async def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any

@@ -70,7 +70,7 @@ from __future__ import annotations
 import math
 import threading
 import warnings
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, MutableMapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -403,6 +403,24 @@ class FAISS(VectorStore):
     ) -> None:
         self._records.update(zip(labels, zip(ids, texts, metadatas, strict=True), strict=True))
         self._label_of.update(zip(ids, labels, strict=True))
+
+    def delete(self, ids: Sequence[str]) -> bool:  # type: ignore[override]
+        """Delete the documents with these ids (ids not stored are ignored); returns
+        ``True``, as LangChain's ``FAISS.delete`` does.
+
+        Example:
+            >>> from ragline.embeddings import HashingEmbeddings
+            >>> store = FAISS.from_texts(["a", "b"], HashingEmbeddings(dimension=8), ids=["x", "y"])
+            >>> store.delete(["x"]), store.get_by_ids(["x", "y"])[0].id
+            (True, 'y')
+        """
+        super().delete(ids)
+        return True
+
+    async def adelete(self, ids: Sequence[str]) -> bool:  # type: ignore[override]
+        """Async :meth:`delete`; returns ``True``."""
+        await super().adelete(ids)
+        return True
 
     def _delete(self, ids: list[str]) -> None:
         with self._lock:
