@@ -34,7 +34,12 @@ from langsmith.run_trees import RunTree
 from ragline.core import BaseRetriever, Document
 from ragline.core.exceptions import InvalidInputError
 from ragline.embeddings import HashingEmbeddings
-from ragline.interop.langchain import _unheard, to_langchain
+from ragline.interop.langchain import (
+    _unheard,
+    document_from_langchain,
+    from_langchain,
+    to_langchain,
+)
 from ragline.vectorstores import FAISS
 from tests.interop.test_bridge_listeners import (
     SHOUTED,
@@ -320,3 +325,76 @@ def test_an_instrumentation_wrapping_the_manager_before_the_first_call_hears_the
         assert to_langchain(_Shouting()).invoke("hi") == SHOUTED
     _assert_retriever_then_shout(handler.events, "_Shouting", None)
     assert _unheard._UNHEARD["ready"] is False  # found wrapped: never sure in this process
+
+
+# ---- from_langchain: a LangChain retriever's run, skipped the same way ----------------
+
+
+def _lc_faiss_retriever() -> Any:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # langchain-community's notice
+        from langchain_community.vectorstores import FAISS as LCFAISS
+
+    texts = [f"note {i} on topic {i % 7}" for i in range(50)]
+    embeddings = to_langchain(HashingEmbeddings(dimension=64))
+    store = LCFAISS.from_texts(texts, embeddings, metadatas=[{"i": i} for i in range(50)])
+    return store.as_retriever(search_kwargs={"k": 4})
+
+
+def test_with_nothing_listening_a_wrapped_langchain_retriever_finds_what_its_invoke_finds() -> None:
+    for retriever in (_lc_faiss_retriever(), _LCShouting()):
+        wrapped = from_langchain(retriever)
+        for query in ("topic 3", "note 12"):
+            expected = [document_from_langchain(d) for d in retriever.invoke(query)]
+            assert wrapped.invoke(query) == expected
+            assert asyncio.run(wrapped.ainvoke(query)) == expected
+
+
+def test_langsmith_s_tracing_context_traces_a_wrapped_langchain_retriever(
+    langsmith: Runs,
+) -> None:
+    client, runs = langsmith
+    with ls.tracing_context(enabled=True, client=client, project_name="bridge"):
+        from_langchain(_LCShouting()).invoke("hi")
+    client.flush()
+    assert _traced(runs) == [("_LCShouting", "retriever", None), ("shout", "chain", "_LCShouting")]
+
+
+def test_a_configure_hook_s_handler_hears_a_wrapped_langchain_retriever() -> None:
+    variable: ContextVar[Any] = ContextVar("ragline_test_from_hook", default=None)
+    handler = _Heard()
+    with _hook(variable):
+        token = variable.set(handler)
+        try:
+            assert from_langchain(_LCShouting()).invoke("hi") == [
+                Document("HI", metadata={"n": 1}, id="x")
+            ]
+        finally:
+            variable.reset(token)
+    _assert_retriever_then_shout(handler.events, "_LCShouting", None)
+
+
+def test_a_configure_hook_by_environment_variable_makes_as_many_handlers_through_the_bridge(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    variable: ContextVar[Any] = ContextVar("ragline_test_from_env_hook", default=None)
+    with _hook(variable, _HeardByHook, "RAGLINE_TEST_FROM_HOOK"):
+        monkeypatch.setenv("RAGLINE_TEST_FROM_HOOK", "1")
+        _HeardByHook.made.clear()
+        _LCShouting().invoke("hi")
+        native = len(_HeardByHook.made)
+        _HeardByHook.made.clear()
+        from_langchain(_LCShouting()).invoke("hi")
+    assert len(_HeardByHook.made) == native
+    _assert_retriever_then_shout(_HeardByHook.made[0].events, "_LCShouting", None)
+
+
+def test_an_instrumentation_wrapping_the_manager_hears_a_wrapped_langchain_retriever() -> None:
+    wrapped = from_langchain(_LCShouting())
+    wrapped.invoke("hi")
+    handler = _Heard()
+    with _instrumented(handler):
+        wrapped.invoke("hi")
+    _assert_retriever_then_shout(handler.events, "_LCShouting", None)
