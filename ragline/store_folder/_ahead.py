@@ -33,11 +33,14 @@ class EmbedAhead(Embeddings):
     Args:
         inner: the embeddings that compute the vectors.
         block: texts per call the thread makes.
+        first_block: texts of the thread's first call (default: ``block``); smaller, the
+            model starts as soon as that many texts are planned.
     """
 
-    def __init__(self, inner: Embeddings, *, block: int) -> None:
+    def __init__(self, inner: Embeddings, *, block: int, first_block: int | None = None) -> None:
         self.inner = inner
         self.block = block
+        self.first_block = block if first_block is None else max(1, min(first_block, block))
         # text -> its vectors not yet handed out, one per planned occurrence (two chunks
         # of one text are embedded and counted twice, as index() would without the plan)
         self._ready: dict[str, list[np.ndarray]] = {}
@@ -99,8 +102,9 @@ class EmbedAhead(Embeddings):
         with self._changed:
             while not self._stop.is_set():
                 available = len(self._queue) - self._next
-                if available >= self.block or self._complete or (available and self._waiting):
-                    part = self._queue[self._next : self._next + self.block]
+                block = self.first_block if self._next == 0 else self.block
+                if available >= block or self._complete or (available and self._waiting):
+                    part = self._queue[self._next : self._next + block]
                     self._next += len(part)
                     return part
                 self._changed.wait()

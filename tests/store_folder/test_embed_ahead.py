@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -134,3 +135,25 @@ def test_index_paths_embeds_the_first_files_while_it_reads_the_rest(
         load_paths([corpus]).documents, chunk_size=200, chunk_overlap=0
     )  # the test's loader hook is still on: it only watches
     assert sorted(store.snapshot().ids) == sorted(hash_document(chunk) for chunk in chunks)
+
+
+def test_the_first_block_can_be_smaller_so_the_model_starts_sooner() -> None:
+    """The thread's first call takes ``first_block`` texts as soon as they are planned,
+    the later ones full blocks; every text is still embedded once, in order."""
+    recording = Recording()
+    ahead = EmbedAhead(recording, block=4, first_block=2)
+    ahead.plan(["a", "b"], last=False)
+    for _ in range(2000):  # the thread starts on its own, nobody asking yet (<= 20 s)
+        if recording.calls:
+            break
+        time.sleep(0.01)
+    assert recording.calls == [("ragline-embed-ahead", ["a", "b"])]
+    first = ahead.embed_documents_array(["a", "b"])
+    ahead.plan(["c", "d", "e", "f", "g", "h", "i"], last=True)
+    rest = ahead.embed_documents_array(["c", "d", "e", "f", "g", "h", "i"])
+    ahead.close()
+    expected = HashingEmbeddings(dimension=16).embed_documents_array(list("abcdefghi"))
+    np.testing.assert_array_equal(np.concatenate([first, rest]), expected)
+    on_thread = [texts for name, texts in recording.calls if name == "ragline-embed-ahead"]
+    assert on_thread == [["a", "b"], ["c", "d", "e", "f"], ["g", "h", "i"]]
+    assert [texts for name, texts in recording.calls if name != "ragline-embed-ahead"] == []
