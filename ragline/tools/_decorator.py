@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ragline.core import BaseTool, InvalidInputError
-from ragline.tools._function import StructuredTool, Tool
+from ragline.tools._function import StructuredTool, Tool, docstring_description
 
 __all__ = ["tool"]
 
@@ -89,7 +89,7 @@ def _make(function: Any, name: str | None, options: dict[str, Any]) -> BaseTool:
         raise InvalidInputError(f"@tool decorates a function, got {function!r:.80}")
     is_async = inspect.iscoroutinefunction(function)
     if not options["infer_schema"]:
-        text = options["description"] or inspect.getdoc(function)
+        text = options["description"] or docstring_description(function)
         if not text:
             raise InvalidInputError(
                 f"tool {name or function.__name__!r} has no description: give the function a "

@@ -5,6 +5,7 @@ is called."""
 from __future__ import annotations
 
 import inspect
+import textwrap
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -177,7 +178,7 @@ class StructuredTool(_FunctionTool):
         if text is None and parse_docstring:  # the summary of the function's docstring
             text = parse_google_docstring(inspect.getdoc(source), [], strict=False)[0]
         if text is None:
-            text = inspect.getdoc(source)
+            text = docstring_description(source)
         if text is None and args_schema is not None:
             text = ArgsSchema.coerce(args_schema, name=tool_name).description or None
         if text is None:
@@ -270,3 +271,13 @@ class Tool(_FunctionTool):
                 errors=[("", f"expected one argument, got {len(tool_input)}")],
             )
         return super()._to_args_and_kwargs(tool_input)
+
+
+def docstring_description(function: Any) -> str | None:
+    """A tool's description from its function's docstring, as LangChain writes it: the
+    docstring dedented as a whole, then stripped (a summary on the line of the quotes
+    keeps the indentation of the lines below it). ``None`` without a docstring."""
+    raw = getattr(function, "__doc__", None)
+    if not isinstance(raw, str):
+        return inspect.getdoc(function)
+    return textwrap.dedent(raw).strip() or None

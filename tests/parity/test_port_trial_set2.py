@@ -229,3 +229,44 @@ def test_a_langchain_parser_ragline_lacks_runs_inside_a_ragline_chain() -> None:
     theirs, ours = chain(lc=True), chain(lc=False)
     assert ours.invoke({"q": "films"}) == theirs.invoke({"q": "films"})
     assert list(ours.stream({"q": "films"})) == list(theirs.stream({"q": "films"}))
+
+
+def _described(tool_decorator: Any, structured: Any) -> list[str]:
+    def weather(city: str, unit: str = "celsius") -> str:
+        """Get the weather in a city.
+
+        Args:
+            city: The city name.
+            unit: Temperature unit.
+        """
+        return city
+
+    def spaced(x: int) -> int:
+        """
+        Docstring that starts on its own line.
+          An indented line.
+        """
+        return x
+
+    def bare(x: int) -> int:
+        return x
+
+    return [
+        tool_decorator(weather).description,
+        tool_decorator(spaced).description,
+        tool_decorator(weather, parse_docstring=True).description,
+        structured.from_function(weather).description,
+        structured.from_function(bare, description="given").description,
+    ]
+
+
+def test_tool_descriptions_are_the_docstring_dedented_as_a_whole() -> None:
+    # a summary on the quotes' line keeps the Args block's indentation, as in LangChain
+    from langchain_core.tools import StructuredTool as LCStructuredTool
+    from langchain_core.tools import tool as lc_tool
+
+    from ragline.tools import StructuredTool, tool
+
+    theirs = _described(lc_tool, LCStructuredTool)
+    assert _described(tool, StructuredTool) == theirs
+    assert theirs[0].startswith("Get the weather in a city.\n\n        Args:\n")  # kept
