@@ -47,6 +47,7 @@ from typing import Any
 from uuid import UUID
 
 from ragline.core.callbacks.base import BaseCallbackHandler
+from ragline.core.callbacks.manager import _given_name
 from ragline.core.callbacks.run_managers import BaseRunManager
 from ragline.core.config import get_current_config
 
@@ -149,7 +150,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         run_type: str = "chain",
         **kwargs: Any,
     ) -> None:
-        name = name or "chain"
+        name = name or _given_name(serialized) or "chain"
         attributes: dict[str, Any] = {"ragline.run.type": run_type}
         if serialized is not None and serialized.get("kind") == "agent":
             attributes["gen_ai.operation.name"] = "invoke_agent"
@@ -177,7 +178,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        attributes = _request_attributes("chat", name, invocation_params)
+        attributes = _request_attributes("chat", name or _given_name(serialized), invocation_params)
         if self.capture_content and messages:
             attributes["gen_ai.input.messages"] = _json([_message(m) for m in messages[0]])
         self._start(_model_span_name(attributes), run_id, parent_run_id, attributes, client=True)
@@ -193,7 +194,9 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        attributes = _request_attributes("text_completion", name, invocation_params)
+        attributes = _request_attributes(
+            "text_completion", name or _given_name(serialized), invocation_params
+        )
         if self.capture_content and prompts:
             attributes["gen_ai.input.messages"] = _json(
                 [{"role": "user", "parts": [{"type": "text", "content": _cut(prompts[0])}]}]
@@ -220,7 +223,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "retrieval",
             "ragline.run.type": "retriever",
-            "ragline.run.name": name or "retriever",
+            "ragline.run.name": name or _given_name(serialized) or "retriever",
         }
         if self.capture_content:
             attributes["gen_ai.retrieval.query.text"] = _cut(str(query))
@@ -281,7 +284,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         metadata: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        name = name or "tool"
+        name = name or _given_name(serialized) or "tool"
         if not tool_call_id and metadata:  # AgentExecutor passes it as the run's metadata
             tool_call_id = metadata.get("tool_call_id")
         attributes: dict[str, Any] = {

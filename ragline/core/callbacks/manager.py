@@ -545,14 +545,13 @@ class CallbackManager:
             extra.pop("local_tags", None),
             extra.pop("local_metadata", None),
         )
-        if run.handlers:  # a run nothing names: serialized and name as given (LangChain's)
-            run._emit(
-                event,
-                serialized if serialized is not None or not given else {"name": given},
-                payload,
-                name=given,
-                **extra,
-            )
+        if run.handlers:
+            if serialized is _OWN_RUN:  # ragline's own runs: named, {"name": ...}
+                run._emit(event, {"name": given} if given else None, payload, name=given, **extra)
+            elif name is None:  # started by hand: serialized and name as given (LangChain)
+                run._emit(event, serialized, payload, **extra)
+            else:
+                run._emit(event, serialized, payload, name=name, **extra)
         return run
 
     async def _astart(
@@ -574,13 +573,14 @@ class CallbackManager:
             extra.pop("local_metadata", None),
         )
         if run.handlers:
-            await run._aemit(
-                event,
-                serialized if serialized is not None or not given else {"name": given},
-                payload,
-                name=given,
-                **extra,
-            )
+            if serialized is _OWN_RUN:
+                await run._aemit(
+                    event, {"name": given} if given else None, payload, name=given, **extra
+                )
+            elif name is None:
+                await run._aemit(event, serialized, payload, **extra)
+            else:
+                await run._aemit(event, serialized, payload, name=name, **extra)
         return run
 
     def on_chain_start(
@@ -590,7 +590,7 @@ class CallbackManager:
         run_id: UUID | None = None,
         *,
         name: str | None = None,
-        run_type: str = "chain",
+        run_type: str | None = None,
         **kwargs: Any,
     ) -> CallbackManagerForChainRun:
         """Start a chain run; returns its run manager (``kwargs`` reach the handlers)."""
@@ -601,7 +601,7 @@ class CallbackManager:
             inputs,
             name,
             run_id,
-            {"run_type": run_type, **kwargs},
+            kwargs if run_type is None else {"run_type": run_type, **kwargs},
         )
 
     def on_llm_start(
@@ -740,7 +740,7 @@ class CallbackManager:
         run_id: UUID | None = None,
         *,
         name: str | None = None,
-        run_type: str = "chain",
+        run_type: str | None = None,
         **kwargs: Any,
     ) -> AsyncCallbackManagerForChainRun:
         """Async twin of :meth:`on_chain_start` (the run manager's ``on_*`` are coroutines)."""
@@ -751,7 +751,7 @@ class CallbackManager:
             inputs,
             name,
             run_id,
-            {"run_type": run_type, **kwargs},
+            kwargs if run_type is None else {"run_type": run_type, **kwargs},
         )
 
     async def aon_llm_start(
@@ -844,6 +844,19 @@ class CallbackManager:
 
 Callbacks = Sequence[BaseCallbackHandler] | CallbackManager | None
 """What ``config["callbacks"]`` holds: a list of handlers, a manager, or nothing."""
+
+
+class _OwnRun:
+    """The ``serialized`` of ragline's own runs (runnables, models): handlers get
+    ``{"name": run name}`` and ``name=``. A run started by hand gets both as given."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<ragline's own run>"
+
+
+_OWN_RUN: Any = _OwnRun()
 
 
 def _given_name(serialized: Any) -> str | None:

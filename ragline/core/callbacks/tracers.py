@@ -169,14 +169,17 @@ _NOT_EXTRA = frozenset({"name", "run_type", "inputs", "streamed_input"})
 
 
 def _run_name(serialized: Any, run_type: str) -> str:
-    """The name of a run started without one: from ``serialized``, else LangChain's
-    (``"Retriever"`` for a retriever run, ``"Unnamed"`` for the others)."""
+    """The name of a run started without one, as LangChain's: ``"Retriever"`` for a
+    retriever run (whatever its ``serialized`` says), else from ``serialized``, else
+    ``"Unnamed"``."""
+    if run_type == "retriever":
+        return "Retriever"
     if isinstance(serialized, dict):
         if serialized.get("name"):
             return str(serialized["name"])
         if serialized.get("id"):
             return str(serialized["id"][-1])
-    return "Retriever" if run_type == "retriever" else "Unnamed"
+    return "Unnamed"
 
 
 def _tool_call_count(result: Any) -> int:

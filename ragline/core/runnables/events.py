@@ -46,7 +46,7 @@ from uuid import UUID
 
 from ragline.core._checks import check_str_list
 from ragline.core.callbacks.base import StreamingCallbackHandler
-from ragline.core.callbacks.manager import CallbackManager
+from ragline.core.callbacks.manager import CallbackManager, _given_name
 from ragline.core.config import RunnableConfig, ensure_config
 from ragline.core.exceptions import InvalidInputError
 
@@ -255,7 +255,16 @@ class RunWatcher(StreamingCallbackHandler):
         **kwargs: Any,
     ) -> None:
         kind = run_type if run_type in _CHAIN_KINDS else "chain"
-        self._start(kind, run_id, parent_run_id, tags, metadata, name, inputs, streamed_input)
+        self._start(
+            kind,
+            run_id,
+            parent_run_id,
+            tags,
+            metadata,
+            name or _given_name(serialized),
+            inputs,
+            streamed_input,
+        )
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self._end(run_id, outputs, outputs, kwargs)
@@ -276,7 +285,13 @@ class RunWatcher(StreamingCallbackHandler):
         **kwargs: Any,
     ) -> None:
         self._start(
-            "chat_model", run_id, parent_run_id, tags, metadata, name, {"messages": messages}
+            "chat_model",
+            run_id,
+            parent_run_id,
+            tags,
+            metadata,
+            name or _given_name(serialized),
+            {"messages": messages},
         )
 
     def on_llm_start(
@@ -291,7 +306,15 @@ class RunWatcher(StreamingCallbackHandler):
         name: str | None = None,
         **kwargs: Any,
     ) -> None:
-        self._start("llm", run_id, parent_run_id, tags, metadata, name, {"prompts": prompts})
+        self._start(
+            "llm",
+            run_id,
+            parent_run_id,
+            tags,
+            metadata,
+            name or _given_name(serialized),
+            {"prompts": prompts},
+        )
 
     def on_llm_new_token(
         self, token: str, *, chunk: Any = None, run_id: UUID, **kwargs: Any
@@ -344,7 +367,15 @@ class RunWatcher(StreamingCallbackHandler):
         name: str | None = None,
         **kwargs: Any,
     ) -> None:
-        self._start("retriever", run_id, parent_run_id, tags, metadata, name, {"query": query})
+        self._start(
+            "retriever",
+            run_id,
+            parent_run_id,
+            tags,
+            metadata,
+            name or _given_name(serialized),
+            {"query": query},
+        )
 
     def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self._end(run_id, documents, documents, kwargs)
@@ -371,7 +402,7 @@ class RunWatcher(StreamingCallbackHandler):
             parent_run_id,
             tags,
             metadata,
-            name,
+            name or _given_name(serialized),
             input_str if inputs is None else inputs,
         )
 

@@ -27,7 +27,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ragline.core.callbacks.base import stream_taps
-from ragline.core.callbacks.manager import BaseRunManager, CallbackManager
+from ragline.core.callbacks.manager import _OWN_RUN, BaseRunManager, CallbackManager
 from ragline.core.config import (
     RunnableConfig,
     _current_config,
@@ -146,10 +146,10 @@ class RunReporting:
         (retrievers and models override it with their ``tags`` / ``metadata``)."""
         return None, None
 
-    def _run_serialized(self) -> dict[str, Any] | None:
-        """The ``serialized`` argument of this runnable's start events (None: handlers get
-        ``{"name": run name}``); agents say what they are here, whatever their run name."""
-        return None
+    def _run_serialized(self) -> Any:
+        """The ``serialized`` argument of this runnable's start events (by default handlers
+        get ``{"name": run name}``); agents say what they are here, whatever their run name."""
+        return _OWN_RUN
 
     def _start_run(
         self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False
