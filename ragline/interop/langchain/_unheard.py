@@ -1,12 +1,14 @@
 """Whether a LangChain run would be heard, told without building its callback manager.
 
-``to_langchain(retriever).invoke`` skips LangChain's run bookkeeping when no handler
-would see the run (see ``RaglineRetriever`` in ``_to_classes.py``). LangChain's own
-``CallbackManager.configure`` says so exactly, but costs more than the rest of the bridge
-on a fast retriever (it reads the environment twice through ``os.environ``, LangSmith's
-tracing context twice, and builds a manager). :func:`surely_unheard` reads the same
-sources directly and answers True only in the common case where nothing is set; a
-False sends the call through LangChain's own ``invoke``, which builds the handlers.
+The retriever wrappers skip LangChain's run bookkeeping when no handler would see the
+run: ``to_langchain(retriever).invoke`` (``RaglineRetriever`` in ``_to_classes.py``)
+and, inside ``from_langchain(retriever)``, the LangChain retriever's ``invoke``
+(``_unheard_run`` in ``_from.py``). LangChain's own ``CallbackManager.configure`` says
+so exactly, but costs more than the rest of the bridge on a fast retriever (it reads the
+environment twice through ``os.environ``, LangSmith's tracing context twice, and builds
+a manager). :func:`surely_unheard` reads the same sources directly and answers True
+only in the common case where nothing is set; a False sends the call through
+LangChain's own ``invoke``, which builds the handlers.
 
 It repeats what the installed langchain-core and LangSmith do, so it is trusted only
 for the sources it was written against (their digest, checked once) and while none of
