@@ -536,6 +536,49 @@ def test_crash_mid_save_leaves_previous_copy(
     assert FAISS.load_local(tmp_path, random_embeddings).count() == 200
 
 
+@pytest.mark.parametrize("failing", ["index", "documents"])
+def test_a_failed_sqlite_save_leaves_no_file_of_either_writer(
+    random_embeddings: TableEmbeddings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    failing: str,
+) -> None:
+    """With SQLite documents the faiss index is written on a thread beside the documents
+    file. Either failing raises on the caller's thread (a PersistenceError) only once the
+    other writer is done, so no file of the failed save is left (the index writer here
+    is slow: a save that did not wait for it would find its file appear after the
+    clean-up), and the previous copy stays whole."""
+    import time
+
+    store = build(random_embeddings, "flat", count=100)
+    store.save_local(tmp_path, documents="sqlite")
+    files_before = sorted(path.name for path in tmp_path.iterdir())
+    store.add_texts(TEXTS[100:200], METADATAS[100:200], ids=IDS[100:200])
+    real_write = LabeledIndex.write
+
+    def slow_write(index: LabeledIndex, path: str) -> None:
+        time.sleep(0.3)
+        real_write(index, path)
+        if failing == "index":
+            raise RuntimeError("disk full (injected in the index)")
+
+    def failing_documents(snapshot: Any, path: Path) -> int:
+        path.write_bytes(b"partial")
+        raise OSError("disk full (injected in the documents)")
+
+    monkeypatch.setattr(LabeledIndex, "write", slow_write)
+    if failing == "documents":
+        monkeypatch.setattr(_faiss_files, "_write_sqlite", failing_documents)
+    with pytest.raises(PersistenceError, match=f"disk full \\(injected in the {failing}"):
+        store.save_local(tmp_path)
+    time.sleep(0.5)  # a writer still running would add its file by now
+    monkeypatch.undo()
+    assert sorted(path.name for path in tmp_path.iterdir()) == files_before
+    assert FAISS.load_local(tmp_path, random_embeddings).count() == 100
+    store.save_local(tmp_path)
+    assert FAISS.load_local(tmp_path, random_embeddings).count() == 200
+
+
 def test_durable_save_fsyncs_files_and_folder(
     random_embeddings: TableEmbeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -88,6 +88,29 @@ def _manifest_path(folder: Path, index_name: str) -> Path:
     return folder / f"{index_name}.manifest.json"
 
 
+class _Job:
+    """A function run on a thread of its own; :meth:`result` joins it and raises its error."""
+
+    def __init__(self, function: Callable[[], Any]) -> None:
+        self.function = function
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self.run, name="ragline-faiss-save", daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        try:
+            self.value = self.function()
+        except BaseException as error:  # raised again by result()
+            self.error = error
+
+    def result(self) -> Any:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
 def _data_file(index_name: str) -> re.Pattern[str]:
     return re.compile(
         rf"{re.escape(index_name)}\.[0-9a-f]{{16}}\.(faiss|json|sqlite|vectors\.[0-9]+\.f32)|"
@@ -118,12 +141,36 @@ def save(snapshot: Snapshot, folder: Path, index_name: str, *, durable: bool) ->
     written = [folder / index_file, folder / documents_file, temporary_manifest]
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        index_checksum = None
-        if index is not None:
+
+        def write_index() -> str | None:
+            if index is None:
+                return None
             index.write(str(folder / index_file))
             if durable:
                 _fsync_file(folder / index_file)
-            index_checksum = file_checksum(algorithm, folder / index_file)
+            return file_checksum(algorithm, folder / index_file)
+
+        index_job = None
+        if in_sqlite and index is not None:
+            # faiss writes the index with the GIL released (and the disk is most of it):
+            # it runs beside the documents file, not before it. Both land before the
+            # manifest, the commit point; the job is always joined before this returns.
+            index_job = _Job(write_index)
+        try:
+            index_checksum = write_index() if index_job is None else None
+            if in_sqlite:
+                count = _write_sqlite(snapshot, folder / documents_file)
+                if durable:
+                    _fsync_file(folder / documents_file)
+                documents_bytes = (folder / documents_file).stat().st_size
+                documents_checksum = file_checksum(algorithm, folder / documents_file)
+        except BaseException:
+            if index_job is not None:  # done before its file is removed below
+                with contextlib.suppress(BaseException):
+                    index_job.result()
+            raise
+        if index_job is not None:
+            index_checksum = index_job.result()
         vectors: list[dict[str, Any]] | None = None
         if index is not None and index.full is not None:
             prefix = f"{index_name}.{token}.vectors"
@@ -132,13 +179,7 @@ def save(snapshot: Snapshot, folder: Path, index_name: str, *, durable: bool) ->
             for entry in vectors:
                 if durable:
                     _fsync_file(folder / str(entry["file"]))
-        if in_sqlite:
-            count = _write_sqlite(snapshot, folder / documents_file)
-            if durable:
-                _fsync_file(folder / documents_file)
-            documents_bytes = (folder / documents_file).stat().st_size
-            documents_checksum = file_checksum(algorithm, folder / documents_file)
-        else:
+        if not in_sqlite:
             _write(folder / documents_file, documents, durable=durable)
             count, documents_bytes = len(snapshot.ids), len(documents)
             documents_checksum = checksum(algorithm, documents)
