@@ -208,16 +208,13 @@ class BaseTransformOutputParser(BaseOutputParser[T]):
         return total + piece
 
     def stream(self, input: Any, config: Any = None, **kwargs: Any) -> Iterator[T]:
-        """Parse one whole output, as a stream (one or more pieces)."""
-        yield from self.transform(iter([input]), config, **kwargs)
+        """Parse one whole output: one piece, the ``invoke`` result (as LangChain's; its
+        run starts with the input). A stream of chunks goes through ``transform``."""
+        yield self.invoke(input, config, **kwargs)
 
-    def astream(self, input: Any, config: Any = None, **kwargs: Any) -> AsyncIterator[T]:
+    async def astream(self, input: Any, config: Any = None, **kwargs: Any) -> AsyncIterator[T]:
         """Async ``stream``."""
-
-        async def one() -> AsyncIterator[Any]:
-            yield input
-
-        return self.atransform(one(), config, **kwargs)
+        yield await self.ainvoke(input, config, **kwargs)
 
 
 class StrOutputParser(BaseTransformOutputParser[str]):
@@ -325,7 +322,7 @@ def _stream_run(
             if chunk is NOT_YET:
                 return
             if run is None:
-                run = parser._start_run(None, config, "parser", streamed_input=True)
+                run = parser._start_run({"input": ""}, config, "parser", streamed_input=True)
             seen.append(chunk)
             yield chunk
 
@@ -369,7 +366,7 @@ async def _astream_run(
             if chunk is NOT_YET:
                 return
             if run is None:
-                run = await parser._astart_run(None, config, "parser", streamed_input=True)
+                run = await parser._astart_run({"input": ""}, config, "parser", streamed_input=True)
             seen.append(chunk)
             yield chunk
 

@@ -34,6 +34,8 @@ class RunnableBranch(Runnable[Input, Output]):
         ('negative', 'non-negative')
     """
 
+    _stream_end_inputs = False  # a streamed run's end has no inputs= (LangChain's)
+
     def __init__(self, *branches: Any, name: str | None = None) -> None:
         if len(branches) < 2:
             raise ConfigurationError(

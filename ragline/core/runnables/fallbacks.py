@@ -41,6 +41,8 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
         'backup:q'
     """
 
+    _stream_end_inputs = False  # a streamed run's end has no inputs= (LangChain's)
+
     def __init__(
         self,
         runnable: Runnable[Input, Output],

@@ -293,6 +293,8 @@ class RunnableGenerator(Runnable[Input, Output]):
         'AB'
     """
 
+    _defers_inputs = True  # its streamed run's start says so, as LangChain's
+
     def __init__(
         self,
         transform: Callable[..., Any],

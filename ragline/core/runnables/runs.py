@@ -141,6 +141,15 @@ class RunReporting:
                 f"{self.get_name()}; known ids are {', '.join(map(repr, known))}"
             )
 
+    # the ``defers_inputs`` keyword of a streamed run's start event (LangChain's)
+    _defers_inputs: bool = False
+    # whether a streamed run's end event carries ``inputs=`` (the input chunks added up);
+    # LangChain's branch and fallbacks, which start with the whole input, leave it out
+    _stream_end_inputs: bool = True
+
+    def _end_inputs(self, seen: list[Any]) -> dict[str, Any]:
+        return {"inputs": combine_chunks(seen)} if self._stream_end_inputs else {}
+
     def _local_run_info(self) -> tuple[Any, Any]:
         """Tags and metadata of this runnable's own runs, not inherited by their children
         (retrievers and models override it with their ``tags`` / ``metadata``)."""
@@ -188,6 +197,8 @@ class RunReporting:
         if run_type != "retriever":
             options["run_type"] = run_type
         if streamed_input:
+            # LangChain's keyword (True only for a RunnableGenerator), and ragline's own
+            options["defers_inputs"] = self._defers_inputs
             options["streamed_input"] = True
         return options
 
@@ -403,12 +414,12 @@ class RunReporting:
                 close = getattr(source, "close", None)
                 if close is not None:
                     close()
-            _end_run(run, combine_chunks(output), inputs=combine_chunks(seen))
+            _end_run(run, combine_chunks(output), **self._end_inputs(seen))
             raise
         except BaseException as err:
-            _end_run(run, error=err, inputs=combine_chunks(seen))
+            _end_run(run, error=err, **self._end_inputs(seen))
             raise
-        _end_run(run, combine_chunks(output), inputs=combine_chunks(seen))
+        _end_run(run, combine_chunks(output), **self._end_inputs(seen))
 
     async def _atransform_stream_with_config(
         self,
@@ -463,12 +474,12 @@ class RunReporting:
                 aclose = getattr(asource, "aclose", None)
                 if aclose is not None:
                     await aclose()
-            await _aend_run(run, combine_chunks(output), inputs=combine_chunks(seen))
+            await _aend_run(run, combine_chunks(output), **self._end_inputs(seen))
             raise
         except BaseException as err:
-            await _aend_run(run, error=err, inputs=combine_chunks(seen))
+            await _aend_run(run, error=err, **self._end_inputs(seen))
             raise
-        await _aend_run(run, combine_chunks(output), inputs=combine_chunks(seen))
+        await _aend_run(run, combine_chunks(output), **self._end_inputs(seen))
 
 
 def _raise_first_error(outputs: list[Any], return_exceptions: bool) -> list[Any]:
