@@ -311,6 +311,7 @@ PINNED_EXPORTS = {
         "create_stuff_documents_chain",
         "format_document",
         "load_qa_chain",
+        "load_summarize_chain",
     ],
     "core": [
         "AIMessage",

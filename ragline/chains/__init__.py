@@ -1,7 +1,8 @@
 """ragline.chains: turn retrieved documents into answers.
 
 ``create_stuff_documents_chain`` and ``create_retrieval_chain`` compose with any
-retriever; ``load_qa_chain`` and ``RetrievalQA`` keep LangChain's classic shapes. The
+retriever; ``load_qa_chain``, ``load_summarize_chain`` and ``RetrievalQA`` keep
+LangChain's classic shapes. The
 four document chains (stuff, map-reduce, refine, map-rerank) share one base.
 
 The legacy Chain API (``Chain``, ``LLMChain``, ``SequentialChain``,
@@ -40,6 +41,7 @@ _EXPORTS = {
     "create_documents_chain": "._retrieval",
     "create_retrieval_chain": "._retrieval",
     "load_qa_chain": "._retrieval",
+    "load_summarize_chain": "._summarize",
     "create_structured_output_runnable": "._structured_output",
 }
 

@@ -288,7 +288,7 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
             for prompt in self._prompts
             for name in prompt.input_variables
             if name not in prompt.partial_variables
-        } - {self.document_variable_name, "existing_answer"}
+        } - {self.document_variable_name, getattr(self, "existing_answer_variable", None)}
         missing = sorted(needed - set(variables))
         if missing:
             raise MissingVariableError(

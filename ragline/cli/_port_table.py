@@ -114,7 +114,8 @@ PATHS: dict[str, dict[str, str]] = {
             "MapReduceDocumentsChain MapRerankDocumentsChain ReduceDocumentsChain "
             "RefineDocumentsChain RetrievalQA SequentialChain SimpleSequentialChain "
             "StuffDocumentsChain TransformChain create_history_aware_retriever "
-            "create_retrieval_chain create_structured_output_runnable"
+            "create_retrieval_chain create_structured_output_runnable "
+            "load_summarize_chain"
         ),
     },
     "langchain_classic.chains.base": {
@@ -187,6 +188,12 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.chains.structured_output.base": {
         "ragline.chains": "create_structured_output_runnable",
+    },
+    "langchain_classic.chains.summarize": {
+        "ragline.chains": "load_summarize_chain",
+    },
+    "langchain_classic.chains.summarize.chain": {
+        "ragline.chains": "load_summarize_chain",
     },
     "langchain_classic.chains.transform": {
         "ragline.chains": "TransformChain",
@@ -818,8 +825,8 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.language_models.fake_chat_models": {
         "ragline.core": (
-            "FakeChatModel FakeListChatModel FakeMessagesListChatModel GenericFakeChatModel "
-            "ParrotFakeChatModel"
+            "FakeChatModel FakeListChatModel FakeMessagesListChatModel "
+            "GenericFakeChatModel ParrotFakeChatModel"
         ),
     },
     "langchain_core.language_models.llms": {

@@ -67,6 +67,7 @@ COVERS = {
     "core.ChatGenerationChunk",
     "core.ChatResult",
     "core.LLMResult",
+    "chains.load_summarize_chain",
 }
 
 
@@ -270,3 +271,51 @@ def test_tool_descriptions_are_the_docstring_dedented_as_a_whole() -> None:
     theirs = _described(lc_tool, LCStructuredTool)
     assert _described(tool, StructuredTool) == theirs
     assert theirs[0].startswith("Get the weather in a city.\n\n        Args:\n")  # kept
+
+
+def _summaries(lc: bool) -> list[Any]:
+    from langchain_classic.chains.summarize import load_summarize_chain as lc_load
+    from langchain_core.documents import Document as LCDocument
+    from langchain_core.language_models.llms import LLM as LCLLM
+
+    from ragline.chains import load_summarize_chain
+    from ragline.core import LLM, Document
+
+    class Echo(LCLLM if lc else LLM):  # type: ignore[misc,valid-type]
+        """Answers with the prompt it was given, so the prompts can be compared."""
+
+        @property
+        def _llm_type(self) -> str:
+            return "echo"
+
+        def _call(self, prompt: str, stop: Any = None, **kwargs: Any) -> str:
+            return f"<{prompt}>"
+
+    load = lc_load if lc else load_summarize_chain
+    doc = LCDocument if lc else Document
+    docs = [doc(page_content="apples are red"), doc(page_content="pears are green")]
+    prompt = (LCPromptTemplate if lc else PromptTemplate).from_template("Sum up: {body}")
+    refine = (LCPromptTemplate if lc else PromptTemplate).from_template("{prior} + {body}")
+    stuff = load(Echo(), chain_type="stuff", prompt=prompt, document_variable_name="body")
+    refined = load(
+        Echo(),
+        chain_type="refine",
+        question_prompt=prompt,
+        refine_prompt=refine,
+        document_variable_name="body",
+        initial_response_name="prior",
+        return_intermediate_steps=True,
+    )
+    return [
+        stuff.invoke({"input_documents": docs}),
+        stuff.run(docs),
+        (stuff.input_keys, stuff.output_keys),
+        refined.invoke({"input_documents": docs}),
+        load(Echo(), chain_type="stuff").invoke({"input_documents": []})["output_text"] != "",
+    ]
+
+
+def test_load_summarize_chain_takes_langchain_s_arguments_and_shapes() -> None:
+    theirs, ours = _summaries(lc=True), _summaries(lc=False)
+    assert repr(ours) == repr(theirs)
+    assert ours[3]["output_text"] == "<<Sum up: apples are red> + pears are green>"
