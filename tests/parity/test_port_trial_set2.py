@@ -319,3 +319,23 @@ def test_load_summarize_chain_takes_langchain_s_arguments_and_shapes() -> None:
     theirs, ours = _summaries(lc=True), _summaries(lc=False)
     assert repr(ours) == repr(theirs)
     assert ours[3]["output_text"] == "<<Sum up: apples are red> + pears are green>"
+
+
+def test_in_memory_cache_entries_are_readable_as_cache_underscore_cache() -> None:
+    # programs print len(cache._cache) to show what was cached
+    from langchain_core.caches import InMemoryCache as LCInMemoryCache
+
+    from ragline.core import InMemoryCache
+
+    def counts(cache_cls: Any, llm_cls: Any) -> list[Any]:
+        cache = cache_cls()
+        llm = llm_cls(responses=["a", "b", "c"], cache=cache)
+        seen = [len(cache._cache)]
+        for prompt in ("x", "x", "y"):
+            llm.invoke(prompt)
+            seen.append(len(cache._cache))
+        seen.append(type(cache._cache).__name__)
+        cache.clear()
+        return [*seen, len(cache._cache)]
+
+    assert counts(InMemoryCache, FakeListLLM) == counts(LCInMemoryCache, LCFakeListLLM)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from typing import Any
 
 from ragline.core._checks import check_optional_positive_int
@@ -37,11 +36,18 @@ class InMemoryCache(BaseCache):
 
     def __init__(self, *, maxsize: int | None = 10_000) -> None:
         self.maxsize = check_optional_positive_int("maxsize", maxsize)
-        self._entries: OrderedDict[tuple[str, str], list[Generation]] = OrderedDict()
+        # a plain dict in use order (oldest first), as LangChain's ``_cache`` is a dict
+        self._entries: dict[tuple[str, str], list[Generation]] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._entries)
+
+    @property
+    def _cache(self) -> dict[tuple[str, str], list[Generation]]:
+        """The entries by ``(prompt, llm_string)``: LangChain's attribute, which programs
+        read (``len(cache._cache)``)."""
+        return self._entries
 
     def __repr__(self) -> str:
         return f"InMemoryCache({len(self._entries)} entries, maxsize={self.maxsize})"
@@ -51,19 +57,19 @@ class InMemoryCache(BaseCache):
         # meets the same errors.
         key = check_key(prompt, llm_string)
         with self._lock:
-            found = self._entries.get(key)
+            found = self._entries.pop(key, None)
             if found is not None:
-                self._entries.move_to_end(key)
+                self._entries[key] = found  # now the most recently used
             return found
 
     def update(self, prompt: str, llm_string: str, return_val: RETURN_VAL_TYPE) -> None:
         key = check_key(prompt, llm_string)
         generations = check_generations(return_val)
         with self._lock:
+            self._entries.pop(key, None)
             self._entries[key] = generations
-            self._entries.move_to_end(key)
             if self.maxsize is not None and len(self._entries) > self.maxsize:
-                self._entries.popitem(last=False)
+                del self._entries[next(iter(self._entries))]  # the least recently used
 
     def clear(self, **kwargs: Any) -> None:
         with self._lock:
