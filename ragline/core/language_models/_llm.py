@@ -152,7 +152,7 @@ class BaseLLM(BaseLanguageModel[str]):
             return cached
         result = self._generate_together(inputs, configs, stops, bound)
         if result is None:
-            if len(inputs) > 1 and not self._streams_in_generate():
+            if len(inputs) > 1:
                 return self._generate_each(inputs, configs, stops, bound)
             return super().generate(inputs, stop, config=config, **bound)
         return result
@@ -170,8 +170,7 @@ class BaseLLM(BaseLanguageModel[str]):
         ``return_exceptions``), or once per ``max_concurrency`` inputs, as LangChain's."""
         configs = get_config_list(config, len(inputs))
         size = configs[0].get("max_concurrency") if configs else None
-        together = "_generate" in self._list_hooks or not self._streams_in_generate()
-        if size is not None and together and len(inputs) > size:
+        if size is not None and len(inputs) > size:
             outputs: list[Any] = []
             for start in range(0, len(inputs), size):
                 part = [{**one, "max_concurrency": None} for one in configs[start : start + size]]
@@ -189,7 +188,7 @@ class BaseLLM(BaseLanguageModel[str]):
                 result = self._generate_cached(inputs, configs, stop, bound)
                 if result is None:
                     result = self._generate_together(inputs, configs, stop, bound)
-                if result is None and together and len(inputs) > 1:
+                if result is None and len(inputs) > 1:
                     # a per-prompt hook: every run starts, then each prompt is called
                     result = self._generate_each(inputs, configs, stop, bound)
             except Exception as err:
@@ -222,10 +221,10 @@ class BaseLLM(BaseLanguageModel[str]):
             rows[index] = row
         return LLMResult(rows, result.llm_output, result.run)
 
-    def _streams_in_generate(self) -> bool:
-        # generate streams nothing (as LangChain's); a model set to stream (or called
-        # under astream_events) keeps the one-run-at-a-time path that reports tokens
-        return bool(getattr(self, "streaming", False))
+    def _should_stream(self, run: Any, *hooks: str) -> bool:
+        # LangChain's LLMs never stream inside invoke / generate / batch, whether set to
+        # (streaming=True) or under astream_events: only stream / astream call _stream
+        return False
 
     def _generate_each(
         self, inputs: Sequence[Any], configs: list[Any], stops: Any, bound: dict[str, Any]
@@ -401,7 +400,7 @@ class BaseLLM(BaseLanguageModel[str]):
             return cached
         result = await self._agenerate_together(inputs, configs, stops, bound)
         if result is None:
-            if len(inputs) > 1 and not self._streams_in_generate():
+            if len(inputs) > 1:
                 return await self._agenerate_each(inputs, configs, stops, bound)
             return await super().agenerate(inputs, stop, config=config, **bound)
         return result
@@ -417,10 +416,8 @@ class BaseLLM(BaseLanguageModel[str]):
         """Async :meth:`batch`: ``_agenerate`` (or ``_generate`` in a thread) is called
         once with the inputs together when it takes a list of ``prompts``."""
         configs = get_config_list(config, len(inputs))
-        hook = "_agenerate" if self._overrides("_agenerate") else "_generate"
         size = configs[0].get("max_concurrency") if configs else None
-        together = hook in self._list_hooks or not self._streams_in_generate()
-        if size is not None and together and len(inputs) > size:
+        if size is not None and len(inputs) > size:
             outputs: list[Any] = []
             for start in range(0, len(inputs), size):
                 part = [{**one, "max_concurrency": None} for one in configs[start : start + size]]
@@ -438,7 +435,7 @@ class BaseLLM(BaseLanguageModel[str]):
                 result = await self._agenerate_cached(inputs, configs, stop, bound)
                 if result is None:
                     result = await self._agenerate_together(inputs, configs, stop, bound)
-                if result is None and together and len(inputs) > 1:
+                if result is None and len(inputs) > 1:
                     result = await self._agenerate_each(inputs, configs, stop, bound)
             except Exception as err:
                 if not return_exceptions:
