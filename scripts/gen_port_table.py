@@ -225,6 +225,12 @@ def target(module: str, candidates: list[str]) -> str:
         preferred = DOMAINS.get(part)
         if preferred in candidates:
             return preferred
+    # a name another domain's package re-exports (ragline.retrievers' BooleanOutputParser)
+    # maps to core's spelling when core has it
+    others = set(DOMAINS.values())
+    for package in candidates:
+        if package.startswith("ragline.core") or package not in others:
+            return package
     for package in candidates:  # top-level packages come first in RAGLINE_PACKAGES
         return package
     raise AssertionError(candidates)

@@ -245,20 +245,28 @@ def test_redis_filter_classes_port_from_each_langchain_path(tmp_path, capsys):
 
 
 def test_a_langchain_runnable_left_unmapped_joins_the_ported_chain(tmp_path):
-    # XMLOutputParser is not ragline's: its import stays, and the line port adds lets the
+    # YamlOutputParser is not ragline's: its import stays, and the line port adds lets the
     # LangChain parser run (and stream) inside the chain ragline's prompt and model start.
     source = textwrap.dedent(
         """\
+        from langchain_classic.output_parsers import YamlOutputParser
         from langchain_core.language_models import FakeListChatModel
-        from langchain_core.output_parsers import XMLOutputParser
         from langchain_core.prompts import PromptTemplate
+        from pydantic import BaseModel
 
-        reply = "<list><item>a</item><item>b</item></list>"
+
+        class Item(BaseModel):
+            name: str
+            tags: list[str]
+
+
+        reply = "name: a\\ntags: [x, y]"
         model = FakeListChatModel(responses=[reply, reply])
-        chain = PromptTemplate.from_template("{q}") | model | XMLOutputParser(parser="xml")
+        parser = YamlOutputParser(pydantic_object=Item)
+        chain = PromptTemplate.from_template("{q}") | model | parser
         print(type(chain).__module__.split(".")[0])
-        print(chain.invoke({"q": "list"}))
-        print(list(chain.stream({"q": "list"})))
+        print(chain.invoke({"q": "item"}))
+        print(list(chain.stream({"q": "item"})))
         """
     )
     path = write_project(tmp_path, {"app.py": source}) / "app.py"
@@ -270,11 +278,7 @@ def test_a_langchain_runnable_left_unmapped_joins_the_ported_chain(tmp_path):
     run = subprocess.run(
         [sys.executable, str(path)], capture_output=True, text=True, cwd=tmp_path, check=True
     )
-    assert run.stdout == (
-        "ragline\n"
-        "{'list': [{'item': 'a'}, {'item': 'b'}]}\n"
-        "[{'list': [{'item': 'a'}]}, {'list': [{'item': 'b'}]}]\n"
-    )
+    assert run.stdout == ("ragline\nname='a' tags=['x', 'y']\n[Item(name='a', tags=['x', 'y'])]\n")
 
 
 def test_nothing_is_added_when_every_name_maps_or_none_does(tmp_path):

@@ -308,11 +308,20 @@ PATHS: dict[str, dict[str, str]] = {
             "JsonOutputToolsParser OutputFixingParser PydanticOutputParser "
             "PydanticToolsParser RetryOutputParser RetryWithErrorOutputParser"
         ),
-        "ragline.core.output_parsers": "ResponseSchema StructuredOutputParser",
-        "ragline.retrievers": "BooleanOutputParser",
+        "ragline.core.output_parsers": (
+            "BooleanOutputParser DatetimeOutputParser EnumOutputParser "
+            "MarkdownListOutputParser NumberedListOutputParser RegexDictParser "
+            "RegexParser ResponseSchema StructuredOutputParser XMLOutputParser"
+        ),
     },
     "langchain_classic.output_parsers.boolean": {
-        "ragline.retrievers": "BooleanOutputParser",
+        "ragline.core.output_parsers": "BooleanOutputParser",
+    },
+    "langchain_classic.output_parsers.datetime": {
+        "ragline.core.output_parsers": "DatetimeOutputParser",
+    },
+    "langchain_classic.output_parsers.enum": {
+        "ragline.core.output_parsers": "EnumOutputParser",
     },
     "langchain_classic.output_parsers.fix": {
         "ragline.core": "OutputFixingParser",
@@ -322,6 +331,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.output_parsers.list": {
         "ragline.core": "CommaSeparatedListOutputParser",
+        "ragline.core.output_parsers": "MarkdownListOutputParser NumberedListOutputParser",
     },
     "langchain_classic.output_parsers.openai_tools": {
         "ragline.core": "JsonOutputKeyToolsParser JsonOutputToolsParser PydanticToolsParser",
@@ -329,11 +339,20 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.output_parsers.pydantic": {
         "ragline.core": "PydanticOutputParser",
     },
+    "langchain_classic.output_parsers.regex": {
+        "ragline.core.output_parsers": "RegexParser",
+    },
+    "langchain_classic.output_parsers.regex_dict": {
+        "ragline.core.output_parsers": "RegexDictParser",
+    },
     "langchain_classic.output_parsers.retry": {
         "ragline.core": "RetryOutputParser RetryWithErrorOutputParser",
     },
     "langchain_classic.output_parsers.structured": {
         "ragline.core.output_parsers": "ResponseSchema StructuredOutputParser",
+    },
+    "langchain_classic.output_parsers.xml": {
+        "ragline.core.output_parsers": "XMLOutputParser",
     },
     "langchain_classic.prompts": {
         "ragline.core": (
@@ -879,7 +898,10 @@ PATHS: dict[str, dict[str, str]] = {
             "JsonOutputKeyToolsParser JsonOutputParser JsonOutputToolsParser "
             "PydanticOutputParser PydanticToolsParser StrOutputParser"
         ),
-        "ragline.core.output_parsers": "SimpleJsonOutputParser",
+        "ragline.core.output_parsers": (
+            "MarkdownListOutputParser NumberedListOutputParser SimpleJsonOutputParser "
+            "XMLOutputParser"
+        ),
     },
     "langchain_core.output_parsers.base": {
         "ragline.core": "BaseOutputParser",
@@ -890,6 +912,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.output_parsers.list": {
         "ragline.core": "CommaSeparatedListOutputParser",
+        "ragline.core.output_parsers": "MarkdownListOutputParser NumberedListOutputParser",
     },
     "langchain_core.output_parsers.openai_tools": {
         "ragline.core": "JsonOutputKeyToolsParser JsonOutputToolsParser PydanticToolsParser",
@@ -902,6 +925,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.output_parsers.transform": {
         "ragline.core": "BaseTransformOutputParser",
+    },
+    "langchain_core.output_parsers.xml": {
+        "ragline.core.output_parsers": "XMLOutputParser",
     },
     "langchain_core.outputs": {
         "ragline.core": (

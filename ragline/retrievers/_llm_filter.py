@@ -1,11 +1,14 @@
-"""LLMChainFilter: a model answers YES or NO for each document; the NOs are dropped."""
+"""LLMChainFilter: a model answers YES or NO for each document; the NOs are dropped.
+
+``BooleanOutputParser`` (the parser of those answers) is core's, re-exported here.
+"""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from ragline.core import BaseOutputParser, Document, InvalidInputError, PromptTemplate
+from ragline.core import Document, InvalidInputError, PromptTemplate
+from ragline.core.output_parsers import BooleanOutputParser
 from ragline.retrievers._compressors import LLMDocumentCompressor
 
 __all__ = ["DEFAULT_FILTER_PROMPT", "BooleanOutputParser", "LLMChainFilter"]
@@ -16,35 +19,6 @@ DEFAULT_FILTER_PROMPT = PromptTemplate.from_template(
     "Context:\n>>>\n{context}\n>>>\n"
     "Answer (YES or NO):"
 )
-
-
-class BooleanOutputParser(BaseOutputParser[bool]):
-    """Read a YES / NO answer: the word YES gives True, NO gives False (any case).
-
-    Args:
-        true_val: the word meaning True.
-        false_val: the word meaning False.
-
-    Raises:
-        InvalidInputError: (when parsing) the answer holds neither word, or both.
-
-    Example:
-        >>> BooleanOutputParser().invoke("Yes."), BooleanOutputParser().invoke(" NO")
-        (True, False)
-    """
-
-    def __init__(self, true_val: str = "YES", false_val: str = "NO") -> None:
-        self.true_val = true_val
-        self.false_val = false_val
-
-    def parse(self, text: str) -> bool:
-        words = {word.upper() for word in re.findall(r"\w+", text)}
-        found_true, found_false = self.true_val.upper() in words, self.false_val.upper() in words
-        if found_true == found_false:
-            raise InvalidInputError(
-                f"expected an answer of {self.true_val} or {self.false_val}, got {text!r:.80}"
-            )
-        return found_true
 
 
 class LLMChainFilter(LLMDocumentCompressor):
@@ -59,8 +33,9 @@ class LLMChainFilter(LLMDocumentCompressor):
         get_input: builds the prompt variables from ``(query, document)``.
 
     Raises:
-        InvalidInputError: ``llm_chain`` is not a Runnable or ``get_input`` not callable;
-            (when compressing) an answer that is neither YES nor NO.
+        InvalidInputError: ``llm_chain`` is not a Runnable or ``get_input`` not callable.
+        ValueError: (when compressing) an answer that says neither YES nor NO, or both
+            (LangChain's error).
 
     Example:
         >>> from ragline.core import FakeListLLM, FakeListChatModel

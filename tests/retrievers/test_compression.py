@@ -394,11 +394,11 @@ def test_llm_chain_filter_keeps_the_documents_the_model_says_yes_to():
 
 
 def test_llm_chain_filter_rejects_answers_that_are_not_yes_or_no():
-    with pytest.raises(InvalidInputError, match="expected an answer of YES or NO, got 'maybe'"):
+    with pytest.raises(ValueError, match=r"include either YES or NO\. Received maybe\."):
         LLMChainFilter.from_llm(FakeListChatModel(responses=["maybe"])).compress_documents(
             PARAGRAPHS[:1], "q"
         )
-    with pytest.raises(InvalidInputError, match="got 'yes and no'"):
+    with pytest.raises(ValueError, match=r"Both YES and NO in received: yes and no\."):
         BooleanOutputParser().parse("yes and no")
     assert (
         BooleanOutputParser(true_val="RELEVANT", false_val="IRRELEVANT").parse("Irrelevant")

@@ -5,7 +5,9 @@ Modules: ``_base.py`` (the bases, streaming runs, ``StrOutputParser``,
 ``SimpleJsonOutputParser``, ``PydanticOutputParser``, ``StructuredOutputParser``, format
 instructions from a schema),
 ``_tools.py`` (parsers of tool calls), ``_retry.py`` (``OutputFixingParser``,
-``RetryOutputParser``, ``RetryWithErrorOutputParser``).
+``RetryOutputParser``, ``RetryWithErrorOutputParser``), ``_text.py`` (the enum, datetime,
+yes/no and regex parsers, the Markdown and numbered list parsers), ``_xml.py``
+(``XMLOutputParser``).
 """
 
 from ragline.core.output_parsers._base import (
@@ -26,26 +28,44 @@ from ragline.core.output_parsers._retry import (
     RetryOutputParser,
     RetryWithErrorOutputParser,
 )
+from ragline.core.output_parsers._text import (
+    BooleanOutputParser,
+    DatetimeOutputParser,
+    EnumOutputParser,
+    MarkdownListOutputParser,
+    NumberedListOutputParser,
+    RegexDictParser,
+    RegexParser,
+)
 from ragline.core.output_parsers._tools import (
     JsonOutputKeyToolsParser,
     JsonOutputToolsParser,
     PydanticToolsParser,
 )
+from ragline.core.output_parsers._xml import XMLOutputParser
 
 __all__ = [
     "BaseOutputParser",
     "BaseTransformOutputParser",
+    "BooleanOutputParser",
     "CommaSeparatedListOutputParser",
+    "DatetimeOutputParser",
+    "EnumOutputParser",
     "JsonOutputKeyToolsParser",
     "JsonOutputParser",
     "JsonOutputToolsParser",
+    "MarkdownListOutputParser",
+    "NumberedListOutputParser",
     "OutputFixingParser",
     "PydanticOutputParser",
     "PydanticToolsParser",
+    "RegexDictParser",
+    "RegexParser",
     "ResponseSchema",
     "RetryOutputParser",
     "RetryWithErrorOutputParser",
     "SimpleJsonOutputParser",
     "StrOutputParser",
     "StructuredOutputParser",
+    "XMLOutputParser",
 ]
