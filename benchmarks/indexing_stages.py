@@ -34,7 +34,11 @@ older commit), so a before/after pair runs on the same machine at the same load.
 Figures (734 files, 17,301 chunks; 2 shared cores at load 3.7-4.1; two before/after
 pairs in one session, ``--repo`` on commit 7767dc7): process CPU 2.32 / 3.19 s before,
 1.93 / 1.82 s after; keyword index 1.12-1.47 -> 0.74-0.76 s CPU; the plan's hashing
-(0.15 s) gone. The 3x issue 25 would need is not reached (docs/embeddings.md).
+(0.15 s) gone. The 3x issue 25 would need is not reached (docs/embeddings.md). Later
+(88d0801, 2d960fe, bfafe6b): keyword rows computed beside the embedding, a small first
+block, the faiss index written beside the documents: after the last block 1.32 ->
+0.40-0.50 s at ``--embed-rate 3000`` (0.77x -> 0.88-0.91x of the encoder alone), 1.56-1.70
+-> 0.49-0.62 s at 14,000 (0.36-0.39x -> 0.60-0.65x); load 3-4 (docs/embeddings.md).
 
 Usage:
     .venv/bin/python benchmarks/indexing_stages.py [--files 800] [--repeats 3]
