@@ -978,6 +978,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.prompts.prompt": {
         "ragline.core": "PromptTemplate",
     },
+    "langchain_core.rate_limiters": {
+        "ragline.core": "BaseRateLimiter InMemoryRateLimiter",
+    },
     "langchain_core.retrievers": {
         "ragline.core": "BaseRetriever",
     },

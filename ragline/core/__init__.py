@@ -157,6 +157,9 @@ _EXPORTS = {
     "RedisCache": ".caches",
     "set_llm_cache": ".caches",
     "get_llm_cache": ".caches",
+    # chat-model rate limiting
+    "BaseRateLimiter": ".rate_limiters",
+    "InMemoryRateLimiter": ".rate_limiters",
     "FakeMessagesListChatModel": ".fake_models",
     "GenericFakeChatModel": ".fake_models",
     "FakeChatModel": ".fake_models",

@@ -109,6 +109,9 @@ class BaseLanguageModel(
     # whether the start event's invocation_params include the options bound to the call
     # (LangChain: chat models yes, LLMs no); the cache key always includes them
     _reports_bound_options: ClassVar[bool] = True
+    # constructor fields of this kind of model beside _COMMON_FIELDS (a chat model's
+    # rate_limiter), which a subclass's own ``__init__`` also accepts
+    _kind_fields: ClassVar[tuple[str, ...]] = ()
     # hook name -> whether the class's hook takes ``run_manager`` (read at class creation)
     _run_manager_hooks: ClassVar[frozenset[str]] = frozenset()
 
@@ -119,7 +122,21 @@ class BaseLanguageModel(
         )
         own_init = cls.__dict__.get("__init__")
         if own_init is not None:
-            cls.__init__ = _with_common_fields(own_init)  # type: ignore[method-assign]
+            cls.__init__ = _with_common_fields(  # type: ignore[method-assign]
+                own_init, _COMMON_FIELDS + cls._kind_fields
+            )
+
+    # A chat model's ``rate_limiter`` (LangChain's): one token is taken, waiting if
+    # needed, before each call that reaches the model (not on a cache hit).
+    def _wait_for_rate_limiter(self) -> None:
+        limiter = getattr(self, "rate_limiter", None)
+        if limiter is not None:
+            limiter.acquire(blocking=True)
+
+    async def _await_rate_limiter(self) -> None:
+        limiter = getattr(self, "rate_limiter", None)
+        if limiter is not None:
+            await limiter.aacquire(blocking=True)
 
     def _convert_input(self, input: Any) -> PromptValue:
         if isinstance(input, PromptValue):
@@ -369,6 +386,8 @@ class BaseLanguageModel(
                 if self._cache_hit_runs:
                     slot = cache_slot(self, model_input, options["invocation_params"], bound)
                     cached = slot.lookup() if slot is not None else None
+                if cached is None:
+                    self._wait_for_rate_limiter()
                 if cached is not None:
                     output, generation = self._from_cache(cached[0])
                     result = self._end_result(generation, None, run)
@@ -429,6 +448,8 @@ class BaseLanguageModel(
                 if self._cache_hit_runs:
                     slot = cache_slot(self, model_input, options["invocation_params"], bound)
                     cached = await slot.alookup() if slot is not None else None
+                if cached is None:
+                    await self._await_rate_limiter()
                 if cached is not None:
                     output, generation = self._from_cache(cached[0])
                     result = self._end_result(generation, None, run)
@@ -499,6 +520,7 @@ class BaseLanguageModel(
         aggregate = last = None
         iterator: Any = None
         try:
+            self._wait_for_rate_limiter()
             # The current config is set only while the hook runs, never across a yield,
             # so the caller's context is not changed between pieces.
             with use_config(child):
@@ -548,6 +570,7 @@ class BaseLanguageModel(
         own = self._reports_own_tokens("_astream" if self._overrides("_astream") else "_stream")
         aggregate = chunk = None
         try:
+            await self._await_rate_limiter()
             # aclosing: an async generator is not closed when dropped, so a consumer that
             # stops early would leave the hook's stream (an HTTP response) open
             async with contextlib.aclosing(
@@ -627,6 +650,12 @@ _COMMON_FIELDS = ("callbacks", "tags", "metadata", "verbose", "name")
 
 
 def _check_common_field(owner: str, key: str, value: Any) -> Any:
+    if (
+        key == "rate_limiter"
+        and value is not None
+        and not callable(getattr(value, "acquire", None))
+    ):
+        raise InvalidInputError(f"{owner} rate_limiter must be a BaseRateLimiter, got {value!r}")
     if key == "tags" and value is not None:
         if isinstance(value, str) or not all(isinstance(t, str) for t in value):
             raise InvalidInputError(f"{owner} tags must be a list of str, got {value!r}")
@@ -640,7 +669,7 @@ def _check_common_field(owner: str, key: str, value: Any) -> Any:
     return value
 
 
-def _with_common_fields(init: Any) -> Any:
+def _with_common_fields(init: Any, fields: tuple[str, ...] = _COMMON_FIELDS) -> Any:
     """Let a model class's own ``__init__`` take LangChain's common constructor fields.
 
     Models with their own constructor (the fakes, ChatOpenAI, a user's class) then accept
@@ -656,7 +685,7 @@ def _with_common_fields(init: Any) -> Any:
         return init
     if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
         return init  # it takes any keyword already (and passes them on itself)
-    extra = tuple(key for key in _COMMON_FIELDS if key not in parameters)
+    extra = tuple(key for key in fields if key not in parameters)
     if not extra:
         return init
 

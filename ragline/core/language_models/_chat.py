@@ -94,6 +94,11 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
     structured_output_methods: ClassVar[tuple[str, ...]] = ("function_calling",)
     """The ``with_structured_output`` methods this class supports, the default first
     (``function_calling`` also needs ``bind_tools``)."""
+    _kind_fields: ClassVar[tuple[str, ...]] = ("rate_limiter",)
+    rate_limiter: Any = None
+    """A ``BaseRateLimiter`` (``ragline.core.rate_limiters``): each call that reaches the
+    model (invoke, stream, batch; not a cache hit) first takes a token from it, waiting
+    until one is free."""
 
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return any_message_schema(defs)
