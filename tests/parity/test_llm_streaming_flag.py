@@ -136,3 +136,28 @@ def test_a_batch_starts_every_run_then_calls_each_prompt() -> None:
         ("end", "CD"),
     ]
     assert _program(OURS, "batch")[1] == log
+
+
+def test_astream_events_chunks_of_an_outermost_and_an_inner_llm() -> None:
+    """The outermost LLM's ``on_llm_stream`` chunks are its output texts (str); an LLM
+    inside a chain reports ``GenerationChunk`` objects, in both libraries."""
+
+    def run(ns: Any, inside_a_chain: bool) -> list[Any]:
+        model = _model(ns.LLM, ns.GenerationChunk, [])
+        runnable = (ns.RunnableLambda(lambda x: x) | model) if inside_a_chain else model
+
+        async def events() -> list[Any]:
+            return [
+                (
+                    type(event["data"]["chunk"]).__name__,
+                    str(getattr(event["data"]["chunk"], "text", event["data"]["chunk"])),
+                )
+                async for event in runnable.astream_events("ab", version="v2")
+                if event["event"] == "on_llm_stream"
+            ]
+
+        return asyncio.run(events())
+
+    assert run(OURS, False) == run(LC, False) == [("str", "A"), ("str", "B")]
+    assert run(OURS, True) == run(LC, True)
+    assert run(LC, True) == [("GenerationChunk", "A"), ("GenerationChunk", "B")]

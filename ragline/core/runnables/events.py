@@ -327,6 +327,8 @@ class RunWatcher(StreamingCallbackHandler):
 
         if info.kind == "chat_model":
             piece = chunk.message if chunk is not None else AIMessageChunk(content=token)
+        elif info.root:  # LangChain reports the outermost LLM's output chunks: the texts
+            piece = chunk.text if chunk is not None else token
         else:
             piece = chunk if chunk is not None else GenerationChunk(text=token)
         info.streamed = True
