@@ -339,3 +339,22 @@ def test_in_memory_cache_entries_are_readable_as_cache_underscore_cache() -> Non
         return [*seen, len(cache._cache)]
 
     assert counts(InMemoryCache, FakeListLLM) == counts(LCInMemoryCache, LCFakeListLLM)
+
+
+def test_prompt_template_model_dump_and_dict() -> None:
+    def dumps(cls: Any) -> list[Any]:
+        plain = cls.from_template("Say {foo} and {bar}")
+        partial = cls.from_template("Say {foo} and {bar}", partial_variables={"foo": "x"})
+        jinja = cls.from_template("{{ a }}", template_format="jinja2")
+        checked = cls(template="{a}", input_variables=["a"], validate_template=True)
+        return [
+            plain.model_dump(),
+            partial.model_dump(exclude_none=True),
+            jinja.model_dump(),
+            checked.model_dump(),
+            plain.dict(),
+            plain.model_dump(include={"template", "input_variables"}),
+        ]
+
+    theirs, ours = dumps(LCPromptTemplate), dumps(PromptTemplate)
+    assert repr(ours) == repr(theirs)

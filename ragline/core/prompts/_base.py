@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -284,9 +285,12 @@ class PromptTemplate(BasePromptTemplate):
         metadata: Mapping[str, Any] | None = None,
         input_types: Mapping[str, Any] | None = None,
         output_parser: Any = None,
+        validate_template: bool = False,
     ) -> None:
         self.partial_variables = dict(partial_variables or {})
         self.optional_variables = []
+        # LangChain's flag; the variables are always checked here (see below)
+        self.validate_template = bool(validate_template)
         self._set_fields(
             tags=tags, metadata=metadata, input_types=input_types, output_parser=output_parser
         )
@@ -296,6 +300,36 @@ class PromptTemplate(BasePromptTemplate):
                 f"input_variables {list(input_variables)} do not match the template's "
                 f"variables {self.input_variables} (template {template!r})"
             )
+
+    def model_dump(
+        self, *, exclude_none: bool = False, exclude: Any = None, include: Any = None, **_: Any
+    ) -> dict[str, Any]:
+        """The prompt's fields as a dict, as pydantic's ``model_dump()`` of LangChain's
+        ``PromptTemplate`` gives them (same keys, same order).
+
+        Example:
+            >>> PromptTemplate.from_template("Hi {name}").model_dump()["input_variables"]
+            ['name']
+        """
+        fields: dict[str, Any] = {
+            "name": self.name,
+            "input_variables": list(self.input_variables),
+            "optional_variables": list(self.optional_variables),
+            "output_parser": self.output_parser,
+            "partial_variables": dict(self.partial_variables),
+            "metadata": copy.deepcopy(self.metadata),
+            "tags": None if self.tags is None else list(self.tags),
+            "template": self.template,
+            "template_format": self.template_format,
+            "validate_template": self.validate_template,
+        }
+        return {
+            key: value
+            for key, value in fields.items()
+            if not (exclude_none and value is None)
+            and (include is None or key in include)
+            and (exclude is None or key not in exclude)
+        }
 
     def _parse(self, template: str, template_format: str) -> None:
         self._template = Template(template, template_format)
@@ -443,6 +477,10 @@ class PromptTemplate(BasePromptTemplate):
 
     def __str__(self) -> str:
         return " ".join(f"{name}={value!r}" for name, value in self._printed_fields())
+
+    def dict(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        """:meth:`model_dump` with LangChain's ``"_type": "prompt"`` (pydantic v1's name)."""
+        return {**self.model_dump(**kwargs), "_type": "prompt"}
 
 
 def format_document(document: Any, prompt: BasePromptTemplate) -> str:
