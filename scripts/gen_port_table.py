@@ -81,8 +81,13 @@ NOT_THE_SAME = {
     "Callbacks",
 }
 
-# Modules whose names only share a spelling with ragline's (another vendor's variant).
-SKIPPED_MODULES = ("langchain_classic.chains.ernie_functions",)
+# Modules whose names only share a spelling with ragline's (another vendor's variant;
+# the docarray and zep retrievers' own SearchType enums).
+SKIPPED_MODULES = (
+    "langchain_classic.chains.ernie_functions",
+    "langchain_classic.retrievers.docarray",
+    "langchain_classic.retrievers.zep",
+)
 
 # LangChain packages walked in full (every public module).
 WALKED = ["langchain_core", "langchain_text_splitters"]
@@ -125,6 +130,7 @@ LISTED = [
     "langchain_community.storage",
     "langchain_community.docstore",
     "langchain_community.document_transformers",
+    "langchain_community.document_transformers.long_context_reorder",
     "langchain_community.document_compressors",
     "langchain_community.tools",
     "langchain_community.vectorstores.faiss",

@@ -211,7 +211,7 @@ PATHS: dict[str, dict[str, str]] = {
         ),
     },
     "langchain_classic.document_transformers": {
-        "ragline.retrievers": "EmbeddingsRedundantFilter",
+        "ragline.retrievers": "EmbeddingsRedundantFilter LongContextReorder",
     },
     "langchain_classic.embeddings": {
         "ragline.embeddings": (
@@ -401,7 +401,7 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.retrievers": {
         "ragline.retrievers": (
             "BM25Retriever ContextualCompressionRetriever EnsembleRetriever "
-            "MultiQueryRetriever ParentDocumentRetriever"
+            "MultiQueryRetriever MultiVectorRetriever ParentDocumentRetriever"
         ),
     },
     "langchain_classic.retrievers.bm25": {
@@ -432,6 +432,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers.multi_query": {
         "ragline.retrievers": "LineListOutputParser MultiQueryRetriever",
+    },
+    "langchain_classic.retrievers.multi_vector": {
+        "ragline.retrievers": "MultiVectorRetriever SearchType",
     },
     "langchain_classic.retrievers.parent_document_retriever": {
         "ragline.retrievers": "ParentDocumentRetriever",
@@ -672,7 +675,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.loaders": "WebBaseLoader",
     },
     "langchain_community.document_transformers": {
-        "ragline.retrievers": "EmbeddingsRedundantFilter",
+        "ragline.retrievers": "EmbeddingsRedundantFilter LongContextReorder",
+    },
+    "langchain_community.document_transformers.long_context_reorder": {
+        "ragline.retrievers": "LongContextReorder",
     },
     "langchain_community.embeddings": {
         "ragline.embeddings": (

@@ -3,8 +3,9 @@
 BM25 keyword search (with optional stemming and stopwords), hybrid search (weighted
 Reciprocal Rank Fusion of several retrievers, or fusion of normalised scores:
 HybridRetriever), multi-query expansion by a model, contextual compression (embeddings
-filter, redundancy filter, LLM extraction and filtering, pipelines) and parent-document
-retrieval, with the document stores that last one keeps its parents in. Public names
+filter, redundancy filter, LLM extraction and filtering, pipelines), parent-document
+and multi-vector retrieval, with the document stores they keep their documents in;
+LongContextReorder (the best documents to both ends of a long context). Public names
 load lazily.
 """
 
@@ -35,6 +36,9 @@ _EXPORTS = {
     "LLMChainExtractor": "._compressors",
     "NoOutputParser": "._compressors",
     "ParentDocumentRetriever": "._parent_document",
+    "MultiVectorRetriever": "._multi_vector",
+    "SearchType": "._multi_vector",
+    "LongContextReorder": "._reorder",
     "InMemoryDocumentStore": "._docstore",
     "create_kv_docstore": "._docstore",
 }
