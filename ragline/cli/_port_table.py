@@ -591,7 +591,8 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.splitters": (
             "CharacterTextSplitter Language LatexTextSplitter MarkdownHeaderTextSplitter "
             "MarkdownTextSplitter PythonCodeTextSplitter RecursiveCharacterTextSplitter "
-            "SentenceTransformersTokenTextSplitter TextSplitter TokenTextSplitter"
+            "RecursiveJsonSplitter SentenceTransformersTokenTextSplitter TextSplitter "
+            "TokenTextSplitter"
         ),
     },
     "langchain_classic.tools": {
@@ -1092,7 +1093,8 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.splitters": (
             "CharacterTextSplitter Language LatexTextSplitter MarkdownHeaderTextSplitter "
             "MarkdownTextSplitter PythonCodeTextSplitter RecursiveCharacterTextSplitter "
-            "SentenceTransformersTokenTextSplitter TextSplitter TokenTextSplitter"
+            "RecursiveJsonSplitter SentenceTransformersTokenTextSplitter TextSplitter "
+            "TokenTextSplitter"
         ),
     },
     "langchain_text_splitters.base": {
@@ -1100,6 +1102,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_text_splitters.character": {
         "ragline.splitters": "CharacterTextSplitter RecursiveCharacterTextSplitter",
+    },
+    "langchain_text_splitters.json": {
+        "ragline.splitters": "RecursiveJsonSplitter",
     },
     "langchain_text_splitters.latex": {
         "ragline.splitters": "LatexTextSplitter",

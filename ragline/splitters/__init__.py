@@ -3,7 +3,9 @@
 Character and recursive splitters (with per-language presets), token splitters
 (tiktoken, Hugging Face tokenizers), a Markdown-header splitter and a Markdown-section
 splitter (chunks inside one section, with their heading path). Every splitter is a
-Runnable: ``splitter.invoke(documents)`` returns the chunks.
+Runnable: ``splitter.invoke(documents)`` returns the chunks. ``RecursiveJsonSplitter``
+(LangChain's) cuts a JSON object into smaller JSON objects; like LangChain's, it is not a
+text splitter.
 """
 
 from ragline.core._lazy import attach
@@ -22,6 +24,7 @@ _EXPORTS = {
     "SentenceTransformersTokenTextSplitter": "._tokens",
     "MarkdownHeaderTextSplitter": "._markdown",
     "MarkdownSectionSplitter": "._sections",
+    "RecursiveJsonSplitter": "._json",
 }
 
 __all__ = sorted(_EXPORTS)

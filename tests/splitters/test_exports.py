@@ -17,6 +17,7 @@ EXPECTED = [
     "MarkdownTextSplitter",
     "PythonCodeTextSplitter",
     "RecursiveCharacterTextSplitter",
+    "RecursiveJsonSplitter",
     "SentenceTransformersTokenTextSplitter",
     "TextSplitter",
     "TokenTextSplitter",
