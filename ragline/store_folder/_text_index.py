@@ -313,8 +313,7 @@ class RowsAhead:
         self.ids: list[str] = []
         self.texts: list[str] = []
         self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self._taken = 0  # texts handed out so far
-        self._taken_vocabulary = len(vocabulary)  # terms they (and the start) use
+        self._taken_vocabulary = len(vocabulary)  # terms the rows handed out (and the start) use
         self._wrong = False  # a take did not match: nothing more is handed out
 
     def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
@@ -338,33 +337,35 @@ class RowsAhead:
         """What :func:`_rows_of` gives for ``texts`` from ``vocabulary`` (which is extended
         the same way), when these are the next chunks computed, from that vocabulary;
         else None (and None from then on)."""
-        start, end = self._taken, self._taken + len(ids)
+        count_texts = len(ids)
         known = self._numbers.vocabulary
         if (
             self._wrong
             or tokenizer != self.tokenizer
             or len(vocabulary) != self._taken_vocabulary
-            or self.ids[start:end] != ids
-            or self.texts[start:end] != texts
+            or self.ids[:count_texts] != list(ids)
+            or self.texts[:count_texts] != list(texts)
             or vocabulary != known[: len(vocabulary)]
         ):
             self._wrong = True
             self._parts, self.ids, self.texts = [], [], []
             return None
-        if len(self._parts) > 1:  # one array from here on: each take slices it
-            terms, tfs, sizes = (
-                np.concatenate([part[i] for part in self._parts]) for i in range(3)
-            )
+        if len(self._parts) != 1:  # one array from here on: each take cuts its head off
+            empty = np.zeros(0, dtype=np.int32)
+            parts = self._parts or [(empty, empty, np.zeros(0, dtype=np.int64))]
+            terms, tfs, sizes = (np.concatenate([part[i] for part in parts]) for i in range(3))
             self._parts = [(terms, tfs, sizes)]
-        terms, tfs, sizes = self._parts[0] if self._parts else (np.zeros(0, np.int32),) * 3
-        sizes = np.asarray(sizes, dtype=np.int64)
-        offset = int(sizes[:start].sum())
-        count = int(sizes[start:end].sum())
-        taken = terms[offset : offset + count]
-        used = int(taken.max()) + 1 if count else 0
+        terms, tfs, sizes = self._parts[0]
+        count = int(sizes[:count_texts].sum())
+        taken = terms[:count], tfs[:count], sizes[:count_texts]
+        # only what is not handed out yet stays here (a long run with checkpoints does
+        # not hold every row it computed until its end)
+        self._parts = [(terms[count:].copy(), tfs[count:].copy(), sizes[count_texts:].copy())]
+        del self.ids[:count_texts], self.texts[:count_texts]
+        used = int(taken[0].max()) + 1 if count else 0
         vocabulary.extend(known[len(vocabulary) : used])
-        self._taken, self._taken_vocabulary = end, len(vocabulary)
-        return taken, tfs[offset : offset + count], sizes[start:end]
+        self._taken_vocabulary = len(vocabulary)
+        return taken
 
 
 def save_text_index(folder: Path, text_index: TextIndex) -> None:

@@ -360,6 +360,8 @@ def test_rows_ahead_hands_out_exactly_the_rows_of_the_next_texts() -> None:
         expected = _rows_of(texts[piece], expected_vocabulary, tokenizer)
         assert got is not None and _rows_equal(got, expected)
         assert vocabulary == expected_vocabulary
+        # what was handed out is no longer held (a long run keeps only what is ahead)
+        assert ahead.ids == ids[piece.stop :] and ahead.texts == texts[piece.stop :]
     assert vocabulary == ["etna", "erupts", "stromboli", "vesuvius", "sleeps", "and", "hekla"]
 
 
