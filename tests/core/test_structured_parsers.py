@@ -183,7 +183,7 @@ def test_pydantic_tools_parser_builds_the_models():
         PydanticToolsParser(tools=[Joke]).invoke(REPLY)
     assert str(caught.value) == "the model called 'x', which is none of the tools offered (Joke)"
     bad = AIMessage("", tool_calls=[{"name": "Joke", "args": {"setup": "a"}, "id": "1"}])
-    with pytest.raises(OutputParserException, match="do not fit Joke: 1 validation error") as err:
+    with pytest.raises(OutputParserException, match="1 validation error for Joke") as err:
         PydanticToolsParser(tools=[Joke], first_tool_only=True).invoke(bad)
     assert err.value.llm_output == '{"setup": "a"}'
     with pytest.raises(InvalidInputError, match="takes pydantic model classes"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from langchain_community.vectorstores import FAISS as LCFAISS
 from langchain_core.embeddings import DeterministicFakeEmbedding as LCFakeEmbedding
 from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
@@ -358,3 +359,55 @@ def test_prompt_template_model_dump_and_dict() -> None:
 
     theirs, ours = dumps(LCPromptTemplate), dumps(PromptTemplate)
     assert repr(ours) == repr(theirs)
+
+
+def test_tool_arguments_that_do_not_validate_raise_pydantic_s_error() -> None:
+    # include_raw=True reports it in parsing_error; programs print its class and text
+    import pydantic
+    from langchain_core.language_models import (
+        FakeMessagesListChatModel as LCFakeMessagesListChatModel,
+    )
+    from langchain_core.output_parsers.openai_tools import (
+        PydanticToolsParser as LCPydanticToolsParser,
+    )
+
+    from ragline.core import FakeMessagesListChatModel
+    from ragline.core.exceptions import OutputParserException
+    from ragline.core.output_parsers import PydanticToolsParser
+
+    class Joke(BaseModel):
+        setup: str
+        punchline: str
+
+    def failure(message_cls: Any, parser_cls: Any, model_cls: Any) -> list[Any]:
+        reply = message_cls(
+            "", tool_calls=[{"name": "Joke", "args": {"setup": "s", "rating": 1}, "id": "1"}]
+        )
+        try:
+            parser_cls(tools=[Joke]).invoke(reply)
+        except Exception as err:  # the error is what is compared
+            error = err
+
+        class Binding(model_cls):  # type: ignore[misc,valid-type]
+            def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+                return self
+
+        raw = Binding(responses=[reply]).with_structured_output(Joke, include_raw=True)
+        parsing_error = raw.invoke("joke")["parsing_error"]
+        return [
+            type(error).__name__,
+            str(error),
+            error.errors(),  # type: ignore[attr-defined]
+            isinstance(error, pydantic.ValidationError),
+            type(parsing_error).__name__,
+            str(parsing_error),
+        ]
+
+    theirs = failure(LCAIMessage, LCPydanticToolsParser, LCFakeMessagesListChatModel)
+    ours = failure(AIMessage, PydanticToolsParser, FakeMessagesListChatModel)
+    assert ours == theirs
+    assert ours[0] == "ValidationError" and ours[3] is True
+    reply = AIMessage("", tool_calls=[{"name": "Joke", "args": {"setup": "s"}, "id": "1"}])
+    with pytest.raises(OutputParserException) as caught:  # still ragline's class too
+        PydanticToolsParser(tools=[Joke]).invoke(reply)
+    assert caught.value.llm_output == '{"setup": "s"}'

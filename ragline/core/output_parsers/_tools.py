@@ -155,7 +155,9 @@ class PydanticToolsParser(JsonOutputToolsParser):
     Raises:
         InvalidInputError: a tool is not a pydantic model class.
         OutputParserException: (when parsing) a call names no offered model, or its
-            arguments do not validate; ``llm_output`` holds the arguments as JSON.
+            arguments do not validate (then it is also pydantic's ``ValidationError``,
+            with pydantic's text, as LangChain raises); ``llm_output`` holds the
+            arguments as JSON.
 
     Example:
         >>> from pydantic import BaseModel
@@ -195,11 +197,53 @@ class PydanticToolsParser(JsonOutputToolsParser):
             except ValueError as err:
                 if partial:
                     continue  # e.g. a required field has not arrived yet
-                raise OutputParserException(
-                    f"the model's arguments do not fit {model.__name__}: {err}",
-                    llm_output=json.dumps(call["args"]),
-                ) from err
+                raise _arguments_error(err, model, call["args"]) from err
         return instances
+
+
+_ARGUMENTS_ERROR: list[Any] = []  # [the class] once built
+
+
+def _arguments_error_class() -> Any:
+    """The class of tool-call arguments that do not validate: pydantic's
+    ``ValidationError`` (named so; what LangChain's parser raises) and ragline's
+    ``OutputParserException``."""
+    if not _ARGUMENTS_ERROR:
+        import pydantic_core
+
+        class ValidationError(pydantic_core.ValidationError, OutputParserException):  # type: ignore[misc]
+            """Tool-call arguments that do not fit the pydantic model: pydantic's
+            ``ValidationError`` (its text and ``errors()``) and an
+            ``OutputParserException`` (``llm_output``: the arguments as JSON)."""
+
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                pass  # built by pydantic's from_exception_data
+
+        _ARGUMENTS_ERROR.append(ValidationError)
+    return _ARGUMENTS_ERROR[0]
+
+
+def _arguments_error(err: ValueError, model: type, args: Any) -> Exception:
+    """``err`` (pydantic's, from validating ``args``) as the error the parser raises:
+    pydantic's ``ValidationError`` that is also an ``OutputParserException``, as LangChain
+    raises pydantic's own; an ``OutputParserException`` for anything else."""
+    title, errors = getattr(err, "title", None), getattr(err, "errors", None)
+    if isinstance(title, str) and callable(errors):
+        try:
+            details = [
+                {key: e[key] for key in ("type", "loc", "input", "ctx") if key in e}
+                for e in errors()
+            ]
+            error = _arguments_error_class().from_exception_data(title, details)
+        except Exception:  # a detail pydantic cannot rebuild: ragline's error below
+            error = None
+        if error is not None:
+            error.observation, error.send_to_llm = None, False
+            error.llm_output = json.dumps(args)
+            return error  # type: ignore[no-any-return]
+    return OutputParserException(
+        f"the model's arguments do not fit {model.__name__}: {err}", llm_output=json.dumps(args)
+    )
 
 
 def _tool_name(model: type) -> str:
