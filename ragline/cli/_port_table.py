@@ -589,10 +589,10 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.text_splitter": {
         "ragline.splitters": (
-            "CharacterTextSplitter Language LatexTextSplitter MarkdownHeaderTextSplitter "
-            "MarkdownTextSplitter PythonCodeTextSplitter RecursiveCharacterTextSplitter "
-            "RecursiveJsonSplitter SentenceTransformersTokenTextSplitter TextSplitter "
-            "TokenTextSplitter"
+            "CharacterTextSplitter HTMLHeaderTextSplitter Language LatexTextSplitter "
+            "MarkdownHeaderTextSplitter MarkdownTextSplitter PythonCodeTextSplitter "
+            "RecursiveCharacterTextSplitter RecursiveJsonSplitter "
+            "SentenceTransformersTokenTextSplitter TextSplitter TokenTextSplitter"
         ),
     },
     "langchain_classic.tools": {
@@ -1091,10 +1091,10 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_text_splitters": {
         "ragline.splitters": (
-            "CharacterTextSplitter Language LatexTextSplitter MarkdownHeaderTextSplitter "
-            "MarkdownTextSplitter PythonCodeTextSplitter RecursiveCharacterTextSplitter "
-            "RecursiveJsonSplitter SentenceTransformersTokenTextSplitter TextSplitter "
-            "TokenTextSplitter"
+            "CharacterTextSplitter HTMLHeaderTextSplitter Language LatexTextSplitter "
+            "MarkdownHeaderTextSplitter MarkdownTextSplitter PythonCodeTextSplitter "
+            "RecursiveCharacterTextSplitter RecursiveJsonSplitter "
+            "SentenceTransformersTokenTextSplitter TextSplitter TokenTextSplitter"
         ),
     },
     "langchain_text_splitters.base": {
@@ -1102,6 +1102,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_text_splitters.character": {
         "ragline.splitters": "CharacterTextSplitter RecursiveCharacterTextSplitter",
+    },
+    "langchain_text_splitters.html": {
+        "ragline.splitters": "HTMLHeaderTextSplitter",
     },
     "langchain_text_splitters.json": {
         "ragline.splitters": "RecursiveJsonSplitter",

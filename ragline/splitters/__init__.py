@@ -4,7 +4,8 @@ Character and recursive splitters (with per-language presets), token splitters
 (tiktoken, Hugging Face tokenizers), a Markdown-header splitter and a Markdown-section
 splitter (chunks inside one section, with their heading path). Every splitter is a
 Runnable: ``splitter.invoke(documents)`` returns the chunks. ``RecursiveJsonSplitter``
-(LangChain's) cuts a JSON object into smaller JSON objects; like LangChain's, it is not a
+(LangChain's) cuts a JSON object into smaller JSON objects and ``HTMLHeaderTextSplitter``
+(LangChain's; beautifulsoup4) cuts HTML at its headers; like LangChain's, neither is a
 text splitter.
 """
 
@@ -25,6 +26,7 @@ _EXPORTS = {
     "MarkdownHeaderTextSplitter": "._markdown",
     "MarkdownSectionSplitter": "._sections",
     "RecursiveJsonSplitter": "._json",
+    "HTMLHeaderTextSplitter": "._html",
 }
 
 __all__ = sorted(_EXPORTS)

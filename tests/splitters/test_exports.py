@@ -9,6 +9,7 @@ import ragline.splitters
 
 EXPECTED = [
     "CharacterTextSplitter",
+    "HTMLHeaderTextSplitter",
     "LANGUAGE_BY_SUFFIX",
     "Language",
     "LatexTextSplitter",
