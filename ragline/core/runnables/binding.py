@@ -90,8 +90,9 @@ class RunnableBindingBase(Runnable[Input, Output]):
         return other
 
     def get_name(self) -> str:
-        """The bound runnable's name (or the bound ``run_name``)."""
-        return self.name or self.config.get("run_name") or self.bound.get_name()
+        """The bound runnable's name, as LangChain's (a bound ``run_name`` names the runs,
+        not the binding)."""
+        return self.name or self.bound.get_name()
 
     def __repr__(self) -> str:
         parts = [repr(self.bound)]

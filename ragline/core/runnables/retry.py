@@ -93,8 +93,9 @@ class RunnableRetry(Runnable[Input, Output]):
         self.exponential_jitter_params = {**_JITTER_DEFAULTS, **params}
 
     def get_name(self) -> str:
-        """``RunnableRetry`` unless a name was set."""
-        return self.name or "RunnableRetry"
+        """The retried runnable's name unless a name was set (LangChain's: its runs are
+        named after what they retry)."""
+        return self.name or self.bound.get_name()
 
     def __repr__(self) -> str:
         return f"RunnableRetry({self.bound!r}, stop_after_attempt={self.stop_after_attempt})"
@@ -122,7 +123,7 @@ class RunnableRetry(Runnable[Input, Output]):
         attempt = 1
         while True:
             try:
-                return self.bound.invoke(input, **kwargs)
+                return self.bound.invoke(input, _attempt_config(attempt), **kwargs)
             except BaseException as err:
                 if not self._should_retry(err, attempt):
                     raise
@@ -135,7 +136,7 @@ class RunnableRetry(Runnable[Input, Output]):
         attempt = 1
         while True:
             try:
-                return await self.bound.ainvoke(input, **kwargs)
+                return await self.bound.ainvoke(input, _attempt_config(attempt), **kwargs)
             except BaseException as err:
                 if not self._should_retry(err, attempt):
                     raise
@@ -232,3 +233,8 @@ class RunnableRetry(Runnable[Input, Output]):
     def get_graph(self) -> Graph:
         """The bound runnable's graph."""
         return self.bound.get_graph()
+
+
+def _attempt_config(attempt: int) -> RunnableConfig | None:
+    # a retried attempt's run is tagged with its number, as LangChain's (not the first)
+    return {"tags": [f"retry:attempt:{attempt}"]} if attempt > 1 else None
