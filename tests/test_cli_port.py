@@ -245,28 +245,26 @@ def test_redis_filter_classes_port_from_each_langchain_path(tmp_path, capsys):
 
 
 def test_a_langchain_runnable_left_unmapped_joins_the_ported_chain(tmp_path):
-    # YamlOutputParser is not ragline's: its import stays, and the line port adds lets the
+    # ListOutputParser is not ragline's: its import stays, and the line port adds lets the
     # LangChain parser run (and stream) inside the chain ragline's prompt and model start.
     source = textwrap.dedent(
         """\
-        from langchain_classic.output_parsers import YamlOutputParser
         from langchain_core.language_models import FakeListChatModel
+        from langchain_core.output_parsers import ListOutputParser
         from langchain_core.prompts import PromptTemplate
-        from pydantic import BaseModel
 
 
-        class Item(BaseModel):
-            name: str
-            tags: list[str]
+        class Lines(ListOutputParser):
+            def parse(self, text):
+                return [line.strip() for line in text.strip().split("\\n")]
 
 
-        reply = "name: a\\ntags: [x, y]"
+        reply = "red\\ngreen\\nblue"
         model = FakeListChatModel(responses=[reply, reply])
-        parser = YamlOutputParser(pydantic_object=Item)
-        chain = PromptTemplate.from_template("{q}") | model | parser
+        chain = PromptTemplate.from_template("{q}") | model | Lines()
         print(type(chain).__module__.split(".")[0])
-        print(chain.invoke({"q": "item"}))
-        print(list(chain.stream({"q": "item"})))
+        print(chain.invoke({"q": "colors"}))
+        print(list(chain.stream({"q": "colors"})))
         """
     )
     path = write_project(tmp_path, {"app.py": source}) / "app.py"
@@ -278,7 +276,7 @@ def test_a_langchain_runnable_left_unmapped_joins_the_ported_chain(tmp_path):
     run = subprocess.run(
         [sys.executable, str(path)], capture_output=True, text=True, cwd=tmp_path, check=True
     )
-    assert run.stdout == ("ragline\nname='a' tags=['x', 'y']\n[Item(name='a', tags=['x', 'y'])]\n")
+    assert run.stdout == ("ragline\n['red', 'green', 'blue']\n[['red'], ['green'], ['blue']]\n")
 
 
 def test_nothing_is_added_when_every_name_maps_or_none_does(tmp_path):

@@ -311,7 +311,8 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core.output_parsers": (
             "BooleanOutputParser DatetimeOutputParser EnumOutputParser "
             "MarkdownListOutputParser NumberedListOutputParser RegexDictParser "
-            "RegexParser ResponseSchema StructuredOutputParser XMLOutputParser"
+            "RegexParser ResponseSchema StructuredOutputParser XMLOutputParser "
+            "YamlOutputParser"
         ),
     },
     "langchain_classic.output_parsers.boolean": {
@@ -353,6 +354,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.output_parsers.xml": {
         "ragline.core.output_parsers": "XMLOutputParser",
+    },
+    "langchain_classic.output_parsers.yaml": {
+        "ragline.core.output_parsers": "YamlOutputParser",
     },
     "langchain_classic.prompts": {
         "ragline.core": (

@@ -40,6 +40,7 @@ from ragline.core.output_parsers import (
 )
 
 COVERS = {
+    "core.output_parsers.YamlOutputParser",
     "core.output_parsers.XMLOutputParser",
     "core.output_parsers.EnumOutputParser",
     "core.output_parsers.DatetimeOutputParser",
@@ -265,3 +266,34 @@ def test_classic_parsers_at_the_end_of_a_chain_stream_one_piece():
         ],
     )
     assert rl == lc
+
+
+def test_yaml_parser():
+    from langchain_classic.output_parsers import YamlOutputParser as LCYamlOutputParser
+    from pydantic import BaseModel, Field
+
+    from ragline.core.output_parsers import YamlOutputParser
+
+    class Joke(BaseModel):
+        setup: str = Field(description="the question")
+        punchline: str
+
+    replies = [
+        "setup: a\npunchline: b",
+        "```yaml\nsetup: a\npunchline: b\n```",
+        "Sure!\n```\nsetup: a\npunchline: b\n```\nbye",
+        "```yml\nsetup: 'x: y'\npunchline: b\n```",
+        "setup: a",
+        ": : :",
+    ]
+    lc, rl = LCYamlOutputParser(pydantic_object=Joke), YamlOutputParser(pydantic_object=Joke)
+    assert repr(rl) == repr(lc) and rl.OutputType is lc.OutputType is Joke
+    for text in replies:
+        assert outcome(rl.parse, text) == outcome(lc.parse, text), text
+    for text in ["- x\n- y", ""]:  # pydantic's reason differs, the type and start do not
+        ours, theirs = outcome(rl.parse, text), outcome(lc.parse, text)
+        assert ours[:2] == theirs[:2] == ("raised", "OutputParserException")
+        assert ours[2].startswith(f"Failed to parse Joke from completion {text}".splitlines()[0])
+    lc_stream = streamed(lc, LCGenericFakeChatModel, replies[0])
+    assert streamed(rl, GenericFakeChatModel, replies[0]) == lc_stream
+    assert '"punchline"' in rl.get_format_instructions()

@@ -7,7 +7,7 @@ instructions from a schema),
 ``_tools.py`` (parsers of tool calls), ``_retry.py`` (``OutputFixingParser``,
 ``RetryOutputParser``, ``RetryWithErrorOutputParser``), ``_text.py`` (the enum, datetime,
 yes/no and regex parsers, the Markdown and numbered list parsers), ``_xml.py``
-(``XMLOutputParser``).
+(``XMLOutputParser``), ``_yaml.py`` (``YamlOutputParser``).
 """
 
 from ragline.core.output_parsers._base import (
@@ -43,6 +43,7 @@ from ragline.core.output_parsers._tools import (
     PydanticToolsParser,
 )
 from ragline.core.output_parsers._xml import XMLOutputParser
+from ragline.core.output_parsers._yaml import YamlOutputParser
 
 __all__ = [
     "BaseOutputParser",
@@ -68,4 +69,5 @@ __all__ = [
     "StrOutputParser",
     "StructuredOutputParser",
     "XMLOutputParser",
+    "YamlOutputParser",
 ]
