@@ -297,3 +297,25 @@ def test_yaml_parser():
     lc_stream = streamed(lc, LCGenericFakeChatModel, replies[0])
     assert streamed(rl, GenericFakeChatModel, replies[0]) == lc_stream
     assert '"punchline"' in rl.get_format_instructions()
+
+
+def test_output_types_and_schemas():
+    pairs = [
+        (LCEnumOutputParser(enum=Color), EnumOutputParser(enum=Color)),
+        (LCDatetimeOutputParser(), DatetimeOutputParser()),
+        (LCBooleanOutputParser(), BooleanOutputParser()),
+        (
+            LCRegexParser(regex="(a)", output_keys=["x"]),
+            RegexParser(regex="(a)", output_keys=["x"]),
+        ),
+        (
+            LCRegexDictParser(output_key_to_format={"a": "A"}),
+            RegexDictParser(output_key_to_format={"a": "A"}),
+        ),
+        (LCMarkdownListOutputParser(), MarkdownListOutputParser()),
+        (LCNumberedListOutputParser(), NumberedListOutputParser()),
+        (LCXMLOutputParser(parser="xml"), XMLOutputParser(parser="xml")),
+    ]
+    for lc, rl in pairs:
+        assert rl.OutputType == lc.OutputType, type(rl).__name__
+        assert rl.get_output_jsonschema() == lc.get_output_jsonschema(), type(rl).__name__

@@ -84,6 +84,16 @@ class EnumOutputParser(_Shown, BaseOutputParser[Any]):
     def _values(self) -> list[str]:
         return [member.value for member in self.enum]
 
+    @property
+    def OutputType(self) -> Any:
+        """The enum class (what ``parse`` returns)."""
+        return self.enum
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        name = self.enum.__name__
+        defs[name] = {"enum": self._values, "title": name, "type": "string"}
+        return {"$ref": f"#/$defs/{name}"}
+
     def parse(self, text: str) -> Any:
         try:
             return self.enum(text.strip())
@@ -129,6 +139,10 @@ class DatetimeOutputParser(_Shown, BaseOutputParser[datetime]):
             f"(for example: {shown}) and nothing else."
         )
 
+    @property
+    def OutputType(self) -> Any:
+        return datetime
+
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return {"type": "string", "format": "date-time"}
 
@@ -164,8 +178,9 @@ class BooleanOutputParser(_Shown, BaseOutputParser[bool]):
             )
         return true
 
-    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "boolean"}
+    @property
+    def OutputType(self) -> Any:
+        return bool
 
 
 class RegexParser(_Shown, BaseOutputParser[dict[str, str]]):
@@ -184,6 +199,10 @@ class RegexParser(_Shown, BaseOutputParser[dict[str, str]]):
     regex: str
     output_keys: list[str]
     default_output_key: str | None = None
+
+    @property
+    def OutputType(self) -> Any:
+        return dict[str, str]
 
     def parse(self, text: str) -> dict[str, str]:
         match = re.search(self.regex, text)
@@ -211,6 +230,10 @@ class RegexDictParser(_Shown, BaseOutputParser[dict[str, str]]):
     regex_pattern: str = r"{}:\s?([^.'\n']*)\.?"
     output_key_to_format: dict[str, str]
     no_update_value: str | None = None
+
+    @property
+    def OutputType(self) -> Any:
+        return dict[str, str]
 
     def parse(self, text: str) -> dict[str, str]:
         result: dict[str, str] = {}
@@ -264,8 +287,9 @@ class _LineListParser(_Shown, BaseTransformOutputParser[list[str]]):
         for last in self.parse(buffer):
             yield [last]
 
-    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "array", "items": {"type": "string"}}
+    @property
+    def OutputType(self) -> Any:
+        return list[str]
 
 
 class MarkdownListOutputParser(_LineListParser):

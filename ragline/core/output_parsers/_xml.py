@@ -54,6 +54,13 @@ class XMLOutputParser(BaseTransformOutputParser[dict[str, Any]]):
     def __repr__(self) -> str:
         return fields_repr(self)
 
+    @property
+    def OutputType(self) -> Any:
+        return dict[str, Any]
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "object", "additionalProperties": True}
+
     def _etree(self) -> Any:
         if self.parser == "xml":
             return ET
