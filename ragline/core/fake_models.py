@@ -78,14 +78,28 @@ class _ResponseList:
         if bad:
             raise InvalidInputError(f"{owner} responses must be {kind_name}, got {bad[0]!r}")
         check_optional_number(f"{owner} sleep (seconds)", sleep, low=0)
+        self.owner = owner
         self.responses = list(responses)
         self.sleep = sleep
         self.kind, self.kind_name = kind, kind_name
         self.i = 0
         self._lock = threading.Lock()
 
+    def clone(self) -> _ResponseList:
+        """An independent list at the same cursor (a configured copy's own script)."""
+        twin = copy.copy(self)
+        twin.responses = list(self.responses)
+        twin._lock = threading.Lock()
+        return twin
+
     def next(self, stop: list[str] | None) -> Any:
         with self._lock:
+            if self.i >= len(self.responses):
+                # LangChain raises IndexError here too (a shorter script set mid-run)
+                raise IndexError(
+                    f"{self.owner} has {len(self.responses)} responses but its cursor i is "
+                    f"{self.i}; set i=0 to replay the script from the start"
+                )
             response = self.responses[self.i]
             self.i = (self.i + 1) % len(self.responses)
         if isinstance(response, str):
@@ -108,11 +122,31 @@ class _CyclingResponses:
 
     @responses.setter
     def responses(self, value: Sequence[Any]) -> None:
-        # a new script from the start (configurable_fields(responses=...) sets it on a copy)
+        # a new script that keeps the cursor, as LangChain's field assignment does: a
+        # configured copy (configurable_fields(responses=...)) goes on from the default's i
         old = self._list
         self._list = _ResponseList(
             type(self).__name__, value, old.sleep, kind=old.kind, kind_name=old.kind_name
         )
+        self._list.i = old.i
+
+    @property
+    def sleep(self) -> float | None:
+        """Seconds to wait (per answer or per streamed piece); ``None``: no wait."""
+        return self._list.sleep
+
+    @sleep.setter
+    def sleep(self, value: float | None) -> None:
+        check_optional_number(f"{type(self).__name__} sleep (seconds)", value, low=0)
+        self._list.sleep = value
+
+    def __copy__(self) -> Any:
+        # LangChain's configured copy is a new model built from the default's field values:
+        # it starts at the default's cursor, and its own calls do not move the default's
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin._list = self._list.clone()
+        return twin
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
