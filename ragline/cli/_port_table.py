@@ -405,7 +405,8 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.retrievers": {
         "ragline.retrievers": (
             "BM25Retriever ContextualCompressionRetriever EnsembleRetriever "
-            "MultiQueryRetriever MultiVectorRetriever ParentDocumentRetriever"
+            "MergerRetriever MultiQueryRetriever MultiVectorRetriever "
+            "ParentDocumentRetriever"
         ),
     },
     "langchain_classic.retrievers.bm25": {
@@ -433,6 +434,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers.ensemble": {
         "ragline.retrievers": "EnsembleRetriever",
+    },
+    "langchain_classic.retrievers.merger_retriever": {
+        "ragline.retrievers": "MergerRetriever",
     },
     "langchain_classic.retrievers.multi_query": {
         "ragline.retrievers": "LineListOutputParser MultiQueryRetriever",

@@ -5,7 +5,8 @@ Reciprocal Rank Fusion of several retrievers, or fusion of normalised scores:
 HybridRetriever), multi-query expansion by a model, contextual compression (embeddings
 filter, redundancy filter, LLM extraction and filtering, pipelines), parent-document
 and multi-vector retrieval, with the document stores they keep their documents in;
-LongContextReorder (the best documents to both ends of a long context). Public names
+LongContextReorder (the best documents to both ends of a long context); MergerRetriever
+(several retrievers' results interleaved). Public names
 load lazily.
 """
 
@@ -39,6 +40,7 @@ _EXPORTS = {
     "MultiVectorRetriever": "._multi_vector",
     "SearchType": "._multi_vector",
     "LongContextReorder": "._reorder",
+    "MergerRetriever": "._merger",
     "InMemoryDocumentStore": "._docstore",
     "create_kv_docstore": "._docstore",
 }

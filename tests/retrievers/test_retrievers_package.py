@@ -47,6 +47,7 @@ EXPECTED = [
     "LLMChainFilter",
     "LineListOutputParser",
     "LongContextReorder",
+    "MergerRetriever",
     "MultiQueryRetriever",
     "MultiVectorRetriever",
     "NoOutputParser",
