@@ -406,7 +406,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.retrievers": (
             "BM25Retriever ContextualCompressionRetriever EnsembleRetriever "
             "MergerRetriever MultiQueryRetriever MultiVectorRetriever "
-            "ParentDocumentRetriever"
+            "ParentDocumentRetriever RePhraseQueryRetriever"
         ),
     },
     "langchain_classic.retrievers.bm25": {
@@ -446,6 +446,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers.parent_document_retriever": {
         "ragline.retrievers": "ParentDocumentRetriever",
+    },
+    "langchain_classic.retrievers.re_phraser": {
+        "ragline.retrievers": "RePhraseQueryRetriever",
     },
     "langchain_classic.schema": {
         "ragline.core": (

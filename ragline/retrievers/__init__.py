@@ -6,7 +6,8 @@ HybridRetriever), multi-query expansion by a model, contextual compression (embe
 filter, redundancy filter, LLM extraction and filtering, pipelines), parent-document
 and multi-vector retrieval, with the document stores they keep their documents in;
 LongContextReorder (the best documents to both ends of a long context); MergerRetriever
-(several retrievers' results interleaved). Public names
+(several retrievers' results interleaved); RePhraseQueryRetriever (a model rewrites the
+question into a search query). Public names
 load lazily.
 """
 
@@ -41,6 +42,7 @@ _EXPORTS = {
     "SearchType": "._multi_vector",
     "LongContextReorder": "._reorder",
     "MergerRetriever": "._merger",
+    "RePhraseQueryRetriever": "._rephrase",
     "InMemoryDocumentStore": "._docstore",
     "create_kv_docstore": "._docstore",
 }

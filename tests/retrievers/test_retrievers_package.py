@@ -52,6 +52,7 @@ EXPECTED = [
     "MultiVectorRetriever",
     "NoOutputParser",
     "ParentDocumentRetriever",
+    "RePhraseQueryRetriever",
     "SearchType",
     "adaptive_weights",
     "create_kv_docstore",
