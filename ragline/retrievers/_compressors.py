@@ -37,12 +37,15 @@ class EmbeddingsFilter(BaseDocumentCompressor):
     """Keep the documents whose embedding is most similar (cosine) to the query's.
 
     All documents are embedded in one ``embed_documents_array`` call and compared with
-    one matrix-vector product. The result is best first (ties in input order): the ``k``
-    most similar, then only those whose similarity is at least ``similarity_threshold``.
+    one matrix-vector product. The result is best first (equal scores in the order of
+    numpy's argsort reversed, as LangChain's): the ``k`` most similar, then only those
+    whose similarity is above ``similarity_threshold``. (``k=None`` keeps all; LangChain
+    replaces an explicit ``k=None`` by its default 20.)
 
     Args:
         embeddings: the embeddings to compare with.
-        similarity_threshold: the lowest cosine similarity kept, in [-1, 1] (None: no floor).
+        similarity_threshold: a document is kept when its cosine similarity is above this,
+            in [-1, 1] (None: no floor).
         k: how many documents to keep at most (None: no limit). At least one of ``k``
             and ``similarity_threshold`` must be set.
 
@@ -93,11 +96,13 @@ class EmbeddingsFilter(BaseDocumentCompressor):
         if not documents:
             return []
         scores = self.similarities(documents, query)
-        order = np.argsort(-scores, kind="stable")
+        # LangChain's order: numpy's default argsort reversed, so equal scores come out in
+        # its order (the later document first in a short list)
+        order = np.argsort(scores)[::-1]
         if self.k is not None:
             order = order[: self.k]
         if self.similarity_threshold is not None:
-            order = order[scores[order] >= self.similarity_threshold]
+            order = order[scores[order] > self.similarity_threshold]
         return [documents[i] for i in order.tolist()]
 
 

@@ -1,0 +1,83 @@
+"""Parity: differences found by the third port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline and
+compares what the program would print.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document as LCDocument
+from langchain_core.embeddings import Embeddings as LCEmbeddings
+
+from ragline.core import Document
+from ragline.embeddings import Embeddings
+from ragline.retrievers import EmbeddingsFilter
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from langchain_classic.retrievers.document_compressors import (
+        EmbeddingsFilter as LCEmbeddingsFilter,
+    )
+
+
+def _letters(text: str) -> list[float]:
+    counts = [0.0] * 26
+    for ch in text.lower():
+        if "a" <= ch <= "z":
+            counts[ord(ch) - 97] += 1.0
+    norm = sum(x * x for x in counts) ** 0.5 or 1.0
+    return [x / norm for x in counts]
+
+
+class _LCLetters(LCEmbeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [_letters(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return _letters(text)
+
+
+class _Letters(Embeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [_letters(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return _letters(text)
+
+
+# a corpus with duplicates (equal scores), as a retriever over a store with repeated
+# passages returns them, and documents sharing no letter with the query "xyz" (score 0)
+TEXTS = [
+    "the economy grew",
+    "a judge was nominated",
+    "the economy grew",
+    "cats sleep all day",
+    "abc",
+    "the economy grew",
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "options"),
+    [
+        ("economy judge", {"similarity_threshold": 0.5}),  # default k=20: best first
+        ("economy judge", {"k": 3}),
+        ("economy", {"k": None, "similarity_threshold": 0.3}),  # LangChain: k=None means 20
+        ("xyz", {"similarity_threshold": 0.0}),  # no shared letter scores 0: not above 0
+        ("abc", {"similarity_threshold": 0.999999}),
+        ("economy", {"k": 20, "similarity_threshold": 0.2}),
+    ],
+)
+def test_embeddings_filter_order_ties_and_threshold(query: str, options: Any) -> None:
+    theirs = LCEmbeddingsFilter(embeddings=_LCLetters(), **options).compress_documents(
+        [LCDocument(page_content=t, metadata={"i": i}) for i, t in enumerate(TEXTS)], query
+    )
+    ours = EmbeddingsFilter(embeddings=_Letters(), **options).compress_documents(
+        [Document(page_content=t, metadata={"i": i}) for i, t in enumerate(TEXTS)], query
+    )
+    assert [d.metadata["i"] for d in ours] == [d.metadata["i"] for d in theirs]
+    assert [d.page_content for d in ours] == [d.page_content for d in theirs]
