@@ -83,11 +83,12 @@ def _branch(ns: Any) -> Any:
     )
 
 
-def _fallbacks(ns: Any) -> Any:
-    def fail(x: str) -> str:
-        raise ValueError(x)
+def _fail(x: str) -> str:
+    raise ValueError(x)
 
-    return ns.RunnableLambda(fail).with_fallbacks([ns.RunnableLambda(_gen)])
+
+def _fallbacks(ns: Any) -> Any:
+    return ns.RunnableLambda(_fail).with_fallbacks([ns.RunnableLambda(_gen)])
 
 
 SCENARIOS = {
@@ -127,5 +128,35 @@ def test_a_parsers_astream_of_one_whole_text_is_its_ainvoke() -> None:
             return [c async for c in parser.astream("abc", {"callbacks": [_recorder(ns, log)]})]
 
         return asyncio.run(main()), log
+
+    assert run(OURS) == run(LC)
+
+
+@pytest.mark.parametrize("scenario", ["a branch", "fallbacks", "a sequence of lambdas"])
+def test_a_sync_lambda_in_an_async_stream_is_a_streamed_run(scenario: str) -> None:
+    """LangChain streams a sync-only RunnableLambda in ``astream`` (its run starts with
+    ``{"input": ""}`` and reports a chunk), rather than invoking it."""
+
+    def build(ns: Any) -> Any:
+        if scenario == "a sequence of lambdas":
+            return ns.RunnableLambda(lambda x: x + "1") | ns.RunnableLambda(lambda x: x + "2")
+        if scenario == "fallbacks":  # a sync generator cannot astream in LangChain
+            return ns.RunnableLambda(_fail).with_fallbacks([ns.RunnableLambda(lambda x: x + "F")])
+        return _branch(ns)
+
+    def run(ns: Any) -> tuple[list[Any], list[Any], list[Any]]:
+        log: list[Any] = []
+
+        async def main() -> tuple[list[Any], list[Any]]:
+            runnable = build(ns)
+            config = {"callbacks": [_recorder(ns, log)]}
+            chunks = [c async for c in runnable.astream("b", config)]
+            events = [
+                (e["event"], e["name"]) async for e in runnable.astream_events("b", version="v2")
+            ]
+            return chunks, events
+
+        chunks, events = asyncio.run(main())
+        return chunks, log, events
 
     assert run(OURS) == run(LC)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import functools
 import inspect
 import typing
@@ -254,9 +256,14 @@ class RunnableLambda(Runnable[Input, Output]):
         config: RunnableConfig | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[Output]:
-        """Async :meth:`transform`; a sync-only function runs through ``ainvoke``."""
-        if self.afunc is None:  # the sync function in a worker thread, its result once
-            return self._atransform_by_ainvoke(input, config, kwargs)
+        """Async :meth:`transform`; a sync-only function runs in a worker thread."""
+        if self.afunc is None:  # a streamed run too, as LangChain's: the result once
+            return self._atransform_stream_with_config(
+                input,
+                functools.partial(self._astream_sync_output, kwargs=kwargs),
+                config,
+                with_run_manager=True,
+            )
         body = (
             functools.partial(self._astream_output, kwargs=kwargs)
             if kwargs
@@ -266,14 +273,36 @@ class RunnableLambda(Runnable[Input, Output]):
             input, body, config, with_run_manager=self._afunc_takes_run_manager
         )
 
-    async def _atransform_by_ainvoke(
-        self, input: AsyncIterator[Any], config: RunnableConfig | None, kwargs: dict[str, Any]
+    async def _astream_sync_output(
+        self, chunks: AsyncIterator[Any], run: Any, kwargs: dict[str, Any]
     ) -> AsyncIterator[Any]:
+        # The whole input first, then the sync function once in a worker thread (in this
+        # run's context: what it invokes are child runs); a generator function's items
+        # come added up, and a returned runnable streams as a child run.
         total = _NOTHING
-        async for chunk in input:
+        async for chunk in chunks:
             total = add_chunks(total, chunk)
-        if total is not _NOTHING:
-            yield await self.ainvoke(total, config, **kwargs)
+        if total is _NOTHING:
+            return
+        context = contextvars.copy_context()
+        call = functools.partial(context.run, self._call_whole, total, run.get_sync(), kwargs)
+        output = await asyncio.get_running_loop().run_in_executor(None, call)
+        if isinstance(output, Runnable):
+            async for item in output.astream(total):
+                yield item
+        else:
+            yield output
+
+    def _call_whole(self, input: Any, run: Any, kwargs: dict[str, Any]) -> Any:
+        assert self.func is not None
+        options = self._options(run, kwargs, is_async=False)
+        output = self.func(input, **options) if options else self.func(input)
+        if inspect.isgenerator(output):
+            total = _NOTHING
+            for chunk in output:
+                total = add_chunks(total, chunk)
+            output = None if total is _NOTHING else total
+        return output
 
 
 class RunnableGenerator(Runnable[Input, Output]):
