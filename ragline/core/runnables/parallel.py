@@ -15,6 +15,7 @@ from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Runnable, coerce_to_runnable
 from ragline.core.runnables.runs import AddableDict
+from ragline.core.runnables.schema import merged_model, model_fields
 from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
@@ -73,8 +74,12 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         return list(self.steps.values())
 
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        for step in self.steps.values():  # the first branch that says what it takes
-            schema = step._input_json(defs)
+        schemas = [step._input_json(defs) for step in self.steps.values()]
+        if all(schema.get("type", "object") == "object" for schema in schemas):
+            # as LangChain's: every branch takes an object (or anything): one object with
+            # the fields of every branch's input model (``root`` for a branch taking Any)
+            return merged_model([model_fields(schema, defs) for schema in schemas])
+        for schema in schemas:  # the first branch that says what it takes
             if schema:
                 return schema
         return {}

@@ -10,6 +10,7 @@ from ragline.core.exceptions import InvalidInputError, MissingVariableError
 from ragline.core.runnables.base import Input, Runnable
 from ragline.core.runnables.parallel import RunnableParallel
 from ragline.core.runnables.runs import _NOTHING, AddableDict, _aclose, add_chunks
+from ragline.core.runnables.schema import merged_model, model_fields
 from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
@@ -130,12 +131,40 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
     def __repr__(self) -> str:
         return f"RunnableAssign({self.mapper!r})"
 
+    # Schemas as LangChain's: when the mapper's input is a model (an object with fields),
+    # the input is that model and the output adds the mapper's output fields to it;
+    # otherwise the input is any dict and the output the mapper's output.
+    def _added_keys(self) -> list[str]:
+        return list(self.mapper.steps)
+
+    def _mapper_input(self, defs: dict[str, Any]) -> dict[str, Any] | None:
+        schema = self.mapper._input_json(defs)
+        return schema if "properties" in schema else None
+
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "object"}
+        schema = self._mapper_input(defs)
+        if schema is None:
+            return {"type": "object", "additionalProperties": True}
+        return {"title": self.mapper._input_title(), **schema}
 
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        added = self.mapper._output_json(defs)["properties"]
-        return {"type": "object", "properties": added, "additionalProperties": True}
+        schema = self._mapper_input(defs)
+        if schema is None:
+            return {"title": self.mapper._output_title(), **self.mapper._output_json(defs)}
+        return self._added_to(schema, defs, "RunnableAssignOutput")
+
+    def _output_json_after(
+        self, before: dict[str, Any], defs: dict[str, Any], title: str = "RunnableSequenceOutput"
+    ) -> dict[str, Any] | None:
+        """The output after a step whose output schema is ``before`` (a sequence asks):
+        ``before``'s fields then the added ones; ``None`` when ``before`` is no model."""
+        if "properties" not in before:
+            return None
+        return self._added_to(before, defs, title)
+
+    def _added_to(self, before: dict[str, Any], defs: dict[str, Any], title: str) -> dict[str, Any]:
+        added = model_fields(self.mapper._output_json(defs), defs)
+        return merged_model([model_fields(before, defs), added], title)
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return [self.mapper]
@@ -229,24 +258,27 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
             inputs, config, self._abatch_assign, return_exceptions=return_exceptions
         )
 
+    def _passed_on(self, chunk: Any) -> AddableDict:
+        # an input chunk's keys the mapper does not set, yielded as the chunk arrives (as
+        # LangChain's: a streamed parallel's {"a": ...} and {"b": ...} stay two chunks)
+        return AddableDict((k, v) for k, v in chunk.items() if k not in self.mapper.steps)
+
     def _stream_assign(self, chunks: Iterator[Any]) -> Iterator[dict[str, Any]]:
         total = _NOTHING
         for chunk in chunks:
             total = add_chunks(total, chunk)
+            if isinstance(chunk, dict) and (kept := self._passed_on(chunk)):
+                yield kept
         data = _require_dict(self, None if total is _NOTHING else total)
-        kept = AddableDict((k, v) for k, v in data.items() if k not in self.mapper.steps)
-        if kept:
-            yield kept
         yield from self.mapper.stream(data)
 
     async def _astream_assign(self, chunks: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
         total = _NOTHING
         async for chunk in chunks:
             total = add_chunks(total, chunk)
+            if isinstance(chunk, dict) and (kept := self._passed_on(chunk)):
+                yield kept
         data = _require_dict(self, None if total is _NOTHING else total)
-        kept = AddableDict((k, v) for k, v in data.items() if k not in self.mapper.steps)
-        if kept:
-            yield kept
         stream = self.mapper.astream(data)
         try:
             async for chunk in stream:
@@ -257,7 +289,8 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
     def transform(
         self, input: Iterator[dict[str, Any]], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[dict[str, Any]]:
-        """Yield the input's keys, then the new keys' chunks."""
+        """Yield each input chunk's keys (less the new ones) as it arrives, then the new
+        keys' chunks."""
         self._reject_kwargs(kwargs)
         return self._transform_stream_with_config(input, self._stream_assign, config)
 

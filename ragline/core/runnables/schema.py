@@ -15,8 +15,8 @@ A runnable class says what it takes and gives by overriding ``_input_json(defs)`
 Example:
     >>> from ragline.core import PromptTemplate
     >>> PromptTemplate.from_template("Tell me about {topic}").get_input_jsonschema()
-    {'title': 'PromptInput', 'type': 'object', 'properties': {'topic': {'title': 'Topic', \
-'type': 'string'}}, 'required': ['topic']}
+    {'properties': {'topic': {'title': 'Topic', 'type': 'string'}}, 'required': ['topic'], \
+'title': 'PromptInput', 'type': 'object'}
 """
 
 from __future__ import annotations
@@ -98,6 +98,40 @@ def pydantic_sorted(value: Any, parent: str | None = None) -> Any:
     if isinstance(value, list):
         return [pydantic_sorted(item, parent) for item in value]
     return value
+
+
+def model_fields(schema: dict[str, Any], defs: dict[str, Any]) -> list[tuple[str, Any, bool]]:
+    """``(name, property schema, required)`` for each field of the model ``schema``
+    describes, as LangChain reads a schema's pydantic model: an object with
+    ``properties`` has those fields; any other schema is a root model with one field,
+    ``root`` (required).
+    """
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+        schema = defs[ref[8:]]
+    if "properties" in schema:
+        required = set(schema.get("required", ()))
+        return [(name, prop, name in required) for name, prop in schema["properties"].items()]
+    root = {"title": "Root", **{k: v for k, v in schema.items() if k != "title"}}
+    return [("root", root, True)]
+
+
+def merged_model(
+    sources: list[list[tuple[str, Any, bool]]], title: str | None = None
+) -> dict[str, Any]:
+    """One object schema holding the fields of every source: a name keeps its first
+    place, its last definition wins (as a dict of pydantic fields updates)."""
+    fields: dict[str, tuple[Any, bool]] = {}
+    for source in sources:
+        for name, prop, required in source:
+            fields[name] = (prop, required)
+    result: dict[str, Any] = {} if title is None else {"title": title}
+    result["type"] = "object"
+    result["properties"] = {name: prop for name, (prop, _) in fields.items()}
+    required_names = [name for name, (_, required) in fields.items() if required]
+    if required_names:
+        result["required"] = required_names
+    return result
 
 
 class SchemaMethods:

@@ -9,6 +9,7 @@ from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
+from ragline.core.runnables.schema import merged_model, model_fields
 from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
@@ -98,10 +99,10 @@ class RunnableSequence(Runnable[Input, Output]):
         return self.last.OutputType
 
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        return self.first._input_json(defs)
+        return _steps_input_json(self.steps, defs)
 
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        return self.last._output_json(defs)
+        return _steps_output_json(self.steps, defs)
 
     def _input_title(self) -> str:
         return self.first._input_title()
@@ -236,3 +237,35 @@ class RunnableSequence(Runnable[Input, Output]):
         from ragline.core.runnables.graph import Graph
 
         return Graph.chain([step.get_graph() for step in self.steps])
+
+
+def _steps_input_json(steps: Sequence[Runnable[Any, Any]], defs: dict[str, Any]) -> dict[str, Any]:
+    """The input schema of ``steps`` run in turn, as LangChain computes it: a first step
+    that adds keys (RunnablePassthrough.assign) takes what the rest takes, less the keys
+    it adds, when the rest takes a model (an object with fields)."""
+    first = steps[0]
+    adds = getattr(first, "_added_keys", None)
+    if adds is not None and len(steps) > 1:
+        rest = _steps_input_json(steps[1:], defs)
+        if "properties" in rest:
+            fields = [field for field in model_fields(rest, defs) if field[0] not in adds()]
+            return merged_model([fields], "RunnableSequenceInput")
+    return first._input_json(defs)
+
+
+def _steps_output_json(steps: Sequence[Runnable[Any, Any]], defs: dict[str, Any]) -> dict[str, Any]:
+    """The output schema of ``steps`` run in turn, as LangChain computes it: a last step
+    that adds keys (RunnablePassthrough.assign) extends the schema before it, which for a
+    single step before it is that step's *input* schema (LangChain's rule, kept for parity).
+    """
+    last = steps[-1]
+    extend = getattr(last, "_output_json_after", None)
+    if extend is not None and len(steps) > 1:
+        if len(steps) == 2:
+            before = steps[0]._input_json(defs)
+        else:
+            before = _steps_output_json(steps[:-1], defs)
+        schema = extend(before, defs)
+        if schema is not None:
+            return schema
+    return last._output_json(defs)
