@@ -81,3 +81,31 @@ def test_embeddings_filter_order_ties_and_threshold(query: str, options: Any) ->
     )
     assert [d.metadata["i"] for d in ours] == [d.metadata["i"] for d in theirs]
     assert [d.page_content for d in ours] == [d.page_content for d in theirs]
+
+
+def test_streamed_assign_passes_each_input_chunk_on() -> None:
+    # RAG with sources, streamed: RunnableParallel({"context": ..., "question": ...})
+    # .assign(answer=...) yields the context and the question as two chunks, as they come
+    from langchain_core.runnables import RunnableLambda as LCLambda
+    from langchain_core.runnables import RunnableParallel as LCParallel
+    from langchain_core.runnables import RunnablePassthrough as LCPassthrough
+
+    from ragline.core import RunnableLambda, RunnableParallel, RunnablePassthrough
+
+    def shapes(parallel: Any, passthrough: Any, lam: Any) -> list[Any]:
+        with_sources = parallel(
+            {"context": lam(lambda q: [q, q]), "question": passthrough()}
+        ).assign(answer=lam(lambda x: f"{len(x['context'])} for {x['question']}"))
+        plain = passthrough.assign(size=lam(lambda x: len(x)))
+        twice = with_sources | passthrough.assign(again=lam(lambda x: sorted(x)))
+        return [
+            list(with_sources.stream("q")),
+            list(plain.stream({"a": 1, "b": 2})),
+            list(plain.transform(iter([{"a": 1}, {"b": 2}, {"a": 3}]))),
+            list(twice.stream("q")),
+        ]
+
+    theirs = shapes(LCParallel, LCPassthrough, LCLambda)
+    ours = shapes(RunnableParallel, RunnablePassthrough, RunnableLambda)
+    assert ours == theirs
+    assert ours[0] == [{"context": ["q", "q"]}, {"question": "q"}, {"answer": "2 for q"}]
