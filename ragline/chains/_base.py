@@ -490,9 +490,17 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
         return _Final(self._model_chain(self.prompt, "answer", final=True), final_input)
 
     def get_name(self) -> str:
+        # LangChain's create_stuff_documents_chain is a sequence bound with
+        # run_name="stuff_documents_chain": get_name() answers RunnableSequence, its runs
+        # are named stuff_documents_chain (see _default_run_name)
         if self.name:
             return self.name
-        return "StuffDocumentsChain" if self.llm_chain is not None else "stuff_documents_chain"
+        return "StuffDocumentsChain" if self.llm_chain is not None else "RunnableSequence"
+
+    def _default_run_name(self) -> str:
+        if self.name or self.llm_chain is not None:
+            return self.get_name()
+        return "stuff_documents_chain"
 
     def get_graph(self) -> Graph:
         """The steps inside, as LangChain draws ``create_stuff_documents_chain``: the

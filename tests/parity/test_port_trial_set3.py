@@ -109,3 +109,45 @@ def test_streamed_assign_passes_each_input_chunk_on() -> None:
     ours = shapes(RunnableParallel, RunnablePassthrough, RunnableLambda)
     assert ours == theirs
     assert ours[0] == [{"context": ["q", "q"]}, {"question": "q"}, {"answer": "2 for q"}]
+
+
+def test_stuff_documents_chain_name_and_run_name() -> None:
+    # map_reduce_lcel_summary printed stuff.get_name(): LangChain's chain is a sequence
+    # bound with run_name="stuff_documents_chain", so get_name() is RunnableSequence while
+    # its runs are named stuff_documents_chain
+    from langchain_classic.chains.combine_documents import (
+        create_stuff_documents_chain as lc_create_stuff,
+    )
+    from langchain_core.callbacks import BaseCallbackHandler as LCHandler
+    from langchain_core.language_models import FakeListChatModel as LCFakeChat
+    from langchain_core.prompts import ChatPromptTemplate as LCPrompt
+
+    from ragline.chains import create_stuff_documents_chain
+    from ragline.core import BaseCallbackHandler, ChatPromptTemplate, FakeListChatModel
+
+    def run(create: Any, model: Any, prompt: Any, document: Any, handler: Any) -> Any:
+        names: list[Any] = []
+
+        class Names(handler):  # type: ignore[misc, valid-type]
+            def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+                names.append(kwargs.get("name"))
+
+        chain = create(
+            model(responses=["done"]),
+            prompt.from_messages([("system", "Summarize:\n\n{context}")]),
+        )
+        out = chain.invoke(
+            {"context": [document(page_content="a"), document(page_content="b")]},
+            config={"callbacks": [Names()]},
+        )
+        return chain.get_name(), out, names[0]
+
+    theirs = run(lc_create_stuff, LCFakeChat, LCPrompt, LCDocument, LCHandler)
+    ours = run(
+        create_stuff_documents_chain,
+        FakeListChatModel,
+        ChatPromptTemplate,
+        Document,
+        BaseCallbackHandler,
+    )
+    assert ours == theirs == ("RunnableSequence", "done", "stuff_documents_chain")

@@ -150,6 +150,12 @@ class RunReporting:
     def _end_inputs(self, seen: list[Any]) -> dict[str, Any]:
         return {"inputs": combine_chunks(seen)} if self._stream_end_inputs else {}
 
+    def _default_run_name(self) -> str:
+        """The name of this runnable's runs when the config sets no ``run_name``: its
+        ``get_name()``, unless it stands for a LangChain chain built with
+        ``with_config(run_name=...)``, whose ``get_name()`` is what it wraps."""
+        return self.get_name()
+
     def _local_run_info(self) -> tuple[Any, Any]:
         """Tags and metadata of this runnable's own runs, not inherited by their children
         (retrievers and models override it with their ``tags`` / ``metadata``)."""
@@ -190,7 +196,7 @@ class RunReporting:
         stream, known only when it ends: the end event has the whole of it)."""
         tags, metadata = self._local_run_info()
         options = {
-            "name": config.get("run_name") or self.get_name(),
+            "name": config.get("run_name") or self._default_run_name(),
             "local_tags": tags,
             "local_metadata": metadata,
         }
