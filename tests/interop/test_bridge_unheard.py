@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -262,7 +263,11 @@ def test_a_configure_hook_switched_on_by_its_environment_variable_hears_the_brid
 ) -> None:
     variable: ContextVar[Any] = ContextVar("ragline_test_env_hook", default=None)
     with _hook(variable, _HeardByHook, "RAGLINE_TEST_HOOK"):
-        assert _unsure()  # a hook with a variable: configure reads it every time
+        assert not _unsure()  # registered, its environment variable unset: still sure
+        assert to_langchain(_Shouting()).invoke("hi") == SHOUTED
+        assert _HeardByHook.made == []
+        monkeypatch.setenv("RAGLINE_TEST_HOOK", "false")
+        assert _unsure()  # set (even to a false value): LangChain's own path decides
         assert to_langchain(_Shouting()).invoke("hi") == SHOUTED
         assert _HeardByHook.made == []
         monkeypatch.setenv("RAGLINE_TEST_HOOK", "1")
@@ -274,6 +279,24 @@ def test_a_configure_hook_switched_on_by_its_environment_variable_hears_the_brid
         assert to_langchain(_Shouting()).invoke("hi") == SHOUTED
     assert len(_HeardByHook.made) == native
     _assert_retriever_then_shout(_HeardByHook.made[0].events, "_Shouting", None)
+
+
+def test_langchain_community_s_callback_hooks_leave_the_shortcut_sure_until_switched_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Importing langchain_community's callbacks registers hooks that its Weights &
+    Biases and Comet tracers' environment variables switch on; unset, nothing listens."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # langchain_community warns that it is being sunset
+        import langchain_community.callbacks.manager  # noqa: F401
+
+    switched_by = {env for _variable, _inheritable, _cls, env in _configure_hooks if env}
+    assert {"LANGCHAIN_WANDB_TRACING", "LANGCHAIN_COMET_TRACING"} <= switched_by
+    for name in switched_by:
+        monkeypatch.delenv(name, raising=False)
+    assert not _unsure()
+    monkeypatch.setenv("LANGCHAIN_COMET_TRACING", "true")
+    assert _unsure()
 
 
 def test_verbose_and_usage_callbacks_make_the_shortcut_unsure() -> None:

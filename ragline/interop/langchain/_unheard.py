@@ -185,7 +185,9 @@ def surely_unheard(
     ``config`` (and raise nothing): no config callbacks, none inherited from an
     enclosing LangChain run, no verbose or debug, no tracing (LangChain's context
     variable, LangSmith's context, run tree, global switch or environment), no
-    LANGCHAIN_TRACING / LANGCHAIN_HANDLER in the environment, and no configure hook set.
+    LANGCHAIN_TRACING / LANGCHAIN_HANDLER in the environment, and no configure hook set
+    (its context variable, or its environment variable: langchain_community registers
+    hooks switched on by LANGCHAIN_WANDB_TRACING and LANGCHAIN_COMET_TRACING).
 
     Each test reads what ``configure`` reads, and anything unusual counts as a possible
     listener, so a needless False only costs LangChain's own path. It is never sure
@@ -223,7 +225,12 @@ def surely_unheard(
     environ = state["environ_data"]
     if b"LANGCHAIN_TRACING" in environ or b"LANGCHAIN_HANDLER" in environ:
         return False
+    encodekey = state["environ"].encodekey
     for variable, _inheritable, _handler_class, env_var_name in context._configure_hooks:
-        if env_var_name is not None or variable.get() is not None:
+        if variable.get() is not None:
+            return False
+        # configure makes the hook's handler when its variable is set to a true value;
+        # set at all (whatever the value) counts as a possible listener here
+        if env_var_name is not None and encodekey(env_var_name) in environ:
             return False
     return True
