@@ -139,7 +139,9 @@ def test_streamed_ask_continues_the_clients_trace_to_the_model_call(
         "gen_ai.response.finish_reasons": ("stop",),
     }
     (store_search,) = [
-        span for span in traced.spans if span.attributes.get("ragline.run.name") == "VectorStoreRetriever"
+        span
+        for span in traced.spans
+        if span.attributes.get("ragline.run.name") == "VectorStoreRetriever"
     ]
     assert store_search.attributes["gen_ai.retrieval.top_k"] == 1
     (found,) = json.loads(store_search.attributes["gen_ai.retrieval.documents"])
