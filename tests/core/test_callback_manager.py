@@ -131,8 +131,8 @@ def test_a_handler_with_only_on_llm_start_sees_chat_model_runs_as_transcripts():
     model.invoke(
         [("system", "Be brief."), ("human", "Capital of France?")], {"callbacks": [handler]}
     )
-    assert handler.starts == [
-        (["System: Be brief.\nHuman: Capital of France?"], "FakeListChatModel")
+    assert handler.starts == [  # name= is the config's run_name only, as LangChain's
+        (["System: Be brief.\nHuman: Capital of France?"], None)
     ]
     assert [r.generations[0][0].text for r in handler.ends] == ["Paris."]
 

@@ -151,3 +151,50 @@ def test_stuff_documents_chain_name_and_run_name() -> None:
         BaseCallbackHandler,
     )
     assert ours == theirs == ("RunnableSequence", "done", "stuff_documents_chain")
+
+
+def test_model_start_handlers_get_the_run_name_only() -> None:
+    # callback_token_printer printed kwargs.get("name") in on_chat_model_start: LangChain's
+    # models pass the config's run_name there (None unless set), not the model's name
+    from langchain_core.callbacks import BaseCallbackHandler as LCHandler
+    from langchain_core.language_models import FakeListChatModel as LCFakeChat
+    from langchain_core.language_models import FakeListLLM as LCFakeLLM
+
+    from ragline.core import BaseCallbackHandler, FakeListChatModel, FakeListLLM
+
+    def names(handler: Any, chat: Any, llm: Any) -> list[Any]:
+        seen: list[Any] = []
+
+        class Names(handler):  # type: ignore[misc, valid-type]
+            def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+                seen.append(("chat", kwargs.get("name")))
+
+            def on_llm_start(self, serialized: Any, prompts: Any, **kwargs: Any) -> None:
+                seen.append(("llm", kwargs.get("name")))
+
+        for config in ({}, {"run_name": "mine"}):
+            chat(responses=["x"]).invoke("hi", {"callbacks": [Names()], **config})
+            llm(responses=["x"]).invoke("hi", {"callbacks": [Names()], **config})
+            list(chat(responses=["xy"]).stream("hi", {"callbacks": [Names()], **config}))
+            chat(responses=["x"]).batch(["a", "b"], {"callbacks": [Names()], **config})
+        return seen
+
+    async def anames(handler: Any, chat: Any) -> list[Any]:
+        seen: list[Any] = []
+
+        class Names(handler):  # type: ignore[misc, valid-type]
+            def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+                seen.append(kwargs.get("name"))
+
+        await chat(responses=["x"]).ainvoke("hi", {"callbacks": [Names()]})
+        await chat(responses=["x"]).ainvoke("hi", {"callbacks": [Names()], "run_name": "r"})
+        return seen
+
+    import asyncio
+
+    theirs = names(LCHandler, LCFakeChat, LCFakeLLM)
+    assert names(BaseCallbackHandler, FakeListChatModel, FakeListLLM) == theirs
+    assert ("chat", None) in theirs and ("llm", "mine") in theirs
+    assert asyncio.run(anames(BaseCallbackHandler, FakeListChatModel)) == asyncio.run(
+        anames(LCHandler, LCFakeChat)
+    )

@@ -547,7 +547,9 @@ class CallbackManager:
         )
         if run.handlers:
             if serialized is _OWN_RUN:  # ragline's own runs: named, {"name": ...}
-                run._emit(event, {"name": given} if given else None, payload, name=given, **extra)
+                # a model's handlers get name= the config's run_name only (LangChain's)
+                shown = extra.pop("handler_name", given)
+                run._emit(event, {"name": given} if given else None, payload, name=shown, **extra)
             elif name is None:  # started by hand: serialized and name as given (LangChain)
                 run._emit(event, serialized, payload, **extra)
             else:
@@ -574,8 +576,9 @@ class CallbackManager:
         )
         if run.handlers:
             if serialized is _OWN_RUN:
+                shown = extra.pop("handler_name", given)  # as in _start
                 await run._aemit(
-                    event, {"name": given} if given else None, payload, name=given, **extra
+                    event, {"name": given} if given else None, payload, name=shown, **extra
                 )
             elif name is None:
                 await run._aemit(event, serialized, payload, **extra)

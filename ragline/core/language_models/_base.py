@@ -309,6 +309,8 @@ class BaseLanguageModel(
         given = stop_as_given(stop)
         options = {
             "name": config.get("run_name") or self.get_name(),
+            # what the handlers' name= is: the run_name only, as LangChain's models
+            "handler_name": config.get("run_name"),
             "run_id": config.get("run_id"),
             # LangChain's LLMs report no bound option here; its chat models do
             "invocation_params": (
