@@ -28,6 +28,7 @@ from ragline.core.stores import InMemoryStore
 from ragline.embeddings import Embeddings
 from ragline.retrievers import MultiVectorRetriever, SearchType
 from ragline.vectorstores import InMemoryVectorStore
+from tests.parity._letters import letter_counts
 
 COVERS = {"retrievers.MultiVectorRetriever", "retrievers.SearchType"}
 
@@ -45,22 +46,13 @@ SUMMARIES = [
 ]
 
 
-def letters(text: str) -> list[float]:
-    counts = [0.0] * 26
-    for ch in text.lower():
-        if "a" <= ch <= "z":
-            counts[ord(ch) - 97] += 1.0
-    norm = sum(x * x for x in counts) ** 0.5 or 1.0
-    return [x / norm for x in counts]
-
-
 def embeddings(base: Any) -> Any:
     class Letters(base):  # type: ignore[misc, valid-type]
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return [letters(t) for t in texts]
+            return [letter_counts(t) for t in texts]
 
         def embed_query(self, text: str) -> list[float]:
-            return letters(text)
+            return letter_counts(text)
 
     return Letters()
 

@@ -26,6 +26,7 @@ from ragline.embeddings import DeterministicFakeEmbedding
 from ragline.retrievers import ParentDocumentRetriever
 from ragline.splitters import CharacterTextSplitter
 from ragline.vectorstores import InMemoryVectorStore
+from tests.parity._letters import letter_counts
 
 COVERS = {"core.FakeChatModel", "core.ParrotFakeChatModel"}
 
@@ -273,12 +274,7 @@ def _letter_counts(base: Any) -> Any:
         """Unit vectors of letter counts: float64 numbers float32 cannot hold exactly."""
 
         def _one(self, text: str) -> list[float]:
-            counts = [0.0] * 26
-            for ch in text.lower():
-                if "a" <= ch <= "z":
-                    counts[ord(ch) - 97] += 1.0
-            norm = sum(x * x for x in counts) ** 0.5 or 1.0
-            return [x / norm for x in counts]
+            return letter_counts(text)
 
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
             return [self._one(t) for t in texts]

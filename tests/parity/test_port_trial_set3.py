@@ -16,6 +16,7 @@ from langchain_core.embeddings import Embeddings as LCEmbeddings
 from ragline.core import Document
 from ragline.embeddings import Embeddings
 from ragline.retrievers import EmbeddingsFilter
+from tests.parity._letters import letter_counts
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -24,29 +25,20 @@ with warnings.catch_warnings():
     )
 
 
-def _letters(text: str) -> list[float]:
-    counts = [0.0] * 26
-    for ch in text.lower():
-        if "a" <= ch <= "z":
-            counts[ord(ch) - 97] += 1.0
-    norm = sum(x * x for x in counts) ** 0.5 or 1.0
-    return [x / norm for x in counts]
-
-
 class _LCLetters(LCEmbeddings):
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [_letters(t) for t in texts]
+        return [letter_counts(t) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
-        return _letters(text)
+        return letter_counts(text)
 
 
 class _Letters(Embeddings):
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return [_letters(t) for t in texts]
+        return [letter_counts(t) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
-        return _letters(text)
+        return letter_counts(text)
 
 
 # a corpus with duplicates (equal scores), as a retriever over a store with repeated
