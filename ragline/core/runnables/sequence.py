@@ -248,7 +248,8 @@ def _steps_input_json(steps: Sequence[Runnable[Any, Any]], defs: dict[str, Any])
     if adds is not None and len(steps) > 1:
         rest = _steps_input_json(steps[1:], defs)
         if "properties" in rest:
-            fields = [field for field in model_fields(rest, defs) if field[0] not in adds()]
+            added = set(adds())
+            fields = [field for field in model_fields(rest, defs) if field[0] not in added]
             return merged_model([fields], "RunnableSequenceInput")
     return first._input_json(defs)
 
