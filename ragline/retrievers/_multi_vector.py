@@ -112,27 +112,13 @@ class MultiVectorRetriever(BaseRetriever):
         return list(dict.fromkeys(keys))
 
     def _get_relevant_documents(self, query: str) -> list[Document]:
-        kind, store = _search_type(self.search_type), self.vectorstore
-        if kind is SearchType.mmr:
-            found = store.max_marginal_relevance_search(query, **self.search_kwargs)
-        elif kind is SearchType.similarity_score_threshold:
-            scored = store.similarity_search_with_relevance_scores(query, **self.search_kwargs)
-            found = [doc for doc, _ in scored]
-        else:
-            found = store.similarity_search(query, **self.search_kwargs)
+        kind = _search_type(self.search_type).value
+        found = self.vectorstore.search(query, kind, **self.search_kwargs)
         return [doc for doc in self.docstore.mget(self._keys(found)) if doc is not None]
 
     async def _aget_relevant_documents(self, query: str) -> list[Document]:
-        kind, store = _search_type(self.search_type), self.vectorstore
-        if kind is SearchType.mmr:
-            found = await store.amax_marginal_relevance_search(query, **self.search_kwargs)
-        elif kind is SearchType.similarity_score_threshold:
-            scored = await store.asimilarity_search_with_relevance_scores(
-                query, **self.search_kwargs
-            )
-            found = [doc for doc, _ in scored]
-        else:
-            found = await store.asimilarity_search(query, **self.search_kwargs)
+        kind = _search_type(self.search_type).value
+        found = await self.vectorstore.asearch(query, kind, **self.search_kwargs)
         return [doc for doc in await self.docstore.amget(self._keys(found)) if doc is not None]
 
 
