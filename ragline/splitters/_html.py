@@ -108,10 +108,6 @@ class HTMLHeaderTextSplitter:
             if not own:
                 continue
             tag = element.name or ""
-            if tag not in self._names:
-                # a header stops applying at the first other text above its nesting level
-                for gone in [t for t, (_, _, d) in headers.items() if d > depth]:
-                    del headers[gone]
             if tag in self._names:
                 flush()
                 level = self._levels[tag]
@@ -119,7 +115,11 @@ class HTMLHeaderTextSplitter:
                     del headers[other]
                 headers[tag] = (level, own, depth)
                 documents.append(Document(page_content=own, metadata=metadata()))
-            elif self.return_each_element:
+                continue
+            # a header stops applying at the first other text above its nesting level
+            for gone in [t for t, (_, _, d) in headers.items() if d > depth]:
+                del headers[gone]
+            if self.return_each_element:
                 documents.append(Document(page_content=own, metadata=metadata()))
             else:
                 pending.append(own)
