@@ -546,14 +546,8 @@ class CallbackManager:
             extra.pop("local_metadata", None),
         )
         if run.handlers:
-            if serialized is _OWN_RUN:  # ragline's own runs: named, {"name": ...}
-                # a model's handlers get name= the config's run_name only (LangChain's)
-                shown = extra.pop("handler_name", given)
-                run._emit(event, {"name": given} if given else None, payload, name=shown, **extra)
-            elif name is None:  # started by hand: serialized and name as given (LangChain)
-                run._emit(event, serialized, payload, **extra)
-            else:
-                run._emit(event, serialized, payload, name=name, **extra)
+            shown, options = _start_arguments(serialized, name, given, extra)
+            run._emit(event, shown, payload, **options)
         return run
 
     async def _astart(
@@ -575,15 +569,8 @@ class CallbackManager:
             extra.pop("local_metadata", None),
         )
         if run.handlers:
-            if serialized is _OWN_RUN:
-                shown = extra.pop("handler_name", given)  # as in _start
-                await run._aemit(
-                    event, {"name": given} if given else None, payload, name=shown, **extra
-                )
-            elif name is None:
-                await run._aemit(event, serialized, payload, **extra)
-            else:
-                await run._aemit(event, serialized, payload, name=name, **extra)
+            shown, options = _start_arguments(serialized, name, given, extra)
+            await run._aemit(event, shown, payload, **options)
         return run
 
     def on_chain_start(
@@ -860,6 +847,21 @@ class _OwnRun:
 
 
 _OWN_RUN: Any = _OwnRun()
+
+
+def _start_arguments(
+    serialized: Any, name: str | None, given: str | None, extra: dict[str, Any]
+) -> tuple[Any, dict[str, Any]]:
+    """The ``serialized`` and keywords a start event's handlers get (``given``: the run's
+    name). Ragline's own runs: ``{"name": given}`` and ``name=`` (a model's handlers get
+    the config's run_name only, as LangChain's); a run started by hand: ``serialized``
+    and ``name`` as given (LangChain's)."""
+    if serialized is _OWN_RUN:
+        shown = extra.pop("handler_name", given)
+        return ({"name": given} if given else None), {"name": shown, **extra}
+    if name is None:
+        return serialized, extra
+    return serialized, {"name": name, **extra}
 
 
 def _given_name(serialized: Any) -> str | None:
