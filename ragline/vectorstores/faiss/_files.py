@@ -43,6 +43,7 @@ import secrets
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -88,29 +89,6 @@ def _manifest_path(folder: Path, index_name: str) -> Path:
     return folder / f"{index_name}.manifest.json"
 
 
-class _Job:
-    """A function run on a thread of its own; :meth:`result` joins it and raises its error."""
-
-    def __init__(self, function: Callable[[], Any]) -> None:
-        self.function = function
-        self.value: Any = None
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self.run, name="ragline-faiss-save", daemon=True)
-        self.thread.start()
-
-    def run(self) -> None:
-        try:
-            self.value = self.function()
-        except BaseException as error:  # raised again by result()
-            self.error = error
-
-    def result(self) -> Any:
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
-        return self.value
-
-
 def _data_file(index_name: str) -> re.Pattern[str]:
     return re.compile(
         rf"{re.escape(index_name)}\.[0-9a-f]{{16}}\.(faiss|json|sqlite|vectors\.[0-9]+\.f32)|"
@@ -150,13 +128,12 @@ def save(snapshot: Snapshot, folder: Path, index_name: str, *, durable: bool) ->
                 _fsync_file(folder / index_file)
             return file_checksum(algorithm, folder / index_file)
 
-        index_job = None
-        if in_sqlite and index is not None:
-            # faiss writes the index with the GIL released (and the disk is most of it):
-            # it runs beside the documents file, not before it. Both land before the
-            # manifest, the commit point; the job is always joined before this returns.
-            index_job = _Job(write_index)
-        try:
+        # faiss writes the index with the GIL released (and the disk is most of it): with
+        # SQLite documents it runs beside the documents file, not before it. Both land
+        # before the manifest, the commit point: leaving the block joins the thread,
+        # also on an error (done before its file is removed below).
+        with ThreadPoolExecutor(1, thread_name_prefix="ragline-faiss-save") as pool:
+            index_job = pool.submit(write_index) if in_sqlite and index is not None else None
             index_checksum = write_index() if index_job is None else None
             if in_sqlite:
                 count = _write_sqlite(snapshot, folder / documents_file)
@@ -164,11 +141,6 @@ def save(snapshot: Snapshot, folder: Path, index_name: str, *, durable: bool) ->
                     _fsync_file(folder / documents_file)
                 documents_bytes = (folder / documents_file).stat().st_size
                 documents_checksum = file_checksum(algorithm, folder / documents_file)
-        except BaseException:
-            if index_job is not None:  # done before its file is removed below
-                with contextlib.suppress(BaseException):
-                    index_job.result()
-            raise
         if index_job is not None:
             index_checksum = index_job.result()
         vectors: list[dict[str, Any]] | None = None
