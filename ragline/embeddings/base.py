@@ -49,6 +49,8 @@ _ENTRY_POINTS = (
     "embed_documents_array",
     "embed_queries_array",
 )
+# the entry points and their async twins: what is wrapped while an observer is set
+_ASYNC_ENTRY_POINTS = (*_ENTRY_POINTS, *(f"a{name}" for name in _ENTRY_POINTS))
 # every Embeddings class (weakly: a class that goes away is forgotten), and the lock
 # that makes wrapping or unwrapping them one step against a class being defined
 _classes: weakref.WeakSet[type] = weakref.WeakSet()
@@ -68,7 +70,7 @@ def set_observer(observer: Any) -> None:
             if observer is None:
                 _unwrap_entry_points(cls)
             else:
-                _wrap_entry_points(cls, _ASYNC_ENTRY_POINTS)
+                _wrap_entry_points(cls)
 
 
 def _register(cls: type) -> None:
@@ -76,7 +78,7 @@ def _register(cls: type) -> None:
     with _classes_lock:
         _classes.add(cls)
         if _observer is not None:
-            _wrap_entry_points(cls, _ASYNC_ENTRY_POINTS)
+            _wrap_entry_points(cls)
 
 
 def note_input_tokens(count: int) -> None:
@@ -129,8 +131,8 @@ def _observe_async(method: Callable[..., Any], name: str) -> Callable[..., Any]:
     return observed
 
 
-def _wrap_entry_points(cls: type, names: Any) -> None:
-    for name in names:
+def _wrap_entry_points(cls: type) -> None:
+    for name in _ASYNC_ENTRY_POINTS:
         method = cls.__dict__.get(name)
         if method is None or getattr(method, "__ragline_observed__", False):
             continue
@@ -392,5 +394,4 @@ class Embeddings(ABC):
         return await asyncio.to_thread(self.embed_queries_array, texts)
 
 
-_ASYNC_ENTRY_POINTS = (*_ENTRY_POINTS, *(f"a{name}" for name in _ENTRY_POINTS))
 _register(Embeddings)
