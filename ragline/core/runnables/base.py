@@ -70,6 +70,11 @@ def register_foreign_runnables(adapter: Callable[[Any], Runnable[Any, Any] | Non
         _FOREIGN_ADAPTERS.append(adapter)
 
 
+def _specs_by_id(specs: dict[str, Any]) -> list[Any]:
+    """Config specs (by id) in id order, as LangChain lists them."""
+    return [specs[key] for key in sorted(specs)]
+
+
 def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     """Return ``thing`` as a Runnable: callables become lambdas, dicts parallels.
 
@@ -606,7 +611,7 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
         for child in self._children():
             for spec in child.config_specs:
                 seen.setdefault(spec.id, spec)
-        return [seen[key] for key in sorted(seen)]  # in id order, as LangChain lists them
+        return _specs_by_id(seen)
 
     def as_tool(
         self,

@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any
 from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import RunnableConfig, ensure_config, get_config_list
 from ragline.core.exceptions import ConfigurationError
-from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
+from ragline.core.runnables.base import (
+    Input,
+    Output,
+    Runnable,
+    _specs_by_id,
+    coerce_to_runnable,
+)
 from ragline.core.runnables.runs import _configurable_checked
 from ragline.core.runnables.serializable import RunnableSerializable
 
@@ -81,11 +87,6 @@ class ConfigurableFieldSpec:
     is_shared: bool = False
     dependencies: list[str] | None = None
     options: tuple[str, ...] | None = None
-
-
-def _by_id(specs: dict[str, Any]) -> list[Any]:
-    """Specs in id order, as LangChain lists them."""
-    return [specs[key] for key in sorted(specs)]
 
 
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
@@ -294,7 +295,7 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
         }
         for spec in super().config_specs:
             specs.setdefault(spec.id, spec)
-        return _by_id(specs)
+        return _specs_by_id(specs)
 
     def _prepare(self, config: RunnableConfig) -> Runnable[Input, Output]:
         values = config.get("configurable") or {}
@@ -385,14 +386,14 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         if not self.prefix_keys:
             for spec in super().config_specs:
                 specs.setdefault(spec.id, spec)
-            return _by_id(specs)
+            return _specs_by_id(specs)
         options = [(self.default_key, self.default), *self.alternatives.items()]
         for key, option in options:
             for spec in option.config_specs:
                 if not getattr(spec, "is_shared", False):  # shared: one for the whole tree
                     spec = dataclasses.replace(spec, id=f"{self._prefix(key)}{spec.id}")
                 specs.setdefault(spec.id, spec)
-        return _by_id(specs)
+        return _specs_by_id(specs)
 
     def _prefix(self, key: str) -> str:
         return f"{self.which.id}=={key}/"

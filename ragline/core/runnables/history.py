@@ -64,7 +64,7 @@ from ragline.core._drive import (
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import ConfigurationError, InvalidInputError
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
-from ragline.core.runnables.base import Runnable, coerce_to_runnable
+from ragline.core.runnables.base import Runnable, _specs_by_id, coerce_to_runnable
 from ragline.core.runnables.configurable import ConfigurableFieldSpec
 from ragline.core.runnables.runs import _NOTHING, add_chunks
 from ragline.core.runnables.serializable import RunnableSerializable
@@ -169,7 +169,7 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         specs: dict[str, Any] = {spec.id: spec for spec in self.history_factory_config}
         for spec in self.runnable.config_specs:
             specs.setdefault(spec.id, spec)
-        return [specs[key] for key in sorted(specs)]  # in id order, as LangChain's
+        return _specs_by_id(specs)
 
     # ---------------------------------------------------------------- the conversation
 
