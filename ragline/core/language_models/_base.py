@@ -313,11 +313,12 @@ class BaseLanguageModel(
             "handler_name": config.get("run_name"),
             "run_id": config.get("run_id"),
             # LangChain's LLMs report no bound option here; its chat models do
-            "invocation_params": (
-                {**self._identifying_params, "_type": self._llm_type, "stop": given, **bound}
-                if self._reports_bound_options
-                else {**self._identifying_params, "_type": self._llm_type, "stop": given}
-            ),
+            "invocation_params": {
+                **self._identifying_params,
+                "_type": self._llm_type,
+                "stop": given,
+                **(bound if self._reports_bound_options else {}),
+            },
             "local_tags": self.tags,
             "local_metadata": self.metadata,
         }
