@@ -376,9 +376,15 @@ class VectorStore(SearchMethods):
     def _retriever_tags(self, tags: list[str] | None) -> list[str]:
         """The retriever's tags: the given ones, or else the store's and embeddings' class
         names (as LangChain's ``as_retriever``)."""
-        from ragline.vectorstores.retriever import _default_tags
+        return list(tags) if tags else self._class_tags()
 
-        return list(tags) if tags else _default_tags(self)
+    def _class_tags(self) -> list[str]:
+        """The store's class name, then its embeddings' class name when it has embeddings."""
+        tags = [type(self).__name__]
+        embeddings = getattr(self, "embeddings", None)
+        if embeddings is not None:
+            tags.append(type(embeddings).__name__)
+        return tags
 
     def as_retriever(
         self,

@@ -230,16 +230,6 @@ class VectorStoreRetriever(BaseRetriever):
         return [[document for document, _ in pairs] for pairs in results]
 
 
-def _default_tags(vectorstore: VectorStore) -> list[str]:
-    """The tags ``as_retriever`` gives a store's retriever: the store's class name, then
-    its embeddings' class name when it has embeddings."""
-    tags = [type(vectorstore).__name__]
-    embeddings = getattr(vectorstore, "embeddings", None)
-    if embeddings is not None:
-        tags.append(type(embeddings).__name__)
-    return tags
-
-
 def _plan(search_type: str, search_kwargs: dict[str, Any]) -> SearchPlan:
     """Check search_type and search_kwargs, and turn them into a SearchPlan."""
     check_choice("search_type", search_type, SEARCH_TYPES)

@@ -147,9 +147,7 @@ class Redis(VectorStore):
 
     def _retriever_tags(self, tags: list[str] | None) -> list[str]:
         # LangChain's Redis.as_retriever puts the store's tags after the given ones
-        from ragline.vectorstores.retriever import _default_tags
-
-        return [*(tags or []), *_default_tags(self)]
+        return [*(tags or []), *self._class_tags()]
 
     def __init__(
         self,
