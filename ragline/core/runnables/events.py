@@ -208,8 +208,12 @@ class RunWatcher(StreamingCallbackHandler):
         name: str | None,
         input: Any,
         streamed_input: bool = False,
+        *,
+        serialized: Any = None,
     ) -> None:
-        info = RunInfo(str(run_id), name or kind, kind, tags or [], metadata or {})
+        # a run started without a name takes the one ``serialized`` gives, else its kind
+        name = name or _given_name(serialized) or kind
+        info = RunInfo(str(run_id), name, kind, tags or [], metadata or {})
         parent = self._runs.get(parent_run_id) if parent_run_id is not None else None
         if parent is not None:
             info.parent_ids = (*parent.parent_ids, parent.id)
@@ -261,9 +265,10 @@ class RunWatcher(StreamingCallbackHandler):
             parent_run_id,
             tags,
             metadata,
-            name or _given_name(serialized),
+            name,
             inputs,
             streamed_input,
+            serialized=serialized,
         )
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
@@ -290,8 +295,9 @@ class RunWatcher(StreamingCallbackHandler):
             parent_run_id,
             tags,
             metadata,
-            name or _given_name(serialized),
+            name,
             {"messages": messages},
+            serialized=serialized,
         )
 
     def on_llm_start(
@@ -312,8 +318,9 @@ class RunWatcher(StreamingCallbackHandler):
             parent_run_id,
             tags,
             metadata,
-            name or _given_name(serialized),
+            name,
             {"prompts": prompts},
+            serialized=serialized,
         )
 
     def on_llm_new_token(
@@ -375,8 +382,9 @@ class RunWatcher(StreamingCallbackHandler):
             parent_run_id,
             tags,
             metadata,
-            name or _given_name(serialized),
+            name,
             {"query": query},
+            serialized=serialized,
         )
 
     def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
@@ -404,8 +412,9 @@ class RunWatcher(StreamingCallbackHandler):
             parent_run_id,
             tags,
             metadata,
-            name or _given_name(serialized),
+            name,
             input_str if inputs is None else inputs,
+            serialized=serialized,
         )
 
     def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
