@@ -508,6 +508,11 @@ class FolderWriter:
             return mine  # this run's last commit wrote it
         if committed is None or self.rebuild:
             return None
+        return self._committed_rows(committed)
+
+    def _committed_rows(self, committed: Path) -> TextRows | None:
+        """The committed generation's keyword index as saved (None: missing or damaged),
+        read once: its files never change."""
         if self._loaded_rows is None or self._loaded_rows[0] != committed.name:
             self._loaded_rows = (committed.name, load_text_rows(committed)[0])
         return self._loaded_rows[1]
@@ -577,8 +582,8 @@ class FolderWriter:
         committed = self._committed_data()
         if committed is None or self.store is None:
             return False
-        saved = load_text_rows(committed)[0]
-        tokenizer = BM25Tokenizer.from_dict(tokenizer_options(self.manifest.extras))
+        saved = self._committed_rows(committed)
+        tokenizer = self._keyword_tokenizer_now()
         if saved is None or saved.tokenizer != tokenizer:
             return True
         if self._changes_since_commit(saved, committed, tokenizer) == ([], []):
