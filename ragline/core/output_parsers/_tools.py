@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -201,26 +202,22 @@ class PydanticToolsParser(JsonOutputToolsParser):
         return instances
 
 
-_ARGUMENTS_ERROR: list[Any] = []  # [the class] once built
-
-
+@functools.cache  # the class is built once, on first use
 def _arguments_error_class() -> Any:
     """The class of tool-call arguments that do not validate: pydantic's
     ``ValidationError`` (named so; what LangChain's parser raises) and ragline's
     ``OutputParserException``."""
-    if not _ARGUMENTS_ERROR:
-        import pydantic_core
+    import pydantic_core
 
-        class ValidationError(pydantic_core.ValidationError, OutputParserException):  # type: ignore[misc]
-            """Tool-call arguments that do not fit the pydantic model: pydantic's
-            ``ValidationError`` (its text and ``errors()``) and an
-            ``OutputParserException`` (``llm_output``: the arguments as JSON)."""
+    class ValidationError(pydantic_core.ValidationError, OutputParserException):  # type: ignore[misc]
+        """Tool-call arguments that do not fit the pydantic model: pydantic's
+        ``ValidationError`` (its text and ``errors()``) and an
+        ``OutputParserException`` (``llm_output``: the arguments as JSON)."""
 
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                pass  # built by pydantic's from_exception_data
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            pass  # built by pydantic's from_exception_data
 
-        _ARGUMENTS_ERROR.append(ValidationError)
-    return _ARGUMENTS_ERROR[0]
+    return ValidationError
 
 
 def _arguments_error(err: ValueError, model: type, args: Any) -> Exception:
