@@ -124,14 +124,7 @@ class RunnableLambda(Runnable[Input, Output]):
         return options
 
     def _call(self, input: Any, run: Any = None, kwargs: dict[str, Any] | None = None) -> Any:
-        assert self.func is not None
-        options = self._options(run, kwargs or {}, is_async=False)
-        output = self.func(input, **options) if options else self.func(input)
-        if inspect.isgenerator(output):  # a generator function: its items, added up
-            total = _NOTHING
-            for chunk in output:
-                total = add_chunks(total, chunk)
-            output = None if total is _NOTHING else total
+        output = self._call_whole(input, run, kwargs or {})
         if isinstance(output, Runnable):
             output = output.invoke(input)
         return output
@@ -294,10 +287,11 @@ class RunnableLambda(Runnable[Input, Output]):
             yield output
 
     def _call_whole(self, input: Any, run: Any, kwargs: dict[str, Any]) -> Any:
+        # the sync function's result (a returned runnable is not run here)
         assert self.func is not None
         options = self._options(run, kwargs, is_async=False)
         output = self.func(input, **options) if options else self.func(input)
-        if inspect.isgenerator(output):
+        if inspect.isgenerator(output):  # a generator function: its items, added up
             total = _NOTHING
             for chunk in output:
                 total = add_chunks(total, chunk)
