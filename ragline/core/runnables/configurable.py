@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import enum
+import functools
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -87,6 +88,14 @@ class ConfigurableFieldSpec:
     is_shared: bool = False
     dependencies: list[str] | None = None
     options: tuple[str, ...] | None = None
+
+
+@functools.lru_cache(maxsize=256)
+def _choice_enum(name: str, keys: tuple[str, ...]) -> type[enum.Enum]:
+    """LangChain's annotation of a choice of alternatives: a str Enum named after the
+    choice, one member per key (built once per name and keys: a root run with
+    ``configurable`` lists its specs on every call)."""
+    return enum.Enum(name, [(key, key) for key in keys], type=str)  # type: ignore[return-value]
 
 
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
@@ -371,11 +380,8 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         alternatives' own fields."""
         choice = ConfigurableFieldSpec(
             self.which.id,
-            # LangChain's annotation: a str Enum named after the choice, one member per key
-            annotation=enum.Enum(  # type: ignore[misc]
-                self.which.name or self.which.id,
-                [(key, key) for key in [*self.alternatives, self.default_key]],
-                type=str,
+            annotation=_choice_enum(
+                self.which.name or self.which.id, (*self.alternatives, self.default_key)
             ),
             name=self.which.name,
             description=self.which.description,
