@@ -39,15 +39,11 @@ class Generation:
     generation_info: dict[str, Any] | None = None
 
     def _shown(self) -> list[tuple[str, Any]]:
-        # LangChain's printed form leaves out a field that holds its default (the text
-        # of a chat generation is left out when empty, a plain generation's never is).
-        shown: list[tuple[str, Any]] = []
-        if self.text or not isinstance(self, ChatGeneration):
-            shown.append(("text", self.text))
+        # LangChain's printed form leaves out a field that holds its default (a plain
+        # generation's text never is; ChatGeneration overrides this)
+        shown: list[tuple[str, Any]] = [("text", self.text)]
         if self.generation_info is not None:
             shown.append(("generation_info", self.generation_info))
-        if isinstance(self, ChatGeneration):
-            shown.append(("message", self.message))
         return shown
 
     def __repr__(self) -> str:
@@ -92,6 +88,11 @@ class ChatGeneration(Generation):
 
     def __post_init__(self) -> None:
         self.text = self.message.text
+
+    def _shown(self) -> list[tuple[str, Any]]:
+        # the text is left out when empty; the message comes last
+        shown = [(name, value) for name, value in super()._shown() if name != "text" or value]
+        return [*shown, ("message", self.message)]
 
 
 @dataclass(kw_only=True, repr=False)
