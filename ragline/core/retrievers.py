@@ -169,29 +169,13 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
             name = name[:-9]
         return {"ls_retriever_name": name.lower()}
 
-    def _with_ls_params(self, config: RunnableConfig) -> RunnableConfig:
+    def _run_start_config(self, config: RunnableConfig) -> RunnableConfig:
         # ``config`` is an ensured one (its own dict): the keys go over the caller's
         # metadata, and its child config hands them down.
         params = self._get_ls_params()  # a fresh dict
         metadata = config.get("metadata")
         config["metadata"] = {**metadata, **params} if metadata else params
         return config
-
-    def _start_run(
-        self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False
-    ) -> BaseRunManager:
-        return super()._start_run(input, self._with_ls_params(config), run_type, streamed_input)
-
-    async def _astart_run(
-        self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False
-    ) -> BaseRunManager:
-        config = self._with_ls_params(config)
-        return await super()._astart_run(input, config, run_type, streamed_input)
-
-    def _start_runs(
-        self, inputs: list[Any], configs: list[RunnableConfig], run_type: str
-    ) -> list[BaseRunManager]:
-        return super()._start_runs(inputs, [self._with_ls_params(c) for c in configs], run_type)
 
     def _check_query(self, query: Any) -> str:
         if isinstance(query, str):

@@ -166,9 +166,15 @@ class RunReporting:
         get ``{"name": run name}``); agents say what they are here, whatever their run name."""
         return _OWN_RUN
 
+    def _run_start_config(self, config: RunnableConfig) -> RunnableConfig:
+        """The config a run of this runnable starts with (``config`` is an ensured one,
+        its own dict): as given by default; retrievers add their ``ls_*`` metadata."""
+        return config
+
     def _start_run(
         self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False
     ) -> BaseRunManager:
+        config = self._run_start_config(config)
         manager = CallbackManager.from_config(config)
         self._check_configurable(config, manager)
         return self._open_run(manager, input, config, run_type, streamed_input)
@@ -181,7 +187,8 @@ class RunReporting:
         runs = []
         previous: RunnableConfig | None = None
         manager = None
-        for input, config in zip(inputs, configs, strict=True):
+        for input, given in zip(inputs, configs, strict=True):
+            config = self._run_start_config(given)
             if manager is None or previous is None or not _same_manager(previous, config):
                 manager = CallbackManager.from_config(config)
                 self._check_configurable(config, manager)
@@ -227,6 +234,7 @@ class RunReporting:
     async def _astart_run(
         self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False
     ) -> BaseRunManager:
+        config = self._run_start_config(config)
         manager = CallbackManager.from_config(config)
         self._check_configurable(config, manager)
         start = manager.aon_retriever_start if run_type == "retriever" else manager.aon_chain_start
