@@ -162,12 +162,7 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
         ``Retriever`` (``BM25Retriever``: ``bm25``). The keys reach the runs inside this
         one too; the retriever's own ``metadata`` wins over them on its run.
         """
-        name = self.get_name()
-        if name.startswith("Retriever"):
-            name = name[9:]
-        elif name.endswith("Retriever"):
-            name = name[:-9]
-        return {"ls_retriever_name": name.lower()}
+        return {"ls_retriever_name": _ls_retriever_name(self.get_name())}
 
     def _run_start_config(self, config: RunnableConfig) -> RunnableConfig:
         # ``config`` is an ensured one (its own dict): the keys go over the caller's
@@ -363,3 +358,14 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
         for run, documents in zip(runs, results, strict=True):
             await _aend_run(run, documents)
         return results
+
+
+@functools.lru_cache(maxsize=256)
+def _ls_retriever_name(name: str) -> str:
+    """``ls_retriever_name`` of a retriever named ``name`` (computed once per name: it is
+    part of every retriever run's metadata)."""
+    if name.startswith("Retriever"):
+        name = name[9:]
+    elif name.endswith("Retriever"):
+        name = name[:-9]
+    return name.lower()

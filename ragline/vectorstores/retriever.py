@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ragline.core import BaseRetriever, Document, InvalidInputError
 from ragline.core._checks import check_choice
 from ragline.core.callbacks.manager import current_run_listeners
+from ragline.core.retrievers import _ls_retriever_name
 from ragline.embeddings import Embeddings
 from ragline.vectorstores._validation import SearchPlan
 
@@ -134,8 +135,10 @@ class VectorStoreRetriever(BaseRetriever):
         """``ls_retriever_name``, ``ls_vector_store_provider`` (the store's class name) and,
         when the store has embeddings, ``ls_embedding_provider`` (their class name)."""
         store = self.vectorstore
-        params = super()._get_ls_params(**kwargs)
-        params["ls_vector_store_provider"] = type(store).__name__
+        params = {
+            "ls_retriever_name": _ls_retriever_name(self.get_name()),
+            "ls_vector_store_provider": type(store).__name__,
+        }
         embeddings = getattr(store, "embeddings", None)
         if not embeddings:
             embeddings = getattr(store, "embedding", None)
