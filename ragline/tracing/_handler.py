@@ -47,9 +47,7 @@ from typing import Any
 from uuid import UUID
 
 from ragline.core.callbacks.base import BaseCallbackHandler
-from ragline.core.callbacks.manager import _given_name
-from ragline.core.callbacks.run_managers import BaseRunManager
-from ragline.core.config import get_current_config
+from ragline.core.callbacks.manager import _given_name, current_run_id
 
 _json_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
 
@@ -329,7 +327,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         provider = getattr(embeddings, "_tracing_provider", None)
         if isinstance(provider, str):
             attributes["gen_ai.provider.name"] = provider
-        run_id = _running_run_id() if self._spans else None
+        run_id = current_run_id() if self._spans else None
         parent = self._spans.get(run_id) if run_id is not None else None
         return self._tracer.start_span(
             f"embeddings {model}" if attributes.get("gen_ai.request.model") else "embeddings",
@@ -386,15 +384,6 @@ class EmbeddingObserver:
             raise
         self.handler.end_embedding_span(span, result, record)
         return result
-
-
-def _running_run_id() -> UUID | None:
-    """The id of the run executing right now (the one whose config is current), if any:
-    an embedding call's parent run. A span of this handler's has that id only when the
-    run is one it traces, so no look at the run's handlers is needed."""
-    config = get_current_config()
-    run = getattr(config.get("callbacks"), "_parent", None) if config else None
-    return run.run_id if isinstance(run, BaseRunManager) else None
 
 
 def _count(texts: Any) -> int:

@@ -86,6 +86,7 @@ __all__ = [
     "Callbacks",
     "add_default_handler",
     "context_handler",
+    "current_run_id",
     "current_run_listeners",
     "remove_default_handler",
 ]
@@ -157,13 +158,26 @@ def current_run_listeners(event: str) -> tuple[UUID, list[BaseCallbackHandler]] 
     A runnable calls it from inside its own run (its hook) to hand details that are no
     callback event of LangChain's (a retriever's scores) to the handlers that want them.
     """
-    config = get_current_config()
-    callbacks = config.get("callbacks") if config else None
-    run = getattr(callbacks, "_parent", None) if isinstance(callbacks, CallbackManager) else None
-    if not isinstance(run, BaseRunManager) or not run.handlers:
+    run = _running_run()
+    if run is None or not run.handlers:
         return None
     wanting = [handler for handler in run.handlers if hasattr(handler, event)]
     return (run.run_id, wanting) if wanting else None
+
+
+def current_run_id() -> UUID | None:
+    """The id of the run executing right now (the one whose config is current), if any:
+    the parent of what the running code reports outside callbacks (an embedding span)."""
+    run = _running_run()
+    return None if run is None else run.run_id
+
+
+def _running_run() -> BaseRunManager | None:
+    """The run manager of the run whose config is current, if any."""
+    config = get_current_config()
+    callbacks = config.get("callbacks") if config else None
+    run = getattr(callbacks, "_parent", None) if isinstance(callbacks, CallbackManager) else None
+    return run if isinstance(run, BaseRunManager) else None
 
 
 def _with_context_handlers(handlers: Any) -> list[BaseCallbackHandler]:
