@@ -19,8 +19,9 @@ is the same library in this process).
 Rows:
 
 * ``dense``: the FAISS store's retriever (similarity).
-* ``bm25``: ragline's BM25Retriever, lowercase word tokens (LangChain's default tokenizer
-  is ``str.split``; ragline's is used for both so the comparison is of the fusion).
+* ``bm25``: ragline's BM25Retriever, lowercase word tokens (``BM25Tokenizer()``; the
+  default, LangChain's, is ``str.split``; the same tokenizer is used for both libraries so
+  the comparison is of the fusion).
 * ``bm25 stem+stop``: ``BM25Tokenizer(stem=True, stopwords=True)`` (English Snowball).
 * ``rrf hybrid``: ``EnsembleRetriever([bm25, dense], weights=[0.5, 0.5])``, LangChain's
   behaviour in ragline.
@@ -183,7 +184,9 @@ class Setup:
             ids=[c.id for c in self.chunks],
             metric="cosine",
         )
-        self.bm25 = BM25Retriever.from_documents(self.chunks, k=depth)
+        self.bm25 = BM25Retriever.from_documents(
+            self.chunks, k=depth, preprocess_func=BM25Tokenizer()
+        )
         self.bm25_stem = BM25Retriever.from_documents(
             self.chunks, k=depth, preprocess_func=BM25Tokenizer(stem=True, stopwords=True)
         )
@@ -279,8 +282,6 @@ def langchain_row(setup: Setup) -> Evaluation | None:
     except ImportError:
         from langchain.retrievers import EnsembleRetriever as LCEnsemble  # type: ignore
 
-    from ragline.retrievers import default_preprocessing_func
-
     ours = setup.embeddings
 
     class Cached(LCEmbeddings):
@@ -294,7 +295,7 @@ def langchain_row(setup: Setup) -> Evaluation | None:
         LCDocument(page_content=c.page_content, metadata=dict(c.metadata), id=c.id)
         for c in setup.chunks
     ]
-    bm25 = LCBM25.from_documents(documents, preprocess_func=default_preprocessing_func)
+    bm25 = LCBM25.from_documents(documents, preprocess_func=BM25Tokenizer())
     bm25.k = setup.depth
     store = LCFAISS.from_embeddings(
         [(c.page_content, v.tolist()) for c, v in zip(setup.chunks, setup.vectors, strict=True)],

@@ -2,7 +2,7 @@
 
 Both get the same synthetic corpus (Zipf-distributed words, so a few terms are in most
 documents and most are rare, as in real text), the same tokenizer (ragline's
-``default_preprocessing_func``) and the same k. Measured:
+lowercase word tokens, ``BM25Tokenizer()``) and the same k. Measured:
 
 * **build**: ``BM25Retriever.from_texts`` on the corpus.
 * **invoke**: one query at a time, queries per second.
@@ -42,10 +42,11 @@ warnings.filterwarnings("ignore", category=DeprecationWarning)
 from langchain_community.retrievers import BM25Retriever as LCBM25  # noqa: E402
 
 from ragline.embeddings import HashingEmbeddings  # noqa: E402
-from ragline.retrievers import BM25Retriever, EnsembleRetriever, default_preprocessing_func  # noqa: E402
+from ragline.retrievers import BM25Retriever, BM25Tokenizer, EnsembleRetriever  # noqa: E402
 from ragline.vectorstores import InMemoryVectorStore  # noqa: E402
 
 K = 4
+WORDS = BM25Tokenizer()  # lowercase word tokens, for both libraries (the default is str.split)
 
 
 def make_texts(count: int, words_per_text: int, seed: int) -> list[str]:
@@ -83,9 +84,11 @@ def main() -> None:
 
     built: dict[str, object] = {}
     builders = {
-        "ragline": lambda: built.__setitem__("ragline", BM25Retriever.from_texts(texts, k=K)),
+        "ragline": lambda: built.__setitem__(
+            "ragline", BM25Retriever.from_texts(texts, k=K, preprocess_func=WORDS)
+        ),
         "langchain": lambda: built.__setitem__(
-            "langchain", LCBM25.from_texts(texts, k=K, preprocess_func=default_preprocessing_func)
+            "langchain", LCBM25.from_texts(texts, k=K, preprocess_func=WORDS)
         ),
     }
     build = interleave(args.repeats, builders)
@@ -128,7 +131,10 @@ def main() -> None:
     hybrid_texts = texts[: args.hybrid_docs]
     store = InMemoryVectorStore.from_texts(hybrid_texts, HashingEmbeddings(dimension=384))
     hybrid = EnsembleRetriever(
-        [BM25Retriever.from_texts(hybrid_texts, k=K), store.as_retriever(search_kwargs={"k": K})],
+        [
+            BM25Retriever.from_texts(hybrid_texts, k=K, preprocess_func=WORDS),
+            store.as_retriever(search_kwargs={"k": K}),
+        ],
         weights=[0.5, 0.5],
     )
     hybrid_times = interleave(

@@ -257,7 +257,7 @@ def export(commit: str, work: Path) -> Path:
 
 def evaluate(chunks: list[Any], judged: dict[str, Judged], embeddings: Any) -> dict[str, Any]:
     from ragline.evaluation import evaluate_rankings
-    from ragline.retrievers import BM25Retriever, HybridRetriever
+    from ragline.retrievers import BM25Retriever, BM25Tokenizer, HybridRetriever
     from ragline.vectorstores import FAISS
 
     start = time.perf_counter()
@@ -270,7 +270,7 @@ def evaluate(chunks: list[Any], judged: dict[str, Judged], embeddings: Any) -> d
         ids=[c.id for c in chunks],
         metric="cosine",
     )
-    bm25 = BM25Retriever.from_documents(chunks, k=DEPTH)
+    bm25 = BM25Retriever.from_documents(chunks, k=DEPTH, preprocess_func=BM25Tokenizer())
     retrievers = {
         "dense": store.as_retriever(search_kwargs={"k": DEPTH}),
         "bm25": bm25,

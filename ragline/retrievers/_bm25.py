@@ -31,19 +31,24 @@ import numpy as np
 from ragline.core import BaseRetriever, Document, InvalidInputError
 from ragline.core._checks import check_number, check_positive_int, check_unit_interval
 from ragline.retrievers._checks import check_documents, check_keys, copy_document
-from ragline.retrievers._tokenizer import BM25Tokenizer, _words
+from ragline.retrievers._tokenizer import BM25Tokenizer
 
 __all__ = ["BM25Index", "BM25Retriever", "default_preprocessing_func"]
 
 
 def default_preprocessing_func(text: str) -> list[str]:
-    """Split text into lowercase word tokens (runs of Unicode letters, digits and ``_``).
+    """Split text on whitespace, keeping case and punctuation (LangChain's default tokenizer).
+
+    ``BM25Tokenizer()`` gives lowercase word tokens instead (``"Cats,"`` matches ``cats``),
+    which usually finds more: pass it as ``preprocess_func``.
 
     Example:
         >>> default_preprocessing_func("Cats, DOGS and e-mail!")
+        ['Cats,', 'DOGS', 'and', 'e-mail!']
+        >>> BM25Tokenizer()("Cats, DOGS and e-mail!")
         ['cats', 'dogs', 'and', 'e', 'mail']
     """
-    return _words(text.lower())
+    return text.split()
 
 
 def rows_fit(
@@ -253,8 +258,9 @@ class BM25Retriever(BaseRetriever):
         vectorizer: the :class:`BM25Index` over ``docs``.
         docs: the documents, in index order.
         k: how many documents to return (>= 1); can be changed later (``retriever.k = 2``).
-        preprocess_func: the tokenizer used for the documents and the queries (see
-            :class:`BM25Tokenizer` for stemming and stopwords).
+        preprocess_func: the tokenizer used for the documents and the queries (default:
+            ``str.split``, case-sensitive, as LangChain's; ``BM25Tokenizer()`` for
+            lowercase word tokens, with options for stemming and stopwords).
         score_key: when set, each returned document carries its BM25 score in
             ``metadata[score_key]`` (what score-based fusion reads).
         filter: only documents whose metadata matches this filter are returned (the
@@ -266,7 +272,8 @@ class BM25Retriever(BaseRetriever):
         FilterError: a bad filter.
 
     Example:
-        >>> retriever = BM25Retriever.from_texts(["cats purr", "dogs bark", "cats and dogs"], k=2)
+        >>> texts = ["cats purr", "dogs bark", "cats and dogs"]
+        >>> retriever = BM25Retriever.from_texts(texts, k=2, preprocess_func=BM25Tokenizer())
         >>> [d.page_content for d in retriever.invoke("Cats")]
         ['cats purr', 'cats and dogs']
         >>> [[d.page_content for d in docs] for docs in retriever.batch(["bark", "fish"])]
@@ -345,7 +352,8 @@ class BM25Retriever(BaseRetriever):
             b: length normalisation in [0, 1].
             bm25_params: LangChain's spelling of the same options: ``{"k1": ..., "b": ...}``
                 (other keys, such as rank_bm25's ``epsilon``, are rejected).
-            preprocess_func: tokenizer for texts and queries (default: lowercase words;
+            preprocess_func: tokenizer for texts and queries (default: ``str.split``,
+                LangChain's; ``BM25Tokenizer()`` for lowercase words,
                 ``BM25Tokenizer(stem=True, stopwords=True)`` for stemming and stopwords).
             score_key: put each returned document's score in ``metadata[score_key]``.
 

@@ -2,9 +2,10 @@
 
 The corpus is lowercase words with every query term in fewer than half the documents,
 where both libraries' tokenizers and idf formulas rank alike (the documented differences:
-ragline's idf stays positive, its default tokenizer lowercases, and a query sharing no
-term returns nothing; see docs/differences-from-langchain.md). Compared: the documents
-returned, in order, with their metadata and ids, for invoke, batch and a changed ``k``.
+ragline's idf stays positive and a query sharing no term returns nothing; see
+docs/differences-from-langchain.md). Compared: the documents returned, in order, with
+their metadata and ids, for invoke, batch and a changed ``k``; and, over capitals and
+punctuation, that the default tokenizer is LangChain's (``str.split``, case-sensitive).
 """
 
 from __future__ import annotations
@@ -88,3 +89,40 @@ async def test_ainvoke_matches() -> None:
     theirs = LCBM25Retriever.from_texts(TEXTS, metadatas=METADATAS, k=2)
     ours = BM25Retriever.from_texts(TEXTS, metadatas=METADATAS, k=2)
     assert _seen(await ours.ainvoke("bread cakes")) == _seen(await theirs.ainvoke("bread cakes"))
+
+
+# Capitals and punctuation: LangChain's default tokenizer (str.split) keeps both, so
+# "Paris" does not find "paris hotels" and "France" does not find "France."
+CASED_TEXTS = [
+    "Paris is in France.",
+    "paris hotels are expensive",
+    "France exports wine",
+    "The Eiffel Tower, in Paris",
+    "Wine from Bordeaux",
+    "tower bridge in London",
+    "London is large",
+    "a quiet village",
+]
+CASED_QUERIES = ["Paris", "France exports Bordeaux", "Wine London", "Tower, village"]
+
+
+def test_the_default_tokenizer_is_langchains_case_sensitive_whitespace_split() -> None:
+    from langchain_community.retrievers.bm25 import (
+        default_preprocessing_func as lc_default_preprocessing_func,
+    )
+
+    from ragline.retrievers import default_preprocessing_func
+
+    for text in [*CASED_TEXTS, "  tabs\tand\nnew lines  ", "", "e-mail, 2024!"]:
+        assert default_preprocessing_func(text) == lc_default_preprocessing_func(text), text
+    theirs = LCBM25Retriever.from_texts(CASED_TEXTS, k=2)
+    ours = BM25Retriever.from_texts(CASED_TEXTS, k=2)
+    for query in CASED_QUERIES:
+        assert _seen(ours.invoke(query)) == _seen(theirs.invoke(query)), query
+    assert [_seen(r) for r in ours.batch(CASED_QUERIES)] == [
+        _seen(r) for r in theirs.batch(CASED_QUERIES)
+    ]
+    assert [d.page_content for d in ours.invoke("Paris")] == [
+        "Paris is in France.",
+        "The Eiffel Tower, in Paris",
+    ]

@@ -345,9 +345,9 @@ def test_a_program_s_own_retriever_and_compressor() -> None:
     assert ours[2] == [("Document", "abcabc", {}), ("Document", "short", {})]
 
 
-def test_bm25_default_tokenizer_lowercases_a_listed_difference() -> None:
-    """docs/differences-from-langchain.md (not deliberate): 'BM25's default tokenizer is
-    lowercase word tokens (LangChain: str.split, case-sensitive); pass
-    preprocess_func=str.split for LangChain's'."""
+def test_bm25_default_tokenizer_is_langchains_str_split() -> None:
+    """The default tokenizer keeps case and punctuation, as LangChain's; ragline's
+    lowercase word tokens are ``BM25Tokenizer()``."""
     assert lc_preprocess("Hello, World  foo") == ["Hello,", "World", "foo"]
-    assert rl.default_preprocessing_func("Hello, World  foo") == ["hello", "world", "foo"]
+    assert rl.default_preprocessing_func("Hello, World  foo") == ["Hello,", "World", "foo"]
+    assert rl.BM25Tokenizer()("Hello, World  foo") == ["hello", "world", "foo"]

@@ -16,10 +16,11 @@ from ragline.core import (
     InvalidInputError,
     RunCollectorCallbackHandler,
 )
-from ragline.retrievers import BM25Index, BM25Retriever, default_preprocessing_func
+from ragline.retrievers import BM25Index, BM25Retriever, BM25Tokenizer, default_preprocessing_func
 
 TEXTS = ["The cat sat", "the dog sat on the mat", "cat and dog", "Birds fly"]
 # lowercase word tokens: lengths 3, 6, 3, 2 -> avgdl 3.5, N = 4
+WORDS = BM25Tokenizer()  # lowercase word tokens (the default, str.split, keeps case)
 
 
 def reference_scores(corpus: list[list[str]], query: list[str], k1: float = 1.5, b: float = 0.75):
@@ -41,16 +42,15 @@ def reference_scores(corpus: list[list[str]], query: list[str], k1: float = 1.5,
     return scores
 
 
-def test_default_tokenizer_is_lowercase_word_tokens():
-    assert default_preprocessing_func("The CAT's e-mail, 2024!") == [
-        "the",
-        "cat",
-        "s",
-        "e",
-        "mail",
-        "2024",
+def test_default_tokenizer_splits_on_whitespace_and_bm25_tokenizer_gives_lowercase_words():
+    assert default_preprocessing_func("The CAT's\te-mail,  2024!") == [
+        "The",
+        "CAT's",
+        "e-mail,",
+        "2024!",
     ]
     assert default_preprocessing_func("") == []
+    assert BM25Tokenizer()("The CAT's e-mail, 2024!") == ["the", "cat", "s", "e", "mail", "2024"]
 
 
 def test_a_single_term_score_checked_by_hand():
@@ -118,9 +118,13 @@ def test_metadata_and_ids_are_kept_and_results_are_copies():
 def test_from_documents_and_a_custom_tokenizer():
     docs = [Document("Apple pie"), Document("apple juice"), Document("pear")]
     by_default = BM25Retriever.from_documents(docs)
-    assert [d.page_content for d in by_default.invoke("APPLE")] == ["Apple pie", "apple juice"]
-    case_sensitive = BM25Retriever.from_documents(docs, preprocess_func=str.split)
-    assert [d.page_content for d in case_sensitive.invoke("apple")] == ["apple juice"]
+    assert [d.page_content for d in by_default.invoke("apple")] == ["apple juice"]
+    assert by_default.invoke("APPLE") == []
+    lowercase_words = BM25Retriever.from_documents(docs, preprocess_func=BM25Tokenizer())
+    assert [d.page_content for d in lowercase_words.invoke("APPLE")] == [
+        "Apple pie",
+        "apple juice",
+    ]
 
 
 def test_bm25_params_is_langchains_spelling_of_k1_and_b():
@@ -134,7 +138,7 @@ def test_bm25_params_is_langchains_spelling_of_k1_and_b():
 
 
 def test_batch_scores_all_queries_in_one_call_with_one_run_per_query():
-    retriever = BM25Retriever.from_texts(TEXTS, ids=["a", "b", "c", "d"])
+    retriever = BM25Retriever.from_texts(TEXTS, ids=["a", "b", "c", "d"], preprocess_func=WORDS)
     calls = []
     top = retriever.vectorizer.top_k_with_scores
     retriever.vectorizer.top_k_with_scores = lambda queries, k, mask: (
@@ -152,7 +156,7 @@ def test_batch_scores_all_queries_in_one_call_with_one_run_per_query():
 
 
 def test_score_queries_and_top_k_agree_with_get_scores():
-    index = BM25Retriever.from_texts(TEXTS).vectorizer
+    index = BM25Retriever.from_texts(TEXTS, preprocess_func=WORDS).vectorizer
     queries = [["cat"], ["dog", "dog"], ["mat", "the"], [], ["x"]]
     matrix = index.score_queries(queries)
     assert matrix.shape == (5, 4)

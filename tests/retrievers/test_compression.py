@@ -23,6 +23,7 @@ from ragline.embeddings import Embeddings, HashingEmbeddings
 from ragline.retrievers import (
     BaseDocumentCompressor,
     BM25Retriever,
+    BM25Tokenizer,
     BooleanOutputParser,
     ContextualCompressionRetriever,
     DocumentCompressorPipeline,
@@ -160,6 +161,7 @@ class SentenceModel(BaseChatModel):
         return AIMessage("\n".join(lines) if lines else "NO_OUTPUT")
 
 
+WORDS = BM25Tokenizer()  # lowercase word tokens: "cats" finds "Cats hiss"
 PARAGRAPHS = [
     Document("Cats purr when happy.\nStock prices fell.", {"n": 0}, id="p0"),
     Document("Bonds rose.\nYields too.", {"n": 1}, id="p1"),
@@ -218,7 +220,7 @@ def test_no_output_parser():
 
 
 def test_compression_retriever_runs_the_base_retriever_then_the_model_as_child_runs():
-    base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS)
     retriever = ContextualCompressionRetriever(
         base_compressor=LLMChainExtractor.from_llm(SentenceModel()), base_retriever=base
     )
@@ -247,7 +249,7 @@ def test_nothing_retrieved_means_no_compression_call():
             calls.append(query)
             return list(documents)
 
-    base = BM25Retriever.from_documents(PARAGRAPHS)
+    base = BM25Retriever.from_documents(PARAGRAPHS, preprocess_func=WORDS)
     retriever = ContextualCompressionRetriever(Spy(), base)
     assert retriever.invoke("zebra") == []
     assert texts(retriever.invoke("bonds")) == ["Bonds rose.\nYields too."]
@@ -259,7 +261,7 @@ def test_pipeline_splits_then_filters_with_a_splitter_and_embeddings():
     pipeline = DocumentCompressorPipeline(
         transformers=[splitter, EmbeddingsFilter(EMBEDDINGS, similarity_threshold=0.3, k=None)]
     )
-    base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS)
     retriever = ContextualCompressionRetriever(base_compressor=pipeline, base_retriever=base)
     found = retriever.invoke("cats purr")
     # chunks of p0 and p2 (the BM25 hits) with cosine .663 (purr), .378 (hiss), .047, .0
@@ -284,7 +286,7 @@ def test_pipeline_steps_in_order_with_runnables_and_early_stop():
 
 
 async def test_async_compression_matches_sync():
-    base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS)
     for compressor in (
         LLMChainExtractor.from_llm(SentenceModel()),
         EmbeddingsFilter(EMBEDDINGS, k=1),
@@ -296,7 +298,7 @@ async def test_async_compression_matches_sync():
 
 
 def test_bad_compressors_retrievers_and_outputs_are_rejected():
-    base = BM25Retriever.from_documents(PARAGRAPHS)
+    base = BM25Retriever.from_documents(PARAGRAPHS, preprocess_func=WORDS)
     with pytest.raises(
         InvalidInputError, match="base_compressor needs a compress_documents method, got str"
     ):
@@ -424,13 +426,13 @@ def test_llm_compressors_name_themselves_in_errors_and_repr(cls):
 
 
 async def test_llm_chain_filter_async_and_in_a_retriever():
-    base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS)
     retriever = ContextualCompressionRetriever(LLMChainFilter.from_llm(Judge()), base)
     assert await retriever.ainvoke("dogs") == retriever.invoke("dogs") == [PARAGRAPHS[2]]
 
 
 async def test_batch_retrieves_once_and_compresses_each_query_in_its_own_run():
-    base = BM25Retriever.from_documents(PARAGRAPHS, k=3)
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS)
     calls = []
     top = base.vectorizer.top_k_with_scores
     base.vectorizer.top_k_with_scores = lambda queries, k, mask: (
@@ -464,7 +466,7 @@ async def test_a_compressor_failing_on_one_query_fails_only_that_query(asynchron
             return list(documents)[:1]
 
     retriever = ContextualCompressionRetriever(
-        Picky(), BM25Retriever.from_documents(PARAGRAPHS, k=3)
+        Picky(), BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS)
     )
     collector = RunCollectorCallbackHandler()
     config = {"callbacks": [collector]}
