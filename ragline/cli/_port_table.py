@@ -309,7 +309,7 @@ PATHS: dict[str, dict[str, str]] = {
             "PydanticToolsParser RetryOutputParser RetryWithErrorOutputParser"
         ),
         "ragline.core.output_parsers": (
-            "BooleanOutputParser DatetimeOutputParser EnumOutputParser "
+            "BooleanOutputParser DatetimeOutputParser EnumOutputParser ListOutputParser "
             "MarkdownListOutputParser NumberedListOutputParser RegexDictParser "
             "RegexParser ResponseSchema StructuredOutputParser XMLOutputParser "
             "YamlOutputParser"
@@ -332,7 +332,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.output_parsers.list": {
         "ragline.core": "CommaSeparatedListOutputParser",
-        "ragline.core.output_parsers": "MarkdownListOutputParser NumberedListOutputParser",
+        "ragline.core.output_parsers": (
+            "ListOutputParser MarkdownListOutputParser NumberedListOutputParser"
+        ),
     },
     "langchain_classic.output_parsers.openai_tools": {
         "ragline.core": "JsonOutputKeyToolsParser JsonOutputToolsParser PydanticToolsParser",
@@ -917,8 +919,8 @@ PATHS: dict[str, dict[str, str]] = {
             "PydanticOutputParser PydanticToolsParser StrOutputParser"
         ),
         "ragline.core.output_parsers": (
-            "MarkdownListOutputParser NumberedListOutputParser SimpleJsonOutputParser "
-            "XMLOutputParser"
+            "ListOutputParser MarkdownListOutputParser NumberedListOutputParser "
+            "SimpleJsonOutputParser XMLOutputParser"
         ),
     },
     "langchain_core.output_parsers.base": {
@@ -930,7 +932,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.output_parsers.list": {
         "ragline.core": "CommaSeparatedListOutputParser",
-        "ragline.core.output_parsers": "MarkdownListOutputParser NumberedListOutputParser",
+        "ragline.core.output_parsers": (
+            "ListOutputParser MarkdownListOutputParser NumberedListOutputParser"
+        ),
     },
     "langchain_core.output_parsers.openai_tools": {
         "ragline.core": "JsonOutputKeyToolsParser JsonOutputToolsParser PydanticToolsParser",

@@ -1,7 +1,7 @@
 """Output parsers: turn a model's output (text or a message) into what the program needs.
 
-Modules: ``_base.py`` (the bases, streaming runs, ``StrOutputParser``,
-``CommaSeparatedListOutputParser``), ``_json.py`` (``JsonOutputParser``, also named
+Modules: ``_base.py`` (the bases, streaming runs, ``StrOutputParser``, ``ListOutputParser``
+and ``CommaSeparatedListOutputParser``), ``_json.py`` (``JsonOutputParser``, also named
 ``SimpleJsonOutputParser``, ``PydanticOutputParser``, ``StructuredOutputParser``, format
 instructions from a schema),
 ``_tools.py`` (parsers of tool calls), ``_retry.py`` (``OutputFixingParser``,
@@ -14,6 +14,7 @@ from ragline.core.output_parsers._base import (
     BaseOutputParser,
     BaseTransformOutputParser,
     CommaSeparatedListOutputParser,
+    ListOutputParser,
     StrOutputParser,
 )
 from ragline.core.output_parsers._json import (
@@ -55,6 +56,7 @@ __all__ = [
     "JsonOutputKeyToolsParser",
     "JsonOutputParser",
     "JsonOutputToolsParser",
+    "ListOutputParser",
     "MarkdownListOutputParser",
     "NumberedListOutputParser",
     "OutputFixingParser",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Generic, TypeVar
@@ -233,7 +234,88 @@ class StrOutputParser(BaseTransformOutputParser[str]):
         return {"type": "string"}
 
 
-class CommaSeparatedListOutputParser(BaseTransformOutputParser[list[str]]):
+class ListOutputParser(BaseTransformOutputParser[list[str]]):
+    """The base of parsers whose output is a list of strings: a subclass writes
+    ``parse(text) -> list[str]``, and may write ``parse_iter(text)`` (an iterator of
+    regex matches whose first group is an item) to let streaming find items faster.
+
+    Streaming yields ``[item]`` once each item is complete (another one started after
+    it), then the items of what is left at the end; the run's output is all of them,
+    added up, as LangChain's list parsers stream.
+
+    Example:
+        >>> class PipeList(ListOutputParser):
+        ...     def parse(self, text: str) -> list[str]:
+        ...         return text.split("|")
+        >>> list(PipeList().transform(iter(["a|", "b|c"])))
+        [['a'], ['b'], ['c']]
+    """
+
+    @abstractmethod
+    def parse(self, text: str) -> list[str]:
+        """The items of ``text``."""
+
+    def parse_iter(self, text: str) -> Iterator[re.Match[str]]:
+        """The matches of the items in ``text`` (group 1 is the item), for streaming.
+
+        Raises:
+            NotImplementedError: this parser has no regex; streaming uses ``parse``.
+        """
+        raise NotImplementedError
+
+    def _parse_chunks(self, chunks: Iterator[Any]) -> Iterator[list[str]]:
+        items = _ItemStream(self)
+        for chunk in chunks:
+            yield from items.add(chunk)
+        yield from items.finish()
+
+    async def _aparse_chunks(self, chunks: AsyncIterator[Any]) -> AsyncIterator[list[str]]:
+        items = _ItemStream(self)
+        async for chunk in chunks:
+            for item in items.add(chunk):
+                yield item
+        for item in items.finish():
+            yield item
+
+    @property
+    def OutputType(self) -> Any:
+        return list[str]
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "array", "items": {"type": "string"}}
+
+
+class _ItemStream:
+    """The text of a list stream not yet given out, split into finished items."""
+
+    def __init__(self, parser: ListOutputParser) -> None:
+        self.parser = parser
+        self.buffer = ""
+
+    def add(self, chunk: Any) -> list[list[str]]:
+        self.buffer += text_of(chunk)
+        try:
+            matches = list(self.parser.parse_iter(self.buffer))
+        except NotImplementedError:
+            return self._split_by_parse()
+        if len(matches) < 2:
+            return []
+        # the last match may still grow; what follows the one before it is kept
+        self.buffer = self.buffer[matches[-2].end() :]
+        return [[match.group(1)] for match in matches[:-1]]
+
+    def _split_by_parse(self) -> list[list[str]]:
+        items = self.parser.parse(self.buffer)
+        if len(items) < 2:
+            return []
+        self.buffer = items[-1]  # the last item may still grow
+        return [[item] for item in items[:-1]]
+
+    def finish(self) -> list[list[str]]:
+        return [[item] for item in self.parser.parse(self.buffer)]
+
+
+class CommaSeparatedListOutputParser(ListOutputParser):
     """Split ``"a, b, c"`` into ``["a", "b", "c"]``, as LangChain's parser does: CSV
     rules (a quoted item may hold commas; spaces after a comma are dropped, other spaces
     kept; an empty item stays ``""``), and a line break also ends an item.
@@ -250,47 +332,8 @@ class CommaSeparatedListOutputParser(BaseTransformOutputParser[list[str]]):
         except csv.Error:  # a stray quote: plain splitting, as LangChain falls back to
             return [item.strip() for item in text.split(",")]
 
-    # Streaming yields ``[item]`` as each item is complete (a separator arrived after
-    # it), then the last ones at the end: LangChain's list parsers stream that way. The
-    # run's output is all of them, added up.
-    def _parse_chunks(self, chunks: Iterator[Any]) -> Iterator[list[str]]:
-        items = _ItemStream(self)
-        for chunk in chunks:
-            yield from items.add(chunk)
-        yield from items.finish()
-
-    async def _aparse_chunks(self, chunks: AsyncIterator[Any]) -> AsyncIterator[list[str]]:
-        items = _ItemStream(self)
-        async for chunk in chunks:
-            for item in items.add(chunk):
-                yield item
-        for item in items.finish():
-            yield item
-
-    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "array", "items": {"type": "string"}}
-
     def get_format_instructions(self) -> str:
         return "Answer with a comma-separated list of values, e.g. `foo, bar, baz`."
-
-
-class _ItemStream:
-    """The text of a list stream not yet given out, split into finished items."""
-
-    def __init__(self, parser: CommaSeparatedListOutputParser) -> None:
-        self.parser = parser
-        self.buffer = ""
-
-    def add(self, chunk: Any) -> list[list[str]]:
-        self.buffer += text_of(chunk)
-        items = self.parser.parse(self.buffer)
-        if len(items) < 2:
-            return []
-        self.buffer = items[-1]  # the last item may still grow
-        return [[item] for item in items[:-1]]
-
-    def finish(self) -> list[list[str]]:
-        return [[item] for item in self.parser.parse(self.buffer)]
 
 
 # The parser's run starts when its first input chunk arrives and ends when the input is

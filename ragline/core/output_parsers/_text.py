@@ -18,7 +18,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from enum import Enum
 from typing import Any
@@ -27,8 +27,7 @@ from ragline.core.exceptions import OutputParserException
 from ragline.core.fields import declared_fields
 from ragline.core.output_parsers._base import (
     BaseOutputParser,
-    BaseTransformOutputParser,
-    text_of,
+    ListOutputParser,
 )
 
 __all__ = [
@@ -254,42 +253,17 @@ class RegexDictParser(_Shown, BaseOutputParser[dict[str, str]]):
         return result
 
 
-class _LineListParser(_Shown, BaseTransformOutputParser[list[str]]):
+class _LineListParser(_Shown, ListOutputParser):
     """A list read item by item with ``pattern`` (its first group is the item)."""
 
     pattern: str
     _flags = 0
 
     def parse(self, text: str) -> list[str]:
-        return [found.group(1) for found in re.finditer(self.pattern, text, self._flags)]
+        return [found.group(1) for found in self.parse_iter(text)]
 
-    # Streaming: a match is complete once another one starts after it; the text from
-    # the last match on is kept (it may still grow) and parsed whole at the end.
-    def _take(self, buffer: str) -> tuple[list[list[str]], str]:
-        found = list(re.finditer(self.pattern, buffer, self._flags))
-        if len(found) < 2:
-            return [], buffer
-        return [[m.group(1)] for m in found[:-1]], buffer[found[-1].start() :]
-
-    def _parse_chunks(self, chunks: Iterator[Any]) -> Iterator[list[str]]:
-        buffer = ""
-        for chunk in chunks:
-            items, buffer = self._take(buffer + text_of(chunk))
-            yield from items
-        yield from ([item] for item in self.parse(buffer))
-
-    async def _aparse_chunks(self, chunks: AsyncIterator[Any]) -> AsyncIterator[list[str]]:
-        buffer = ""
-        async for chunk in chunks:
-            items, buffer = self._take(buffer + text_of(chunk))
-            for item in items:
-                yield item
-        for last in self.parse(buffer):
-            yield [last]
-
-    @property
-    def OutputType(self) -> Any:
-        return list[str]
+    def parse_iter(self, text: str) -> Iterator[re.Match[str]]:
+        return re.finditer(self.pattern, text, self._flags)
 
 
 class MarkdownListOutputParser(_LineListParser):
