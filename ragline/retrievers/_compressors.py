@@ -18,7 +18,12 @@ from ragline.core import (
     PromptTemplate,
     Runnable,
 )
-from ragline.core._checks import check_number, check_optional_number, check_optional_positive_int
+from ragline.core._checks import (
+    check_flag,
+    check_number,
+    check_optional_number,
+    check_optional_positive_int,
+)
 from ragline.retrievers._compression import BaseDocumentCompressor
 
 if TYPE_CHECKING:
@@ -114,30 +119,46 @@ def _unit_rows(vectors: Any) -> np.ndarray:
 
 
 class EmbeddingsRedundantFilter:
-    """Drop documents nearly identical (cosine) to an earlier one: a document transformer.
+    """Drop near-duplicate documents (cosine similarity of their embeddings): a document
+    transformer.
 
-    Documents are taken in order; one is kept unless its similarity to a document already
-    kept exceeds ``similarity_threshold`` (LangChain's drops by pairs, which can differ when
-    near-duplicates form chains). All documents are embedded in one call.
+    By default this is LangChain's rule: every pair of documents more similar than
+    ``similarity_threshold`` is taken, most similar first, and while both of a pair are
+    still kept the earlier one is dropped; what is left keeps its order. So of two copies
+    the later one stays, and in a chain of near-duplicates (``a`` like ``b``, ``b`` like
+    ``c``, ``a`` unlike ``c``) ``a`` can go with ``b`` although nothing kept is like it.
+    ``keep_first=True`` takes the documents in order instead and keeps one unless it is
+    too close to a document already kept: the first copy stays (the best ranked, for a
+    retriever's results), and a document goes only when a kept one is like it. All
+    documents are embedded in one call.
 
     Args:
         embeddings: the embeddings to compare with.
         similarity_threshold: similarity above which a document is redundant, in [-1, 1].
+        keep_first: ragline's rule (above) instead of LangChain's.
 
     Raises:
-        InvalidInputError: a threshold outside [-1, 1], or not a ragline Embeddings.
+        InvalidInputError: a threshold outside [-1, 1], ``keep_first`` not a bool, or not a
+            ragline Embeddings.
 
     Example:
         >>> from ragline.embeddings import HashingEmbeddings
+        >>> texts = ["cats purr", "dogs", "cats purr"]
         >>> dedup = EmbeddingsRedundantFilter(HashingEmbeddings(dimension=256))
-        >>> dedup.transform_documents(  # doctest: +NORMALIZE_WHITESPACE
-        ...     [Document("cats purr"), Document("Cats purr"), Document("dogs")]
-        ... )
-        [Document(metadata={}, page_content='cats purr'), Document(metadata={},
-         page_content='dogs')]
+        >>> [d.page_content for d in dedup.transform_documents([Document(t) for t in texts])]
+        ['dogs', 'cats purr']
+        >>> dedup = EmbeddingsRedundantFilter(HashingEmbeddings(dimension=256), keep_first=True)
+        >>> [d.page_content for d in dedup.transform_documents([Document(t) for t in texts])]
+        ['cats purr', 'dogs']
     """
 
-    def __init__(self, embeddings: Embeddings, similarity_threshold: float = 0.95) -> None:
+    def __init__(
+        self,
+        embeddings: Embeddings,
+        similarity_threshold: float = 0.95,
+        *,
+        keep_first: bool = False,
+    ) -> None:
         if not callable(getattr(embeddings, "embed_documents_array", None)):
             raise InvalidInputError(
                 "EmbeddingsRedundantFilter needs a ragline Embeddings, got "
@@ -150,27 +171,40 @@ class EmbeddingsRedundantFilter:
             low=-1,
             high=1,
         )
+        self.keep_first = check_flag("EmbeddingsRedundantFilter keep_first", keep_first)
 
     def __repr__(self) -> str:
+        first = ", keep_first=True" if self.keep_first else ""
         return (
             f"EmbeddingsRedundantFilter(embeddings={type(self.embeddings).__name__}, "
-            f"similarity_threshold={self.similarity_threshold})"
+            f"similarity_threshold={self.similarity_threshold}{first})"
         )
 
     def transform_documents(self, documents: Sequence[Document]) -> list[Document]:
-        """Return the documents without the near-duplicates of earlier ones, in order."""
+        """Return the documents without their near-duplicates, in their order."""
         documents = list(documents)
         if len(documents) < 2:
             return documents
         vectors = _unit_rows(
             self.embeddings.embed_documents_array([d.page_content for d in documents])
         )
-        similar = (vectors @ vectors.T) > self.similarity_threshold
-        kept: list[int] = []
-        for index in range(len(documents)):
-            if not similar[index, kept].any():
-                kept.append(index)
-        return [documents[i] for i in kept]
+        similarity = vectors @ vectors.T
+        similar = similarity > self.similarity_threshold
+        if self.keep_first:
+            kept: list[int] = []
+            for index in range(len(documents)):
+                if not similar[index, kept].any():
+                    kept.append(index)
+            return [documents[i] for i in kept]
+        # pairs (later, earlier), most similar first; equal similarities in reverse order
+        # of (later, earlier), as LangChain's order comes out
+        later, earlier = np.nonzero(np.tril(similar, k=-1))
+        order = np.lexsort((-earlier, -later, -similarity[later, earlier]))
+        dropped = np.zeros(len(documents), dtype=bool)
+        for pair in order:
+            if not dropped[later[pair]] and not dropped[earlier[pair]]:
+                dropped[earlier[pair]] = True
+        return [d for d, gone in zip(documents, dropped, strict=True) if not gone]
 
     async def atransform_documents(self, documents: Sequence[Document]) -> list[Document]:
         """Async :meth:`transform_documents` (in a worker thread)."""

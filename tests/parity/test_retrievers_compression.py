@@ -3,9 +3,7 @@ program's own retriever, against LangChain's.
 
 Both libraries embed with the same hand-made embedding (a word-stem counter subclassing
 each library's ``Embeddings``), so the scores are equal and the documents must come back
-in the same order, ties included. The deliberate differences the docs list
-(``EmbeddingsRedundantFilter`` keeps the first of near-duplicates; BM25's default
-tokenizer lowercases) are checked as such.
+in the same order, ties included.
 """
 
 from __future__ import annotations
@@ -216,20 +214,42 @@ def test_contextual_compression_over_a_store_retriever() -> None:
     ]
 
 
-def test_redundant_filter_keeps_the_first_copy_a_listed_difference() -> None:
-    """docs/differences-from-langchain.md (not deliberate): 'EmbeddingsRedundantFilter
-    keeps a document unless it is too close to one already kept (LangChain drops by pairs
-    and keeps the later copy)'."""
+def test_redundant_filter_drops_by_pairs_and_keeps_the_later_copy() -> None:
     theirs, ours = both(
         lambda m: m["Redundant"](embeddings=m["embeddings"]).transform_documents(docs(m))
     )
-    assert [meta["id"] for _, _, meta in theirs] == [2, 3, 4, 5, 6]
-    assert [meta["id"] for _, _, meta in ours] == [1, 2, 3, 4, 5]
+    assert ours == theirs
+    assert [meta["id"] for _, _, meta in ours] == [2, 3, 4, 5, 6]
+    # a chain: a like b (0.95), b like c (0.89), a unlike c (0.71); three equal copies
+    chain = [
+        ("cats cats dogs", {"id": "a"}),
+        ("cats dogs", {"id": "b"}),
+        ("sun", {"id": "x"}),
+        ("cats dogs dogs dogs", {"id": "c"}),
+        ("moon", {"id": "m1"}),
+        ("moon", {"id": "m2"}),
+        ("moon", {"id": "m3"}),
+    ]
+    theirs, ours = both(
+        lambda m: m["Redundant"](
+            embeddings=m["embeddings"], similarity_threshold=0.85
+        ).transform_documents(docs(m, chain))
+    )
+    assert ours == theirs
+    assert [meta["id"] for _, _, meta in ours] == ["x", "c", "m3"]
     distinct = ROWS[:5]
     theirs, ours = both(
         lambda m: m["Redundant"](embeddings=m["embeddings"]).transform_documents(docs(m, distinct))
     )
     assert ours == theirs
+    # ragline's rule, one argument away: the first copy stays, and so does "c"
+    first = rl.EmbeddingsRedundantFilter(RL["embeddings"], 0.85, keep_first=True)
+    assert [d.metadata["id"] for d in first.transform_documents(docs(RL, chain))] == [
+        "a",
+        "x",
+        "c",
+        "m1",
+    ]
 
 
 def test_llm_filter_and_extractor() -> None:

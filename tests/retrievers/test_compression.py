@@ -333,18 +333,34 @@ NEAR = [
 
 
 @pytest.mark.parametrize(
-    ("threshold", "kept"),
-    [(0.95, [0, 2, 3, 4]), (0.855, [0, 2, 3]), (0.8, [0, 3]), (-1.0, [0])],
+    ("threshold", "kept", "kept_first"),
+    [
+        (0.95, [1, 2, 3, 4], [0, 2, 3, 4]),
+        (0.855, [1, 2, 4], [0, 2, 3]),
+        # 1 goes with 0 (1.0), then 2 outlives 1 (.850), though 2 is not a copy of 0
+        (0.8, [2, 4], [0, 3]),
+        (-1.0, [4], [0]),  # LangChain's drops every document below 0 (each "like itself")
+    ],
 )
-def test_redundant_filter_keeps_a_document_unless_it_is_close_to_one_already_kept(threshold, kept):
+def test_redundant_filter_drops_the_earlier_of_each_close_pair_or_keeps_the_first(
+    threshold, kept, kept_first
+):
     docs = [Document(text, {"n": i}) for i, text in enumerate(NEAR)]
     dedup = EmbeddingsRedundantFilter(EMBEDDINGS, similarity_threshold=threshold)
     assert dedup.transform_documents(docs) == [docs[i] for i in kept]
     assert dedup.transform_documents(docs[:1]) == docs[:1]
+    first = EmbeddingsRedundantFilter(EMBEDDINGS, threshold, keep_first=True)
+    assert first.transform_documents(docs) == [docs[i] for i in kept_first]
+    assert repr(first) == (
+        "EmbeddingsRedundantFilter(embeddings=HashingEmbeddings, "
+        f"similarity_threshold={threshold}, keep_first=True)"
+    )
     with pytest.raises(
         InvalidInputError, match="similarity_threshold must be a number between -1 and 1"
     ):
         EmbeddingsRedundantFilter(EMBEDDINGS, similarity_threshold=2)
+    with pytest.raises(InvalidInputError, match="keep_first must be a bool, got 1"):
+        EmbeddingsRedundantFilter(EMBEDDINGS, keep_first=1)  # type: ignore[arg-type]
 
 
 def test_langchains_documented_pipeline_splitter_redundant_then_relevant():
@@ -359,18 +375,19 @@ def test_langchains_documented_pipeline_splitter_redundant_then_relevant():
         ]
     )
     docs = [Document("\n".join(NEAR[:3]), id="a"), Document("\n".join(NEAR[1:]), id="b")]
-    # chunks: a's 3 lines and b's 4; the redundancy filter (0.95) drops line 1 (cosine 1.0
-    # with line 0) and b's second copies, keeping lines 0, 2, 3, 4; the relevance filter
-    # then drops the two stock lines (cosine < 0.3 with "cats purr")
+    # chunks: a's 3 lines and b's 4; the redundancy filter (0.95) keeps the later of each
+    # pair of copies (line 0 goes with line 1, cosine 1.0; a's copies of 1 and 2 with b's),
+    # keeping lines 1, 2, 3, 4; the relevance filter then drops the two stock lines
+    # (cosine < 0.3 with "cats purr")
     chunks = splitter.split_documents(docs)
     assert texts(EmbeddingsRedundantFilter(EMBEDDINGS).transform_documents(chunks)) == [
-        NEAR[0],
+        NEAR[1],
         NEAR[2],
         NEAR[3],
         NEAR[4],
     ]
     assert texts(pipeline.compress_documents(docs, "cats purr")) == [
-        "Cats purr when happy",
+        "cats purr when happy!",
         "Cats purr when they are happy",
     ]
 
