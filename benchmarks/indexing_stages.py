@@ -136,7 +136,8 @@ class Precomputed(Embeddings):
     encoder: ClassVar[Any] = None  # --tokenize: a TorchEncoder whose passes sleep
 
     def embed_documents_array(self, texts: Any) -> np.ndarray:
-        CALLS.setdefault("first", time.perf_counter())
+        called = time.perf_counter()
+        CALLS.setdefault("first", called)
         with clock("embed", thread=True):
             if self.encoder is not None and texts:
                 self.encoder.encode(list(texts), normalize=True)  # tokenizes; passes sleep
@@ -147,6 +148,8 @@ class Precomputed(Embeddings):
             else:
                 vectors = np.stack([self.vectors[text] for text in texts])
         CALLS["last"] = time.perf_counter()
+        CALLS["busy"] = CALLS.get("busy", 0.0) + CALLS["last"] - called
+        CALLS["calls"] = CALLS.get("calls", 0) + 1
         return vectors
 
     def describe_device(self) -> str:
@@ -238,11 +241,12 @@ def instrument() -> None:
     wrap(writer_module.FolderWriter, "commit", "commit")
 
 
-Run = tuple[float, float, dict[str, list[float]], int, float, float]
+Run = tuple[float, float, dict[str, list[float]], int, float, float, float, int]
 
 
 def one_run(corpus: Path, store: Path) -> Run:
-    """(wall, process CPU, stage totals, chunks, before the first block, after the last)."""
+    """(wall, process CPU, stage totals, chunks, before the first block, after the last,
+    the encoder idle between its first and last call, its calls)."""
     TOTALS.clear()
     CALLS.clear()
     start, cpu = time.perf_counter(), time.process_time()
@@ -250,7 +254,9 @@ def one_run(corpus: Path, store: Path) -> Run:
     end, cpu = time.perf_counter(), time.process_time() - cpu
     head = CALLS.get("first", end) - start
     tail = end - CALLS.get("last", start)
-    return end - start, cpu, {k: list(v) for k, v in TOTALS.items()}, result["chunks"], head, tail
+    idle = CALLS.get("last", start) - CALLS.get("first", start) - CALLS.get("busy", 0.0)
+    totals = {k: list(v) for k, v in TOTALS.items()}
+    return end - start, cpu, totals, result["chunks"], head, tail, idle, int(CALLS.get("calls", 0))
 
 
 def encoder_alone(texts: list[str]) -> float:
@@ -295,29 +301,41 @@ def main() -> None:
             if ARGS.tokenize and ARGS.embed_rate:  # alternated with the runs: the same load
                 alone_runs.append(encoder_alone(texts))
         runs.sort(key=lambda run: run[0])
-        wall, cpu, totals, chunks, head, tail = runs[len(runs) // 2]
+        wall, cpu, totals, chunks, head, tail, idle, calls = runs[len(runs) // 2]
         print(
             f"ragline from {ARGS.repo}; {len(files)} stdlib files, {chunks:,} chunks; "
             f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of "
             f"{ARGS.repeats} runs (walls {', '.join(f'{run[0]:.2f}' for run in runs)} s)"
         )
-        print(f"  {'stage':14s} {'wall s':>8s} {'CPU s':>8s} {'chunks/s':>11s}")
+        print(f"  {'stage':14s} {'wall s':>8s} {'CPU s':>8s} {'chunks/s':>11s} "
+              f"{'CPU us/chunk':>13s}")  # fmt: skip
         counted = 0.0
         for stage in STAGES:
             seconds, thread_cpu = totals.get(stage, [0.0, 0.0])
             if stage != "embed":
                 counted += seconds
             rate = f"{chunks / seconds:11,.0f}" if seconds else f"{'-':>11s}"
-            print(f"  {stage:14s} {seconds:8.3f} {thread_cpu:8.3f} {rate}")
+            print(f"  {stage:14s} {seconds:8.3f} {thread_cpu:8.3f} {rate} "
+                  f"{1e6 * thread_cpu / chunks:13.1f}")  # fmt: skip
         other = wall - counted
         print(f"  {'other':14s} {other:8.3f} {'':8s} {chunks / max(other, 1e-9):11,.0f}")
         print(
-            f"  {'end to end':14s} {wall:8.3f} {cpu:8.3f} {chunks / wall:11,.0f}   "
-            f"(CPU column: the process, all threads)"
+            f"  {'end to end':14s} {wall:8.3f} {cpu:8.3f} {chunks / wall:11,.0f} "
+            f"{1e6 * cpu / chunks:13.1f}   (CPU columns: the process, all threads)"
+        )
+        embed_cpu = totals.get("embed", [0.0, 0.0])[1]
+        print(
+            f"  the rest of the pipeline (process CPU less the embedding thread's; with "
+            f"--tokenize the tokenizer's thread counts): {1e6 * (cpu - embed_cpu) / chunks:.1f}"
+            f" us of CPU per chunk"
         )
         print(
             f"  before the first block {head:.3f} s, after the last block {tail:.3f} s "
             f"(runs: {', '.join(f'{run[4]:.2f}/{run[5]:.2f}' for run in runs)})"
+        )
+        print(
+            f"  the encoder idle between its first and last call (waiting for chunks): "
+            f"{idle:.3f} s over {calls} calls (runs: {', '.join(f'{run[6]:.2f}' for run in runs)})"
         )
         if ARGS.embed_rate:
             alone = chunks / ARGS.embed_rate

@@ -34,7 +34,11 @@ class EmbedAhead(Embeddings):
         inner: the embeddings that compute the vectors.
         block: texts per call the thread makes.
         first_block: texts of the thread's first call (default: ``block``); smaller, the
-            model starts as soon as that many texts are planned.
+            model starts as soon as that many texts are planned. The calls after it double
+            in size up to ``block``, each ending at or before the next multiple of
+            ``block`` texts (e.g. 512, 1,024, 2,048, 512, then 4,096s): a first block
+            followed at once by a full one left a GPU idle while the full one was read
+            and split.
     """
 
     def __init__(self, inner: Embeddings, *, block: int, first_block: int | None = None) -> None:
@@ -47,6 +51,7 @@ class EmbedAhead(Embeddings):
         self._planned: dict[str, int] = {}
         self._queue: list[str] = []  # planned texts, in order; the thread is at _next
         self._next = 0
+        self._size = self.first_block  # texts of the thread's next call, at most
         self._complete = True  # no more texts will be planned
         self._waiting = 0  # calls waiting for a planned text (the thread then takes a short block)
         self._changed = threading.Condition()
@@ -102,10 +107,15 @@ class EmbedAhead(Embeddings):
         with self._changed:
             while not self._stop.is_set():
                 available = len(self._queue) - self._next
-                block = self.first_block if self._next == 0 else self.block
+                # the size grows (doubles) with every call, but a call ends where a block
+                # of the whole plan ends: index() takes batches of a block, each waiting
+                # for its last text, so a last call that straddled two batches left both
+                # to be written after the model was done
+                block = min(self._size, self.block - self._next % self.block)
                 if available >= block or self._complete or (available and self._waiting):
                     part = self._queue[self._next : self._next + block]
                     self._next += len(part)
+                    self._size = min(2 * self._size, self.block)
                     return part
                 self._changed.wait()
             return []

@@ -238,14 +238,17 @@ def _index(
     keys = _Keys()
     group: list[Document] = []  # documents read since the last group was planned
     characters = 0
-    block = min(batch, FIRST_BLOCK)  # the thread's first block is small: it starts sooner
+    # about the thread's first block of chunks per group: its blocks grow from that, and
+    # each is taken as soon as enough is planned (groups of a full block, 4,096 chunks on a
+    # GPU, left it idle while the second group was read, split and hashed)
+    block = min(batch, FIRST_BLOCK)
     for loaded in read_files(absolute, corpus, glob=glob, progress=progress, **loading):
         corpus.documents.extend(loaded)
         group.extend(loaded)
         characters += sum(len(document.page_content) for document in loaded)
-        if characters >= block * size:  # about a block of the thread's chunks
+        if characters >= block * size:
             _plan(writer, ahead, keys, group, size, overlap, last=False)
-            group, characters, block = [], 0, batch
+            group, characters = [], 0
     _plan(writer, ahead, keys, group, size, overlap, last=True)
     if not corpus.documents:
         raise _nothing_found(paths, glob, corpus.skipped)

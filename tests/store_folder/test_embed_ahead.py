@@ -155,5 +155,28 @@ def test_the_first_block_can_be_smaller_so_the_model_starts_sooner() -> None:
     expected = HashingEmbeddings(dimension=16).embed_documents_array(list("abcdefghi"))
     np.testing.assert_array_equal(np.concatenate([first, rest]), expected)
     on_thread = [texts for name, texts in recording.calls if name == "ragline-embed-ahead"]
-    assert on_thread == [["a", "b"], ["c", "d", "e", "f"], ["g", "h", "i"]]
+    # the second call ends where the first block of 4 ends (index() batches are blocks)
+    assert on_thread == [["a", "b"], ["c", "d"], ["e", "f", "g", "h"], ["i"]]
     assert [texts for name, texts in recording.calls if name != "ragline-embed-ahead"] == []
+
+
+def test_the_calls_grow_from_the_first_block_and_end_where_blocks_end() -> None:
+    """After a small first call the thread's calls double up to a block (a GPU waited
+    for a whole block to be read and split after the first one), and no call straddles
+    a multiple of the block (index() writes a batch of a block only once its last text
+    is embedded); every text is embedded once, in order."""
+    recording = Recording()
+    ahead = EmbedAhead(recording, block=16, first_block=2)
+    texts = [f"text {number}" for number in range(60)]
+    ahead.start(texts)
+    vectors = ahead.embed_documents_array(texts)
+    ahead.close()
+    np.testing.assert_array_equal(
+        vectors, HashingEmbeddings(dimension=16).embed_documents_array(texts)
+    )
+    sizes = [len(part) for name, part in recording.calls if name == "ragline-embed-ahead"]
+    assert sizes == [2, 4, 8, 2, 16, 16, 12]
+    assert [part for _, part in recording.calls] == [
+        texts[start : start + size]
+        for start, size in zip([0, 2, 6, 14, 16, 32, 48], sizes, strict=True)
+    ]
