@@ -1,11 +1,12 @@
 """MultiQueryRetriever: a model rewrites the question several ways; each is searched.
 
-The model answers with one alternative question per line. The lines (blank ones and
-repeats dropped, the original question appended when ``include_original`` is set) are
-searched with ONE ``retriever.batch`` call, so a vector-store retriever embeds them
-together, and the unique documents are returned in order: all of the first query's
-results, then the new ones of the second ... A ``batch`` of questions makes one model
-``batch`` and one retriever ``batch`` for all of them.
+The model answers with one alternative question per line. The lines (empty ones dropped,
+as LangChain's; with ``unique_queries=True`` also blank and repeated ones, and each line
+stripped; the original question appended when ``include_original`` is set) are searched
+with ONE ``retriever.batch`` call, so a vector-store retriever embeds them together, and
+the unique documents are returned in order: all of the first query's results, then the
+new ones of the second ... A ``batch`` of questions makes one model ``batch`` and one
+retriever ``batch`` for all of them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ragline.core import (
     Runnable,
     RunnableConfig,
 )
+from ragline.core._checks import check_flag
 from ragline.retrievers._batching import ChildBatchRetriever
 
 __all__ = [
@@ -42,15 +44,17 @@ DEFAULT_QUERY_PROMPT = PromptTemplate.from_template(
 
 
 class LineListOutputParser(BaseOutputParser[list[str]]):
-    """Split the model's answer into its non-blank lines, stripped.
+    """Split the model's answer (stripped at both ends) at each ``\\n``; drop empty lines.
+
+    A line keeps its own spaces (LangChain's parser does the same).
 
     Example:
         >>> LineListOutputParser().invoke("first query\\n\\n  second query \\n")
-        ['first query', 'second query']
+        ['first query', '  second query']
     """
 
     def parse(self, text: str) -> list[str]:
-        return [line.strip() for line in text.splitlines() if line.strip()]
+        return [line for line in text.strip().split("\n") if line]
 
 
 def unique_documents(documents: list[Document]) -> list[Document]:
@@ -89,6 +93,9 @@ class MultiQueryRetriever(ChildBatchRetriever):
             text with one query per line). :meth:`from_llm` builds one.
         include_original: also search the question itself (searched last).
         parser_key: deprecated and unused, as in LangChain (a ``DeprecationWarning``).
+        unique_queries: strip each query and search a blank or repeated one not at all
+            (the documents found are the same; the retriever is asked less). Default: each
+            query as the model wrote it, repeats included, as LangChain's.
 
     Raises:
         InvalidInputError: ``retriever`` or ``llm_chain`` is not a Runnable.
@@ -110,6 +117,7 @@ class MultiQueryRetriever(ChildBatchRetriever):
         *,
         include_original: bool = False,
         parser_key: str | None = None,
+        unique_queries: bool = False,
     ) -> None:
         _warn_parser_key(parser_key)
         for name, value in (("retriever", retriever), ("llm_chain", llm_chain)):
@@ -120,6 +128,7 @@ class MultiQueryRetriever(ChildBatchRetriever):
         self.retriever = retriever
         self.llm_chain = llm_chain
         self.include_original = bool(include_original)
+        self.unique_queries = check_flag("MultiQueryRetriever unique_queries", unique_queries)
 
     @classmethod
     def from_llm(
@@ -129,6 +138,8 @@ class MultiQueryRetriever(ChildBatchRetriever):
         prompt: BasePromptTemplate | None = None,
         parser_key: str | None = None,
         include_original: bool = False,
+        *,
+        unique_queries: bool = False,
     ) -> MultiQueryRetriever:
         """Build the retriever with ``prompt | llm | LineListOutputParser()``.
 
@@ -139,6 +150,7 @@ class MultiQueryRetriever(ChildBatchRetriever):
             parser_key: LangChain's deprecated option, unused there and here: accepted
                 (in LangChain's position) with a ``DeprecationWarning``.
             include_original: also search the question itself.
+            unique_queries: search each stripped query once, blank ones not at all.
 
         Raises:
             InvalidInputError: the prompt does not have exactly the variable ``question``,
@@ -169,13 +181,17 @@ class MultiQueryRetriever(ChildBatchRetriever):
                 f"MultiQueryRetriever llm must be a Runnable, got {type(llm).__name__}"
             )
         return cls(
-            retriever, prompt | llm | LineListOutputParser(), include_original=include_original
+            retriever,
+            prompt | llm | LineListOutputParser(),
+            include_original=include_original,
+            unique_queries=unique_queries,
         )
 
     def __repr__(self) -> str:
+        unique = ", unique_queries=True" if self.unique_queries else ""
         return (
             f"MultiQueryRetriever(retriever={self.retriever.get_name()}, "
-            f"include_original={self.include_original})"
+            f"include_original={self.include_original}{unique})"
         )
 
     def _queries(self, question: str, output: Any) -> list[str]:
@@ -185,6 +201,8 @@ class MultiQueryRetriever(ChildBatchRetriever):
             raise InvalidInputError(
                 f"MultiQueryRetriever llm_chain must return a list of str, got {output!r:.80}"
             )
+        if not self.unique_queries:
+            return [*output, question] if self.include_original else list(output)
         queries = [q.strip() for q in output if q.strip()]
         if self.include_original:
             queries.append(question)

@@ -2,7 +2,8 @@
 
 The same keyword retriever (a word match over a fixed list, written once per library)
 and the same scripted model answer the same question; the documents must match, with
-LangChain's deprecated ``parser_key`` accepted in both of LangChain's places.
+LangChain's deprecated ``parser_key`` accepted in both of LangChain's places, and the
+queries searched must be the model's lines as LangChain takes them (repeats included).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document as LCDocument
 from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
 from langchain_core.retrievers import BaseRetriever as LCBaseRetriever
+from pydantic import Field
 
 from ragline.core import BaseRetriever, Document, FakeListChatModel, PromptTemplate
 from ragline.retrievers import LineListOutputParser, MultiQueryRetriever
@@ -76,3 +78,49 @@ def test_without_parser_key_nothing_is_warned():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         MultiQueryRetriever.from_llm(Words(), FakeListChatModel(responses=[QUERIES]))
+
+
+ANSWER = " cats \n\n   \nfelines\r\ncats\ndogs  \ncats \n"
+
+
+class LCSeen(LCBaseRetriever):
+    seen: list[str] = Field(default_factory=list)
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[LCDocument]:
+        self.seen.append(query)
+        return [LCDocument(page_content=text) for text in matches(query)]
+
+
+class Seen(BaseRetriever):
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def _get_relevant_documents(self, query: str, *, run_manager=None) -> list[Document]:
+        self.seen.append(query)
+        return [Document(page_content=text) for text in matches(query)]
+
+
+@pytest.mark.parametrize("include_original", [False, True])
+def test_each_line_is_searched_as_written_repeats_included(include_original):
+    assert LineListOutputParser().parse(ANSWER) == LCLineListOutputParser().parse(ANSWER)
+    assert LineListOutputParser().parse(ANSWER) == [
+        "cats ",
+        "   ",
+        "felines\r",
+        "cats",
+        "dogs  ",
+        "cats",
+    ]
+    lc_base, base = LCSeen(), Seen()
+    theirs = LCMultiQueryRetriever.from_llm(
+        lc_base, LCFakeListChatModel(responses=[ANSWER]), include_original=include_original
+    )
+    ours = MultiQueryRetriever.from_llm(
+        base, FakeListChatModel(responses=[ANSWER]), include_original=include_original
+    )
+    assert texts(ours.invoke("cats")) == texts(theirs.invoke("cats"))
+    # ragline searches the queries in one batch (threads): compare them as a multiset
+    assert sorted(base.seen) == sorted(lc_base.seen)
+    assert len(base.seen) == (7 if include_original else 6)

@@ -121,6 +121,30 @@ def test_an_empty_answer_searches_nothing_unless_the_original_is_included():
     assert both.invoke("solo") == [Document("solo")]
 
 
+def test_unique_queries_strips_and_searches_each_query_once():
+    answer = "kitten \n\n  \nkitten\n stock market"
+    base = Recording()
+    every = MultiQueryRetriever.from_llm(
+        base, FakeListLLM(responses=[answer]), include_original=True
+    )
+    assert every.generate_queries("kitten") == [
+        "kitten ",
+        "  ",
+        "kitten",
+        " stock market",
+        "kitten",
+    ]
+    once = MultiQueryRetriever.from_llm(
+        base, FakeListLLM(responses=[answer]), include_original=True, unique_queries=True
+    )
+    assert once.generate_queries("kitten") == ["kitten", "stock market"]
+    assert repr(once) == (
+        "MultiQueryRetriever(retriever=Recording, include_original=True, unique_queries=True)"
+    )
+    with pytest.raises(InvalidInputError, match="unique_queries must be a bool"):
+        MultiQueryRetriever(base, RunnableLambda(lambda x: []), unique_queries="yes")
+
+
 def test_a_hand_built_llm_chain_may_return_a_list_or_text():
     base = Recording()
     as_list = MultiQueryRetriever(base, RunnableLambda(lambda x: [x["question"] + " a", "b c"]))
@@ -144,7 +168,8 @@ async def test_async_matches_sync(vector_retriever):
 
 
 def test_line_parser_and_unique_documents():
-    assert LineListOutputParser().invoke(" a \r\n\nb\n") == ["a", "b"]
+    # LangChain's rule: the text stripped, split at "\n", empty lines dropped
+    assert LineListOutputParser().invoke(" a \r\n\n  \nb\n") == ["a \r", "  ", "b"]
     same = [
         Document("x", {"n": 1}),
         Document("x", {"n": 2}),
