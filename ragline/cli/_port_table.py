@@ -408,7 +408,8 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.retrievers": (
             "BM25Retriever ContextualCompressionRetriever EnsembleRetriever "
             "MergerRetriever MultiQueryRetriever MultiVectorRetriever "
-            "ParentDocumentRetriever RePhraseQueryRetriever"
+            "ParentDocumentRetriever RePhraseQueryRetriever "
+            "TimeWeightedVectorStoreRetriever"
         ),
     },
     "langchain_classic.retrievers.bm25": {
@@ -451,6 +452,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers.re_phraser": {
         "ragline.retrievers": "RePhraseQueryRetriever",
+    },
+    "langchain_classic.retrievers.time_weighted_retriever": {
+        "ragline.retrievers": "TimeWeightedVectorStoreRetriever",
     },
     "langchain_classic.schema": {
         "ragline.core": (

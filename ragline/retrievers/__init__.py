@@ -7,8 +7,8 @@ filter, redundancy filter, LLM extraction and filtering, pipelines), parent-docu
 and multi-vector retrieval, with the document stores they keep their documents in;
 LongContextReorder (the best documents to both ends of a long context); MergerRetriever
 (several retrievers' results interleaved); RePhraseQueryRetriever (a model rewrites the
-question into a search query). Public names
-load lazily.
+question into a search query); TimeWeightedVectorStoreRetriever (similarity plus
+recency). Public names load lazily.
 """
 
 from ragline.core._lazy import attach
@@ -43,6 +43,7 @@ _EXPORTS = {
     "LongContextReorder": "._reorder",
     "MergerRetriever": "._merger",
     "RePhraseQueryRetriever": "._rephrase",
+    "TimeWeightedVectorStoreRetriever": "._time_weighted",
     "InMemoryDocumentStore": "._docstore",
     "create_kv_docstore": "._docstore",
 }
