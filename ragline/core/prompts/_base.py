@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import sys
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -25,6 +26,17 @@ from ragline.core.runnables.base import Runnable
 from ragline.core.runnables.serializable import RunnableSerializable
 
 __all__ = ["BasePromptTemplate", "PromptTemplate", "format_document"]
+
+
+def _marker(name: str, html: bool) -> str:
+    """``{name}``, in bold yellow terminal codes when ``html`` (LangChain's pretty form)."""
+    marker = "{" + name + "}"
+    return f"\u001b[33;1m\033[1;3m{marker}\u001b[0m" if html else marker
+
+
+def _interactive() -> bool:
+    """True in an interactive interpreter (``sys.ps2`` is set), as LangChain checks."""
+    return hasattr(sys, "ps2")
 
 
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
@@ -205,6 +217,20 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
             'Hi Ada'
         """
         return self.format_prompt(**kwargs).to_string()
+
+    def pretty_repr(self, html: bool = False) -> str:
+        """The prompt formatted with each variable shown as ``{name}`` (partial variables
+        filled in), as LangChain prints it.
+
+        Args:
+            html: the ``{name}`` markers in bold yellow (terminal escape codes).
+        """
+        markers = {name: _marker(name, html) for name in self.input_variables}
+        return self.format(**markers)
+
+    def pretty_print(self) -> None:
+        """Print ``pretty_repr()`` (markers coloured in an interactive session)."""
+        print(self.pretty_repr(html=_interactive()))
 
     @abstractmethod
     def partial(self, **kwargs: Any) -> BasePromptTemplate:

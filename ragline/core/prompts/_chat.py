@@ -24,10 +24,16 @@ from ragline.core.messages import (
     ChatMessage,
     HumanMessage,
     SystemMessage,
+    _banner,
     _unknown_role,
     convert_to_messages,
 )
-from ragline.core.prompts._base import BasePromptTemplate, PromptTemplate
+from ragline.core.prompts._base import (
+    BasePromptTemplate,
+    PromptTemplate,
+    _interactive,
+    _marker,
+)
 from ragline.core.prompts._formats import check_template_format
 from ragline.core.prompts._values import ChatPromptValue
 
@@ -51,6 +57,14 @@ class BaseMessagePromptTemplate(ABC):
     @abstractmethod
     def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
         """Format this part into messages."""
+
+    def pretty_repr(self, html: bool = False) -> str:
+        """A banner naming the part, then its template (LangChain's layout)."""
+        raise NotImplementedError(f"{type(self).__name__} has no pretty form")
+
+    def pretty_print(self) -> None:
+        """Print ``pretty_repr()`` (markers coloured in an interactive session)."""
+        print(self.pretty_repr(html=_interactive()))
 
 
 def _joined(fields: list[tuple[str, Any]], separator: str) -> str:
@@ -88,6 +102,12 @@ class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
 
     def _config(self) -> dict[str, Any]:
         return {"role": self.message_class.type, "template": self.prompt.template}
+
+    def pretty_repr(self, html: bool = False) -> str:
+        # The banner is the class name with "MessagePromptTemplate" turned into
+        # " Message" ("Human Message"), as LangChain titles it.
+        title = type(self).__name__.replace("MessagePromptTemplate", " Message")
+        return f"{_banner(title, bold=html)}\n\n{self.prompt.pretty_repr(html=html)}"
 
     def _printed_fields(self) -> list[tuple[str, Any]]:
         return [("prompt", self.prompt), ("additional_kwargs", {})]
@@ -200,6 +220,10 @@ class MessagesPlaceholder(BaseMessagePromptTemplate):
         if self.n_messages is not None:
             config["n_messages"] = self.n_messages
         return config
+
+    def pretty_repr(self, html: bool = False) -> str:
+        title = _banner("Messages Placeholder", bold=html)
+        return f"{title}\n\n{_marker(self.variable_name, html)}"
 
     def _printed_fields(self) -> list[tuple[str, Any]]:
         shown: list[tuple[str, Any]] = [("variable_name", self.variable_name)]
@@ -489,6 +513,10 @@ class ChatPromptTemplate(BasePromptTemplate):
 
     def __len__(self) -> int:
         return len(self.messages)
+
+    def pretty_repr(self, html: bool = False) -> str:
+        """Each message part's pretty form, separated by blank lines."""
+        return "\n\n".join(part.pretty_repr(html=html) for part in self.messages)
 
     def _printed_fields(self) -> list[tuple[str, Any]]:
         return [*self._shared_printed_fields(), ("messages", list(self.messages))]

@@ -1,0 +1,74 @@
+"""Parity: differences found by the fourth port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline and
+compares what the program would print.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import SystemMessage as LCSystemMessage
+from langchain_core.prompts import ChatPromptTemplate as LCChatPromptTemplate
+from langchain_core.prompts import HumanMessagePromptTemplate as LCHumanMessagePromptTemplate
+from langchain_core.prompts import MessagesPlaceholder as LCMessagesPlaceholder
+from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+from langchain_core.prompts.chat import ChatMessagePromptTemplate as LCChatMessagePromptTemplate
+
+from ragline.core.messages import SystemMessage
+from ragline.core.prompts import (
+    ChatMessagePromptTemplate,
+    ChatPromptTemplate,
+    HumanMessagePromptTemplate,
+    MessagesPlaceholder,
+    PromptTemplate,
+)
+
+
+def _pretty_forms(lib: dict[str, Any], capsys: Any) -> list[str]:
+    chat = (
+        lib["ChatPromptTemplate"]
+        .from_messages(
+            [
+                ("system", "Be {style}."),
+                lib["SystemMessage"]("fixed"),
+                lib["MessagesPlaceholder"]("history"),
+                ("placeholder", "{optional}"),
+                ("ai", "ok {x}"),
+                lib["ChatMessagePromptTemplate"].from_template("r {y}", role="critic"),
+                ("human", "{question}"),
+            ]
+        )
+        .partial(style="brief")
+    )
+    text = lib["PromptTemplate"].from_template("Tell {a} about {b}").partial(a="me")
+    human = lib["HumanMessagePromptTemplate"].from_template("hi {n}")
+    forms = [chat.pretty_repr(), chat.pretty_repr(html=True), text.pretty_repr(html=True)]
+    for item in (chat, text, human, lib["MessagesPlaceholder"]("h", optional=True)):
+        item.pretty_print()
+    forms.append(capsys.readouterr().out)
+    return forms
+
+
+def test_chat_prompt_pretty_print(capsys: Any) -> None:
+    """chatbot_messages_loop: ``prompt.pretty_print()`` prints each part under a banner,
+    variables as ``{name}`` (partials filled in), placeholders as ``{variable}``."""
+    lc = {
+        "ChatPromptTemplate": LCChatPromptTemplate,
+        "SystemMessage": LCSystemMessage,
+        "MessagesPlaceholder": LCMessagesPlaceholder,
+        "ChatMessagePromptTemplate": LCChatMessagePromptTemplate,
+        "PromptTemplate": LCPromptTemplate,
+        "HumanMessagePromptTemplate": LCHumanMessagePromptTemplate,
+    }
+    ours = {
+        "ChatPromptTemplate": ChatPromptTemplate,
+        "SystemMessage": SystemMessage,
+        "MessagesPlaceholder": MessagesPlaceholder,
+        "ChatMessagePromptTemplate": ChatMessagePromptTemplate,
+        "PromptTemplate": PromptTemplate,
+        "HumanMessagePromptTemplate": HumanMessagePromptTemplate,
+    }
+    expected = _pretty_forms(lc, capsys)
+    assert "Messages Placeholder" in expected[0]
+    assert _pretty_forms(ours, capsys) == expected
