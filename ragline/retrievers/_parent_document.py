@@ -2,11 +2,13 @@
 
 Small chunks embed precisely; large ones give the model context. ``add_documents``
 splits each parent into children with ``child_splitter``, stores the children in the
-vector store (``metadata[id_key]`` = the parent's id; child ids ``"<parent id>-<n>"``, so
-adding a parent again replaces its children; when the new version has fewer children,
-the extra old ones stay and still lead to the new parent) and the parents in the
-docstore. A query searches the children and returns their parents, each once, in the
-order of their best child.
+vector store (``metadata[id_key]`` = the parent's key; child ids ``"<parent key>-<n>"``)
+and the parents in the docstore under their keys: the ``ids`` given, else a new uuid4
+each (as LangChain's; ``ids=[d.id for d in docs]`` keys them by ``Document.id``, so adding
+a parent again under the same key replaces it and its children; when the new version
+has fewer children, the extra old ones stay and still lead to the new parent). A query
+searches the children and returns their parents, each once, in the order of their best
+child.
 """
 
 from __future__ import annotations
@@ -59,8 +61,9 @@ class ParentDocumentRetriever(ChildBatchRetriever):
         ...     docstore=InMemoryByteStore(),
         ...     child_splitter=RecursiveCharacterTextSplitter(chunk_size=20, chunk_overlap=0),
         ...     search_kwargs={"k": 1})
-        >>> retriever.add_documents([Document("Cats purr. Dogs bark loudly.", id="pets"),
-        ...                          Document("Stocks fell. Bonds rose today.", id="money")])
+        >>> parents = [Document("Cats purr. Dogs bark loudly.", id="pets"),
+        ...            Document("Stocks fell. Bonds rose today.", id="money")]
+        >>> retriever.add_documents(parents, ids=[d.id for d in parents])
         >>> retriever.invoke("dogs bark")
         [Document(id='pets', metadata={}, page_content='Cats purr. Dogs bark loudly.')]
     """
@@ -146,13 +149,13 @@ class ParentDocumentRetriever(ChildBatchRetriever):
             parents = check_documents(
                 "parent_splitter output", self.parent_splitter.split_documents(parents)
             )
-        if ids is None:
-            if not add_to_docstore and any(doc.id is None for doc in parents):
+        if ids is None:  # new keys, whatever Document.id says (as LangChain's)
+            if not add_to_docstore:
                 raise InvalidInputError(
                     "ParentDocumentRetriever.add_documents with add_to_docstore=False needs the "
-                    "parents' ids (pass ids= or set Document.id)"
+                    "parents' ids= (the keys they are stored under)"
                 )
-            parent_ids = [doc.id if doc.id is not None else str(uuid.uuid4()) for doc in parents]
+            parent_ids = [str(uuid.uuid4()) for _ in parents]
         else:
             if isinstance(ids, str) or len(ids) != len(parents):
                 size = "a str" if isinstance(ids, str) else f"{len(ids)} ids"
@@ -199,11 +202,13 @@ class ParentDocumentRetriever(ChildBatchRetriever):
 
         Args:
             documents: the documents (the parents, or what ``parent_splitter`` cuts into them).
-            ids: the docstore key of each parent (default: each document's ``id``, else
-                a new uuid4). Not allowed with a ``parent_splitter``. The stored parents
-                keep their own ``Document.id`` (as LangChain's do), whatever their key.
+            ids: the docstore key of each parent (default: a new uuid4 each, as
+                LangChain's; ``[d.id for d in documents]`` keys them by ``Document.id``,
+                so adding them again replaces them). Not allowed with a
+                ``parent_splitter``. The stored parents keep their own ``Document.id`` (as
+                LangChain's do), whatever their key.
             add_to_docstore: False when the parents are already in the docstore (then
-                their ids must be known).
+                ``ids`` must be given).
 
         Raises:
             InvalidInputError: bad documents or ids (wrong count, repeated, empty), ids

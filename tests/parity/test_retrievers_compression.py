@@ -8,6 +8,7 @@ in the same order, ties included.
 
 from __future__ import annotations
 
+import uuid
 import warnings
 from typing import Any
 
@@ -302,6 +303,53 @@ def test_parent_document_retriever_with_a_docstore() -> None:
         ("Document", "fish swim under the moon", {"id": 3}),
         ("Document", "sun and moon and cats", {"id": 5}),
     ]
+
+
+def test_parent_document_retriever_without_ids_draws_new_keys() -> None:
+    """Without ids= each parent gets a new uuid4 key, whatever its Document.id: two parents
+    with the same id are both kept, and adding them again stores them again."""
+    rows = [("cats cats", "same"), ("cats and dogs", "same"), ("dogs", "m")]
+
+    def run(m: dict[str, Any]) -> Any:
+        docstore = m["InMemoryStore"]()
+        retriever = m["Parent"](
+            vectorstore=m["store"](m["embeddings"]),
+            docstore=docstore,
+            child_splitter=m["splitter"](separator=" ", chunk_size=20, chunk_overlap=0),
+            search_kwargs={"k": 2},
+        )
+        parents = [m["Document"](page_content=t, id=i) for t, i in rows]
+        retriever.add_documents(parents)
+        first = [list(docstore.yield_keys()), retriever.invoke("cats")]
+        retriever.add_documents(parents)
+        keys = list(docstore.yield_keys())
+        try:
+            retriever.add_documents(parents, add_to_docstore=False)
+        except ValueError:
+            refused = True
+        else:
+            refused = False
+        return [
+            [
+                len(first[0]),
+                all(uuid.UUID(k).version == 4 for k in first[0]),
+                set(first[0]) & {"same", "m"},
+            ],
+            first[1],
+            len(keys),
+            retriever.invoke("cats"),
+            [d.id for d in retriever.invoke("cats")],
+            refused,
+        ]
+
+    theirs, ours = both(run)
+    assert ours == theirs
+    assert ours[0] == [3, True, set()]
+    assert ours[1] == [("Document", "cats cats", {}), ("Document", "cats and dogs", {})]
+    assert ours[2] == 6
+    assert ours[3] == [("Document", "cats cats", {})] * 2  # the parent, stored twice
+    assert ours[4] == ["same", "same"]
+    assert ours[5] is True
 
 
 def test_parent_document_retriever_on_a_kv_docstore() -> None:

@@ -24,6 +24,7 @@ PARENTS = [
     Document("Stock prices fell.\nBond yields rose.", {"source": "money.txt"}, id="money"),
     Document("Kittens purr too.\nParrots talk.", {"source": "more-pets.txt"}, id="more"),
 ]
+KEYS = [d.id for d in PARENTS]  # keyed by Document.id (without ids=: new uuid4 keys)
 
 
 def lines():
@@ -44,7 +45,7 @@ def build(docstore=None, **options):
 def test_children_carry_the_parent_id_and_parents_are_stored_as_json():
     raw = InMemoryByteStore()
     retriever, store = build(raw)
-    retriever.add_documents(PARENTS)
+    retriever.add_documents(PARENTS, ids=KEYS)
     children = store.get_by_ids(["pets-0", "pets-1", "money-0", "money-1", "more-0", "more-1"])
     assert [(c.id, c.page_content, c.metadata) for c in children[:2]] == [
         ("pets-0", "Cats purr when happy.", {"source": "pets.txt", "doc_id": "pets"}),
@@ -61,7 +62,7 @@ def test_children_carry_the_parent_id_and_parents_are_stored_as_json():
 
 def test_retrieval_returns_each_parent_once_in_the_order_of_its_best_child():
     retriever, store = build(search_kwargs={"k": 3})
-    retriever.add_documents(PARENTS)
+    retriever.add_documents(PARENTS, ids=KEYS)
     assert [c.id for c in store.similarity_search("cats purr", k=3)] == [
         "pets-0",
         "more-0",
@@ -79,7 +80,7 @@ def test_retrieval_returns_each_parent_once_in_the_order_of_its_best_child():
 
 def test_the_child_search_is_a_child_run():
     retriever, _ = build(search_kwargs={"k": 1})
-    retriever.add_documents(PARENTS)
+    retriever.add_documents(PARENTS, ids=KEYS)
     collector = RunCollectorCallbackHandler()
     assert retriever.invoke("parrots talk", {"callbacks": [collector]}) == [PARENTS[2]]
     (run,) = collector.traced_runs
@@ -99,15 +100,20 @@ def test_generated_and_given_ids():
     assert retriever.docstore.mget(["custom"]) == [PARENTS[0]]
     assert retriever.invoke("cats purr")[0] == PARENTS[0]  # id "pets", stored under "custom"
     assert store.get_by_ids(["custom-0"])[0].metadata["doc_id"] == "custom"
+    # without ids= the key is a new uuid4 even when Document.id is set (as LangChain's)
+    retriever.add_documents(PARENTS[1:2])
+    assert len(list(retriever.docstore.yield_keys())) == 3
+    assert "money" not in list(retriever.docstore.yield_keys())
+    assert retriever.invoke("bond yields")[0] == PARENTS[1]
 
 
 def test_adding_a_parent_again_replaces_it_and_its_children():
     retriever, store = build()
-    retriever.add_documents(PARENTS)
+    retriever.add_documents(PARENTS, ids=KEYS)
     changed = Document(
         "Cats sleep all day.\nDogs bark at night.", {"source": "pets.txt"}, id="pets"
     )
-    retriever.add_documents([changed])
+    retriever.add_documents([changed], ids=["pets"])
     assert store.count() == 6
     assert store.get_by_ids(["pets-0"])[0].page_content == "Cats sleep all day."
     assert retriever.invoke("cats sleep")[0] == changed
@@ -136,7 +142,7 @@ def test_parent_splitter_cuts_parents_first():
 
 def test_child_metadata_fields_limit_what_children_carry():
     retriever, store = build(child_metadata_fields=["source"])
-    retriever.add_documents([Document("Cats purr.", {"source": "s", "secret": 1}, id="p")])
+    retriever.add_documents([Document("Cats purr.", {"source": "s", "secret": 1})], ids=["p"])
     assert store.get_by_ids(["p-0"])[0].metadata == {"source": "s", "doc_id": "p"}
     assert retriever.invoke("cats")[0].metadata == {"source": "s", "secret": 1}
 
@@ -148,7 +154,7 @@ def test_custom_id_key_and_document_stores(tmp_path):
         create_kv_docstore(InMemoryByteStore()),
     ):
         retriever, store = build(docstore, id_key="parent")
-        retriever.add_documents(PARENTS)
+        retriever.add_documents(PARENTS, ids=KEYS)
         assert store.get_by_ids(["money-0"])[0].metadata["parent"] == "money"
         # the 4 best children: money-0, money-1, more-0, pets-1
         assert retriever.invoke("stock prices") == [PARENTS[1], PARENTS[2], PARENTS[0]]
@@ -161,23 +167,23 @@ def test_byte_store_is_langchains_other_spelling():
         byte_store=InMemoryByteStore(),
         child_splitter=lines(),
     )
-    retriever.add_documents(PARENTS)
+    retriever.add_documents(PARENTS, ids=KEYS)
     assert retriever.invoke("parrots")[0] == PARENTS[2]
 
 
 def test_a_parent_missing_from_the_docstore_is_skipped():
     retriever, _ = build(search_kwargs={"k": 3})
-    retriever.add_documents(PARENTS)
+    retriever.add_documents(PARENTS, ids=KEYS)
     retriever.docstore.mdelete(["pets"])
     assert retriever.invoke("cats purr") == [PARENTS[2], PARENTS[1]]
 
 
 def test_add_to_docstore_false_indexes_children_only():
     retriever, store = build()
-    retriever.add_documents(PARENTS[:1], add_to_docstore=False)
+    retriever.add_documents(PARENTS[:1], ids=["pets"], add_to_docstore=False)
     assert store.count() == 2
     assert list(retriever.docstore.yield_keys()) == []
-    with pytest.raises(InvalidInputError, match="add_to_docstore=False needs the parents' ids"):
+    with pytest.raises(InvalidInputError, match="add_to_docstore=False needs the parents' ids="):
         retriever.add_documents([Document("no id")], add_to_docstore=False)
 
 
@@ -187,7 +193,6 @@ def test_add_to_docstore_false_indexes_children_only():
         (PARENTS, ["a"], "got 1 ids for 3 documents"),
         (PARENTS[:2], ["a", "a"], "unique non-empty str ids, got repeated 'a'"),
         (PARENTS[:1], [""], "unique non-empty str ids, got empty or non-str ''"),
-        ([Document("x", id="d"), Document("y", id="d")], None, "got repeated 'd'"),
         ([Document("x", {"when": object()}, id="bad")], None, "metadata is not JSON-serializable"),
         ([Document("x", {"n": float("nan")}, id="bad")], None, "metadata is not JSON-serializable"),
         (["text"], None, r"documents\[0\] must be a Document, got str"),
@@ -197,7 +202,7 @@ def test_add_to_docstore_false_indexes_children_only():
 def test_bad_input_writes_nothing(documents, ids, message):
     raw = InMemoryByteStore()
     retriever, store = build(raw)
-    retriever.add_documents(PARENTS[1:2])
+    retriever.add_documents(PARENTS[1:2], ids=["money"])
     with pytest.raises(InvalidInputError, match=message):
         retriever.add_documents(documents, ids=ids)
     assert store.count() == 2
@@ -256,7 +261,7 @@ def test_bad_options_are_rejected(options, error, message):
 
 async def test_async_add_and_search():
     retriever, store = build(search_kwargs={"k": 3})
-    await retriever.aadd_documents(PARENTS)
+    await retriever.aadd_documents(PARENTS, ids=KEYS)
     assert store.count() == 6
     assert await retriever.ainvoke("cats purr") == [PARENTS[0], PARENTS[2], PARENTS[1]]
     assert await retriever.abatch(["cats purr", "parrots"]) == retriever.batch(
@@ -283,7 +288,7 @@ def test_in_memory_document_store_keeps_copies():
 
 async def test_batch_searches_children_once_and_reads_the_docstore_once():
     retriever, store = build(search_kwargs={"k": 3})
-    retriever.add_documents(PARENTS)
+    retriever.add_documents(PARENTS, ids=KEYS)
     searches, reads = [], []
     search = store._search_texts
     store._search_texts = lambda queries, plan, **options: (
