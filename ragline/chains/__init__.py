@@ -10,7 +10,8 @@ The legacy Chain API (``Chain``, ``LLMChain``, ``SequentialChain``,
 ``ConversationalRetrievalChain``) runs LangChain's older code with memory from
 ``ragline.memory``; ``create_history_aware_retriever`` is the LCEL way to chat over
 documents. ``create_structured_output_runnable`` binds a model to answer in a schema's
-shape (LangChain's older helper).
+shape (LangChain's older helper). ``HypotheticalDocumentEmbedder`` (HyDE) embeds a query
+as the passage a model writes for it.
 """
 
 from ragline.core._lazy import attach
@@ -43,6 +44,7 @@ _EXPORTS = {
     "load_qa_chain": "._retrieval",
     "load_summarize_chain": "._summarize",
     "create_structured_output_runnable": "._structured_output",
+    "HypotheticalDocumentEmbedder": "._hyde",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -110,12 +110,12 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.chains": {
         "ragline.chains": (
-            "ConversationChain ConversationalRetrievalChain LLMChain "
-            "MapReduceDocumentsChain MapRerankDocumentsChain ReduceDocumentsChain "
-            "RefineDocumentsChain RetrievalQA SequentialChain SimpleSequentialChain "
-            "StuffDocumentsChain TransformChain create_history_aware_retriever "
-            "create_retrieval_chain create_structured_output_runnable "
-            "load_summarize_chain"
+            "ConversationChain ConversationalRetrievalChain HypotheticalDocumentEmbedder "
+            "LLMChain MapReduceDocumentsChain MapRerankDocumentsChain "
+            "ReduceDocumentsChain RefineDocumentsChain RetrievalQA SequentialChain "
+            "SimpleSequentialChain StuffDocumentsChain TransformChain "
+            "create_history_aware_retriever create_retrieval_chain "
+            "create_structured_output_runnable load_summarize_chain"
         ),
     },
     "langchain_classic.chains.base": {
@@ -156,6 +156,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.chains.history_aware_retriever": {
         "ragline.chains": "create_history_aware_retriever",
+    },
+    "langchain_classic.chains.hyde.base": {
+        "ragline.chains": "HypotheticalDocumentEmbedder",
     },
     "langchain_classic.chains.llm": {
         "ragline.chains": "LLMChain",
@@ -214,6 +217,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.retrievers": "EmbeddingsRedundantFilter LongContextReorder",
     },
     "langchain_classic.embeddings": {
+        "ragline.chains": "HypotheticalDocumentEmbedder",
         "ragline.embeddings": (
             "CacheBackedEmbeddings DeterministicFakeEmbedding HuggingFaceEmbeddings "
             "OpenAIEmbeddings SentenceTransformerEmbeddings"
