@@ -283,6 +283,14 @@ def legacy_call_config(
     return given or None  # type: ignore[return-value]
 
 
+class _CheckedConfig(dict):  # type: ignore[type-arg]
+    """A complete config checked already: a run's child config made for one part of the
+    run (``part_config``). ``ensure_config`` copies it as it is, rather than checking it
+    and merging it into the current config again."""
+
+    __slots__ = ()
+
+
 def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
     """Return a full config: defaults, then the current run's config, then ``config``.
 
@@ -308,6 +316,8 @@ def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
         >>> ensure_config({"session": "abc"})["configurable"]  # unknown keys move there
         {'session': 'abc'}
     """
+    if type(config) is _CheckedConfig:
+        return _fresh_copy(config)  # type: ignore[arg-type]  # a plain dict
     current = _current_config.get()
     if current is not None:
         # Inside a run: the current config is complete and checked; copy its containers.

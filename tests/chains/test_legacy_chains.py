@@ -637,8 +637,9 @@ def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None
     )
     assert (run.tags, run.metadata) == (["qa"], {"owner": "tests"})
     model_run = run.children[1].children[0].children[1]
-    assert (model_run.tags, model_run.metadata) == (  # a model adds LangChain's ls_* keys
-        ["qa"],
+    # a model adds LangChain's ls_* keys; the answer sequence tags its second step's run
+    assert (model_run.tags, model_run.metadata) == (
+        ["qa", "seq:step:2"],
         {
             "owner": "tests",
             "ls_provider": "fakelistchatmodel",

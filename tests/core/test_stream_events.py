@@ -99,7 +99,11 @@ def test_prompt_model_parser_sequence() -> None:
     reply = AIMessageChunk("Hi!", chunk_position="last")
     assert no_run_ids(by_event["on_parser_end"]["data"]) == {"output": "Hi!", "input": reply}
     assert events[-1]["data"] == {"output": "Hi!"}  # the root's end has no input
-    assert all(event["tags"] == ["t"] and event["metadata"]["m"] == 1 for event in events)
+    steps = {"RunnableSequence": [], "ChatPromptTemplate": ["seq:step:1"]}
+    steps |= {"FakeListChatModel": ["seq:step:2"], "StrOutputParser": ["seq:step:3"]}
+    # each step's own run is tagged with its place (before the caller's tags, as LangChain)
+    assert all(event["tags"] == [*steps[event["name"]], "t"] for event in events)
+    assert all(event["metadata"]["m"] == 1 for event in events)
 
 
 def retrieval_chain() -> Any:

@@ -95,14 +95,8 @@ OURS = type(
 )
 
 
-_STEP_TAGS = ("seq:step:", "map:key:", "condition:", "branch:")
-
-
 def _tree(run: Any) -> Any:
-    # ragline has no seq:step:N / map:key:K / condition:N / branch:N tags (a known
-    # difference, in the docs)
-    tags = [t for t in run.tags or [] if not t.startswith(_STEP_TAGS)]
-    return (run.name, tags, [_tree(child) for child in run.child_runs])
+    return (run.name, run.tags or [], [_tree(child) for child in run.child_runs])
 
 
 def _observe(m: Any, scenario: str, asynchronous: bool) -> tuple[str, Any]:

@@ -202,6 +202,19 @@ def _union(first: list[str], second: Sequence[str] | None) -> list[str]:
     return first + new if new else first
 
 
+def _tags_then(first: list[str], second: Sequence[str] | None) -> list[str]:
+    """``first`` then ``second``, a tag in both taking its place in ``second`` (as
+    LangChain's ``add_tags`` moves a tag added again to the end); ``first`` itself when
+    that changes nothing."""
+    if not second or second is first:
+        return first
+    if not first:
+        return list(second)
+    if first == second:
+        return first
+    return [tag for tag in first if tag not in second] + list(second)
+
+
 def _overlay(first: dict[str, Any], second: Mapping[str, Any] | None) -> dict[str, Any]:
     if not second or second is first:
         return first
@@ -329,9 +342,9 @@ class CallbackManager:
             manager._parent = callbacks._parent
             manager.depth = callbacks.depth
             shared = callbacks.inheritable_tags is callbacks.tags
-            manager.tags = _union(callbacks.tags, tags)
+            manager.tags = _tags_then(callbacks.tags, tags)
             manager.inheritable_tags = (
-                manager.tags if shared else _union(callbacks.inheritable_tags, tags)
+                manager.tags if shared else _tags_then(callbacks.inheritable_tags, tags)
             )
             shared = callbacks.inheritable_metadata is callbacks.metadata
             manager.metadata = _overlay(callbacks.metadata, metadata)
@@ -419,6 +432,23 @@ class CallbackManager:
 
         if not any(isinstance(h, StdOutCallbackHandler) for h in self.handlers):
             self.add_handler(StdOutCallbackHandler())
+
+    def _tagged_copy(self, tag: str) -> Any:
+        """A copy whose runs are also tagged ``tag``, which their children do not inherit
+        (``run_manager.get_child(tag)`` for each part of a composite's run: built by hand,
+        as it is once per step)."""
+        manager = object.__new__(type(self))
+        manager.handlers = self.handlers
+        manager.inheritable_handlers = self.inheritable_handlers
+        manager._parent = self._parent
+        tags = self.tags
+        manager.tags = [*tags, tag] if tag not in tags else _tags_then(tags, (tag,))
+        manager.inheritable_tags = self.inheritable_tags
+        manager.metadata = self.metadata
+        manager.inheritable_metadata = self.inheritable_metadata
+        manager.depth = self.depth
+        manager.recursion_limit = self.recursion_limit
+        return manager
 
     def copy(self) -> Any:
         """Return an independent copy (same handlers, parent, tags, metadata, depth)."""

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-from ragline.core.config import RunnableConfig
+from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import ConfigurationError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
-from ragline.core.runnables.runs import _aclose
+from ragline.core.runnables.runs import _aclose, ainvoke_part, invoke_part, part_config
 from ragline.core.runnables.serializable import RunnableSerializable
 
 __all__ = ["RunnableBranch"]
@@ -61,22 +61,31 @@ class RunnableBranch(Runnable[Input, Output]):
     def _children(self) -> list[Runnable[Any, Any]]:
         return [r for pair in self.branches for r in pair] + [self.default]
 
-    def _choose(self, input: Any) -> Runnable[Input, Output]:
-        for condition, runnable in self.branches:
-            if condition.invoke(input):
-                return runnable
-        return self.default
+    def _choose(self, input: Any) -> tuple[Runnable[Input, Output], RunnableConfig | None]:
+        """The runnable to run and its config: the condition and branch runs are tagged
+        ``condition:N`` and ``branch:N`` (``branch:default``), as LangChain's."""
+        config = get_current_config()  # this run's child config
+        for index, (condition, runnable) in enumerate(self.branches, 1):
+            if invoke_part(condition, input, part_config(config, f"condition:{index}")):
+                return runnable, part_config(config, f"branch:{index}")
+        return self.default, part_config(config, "branch:default")
 
-    async def _achoose(self, input: Any) -> Runnable[Input, Output]:
-        for condition, runnable in self.branches:
-            if await condition.ainvoke(input):
-                return runnable
-        return self.default
+    async def _achoose(self, input: Any) -> tuple[Runnable[Input, Output], RunnableConfig | None]:
+        config = get_current_config()
+        for index, (condition, runnable) in enumerate(self.branches, 1):
+            if await ainvoke_part(condition, input, part_config(config, f"condition:{index}")):
+                return runnable, part_config(config, f"branch:{index}")
+        return self.default, part_config(config, "branch:default")
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Invoke the chosen runnable."""
         self._reject_kwargs(kwargs)
-        return self._call_with_config(lambda x: self._choose(x).invoke(x), input, config)
+
+        def run(x: Any) -> Any:
+            runnable, part = self._choose(x)
+            return invoke_part(runnable, x, part)
+
+        return self._call_with_config(run, input, config)
 
     async def ainvoke(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
@@ -85,17 +94,20 @@ class RunnableBranch(Runnable[Input, Output]):
         self._reject_kwargs(kwargs)
 
         async def run(x: Any) -> Any:
-            return await (await self._achoose(x)).ainvoke(x)
+            runnable, part = await self._achoose(x)
+            return await ainvoke_part(runnable, x, part)
 
         return await self._acall_with_config(run, input, config)
 
     def _stream_chosen(self, chunks: Iterator[Any]) -> Iterator[Any]:
         input = next(chunks)
-        yield from self._choose(input).stream(input)
+        runnable, part = self._choose(input)
+        yield from runnable.stream(input, part)
 
     async def _astream_chosen(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
         input = await chunks.__anext__()
-        stream = (await self._achoose(input)).astream(input)
+        runnable, part = await self._achoose(input)
+        stream = runnable.astream(input, part)
         try:
             async for chunk in stream:
                 yield chunk

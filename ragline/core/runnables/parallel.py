@@ -14,7 +14,7 @@ from ragline.core._json_schema import field_title
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Runnable, coerce_to_runnable
-from ragline.core.runnables.runs import AddableDict
+from ragline.core.runnables.runs import AddableDict, ainvoke_part, invoke_part, part_config
 from ragline.core.runnables.schema import merged_model, model_fields
 from ragline.core.runnables.serializable import RunnableSerializable
 
@@ -93,23 +93,34 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
 
     # ---- single input ---------------------------------------------------------------
     def _invoke_branches(self, input: Any) -> dict[str, Any]:
+        config = get_current_config()  # this run's child config
         if len(self.steps) <= 1:
-            return {key: step.invoke(input) for key, step in self.steps.items()}
+            return {
+                key: invoke_part(step, input, part_config(config, f"map:key:{key}"))
+                for key, step in self.steps.items()
+            }
         with ThreadPoolExecutor(max_workers=_limit(len(self.steps))) as pool:
             futures = {
-                key: pool.submit(contextvars.copy_context().run, step.invoke, input)
+                key: pool.submit(
+                    contextvars.copy_context().run,
+                    invoke_part,
+                    step,
+                    input,
+                    part_config(config, f"map:key:{key}"),
+                )
                 for key, step in self.steps.items()
             }
             return {key: future.result() for key, future in futures.items()}
 
     async def _ainvoke_branches(self, input: Any) -> dict[str, Any]:
         semaphore = asyncio.Semaphore(_limit(len(self.steps)))
+        config = get_current_config()
 
-        async def run(step: Runnable[Any, Any]) -> Any:
+        async def run(key: str, step: Runnable[Any, Any]) -> Any:
             async with semaphore:
-                return await step.ainvoke(input)
+                return await ainvoke_part(step, input, part_config(config, f"map:key:{key}"))
 
-        results = await asyncio.gather(*(run(step) for step in self.steps.values()))
+        results = await asyncio.gather(*(run(key, step) for key, step in self.steps.items()))
         return dict(zip(self.steps, results, strict=True))
 
     def invoke(
@@ -139,16 +150,17 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         return rows
 
     def _batch_branches(self, values: list[Any], children: list[RunnableConfig]) -> list[Any]:
-        def column(step: Runnable[Any, Any]) -> list[Any]:
-            return step.batch(values, children, return_exceptions=True)
+        def column(key: str, step: Runnable[Any, Any]) -> list[Any]:
+            configs = [part_config(child, f"map:key:{key}") for child in children]
+            return step.batch(values, configs, return_exceptions=True)
 
         if children[0].get("max_concurrency") or len(self.steps) <= 1:
             # one branch at a time, so max_concurrency bounds the whole batch
-            columns = {key: column(step) for key, step in self.steps.items()}
+            columns = {key: column(key, step) for key, step in self.steps.items()}
         else:
             with ThreadPoolExecutor(max_workers=len(self.steps)) as pool:
                 futures = {
-                    key: pool.submit(contextvars.copy_context().run, column, step)
+                    key: pool.submit(contextvars.copy_context().run, column, key, step)
                     for key, step in self.steps.items()
                 }
                 columns = {key: future.result() for key, future in futures.items()}
@@ -157,16 +169,19 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
     async def _abatch_branches(
         self, values: list[Any], children: list[RunnableConfig]
     ) -> list[Any]:
+        def configs(key: str) -> list[Any]:
+            return [part_config(child, f"map:key:{key}") for child in children]
+
         if children[0].get("max_concurrency"):
             columns = {
-                key: await step.abatch(values, children, return_exceptions=True)
+                key: await step.abatch(values, configs(key), return_exceptions=True)
                 for key, step in self.steps.items()
             }
         else:
             results = await asyncio.gather(
                 *(
-                    step.abatch(values, children, return_exceptions=True)
-                    for step in self.steps.values()
+                    step.abatch(values, configs(key), return_exceptions=True)
+                    for key, step in self.steps.items()
                 )
             )
             columns = dict(zip(self.steps, results, strict=True))
@@ -210,9 +225,10 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
     # in arrival order, so a slow branch does not hold back a fast one and a chunk-wise
     # branch (a parser, a passthrough) streams the upstream model's chunks.
     def _stream_branches(self, chunks: Iterator[Any]) -> Iterator[dict[str, Any]]:
+        config = get_current_config()
         if len(self.steps) == 1:  # one branch (an assign of one key): no thread to wait on
             ((key, step),) = self.steps.items()
-            for part in step.transform(chunks):
+            for part in step.transform(chunks, part_config(config, f"map:key:{key}")):
                 yield AddableDict({key: part})
             return
         inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
@@ -238,7 +254,8 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
 
         def pump(key: str, step: Runnable[Any, Any]) -> None:
             try:
-                for part in step.transform(branch_input(feeds[key])):
+                tagged = part_config(config, f"map:key:{key}")
+                for part in step.transform(branch_input(feeds[key]), tagged):
                     if stop.is_set():
                         break
                     inbox.put((key, part))
@@ -273,6 +290,7 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
             feeder.join()
 
     async def _astream_branches(self, chunks: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
+        config = get_current_config()
         inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         feeds: dict[str, asyncio.Queue[Any]] = {key: asyncio.Queue() for key in self.steps}
         semaphore = asyncio.Semaphore(_limit(len(self.steps)))
@@ -295,7 +313,8 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         async def pump(key: str, step: Runnable[Any, Any]) -> None:
             try:
                 async with semaphore:
-                    async for part in step.atransform(branch_input(feeds[key])):
+                    tagged = part_config(config, f"map:key:{key}")
+                    async for part in step.atransform(branch_input(feeds[key]), tagged):
                         await inbox.put((key, part))
                 await inbox.put((key, _DONE))
             except BaseException as err:
@@ -350,7 +369,7 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         self._reject_kwargs(kwargs)
         return self._atransform_stream_with_config(input, self._astream_branches, config)
 
-    def get_graph(self) -> Graph:
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
         """Input node fanning out to every branch's graph, fanning in to an output node."""
         from ragline.core.runnables.graph import Graph
 

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from ragline.core._checks import check_number, check_positive_int
 from ragline.core.callbacks.base import RetryState
-from ragline.core.config import RunnableConfig
+from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import ConfigurationError
 from ragline.core.runnables.base import Input, Output, Runnable
-from ragline.core.runnables.runs import _aclose
+from ragline.core.runnables.runs import _aclose, part_config
 from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ class RunnableRetry(Runnable[Input, Output]):
         while True:
             started = False
             try:
-                for chunk in self.bound.stream(input, **kwargs):
+                for chunk in self.bound.stream(input, _attempt_config(attempt), **kwargs):
                     started = True
                     yield chunk
                 return
@@ -186,7 +186,7 @@ class RunnableRetry(Runnable[Input, Output]):
         attempt = 1
         while True:
             started = False
-            stream = self.bound.astream(input, **kwargs)
+            stream = self.bound.astream(input, _attempt_config(attempt), **kwargs)
             try:
                 async for chunk in stream:
                     started = True
@@ -230,11 +230,16 @@ class RunnableRetry(Runnable[Input, Output]):
             with_run_manager=True,
         )
 
-    def get_graph(self) -> Graph:
-        """The bound runnable's graph."""
-        return self.bound.get_graph()
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        """The bound runnable's graph (with the metadata of ``config``, ``{}`` without)."""
+        return self.bound.get_graph(
+            {**(config or {}), "metadata": (config or {}).get("metadata") or {}}
+        )
 
 
 def _attempt_config(attempt: int) -> RunnableConfig | None:
-    # a retried attempt's run is tagged with its number, as LangChain's (not the first)
-    return {"tags": [f"retry:attempt:{attempt}"]} if attempt > 1 else None
+    # a retried attempt's own run is tagged with its number, as LangChain's (not the
+    # first, and not the runs inside the attempt)
+    if attempt == 1:
+        return None
+    return part_config(get_current_config(), f"retry:attempt:{attempt}")

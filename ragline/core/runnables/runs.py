@@ -24,12 +24,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from ragline.core.callbacks.base import stream_taps
 from ragline.core.callbacks.manager import _OWN_RUN, BaseRunManager, CallbackManager
 from ragline.core.config import (
     RunnableConfig,
+    _CheckedConfig,
     _current_config,
     ensure_config,
     ensure_config_list,
@@ -37,7 +38,7 @@ from ragline.core.config import (
 )
 from ragline.core.exceptions import ConfigurationError
 
-__all__ = ["AddableDict", "RunReporting", "add_chunks", "combine_chunks"]
+__all__ = ["AddableDict", "RunReporting", "add_chunks", "combine_chunks", "part_config"]
 
 _NOTHING: Any = object()
 
@@ -494,6 +495,49 @@ class RunReporting:
             await _aend_run(run, error=err, **self._end_inputs(seen))
             raise
         await _aend_run(run, combine_chunks(output), **self._end_inputs(seen))
+
+
+@overload
+def part_config(config: RunnableConfig, tag: str) -> RunnableConfig: ...
+@overload
+def part_config(config: None, tag: str) -> None: ...
+@overload
+def part_config(config: RunnableConfig | None, tag: str) -> RunnableConfig | None: ...
+def part_config(config: RunnableConfig | None, tag: str) -> RunnableConfig | None:
+    """``config``, a run's child config, for one part of that run: the part's own run is
+    tagged ``tag``, its children are not (LangChain's ``seq:step:N``, ``map:key:K``,
+    ``condition:N`` / ``branch:N``, ``retry:attempt:N``, its run manager's
+    ``get_child(tag)``). A config without a callback manager is returned as it is.
+
+    Example:
+        >>> part_config(None, "seq:step:1") is None
+        True
+    """
+    callbacks = config.get("callbacks") if config else None
+    if not isinstance(callbacks, CallbackManager):
+        return config
+    part = _CheckedConfig(config)  # type: ignore[arg-type]
+    part["callbacks"] = callbacks._tagged_copy(tag)
+    return part  # type: ignore[return-value]
+
+
+def invoke_part(runnable: Any, input: Any, config: RunnableConfig | None) -> Any:
+    """``runnable.invoke(input)`` with ``config`` (a :func:`part_config`) current: no
+    second check of a config that was checked where it entered."""
+    token = _current_config.set(config)
+    try:
+        return runnable.invoke(input)
+    finally:
+        _current_config.reset(token)
+
+
+async def ainvoke_part(runnable: Any, input: Any, config: RunnableConfig | None) -> Any:
+    """Async twin of :func:`invoke_part`."""
+    token = _current_config.set(config)
+    try:
+        return await runnable.ainvoke(input)
+    finally:
+        _current_config.reset(token)
 
 
 def _raise_first_error(outputs: list[Any], return_exceptions: bool) -> list[Any]:

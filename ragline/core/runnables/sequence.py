@@ -6,9 +6,10 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragline.core._drive import Effect, Operation, adrive, drive
-from ragline.core.config import RunnableConfig
+from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
+from ragline.core.runnables.runs import ainvoke_part, invoke_part, part_config
 from ragline.core.runnables.schema import merged_model, model_fields
 from ragline.core.runnables.serializable import RunnableSerializable
 
@@ -112,13 +113,15 @@ class RunnableSequence(Runnable[Input, Output]):
 
     # ---- single input ---------------------------------------------------------------
     def _invoke_steps(self, input: Any) -> Any:
-        for step in self.steps:
-            input = step.invoke(input)  # config flows through the current-config var
+        config = get_current_config()  # this run's child config
+        for index, step in enumerate(self.steps, 1):
+            input = invoke_part(step, input, part_config(config, f"seq:step:{index}"))
         return input
 
     async def _ainvoke_steps(self, input: Any) -> Any:
-        for step in self.steps:
-            input = await step.ainvoke(input)
+        config = get_current_config()
+        for index, step in enumerate(self.steps, 1):
+            input = await ainvoke_part(step, input, part_config(config, f"seq:step:{index}"))
         return input
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
@@ -135,13 +138,15 @@ class RunnableSequence(Runnable[Input, Output]):
 
     # ---- streaming ------------------------------------------------------------------
     def _transform_steps(self, chunks: Iterator[Any]) -> Iterator[Any]:
-        for step in self.steps:
-            chunks = step.transform(chunks)
+        config = get_current_config()
+        for index, step in enumerate(self.steps, 1):
+            chunks = step.transform(chunks, part_config(config, f"seq:step:{index}"))
         return chunks
 
     def _atransform_steps(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        for step in self.steps:
-            chunks = step.atransform(chunks)
+        config = get_current_config()
+        for index, step in enumerate(self.steps, 1):
+            chunks = step.atransform(chunks, part_config(config, f"seq:step:{index}"))
         return chunks
 
     def stream(
@@ -181,11 +186,13 @@ class RunnableSequence(Runnable[Input, Output]):
         """Each step on the inputs still alive, failures kept in place (once for both
         drivers: it yields each step's batch and receives its outputs)."""
         failed: dict[int, Exception] = {}
-        for step in self.steps:
+        for index, step in enumerate(self.steps, 1):
             alive = [i for i in range(len(values)) if i not in failed]
             if not alive:
                 break
-            inputs, configs = [values[i] for i in alive], [children[i] for i in alive]
+            tag = f"seq:step:{index}"
+            inputs = [values[i] for i in alive]
+            configs = [part_config(children[i], tag) for i in alive]
             outputs = yield Effect(step.batch, step.abatch, inputs, configs, return_exceptions=True)
             for i, output in zip(alive, outputs, strict=True):
                 if isinstance(output, Exception):
@@ -232,11 +239,11 @@ class RunnableSequence(Runnable[Input, Output]):
             inputs, config, self._abatch_steps, return_exceptions=return_exceptions
         )
 
-    def get_graph(self) -> Graph:
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
         """Chain the steps' graphs: the last node of each joins the first of the next."""
         from ragline.core.runnables.graph import Graph
 
-        return Graph.chain([step.get_graph() for step in self.steps])
+        return Graph.sequence(self.steps, config)
 
 
 def _steps_input_json(steps: Sequence[Runnable[Any, Any]], defs: dict[str, Any]) -> dict[str, Any]:
