@@ -225,6 +225,11 @@ class FakeListLLM(_CyclingResponses, BaseLLM):
         return "fake-list"
 
     def _generate(self, prompt: str, stop: list[str] | None = None) -> str:
+        return self._call(prompt, stop)
+
+    def _call(self, prompt: str, stop: list[str] | None = None, **kwargs: Any) -> str:
+        """The next response. An answer goes through here, as through LangChain's
+        ``LLM._call``: a subclass that overrides it (to fail, say) changes ``invoke``."""
         if self._list.sleep and type(self) is FakeListLLM:  # the streaming fake paces pieces
             time.sleep(self._list.sleep)
         return self._take(prompt, stop)
@@ -349,7 +354,15 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
         response_format: Any = None,
     ) -> AIMessage:
         self.response_formats.append(response_format)
-        return AIMessage(self._take(list(messages), stop))
+        return AIMessage(self._call(list(messages), stop))
+
+    def _call(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
+    ) -> str:
+        """The next response's text. A (non-streamed) answer goes through here, as through
+        LangChain's ``SimpleChatModel._call``: a subclass that overrides it changes
+        ``invoke``; streaming does not use it (LangChain's streams its own way too)."""
+        return str(self._take(messages, stop))
 
     def _stream(  # type: ignore[override]
         self,

@@ -72,3 +72,47 @@ def test_chat_prompt_pretty_print(capsys: Any) -> None:
     expected = _pretty_forms(lc, capsys)
     assert "Messages Placeholder" in expected[0]
     assert _pretty_forms(ours, capsys) == expected
+
+
+def _fake_model_hooks(chat_class: type, llm_class: type) -> list[Any]:
+    class RateLimitError(Exception):
+        pass
+
+    class Flaky(chat_class):  # type: ignore[misc,valid-type]
+        def _call(self, *args: Any, **kwargs: Any) -> str:
+            raise RateLimitError("rate limited")
+
+    class FlakyLLM(llm_class):  # type: ignore[misc,valid-type]
+        def _call(self, *args: Any, **kwargs: Any) -> str:
+            raise RateLimitError("llm limited")
+
+    class Upper(chat_class):  # type: ignore[misc,valid-type]
+        def _call(self, messages: Any, stop: Any = None, run_manager: Any = None, **kw: Any) -> str:
+            return str(super()._call(messages, stop=stop, **kw)).upper()
+
+    backup = chat_class(responses=["b1", "b2"])
+    out: list[Any] = [Flaky(responses=["never"]).with_fallbacks([backup]).invoke("q").content]
+    llm_backup = llm_class(responses=["lb"])
+    out.append(FlakyLLM(responses=["never"]).with_fallbacks([llm_backup]).invoke("q"))
+    upper = Upper(responses=["abc", "de"])
+    out += [upper.invoke("x").content, "".join(c.content for c in upper.stream("x"))]
+    try:
+        Flaky(responses=["never"]).invoke("q")
+    except RateLimitError as err:
+        out.append(str(err))
+    out.append([c.content for c in Flaky(responses=["ok"]).stream("q")])
+    return out
+
+
+def test_fake_model_answers_go_through_call() -> None:
+    """fallbacks_model_chain: a ``FakeListChatModel`` / ``FakeListLLM`` subclass that
+    overrides ``_call`` (to raise, say) changes ``invoke``, so ``with_fallbacks`` moves on
+    to the backup; streaming does not go through ``_call``."""
+    from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
+    from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+
+    from ragline.core.fake_models import FakeListChatModel, FakeListLLM
+
+    expected = _fake_model_hooks(LCFakeListChatModel, LCFakeListLLM)
+    assert expected == ["b1", "lb", "ABC", "de", "rate limited", ["o", "k"]]
+    assert _fake_model_hooks(FakeListChatModel, FakeListLLM) == expected
