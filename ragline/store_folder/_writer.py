@@ -11,6 +11,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -137,6 +138,9 @@ class FolderWriter:
         self._keyword_rows: TextRows | None = None
         # the committed generation's keyword index as read from it (its files never change)
         self._loaded_rows: tuple[str, TextRows | None] | None = None
+        # commit() writes the keyword index's files on a thread (see _save_keyword_index)
+        self._keyword_pool: ThreadPoolExecutor | None = None
+        self._keyword_saving: Future[TextRows] | None = None
         # keyword rows of the chunks the run said it will add (see expect())
         self._rows_ahead: RowsAhead | None = None
         self._expected: set[str] = set()
@@ -412,13 +416,25 @@ class FolderWriter:
             self._fit_index()
             data.mkdir()
             # the keyword index first: it reads the new chunks' texts from memory while
-            # they are there (save_local moves them into its file); the order inside the
-            # generation does not matter, the manifest below is the commit point
-            self._save_keyword_index(data, self._committed_data())
-            self.store.save_local(data / FAISS_FOLDER, documents="sqlite")
-            self.records.copy_to(data / RECORDS_FILE)
-            for name, artifact in self.artifacts.items():
-                artifact.save(data / name)
+            # they are there (save_local moves them into its file); its files are written
+            # by a thread while the store is saved (at the end of an index run this
+            # commit follows the last embedding: ~0.05 s of 0.2 s; writing the files is
+            # mostly fsync and hashing, which release the GIL). The order inside the
+            # generation does not matter, the manifest below is the commit point;
+            # leaving the block (also on an error) joins the thread first.
+            with ThreadPoolExecutor(1, thread_name_prefix="ragline-keyword-save") as pool:
+                self._keyword_pool = pool
+                try:
+                    self._save_keyword_index(data, self._committed_data())
+                    self.store.save_local(data / FAISS_FOLDER, documents="sqlite")
+                    self.records.copy_to(data / RECORDS_FILE)
+                    for name, artifact in self.artifacts.items():
+                        artifact.save(data / name)
+                    saving, self._keyword_saving = self._keyword_saving, None
+                    if saving is not None:
+                        self._keyword_rows = saving.result()  # its error, if any, here
+                finally:
+                    self._keyword_pool, self._keyword_saving = None, None
             if self.durable:
                 _fsync_tree(data)
             manifest = self.manifest
@@ -484,6 +500,9 @@ class FolderWriter:
         stored text is read back (see :meth:`_keyword_update`). Otherwise (a folder written
         before the index was committed with the store, a damaged or copied index,
         ``--rebuild``) every stored chunk is read and the index brought in step from them.
+
+        The rows are computed here; inside :meth:`commit` the files are written by its
+        thread (``_keyword_saving``, waited for before the manifest), elsewhere here.
         """
         assert self.store is not None
         tokenizer = self._keyword_tokenizer_now()
@@ -492,8 +511,12 @@ class FolderWriter:
         if rows is None:
             ids, texts, _ = store_records(self.store)
             rows, _, _ = sync_text_rows(saved, ids, texts, tokenizer, self._rows_ahead)
-        save_text_rows(data, rows)
-        self._keyword_rows = rows  # used only while its generation is the committed one
+        pool = self._keyword_pool
+        if pool is None:
+            save_text_rows(data, rows)
+            self._keyword_rows = rows  # used only while its generation is the committed one
+        else:  # commit() waits for it, then keeps the rows as _keyword_rows
+            self._keyword_saving = pool.submit(_saved_rows, data, rows)
 
     def _keyword_tokenizer_now(self) -> BM25Tokenizer:
         return BM25Tokenizer.from_dict(tokenizer_options(self.manifest.extras))
@@ -647,6 +670,12 @@ class _ObservedStore:
 
     def get_by_ids(self, ids: Sequence[str]) -> list[Document]:
         return self._store.get_by_ids(ids)
+
+
+def _saved_rows(data: Path, rows: TextRows) -> TextRows:
+    """Write ``rows`` as ``data``'s keyword index; the rows (a commit thread's job)."""
+    save_text_rows(data, rows)
+    return rows
 
 
 def _fsync_tree(folder: Path) -> None:

@@ -450,3 +450,70 @@ def test_index_paths_computes_keyword_rows_ahead_and_writes_the_same_index(
     at_commit = run(tmp_path / "at-commit")
     assert tokenized_in_commits  # the same runs without expect() tokenize at their commits
     assert ahead == at_commit
+
+
+def test_the_commit_writes_the_keyword_index_while_the_store_is_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keyword index's files are written beside the store's save, not before it (after
+    the last embedding block, the commit is what an index run waits for): the keyword
+    save here waits until the store's save has begun, which a commit doing one after the
+    other never reaches. The files are those of a plain save."""
+    import threading
+
+    import ragline.store_folder._writer as writer_module
+    from ragline.vectorstores import FAISS
+
+    folder = StoreFolder(tmp_path / "store")
+    store_save_started = threading.Event()
+    overlapped: list[bool] = []
+    real_save_rows = writer_module.save_text_rows
+    real_save_local = FAISS.save_local
+
+    def save_rows(data: Path, rows: Any) -> None:
+        overlapped.append(store_save_started.wait(timeout=10))
+        real_save_rows(data, rows)
+
+    def save_local(self: FAISS, *args: Any, **kwargs: Any) -> None:
+        store_save_started.set()
+        real_save_local(self, *args, **kwargs)
+
+    monkeypatch.setattr(writer_module, "save_text_rows", save_rows)
+    monkeypatch.setattr(FAISS, "save_local", save_local)
+    _write(folder, DOCS)
+    assert overlapped == [True]
+    monkeypatch.undo()
+    plain = StoreFolder(tmp_path / "plain")
+    _write(plain, DOCS)
+    assert _saved(folder)["ids"] == _saved(plain)["ids"]
+    assert _saved(folder)["terms"] == _saved(plain)["terms"]
+    with (
+        np.load(_data(folder) / "bm25.npz", allow_pickle=False) as threaded,
+        np.load(_data(plain) / "bm25.npz", allow_pickle=False) as arrays,
+    ):
+        for name in ("doc_ptr", "doc_terms", "doc_tfs"):
+            np.testing.assert_array_equal(threaded[name], arrays[name])
+
+
+def test_a_keyword_index_that_cannot_be_written_fails_the_commit_and_keeps_the_last(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keyword save's error (raised on the commit's thread) fails the commit: the
+    folder keeps its last commit and no half-written generation."""
+    import ragline.store_folder._writer as writer_module
+
+    folder = StoreFolder(tmp_path / "store")
+    _write(folder, DOCS)
+    committed = folder.read_manifest().generation
+
+    def no_space(data: Path, rows: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(writer_module, "save_text_rows", no_space)
+    with pytest.raises(OSError, match="No space left"):
+        _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
+    assert folder.read_manifest().generation == committed
+    generations = [p.name for p in (tmp_path / "store").iterdir() if p.name.startswith("gen")]
+    assert generations == [committed]
+    monkeypatch.undo()
+    assert "etna" in _saved(folder)["terms"]
