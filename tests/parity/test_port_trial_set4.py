@@ -116,3 +116,41 @@ def test_fake_model_answers_go_through_call() -> None:
     expected = _fake_model_hooks(LCFakeListChatModel, LCFakeListLLM)
     assert expected == ["b1", "lb", "ABC", "de", "rate limited", ["o", "k"]]
     assert _fake_model_hooks(FakeListChatModel, FakeListLLM) == expected
+
+
+def _history_names(history_class: type, lambda_class: type, store_class: type) -> list[Any]:
+    store = store_class()
+    wrapped = history_class(lambda_class(lambda x: "a"), lambda session_id: store)
+    seen: list[str] = []
+
+    def listen(run: Any) -> None:
+        seen.append(run.name)
+
+    listened = wrapped.with_listeners(on_start=listen)
+    listened.invoke("hi", {"configurable": {"session_id": "s"}})
+    return [wrapped.get_name(), seen, len(store.messages)]
+
+
+def test_message_history_name_and_run_name() -> None:
+    """history_aware_rag_chat: ``RunnableWithMessageHistory(...).get_name()`` is
+    ``RunnableSequence`` (LangChain's is a binding of a sequence configured with
+    ``run_name="RunnableWithMessageHistory"``); its runs keep that run name."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_core.chat_history import InMemoryChatMessageHistory as LCHistory
+        from langchain_core.runnables import RunnableLambda as LCRunnableLambda
+        from langchain_core.runnables.history import (
+            RunnableWithMessageHistory as LCRunnableWithMessageHistory,
+        )
+
+        expected = _history_names(LCRunnableWithMessageHistory, LCRunnableLambda, LCHistory)
+    from ragline.core.chat_history import InMemoryChatMessageHistory
+    from ragline.core.runnables import RunnableLambda
+    from ragline.core.runnables.history import RunnableWithMessageHistory
+
+    assert expected == ["RunnableSequence", ["RunnableWithMessageHistory"], 2]
+    assert _history_names(
+        RunnableWithMessageHistory, RunnableLambda, InMemoryChatMessageHistory
+    ) == (expected)

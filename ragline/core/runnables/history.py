@@ -158,6 +158,12 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         return f"RunnableWithMessageHistory({self.runnable!r}, keys={self._ids})"
 
     def get_name(self) -> str:
+        # LangChain's is a binding of a sequence (history loading, then the runnable)
+        # configured with run_name="RunnableWithMessageHistory": get_name() answers what
+        # it binds, its runs have the run name (see _default_run_name)
+        return self.name or "RunnableSequence"
+
+    def _default_run_name(self) -> str:
         return self.name or "RunnableWithMessageHistory"
 
     def _children(self) -> list[Runnable[Any, Any]]:
@@ -187,7 +193,7 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
             got = f" (it has {unknown})" if unknown else ""
             raise ConfigurationError(
                 f"missing key(s) {missing} in config['configurable']{got}; "
-                f"{self.get_name()} expects {self._ids}: pass them with every call, e.g. "
+                f"{self._default_run_name()} expects {self._ids}: pass them with every call, e.g. "
                 f"chain.invoke(..., {{'configurable': {example}}})"
             )
 
@@ -225,7 +231,7 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
             key = next(iter(value)) if len(value) == 1 else default
         if key not in value:
             raise InvalidInputError(
-                f"{self.get_name()}: the {default} dict has no key {key!r} (it has "
+                f"{self._default_run_name()}: the {default} dict has no key {key!r} (it has "
                 f"{sorted(value)}); set {option}=... to the key holding the messages"
             )
         return key
@@ -237,8 +243,8 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
             items = list(value)
         else:
             raise InvalidInputError(
-                f"{self.get_name()}: the {what} must be a str, a message, a list of messages "
-                f"or a dict holding one, got {type(value).__name__}: {value!r:.60}"
+                f"{self._default_run_name()}: the {what} must be a str, a message, a list of "
+                f"messages or a dict holding one, got {type(value).__name__}: {value!r:.60}"
             )
         return [m.to_message() if isinstance(m, AIMessageChunk) else m for m in items]
 
@@ -246,7 +252,7 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         if self.history_messages_key is not None:
             if not isinstance(input, Mapping):
                 raise InvalidInputError(
-                    f"{self.get_name()} has history_messages_key="
+                    f"{self._default_run_name()} has history_messages_key="
                     f"{self.history_messages_key!r}, so its input must be a dict, got "
                     f"{type(input).__name__}"
                 )
