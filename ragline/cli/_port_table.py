@@ -313,14 +313,17 @@ PATHS: dict[str, dict[str, str]] = {
             "PydanticToolsParser RetryOutputParser RetryWithErrorOutputParser"
         ),
         "ragline.core.output_parsers": (
-            "BooleanOutputParser DatetimeOutputParser EnumOutputParser ListOutputParser "
-            "MarkdownListOutputParser NumberedListOutputParser RegexDictParser "
-            "RegexParser ResponseSchema StructuredOutputParser XMLOutputParser "
-            "YamlOutputParser"
+            "BooleanOutputParser CombiningOutputParser DatetimeOutputParser "
+            "EnumOutputParser ListOutputParser MarkdownListOutputParser "
+            "NumberedListOutputParser RegexDictParser RegexParser ResponseSchema "
+            "StructuredOutputParser XMLOutputParser YamlOutputParser"
         ),
     },
     "langchain_classic.output_parsers.boolean": {
         "ragline.core.output_parsers": "BooleanOutputParser",
+    },
+    "langchain_classic.output_parsers.combining": {
+        "ragline.core.output_parsers": "CombiningOutputParser",
     },
     "langchain_classic.output_parsers.datetime": {
         "ragline.core.output_parsers": "DatetimeOutputParser",

@@ -7,7 +7,8 @@ instructions from a schema),
 ``_tools.py`` (parsers of tool calls), ``_retry.py`` (``OutputFixingParser``,
 ``RetryOutputParser``, ``RetryWithErrorOutputParser``), ``_text.py`` (the enum, datetime,
 yes/no and regex parsers, the Markdown and numbered list parsers), ``_xml.py``
-(``XMLOutputParser``), ``_yaml.py`` (``YamlOutputParser``).
+(``XMLOutputParser``), ``_yaml.py`` (``YamlOutputParser``), ``_combining.py``
+(``CombiningOutputParser``).
 """
 
 from ragline.core.output_parsers._base import (
@@ -17,6 +18,7 @@ from ragline.core.output_parsers._base import (
     ListOutputParser,
     StrOutputParser,
 )
+from ragline.core.output_parsers._combining import CombiningOutputParser
 from ragline.core.output_parsers._json import (
     JsonOutputParser,
     PydanticOutputParser,
@@ -50,6 +52,7 @@ __all__ = [
     "BaseOutputParser",
     "BaseTransformOutputParser",
     "BooleanOutputParser",
+    "CombiningOutputParser",
     "CommaSeparatedListOutputParser",
     "DatetimeOutputParser",
     "EnumOutputParser",

@@ -281,6 +281,11 @@ class ListOutputParser(BaseTransformOutputParser[list[str]]):
     def OutputType(self) -> Any:
         return list[str]
 
+    @property
+    def _type(self) -> str:
+        # LangChain's type keys; CombiningOutputParser refuses a plain "list" parser
+        return "list"
+
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return {"type": "array", "items": {"type": "string"}}
 
@@ -334,6 +339,10 @@ class CommaSeparatedListOutputParser(ListOutputParser):
 
     def get_format_instructions(self) -> str:
         return "Answer with a comma-separated list of values, e.g. `foo, bar, baz`."
+
+    @property
+    def _type(self) -> str:
+        return "comma-separated-list"
 
 
 # The parser's run starts when its first input chunk arrives and ends when the input is

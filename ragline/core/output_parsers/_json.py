@@ -303,6 +303,9 @@ class StructuredOutputParser(JsonOutputParser):
             )
         self.response_schemas = list(response_schemas)
 
+    def __repr__(self) -> str:
+        return f"StructuredOutputParser(response_schemas={self.response_schemas!r})"
+
     @classmethod
     def from_response_schemas(
         cls, response_schemas: list[ResponseSchema]

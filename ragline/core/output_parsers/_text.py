@@ -280,6 +280,10 @@ class MarkdownListOutputParser(_LineListParser):
     def get_format_instructions(self) -> str:
         return "Reply with a Markdown bullet list, one item per line: `- first\n- second`."
 
+    @property
+    def _type(self) -> str:
+        return "markdown-list"
+
 
 class NumberedListOutputParser(_LineListParser):
     """The items of a numbered list (``1. item``).
@@ -293,3 +297,7 @@ class NumberedListOutputParser(_LineListParser):
 
     def get_format_instructions(self) -> str:
         return "Reply with a numbered list, one item per line: `1. first\n2. second`."
+
+    @property
+    def _type(self) -> str:
+        return "numbered-list"
