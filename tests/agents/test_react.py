@@ -472,6 +472,10 @@ def test_validation_errors_of_a_tools_arguments_are_raised_or_observed():
     add.handle_validation_error = True
     executor, llm = react(bad_call, " Ok.\nFinal Answer: 3", tools=[add])
     assert executor.invoke({"input": "1+2?"})["output"] == "3"
+    assert "Observation: Tool input validation error\n" in llm.calls[1]
+    add.handle_validation_error = str
+    executor, llm = react(bad_call, " Ok.\nFinal Answer: 3", tools=[add])
+    assert executor.invoke({"input": "1+2?"})["output"] == "3"
     assert "Observation: tool 'add' got invalid arguments: a: expected an integer" in llm.calls[1]
 
 

@@ -63,7 +63,9 @@ def test_a_subclass_with_class_attributes_runs_on_str_dict_and_tool_calls():
     add = Add()
     assert add.run({"a": 2, "b": "3"}) == 5
     assert add.invoke({"a": 2}) == 3
-    assert add.run('{"a": 1, "b": 2}') == 3  # several arguments: a JSON object as text
+    assert add.run("4") == 5  # a string is the first argument (b has a default)
+    # a JSON object the first argument cannot take is the arguments (LangChain refuses it)
+    assert add.run('{"a": 1, "b": 2}') == 3
     message = add.invoke(tool_call("add", {"a": 4, "b": 5}))
     assert message == ToolMessage("9", tool_call_id="call_1", name="add")
     assert add.batch([{"a": 1}, {"a": 2}]) == [2, 3]
@@ -113,11 +115,9 @@ def test_a_string_input_fills_the_single_argument():
     assert collector.traced_runs[0].inputs == {"input": "hey"}
 
 
-def test_a_plain_string_for_several_arguments_is_a_validation_error():
+def test_a_plain_string_for_several_arguments_is_the_first_one():
     collector = RunCollectorCallbackHandler()
-    with pytest.raises(
-        ToolValidationError, match="tool 'add' takes arguments a, b; got the single"
-    ):
+    with pytest.raises(ToolValidationError, match="a: expected an integer, got 'two and three'"):
         Add().run("two and three", callbacks=[collector])
     assert [event for event, _ in collector.event_log] == ["tool_start", "tool_error"]
 
@@ -159,6 +159,8 @@ def test_validation_errors_are_raised_or_returned_as_asked():
         "argument (it takes: a, b)"
     )
     told = Add(handle_validation_error=True).invoke(tool_call("add", {"b": 1}))
+    assert (told.content, told.status) == ("Tool input validation error", "error")
+    told = Add(handle_validation_error=str).invoke(tool_call("add", {"b": 1}))
     assert (told.content, told.status) == (
         "tool 'add' got invalid arguments: a: missing (required) (it takes: a, b)",
         "error",

@@ -160,6 +160,52 @@ def test_tool_exception_handling(handle: Any) -> None:
     assert ours == theirs
 
 
+def _greeter(m: Any, **options: Any) -> Any:
+    def greet(name: str, times: int, mark: str = "!") -> str:
+        """Greet someone."""
+        return f"hi {name}" * times + mark
+
+    return m.StructuredTool.from_function(greet, **options)
+
+
+def test_handle_validation_error_true_answers_a_fixed_text() -> None:
+    call = {"name": "greet", "args": {"name": "Ann"}, "id": "c3", "type": "tool_call"}
+
+    def run(m: Any) -> Any:
+        made = _greeter(m, handle_validation_error=True)
+        message = made.invoke(call)
+        return [
+            made.invoke({"name": "Ann", "times": "many"}),
+            made.invoke("Ann"),  # the string is "name"; "times" is missing
+            [type(message).__name__, message.content, message.tool_call_id, message.status],
+            _greeter(m, handle_validation_error="check the call").invoke({"times": 1}),
+        ]
+
+    theirs, ours = both(run)
+    assert ours == theirs
+    assert ours[0] == ours[1] == "Tool input validation error"
+    assert ours[2] == ["ToolMessage", "Tool input validation error", "c3", "error"]
+
+
+def test_a_plain_string_is_the_first_of_several_arguments() -> None:
+    def run(m: Any) -> Any:
+        def shout(text: str, mark: str = "!", times: int = 1) -> str:
+            """Shout."""
+            return text.upper() * times + mark
+
+        made = m.StructuredTool.from_function(shout)
+        found = [made.invoke("hey"), made.run("a b"), made.invoke('{"not": "json args"')]
+        try:
+            _greeter(m).invoke("Ann")
+        except Exception as err:
+            found.append([type(err).__name__, isinstance(err, ValueError)])
+        return found
+
+    theirs, ours = both(run)
+    assert ours == theirs
+    assert ours == ["HEY!", "A B!", '{"NOT": "JSON ARGS"!', ["ValidationError", True]]
+
+
 def test_an_unhandled_tool_exception_propagates() -> None:
     for m in (LC, RL):
         with pytest.raises(m.ToolException, match="nope"):

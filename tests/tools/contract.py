@@ -119,9 +119,13 @@ class ToolContract:
         assert [event for event, _ in collector.event_log] == ["tool_start", "tool_error"]
 
     def test_bad_arguments_become_the_observation_when_handled(self, case: ToolCase) -> None:
-        """handle_validation_error=True hands the message back to the model."""
+        """handle_validation_error=True hands LangChain's fixed text back to the model;
+        handle_validation_error=str the message naming each bad argument."""
         tool = case.make()
         tool.handle_validation_error = True
+        message = tool.invoke(tool_call({"q": "etna"}))
+        assert (message.status, message.content) == ("error", "Tool input validation error")
+        tool.handle_validation_error = str
         message = tool.invoke(tool_call({"q": "etna"}))
         assert message.status == "error"
         assert message.content.startswith("tool 'lookup' got invalid arguments: query: missing")

@@ -91,7 +91,9 @@ class BaseTool(Fields, Runnable[Any, Any]):
             ``True`` its message is the output; a string: that string; a callable: its
             result for the error.
         handle_validation_error: the same for arguments that fail the schema (``True``:
-            the error's message, which names each bad argument).
+            the fixed text ``"Tool input validation error"``, as LangChain's; ``str``: the
+            error's message, which names each bad argument, for a model to correct its
+            call).
         response_format: ``"content"``, or ``"content_and_artifact"`` when ``_run``
             returns ``(content, artifact)``: the model sees the content, the
             ``ToolMessage`` keeps the artifact.
@@ -183,8 +185,11 @@ class BaseTool(Fields, Runnable[Any, Any]):
     def _to_args_and_kwargs(self, tool_input: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """Check ``tool_input`` and turn it into the arguments of ``_run``.
 
-        A string goes to the tool's single argument (a tool of several arguments takes
-        a JSON object as a string); a dict is checked against the schema.
+        A string goes to the tool's first argument, as LangChain's tools take it (the other
+        arguments must have defaults; pass a dict for several). Where that fails the
+        schema and the string is a JSON object, the object is the arguments (what a ReAct
+        agent's ``Action Input`` gives; LangChain's tools refuse it). A dict is checked
+        against the schema.
 
         Raises:
             ToolValidationError: the input does not fit the schema.
@@ -192,20 +197,18 @@ class BaseTool(Fields, Runnable[Any, Any]):
         schema = self.get_input_schema()
         if isinstance(tool_input, str):
             names = list(schema.properties)
-            if len(names) == 1:
-                return (schema.validate({names[0]: tool_input}, tool=self.name)[names[0]],), {}
-            if not names and not schema.model:
+            if names:  # the other arguments keep their defaults (a missing one is an error)
+                try:
+                    first = schema.validate({names[0]: tool_input}, tool=self.name)[names[0]]
+                except ToolValidationError:
+                    parsed = _json_object(tool_input) if len(names) > 1 else None
+                    if parsed is None:
+                        raise
+                    return (), schema.validate(parsed, tool=self.name)
+                return (first,), {}
+            if not schema.model:
                 return ((tool_input,) if self._takes_var_positional() else ()), {}
-            parsed = _json_object(tool_input)
-            if parsed is None:
-                raise tool_validation_error(
-                    f"tool {self.name!r} takes arguments {', '.join(names)}; got the single "
-                    f"string {tool_input!r:.60}: pass a dict (or a JSON object as text)",
-                    tool=self.name,
-                    errors=[("", "expected a dict of arguments, got a string")],
-                    args=tool_input,
-                )
-            tool_input = parsed
+            tool_input = {}
         if isinstance(tool_input, Mapping):
             return (), schema.validate(tool_input, tool=self.name)
         raise tool_validation_error(
@@ -350,7 +353,9 @@ class BaseTool(Fields, Runnable[Any, Any]):
             if not self.handle_validation_error:
                 yield Effect(run.on_tool_error, run.aon_tool_error, err, tool_call_id=tool_call_id)
                 raise
-            content, status = _handled(err, self.handle_validation_error), "error"
+            flag = self.handle_validation_error
+            content = "Tool input validation error" if flag is True else _handled(err, flag)
+            status = "error"
         except ToolException as err:
             if not self.handle_tool_error:
                 yield Effect(run.on_tool_error, run.aon_tool_error, err, tool_call_id=tool_call_id)
@@ -446,14 +451,6 @@ def _handled(err: Exception, flag: Any) -> Any:
     )
 
 
-def _unpack(input: Any) -> tuple[Any, str | None]:
-    if is_tool_call(input):
-        if "args" not in input or not input.get("id"):
-            raise InvalidInputError(f"a ToolCall needs 'args' and an 'id', got {input!r:.80}")
-        return input["args"], input["id"]
-    return input, None
-
-
 def _json_object(text: str) -> dict[str, Any] | None:
     stripped = text.strip()
     if not stripped.startswith("{"):
@@ -463,6 +460,14 @@ def _json_object(text: str) -> dict[str, Any] | None:
     except json.JSONDecodeError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def _unpack(input: Any) -> tuple[Any, str | None]:
+    if is_tool_call(input):
+        if "args" not in input or not input.get("id"):
+            raise InvalidInputError(f"a ToolCall needs 'args' and an 'id', got {input!r:.80}")
+        return input["args"], input["id"]
+    return input, None
 
 
 def _message_content(content: Any) -> Any:
