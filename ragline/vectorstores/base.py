@@ -35,6 +35,7 @@ native score overrides :meth:`VectorStore._relevance_scores` instead.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -394,6 +395,7 @@ class VectorStore(SearchMethods):
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
         score_key: str | None = None,
+        **unknown: Any,
     ) -> VectorStoreRetriever:
         """Return a retriever (a Runnable) that searches this store.
 
@@ -406,6 +408,9 @@ class VectorStore(SearchMethods):
                 embeddings' class names).
             metadata: extra metadata for the retriever's runs.
             score_key: put each document's relevance in ``metadata[score_key]``.
+            unknown: other keyword arguments are ignored with a ``UserWarning`` naming
+                them (LangChain ignores them silently): ``as_retriever(score_threshold=0.7)``
+                sets no threshold; search options go in ``search_kwargs``.
 
         Raises:
             ConfigurationError: an unknown search_type.
@@ -418,6 +423,14 @@ class VectorStore(SearchMethods):
         """
         from ragline.vectorstores.retriever import VectorStoreRetriever  # imports core's retriever
 
+        if unknown:
+            named = ", ".join(f"{key}={value!r}" for key, value in sorted(unknown.items()))
+            warnings.warn(
+                f"as_retriever ignores {named}, as LangChain's does: search options go in "
+                f"search_kwargs (e.g. search_kwargs={dict(sorted(unknown.items()))!r})",
+                UserWarning,
+                stacklevel=2,
+            )
         return VectorStoreRetriever(
             self,
             search_type=search_type,

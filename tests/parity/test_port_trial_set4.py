@@ -154,3 +154,54 @@ def test_message_history_name_and_run_name() -> None:
     assert _history_names(
         RunnableWithMessageHistory, RunnableLambda, InMemoryChatMessageHistory
     ) == (expected)
+
+
+def test_as_retriever_ignores_unknown_options_with_a_warning() -> None:
+    """csv_faq_retrievalqa_prompt: ``store.as_retriever(score_threshold=0.7)`` (the option
+    outside ``search_kwargs``) runs as LangChain's: the option is ignored, a plain
+    similarity search; ragline also warns that it is ignored."""
+    import warnings
+
+    from langchain_core.embeddings import Embeddings as LCEmbeddings
+
+    from ragline.embeddings import Embeddings
+    from tests.parity._letters import letter_counts
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_community.vectorstores import FAISS as LCFAISS
+
+    from ragline.vectorstores import FAISS
+
+    class LCLetters(LCEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [letter_counts(t) for t in texts]
+
+        def embed_query(self, text: str) -> list[float]:
+            return letter_counts(text)
+
+    class Letters(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [letter_counts(t) for t in texts]
+
+        def embed_query(self, text: str) -> list[float]:
+            return letter_counts(text)
+
+    texts = ["refund policy", "job assistance", "course access", "zzz"]
+
+    def shape(retriever: Any) -> list[Any]:
+        found = [d.page_content for d in retriever.invoke("refund")]
+        return [retriever.search_type, dict(retriever.search_kwargs), found]
+
+    lc_store = LCFAISS.from_texts(texts, LCLetters())
+    expected = shape(lc_store.as_retriever(score_threshold=0.7))
+    store = FAISS.from_texts(texts, Letters())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        retriever = store.as_retriever(score_threshold=0.7)
+    assert [str(w.message) for w in caught] == [
+        "as_retriever ignores score_threshold=0.7, as LangChain's does: search options go "
+        "in search_kwargs (e.g. search_kwargs={'score_threshold': 0.7})"
+    ]
+    assert expected[:2] == ["similarity", {}]
+    assert shape(retriever) == expected
