@@ -290,6 +290,7 @@ PINNED_EXPORTS = {
         "Chain",
         "ConversationChain",
         "ConversationalRetrievalChain",
+        "HypotheticalDocumentEmbedder",
         "LLMChain",
         "LegacyChainAPI",
         "MapReduceDocumentsChain",

@@ -219,8 +219,8 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.embeddings": {
         "ragline.chains": "HypotheticalDocumentEmbedder",
         "ragline.embeddings": (
-            "CacheBackedEmbeddings DeterministicFakeEmbedding HuggingFaceEmbeddings "
-            "OpenAIEmbeddings SentenceTransformerEmbeddings"
+            "CacheBackedEmbeddings DeterministicFakeEmbedding FakeEmbeddings "
+            "HuggingFaceEmbeddings OpenAIEmbeddings SentenceTransformerEmbeddings"
         ),
     },
     "langchain_classic.embeddings.base": {
@@ -230,7 +230,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.embeddings": "CacheBackedEmbeddings",
     },
     "langchain_classic.embeddings.fake": {
-        "ragline.embeddings": "DeterministicFakeEmbedding",
+        "ragline.embeddings": "DeterministicFakeEmbedding FakeEmbeddings",
     },
     "langchain_classic.embeddings.huggingface": {
         "ragline.embeddings": "HuggingFaceEmbeddings",
@@ -707,8 +707,8 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_community.embeddings": {
         "ragline.embeddings": (
-            "DeterministicFakeEmbedding HuggingFaceEmbeddings OpenAIEmbeddings "
-            "SentenceTransformerEmbeddings"
+            "DeterministicFakeEmbedding FakeEmbeddings HuggingFaceEmbeddings "
+            "OpenAIEmbeddings SentenceTransformerEmbeddings"
         ),
     },
     "langchain_community.embeddings.huggingface": {
@@ -818,13 +818,13 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.retrievers": "BaseDocumentCompressor",
     },
     "langchain_core.embeddings": {
-        "ragline.embeddings": "DeterministicFakeEmbedding Embeddings",
+        "ragline.embeddings": "DeterministicFakeEmbedding Embeddings FakeEmbeddings",
     },
     "langchain_core.embeddings.embeddings": {
         "ragline.embeddings": "Embeddings",
     },
     "langchain_core.embeddings.fake": {
-        "ragline.embeddings": "DeterministicFakeEmbedding",
+        "ragline.embeddings": "DeterministicFakeEmbedding FakeEmbeddings",
     },
     "langchain_core.example_selectors": {
         "ragline.core": (

@@ -12,6 +12,7 @@ _EXPORTS = {
     "validate_embeddings": ".base",
     "HashingEmbeddings": ".hashing",
     "DeterministicFakeEmbedding": ".hashing",
+    "FakeEmbeddings": ".hashing",
     "SentenceTransformerEmbeddings": ".huggingface",
     "HuggingFaceEmbeddings": ".huggingface",
     "OpenAIEmbeddings": ".openai_compatible",

@@ -11,7 +11,8 @@ Texts that share words or word pieces get a positive cosine similarity; unrelate
 get about zero. It is a baseline and a test double, not a semantic model.
 
 ``DeterministicFakeEmbedding`` (LangChain's test double) lives here too: seeded normal
-draws per text, LangChain's numbers, no word overlap.
+draws per text, LangChain's numbers, no word overlap; and ``FakeEmbeddings``, fresh
+random draws on every call.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from ragline.core import InvalidInputError
 from ragline.core._checks import check_positive_int
 from ragline.embeddings.base import Embeddings, check_text, check_texts
 
-__all__ = ["DeterministicFakeEmbedding", "HashingEmbeddings"]
+__all__ = ["DeterministicFakeEmbedding", "FakeEmbeddings", "HashingEmbeddings"]
 
 _WORD = re.compile(r"\w+")
 _ROWS_PER_BLOCK = 2048  # bounds the dense scratch matrix to 2048 x dimension floats
@@ -264,3 +265,45 @@ class DeterministicFakeEmbedding(Embeddings):
         """Queries and documents share one space here: same as ``embed_documents_array``."""
         check_texts(texts, what="queries")
         return self.embed_documents_array(texts)
+
+
+class FakeEmbeddings(Embeddings):
+    """LangChain's random test embedding: fresh standard-normal draws on every call.
+
+    Each vector is ``size`` draws from a new ``numpy.random.default_rng()`` (OS entropy),
+    so the same text gets a different vector each time, as with LangChain's
+    ``FakeEmbeddings``. For vectors that repeat, use :class:`DeterministicFakeEmbedding`.
+
+    Args:
+        size: length of every vector (> 0).
+
+    Raises:
+        InvalidInputError: ``size`` is not a positive int.
+
+    Example:
+        >>> fake = FakeEmbeddings(size=3)
+        >>> len(fake.embed_query("hi")), len(fake.embed_documents(["a", "b"]))
+        (3, 2)
+    """
+
+    def __init__(self, *, size: int) -> None:
+        self.size = check_positive_int("size", size)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(size={self.size})"
+
+    def _draws(self) -> list[float]:
+        return list(np.random.default_rng().normal(size=self.size))
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One fresh vector per text.
+
+        Raises:
+            InvalidInputError: a text is not a string.
+        """
+        return [self._draws() for _ in check_texts(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        """A fresh vector."""
+        check_text(text)
+        return self._draws()

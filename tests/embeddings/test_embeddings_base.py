@@ -37,6 +37,7 @@ def test_public_names_are_pinned() -> None:
         "CacheBackedEmbeddings",
         "DeterministicFakeEmbedding",
         "Embeddings",
+        "FakeEmbeddings",
         "HashingEmbeddings",
         "HuggingFaceEmbeddings",
         "OpenAIEmbeddings",

@@ -54,6 +54,7 @@ EXPECTED = [
     "ParentDocumentRetriever",
     "RePhraseQueryRetriever",
     "SearchType",
+    "TimeWeightedVectorStoreRetriever",
     "adaptive_weights",
     "create_kv_docstore",
     "default_preprocessing_func",
