@@ -95,12 +95,14 @@ class InMemoryVectorStore(VectorStore):
     def store(self) -> dict[str, dict[str, Any]]:
         """LangChain's view of the contents: ``{id: {"id", "vector", "text", "metadata"}}``,
         built on each access (fresh copies: changing it changes nothing). ``vector`` is
-        the vector searched: unit length under the cosine metric."""
+        the embedding as given (float64, as LangChain keeps it; the store searches a
+        float32 unit-length copy under the cosine metric)."""
         with self._lock:
+            vectors = self._exact if self.metric == "cosine" else self._vectors
             return {
                 doc_id: {
                     "id": doc_id,
-                    "vector": self._vectors[row].tolist(),
+                    "vector": vectors[row].tolist(),
                     "text": self._texts[row],
                     "metadata": copy_metadata(self._metadatas[row]),
                 }
@@ -345,7 +347,10 @@ class InMemoryVectorStore(VectorStore):
                 "ids": self._ids,
                 "texts": self._texts,
                 "metadatas": self._metadatas,
-                "vectors": self._vectors[:live].tolist(),
+                # cosine: the vectors as given (loading normalises them again)
+                "vectors": (self._exact if self.metric == "cosine" else self._vectors)[
+                    :live
+                ].tolist(),
             }
             try:  # encoded here, before any file exists (a lone surrogate fails here)
                 data = json.dumps(payload, ensure_ascii=False, allow_nan=False).encode("utf-8")
@@ -412,6 +417,8 @@ class InMemoryVectorStore(VectorStore):
                 raise ValueError("ids must be unique non-empty strings")
             if ids:
                 vectors = as_vector_matrix(payload["vectors"], dimension=payload["dimension"])
+                if store.metric == "cosine":  # the float64 values as saved (checked above)
+                    vectors = np.asarray(payload["vectors"], dtype=np.float64)
                 store._upsert(list(ids), vectors, list(texts), list(metadatas))
             store._dimension = payload["dimension"]
         except (KeyError, TypeError, ValueError) as err:

@@ -71,9 +71,49 @@ def test_store_attribute_reads_as_langchains() -> None:
             lc["text"],
             lc["metadata"],
         )
-        assert mine["vector"] == pytest.approx(list(lc["vector"]), abs=1e-6)
+        assert mine["vector"] == [float(x) for x in lc["vector"]]
     ours.store["id-east"]["text"] = "changed"  # a copy: the store is not changed
     assert ours.get_by_ids(["id-east"])[0].page_content == "east"
+
+
+RAW = {  # not unit length: LangChain keeps each vector as the embedding gave it
+    "a": [3.0, 4.0, 0.1],
+    "b": [0.1, 0.2, 0.30000000000000004],
+    "c": [-2.5, 0.0, 1e-9],
+    "q": [1.0, 1.0, 1.0],
+}
+
+
+def test_store_vectors_are_the_embeddings_as_given(tmp_path: Any) -> None:
+    class Raw(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [list(RAW[text]) for text in texts]
+
+        def embed_query(self, text: str) -> list[float]:
+            return list(RAW[text])
+
+    class LCRaw(LCEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [list(RAW[text]) for text in texts]
+
+        def embed_query(self, text: str) -> list[float]:
+            return list(RAW[text])
+
+    theirs = LCInMemoryVectorStore(embedding=LCRaw())
+    theirs.add_texts(["a", "b", "c"], ids=["1", "2", "3"])
+    ours = InMemoryVectorStore(Raw())
+    ours.add_texts(["a", "b", "c"], ids=["1", "2", "3"])
+    expected = {i: [float(x) for x in theirs.store[i]["vector"]] for i in ["1", "2", "3"]}
+    assert expected == {"1": RAW["a"], "2": RAW["b"], "3": RAW["c"]}
+    assert {i: ours.store[i]["vector"] for i in ["1", "2", "3"]} == expected
+    ours.dump(str(tmp_path / "ours.json"))
+    theirs.dump(str(tmp_path / "theirs.json"))
+    ours = InMemoryVectorStore.load(str(tmp_path / "ours.json"), Raw())
+    theirs = LCInMemoryVectorStore.load(str(tmp_path / "theirs.json"), LCRaw())
+    assert {i: ours.store[i]["vector"] for i in ["1", "2", "3"]} == expected
+    assert [(d.id, s) for d, s in ours.similarity_search_with_score("q", k=3)] == [
+        (d.id, s) for d, s in theirs.similarity_search_with_score("q", k=3)
+    ]
 
 
 def test_scores_equal_langchains() -> None:
