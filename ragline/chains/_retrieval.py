@@ -159,7 +159,8 @@ def create_retrieval_chain(
             "create_retrieval_chain takes a retriever and a chain, both Runnables"
         )
     if isinstance(retriever, BaseRetriever):
-        retrieve = RunnableLambda(_question_of, name="question") | retriever
+        # unnamed, as LangChain's lambda is (its runs and graph node say RunnableLambda)
+        retrieve = RunnableLambda(_question_of, name="RunnableLambda") | retriever
     else:
         retrieve = retriever
     retrieve = retrieve.with_config(run_name="retrieve_documents")

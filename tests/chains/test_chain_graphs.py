@@ -1,6 +1,7 @@
 """get_graph shows the inside of composed chains: the stuff chain's document rendering
 beside the passed-through input, then prompt, model and parser (as seed 003's graph of
-create_stuff_documents_chain), and the same inside create_retrieval_chain."""
+create_stuff_documents_chain), and the same inside create_retrieval_chain; node names
+are LangChain's (tests/parity/test_graph_drawing.py compares the drawings)."""
 
 from __future__ import annotations
 
@@ -27,27 +28,25 @@ def named_edges(graph: Any) -> list[tuple[str, str]]:
 def test_the_stuff_chain_graph_shows_its_steps() -> None:
     graph = stuff_chain().get_graph()
     assert [node.name for node in graph.nodes.values()] == [
-        "RunnableAssign<context>Input",
-        "RunnablePassthrough",
+        "Parallel<context>Input",
+        "Parallel<context>Output",
         "PromptTemplate",
-        "RunnableAssign<context>Output",
+        "Passthrough",
         "ChatPromptTemplate",
         "FakeListChatModel",
         "StrOutputParser",
         "StrOutputParserOutput",
     ]
-    assert sorted(named_edges(graph)) == sorted(
-        [
-            ("RunnableAssign<context>Input", "RunnablePassthrough"),
-            ("RunnableAssign<context>Input", "PromptTemplate"),
-            ("RunnablePassthrough", "RunnableAssign<context>Output"),
-            ("PromptTemplate", "RunnableAssign<context>Output"),
-            ("RunnableAssign<context>Output", "ChatPromptTemplate"),
-            ("ChatPromptTemplate", "FakeListChatModel"),
-            ("FakeListChatModel", "StrOutputParser"),
-            ("StrOutputParser", "StrOutputParserOutput"),
-        ]
-    )
+    assert named_edges(graph) == [
+        ("Parallel<context>Input", "PromptTemplate"),
+        ("PromptTemplate", "Parallel<context>Output"),
+        ("Parallel<context>Input", "Passthrough"),
+        ("Passthrough", "Parallel<context>Output"),
+        ("Parallel<context>Output", "ChatPromptTemplate"),
+        ("ChatPromptTemplate", "FakeListChatModel"),
+        ("StrOutputParser", "StrOutputParserOutput"),
+        ("FakeListChatModel", "StrOutputParser"),
+    ]
     drawn = graph.draw_ascii()
     assert "| PromptTemplate |" in drawn and "| FakeListChatModel |" in drawn
 
@@ -55,11 +54,13 @@ def test_the_stuff_chain_graph_shows_its_steps() -> None:
 def test_the_retrieval_chain_graph_contains_the_stuff_chain_inside() -> None:
     graph = create_retrieval_chain(Fixed(), stuff_chain()).get_graph()
     edges = named_edges(graph)
-    assert ("question", "Fixed") in edges
-    assert ("RunnableAssign<context>Output", "RunnableAssign<answer>Input") in edges
-    assert ("RunnableAssign<answer>Input", "RunnableAssign<context>Input") in edges
+    assert ("Lambda", "Fixed") in edges
+    assert ("Parallel<context>Output", "Parallel<answer>Input") in edges
+    assert ("Parallel<answer>Input", "Parallel<context>Input") in edges
     assert ("FakeListChatModel", "StrOutputParser") in edges
-    assert ("StrOutputParser", "RunnableAssign<answer>Output") in edges
+    assert ("StrOutputParser", "Parallel<answer>Output") in edges
     assert "stuff_documents_chain" not in {node.name for node in graph.nodes.values()}
     mermaid = graph.draw_mermaid()
-    assert mermaid.startswith("graph TD") and "ChatPromptTemplate" in mermaid
+    assert (
+        mermaid.startswith("---\nconfig:") and "\tChatPromptTemplate(ChatPromptTemplate)" in mermaid
+    )

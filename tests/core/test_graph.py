@@ -1,10 +1,15 @@
-"""Graph: nodes and edges of composed runnables, and their text renderings."""
+"""Graph: nodes and edges of composed runnables, and their text renderings.
+
+tests/parity/test_graph_drawing.py compares the same drawings with LangChain's; these
+pin ragline's on shapes checked there once, and the layout's corner cases.
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from ragline.core import Graph, RunnableLambda, RunnableParallel, RunnablePassthrough
+from ragline.core import RunnableLambda, RunnableParallel, RunnablePassthrough
+from ragline.core.runnables.graph import Edge, Graph, Node
 
 
 def step(name):
@@ -19,105 +24,109 @@ def rag_chain():
     return retrieval | step("prompt") | step("model")
 
 
-def names(graph, ids):
-    return [graph.nodes[i].name for i in ids]
+def names(graph):
+    return [node.name for node in graph.nodes.values()]
 
 
 def edge_names(graph):
-    return sorted((graph.nodes[e.source].name, graph.nodes[e.target].name) for e in graph.edges)
+    return [(graph.nodes[e.source].name, graph.nodes[e.target].name) for e in graph.edges]
 
 
 def test_single_runnable_graph():
     graph = step("solo").get_graph()
-    assert [n.name for n in graph.nodes.values()] == ["solo", "soloInput", "soloOutput"]
-    assert edge_names(graph) == [("solo", "soloOutput"), ("soloInput", "solo")]
-    assert graph.first_node().kind == "input" and graph.last_node().kind == "output"
+    assert names(graph) == ["solo_input", "solo", "solo_output"]
+    assert edge_names(graph) == [("solo_input", "solo"), ("solo", "solo_output")]
+    assert graph.first_node().name == "solo_input"
+    assert graph.last_node().name == "solo_output"
     assert graph.draw_ascii() == "\n".join(
         [
-            "+-----------+",
-            "| soloInput |",
-            "+-----------+",
-            "      |",
-            "      |",
-            "      v",
-            "   +------+",
-            "   | solo |",
-            "   +------+",
-            "      |",
-            "      |",
-            "      v",
-            "+------------+",
-            "| soloOutput |",
-            "+------------+",
+            "+------------+   ",
+            "| solo_input |   ",
+            "+------------+   ",
+            "        *        ",
+            "        *        ",
+            "        *        ",
+            "    +------+     ",
+            "    | solo |     ",
+            "    +------+     ",
+            "        *        ",
+            "        *        ",
+            "        *        ",
+            "+-------------+  ",
+            "| solo_output |  ",
+            "+-------------+  ",
         ]
     )
 
 
-def test_sequence_with_parallel_graph_nodes_and_edges():
+def test_sequence_with_parallel_nodes_and_edges():
     graph = rag_chain().get_graph()
-    parallel_in, parallel_out = (
-        "RunnableParallel<context,question>Input",
-        "RunnableParallel<context,question>Output",
-    )
-    assert edge_names(graph) == sorted(
-        [
-            (parallel_in, "retriever"),
-            (parallel_in, "RunnablePassthrough"),
-            ("retriever", "format_docs"),
-            ("format_docs", parallel_out),
-            ("RunnablePassthrough", parallel_out),
-            (parallel_out, "prompt"),
-            ("prompt", "model"),
-            ("model", "modelOutput"),
-        ]
-    )
-    assert len(graph.nodes) == 8
-    # the inner input/output markers between steps were trimmed
-    assert "promptInput" not in [n.name for n in graph.nodes.values()]
+    assert names(graph) == [
+        "Parallel<context,question>Input",
+        "Parallel<context,question>Output",
+        "retriever",
+        "format_docs",
+        "Passthrough",
+        "prompt",
+        "model",
+        "model_output",
+    ]
+    # a step's edges come before the edge joining it to the previous step
+    assert edge_names(graph) == [
+        ("retriever", "format_docs"),
+        ("Parallel<context,question>Input", "retriever"),
+        ("format_docs", "Parallel<context,question>Output"),
+        ("Parallel<context,question>Input", "Passthrough"),
+        ("Passthrough", "Parallel<context,question>Output"),
+        ("Parallel<context,question>Output", "prompt"),
+        ("model", "model_output"),
+        ("prompt", "model"),
+    ]
 
 
 def test_sequence_with_parallel_ascii():
+    # the passthrough sits beside format_docs, its edge passing the retriever's layer
     assert rag_chain().get_graph().draw_ascii() == "\n".join(
         [
-            "+-----------------------------------------+",
-            "| RunnableParallel<context,question>Input |",
-            "+-----------------------------------------+",
-            "                     |",
-            "        +------------+-------+",
-            "        v                    v",
-            "  +-----------+   +---------------------+",
-            "  | retriever |   | RunnablePassthrough |",
-            "  +-----------+   +---------------------+",
-            "        |                    |",
-            "        +----------+          |",
-            "                   v          |",
-            "            +-------------+   |",
-            "            | format_docs |   |",
-            "            +-------------+   |",
-            "                   |          |",
-            "                   +-+--------+",
-            "                     v",
-            "+------------------------------------------+",
-            "| RunnableParallel<context,question>Output |",
-            "+------------------------------------------+",
-            "                     |",
-            "                     |",
-            "                     v",
-            "                 +--------+",
-            "                 | prompt |",
-            "                 +--------+",
-            "                     |",
-            "                     |",
-            "                     v",
-            "                 +-------+",
-            "                 | model |",
-            "                 +-------+",
-            "                     |",
-            "                     |",
-            "                     v",
-            "              +-------------+",
-            "              | modelOutput |",
-            "              +-------------+",
+            "  +---------------------------------+    ",
+            "  | Parallel<context,question>Input |    ",
+            "  +---------------------------------+    ",
+            "             ***         ***             ",
+            "            *               *            ",
+            "          **                 ***         ",
+            " +-----------+                  *        ",
+            " | retriever |                  *        ",
+            " +-----------+                  *        ",
+            "        *                       *        ",
+            "        *                       *        ",
+            "        *                       *        ",
+            "+-------------+         +-------------+  ",
+            "| format_docs |         | Passthrough |  ",
+            "+-------------+         +-------------+  ",
+            "             ***         ***             ",
+            "                *       *                ",
+            "                 **   **                 ",
+            "  +----------------------------------+   ",
+            "  | Parallel<context,question>Output |   ",
+            "  +----------------------------------+   ",
+            "                    *                    ",
+            "                    *                    ",
+            "                    *                    ",
+            "              +--------+                 ",
+            "              | prompt |                 ",
+            "              +--------+                 ",
+            "                    *                    ",
+            "                    *                    ",
+            "                    *                    ",
+            "               +-------+                 ",
+            "               | model |                 ",
+            "               +-------+                 ",
+            "                    *                    ",
+            "                    *                    ",
+            "                    *                    ",
+            "            +--------------+             ",
+            "            | model_output |             ",
+            "            +--------------+             ",
         ]
     )
 
@@ -125,25 +134,32 @@ def test_sequence_with_parallel_ascii():
 def test_sequence_with_parallel_mermaid():
     assert rag_chain().get_graph().draw_mermaid() == "\n".join(
         [
-            "graph TD",
-            "    "
-            'RunnableParallel_context_question_Input(["RunnableParallel<context,question>Input"])',
-            '    retriever["retriever"]',
-            '    RunnablePassthrough["RunnablePassthrough"]',
-            '    format_docs["format_docs"]',
-            "    "
-            'RunnableParallel_context_question_Output(["RunnableParallel<context,question>Output"])',
-            '    prompt["prompt"]',
-            '    model["model"]',
-            '    modelOutput(["modelOutput"])',
-            "    RunnableParallel_context_question_Input --> retriever",
-            "    RunnableParallel_context_question_Input --> RunnablePassthrough",
-            "    retriever --> format_docs",
-            "    RunnablePassthrough --> RunnableParallel_context_question_Output",
-            "    format_docs --> RunnableParallel_context_question_Output",
-            "    RunnableParallel_context_question_Output --> prompt",
-            "    prompt --> model",
-            "    model --> modelOutput",
+            "---",
+            "config:",
+            "  flowchart:",
+            "    curve: linear",
+            "---",
+            "graph TD;",
+            "\tParallel\\3ccontext\\2cquestion\\3eInput([Parallel<context,question>Input]):::first",
+            "\tParallel\\3ccontext\\2cquestion\\3eOutput(Parallel<context,question>Output)",
+            "\tretriever(retriever)",
+            "\tformat_docs(format_docs)",
+            "\tPassthrough(Passthrough)",
+            "\tprompt(prompt)",
+            "\tmodel(model)",
+            "\tmodel_output([model_output]):::last",
+            "\tretriever --> format_docs;",
+            "\tParallel\\3ccontext\\2cquestion\\3eInput --> retriever;",
+            "\tformat_docs --> Parallel\\3ccontext\\2cquestion\\3eOutput;",
+            "\tParallel\\3ccontext\\2cquestion\\3eInput --> Passthrough;",
+            "\tPassthrough --> Parallel\\3ccontext\\2cquestion\\3eOutput;",
+            "\tParallel\\3ccontext\\2cquestion\\3eOutput --> prompt;",
+            "\tmodel --> model_output;",
+            "\tprompt --> model;",
+            "\tclassDef default fill:#f2f0ff,line-height:1.2",
+            "\tclassDef first fill-opacity:0",
+            "\tclassDef last fill:#bfb6fc",
+            "",
         ]
     )
 
@@ -151,55 +167,84 @@ def test_sequence_with_parallel_mermaid():
 def test_wrappers_draw_the_wrapped_runnable():
     inner = step("core")
     for wrapped in (inner.bind(), inner.with_config(tags=["t"]), inner.with_retry()):
-        assert [n.name for n in wrapped.get_graph().nodes.values()] == [
-            "core",
-            "coreInput",
-            "coreOutput",
-        ]
+        graph = wrapped.get_graph()
+        assert names(graph) == ["core_input", "core", "core_output"]
+        assert graph.nodes[list(graph.nodes)[1]].metadata == {}
     fallbacks = inner.with_fallbacks([step("backup")]).get_graph()
-    assert [n.name for n in fallbacks.nodes.values()] == [
-        "RunnableWithFallbacks",
-        "RunnableWithFallbacksInput",
-        "RunnableWithFallbacksOutput",
+    assert names(fallbacks) == ["core_input", "WithFallbacks", "core_output"]
+    labelled = inner.with_config(metadata={"owner": "me"}).get_graph().draw_mermaid()
+    assert "\tcore(core<hr/><small><em>owner = me</em></small>)" in labelled
+
+
+def test_assign_adds_a_passthrough_branch_to_its_mappers_graph():
+    graph = RunnablePassthrough.assign(answer=step("llm")).get_graph()
+    assert names(graph) == [
+        "Parallel<answer>Input",
+        "Parallel<answer>Output",
+        "llm",
+        "Passthrough",
+    ]
+    assert edge_names(graph) == [
+        ("Parallel<answer>Input", "llm"),
+        ("llm", "Parallel<answer>Output"),
+        ("Parallel<answer>Input", "Passthrough"),
+        ("Passthrough", "Parallel<answer>Output"),
     ]
 
 
-def test_assign_graph_has_a_passthrough_branch():
-    graph = RunnablePassthrough.assign(answer=step("llm")).get_graph()
-    assert edge_names(graph) == sorted(
-        [
-            ("RunnableAssign<answer>Input", "RunnablePassthrough"),
-            ("RunnableAssign<answer>Input", "llm"),
-            ("RunnablePassthrough", "RunnableAssign<answer>Output"),
-            ("llm", "RunnableAssign<answer>Output"),
-        ]
-    )
+def test_a_parallel_in_the_middle_keeps_its_fan_nodes():
+    graph = (step("a") | RunnableParallel(b=step("b"), c=step("c")) | step("d")).get_graph()
+    assert ("a", "Parallel<b,c>Input") in edge_names(graph)
+    assert ("Parallel<b,c>Output", "d") in edge_names(graph)
 
 
-def test_parallel_first_in_a_chain_keeps_its_fan_in_marker():
-    graph = (RunnableParallel(a=step("a"), b=step("b")) | step("c")).get_graph()
-    assert edge_names(graph) == sorted(
-        [
-            ("RunnableParallel<a,b>Input", "a"),
-            ("RunnableParallel<a,b>Input", "b"),
-            ("a", "RunnableParallel<a,b>Output"),
-            ("b", "RunnableParallel<a,b>Output"),
-            ("RunnableParallel<a,b>Output", "c"),
-            ("c", "cOutput"),
-        ]
-    )
+def test_reid_and_to_json():
+    graph = RunnableParallel(a=step("x"), b=step("x")).get_graph()
+    assert list(graph.reid().nodes) == [
+        "Parallel<a,b>Input",
+        "Parallel<a,b>Output",
+        "x_1",
+        "x_2",
+    ]
+    data = graph.to_json()
+    assert data["nodes"][0] == {"id": 0, "type": "schema", "data": "Parallel<a,b>Input"}
+    assert data["nodes"][2]["data"]["name"] == "x"
+    assert data["edges"][:2] == [{"source": 0, "target": 2}, {"source": 2, "target": 1}]
 
 
 def test_graph_building_api_and_errors():
     graph = Graph()
-    a, b = graph.add_node("a"), graph.add_node("b")
+    a = graph.add_node(None, id="a")
+    b = graph.add_node(None, id="b")
+    assert a == Node(id="a", name="a", data=None, metadata=None)
     edge = graph.add_edge(a, b, data="if yes", conditional=True)
-    assert (edge.source, edge.target) == (a.id, b.id)
-    assert graph.draw_mermaid() == 'graph TD\n    a["a"]\n    b["b"]\n    a -. if yes .-> b'
-    stranger = Graph().add_node("x")
-    with pytest.raises(ValueError, match="node 'x' is not in this graph"):
-        graph.add_edge(a, stranger)
+    assert edge == Edge(source="a", target="b", data="if yes", conditional=True)
+    assert graph.draw_mermaid(with_styles=False) == "graph TD;\n\ta -. &nbsp;if yes&nbsp; .-> b;\n"
+    with pytest.raises(ValueError, match="Target node x not in graph"):
+        graph.add_edge(a, Graph().add_node(None, id="x"))
+    with pytest.raises(ValueError, match="Node with id a already exists"):
+        graph.add_node(None, id="a")
     graph.add_edge(b, a)
     with pytest.raises(ValueError, match="graph has a cycle"):
         graph.draw_ascii()
-    assert repr(Graph()) == "Graph(nodes=[], edges=0)"
+    assert not Graph() and Graph().draw_ascii() == ""
+    assert repr(Graph()) == "Graph(nodes={}, edges=[])"
+
+
+def test_ascii_conditional_edges_and_side_exits():
+    graph = Graph()
+    top = graph.add_node(None, id="I")
+    for name in ("aaaaaa", "bbbbbb", "cccccc"):
+        graph.add_edge(top, graph.add_node(None, id=name), conditional=name == "cccccc")
+    # a narrow box: the outer lines leave through its sides; the conditional one is dots
+    assert graph.draw_ascii().split("\n") == [
+        "                  +---+                  ",
+        "                 *| I |.                 ",
+        "               ** +---+ ..               ",
+        "            ***     *     ...            ",
+        "          **        *        ..          ",
+        "        **          *          ..        ",
+        "+--------+     +--------+     +--------+ ",
+        "| aaaaaa |     | bbbbbb |     | cccccc | ",
+        "+--------+     +--------+     +--------+ ",
+    ]

@@ -59,7 +59,7 @@ def test_retrieval_chain_spans_form_the_run_tree(traced: Traced) -> None:
             ("RunnableAssign<context>", [
                 ("RunnableParallel<context>", [
                     ("retrieve_documents", [
-                        ("question", []), ("retrieval", [("embeddings", [])]),
+                        ("RunnableLambda", []), ("retrieval", [("embeddings", [])]),
                     ]),
                 ]),
             ]),

@@ -662,8 +662,12 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
             if isinstance(node.data, BasePromptTemplate)
         ]
 
-    def get_graph(self) -> Graph:
-        """Return the graph of this runnable: input node -> this node -> output node."""
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        """Return the graph of this runnable: input schema -> this node -> output schema.
+
+        Args:
+            config: its ``metadata`` becomes the node's (drawn in Mermaid labels).
+        """
         from ragline.core.runnables.graph import Graph
 
-        return Graph.single(self)
+        return Graph.single(self, metadata=config.get("metadata") if config else None)

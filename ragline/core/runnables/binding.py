@@ -171,9 +171,10 @@ class RunnableBindingBase(Runnable[Input, Output]):
         """``bound.atransform`` with the bound options and config."""
         return self.bound.atransform(input, self._merge(config), **{**self.kwargs, **kwargs})
 
-    def get_graph(self) -> Graph:
-        """The bound runnable's graph."""
-        return self.bound.get_graph()
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        """The bound runnable's graph (its nodes carry the bound config's metadata)."""
+        merged = merge_configs(self.config, config)
+        return self.bound.get_graph({**merged, "metadata": merged.get("metadata") or {}})
 
 
 class RunnableBinding(RunnableBindingBase[Input, Output]):

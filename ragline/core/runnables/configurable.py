@@ -235,9 +235,10 @@ class _Configurable(Runnable[Input, Output]):
             if aclose is not None:  # closed early: close the chosen runnable's stream now
                 await aclose()
 
-    def get_graph(self) -> Graph:
-        """The default runnable's graph."""
-        return self.default.get_graph()
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        """The graph of the runnable ``config`` selects (the default without one)."""
+        full = ensure_config(config)
+        return self._prepare(full).get_graph(full)
 
 
 class RunnableConfigurableFields(_Configurable[Input, Output]):

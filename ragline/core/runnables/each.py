@@ -78,9 +78,9 @@ class RunnableEachBase(Runnable[list[Input], list[Output]]):
 
         return await self._acall_with_config(run, input, config)
 
-    def get_graph(self) -> Graph:
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
         """The bound runnable's graph."""
-        return self.bound.get_graph()
+        return self.bound.get_graph(config)
 
 
 class RunnableEach(RunnableEachBase[Input, Output]):

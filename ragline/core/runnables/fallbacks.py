@@ -91,6 +91,12 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return self.runnable._output_json(defs)
 
+    def _input_title(self) -> str:  # the schemas are the first runnable's, names too
+        return self.runnable._input_title()
+
+    def _output_title(self) -> str:
+        return self.runnable._output_title()
+
     def _children(self) -> list[Runnable[Any, Any]]:
         return list(self.runnables)
 

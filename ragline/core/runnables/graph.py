@@ -1,294 +1,419 @@
 """Graph: the nodes and edges of a composed runnable, drawn as text or Mermaid.
 
-``chain.get_graph()`` returns one. ``draw_ascii()`` lays nodes out in layers (boxes,
-with ``|``/``v`` connectors; fan-outs share a ``+---+`` bar), ``draw_mermaid()``
-returns Mermaid flowchart source to paste into a Markdown file.
+``chain.get_graph()`` returns one, as LangChain's does: an input-schema node (named
+after the chain's input schema, such as ``PromptInput``), a node per runnable step
+(its name without a leading ``Runnable``: ``Parallel<context,question>``,
+``Passthrough``, ``Lambda``), and an output-schema node. Node ids are fresh uuids;
+``reid()`` (which the drawings use) renames them after the nodes, numbering repeated
+names ``fmt_1``, ``fmt_2``.
+
+``draw_ascii()`` draws boxes in layers joined by ``*`` lines (see
+:mod:`ragline.core.runnables._graph_layout`), ``draw_mermaid()`` returns Mermaid
+flowchart source with LangChain's header and styles, ``to_json()`` the nodes and
+edges as plain data.
 
 Example:
     >>> from ragline.core import RunnableLambda
-    >>> first = RunnableLambda(lambda x: x, name="first")
-    >>> chain = first | RunnableLambda(lambda x: x, name="second")
-    >>> print(chain.get_graph().draw_mermaid())
-    graph TD
-        firstInput(["firstInput"])
-        first["first"]
-        second["second"]
-        secondOutput(["secondOutput"])
-        firstInput --> first
-        first --> second
-        second --> secondOutput
+    >>> def first(x):
+    ...     return x
+    >>> def second(x):
+    ...     return x
+    >>> graph = (RunnableLambda(first) | RunnableLambda(second)).get_graph()
+    >>> [node.name for node in graph.nodes.values()]
+    ['first_input', 'first', 'second', 'second_output']
+    >>> print(graph.draw_mermaid(with_styles=False))
+    graph TD;
+        first_input --> first;
+        second --> second_output;
+        first --> second;
+    <BLANKLINE>
 """
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from ragline.core.runnables.base import Runnable
 
-__all__ = ["Edge", "Graph", "Node"]
+__all__ = ["CurveStyle", "Edge", "Graph", "Node"]
 
 
-@dataclass
-class Node:
-    """A node: a runnable, or the input/output marker of a graph.
+class CurveStyle:
+    """Mermaid's edge curve names (``draw_mermaid(curve_style=CurveStyle.BASIS)``)."""
 
-    Attributes:
-        id: unique within the graph.
-        name: what is drawn.
-        data: the runnable (``None`` for input/output markers).
-        kind: ``"runnable"``, ``"input"`` or ``"output"``.
-    """
+    BASIS = "basis"
+    BUMP_X = "bumpX"
+    BUMP_Y = "bumpY"
+    CARDINAL = "cardinal"
+    CATMULL_ROM = "catmullRom"
+    LINEAR = "linear"
+    MONOTONE_X = "monotoneX"
+    MONOTONE_Y = "monotoneY"
+    NATURAL = "natural"
+    STEP = "step"
+    STEP_AFTER = "stepAfter"
+    STEP_BEFORE = "stepBefore"
+
+
+class Node(NamedTuple):
+    """A node: a runnable, a schema (the graph's input or output), or ``None``."""
 
     id: str
     name: str
-    data: Any = None
-    kind: str = "runnable"
+    data: Any
+    metadata: dict[str, Any] | None
+
+    def copy(self, *, id: str | None = None, name: str | None = None) -> Node:
+        """This node with another id and/or name."""
+        return Node(
+            id=self.id if id is None else id,
+            name=self.name if name is None else name,
+            data=self.data,
+            metadata=self.metadata,
+        )
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     """A directed edge between node ids, with an optional label."""
 
     source: str
     target: str
-    data: str | None = None
+    data: Any = None
     conditional: bool = False
 
+    def copy(self, *, source: str | None = None, target: str | None = None) -> Edge:
+        """This edge between other node ids."""
+        return Edge(
+            source=self.source if source is None else source,
+            target=self.target if target is None else target,
+            data=self.data,
+            conditional=self.conditional,
+        )
 
+
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_schema(data: Any) -> bool:
+    from ragline.core.runnables.schema import Schema
+
+    if isinstance(data, Schema):
+        return True
+    return isinstance(data, type) and hasattr(data, "model_json_schema")
+
+
+def _node_name(node_id: str, data: Any) -> str:
+    """A node's name: a given (non-uuid) id, else its runnable's or schema's name."""
+    from ragline.core.runnables.base import Runnable
+
+    if data is None or not _is_uuid(node_id):
+        return node_id
+    if isinstance(data, Runnable):
+        name = data.get_name()
+    else:
+        name = getattr(data, "__name__", None) or type(data).__name__
+    return name[len("Runnable") :] if name.startswith("Runnable") else name
+
+
+def _first(graph: Graph, exclude: Sequence[str] = ()) -> Node | None:
+    targets = {e.target for e in graph.edges if e.source not in exclude}
+    found = [n for n in graph.nodes.values() if n.id not in exclude and n.id not in targets]
+    return found[0] if len(found) == 1 else None
+
+
+def _last(graph: Graph, exclude: Sequence[str] = ()) -> Node | None:
+    sources = {e.source for e in graph.edges if e.target not in exclude}
+    found = [n for n in graph.nodes.values() if n.id not in exclude and n.id not in sources]
+    return found[0] if len(found) == 1 else None
+
+
+@dataclass
 class Graph:
-    """A directed acyclic graph of nodes; see the module docstring."""
+    """A directed graph of nodes; see the module docstring."""
 
-    def __init__(self) -> None:
-        self.nodes: dict[str, Node] = {}
-        self.edges: list[Edge] = []
+    nodes: dict[str, Node] = field(default_factory=dict)
+    edges: list[Edge] = field(default_factory=list)
 
-    def __repr__(self) -> str:
-        return f"Graph(nodes={[n.name for n in self.nodes.values()]}, edges={len(self.edges)})"
+    def __bool__(self) -> bool:
+        return bool(self.nodes)
 
     # ---- building -------------------------------------------------------------------
-    def add_node(self, name: str, data: Any = None, kind: str = "runnable") -> Node:
-        """Add a node and return it."""
-        node = Node(uuid.uuid4().hex, name, data, kind)
-        self.nodes[node.id] = node
+    def next_id(self) -> str:
+        """A fresh node id (a uuid's hex)."""
+        return uuid.uuid4().hex
+
+    def add_node(
+        self,
+        data: Any,
+        id: str | None = None,
+        *,
+        metadata: dict[str, Any] | None = None,
+    ) -> Node:
+        """Add a node holding ``data`` (a runnable or a schema) and return it.
+
+        Raises:
+            ValueError: ``id`` is already a node's.
+        """
+        if id is not None and id in self.nodes:
+            raise ValueError(f"Node with id {id} already exists")
+        node_id = self.next_id() if id is None else id
+        node = Node(id=node_id, name=_node_name(node_id, data), data=data, metadata=metadata)
+        self.nodes[node_id] = node
         return node
-
-    def add_edge(
-        self, source: Node, target: Node, data: str | None = None, conditional: bool = False
-    ) -> Edge:
-        """Add an edge ``source -> target`` and return it."""
-        for node in (source, target):
-            if node.id not in self.nodes:
-                raise ValueError(f"node {node.name!r} is not in this graph")
-        edge = Edge(source.id, target.id, data, conditional)
-        self.edges.append(edge)
-        return edge
-
-    def extend(self, other: Graph) -> None:
-        """Add every node and edge of ``other``."""
-        self.nodes.update(other.nodes)
-        self.edges.extend(other.edges)
 
     def remove_node(self, node: Node) -> None:
         """Remove ``node`` and its edges."""
-        del self.nodes[node.id]
+        self.nodes.pop(node.id)
         self.edges = [e for e in self.edges if node.id not in (e.source, e.target)]
 
+    def add_edge(
+        self, source: Node, target: Node, data: Any = None, conditional: bool = False
+    ) -> Edge:
+        """Add an edge ``source -> target`` and return it.
+
+        Raises:
+            ValueError: either node is not in this graph.
+        """
+        if source.id not in self.nodes:
+            raise ValueError(f"Source node {source.id} not in graph")
+        if target.id not in self.nodes:
+            raise ValueError(f"Target node {target.id} not in graph")
+        edge = Edge(source=source.id, target=target.id, data=data, conditional=conditional)
+        self.edges.append(edge)
+        return edge
+
+    def extend(self, graph: Graph, *, prefix: str = "") -> tuple[Node | None, Node | None]:
+        """Add every node and edge of ``graph`` (ids prefixed ``prefix:`` unless they are
+        all uuids); return its first and last nodes as added."""
+        if all(_is_uuid(node_id) for node_id in graph.nodes):
+            prefix = ""
+
+        def named(node_id: str) -> str:
+            return f"{prefix}:{node_id}" if prefix else node_id
+
+        for node_id, node in graph.nodes.items():
+            self.nodes[named(node_id)] = node.copy(id=named(node_id))
+        self.edges.extend(
+            e.copy(source=named(e.source), target=named(e.target)) for e in graph.edges
+        )
+        first, last = graph.first_node(), graph.last_node()
+        return (
+            None if first is None else first.copy(id=named(first.id)),
+            None if last is None else last.copy(id=named(last.id)),
+        )
+
+    def reid(self) -> Graph:
+        """A copy whose uuid node ids are replaced by the node names (``name_1``,
+        ``name_2`` where names repeat)."""
+        by_name: dict[str, list[str]] = {}
+        for node in self.nodes.values():
+            by_name.setdefault(node.name, []).append(node.id)
+        label: dict[str, str] = {}
+        for name, ids in by_name.items():
+            for number, node_id in enumerate(ids, start=1):
+                label[node_id] = name if len(ids) == 1 else f"{name}_{number}"
+
+        def new_id(node_id: str) -> str:
+            return label[node_id] if _is_uuid(node_id) else node_id
+
+        return Graph(
+            nodes={new_id(k): n.copy(id=new_id(k)) for k, n in self.nodes.items()},
+            edges=[e.copy(source=new_id(e.source), target=new_id(e.target)) for e in self.edges],
+        )
+
     def first_node(self) -> Node | None:
-        """The only node without incoming edges, or ``None`` if there is not exactly one."""
-        targets = {e.target for e in self.edges}
-        found = [n for n in self.nodes.values() if n.id not in targets]
-        return found[0] if len(found) == 1 else None
+        """The only node no edge leads to, or ``None`` if there is not exactly one."""
+        return _first(self)
 
     def last_node(self) -> Node | None:
-        """The only node without outgoing edges, or ``None`` if there is not exactly one."""
-        sources = {e.source for e in self.edges}
-        found = [n for n in self.nodes.values() if n.id not in sources]
-        return found[0] if len(found) == 1 else None
+        """The only node no edge leaves, or ``None`` if there is not exactly one."""
+        return _last(self)
 
     def trim_first_node(self) -> None:
-        """Drop the input marker if it merely leads to one node."""
+        """Remove the first node if another node then becomes the only first one."""
         first = self.first_node()
-        if first and first.kind == "input" and sum(e.source == first.id for e in self.edges) == 1:
+        if first is not None and _first(self, exclude=[first.id]) is not None:
             self.remove_node(first)
 
     def trim_last_node(self) -> None:
-        """Drop the output marker if it merely follows one node."""
+        """Remove the last node if another node then becomes the only last one."""
         last = self.last_node()
-        if last and last.kind == "output" and sum(e.target == last.id for e in self.edges) == 1:
+        if last is not None and _last(self, exclude=[last.id]) is not None:
             self.remove_node(last)
 
+    # ---- what runnables build -------------------------------------------------------
     @classmethod
-    def single(cls, runnable: Runnable[Any, Any]) -> Graph:
-        """``<name>Input -> <name> -> <name>Output``."""
+    def single(cls, runnable: Runnable[Any, Any], metadata: dict[str, Any] | None = None) -> Graph:
+        """``<input schema> -> runnable -> <output schema>``."""
         graph = cls()
-        name = runnable.get_name()
-        node = graph.add_node(name, runnable)
-        graph.add_edge(graph.add_node(f"{name}Input", kind="input"), node)
-        graph.add_edge(node, graph.add_node(f"{name}Output", kind="output"))
+        start = graph.add_node(runnable.get_input_schema())
+        node = graph.add_node(runnable, metadata=metadata)
+        end = graph.add_node(runnable.get_output_schema())
+        graph.add_edge(start, node)
+        graph.add_edge(node, end)
         return graph
 
     @classmethod
-    def chain(cls, graphs: Sequence[Graph]) -> Graph:
-        """Join graphs end to start, dropping the input/output markers in between."""
-        result = cls()
-        previous: Node | None = None
-        for index, graph in enumerate(graphs):
-            if index > 0:
-                graph.trim_first_node()
-            if index < len(graphs) - 1:
-                graph.trim_last_node()
-            first, last = graph.first_node(), graph.last_node()
-            result.extend(graph)
-            if previous is not None and first is not None:
-                result.add_edge(previous, first)
-            previous = last
-        return result
+    def sequence(cls, steps: Sequence[Runnable[Any, Any]], config: Any = None) -> Graph:
+        """The steps' graphs joined end to start. The first step keeps its input node and
+        the last its output node (a step that is the same object as the first or last
+        one keeps them too, as in LangChain)."""
+        graph = cls()
+        for step in steps:
+            previous = graph.last_node()
+            part = step.get_graph(config)
+            if step is not steps[0]:
+                part.trim_first_node()
+            if step is not steps[-1]:
+                part.trim_last_node()
+            head, _ = graph.extend(part)
+            if head is None:
+                raise ValueError(f"Runnable {step} has no first node")
+            if previous is not None:
+                graph.add_edge(previous, head)
+        return graph
 
     @classmethod
-    def fan(cls, runnable: Runnable[Any, Any], branches: Sequence[Graph]) -> Graph:
-        """``<name>Input`` fanning out to each branch, fanning in to ``<name>Output``."""
+    def fan(
+        cls, runnable: Runnable[Any, Any], branches: Sequence[Graph], start: Any = None
+    ) -> Graph:
+        """The input schema fanning out to each branch, fanning in to the output schema."""
         graph = cls()
-        name = runnable.get_name()
-        start = graph.add_node(f"{name}Input", kind="input")
-        end = graph.add_node(f"{name}Output", kind="output")
+        first = graph.add_node(runnable.get_input_schema() if start is None else start)
+        end = graph.add_node(runnable.get_output_schema())
         for branch in branches:
             branch.trim_first_node()
             branch.trim_last_node()
-            first, last = branch.first_node(), branch.last_node()
-            graph.extend(branch)
-            if first is not None:
-                graph.add_edge(start, first)
-            if last is not None:
-                graph.add_edge(last, end)
-        # keep the output marker last in drawing order
-        graph.nodes[end.id] = graph.nodes.pop(end.id)
+            if not branch:
+                graph.add_edge(first, end)
+                continue
+            head, tail = graph.extend(branch)
+            if head is None or tail is None:
+                raise ValueError("a branch has no single first and last node to draw")
+            graph.add_edge(first, head)
+            graph.add_edge(tail, end)
         return graph
 
-    # ---- drawing --------------------------------------------------------------------
-    def _layers(self) -> list[list[str]]:
-        """Node ids by layer (longest path from a source), in insertion order."""
-        incoming = {node_id: 0 for node_id in self.nodes}
+    # ---- output ---------------------------------------------------------------------
+    def to_json(self, *, with_schemas: bool = False) -> dict[str, list[dict[str, Any]]]:
+        """The nodes and edges as plain data; uuid ids become their position."""
+        from ragline.core.runnables.base import Runnable
+
+        ids = {
+            node_id: (index if _is_uuid(node_id) else node_id)
+            for index, node_id in enumerate(self.nodes)
+        }
+        nodes: list[dict[str, Any]] = []
+        for node_id, node in self.nodes.items():
+            entry: dict[str, Any] = {"id": ids[node_id]}
+            data = node.data
+            if isinstance(data, Runnable):
+                cls = type(data)
+                path = [*cls.__module__.split("."), cls.__name__]
+                entry.update(type="runnable", data={"id": path, "name": node.name})
+            elif _is_schema(data):
+                shown = data.model_json_schema() if with_schemas else node.name
+                entry.update(type="schema", data=shown)
+            elif data is not None:
+                entry.update(type="unknown", data=node.name)
+            if node.metadata is not None:
+                entry["metadata"] = node.metadata
+            nodes.append(entry)
+        edges: list[dict[str, Any]] = []
         for edge in self.edges:
-            incoming[edge.target] += 1
-        layer = {node_id: 0 for node_id in self.nodes}
-        ready = [node_id for node_id, count in incoming.items() if count == 0]
-        order: list[str] = []
-        while ready:
-            node_id = ready.pop(0)
-            order.append(node_id)
-            for edge in self.edges:
-                if edge.source == node_id:
-                    layer[edge.target] = max(layer[edge.target], layer[node_id] + 1)
-                    incoming[edge.target] -= 1
-                    if incoming[edge.target] == 0:
-                        ready.append(edge.target)
-        if len(order) != len(self.nodes):
-            raise ValueError("graph has a cycle; cannot draw it")
-        layers: list[list[str]] = [[] for _ in range(max(layer.values(), default=-1) + 1)]
-        for node_id in self.nodes:
-            layers[layer[node_id]].append(node_id)
-        return layers
+            item: dict[str, Any] = {"source": ids[edge.source], "target": ids[edge.target]}
+            if edge.data is not None:
+                item["data"] = edge.data
+            if edge.conditional:
+                item["conditional"] = True
+            edges.append(item)
+        return {"nodes": nodes, "edges": edges}
 
     def draw_ascii(self) -> str:
-        """Return the graph as text boxes in layers, connected top to bottom."""
-        layers = self._layers()
-        level = {node_id: i for i, ids in enumerate(layers) for node_id in ids}
-        # Long edges pass through "virtual" one-column items in the layers they cross.
-        items: list[list[tuple[str, str]]] = [
-            [(nid, self.nodes[nid].name) for nid in ids] for ids in layers
-        ]
-        hops: list[tuple[str, str]] = []
-        for edge in self.edges:
-            source = edge.source
-            for step in range(level[edge.source] + 1, level[edge.target]):
-                virtual = f"{edge.source}->{edge.target}@{step}"
-                items[step].append((virtual, ""))
-                hops.append((source, virtual))
-                source = virtual
-            hops.append((source, edge.target))
+        """The graph as boxes in layers joined by lines of ``*`` (``.`` if conditional)."""
+        from ragline.core.runnables._graph_layout import draw_boxes
 
-        def width(label: str) -> int:
-            return len(label) + 4 if label else 1
-
-        row_widths = [sum(width(label) for _, label in row) + 3 * (len(row) - 1) for row in items]
-        canvas = max(row_widths, default=0)
-        center: dict[str, int] = {}
-        lines: list[str] = []
-        for index, row in enumerate(items):
-            x = (canvas - row_widths[index]) // 2
-            box = [[" "] * canvas for _ in range(3)]
-            for item_id, label in row:
-                w = width(label)
-                # with this rounding, lone boxes in every layer share one centre column
-                center[item_id] = x + ((w - 1) // 2 if canvas % 2 == 0 else w // 2)
-                if label:
-                    box[0][x : x + w] = "+" + "-" * (w - 2) + "+"
-                    box[1][x : x + w] = "| " + label + " |"
-                    box[2][x : x + w] = "+" + "-" * (w - 2) + "+"
-                else:
-                    for line in box:
-                        line[x] = "|"
-                x += w + 3
-            if index > 0:
-                lines.extend(self._connectors(items[index - 1], row, hops, center, canvas))
-            lines.extend("".join(line).rstrip() for line in box)
-        return "\n".join(lines)
-
-    @staticmethod
-    def _connectors(
-        upper: list[tuple[str, str]],
-        lower: list[tuple[str, str]],
-        hops: list[tuple[str, str]],
-        center: dict[str, int],
-        canvas: int,
-    ) -> list[str]:
-        upper_ids = {item_id for item_id, _ in upper}
-        lower_labels = dict(lower)
-        pairs = [(s, t) for s, t in hops if s in upper_ids and t in lower_labels]
-        rows = [[" "] * canvas for _ in range(3)]
-        for source, target in pairs:
-            xs, xt = center[source], center[target]
-            rows[0][xs] = "|"
-            rows[2][xt] = "v" if lower_labels[target] else "|"
-            if abs(xs - xt) <= 1:  # boxes of odd and even width: a one-column jog
-                rows[1][xt] = "|" if rows[1][xt] == " " else rows[1][xt]
-                continue
-            low, high = sorted((xs, xt))
-            for x in range(low, high + 1):
-                if rows[1][x] == " ":
-                    rows[1][x] = "-"
-            rows[1][xs] = rows[1][xt] = "+"
-        return ["".join(row).rstrip() for row in rows]
+        index = {node_id: i for i, node_id in enumerate(self.nodes)}
+        return draw_boxes(
+            [node.name for node in self.nodes.values()],
+            [(index[e.source], index[e.target], e.conditional) for e in self.edges],
+        )
 
     def print_ascii(self) -> None:
         """Print :meth:`draw_ascii`."""
         print(self.draw_ascii())
 
-    def draw_mermaid(self) -> str:
-        """Return Mermaid flowchart source (top to bottom)."""
-        ids: dict[str, str] = {}
-        used: set[str] = set()
-        lines = ["graph TD"]
-        order = [node_id for layer in self._layers() for node_id in layer]
-        rank = {node_id: i for i, node_id in enumerate(order)}
-        for node in (self.nodes[node_id] for node_id in order):
-            base = re.sub(r"[^0-9A-Za-z_]", "_", node.name) or "node"
-            readable, suffix = base, 2
-            while readable in used:
-                readable, suffix = f"{base}_{suffix}", suffix + 1
-            used.add(readable)
-            ids[node.id] = readable
-            label = node.name.replace('"', "#quot;")
-            shape = f'(["{label}"])' if node.kind != "runnable" else f'["{label}"]'
-            lines.append(f"    {readable}{shape}")
-        for edge in sorted(self.edges, key=lambda e: (rank[e.source], rank[e.target])):
-            arrow = "-.->" if edge.conditional else "-->"
-            if edge.data:
-                arrow = f"-. {edge.data} .->" if edge.conditional else f"-- {edge.data} -->"
-            lines.append(f"    {ids[edge.source]} {arrow} {ids[edge.target]}")
-        return "\n".join(lines)
+    def draw_mermaid(
+        self,
+        *,
+        with_styles: bool = True,
+        curve_style: Any = CurveStyle.LINEAR,
+        wrap_label_n_words: int = 9,
+    ) -> str:
+        """Mermaid flowchart source (top to bottom), as LangChain writes it."""
+        graph = self.reid()
+        first, last = graph.first_node(), graph.last_node()
+        curve = getattr(curve_style, "value", curve_style)
+        lines: list[str] = []
+        if with_styles:
+            lines += ["---", "config:", "  flowchart:", f"    curve: {curve}", "---"]
+        lines.append("graph TD;")
+        if with_styles:
+            for node_id, node in graph.nodes.items():
+                label = node.name
+                if label in ("__start__", "__end__"):
+                    label = f"<p>{label}</p>"
+                if node.metadata:
+                    shown = "\n".join(f"{k} = {v}" for k, v in node.metadata.items())
+                    label += f"<hr/><small><em>{shown}</em></small>"
+                if last is not None and node_id == last.id:
+                    shape = f"([{label}]):::last"
+                elif first is not None and node_id == first.id:
+                    shape = f"([{label}]):::first"
+                else:
+                    shape = f"({label})"
+                lines.append(f"\t{_mermaid_id(node_id)}{shape}")
+        for edge in graph.edges:
+            source, target = _mermaid_id(edge.source), _mermaid_id(edge.target)
+            if edge.data is not None:
+                words = str(edge.data).split()
+                if len(words) > wrap_label_n_words:
+                    groups = [
+                        " ".join(words[i : i + wrap_label_n_words])
+                        for i in range(0, len(words), wrap_label_n_words)
+                    ]
+                    text = "&nbsp<br>&nbsp".join(groups)
+                else:
+                    text = str(edge.data)
+                arrow = (
+                    f"-. &nbsp;{text}&nbsp; .->"
+                    if edge.conditional
+                    else f"-- &nbsp;{text}&nbsp; -->"
+                )
+            else:
+                arrow = "-.->" if edge.conditional else "-->"
+            lines.append(f"\t{source} {arrow} {target};")
+        if with_styles:
+            lines += [
+                "\tclassDef default fill:#f2f0ff,line-height:1.2",
+                "\tclassDef first fill-opacity:0",
+                "\tclassDef last fill:#bfb6fc",
+            ]
+        return "\n".join(lines) + "\n"
+
+
+def _mermaid_id(node_id: str) -> str:
+    """A node id Mermaid accepts: other characters than letters, digits, ``_`` and
+    ``-`` become ``\\`` and their code point in hex."""
+    return "".join(
+        c if (c.isascii() and (c.isalnum() or c in "_-")) else f"\\{ord(c):x}" for c in node_id
+    )

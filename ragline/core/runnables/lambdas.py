@@ -106,13 +106,13 @@ class RunnableLambda(Runnable[Input, Output]):
         """The function's return annotation (``Any`` without one)."""
         return _annotations(self._function())[1]
 
-    def _input_title(self) -> str:
-        name = getattr(self._function(), "__name__", "<lambda>")
-        return "RunnableLambdaInput" if name == "<lambda>" else f"{name}_input"
+    def _input_title(self) -> str:  # a given name first, as LangChain's
+        name = self.name
+        return "RunnableLambdaInput" if name == "RunnableLambda" else f"{name}_input"
 
     def _output_title(self) -> str:
-        name = getattr(self._function(), "__name__", "<lambda>")
-        return "RunnableLambdaOutput" if name == "<lambda>" else f"{name}_output"
+        name = self.name
+        return "RunnableLambdaOutput" if name == "RunnableLambda" else f"{name}_output"
 
     def _options(self, run: Any, kwargs: dict[str, Any], *, is_async: bool) -> dict[str, Any]:
         """Keyword arguments for the function: bound kwargs, then config / run_manager."""

@@ -322,14 +322,16 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
 
         return self._atransform_stream_with_config(one(), self._astream_assign, config)
 
-    def get_graph(self) -> Graph:
-        """The mapper's branches plus a passthrough branch, between input and output."""
-        from ragline.core.runnables.graph import Graph
-
-        branches = [RunnablePassthrough().get_graph()] + [
-            s.get_graph() for s in self.mapper.steps.values()
-        ]
-        return Graph.fan(self, branches)
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        """The mapper's graph (its schemas' nodes, a branch per key) with a passthrough
+        branch added last, as LangChain draws an assign."""
+        graph = self.mapper.get_graph(config)
+        first, last = graph.first_node(), graph.last_node()
+        if first is not None and last is not None:
+            passthrough = graph.add_node(RunnablePassthrough())
+            graph.add_edge(first, passthrough)
+            graph.add_edge(passthrough, last)
+        return graph
 
 
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
