@@ -598,8 +598,11 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.storage": {
         "ragline.core": "InMemoryByteStore LocalFileStore RedisStore",
-        "ragline.core.stores": "InMemoryStore",
+        "ragline.core.stores": "EncoderBackedStore InMemoryStore",
         "ragline.retrievers": "create_kv_docstore",
+    },
+    "langchain_classic.storage.encoder_backed": {
+        "ragline.core.stores": "EncoderBackedStore",
     },
     "langchain_classic.storage.file_system": {
         "ragline.core": "LocalFileStore",

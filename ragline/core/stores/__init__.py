@@ -6,8 +6,11 @@ and (later) chat histories and LLM caches.
 ``InMemoryByteStore`` and ``LocalFileStore`` (``_local.py``) and ``RedisStore``
 (``_redis.py``, extra ``redis``: the client library is imported when a store is built).
 ``check_keys`` / ``check_pairs`` are the input checks every store shares.
+``EncoderBackedStore`` (``_encoder_backed.py``) keeps any keys and values in one of them
+through an encoder and a serializer.
 """
 
+from ragline.core.stores._encoder_backed import EncoderBackedStore
 from ragline.core.stores._local import (
     BaseStore,
     ByteStore,
@@ -22,6 +25,7 @@ from ragline.core.stores._redis import RedisStore
 __all__ = [
     "BaseStore",
     "ByteStore",
+    "EncoderBackedStore",
     "InMemoryByteStore",
     "InMemoryStore",
     "LocalFileStore",
