@@ -210,8 +210,9 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
             InvalidInputError: the query is not a str.
             TypeError: options were given to a retriever whose hook takes none.
         """
-        query = self._check_query(input)
-        self._check_options(kwargs, self._expects_other_args)
+        query = input if type(input) is str else self._check_query(input)
+        if kwargs:
+            self._check_options(kwargs, self._expects_other_args)
         return self._call_with_config(  # type: ignore[no-any-return]
             self._hook(kwargs), query, config, run_type="retriever", with_run_manager=True
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ragline.core import BaseRetriever, Document, InvalidInputError
 from ragline.core._checks import check_choice
@@ -71,6 +71,9 @@ class VectorStoreRetriever(BaseRetriever):
     """
 
     allowed_search_types = SEARCH_TYPES
+    # invoke's hook is _search_one, which stands for _get_relevant_documents and
+    # _batch_get_relevant_documents: False in a subclass that overrides either
+    _one_query_path: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -170,6 +173,34 @@ class VectorStoreRetriever(BaseRetriever):
 
     def _get_relevant_documents(self, query: str, **search_options: Any) -> list[Document]:
         return self._batch_get_relevant_documents([query], **search_options)[0]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._one_query_path = (
+            cls._get_relevant_documents is VectorStoreRetriever._get_relevant_documents
+            and cls._batch_get_relevant_documents
+            is VectorStoreRetriever._batch_get_relevant_documents
+        )
+
+    def _hook(self, options: dict[str, Any]) -> Any:
+        if options or not self._one_query_path:
+            return super()._hook(options)
+        return self._search_one
+
+    def _search_one(self, query: str, run: Any) -> list[Document]:
+        """``invoke``'s hook without per-call options: what ``_get_relevant_documents``
+        does for one query, with the run's handlers read from ``run`` itself (the run
+        whose config is current while it searches) rather than looked up."""
+        store = self.vectorstore
+        if store._langchain_style:
+            return store.search(query, self._search_type, **self._search_kwargs)
+        plan: SearchPlan = self._plan  # type: ignore[assignment]  # made for our stores
+        handlers = run.handlers
+        wanting = [h for h in handlers if hasattr(h, _DETAILS_EVENT)] if handlers else None
+        if self.score_key is None and not wanting:
+            return store._search_texts([query], plan, scores=False)[0]
+        pairs = store._search_texts([query], self._reporting_plan(plan))
+        return self._reported(pairs, plan, (run.run_id, wanting) if wanting else None)[0]
 
     async def _aget_relevant_documents(  # type: ignore[override]
         self, query: str, **search_options: Any

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from ragline.core import (
+    BaseCallbackHandler,
     ConfigurationError,
     Document,
     InvalidInputError,
@@ -117,6 +118,63 @@ def test_retriever_inside_a_chain_is_a_child_run(store: CountingStore) -> None:
         ("retriever_start", "VectorStoreRetriever", "RunnableSequence"),
         ("retriever_end", "VectorStoreRetriever", "RunnableSequence"),
         ("chain_end", "RunnableSequence", None),
+    ]
+
+
+class DetailsHandler(BaseCallbackHandler):
+    """A handler that asks for each search's k and scores (as ragline.tracing's does)."""
+
+    def __init__(self) -> None:
+        self.started: list[Any] = []
+        self.details: list[tuple[Any, ...]] = []
+
+    def on_retriever_start(self, serialized: Any, query: str, *, run_id: Any, **kw: Any) -> None:
+        self.started.append(run_id)
+
+    def on_retriever_details(
+        self, *, run_id: Any, k: int, search_type: str, scores: list[float], score_type: str
+    ) -> None:
+        self.details.append((run_id, k, search_type, scores, score_type))
+
+
+def test_a_handler_that_asks_gets_each_searchs_details(store: CountingStore) -> None:
+    handler, collector = DetailsHandler(), RunCollectorCallbackHandler()
+    retriever = store.as_retriever(search_kwargs={"k": 2})
+    found = retriever.invoke("q0", config={"callbacks": [collector, handler]})
+    assert texts_of(found) == ["d0", "d1"]
+    [(run_id, k, search_type, scores, kind)] = handler.details
+    assert run_id == handler.started[0] == collector.traced_runs[0].id
+    assert (k, search_type, kind) == (2, "similarity", "native")
+    assert scores == pytest.approx([1.0, float(np.cos(np.radians(10)))])
+    assert all(type(score) is float for score in scores)
+    # with score_key the documents carry their relevances, and those are reported
+    keyed = VectorStoreRetriever(store, search_kwargs={"k": 2}, score_key="relevance")
+    found = keyed.invoke("q0", config={"callbacks": [handler]})
+    assert handler.details[1][1:3] + handler.details[1][4:] == (2, "similarity", "relevance")
+    assert handler.details[1][3] == [doc.metadata["relevance"] for doc in found]
+    assert keyed.invoke("q0")[0].metadata["relevance"] == found[0].metadata["relevance"]
+    # a handler without the method, or none: the same documents
+    assert texts_of(retriever.invoke("q0", config={"callbacks": [collector]})) == ["d0", "d1"]
+    assert texts_of(retriever.invoke("q0")) == ["d0", "d1"] and len(handler.details) == 2
+
+
+def test_invoke_calls_a_subclass_own_hooks(store: CountingStore) -> None:
+    class Reversed(VectorStoreRetriever):
+        def _get_relevant_documents(self, query: str, **options: Any) -> list[Document]:
+            return super()._get_relevant_documents(query, **options)[::-1]
+
+    class FirstOnly(VectorStoreRetriever):
+        def _batch_get_relevant_documents(  # type: ignore[override]
+            self, queries: list[str], **options: Any
+        ) -> list[list[Document]]:
+            found = super()._batch_get_relevant_documents(queries, **options)
+            return [documents[:1] for documents in found]
+
+    assert texts_of(Reversed(store, search_kwargs={"k": 2}).invoke("q0")) == ["d1", "d0"]
+    assert texts_of(FirstOnly(store, search_kwargs={"k": 2}).invoke("q0")) == ["d0"]
+    assert texts_of(VectorStoreRetriever(store, search_kwargs={"k": 2}).invoke("q0")) == [
+        "d0",
+        "d1",
     ]
 
 
