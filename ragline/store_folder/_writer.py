@@ -248,7 +248,7 @@ class FolderWriter:
 
     def _load(self, previous: Manifest | None) -> None:
         """Read the committed store, records and artifacts into memory (empty if none)."""
-        records = SQLRecordManager(RECORDS_NAMESPACE, db_url=":memory:")
+        records = _FolderRecords(RECORDS_NAMESPACE, db_url=":memory:")
         data = self.folder.data_path(previous) if previous else None
         # A folder from before format 2 with a store but no records, or records but no
         # store, starts over: its chunks could not be matched to records.
@@ -622,6 +622,23 @@ class FolderWriter:
             shutil.rmtree(self.folder.path, ignore_errors=True)
         if lock is not None:
             lock.release()
+
+
+class _FolderRecords(SQLRecordManager):
+    """The run's records (in memory, committed with the store): no intent log.
+
+    index() logs each batch's keys as pending before writing them to the store, and
+    clears them with their records, so that a run killed in between is finished by the
+    next one. Here the store and the records are committed together, only at batch
+    boundaries (where nothing is pending), and a killed run leaves the last commit, so
+    the log could never be read; it cost ~4 us of CPU per chunk (two statements per
+    batch and a look-up of the pending keys), about 5% of the run's own CPU. index()
+    writes in the same order without it.
+    """
+
+    @property
+    def keeps_intents(self) -> bool:
+        return False
 
 
 class _ObservedStore:

@@ -342,6 +342,41 @@ def test_checkpoints_commit_as_the_run_goes(tmp_path: Path) -> None:
     assert StoreFolder(folder).read_manifest().chunks == 360
 
 
+def test_the_folders_records_keep_no_intent_log_and_commit_in_step_with_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store and records are committed together at batch boundaries, so index()'s
+    log of pending writes (two statements per batch) could never be read: the folder's
+    records keep none. Each checkpoint and the end still commit records that name
+    exactly the stored chunks."""
+    folder = tmp_path / "store"
+    marked: list[int] = []
+    real_mark = SQLRecordManager.mark_pending
+
+    def mark_pending(self: SQLRecordManager, keys: Sequence[str], **options: object) -> None:
+        marked.append(len(keys))
+        real_mark(self, keys, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SQLRecordManager, "mark_pending", mark_pending)
+    in_step: list[bool] = []
+
+    def watching(documents: Sequence[Document]) -> Iterable[Document]:
+        for position, document in enumerate(documents):
+            if position % 100 == 50 and (folder / "ragline.json").exists():
+                ids = StoreFolder(folder).open_store().snapshot().ids
+                in_step.append(sorted(records_of(folder)) == sorted(ids) and len(ids) > 0)
+            yield document
+
+    with StoreFolder(folder).writer(embedding="hashing", checkpoint_seconds=0) as writer:
+        writer.index(watching(chunks(360)))
+    with StoreFolder(folder).writer(embedding="hashing", checkpoint_seconds=0) as writer:
+        writer.index(chunks(120, word="other"), cleanup="full")  # deletes, unlogged too
+    assert marked == []
+    assert in_step == [True, True, True]
+    assert sorted(records_of(folder)) == sorted(hash_document(d) for d in chunks(120, word="other"))
+    assert stored_texts(folder) == sorted(f"other {n}" for n in range(120))
+
+
 SIGINT_RUN = """
 import sys, time
 from ragline.embeddings import HashingEmbeddings
