@@ -39,6 +39,7 @@ from ragline.core.runnables.runs import add_chunks
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from ragline.core import RunnableConfig
     from ragline.core.runnables.graph import Graph
 
 __all__ = [
@@ -187,6 +188,24 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
     def output_keys(self) -> list[str]:
         """The answer's key (``output_text`` when the chain returns the bare answer)."""
         return [self.output_key or "output_text"]
+
+    # LangChain's classic document chains (load_qa_chain, load_summarize_chain, llm_chain=)
+    # are Chains: invoke takes the documents alone (chain.invoke(docs)) and
+    # return_only_outputs=True; a chain built by create_stuff_documents_chain (no
+    # output_key) takes its input as given, as LangChain's sequence does.
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        if self.output_key is None:
+            return super().invoke(input, config, **kwargs)
+        only_outputs = kwargs.pop("return_only_outputs", False)
+        result = super().invoke(self._input_dict(input), config, **kwargs)
+        return self._as_outputs(result) if only_outputs else result
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        if self.output_key is None:
+            return await super().ainvoke(input, config, **kwargs)
+        only_outputs = kwargs.pop("return_only_outputs", False)
+        result = await super().ainvoke(self._input_dict(input), config, **kwargs)
+        return self._as_outputs(result) if only_outputs else result
 
     # ---- the one hook ------------------------------------------------------------------
     @abstractmethod

@@ -205,3 +205,48 @@ def test_as_retriever_ignores_unknown_options_with_a_warning() -> None:
     ]
     assert expected[:2] == ["similarity", {}]
     assert shape(retriever) == expected
+
+
+def _summaries(load: Any, document_class: type, llm_class: type) -> list[Any]:
+    class WordCountLLM(llm_class):  # type: ignore[misc,valid-type]
+        def get_num_tokens(self, text: str) -> int:
+            return len(text.split())
+
+    docs = [document_class(page_content=t) for t in ("one a", "two b", "three c")]
+    stuff = load(llm_class(responses=["Stuffed."]), chain_type="stuff")
+    out: list[Any] = [stuff.invoke(docs), stuff.invoke({"input_documents": docs[:1]})]
+    map_reduce = load(
+        WordCountLLM(responses=["s1", "s2", "s3", "Final."]),
+        chain_type="map_reduce",
+        return_intermediate_steps=True,
+    )
+    out.append(map_reduce.invoke({"input_documents": docs}, return_only_outputs=True))
+    refine = load(llm_class(responses=["r1", "r2", "r3"]), chain_type="refine")
+    out.append(refine.invoke(docs, return_only_outputs=True))
+    return [repr(item) for item in out]  # the two libraries' Documents print alike
+
+
+def test_classic_document_chains_take_the_documents_alone() -> None:
+    """load_summarize_chain_types: a classic document chain (``load_summarize_chain``,
+    ``load_qa_chain``) is a LangChain ``Chain``: ``chain.invoke(docs)`` puts the list under
+    its one input key, and ``invoke(..., return_only_outputs=True)`` leaves the inputs out."""
+    import asyncio
+    import warnings
+
+    from langchain_core.documents import Document as LCDocument
+    from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+
+    from ragline.chains import load_summarize_chain
+    from ragline.core import Document
+    from ragline.core.fake_models import FakeListLLM
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_classic.chains.summarize import load_summarize_chain as lc_load
+
+        expected = _summaries(lc_load, LCDocument, LCFakeListLLM)
+    assert expected[2] == "{'intermediate_steps': ['s1', 's2', 's3'], 'output_text': 'Final.'}"
+    assert _summaries(load_summarize_chain, Document, FakeListLLM) == expected
+    chain = load_summarize_chain(FakeListLLM(responses=["async"]))
+    result = asyncio.run(chain.ainvoke([Document("x")], return_only_outputs=True))
+    assert result == {"output_text": "async"}
