@@ -52,6 +52,7 @@ from ragline.core import (
     RunnableSerializable,
     StdOutCallbackHandler,
 )
+from ragline.core._json_schema import field_title
 from ragline.core.callbacks import CallbackManager
 from ragline.core.config import legacy_call_config, merge_configs
 from ragline.core.language_models._outputs import RUN_KEY, RunInfo
@@ -293,6 +294,20 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
     def output_keys(self) -> list[str]:
         """The keys ``_call`` returns."""
 
+    # LangChain's Chain schemas: ChainInput / ChainOutput, one property per key (default
+    # None); get_graph draws them as the chain's input and output nodes
+    def _input_title(self) -> str:
+        return "ChainInput"
+
+    def _output_title(self) -> str:
+        return "ChainOutput"
+
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return _keys_schema(self.input_keys)
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return _keys_schema(self.output_keys)
+
     @abstractmethod
     def _call(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
         """Compute the outputs (the one hook). ``run_manager`` reports ``on_text`` and
@@ -463,3 +478,8 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
         return (
             f"{type(self).__name__}()" if not self.name else f"{type(self).__name__}({self.name!r})"
         )
+
+
+def _keys_schema(keys: list[str]) -> dict[str, Any]:
+    properties = {key: {"default": None, "title": field_title(key)} for key in keys}
+    return {"properties": properties, "type": "object"}

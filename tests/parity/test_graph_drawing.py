@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from langchain_classic.agents import AgentExecutor as LCAgentExecutor
 from langchain_classic.agents import create_tool_calling_agent as lc_create_tool_calling_agent
+from langchain_classic.chains import LLMChain as LCLLMChain
 from langchain_classic.chains import create_retrieval_chain as lc_create_retrieval_chain
 from langchain_classic.chains.combine_documents import (
     create_stuff_documents_chain as lc_create_stuff_documents_chain,
@@ -69,6 +70,8 @@ def lib(which: str) -> dict[str, Any]:
             "create_stuff_documents_chain": lc_create_stuff_documents_chain,
             "create_tool_calling_agent": lc_create_tool_calling_agent,
             "AgentExecutor": LCAgentExecutor,
+            "LLMChain": LCLLMChain,
+            "FakeListLLM": lc_models.FakeListLLM,
             "tool": lc_tools.tool,
         }
 
@@ -93,6 +96,8 @@ def lib(which: str) -> dict[str, Any]:
         "create_stuff_documents_chain": chains.create_stuff_documents_chain,
         "create_tool_calling_agent": agents.create_tool_calling_agent,
         "AgentExecutor": agents.AgentExecutor,
+        "LLMChain": chains.LLMChain,
+        "FakeListLLM": core.FakeListLLM,
         "tool": tools.tool,
     }
 
@@ -207,6 +212,16 @@ def tool_calling_agent(ns: dict[str, Any]) -> Any:
     return ns["create_tool_calling_agent"](chat, [echo], prompt)
 
 
+def agent_executor(ns: dict[str, Any]) -> Any:
+    agent = tool_calling_agent(ns)
+    return ns["AgentExecutor"](agent=agent, tools=[])
+
+
+def llm_chain(ns: dict[str, Any]) -> Any:
+    prompt = ns["PromptTemplate"].from_template("Tell me about {topic} in {style}")
+    return ns["LLMChain"](llm=ns["FakeListLLM"](responses=["x"]), prompt=prompt)
+
+
 SCENARIOS = [
     prompt_model_parser,
     lcel_rag,
@@ -221,6 +236,8 @@ SCENARIOS = [
     nested_sequences,
     single_prompt,
     tool_calling_agent,
+    agent_executor,
+    llm_chain,
 ]
 
 
