@@ -54,7 +54,7 @@ from ragline.core import (
 )
 from ragline.core._json_schema import field_title
 from ragline.core.callbacks import CallbackManager
-from ragline.core.config import legacy_call_config, merge_configs
+from ragline.core.config import legacy_call_config
 from ragline.core.language_models._outputs import RUN_KEY, RunInfo
 
 __all__ = ["RUN_KEY", "Chain", "LegacyChainAPI", "RunInfo"]
@@ -65,9 +65,9 @@ class LegacyChainAPI:
 
     A class using it provides ``invoke``, ``input_keys`` and ``output_keys``; it gets
     ``chain(inputs)``, ``run``, ``apply`` and their async twins; its own ``callbacks``,
-    ``tags`` and ``metadata`` join every run it starts (and reach the runs inside it),
-    and ``verbose=True`` prints its own run (not the runs inside it), as LangChain's
-    ``verbose`` does.
+    ``tags`` and ``metadata`` join every run it starts but not the runs inside it, and
+    ``verbose=True`` prints its own run (not the runs inside it), as LangChain's do. (A
+    call's ``config`` callbacks, tags and metadata reach the runs inside too.)
     """
 
     verbose: bool = False
@@ -104,20 +104,21 @@ class LegacyChainAPI:
         self.metadata = dict(metadata) if metadata else None
 
     def _run_config(self, config: RunnableConfig) -> RunnableConfig:
-        own: dict[str, Any] = {}
-        if self.callbacks is not None:
-            own["callbacks"] = self.callbacks
-        if self.tags:
-            own["tags"] = list(self.tags)
-        if self.metadata:
-            own["metadata"] = dict(self.metadata)
-        if own:
-            config = merge_configs(own, config)  # type: ignore[arg-type]
+        # the chain's own handlers, tags and metadata are for its own run only (local),
+        # after the call's, as LangChain's CallbackManager.configure orders them
+        if self.callbacks is None and not self.tags and not self.metadata and not self.verbose:
+            return config
+        manager = CallbackManager.configure(
+            config,
+            self.callbacks,
+            local_tags=self.tags or None,
+            local_metadata=self.metadata or None,
+        )
         if self.verbose:  # a stdout handler for this chain's own run only
-            manager = CallbackManager.from_config(config)
             manager.add_handler(StdOutCallbackHandler(), inherit=False)
-            config = {**config, "callbacks": manager}
-        return config
+        # the manager holds the call's tags and metadata now: read again from the config
+        # they would move after the chain's own
+        return {**config, "callbacks": manager, "tags": [], "metadata": {}}
 
     def _start_run(
         self, input: Any, config: RunnableConfig, run_type: str, streamed_input: bool = False

@@ -228,8 +228,12 @@ class ConversationalRetrievalChain(Chain):
         """
         from ragline.chains._retrieval import load_qa_chain
 
-        combine = load_qa_chain(
-            llm, chain_type=chain_type, verbose=verbose, **(combine_docs_chain_kwargs or {})
+        combine = load_qa_chain(  # the callbacks go to each chain built, as in LangChain
+            llm,
+            chain_type=chain_type,
+            verbose=verbose,
+            callbacks=callbacks,
+            **(combine_docs_chain_kwargs or {}),
         )
         generator = LLMChain(
             llm=condense_question_llm or llm,

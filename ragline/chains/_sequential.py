@@ -170,7 +170,9 @@ class SimpleSequentialChain(Chain):
         value = inputs[self.input_key]
         colors = self._step_colors()
         for step, chain in enumerate(self.chains):
-            value = self._stripped(chain.run(value))
+            # each step's run is tagged step_<n> (that run only), as LangChain's are
+            children = None if run_manager is None else run_manager.get_child(f"step_{step + 1}")
+            value = self._stripped(chain.run(value, callbacks=children))
             if run_manager is not None and run_manager.handlers:
                 run_manager.on_text(str(value), color=colors[step], end="\n")
         return {self.output_key: value}
@@ -179,7 +181,8 @@ class SimpleSequentialChain(Chain):
         value = inputs[self.input_key]
         colors = self._step_colors()
         for step, chain in enumerate(self.chains):
-            value = self._stripped(await chain.arun(value))
+            children = None if run_manager is None else run_manager.get_child(f"step_{step + 1}")
+            value = self._stripped(await chain.arun(value, callbacks=children))
             if run_manager is not None and run_manager.handlers:
                 await run_manager.aon_text(str(value), color=colors[step], end="\n")
         return {self.output_key: value}

@@ -206,10 +206,14 @@ def test_callbacks_tags_and_metadata_of_the_chain_and_of_the_call() -> None:
     chain.invoke({"word": "ok"}, {"callbacks": [theirs], "tags": ["call-tag"]})
     for collector in (mine, theirs):
         (run,) = collector.traced_runs
-        assert run.tree() == ("LLMChain", [("FakeListLLM", [])])
         assert run.tags == ["call-tag", "chain-tag"]  # LangChain's order
         assert run.metadata == {"owner": "tests"}
-    assert mine.traced_runs[0].children[0].inputs == {"prompts": ["Say ok"]}
+    # the chain's own handlers, tags and metadata are for its own run only, as LangChain's
+    assert mine.traced_runs[0].tree() == ("LLMChain", [])
+    assert theirs.traced_runs[0].tree() == ("LLMChain", [("FakeListLLM", [])])
+    (model_run,) = theirs.traced_runs[0].children
+    assert model_run.inputs == {"prompts": ["Say ok"]}
+    assert (model_run.tags, model_run.metadata.get("owner")) == (["call-tag"], None)
 
 
 def test_verbose_prints_the_chain_run_and_its_prompt_only(
@@ -618,8 +622,9 @@ def test_load_qa_chain_verbose_and_retrieval_qa_calling_forms(
 def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None:
     """RetrievalQA.from_chain_type(callbacks=...), load_qa_chain(callbacks=...) and a
     StuffDocumentsChain built from an LLMChain that has handlers: the handlers see the
-    chain's run and the retriever and model runs inside it, with the chain's tags."""
-    collector = RunCollectorCallbackHandler()
+    run of the chain they were given to, with its tags, and not the runs inside it (as
+    LangChain's); a call's handlers see them all."""
+    collector, caller = RunCollectorCallbackHandler(), RunCollectorCallbackHandler()
     qa = RetrievalQA.from_chain_type(
         FakeListChatModel(responses=["80 AD."]),
         retriever=_retriever(),
@@ -627,8 +632,14 @@ def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None
         tags=["qa"],
         metadata={"owner": "tests"},
     )
-    assert qa.run("When was the Colosseum finished?") == "80 AD."
+    assert qa.invoke({"query": "When was the Colosseum finished?"}, {"callbacks": [caller]}) == {
+        "query": "When was the Colosseum finished?",
+        "result": "80 AD.",
+    }
     (run,) = collector.traced_runs
+    assert run.tree() == ("retrieval_qa", [])
+    assert (run.tags, run.metadata) == (["qa"], {"owner": "tests"})
+    (run,) = caller.traced_runs
     answer = ("answer", [("ChatPromptTemplate", []), ("FakeListChatModel", []),
                          ("StrOutputParser", [])])  # fmt: skip
     assert run.tree() == (
@@ -637,11 +648,11 @@ def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None
     )
     assert (run.tags, run.metadata) == (["qa"], {"owner": "tests"})
     model_run = run.children[1].children[0].children[1]
-    # a model adds LangChain's ls_* keys; the answer sequence tags its second step's run
+    # the chain's tags and metadata stay on its own run; the answer sequence tags its
+    # second step's run, and a model adds LangChain's ls_* keys
     assert (model_run.tags, model_run.metadata) == (
-        ["qa", "seq:step:2"],
+        ["seq:step:2"],
         {
-            "owner": "tests",
             "ls_provider": "fakelistchatmodel",
             "ls_model_type": "chat",
             "ls_integration": "langchain_chat_model",
@@ -670,7 +681,6 @@ def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None
         collector.traced_runs.clear()
         assert chain.run(input_documents=docs, question="Where is Etna?") == "Sicily."
         (run,) = collector.traced_runs
-        assert run.name == name
-        assert "FakeListChatModel" in str(run.tree())
+        assert run.tree() == (name, [])
     with pytest.raises(InvalidInputError, match="does not take callback_manager"):
         load_qa_chain(FakeListChatModel(responses=["x"]), callback_manager=None)
