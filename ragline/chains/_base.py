@@ -135,7 +135,7 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         empty_answer: returned without calling the model when there are no documents;
             ``None`` calls the model with an empty context.
         verbose: print this chain's runs (LangChain's ``verbose=True``).
-        callbacks, tags, metadata: added to every run of this chain (and the runs
+        callbacks, tags, metadata: added to this chain's own runs (not to the runs
             inside it), as on a ``Chain``.
 
     Besides ``invoke``/``stream``, LangChain's older calling forms work:

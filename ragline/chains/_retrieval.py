@@ -248,7 +248,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
     ) -> RetrievalQA:
         """Build the chain from a model, a chain type and a retriever.
 
-        ``callbacks``, ``tags`` and ``metadata`` join every run of the chain (and the
+        ``callbacks``, ``tags`` and ``metadata`` join the chain's own runs (not the
         retriever and model runs inside it), as on a ``Chain``.
 
         Raises:
