@@ -426,7 +426,9 @@ class FolderWriter:
                 self._keyword_pool = pool
                 try:
                     self._save_keyword_index(data, self._committed_data())
-                    self.store.save_local(data / FAISS_FOLDER, documents="sqlite")
+                    self.store.save_local(
+                        data / FAISS_FOLDER, documents="sqlite", durable=self.durable
+                    )
                     self.records.copy_to(data / RECORDS_FILE)
                     for name, artifact in self.artifacts.items():
                         artifact.save(data / name)

@@ -377,6 +377,29 @@ def test_the_folders_records_keep_no_intent_log_and_commit_in_step_with_the_stor
     assert stored_texts(folder) == sorted(f"other {n}" for n in range(120))
 
 
+def test_a_commit_flushes_the_faiss_index_file_beside_the_documents_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The faiss index file is flushed to disk by the thread that wrote it, while the
+    documents file is written (a durable commit used to flush every file one after the
+    other once all were written); both are flushed before the manifest names them."""
+    from ragline.vectorstores.faiss import _files
+
+    flushed: list[tuple[str, str]] = []
+    real_fsync = _files._fsync_file
+
+    def fsync_file(path: Path) -> None:
+        flushed.append((threading.current_thread().name.split("_")[0], path.suffix))
+        real_fsync(path)
+
+    monkeypatch.setattr(_files, "_fsync_file", fsync_file)
+    folder = tmp_path / "store"
+    with StoreFolder(folder).writer(embedding="hashing") as writer:
+        writer.index(chunks(30))
+    assert sorted(flushed) == [("MainThread", ".sqlite"), ("ragline-faiss-save", ".faiss")]
+    assert sorted(records_of(folder)) == sorted(hash_document(d) for d in chunks(30))
+
+
 SIGINT_RUN = """
 import sys, time
 from ragline.embeddings import HashingEmbeddings
