@@ -64,6 +64,7 @@ def lib(which: str) -> dict[str, Any]:
             "RunnableParallel": lc_runnables.RunnableParallel,
             "RunnablePassthrough": lc_runnables.RunnablePassthrough,
             "RunnableBranch": lc_runnables.RunnableBranch,
+            "chain": lc_runnables.chain,
             "ConfigurableField": lc_runnables.ConfigurableField,
             "Fixed": Fixed,
             "create_retrieval_chain": lc_create_retrieval_chain,
@@ -90,6 +91,7 @@ def lib(which: str) -> dict[str, Any]:
         "RunnableParallel": core.RunnableParallel,
         "RunnablePassthrough": core.RunnablePassthrough,
         "RunnableBranch": core.RunnableBranch,
+        "chain": core.chain,
         "ConfigurableField": core.ConfigurableField,
         "Fixed": Fixed,
         "create_retrieval_chain": chains.create_retrieval_chain,
@@ -222,6 +224,19 @@ def llm_chain(ns: dict[str, Any]) -> Any:
     return ns["LLMChain"](llm=ns["FakeListLLM"](responses=["x"]), prompt=prompt)
 
 
+def function_using_runnables(ns: dict[str, Any]) -> Any:
+    """A @chain function: the runnables it reads by closure (or global) name are drawn
+    between its input and output nodes."""
+    prompt = ns["PromptTemplate"].from_template("Say {x}")
+    llm = ns["FakeListLLM"](responses=["a"])
+
+    @ns["chain"]
+    def custom(text: str) -> Any:
+        return llm.invoke(prompt.invoke({"x": text})) + str(len(text))
+
+    return custom | ns["RunnableLambda"](str.upper)
+
+
 SCENARIOS = [
     prompt_model_parser,
     lcel_rag,
@@ -238,6 +253,7 @@ SCENARIOS = [
     tool_calling_agent,
     agent_executor,
     llm_chain,
+    function_using_runnables,
 ]
 
 

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextvars
 import functools
 import inspect
+import textwrap
 import typing
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.runnables.base import Input, Output, Runnable
 from ragline.core.runnables.runs import _NOTHING, add_chunks
+
+if TYPE_CHECKING:
+    from ragline.core.runnables.graph import Graph
 
 __all__ = ["RunnableGenerator", "RunnableLambda", "chain"]
 
@@ -42,6 +47,61 @@ def _annotations(func: Any) -> tuple[Any, Any]:
 def _function_name(func: Callable[..., Any], fallback: str) -> str:
     name = getattr(func, "__name__", None)
     return fallback if not name or name == "<lambda>" else name
+
+
+def _names_read(tree: ast.AST) -> set[str]:
+    """Names a function's source reads: ``a`` or the whole chain ``a.b.c``."""
+    found: set[str] = set()
+
+    class Reader(ast.NodeVisitor):
+        def visit_Attribute(self, node: ast.Attribute) -> None:
+            parts = [node.attr]
+            base: ast.expr = node.value
+            while isinstance(base, ast.Attribute):
+                parts.append(base.attr)
+                base = base.value
+            if isinstance(base, ast.Name) and isinstance(node.ctx, ast.Load):
+                found.add(".".join([base.id, *reversed(parts)]))
+            else:
+                self.generic_visit(node)
+
+        def visit_Name(self, node: ast.Name) -> None:
+            if isinstance(node.ctx, ast.Load):
+                found.add(node.id)
+
+    Reader().visit(tree)
+    return found
+
+
+def _runnables_used(func: Any) -> list[Runnable[Any, Any]]:
+    """The runnables ``func`` reads through its globals or closure (methods of a
+    runnable count as the runnable), in the order Python lists those names."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+        scope = inspect.getclosurevars(func)
+    except (OSError, TypeError, SyntaxError):
+        return []
+    read = _names_read(tree)
+    found: list[Any] = []
+    for name, value in {**scope.globals, **scope.nonlocals}.items():
+        if name in read:
+            found.append(value)
+        for chain in sorted(c for c in read if c.split(".")[0] == name and "." in c):
+            target = value
+            for part in chain.split(".")[1:]:
+                target = getattr(target, part, _NOTHING)
+                if target is _NOTHING:
+                    break
+            else:
+                found.append(target)
+    deps: list[Runnable[Any, Any]] = []
+    for item in found:
+        owner = getattr(item, "__self__", None)
+        if isinstance(item, Runnable):
+            deps.append(item)
+        elif isinstance(owner, Runnable):
+            deps.append(owner)
+    return deps
 
 
 class RunnableLambda(Runnable[Input, Output]):
@@ -105,6 +165,21 @@ class RunnableLambda(Runnable[Input, Output]):
     def OutputType(self) -> Any:
         """The function's return annotation (``Any`` without one)."""
         return _annotations(self._function())[1]
+
+    @functools.cached_property
+    def deps(self) -> list[Runnable[Any, Any]]:
+        """The runnables the function uses by a global or closure name (``model`` in
+        ``model.invoke(x)``), as LangChain finds them for the graph."""
+        return [dep for dep in _runnables_used(self._function()) if dep is not self]
+
+    def get_graph(self, config: RunnableConfig | None = None) -> Graph:
+        """Input and output nodes with the runnables the function uses between them
+        (one node for the function when it uses none), as LangChain draws a lambda."""
+        from ragline.core.runnables.graph import Graph
+
+        if not self.deps:
+            return super().get_graph(config)
+        return Graph.fan(self, [dep.get_graph() for dep in self.deps])
 
     def _input_title(self) -> str:  # a given name first, as LangChain's
         name = self.name
