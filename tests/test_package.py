@@ -299,6 +299,7 @@ PINNED_EXPORTS = {
         "ReduceDocumentsChain",
         "RefineDocumentsChain",
         "RetrievalQA",
+        "RetrievalQAWithSourcesChain",
         "RunInfo",
         "SequentialChain",
         "SimpleSequentialChain",
@@ -312,6 +313,7 @@ PINNED_EXPORTS = {
         "create_stuff_documents_chain",
         "format_document",
         "load_qa_chain",
+        "load_qa_with_sources_chain",
         "load_summarize_chain",
     ],
     "core": [

@@ -11,7 +11,8 @@ The legacy Chain API (``Chain``, ``LLMChain``, ``SequentialChain``,
 ``ragline.memory``; ``create_history_aware_retriever`` is the LCEL way to chat over
 documents. ``create_structured_output_runnable`` binds a model to answer in a schema's
 shape (LangChain's older helper). ``HypotheticalDocumentEmbedder`` (HyDE) embeds a query
-as the passage a model writes for it.
+as the passage a model writes for it. ``RetrievalQAWithSourcesChain`` and
+``load_qa_with_sources_chain`` answer with a ``SOURCES:`` line, split out of the answer.
 """
 
 from ragline.core._lazy import attach
@@ -45,6 +46,8 @@ _EXPORTS = {
     "load_summarize_chain": "._summarize",
     "create_structured_output_runnable": "._structured_output",
     "HypotheticalDocumentEmbedder": "._hyde",
+    "RetrievalQAWithSourcesChain": "._qa_with_sources",
+    "load_qa_with_sources_chain": "._qa_with_sources",
 }
 
 __all__ = sorted(_EXPORTS)

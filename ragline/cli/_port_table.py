@@ -112,10 +112,11 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.chains": (
             "ConversationChain ConversationalRetrievalChain HypotheticalDocumentEmbedder "
             "LLMChain MapReduceDocumentsChain MapRerankDocumentsChain "
-            "ReduceDocumentsChain RefineDocumentsChain RetrievalQA SequentialChain "
-            "SimpleSequentialChain StuffDocumentsChain TransformChain "
-            "create_history_aware_retriever create_retrieval_chain "
-            "create_structured_output_runnable load_summarize_chain"
+            "ReduceDocumentsChain RefineDocumentsChain RetrievalQA "
+            "RetrievalQAWithSourcesChain SequentialChain SimpleSequentialChain "
+            "StuffDocumentsChain TransformChain create_history_aware_retriever "
+            "create_retrieval_chain create_structured_output_runnable "
+            "load_summarize_chain"
         ),
     },
     "langchain_classic.chains.base": {
@@ -170,6 +171,15 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.chains.openai_functions.base": {
         "ragline.chains": "create_structured_output_runnable",
         "ragline.core": "convert_to_openai_function",
+    },
+    "langchain_classic.chains.qa_with_sources": {
+        "ragline.chains": "load_qa_with_sources_chain",
+    },
+    "langchain_classic.chains.qa_with_sources.loading": {
+        "ragline.chains": "load_qa_with_sources_chain",
+    },
+    "langchain_classic.chains.qa_with_sources.retrieval": {
+        "ragline.chains": "RetrievalQAWithSourcesChain",
     },
     "langchain_classic.chains.question_answering": {
         "ragline.chains": "load_qa_chain",
