@@ -91,6 +91,8 @@ __all__ = [
     "remove_default_handler",
 ]
 
+_NOT_GIVEN: Any = object()
+
 # Handlers that every root run started in this context reports to (the usage callbacks'
 # ``with get_openai_callback() as cb:``); child runs inherit them from the root.
 _context_handlers: ContextVar[tuple[BaseCallbackHandler, ...]] = ContextVar(
@@ -591,7 +593,7 @@ class CallbackManager:
         )
         if run.handlers:
             shown, options = _start_arguments(serialized, name, given, extra)
-            run._emit(event, shown, payload, **options)
+            run._emit(event, shown, payload, metadata=dict(run.metadata), **options)
         return run
 
     async def _astart(
@@ -614,7 +616,7 @@ class CallbackManager:
         )
         if run.handlers:
             shown, options = _start_arguments(serialized, name, given, extra)
-            await run._aemit(event, shown, payload, **options)
+            await run._aemit(event, shown, payload, metadata=dict(run.metadata), **options)
         return run
 
     def on_chain_start(
@@ -624,7 +626,7 @@ class CallbackManager:
         run_id: UUID | None = None,
         *,
         name: str | None = None,
-        run_type: str | None = None,
+        run_type: Any = _NOT_GIVEN,
         **kwargs: Any,
     ) -> CallbackManagerForChainRun:
         """Start a chain run; returns its run manager (``kwargs`` reach the handlers)."""
@@ -635,7 +637,7 @@ class CallbackManager:
             inputs,
             name,
             run_id,
-            kwargs if run_type is None else {"run_type": run_type, **kwargs},
+            kwargs if run_type is _NOT_GIVEN else {"run_type": run_type, **kwargs},
         )
 
     def on_llm_start(
@@ -774,7 +776,7 @@ class CallbackManager:
         run_id: UUID | None = None,
         *,
         name: str | None = None,
-        run_type: str | None = None,
+        run_type: Any = _NOT_GIVEN,
         **kwargs: Any,
     ) -> AsyncCallbackManagerForChainRun:
         """Async twin of :meth:`on_chain_start` (the run manager's ``on_*`` are coroutines)."""
@@ -785,7 +787,7 @@ class CallbackManager:
             inputs,
             name,
             run_id,
-            kwargs if run_type is None else {"run_type": run_type, **kwargs},
+            kwargs if run_type is _NOT_GIVEN else {"run_type": run_type, **kwargs},
         )
 
     async def aon_llm_start(
@@ -891,18 +893,26 @@ class _OwnRun:
 
 
 _OWN_RUN: Any = _OwnRun()
+# ragline's own chain and retriever runs: handlers get ``serialized=None``, as
+# LangChain's runnables pass (its prompts and models pass their serialized form, for
+# which ragline's give ``{"name": run name}``: ``_OWN_RUN``)
+_OWN_CHAIN_RUN: Any = _OwnRun()
 
 
 def _start_arguments(
     serialized: Any, name: str | None, given: str | None, extra: dict[str, Any]
 ) -> tuple[Any, dict[str, Any]]:
     """The ``serialized`` and keywords a start event's handlers get (``given``: the run's
-    name). Ragline's own runs: ``{"name": given}`` and ``name=`` (a model's handlers get
-    the config's run_name only, as LangChain's); a run started by hand: ``serialized``
-    and ``name`` as given (LangChain's)."""
-    if serialized is _OWN_RUN:
+    name). Ragline's own runs: ``None`` (chains, retrievers) or ``{"name": given}``
+    (models, prompts), then ``run_type`` when the run reports one and ``name=`` (a
+    model's handlers get the config's run_name only), in LangChain's order; a run
+    started by hand: ``serialized`` and ``name`` as given (LangChain's)."""
+    if serialized is _OWN_RUN or serialized is _OWN_CHAIN_RUN:
         shown = extra.pop("handler_name", given)
-        return ({"name": given} if given else None), {"name": shown, **extra}
+        named = {"name": given} if serialized is _OWN_RUN and given else None
+        if "run_type" in extra:  # LangChain's keyword order
+            return named, {"run_type": extra.pop("run_type"), "name": shown, **extra}
+        return named, {"name": shown, **extra}
     if name is None:
         return serialized, extra
     return serialized, {"name": name, **extra}

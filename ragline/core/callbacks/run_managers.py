@@ -146,17 +146,19 @@ class BaseRunManager:
             "metadata": dict(self.metadata),
         }
 
+    # The ids as keywords (no dict of them to build and unpack). The run's metadata goes
+    # with its start event only (the manager passes it), as LangChain's run managers do.
     def _emit(self, event: str, *args: Any, **kwargs: Any) -> None:
-        if self.handlers:  # the ids as keywords: no dict of them to build and unpack
+        if self.handlers:
             dispatch(self.handlers, event, *args, run_id=self.run_id,
                      parent_run_id=self.parent_run_id, tags=list(self.tags),
-                     metadata=dict(self.metadata), **kwargs)  # fmt: skip
+                     **kwargs)  # fmt: skip
 
     async def _aemit(self, event: str, *args: Any, **kwargs: Any) -> None:
         if self.handlers:
             await adispatch(self.handlers, event, *args, run_id=self.run_id,
                             parent_run_id=self.parent_run_id, tags=list(self.tags),
-                            metadata=dict(self.metadata), **kwargs)  # fmt: skip
+                            **kwargs)  # fmt: skip
 
     def get_child(self, tag: str | None = None) -> CallbackManager:
         """Return a CallbackManager whose runs are children of this run.

@@ -165,7 +165,7 @@ class Run:
 
 # Start-event keywords that are not the run's ``extra`` (LangChain's tracers take them as
 # the run's own fields, or ragline's run plumbing passes them).
-_NOT_EXTRA = frozenset({"name", "run_type", "inputs", "streamed_input"})
+_NOT_EXTRA = frozenset({"name", "run_type", "inputs"})
 
 
 def _run_name(serialized: Any, run_type: str) -> str:
@@ -337,9 +337,7 @@ class _RunTreeHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         """Record a chain run (``run_type`` ``"prompt"`` or ``"parser"`` when given)."""
-        # a streamed input is known only at the end: LangChain starts such a run at ""
-        streamed = kwargs.get("streamed_input")
-        recorded = {"input": ""} if streamed else chain_value(inputs, "input")
+        recorded = chain_value(inputs, "input")  # a streamed input starts as {"input": ""}
         run_type = kwargs.get("run_type") or "chain"
         self._start(
             "chain_start", run_type, recorded, serialized, run_id, parent_run_id, tags,

@@ -36,6 +36,8 @@ class RunnableBranch(Runnable[Input, Output]):
 
     _stream_end_inputs = False  # a streamed run's end has no inputs= (LangChain's)
 
+    _starts_without_run_type = True  # as LangChain's, streamed or not
+
     def __init__(self, *branches: Any, name: str | None = None) -> None:
         if len(branches) < 2:
             raise ConfigurationError(

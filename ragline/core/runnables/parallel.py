@@ -48,6 +48,8 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         {'double': 6, 'square': 9}
     """
 
+    _starts_without_run_type = True  # as LangChain's (a streamed run passes one)
+
     def __init__(self, steps: Mapping[str, Any] | None = None, /, **kwargs: Any) -> None:
         merged = {**(steps or {}), **kwargs}
         bad = [key for key in merged if not isinstance(key, str)]

@@ -27,7 +27,12 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, overload
 
 from ragline.core.callbacks.base import stream_taps
-from ragline.core.callbacks.manager import _OWN_RUN, BaseRunManager, CallbackManager
+from ragline.core.callbacks.manager import (
+    _OWN_CHAIN_RUN,
+    _OWN_RUN,
+    BaseRunManager,
+    CallbackManager,
+)
 from ragline.core.config import (
     RunnableConfig,
     _CheckedConfig,
@@ -162,10 +167,20 @@ class RunReporting:
         (retrievers and models override it with their ``tags`` / ``metadata``)."""
         return None, None
 
+    # Whether a run that is not streamed starts with no ``run_type`` keyword at all, as
+    # LangChain's sequence, parallel, branch, fallbacks and legacy chains start theirs;
+    # the others pass ``run_type`` (``None`` for a chain, ``"prompt"``, ``"parser"`` ...).
+    _starts_without_run_type: bool = False
+
     def _run_serialized(self) -> Any:
         """The ``serialized`` argument of this runnable's start events (by default handlers
-        get ``{"name": run name}``); agents say what they are here, whatever their run name."""
-        return _OWN_RUN
+        get ``None``, as LangChain's runnables pass); agents say what they are here."""
+        return _OWN_CHAIN_RUN
+
+    def _serialized_for(self, run_type: str) -> Any:
+        serialized = self._run_serialized()
+        # LangChain's prompts pass their serialized form: ragline's prompts {"name": ...}
+        return _OWN_RUN if run_type == "prompt" and serialized is _OWN_CHAIN_RUN else serialized
 
     def _run_start_config(self, config: RunnableConfig) -> RunnableConfig:
         """The config a run of this runnable starts with (``config`` is an ensured one,
@@ -208,12 +223,10 @@ class RunReporting:
             "local_tags": tags,
             "local_metadata": metadata,
         }
-        if run_type != "retriever":
-            options["run_type"] = run_type
-        if streamed_input:
-            # LangChain's keyword (True only for a RunnableGenerator), and ragline's own
+        if run_type != "retriever" and (streamed_input or not self._starts_without_run_type):
+            options["run_type"] = None if run_type == "chain" else run_type
+        if streamed_input:  # LangChain's keyword (True only for a RunnableGenerator)
             options["defers_inputs"] = self._defers_inputs
-            options["streamed_input"] = True
         return options
 
     def _open_run(
@@ -226,7 +239,7 @@ class RunReporting:
     ) -> BaseRunManager:
         start = manager.on_retriever_start if run_type == "retriever" else manager.on_chain_start
         return start(  # type: ignore[no-any-return]
-            self._run_serialized(),
+            self._serialized_for(run_type),
             input,
             config.get("run_id"),
             **self._run_options(config, run_type, streamed_input),
@@ -240,7 +253,7 @@ class RunReporting:
         self._check_configurable(config, manager)
         start = manager.aon_retriever_start if run_type == "retriever" else manager.aon_chain_start
         return await start(  # type: ignore[no-any-return]
-            self._run_serialized(),
+            self._serialized_for(run_type),
             input,
             config.get("run_id"),
             **self._run_options(config, run_type, streamed_input),

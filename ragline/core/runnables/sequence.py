@@ -49,6 +49,8 @@ class RunnableSequence(Runnable[Input, Output]):
         (8, 2)
     """
 
+    _starts_without_run_type = True  # as LangChain's (a streamed run passes one)
+
     def __init__(
         self,
         *steps: Any,
