@@ -75,6 +75,7 @@ NOT_THE_SAME = {
     "SUFFIX",
     "FORMAT_INSTRUCTIONS",
     "SUMMARY_PROMPT",
+    "ENTITY_MEMORY_CONVERSATION_TEMPLATE",
     "Graph",
     "Node",
     "Edge",

@@ -149,7 +149,8 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.chains.conversation.memory": {
         "ragline.memory": (
             "CombinedMemory ConversationBufferMemory ConversationBufferWindowMemory "
-            "ConversationSummaryBufferMemory ConversationSummaryMemory"
+            "ConversationEntityMemory ConversationSummaryBufferMemory "
+            "ConversationSummaryMemory"
         ),
     },
     "langchain_classic.chains.conversational_retrieval.base": {
@@ -264,8 +265,9 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "ChatMessageHistory",
         "ragline.memory": (
             "CombinedMemory ConversationBufferMemory ConversationBufferWindowMemory "
-            "ConversationSummaryBufferMemory ConversationSummaryMemory "
-            "ConversationTokenBufferMemory FileChatMessageHistory ReadOnlySharedMemory "
+            "ConversationEntityMemory ConversationSummaryBufferMemory "
+            "ConversationSummaryMemory ConversationTokenBufferMemory "
+            "FileChatMessageHistory InMemoryEntityStore ReadOnlySharedMemory "
             "RedisChatMessageHistory SQLChatMessageHistory SimpleMemory "
             "VectorStoreRetrieverMemory"
         ),
@@ -297,6 +299,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.memory.combined": {
         "ragline.memory": "CombinedMemory",
+    },
+    "langchain_classic.memory.entity": {
+        "ragline.memory": "BaseEntityStore ConversationEntityMemory InMemoryEntityStore",
     },
     "langchain_classic.memory.readonly": {
         "ragline.memory": "ReadOnlySharedMemory",

@@ -9,8 +9,9 @@ form is LangChain's, so histories move between the two libraries.
 The memories of legacy chains (``Chain(memory=...)``): ``ConversationBufferMemory``,
 ``ConversationBufferWindowMemory``, ``ConversationTokenBufferMemory``,
 ``ConversationSummaryMemory``, ``ConversationSummaryBufferMemory``,
-``VectorStoreRetrieverMemory``, ``CombinedMemory``, ``ReadOnlySharedMemory`` and
-``SimpleMemory``. Chat memories keep the conversation in any of the histories above.
+``VectorStoreRetrieverMemory``, ``CombinedMemory``, ``ReadOnlySharedMemory``,
+``SimpleMemory`` and ``ConversationEntityMemory`` (a model-kept summary of each entity,
+in an ``InMemoryEntityStore``). Chat memories keep the conversation in any of the histories above.
 
 ``SemanticCache``: an LLM cache over any vector store that also answers paraphrases
 (a cached prompt of the same model within a relevance threshold).
@@ -31,6 +32,10 @@ _EXPORTS = {
     "CombinedMemory": "._combined",
     "ReadOnlySharedMemory": "._combined",
     "SimpleMemory": "._combined",
+    "ConversationEntityMemory": "._entity",
+    "BaseEntityStore": "._entity",
+    "InMemoryEntityStore": "._entity",
+    "ENTITY_MEMORY_CONVERSATION_TEMPLATE": "._entity",
     "SemanticCache": "._semantic_cache",
     "FileChatMessageHistory": "._file_history",
     "SQLChatMessageHistory": "._sql_history",
