@@ -11,6 +11,7 @@ retriever ``batch`` for all of them.
 
 from __future__ import annotations
 
+import logging
 import warnings
 from collections.abc import Hashable
 from typing import Any
@@ -26,6 +27,8 @@ from ragline.core import (
 )
 from ragline.core._checks import check_flag
 from ragline.retrievers._batching import ChildBatchRetriever
+
+logger = logging.getLogger("ragline.retrievers.multi_query")
 
 __all__ = [
     "DEFAULT_QUERY_PROMPT",
@@ -96,6 +99,9 @@ class MultiQueryRetriever(ChildBatchRetriever):
         unique_queries: strip each query and search a blank or repeated one not at all
             (the documents found are the same; the retriever is asked less). Default: each
             query as the model wrote it, repeats included, as LangChain's.
+        verbose: log the model's queries for each question (INFO, logger
+            ``ragline.retrievers.multi_query``: ``Generated queries: [...]``), as
+            LangChain's does by default.
 
     Raises:
         InvalidInputError: ``retriever`` or ``llm_chain`` is not a Runnable.
@@ -118,6 +124,7 @@ class MultiQueryRetriever(ChildBatchRetriever):
         include_original: bool = False,
         parser_key: str | None = None,
         unique_queries: bool = False,
+        verbose: bool = True,
     ) -> None:
         _warn_parser_key(parser_key)
         for name, value in (("retriever", retriever), ("llm_chain", llm_chain)):
@@ -129,6 +136,7 @@ class MultiQueryRetriever(ChildBatchRetriever):
         self.llm_chain = llm_chain
         self.include_original = bool(include_original)
         self.unique_queries = check_flag("MultiQueryRetriever unique_queries", unique_queries)
+        self.verbose = check_flag("MultiQueryRetriever verbose", verbose)
 
     @classmethod
     def from_llm(
@@ -201,8 +209,13 @@ class MultiQueryRetriever(ChildBatchRetriever):
             raise InvalidInputError(
                 f"MultiQueryRetriever llm_chain must return a list of str, got {output!r:.80}"
             )
+        output = list(output)
+        if self.verbose:  # the record keeps the list: the question joins it below, as in
+            logger.info("Generated queries: %s", output)  # LangChain's records
         if not self.unique_queries:
-            return [*output, question] if self.include_original else list(output)
+            if self.include_original:
+                output.append(question)
+            return output
         queries = [q.strip() for q in output if q.strip()]
         if self.include_original:
             queries.append(question)

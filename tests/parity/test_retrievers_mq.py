@@ -8,6 +8,7 @@ queries searched must be the model's lines as LangChain takes them (repeats incl
 
 from __future__ import annotations
 
+import logging
 import warnings
 
 import pytest
@@ -124,3 +125,36 @@ def test_each_line_is_searched_as_written_repeats_included(include_original):
     # ragline searches the queries in one batch (threads): compare them as a multiset
     assert sorted(base.seen) == sorted(lc_base.seen)
     assert len(base.seen) == (7 if include_original else 6)
+
+
+def test_the_generated_queries_are_logged_as_langchain_logs_them(caplog):
+    caplog.set_level(logging.INFO)
+    lc_base, base = LCSeen(), Seen()
+    LCMultiQueryRetriever.from_llm(
+        lc_base, LCFakeListChatModel(responses=[ANSWER, "dogs"]), include_original=True
+    ).batch(["cats", "birds"])
+    LCMultiQueryRetriever(
+        retriever=lc_base,
+        llm_chain=LC_PROMPT | LCFakeListChatModel(responses=["x"]) | LCLineListOutputParser(),
+        verbose=False,
+    ).invoke("quiet")
+    theirs = [(r.levelname, r.getMessage()) for r in caplog.records]
+    caplog.clear()
+    MultiQueryRetriever.from_llm(
+        base, FakeListChatModel(responses=[ANSWER, "dogs"]), include_original=True
+    ).batch(["cats", "birds"])
+    MultiQueryRetriever(
+        retriever=base,
+        llm_chain=PROMPT | FakeListChatModel(responses=["x"]) | LineListOutputParser(),
+        verbose=False,
+    ).invoke("quiet")
+    ours = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert sorted(ours) == sorted(theirs)  # a batch's questions run concurrently
+    # a record formats its list when read: by then the question has joined it (LangChain's)
+    assert sorted(ours) == [
+        (
+            "INFO",
+            "Generated queries: ['cats ', '   ', 'felines\\r', 'cats', 'dogs  ', 'cats', 'cats']",
+        ),
+        ("INFO", "Generated queries: ['dogs', 'birds']"),
+    ]
