@@ -571,6 +571,7 @@ PATHS: dict[str, dict[str, str]] = {
             "RunnableSequence RunnableSerializable RunnableWithFallbacks"
         ),
         "ragline.core.config": "patch_config",
+        "ragline.core.runnables": "RunnableMap",
     },
     "langchain_classic.schema.runnable.base": {
         "ragline.core": (
@@ -578,7 +579,7 @@ PATHS: dict[str, dict[str, str]] = {
             "RunnableGenerator RunnableLambda RunnableParallel RunnableSequence "
             "RunnableSerializable"
         ),
-        "ragline.core.runnables": "coerce_to_runnable",
+        "ragline.core.runnables": "RunnableMap coerce_to_runnable",
     },
     "langchain_classic.schema.runnable.branch": {
         "ragline.core": "RunnableBranch",
@@ -1044,6 +1045,7 @@ PATHS: dict[str, dict[str, str]] = {
             "RunnableWithMessageHistory chain ensure_config"
         ),
         "ragline.core.config": "get_config_list patch_config",
+        "ragline.core.runnables": "RunnableMap",
     },
     "langchain_core.runnables.base": {
         "ragline.core": (
@@ -1051,7 +1053,7 @@ PATHS: dict[str, dict[str, str]] = {
             "RunnableGenerator RunnableLambda RunnableParallel RunnableSequence "
             "RunnableSerializable chain"
         ),
-        "ragline.core.runnables": "coerce_to_runnable",
+        "ragline.core.runnables": "RunnableMap coerce_to_runnable",
     },
     "langchain_core.runnables.branch": {
         "ragline.core": "RunnableBranch",

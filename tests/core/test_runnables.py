@@ -430,6 +430,7 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
         "RunnableEachBase",
         "RunnableGenerator",
         "RunnableLambda",
+        "RunnableMap",
         "RunnableParallel",
         "RunnablePassthrough",
         "RunnablePick",

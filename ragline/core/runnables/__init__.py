@@ -12,6 +12,7 @@ _EXPORTS = {
     "coerce_to_runnable": ".base",
     "RunnableSequence": ".sequence",
     "RunnableParallel": ".parallel",
+    "RunnableMap": ".parallel",
     "RunnableLambda": ".lambdas",
     "RunnableGenerator": ".lambdas",
     "chain": ".lambdas",

@@ -21,7 +21,7 @@ from ragline.core.runnables.serializable import RunnableSerializable
 if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
 
-__all__ = ["RunnableParallel"]
+__all__ = ["RunnableMap", "RunnableParallel"]
 
 _DONE: Any = object()
 
@@ -376,3 +376,7 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         from ragline.core.runnables.graph import Graph
 
         return Graph.fan(self, [step.get_graph() for step in self.steps.values()])
+
+
+# LangChain's older name for the same class (``langchain_core.runnables.RunnableMap``).
+RunnableMap = RunnableParallel
