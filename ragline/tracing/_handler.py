@@ -93,7 +93,8 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         self._tracer = tracer
         self.capture_content = capture_content
         self._spans: dict[UUID, Any] = {}
-        self._retrievals: dict[UUID, dict[str, Any]] = {}  # run id -> k and scores
+        # retriever run id -> None, then (k, search_type, scores, score_type) once reported
+        self._retrievals: dict[UUID, tuple[Any, ...] | None] = {}
         self._set_in_context = trace.set_span_in_context
         self._client, self._internal = SpanKind.CLIENT, SpanKind.INTERNAL
         self._status, self._error_code = Status, StatusCode.ERROR
@@ -225,7 +226,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         }
         if self.capture_content:
             attributes["gen_ai.retrieval.query.text"] = _cut(str(query))
-        self._retrievals[run_id] = {}
+        self._retrievals[run_id] = None
         self._start("retrieval", run_id, parent_run_id, attributes)
 
     def on_retriever_details(
@@ -239,13 +240,12 @@ class OpenTelemetryTracer(BaseCallbackHandler):
     ) -> None:
         """What a vector-store retriever says about its search: k and the scores
         (``score_type``: ``relevance`` in [0, 1], or the store's ``native`` score)."""
-        details = self._retrievals.get(run_id)
-        if details is not None:  # a retriever run of ours (not some other run)
-            details.update(k=k, search_type=search_type, scores=scores, score_type=score_type)
+        if run_id in self._retrievals:  # a retriever run of ours (not some other run)
+            self._retrievals[run_id] = (k, search_type, scores, score_type)
 
     def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        details = self._retrievals.pop(run_id, None) or {}
-        scores = details.get("scores") or ()
+        details = self._retrievals.pop(run_id, None)
+        scores = (details[2] or ()) if details is not None else ()
         documents = documents or ()
         if self.capture_content:
             found = []
@@ -258,12 +258,16 @@ class OpenTelemetryTracer(BaseCallbackHandler):
             listed = _json(found)
         else:
             listed = _ids_and_scores(documents, scores)
-        attributes: dict[str, Any] = {"gen_ai.retrieval.documents": listed}
-        if "k" in details:
-            attributes["gen_ai.retrieval.top_k"] = details["k"]
-            attributes["ragline.retrieval.search_type"] = details["search_type"]
-            attributes["ragline.retrieval.score_type"] = details["score_type"]
-        self._end(run_id, attributes)
+        if details is None:
+            self._end(run_id, {"gen_ai.retrieval.documents": listed})
+            return
+        k, search_type, _, score_type = details
+        self._end(run_id, {
+            "gen_ai.retrieval.documents": listed,
+            "gen_ai.retrieval.top_k": k,
+            "ragline.retrieval.search_type": search_type,
+            "ragline.retrieval.score_type": score_type,
+        })  # fmt: skip
 
     def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         self._fail(run_id, error)
@@ -339,11 +343,15 @@ class OpenTelemetryTracer(BaseCallbackHandler):
     def end_embedding_span(self, span: Any, result: Any, record: Mapping[str, Any]) -> None:
         """End it with the vectors' dimension and the input tokens when the model said."""
         dimension = _dimension(result)
-        if dimension is not None:
-            span.set_attribute("gen_ai.embeddings.dimension.count", dimension)
-        tokens = record.get("input_tokens")
-        if tokens is not None:
+        tokens = record.get("input_tokens") if record else None
+        if tokens is None:
+            if dimension is not None:
+                span.set_attribute("gen_ai.embeddings.dimension.count", dimension)
+        elif dimension is None:
             span.set_attribute("gen_ai.usage.input_tokens", tokens)
+        else:  # both in one call: the span's lock taken once
+            span.set_attributes({"gen_ai.embeddings.dimension.count": dimension,
+                                 "gen_ai.usage.input_tokens": tokens})  # fmt: skip
         span.end()
 
     def fail_embedding_span(self, span: Any, error: BaseException) -> None:
