@@ -485,6 +485,7 @@ PINNED_EXPORTS = {
         "ConversationBufferMemory",
         "ConversationBufferWindowMemory",
         "ConversationEntityMemory",
+        "ConversationStringBufferMemory",
         "ConversationSummaryBufferMemory",
         "ConversationSummaryMemory",
         "ConversationTokenBufferMemory",

@@ -149,8 +149,8 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.chains.conversation.memory": {
         "ragline.memory": (
             "CombinedMemory ConversationBufferMemory ConversationBufferWindowMemory "
-            "ConversationEntityMemory ConversationSummaryBufferMemory "
-            "ConversationSummaryMemory"
+            "ConversationEntityMemory ConversationStringBufferMemory "
+            "ConversationSummaryBufferMemory ConversationSummaryMemory"
         ),
     },
     "langchain_classic.chains.conversational_retrieval.base": {
@@ -265,15 +265,15 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "ChatMessageHistory",
         "ragline.memory": (
             "CombinedMemory ConversationBufferMemory ConversationBufferWindowMemory "
-            "ConversationEntityMemory ConversationSummaryBufferMemory "
-            "ConversationSummaryMemory ConversationTokenBufferMemory "
-            "FileChatMessageHistory InMemoryEntityStore ReadOnlySharedMemory "
-            "RedisChatMessageHistory SQLChatMessageHistory SimpleMemory "
-            "VectorStoreRetrieverMemory"
+            "ConversationEntityMemory ConversationStringBufferMemory "
+            "ConversationSummaryBufferMemory ConversationSummaryMemory "
+            "ConversationTokenBufferMemory FileChatMessageHistory InMemoryEntityStore "
+            "ReadOnlySharedMemory RedisChatMessageHistory SQLChatMessageHistory "
+            "SimpleMemory VectorStoreRetrieverMemory"
         ),
     },
     "langchain_classic.memory.buffer": {
-        "ragline.memory": "ConversationBufferMemory",
+        "ragline.memory": "ConversationBufferMemory ConversationStringBufferMemory",
     },
     "langchain_classic.memory.buffer_window": {
         "ragline.memory": "ConversationBufferWindowMemory",

@@ -10,7 +10,8 @@ The memories of legacy chains (``Chain(memory=...)``): ``ConversationBufferMemor
 ``ConversationBufferWindowMemory``, ``ConversationTokenBufferMemory``,
 ``ConversationSummaryMemory``, ``ConversationSummaryBufferMemory``,
 ``VectorStoreRetrieverMemory``, ``CombinedMemory``, ``ReadOnlySharedMemory``,
-``SimpleMemory`` and ``ConversationEntityMemory`` (a model-kept summary of each entity,
+``SimpleMemory``, ``ConversationStringBufferMemory`` (a transcript string) and
+``ConversationEntityMemory`` (a model-kept summary of each entity,
 in an ``InMemoryEntityStore``). Chat memories keep the conversation in any of the histories above.
 
 ``SemanticCache``: an LLM cache over any vector store that also answers paraphrases
@@ -25,6 +26,7 @@ _EXPORTS = {
     "ConversationBufferMemory": "._buffer",
     "ConversationBufferWindowMemory": "._buffer",
     "ConversationTokenBufferMemory": "._buffer",
+    "ConversationStringBufferMemory": "._buffer",
     "ConversationSummaryMemory": "._summary",
     "ConversationSummaryBufferMemory": "._summary",
     "SUMMARY_PROMPT": "._summary",

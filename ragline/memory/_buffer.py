@@ -5,6 +5,7 @@
 ``max_token_limit`` tokens (counted with the model's own counter). The window and the
 token limit choose what is *loaded*; the stored history keeps every message (LangChain
 deletes the oldest from the history instead, which a persistent history cannot undo).
+``ConversationStringBufferMemory`` keeps the transcript as one string, no history.
 
 Example:
     >>> memory = ConversationBufferWindowMemory(k=1)
@@ -19,13 +20,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ragline.core import BaseMessage, get_buffer_string
+from ragline.core import BaseMessage, InvalidInputError, get_buffer_string
 from ragline.core._checks import check_non_negative_int, check_positive_int
-from ragline.memory._base import BaseChatMemory
+from ragline.memory._base import BaseChatMemory, BaseMemory, input_key_of
 
 __all__ = [
     "ConversationBufferMemory",
     "ConversationBufferWindowMemory",
+    "ConversationStringBufferMemory",
     "ConversationTokenBufferMemory",
     "fitting_tail",
 ]
@@ -155,3 +157,75 @@ class ConversationTokenBufferMemory(ConversationBufferMemory):
 
     def _window(self, messages: list[BaseMessage]) -> list[BaseMessage]:
         return messages[fitting_tail(self.llm, messages, self.max_token_limit) :]
+
+
+class ConversationStringBufferMemory(BaseMemory):
+    """The whole conversation as one transcript string, kept in ``buffer``.
+
+    Each saved exchange appends ``"\\n{human_prefix}: {input}\\n{ai_prefix}: {output}"``;
+    loading gives ``{memory_key: buffer}``. There is no message history behind it (use
+    ``ConversationBufferMemory`` for one).
+
+    Args:
+        human_prefix, ai_prefix: the speakers' labels.
+        buffer: the transcript so far.
+        input_key: the input saved (default: the only input that is not a memory variable).
+        output_key: the output saved (default: the only output).
+        memory_key: the name of the loaded transcript.
+
+    Raises:
+        InvalidInputError: ``return_messages=True`` (this memory has text only), or an
+            exchange whose input or output to save is ambiguous.
+
+    Example:
+        >>> memory = ConversationStringBufferMemory()
+        >>> memory.save_context({"input": "hi"}, {"output": "hello"})
+        >>> memory.load_memory_variables({})
+        {'history': '\\nHuman: hi\\nAI: hello'}
+    """
+
+    human_prefix: str = "Human"
+    ai_prefix: str = "AI"
+    buffer: str = ""
+    output_key: str | None = None
+    input_key: str | None = None
+    memory_key: str = "history"
+    return_messages: bool = False
+
+    def __post_init__(self) -> None:
+        if self.return_messages:
+            raise InvalidInputError(
+                "return_messages must be False for ConversationStringBufferMemory"
+            )
+
+    @property
+    def memory_variables(self) -> list[str]:
+        return [self.memory_key]
+
+    def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        return {self.memory_key: self.buffer}
+
+    async def aload_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        return self.load_memory_variables(inputs)
+
+    def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        """Append the exchange to the transcript."""
+        input_key = self.input_key or input_key_of(inputs, self.memory_variables)
+        if self.output_key is not None:
+            output_key = self.output_key
+        elif len(outputs) == 1:
+            output_key = next(iter(outputs))
+        else:
+            raise InvalidInputError(f"One output key expected, got {outputs.keys()}")
+        human = f"{self.human_prefix}: " + inputs[input_key]
+        ai = f"{self.ai_prefix}: " + outputs[output_key]
+        self.buffer += f"\n{human}\n{ai}"
+
+    async def asave_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
+        self.save_context(inputs, outputs)
+
+    def clear(self) -> None:
+        self.buffer = ""
+
+    async def aclear(self) -> None:
+        self.clear()
