@@ -53,10 +53,14 @@ class EmbeddingsFilter(BaseDocumentCompressor):
             in [-1, 1] (None: no floor).
         k: how many documents to keep at most (None: no limit). At least one of ``k``
             and ``similarity_threshold`` must be set.
+        similarity_fn: instead of the cosine, a function of two matrices of vectors
+            (rows) returning their similarity matrix, as LangChain's ``similarity_fn``
+            (then the threshold may be any number).
 
     Raises:
         ConfigurationError: both ``k`` and ``similarity_threshold`` are None.
-        InvalidInputError: ``k`` < 1 or a threshold outside [-1, 1].
+        InvalidInputError: ``k`` < 1, a threshold outside [-1, 1] (for the cosine), or a
+            ``similarity_fn`` that is not callable or gives a matrix of the wrong shape.
 
     Example:
         >>> from ragline.embeddings import HashingEmbeddings
@@ -67,34 +71,49 @@ class EmbeddingsFilter(BaseDocumentCompressor):
     """
 
     def __init__(
-        self, embeddings: Embeddings, similarity_threshold: float | None = None, k: int | None = 20
+        self,
+        embeddings: Embeddings,
+        similarity_threshold: float | None = None,
+        k: int | None = 20,
+        *,
+        similarity_fn: Callable[[Any, Any], Any] | None = None,
     ) -> None:
         if not callable(getattr(embeddings, "embed_documents_array", None)):
             raise InvalidInputError(
                 f"EmbeddingsFilter needs a ragline Embeddings, got {type(embeddings).__name__}"
             )
+        self.similarity_fn = _check_similarity_fn("EmbeddingsFilter", similarity_fn)
         if similarity_threshold is None and k is None:
             raise ConfigurationError(
                 "EmbeddingsFilter needs k or similarity_threshold (or both); both are None"
             )
         self.embeddings = embeddings
         self.k = check_optional_positive_int("EmbeddingsFilter k", k)
+        bound = None if similarity_fn is not None else 1
         self.similarity_threshold = check_optional_number(
-            "EmbeddingsFilter similarity_threshold", similarity_threshold, low=-1, high=1
+            "EmbeddingsFilter similarity_threshold",
+            similarity_threshold,
+            low=None if bound is None else -bound,
+            high=bound,
         )
 
     def __repr__(self) -> str:
         return (
             f"EmbeddingsFilter(embeddings={type(self.embeddings).__name__}, "
-            f"similarity_threshold={self.similarity_threshold}, k={self.k})"
+            f"similarity_threshold={self.similarity_threshold}, k={self.k}"
+            f"{_fn_repr(self.similarity_fn)})"
         )
 
     def similarities(self, documents: Sequence[Document], query: str) -> np.ndarray:
-        """Return the cosine similarity of each document to the query, shape (len(documents),)."""
-        vectors = _unit_rows(
-            self.embeddings.embed_documents_array([d.page_content for d in documents])
-        )
-        return vectors @ _unit_rows(self.embeddings.embed_queries_array([query]))[0]
+        """Return the similarity of each document to the query, shape (len(documents),)."""
+        vectors = self.embeddings.embed_documents_array([d.page_content for d in documents])
+        query_vectors = self.embeddings.embed_queries_array([query])
+        if self.similarity_fn is not None:
+            matrix = _similarity_matrix(
+                "EmbeddingsFilter", self.similarity_fn, query_vectors, vectors
+            )
+            return matrix[0]
+        return _unit_rows(vectors) @ _unit_rows(query_vectors)[0]
 
     def compress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
         documents = list(documents)
@@ -109,6 +128,32 @@ class EmbeddingsFilter(BaseDocumentCompressor):
         if self.similarity_threshold is not None:
             order = order[scores[order] > self.similarity_threshold]
         return [documents[i] for i in order.tolist()]
+
+
+def _check_similarity_fn(owner: str, function: Any) -> Any:
+    if function is not None and not callable(function):
+        raise InvalidInputError(
+            f"{owner} similarity_fn must be callable, got {type(function).__name__}"
+        )
+    return function
+
+
+def _fn_repr(function: Any) -> str:
+    return "" if function is None else f", similarity_fn={getattr(function, '__name__', function)}"
+
+
+def _similarity_matrix(owner: str, function: Any, left: Any, right: Any) -> np.ndarray:
+    """``function(left, right)`` (float64 rows, as LangChain hands them) as a float64
+    matrix of shape (len(left), len(right))."""
+    left = np.asarray(left, dtype=np.float64)
+    right = np.asarray(right, dtype=np.float64)
+    matrix = np.asarray(function(left, right), dtype=np.float64)
+    if matrix.shape != (len(left), len(right)):
+        raise InvalidInputError(
+            f"{owner} similarity_fn must return a {len(left)} x {len(right)} matrix, got "
+            f"shape {matrix.shape}"
+        )
+    return matrix
 
 
 def _unit_rows(vectors: Any) -> np.ndarray:
@@ -134,12 +179,16 @@ class EmbeddingsRedundantFilter:
 
     Args:
         embeddings: the embeddings to compare with.
-        similarity_threshold: similarity above which a document is redundant, in [-1, 1].
+        similarity_threshold: similarity above which a document is redundant, in [-1, 1]
+            (any number with a ``similarity_fn``).
         keep_first: ragline's rule (above) instead of LangChain's.
+        similarity_fn: instead of the cosine, a function of two matrices of vectors
+            (rows) returning their similarity matrix, as LangChain's ``similarity_fn``.
 
     Raises:
-        InvalidInputError: a threshold outside [-1, 1], ``keep_first`` not a bool, or not a
-            ragline Embeddings.
+        InvalidInputError: a threshold outside [-1, 1] (for the cosine), ``keep_first``
+            not a bool, not a ragline Embeddings, or a ``similarity_fn`` that is not
+            callable or gives a matrix of the wrong shape.
 
     Example:
         >>> from ragline.embeddings import HashingEmbeddings
@@ -158,6 +207,7 @@ class EmbeddingsRedundantFilter:
         similarity_threshold: float = 0.95,
         *,
         keep_first: bool = False,
+        similarity_fn: Callable[[Any, Any], Any] | None = None,
     ) -> None:
         if not callable(getattr(embeddings, "embed_documents_array", None)):
             raise InvalidInputError(
@@ -165,11 +215,13 @@ class EmbeddingsRedundantFilter:
                 f"{type(embeddings).__name__}"
             )
         self.embeddings = embeddings
+        self.similarity_fn = _check_similarity_fn("EmbeddingsRedundantFilter", similarity_fn)
+        bound = None if similarity_fn is not None else 1
         self.similarity_threshold = check_number(
             "EmbeddingsRedundantFilter similarity_threshold",
             similarity_threshold,
-            low=-1,
-            high=1,
+            low=None if bound is None else -bound,
+            high=bound,
         )
         self.keep_first = check_flag("EmbeddingsRedundantFilter keep_first", keep_first)
 
@@ -177,7 +229,8 @@ class EmbeddingsRedundantFilter:
         first = ", keep_first=True" if self.keep_first else ""
         return (
             f"EmbeddingsRedundantFilter(embeddings={type(self.embeddings).__name__}, "
-            f"similarity_threshold={self.similarity_threshold}{first})"
+            f"similarity_threshold={self.similarity_threshold}{first}"
+            f"{_fn_repr(self.similarity_fn)})"
         )
 
     def transform_documents(self, documents: Sequence[Document]) -> list[Document]:
@@ -185,10 +238,13 @@ class EmbeddingsRedundantFilter:
         documents = list(documents)
         if len(documents) < 2:
             return documents
-        vectors = _unit_rows(
-            self.embeddings.embed_documents_array([d.page_content for d in documents])
-        )
-        similarity = vectors @ vectors.T
+        vectors = self.embeddings.embed_documents_array([d.page_content for d in documents])
+        if self.similarity_fn is not None:
+            name = "EmbeddingsRedundantFilter"
+            similarity = _similarity_matrix(name, self.similarity_fn, vectors, vectors)
+        else:
+            unit = _unit_rows(vectors)
+            similarity = unit @ unit.T
         similar = similarity > self.similarity_threshold
         if self.keep_first:
             kept: list[int] = []

@@ -12,6 +12,7 @@ import uuid
 import warnings
 from typing import Any
 
+import numpy as np
 import pytest
 
 with warnings.catch_warnings():
@@ -188,6 +189,30 @@ def test_embeddings_filter(options: Any) -> None:
         )
     )
     assert ours == theirs
+
+
+def scaled_dot(left: Any, right: Any) -> Any:
+    """A similarity that is not a cosine in [-1, 1]: ten times the dot product."""
+    return 10 * np.dot(np.asarray(left), np.asarray(right).T)
+
+
+def test_a_similarity_fn_of_their_own() -> None:
+    def run(m: dict[str, Any]) -> Any:
+        kept = m["EmbeddingsFilter"](
+            embeddings=m["embeddings"], similarity_fn=scaled_dot, similarity_threshold=3, k=3
+        )
+        dedup = m["Redundant"](
+            embeddings=m["embeddings"], similarity_fn=scaled_dot, similarity_threshold=6
+        )
+        return [
+            kept.compress_documents(docs(m), "cats and the moon"),
+            dedup.transform_documents(docs(m)),
+        ]
+
+    theirs, ours = both(run)
+    assert ours == theirs
+    assert [meta["id"] for _, _, meta in ours[0]] == [5, 6, 3]  # 8.2, then three at 5.0
+    assert [meta["id"] for _, _, meta in ours[1]] == [2, 3, 4, 5, 6]
 
 
 def test_contextual_compression_over_a_store_retriever() -> None:

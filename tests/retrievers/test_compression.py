@@ -513,3 +513,26 @@ async def test_a_base_retriever_that_returns_no_document_list_is_named():
     assert isinstance(bad, InvalidInputError) and str(bad) == message
     good, bad = await retriever.abatch(["ok", "bad"], return_exceptions=True)
     assert good == [Document("ok")] and str(bad) == message
+
+
+def negative_distance(left, right):
+    return -np.linalg.norm(left[:, None, :] - right[None, :, :], axis=2)
+
+
+def test_a_similarity_fn_replaces_the_cosine_and_is_checked():
+    docs = [Document(text, {"n": i}) for i, text in enumerate(NEAR)]
+    dedup = EmbeddingsRedundantFilter(
+        EMBEDDINGS, similarity_threshold=-0.01, similarity_fn=negative_distance
+    )
+    # only the two equal embeddings (cosine 1.0) are this close: the later stays
+    assert dedup.transform_documents(docs) == docs[1:]
+    assert repr(dedup).endswith("similarity_fn=negative_distance)")
+    near = EmbeddingsFilter(EMBEDDINGS, -0.01, k=None, similarity_fn=negative_distance)
+    assert near.compress_documents(docs, NEAR[0]) == [docs[0], docs[1]]
+    with pytest.raises(InvalidInputError, match="similarity_fn must be callable, got int"):
+        EmbeddingsFilter(EMBEDDINGS, 0.5, similarity_fn=3)
+    wrong = EmbeddingsFilter(EMBEDDINGS, 0.5, similarity_fn=lambda left, right: [1.0])
+    with pytest.raises(InvalidInputError, match=r"must return a 1 x 5 matrix, got shape \(1,\)"):
+        wrong.compress_documents(docs, "cats")
+    with pytest.raises(InvalidInputError, match="between -1 and 1"):
+        EmbeddingsFilter(EMBEDDINGS, 2.0)
