@@ -221,7 +221,8 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.document_loaders": {
         "ragline.loaders": (
-            "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader PyPDFLoader TextLoader WebBaseLoader"
+            "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader PyPDFDirectoryLoader "
+            "PyPDFLoader TextLoader WebBaseLoader"
         ),
     },
     "langchain_classic.document_transformers": {
@@ -694,7 +695,8 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_community.document_loaders": {
         "ragline.loaders": (
-            "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader PyPDFLoader TextLoader WebBaseLoader"
+            "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader PyPDFDirectoryLoader "
+            "PyPDFLoader TextLoader WebBaseLoader"
         ),
     },
     "langchain_community.document_loaders.csv_loader": {
@@ -710,7 +712,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.loaders": "JSONLoader",
     },
     "langchain_community.document_loaders.pdf": {
-        "ragline.loaders": "PyPDFLoader",
+        "ragline.loaders": "PyPDFDirectoryLoader PyPDFLoader",
     },
     "langchain_community.document_loaders.text": {
         "ragline.loaders": "TextLoader",

@@ -18,6 +18,7 @@ _EXPORTS = {
     "JSONLoader": "._json",
     "MarkdownLoader": "._markdown",
     "PyPDFLoader": "._pdf",
+    "PyPDFDirectoryLoader": "._pdf",
     "DEFAULT_LOADER_MAPPING": "._mapping",
     "loader_for_path": "._mapping",
     "loader_mapping": "._mapping",

@@ -1,10 +1,13 @@
-"""PyPDFLoader: text of a PDF with pypdf, one Document per page (the ``pdf`` extra)."""
+"""PyPDFLoader: text of a PDF with pypdf, one Document per page (the ``pdf`` extra);
+PyPDFDirectoryLoader: every PDF of a folder."""
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from ragline.core import Document, LoaderError, RaglineError
@@ -13,7 +16,9 @@ from ragline.core._optional import require
 from ragline.loaders._base import BaseLoader
 from ragline.loaders._encoding import check_path
 
-__all__ = ["PyPDFLoader"]
+__all__ = ["PyPDFDirectoryLoader", "PyPDFLoader"]
+
+_log = logging.getLogger(__name__)
 
 _MODES = ("page", "single")
 _EXTRACTION_MODES = ("plain", "layout")
@@ -149,3 +154,80 @@ def _iso_date(text: str) -> str:
         return datetime.strptime(text.replace("'", ""), "D:%Y%m%d%H%M%S%z").isoformat()
     except ValueError:
         return text
+
+
+class PyPDFDirectoryLoader(BaseLoader):
+    """Load every PDF under a folder with :class:`PyPDFLoader`, as LangChain's loader of
+    the same name does: the files ``glob`` matches (``rglob`` with ``recursive=True``),
+    in the order the file system lists them, skipping hidden paths (a part starting with
+    ``.``) unless ``load_hidden``; each document's ``source`` is the file's path.
+
+    Args:
+        path: the folder.
+        glob: the pattern of the files (default ``"**/[!.]*.pdf"``).
+        silent_errors: log a file that fails and go on, instead of raising.
+        load_hidden: load hidden files and files in hidden folders too.
+        recursive: match ``glob`` in every subfolder (``Path.rglob``).
+        password, mode, extraction_mode: as :class:`PyPDFLoader`'s.
+
+    Raises:
+        ConfigurationError: unknown ``mode`` or ``extraction_mode`` (at construction).
+        LoaderError: on load, a file that cannot be read (unless ``silent_errors``).
+
+    Example:
+        >>> loader = PyPDFDirectoryLoader("reports/")  # nothing is read until load()
+        >>> loader.glob
+        '**/[!.]*.pdf'
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        glob: str = "**/[!.]*.pdf",
+        silent_errors: bool = False,
+        load_hidden: bool = False,
+        recursive: bool = False,
+        *,
+        password: str | bytes | None = None,
+        mode: str = "page",
+        extraction_mode: str = "plain",
+    ) -> None:
+        check_choice("mode", mode, _MODES)
+        check_choice("extraction_mode", extraction_mode, _EXTRACTION_MODES)
+        self.path = path
+        self.glob = glob
+        self.silent_errors = silent_errors
+        self.load_hidden = load_hidden
+        self.recursive = recursive
+        self.password = password
+        self.mode = mode
+        self.extraction_mode = extraction_mode
+
+    def lazy_load(self) -> Iterator[Document]:
+        """Yield the documents of each PDF in turn.
+
+        Raises:
+            LoaderError: a file cannot be read (unless ``silent_errors``).
+        """
+        root = Path(self.path)
+        found = root.rglob(self.glob) if self.recursive else root.glob(self.glob)
+        for file in found:
+            if not file.is_file():
+                continue
+            if not self.load_hidden and any(
+                p.startswith(".") for p in file.relative_to(root).parts
+            ):
+                continue
+            loader = PyPDFLoader(
+                file, self.password, mode=self.mode, extraction_mode=self.extraction_mode
+            )
+            try:
+                documents = loader.load()
+            except Exception as err:
+                if not self.silent_errors:
+                    raise
+                _log.warning("%s", err)
+                continue
+            for document in documents:
+                document.metadata["source"] = str(file)
+            yield from documents

@@ -19,6 +19,7 @@ EXPECTED = [
     "DirectoryLoader",
     "JSONLoader",
     "MarkdownLoader",
+    "PyPDFDirectoryLoader",
     "PyPDFLoader",
     "TextLoader",
     "WebBaseLoader",
