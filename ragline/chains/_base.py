@@ -521,6 +521,28 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
             return self.get_name()
         return "stuff_documents_chain"
 
+    # create_stuff_documents_chain's schemas are LangChain's sequence's: what its assign
+    # of the formatted documents takes (any dict) and what the output parser gives
+    def _input_title(self) -> str:
+        if self.llm_chain is not None:
+            return super()._input_title()
+        return f"RunnableAssign<{self.document_variable_name}>Input"
+
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        if self.llm_chain is not None:
+            return super()._input_json(defs)
+        return {"additionalProperties": True, "type": "object"}
+
+    def _output_title(self) -> str:
+        if self.llm_chain is not None:
+            return super()._output_title()
+        return self.output_parser._output_title()
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        if self.llm_chain is not None:
+            return super()._output_json(defs)
+        return self.output_parser._output_json(defs)
+
     def get_graph(self, config: Any = None) -> Graph:
         """The steps inside, as LangChain draws ``create_stuff_documents_chain``: the
         documents rendered with the document prompt beside the passed-through input, then

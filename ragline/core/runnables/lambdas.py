@@ -7,11 +7,13 @@ import asyncio
 import contextvars
 import functools
 import inspect
+import operator
 import textwrap
 import typing
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ragline.core._json_schema import field_title
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.runnables.base import Input, Output, Runnable
 from ragline.core.runnables.runs import _NOTHING, add_chunks
@@ -71,6 +73,48 @@ def _names_read(tree: ast.AST) -> set[str]:
 
     Reader().visit(tree)
     return found
+
+
+def _dict_keys_read(func: Any) -> list[str] | None:
+    """The string keys the function reads from its first argument (``x["key"]``,
+    ``x.get("key")``), sorted; ``None`` when it reads none or its source is not at hand."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    function = next(
+        (
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        ),
+        None,
+    )
+    if function is None or not function.args.args:
+        return None
+    argument = function.args.args[0].arg
+    keys: set[str] = set()
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == argument
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
+            keys.add(node.slice.value)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == argument
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            keys.add(node.args[0].value)
+    return sorted(keys) or None
 
 
 def _runnables_used(func: Any) -> list[Runnable[Any, Any]]:
@@ -180,6 +224,27 @@ class RunnableLambda(Runnable[Input, Output]):
         if not self.deps:
             return super().get_graph(config)
         return Graph.fan(self, [dep.get_graph() for dep in self.deps])
+
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        # an unannotated function reading x["key"] takes a dict with those keys (and
+        # itemgetter("key") too), as LangChain infers them
+        func = self._function()
+        if isinstance(func, operator.itemgetter):  # itemgetter("a", "b"): those keys
+            try:
+                items = ast.literal_eval(repr(func).removeprefix("operator.itemgetter"))
+            except (ValueError, SyntaxError):  # itemgetter(slice(...)) and the like
+                return super()._input_json(defs)
+            items = items if isinstance(items, tuple) else (items,)
+            if all(isinstance(item, str) for item in items):
+                properties = {key: {"title": field_title(key)} for key in items}
+                return {"properties": properties, "required": list(items), "type": "object"}
+            return {"items": {}, "type": "array"}
+        if self.InputType is Any:
+            keys = _dict_keys_read(func)
+            if keys:
+                properties = {key: {"title": field_title(key)} for key in keys}
+                return {"properties": properties, "required": keys, "type": "object"}
+        return super()._input_json(defs)
 
     def _input_title(self) -> str:  # a given name first, as LangChain's
         name = self.name
