@@ -391,9 +391,11 @@ PATHS: dict[str, dict[str, str]] = {
             "MaxMarginalRelevanceExampleSelector MessagesPlaceholder PromptTemplate "
             "SemanticSimilarityExampleSelector SystemMessagePromptTemplate load_prompt"
         ),
+        "ragline.core.prompts": "StringPromptTemplate",
     },
     "langchain_classic.prompts.base": {
         "ragline.core": "BasePromptTemplate StringPromptValue",
+        "ragline.core.prompts": "StringPromptTemplate",
     },
     "langchain_classic.prompts.chat": {
         "ragline.core": (
@@ -1010,6 +1012,7 @@ PATHS: dict[str, dict[str, str]] = {
             "HumanMessagePromptTemplate MessagesPlaceholder PromptTemplate "
             "SystemMessagePromptTemplate format_document load_prompt"
         ),
+        "ragline.core.prompts": "StringPromptTemplate",
     },
     "langchain_core.prompts.base": {
         "ragline.core": "BasePromptTemplate format_document",
@@ -1031,6 +1034,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.prompts.prompt": {
         "ragline.core": "PromptTemplate",
+    },
+    "langchain_core.prompts.string": {
+        "ragline.core.prompts": "StringPromptTemplate",
     },
     "langchain_core.rate_limiters": {
         "ragline.core": "BaseRateLimiter InMemoryRateLimiter",

@@ -9,7 +9,8 @@ are found in the template.
 Modules: ``_values.py`` (prompt values), ``_formats.py`` (the template formats),
 ``_base.py`` (``BasePromptTemplate``, ``PromptTemplate``, ``format_document``),
 ``_chat.py`` (``ChatPromptTemplate`` and message templates), ``_few_shot.py`` (few-shot
-prompts), ``_loading.py`` (``save`` / ``load_prompt``), ``_limits.py`` (``TemplateLimits``:
+prompts), ``_string.py`` (``StringPromptTemplate``, the base of a program's own prompt),
+``_loading.py`` (``save`` / ``load_prompt``), ``_limits.py`` (``TemplateLimits``:
 how much work formatting one prompt may do) and ``_jinja.py`` (the bounded jinja2 sandbox).
 
 Example:
@@ -32,6 +33,7 @@ from ragline.core.prompts._chat import (
 from ragline.core.prompts._few_shot import FewShotChatMessagePromptTemplate, FewShotPromptTemplate
 from ragline.core.prompts._limits import TemplateLimits, get_template_limits, set_template_limits
 from ragline.core.prompts._loading import load_prompt, load_prompt_from_config
+from ragline.core.prompts._string import StringPromptTemplate
 from ragline.core.prompts._values import ChatPromptValue, PromptValue, StringPromptValue
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "MessagesPlaceholder",
     "PromptTemplate",
     "PromptValue",
+    "StringPromptTemplate",
     "StringPromptValue",
     "SystemMessagePromptTemplate",
     "TemplateLimits",
