@@ -38,6 +38,10 @@ each side over the rounds, the median of the per-round ratios and their 25th-75t
 percentiles (the spread), in CPU time of this process (the batch processor's export
 thread included) and in wall time. A target is met when the median ratio is within it;
 an ``off`` row is "not measurable" when the middle half of its ratios holds 1.
+
+Last, the function calls one bare ``retriever.invoke`` makes untraced, with the no-op
+tracer and traced (cProfile's count: all, ragline's, OpenTelemetry's): a figure that load
+does not move, to compare commits by on a shared machine.
 """
 
 from __future__ import annotations
@@ -408,6 +412,37 @@ def rows(rounds: int, *, minilm: bool = True, local_model: bool = True) -> list[
     return results
 
 
+def call_counts() -> list[tuple[str, int, int, int]]:
+    """Function calls made by one ``retriever.invoke`` (FAISS, 1,000 docs, the lookup
+    embedder) untraced, with the no-op tracer and traced: all, ragline's, OpenTelemetry's
+    (cProfile's count of Python functions and builtins called). Unlike the timings, the
+    same on a loaded machine: what a change to the traced path removed or added."""
+    import cProfile
+    import pstats
+
+    retriever, queries = retriever_of(1_000)
+    counted = []
+    for label, tracing in (("untraced", None), ("no-op tracer", _Tracing(noop=True)),
+                           ("traced", _Tracing())):  # fmt: skip
+        if tracing is not None:
+            tracing.on()
+        for i in range(20):  # warm: caches and lazy imports filled
+            retriever.invoke(queries[i])
+        profile = cProfile.Profile()
+        profile.runcall(retriever.invoke, queries[0])
+        if tracing is not None:
+            tracing.off()
+        stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+        by_file = [(key[0], calls) for key, (_, calls, *_) in stats.items()]
+
+        def under(package: str, by_file: list[tuple[str, int]] = by_file) -> int:
+            return sum(calls for path, calls in by_file if f"{os.sep}{package}{os.sep}" in path)
+
+        every = sum(calls for _, calls in by_file)
+        counted.append((label, every, under("ragline"), under("opentelemetry")))
+    return counted
+
+
 def verdict(target: str, ratio: float, low: float, high: float) -> str:
     if target == "off":  # nothing measurable: the middle half of the ratios holds 1
         return "not measurable" if low <= 1.0 <= high else "MEASURABLE"
@@ -441,6 +476,10 @@ def main() -> None:
             added = timings.added(clock) * 1e6
             print(f"{label:44}{first * 1e6:9.1f}us{second * 1e6:9.1f}us{added:8.1f}us"
                   f"{ratio:8.3f}{spread:>15}  {verdict(target, ratio, low, high)}")  # fmt: skip
+    print("\nfunction calls in one retriever.invoke (bare, 1,000 docs; cProfile): all, "
+          "ragline's, OpenTelemetry's")  # fmt: skip
+    for label, every, ours, otel in call_counts():
+        print(f"  {label:14}{every:6}{ours:6}{otel:6}")
     print(
         "\n(baseline untraced and 'with it' traced; control rows: the same untraced call "
         "on both sides (the noise); 'off' rows: baseline the code before tracing (for "
