@@ -77,6 +77,13 @@ def unique_documents(documents: list[Document]) -> list[Document]:
     return result
 
 
+def _child_config(run_manager: Any) -> RunnableConfig | None:
+    """The config of a run manager's children (None without one: the current run)."""
+    if run_manager is None:
+        return None
+    return {"callbacks": run_manager.get_child()}
+
+
 def _warn_parser_key(parser_key: str | None, stacklevel: int = 3) -> None:
     if parser_key is not None:
         warnings.warn(
@@ -202,7 +209,8 @@ class MultiQueryRetriever(ChildBatchRetriever):
             f"include_original={self.include_original}{unique})"
         )
 
-    def _queries(self, question: str, output: Any) -> list[str]:
+    def _written(self, output: Any) -> list[str]:
+        """The model's queries (its text split into lines), checked and logged."""
         if isinstance(output, str):
             output = LineListOutputParser().parse(output)
         if not isinstance(output, list) or not all(isinstance(q, str) for q in output):
@@ -212,21 +220,65 @@ class MultiQueryRetriever(ChildBatchRetriever):
         output = list(output)
         if self.verbose:  # the record keeps the list: the question joins it below, as in
             logger.info("Generated queries: %s", output)  # LangChain's records
+        return output
+
+    def _queries(self, question: str, output: Any) -> list[str]:
+        """The queries searched for ``question``: the model's, then the question itself
+        when ``include_original`` is set."""
+        written = self._written(output)
         if not self.unique_queries:
             if self.include_original:
-                output.append(question)
-            return output
-        queries = [q.strip() for q in output if q.strip()]
+                written.append(question)
+            return written
+        queries = [q.strip() for q in written if q.strip()]
         if self.include_original:
             queries.append(question)
         return list(dict.fromkeys(queries))  # a repeated query would find the same documents
 
-    def generate_queries(self, question: str) -> list[str]:
-        """Return the queries that will be searched for ``question`` (asks the model)."""
-        return self._queries(question, self.llm_chain.invoke({"question": question}))
+    def _once(self, queries: list[str]) -> list[str]:
+        if not self.unique_queries:
+            return queries
+        return list(dict.fromkeys(q.strip() for q in queries if q.strip()))
+
+    def generate_queries(self, question: str, run_manager: Any = None) -> list[str]:
+        """Ask the model for the queries of ``question`` (without the question itself,
+        which ``include_original`` adds when searching), as LangChain's method does.
+
+        Args:
+            question: the user's question.
+            run_manager: the retriever run's manager (the model's run is its child);
+                None: the current run, if any.
+        """
+        output = self.llm_chain.invoke({"question": question}, _child_config(run_manager))
+        return self._once(self._written(output))
+
+    async def agenerate_queries(self, question: str, run_manager: Any = None) -> list[str]:
+        """Async :meth:`generate_queries`."""
+        output = await self.llm_chain.ainvoke({"question": question}, _child_config(run_manager))
+        return self._once(self._written(output))
+
+    def retrieve_documents(self, queries: list[str], run_manager: Any = None) -> list[Document]:
+        """Search every query (one ``retriever.batch``); all the documents found, in order
+        and with repeats (:meth:`unique_union` drops them), as LangChain's method returns.
+        """
+        config = _child_config(run_manager)
+        found = self.retriever.batch(queries, config) if queries else []
+        return self._checked(found)
+
+    async def aretrieve_documents(
+        self, queries: list[str], run_manager: Any = None
+    ) -> list[Document]:
+        """Async :meth:`retrieve_documents`."""
+        config = _child_config(run_manager)
+        found = await self.retriever.abatch(queries, config) if queries else []
+        return self._checked(found)
+
+    def unique_union(self, documents: list[Document]) -> list[Document]:
+        """The documents without those equal to an earlier one, in order."""
+        return unique_documents(documents)
 
     def _get_relevant_documents(self, query: str) -> list[Document]:
-        queries = self.generate_queries(query)
+        queries = self._queries(query, self.llm_chain.invoke({"question": query}))
         if not queries:
             return []
         return self._union(self.retriever.batch(queries))
@@ -237,8 +289,8 @@ class MultiQueryRetriever(ChildBatchRetriever):
             return []
         return self._union(await self.retriever.abatch(queries))
 
-    def _union(self, results: list[Any]) -> list[Document]:
-        """The unique documents of the queries' results, in order (each result checked)."""
+    def _checked(self, results: list[Any]) -> list[Document]:
+        """The documents of the queries' results, in order (each result checked)."""
         for documents in results:
             if not isinstance(documents, list) or not all(
                 isinstance(d, Document) for d in documents
@@ -247,7 +299,11 @@ class MultiQueryRetriever(ChildBatchRetriever):
                     f"MultiQueryRetriever retriever ({self.retriever.get_name()}) must return a "
                     f"list of Document, got {documents!r:.80}"
                 )
-        return unique_documents([doc for documents in results for doc in documents])
+        return [doc for documents in results for doc in documents]
+
+    def _union(self, results: list[Any]) -> list[Document]:
+        """The unique documents of the queries' results, in order (each result checked)."""
+        return unique_documents(self._checked(results))
 
     # batch / abatch (ChildBatchRetriever): the model writes the queries of every question
     # in one batch, then ALL the written queries are searched in one retriever batch.

@@ -158,3 +158,30 @@ def test_the_generated_queries_are_logged_as_langchain_logs_them(caplog):
         ),
         ("INFO", "Generated queries: ['dogs', 'birds']"),
     ]
+
+
+def test_langchains_step_methods() -> None:
+    lc_base, base = LCSeen(), Seen()
+    theirs = LCMultiQueryRetriever.from_llm(lc_base, LCFakeListChatModel(responses=[ANSWER]))
+    ours = MultiQueryRetriever.from_llm(base, FakeListChatModel(responses=[ANSWER]))
+    manager = CallbackManagerForRetrieverRun.get_noop_manager()
+    written = theirs.generate_queries("cats", manager)
+    assert ours.generate_queries("cats") == written
+    found = theirs.retrieve_documents(["cats", "dogs", "cats"], manager)
+    assert texts(ours.retrieve_documents(["cats", "dogs", "cats"])) == texts(found)
+    assert texts(ours.unique_union(ours.retrieve_documents(["cats", "dogs"]))) == texts(
+        theirs.unique_union(theirs.retrieve_documents(["cats", "dogs"], manager))
+    )
+    assert texts(found) == [TEXTS[0], TEXTS[3], TEXTS[2], TEXTS[3], TEXTS[0], TEXTS[3]]
+
+
+async def test_langchains_async_step_methods() -> None:
+    from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun
+
+    theirs = LCMultiQueryRetriever.from_llm(LCSeen(), LCFakeListChatModel(responses=[ANSWER]))
+    ours = MultiQueryRetriever.from_llm(Seen(), FakeListChatModel(responses=[ANSWER]))
+    manager = AsyncCallbackManagerForRetrieverRun.get_noop_manager()
+    assert await ours.agenerate_queries("cats") == await theirs.agenerate_queries("cats", manager)
+    assert texts(await ours.aretrieve_documents(["dogs", "cats"])) == texts(
+        await theirs.aretrieve_documents(["dogs", "cats"], manager)
+    )

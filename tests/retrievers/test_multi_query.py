@@ -72,7 +72,8 @@ def test_the_model_gets_the_question_and_each_line_is_searched(vector_retriever)
 def test_include_original_searches_the_question_last(vector_retriever):
     model = FakeListChatModel(responses=["stock market"])
     retriever = MultiQueryRetriever.from_llm(vector_retriever, model, include_original=True)
-    assert retriever.generate_queries("cat nap") == ["stock market", "cat nap"]
+    # the model's queries; the question joins them when searching (LangChain's methods)
+    assert retriever.generate_queries("cat nap") == ["stock market"]
     # "cat nap" alone finds t5, t3
     assert ids(retriever.invoke("cat nap")) == ["t4", "t6", "t5", "t3"]
 
@@ -127,13 +128,7 @@ def test_unique_queries_strips_and_searches_each_query_once():
     every = MultiQueryRetriever.from_llm(
         base, FakeListLLM(responses=[answer]), include_original=True
     )
-    assert every.generate_queries("kitten") == [
-        "kitten ",
-        "  ",
-        "kitten",
-        " stock market",
-        "kitten",
-    ]
+    assert every.generate_queries("kitten") == ["kitten ", "  ", "kitten", " stock market"]
     once = MultiQueryRetriever.from_llm(
         base, FakeListLLM(responses=[answer]), include_original=True, unique_queries=True
     )
@@ -277,3 +272,18 @@ async def test_a_retriever_that_returns_no_document_list_is_named():
     good, bad = retriever.batch(["ok", "bad"], return_exceptions=True)
     assert good == [Document("ok")]
     assert isinstance(bad, InvalidInputError) and "got 'oops'" in str(bad)
+
+
+def test_the_step_methods_take_a_run_manager():
+    from ragline.core.callbacks import CallbackManager, CallbackManagerForRetrieverRun
+
+    collector = RunCollectorCallbackHandler()
+    model = FakeListLLM(responses=["a\nb"])
+    retriever = MultiQueryRetriever.from_llm(Recording(), model)
+    manager = CallbackManager.configure([collector]).on_retriever_start(None, "q")
+    assert isinstance(manager, CallbackManagerForRetrieverRun)
+    assert retriever.generate_queries("q", manager) == ["a", "b"]
+    assert retriever.retrieve_documents(["x y", "z"], manager) == [Document("x"), Document("z")]
+    manager.on_retriever_end([])
+    (run,) = collector.traced_runs
+    assert [child.name for child in run.children] == ["RunnableSequence", "Recording", "Recording"]
