@@ -221,8 +221,8 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.document_loaders": {
         "ragline.loaders": (
-            "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader PyPDFDirectoryLoader "
-            "PyPDFLoader TextLoader WebBaseLoader"
+            "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader MergedDataLoader "
+            "PyPDFDirectoryLoader PyPDFLoader TextLoader WebBaseLoader"
         ),
     },
     "langchain_classic.document_transformers": {
@@ -697,8 +697,8 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_community.document_loaders": {
         "ragline.loaders": (
-            "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader PyPDFDirectoryLoader "
-            "PyPDFLoader TextLoader WebBaseLoader"
+            "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader MergedDataLoader "
+            "PyPDFDirectoryLoader PyPDFLoader TextLoader WebBaseLoader"
         ),
     },
     "langchain_community.document_loaders.csv_loader": {

@@ -19,6 +19,7 @@ _EXPORTS = {
     "MarkdownLoader": "._markdown",
     "PyPDFLoader": "._pdf",
     "PyPDFDirectoryLoader": "._pdf",
+    "MergedDataLoader": "._merged",
     "DEFAULT_LOADER_MAPPING": "._mapping",
     "loader_for_path": "._mapping",
     "loader_mapping": "._mapping",

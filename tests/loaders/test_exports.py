@@ -19,6 +19,7 @@ EXPECTED = [
     "DirectoryLoader",
     "JSONLoader",
     "MarkdownLoader",
+    "MergedDataLoader",
     "PyPDFDirectoryLoader",
     "PyPDFLoader",
     "TextLoader",
