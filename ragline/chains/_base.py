@@ -15,7 +15,15 @@ from __future__ import annotations
 
 import functools
 from abc import abstractmethod
-from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -29,12 +37,15 @@ from ragline.core import (
     InvalidInputError,
     MissingVariableError,
     Runnable,
+    RunnableConfig,
+    RunnableLambda,
     RunnablePassthrough,
+    RunnableSequence,
     StrOutputParser,
 )
 from ragline.core._drive import Effect, Emit
 from ragline.core.prompts import format_document as _format_document
-from ragline.core.runnables.runs import add_chunks
+from ragline.core.runnables.runs import add_chunks, combine_chunks
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -585,6 +596,87 @@ def _require_variable(prompt: BasePromptTemplate, variable: str, what: str) -> N
         )
 
 
+class _StuffDocumentsSequence(StuffDocumentsChain):
+    """The chain ``create_stuff_documents_chain`` returns: LangChain's runs, a sequence's.
+
+    Its run (``stuff_documents_chain``) has the steps of LangChain's sequence as children,
+    tagged ``seq:step:N``: ``format_inputs`` (an assign whose ``format_docs`` renders the
+    documents into the prompt variable), the prompt, the model and the parser. Streamed,
+    it is a transform of its input, as a sequence is. With no documents and an
+    ``empty_answer`` it returns that without a step.
+    """
+
+    _starts_without_run_type = True  # a sequence's run, as LangChain's
+
+    def _sequence(self) -> Runnable[Any, Any]:
+        documents, prompt, separator = (
+            self.document_variable_name,
+            self.document_prompt,
+            self.document_separator,
+        )
+
+        def format_docs(inputs: dict[str, Any]) -> str:
+            return format_documents(inputs[documents], prompt, separator)
+
+        format_inputs = RunnablePassthrough.assign(
+            **{documents: RunnableLambda(format_docs)}
+        ).with_config(run_name="format_inputs")
+        return RunnableSequence(format_inputs, self.prompt, self.llm, self.output_parser)
+
+    def _no_steps(self, input: Any) -> bool:
+        documents, _ = self._split_input(input)  # checked before any step, as ever
+        return not documents and self.empty_answer is not None
+
+    def _run_steps(self, input: Any) -> Any:
+        if self._no_steps(input):
+            return self.empty_answer
+        return self._sequence()._invoke_steps(input)  # type: ignore[attr-defined]
+
+    async def _arun_steps(self, input: Any) -> Any:
+        if self._no_steps(input):
+            return self.empty_answer
+        return await self._sequence()._ainvoke_steps(input)  # type: ignore[attr-defined]
+
+    def _transform_steps(self, chunks: Iterator[Any]) -> Iterator[Any]:
+        input = combine_chunks(list(chunks))
+        if self._no_steps(input):
+            yield self.empty_answer
+            return
+        yield from self._sequence()._transform_steps(iter([input]))  # type: ignore[attr-defined]
+
+    async def _atransform_steps(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        input = combine_chunks([chunk async for chunk in chunks])
+        if self._no_steps(input):
+            yield self.empty_answer
+            return
+        steps = self._sequence()._atransform_steps(_one(input))  # type: ignore[attr-defined]
+        try:
+            async for chunk in steps:
+                yield chunk
+        finally:
+            await steps.aclose()
+
+    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        self._reject_kwargs(kwargs)
+        return self._transform_stream_with_config(iter([input]), self._transform_steps, config)
+
+    def transform(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        self._reject_kwargs(kwargs)
+        return self._transform_stream_with_config(input, self._transform_steps, config)
+
+    def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        self._reject_kwargs(kwargs)
+        return self._atransform_stream_with_config(_one(input), self._atransform_steps, config)
+
+    def atransform(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        self._reject_kwargs(kwargs)
+        return self._atransform_stream_with_config(input, self._atransform_steps, config)
+
+
+async def _one(value: Any) -> AsyncIterator[Any]:
+    yield value
+
+
 def create_stuff_documents_chain(
     llm: Runnable[Any, Any],
     prompt: BasePromptTemplate,
@@ -612,7 +704,7 @@ def create_stuff_documents_chain(
         >>> chain.invoke({"context": [Document("Paris is in France.")], "input": "Where?"})
         'Paris'
     """
-    return StuffDocumentsChain(
+    return _StuffDocumentsSequence(
         llm,
         prompt,
         output_parser=output_parser,

@@ -325,9 +325,11 @@ def create_history_aware_retriever(
             f"create_history_aware_retriever needs a prompt with the variable 'input'; it has "
             f"{prompt.input_variables}"
         )
-    question = RunnableLambda(_question, name="question")
+    # unnamed, as LangChain's lambdas are (their runs say RunnableLambda)
+    question = RunnableLambda(_question, name="RunnableLambda")
+    no_history = RunnableLambda(_has_no_history, name="RunnableLambda")
     return RunnableBranch(
-        (_has_no_history, question | retriever),
+        (no_history, question | retriever),
         prompt | llm | StrOutputParser() | retriever,
     ).with_config(run_name="chat_retriever_chain")
 

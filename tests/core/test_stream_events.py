@@ -124,7 +124,9 @@ def test_retrieval_chain_sequence() -> None:
     top = ["retrieval_chain"]
     context = [*top, "RunnableAssign<context>", "RunnableParallel<context>"]
     answer = [*top, "RunnableAssign<answer>", "RunnableParallel<answer>"]
-    stuff = [*answer, "stuff_documents_chain", "answer"]
+    stuff = [*answer, "stuff_documents_chain"]
+    inputs = [*stuff, "format_inputs"]  # the documents rendered, as LangChain's sequence
+    docs = [*inputs, "RunnableParallel<context>"]
     assert rows(events) == [
         ("on_chain_start", "retrieval_chain", []),
         ("on_chain_start", "RunnableAssign<context>", top),
@@ -150,22 +152,28 @@ def test_retrieval_chain_sequence() -> None:
         ("on_chain_end", "RunnableAssign<context>", top),
         ("on_chain_start", "RunnableParallel<answer>", answer[:2]),
         ("on_chain_start", "stuff_documents_chain", answer),
-        ("on_chain_start", "answer", stuff[:-1]),
+        ("on_chain_start", "format_inputs", stuff),
+        ("on_chain_stream", "format_inputs", stuff),
+        ("on_chain_start", "RunnableParallel<context>", inputs),
+        ("on_chain_start", "format_docs", docs),
+        ("on_chain_stream", "format_docs", docs),
+        ("on_chain_end", "format_docs", docs),
+        ("on_chain_stream", "RunnableParallel<context>", inputs),
+        ("on_chain_stream", "format_inputs", stuff),
+        ("on_chain_end", "RunnableParallel<context>", inputs),
+        ("on_chain_end", "format_inputs", stuff),
         ("on_prompt_start", "ChatPromptTemplate", stuff),
         ("on_prompt_end", "ChatPromptTemplate", stuff),
         ("on_chat_model_start", "FakeListChatModel", stuff),
         ("on_chat_model_stream", "FakeListChatModel", stuff),
         ("on_parser_start", "StrOutputParser", stuff),
         ("on_parser_stream", "StrOutputParser", stuff),
-        ("on_chain_stream", "answer", stuff[:-1]),
         ("on_chain_stream", "stuff_documents_chain", answer),
         ("on_chat_model_stream", "FakeListChatModel", stuff),
         ("on_parser_stream", "StrOutputParser", stuff),
-        ("on_chain_stream", "answer", stuff[:-1]),
         ("on_chain_stream", "stuff_documents_chain", answer),
         ("on_chat_model_end", "FakeListChatModel", stuff),
         ("on_parser_end", "StrOutputParser", stuff),
-        ("on_chain_end", "answer", stuff[:-1]),
         ("on_chain_end", "stuff_documents_chain", answer),
         ("on_chain_stream", "RunnableParallel<answer>", answer[:2]),
         ("on_chain_stream", "RunnableAssign<answer>", top),

@@ -66,11 +66,12 @@ def test_retrieval_chain_spans_form_the_run_tree(traced: Traced) -> None:
             ("RunnableAssign<answer>", [
                 ("RunnableParallel<answer>", [
                     ("stuff_documents_chain", [
-                        ("answer", [
-                            ("ChatPromptTemplate", []),
-                            ("chat FakeListChatModel", []),
-                            ("StrOutputParser", []),
+                        ("format_inputs", [
+                            ("RunnableParallel<context>", [("format_docs", [])]),
                         ]),
+                        ("ChatPromptTemplate", []),
+                        ("chat FakeListChatModel", []),
+                        ("StrOutputParser", []),
                     ]),
                 ]),
             ]),

@@ -37,6 +37,7 @@ class RunnableBranch(Runnable[Input, Output]):
     _stream_end_inputs = False  # a streamed run's end has no inputs= (LangChain's)
 
     _starts_without_run_type = True  # as LangChain's, streamed or not
+    _reports_stream_chunks = False  # astream_events shows none of its own, as LangChain's
 
     def __init__(self, *branches: Any, name: str | None = None) -> None:
         if len(branches) < 2:

@@ -153,6 +153,11 @@ class RunReporting:
     # LangChain's branch and fallbacks, which start with the whole input, leave it out
     _stream_end_inputs: bool = True
 
+    def _taps_stream(self, run: BaseRunManager) -> bool:
+        # the outermost run's chunks are always shown (LangChain's astream_events reads
+        # them from the stream it returns)
+        return self._reports_stream_chunks or run.parent_run_id is None
+
     def _end_inputs(self, seen: list[Any]) -> dict[str, Any]:
         return {"inputs": combine_chunks(seen)} if self._stream_end_inputs else {}
 
@@ -171,6 +176,9 @@ class RunReporting:
     # LangChain's sequence, parallel, branch, fallbacks and legacy chains start theirs;
     # the others pass ``run_type`` (``None`` for a chain, ``"prompt"``, ``"parser"`` ...).
     _starts_without_run_type: bool = False
+    # Whether a streamed run reports its chunks to the handlers that follow streams
+    # (astream_events, astream_log); LangChain's branch and fallbacks do not.
+    _reports_stream_chunks: bool = True
 
     def _run_serialized(self) -> Any:
         """The ``serialized`` argument of this runnable's start events (by default handlers
@@ -415,7 +423,7 @@ class RunReporting:
         child = run.child_config(config)
         listening = bool(run.handlers)  # nobody to report combined chunks to: skip the work
         seen: list[Any] = [first] if listening and first is not _NOTHING else []
-        taps = stream_taps(run.handlers) if listening else ()
+        taps = stream_taps(run.handlers) if listening and self._taps_stream(run) else ()
 
         def tap() -> Iterator[Any]:
             if first is _NOTHING:
@@ -473,7 +481,7 @@ class RunReporting:
         child = run.child_config(config)
         listening = bool(run.handlers)
         seen: list[Any] = [first] if listening and first is not _NOTHING else []
-        taps = stream_taps(run.handlers) if listening else ()
+        taps = stream_taps(run.handlers) if listening and self._taps_stream(run) else ()
 
         async def tap() -> AsyncIterator[Any]:
             if first is _NOTHING:
