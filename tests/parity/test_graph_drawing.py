@@ -21,6 +21,7 @@ the scenarios here have at most one such edge.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from operator import itemgetter
 from typing import Any
 
@@ -66,6 +67,7 @@ def lib(which: str) -> dict[str, Any]:
             "RunnablePassthrough": lc_runnables.RunnablePassthrough,
             "RunnableBranch": lc_runnables.RunnableBranch,
             "chain": lc_runnables.chain,
+            "RunnableGenerator": lc_runnables.RunnableGenerator,
             "ConfigurableField": lc_runnables.ConfigurableField,
             "Fixed": Fixed,
             "create_retrieval_chain": lc_create_retrieval_chain,
@@ -93,6 +95,7 @@ def lib(which: str) -> dict[str, Any]:
         "RunnablePassthrough": core.RunnablePassthrough,
         "RunnableBranch": core.RunnableBranch,
         "chain": core.chain,
+        "RunnableGenerator": core.RunnableGenerator,
         "ConfigurableField": core.ConfigurableField,
         "Fixed": Fixed,
         "create_retrieval_chain": chains.create_retrieval_chain,
@@ -249,6 +252,15 @@ def itemgetter_rag(ns: dict[str, Any]) -> Any:
     return retrieval | prompt | model(ns) | ns["StrOutputParser"]()
 
 
+def shout(chunks: Iterator[str]) -> Iterator[str]:
+    for chunk in chunks:
+        yield chunk.upper()
+
+
+def generator_step(ns: dict[str, Any]) -> Any:
+    return ns["RunnableLambda"](format_docs) | ns["RunnableGenerator"](shout)
+
+
 SCENARIOS = [
     prompt_model_parser,
     lcel_rag,
@@ -267,6 +279,7 @@ SCENARIOS = [
     llm_chain,
     function_using_runnables,
     itemgetter_rag,
+    generator_step,
 ]
 
 

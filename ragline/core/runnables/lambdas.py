@@ -46,6 +46,16 @@ def _annotations(func: Any) -> tuple[Any, Any]:
     return first, hints.get("return", Any)
 
 
+_ITERATOR_NAMES = {
+    "Iterator",
+    "AsyncIterator",
+    "Iterable",
+    "AsyncIterable",
+    "Generator",
+    "AsyncGenerator",
+}
+
+
 def _function_name(func: Callable[..., Any], fallback: str) -> str:
     name = getattr(func, "__name__", None)
     return fallback if not name or name == "<lambda>" else name
@@ -474,6 +484,43 @@ class RunnableGenerator(Runnable[Input, Output]):
 
     def __repr__(self) -> str:
         return f"RunnableGenerator({self.get_name()})"
+
+    # LangChain's schemas: <name>_input / <name>_output, typed by what the iterators the
+    # function takes and returns are annotated to hold (Iterator[int] -> integer)
+    def _element_type(self, index: int) -> Any:
+        function: Any = self._transform_fn or self._atransform_fn
+        # the annotations as written: a postponed one (a string) is not resolved, as
+        # LangChain reads them
+        try:
+            signature = inspect.signature(function)
+        except (TypeError, ValueError):
+            return Any
+        parameters = list(signature.parameters.values())
+        if index == 0:
+            annotation = parameters[0].annotation if parameters else Any
+        else:
+            annotation = signature.return_annotation
+        args = typing.get_args(annotation)
+        origin = getattr(typing.get_origin(annotation), "__name__", "")
+        if args and origin in _ITERATOR_NAMES:
+            return args[0]
+        return Any
+
+    @property
+    def InputType(self) -> Any:
+        """What the input iterator holds (``Any`` unless annotated)."""
+        return self._element_type(0)
+
+    @property
+    def OutputType(self) -> Any:
+        """What the output iterator holds (``Any`` unless annotated)."""
+        return self._element_type(1)
+
+    def _input_title(self) -> str:
+        return f"{self.get_name()}_input"
+
+    def _output_title(self) -> str:
+        return f"{self.get_name()}_output"
 
     def transform(
         self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
