@@ -13,6 +13,8 @@ documents. ``create_structured_output_runnable`` binds a model to answer in a sc
 shape (LangChain's older helper). ``HypotheticalDocumentEmbedder`` (HyDE) embeds a query
 as the passage a model writes for it. ``RetrievalQAWithSourcesChain`` and
 ``load_qa_with_sources_chain`` answer with a ``SOURCES:`` line, split out of the answer.
+The router chains (``MultiPromptChain``, ``LLMRouterChain``, ``MultiRouteChain``) let a
+model pick which chain answers.
 """
 
 from ragline.core._lazy import attach
@@ -48,6 +50,11 @@ _EXPORTS = {
     "HypotheticalDocumentEmbedder": "._hyde",
     "RetrievalQAWithSourcesChain": "._qa_with_sources",
     "load_qa_with_sources_chain": "._qa_with_sources",
+    "MultiPromptChain": "._router",
+    "LLMRouterChain": "._router",
+    "MultiRouteChain": "._router",
+    "RouterChain": "._router",
+    "RouterOutputParser": "._router",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -111,12 +111,12 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.chains": {
         "ragline.chains": (
             "ConversationChain ConversationalRetrievalChain HypotheticalDocumentEmbedder "
-            "LLMChain MapReduceDocumentsChain MapRerankDocumentsChain "
-            "ReduceDocumentsChain RefineDocumentsChain RetrievalQA "
-            "RetrievalQAWithSourcesChain SequentialChain SimpleSequentialChain "
-            "StuffDocumentsChain TransformChain create_history_aware_retriever "
-            "create_retrieval_chain create_structured_output_runnable "
-            "load_summarize_chain"
+            "LLMChain LLMRouterChain MapReduceDocumentsChain MapRerankDocumentsChain "
+            "MultiPromptChain MultiRouteChain ReduceDocumentsChain RefineDocumentsChain "
+            "RetrievalQA RetrievalQAWithSourcesChain RouterChain SequentialChain "
+            "SimpleSequentialChain StuffDocumentsChain TransformChain "
+            "create_history_aware_retriever create_retrieval_chain "
+            "create_structured_output_runnable load_summarize_chain"
         ),
     },
     "langchain_classic.chains.base": {
@@ -193,6 +193,18 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.chains.retrieval_qa.base": {
         "ragline.chains": "RetrievalQA",
+    },
+    "langchain_classic.chains.router": {
+        "ragline.chains": "LLMRouterChain MultiPromptChain MultiRouteChain RouterChain",
+    },
+    "langchain_classic.chains.router.base": {
+        "ragline.chains": "MultiRouteChain RouterChain",
+    },
+    "langchain_classic.chains.router.llm_router": {
+        "ragline.chains": "LLMRouterChain RouterOutputParser",
+    },
+    "langchain_classic.chains.router.multi_prompt": {
+        "ragline.chains": "MultiPromptChain",
     },
     "langchain_classic.chains.sequential": {
         "ragline.chains": "SequentialChain SimpleSequentialChain",
