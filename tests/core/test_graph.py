@@ -248,3 +248,21 @@ def test_ascii_conditional_edges_and_side_exits():
         "| aaaaaa |     | bbbbbb |     | cccccc | ",
         "+--------+     +--------+     +--------+ ",
     ]
+
+
+def test_png_drawing_is_refused_with_the_way_out():
+    graph = step("solo").get_graph()
+    for draw in (graph.draw_png, graph.draw_mermaid_png):
+        with pytest.raises(NotImplementedError, match="draw_mermaid"):
+            draw()
+
+
+def test_get_prompts_uses_the_config():
+    from ragline.core import ConfigurableField, PromptTemplate
+
+    first = PromptTemplate.from_template("a {x}")
+    chain = first.configurable_alternatives(
+        ConfigurableField(id="p"), default_key="a", b=PromptTemplate.from_template("b {x}")
+    )
+    assert [p.template for p in chain.get_prompts()] == ["a {x}"]
+    assert [p.template for p in chain.get_prompts({"configurable": {"p": "b"}})] == ["b {x}"]

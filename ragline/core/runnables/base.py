@@ -651,14 +651,13 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
         """Return the prompt templates in this runnable's graph, in graph order.
 
         Args:
-            config: accepted as LangChain's is (the graph does not depend on it here).
+            config: the graph's config (a configurable runnable draws what it selects).
         """
         from ragline.core.prompts import BasePromptTemplate
 
-        del config
         return [
             node.data
-            for node in self.get_graph().nodes.values()
+            for node in self.get_graph(config).nodes.values()
             if isinstance(node.data, BasePromptTemplate)
         ]
 

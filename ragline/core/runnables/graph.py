@@ -352,6 +352,28 @@ class Graph:
         """Print :meth:`draw_ascii`."""
         print(self.draw_ascii())
 
+    def draw_png(self, *args: Any, **kwargs: Any) -> bytes:
+        """Not drawn here: ragline makes no images (LangChain's needs pygraphviz).
+
+        Raises:
+            NotImplementedError: always; :meth:`draw_mermaid` gives the source to render.
+        """
+        raise NotImplementedError(
+            "ragline does not draw PNG images; render draw_mermaid()'s text with a Mermaid "
+            "renderer, or print draw_ascii()"
+        )
+
+    def draw_mermaid_png(self, *args: Any, **kwargs: Any) -> bytes:
+        """Not drawn here: LangChain's sends the Mermaid text to a web service.
+
+        Raises:
+            NotImplementedError: always; :meth:`draw_mermaid` gives the source to render.
+        """
+        raise NotImplementedError(
+            "ragline does not draw PNG images (LangChain's draw_mermaid_png calls a web "
+            "service); render draw_mermaid()'s text with a Mermaid renderer instead"
+        )
+
     def draw_mermaid(
         self,
         *,
