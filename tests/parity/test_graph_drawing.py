@@ -431,3 +431,38 @@ def test_the_schemas_are_langchains(build: Any) -> None:
     assert ours.input_schema.model_json_schema() == lc.input_schema.model_json_schema()
     assert ours.output_schema.model_json_schema() == lc.output_schema.model_json_schema()
     assert ours.input_schema.__name__ == lc.input_schema.__name__
+
+
+@pytest.mark.parametrize(
+    "front",
+    [
+        None,
+        {"config": {"theme": "neutral", "flowchart": {"htmlLabels": False, "curve": "basis"}}},
+        {
+            "title": "RAG: answer",
+            "config": {
+                "look": "handDrawn",
+                "themeVariables": {"primaryColor": "#ff0000", "fontSize": 16},
+                "list": [1, "yes", None, {"k": "v", "j": 2.5}],
+            },
+        },
+    ],
+)
+def test_mermaid_options_are_langchains(front: Any) -> None:
+    from langchain_core.runnables.graph import CurveStyle as LCCurveStyle
+    from langchain_core.runnables.graph import NodeStyles as LCNodeStyles
+
+    from ragline.core.runnables.graph import CurveStyle, NodeStyles
+
+    lc, ours = both(lcel_rag)
+    lc_text = lc.get_graph().draw_mermaid(
+        curve_style=LCCurveStyle.STEP,
+        node_colors=LCNodeStyles(first="fill:#000", last="stroke:red"),
+        frontmatter_config=front,
+    )
+    our_text = ours.get_graph().draw_mermaid(
+        curve_style=CurveStyle.STEP,
+        node_colors=NodeStyles(first="fill:#000", last="stroke:red"),
+        frontmatter_config=front,
+    )
+    assert our_text == lc_text

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from ragline.core.runnables.base import Runnable
 
-__all__ = ["CurveStyle", "Edge", "Graph", "Node"]
+__all__ = ["CurveStyle", "Edge", "Graph", "Node", "NodeStyles"]
 
 
 class CurveStyle:
@@ -57,6 +57,15 @@ class CurveStyle:
     STEP = "step"
     STEP_AFTER = "stepAfter"
     STEP_BEFORE = "stepBefore"
+
+
+@dataclass
+class NodeStyles:
+    """The Mermaid styles of ordinary, first and last nodes (``draw_mermaid(node_colors=)``)."""
+
+    default: str = "fill:#f2f0ff,line-height:1.2"
+    first: str = "fill-opacity:0"
+    last: str = "fill:#bfb6fc"
 
 
 class Node(NamedTuple):
@@ -379,15 +388,28 @@ class Graph:
         *,
         with_styles: bool = True,
         curve_style: Any = CurveStyle.LINEAR,
+        node_colors: NodeStyles | None = None,
         wrap_label_n_words: int = 9,
+        frontmatter_config: dict[str, Any] | None = None,
     ) -> str:
-        """Mermaid flowchart source (top to bottom), as LangChain writes it."""
+        """Mermaid flowchart source (top to bottom), as LangChain writes it.
+
+        Args:
+            with_styles: write the front matter, node shapes and class styles.
+            curve_style: the edges' curve (a :class:`CurveStyle` name).
+            node_colors: the class styles of ordinary, first and last nodes.
+            wrap_label_n_words: break edge labels after this many words.
+            frontmatter_config: more front matter (YAML), merged under the curve setting.
+        """
         graph = self.reid()
         first, last = graph.first_node(), graph.last_node()
         curve = getattr(curve_style, "value", curve_style)
         lines: list[str] = []
         if with_styles:
-            lines += ["---", "config:", "  flowchart:", f"    curve: {curve}", "---"]
+            given = dict(frontmatter_config or {})
+            config = dict(given.get("config") or {})
+            config["flowchart"] = {**(config.get("flowchart") or {}), "curve": curve}
+            lines += ["---", *_yaml_lines({**given, "config": config}, 0), "---"]
         lines.append("graph TD;")
         if with_styles:
             for node_id, node in graph.nodes.items():
@@ -425,10 +447,11 @@ class Graph:
                 arrow = "-.->" if edge.conditional else "-->"
             lines.append(f"\t{source} {arrow} {target};")
         if with_styles:
+            styles = node_colors or NodeStyles()
             lines += [
-                "\tclassDef default fill:#f2f0ff,line-height:1.2",
-                "\tclassDef first fill-opacity:0",
-                "\tclassDef last fill:#bfb6fc",
+                f"\tclassDef default {styles.default}",
+                f"\tclassDef first {styles.first}",
+                f"\tclassDef last {styles.last}",
             ]
         return "\n".join(lines) + "\n"
 
@@ -439,3 +462,64 @@ def _mermaid_id(node_id: str) -> str:
     return "".join(
         c if (c.isascii() and (c.isalnum() or c in "_-")) else f"\\{ord(c):x}" for c in node_id
     )
+
+
+_YAML_WORDS = {"", "~", "null", "true", "false", "yes", "no", "on", "off", "y", "n"}
+
+
+def _yaml_scalar(value: Any) -> str:
+    """``value`` as a YAML scalar (quoted where plain text would read otherwise)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    text = str(value)
+    try:
+        float(text)
+        numeric = True
+    except ValueError:
+        numeric = False
+    if (
+        numeric
+        or text.lower() in _YAML_WORDS
+        or text != text.strip()
+        or text[0] in "-?:,[]{}#&*!|>'\"%@`"
+        or ": " in text
+        or " #" in text
+        or "\n" in text
+    ):
+        return "'" + text.replace("'", "''") + "'"
+    return text
+
+
+def _yaml_lines(value: Any, indent: int) -> list[str]:
+    """A dict (keys sorted) or list as block YAML lines, as ``yaml.dump`` writes it."""
+    pad = " " * indent
+    lines: list[str] = []
+    if isinstance(value, dict):
+        for key in sorted(value):
+            item = value[key]
+            if isinstance(item, dict) and item:
+                lines += [f"{pad}{key}:", *_yaml_lines(item, indent + 2)]
+            elif isinstance(item, list) and item:
+                lines += [f"{pad}{key}:", *_yaml_lines(item, indent)]
+            else:
+                shown = (
+                    "{}"
+                    if isinstance(item, dict)
+                    else "[]"
+                    if isinstance(item, list)
+                    else _yaml_scalar(item)
+                )
+                lines.append(f"{pad}{key}: {shown}")
+    else:
+        for item in value:
+            if isinstance(item, (dict, list)) and item:
+                inner = _yaml_lines(item, indent + 2)
+                lines.append(f"{pad}- {inner[0].lstrip()}")
+                lines += inner[1:]
+            else:
+                lines.append(f"{pad}- {_yaml_scalar(item)}")
+    return lines
