@@ -39,6 +39,10 @@ pairs in one session, ``--repo`` on commit 7767dc7): process CPU 2.32 / 3.19 s b
 block, the faiss index written beside the documents: after the last block 1.32 ->
 0.40-0.50 s at ``--embed-rate 3000`` (0.77x -> 0.88-0.91x of the encoder alone), 1.56-1.70
 -> 0.49-0.62 s at 14,000 (0.36-0.39x -> 0.60-0.65x); load 3-4 (docs/embeddings.md).
+Later still (cbd9a21 .. f8f87e0: embedding calls that grow and end at block multiples,
+the keyword index written on a thread, no intent log; --repo at 36e8f86, load 5.5-6.5):
+the rest's CPU 85-86 -> 75-78 us per chunk in batches of 100, 84.6-85.1 -> 71.2-84.5 at
+--embed-rate 14000; encoder idle between its calls ~0.09 s -> none at load 1.
 
 Usage:
     .venv/bin/python benchmarks/indexing_stages.py [--files 800] [--repeats 3]
