@@ -43,7 +43,15 @@ from ragline.core.config import (
 )
 from ragline.core.exceptions import ConfigurationError
 
-__all__ = ["AddableDict", "RunReporting", "add_chunks", "combine_chunks", "part_config"]
+__all__ = [
+    "AddableDict",
+    "RunReporting",
+    "add_chunks",
+    "ainvoke_steps",
+    "combine_chunks",
+    "invoke_steps",
+    "part_config",
+]
 
 _NOTHING: Any = object()
 
@@ -540,6 +548,63 @@ def part_config(config: RunnableConfig | None, tag: str) -> RunnableConfig | Non
     part = _CheckedConfig(config)  # type: ignore[arg-type]
     part["callbacks"] = callbacks._tagged_copy(tag)
     return part  # type: ignore[return-value]
+
+
+def invoke_steps(steps: Sequence[Any], input: Any, tags: Sequence[str]) -> Any:
+    """Invoke ``steps`` one after another, each step's output the next one's input, with
+    the current config (a run's child config), each step's own run tagged with its tag
+    (as :func:`part_config`). One config serves every step: its manager's tags change
+    from step to step, and a step reads them when its run starts (cheaper than a config
+    per step, on every sequence invoke)."""
+    config = _current_config.get()
+    callbacks = config.get("callbacks") if config else None
+    if not isinstance(callbacks, CallbackManager):
+        for step in steps:
+            input = step.invoke(input)
+        return input
+    steps_config, manager = _steps_config(config, callbacks, tags[0])  # type: ignore[arg-type]
+    token = _current_config.set(steps_config)
+    try:
+        for index, step in enumerate(steps):
+            if index:
+                manager.tags = _with_tag(callbacks.tags, tags[index])
+            input = step.invoke(input)
+    finally:
+        _current_config.reset(token)
+    return input
+
+
+async def ainvoke_steps(steps: Sequence[Any], input: Any, tags: Sequence[str]) -> Any:
+    """Async twin of :func:`invoke_steps`."""
+    config = _current_config.get()
+    callbacks = config.get("callbacks") if config else None
+    if not isinstance(callbacks, CallbackManager):
+        for step in steps:
+            input = await step.ainvoke(input)
+        return input
+    steps_config, manager = _steps_config(config, callbacks, tags[0])  # type: ignore[arg-type]
+    token = _current_config.set(steps_config)
+    try:
+        for index, step in enumerate(steps):
+            if index:
+                manager.tags = _with_tag(callbacks.tags, tags[index])
+            input = await step.ainvoke(input)
+    finally:
+        _current_config.reset(token)
+    return input
+
+
+def _steps_config(
+    config: RunnableConfig, callbacks: CallbackManager, tag: str
+) -> tuple[RunnableConfig, Any]:
+    steps_config: dict[str, Any] = dict(config)  # type: ignore[arg-type]
+    manager = steps_config["callbacks"] = callbacks._tagged_copy(tag)
+    return steps_config, manager  # type: ignore[return-value]
+
+
+def _with_tag(tags: list[str], tag: str) -> list[str]:
+    # a new list (the runs already started keep theirs); a tag already there moves last
+    return [*tags, tag] if tag not in tags else [t for t in tags if t != tag] + [tag]
 
 
 def invoke_part(runnable: Any, input: Any, config: RunnableConfig | None) -> Any:

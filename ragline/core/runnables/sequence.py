@@ -9,7 +9,7 @@ from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
-from ragline.core.runnables.runs import ainvoke_part, invoke_part, part_config
+from ragline.core.runnables.runs import ainvoke_steps, invoke_steps, part_config
 from ragline.core.runnables.schema import merged_model, model_fields
 from ragline.core.runnables.serializable import RunnableSerializable
 
@@ -17,6 +17,18 @@ if TYPE_CHECKING:
     from ragline.core.runnables.graph import Graph
 
 __all__ = ["RunnableSequence"]
+
+
+def _step_tags(count: int) -> Sequence[str]:
+    """``seq:step:1`` ... ``seq:step:<count>`` (made once for the usual lengths)."""
+    return _STEP_TAGS[:count] if count <= len(_STEP_TAGS) else _more_tags(count)
+
+
+def _more_tags(count: int) -> list[str]:
+    return [f"seq:step:{index}" for index in range(1, count + 1)]
+
+
+_STEP_TAGS = tuple(_more_tags(32))
 
 
 async def _aiter_one(value: Any) -> AsyncIterator[Any]:
@@ -115,16 +127,12 @@ class RunnableSequence(Runnable[Input, Output]):
 
     # ---- single input ---------------------------------------------------------------
     def _invoke_steps(self, input: Any) -> Any:
-        config = get_current_config()  # this run's child config
-        for index, step in enumerate(self.steps, 1):
-            input = invoke_part(step, input, part_config(config, f"seq:step:{index}"))
-        return input
+        steps = self.steps  # each step's run is tagged seq:step:N, as LangChain's
+        return invoke_steps(steps, input, _step_tags(len(steps)))
 
     async def _ainvoke_steps(self, input: Any) -> Any:
-        config = get_current_config()
-        for index, step in enumerate(self.steps, 1):
-            input = await ainvoke_part(step, input, part_config(config, f"seq:step:{index}"))
-        return input
+        steps = self.steps
+        return await ainvoke_steps(steps, input, _step_tags(len(steps)))
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Run the steps in order, as one chain run with a child run per step."""
