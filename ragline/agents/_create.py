@@ -26,7 +26,12 @@ from ragline.core import (
 )
 from ragline.tools import render_text_description, render_text_description_and_args
 
-__all__ = ["create_react_agent", "create_structured_chat_agent", "create_tool_calling_agent"]
+__all__ = [
+    "create_openai_functions_agent",
+    "create_react_agent",
+    "create_structured_chat_agent",
+    "create_tool_calling_agent",
+]
 
 
 def _variables(prompt: BasePromptTemplate) -> set[str]:
@@ -171,3 +176,38 @@ def create_tool_calling_agent(
 
 
 create_openai_tools_agent = create_tool_calling_agent
+
+
+def create_openai_functions_agent(
+    llm: Runnable[Any, Any], tools: Sequence[BaseTool], prompt: BasePromptTemplate
+) -> Runnable[Any, Any]:
+    """An agent for OpenAI's older function calling: the model gets the tools as
+    ``functions=`` (bound), calls one at a time through ``function_call``, and the steps
+    go back as its function-call messages followed by ``FunctionMessage`` results.
+
+    Args:
+        llm: a chat model that accepts ``functions`` (``ChatOpenAI``, or a fake model).
+        tools: the tools.
+        prompt: a chat prompt with ``MessagesPlaceholder("agent_scratchpad")``.
+
+    Raises:
+        ValueError: the prompt has no ``agent_scratchpad``.
+    """
+    from ragline.agents._format import format_to_openai_function_messages
+    from ragline.agents._output_parsers import OpenAIFunctionsAgentOutputParser
+    from ragline.core.tools import convert_to_openai_function
+
+    if "agent_scratchpad" not in _variables(prompt):
+        raise ValueError(
+            "Prompt must have input variable `agent_scratchpad`, but wasn't found. "
+            f"Found {prompt.input_variables} instead."
+        )
+    llm_with_functions = llm.bind(functions=[convert_to_openai_function(t) for t in tools])
+    return (
+        RunnablePassthrough.assign(
+            agent_scratchpad=lambda x: format_to_openai_function_messages(x["intermediate_steps"])
+        )
+        | prompt
+        | llm_with_functions
+        | OpenAIFunctionsAgentOutputParser()
+    )

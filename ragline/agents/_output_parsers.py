@@ -9,10 +9,12 @@ from typing import Any
 
 from ragline.core import (
     AgentAction,
+    AgentActionMessageLog,
     AgentFinish,
     AIMessage,
     AIMessageChunk,
     BaseOutputParser,
+    InvalidInputError,
     OutputParserException,
     Runnable,
     RunnableConfig,
@@ -24,6 +26,7 @@ __all__ = [
     "FINAL_ANSWER_ACTION",
     "JSONAgentOutputParser",
     "MRKLOutputParser",
+    "OpenAIFunctionsAgentOutputParser",
     "ReActSingleInputOutputParser",
     "ToolsAgentOutputParser",
     "parse_ai_message_to_tool_action",
@@ -244,3 +247,71 @@ class ToolsAgentOutputParser(Runnable[Any, "list[AgentAction] | AgentFinish"]):
 
 
 OpenAIToolsAgentOutputParser = ToolsAgentOutputParser
+
+
+def parse_ai_message_to_function_action(message: Any) -> AgentAction | AgentFinish:
+    """A reply with a ``function_call`` (in ``additional_kwargs``, OpenAI's older
+    function calling) -> an :class:`AgentActionMessageLog`; without -> the finish.
+
+    Raises:
+        TypeError: the reply is not an AIMessage.
+        OutputParserException: the call's arguments are not valid JSON.
+        InvalidInputError: they are JSON but neither an object nor a string.
+    """
+    if not isinstance(message, AIMessage):
+        raise TypeError(f"Expected an AI message got {type(message)}")
+    call = message.additional_kwargs.get("function_call", {})
+    if not call:
+        return AgentFinish({"output": message.content}, str(message.content))
+    name = call["name"]
+    try:
+        arguments = json.loads(call["arguments"], strict=False) if call["arguments"].strip() else {}
+    except json.JSONDecodeError as err:
+        raise OutputParserException(
+            f"Could not parse tool input: {call} because the `arguments` is not valid JSON."
+        ) from err
+    # `in`, not .get: the arguments may be a JSON string or list, as LangChain reads them
+    tool_input = arguments["__arg1"] if "__arg1" in arguments else arguments  # noqa: SIM401
+    if not isinstance(tool_input, (str, dict)):  # what LangChain's action type accepts
+        raise InvalidInputError(
+            f"function {name!r} was called with {type(tool_input).__name__} arguments "
+            f"{tool_input!r}; a tool takes a JSON object or a string"
+        )
+    said = f"responded: {message.content}\n" if message.content else "\n"
+    log = f"\nInvoking: `{name}` with `{tool_input}`\n{said}\n"
+    return AgentActionMessageLog(tool=name, tool_input=tool_input, log=log, message_log=[message])
+
+
+class OpenAIFunctionsAgentOutputParser(Runnable[Any, "AgentAction | AgentFinish"]):
+    """Parse a chat model's reply with an OpenAI ``function_call`` into the action, or
+    without one into the finish (what ``create_openai_functions_agent`` ends with).
+    Reported as a parser run.
+
+    Example:
+        >>> call = {"name": "add", "arguments": '{"a": 1}'}
+        >>> reply = AIMessage("", additional_kwargs={"function_call": call})
+        >>> OpenAIFunctionsAgentOutputParser().invoke(reply).tool_input
+        {'a': 1}
+    """
+
+    def invoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AgentAction | AgentFinish:
+        self._reject_kwargs(kwargs)
+        if not isinstance(input, AIMessage) and not hasattr(input, "content"):
+            raise ValueError("This output parser only works on ChatGeneration output")
+        return self._call_with_config(  # type: ignore[no-any-return]
+            parse_ai_message_to_function_action, input, config, run_type="parser"
+        )
+
+    def parse_result(self, result: list[Any], *, partial: bool = False) -> Any:
+        """LangChain's parser hook: the first generation's message."""
+        return parse_ai_message_to_function_action(result[0].message)
+
+    def parse(self, text: str) -> Any:
+        """Text alone has no function call.
+
+        Raises:
+            ValueError: always.
+        """
+        raise ValueError("Can only parse messages")

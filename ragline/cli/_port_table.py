@@ -18,9 +18,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents": {
         "ragline.agents": (
             "Agent AgentExecutor AgentExecutorIterator AgentType BaseMultiActionAgent "
-            "BaseSingleActionAgent ZeroShotAgent create_openai_tools_agent "
-            "create_react_agent create_structured_chat_agent create_tool_calling_agent "
-            "initialize_agent"
+            "BaseSingleActionAgent ZeroShotAgent create_openai_functions_agent "
+            "create_openai_tools_agent create_react_agent create_structured_chat_agent "
+            "create_tool_calling_agent initialize_agent"
         ),
         "ragline.tools": "Tool tool",
     },
@@ -68,16 +68,23 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents.mrkl.output_parser": {
         "ragline.agents": "MRKLOutputParser",
     },
+    "langchain_classic.agents.openai_functions_agent.base": {
+        "ragline.agents": "create_openai_functions_agent",
+    },
     "langchain_classic.agents.openai_tools.base": {
         "ragline.agents": "create_openai_tools_agent",
     },
     "langchain_classic.agents.output_parsers": {
         "ragline.agents": (
-            "JSONAgentOutputParser ReActSingleInputOutputParser ToolsAgentOutputParser"
+            "JSONAgentOutputParser OpenAIFunctionsAgentOutputParser "
+            "ReActSingleInputOutputParser ToolsAgentOutputParser"
         ),
     },
     "langchain_classic.agents.output_parsers.json": {
         "ragline.agents": "JSONAgentOutputParser",
+    },
+    "langchain_classic.agents.output_parsers.openai_functions": {
+        "ragline.agents": "OpenAIFunctionsAgentOutputParser",
     },
     "langchain_classic.agents.output_parsers.openai_tools": {
         "ragline.agents": "OpenAIToolsAgentOutputParser",
