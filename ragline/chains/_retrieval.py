@@ -88,7 +88,29 @@ def create_documents_chain(
             f"chain_type {chain_type!r} does not take {', '.join(unknown)}; its options are "
             f"{', '.join(valid)}"
         )
+    if cls is StuffDocumentsChain and options.get("output_key") is not None:
+        return _classic_stuff_chain(llm, options)
     return cls(llm, **options)
+
+
+def _classic_stuff_chain(llm: Runnable[Any, Any], options: dict[str, Any]) -> StuffDocumentsChain:
+    """LangChain's classic stuff chain (load_qa_chain, load_summarize_chain,
+    RetrievalQA.from_chain_type): an LLMChain inside a StuffDocumentsChain, so
+    ``chain.llm_chain.prompt`` is the prompt and the runs are StuffDocumentsChain, then
+    LLMChain, then the model. The LLMChain gets the verbose flag and the callbacks too, as
+    there."""
+    from ragline.chains._llm_chain import LLMChain
+
+    question_key = options.pop("question_key", "question")
+    prompt = options.pop("prompt", None) or stuff_prompt(question_key)
+    options.setdefault("document_variable_name", "context")  # LangChain's default here
+    llm_chain = LLMChain(
+        llm=llm,
+        prompt=prompt,
+        verbose=bool(options.get("verbose")),
+        callbacks=options.get("callbacks"),
+    )
+    return StuffDocumentsChain(llm_chain=llm_chain, **options)
 
 
 def load_qa_chain(
@@ -107,7 +129,9 @@ def load_qa_chain(
         >>> from ragline.core import FakeListChatModel, Document
         >>> chain = load_qa_chain(FakeListChatModel(responses=["42"]), chain_type="stuff")
         >>> chain.invoke({"input_documents": [Document("6 x 7 = 42")], "question": "6 x 7?"})
-        {'output_text': '42'}
+        {'input_documents': [...], 'question': '6 x 7?', 'output_text': '42'}
+        >>> chain.llm_chain.prompt.input_variables
+        ['context', 'question']
     """
     defaults = {
         "input_key": "input_documents",

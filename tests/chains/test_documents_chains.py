@@ -574,6 +574,8 @@ async def test_invoke_ainvoke_stream_and_astream_agree(chain_type: str) -> None:
     assert results == [{**question, "output_text": "Paris", "intermediate_steps": steps}] * 4
     model_call = [("ChatPromptTemplate", []), ("FakeListChatModel", []), ("StrOutputParser", [])]
     expected_tree = (f"{chain_type}_documents_chain", [(name, model_call) for name in step_names])
+    if chain_type == "stuff":  # LangChain's classic stuff chain holds an LLMChain
+        expected_tree = ("StuffDocumentsChain", [("LLMChain", [("FakeListChatModel", [])])])
     assert trees == [expected_tree] * 4
     assert all(tree == trees[0] for tree in trees), trees
 

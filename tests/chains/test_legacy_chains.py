@@ -599,9 +599,13 @@ def test_load_qa_chain_verbose_and_retrieval_qa_calling_forms(
     out = chain({"input_documents": [Document(CORPUS[0])], "question": "Where is Etna?"})
     assert out["output_text"] == "Sicily."
     printed = capsys.readouterr().out
-    assert printed == (
-        "\n\n\x1b[1m> Entering new stuff_documents_chain chain...\x1b[0m\n"
-        "\n\x1b[1m> Finished chain.\x1b[0m\n"
+    # LangChain's: the StuffDocumentsChain's run, then its verbose LLMChain's with the prompt
+    assert printed.startswith(
+        "\n\n\x1b[1m> Entering new StuffDocumentsChain chain...\x1b[0m\n"
+        "\n\n\x1b[1m> Entering new LLMChain chain...\x1b[0m\nPrompt after formatting:\n"
+    )
+    assert printed.endswith(
+        "\n\x1b[1m> Finished chain.\x1b[0m\n\n\x1b[1m> Finished chain.\x1b[0m\n"
     )
     qa = RetrievalQA.from_chain_type(
         llm=FakeListChatModel(responses=["80 AD."]), chain_type="stuff", retriever=_retriever()
@@ -640,18 +644,17 @@ def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None
     assert run.tree() == ("retrieval_qa", [])
     assert (run.tags, run.metadata) == (["qa"], {"owner": "tests"})
     (run,) = caller.traced_runs
-    answer = ("answer", [("ChatPromptTemplate", []), ("FakeListChatModel", []),
-                         ("StrOutputParser", [])])  # fmt: skip
+    # LangChain's classic stuff chain: StuffDocumentsChain, then its LLMChain, then the model
+    answer = ("LLMChain", [("FakeListChatModel", [])])
     assert run.tree() == (
         "retrieval_qa",
-        [("VectorStoreRetriever", []), ("stuff_documents_chain", [answer])],
+        [("VectorStoreRetriever", []), ("StuffDocumentsChain", [answer])],
     )
     assert (run.tags, run.metadata) == (["qa"], {"owner": "tests"})
-    model_run = run.children[1].children[0].children[1]
-    # the chain's tags and metadata stay on its own run; the answer sequence tags its
-    # second step's run, and a model adds LangChain's ls_* keys
+    model_run = run.children[1].children[0].children[0]
+    # the chain's tags and metadata stay on its own run; a model adds LangChain's ls_* keys
     assert (model_run.tags, model_run.metadata) == (
-        ["seq:step:2"],
+        [],
         {
             "ls_provider": "fakelistchatmodel",
             "ls_model_type": "chat",
@@ -665,7 +668,7 @@ def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None
     for chain, name in (
         (
             load_qa_chain(FakeListChatModel(responses=["Sicily."]), callbacks=[collector]),
-            "stuff_documents_chain",
+            ("StuffDocumentsChain", [("LLMChain", [])]),  # both get the callbacks, as there
         ),
         (
             StuffDocumentsChain(
@@ -675,12 +678,12 @@ def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None
                     callbacks=[collector],
                 )
             ),
-            "LLMChain",
+            ("LLMChain", []),
         ),
     ):
         collector.traced_runs.clear()
         assert chain.run(input_documents=docs, question="Where is Etna?") == "Sicily."
         (run,) = collector.traced_runs
-        assert run.tree() == (name, [])
+        assert run.tree() == name
     with pytest.raises(InvalidInputError, match="does not take callback_manager"):
         load_qa_chain(FakeListChatModel(responses=["x"]), callback_manager=None)

@@ -250,3 +250,75 @@ def test_classic_document_chains_take_the_documents_alone() -> None:
     chain = load_summarize_chain(FakeListLLM(responses=["async"]))
     result = asyncio.run(chain.ainvoke([Document("x")], return_only_outputs=True))
     assert result == {"output_text": "async"}
+
+
+def _run_tree(run: Any) -> tuple[str, list[Any]]:
+    children = run.child_runs if hasattr(run, "child_runs") else run.children
+    return (run.name, [_run_tree(child) for child in children])
+
+
+def _classic_stuff(lib: dict[str, Any], capsys: Any) -> list[Any]:
+    docs = [lib["Document"](page_content="Etna is in Sicily.")]
+    prompt = lib["PromptTemplate"].from_template("Context: {context}\nQ: {question}")
+    model = lib["FakeListChatModel"](responses=["Sicily."])
+    chain = lib["load_qa_chain"](model, chain_type="stuff", verbose=True, prompt=prompt)
+    out: list[Any] = [chain.invoke({"input_documents": docs, "question": "Where?"})["output_text"]]
+    out.append(capsys.readouterr().out)  # the StuffDocumentsChain's and its LLMChain's runs
+    out += [chain.get_name(), type(chain.llm_chain).__name__, chain.llm_chain.prompt.template]
+    own, caller = lib["RunCollectorCallbackHandler"](), lib["RunCollectorCallbackHandler"]()
+    chain = lib["load_qa_chain"](lib["FakeListChatModel"](responses=["x"]), callbacks=[own])
+    chain.invoke({"input_documents": docs, "question": "q"}, {"callbacks": [caller]})
+    out += [[_run_tree(run) for run in own.traced_runs], _run_tree(caller.traced_runs[0])]
+    summary = lib["load_summarize_chain"](lib["FakeListLLM"](responses=["s"]))
+    out += [summary.get_name(), summary.llm_chain.prompt.input_variables]
+    return out
+
+
+def test_classic_stuff_chain_holds_an_llm_chain(capsys: Any) -> None:
+    """csv_faq_retrievalqa_prompt, load_summarize_chain_types: the stuff chain of
+    ``load_qa_chain`` / ``load_summarize_chain`` / ``RetrievalQA.from_chain_type`` is
+    LangChain's classic one, a ``StuffDocumentsChain`` holding an ``LLMChain``
+    (``chain.llm_chain.prompt``), run as StuffDocumentsChain > LLMChain > model, with
+    ``verbose`` and the constructor's callbacks on both chains."""
+    import warnings
+
+    from langchain_core.documents import Document as LCDocument
+    from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
+    from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+    from langchain_core.tracers.run_collector import (
+        RunCollectorCallbackHandler as LCRunCollectorCallbackHandler,
+    )
+
+    from ragline.chains import load_qa_chain, load_summarize_chain
+    from ragline.core import Document
+    from ragline.core.callbacks import RunCollectorCallbackHandler
+    from ragline.core.fake_models import FakeListChatModel, FakeListLLM
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_classic.chains.question_answering import load_qa_chain as lc_load_qa
+        from langchain_classic.chains.summarize import load_summarize_chain as lc_summarize
+
+        expected = _classic_stuff(
+            {
+                "Document": LCDocument,
+                "PromptTemplate": LCPromptTemplate,
+                "FakeListChatModel": LCFakeListChatModel,
+                "FakeListLLM": LCFakeListLLM,
+                "load_qa_chain": lc_load_qa,
+                "load_summarize_chain": lc_summarize,
+                "RunCollectorCallbackHandler": LCRunCollectorCallbackHandler,
+            },
+            capsys,
+        )
+    assert expected[5] == [("StuffDocumentsChain", [("LLMChain", [])])]
+    ours = {
+        "Document": Document,
+        "PromptTemplate": PromptTemplate,
+        "FakeListChatModel": FakeListChatModel,
+        "FakeListLLM": FakeListLLM,
+        "load_qa_chain": load_qa_chain,
+        "load_summarize_chain": load_summarize_chain,
+        "RunCollectorCallbackHandler": RunCollectorCallbackHandler,
+    }
+    assert _classic_stuff(ours, capsys) == expected
