@@ -27,6 +27,8 @@ from ragline.core import (
 from ragline.tools import render_text_description, render_text_description_and_args
 
 __all__ = [
+    "TEMPLATE_TOOL_RESPONSE",
+    "create_json_chat_agent",
     "create_openai_functions_agent",
     "create_react_agent",
     "create_structured_chat_agent",
@@ -210,4 +212,67 @@ def create_openai_functions_agent(
         | prompt
         | llm_with_functions
         | OpenAIFunctionsAgentOutputParser()
+    )
+
+
+# How a JSON chat agent hears back from a tool (ragline's wording; LangChain's template
+# takes the same variable, {observation}).
+TEMPLATE_TOOL_RESPONSE = """TOOL RESULT:
+---------------------
+{observation}
+
+Using that result, reply to my last message with one JSON blob in a Markdown code block,
+either another tool call or your final answer. Do not mention the tool by name; I only
+see your final answer, not the tool's output."""
+
+
+def create_json_chat_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: BasePromptTemplate,
+    stop_sequence: bool | list[str] = True,
+    tools_renderer: Callable[[list[BaseTool]], str] = render_text_description,
+    template_tool_response: str = TEMPLATE_TOOL_RESPONSE,
+) -> Runnable[Any, Any]:
+    """A chat agent that answers with a JSON blob (``{"action": ..., "action_input":
+    ...}``, ``"Final Answer"`` to finish); each step goes back as the model's own message
+    followed by the tool's result as a human message (``template_tool_response``).
+
+    Args:
+        llm: a chat model.
+        tools: the tools.
+        prompt: with ``{tools}``, ``{tool_names}`` and ``{agent_scratchpad}`` (a
+            ``MessagesPlaceholder``).
+        stop_sequence: ``True`` binds ``stop=["\nObservation"]``; a list binds that list;
+            ``False`` binds none.
+        tools_renderer: how the tools are listed in ``{tools}``.
+        template_tool_response: how a tool's result is written; takes ``{observation}``.
+
+    Raises:
+        ValueError: the prompt lacks one of the three variables, or the template has no
+            ``{observation}``.
+    """
+    missing = {"tools", "tool_names", "agent_scratchpad"} - _variables(prompt)
+    if missing:
+        raise ValueError(f"Prompt missing required variables: {missing}")
+    if "{observation}" not in template_tool_response:
+        raise ValueError("Template tool response missing required variable 'observation'")
+    from ragline.agents._format import format_log_to_messages
+
+    tools = list(tools)
+    prompt = prompt.partial(
+        tools=tools_renderer(tools), tool_names=", ".join(tool.name for tool in tools)
+    )
+    if stop_sequence:
+        stop = ["\nObservation"] if stop_sequence is True else list(stop_sequence)
+        llm = llm.bind(stop=stop)
+    return (
+        RunnablePassthrough.assign(
+            agent_scratchpad=lambda x: format_log_to_messages(
+                x["intermediate_steps"], template_tool_response=template_tool_response
+            )
+        )
+        | prompt
+        | llm
+        | JSONAgentOutputParser()
     )

@@ -5,11 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ragline.core import AgentAction, AIMessage, BaseMessage, ToolAgentAction, ToolMessage
+from ragline.core import (
+    AgentAction,
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    ToolAgentAction,
+    ToolMessage,
+)
 from ragline.core.agents import AgentActionMessageLog, observation_text
 from ragline.core.messages import FunctionMessage
 
 __all__ = [
+    "format_log_to_messages",
     "format_log_to_str",
     "format_to_openai_function_messages",
     "format_to_tool_messages",
@@ -34,6 +42,26 @@ def format_log_to_str(
     for action, observation in intermediate_steps:
         thoughts += action.log
         thoughts += f"\n{observation_prefix}{observation}\n{llm_prefix}"
+    return thoughts
+
+
+def format_log_to_messages(
+    intermediate_steps: Steps, template_tool_response: str = "{observation}"
+) -> list[BaseMessage]:
+    """The chat scratchpad of a JSON chat agent: each action's log as an AI message, its
+    observation (written with ``template_tool_response``) as a human message.
+
+    Example:
+        >>> action = AgentAction("search", "etna", '{"action": "search"}')
+        >>> [m.content for m in format_log_to_messages([(action, "a volcano")])]
+        ['{"action": "search"}', 'a volcano']
+    """
+    thoughts: list[BaseMessage] = []
+    for action, observation in intermediate_steps:
+        thoughts.append(AIMessage(content=action.log))
+        thoughts.append(
+            HumanMessage(content=template_tool_response.format(observation=observation))
+        )
     return thoughts
 
 

@@ -18,9 +18,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents": {
         "ragline.agents": (
             "Agent AgentExecutor AgentExecutorIterator AgentType BaseMultiActionAgent "
-            "BaseSingleActionAgent ZeroShotAgent create_openai_functions_agent "
-            "create_openai_tools_agent create_react_agent create_structured_chat_agent "
-            "create_tool_calling_agent initialize_agent"
+            "BaseSingleActionAgent ZeroShotAgent create_json_chat_agent "
+            "create_openai_functions_agent create_openai_tools_agent create_react_agent "
+            "create_structured_chat_agent create_tool_calling_agent initialize_agent"
         ),
         "ragline.tools": "Tool tool",
     },
@@ -44,11 +44,15 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.agents.format_scratchpad": {
         "ragline.agents": (
-            "format_log_to_str format_to_openai_function_messages format_to_tool_messages"
+            "format_log_to_messages format_log_to_str format_to_openai_function_messages "
+            "format_to_tool_messages"
         ),
     },
     "langchain_classic.agents.format_scratchpad.log": {
         "ragline.agents": "format_log_to_str",
+    },
+    "langchain_classic.agents.format_scratchpad.log_to_messages": {
+        "ragline.agents": "format_log_to_messages",
     },
     "langchain_classic.agents.format_scratchpad.openai_functions": {
         "ragline.agents": "format_to_openai_function_messages",
@@ -61,6 +65,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.agents.initialize": {
         "ragline.agents": "initialize_agent",
+    },
+    "langchain_classic.agents.json_chat.base": {
+        "ragline.agents": "create_json_chat_agent",
     },
     "langchain_classic.agents.mrkl.base": {
         "ragline.agents": "ZeroShotAgent",
