@@ -33,6 +33,7 @@ RAGLINE_PACKAGES = [
     "ragline.memory",
     "ragline.chains",
     "ragline.indexing",
+    "ragline.evaluation",
     "ragline.serve",
     # core's subpackages: only for names ragline.core itself does not export
     "ragline.core.runnables",
@@ -61,6 +62,7 @@ NOT_THE_SAME = {
     "Corpus",
     "Manifest",
     "Evaluation",
+    "QueryResult",  # ragline.evaluation's per-query result; LangChain's is Kendra's
     "TOKEN_ENCODING",
     "RUN_KEY",
     "LegacyChainAPI",
@@ -105,6 +107,7 @@ CLASSIC_WALKED = [
     "schema",
     "embeddings",
     "tools",
+    "evaluation",
 ]
 # Modules read through their ``__all__`` only (lazy re-export packages).
 LISTED = [
@@ -180,6 +183,7 @@ DOMAINS = {
     "langserve": "ragline.serve",
     "document_compressors": "ragline.retrievers",
     "document_transformers": "ragline.retrievers",
+    "evaluation": "ragline.evaluation",
 }
 
 

@@ -279,6 +279,78 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.embeddings.sentence_transformer": {
         "ragline.embeddings": "SentenceTransformerEmbeddings",
     },
+    "langchain_classic.evaluation": {
+        "ragline.evaluation": (
+            "ContextQAEvalChain CotQAEvalChain Criteria CriteriaEvalChain "
+            "EmbeddingDistance EmbeddingDistanceEvalChain EvaluatorType "
+            "ExactMatchStringEvaluator JsonEqualityEvaluator JsonValidityEvaluator "
+            "LabeledCriteriaEvalChain LabeledPairwiseStringEvalChain "
+            "LabeledScoreStringEvalChain PairwiseEmbeddingDistanceEvalChain "
+            "PairwiseStringDistanceEvalChain PairwiseStringEvalChain "
+            "PairwiseStringEvaluator QAEvalChain RegexMatchStringEvaluator "
+            "ScoreStringEvalChain StringDistance StringDistanceEvalChain StringEvaluator "
+            "load_evaluator load_evaluators"
+        ),
+    },
+    "langchain_classic.evaluation.comparison": {
+        "ragline.evaluation": "LabeledPairwiseStringEvalChain PairwiseStringEvalChain",
+    },
+    "langchain_classic.evaluation.comparison.eval_chain": {
+        "ragline.evaluation": "LabeledPairwiseStringEvalChain PairwiseStringEvalChain",
+    },
+    "langchain_classic.evaluation.criteria": {
+        "ragline.evaluation": "Criteria CriteriaEvalChain LabeledCriteriaEvalChain",
+    },
+    "langchain_classic.evaluation.criteria.eval_chain": {
+        "ragline.evaluation": "Criteria CriteriaEvalChain LabeledCriteriaEvalChain",
+    },
+    "langchain_classic.evaluation.embedding_distance": {
+        "ragline.evaluation": (
+            "EmbeddingDistance EmbeddingDistanceEvalChain PairwiseEmbeddingDistanceEvalChain"
+        ),
+    },
+    "langchain_classic.evaluation.embedding_distance.base": {
+        "ragline.evaluation": (
+            "EmbeddingDistance EmbeddingDistanceEvalChain PairwiseEmbeddingDistanceEvalChain"
+        ),
+    },
+    "langchain_classic.evaluation.exact_match.base": {
+        "ragline.evaluation": "ExactMatchStringEvaluator",
+    },
+    "langchain_classic.evaluation.loading": {
+        "ragline.evaluation": "load_evaluator load_evaluators",
+    },
+    "langchain_classic.evaluation.parsing.base": {
+        "ragline.evaluation": "JsonEqualityEvaluator JsonValidityEvaluator",
+    },
+    "langchain_classic.evaluation.qa": {
+        "ragline.evaluation": "ContextQAEvalChain CotQAEvalChain QAEvalChain",
+    },
+    "langchain_classic.evaluation.qa.eval_chain": {
+        "ragline.evaluation": "ContextQAEvalChain CotQAEvalChain QAEvalChain",
+    },
+    "langchain_classic.evaluation.regex_match.base": {
+        "ragline.evaluation": "RegexMatchStringEvaluator",
+    },
+    "langchain_classic.evaluation.schema": {
+        "ragline.evaluation": "EvaluatorType PairwiseStringEvaluator StringEvaluator",
+    },
+    "langchain_classic.evaluation.scoring": {
+        "ragline.evaluation": "LabeledScoreStringEvalChain ScoreStringEvalChain",
+    },
+    "langchain_classic.evaluation.scoring.eval_chain": {
+        "ragline.evaluation": "LabeledScoreStringEvalChain ScoreStringEvalChain",
+    },
+    "langchain_classic.evaluation.string_distance": {
+        "ragline.evaluation": (
+            "PairwiseStringDistanceEvalChain StringDistance StringDistanceEvalChain"
+        ),
+    },
+    "langchain_classic.evaluation.string_distance.base": {
+        "ragline.evaluation": (
+            "PairwiseStringDistanceEvalChain StringDistance StringDistanceEvalChain"
+        ),
+    },
     "langchain_classic.globals": {
         "ragline.core": "get_llm_cache set_llm_cache",
     },

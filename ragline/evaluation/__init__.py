@@ -6,6 +6,12 @@ same rankings) and query latency; :func:`format_table` puts several side by side
 readers and writers take BEIR and TREC files. ``ragline eval`` is the same from the
 command line, over a store folder.
 
+LangChain's evaluators are here too, under their names (``load_evaluator("criteria",
+criteria="conciseness", llm=model)``, ``QAEvalChain.from_llm(model).evaluate(examples,
+predictions)``, string and embedding distances, exact and regex match, JSON checks,
+pairwise comparison and 1-10 scoring); their prompts and criterion descriptions are
+ragline's own wording.
+
 Example:
     >>> from ragline.evaluation import evaluate_rankings, format_table
     >>> result = evaluate_rankings({"q1": ["d2", "d1"]}, {"q1": "a question"}, {"q1": {"d1": 1}})
@@ -16,6 +22,33 @@ Example:
 from ragline.core._lazy import attach
 
 _EXPORTS = {
+    # LangChain's evaluators (langchain_classic.evaluation), model-graded and not
+    "ContextQAEvalChain": "._qa",
+    "CotQAEvalChain": "._qa",
+    "Criteria": "._criteria",
+    "CriteriaEvalChain": "._criteria",
+    "EmbeddingDistance": "._distances",
+    "EmbeddingDistanceEvalChain": "._distances",
+    "EvaluatorType": "._evaluator_base",
+    "ExactMatchStringEvaluator": "._matching",
+    "JsonEqualityEvaluator": "._matching",
+    "JsonValidityEvaluator": "._matching",
+    "LabeledCriteriaEvalChain": "._criteria",
+    "LabeledPairwiseStringEvalChain": "._comparison",
+    "LabeledScoreStringEvalChain": "._comparison",
+    "PairwiseEmbeddingDistanceEvalChain": "._distances",
+    "PairwiseStringDistanceEvalChain": "._distances",
+    "PairwiseStringEvalChain": "._comparison",
+    "PairwiseStringEvaluator": "._evaluator_base",
+    "QAEvalChain": "._qa",
+    "RegexMatchStringEvaluator": "._matching",
+    "ScoreStringEvalChain": "._comparison",
+    "StringDistance": "._distances",
+    "StringDistanceEvalChain": "._distances",
+    "StringEvaluator": "._evaluator_base",
+    "load_evaluator": "._loading",
+    "load_evaluators": "._loading",
+    # ragline's retrieval evaluation
     "Evaluation": "._evaluate",
     "QueryResult": "._evaluate",
     "evaluate_rankings": "._evaluate",

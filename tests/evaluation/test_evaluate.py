@@ -28,13 +28,38 @@ DEVSETS = Path(__file__).resolve().parent.parent / "data" / "devsets"
 
 def test_exports_are_pinned() -> None:
     assert ragline.evaluation.__all__ == [
+        "ContextQAEvalChain",
+        "CotQAEvalChain",
+        "Criteria",
+        "CriteriaEvalChain",
+        "EmbeddingDistance",
+        "EmbeddingDistanceEvalChain",
         "Evaluation",
+        "EvaluatorType",
+        "ExactMatchStringEvaluator",
+        "JsonEqualityEvaluator",
+        "JsonValidityEvaluator",
+        "LabeledCriteriaEvalChain",
+        "LabeledPairwiseStringEvalChain",
+        "LabeledScoreStringEvalChain",
+        "PairwiseEmbeddingDistanceEvalChain",
+        "PairwiseStringDistanceEvalChain",
+        "PairwiseStringEvalChain",
+        "PairwiseStringEvaluator",
+        "QAEvalChain",
         "QueryResult",
+        "RegexMatchStringEvaluator",
+        "ScoreStringEvalChain",
+        "StringDistance",
+        "StringDistanceEvalChain",
+        "StringEvaluator",
         "evaluate_rankings",
         "evaluate_retriever",
         "format_table",
         "load_beir",
         "load_corpus",
+        "load_evaluator",
+        "load_evaluators",
         "load_qrels",
         "load_queries",
         "mrr_at_k",
@@ -45,7 +70,20 @@ def test_exports_are_pinned() -> None:
     ]
 
 
-@pytest.mark.parametrize("module", ["_metrics", "_evaluate", "__init__"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "_metrics",
+        "_evaluate",
+        "__init__",
+        "_criteria",
+        "_qa",
+        "_comparison",
+        "_distances",
+        "_matching",
+        "_loading",
+    ],
+)
 def test_docstring_examples_run(module: str) -> None:
     name = "ragline.evaluation" + ("" if module == "__init__" else f".{module}")
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)

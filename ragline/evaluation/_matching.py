@@ -1,0 +1,217 @@
+"""Evaluators without a model: exact match, regular-expression match, JSON checks.
+
+``load_evaluator("exact_match")`` scores 1 when the prediction equals the reference
+(optionally ignoring case, punctuation or digits), ``"regex_match"`` when the reference,
+read as a pattern, matches at the start of the prediction (``re.match``),
+``"json_validity"`` when the prediction parses as JSON (``{"score": 0, "reasoning":
+the parser's message}`` when not), and ``"json_equality"`` gives whether the two parse
+to equal values (``{"score": True}``: a bool, as LangChain's; lists compare
+order-free). JSON may sit in a Markdown fence (```json ... ```).
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import re
+import string
+from collections.abc import Callable
+from typing import Any
+
+from ragline.core._partial_json import parse_partial_json
+from ragline.evaluation._evaluator_base import StringEvaluator
+
+__all__ = [
+    "ExactMatchStringEvaluator",
+    "JsonEqualityEvaluator",
+    "JsonValidityEvaluator",
+    "RegexMatchStringEvaluator",
+]
+
+_STRIP = " \n\r\t`"
+_FENCE = re.compile(r"```(json)?(.*)", re.DOTALL)
+
+
+def _markdown_json(text: str, parse: Callable[[str], Any]) -> Any:
+    """``parse`` the text, or the part after a Markdown code fence when that fails."""
+    try:
+        return parse(text.strip(_STRIP))
+    except json.JSONDecodeError:
+        fenced = _FENCE.search(text)
+        body = text if fenced is None else fenced.group(2)
+    return parse(body.strip(_STRIP))
+
+
+def _lenient_json(text: str) -> Any:
+    """JSON with control characters allowed in strings; truncated JSON completed."""
+    try:
+        return json.loads(text, strict=False)
+    except json.JSONDecodeError as err:
+        try:
+            return parse_partial_json(text)
+        except ValueError:
+            raise err from None  # the decoder's own error, so a fenced text is retried
+
+
+class ExactMatchStringEvaluator(StringEvaluator):
+    """Score 1 when the prediction equals the reference, else 0 (``"exact_match"``).
+
+    Example:
+        >>> ExactMatchStringEvaluator(ignore_case=True).evaluate_strings(
+        ...     prediction="Paris", reference="paris")
+        {'score': 1}
+    """
+
+    def __init__(
+        self,
+        *,
+        ignore_case: bool = False,
+        ignore_punctuation: bool = False,
+        ignore_numbers: bool = False,
+        **_: Any,
+    ) -> None:
+        self.ignore_case = ignore_case
+        self.ignore_punctuation = ignore_punctuation
+        self.ignore_numbers = ignore_numbers
+
+    @property
+    def requires_input(self) -> bool:
+        return False
+
+    @property
+    def requires_reference(self) -> bool:
+        return True
+
+    @property
+    def input_keys(self) -> list[str]:
+        return ["reference", "prediction"]
+
+    @property
+    def evaluation_name(self) -> str:
+        return "exact_match"
+
+    def _normal(self, text: str) -> str:
+        if self.ignore_case:
+            text = text.lower()
+        if self.ignore_punctuation:
+            text = text.translate(str.maketrans("", "", string.punctuation))
+        if self.ignore_numbers:
+            text = text.translate(str.maketrans("", "", string.digits))
+        return text
+
+    def _evaluate_strings(  # type: ignore[override]
+        self, *, prediction: str, reference: str, **kwargs: Any
+    ) -> dict[str, Any]:
+        return {"score": int(self._normal(prediction) == self._normal(reference))}
+
+
+class RegexMatchStringEvaluator(StringEvaluator):
+    """Score 1 when the reference pattern matches the prediction's start (``"regex_match"``).
+
+    Example:
+        >>> RegexMatchStringEvaluator().evaluate_strings(
+        ...     prediction="2024-05-01", reference=r"\\d{4}-\\d{2}-\\d{2}")
+        {'score': 1}
+    """
+
+    def __init__(self, *, flags: int = 0, **_: Any) -> None:
+        self.flags = flags
+
+    @property
+    def requires_input(self) -> bool:
+        return False
+
+    @property
+    def requires_reference(self) -> bool:
+        return True
+
+    @property
+    def input_keys(self) -> list[str]:
+        return ["reference", "prediction"]
+
+    @property
+    def evaluation_name(self) -> str:
+        return "regex_match"
+
+    def _evaluate_strings(  # type: ignore[override]
+        self, *, prediction: str, reference: str, **kwargs: Any
+    ) -> dict[str, Any]:
+        return {"score": int(bool(re.match(reference, prediction, flags=self.flags)))}
+
+
+class JsonValidityEvaluator(StringEvaluator):
+    """Score 1 when the prediction is valid JSON, else 0 with the parser's message."""
+
+    def __init__(self, **_: Any) -> None:
+        pass
+
+    @property
+    def requires_input(self) -> bool:
+        return False
+
+    @property
+    def requires_reference(self) -> bool:
+        return False
+
+    @property
+    def evaluation_name(self) -> str:
+        return "json_validity"
+
+    def _evaluate_strings(
+        self,
+        *,
+        prediction: Any,
+        reference: Any = None,
+        input: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        try:
+            _markdown_json(prediction, json.loads)
+        except Exception as err:
+            return {"score": 0, "reasoning": str(err)}
+        return {"score": 1}
+
+
+class JsonEqualityEvaluator(StringEvaluator):
+    """Whether prediction and reference parse to equal JSON values (``"json_equality"``).
+
+    Args:
+        operator: compares the two parsed values (default ``==``); its result is the score.
+    """
+
+    def __init__(self, operator: Callable[[Any, Any], Any] | None = None, **_: Any) -> None:
+        self.operator = operator or _equal
+
+    @property
+    def requires_input(self) -> bool:
+        return False
+
+    @property
+    def requires_reference(self) -> bool:
+        return True
+
+    @property
+    def evaluation_name(self) -> str:
+        return "json_equality"
+
+    def _parse_json(self, value: Any) -> Any:
+        return _markdown_json(value, _lenient_json) if isinstance(value, str) else value
+
+    def _evaluate_strings(
+        self,
+        *,
+        prediction: Any,
+        reference: Any = None,
+        input: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        parsed = self._parse_json(prediction)
+        label = self._parse_json(reference)
+        if isinstance(label, list):
+            if not isinstance(parsed, list):
+                return {"score": 0}
+            parsed, label = sorted(parsed, key=str), sorted(label, key=str)
+        return {"score": self.operator(parsed, label)}
+
+
+_equal = operator.eq
