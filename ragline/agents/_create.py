@@ -33,6 +33,7 @@ __all__ = [
     "create_react_agent",
     "create_structured_chat_agent",
     "create_tool_calling_agent",
+    "create_xml_agent",
 ]
 
 
@@ -275,4 +276,44 @@ def create_json_chat_agent(
         | prompt
         | llm
         | JSONAgentOutputParser()
+    )
+
+
+def create_xml_agent(
+    llm: Runnable[Any, Any],
+    tools: Sequence[BaseTool],
+    prompt: BasePromptTemplate,
+    tools_renderer: Callable[[list[BaseTool]], str] = render_text_description,
+    *,
+    stop_sequence: bool | list[str] = True,
+) -> Runnable[Any, Any]:
+    """An agent whose model calls tools with XML tags (``<tool>``, ``<tool_input>``) and
+    ends with ``<final_answer>``; the steps go back as :func:`format_xml` text.
+
+    Args:
+        llm: a chat model or an LLM.
+        tools: the tools.
+        prompt: with ``{tools}`` and ``{agent_scratchpad}`` (a string).
+        tools_renderer: how the tools are listed in ``{tools}``.
+        stop_sequence: ``True`` binds ``stop=["</tool_input>"]``; a list binds that list;
+            ``False`` binds none.
+
+    Raises:
+        ValueError: the prompt lacks one of the two variables.
+    """
+    from ragline.agents._format import format_xml
+    from ragline.agents._output_parsers import XMLAgentOutputParser
+
+    missing = {"tools", "agent_scratchpad"} - _variables(prompt)
+    if missing:
+        raise ValueError(f"Prompt missing required variables: {missing}")
+    prompt = prompt.partial(tools=tools_renderer(list(tools)))
+    if stop_sequence:
+        stop = ["</tool_input>"] if stop_sequence is True else list(stop_sequence)
+        llm = llm.bind(stop=stop)
+    return (
+        RunnablePassthrough.assign(agent_scratchpad=lambda x: format_xml(x["intermediate_steps"]))
+        | prompt
+        | llm
+        | XMLAgentOutputParser()
     )

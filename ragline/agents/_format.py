@@ -21,6 +21,7 @@ __all__ = [
     "format_log_to_str",
     "format_to_openai_function_messages",
     "format_to_tool_messages",
+    "format_xml",
 ]
 
 Steps = Sequence[tuple[AgentAction, Any]]
@@ -110,3 +111,33 @@ def format_to_openai_function_messages(intermediate_steps: Steps) -> list[BaseMe
         else:
             messages.append(AIMessage(action.log))
     return messages
+
+
+def format_xml(intermediate_steps: Steps, *, escape_format: str | None = "minimal") -> str:
+    """The XML agent's scratchpad: ``<tool>...</tool><tool_input>...</tool_input>
+    <observation>...</observation>`` per step (no spaces between). With
+    ``escape_format="minimal"`` (the default) these tags inside a part are written as
+    ``[[tool]]`` ... stand-ins.
+
+    Example:
+        >>> action = AgentAction("search", "etna", "")
+        >>> format_xml([(action, "a <tool> volcano")])
+        '<tool>search</tool><tool_input>etna</tool_input><observation>a [[tool]] volcano</observation>'
+    """  # noqa: E501
+    from ragline.agents._output_parsers import XML_TAG_STAND_INS
+
+    def escaped(text: str) -> str:
+        if escape_format != "minimal":
+            return text
+        for tag, stand_in in XML_TAG_STAND_INS.items():
+            text = text.replace(tag, stand_in)
+        return text
+
+    log = ""
+    for action, observation in intermediate_steps:
+        tool, tool_input = escaped(action.tool), escaped(str(action.tool_input))
+        log += (
+            f"<tool>{tool}</tool><tool_input>{tool_input}</tool_input>"
+            f"<observation>{escaped(str(observation))}</observation>"
+        )
+    return log

@@ -29,6 +29,7 @@ __all__ = [
     "OpenAIFunctionsAgentOutputParser",
     "ReActSingleInputOutputParser",
     "ToolsAgentOutputParser",
+    "XMLAgentOutputParser",
     "parse_ai_message_to_tool_action",
 ]
 
@@ -315,3 +316,74 @@ class OpenAIFunctionsAgentOutputParser(Runnable[Any, "AgentAction | AgentFinish"
             ValueError: always.
         """
         raise ValueError("Can only parse messages")
+
+
+# The tags of the XML agent's scratchpad, and the stand-ins written for them inside a
+# tool name, input or observation (so a tool's text cannot close a tag).
+XML_TAG_STAND_INS = {
+    f"<{slash}{tag}>": f"[[{slash}{tag}]]"
+    for tag in ("tool", "tool_input", "observation")
+    for slash in ("", "/")
+}
+
+
+def unescape_xml_tags(text: str) -> str:
+    """The stand-ins of :data:`XML_TAG_STAND_INS` back into tags."""
+    for tag, stand_in in XML_TAG_STAND_INS.items():
+        text = text.replace(stand_in, tag)
+    return text
+
+
+class XMLAgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
+    """Parse an XML agent's reply: ``<tool>name</tool><tool_input>input</tool_input>``
+    calls a tool (no ``<tool_input>``: the input is ``""``), and
+    ``<final_answer>text</final_answer>`` ends the run. With ``escape_format="minimal"``
+    (the default) the tag stand-ins ``[[tool]]`` ... in the parts become tags again.
+
+    Raises (from ``parse``):
+        ValueError: more than one ``<tool>`` or ``<tool_input>`` block, more than one
+            final answer, or neither a tool call nor a final answer.
+
+    Example:
+        >>> XMLAgentOutputParser().parse("<tool>search</tool><tool_input>etna</tool_input>").tool
+        'search'
+    """
+
+    escape_format: str | None = "minimal"
+
+    def __repr__(self) -> str:
+        return (
+            "XMLAgentOutputParser()"
+            if self.escape_format == "minimal"
+            else (f"XMLAgentOutputParser(escape_format={self.escape_format!r})")
+        )
+
+    def _unescaped(self, text: str) -> str:
+        return unescape_xml_tags(text) if self.escape_format == "minimal" else text
+
+    def parse(self, text: str) -> AgentAction | AgentFinish:
+        tools = re.findall(r"<tool>(.*?)</tool>", text, re.DOTALL)
+        if tools:
+            if len(tools) != 1:
+                raise ValueError(
+                    "Malformed tool invocation: expected exactly one <tool> block, but "
+                    f"found {len(tools)}."
+                )
+            inputs = re.findall(r"<tool_input>(.*?)</tool_input>", text, re.DOTALL)
+            if len(inputs) > 1:
+                raise ValueError(
+                    "Malformed tool invocation: expected at most one <tool_input> block, "
+                    f"but found {len(inputs)}."
+                )
+            tool_input = inputs[0] if inputs else ""
+            return AgentAction(self._unescaped(tools[0]), self._unescaped(tool_input), text)
+        if "<final_answer>" in text and "</final_answer>" in text:
+            answers = re.findall(r"<final_answer>(.*?)</final_answer>", text, re.DOTALL)
+            if len(answers) != 1:
+                raise ValueError(
+                    "Malformed output: expected exactly one <final_answer>...</final_answer> block."
+                )
+            return AgentFinish({"output": self._unescaped(answers[0])}, text)
+        raise ValueError(
+            "Malformed output: expected either a tool invocation or a final answer in XML format."
+        )

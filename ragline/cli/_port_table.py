@@ -20,7 +20,8 @@ PATHS: dict[str, dict[str, str]] = {
             "Agent AgentExecutor AgentExecutorIterator AgentType BaseMultiActionAgent "
             "BaseSingleActionAgent ZeroShotAgent create_json_chat_agent "
             "create_openai_functions_agent create_openai_tools_agent create_react_agent "
-            "create_structured_chat_agent create_tool_calling_agent initialize_agent"
+            "create_structured_chat_agent create_tool_calling_agent create_xml_agent "
+            "initialize_agent"
         ),
         "ragline.tools": "Tool tool",
     },
@@ -45,7 +46,7 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents.format_scratchpad": {
         "ragline.agents": (
             "format_log_to_messages format_log_to_str format_to_openai_function_messages "
-            "format_to_tool_messages"
+            "format_to_tool_messages format_xml"
         ),
     },
     "langchain_classic.agents.format_scratchpad.log": {
@@ -62,6 +63,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.agents.format_scratchpad.tools": {
         "ragline.agents": "format_to_tool_messages",
+    },
+    "langchain_classic.agents.format_scratchpad.xml": {
+        "ragline.agents": "format_xml",
     },
     "langchain_classic.agents.initialize": {
         "ragline.agents": "initialize_agent",
@@ -84,7 +88,7 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents.output_parsers": {
         "ragline.agents": (
             "JSONAgentOutputParser OpenAIFunctionsAgentOutputParser "
-            "ReActSingleInputOutputParser ToolsAgentOutputParser"
+            "ReActSingleInputOutputParser ToolsAgentOutputParser XMLAgentOutputParser"
         ),
     },
     "langchain_classic.agents.output_parsers.json": {
@@ -102,6 +106,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents.output_parsers.tools": {
         "ragline.agents": "ToolAgentAction ToolsAgentOutputParser",
     },
+    "langchain_classic.agents.output_parsers.xml": {
+        "ragline.agents": "XMLAgentOutputParser",
+    },
     "langchain_classic.agents.react.agent": {
         "ragline.agents": "create_react_agent",
     },
@@ -114,6 +121,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents.tools": {
         "ragline.agents": "InvalidTool",
         "ragline.tools": "tool",
+    },
+    "langchain_classic.agents.xml.base": {
+        "ragline.agents": "create_xml_agent",
     },
     "langchain_classic.cache": {
         "ragline.core": "InMemoryCache RedisCache SQLiteCache",
