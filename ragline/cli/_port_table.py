@@ -293,13 +293,13 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.evaluation": (
             "ContextQAEvalChain CotQAEvalChain Criteria CriteriaEvalChain "
             "EmbeddingDistance EmbeddingDistanceEvalChain EvaluatorType "
-            "ExactMatchStringEvaluator JsonEqualityEvaluator JsonValidityEvaluator "
-            "LabeledCriteriaEvalChain LabeledPairwiseStringEvalChain "
-            "LabeledScoreStringEvalChain PairwiseEmbeddingDistanceEvalChain "
-            "PairwiseStringDistanceEvalChain PairwiseStringEvalChain "
-            "PairwiseStringEvaluator QAEvalChain RegexMatchStringEvaluator "
-            "ScoreStringEvalChain StringDistance StringDistanceEvalChain StringEvaluator "
-            "load_evaluator load_evaluators"
+            "ExactMatchStringEvaluator JsonEditDistanceEvaluator JsonEqualityEvaluator "
+            "JsonValidityEvaluator LabeledCriteriaEvalChain "
+            "LabeledPairwiseStringEvalChain LabeledScoreStringEvalChain "
+            "PairwiseEmbeddingDistanceEvalChain PairwiseStringDistanceEvalChain "
+            "PairwiseStringEvalChain PairwiseStringEvaluator QAEvalChain "
+            "RegexMatchStringEvaluator ScoreStringEvalChain StringDistance "
+            "StringDistanceEvalChain StringEvaluator load_evaluator load_evaluators"
         ),
     },
     "langchain_classic.evaluation.comparison": {
@@ -332,6 +332,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.evaluation.parsing.base": {
         "ragline.evaluation": "JsonEqualityEvaluator JsonValidityEvaluator",
+    },
+    "langchain_classic.evaluation.parsing.json_distance": {
+        "ragline.evaluation": "JsonEditDistanceEvaluator",
     },
     "langchain_classic.evaluation.qa": {
         "ragline.evaluation": "ContextQAEvalChain CotQAEvalChain QAEvalChain",

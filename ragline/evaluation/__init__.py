@@ -31,6 +31,7 @@ _EXPORTS = {
     "EmbeddingDistanceEvalChain": "._distances",
     "EvaluatorType": "._evaluator_base",
     "ExactMatchStringEvaluator": "._matching",
+    "JsonEditDistanceEvaluator": "._matching",
     "JsonEqualityEvaluator": "._matching",
     "JsonValidityEvaluator": "._matching",
     "LabeledCriteriaEvalChain": "._criteria",

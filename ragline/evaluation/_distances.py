@@ -180,6 +180,11 @@ _METRICS: dict[StringDistance, tuple[Callable[[str, str], float], Callable[[str,
 }
 
 
+def normalized_distance(distance: StringDistance) -> Callable[[str, str], float]:
+    """The normalized form of a string distance (scores in [0, 1])."""
+    return _METRICS[StringDistance(distance)][1]
+
+
 class _StringDistanceChain(Chain):
     """What both string-distance evaluators share: the metric and the output."""
 

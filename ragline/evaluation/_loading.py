@@ -27,6 +27,7 @@ from ragline.evaluation._distances import (
 from ragline.evaluation._evaluator_base import EvaluatorType, LLMEvalChain
 from ragline.evaluation._matching import (
     ExactMatchStringEvaluator,
+    JsonEditDistanceEvaluator,
     JsonEqualityEvaluator,
     JsonValidityEvaluator,
     RegexMatchStringEvaluator,
@@ -51,13 +52,13 @@ _EVALUATORS: dict[EvaluatorType, type] = {
     EvaluatorType.PAIRWISE_EMBEDDING_DISTANCE: PairwiseEmbeddingDistanceEvalChain,
     EvaluatorType.JSON_VALIDITY: JsonValidityEvaluator,
     EvaluatorType.JSON_EQUALITY: JsonEqualityEvaluator,
+    EvaluatorType.JSON_EDIT_DISTANCE: JsonEditDistanceEvaluator,
     EvaluatorType.REGEX_MATCH: RegexMatchStringEvaluator,
     EvaluatorType.EXACT_MATCH: ExactMatchStringEvaluator,
 }
 # LangChain's names ragline does not build (yet): a clear error rather than a KeyError.
 _NOT_PROVIDED = (
     EvaluatorType.AGENT_TRAJECTORY,
-    EvaluatorType.JSON_EDIT_DISTANCE,
     EvaluatorType.JSON_SCHEMA_VALIDATION,
 )
 
@@ -76,7 +77,7 @@ def load_evaluator(evaluator: EvaluatorType | str, *, llm: Any = None, **kwargs:
     Raises:
         ValueError: an unknown name, or a model-graded evaluator without ``llm``.
         NotImplementedError: a LangChain evaluator ragline does not provide
-            (trajectory, JSON edit distance, JSON schema validation).
+            (trajectory, JSON schema validation).
 
     Example:
         >>> load_evaluator("exact_match").evaluate_strings(prediction="a", reference="a")

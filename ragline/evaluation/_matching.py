@@ -6,7 +6,9 @@ read as a pattern, matches at the start of the prediction (``re.match``),
 ``"json_validity"`` when the prediction parses as JSON (``{"score": 0, "reasoning":
 the parser's message}`` when not), and ``"json_equality"`` gives whether the two parse
 to equal values (``{"score": True}``: a bool, as LangChain's; lists compare
-order-free). JSON may sit in a Markdown fence (```json ... ```).
+order-free), ``"json_edit_distance"`` the normalized Damerau-Levenshtein distance
+between the two values written canonically (sorted keys, no spaces). JSON may sit in a
+Markdown fence (```json ... ```).
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ragline.core._partial_json import parse_partial_json
+from ragline.evaluation._distances import StringDistance, normalized_distance
 from ragline.evaluation._evaluator_base import StringEvaluator
 
 __all__ = [
     "ExactMatchStringEvaluator",
+    "JsonEditDistanceEvaluator",
     "JsonEqualityEvaluator",
     "JsonValidityEvaluator",
     "RegexMatchStringEvaluator",
@@ -215,3 +219,60 @@ class JsonEqualityEvaluator(StringEvaluator):
 
 
 _equal = operator.eq
+
+
+def _canonical_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+class JsonEditDistanceEvaluator(StringEvaluator):
+    """How far apart prediction and reference are as JSON (``"json_edit_distance"``).
+
+    Args:
+        string_distance: the distance of the two canonical texts (default: normalized
+            Damerau-Levenshtein, as LangChain's default).
+        canonicalize: writes a parsed value as text (default: sorted keys, no spaces).
+
+    Example:
+        >>> JsonEditDistanceEvaluator().evaluate_strings(
+        ...     prediction='{"b": 2, "a": 1}', reference='{"a": 1, "b": 2}')
+        {'score': 0.0}
+    """
+
+    def __init__(
+        self,
+        string_distance: Callable[[str, str], float] | None = None,
+        canonicalize: Callable[[Any], Any] | None = None,
+        **_: Any,
+    ) -> None:
+        self._string_distance = string_distance or normalized_distance(
+            StringDistance.DAMERAU_LEVENSHTEIN
+        )
+        self._canonicalize = canonicalize or _canonical_json
+
+    @property
+    def requires_input(self) -> bool:
+        return False
+
+    @property
+    def requires_reference(self) -> bool:
+        return True
+
+    @property
+    def evaluation_name(self) -> str:
+        return "json_edit_distance"
+
+    def _parse_json(self, value: Any) -> Any:
+        return _markdown_json(value, _lenient_json) if isinstance(value, str) else value
+
+    def _evaluate_strings(
+        self,
+        *,
+        prediction: Any,
+        reference: Any = None,
+        input: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        parsed = self._canonicalize(self._parse_json(prediction))
+        label = self._canonicalize(self._parse_json(reference))
+        return {"score": self._string_distance(parsed, label)}

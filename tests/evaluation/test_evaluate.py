@@ -37,6 +37,7 @@ def test_exports_are_pinned() -> None:
         "Evaluation",
         "EvaluatorType",
         "ExactMatchStringEvaluator",
+        "JsonEditDistanceEvaluator",
         "JsonEqualityEvaluator",
         "JsonValidityEvaluator",
         "LabeledCriteriaEvalChain",

@@ -40,6 +40,7 @@ COVERS = {
     "evaluation.EmbeddingDistanceEvalChain",
     "evaluation.EvaluatorType",
     "evaluation.ExactMatchStringEvaluator",
+    "evaluation.JsonEditDistanceEvaluator",
     "evaluation.JsonEqualityEvaluator",
     "evaluation.JsonValidityEvaluator",
     "evaluation.LabeledCriteriaEvalChain",
@@ -475,6 +476,27 @@ def test_json_validity_and_equality() -> None:
     lc, rl = both(scenario)
     assert rl == lc
     assert rl[5] == {"score": True}
+
+
+def test_json_edit_distance() -> None:
+    def scenario(ev: Any, _llm: Any, _chat: Any, _emb: Any) -> Any:
+        distance = ev.load_evaluator("json_edit_distance")
+        custom = ev.JsonEditDistanceEvaluator(
+            string_distance=lambda a, b: float(len(a) - len(b)), canonicalize=str
+        )
+        return [
+            distance.evaluate_strings(prediction='{"b": 2, "a": 1}', reference='{"a": 1, "b": 2}'),
+            distance.evaluate_strings(prediction='{"a": 1, "b": 3}', reference='{"a": 1, "b": 2}'),
+            distance.evaluate_strings(prediction="[1, 2, 3]", reference="```json\n[3, 2, 1]\n```"),
+            distance.evaluate_strings(prediction='{"name": "Ada"}', reference='{"name": "Bob"}'),
+            custom.evaluate_strings(prediction='{"a": [1, 2]}', reference='{"a": 1}'),
+            outcome(lambda: distance.evaluate_strings(prediction="{}")),
+            distance.evaluation_name,
+        ]
+
+    lc, rl = both(scenario)
+    assert rl == lc
+    assert rl[0] == {"score": 0.0}
 
 
 # ------------------------------------------------------------------------ loading
