@@ -37,6 +37,8 @@ from typing import Any
 
 from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
 from ragline.core._checks import check_choice, check_number, check_optional_int
+from ragline.core.config import get_current_config
+from ragline.core.runnables.runs import ainvoke_part, invoke_part, part_config
 from ragline.retrievers._batching import ChildBatchRetriever
 from ragline.retrievers._fusion import NORMALIZATIONS, score_fusion
 
@@ -73,18 +75,24 @@ def _shared_pool() -> ThreadPoolExecutor:
 
 def _invoke_children(children: Sequence[Runnable[Any, Any]], query: str) -> list[Any]:
     """Each child's result for ``query``, the children run concurrently (module docstring)."""
+    # each child's run is tagged retriever_<n>, as LangChain's
+    configs = _child_configs(get_current_config(), len(children))
     if getattr(_in_worker, "active", False):
-        return [child.invoke(query) for child in children]
+        return [invoke_part(child, query, c) for child, c in zip(children, configs, strict=True)]
     # each pooled child runs in a copy of this run's context, so its run is our child run
     futures = [
-        _shared_pool().submit(contextvars.copy_context().run, child.invoke, query)
-        for child in children[1:]
+        _shared_pool().submit(contextvars.copy_context().run, invoke_part, child, query, config)
+        for child, config in zip(children[1:], configs[1:], strict=True)
     ]
     try:
-        first = children[0].invoke(query)
+        first = invoke_part(children[0], query, configs[0])
     finally:
         wait(futures)  # every child's run ends before this one does
     return [first, *(future.result() for future in futures)]
+
+
+def _child_configs(config: RunnableConfig | None, count: int) -> list[Any]:
+    return [part_config(config, f"retriever_{n}") for n in range(1, count + 1)]
 
 
 def weighted_reciprocal_rank(
@@ -310,7 +318,13 @@ class EnsembleRetriever(ChildBatchRetriever):
         return self._fuse_one(query, _invoke_children(self._runners, query))
 
     async def _aget_relevant_documents(self, query: str) -> list[Document]:
-        doc_lists = await asyncio.gather(*(retriever.ainvoke(query) for retriever in self._runners))
+        configs = _child_configs(get_current_config(), len(self._runners))
+        doc_lists = await asyncio.gather(
+            *(
+                ainvoke_part(retriever, query, config)
+                for retriever, config in zip(self._runners, configs, strict=True)
+            )
+        )
         return self._fuse_one(query, list(doc_lists))
 
     # batch / abatch (ChildBatchRetriever) hand ALL the queries to each child's batch
@@ -334,18 +348,22 @@ class EnsembleRetriever(ChildBatchRetriever):
                     contextvars.copy_context().run,
                     retriever.batch,
                     queries,
-                    configs,
+                    [part_config(config, f"retriever_{n}") for config in configs],
                     return_exceptions=True,
                 )
-                for retriever in self._runners
+                for n, retriever in enumerate(self._runners, 1)
             ]
             return self._fuse_batch(queries, [future.result() for future in futures])
 
     async def _asearch_batch(self, queries: list[str], configs: list[RunnableConfig]) -> list[Any]:
         per_child = await asyncio.gather(
             *(
-                retriever.abatch(queries, configs, return_exceptions=True)
-                for retriever in self._runners
+                retriever.abatch(
+                    queries,
+                    [part_config(config, f"retriever_{n}") for config in configs],
+                    return_exceptions=True,
+                )
+                for n, retriever in enumerate(self._runners, 1)
             )
         )
         return self._fuse_batch(queries, list(per_child))

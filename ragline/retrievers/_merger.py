@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragline.core import BaseRetriever, Document, InvalidInputError, Runnable
+from ragline.core.config import get_current_config
+from ragline.core.runnables.runs import part_config
 
 __all__ = ["MergerRetriever"]
 
@@ -49,8 +51,15 @@ class MergerRetriever(BaseRetriever):
     def __repr__(self) -> str:
         return f"MergerRetriever(retrievers={self.retrievers!r})"
 
-    def _configs(self) -> list[dict[str, Any]]:
-        return [{"tags": [f"retriever_{i}"]} for i in range(1, len(self.retrievers) + 1)]
+    def _configs(self) -> list[Any]:
+        # each retriever's own run is tagged retriever_<n> (not the runs inside it), as
+        # LangChain's
+        config = get_current_config()
+        parts = [part_config(config, f"retriever_{i}") for i in range(1, len(self.retrievers) + 1)]
+        for part in parts:
+            if part is not None and part is not config:
+                part["tags"] = []  # the call's tags come first, as LangChain's config-free call
+        return parts
 
     def _get_relevant_documents(self, query: str) -> list[Document]:
         found = [
