@@ -261,6 +261,15 @@ def generator_step(ns: dict[str, Any]) -> Any:
     return ns["RunnableLambda"](format_docs) | ns["RunnableGenerator"](shout)
 
 
+def a_tool(ns: dict[str, Any]) -> Any:
+    @ns["tool"]
+    def lookup(city: str, days: int = 1) -> str:
+        """Look up the weather."""
+        return city * days
+
+    return lookup
+
+
 SCENARIOS = [
     prompt_model_parser,
     lcel_rag,
@@ -280,6 +289,7 @@ SCENARIOS = [
     function_using_runnables,
     itemgetter_rag,
     generator_step,
+    a_tool,
 ]
 
 

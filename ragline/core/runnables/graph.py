@@ -113,11 +113,10 @@ def _is_uuid(value: str) -> bool:
 
 
 def _is_schema(data: Any) -> bool:
-    from ragline.core.runnables.schema import Schema
+    """A schema node's data: ragline's Schema, a tool's ArgsSchema, a pydantic class."""
+    from ragline.core.runnables.base import Runnable
 
-    if isinstance(data, Schema):
-        return True
-    return isinstance(data, type) and hasattr(data, "model_json_schema")
+    return hasattr(data, "model_json_schema") and not isinstance(data, Runnable)
 
 
 def _node_name(node_id: str, data: Any) -> str:
@@ -128,8 +127,9 @@ def _node_name(node_id: str, data: Any) -> str:
         return node_id
     if isinstance(data, Runnable):
         name = data.get_name()
-    else:
-        name = getattr(data, "__name__", None) or type(data).__name__
+    else:  # a schema: a class or Schema by __name__, a tool's ArgsSchema by its name
+        found = getattr(data, "__name__", None) or getattr(data, "name", None)
+        name = found if isinstance(found, str) else type(data).__name__
     return name[len("Runnable") :] if name.startswith("Runnable") else name
 
 

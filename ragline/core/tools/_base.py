@@ -163,6 +163,13 @@ class BaseTool(Fields, Runnable[Any, Any]):
         self._schema_cache = (self.args_schema, schema)
         return schema
 
+    def get_input_jsonschema(self, config: RunnableConfig | None = None) -> dict[str, Any]:
+        """The arguments' JSON Schema (what :meth:`get_input_schema` describes)."""
+        return self.get_input_schema(config).model_json_schema()
+
+    def _output_title(self) -> str:  # LangChain's: <tool name>_output
+        return f"{self.name}_output"
+
     def _schema_from_hook(self) -> ArgsSchema:
         return ArgsSchema.from_function(self._run, name=self.name)
 

@@ -372,6 +372,11 @@ class ArgsSchema:
     def __repr__(self) -> str:
         return f"ArgsSchema(name={self.name!r}, arguments={list(self.properties)})"
 
+    @property  # type: ignore[misc]  # an instance's name, as a pydantic model class has
+    def __name__(self) -> str:  # type: ignore[override]
+        """The schema's name (``tool.input_schema.__name__``, as LangChain's)."""
+        return self.name
+
     # ---- construction ----
     @classmethod
     def from_function(
