@@ -21,7 +21,9 @@ Rows:
 * ``dense``: the FAISS store's retriever (similarity).
 * ``bm25``: ragline's BM25Retriever, lowercase word tokens (``BM25Tokenizer()``; the
   default, LangChain's, is ``str.split``; the same tokenizer is used for both libraries so
-  the comparison is of the fusion).
+  the comparison is of the fusion), scored and cut as a store folder's keyword index is
+  (``idf="lucene", only_matching=True``: only documents sharing a term with the query;
+  the retriever's default is LangChain's rank_bm25 idf and always ``k`` documents).
 * ``bm25 stem+stop``: ``BM25Tokenizer(stem=True, stopwords=True)`` (English Snowball).
 * ``rrf hybrid``: ``EnsembleRetriever([bm25, dense], weights=[0.5, 0.5])``, LangChain's
   behaviour in ragline.
@@ -162,6 +164,10 @@ def chunk_corpus(corpus: dict[str, dict[str, Any]]) -> list[Document]:
     return chunks
 
 
+# a store folder's keyword scoring (BM25Retriever's default is LangChain's)
+RAGLINE_BM25: dict[str, Any] = {"idf": "lucene", "only_matching": True}
+
+
 class Setup:
     """One dev set's chunks, store and BM25 indexes, built once."""
 
@@ -185,10 +191,13 @@ class Setup:
             metric="cosine",
         )
         self.bm25 = BM25Retriever.from_documents(
-            self.chunks, k=depth, preprocess_func=BM25Tokenizer()
+            self.chunks, k=depth, preprocess_func=BM25Tokenizer(), **RAGLINE_BM25
         )
         self.bm25_stem = BM25Retriever.from_documents(
-            self.chunks, k=depth, preprocess_func=BM25Tokenizer(stem=True, stopwords=True)
+            self.chunks,
+            k=depth,
+            preprocess_func=BM25Tokenizer(stem=True, stopwords=True),
+            **RAGLINE_BM25,
         )
 
     def evaluate(self, retriever: Any, label: str) -> Evaluation:
@@ -334,7 +343,11 @@ def candidate_lists(setup: Setup, depth: int) -> dict[str, list[list[tuple[Docum
     }
     for label, bm25 in (("bm25", setup.bm25), ("bm25 stem+stop", setup.bm25_stem)):
         wide = BM25Retriever(
-            bm25.vectorizer, bm25.docs, k=depth, preprocess_func=bm25.preprocess_func
+            bm25.vectorizer,
+            bm25.docs,
+            k=depth,
+            preprocess_func=bm25.preprocess_func,
+            only_matching=True,
         )
         lists[label] = wide.search_with_scores(queries)
     return lists

@@ -1,17 +1,23 @@
 """BM25Retriever: Okapi BM25 keyword search over a fixed corpus, written with numpy.
 
-The score of document ``d`` for a query of tokens ``q1 ... qn`` (repeated query tokens
-count once per occurrence) is::
+The score of document ``d`` for a query of tokens ``q1 ... qn`` (a repeated query token
+counts once per occurrence) is::
 
-    score(d) = sum_i idf(qi) * tf(qi, d) * (k1 + 1) / (tf(qi, d) + k1 * (1 - b + b * |d| / avgdl))
-
-    idf(t)   = ln(1 + (N - n(t) + 0.5) / (n(t) + 0.5))
+    score(d) = sum_i idf(qi) * (tf(qi, d) * (k1 + 1) / (tf(qi, d) + k1 * (1 - b + b * |d| / avgdl)))
 
 with ``tf`` the count of the token in the document, ``|d|`` the document's token count,
 ``avgdl`` the mean token count, ``N`` the number of documents and ``n(t)`` how many of
-them contain ``t``. This idf (Lucene's) is always positive, so a term found in more than
-half the corpus still counts a little, where the classic ``ln((N - n + 0.5) / (n + 0.5))``
-would go negative (rank_bm25, which LangChain uses, patches that with an ``epsilon``).
+them contain ``t``. Two idf formulas:
+
+* ``"okapi"`` (what LangChain's BM25Retriever gets from rank_bm25's BM25Okapi, and the
+  retriever's default): ``ln(N - n + 0.5) - ln(n + 0.5)``; a term in more than half the
+  documents would go negative, and gets ``epsilon`` times the average idf instead.
+* ``"lucene"`` (the index's default, what store folders and hybrid search use):
+  ``ln(1 + (N - n + 0.5) / (n + 0.5))``, always positive, so a document that shares a
+  term with the query always scores above one that does not.
+
+The arithmetic is rank_bm25's, in its order, so the scores are the same floats and
+equal scores tie the same way.
 
 The index is a term -> postings table (document numbers and precomputed term weights)
 in flat numpy arrays. A query adds each of its terms' postings (a contiguous slice) into
@@ -22,6 +28,7 @@ thread and callback work of ``invoke``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 from typing import Any
@@ -29,11 +36,18 @@ from typing import Any
 import numpy as np
 
 from ragline.core import BaseRetriever, Document, InvalidInputError
-from ragline.core._checks import check_number, check_positive_int, check_unit_interval
+from ragline.core._checks import (
+    check_choice,
+    check_number,
+    check_positive_int,
+    check_unit_interval,
+)
 from ragline.retrievers._checks import check_documents, check_keys, copy_document
 from ragline.retrievers._tokenizer import BM25Tokenizer
 
 __all__ = ["BM25Index", "BM25Retriever", "default_preprocessing_func"]
+
+BM25_IDFS = ("okapi", "lucene")
 
 
 def default_preprocessing_func(text: str) -> list[str]:
@@ -76,6 +90,9 @@ class BM25Index:
         corpus: one list of tokens per document.
         k1: term-frequency saturation (>= 0).
         b: length normalisation, from 0 (none) to 1 (full).
+        idf: ``"lucene"`` (always positive) or ``"okapi"`` (rank_bm25's, with the
+            ``epsilon`` floor); see the module docstring.
+        epsilon: for ``"okapi"``: a negative idf becomes ``epsilon`` x the average idf.
 
     The index keeps each document's distinct terms and counts (``doc_ptr``,
     ``doc_terms``, ``doc_tfs``: one row per document, CSR style) and, derived from them,
@@ -89,7 +106,13 @@ class BM25Index:
     """
 
     def __init__(
-        self, corpus: Sequence[Sequence[str]], *, k1: float = 1.5, b: float = 0.75
+        self,
+        corpus: Sequence[Sequence[str]],
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        idf: str = "lucene",
+        epsilon: float = 0.25,
     ) -> None:
         # C-level loops only (fromkeys, map): a Python loop per token costs more than the rest
         vocabulary = list(dict.fromkeys(chain.from_iterable(corpus)))
@@ -107,7 +130,7 @@ class BM25Index:
         doc_ptr = np.concatenate(
             [[0], np.cumsum(np.bincount(pairs // width, minlength=len(corpus)))]
         )
-        self._build(vocabulary, numbers, doc_ptr, pairs % width, tf, k1, b)
+        self._build(vocabulary, numbers, doc_ptr, pairs % width, tf, k1, b, idf, epsilon)
 
     @classmethod
     def from_rows(
@@ -119,6 +142,8 @@ class BM25Index:
         *,
         k1: float = 1.5,
         b: float = 0.75,
+        idf: str = "lucene",
+        epsilon: float = 0.25,
     ) -> BM25Index:
         """Build an index from per-document rows: document ``i`` has the term numbers
         ``doc_terms[doc_ptr[i]:doc_ptr[i + 1]]`` (each once) with counts ``doc_tfs[...]``.
@@ -133,7 +158,7 @@ class BM25Index:
             raise InvalidInputError("BM25Index rows do not fit together (sizes or term numbers)")
         index = cls.__new__(cls)
         numbers = {token: number for number, token in enumerate(vocabulary)}
-        index._build(list(vocabulary), numbers, doc_ptr, doc_terms, doc_tfs, k1, b)
+        index._build(list(vocabulary), numbers, doc_ptr, doc_terms, doc_tfs, k1, b, idf, epsilon)
         return index
 
     def _build(
@@ -145,9 +170,13 @@ class BM25Index:
         doc_tfs: np.ndarray,
         k1: float,
         b: float,
+        idf: str,
+        epsilon: float,
     ) -> None:
         self.k1 = check_number("BM25 k1", k1, low=0)
         self.b = check_unit_interval("BM25 b", b)
+        self.idf_kind = check_choice("BM25 idf", idf, BM25_IDFS)
+        self.epsilon = check_number("BM25 epsilon", epsilon)
         self.terms = vocabulary
         self.vocabulary = numbers
         self.doc_ptr, self.doc_terms, self.doc_tfs = doc_ptr, doc_terms, doc_tfs
@@ -164,14 +193,33 @@ class BM25Index:
         tf = doc_tfs[order].astype(np.float64)
         self.doc_freq = np.bincount(pair_terms, minlength=len(vocabulary))
         self.offsets = np.concatenate([[0], np.cumsum(self.doc_freq)])
-        n = self.doc_freq.astype(np.float64)
-        self.idf = np.log1p((self.corpus_size - n + 0.5) / (n + 0.5))
-        ratio = lengths[self.postings_docs] / self.avgdl if self.avgdl else np.zeros(len(tf))
-        self.postings_weights = (
-            self.idf[pair_terms]
-            * tf
-            * (self.k1 + 1)
-            / (tf + self.k1 * (1 - self.b + self.b * ratio))
+        if self.idf_kind == "okapi":
+            self.idf = _okapi_idf(self.corpus_size, self.doc_freq, self.epsilon)
+        else:
+            n = self.doc_freq.astype(np.float64)
+            self.idf = np.log1p((self.corpus_size - n + 0.5) / (n + 0.5))
+        # rank_bm25's expression, operation for operation: the same floats, the same ties
+        length = lengths[self.postings_docs]
+        norm = (
+            1 - self.b + self.b * length / self.avgdl
+            if self.avgdl
+            else np.full(len(tf), 1.0 - self.b)
+        )
+        self.postings_weights = self.idf[pair_terms] * (tf * (self.k1 + 1) / (tf + self.k1 * norm))
+
+    def with_idf(self, idf: str) -> BM25Index:
+        """This index with the other idf formula (itself when it already has ``idf``)."""
+        if check_choice("BM25 idf", idf, BM25_IDFS) == self.idf_kind:
+            return self
+        return BM25Index.from_rows(
+            self.terms,
+            self.doc_ptr,
+            self.doc_terms,
+            self.doc_tfs,
+            k1=self.k1,
+            b=self.b,
+            idf=idf,
+            epsilon=self.epsilon,
         )
 
     def get_scores(self, query: Sequence[str]) -> np.ndarray:
@@ -190,8 +238,9 @@ class BM25Index:
     def top_k(self, queries: Sequence[Sequence[str]], k: int) -> list[list[int]]:
         """Return, per tokenized query, the indices of its ``k`` best matching documents.
 
-        Only documents with a positive score (sharing a term with the query) count; best
-        first, ties by lower index. One score buffer is reused for all the queries.
+        Only documents with a positive score count; best first, ties by lower index
+        (see :meth:`top_k_with_scores` for LangChain's ranking). One score buffer is
+        reused for all the queries.
         """
         return [[i for i, _ in row] for row in self.top_k_with_scores(queries, k)]
 
@@ -200,6 +249,8 @@ class BM25Index:
         queries: Sequence[Sequence[str]],
         k: int,
         mask: np.ndarray | None = None,
+        *,
+        only_matching: bool = True,
     ) -> list[list[tuple[int, float]]]:
         """:meth:`top_k` with each document's score: ``(index, score)`` pairs, best first.
 
@@ -208,30 +259,54 @@ class BM25Index:
             k: how many documents per query at most.
             mask: optional boolean array of shape (N,): only documents where it is True
                 are returned (a filter).
+            only_matching: True: only documents with a positive score, ties by lower
+                index. False: the ``k`` best whatever their score, ranked as LangChain's
+                BM25Retriever ranks them (rank_bm25's ``numpy.argsort`` of the scores,
+                reversed: ties come in the order that gives).
         """
         scores = np.zeros(self.corpus_size)
         results = []
         for query in queries:
             scores.fill(0.0)
             self._add_scores(query, scores)
-            if mask is not None:
-                scores[~mask] = 0.0
-            best = _best_indices(scores, k)
+            if only_matching:
+                if mask is not None:
+                    scores[~mask] = 0.0
+                best = _best_indices(scores, k)
+            else:
+                ranked = np.argsort(scores)[::-1]
+                best = (ranked if mask is None else ranked[mask[ranked]])[:k].tolist()
             results.append(list(zip(best, scores[best].tolist(), strict=True)))
         return results
 
     def _add_scores(self, query: Sequence[str], out: np.ndarray) -> None:
-        # a repeated query token counts once per occurrence, as in the formula
-        counts: dict[int, int] = {}
+        # one addition per query token, in the query's order (a repeated token adds
+        # again), as rank_bm25 sums: the same floats
+        vocabulary = self.vocabulary
         for token in query:
-            term = self.vocabulary.get(token)
+            term = vocabulary.get(token)
             if term is not None:  # unknown tokens match nothing
-                counts[term] = counts.get(term, 0) + 1
-        for term, count in counts.items():
-            start, end = self.offsets[term], self.offsets[term + 1]
-            # a term's postings are a contiguous slice and list each document once
-            weights = self.postings_weights[start:end]
-            out[self.postings_docs[start:end]] += weights if count == 1 else count * weights
+                start, end = self.offsets[term], self.offsets[term + 1]
+                # a term's postings are a contiguous slice and list each document once
+                out[self.postings_docs[start:end]] += self.postings_weights[start:end]
+
+
+def _okapi_idf(corpus_size: int, doc_freq: np.ndarray, epsilon: float) -> np.ndarray:
+    """rank_bm25's BM25Okapi idf per term: ``ln(N - n + 0.5) - ln(n + 0.5)``, a negative
+    one replaced by ``epsilon`` x the average idf (terms in vocabulary order)."""
+    present = doc_freq > 0  # a vocabulary loaded from rows may keep unused terms
+    # math.log per distinct count: numpy's vectorised log may differ in the last bit
+    counts, inverse = np.unique(doc_freq, return_inverse=True)
+    values = np.array(
+        [math.log(corpus_size - c + 0.5) - math.log(c + 0.5) for c in counts.tolist()],
+        dtype=np.float64,
+    )
+    idf = values[inverse.reshape(-1)]
+    used = idf[present]
+    if len(used):
+        average = float(np.cumsum(used)[-1]) / len(used)  # summed in order, as rank_bm25
+        idf[present & (idf < 0)] = epsilon * average
+    return idf
 
 
 def _best_indices(scores: np.ndarray, k: int) -> list[int]:
@@ -250,9 +325,11 @@ def _best_indices(scores: np.ndarray, k: int) -> list[int]:
 class BM25Retriever(BaseRetriever):
     """Keyword retriever ranking a fixed set of documents by Okapi BM25.
 
-    Build it with :meth:`from_texts` or :meth:`from_documents`. Only documents sharing
-    at least one token with the query are returned (LangChain's returns ``k`` documents
-    even when none matches), best first, ties in corpus order.
+    Build it with :meth:`from_texts` or :meth:`from_documents`. As LangChain's, it
+    returns the ``k`` best documents whatever their score (a document sharing no term
+    with the query included), ranked as rank_bm25 ranks them; ``only_matching=True``
+    returns only documents with a positive score, ties in corpus order (what ragline's
+    hybrid search and store folders use, with ``idf="lucene"``).
 
     Args:
         vectorizer: the :class:`BM25Index` over ``docs``.
@@ -265,6 +342,7 @@ class BM25Retriever(BaseRetriever):
             ``metadata[score_key]`` (what score-based fusion reads).
         filter: only documents whose metadata matches this filter are returned (the
             vector stores' filter language: ``{"source": "a.txt"}``, ``$in``, ``$or`` ...).
+        only_matching: return only documents with a positive score (see above).
 
     Raises:
         InvalidInputError: ``k`` < 1, ``docs`` and the index differ in size, the
@@ -276,6 +354,9 @@ class BM25Retriever(BaseRetriever):
         >>> retriever = BM25Retriever.from_texts(texts, k=2, preprocess_func=BM25Tokenizer())
         >>> [d.page_content for d in retriever.invoke("Cats")]
         ['cats purr', 'cats and dogs']
+        >>> [[d.page_content for d in docs] for docs in retriever.batch(["bark", "fish"])]
+        [['dogs bark', 'cats and dogs'], ['cats and dogs', 'dogs bark']]
+        >>> retriever.only_matching = True
         >>> [[d.page_content for d in docs] for docs in retriever.batch(["bark", "fish"])]
         [['dogs bark'], []]
     """
@@ -289,6 +370,7 @@ class BM25Retriever(BaseRetriever):
         preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
         score_key: str | None = None,
         filter: Mapping[str, Any] | None = None,
+        only_matching: bool = False,
     ) -> None:
         from ragline.vectorstores.filters import parse_filter
 
@@ -311,6 +393,7 @@ class BM25Retriever(BaseRetriever):
         self.k = k
         self.preprocess_func = preprocess_func
         self.score_key = score_key
+        self.only_matching = bool(only_matching)
         self._filter = parse_filter(filter)
         self._mask: np.ndarray | None = None
 
@@ -340,6 +423,9 @@ class BM25Retriever(BaseRetriever):
         bm25_params: Mapping[str, Any] | None = None,
         preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
         score_key: str | None = None,
+        idf: str = "okapi",
+        epsilon: float = 0.25,
+        only_matching: bool = False,
     ) -> BM25Retriever:
         """Index texts and return the retriever.
 
@@ -350,12 +436,17 @@ class BM25Retriever(BaseRetriever):
             k: documents per query (>= 1).
             k1: term-frequency saturation (>= 0).
             b: length normalisation in [0, 1].
-            bm25_params: LangChain's spelling of the same options: ``{"k1": ..., "b": ...}``
-                (other keys, such as rank_bm25's ``epsilon``, are rejected).
+            bm25_params: LangChain's spelling of the index options (rank_bm25's):
+                ``{"k1": ..., "b": ..., "epsilon": ...}``; other keys are rejected.
             preprocess_func: tokenizer for texts and queries (default: ``str.split``,
                 LangChain's; ``BM25Tokenizer()`` for lowercase words,
                 ``BM25Tokenizer(stem=True, stopwords=True)`` for stemming and stopwords).
             score_key: put each returned document's score in ``metadata[score_key]``.
+            idf: ``"okapi"`` (rank_bm25's, LangChain's) or ``"lucene"`` (always positive);
+                see the module docstring.
+            epsilon: for ``"okapi"``: a negative idf becomes ``epsilon`` x the average.
+            only_matching: return only documents with a positive score (ragline's
+                hybrid search uses ``idf="lucene", only_matching=True``).
 
         Raises:
             InvalidInputError: lengths differ, a text is not a str, a bad k / k1 / b, or
@@ -396,6 +487,9 @@ class BM25Retriever(BaseRetriever):
             bm25_params=bm25_params,
             preprocess_func=preprocess_func,
             score_key=score_key,
+            idf=idf,
+            epsilon=epsilon,
+            only_matching=only_matching,
         )
 
     @classmethod
@@ -409,6 +503,9 @@ class BM25Retriever(BaseRetriever):
         bm25_params: Mapping[str, Any] | None = None,
         preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
         score_key: str | None = None,
+        idf: str = "okapi",
+        epsilon: float = 0.25,
+        only_matching: bool = False,
     ) -> BM25Retriever:
         """Index documents (their ``page_content``) and return the retriever.
 
@@ -420,16 +517,23 @@ class BM25Retriever(BaseRetriever):
             {'n': 1}
         """
         docs = check_documents("BM25Retriever", documents)
-        params = check_keys("BM25Retriever", "bm25_params", bm25_params, ("k1", "b"))
+        params = check_keys("BM25Retriever", "bm25_params", bm25_params, ("k1", "b", "epsilon"))
         check_positive_int("BM25Retriever k", k)
         if not callable(preprocess_func):
             raise InvalidInputError(
                 "BM25Retriever preprocess_func must be callable, got "
                 f"{type(preprocess_func).__name__}"
             )
-        index_options = {"k1": params.get("k1", k1), "b": params.get("b", b)}
+        index_options = {
+            "k1": params.get("k1", k1),
+            "b": params.get("b", b),
+            "idf": idf,
+            "epsilon": params.get("epsilon", epsilon),
+        }
         check_number("BM25Retriever k1", index_options["k1"], low=0)
         check_unit_interval("BM25Retriever b", index_options["b"])
+        check_choice("BM25Retriever idf", idf, BM25_IDFS)
+        check_number("BM25Retriever epsilon", index_options["epsilon"])
         corpus = [
             _tokens(preprocess_func, doc.page_content, f"documents[{i}]")
             for i, doc in enumerate(docs)
@@ -440,6 +544,7 @@ class BM25Retriever(BaseRetriever):
             k=k,
             preprocess_func=preprocess_func,
             score_key=score_key,
+            only_matching=only_matching,
         )
 
     # ---- search -----------------------------------------------------------------------
@@ -458,7 +563,9 @@ class BM25Retriever(BaseRetriever):
         tokenized = [_tokens(self.preprocess_func, query, "the query") for query in queries]
         if not self.docs:
             return [[] for _ in queries]
-        hits = self.vectorizer.top_k_with_scores(tokenized, self.k, self._filter_mask())
+        hits = self.vectorizer.top_k_with_scores(
+            tokenized, self.k, self._filter_mask(), only_matching=self.only_matching
+        )
         key = self.score_key
         results = []
         for row in hits:

@@ -194,7 +194,7 @@ class EnsembleRetriever(ChildBatchRetriever):
         >>> dense = store.as_retriever(search_kwargs={"k": 2})
         >>> hybrid = EnsembleRetriever(retrievers=[keyword, dense], weights=[0.5, 0.5])
         >>> [d.id for d in hybrid.invoke("cats purr")]
-        ['1', '2']
+        ['1', '3', '2']
     """
 
     def __init__(

@@ -113,7 +113,9 @@ class HybridRetriever(EnsembleRetriever):
     Args:
         vectorstore: the dense side.
         keyword: a :class:`BM25Retriever` over the same documents, with the same ids (the
-            two sides' results are matched by ``Document.id``).
+            two sides' results are matched by ``Document.id``). Its index and tokenizer
+            are used with the always-positive ``"lucene"`` idf and only the documents
+            sharing a term with the query, whatever the retriever's own options.
         k: documents to return.
         fetch_k: candidates each side contributes (default 50, or k if larger).
         filter: a metadata filter applied on both sides (the vector stores' language).
@@ -187,12 +189,14 @@ class HybridRetriever(EnsembleRetriever):
             search_kwargs={"k": fetch, "filter": filter}, score_key=score_key
         )
         keyword_side = BM25Retriever(
-            keyword.vectorizer,
+            # the always-positive idf, whatever the given retriever's (rank_bm25's by default)
+            keyword.vectorizer.with_idf("lucene"),
             keyword.docs,
             k=fetch,
             preprocess_func=keyword.preprocess_func,
             score_key=score_key,
             filter=filter,
+            only_matching=True,
         )
         super().__init__(
             [dense_side, keyword_side],

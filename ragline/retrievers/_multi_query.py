@@ -174,7 +174,7 @@ class MultiQueryRetriever(ChildBatchRetriever):
         Example:
             >>> from ragline.core import FakeListLLM
             >>> from ragline.retrievers import BM25Retriever
-            >>> base = BM25Retriever.from_texts(["red fox", "blue whale"], k=1)
+            >>> base = BM25Retriever.from_texts(["red fox", "blue whale", "grey seal"], k=1)
             >>> MultiQueryRetriever.from_llm(base, FakeListLLM(responses=["fox"]),
             ...     include_original=True).invoke("whale")  # doctest: +NORMALIZE_WHITESPACE
             [Document(metadata={}, page_content='red fox'), Document(metadata={},

@@ -226,6 +226,7 @@ class FolderSearch(Runnable[Any, list[Document]]):
                 preprocess_func=keyword.preprocess_func,
                 filter=where,
                 score_key="relevance_score",
+                only_matching=True,
             )
             return bm25.invoke(query)
         hybrid = HybridRetriever(self.store, keyword, k=k, fetch_k=kwargs.get("fetch_k"),

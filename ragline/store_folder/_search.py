@@ -118,7 +118,14 @@ def keyword_retriever(
     rows, _, _ = sync_text_rows(saved, ids, texts, tokenizer)
     text_index = rows.to_index()
     documents = documents_for(text_index, ids, texts, metadatas)
-    return BM25Retriever(text_index.index, documents, k=k, preprocess_func=tokenizer, filter=filter)
+    return BM25Retriever(
+        text_index.index,
+        documents,
+        k=k,
+        preprocess_func=tokenizer,
+        filter=filter,
+        only_matching=True,
+    )
 
 
 def folder_retriever(
@@ -161,6 +168,7 @@ def folder_retriever(
             preprocess_func=tokenizer,
             filter=kwargs.get("filter"),
             score_key=SCORE_KEY,
+            only_matching=True,
         )
     # HybridRetriever's defaults unless asked otherwise (the previous default:
     # {"fusion": "relative_score", "dense_weight": 0.5, "fetch_k": 50})

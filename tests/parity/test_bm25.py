@@ -1,15 +1,17 @@
 """Parity: ragline's BM25Retriever against LangChain's (langchain_community, rank_bm25).
 
-The corpus is lowercase words with every query term in fewer than half the documents,
-where both libraries' tokenizers and idf formulas rank alike (the documented differences:
-ragline's idf stays positive and a query sharing no term returns nothing; see
-docs/differences-from-langchain.md). Compared: the documents returned, in order, with
-their metadata and ids, for invoke, batch and a changed ``k``; and, over capitals and
-punctuation, that the default tokenizer is LangChain's (``str.split``, case-sensitive).
+Compared: the documents returned, in order, with their metadata and ids, for invoke,
+batch and a changed ``k``; over capitals and punctuation, that the default tokenizer is
+LangChain's (``str.split``, case-sensitive); and, over corpora with terms in half or more
+of the documents (zero and negative idf, rank_bm25's epsilon floor), many tied scores
+and queries sharing no term, that both return the ``k`` best whatever the score, with
+the same scores (exactly) and ties in the same order; ``bm25_params`` with ``k1``, ``b``
+and ``epsilon``.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -34,7 +36,6 @@ TEXTS = [
 METADATAS = [{"n": i, "source": f"doc{i}.txt"} for i in range(len(TEXTS))]
 IDS = [f"id-{i}" for i in range(len(TEXTS))]
 # each query with how many documents share a term with it, all with distinct scores
-# (LangChain pads with non-matching documents and orders ties the other way round)
 MATCHING = {
     "cat mat garden": 3,
     "roses bread cakes": 3,
@@ -126,3 +127,69 @@ def test_the_default_tokenizer_is_langchains_case_sensitive_whitespace_split() -
         "Paris is in France.",
         "The Eiffel Tower, in Paris",
     ]
+
+
+# ---- the k best whatever the score: zero / negative idf, ties, no shared term -----------
+
+# "foo" is in half the documents: idf 0, every score 0, the ties in rank_bm25's order
+FOO = ["foo", "foo bar", "hello", "world"]
+
+
+def _corpus(seed: int, size: int) -> list[str]:
+    """Short texts over a small vocabulary: common words (negative idf), rare words,
+    repeated words and identical texts (tied scores), an empty text."""
+    rng = random.Random(seed)
+    words = ["a", "a", "a", "b", "b", "c", "d", "e", "f", "g", "h"]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 6))) for _ in range(size)]
+    return [*texts, texts[0], texts[1], ""]
+
+
+QUERIES = ["a", "b", "a b", "c c", "h a", "zzz", "", "g h e", "a a b"]
+
+
+def _ranked(retriever: Any, queries: list[str]) -> list[list[str]]:
+    return [[d.page_content + f"#{d.metadata['n']}" for d in r] for r in retriever.batch(queries)]
+
+
+def test_every_query_gets_k_documents_whatever_their_score() -> None:
+    theirs = LCBM25Retriever.from_texts(FOO)
+    ours = BM25Retriever.from_texts(FOO)
+    assert [d.page_content for d in theirs.invoke("foo")] == ["world", "hello", "foo bar", "foo"]
+    assert [d.page_content for d in ours.invoke("foo")] == ["world", "hello", "foo bar", "foo"]
+    for query in ["foo", "bar", "hello world", "nothing", "foo bar"]:
+        assert _seen(ours.invoke(query)) == _seen(theirs.invoke(query)), query
+
+
+@pytest.mark.parametrize(
+    ("size", "options"),
+    [
+        (10, {}),
+        (40, {}),
+        (40, {"bm25_params": {"epsilon": 0.0}}),
+        (40, {"bm25_params": {"epsilon": 1.5, "k1": 0.8, "b": 0.3}}),
+        (300, {"k": 7}),
+        (300, {"k": 50, "bm25_params": {"b": 0.9}}),
+    ],
+)
+def test_scores_and_rankings_are_the_same_with_ties_and_negative_idf(
+    size: int, options: dict[str, Any]
+) -> None:
+    texts = _corpus(size, size)
+    metadatas = [{"n": i} for i in range(len(texts))]
+    theirs = LCBM25Retriever.from_texts(texts, metadatas=metadatas, **options)
+    ours = BM25Retriever.from_texts(texts, metadatas=metadatas, **options)
+    for query in QUERIES:
+        tokens = query.split()
+        assert ours.vectorizer.get_scores(tokens).tolist() == (
+            theirs.vectorizer.get_scores(tokens).tolist()
+        ), query
+    assert _ranked(ours, QUERIES) == _ranked(theirs, QUERIES)
+    assert [_seen(ours.invoke(q)) for q in QUERIES] == [_seen(theirs.invoke(q)) for q in QUERIES]
+
+
+def test_only_matching_keeps_ragline_s_cut_one_argument_away() -> None:
+    ours = BM25Retriever.from_texts(FOO, only_matching=True)
+    assert ours.invoke("foo") == []  # idf 0: nothing scores above 0
+    lucene = BM25Retriever.from_texts(FOO, idf="lucene", only_matching=True)
+    assert [d.page_content for d in lucene.invoke("foo")] == ["foo", "foo bar"]
+    assert lucene.invoke("nothing") == []

@@ -21,12 +21,28 @@ from ragline.retrievers import BM25Index, BM25Retriever, BM25Tokenizer, default_
 TEXTS = ["The cat sat", "the dog sat on the mat", "cat and dog", "Birds fly"]
 # lowercase word tokens: lengths 3, 6, 3, 2 -> avgdl 3.5, N = 4
 WORDS = BM25Tokenizer()  # lowercase word tokens (the default, str.split, keeps case)
+# ragline's own scoring, as store folders and hybrid search use it (the default is
+# LangChain's: rank_bm25's idf, the k best whatever the score)
+RAGLINE = {"idf": "lucene", "only_matching": True}
 
 
-def reference_scores(corpus: list[list[str]], query: list[str], k1: float = 1.5, b: float = 0.75):
+def reference_scores(
+    corpus: list[list[str]],
+    query: list[str],
+    k1: float = 1.5,
+    b: float = 0.75,
+    idf_kind: str = "lucene",
+    epsilon: float = 0.25,
+):
     """BM25 written straight from the formula in ragline.retrievers._bm25's docstring."""
     n_docs = len(corpus)
     avgdl = sum(map(len, corpus)) / n_docs
+    terms = {t for d in corpus for t in d}
+    okapi = {}
+    for term in terms:
+        df = sum(1 for d in corpus if term in d)
+        okapi[term] = math.log(n_docs - df + 0.5) - math.log(df + 0.5)
+    floor = epsilon * sum(okapi.values()) / len(okapi) if okapi else 0.0
     scores = []
     for doc in corpus:
         counts = Counter(doc)
@@ -35,7 +51,10 @@ def reference_scores(corpus: list[list[str]], query: list[str], k1: float = 1.5,
             df = sum(1 for d in corpus if token in d)
             if df == 0 or counts[token] == 0:
                 continue
-            idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+            if idf_kind == "lucene":
+                idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+            else:
+                idf = okapi[token] if okapi[token] >= 0 else floor
             tf = counts[token]
             total += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(doc) / avgdl))
         scores.append(total)
@@ -54,7 +73,7 @@ def test_default_tokenizer_splits_on_whitespace_and_bm25_tokenizer_gives_lowerca
 
 
 def test_a_single_term_score_checked_by_hand():
-    index = BM25Retriever.from_texts(TEXTS).vectorizer
+    index = BM25Retriever.from_texts(TEXTS, idf="lucene").vectorizer
     # "mat": in 1 of 4 documents; document 1 has it once and 6 tokens (avgdl 3.5)
     idf = math.log(1 + (4 - 1 + 0.5) / (1 + 0.5))
     expected = idf * 1 * 2.5 / (1 + 1.5 * (1 - 0.75 + 0.75 * 6 / 3.5))
@@ -64,11 +83,12 @@ def test_a_single_term_score_checked_by_hand():
 
 @pytest.mark.parametrize("query", ["cat", "the", "sat dog", "cat cat", "the the mat", "fish", ""])
 @pytest.mark.parametrize(("k1", "b"), [(1.5, 0.75), (1.2, 0.0), (0.0, 1.0), (2.0, 0.3)])
-def test_scores_match_the_formula(query, k1, b):
+@pytest.mark.parametrize(("idf", "epsilon"), [("lucene", 0.25), ("okapi", 0.25), ("okapi", 2.0)])
+def test_scores_match_the_formula(query, k1, b, idf, epsilon):
     corpus = [default_preprocessing_func(t) for t in TEXTS]
-    retriever = BM25Retriever.from_texts(TEXTS, k1=k1, b=b)
+    retriever = BM25Retriever.from_texts(TEXTS, k1=k1, b=b, idf=idf, epsilon=epsilon)
     tokens = default_preprocessing_func(query)
-    expected = reference_scores(corpus, tokens, k1, b)
+    expected = reference_scores(corpus, tokens, k1, b, idf, epsilon)
     assert retriever.vectorizer.get_scores(tokens).tolist() == pytest.approx(
         expected, rel=1e-12, abs=1e-15
     )
@@ -97,7 +117,7 @@ def test_batch_scores_match_the_reference_on_random_corpora(corpus, queries):
 
 
 def test_ranking_best_first_only_matching_documents_ties_in_corpus_order():
-    retriever = BM25Retriever.from_texts(TEXTS, ids=["a", "b", "c", "d"])
+    retriever = BM25Retriever.from_texts(TEXTS, ids=["a", "b", "c", "d"], **RAGLINE)
     assert [d.id for d in retriever.invoke("cat")] == ["a", "c"]  # same tf and length: a tie
     assert [d.id for d in retriever.invoke("dog sat")] == ["b", "a", "c"]
     assert retriever.invoke("fish") == []
@@ -107,7 +127,9 @@ def test_ranking_best_first_only_matching_documents_ties_in_corpus_order():
 
 
 def test_metadata_and_ids_are_kept_and_results_are_copies():
-    retriever = BM25Retriever.from_texts(TEXTS[:2], metadatas=[{"n": 0}, None], ids=["x", "y"], k=4)
+    retriever = BM25Retriever.from_texts(
+        TEXTS[:2], metadatas=[{"n": 0}, None], ids=["x", "y"], k=4, **RAGLINE
+    )
     first = retriever.invoke("mat")
     assert first == [Document("the dog sat on the mat", {}, "y")]
     first[0].metadata["changed"] = True
@@ -117,10 +139,10 @@ def test_metadata_and_ids_are_kept_and_results_are_copies():
 
 def test_from_documents_and_a_custom_tokenizer():
     docs = [Document("Apple pie"), Document("apple juice"), Document("pear")]
-    by_default = BM25Retriever.from_documents(docs)
+    by_default = BM25Retriever.from_documents(docs, **RAGLINE)
     assert [d.page_content for d in by_default.invoke("apple")] == ["apple juice"]
     assert by_default.invoke("APPLE") == []
-    lowercase_words = BM25Retriever.from_documents(docs, preprocess_func=BM25Tokenizer())
+    lowercase_words = BM25Retriever.from_documents(docs, preprocess_func=BM25Tokenizer(), **RAGLINE)
     assert [d.page_content for d in lowercase_words.invoke("APPLE")] == [
         "Apple pie",
         "apple juice",
@@ -138,11 +160,13 @@ def test_bm25_params_is_langchains_spelling_of_k1_and_b():
 
 
 def test_batch_scores_all_queries_in_one_call_with_one_run_per_query():
-    retriever = BM25Retriever.from_texts(TEXTS, ids=["a", "b", "c", "d"], preprocess_func=WORDS)
+    retriever = BM25Retriever.from_texts(
+        TEXTS, ids=["a", "b", "c", "d"], preprocess_func=WORDS, **RAGLINE
+    )
     calls = []
     top = retriever.vectorizer.top_k_with_scores
-    retriever.vectorizer.top_k_with_scores = lambda queries, k, mask: (
-        calls.append(list(queries)) or top(queries, k, mask)
+    retriever.vectorizer.top_k_with_scores = lambda queries, k, mask, **options: (
+        calls.append(list(queries)) or top(queries, k, mask, **options)
     )
     collector = RunCollectorCallbackHandler()
     results = retriever.batch(["cat", "mat", "birds"], {"callbacks": [collector]})
@@ -156,7 +180,7 @@ def test_batch_scores_all_queries_in_one_call_with_one_run_per_query():
 
 
 def test_score_queries_and_top_k_agree_with_get_scores():
-    index = BM25Retriever.from_texts(TEXTS, preprocess_func=WORDS).vectorizer
+    index = BM25Retriever.from_texts(TEXTS, preprocess_func=WORDS, idf="lucene").vectorizer
     queries = [["cat"], ["dog", "dog"], ["mat", "the"], [], ["x"]]
     matrix = index.score_queries(queries)
     assert matrix.shape == (5, 4)
@@ -187,10 +211,12 @@ def test_an_empty_corpus_returns_nothing():
         ({"b": 1.5}, InvalidInputError, r"b must be a number between 0 and 1, got 1.5"),
         ({"b": float("nan")}, InvalidInputError, "b must be a number between 0 and 1, got nan"),
         (
-            {"bm25_params": {"epsilon": 0.25}},
+            {"bm25_params": {"delta": 0.5}},
             ConfigurationError,
-            "bm25_params has unknown key.*'epsilon'; valid keys are 'k1', 'b'",
+            "bm25_params has unknown key.*'delta'; valid keys are 'k1', 'b', 'epsilon'",
         ),
+        ({"idf": "bm25"}, ConfigurationError, "idf 'bm25' is not one of 'okapi', 'lucene'"),
+        ({"epsilon": float("inf")}, InvalidInputError, "epsilon must be a finite number"),
         ({"metadatas": [{}]}, InvalidInputError, "got 1 metadatas for 4 texts"),
         ({"ids": ["a"]}, InvalidInputError, "got 1 ids for 4 texts"),
         (
@@ -224,12 +250,12 @@ def test_setting_a_bad_k_keeps_the_old_value():
 
 def test_ties_at_the_k_th_place_go_to_the_earlier_documents():
     texts = ["apple"] * 6 + ["apple apple"]
-    retriever = BM25Retriever.from_texts(texts, ids=[str(i) for i in range(7)], k=3)
+    retriever = BM25Retriever.from_texts(texts, ids=[str(i) for i in range(7)], k=3, **RAGLINE)
     # "apple apple" scores highest; the six single "apple" documents tie
     assert [d.id for d in retriever.invoke("apple")] == ["6", "0", "1"]
     retriever.k = 1
     assert [d.id for d in retriever.invoke("apple")] == ["6"]
-    tied = BM25Retriever.from_texts(["x y"] * 50, ids=[str(i) for i in range(50)], k=4)
+    tied = BM25Retriever.from_texts(["x y"] * 50, ids=[str(i) for i in range(50)], k=4, **RAGLINE)
     assert [[d.id for d in docs] for docs in tied.batch(["x", "y", "x y"])] == [
         ["0", "1", "2", "3"]
     ] * 3

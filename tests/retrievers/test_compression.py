@@ -220,7 +220,7 @@ def test_no_output_parser():
 
 
 def test_compression_retriever_runs_the_base_retriever_then_the_model_as_child_runs():
-    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS)
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS, only_matching=True)
     retriever = ContextualCompressionRetriever(
         base_compressor=LLMChainExtractor.from_llm(SentenceModel()), base_retriever=base
     )
@@ -249,7 +249,7 @@ def test_nothing_retrieved_means_no_compression_call():
             calls.append(query)
             return list(documents)
 
-    base = BM25Retriever.from_documents(PARAGRAPHS, preprocess_func=WORDS)
+    base = BM25Retriever.from_documents(PARAGRAPHS, preprocess_func=WORDS, only_matching=True)
     retriever = ContextualCompressionRetriever(Spy(), base)
     assert retriever.invoke("zebra") == []
     assert texts(retriever.invoke("bonds")) == ["Bonds rose.\nYields too."]
@@ -261,7 +261,7 @@ def test_pipeline_splits_then_filters_with_a_splitter_and_embeddings():
     pipeline = DocumentCompressorPipeline(
         transformers=[splitter, EmbeddingsFilter(EMBEDDINGS, similarity_threshold=0.3, k=None)]
     )
-    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS)
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS, only_matching=True)
     retriever = ContextualCompressionRetriever(base_compressor=pipeline, base_retriever=base)
     found = retriever.invoke("cats purr")
     # chunks of p0 and p2 (the BM25 hits) with cosine .663 (purr), .378 (hiss), .047, .0
@@ -286,7 +286,7 @@ def test_pipeline_steps_in_order_with_runnables_and_early_stop():
 
 
 async def test_async_compression_matches_sync():
-    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS)
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS, only_matching=True)
     for compressor in (
         LLMChainExtractor.from_llm(SentenceModel()),
         EmbeddingsFilter(EMBEDDINGS, k=1),
@@ -298,7 +298,7 @@ async def test_async_compression_matches_sync():
 
 
 def test_bad_compressors_retrievers_and_outputs_are_rejected():
-    base = BM25Retriever.from_documents(PARAGRAPHS, preprocess_func=WORDS)
+    base = BM25Retriever.from_documents(PARAGRAPHS, preprocess_func=WORDS, only_matching=True)
     with pytest.raises(
         InvalidInputError, match="base_compressor needs a compress_documents method, got str"
     ):
@@ -443,17 +443,17 @@ def test_llm_compressors_name_themselves_in_errors_and_repr(cls):
 
 
 async def test_llm_chain_filter_async_and_in_a_retriever():
-    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS)
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS, only_matching=True)
     retriever = ContextualCompressionRetriever(LLMChainFilter.from_llm(Judge()), base)
     assert await retriever.ainvoke("dogs") == retriever.invoke("dogs") == [PARAGRAPHS[2]]
 
 
 async def test_batch_retrieves_once_and_compresses_each_query_in_its_own_run():
-    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS)
+    base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS, only_matching=True)
     calls = []
     top = base.vectorizer.top_k_with_scores
-    base.vectorizer.top_k_with_scores = lambda queries, k, mask: (
-        calls.append(len(queries)) or top(queries, k, mask)
+    base.vectorizer.top_k_with_scores = lambda queries, k, mask, **options: (
+        calls.append(len(queries)) or top(queries, k, mask, **options)
     )
     retriever = ContextualCompressionRetriever(LLMChainExtractor.from_llm(SentenceModel()), base)
     collector = RunCollectorCallbackHandler()
@@ -483,7 +483,8 @@ async def test_a_compressor_failing_on_one_query_fails_only_that_query(asynchron
             return list(documents)[:1]
 
     retriever = ContextualCompressionRetriever(
-        Picky(), BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS)
+        Picky(),
+        BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS, only_matching=True),
     )
     collector = RunCollectorCallbackHandler()
     config = {"callbacks": [collector]}

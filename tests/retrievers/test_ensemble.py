@@ -132,7 +132,7 @@ def test_hybrid_bm25_and_vector_search_fused_order():
         "cats and kittens nap",
     ]
     keys = ["t1", "t2", "t3", "t4", "t5"]
-    keyword = BM25Retriever.from_texts(texts, ids=keys, k=3)
+    keyword = BM25Retriever.from_texts(texts, ids=keys, k=3, idf="lucene", only_matching=True)
     store = InMemoryVectorStore.from_texts(texts, HashingEmbeddings(dimension=256), ids=keys)
     vector = store.as_retriever(search_kwargs={"k": 3})
     assert ids(keyword.invoke("cat purring")) == ["t2", "t3", "t1"]

@@ -173,8 +173,10 @@ def test_stemming_without_pystemmer_names_the_extra(monkeypatch: pytest.MonkeyPa
 def test_stemmed_bm25_matches_other_word_forms() -> None:
     pytest.importorskip("Stemmer")
     texts = ["restarting the servers nightly", "a cat sleeps"]
-    plain = BM25Retriever.from_texts(texts, k=1)
-    stemmed = BM25Retriever.from_texts(texts, k=1, preprocess_func=BM25Tokenizer(stem=True))
+    plain = BM25Retriever.from_texts(texts, k=1, idf="lucene", only_matching=True)
+    stemmed = BM25Retriever.from_texts(
+        texts, k=1, preprocess_func=BM25Tokenizer(stem=True), idf="lucene", only_matching=True
+    )
     assert plain.invoke("restart server") == []
     assert [d.page_content for d in stemmed.invoke("restart server")] == [texts[0]]
 
@@ -184,15 +186,20 @@ def test_stemmed_bm25_matches_other_word_forms() -> None:
 
 def test_bm25_scores_and_filter() -> None:
     retriever = BM25Retriever.from_texts(
-        TEXTS, [{"n": i} for i in range(4)], ids=IDS, k=4, score_key="score"
+        TEXTS, [{"n": i} for i in range(4)], ids=IDS, k=4, score_key="score", only_matching=True
     )
     found = retriever.invoke("cat mat")
     assert [d.id for d in found] == ["sat"]
     expected = float(retriever.vectorizer.get_scores(["cat", "mat"])[1])
     assert found[0].metadata == {"n": 1, "score": expected}
     assert retriever.docs[1].metadata == {"n": 1}  # the stored document is untouched
-    filtered = BM25Retriever(retriever.vectorizer, retriever.docs, filter={"n": {"$gte": 2}})
+    filtered = BM25Retriever(
+        retriever.vectorizer, retriever.docs, filter={"n": {"$gte": 2}}, only_matching=True
+    )
     assert [d.id for d in filtered.invoke("cats stock dogs")] == ["stock", "bark"]
+    filtered.only_matching = False  # LangChain's ranking: k documents, still filtered
+    # one term each, same idf and length: a tie, the later document first (rank_bm25's)
+    assert [d.metadata["n"] for d in filtered.invoke("cats stock dogs")] == [3, 2]
 
 
 def test_vector_store_retriever_puts_relevance_in_metadata() -> None:

@@ -263,7 +263,7 @@ def test_sync_matches_a_fresh_index_exactly() -> None:
     updated, added, removed = sync_text_index(first, ids, [texts[i] for i in ids], tokenizer)
     assert (added, removed) == (10, 5)
     fresh = BM25Retriever.from_texts(
-        [texts[i] for i in updated.ids], preprocess_func=tokenizer
+        [texts[i] for i in updated.ids], preprocess_func=tokenizer, idf="lucene"
     ).vectorizer
     for query in (["cats"], ["dogs", "35"], ["number"], ["missing"]):
         assert updated.index.get_scores(query).tolist() == pytest.approx(
