@@ -291,16 +291,23 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.evaluation": {
         "ragline.evaluation": (
-            "ContextQAEvalChain CotQAEvalChain Criteria CriteriaEvalChain "
-            "EmbeddingDistance EmbeddingDistanceEvalChain EvaluatorType "
+            "AgentTrajectoryEvaluator ContextQAEvalChain CotQAEvalChain Criteria "
+            "CriteriaEvalChain EmbeddingDistance EmbeddingDistanceEvalChain EvaluatorType "
             "ExactMatchStringEvaluator JsonEditDistanceEvaluator JsonEqualityEvaluator "
             "JsonValidityEvaluator LabeledCriteriaEvalChain "
             "LabeledPairwiseStringEvalChain LabeledScoreStringEvalChain "
             "PairwiseEmbeddingDistanceEvalChain PairwiseStringDistanceEvalChain "
             "PairwiseStringEvalChain PairwiseStringEvaluator QAEvalChain "
             "RegexMatchStringEvaluator ScoreStringEvalChain StringDistance "
-            "StringDistanceEvalChain StringEvaluator load_evaluator load_evaluators"
+            "StringDistanceEvalChain StringEvaluator TrajectoryEvalChain load_evaluator "
+            "load_evaluators"
         ),
+    },
+    "langchain_classic.evaluation.agents": {
+        "ragline.evaluation": "TrajectoryEvalChain",
+    },
+    "langchain_classic.evaluation.agents.trajectory_eval_chain": {
+        "ragline.evaluation": "TrajectoryEvalChain",
     },
     "langchain_classic.evaluation.comparison": {
         "ragline.evaluation": "LabeledPairwiseStringEvalChain PairwiseStringEvalChain",
@@ -346,7 +353,9 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.evaluation": "RegexMatchStringEvaluator",
     },
     "langchain_classic.evaluation.schema": {
-        "ragline.evaluation": "EvaluatorType PairwiseStringEvaluator StringEvaluator",
+        "ragline.evaluation": (
+            "AgentTrajectoryEvaluator EvaluatorType PairwiseStringEvaluator StringEvaluator"
+        ),
     },
     "langchain_classic.evaluation.scoring": {
         "ragline.evaluation": "LabeledScoreStringEvalChain ScoreStringEvalChain",
@@ -542,7 +551,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers": {
         "ragline.retrievers": (
-            "BM25Retriever ContextualCompressionRetriever EnsembleRetriever "
+            "BM25Retriever ContextualCompressionRetriever EnsembleRetriever KNNRetriever "
             "MergerRetriever MultiQueryRetriever MultiVectorRetriever "
             "ParentDocumentRetriever RePhraseQueryRetriever "
             "TimeWeightedVectorStoreRetriever"
@@ -573,6 +582,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers.ensemble": {
         "ragline.retrievers": "EnsembleRetriever",
+    },
+    "langchain_classic.retrievers.knn": {
+        "ragline.retrievers": "KNNRetriever",
     },
     "langchain_classic.retrievers.merger_retriever": {
         "ragline.retrievers": "MergerRetriever",
@@ -858,7 +870,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "FakeListLLM FakeStreamingListLLM",
     },
     "langchain_community.retrievers": {
-        "ragline.retrievers": "BM25Retriever",
+        "ragline.retrievers": "BM25Retriever KNNRetriever",
     },
     "langchain_community.retrievers.bm25": {
         "ragline.retrievers": "BM25Retriever default_preprocessing_func",

@@ -8,7 +8,8 @@ and multi-vector retrieval, with the document stores they keep their documents i
 LongContextReorder (the best documents to both ends of a long context); MergerRetriever
 (several retrievers' results interleaved); RePhraseQueryRetriever (a model rewrites the
 question into a search query); TimeWeightedVectorStoreRetriever (similarity plus
-recency). Public names load lazily.
+recency); KNNRetriever (brute-force nearest texts over a numpy matrix). Public names
+load lazily.
 """
 
 from ragline.core._lazy import attach
@@ -44,6 +45,7 @@ _EXPORTS = {
     "MergerRetriever": "._merger",
     "RePhraseQueryRetriever": "._rephrase",
     "TimeWeightedVectorStoreRetriever": "._time_weighted",
+    "KNNRetriever": "._knn",
     "InMemoryDocumentStore": "._docstore",
     "create_kv_docstore": "._docstore",
 }

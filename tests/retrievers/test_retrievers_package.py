@@ -43,6 +43,7 @@ EXPECTED = [
     "EnsembleRetriever",
     "HybridRetriever",
     "InMemoryDocumentStore",
+    "KNNRetriever",
     "LLMChainExtractor",
     "LLMChainFilter",
     "LineListOutputParser",
