@@ -551,7 +551,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers": {
         "ragline.retrievers": (
-            "BM25Retriever ContextualCompressionRetriever EnsembleRetriever KNNRetriever "
+            "BM25Retriever ContextualCompressionRetriever EnsembleRetriever "
             "MergerRetriever MultiQueryRetriever MultiVectorRetriever "
             "ParentDocumentRetriever RePhraseQueryRetriever "
             "TimeWeightedVectorStoreRetriever"
@@ -582,9 +582,6 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers.ensemble": {
         "ragline.retrievers": "EnsembleRetriever",
-    },
-    "langchain_classic.retrievers.knn": {
-        "ragline.retrievers": "KNNRetriever",
     },
     "langchain_classic.retrievers.merger_retriever": {
         "ragline.retrievers": "MergerRetriever",
@@ -870,7 +867,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "FakeListLLM FakeStreamingListLLM",
     },
     "langchain_community.retrievers": {
-        "ragline.retrievers": "BM25Retriever KNNRetriever",
+        "ragline.retrievers": "BM25Retriever",
     },
     "langchain_community.retrievers.bm25": {
         "ragline.retrievers": "BM25Retriever default_preprocessing_func",

@@ -23,6 +23,7 @@ from ragline.core._lazy import attach
 
 _EXPORTS = {
     # LangChain's evaluators (langchain_classic.evaluation), model-graded and not
+    "AgentTrajectoryEvaluator": "._evaluator_base",
     "ContextQAEvalChain": "._qa",
     "CotQAEvalChain": "._qa",
     "Criteria": "._criteria",
@@ -47,6 +48,7 @@ _EXPORTS = {
     "StringDistance": "._distances",
     "StringDistanceEvalChain": "._distances",
     "StringEvaluator": "._evaluator_base",
+    "TrajectoryEvalChain": "._trajectory",
     "load_evaluator": "._loading",
     "load_evaluators": "._loading",
     # ragline's retrieval evaluation

@@ -15,11 +15,18 @@ from __future__ import annotations
 import asyncio
 import warnings
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from enum import Enum
 from functools import partial
 from typing import Any
 
-__all__ = ["EvaluatorType", "LLMEvalChain", "PairwiseStringEvaluator", "StringEvaluator"]
+__all__ = [
+    "AgentTrajectoryEvaluator",
+    "EvaluatorType",
+    "LLMEvalChain",
+    "PairwiseStringEvaluator",
+    "StringEvaluator",
+]
 
 
 class EvaluatorType(str, Enum):
@@ -242,5 +249,92 @@ class PairwiseStringEvaluator(_EvaluationArguments, ABC):
             prediction_b=prediction_b,
             reference=reference,
             input=input,
+            **kwargs,
+        )
+
+
+class AgentTrajectoryEvaluator(_EvaluationArguments, ABC):
+    """Grades an agent's run: its final answer and the tool calls that led to it."""
+
+    @property
+    def requires_input(self) -> bool:
+        return True
+
+    @abstractmethod
+    def _evaluate_agent_trajectory(
+        self,
+        *,
+        prediction: str,
+        agent_trajectory: Sequence[tuple[Any, str]],
+        input: str,
+        reference: str | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """The grade of the run (the one hook a trajectory evaluator writes)."""
+
+    async def _aevaluate_agent_trajectory(
+        self,
+        *,
+        prediction: str,
+        agent_trajectory: Sequence[tuple[Any, str]],
+        input: str,
+        reference: str | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        call = partial(
+            self._evaluate_agent_trajectory,
+            prediction=prediction,
+            agent_trajectory=agent_trajectory,
+            input=input,
+            reference=reference,
+            **kwargs,
+        )
+        return await asyncio.get_running_loop().run_in_executor(None, call)
+
+    def evaluate_agent_trajectory(
+        self,
+        *,
+        prediction: str,
+        agent_trajectory: Sequence[tuple[Any, str]],
+        input: str,
+        reference: str | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """Grade an agent's run.
+
+        Args:
+            prediction: the agent's final answer.
+            agent_trajectory: its steps, ``(AgentAction, observation)`` pairs.
+            input: the question the agent was given.
+            reference: the expected answer, when the evaluator uses one.
+
+        Raises:
+            ValueError: ``input`` is missing, or a needed ``reference``.
+        """
+        self._check_evaluation_args(reference=reference, input_=input)
+        return self._evaluate_agent_trajectory(
+            prediction=prediction,
+            input=input,
+            agent_trajectory=agent_trajectory,
+            reference=reference,
+            **kwargs,
+        )
+
+    async def aevaluate_agent_trajectory(
+        self,
+        *,
+        prediction: str,
+        agent_trajectory: Sequence[tuple[Any, str]],
+        input: str,
+        reference: str | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """Async :meth:`evaluate_agent_trajectory`."""
+        self._check_evaluation_args(reference=reference, input_=input)
+        return await self._aevaluate_agent_trajectory(
+            prediction=prediction,
+            input=input,
+            agent_trajectory=agent_trajectory,
+            reference=reference,
             **kwargs,
         )

@@ -33,6 +33,7 @@ from ragline.evaluation._matching import (
     RegexMatchStringEvaluator,
 )
 from ragline.evaluation._qa import ContextQAEvalChain, CotQAEvalChain, QAEvalChain
+from ragline.evaluation._trajectory import TrajectoryEvalChain
 
 __all__ = ["load_evaluator", "load_evaluators"]
 
@@ -44,6 +45,7 @@ _EVALUATORS: dict[EvaluatorType, type] = {
     EvaluatorType.SCORE_STRING: ScoreStringEvalChain,
     EvaluatorType.LABELED_PAIRWISE_STRING: LabeledPairwiseStringEvalChain,
     EvaluatorType.LABELED_SCORE_STRING: LabeledScoreStringEvalChain,
+    EvaluatorType.AGENT_TRAJECTORY: TrajectoryEvalChain,
     EvaluatorType.CRITERIA: CriteriaEvalChain,
     EvaluatorType.LABELED_CRITERIA: LabeledCriteriaEvalChain,
     EvaluatorType.STRING_DISTANCE: StringDistanceEvalChain,
@@ -57,10 +59,7 @@ _EVALUATORS: dict[EvaluatorType, type] = {
     EvaluatorType.EXACT_MATCH: ExactMatchStringEvaluator,
 }
 # LangChain's names ragline does not build (yet): a clear error rather than a KeyError.
-_NOT_PROVIDED = (
-    EvaluatorType.AGENT_TRAJECTORY,
-    EvaluatorType.JSON_SCHEMA_VALIDATION,
-)
+_NOT_PROVIDED = (EvaluatorType.JSON_SCHEMA_VALIDATION,)
 
 
 def load_evaluator(evaluator: EvaluatorType | str, *, llm: Any = None, **kwargs: Any) -> Any:
@@ -77,7 +76,7 @@ def load_evaluator(evaluator: EvaluatorType | str, *, llm: Any = None, **kwargs:
     Raises:
         ValueError: an unknown name, or a model-graded evaluator without ``llm``.
         NotImplementedError: a LangChain evaluator ragline does not provide
-            (trajectory, JSON schema validation).
+            (JSON schema validation).
 
     Example:
         >>> load_evaluator("exact_match").evaluate_strings(prediction="a", reference="a")

@@ -28,6 +28,7 @@ DEVSETS = Path(__file__).resolve().parent.parent / "data" / "devsets"
 
 def test_exports_are_pinned() -> None:
     assert ragline.evaluation.__all__ == [
+        "AgentTrajectoryEvaluator",
         "ContextQAEvalChain",
         "CotQAEvalChain",
         "Criteria",
@@ -54,6 +55,7 @@ def test_exports_are_pinned() -> None:
         "StringDistance",
         "StringDistanceEvalChain",
         "StringEvaluator",
+        "TrajectoryEvalChain",
         "evaluate_rankings",
         "evaluate_retriever",
         "format_table",
@@ -83,6 +85,7 @@ def test_exports_are_pinned() -> None:
         "_distances",
         "_matching",
         "_loading",
+        "_trajectory",
     ],
 )
 def test_docstring_examples_run(module: str) -> None:

@@ -23,15 +23,19 @@ import numpy as np
 import pytest
 from langchain_classic import evaluation as lc_evaluation
 from langchain_classic.evaluation.qa import QAEvalChain as LCQAEvalChain
+from langchain_core.agents import AgentAction as LCAgentAction
 from langchain_core.embeddings import DeterministicFakeEmbedding as LCDeterministicFakeEmbedding
 from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
 from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+from langchain_core.tools import tool as lc_tool
 
 from ragline import evaluation as rl_evaluation
-from ragline.core import FakeListChatModel, FakeListLLM
+from ragline.core import AgentAction, FakeListChatModel, FakeListLLM
 from ragline.embeddings import DeterministicFakeEmbedding
+from ragline.tools import tool
 
 COVERS = {
+    "evaluation.AgentTrajectoryEvaluator",
     "evaluation.ContextQAEvalChain",
     "evaluation.CotQAEvalChain",
     "evaluation.Criteria",
@@ -56,6 +60,7 @@ COVERS = {
     "evaluation.StringDistance",
     "evaluation.StringDistanceEvalChain",
     "evaluation.StringEvaluator",
+    "evaluation.TrajectoryEvalChain",
     "evaluation.load_evaluator",
     "evaluation.load_evaluators",
 }
@@ -72,11 +77,12 @@ def both(scenario: Any) -> tuple[Any, Any]:
 
 
 def outcome(call: Any) -> Any:
-    """What a call returns, or its exception's type name and message."""
+    """What a call returns, or its exception's type name and message (without the
+    troubleshooting link LangChain adds)."""
     try:
         return call()
     except Exception as err:
-        return (type(err).__name__, str(err))
+        return (type(err).__name__, str(err).split("\nFor troubleshooting")[0])
 
 
 # ------------------------------------------------------------------------ criteria
@@ -497,6 +503,80 @@ def test_json_edit_distance() -> None:
     lc, rl = both(scenario)
     assert rl == lc
     assert rl[0] == {"score": 0.0}
+
+
+# ----------------------------------------------------------------------- trajectory
+
+
+def _lc_multiply(a: int, b: int) -> int:
+    """Multiply two numbers."""
+    return a * b
+
+
+def _multiply(a: int, b: int) -> int:
+    """Multiply two numbers."""
+    return a * b
+
+
+TRAJECTORY_SIDES = {
+    "langchain": (LCAgentAction, lc_tool(_lc_multiply)),
+    "ragline": (AgentAction, tool(_multiply)),
+}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Sensible use of the tool.\nScore: 5",
+        "Too many steps.\n\nScore: 2 out of 5",
+        "Score: 1",
+        "Fine.\nScore: 4.5",
+        "Fine.\nScore: 7",
+        "No score here.",
+    ],
+)
+@pytest.mark.parametrize("with_tools", [False, True])
+def test_trajectory_reads_the_score(reply: str, with_tools: bool) -> None:
+    def scenario(ev: Any, llm: Any, chat: Any, _emb: Any) -> Any:
+        side = "langchain" if ev is lc_evaluation else "ragline"
+        action, multiply = TRAJECTORY_SIDES[side]
+        grader = ev.load_evaluator(
+            "trajectory",
+            llm=chat(responses=[reply]),
+            agent_tools=[multiply] if with_tools else None,
+        )
+        steps = [(action(tool="_multiply", tool_input={"a": 6, "b": 7}, log=""), "42")]
+        result = outcome(
+            lambda: grader.evaluate_agent_trajectory(
+                prediction="42", input="What is 6 times 7?", agent_trajectory=steps, reference="42"
+            )
+        )
+        wrong_model = outcome(lambda: ev.load_evaluator("trajectory", llm=llm(responses=["x"])))
+        no_input = outcome(
+            lambda: grader.evaluate_agent_trajectory(
+                prediction="42", input=None, agent_trajectory=steps
+            )
+        )
+        return result, wrong_model, no_input, grader.requires_input, grader.requires_reference
+
+    lc, rl = both(scenario)
+    assert rl == lc
+
+
+def test_trajectory_async() -> None:
+    def scenario(ev: Any, _llm: Any, chat: Any, _emb: Any) -> Any:
+        side = "langchain" if ev is lc_evaluation else "ragline"
+        action, _ = TRAJECTORY_SIDES[side]
+        grader = ev.TrajectoryEvalChain.from_llm(chat(responses=["Good.\nScore: 3"]))
+        steps = [(action(tool="search", tool_input="weather", log=""), "sunny")]
+        return asyncio.run(
+            grader.aevaluate_agent_trajectory(
+                prediction="Sunny.", input="Weather?", agent_trajectory=steps
+            )
+        )
+
+    lc, rl = both(scenario)
+    assert rl == lc == {"score": 0.5, "reasoning": "Good."}
 
 
 # ------------------------------------------------------------------------ loading
