@@ -551,7 +551,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers": {
         "ragline.retrievers": (
-            "BM25Retriever ContextualCompressionRetriever EnsembleRetriever "
+            "BM25Retriever ContextualCompressionRetriever EnsembleRetriever KNNRetriever "
             "MergerRetriever MultiQueryRetriever MultiVectorRetriever "
             "ParentDocumentRetriever RePhraseQueryRetriever "
             "TimeWeightedVectorStoreRetriever"
@@ -582,6 +582,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers.ensemble": {
         "ragline.retrievers": "EnsembleRetriever",
+    },
+    "langchain_classic.retrievers.knn": {
+        "ragline.retrievers": "KNNRetriever",
     },
     "langchain_classic.retrievers.merger_retriever": {
         "ragline.retrievers": "MergerRetriever",
@@ -867,7 +870,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "FakeListLLM FakeStreamingListLLM",
     },
     "langchain_community.retrievers": {
-        "ragline.retrievers": "BM25Retriever",
+        "ragline.retrievers": "BM25Retriever KNNRetriever",
     },
     "langchain_community.retrievers.bm25": {
         "ragline.retrievers": "BM25Retriever default_preprocessing_func",
