@@ -73,6 +73,7 @@ class LegacyChainAPI:
     verbose: bool = False
     callbacks: Any = None
     tags: list[str] | None = None
+    _starts_without_run_type = True  # a Chain's start has no run_type keyword, as LangChain's
     metadata: dict[str, Any] | None = None
 
     if TYPE_CHECKING:  # what the class using the mixin provides

@@ -3,17 +3,18 @@
 A runnable's start event gives ``serialized=None`` (a prompt: a dict naming it), then
 the keywords in LangChain's order: ``tags``, ``metadata``, ``run_type`` (``None`` for a
 chain, ``"prompt"``, ``"parser"``; no such keyword at all where LangChain's sequence,
-parallel, branch and fallbacks start theirs without one), ``name``, and ``defers_inputs`` for a
-streamed run (a generator's ``True``: ``tests/parity/test_streamed_run_ends.py``). End
-events carry ``tags`` (and a streamed run's ``inputs``), not the metadata. Each scenario
-runs through both libraries with a handler that records every chain and retriever
-event's arguments except the run ids.
+parallel, branch, fallbacks and legacy chains start theirs without one), ``name``, and
+``defers_inputs`` for a streamed run (a generator's ``True``:
+``tests/parity/test_streamed_run_ends.py``). End events carry ``tags`` (and a streamed
+run's ``inputs``), not the metadata. Each scenario runs through both libraries with a
+handler that records every chain and retriever event's arguments except the run ids.
 """
 
 from __future__ import annotations
 
 import asyncio
 import types
+import warnings
 from typing import Any
 
 import langchain_core.callbacks as lc_callbacks
@@ -25,11 +26,16 @@ import langchain_core.runnables as lc_runnables
 import pytest
 from langchain_core.documents import Document as LCDocument
 
+import ragline.chains as rl_chains
 import ragline.core as rl
 import ragline.core.callbacks as rl_callbacks
 from tests.parity._observe import observe
 
-COVERS = {"core.BaseCallbackHandler"}
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from langchain_classic.chains import LLMChain
+
+COVERS = {"core.BaseCallbackHandler", "chains.LLMChain"}
 
 LC = types.SimpleNamespace(
     BaseCallbackHandler=lc_callbacks.BaseCallbackHandler,
@@ -40,6 +46,8 @@ LC = types.SimpleNamespace(
     RunnablePassthrough=lc_runnables.RunnablePassthrough,
     RunnableBranch=lc_runnables.RunnableBranch,
     ChatPromptTemplate=lc_prompts.ChatPromptTemplate,
+    PromptTemplate=lc_prompts.PromptTemplate,
+    LLMChain=LLMChain,
     FakeListChatModel=lc_models.FakeListChatModel,
     StrOutputParser=lc_parsers.StrOutputParser,
 )
@@ -52,6 +60,8 @@ OURS = types.SimpleNamespace(
     RunnablePassthrough=rl.RunnablePassthrough,
     RunnableBranch=rl.RunnableBranch,
     ChatPromptTemplate=rl.ChatPromptTemplate,
+    PromptTemplate=rl.PromptTemplate,
+    LLMChain=rl_chains.LLMChain,
     FakeListChatModel=rl.FakeListChatModel,
     StrOutputParser=rl.StrOutputParser,
 )
@@ -126,10 +136,16 @@ def _fallbacks(m: Any) -> Any:
     return m.RunnableLambda(fail).with_fallbacks([m.RunnableLambda(lambda x: x["q"])])
 
 
+def _llm_chain(m: Any) -> Any:
+    prompt = m.PromptTemplate.from_template("Say {q}")
+    return m.LLMChain(llm=m.FakeListChatModel(responses=["Hi"]), prompt=prompt)
+
+
 SCENARIOS = {
     "a chain of every kind": _chain,
     "a branch to a retriever": _branch,
     "fallbacks": _fallbacks,
+    "a legacy LLMChain": _llm_chain,
 }
 
 
