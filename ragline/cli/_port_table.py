@@ -294,7 +294,7 @@ PATHS: dict[str, dict[str, str]] = {
             "AgentTrajectoryEvaluator ContextQAEvalChain CotQAEvalChain Criteria "
             "CriteriaEvalChain EmbeddingDistance EmbeddingDistanceEvalChain EvaluatorType "
             "ExactMatchStringEvaluator JsonEditDistanceEvaluator JsonEqualityEvaluator "
-            "JsonValidityEvaluator LabeledCriteriaEvalChain "
+            "JsonSchemaEvaluator JsonValidityEvaluator LabeledCriteriaEvalChain "
             "LabeledPairwiseStringEvalChain LabeledScoreStringEvalChain "
             "PairwiseEmbeddingDistanceEvalChain PairwiseStringDistanceEvalChain "
             "PairwiseStringEvalChain PairwiseStringEvaluator QAEvalChain "
@@ -342,6 +342,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.evaluation.parsing.json_distance": {
         "ragline.evaluation": "JsonEditDistanceEvaluator",
+    },
+    "langchain_classic.evaluation.parsing.json_schema": {
+        "ragline.evaluation": "JsonSchemaEvaluator",
     },
     "langchain_classic.evaluation.qa": {
         "ragline.evaluation": "ContextQAEvalChain CotQAEvalChain QAEvalChain",

@@ -34,6 +34,7 @@ _EXPORTS = {
     "ExactMatchStringEvaluator": "._matching",
     "JsonEditDistanceEvaluator": "._matching",
     "JsonEqualityEvaluator": "._matching",
+    "JsonSchemaEvaluator": "._matching",
     "JsonValidityEvaluator": "._matching",
     "LabeledCriteriaEvalChain": "._criteria",
     "LabeledPairwiseStringEvalChain": "._comparison",

@@ -29,6 +29,7 @@ from ragline.evaluation._matching import (
     ExactMatchStringEvaluator,
     JsonEditDistanceEvaluator,
     JsonEqualityEvaluator,
+    JsonSchemaEvaluator,
     JsonValidityEvaluator,
     RegexMatchStringEvaluator,
 )
@@ -55,11 +56,10 @@ _EVALUATORS: dict[EvaluatorType, type] = {
     EvaluatorType.JSON_VALIDITY: JsonValidityEvaluator,
     EvaluatorType.JSON_EQUALITY: JsonEqualityEvaluator,
     EvaluatorType.JSON_EDIT_DISTANCE: JsonEditDistanceEvaluator,
+    EvaluatorType.JSON_SCHEMA_VALIDATION: JsonSchemaEvaluator,
     EvaluatorType.REGEX_MATCH: RegexMatchStringEvaluator,
     EvaluatorType.EXACT_MATCH: ExactMatchStringEvaluator,
 }
-# LangChain's names ragline does not build (yet): a clear error rather than a KeyError.
-_NOT_PROVIDED = (EvaluatorType.JSON_SCHEMA_VALIDATION,)
 
 
 def load_evaluator(evaluator: EvaluatorType | str, *, llm: Any = None, **kwargs: Any) -> Any:
@@ -75,17 +75,11 @@ def load_evaluator(evaluator: EvaluatorType | str, *, llm: Any = None, **kwargs:
 
     Raises:
         ValueError: an unknown name, or a model-graded evaluator without ``llm``.
-        NotImplementedError: a LangChain evaluator ragline does not provide
-            (JSON schema validation).
 
     Example:
         >>> load_evaluator("exact_match").evaluate_strings(prediction="a", reference="a")
         {'score': 1}
     """
-    if evaluator in _NOT_PROVIDED:
-        raise NotImplementedError(
-            f"ragline does not provide the {EvaluatorType(evaluator).value!r} evaluator"
-        )
     if evaluator not in _EVALUATORS:
         raise ValueError(
             f"Unknown evaluator type: {evaluator}\nValid types are: {list(EvaluatorType)}"

@@ -7,8 +7,10 @@ read as a pattern, matches at the start of the prediction (``re.match``),
 the parser's message}`` when not), and ``"json_equality"`` gives whether the two parse
 to equal values (``{"score": True}``: a bool, as LangChain's; lists compare
 order-free), ``"json_edit_distance"`` the normalized Damerau-Levenshtein distance
-between the two values written canonically (sorted keys, no spaces). JSON may sit in a
-Markdown fence (```json ... ```).
+between the two values written canonically (sorted keys, no spaces), and
+``"json_schema_validation"`` whether the prediction fits the reference JSON Schema (a
+schema, its JSON text, or a pydantic class; needs the ``jsonschema`` package). JSON may
+sit in a Markdown fence (```json ... ```).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import string
 from collections.abc import Callable
 from typing import Any
 
+from ragline.core import MissingDependencyError
 from ragline.core._partial_json import parse_partial_json
 from ragline.evaluation._distances import StringDistance, normalized_distance
 from ragline.evaluation._evaluator_base import StringEvaluator
@@ -28,6 +31,7 @@ __all__ = [
     "ExactMatchStringEvaluator",
     "JsonEditDistanceEvaluator",
     "JsonEqualityEvaluator",
+    "JsonSchemaEvaluator",
     "JsonValidityEvaluator",
     "RegexMatchStringEvaluator",
 ]
@@ -276,3 +280,69 @@ class JsonEditDistanceEvaluator(StringEvaluator):
         parsed = self._canonicalize(self._parse_json(prediction))
         label = self._canonicalize(self._parse_json(reference))
         return {"score": self._string_distance(parsed, label)}
+
+
+class JsonSchemaEvaluator(StringEvaluator):
+    """Whether the prediction fits the reference JSON Schema (``"json_schema_validation"``).
+
+    ``{"score": True}``, or ``{"score": False, "reasoning": repr(the ValidationError)}``.
+
+    Raises:
+        MissingDependencyError: the ``jsonschema`` package is not installed.
+
+    Example:
+        >>> JsonSchemaEvaluator().evaluate_strings(
+        ...     prediction='{"age": 3}', reference='{"type": "object"}')
+        {'score': True}
+    """
+
+    def __init__(self, **_: Any) -> None:
+        _jsonschema()
+
+    @property
+    def requires_input(self) -> bool:
+        return False
+
+    @property
+    def requires_reference(self) -> bool:
+        return True
+
+    @property
+    def evaluation_name(self) -> str:
+        return "json_schema_validation"
+
+    def _parse_json(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return _markdown_json(value, _lenient_json)
+        for method in ("model_json_schema", "schema"):  # a pydantic class (v2, then v1)
+            if callable(getattr(value, method, None)):
+                return getattr(value, method)()
+        return value
+
+    def _evaluate_strings(
+        self,
+        *,
+        prediction: Any,
+        reference: Any = None,
+        input: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        jsonschema = _jsonschema()
+        try:
+            jsonschema.validate(
+                instance=self._parse_json(prediction), schema=self._parse_json(reference)
+            )
+        except jsonschema.ValidationError as err:
+            return {"score": False, "reasoning": repr(err)}
+        return {"score": True}
+
+
+def _jsonschema() -> Any:
+    try:
+        import jsonschema
+    except ImportError as err:
+        raise MissingDependencyError(
+            "The json_schema_validation evaluator needs the jsonschema package; install it "
+            "with: pip install jsonschema"
+        ) from err
+    return jsonschema

@@ -40,6 +40,7 @@ def test_exports_are_pinned() -> None:
         "ExactMatchStringEvaluator",
         "JsonEditDistanceEvaluator",
         "JsonEqualityEvaluator",
+        "JsonSchemaEvaluator",
         "JsonValidityEvaluator",
         "LabeledCriteriaEvalChain",
         "LabeledPairwiseStringEvalChain",

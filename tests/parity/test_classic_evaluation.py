@@ -20,6 +20,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pydantic
 import pytest
 from langchain_classic import evaluation as lc_evaluation
 from langchain_classic.evaluation.qa import QAEvalChain as LCQAEvalChain
@@ -46,6 +47,7 @@ COVERS = {
     "evaluation.ExactMatchStringEvaluator",
     "evaluation.JsonEditDistanceEvaluator",
     "evaluation.JsonEqualityEvaluator",
+    "evaluation.JsonSchemaEvaluator",
     "evaluation.JsonValidityEvaluator",
     "evaluation.LabeledCriteriaEvalChain",
     "evaluation.LabeledPairwiseStringEvalChain",
@@ -503,6 +505,34 @@ def test_json_edit_distance() -> None:
     lc, rl = both(scenario)
     assert rl == lc
     assert rl[0] == {"score": 0.0}
+
+
+class Person(pydantic.BaseModel):
+    name: str
+    age: int
+
+
+def test_json_schema_validation() -> None:
+    schema = '{"type": "object", "properties": {"age": {"type": "integer"}}, "required": ["age"]}'
+
+    def scenario(ev: Any, _llm: Any, _chat: Any, _emb: Any) -> Any:
+        evaluator = ev.load_evaluator("json_schema_validation")
+        return [
+            evaluator.evaluate_strings(prediction='{"age": 3}', reference=schema),
+            evaluator.evaluate_strings(prediction='{"age": "three"}', reference=schema),
+            evaluator.evaluate_strings(prediction="```json\n{}\n```", reference=schema),
+            evaluator.evaluate_strings(
+                prediction={"name": "Ada", "age": 36}, reference={"type": "object"}
+            ),
+            evaluator.evaluate_strings(prediction='{"name": "Ada"}', reference=Person),
+            evaluator.evaluation_name,
+            outcome(lambda: evaluator.evaluate_strings(prediction="{}")),
+        ]
+
+    lc, rl = both(scenario)
+    assert rl == lc
+    assert rl[0] == {"score": True}
+    assert rl[1]["score"] is False
 
 
 # ----------------------------------------------------------------------- trajectory
