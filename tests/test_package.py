@@ -301,6 +301,7 @@ PINNED_EXPORTS = {
         "LLMChain",
         "LLMRouterChain",
         "LegacyChainAPI",
+        "MULTI_PROMPT_ROUTER_TEMPLATE",
         "MapReduceDocumentsChain",
         "MapRerankDocumentsChain",
         "MultiPromptChain",

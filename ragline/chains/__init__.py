@@ -14,7 +14,8 @@ shape (LangChain's older helper). ``HypotheticalDocumentEmbedder`` (HyDE) embeds
 as the passage a model writes for it. ``RetrievalQAWithSourcesChain`` and
 ``load_qa_with_sources_chain`` answer with a ``SOURCES:`` line, split out of the answer.
 The router chains (``MultiPromptChain``, ``LLMRouterChain``, ``MultiRouteChain``) let a
-model pick which chain answers.
+model pick which chain answers (``MULTI_PROMPT_ROUTER_TEMPLATE``: the router prompt, in
+ragline's words with LangChain's variables and reply format).
 """
 
 from ragline.core._lazy import attach
@@ -50,6 +51,7 @@ _EXPORTS = {
     "HypotheticalDocumentEmbedder": "._hyde",
     "RetrievalQAWithSourcesChain": "._qa_with_sources",
     "load_qa_with_sources_chain": "._qa_with_sources",
+    "MULTI_PROMPT_ROUTER_TEMPLATE": "._router",
     "MultiPromptChain": "._router",
     "LLMRouterChain": "._router",
     "MultiRouteChain": "._router",
