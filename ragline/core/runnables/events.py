@@ -5,7 +5,8 @@ reports to it, and it turns each report into an event dict, pushed onto a queue 
 ``astream_events`` yields from while the run goes on in a task. Nothing is buffered
 until the end: a token is yielded while the model is still writing.
 
-Every event is ``{"event", "name", "run_id", "parent_ids", "tags", "metadata", "data"}``:
+Every event is ``{"event", "name", "run_id", "parent_ids", "tags", "metadata", "data"}``
+(in LangChain's key order, which differs by kind of event):
 
 - ``event``: ``on_<kind>_start`` / ``_stream`` / ``_end``, where kind is ``chain``,
   ``prompt``, ``parser``, ``chat_model``, ``llm``, ``retriever`` or ``tool``; also
@@ -472,14 +473,37 @@ class EventStreamHandler(RunWatcher):
             return True
 
     def _event(self, info: RunInfo, suffix: str, data: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "event": f"on_{info.kind}_{suffix}",
-            "name": info.name,
+        # the keys come in LangChain's order for each kind of event (a printed event shows it)
+        event = f"on_{info.kind}_{suffix}"
+        if suffix == "start":
+            return {
+                "event": event,
+                "data": data,
+                "name": info.name,
+                "tags": info.tags,
+                "run_id": info.id,
+                "metadata": info.metadata,
+                "parent_ids": list(info.parent_ids),
+            }
+        if suffix == "stream" and (info.root or info.kind not in ("chat_model", "llm")):
+            # a chunk of the outermost run's stream or of a streamed step (not a model token)
+            return {
+                "event": event,
+                "run_id": info.id,
+                "name": info.name,
+                "tags": info.tags,
+                "metadata": info.metadata,
+                "data": data,
+                "parent_ids": list(info.parent_ids),
+            }
+        return {  # end, error, and a nested model's tokens
+            "event": event,
+            "data": data,
             "run_id": info.id,
-            "parent_ids": list(info.parent_ids),
+            "name": info.name,
             "tags": info.tags,
             "metadata": info.metadata,
-            "data": data,
+            "parent_ids": list(info.parent_ids),
         }
 
     def _started(self, info: RunInfo, data: dict[str, Any]) -> None:
@@ -521,12 +545,12 @@ class EventStreamHandler(RunWatcher):
         self._send(
             {
                 "event": "on_custom_event",
-                "name": name,
                 "run_id": str(kwargs["run_id"]),
-                "parent_ids": list(info.parent_ids) if info is not None else [],
+                "name": name,
                 "tags": tags,
                 "metadata": kwargs.get("metadata") or {},
                 "data": data,
+                "parent_ids": list(info.parent_ids) if info is not None else [],
             }
         )
 

@@ -1,0 +1,90 @@
+"""Parity: whole objects a program prints, against LangChain's (issue 24, port trial set 4).
+
+Programs print event dicts, handler payloads and runnables; the printed text shows key
+order and fields, so each test compares it exactly with what LangChain prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langchain_core import callbacks as lc_callbacks
+from langchain_core import language_models as lc_models
+from langchain_core import output_parsers as lc_parsers
+from langchain_core import prompts as lc_prompts
+from langchain_core import runnables as lc_runnables
+
+from ragline import core as our_core
+from ragline.core import callbacks as our_callbacks
+from ragline.core import output_parsers as our_parsers
+from ragline.core import prompts as our_prompts
+from ragline.core import runnables as our_runnables
+
+LC = {
+    "GenericFakeChatModel": lc_models.GenericFakeChatModel,
+    "FakeListLLM": lc_models.FakeListLLM,
+    "FakeListChatModel": lc_models.FakeListChatModel,
+    "ChatPromptTemplate": lc_prompts.ChatPromptTemplate,
+    "PromptTemplate": lc_prompts.PromptTemplate,
+    "StrOutputParser": lc_parsers.StrOutputParser,
+    "RunnableLambda": lc_runnables.RunnableLambda,
+    "RunnableParallel": lc_runnables.RunnableParallel,
+    "RunnablePassthrough": lc_runnables.RunnablePassthrough,
+    "adispatch_custom_event": lc_callbacks.adispatch_custom_event,
+    "BaseCallbackHandler": lc_callbacks.BaseCallbackHandler,
+}
+OURS = {
+    "GenericFakeChatModel": our_core.GenericFakeChatModel,
+    "FakeListLLM": our_core.FakeListLLM,
+    "FakeListChatModel": our_core.FakeListChatModel,
+    "ChatPromptTemplate": our_prompts.ChatPromptTemplate,
+    "PromptTemplate": our_prompts.PromptTemplate,
+    "StrOutputParser": our_parsers.StrOutputParser,
+    "RunnableLambda": our_runnables.RunnableLambda,
+    "RunnableParallel": our_runnables.RunnableParallel,
+    "RunnablePassthrough": our_runnables.RunnablePassthrough,
+    "adispatch_custom_event": our_callbacks.adispatch_custom_event,
+    "BaseCallbackHandler": our_callbacks.BaseCallbackHandler,
+}
+
+
+# ---- astream_events: each event's keys in LangChain's order ----------------------------------
+def _event_layouts(lib: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
+    async def custom(x: str) -> str:
+        await lib["adispatch_custom_event"]("my_event", {"a": 1})
+        return x
+
+    cases: list[tuple[Any, Any]] = [
+        (lib["GenericFakeChatModel"](messages=iter(["a b"])), "hi"),  # the root is the model
+        (
+            lib["ChatPromptTemplate"].from_template("{x}")
+            | lib["GenericFakeChatModel"](messages=iter(["a b"]))
+            | lib["StrOutputParser"](),
+            {"x": "q"},
+        ),
+        (
+            lib["PromptTemplate"].from_template("{x}")
+            | lib["FakeListLLM"](responses=["ab"])
+            | lib["StrOutputParser"](),
+            {"x": "q"},
+        ),
+        (lib["FakeListLLM"](responses=["ab"]), "q"),
+        (lib["RunnableLambda"](custom), "q"),
+    ]
+
+    async def run() -> list[tuple[str, str, list[str]]]:
+        layouts = []
+        for chain, given in cases:
+            async for event in chain.astream_events(given, version="v2"):
+                layouts.append((event["event"], event["name"], list(event)))
+        return layouts
+
+    return asyncio.run(run())
+
+
+def test_astream_events_key_order() -> None:
+    """astream_events_chat_model_v2 prints the event list: start, end, a nested model's
+    tokens, the root's (or a streamed step's) chunks and custom events each have their own
+    key order in LangChain."""
+    assert _event_layouts(OURS) == _event_layouts(LC)
