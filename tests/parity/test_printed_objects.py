@@ -88,3 +88,34 @@ def test_astream_events_key_order() -> None:
     tokens, the root's (or a streamed step's) chunks and custom events each have their own
     key order in LangChain."""
     assert _event_layouts(OURS) == _event_layouts(LC)
+
+
+# ---- on_llm_end's LLMResult: no run ids, as LangChain's handlers get it -----------------------
+def _llm_end_runs(lib: dict[str, Any]) -> list[Any]:
+    seen: list[Any] = []
+
+    class Keep(lib["BaseCallbackHandler"]):  # type: ignore[misc]
+        def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+            seen.append(response.run)
+
+    config = {"callbacks": [Keep()]}
+    returned = []
+    for model in (
+        lib["FakeListChatModel"](responses=["a b", "c d", "e f", "g h", "i j", "k l"]),
+        lib["FakeListLLM"](responses=["a b", "c d", "e f", "g h", "i j", "k l"]),
+    ):
+        model.invoke("q", config)
+        list(model.stream("q", config))
+        model.batch(["q", "r"], config)
+        asyncio.run(model.ainvoke("q", config))
+        prompt = [[lib["ChatPromptTemplate"].from_template("q").format_messages()[0]]]
+        result = model.generate(prompt if "Chat" in type(model).__name__ else ["q"], **config)
+        returned.append(len(result.run or []))
+    return [seen, returned]
+
+
+def test_on_llm_end_result_has_no_run() -> None:
+    """custom_handler_tokens_llm_end prints ``on_llm_end``'s response: ``run=None`` for
+    chat and text models, invoked, streamed, batched or generated; ``generate`` still
+    returns the run ids."""
+    assert _llm_end_runs(OURS) == _llm_end_runs(LC) == [[None] * 12, [1, 1]]

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from ragline.core.callbacks.manager import _OWN_RUN, CallbackManager
 from ragline.core.config import get_config_list, legacy_call_config, use_config
-from ragline.core.language_models._base import BaseLanguageModel, stop_list
+from ragline.core.language_models._base import BaseLanguageModel, for_handlers, stop_list
 from ragline.core.language_models._caching import cache_slot
 from ragline.core.language_models._legacy import _joined
 from ragline.core.language_models._outputs import Generation, GenerationChunk, LLMResult, RunInfo
@@ -270,7 +270,7 @@ class BaseLLM(BaseLanguageModel[str]):
                 run.on_llm_error(err)
             raise
         for run, result in zip(runs, results, strict=True):
-            run.on_llm_end(result)
+            run.on_llm_end(for_handlers(result))
         return runs, results, rest
 
     async def _aover_runs(
@@ -288,7 +288,7 @@ class BaseLLM(BaseLanguageModel[str]):
                 await run.aon_llm_error(err)
             raise
         for run, result in zip(runs, results, strict=True):
-            await run.aon_llm_end(result)
+            await run.aon_llm_end(for_handlers(result))
         return runs, results, rest
 
     async def _agenerate_each(

@@ -146,7 +146,8 @@ class ChatResult:
 @dataclass(eq=False)
 class LLMResult:
     """What ``generate`` returns and ``on_llm_end`` receives: one list of generations per
-    input, provider output such as token usage, and the ids of the runs.
+    input, provider output such as token usage, and the ids of the runs (``generate``'s
+    only: ``on_llm_end`` gets ``run=None``, as LangChain's handlers do).
 
     Two results are equal when their generations and ``llm_output`` are (``run`` aside).
 
