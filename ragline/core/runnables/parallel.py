@@ -317,7 +317,9 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
                 async with semaphore:
                     tagged = part_config(config, f"map:key:{key}")
                     async for part in step.atransform(branch_input(feeds[key]), tagged):
-                        await inbox.put((key, part))
+                        taken = asyncio.Event()  # the next part once this one is taken
+                        await inbox.put((key, (part, taken)))
+                        await taken.wait()
                 await inbox.put((key, _DONE))
             except BaseException as err:
                 await inbox.put((key, err))
@@ -333,7 +335,9 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
                 elif isinstance(item, BaseException):
                     raise item
                 else:
-                    yield AddableDict({key: item})
+                    part, taken = item
+                    yield AddableDict({key: part})
+                    taken.set()
         finally:
             for task in tasks:
                 task.cancel()
