@@ -302,6 +302,7 @@ PINNED_EXPORTS = {
         "LLMRouterChain",
         "LegacyChainAPI",
         "MULTI_PROMPT_ROUTER_TEMPLATE",
+        "MapReduceChain",
         "MapReduceDocumentsChain",
         "MapRerankDocumentsChain",
         "MultiPromptChain",

@@ -12,7 +12,8 @@ The legacy Chain API (``Chain``, ``LLMChain``, ``SequentialChain``,
 documents. ``create_structured_output_runnable`` binds a model to answer in a schema's
 shape (LangChain's older helper). ``HypotheticalDocumentEmbedder`` (HyDE) embeds a query
 as the passage a model writes for it. ``RetrievalQAWithSourcesChain`` and
-``load_qa_with_sources_chain`` answer with a ``SOURCES:`` line, split out of the answer.
+``load_qa_with_sources_chain`` answer with a ``SOURCES:`` line, split out of the answer;
+``MapReduceChain`` splits one text and map-reduces its pieces.
 The router chains (``MultiPromptChain``, ``LLMRouterChain``, ``MultiRouteChain``) let a
 model pick which chain answers (``MULTI_PROMPT_ROUTER_TEMPLATE``: the router prompt, in
 ragline's words with LangChain's variables and reply format).
@@ -37,6 +38,7 @@ _EXPORTS = {
     "StuffDocumentsChain": "._base",
     "create_stuff_documents_chain": "._base",
     "format_document": "._base",
+    "MapReduceChain": "._mapreduce",
     "MapReduceDocumentsChain": "._map_reduce",
     "ReduceDocumentsChain": "._map_reduce",
     "RefineDocumentsChain": "._refine",

@@ -135,9 +135,10 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.chains": {
         "ragline.chains": (
             "ConversationChain ConversationalRetrievalChain HypotheticalDocumentEmbedder "
-            "LLMChain LLMRouterChain MapReduceDocumentsChain MapRerankDocumentsChain "
-            "MultiPromptChain MultiRouteChain ReduceDocumentsChain RefineDocumentsChain "
-            "RetrievalQA RetrievalQAWithSourcesChain RouterChain SequentialChain "
+            "LLMChain LLMRouterChain MapReduceChain MapReduceDocumentsChain "
+            "MapRerankDocumentsChain MultiPromptChain MultiRouteChain "
+            "ReduceDocumentsChain RefineDocumentsChain RetrievalQA "
+            "RetrievalQAWithSourcesChain RouterChain SequentialChain "
             "SimpleSequentialChain StuffDocumentsChain TransformChain "
             "create_history_aware_retriever create_retrieval_chain "
             "create_structured_output_runnable load_summarize_chain"
@@ -188,6 +189,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.chains.llm": {
         "ragline.chains": "LLMChain",
+    },
+    "langchain_classic.chains.mapreduce": {
+        "ragline.chains": "MapReduceChain",
     },
     "langchain_classic.chains.openai_functions": {
         "ragline.chains": "create_structured_output_runnable",
