@@ -148,6 +148,19 @@ class _CyclingResponses:
         twin._list = self._list.clone()
         return twin
 
+    def _printed_fields(self) -> list[str]:
+        """``name=value`` for each field LangChain's printed form shows: those set away
+        from their defaults (its ``lc_versions`` metadata aside)."""
+        fields = [
+            ("name", getattr(self, "name", None)),
+            ("tags", getattr(self, "tags", None)),
+            ("responses", self._list.responses),
+            ("sleep", self._list.sleep),
+            ("i", self._list.i or None),
+            ("error_on_chunk_number", getattr(self, "error_on_chunk_number", None)),
+        ]
+        return [f"{name}={value!r}" for name, value in fields if value is not None]
+
     @property
     def _identifying_params(self) -> dict[str, Any]:
         # fakes with other answers must not share LLM-cache entries
@@ -235,7 +248,7 @@ class FakeListLLM(_CyclingResponses, BaseLLM):
         return self._take(prompt, stop)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(responses={self.responses!r})"
+        return f"{type(self).__name__}({', '.join(self._printed_fields())})"
 
 
 class FakeStreamingListLLM(FakeListLLM):
@@ -389,7 +402,10 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
             number += 1
 
     def __repr__(self) -> str:
-        return f"FakeListChatModel(responses={self.responses!r})"
+        return f"{type(self).__name__}({', '.join(self._printed_fields())})"
+
+    def __str__(self) -> str:  # LangChain's: the fields, space-separated
+        return " ".join(self._printed_fields())
 
 
 class FakeMessagesListChatModel(_CyclingResponses, BaseChatModel):

@@ -31,6 +31,11 @@ def _limit(count: int) -> int:
     return max(1, min(count, config.get("max_concurrency") or count))
 
 
+def indent_after_first(text: str, width: int) -> str:
+    """``text`` with every line after the first indented by ``width`` spaces."""
+    return text.replace("\n", "\n" + " " * width)
+
+
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnableParallel(Runnable[Input, dict[str, Any]]):
     """Run branches concurrently on one input; return ``{key: branch output}``.
@@ -69,8 +74,16 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         return self.name or f"RunnableParallel<{','.join(self.steps)}>"
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{k}: {v!r}" for k, v in self.steps.items())
-        return f"{{{inner}}}"
+        # LangChain's form: one step a line, a step's further lines under its first
+        lines = ",\n  ".join(
+            f"{key}: {indent_after_first(repr(step), len(key) + 4)}"
+            for key, step in self.steps.items()
+        )
+        return "{\n  " + lines + "\n}"
+
+    def __str__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
+        named = f"name={self.name!r} " if self.name else ""
+        return f"{named}steps__={self.steps!r}"
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return list(self.steps.values())

@@ -129,7 +129,11 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         return self.name or f"RunnableAssign<{','.join(self.mapper.steps)}>"
 
     def __repr__(self) -> str:
-        return f"RunnableAssign({self.mapper!r})"
+        return f"RunnableAssign(mapper={self.mapper!r})"
+
+    def __str__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
+        named = f"name={self.name!r} " if self.name else ""
+        return f"{named}mapper={self.mapper!r}"
 
     # Schemas as LangChain's: when the mapper's input is a model (an object with fields),
     # the input is that model and the output adds the mapper's output fields to it;

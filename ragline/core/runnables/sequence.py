@@ -9,6 +9,7 @@ from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
+from ragline.core.runnables.parallel import indent_after_first
 from ragline.core.runnables.runs import ainvoke_steps, invoke_steps, part_config
 from ragline.core.runnables.schema import merged_model, model_fields
 from ragline.core.runnables.serializable import RunnableSerializable
@@ -98,7 +99,15 @@ class RunnableSequence(Runnable[Input, Output]):
         return [self.first, *self.middle, self.last]
 
     def __repr__(self) -> str:
-        return "\n| ".join(repr(step) for step in self.steps)
+        # LangChain's form: a step's further lines indented under its "| "
+        return "\n| ".join(
+            repr(step) if index == 0 else indent_after_first(repr(step), 2)
+            for index, step in enumerate(self.steps)
+        )
+
+    def __str__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
+        named = f"name={self.name!r} " if self.name else ""
+        return f"{named}first={self.first!r} middle={self.middle!r} last={self.last!r}"
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return self.steps
