@@ -704,7 +704,7 @@ PATHS: dict[str, dict[str, str]] = {
             "RunnableSequence RunnableSerializable RunnableWithFallbacks"
         ),
         "ragline.core.config": "patch_config",
-        "ragline.core.runnables": "RunnableMap",
+        "ragline.core.runnables": "RouterInput RouterRunnable RunnableMap",
     },
     "langchain_classic.schema.runnable.base": {
         "ragline.core": (
@@ -735,6 +735,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.schema.runnable.retry": {
         "ragline.core": "RunnableRetry",
+    },
+    "langchain_classic.schema.runnable.router": {
+        "ragline.core.runnables": "RouterInput RouterRunnable",
     },
     "langchain_classic.schema.runnable.utils": {
         "ragline.core": "AddableDict ConfigurableField ConfigurableFieldSpec",
@@ -1183,7 +1186,7 @@ PATHS: dict[str, dict[str, str]] = {
             "RunnableWithMessageHistory chain ensure_config"
         ),
         "ragline.core.config": "get_config_list patch_config",
-        "ragline.core.runnables": "RunnableMap",
+        "ragline.core.runnables": "RouterInput RouterRunnable RunnableMap",
     },
     "langchain_core.runnables.base": {
         "ragline.core": (
@@ -1214,6 +1217,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.runnables.retry": {
         "ragline.core": "RunnableRetry",
+    },
+    "langchain_core.runnables.router": {
+        "ragline.core.runnables": "RouterInput RouterRunnable",
     },
     "langchain_core.runnables.utils": {
         "ragline.core": "AddableDict ConfigurableField ConfigurableFieldSpec",

@@ -417,6 +417,8 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
         "Input",
         "Node",
         "Output",
+        "RouterInput",
+        "RouterRunnable",
         "RunLog",
         "RunLogPatch",
         "Runnable",

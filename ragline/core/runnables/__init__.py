@@ -13,6 +13,8 @@ _EXPORTS = {
     "RunnableSequence": ".sequence",
     "RunnableParallel": ".parallel",
     "RunnableMap": ".parallel",
+    "RouterRunnable": ".router",
+    "RouterInput": ".router",
     "RunnableLambda": ".lambdas",
     "RunnableGenerator": ".lambdas",
     "chain": ".lambdas",
