@@ -11,7 +11,8 @@ retrievers run on both:
 
 * ``dense``: FAISS over the packaged MiniLM (normalised; vectors cached in
   ``.cache/embeddings`` as ``retrieval_quality.py`` caches them);
-* ``bm25``: ragline's BM25Retriever (lowercase word tokens);
+* ``bm25``: ragline's BM25Retriever (lowercase word tokens), scored as a store folder's
+  keyword index (``idf="lucene", only_matching=True``);
 * ``default hybrid``: ``HybridRetriever`` with its defaults.
 
 Each retriever returns 30 chunks per question. A chunk *answers* a question when it comes
@@ -270,7 +271,10 @@ def evaluate(chunks: list[Any], judged: dict[str, Judged], embeddings: Any) -> d
         ids=[c.id for c in chunks],
         metric="cosine",
     )
-    bm25 = BM25Retriever.from_documents(chunks, k=DEPTH, preprocess_func=BM25Tokenizer())
+    # a store folder's keyword scoring (the retriever's default is LangChain's)
+    bm25 = BM25Retriever.from_documents(
+        chunks, k=DEPTH, preprocess_func=BM25Tokenizer(), idf="lucene", only_matching=True
+    )
     retrievers = {
         "dense": store.as_retriever(search_kwargs={"k": DEPTH}),
         "bm25": bm25,
