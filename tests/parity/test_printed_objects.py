@@ -7,6 +7,7 @@ order and fields, so each test compares it exactly with what LangChain prints.
 from __future__ import annotations
 
 import asyncio
+import operator
 import re
 from typing import Any
 
@@ -31,6 +32,7 @@ LC = {
     "StrOutputParser": lc_parsers.StrOutputParser,
     "RunnableLambda": lc_runnables.RunnableLambda,
     "RunnableParallel": lc_runnables.RunnableParallel,
+    "RunnableBranch": lc_runnables.RunnableBranch,
     "RunnablePassthrough": lc_runnables.RunnablePassthrough,
     "adispatch_custom_event": lc_callbacks.adispatch_custom_event,
     "BaseCallbackHandler": lc_callbacks.BaseCallbackHandler,
@@ -44,6 +46,7 @@ OURS = {
     "StrOutputParser": our_parsers.StrOutputParser,
     "RunnableLambda": our_runnables.RunnableLambda,
     "RunnableParallel": our_runnables.RunnableParallel,
+    "RunnableBranch": our_runnables.RunnableBranch,
     "RunnablePassthrough": our_runnables.RunnablePassthrough,
     "adispatch_custom_event": our_callbacks.adispatch_custom_event,
     "BaseCallbackHandler": our_callbacks.BaseCallbackHandler,
@@ -153,6 +156,22 @@ def _printed_runnables(lib: dict[str, Any]) -> list[str]:
         lib["RunnablePassthrough"].assign(loud=lib["RunnableLambda"](shout)),
         lib["PromptTemplate"].from_template("{x}") | lib["FakeListLLM"](responses=["x"]),
     ]
+    add_one = lib["RunnableLambda"](lambda x: x + 1)  # the only lambda on its line
+    twice = [lib["RunnableLambda"](lambda x: x), lib["RunnableLambda"](lambda x: 2 * x)]
+
+    async def later(x: str) -> str:
+        return x
+
+    objects += [
+        add_one,
+        twice[1],
+        lib["RunnableLambda"](shout, name="loud"),
+        lib["RunnableLambda"](later),
+        lib["RunnableLambda"](operator.itemgetter("topic")),
+        lib["RunnableBranch"](
+            (lambda x: x == "a", {"a": lib["RunnablePassthrough"]()}), lib["RunnableLambda"](shout)
+        ),
+    ]
     llm = lib["FakeListLLM"](responses=["x", "y"], sleep=0.1)
     llm.invoke("q")
     objects.append(llm)
@@ -161,7 +180,8 @@ def _printed_runnables(lib: dict[str, Any]) -> list[str]:
 
 def test_repr_and_str_of_runnables_and_fake_models() -> None:
     """runnable_parallel_joke_poem prints a RunnableParallel (``steps__={...}``) holding
-    fake models (``i=1`` once they answered); sequences, assign and the fakes print
+    fake models (``i=1`` once they answered); sequences, assign, lambdas (a lambda's
+    source when it is alone on its line, else ``...``), branches and the fakes print
     LangChain's forms (its lc_versions metadata aside)."""
     ours, theirs = _printed_runnables(OURS), _printed_runnables(LC)
     for mine, lc in zip(ours, theirs, strict=True):

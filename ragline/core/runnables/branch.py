@@ -61,6 +61,16 @@ class RunnableBranch(Runnable[Input, Output]):
         self.default: Runnable[Input, Output] = coerce_to_runnable(default)
         self.name = name
 
+    def __repr__(self) -> str:
+        return f"RunnableBranch({self._fields(', ')})"
+
+    def __str__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
+        return self._fields(" ")
+
+    def _fields(self, separator: str) -> str:
+        named = [f"name={self.name!r}"] if self.name else []
+        return separator.join([*named, f"branches={self.branches!r}", f"default={self.default!r}"])
+
     def _children(self) -> list[Runnable[Any, Any]]:
         return [r for pair in self.branches for r in pair] + [self.default]
 

@@ -61,6 +61,19 @@ def _function_name(func: Callable[..., Any], fallback: str) -> str:
     return fallback if not name or name == "<lambda>" else name
 
 
+def _source_or_name(func: Any) -> str | None:
+    """A lambda's own source text when it is the only lambda in the source lines
+    ``inspect`` finds for it, else the function's name (None for a lambda)."""
+    name = getattr(func, "__name__", None)
+    name = None if name == "<lambda>" else name
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError, SystemError):
+        return name
+    lambdas = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)]
+    return ast.unparse(lambdas[0]) if len(lambdas) == 1 else name
+
+
 def _names_read(tree: ast.AST) -> set[str]:
     """Names a function's source reads: ``a`` or the whole chain ``a.b.c``."""
     found: set[str] = set()
@@ -205,7 +218,13 @@ class RunnableLambda(Runnable[Input, Output]):
         self._afunc_takes_run_manager = afunc is not None and _takes(afunc, "run_manager")
 
     def __repr__(self) -> str:
-        return f"RunnableLambda({self.get_name()})"
+        # LangChain's form: the function's name, a lambda's source when it is the only
+        # lambda on its lines, else "..." (an async-only function as afunc=...)
+        if isinstance(self.func, operator.itemgetter):
+            return f"RunnableLambda({str(self.func).removeprefix('operator.')})"
+        if self.func is not None:
+            return f"RunnableLambda({_source_or_name(self.func) or '...'})"
+        return f"RunnableLambda(afunc={_source_or_name(self.afunc) or '...'})"
 
     def _function(self) -> Any:
         return self.func if self.func is not None else self.afunc
