@@ -522,7 +522,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.prompts.base": {
         "ragline.core": "BasePromptTemplate StringPromptValue",
-        "ragline.core.prompts": "StringPromptTemplate",
+        "ragline.core.prompts": "StringPromptTemplate get_template_variables",
     },
     "langchain_classic.prompts.chat": {
         "ragline.core": (
@@ -1145,7 +1145,7 @@ PATHS: dict[str, dict[str, str]] = {
             "HumanMessagePromptTemplate MessagesPlaceholder PromptTemplate "
             "SystemMessagePromptTemplate format_document load_prompt"
         ),
-        "ragline.core.prompts": "StringPromptTemplate",
+        "ragline.core.prompts": "StringPromptTemplate get_template_variables",
     },
     "langchain_core.prompts.base": {
         "ragline.core": "BasePromptTemplate format_document",
@@ -1169,7 +1169,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "PromptTemplate",
     },
     "langchain_core.prompts.string": {
-        "ragline.core.prompts": "StringPromptTemplate",
+        "ragline.core.prompts": "StringPromptTemplate get_template_variables",
     },
     "langchain_core.rate_limiters": {
         "ragline.core": "BaseRateLimiter InMemoryRateLimiter",

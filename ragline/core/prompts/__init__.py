@@ -31,6 +31,7 @@ from ragline.core.prompts._chat import (
     SystemMessagePromptTemplate,
 )
 from ragline.core.prompts._few_shot import FewShotChatMessagePromptTemplate, FewShotPromptTemplate
+from ragline.core.prompts._formats import get_template_variables
 from ragline.core.prompts._limits import TemplateLimits, get_template_limits, set_template_limits
 from ragline.core.prompts._loading import load_prompt, load_prompt_from_config
 from ragline.core.prompts._string import StringPromptTemplate
@@ -55,6 +56,7 @@ __all__ = [
     "TemplateLimits",
     "format_document",
     "get_template_limits",
+    "get_template_variables",
     "load_prompt",
     "load_prompt_from_config",
     "set_template_limits",

@@ -21,7 +21,7 @@ from ragline.core.exceptions import ConfigurationError, InvalidInputError
 from ragline.core.prompts import _jinja
 from ragline.core.prompts._limits import check_format_spec
 
-__all__ = ["TEMPLATE_FORMATS", "Template", "check_template_format"]
+__all__ = ["TEMPLATE_FORMATS", "Template", "check_template_format", "get_template_variables"]
 
 TEMPLATE_FORMATS = ("f-string", "jinja2")
 
@@ -33,6 +33,23 @@ def check_template_format(template_format: str) -> None:
         raise ConfigurationError(
             f"template_format {template_format!r} is not supported; valid formats are {options}"
         )
+
+
+def get_template_variables(template: str, template_format: str) -> list[str]:
+    """The variables of ``template``, sorted (LangChain's function of the same name).
+
+    Raises:
+        ValueError: an unsupported format (ragline has ``"f-string"`` and ``"jinja2"``;
+            LangChain's ``"mustache"`` is not there), or a malformed template or a
+            variable that is not a plain name (an ``InvalidInputError``).
+
+    Example:
+        >>> get_template_variables("{b} and {a}, {b}", "f-string")
+        ['a', 'b']
+    """
+    if template_format not in TEMPLATE_FORMATS:
+        raise ConfigurationError(f"Unsupported template format: {template_format}")
+    return sorted(Template(template, template_format).variables)
 
 
 class Template:
