@@ -14,7 +14,13 @@ from ragline.core._json_schema import field_title
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Runnable, coerce_to_runnable
-from ragline.core.runnables.runs import AddableDict, ainvoke_part, invoke_part, part_config
+from ragline.core.runnables.runs import (
+    AddableDict,
+    _aclose,
+    ainvoke_part,
+    invoke_part,
+    part_config,
+)
 from ragline.core.runnables.schema import merged_model, model_fields
 from ragline.core.runnables.serializable import RunnableSerializable
 
@@ -306,6 +312,15 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
 
     async def _astream_branches(self, chunks: AsyncIterator[Any]) -> AsyncIterator[dict[str, Any]]:
         config = get_current_config()
+        if len(self.steps) == 1:  # one branch (an assign of one key): no task to wait on
+            ((key, step),) = self.steps.items()
+            parts = step.atransform(chunks, part_config(config, f"map:key:{key}"))
+            try:
+                async for part in parts:
+                    yield AddableDict({key: part})
+            finally:
+                await _aclose(parts)  # a consumer that stopped early: end the branch now
+            return
         inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         feeds: dict[str, asyncio.Queue[Any]] = {key: asyncio.Queue() for key in self.steps}
         semaphore = asyncio.Semaphore(_limit(len(self.steps)))
