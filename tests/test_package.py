@@ -345,6 +345,7 @@ PINNED_EXPORTS = {
         "BaseCallbackHandler",
         "BaseChatMessageHistory",
         "BaseChatModel",
+        "BaseDocumentTransformer",
         "BaseExampleSelector",
         "BaseLLM",
         "BaseLanguageModel",

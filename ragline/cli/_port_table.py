@@ -614,11 +614,11 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.schema": {
         "ragline.core": (
             "AIMessage AgentAction AgentFinish BaseCache BaseChatMessageHistory "
-            "BaseMessage BaseOutputParser BasePromptTemplate BaseRetriever BaseStore "
-            "ChatGeneration ChatMessage ChatResult Document FunctionMessage Generation "
-            "HumanMessage LLMResult OutputParserException PromptValue StrOutputParser "
-            "SystemMessage format_document get_buffer_string message_to_dict "
-            "messages_from_dict messages_to_dict"
+            "BaseDocumentTransformer BaseMessage BaseOutputParser BasePromptTemplate "
+            "BaseRetriever BaseStore ChatGeneration ChatMessage ChatResult Document "
+            "FunctionMessage Generation HumanMessage LLMResult OutputParserException "
+            "PromptValue StrOutputParser SystemMessage format_document get_buffer_string "
+            "message_to_dict messages_from_dict messages_to_dict"
         ),
         "ragline.memory": "BaseMemory",
     },
@@ -656,7 +656,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "BaseChatMessageHistory",
     },
     "langchain_classic.schema.document": {
-        "ragline.core": "Document",
+        "ragline.core": "BaseDocumentTransformer Document",
     },
     "langchain_classic.schema.embeddings": {
         "ragline.embeddings": "Embeddings",
@@ -964,7 +964,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.loaders": "BaseLoader",
     },
     "langchain_core.documents": {
-        "ragline.core": "Document",
+        "ragline.core": "BaseDocumentTransformer Document",
         "ragline.retrievers": "BaseDocumentCompressor",
     },
     "langchain_core.documents.base": {
@@ -972,6 +972,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.documents.compressor": {
         "ragline.retrievers": "BaseDocumentCompressor",
+    },
+    "langchain_core.documents.transformers": {
+        "ragline.core": "BaseDocumentTransformer",
     },
     "langchain_core.embeddings": {
         "ragline.embeddings": "DeterministicFakeEmbedding Embeddings FakeEmbeddings",

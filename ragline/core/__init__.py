@@ -8,6 +8,7 @@ from ragline.core._lazy import attach
 _EXPORTS = {
     # documents and errors
     "Document": ".documents",
+    "BaseDocumentTransformer": ".documents",
     "RaglineError": ".exceptions",
     "InvalidInputError": ".exceptions",
     "MissingVariableError": ".exceptions",

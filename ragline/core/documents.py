@@ -1,7 +1,11 @@
-"""The Document: a piece of text with metadata and an optional id."""
+"""The Document: a piece of text with metadata and an optional id; and
+BaseDocumentTransformer, the base of what turns documents into other documents."""
 
 from __future__ import annotations
 
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,3 +72,30 @@ def stored_document(page_content: str, metadata: dict[str, Any], id: str | None)
     document.metadata = metadata
     document.id = id
     return document
+
+
+class BaseDocumentTransformer(ABC):
+    """Base of document transformers (LangChain's): ``transform_documents(documents,
+    **kwargs)`` returns new documents; ``atransform_documents`` runs it in a worker
+    thread unless a subclass writes its own. The text splitters, ``LongContextReorder``
+    and ``EmbeddingsRedundantFilter`` are document transformers.
+
+    Example:
+        >>> class Upper(BaseDocumentTransformer):
+        ...     def transform_documents(self, documents, **kwargs):
+        ...         return [Document(d.page_content.upper()) for d in documents]
+        >>> Upper().transform_documents([Document("hi")])[0].page_content
+        'HI'
+    """
+
+    @abstractmethod
+    def transform_documents(
+        self, documents: Sequence[Document], **kwargs: Any
+    ) -> Sequence[Document]:
+        """The transformed documents."""
+
+    async def atransform_documents(
+        self, documents: Sequence[Document], **kwargs: Any
+    ) -> Sequence[Document]:
+        """Async :meth:`transform_documents` (a worker thread by default)."""
+        return await asyncio.to_thread(self.transform_documents, documents, **kwargs)

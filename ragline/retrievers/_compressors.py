@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from ragline.core import (
+    BaseDocumentTransformer,
     BaseOutputParser,
     BasePromptTemplate,
     ConfigurationError,
@@ -163,7 +164,7 @@ def _unit_rows(vectors: Any) -> np.ndarray:
     return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
 
 
-class EmbeddingsRedundantFilter:
+class EmbeddingsRedundantFilter(BaseDocumentTransformer):
     """Drop near-duplicate documents (cosine similarity of their embeddings): a document
     transformer.
 
@@ -233,8 +234,9 @@ class EmbeddingsRedundantFilter:
             f"{_fn_repr(self.similarity_fn)})"
         )
 
-    def transform_documents(self, documents: Sequence[Document]) -> list[Document]:
-        """Return the documents without their near-duplicates, in their order."""
+    def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[Document]:
+        """Return the documents without their near-duplicates, in their order (``kwargs``
+        are ignored, as LangChain's filter ignores them)."""
         documents = list(documents)
         if len(documents) < 2:
             return documents
@@ -262,7 +264,9 @@ class EmbeddingsRedundantFilter:
                 dropped[earlier[pair]] = True
         return [d for d, gone in zip(documents, dropped, strict=True) if not gone]
 
-    async def atransform_documents(self, documents: Sequence[Document]) -> list[Document]:
+    async def atransform_documents(
+        self, documents: Sequence[Document], **kwargs: Any
+    ) -> list[Document]:
         """Async :meth:`transform_documents` (in a worker thread)."""
         return await asyncio.to_thread(self.transform_documents, documents)
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ragline.core import Document
+from ragline.core import BaseDocumentTransformer, Document
 
 __all__ = ["LongContextReorder"]
 
 
-class LongContextReorder:
+class LongContextReorder(BaseDocumentTransformer):
     """Reorder documents (best first) so the best sit at both ends.
 
     Example:

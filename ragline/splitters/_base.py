@@ -16,7 +16,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
-from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
+from ragline.core import (
+    BaseDocumentTransformer,
+    Document,
+    InvalidInputError,
+    Runnable,
+    RunnableConfig,
+)
 from ragline.core._checks import (
     check_choice,
     check_flag,
@@ -61,7 +67,7 @@ class LengthFunction:
         return self
 
 
-class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):
+class TextSplitter(Runnable[Sequence[Document], list[Document]], BaseDocumentTransformer, ABC):
     """Base class of the splitters: cut texts and documents into chunks.
 
     Subclasses implement ``split_text``; ours also implement ``_split_with_starts`` so
@@ -335,8 +341,9 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], ABC):
             metadatas.append(document.metadata)
         return self.create_documents(texts, metadatas)
 
-    def transform_documents(self, documents: Sequence[Document]) -> list[Document]:
-        """Split documents (the LangChain document-transformer name for ``split_documents``)."""
+    def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[Document]:
+        """Split documents (the LangChain document-transformer name for ``split_documents``;
+        ``kwargs`` are ignored, as LangChain's splitters ignore them)."""
         return self.split_documents(documents)
 
     def invoke(
