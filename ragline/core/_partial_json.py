@@ -107,13 +107,16 @@ class PartialJsonScanner:
         stripped = text.strip()
         if stripped[:1] in ("{", "[", '"'):
             self._scan(stripped)
-            for candidate in self._candidates():  # the first is the text itself when complete
+            # the first candidate is the text itself when complete; strict=False: a raw
+            # newline or tab inside a string (models write them) is kept, as LangChain does
+            for candidate in self._candidates():
                 try:
-                    return json.loads(candidate)
+                    return json.loads(candidate, strict=False)
                 except json.JSONDecodeError:
                     continue
         try:
-            return json.loads(text)  # a number or literal alone, or the error to report
+            # a number or literal alone, or the error to report
+            return json.loads(text, strict=False)
         except json.JSONDecodeError as err:
             raise ValueError(f"not JSON: {err}") from None
 
@@ -165,4 +168,4 @@ def parse_json_markdown(
     body = (match.group(1) if match else text).strip()
     if partial:
         return (scanner or PartialJsonScanner()).parse(body)
-    return json.loads(body)
+    return json.loads(body, strict=False)
