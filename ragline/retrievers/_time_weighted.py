@@ -64,18 +64,12 @@ class TimeWeightedVectorStoreRetriever(BaseRetriever):
 
     def _get_relevant_documents(self, query: str) -> list[Document]:
         candidates = self._recent()
-        found = self.vectorstore.similarity_search_with_relevance_scores(
-            query, **self.search_kwargs
-        )
-        candidates.update(self._salient(found))
+        candidates.update(self.get_salient_docs(query))
         return self._best(candidates)
 
     async def _aget_relevant_documents(self, query: str, **_: Any) -> list[Document]:
         candidates = self._recent()
-        found = await self.vectorstore.asimilarity_search_with_relevance_scores(
-            query, **self.search_kwargs
-        )
-        candidates.update(self._salient(found))
+        candidates.update(await self.aget_salient_docs(query))
         return self._best(candidates)
 
     def get_salient_docs(self, query: str) -> dict[int, tuple[Document, float]]:
