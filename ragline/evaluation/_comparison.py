@@ -23,7 +23,6 @@ from ragline.core import BaseOutputParser, BasePromptTemplate, PromptTemplate
 from ragline.evaluation._criteria import (
     DESCRIPTIONS,
     Criteria,
-    call_options,
     check_prompt,
     parsed_output,
 )
@@ -31,6 +30,7 @@ from ragline.evaluation._evaluator_base import (
     LLMEvalChain,
     PairwiseStringEvaluator,
     StringEvaluator,
+    call_options,
 )
 
 __all__ = [

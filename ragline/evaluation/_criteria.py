@@ -22,7 +22,7 @@ from typing import Any
 
 from ragline.chains import RUN_KEY, LLMChain
 from ragline.core import BaseOutputParser, BasePromptTemplate, PromptTemplate
-from ragline.evaluation._evaluator_base import LLMEvalChain, StringEvaluator
+from ragline.evaluation._evaluator_base import LLMEvalChain, StringEvaluator, call_options
 
 __all__ = [
     "Criteria",
@@ -169,12 +169,6 @@ def parsed_output(result: dict[str, Any], output_key: str) -> dict[str, Any]:
     if RUN_KEY in result:
         parsed[RUN_KEY] = result[RUN_KEY]
     return parsed
-
-
-def call_options(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The chain-call options of ``evaluate_strings(**kwargs)`` (others are ignored)."""
-    names = ("callbacks", "tags", "metadata", "include_run_info")
-    return {name: kwargs[name] for name in names if kwargs.get(name) is not None}
 
 
 class CriteriaEvalChain(StringEvaluator, LLMEvalChain, LLMChain):

@@ -23,7 +23,11 @@ from enum import Enum
 from typing import Any
 
 from ragline.chains import RUN_KEY, Chain
-from ragline.evaluation._evaluator_base import PairwiseStringEvaluator, StringEvaluator
+from ragline.evaluation._evaluator_base import (
+    PairwiseStringEvaluator,
+    StringEvaluator,
+    call_options,
+)
 
 __all__ = [
     "EmbeddingDistance",
@@ -229,11 +233,6 @@ class _StringDistanceChain(Chain):
         return self._score(inputs)
 
 
-def _options(kwargs: dict[str, Any]) -> dict[str, Any]:
-    names = ("callbacks", "tags", "metadata", "include_run_info")
-    return {name: kwargs[name] for name in names if kwargs.get(name) is not None}
-
-
 class StringDistanceEvalChain(StringEvaluator, _StringDistanceChain):
     """The distance between a prediction and the reference (``"string_distance"``).
 
@@ -268,7 +267,7 @@ class StringDistanceEvalChain(StringEvaluator, _StringDistanceChain):
         **kwargs: Any,
     ) -> dict[str, Any]:
         inputs = {"prediction": prediction, "reference": reference}
-        return self._prepare_output(self(inputs, **_options(kwargs)))
+        return self._prepare_output(self(inputs, **call_options(kwargs)))
 
     async def _aevaluate_strings(
         self,
@@ -279,7 +278,7 @@ class StringDistanceEvalChain(StringEvaluator, _StringDistanceChain):
         **kwargs: Any,
     ) -> dict[str, Any]:
         inputs = {"prediction": prediction, "reference": reference}
-        return self._prepare_output(await self.acall(inputs, **_options(kwargs)))
+        return self._prepare_output(await self.acall(inputs, **call_options(kwargs)))
 
 
 class PairwiseStringDistanceEvalChain(PairwiseStringEvaluator, _StringDistanceChain):
@@ -303,7 +302,7 @@ class PairwiseStringDistanceEvalChain(PairwiseStringEvaluator, _StringDistanceCh
         **kwargs: Any,
     ) -> dict[str, Any]:
         inputs = {"prediction": prediction, "prediction_b": prediction_b}
-        return self._prepare_output(self(inputs, **_options(kwargs)))
+        return self._prepare_output(self(inputs, **call_options(kwargs)))
 
     async def _aevaluate_string_pairs(
         self,
@@ -315,7 +314,7 @@ class PairwiseStringDistanceEvalChain(PairwiseStringEvaluator, _StringDistanceCh
         **kwargs: Any,
     ) -> dict[str, Any]:
         inputs = {"prediction": prediction, "prediction_b": prediction_b}
-        return self._prepare_output(await self.acall(inputs, **_options(kwargs)))
+        return self._prepare_output(await self.acall(inputs, **call_options(kwargs)))
 
 
 # ---------------------------------------------------------------- embedding distances
@@ -417,7 +416,7 @@ class EmbeddingDistanceEvalChain(_EmbeddingDistanceChain, StringEvaluator):
         **kwargs: Any,
     ) -> dict[str, Any]:
         inputs = {"prediction": prediction, "reference": reference}
-        return self._prepare_output(self(inputs, **_options(kwargs)))
+        return self._prepare_output(self(inputs, **call_options(kwargs)))
 
     async def _aevaluate_strings(
         self,
@@ -428,7 +427,7 @@ class EmbeddingDistanceEvalChain(_EmbeddingDistanceChain, StringEvaluator):
         **kwargs: Any,
     ) -> dict[str, Any]:
         inputs = {"prediction": prediction, "reference": reference}
-        return self._prepare_output(await self.acall(inputs, **_options(kwargs)))
+        return self._prepare_output(await self.acall(inputs, **call_options(kwargs)))
 
 
 class PairwiseEmbeddingDistanceEvalChain(_EmbeddingDistanceChain, PairwiseStringEvaluator):
@@ -452,7 +451,7 @@ class PairwiseEmbeddingDistanceEvalChain(_EmbeddingDistanceChain, PairwiseString
         **kwargs: Any,
     ) -> dict[str, Any]:
         inputs = {"prediction": prediction, "prediction_b": prediction_b}
-        return self._prepare_output(self(inputs, **_options(kwargs)))
+        return self._prepare_output(self(inputs, **call_options(kwargs)))
 
     async def _aevaluate_string_pairs(
         self,
@@ -464,4 +463,4 @@ class PairwiseEmbeddingDistanceEvalChain(_EmbeddingDistanceChain, PairwiseString
         **kwargs: Any,
     ) -> dict[str, Any]:
         inputs = {"prediction": prediction, "prediction_b": prediction_b}
-        return self._prepare_output(await self.acall(inputs, **_options(kwargs)))
+        return self._prepare_output(await self.acall(inputs, **call_options(kwargs)))

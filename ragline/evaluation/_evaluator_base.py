@@ -26,6 +26,7 @@ __all__ = [
     "LLMEvalChain",
     "PairwiseStringEvaluator",
     "StringEvaluator",
+    "call_options",
 ]
 
 
@@ -60,6 +61,12 @@ class LLMEvalChain:
     @classmethod
     def from_llm(cls, llm: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{cls.__name__} does not implement from_llm")
+
+
+def call_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The chain-call options of ``evaluate_strings(**kwargs)`` (others are ignored)."""
+    names = ("callbacks", "tags", "metadata", "include_run_info")
+    return {name: kwargs[name] for name in names if kwargs.get(name) is not None}
 
 
 class _EvaluationArguments:

@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 
 from ragline.chains import RUN_KEY, LLMChain
 from ragline.core import BasePromptTemplate, PromptTemplate
-from ragline.evaluation._criteria import call_options, check_prompt
-from ragline.evaluation._evaluator_base import LLMEvalChain, StringEvaluator
+from ragline.evaluation._criteria import check_prompt
+from ragline.evaluation._evaluator_base import LLMEvalChain, StringEvaluator, call_options
 
 __all__ = ["ContextQAEvalChain", "CotQAEvalChain", "QAEvalChain"]
 
