@@ -503,8 +503,8 @@ class FolderWriter:
         before the index was committed with the store, a damaged or copied index,
         ``--rebuild``) every stored chunk is read and the index brought in step from them.
 
-        The rows are computed here; inside :meth:`commit` the files are written by its
-        thread (``_keyword_saving``, waited for before the manifest), elsewhere here.
+        The rows are computed here and the files written by :meth:`commit`'s thread
+        (``_keyword_saving``, waited for before the manifest).
         """
         assert self.store is not None
         tokenizer = self._keyword_tokenizer_now()
@@ -513,12 +513,10 @@ class FolderWriter:
         if rows is None:
             ids, texts, _ = store_records(self.store)
             rows, _, _ = sync_text_rows(saved, ids, texts, tokenizer, self._rows_ahead)
-        pool = self._keyword_pool
-        if pool is None:
-            save_text_rows(data, rows)
-            self._keyword_rows = rows  # used only while its generation is the committed one
-        else:  # commit() waits for it, then keeps the rows as _keyword_rows
-            self._keyword_saving = pool.submit(_saved_rows, data, rows)
+        assert self._keyword_pool is not None  # only commit() calls this
+        # commit() waits for it, then keeps the rows as _keyword_rows (used only while
+        # its generation is the committed one)
+        self._keyword_saving = self._keyword_pool.submit(_saved_rows, data, rows)
 
     def _keyword_tokenizer_now(self) -> BM25Tokenizer:
         return BM25Tokenizer.from_dict(tokenizer_options(self.manifest.extras))
