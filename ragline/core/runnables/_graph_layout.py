@@ -44,45 +44,27 @@ class _Item:
         self.down: list[_Item] = []
 
 
-def _visit_order(count: int, edges: Sequence[tuple[int, int]]) -> list[int]:
-    """Node indexes in depth-first order over edges in either direction."""
-    touching: list[list[int]] = [[] for _ in range(count)]
-    for source, target in edges:
-        touching[source].append(target)
-        touching[target].append(source)
-    seen = [False] * count
-    order: list[int] = []
-    for start in range(count):
-        if seen[start]:
-            continue
-        seen[start] = True
-        order.append(start)
-        stack = [iter(touching[start])]
-        while stack:
-            for node in stack[-1]:
-                if not seen[node]:
-                    seen[node] = True
-                    order.append(node)
-                    stack.append(iter(touching[node]))
-                    break
-            else:
-                stack.pop()
-    return order
-
-
-def _reachable(count: int, edges: Sequence[tuple[int, int, bool]]) -> list[int]:
-    """The nodes joined to node 0 by edges in either direction."""
+def _visit_order(count: int, edges: Sequence[tuple[int, int, bool]]) -> list[int]:
+    """The nodes joined to node 0 by edges in either direction, in depth-first order
+    (neighbours in the order their edges were added)."""
     touching: list[list[int]] = [[] for _ in range(count)]
     for source, target, _ in edges:
         touching[source].append(target)
         touching[target].append(source)
-    seen, todo = {0}, [0]
-    while todo:
-        for other in touching[todo.pop()]:
-            if other not in seen:
-                seen.add(other)
-                todo.append(other)
-    return sorted(seen)
+    seen = [False] * count
+    seen[0] = True
+    order = [0]
+    stack = [iter(touching[0])]
+    while stack:
+        for node in stack[-1]:
+            if not seen[node]:
+                seen[node] = True
+                order.append(node)
+                stack.append(iter(touching[node]))
+                break
+        else:
+            stack.pop()
+    return order
 
 
 def _ranks(count: int, edges: Sequence[tuple[int, int]], order: list[int]) -> list[int]:
@@ -114,10 +96,10 @@ def _ranks(count: int, edges: Sequence[tuple[int, int]], order: list[int]) -> li
 
 
 def _layers(
-    labels: Sequence[str], edges: Sequence[tuple[int, int]]
+    labels: Sequence[str], edges: Sequence[tuple[int, int]], order: list[int]
 ) -> tuple[list[list[_Item]], list[_Item], list[list[_Item]]]:
-    """The items by layer, the nodes' items, and each edge's items from source to target."""
-    order = _visit_order(len(labels), edges)
+    """The items by layer, the nodes' items, and each edge's items from source to target
+    (``order``: the nodes in the order they enter their layers)."""
     ranks = _ranks(len(labels), edges, order)
     nodes = [_Item(label, ranks[i]) for i, label in enumerate(labels)]
     # an edge's crossing points are as wide as the median box (the upper one of two)
@@ -241,13 +223,12 @@ def _compact(
 def _place(layers: list[list[_Item]], space: float) -> None:
     """Set every item's x from the four compactions."""
     runs = [
-        (_compact(layers, space, downward, leftward), leftward)
+        _compact(layers, space, downward, leftward)
         for downward in (True, False)
         for leftward in (True, False)
     ]
-    items = [item for row in layers for item in row]
-    for item in items:
-        values = sorted(xs[id(item)] for xs, _ in runs)
+    for item in (item for row in layers for item in row):
+        values = sorted(xs[id(item)] for xs in runs)
         item.x = (values[1] + values[2]) / 2
 
 
@@ -287,11 +268,13 @@ def draw_boxes(labels: Sequence[str], edges: Sequence[tuple[int, int, bool]]) ->
         return ""
     space = min(len(label) + 4 for label in labels)
     # only the first node's connected part is drawn
-    keep = set(_reachable(len(labels), edges))
-    index = {old: new for new, old in enumerate(sorted(keep))}
-    labels = [labels[old] for old in sorted(keep)]
-    edges = [(index[s], index[t], c) for s, t, c in edges if s in keep and t in keep]
-    layers, nodes, routes = _layers(labels, [(s, t) for s, t, _ in edges])
+    order = _visit_order(len(labels), edges)
+    keep = sorted(order)
+    index = {old: new for new, old in enumerate(keep)}
+    labels = [labels[old] for old in keep]
+    edges = [(index[s], index[t], c) for s, t, c in edges if s in index and t in index]
+    pairs = [(s, t) for s, t, _ in edges]
+    layers, nodes, routes = _layers(labels, pairs, [index[old] for old in order])
     _place(layers, space)
     step = _HEIGHT + _GAP
 
