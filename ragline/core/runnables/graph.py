@@ -292,12 +292,10 @@ class Graph:
         return graph
 
     @classmethod
-    def fan(
-        cls, runnable: Runnable[Any, Any], branches: Sequence[Graph], start: Any = None
-    ) -> Graph:
+    def fan(cls, runnable: Runnable[Any, Any], branches: Sequence[Graph]) -> Graph:
         """The input schema fanning out to each branch, fanning in to the output schema."""
         graph = cls()
-        first = graph.add_node(runnable.get_input_schema() if start is None else start)
+        first = graph.add_node(runnable.get_input_schema())
         end = graph.add_node(runnable.get_output_schema())
         for branch in branches:
             branch.trim_first_node()
