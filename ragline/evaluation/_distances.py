@@ -189,7 +189,28 @@ def normalized_distance(distance: StringDistance) -> Callable[[str, str], float]
     return _METRICS[StringDistance(distance)][1]
 
 
-class _StringDistanceChain(Chain):
+class _ScoreChain(Chain):
+    """What the four distance evaluators share: one output, ``score``, and the call."""
+
+    @property
+    def output_keys(self) -> list[str]:
+        return ["score"]
+
+    @staticmethod
+    def _prepare_output(result: dict[str, Any]) -> dict[str, Any]:
+        output: dict[str, Any] = {"score": result["score"]}
+        if RUN_KEY in result:
+            output[RUN_KEY] = result[RUN_KEY]
+        return output
+
+    def _scored(self, inputs: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        return self._prepare_output(self(inputs, **call_options(kwargs)))
+
+    async def _ascored(self, inputs: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        return self._prepare_output(await self.acall(inputs, **call_options(kwargs)))
+
+
+class _StringDistanceChain(_ScoreChain):
     """What both string-distance evaluators share: the metric and the output."""
 
     distance: StringDistance = StringDistance.JARO_WINKLER
@@ -204,10 +225,6 @@ class _StringDistanceChain(Chain):
             ) from None
 
     @property
-    def output_keys(self) -> list[str]:
-        return ["score"]
-
-    @property
     def metric(self) -> Callable[[str, str], float]:
         plain, normalized = _METRICS[StringDistance(self.distance)]
         return normalized if self.normalize_score else plain
@@ -215,12 +232,6 @@ class _StringDistanceChain(Chain):
     def compute_metric(self, a: str, b: str) -> float:
         """The distance between ``a`` and ``b`` with this evaluator's metric."""
         return self.metric(a, b)
-
-    def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
-        output: dict[str, Any] = {"score": result["score"]}
-        if RUN_KEY in result:
-            output[RUN_KEY] = result[RUN_KEY]
-        return output
 
     def _score(self, inputs: dict[str, Any]) -> dict[str, Any]:
         first, second = self.input_keys
@@ -266,8 +277,7 @@ class StringDistanceEvalChain(StringEvaluator, _StringDistanceChain):
         input: Any = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        inputs = {"prediction": prediction, "reference": reference}
-        return self._prepare_output(self(inputs, **call_options(kwargs)))
+        return self._scored({"prediction": prediction, "reference": reference}, kwargs)
 
     async def _aevaluate_strings(
         self,
@@ -277,8 +287,7 @@ class StringDistanceEvalChain(StringEvaluator, _StringDistanceChain):
         input: Any = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        inputs = {"prediction": prediction, "reference": reference}
-        return self._prepare_output(await self.acall(inputs, **call_options(kwargs)))
+        return await self._ascored({"prediction": prediction, "reference": reference}, kwargs)
 
 
 class PairwiseStringDistanceEvalChain(PairwiseStringEvaluator, _StringDistanceChain):
@@ -301,8 +310,7 @@ class PairwiseStringDistanceEvalChain(PairwiseStringEvaluator, _StringDistanceCh
         input: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        inputs = {"prediction": prediction, "prediction_b": prediction_b}
-        return self._prepare_output(self(inputs, **call_options(kwargs)))
+        return self._scored({"prediction": prediction, "prediction_b": prediction_b}, kwargs)
 
     async def _aevaluate_string_pairs(
         self,
@@ -313,8 +321,7 @@ class PairwiseStringDistanceEvalChain(PairwiseStringEvaluator, _StringDistanceCh
         input: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        inputs = {"prediction": prediction, "prediction_b": prediction_b}
-        return self._prepare_output(await self.acall(inputs, **call_options(kwargs)))
+        return await self._ascored({"prediction": prediction, "prediction_b": prediction_b}, kwargs)
 
 
 # ---------------------------------------------------------------- embedding distances
@@ -353,7 +360,7 @@ def _vector_distance(metric: EmbeddingDistance, vectors: Sequence[Sequence[float
     return float(np.mean(a != b))
 
 
-class _EmbeddingDistanceChain(Chain):
+class _EmbeddingDistanceChain(_ScoreChain):
     """What both embedding-distance evaluators share: the embeddings and the metric."""
 
     embeddings: Any = None
@@ -369,16 +376,6 @@ class _EmbeddingDistanceChain(Chain):
             self.distance_metric = EmbeddingDistance(self.distance_metric)
         except ValueError:
             raise ValueError(f"Invalid metric: {self.distance_metric}") from None
-
-    @property
-    def output_keys(self) -> list[str]:
-        return ["score"]
-
-    def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
-        output: dict[str, Any] = {"score": result["score"]}
-        if RUN_KEY in result:
-            output[RUN_KEY] = result[RUN_KEY]
-        return output
 
     def _texts(self, inputs: dict[str, Any]) -> list[str]:
         return [inputs[key] for key in self.input_keys]
@@ -415,8 +412,7 @@ class EmbeddingDistanceEvalChain(_EmbeddingDistanceChain, StringEvaluator):
         input: Any = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        inputs = {"prediction": prediction, "reference": reference}
-        return self._prepare_output(self(inputs, **call_options(kwargs)))
+        return self._scored({"prediction": prediction, "reference": reference}, kwargs)
 
     async def _aevaluate_strings(
         self,
@@ -426,8 +422,7 @@ class EmbeddingDistanceEvalChain(_EmbeddingDistanceChain, StringEvaluator):
         input: Any = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        inputs = {"prediction": prediction, "reference": reference}
-        return self._prepare_output(await self.acall(inputs, **call_options(kwargs)))
+        return await self._ascored({"prediction": prediction, "reference": reference}, kwargs)
 
 
 class PairwiseEmbeddingDistanceEvalChain(_EmbeddingDistanceChain, PairwiseStringEvaluator):
@@ -450,8 +445,7 @@ class PairwiseEmbeddingDistanceEvalChain(_EmbeddingDistanceChain, PairwiseString
         input: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        inputs = {"prediction": prediction, "prediction_b": prediction_b}
-        return self._prepare_output(self(inputs, **call_options(kwargs)))
+        return self._scored({"prediction": prediction, "prediction_b": prediction_b}, kwargs)
 
     async def _aevaluate_string_pairs(
         self,
@@ -462,5 +456,4 @@ class PairwiseEmbeddingDistanceEvalChain(_EmbeddingDistanceChain, PairwiseString
         input: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        inputs = {"prediction": prediction, "prediction_b": prediction_b}
-        return self._prepare_output(await self.acall(inputs, **call_options(kwargs)))
+        return await self._ascored({"prediction": prediction, "prediction_b": prediction_b}, kwargs)
