@@ -90,12 +90,9 @@ class EmbeddingsFilter(BaseDocumentCompressor):
             )
         self.embeddings = embeddings
         self.k = check_optional_positive_int("EmbeddingsFilter k", k)
-        bound = None if similarity_fn is not None else 1
+        low, high = _threshold_range(similarity_fn)
         self.similarity_threshold = check_optional_number(
-            "EmbeddingsFilter similarity_threshold",
-            similarity_threshold,
-            low=None if bound is None else -bound,
-            high=bound,
+            "EmbeddingsFilter similarity_threshold", similarity_threshold, low=low, high=high
         )
 
     def __repr__(self) -> str:
@@ -137,6 +134,12 @@ def _check_similarity_fn(owner: str, function: Any) -> Any:
             f"{owner} similarity_fn must be callable, got {type(function).__name__}"
         )
     return function
+
+
+def _threshold_range(function: Any) -> tuple[float | None, float | None]:
+    """The bounds of a similarity threshold: a cosine's [-1, 1]; any number for a
+    ``similarity_fn``."""
+    return (None, None) if function is not None else (-1, 1)
 
 
 def _fn_repr(function: Any) -> str:
@@ -217,12 +220,12 @@ class EmbeddingsRedundantFilter(BaseDocumentTransformer):
             )
         self.embeddings = embeddings
         self.similarity_fn = _check_similarity_fn("EmbeddingsRedundantFilter", similarity_fn)
-        bound = None if similarity_fn is not None else 1
+        low, high = _threshold_range(similarity_fn)
         self.similarity_threshold = check_number(
             "EmbeddingsRedundantFilter similarity_threshold",
             similarity_threshold,
-            low=None if bound is None else -bound,
-            high=bound,
+            low=low,
+            high=high,
         )
         self.keep_first = check_flag("EmbeddingsRedundantFilter keep_first", keep_first)
 
