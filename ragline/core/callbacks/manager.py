@@ -343,16 +343,26 @@ class CallbackManager:
             manager.inheritable_handlers = callbacks.inheritable_handlers
             manager._parent = callbacks._parent
             manager.depth = callbacks.depth
-            shared = callbacks.inheritable_tags is callbacks.tags
-            manager.tags = _tags_then(callbacks.tags, tags)
-            manager.inheritable_tags = (
-                manager.tags if shared else _tags_then(callbacks.inheritable_tags, tags)
-            )
-            shared = callbacks.inheritable_metadata is callbacks.metadata
-            manager.metadata = _overlay(callbacks.metadata, metadata)
-            manager.inheritable_metadata = (
-                manager.metadata if shared else _overlay(callbacks.inheritable_metadata, metadata)
-            )
+            if tags:  # (none: the manager's own lists, as _tags_then returns them)
+                shared = callbacks.inheritable_tags is callbacks.tags
+                manager.tags = _tags_then(callbacks.tags, tags)
+                manager.inheritable_tags = (
+                    manager.tags if shared else _tags_then(callbacks.inheritable_tags, tags)
+                )
+            else:
+                manager.tags = callbacks.tags
+                manager.inheritable_tags = callbacks.inheritable_tags
+            if metadata:
+                shared = callbacks.inheritable_metadata is callbacks.metadata
+                manager.metadata = _overlay(callbacks.metadata, metadata)
+                manager.inheritable_metadata = (
+                    manager.metadata
+                    if shared
+                    else _overlay(callbacks.inheritable_metadata, metadata)
+                )
+            else:
+                manager.metadata = callbacks.metadata
+                manager.inheritable_metadata = callbacks.inheritable_metadata
         else:
             manager.handlers = manager.inheritable_handlers = _with_context_handlers(callbacks)
             manager._parent = None

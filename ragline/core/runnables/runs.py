@@ -253,9 +253,12 @@ class RunReporting:
         run_type: str,
         streamed_input: bool = False,
     ) -> BaseRunManager:
+        serialized = self._run_serialized()
+        if serialized is _OWN_CHAIN_RUN and run_type == "prompt":
+            serialized = _OWN_RUN  # as _serialized_for, inline: once per run
         start = manager.on_retriever_start if run_type == "retriever" else manager.on_chain_start
         return start(  # type: ignore[no-any-return]
-            self._serialized_for(run_type),
+            serialized,
             input,
             config.get("run_id"),
             **self._run_options(config, run_type, streamed_input),
@@ -311,6 +314,56 @@ class RunReporting:
         _current_config.reset(token)
         _end_run(run, output)
         return output
+
+    def _call_steps_with_config(
+        self, steps: Sequence[Any], tags: Sequence[str], input: Any, config: RunnableConfig | None
+    ) -> Any:
+        """:meth:`_call_with_config` of :func:`invoke_steps` (a sequence's invoke), in
+        one: the run's child config, private to this call, serves every step, its
+        manager's tags changed from step to step (no second config and manager)."""
+        config = ensure_config(config)
+        run = self._start_run(input, config, "chain")
+        child = run.child_config(config)
+        manager: Any = child["callbacks"]
+        inherited = manager.tags
+        token = _current_config.set(child)
+        try:
+            for step, tag in zip(steps, tags, strict=False):  # tags: at least as many
+                manager.tags = (
+                    [*inherited, tag] if tag not in inherited else _with_tag(inherited, tag)
+                )
+                input = step.invoke(input)
+        except BaseException as err:
+            _current_config.reset(token)
+            _end_run(run, error=err)
+            raise
+        _current_config.reset(token)
+        _end_run(run, input)
+        return input
+
+    async def _acall_steps_with_config(
+        self, steps: Sequence[Any], tags: Sequence[str], input: Any, config: RunnableConfig | None
+    ) -> Any:
+        """Async twin of :meth:`_call_steps_with_config`."""
+        config = ensure_config(config)
+        run = await self._astart_run(input, config, "chain")
+        child = run.child_config(config)
+        manager: Any = child["callbacks"]
+        inherited = manager.tags
+        token = _current_config.set(child)
+        try:
+            for step, tag in zip(steps, tags, strict=False):  # tags: at least as many
+                manager.tags = (
+                    [*inherited, tag] if tag not in inherited else _with_tag(inherited, tag)
+                )
+                input = await step.ainvoke(input)
+        except BaseException as err:
+            _current_config.reset(token)
+            await _aend_run(run, error=err)
+            raise
+        _current_config.reset(token)
+        await _aend_run(run, input)
+        return input
 
     async def _acall_with_config(
         self,

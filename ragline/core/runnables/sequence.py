@@ -22,14 +22,20 @@ __all__ = ["RunnableSequence"]
 
 def _step_tags(count: int) -> Sequence[str]:
     """``seq:step:1`` ... ``seq:step:<count>`` (made once for the usual lengths)."""
-    return _STEP_TAGS[:count] if count <= len(_STEP_TAGS) else _more_tags(count)
+    return _STEP_TAGS[:count] if count <= _MADE else _more_tags(count)
+
+
+def _tags_for(count: int) -> Sequence[str]:
+    """At least ``count`` step tags, for ``zip`` with the steps (no slice)."""
+    return _STEP_TAGS if count <= _MADE else _more_tags(count)
 
 
 def _more_tags(count: int) -> list[str]:
     return [f"seq:step:{index}" for index in range(1, count + 1)]
 
 
-_STEP_TAGS = tuple(_more_tags(32))
+_MADE = 32
+_STEP_TAGS = tuple(_more_tags(_MADE))
 
 
 async def _aiter_one(value: Any) -> AsyncIterator[Any]:
@@ -146,14 +152,16 @@ class RunnableSequence(Runnable[Input, Output]):
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Run the steps in order, as one chain run with a child run per step."""
         self._reject_kwargs(kwargs)
-        return self._call_with_config(self._invoke_steps, input, config)
+        steps = self.steps  # each step's run is tagged seq:step:N, as LangChain's
+        return self._call_steps_with_config(steps, _tags_for(len(steps)), input, config)
 
     async def ainvoke(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Output:
         """Await each step's ``ainvoke`` in order."""
         self._reject_kwargs(kwargs)
-        return await self._acall_with_config(self._ainvoke_steps, input, config)
+        steps = self.steps
+        return await self._acall_steps_with_config(steps, _tags_for(len(steps)), input, config)
 
     # ---- streaming ------------------------------------------------------------------
     def _transform_steps(self, chunks: Iterator[Any]) -> Iterator[Any]:
