@@ -38,6 +38,8 @@ __all__ = [
 
 _STRIP = " \n\r\t`"
 _FENCE = re.compile(r"```(json)?(.*)", re.DOTALL)
+_NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_NO_DIGITS = str.maketrans("", "", string.digits)
 
 
 def _markdown_json(text: str, parse: Callable[[str], Any]) -> Any:
@@ -59,6 +61,11 @@ def _lenient_json(text: str) -> Any:
             return parse_partial_json(text)
         except ValueError:
             raise err from None  # the decoder's own error, so a fenced text is retried
+
+
+def _parse_json(value: Any) -> Any:
+    """A text as (fenced, lenient) JSON; anything else is taken as already parsed."""
+    return _markdown_json(value, _lenient_json) if isinstance(value, str) else value
 
 
 class ExactMatchStringEvaluator(StringEvaluator):
@@ -102,9 +109,9 @@ class ExactMatchStringEvaluator(StringEvaluator):
         if self.ignore_case:
             text = text.lower()
         if self.ignore_punctuation:
-            text = text.translate(str.maketrans("", "", string.punctuation))
+            text = text.translate(_NO_PUNCTUATION)
         if self.ignore_numbers:
-            text = text.translate(str.maketrans("", "", string.digits))
+            text = text.translate(_NO_DIGITS)
         return text
 
     def _evaluate_strings(  # type: ignore[override]
@@ -202,9 +209,6 @@ class JsonEqualityEvaluator(StringEvaluator):
     def evaluation_name(self) -> str:
         return "json_equality"
 
-    def _parse_json(self, value: Any) -> Any:
-        return _markdown_json(value, _lenient_json) if isinstance(value, str) else value
-
     def _evaluate_strings(
         self,
         *,
@@ -213,8 +217,8 @@ class JsonEqualityEvaluator(StringEvaluator):
         input: Any = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        parsed = self._parse_json(prediction)
-        label = self._parse_json(reference)
+        parsed = _parse_json(prediction)
+        label = _parse_json(reference)
         if isinstance(label, list):
             if not isinstance(parsed, list):
                 return {"score": 0}
@@ -266,9 +270,6 @@ class JsonEditDistanceEvaluator(StringEvaluator):
     def evaluation_name(self) -> str:
         return "json_edit_distance"
 
-    def _parse_json(self, value: Any) -> Any:
-        return _markdown_json(value, _lenient_json) if isinstance(value, str) else value
-
     def _evaluate_strings(
         self,
         *,
@@ -277,8 +278,8 @@ class JsonEditDistanceEvaluator(StringEvaluator):
         input: Any = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        parsed = self._canonicalize(self._parse_json(prediction))
-        label = self._canonicalize(self._parse_json(reference))
+        parsed = self._canonicalize(_parse_json(prediction))
+        label = self._canonicalize(_parse_json(reference))
         return {"score": self._string_distance(parsed, label)}
 
 
@@ -313,7 +314,7 @@ class JsonSchemaEvaluator(StringEvaluator):
 
     def _parse_json(self, value: Any) -> Any:
         if isinstance(value, str):
-            return _markdown_json(value, _lenient_json)
+            return _parse_json(value)
         for method in ("model_json_schema", "schema"):  # a pydantic class (v2, then v1)
             if callable(getattr(value, method, None)):
                 return getattr(value, method)()
