@@ -225,17 +225,16 @@ class MultiQueryRetriever(ChildBatchRetriever):
     def _queries(self, question: str, output: Any) -> list[str]:
         """The queries searched for ``question``: the model's, then the question itself
         when ``include_original`` is set."""
-        written = self._written(output)
-        if not self.unique_queries:
-            if self.include_original:
-                written.append(question)
-            return written
-        queries = [q.strip() for q in written if q.strip()]
+        queries = self._once(self._written(output))
         if self.include_original:
-            queries.append(question)
-        return list(dict.fromkeys(queries))  # a repeated query would find the same documents
+            queries.append(question)  # as given, not stripped
+            if self.unique_queries:
+                return list(dict.fromkeys(queries))
+        return queries
 
     def _once(self, queries: list[str]) -> list[str]:
+        """With ``unique_queries``: each stripped query once, blank ones dropped (a
+        repeated query would find the same documents); else ``queries`` as they are."""
         if not self.unique_queries:
             return queries
         return list(dict.fromkeys(q.strip() for q in queries if q.strip()))
