@@ -61,14 +61,22 @@ def _function_name(func: Callable[..., Any], fallback: str) -> str:
     return fallback if not name or name == "<lambda>" else name
 
 
+def _source_tree(func: Any) -> ast.Module | None:
+    """The parsed source lines ``inspect`` finds for ``func`` (None when they are not at
+    hand or do not parse on their own)."""
+    try:
+        return ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError, SystemError):
+        return None
+
+
 def _source_or_name(func: Any) -> str | None:
     """A lambda's own source text when it is the only lambda in the source lines
     ``inspect`` finds for it, else the function's name (None for a lambda)."""
     name = getattr(func, "__name__", None)
     name = None if name == "<lambda>" else name
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
-    except (OSError, TypeError, SyntaxError, SystemError):
+    tree = _source_tree(func)
+    if tree is None:
         return name
     lambdas = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)]
     return ast.unparse(lambdas[0]) if len(lambdas) == 1 else name
@@ -101,9 +109,8 @@ def _names_read(tree: ast.AST) -> set[str]:
 def _dict_keys_read(func: Any) -> list[str] | None:
     """The string keys the function reads from its first argument (``x["key"]``,
     ``x.get("key")``), sorted; ``None`` when it reads none or its source is not at hand."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
-    except (OSError, TypeError, SyntaxError):
+    tree = _source_tree(func)
+    if tree is None:
         return None
     function = next(
         (
@@ -143,10 +150,12 @@ def _dict_keys_read(func: Any) -> list[str] | None:
 def _runnables_used(func: Any) -> list[Runnable[Any, Any]]:
     """The runnables ``func`` reads through its globals or closure (methods of a
     runnable count as the runnable), in the order Python lists those names."""
+    tree = _source_tree(func)
+    if tree is None:
+        return []
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
         scope = inspect.getclosurevars(func)
-    except (OSError, TypeError, SyntaxError):
+    except TypeError:
         return []
     read = _names_read(tree)
     found: list[Any] = []
@@ -218,8 +227,13 @@ class RunnableLambda(Runnable[Input, Output]):
         self._afunc_takes_run_manager = afunc is not None and _takes(afunc, "run_manager")
 
     def __repr__(self) -> str:
+        return self._printed
+
+    @functools.cached_property
+    def _printed(self) -> str:
         # LangChain's form: the function's name, a lambda's source when it is the only
-        # lambda on its lines, else "..." (an async-only function as afunc=...)
+        # lambda on its lines, else "..." (an async-only function as afunc=...); read
+        # from the source once, as the function does not change
         if isinstance(self.func, operator.itemgetter):
             return f"RunnableLambda({str(self.func).removeprefix('operator.')})"
         if self.func is not None:
