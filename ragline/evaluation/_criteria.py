@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from enum import Enum
-from typing import Any
+from typing import Any, ClassVar
 
 from ragline.chains import RUN_KEY, LLMChain
 from ragline.core import BaseOutputParser, BasePromptTemplate, PromptTemplate
@@ -186,6 +186,10 @@ class CriteriaEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
     output_key: str = "results"
     output_parser: Any = None
 
+    # the labeled subclass shows the model a reference: its prompt and variables
+    _labeled: ClassVar[bool] = False
+    _default_prompt: ClassVar[BasePromptTemplate] = PROMPT
+
     def __post_init__(self) -> None:
         if self.output_parser is None:
             self.output_parser = CriteriaResultOutputParser()
@@ -193,7 +197,7 @@ class CriteriaEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
 
     @property
     def requires_reference(self) -> bool:
-        return False
+        return self._labeled
 
     @property
     def requires_input(self) -> bool:
@@ -212,8 +216,10 @@ class CriteriaEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
 
     @classmethod
     def _resolve_prompt(cls, prompt: BasePromptTemplate | None) -> BasePromptTemplate:
-        prompt = prompt or PROMPT
-        check_prompt(prompt, {"input", "output", "criteria"})
+        prompt = prompt or cls._default_prompt
+        check_prompt(
+            prompt, {"input", "output", "criteria"} | ({"reference"} if cls._labeled else set())
+        )
         return prompt
 
     @classmethod
@@ -242,7 +248,7 @@ class CriteriaEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
                 evaluator), an unknown criterion, or a prompt with other variables.
         """
         template = cls._resolve_prompt(prompt)
-        if criteria == Criteria.CORRECTNESS and not cls._with_reference():
+        if criteria == Criteria.CORRECTNESS and not cls._labeled:
             raise ValueError(
                 "Correctness should not be used in the reference-free 'criteria' evaluator "
                 "(CriteriaEvalChain). Please use the 'labeled_criteria' evaluator "
@@ -255,10 +261,6 @@ class CriteriaEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
             criterion_name="-".join(resolved),
             **kwargs,
         )
-
-    @classmethod
-    def _with_reference(cls) -> bool:
-        return False
 
     def _get_eval_input(
         self, prediction: str, reference: str | None, input_: str | None
@@ -295,16 +297,5 @@ class CriteriaEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
 class LabeledCriteriaEvalChain(CriteriaEvalChain):
     """:class:`CriteriaEvalChain` that also shows the model a reference answer."""
 
-    @property
-    def requires_reference(self) -> bool:
-        return True
-
-    @classmethod
-    def _resolve_prompt(cls, prompt: BasePromptTemplate | None) -> BasePromptTemplate:
-        prompt = prompt or PROMPT_WITH_REFERENCE
-        check_prompt(prompt, {"input", "output", "criteria", "reference"})
-        return prompt
-
-    @classmethod
-    def _with_reference(cls) -> bool:
-        return True
+    _labeled = True
+    _default_prompt = PROMPT_WITH_REFERENCE
