@@ -147,6 +147,12 @@ def _dict_keys_read(func: Any) -> list[str] | None:
     return sorted(keys) or None
 
 
+def _keys_schema(keys: tuple[str, ...]) -> dict[str, Any]:
+    """The JSON schema of a dict that must have ``keys``."""
+    properties = {key: {"title": field_title(key)} for key in keys}
+    return {"properties": properties, "required": list(keys), "type": "object"}
+
+
 def _runnables_used(func: Any) -> list[Runnable[Any, Any]]:
     """The runnables ``func`` reads through its globals or closure (methods of a
     runnable count as the runnable), in the order Python lists those names."""
@@ -279,15 +285,16 @@ class RunnableLambda(Runnable[Input, Output]):
                 return super()._input_json(defs)
             items = items if isinstance(items, tuple) else (items,)
             if all(isinstance(item, str) for item in items):
-                properties = {key: {"title": field_title(key)} for key in items}
-                return {"properties": properties, "required": list(items), "type": "object"}
+                return _keys_schema(items)
             return {"items": {}, "type": "array"}
-        if self.InputType is Any:
-            keys = _dict_keys_read(func)
-            if keys:
-                properties = {key: {"title": field_title(key)} for key in keys}
-                return {"properties": properties, "required": keys, "type": "object"}
+        if self.InputType is Any and self._keys_read:
+            return _keys_schema(self._keys_read)
         return super()._input_json(defs)
+
+    @functools.cached_property
+    def _keys_read(self) -> tuple[str, ...]:
+        """The keys the function reads from its input dict (read from its source once)."""
+        return tuple(_dict_keys_read(self._function()) or ())
 
     def _input_title(self) -> str:  # a given name first, as LangChain's
         name = self.name
