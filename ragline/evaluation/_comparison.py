@@ -16,7 +16,7 @@ variables.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from ragline.chains import LLMChain
 from ragline.core import BaseOutputParser, BasePromptTemplate, PromptTemplate
@@ -156,6 +156,18 @@ def resolve_pairwise_criteria(criteria: Any) -> dict[str, str]:
     return dict(criteria)
 
 
+def _checked_template(
+    prompt: BasePromptTemplate | None,
+    default: BasePromptTemplate,
+    variables: set[str],
+    labeled: bool,
+) -> BasePromptTemplate:
+    """``prompt`` (or the default), checked to have the variables the evaluator fills."""
+    template = prompt or default
+    check_prompt(template, variables | {"reference"} if labeled else variables)
+    return template
+
+
 def _criteria_lines(criteria: dict[str, str], *, bare_names: bool) -> str:
     return "\n".join(
         f"{name}: {text}" if text or not bare_names else name for name, text in criteria.items()
@@ -175,6 +187,11 @@ class PairwiseStringEvalChain(PairwiseStringEvaluator, LLMEvalChain, LLMChain):
     output_key: str = "results"
     output_parser: Any = None
 
+    # the labeled subclass shows the model a reference: its prompt and variables
+    _labeled: ClassVar[bool] = False
+    _default_prompt: ClassVar[BasePromptTemplate] = COMPARISON_TEMPLATE.partial(reference="")
+    _variables: ClassVar[set[str]] = {"prediction", "prediction_b", "input", "criteria"}
+
     def __post_init__(self) -> None:
         if self.output_parser is None:
             self.output_parser = PairwiseStringResultOutputParser()
@@ -182,7 +199,7 @@ class PairwiseStringEvalChain(PairwiseStringEvaluator, LLMEvalChain, LLMChain):
 
     @property
     def requires_reference(self) -> bool:
-        return False
+        return self._labeled
 
     @property
     def requires_input(self) -> bool:
@@ -198,9 +215,7 @@ class PairwiseStringEvalChain(PairwiseStringEvaluator, LLMEvalChain, LLMChain):
 
     @classmethod
     def _template(cls, prompt: BasePromptTemplate | None) -> BasePromptTemplate:
-        template = prompt or COMPARISON_TEMPLATE.partial(reference="")
-        check_prompt(template, {"prediction", "prediction_b", "input", "criteria"})
-        return template
+        return _checked_template(prompt, cls._default_prompt, cls._variables, cls._labeled)
 
     @classmethod
     def from_llm(
@@ -218,13 +233,9 @@ class PairwiseStringEvalChain(PairwiseStringEvaluator, LLMEvalChain, LLMChain):
         """
         template = cls._template(prompt)
         resolved = resolve_pairwise_criteria(criteria)
-        lines = _criteria_lines(resolved, bare_names=not cls._labeled())
+        lines = _criteria_lines(resolved, bare_names=not cls._labeled)
         text = _CRITERIA_INTRO + lines if lines else ""
         return cls(llm=llm, prompt=template.partial(criteria=text), **kwargs)
-
-    @classmethod
-    def _labeled(cls) -> bool:
-        return False
 
     def _prepare_input(
         self, prediction: str, prediction_b: str, input_: str | None, reference: str | None
@@ -266,19 +277,8 @@ class PairwiseStringEvalChain(PairwiseStringEvaluator, LLMEvalChain, LLMChain):
 class LabeledPairwiseStringEvalChain(PairwiseStringEvalChain):
     """:class:`PairwiseStringEvalChain` with a reference answer (``"labeled_pairwise_string"``)."""
 
-    @property
-    def requires_reference(self) -> bool:
-        return True
-
-    @classmethod
-    def _template(cls, prompt: BasePromptTemplate | None) -> BasePromptTemplate:
-        template = prompt or COMPARISON_TEMPLATE_WITH_REFERENCE
-        check_prompt(template, {"prediction", "prediction_b", "input", "reference", "criteria"})
-        return template
-
-    @classmethod
-    def _labeled(cls) -> bool:
-        return True
+    _labeled = True
+    _default_prompt = COMPARISON_TEMPLATE_WITH_REFERENCE
 
 
 class ScoreStringEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
@@ -296,6 +296,11 @@ class ScoreStringEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
     output_parser: Any = None
     normalize_by: float | None = None
 
+    # the labeled subclass shows the model a reference: its prompt and variables
+    _labeled: ClassVar[bool] = False
+    _default_prompt: ClassVar[BasePromptTemplate] = SCORING_TEMPLATE.partial(reference="")
+    _variables: ClassVar[set[str]] = {"prediction", "input", "criteria"}
+
     def __post_init__(self) -> None:
         if self.output_parser is None:
             self.output_parser = ScoreStringResultOutputParser()
@@ -303,7 +308,7 @@ class ScoreStringEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
 
     @property
     def requires_reference(self) -> bool:
-        return False
+        return self._labeled
 
     @property
     def requires_input(self) -> bool:
@@ -323,13 +328,7 @@ class ScoreStringEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
 
     @classmethod
     def _template(cls, prompt: BasePromptTemplate | None) -> BasePromptTemplate:
-        template = prompt or SCORING_TEMPLATE.partial(reference="")
-        check_prompt(template, {"prediction", "input", "criteria"})
-        return template
-
-    @classmethod
-    def _labeled(cls) -> bool:
-        return False
+        return _checked_template(prompt, cls._default_prompt, cls._variables, cls._labeled)
 
     @classmethod
     def from_llm(
@@ -350,7 +349,7 @@ class ScoreStringEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
         """
         template = cls._template(prompt)
         resolved = resolve_pairwise_criteria(criteria)
-        lines = _criteria_lines(resolved, bare_names=not cls._labeled()).strip()
+        lines = _criteria_lines(resolved, bare_names=not cls._labeled).strip()
         text = f"{_CRITERIA_INTRO}{lines}\n" if lines else _NO_CRITERIA
         return cls(
             llm=llm,
@@ -399,16 +398,5 @@ class ScoreStringEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
 class LabeledScoreStringEvalChain(ScoreStringEvalChain):
     """:class:`ScoreStringEvalChain` with a reference answer (``"labeled_score_string"``)."""
 
-    @property
-    def requires_reference(self) -> bool:
-        return True
-
-    @classmethod
-    def _template(cls, prompt: BasePromptTemplate | None) -> BasePromptTemplate:
-        template = prompt or SCORING_TEMPLATE_WITH_REFERENCE
-        check_prompt(template, {"prediction", "input", "reference", "criteria"})
-        return template
-
-    @classmethod
-    def _labeled(cls) -> bool:
-        return True
+    _labeled = True
+    _default_prompt = SCORING_TEMPLATE_WITH_REFERENCE
