@@ -17,7 +17,6 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from enum import Enum
-from functools import partial
 from typing import Any
 
 __all__ = [
@@ -129,14 +128,13 @@ class StringEvaluator(_EvaluationArguments, ABC):
         input: Any = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        call = partial(
+        return await asyncio.to_thread(
             self._evaluate_strings,
             prediction=prediction,
             reference=reference,
             input=input,
             **kwargs,
         )
-        return await asyncio.get_running_loop().run_in_executor(None, call)
 
     def evaluate_strings(
         self,
@@ -204,7 +202,7 @@ class PairwiseStringEvaluator(_EvaluationArguments, ABC):
         input: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        call = partial(
+        return await asyncio.to_thread(
             self._evaluate_string_pairs,
             prediction=prediction,
             prediction_b=prediction_b,
@@ -212,7 +210,6 @@ class PairwiseStringEvaluator(_EvaluationArguments, ABC):
             input=input,
             **kwargs,
         )
-        return await asyncio.get_running_loop().run_in_executor(None, call)
 
     def evaluate_string_pairs(
         self,
@@ -288,7 +285,7 @@ class AgentTrajectoryEvaluator(_EvaluationArguments, ABC):
         reference: str | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
-        call = partial(
+        return await asyncio.to_thread(
             self._evaluate_agent_trajectory,
             prediction=prediction,
             agent_trajectory=agent_trajectory,
@@ -296,7 +293,6 @@ class AgentTrajectoryEvaluator(_EvaluationArguments, ABC):
             reference=reference,
             **kwargs,
         )
-        return await asyncio.get_running_loop().run_in_executor(None, call)
 
     def evaluate_agent_trajectory(
         self,
