@@ -161,6 +161,9 @@ class _CyclingResponses:
         ]
         return [f"{name}={value!r}" for name, value in fields if value is not None]
 
+    def __repr__(self) -> str:  # FakeMessagesListChatModel prints its own
+        return f"{type(self).__name__}({', '.join(self._printed_fields())})"
+
     @property
     def _identifying_params(self) -> dict[str, Any]:
         # fakes with other answers must not share LLM-cache entries
@@ -246,9 +249,6 @@ class FakeListLLM(_CyclingResponses, BaseLLM):
         if self._list.sleep and type(self) is FakeListLLM:  # the streaming fake paces pieces
             time.sleep(self._list.sleep)
         return self._take(prompt, stop)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(self._printed_fields())})"
 
 
 class FakeStreamingListLLM(FakeListLLM):
@@ -400,9 +400,6 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
         async for char in self._apaced(response):
             yield self._chunk(number, char, len(response))
             number += 1
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(self._printed_fields())})"
 
     def __str__(self) -> str:  # LangChain's: the fields, space-separated
         return " ".join(self._printed_fields())
