@@ -21,7 +21,7 @@ Example:
     >>> graph = (RunnableLambda(first) | RunnableLambda(second)).get_graph()
     >>> [node.name for node in graph.nodes.values()]
     ['first_input', 'first', 'second', 'second_output']
-    >>> print(graph.draw_mermaid(with_styles=False))
+    >>> print(graph.draw_mermaid(with_styles=False))  # doctest: +NORMALIZE_WHITESPACE
     graph TD;
         first_input --> first;
         second --> second_output;
