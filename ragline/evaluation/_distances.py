@@ -254,10 +254,6 @@ class StringDistanceEvalChain(StringEvaluator, _StringDistanceChain):
     """
 
     @property
-    def requires_input(self) -> bool:
-        return False
-
-    @property
     def requires_reference(self) -> bool:
         return True
 

@@ -90,10 +90,6 @@ class ExactMatchStringEvaluator(StringEvaluator):
         self.ignore_numbers = ignore_numbers
 
     @property
-    def requires_input(self) -> bool:
-        return False
-
-    @property
     def requires_reference(self) -> bool:
         return True
 
@@ -133,10 +129,6 @@ class RegexMatchStringEvaluator(StringEvaluator):
         self.flags = flags
 
     @property
-    def requires_input(self) -> bool:
-        return False
-
-    @property
     def requires_reference(self) -> bool:
         return True
 
@@ -159,14 +151,6 @@ class JsonValidityEvaluator(StringEvaluator):
 
     def __init__(self, **_: Any) -> None:
         pass
-
-    @property
-    def requires_input(self) -> bool:
-        return False
-
-    @property
-    def requires_reference(self) -> bool:
-        return False
 
     @property
     def evaluation_name(self) -> str:
@@ -196,10 +180,6 @@ class JsonEqualityEvaluator(StringEvaluator):
 
     def __init__(self, operator: Callable[[Any, Any], Any] | None = None, **_: Any) -> None:
         self.operator = operator or _equal
-
-    @property
-    def requires_input(self) -> bool:
-        return False
 
     @property
     def requires_reference(self) -> bool:
@@ -259,10 +239,6 @@ class JsonEditDistanceEvaluator(StringEvaluator):
         self._canonicalize = canonicalize or _canonical_json
 
     @property
-    def requires_input(self) -> bool:
-        return False
-
-    @property
     def requires_reference(self) -> bool:
         return True
 
@@ -299,10 +275,6 @@ class JsonSchemaEvaluator(StringEvaluator):
 
     def __init__(self, **_: Any) -> None:
         _jsonschema()
-
-    @property
-    def requires_input(self) -> bool:
-        return False
 
     @property
     def requires_reference(self) -> bool:

@@ -100,10 +100,6 @@ class TrajectoryEvalChain(AgentTrajectoryEvaluator, LLMEvalChain, Chain):
             self.output_parser = TrajectoryOutputParser()
 
     @property
-    def requires_reference(self) -> bool:
-        return False
-
-    @property
     def input_keys(self) -> list[str]:
         return ["question", "agent_trajectory", "answer", "reference"]
 
