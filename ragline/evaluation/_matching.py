@@ -24,7 +24,6 @@ from typing import Any
 
 from ragline.core import MissingDependencyError
 from ragline.core._partial_json import parse_partial_json
-from ragline.evaluation._distances import StringDistance, normalized_distance
 from ragline.evaluation._evaluator_base import StringEvaluator
 
 __all__ = [
@@ -233,9 +232,12 @@ class JsonEditDistanceEvaluator(StringEvaluator):
         canonicalize: Callable[[Any], Any] | None = None,
         **_: Any,
     ) -> None:
-        self._string_distance = string_distance or normalized_distance(
-            StringDistance.DAMERAU_LEVENSHTEIN
-        )
+        if string_distance is None:
+            # here, not at import: _distances brings in the chain machinery
+            from ragline.evaluation._distances import StringDistance, normalized_distance
+
+            string_distance = normalized_distance(StringDistance.DAMERAU_LEVENSHTEIN)
+        self._string_distance = string_distance
         self._canonicalize = canonicalize or _canonical_json
 
     @property
