@@ -25,6 +25,7 @@ from ragline.evaluation._criteria import (
     Criteria,
     check_prompt,
     parsed_output,
+    resolve_criteria,
 )
 from ragline.evaluation._evaluator_base import (
     LLMEvalChain,
@@ -141,19 +142,12 @@ def resolve_pairwise_criteria(criteria: Any) -> dict[str, str]:
             known = Criteria(criteria)
             return {known.value: DESCRIPTIONS[known]}
         return {criteria: ""}
-    if hasattr(criteria, "critique_request") and hasattr(criteria, "name"):
-        return {criteria.name: criteria.critique_request}
     if isinstance(criteria, (list, tuple)):
         merged: dict[str, str] = {}
         for item in criteria:
             merged.update(resolve_pairwise_criteria(item))
         return merged
-    if not criteria:
-        raise ValueError(
-            "Criteria cannot be empty: give a criterion name or a mapping of criterion "
-            "names to their descriptions."
-        )
-    return dict(criteria)
+    return resolve_criteria(criteria)  # a principle or a mapping, as for criteria
 
 
 def _checked_template(
