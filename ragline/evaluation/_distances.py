@@ -164,6 +164,14 @@ def _both(a: str, b: str) -> int:
     return len(a) + len(b)
 
 
+def _jaro_distance(a: str, b: str) -> float:
+    return 1.0 - jaro_similarity(a, b)
+
+
+def _jaro_winkler_distance(a: str, b: str) -> float:
+    return 1.0 - jaro_winkler_similarity(a, b)
+
+
 _METRICS: dict[StringDistance, tuple[Callable[[str, str], float], Callable[[str, str], float]]] = {
     # (distance, normalized distance)
     StringDistance.LEVENSHTEIN: (levenshtein, _normalized(levenshtein, _longest)),
@@ -173,14 +181,9 @@ _METRICS: dict[StringDistance, tuple[Callable[[str, str], float], Callable[[str,
     ),
     StringDistance.HAMMING: (hamming, _normalized(hamming, _longest)),
     StringDistance.INDEL: (indel, _normalized(indel, _both)),
-    StringDistance.JARO: (
-        lambda a, b: 1.0 - jaro_similarity(a, b),
-        lambda a, b: 1.0 - jaro_similarity(a, b),
-    ),
-    StringDistance.JARO_WINKLER: (
-        lambda a, b: 1.0 - jaro_winkler_similarity(a, b),
-        lambda a, b: 1.0 - jaro_winkler_similarity(a, b),
-    ),
+    # already in [0, 1]: the same function either way
+    StringDistance.JARO: (_jaro_distance, _jaro_distance),
+    StringDistance.JARO_WINKLER: (_jaro_winkler_distance, _jaro_winkler_distance),
 }
 
 
