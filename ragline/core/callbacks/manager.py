@@ -592,6 +592,7 @@ class CallbackManager:
         name: str | None,
         run_id: UUID | None,
         extra: dict[str, Any],
+        run_type: Any = _NOT_GIVEN,
     ) -> Any:
         given = name or _given_name(serialized)
         run = self._new_run(
@@ -601,7 +602,9 @@ class CallbackManager:
             extra.pop("local_tags", None),
             extra.pop("local_metadata", None),
         )
-        if run.handlers:
+        if run.handlers:  # ``run_type`` (a chain's) first, as LangChain passes it
+            if run_type is not _NOT_GIVEN:
+                extra = {"run_type": run_type, **extra}
             shown, options = _start_arguments(serialized, name, given, extra)
             run._emit(event, shown, payload, metadata=dict(run.metadata), **options)
         return run
@@ -615,6 +618,7 @@ class CallbackManager:
         name: str | None,
         run_id: UUID | None,
         extra: dict[str, Any],
+        run_type: Any = _NOT_GIVEN,
     ) -> Any:
         given = name or _given_name(serialized)
         run = self._new_run(
@@ -625,6 +629,8 @@ class CallbackManager:
             extra.pop("local_metadata", None),
         )
         if run.handlers:
+            if run_type is not _NOT_GIVEN:
+                extra = {"run_type": run_type, **extra}
             shown, options = _start_arguments(serialized, name, given, extra)
             await run._aemit(event, shown, payload, metadata=dict(run.metadata), **options)
         return run
@@ -647,7 +653,8 @@ class CallbackManager:
             inputs,
             name,
             run_id,
-            kwargs if run_type is _NOT_GIVEN else {"run_type": run_type, **kwargs},
+            kwargs,
+            run_type,
         )
 
     def on_llm_start(
@@ -797,7 +804,8 @@ class CallbackManager:
             inputs,
             name,
             run_id,
-            kwargs if run_type is _NOT_GIVEN else {"run_type": run_type, **kwargs},
+            kwargs,
+            run_type,
         )
 
     async def aon_llm_start(
