@@ -245,18 +245,18 @@ def test_redis_filter_classes_port_from_each_langchain_path(tmp_path, capsys):
 
 
 def test_a_langchain_runnable_left_unmapped_joins_the_ported_chain(tmp_path):
-    # ListOutputParser is not ragline's: its import stays, and the line port adds lets the
-    # LangChain parser run (and stream) inside the chain ragline's prompt and model start.
+    # BaseGenerationOutputParser is not ragline's: its import stays, and the line port adds
+    # lets the LangChain parser run inside the chain ragline's prompt and model start.
     source = textwrap.dedent(
         """\
         from langchain_core.language_models import FakeListChatModel
-        from langchain_core.output_parsers import ListOutputParser
+        from langchain_core.output_parsers import BaseGenerationOutputParser
         from langchain_core.prompts import PromptTemplate
 
 
-        class Lines(ListOutputParser):
-            def parse(self, text):
-                return [line.strip() for line in text.strip().split("\\n")]
+        class Lines(BaseGenerationOutputParser):
+            def parse_result(self, result, *, partial=False):
+                return [line.strip() for line in result[0].text.strip().split("\\n")]
 
 
         reply = "red\\ngreen\\nblue"
@@ -276,7 +276,7 @@ def test_a_langchain_runnable_left_unmapped_joins_the_ported_chain(tmp_path):
     run = subprocess.run(
         [sys.executable, str(path)], capture_output=True, text=True, cwd=tmp_path, check=True
     )
-    assert run.stdout == ("ragline\n['red', 'green', 'blue']\n[['red'], ['green'], ['blue']]\n")
+    assert run.stdout == ("ragline\n['red', 'green', 'blue']\n[['red', 'green', 'blue']]\n")
 
 
 def test_nothing_is_added_when_every_name_maps_or_none_does(tmp_path):
