@@ -79,9 +79,6 @@ NOT_THE_SAME = {
     "SUMMARY_PROMPT",
     "ENTITY_MEMORY_CONVERSATION_TEMPLATE",
     "MULTI_PROMPT_ROUTER_TEMPLATE",
-    "Graph",
-    "Node",
-    "Edge",
     "Callbacks",
 }
 

@@ -1212,6 +1212,10 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.runnables.fallbacks": {
         "ragline.core": "RunnableWithFallbacks",
     },
+    "langchain_core.runnables.graph": {
+        "ragline.core": "Graph",
+        "ragline.core.runnables": "CurveStyle Edge Node NodeStyles",
+    },
     "langchain_core.runnables.history": {
         "ragline.core": "RunnableWithMessageHistory",
     },

@@ -36,6 +36,8 @@ _EXPORTS = {
     "Graph": ".graph",
     "Node": ".graph",
     "Edge": ".graph",
+    "CurveStyle": ".graph",
+    "NodeStyles": ".graph",
     "RunLog": ".log",
     "RunLogPatch": ".log",
 }
