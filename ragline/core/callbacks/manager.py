@@ -602,10 +602,8 @@ class CallbackManager:
             extra.pop("local_tags", None),
             extra.pop("local_metadata", None),
         )
-        if run.handlers:  # ``run_type`` (a chain's) first, as LangChain passes it
-            if run_type is not _NOT_GIVEN:
-                extra = {"run_type": run_type, **extra}
-            shown, options = _start_arguments(serialized, name, given, extra)
+        if run.handlers:
+            shown, options = _start_arguments(serialized, name, given, extra, run_type)
             run._emit(event, shown, payload, metadata=dict(run.metadata), **options)
         return run
 
@@ -629,9 +627,7 @@ class CallbackManager:
             extra.pop("local_metadata", None),
         )
         if run.handlers:
-            if run_type is not _NOT_GIVEN:
-                extra = {"run_type": run_type, **extra}
-            shown, options = _start_arguments(serialized, name, given, extra)
+            shown, options = _start_arguments(serialized, name, given, extra, run_type)
             await run._aemit(event, shown, payload, metadata=dict(run.metadata), **options)
         return run
 
@@ -918,19 +914,28 @@ _OWN_CHAIN_RUN: Any = _OwnRun()
 
 
 def _start_arguments(
-    serialized: Any, name: str | None, given: str | None, extra: dict[str, Any]
+    serialized: Any,
+    name: str | None,
+    given: str | None,
+    extra: dict[str, Any],
+    run_type: Any = _NOT_GIVEN,
 ) -> tuple[Any, dict[str, Any]]:
     """The ``serialized`` and keywords a start event's handlers get (``given``: the run's
     name). Ragline's own runs: ``None`` (chains, retrievers) or ``{"name": given}``
     (models, prompts), then ``run_type`` when the run reports one and ``name=`` (a
     model's handlers get the config's run_name only), in LangChain's order; a run
-    started by hand: ``serialized`` and ``name`` as given (LangChain's)."""
+    started by hand: ``serialized`` and ``name`` as given (LangChain's). ``run_type``: a
+    chain run's, when its start passed one (first among the keywords)."""
     if serialized is _OWN_RUN or serialized is _OWN_CHAIN_RUN:
         shown = extra.pop("handler_name", given)
         named = {"name": given} if serialized is _OWN_RUN and given else None
-        if "run_type" in extra:  # LangChain's keyword order
+        if run_type is not _NOT_GIVEN:  # LangChain's keyword order
+            return named, {"run_type": run_type, "name": shown, **extra}
+        if "run_type" in extra:
             return named, {"run_type": extra.pop("run_type"), "name": shown, **extra}
         return named, {"name": shown, **extra}
+    if run_type is not _NOT_GIVEN:
+        extra = {"run_type": run_type, **extra}
     if name is None:
         return serialized, extra
     return serialized, {"name": name, **extra}
