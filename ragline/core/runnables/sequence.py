@@ -166,14 +166,16 @@ class RunnableSequence(Runnable[Input, Output]):
     # ---- streaming ------------------------------------------------------------------
     def _transform_steps(self, chunks: Iterator[Any]) -> Iterator[Any]:
         config = get_current_config()
-        for index, step in enumerate(self.steps, 1):
-            chunks = step.transform(chunks, part_config(config, f"seq:step:{index}"))
+        steps = self.steps
+        for step, tag in zip(steps, _tags_for(len(steps)), strict=False):
+            chunks = step.transform(chunks, part_config(config, tag))
         return chunks
 
     def _atransform_steps(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
         config = get_current_config()
-        for index, step in enumerate(self.steps, 1):
-            chunks = step.atransform(chunks, part_config(config, f"seq:step:{index}"))
+        steps = self.steps
+        for step, tag in zip(steps, _tags_for(len(steps)), strict=False):
+            chunks = step.atransform(chunks, part_config(config, tag))
         return chunks
 
     def stream(
