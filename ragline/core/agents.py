@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ragline.core.messages import AIMessage, BaseMessage, FunctionMessage, HumanMessage
@@ -48,6 +48,9 @@ class AgentAction:
     log: str
 
     type = "AgentAction"
+
+    def __str__(self) -> str:
+        return _fields_str(self)
 
     @property
     def messages(self) -> list[BaseMessage]:
@@ -94,6 +97,9 @@ class AgentStep:
     action: AgentAction
     observation: Any
 
+    def __str__(self) -> str:
+        return _fields_str(self)
+
     @property
     def messages(self) -> list[BaseMessage]:
         """The observation as chat messages (a function message for tool-call actions,
@@ -113,10 +119,19 @@ class AgentFinish:
 
     type = "AgentFinish"
 
+    def __str__(self) -> str:
+        return _fields_str(self)
+
     @property
     def messages(self) -> list[BaseMessage]:
         """The answer as chat messages: the model's log as an AI message."""
         return [AIMessage(self.log)]
+
+
+def _fields_str(obj: Any) -> str:
+    """``name=repr(value)`` for each field, space-separated: ``str()`` of LangChain's
+    agent types (pydantic models) reads so."""
+    return " ".join(f"{f.name}={getattr(obj, f.name)!r}" for f in fields(obj))
 
 
 def observation_text(observation: Any) -> str:
