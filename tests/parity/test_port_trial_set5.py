@@ -106,3 +106,28 @@ def test_str_of_agent_actions_steps_and_finishes() -> None:
         "AIMessage": LCAIMessage,
     }
     assert _agent_type_strings(ragline) == _agent_type_strings(langchain)
+
+
+class GradeDocuments(BaseModel):
+    """Binary score for relevance check on retrieved documents."""
+
+    binary_score: str = Field(description="'yes' or 'no'")
+
+
+def test_json_parser_output_schema_ignores_pydantic_object() -> None:
+    # self_rag_graders_chain: print(parser.get_output_schema().model_json_schema())
+    from langchain_core.output_parsers import JsonOutputParser as LCJsonOutputParser
+    from langchain_core.output_parsers import PydanticOutputParser as LCPydanticOutputParser
+
+    from ragline.core.output_parsers import JsonOutputParser, PydanticOutputParser
+
+    def schemas(json_parser: Any, pydantic_parser: Any) -> list[Any]:
+        return [
+            json_parser().get_output_schema().model_json_schema(),
+            json_parser(pydantic_object=GradeDocuments).get_output_schema().model_json_schema(),
+            pydantic_parser(pydantic_object=GradeDocuments).get_output_schema().model_json_schema(),
+        ]
+
+    assert schemas(JsonOutputParser, PydanticOutputParser) == schemas(
+        LCJsonOutputParser, LCPydanticOutputParser
+    )

@@ -138,7 +138,9 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
         return piece  # each object replaces the previous one: it is not a delta
 
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        return {} if self.pydantic_object is None else schema_json(self.pydantic_object)
+        # any JSON, with or without pydantic_object: the output is a plain dict (as
+        # LangChain's output schema, {"title": "JsonOutputParserOutput"})
+        return {}
 
     def get_format_instructions(self) -> str:
         """``"Return a JSON object and nothing else."``, or with ``pydantic_object`` the
@@ -195,6 +197,9 @@ class PydanticOutputParser(JsonOutputParser):
     def OutputType(self) -> Any:
         """The pydantic model class (what ``parse`` returns)."""
         return self.pydantic_object
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        return schema_json(self.pydantic_object)  # an instance of the model
 
     def parse(self, text: str) -> Any:
         return self._validated(_parse_json(text), text)
