@@ -420,7 +420,7 @@ class BaseLanguageModel(
         except BaseException as err:
             run.on_llm_error(err)
             raise
-        run.on_llm_end(for_handlers(result))
+        run.on_llm_end(for_handlers(result, run))
         return output, result
 
     async def ainvoke(
@@ -493,7 +493,7 @@ class BaseLanguageModel(
         except BaseException as err:
             await run.aon_llm_error(err)
             raise
-        await run.aon_llm_end(for_handlers(result))
+        await run.aon_llm_end(for_handlers(result, run))
         return output, result
 
     def stream(
@@ -547,12 +547,12 @@ class BaseLanguageModel(
         except GeneratorExit:  # the consumer stopped early: the run ends with what came
             if hasattr(iterator, "close"):
                 iterator.close()  # e.g. release an HTTP response nobody reads any more
-            run.on_llm_end(for_handlers(self._stream_result(aggregate, run)[1]))
+            run.on_llm_end(for_handlers(self._stream_result(aggregate, run)[1], run))
             raise
         except BaseException as err:
             run.on_llm_error(err)
             raise
-        run.on_llm_end(for_handlers(self._stream_result(aggregate, run)[1]))
+        run.on_llm_end(for_handlers(self._stream_result(aggregate, run)[1], run))
 
     async def astream(
         self,
@@ -589,12 +589,12 @@ class BaseLanguageModel(
                 await self._areport_token(run, closing)
                 yield closing
         except GeneratorExit:
-            await run.aon_llm_end(for_handlers(self._stream_result(aggregate, run)[1]))
+            await run.aon_llm_end(for_handlers(self._stream_result(aggregate, run)[1], run))
             raise
         except BaseException as err:
             await run.aon_llm_error(err)
             raise
-        await run.aon_llm_end(for_handlers(self._stream_result(aggregate, run)[1]))
+        await run.aon_llm_end(for_handlers(self._stream_result(aggregate, run)[1], run))
 
     async def _achunks(
         self, model_input: Any, stop: Any, bound: dict[str, Any], run: Any, config: Any
@@ -753,10 +753,13 @@ def stop_as_given(stop: Any) -> Any:
     return stop.given if isinstance(stop, _OneStop) else stop
 
 
-def for_handlers(result: LLMResult) -> LLMResult:
-    """``result`` as ``on_llm_end`` receives it: without ``run``, as LangChain's handlers
-    get it (``generate`` still returns the run ids)."""
-    return result if result.run is None else LLMResult(result.generations, result.llm_output)
+def for_handlers(result: LLMResult, run: Any) -> LLMResult:
+    """``result`` as ``run``'s ``on_llm_end`` handlers receive it: without ``run``, as
+    LangChain's handlers get it (``generate`` still returns the run ids); ``result``
+    itself when no handler listens (nobody reads it)."""
+    if result.run is None or not run.handlers:
+        return result
+    return LLMResult(result.generations, result.llm_output)
 
 
 def stop_list(stop: Any) -> list[str] | None:

@@ -270,7 +270,7 @@ class BaseLLM(BaseLanguageModel[str]):
                 run.on_llm_error(err)
             raise
         for run, result in zip(runs, results, strict=True):
-            run.on_llm_end(for_handlers(result))
+            run.on_llm_end(for_handlers(result, run))
         return runs, results, rest
 
     async def _aover_runs(
@@ -288,7 +288,7 @@ class BaseLLM(BaseLanguageModel[str]):
                 await run.aon_llm_error(err)
             raise
         for run, result in zip(runs, results, strict=True):
-            await run.aon_llm_end(for_handlers(result))
+            await run.aon_llm_end(for_handlers(result, run))
         return runs, results, rest
 
     async def _agenerate_each(
