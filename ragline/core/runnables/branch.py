@@ -7,6 +7,7 @@ from typing import Any
 
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import ConfigurationError
+from ragline.core.runnables._printing import printed_fields
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from ragline.core.runnables.runs import _aclose, ainvoke_part, invoke_part, part_config
 from ragline.core.runnables.serializable import RunnableSerializable
@@ -62,14 +63,11 @@ class RunnableBranch(Runnable[Input, Output]):
         self.name = name
 
     def __repr__(self) -> str:
-        return f"RunnableBranch({self._fields(', ')})"
+        fields = printed_fields(self.name, ", ", branches=self.branches, default=self.default)
+        return f"RunnableBranch({fields})"
 
     def __str__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
-        return self._fields(" ")
-
-    def _fields(self, separator: str) -> str:
-        named = [f"name={self.name!r}"] if self.name else []
-        return separator.join([*named, f"branches={self.branches!r}", f"default={self.default!r}"])
+        return printed_fields(self.name, branches=self.branches, default=self.default)
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return [r for pair in self.branches for r in pair] + [self.default]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ragline.core._json_schema import field_title
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
+from ragline.core.runnables._printing import indent_after_first, printed_fields
 from ragline.core.runnables.base import Input, Runnable, coerce_to_runnable
 from ragline.core.runnables.runs import (
     AddableDict,
@@ -35,11 +36,6 @@ _DONE: Any = object()
 def _limit(count: int) -> int:
     config = get_current_config() or {}
     return max(1, min(count, config.get("max_concurrency") or count))
-
-
-def indent_after_first(text: str, width: int) -> str:
-    """``text`` with every line after the first indented by ``width`` spaces."""
-    return text.replace("\n", "\n" + " " * width)
 
 
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
@@ -88,8 +84,7 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         return "{\n  " + lines + "\n}"
 
     def __str__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
-        named = f"name={self.name!r} " if self.name else ""
-        return f"{named}steps__={self.steps!r}"
+        return printed_fields(self.name, steps__=self.steps)
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return list(self.steps.values())

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError, MissingVariableError
+from ragline.core.runnables._printing import printed_fields
 from ragline.core.runnables.base import Input, Runnable
 from ragline.core.runnables.parallel import RunnableParallel
 from ragline.core.runnables.runs import _NOTHING, AddableDict, _aclose, add_chunks
@@ -132,8 +133,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         return f"RunnableAssign(mapper={self.mapper!r})"
 
     def __str__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
-        named = f"name={self.name!r} " if self.name else ""
-        return f"{named}mapper={self.mapper!r}"
+        return printed_fields(self.name, mapper=self.mapper)
 
     # Schemas as LangChain's: when the mapper's input is a model (an object with fields),
     # the input is that model and the output adds the mapper's output fields to it;

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
+from ragline.core.runnables._printing import indent_after_first, printed_fields
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
-from ragline.core.runnables.parallel import indent_after_first
 from ragline.core.runnables.runs import ainvoke_steps, invoke_steps, part_config
 from ragline.core.runnables.schema import merged_model, model_fields
 from ragline.core.runnables.serializable import RunnableSerializable
@@ -112,8 +112,7 @@ class RunnableSequence(Runnable[Input, Output]):
         )
 
     def __str__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
-        named = f"name={self.name!r} " if self.name else ""
-        return f"{named}first={self.first!r} middle={self.middle!r} last={self.last!r}"
+        return printed_fields(self.name, first=self.first, middle=self.middle, last=self.last)
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return self.steps
