@@ -180,16 +180,21 @@ def parse_ai_message_to_tool_action(message: Any) -> list[AgentAction] | AgentFi
         return AgentFinish({"output": message.content}, str(message.content))
     if isinstance(message, AIMessageChunk):  # a streamed reply: keep it as the whole message
         message = message.to_message()
-    said = f"responded: {message.content}\n" if message.content else "\n"
     actions: list[AgentAction] = []
     for call in message.tool_calls:
         args = call["args"]
         tool_input = args.get("__arg1", args)  # a single-input Tool's one argument
-        log = f"\nInvoking: `{call['name']}` with `{tool_input}`\n{said}\n"
+        log = _invoking_log(call["name"], tool_input, message)
         actions.append(
             ToolAgentAction(call["name"], tool_input, log, [message], tool_call_id=call["id"])
         )
     return actions
+
+
+def _invoking_log(name: str, tool_input: Any, message: AIMessage) -> str:
+    """The log of a model's call of a tool (what the agent's step shows)."""
+    said = f"responded: {message.content}\n" if message.content else "\n"
+    return f"\nInvoking: `{name}` with `{tool_input}`\n{said}\n"
 
 
 def _not_json(name: object, arguments: object) -> OutputParserException:
@@ -278,8 +283,7 @@ def parse_ai_message_to_function_action(message: Any) -> AgentAction | AgentFini
             f"function {name!r} was called with {type(tool_input).__name__} arguments "
             f"{tool_input!r}; a tool takes a JSON object or a string"
         )
-    said = f"responded: {message.content}\n" if message.content else "\n"
-    log = f"\nInvoking: `{name}` with `{tool_input}`\n{said}\n"
+    log = _invoking_log(name, tool_input, message)
     return AgentActionMessageLog(tool=name, tool_input=tool_input, log=log, message_log=[message])
 
 
