@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ragline.agents._output_parsers import escape_xml_tags
 from ragline.core import (
     AgentAction,
     AIMessage,
@@ -124,14 +125,9 @@ def format_xml(intermediate_steps: Steps, *, escape_format: str | None = "minima
         >>> format_xml([(action, "a <tool> volcano")])
         '<tool>search</tool><tool_input>etna</tool_input><observation>a [[tool]] volcano</observation>'
     """  # noqa: E501
-    from ragline.agents._output_parsers import XML_TAG_STAND_INS
 
     def escaped(text: str) -> str:
-        if escape_format != "minimal":
-            return text
-        for tag, stand_in in XML_TAG_STAND_INS.items():
-            text = text.replace(tag, stand_in)
-        return text
+        return escape_xml_tags(text) if escape_format == "minimal" else text
 
     log = ""
     for action, observation in intermediate_steps:

@@ -331,6 +331,13 @@ XML_TAG_STAND_INS = {
 }
 
 
+def escape_xml_tags(text: str) -> str:
+    """The tags of :data:`XML_TAG_STAND_INS` replaced by their stand-ins."""
+    for tag, stand_in in XML_TAG_STAND_INS.items():
+        text = text.replace(tag, stand_in)
+    return text
+
+
 def unescape_xml_tags(text: str) -> str:
     """The stand-ins of :data:`XML_TAG_STAND_INS` back into tags."""
     for tag, stand_in in XML_TAG_STAND_INS.items():
