@@ -11,11 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ragline.agents._format import format_log_to_str, format_to_tool_messages
+from ragline.agents._format import (
+    format_log_to_messages,
+    format_log_to_str,
+    format_to_openai_function_messages,
+    format_to_tool_messages,
+    format_xml,
+)
 from ragline.agents._output_parsers import (
     JSONAgentOutputParser,
+    OpenAIFunctionsAgentOutputParser,
     ReActSingleInputOutputParser,
     ToolsAgentOutputParser,
+    XMLAgentOutputParser,
 )
 from ragline.core import (
     BasePromptTemplate,
@@ -53,6 +61,16 @@ def _check_tools(tools: Sequence[BaseTool]) -> list[BaseTool]:
     return tools
 
 
+def _stopping(
+    llm: Runnable[Any, Any], stop_sequence: bool | list[str], default: list[str]
+) -> Runnable[Any, Any]:
+    """``llm`` bound to stop at ``default`` (``stop_sequence=True``), at the list given,
+    or unbound (``False``)."""
+    if not stop_sequence:
+        return llm
+    return llm.bind(stop=default if stop_sequence is True else list(stop_sequence))
+
+
 def create_react_agent(
     llm: Runnable[Any, Any],
     tools: Sequence[BaseTool],
@@ -86,9 +104,7 @@ def create_react_agent(
     prompt = prompt.partial(
         tools=tools_renderer(tools), tool_names=", ".join(tool.name for tool in tools)
     )
-    if stop_sequence:
-        stop = ["\nObservation"] if stop_sequence is True else list(stop_sequence)
-        llm = llm.bind(stop=stop)
+    llm = _stopping(llm, stop_sequence, ["\nObservation"])
     return (
         RunnablePassthrough.assign(
             agent_scratchpad=lambda x: format_log_to_str(x["intermediate_steps"])
@@ -196,8 +212,6 @@ def create_openai_functions_agent(
     Raises:
         ValueError: the prompt has no ``agent_scratchpad``.
     """
-    from ragline.agents._format import format_to_openai_function_messages
-    from ragline.agents._output_parsers import OpenAIFunctionsAgentOutputParser
     from ragline.core.tools import convert_to_openai_function
 
     if "agent_scratchpad" not in _variables(prompt):
@@ -258,15 +272,11 @@ def create_json_chat_agent(
         raise ValueError(f"Prompt missing required variables: {missing}")
     if "{observation}" not in template_tool_response:
         raise ValueError("Template tool response missing required variable 'observation'")
-    from ragline.agents._format import format_log_to_messages
-
     tools = list(tools)
     prompt = prompt.partial(
         tools=tools_renderer(tools), tool_names=", ".join(tool.name for tool in tools)
     )
-    if stop_sequence:
-        stop = ["\nObservation"] if stop_sequence is True else list(stop_sequence)
-        llm = llm.bind(stop=stop)
+    llm = _stopping(llm, stop_sequence, ["\nObservation"])
     return (
         RunnablePassthrough.assign(
             agent_scratchpad=lambda x: format_log_to_messages(
@@ -301,16 +311,11 @@ def create_xml_agent(
     Raises:
         ValueError: the prompt lacks one of the two variables.
     """
-    from ragline.agents._format import format_xml
-    from ragline.agents._output_parsers import XMLAgentOutputParser
-
     missing = {"tools", "agent_scratchpad"} - _variables(prompt)
     if missing:
         raise ValueError(f"Prompt missing required variables: {missing}")
     prompt = prompt.partial(tools=tools_renderer(list(tools)))
-    if stop_sequence:
-        stop = ["</tool_input>"] if stop_sequence is True else list(stop_sequence)
-        llm = llm.bind(stop=stop)
+    llm = _stopping(llm, stop_sequence, ["</tool_input>"])
     return (
         RunnablePassthrough.assign(agent_scratchpad=lambda x: format_xml(x["intermediate_steps"]))
         | prompt
