@@ -44,6 +44,7 @@ from ragline.core import (
     StrOutputParser,
 )
 from ragline.core._drive import Effect, Emit
+from ragline.core.config import graph_config
 from ragline.core.prompts import format_document as _format_document
 from ragline.core.runnables.runs import add_chunks, combine_chunks
 
@@ -566,9 +567,7 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
             return super().get_graph(config)
         render = RunnablePassthrough.assign(**{self.document_variable_name: self.document_prompt})
         steps = [render, self.prompt, self.llm, self.output_parser]
-        return Graph.sequence(
-            steps, {**(config or {}), "metadata": (config or {}).get("metadata") or {}}
-        )
+        return Graph.sequence(steps, graph_config(config))
 
 
 def document_variable_from(llm_chain: Any, options: Any, owner: str) -> None:

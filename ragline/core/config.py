@@ -239,6 +239,19 @@ def merge_configs(*configs: RunnableConfig | None) -> RunnableConfig:
     return merged  # type: ignore[return-value]
 
 
+def graph_config(config: RunnableConfig | None) -> RunnableConfig:
+    """``config`` for the graph a wrapper draws of what it wraps: a copy whose
+    ``metadata`` is ``{}`` when it has none, so the nodes carry ``{}`` (as LangChain's
+    bound and retried runnables draw them), not no metadata.
+
+    Example:
+        >>> graph_config(None)
+        {'metadata': {}}
+    """
+    config = config or {}
+    return {**config, "metadata": config.get("metadata") or {}}
+
+
 def _merge_checked(first: RunnableConfig, second: RunnableConfig | None) -> RunnableConfig:
     """Merge two configs that were both checked already (no second check)."""
     if not second:

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragline.core._json_schema import json_schema_of
-from ragline.core.config import RunnableConfig, get_config_list, merge_configs
+from ragline.core.config import RunnableConfig, get_config_list, graph_config, merge_configs
 from ragline.core.runnables.base import Input, Output, Runnable
 from ragline.core.runnables.serializable import RunnableSerializable
 
@@ -173,8 +173,7 @@ class RunnableBindingBase(Runnable[Input, Output]):
 
     def get_graph(self, config: RunnableConfig | None = None) -> Graph:
         """The bound runnable's graph (its nodes carry the bound config's metadata)."""
-        merged = merge_configs(self.config, config)
-        return self.bound.get_graph({**merged, "metadata": merged.get("metadata") or {}})
+        return self.bound.get_graph(graph_config(merge_configs(self.config, config)))
 
 
 class RunnableBinding(RunnableBindingBase[Input, Output]):

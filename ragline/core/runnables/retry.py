@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragline.core._checks import check_number, check_positive_int
 from ragline.core.callbacks.base import RetryState
-from ragline.core.config import RunnableConfig, get_current_config
+from ragline.core.config import RunnableConfig, get_current_config, graph_config
 from ragline.core.exceptions import ConfigurationError
 from ragline.core.runnables.base import Input, Output, Runnable
 from ragline.core.runnables.runs import _aclose, part_config
@@ -232,9 +232,7 @@ class RunnableRetry(Runnable[Input, Output]):
 
     def get_graph(self, config: RunnableConfig | None = None) -> Graph:
         """The bound runnable's graph (with the metadata of ``config``, ``{}`` without)."""
-        return self.bound.get_graph(
-            {**(config or {}), "metadata": (config or {}).get("metadata") or {}}
-        )
+        return self.bound.get_graph(graph_config(config))
 
 
 def _attempt_config(attempt: int) -> RunnableConfig | None:
