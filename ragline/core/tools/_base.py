@@ -178,16 +178,7 @@ class BaseTool(Fields, Runnable[Any, Any]):
         """The schema a model is shown: the input schema's arguments under the tool's name
         and description (as LangChain's: ``model_json_schema()`` is titled with the tool's
         name, not the args model's)."""
-        schema = self.get_input_schema()
-        return ArgsSchema(
-            name=self.name,
-            properties=schema.properties,
-            required=schema.required,
-            description=self.description,
-            model=schema.model,
-            types=schema._types,
-            additional_properties=schema._additional,
-        )
+        return self.get_input_schema().titled(self.name, self.description)
 
     @property
     def args(self) -> dict[str, dict[str, Any]]:

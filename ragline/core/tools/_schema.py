@@ -499,6 +499,19 @@ class ArgsSchema:
             f"an ArgsSchema, got {value!r:.80}"
         )
 
+    def titled(self, name: str, description: str) -> ArgsSchema:
+        """The same arguments under another ``name`` and ``description`` (a tool's
+        ``tool_call_schema`` is titled with the tool's)."""
+        return ArgsSchema(
+            name=name,
+            properties=self.properties,
+            required=self.required,
+            description=description,
+            model=self.model,
+            types=self._types,
+            additional_properties=self._additional,
+        )
+
     # ---- views ----
     def json_schema(self) -> dict[str, Any]:
         """``{"properties": ..., "required": [...], "type": "object"}`` (required only if
