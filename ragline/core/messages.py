@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import uuid
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import KW_ONLY, MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Literal, TypedDict, cast
@@ -109,6 +110,25 @@ class UsageMetadata(_UsageKeys, total=False):
 _HEAD_KEYS = ("content", "additional_kwargs", "response_metadata", "type", "name", "id")
 
 
+class TextAccessor(str):
+    """A message's ``.text``: a str that older code may also call (``message.text()``).
+
+    LangChain's ``.text`` is a str of this type name (so what a chain's
+    ``StrOutputParser`` returns for a message prints ``TextAccessor`` as its type there
+    too); calling it gives the same text, with a DeprecationWarning.
+    """
+
+    __slots__ = ()
+
+    def __call__(self) -> str:
+        warnings.warn(
+            "calling message.text() is deprecated: read message.text, a property",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return str(self)
+
+
 @dataclass(repr=False)
 class BaseMessage(ModelMethods):
     """Base of every message: ``content`` plus optional metadata.
@@ -142,14 +162,14 @@ class BaseMessage(ModelMethods):
     def text(self) -> str:
         """The text of the message: ``content`` itself, or its text blocks joined."""
         if isinstance(self.content, str):
-            return self.content
+            return TextAccessor(self.content)
         parts = []
         for block in self.content:
             if isinstance(block, str):
                 parts.append(block)
             elif block.get("type") == "text" and isinstance(block.get("text"), str):
                 parts.append(block["text"])
-        return "".join(parts)
+        return TextAccessor("".join(parts))
 
     def __add__(self, other: Any) -> Any:
         """``message + message_or_template_or_str`` builds a ChatPromptTemplate (as in

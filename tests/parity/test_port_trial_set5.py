@@ -131,3 +131,31 @@ def test_json_parser_output_schema_ignores_pydantic_object() -> None:
     assert schemas(JsonOutputParser, PydanticOutputParser) == schemas(
         LCJsonOutputParser, LCPydanticOutputParser
     )
+
+
+def test_message_text_type_and_call_form() -> None:
+    # run_tree_callback_handler: print(type(outputs).__name__) at StrOutputParser's end;
+    # older programs call message.text() as a method
+    import warnings
+
+    from langchain_core.messages import AIMessage as LCAI
+    from langchain_core.output_parsers import StrOutputParser as LCStr
+
+    from ragline.core.output_parsers import StrOutputParser
+
+    def forms(ai: Any, parser: Any) -> list[Any]:
+        plain = ai(content="hi")
+        blocks = ai(content=[{"type": "text", "text": "a"}, "b"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            called = [plain.text(), blocks.text()]
+        return [
+            type(plain.text).__name__,
+            type(parser().invoke(plain)).__name__,
+            type(parser().invoke("x")).__name__,
+            plain.text,
+            blocks.text,
+            called,
+        ]
+
+    assert forms(AIMessage, StrOutputParser) == forms(LCAI, LCStr)
