@@ -110,13 +110,17 @@ def _schema(annotation: Any, defs: dict[str, Any]) -> dict[str, Any]:
         schema = {"type": "array"}
         if origin is tuple and arguments and arguments[-1] is not Ellipsis:
             schema["prefixItems"] = [_schema(a, defs) for a in arguments]
-        elif arguments:
-            schema["items"] = _schema(arguments[0], defs)
+        else:  # a bare list or list[Any]: any items, as pydantic says ("items": {})
+            schema["items"] = _schema(arguments[0], defs) if arguments else {}
+        if (origin or annotation) in (set, frozenset):
+            schema["uniqueItems"] = True
         return schema
     if origin in _OBJECTS or annotation in _OBJECTS:
         schema = {"type": "object"}
         if len(arguments) == 2 and arguments[1] is not Any:
             schema["additionalProperties"] = _schema(arguments[1], defs)
+        else:  # a bare dict or dict[str, Any]: any keys, as pydantic says
+            schema["additionalProperties"] = True
         return schema
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         values = [member.value for member in annotation]

@@ -270,6 +270,19 @@ def a_tool(ns: dict[str, Any]) -> Any:
     return lookup
 
 
+def keys_of(row: dict) -> list:
+    return sorted(row)
+
+
+def count_items(items: list) -> int:
+    return len(items)
+
+
+def plain_container_lambdas(ns: dict[str, Any]) -> Any:
+    """Lambdas annotated with a bare dict and a bare list: any keys, any items."""
+    return ns["RunnableLambda"](keys_of) | ns["RunnableLambda"](count_items)
+
+
 SCENARIOS = [
     prompt_model_parser,
     lcel_rag,
@@ -290,6 +303,7 @@ SCENARIOS = [
     itemgetter_rag,
     generator_step,
     a_tool,
+    plain_container_lambdas,
 ]
 
 
@@ -426,7 +440,8 @@ SCHEMAS_DIFFER = {
     # message schemas in $defs: LangChain's carry its docstrings, ragline's do not
     "single_prompt": "output",
     "tool_calling_agent": "input and output",
-    # AgentExecutor.output_keys: LangChain's is [] for a tool-calling agent
+    # AgentExecutor.output_keys: LangChain's is [] for a tool-calling agent (so its run()
+    # raises); ragline's ['output'] is kept on purpose (docs/differences-from-langchain.md)
     "agent_executor": "output",
 }
 
