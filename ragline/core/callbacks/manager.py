@@ -931,8 +931,6 @@ def _start_arguments(
         named = {"name": given} if serialized is _OWN_RUN and given else None
         if run_type is not _NOT_GIVEN:  # LangChain's keyword order
             return named, {"run_type": run_type, "name": shown, **extra}
-        if "run_type" in extra:
-            return named, {"run_type": extra.pop("run_type"), "name": shown, **extra}
         return named, {"name": shown, **extra}
     if run_type is not _NOT_GIVEN:
         extra = {"run_type": run_type, **extra}
