@@ -435,8 +435,6 @@ def test_graph_errors_are_langchains() -> None:
 
 # Schemas that still differ, and why (the other scenarios' schemas are equal):
 SCHEMAS_DIFFER = {
-    # a sequence starting with two assigns: ragline's input schema is a "root" field
-    "retrieval_chain": "input",
     # message schemas in $defs: LangChain's carry its docstrings, ragline's do not
     "single_prompt": "output",
     "tool_calling_agent": "input and output",

@@ -93,8 +93,14 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         schemas = [step._input_json(defs) for step in self.steps.values()]
         if all(schema.get("type", "object") == "object" for schema in schemas):
             # as LangChain's: every branch takes an object (or anything): one object with
-            # the fields of every branch's input model (``root`` for a branch taking Any)
-            return merged_model([model_fields(schema, defs) for schema in schemas])
+            # the fields of every branch's input model (``root`` for a branch taking Any);
+            # a branch taking a typed root (a bare dict) leaves it the parallel's own
+            sources = [model_fields(schema, defs) for schema in schemas]
+            for fields in sources:
+                for name, prop, _ in fields:
+                    if name == "root" and any(key != "title" for key in prop):
+                        return super()._input_json(defs)
+            return merged_model(sources)
         for schema in schemas:  # the first branch that says what it takes
             if schema:
                 return schema
