@@ -606,16 +606,18 @@ def part_config(config: RunnableConfig | None, tag: str) -> RunnableConfig | Non
 def invoke_steps(steps: Sequence[Any], input: Any, tags: Sequence[str]) -> Any:
     """Invoke ``steps`` one after another, each step's output the next one's input, with
     the current config (a run's child config), each step's own run tagged with its tag
-    (as :func:`part_config`). One config serves every step: its manager's tags change
-    from step to step, and a step reads them when its run starts (cheaper than a config
-    per step, on every sequence invoke)."""
+    (as :func:`part_config`; ``tags``: at least one per step, the N-th step's N-th). One
+    config serves every step: its manager's tags change from step to step, and a step
+    reads them when its run starts (cheaper than a config per step, on every sequence
+    invoke)."""
     config = _current_config.get()
     callbacks = config.get("callbacks") if config else None
-    if not isinstance(callbacks, CallbackManager):
+    if config is None or not isinstance(callbacks, CallbackManager):
         for step in steps:
             input = step.invoke(input)
         return input
-    steps_config, manager = _steps_config(config, callbacks, tags[0])  # type: ignore[arg-type]
+    steps_config = part_config(config, tags[0])
+    manager: Any = steps_config["callbacks"]
     token = _current_config.set(steps_config)
     try:
         for index, step in enumerate(steps):
@@ -631,11 +633,12 @@ async def ainvoke_steps(steps: Sequence[Any], input: Any, tags: Sequence[str]) -
     """Async twin of :func:`invoke_steps`."""
     config = _current_config.get()
     callbacks = config.get("callbacks") if config else None
-    if not isinstance(callbacks, CallbackManager):
+    if config is None or not isinstance(callbacks, CallbackManager):
         for step in steps:
             input = await step.ainvoke(input)
         return input
-    steps_config, manager = _steps_config(config, callbacks, tags[0])  # type: ignore[arg-type]
+    steps_config = part_config(config, tags[0])
+    manager: Any = steps_config["callbacks"]
     token = _current_config.set(steps_config)
     try:
         for index, step in enumerate(steps):
@@ -645,14 +648,6 @@ async def ainvoke_steps(steps: Sequence[Any], input: Any, tags: Sequence[str]) -
     finally:
         _current_config.reset(token)
     return input
-
-
-def _steps_config(
-    config: RunnableConfig, callbacks: CallbackManager, tag: str
-) -> tuple[RunnableConfig, Any]:
-    steps_config: dict[str, Any] = dict(config)  # type: ignore[arg-type]
-    manager = steps_config["callbacks"] = callbacks._tagged_copy(tag)
-    return steps_config, manager  # type: ignore[return-value]
 
 
 def _with_tag(tags: list[str], tag: str) -> list[str]:
