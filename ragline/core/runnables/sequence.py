@@ -20,13 +20,9 @@ if TYPE_CHECKING:
 __all__ = ["RunnableSequence"]
 
 
-def _step_tags(count: int) -> Sequence[str]:
-    """``seq:step:1`` ... ``seq:step:<count>`` (made once for the usual lengths)."""
-    return _STEP_TAGS[:count] if count <= _MADE else _more_tags(count)
-
-
 def _tags_for(count: int) -> Sequence[str]:
-    """At least ``count`` step tags, for ``zip`` with the steps (no slice)."""
+    """At least ``count`` step tags, ``seq:step:1`` on (made once for the usual lengths;
+    no slice: the steps are zipped or indexed with them)."""
     return _STEP_TAGS if count <= _MADE else _more_tags(count)
 
 
@@ -142,11 +138,11 @@ class RunnableSequence(Runnable[Input, Output]):
     # ---- single input ---------------------------------------------------------------
     def _invoke_steps(self, input: Any) -> Any:
         steps = self.steps  # each step's run is tagged seq:step:N, as LangChain's
-        return invoke_steps(steps, input, _step_tags(len(steps)))
+        return invoke_steps(steps, input, _tags_for(len(steps)))
 
     async def _ainvoke_steps(self, input: Any) -> Any:
         steps = self.steps
-        return await ainvoke_steps(steps, input, _step_tags(len(steps)))
+        return await ainvoke_steps(steps, input, _tags_for(len(steps)))
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Run the steps in order, as one chain run with a child run per step."""
