@@ -27,7 +27,11 @@ from ragline.core import (
     ChatPromptTemplate,
     OutputParserException,
 )
-from ragline.evaluation._evaluator_base import AgentTrajectoryEvaluator, LLMEvalChain
+from ragline.evaluation._evaluator_base import (
+    AgentTrajectoryEvaluator,
+    LLMEvalChain,
+    call_options,
+)
 
 __all__ = ["TrajectoryEval", "TrajectoryEvalChain", "TrajectoryOutputParser"]
 
@@ -200,7 +204,7 @@ class TrajectoryEvalChain(AgentTrajectoryEvaluator, LLMEvalChain, Chain):
         **kwargs: Any,
     ) -> dict[str, Any]:
         inputs = self._inputs(prediction, input, agent_trajectory, reference)
-        options = {k: kwargs[k] for k in ("callbacks", "tags", "metadata") if k in kwargs}
+        options = call_options(kwargs)
         return self(inputs, return_only_outputs=True, **options)
 
     async def _aevaluate_agent_trajectory(
@@ -213,5 +217,5 @@ class TrajectoryEvalChain(AgentTrajectoryEvaluator, LLMEvalChain, Chain):
         **kwargs: Any,
     ) -> dict[str, Any]:
         inputs = self._inputs(prediction, input, agent_trajectory, reference)
-        options = {k: kwargs[k] for k in ("callbacks", "tags", "metadata") if k in kwargs}
+        options = call_options(kwargs)
         return await self.acall(inputs, return_only_outputs=True, **options)

@@ -649,3 +649,23 @@ def test_async_model_graded_evaluators() -> None:
 
     lc, rl = both(scenario)
     assert rl == lc
+
+
+def test_trajectory_include_run_info() -> None:
+    """include_run_info adds the run under __run, sync and async, as LangChain's."""
+
+    def scenario(ev: Any, _llm: Any, chat: Any, _emb: Any) -> Any:
+        side = "langchain" if ev is lc_evaluation else "ragline"
+        action, _ = TRAJECTORY_SIDES[side]
+        grader = ev.TrajectoryEvalChain.from_llm(chat(responses=["Good.\nScore: 3"] * 2))
+        steps = [(action(tool="search", tool_input="weather", log=""), "sunny")]
+        call = {"prediction": "Sunny.", "input": "Weather?", "agent_trajectory": steps}
+        sync = grader.evaluate_agent_trajectory(**call, include_run_info=True)
+        done = asyncio.run(grader.aevaluate_agent_trajectory(**call, include_run_info=True))
+        return [
+            (sorted(result), result["score"], type(result["__run"]).__name__)
+            for result in (sync, done)
+        ]
+
+    lc, rl = both(scenario)
+    assert rl == lc == [(["__run", "reasoning", "score"], 0.5, "RunInfo")] * 2
