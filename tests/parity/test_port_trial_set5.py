@@ -39,7 +39,12 @@ def get_weather(city: str, unit: str = "C") -> str:
 
 
 def multiply(a: int, b: int) -> int:
-    """Multiply two integers."""
+    """Multiply two integers.
+
+    Args:
+        a: the first.
+        b: the second.
+    """
     return a * b
 
 

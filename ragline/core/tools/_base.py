@@ -178,7 +178,8 @@ class BaseTool(Fields, Runnable[Any, Any]):
         """The schema a model is shown: the input schema's arguments under the tool's name
         and description (as LangChain's: ``model_json_schema()`` is titled with the tool's
         name, not the args model's)."""
-        return self.get_input_schema().titled(self.name, self.description)
+        # a docstring cleaned as pydantic cleans a model's (LangChain's schema is a model)
+        return self.get_input_schema().titled(self.name, inspect.cleandoc(self.description))
 
     @property
     def args(self) -> dict[str, dict[str, Any]]:
