@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ragline.core.callbacks.manager import _OWN_RUN
 from ragline.core.exceptions import InvalidInputError, LoaderError, MissingVariableError
 from ragline.core.prompts._formats import Template
 from ragline.core.prompts._values import PromptValue, StringPromptValue
@@ -95,6 +96,11 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
             "input_types": self._input_types,
             "output_parser": self.output_parser,
         }
+
+    def _run_serialized(self) -> Any:
+        # LangChain's prompts pass their serialized form (its other runnables None):
+        # ragline's prompts give {"name": run name}
+        return _OWN_RUN
 
     def _run_config(self, config: Any) -> Any:
         if not self.tags and not self.metadata:

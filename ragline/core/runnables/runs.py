@@ -27,12 +27,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, overload
 
 from ragline.core.callbacks.base import stream_taps
-from ragline.core.callbacks.manager import (
-    _OWN_CHAIN_RUN,
-    _OWN_RUN,
-    BaseRunManager,
-    CallbackManager,
-)
+from ragline.core.callbacks.manager import _OWN_CHAIN_RUN, BaseRunManager, CallbackManager
 from ragline.core.config import (
     RunnableConfig,
     _CheckedConfig,
@@ -190,13 +185,9 @@ class RunReporting:
 
     def _run_serialized(self) -> Any:
         """The ``serialized`` argument of this runnable's start events (by default handlers
-        get ``None``, as LangChain's runnables pass); agents say what they are here."""
+        get ``None``, as LangChain's runnables pass); prompts and agents say what they
+        are here."""
         return _OWN_CHAIN_RUN
-
-    def _serialized_for(self, run_type: str) -> Any:
-        serialized = self._run_serialized()
-        # LangChain's prompts pass their serialized form: ragline's prompts {"name": ...}
-        return _OWN_RUN if run_type == "prompt" and serialized is _OWN_CHAIN_RUN else serialized
 
     def _run_start_config(self, config: RunnableConfig) -> RunnableConfig:
         """The config a run of this runnable starts with (``config`` is an ensured one,
@@ -253,12 +244,9 @@ class RunReporting:
         run_type: str,
         streamed_input: bool = False,
     ) -> BaseRunManager:
-        serialized = self._run_serialized()
-        if serialized is _OWN_CHAIN_RUN and run_type == "prompt":
-            serialized = _OWN_RUN  # as _serialized_for, inline: once per run
         start = manager.on_retriever_start if run_type == "retriever" else manager.on_chain_start
         return start(  # type: ignore[no-any-return]
-            serialized,
+            self._run_serialized(),
             input,
             config.get("run_id"),
             **self._run_options(config, run_type, streamed_input),
@@ -272,7 +260,7 @@ class RunReporting:
         self._check_configurable(config, manager)
         start = manager.aon_retriever_start if run_type == "retriever" else manager.aon_chain_start
         return await start(  # type: ignore[no-any-return]
-            self._serialized_for(run_type),
+            self._run_serialized(),
             input,
             config.get("run_id"),
             **self._run_options(config, run_type, streamed_input),
