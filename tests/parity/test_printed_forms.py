@@ -170,3 +170,48 @@ def test_str_and_repr_of_chat_prompts_and_message_templates():
     assert [repr(x) for x in ours] == [repr(x) for x in theirs]
     assert [str(x) for x in ours] == [str(x) for x in theirs]
     assert str(ours[0].messages[0]) == str(theirs[0].messages[0])
+
+
+# ---- output parsers and the passthrough -------------------------------------------------------
+class _Answer(__import__("pydantic").BaseModel):
+    text: str
+
+
+def _parsers(side: str) -> list[Any]:
+    """The same parsers built from LangChain's classes or ragline's."""
+    if side == "langchain":
+        import langchain_classic.output_parsers as classic
+        import langchain_core.output_parsers as core
+        from langchain_core.runnables import RunnablePassthrough as Passthrough
+    else:
+        import ragline.core.output_parsers as classic  # type: ignore[no-redef]
+        import ragline.core.output_parsers as core  # type: ignore[no-redef]
+        from ragline.core import RunnablePassthrough as Passthrough  # type: ignore[assignment]
+    schema = classic.ResponseSchema(name="answer", description="the answer")
+
+    def noop(_: Any) -> None:
+        return None
+
+    return [
+        core.StrOutputParser(),
+        core.JsonOutputParser(),
+        core.JsonOutputParser(pydantic_object=_Answer),
+        core.PydanticOutputParser(pydantic_object=_Answer),
+        core.CommaSeparatedListOutputParser(),
+        core.XMLOutputParser(),
+        core.XMLOutputParser(tags=["a"]),
+        classic.BooleanOutputParser(true_val="Y"),
+        classic.RegexParser(regex="a", output_keys=["x"]),
+        classic.StructuredOutputParser.from_response_schemas([schema]),
+        Passthrough(),
+        Passthrough(noop),
+        Passthrough(name="p"),
+    ]
+
+
+def test_str_and_repr_of_output_parsers_and_the_passthrough():
+    """str() prints the fields set as a pydantic model does ('' when none, and always for
+    the passthrough); repr() is LangChain's too."""
+    lc, ours = _parsers("langchain"), _parsers("ragline")
+    assert [str(p) for p in ours] == [str(p) for p in lc]
+    assert [repr(p) for p in ours] == [repr(p) for p in lc]

@@ -24,7 +24,7 @@ from typing import Any, Generic, TypeVar
 from ragline.core.callbacks.base import stream_taps
 from ragline.core.config import ensure_config, get_current_config, use_config
 from ragline.core.exceptions import InvalidInputError
-from ragline.core.fields import Fields
+from ragline.core.fields import Fields, declared_fields
 from ragline.core.messages import BaseMessage
 from ragline.core.runnables.base import Runnable
 from ragline.core.runnables.runs import combine_chunks
@@ -67,6 +67,17 @@ def excerpt(text: str) -> str:
     return text if len(text) <= _EXCERPT else text[: _EXCERPT - 3] + "..."
 
 
+def shown_fields(parser: Any) -> list[tuple[str, Any]]:
+    """The declared fields of ``parser`` that differ from their defaults (and the required
+    ones), in declaration order: what LangChain's pydantic parsers print."""
+    shown = [("name", parser.name)] if parser.name else []
+    for name, spec in declared_fields(type(parser)).items():
+        value = getattr(parser, name)
+        if spec.required or value != spec.make_default():
+            shown.append((name, value))
+    return shown
+
+
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class BaseOutputParser(Fields, Runnable[Any, T], Generic[T]):
     """Base of output parsers; implement ``parse(text)``.
@@ -77,6 +88,9 @@ class BaseOutputParser(Fields, Runnable[Any, T], Generic[T]):
     may declare options as annotated class attributes (``true_val: str = "YES"``) and
     is then constructed by keyword, as LangChain's pydantic parsers are.
     """
+
+    def __str__(self) -> str:  # LangChain's: the fields set, as a pydantic model prints them
+        return " ".join(f"{name}={value!r}" for name, value in shown_fields(self))
 
     @abstractmethod
     def parse(self, text: str) -> T:

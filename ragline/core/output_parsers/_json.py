@@ -152,7 +152,10 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
     def __repr__(self) -> str:
         if self.pydantic_object is None:
             return f"{type(self).__name__}()"
-        return f"{type(self).__name__}(pydantic_object={_schema_name(self.pydantic_object)})"
+        return f"{type(self).__name__}(pydantic_object={self.pydantic_object!r})"
+
+    def __str__(self) -> str:  # LangChain's: the fields set, as a pydantic model prints them
+        return "" if self.pydantic_object is None else f"pydantic_object={self.pydantic_object!r}"
 
 
 SimpleJsonOutputParser = JsonOutputParser
@@ -258,12 +261,6 @@ def _check_schema(schema: Any, name: str) -> None:
     )
 
 
-def _schema_name(schema: Any) -> str:
-    if isinstance(schema, dict):
-        return repr(schema.get("title", "<JSON Schema>"))
-    return getattr(schema, "__name__", repr(schema))
-
-
 class ResponseSchema:
     """One key ``StructuredOutputParser`` expects: its name, description and type.
 
@@ -310,6 +307,9 @@ class StructuredOutputParser(JsonOutputParser):
 
     def __repr__(self) -> str:
         return f"StructuredOutputParser(response_schemas={self.response_schemas!r})"
+
+    def __str__(self) -> str:
+        return f"response_schemas={self.response_schemas!r}"
 
     @classmethod
     def from_response_schemas(

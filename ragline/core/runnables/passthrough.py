@@ -39,6 +39,12 @@ class RunnablePassthrough(Runnable[Input, Input]):
         self.func = func
         self.name = name
 
+    def __repr__(self) -> str:  # LangChain's shows no field, not even a name
+        return f"{type(self).__name__}()"
+
+    def __str__(self) -> str:  # LangChain's prints as a pydantic model with none shown
+        return ""
+
     @classmethod
     def assign(cls, **steps: Any) -> RunnableAssign:  # type: ignore[override]
         """Return a runnable that adds ``{key: step(input)}`` to its dict input.
