@@ -217,6 +217,12 @@ def _tags_then(first: list[str], second: Sequence[str] | None) -> list[str]:
     return [tag for tag in first if tag not in second] + list(second)
 
 
+def _with_tag(tags: list[str], tag: str) -> list[str]:
+    """``tags`` then ``tag`` (``_tags_then`` of one tag): a new list (the runs already
+    started keep theirs); a tag already there moves last."""
+    return [*tags, tag] if tag not in tags else [t for t in tags if t != tag] + [tag]
+
+
 def _overlay(first: dict[str, Any], second: Mapping[str, Any] | None) -> dict[str, Any]:
     if not second or second is first:
         return first
@@ -454,7 +460,7 @@ class CallbackManager:
         manager.inheritable_handlers = self.inheritable_handlers
         manager._parent = self._parent
         tags = self.tags
-        manager.tags = [*tags, tag] if tag not in tags else _tags_then(tags, (tag,))
+        manager.tags = [*tags, tag] if tag not in tags else _with_tag(tags, tag)
         manager.inheritable_tags = self.inheritable_tags
         manager.metadata = self.metadata
         manager.inheritable_metadata = self.inheritable_metadata

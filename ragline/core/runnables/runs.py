@@ -27,7 +27,12 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, overload
 
 from ragline.core.callbacks.base import stream_taps
-from ragline.core.callbacks.manager import _OWN_CHAIN_RUN, BaseRunManager, CallbackManager
+from ragline.core.callbacks.manager import (
+    _OWN_CHAIN_RUN,
+    BaseRunManager,
+    CallbackManager,
+    _with_tag,
+)
 from ragline.core.config import (
     RunnableConfig,
     _CheckedConfig,
@@ -636,11 +641,6 @@ async def ainvoke_steps(steps: Sequence[Any], input: Any, tags: Sequence[str]) -
     finally:
         _current_config.reset(token)
     return input
-
-
-def _with_tag(tags: list[str], tag: str) -> list[str]:
-    # a new list (the runs already started keep theirs); a tag already there moves last
-    return [*tags, tag] if tag not in tags else [t for t in tags if t != tag] + [tag]
 
 
 def invoke_part(runnable: Any, input: Any, config: RunnableConfig | None) -> Any:
