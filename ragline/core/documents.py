@@ -3,7 +3,6 @@ BaseDocumentTransformer, the base of what turns documents into other documents."
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -98,4 +97,6 @@ class BaseDocumentTransformer(ABC):
         self, documents: Sequence[Document], **kwargs: Any
     ) -> Sequence[Document]:
         """Async :meth:`transform_documents` (a worker thread by default)."""
+        import asyncio  # here, not at the top: the light serve client imports documents
+
         return await asyncio.to_thread(self.transform_documents, documents, **kwargs)
