@@ -51,6 +51,7 @@ __all__ = [
     "ensure_config_list",
     "get_config_list",
     "get_current_config",
+    "graph_config",
     "legacy_call_config",
     "merge_configs",
     "patch_config",
