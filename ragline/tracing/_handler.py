@@ -41,7 +41,6 @@ is recorded only when ``capture_content`` is True.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID
@@ -92,9 +91,11 @@ class OpenTelemetryTracer(BaseCallbackHandler):
 
         self._tracer = tracer
         self.capture_content = capture_content
-        self._spans: dict[UUID, Any] = {}
+        # keyed by the run id's ``int``: a UUID's own hash is a Python method, called on
+        # every lookup (seven a traced retriever call)
+        self._spans: dict[int, Any] = {}
         # retriever run id -> None, then (k, search_type, scores, score_type) once reported
-        self._retrievals: dict[UUID, tuple[Any, ...] | None] = {}
+        self._retrievals: dict[int, tuple[Any, ...] | None] = {}
         self._set_in_context = trace.set_span_in_context
         self._client, self._internal = SpanKind.CLIENT, SpanKind.INTERNAL
         self._status, self._error_code = Status, StatusCode.ERROR
@@ -109,10 +110,10 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         *,
         client: bool = False,
     ) -> None:
-        parent = self._spans.get(parent_run_id) if parent_run_id is not None else None
+        parent = self._spans.get(parent_run_id.int) if parent_run_id is not None else None
         context = self._set_in_context(parent) if parent is not None else None
         attributes["ragline.run.id"] = str(run_id)
-        self._spans[run_id] = self._tracer.start_span(
+        self._spans[run_id.int] = self._tracer.start_span(
             name,
             context=context,
             kind=self._client if client else self._internal,
@@ -120,7 +121,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         )
 
     def _end(self, run_id: UUID, attributes: Mapping[str, Any] | None = None) -> None:
-        span = self._spans.pop(run_id, None)
+        span = self._spans.pop(run_id.int, None)
         if span is None:
             return
         if attributes:
@@ -128,8 +129,8 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         span.end()
 
     def _fail(self, run_id: UUID, error: BaseException) -> None:
-        span = self._spans.pop(run_id, None)
-        self._retrievals.pop(run_id, None)
+        span = self._spans.pop(run_id.int, None)
+        self._retrievals.pop(run_id.int, None)
         if span is None:
             return
         span.set_attribute("error.type", type(error).__qualname__)
@@ -226,7 +227,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         }
         if self.capture_content:
             attributes["gen_ai.retrieval.query.text"] = _cut(str(query))
-        self._retrievals[run_id] = None
+        self._retrievals[run_id.int] = None
         self._start("retrieval", run_id, parent_run_id, attributes)
 
     def on_retriever_details(
@@ -240,11 +241,12 @@ class OpenTelemetryTracer(BaseCallbackHandler):
     ) -> None:
         """What a vector-store retriever says about its search: k and the scores
         (``score_type``: ``relevance`` in [0, 1], or the store's ``native`` score)."""
-        if run_id in self._retrievals:  # a retriever run of ours (not some other run)
-            self._retrievals[run_id] = (k, search_type, scores, score_type)
+        key = run_id.int
+        if key in self._retrievals:  # a retriever run of ours (not some other run)
+            self._retrievals[key] = (k, search_type, scores, score_type)
 
     def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        details = self._retrievals.pop(run_id, None)
+        details = self._retrievals.pop(run_id.int, None)
         scores = (details[2] or ()) if details is not None else ()
         documents = documents or ()
         if self.capture_content:
@@ -332,7 +334,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         if isinstance(provider, str):
             attributes["gen_ai.provider.name"] = provider
         run_id = current_run_id() if self._spans else None
-        parent = self._spans.get(run_id) if run_id is not None else None
+        parent = self._spans.get(run_id.int) if run_id is not None else None
         return self._tracer.start_span(
             f"embeddings {model}" if attributes.get("gen_ai.request.model") else "embeddings",
             context=self._set_in_context(parent) if parent is not None else None,
@@ -532,12 +534,16 @@ def _ids_and_scores(documents: Sequence[Any], scores: Sequence[float]) -> str:
     entries = []
     scored = len(scores)
     for index, document in enumerate(documents):
-        document_id = getattr(document, "id", None)
+        try:  # an attribute read, not a getattr call: documents have ids
+            document_id = document.id
+        except AttributeError:
+            document_id = None
         if document_id is None:
             text = "null"
         else:
             text = _json_string(document_id if type(document_id) is str else str(document_id))
-        if index < scored and math.isfinite(score := float(scores[index])):
+        # x - x is 0.0 for a finite float only (nan and inf give nan): no isfinite call
+        if index < scored and (score := float(scores[index])) - score == 0.0:
             entries.append(f'{{"id": {text}, "score": {score!r}}}')
         else:
             entries.append(f'{{"id": {text}}}')

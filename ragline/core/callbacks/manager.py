@@ -171,7 +171,12 @@ def current_run_id() -> UUID | None:
     """The id of the run executing right now (the one whose config is current), if any:
     the parent of what the running code reports outside callbacks (an embedding span)."""
     run = _running_run()
-    return None if run is None else run.run_id
+    if run is None:
+        return None
+    # the id its handlers were given (the run_id property only makes one on first use):
+    # this runs on every traced embedding call
+    run_id = run._run_id
+    return run.run_id if run_id is None else run_id
 
 
 def _running_run() -> BaseRunManager | None:
