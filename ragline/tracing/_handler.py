@@ -505,8 +505,8 @@ def _message(message: Any) -> dict[str, Any]:
     role = _ROLES.get(getattr(message, "type", ""), getattr(message, "type", "user"))
     parts: list[dict[str, Any]] = []
     text = getattr(message, "text", None)
-    if callable(text):
-        text = text()
+    if callable(text) and not isinstance(text, str):  # a method (older messages); a
+        text = text()  # str that is also callable (ragline's, LangChain's) is read as is
     if text is None:
         text = str(getattr(message, "content", ""))
     if text:
