@@ -115,6 +115,8 @@ LISTED = [
     "langchain_classic.chat_models",
     "langchain_classic.llms",
     "langchain_classic.callbacks",
+    "langchain_classic.callbacks.streaming_stdout",
+    "langchain_classic.callbacks.streaming_aiter",
     "langchain_classic.cache",
     "langchain_classic.docstore",
     "langchain_classic.text_splitter",

@@ -130,7 +130,16 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.callbacks": {
         "ragline.core": "StdOutCallbackHandler",
-        "ragline.core.callbacks": "OpenAICallbackHandler collect_runs get_openai_callback",
+        "ragline.core.callbacks": (
+            "AsyncIteratorCallbackHandler OpenAICallbackHandler "
+            "StreamingStdOutCallbackHandler collect_runs get_openai_callback"
+        ),
+    },
+    "langchain_classic.callbacks.streaming_aiter": {
+        "ragline.core.callbacks": "AsyncIteratorCallbackHandler",
+    },
+    "langchain_classic.callbacks.streaming_stdout": {
+        "ragline.core.callbacks": "StreamingStdOutCallbackHandler",
     },
     "langchain_classic.chains": {
         "ragline.chains": (
@@ -643,6 +652,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.schema.callbacks.stdout": {
         "ragline.core": "StdOutCallbackHandler",
     },
+    "langchain_classic.schema.callbacks.streaming_stdout": {
+        "ragline.core.callbacks": "StreamingStdOutCallbackHandler",
+    },
     "langchain_classic.schema.callbacks.tracers.log_stream": {
         "ragline.core": "RunLog RunLogPatch",
     },
@@ -931,8 +943,8 @@ PATHS: dict[str, dict[str, str]] = {
             "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
             "AsyncCallbackManagerForToolRun BaseRunManager CallbackManagerForChainRun "
             "CallbackManagerForLLMRun CallbackManagerForRetrieverRun "
-            "UsageMetadataCallbackHandler adispatch_custom_event dispatch_custom_event "
-            "get_usage_metadata_callback"
+            "StreamingStdOutCallbackHandler UsageMetadataCallbackHandler "
+            "adispatch_custom_event dispatch_custom_event get_usage_metadata_callback"
         ),
     },
     "langchain_core.callbacks.base": {
@@ -950,6 +962,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.callbacks.stdout": {
         "ragline.core": "StdOutCallbackHandler",
+    },
+    "langchain_core.callbacks.streaming_stdout": {
+        "ragline.core.callbacks": "StreamingStdOutCallbackHandler",
     },
     "langchain_core.callbacks.usage": {
         "ragline.core.callbacks": "UsageMetadataCallbackHandler get_usage_metadata_callback",

@@ -24,6 +24,8 @@ _EXPORTS = {
     "AsyncCallbackManagerForRetrieverRun": ".run_managers",
     "AsyncCallbackManagerForToolRun": ".run_managers",
     "StdOutCallbackHandler": ".stdout",
+    "StreamingStdOutCallbackHandler": ".streaming",
+    "AsyncIteratorCallbackHandler": ".streaming",
     "RunCollectorCallbackHandler": ".tracers",
     "Run": ".tracers",
     "RootListenersHandler": ".tracers",
