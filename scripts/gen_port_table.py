@@ -143,6 +143,7 @@ LISTED = [
     "langchain_community.vectorstores.redis.filters",
     "langchain_community.vectorstores.inmemory",
     "langchain_community.vectorstores.utils",
+    "langchain_community.utils.math",
     "langchain_community.docstore.in_memory",
     "langchain_community.callbacks.manager",
     "langchain_community.embeddings.huggingface",

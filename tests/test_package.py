@@ -290,6 +290,8 @@ PINNED_EXPORTS = {
         "RedisText",
         "VectorStore",
         "VectorStoreRetriever",
+        "cosine_similarity",
+        "maximal_marginal_relevance",
     ],
     "chains": [
         "BaseCombineDocumentsChain",

@@ -906,6 +906,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_community.tools": {
         "ragline.tools": "BaseTool StructuredTool Tool tool",
     },
+    "langchain_community.utils.math": {
+        "ragline.vectorstores": "cosine_similarity",
+    },
     "langchain_community.vectorstores": {
         "ragline.vectorstores": "DistanceStrategy FAISS InMemoryVectorStore Redis VectorStore",
     },
@@ -925,7 +928,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.vectorstores": "RedisFilter RedisFilterExpression RedisNum RedisTag RedisText",
     },
     "langchain_community.vectorstores.utils": {
-        "ragline.vectorstores": "DistanceStrategy",
+        "ragline.vectorstores": "DistanceStrategy maximal_marginal_relevance",
     },
     "langchain_core.agents": {
         "ragline.agents": "AgentAction AgentActionMessageLog AgentFinish AgentStep",
@@ -1300,6 +1303,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.vectorstores.in_memory": {
         "ragline.vectorstores": "InMemoryVectorStore",
+    },
+    "langchain_core.vectorstores.utils": {
+        "ragline.vectorstores": "maximal_marginal_relevance",
     },
     "langchain_text_splitters": {
         "ragline.splitters": (

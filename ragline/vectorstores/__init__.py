@@ -12,6 +12,8 @@ _EXPORTS = {
     "InMemoryVectorStore": ".in_memory",
     "FAISS": ".faiss",
     "DistanceStrategy": ".utils",
+    "cosine_similarity": ".utils",
+    "maximal_marginal_relevance": ".utils",
     "InMemoryDocstore": ".faiss._docstore",
     "Redis": ".redis",
     "RedisFilter": ".redis._filters",

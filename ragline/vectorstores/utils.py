@@ -7,6 +7,7 @@ answers a batch of queries with a few matrix operations.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any
@@ -21,6 +22,7 @@ __all__ = [
     "RELEVANCE_FUNCTIONS",
     "DistanceStrategy",
     "as_vector_matrix",
+    "cosine_similarity",
     "cosine_similarity_matrix",
     "maximal_marginal_relevance",
     "mmr_picks",
@@ -226,7 +228,7 @@ def cosine_similarity_matrix(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     )
 
 
-def maximal_marginal_relevance(
+def _greedy_mmr(
     query_vector: np.ndarray,
     candidate_vectors: np.ndarray,
     *,
@@ -256,7 +258,7 @@ def maximal_marginal_relevance(
         >>> angles = np.radians([2, 0, 50])
         >>> candidates = np.stack([np.cos(angles), np.sin(angles)], axis=1)
         >>> query = np.array([np.cos(np.radians(10)), np.sin(np.radians(10))])
-        >>> maximal_marginal_relevance(query, candidates, k=2, lambda_mult=0.5)
+        >>> _greedy_mmr(query, candidates, k=2, lambda_mult=0.5)
         [0, 2]
     """
     count = len(candidate_vectors)
@@ -288,7 +290,7 @@ def mmr_picks(
 
     The one MMR pick of every store: the base class runs it on the hits ``_search``
     returned, a backend on its own arrays (FAISS, so it builds Documents only for the
-    picks). See :func:`maximal_marginal_relevance` for the rule.
+    picks). The rule is :func:`maximal_marginal_relevance`'s, in float32 on unit rows.
 
     Args:
         queries: shape (q, d).
@@ -301,6 +303,120 @@ def mmr_picks(
         [[0], []]
     """
     return [
-        maximal_marginal_relevance(query, vectors, k=k, lambda_mult=lambda_mult)
+        _greedy_mmr(query, vectors, k=k, lambda_mult=lambda_mult)
         for query, vectors in zip(queries, candidates, strict=True)
     ]
+
+
+Matrix = list[list[float]] | list[np.ndarray] | np.ndarray
+
+
+def cosine_similarity(X: Matrix, Y: Matrix) -> np.ndarray:
+    """Cosine similarity of every row of ``X`` with every row of ``Y``, as LangChain's
+    ``langchain_community.utils.math.cosine_similarity`` computes it (without simsimd).
+
+    Float64 unless both inputs are float32; a pair where a row has zero length (or
+    the result is not finite) gets 0.0. An empty ``X`` or ``Y`` gives ``np.array([])``.
+
+    Args:
+        X: n rows of width d (lists or arrays).
+        Y: m rows of width d.
+
+    Returns:
+        An (n, m) array.
+
+    Raises:
+        DimensionError (a ValueError): ``X`` or ``Y`` is not 2-D, or their widths differ.
+
+    Example:
+        >>> cosine_similarity([[1, 0], [1, 1], [0, 0]], [[1, 0]]).round(4).tolist()
+        [[1.0], [0.7071], [0.0]]
+    """
+    if len(X) == 0 or len(Y) == 0:
+        return np.array([])
+    similarity = _cosine_table(np.array(X), np.array(Y))
+    similarity[~np.isfinite(similarity)] = 0.0
+    return similarity
+
+
+def maximal_marginal_relevance(
+    query_embedding: np.ndarray | Sequence[float],
+    embedding_list: Matrix,
+    lambda_mult: float = 0.5,
+    k: int = 4,
+) -> list[int]:
+    """Indices of ``k`` embeddings picked for relevance to the query and diversity,
+    as ``langchain_core.vectorstores.utils.maximal_marginal_relevance`` picks them.
+
+    The first pick is the embedding most similar to the query; each next one maximises
+    ``lambda_mult * sim(query, e) - (1 - lambda_mult) * max(sim(e, picked))`` (cosine,
+    computed as LangChain does so the picks agree to the last bit; ties go to the
+    earlier embedding). Stores' own MMR search uses a faster float32 twin.
+
+    Args:
+        query_embedding: shape (d,) or (1, d).
+        embedding_list: n rows of width d.
+        lambda_mult: 1 is pure relevance, 0 is pure diversity.
+        k: how many to pick (at most n; none when k <= 0).
+
+    Returns:
+        Indices into ``embedding_list`` (Python ints), in pick order.
+
+    Raises:
+        DimensionError (a ValueError): the widths differ, or every similarity to the
+            query is undefined (a zero or NaN query).
+
+    Example:
+        >>> rows = [[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [1.0, 0.2]]
+        >>> maximal_marginal_relevance(np.array([1.0, 0.2]), rows, lambda_mult=0.5, k=3)
+        [3, 0, 1]
+    """
+    count = len(embedding_list)
+    if min(k, count) <= 0:
+        return []
+    query = np.asarray(query_embedding)
+    if query.ndim == 1:
+        query = query[np.newaxis, :]
+    embeddings = np.array(embedding_list)
+    to_query = _checked_cosine(query, embeddings)[0]
+    picked = [int(np.argmax(to_query))]
+    while len(picked) < min(k, count):
+        closest_picked = _checked_cosine(embeddings, embeddings[picked]).max(axis=1)
+        scores = lambda_mult * to_query - (1 - lambda_mult) * closest_picked
+        scores[picked] = -np.inf
+        picked.append(int(np.argmax(scores)))
+    return picked
+
+
+def _cosine_table(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Row-by-row cosine as ``dot / outer(norms)`` (NaN or inf where a norm is zero)."""
+    if left.ndim != 2 or right.ndim != 2 or left.shape[1] != right.shape[1]:
+        raise DimensionError(
+            "cosine similarity needs two 2-D matrices of the same width; got shapes "
+            f"{left.shape} and {right.shape}"
+        )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(
+            np.dot(left, right.T)
+            / np.outer(np.linalg.norm(left, axis=1), np.linalg.norm(right, axis=1))
+        )
+
+
+def _checked_cosine(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """:func:`_cosine_table` as MMR uses it: an error when no similarity is defined,
+    otherwise undefined ones count as 0.0 (a warning first for NaN or inf inputs)."""
+    for name, values in (("NaN", np.isnan), ("Inf", np.isinf)):
+        if values(left).any() or values(right).any():
+            warnings.warn(
+                f"{name} in the vectors compared: the similarities may mean little",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    similarity = _cosine_table(left, right)
+    if np.isnan(similarity).all():
+        raise DimensionError(
+            "every cosine similarity is undefined (NaN): the query or the embeddings are "
+            "zero vectors or hold NaN values; remove them and try again"
+        )
+    similarity[~np.isfinite(similarity)] = 0.0
+    return similarity
