@@ -72,7 +72,7 @@ from langchain_core.embeddings import Embeddings as LCEmbeddings
 from ragline.core import Document
 from ragline.embeddings import Embeddings
 from ragline.vectorstores import FAISS
-from ragline.vectorstores.utils import maximal_marginal_relevance
+from ragline.vectorstores.utils import mmr_picks
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 warnings.filterwarnings("ignore", message="Normalizing L2 is not applicable")  # it still normalizes
@@ -209,9 +209,7 @@ class RawFaiss:
         query = self._query(text)
         _, labels = self.index.search(query, fetch_k)
         found = labels[0][labels[0] >= 0]
-        picks = maximal_marginal_relevance(
-            query[0], self.index.reconstruct_batch(found), k=k, lambda_mult=0.5
-        )
+        picks = mmr_picks(query, [self.index.reconstruct_batch(found)], k=k, lambda_mult=0.5)[0]
         return self._documents([int(found[i]) for i in picks])
 
     def batch(self, texts: list[str], k: int = 4) -> list[list[Document]]:
