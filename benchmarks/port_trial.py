@@ -11,9 +11,11 @@ network, ``PYTHONHASHSEED=0`` and a 120 s limit, in their own empty working fold
 program that needs files writes them itself). Their stdout and exit status are compared.
 
 What is normalised before comparing (values that differ from run to run on either
-side, not between the two libraries): UUIDs, memory addresses (``0x7f...``) and
-ISO-8601 timestamps. Nothing else is: a program whose output differs in anything else
-counts as different.
+side, not between the two libraries): each side's working folder path (the two copies
+run in different scratch folders, so an absolute path a program prints, such as a
+loader's resolved ``source``, would differ only by the folder; it becomes
+``<workdir>``), UUIDs, memory addresses (``0x7f...``) and ISO-8601 timestamps. Nothing
+else is: a program whose output differs in anything else counts as different.
 
 The table gives, for each program: ``same`` or ``DIFF``, both exit statuses, and the
 names ``ragline port`` could not map. With ``--out DIR`` each differing program leaves
@@ -41,8 +43,14 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,16}")
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(\+\d\d:\d\d|Z)?")
 
 
-def normalise(text: str) -> str:
-    """Replace what differs from run to run (ids, addresses, clock) with placeholders."""
+def normalise(text: str, workdir: Path | None = None) -> str:
+    """Replace what differs from run to run (the working folder, ids, addresses, clock)
+    with placeholders."""
+    if workdir is not None:
+        # as given and resolved (a linked temp folder), the longer first
+        spellings = {str(workdir), str(workdir.resolve())}
+        for spelling in sorted(spellings, key=len, reverse=True):
+            text = text.replace(spelling, "<workdir>")
     text = _UUID.sub("<uuid>", text)
     text = _ADDRESS.sub("<address>", text)
     return _TIMESTAMP.sub("<time>", text)
@@ -116,7 +124,8 @@ def trial(program: Path, scratch: Path) -> Outcome:
     unmapped = _port(sides["ragline"] / program.name)
     lc_rc, lc_out, lc_err = _run(program, sides["langchain"])
     rl_rc, rl_out, rl_err = _run(program, sides["ragline"])
-    lc_out, rl_out = normalise(lc_out), normalise(rl_out)
+    lc_out = normalise(lc_out, sides["langchain"])
+    rl_out = normalise(rl_out, sides["ragline"])
     same = lc_rc == rl_rc and lc_out == rl_out
     return Outcome(program.stem, same, lc_rc, rl_rc, unmapped, lc_out, rl_out, lc_err, rl_err)
 

@@ -23,6 +23,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from ragline.core import Document, InvalidInputError, LoaderError
@@ -160,7 +161,9 @@ class JSONLoader(BaseLoader):
             it is read line by line.
         encoding: the file's encoding; ``None`` means UTF-8.
 
-    Each document's metadata holds ``source`` (the file) and ``seq_num`` (1-based,
+    Each document's metadata holds ``source`` (the file's absolute path with links
+    resolved, taken when the loader is made, as LangChain's loader stores it; the file
+    read is that path too) and ``seq_num`` (1-based,
     counting across all lines of a JSON Lines file), then whatever
     ``metadata_func`` adds (``source`` is put back if it removes it).
 
@@ -192,6 +195,7 @@ class JSONLoader(BaseLoader):
         encoding: str | None = None,
     ) -> None:
         self.file_path = check_path(file_path)
+        self._source = str(Path(os.fspath(file_path)).resolve())
         self.jq_schema = jq_schema
         self._steps = compile_path(jq_schema)
         self.content_key = content_key
@@ -214,7 +218,7 @@ class JSONLoader(BaseLoader):
         Raises:
             LoaderError: see the class docstring.
         """
-        path = os.fspath(self.file_path)
+        path = self._source
         counter = 0
         for value, line in self._values(path):
             prefix = f"line {line}: " if line else ""

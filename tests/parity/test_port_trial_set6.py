@@ -1,0 +1,85 @@
+"""Parity: differences found by the sixth port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline and
+compares what the program would print or read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_community.document_loaders import JSONLoader as LCJSONLoader
+
+from ragline.loaders import JSONLoader
+
+
+def _metadata(documents: list[Any]) -> list[dict[str, Any]]:
+    return [dict(d.metadata) for d in documents]
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A working folder holding a JSON and a JSON Lines file, entered as the cwd."""
+    records = [{"id": 1, "text": "one"}, {"id": 2, "text": "two"}]
+    (tmp_path / "pages.json").write_text(json.dumps(records), encoding="utf-8")
+    (tmp_path / "pages.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8"
+    )
+    (tmp_path / "sub").mkdir()
+    os.symlink(tmp_path / "pages.json", tmp_path / "sub" / "link.json")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "given",
+    ["pages.json", "./pages.json", "sub/../pages.json", "sub/link.json"],
+)
+def test_json_loader_source_is_the_resolved_path(workdir: Path, given: str) -> None:
+    options: dict[str, Any] = {"jq_schema": ".[]", "content_key": "text"}
+    theirs = _metadata(LCJSONLoader(given, **options).load())
+    ours = _metadata(JSONLoader(given, **options).load())
+    assert ours == theirs
+    source = str((workdir / "pages.json").resolve())
+    assert ours == [{"source": source, "seq_num": 1}, {"source": source, "seq_num": 2}]
+
+
+def test_json_lines_source_and_path_object(workdir: Path) -> None:
+    options: dict[str, Any] = {"jq_schema": ".text", "json_lines": True}
+    theirs = _metadata(LCJSONLoader(Path("pages.jsonl"), **options).load())
+    ours = _metadata(JSONLoader(Path("pages.jsonl"), **options).load())
+    assert ours == theirs
+    assert ours[1] == {"source": str(workdir.resolve() / "pages.jsonl"), "seq_num": 2}
+
+
+def test_metadata_func_receives_the_resolved_source(workdir: Path) -> None:
+    seen: dict[str, list[dict[str, Any]]] = {"theirs": [], "ours": []}
+
+    def recorder(side: str) -> Any:
+        def metadata_func(record: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
+            seen[side].append(dict(metadata))
+            metadata["page_id"] = record["id"]
+            return metadata
+
+        return metadata_func
+
+    theirs = LCJSONLoader(
+        "pages.json", ".[]", content_key="text", metadata_func=recorder("theirs")
+    ).load()
+    ours = JSONLoader(
+        "pages.json", ".[]", content_key="text", metadata_func=recorder("ours")
+    ).load()
+    assert seen["ours"] == seen["theirs"]
+    assert _metadata(ours) == _metadata(theirs)
+    assert ours[0].metadata["source"] == str(workdir.resolve() / "pages.json")
+
+
+def test_source_is_fixed_when_the_loader_is_made(workdir: Path, tmp_path_factory: Any) -> None:
+    theirs_loader = LCJSONLoader("pages.json", ".[].text")
+    ours_loader = JSONLoader("pages.json", ".[].text")
+    os.chdir(tmp_path_factory.mktemp("elsewhere"))
+    assert _metadata(ours_loader.load()) == _metadata(theirs_loader.load())
