@@ -164,7 +164,9 @@ class InMemoryChatMessageHistory(Fields, BaseChatMessageHistory):
         self.clear()
 
     def __repr__(self) -> str:
-        return f"InMemoryChatMessageHistory({len(self.messages)} messages)"
+        """``InMemoryChatMessageHistory(messages=[...])``, each message's repr, as
+        LangChain's prints it (``str()`` stays the transcript)."""
+        return f"{type(self).__name__}(messages={self.messages!r})"
 
 
 ChatMessageHistory = InMemoryChatMessageHistory

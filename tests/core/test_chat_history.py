@@ -30,7 +30,7 @@ def test_chat_message_history_is_the_in_memory_history() -> None:
     assert ChatMessageHistory is InMemoryChatMessageHistory
     history = ChatMessageHistory(messages=[HumanMessage("hi")])
     assert history.messages == [HumanMessage("hi")]
-    assert repr(history) == "InMemoryChatMessageHistory(1 messages)"
+    assert repr(history) == f"InMemoryChatMessageHistory(messages=[{HumanMessage('hi')!r}])"
 
 
 def test_in_memory_history_checks_its_starting_messages() -> None:

@@ -12,8 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_community.chat_message_histories import ChatMessageHistory as LCChatMessageHistory
 from langchain_community.document_loaders import JSONLoader as LCJSONLoader
+from langchain_core.chat_history import InMemoryChatMessageHistory as LCInMemoryHistory
+from langchain_core.messages import AIMessage as LCAIMessage
+from langchain_core.messages import HumanMessage as LCHumanMessage
+from langchain_core.messages import SystemMessage as LCSystemMessage
 
+from ragline.core.chat_history import ChatMessageHistory, InMemoryChatMessageHistory
+from ragline.core.messages import AIMessage, HumanMessage, SystemMessage
 from ragline.loaders import JSONLoader
 
 
@@ -83,3 +90,23 @@ def test_source_is_fixed_when_the_loader_is_made(workdir: Path, tmp_path_factory
     ours_loader = JSONLoader("pages.json", ".[].text")
     os.chdir(tmp_path_factory.mktemp("elsewhere"))
     assert _metadata(ours_loader.load()) == _metadata(theirs_loader.load())
+
+
+def _filled(history: Any, system: Any, human: Any, ai: Any) -> Any:
+    history.add_messages([system("Be brief."), human("What does Verba index?", id="q1")])
+    history.add_message(ai("PDFs and text."))
+    history.add_user_message("What did I ask?")
+    return history
+
+
+def test_in_memory_history_repr_lists_its_messages() -> None:
+    lc = (LCSystemMessage, LCHumanMessage, LCAIMessage)
+    ours_types = (SystemMessage, HumanMessage, AIMessage)
+    theirs = {"abc": _filled(LCInMemoryHistory(), *lc), "empty": LCChatMessageHistory()}
+    ours = {
+        "abc": _filled(InMemoryChatMessageHistory(), *ours_types),
+        "empty": ChatMessageHistory(),
+    }
+    assert repr(ours) == repr(theirs)
+    assert str(ours["abc"]) == str(theirs["abc"])
+    assert repr(ours["empty"]) == "InMemoryChatMessageHistory(messages=[])"
