@@ -47,13 +47,12 @@ class InMemoryVectorStore(VectorStore):
     product (higher is closer); ``"l2"`` the Euclidean distance (lower is closer).
     Relevance scores are in [0, 1] for all three.
 
-    Under ``"cosine"`` the store ranks with float32 unit vectors and then gives each
-    returned document LangChain's float64 cosine of the vectors as the Embeddings gave
-    them (``dot / (|q| |v|)``), so the scores are LangChain's numbers (``1.0000000000000002``
-    where float32 would give ``1.0000001192092896``). It keeps a float64 copy of every
-    vector for that. A summed product can still differ from LangChain's in the last bit
-    where BLAS adds in another order (LangChain multiplies the query with every stored
-    vector at once).
+    Under ``"cosine"`` the store ranks as LangChain's does: the float64 cosine
+    (``dot / (|q| |v|)``) of the query and every vector as the Embeddings gave them (it
+    keeps a float64 copy of each), numpy's default ``argsort`` of those, reversed. So the
+    scores are LangChain's numbers (``1.0000000000000002`` where float32 would give
+    ``1.0000001192092896``) and documents with equal scores come out in LangChain's order
+    (that sort's, which is not the order they were added in).
 
     Args:
         embedding: the Embeddings used for texts and queries.
@@ -150,16 +149,6 @@ class InMemoryVectorStore(VectorStore):
         if self.metric == "cosine":
             return np.asarray(vectors, dtype=np.float64)
         return checked
-
-    def _exact_cosines(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """LangChain's float64 cosine of one query and the vectors in ``rows``."""
-        query = query[None, :]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cosines = np.dot(query, self._exact[rows].T) / np.outer(
-                np.linalg.norm(query, axis=1), self._norms[rows]
-            )
-        cosines[np.isnan(cosines) | np.isinf(cosines)] = 0.0  # a zero vector, as LangChain
-        return cosines[0]
 
     def _upsert(
         self,
@@ -270,8 +259,9 @@ class InMemoryVectorStore(VectorStore):
                 candidates = self._vectors[rows]
             if len(rows) == 0:
                 return [[] for _ in queries]
-            exact = queries if self.metric == "cosine" else None
-            queries = queries.astype(np.float32, copy=False)  # the ranking is float32
+            if self.metric == "cosine":
+                return [self._cosine_hits(q, rows, k, with_vectors=with_vectors) for q in queries]
+            queries = queries.astype(np.float32, copy=False)
             scores, higher_is_better = self._scores(queries, candidates)
             take = min(k, len(rows))
             # top-k of every query at once: partition, then sort only the k kept
@@ -282,12 +272,7 @@ class InMemoryVectorStore(VectorStore):
                 best = np.broadcast_to(np.arange(len(rows)), keys.shape)
             order = np.argsort(np.take_along_axis(keys, best, axis=1), axis=1, kind="stable")
             best = np.take_along_axis(best, order, axis=1)
-            # the returned ones' scores, in order (cosine: LangChain's float64 cosine)
-            returned: Any = (
-                np.take_along_axis(scores, best, axis=1)
-                if exact is None
-                else [self._exact_cosines(q, rows[b]) for q, b in zip(exact, best, strict=True)]
-            )
+            returned = np.take_along_axis(scores, best, axis=1)
             return [
                 [
                     SearchHit(
@@ -299,6 +284,30 @@ class InMemoryVectorStore(VectorStore):
                 ]
                 for query_scores, query_best in zip(returned, best, strict=True)
             ]
+
+    def _cosine_hits(
+        self, query: np.ndarray, rows: np.ndarray, k: int, *, with_vectors: bool
+    ) -> list[SearchHit]:
+        """LangChain's ranking: every candidate's float64 cosine, numpy's default argsort,
+        reversed, the first ``k``; equal scores come out as that sort leaves them."""
+        live = len(self._ids)
+        every = len(rows) == live  # no filter: the live rows as a view, no copy
+        exact = self._exact[:live] if every else self._exact[rows]
+        norms = self._norms[:live] if every else self._norms[rows]
+        query = query[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cosines = np.dot(query, exact.T) / np.outer(np.linalg.norm(query, axis=1), norms)
+        cosines[np.isnan(cosines) | np.isinf(cosines)] = 0.0  # a zero vector, as LangChain
+        scores = cosines[0]
+        best = scores.argsort()[::-1][:k]
+        return [
+            SearchHit(
+                self._document(int(rows[i])),
+                float(scores[i]),
+                self._vectors[rows[i]].copy() if with_vectors else None,
+            )
+            for i in best
+        ]
 
     def _scores(self, queries: np.ndarray, candidates: np.ndarray) -> tuple[np.ndarray, bool]:
         """Native scores of every query against every candidate, and their direction."""

@@ -172,3 +172,42 @@ def test_a_store_that_cannot_call_python_refuses_a_callable_filter() -> None:
     store.add_texts(TEXTS, METADATAS, ids=IDS)
     with pytest.raises(FilterError, match="cannot filter with a function: give a filter dict"):
         store.similarity_search("q", filter=lambda document: True)
+
+
+def _tied(text: str) -> list[float]:
+    """Three directions only, so most documents tie with others (hand-checkable)."""
+    return [1.0, float(len(text) % 3), 0.5]
+
+
+class Tied(Embeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [_tied(text) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return _tied(text)
+
+
+class LCTied(LCEmbeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [_tied(text) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return _tied(text)
+
+
+@pytest.mark.parametrize("size", [2, 5, 17, 100, 1000])
+def test_equal_scores_come_out_in_langchains_order(size: int) -> None:
+    # "aa" and "bb" are identical vectors added in that order; so are most of the rest
+    texts = ["aa", "bb", *(f"t{i}" for i in range(size - 2))]
+    theirs = LCInMemoryVectorStore.from_texts(texts, LCTied())
+    ours = InMemoryVectorStore.from_texts(texts, Tied())
+    for k in (2, 4, 10):
+        expected = [(d.page_content, s) for d, s in theirs.similarity_search_with_score("qq", k=k)]
+        got = [(d.page_content, s) for d, s in ours.similarity_search_with_score("qq", k=k)]
+        assert got == expected
+    odd = lambda doc: doc.page_content != "t1"  # noqa: E731
+    expected = [d.page_content for d in theirs.similarity_search("qq", k=4, filter=odd)]
+    assert [d.page_content for d in ours.similarity_search("qq", k=4, filter=odd)] == expected
+    pair = [d.page_content for d in ours.similarity_search("qq", k=2)]
+    if size == 2:  # LangChain's sort, reversed: the later of two equal ones first
+        assert pair == ["bb", "aa"]

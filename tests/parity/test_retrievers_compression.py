@@ -157,8 +157,6 @@ def _store(m: dict[str, Any]) -> Any:
     return m["store"].from_documents(docs(m, ROWS[:5]), m["embeddings"])
 
 
-# Queries and k chosen so that no two of the documents returned (or fetched, for MMR)
-# score the same: the order of equal scores is a listed difference (differences-from-langchain.md).
 @pytest.mark.parametrize(
     ("search_type", "search_kwargs", "query"),
     [
