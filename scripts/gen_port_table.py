@@ -49,6 +49,7 @@ RAGLINE_PACKAGES = [
     "ragline.core.chat_history",
     "ragline.core.config",
     "ragline.core.example_selectors",
+    "ragline.core.load",
 ]
 
 # Names ragline exports that LangChain also has, but as something else.
@@ -71,7 +72,6 @@ NOT_THE_SAME = {
     "check_keys",
     "check_pairs",
     "chunk_text",
-    "dumpd",
     "loadd",
     "PREFIX",
     "SUFFIX",

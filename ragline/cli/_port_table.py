@@ -1059,6 +1059,15 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.language_models.llms": {
         "ragline.core": "BaseLLM LLM",
     },
+    "langchain_core.load": {
+        "ragline.core.load": "dumpd dumps load loads",
+    },
+    "langchain_core.load.dump": {
+        "ragline.core.load": "dumpd dumps",
+    },
+    "langchain_core.load.load": {
+        "ragline.core.load": "load loads",
+    },
     "langchain_core.messages": {
         "ragline.core": (
             "AIMessage AIMessageChunk BaseMessage BaseMessageChunk ChatMessage "

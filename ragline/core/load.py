@@ -1,0 +1,286 @@
+"""LangChain's serialization format for Documents and messages: ``dumpd``, ``dumps``,
+``loads``, ``load``.
+
+An object is written as ``{"lc": 1, "type": "constructor", "id": [...], "kwargs":
+{...}}``, with LangChain's ids (``["langchain", "schema", "document", "Document"]``) and
+its choice and order of keyword arguments, so ``dumps(doc)`` is the very string
+LangChain's ``dumps`` gives for the same document: a dedupe key (RAG fusion's) computed
+by either library matches, and either library reads the other's text.
+
+Reading builds only the classes this module writes (Documents and the plain message
+classes), looked up by id in a fixed table: nothing is imported by name, and an unknown
+id raises :class:`~ragline.core.exceptions.InvalidInputError` naming it. Values JSON
+cannot hold are written as LangChain writes them (``"type": "not_implemented"`` with
+their repr) and refused when read back. Other ragline objects (prompts, chunks, models)
+are refused when written, rather than written in a form LangChain would not give.
+
+Example:
+    >>> from ragline.core import Document
+    >>> text = dumps(Document("Etna erupts.", metadata={"source": "etna.txt"}))
+    >>> text[:74]
+    '{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "document",'
+    >>> loads(text)
+    Document(metadata={'source': 'etna.txt'}, page_content='Etna erupts.')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+from ragline.core.documents import Document
+from ragline.core.exceptions import InvalidInputError
+from ragline.core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+__all__ = ["dumpd", "dumps", "load", "loads"]
+
+_MESSAGE_TYPES: dict[type, str] = {
+    HumanMessage: "human",
+    AIMessage: "ai",
+    SystemMessage: "system",
+    ChatMessage: "chat",
+    FunctionMessage: "function",
+    ToolMessage: "tool",
+}
+_CLASSES: dict[str, type] = {"Document": Document} | {cls.__name__: cls for cls in _MESSAGE_TYPES}
+# the module each class lives in, in langchain_core (a second id LangChain reads)
+_CORE_MODULES = {
+    "Document": ("documents", "base"),
+    "HumanMessage": ("messages", "human"),
+    "AIMessage": ("messages", "ai"),
+    "SystemMessage": ("messages", "system"),
+    "ChatMessage": ("messages", "chat"),
+    "FunctionMessage": ("messages", "function"),
+    "ToolMessage": ("messages", "tool"),
+}
+
+
+def _lc_id(name: str) -> list[str]:
+    group = "document" if name == "Document" else "messages"
+    return ["langchain", "schema", group, name]
+
+
+_BY_ID: dict[tuple[str, ...], type] = {}
+for _name, _cls in _CLASSES.items():
+    _BY_ID[tuple(_lc_id(_name))] = _cls
+    _BY_ID[("langchain_core",) + _CORE_MODULES[_name] + (_name,)] = _cls
+
+
+def dumps(obj: Any, *, pretty: bool = False, **kwargs: Any) -> str:
+    """``obj`` as LangChain's serialization JSON text.
+
+    Args:
+        obj: a Document, a message, or JSON data holding them (dicts, lists ...).
+        pretty: indent the text (by ``kwargs["indent"]``, 2 when not given).
+        **kwargs: passed to :func:`json.dumps` (``sort_keys``, ``ensure_ascii`` ...).
+
+    Raises:
+        InvalidInputError: ``default`` was passed (the encoder is this module's).
+        TypeError: ``obj`` holds a ragline object this format does not cover here.
+
+    Example:
+        >>> from ragline.core import HumanMessage
+        >>> dumps(HumanMessage("hi")).partition('"kwargs": ')[2]
+        '{"content": "hi", "type": "human"}}'
+    """
+    if "default" in kwargs:
+        raise InvalidInputError("dumps() writes objects itself: do not pass `default`")
+    if pretty:
+        kwargs["indent"] = kwargs.pop("indent", 2)
+    return json.dumps(obj, default=_encode, **kwargs)
+
+
+def dumpd(obj: Any) -> Any:
+    """``obj`` as LangChain's serialization data (what :func:`dumps` writes, parsed).
+
+    Example:
+        >>> from ragline.core import Document
+        >>> dumpd(Document("x", id="7"))["kwargs"]
+        {'id': '7', 'page_content': 'x', 'type': 'Document'}
+    """
+    return json.loads(dumps(obj))
+
+
+def loads(
+    text: str,
+    *,
+    secrets_map: dict[str, str] | None = None,
+    secrets_from_env: bool = False,
+) -> Any:
+    """Read LangChain serialization text back into ragline objects.
+
+    Args:
+        text: what :func:`dumps` (ragline's or LangChain's) wrote.
+        secrets_map: values for ``{"type": "secret"}`` entries, by secret name.
+        secrets_from_env: also look secrets up in the environment.
+
+    Raises:
+        InvalidInputError: an id that is not a Document or a plain message class, or
+            keyword arguments the class does not take.
+        NotImplementedError: a ``not_implemented`` entry (a value written by its repr).
+
+    Example:
+        >>> from ragline.core import AIMessage
+        >>> loads(dumps([AIMessage("yo", id="run-1")]))[0].id
+        'run-1'
+    """
+    return json.loads(text, object_hook=_reviver(secrets_map, secrets_from_env))
+
+
+def load(
+    obj: Any,
+    *,
+    secrets_map: dict[str, str] | None = None,
+    secrets_from_env: bool = False,
+) -> Any:
+    """:func:`loads` for data already parsed (what :func:`dumpd` returns).
+
+    Example:
+        >>> from ragline.core import Document
+        >>> load({"docs": [dumpd(Document("x"))]})
+        {'docs': [Document(metadata={}, page_content='x')]}
+    """
+    revive = _reviver(secrets_map, secrets_from_env)
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return revive({key: walk(item) for key, item in value.items()})
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    return walk(obj)
+
+
+def _encode(obj: Any) -> Any:
+    """``json.dumps``' fallback: the constructor entry of a supported object, LangChain's
+    ``not_implemented`` entry for anything else that is not ragline's."""
+    kind = type(obj)
+    if kind is Document:
+        return _constructor("Document", _document_kwargs(obj))
+    if kind in _MESSAGE_TYPES:
+        return _constructor(kind.__name__, _message_kwargs(obj))
+    if kind.__module__.split(".")[0] == "ragline":
+        raise TypeError(
+            f"ragline.core.load writes Documents and plain messages; {kind.__name__} is "
+            "not supported (LangChain's form for it is not reproduced here)"
+        )
+    return {
+        "lc": 1,
+        "type": "not_implemented",
+        "id": [*kind.__module__.split("."), kind.__name__],
+        "repr": repr(obj),
+    }
+
+
+def _constructor(name: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    return {"lc": 1, "type": "constructor", "id": _lc_id(name), "kwargs": kwargs}
+
+
+def _document_kwargs(doc: Document) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {}
+    if doc.id is not None:
+        kwargs["id"] = doc.id
+    if doc.metadata:
+        kwargs["metadata"] = doc.metadata
+    kwargs["page_content"] = doc.page_content
+    kwargs["type"] = "Document"
+    return kwargs
+
+
+def _message_kwargs(message: BaseMessage) -> dict[str, Any]:
+    """The fields LangChain writes, in its order: set ones, and those always written."""
+    kwargs: dict[str, Any] = {"content": message.content}
+    if message.additional_kwargs:
+        kwargs["additional_kwargs"] = message.additional_kwargs
+    if message.response_metadata:
+        kwargs["response_metadata"] = message.response_metadata
+    kwargs["type"] = _MESSAGE_TYPES[type(message)]
+    if message.name is not None:
+        kwargs["name"] = message.name
+    if message.id is not None:
+        kwargs["id"] = message.id
+    if isinstance(message, AIMessage):
+        kwargs.update(_ai_kwargs(message))
+    elif isinstance(message, ToolMessage):
+        kwargs["tool_call_id"] = message.tool_call_id
+        if message.artifact is not None:
+            kwargs["artifact"] = message.artifact
+        kwargs["status"] = message.status
+    elif isinstance(message, ChatMessage):
+        kwargs["role"] = message.role
+    return kwargs
+
+
+def _ai_kwargs(message: AIMessage) -> dict[str, Any]:
+    """Tool calls, invalid tool calls and usage: the ones that hold something first (in
+    that order), then the empty tool-call lists, which LangChain always writes."""
+    values: dict[str, Any] = {
+        "tool_calls": [
+            {"name": c["name"], "args": c["args"], "id": c.get("id"), "type": "tool_call"}
+            for c in message.tool_calls
+        ],
+        "invalid_tool_calls": [
+            {
+                "type": "invalid_tool_call",
+                "id": c.get("id"),
+                "name": c.get("name"),
+                "args": c.get("args"),
+                "error": c.get("error"),
+            }
+            for c in message.invalid_tool_calls
+        ],
+        "usage_metadata": message.usage_metadata,
+    }
+    filled = {key: value for key, value in values.items() if value}
+    empty: dict[str, Any] = {
+        key: [] for key in ("tool_calls", "invalid_tool_calls") if key not in filled
+    }
+    return filled | empty
+
+
+def _reviver(
+    secrets_map: dict[str, str] | None, secrets_from_env: bool
+) -> Callable[[dict[str, Any]], Any]:
+    secrets = dict(secrets_map or {})
+
+    def revive(entry: dict[str, Any]) -> Any:
+        if entry.get("lc") != 1 or "type" not in entry or "id" not in entry:
+            return entry
+        kind, ident = entry["type"], entry["id"]
+        if kind == "secret":
+            [key] = ident
+            if key in secrets:
+                return secrets[key]
+            return os.environ.get(key) if secrets_from_env else None
+        if kind == "not_implemented":
+            # NotImplementedError, as LangChain raises for such an entry
+            raise NotImplementedError(
+                f"cannot load an object that was written without serialization: {entry}"
+            )
+        if kind != "constructor":
+            return entry
+        cls = _BY_ID.get(tuple(ident))
+        if cls is None:
+            known = ", ".join(".".join(_lc_id(name)) for name in _CLASSES)
+            raise InvalidInputError(
+                f"cannot load {'.'.join(map(str, ident))}: ragline builds only {known}"
+            )
+        kwargs = dict(entry.get("kwargs", {}))
+        kwargs.pop("type", None)
+        try:
+            return cls(**kwargs)
+        except TypeError as err:
+            raise InvalidInputError(f"cannot load {cls.__name__} from {kwargs}: {err}") from err
+
+    return revive

@@ -1,0 +1,185 @@
+"""Parity: ``dumpd`` / ``dumps`` / ``loads`` / ``load`` (langchain_core.load) for
+Documents and messages. ``dumps`` must give LangChain's very string (a RAG-fusion dedupe
+key computed by either library agrees), plain, pretty, with an indent or json options;
+text either library wrote reads back in the other; unknown ids, ``not_implemented``
+entries and secrets behave as LangChain's.
+"""
+
+from __future__ import annotations
+
+import datetime
+import warnings
+from typing import Any
+
+import pytest
+from langchain_core import documents as lc_documents
+from langchain_core import messages as lc_messages
+from langchain_core.load import dumpd as lc_dumpd
+from langchain_core.load import dumps as lc_dumps
+from langchain_core.load import load as lc_load
+from langchain_core.load import loads as lc_loads
+from langchain_core.prompts import PromptTemplate
+
+from ragline.core import Document, messages
+from ragline.core.exceptions import InvalidInputError
+from ragline.core.load import dumpd, dumps, load, loads
+
+COVERS = {"core.load.dumpd", "core.load.dumps", "core.load.loads", "core.load.load"}
+
+TOOL_CALLS = [{"name": "search", "args": {"q": "Etna"}, "id": "call_1"}]
+INVALID = [{"name": "f", "args": "{", "id": "c9", "error": "bad json"}]
+USAGE = {"input_tokens": 3, "output_tokens": 5, "total_tokens": 8}
+
+
+def pairs() -> list[tuple[str, Any, Any]]:
+    """(label, ragline object, LangChain object) built from the same arguments."""
+    cases: list[tuple[str, str, dict[str, Any]]] = [
+        ("doc", "Document", {"page_content": "Etna é 火山", "metadata": {"source": "a.txt"}}),
+        ("doc empty", "Document", {"page_content": "", "metadata": {}}),
+        ("doc id", "Document", {"page_content": "x", "id": "7"}),
+        ("doc empty id", "Document", {"page_content": "x", "id": ""}),
+        ("doc nested", "Document", {"page_content": "x", "metadata": {"a": [1, {"b": None}]}}),
+        ("human", "HumanMessage", {"content": "hi"}),
+        ("human parts", "HumanMessage", {"content": [{"type": "text", "text": "t"}]}),
+        ("human extras", "HumanMessage", {"content": "h", "additional_kwargs": {"a": 1}}),
+        ("system", "SystemMessage", {"content": "s", "name": "", "id": "i"}),
+        ("ai", "AIMessage", {"content": "yo"}),
+        ("ai meta", "AIMessage", {"content": "a", "response_metadata": {"x": 1}, "id": "r"}),
+        ("ai tools", "AIMessage", {"content": "", "tool_calls": TOOL_CALLS}),
+        ("ai invalid", "AIMessage", {"content": "a", "invalid_tool_calls": INVALID}),
+        ("ai usage", "AIMessage", {"content": "a", "usage_metadata": USAGE, "name": "n"}),
+        (
+            "ai all",
+            "AIMessage",
+            {
+                "content": "a",
+                "tool_calls": TOOL_CALLS,
+                "invalid_tool_calls": INVALID,
+                "usage_metadata": USAGE,
+            },
+        ),
+        (
+            "ai invalid usage",
+            "AIMessage",
+            {"content": "a", "invalid_tool_calls": INVALID, "usage_metadata": USAGE},
+        ),
+        ("tool", "ToolMessage", {"content": "r", "tool_call_id": "c"}),
+        (
+            "tool artifact",
+            "ToolMessage",
+            {"content": "r", "tool_call_id": "c", "artifact": 0, "status": "error"},
+        ),
+        ("chat", "ChatMessage", {"content": "c", "role": "critic"}),
+        ("function", "FunctionMessage", {"content": "c", "name": "f"}),
+    ]
+    built = []
+    for label, name, kwargs in cases:
+        if name == "Document":
+            ours, theirs = Document(**kwargs), lc_documents.Document(**kwargs)
+        else:
+            ours = getattr(messages, name)(**kwargs)
+            theirs = getattr(lc_messages, name)(**kwargs)
+        built.append((label, ours, theirs))
+    return built
+
+
+def test_dumps_gives_langchains_string():
+    for label, ours, theirs in pairs():
+        assert dumps(ours) == lc_dumps(theirs), label
+        assert dumpd(ours) == lc_dumpd(theirs), label
+        for options in ({"pretty": True}, {"pretty": True, "indent": 4}, {"sort_keys": True}):
+            assert dumps(ours, **options) == lc_dumps(theirs, **options), (label, options)
+        assert dumps(ours, ensure_ascii=False) == lc_dumps(theirs, ensure_ascii=False), label
+
+
+def test_dumps_of_data_holding_documents():
+    ours = {"docs": [Document("a"), Document("b", metadata={"day": datetime.date(2024, 5, 1)})]}
+    theirs = {
+        "docs": [
+            lc_documents.Document(page_content="a"),
+            lc_documents.Document(page_content="b", metadata={"day": datetime.date(2024, 5, 1)}),
+        ]
+    }
+    assert dumps(ours) == lc_dumps(theirs)
+    assert dumps({1: {2}, None: (1, 2)}) == lc_dumps({1: {2}, None: (1, 2)})
+    assert dumps("text") == lc_dumps("text") == '"text"'
+    assert dumps(Document("x")) == (
+        '{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "document", '
+        '"Document"], "kwargs": {"page_content": "x", "type": "Document"}}'
+    )
+    # RAG fusion's dedupe: the same documents give the same keys in both libraries
+    ranked = [[Document("a"), Document("b")], [Document("b"), Document("c")]]
+    keys = {dumps(doc) for docs in ranked for doc in docs}
+    assert keys == {lc_dumps(lc_documents.Document(page_content=t)) for t in "abc"}
+
+
+def test_dumps_refuses_default_and_unsupported_ragline_objects():
+    with pytest.raises(ValueError, match="default"):
+        dumps(Document("x"), default=str)
+    with pytest.raises(ValueError):
+        lc_dumps(lc_documents.Document(page_content="x"), default=str)
+    with pytest.raises(TypeError, match="AIMessageChunk is not supported"):
+        dumps(messages.AIMessageChunk("x"))
+
+
+def lc_read(text: str) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # beta and allowed_objects notices
+        return lc_loads(text, allowed_objects="all")
+
+
+def fields(obj: Any) -> Any:
+    """What both libraries' objects hold, to compare across them."""
+    if isinstance(obj, (Document, lc_documents.Document)):
+        return ("Document", obj.page_content, obj.metadata, obj.id)
+    names = ["content", "additional_kwargs", "response_metadata", "name", "id"]
+    names += ["tool_calls", "invalid_tool_calls", "usage_metadata", "tool_call_id"]
+    names += ["artifact", "status", "role"]
+    return (type(obj).__name__, {n: getattr(obj, n, None) for n in names})
+
+
+def test_loads_reads_either_librarys_text():
+    for label, ours, theirs in pairs():
+        from_theirs = loads(lc_dumps(theirs))
+        assert type(from_theirs) is type(ours), label
+        assert fields(from_theirs) == fields(ours), label
+        assert fields(lc_read(dumps(ours))) == fields(theirs), label
+        assert fields(load(lc_dumpd(theirs))) == fields(ours), label
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = lc_dumpd({"docs": [lc_documents.Document(page_content="x")]})
+        assert fields(lc_load(data, allowed_objects="all")["docs"][0]) == fields(
+            load(data)["docs"][0]
+        )
+    # LangChain's langchain_core module ids are read too
+    core_id = dumpd(Document("x"))
+    core_id["id"] = ["langchain_core", "documents", "base", "Document"]
+    assert load(core_id) == Document("x")
+
+
+def test_loads_errors_and_secrets():
+    prompt = lc_dumps(PromptTemplate.from_template("{x}"))
+    with pytest.raises(
+        InvalidInputError, match=r"cannot load langchain\.prompts\.prompt\.PromptTemplate"
+    ):
+        loads(prompt)
+    evil = '{"lc": 1, "type": "constructor", "id": ["os", "system"], "kwargs": {}}'
+    with pytest.raises(InvalidInputError, match=r"cannot load os\.system"):
+        loads(evil)
+    written = dumps({"d": datetime.date(2024, 5, 1)})
+    with pytest.raises(NotImplementedError):
+        loads(written)
+    with pytest.raises(NotImplementedError):
+        lc_read(written)
+    secret = '{"key": {"lc": 1, "type": "secret", "id": ["MY_KEY"]}}'
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = lc_loads(secret, secrets_map={"MY_KEY": "s3"}, allowed_objects="all")
+        theirs_unset = lc_loads(secret, allowed_objects="all")
+    assert loads(secret, secrets_map={"MY_KEY": "s3"}) == theirs == {"key": "s3"}
+    assert loads(secret) == theirs_unset
+    with pytest.raises(InvalidInputError, match="cannot load Document"):
+        loads(
+            '{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "document", '
+            '"Document"], "kwargs": {"bogus": 1}}'
+        )
