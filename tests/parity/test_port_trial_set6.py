@@ -18,9 +18,15 @@ from langchain_core.chat_history import InMemoryChatMessageHistory as LCInMemory
 from langchain_core.messages import AIMessage as LCAIMessage
 from langchain_core.messages import HumanMessage as LCHumanMessage
 from langchain_core.messages import SystemMessage as LCSystemMessage
+from langchain_core.runnables import RunnableLambda as LCRunnableLambda
+from langchain_core.runnables.history import (
+    RunnableWithMessageHistory as LCRunnableWithMessageHistory,
+)
 
 from ragline.core.chat_history import ChatMessageHistory, InMemoryChatMessageHistory
 from ragline.core.messages import AIMessage, HumanMessage, SystemMessage
+from ragline.core.runnables import RunnableLambda
+from ragline.core.runnables.history import RunnableWithMessageHistory
 from ragline.loaders import JSONLoader
 
 
@@ -110,3 +116,32 @@ def test_in_memory_history_repr_lists_its_messages() -> None:
     assert repr(ours) == repr(theirs)
     assert str(ours["abc"]) == str(theirs["abc"])
     assert repr(ours["empty"]) == "InMemoryChatMessageHistory(messages=[])"
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        {"input_messages_key": "input", "history_messages_key": "history"},
+        {"input_messages_key": "user_question", "history_messages_key": "chat_history"},
+        {"input_messages_key": "question"},
+        {"history_messages_key": "history"},
+        {},
+    ],
+    ids=["input+history", "two-word keys", "input only", "history only", "no keys"],
+)
+def test_history_runnable_input_schema(keys: dict[str, str]) -> None:
+    theirs = LCRunnableWithMessageHistory(
+        LCRunnableLambda(lambda x: x), lambda session_id: LCInMemoryHistory(), **keys
+    )
+    ours = RunnableWithMessageHistory(
+        RunnableLambda(lambda x: x), lambda session_id: InMemoryChatMessageHistory(), **keys
+    )
+    expected = theirs.input_schema.model_json_schema()
+    # LangChain's BaseMessage def carries its class docstring; ragline leaves it out
+    del expected["$defs"]["BaseMessage"]["description"]
+    got = ours.input_schema.model_json_schema()
+    assert got == expected
+    assert list(got) == list(expected)  # printed: pydantic's key order too
+    assert repr(got) == repr(expected)
+    assert ours.get_input_jsonschema() == got
+    assert ours.get_input_schema().__name__ == theirs.get_input_schema().__name__

@@ -61,6 +61,7 @@ from ragline.core._drive import (
     drive_stream,
     stream_from,
 )
+from ragline.core._json_schema import field_title
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import ConfigurationError, InvalidInputError
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
@@ -77,6 +78,30 @@ _READ, _CALL, _WRITE = "read", "call", "write"
 # A turn yields (step, value) and receives the step's result: the stored messages for
 # _READ, the runnable's output for _CALL, nothing for _WRITE. It returns the output.
 Turn = Generator[tuple[str, Any], Any, Any]
+
+_OPTIONAL_STRING = {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
+_FREE_OBJECT = {"type": "object", "additionalProperties": True}
+# the message fields LangChain's input schema lists (a BaseMessage model, open to more)
+_BASE_MESSAGE_DEF: dict[str, Any] = {
+    "title": "BaseMessage",
+    "type": "object",
+    "additionalProperties": True,
+    "properties": {
+        "content": {
+            "anyOf": [
+                {"type": "string"},
+                {"type": "array", "items": {"anyOf": [{"type": "string"}, _FREE_OBJECT]}},
+            ],
+            "title": "Content",
+        },
+        "additional_kwargs": {**_FREE_OBJECT, "title": "Additional Kwargs"},
+        "response_metadata": {**_FREE_OBJECT, "title": "Response Metadata"},
+        "type": {"type": "string", "title": "Type"},
+        "name": {**_OPTIONAL_STRING, "title": "Name"},
+        "id": {**_OPTIONAL_STRING, "title": "Id"},
+    },
+    "required": ["content", "type"],
+}
 
 _SESSION_ID = ConfigurableFieldSpec(
     id="session_id",
@@ -168,6 +193,27 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return [self.runnable]
+
+    def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        """What a call takes, as LangChain's ``RunnableWithChatHistoryInput`` describes it:
+        with ``input_messages_key`` an object with that key required (a string, a
+        message or a list of messages when ``history_messages_key`` is set too, else a
+        list of messages); without it a list of messages. Messages are a ``BaseMessage``
+        def of the same fields (LangChain's also carries its class docstring as the
+        description, left out here)."""
+        defs.setdefault("BaseMessage", _BASE_MESSAGE_DEF)
+        message = {"$ref": "#/$defs/BaseMessage"}
+        messages = {"type": "array", "items": message}
+        schema: dict[str, Any] = {"title": "RunnableWithChatHistoryInput"}
+        key = self.input_messages_key
+        if key is None:
+            return {**schema, **messages}
+        if self.history_messages_key is not None:
+            value: dict[str, Any] = {"anyOf": [{"type": "string"}, message, messages]}
+        else:
+            value = dict(messages)
+        properties = {key: {**value, "title": field_title(key)}}
+        return {**schema, "type": "object", "properties": properties, "required": [key]}
 
     @property
     def config_specs(self) -> list[Any]:
