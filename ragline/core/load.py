@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
 
 from ragline.core.documents import Document
 from ragline.core.exceptions import InvalidInputError
@@ -43,6 +43,8 @@ from ragline.core.messages import (
 )
 
 __all__ = ["dumpd", "dumps", "load", "loads"]
+
+AllowedObjects = Iterable[type] | Literal["all", "core", "messages"] | None
 
 _MESSAGE_TYPES: dict[type, str] = {
     HumanMessage: "human",
@@ -114,7 +116,9 @@ def dumpd(obj: Any) -> Any:
 def loads(
     text: str,
     *,
+    allowed_objects: AllowedObjects = None,
     secrets_map: dict[str, str] | None = None,
+    valid_namespaces: list[str] | None = None,
     secrets_from_env: bool = False,
 ) -> Any:
     """Read LangChain serialization text back into ragline objects.
@@ -122,11 +126,16 @@ def loads(
     Args:
         text: what :func:`dumps` (ragline's or LangChain's) wrote.
         secrets_map: values for ``{"type": "secret"}`` entries, by secret name.
+        allowed_objects: the classes that may be built: ``"core"``, ``"all"`` or None
+            (every class above), ``"messages"`` (messages only), or a list of classes.
+        valid_namespaces: accepted for LangChain's signature; it has no effect here,
+            since nothing outside the fixed table is ever built.
         secrets_from_env: also look secrets up in the environment.
 
     Raises:
-        InvalidInputError: an id that is not a Document or a plain message class, or
-            keyword arguments the class does not take.
+        InvalidInputError: an id that is not a Document or a plain message class, a
+            class ``allowed_objects`` leaves out, or keyword arguments the class does
+            not take.
         NotImplementedError: a ``not_implemented`` entry (a value written by its repr).
 
     Example:
@@ -134,13 +143,16 @@ def loads(
         >>> loads(dumps([AIMessage("yo", id="run-1")]))[0].id
         'run-1'
     """
-    return json.loads(text, object_hook=_reviver(secrets_map, secrets_from_env))
+    revive = _reviver(_allowed(allowed_objects), secrets_map, secrets_from_env)
+    return json.loads(text, object_hook=revive)
 
 
 def load(
     obj: Any,
     *,
+    allowed_objects: AllowedObjects = None,
     secrets_map: dict[str, str] | None = None,
+    valid_namespaces: list[str] | None = None,
     secrets_from_env: bool = False,
 ) -> Any:
     """:func:`loads` for data already parsed (what :func:`dumpd` returns).
@@ -150,7 +162,7 @@ def load(
         >>> load({"docs": [dumpd(Document("x"))]})
         {'docs': [Document(metadata={}, page_content='x')]}
     """
-    revive = _reviver(secrets_map, secrets_from_env)
+    revive = _reviver(_allowed(allowed_objects), secrets_map, secrets_from_env)
 
     def walk(value: Any) -> Any:
         if isinstance(value, dict):
@@ -249,8 +261,21 @@ def _ai_kwargs(message: AIMessage) -> dict[str, Any]:
     return filled | empty
 
 
+def _allowed(allowed_objects: AllowedObjects) -> frozenset[type]:
+    if allowed_objects is None or allowed_objects in ("core", "all"):
+        return frozenset(_CLASSES.values())
+    if allowed_objects == "messages":
+        return frozenset(_MESSAGE_TYPES)
+    if isinstance(allowed_objects, str):
+        raise InvalidInputError(
+            f"allowed_objects {allowed_objects!r} is not one of 'core', 'all', 'messages' "
+            "or a list of classes"
+        )
+    return frozenset(allowed_objects)
+
+
 def _reviver(
-    secrets_map: dict[str, str] | None, secrets_from_env: bool
+    allowed: frozenset[type], secrets_map: dict[str, str] | None, secrets_from_env: bool
 ) -> Callable[[dict[str, Any]], Any]:
     secrets = dict(secrets_map or {})
 
@@ -275,6 +300,11 @@ def _reviver(
             known = ", ".join(".".join(_lc_id(name)) for name in _CLASSES)
             raise InvalidInputError(
                 f"cannot load {'.'.join(map(str, ident))}: ragline builds only {known}"
+            )
+        if cls not in allowed:
+            raise InvalidInputError(
+                f"loading {'.'.join(ident)} is not allowed by allowed_objects; pass "
+                "allowed_objects='core' (or a list that holds the class) to load it"
             )
         kwargs = dict(entry.get("kwargs", {}))
         kwargs.pop("type", None)

@@ -183,3 +183,37 @@ def test_loads_errors_and_secrets():
             '{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "document", '
             '"Document"], "kwargs": {"bogus": 1}}'
         )
+
+
+def test_allowed_objects_admit_what_langchains_admit():
+    ours_text = dumps([Document("x"), messages.HumanMessage("h")])
+    theirs_text = lc_dumps([lc_documents.Document(page_content="x"), lc_messages.HumanMessage("h")])
+    options: list[tuple[Any, Any]] = [
+        (None, None),
+        ("core", "core"),
+        ("all", "all"),
+        ("messages", "messages"),
+        ([messages.HumanMessage], [lc_messages.HumanMessage]),
+        ([Document], [lc_documents.Document]),
+        ([Document, messages.HumanMessage], [lc_documents.Document, lc_messages.HumanMessage]),
+        ([], []),
+    ]
+    for ours_option, theirs_option in options:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                theirs = [fields(o) for o in lc_loads(theirs_text, allowed_objects=theirs_option)]
+            except ValueError:
+                theirs = None
+        try:
+            ours = [fields(o) for o in loads(ours_text, allowed_objects=ours_option)]
+        except InvalidInputError as err:
+            assert "not allowed" in str(err)
+            ours = None
+        assert ours == theirs, ours_option
+    assert load(dumpd(messages.AIMessage("a")), allowed_objects="messages") == messages.AIMessage(
+        "a"
+    )
+    assert loads(ours_text, valid_namespaces=["mine"])[0] == Document("x")
+    with pytest.raises(ValueError, match="allowed_objects 'every'"):
+        loads(ours_text, allowed_objects="every")  # type: ignore[arg-type]
