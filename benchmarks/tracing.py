@@ -39,6 +39,12 @@ percentiles (the spread), in CPU time of this process (the batch processor's exp
 thread included) and in wall time. A target is met when the median ratio is within it;
 an ``off`` row is "not measurable" when the middle half of its ratios holds 1.
 
+Then the garbage collector's share per row and side: the mean time per call spent in
+collections and the full collections seen (a traced call's spans wait in the batch
+processor's queue, reach the oldest generation, and so bring full collections, which
+walk every object in the process: with MiniLM loaded, about half a million). A full
+collection lands in one round, which the median ratio leaves out; the mean shows it.
+
 Last, the function calls one bare ``retriever.invoke`` makes untraced, with the no-op
 tracer and traced (cProfile's count: all, ragline's, OpenTelemetry's): a figure that load
 does not move, to compare commits by on a shared machine.
@@ -47,6 +53,7 @@ does not move, to compare commits by on a shared machine.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import sys
@@ -291,6 +298,10 @@ class Paired:
     def __init__(self) -> None:
         self.wall: tuple[list[float], list[float]] = ([], [])
         self.cpu: tuple[list[float], list[float]] = ([], [])
+        # per side: calls made, seconds in the garbage collector, full (gen 2) collections
+        self.calls = [0, 0]
+        self.gc_seconds = [0.0, 0.0]
+        self.full_collections = [0, 0]
 
     def summary(self, clock: str) -> tuple[float, float, float, float, float]:
         """Median per-call seconds of each, the median of the per-round ratios (second
@@ -319,15 +330,41 @@ def paired(
         for i in range(min(calls, 20)):  # warm up
             function(i)
     result = Paired()
-    for round_ in range(rounds):
-        order = ((0, first), (1, second)) if round_ % 2 == 0 else ((1, second), (0, first))
-        for side, function in order:
-            wall, cpu = time.perf_counter(), time.process_time()
-            for i in range(calls):
-                function(i)
-            result.wall[side].append((time.perf_counter() - wall) / calls)
-            result.cpu[side].append((time.process_time() - cpu) / calls)
+    collecting = _Collections()
+    gc.callbacks.append(collecting)
+    try:
+        for round_ in range(rounds):
+            order = ((0, first), (1, second)) if round_ % 2 == 0 else ((1, second), (0, first))
+            for side, function in order:
+                collecting.seconds, collecting.full = 0.0, 0
+                wall, cpu = time.perf_counter(), time.process_time()
+                for i in range(calls):
+                    function(i)
+                result.wall[side].append((time.perf_counter() - wall) / calls)
+                result.cpu[side].append((time.process_time() - cpu) / calls)
+                result.calls[side] += calls
+                result.gc_seconds[side] += collecting.seconds
+                result.full_collections[side] += collecting.full
+    finally:
+        gc.callbacks.remove(collecting)
     return result
+
+
+class _Collections:
+    """A ``gc.callbacks`` entry: seconds spent in collections and full collections seen
+    (tracing's spans wait in the batch processor's queue, so they outlive a few young
+    collections and reach the oldest generation; a full collection walks every object
+    of the process, a loaded model's included)."""
+
+    def __init__(self) -> None:
+        self.seconds, self.full, self.began = 0.0, 0, 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.began = time.perf_counter()
+            return
+        self.seconds += time.perf_counter() - self.began
+        self.full += info["generation"] == 2
 
 
 # label, what is compared, the paired timings, the target ("3%", "5%", "off" or "")
@@ -476,6 +513,13 @@ def main() -> None:
             added = timings.added(clock) * 1e6
             print(f"{label:44}{first * 1e6:9.1f}us{second * 1e6:9.1f}us{added:8.1f}us"
                   f"{ratio:8.3f}{spread:>15}  {verdict(target, ratio, low, high)}")  # fmt: skip
+    print("\ngarbage collector: mean us per call in collections, and full collections "
+          "(baseline / with it)")  # fmt: skip
+    for label, _, timings, _ in measured:
+        base, with_it = (timings.gc_seconds[side] * 1e6 / max(timings.calls[side], 1)
+                         for side in (0, 1))  # fmt: skip
+        print(f"  {label:44}{base:9.1f}us{with_it:9.1f}us"
+              f"{timings.full_collections[0]:6} /{timings.full_collections[1]:3}")  # fmt: skip
     print("\nfunction calls in one retriever.invoke (bare, 1,000 docs; cProfile): all, "
           "ragline's, OpenTelemetry's")  # fmt: skip
     for label, every, ours, otel in call_counts():
