@@ -117,6 +117,7 @@ LISTED = [
     "langchain_classic.callbacks",
     "langchain_classic.callbacks.streaming_stdout",
     "langchain_classic.callbacks.streaming_aiter",
+    "langchain_classic.callbacks.streaming_stdout_final_only",
     "langchain_classic.cache",
     "langchain_classic.docstore",
     "langchain_classic.text_splitter",

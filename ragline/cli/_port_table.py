@@ -131,8 +131,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.callbacks": {
         "ragline.core": "StdOutCallbackHandler",
         "ragline.core.callbacks": (
-            "AsyncIteratorCallbackHandler OpenAICallbackHandler "
-            "StreamingStdOutCallbackHandler collect_runs get_openai_callback"
+            "AsyncIteratorCallbackHandler FinalStreamingStdOutCallbackHandler "
+            "OpenAICallbackHandler StreamingStdOutCallbackHandler collect_runs "
+            "get_openai_callback"
         ),
     },
     "langchain_classic.callbacks.streaming_aiter": {
@@ -140,6 +141,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.callbacks.streaming_stdout": {
         "ragline.core.callbacks": "StreamingStdOutCallbackHandler",
+    },
+    "langchain_classic.callbacks.streaming_stdout_final_only": {
+        "ragline.core.callbacks": "FinalStreamingStdOutCallbackHandler",
     },
     "langchain_classic.chains": {
         "ragline.chains": (

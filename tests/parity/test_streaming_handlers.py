@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from langchain_classic.callbacks import AsyncIteratorCallbackHandler as LCAsyncIterator
+from langchain_classic.callbacks import FinalStreamingStdOutCallbackHandler as LCFinal
 from langchain_core.callbacks import StreamingStdOutCallbackHandler as LCStreaming
 from langchain_core.language_models import FakeListChatModel as LCFakeChat
 from langchain_core.language_models import FakeListLLM as LCFakeLLM
@@ -34,11 +35,16 @@ from ragline.core import (
     RunnableLambda,
     StrOutputParser,
 )
-from ragline.core.callbacks import AsyncIteratorCallbackHandler, StreamingStdOutCallbackHandler
+from ragline.core.callbacks import (
+    AsyncIteratorCallbackHandler,
+    FinalStreamingStdOutCallbackHandler,
+    StreamingStdOutCallbackHandler,
+)
 
 COVERS = {
     "core.callbacks.StreamingStdOutCallbackHandler",
     "core.callbacks.AsyncIteratorCallbackHandler",
+    "core.callbacks.FinalStreamingStdOutCallbackHandler",
 }
 
 REPLY = "Hi, Ætna — ok"
@@ -213,3 +219,66 @@ def test_async_iterator_waits_for_tokens_from_a_slow_producer(delay: float):
     assert asyncio.run(scenario(AsyncIteratorCallbackHandler())) == ["x", "y", "z"]
     if delay:
         assert asyncio.run(scenario(LCAsyncIterator())) == ["x", "y", "z"]
+
+
+FINAL_STREAMS = [
+    ["Thought", ":", " look", "\n", "Final", " Answer", ":", " Etna", " erupts", "."],
+    ["Final", "Answer", ":", "x", "Final", "Answer", ":", "y"],
+    ["Final", " Answer", ":", "\n"],
+    ["final", "answer", ":", "no"],
+    ["Answer", ":", "only"],
+    [["a", {"b": 1}], "Final", "Answer", ":", ["c"]],
+    ["Fin", "al", " Answer:", " no"],
+]
+FINAL_OPTIONS: list[dict[str, Any]] = [
+    {},
+    {"stream_prefix": True},
+    {"strip_tokens": False},
+    {"strip_tokens": False, "answer_prefix_tokens": ["Final", " Answer", ":"]},
+    {"answer_prefix_tokens": ["Answer", ":"], "stream_prefix": True},
+    {"answer_prefix_tokens": ["AI"]},
+]
+
+
+def test_final_answer_handler_prints_what_langchain_prints():
+    for options in FINAL_OPTIONS:
+        for tokens in FINAL_STREAMS:
+            ours, theirs = FinalStreamingStdOutCallbackHandler(**options), LCFinal(**options)
+
+            def feed(handler: Any) -> str:
+                return printed(lambda: [handler.on_llm_new_token(t) for t in tokens])  # noqa: B023
+
+            assert feed(ours) == feed(theirs), (options, tokens)
+            assert (ours.answer_reached, ours.last_tokens) == (
+                theirs.answer_reached,
+                theirs.last_tokens,
+            )
+    handler = FinalStreamingStdOutCallbackHandler(stream_prefix=True)
+    assert printed(lambda: [handler.on_llm_new_token(t) for t in FINAL_STREAMS[0]]) == (
+        "Final Answer: Etna erupts."
+    )
+
+
+def test_final_answer_handler_across_model_runs():
+    """A text model's start clears answer_reached; a chat model's start does not."""
+    text = "Thought: x\nFinal Answer: Etna erupts."
+
+    def run(handler: Any, lib: str) -> str:
+        if lib == "ours":
+            chat = GenericFakeChatModel(messages=iter([AIMessage(text), AIMessage("later")]))
+        else:
+            chat = LCGenericChat(
+                messages=iter([LCAIMessage(content=text), LCAIMessage(content="later")])
+            )
+
+        def go() -> None:
+            for _ in range(2):
+                list(chat.stream("q", {"callbacks": [handler]}))
+            handler.on_llm_start({}, ["p"])
+            handler.on_llm_new_token("dropped")
+
+        return printed(go)
+
+    ours = run(FinalStreamingStdOutCallbackHandler(answer_prefix_tokens=["Answer:"]), "ours")
+    theirs = run(LCFinal(answer_prefix_tokens=["Answer:"]), "theirs")
+    assert ours == theirs

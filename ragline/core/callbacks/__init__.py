@@ -26,6 +26,7 @@ _EXPORTS = {
     "StdOutCallbackHandler": ".stdout",
     "StreamingStdOutCallbackHandler": ".streaming",
     "AsyncIteratorCallbackHandler": ".streaming",
+    "FinalStreamingStdOutCallbackHandler": ".streaming",
     "RunCollectorCallbackHandler": ".tracers",
     "Run": ".tracers",
     "RootListenersHandler": ".tracers",

@@ -18,7 +18,11 @@ from uuid import UUID
 
 from ragline.core.callbacks.base import AsyncCallbackHandler, BaseCallbackHandler
 
-__all__ = ["AsyncIteratorCallbackHandler", "StreamingStdOutCallbackHandler"]
+__all__ = [
+    "AsyncIteratorCallbackHandler",
+    "FinalStreamingStdOutCallbackHandler",
+    "StreamingStdOutCallbackHandler",
+]
 
 
 class StreamingStdOutCallbackHandler(BaseCallbackHandler):
@@ -49,6 +53,82 @@ class StreamingStdOutCallbackHandler(BaseCallbackHandler):
         out = sys.stdout
         out.write(token)
         out.flush()
+
+
+class FinalStreamingStdOutCallbackHandler(StreamingStdOutCallbackHandler):
+    """Stream only an agent's final answer: the tokens after ``answer_prefix_tokens``.
+
+    The handler keeps the last ``len(answer_prefix_tokens)`` tokens; once they equal
+    the prefix (each token stripped of whitespace first, unless ``strip_tokens`` is
+    False) every later token is written to stdout and flushed, and with
+    ``stream_prefix`` the matched prefix tokens are written too. ``on_llm_start`` (a
+    text model's run) clears ``answer_reached``; a chat model's start does not, as in
+    LangChain. The prefix must arrive as the same tokens, so "Final Answer:" streamed
+    letter by letter is never matched.
+
+    Args:
+        answer_prefix_tokens: the tokens before the answer (default
+            ``["Final", "Answer", ":"]``).
+        strip_tokens: compare tokens without surrounding whitespace.
+        stream_prefix: also write the prefix tokens once they match.
+
+    Example:
+        >>> handler = FinalStreamingStdOutCallbackHandler()
+        >>> for token in ["Thought", ".", "Final", " Answer", ":", " Etna", "!"]:
+        ...     handler.on_llm_new_token(token)
+         Etna!
+    """
+
+    def __init__(
+        self,
+        *,
+        answer_prefix_tokens: list[str] | None = None,
+        strip_tokens: bool = True,
+        stream_prefix: bool = False,
+    ) -> None:
+        prefix = ["Final", "Answer", ":"] if answer_prefix_tokens is None else answer_prefix_tokens
+        self.answer_prefix_tokens = prefix
+        self.answer_prefix_tokens_stripped = (
+            [token.strip() for token in prefix] if strip_tokens else prefix
+        )
+        self.last_tokens = [""] * len(prefix)
+        self.last_tokens_stripped = [""] * len(prefix)
+        self.strip_tokens = strip_tokens
+        self.stream_prefix = stream_prefix
+        self.answer_reached = False
+
+    def append_to_last_tokens(self, token: str) -> None:
+        """Remember ``token`` among the last ``len(answer_prefix_tokens)`` tokens."""
+        self.last_tokens.append(token)
+        self.last_tokens_stripped.append(token.strip())
+        if len(self.last_tokens) > len(self.answer_prefix_tokens):
+            del self.last_tokens[0], self.last_tokens_stripped[0]
+
+    def check_if_answer_reached(self) -> bool:
+        """Whether the last tokens are the answer prefix."""
+        if self.strip_tokens:
+            return self.last_tokens_stripped == self.answer_prefix_tokens_stripped
+        return self.last_tokens == self.answer_prefix_tokens
+
+    def on_llm_start(
+        self, serialized: Any, prompts: list[str], *, run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        """A text model's run starts: nothing is written until the prefix comes again."""
+        self.answer_reached = False
+
+    def on_llm_new_token(self, token: str, *, run_id: UUID | None = None, **kwargs: Any) -> None:
+        """Track the prefix; write the token once the answer has begun."""
+        text = token if isinstance(token, str) else str(token)
+        self.append_to_last_tokens(text)
+        out = sys.stdout
+        if self.check_if_answer_reached():
+            self.answer_reached = True
+            if self.stream_prefix:
+                out.write("".join(self.last_tokens))
+                out.flush()
+        elif self.answer_reached:
+            out.write(text)
+            out.flush()
 
 
 class AsyncIteratorCallbackHandler(AsyncCallbackHandler):
