@@ -108,6 +108,7 @@ class StructuredTool(_FunctionTool):
 
     parse_docstring: bool = False
     error_on_invalid_docstring: bool = False
+    _not_shown = ("parse_docstring", "error_on_invalid_docstring")  # from_function's options
 
     def _schema_from_hook(self) -> ArgsSchema:
         function = self.func if self.func is not None else self.coroutine

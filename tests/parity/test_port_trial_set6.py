@@ -22,12 +22,19 @@ from langchain_core.runnables import RunnableLambda as LCRunnableLambda
 from langchain_core.runnables.history import (
     RunnableWithMessageHistory as LCRunnableWithMessageHistory,
 )
+from langchain_core.tools import BaseTool as LCBaseTool
+from langchain_core.tools import StructuredTool as LCStructuredTool
+from langchain_core.tools import Tool as LCTool
+from langchain_core.tools import tool as lc_tool
+from pydantic import BaseModel
 
 from ragline.core.chat_history import ChatMessageHistory, InMemoryChatMessageHistory
 from ragline.core.messages import AIMessage, HumanMessage, SystemMessage
 from ragline.core.runnables import RunnableLambda
 from ragline.core.runnables.history import RunnableWithMessageHistory
+from ragline.core.tools import BaseTool
 from ragline.loaders import JSONLoader
+from ragline.tools import StructuredTool, Tool, tool
 
 
 def _metadata(documents: list[Any]) -> list[dict[str, Any]]:
@@ -145,3 +152,66 @@ def test_history_runnable_input_schema(keys: dict[str, str]) -> None:
     assert repr(got) == repr(expected)
     assert ours.get_input_jsonschema() == got
     assert ours.get_input_schema().__name__ == theirs.get_input_schema().__name__
+
+
+def multiply(a: int, b: int) -> int:
+    """Multiply two numbers"""
+    return a * b
+
+
+async def amultiply(a: int, b: int) -> int:
+    return a * b
+
+
+def search(query: str) -> str:
+    return query
+
+
+class Pair(BaseModel):
+    a: int
+    b: int
+
+
+def _tools(structured: Any, plain: Any, decorator: Any, base: Any) -> list[Any]:
+    class MultiplyNumbersTool(base):  # type: ignore[misc, valid-type]
+        name: str = "multiply_numbers"
+        description: str = "Multiply two numbers"
+
+        def _run(self, a: int, b: int) -> int:
+            return a * b
+
+    return [
+        structured.from_function(
+            func=multiply,
+            coroutine=amultiply,
+            args_schema=Pair,
+            tags=["math"],
+            metadata={"unit": "none"},
+            return_direct=True,
+        ),
+        structured.from_function(
+            coroutine=amultiply, name="amul", description="Async.", args_schema=Pair
+        ),
+        plain(name="search", func=search, description="Look it up."),
+        decorator(multiply),
+        MultiplyNumbersTool(),
+        MultiplyNumbersTool(name="other", handle_tool_error=True),
+    ]
+
+
+def test_tool_repr_and_str_list_the_fields_set() -> None:
+    theirs = _tools(LCStructuredTool, LCTool, lc_tool, LCBaseTool)
+    ours = _tools(StructuredTool, Tool, tool, BaseTool)
+    # a given pydantic args_schema prints the same; the @tool one is compared apart below
+    assert [repr(t) for t in ours[:3] + ours[4:]] == [repr(t) for t in theirs[:3] + theirs[4:]]
+    assert [str(t) for t in ours[:3] + ours[4:]] == [str(t) for t in theirs[:3] + theirs[4:]]
+    assert str(ours[4]) == ""
+
+
+def test_decorated_tool_repr_differs_only_in_its_args_schema() -> None:
+    theirs, ours = lc_tool(multiply), tool(multiply)
+    # LangChain's inferred schema is a pydantic class made in langchain_core.utils.pydantic
+    assert repr(theirs.args_schema) == "<class 'langchain_core.utils.pydantic.multiply'>"
+    assert repr(ours) == repr(theirs).replace(repr(theirs.args_schema), repr(ours.args_schema))
+    assert str(ours) == str(theirs).replace(repr(theirs.args_schema), repr(ours.args_schema))
+    assert str(ours).startswith("name='multiply' description='Multiply two numbers' args_schema=")

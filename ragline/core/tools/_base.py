@@ -52,7 +52,7 @@ from ragline.core.exceptions import (
     ToolException,
     ToolValidationError,
 )
-from ragline.core.fields import Fields
+from ragline.core.fields import Fields, declared_fields
 from ragline.core.messages import ToolMessage
 from ragline.core.runnables.base import Runnable
 from ragline.core.runnables.serializable import RunnableSerializable
@@ -128,8 +128,35 @@ class BaseTool(Fields, Runnable[Any, Any]):
         )
         self._schema_cache: tuple[Any, ArgsSchema] | None = None
 
+    # fields ragline adds that LangChain's tool has not (left out of repr and str)
+    _not_shown: ClassVar[tuple[str, ...]] = ()
+
+    def _shown_fields(self) -> list[tuple[str, Any]]:
+        """``(name, value)`` of each field whose value is not its default, in the order
+        declared: what LangChain's tools (pydantic models) print."""
+        shown = []
+        for name, spec in declared_fields(type(self)).items():
+            if name in self._not_shown or not hasattr(self, name):
+                continue
+            value = getattr(self, name)
+            if not spec.required:
+                default = spec.default if spec.default_factory is None else spec.make_default()
+                if value is default or (type(value) is type(default) and value == default):
+                    continue
+            shown.append((name, value))
+        return shown
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(name={self.name!r})"
+        """``StructuredTool(name='multiply', description=..., args_schema=..., func=...)``:
+        the fields not at their defaults, as LangChain's (``args_schema`` is ragline's
+        object, so its text differs unless a pydantic class was given)."""
+        fields = ", ".join(f"{name}={value!r}" for name, value in self._shown_fields())
+        return f"{type(self).__name__}({fields})"
+
+    def __str__(self) -> str:
+        """The same fields as ``repr``, space-separated without the class name (pydantic's
+        ``str``, what ``print(tool)`` shows in LangChain)."""
+        return " ".join(f"{name}={value!r}" for name, value in self._shown_fields())
 
     # ---- the hooks ---------------------------------------------------------------------
     def _run(self, *args: Any, **kwargs: Any) -> Any:
