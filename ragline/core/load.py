@@ -1,5 +1,5 @@
-"""LangChain's serialization format for Documents and messages: ``dumpd``, ``dumps``,
-``loads``, ``load``.
+"""LangChain's serialization format for Documents, messages and prompt templates:
+``dumpd``, ``dumps``, ``loads``, ``load``.
 
 An object is written as ``{"lc": 1, "type": "constructor", "id": [...], "kwargs":
 {...}}``, with LangChain's ids (``["langchain", "schema", "document", "Document"]``) and
@@ -7,12 +7,13 @@ its choice and order of keyword arguments, so ``dumps(doc)`` is the very string
 LangChain's ``dumps`` gives for the same document: a dedupe key (RAG fusion's) computed
 by either library matches, and either library reads the other's text.
 
-Reading builds only the classes this module writes (Documents and the plain message
-classes), looked up by id in a fixed table: nothing is imported by name, and an unknown
+Reading builds only the classes this module writes (Documents, the plain message
+classes, PromptTemplate, ChatPromptTemplate, its role message templates and
+MessagesPlaceholder), looked up by id in a fixed table: nothing is imported by name, and an unknown
 id raises :class:`~ragline.core.exceptions.InvalidInputError` naming it. Values JSON
 cannot hold are written as LangChain writes them (``"type": "not_implemented"`` with
-their repr) and refused when read back. Other ragline objects (prompts, chunks, models)
-are refused when written, rather than written in a form LangChain would not give.
+their repr) and refused when read back. Other ragline objects (message chunks, models,
+few-shot prompts) are refused when written, rather than written in a form LangChain would not give.
 
 Example:
     >>> from ragline.core import Document
@@ -41,6 +42,15 @@ from ragline.core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from ragline.core.prompts import (
+    AIMessagePromptTemplate,
+    ChatMessagePromptTemplate,
+    ChatPromptTemplate,
+    HumanMessagePromptTemplate,
+    MessagesPlaceholder,
+    PromptTemplate,
+    SystemMessagePromptTemplate,
+)
 
 __all__ = ["dumpd", "dumps", "load", "loads"]
 
@@ -54,7 +64,19 @@ _MESSAGE_TYPES: dict[type, str] = {
     FunctionMessage: "function",
     ToolMessage: "tool",
 }
-_CLASSES: dict[str, type] = {"Document": Document} | {cls.__name__: cls for cls in _MESSAGE_TYPES}
+_ROLE_TEMPLATES: tuple[Any, ...] = (
+    SystemMessagePromptTemplate,
+    HumanMessagePromptTemplate,
+    AIMessagePromptTemplate,
+    ChatMessagePromptTemplate,
+)
+_PROMPTS: tuple[type, ...] = (PromptTemplate, ChatPromptTemplate, MessagesPlaceholder)
+_PROMPTS += _ROLE_TEMPLATES
+_CLASSES: dict[str, type] = (
+    {"Document": Document}
+    | {cls.__name__: cls for cls in _MESSAGE_TYPES}
+    | {cls.__name__: cls for cls in _PROMPTS}
+)
 # the module each class lives in, in langchain_core (a second id LangChain reads)
 _CORE_MODULES = {
     "Document": ("documents", "base"),
@@ -64,12 +86,16 @@ _CORE_MODULES = {
     "ChatMessage": ("messages", "chat"),
     "FunctionMessage": ("messages", "function"),
     "ToolMessage": ("messages", "tool"),
-}
+    "PromptTemplate": ("prompts", "prompt"),
+} | {cls.__name__: ("prompts", "chat") for cls in _PROMPTS if cls is not PromptTemplate}
 
 
 def _lc_id(name: str) -> list[str]:
-    group = "document" if name == "Document" else "messages"
-    return ["langchain", "schema", group, name]
+    if name == "Document":
+        return ["langchain", "schema", "document", name]
+    if _CORE_MODULES[name][0] == "prompts":
+        return ["langchain", *_CORE_MODULES[name], name]
+    return ["langchain", "schema", "messages", name]
 
 
 _BY_ID: dict[tuple[str, ...], type] = {}
@@ -182,6 +208,8 @@ def _encode(obj: Any) -> Any:
         return _constructor("Document", _document_kwargs(obj))
     if kind in _MESSAGE_TYPES:
         return _constructor(kind.__name__, _message_kwargs(obj))
+    if kind in _PROMPTS:
+        return _prompt_entry(obj)
     if kind.__module__.split(".")[0] == "ragline":
         raise TypeError(
             f"ragline.core.load writes Documents and plain messages; {kind.__name__} is "
@@ -261,6 +289,75 @@ def _ai_kwargs(message: AIMessage) -> dict[str, Any]:
     return filled | empty
 
 
+def _prompt_entry(prompt: Any) -> dict[str, Any]:
+    """A prompt's entry: its set fields in LangChain's order (and, for the two prompt
+    templates, the run name LangChain adds beside the keyword arguments)."""
+    name = type(prompt).__name__
+    if isinstance(prompt, MessagesPlaceholder):
+        kwargs: dict[str, Any] = {"variable_name": prompt.variable_name}
+        if prompt.optional:
+            kwargs["optional"] = True
+        if prompt.n_messages is not None:
+            kwargs["n_messages"] = prompt.n_messages
+        return _constructor(name, kwargs)
+    if isinstance(prompt, _ROLE_TEMPLATES):
+        kwargs = {"prompt": prompt.prompt}
+        if isinstance(prompt, ChatMessagePromptTemplate):
+            kwargs["role"] = prompt.role
+        return _constructor(name, kwargs)
+    if prompt.input_types or prompt.output_parser is not None:
+        raise TypeError(
+            f"ragline.core.load does not write a {name} with input_types or an output parser"
+        )
+    optional = list(prompt.optional_variables)
+    partial = dict(prompt.partial_variables)
+    if isinstance(prompt, ChatPromptTemplate):
+        # LangChain lists each optional placeholder as optional and gives it an empty
+        # list as a partial value (so does a prompt loaded back from LangChain's text)
+        placeholders = [
+            m.variable_name
+            for m in prompt.messages
+            if isinstance(m, MessagesPlaceholder) and m.optional
+        ]
+        optional = list(dict.fromkeys(optional + placeholders))
+        empty: dict[str, Any] = {name: [] for name in placeholders}
+        partial = empty | partial
+    kwargs = {"input_variables": prompt.input_variables}
+    if optional:
+        kwargs["optional_variables"] = optional
+    if partial:
+        kwargs["partial_variables"] = partial
+    if prompt.metadata is not None:
+        kwargs["metadata"] = prompt.metadata
+    if prompt.tags is not None:
+        kwargs["tags"] = prompt.tags
+    if isinstance(prompt, PromptTemplate):
+        kwargs["template"] = prompt.template
+        kwargs["template_format"] = prompt.template_format
+    else:
+        kwargs["messages"] = prompt.messages
+    return _constructor(name, kwargs) | {"name": name}
+
+
+def _build(cls: type, kwargs: dict[str, Any]) -> Any:
+    """A ragline object from an entry's keyword arguments (those derived from the others,
+    such as a prompt's input variables, are left to the class to work out)."""
+    if cls is PromptTemplate:
+        if kwargs.get("template_format") == "jinja2":
+            # a jinja2 template runs code from the text; LangChain refuses it here too
+            raise InvalidInputError(
+                "a jinja2 PromptTemplate is not loaded from serialized text: rebuild it "
+                "in code, or use an f-string template"
+            )
+        kwargs.pop("optional_variables", None)
+        return PromptTemplate(kwargs.pop("template"), **kwargs)
+    if cls is ChatPromptTemplate:
+        for derived in ("input_variables", "optional_variables"):
+            kwargs.pop(derived, None)
+        return ChatPromptTemplate(kwargs.pop("messages"), **kwargs)
+    return cls(**kwargs)
+
+
 def _allowed(allowed_objects: AllowedObjects) -> frozenset[type]:
     if allowed_objects is None or allowed_objects in ("core", "all"):
         return frozenset(_CLASSES.values())
@@ -309,7 +406,7 @@ def _reviver(
         kwargs = dict(entry.get("kwargs", {}))
         kwargs.pop("type", None)
         try:
-            return cls(**kwargs)
+            return _build(cls, kwargs)
         except TypeError as err:
             raise InvalidInputError(f"cannot load {cls.__name__} from {kwargs}: {err}") from err
 

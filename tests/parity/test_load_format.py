@@ -18,7 +18,6 @@ from langchain_core.load import dumpd as lc_dumpd
 from langchain_core.load import dumps as lc_dumps
 from langchain_core.load import load as lc_load
 from langchain_core.load import loads as lc_loads
-from langchain_core.prompts import PromptTemplate
 
 from ragline.core import Document, messages
 from ragline.core.exceptions import InvalidInputError
@@ -158,11 +157,12 @@ def test_loads_reads_either_librarys_text():
 
 
 def test_loads_errors_and_secrets():
-    prompt = lc_dumps(PromptTemplate.from_template("{x}"))
+    few_shot = '{"lc": 1, "type": "constructor", "id": ["langchain", "prompts", "few_shot", '
+    few_shot += '"FewShotPromptTemplate"], "kwargs": {}}'
     with pytest.raises(
-        InvalidInputError, match=r"cannot load langchain\.prompts\.prompt\.PromptTemplate"
+        InvalidInputError, match=r"cannot load langchain\.prompts\.few_shot\.FewShotPromptTemplate"
     ):
-        loads(prompt)
+        loads(few_shot)
     evil = '{"lc": 1, "type": "constructor", "id": ["os", "system"], "kwargs": {}}'
     with pytest.raises(InvalidInputError, match=r"cannot load os\.system"):
         loads(evil)
@@ -217,3 +217,65 @@ def test_allowed_objects_admit_what_langchains_admit():
     assert loads(ours_text, valid_namespaces=["mine"])[0] == Document("x")
     with pytest.raises(ValueError, match="allowed_objects 'every'"):
         loads(ours_text, allowed_objects="every")  # type: ignore[arg-type]
+
+
+JINJA2 = 4
+
+
+def prompt_pairs() -> list[tuple[int, Any, Any]]:
+    import langchain_core.prompts as lc_prompts
+
+    import ragline.core.prompts as prompts
+
+    def cases(p: Any, system: Any) -> list[Any]:
+        return [
+            p.PromptTemplate.from_template("Hi {x} {y}"),
+            p.PromptTemplate.from_template("Hi {x}", partial_variables={"y": "z"}),
+            p.PromptTemplate(
+                template="a {b}", input_variables=["b"], metadata={"m": 1}, tags=["t"]
+            ),
+            p.PromptTemplate.from_template("Hi {x}").partial(x="1"),
+            p.PromptTemplate.from_template("Hi {{ x }}", template_format="jinja2"),
+            p.ChatPromptTemplate.from_messages(
+                [("system", "s {a}"), p.MessagesPlaceholder("h"), ("human", "{q}")]
+            ),
+            p.ChatPromptTemplate.from_messages(
+                [("system", "s"), p.MessagesPlaceholder("h", optional=True), ("ai", "{q}")]
+            ),
+            p.ChatPromptTemplate.from_messages([system("fixed"), ("human", "{q}")]),
+            p.ChatPromptTemplate.from_messages([("human", "{q}")]).partial(q="x"),
+            p.ChatPromptTemplate.from_template("{q}"),
+            p.ChatPromptTemplate.from_messages(
+                [p.ChatMessagePromptTemplate.from_template("{q}", role="critic")]
+            ),
+            p.MessagesPlaceholder("h", n_messages=2),
+        ]
+
+    ours = cases(prompts, messages.SystemMessage)
+    theirs = cases(lc_prompts, lc_messages.SystemMessage)
+    return list(zip(range(len(ours)), ours, theirs, strict=True))
+
+
+def test_prompt_templates_give_langchains_string_and_read_back():
+    for label, ours, theirs in prompt_pairs():
+        text = lc_dumps(theirs)
+        assert dumps(ours) == text, label
+        assert dumps(ours, pretty=True) == lc_dumps(theirs, pretty=True), label
+        if label == JINJA2:  # a template that runs code: neither library reads it back
+            with pytest.raises(InvalidInputError, match="jinja2"):
+                loads(text)
+            with pytest.raises(ValueError, match="Jinja2"):
+                lc_read(text)
+            continue
+        back = loads(text)
+        assert type(back) is type(ours), label
+        assert dumps(back) == text, label  # what was read writes the same text again
+        assert lc_dumps(lc_read(dumps(ours))) == text, label
+    chat = loads(lc_dumps(prompt_pairs()[5][2]))
+    assert chat.invoke({"a": "A", "h": [messages.AIMessage("m")], "q": "Q"}).to_messages() == [
+        messages.SystemMessage("s A"),
+        messages.AIMessage("m"),
+        messages.HumanMessage("Q"),
+    ]
+    with pytest.raises(ValueError, match="not allowed"):
+        loads(lc_dumps(prompt_pairs()[0][2]), allowed_objects="messages")
