@@ -8,12 +8,13 @@ LangChain's ``dumps`` gives for the same document: a dedupe key (RAG fusion's) c
 by either library matches, and either library reads the other's text.
 
 Reading builds only the classes this module writes (Documents, the plain message
-classes, PromptTemplate, ChatPromptTemplate, its role message templates and
-MessagesPlaceholder), looked up by id in a fixed table: nothing is imported by name, and an unknown
-id raises :class:`~ragline.core.exceptions.InvalidInputError` naming it. Values JSON
-cannot hold are written as LangChain writes them (``"type": "not_implemented"`` with
-their repr) and refused when read back. Other ragline objects (message chunks, models,
-few-shot prompts) are refused when written, rather than written in a form LangChain would not give.
+classes and their chunks, PromptTemplate, ChatPromptTemplate, its role message templates
+and MessagesPlaceholder), looked up by id in a fixed table: nothing is imported by name,
+and an unknown id raises :class:`~ragline.core.exceptions.InvalidInputError` naming it.
+Values JSON cannot hold are written as LangChain writes them (``"type":
+"not_implemented"`` with their repr) and refused when read back. Other ragline objects
+(models, few-shot prompts, an AIMessageChunk holding tool-call chunks) are refused when
+written, rather than written in a form LangChain would not give.
 
 Example:
     >>> from ragline.core import Document
@@ -35,12 +36,18 @@ from ragline.core.documents import Document
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.messages import (
     AIMessage,
+    AIMessageChunk,
     BaseMessage,
     ChatMessage,
+    ChatMessageChunk,
     FunctionMessage,
+    FunctionMessageChunk,
     HumanMessage,
+    HumanMessageChunk,
     SystemMessage,
+    SystemMessageChunk,
     ToolMessage,
+    ToolMessageChunk,
 )
 from ragline.core.prompts import (
     AIMessagePromptTemplate,
@@ -64,6 +71,16 @@ _MESSAGE_TYPES: dict[type, str] = {
     FunctionMessage: "function",
     ToolMessage: "tool",
 }
+# a chunk's type is its class name
+_CHUNKS = (
+    HumanMessageChunk,
+    AIMessageChunk,
+    SystemMessageChunk,
+    ChatMessageChunk,
+    FunctionMessageChunk,
+    ToolMessageChunk,
+)
+_MESSAGE_TYPES |= {chunk: chunk.__name__ for chunk in _CHUNKS}
 _ROLE_TEMPLATES: tuple[Any, ...] = (
     SystemMessagePromptTemplate,
     HumanMessagePromptTemplate,
@@ -88,6 +105,7 @@ _CORE_MODULES = {
     "ToolMessage": ("messages", "tool"),
     "PromptTemplate": ("prompts", "prompt"),
 } | {cls.__name__: ("prompts", "chat") for cls in _PROMPTS if cls is not PromptTemplate}
+_CORE_MODULES |= {chunk.__name__: _CORE_MODULES[chunk.__mro__[1].__name__] for chunk in _CHUNKS}
 
 
 def _lc_id(name: str) -> list[str]:
@@ -206,14 +224,19 @@ def _encode(obj: Any) -> Any:
     kind = type(obj)
     if kind is Document:
         return _constructor("Document", _document_kwargs(obj))
+    if kind is AIMessageChunk and (obj.tool_call_chunks or obj.chunk_position is not None):
+        raise TypeError(
+            "ragline.core.load does not write an AIMessageChunk with tool-call chunks or a "
+            "chunk position"
+        )
     if kind in _MESSAGE_TYPES:
         return _constructor(kind.__name__, _message_kwargs(obj))
     if kind in _PROMPTS:
         return _prompt_entry(obj)
     if kind.__module__.split(".")[0] == "ragline":
         raise TypeError(
-            f"ragline.core.load writes Documents and plain messages; {kind.__name__} is "
-            "not supported (LangChain's form for it is not reproduced here)"
+            "ragline.core.load writes Documents, messages and prompt templates; "
+            f"{kind.__name__} is not supported (LangChain's form for it is not reproduced here)"
         )
     return {
         "lc": 1,

@@ -22,6 +22,7 @@ from langchain_core.load import loads as lc_loads
 from ragline.core import Document, messages
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.load import dumpd, dumps, load, loads
+from ragline.core.prompts import FewShotPromptTemplate, PromptTemplate
 
 COVERS = {"core.load.dumpd", "core.load.dumps", "core.load.loads", "core.load.load"}
 
@@ -70,6 +71,13 @@ def pairs() -> list[tuple[str, Any, Any]]:
         ),
         ("chat", "ChatMessage", {"content": "c", "role": "critic"}),
         ("function", "FunctionMessage", {"content": "c", "name": "f"}),
+        ("ai chunk", "AIMessageChunk", {"content": "c", "usage_metadata": USAGE, "id": "r"}),
+        ("ai chunk meta", "AIMessageChunk", {"content": "", "response_metadata": {"x": 1}}),
+        ("human chunk", "HumanMessageChunk", {"content": "c"}),
+        ("system chunk", "SystemMessageChunk", {"content": "s", "name": "n"}),
+        ("tool chunk", "ToolMessageChunk", {"content": "t", "tool_call_id": "1"}),
+        ("chat chunk", "ChatMessageChunk", {"content": "c", "role": "r"}),
+        ("function chunk", "FunctionMessageChunk", {"content": "c", "name": "f"}),
     ]
     built = []
     for label, name, kwargs in cases:
@@ -117,8 +125,20 @@ def test_dumps_refuses_default_and_unsupported_ragline_objects():
         dumps(Document("x"), default=str)
     with pytest.raises(ValueError):
         lc_dumps(lc_documents.Document(page_content="x"), default=str)
-    with pytest.raises(TypeError, match="AIMessageChunk is not supported"):
-        dumps(messages.AIMessageChunk("x"))
+    chunk = messages.AIMessageChunk(
+        "", tool_call_chunks=[{"name": "f", "args": "{", "id": "1", "index": 0}]
+    )
+    with pytest.raises(TypeError, match="tool-call chunks"):
+        dumps(chunk)
+    with pytest.raises(TypeError, match="FewShotPromptTemplate is not supported"):
+        dumps(
+            FewShotPromptTemplate(
+                examples=[],
+                example_prompt=PromptTemplate.from_template("{x}"),
+                suffix="{q}",
+                input_variables=["q"],
+            )
+        )
 
 
 def lc_read(text: str) -> Any:
