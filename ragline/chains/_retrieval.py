@@ -81,7 +81,15 @@ def create_documents_chain(
         'ok'
     """
     cls = CHAIN_TYPES[check_choice("chain_type", chain_type, CHAIN_TYPES)]
+    classic = options.get("output_key") is not None  # load_qa_chain's shape
+    if cls is MapReduceDocumentsChain and classic:
+        # LangChain's names for the map and combine prompts' document variables
+        for name in ("map_reduce_document_variable_name", "combine_document_variable_name"):
+            if name in options:
+                options[f"_{name}"] = options.pop(name)
     valid = _chain_options(cls)
+    if cls is MapReduceDocumentsChain and classic:
+        valid += ["_map_reduce_document_variable_name", "_combine_document_variable_name"]
     unknown = sorted(set(options) - set(valid))
     if unknown:
         raise InvalidInputError(
@@ -90,6 +98,16 @@ def create_documents_chain(
         )
     if cls is StuffDocumentsChain and options.get("output_key") is not None:
         return _classic_stuff_chain(llm, options)
+    if cls is MapReduceDocumentsChain and classic:
+        if {"max_concurrency", "token_counter"} & set(options):  # ragline's own map-reduce
+            for name in ("map_reduce_document_variable_name", "combine_document_variable_name"):
+                if f"_{name}" in options:
+                    raise InvalidInputError(
+                        f"{name} is LangChain's classic map-reduce option; it does not go "
+                        "with max_concurrency or token_counter"
+                    )
+            return cls(llm, **options)
+        return _classic_map_reduce_chain(llm, options)
     return cls(llm, **options)
 
 
@@ -111,6 +129,55 @@ def _classic_stuff_chain(llm: Runnable[Any, Any], options: dict[str, Any]) -> St
         callbacks=options.get("callbacks"),
     )
     return StuffDocumentsChain(llm_chain=llm_chain, **options)
+
+
+def _classic_map_reduce_chain(
+    llm: Runnable[Any, Any], options: dict[str, Any]
+) -> MapReduceDocumentsChain:
+    """LangChain's classic map-reduce chain (load_qa_chain, load_summarize_chain,
+    RetrievalQA.from_chain_type): an LLMChain maps each document, a ReduceDocumentsChain
+    combines the answers with a StuffDocumentsChain (and collapses them with another one
+    when a ``collapse_prompt`` is given, else with the combine chain) under ``token_max``.
+    These are the chains that run: ``chain.llm_chain.prompt`` and
+    ``chain.reduce_documents_chain.combine_documents_chain.llm_chain.prompt`` can be
+    edited. ragline's default prompts, its one document variable for all three."""
+    from ragline.chains._llm_chain import LLMChain
+    from ragline.chains._map_reduce import ReduceDocumentsChain
+    from ragline.chains._prompts import map_prompt, reduce_prompt
+
+    question_key = options.pop("question_key", "question")
+    variable = options.setdefault("document_variable_name", "context")
+    options["document_variable_name"] = options.pop("_map_reduce_document_variable_name", variable)
+    verbose = bool(options.get("verbose"))
+    callbacks = options.get("callbacks")
+
+    def stuff(prompt: BasePromptTemplate) -> StuffDocumentsChain:
+        chain = LLMChain(llm=llm, prompt=prompt, verbose=verbose, callbacks=callbacks)
+        return StuffDocumentsChain(
+            llm_chain=chain,
+            document_variable_name=combine_variable,
+            verbose=verbose,
+            callbacks=callbacks,
+        )
+
+    question = options.pop("question_prompt", None) or map_prompt(question_key)
+    combine = options.pop("combine_prompt", None) or reduce_prompt(question_key)
+    collapse = options.pop("collapse_prompt", None)
+    # LangChain's default for the combine (and collapse) prompts is "summaries"; ragline's
+    # own prompts take the documents under the one document variable
+    combine_variable = options.pop(
+        "_combine_document_variable_name",
+        "summaries" if "summaries" in combine.input_variables else variable,
+    )
+    reduce = ReduceDocumentsChain(
+        combine_documents_chain=stuff(combine),
+        collapse_documents_chain=stuff(collapse) if collapse is not None else None,
+        token_max=options.pop("token_max", 3000),
+        verbose=verbose,
+        callbacks=callbacks,
+    )
+    llm_chain = LLMChain(llm=llm, prompt=question, verbose=verbose, callbacks=callbacks)
+    return MapReduceDocumentsChain(llm_chain=llm_chain, reduce_documents_chain=reduce, **options)
 
 
 def load_qa_chain(

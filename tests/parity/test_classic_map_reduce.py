@@ -1,0 +1,146 @@
+"""Parity: the classic map-reduce chain of ``load_qa_chain`` / ``RetrievalQA.from_chain_type``
+against LangChain's, with the same custom prompts and fake models in both.
+
+The chain holds the chains that run (``llm_chain`` maps, ``reduce_documents_chain``
+combines with a ``StuffDocumentsChain``); the test compares the outputs and intermediate
+steps, the run tree (names and nesting, from a run collector), the prompts the model was
+given, the attributes, and that editing ``chain.llm_chain.prompt`` changes the next run.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from langchain_core.documents import Document as LCDocument
+from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+from langchain_core.tracers.run_collector import (
+    RunCollectorCallbackHandler as LCRunCollectorCallbackHandler,
+)
+
+from ragline.chains import load_qa_chain
+from ragline.core import Document, FakeListLLM, PromptTemplate
+from ragline.core.callbacks import RunCollectorCallbackHandler
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from langchain_classic.chains.question_answering import load_qa_chain as lc_load_qa_chain
+
+LC = {
+    "Document": LCDocument,
+    "FakeListLLM": LCFakeListLLM,
+    "PromptTemplate": LCPromptTemplate,
+    "Collector": LCRunCollectorCallbackHandler,
+    "load_qa_chain": lc_load_qa_chain,
+}
+RL = {
+    "Document": Document,
+    "FakeListLLM": FakeListLLM,
+    "PromptTemplate": PromptTemplate,
+    "Collector": RunCollectorCallbackHandler,
+    "load_qa_chain": load_qa_chain,
+}
+
+
+def _tree(run: Any) -> tuple[str, list[Any]]:
+    children = run.child_runs if hasattr(run, "child_runs") else run.children
+    return (run.name, [_tree(child) for child in children])
+
+
+def _prompts(run: Any) -> list[Any]:
+    children = run.child_runs if hasattr(run, "child_runs") else run.children
+    own = list(run.inputs.get("prompts", [])) if run.run_type == "llm" else []
+    return own + [p for child in children for p in _prompts(child)]
+
+
+def _word_counting(llm_class: type) -> type:
+    class WordCountLLM(llm_class):  # type: ignore[misc,valid-type]
+        def get_num_tokens(self, text: str) -> int:
+            return len(text.split())
+
+    return WordCountLLM
+
+
+def _collapsing(lib: dict[str, Any]) -> list[Any]:
+    """token_max small enough that the mapped answers are collapsed in two groups first."""
+    template = lib["PromptTemplate"].from_template
+    docs = [lib["Document"](page_content=f"doc {i}", metadata={"n": i}) for i in range(4)]
+    model = _word_counting(lib["FakeListLLM"])(
+        responses=["one two", "three four", "five six", "seven eight", "c1", "c2", "end"]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        chain = lib["load_qa_chain"](
+            model,
+            chain_type="map_reduce",
+            question_prompt=template("M {context} {question}"),
+            combine_prompt=template("R {summaries} {question}"),
+            collapse_prompt=template("C {summaries} {question}"),
+            token_max=8,
+        )
+    collector = lib["Collector"]()
+    result = chain.invoke({"input_documents": docs, "question": "q"}, {"callbacks": [collector]})
+    run = collector.traced_runs[0]
+    return [
+        type(chain.reduce_documents_chain.collapse_documents_chain).__name__,
+        result["output_text"],
+        _tree(run),
+        _prompts(run),
+    ]
+
+
+def _scenario(lib: dict[str, Any]) -> list[Any]:
+    template = lib["PromptTemplate"].from_template
+    docs = [lib["Document"](page_content=text) for text in ["Etna is in Sicily.", "It erupts."]]
+    model = _word_counting(lib["FakeListLLM"])(
+        responses=["Sicily", "erupts", "Etna: Sicily, erupts"] * 2
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        chain = lib["load_qa_chain"](
+            model,
+            chain_type="map_reduce",
+            question_prompt=template("Map: {context} | {question}"),
+            combine_prompt=template("Reduce: {summaries} | {question}"),
+            return_intermediate_steps=True,
+        )
+    reduce = chain.reduce_documents_chain
+    out: list[Any] = [
+        type(chain.llm_chain).__name__,
+        type(reduce).__name__,
+        type(reduce.combine_documents_chain).__name__,
+        type(reduce.combine_documents_chain.llm_chain).__name__,
+        reduce.collapse_documents_chain,
+        reduce.token_max,
+        chain.document_variable_name,
+        reduce.combine_documents_chain.document_variable_name,
+        chain.return_intermediate_steps,
+    ]
+    collector = lib["Collector"]()
+    result = chain.invoke(
+        {"input_documents": docs, "question": "Where?"}, {"callbacks": [collector]}
+    )
+    out += [result["output_text"], result["intermediate_steps"], sorted(result)]
+    run = collector.traced_runs[0]
+    out += [_tree(run), _prompts(run)]
+    # editing the map chain's prompt changes what the next run asks
+    chain.llm_chain.prompt = template("Edited: {context} / {question}")
+    collector = lib["Collector"]()
+    chain.invoke({"input_documents": docs, "question": "Where?"}, {"callbacks": [collector]})
+    out.append(_prompts(collector.traced_runs[0]))
+    return out
+
+
+def test_classic_map_reduce_chain_matches_langchains() -> None:
+    expected = _scenario(LC)
+    got = _scenario(RL)
+    for index, (ours, theirs) in enumerate(zip(got, expected, strict=True)):
+        assert (index, ours) == (index, theirs)
+
+
+def test_classic_map_reduce_chain_collapses_as_langchains() -> None:
+    expected = _collapsing(LC)
+    got = _collapsing(RL)
+    for index, (ours, theirs) in enumerate(zip(got, expected, strict=True)):
+        assert (index, ours) == (index, theirs)
