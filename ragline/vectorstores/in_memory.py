@@ -299,7 +299,7 @@ class InMemoryVectorStore(VectorStore):
             cosines = np.dot(query, exact.T) / np.outer(np.linalg.norm(query, axis=1), norms)
         cosines[np.isnan(cosines) | np.isinf(cosines)] = 0.0  # a zero vector, as LangChain
         scores = cosines[0]
-        best = scores.argsort()[::-1][:k]
+        best = _langchain_top(scores, k)
         return [
             SearchHit(
                 self._document(int(rows[i])),
@@ -433,6 +433,22 @@ class InMemoryVectorStore(VectorStore):
         except (KeyError, TypeError, ValueError) as err:
             raise PersistenceError(f"{str(target)!r} is a corrupt saved store: {err}") from err
         return store
+
+
+def _langchain_top(scores: np.ndarray, k: int) -> np.ndarray:
+    """``scores.argsort()[::-1][:k]``, LangChain's top k. Where the k best scores are all
+    different and above the next one, that is their descending order whatever the sort
+    does, found with a partition (no sort of every score); equal scores there need the
+    full argsort, whose order of ties depends on the whole array."""
+    if k < len(scores):
+        parted = np.argpartition(-scores, k)
+        top = parted[:k]
+        kept = scores[top]
+        order = np.argsort(-kept)
+        ranked = kept[order]
+        if np.all(ranked[:-1] > ranked[1:]) and ranked[-1] > scores[parted[k]]:
+            return top[order]
+    return scores.argsort()[::-1][:k]
 
 
 def _grown(array: np.ndarray, size: int, live: int) -> np.ndarray:
