@@ -213,6 +213,56 @@ class _ScoreChain(Chain):
         return self._prepare_output(await self.acall(inputs, **call_options(kwargs)))
 
 
+class _ScoresAgainstReference(_ScoreChain):
+    """The string evaluator's hooks of both distance evaluators: prediction against reference."""
+
+    def _evaluate_strings(
+        self,
+        *,
+        prediction: Any,
+        reference: Any = None,
+        input: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        return self._scored({"prediction": prediction, "reference": reference}, kwargs)
+
+    async def _aevaluate_strings(
+        self,
+        *,
+        prediction: Any,
+        reference: Any = None,
+        input: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        return await self._ascored({"prediction": prediction, "reference": reference}, kwargs)
+
+
+class _ScoresPairs(_ScoreChain):
+    """The pairwise evaluator's hooks of both distance evaluators: two predictions."""
+
+    def _evaluate_string_pairs(
+        self,
+        *,
+        prediction: str,
+        prediction_b: str,
+        reference: str | None = None,
+        input: str | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        return self._scored({"prediction": prediction, "prediction_b": prediction_b}, kwargs)
+
+    async def _aevaluate_string_pairs(
+        self,
+        *,
+        prediction: str,
+        prediction_b: str,
+        reference: str | None = None,
+        input: str | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        return await self._ascored({"prediction": prediction, "prediction_b": prediction_b}, kwargs)
+
+
 class _StringDistanceChain(_ScoreChain):
     """What both string-distance evaluators share: the metric and the output."""
 
@@ -247,7 +297,7 @@ class _StringDistanceChain(_ScoreChain):
         return self._score(inputs)
 
 
-class StringDistanceEvalChain(StringEvaluator, _StringDistanceChain):
+class StringDistanceEvalChain(_ScoresAgainstReference, StringEvaluator, _StringDistanceChain):
     """The distance between a prediction and the reference (``"string_distance"``).
 
     Example:
@@ -268,28 +318,8 @@ class StringDistanceEvalChain(StringEvaluator, _StringDistanceChain):
     def evaluation_name(self) -> str:
         return f"{StringDistance(self.distance).value}_distance"
 
-    def _evaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        return self._scored({"prediction": prediction, "reference": reference}, kwargs)
 
-    async def _aevaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        return await self._ascored({"prediction": prediction, "reference": reference}, kwargs)
-
-
-class PairwiseStringDistanceEvalChain(PairwiseStringEvaluator, _StringDistanceChain):
+class PairwiseStringDistanceEvalChain(_ScoresPairs, PairwiseStringEvaluator, _StringDistanceChain):
     """The distance between two predictions (``"pairwise_string_distance"``)."""
 
     @property
@@ -299,28 +329,6 @@ class PairwiseStringDistanceEvalChain(PairwiseStringEvaluator, _StringDistanceCh
     @property
     def evaluation_name(self) -> str:
         return f"pairwise_{StringDistance(self.distance).value}_distance"
-
-    def _evaluate_string_pairs(
-        self,
-        *,
-        prediction: str,
-        prediction_b: str,
-        reference: str | None = None,
-        input: str | None = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        return self._scored({"prediction": prediction, "prediction_b": prediction_b}, kwargs)
-
-    async def _aevaluate_string_pairs(
-        self,
-        *,
-        prediction: str,
-        prediction_b: str,
-        reference: str | None = None,
-        input: str | None = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        return await self._ascored({"prediction": prediction, "prediction_b": prediction_b}, kwargs)
 
 
 # ---------------------------------------------------------------- embedding distances
@@ -388,7 +396,7 @@ class _EmbeddingDistanceChain(_ScoreChain):
         return {"score": _vector_distance(EmbeddingDistance(self.distance_metric), vectors)}
 
 
-class EmbeddingDistanceEvalChain(_EmbeddingDistanceChain, StringEvaluator):
+class EmbeddingDistanceEvalChain(_ScoresAgainstReference, _EmbeddingDistanceChain, StringEvaluator):
     """The embedding distance between a prediction and the reference (``"embedding_distance"``)."""
 
     @property
@@ -403,28 +411,10 @@ class EmbeddingDistanceEvalChain(_EmbeddingDistanceChain, StringEvaluator):
     def input_keys(self) -> list[str]:
         return ["prediction", "reference"]
 
-    def _evaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        return self._scored({"prediction": prediction, "reference": reference}, kwargs)
 
-    async def _aevaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        return await self._ascored({"prediction": prediction, "reference": reference}, kwargs)
-
-
-class PairwiseEmbeddingDistanceEvalChain(_EmbeddingDistanceChain, PairwiseStringEvaluator):
+class PairwiseEmbeddingDistanceEvalChain(
+    _ScoresPairs, _EmbeddingDistanceChain, PairwiseStringEvaluator
+):
     """The embedding distance between two predictions (``"pairwise_embedding_distance"``)."""
 
     @property
@@ -434,25 +424,3 @@ class PairwiseEmbeddingDistanceEvalChain(_EmbeddingDistanceChain, PairwiseString
     @property
     def evaluation_name(self) -> str:
         return f"pairwise_embedding_{EmbeddingDistance(self.distance_metric).value}_distance"
-
-    def _evaluate_string_pairs(
-        self,
-        *,
-        prediction: str,
-        prediction_b: str,
-        reference: str | None = None,
-        input: str | None = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        return self._scored({"prediction": prediction, "prediction_b": prediction_b}, kwargs)
-
-    async def _aevaluate_string_pairs(
-        self,
-        *,
-        prediction: str,
-        prediction_b: str,
-        reference: str | None = None,
-        input: str | None = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        return await self._ascored({"prediction": prediction, "prediction_b": prediction_b}, kwargs)
