@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from ragline.chains import _prompts
@@ -14,6 +15,7 @@ from ragline.chains._base import (
 )
 from ragline.chains._steps import invoke
 from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
+from ragline.core._drive import Effect, Emit
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -34,6 +36,10 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
         refine_prompt: the later calls' prompt; must have ``existing_answer_variable``.
         existing_answer_variable: the refine prompt's variable for the answer so far.
         question_key: the question variable of the default prompts.
+        initial_llm_chain, refine_llm_chain: LangChain's classic wiring instead of ``llm``
+            and the prompts (``load_qa_chain(..., chain_type="refine")`` builds it): the
+            two ``LLMChain`` s that run, each call a run of its own; their prompts are
+            read at each run. ``initial_response_name`` is ``existing_answer_variable``.
         (others as :class:`BaseCombineDocumentsChain`)
 
     Raises:
@@ -49,14 +55,33 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
 
     def __init__(
         self,
-        llm: Runnable[Any, Any],
+        llm: Runnable[Any, Any] | None = None,
         *,
         question_prompt: BasePromptTemplate | None = None,
         refine_prompt: BasePromptTemplate | None = None,
         existing_answer_variable: str = "existing_answer",
         question_key: str = "question",
+        initial_llm_chain: Any = None,
+        refine_llm_chain: Any = None,
         **options: Unpack[ChainOptions],
     ) -> None:
+        # LangChain's classic wiring: the two LLMChains that run (their prompts are read
+        # at each run, so a program may edit them)
+        self.initial_llm_chain = initial_llm_chain
+        self.refine_llm_chain = refine_llm_chain
+        if (initial_llm_chain is None) != (refine_llm_chain is None):
+            raise InvalidInputError(
+                "RefineDocumentsChain needs both initial_llm_chain=... and refine_llm_chain=..."
+            )
+        if initial_llm_chain is not None:
+            llm = initial_llm_chain.llm
+            question_prompt = initial_llm_chain.prompt
+            refine_prompt = refine_llm_chain.prompt
+        if llm is None:
+            raise InvalidInputError(
+                "RefineDocumentsChain needs llm=... (or initial_llm_chain=LLMChain(...) and "
+                "refine_llm_chain=LLMChain(...))"
+            )
         super().__init__(llm, **options)
         self.question_prompt = question_prompt or _prompts.refine_initial_prompt(question_key)
         self.refine_prompt = refine_prompt or _prompts.refine_prompt(question_key)
@@ -70,11 +95,20 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
         self.existing_answer_variable = existing_answer_variable
 
     @property
+    def initial_response_name(self) -> str:
+        """LangChain's name for :attr:`existing_answer_variable`."""
+        return self.existing_answer_variable
+
+    @property
     def _prompts(self) -> list[BasePromptTemplate]:
+        if self.initial_llm_chain is not None:
+            return [self.initial_llm_chain.prompt, self.refine_llm_chain.prompt]
         return [self.question_prompt, self.refine_prompt]
 
     def get_name(self) -> str:
-        return self.name or "refine_documents_chain"
+        if self.name:
+            return self.name
+        return "RefineDocumentsChain" if self.initial_llm_chain else "refine_documents_chain"
 
     def _calls(
         self, documents: list[Document], variables: dict[str, Any]
@@ -94,6 +128,8 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
         ]
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> Prepared:
+        if self.initial_llm_chain is not None:
+            return (yield from self._classic_steps(documents, variables))
         calls = self._calls(documents, variables)
         answers: list[Any] = []
         for index, (runnable, call_input) in enumerate(calls[:-1]):
@@ -107,3 +143,28 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
 
     def _with_answer(self, step_input: dict[str, Any], answers: list[Any]) -> dict[str, Any]:
         return {**step_input, self.existing_answer_variable: answers[-1]} if answers else step_input
+
+    def _classic_steps(
+        self, documents: list[Document], variables: dict[str, Any]
+    ) -> Generator[Effect | Emit, Any, _Final]:
+        """LangChain's wiring: the initial LLMChain on the first document, the refine
+        LLMChain on each next one with the answer so far; each is a run of its own."""
+        inputs = self._inputs_or_empty(documents, variables)
+        answers: list[Any] = []
+        last = len(inputs) - 1
+        for index, step_input in enumerate(inputs):
+            chain = self.initial_llm_chain if index == 0 else self.refine_llm_chain
+            wanted = set(chain.prompt.input_variables)
+            chain_input = {
+                k: v for k, v in self._with_answer(step_input, answers).items() if k in wanted
+            }
+            if index == last:
+                return _Final(
+                    chain, chain_input, steps=answers, answer_is_step=True, pick=chain.output_key
+                )
+            try:
+                output = yield invoke(chain, chain_input)
+            except Exception as err:
+                raise self._step_error("refine", index, documents, err) from err
+            answers.append(output[chain.output_key])
+        raise AssertionError("unreachable: at least one input")  # pragma: no cover

@@ -55,7 +55,7 @@ def _chain_options(cls: type[BaseCombineDocumentsChain]) -> list[str]:
         for name, parameter in inspect.signature(klass.__init__).parameters.items()
         if parameter.kind is inspect.Parameter.KEYWORD_ONLY or name == "prompt"
     }
-    return sorted(names - {"options", "llm_chain"})
+    return sorted(names - {"options", "llm_chain", "initial_llm_chain", "refine_llm_chain"})
 
 
 def create_documents_chain(
@@ -87,9 +87,13 @@ def create_documents_chain(
         for name in ("map_reduce_document_variable_name", "combine_document_variable_name"):
             if name in options:
                 options[f"_{name}"] = options.pop(name)
+    if cls is RefineDocumentsChain and classic and "initial_response_name" in options:
+        options["_initial_response_name"] = options.pop("initial_response_name")
     valid = _chain_options(cls)
     if cls is MapReduceDocumentsChain and classic:
         valid += ["_map_reduce_document_variable_name", "_combine_document_variable_name"]
+    if cls is RefineDocumentsChain and classic:
+        valid.append("_initial_response_name")
     unknown = sorted(set(options) - set(valid))
     if unknown:
         raise InvalidInputError(
@@ -108,6 +112,8 @@ def create_documents_chain(
                     )
             return cls(llm, **options)
         return _classic_map_reduce_chain(llm, options)
+    if cls is RefineDocumentsChain and classic:
+        return _classic_refine_chain(llm, options)
     return cls(llm, **options)
 
 
@@ -178,6 +184,28 @@ def _classic_map_reduce_chain(
     )
     llm_chain = LLMChain(llm=llm, prompt=question, verbose=verbose, callbacks=callbacks)
     return MapReduceDocumentsChain(llm_chain=llm_chain, reduce_documents_chain=reduce, **options)
+
+
+def _classic_refine_chain(llm: Runnable[Any, Any], options: dict[str, Any]) -> RefineDocumentsChain:
+    """LangChain's classic refine chain: ``initial_llm_chain`` answers from the first
+    document, ``refine_llm_chain`` improves the answer with each next one (ragline's
+    default prompts)."""
+    from ragline.chains._llm_chain import LLMChain
+    from ragline.chains._prompts import refine_initial_prompt, refine_prompt
+
+    question_key = options.pop("question_key", "question")
+    options.setdefault("document_variable_name", "context")
+    verbose = bool(options.get("verbose"))
+    callbacks = options.get("callbacks")
+    if "_initial_response_name" in options:  # LangChain's name for the answer so far
+        options["existing_answer_variable"] = options.pop("_initial_response_name")
+    question = options.pop("question_prompt", None) or refine_initial_prompt(question_key)
+    refine = options.pop("refine_prompt", None) or refine_prompt(question_key)
+    return RefineDocumentsChain(
+        initial_llm_chain=LLMChain(llm=llm, prompt=question, verbose=verbose, callbacks=callbacks),
+        refine_llm_chain=LLMChain(llm=llm, prompt=refine, verbose=verbose, callbacks=callbacks),
+        **options,
+    )
 
 
 def load_qa_chain(

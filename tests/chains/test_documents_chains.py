@@ -576,6 +576,9 @@ async def test_invoke_ainvoke_stream_and_astream_agree(chain_type: str) -> None:
     expected_tree = (f"{chain_type}_documents_chain", [(name, model_call) for name in step_names])
     if chain_type == "stuff":  # LangChain's classic stuff chain holds an LLMChain
         expected_tree = ("StuffDocumentsChain", [("LLMChain", [("FakeListChatModel", [])])])
+    if chain_type == "refine":  # and its classic refine chain two (initial, refine)
+        llm_chain = ("LLMChain", [("FakeListChatModel", [])])
+        expected_tree = ("RefineDocumentsChain", [llm_chain, llm_chain])
     assert trees == [expected_tree] * 4
     assert all(tree == trees[0] for tree in trees), trees
 

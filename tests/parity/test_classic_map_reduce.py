@@ -144,3 +144,45 @@ def test_classic_map_reduce_chain_collapses_as_langchains() -> None:
     got = _collapsing(RL)
     for index, (ours, theirs) in enumerate(zip(got, expected, strict=True)):
         assert (index, ours) == (index, theirs)
+
+
+def _refining(lib: dict[str, Any]) -> list[Any]:
+    """load_qa_chain(chain_type="refine") with the same custom prompts in both."""
+    template = lib["PromptTemplate"].from_template
+    docs = [lib["Document"](page_content=text) for text in ["Etna", "is in", "Sicily"]]
+    model = lib["FakeListLLM"](responses=["v1", "v2", "v3"] * 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        chain = lib["load_qa_chain"](
+            model,
+            chain_type="refine",
+            document_variable_name="context",
+            question_prompt=template("First: {context} | {question}"),
+            refine_prompt=template("Then: {existing_answer} + {context} | {question}"),
+            return_intermediate_steps=True,
+        )
+    out: list[Any] = [
+        type(chain.initial_llm_chain).__name__,
+        type(chain.refine_llm_chain).__name__,
+        chain.document_variable_name,
+        chain.initial_response_name,
+        chain.return_intermediate_steps,
+        chain.get_name(),
+    ]
+    collector = lib["Collector"]()
+    result = chain.invoke({"input_documents": docs, "question": "q"}, {"callbacks": [collector]})
+    run = collector.traced_runs[0]
+    out += [result["output_text"], result["intermediate_steps"], sorted(result)]
+    out += [_tree(run), _prompts(run)]
+    chain.initial_llm_chain.prompt = template("Edited: {context} / {question}")
+    collector = lib["Collector"]()
+    chain.invoke({"input_documents": docs, "question": "q"}, {"callbacks": [collector]})
+    out.append(_prompts(collector.traced_runs[0]))
+    return out
+
+
+def test_classic_refine_chain_matches_langchains() -> None:
+    expected = _refining(LC)
+    got = _refining(RL)
+    for index, (ours, theirs) in enumerate(zip(got, expected, strict=True)):
+        assert (index, ours) == (index, theirs)
