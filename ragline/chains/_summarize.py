@@ -51,8 +51,7 @@ def load_summarize_chain(
 
     Raises:
         ConfigurationError: an unknown ``chain_type``; a separate ``reduce_llm``,
-            ``collapse_llm`` or ``refine_llm``, or different document variables for the
-            map and combine prompts (ragline's chains use one model and one variable).
+            ``collapse_llm`` or ``refine_llm`` (ragline's chains use one model).
 
     Example:
         >>> from ragline.core import Document, FakeListLLM
@@ -82,15 +81,22 @@ def load_summarize_chain(
     elif chain_type == "map_reduce":
         variable = kwargs.pop("map_reduce_document_variable_name", "text")
         combine_variable = kwargs.pop("combine_document_variable_name", "text")
-        if combine_variable != variable:
-            raise ConfigurationError(
-                "load_summarize_chain: the map and combine prompts must take the documents "
-                f"under one variable, got {variable!r} and {combine_variable!r}"
-            )
         combine = kwargs.pop("combine_prompt", None) or SUMMARY_PROMPT
         options["question_prompt"] = kwargs.pop("map_prompt", None) or SUMMARY_PROMPT
         options["combine_prompt"] = combine
-        options["collapse_prompt"] = kwargs.pop("collapse_prompt", None) or combine
+        collapse = kwargs.pop("collapse_prompt", None)
+        if {"max_concurrency", "token_counter"} & set(kwargs):  # ragline's own map-reduce
+            if combine_variable != variable:
+                raise ConfigurationError(
+                    "load_summarize_chain: with max_concurrency or token_counter the map and "
+                    "combine prompts take the documents under one variable, got "
+                    f"{variable!r} and {combine_variable!r}"
+                )
+            options["collapse_prompt"] = collapse or combine
+        else:  # LangChain's classic chain: no collapse prompt collapses with the combine one
+            if collapse is not None:
+                options["collapse_prompt"] = collapse
+            options["combine_document_variable_name"] = combine_variable
         options["document_variable_name"] = variable
     else:
         options["question_prompt"] = kwargs.pop("question_prompt", None) or SUMMARY_PROMPT

@@ -186,3 +186,51 @@ def test_classic_refine_chain_matches_langchains() -> None:
     got = _refining(RL)
     for index, (ours, theirs) in enumerate(zip(got, expected, strict=True)):
         assert (index, ours) == (index, theirs)
+
+
+def _summaries(lib: dict[str, Any]) -> list[Any]:
+    """load_summarize_chain map_reduce and refine, the same custom prompts in both."""
+    template = lib["PromptTemplate"].from_template
+    docs = [lib["Document"](page_content=text) for text in ["Etna erupts", "in Sicily"]]
+    llm = _word_counting(lib["FakeListLLM"])
+    load = lib["load_summarize_chain"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        map_reduce = load(
+            llm(responses=["s1", "s2", "both"]),
+            chain_type="map_reduce",
+            map_prompt=template("Sum up: {text}"),
+            combine_prompt=template("Join: {text}"),
+            return_intermediate_steps=True,
+        )
+        refine = load(
+            llm(responses=["r1", "r2"]),
+            chain_type="refine",
+            question_prompt=template("Start: {text}"),
+            refine_prompt=template("Had {existing_answer}; add {text}"),
+        )
+    reduce = map_reduce.reduce_documents_chain
+    out: list[Any] = [
+        reduce.collapse_documents_chain,
+        reduce.combine_documents_chain.document_variable_name,
+        map_reduce.document_variable_name,
+        refine.document_variable_name,
+        refine.initial_response_name,
+    ]
+    for chain in (map_reduce, refine):
+        collector = lib["Collector"]()
+        result = chain.invoke(docs, {"callbacks": [collector]}, return_only_outputs=True)
+        run = collector.traced_runs[0]
+        out += [result, _tree(run), _prompts(run)]
+    return out
+
+
+def test_classic_summarize_chains_match_langchains() -> None:
+    from langchain_classic.chains.summarize import load_summarize_chain as lc_summarize
+
+    from ragline.chains import load_summarize_chain
+
+    expected = _summaries({**LC, "load_summarize_chain": lc_summarize})
+    got = _summaries({**RL, "load_summarize_chain": load_summarize_chain})
+    for index, (ours, theirs) in enumerate(zip(got, expected, strict=True)):
+        assert (index, ours) == (index, theirs)
