@@ -450,7 +450,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         )
 
     def get_name(self) -> str:
-        return self.name or "retrieval_qa"
+        return self.name or "RetrievalQA"
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return [self.retriever, self.combine_documents_chain]

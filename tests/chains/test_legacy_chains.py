@@ -641,13 +641,13 @@ def test_document_chains_take_callbacks_tags_and_metadata_like_a_chain() -> None
         "result": "80 AD.",
     }
     (run,) = collector.traced_runs
-    assert run.tree() == ("retrieval_qa", [])
+    assert run.tree() == ("RetrievalQA", [])
     assert (run.tags, run.metadata) == (["qa"], {"owner": "tests"})
     (run,) = caller.traced_runs
     # LangChain's classic stuff chain: StuffDocumentsChain, then its LLMChain, then the model
     answer = ("LLMChain", [("FakeListChatModel", [])])
     assert run.tree() == (
-        "retrieval_qa",
+        "RetrievalQA",
         [("VectorStoreRetriever", []), ("StuffDocumentsChain", [answer])],
     )
     assert (run.tags, run.metadata) == (["qa"], {"owner": "tests"})

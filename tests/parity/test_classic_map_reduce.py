@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import pytest
 from langchain_core.documents import Document as LCDocument
 from langchain_core.language_models import FakeListLLM as LCFakeListLLM
 from langchain_core.prompts import PromptTemplate as LCPromptTemplate
@@ -234,3 +235,48 @@ def test_classic_summarize_chains_match_langchains() -> None:
     got = _summaries({**RL, "load_summarize_chain": load_summarize_chain})
     for index, (ours, theirs) in enumerate(zip(got, expected, strict=True)):
         assert (index, ours) == (index, theirs)
+
+
+def _retrieval_qa_structure(lib: dict[str, Any], chain_type: str) -> list[Any]:
+    """RetrievalQA.from_chain_type with each library's default prompts: the structure
+    only (the prompts' words are each library's own)."""
+
+    class Fixed(lib["BaseRetriever"]):  # type: ignore[misc,name-defined]
+        def _get_relevant_documents(self, query: str, **kwargs: Any) -> list[Any]:
+            return [lib["Document"](page_content=t) for t in ("Etna", "Sicily")]
+
+    model = _word_counting(lib["FakeListLLM"])(responses=["a", "b", "c"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        qa = lib["RetrievalQA"].from_chain_type(
+            model, chain_type, retriever=Fixed(), chain_type_kwargs={"verbose": False}
+        )
+    combine = qa.combine_documents_chain
+    attributes = (
+        ["llm_chain", "reduce_documents_chain", "document_variable_name"]
+        if chain_type == "map_reduce"
+        else ["initial_llm_chain", "refine_llm_chain", "initial_response_name"]
+    )
+    out: list[Any] = [type(combine).__name__]
+    out += [type(getattr(combine, name)).__name__ for name in attributes]
+    collector = lib["Collector"]()
+    result = qa.invoke({"query": "where?"}, {"callbacks": [collector]})
+    out += [result["result"], _tree(collector.traced_runs[0])]
+    return out
+
+
+@pytest.mark.parametrize("chain_type", ["map_reduce", "refine"])
+def test_retrieval_qa_classic_chains_have_langchains_structure(chain_type: str) -> None:
+    from langchain_core.retrievers import BaseRetriever as LCBaseRetriever
+
+    from ragline.chains import RetrievalQA
+    from ragline.core import BaseRetriever
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_classic.chains import RetrievalQA as LCRetrievalQA
+
+    theirs = {**LC, "BaseRetriever": LCBaseRetriever, "RetrievalQA": LCRetrievalQA}
+    ours = {**RL, "BaseRetriever": BaseRetriever, "RetrievalQA": RetrievalQA}
+    expected = _retrieval_qa_structure(theirs, chain_type)
+    assert _retrieval_qa_structure(ours, chain_type) == expected
