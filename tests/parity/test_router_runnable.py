@@ -10,6 +10,7 @@ none of its own, in both).
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler as LCBaseCallbackHandler
@@ -126,3 +127,84 @@ def test_router_input_is_the_same_typed_dict():
     assert rl.invoke(RouterInput(key="add", input=9)) == lc.invoke(
         LCRouterInput(key="add", input=9)
     )
+
+
+def meeting_router(router_cls: Any, lambda_cls: Any, seen: list[Any]) -> Any:
+    """A router whose runnables all wait for one another before answering."""
+    barrier = threading.Barrier(3, timeout=10)
+
+    def meet(x: int) -> int:
+        barrier.wait()
+        seen.append(x)
+        return x * 10
+
+    def meet_then_fail(x: int) -> int:
+        barrier.wait()
+        seen.append(x)
+        raise RuntimeError(f"no {x}")
+
+    return router_cls({"meet": lambda_cls(meet), "fail": lambda_cls(meet_then_fail)})
+
+
+MEETING = [{"key": "meet", "input": 1}, {"key": "fail", "input": 2}, {"key": "meet", "input": 3}]
+
+
+def test_batch_runs_the_inputs_at_once_as_langchains():
+    """LangChain's batch runs every input in its own thread at once: three runnables that
+    wait for one another all answer; a failure raises the first error in input order,
+    after every input has run."""
+    all_meet = [{"key": "meet", "input": i} for i in (1, 2, 3)]
+    for batch, kwargs in [
+        (all_meet, {}),
+        (MEETING, {"return_exceptions": True}),
+        (MEETING, {}),
+    ]:
+        ran: dict[str, list[Any]] = {"lc": [], "rl": []}
+        lc = meeting_router(LCRouterRunnable, LCRunnableLambda, ran["lc"])
+        rl = meeting_router(RouterRunnable, RunnableLambda, ran["rl"])
+        expected = outcome(lc.batch, batch, **kwargs)
+        assert outcome(rl.batch, batch, **kwargs) == expected
+        assert sorted(ran["rl"]) == sorted(ran["lc"]) == [1, 2, 3]
+    assert expected == ("raised", "RuntimeError", "no 2")
+
+
+def peak_router(router_cls: Any, lambda_cls: Any, peak: list[int]) -> Any:
+    """A router whose one runnable records how many of its calls run at the same time."""
+    active = [0]
+    lock = threading.Lock()
+
+    def track(x: int) -> int:
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        threading.Event().wait(0.05)
+        with lock:
+            active[0] -= 1
+        return x
+
+    async def atrack(x: int) -> int:
+        active[0] += 1
+        peak[0] = max(peak[0], active[0])
+        for _ in range(5):
+            await asyncio.sleep(0)
+        active[0] -= 1
+        return x
+
+    return router_cls({"track": lambda_cls(track, afunc=atrack)})
+
+
+def test_batch_and_abatch_keep_max_concurrency_as_langchains():
+    batch = [{"key": "track", "input": i} for i in range(4)]
+    for limit in [1, 2, None]:
+        config = {"max_concurrency": limit} if limit else None
+        peaks: dict[str, list[int]] = {"lc": [0], "rl": [0]}
+        lc = peak_router(LCRouterRunnable, LCRunnableLambda, peaks["lc"])
+        rl = peak_router(RouterRunnable, RunnableLambda, peaks["rl"])
+        assert asyncio.run(rl.abatch(batch, config)) == asyncio.run(lc.abatch(batch, config))
+        assert peaks["rl"] == peaks["lc"] == [limit or 4]
+        if limit == 1:  # one at a time in threads too (more is a matter of thread timing)
+            peaks = {"lc": [0], "rl": [0]}
+            lc = peak_router(LCRouterRunnable, LCRunnableLambda, peaks["lc"])
+            rl = peak_router(RouterRunnable, RunnableLambda, peaks["rl"])
+            assert rl.batch(batch, config) == lc.batch(batch, config) == [0, 1, 2, 3]
+            assert peaks["rl"] == peaks["lc"] == [1]

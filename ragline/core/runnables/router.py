@@ -3,16 +3,21 @@
 The input is ``{"key": name, "input": value}``; the runnable registered under ``name``
 runs on ``value`` with the caller's config (the router reports no run of its own, as in
 LangChain). An unknown key is a ``ValueError``; ``batch`` checks every key before
-running any.
+running any, then runs the inputs at once (threads, or tasks for ``abatch``), at most
+``max_concurrency`` at a time, as LangChain's does.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypedDict
 
-from ragline.core.config import RunnableConfig, get_config_list
-from ragline.core.runnables.base import Runnable, coerce_to_runnable
+from ragline.core.config import RunnableConfig, ensure_config, get_config_list
+from ragline.core.runnables.base import _DEFAULT_WORKERS, Runnable, coerce_to_runnable
 
 __all__ = ["RouterInput", "RouterRunnable"]
 
@@ -79,19 +84,37 @@ class RouterRunnable(Runnable[RouterInput, Any]):
         return_exceptions: bool = False,
         **kwargs: Any,
     ) -> list[Any]:
+        """Run each input's runnable at once in threads (at most ``max_concurrency``).
+
+        Every key is checked before anything runs; the results keep the input order.
+        Without ``return_exceptions`` the first failing input's error (in input order) is
+        raised once the runs already started have ended.
+        """
         if not inputs:
             return []
         routes = self._routes(inputs)
         configs = get_config_list(config, len(inputs))
-        results: list[Any] = []
-        for (runnable, value), one in zip(routes, configs, strict=True):
+
+        def call(index: int) -> Any:
+            runnable, value = routes[index]
             try:
-                results.append(runnable.invoke(value, one, **kwargs))
+                return runnable.invoke(value, configs[index], **kwargs)
             except Exception as err:
                 if not return_exceptions:
                     raise
-                results.append(err)
-        return results
+                return err
+
+        limit = ensure_config(configs[0]).get("max_concurrency") or _DEFAULT_WORKERS
+        with ThreadPoolExecutor(max_workers=min(limit, len(inputs))) as pool:
+            futures = [
+                pool.submit(contextvars.copy_context().run, call, i) for i in range(len(inputs))
+            ]
+            try:
+                return [future.result() for future in futures]
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
 
     async def abatch(
         self,
@@ -101,17 +124,25 @@ class RouterRunnable(Runnable[RouterInput, Any]):
         return_exceptions: bool = False,
         **kwargs: Any,
     ) -> list[Any]:
-        import asyncio
-
+        """Async :meth:`batch`: one task per input, at most ``max_concurrency`` at once."""
         if not inputs:
             return []
         routes = self._routes(inputs)
         configs = get_config_list(config, len(inputs))
-        calls = [
-            runnable.ainvoke(value, one, **kwargs)
-            for (runnable, value), one in zip(routes, configs, strict=True)
-        ]
-        return list(await asyncio.gather(*calls, return_exceptions=return_exceptions))
+        limit = ensure_config(configs[0]).get("max_concurrency")
+        semaphore = asyncio.Semaphore(limit) if limit else contextlib.nullcontext()
+
+        async def call(index: int) -> Any:
+            runnable, value = routes[index]
+            async with semaphore:
+                try:
+                    return await runnable.ainvoke(value, configs[index], **kwargs)
+                except Exception as err:
+                    if not return_exceptions:
+                        raise
+                    return err
+
+        return list(await asyncio.gather(*(call(i) for i in range(len(inputs)))))
 
     def stream(
         self, input: RouterInput, config: RunnableConfig | None = None, **kwargs: Any
