@@ -183,3 +183,62 @@ def test_a_missing_session_id_is_a_value_error() -> None:
         with_history = m["WithHistory"](m["Chat"](responses=["x"]), get)
         with pytest.raises(ValueError, match="session_id"):
             with_history.invoke("q")
+
+
+SCHEMA_WIRINGS = [
+    {},
+    {"input_messages_key": "question"},
+    {"input_messages_key": "question", "history_messages_key": "history"},
+    {
+        "input_messages_key": "question",
+        "history_messages_key": "history",
+        "output_messages_key": "answer",
+    },
+    {"output_messages_key": "answer"},
+]
+
+
+def schema_chain(lib: dict[str, Any], wiring: dict[str, str]) -> tuple[Any, Any]:
+    """The wrapped runnable for a wiring and the RunnableWithMessageHistory around it."""
+    runnable = lib["Chat"](responses=["fine"])
+    if "input_messages_key" in wiring:
+        messages: list[Any] = [("system", "Be brief.")]
+        if "history_messages_key" in wiring:
+            messages.append(lib["Placeholder"](wiring["history_messages_key"]))
+        messages.append(("human", "{" + wiring["input_messages_key"] + "}"))
+        runnable = lib["Prompt"].from_messages(messages) | runnable
+    if "output_messages_key" in wiring:
+        key = wiring["output_messages_key"]
+        runnable = runnable | lib["Lambda"](lambda message: {key: message})
+    histories: dict[str, Any] = {}
+    return runnable, lib["WithHistory"](
+        runnable, lambda session: histories.setdefault(session, lib["History"]()), **wiring
+    )
+
+
+@pytest.mark.parametrize("wiring", SCHEMA_WIRINGS)
+def test_input_and_output_schemas(wiring: dict[str, str]) -> None:
+    """The input schema is LangChain's for every wiring (the BaseMessage def without
+    LangChain's class docstring). The output schema has LangChain's title and describes
+    what a call returns, the wrapped runnable's output; LangChain's describes its
+    history-loading step (a deliberate difference)."""
+    _, theirs = schema_chain(LC, wiring)
+    wrapped, ours = schema_chain(RL, wiring)
+    config = {"configurable": {"session_id": "s"}}
+    expected = theirs.input_schema.model_json_schema()
+    del expected["$defs"]["BaseMessage"]["description"]
+    assert ours.input_schema.model_json_schema() == expected
+    assert ours.get_input_schema(config).model_json_schema() == expected
+    assert ours.get_input_jsonschema() == expected
+
+    lc_output = theirs.output_schema.model_json_schema()
+    output = ours.output_schema.model_json_schema()
+    assert output["title"] == lc_output["title"] == "RunnableWithChatHistoryOutput"
+    assert ours.get_output_schema(config).model_json_schema() == output
+    assert output == {**wrapped.output_schema.model_json_schema(), "title": output["title"]}
+    # LangChain's output schema is its history-loading step's output
+    loads_into_dict = "input_messages_key" in wiring or "history_messages_key" in wiring
+    assert lc_output.get("type") == ("object" if loads_into_dict else "array")
+    if "output_messages_key" not in wiring:  # a chat model's reply, which LangChain's misses
+        assert {"$ref": "#/$defs/AIMessage"} in output["oneOf"]
+    assert ours.OutputType == wrapped.OutputType

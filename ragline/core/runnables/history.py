@@ -216,6 +216,18 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         return {**schema, "type": "object", "properties": properties, "required": [key]}
 
     @property
+    def OutputType(self) -> Any:
+        """What a call returns: the wrapped runnable's output type."""
+        return self.runnable.OutputType
+
+    def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        """What a call returns, under LangChain's title: the wrapped runnable's output.
+        LangChain's describes its history-loading step instead (a list of messages, or
+        an open object when a messages key is set), which is not what the call returns;
+        see docs/differences-from-langchain.md."""
+        return {**self.runnable._output_json(defs), "title": "RunnableWithChatHistoryOutput"}
+
+    @property
     def config_specs(self) -> list[Any]:
         """The conversation keys and the wrapped runnable's configurable fields, by id."""
         specs: dict[str, Any] = {spec.id: spec for spec in self.history_factory_config}
