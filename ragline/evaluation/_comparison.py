@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from ragline.chains import LLMChain
 from ragline.core import BaseOutputParser, BasePromptTemplate, PromptTemplate
+from ragline.evaluation._chain_evaluator import PairwiseEvaluatorChain, StringEvaluatorChain
 from ragline.evaluation._criteria import (
     DESCRIPTIONS,
     Criteria,
@@ -31,7 +32,6 @@ from ragline.evaluation._evaluator_base import (
     LLMEvalChain,
     PairwiseStringEvaluator,
     StringEvaluator,
-    call_options,
 )
 
 __all__ = [
@@ -168,7 +168,9 @@ def _criteria_lines(criteria: dict[str, str], *, bare_names: bool) -> str:
     )
 
 
-class PairwiseStringEvalChain(PairwiseStringEvaluator, LLMEvalChain, LLMChain):
+class PairwiseStringEvalChain(
+    PairwiseEvaluatorChain, PairwiseStringEvaluator, LLMEvalChain, LLMChain
+):
     """Asks a model which of two answers is better (``"pairwise_string"``).
 
     Example:
@@ -231,41 +233,14 @@ class PairwiseStringEvalChain(PairwiseStringEvaluator, LLMEvalChain, LLMChain):
         text = _CRITERIA_INTRO + lines if lines else ""
         return cls(llm=llm, prompt=template.partial(criteria=text), **kwargs)
 
-    def _prepare_input(
-        self, prediction: str, prediction_b: str, input_: str | None, reference: str | None
-    ) -> dict[str, Any]:
-        inputs: dict[str, Any] = {
-            "prediction": prediction,
-            "prediction_b": prediction_b,
-            "input": input_,
-        }
+    def _eval_inputs(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        inputs = {key: arguments[key] for key in ("prediction", "prediction_b", "input")}
         if self.requires_reference:
-            inputs["reference"] = reference
+            inputs["reference"] = arguments["reference"]
         return inputs
 
-    def _evaluate_string_pairs(
-        self,
-        *,
-        prediction: str,
-        prediction_b: str,
-        reference: str | None = None,
-        input: str | None = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        inputs = self._prepare_input(prediction, prediction_b, input, reference)
-        return parsed_output(self(inputs, **call_options(kwargs)), self.output_key)
-
-    async def _aevaluate_string_pairs(
-        self,
-        *,
-        prediction: str,
-        prediction_b: str,
-        reference: str | None = None,
-        input: str | None = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        inputs = self._prepare_input(prediction, prediction_b, input, reference)
-        return parsed_output(await self.acall(inputs, **call_options(kwargs)), self.output_key)
+    def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
+        return parsed_output(result, self.output_key)
 
 
 class LabeledPairwiseStringEvalChain(PairwiseStringEvalChain):
@@ -275,7 +250,7 @@ class LabeledPairwiseStringEvalChain(PairwiseStringEvalChain):
     _default_prompt = COMPARISON_TEMPLATE_WITH_REFERENCE
 
 
-class ScoreStringEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
+class ScoreStringEvalChain(StringEvaluatorChain, StringEvaluator, LLMEvalChain, LLMChain):
     """Asks a model to rate an answer from 1 to 10 (``"score_string"``).
 
     Example:
@@ -352,41 +327,17 @@ class ScoreStringEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
             criterion_name="-".join(resolved),
         )
 
-    def _prepare_input(
-        self, prediction: str, input_: str | None, reference: str | None
-    ) -> dict[str, Any]:
-        inputs: dict[str, Any] = {"prediction": prediction, "input": input_}
+    def _eval_inputs(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        inputs = {key: arguments[key] for key in ("prediction", "input")}
         if self.requires_reference:
-            inputs["reference"] = reference
+            inputs["reference"] = arguments["reference"]
         return inputs
 
-    def _scored(self, result: dict[str, Any]) -> dict[str, Any]:
+    def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
         parsed = parsed_output(result, self.output_key)
         if "score" in parsed and self.normalize_by is not None:
             parsed["score"] = parsed["score"] / self.normalize_by
         return parsed
-
-    def _evaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        inputs = self._prepare_input(prediction, input, reference)
-        return self._scored(self(inputs, **call_options(kwargs)))
-
-    async def _aevaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        inputs = self._prepare_input(prediction, input, reference)
-        return self._scored(await self.acall(inputs, **call_options(kwargs)))
 
 
 class LabeledScoreStringEvalChain(ScoreStringEvalChain):

@@ -22,7 +22,8 @@ from typing import Any, ClassVar
 
 from ragline.chains import RUN_KEY, LLMChain
 from ragline.core import BaseOutputParser, BasePromptTemplate, PromptTemplate
-from ragline.evaluation._evaluator_base import LLMEvalChain, StringEvaluator, call_options
+from ragline.evaluation._chain_evaluator import StringEvaluatorChain
+from ragline.evaluation._evaluator_base import LLMEvalChain, StringEvaluator
 
 __all__ = [
     "Criteria",
@@ -171,7 +172,7 @@ def parsed_output(result: dict[str, Any], output_key: str) -> dict[str, Any]:
     return parsed
 
 
-class CriteriaEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
+class CriteriaEvalChain(StringEvaluatorChain, StringEvaluator, LLMEvalChain, LLMChain):
     """Asks a model whether a submission meets criteria, without a reference answer.
 
     Example:
@@ -262,35 +263,13 @@ class CriteriaEvalChain(StringEvaluator, LLMEvalChain, LLMChain):
             **kwargs,
         )
 
-    def _get_eval_input(
-        self, prediction: str, reference: str | None, input_: str | None
-    ) -> dict[str, Any]:
-        inputs: dict[str, Any] = {"input": input_, "output": prediction}
+    def _eval_inputs(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        inputs = {"input": arguments["input"], "output": arguments["prediction"]}
         if self.requires_reference:
-            inputs["reference"] = reference
+            inputs["reference"] = arguments["reference"]
         return inputs
 
-    def _evaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        result = self(self._get_eval_input(prediction, reference, input), **call_options(kwargs))
-        return parsed_output(result, self.output_key)
-
-    async def _aevaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        inputs = self._get_eval_input(prediction, reference, input)
-        result = await self.acall(inputs, **call_options(kwargs))
+    def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
         return parsed_output(result, self.output_key)
 
 

@@ -22,12 +22,13 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any
 
-from ragline.chains import RUN_KEY, Chain
-from ragline.evaluation._evaluator_base import (
-    PairwiseStringEvaluator,
-    StringEvaluator,
-    call_options,
+from ragline.chains import RUN_KEY
+from ragline.evaluation._chain_evaluator import (
+    EvaluatorChain,
+    PairwiseEvaluatorChain,
+    StringEvaluatorChain,
 )
+from ragline.evaluation._evaluator_base import PairwiseStringEvaluator, StringEvaluator
 
 __all__ = [
     "EmbeddingDistance",
@@ -192,75 +193,23 @@ def normalized_distance(distance: StringDistance) -> Callable[[str, str], float]
     return _METRICS[StringDistance(distance)][1]
 
 
-class _ScoreChain(Chain):
-    """What the four distance evaluators share: one output, ``score``, and the call."""
+class _ScoreChain(EvaluatorChain):
+    """What the four distance evaluators share: the two texts in, one output, ``score``."""
 
     @property
     def output_keys(self) -> list[str]:
         return ["score"]
 
-    @staticmethod
-    def _prepare_output(result: dict[str, Any]) -> dict[str, Any]:
+    def _eval_inputs(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        # the prediction and what it is compared with: the other prediction, or the reference
+        other = "prediction_b" if "prediction_b" in arguments else "reference"
+        return {"prediction": arguments["prediction"], other: arguments[other]}
+
+    def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
         output: dict[str, Any] = {"score": result["score"]}
         if RUN_KEY in result:
             output[RUN_KEY] = result[RUN_KEY]
         return output
-
-    def _scored(self, inputs: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
-        return self._prepare_output(self(inputs, **call_options(kwargs)))
-
-    async def _ascored(self, inputs: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
-        return self._prepare_output(await self.acall(inputs, **call_options(kwargs)))
-
-
-class _ScoresAgainstReference(_ScoreChain):
-    """The string evaluator's hooks of both distance evaluators: prediction against reference."""
-
-    def _evaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        return self._scored({"prediction": prediction, "reference": reference}, kwargs)
-
-    async def _aevaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        return await self._ascored({"prediction": prediction, "reference": reference}, kwargs)
-
-
-class _ScoresPairs(_ScoreChain):
-    """The pairwise evaluator's hooks of both distance evaluators: two predictions."""
-
-    def _evaluate_string_pairs(
-        self,
-        *,
-        prediction: str,
-        prediction_b: str,
-        reference: str | None = None,
-        input: str | None = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        return self._scored({"prediction": prediction, "prediction_b": prediction_b}, kwargs)
-
-    async def _aevaluate_string_pairs(
-        self,
-        *,
-        prediction: str,
-        prediction_b: str,
-        reference: str | None = None,
-        input: str | None = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        return await self._ascored({"prediction": prediction, "prediction_b": prediction_b}, kwargs)
 
 
 class _StringDistanceChain(_ScoreChain):
@@ -297,7 +246,7 @@ class _StringDistanceChain(_ScoreChain):
         return self._score(inputs)
 
 
-class StringDistanceEvalChain(_ScoresAgainstReference, StringEvaluator, _StringDistanceChain):
+class StringDistanceEvalChain(StringEvaluatorChain, StringEvaluator, _StringDistanceChain):
     """The distance between a prediction and the reference (``"string_distance"``).
 
     Example:
@@ -319,7 +268,9 @@ class StringDistanceEvalChain(_ScoresAgainstReference, StringEvaluator, _StringD
         return f"{StringDistance(self.distance).value}_distance"
 
 
-class PairwiseStringDistanceEvalChain(_ScoresPairs, PairwiseStringEvaluator, _StringDistanceChain):
+class PairwiseStringDistanceEvalChain(
+    PairwiseEvaluatorChain, PairwiseStringEvaluator, _StringDistanceChain
+):
     """The distance between two predictions (``"pairwise_string_distance"``)."""
 
     @property
@@ -396,7 +347,7 @@ class _EmbeddingDistanceChain(_ScoreChain):
         return {"score": _vector_distance(EmbeddingDistance(self.distance_metric), vectors)}
 
 
-class EmbeddingDistanceEvalChain(_ScoresAgainstReference, _EmbeddingDistanceChain, StringEvaluator):
+class EmbeddingDistanceEvalChain(StringEvaluatorChain, _EmbeddingDistanceChain, StringEvaluator):
     """The embedding distance between a prediction and the reference (``"embedding_distance"``)."""
 
     @property
@@ -413,7 +364,7 @@ class EmbeddingDistanceEvalChain(_ScoresAgainstReference, _EmbeddingDistanceChai
 
 
 class PairwiseEmbeddingDistanceEvalChain(
-    _ScoresPairs, _EmbeddingDistanceChain, PairwiseStringEvaluator
+    PairwiseEvaluatorChain, _EmbeddingDistanceChain, PairwiseStringEvaluator
 ):
     """The embedding distance between two predictions (``"pairwise_embedding_distance"``)."""
 

@@ -22,8 +22,9 @@ from typing import Any, ClassVar
 
 from ragline.chains import RUN_KEY, LLMChain
 from ragline.core import BasePromptTemplate, PromptTemplate
+from ragline.evaluation._chain_evaluator import StringEvaluatorChain
 from ragline.evaluation._criteria import check_prompt
-from ragline.evaluation._evaluator_base import LLMEvalChain, StringEvaluator, call_options
+from ragline.evaluation._evaluator_base import LLMEvalChain, StringEvaluator
 
 __all__ = ["ContextQAEvalChain", "CotQAEvalChain", "QAEvalChain"]
 
@@ -70,7 +71,7 @@ def parse_grade(text: str) -> dict[str, Any]:
     return {"reasoning": reasoning, "value": value, "score": _SCORES.get(value or "")}
 
 
-class _GradingChain(StringEvaluator, LLMEvalChain, LLMChain):
+class _GradingChain(StringEvaluatorChain, StringEvaluator, LLMEvalChain, LLMChain):
     """What the three graders share: the prompt check, ``evaluate``, ``evaluate_strings``."""
 
     _variables: ClassVar[tuple[str, str, str]] = ("query", "answer", "result")
@@ -121,27 +122,10 @@ class _GradingChain(StringEvaluator, LLMEvalChain, LLMChain):
             parsed[RUN_KEY] = result[RUN_KEY]
         return parsed
 
-    def _evaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        inputs = self._grading_inputs(input, reference, prediction)
-        return self._prepare_output(self(inputs, **call_options(kwargs)))
-
-    async def _aevaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
-        inputs = self._grading_inputs(input, reference, prediction)
-        return self._prepare_output(await self.acall(inputs, **call_options(kwargs)))
+    def _eval_inputs(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self._grading_inputs(
+            arguments["input"], arguments["reference"], arguments["prediction"]
+        )
 
 
 class QAEvalChain(_GradingChain):

@@ -20,18 +20,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ragline.chains import Chain, LLMChain
+from ragline.chains import LLMChain
 from ragline.core import (
     BaseChatModel,
     BaseOutputParser,
     ChatPromptTemplate,
     OutputParserException,
 )
-from ragline.evaluation._evaluator_base import (
-    AgentTrajectoryEvaluator,
-    LLMEvalChain,
-    call_options,
-)
+from ragline.evaluation._chain_evaluator import EvaluatorChain
+from ragline.evaluation._evaluator_base import AgentTrajectoryEvaluator, LLMEvalChain
 
 __all__ = ["TrajectoryEval", "TrajectoryEvalChain", "TrajectoryOutputParser"]
 
@@ -82,7 +79,7 @@ class TrajectoryOutputParser(BaseOutputParser[dict]):
         return {"score": (score - 1) / (_MAX_SCORE - 1), "reasoning": reasoning.strip()}
 
 
-class TrajectoryEvalChain(AgentTrajectoryEvaluator, LLMEvalChain, Chain):
+class TrajectoryEvalChain(AgentTrajectoryEvaluator, LLMEvalChain, EvaluatorChain):
     """Scores an agent's run with a chat model (``"trajectory"``).
 
     Example:
@@ -204,8 +201,7 @@ class TrajectoryEvalChain(AgentTrajectoryEvaluator, LLMEvalChain, Chain):
         **kwargs: Any,
     ) -> dict[str, Any]:
         inputs = self._inputs(prediction, input, agent_trajectory, reference)
-        options = call_options(kwargs)
-        return self(inputs, return_only_outputs=True, **options)
+        return self._run_evaluation(inputs, kwargs)
 
     async def _aevaluate_agent_trajectory(
         self,
@@ -217,5 +213,4 @@ class TrajectoryEvalChain(AgentTrajectoryEvaluator, LLMEvalChain, Chain):
         **kwargs: Any,
     ) -> dict[str, Any]:
         inputs = self._inputs(prediction, input, agent_trajectory, reference)
-        options = call_options(kwargs)
-        return await self.acall(inputs, return_only_outputs=True, **options)
+        return await self._arun_evaluation(inputs, kwargs)
