@@ -291,6 +291,7 @@ PINNED_EXPORTS = {
         "VectorStore",
         "VectorStoreRetriever",
         "cosine_similarity",
+        "cosine_similarity_top_k",
         "maximal_marginal_relevance",
     ],
     "chains": [

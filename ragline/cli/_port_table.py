@@ -911,7 +911,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.tools": "BaseTool StructuredTool Tool tool",
     },
     "langchain_community.utils.math": {
-        "ragline.vectorstores": "cosine_similarity",
+        "ragline.vectorstores": "cosine_similarity cosine_similarity_top_k",
     },
     "langchain_community.vectorstores": {
         "ragline.vectorstores": "DistanceStrategy FAISS InMemoryVectorStore Redis VectorStore",

@@ -13,6 +13,7 @@ _EXPORTS = {
     "FAISS": ".faiss",
     "DistanceStrategy": ".utils",
     "cosine_similarity": ".utils",
+    "cosine_similarity_top_k": ".utils",
     "maximal_marginal_relevance": ".utils",
     "InMemoryDocstore": ".faiss._docstore",
     "Redis": ".redis",

@@ -24,6 +24,7 @@ __all__ = [
     "as_vector_matrix",
     "cosine_similarity",
     "cosine_similarity_matrix",
+    "cosine_similarity_top_k",
     "maximal_marginal_relevance",
     "mmr_picks",
     "normalize_rows",
@@ -337,6 +338,58 @@ def cosine_similarity(X: Matrix, Y: Matrix) -> np.ndarray:
     similarity = _cosine_table(np.array(X), np.array(Y))
     similarity[~np.isfinite(similarity)] = 0.0
     return similarity
+
+
+def cosine_similarity_top_k(
+    X: Matrix,
+    Y: Matrix,
+    top_k: int | None = 5,
+    score_threshold: float | None = None,
+) -> tuple[list[tuple[int, int]], list[float]]:
+    """The most similar (row of ``X``, row of ``Y``) pairs and their cosine similarities,
+    as LangChain's ``langchain_community.utils.math.cosine_similarity_top_k`` gives them.
+
+    Pairs come best first, as tuples of numpy integers; scores are floats. Pairs scoring
+    exactly 0 are left out unless every pair does. ``top_k=None`` (or 0) means one pair
+    per row of ``X``, as in LangChain. Where LangChain would return pairs below
+    ``score_threshold`` (scored 0.0), ragline returns only the pairs that reach it, and
+    warns.
+
+    Args:
+        X: n rows of width d.
+        Y: m rows of width d.
+        top_k: how many pairs at most.
+        score_threshold: the least similarity a pair needs.
+
+    Returns:
+        ``(pairs, scores)``; ``([], [])`` when ``X`` or ``Y`` is empty.
+
+    Example:
+        >>> pairs, scores = cosine_similarity_top_k([[1, 0], [0, 1]], [[1, 1], [1, 0]], top_k=2)
+        >>> [(int(i), int(j)) for i, j in pairs], [round(s, 4) for s in scores]
+        ([(0, 1), (1, 0)], [1.0, 0.7071])
+    """
+    if len(X) == 0 or len(Y) == 0:
+        return [], []
+    similarity = cosine_similarity(X, Y)
+    threshold = -1.0 if score_threshold is None else score_threshold
+    scores = np.where(similarity < threshold, 0.0, similarity).astype(similarity.dtype)
+    limit = top_k or len(scores)
+    count = int(min(limit, int(np.count_nonzero(scores))))
+    picked = np.argpartition(scores, -count, axis=None)[-count:]
+    picked = picked[np.argsort(scores.ravel()[picked])][::-1]
+    flat = similarity.ravel()
+    if bool((flat[picked] < threshold).any()):
+        warnings.warn(
+            f"cosine_similarity_top_k: LangChain would return pairs below score_threshold "
+            f"{score_threshold} (scored 0.0); ragline returns only the pairs that reach it",
+            UserWarning,
+            stacklevel=2,
+        )
+        picked = np.flatnonzero(flat >= threshold)
+        picked = picked[np.argsort(flat[picked], kind="stable")[::-1]][:limit]
+    rows, columns = np.unravel_index(picked, similarity.shape)
+    return list(zip(rows, columns, strict=True)), flat[picked].tolist()
 
 
 def maximal_marginal_relevance(

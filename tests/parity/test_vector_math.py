@@ -13,14 +13,22 @@ import numpy as np
 import pytest
 from langchain_core.vectorstores.utils import maximal_marginal_relevance as lc_mmr
 
-from ragline.vectorstores import cosine_similarity, maximal_marginal_relevance
+from ragline.vectorstores import (
+    cosine_similarity,
+    cosine_similarity_top_k,
+    maximal_marginal_relevance,
+)
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # langchain_community's sunset notice
     lc_math = importlib.import_module("langchain_community.utils.math")
     lc_community_utils = importlib.import_module("langchain_community.vectorstores.utils")
 
-COVERS = {"vectorstores.cosine_similarity", "vectorstores.maximal_marginal_relevance"}
+COVERS = {
+    "vectorstores.cosine_similarity",
+    "vectorstores.cosine_similarity_top_k",
+    "vectorstores.maximal_marginal_relevance",
+}
 
 RNG = np.random.default_rng(7)
 EMBEDDINGS = RNG.normal(size=(40, 384))
@@ -118,3 +126,57 @@ def test_mmr_errors():
         picks = maximal_marginal_relevance(np.array([1.0, 0.0]), [[np.nan, 0], [1, 0]], 0.5, 2)
     assert picks == lc_mmr(np.array([1.0, 0.0]), [[np.nan, 0], [1, 0]], 0.5, 2)
     assert [w.category for w in caught] == [RuntimeWarning, RuntimeWarning]
+
+
+TOP_K_LEFT = [[1, 0], [0, 1]]
+TOP_K_RIGHT = [[1, 0.1], [-1, 0.2], [0.5, 0.5]]
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "options"),
+    [
+        (TOP_K_LEFT, TOP_K_RIGHT, {}),
+        (TOP_K_LEFT, TOP_K_RIGHT, {"top_k": None}),  # at most one pair per row of X
+        (TOP_K_LEFT, TOP_K_RIGHT, {"top_k": 0}),
+        (TOP_K_LEFT, TOP_K_RIGHT, {"top_k": 2}),
+        (TOP_K_LEFT, TOP_K_RIGHT, {"top_k": 10, "score_threshold": 0.5}),
+        ([[1, 0]], [[-1, 0.1], [0.5, -1], [1, 1]], {"top_k": 3, "score_threshold": -0.5}),
+        ([[1, 0]], [[0, 1], [0, 2]], {}),  # only zero similarities: every pair, 0.0
+        ([[1, 2, 3], [0, 0, 0]], [[3, 2, 1], [1, 2, 3]], {"top_k": 4}),
+        ([], [[1.0]], {}),
+        ([[1.0]], [], {}),
+        (EMBEDDINGS[:6], EMBEDDINGS[6:20], {"top_k": 7}),
+        (EMBEDDINGS[:6], EMBEDDINGS[6:20], {"top_k": 50, "score_threshold": 0.05}),
+        (EMBEDDINGS[:3].astype(np.float32), EMBEDDINGS[3:9].astype(np.float32), {}),
+    ],
+)
+def test_cosine_similarity_top_k_gives_langchains_pairs(left, right, options):
+    """Pairs (as numpy integer tuples) and scores (floats) in LangChain's order."""
+    ours = cosine_similarity_top_k(left, right, **options)
+    theirs = lc_math.cosine_similarity_top_k(left, right, **options)
+    assert ours == theirs
+    assert [type(i) for pair in ours[0] for i in pair] == [
+        type(i) for pair in theirs[0] for i in pair
+    ]
+    assert [type(score) for score in ours[1]] == [type(score) for score in theirs[1]]
+
+
+def test_cosine_similarity_top_k_keeps_the_threshold():
+    """Where no pair reaches score_threshold LangChain returns the pairs below it, each
+    scored 0.0; ragline returns none and warns."""
+    left, right = [[1, 0]], [[-1, 0.1], [0, 1]]
+    theirs = lc_math.cosine_similarity_top_k(left, right, score_threshold=0.5)
+    assert theirs == ([(0, 1), (0, 0)], [0.0, 0.0])
+    with pytest.warns(UserWarning, match="below score_threshold 0.5"):
+        assert cosine_similarity_top_k(left, right, score_threshold=0.5) == ([], [])
+    assert cosine_similarity_top_k([[1, 0]], [[1, 1], [0, 1]], top_k=3, score_threshold=0.5) == (
+        [(0, 0)],
+        [0.7071067811865475],
+    )
+    # a pair zeroed for being below a negative threshold outranks one above it there
+    left, right = [[1, 0]], [[-1, 0.1], [-0.3, 1]]
+    assert lc_math.cosine_similarity_top_k(left, right, score_threshold=-0.5) == ([(0, 0)], [0.0])
+    with pytest.warns(UserWarning, match="below score_threshold -0.5"):
+        pairs, scores = cosine_similarity_top_k(left, right, score_threshold=-0.5)
+    assert pairs == [(0, 1)]
+    assert scores == [float(cosine_similarity(left, right)[0, 1])]
