@@ -22,6 +22,16 @@ if TYPE_CHECKING:
 
 __all__ = ["RunnableRetry"]
 
+
+def _one_of(name: str, value: Any, other_name: str, other: Any, default: Any) -> Any:
+    """The value given under either of two names for one option (default if neither)."""
+    if value is not None and other is not None and value != other:
+        raise ConfigurationError(f"{name} and {other_name} name one option: give one of them")
+    if value is not None:
+        return value
+    return other if other is not None else default
+
+
 _JITTER_DEFAULTS = {"initial": 1.0, "max": 10.0, "exp_base": 2.0, "jitter": 1.0}
 
 
@@ -40,6 +50,8 @@ class RunnableRetry(Runnable[Input, Output]):
             to ``jitter`` random seconds before attempt ``n + 1``; False: no wait.
         stop_after_attempt: total attempts (>= 1).
         exponential_jitter_params: overrides for ``initial``, ``max``, ``exp_base``, ``jitter``.
+        retry_exception_types, max_attempt_number: LangChain's constructor names for
+            ``retry_if_exception_type`` and ``stop_after_attempt`` (also readable attributes).
 
     Raises:
         ConfigurationError: bad attempt count, exception types or jitter parameters.
@@ -60,11 +72,25 @@ class RunnableRetry(Runnable[Input, Output]):
         self,
         bound: Runnable[Input, Output],
         *,
-        retry_if_exception_type: tuple[type[BaseException], ...] = (Exception,),
+        retry_if_exception_type: tuple[type[BaseException], ...] | None = None,
         wait_exponential_jitter: bool = True,
-        stop_after_attempt: int = 3,
+        stop_after_attempt: int | None = None,
         exponential_jitter_params: dict[str, float] | None = None,
+        retry_exception_types: tuple[type[BaseException], ...] | None = None,
+        max_attempt_number: int | None = None,
     ) -> None:
+        # LangChain's constructor names (retry_exception_types, max_attempt_number) and
+        # with_retry's (retry_if_exception_type, stop_after_attempt) are both accepted
+        retry_if_exception_type = _one_of(
+            "retry_if_exception_type",
+            retry_if_exception_type,
+            "retry_exception_types",
+            retry_exception_types,
+            (Exception,),
+        )
+        stop_after_attempt = _one_of(
+            "stop_after_attempt", stop_after_attempt, "max_attempt_number", max_attempt_number, 3
+        )
         check_positive_int("stop_after_attempt", stop_after_attempt, error=ConfigurationError)
         # a bare class is not iterable: refuse it here rather than with tuple()'s TypeError
         given = retry_if_exception_type
@@ -90,7 +116,32 @@ class RunnableRetry(Runnable[Input, Output]):
         self.retry_if_exception_type = types
         self.wait_exponential_jitter = wait_exponential_jitter
         self.stop_after_attempt = stop_after_attempt
-        self.exponential_jitter_params = {**_JITTER_DEFAULTS, **params}
+        # what was given, as LangChain keeps it (None when nothing was); the wait reads
+        # the given values over the defaults
+        self.exponential_jitter_params: dict[str, float] | None = (
+            None
+            if exponential_jitter_params is None
+            else {key: float(value) for key, value in params.items()}
+        )
+        self._jitter = {**_JITTER_DEFAULTS, **params}
+
+    @property
+    def retry_exception_types(self) -> tuple[type[BaseException], ...]:
+        """The exception types that trigger a retry (LangChain's attribute name)."""
+        return self.retry_if_exception_type
+
+    @retry_exception_types.setter
+    def retry_exception_types(self, value: tuple[type[BaseException], ...]) -> None:
+        self.retry_if_exception_type = value
+
+    @property
+    def max_attempt_number(self) -> int:
+        """The total number of attempts (LangChain's attribute name)."""
+        return self.stop_after_attempt
+
+    @max_attempt_number.setter
+    def max_attempt_number(self, value: int) -> None:
+        self.stop_after_attempt = value
 
     def get_name(self) -> str:
         """The retried runnable's name unless a name was set (LangChain's: its runs are
@@ -112,7 +163,7 @@ class RunnableRetry(Runnable[Input, Output]):
     def _wait_seconds(self, attempt: int) -> float:
         if not self.wait_exponential_jitter:
             return 0.0
-        p = self.exponential_jitter_params
+        p = self._jitter
         base = min(p["max"], p["initial"] * p["exp_base"] ** (attempt - 1))
         return base + random.uniform(0, p["jitter"])
 
