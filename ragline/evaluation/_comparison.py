@@ -24,8 +24,8 @@ from ragline.evaluation._chain_evaluator import PairwiseEvaluatorChain, StringEv
 from ragline.evaluation._criteria import (
     DESCRIPTIONS,
     Criteria,
+    ModelGrader,
     check_prompt,
-    parsed_output,
     resolve_criteria,
 )
 from ragline.evaluation._evaluator_base import (
@@ -169,7 +169,7 @@ def _criteria_lines(criteria: dict[str, str], *, bare_names: bool) -> str:
 
 
 class PairwiseStringEvalChain(
-    PairwiseEvaluatorChain, PairwiseStringEvaluator, LLMEvalChain, LLMChain
+    ModelGrader, PairwiseEvaluatorChain, PairwiseStringEvaluator, LLMEvalChain, LLMChain
 ):
     """Asks a model which of two answers is better (``"pairwise_string"``).
 
@@ -181,25 +181,10 @@ class PairwiseStringEvalChain(
     """
 
     output_key: str = "results"
-    output_parser: Any = None
 
-    # the labeled subclass shows the model a reference: its prompt and variables
-    _labeled: ClassVar[bool] = False
-    _default_prompt: ClassVar[BasePromptTemplate] = COMPARISON_TEMPLATE.partial(reference="")
+    _default_prompt = COMPARISON_TEMPLATE.partial(reference="")
+    _default_parser = PairwiseStringResultOutputParser
     _variables: ClassVar[set[str]] = {"prediction", "prediction_b", "input", "criteria"}
-
-    def __post_init__(self) -> None:
-        if self.output_parser is None:
-            self.output_parser = PairwiseStringResultOutputParser()
-        super().__post_init__()
-
-    @property
-    def requires_reference(self) -> bool:
-        return self._labeled
-
-    @property
-    def requires_input(self) -> bool:
-        return True
 
     @property
     def _skip_reference_warning(self) -> str:
@@ -239,9 +224,6 @@ class PairwiseStringEvalChain(
             inputs["reference"] = arguments["reference"]
         return inputs
 
-    def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
-        return parsed_output(result, self.output_key)
-
 
 class LabeledPairwiseStringEvalChain(PairwiseStringEvalChain):
     """:class:`PairwiseStringEvalChain` with a reference answer (``"labeled_pairwise_string"``)."""
@@ -250,7 +232,9 @@ class LabeledPairwiseStringEvalChain(PairwiseStringEvalChain):
     _default_prompt = COMPARISON_TEMPLATE_WITH_REFERENCE
 
 
-class ScoreStringEvalChain(StringEvaluatorChain, StringEvaluator, LLMEvalChain, LLMChain):
+class ScoreStringEvalChain(
+    ModelGrader, StringEvaluatorChain, StringEvaluator, LLMEvalChain, LLMChain
+):
     """Asks a model to rate an answer from 1 to 10 (``"score_string"``).
 
     Example:
@@ -262,26 +246,11 @@ class ScoreStringEvalChain(StringEvaluatorChain, StringEvaluator, LLMEvalChain, 
 
     criterion_name: str
     output_key: str = "results"
-    output_parser: Any = None
     normalize_by: float | None = None
 
-    # the labeled subclass shows the model a reference: its prompt and variables
-    _labeled: ClassVar[bool] = False
-    _default_prompt: ClassVar[BasePromptTemplate] = SCORING_TEMPLATE.partial(reference="")
+    _default_prompt = SCORING_TEMPLATE.partial(reference="")
+    _default_parser = ScoreStringResultOutputParser
     _variables: ClassVar[set[str]] = {"prediction", "input", "criteria"}
-
-    def __post_init__(self) -> None:
-        if self.output_parser is None:
-            self.output_parser = ScoreStringResultOutputParser()
-        super().__post_init__()
-
-    @property
-    def requires_reference(self) -> bool:
-        return self._labeled
-
-    @property
-    def requires_input(self) -> bool:
-        return True
 
     @property
     def evaluation_name(self) -> str:
@@ -334,7 +303,7 @@ class ScoreStringEvalChain(StringEvaluatorChain, StringEvaluator, LLMEvalChain, 
         return inputs
 
     def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
-        parsed = parsed_output(result, self.output_key)
+        parsed = super()._prepare_output(result)
         if "score" in parsed and self.normalize_by is not None:
             parsed["score"] = parsed["score"] / self.normalize_by
         return parsed

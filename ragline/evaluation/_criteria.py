@@ -172,7 +172,41 @@ def parsed_output(result: dict[str, Any], output_key: str) -> dict[str, Any]:
     return parsed
 
 
-class CriteriaEvalChain(StringEvaluatorChain, StringEvaluator, LLMEvalChain, LLMChain):
+class ModelGrader:
+    """What the model graders with a labeled variant share (criteria, pairwise, score).
+
+    The model's reply, parsed by ``output_parser`` (the class's ``_default_parser`` unless
+    one is given), is the ``output_key`` output and the grade; the input is required, and
+    the reference too in the labeled variant, whose prompt shows it to the model. Listed
+    first among a grader's bases, so that these come before the evaluator interface's
+    defaults.
+    """
+
+    output_key: str  # the chain's fields, declared by LLMChain
+    output_parser: Any
+
+    _labeled: ClassVar[bool] = False
+    _default_prompt: ClassVar[BasePromptTemplate]
+    _default_parser: ClassVar[type[BaseOutputParser[Any]]]
+
+    def __post_init__(self) -> None:
+        if self.output_parser is None:
+            self.output_parser = self._default_parser()
+        super().__post_init__()  # type: ignore[misc]  # the chain's, later in the MRO
+
+    @property
+    def requires_reference(self) -> bool:
+        return self._labeled
+
+    @property
+    def requires_input(self) -> bool:
+        return True
+
+    def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
+        return parsed_output(result, self.output_key)
+
+
+class CriteriaEvalChain(ModelGrader, StringEvaluatorChain, StringEvaluator, LLMEvalChain, LLMChain):
     """Asks a model whether a submission meets criteria, without a reference answer.
 
     Example:
@@ -185,24 +219,9 @@ class CriteriaEvalChain(StringEvaluatorChain, StringEvaluator, LLMEvalChain, LLM
 
     criterion_name: str
     output_key: str = "results"
-    output_parser: Any = None
 
-    # the labeled subclass shows the model a reference: its prompt and variables
-    _labeled: ClassVar[bool] = False
-    _default_prompt: ClassVar[BasePromptTemplate] = PROMPT
-
-    def __post_init__(self) -> None:
-        if self.output_parser is None:
-            self.output_parser = CriteriaResultOutputParser()
-        super().__post_init__()
-
-    @property
-    def requires_reference(self) -> bool:
-        return self._labeled
-
-    @property
-    def requires_input(self) -> bool:
-        return True
+    _default_prompt = PROMPT
+    _default_parser = CriteriaResultOutputParser
 
     @property
     def evaluation_name(self) -> str:
@@ -268,9 +287,6 @@ class CriteriaEvalChain(StringEvaluatorChain, StringEvaluator, LLMEvalChain, LLM
         if self.requires_reference:
             inputs["reference"] = arguments["reference"]
         return inputs
-
-    def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
-        return parsed_output(result, self.output_key)
 
 
 class LabeledCriteriaEvalChain(CriteriaEvalChain):
