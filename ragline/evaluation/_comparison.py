@@ -25,7 +25,6 @@ from ragline.evaluation._criteria import (
     DESCRIPTIONS,
     Criteria,
     ModelGrader,
-    check_prompt,
     resolve_criteria,
 )
 from ragline.evaluation._evaluator_base import (
@@ -150,18 +149,6 @@ def resolve_pairwise_criteria(criteria: Any) -> dict[str, str]:
     return resolve_criteria(criteria)  # a principle or a mapping, as for criteria
 
 
-def _checked_template(
-    prompt: BasePromptTemplate | None,
-    default: BasePromptTemplate,
-    variables: set[str],
-    labeled: bool,
-) -> BasePromptTemplate:
-    """``prompt`` (or the default), checked to have the variables the evaluator fills."""
-    template = prompt or default
-    check_prompt(template, variables | {"reference"} if labeled else variables)
-    return template
-
-
 def _criteria_lines(criteria: dict[str, str], *, bare_names: bool) -> str:
     return "\n".join(
         f"{name}: {text}" if text or not bare_names else name for name, text in criteria.items()
@@ -184,7 +171,11 @@ class PairwiseStringEvalChain(
 
     _default_prompt = COMPARISON_TEMPLATE.partial(reference="")
     _default_parser = PairwiseStringResultOutputParser
-    _variables: ClassVar[set[str]] = {"prediction", "prediction_b", "input", "criteria"}
+    _prompt_inputs: ClassVar[dict[str, str]] = {
+        "prediction": "prediction",
+        "prediction_b": "prediction_b",
+        "input": "input",
+    }
 
     @property
     def _skip_reference_warning(self) -> str:
@@ -193,10 +184,6 @@ class PairwiseStringEvalChain(
             "\nTo use a reference, use the LabeledPairwiseStringEvalChain"
             " (EvaluatorType.LABELED_PAIRWISE_STRING) instead."
         )
-
-    @classmethod
-    def _template(cls, prompt: BasePromptTemplate | None) -> BasePromptTemplate:
-        return _checked_template(prompt, cls._default_prompt, cls._variables, cls._labeled)
 
     @classmethod
     def from_llm(
@@ -212,17 +199,11 @@ class PairwiseStringEvalChain(
         Raises:
             ValueError: ``prompt`` has other variables than the judge fills.
         """
-        template = cls._template(prompt)
+        template = cls._resolve_prompt(prompt)
         resolved = resolve_pairwise_criteria(criteria)
         lines = _criteria_lines(resolved, bare_names=not cls._labeled)
         text = _CRITERIA_INTRO + lines if lines else ""
         return cls(llm=llm, prompt=template.partial(criteria=text), **kwargs)
-
-    def _eval_inputs(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        inputs = {key: arguments[key] for key in ("prediction", "prediction_b", "input")}
-        if self.requires_reference:
-            inputs["reference"] = arguments["reference"]
-        return inputs
 
 
 class LabeledPairwiseStringEvalChain(PairwiseStringEvalChain):
@@ -250,7 +231,7 @@ class ScoreStringEvalChain(
 
     _default_prompt = SCORING_TEMPLATE.partial(reference="")
     _default_parser = ScoreStringResultOutputParser
-    _variables: ClassVar[set[str]] = {"prediction", "input", "criteria"}
+    _prompt_inputs: ClassVar[dict[str, str]] = {"prediction": "prediction", "input": "input"}
 
     @property
     def evaluation_name(self) -> str:
@@ -263,10 +244,6 @@ class ScoreStringEvalChain(
             "\nTo use a reference, use the LabeledScoreStringEvalChain instead."
             " (EvaluatorType.LABELED_SCORE_STRING) instead."
         )
-
-    @classmethod
-    def _template(cls, prompt: BasePromptTemplate | None) -> BasePromptTemplate:
-        return _checked_template(prompt, cls._default_prompt, cls._variables, cls._labeled)
 
     @classmethod
     def from_llm(
@@ -285,7 +262,7 @@ class ScoreStringEvalChain(
         Raises:
             ValueError: ``prompt`` has other variables than the rater fills.
         """
-        template = cls._template(prompt)
+        template = cls._resolve_prompt(prompt)
         resolved = resolve_pairwise_criteria(criteria)
         lines = _criteria_lines(resolved, bare_names=not cls._labeled).strip()
         text = f"{_CRITERIA_INTRO}{lines}\n" if lines else _NO_CRITERIA
@@ -295,12 +272,6 @@ class ScoreStringEvalChain(
             normalize_by=normalize_by,
             criterion_name="-".join(resolved),
         )
-
-    def _eval_inputs(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        inputs = {key: arguments[key] for key in ("prediction", "input")}
-        if self.requires_reference:
-            inputs["reference"] = arguments["reference"]
-        return inputs
 
     def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
         parsed = super()._prepare_output(result)

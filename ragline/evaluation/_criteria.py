@@ -188,6 +188,9 @@ class ModelGrader:
     _labeled: ClassVar[bool] = False
     _default_prompt: ClassVar[BasePromptTemplate]
     _default_parser: ClassVar[type[BaseOutputParser[Any]]]
+    # the prompt's variables and the evaluator argument each one shows (besides the
+    # criteria, set by from_llm, and the reference of the labeled variant)
+    _prompt_inputs: ClassVar[dict[str, str]]
 
     def __post_init__(self) -> None:
         if self.output_parser is None:
@@ -201,6 +204,21 @@ class ModelGrader:
     @property
     def requires_input(self) -> bool:
         return True
+
+    @classmethod
+    def _resolve_prompt(cls, prompt: BasePromptTemplate | None) -> BasePromptTemplate:
+        """``prompt`` (or the default), checked to have the variables the grader fills."""
+        prompt = prompt or cls._default_prompt
+        check_prompt(
+            prompt, {*cls._prompt_inputs, "criteria"} | ({"reference"} if cls._labeled else set())
+        )
+        return prompt
+
+    def _eval_inputs(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        inputs = {variable: arguments[name] for variable, name in self._prompt_inputs.items()}
+        if self.requires_reference:
+            inputs["reference"] = arguments["reference"]
+        return inputs
 
     def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
         return parsed_output(result, self.output_key)
@@ -222,6 +240,7 @@ class CriteriaEvalChain(ModelGrader, StringEvaluatorChain, StringEvaluator, LLME
 
     _default_prompt = PROMPT
     _default_parser = CriteriaResultOutputParser
+    _prompt_inputs: ClassVar[dict[str, str]] = {"input": "input", "output": "prediction"}
 
     @property
     def evaluation_name(self) -> str:
@@ -233,14 +252,6 @@ class CriteriaEvalChain(ModelGrader, StringEvaluatorChain, StringEvaluator, LLME
             f"Ignoring reference in {type(self).__name__}, as it is not expected."
             "\nTo use references, use the labeled_criteria instead."
         )
-
-    @classmethod
-    def _resolve_prompt(cls, prompt: BasePromptTemplate | None) -> BasePromptTemplate:
-        prompt = prompt or cls._default_prompt
-        check_prompt(
-            prompt, {"input", "output", "criteria"} | ({"reference"} if cls._labeled else set())
-        )
-        return prompt
 
     @classmethod
     def resolve_criteria(cls, criteria: Any) -> dict[str, str]:
@@ -281,12 +292,6 @@ class CriteriaEvalChain(ModelGrader, StringEvaluatorChain, StringEvaluator, LLME
             criterion_name="-".join(resolved),
             **kwargs,
         )
-
-    def _eval_inputs(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        inputs = {"input": arguments["input"], "output": arguments["prediction"]}
-        if self.requires_reference:
-            inputs["reference"] = arguments["reference"]
-        return inputs
 
 
 class LabeledCriteriaEvalChain(CriteriaEvalChain):
