@@ -241,6 +241,10 @@ class StrOutputParser(BaseTransformOutputParser[str]):
         'Paris'
     """
 
+    @property
+    def _type(self) -> str:
+        return "default"
+
     def parse(self, text: str) -> str:
         return text
 

@@ -117,6 +117,10 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
         {'answer': 'Paris'}
     """
 
+    @property
+    def _type(self) -> str:
+        return "simple_json_output_parser"
+
     def __init__(self, *, pydantic_object: Any = None) -> None:
         if pydantic_object is not None:
             _check_schema(pydantic_object, "pydantic_object")
@@ -187,6 +191,10 @@ class PydanticOutputParser(JsonOutputParser):
         ...     '{"setup": "Why?", "punchline": "Because."}')
         Joke(setup='Why?', punchline='Because.')
     """
+
+    @property
+    def _type(self) -> str:
+        return "pydantic"
 
     def __init__(self, *, pydantic_object: type) -> None:
         if not is_pydantic_model(pydantic_object):
@@ -296,6 +304,10 @@ class StructuredOutputParser(JsonOutputParser):
         >>> parser.parse('```json\\n{"answer": "Paris"}\\n```')
         {'answer': 'Paris'}
     """
+
+    @property
+    def _type(self) -> str:
+        return "structured"
 
     def __init__(self, *, response_schemas: list[ResponseSchema]) -> None:
         super().__init__()

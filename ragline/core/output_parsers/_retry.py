@@ -164,6 +164,10 @@ class OutputFixingParser(_RetryingParser):
 
     default_prompt = FIX_PROMPT
 
+    @property
+    def _type(self) -> str:
+        return "output_fixing"
+
     def parse(self, completion: str) -> Any:
         return self._parse_output(completion)
 
@@ -199,6 +203,10 @@ class RetryOutputParser(_RetryingParser):
 
     default_prompt = RETRY_PROMPT
 
+    @property
+    def _type(self) -> str:
+        return "retry"
+
     def parse(self, completion: str) -> Any:
         raise NotImplementedError(
             f"{type(self).__name__} needs the prompt: call parse_with_prompt(completion, "
@@ -226,6 +234,10 @@ class RetryWithErrorOutputParser(RetryOutputParser):
     """
 
     default_prompt = RETRY_WITH_ERROR_PROMPT
+
+    @property
+    def _type(self) -> str:
+        return "retry_with_error"
 
     def _retry_values(self, completion: str, prompt: Any, error: Exception) -> dict[str, Any]:
         return {"prompt": _prompt_text(prompt), "completion": completion, "error": repr(error)}

@@ -119,6 +119,10 @@ class DatetimeOutputParser(_Shown, BaseOutputParser[datetime]):
 
     format: str = "%Y-%m-%dT%H:%M:%S.%fZ"
 
+    @property
+    def _type(self) -> str:
+        return "datetime"
+
     def parse(self, text: str) -> datetime:
         try:
             return datetime.strptime(text.strip(), self.format)
@@ -161,6 +165,10 @@ class BooleanOutputParser(_Shown, BaseOutputParser[bool]):
     true_val: str = "YES"
     false_val: str = "NO"
 
+    @property
+    def _type(self) -> str:
+        return "boolean_output_parser"
+
     def parse(self, text: str) -> bool:
         words = rf"\b({re.escape(self.true_val)}|{re.escape(self.false_val)})\b"
         said = {found.upper() for found in re.findall(words, text, flags=re.IGNORECASE)}
@@ -200,6 +208,10 @@ class RegexParser(_Shown, BaseOutputParser[dict[str, str]]):
     default_output_key: str | None = None
 
     @property
+    def _type(self) -> str:
+        return "regex_parser"
+
+    @property
     def OutputType(self) -> Any:
         return dict[str, str]
 
@@ -229,6 +241,10 @@ class RegexDictParser(_Shown, BaseOutputParser[dict[str, str]]):
     regex_pattern: str = r"{}:\s?([^.'\n']*)\.?"
     output_key_to_format: dict[str, str]
     no_update_value: str | None = None
+
+    @property
+    def _type(self) -> str:
+        return "regex_dict_parser"
 
     @property
     def OutputType(self) -> Any:

@@ -47,6 +47,10 @@ class XMLOutputParser(BaseTransformOutputParser[dict[str, Any]]):
     encoding_matcher: Any = None
     parser: Literal["defusedxml", "xml"] = "defusedxml"
 
+    @property
+    def _type(self) -> str:
+        return "xml"
+
     def __post_init__(self) -> None:
         if self.parser not in ("defusedxml", "xml"):
             raise ValueError(f"XMLOutputParser(parser={self.parser!r}): use 'defusedxml' or 'xml'")

@@ -43,6 +43,10 @@ class YamlOutputParser(BaseOutputParser[Any]):
         OutputParserException: (when parsing) the text is not YAML, or does not validate.
     """
 
+    @property
+    def _type(self) -> str:
+        return "yaml"
+
     def __init__(self, *, pydantic_object: type) -> None:
         if not is_pydantic_model(pydantic_object):
             raise InvalidInputError(

@@ -1,0 +1,82 @@
+"""Parity: differences found by the seventh port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline and
+compares what the program would print or read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_classic import output_parsers as lc_parsers
+from langchain_core import output_parsers as lc_core_parsers
+from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+from pydantic import BaseModel
+
+from ragline.core import FakeListLLM
+from ragline.core import output_parsers as parsers
+
+
+class Joke(BaseModel):
+    setup: str
+    punchline: str
+
+
+def _parser_kwargs(name: str) -> dict[str, Any]:
+    """The fewest constructor arguments each parser takes, the same for both libraries."""
+    if name in ("PydanticOutputParser", "YamlOutputParser"):
+        return {"pydantic_object": Joke}
+    if name == "RegexParser":
+        return {"regex": r"(\w+) (\d+)", "output_keys": ["word", "number"]}
+    if name == "RegexDictParser":
+        return {"output_key_to_format": {"answer": "Answer"}}
+    return {}
+
+
+TYPED = [
+    "BooleanOutputParser",
+    "CommaSeparatedListOutputParser",
+    "DatetimeOutputParser",
+    "JsonOutputParser",
+    "MarkdownListOutputParser",
+    "NumberedListOutputParser",
+    "PydanticOutputParser",
+    "RegexDictParser",
+    "RegexParser",
+    "SimpleJsonOutputParser",
+    "StrOutputParser",
+    "XMLOutputParser",
+    "YamlOutputParser",
+]
+
+
+def _make(module_parsers: Any, name: str) -> Any:
+    return getattr(module_parsers, name)(**_parser_kwargs(name))
+
+
+@pytest.mark.parametrize("name", TYPED)
+def test_parsers_have_langchains_type_key(name: str) -> None:
+    """Programs print ``parser._type`` (regex_parser_score_answer, yaml_output_parser_recipe:
+    an AttributeError in ragline before)."""
+    lc_module = lc_core_parsers if hasattr(lc_core_parsers, name) else lc_parsers
+    theirs = _make(lc_module, name)
+    ours = _make(parsers, name)
+    assert ours._type == theirs._type
+
+
+def test_structured_and_retrying_parsers_have_langchains_type_key() -> None:
+    schema = [lc_parsers.ResponseSchema(name="answer", description="the answer")]
+    ours_schema = [parsers.ResponseSchema(name="answer", description="the answer")]
+    assert (
+        parsers.StructuredOutputParser.from_response_schemas(ours_schema)._type
+        == lc_parsers.StructuredOutputParser.from_response_schemas(schema)._type
+    )
+    for name in ("OutputFixingParser", "RetryOutputParser", "RetryWithErrorOutputParser"):
+        theirs = getattr(lc_parsers, name).from_llm(
+            llm=LCFakeListLLM(responses=["x"]), parser=lc_core_parsers.StrOutputParser()
+        )
+        ours = getattr(parsers, name).from_llm(
+            llm=FakeListLLM(responses=["x"]), parser=parsers.StrOutputParser()
+        )
+        assert ours._type == theirs._type, name
