@@ -8,7 +8,9 @@ and multi-vector retrieval, with the document stores they keep their documents i
 LongContextReorder (the best documents to both ends of a long context); MergerRetriever
 (several retrievers' results interleaved); RePhraseQueryRetriever (a model rewrites the
 question into a search query); TimeWeightedVectorStoreRetriever (similarity plus
-recency); KNNRetriever (brute-force nearest texts over a numpy matrix). Public names
+recency); KNNRetriever (brute-force nearest texts over a numpy matrix);
+SelfQueryRetriever (a model writes the search text and a metadata filter), its query
+constructor and translators. Public names
 load lazily.
 """
 
@@ -48,6 +50,16 @@ _EXPORTS = {
     "KNNRetriever": "._knn",
     "InMemoryDocumentStore": "._docstore",
     "create_kv_docstore": "._docstore",
+    "SelfQueryRetriever": "._self_query",
+    "AttributeInfo": "._query_constructor",
+    "StructuredQueryOutputParser": "._query_constructor",
+    "construct_examples": "._query_constructor",
+    "fix_filter_directive": "._query_constructor",
+    "get_query_constructor_prompt": "._query_constructor",
+    "load_query_constructor_runnable": "._query_constructor",
+    "get_parser": "._query_parser",
+    "FilterTranslator": "._query_translators",
+    "RedisTranslator": "._query_translators",
 }
 
 __all__ = sorted(_EXPORTS)

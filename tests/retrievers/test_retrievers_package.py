@@ -18,6 +18,7 @@ from ragline.core import (
     RunCollectorCallbackHandler,
     RunnableLambda,
 )
+from ragline.core.structured_query import StructuredQuery
 from ragline.embeddings import HashingEmbeddings
 from ragline.retrievers import (
     BM25Retriever,
@@ -26,11 +27,13 @@ from ragline.retrievers import (
     EnsembleRetriever,
     MultiQueryRetriever,
     ParentDocumentRetriever,
+    SelfQueryRetriever,
 )
 from ragline.splitters import RecursiveCharacterTextSplitter
 from ragline.vectorstores import InMemoryVectorStore
 
 EXPECTED = [
+    "AttributeInfo",
     "BM25Index",
     "BM25Retriever",
     "BM25Tokenizer",
@@ -41,6 +44,7 @@ EXPECTED = [
     "EmbeddingsFilter",
     "EmbeddingsRedundantFilter",
     "EnsembleRetriever",
+    "FilterTranslator",
     "HybridRetriever",
     "InMemoryDocumentStore",
     "KNNRetriever",
@@ -54,11 +58,19 @@ EXPECTED = [
     "NoOutputParser",
     "ParentDocumentRetriever",
     "RePhraseQueryRetriever",
+    "RedisTranslator",
     "SearchType",
+    "SelfQueryRetriever",
+    "StructuredQueryOutputParser",
     "TimeWeightedVectorStoreRetriever",
     "adaptive_weights",
+    "construct_examples",
     "create_kv_docstore",
     "default_preprocessing_func",
+    "fix_filter_directive",
+    "get_parser",
+    "get_query_constructor_prompt",
+    "load_query_constructor_runnable",
     "normalize_scores",
     "score_fusion",
     "score_peak",
@@ -78,6 +90,10 @@ MODULES = [
     "_llm_filter",
     "_docstore",
     "_parent_document",
+    "_query_parser",
+    "_query_constructor",
+    "_query_translators",
+    "_self_query",
 ]
 
 
@@ -139,6 +155,12 @@ BUILDERS = {
         EmbeddingsFilter(EMBEDDINGS, k=1), BM25Retriever.from_texts(TEXTS, ids=IDS)
     ),
     "parent_document": _parent,
+    # the query constructor passes the question on with no filter
+    "self_query": lambda: SelfQueryRetriever(
+        vectorstore=_store(),
+        query_constructor=RunnableLambda(lambda request: StructuredQuery(request["query"])),
+        search_kwargs={"k": 2},
+    ),
 }
 QUERIES = ["cats purr", "stock prices", "barking dogs at night"]
 
