@@ -19,6 +19,7 @@ import json
 import operator
 import re
 import string
+from abc import abstractmethod
 from collections.abc import Callable
 from typing import Any
 
@@ -67,7 +68,26 @@ def _parse_json(value: Any) -> Any:
     return _markdown_json(value, _lenient_json) if isinstance(value, str) else value
 
 
-class ExactMatchStringEvaluator(StringEvaluator):
+class _ComparesTexts(StringEvaluator):
+    """The evaluators here read the prediction and the reference only: their hook is
+    ``_compare``."""
+
+    def _evaluate_strings(
+        self,
+        *,
+        prediction: Any,
+        reference: Any = None,
+        input: Any = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        return self._compare(prediction, reference)
+
+    @abstractmethod
+    def _compare(self, prediction: Any, reference: Any) -> dict[str, Any]:
+        """The grade of ``prediction`` (``reference`` is None where none is needed)."""
+
+
+class ExactMatchStringEvaluator(_ComparesTexts):
     """Score 1 when the prediction equals the reference, else 0 (``"exact_match"``).
 
     Example:
@@ -109,13 +129,11 @@ class ExactMatchStringEvaluator(StringEvaluator):
             text = text.translate(_NO_DIGITS)
         return text
 
-    def _evaluate_strings(  # type: ignore[override]
-        self, *, prediction: str, reference: str, **kwargs: Any
-    ) -> dict[str, Any]:
+    def _compare(self, prediction: Any, reference: Any) -> dict[str, Any]:
         return {"score": int(self._normal(prediction) == self._normal(reference))}
 
 
-class RegexMatchStringEvaluator(StringEvaluator):
+class RegexMatchStringEvaluator(_ComparesTexts):
     """Score 1 when the reference pattern matches the prediction's start (``"regex_match"``).
 
     Example:
@@ -139,13 +157,11 @@ class RegexMatchStringEvaluator(StringEvaluator):
     def evaluation_name(self) -> str:
         return "regex_match"
 
-    def _evaluate_strings(  # type: ignore[override]
-        self, *, prediction: str, reference: str, **kwargs: Any
-    ) -> dict[str, Any]:
+    def _compare(self, prediction: Any, reference: Any) -> dict[str, Any]:
         return {"score": int(bool(re.match(reference, prediction, flags=self.flags)))}
 
 
-class JsonValidityEvaluator(StringEvaluator):
+class JsonValidityEvaluator(_ComparesTexts):
     """Score 1 when the prediction is valid JSON, else 0 with the parser's message."""
 
     def __init__(self, **_: Any) -> None:
@@ -155,14 +171,7 @@ class JsonValidityEvaluator(StringEvaluator):
     def evaluation_name(self) -> str:
         return "json_validity"
 
-    def _evaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
+    def _compare(self, prediction: Any, reference: Any) -> dict[str, Any]:
         try:
             _markdown_json(prediction, json.loads)
         except Exception as err:
@@ -170,7 +179,7 @@ class JsonValidityEvaluator(StringEvaluator):
         return {"score": 1}
 
 
-class JsonEqualityEvaluator(StringEvaluator):
+class JsonEqualityEvaluator(_ComparesTexts):
     """Whether prediction and reference parse to equal JSON values (``"json_equality"``).
 
     Args:
@@ -188,14 +197,7 @@ class JsonEqualityEvaluator(StringEvaluator):
     def evaluation_name(self) -> str:
         return "json_equality"
 
-    def _evaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
+    def _compare(self, prediction: Any, reference: Any) -> dict[str, Any]:
         parsed = _parse_json(prediction)
         label = _parse_json(reference)
         if isinstance(label, list):
@@ -212,7 +214,7 @@ def _canonical_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
-class JsonEditDistanceEvaluator(StringEvaluator):
+class JsonEditDistanceEvaluator(_ComparesTexts):
     """How far apart prediction and reference are as JSON (``"json_edit_distance"``).
 
     Args:
@@ -248,20 +250,13 @@ class JsonEditDistanceEvaluator(StringEvaluator):
     def evaluation_name(self) -> str:
         return "json_edit_distance"
 
-    def _evaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
+    def _compare(self, prediction: Any, reference: Any) -> dict[str, Any]:
         parsed = self._canonicalize(_parse_json(prediction))
         label = self._canonicalize(_parse_json(reference))
         return {"score": self._string_distance(parsed, label)}
 
 
-class JsonSchemaEvaluator(StringEvaluator):
+class JsonSchemaEvaluator(_ComparesTexts):
     """Whether the prediction fits the reference JSON Schema (``"json_schema_validation"``).
 
     ``{"score": True}``, or ``{"score": False, "reasoning": repr(the ValidationError)}``.
@@ -294,14 +289,7 @@ class JsonSchemaEvaluator(StringEvaluator):
                 return getattr(value, method)()
         return value
 
-    def _evaluate_strings(
-        self,
-        *,
-        prediction: Any,
-        reference: Any = None,
-        input: Any = None,
-        **kwargs: Any,
-    ) -> dict[str, Any]:
+    def _compare(self, prediction: Any, reference: Any) -> dict[str, Any]:
         jsonschema = _jsonschema()
         try:
             jsonschema.validate(
