@@ -50,6 +50,7 @@ RAGLINE_PACKAGES = [
     "ragline.core.config",
     "ragline.core.example_selectors",
     "ragline.core.load",
+    "ragline.core.structured_query",
 ]
 
 # Names ragline exports that LangChain also has, but as something else.
@@ -164,6 +165,7 @@ LISTED = [
     "langchain_community.chat_message_histories.sql",
     "langchain_community.chat_message_histories.in_memory",
     "langchain_community.storage.redis",
+    "langchain_community.query_constructors.redis",
     "langserve",
 ]
 
@@ -197,6 +199,13 @@ def ragline_exports() -> dict[str, list[str]]:
     return by_name
 
 
+# Names a module without ``__all__`` imports from elsewhere that programs import from it
+# (tutorials' ``from langchain.chains.query_constructor.base import AttributeInfo``).
+RE_EXPORTS = {
+    "langchain_classic.chains.query_constructor.base": {"AttributeInfo"},
+}
+
+
 def public_names(module) -> set[str]:
     names = getattr(module, "__all__", None)
     if names is not None:
@@ -205,7 +214,7 @@ def public_names(module) -> set[str]:
         n
         for n, obj in vars(module).items()
         if not n.startswith("_") and getattr(obj, "__module__", "").startswith(module.__name__)
-    }
+    } | (RE_EXPORTS.get(module.__name__, set()) & set(vars(module)))
 
 
 def walk(package: str):

@@ -223,6 +223,27 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.chains.qa_with_sources.retrieval": {
         "ragline.chains": "RetrievalQAWithSourcesChain",
     },
+    "langchain_classic.chains.query_constructor": {
+        "ragline.retrievers": "load_query_constructor_runnable",
+    },
+    "langchain_classic.chains.query_constructor.base": {
+        "ragline.retrievers": (
+            "AttributeInfo StructuredQueryOutputParser construct_examples "
+            "fix_filter_directive get_query_constructor_prompt "
+            "load_query_constructor_runnable"
+        ),
+    },
+    "langchain_classic.chains.query_constructor.ir": {
+        "ragline.core.structured_query": (
+            "Comparator Comparison Expr FilterDirective Operation Operator StructuredQuery Visitor"
+        ),
+    },
+    "langchain_classic.chains.query_constructor.parser": {
+        "ragline.retrievers": "get_parser",
+    },
+    "langchain_classic.chains.query_constructor.schema": {
+        "ragline.retrievers": "AttributeInfo",
+    },
     "langchain_classic.chains.question_answering": {
         "ragline.chains": "load_qa_chain",
     },
@@ -573,7 +594,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.retrievers": (
             "BM25Retriever ContextualCompressionRetriever EnsembleRetriever KNNRetriever "
             "MergerRetriever MultiQueryRetriever MultiVectorRetriever "
-            "ParentDocumentRetriever RePhraseQueryRetriever "
+            "ParentDocumentRetriever RePhraseQueryRetriever SelfQueryRetriever "
             "TimeWeightedVectorStoreRetriever"
         ),
     },
@@ -620,6 +641,12 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers.re_phraser": {
         "ragline.retrievers": "RePhraseQueryRetriever",
+    },
+    "langchain_classic.retrievers.self_query.base": {
+        "ragline.retrievers": "SelfQueryRetriever",
+    },
+    "langchain_classic.retrievers.self_query.redis": {
+        "ragline.retrievers": "RedisTranslator",
     },
     "langchain_classic.retrievers.time_weighted_retriever": {
         "ragline.retrievers": "TimeWeightedVectorStoreRetriever",
@@ -895,6 +922,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_community.llms.fake": {
         "ragline.core": "FakeListLLM FakeStreamingListLLM",
     },
+    "langchain_community.query_constructors.redis": {
+        "ragline.retrievers": "RedisTranslator",
+    },
     "langchain_community.retrievers": {
         "ragline.retrievers": "BM25Retriever KNNRetriever",
     },
@@ -1109,8 +1139,8 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.messages.utils": {
         "ragline.core": (
-            "convert_to_messages filter_messages get_buffer_string merge_message_runs "
-            "messages_from_dict trim_messages"
+            "convert_to_messages count_tokens_approximately filter_messages "
+            "get_buffer_string merge_message_runs messages_from_dict trim_messages"
         ),
     },
     "langchain_core.output_parsers": {
@@ -1265,6 +1295,11 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.stores": {
         "ragline.core": "BaseStore InMemoryByteStore",
         "ragline.core.stores": "ByteStore InMemoryStore",
+    },
+    "langchain_core.structured_query": {
+        "ragline.core.structured_query": (
+            "Comparator Comparison Expr FilterDirective Operation Operator StructuredQuery Visitor"
+        ),
     },
     "langchain_core.tools": {
         "ragline.tools": (

@@ -302,15 +302,27 @@ _SUFFIX = (
 _SUFFIX_WITHOUT_DATA_SOURCE = "<< Example {i} >>\nQuestion:\n{{query}}\n\nStructured request:\n"
 
 
-def construct_examples(input_output_pairs: Sequence[tuple[str, Mapping[str, Any]]]) -> list[dict]:
-    """``(question, answer dict)`` pairs as the examples of the query-constructor prompt
-    (numbered from 1)."""
+def construct_examples(
+    input_output_pairs: Sequence[tuple[str, Mapping[str, Any]]],
+) -> list[dict[str, Any]]:
+    """``(question, answer dict)`` pairs as example dicts (``i`` from 1, ``user_query``,
+    ``structured_request``: the answer as indented JSON with its braces doubled, as
+    LangChain's, for a template that renders the examples again).
+
+    :func:`get_query_constructor_prompt` does not double them: ragline's
+    ``FewShotPromptTemplate`` keeps examples literal.
+    """
     return [
-        {
-            "i": i,
-            "user_query": question,
-            "structured_request": json.dumps(dict(answer), indent=4),
-        }
+        {**example, "structured_request": _braces(example["structured_request"])}
+        for example in _examples_from_pairs(input_output_pairs)
+    ]
+
+
+def _examples_from_pairs(
+    input_output_pairs: Sequence[tuple[str, Mapping[str, Any]]],
+) -> list[dict[str, Any]]:
+    return [
+        {"i": i, "user_query": question, "structured_request": json.dumps(dict(answer), indent=4)}
         for i, (question, answer) in enumerate(input_output_pairs, start=1)
     ]
 
@@ -364,7 +376,8 @@ def get_query_constructor_prompt(
     )
     data_source = _data_source(document_contents, attribute_info)
     if examples and isinstance(examples[0], tuple):
-        example_list = construct_examples(cast("Sequence[tuple[str, Mapping[str, Any]]]", examples))
+        pairs = cast("Sequence[tuple[str, Mapping[str, Any]]]", examples)
+        example_list = _examples_from_pairs(pairs)
         example_prompt = USER_SPECIFIED_EXAMPLE_PROMPT
         prefix = _PREFIX_WITH_DATA_SOURCE.format(schema=_braces(schema), data_source=data_source)
         suffix = _SUFFIX_WITHOUT_DATA_SOURCE.format(i=len(example_list) + 1)

@@ -26,6 +26,12 @@ from langchain_classic.chains.query_constructor.base import (
     StructuredQueryOutputParser as LCStructuredQueryOutputParser,
 )
 from langchain_classic.chains.query_constructor.base import (
+    construct_examples as lc_construct_examples,
+)
+from langchain_classic.chains.query_constructor.base import (
+    fix_filter_directive as lc_fix_filter_directive,
+)
+from langchain_classic.chains.query_constructor.base import (
     get_query_constructor_prompt as lc_get_query_constructor_prompt,
 )
 from langchain_classic.chains.query_constructor.parser import get_parser as lc_get_parser
@@ -57,6 +63,8 @@ from ragline.retrievers import (
     RedisTranslator,
     SelfQueryRetriever,
     StructuredQueryOutputParser,
+    construct_examples,
+    fix_filter_directive,
     get_parser,
     get_query_constructor_prompt,
 )
@@ -71,6 +79,8 @@ COVERS = {
     "retrievers.get_query_constructor_prompt",
     "retrievers.load_query_constructor_runnable",
     "retrievers.RedisTranslator",
+    "retrievers.construct_examples",
+    "retrievers.fix_filter_directive",
     "core.Comparator",
     "core.Comparison",
     "core.Expr",
@@ -290,6 +300,38 @@ def test_fix_invalid_drops_what_is_not_allowed() -> None:
         ("comparison", "eq", "genre", "drama"),
         None,
     )
+
+
+def test_fix_filter_directive_called_directly_as_langchains() -> None:
+    allowed: dict[str, Any] = {
+        "allowed_comparators": ["eq", "lt"],
+        "allowed_operators": ["or"],
+        "allowed_attributes": ["genre", "year"],
+    }
+    for expression in [
+        'eq("genre", "drama")',
+        'gt("year", 2000)',
+        'eq("studio", "A24")',
+        'or(eq("genre", "drama"), lt("year", 2000))',
+        'and(eq("genre", "drama"), lt("year", 2000))',
+    ]:
+        ours = fix_filter_directive(get_parser().parse(expression), **allowed)
+        theirs = lc_fix_filter_directive(lc_get_parser().parse(expression), **allowed)
+        assert plain(ours) == plain(theirs)
+    assert fix_filter_directive(None, **allowed) is None
+    kept = get_parser().parse('gt("year", 2000)')
+    assert fix_filter_directive(kept) is kept  # nothing restricted: as given
+
+
+def test_construct_examples_as_langchains() -> None:
+    pairs = [
+        (
+            "dramas after 2000",
+            {"query": "", "filter": 'and(eq("genre", "drama"), gt("year", 2000))'},
+        ),
+        ("three films about space", {"query": "space", "filter": "NO_FILTER", "limit": 3}),
+    ]
+    assert construct_examples(pairs) == lc_construct_examples(pairs)
 
 
 # ---------------------------------------------------------------- the prompt's shape
