@@ -183,7 +183,8 @@ class _RunnablePlanner(_AgentProtocol):
 
     @property
     def return_values(self) -> list[str]:
-        return list(self.return_keys_arg) or ["output"]
+        # LangChain's: the keys given, none by default (its finishes still carry "output")
+        return list(self.return_keys_arg)
 
     def plan(
         self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any

@@ -181,7 +181,12 @@ class AgentExecutor(Chain):
 
     @property
     def output_keys(self) -> list[str]:
-        """``["output"]`` (the agent's return values), plus ``"intermediate_steps"``."""
+        """The agent's return values, plus ``"intermediate_steps"`` when they are returned.
+
+        As in LangChain, a legacy agent's are ``["output"]`` and a Runnable agent's
+        (``create_react_agent``, ``create_tool_calling_agent``) none, so ``run()`` works
+        only for the former; ``invoke`` gives ``"output"`` for both.
+        """
         keys = list(self.agent.return_values)
         return [*keys, "intermediate_steps"] if self.return_intermediate_steps else keys
 
@@ -282,12 +287,28 @@ class AgentExecutor(Chain):
         return AgentExecutorIterator(self, inputs, callbacks, include_run_info=include_run_info)
 
     def run(self, *args: Any, callbacks: Any = None, **kwargs: Any) -> Any:
-        """LangChain's ``chain.run``: positional input or keyword inputs in, the output out."""
-        return self.invoke(_run_input(args, kwargs), {"callbacks": callbacks})["output"]
+        """LangChain's ``chain.run``: positional input or keyword inputs in, the output out.
+
+        Raises:
+            ValueError: the executor has not exactly one output key (a Runnable agent
+                has none, as in LangChain: use ``invoke(...)["output"]``).
+        """
+        key = self._run_output_key()
+        return self.invoke(_run_input(args, kwargs), {"callbacks": callbacks})[key]
 
     async def arun(self, *args: Any, callbacks: Any = None, **kwargs: Any) -> Any:
         """Async :meth:`run`."""
-        return (await self.ainvoke(_run_input(args, kwargs), {"callbacks": callbacks}))["output"]
+        key = self._run_output_key()
+        return (await self.ainvoke(_run_input(args, kwargs), {"callbacks": callbacks}))[key]
+
+    def _run_output_key(self) -> str:
+        keys = self.output_keys
+        if len(keys) != 1:
+            raise InvalidInputError(
+                f"run() needs exactly one output key; this AgentExecutor has {keys}: "
+                'call invoke(...)["output"] instead'
+            )
+        return keys[0]
 
     def __call__(
         self,
@@ -320,7 +341,8 @@ class AgentExecutor(Chain):
 
     def _legacy_result(self, result: dict[str, Any], only_outputs: bool) -> dict[str, Any]:
         if only_outputs:
-            keys = [*self.output_keys, "intermediate_steps", RUN_KEY]
+            answer = list(self.agent.return_values) or ["output"]
+            keys = [*answer, "intermediate_steps", RUN_KEY]
             return {key: result[key] for key in keys if key in result}
         return result
 
@@ -513,7 +535,8 @@ class AgentExecutor(Chain):
         tool = self._tools_by_name.get(action.tool)
         if tool is None or not tool.return_direct:
             return None
-        return AgentFinish({self.agent.return_values[0]: observation}, "")
+        key = (list(self.agent.return_values) or ["output"])[0]
+        return AgentFinish({key: observation}, "")
 
     # ---- one round's actions, sync (in order) and async (together) -----------------------
     def _run_serialized(self) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import enum
 from collections.abc import Sequence
 from typing import Any
 
-from ragline.agents._agent import ZeroShotAgent
+from ragline.agents._agent import ZeroShotAgent, runnable_agent
 from ragline.agents._executor import AgentExecutor
 from ragline.core import (
     BaseTool,
@@ -100,8 +100,11 @@ def initialize_agent(
         from ragline.agents._create import create_tool_calling_agent
 
         prompt = options.pop("prompt", _TOOL_CALLING_PROMPT)
-        runnable = create_tool_calling_agent(llm, tools, prompt)
-        return AgentExecutor(agent=runnable, tools=tools, callbacks=callback_manager,
+        # LangChain builds its OpenAIFunctionsAgent here, whose keys are "input" / "output"
+        # (so run() works), where a Runnable agent has none
+        agent = runnable_agent(create_tool_calling_agent(llm, tools, prompt))
+        agent.input_keys_arg, agent.return_keys_arg = ["input"], ["output"]
+        return AgentExecutor(agent=agent, tools=tools, callbacks=callback_manager,
                              tags=list(tags) if tags else None, **kwargs)  # fmt: skip
     agent_object = ZeroShotAgent.from_llm_and_tools(llm, tools, **options)
     return AgentExecutor(agent=agent_object, tools=tools, callbacks=callback_manager,

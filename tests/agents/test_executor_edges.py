@@ -32,11 +32,12 @@ def _react(*replies: str, tools: list[Any], **options: Any) -> AgentExecutor:
 
 
 def test_return_only_outputs_keeps_the_intermediate_steps() -> None:
-    """With return_intermediate_steps, the output keys are the answer and the steps, so
-    ``return_only_outputs`` keeps both (as LangChain's Chain does)."""
+    """With return_intermediate_steps a Runnable agent's output keys are the steps only
+    (its return values are none, as in LangChain); ``return_only_outputs`` still keeps the
+    answer and the steps (as LangChain's Chain does)."""
     replies = (" Search.\nAction: search\nAction Input: etna", " I know.\nFinal Answer: Sicily")
     executor = _react(*replies, tools=[search], return_intermediate_steps=True)
-    assert executor.output_keys == ["output", "intermediate_steps"]
+    assert executor.output_keys == ["intermediate_steps"]
     result = executor({"input": QUESTION}, return_only_outputs=True)
     assert list(result) == ["output", "intermediate_steps"]
     assert result["output"] == "Sicily"

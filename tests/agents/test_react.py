@@ -201,8 +201,9 @@ async def test_async_invoke_stream_and_iter_match_the_sync_ones():
 
 def test_legacy_call_shapes_run_and_call():
     executor, _ = react(" I know.\nFinal Answer: Sicily")
-    assert executor.run(QUESTION) == "Sicily"
-    assert executor.run(input=QUESTION) == "Sicily"
+    # a Runnable agent has no output keys (LangChain's), so run() refuses
+    with pytest.raises(ValueError, match="exactly one output key"):
+        executor.run(QUESTION)
     assert executor({"input": QUESTION}, return_only_outputs=True) == {"output": "Sicily"}
     assert executor.invoke(QUESTION) == {"input": QUESTION, "output": "Sicily"}
     assert executor.batch([{"input": "a"}, {"input": "b"}]) == [

@@ -8,6 +8,7 @@ a handler sees and the answer a limit stops the agent with.
 # No `from __future__ import annotations`: the tools' signatures are rendered into the
 # prompts, and LangChain writes postponed annotations as strings ('int') where ragline
 # resolves them (int); real annotations read the same in both.
+import asyncio
 import warnings
 from typing import Any
 
@@ -217,6 +218,57 @@ def structured_run(ns: dict[str, Any]) -> tuple[Any, ...]:
     output = executor.invoke({"input": "2+3?"}, {"callbacks": [handler]})
     steps = [(a.tool, a.tool_input, a.log, o) for a, o in output.pop("intermediate_steps")]
     return output, steps, handler.prompts
+
+
+@pytest.mark.parametrize("build", [tool_calling_executor, react_executor])
+def test_a_runnable_agents_output_keys_and_run_are_langchains(build):
+    """Over a Runnable agent LangChain's output keys are the agent's return values, none
+    (so ``run()`` raises a ValueError), plus ``intermediate_steps`` when asked for;
+    ``chain(inputs, return_only_outputs=True)`` still gives every output."""
+    for options in [{}, {"return_intermediate_steps": True}]:
+        theirs = build(lib("langchain"), max_iterations=1, **options)
+        ours = build(lib("ragline"), max_iterations=1, **options)
+        assert ours.agent.return_values == theirs.agent.return_values == []
+        assert ours.output_keys == theirs.output_keys
+        assert ours.input_keys == theirs.input_keys == []
+        lc_outputs = theirs({"input": "go"}, return_only_outputs=True)
+        outputs = ours({"input": "go"}, return_only_outputs=True)
+        assert list(outputs) == list(lc_outputs)
+        assert outputs["output"] == lc_outputs["output"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # LangChain's run() is deprecated
+            if options:  # one output key, the steps: run() gives them
+                lc_steps = theirs.run(input="go")
+                steps = ours.run(input="go")
+                assert [a.tool for a, _ in steps] == [a.tool for a, _ in lc_steps] == ["echo"]
+                continue
+            with pytest.raises(ValueError) as lc_error:
+                theirs.run("go")
+        with pytest.raises(ValueError, match=r"exactly one output key.*\[\]"):
+            ours.run("go")
+        with pytest.raises(ValueError, match=r"exactly one output key"):
+            asyncio.run(ours.arun("go"))
+        assert "exactly one output key" in str(lc_error.value)
+    assert theirs.output_keys == ["intermediate_steps"]
+
+
+def test_initialize_agent_openai_functions_keys_are_langchains():
+    """LangChain's initialize_agent builds an OpenAIFunctionsAgent there, whose keys are
+    ``input`` / ``output``, so its executor's ``run()`` works."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for kind in ["openai-functions", "openai-multi-functions"]:
+            for which in ["langchain", "ragline"]:
+                ns = lib(which)
+
+                class Model(ns["FakeChat"]):
+                    def bind_tools(self, tools, **kwargs):
+                        return self
+
+                model = Model(responses=[ns["AIMessage"](content="four")])
+                executor = ns["agents"].initialize_agent([echo_tool(ns)], model, agent=kind)
+                assert (executor.input_keys, executor.output_keys) == (["input"], ["output"])
+            assert executor.run("2 + 2?") == "four"  # ragline's
 
 
 def test_structured_chat_agent_sends_the_same_prompts_and_answers_the_same():

@@ -438,9 +438,6 @@ SCHEMAS_DIFFER = {
     # message schemas in $defs: LangChain's carry its docstrings, ragline's do not
     "single_prompt": "output",
     "tool_calling_agent": "input and output",
-    # AgentExecutor.output_keys: LangChain's is [] for a tool-calling agent (so its run()
-    # raises); ragline's ['output'] is kept on purpose (docs/differences-from-langchain.md)
-    "agent_executor": "output",
 }
 
 
