@@ -562,6 +562,42 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
         )
 
 
+def _accept_type_keyword(cls: type[BaseMessage]) -> None:
+    """Let ``cls(...)`` take ``type=`` when it names the class's own type, as LangChain's
+    messages do: ``HumanMessage(**message.dict())`` rebuilds a dumped message."""
+    init = cls.__init__
+
+    def __init__(self: BaseMessage, *args: Any, **kwargs: Any) -> None:
+        if "type" in kwargs:
+            given = kwargs.pop("type")
+            if given != self.type:
+                raise InvalidInputError(
+                    f"{type(self).__name__} has type {self.type!r}, got type={given!r}"
+                )
+        init(self, *args, **kwargs)
+
+    __init__.__wrapped__ = init  # type: ignore[attr-defined]  # the real signature
+    __init__.__doc__ = init.__doc__
+    cls.__init__ = __init__  # type: ignore[method-assign]
+
+
+for _message_class in (
+    SystemMessage,
+    HumanMessage,
+    ChatMessage,
+    AIMessage,
+    ToolMessage,
+    FunctionMessage,
+    SystemMessageChunk,
+    HumanMessageChunk,
+    ChatMessageChunk,
+    FunctionMessageChunk,
+    ToolMessageChunk,
+    AIMessageChunk,
+):
+    _accept_type_keyword(_message_class)
+
+
 AnyMessage = SystemMessage | HumanMessage | AIMessage | ToolMessage | ChatMessage | FunctionMessage
 # Anything convert_to_messages accepts for one message.
 MessageLike = BaseMessage | str | tuple[str, Any] | dict[str, Any]

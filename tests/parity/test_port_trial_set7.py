@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 from langchain_classic import output_parsers as lc_parsers
+from langchain_core import messages as lc_messages
 from langchain_core import output_parsers as lc_core_parsers
 from langchain_core.language_models import FakeListLLM as LCFakeListLLM
 from pydantic import BaseModel
 
-from ragline.core import FakeListLLM
+from ragline.core import FakeListLLM, messages
 from ragline.core import output_parsers as parsers
 
 
@@ -80,3 +81,42 @@ def test_structured_and_retrying_parsers_have_langchains_type_key() -> None:
             llm=FakeListLLM(responses=["x"]), parser=parsers.StrOutputParser()
         )
         assert ours._type == theirs._type, name
+
+
+MESSAGE_CASES: list[tuple[str, dict[str, Any]]] = [
+    ("HumanMessage", {"content": "hi", "name": "ann", "id": "m1"}),
+    ("SystemMessage", {"content": "be brief"}),
+    ("AIMessage", {"content": "", "tool_calls": [{"name": "f", "args": {"a": 1}, "id": "c1"}]}),
+    (
+        "AIMessage",
+        {
+            "content": "yo",
+            "usage_metadata": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3},
+        },
+    ),
+    ("ToolMessage", {"content": "42", "tool_call_id": "c1"}),
+    ("ChatMessage", {"content": "x", "role": "critic"}),
+    ("FunctionMessage", {"content": "r", "name": "f"}),
+    ("AIMessageChunk", {"content": "par"}),
+    ("HumanMessageChunk", {"content": "h"}),
+]
+
+
+@pytest.mark.parametrize(("name", "fields"), MESSAGE_CASES)
+def test_messages_rebuild_from_their_dict(name: str, fields: dict[str, Any]) -> None:
+    """``HumanMessage(**m)`` over a saved ``message.dict()`` (the dict carries ``type``):
+    messages_to_dict_roundtrip, a TypeError in ragline before."""
+    lc_cls = getattr(lc_messages, name)
+    ours_cls = getattr(messages, name)
+    theirs = lc_cls(**lc_cls(**fields).dict())
+    ours = ours_cls(**ours_cls(**fields).dict())
+    assert "type" in ours_cls(**fields).dict()
+    assert repr(ours) == repr(theirs)
+    assert ours == ours_cls(**fields)
+
+
+def test_message_with_another_type_is_refused() -> None:
+    with pytest.raises(ValueError):
+        lc_messages.HumanMessage(content="x", type="ai")
+    with pytest.raises(ValueError, match="type='ai'"):
+        messages.HumanMessage(content="x", type="ai")
