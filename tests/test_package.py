@@ -480,6 +480,7 @@ PINNED_EXPORTS = {
         "convert_to_messages",
         "convert_to_openai_function",
         "convert_to_openai_tool",
+        "count_tokens_approximately",
         "ensure_config",
         "filter_messages",
         "format_document",

@@ -95,6 +95,7 @@ _EXPORTS = {
     "filter_messages": "._message_ops",
     "merge_message_runs": "._message_ops",
     "trim_messages": "._message_ops",
+    "count_tokens_approximately": "._message_ops",
     # chat histories
     "BaseChatMessageHistory": ".chat_history",
     "InMemoryChatMessageHistory": ".chat_history",

@@ -16,7 +16,11 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import copy
+import inspect
+import json
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -24,6 +28,9 @@ from ragline.core.exceptions import InvalidInputError
 from ragline.core.messages import (
     AIMessage,
     BaseMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
     SystemMessage,
     ToolMessage,
     _merge_content,
@@ -31,7 +38,12 @@ from ragline.core.messages import (
     convert_to_messages,
 )
 
-__all__ = ["filter_messages", "merge_message_runs", "trim_messages"]
+__all__ = [
+    "count_tokens_approximately",
+    "filter_messages",
+    "merge_message_runs",
+    "trim_messages",
+]
 
 MessageTypes = str | type | Sequence[str | type]
 
@@ -136,14 +148,126 @@ def merge_message_runs(
 
 
 def _counter(token_counter: Any) -> Callable[[list[BaseMessage]], int]:
+    """A function counting a list of messages, from what ``trim_messages`` was given."""
+    if isinstance(token_counter, str):
+        if token_counter == "approximate":
+            return lambda messages: count_tokens_approximately(messages)
+        raise InvalidInputError(
+            f"token_counter {token_counter!r} is not a known shortcut; the only one is "
+            "'approximate'"
+        )
     if callable(getattr(token_counter, "get_num_tokens_from_messages", None)):
         return token_counter.get_num_tokens_from_messages  # type: ignore[no-any-return]
     if callable(token_counter):
+        if _counts_one_message(token_counter):
+            return lambda messages: sum(token_counter(m) for m in messages)
         return token_counter  # type: ignore[no-any-return]
     raise InvalidInputError(
-        "token_counter must be a function of a list of messages (len counts messages) or "
-        f"a model with get_num_tokens_from_messages, got {token_counter!r}"
+        "token_counter must be a function of a list of messages (len counts messages), a "
+        "function of one message (annotated BaseMessage), 'approximate', or a model with "
+        f"get_num_tokens_from_messages, got {token_counter!r}"
     )
+
+
+def _counts_one_message(function: Callable[..., Any]) -> bool:
+    """Whether ``function``'s first parameter is annotated ``BaseMessage`` (the class
+    itself, as LangChain checks): it then counts one message and the list is summed."""
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):  # builtins such as len
+        return False
+    return bool(parameters) and parameters[0].annotation is BaseMessage
+
+
+def _splitter(text_splitter: Any) -> Callable[[str], list[str]]:
+    if text_splitter is None:
+        return _lines_kept
+    if callable(text_splitter):
+        return text_splitter  # type: ignore[no-any-return]
+
+    def refused(text: str) -> list[str]:
+        # only when a text is to be cut, as LangChain fails (a splitter object is refused
+        # there too: pass its split_text)
+        raise InvalidInputError(
+            f"text_splitter must be a function of a string (for a text splitter, pass its "
+            f"split_text), got {text_splitter!r}"
+        )
+
+    return refused
+
+
+def _lines_kept(text: str) -> list[str]:
+    """``text`` cut after each newline (the newline stays with its line; a text ending
+    in one gives a last empty piece)."""
+    pieces = text.split("\n")
+    return [piece + "\n" for piece in pieces[:-1]] + pieces[-1:]
+
+
+def _most(count: int, fits: Callable[[int], bool]) -> int:
+    """The largest n in 0..count with fits(n), by halving (as LangChain searches, so a
+    counter that is not monotonic gives the same answer too)."""
+    low, high = 0, count
+    for _ in range(count.bit_length()):
+        if low >= high:
+            break
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _first_text(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, str):
+            return block
+        if isinstance(block, dict) and block.get("type") == "text":
+            return block.get("text")  # type: ignore[no-any-return]
+    return None
+
+
+def _part_of(
+    message: BaseMessage,
+    kept: list[BaseMessage],
+    max_tokens: int,
+    count: Callable[[list[BaseMessage]], int],
+    split: Callable[[str], list[str]],
+    from_end: bool,
+) -> BaseMessage | None:
+    """As much of ``message`` as fits after ``kept``: whole content blocks first (the
+    leading ones, or the trailing ones when ``from_end``), else pieces of its text."""
+    content = message.content
+    if isinstance(content, list):
+        blocks = copy.deepcopy(content)
+        if from_end:
+            blocks.reverse()
+        for size in range(len(blocks) - 1, 0, -1):
+            part = blocks[:size]
+            candidate = replace(message, content=part[::-1] if from_end else part)
+            if count([*kept, candidate]) <= max_tokens:
+                return candidate
+        # LangChain then reads the text of the one block left by that search: the first
+        # block (the last one when from_end), not the first text block of the message
+        content = blocks[:1]
+    text = _first_text(content)
+    if not text:
+        return None
+    pieces = split(text)
+    if from_end:
+        pieces = pieces[::-1]
+    before = count(kept)
+
+    def joined(n: int) -> str:
+        return "".join(pieces[:n][::-1] if from_end else pieces[:n])
+
+    taken = _most(
+        len(pieces),
+        lambda n: before + count([replace(message, content=joined(n))]) <= max_tokens,
+    )
+    return replace(message, content=joined(taken)) if taken else None
 
 
 def _leading(
@@ -151,11 +275,23 @@ def _leading(
     max_tokens: int,
     count: Callable[[list[BaseMessage]], int],
     end_on: MessageTypes | None,
+    split: Callable[[str], list[str]],
+    partial: bool = False,
+    from_end: bool = False,
 ) -> list[BaseMessage]:
-    # the longest head of ``messages`` within max_tokens, then cut back to end on end_on
-    size = len(messages)
-    while size and count(messages[:size]) > max_tokens:
-        size -= 1
+    """The longest head of ``messages`` within max_tokens (with ``partial``, then as much
+    of the next message as fits), cut back to end on ``end_on``."""
+    if not messages:
+        return []
+    if count(messages) <= max_tokens:
+        size = len(messages)
+    else:
+        size = _most(len(messages), lambda n: count(messages[:n]) <= max_tokens)
+        if partial and size < len(messages):
+            part = _part_of(messages[size], messages[:size], max_tokens, count, split, from_end)
+            if part is not None:
+                messages = [*messages[:size], part]
+                size += 1
     if end_on is not None:
         while size and not _is_type(messages[size - 1], end_on):
             size -= 1
@@ -172,47 +308,167 @@ def trim_messages(
     end_on: MessageTypes | None = None,
     start_on: MessageTypes | None = None,
     include_system: bool = False,
+    text_splitter: Any = None,
 ) -> Any:
-    """The messages cut down to at most ``max_tokens``, whole messages only.
+    """The messages cut down to at most ``max_tokens``.
 
     Args:
         messages: messages (or anything ``convert_to_messages`` takes); without them, a
             Runnable that trims its input.
         max_tokens: the budget.
-        token_counter: counts a list of messages: a function (``len`` counts messages)
-            or a chat model (its ``get_num_tokens_from_messages``).
+        token_counter: counts a list of messages: a function (``len`` counts messages),
+            a function of one message whose first parameter is annotated ``BaseMessage``
+            (summed), ``"approximate"`` (:func:`count_tokens_approximately`) or a chat
+            model (its ``get_num_tokens_from_messages``).
         strategy: ``"last"`` keeps the most recent messages, ``"first"`` the earliest.
-        allow_partial: cutting inside a message is not supported (a clear error).
+        allow_partial: also keep part of the first message that does not fit whole: its
+            leading content blocks (trailing with ``"last"``), else leading (trailing)
+            pieces of its text.
         end_on: the kept messages end on this type (later ones are dropped first).
         start_on: with ``"last"``, the kept messages start on this type.
-        include_system: with ``"last"``, a leading system message is always kept.
+        include_system: with ``"last"``, a leading system message is always kept; the
+            others share what its own count leaves of the budget.
+        text_splitter: cuts a text into pieces for ``allow_partial``: a function of a
+            string (a splitter's ``split_text``); default: after each newline.
 
     Raises:
-        InvalidInputError: an unknown strategy, ``allow_partial=True``, or options that
+        InvalidInputError: an unknown strategy or token counter shortcut, or options that
             only apply to the other strategy.
     """
     options = {k: v for k, v in locals().items() if k != "messages"}
     if strategy not in ("first", "last"):
         raise InvalidInputError(f"strategy {strategy!r} is not one of 'first', 'last'")
-    if allow_partial:
-        raise InvalidInputError("trim_messages(allow_partial=True) is not supported")
     if strategy == "first" and (start_on is not None or include_system):
         raise InvalidInputError("start_on and include_system apply to strategy='last' only")
     if messages is None:
         return _deferred(trim_messages, options)
     count = _counter(token_counter)
+    split = _splitter(text_splitter)
     listed = list(convert_to_messages(messages))
     if strategy == "first":
-        return _leading(listed, max_tokens, count, end_on)
+        return _leading(listed, max_tokens, count, end_on, split, allow_partial)
     if end_on is not None:
         while listed and not _is_type(listed[-1], end_on):
             listed.pop()
-    system = bool(include_system and listed and isinstance(listed[0], SystemMessage))
-    # the most recent first (after the kept system message), counted as one list
-    reordered = listed[:1] + listed[1:][::-1] if system else listed[::-1]
-    kept = _leading(reordered, max_tokens, lambda part: count(_restored(part, system)), start_on)
-    return _restored(kept, system)
+    system = listed[0] if include_system and listed else None
+    if not isinstance(system, SystemMessage):
+        system = None
+    rest = listed[1:] if system is not None else listed
+    budget = max(0, max_tokens - count([system])) if system is not None else max_tokens
+    kept = _leading(rest[::-1], budget, count, start_on, split, allow_partial, from_end=True)
+    return ([system] if system is not None else []) + kept[::-1]
 
 
-def _restored(reordered: list[BaseMessage], system: bool) -> list[BaseMessage]:
-    return reordered[:1] + reordered[1:][::-1] if system else reordered[::-1]
+def _openai_role(message: BaseMessage) -> str:
+    if isinstance(message, AIMessage):
+        return "assistant"
+    if isinstance(message, HumanMessage):
+        return "user"
+    if isinstance(message, ToolMessage):
+        return "tool"
+    if isinstance(message, SystemMessage):
+        role = message.additional_kwargs.get("__openai_role__", "system")
+        if not isinstance(role, str):
+            raise InvalidInputError(f"'__openai_role__' must be a str, got {role!r}")
+        return role
+    if isinstance(message, FunctionMessage):
+        return "function"
+    if isinstance(message, ChatMessage):
+        return message.role
+    raise InvalidInputError(f"no chat role for a {type(message).__name__}")
+
+
+def _content_size(message: BaseMessage) -> tuple[int, int]:
+    """(characters, image count) of a message's content."""
+    content = message.content
+    if isinstance(content, str):
+        return len(content), 0
+    if not isinstance(content, list):
+        return len(repr(content)), 0
+    chars = images = 0
+    for block in content:
+        kind = block.get("type", "") if isinstance(block, dict) else None
+        if isinstance(block, str):
+            chars += len(block)
+        elif kind in ("image", "image_url"):
+            images += 1
+        elif kind == "text":
+            chars += len(block.get("text", ""))
+        else:
+            chars += len(repr(block))
+    return chars, images
+
+
+def _tool_size(tool: Any) -> int:
+    if isinstance(tool, dict):
+        return len(json.dumps(tool))
+    schema = tool.tool_call_schema
+    parameters = dict(schema if isinstance(schema, dict) else schema.model_json_schema())
+    parameters.pop("title", None)
+    parameters.pop("description", None)
+    described = {"name": tool.name, "description": tool.description, "parameters": parameters}
+    return len(json.dumps(described))
+
+
+def count_tokens_approximately(
+    messages: Iterable[Any],
+    *,
+    chars_per_token: float = 4.0,
+    extra_tokens_per_message: float = 3.0,
+    count_name: bool = True,
+    tokens_per_image: int = 85,
+    use_usage_metadata_scaling: bool = False,
+    tools: Sequence[Any] | None = None,
+) -> int:
+    """An estimate of the tokens in ``messages``, from character counts (LangChain's
+    estimate, the same number).
+
+    Each message counts ``ceil(characters / chars_per_token)`` plus
+    ``extra_tokens_per_message``; its characters are its text (an image block costs
+    ``tokens_per_image`` instead, another block its ``repr``), its chat role, its name
+    (with ``count_name``), an AI message's tool calls (``repr``, when its content is a
+    string) and a tool message's call id. Each tool in ``tools`` adds its JSON
+    description. With ``use_usage_metadata_scaling``, when every AI message comes from
+    one provider, the total is scaled by the last reported ``total_tokens`` over the
+    estimate up to that message (between 1 and 1.25).
+    """
+    listed = convert_to_messages(messages)
+    total = 0.0
+    if tools:
+        total += math.ceil(sum(_tool_size(tool) for tool in tools) / chars_per_token)
+    provider: Any = None  # the first AI message's provider that is not None
+    mixed = False
+    reported: int | None = None
+    estimate_then = 0.0
+    for message in listed:
+        chars, images = _content_size(message)
+        total += images * tokens_per_image
+        if isinstance(message, AIMessage) and isinstance(message.content, str):
+            chars += len(repr(message.tool_calls)) if message.tool_calls else 0
+        if isinstance(message, ToolMessage):
+            chars += len(message.tool_call_id)
+        chars += len(_openai_role(message))
+        if message.name and count_name:
+            chars += len(message.name)
+        total += math.ceil(chars / chars_per_token) + extra_tokens_per_message
+        if use_usage_metadata_scaling and isinstance(message, AIMessage):
+            given = message.response_metadata.get("model_provider")
+            if provider is None:
+                provider = given
+            elif given != provider:
+                mixed = True
+            usage: dict[str, Any] = dict(message.usage_metadata or {})
+            used = usage.get("total_tokens")
+            if isinstance(used, int):
+                reported, estimate_then = used, total
+    scale = (
+        use_usage_metadata_scaling
+        and len(listed) > 1
+        and not mixed
+        and provider is not None
+        and reported is not None
+        and estimate_then > 0
+    )
+    if scale and reported is not None:
+        total *= min(1.25, max(1.0, reported / estimate_then))
+    return math.ceil(total)

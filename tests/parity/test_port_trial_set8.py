@@ -15,6 +15,8 @@ from langchain_core.runnables.retry import RunnableRetry as LCRunnableRetry
 from ragline.core.runnables import RunnableLambda
 from ragline.core.runnables.retry import RunnableRetry
 
+COVERS = {"core.count_tokens_approximately"}
+
 
 def _retry_view(retry: Any) -> tuple[Any, ...]:
     return (
@@ -62,3 +64,214 @@ def test_runnable_retry_takes_langchains_constructor_names() -> None:
         return (*_retry_view(retry), len(calls))
 
     assert run(RunnableRetry, RunnableLambda) == run(LCRunnableRetry, LCRunnableLambda)
+
+
+# trim_messages / count_tokens_approximately (trim_messages_runnable_chain,
+# trim_messages_words_allow_partial)
+
+
+def _history(messages_mod: Any) -> list[Any]:
+    m = messages_mod
+    return [
+        m.SystemMessage("This is a 4 token text."),
+        m.HumanMessage("This is a 4 token text. The full message is 10 tokens.", id="h1"),
+        m.AIMessage(
+            "First part of a long answer.\nSecond part of a long answer.\nThird part.", id="a1"
+        ),
+        m.HumanMessage("ok thanks", name="bob", id="h2"),
+        m.AIMessage(
+            [{"type": "text", "text": "block one"}, {"type": "text", "text": "block two two"}],
+            id="a2",
+        ),
+        m.HumanMessage("and\nmore\nlines here", id="h3"),
+        m.AIMessage("", tool_calls=[{"name": "lookup", "args": {"q": "x"}, "id": "call_1"}]),
+        m.ToolMessage("result text", tool_call_id="call_1"),
+    ]
+
+
+def _words(messages: list[Any]) -> int:
+    return sum(len(str(m.content).split()) for m in messages)
+
+
+def _view(messages: list[Any]) -> list[tuple[str, Any, Any]]:
+    return [(m.type, m.content, m.id) for m in messages]
+
+
+TRIMS: list[dict[str, Any]] = (
+    [
+        {"max_tokens": n, "strategy": "last", "include_system": True, "start_on": "human"}
+        for n in range(0, 9)
+    ]
+    + [
+        {"max_tokens": n, "strategy": strategy, "allow_partial": True}
+        for n in (0, 3, 6, 9, 12, 14, 17, 20, 25, 31, 40)
+        for strategy in ("first", "last")
+    ]
+    + [
+        {"max_tokens": 14, "strategy": "last", "allow_partial": True, "include_system": True},
+        {"max_tokens": 20, "strategy": "first", "allow_partial": True, "end_on": "human"},
+        {"max_tokens": 12, "strategy": "last", "allow_partial": True, "start_on": "human"},
+    ]
+)
+
+
+@pytest.mark.parametrize("counter", ["len", "words", "per_message", "approximate"])
+@pytest.mark.parametrize("options", TRIMS)
+def test_trim_messages_keeps_what_langchains_keeps(options: dict[str, Any], counter: str) -> None:
+    import langchain_core.messages as lc_messages
+    from langchain_core.messages import BaseMessage as LCBaseMessage
+    from langchain_core.messages import trim_messages as lc_trim
+
+    import ragline.core as rl_messages
+    from ragline.core import BaseMessage as RLBaseMessage
+    from ragline.core import trim_messages as rl_trim
+
+    def lc_one(message: LCBaseMessage) -> int:
+        return len(str(message.content))
+
+    def rl_one(message: RLBaseMessage) -> int:
+        return len(str(message.content))
+
+    # the class itself, not its name (this module's annotations are strings): both
+    # libraries then count one message and sum
+    lc_one.__annotations__["message"] = LCBaseMessage
+    rl_one.__annotations__["message"] = RLBaseMessage
+
+    counters = {
+        "len": (len, len),
+        "words": (_words, _words),
+        "per_message": (lc_one, rl_one),
+        "approximate": ("approximate", "approximate"),
+    }
+    lc_counter, rl_counter = counters[counter]
+    if counter == "approximate":
+        options = {**options, "max_tokens": options["max_tokens"] * 4}
+    if counter == "per_message":
+        options = {**options, "max_tokens": options["max_tokens"] * 6}
+    theirs = lc_trim(_history(lc_messages), token_counter=lc_counter, **options)
+    ours = rl_trim(_history(rl_messages), token_counter=rl_counter, **options)
+    assert _view(ours) == _view(theirs)
+
+
+def test_trim_messages_text_splitter_and_runnable_form() -> None:
+    import langchain_core.messages as lc_messages
+    from langchain_core.messages import trim_messages as lc_trim
+    from langchain_text_splitters import CharacterTextSplitter as LCCharacterTextSplitter
+
+    import ragline.core as rl_messages
+    from ragline.core import trim_messages as rl_trim
+    from ragline.splitters import CharacterTextSplitter
+
+    def by_words(text: str) -> list[str]:
+        return [w + " " for w in text.split(" ")]
+
+    for first in ("first", "last"):
+        lc = lc_trim(
+            _history(lc_messages),
+            max_tokens=17,
+            token_counter=_words,
+            strategy=first,
+            allow_partial=True,
+            text_splitter=by_words,
+        )
+        rl = rl_trim(
+            _history(rl_messages),
+            max_tokens=17,
+            token_counter=_words,
+            strategy=first,
+            allow_partial=True,
+            text_splitter=by_words,
+        )
+        assert _view(rl) == _view(lc)
+    lc_split = LCCharacterTextSplitter(separator=" ", chunk_size=8, chunk_overlap=0).split_text
+    rl_split = CharacterTextSplitter(separator=" ", chunk_size=8, chunk_overlap=0).split_text
+    lc = lc_trim(
+        _history(lc_messages),
+        max_tokens=15,
+        token_counter=_words,
+        strategy="first",
+        allow_partial=True,
+        text_splitter=lc_split,
+    )
+    rl = rl_trim(
+        _history(rl_messages),
+        max_tokens=15,
+        token_counter=_words,
+        strategy="first",
+        allow_partial=True,
+        text_splitter=rl_split,
+    )
+    assert _view(rl) == _view(lc)
+    lc_runnable = lc_trim(max_tokens=1, token_counter=len, include_system=True, start_on="human")
+    rl_runnable = rl_trim(max_tokens=1, token_counter=len, include_system=True, start_on="human")
+    assert _view(rl_runnable.invoke(_history(rl_messages))) == _view(
+        lc_runnable.invoke(_history(lc_messages))
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"chars_per_token": 2.0},
+        {"extra_tokens_per_message": 1.5, "count_name": False},
+        {"tokens_per_image": 10},
+    ],
+)
+def test_count_tokens_approximately_is_langchains(options: dict[str, Any]) -> None:
+    import langchain_core.messages as lc_messages
+    from langchain_core.messages.utils import count_tokens_approximately as lc_count
+
+    import ragline.core as rl_messages
+    from ragline.core import count_tokens_approximately as rl_count
+
+    def more(m: Any) -> list[Any]:
+        return [
+            *_history(m),
+            m.HumanMessage(
+                [
+                    {"type": "text", "text": "look"},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+                    {"type": "other", "x": 1},
+                ]
+            ),
+            m.SystemMessage("dev", additional_kwargs={"__openai_role__": "developer"}),
+            m.ChatMessage("chat", role="critic"),
+        ]
+
+    assert rl_count(more(rl_messages), **options) == lc_count(more(lc_messages), **options)
+    for part in range(1, 6):
+        assert rl_count(_history(rl_messages)[:part]) == lc_count(_history(lc_messages)[:part])
+    dict_tool = {"type": "function", "function": {"name": "f", "parameters": {}}}
+    assert rl_count([], tools=[dict_tool]) == lc_count([], tools=[dict_tool])
+
+
+def test_count_tokens_approximately_scales_by_reported_usage() -> None:
+    import langchain_core.messages as lc_messages
+    from langchain_core.messages.utils import count_tokens_approximately as lc_count
+
+    import ragline.core as rl_messages
+    from ragline.core import count_tokens_approximately as rl_count
+
+    def chat(m: Any, providers: list[Any], total: int) -> list[Any]:
+        out: list[Any] = [m.HumanMessage("hello there, how are things going today?")]
+        for i, provider in enumerate(providers):
+            meta = {"model_provider": provider} if provider is not None else {}
+            usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": total + i}
+            out.append(
+                m.AIMessage("fine thanks " * 3, response_metadata=meta, usage_metadata=usage)
+            )
+            out.append(m.HumanMessage("and then?"))
+        return out
+
+    for providers in (
+        ["openai"],
+        ["openai", "openai"],
+        ["openai", "anthropic"],
+        [None, "x"],
+        [None],
+    ):
+        for total in (5, 20, 40, 200):
+            lc = lc_count(chat(lc_messages, providers, total), use_usage_metadata_scaling=True)
+            rl = rl_count(chat(rl_messages, providers, total), use_usage_metadata_scaling=True)
+            assert (providers, total, rl) == (providers, total, lc)
