@@ -478,16 +478,7 @@ def load(folder: Path, index_name: str) -> Snapshot:
             raise PersistenceError(f"{manifest_path} lists documents but no index file")
         return snapshot(index=None, labels=[])
     index_path = folder / manifest["index_file"]
-    _read_sized(index_path, manifest["index_bytes"], read=False)
-    late = None
-    if algorithm is not None and manifest["index_bytes"] > HASHED_BYTES:
-        late = LateChecksum(index_path, algorithm, manifest["index_checksum"])
-    elif algorithm is not None:
-        try:
-            found = file_checksum(algorithm, index_path)
-        except OSError as err:  # removed since it was sized (see _read_sized)
-            raise _missing(index_path) from err
-        _check_checksum(index_path, found, manifest["index_checksum"])
+    late = _checked_file(index_path, manifest, "index", algorithm)
     try:
         flags = read_flags(index_options, trained=manifest["trained"])
         loaded = faiss_module().read_index(str(index_path), flags)
@@ -609,16 +600,7 @@ def _open_vectors(folder: Path, manifest: dict[str, Any], manifest_path: Path) -
 def _open_sqlite(path: Path, manifest: dict[str, Any], algorithm: str | None) -> DocumentTable:
     """Open a format-4 documents database, checked by size, checksum (when not larger than
     :data:`HASHED_BYTES`, else in the background), format and row count."""
-    _read_sized(path, manifest["documents_bytes"], read=False)
-    late = None
-    if algorithm is not None and manifest["documents_bytes"] > HASHED_BYTES:
-        late = LateChecksum(path, algorithm, manifest["documents_checksum"])
-    elif algorithm is not None:
-        try:
-            found = file_checksum(algorithm, path)
-        except OSError as err:
-            raise _missing(path) from err
-        _check_checksum(path, found, manifest["documents_checksum"])
+    late = _checked_file(path, manifest, "documents", algorithm)
     next_label = manifest.get("next_label")
     if not isinstance(next_label, int) or next_label < 0:
         raise PersistenceError(f"{path.name}: the manifest's next_label is missing or invalid")
@@ -634,6 +616,26 @@ def _open_sqlite(path: Path, manifest: dict[str, Any], algorithm: str | None) ->
         )
     base.pending_check = late
     return DocumentTable(base)
+
+
+def _checked_file(
+    path: Path, manifest: dict[str, Any], kind: str, algorithm: str | None
+) -> LateChecksum | None:
+    """Check ``path`` against the manifest's ``{kind}_bytes`` and, with ``algorithm``,
+    ``{kind}_checksum``: the checksum now for a file up to :data:`HASHED_BYTES`, for a
+    larger one later (the :class:`LateChecksum` returned, to run in the background)."""
+    size = manifest[f"{kind}_bytes"]
+    _read_sized(path, size, read=False)
+    if algorithm is None:
+        return None
+    if size > HASHED_BYTES:
+        return LateChecksum(path, algorithm, manifest[f"{kind}_checksum"])
+    try:
+        found = file_checksum(algorithm, path)
+    except OSError as err:  # removed since it was sized (see _read_sized)
+        raise _missing(path) from err
+    _check_checksum(path, found, manifest[f"{kind}_checksum"])
+    return None
 
 
 def _check_checksum(path: Path, found: str, expected: Any) -> None:
