@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import json
 import uuid
 import warnings
 from collections.abc import Iterable, Sequence
@@ -220,6 +221,12 @@ class BaseMessage(ModelMethods):
         print(self.pretty_repr())
 
 
+def _ordered_tool_call(call: Any) -> ToolCall:
+    # LangChain rebuilds each call: name, args, id first, whatever order it came in
+    first = {k: call[k] for k in ("name", "args", "id") if k in call}
+    return cast(ToolCall, {**first, **call, "type": "tool_call"})
+
+
 def _banner(title: str, *, bold: bool = False) -> str:
     padded = f" {title} "
     side = "=" * ((80 - len(padded)) // 2)
@@ -309,10 +316,8 @@ class AIMessage(BaseMessage):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self.tool_calls = [
-            {**call, "type": "tool_call"}
-            for call in self.tool_calls  # type: ignore[typeddict-item]
-        ]
+        # LangChain rebuilds each call: name, args, id first, whatever order it came in
+        self.tool_calls = [_ordered_tool_call(call) for call in self.tool_calls]
         self.invalid_tool_calls = [
             {**call, "type": "invalid_tool_call"}
             for call in self.invalid_tool_calls  # type: ignore[typeddict-item]
@@ -800,6 +805,59 @@ def _message_from_role(role: Any, content: Any, item: Any, **extra: Any) -> Base
     return message_class(content, **extra)
 
 
+# Keys of a message dict read as fields; the rest go to additional_kwargs, as in LangChain.
+_DICT_FIELD_KEYS = frozenset(
+    {
+        "content",
+        "name",
+        "id",
+        "tool_call_id",
+        "tool_calls",
+        "additional_kwargs",
+        "response_metadata",
+    }
+)
+
+
+def _tool_call_from_dict(call: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI-format tool call (``{"id", "function": {"name", "arguments"}}``, the
+    arguments a JSON string) as a ToolCall; a ToolCall-shaped dict as it is."""
+    if "function" not in call:
+        return call
+    arguments = call["function"]["arguments"]
+    if isinstance(arguments, str):
+        arguments = json.loads(arguments, strict=False)
+    return {
+        "name": call["function"]["name"],
+        "args": arguments,
+        "id": call["id"],
+        "type": "tool_call",
+    }
+
+
+def _dict_fields(item: dict[str, Any]) -> dict[str, Any]:
+    """The message fields a ``{"role": ..., "content": ...}`` dict gives: name, id,
+    tool_call_id, an assistant's tool_calls (OpenAI's form too), response_metadata, and
+    every other key in additional_kwargs (its own ``additional_kwargs`` merged last)."""
+    role_key = "role" if "role" in item else "type"
+    fields_: dict[str, Any] = {
+        k: item[k] for k in ("name", "id", "tool_call_id") if item.get(k) is not None
+    }
+    additional = {k: v for k, v in item.items() if k != role_key and k not in _DICT_FIELD_KEYS}
+    additional.update(item.get("additional_kwargs") or {})
+    if _ROLE_CLASSES.get(item[role_key]) is ToolMessage:
+        for key in ("artifact", "status"):
+            if key in additional:
+                fields_[key] = additional.pop(key)
+    if _ROLE_CLASSES.get(item[role_key]) is AIMessage and item.get("tool_calls") is not None:
+        fields_["tool_calls"] = [_tool_call_from_dict(call) for call in item["tool_calls"]]
+    if item.get("response_metadata"):
+        fields_["response_metadata"] = item["response_metadata"]
+    if additional:
+        fields_["additional_kwargs"] = additional
+    return fields_
+
+
 def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
     """Turn message-like values into messages.
 
@@ -836,9 +894,8 @@ def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
         elif isinstance(item, tuple) and len(item) == 2:
             converted.append(_message_from_role(item[0], item[1], item))
         elif isinstance(item, dict) and "content" in item and ("role" in item or "type" in item):
-            extra = {k: item[k] for k in ("name", "id", "tool_call_id") if item.get(k) is not None}
-            role = item.get("role", item.get("type"))
-            converted.append(_message_from_role(role, item["content"], item, **extra))
+            role = item["role"] if "role" in item else item["type"]
+            converted.append(_message_from_role(role, item["content"], item, **_dict_fields(item)))
         else:
             raise InvalidInputError(
                 f"cannot turn {item!r} into a message; expected a message, a string, a "

@@ -120,3 +120,75 @@ def test_message_with_another_type_is_refused() -> None:
         lc_messages.HumanMessage(content="x", type="ai")
     with pytest.raises(ValueError, match="type='ai'"):
         messages.HumanMessage(content="x", type="ai")
+
+
+DICT_MESSAGES: list[dict[str, Any]] = [
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "lookup", "arguments": '{"q": "x"}'},
+            }
+        ],
+    },
+    {
+        "role": "assistant",
+        "content": "a",
+        "tool_calls": [{"id": "c2", "name": "f", "args": {"a": 1}}],
+    },
+    {
+        "role": "assistant",
+        "content": "a",
+        "tool_calls": [{"id": "c3", "function": {"name": "f", "arguments": {"a": 1}}}],
+    },
+    {
+        "role": "assistant",
+        "content": "a",
+        "tool_calls": [
+            {
+                "id": "c4",
+                "type": "function",
+                "function": {"name": "f", "arguments": '{"a": "x\ny"}'},
+            }
+        ],
+    },
+    {"role": "assistant", "content": "a", "tool_calls": None},
+    {"role": "assistant", "content": "a", "function_call": {"name": "f", "arguments": "{}"}},
+    {"role": "user", "content": "x", "foo": 1, "additional_kwargs": {"k": 2}, "bar": 3},
+    {"role": "user", "content": "x", "additional_kwargs": {"k": 2}, "response_metadata": {"m": 1}},
+    {"role": "user", "type": "human", "content": "x"},
+    {"type": "human", "content": "x", "id": "i1", "name": "n"},
+    {
+        "role": "tool",
+        "content": "r",
+        "tool_call_id": "t",
+        "artifact": [1],
+        "status": "error",
+        "z": 1,
+    },
+    {"role": "developer", "content": "d", "foo": 1},
+    {"role": "system", "content": "s", "name": None},
+    {"role": "function", "content": "r", "name": "f", "q": 1},
+]
+
+
+@pytest.mark.parametrize("item", DICT_MESSAGES)
+def test_message_dicts_convert_as_langchains(item: dict[str, Any]) -> None:
+    """OpenAI-style dicts as a chat API receives them (convert_openai_messages_roundtrip:
+    an assistant's tool_calls were dropped, silently, before)."""
+    (theirs,) = lc_messages.convert_to_messages([item])
+    (ours,) = messages.convert_to_messages([item])
+    assert repr(ours) == repr(theirs)
+    assert ours.additional_kwargs == theirs.additional_kwargs
+    assert ours.response_metadata == theirs.response_metadata
+
+
+def test_tool_calls_take_langchains_key_order() -> None:
+    calls = [{"id": "c2", "name": "f", "args": {"a": 1}}]
+    theirs = lc_messages.AIMessage(content="", tool_calls=calls).tool_calls
+    ours = messages.AIMessage("", tool_calls=calls).tool_calls
+    assert [list(c) for c in ours] == [list(c) for c in theirs]
+    assert ours == theirs
