@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
@@ -120,6 +120,10 @@ class Expr:
     def accept(self, visitor: Visitor) -> Any:
         """Call ``visitor.visit_<node kind>(self)`` (``visit_comparison`` ...)."""
         return getattr(visitor, f"visit_{_snake_case(type(self).__name__)}")(self)
+
+    def __str__(self) -> str:
+        """The fields as pydantic prints a model: ``query='x' filter=None limit=None``."""
+        return " ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self))  # type: ignore[arg-type]
 
 
 class FilterDirective(Expr):

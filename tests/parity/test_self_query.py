@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -487,6 +488,18 @@ def test_run_tree_names_the_query_constructor_as_langchain() -> None:
     assert [(c.name, c.run_type) for c in root.child_runs] == [
         (c.name, c.run_type) for c in lc_root.child_runs
     ]
+
+
+def test_verbose_logs_the_generated_query_as_langchain(caplog: pytest.LogCaptureFixture) -> None:
+    reply, _ = SCENARIOS["and"]
+    with caplog.at_level(logging.INFO):
+        _langchain_retriever(reply, verbose=True).invoke(QUESTION)
+        theirs = [r.getMessage() for r in caplog.records if r.name.startswith("langchain")]
+        caplog.clear()
+        _ragline_retriever("faiss", reply, verbose=True).invoke(QUESTION)
+        ours = [r.getMessage() for r in caplog.records if r.name.startswith("ragline")]
+    assert ours == theirs
+    assert theirs[0].startswith("Generated Query: query='drama' filter=Operation(")
 
 
 def test_filter_dicts_are_chromas_where_both_say_the_same() -> None:

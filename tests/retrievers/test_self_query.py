@@ -446,8 +446,8 @@ def test_verbose_logs_the_generated_query(caplog: pytest.LogCaptureFixture) -> N
     with caplog.at_level(logging.INFO, logger="ragline.retrievers"):
         retriever.invoke("q")
     assert caplog.messages == [
-        "Generated Query: StructuredQuery(query='red', filter=Comparison("
-        "comparator=<Comparator.EQ: 'eq'>, attribute='color', value='red'), limit=None)"
+        "Generated Query: query='red' filter=Comparison("
+        "comparator=<Comparator.EQ: 'eq'>, attribute='color', value='red') limit=None"
     ]
 
 
@@ -537,3 +537,26 @@ def test_prompt_holds_the_data_source_and_the_question() -> None:
     )
     with pytest.raises(ValueError, match="an attribute description needs a 'name'"):
         get_query_constructor_prompt("x", [{"description": "d", "type": "t"}])
+
+
+@pytest.mark.redis
+def test_redis_store_with_an_inferred_schema(redis_url: str) -> None:
+    """The translator reads the store's fields when it translates: fields inferred from
+    documents added after the retriever was built are found."""
+    import uuid
+
+    from ragline.vectorstores import Redis
+
+    store = Redis(EMBEDDINGS, index_name=f"sq-{uuid.uuid4().hex[:8]}", redis_url=redis_url)
+    try:
+        replies = [_reply('and(eq("color", "red"), gte("year", 2021))')] * 2
+        retriever = SelfQueryRetriever.from_llm(
+            FakeListLLM(responses=replies), store, "things", INFO, search_kwargs={"k": 10}
+        )
+        assert isinstance(retriever.structured_query_translator, RedisTranslator)
+        store.add_texts(TEXTS, METADATAS, ids=[str(i) for i in range(len(TEXTS))])
+        assert sorted(d.id for d in retriever.invoke("q")) == ["2", "4"]
+        assert sorted(d.id for d in asyncio.run(retriever.ainvoke("q"))) == ["2", "4"]
+    finally:
+        store.drop_index(delete_documents=True)
+        store.close()
