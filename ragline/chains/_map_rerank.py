@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from ragline.chains import _prompts
@@ -15,13 +16,18 @@ from ragline.chains._base import (
     concurrency_config,
 )
 from ragline.chains._steps import batch
-from ragline.core import BasePromptTemplate, Document, Runnable
+from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
 from ragline.core._checks import check_optional_positive_int
+from ragline.core._drive import Effect, Emit
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 __all__ = ["MapRerankDocumentsChain", "parse_scored_answer"]
+
+# The reply of the default prompt, for its RegexParser (classic wiring): the answer, then
+# "Score: <number>" on the last line (surrounding blank space and the case are free).
+SCORED_REPLY = r"(?is)^\s*(.*?)\s*Score:\s*(-?\d+(?:\.\d+)?)\s*\Z"
 
 # "<answer>\nScore: <number>" with the score on the last line.
 _SCORED = re.compile(
@@ -63,6 +69,11 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
         prompt: asks for an answer followed by a last line ``Score: <number>``.
         max_concurrency: how many calls run at once (default: the config's).
         question_key: the question variable of the default prompt.
+        llm_chain: LangChain's classic wiring instead of ``llm`` and ``prompt``: an
+            ``LLMChain`` whose prompt's ``output_parser`` reads each reply into a dict
+            (``load_qa_chain(chain_type="map_rerank")`` builds this one).
+        rank_key, answer_key: the keys of the parsed reply that hold the score and the
+            answer (classic wiring).
         (others as :class:`BaseCombineDocumentsChain`)
 
     Raises:
@@ -78,24 +89,55 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
 
     def __init__(
         self,
-        llm: Runnable[Any, Any],
+        llm: Runnable[Any, Any] | None = None,
         *,
         prompt: BasePromptTemplate | None = None,
         max_concurrency: int | None = None,
         question_key: str = "question",
+        llm_chain: Any = None,
+        rank_key: str = "score",
+        answer_key: str = "answer",
+        metadata_keys: list[str] | None = None,
         **options: Unpack[ChainOptions],
     ) -> None:
+        # LangChain's classic wiring: the LLMChain that runs (its prompt, and the prompt's
+        # output parser, are read at each run, so a program may edit them)
+        self.llm_chain = llm_chain
+        if llm_chain is not None:
+            llm, prompt = llm_chain.llm, llm_chain.prompt
+        if llm is None:
+            raise InvalidInputError(
+                "MapRerankDocumentsChain needs llm=... (or llm_chain=LLMChain(...))"
+            )
+        if metadata_keys is not None:
+            raise InvalidInputError(
+                "MapRerankDocumentsChain(metadata_keys=...) is not supported; the "
+                "intermediate steps name each document's answer in document order"
+            )
         super().__init__(llm, **options)
         self.prompt = prompt or _prompts.map_rerank_prompt(question_key)
         _require_variable(self.prompt, self.document_variable_name, "prompt")
         self.max_concurrency = check_optional_positive_int("max_concurrency", max_concurrency)
+        self.rank_key = rank_key
+        self.answer_key = answer_key
+        self.metadata_keys = metadata_keys
 
     @property
     def _prompts(self) -> list[BasePromptTemplate]:
-        return [self.prompt]
+        return [self.llm_chain.prompt if self.llm_chain is not None else self.prompt]
+
+    @property
+    def output_keys(self) -> list[str]:
+        """The answer's key, then ``intermediate_steps`` when they are returned."""
+        keys = super().output_keys
+        if self.llm_chain is not None and self.return_intermediate_steps:
+            keys.append("intermediate_steps")
+        return keys
 
     def get_name(self) -> str:
-        return self.name or "map_rerank_documents_chain"
+        if self.name:
+            return self.name
+        return "MapRerankDocumentsChain" if self.llm_chain else "map_rerank_documents_chain"
 
     def _config(self) -> dict[str, Any]:
         return concurrency_config(self.max_concurrency)
@@ -117,9 +159,43 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
         return _Final(answer=scored[best]["answer"], steps=scored)
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> Prepared:
+        if self.llm_chain is not None:
+            return (yield from self._classic_steps(documents, variables))
         outputs = yield batch(
             self._model_chain(self.prompt, "map"),
             self._inputs_or_empty(documents, variables),
             self._config(),
         )
         return self._best(outputs, documents)
+
+    def _classic_steps(
+        self, documents: list[Document], variables: dict[str, Any]
+    ) -> Generator[Effect | Emit, Any, _Final]:
+        """LangChain's wiring: one ``apply`` of the LLMChain over every document (one run
+        of it, one model call per document), each reply parsed by the prompt's output
+        parser into ``rank_key`` / ``answer_key``; the best score wins, ties to the
+        earlier document."""
+        chain = self.llm_chain
+        wanted = set(chain.prompt.input_variables)
+        inputs = [
+            {key: value for key, value in one.items() if key in wanted}
+            for one in self._inputs_or_empty(documents, variables)
+        ]
+        outputs = yield Effect(chain.apply, chain.aapply, inputs)
+        parser = chain.prompt.output_parser
+        scored: list[dict[str, Any]] = []
+        ranks: list[float] = []
+        for index, output in enumerate(outputs):
+            text = output[chain.output_key]
+            try:
+                if parser is not None:
+                    parsed = parser.parse(text)
+                else:  # no parser on the prompt: ragline's reading of "...\nScore: <n>"
+                    answer, _ = parse_scored_answer(str(text))
+                    parsed = {self.answer_key: answer, self.rank_key: _score_text(str(text))}
+                ranks.append(float(parsed[self.rank_key]))
+            except (ValueError, KeyError) as err:
+                raise self._step_error("map-rerank", index, documents, err) from err
+            scored.append(parsed)
+        best = max(range(len(scored)), key=lambda i: (ranks[i], -i))
+        return _Final(answer=scored[best][self.answer_key], steps=scored)

@@ -114,6 +114,8 @@ def create_documents_chain(
         return _classic_map_reduce_chain(llm, options)
     if cls is RefineDocumentsChain and classic:
         return _classic_refine_chain(llm, options)
+    if cls is MapRerankDocumentsChain and classic and "max_concurrency" not in options:
+        return _classic_map_rerank_chain(llm, options)
     return cls(llm, **options)
 
 
@@ -206,6 +208,31 @@ def _classic_refine_chain(llm: Runnable[Any, Any], options: dict[str, Any]) -> R
         refine_llm_chain=LLMChain(llm=llm, prompt=refine, verbose=verbose, callbacks=callbacks),
         **options,
     )
+
+
+def _classic_map_rerank_chain(
+    llm: Runnable[Any, Any], options: dict[str, Any]
+) -> MapRerankDocumentsChain:
+    """LangChain's classic map-rerank chain: ``llm_chain`` answers from each document and
+    its prompt's output parser reads the answer and the score (ragline's default prompt,
+    parsed by a ``RegexParser`` into ``answer`` / ``score``)."""
+    from ragline.chains._llm_chain import LLMChain
+    from ragline.chains._prompts import map_rerank_prompt
+
+    question_key = options.pop("question_key", "question")
+    options.setdefault("document_variable_name", "context")
+    prompt = options.pop("prompt", None)
+    if prompt is None:
+        from ragline.chains._map_rerank import SCORED_REPLY
+        from ragline.core.output_parsers import RegexParser
+
+        prompt = map_rerank_prompt(question_key)
+        prompt.output_parser = RegexParser(regex=SCORED_REPLY, output_keys=["answer", "score"])
+    verbose = bool(options.get("verbose"))
+    llm_chain = LLMChain(
+        llm=llm, prompt=prompt, verbose=verbose, callbacks=options.get("callbacks")
+    )
+    return MapRerankDocumentsChain(llm_chain=llm_chain, **options)
 
 
 def load_qa_chain(

@@ -23,10 +23,12 @@ from langchain_core.tracers.run_collector import (
 from ragline.chains import load_qa_chain
 from ragline.core import Document, FakeListLLM, PromptTemplate
 from ragline.core.callbacks import RunCollectorCallbackHandler
+from ragline.core.output_parsers import RegexParser
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from langchain_classic.chains.question_answering import load_qa_chain as lc_load_qa_chain
+    from langchain_classic.output_parsers import RegexParser as LCRegexParser
 
 LC = {
     "Document": LCDocument,
@@ -34,6 +36,7 @@ LC = {
     "PromptTemplate": LCPromptTemplate,
     "Collector": LCRunCollectorCallbackHandler,
     "load_qa_chain": lc_load_qa_chain,
+    "RegexParser": LCRegexParser,
 }
 RL = {
     "Document": Document,
@@ -41,6 +44,7 @@ RL = {
     "PromptTemplate": PromptTemplate,
     "Collector": RunCollectorCallbackHandler,
     "load_qa_chain": load_qa_chain,
+    "RegexParser": RegexParser,
 }
 
 
@@ -280,3 +284,60 @@ def test_retrieval_qa_classic_chains_have_langchains_structure(chain_type: str) 
     ours = {**RL, "BaseRetriever": BaseRetriever, "RetrievalQA": RetrievalQA}
     expected = _retrieval_qa_structure(theirs, chain_type)
     assert _retrieval_qa_structure(ours, chain_type) == expected
+
+
+def _reranking(lib: dict[str, Any]) -> list[Any]:
+    """load_qa_chain map_rerank with a prompt that carries its score parser, in both."""
+    parser = lib["RegexParser"](regex=r"(.*?)\nScore: (\d*)", output_keys=["answer", "score"])
+    prompt = lib["PromptTemplate"](
+        template="Use {context} for {question}; then a score line",
+        input_variables=["context", "question"],
+        output_parser=parser,
+    )
+    docs = [lib["Document"](page_content=t) for t in ["Etna is in Sicily.", "It erupts.", "Hot."]]
+    replies = ["Sicily\nScore: 40", "erupts\nScore: 90", "hot\nScore: 90"]
+    model = lib["FakeListLLM"](responses=replies * 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        chain = lib["load_qa_chain"](
+            model, chain_type="map_rerank", prompt=prompt, return_intermediate_steps=True
+        )
+        default = lib["load_qa_chain"](model, chain_type="map_rerank")
+    out: list[Any] = [
+        type(chain).__name__,
+        chain.get_name(),
+        type(chain.llm_chain).__name__,
+        chain.llm_chain.prompt is prompt,
+        chain.llm_chain.output_key,
+        (chain.document_variable_name, chain.rank_key, chain.answer_key),
+        (chain.metadata_keys, chain.return_intermediate_steps),
+        (chain.input_keys, chain.output_keys),
+        # the default prompt: the documents and the question, parsed into answer and score
+        default.llm_chain.prompt.input_variables,
+        type(default.llm_chain.prompt.output_parser).__name__,
+        default.llm_chain.prompt.output_parser.output_keys,
+    ]
+    collector = lib["Collector"]()
+    result = chain.invoke(
+        {"input_documents": docs, "question": "Where?"}, {"callbacks": [collector]}
+    )
+    out += [result["output_text"], result["intermediate_steps"], sorted(result)]
+    run = collector.traced_runs[0]
+    out += [_tree(run), _prompts(run)]
+    # editing the chain's prompt changes what the next run asks
+    chain.llm_chain.prompt = lib["PromptTemplate"](
+        template="Edited {context} / {question}",
+        input_variables=["context", "question"],
+        output_parser=parser,
+    )
+    collector = lib["Collector"]()
+    chain.invoke({"input_documents": docs, "question": "Where?"}, {"callbacks": [collector]})
+    out.append(_prompts(collector.traced_runs[0]))
+    return out
+
+
+def test_classic_map_rerank_chain_matches_langchains() -> None:
+    expected = _reranking(LC)
+    got = _reranking(RL)
+    for index, (ours, theirs) in enumerate(zip(got, expected, strict=True)):
+        assert (index, ours) == (index, theirs)
