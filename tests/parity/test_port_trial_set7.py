@@ -192,3 +192,83 @@ def test_tool_calls_take_langchains_key_order() -> None:
     ours = messages.AIMessage("", tool_calls=calls).tool_calls
     assert [list(c) for c in ours] == [list(c) for c in theirs]
     assert ours == theirs
+
+
+BLOCK_PROMPTS: list[tuple[list[Any], dict[str, Any]]] = [
+    (
+        [
+            ("system", "Describe the image provided"),
+            (
+                "user",
+                [
+                    {"type": "text", "text": "{question}"},
+                    {
+                        "type": "image_url",
+                        "image_url": {"url": "data:image/jpeg;base64,{image_data}"},
+                    },
+                ],
+            ),
+        ],
+        {"question": "What is this?", "image_data": "QUJD"},
+    ),
+    (
+        [
+            (
+                "user",
+                [
+                    "{a}",
+                    {"type": "text", "text": "t {b}"},
+                    {"type": "image_url", "image_url": {"url": "u/{c}", "detail": "low"}},
+                    {"type": "image_url", "image_url": "s/{d}"},
+                ],
+            )
+        ],
+        {"a": 1, "b": 2, "c": 3, "d": 4},
+    ),
+    (
+        [("system", [{"type": "text", "text": "sys {a}"}]), ("ai", [{"text": "ai {b}"}])],
+        {"a": 1, "b": 2},
+    ),
+    (
+        [
+            (
+                "user",
+                [
+                    {
+                        "type": "image",
+                        "source_type": "base64",
+                        "data": "{d}",
+                        "mime_type": "image/png",
+                    }
+                ],
+            )
+        ],
+        {"d": "QQ"},
+    ),
+    (
+        [("user", [{"type": "text", "text": "{x}", "cache_control": {"type": "ephemeral"}}])],
+        {"x": 1},
+    ),
+    ([("user", [{"type": "text", "text": "no variables"}])], {}),
+]
+
+
+@pytest.mark.parametrize(("parts", "values"), BLOCK_PROMPTS)
+def test_content_block_templates_are_formatted(parts: list[Any], values: dict[str, Any]) -> None:
+    """A ``(role, [blocks])`` part is a template (chat_prompt_image_multimodal: ragline sent
+    the blocks unformatted, '{question}' and all, before)."""
+    from langchain_core.prompts import ChatPromptTemplate as LCChatPromptTemplate
+
+    from ragline.core.prompts import ChatPromptTemplate
+
+    theirs = LCChatPromptTemplate.from_messages(parts)
+    ours = ChatPromptTemplate.from_messages(parts)
+    assert ours.input_variables == theirs.input_variables
+    assert repr(ours.format_messages(**values)) == repr(theirs.format_messages(**values))
+    assert ours.invoke(values).to_string() == theirs.invoke(values).to_string()
+    assert [repr(m) for m in ours.messages] == [repr(m) for m in theirs.messages]
+    if theirs.input_variables:
+        with pytest.raises(KeyError):
+            theirs.format_messages()
+        with pytest.raises(KeyError):
+            ours.format_messages()

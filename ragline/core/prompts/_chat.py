@@ -240,6 +240,142 @@ class MessagesPlaceholder(BaseMessagePromptTemplate):
         return _joined(self._printed_fields(), " ")
 
 
+def _fill(text: str, values: Mapping[str, Any], template_format: str) -> str:
+    template = PromptTemplate(text, template_format=template_format)
+    return template.format(**{k: values[k] for k in template.input_variables if k in values})
+
+
+def _fill_all(value: Any, values: Mapping[str, Any], template_format: str) -> Any:
+    if isinstance(value, str):
+        return _fill(value, values, template_format)
+    if isinstance(value, dict):
+        return {k: _fill_all(v, values, template_format) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill_all(v, values, template_format) for v in value]
+    return value
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for v in value.values() for text in _strings(v)]
+    if isinstance(value, list):
+        return [text for v in value for text in _strings(v)]
+    return []
+
+
+def _variables_of(value: Any, template_format: str) -> list[str]:
+    names: list[str] = []
+    for text in _strings(value):
+        for name in PromptTemplate(text, template_format=template_format).input_variables:
+            if name not in names:
+                names.append(name)
+    return names
+
+
+class _BlockTemplate:
+    """An image_url block's url, or any other dict block, as a template (printed as
+    LangChain's ImagePromptTemplate / DictPromptTemplate)."""
+
+    def __init__(self, kind: str, template: dict[str, Any], template_format: str) -> None:
+        self.kind = kind
+        self.template = template
+        self.template_format = template_format
+        self.input_variables = _variables_of(template, template_format)
+
+    def format_block(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        filled = _fill_all(self.template, values, self.template_format)
+        return {"type": "image_url", "image_url": filled} if self.kind == "image" else filled
+
+    def __repr__(self) -> str:
+        if self.kind == "image":
+            return (
+                f"ImagePromptTemplate(input_variables={self.input_variables!r}, input_types={{}}, "
+                f"partial_variables={{}}, template={self.template!r})"
+            )
+        return (
+            f"DictPromptTemplate(template={self.template!r}, "
+            f"template_format={self.template_format!r})"
+        )
+
+
+class _ContentBlocksMessagePromptTemplate(BaseMessagePromptTemplate):
+    """A message whose content is a list of blocks, each a template: what a
+    ``(role, [blocks])`` part of a chat prompt becomes, as in LangChain.
+
+    A string, or a dict of only ``type`` and ``text``, formats into ``{"type": "text",
+    "text": ...}``; an ``image_url`` block's url (given as a string or a dict) is a
+    template; any other dict has every string in it formatted.
+    """
+
+    def __init__(
+        self,
+        message_class: type[BaseMessage],
+        blocks: Sequence[Any],
+        template_format: str,
+        role_class_name: str,
+    ) -> None:
+        self.message_class = message_class
+        self._role_class_name = role_class_name
+        self.prompt: list[PromptTemplate | _BlockTemplate] = []
+        for block in blocks:
+            if isinstance(block, str):
+                self.prompt.append(PromptTemplate(block, template_format=template_format))
+            elif not isinstance(block, dict):
+                raise InvalidInputError(
+                    f"a message's content blocks are strings or dicts, got {block!r}"
+                )
+            elif isinstance(block.get("text"), str) and set(block) <= {"type", "text"}:
+                self.prompt.append(PromptTemplate(block["text"], template_format=template_format))
+            elif "image_url" in block:
+                image = block["image_url"]
+                image = {"url": image} if isinstance(image, str) else dict(image)
+                self.prompt.append(_BlockTemplate("image", image, template_format))
+            else:
+                self.prompt.append(_BlockTemplate("dict", dict(block), template_format))
+        self.input_variables = []
+        for part in self.prompt:
+            self.input_variables += [
+                v for v in part.input_variables if v not in self.input_variables
+            ]
+        self.optional_variables = []
+
+    def format(self, **kwargs: Any) -> BaseMessage:
+        """Format into one message whose content is the formatted blocks."""
+        missing = [name for name in self.input_variables if name not in kwargs]
+        if missing:
+            raise MissingVariableError(
+                f"missing variables {missing} for a message's content blocks; "
+                f"inputs are {sorted(kwargs)}"
+            )
+        content: list[Any] = []
+        for part in self.prompt:
+            if isinstance(part, PromptTemplate):
+                values = {k: kwargs[k] for k in part.input_variables}
+                content.append({"type": "text", "text": part.format(**values)})
+            else:
+                content.append(part.format_block(kwargs))
+        return self.message_class(content)
+
+    def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        return [self.format(**kwargs)]
+
+    def pretty_repr(self, html: bool = False) -> str:
+        title = self._role_class_name.replace("MessagePromptTemplate", " Message")
+        shown = [
+            p.pretty_repr(html=html) if isinstance(p, PromptTemplate) else repr(p.template)
+            for p in self.prompt
+        ]
+        return "\n\n".join([_banner(title, bold=html), *shown])
+
+    def __repr__(self) -> str:  # LangChain's printed form: the role's class, a list prompt
+        return f"{self._role_class_name}(prompt={self.prompt!r}, additional_kwargs={{}})"
+
+    def __str__(self) -> str:
+        return f"prompt={self.prompt!r} additional_kwargs={{}}"
+
+
 # --------------------------------------------------------------------------- chat prompts
 
 _TEMPLATE_ROLES: dict[str, type[_StringMessagePromptTemplate]] = {
@@ -279,7 +415,13 @@ def _to_part(item: Any, template_format: str) -> list[_Part]:
     template_class = _TEMPLATE_ROLES.get(role) if isinstance(role, str) else None
     if template_class is None:
         raise _unknown_role(role, item, _VALID_TEMPLATE_ROLES)
-    if not isinstance(content, str):  # multimodal content blocks are used as they are
+    if isinstance(content, list):  # content blocks, each a template (LangChain's reading)
+        return [
+            _ContentBlocksMessagePromptTemplate(
+                template_class.message_class, content, template_format, template_class.__name__
+            )
+        ]
+    if not isinstance(content, str):
         return [template_class.message_class(content)]
     return [template_class.from_template(content, template_format=template_format)]
 
