@@ -517,3 +517,113 @@ def test_a_keyword_index_that_cannot_be_written_fails_the_commit_and_keeps_the_l
     assert generations == [committed]
     monkeypatch.undo()
     assert "etna" in _saved(folder)["terms"]
+
+
+def _groups_and_rows(ahead: RowsAhead, texts: list[str], cut: int) -> tuple[Any, Any, Any]:
+    """Rows taken in two pieces (a checkpoint at ``cut``, then the rest), and what
+    tokenizing each piece at its commit gives, with the vocabularies."""
+    tokenizer = BM25Tokenizer()
+    ids = [f"id{i}" for i in range(len(texts))]
+    vocabulary, expected_vocabulary = ["etna"], ["etna"]
+    got, expected = [], []
+    for piece in (slice(0, cut), slice(cut, len(texts))):
+        got.append(ahead.take(vocabulary, ids[piece], texts[piece], tokenizer))
+        expected.append(_rows_of(texts[piece], expected_vocabulary, tokenizer))
+    return got, expected, (vocabulary, expected_vocabulary)
+
+
+VOLCANO_TEXTS = ["Etna erupts; Stromboli erupts.", "Vesuvius sleeps", "", "Etna and Vesuvius",
+                 "Hekla erupts, Hekla sleeps", "Eyjafjallajökull: Ölfus ash", "ÉTNA über alles",
+                 "Kelvin K, Etna", "vesuvius 79 AD_eruption"]  # fmt: skip
+
+
+def test_rows_ahead_in_a_helper_process_hands_out_the_rows_computed_here() -> None:
+    """Issue 25: with in_process=True the rows are computed by a child interpreter (a
+    real process, its own numbering across groups) and are exactly those computed in
+    this process, vocabulary too, non-ASCII text included; close() reaps the child."""
+    tokenizer = BM25Tokenizer()
+    ahead = RowsAhead(["etna"], tokenizer, in_process=True)
+    worker = ahead._worker
+    assert worker is not None
+    for group in (slice(0, 3), slice(3, 4), slice(4, 9)):
+        ahead.add([f"id{i}" for i in range(9)][group], VOLCANO_TEXTS[group])
+    assert ahead._parts == []  # nothing computed here: all three groups went to the child
+    got, expected, (vocabulary, expected_vocabulary) = _groups_and_rows(ahead, VOLCANO_TEXTS, 4)
+    for taken, rows in zip(got, expected, strict=True):
+        assert taken is not None and _rows_equal(taken, rows)
+    assert vocabulary == expected_vocabulary
+    assert "eyjafjallajökull" in vocabulary and "ölfus" in vocabulary
+    assert worker._process.poll() is None  # still serving the run
+    ahead.close()
+    assert worker._process.returncode == 0
+
+
+def test_rows_ahead_computes_here_what_a_dead_helper_did_not_answer() -> None:
+    """A helper killed mid-run (its answers lost or never given) costs time only: the
+    groups it did not answer, and those added after, are computed here, in order, and
+    the rows are those of a run without it."""
+    tokenizer = BM25Tokenizer()
+    ahead = RowsAhead(["etna"], tokenizer, in_process=True)
+    worker = ahead._worker
+    assert worker is not None
+    ids = [f"id{i}" for i in range(9)]
+    ahead.add(ids[:3], VOLCANO_TEXTS[:3])
+    worker._process.kill()
+    worker._process.wait()
+    ahead.add(ids[3:6], VOLCANO_TEXTS[3:6])
+    ahead.add(ids[6:], VOLCANO_TEXTS[6:])
+    got, expected, (vocabulary, expected_vocabulary) = _groups_and_rows(ahead, VOLCANO_TEXTS, 5)
+    for taken, rows in zip(got, expected, strict=True):
+        assert taken is not None and _rows_equal(taken, rows)
+    assert vocabulary == expected_vocabulary
+    assert worker.broken
+    ahead.close()
+
+
+def test_index_paths_on_a_gpu_tokenizes_in_a_helper_and_writes_the_same_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the model runs on a GPU (the embedding says cuda), index_paths has the new
+    chunks' keyword rows computed by a helper process: this process tokenizes none of
+    them, the helper has ended when the run returns, and the folder's keyword index,
+    ids and texts are those of a run on the CPU (rows computed on the run's thread)."""
+    from ragline.embeddings import HashingEmbeddings
+    from ragline.store_folder import EmbeddingBackend, _rows_worker, index_paths, register_embedding
+
+    class OnGPU(HashingEmbeddings):
+        def describe_device(self) -> str:
+            return "cuda:0 (a test's stand-in)"
+
+    register_embedding("on-gpu-issue-25", EmbeddingBackend(lambda options, bar: OnGPU()))
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for number in range(6):
+        lines = [f"crater{number} lava{line % 7} ash Ölfus{line % 3}" for line in range(80)]
+        (corpus / f"f{number}.txt").write_text("\n".join(lines), encoding="utf-8")
+    started: list[Any] = []
+    real_start = _rows_worker.RowsWorker.start
+
+    def start(vocabulary: Any, tokenizer: Any) -> Any:
+        started.append(real_start(vocabulary, tokenizer))
+        return started[-1]
+
+    monkeypatch.setattr(_rows_worker.RowsWorker, "start", staticmethod(start))
+    tokenized: list[str] = []
+    real_call = BM25Tokenizer.__call__
+
+    def watched_call(tokenizer: BM25Tokenizer, text: str) -> list[str]:
+        tokenized.append(text)
+        return real_call(tokenizer, text)
+
+    monkeypatch.setattr(BM25Tokenizer, "__call__", watched_call)
+    options: dict[str, Any] = {"chunk_size": 100, "chunk_overlap": 0}
+    result = index_paths([corpus], tmp_path / "gpu", embedding="on-gpu-issue-25", **options)
+    assert result["num_added"] > 40
+    assert len(started) == 1 and started[0] is not None
+    assert started[0]._process.returncode == 0  # ended and reaped with the run
+    assert tokenized == []
+    index_paths([corpus], tmp_path / "cpu", embedding="hashing", **options)
+    assert len(started) == 1 and tokenized  # on the CPU: no helper, rows computed here
+    assert _keyword_files(StoreFolder(tmp_path / "gpu")) == _keyword_files(
+        StoreFolder(tmp_path / "cpu")
+    )
