@@ -691,22 +691,12 @@ def open_store_mcp(
     Raises:
         PersistenceError: no store in ``folder``.
     """
-    from ragline.core._checks import check_positive_int
-    from ragline.serve._store_app import FolderSearch, _keyword_retriever
-    from ragline.store_folder import StoreFolder
+    from ragline.serve._store_app import open_folder_search
 
-    if search_threads is not None:  # as ragline serve: concurrent calls side by side
-        faiss = require("faiss", "faiss", package="faiss-cpu")
-        faiss.omp_set_num_threads(check_positive_int("search_threads", search_threads))
-    store_folder = StoreFolder(folder)
-    store = store_folder.open_store(embedding=embedding)
-    search = FolderSearch(
-        store,
-        _keyword_retriever(store_folder, store),
-        k=k,
+    store_folder, search = open_folder_search(
+        folder, embedding=embedding, search_threads=search_threads, k=k,
         score_threshold=score_threshold,
-        search_threads=search_threads,
-    )
+    )  # fmt: skip
     return StoreMCP(search, retrieval_chain(search, model, chain_type), name=store_folder.path.name)
 
 

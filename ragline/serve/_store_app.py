@@ -29,7 +29,7 @@ import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
 from ragline.core._checks import check_choice, check_positive_int, check_unit_interval
@@ -37,6 +37,9 @@ from ragline.core._optional import require
 from ragline.serve._app import create_app
 from ragline.serve._routes import DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_REQUEST_BYTES, add_routes
 from ragline.serve._sessions import SERVER_CHAT_FILE, ChatSessions
+
+if TYPE_CHECKING:
+    from ragline.store_folder import StoreFolder
 
 __all__ = ["DEFAULT_MAX_FETCH_K", "DEFAULT_MAX_K", "NO_MODEL_MESSAGE", "FolderSearch",
            "create_store_app"]  # fmt: skip
@@ -288,15 +291,32 @@ def search_input_schema(
     return {"title": "SearchInput", "anyOf": [{"type": "string"}, request]}
 
 
-def _keyword_retriever(folder: Any, store: Any) -> Any:
-    """The folder's BM25 retriever over the already loaded store, or None when the
-    folder cannot give one (the page then offers the store's search types only)."""
+def open_folder_search(
+    folder: Any, *, embedding: str | None, search_threads: int | None, **options: Any
+) -> tuple[StoreFolder, FolderSearch]:
+    """The store folder and a :class:`FolderSearch` (``options``: its options) over the
+    folder's store and its BM25 retriever, None when the folder cannot give one (the page
+    then offers the store's search types only). ``search_threads`` also sets FAISS's
+    threads, for the whole process, when given.
+
+    Raises:
+        PersistenceError: no store in ``folder``.
+        ConfigurationError: an unknown embedding.
+    """
+    from ragline.store_folder import StoreFolder
+
+    if search_threads is not None:  # concurrent searches side by side, not each on every core
+        faiss = require("faiss", "faiss", package="faiss-cpu")
+        faiss.omp_set_num_threads(check_positive_int("search_threads", search_threads))
+    store_folder = StoreFolder(folder)
+    store = store_folder.open_store(embedding=embedding)
     try:
-        return folder.as_retriever(
+        keyword = store_folder.as_retriever(
             search_type="bm25", search_kwargs={"k": 4}, embeddings=store.embeddings
         )
     except (ImportError, OSError, ValueError):
-        return None
+        keyword = None
+    return store_folder, FolderSearch(store, keyword, search_threads=search_threads, **options)
 
 
 def create_store_app(
@@ -368,25 +388,19 @@ def create_store_app(
         create_retrieval_chain,
     )
     from ragline.memory import SQLChatMessageHistory
-    from ragline.store_folder import StoreFolder
 
     check_choice("chain_type", chain_type, CHAIN_TYPES)
-    if search_threads is not None:
-        faiss = require("faiss", "faiss", package="faiss-cpu")
-        faiss.omp_set_num_threads(check_positive_int("search_threads", search_threads))
-    store_folder = StoreFolder(folder)
-    manifest = store_folder.read_manifest()
-    store = store_folder.open_store(embedding=embedding)
-    search = FolderSearch(
-        store,
-        _keyword_retriever(store_folder, store),
+    store_folder, search = open_folder_search(
+        folder,
+        embedding=embedding,
+        search_threads=search_threads,
         k=k,
         score_threshold=score_threshold,
         max_k=max_k,
         max_fetch_k=max_fetch_k,
         workers=search_workers,
-        search_threads=search_threads,
     )
+    manifest = store_folder.read_manifest()
     app = create_app(title=f"ragline: {store_folder.path.name}", cors_origins=cors_origins,
                      allowed_hosts=allowed_hosts, api_key=api_key)  # fmt: skip
 
@@ -433,7 +447,7 @@ def create_store_app(
     health = {
         "status": "ok",
         "store": store_folder.path.name,  # its name only: where it lies is the server's
-        "documents": store.count(),
+        "documents": search.store.count(),
         "embedding": manifest.embedding,
         "model": _model_name(model),
         "chain_type": chain_type,
