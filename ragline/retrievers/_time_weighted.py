@@ -148,6 +148,12 @@ class TimeWeightedVectorStoreRetriever(BaseRetriever):
         return score
 
 
+# The class itself, read once: inside LangChain's ``mock_now`` (which the parity tests and
+# programs use to hold the clock) ``datetime.datetime`` is a subclass that a datetime made
+# before it is not an instance of, while ``datetime.datetime.now()`` must stay the mocked one.
+_DATETIME = datetime.datetime
+
+
 def _storable(documents: list[Document]) -> list[Document]:
     """The store's copies: datetimes in the metadata as float timestamps, since ragline's
     stores keep JSON metadata (the retriever reads only ``buffer_idx`` back from them)."""
@@ -155,7 +161,7 @@ def _storable(documents: list[Document]) -> list[Document]:
         Document(
             document.page_content,
             metadata={
-                key: value.timestamp() if isinstance(value, datetime.datetime) else value
+                key: value.timestamp() if isinstance(value, _DATETIME) else value
                 for key, value in document.metadata.items()
             },
             id=document.id,

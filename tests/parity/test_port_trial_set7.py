@@ -272,3 +272,45 @@ def test_content_block_templates_are_formatted(parts: list[Any], values: dict[st
             theirs.format_messages()
         with pytest.raises(KeyError):
             ours.format_messages()
+
+
+def test_time_weighted_stamps_given_inside_mock_now() -> None:
+    """The how-to's shape: documents with a ``last_accessed_at`` datetime added while
+    LangChain's ``mock_now`` holds the clock (time_weighted_retriever_mock_now: ragline's
+    store refused the datetime, which it did not recognise as one, before)."""
+    import datetime
+
+    import faiss
+    from langchain_classic.retrievers import (
+        TimeWeightedVectorStoreRetriever as LCTimeWeightedVectorStoreRetriever,
+    )
+    from langchain_community.docstore.in_memory import InMemoryDocstore as LCInMemoryDocstore
+    from langchain_community.vectorstores import FAISS as LCFAISS
+    from langchain_core.documents import Document as LCDocument
+    from langchain_core.utils import mock_now
+
+    from ragline.core import Document
+    from ragline.retrievers import TimeWeightedVectorStoreRetriever
+    from ragline.vectorstores import FAISS
+    from tests.parity.test_time_weighted_retriever import LCLetters, Letters
+
+    start = datetime.datetime(2024, 2, 3, 10, 11)
+    yesterday = start - datetime.timedelta(days=1)
+    lc_store = LCFAISS(LCLetters(), faiss.IndexFlatL2(27), LCInMemoryDocstore({}), {})
+    lc = LCTimeWeightedVectorStoreRetriever(vectorstore=lc_store, decay_rate=0.999, k=1)
+    rl = TimeWeightedVectorStoreRetriever(
+        vectorstore=FAISS(Letters(), dimension=27), decay_rate=0.999, k=1
+    )
+    with mock_now(start):
+        lc.add_documents([LCDocument("hello world", metadata={"last_accessed_at": yesterday})])
+        rl.add_documents([Document("hello world", metadata={"last_accessed_at": yesterday})])
+        lc.add_documents([LCDocument("hello foo")])
+        rl.add_documents([Document("hello foo")])
+    for moment in (start + datetime.timedelta(hours=1), start + datetime.timedelta(days=1)):
+        with mock_now(moment):
+            theirs = lc.invoke("hello world")
+            ours = rl.invoke("hello world")
+        assert [(d.page_content, d.metadata) for d in ours] == [
+            (d.page_content, d.metadata) for d in theirs
+        ]
+    assert [d.metadata for d in rl.memory_stream] == [d.metadata for d in lc.memory_stream]
