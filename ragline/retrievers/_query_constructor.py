@@ -98,7 +98,10 @@ class StructuredQueryOutputParser(BaseOutputParser[StructuredQuery]):
             ) from err
 
     def _parse(self, text: str) -> StructuredQuery:
-        parsed = parse_json_markdown(text)
+        try:
+            parsed = parse_json_markdown(text)
+        except ValueError:  # cut off (max_tokens): what arrived, as LangChain reads it
+            parsed = parse_json_markdown(text, partial=True)
         if not isinstance(parsed, dict):
             raise ValueError(f"expected a JSON object, got {type(parsed).__name__}")
         missing = [key for key in ("query", "filter") if key not in parsed]

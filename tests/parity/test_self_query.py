@@ -224,6 +224,8 @@ def test_disallowed_functions_and_attributes_raise_in_both() -> None:
 # ---------------------------------------------------------------- the output parser
 
 REPLIES = [
+    '{"query": "space", "filter": "NO_FILTER"',  # cut off: read as far as it went
+    '{"query": "space", "filter": "eq(\\"genre\\", \\"drama\\")"} and some words after',
     '```json\n{"query": "space", "filter": "gt(\\"year\\", 2000)"}\n```',
     '{"query": "space", "filter": "NO_FILTER"}',
     '{"query": "", "filter": "eq(\\"genre\\", \\"drama\\")"}',
