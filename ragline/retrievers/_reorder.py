@@ -28,6 +28,9 @@ class LongContextReorder(BaseDocumentTransformer):
     def __repr__(self) -> str:
         return "LongContextReorder()"
 
+    def __str__(self) -> str:  # LangChain's (pydantic's, with no fields): empty
+        return ""
+
     def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[Document]:
         """The same documents (not copies) in the new order; ``kwargs`` are accepted and
         ignored, as by LangChain's."""

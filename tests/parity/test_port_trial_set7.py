@@ -6,6 +6,7 @@ compares what the program would print or read.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import pytest
@@ -314,3 +315,47 @@ def test_time_weighted_stamps_given_inside_mock_now() -> None:
             (d.page_content, d.metadata) for d in theirs
         ]
     assert [d.metadata for d in rl.memory_stream] == [d.metadata for d in lc.memory_stream]
+
+
+def test_printed_forms_of_each_reorder_and_store_base() -> None:
+    """``print(runnable.map())`` (runnable_map_each_with_types), ``print(LongContextReorder())``
+    (long_context_reorder_celtics: LangChain prints an empty line) and the in-memory
+    stores' base class name (byte_store_inmemory_ops): each differed before."""
+    from langchain_core.runnables import RunnableLambda as LCRunnableLambda
+    from langchain_core.runnables.base import RunnableEach as LCRunnableEach
+    from langchain_core.stores import InMemoryByteStore as LCInMemoryByteStore
+    from langchain_core.stores import InMemoryStore as LCInMemoryStore
+
+    from ragline.core.runnables import RunnableLambda
+    from ragline.core.runnables.each import RunnableEach
+    from ragline.core.stores import InMemoryByteStore, InMemoryStore
+    from ragline.retrievers import LongContextReorder
+
+    def add_one(x: int) -> int:
+        return x + 1
+
+    pairs = [
+        (RunnableLambda(add_one).map(), LCRunnableLambda(add_one).map()),
+        (
+            RunnableEach(bound=RunnableLambda(add_one), name="each"),
+            LCRunnableEach(bound=LCRunnableLambda(add_one), name="each"),
+        ),
+    ]
+    for ours, theirs in pairs:
+        assert repr(ours) == repr(theirs)
+        assert str(ours) == str(theirs)
+        assert repr([ours]) == repr([theirs])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # langchain_community's sunset notice
+        from langchain_community.document_transformers import (
+            LongContextReorder as LCLongContextReorder,
+        )
+    assert str(LongContextReorder()) == str(LCLongContextReorder())
+    assert repr(LongContextReorder()) == repr(LCLongContextReorder())
+    for ours_store, theirs_store in (
+        (InMemoryByteStore, LCInMemoryByteStore),
+        (InMemoryStore, LCInMemoryStore),
+    ):
+        assert [c.__name__ for c in ours_store.__mro__[:2]] == [
+            c.__name__ for c in theirs_store.__mro__[:2]
+        ]

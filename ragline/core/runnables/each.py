@@ -41,8 +41,16 @@ class RunnableEachBase(Runnable[list[Input], list[Output]]):
         """``RunnableEach<bound name>`` unless a name was set."""
         return self.name or f"RunnableEach<{self.bound.get_name()}>"
 
+    def _shown_fields(self) -> list[str]:
+        # LangChain's printed form (pydantic's): the name when given, then bound
+        named = [f"name={self.name!r}"] if self.name is not None else []
+        return [*named, f"bound={self.bound!r}"]
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.bound!r})"
+        return f"{type(self).__name__}({', '.join(self._shown_fields())})"
+
+    def __str__(self) -> str:
+        return " ".join(self._shown_fields())
 
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return {"type": "array", "items": self.bound._input_json(defs)}

@@ -150,9 +150,10 @@ def check_pairs(key_value_pairs: Sequence[tuple[str, bytes]]) -> list[tuple[str,
     return checked
 
 
-class _InMemory(BaseStore[str, V]):
+class InMemoryBaseStore(BaseStore[str, V]):
     """A store in a dict: fast, per process, gone when the process ends. One hook:
-    ``_checked`` (the ``mset`` pairs, checked)."""
+    ``_checked`` (the ``mset`` pairs, checked). LangChain's name for the base of its two
+    in-memory stores (what ``type(store).__mro__[1]`` shows)."""
 
     def __init__(self) -> None:
         self.store: dict[str, V] = {}
@@ -201,7 +202,7 @@ class _InMemory(BaseStore[str, V]):
             yield key
 
 
-class InMemoryByteStore(_InMemory[bytes]):
+class InMemoryByteStore(InMemoryBaseStore[bytes]):
     """A byte store in a dict: fast, per process, gone when the process ends.
 
     Example:
@@ -215,7 +216,7 @@ class InMemoryByteStore(_InMemory[bytes]):
         return check_pairs(key_value_pairs)
 
 
-class InMemoryStore(_InMemory[Any]):
+class InMemoryStore(InMemoryBaseStore[Any]):
     """LangChain's ``InMemoryStore``: any Python values under str keys, in a dict.
 
     The values are kept as they are (not copied), as LangChain's store keeps them.
