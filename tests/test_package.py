@@ -239,6 +239,8 @@ PINNED_EXPORTS = {
     "tools": [
         "ArgsSchema",
         "BaseTool",
+        "InjectedToolArg",
+        "InjectedToolCallId",
         "MCPTools",
         "RETRIEVER_INPUT",
         "StructuredTool",

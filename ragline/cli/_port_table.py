@@ -1303,12 +1303,13 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.tools": {
         "ragline.tools": (
-            "BaseTool StructuredTool Tool ToolException create_retriever_tool "
-            "render_text_description render_text_description_and_args tool"
+            "BaseTool InjectedToolArg InjectedToolCallId StructuredTool Tool "
+            "ToolException create_retriever_tool render_text_description "
+            "render_text_description_and_args tool"
         ),
     },
     "langchain_core.tools.base": {
-        "ragline.tools": "BaseTool ToolException",
+        "ragline.tools": "BaseTool InjectedToolArg InjectedToolCallId ToolException",
     },
     "langchain_core.tools.convert": {
         "ragline.tools": "tool",

@@ -10,6 +10,8 @@ from ragline.core._lazy import attach
 _EXPORTS = {
     "ArgsSchema": "ragline.core.tools",
     "BaseTool": "ragline.core.tools",
+    "InjectedToolArg": "ragline.core.tools",
+    "InjectedToolCallId": "ragline.core.tools",
     "ToolException": "ragline.core.exceptions",
     "ToolValidationError": "ragline.core.exceptions",
     "convert_to_openai_function": "ragline.core.tools",

@@ -6,16 +6,19 @@ compares what the program would print or read.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
+import langchain_core.tools as lc_tools
 import pytest
 from langchain_core.runnables import RunnableLambda as LCRunnableLambda
 from langchain_core.runnables.retry import RunnableRetry as LCRunnableRetry
+from pydantic import BaseModel, Field
 
+import ragline.tools as rl_tools
 from ragline.core.runnables import RunnableLambda
 from ragline.core.runnables.retry import RunnableRetry
 
-COVERS = {"core.count_tokens_approximately"}
+COVERS = {"core.count_tokens_approximately", "tools.InjectedToolArg", "tools.InjectedToolCallId"}
 
 
 def _retry_view(retry: Any) -> tuple[Any, ...]:
@@ -275,3 +278,117 @@ def test_count_tokens_approximately_scales_by_reported_usage() -> None:
             lc = lc_count(chat(lc_messages, providers, total), use_usage_metadata_scaling=True)
             rl = rl_count(chat(rl_messages, providers, total), use_usage_metadata_scaling=True)
             assert (providers, total, rl) == (providers, total, lc)
+
+
+# InjectedToolArg / InjectedToolCallId (injected_tool_arg_user_id). The tools are built at
+# module level: this module's annotations are strings, resolved in its globals.
+
+PETS = {"user_0": "Spike", "user_1": "Rex"}
+
+
+def _pet(user_id: str, greeting: str = "Hi") -> str:
+    return f"{greeting}, {PETS[user_id]}"
+
+
+@lc_tools.tool
+def lc_get_user_pet_name(
+    user_id: Annotated[str, lc_tools.InjectedToolArg], greeting: str = "Hi"
+) -> str:
+    """Returns the user's pet name."""
+    return _pet(user_id, greeting)
+
+
+@rl_tools.tool
+def rl_get_user_pet_name(
+    user_id: Annotated[str, rl_tools.InjectedToolArg], greeting: str = "Hi"
+) -> str:
+    """Returns the user's pet name."""
+    return _pet(user_id, greeting)
+
+
+@lc_tools.tool
+def lc_note(
+    text: str,
+    owner: Annotated[str, lc_tools.InjectedToolArg()],
+    call: Annotated[str, lc_tools.InjectedToolCallId],
+) -> str:
+    """Store a note."""
+    return f"{owner}:{text}@{call}"
+
+
+@rl_tools.tool
+def rl_note(
+    text: str,
+    owner: Annotated[str, rl_tools.InjectedToolArg()],
+    call: Annotated[str, rl_tools.InjectedToolCallId],
+) -> str:
+    """Store a note."""
+    return f"{owner}:{text}@{call}"
+
+
+class LCLookup(BaseModel):
+    q: str = Field(description="query")
+    uid: Annotated[str, lc_tools.InjectedToolArg]
+
+
+class RLLookup(BaseModel):
+    q: str = Field(description="query")
+    uid: Annotated[str, rl_tools.InjectedToolArg]
+
+
+def _lookup(q: str, uid: str) -> str:
+    return q + uid
+
+
+def _injected_tools(tools_mod: Any, prefix: str, schema: Any) -> dict[str, Any]:
+    lookup = tools_mod.StructuredTool.from_function(
+        _lookup, name="lookup", description="look up", args_schema=schema
+    )
+    pet, note = globals()[f"{prefix}_get_user_pet_name"], globals()[f"{prefix}_note"]
+    return {"pet": pet, "note": note, "lookup": lookup}
+
+
+def test_injected_tool_args_are_hidden_from_the_model_as_langchains() -> None:
+    from langchain_core.utils.function_calling import convert_to_openai_tool as lc_convert
+
+    from ragline.tools import convert_to_openai_tool as rl_convert
+
+    theirs = _injected_tools(lc_tools, "lc", LCLookup)
+    ours = _injected_tools(rl_tools, "rl", RLLookup)
+    for key in theirs:
+        lc, rl = theirs[key], ours[key]
+        lc_shown = lc.tool_call_schema.model_json_schema()
+        rl_shown = rl.tool_call_schema.model_json_schema()
+        lc_shown["title"] = rl_shown["title"] = "-"  # the function names differ (lc_/rl_)
+        assert rl_shown == lc_shown, key
+        assert rl.args == lc.args, key
+        assert (
+            rl.get_input_schema().model_json_schema()["required"]
+            == (lc.get_input_schema().model_json_schema()["required"])
+        ), key
+        assert rl.is_single_input == lc.is_single_input, key
+        lc_spec, rl_spec = lc_convert(lc), rl_convert(rl)
+        lc_spec["function"]["name"] = rl_spec["function"]["name"] = "-"
+        assert rl_spec == lc_spec, key
+    assert ours["pet"].invoke({"user_id": "user_0"}) == theirs["pet"].invoke({"user_id": "user_0"})
+    assert ours["lookup"].invoke({"q": "a", "uid": "b"}) == "ab"
+    args = {"text": "hi", "owner": "ann"}
+    lc_message = theirs["note"].invoke(
+        {"name": "lc_note", "args": dict(args), "id": "c7", "type": "tool_call"}
+    )
+    rl_message = ours["note"].invoke(
+        {"name": "rl_note", "args": dict(args), "id": "c7", "type": "tool_call"}
+    )
+    assert (rl_message.content, rl_message.tool_call_id) == (
+        lc_message.content,
+        lc_message.tool_call_id,
+    )
+    for bare in ({"text": "hi", "owner": "ann"}, {"text": "hi", "owner": "ann", "call": "x"}):
+        with pytest.raises(ValueError):
+            theirs["note"].invoke(bare)
+        with pytest.raises(ValueError):
+            ours["note"].invoke(bare)
+    with pytest.raises(ValueError):  # the injected argument is still required
+        theirs["pet"].invoke({"greeting": "Yo"})
+    with pytest.raises(ValueError):
+        ours["pet"].invoke({"greeting": "Yo"})

@@ -11,6 +11,8 @@ from ragline.core._lazy import attach
 _EXPORTS = {
     "ArgsSchema": "._schema",
     "BaseTool": "._base",
+    "InjectedToolArg": "._schema",
+    "InjectedToolCallId": "._schema",
     "convert_to_openai_function": "._convert",
     "convert_to_openai_tool": "._convert",
     "is_tool_call": "._base",

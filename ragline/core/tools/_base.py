@@ -56,7 +56,7 @@ from ragline.core.fields import Fields, declared_fields
 from ragline.core.messages import ToolMessage
 from ragline.core.runnables.base import Runnable
 from ragline.core.runnables.serializable import RunnableSerializable
-from ragline.core.tools._schema import ArgsSchema, tool_validation_error
+from ragline.core.tools._schema import ArgsSchema, InjectedToolCallId, tool_validation_error
 
 __all__ = ["BaseTool", "is_tool_call", "sync_run_manager"]
 
@@ -206,17 +206,20 @@ class BaseTool(Fields, Runnable[Any, Any]):
         and description (as LangChain's: ``model_json_schema()`` is titled with the tool's
         name, not the args model's)."""
         # a docstring cleaned as pydantic cleans a model's (LangChain's schema is a model)
-        return self.get_input_schema().titled(self.name, inspect.cleandoc(self.description))
+        shown = self.get_input_schema().without_injected()  # InjectedToolArg ones: never
+        return shown.titled(self.name, inspect.cleandoc(self.description))
 
     @property
     def args(self) -> dict[str, dict[str, Any]]:
-        """The arguments' JSON Schemas, with titles (``{"a": {"title": "A", "type": ...}}``)."""
-        return self.get_input_schema().args
+        """The arguments' JSON Schemas, with titles (``{"a": {"title": "A", "type": ...}}``),
+        without those marked InjectedToolArg (what a model is shown)."""
+        return self.get_input_schema().without_injected().args
 
     @property
     def is_single_input(self) -> bool:
-        """Whether the tool takes exactly one argument (what ReAct agents can call)."""
-        return len(self.get_input_schema().properties) == 1
+        """Whether the tool takes exactly one argument a model fills in (what ReAct agents
+        can call)."""
+        return len(self.get_input_schema().without_injected().properties) == 1
 
     # ---- input -------------------------------------------------------------------------
     def _to_args_and_kwargs(self, tool_input: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -330,14 +333,37 @@ class BaseTool(Fields, Runnable[Any, Any]):
         return await adrive(operation)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        """Run on a str, a dict of arguments, or a ToolCall (then return a ToolMessage)."""
-        tool_input, tool_call_id = _unpack(input)
+        """Run on a str, a dict of arguments, or a ToolCall (then return a ToolMessage).
+
+        An argument marked InjectedToolCallId gets the ToolCall's id (a tool with one must
+        be invoked with a ToolCall).
+        """
+        tool_input, tool_call_id = self._with_call_id(*_unpack(input))
         return self.run(tool_input, config=config, tool_call_id=tool_call_id, **kwargs)
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Async :meth:`invoke`."""
-        tool_input, tool_call_id = _unpack(input)
+        tool_input, tool_call_id = self._with_call_id(*_unpack(input))
         return await self.arun(tool_input, config=config, tool_call_id=tool_call_id, **kwargs)
+
+    def _with_call_id(self, tool_input: Any, tool_call_id: str | None) -> tuple[Any, str | None]:
+        """``tool_input`` with the ToolCall's id under the InjectedToolCallId argument."""
+        names = [
+            name
+            for name, kind in self.get_input_schema().injected.items()
+            if issubclass(kind, InjectedToolCallId)
+        ]
+        if not names:
+            return tool_input, tool_call_id
+        if tool_call_id is None:
+            raise InvalidInputError(
+                f"tool {self.name!r} takes the tool call's id (argument {names[0]!r}, "
+                "InjectedToolCallId): invoke it with a ToolCall ({'name': ..., 'args': {...}, "
+                "'id': ..., 'type': 'tool_call'}), not bare arguments"
+            )
+        if not isinstance(tool_input, Mapping):
+            return tool_input, tool_call_id
+        return {**tool_input, **dict.fromkeys(names, tool_call_id)}, tool_call_id
 
     def __call__(self, tool_input: Any, callbacks: Any = None) -> Any:
         """``tool(input)``: the same as ``tool.run(input, callbacks=callbacks)``."""

@@ -42,7 +42,13 @@ from typing import Any
 from ragline.core.exceptions import InvalidInputError, ToolValidationError
 from ragline.core.tools._validate import Invalid, compile_check, is_pydantic_model, is_typeddict
 
-__all__ = ["ArgsSchema", "parse_google_docstring", "type_to_json_schema"]
+__all__ = [
+    "ArgsSchema",
+    "InjectedToolArg",
+    "InjectedToolCallId",
+    "parse_google_docstring",
+    "type_to_json_schema",
+]
 
 _NONE_TYPE = type(None)
 _SKIPPED_PARAMETERS = frozenset({"self", "cls", "run_manager", "callbacks"})
@@ -64,6 +70,38 @@ _SECTION = re.compile(
     r"^(Args|Arguments|Parameters|Returns|Return|Yields|Raises|Example|Examples|Note|Notes|Attributes):\s*$"
 )
 _ARG_LINE = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+class InjectedToolArg:
+    """Marks a tool argument that the program supplies when it calls the tool, not the
+    model: ``user_id: Annotated[str, InjectedToolArg]``.
+
+    The argument is part of the tool's input schema (a call without it fails the check)
+    but not of ``tool_call_schema`` / ``tool.args``, so a model bound to the tool never
+    sees it; the program adds it to the ToolCall's ``args`` before invoking.
+    """
+
+
+class InjectedToolCallId(InjectedToolArg):
+    """Marks the argument that receives the id of the ToolCall the tool is invoked with
+    (``call_id: Annotated[str, InjectedToolCallId]``); such a tool must be invoked with a
+    ToolCall."""
+
+
+def _injection(annotation: Any) -> type[InjectedToolArg] | None:
+    """The InjectedToolArg kind in ``Annotated`` metadata (a class or an instance)."""
+    if typing.get_origin(annotation) is not typing.Annotated:
+        return None
+    return _injection_in(typing.get_args(annotation)[1:])
+
+
+def _injection_in(metadata: Sequence[Any]) -> type[InjectedToolArg] | None:
+    for extra in metadata:
+        if isinstance(extra, type) and issubclass(extra, InjectedToolArg):
+            return extra
+        if isinstance(extra, InjectedToolArg):
+            return type(extra)
+    return None
 
 
 # --------------------------------------------------------------------------- type -> schema
@@ -356,10 +394,12 @@ class ArgsSchema:
         model: type | None = None,
         types: Mapping[str, Any] | None = None,
         additional_properties: bool = False,
+        injected: Mapping[str, type[InjectedToolArg]] | None = None,
     ) -> None:
         """See the class docstring; ``types`` maps arguments to Python types (for checked
         values to become dataclass / pydantic instances), ``additional_properties`` lets
-        arguments the schema does not name through."""
+        arguments the schema does not name through, ``injected`` maps the arguments
+        marked :class:`InjectedToolArg` to their marker class."""
         self.name = name
         self.properties = properties
         self.required = list(required)
@@ -367,6 +407,7 @@ class ArgsSchema:
         self.model = model
         self._types = dict(types or {})
         self._additional = additional_properties
+        self.injected: dict[str, type[InjectedToolArg]] = dict(injected or {})
         self._checks: dict[str, Callable[[Any, str], Any]] | None = None
 
     def __repr__(self) -> str:
@@ -420,8 +461,12 @@ class ArgsSchema:
         properties: dict[str, dict[str, Any]] = {}
         required = []
         types: dict[str, Any] = {}
+        injected: dict[str, type[InjectedToolArg]] = {}
         for parameter in parameters:
             annotation = hints.get(parameter.name, parameter.annotation)
+            kind = _injection(annotation)
+            if kind is not None:
+                injected[parameter.name] = kind
             try:
                 schema, annotated = _schema_of(annotation)
             except InvalidInputError as err:
@@ -439,7 +484,8 @@ class ArgsSchema:
             if annotation is not parameter.empty:
                 types[parameter.name] = annotation
         return cls(name=title, properties=properties, required=required, description=description,
-                   types=types, additional_properties=takes_any_keyword)  # fmt: skip
+                   types=types, additional_properties=takes_any_keyword,
+                   injected=injected)  # fmt: skip
 
     @classmethod
     def from_model(cls, model: type) -> ArgsSchema:
@@ -456,6 +502,7 @@ class ArgsSchema:
             required=schema.get("required", []),
             description=(inspect.getdoc(model) or "") if model.__doc__ else "",
             model=model,
+            injected=_model_injections(model),
         )
 
     @classmethod
@@ -499,6 +546,21 @@ class ArgsSchema:
             f"an ArgsSchema, got {value!r:.80}"
         )
 
+    def without_injected(self) -> ArgsSchema:
+        """The arguments a model is shown: those not marked :class:`InjectedToolArg`
+        (itself when none is)."""
+        if not self.injected:
+            return self
+        shown = [name for name in self.properties if name not in self.injected]
+        return ArgsSchema(
+            name=self.name,
+            properties={name: self.properties[name] for name in shown},
+            required=[name for name in self.required if name not in self.injected],
+            description=self.description,
+            types={name: kind for name, kind in self._types.items() if name in shown},
+            additional_properties=self._additional,
+        )
+
     def titled(self, name: str, description: str) -> ArgsSchema:
         """The same arguments under another ``name`` and ``description`` (a tool's
         ``tool_call_schema`` is titled with the tool's)."""
@@ -510,6 +572,7 @@ class ArgsSchema:
             model=self.model,
             types=self._types,
             additional_properties=self._additional,
+            injected=self.injected,
         )
 
     # ---- views ----
@@ -609,6 +672,16 @@ class ArgsSchema:
                 tool, problems, list(self.properties), args=dict(args), pydantic_error=err
             ) from err
         return {name: getattr(instance, name) for name in args if hasattr(instance, name)}
+
+
+def _model_injections(model: type) -> dict[str, type[InjectedToolArg]]:
+    """The fields of a pydantic (v2) model marked InjectedToolArg in their annotation."""
+    found: dict[str, type[InjectedToolArg]] = {}
+    for name, info in (getattr(model, "model_fields", None) or {}).items():
+        kind = _injection_in(list(getattr(info, "metadata", None) or ()))
+        if kind is not None:
+            found[name] = kind
+    return found
 
 
 def _signature_and_hints(function: Callable[..., Any], title: str) -> tuple[Any, dict[str, Any]]:
