@@ -3,18 +3,19 @@
 A model-graded evaluator (criteria, comparison, scoring, QA, trajectory) and a distance
 evaluator are chains, and they grade in the same three steps: the evaluator's arguments
 become the chain's inputs (``_eval_inputs``), the chain runs with the call options of
-``evaluate_strings(**kwargs)``, and its outputs become the result
-(``_prepare_output``). :class:`EvaluatorChain` runs the steps for the sync and the
-async hook alike. :class:`StringEvaluatorChain` and :class:`PairwiseEvaluatorChain`
-are the ``_evaluate_strings`` and ``_evaluate_string_pairs`` hooks on top of it; a class
-lists one before its evaluator interface, so that its hooks are the ones found.
+``evaluate_strings(**kwargs)``, and its outputs become the result (``_prepare_output``),
+with the run's info when ``include_run_info`` asked for it. :class:`EvaluatorChain` runs
+the steps for the sync and the async hook alike. :class:`StringEvaluatorChain` and
+:class:`PairwiseEvaluatorChain` are the ``_evaluate_strings`` and
+``_evaluate_string_pairs`` hooks on top of it; a class lists one before its evaluator
+interface, so that its hooks are the ones found.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ragline.chains import Chain
+from ragline.chains import RUN_KEY, Chain
 from ragline.evaluation._evaluator_base import call_options
 
 __all__ = ["EvaluatorChain", "PairwiseEvaluatorChain", "StringEvaluatorChain"]
@@ -33,14 +34,22 @@ class EvaluatorChain(Chain):
 
     def _run_evaluation(self, arguments: dict[str, Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         inputs = self._eval_inputs(arguments)
-        return self._prepare_output(self(inputs, return_only_outputs=True, **call_options(kwargs)))
+        return self._graded(self(inputs, return_only_outputs=True, **call_options(kwargs)))
 
     async def _arun_evaluation(
         self, arguments: dict[str, Any], kwargs: dict[str, Any]
     ) -> dict[str, Any]:
         inputs = self._eval_inputs(arguments)
-        result = await self.acall(inputs, return_only_outputs=True, **call_options(kwargs))
-        return self._prepare_output(result)
+        return self._graded(
+            await self.acall(inputs, return_only_outputs=True, **call_options(kwargs))
+        )
+
+    def _graded(self, result: dict[str, Any]) -> dict[str, Any]:
+        """The evaluator's result, with the run's info when ``include_run_info`` asked."""
+        output = self._prepare_output(result)
+        if RUN_KEY in result:
+            output[RUN_KEY] = result[RUN_KEY]
+        return output
 
 
 class StringEvaluatorChain(EvaluatorChain):

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any, ClassVar
 
-from ragline.chains import RUN_KEY, LLMChain
+from ragline.chains import LLMChain
 from ragline.core import BaseOutputParser, BasePromptTemplate, PromptTemplate
 from ragline.evaluation._chain_evaluator import StringEvaluatorChain
 from ragline.evaluation._evaluator_base import LLMEvalChain, StringEvaluator
@@ -164,14 +164,6 @@ def check_prompt(prompt: BasePromptTemplate, expected: set[str]) -> None:
         raise ValueError(f"Input variables should be {expected}, but got {prompt.input_variables}")
 
 
-def parsed_output(result: dict[str, Any], output_key: str) -> dict[str, Any]:
-    """The parsed grade of a chain call, with the run's info when it was asked for."""
-    parsed: dict[str, Any] = result[output_key]
-    if RUN_KEY in result:
-        parsed[RUN_KEY] = result[RUN_KEY]
-    return parsed
-
-
 class ModelGrader:
     """What the model graders with a labeled variant share (criteria, pairwise, score).
 
@@ -221,7 +213,8 @@ class ModelGrader:
         return inputs
 
     def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
-        return parsed_output(result, self.output_key)
+        parsed: dict[str, Any] = result[self.output_key]  # the output parser's dict
+        return parsed
 
 
 class CriteriaEvalChain(ModelGrader, StringEvaluatorChain, StringEvaluator, LLMEvalChain, LLMChain):

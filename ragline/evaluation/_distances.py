@@ -22,7 +22,6 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any
 
-from ragline.chains import RUN_KEY
 from ragline.evaluation._chain_evaluator import (
     EvaluatorChain,
     PairwiseEvaluatorChain,
@@ -206,10 +205,7 @@ class _ScoreChain(EvaluatorChain):
         return {"prediction": arguments["prediction"], other: arguments[other]}
 
     def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
-        output: dict[str, Any] = {"score": result["score"]}
-        if RUN_KEY in result:
-            output[RUN_KEY] = result[RUN_KEY]
-        return output
+        return {"score": result["score"]}
 
 
 class _StringDistanceChain(_ScoreChain):

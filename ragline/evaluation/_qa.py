@@ -20,7 +20,7 @@ import string
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from ragline.chains import RUN_KEY, LLMChain
+from ragline.chains import LLMChain
 from ragline.core import BasePromptTemplate, PromptTemplate
 from ragline.evaluation._chain_evaluator import StringEvaluatorChain
 from ragline.evaluation._criteria import check_prompt
@@ -117,10 +117,7 @@ class _GradingChain(StringEvaluatorChain, StringEvaluator, LLMEvalChain, LLMChai
         ]
 
     def _prepare_output(self, result: dict[str, Any]) -> dict[str, Any]:
-        parsed = parse_grade(result[self.output_key])
-        if RUN_KEY in result:
-            parsed[RUN_KEY] = result[RUN_KEY]
-        return parsed
+        return parse_grade(result[self.output_key])
 
     def _eval_inputs(self, arguments: dict[str, Any]) -> dict[str, Any]:
         return self._grading_inputs(
