@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragline.core import BaseRetriever, Document, InvalidInputError, Runnable
+from ragline.core._checks import check_choice
 from ragline.core.structured_query import StructuredQuery, Visitor
 from ragline.retrievers._query_constructor import AttributeInfo, load_query_constructor_runnable
 from ragline.retrievers._query_translators import builtin_translator
@@ -23,6 +24,7 @@ __all__ = ["QUERY_CONSTRUCTOR_RUN_NAME", "SelfQueryRetriever"]
 logger = logging.getLogger("ragline.retrievers")
 
 QUERY_CONSTRUCTOR_RUN_NAME = "query_constructor"
+SEARCH_TYPES = ("similarity", "similarity_score_threshold", "mmr")  # VectorStore.search's
 
 
 class SelfQueryRetriever(BaseRetriever):
@@ -45,6 +47,7 @@ class SelfQueryRetriever(BaseRetriever):
 
     Raises:
         InvalidInputError: a missing or non-Runnable query constructor, bad search_kwargs.
+        ConfigurationError: an unknown search_type (the valid ones named).
         ValueError: no built-in translator for the store.
 
     Example:
@@ -103,7 +106,7 @@ class SelfQueryRetriever(BaseRetriever):
             )
         self.vectorstore = vectorstore
         self.query_constructor = query_constructor
-        self.search_type = search_type
+        self.search_type = check_choice("search_type", search_type, SEARCH_TYPES)
         self.search_kwargs = dict(search_kwargs or {})
         self.structured_query_translator = structured_query_translator
         self.verbose = bool(verbose)

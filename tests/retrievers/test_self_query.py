@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from ragline.core import (
+    ConfigurationError,
     Document,
     FakeListLLM,
     FilterError,
@@ -503,6 +504,11 @@ def test_bad_options_are_refused_by_name() -> None:
         )  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="search_kwargs must be a dict, got list"):
         SelfQueryRetriever(vectorstore=store, query_constructor=chain, search_kwargs=[])  # type: ignore[arg-type]
+    with pytest.raises(
+        ConfigurationError,
+        match="search_type 'simlarity' is not one of 'similarity', 'similarity_score_threshold'",
+    ):
+        SelfQueryRetriever(vectorstore=store, query_constructor=chain, search_type="simlarity")
     retriever = SelfQueryRetriever(
         vectorstore=store, query_constructor=chain, search_kwargs={"kk": 2}
     )
