@@ -159,6 +159,21 @@ def place(document: Document) -> tuple[str, str | None]:
     return path, section if isinstance(section, str) and section else None
 
 
+def passage_row(rank: int, document: Document, **before_id: Any) -> dict[str, Any]:
+    """A ranked passage as ``--json`` prints it (``before_id``: keys between rank and id,
+    such as query's score)."""
+    source, section = place(document)
+    return {
+        "rank": rank,
+        **before_id,
+        "id": document.id,
+        "source": source,
+        "section": section,
+        "metadata": document.metadata,
+        "content": document.page_content,
+    }
+
+
 def location(document: Document) -> str:
     """``path § section`` (or the path alone) for printing where a chunk comes from."""
     path, section = place(document)
@@ -200,17 +215,7 @@ def print_answer(chunks: Iterator[Any], *, heading: str | None = "\nsources:") -
 def print_answer_json(question: str, answer: str | None, sources: Iterable[Document]) -> None:
     """``ask --json``: the question, the answer (None when no model answered) and the
     passages it came from, ranked, as one JSON object on stdout."""
-    rows = [
-        {
-            "rank": rank,
-            "id": document.id,
-            "source": place(document)[0],
-            "section": place(document)[1],
-            "metadata": document.metadata,
-            "content": document.page_content,
-        }
-        for rank, document in enumerate(sources, 1)
-    ]
+    rows = [passage_row(rank, document) for rank, document in enumerate(sources, 1)]
     print(
         json.dumps(
             {"question": question, "answer": answer, "sources": rows}, indent=2, ensure_ascii=False

@@ -14,7 +14,7 @@ from ragline.cli._common import (
     Commands,
     indent,
     location,
-    place,
+    passage_row,
     require_text,
 )
 from ragline.cli._remote import remote_search, server_url
@@ -117,15 +117,7 @@ def command_query(args: argparse.Namespace) -> int:
     results = [(document, document.metadata.pop("relevance_score", None)) for document in documents]
     if args.json:
         rows = [
-            {
-                "rank": rank,
-                "score": score,
-                "id": document.id,
-                "source": place(document)[0],
-                "section": place(document)[1],
-                "metadata": document.metadata,
-                "content": document.page_content,
-            }
+            passage_row(rank, document, score=score)
             for rank, (document, score) in enumerate(results, 1)
         ]
         print(json.dumps(rows, indent=2, ensure_ascii=False))
