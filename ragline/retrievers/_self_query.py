@@ -41,7 +41,8 @@ class SelfQueryRetriever(BaseRetriever):
             limit are added to them (and win over them).
         structured_query_translator: turns the structured query into the store's search
             arguments; default: the store's built-in one (ragline's filter language, or
-            Redis filter expressions).
+            Redis filter expressions). A translator written for LangChain (a
+            ``langchain_core`` Visitor such as ``ChromaTranslator``) works too.
         verbose: log each generated query (logger ``ragline.retrievers``, INFO).
         use_original_query: search with the user's question instead of the model's text.
 
@@ -99,10 +100,11 @@ class SelfQueryRetriever(BaseRetriever):
             )
         if structured_query_translator is None:
             structured_query_translator = builtin_translator(vectorstore)
-        if not isinstance(structured_query_translator, Visitor):
+        # a Visitor, or one written for LangChain (its translators visit ragline's nodes)
+        if not callable(getattr(structured_query_translator, "visit_structured_query", None)):
             raise InvalidInputError(
-                "structured_query_translator must be a Visitor, got "
-                f"{type(structured_query_translator).__name__}"
+                "structured_query_translator must be a Visitor (with visit_structured_query), "
+                f"got {type(structured_query_translator).__name__}"
             )
         self.vectorstore = vectorstore
         self.query_constructor = query_constructor

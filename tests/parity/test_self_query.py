@@ -492,6 +492,25 @@ def test_run_tree_names_the_query_constructor_as_langchain() -> None:
     ]
 
 
+@pytest.mark.parametrize("name", ["and", "or", "limit over k"])
+def test_a_langchain_translator_serves_a_ported_program(name: str) -> None:
+    """A LangChain program over a store without a built-in translator passes one
+    (``ChromaTranslator``, which ``ragline port`` leaves as it is): after porting, the
+    same translator object works with ragline's retriever and FAISS."""
+    reply, options = SCENARIOS[name]
+    theirs = [d.page_content for d in _langchain_retriever(reply, **options).invoke(QUESTION)]
+    docs = [Document(page_content=t, metadata=m) for t, m in zip(TEXTS, METADATAS, strict=True)]
+    ours = SelfQueryRetriever.from_llm(
+        FakeListLLM(responses=[reply]),
+        FAISS.from_documents(docs, Letters()),
+        CONTENTS,
+        _info("ragline"),
+        structured_query_translator=ChromaTranslator(),
+        **options,
+    )
+    assert [d.page_content for d in ours.invoke(QUESTION)] == theirs
+
+
 def test_verbose_logs_the_generated_query_as_langchain(caplog: pytest.LogCaptureFixture) -> None:
     reply, _ = SCENARIOS["and"]
     with caplog.at_level(logging.INFO):

@@ -497,7 +497,7 @@ def test_bad_options_are_refused_by_name() -> None:
     with pytest.raises(InvalidInputError, match="not both"):
         SelfQueryRetriever(vectorstore=store, query_constructor=chain, llm_chain=chain)
     with pytest.raises(
-        InvalidInputError, match="structured_query_translator must be a Visitor, got dict"
+        InvalidInputError, match="must be a Visitor \\(with visit_structured_query\\), got dict"
     ):
         SelfQueryRetriever(
             vectorstore=store, query_constructor=chain, structured_query_translator={}
