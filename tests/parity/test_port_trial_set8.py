@@ -392,3 +392,58 @@ def test_injected_tool_args_are_hidden_from_the_model_as_langchains() -> None:
         theirs["pet"].invoke({"greeting": "Yo"})
     with pytest.raises(ValueError):
         ours["pet"].invoke({"greeting": "Yo"})
+
+
+# JsonOutputParser(diff=True) (json_parser_diff_stream)
+
+JSON_STREAMS = [
+    ['{"setup": "Why did the cat', ' sit?", "punchline": "To', ' watch the mouse"}'],
+    [
+        '{"a": [1, ',
+        "2], ",
+        '"b": {"c": "x',
+        'y"}, "d": [{"e": 1}, {"e": ',
+        "2, ",
+        '"f": [tr',
+        "ue]}]}",
+    ],
+    ["```json\n", '{"items": ["ab', 'c", "de"], "n": 1', ".5, ", '"k/~": null}', "\n```"],
+    ['{"x": "1"', ', "y": {"z": []', ', "w": [[1], [2, 3]]}}'],
+]
+
+
+@pytest.mark.parametrize("chunks", JSON_STREAMS)
+def test_json_parser_diff_streams_langchains_patches(chunks: list[str]) -> None:
+    from langchain_core.output_parsers import JsonOutputParser as LCJsonOutputParser
+
+    from ragline.core import JsonOutputParser
+
+    theirs = LCJsonOutputParser(diff=True)
+    ours = JsonOutputParser(diff=True)
+    assert list(ours.transform(iter(chunks))) == list(theirs.transform(iter(chunks)))
+    whole = "".join(chunks)
+    assert ours.invoke(whole) == theirs.invoke(whole)
+    assert (repr(ours), str(ours)) == (repr(theirs), str(theirs))
+    # one character at a time, as a fake model streams
+    assert list(ours.transform(iter(whole))) == list(theirs.transform(iter(whole)))
+
+
+def test_json_parser_diff_run_output_is_every_patch() -> None:
+    import asyncio
+
+    from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
+    from langchain_core.output_parsers import JsonOutputParser as LCJsonOutputParser
+
+    from ragline.core import FakeListChatModel, JsonOutputParser
+
+    text = '{"a": 1, "b": [true]}'
+
+    async def parser_end(chain: Any) -> Any:
+        async for event in chain.astream_events("x", version="v2"):
+            if event["event"] == "on_parser_end":
+                return event["data"]["output"]
+        return None
+
+    lc_chain = LCFakeListChatModel(responses=[text]) | LCJsonOutputParser(diff=True)
+    rl_chain = FakeListChatModel(responses=[text]) | JsonOutputParser(diff=True)
+    assert asyncio.run(parser_end(rl_chain)) == asyncio.run(parser_end(lc_chain))

@@ -107,6 +107,10 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
         pydantic_object: the expected shape, for ``get_format_instructions()`` (a
             pydantic model class, a TypedDict or a JSON Schema dict); the output stays a
             plain dict, as in LangChain (use ``PydanticOutputParser`` for instances).
+        diff: when streaming, yield JSON Patch operations (RFC 6902) from the previous
+            object to the new one instead of the object (the first from ``None``:
+            ``[{"op": "replace", "path": "", "value": {}}]``); ``invoke`` still returns
+            the object.
 
     Raises:
         OutputParserException: (when parsing) the text is not JSON; ``llm_output``
@@ -121,10 +125,11 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
     def _type(self) -> str:
         return "simple_json_output_parser"
 
-    def __init__(self, *, pydantic_object: Any = None) -> None:
+    def __init__(self, *, pydantic_object: Any = None, diff: bool = False) -> None:
         if pydantic_object is not None:
             _check_schema(pydantic_object, "pydantic_object")
         self.pydantic_object = pydantic_object
+        self.diff = diff
 
     def parse(self, text: str) -> Any:
         return _parse_json(text)
@@ -136,9 +141,11 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
         return self.parse(text_of(value))
 
     def _progress(self) -> StreamProgress:
-        return _JsonProgress(self)
+        return _JsonDiffProgress(self) if getattr(self, "diff", False) else _JsonProgress(self)
 
     def _combine(self, total: Any, piece: Any) -> Any:
+        if getattr(self, "diff", False):
+            return [*total, *piece]  # patches add up: the run's output is all of them
         return piece  # each object replaces the previous one: it is not a delta
 
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
@@ -153,13 +160,17 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
             return "Return a JSON object and nothing else."
         return format_instructions(self.pydantic_object)
 
+    def _set_fields(self) -> list[str]:
+        shown = ["diff=True"] if getattr(self, "diff", False) else []
+        if self.pydantic_object is not None:
+            shown.append(f"pydantic_object={self.pydantic_object!r}")
+        return shown
+
     def __repr__(self) -> str:
-        if self.pydantic_object is None:
-            return f"{type(self).__name__}()"
-        return f"{type(self).__name__}(pydantic_object={self.pydantic_object!r})"
+        return f"{type(self).__name__}({', '.join(self._set_fields())})"
 
     def __str__(self) -> str:  # LangChain's: the fields set, as a pydantic model prints them
-        return "" if self.pydantic_object is None else f"pydantic_object={self.pydantic_object!r}"
+        return " ".join(self._set_fields())
 
 
 SimpleJsonOutputParser = JsonOutputParser
@@ -353,3 +364,91 @@ class StructuredOutputParser(JsonOutputParser):
                 f"the reply lacks the key(s) {missing}; it has {sorted(value)}", llm_output=text
             )
         return value
+
+
+class _JsonDiffProgress(_JsonProgress):
+    """The same stream, reported as JSON Patch operations from the previous object."""
+
+    def __init__(self, parser: JsonOutputParser) -> None:
+        super().__init__(parser)
+        self._object: Any = None  # the object the last patch led to (None at first)
+
+    def changed(self, parsed: Any) -> bool:
+        if parsed is NOT_YET or parsed == self._object:
+            return False
+        self.last = json_patch(self._object, parsed)
+        self._object = parsed
+        return True
+
+
+def json_patch(before: Any, after: Any) -> list[dict[str, Any]]:
+    """The JSON Patch (RFC 6902) operations that turn ``before`` into ``after``, as
+    LangChain's streaming JSON parsers report them: objects are compared key by key
+    (removed keys, then added ones, then the shared ones, each in set order), arrays
+    index by index (then the added or removed tail), other values replaced when their
+    JSON differs; an array item removed and added at the same place is one ``replace``.
+    A value removed in one place and added in another stays a remove and an add (no
+    ``move``: a stream of partial JSON only grows).
+
+    Example:
+        >>> json_patch({"a": [1]}, {"a": [1, 2], "b": "x"})
+        [{'op': 'add', 'path': '/b', 'value': 'x'}, {'op': 'add', 'path': '/a/1', 'value': 2}]
+    """
+    ops: list[dict[str, Any]] = []
+    _patch_value(ops, "", before, after)
+    merged: list[dict[str, Any]] = []
+    for op in ops:
+        last = merged[-1] if merged else None
+        if (
+            last is not None
+            and last["op"] == "remove"
+            and op["op"] == "add"
+            and last["path"] == op["path"]
+        ):
+            merged[-1] = {"op": "replace", "path": op["path"], "value": op["value"]}
+        else:
+            merged.append(op)
+    return merged
+
+
+def _pointer(path: str, key: Any) -> str:
+    return f"{path}/{str(key).replace('~', '~0').replace('/', '~1')}"
+
+
+def _patch_value(ops: list[dict[str, Any]], path: str, before: Any, after: Any) -> None:
+    if isinstance(before, dict) and isinstance(after, dict):
+        _patch_object(ops, path, before, after)
+    elif isinstance(before, list) and isinstance(after, list):
+        _patch_array(ops, path, before, after)
+    elif json.dumps(before) != json.dumps(after):
+        ops.append({"op": "replace", "path": path, "value": after})
+
+
+def _patch_object(ops: list[dict[str, Any]], path: str, before: dict, after: dict) -> None:
+    before_keys, after_keys = set(before.keys()), set(after.keys())
+    for key in before_keys - after_keys:
+        ops.append({"op": "remove", "path": _pointer(path, key)})
+    for key in after_keys - before_keys:
+        ops.append({"op": "add", "path": _pointer(path, key), "value": after[key]})
+    for key in before_keys & after_keys:
+        _patch_value(ops, _pointer(path, key), before[key], after[key])
+
+
+def _patch_array(ops: list[dict[str, Any]], path: str, before: list, after: list) -> None:
+    shared = min(len(before), len(after))
+    for index in range(max(len(before), len(after))):
+        if index < shared:
+            old, new = before[index], after[index]
+            if old == new:
+                continue
+            if isinstance(old, dict) and isinstance(new, dict):
+                _patch_object(ops, _pointer(path, index), old, new)
+            elif isinstance(old, list) and isinstance(new, list):
+                _patch_array(ops, _pointer(path, index), old, new)
+            else:
+                ops.append({"op": "remove", "path": _pointer(path, index)})
+                ops.append({"op": "add", "path": _pointer(path, index), "value": new})
+        elif len(before) > len(after):
+            ops.append({"op": "remove", "path": _pointer(path, len(after))})
+        else:
+            ops.append({"op": "add", "path": _pointer(path, index), "value": after[index]})
