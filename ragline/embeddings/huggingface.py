@@ -238,6 +238,10 @@ class SentenceTransformerEmbeddings(Embeddings):
         self.query_prompt = query_prompt
         self.document_prompt = document_prompt
         self.cache_folder = None if cache_folder is None else os.fspath(cache_folder)
+        # LangChain's fields, readable as there: the options as given, no process pool
+        self.model_kwargs = dict(model_options)
+        self.encode_kwargs = dict(encode_options)
+        self.multi_process = False
 
     @property
     def precision(self) -> str:

