@@ -11,7 +11,6 @@ from ragline.core import (
     BaseCallbackHandler,
     ConfigurableField,
     ConfigurationError,
-    InvalidInputError,
     RunCollectorCallbackHandler,
     Runnable,
     RunnableBinding,
@@ -312,7 +311,7 @@ def test_fallbacks_exception_key_passes_the_error_on():
         [RunnableLambda(lambda d: f"{d['q']} after {d['error']}")], exception_key="error"
     )
     assert chain.invoke({"q": "x"}) == "x after bad json"
-    with pytest.raises(InvalidInputError, match="needs a dict input, got str"):
+    with pytest.raises(ValueError, match="needs a dict input, got str"):
         chain.invoke("x")
 
 

@@ -447,3 +447,25 @@ def test_json_parser_diff_run_output_is_every_patch() -> None:
     lc_chain = LCFakeListChatModel(responses=[text]) | LCJsonOutputParser(diff=True)
     rl_chain = FakeListChatModel(responses=[text]) | JsonOutputParser(diff=True)
     assert asyncio.run(parser_end(rl_chain)) == asyncio.run(parser_end(lc_chain))
+
+
+# with_fallbacks(exception_key=...) on an input that is not a dict (fallbacks_exception_key)
+
+
+@pytest.mark.parametrize("call", ["invoke", "stream", "batch"])
+def test_exception_key_refuses_a_non_dict_input_with_langchains_class(call: str) -> None:
+    def fails(x: Any) -> Any:
+        raise KeyError("never reached")
+
+    def errors(lambda_cls: Any) -> type[BaseException]:
+        chain = lambda_cls(fails).with_fallbacks([lambda_cls(lambda x: 2)], exception_key="e")
+        run = {
+            "invoke": lambda: chain.invoke("text"),
+            "stream": lambda: list(chain.stream("text")),
+            "batch": lambda: chain.batch(["text"]),
+        }[call]
+        with pytest.raises(Exception) as caught:
+            run()
+        return type(caught.value)
+
+    assert errors(RunnableLambda) is errors(LCRunnableLambda)

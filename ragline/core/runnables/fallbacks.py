@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
 from ragline.core.config import RunnableConfig
-from ragline.core.exceptions import ConfigurationError, InvalidInputError
+from ragline.core.exceptions import ConfigurationError
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from ragline.core.runnables.runs import _aclose
 from ragline.core.runnables.serializable import RunnableSerializable
@@ -106,7 +106,8 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
         if self.exception_key is None:
             return input
         if not isinstance(input, dict):
-            raise InvalidInputError(
+            # a plain ValueError, the class LangChain raises here (parity)
+            raise ValueError(
                 f"with_fallbacks(exception_key={self.exception_key!r}) needs a dict input, got "
                 f"{type(input).__name__}"
             )
