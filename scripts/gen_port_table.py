@@ -34,6 +34,7 @@ RAGLINE_PACKAGES = [
     "ragline.chains",
     "ragline.indexing",
     "ragline.evaluation",
+    "ragline.pipelines",
     "ragline.serve",
     # core's subpackages: only for names ragline.core itself does not export
     "ragline.core.runnables",

@@ -33,6 +33,7 @@ PACKAGES = [
     "indexing",
     "store_folder",
     "evaluation",
+    "pipelines",
     "serve",
     "tracing",
 ]

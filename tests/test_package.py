@@ -28,6 +28,7 @@ SUBPACKAGES = [
     "chains",
     "indexing",
     "evaluation",
+    "pipelines",
     "tracing",
     "store_folder",
     "serve",
@@ -182,6 +183,7 @@ def test_package_ships_type_information() -> None:
 # A change here is a change of the public API: make it on purpose.
 PINNED_EXPORTS = {
     "cli": ["COMMANDS", "CommandError", "build_parser", "main", "search_kwargs"],
+    "pipelines": ["AnalyzeDocumentChain"],
     "serve": [
         "BackgroundServer",
         "FolderSearch",

@@ -156,6 +156,7 @@ PATHS: dict[str, dict[str, str]] = {
             "create_history_aware_retriever create_retrieval_chain "
             "create_structured_output_runnable load_summarize_chain"
         ),
+        "ragline.pipelines": "AnalyzeDocumentChain",
     },
     "langchain_classic.chains.base": {
         "ragline.chains": "Chain",
@@ -165,6 +166,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.chains.combine_documents.base": {
         "ragline.chains": "BaseCombineDocumentsChain",
+        "ragline.pipelines": "AnalyzeDocumentChain",
     },
     "langchain_classic.chains.combine_documents.map_reduce": {
         "ragline.chains": "MapReduceDocumentsChain",
