@@ -469,3 +469,27 @@ def test_exception_key_refuses_a_non_dict_input_with_langchains_class(call: str)
         return type(caught.value)
 
     assert errors(RunnableLambda) is errors(LCRunnableLambda)
+
+
+# configurable_fields: the spec's annotation (configurable_fields_prompt_template)
+
+
+def test_configurable_field_specs_carry_the_fields_type() -> None:
+    from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+    from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+    from langchain_core.runnables import ConfigurableField as LCConfigurableField
+
+    from ragline.core import ConfigurableField, FakeListLLM, PromptTemplate
+
+    def specs(prompt_cls: Any, llm_cls: Any, field_cls: Any) -> list[tuple[str, Any, Any]]:
+        prompt = prompt_cls.from_template("Write about {topic}").configurable_fields(
+            template=field_cls(id="template", name="Template", description="the text")
+        )
+        llm = llm_cls(responses=["a"]).configurable_fields(
+            sleep=field_cls(id="sleep"), verbose=field_cls(id="verbose"), tags=field_cls(id="tags")
+        )
+        return [(s.id, s.default, s.annotation) for s in (prompt | llm).config_specs]
+
+    ours = specs(PromptTemplate, FakeListLLM, ConfigurableField)
+    theirs = specs(LCPromptTemplate, LCFakeListLLM, LCConfigurableField)
+    assert ours == theirs

@@ -17,6 +17,7 @@ import copy
 import dataclasses
 import enum
 import functools
+import typing
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -300,6 +301,7 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
                 name=field.name,
                 description=field.description,
                 default=getattr(self.default, attribute, None),
+                annotation=_declared_type(self.default, attribute),
             )
             for attribute, field in self.fields.items()
         }
@@ -428,3 +430,17 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
                 f"{', '.join(map(repr, self.options))}"
             )
         return self.alternatives[key]
+
+
+def _declared_type(runnable: Any, attribute: str) -> Any:
+    """The type ``attribute`` is declared with: on the class, else as the constructor's
+    parameter of that name (LangChain's spec carries the model field's type); None when
+    neither declares it or a hint does not resolve."""
+    for owner in (type(runnable), type(runnable).__init__):
+        try:
+            hints = typing.get_type_hints(owner)
+        except Exception:  # a hint naming something not importable here
+            continue
+        if attribute in hints:
+            return hints[attribute]
+    return None
