@@ -271,6 +271,16 @@ class ChatOpenAI(BaseChatModel):
         self.cache = cache
         self._clients = OpenAIClients(self._client_options)
 
+    @property
+    def model_name(self) -> str:
+        """LangChain's attribute name for ``model`` (reading or setting either is the
+        same; ``configurable_fields(model_name=...)`` chooses the model)."""
+        return self.model
+
+    @model_name.setter
+    def model_name(self, value: str) -> None:
+        self.model = value
+
     def __repr__(self) -> str:
         return f"ChatOpenAI(model={self.model!r}, base_url={self.base_url!r})"
 

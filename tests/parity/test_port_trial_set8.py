@@ -493,3 +493,33 @@ def test_configurable_field_specs_carry_the_fields_type() -> None:
     ours = specs(PromptTemplate, FakeListLLM, ConfigurableField)
     theirs = specs(LCPromptTemplate, LCFakeListLLM, LCConfigurableField)
     assert ours == theirs
+
+
+# ChatOpenAI.model_name, configurable at run time (noticed while checking the specs above)
+
+
+def test_chat_openai_model_name_is_a_configurable_field_as_langchains() -> None:
+    from langchain_core.runnables import ConfigurableField as LCConfigurableField
+    from langchain_openai import ChatOpenAI as LCChatOpenAI
+
+    from ragline.chat_models import ChatOpenAI
+    from ragline.core import ConfigurableField
+    from tests._openai_server import OpenAITestServer
+
+    def run(model_cls: Any, field_cls: Any, base_url: str) -> tuple[Any, ...]:
+        model = model_cls(model="gpt-4o-mini", base_url=base_url, api_key="test")
+        chooser = model.configurable_fields(
+            model_name=field_cls(id="model_name", name="Model", description="which model")
+        )
+        chooser.invoke("hi")
+        chooser.with_config(configurable={"model_name": "gpt-4o"}).invoke("hi")
+        spec = chooser.config_specs[0]
+        return model.model_name, spec.id, spec.name, spec.default
+
+    with OpenAITestServer() as server:
+        ours = run(ChatOpenAI, ConfigurableField, server.base_url)
+        sent_by_us = [r.body["model"] for r in server.requests]
+    with OpenAITestServer() as server:
+        theirs = run(LCChatOpenAI, LCConfigurableField, server.base_url)
+        sent_by_them = [r.body["model"] for r in server.requests]
+    assert (ours, sent_by_us) == (theirs, sent_by_them)
