@@ -178,4 +178,8 @@ def main() -> None:
     # answers go to the real stdout only: anything printed while working goes to stderr
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr
-    _serve(sys.stdin.buffer, answers)
+    try:
+        _serve(sys.stdin.buffer, answers)
+    except (BrokenPipeError, KeyboardInterrupt):  # the parent is gone or stopped: so are we
+        with contextlib.suppress(OSError):
+            answers.close()  # what is left unsent is dropped (closed even if flushing fails)
