@@ -390,8 +390,12 @@ class InMemoryVectorStore(VectorStore):
     def load(cls, path: str | os.PathLike[str], embedding: Embeddings) -> InMemoryVectorStore:
         """Load a store saved with :meth:`dump`.
 
+        A file LangChain's ``InMemoryVectorStore.dump`` wrote (one ``{"id", "vector",
+        "text", "metadata"}`` record per id) loads too, as a cosine store holding those
+        records in the file's order, as LangChain's ``load`` reads it.
+
         Args:
-            path: the file :meth:`dump` wrote.
+            path: the file :meth:`dump` (or LangChain's) wrote.
             embedding: the Embeddings for new texts and queries (the same model as before).
 
         Raises:
@@ -409,6 +413,8 @@ class InMemoryVectorStore(VectorStore):
             raise PersistenceError(
                 f"{str(target)!r} is not a readable saved store (truncated or corrupt?): {err}"
             ) from err
+        if _is_langchain_dump(payload):
+            return cls._from_langchain_records(payload, embedding, target)
         if not isinstance(payload, dict) or payload.get("format") != _FORMAT:
             raise PersistenceError(f"{str(target)!r} is not a saved {_FORMAT}")
         version = payload.get("version")
@@ -433,6 +439,43 @@ class InMemoryVectorStore(VectorStore):
         except (KeyError, TypeError, ValueError) as err:
             raise PersistenceError(f"{str(target)!r} is a corrupt saved store: {err}") from err
         return store
+
+    @classmethod
+    def _from_langchain_records(
+        cls, records: dict[str, Any], embedding: Embeddings, target: Path
+    ) -> InMemoryVectorStore:
+        store = cls(embedding)
+        if not records:
+            return store
+        try:
+            ids = [record["id"] for record in records.values()]
+            if len(set(ids)) != len(ids) or not all(isinstance(i, str) and i for i in ids):
+                raise ValueError("ids must be unique non-empty strings")
+            texts = [record["text"] for record in records.values()]
+            if not all(isinstance(t, str) for t in texts):
+                raise ValueError("texts must be strings")
+            metadatas = [dict(record["metadata"] or {}) for record in records.values()]
+            rows = [record["vector"] for record in records.values()]
+            as_vector_matrix(rows, dimension=len(rows[0]))  # checked: finite, one width
+            store._upsert(ids, np.asarray(rows, dtype=np.float64), texts, metadatas)
+        except (KeyError, TypeError, ValueError) as err:
+            raise PersistenceError(
+                f"{str(target)!r} is a corrupt saved store (LangChain's layout): {err}"
+            ) from err
+        return store
+
+
+_RECORD_KEYS = frozenset({"id", "vector", "text", "metadata"})
+
+
+def _is_langchain_dump(payload: Any) -> bool:
+    """Whether ``payload`` is LangChain's saved layout: ``{id: {"id", "vector", "text",
+    "metadata"}}`` (``{}`` for an empty store)."""
+    return (
+        isinstance(payload, dict)
+        and payload.get("format") != _FORMAT
+        and all(isinstance(r, dict) and set(r) >= _RECORD_KEYS for r in payload.values())
+    )
 
 
 def _langchain_top(scores: np.ndarray, k: int) -> np.ndarray:

@@ -389,3 +389,40 @@ def test_huggingface_embeddings_keep_langchains_fields() -> None:
             "show_progress",
         ):
             assert getattr(ours, field) == getattr(theirs, field), field
+
+
+def test_in_memory_store_loads_a_file_langchain_dumped(tmp_path: Any) -> None:
+    """A store a LangChain program saved with ``dump`` loads after the port
+    (inmemory_vectorstore_dump_load: ragline refused LangChain's layout as not its own)."""
+    from langchain_core.documents import Document as LCDocument
+    from langchain_core.embeddings import DeterministicFakeEmbedding as LCFakeEmbedding
+    from langchain_core.vectorstores import InMemoryVectorStore as LCInMemoryVectorStore
+
+    from ragline.embeddings import DeterministicFakeEmbedding
+    from ragline.vectorstores import InMemoryVectorStore
+
+    path = str(tmp_path / "store.json")
+    saved = LCInMemoryVectorStore(LCFakeEmbedding(size=12))
+    saved.add_documents(
+        [
+            LCDocument("foo", metadata={"k": 1, "tags": ["a"]}),
+            LCDocument("bar", metadata={"k": 2}),
+            LCDocument("baz"),
+        ],
+        ids=["1", "2", "3"],
+    )
+    saved.dump(path)
+    theirs = LCInMemoryVectorStore.load(path, LCFakeEmbedding(size=12))
+    ours = InMemoryVectorStore.load(path, DeterministicFakeEmbedding(size=12))
+    assert ours.store == theirs.store
+    assert repr(ours.get_by_ids(["2", "1", "9"])) == repr(theirs.get_by_ids(["2", "1", "9"]))
+    for query in ("foo", "bar", "zz"):
+        found = ours.similarity_search_with_score(query, k=3)
+        lc_found = theirs.similarity_search_with_score(query, k=3)
+        assert [d.id for d, _ in found] == [d.id for d, _ in lc_found]
+        assert [s for _, s in found] == pytest.approx([s for _, s in lc_found], abs=1e-6)
+    ours.add_texts(["qux"], ids=["4"])
+    assert sorted(ours.store) == ["1", "2", "3", "4"]
+    empty = str(tmp_path / "empty.json")
+    LCInMemoryVectorStore(LCFakeEmbedding(size=12)).dump(empty)
+    assert InMemoryVectorStore.load(empty, DeterministicFakeEmbedding(size=12)).store == {}
