@@ -13,8 +13,8 @@ and MessagesPlaceholder), looked up by id in a fixed table: nothing is imported 
 and an unknown id raises :class:`~ragline.core.exceptions.InvalidInputError` naming it.
 Values JSON cannot hold are written as LangChain writes them (``"type":
 "not_implemented"`` with their repr) and refused when read back. Other ragline objects
-(models, few-shot prompts, an AIMessageChunk holding tool-call chunks) are refused when
-written, rather than written in a form LangChain would not give.
+(models, few-shot prompts) are refused when written, rather than written in a form
+LangChain would not give.
 
 Example:
     >>> from ragline.core import Document
@@ -224,11 +224,6 @@ def _encode(obj: Any) -> Any:
     kind = type(obj)
     if kind is Document:
         return _constructor("Document", _document_kwargs(obj))
-    if kind is AIMessageChunk and (obj.tool_call_chunks or obj.chunk_position is not None):
-        raise TypeError(
-            "ragline.core.load does not write an AIMessageChunk with tool-call chunks or a "
-            "chunk position"
-        )
     if kind in _MESSAGE_TYPES:
         return _constructor(kind.__name__, _message_kwargs(obj))
     if kind in _PROMPTS:
@@ -286,30 +281,49 @@ def _message_kwargs(message: BaseMessage) -> dict[str, Any]:
 
 
 def _ai_kwargs(message: AIMessage) -> dict[str, Any]:
-    """Tool calls, invalid tool calls and usage: the ones that hold something first (in
-    that order), then the empty tool-call lists, which LangChain always writes."""
+    """Tool calls, invalid tool calls and usage (and a chunk's tool-call chunks and
+    position): the ones that hold something first (in that order), then the empty
+    tool-call lists, which LangChain always writes."""
+    chunks = message.tool_call_chunks if isinstance(message, AIMessageChunk) else []
     values: dict[str, Any] = {
         "tool_calls": [
             {"name": c["name"], "args": c["args"], "id": c.get("id"), "type": "tool_call"}
             for c in message.tool_calls
         ],
         "invalid_tool_calls": [
-            {
-                "type": "invalid_tool_call",
-                "id": c.get("id"),
-                "name": c.get("name"),
-                "args": c.get("args"),
-                "error": c.get("error"),
-            }
+            # LangChain's key order differs where a chunk's tool-call chunks made them
+            _invalid_from_chunks(c) if chunks else _invalid(c)
             for c in message.invalid_tool_calls
         ],
         "usage_metadata": message.usage_metadata,
     }
+    if isinstance(message, AIMessageChunk):
+        values["tool_call_chunks"] = [
+            {
+                "name": c.get("name"),
+                "args": c.get("args"),
+                "id": c.get("id"),
+                "index": c.get("index"),
+                "type": "tool_call_chunk",
+            }
+            for c in chunks
+        ]
+        values["chunk_position"] = message.chunk_position
     filled = {key: value for key, value in values.items() if value}
     empty: dict[str, Any] = {
         key: [] for key in ("tool_calls", "invalid_tool_calls") if key not in filled
     }
     return filled | empty
+
+
+def _invalid(call: Any) -> dict[str, Any]:
+    keys = ("id", "name", "args", "error")
+    return {"type": "invalid_tool_call"} | {key: call.get(key) for key in keys}
+
+
+def _invalid_from_chunks(call: Any) -> dict[str, Any]:
+    keys = ("name", "args", "id", "error")
+    return {key: call.get(key) for key in keys} | {"type": "invalid_tool_call"}
 
 
 def _prompt_entry(prompt: Any) -> dict[str, Any]:

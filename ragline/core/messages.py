@@ -742,15 +742,12 @@ def _parse_tool_call_chunks(
     invalid: list[InvalidToolCall] = []
     for chunk in chunks:
         raw: str = chunk.get("args") or ""
-        error: str | None
         args: Any
         try:
             args = parse_partial_json(raw) if raw.strip() else {}
-        except ValueError as err:
-            args, error = None, str(err)
-        else:
-            error = None if isinstance(args, dict) else "tool call arguments are not an object"
-        if error is None:
+        except ValueError:
+            args = None
+        if isinstance(args, dict):
             calls.append(
                 {
                     "name": chunk.get("name") or "",
@@ -759,13 +756,13 @@ def _parse_tool_call_chunks(
                     "type": "tool_call",
                 }
             )
-        else:
+        else:  # no error text, as LangChain's chunks give none
             invalid.append(
                 {
                     "name": chunk.get("name"),
                     "args": raw,
                     "id": chunk.get("id"),
-                    "error": error,
+                    "error": None,
                     "type": "invalid_tool_call",
                 }
             )

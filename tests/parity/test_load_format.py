@@ -29,6 +29,10 @@ COVERS = {"core.load.dumpd", "core.load.dumps", "core.load.loads", "core.load.lo
 TOOL_CALLS = [{"name": "search", "args": {"q": "Etna"}, "id": "call_1"}]
 INVALID = [{"name": "f", "args": "{", "id": "c9", "error": "bad json"}]
 USAGE = {"input_tokens": 3, "output_tokens": 5, "total_tokens": 8}
+# tool-call chunks: arguments cut off mid-stream, whole, and not JSON at all
+CUT_CHUNK = {"name": "add", "args": '{"a": 1', "id": "c1", "index": 0}
+WHOLE_CHUNK = {"name": "add", "args": '{"a": 1}', "id": "c1", "index": 0}
+BAD_CHUNK = {"name": None, "args": "oops{", "id": None, "index": 1}
 
 
 def pairs() -> list[tuple[str, Any, Any]]:
@@ -73,6 +77,28 @@ def pairs() -> list[tuple[str, Any, Any]]:
         ("function", "FunctionMessage", {"content": "c", "name": "f"}),
         ("ai chunk", "AIMessageChunk", {"content": "c", "usage_metadata": USAGE, "id": "r"}),
         ("ai chunk meta", "AIMessageChunk", {"content": "", "response_metadata": {"x": 1}}),
+        ("ai chunk call", "AIMessageChunk", {"content": "", "tool_call_chunks": [CUT_CHUNK]}),
+        (
+            "ai chunk calls",
+            "AIMessageChunk",
+            {
+                "content": "x",
+                "tool_call_chunks": [WHOLE_CHUNK, BAD_CHUNK],
+                "id": "run-1",
+                "usage_metadata": USAGE,
+            },
+        ),
+        ("ai chunk last", "AIMessageChunk", {"content": "y", "chunk_position": "last"}),
+        (
+            "ai chunk call last",
+            "AIMessageChunk",
+            {
+                "content": "z",
+                "tool_call_chunks": [{"name": "f", "args": "", "id": "c", "index": 0}],
+                "chunk_position": "last",
+                "response_metadata": {"m": 1},
+            },
+        ),
         ("human chunk", "HumanMessageChunk", {"content": "c"}),
         ("system chunk", "SystemMessageChunk", {"content": "s", "name": "n"}),
         ("tool chunk", "ToolMessageChunk", {"content": "t", "tool_call_id": "1"}),
@@ -125,11 +151,6 @@ def test_dumps_refuses_default_and_unsupported_ragline_objects():
         dumps(Document("x"), default=str)
     with pytest.raises(ValueError):
         lc_dumps(lc_documents.Document(page_content="x"), default=str)
-    chunk = messages.AIMessageChunk(
-        "", tool_call_chunks=[{"name": "f", "args": "{", "id": "1", "index": 0}]
-    )
-    with pytest.raises(TypeError, match="tool-call chunks"):
-        dumps(chunk)
     with pytest.raises(TypeError, match="FewShotPromptTemplate is not supported"):
         dumps(
             FewShotPromptTemplate(
@@ -153,7 +174,7 @@ def fields(obj: Any) -> Any:
         return ("Document", obj.page_content, obj.metadata, obj.id)
     names = ["content", "additional_kwargs", "response_metadata", "name", "id"]
     names += ["tool_calls", "invalid_tool_calls", "usage_metadata", "tool_call_id"]
-    names += ["artifact", "status", "role"]
+    names += ["artifact", "status", "role", "tool_call_chunks", "chunk_position"]
     return (type(obj).__name__, {n: getattr(obj, n, None) for n in names})
 
 
