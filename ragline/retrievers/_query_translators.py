@@ -42,20 +42,28 @@ _FILTER_OPERATORS = {
 _RANGES = (Comparator.GT, Comparator.GTE, Comparator.LT, Comparator.LTE)
 
 
-def _plain_value(comparison: Comparison) -> Any:
+def _iso_text(value: Any) -> Any:
     """A date or datetime the parser read ({"date": "2024-01-31", "type": "date"}) as
-    its ISO text; the filter language compares it for equality only."""
-    value = comparison.value
+    its ISO text; any other value as it is."""
     if isinstance(value, dict) and value.get("type") in ("date", "datetime"):
-        text = value.get(value["type"])
-        if comparison.comparator in _RANGES:
-            raise ValueError(
-                f"{comparison.comparator}({comparison.attribute!r}, {text!r}): ragline's "
-                "filter language orders numbers only; store the date as a number (such "
-                "as 20240131 or a timestamp) to compare it, or use eq / ne / in"
-            )
-        return text
+        return value.get(value["type"])
     return value
+
+
+def _plain_value(comparison: Comparison) -> Any:
+    """The comparison's value with its dates and datetimes (a list's too) as ISO text;
+    the filter language compares them for equality only."""
+    value = comparison.value
+    if isinstance(value, list):
+        return [_iso_text(item) for item in value]
+    text = _iso_text(value)
+    if text is not value and comparison.comparator in _RANGES:
+        raise ValueError(
+            f"{comparison.comparator}({comparison.attribute!r}, {text!r}): ragline's "
+            "filter language orders numbers only; store the date as a number (such "
+            "as 20240131 or a timestamp) to compare it, or use eq / ne / in"
+        )
+    return text
 
 
 class FilterTranslator(Visitor):

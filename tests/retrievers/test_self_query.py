@@ -281,6 +281,43 @@ def test_filter_translator_refuses_what_the_filter_language_cannot_say(
         FilterTranslator().visit_structured_query(StructuredQuery("q", get_parser().parse(text)))
 
 
+def test_dates_in_a_list_are_compared_as_their_iso_text() -> None:
+    """in / nin take dates as eq does (the range error above suggests them)."""
+    tree = get_parser().parse(
+        'or(in("d", ["2024-01-31", 2024-02-29T10:00:00]), nin("e", ["2023-12-01", 5]))'
+    )
+    assert FilterTranslator().visit_structured_query(StructuredQuery("q", tree))[1] == {
+        "filter": {
+            "$or": [
+                {"d": {"$in": ["2024-01-31", "2024-02-29T10:00:00"]}},
+                {"e": {"$nin": ["2023-12-01", 5]}},
+            ]
+        }
+    }
+    store = InMemoryVectorStore.from_documents(
+        [
+            Document("a", metadata={"d": "2024-01-31"}, id="a"),
+            Document("b", metadata={"d": "2024-02-01"}, id="b"),
+            Document("c", metadata={"d": "2024-02-29T10:00:00"}, id="c"),
+        ],
+        EMBEDDINGS,
+    )
+    retriever = SelfQueryRetriever.from_llm(
+        FakeListLLM(responses=[_reply('in("d", ["2024-01-31", "2024-02-29T10:00:00"])')]),
+        store,
+        "things",
+        [AttributeInfo(name="d", description="the day", type="date")],
+    )
+    assert sorted(d.id for d in retriever.invoke("q")) == ["a", "c"]
+    redis = RedisTranslator({"day": "tag"}).visit_comparison(
+        get_parser().parse('eq("day", ["2024-01-31", "2024-02-01"])')
+    )
+    assert (str(redis), dict(redis)) == (
+        "@day:{2024-01-31|2024-02-01}",
+        {"day": {"$in": ["2024-01-31", "2024-02-01"]}},
+    )
+
+
 SCHEMA = {"color": "tag", "year": "numeric", "job": "text"}
 
 
