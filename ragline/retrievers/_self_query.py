@@ -24,7 +24,6 @@ __all__ = ["QUERY_CONSTRUCTOR_RUN_NAME", "SelfQueryRetriever"]
 logger = logging.getLogger("ragline.retrievers")
 
 QUERY_CONSTRUCTOR_RUN_NAME = "query_constructor"
-SEARCH_TYPES = ("similarity", "similarity_score_threshold", "mmr")  # VectorStore.search's
 
 
 class SelfQueryRetriever(BaseRetriever):
@@ -106,6 +105,9 @@ class SelfQueryRetriever(BaseRetriever):
                 "structured_query_translator must be a Visitor (with visit_structured_query), "
                 f"got {type(structured_query_translator).__name__}"
             )
+        # imported here: ragline.vectorstores.retriever loads numpy (the embeddings)
+        from ragline.vectorstores.retriever import SEARCH_TYPES
+
         self.vectorstore = vectorstore
         self.query_constructor = query_constructor
         self.search_type = check_choice("search_type", search_type, SEARCH_TYPES)
