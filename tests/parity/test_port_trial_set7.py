@@ -426,3 +426,39 @@ def test_in_memory_store_loads_a_file_langchain_dumped(tmp_path: Any) -> None:
     empty = str(tmp_path / "empty.json")
     LCInMemoryVectorStore(LCFakeEmbedding(size=12)).dump(empty)
     assert InMemoryVectorStore.load(empty, DeterministicFakeEmbedding(size=12)).store == {}
+
+
+def test_bindings_print_as_langchains() -> None:
+    """``print(runnable.bind(...))`` / ``with_config`` / ``with_types``, alone and inside a
+    sequence (runnable_sequence_introspection printed RunnableBinding(X, kwargs=...))."""
+    from langchain_core.output_parsers import StrOutputParser as LCStrOutputParser
+    from langchain_core.runnables import RunnableLambda as LCRunnableLambda
+
+    from ragline.core.output_parsers import StrOutputParser
+    from ragline.core.runnables import RunnableLambda
+
+    def f(x: Any, y: int = 1) -> Any:
+        return x
+
+    def wirings(lam: Any, parser: Any) -> list[Any]:
+        r = lam(f)
+        return [
+            r.bind(y=2),
+            r.with_config(run_name="nm", tags=["t"]),
+            r.with_config({"max_concurrency": 2}),
+            r.with_config(configurable={"a": 1}),
+            parser().with_config(run_name="p"),
+            r.bind(y=2).with_config(tags=["a"]),
+            r.bind(y=2).bind(z=3),
+            r.with_types(input_type=int),
+            r.with_types(output_type=str),
+            r | r.bind(y=5),
+        ]
+
+    for ours, theirs in zip(
+        wirings(RunnableLambda, StrOutputParser),
+        wirings(LCRunnableLambda, LCStrOutputParser),
+        strict=True,
+    ):
+        assert repr(ours) == repr(theirs)
+        assert str(ours) == str(theirs)

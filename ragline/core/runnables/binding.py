@@ -94,13 +94,26 @@ class RunnableBindingBase(Runnable[Input, Output]):
         not the binding)."""
         return self.name or self.bound.get_name()
 
+    def _shown_fields(self) -> list[str]:
+        # LangChain's printed form (pydantic's): bound, kwargs, config, config_factories
+        # always, then a type given to with_types()
+        shown = [
+            f"bound={self.bound!r}",
+            f"kwargs={self.kwargs!r}",
+            f"config={dict(self.config)!r}",
+            "config_factories=[]",
+        ]
+        if self.custom_input_type is not None:
+            shown.append(f"custom_input_type={self.custom_input_type!r}")
+        if self.custom_output_type is not None:
+            shown.append(f"custom_output_type={self.custom_output_type!r}")
+        return shown
+
     def __repr__(self) -> str:
-        parts = [repr(self.bound)]
-        if self.kwargs:
-            parts.append(f"kwargs={self.kwargs!r}")
-        if self.config:
-            parts.append(f"config={dict(self.config)!r}")
-        return f"{type(self).__name__}({', '.join(parts)})"
+        return f"{type(self).__name__}({', '.join(self._shown_fields())})"
+
+    def __str__(self) -> str:
+        return " ".join(self._shown_fields())
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return [self.bound]
