@@ -130,6 +130,8 @@ class SelfQueryRetriever(BaseRetriever):
     def _prepare_query(
         self, query: str, structured_query: StructuredQuery
     ) -> tuple[str, dict[str, Any]]:
+        if self.verbose:
+            logger.info("Generated Query: %s", structured_query)
         new_query, new_kwargs = self.structured_query_translator.visit_structured_query(
             structured_query
         )
@@ -142,15 +144,11 @@ class SelfQueryRetriever(BaseRetriever):
 
     def _get_relevant_documents(self, query: str) -> list[Document]:
         structured_query = self.query_constructor.invoke({"query": query})
-        if self.verbose:
-            logger.info("Generated Query: %s", structured_query)
         new_query, search_kwargs = self._prepare_query(query, structured_query)
         return self.vectorstore.search(new_query, self.search_type, **search_kwargs)  # type: ignore[no-any-return]
 
     async def _aget_relevant_documents(self, query: str) -> list[Document]:  # type: ignore[override]
         structured_query = await self.query_constructor.ainvoke({"query": query})
-        if self.verbose:
-            logger.info("Generated Query: %s", structured_query)
         new_query, search_kwargs = self._prepare_query(query, structured_query)
         return await self.vectorstore.asearch(new_query, self.search_type, **search_kwargs)  # type: ignore[no-any-return]
 
