@@ -12,9 +12,10 @@ classes and their chunks, PromptTemplate, ChatPromptTemplate, its role message t
 and MessagesPlaceholder), looked up by id in a fixed table: nothing is imported by name,
 and an unknown id raises :class:`~ragline.core.exceptions.InvalidInputError` naming it.
 Values JSON cannot hold are written as LangChain writes them (``"type":
-"not_implemented"`` with their repr) and refused when read back. Other ragline objects
-(models, few-shot prompts) are refused when written, rather than written in a form
-LangChain would not give.
+"not_implemented"`` with their repr) and refused when read back; so are few-shot
+prompts, as LangChain writes them (their printed form is LangChain's). Other ragline
+objects (models ...) are refused when written, rather than written in a form LangChain
+would not give.
 
 Example:
     >>> from ragline.core import Document
@@ -53,6 +54,8 @@ from ragline.core.prompts import (
     AIMessagePromptTemplate,
     ChatMessagePromptTemplate,
     ChatPromptTemplate,
+    FewShotChatMessagePromptTemplate,
+    FewShotPromptTemplate,
     HumanMessagePromptTemplate,
     MessagesPlaceholder,
     PromptTemplate,
@@ -228,6 +231,16 @@ def _encode(obj: Any) -> Any:
         return _constructor(kind.__name__, _message_kwargs(obj))
     if kind in _PROMPTS:
         return _prompt_entry(obj)
+    if kind in (FewShotPromptTemplate, FewShotChatMessagePromptTemplate):
+        # LangChain does not serialize these: it writes their printed form, which
+        # ragline's prompts print alike, and refuses to read it back
+        return {
+            "lc": 1,
+            "type": "not_implemented",
+            "id": ["langchain_core", "prompts", "few_shot", kind.__name__],
+            "repr": repr(obj),
+            "name": kind.__name__,
+        }
     if kind.__module__.split(".")[0] == "ragline":
         raise TypeError(
             "ragline.core.load writes Documents, messages and prompt templates; "

@@ -63,6 +63,12 @@ class _FewShot(BasePromptTemplate):
         self.examples = None if examples is None else [dict(example) for example in examples]
         self.example_selector = example_selector
 
+    def _example_fields(self) -> list[tuple[str, Any]]:
+        """The examples or the selector, whichever is set (LangChain's printed fields)."""
+        if self.examples is not None:
+            return [("examples", self.examples)]
+        return [("example_selector", self.example_selector)]
+
     def _selecting(self, values: dict[str, Any]) -> Operation[list[dict[str, Any]]]:
         if self.examples is not None:
             chosen = self.examples
@@ -94,6 +100,10 @@ class _FewShot(BasePromptTemplate):
 
     async def _aformat_prompt(self, **kwargs: Any) -> PromptValue:
         return await adrive(self._formatting(kwargs))
+
+
+def _joined(fields: list[tuple[str, Any]], separator: str) -> str:
+    return separator.join(f"{name}={value!r}" for name, value in fields)
 
 
 class FewShotPromptTemplate(_FewShot):
@@ -221,8 +231,21 @@ class FewShotPromptTemplate(_FewShot):
             "template_format": self.template_format,
         }
 
+    def _printed_fields(self) -> list[tuple[str, Any]]:
+        # LangChain's printed form (pydantic's): the prompt's shared fields, then its own
+        # in its order, those with a default value only when set to another
+        shown = [*self._shared_printed_fields(), *self._example_fields()]
+        shown += [("example_prompt", self.example_prompt), ("suffix", self.suffix)]
+        if self.example_separator != "\n\n":
+            shown.append(("example_separator", self.example_separator))
+        if self.prefix:
+            shown.append(("prefix", self.prefix))
+        if self.template_format != "f-string":
+            shown.append(("template_format", self.template_format))
+        return shown
+
     def __repr__(self) -> str:
-        return f"FewShotPromptTemplate(prefix={self.prefix!r}, suffix={self.suffix!r})"
+        return f"FewShotPromptTemplate({_joined(self._printed_fields(), ', ')})"
 
 
 class FewShotChatMessagePromptTemplate(_FewShot, BaseMessagePromptTemplate):
@@ -298,5 +321,10 @@ class FewShotChatMessagePromptTemplate(_FewShot, BaseMessagePromptTemplate):
             partial_variables={**self.partial_variables, **kwargs},
         )
 
+    def _printed_fields(self) -> list[tuple[str, Any]]:
+        # LangChain's printed form (pydantic's): here the examples come first
+        shown = [*self._example_fields(), *self._shared_printed_fields()]
+        return [*shown, ("example_prompt", self.example_prompt)]
+
     def __repr__(self) -> str:
-        return f"FewShotChatMessagePromptTemplate(example_prompt={self.example_prompt!r})"
+        return f"FewShotChatMessagePromptTemplate({_joined(self._printed_fields(), ', ')})"
