@@ -26,19 +26,10 @@ from ragline.core.structured_query import (
     StructuredQuery,
     Visitor,
 )
+from ragline.vectorstores.filters import COMPARISON_OPERATORS, LOGICAL_OPERATORS
 
 __all__ = ["FilterTranslator", "RedisTranslator", "builtin_translator"]
 
-_FILTER_OPERATORS = {
-    Comparator.EQ: "$eq",
-    Comparator.NE: "$ne",
-    Comparator.GT: "$gt",
-    Comparator.GTE: "$gte",
-    Comparator.LT: "$lt",
-    Comparator.LTE: "$lte",
-    Comparator.IN: "$in",
-    Comparator.NIN: "$nin",
-}
 _RANGES = (Comparator.GT, Comparator.GTE, Comparator.LT, Comparator.LTE)
 
 
@@ -66,7 +57,18 @@ def _plain_value(comparison: Comparison) -> Any:
     return text
 
 
-class FilterTranslator(Visitor):
+class _FilterArgument(Visitor):
+    """A translator whose filter goes to the store's search as ``filter=``."""
+
+    def visit_structured_query(
+        self, structured_query: StructuredQuery
+    ) -> tuple[str, dict[str, Any]]:
+        if structured_query.filter is None:
+            return structured_query.query, {}
+        return structured_query.query, {"filter": structured_query.filter.accept(self)}
+
+
+class FilterTranslator(_FilterArgument):
     """A structured query as ``(query, {"filter": filter dict})`` in ragline's filter
     language (no filter: ``(query, {})``).
 
@@ -76,8 +78,9 @@ class FilterTranslator(Visitor):
         {'year': {'$gt': 2000}}
     """
 
-    allowed_comparators = tuple(_FILTER_OPERATORS)
-    allowed_operators = (Operator.AND, Operator.OR)
+    # what the filter language has: eq is $eq, and is $and ...
+    allowed_comparators = tuple(c for c in Comparator if f"${c.value}" in COMPARISON_OPERATORS)
+    allowed_operators = tuple(o for o in Operator if f"${o.value}" in LOGICAL_OPERATORS)
 
     def visit_operation(self, operation: Operation) -> dict[str, Any]:
         self._validate_func(operation.operator)
@@ -90,14 +93,7 @@ class FilterTranslator(Visitor):
             value, (list, tuple)
         ):
             value = [value]
-        return {comparison.attribute: {_FILTER_OPERATORS[comparison.comparator]: value}}
-
-    def visit_structured_query(
-        self, structured_query: StructuredQuery
-    ) -> tuple[str, dict[str, Any]]:
-        if structured_query.filter is None:
-            return structured_query.query, {}
-        return structured_query.query, {"filter": structured_query.filter.accept(self)}
+        return {comparison.attribute: {f"${comparison.comparator.value}": value}}
 
 
 _REDIS_METHODS = {
@@ -116,7 +112,7 @@ _REDIS_KINDS = {
 }
 
 
-class RedisTranslator(Visitor):
+class RedisTranslator(_FilterArgument):
     """A structured query as a ``RedisFilterExpression`` for a Redis store's index.
 
     Args:
@@ -181,13 +177,6 @@ class RedisTranslator(Visitor):
         for part in reversed(parts[:-1]):
             combined = part | combined if operation.operator == Operator.OR else part & combined
         return combined
-
-    def visit_structured_query(
-        self, structured_query: StructuredQuery
-    ) -> tuple[str, dict[str, Any]]:
-        if structured_query.filter is None:
-            return structured_query.query, {}
-        return structured_query.query, {"filter": structured_query.filter.accept(self)}
 
 
 def builtin_translator(vectorstore: Any) -> Visitor:
