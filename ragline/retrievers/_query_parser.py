@@ -118,7 +118,7 @@ class FilterParser:
 
     def _expression(self, reader: _Reader) -> Any:
         for pattern, convert in ((_DATETIME, _datetime), (_DATE, _date)):
-            found = reader.match_group(pattern)
+            found = reader.match(pattern, group=1)
             if found is not None:
                 return convert(found)
         if reader.peek() == "[":
@@ -243,19 +243,14 @@ class _Reader:
             return True
         return False
 
-    def match(self, pattern: re.Pattern[str]) -> str | None:
+    def match(self, pattern: re.Pattern[str], group: int = 0) -> str | None:
+        """The matched text (or one group of it) at the position, moving past the
+        match; None when the pattern does not match there."""
         found = pattern.match(self.text, self.position)
         if found is None:
             return None
         self.position = found.end()
-        return found.group(0)
-
-    def match_group(self, pattern: re.Pattern[str]) -> str | None:
-        found = pattern.match(self.text, self.position)
-        if found is None:
-            return None
-        self.position = found.end()
-        return found.group(1)
+        return found.group(group)
 
     def error(self, expected: str, position: int | None = None) -> ValueError:
         at = self.position if position is None else position
