@@ -483,6 +483,7 @@ PINNED_EXPORTS = {
         "chain",
         "convert_to_messages",
         "convert_to_openai_function",
+        "convert_to_openai_messages",
         "convert_to_openai_tool",
         "count_tokens_approximately",
         "ensure_config",

@@ -1110,8 +1110,9 @@ PATHS: dict[str, dict[str, str]] = {
             "ChatMessageChunk FunctionMessage FunctionMessageChunk HumanMessage "
             "HumanMessageChunk InvalidToolCall SystemMessage SystemMessageChunk ToolCall "
             "ToolCallChunk ToolMessage ToolMessageChunk UsageMetadata convert_to_messages "
-            "filter_messages get_buffer_string merge_message_runs message_to_dict "
-            "messages_from_dict messages_to_dict trim_messages"
+            "convert_to_openai_messages filter_messages get_buffer_string "
+            "merge_message_runs message_to_dict messages_from_dict messages_to_dict "
+            "trim_messages"
         ),
         "ragline.core.messages": "AnyMessage",
     },
@@ -1141,8 +1142,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.messages.utils": {
         "ragline.core": (
-            "convert_to_messages count_tokens_approximately filter_messages "
-            "get_buffer_string merge_message_runs messages_from_dict trim_messages"
+            "convert_to_messages convert_to_openai_messages count_tokens_approximately "
+            "filter_messages get_buffer_string merge_message_runs messages_from_dict "
+            "trim_messages"
         ),
     },
     "langchain_core.output_parsers": {

@@ -91,6 +91,7 @@ _EXPORTS = {
     "ToolCallChunk": ".messages",
     "InvalidToolCall": ".messages",
     "convert_to_messages": ".messages",
+    "convert_to_openai_messages": ".messages",
     "get_buffer_string": ".messages",
     "filter_messages": "._message_ops",
     "merge_message_runs": "._message_ops",

@@ -46,6 +46,7 @@ __all__ = [
     "ToolMessageChunk",
     "UsageMetadata",
     "convert_to_messages",
+    "convert_to_openai_messages",
     "get_buffer_string",
 ]
 
@@ -899,6 +900,80 @@ def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
                 f"(role, content) tuple or a {{'role': ..., 'content': ...}} dict"
             )
     return converted
+
+
+_OPENAI_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
+
+
+def _openai_content(content: Content, text_format: str) -> str | list[Any]:
+    """Content as OpenAI's API takes it: ``"string"`` keeps text as a string (all-text
+    block lists joined by newlines), ``"block"`` makes every text a text block."""
+    if isinstance(content, str):
+        if text_format == "string":
+            return content
+        return [{"type": "text", "text": content}] if content else []
+    blocks = [{"type": "text", "text": b} if isinstance(b, str) else b for b in content]
+    all_text = all(b.get("type") == "text" and isinstance(b.get("text"), str) for b in blocks)
+    if text_format == "string" and all_text:
+        return "\n".join(b["text"] for b in blocks)
+    return blocks
+
+
+def _openai_message(message: BaseMessage, text_format: str) -> dict[str, Any]:
+    if isinstance(message, ChatMessage):
+        role = message.role
+    elif message.type == "system" and (
+        message.additional_kwargs.get("__openai_role__") == "developer"
+    ):
+        role = "developer"
+    else:
+        role = _OPENAI_ROLES.get(message.type, message.type)
+    entry: dict[str, Any] = {"role": role}
+    if message.name is not None:
+        entry["name"] = message.name
+    if isinstance(message, AIMessage) and message.tool_calls:
+        entry["tool_calls"] = [
+            {
+                "type": "function",
+                "id": call.get("id"),
+                "function": {"name": call["name"], "arguments": json.dumps(call["args"])},
+            }
+            for call in message.tool_calls
+        ]
+    if isinstance(message, ToolMessage):
+        entry["tool_call_id"] = message.tool_call_id
+    entry["content"] = _openai_content(message.content, text_format)
+    return entry
+
+
+def convert_to_openai_messages(
+    messages: MessageLike | Iterable[MessageLike], *, text_format: str = "string"
+) -> dict[str, Any] | list[dict[str, Any]]:
+    """Messages as OpenAI chat-completions dicts (``{"role": ..., "content": ...}``).
+
+    Roles: ``user``, ``assistant``, ``system`` (``developer`` for a system message marked
+    so), ``tool`` (with ``tool_call_id``), ``function``, or a ``ChatMessage``'s own role;
+    ``name`` when set; an AI message's tool calls as OpenAI's ``tool_calls`` (arguments as
+    a JSON string).
+
+    Args:
+        messages: one message-like value (a dict comes back) or several (a list).
+        text_format: ``"string"`` (text content as a string; a list of only text blocks
+            joined by newlines) or ``"block"`` (text as ``{"type": "text"}`` blocks).
+
+    Raises:
+        InvalidInputError: an unknown ``text_format`` or a value that is not message-like.
+
+    Example:
+        >>> convert_to_openai_messages([("system", "Be brief."), "Hi"])
+        [{'role': 'system', 'content': 'Be brief.'}, {'role': 'user', 'content': 'Hi'}]
+    """
+    if text_format not in ("string", "block"):
+        raise InvalidInputError(f"text_format must be 'string' or 'block', got {text_format!r}")
+    single = isinstance(messages, (BaseMessage, dict, str))
+    converted = convert_to_messages([messages] if single else messages)  # type: ignore[list-item, arg-type]
+    entries = [_openai_message(m, text_format) for m in converted]
+    return entries[0] if single else entries
 
 
 _BUFFER_PREFIXES = {"system": "System", "tool": "Tool", "function": "Function"}

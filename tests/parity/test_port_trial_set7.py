@@ -6,6 +6,7 @@ compares what the program would print or read.
 
 from __future__ import annotations
 
+import json
 import warnings
 from typing import Any
 
@@ -18,6 +19,8 @@ from pydantic import BaseModel
 
 from ragline.core import FakeListLLM, messages
 from ragline.core import output_parsers as parsers
+
+COVERS = {"core.convert_to_openai_messages"}
 
 
 class Joke(BaseModel):
@@ -462,3 +465,55 @@ def test_bindings_print_as_langchains() -> None:
     ):
         assert repr(ours) == repr(theirs)
         assert str(ours) == str(theirs)
+
+
+def _openai_cases(m: Any) -> list[Any]:
+    return [
+        m.SystemMessage(content="sys"),
+        m.SystemMessage(content="dev", additional_kwargs={"__openai_role__": "developer"}),
+        m.HumanMessage(content="hi", name="ann", id="h1"),
+        m.AIMessage(content="yo", name="bot"),
+        m.AIMessage(content="", tool_calls=[{"name": "f", "args": {"a": 1, "b": "x"}, "id": "c1"}]),
+        m.AIMessage(
+            content="thinking",
+            tool_calls=[
+                {"name": "f", "args": {}, "id": "c2"},
+                {"name": "g", "args": {"q": [1, 2]}, "id": "c3"},
+            ],
+        ),
+        m.ToolMessage(content="42", tool_call_id="c1"),
+        m.ToolMessage(content="r", tool_call_id="c2", name="f", status="error", artifact=1),
+        m.FunctionMessage(content="fr", name="f"),
+        m.ChatMessage(content="cm", role="critic"),
+        m.HumanMessage(content=[{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]),
+        m.HumanMessage(
+            content=[
+                {"type": "text", "text": "look"},
+                {"type": "image_url", "image_url": {"url": "https://x/y.png"}},
+            ]
+        ),
+        m.HumanMessage(content=["plain", {"type": "text", "text": "t"}]),
+        m.HumanMessage(content=""),
+        m.HumanMessage(content=[]),
+        m.AIMessage(content=[{"type": "text", "text": "x"}]),
+        m.ToolMessage(content=[{"type": "text", "text": "tt"}], tool_call_id="t"),
+    ]
+
+
+@pytest.mark.parametrize("text_format", ["string", "block"])
+def test_convert_to_openai_messages_as_langchains(text_format: str) -> None:
+    """Messages out as OpenAI dicts (convert_openai_messages_roundtrip: the name was
+    missing, so the port kept LangChain's, which refused ragline's messages)."""
+    for ours, theirs in zip(_openai_cases(messages), _openai_cases(lc_messages), strict=True):
+        expected = lc_messages.convert_to_openai_messages(theirs, text_format=text_format)
+        got = messages.convert_to_openai_messages(ours, text_format=text_format)
+        assert json.dumps(got) == json.dumps(expected)  # keys in LangChain's order too
+    mixed: list[Any] = [("user", "tuple"), {"role": "assistant", "content": "d"}, "s"]
+    assert messages.convert_to_openai_messages(mixed) == lc_messages.convert_to_openai_messages(
+        mixed
+    )
+    assert messages.convert_to_openai_messages("s") == lc_messages.convert_to_openai_messages("s")
+    with pytest.raises(ValueError):
+        lc_messages.convert_to_openai_messages([], text_format="bad")
+    with pytest.raises(ValueError):
+        messages.convert_to_openai_messages([], text_format="bad")
