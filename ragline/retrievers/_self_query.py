@@ -176,12 +176,11 @@ class SelfQueryRetriever(BaseRetriever):
         if structured_query_translator is None:
             structured_query_translator = builtin_translator(vectorstore)
         options = dict(chain_kwargs or {})
-        if structured_query_translator.allowed_comparators is not None:
-            options.setdefault(
-                "allowed_comparators", structured_query_translator.allowed_comparators
-            )
-        if structured_query_translator.allowed_operators is not None:
-            options.setdefault("allowed_operators", structured_query_translator.allowed_operators)
+        for name in ("allowed_comparators", "allowed_operators"):
+            # read leniently: the constructor says clearly what a translator must be
+            allowed = getattr(structured_query_translator, name, None)
+            if allowed is not None:
+                options.setdefault(name, allowed)
         query_constructor = load_query_constructor_runnable(
             llm, document_contents, metadata_field_info, enable_limit=enable_limit, **options
         ).with_config(run_name=QUERY_CONSTRUCTOR_RUN_NAME)

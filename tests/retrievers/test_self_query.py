@@ -555,6 +555,19 @@ def test_bad_options_are_refused_by_name() -> None:
         retriever.invoke("q")
 
 
+def test_from_llm_refuses_a_translator_that_is_no_visitor_by_name() -> None:
+    with pytest.raises(
+        InvalidInputError, match="must be a Visitor \\(with visit_structured_query\\), got dict"
+    ):
+        SelfQueryRetriever.from_llm(
+            FakeListLLM(responses=["x"]),
+            _store("in_memory"),
+            "things",
+            INFO,
+            structured_query_translator={},  # type: ignore[arg-type]
+        )
+
+
 def test_a_store_without_a_built_in_translator_is_refused() -> None:
     with pytest.raises(
         ValueError, match="SelfQueryRetriever has no built-in translator for object"
