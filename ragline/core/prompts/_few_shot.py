@@ -31,7 +31,7 @@ from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.exceptions import InvalidInputError, MissingVariableError
 from ragline.core.messages import BaseMessage, get_buffer_string
 from ragline.core.prompts._base import BasePromptTemplate, PromptTemplate
-from ragline.core.prompts._chat import BaseMessagePromptTemplate, ChatPromptTemplate
+from ragline.core.prompts._chat import BaseMessagePromptTemplate, ChatPromptTemplate, _joined
 from ragline.core.prompts._formats import Template
 from ragline.core.prompts._values import ChatPromptValue, PromptValue, StringPromptValue
 
@@ -100,10 +100,6 @@ class _FewShot(BasePromptTemplate):
 
     async def _aformat_prompt(self, **kwargs: Any) -> PromptValue:
         return await adrive(self._formatting(kwargs))
-
-
-def _joined(fields: list[tuple[str, Any]], separator: str) -> str:
-    return separator.join(f"{name}={value!r}" for name, value in fields)
 
 
 class FewShotPromptTemplate(_FewShot):
