@@ -234,24 +234,19 @@ def _encode(obj: Any) -> Any:
     if kind in (FewShotPromptTemplate, FewShotChatMessagePromptTemplate):
         # LangChain does not serialize these: it writes their printed form, which
         # ragline's prompts print alike, and refuses to read it back
-        return {
-            "lc": 1,
-            "type": "not_implemented",
-            "id": ["langchain_core", "prompts", "few_shot", kind.__name__],
-            "repr": repr(obj),
-            "name": kind.__name__,
-        }
+        few_shot_id = ["langchain_core", "prompts", "few_shot", kind.__name__]
+        return _not_implemented(few_shot_id, obj) | {"name": kind.__name__}
     if kind.__module__.split(".")[0] == "ragline":
         raise TypeError(
             "ragline.core.load writes Documents, messages and prompt templates; "
             f"{kind.__name__} is not supported (LangChain's form for it is not reproduced here)"
         )
-    return {
-        "lc": 1,
-        "type": "not_implemented",
-        "id": [*kind.__module__.split("."), kind.__name__],
-        "repr": repr(obj),
-    }
+    return _not_implemented([*kind.__module__.split("."), kind.__name__], obj)
+
+
+def _not_implemented(lc_id: list[str], obj: Any) -> dict[str, Any]:
+    """LangChain's entry for a value it does not serialize: its id and printed form."""
+    return {"lc": 1, "type": "not_implemented", "id": lc_id, "repr": repr(obj)}
 
 
 def _constructor(name: str, kwargs: dict[str, Any]) -> dict[str, Any]:
