@@ -380,6 +380,8 @@ PINNED_EXPORTS = {
         "ChatResult",
         "CommaSeparatedListOutputParser",
         "ConfigurableField",
+        "ConfigurableFieldMultiOption",
+        "ConfigurableFieldSingleOption",
         "ConfigurableFieldSpec",
         "ConfigurationError",
         "DimensionError",

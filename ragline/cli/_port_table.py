@@ -744,9 +744,10 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.schema.runnable": {
         "ragline.core": (
-            "ConfigurableField Runnable RunnableBinding RunnableBranch RunnableConfig "
-            "RunnableGenerator RunnableLambda RunnableParallel RunnablePassthrough "
-            "RunnableSequence RunnableSerializable RunnableWithFallbacks"
+            "ConfigurableField ConfigurableFieldMultiOption ConfigurableFieldSingleOption "
+            "Runnable RunnableBinding RunnableBranch RunnableConfig RunnableGenerator "
+            "RunnableLambda RunnableParallel RunnablePassthrough RunnableSequence "
+            "RunnableSerializable RunnableWithFallbacks"
         ),
         "ragline.core.config": "patch_config",
         "ragline.core.runnables": "RouterInput RouterRunnable RunnableMap",
@@ -785,7 +786,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core.runnables": "RouterInput RouterRunnable",
     },
     "langchain_classic.schema.runnable.utils": {
-        "ragline.core": "AddableDict ConfigurableField ConfigurableFieldSpec",
+        "ragline.core": (
+            "AddableDict ConfigurableField ConfigurableFieldMultiOption "
+            "ConfigurableFieldSingleOption ConfigurableFieldSpec"
+        ),
     },
     "langchain_classic.schema.storage": {
         "ragline.core": "BaseStore",
@@ -1247,7 +1251,8 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.runnables": {
         "ragline.core": (
-            "AddableDict ConfigurableField ConfigurableFieldSpec Runnable RunnableAssign "
+            "AddableDict ConfigurableField ConfigurableFieldMultiOption "
+            "ConfigurableFieldSingleOption ConfigurableFieldSpec Runnable RunnableAssign "
             "RunnableBinding RunnableBranch RunnableConfig RunnableGenerator "
             "RunnableLambda RunnableParallel RunnablePassthrough RunnablePick "
             "RunnableSequence RunnableSerializable RunnableWithFallbacks "
@@ -1294,7 +1299,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core.runnables": "RouterInput RouterRunnable",
     },
     "langchain_core.runnables.utils": {
-        "ragline.core": "AddableDict ConfigurableField ConfigurableFieldSpec",
+        "ragline.core": (
+            "AddableDict ConfigurableField ConfigurableFieldMultiOption "
+            "ConfigurableFieldSingleOption ConfigurableFieldSpec"
+        ),
     },
     "langchain_core.stores": {
         "ragline.core": "BaseStore InMemoryByteStore",

@@ -49,6 +49,8 @@ _EXPORTS = {
     "RunnableWithFallbacks": ".runnables",
     "RunnableBranch": ".runnables",
     "ConfigurableField": ".runnables",
+    "ConfigurableFieldMultiOption": ".runnables",
+    "ConfigurableFieldSingleOption": ".runnables",
     "ConfigurableFieldSpec": ".runnables",
     "RunnableWithMessageHistory": ".runnables",
     "Graph": ".runnables",

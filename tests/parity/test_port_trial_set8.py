@@ -18,7 +18,13 @@ import ragline.tools as rl_tools
 from ragline.core.runnables import RunnableLambda
 from ragline.core.runnables.retry import RunnableRetry
 
-COVERS = {"core.count_tokens_approximately", "tools.InjectedToolArg", "tools.InjectedToolCallId"}
+COVERS = {
+    "core.ConfigurableFieldMultiOption",
+    "core.ConfigurableFieldSingleOption",
+    "core.count_tokens_approximately",
+    "tools.InjectedToolArg",
+    "tools.InjectedToolCallId",
+}
 
 
 def _retry_view(retry: Any) -> tuple[Any, ...]:
@@ -523,3 +529,57 @@ def test_chat_openai_model_name_is_a_configurable_field_as_langchains() -> None:
         theirs = run(LCChatOpenAI, LCConfigurableField, server.base_url)
         sent_by_them = [r.body["model"] for r in server.requests]
     assert (ours, sent_by_us) == (theirs, sent_by_them)
+
+
+# ConfigurableFieldSingleOption / ConfigurableFieldMultiOption (configurable_fields area)
+
+
+def _option_runs(core: Any, prompt_cls: Any, llm_cls: Any) -> tuple[Any, ...]:
+    single = core.ConfigurableFieldSingleOption(
+        id="tpl",
+        options={"joke": "joke about {topic}", "poem": "poem about {topic}"},
+        default="joke",
+        name="Template",
+        description="which prompt",
+    )
+    prompt = prompt_cls.from_template("plain {topic}").configurable_fields(template=single)
+    multi = core.ConfigurableFieldMultiOption(
+        id="answers", options={"a": "alpha", "b": "beta", "c": "gamma"}, default=["a", "b"]
+    )
+    llm = llm_cls(responses=["unused"]).configurable_fields(responses=multi)
+    texts = [
+        prompt.invoke({"topic": "cats"}).to_string(),
+        prompt.with_config(configurable={"tpl": "poem"}).invoke({"topic": "cats"}).to_string(),
+        llm.invoke("q"),
+        llm.with_config(configurable={"answers": ["c", "a"]}).invoke("q"),
+    ]
+    # the Enum's module is each library's own
+    module = prompt.config_specs[0].annotation.__module__
+    specs = [
+        (
+            s.id,
+            s.name,
+            s.description,
+            s.default,
+            s.is_shared,
+            str(s.annotation).replace(module, "M"),
+        )
+        for s in (prompt | llm).config_specs
+    ]
+    members = [[m.value for m in prompt.config_specs[0].annotation]]
+    with pytest.raises(KeyError):
+        prompt.with_config(configurable={"tpl": "limerick"}).invoke({"topic": "cats"})
+    return texts, specs, members
+
+
+def test_option_fields_choose_named_values_as_langchains() -> None:
+    import langchain_core.runnables as lc_core
+    from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+    from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+
+    import ragline.core as rl_core
+    from ragline.core import FakeListLLM, PromptTemplate
+
+    ours = _option_runs(rl_core, PromptTemplate, FakeListLLM)
+    theirs = _option_runs(lc_core, LCPromptTemplate, LCFakeListLLM)
+    assert ours == theirs

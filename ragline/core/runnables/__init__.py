@@ -29,6 +29,8 @@ _EXPORTS = {
     "RunnableWithFallbacks": ".fallbacks",
     "RunnableBranch": ".branch",
     "ConfigurableField": ".configurable",
+    "ConfigurableFieldMultiOption": ".configurable",
+    "ConfigurableFieldSingleOption": ".configurable",
     "ConfigurableFieldSpec": ".configurable",
     "RunnableWithMessageHistory": ".history",
     "RunnableConfigurableFields": ".configurable",

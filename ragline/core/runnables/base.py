@@ -40,7 +40,7 @@ from ragline.core.runnables.schema import SchemaMethods
 
 if TYPE_CHECKING:
     from ragline.core.runnables.binding import RunnableBinding
-    from ragline.core.runnables.configurable import ConfigurableField
+    from ragline.core.runnables.configurable import AnyConfigurableField, ConfigurableField
     from ragline.core.runnables.fallbacks import RunnableWithFallbacks
     from ragline.core.runnables.graph import Graph
     from ragline.core.runnables.retry import RunnableRetry
@@ -573,8 +573,9 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
             self, fallbacks, exceptions_to_handle=exceptions_to_handle, exception_key=exception_key
         )
 
-    def configurable_fields(self, **fields: ConfigurableField) -> Runnable[Input, Output]:
-        """Let ``config["configurable"][field.id]`` replace attributes at invoke time."""
+    def configurable_fields(self, **fields: AnyConfigurableField) -> Runnable[Input, Output]:
+        """Let ``config["configurable"][field.id]`` replace attributes at invoke time (a
+        ConfigurableFieldSingleOption / MultiOption: with the named option's value)."""
         from ragline.core.runnables.configurable import RunnableConfigurableFields
 
         return RunnableConfigurableFields(self, fields)

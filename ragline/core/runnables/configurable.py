@@ -18,7 +18,7 @@ import dataclasses
 import enum
 import functools
 import typing
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConfigurableField",
+    "ConfigurableFieldMultiOption",
+    "ConfigurableFieldSingleOption",
     "ConfigurableFieldSpec",
     "RunnableConfigurableAlternatives",
     "RunnableConfigurableFields",
@@ -61,6 +63,56 @@ class ConfigurableField:
     name: str | None = None
     description: str | None = None
     options: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ConfigurableFieldSingleOption:
+    """A field set to one of named values: ``config["configurable"][id]`` names the key
+    of ``options`` to use; without it ``default`` (a key) applies, also to calls with no
+    configuration at all.
+
+    Args:
+        id: the key in ``config["configurable"]``.
+        options: option key -> the value the field takes.
+        default: the key used when the configuration names none.
+        name, description: human-readable name and description.
+        is_shared: whether one value is shared by the whole run tree.
+    """
+
+    id: str
+    options: Mapping[str, Any]
+    default: str
+    name: str | None = None
+    description: str | None = None
+    is_shared: bool = False
+
+
+@dataclass(frozen=True)
+class ConfigurableFieldMultiOption:
+    """A field set to a list of named values: ``config["configurable"][id]`` lists keys
+    of ``options``; the field takes their values in that order (``default``: the keys
+    used when the configuration names none).
+
+    Args:
+        id: the key in ``config["configurable"]``.
+        options: option key -> value.
+        default: the keys used when the configuration names none.
+        name, description: human-readable name and description.
+        is_shared: whether one value is shared by the whole run tree.
+    """
+
+    id: str
+    options: Mapping[str, Any]
+    default: Sequence[str]
+    name: str | None = None
+    description: str | None = None
+    is_shared: bool = False
+
+
+_FIELD_KINDS = (ConfigurableField, ConfigurableFieldSingleOption, ConfigurableFieldMultiOption)
+AnyConfigurableField = (
+    ConfigurableField | ConfigurableFieldSingleOption | ConfigurableFieldMultiOption
+)
 
 
 @dataclass(frozen=True)
@@ -263,7 +315,7 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
     """
 
     def __init__(
-        self, default: Runnable[Input, Output], fields: dict[str, ConfigurableField]
+        self, default: Runnable[Input, Output], fields: Mapping[str, AnyConfigurableField]
     ) -> None:
         if not fields:
             raise ConfigurationError(
@@ -271,10 +323,11 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
             )
         attributes = sorted(k for k in vars(default) if not k.startswith("_"))
         for attribute, field in fields.items():
-            if not isinstance(field, ConfigurableField):
+            if not isinstance(field, _FIELD_KINDS):
                 raise ConfigurationError(
                     f"configurable_fields({attribute}=...) needs a ConfigurableField, got "
-                    f"{type(field).__name__}"
+                    f"{type(field).__name__} (a ConfigurableFieldSingleOption or "
+                    "ConfigurableFieldMultiOption also works)"
                 )
             if not hasattr(default, attribute):
                 # a plain ValueError, the class LangChain raises here (parity)
@@ -296,7 +349,9 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
         """This runnable's fields (their default: the current value), then those of the
         runnables inside it."""
         specs: dict[str, Any] = {
-            field.id: ConfigurableFieldSpec(
+            field.id: _option_spec(field)
+            if not isinstance(field, ConfigurableField)
+            else ConfigurableFieldSpec(
                 field.id,
                 name=field.name,
                 description=field.description,
@@ -311,7 +366,16 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
 
     def _prepare(self, config: RunnableConfig) -> Runnable[Input, Output]:
         values = config.get("configurable") or {}
-        changes = {attr: values[f.id] for attr, f in self.fields.items() if f.id in values}
+        changes = {}
+        for attribute, field in self.fields.items():
+            if isinstance(field, ConfigurableFieldSingleOption):
+                # the default option applies to every call, as in LangChain
+                changes[attribute] = _option(field, values.get(field.id) or field.default)
+            elif isinstance(field, ConfigurableFieldMultiOption):
+                keys = values.get(field.id, field.default)
+                changes[attribute] = [_option(field, key) for key in keys]
+            elif field.id in values:
+                changes[attribute] = values[field.id]
         if not changes:
             return self.default
         configured = copy.copy(self.default)  # the default itself is never changed
@@ -444,3 +508,32 @@ def _declared_type(runnable: Any, attribute: str) -> Any:
         if attribute in hints:
             return hints[attribute]
     return None
+
+
+def _option(field: ConfigurableFieldSingleOption | ConfigurableFieldMultiOption, key: Any) -> Any:
+    """The value of option ``key`` (a KeyError naming the options, as LangChain's is a
+    KeyError)."""
+    try:
+        return field.options[key]
+    except (KeyError, TypeError):
+        raise KeyError(
+            f"{key!r} is not an option of configurable field {field.id!r}; the options are "
+            f"{', '.join(map(repr, field.options))}"
+        ) from None
+
+
+def _option_spec(
+    field: ConfigurableFieldSingleOption | ConfigurableFieldMultiOption,
+) -> ConfigurableFieldSpec:
+    """LangChain's spec of an option field: an Enum of the option keys (a Sequence of it
+    for a multi option), the default key(s)."""
+    choice = _choice_enum(field.name or field.id, tuple(field.options))
+    multi = isinstance(field, ConfigurableFieldMultiOption)
+    return ConfigurableFieldSpec(
+        field.id,
+        annotation=Sequence[choice] if multi else choice,  # type: ignore[valid-type]
+        name=field.name,
+        description=field.description,
+        default=field.default,
+        is_shared=field.is_shared,
+    )
