@@ -131,9 +131,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.callbacks": {
         "ragline.core": "StdOutCallbackHandler",
         "ragline.core.callbacks": (
-            "AsyncIteratorCallbackHandler FinalStreamingStdOutCallbackHandler "
-            "OpenAICallbackHandler StreamingStdOutCallbackHandler collect_runs "
-            "get_openai_callback"
+            "AsyncIteratorCallbackHandler FileCallbackHandler "
+            "FinalStreamingStdOutCallbackHandler OpenAICallbackHandler "
+            "StreamingStdOutCallbackHandler collect_runs get_openai_callback"
         ),
     },
     "langchain_classic.callbacks.streaming_aiter": {
@@ -985,13 +985,16 @@ PATHS: dict[str, dict[str, str]] = {
             "AsyncCallbackManager AsyncCallbackManagerForChainRun "
             "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
             "AsyncCallbackManagerForToolRun BaseRunManager CallbackManagerForChainRun "
-            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun "
+            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun FileCallbackHandler "
             "StreamingStdOutCallbackHandler UsageMetadataCallbackHandler "
             "adispatch_custom_event dispatch_custom_event get_usage_metadata_callback"
         ),
     },
     "langchain_core.callbacks.base": {
         "ragline.core": "AsyncCallbackHandler BaseCallbackHandler",
+    },
+    "langchain_core.callbacks.file": {
+        "ragline.core.callbacks": "FileCallbackHandler",
     },
     "langchain_core.callbacks.manager": {
         "ragline.core": "CallbackManager CallbackManagerForToolRun",

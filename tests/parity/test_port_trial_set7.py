@@ -7,7 +7,9 @@ compares what the program would print or read.
 from __future__ import annotations
 
 import json
+import uuid
 import warnings
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +22,7 @@ from pydantic import BaseModel
 from ragline.core import FakeListLLM, messages
 from ragline.core import output_parsers as parsers
 
-COVERS = {"core.convert_to_openai_messages"}
+COVERS = {"core.convert_to_openai_messages", "core.FileCallbackHandler"}
 
 
 class Joke(BaseModel):
@@ -517,3 +519,68 @@ def test_convert_to_openai_messages_as_langchains(text_format: str) -> None:
         lc_messages.convert_to_openai_messages([], text_format="bad")
     with pytest.raises(ValueError):
         messages.convert_to_openai_messages([], text_format="bad")
+
+
+def _drive_file_handler(handler: Any, agents: Any) -> None:
+    run = uuid.uuid4()
+    handler.on_chain_start({"name": "Ser"}, {}, run_id=run)
+    handler.on_chain_start({}, {}, run_id=run, name="Named")
+    handler.on_chain_start({}, {}, run_id=run)
+    handler.on_text("plain", run_id=run)
+    handler.on_text("col", color="green", run_id=run, end="!")
+    handler.on_agent_action(agents.AgentAction("t", "i", "log text"), run_id=run, color="blue")
+    handler.on_tool_end("obs", run_id=run, observation_prefix="Obs: ", llm_prefix="Thought:")
+    handler.on_tool_end("obs2", run_id=run)
+    handler.on_agent_finish(agents.AgentFinish({"o": 1}, "final log"), run_id=run)
+    handler.on_chain_end({}, run_id=run)
+
+
+def test_file_callback_handler_writes_langchains_log(tmp_path: Any) -> None:
+    """A chain's run log written to a file (file_callback_handler_log: the name was
+    missing, so the port kept LangChain's handler)."""
+    from langchain_core import agents as lc_agents
+    from langchain_core.callbacks import FileCallbackHandler as LCFileCallbackHandler
+    from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+    from langchain_core.output_parsers import StrOutputParser as LCStrOutputParser
+    from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+
+    from ragline.core import agents
+    from ragline.core.callbacks import FileCallbackHandler
+    from ragline.core.output_parsers import StrOutputParser
+    from ragline.core.prompts import PromptTemplate
+
+    logs = {}
+    for side, handler_class, module in (
+        ("lc", LCFileCallbackHandler, lc_agents),
+        ("rl", FileCallbackHandler, agents),
+    ):
+        path = str(tmp_path / f"{side}.log")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # LangChain's: use it as a context manager
+            handler = handler_class(path)
+        _drive_file_handler(handler, module)
+        handler.close()
+        handler.close()
+        with handler_class(path, mode="a", color="red") as again:
+            again.on_text("appended", run_id=uuid.uuid4())
+        assert again.file.closed
+        assert (handler.filename, handler.mode, handler.color) == (path, "a", None)
+        logs[side] = Path(path).read_text(encoding="utf-8")
+    assert logs["rl"] == logs["lc"]
+
+    lc_chain = (
+        LCPromptTemplate.from_template("1 + {number} = ")
+        | LCFakeListLLM(responses=["3"])
+        | LCStrOutputParser()
+    )
+    chain = PromptTemplate.from_template("1 + {number} = ") | FakeListLLM(responses=["3"])
+    chain = chain | StrOutputParser()
+    for side, handler_class, runnable in (
+        ("lc", LCFileCallbackHandler, lc_chain),
+        ("rl", FileCallbackHandler, chain),
+    ):
+        path = str(tmp_path / f"{side}-chain.log")
+        with handler_class(path, mode="w") as handler:
+            assert runnable.invoke({"number": 2}, {"callbacks": [handler]}) == "3"
+        logs[side] = Path(path).read_text(encoding="utf-8")
+    assert logs["rl"] == logs["lc"]

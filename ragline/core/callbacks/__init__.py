@@ -24,6 +24,7 @@ _EXPORTS = {
     "AsyncCallbackManagerForRetrieverRun": ".run_managers",
     "AsyncCallbackManagerForToolRun": ".run_managers",
     "StdOutCallbackHandler": ".stdout",
+    "FileCallbackHandler": ".stdout",
     "StreamingStdOutCallbackHandler": ".streaming",
     "AsyncIteratorCallbackHandler": ".streaming",
     "FinalStreamingStdOutCallbackHandler": ".streaming",

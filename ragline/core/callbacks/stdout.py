@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 from uuid import UUID
 
 from ragline.core.callbacks.base import BaseCallbackHandler
 
-__all__ = ["StdOutCallbackHandler", "get_color_mapping", "get_colored_text"]
+__all__ = [
+    "FileCallbackHandler",
+    "StdOutCallbackHandler",
+    "get_color_mapping",
+    "get_colored_text",
+]
 
 # The colours a handler can print in, as ANSI select-graphic-rendition codes.
 _COLOR_CODES = {
@@ -95,6 +100,13 @@ class StdOutCallbackHandler(BaseCallbackHandler):
         color = color or self.color
         self._write((get_colored_text(text, color) if color else str(text)) + end)
 
+    # the codes around the chain lines: bold here, none in FileCallbackHandler's file
+    _chain_codes = (_BOLD, _RESET)
+
+    def _chain_line(self, text: str) -> str:
+        before, after = self._chain_codes
+        return f"{before}{text}{after}"
+
     def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Print ``> Entering new <name> chain...`` in bold, after a blank line."""
         if kwargs.get("name") is not None:
@@ -103,11 +115,11 @@ class StdOutCallbackHandler(BaseCallbackHandler):
             name = serialized.get("name", serialized.get("id", ["<unknown>"])[-1])
         else:
             name = "<unknown>"
-        self._write(f"\n\n{_BOLD}> Entering new {name} chain...{_RESET}\n")
+        self._write(f"\n\n{self._chain_line(f'> Entering new {name} chain...')}\n")
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
         """Print ``> Finished chain.`` in bold, after a line break."""
-        self._write(f"\n{_BOLD}> Finished chain.{_RESET}\n")
+        self._write(f"\n{self._chain_line('> Finished chain.')}\n")
 
     def on_agent_action(
         self, action: Any, *, run_id: UUID, color: str | None = None, **kwargs: Any
@@ -143,3 +155,53 @@ class StdOutCallbackHandler(BaseCallbackHandler):
     ) -> None:
         """Print the text, in ``color`` if given, followed by ``end`` (default nothing)."""
         self._print(text, color, end)
+
+
+class FileCallbackHandler(StdOutCallbackHandler):
+    """What :class:`StdOutCallbackHandler` prints, written to a file instead: the chain
+    lines without bold, text given a colour in its ANSI codes, as LangChain's handler
+    writes them.
+
+    The file is opened (UTF-8) when the handler is made; ``close()`` or a ``with`` block
+    closes it.
+
+    Args:
+        filename: the file to write.
+        mode: how to open it (``"a"`` appends, the default; ``"w"`` starts it over).
+        color: the colour of text reported without one (default: plain).
+
+    Example:
+        >>> import os, tempfile
+        >>> from ragline.core import RunnableLambda
+        >>> path = os.path.join(tempfile.mkdtemp(), "run.log")
+        >>> with FileCallbackHandler(path) as handler:
+        ...     RunnableLambda(lambda x: x, name="echo").invoke(1, {"callbacks": [handler]})
+        1
+        >>> open(path).read()
+        '\\n\\n> Entering new echo chain...\\n\\n> Finished chain.\\n'
+    """
+
+    _chain_codes = ("", "")
+
+    def __init__(self, filename: str, mode: str = "a", color: str | None = None) -> None:
+        self.filename = filename
+        self.mode = mode
+        self.file = cast(TextIO, open(filename, mode, encoding="utf-8"))  # noqa: SIM115
+        super().__init__(color, stream=self.file)
+
+    def __enter__(self) -> FileCallbackHandler:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Flush and close the file (again: nothing)."""
+        if not self.file.closed:
+            self.file.flush()
+            self.file.close()
+
+    def __del__(self) -> None:
+        file = getattr(self, "file", None)
+        if file is not None and not file.closed:
+            file.close()
