@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 from ragline.chains import _prompts
@@ -25,19 +25,20 @@ if TYPE_CHECKING:
 
 __all__ = ["MapRerankDocumentsChain", "parse_scored_answer"]
 
-# The reply of the default prompt, for its RegexParser (classic wiring): the answer, then
-# "Score: <number>" on the last line (surrounding blank space and the case are free).
+# The reply of the default prompt (also for its RegexParser, classic wiring): the answer,
+# then "Score: <number>" on the last line (surrounding blank space and the case are free).
 SCORED_REPLY = r"(?is)^\s*(.*?)\s*Score:\s*(-?\d+(?:\.\d+)?)\s*\Z"
-
-# "<answer>\nScore: <number>" with the score on the last line.
-_SCORED = re.compile(
-    r"^(?P<answer>.*?)\s*Score:\s*(?P<score>-?\d+(?:\.\d+)?)\s*\Z", re.DOTALL | re.IGNORECASE
-)
+_SCORED = re.compile(SCORED_REPLY)
 
 
-def _score_text(text: str) -> str:
+def _scored_step(text: str, keys: tuple[str, str] = ("answer", "score")) -> dict[str, str]:
+    """``{answer key: the answer, score key: the score as written}`` (see
+    :func:`parse_scored_answer`)."""
     match = _SCORED.match(text.strip())
-    return match.group("score") if match else ""
+    if match is None:
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        raise ValueError(f"the model output does not end with 'Score: <number>': {shown!r}")
+    return {keys[0]: match.group(1).strip(), keys[1]: match.group(2)}
 
 
 def parse_scored_answer(text: str) -> tuple[str, float]:
@@ -50,11 +51,8 @@ def parse_scored_answer(text: str) -> tuple[str, float]:
         >>> parse_scored_answer("Paris.\\nScore: 90")
         ('Paris.', 90.0)
     """
-    match = _SCORED.match(text.strip())
-    if match is None:
-        shown = text if len(text) <= 80 else text[:77] + "..."
-        raise ValueError(f"the model output does not end with 'Score: <number>': {shown!r}")
-    return match.group("answer").strip(), float(match.group("score"))
+    step = _scored_step(text)
+    return step["answer"], float(step["score"])
 
 
 class MapRerankDocumentsChain(BaseCombineDocumentsChain):
@@ -144,19 +142,31 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
 
     def _best(self, outputs: list[Any], documents: list[Document]) -> _Final:
         self._raise_first_failure(outputs, documents, "map-rerank")
+        # the step keeps the score as written (LangChain's parser gives the text)
+        replies = [str(output) for output in outputs]
+        return self._ranked(replies, _scored_step, documents, ("answer", "score"))
+
+    def _ranked(
+        self,
+        replies: list[Any],
+        read: Callable[[Any], dict[str, Any]],
+        documents: list[Document],
+        keys: tuple[str, str],
+    ) -> _Final:
+        """Each reply ``read`` into a step; the best score (``keys``: the answer's, the
+        score's; read as a number) wins, ties to the earlier document."""
+        answer_key, rank_key = keys
         scored: list[dict[str, Any]] = []
         ranks: list[float] = []
-        for index, output in enumerate(outputs):
+        for index, reply in enumerate(replies):
             try:
-                answer, score = parse_scored_answer(str(output))
-            except ValueError as err:
+                parsed = read(reply)
+                ranks.append(float(parsed[rank_key]))
+            except (ValueError, KeyError) as err:
                 raise self._step_error("map-rerank", index, documents, err) from err
-            # the step keeps the score as written (LangChain's parser gives the text);
-            # the ranking reads it as a number
-            scored.append({"answer": answer, "score": _score_text(str(output))})
-            ranks.append(score)
+            scored.append(parsed)
         best = max(range(len(scored)), key=lambda i: (ranks[i], -i))
-        return _Final(answer=scored[best]["answer"], steps=scored)
+        return _Final(answer=scored[best][answer_key], steps=scored)
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> Prepared:
         if self.llm_chain is not None:
@@ -183,19 +193,7 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
         ]
         outputs = yield Effect(chain.apply, chain.aapply, inputs)
         parser = chain.prompt.output_parser
-        scored: list[dict[str, Any]] = []
-        ranks: list[float] = []
-        for index, output in enumerate(outputs):
-            text = output[chain.output_key]
-            try:
-                if parser is not None:
-                    parsed = parser.parse(text)
-                else:  # no parser on the prompt: ragline's reading of "...\nScore: <n>"
-                    answer, _ = parse_scored_answer(str(text))
-                    parsed = {self.answer_key: answer, self.rank_key: _score_text(str(text))}
-                ranks.append(float(parsed[self.rank_key]))
-            except (ValueError, KeyError) as err:
-                raise self._step_error("map-rerank", index, documents, err) from err
-            scored.append(parsed)
-        best = max(range(len(scored)), key=lambda i: (ranks[i], -i))
-        return _Final(answer=scored[best][self.answer_key], steps=scored)
+        keys = (self.answer_key, self.rank_key)
+        # no parser on the prompt: ragline's reading of "...\nScore: <n>"
+        read = parser.parse if parser is not None else lambda text: _scored_step(str(text), keys)
+        return self._ranked([output[chain.output_key] for output in outputs], read, documents, keys)
