@@ -11,6 +11,7 @@ name), and return what LangChain's returns.
 
 from __future__ import annotations
 
+import string
 import uuid
 import warnings
 from collections.abc import Callable, Iterator
@@ -42,15 +43,21 @@ COVERS = {
 }
 
 TEXTS = ["red apple", "green apple", "red car", "blue car", "old red boat", "new blue boat"]
+# maker: tags holding spaces and punctuation (lower case, no comma: LangChain's index
+# lowercases tags and splits them at commas)
 METADATAS = [
-    {"color": "red", "year": 2019, "job": "fruit seller"},
-    {"color": "green", "year": 2020, "job": "fruit seller"},
-    {"color": "red", "year": 2021, "job": "car dealer"},
-    {"color": "blue", "year": 2022, "job": "car dealer"},
-    {"color": "red", "year": 2023, "job": "boat builder"},
-    {"color": "blue", "year": 2024, "job": "boat builder"},
+    {"color": "red", "year": 2019, "job": "fruit seller", "maker": "smith & sons"},
+    {"color": "green", "year": 2020, "job": "fruit seller", "maker": "o'neil-bros."},
+    {"color": "red", "year": 2021, "job": "car dealer", "maker": "smith & sons"},
+    {"color": "blue", "year": 2022, "job": "car dealer", "maker": "a.b {co} [1]"},
+    {"color": "red", "year": 2023, "job": "boat builder", "maker": 'x@y: 100% "z"'},
+    {"color": "blue", "year": 2024, "job": "boat builder", "maker": "(a+b=c)~d/e;f!g#h$i^j*k<l>"},
 ]
-SCHEMA = {"tag": [{"name": "color"}], "numeric": [{"name": "year"}], "text": [{"name": "job"}]}
+SCHEMA = {
+    "tag": [{"name": "color"}, {"name": "maker"}],
+    "numeric": [{"name": "year"}],
+    "text": [{"name": "job"}],
+}
 
 
 def _vector(text: str) -> list[float]:
@@ -78,7 +85,7 @@ def _langchain_index(client: Any, name: str) -> None:
         client.hset(f"{name}:{i}", mapping={"content": text, **metadata})
     client.execute_command(
         "FT.CREATE", name, "ON", "HASH", "PREFIX", "1", f"{name}:", "SCHEMA",
-        "content", "TEXT", "color", "TAG", "year", "NUMERIC", "job", "TEXT",
+        "content", "TEXT", "color", "TAG", "year", "NUMERIC", "job", "TEXT", "maker", "TAG",
     )  # fmt: skip
 
 
@@ -130,6 +137,20 @@ EXPRESSIONS: dict[str, Build] = {
     ),
     "helpers": lambda tag, num, text, f: (f.tag("color") == "blue") & (f.num("year") < 2024),
     "none": lambda tag, num, text, f: tag("color") == None,  # noqa: E711 (LangChain's "any")
+    # tag values with spaces and punctuation: escaped in the query text
+    "tag == spaces": lambda tag, num, text, f: tag("maker") == "smith & sons",
+    "tag == punctuation": lambda tag, num, text, f: tag("maker") == "(a+b=c)~d/e;f!g#h$i^j*k<l>",
+    "tag == quotes": lambda tag, num, text, f: tag("maker") == 'x@y: 100% "z"',
+    "tag == list, punctuation": lambda tag, num, text, f: (
+        tag("maker") == ["o'neil-bros.", "a.b {co} [1]"]
+    ),
+    "tag != punctuation": lambda tag, num, text, f: tag("maker") != "smith & sons",
+    "tag, punctuation and": lambda tag, num, text, f: (
+        (tag("maker") == "smith & sons") & (tag("color") == "red") & (num("year") > 2019)
+    ),
+    "tag, punctuation or": lambda tag, num, text, f: (
+        (tag("maker") == "o'neil-bros.") | (tag("maker") != "smith & sons")
+    ),
 }
 LC_LIBRARY = (LCRedisTag, LCRedisNum, LCRedisText, LCRedisFilter)
 LIBRARY = (RedisTag, RedisNum, RedisText, RedisFilter)
@@ -151,6 +172,30 @@ def test_expression_selects_langchains_documents(name: str, stores: tuple[Any, s
     assert expected, "every scenario selects something"
     retriever = ours.as_retriever(search_kwargs={"k": 6, "filter": build(*LIBRARY)})
     assert sorted(d.page_content for d in retriever.invoke("red boat")) == expected
+
+
+# every printable ASCII character, alone and inside words, and other whitespace / letters
+TAG_VALUES = [
+    *string.printable,
+    *(f"a{char}b" for char in string.printable),
+    "smith & sons",
+    "  two  spaces ",
+    "café au lait",
+    "\\{already} \\escaped",
+    "x" * 300,
+]
+
+
+@pytest.mark.parametrize("value", TAG_VALUES)
+def test_tag_values_print_escaped_as_langchains(value: str) -> None:
+    for build in (
+        lambda tag: tag("t") == value,
+        lambda tag: tag("t") != value,
+        lambda tag: tag("t") == [value, "x y"],
+        lambda tag: tag("t") != ("x.y", value),
+        lambda tag: (tag("t") == value) & (tag("u") != value) | (tag("v") == {value}),
+    ):
+        assert str(build(RedisTag)) == str(build(LCRedisTag))
 
 
 def test_expressions_work_on_every_ragline_store() -> None:

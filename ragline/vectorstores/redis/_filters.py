@@ -5,7 +5,9 @@
 ``filter=`` to its Redis store. Here each expression *is* a filter dict of
 :mod:`ragline.vectorstores.filters` (a read-only Mapping: ``{"color": {"$eq": "red"}}``,
 ``{"$and": [...]}``), so it works on every ragline store, and prints as LangChain's
-RediSearch query text (``str(RedisTag("color") == "red")`` is ``"@color:{red}"``).
+RediSearch query text (``str(RedisTag("color") == "red")`` is ``"@color:{red}"``; tag
+values with spaces or punctuation print escaped as LangChain escapes them). ragline's Redis
+store does not run that text: it sends each value as a query parameter.
 
 What the filter language cannot say raises FilterError when the expression is built:
 ``RedisText(...) % "pattern"`` (wildcard and fuzzy matching). A comparison with ``None``
@@ -95,6 +97,17 @@ class _Field:
     __hash__ = None  # type: ignore[assignment]  # == makes an expression, not a bool
 
 
+# The characters LangChain's query text escapes (with a backslash) in a tag value: RediSearch
+# punctuation and the space. Only the printed text uses this; ragline's Redis store sends
+# each tag value as a query parameter, so no value can change the query.
+_TAG_PUNCTUATION = ",.<>{}[]\"':;!@#$%^&*()-+=~/\\ "
+_ESCAPE_TAG = str.maketrans({char: "\\" + char for char in _TAG_PUNCTUATION})
+
+
+def _tag_text(values: list[str]) -> str:
+    return "|".join(value.translate(_ESCAPE_TAG) for value in values)
+
+
 class RedisTag(_Field):
     """A tag field: ``== "x"`` / ``== ["x", "y"]`` (any of) and ``!=``.
 
@@ -117,7 +130,7 @@ class RedisTag(_Field):
         values = self._values(value)
         if values is None:
             return _EVERYTHING
-        query = f"@{self._field}:{{{'|'.join(values)}}}"
+        query = f"@{self._field}:{{{_tag_text(values)}}}"
         if len(values) == 1:
             return self._make("$eq", values[0], query)
         return self._make("$in", values, query)
@@ -126,7 +139,7 @@ class RedisTag(_Field):
         values = self._values(value)
         if values is None:
             return _EVERYTHING
-        query = f"(-@{self._field}:{{{'|'.join(values)}}})"
+        query = f"(-@{self._field}:{{{_tag_text(values)}}})"
         if len(values) == 1:
             return self._make("$ne", values[0], query)
         return self._make("$nin", values, query)
