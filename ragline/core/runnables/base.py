@@ -26,11 +26,12 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import inspect
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -73,6 +74,37 @@ def register_foreign_runnables(adapter: Callable[[Any], Runnable[Any, Any] | Non
 def _specs_by_id(specs: dict[str, Any]) -> list[Any]:
     """Config specs (by id) in id order, as LangChain lists them."""
     return [specs[key] for key in sorted(specs)]
+
+
+def _run_in_threads(call: Callable[[int], Any], count: int, config: RunnableConfig) -> list[Any]:
+    """``call(0)`` ... ``call(count - 1)`` in a new pool of threads, each in a copy of the
+    caller's context (the current config and parent run carry over), at most the config's
+    ``max_concurrency`` at once: the results in order. The first error (in order) is
+    raised once the calls already started have ended; the others are not started."""
+    limit = ensure_config(config).get("max_concurrency") or _DEFAULT_WORKERS
+    with ThreadPoolExecutor(max_workers=min(limit, count)) as pool:
+        futures = [pool.submit(contextvars.copy_context().run, call, i) for i in range(count)]
+        try:
+            return [future.result() for future in futures]
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+async def _gather_limited(
+    call: Callable[[int], Awaitable[Any]], count: int, config: RunnableConfig
+) -> list[Any]:
+    """``await call(0)`` ... ``call(count - 1)`` as tasks, at most the config's
+    ``max_concurrency`` at once: the results in order (the first error raised)."""
+    limit = ensure_config(config).get("max_concurrency")
+    semaphore = asyncio.Semaphore(limit) if limit else contextlib.nullcontext()
+
+    async def limited(index: int) -> Any:
+        async with semaphore:
+            return await call(index)
+
+    return list(await asyncio.gather(*(limited(i) for i in range(count))))
 
 
 def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
@@ -185,17 +217,7 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
 
         if len(inputs) == 1:
             return [call(0)]
-        limit = ensure_config(configs[0]).get("max_concurrency") or _DEFAULT_WORKERS
-        with ThreadPoolExecutor(max_workers=min(limit, len(inputs))) as pool:
-            futures = [
-                pool.submit(contextvars.copy_context().run, call, i) for i in range(len(inputs))
-            ]
-            try:
-                return [future.result() for future in futures]
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
+        return _run_in_threads(call, len(inputs), configs[0])
 
     async def abatch(
         self,
@@ -210,21 +232,16 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
         if not inputs:
             return []
         configs = get_config_list(config, len(inputs))
-        limit = ensure_config(configs[0]).get("max_concurrency")
-        semaphore = asyncio.Semaphore(limit) if limit else None
 
         async def call(index: int) -> Any:
             try:
-                if semaphore is None:
-                    return await self.ainvoke(inputs[index], configs[index], **kwargs)
-                async with semaphore:
-                    return await self.ainvoke(inputs[index], configs[index], **kwargs)
+                return await self.ainvoke(inputs[index], configs[index], **kwargs)
             except Exception as err:
                 if return_exceptions:
                     return err
                 raise
 
-        return list(await asyncio.gather(*(call(i) for i in range(len(inputs)))))
+        return await _gather_limited(call, len(inputs), configs[0])
 
     def batch_as_completed(
         self,

@@ -9,15 +9,16 @@ running any, then runs the inputs at once (threads, or tasks for ``abatch``), at
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import contextvars
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypedDict
 
-from ragline.core.config import RunnableConfig, ensure_config, get_config_list
-from ragline.core.runnables.base import _DEFAULT_WORKERS, Runnable, coerce_to_runnable
+from ragline.core.config import RunnableConfig, get_config_list
+from ragline.core.runnables.base import (
+    Runnable,
+    _gather_limited,
+    _run_in_threads,
+    coerce_to_runnable,
+)
 
 __all__ = ["RouterInput", "RouterRunnable"]
 
@@ -104,17 +105,7 @@ class RouterRunnable(Runnable[RouterInput, Any]):
                     raise
                 return err
 
-        limit = ensure_config(configs[0]).get("max_concurrency") or _DEFAULT_WORKERS
-        with ThreadPoolExecutor(max_workers=min(limit, len(inputs))) as pool:
-            futures = [
-                pool.submit(contextvars.copy_context().run, call, i) for i in range(len(inputs))
-            ]
-            try:
-                return [future.result() for future in futures]
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
+        return _run_in_threads(call, len(inputs), configs[0])
 
     async def abatch(
         self,
@@ -129,20 +120,17 @@ class RouterRunnable(Runnable[RouterInput, Any]):
             return []
         routes = self._routes(inputs)
         configs = get_config_list(config, len(inputs))
-        limit = ensure_config(configs[0]).get("max_concurrency")
-        semaphore = asyncio.Semaphore(limit) if limit else contextlib.nullcontext()
 
         async def call(index: int) -> Any:
             runnable, value = routes[index]
-            async with semaphore:
-                try:
-                    return await runnable.ainvoke(value, configs[index], **kwargs)
-                except Exception as err:
-                    if not return_exceptions:
-                        raise
-                    return err
+            try:
+                return await runnable.ainvoke(value, configs[index], **kwargs)
+            except Exception as err:
+                if not return_exceptions:
+                    raise
+                return err
 
-        return list(await asyncio.gather(*(call(i) for i in range(len(inputs)))))
+        return await _gather_limited(call, len(inputs), configs[0])
 
     def stream(
         self, input: RouterInput, config: RunnableConfig | None = None, **kwargs: Any
