@@ -500,6 +500,7 @@ PINNED_EXPORTS = {
         "message_to_dict",
         "messages_from_dict",
         "messages_to_dict",
+        "mock_now",
         "set_llm_cache",
         "trim_messages",
     ],

@@ -1356,8 +1356,14 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.tracers.schemas": {
         "ragline.core": "Run",
     },
+    "langchain_core.utils": {
+        "ragline.core": "mock_now",
+    },
     "langchain_core.utils.function_calling": {
         "ragline.core": "convert_to_openai_function convert_to_openai_tool",
+    },
+    "langchain_core.utils.utils": {
+        "ragline.core": "mock_now",
     },
     "langchain_core.vectorstores": {
         "ragline.vectorstores": "InMemoryVectorStore VectorStore VectorStoreRetriever",

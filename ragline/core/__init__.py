@@ -94,6 +94,7 @@ _EXPORTS = {
     "InvalidToolCall": ".messages",
     "convert_to_messages": ".messages",
     "convert_to_openai_messages": ".messages",
+    "mock_now": "._mock_time",
     "get_buffer_string": ".messages",
     "filter_messages": "._message_ops",
     "merge_message_runs": "._message_ops",

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from ragline.core import FakeListLLM, messages
 from ragline.core import output_parsers as parsers
 
-COVERS = {"core.convert_to_openai_messages", "core.FileCallbackHandler"}
+COVERS = {"core.convert_to_openai_messages", "core.FileCallbackHandler", "core.mock_now"}
 
 
 class Joke(BaseModel):
@@ -584,3 +584,32 @@ def test_file_callback_handler_writes_langchains_log(tmp_path: Any) -> None:
             assert runnable.invoke({"number": 2}, {"callbacks": [handler]}) == "3"
         logs[side] = Path(path).read_text(encoding="utf-8")
     assert logs["rl"] == logs["lc"]
+
+
+def test_mock_now_holds_the_clock_as_langchains() -> None:
+    """``with mock_now(moment):`` around code that reads ``datetime.datetime.now()``
+    (time_weighted_retriever_mock_now: the name was unmapped, the port kept LangChain's)."""
+    import datetime
+
+    from langchain_core.utils import mock_now as lc_mock_now
+
+    from ragline.core import mock_now
+
+    moments = [
+        datetime.datetime(2024, 2, 3, 10, 11, 12, 13),
+        datetime.datetime(2024, 2, 3, tzinfo=datetime.timezone.utc),
+    ]
+    seen: dict[str, list[Any]] = {"lc": [], "rl": []}
+    for side, hold in (("lc", lc_mock_now), ("rl", mock_now)):
+        for moment in moments:
+            with hold(moment) as clock:
+                seen[side].append(clock is datetime.datetime)
+                seen[side].append(repr(datetime.datetime.now()))
+                seen[side].append(repr(datetime.datetime.now(datetime.timezone.utc)))
+                seen[side].append(datetime.datetime.now() == moment)
+                seen[side].append(isinstance(moment, datetime.datetime))
+                with hold(moment + datetime.timedelta(days=1)):
+                    seen[side].append(repr(datetime.datetime.now()))
+                seen[side].append(repr(datetime.datetime.now()))
+            seen[side].append(datetime.datetime.__name__)
+    assert seen["rl"] == seen["lc"]
