@@ -151,6 +151,31 @@ EXPRESSIONS: dict[str, Build] = {
     "tag, punctuation or": lambda tag, num, text, f: (
         (tag("maker") == "o'neil-bros.") | (tag("maker") != "smith & sons")
     ),
+    # an empty value is no condition (optional filters): alone it selects everything, and
+    # it drops out of & and |, leaving the other side
+    "tag == empty": lambda tag, num, text, f: tag("color") == "",
+    "tag != empty": lambda tag, num, text, f: tag("color") != "",
+    "tag == empty list": lambda tag, num, text, f: tag("color") == [],
+    "tag == empty items": lambda tag, num, text, f: tag("color") == ["", None],
+    "tag == list, some empty": lambda tag, num, text, f: tag("color") == [None, "green", ""],
+    "tag != list, some empty": lambda tag, num, text, f: tag("color") != ("", "red"),
+    "text == empty": lambda tag, num, text, f: text("job") == "",
+    "text != empty": lambda tag, num, text, f: text("job") != "",
+    "text != none": lambda tag, num, text, f: text("job") != None,  # noqa: E711
+    "text % empty": lambda tag, num, text, f: text("job") % "",
+    "text % none": lambda tag, num, text, f: text("job") % None,
+    "num < none": lambda tag, num, text, f: num("year") < None,
+    "empty and": lambda tag, num, text, f: (tag("color") == "") & (num("year") > 2020),
+    "and empty": lambda tag, num, text, f: (num("year") > 2020) & (text("job") == ""),
+    "empty or": lambda tag, num, text, f: (text("job") % None) | (tag("color") == "blue"),
+    "or empty": lambda tag, num, text, f: (tag("color") == "blue") | (num("year") >= None),
+    "empty and empty": lambda tag, num, text, f: (tag("color") == []) & (text("job") != ""),
+    "empty or empty": lambda tag, num, text, f: (num("year") == None) | (tag("color") != ""),  # noqa: E711
+    "empty nested": lambda tag, num, text, f: (
+        ((tag("color") == "") | (num("year") < 2022))
+        & ((text("job") == None) | (tag("maker") == [""]))  # noqa: E711
+        | ((tag("color") == "red") & (text("job") % ""))
+    ),
 }
 LC_LIBRARY = (LCRedisTag, LCRedisNum, LCRedisText, LCRedisFilter)
 LIBRARY = (RedisTag, RedisNum, RedisText, RedisFilter)
@@ -173,6 +198,8 @@ def test_expression_selects_langchains_documents(name: str, stores: tuple[Any, s
     retriever = ours.as_retriever(search_kwargs={"k": 6, "filter": build(*LIBRARY)})
     assert sorted(d.page_content for d in retriever.invoke("red boat")) == expected
 
+
+EMPTY_TAGS: list[Any] = [None, "", [], (), set(), [""], [None], ("", None), {""}]
 
 # every printable ASCII character, alone and inside words, and other whitespace / letters
 TAG_VALUES = [
@@ -198,6 +225,48 @@ def test_tag_values_print_escaped_as_langchains(value: str) -> None:
         assert str(build(RedisTag)) == str(build(LCRedisTag))
 
 
+# every field and operator with each empty value LangChain takes as no condition
+EMPTY_CONDITIONS: list[Callable[[Any, Any, Any], Any]] = [
+    *(lambda tag, num, text, v=v: tag("t") == v for v in EMPTY_TAGS),
+    *(lambda tag, num, text, v=v: tag("t") != v for v in EMPTY_TAGS),
+    lambda tag, num, text: num("n") == None,  # noqa: E711
+    lambda tag, num, text: num("n") != None,  # noqa: E711
+    lambda tag, num, text: num("n") > None,
+    lambda tag, num, text: num("n") >= None,
+    lambda tag, num, text: num("n") < None,
+    lambda tag, num, text: num("n") <= None,
+    *(lambda tag, num, text, v=v: text("x") == v for v in (None, "")),
+    *(lambda tag, num, text, v=v: text("x") != v for v in (None, "")),
+    *(lambda tag, num, text, v=v: text("x") % v for v in (None, "")),
+]
+CONDITIONS: list[Callable[[Any, Any, Any], Any]] = [
+    lambda tag, num, text: tag("t") == ["a b", "", "c"],
+    lambda tag, num, text: num("n") > 3,
+    lambda tag, num, text: text("x") != "some words",
+]
+
+
+@pytest.mark.parametrize("index", range(len(EMPTY_CONDITIONS)))
+def test_empty_values_are_no_condition_as_in_langchain(index: int) -> None:
+    empty = EMPTY_CONDITIONS[index]
+    lc, ours = LC_LIBRARY[:3], LIBRARY[:3]
+    assert str(empty(*ours)) == str(empty(*lc)) == "*"
+    for condition in CONDITIONS:
+        # (how to combine the empty one a with b, the filter that leaves)
+        for combine, leaves in (
+            (lambda a, b: a & b, lambda b: b),
+            (lambda a, b: b & a, lambda b: b),
+            (lambda a, b: a | b, lambda b: b),
+            (lambda a, b: b | a, lambda b: b),
+            (lambda a, b: (a & b) | (b & a), lambda b: b | b),
+            (lambda a, b: (a | a) & b, lambda b: b),
+        ):
+            built = combine(empty(*ours), condition(*ours))
+            assert str(built) == str(combine(empty(*lc), condition(*lc)))
+            assert dict(built) == dict(leaves(condition(*ours)))
+    assert dict(empty(*ours)) == {}
+
+
 def test_expressions_work_on_every_ragline_store() -> None:
     store = FAISS.from_texts(TEXTS, Words(), METADATAS, metric="cosine")
     found = store.similarity_search(
@@ -211,6 +280,11 @@ def test_what_the_filter_language_cannot_say_is_refused() -> None:
         RedisText("job") % "car*"
     with pytest.raises(FilterError, match="compares with a number"):
         _ = RedisNum("year") > "2020"
+    # a tag compares with str values only (LangChain's takes str() of other truthy
+    # values and 0 / False as no condition; ragline's stores keep 1 and "1" apart)
+    for value in (0, False, 1, [1], ["red", 0], ("red", b"blue"), {"red": 1}):
+        with pytest.raises(FilterError, match="compares with a str or a list of str"):
+            _ = RedisTag("color") == value
     with pytest.raises(FilterError, match="combines with another"):
         (RedisTag("color") == "red") & {"year": 2020}  # type: ignore[operator]
 

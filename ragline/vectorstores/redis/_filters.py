@@ -10,8 +10,13 @@ values with spaces or punctuation print escaped as LangChain escapes them). ragl
 store does not run that text: it sends each value as a query parameter.
 
 What the filter language cannot say raises FilterError when the expression is built:
-``RedisText(...) % "pattern"`` (wildcard and fuzzy matching). A comparison with ``None``
-(or an empty tag list) means "no condition", as in LangChain.
+``RedisText(...) % "pattern"`` (wildcard and fuzzy matching).
+
+An empty value means "no condition", as in LangChain, so optional filters can be built
+(``RedisTag("color") == user_choice`` with ``user_choice = None``): ``None`` for every
+field and operator, ``""`` for tags and text, and for tags an empty list / tuple / set or
+one whose items are all ``None`` or ``""`` (such items are dropped from a list). No
+condition prints as ``*`` and drops out of ``&`` and ``|``, leaving the other side.
 """
 
 from __future__ import annotations
@@ -58,6 +63,11 @@ class RedisFilterExpression(Mapping[str, Any]):
 
 
 _EVERYTHING = RedisFilterExpression({}, "*")
+
+
+def _is_empty(value: Any) -> bool:
+    """Whether a compared value means no condition: None or the empty string."""
+    return value is None or (isinstance(value, str) and not value)
 
 
 def _combine(
@@ -117,14 +127,21 @@ class RedisTag(_Field):
     """
 
     def _values(self, value: Any) -> list[str] | None:
-        if value is None:
+        """The tags compared with, empty ones dropped; None when none is left."""
+        if _is_empty(value):
             return None
-        values = [value] if isinstance(value, str) else value
-        if not isinstance(values, (Sequence, set)) or not all(isinstance(v, str) for v in values):
-            raise FilterError(
-                f"RedisTag({self._field!r}) compares with a str or a list of str, got {value!r}"
-            )
-        return list(values) or None
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, (Sequence, set)):
+            raise self._not_tags(value)
+        values = [item for item in items if not _is_empty(item)]
+        if not all(isinstance(item, str) for item in values):
+            raise self._not_tags(value)
+        return values or None
+
+    def _not_tags(self, value: Any) -> FilterError:
+        return FilterError(
+            f"RedisTag({self._field!r}) compares with a str or a list of str, got {value!r}"
+        )
 
     def __eq__(self, value: Any) -> RedisFilterExpression:  # type: ignore[override]
         values = self._values(value)
@@ -188,7 +205,8 @@ class RedisNum(_Field):
 
 class RedisText(_Field):
     """A full-text field: ``== "words"`` (the phrase) and ``!=``. ``%`` (wildcard /
-    fuzzy matching) is not in ragline's filter language and raises FilterError.
+    fuzzy matching) is not in ragline's filter language and raises FilterError, but for
+    an empty pattern (no condition).
 
     Example:
         >>> str(RedisText("job") == "engineer")
@@ -201,16 +219,18 @@ class RedisText(_Field):
         return value
 
     def __eq__(self, value: Any) -> RedisFilterExpression:  # type: ignore[override]
-        if value is None:
+        if _is_empty(value):
             return _EVERYTHING
         return self._make("$eq", self._checked(value), f'@{self._field}:("{value}")')
 
     def __ne__(self, value: Any) -> RedisFilterExpression:  # type: ignore[override]
-        if value is None:
+        if _is_empty(value):
             return _EVERYTHING
         return self._make("$ne", self._checked(value), f'(-@{self._field}:"{value}")')
 
     def __mod__(self, pattern: Any) -> RedisFilterExpression:
+        if _is_empty(pattern):
+            return _EVERYTHING
         raise FilterError(
             f"RedisText({self._field!r}) % {pattern!r}: wildcard and fuzzy text matching is "
             "not in ragline's filter language; match the words with == or filter on a tag"
