@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import json
+import re
 import uuid
 import warnings
 from collections.abc import Iterable, Sequence
@@ -173,6 +174,15 @@ class BaseMessage(ModelMethods):
                 parts.append(block["text"])
         return TextAccessor("".join(parts))
 
+    @property
+    def content_blocks(self) -> list[dict[str, Any]]:
+        """The content as LangChain's standard blocks: a string as a text block (none for
+        ""), standard blocks (text, image, reasoning, tool_call ...) as they are, an
+        ``image_url`` block as an ``image`` block (a data URL as base64 and mime type;
+        other keys under ``extras``; a new ``lc_`` id), anything else wrapped as
+        ``{"type": "non_standard", "value": block}``."""
+        return _standard_blocks(self.content)
+
     def __add__(self, other: Any) -> Any:
         """``message + message_or_template_or_str`` builds a ChatPromptTemplate (as in
         LangChain: ``SystemMessage(...) + HumanMessage(...) + "{input}"``)."""
@@ -226,6 +236,56 @@ def _ordered_tool_call(call: Any) -> ToolCall:
     # LangChain rebuilds each call: name, args, id first, whatever order it came in
     first = {k: call[k] for k in ("name", "args", "id") if k in call}
     return cast(ToolCall, {**first, **call, "type": "tool_call"})
+
+
+# LangChain's standard content block types (kept as they are by content_blocks)
+_STANDARD_BLOCK_TYPES = frozenset(
+    {
+        "text",
+        "reasoning",
+        "image",
+        "video",
+        "audio",
+        "file",
+        "text-plain",
+        "tool_call",
+        "tool_call_chunk",
+        "invalid_tool_call",
+        "server_tool_call",
+        "server_tool_call_chunk",
+        "server_tool_result",
+        "non_standard",
+    }
+)
+_DATA_URL = re.compile(r"data:(?P<mime>[\w/+.-]+);base64,(?P<data>.+)", re.DOTALL)
+
+
+def _standard_block(block: Any) -> dict[str, Any]:
+    if isinstance(block, str):
+        return {"type": "text", "text": block}
+    if not isinstance(block, dict):
+        return {"type": "non_standard", "value": block}
+    if block.get("type") in _STANDARD_BLOCK_TYPES:
+        return block
+    image = block.get("image_url")
+    if block.get("type") == "image_url" and isinstance(image, dict) and "url" in image:
+        converted: dict[str, Any] = {"type": "image", "id": f"lc_{uuid.uuid4()}"}
+        found = _DATA_URL.fullmatch(image["url"])
+        if found:
+            converted.update(base64=found["data"], mime_type=found["mime"])
+        else:
+            converted["url"] = image["url"]
+        extras = {k: v for k, v in image.items() if k != "url"}
+        if extras:
+            converted["extras"] = extras
+        return converted
+    return {"type": "non_standard", "value": block}
+
+
+def _standard_blocks(content: Content) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}] if content else []
+    return [_standard_block(block) for block in content]
 
 
 def _banner(title: str, *, bold: bool = False) -> str:
@@ -323,6 +383,24 @@ class AIMessage(BaseMessage):
             {**call, "type": "invalid_tool_call"}
             for call in self.invalid_tool_calls  # type: ignore[typeddict-item]
         ]
+
+    @property
+    def content_blocks(self) -> list[dict[str, Any]]:
+        """The content's standard blocks, then a ``tool_call`` block for each tool call
+        the content does not already hold."""
+        blocks = _standard_blocks(self.content)
+        present = {b.get("id") for b in blocks if b.get("type") == "tool_call"}
+        for call in self.tool_calls:
+            if call.get("id") not in present:
+                blocks.append(
+                    {
+                        "type": "tool_call",
+                        "id": call.get("id"),
+                        "name": call["name"],
+                        "args": call["args"],
+                    }
+                )
+        return blocks
 
     def pretty_repr(self, html: bool = False) -> str:
         """The banner and content, then the tool calls (name, id, arguments)."""

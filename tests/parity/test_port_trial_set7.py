@@ -613,3 +613,51 @@ def test_mock_now_holds_the_clock_as_langchains() -> None:
                 seen[side].append(repr(datetime.datetime.now()))
             seen[side].append(datetime.datetime.__name__)
     assert seen["rl"] == seen["lc"]
+
+
+def _block_messages(m: Any) -> list[Any]:
+    return [
+        m.HumanMessage(content="hi"),
+        m.HumanMessage(content=""),
+        m.HumanMessage(content=[{"type": "text", "text": "a", "cache_control": {"x": 1}}, "plain"]),
+        m.HumanMessage(
+            content=[
+                {"type": "text", "text": "describe"},
+                {"type": "image_url", "image_url": {"url": "https://x/y.png"}},
+            ]
+        ),
+        m.HumanMessage(
+            content=[
+                {"type": "image_url", "image_url": {"url": "https://x/y.png", "detail": "low"}}
+            ]
+        ),
+        m.HumanMessage(content=[{"type": "image_url", "image_url": "https://x/z.png"}]),
+        m.HumanMessage(
+            content=[{"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJD"}}]
+        ),
+        m.HumanMessage(
+            content=[
+                {
+                    "type": "image_url",
+                    "image_url": {"url": "data:image/jpeg;base64,QQ==", "detail": "high"},
+                }
+            ]
+        ),
+        m.AIMessage(content="ans", tool_calls=[{"name": "f", "args": {"a": 1}, "id": "c1"}]),
+        m.AIMessage(content=[{"type": "text", "text": "t"}]),
+        m.ToolMessage(content="r", tool_call_id="c"),
+        m.HumanMessage(content=[{"type": "foo", "bar": 1}]),
+        m.HumanMessage(content=[{"type": "image", "url": "u", "id": "given"}]),
+        m.SystemMessage(content=[{"type": "reasoning", "reasoning": "r"}]),
+    ]
+
+
+def test_content_blocks_as_langchains() -> None:
+    """``message.content_blocks`` (chat_prompt_image_multimodal: missing in ragline)."""
+    import re
+
+    def same_ids(blocks: list[Any]) -> str:
+        return re.sub(r"lc_[0-9a-f-]{36}", "lc_<uuid>", repr(blocks))
+
+    for ours, theirs in zip(_block_messages(messages), _block_messages(lc_messages), strict=True):
+        assert same_ids(ours.content_blocks) == same_ids(theirs.content_blocks)
