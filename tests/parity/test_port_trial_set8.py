@@ -583,3 +583,30 @@ def test_option_fields_choose_named_values_as_langchains() -> None:
     ours = _option_runs(rl_core, PromptTemplate, FakeListLLM)
     theirs = _option_runs(lc_core, LCPromptTemplate, LCFakeListLLM)
     assert ours == theirs
+
+
+# configurable_fields in batch: each configured input gets its own configured copy (only
+# fields: a chosen alternative is one shared object that LangChain calls from threads, so
+# a stateful fake's order there is not fixed)
+
+
+def test_configured_batch_runs_each_input_on_its_own_as_langchains() -> None:
+    import asyncio
+
+    from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+    from langchain_core.runnables import ConfigurableField as LCConfigurableField
+
+    from ragline.core import ConfigurableField, FakeListLLM
+
+    def run(llm_cls: Any, field_cls: Any) -> list[Any]:
+        llm = llm_cls(responses=["a", "b", "c"]).configurable_fields(sleep=field_cls(id="s"))
+        chosen = {"configurable": {"s": 0.0}}
+        return [
+            llm.batch(["q", "q", "q"]),
+            llm.batch(["q", "q", "q"], config=chosen),
+            llm.invoke("q"),
+            asyncio.run(llm.abatch(["q", "q"], config=chosen)),
+            llm.batch(["q", "q"], config=[chosen, chosen]),
+        ]
+
+    assert run(FakeListLLM, ConfigurableField) == run(LCFakeListLLM, LCConfigurableField)

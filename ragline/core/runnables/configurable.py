@@ -236,9 +236,12 @@ class _Configurable(Runnable[Input, Output]):
         return_exceptions: bool = False,
         **kwargs: Any,
     ) -> list[Output]:
-        """Batch; inputs whose configs select the same runnable keep its batch fast path."""
+        """Batch; when every config selects the default runnable itself, its batch fast
+        path; otherwise each input is invoked on its own, as LangChain's (a configured
+        copy per input: no state of one call reaches the next)."""
         configs = get_config_list(config, len(inputs))
-        if all(c.get("configurable") == configs[0].get("configurable") for c in configs):
+        same = all(c.get("configurable") == configs[0].get("configurable") for c in configs)
+        if same and (not configs or self._prepare(ensure_config(configs[0])) is self.default):
             return self._call(
                 "batch",
                 inputs,
