@@ -267,6 +267,44 @@ def test_empty_values_are_no_condition_as_in_langchain(index: int) -> None:
     assert dict(empty(*ours)) == {}
 
 
+def test_tags_that_langchains_text_runs_as_syntax_are_matched_as_values(redis_url: str) -> None:
+    """The documented difference: ragline's store sends tag values as query parameters, so
+    a value LangChain leaves unescaped (| tab newline ? `) is still the value itself."""
+    import redis as redis_py
+
+    values = ["a|b", "a", "b", "new\nline", "tab\there", "q?x", "t`x"]
+    name = f"tags-{uuid.uuid4().hex[:8]}"
+    client = redis_py.Redis.from_url(redis_url, protocol=2)
+    for i, value in enumerate(values):
+        client.hset(f"lc-{name}:{i}", mapping={"content": value, "m": value})
+    client.execute_command(
+        "FT.CREATE", f"lc-{name}", "ON", "HASH", "PREFIX", "1", f"lc-{name}:", "SCHEMA",
+        "content", "TEXT", "m", "TAG",
+    )  # fmt: skip
+    ours = Redis.from_texts(
+        values, Words(), [{"m": value} for value in values], index_name=f"rl-{name}",
+        redis_url=redis_url, index_schema={"tag": [{"name": "m"}]},
+    )  # fmt: skip
+    try:
+        langchain = {
+            v: _langchain_selects(client, f"lc-{name}", LCRedisTag("m") == v) for v in values
+        }
+        assert langchain == {
+            "a|b": ["a", "b"], "a": ["a"], "b": ["b"],
+            "new\nline": [], "tab\there": [], "q?x": [], "t`x": [],
+        }  # fmt: skip
+        for value in values:
+            expression = RedisTag("m") == value
+            assert str(expression) == str(LCRedisTag("m") == value)
+            found = ours.similarity_search("x", k=10, filter=expression)
+            assert [d.page_content for d in found] == [value]
+    finally:
+        client.execute_command("FT.DROPINDEX", f"lc-{name}", "DD")
+        client.close()
+        ours.drop_index(delete_documents=True)
+        ours.close()
+
+
 def test_expressions_work_on_every_ragline_store() -> None:
     store = FAISS.from_texts(TEXTS, Words(), METADATAS, metric="cosine")
     found = store.similarity_search(
