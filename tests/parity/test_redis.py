@@ -151,6 +151,9 @@ EXPRESSIONS: dict[str, Build] = {
     "tag, punctuation or": lambda tag, num, text, f: (
         (tag("maker") == "o'neil-bros.") | (tag("maker") != "smith & sons")
     ),
+    # text values are not escaped (LangChain's phrase is the value as written)
+    "text == punctuation": lambda tag, num, text, f: text("job") == "fruit-seller",
+    "text != punctuation": lambda tag, num, text, f: text("job") != "Car, dealer.",
     # an empty value is no condition (optional filters): alone it selects everything, and
     # it drops out of & and |, leaving the other side
     "tag == empty": lambda tag, num, text, f: tag("color") == "",
@@ -265,6 +268,16 @@ def test_empty_values_are_no_condition_as_in_langchain(index: int) -> None:
             assert str(built) == str(combine(empty(*lc), condition(*lc)))
             assert dict(built) == dict(leaves(condition(*ours)))
     assert dict(empty(*ours)) == {}
+
+
+@pytest.mark.parametrize("value", TAG_VALUES)
+def test_text_values_print_as_langchains(value: str) -> None:
+    for build in (
+        lambda text: text("t") == value,
+        lambda text: text("t") != value,
+        lambda text: (text("t") == value) | (text("u") != value),
+    ):
+        assert str(build(RedisText)) == str(build(LCRedisText))
 
 
 def test_tags_that_langchains_text_runs_as_syntax_are_matched_as_values(redis_url: str) -> None:
