@@ -661,3 +661,44 @@ def test_content_blocks_as_langchains() -> None:
 
     for ours, theirs in zip(_block_messages(messages), _block_messages(lc_messages), strict=True):
         assert same_ids(ours.content_blocks) == same_ids(theirs.content_blocks)
+
+
+def test_runnable_each_schemas_as_langchains() -> None:
+    """``runnable.map()``'s input and output JSON schemas (runnable_map_each_with_types:
+    ragline inlined the item schema where LangChain references a ``$defs`` entry)."""
+    from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+    from langchain_core.runnables import RunnableLambda as LCRunnableLambda
+    from langchain_core.runnables import RunnablePassthrough as LCRunnablePassthrough
+
+    from ragline.core.prompts import PromptTemplate
+    from ragline.core.runnables import RunnableLambda, RunnablePassthrough
+
+    def add_one(x: int) -> int:
+        return x + 1
+
+    def untyped(x):  # type: ignore[no-untyped-def]
+        return x
+
+    def typed_dict(x: dict) -> list:  # type: ignore[type-arg]
+        return []
+
+    def each(lam: Any, passthrough: Any, prompt: Any) -> list[Any]:
+        return [
+            lam(add_one).map(),
+            lam(untyped).map(),
+            passthrough().map(),
+            lam(typed_dict).map(),
+            prompt.from_template("{a} {b}").map(),
+        ]
+
+    for ours, theirs in zip(
+        each(RunnableLambda, RunnablePassthrough, PromptTemplate),
+        each(LCRunnableLambda, LCRunnablePassthrough, LCPromptTemplate),
+        strict=True,
+    ):
+        assert ours.input_schema.model_json_schema() == theirs.input_schema.model_json_schema()
+        assert ours.get_input_jsonschema() == theirs.get_input_jsonschema()
+        if not isinstance(theirs.bound, LCPromptTemplate):  # a prompt's output: message docs
+            assert (
+                ours.output_schema.model_json_schema() == theirs.output_schema.model_json_schema()
+            )

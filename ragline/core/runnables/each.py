@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables.base import Input, Output, Runnable
+from ragline.core.runnables.schema import pydantic_sorted
 from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
@@ -53,10 +54,13 @@ class RunnableEachBase(Runnable[list[Input], list[Output]]):
         return " ".join(self._shown_fields())
 
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "array", "items": self.bound._input_json(defs)}
+        item = _item_ref(self.bound._input_json(defs), self.bound._input_title(), defs)
+        # LangChain's: a list of the bound input's model (a $defs entry), default None
+        return {"type": "array", "items": item, "default": None}
 
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "array", "items": self.bound._output_json(defs)}
+        item = _item_ref(self.bound._output_json(defs), self.bound._output_title(), defs)
+        return {"type": "array", "items": item}
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return [self.bound]
@@ -99,3 +103,13 @@ class RunnableEach(RunnableEachBase[Input, Output]):
         >>> RunnableEach(bound=RunnableLambda(str)).invoke([1, 2])
         ['1', '2']
     """
+
+
+def _item_ref(schema: dict[str, Any], title: str, defs: dict[str, Any]) -> dict[str, Any]:
+    """The item schema as LangChain's RunnableEach writes it: the bound runnable's titled
+    schema under ``$defs``, referenced (a schema that is already a reference stays)."""
+    if set(schema) == {"$ref"}:
+        return schema
+    title = schema.get("title") or title
+    defs[title] = pydantic_sorted({**schema, "title": title})
+    return {"$ref": f"#/$defs/{title}"}
