@@ -24,6 +24,7 @@ import json
 import os
 import pickle
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -122,6 +123,10 @@ class RowsWorker:
             process.wait()
 
     def _send(self, stream: BinaryIO) -> None:
+        if hasattr(signal, "SIGPIPE"):
+            # a dead child is an EPIPE error here, never a SIGPIPE that ends this process
+            # where the program restored its default action (command-line tools do)
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPIPE})
         try:
             while (message := self._outbox.get()) is not _STOP:
                 pickle.dump(message, stream, protocol=pickle.HIGHEST_PROTOCOL)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -626,4 +629,39 @@ def test_index_paths_on_a_gpu_tokenizes_in_a_helper_and_writes_the_same_index(
     assert len(started) == 1 and tokenized  # on the CPU: no helper, rows computed here
     assert _keyword_files(StoreFolder(tmp_path / "gpu")) == _keyword_files(
         StoreFolder(tmp_path / "cpu")
+    )
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGPIPE"), reason="no SIGPIPE on this platform")
+def test_a_dead_helper_does_not_kill_a_program_that_dies_on_sigpipe(tmp_path: Path) -> None:
+    """A program that restores SIGPIPE's default action (as command-line tools do for
+    ``| head``) and whose keyword-rows helper dies: sending the next group into the
+    closed pipe must not kill the program; the rows are computed here."""
+    script = tmp_path / "sigpipe.py"
+    script.write_text(
+        "import signal, threading\n"
+        "signal.signal(signal.SIGPIPE, signal.SIG_DFL)\n"
+        "from ragline.retrievers import BM25Tokenizer\n"
+        "from ragline.store_folder._text_index import RowsAhead\n"
+        "ahead = RowsAhead(['etna'], BM25Tokenizer(), in_process=True)\n"
+        "worker = ahead._worker\n"
+        "worker._process.kill()\n"
+        "worker._process.wait()\n"
+        "ahead.add(['a'], ['Etna erupts'])\n"
+        "ahead.add(['b'], ['Vesuvius sleeps, Etna erupts'])\n"
+        "rows = ahead.take(['etna'], ['a', 'b'], ['Etna erupts', 'Vesuvius sleeps, Etna erupts'],"
+        " BM25Tokenizer())\n"
+        "ahead.close()\n"
+        "for thread in threading.enumerate():\n"
+        "    if thread.name == 'ragline-keyword-rows':\n"
+        "        thread.join()  # the sender has written into the closed pipe by now\n"
+        "print(worker.broken, [part.tolist() for part in rows])\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert (done.returncode, done.stdout) == (
+        0,
+        "True [[0, 1, 0, 1, 2, 3], [1, 1, 1, 1, 1, 1], [2, 4]]\n",
     )
