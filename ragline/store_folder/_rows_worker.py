@@ -82,8 +82,9 @@ class RowsWorker:
 
     @classmethod
     def start(cls, vocabulary: Sequence[str], tokenizer: dict[str, Any]) -> RowsWorker | None:
-        """A started worker, or None where no child interpreter can be started."""
-        if not sys.executable:
+        """A started worker, or None where no child interpreter can be started (none
+        known, or a frozen application: its executable would run the program again)."""
+        if not sys.executable or getattr(sys, "frozen", False):
             return None
         try:
             return cls(vocabulary, tokenizer)

@@ -665,3 +665,18 @@ def test_a_dead_helper_does_not_kill_a_program_that_dies_on_sigpipe(tmp_path: Pa
         0,
         "True [[0, 1, 0, 1, 2, 3], [1, 1, 1, 1, 1, 1], [2, 4]]\n",
     )
+
+
+def test_a_frozen_program_starts_no_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a frozen application (PyInstaller, cx_Freeze: sys.frozen set) sys.executable is
+    the application itself, not an interpreter that runs ``-I -c``: starting it would run
+    the program again (which could index, and start a helper, again). No helper is
+    started there; the rows are computed in this process."""
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    started: list[Any] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda *args, **kwargs: started.append(args))
+    ahead = RowsAhead(["etna"], BM25Tokenizer(), in_process=True)
+    ahead.add(["a"], ["Etna erupts"])
+    assert (ahead._worker, started) == (None, [])
+    rows = ahead.take(["etna"], ["a"], ["Etna erupts"], BM25Tokenizer())
+    assert rows is not None and [part.tolist() for part in rows] == [[0, 1], [1, 1], [2]]
