@@ -172,7 +172,7 @@ def index_paths(
         )
         # on a GPU this thread sets the pace: the keyword rows go to a helper process
         # (on the CPU the model keeps every core busy: they stay on this thread)
-        writer.rows_in_process = _on_gpu(writer) and (os.cpu_count() or 1) > 1
+        writer.rows_in_helper = _on_gpu(writer) and (os.cpu_count() or 1) > 1
     try:
         with writer:
             if engine is not None:

@@ -306,13 +306,13 @@ class RowsAhead:
     Args:
         vocabulary: the terms of the keyword index the next commit starts from.
         tokenizer: the keyword index's tokenizer.
-        in_process: compute the rows in a helper process (:class:`RowsWorker`; where
+        in_helper: compute the rows in a helper process (:class:`RowsWorker`; where
             the model runs on a GPU, so this thread is what the run waits for); the
             rows are the same, and they are computed here when it fails.
     """
 
     def __init__(
-        self, vocabulary: Sequence[str], tokenizer: BM25Tokenizer, *, in_process: bool = False
+        self, vocabulary: Sequence[str], tokenizer: BM25Tokenizer, *, in_helper: bool = False
     ) -> None:
         self.tokenizer = tokenizer
         self._numbers = _Numbering(list(vocabulary))
@@ -321,7 +321,7 @@ class RowsAhead:
         self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._taken_vocabulary = len(vocabulary)  # terms the rows handed out (and the start) use
         self._wrong = False  # a take did not match: nothing more is handed out
-        self._worker = RowsWorker.start(vocabulary, tokenizer.to_dict()) if in_process else None
+        self._worker = RowsWorker.start(vocabulary, tokenizer.to_dict()) if in_helper else None
         self._sent: list[Sequence[str]] = []  # texts of the groups the worker has not answered
 
     def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:

@@ -146,7 +146,7 @@ class FolderWriter:
         self._expected: set[str] = set()
         # expect() computes those rows in a helper process (index_paths: where the model
         # runs on a GPU and this thread sets the pace; see _rows_worker.py)
-        self.rows_in_process = False
+        self.rows_in_helper = False
         # the faiss index kind: given, else the store's, else auto (see _choice.py)
         saved_kind = self.manifest.extras.get(INDEX_KEY)
         self.index_kind = index or (saved_kind if isinstance(saved_kind, str) else "auto")
@@ -372,7 +372,7 @@ class FolderWriter:
             tokenizer = self._keyword_tokenizer_now()
             base = self._keyword_base()
             vocabulary = base.terms if base is not None and base.tokenizer == tokenizer else []
-            self._rows_ahead = RowsAhead(vocabulary, tokenizer, in_process=self.rows_in_process)
+            self._rows_ahead = RowsAhead(vocabulary, tokenizer, in_helper=self.rows_in_helper)
         expected = self._expected
         new_ids, new_texts = [], []
         for chunk_id, text in zip(ids, texts, strict=True):

@@ -541,11 +541,11 @@ VOLCANO_TEXTS = ["Etna erupts; Stromboli erupts.", "Vesuvius sleeps", "", "Etna 
 
 
 def test_rows_ahead_in_a_helper_process_hands_out_the_rows_computed_here() -> None:
-    """Issue 25: with in_process=True the rows are computed by a child interpreter (a
+    """Issue 25: with in_helper=True the rows are computed by a child interpreter (a
     real process, its own numbering across groups) and are exactly those computed in
     this process, vocabulary too, non-ASCII text included; close() reaps the child."""
     tokenizer = BM25Tokenizer()
-    ahead = RowsAhead(["etna"], tokenizer, in_process=True)
+    ahead = RowsAhead(["etna"], tokenizer, in_helper=True)
     worker = ahead._worker
     assert worker is not None
     for group in (slice(0, 3), slice(3, 4), slice(4, 9)):
@@ -566,7 +566,7 @@ def test_rows_ahead_computes_here_what_a_dead_helper_did_not_answer() -> None:
     groups it did not answer, and those added after, are computed here, in order, and
     the rows are those of a run without it."""
     tokenizer = BM25Tokenizer()
-    ahead = RowsAhead(["etna"], tokenizer, in_process=True)
+    ahead = RowsAhead(["etna"], tokenizer, in_helper=True)
     worker = ahead._worker
     assert worker is not None
     ids = [f"id{i}" for i in range(9)]
@@ -643,7 +643,7 @@ def test_a_dead_helper_does_not_kill_a_program_that_dies_on_sigpipe(tmp_path: Pa
         "signal.signal(signal.SIGPIPE, signal.SIG_DFL)\n"
         "from ragline.retrievers import BM25Tokenizer\n"
         "from ragline.store_folder._text_index import RowsAhead\n"
-        "ahead = RowsAhead(['etna'], BM25Tokenizer(), in_process=True)\n"
+        "ahead = RowsAhead(['etna'], BM25Tokenizer(), in_helper=True)\n"
         "worker = ahead._worker\n"
         "worker._process.kill()\n"
         "worker._process.wait()\n"
@@ -675,7 +675,7 @@ def test_a_frozen_program_starts_no_helper(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     started: list[Any] = []
     monkeypatch.setattr(subprocess, "Popen", lambda *args, **kwargs: started.append(args))
-    ahead = RowsAhead(["etna"], BM25Tokenizer(), in_process=True)
+    ahead = RowsAhead(["etna"], BM25Tokenizer(), in_helper=True)
     ahead.add(["a"], ["Etna erupts"])
     assert (ahead._worker, started) == (None, [])
     rows = ahead.take(["etna"], ["a"], ["Etna erupts"], BM25Tokenizer())
