@@ -6,8 +6,8 @@ chunks for the keyword index was its largest stage (~23 us of CPU per 1,000-char
 chunk of ~100). :class:`RowsWorker` moves it into a child interpreter (a fresh
 interpreter running :func:`main`: no fork of a process with threads, and
 nothing of the parent's runtime registrations is needed), which keeps the run's term
-numbering and answers each group of texts with its rows (``_text_index._rows_of``, the
-same function and numbering as in-process, so the same arrays). The parent's two
+numbering and answers each group of texts with its rows (``_text_index._Numbering.rows``,
+the same function and numbering as in-process, so the same arrays). The parent's two
 threads only pickle texts in and rows out.
 
 The helper can only save time. Whatever goes wrong (it cannot start, dies, answers
@@ -161,7 +161,7 @@ def _well_formed(answer: Any) -> bool:
 def _serve(requests: BinaryIO, answers: BinaryIO) -> None:
     """The child: numbering kept across groups, one answer per group, until EOF."""
     from ragline.retrievers import BM25Tokenizer
-    from ragline.store_folder._text_index import _Numbering, _rows_of
+    from ragline.store_folder._text_index import _Numbering
 
     vocabulary, options = pickle.load(requests)
     tokenizer = BM25Tokenizer.from_dict(options)
@@ -172,9 +172,7 @@ def _serve(requests: BinaryIO, answers: BinaryIO) -> None:
         except EOFError:
             return
         known = len(numbers.vocabulary)
-        terms, tfs, sizes = _rows_of(texts, numbers.vocabulary, tokenizer, numbers)
-        answer = (terms.astype(np.int32), tfs.astype(np.int32), sizes,
-                  numbers.vocabulary[known:])  # fmt: skip
+        answer = (*numbers.rows(texts, tokenizer), numbers.vocabulary[known:])
         pickle.dump(answer, answers, protocol=pickle.HIGHEST_PROTOCOL)
         answers.flush()
 

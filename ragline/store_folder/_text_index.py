@@ -260,6 +260,14 @@ class _Numbering(dict[str, int]):
         self.vocabulary.append(term)
         return number
 
+    def rows(
+        self, texts: Sequence[str], tokenizer: BM25Tokenizer
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:func:`_rows_of` ``texts`` in this numbering (extended), terms and counts as
+        int32 (the saved arrays' type): RowsAhead's rows, here or in its helper process."""
+        terms, tfs, sizes = _rows_of(texts, self.vocabulary, tokenizer, self)
+        return terms.astype(np.int32), tfs.astype(np.int32), sizes
+
 
 def _rows_of(
     texts: Sequence[str],
@@ -339,9 +347,7 @@ class RowsAhead:
         self.texts.extend(texts)
 
     def _add_rows(self, texts: Sequence[str]) -> None:
-        terms, tfs, sizes = _rows_of(texts, self._numbers.vocabulary, self.tokenizer,
-                                     self._numbers)  # fmt: skip
-        self._parts.append((terms.astype(np.int32), tfs.astype(np.int32), sizes))
+        self._parts.append(self._numbers.rows(texts, self.tokenizer))
 
     def _collect(self) -> None:
         """The helper's rows of every group sent (its new terms numbered here too, so the
