@@ -411,6 +411,8 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
     assert runnables.__all__ == [
         "AddableDict",
         "ConfigurableField",
+        "ConfigurableFieldMultiOption",
+        "ConfigurableFieldSingleOption",
         "ConfigurableFieldSpec",
         "CurveStyle",
         "Edge",
