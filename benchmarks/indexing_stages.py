@@ -83,7 +83,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 
 def parse() -> argparse.Namespace:
@@ -251,7 +251,24 @@ def instrument() -> None:
     wrap(writer_module.FolderWriter, "commit", "commit")
 
 
-Run = tuple[float, float, dict[str, list[float]], int, float, float, float, int, float]
+class Run(NamedTuple):
+    """One run's figures (seconds)."""
+
+    wall: float
+    cpu: float  # the process's, all threads, with its helper processes'
+    totals: dict[str, list[float]]  # stage -> [wall, its thread's CPU]
+    chunks: int
+    head: float  # before the first block
+    tail: float  # after the last block
+    idle: float  # the encoder idle between its first and last call
+    calls: int  # the encoder's
+    helpers: float  # the helper processes' CPU
+    # CPU, steadier than wall time on a shared machine: the main thread's (on 2 cores,
+    # with a helper process beside it, the run can keep up with the encoder only when
+    # this is below the encoder's time), and the process's after the last block (where
+    # the main thread kept up: the work nothing overlaps)
+    main_cpu: float
+    tail_cpu: float
 
 
 def children_cpu() -> float:
@@ -261,9 +278,7 @@ def children_cpu() -> float:
 
 
 def one_run(corpus: Path, store: Path) -> Run:
-    """(wall, process CPU with its helper processes', stage totals, chunks, before the
-    first block, after the last, the encoder idle between its first and last call, its
-    calls, the helper processes' CPU)."""
+    """Index ``corpus`` into ``store`` once, measured."""
     TOTALS.clear()
     CALLS.clear()
     start, cpu, helpers = time.perf_counter(), time.process_time(), children_cpu()
@@ -277,14 +292,10 @@ def one_run(corpus: Path, store: Path) -> Run:
     tail = end - CALLS.get("last", start)
     idle = CALLS.get("last", start) - CALLS.get("first", start) - CALLS.get("busy", 0.0)
     totals = {k: list(v) for k, v in TOTALS.items()}
-    # CPU seconds, steadier than wall time on a shared machine: the main thread's (on 2
-    # cores, with a helper process beside it, the run can keep up with the encoder only
-    # when this is below the encoder's time), and the process's after the last block
-    # (where the main thread kept up: the work nothing overlaps)
-    totals["main thread"] = [main, main]
-    totals["tail cpu"] = [ended - CALLS.get("last cpu", ended)] * 2
     calls = int(CALLS.get("calls", 0))
-    return end - start, cpu, totals, result["chunks"], head, tail, idle, calls, helpers
+    tail_cpu = ended - CALLS.get("last cpu", ended)
+    return Run(end - start, cpu, totals, result["chunks"], head, tail, idle, calls, helpers,
+               main, tail_cpu)  # fmt: skip
 
 
 def encoder_alone(texts: list[str]) -> float:
@@ -328,12 +339,13 @@ def main() -> None:
                 runs.append(one_run(corpus, store))
             if ARGS.tokenize and ARGS.embed_rate:  # alternated with the runs: the same load
                 alone_runs.append(encoder_alone(texts))
-        runs.sort(key=lambda run: run[0])
-        wall, cpu, totals, chunks, head, tail, idle, calls, helpers = runs[len(runs) // 2]
+        runs.sort(key=lambda run: run.wall)
+        median = runs[len(runs) // 2]
+        wall, cpu, totals, chunks, head, tail, idle, calls, helpers, main_cpu, tail_cpu = median
         print(
             f"ragline from {ARGS.repo}; {len(files)} stdlib files, {chunks:,} chunks; "
             f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of "
-            f"{ARGS.repeats} runs (walls {', '.join(f'{run[0]:.2f}' for run in runs)} s)"
+            f"{ARGS.repeats} runs (walls {', '.join(f'{run.wall:.2f}' for run in runs)} s)"
         )
         print(f"  {'stage':14s} {'wall s':>8s} {'CPU s':>8s} {'chunks/s':>11s} "
               f"{'CPU us/chunk':>13s}")  # fmt: skip
@@ -362,18 +374,16 @@ def main() -> None:
         )
         print(
             f"  before the first block {head:.3f} s, after the last block {tail:.3f} s "
-            f"(runs: {', '.join(f'{run[4]:.2f}/{run[5]:.2f}' for run in runs)})"
+            f"(runs: {', '.join(f'{run.head:.2f}/{run.tail:.2f}' for run in runs)})"
         )
-        each_cpu = ", ".join(
-            f"{run[2]['main thread'][0]:.2f}/{run[2]['tail cpu'][0]:.2f}" for run in runs
-        )
+        each_cpu = ", ".join(f"{run.main_cpu:.2f}/{run.tail_cpu:.2f}" for run in runs)
         print(
-            f"  CPU: the main thread {totals['main thread'][0]:.3f} s; after the last block "
-            f"{totals['tail cpu'][0]:.3f} s (runs: {each_cpu})"
+            f"  CPU: the main thread {main_cpu:.3f} s; after the last block "
+            f"{tail_cpu:.3f} s (runs: {each_cpu})"
         )
         print(
             f"  the encoder idle between its first and last call (waiting for chunks): "
-            f"{idle:.3f} s over {calls} calls (runs: {', '.join(f'{run[6]:.2f}' for run in runs)})"
+            f"{idle:.3f} s over {calls} calls (runs: {', '.join(f'{r.idle:.2f}' for r in runs)})"
         )
         if ARGS.embed_rate:
             alone = chunks / ARGS.embed_rate
@@ -382,7 +392,7 @@ def main() -> None:
                 alone = sorted(alone_runs)[len(alone_runs) // 2]
                 what = (f"tokenizing, then sleeping; measured alone: "
                         f"{', '.join(f'{seconds:.2f}' for seconds in alone_runs)} s")  # fmt: skip
-            each = ", ".join(f"{alone / run[0]:.2f}" for run in runs)
+            each = ", ".join(f"{alone / run.wall:.2f}" for run in runs)
             print(
                 f"  an encoder of {ARGS.embed_rate:,.0f} chunks/s ({what}) alone: {alone:.3f} s;"
                 f" end to end / encoder alone: {alone / wall:.2f}x (the GPU target: 0.8x); "
