@@ -502,6 +502,7 @@ PINNED_EXPORTS = {
         "messages_to_dict",
         "mock_now",
         "set_llm_cache",
+        "tool_example_to_messages",
         "trim_messages",
     ],
     "memory": [

@@ -1360,7 +1360,9 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "mock_now",
     },
     "langchain_core.utils.function_calling": {
-        "ragline.core": "convert_to_openai_function convert_to_openai_tool",
+        "ragline.core": (
+            "convert_to_openai_function convert_to_openai_tool tool_example_to_messages"
+        ),
     },
     "langchain_core.utils.utils": {
         "ragline.core": "mock_now",

@@ -174,6 +174,7 @@ _EXPORTS = {
     "BaseTool": ".tools",
     "ArgsSchema": ".tools",
     "convert_to_openai_tool": ".tools",
+    "tool_example_to_messages": ".tools",
     "convert_to_openai_function": ".tools",
     "AgentAction": ".agents",
     "AgentActionMessageLog": ".agents",

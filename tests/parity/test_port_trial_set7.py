@@ -22,7 +22,12 @@ from pydantic import BaseModel
 from ragline.core import FakeListLLM, messages
 from ragline.core import output_parsers as parsers
 
-COVERS = {"core.convert_to_openai_messages", "core.FileCallbackHandler", "core.mock_now"}
+COVERS = {
+    "core.convert_to_openai_messages",
+    "core.FileCallbackHandler",
+    "core.mock_now",
+    "core.tool_example_to_messages",
+}
 
 
 class Joke(BaseModel):
@@ -702,3 +707,49 @@ def test_runnable_each_schemas_as_langchains() -> None:
             assert (
                 ours.output_schema.model_json_schema() == theirs.output_schema.model_json_schema()
             )
+
+
+def test_tool_example_to_messages_as_langchains() -> None:
+    """Few-shot extraction examples as messages (tool_example_to_messages_extraction: the
+    name was missing; LangChain's function made LangChain messages ragline's prompt
+    refused). The default tool output text is each library's own wording."""
+    import re
+    from typing import Optional
+
+    from langchain_core.utils.function_calling import (
+        tool_example_to_messages as lc_tool_example_to_messages,
+    )
+    from pydantic import Field
+
+    from ragline.core import tool_example_to_messages
+
+    class Person(BaseModel):
+        """Information about a person."""
+
+        name: Optional[str] = Field(default=None, description="The name")  # noqa: UP045
+        age: int = 3
+
+    def shown(found: list[Any]) -> str:
+        return re.sub(r"[0-9a-f]{8}-[0-9a-f-]{27}", "<id>", repr(found))
+
+    cases: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+        (("x", [Person(name="Al"), Person(age=5)], ["o1", "o2"]), {"ai_response": "done"}),
+        (("y", []), {}),
+        (("z", [Person(name="Bo")], ["r"]), {}),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # LangChain's beta notice
+        for args, options in cases:
+            theirs = lc_tool_example_to_messages(*args, **options)
+            ours = tool_example_to_messages(*args, **options)
+            assert shown(ours) == shown(theirs)
+            ids = [c["id"] for c in ours[1].tool_calls]
+            assert [m.tool_call_id for m in ours[2 : 2 + len(ids)]] == ids
+            assert [c["id"] for c in ours[1].additional_kwargs["tool_calls"]] == ids
+        default_theirs = lc_tool_example_to_messages("w", [Person()])
+    default_ours = tool_example_to_messages("w", [Person()])
+    assert [type(m).__name__ for m in default_ours] == [type(m).__name__ for m in default_theirs]
+    with pytest.raises(ValueError):
+        lc_tool_example_to_messages("z", [Person()], tool_outputs=["a", "b"])
+    with pytest.raises(ValueError):
+        tool_example_to_messages("z", [Person()], tool_outputs=["a", "b"])

@@ -15,6 +15,7 @@ _EXPORTS = {
     "InjectedToolCallId": "._schema",
     "convert_to_openai_function": "._convert",
     "convert_to_openai_tool": "._convert",
+    "tool_example_to_messages": "._convert",
     "is_tool_call": "._base",
     "parse_google_docstring": "._schema",
     "sync_run_manager": "._base",

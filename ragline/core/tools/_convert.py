@@ -8,15 +8,17 @@ spec ``{"name", "description", "parameters"}``, or a JSON Schema with a ``title`
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ragline.core.exceptions import InvalidInputError
+from ragline.core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from ragline.core.tools._base import BaseTool
 from ragline.core.tools._schema import ArgsSchema
 from ragline.core.tools._validate import is_pydantic_model, is_typeddict
 
-__all__ = ["convert_to_openai_function", "convert_to_openai_tool"]
+__all__ = ["convert_to_openai_function", "convert_to_openai_tool", "tool_example_to_messages"]
 
 
 def convert_to_openai_function(
@@ -151,3 +153,74 @@ def _closed(schema: Any) -> Any:
             closed["required"] = list(properties)
         closed["additionalProperties"] = False
     return closed
+
+
+# ragline's own words for the tool results of an example (pass tool_outputs to choose)
+_EXAMPLE_TOOL_OUTPUT = "Tool call recorded."
+
+
+def tool_example_to_messages(
+    input: str,
+    tool_calls: list[Any],
+    tool_outputs: list[str] | None = None,
+    *,
+    ai_response: str | None = None,
+) -> list[BaseMessage]:
+    """One few-shot extraction example as the messages a tool-calling model would see:
+    the input, the model's tool calls (one per pydantic object, named after its class),
+    a tool result for each, and an optional closing reply.
+
+    The AI message carries the calls twice, as LangChain's does: as ``tool_calls`` and
+    in OpenAI's form under ``additional_kwargs["tool_calls"]`` (arguments as the model's
+    compact JSON). Each call gets a new id.
+
+    Args:
+        input: the example's user text.
+        tool_calls: pydantic objects, the values the model should extract.
+        tool_outputs: one result text per call (default: ragline's short note for each;
+            LangChain's default wording differs).
+        ai_response: a final AI message's text, if any.
+
+    Raises:
+        InvalidInputError: ``tool_outputs`` and ``tool_calls`` differ in length, or a
+            call is not a pydantic object.
+
+    Example:
+        >>> from pydantic import BaseModel
+        >>> class Person(BaseModel):
+        ...     name: str
+        >>> messages = tool_example_to_messages("Ann is here", [Person(name="Ann")])
+        >>> [type(m).__name__ for m in messages], messages[1].tool_calls[0]["args"]
+        (['HumanMessage', 'AIMessage', 'ToolMessage'], {'name': 'Ann'})
+    """
+    if not all(is_pydantic_model(type(call)) for call in tool_calls):
+        raise InvalidInputError("tool_calls must be pydantic objects (model instances)")
+    outputs = tool_outputs or [_EXAMPLE_TOOL_OUTPUT] * len(tool_calls)
+    if len(outputs) != len(tool_calls):
+        raise InvalidInputError(
+            f"{len(outputs)} tool_outputs for {len(tool_calls)} tool_calls: give one per call"
+        )
+    ids = [str(uuid.uuid4()) for _ in tool_calls]
+    openai_calls = [
+        {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": type(call).__name__, "arguments": call.model_dump_json()},
+        }
+        for call_id, call in zip(ids, tool_calls, strict=True)
+    ]
+    calls = [
+        {"name": type(call).__name__, "args": call.model_dump(), "id": call_id}
+        for call_id, call in zip(ids, tool_calls, strict=True)
+    ]
+    messages: list[BaseMessage] = [
+        HumanMessage(input),
+        AIMessage("", additional_kwargs={"tool_calls": openai_calls}, tool_calls=calls),  # type: ignore[arg-type]
+    ]
+    messages += [
+        ToolMessage(output, tool_call_id=call_id)
+        for output, call_id in zip(outputs, ids, strict=True)
+    ]
+    if ai_response:
+        messages.append(AIMessage(ai_response))
+    return messages
