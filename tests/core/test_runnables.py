@@ -465,6 +465,7 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
         "CallbackManagerForRetrieverRun",
         "CallbackManagerForToolRun",
         "Callbacks",
+        "FileCallbackHandler",
         "FinalStreamingStdOutCallbackHandler",
         "OpenAICallbackHandler",
         "RetryState",
