@@ -400,6 +400,24 @@ def test_injected_tool_args_are_hidden_from_the_model_as_langchains() -> None:
         ours["pet"].invoke({"greeting": "Yo"})
 
 
+def test_injected_tool_call_id_never_comes_from_the_arguments_as_langchains() -> None:
+    """run / arun (an agent executor's way in, with the model's arguments) take the
+    InjectedToolCallId argument from tool_call_id only, as LangChain's: a value the
+    arguments give there is replaced, and without tool_call_id the run is refused."""
+    import asyncio
+
+    forged = {"text": "hi", "owner": "ann", "call": "forged"}
+    for tool in (lc_note, rl_note):
+        message = tool.run(dict(forged), tool_call_id="real")
+        assert (message.content, message.tool_call_id) == ("ann:hi@real", "real")
+        message = asyncio.run(tool.arun(dict(forged), tool_call_id="real"))
+        assert (message.content, message.tool_call_id) == ("ann:hi@real", "real")
+        with pytest.raises(ValueError):
+            tool.run(dict(forged))
+        with pytest.raises(ValueError):
+            asyncio.run(tool.arun(dict(forged)))
+
+
 # JsonOutputParser(diff=True) (json_parser_diff_stream)
 
 JSON_STREAMS = [

@@ -338,23 +338,29 @@ class BaseTool(Fields, Runnable[Any, Any]):
         An argument marked InjectedToolCallId gets the ToolCall's id (a tool with one must
         be invoked with a ToolCall).
         """
-        tool_input, tool_call_id = self._with_call_id(*_unpack(input))
+        tool_input, tool_call_id = _unpack(input)
         return self.run(tool_input, config=config, tool_call_id=tool_call_id, **kwargs)
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Async :meth:`invoke`."""
-        tool_input, tool_call_id = self._with_call_id(*_unpack(input))
+        tool_input, tool_call_id = _unpack(input)
         return await self.arun(tool_input, config=config, tool_call_id=tool_call_id, **kwargs)
 
-    def _with_call_id(self, tool_input: Any, tool_call_id: str | None) -> tuple[Any, str | None]:
-        """``tool_input`` with the ToolCall's id under the InjectedToolCallId argument."""
+    def _with_call_id(self, tool_input: Any, tool_call_id: str | None) -> Any:
+        """``tool_input`` with the ToolCall's id under the InjectedToolCallId argument, in
+        place of any value the input itself gives there (a model's tool call may name the
+        argument; only the id counts).
+
+        Raises:
+            InvalidInputError: the tool has such an argument and no ``tool_call_id``.
+        """
         names = [
             name
             for name, kind in self.get_input_schema().injected.items()
             if issubclass(kind, InjectedToolCallId)
         ]
         if not names:
-            return tool_input, tool_call_id
+            return tool_input
         if tool_call_id is None:
             raise InvalidInputError(
                 f"tool {self.name!r} takes the tool call's id (argument {names[0]!r}, "
@@ -362,8 +368,8 @@ class BaseTool(Fields, Runnable[Any, Any]):
                 "'id': ..., 'type': 'tool_call'}), not bare arguments"
             )
         if not isinstance(tool_input, Mapping):
-            return tool_input, tool_call_id
-        return {**tool_input, **dict.fromkeys(names, tool_call_id)}, tool_call_id
+            return tool_input
+        return {**tool_input, **dict.fromkeys(names, tool_call_id)}
 
     def __call__(self, tool_input: Any, callbacks: Any = None) -> Any:
         """``tool(input)``: the same as ``tool.run(input, callbacks=callbacks)``."""
@@ -409,7 +415,9 @@ class BaseTool(Fields, Runnable[Any, Any]):
         artifact: Any = None
         status = "success"
         try:
-            args, kwargs = self._to_args_and_kwargs(tool_input)
+            # here, not in invoke: run / arun (as an agent executor calls them with a
+            # model's arguments) must not take the id from the arguments either
+            args, kwargs = self._to_args_and_kwargs(self._with_call_id(tool_input, tool_call_id))
             response = yield Effect(self._call_run, self._call_arun, run, config, args, kwargs)
             content, artifact = self._split_response(response)
         except ToolValidationError as err:
