@@ -424,45 +424,67 @@ class InMemoryVectorStore(VectorStore):
                 f"version {_FORMAT_VERSION} (upgrade ragline to load it)"
             )
         try:
-            store = cls(embedding, metric=payload["metric"])
-            ids, texts, metadatas = payload["ids"], payload["texts"], payload["metadatas"]
-            if not len(ids) == len(texts) == len(metadatas) == len(payload["vectors"]):
-                raise ValueError("ids, texts, metadatas and vectors differ in length")
-            if len(set(ids)) != len(ids) or not all(isinstance(i, str) and i for i in ids):
-                raise ValueError("ids must be unique non-empty strings")
-            if ids:
-                vectors = as_vector_matrix(payload["vectors"], dimension=payload["dimension"])
-                if store.metric == "cosine":  # the float64 values as saved (checked above)
-                    vectors = np.asarray(payload["vectors"], dtype=np.float64)
-                store._upsert(list(ids), vectors, list(texts), list(metadatas))
-            store._dimension = payload["dimension"]
+            return cls._restored(
+                embedding,
+                payload["metric"],
+                payload["ids"],
+                payload["texts"],
+                payload["metadatas"],
+                payload["vectors"],
+                payload["dimension"],
+            )
         except (KeyError, TypeError, ValueError) as err:
             raise PersistenceError(f"{str(target)!r} is a corrupt saved store: {err}") from err
+
+    @classmethod
+    def _restored(
+        cls,
+        embedding: Embeddings,
+        metric: str,
+        ids: list[str],
+        texts: list[str],
+        metadatas: list[dict[str, Any]],
+        vectors: list[list[float]],
+        dimension: int | None,
+    ) -> InMemoryVectorStore:
+        """A store holding saved records, checked (one length, unique non-empty string ids,
+        finite vectors of one width); a bad record is a KeyError, TypeError or ValueError."""
+        store = cls(embedding, metric=metric)
+        if not len(ids) == len(texts) == len(metadatas) == len(vectors):
+            raise ValueError("ids, texts, metadatas and vectors differ in length")
+        if len(set(ids)) != len(ids) or not all(isinstance(i, str) and i for i in ids):
+            raise ValueError("ids must be unique non-empty strings")
+        if ids:
+            matrix = as_vector_matrix(vectors, dimension=dimension)
+            if store.metric == "cosine":  # the float64 values as saved (checked above)
+                matrix = np.asarray(vectors, dtype=np.float64)
+            store._upsert(list(ids), matrix, list(texts), list(metadatas))
+        store._dimension = dimension
         return store
 
     @classmethod
     def _from_langchain_records(
         cls, records: dict[str, Any], embedding: Embeddings, target: Path
     ) -> InMemoryVectorStore:
-        store = cls(embedding)
-        if not records:
-            return store
         try:
-            ids = [record["id"] for record in records.values()]
-            if len(set(ids)) != len(ids) or not all(isinstance(i, str) and i for i in ids):
-                raise ValueError("ids must be unique non-empty strings")
-            texts = [record["text"] for record in records.values()]
+            rows = list(records.values())
+            texts = [row["text"] for row in rows]
             if not all(isinstance(t, str) for t in texts):
                 raise ValueError("texts must be strings")
-            metadatas = [dict(record["metadata"] or {}) for record in records.values()]
-            rows = [record["vector"] for record in records.values()]
-            as_vector_matrix(rows, dimension=len(rows[0]))  # checked: finite, one width
-            store._upsert(ids, np.asarray(rows, dtype=np.float64), texts, metadatas)
+            vectors = [row["vector"] for row in rows]
+            return cls._restored(
+                embedding,
+                "cosine",
+                [row["id"] for row in rows],
+                texts,
+                [dict(row["metadata"] or {}) for row in rows],
+                vectors,
+                len(vectors[0]) if vectors else None,
+            )
         except (KeyError, TypeError, ValueError) as err:
             raise PersistenceError(
                 f"{str(target)!r} is a corrupt saved store (LangChain's layout): {err}"
             ) from err
-        return store
 
 
 _RECORD_KEYS = frozenset({"id", "vector", "text", "metadata"})
