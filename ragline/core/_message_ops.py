@@ -151,7 +151,7 @@ def _counter(token_counter: Any) -> Callable[[list[BaseMessage]], int]:
     """A function counting a list of messages, from what ``trim_messages`` was given."""
     if isinstance(token_counter, str):
         if token_counter == "approximate":
-            return lambda messages: count_tokens_approximately(messages)
+            return count_tokens_approximately
         raise InvalidInputError(
             f"token_counter {token_counter!r} is not a known shortcut; the only one is "
             "'approximate'"
@@ -207,9 +207,7 @@ def _most(count: int, fits: Callable[[int], bool]) -> int:
     """The largest n in 0..count with fits(n), by halving (as LangChain searches, so a
     counter that is not monotonic gives the same answer too)."""
     low, high = 0, count
-    for _ in range(count.bit_length()):
-        if low >= high:
-            break
+    while low < high:  # at most count.bit_length() rounds: each halves high - low
         middle = (low + high + 1) // 2
         if fits(middle):
             low = middle
