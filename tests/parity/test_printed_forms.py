@@ -215,3 +215,44 @@ def test_str_and_repr_of_output_parsers_and_the_passthrough():
     lc, ours = _parsers("langchain"), _parsers("ragline")
     assert [str(p) for p in ours] == [str(p) for p in lc]
     assert [repr(p) for p in ours] == [repr(p) for p in lc]
+
+
+def test_an_empty_name_is_printed_as_langchains():
+    """``name=""`` is a name set away from its default (None), so LangChain's printed form
+    shows it, first, for every composed runnable; ragline's dropped it (a falsy test).
+    A RunnableAssign's repr shows its name too (ragline's never did)."""
+    from langchain_core.runnables import RunnableLambda as LCRunnableLambda
+    from langchain_core.runnables import RunnablePassthrough as LCRunnablePassthrough
+    from langchain_core.runnables import RunnableSequence as LCRunnableSequence
+    from langchain_core.runnables.base import RunnableEach as LCRunnableEach
+
+    from ragline.core.runnables import RunnableLambda, RunnablePassthrough, RunnableSequence
+    from ragline.core.runnables.each import RunnableEach
+
+    def same(x: Any) -> Any:
+        return x
+
+    pairs = [
+        (
+            RunnableSequence(RunnableLambda(same), RunnableLambda(same), name=""),
+            LCRunnableSequence(LCRunnableLambda(same), LCRunnableLambda(same), name=""),
+        ),
+        (
+            RunnableEach(bound=RunnableLambda(same), name=""),
+            LCRunnableEach(bound=LCRunnableLambda(same), name=""),
+        ),
+    ]
+    ours_assign = RunnablePassthrough.assign(a=RunnableLambda(same))
+    theirs_assign = LCRunnablePassthrough.assign(a=LCRunnableLambda(same))
+    ours_assign.name = ""
+    theirs_assign.name = ""
+    pairs.append((ours_assign, theirs_assign))
+    ours_named = RunnablePassthrough.assign(a=RunnableLambda(same))
+    theirs_named = LCRunnablePassthrough.assign(a=LCRunnableLambda(same))
+    ours_named.name = "with_a"
+    theirs_named.name = "with_a"
+    pairs.append((ours_named, theirs_named))
+    for ours, theirs in pairs:
+        assert str(ours) == str(theirs)
+        assert repr(ours) == repr(theirs)
+    assert str(pairs[0][0]).startswith("name='' first=RunnableLambda(same)")

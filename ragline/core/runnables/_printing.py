@@ -20,11 +20,12 @@ def indent_after_first(text: str, width: int) -> str:
 
 def printed_fields(name: str | None, separator: str = " ", **fields: Any) -> str:
     """A runnable's fields as a pydantic model prints them (LangChain's ``str()`` of a
-    runnable): ``name=...`` first when it has a name, then each field's ``key=repr``.
+    runnable): ``name=...`` first when it has one (``""`` too: any name but the default
+    None), then each field's ``key=repr``.
 
     Example:
         >>> printed_fields("joke", mapper={})
         "name='joke' mapper={}"
     """
-    named = [f"name={name!r}"] if name else []
+    named = [f"name={name!r}"] if name is not None else []
     return separator.join([*named, *(f"{key}={value!r}" for key, value in fields.items())])

@@ -136,7 +136,7 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
         return self.name or f"RunnableAssign<{','.join(self.mapper.steps)}>"
 
     def __repr__(self) -> str:
-        return f"RunnableAssign(mapper={self.mapper!r})"
+        return f"RunnableAssign({printed_fields(self.name, ', ', mapper=self.mapper)})"
 
     def __str__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
         return printed_fields(self.name, mapper=self.mapper)
