@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError
+from ragline.core.runnables._printing import printed_fields
 from ragline.core.runnables.base import Input, Output, Runnable
 from ragline.core.runnables.schema import pydantic_sorted
 from ragline.core.runnables.serializable import RunnableSerializable
@@ -42,16 +43,11 @@ class RunnableEachBase(Runnable[list[Input], list[Output]]):
         """``RunnableEach<bound name>`` unless a name was set."""
         return self.name or f"RunnableEach<{self.bound.get_name()}>"
 
-    def _shown_fields(self) -> list[str]:
-        # LangChain's printed form (pydantic's): the name when given, then bound
-        named = [f"name={self.name!r}"] if self.name is not None else []
-        return [*named, f"bound={self.bound!r}"]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(self._shown_fields())})"
+    def __repr__(self) -> str:  # LangChain's (pydantic's): the name when given, then bound
+        return f"{type(self).__name__}({printed_fields(self.name, ', ', bound=self.bound)})"
 
     def __str__(self) -> str:
-        return " ".join(self._shown_fields())
+        return printed_fields(self.name, bound=self.bound)
 
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         item = _item_ref(self.bound._input_json(defs), self.bound._input_title(), defs)
