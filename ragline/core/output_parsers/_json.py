@@ -121,6 +121,8 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
         {'answer': 'Paris'}
     """
 
+    diff = False  # also for subclasses and objects built without this __init__
+
     @property
     def _type(self) -> str:
         return "simple_json_output_parser"
@@ -141,10 +143,10 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
         return self.parse(text_of(value))
 
     def _progress(self) -> StreamProgress:
-        return _JsonDiffProgress(self) if getattr(self, "diff", False) else _JsonProgress(self)
+        return _JsonDiffProgress(self) if self.diff else _JsonProgress(self)
 
     def _combine(self, total: Any, piece: Any) -> Any:
-        if getattr(self, "diff", False):
+        if self.diff:
             return [*total, *piece]  # patches add up: the run's output is all of them
         return piece  # each object replaces the previous one: it is not a delta
 
@@ -161,7 +163,7 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
         return format_instructions(self.pydantic_object)
 
     def _set_fields(self) -> list[str]:
-        shown = ["diff=True"] if getattr(self, "diff", False) else []
+        shown = ["diff=True"] if self.diff else []
         if self.pydantic_object is not None:
             shown.append(f"pydantic_object={self.pydantic_object!r}")
         return shown
