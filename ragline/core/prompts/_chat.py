@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from ragline.core._checks import check_optional_positive_int
@@ -240,38 +240,34 @@ class MessagesPlaceholder(BaseMessagePromptTemplate):
         return _joined(self._printed_fields(), " ")
 
 
-def _fill(text: str, values: Mapping[str, Any], template_format: str) -> str:
-    template = PromptTemplate(text, template_format=template_format)
-    return template.format(**{k: values[k] for k in template.input_variables if k in values})
-
-
-def _fill_all(value: Any, values: Mapping[str, Any], template_format: str) -> Any:
+def _templated(value: Any, template_format: str) -> Any:
+    """``value`` with every string in it (inside dicts and lists too) a PromptTemplate."""
     if isinstance(value, str):
-        return _fill(value, values, template_format)
+        return PromptTemplate(value, template_format=template_format)
     if isinstance(value, dict):
-        return {k: _fill_all(v, values, template_format) for k, v in value.items()}
+        return {k: _templated(v, template_format) for k, v in value.items()}
     if isinstance(value, list):
-        return [_fill_all(v, values, template_format) for v in value]
+        return [_templated(v, template_format) for v in value]
     return value
 
 
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
+def _templates_in(value: Any) -> Iterator[PromptTemplate]:
+    if isinstance(value, PromptTemplate):
+        yield value
+    elif isinstance(value, dict | list):
+        for item in value.values() if isinstance(value, dict) else value:
+            yield from _templates_in(item)
+
+
+def _filled(value: Any, values: Mapping[str, Any]) -> Any:
+    """A :func:`_templated` value with each template formatted from ``values``."""
+    if isinstance(value, PromptTemplate):
+        return value.format(**{k: values[k] for k in value.input_variables if k in values})
     if isinstance(value, dict):
-        return [text for v in value.values() for text in _strings(v)]
+        return {k: _filled(v, values) for k, v in value.items()}
     if isinstance(value, list):
-        return [text for v in value for text in _strings(v)]
-    return []
-
-
-def _variables_of(value: Any, template_format: str) -> list[str]:
-    names: list[str] = []
-    for text in _strings(value):
-        for name in PromptTemplate(text, template_format=template_format).input_variables:
-            if name not in names:
-                names.append(name)
-    return names
+        return [_filled(v, values) for v in value]
+    return value
 
 
 class _BlockTemplate:
@@ -282,10 +278,13 @@ class _BlockTemplate:
         self.kind = kind
         self.template = template
         self.template_format = template_format
-        self.input_variables = _variables_of(template, template_format)
+        self._templates = _templated(template, template_format)  # parsed once
+        self.input_variables = list(
+            dict.fromkeys(v for t in _templates_in(self._templates) for v in t.input_variables)
+        )
 
     def format_block(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        filled = _fill_all(self.template, values, self.template_format)
+        filled = _filled(self._templates, values)
         return {"type": "image_url", "image_url": filled} if self.kind == "image" else filled
 
     def __repr__(self) -> str:
@@ -334,11 +333,9 @@ class _ContentBlocksMessagePromptTemplate(BaseMessagePromptTemplate):
                 self.prompt.append(_BlockTemplate("image", image, template_format))
             else:
                 self.prompt.append(_BlockTemplate("dict", dict(block), template_format))
-        self.input_variables = []
-        for part in self.prompt:
-            self.input_variables += [
-                v for v in part.input_variables if v not in self.input_variables
-            ]
+        self.input_variables = list(
+            dict.fromkeys(v for part in self.prompt for v in part.input_variables)
+        )
         self.optional_variables = []
 
     def format(self, **kwargs: Any) -> BaseMessage:
