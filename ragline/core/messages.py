@@ -916,16 +916,18 @@ def _dict_fields(item: dict[str, Any]) -> dict[str, Any]:
     tool_call_id, an assistant's tool_calls (OpenAI's form too), response_metadata, and
     every other key in additional_kwargs (its own ``additional_kwargs`` merged last)."""
     role_key = "role" if "role" in item else "type"
+    role = item[role_key]
+    message_class = _ROLE_CLASSES.get(role) if isinstance(role, str) else None
     fields_: dict[str, Any] = {
         k: item[k] for k in ("name", "id", "tool_call_id") if item.get(k) is not None
     }
     additional = {k: v for k, v in item.items() if k != role_key and k not in _DICT_FIELD_KEYS}
     additional.update(item.get("additional_kwargs") or {})
-    if _ROLE_CLASSES.get(item[role_key]) is ToolMessage:
+    if message_class is ToolMessage:
         for key in ("artifact", "status"):
             if key in additional:
                 fields_[key] = additional.pop(key)
-    if _ROLE_CLASSES.get(item[role_key]) is AIMessage and item.get("tool_calls") is not None:
+    if message_class is AIMessage and item.get("tool_calls") is not None:
         fields_["tool_calls"] = [_tool_call_from_dict(call) for call in item["tool_calls"]]
     if item.get("response_metadata"):
         fields_["response_metadata"] = item["response_metadata"]

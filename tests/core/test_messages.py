@@ -217,6 +217,19 @@ def test_a_wrong_role_names_the_valid_roles():
         convert_to_messages([("tool", "42")])
 
 
+def test_a_message_dict_with_a_role_that_is_no_string_names_the_valid_roles():
+    # a list or dict role is refused by name, as a wrong string role is (not a TypeError
+    # from looking an unhashable role up)
+    for role in (["user"], {"user": 1}):
+        item = {"role": role, "content": "hi"}
+        with pytest.raises(InvalidInputError) as info:
+            convert_to_messages([item])  # type: ignore[list-item]
+        assert str(info.value) == (
+            f"unknown message role {role!r} in {item!r}; valid roles are "
+            "'system', 'human', 'user', 'ai', 'assistant', 'tool', 'function'"
+        )
+
+
 def test_buffer_string_labels_each_role():
     messages = [
         SystemMessage("s"),
