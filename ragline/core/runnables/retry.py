@@ -123,7 +123,6 @@ class RunnableRetry(Runnable[Input, Output]):
             if exponential_jitter_params is None
             else {key: float(value) for key, value in params.items()}
         )
-        self._jitter = {**_JITTER_DEFAULTS, **params}
 
     @property
     def retry_exception_types(self) -> tuple[type[BaseException], ...]:
@@ -163,7 +162,7 @@ class RunnableRetry(Runnable[Input, Output]):
     def _wait_seconds(self, attempt: int) -> float:
         if not self.wait_exponential_jitter:
             return 0.0
-        p = self._jitter
+        p = {**_JITTER_DEFAULTS, **(self.exponential_jitter_params or {})}
         base = min(p["max"], p["initial"] * p["exp_base"] ** (attempt - 1))
         return base + random.uniform(0, p["jitter"])
 
