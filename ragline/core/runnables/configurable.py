@@ -359,7 +359,7 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
                 name=field.name,
                 description=field.description,
                 default=getattr(self.default, attribute, None),
-                annotation=_declared_type(self.default, attribute),
+                annotation=_declared_type(type(self.default), attribute),
             )
             for attribute, field in self.fields.items()
         }
@@ -499,11 +499,13 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
         return self.alternatives[key]
 
 
-def _declared_type(runnable: Any, attribute: str) -> Any:
+@functools.lru_cache(maxsize=256)
+def _declared_type(cls: type[Any], attribute: str) -> Any:
     """The type ``attribute`` is declared with: on the class, else as the constructor's
     parameter of that name (LangChain's spec carries the model field's type); None when
-    neither declares it or a hint does not resolve."""
-    for owner in (type(runnable), type(runnable).__init__):
+    neither declares it or a hint does not resolve. Found once per class and attribute:
+    resolving the hints is most of a configured root call, which lists its specs."""
+    for owner in (cls, cls.__init__):
         try:
             hints = typing.get_type_hints(owner)
         except Exception:  # a hint naming something not importable here
