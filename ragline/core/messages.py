@@ -257,7 +257,9 @@ _STANDARD_BLOCK_TYPES = frozenset(
         "non_standard",
     }
 )
-_DATA_URL = re.compile(r"data:(?P<mime>[\w/+.-]+);base64,(?P<data>.+)", re.DOTALL)
+# a data URL LangChain reads as base64: a mime type up to the ';', data on one line (a
+# final newline allowed, not kept)
+_DATA_URL = re.compile(r"data:(?P<mime>[^;]+);base64,(?P<data>.+)$")
 
 
 def _standard_block(block: Any) -> dict[str, Any]:
@@ -267,19 +269,36 @@ def _standard_block(block: Any) -> dict[str, Any]:
         return {"type": "non_standard", "value": block}
     if block.get("type") in _STANDARD_BLOCK_TYPES:
         return block
-    image = block.get("image_url")
-    if block.get("type") == "image_url" and isinstance(image, dict) and "url" in image:
-        converted: dict[str, Any] = {"type": "image", "id": f"lc_{uuid.uuid4()}"}
-        found = _DATA_URL.fullmatch(image["url"])
-        if found:
-            converted.update(base64=found["data"], mime_type=found["mime"])
-        else:
-            converted["url"] = image["url"]
-        extras = {k: v for k, v in image.items() if k != "url"}
-        if extras:
-            converted["extras"] = extras
-        return converted
+    if block.get("type") == "image_url":
+        return _image_block(block) or {"type": "non_standard", "value": block}
     return {"type": "non_standard", "value": block}
+
+
+def _image_block(block: dict[str, Any]) -> dict[str, Any] | None:
+    """An OpenAI ``image_url`` block as an ``image`` block, where LangChain converts it:
+    no keys but type, image_url and detail, and a string url. Extras: a top-level detail,
+    then the url dict's other keys (its detail as it is, the rest as ``image_url_<key>``),
+    None values left out."""
+    image = block.get("image_url")
+    if not set(block) <= {"type", "image_url", "detail"} or not isinstance(image, dict):
+        return None
+    url = image.get("url")
+    if not isinstance(url, str):
+        return None
+    converted: dict[str, Any] = {"type": "image", "id": f"lc_{uuid.uuid4()}"}
+    found = _DATA_URL.match(url)
+    if found:
+        converted.update(base64=found["data"], mime_type=found["mime"])
+    else:
+        converted["url"] = url
+    extras = {k: v for k, v in block.items() if k == "detail"}
+    for key, value in image.items():
+        if key != "url":
+            extras[key if key == "detail" else f"image_url_{key}"] = value
+    extras = {k: v for k, v in extras.items() if v is not None}
+    if extras:
+        converted["extras"] = extras
+    return converted
 
 
 def _standard_blocks(content: Content) -> list[dict[str, Any]]:

@@ -668,6 +668,44 @@ def test_content_blocks_as_langchains() -> None:
         assert same_ids(ours.content_blocks) == same_ids(theirs.content_blocks)
 
 
+def test_image_url_blocks_convert_as_langchains() -> None:
+    """Which OpenAI ``image_url`` blocks become ``image`` blocks, and their extras: only a
+    block of type / image_url / detail with a string url (ragline raised TypeError on a
+    None url and converted blocks with other keys, dropping them); a top-level detail and
+    the url dict's other keys (``image_url_`` before all but detail) go to extras, None
+    values left out; a data URL's mime type is anything up to ';' and its data one line."""
+    import re
+
+    def same_ids(blocks: list[Any]) -> str:
+        return re.sub(r"lc_[0-9a-f-]{36}", "lc_<uuid>", repr(blocks))
+
+    png = "data:image/png;base64,iVBORw0KGgo="
+    contents: list[list[Any]] = [
+        [{"type": "image_url", "image_url": {"url": None}}],
+        [{"type": "image_url", "image_url": {"url": 7}}],
+        [{"type": "image_url", "image_url": {}}],
+        [{"type": "image_url", "image_url": {"url": "https://a.example/x.png"}, "alt": "x"}],
+        [{"type": "image_url", "image_url": {"url": "https://a.example/x.png"}, "detail": "low"}],
+        [
+            {
+                "type": "image_url",
+                "image_url": {"url": png, "detail": "high", "format": "png", "gone": None},
+                "detail": "low",
+            }
+        ],
+        [{"type": "image_url", "image_url": {"url": png, "format": "png", "detail": "auto"}}],
+        [{"type": "image_url", "image_url": {"url": png, "detail": "auto"}, "detail": None}],
+        [{"type": "image_url", "image_url": {"url": "data:image/x icon=1;base64,AAAA"}}],
+        [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA\nBBBB"}}],
+        [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA\n"}}],
+    ]
+    for content in contents:
+        for kind in ("HumanMessage", "AIMessage"):
+            ours = getattr(messages, kind)(content).content_blocks
+            theirs = getattr(lc_messages, kind)(content=content).content_blocks
+            assert same_ids(ours) == same_ids(theirs)
+
+
 def test_runnable_each_schemas_as_langchains() -> None:
     """``runnable.map()``'s input and output JSON schemas (runnable_map_each_with_types:
     ragline inlined the item schema where LangChain references a ``$defs`` entry)."""
