@@ -45,6 +45,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
+from numpy import ndarray
+
 from ragline.core.callbacks.base import BaseCallbackHandler
 from ragline.core.callbacks.manager import _given_name, current_run_id
 
@@ -227,8 +229,19 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         }
         if self.capture_content:
             attributes["gen_ai.retrieval.query.text"] = _cut(str(query))
-        self._retrievals[run_id.int] = None
-        self._start("retrieval", run_id, parent_run_id, attributes)
+        key = run_id.int
+        self._retrievals[key] = None
+        # _start's steps written out: a traced retriever call runs its code once, after a
+        # query embedding's forward pass has evicted the caches, where every further
+        # Python function costs its own cache misses
+        parent = self._spans.get(parent_run_id.int) if parent_run_id is not None else None
+        attributes["ragline.run.id"] = str(run_id)
+        self._spans[key] = self._tracer.start_span(
+            "retrieval",
+            context=self._set_in_context(parent) if parent is not None else None,
+            kind=self._internal,
+            attributes=attributes,
+        )
 
     def on_retriever_details(
         self,
@@ -260,16 +273,20 @@ class OpenTelemetryTracer(BaseCallbackHandler):
             listed = _json(found)
         else:
             listed = _ids_and_scores(documents, scores)
-        if details is None:
-            self._end(run_id, {"gen_ai.retrieval.documents": listed})
+        span = self._spans.pop(run_id.int, None)  # _end's steps written out (see above)
+        if span is None:
             return
-        k, search_type, _, score_type = details
-        self._end(run_id, {
-            "gen_ai.retrieval.documents": listed,
-            "gen_ai.retrieval.top_k": k,
-            "ragline.retrieval.search_type": search_type,
-            "ragline.retrieval.score_type": score_type,
-        })  # fmt: skip
+        if details is None:
+            span.set_attributes({"gen_ai.retrieval.documents": listed})
+        else:
+            k, search_type, _, score_type = details
+            span.set_attributes({
+                "gen_ai.retrieval.documents": listed,
+                "gen_ai.retrieval.top_k": k,
+                "ragline.retrieval.search_type": search_type,
+                "ragline.retrieval.score_type": score_type,
+            })  # fmt: skip
+        span.end()
 
     def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         self._fail(run_id, error)
@@ -344,16 +361,27 @@ class OpenTelemetryTracer(BaseCallbackHandler):
 
     def end_embedding_span(self, span: Any, result: Any, record: Mapping[str, Any]) -> None:
         """End it with the vectors' dimension and the input tokens when the model said."""
-        dimension = _dimension(result)
-        tokens = record.get("input_tokens") if record else None
-        if tokens is None:
-            if dimension is not None:
-                span.set_attribute("gen_ai.embeddings.dimension.count", dimension)
-        elif dimension is None:
-            span.set_attribute("gen_ai.usage.input_tokens", tokens)
-        else:  # both in one call: the span's lock taken once
-            span.set_attributes({"gen_ai.embeddings.dimension.count": dimension,
-                                 "gen_ai.usage.input_tokens": tokens})  # fmt: skip
+        # _dimension's steps for the two usual results (a float32 matrix, one vector as a
+        # list) written out: this runs first thing after the model's forward pass (see
+        # on_retriever_start)
+        dimension: int | None
+        if type(result) is ndarray and len(shape := result.shape) == 2 and shape[0]:
+            dimension = shape[1]
+        elif type(result) is list and result and type(result[0]) is float:
+            dimension = len(result)
+        else:
+            dimension = _dimension(result)
+        # set_attributes, never set_attribute: the retriever's span ends through the same
+        # SDK code a moment later, so that code runs warm there (the model's forward pass
+        # has just evicted the caches; code run once per call costs its cache misses)
+        if record and (tokens := record.get("input_tokens")) is not None:
+            if dimension is None:
+                span.set_attributes({"gen_ai.usage.input_tokens": tokens})
+            else:
+                span.set_attributes({"gen_ai.embeddings.dimension.count": dimension,
+                                     "gen_ai.usage.input_tokens": tokens})  # fmt: skip
+        elif dimension is not None:
+            span.set_attributes({"gen_ai.embeddings.dimension.count": dimension})
         span.end()
 
     def fail_embedding_span(self, span: Any, error: BaseException) -> None:
