@@ -992,7 +992,8 @@ def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
             converted.append(_message_from_role(item[0], item[1], item))
         elif isinstance(item, dict) and "content" in item and ("role" in item or "type" in item):
             role = item["role"] if "role" in item else item["type"]
-            converted.append(_message_from_role(role, item["content"], item, **_dict_fields(item)))
+            content = item["content"] or ""  # None (OpenAI's tool-call reply) or empty: ""
+            converted.append(_message_from_role(role, content, item, **_dict_fields(item)))
         else:
             raise InvalidInputError(
                 f"cannot turn {item!r} into a message; expected a message, a string, a "

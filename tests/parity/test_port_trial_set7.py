@@ -183,6 +183,18 @@ DICT_MESSAGES: list[dict[str, Any]] = [
     {"role": "developer", "content": "d", "foo": 1},
     {"role": "system", "content": "s", "name": None},
     {"role": "function", "content": "r", "name": "f", "q": 1},
+    # content None, as OpenAI's API returns an assistant's tool-call message, or empty:
+    # LangChain reads any empty content as ""
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c9", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ],
+    },
+    {"role": "user", "content": None},
+    {"role": "tool", "content": None, "tool_call_id": "c9"},
+    {"role": "assistant", "content": []},
 ]
 
 
