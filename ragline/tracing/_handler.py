@@ -339,11 +339,13 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         """Start the span of one embedding call, the child of the running run's span (a
         retriever embedding its query) or else of the current OpenTelemetry span."""
         model = getattr(embeddings, "model", None) or getattr(embeddings, "model_name", None)
+        # a list's length read here: _count would be one more function run once per call
+        count = len(texts) if type(texts) is list else 1 if isinstance(texts, str) else None
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "embeddings",
             "ragline.embeddings.class": type(embeddings).__name__,
             "ragline.embeddings.method": method,
-            "ragline.embeddings.input_count": 1 if isinstance(texts, str) else _count(texts),
+            "ragline.embeddings.input_count": _count(texts) if count is None else count,
         }
         if isinstance(model, str) and model:
             attributes["gen_ai.request.model"] = model
