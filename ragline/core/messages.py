@@ -1002,7 +1002,14 @@ def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
     return converted
 
 
-_OPENAI_ROLES = {"human": "user", "ai": "assistant", "system": "system", "tool": "tool"}
+# a message's OpenAI role by its class, so chunks take their message's role
+_OPENAI_ROLES: tuple[tuple[type[BaseMessage], str], ...] = (
+    (HumanMessage, "user"),
+    (AIMessage, "assistant"),
+    (SystemMessage, "system"),
+    (ToolMessage, "tool"),
+    (FunctionMessage, "function"),
+)
 
 
 def _openai_content(content: Content, text_format: str) -> str | list[Any]:
@@ -1012,22 +1019,30 @@ def _openai_content(content: Content, text_format: str) -> str | list[Any]:
         if text_format == "string":
             return content
         return [{"type": "text", "text": content}] if content else []
-    blocks = [{"type": "text", "text": b} if isinstance(b, str) else b for b in content]
-    all_text = all(b.get("type") == "text" and isinstance(b.get("text"), str) for b in blocks)
-    if text_format == "string" and all_text:
-        return "\n".join(b["text"] for b in blocks)
-    return blocks
+    texts = [b if isinstance(b, str) else _block_text(b) for b in content]
+    if text_format == "string" and all(t is not None for t in texts):
+        return "\n".join(cast(list[str], texts))
+    # text blocks go out as type and text only (their other keys left behind)
+    return [
+        b if t is None else {"type": "text", "text": t} for b, t in zip(content, texts, strict=True)
+    ]
+
+
+def _block_text(block: Any) -> str | None:
+    """A text block's text; None for any other block."""
+    is_text = isinstance(block, dict) and block.get("type") == "text"
+    return block["text"] if is_text and isinstance(block.get("text"), str) else None
 
 
 def _openai_message(message: BaseMessage, text_format: str) -> dict[str, Any]:
     if isinstance(message, ChatMessage):
         role = message.role
-    elif message.type == "system" and (
+    elif isinstance(message, SystemMessage) and (
         message.additional_kwargs.get("__openai_role__") == "developer"
     ):
         role = "developer"
     else:
-        role = _OPENAI_ROLES.get(message.type, message.type)
+        role = next((r for c, r in _OPENAI_ROLES if isinstance(message, c)), message.type)
     entry: dict[str, Any] = {"role": role}
     if message.name is not None:
         entry["name"] = message.name
@@ -1036,7 +1051,10 @@ def _openai_message(message: BaseMessage, text_format: str) -> dict[str, Any]:
             {
                 "type": "function",
                 "id": call.get("id"),
-                "function": {"name": call["name"], "arguments": json.dumps(call["args"])},
+                "function": {
+                    "name": call["name"],
+                    "arguments": json.dumps(call["args"], ensure_ascii=False),
+                },
             }
             for call in message.tool_calls
         ]

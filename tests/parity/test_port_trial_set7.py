@@ -516,6 +516,22 @@ def _openai_cases(m: Any) -> list[Any]:
         m.HumanMessage(content=[]),
         m.AIMessage(content=[{"type": "text", "text": "x"}]),
         m.ToolMessage(content=[{"type": "text", "text": "tt"}], tool_call_id="t"),
+        # chunks take their message's role; arguments keep non-ASCII text; text blocks
+        # go out as type and text only
+        m.HumanMessageChunk(content="hc"),
+        m.SystemMessageChunk(content="sc"),
+        m.SystemMessageChunk(content="dc", additional_kwargs={"__openai_role__": "developer"}),
+        m.AIMessageChunk(content="ac"),
+        m.ToolMessageChunk(content="tc", tool_call_id="c1"),
+        m.FunctionMessageChunk(content="fc", name="f"),
+        m.ChatMessageChunk(content="cc", role="critic"),
+        m.AIMessage(content="", tool_calls=[{"name": "f", "args": {"city": "Zürich"}, "id": "c4"}]),
+        m.HumanMessage(
+            content=[
+                {"type": "text", "text": "a", "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": "b", "id": "t1"},
+            ]
+        ),
     ]
 
 
