@@ -819,3 +819,22 @@ def test_tool_example_to_messages_as_langchains() -> None:
         lc_tool_example_to_messages("z", [Person()], tool_outputs=["a", "b"])
     with pytest.raises(ValueError):
         tool_example_to_messages("z", [Person()], tool_outputs=["a", "b"])
+
+
+def test_tool_example_to_messages_refuses_no_outputs_for_calls_as_langchains() -> None:
+    """``tool_outputs=[]`` for one call is a length mismatch in LangChain (only None means
+    the default); ragline's treated the empty list as 'use the default'."""
+    from langchain_core.utils.function_calling import (
+        tool_example_to_messages as lc_tool_example_to_messages,
+    )
+
+    from ragline.core import InvalidInputError, tool_example_to_messages
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # LangChain's beta notice
+        with pytest.raises(ValueError):
+            lc_tool_example_to_messages("z", [Joke(setup="s", punchline="p")], tool_outputs=[])
+        assert len(lc_tool_example_to_messages("z", [], tool_outputs=[])) == 2
+    with pytest.raises(InvalidInputError, match="0 tool_outputs for 1 tool_calls"):
+        tool_example_to_messages("z", [Joke(setup="s", punchline="p")], tool_outputs=[])
+    assert len(tool_example_to_messages("z", [], tool_outputs=[])) == 2

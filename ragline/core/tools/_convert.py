@@ -195,7 +195,7 @@ def tool_example_to_messages(
     """
     if not all(is_pydantic_model(type(call)) for call in tool_calls):
         raise InvalidInputError("tool_calls must be pydantic objects (model instances)")
-    outputs = tool_outputs or [_EXAMPLE_TOOL_OUTPUT] * len(tool_calls)
+    outputs = [_EXAMPLE_TOOL_OUTPUT] * len(tool_calls) if tool_outputs is None else tool_outputs
     if len(outputs) != len(tool_calls):
         raise InvalidInputError(
             f"{len(outputs)} tool_outputs for {len(tool_calls)} tool_calls: give one per call"
