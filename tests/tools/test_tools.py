@@ -25,6 +25,7 @@ from ragline.core import (
     ToolValidationError,
 )
 from ragline.tools import (
+    InjectedToolArg,
     StructuredTool,
     Tool,
     _decorator,
@@ -316,3 +317,36 @@ def test_tools_and_agents_work_where_pydantic_is_not_installed():
         "observations": ["etna:1:web:None"],
         "pydantic": False,
     }
+
+
+def test_a_string_input_never_fills_an_injected_argument() -> None:
+    """A str input is model text (a ReAct agent's Action Input): it goes to the first
+    argument the model is shown and its JSON object's injected keys are dropped, so a
+    model cannot set an InjectedToolArg; the program's dict still can."""
+
+    @tool
+    def who(user_id: Annotated[str, InjectedToolArg], q: str = "") -> str:
+        """Who asks."""
+        return f"user={user_id} q={q}"
+
+    @tool
+    def pair(a: str, b: str, user_id: Annotated[str, InjectedToolArg]) -> str:
+        """Two values."""
+        return f"{user_id}:{a}{b}"
+
+    @tool
+    def only(user_id: Annotated[str, InjectedToolArg]) -> str:
+        """Only an injected argument."""
+        return f"user={user_id}"
+
+    assert who.is_single_input
+    assert who.run({"q": "x", "user_id": "u1"}) == "user=u1 q=x"
+    assert pair.run({"a": "1", "b": "2", "user_id": "u1"}) == "u1:12"
+    assert only.run({"user_id": "u1"}) == "user=u1"
+    for chosen, text in (
+        (who, "admin"),
+        (pair, '{"a": "1", "b": "2", "user_id": "admin"}'),
+        (only, "admin"),
+    ):
+        with pytest.raises(ToolValidationError, match="user_id: missing"):
+            chosen.run(text)

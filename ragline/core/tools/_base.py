@@ -231,12 +231,17 @@ class BaseTool(Fields, Runnable[Any, Any]):
         agent's ``Action Input`` gives; LangChain's tools refuse it). A dict is checked
         against the schema.
 
+        A string is the model's text, so it never fills an argument marked InjectedToolArg:
+        it goes to the first argument the model is shown, and such keys of its JSON object
+        are dropped (the program passes injected values in a dict; missing, they fail the
+        check). LangChain's tools put the string in the first argument, injected or not.
+
         Raises:
             ToolValidationError: the input does not fit the schema.
         """
         schema = self.get_input_schema()
         if isinstance(tool_input, str):
-            names = list(schema.properties)
+            names = [name for name in schema.properties if name not in schema.injected]
             if names:  # the other arguments keep their defaults (a missing one is an error)
                 try:
                     first = schema.validate({names[0]: tool_input}, tool=self.name)[names[0]]
@@ -244,9 +249,10 @@ class BaseTool(Fields, Runnable[Any, Any]):
                     parsed = _json_object(tool_input) if len(names) > 1 else None
                     if parsed is None:
                         raise
-                    return (), schema.validate(parsed, tool=self.name)
+                    shown = {k: v for k, v in parsed.items() if k not in schema.injected}
+                    return (), schema.validate(shown, tool=self.name)
                 return (first,), {}
-            if not schema.model:
+            if not schema.model and not schema.injected:
                 return ((tool_input,) if self._takes_var_positional() else ()), {}
             tool_input = {}
         if isinstance(tool_input, Mapping):
