@@ -197,11 +197,8 @@ class FileCallbackHandler(StdOutCallbackHandler):
 
     def close(self) -> None:
         """Flush and close the file (again: nothing)."""
-        if not self.file.closed:
-            self.file.flush()
-            self.file.close()
+        self.file.close()  # flushes first; closing a closed file does nothing
 
     def __del__(self) -> None:
-        file = getattr(self, "file", None)
-        if file is not None and not file.closed:
-            file.close()
+        if hasattr(self, "file"):  # not when open() failed in __init__
+            self.close()
