@@ -148,10 +148,12 @@ class TimeWeightedVectorStoreRetriever(BaseRetriever):
         return score
 
 
-# The class itself, read once: inside LangChain's ``mock_now`` (which the parity tests and
+# The real datetime class: inside a ``mock_now`` block (ragline's or LangChain's, which
 # programs use to hold the clock) ``datetime.datetime`` is a subclass that a datetime made
-# before it is not an instance of, while ``datetime.datetime.now()`` must stay the mocked one.
-_DATETIME = datetime.datetime
+# outside it is not an instance of, while ``datetime.datetime.now()`` must stay the mocked
+# one. ``min`` is an instance of the real class even then, so this holds when this module
+# is first imported inside such a block (ragline.retrievers loads it on first use).
+_DATETIME = type(datetime.datetime.min)
 
 
 def _storable(documents: list[Document]) -> list[Document]:

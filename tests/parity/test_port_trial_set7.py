@@ -339,6 +339,42 @@ def test_time_weighted_stamps_given_inside_mock_now() -> None:
     assert [d.metadata for d in rl.memory_stream] == [d.metadata for d in lc.memory_stream]
 
 
+_FIRST_USE_INSIDE_MOCK_NOW = """
+import datetime
+import ragline.retrievers as retrievers
+from ragline.core import Document, mock_now
+from ragline.embeddings import HashingEmbeddings
+from ragline.vectorstores import InMemoryVectorStore
+
+with mock_now(datetime.datetime(2024, 1, 1, 9)):  # the retriever's module loads here
+    retriever = retrievers.TimeWeightedVectorStoreRetriever(
+        vectorstore=InMemoryVectorStore(HashingEmbeddings(dimension=16)), k=1
+    )
+    retriever.add_documents([Document("a")])
+retriever.add_documents(
+    [Document("b", metadata={"last_accessed_at": datetime.datetime(2024, 1, 2, 9)})]
+)
+print([type(d.metadata["created_at"]).__name__ for d in retriever.memory_stream])
+"""
+
+
+def test_time_weighted_module_first_used_inside_mock_now() -> None:
+    """The retriever's module first imported inside ``mock_now`` (``ragline.retrievers``
+    loads its names lazily) still stores a datetime given after the block: it took the
+    mocked class as the datetime class and refused real datetimes from then on."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_USE_INSIDE_MOCK_NOW],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.stderr == ""
+    assert done.stdout == "['MockDateTime', 'datetime']\n"
+
+
 def test_printed_forms_of_each_reorder_and_store_base() -> None:
     """``print(runnable.map())`` (runnable_map_each_with_types), ``print(LongContextReorder())``
     (long_context_reorder_celtics: LangChain prints an empty line) and the in-memory
