@@ -20,6 +20,7 @@ import copy
 import inspect
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -199,8 +200,10 @@ def _splitter(text_splitter: Any) -> Callable[[str], list[str]]:
 def _lines_kept(text: str) -> list[str]:
     """``text`` cut after each newline (the newline stays with its line; a text ending
     in one gives a last empty piece)."""
-    pieces = text.split("\n")
-    return [piece + "\n" for piece in pieces[:-1]] + pieces[-1:]
+    return _AFTER_NEWLINE.split(text)
+
+
+_AFTER_NEWLINE = re.compile(r"(?<=\n)")  # the empty place just after each newline
 
 
 def _most(count: int, fits: Callable[[int], bool]) -> int:
