@@ -811,6 +811,32 @@ def test_runnable_each_schemas_as_langchains() -> None:
             )
 
 
+def test_nested_runnable_each_schemas_as_langchains() -> None:
+    """``runnable.map().map()``: the inner map's ``$defs`` key is its title as pydantic
+    names a definition (``RunnableEach_f_Input``; ragline used the title itself,
+    ``RunnableEach<f>Input``, in the key and the reference)."""
+    from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+    from langchain_core.runnables import RunnableLambda as LCRunnableLambda
+
+    from ragline.core.prompts import PromptTemplate
+    from ragline.core.runnables import RunnableLambda
+
+    def add_one(x: int) -> int:
+        return x + 1
+
+    def nested(lam: Any, prompt: Any) -> list[Any]:
+        return [lam(add_one).map().map(), prompt.from_template("{a}").map().map()]
+
+    for ours, theirs in zip(
+        nested(RunnableLambda, PromptTemplate),
+        nested(LCRunnableLambda, LCPromptTemplate),
+        strict=True,
+    ):
+        assert ours.get_input_jsonschema() == theirs.get_input_jsonschema()
+        if not isinstance(theirs.bound.bound, LCPromptTemplate):  # a prompt's output differs
+            assert ours.get_output_jsonschema() == theirs.get_output_jsonschema()
+
+
 def test_tool_example_to_messages_as_langchains() -> None:
     """Few-shot extraction examples as messages (tool_example_to_messages_extraction: the
     name was missing; LangChain's function made LangChain messages ragline's prompt

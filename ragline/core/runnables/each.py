@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ragline.core.config import RunnableConfig
@@ -107,5 +108,11 @@ def _item_ref(schema: dict[str, Any], title: str, defs: dict[str, Any]) -> dict[
     if set(schema) == {"$ref"}:
         return schema
     title = schema.get("title") or title
-    defs[title] = pydantic_sorted({**schema, "title": title})
-    return {"$ref": f"#/$defs/{title}"}
+    key = _DEF_KEY_CHARS.sub("_", title).replace(".", "__")  # pydantic's key for a title
+    defs[key] = pydantic_sorted({**schema, "title": title})
+    return {"$ref": f"#/$defs/{key}"}
+
+
+# characters pydantic replaces by "_" in a $defs key ("RunnableEach<f>Input" is keyed
+# "RunnableEach_f_Input"); it then writes each "." as "__"
+_DEF_KEY_CHARS = re.compile(r"[^a-zA-Z0-9._-]")
