@@ -92,76 +92,22 @@ def dispatch(
 async def adispatch(
     handlers: Sequence[BaseCallbackHandler], event: str, *args: Any, **kwargs: Any
 ) -> None:
-    """Async :func:`dispatch`: sync handlers and ``run_inline`` ones in order, then the
-    other handlers' coroutines together, each as its own task (as LangChain does, so a
-    run that reports an event lets the event loop turn, and its order among concurrent
-    runs is LangChain's)."""
+    """Async :func:`dispatch`: coroutine handlers are awaited in order."""
     flag = _IGNORE_FLAG.get(event)
-    later: list[Any] = []
     for handler in handlers:
         if flag is not None and getattr(handler, flag, False):
             continue
-        if getattr(handler, "report_in_task", False):
-            later.append(_later(handler, event, args, kwargs))
-            continue
-        result = _call(handler, event, args, kwargs)
-        if result is not None and inspect.isawaitable(result):
-            if getattr(handler, "run_inline", False):
-                await _settle(handler, event, args, kwargs, result)
-            else:
-                later.append(_settle(handler, event, args, kwargs, result))
-    if later and event in _PER_HANDLER:
-        later = [_alone(each) for each in later]
-    if later:
-        await asyncio.gather(*later)
-
-
-# LangChain reports a model run's start to each concurrent handler by a gather of its own
-# (one more task in between): the same here, so the loop turns as often
-_PER_HANDLER = frozenset({"on_chat_model_start", "on_llm_start"})
-
-
-async def _alone(report: Any) -> None:
-    await asyncio.gather(report)
-
-
-def _call(handler: BaseCallbackHandler, event: str, args: Any, kwargs: Any) -> Any:
-    try:
-        return getattr(handler, event)(*args, **kwargs)
-    except NotImplementedError as err:
-        if event != "on_chat_model_start":
-            _handle_error(handler, event, err)
-            return None
-        if getattr(handler, "ignore_llm", False):
-            return None
-        return _call(handler, "on_llm_start", _as_llm_start(args), kwargs)
-    except Exception as err:
-        _handle_error(handler, event, err)
-        return None
-
-
-async def _later(handler: BaseCallbackHandler, event: str, args: Any, kwargs: Any) -> None:
-    result = _call(handler, event, args, kwargs)
-    if result is not None and inspect.isawaitable(result):
-        await _settle(handler, event, args, kwargs, result)
-
-
-async def _settle(
-    handler: BaseCallbackHandler, event: str, args: Any, kwargs: Any, result: Any
-) -> None:
-    try:
-        await result
-    except NotImplementedError as err:
-        if event != "on_chat_model_start":
-            _handle_error(handler, event, err)
-            return
-        if getattr(handler, "ignore_llm", False):
-            return
-        again = handler.on_llm_start(*_as_llm_start(args), **kwargs)
-        if inspect.isawaitable(again):
+        try:
             try:
-                await again
-            except Exception as err:
-                _handle_error(handler, "on_llm_start", err)
-    except Exception as err:
-        _handle_error(handler, event, err)
+                result = getattr(handler, event)(*args, **kwargs)
+                if result is not None and inspect.isawaitable(result):
+                    await result
+            except NotImplementedError:
+                if event != "on_chat_model_start":
+                    raise
+                if not getattr(handler, "ignore_llm", False):
+                    result = handler.on_llm_start(*_as_llm_start(args), **kwargs)
+                    if inspect.isawaitable(result):
+                        await result
+        except Exception as err:
+            _handle_error(handler, event, err)

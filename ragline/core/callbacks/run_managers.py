@@ -15,10 +15,7 @@ anywhere in the tree) never pays for a uuid.
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
 import os
-import sys
 import threading
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -163,17 +160,6 @@ class BaseRunManager:
                             parent_run_id=self.parent_run_id, tags=list(self.tags),
                             **kwargs)  # fmt: skip
 
-    async def _aemit_end(self, event: str, *args: Any, **kwargs: Any) -> None:
-        # A run's end (or error) is reported by a task of its own that the caller's
-        # cancellation does not stop, as LangChain's async run managers do; the event
-        # loop turns as often as there, so concurrent runs report in LangChain's order
-        report = self._aemit(event, *args, **kwargs)
-        if sys.version_info >= (3, 11):
-            task = asyncio.create_task(report, context=contextvars.copy_context())
-        else:
-            task = contextvars.copy_context().run(asyncio.create_task, report)
-        await asyncio.shield(task)
-
     def get_child(self, tag: str | None = None) -> CallbackManager:
         """Return a CallbackManager whose runs are children of this run.
 
@@ -247,11 +233,11 @@ class CallbackManagerForChainRun(BaseRunManager):
 
     async def aon_chain_end(self, outputs: Any, **kwargs: Any) -> None:
         """Async twin of :meth:`on_chain_end`."""
-        await self._aemit_end("on_chain_end", outputs, **kwargs)
+        await self._aemit("on_chain_end", outputs, **kwargs)
 
     async def aon_chain_error(self, error: BaseException, **kwargs: Any) -> None:
         """Async twin of :meth:`on_chain_error`."""
-        await self._aemit_end("on_chain_error", error, **kwargs)
+        await self._aemit("on_chain_error", error, **kwargs)
 
     async def aon_agent_action(self, action: Any, **kwargs: Any) -> None:
         """Async twin of :meth:`on_agent_action`."""
@@ -285,11 +271,11 @@ class CallbackManagerForLLMRun(BaseRunManager):
 
     async def aon_llm_end(self, response: Any, **kwargs: Any) -> None:
         """Async twin of :meth:`on_llm_end`."""
-        await self._aemit_end("on_llm_end", response, **kwargs)
+        await self._aemit("on_llm_end", response, **kwargs)
 
     async def aon_llm_error(self, error: BaseException, **kwargs: Any) -> None:
         """Async twin of :meth:`on_llm_error`."""
-        await self._aemit_end("on_llm_error", error, **kwargs)
+        await self._aemit("on_llm_error", error, **kwargs)
 
 
 class CallbackManagerForRetrieverRun(BaseRunManager):
@@ -307,11 +293,11 @@ class CallbackManagerForRetrieverRun(BaseRunManager):
 
     async def aon_retriever_end(self, documents: Any, **kwargs: Any) -> None:
         """Async twin of :meth:`on_retriever_end`."""
-        await self._aemit_end("on_retriever_end", documents, **kwargs)
+        await self._aemit("on_retriever_end", documents, **kwargs)
 
     async def aon_retriever_error(self, error: BaseException, **kwargs: Any) -> None:
         """Async twin of :meth:`on_retriever_error`."""
-        await self._aemit_end("on_retriever_error", error, **kwargs)
+        await self._aemit("on_retriever_error", error, **kwargs)
 
 
 class CallbackManagerForToolRun(BaseRunManager):

@@ -186,9 +186,6 @@ class RunWatcher(StreamingCallbackHandler):
     """
 
     raise_error = True  # a broken event stream must fail, not go quiet
-    # in an async run each report is made by a task of its own, the way LangChain runs its
-    # event stream's (coroutine) handler: the reporting run lets the event loop turn
-    report_in_task = True
 
     def __init__(self, root_input: Any) -> None:
         self._runs: dict[UUID, RunInfo] = {}

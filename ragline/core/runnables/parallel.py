@@ -33,32 +33,6 @@ __all__ = ["RunnableMap", "RunnableParallel"]
 _DONE: Any = object()
 
 
-class _Copies:
-    """Copies of one async stream for several readers; each chunk is pulled once."""
-
-    def __init__(self, source: AsyncIterator[Any], count: int) -> None:
-        self._source = source
-        self._buffers: list[list[Any]] = [[] for _ in range(count)]
-        self._lock = asyncio.Lock()
-        self._ended = False
-
-    async def reader(self, index: int) -> AsyncIterator[Any]:
-        buffer = self._buffers[index]
-        while True:
-            if not buffer:
-                async with self._lock:
-                    if not buffer and not self._ended:
-                        chunk = await anext(self._source, _DONE)
-                        if chunk is _DONE:
-                            self._ended = True
-                        else:
-                            for each in self._buffers:
-                                each.append(chunk)
-                if not buffer:
-                    return
-            yield buffer.pop(0)
-
-
 def _limit(count: int) -> int:
     config = get_current_config() or {}
     return max(1, min(count, config.get("max_concurrency") or count))
@@ -348,45 +322,55 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
             finally:
                 await _aclose(parts)  # a consumer that stopped early: end the branch now
             return
+        inbox: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        feeds: dict[str, asyncio.Queue[Any]] = {key: asyncio.Queue() for key in self.steps}
         semaphore = asyncio.Semaphore(_limit(len(self.steps)))
-        copies = _Copies(chunks, len(self.steps))
 
-        async def branch(index: int, key: str, step: Runnable[Any, Any]) -> AsyncIterator[Any]:
-            async with semaphore:
-                tagged = part_config(config, f"map:key:{key}")
-                parts = step.atransform(copies.reader(index), tagged)
-                try:
-                    async for part in parts:
-                        yield part
-                finally:
-                    await _aclose(parts)
+        async def feed() -> None:
+            try:
+                async for chunk in chunks:
+                    for box in feeds.values():
+                        box.put_nowait(chunk)
+            except BaseException as err:
+                inbox.put_nowait(("", err))
+            finally:
+                for box in feeds.values():
+                    box.put_nowait(_DONE)
 
-        # one task per branch waits for that branch's next part; the parts are yielded as
-        # the tasks finish (in branch order among those done together), and a branch's
-        # next part is asked for only once its previous one has been yielded
-        streams = {
-            key: branch(index, key, step) for index, (key, step) in enumerate(self.steps.items())
-        }
-        pending: dict[asyncio.Future[Any], str] = {
-            asyncio.ensure_future(anext(streams[key])): key for key in streams
-        }
+        async def branch_input(box: asyncio.Queue[Any]) -> AsyncIterator[Any]:
+            while (chunk := await box.get()) is not _DONE:
+                yield chunk
+
+        async def pump(key: str, step: Runnable[Any, Any]) -> None:
+            try:
+                async with semaphore:
+                    tagged = part_config(config, f"map:key:{key}")
+                    async for part in step.atransform(branch_input(feeds[key]), tagged):
+                        taken = asyncio.Event()  # the next part once this one is taken
+                        await inbox.put((key, (part, taken)))
+                        await taken.wait()
+                await inbox.put((key, _DONE))
+            except BaseException as err:
+                await inbox.put((key, err))
+
+        tasks = [asyncio.ensure_future(feed())]
+        tasks += [asyncio.ensure_future(pump(k, s)) for k, s in self.steps.items()]
         try:
-            while pending:
-                done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                for task in [t for t in pending if t in done]:
-                    key = pending.pop(task)
-                    try:
-                        part = task.result()
-                    except StopAsyncIteration:
-                        continue
+            running = len(self.steps)
+            while running:
+                key, item = await inbox.get()
+                if item is _DONE:
+                    running -= 1
+                elif isinstance(item, BaseException):
+                    raise item
+                else:
+                    part, taken = item
                     yield AddableDict({key: part})
-                    pending[asyncio.ensure_future(anext(streams[key]))] = key
+                    taken.set()
         finally:
-            for task in pending:
+            for task in tasks:
                 task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
-            for stream in streams.values():
-                await _aclose(stream)
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def stream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any

@@ -22,9 +22,6 @@ merged key by key (a parallel's ``{branch: chunk}``) are :class:`AddableDict`.
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, overload
@@ -375,8 +372,7 @@ class RunReporting:
         run = await self._astart_run(input, config, run_type)
         token = _current_config.set(run.child_config(config))
         try:
-            work = func(input, run) if with_run_manager else func(input)
-            output = await _in_task(work, contextvars.copy_context())
+            output = await (func(input, run) if with_run_manager else func(input))
         except BaseException as err:
             _current_config.reset(token)
             await _aend_run(run, error=err)
@@ -556,21 +552,15 @@ class RunReporting:
                 iterator = (
                     transformer(tap(), run) if with_run_manager else transformer(tap())
                 ).__aiter__()
-            # each step of the transformer runs as a task of its own, all in one context
-            # (what a step sets stays for the next): LangChain does the same, so the
-            # event loop turns here as often as there, and concurrent runs (the branches
-            # of a RunnableParallel) report their events in LangChain's order
-            # (the stream taps see each chunk inside that task, as there)
-            steps = contextvars.copy_context()
-            steps.run(_current_config.set, child)
-            step = _tapped(iterator, taps, run.run_id) if taps else iterator
-            while (chunk := await _in_task(anext(step, _NOTHING), steps)) is not _NOTHING:
+            while (chunk := await _anext_under(child, iterator)) is not _NOTHING:
                 if listening:
                     output.append(chunk)
+                    for listener in taps:
+                        listener.on_stream_chunk(chunk, run_id=run.run_id)
                 yield chunk
         except GeneratorExit:
             # Async generators are not closed by reference counting: close them here.
-            for asource in (step, iterator, upstream):
+            for asource in (iterator, upstream):
                 aclose = getattr(asource, "aclose", None)
                 if aclose is not None:
                     await aclose()
@@ -687,28 +677,6 @@ def _next_under(config: RunnableConfig | None, iterator: Iterator[Any]) -> Any:
         return next(iterator, _NOTHING)
     finally:
         _current_config.reset(token)
-
-
-async def _tapped(
-    iterator: AsyncIterator[Any], taps: Sequence[Any], run_id: Any
-) -> AsyncIterator[Any]:
-    """``iterator``'s chunks, each shown to ``taps`` as it is taken."""
-    try:
-        async for chunk in iterator:
-            for listener in taps:
-                listener.on_stream_chunk(chunk, run_id=run_id)
-            yield chunk
-    finally:
-        await _aclose(iterator)
-
-
-async def _in_task(work: Awaitable[Any], context: contextvars.Context) -> Any:
-    """Await ``work`` run as a task of its own in ``context`` (see the callers)."""
-    if not asyncio.iscoroutine(work):
-        return await work
-    if sys.version_info >= (3, 11):
-        return await asyncio.create_task(work, context=context)
-    return await context.run(asyncio.create_task, work)  # the task takes this context
 
 
 async def _anext_under(config: RunnableConfig | None, iterator: AsyncIterator[Any]) -> Any:
