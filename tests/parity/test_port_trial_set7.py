@@ -273,6 +273,17 @@ BLOCK_PROMPTS: list[tuple[list[Any], dict[str, Any]]] = [
         {"x": 1},
     ),
     ([("user", [{"type": "text", "text": "no variables"}])], {}),
+    # an image_url block with other keys is a dict template (every string formatted, the
+    # keys kept), as in LangChain; ragline's image template kept only the url
+    (
+        [
+            (
+                "user",
+                [{"type": "image_url", "image_url": {"url": "u/{u}"}, "alt": "a picture of {w}"}],
+            )
+        ],
+        {"u": 1, "w": "Ann"},
+    ),
 ]
 
 

@@ -304,8 +304,9 @@ class _ContentBlocksMessagePromptTemplate(BaseMessagePromptTemplate):
     ``(role, [blocks])`` part of a chat prompt becomes, as in LangChain.
 
     A string, or a dict of only ``type`` and ``text``, formats into ``{"type": "text",
-    "text": ...}``; an ``image_url`` block's url (given as a string or a dict) is a
-    template; any other dict has every string in it formatted.
+    "text": ...}``; an ``image_url`` block (only ``type`` and ``image_url``) has its url,
+    given as a string or a dict, as a template; any other dict has every string in it
+    formatted.
     """
 
     def __init__(
@@ -327,7 +328,7 @@ class _ContentBlocksMessagePromptTemplate(BaseMessagePromptTemplate):
                 )
             elif isinstance(block.get("text"), str) and set(block) <= {"type", "text"}:
                 self.prompt.append(PromptTemplate(block["text"], template_format=template_format))
-            elif "image_url" in block:
+            elif "image_url" in block and set(block) <= {"type", "image_url"}:
                 image = block["image_url"]
                 image = {"url": image} if isinstance(image, str) else dict(image)
                 self.prompt.append(_BlockTemplate("image", image, template_format))
