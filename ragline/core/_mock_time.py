@@ -37,16 +37,8 @@ def mock_now(dt_value: datetime.datetime) -> Iterator[type[datetime.datetime]]:
     class MockDateTime(_REAL_DATETIME):
         @classmethod
         def now(cls, tz: Any = None) -> MockDateTime:
-            return cls(
-                dt_value.year,
-                dt_value.month,
-                dt_value.day,
-                dt_value.hour,
-                dt_value.minute,
-                dt_value.second,
-                dt_value.microsecond,
-                dt_value.tzinfo,
-            )
+            # a fresh instance of this class at the moment (fold left at 0, as LangChain's)
+            return cls.combine(dt_value.date(), dt_value.timetz().replace(fold=0))
 
     datetime.datetime = MockDateTime  # type: ignore[misc]
     try:
