@@ -5,6 +5,8 @@ events; and the cheap run machinery (one config check per entry, run ids made on
 from __future__ import annotations
 
 import asyncio
+import os
+import pickle
 import threading
 import uuid
 from typing import Any
@@ -268,3 +270,27 @@ def test_async_run_managers_from_sync_manager_twins():
         return run
 
     assert isinstance(asyncio.run(main()), AsyncCallbackManagerForChainRun)
+
+
+def test_made_run_ids_are_version_4_uuids_distinct_across_forked_children():
+    manager = CallbackManager()
+    ids = [manager.on_chain_start(None, {}, name="r").run_id for _ in range(500)]
+    assert len(set(ids)) == 500
+    for run_id in ids:
+        assert type(run_id) is uuid.UUID
+        assert (run_id.version, run_id.variant) == (4, uuid.RFC_4122)
+        assert uuid.UUID(str(run_id)) == run_id and hash(run_id) == hash(uuid.UUID(str(run_id)))
+        assert pickle.loads(pickle.dumps(run_id)) == run_id
+    # the random source is reseeded in a forked child: two children make different ids
+    children = []
+    for _ in range(2):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: write one new run id and leave
+            os.write(write_end, manager.on_chain_start(None, {}, name="r").run_id.bytes)
+            os._exit(0)
+        os.close(write_end)
+        os.waitpid(pid, 0)
+        children.append(os.read(read_end, 16))
+        os.close(read_end)
+    assert len(children[0]) == 16 and children[0] != children[1]

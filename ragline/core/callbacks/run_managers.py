@@ -15,9 +15,9 @@ anywhere in the tree) never pays for a uuid.
 
 from __future__ import annotations
 
-import os
 import threading
 import uuid
+from random import getrandbits
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -43,17 +43,15 @@ __all__ = [
 
 _ID_LOCK = threading.Lock()
 # a version-4 UUID built as uuid.uuid4() builds it, without UUID.__init__'s argument
-# checks (half its cost; a traced run makes one per run)
+# checks (half its cost; a traced run makes one per run). The 122 random bits come from
+# random.getrandbits, not os.urandom: a run id names a run, it guards nothing, and one
+# builtin call (no system call, no int.from_bytes) is what a traced call pays for it.
+# random reseeds in a forked child, so processes forked from one parent differ.
 _VERSION_4_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
 _VERSION_4_SET = (0x8000 << 48) | (0x4000 << 64)
-
-
-def _new_run_id() -> UUID:
-    run_id = object.__new__(UUID)
-    value = int.from_bytes(os.urandom(16), "big") & _VERSION_4_CLEAR | _VERSION_4_SET
-    object.__setattr__(run_id, "int", value)
-    object.__setattr__(run_id, "is_safe", uuid.SafeUUID.unknown)
-    return run_id
+_UNKNOWN_SAFETY = uuid.SafeUUID.unknown
+_new_uuid = object.__new__
+_set = object.__setattr__
 
 
 _ONE_RUN_KEYS = ("run_name", "run_id")
@@ -125,8 +123,11 @@ class BaseRunManager:
         run_id = self._run_id
         if run_id is None:
             with _ID_LOCK:  # two threads asking at once must see one id
-                if self._run_id is None:
-                    self._run_id = _new_run_id()
+                if self._run_id is None:  # a version-4 UUID (see _VERSION_4_SET)
+                    fresh = _new_uuid(UUID)
+                    _set(fresh, "int", getrandbits(128) & _VERSION_4_CLEAR | _VERSION_4_SET)
+                    _set(fresh, "is_safe", _UNKNOWN_SAFETY)
+                    self._run_id = fresh
                 run_id = self._run_id
         return run_id
 
