@@ -271,8 +271,30 @@ class OpenTelemetryTracer(BaseCallbackHandler):
                 entry["content"] = _cut(getattr(document, "page_content", ""))
                 found.append(entry)
             listed = _json(found)
-        else:
-            listed = _ids_and_scores(documents, scores)
+        else:  # [{"id": ..., "score": ...}, ...] as JSON, written directly: this runs on
+            # every traced search; json.dumps of dicts costs several times more, and one
+            # growing string makes no enumerate, append or join calls
+            listed = "["
+            scored = len(scores)
+            index = 0
+            for document in documents:
+                try:  # an attribute read, not a getattr call: documents have ids
+                    document_id = document.id
+                except AttributeError:
+                    document_id = None
+                if document_id is None:
+                    text = "null"
+                elif type(document_id) is str:
+                    text = _json_string(document_id)
+                else:
+                    text = _json_string(str(document_id))
+                # x - x is 0.0 for a finite float only (nan and inf give nan): no isfinite
+                if index < scored and (score := float(scores[index])) - score == 0.0:
+                    listed += f'{{"id": {text}, "score": {score!r}}}, '
+                else:
+                    listed += f'{{"id": {text}}}, '
+                index += 1
+            listed = listed[:-2] + "]" if index else "[]"
         span = self._spans.pop(run_id.int, None)  # _end's steps written out (see above)
         if span is None:
             return
@@ -556,28 +578,6 @@ def _message(message: Any) -> dict[str, Any]:
             }
         )
     return {"role": role, "parts": parts}
-
-
-def _ids_and_scores(documents: Sequence[Any], scores: Sequence[float]) -> str:
-    """``[{"id": ..., "score": ...}, ...]`` as JSON, written directly: this runs on every
-    traced search, and ``json.dumps`` of a list of dicts costs several times more."""
-    entries = []
-    scored = len(scores)
-    for index, document in enumerate(documents):
-        try:  # an attribute read, not a getattr call: documents have ids
-            document_id = document.id
-        except AttributeError:
-            document_id = None
-        if document_id is None:
-            text = "null"
-        else:
-            text = _json_string(document_id if type(document_id) is str else str(document_id))
-        # x - x is 0.0 for a finite float only (nan and inf give nan): no isfinite call
-        if index < scored and (score := float(scores[index])) - score == 0.0:
-            entries.append(f'{{"id": {text}, "score": {score!r}}}')
-        else:
-            entries.append(f'{{"id": {text}}}')
-    return "[" + ", ".join(entries) + "]"
 
 
 def _cut(text: str) -> str:
