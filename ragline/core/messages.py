@@ -406,11 +406,12 @@ class AIMessage(BaseMessage):
     @property
     def content_blocks(self) -> list[dict[str, Any]]:
         """The content's standard blocks, then a ``tool_call`` block for each tool call
-        the content does not already hold."""
+        with an id the content does not already hold (a call without an id adds none, as
+        in LangChain)."""
         blocks = _standard_blocks(self.content)
         present = {b.get("id") for b in blocks if b.get("type") == "tool_call"}
         for call in self.tool_calls:
-            if call.get("id") not in present:
+            if call.get("id") and call.get("id") not in present:
                 blocks.append(
                     {
                         "type": "tool_call",

@@ -729,6 +729,9 @@ def _block_messages(m: Any) -> list[Any]:
         m.HumanMessage(content=[{"type": "foo", "bar": 1}]),
         m.HumanMessage(content=[{"type": "image", "url": "u", "id": "given"}]),
         m.SystemMessage(content=[{"type": "reasoning", "reasoning": "r"}]),
+        # a tool call without an id adds no tool_call block
+        m.AIMessage(content="", tool_calls=[{"name": "f", "args": {}, "id": None}]),
+        m.AIMessage(content="x", tool_calls=[{"name": "f", "args": {}, "id": ""}]),
     ]
 
 
