@@ -196,7 +196,11 @@ def _with_context_handlers(handlers: Any) -> list[BaseCallbackHandler]:
     if not extra:
         return list(handlers or ())
     own = list(handlers or ())
-    return own + [handler for handler in extra if handler not in own]
+    merged = own.copy()  # a loop, not a list comprehension: one function fewer per run
+    for handler in extra:
+        if handler not in own:
+            merged.append(handler)
+    return merged
 
 
 def _union(first: list[str], second: Sequence[str] | None) -> list[str]:
@@ -584,8 +588,9 @@ class CallbackManager:
             run_id=run_id,
             parent_run_id=self._parent,
             handlers=self.handlers,
-            tags=_union(self.tags, local_tags),
-            metadata=_overlay(self.metadata, local_metadata),
+            # no call when a run adds nothing (the usual case: fewer functions per run)
+            tags=_union(self.tags, local_tags) if local_tags else self.tags,
+            metadata=_overlay(self.metadata, local_metadata) if local_metadata else self.metadata,
             name=name,
             depth=self.depth,
             inheritable_handlers=self.inheritable_handlers,
