@@ -914,3 +914,59 @@ def test_tool_example_to_messages_refuses_no_outputs_for_calls_as_langchains() -
     with pytest.raises(InvalidInputError, match="0 tool_outputs for 1 tool_calls"):
         tool_example_to_messages("z", [Joke(setup="s", punchline="p")], tool_outputs=[])
     assert len(tool_example_to_messages("z", [], tool_outputs=[])) == 2
+
+
+class Point(BaseModel):
+    """A map's item model (a module-level class: LangChain resolves its annotation)."""
+
+    x: int
+
+
+def test_runnable_each_schemas_in_a_parallel_as_langchains() -> None:
+    """A map as a parallel's branch (or an assign's) writes its items inline in the
+    parallel's schemas, as LangChain's (the branch's type, ``list[int]``, is a field
+    there; 2f95563 wrote ``$defs`` references); a map that starts a sequence, or maps a
+    map, keeps its own schema's ``$defs`` form; a model item stays a reference."""
+    from langchain_core.runnables import RunnableLambda as LCRunnableLambda
+    from langchain_core.runnables import RunnableParallel as LCRunnableParallel
+    from langchain_core.runnables import RunnablePassthrough as LCRunnablePassthrough
+
+    from ragline.core.runnables import RunnableLambda, RunnableParallel, RunnablePassthrough
+
+    def add_one(x: int) -> int:
+        return x + 1
+
+    def shown(x: int) -> str:
+        return str(x)
+
+    def untyped(x):  # type: ignore[no-untyped-def]
+        return x
+
+    def moved(p: Point) -> Point:
+        return p
+
+    moved.__annotations__ = {"p": Point, "return": Point}  # classes, not strings
+
+    def cases(lam: Any, parallel: Any, passthrough: Any) -> list[Any]:
+        return [
+            parallel(a=lam(add_one).map(), b=lam(shown)),  # a branch
+            parallel(a=lam(untyped).map(), b=passthrough()),
+            parallel(a=lam(add_one).map(), b=lam(shown).map()),
+            parallel(a=lam(moved).map()),  # a model's items: a $defs reference
+            parallel(a=lam(add_one).map().map()),  # a map of a map as a branch
+            parallel(a=lam(add_one).map() | lam(untyped)),  # a branch starting with one
+            lam(untyped) | {"a": lam(add_one).map()},
+            passthrough.assign(a=lam(add_one).map()),  # inside assign
+            lam(add_one).map() | lam(untyped),  # a sequence's start: $defs
+            lam(add_one).map() | parallel(b=lam(untyped)),
+            lam(add_one).map().map(),  # a map of a map: $defs
+        ]
+
+    for ours, theirs in zip(
+        cases(RunnableLambda, RunnableParallel, RunnablePassthrough),
+        cases(LCRunnableLambda, LCRunnableParallel, LCRunnablePassthrough),
+        strict=True,
+    ):
+        assert ours.get_input_jsonschema() == theirs.get_input_jsonschema()
+        assert ours.get_output_jsonschema() == theirs.get_output_jsonschema()
+        assert ours.input_schema.model_json_schema() == theirs.input_schema.model_json_schema()

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from ragline.core._json_schema import _is_pydantic
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables._printing import printed_fields
 from ragline.core.runnables.base import Input, Output, Runnable
-from ragline.core.runnables.schema import pydantic_sorted
+from ragline.core.runnables.schema import FieldDefs, pydantic_sorted
 from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
@@ -51,12 +52,18 @@ class RunnableEachBase(Runnable[list[Input], list[Output]]):
         return printed_fields(self.name, bound=self.bound)
 
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        item = _item_ref(self.bound._input_json(defs), self.bound._input_title(), defs)
+        item = self.bound._input_json(defs)
+        if isinstance(defs, FieldDefs):  # a field's type (a parallel's branch): inline
+            return {"type": "array", "items": _model_ref(item, self.bound.InputType, defs)}
+        item = _item_ref(item, self.bound._input_title(), defs)
         # LangChain's: a list of the bound input's model (a $defs entry), default None
         return {"type": "array", "items": item, "default": None}
 
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        item = _item_ref(self.bound._output_json(defs), self.bound._output_title(), defs)
+        item = self.bound._output_json(defs)
+        if isinstance(defs, FieldDefs):
+            return {"type": "array", "items": _model_ref(item, self.bound.OutputType, defs)}
+        item = _item_ref(item, self.bound._output_title(), defs)
         return {"type": "array", "items": item}
 
     def _children(self) -> list[Runnable[Any, Any]]:
@@ -116,3 +123,11 @@ def _item_ref(schema: dict[str, Any], title: str, defs: dict[str, Any]) -> dict[
 # characters pydantic replaces by "_" in a $defs key ("RunnableEach<f>Input" is keyed
 # "RunnableEach_f_Input"); it then writes each "." as "__"
 _DEF_KEY_CHARS = re.compile(r"[^a-zA-Z0-9._-]")
+
+
+def _model_ref(schema: dict[str, Any], type_: Any, defs: dict[str, Any]) -> dict[str, Any]:
+    """An item schema written inline, but a pydantic model's (the bound runnable's type
+    is a model class) under ``$defs``, referenced, as pydantic writes ``list[Model]``."""
+    if _is_pydantic(type_) and "title" in schema:
+        return _item_ref(schema, schema["title"], defs)
+    return schema

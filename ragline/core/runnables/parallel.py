@@ -22,7 +22,7 @@ from ragline.core.runnables.runs import (
     invoke_part,
     part_config,
 )
-from ragline.core.runnables.schema import merged_model, model_fields
+from ragline.core.runnables.schema import field_defs, merged_model, model_fields
 from ragline.core.runnables.serializable import RunnableSerializable
 
 if TYPE_CHECKING:
@@ -90,7 +90,11 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         return list(self.steps.values())
 
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
-        schemas = [step._input_json(defs) for step in self.steps.values()]
+        # LangChain writes each branch's input type here (a field, or the root from one
+        # branch), not the branch's own schema model: a map's items inline (FieldDefs)
+        fields_defs = field_defs(defs)
+        schemas = [step._input_json(fields_defs) for step in self.steps.values()]
+        defs.update(fields_defs)
         if all(schema.get("type", "object") == "object" for schema in schemas):
             # as LangChain's: every branch takes an object (or anything): one object with
             # the fields of every branch's input model (``root`` for a branch taking Any);
@@ -107,10 +111,12 @@ class RunnableParallel(Runnable[Input, dict[str, Any]]):
         return {}
 
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
+        fields_defs = field_defs(defs)  # each branch's output type, as a field
         properties = {
-            key: {**step._output_json(defs), "title": field_title(key)}
+            key: {**step._output_json(fields_defs), "title": field_title(key)}
             for key, step in self.steps.items()
         }
+        defs.update(fields_defs)
         return {"type": "object", "properties": properties, "required": list(self.steps)}
 
     # ---- single input ---------------------------------------------------------------

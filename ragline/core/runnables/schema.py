@@ -75,6 +75,18 @@ class Schema:
         return f"Schema({self.__name__!r})"
 
 
+class FieldDefs(dict[str, Any]):
+    """The ``defs`` of a schema written where LangChain writes a runnable's type as a
+    model field (a parallel's branches, its input taken from one branch), not the
+    runnable's own schema model: a map's items are written inline there, not as
+    ``$defs`` references (pydantic inlines ``list[int]``)."""
+
+
+def field_defs(defs: dict[str, Any]) -> FieldDefs:
+    """``defs`` as :class:`FieldDefs` (a copy; add its new entries back to ``defs``)."""
+    return defs if isinstance(defs, FieldDefs) else FieldDefs(defs)
+
+
 def titled(schema: dict[str, Any], title: str, defs: dict[str, Any]) -> dict[str, Any]:
     """``schema`` with its ``title`` and the collected ``$defs``, keys in pydantic's order."""
     result = {"title": title, **{k: v for k, v in schema.items() if k != "title"}}
