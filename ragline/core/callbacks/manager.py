@@ -170,11 +170,14 @@ def current_run_listeners(event: str) -> tuple[UUID, list[BaseCallbackHandler]] 
 def current_run_id() -> UUID | None:
     """The id of the run executing right now (the one whose config is current), if any:
     the parent of what the running code reports outside callbacks (an embedding span)."""
-    run = _running_run()
-    if run is None:
+    # _running_run's steps written out: this runs on every traced embedding call, after
+    # the model's forward pass (each distinct function costs its cache misses there)
+    config = get_current_config()
+    callbacks = config.get("callbacks") if config else None
+    run = getattr(callbacks, "_parent", None) if isinstance(callbacks, CallbackManager) else None
+    if not isinstance(run, BaseRunManager):
         return None
-    # the id its handlers were given (the run_id property only makes one on first use):
-    # this runs on every traced embedding call
+    # the id its handlers were given (the run_id property only makes one on first use)
     run_id = run._run_id
     return run.run_id if run_id is None else run_id
 
