@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import pickle
+import random
 import threading
 import uuid
 from typing import Any
@@ -294,3 +295,15 @@ def test_made_run_ids_are_version_4_uuids_distinct_across_forked_children():
         children.append(os.read(read_end, 16))
         os.close(read_end)
     assert len(children[0]) == 16 and children[0] != children[1]
+
+
+def test_run_ids_neither_move_nor_follow_the_programs_random_sequence():
+    manager = CallbackManager()
+    random.seed(7)
+    expected = [random.random() for _ in range(3)]
+    random.seed(7)
+    first = manager.on_chain_start(None, {}, name="r").run_id
+    assert [random.random() for _ in range(3)] == expected  # the program's numbers are its own
+    random.seed(7)
+    second = manager.on_chain_start(None, {}, name="r").run_id
+    assert first != second  # seeding the program's generator repeats no run id

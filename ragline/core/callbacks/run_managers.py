@@ -15,9 +15,10 @@ anywhere in the tree) never pays for a uuid.
 
 from __future__ import annotations
 
+import os
+import random
 import threading
 import uuid
-from random import getrandbits
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -44,11 +45,17 @@ __all__ = [
 _ID_LOCK = threading.Lock()
 # a version-4 UUID built as uuid.uuid4() builds it, without UUID.__init__'s argument
 # checks (half its cost; a traced run makes one per run). The 122 random bits come from
-# random.getrandbits, not os.urandom: a run id names a run, it guards nothing, and one
+# a getrandbits call, not os.urandom: a run id names a run, it guards nothing, and one
 # builtin call (no system call, no int.from_bytes) is what a traced call pays for it.
-# random reseeds in a forked child, so processes forked from one parent differ.
+# The generator is ragline's own, seeded from the system at import and again in every
+# forked child: a program's random.seed() neither repeats run ids nor has its own
+# sequence of numbers moved by the runs it starts.
 _VERSION_4_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
 _VERSION_4_SET = (0x8000 << 48) | (0x4000 << 64)
+_RUN_ID_BITS = random.Random()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_RUN_ID_BITS.seed)
+_getrandbits = _RUN_ID_BITS.getrandbits
 _UNKNOWN_SAFETY = uuid.SafeUUID.unknown
 _new_uuid = object.__new__
 _set = object.__setattr__
@@ -125,7 +132,7 @@ class BaseRunManager:
             with _ID_LOCK:  # two threads asking at once must see one id
                 if self._run_id is None:  # a version-4 UUID (see _VERSION_4_SET)
                     fresh = _new_uuid(UUID)
-                    _set(fresh, "int", getrandbits(128) & _VERSION_4_CLEAR | _VERSION_4_SET)
+                    _set(fresh, "int", _getrandbits(128) & _VERSION_4_CLEAR | _VERSION_4_SET)
                     _set(fresh, "is_safe", _UNKNOWN_SAFETY)
                     self._run_id = fresh
                 run_id = self._run_id
