@@ -362,12 +362,14 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         retriever embedding its query) or else of the current OpenTelemetry span."""
         model = getattr(embeddings, "model", None) or getattr(embeddings, "model_name", None)
         # a list's length read here: _count would be one more function run once per call
-        count = len(texts) if type(texts) is list else 1 if isinstance(texts, str) else None
+        count = (
+            len(texts) if type(texts) is list else 1 if isinstance(texts, str) else _count(texts)
+        )
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "embeddings",
             "ragline.embeddings.class": type(embeddings).__name__,
             "ragline.embeddings.method": method,
-            "ragline.embeddings.input_count": _count(texts) if count is None else count,
+            "ragline.embeddings.input_count": count,
         }
         if isinstance(model, str) and model:
             attributes["gen_ai.request.model"] = model
