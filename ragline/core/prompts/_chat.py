@@ -434,6 +434,11 @@ class ChatPromptTemplate(BasePromptTemplate):
             for other roles), ``MessagesPlaceholder`` and few-shot chat templates.
         template_format: ``"f-string"`` or ``"jinja2"``, for the tuples and strings.
         partial_variables: variables filled in now.
+        input_variables, optional_variables, validate_template: LangChain's keywords.
+            The input variables always come from the messages; with
+            ``validate_template=True`` the ones given must be the same set (an
+            ``InvalidInputError`` otherwise). ``optional_variables`` given replace the
+            ones found (the optional placeholders').
         tags, metadata, input_types, output_parser: LangChain's prompt fields (see
             ``PromptTemplate``).
 
@@ -449,6 +454,8 @@ class ChatPromptTemplate(BasePromptTemplate):
          HumanMessage(content='Why?', additional_kwargs={}, response_metadata={})]
     """
 
+    validate_template: bool = False
+
     def __init__(
         self,
         messages: Sequence[Any],
@@ -459,6 +466,9 @@ class ChatPromptTemplate(BasePromptTemplate):
         metadata: Mapping[str, Any] | None = None,
         input_types: Mapping[str, Any] | None = None,
         output_parser: Any = None,
+        input_variables: Sequence[str] | None = None,
+        optional_variables: Sequence[str] | None = None,
+        validate_template: bool = False,
     ) -> None:
         check_template_format(template_format)
         self._set_fields(
@@ -469,7 +479,19 @@ class ChatPromptTemplate(BasePromptTemplate):
             part for item in messages for part in _to_part(item, template_format)
         ]
         self.partial_variables = dict(partial_variables or {})
+        self.validate_template = bool(validate_template)
         self._collect_variables()
+        # LangChain's keywords: the variables come from the messages; input_variables
+        # given is checked against them only with validate_template (its order kept then)
+        if input_variables is not None and self.validate_template:
+            if set(input_variables) != set(self.input_variables):
+                raise InvalidInputError(
+                    f"input_variables {list(input_variables)} do not match the messages' "
+                    f"variables {self.input_variables} (validate_template=True)"
+                )
+            self.input_variables = list(input_variables)
+        if optional_variables is not None:
+            self.optional_variables = list(optional_variables)
 
     def _collect_variables(self) -> None:
         required: list[str] = []
@@ -613,6 +635,7 @@ class ChatPromptTemplate(BasePromptTemplate):
             self.messages,
             template_format=self.template_format,
             partial_variables={**self.partial_variables, **kwargs},
+            validate_template=self.validate_template,
             **self._fields(),
         )
 
@@ -659,7 +682,10 @@ class ChatPromptTemplate(BasePromptTemplate):
         return "\n\n".join(part.pretty_repr(html=html) for part in self.messages)
 
     def _printed_fields(self) -> list[tuple[str, Any]]:
-        return [*self._shared_printed_fields(), ("messages", list(self.messages))]
+        shown = [*self._shared_printed_fields(), ("messages", list(self.messages))]
+        if self.validate_template:
+            shown.append(("validate_template", True))
+        return shown
 
     def __repr__(self) -> str:  # LangChain's printed form (pydantic's)
         return f"ChatPromptTemplate({_joined(self._printed_fields(), ', ')})"
