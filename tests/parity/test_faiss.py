@@ -25,7 +25,7 @@ with warnings.catch_warnings():
 
 from langchain_core.embeddings import Embeddings as LCEmbeddings
 
-from ragline.core import ConfigurationError
+from ragline.core import ConfigurationError, PersistenceError
 from ragline.embeddings import Embeddings
 from ragline.vectorstores import FAISS, DistanceStrategy, InMemoryDocstore
 
@@ -257,6 +257,20 @@ def test_saved_store_loads_with_its_strategy(options: dict[str, Any], tmp_path: 
             ours.similarity_search_with_relevance_scores("q-mixed", k=6),
             loaded.similarity_search_with_relevance_scores("q-mixed", k=6),
         )
+
+
+def test_a_folder_langchain_saved_is_refused_unread_and_named(tmp_path: Path) -> None:
+    theirs, _ = _pair()
+    theirs.save_local(str(tmp_path), index_name="shelf")
+    pickled = (tmp_path / "shelf.pkl").read_bytes()
+    with pytest.raises(PersistenceError) as caught:
+        FAISS.load_local(tmp_path, Table(), "shelf", allow_dangerous_deserialization=True)
+    assert str(caught.value) == (
+        f"{str(tmp_path)!r} holds a store LangChain saved (shelf.faiss with a pickled "
+        "shelf.pkl); ragline never unpickles a file, so it cannot load it: build the store "
+        "again from the documents with ragline"
+    )
+    assert (tmp_path / "shelf.pkl").read_bytes() == pickled  # left as it was
 
 
 def test_a_cosine_store_loads_as_cosine(tmp_path: Path) -> None:

@@ -434,6 +434,12 @@ def load(folder: Path, index_name: str) -> Snapshot:
             raise PersistenceError(
                 f"no saved FAISS store: folder {str(folder)!r} does not exist"
             ) from err
+        if (folder / f"{index_name}.pkl").is_file():
+            raise PersistenceError(
+                f"{str(folder)!r} holds a store LangChain saved ({index_name}.faiss with a "
+                f"pickled {index_name}.pkl); ragline never unpickles a file, so it cannot "
+                "load it: build the store again from the documents with ragline"
+            ) from err
         raise PersistenceError(
             f"no saved FAISS store named {index_name!r} in {str(folder)!r}: "
             f"{manifest_path.name} is missing or unreadable ({err.strerror})"
