@@ -1,20 +1,91 @@
 """The pydantic-style methods LangChain programs call on documents and messages.
 
 ragline's ``Document`` and messages are dataclasses (cheap to build), but ported code
-calls ``doc.copy(deep=True)``, ``msg.model_copy(update=...)``, ``msg.model_dump()`` and
-``doc.dict()`` on them, as it does on LangChain's pydantic models. This mixin gives
-those calls the same results: the same keys in the same order, copies that share or
-do not share nested values as pydantic's do.
+calls ``doc.copy(deep=True)``, ``msg.model_copy(update=...)``, ``msg.model_dump()``,
+``msg.model_dump_json()`` and ``doc.dict()`` on them, as it does on LangChain's pydantic
+models. This mixin gives those calls the same results: the same keys in the same order,
+copies that share or do not share nested values as pydantic's do.
 """
 
 from __future__ import annotations
 
 import copy as _copy
 import dataclasses
+import json
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 __all__ = ["ModelMethods"]
+
+
+def _float_text(value: float) -> str:
+    # pydantic's JSON floats: Python's shortest digits, NaN and infinities as null, and
+    # 1e-05 written out (0.00001), a smaller exponent without its leading zero (1e-6)
+    if not math.isfinite(value):
+        return "null"
+    text = repr(float(value))
+    if "e-" not in text:
+        return text
+    mantissa, exponent = text.split("e-")
+    power = int(exponent)
+    if power == 5:
+        sign = "-" if mantissa.startswith("-") else ""
+        return f"{sign}0.0000{mantissa.lstrip('-').replace('.', '')}"
+    return f"{mantissa}e-{power}"
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, float):
+        return _float_text(key)
+    return str(key)
+
+
+def _json_text(value: Any, indent: int | None, depth: int = 0) -> str:
+    """``value`` as pydantic's ``model_dump_json`` writes a plain value (no spaces
+    without ``indent``; non-ASCII text as it is)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return _float_text(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        items = [
+            f"{json.dumps(_key_text(k), ensure_ascii=False)}:{'' if indent is None else ' '}"
+            f"{_json_text(v, indent, depth + 1)}"
+            for k, v in value.items()
+        ]
+        return _joined_json(items, "{", "}", indent, depth)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [_json_text(item, indent, depth + 1) for item in value]
+        return _joined_json(items, "[", "]", indent, depth)
+    try:  # dates, bytes, enums ...: pydantic's own serializer, where it is installed
+        from pydantic_core import to_json
+    except ImportError as error:
+        from ragline.core.exceptions import InvalidInputError
+
+        raise InvalidInputError(
+            f"cannot write a {type(value).__name__} as JSON without pydantic installed"
+        ) from error
+    return to_json(value).decode()
+
+
+def _joined_json(items: list[str], start: str, end: str, indent: int | None, depth: int) -> str:
+    if not items:
+        return start + end
+    if indent is None:
+        return start + ",".join(items) + end
+    inner = "\n" + " " * (indent * (depth + 1))
+    return start + inner + ("," + inner).join(items) + "\n" + " " * (indent * depth) + end
 
 
 def _key_set(keys: Iterable[str] | Mapping[str, Any] | None) -> set[str] | None:
@@ -58,6 +129,16 @@ class ModelMethods:
                 continue
             dumped[key] = _copy.deepcopy(value)
         return dumped
+
+    def model_dump_json(self, *, indent: int | None = None, **options: Any) -> str:
+        """:meth:`model_dump` as JSON text, as pydantic's ``model_dump_json`` writes it
+        (compact, or ``indent`` spaces a level; non-ASCII text kept as it is).
+
+        Raises:
+            InvalidInputError: a value JSON cannot hold (as pydantic's error, a
+                ``ValueError``).
+        """
+        return _json_text(self.model_dump(**options), indent)
 
     def _dump_order(self) -> tuple[str, ...]:
         """The keys of the dump, in order: ``_dump_keys``, else the fields."""
