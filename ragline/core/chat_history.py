@@ -42,11 +42,19 @@ __all__ = [
 ]
 
 
-def check_messages(messages: Any, *, what: str = "messages") -> list[BaseMessage]:
+def is_role_tuple(item: Any) -> bool:
+    """Whether ``item`` is a ``(role, content)`` pair such as ``("human", "hi")``."""
+    return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
+
+
+def check_messages(
+    messages: Any, *, what: str = "messages", role_tuples: bool = False
+) -> list[BaseMessage]:
     """``messages`` as a new list after checking every item is a message.
 
     Histories call this before storing anything, so a bad item leaves the history as it
-    was.
+    was. With ``role_tuples``, ``(role, content)`` pairs pass too, kept as they are (the
+    in-memory history stores them so, as LangChain's does).
 
     Raises:
         InvalidInputError: a single message or string instead of a list, or an item that
@@ -59,7 +67,7 @@ def check_messages(messages: Any, *, what: str = "messages") -> list[BaseMessage
         )
     checked = list(messages)
     for position, message in enumerate(checked):
-        if not isinstance(message, BaseMessage):
+        if not isinstance(message, BaseMessage) and not (role_tuples and is_role_tuple(message)):
             raise InvalidInputError(
                 f"{what}[{position}] must be a message (HumanMessage, AIMessage ...), got "
                 f"{type(message).__name__}: {message!r:.60}"
@@ -143,12 +151,14 @@ class InMemoryChatMessageHistory(Fields, BaseChatMessageHistory):
         self.messages = check_messages(self.messages)
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
-        """Append the messages (all checked first)."""
-        self.messages.extend(check_messages(messages))
+        """Append the messages (all checked first). ``(role, content)`` pairs are kept
+        as given, as LangChain's in-memory history keeps them (``str()`` of the history
+        then raises ``InvalidInputError``, a ``ValueError``, as LangChain's does)."""
+        self.messages.extend(check_messages(messages, role_tuples=True))
 
     def add_message(self, message: BaseMessage) -> None:
-        """Append one message."""
-        self.messages.extend(check_messages([message], what="message"))
+        """Append one message (a ``(role, content)`` pair as given, see ``add_messages``)."""
+        self.messages.extend(check_messages([message], what="message", role_tuples=True))
 
     def clear(self) -> None:
         """Forget every message."""

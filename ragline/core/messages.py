@@ -1123,6 +1123,10 @@ def get_buffer_string(
             role = ai_prefix
         elif isinstance(message, ChatMessage):
             role = message.role
+        elif not isinstance(message, BaseMessage):  # a ValueError, as LangChain's
+            raise InvalidInputError(
+                f"get_buffer_string takes messages, got {type(message).__name__}: {message!r:.60}"
+            )
         else:
             role = _BUFFER_PREFIXES.get(message.type.replace("MessageChunk", "").lower(), "")
             role = role or type(message).__name__

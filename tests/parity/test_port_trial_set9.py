@@ -7,16 +7,28 @@ compares what the program would print or read.
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Any
 
+import langchain_core.chat_history as lc_chat_history
+import langchain_core.language_models as lc_models
 import langchain_core.messages as lc_messages
 import langchain_core.prompts as lc_prompts
 import pytest
 from langchain_core.documents import Document as LCDocument
+from langchain_core.runnables import RunnableLambda as LCRunnableLambda
+from langchain_core.runnables.history import (
+    RunnableWithMessageHistory as LCRunnableWithMessageHistory,
+)
 
+import ragline.core as rl_models
+import ragline.core.chat_history as rl_chat_history
 import ragline.core.messages as rl_messages
 import ragline.core.prompts as rl_prompts
 from ragline.core.documents import Document
+from ragline.core.exceptions import InvalidInputError
+from ragline.core.runnables import RunnableLambda
+from ragline.core.runnables.history import RunnableWithMessageHistory
 
 
 def _chat_prompt(mod: Any, **kwargs: Any) -> Any:
@@ -121,3 +133,89 @@ def test_document_model_dump_json_as_langchains(options: dict[str, Any]) -> None
     ours = Document("p", metadata=metadata, id="i").model_dump_json(**options)
     theirs = LCDocument("p", metadata=metadata, id="i").model_dump_json(**options)
     assert ours == theirs
+
+
+def _tutor_session(
+    prompts: Any, models: Any, histories: Any, with_history: Any, inputs: list[Any]
+) -> list[str]:
+    """gbagents_session_history_chat: a prompt | model with history, (role, text) input."""
+    store: dict[str, Any] = {}
+    prompt = prompts.ChatPromptTemplate.from_messages(
+        [("system", "Correct the grammar."), prompts.MessagesPlaceholder("messages")]
+    )
+    model = models.FakeListChatModel(responses=["One.", "Two.", "Three."])
+    chat = with_history(
+        prompt | model, lambda sid: store.setdefault(sid, histories.InMemoryChatMessageHistory())
+    )
+    seen = [
+        repr(chat.invoke(given, config={"configurable": {"session_id": sid}}))
+        for sid, given in inputs
+    ]
+    seen += [f"{sid} {history.messages!r}" for sid, history in store.items()]
+    for history in store.values():
+        try:
+            seen.append(str(history))
+        except ValueError:
+            seen.append("str failed: ValueError")
+    return [re.sub(r"id='[^']*'", "id=<id>", line) for line in seen]
+
+
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        [("a", [("human", "I goed.")]), ("b", [("human", "She have.")]), ("a", "Fine.")],
+        [("a", (("human", "x"), ("ai", "y"), ("user", "z")))],
+        [("a", [lc_messages.HumanMessage("m"), ("human", "t")])],
+        [("a", {"input": [("human", "d")]})],
+    ],
+)
+def test_history_takes_role_tuples_as_langchain(inputs: list[Any]) -> None:
+    theirs = _tutor_session(
+        lc_prompts, lc_models, lc_chat_history, LCRunnableWithMessageHistory, inputs
+    )
+    ours_inputs = [
+        (
+            sid,
+            [
+                rl_messages.HumanMessage(m.content)
+                if isinstance(m, lc_messages.HumanMessage)
+                else m
+                for m in given
+            ]
+            if isinstance(given, list)
+            else given,
+        )
+        for sid, given in inputs
+    ]
+    ours = _tutor_session(
+        rl_prompts, rl_models, rl_chat_history, RunnableWithMessageHistory, ours_inputs
+    )
+    assert ours == theirs
+
+
+def _receiver_session(lambda_cls: Any, with_history: Any, histories: Any) -> list[Any]:
+    store: dict[str, Any] = {}
+    received: list[Any] = []
+    chat = with_history(
+        lambda_cls(lambda x: received.append(list(x)) or "ok"),
+        lambda sid: store.setdefault(sid, histories.InMemoryChatMessageHistory()),
+    )
+    config = {"configurable": {"session_id": "s"}}
+    chat.invoke([("human", "hi"), ("ai", "hello")], config=config)
+    chat.invoke([("system", "again")], config=config)
+    return [repr(received), repr(store["s"].messages)]
+
+
+def test_history_passes_role_tuples_on_as_given() -> None:
+    ours = _receiver_session(RunnableLambda, RunnableWithMessageHistory, rl_chat_history)
+    theirs = _receiver_session(LCRunnableLambda, LCRunnableWithMessageHistory, lc_chat_history)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("given", [[1], ["hi"], [("human", "x"), 3], ("human", "hi")])
+def test_history_still_rejects_other_lists(given: Any) -> None:
+    chat = RunnableWithMessageHistory(
+        RunnableLambda(lambda x: "ok"), lambda sid: rl_chat_history.InMemoryChatMessageHistory()
+    )
+    with pytest.raises(InvalidInputError, match="RunnableWithMessageHistory"):
+        chat.invoke(given, config={"configurable": {"session_id": "s"}})

@@ -13,7 +13,8 @@ Where the stored messages go:
   and the new input messages replace ``input["question"]``;
 - no key at all: the runnable gets the list of stored + new messages (a chat model).
 
-Inputs may be a string (a human message), a message, a list of messages or a dict
+Inputs may be a string (a human message), a message, a list of messages (or of
+``(role, text)`` pairs, passed on and stored as given, as LangChain does) or a dict
 (``input_messages_key``, else its only key, else ``"input"``); outputs likewise
 (``output_messages_key``, else the only key, else ``"output"``; a string becomes an AI
 message, a streamed ``AIMessageChunk`` is stored as an ``AIMessage``).
@@ -118,6 +119,10 @@ def _parameter_names(function: Callable[..., Any]) -> list[str] | None:
         return list(inspect.signature(function).parameters)
     except (TypeError, ValueError):  # a builtin without a signature
         return None
+
+
+def _is_role_tuple(item: Any) -> bool:
+    return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
 
 
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
@@ -274,6 +279,16 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
             value = value[key]
         if isinstance(value, str):
             return [HumanMessage(value)]
+        if isinstance(value, (list, tuple)) and any(_is_role_tuple(item) for item in value):
+            # (role, text) pairs: given to the runnable and stored as they are, as
+            # LangChain does (a prompt's MessagesPlaceholder turns them into messages)
+            for item in value:
+                if not (isinstance(item, BaseMessage) or _is_role_tuple(item)):
+                    raise InvalidInputError(
+                        f"{self._default_run_name()}: the input list holds messages and "
+                        f"(role, text) pairs, got {type(item).__name__}: {item!r:.60}"
+                    )
+            return [m.to_message() if isinstance(m, AIMessageChunk) else m for m in value]
         return self._messages(value, "input")
 
     def _output_messages(self, value: Any) -> list[BaseMessage]:
