@@ -44,10 +44,19 @@ _Splitter = TypeVar("_Splitter", bound="TextSplitter")
 _KEEP_SEPARATOR_OPTIONS = (False, True, "start", "end")
 
 
+class TextTypeError(InvalidInputError, TypeError):
+    """A splitter was given a text that is not a str (a Document, bytes, None ...).
+
+    Both an ``InvalidInputError`` and a ``TypeError``: LangChain's splitters fail with a
+    ``TypeError`` there, which ported programs catch.
+    """
+
+
 def check_text(text: object) -> str:
-    """Return ``text`` if it is a str, else raise InvalidInputError naming its type."""
+    """Return ``text`` if it is a str, else raise TextTypeError naming its type."""
     if not isinstance(text, str):
-        raise InvalidInputError(f"text must be a str, got {type(text).__name__}")
+        hint = " (split_documents takes Documents)" if hasattr(text, "page_content") else ""
+        raise TextTypeError(f"text must be a str, got {type(text).__name__}{hint}")
     return text
 
 
@@ -265,7 +274,8 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], BaseDocumentTra
             metadata has ``start_index``, the offset of its first character in its text.
 
         Raises:
-            InvalidInputError: ``texts`` is a single str or holds a non-str, or
+            InvalidInputError: ``texts`` is a single str or holds a non-str (then a
+                ``TextTypeError``, also a ``TypeError`` as LangChain's error), or
                 ``metadatas`` has a different length than ``texts`` or holds a non-dict.
 
         Example:

@@ -14,6 +14,7 @@ import langchain_core.chat_history as lc_chat_history
 import langchain_core.language_models as lc_models
 import langchain_core.messages as lc_messages
 import langchain_core.prompts as lc_prompts
+import langchain_text_splitters as lc_splitters
 import pytest
 from langchain_core.documents import Document as LCDocument
 from langchain_core.runnables import RunnableLambda as LCRunnableLambda
@@ -25,6 +26,7 @@ import ragline.core as rl_models
 import ragline.core.chat_history as rl_chat_history
 import ragline.core.messages as rl_messages
 import ragline.core.prompts as rl_prompts
+import ragline.splitters as rl_splitters
 from ragline.core.documents import Document
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables import RunnableLambda
@@ -219,3 +221,37 @@ def test_history_still_rejects_other_lists(given: Any) -> None:
     )
     with pytest.raises(InvalidInputError, match="RunnableWithMessageHistory"):
         chat.invoke(given, config={"configurable": {"session_id": "s"}})
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "RecursiveCharacterTextSplitter",
+        "CharacterTextSplitter",
+        "MarkdownTextSplitter",
+        "PythonCodeTextSplitter",
+    ],
+)
+@pytest.mark.parametrize("bad", ["document", 1, None, b"bytes"])
+@pytest.mark.parametrize("method", ["create_documents", "split_text"])
+def test_splitting_a_non_str_raises_a_type_error_as_langchain(
+    name: str, bad: Any, method: str
+) -> None:
+    """intuition_create_documents_from_docs: create_documents(docs) caught by except TypeError."""
+
+    def attempt(mod: Any, document_cls: Any) -> str:
+        splitter = getattr(mod, name)(chunk_size=10, chunk_overlap=0)
+        item = document_cls("abc def ghi") if bad == "document" else bad
+        try:
+            getattr(splitter, method)([item] if method == "create_documents" else item)
+        except TypeError:
+            return "TypeError"
+        return "no error"
+
+    assert attempt(rl_splitters, Document) == attempt(lc_splitters, LCDocument) == "TypeError"
+
+
+def test_splitting_a_document_names_split_documents() -> None:
+    splitter = rl_splitters.RecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=0)
+    with pytest.raises(InvalidInputError, match=r"got Document \(split_documents takes"):
+        splitter.create_documents([Document("abc")])
