@@ -79,8 +79,8 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
         >>> base = BM25Retriever.from_texts(["cats purr loudly", "cats and stock prices"], k=2)
         >>> keep = EmbeddingsFilter(HashingEmbeddings(dimension=256), k=1)
         >>> retriever = ContextualCompressionRetriever(base_compressor=keep, base_retriever=base)
-        >>> retriever.invoke("cats purr")
-        [Document(metadata={}, page_content='cats purr loudly')]
+        >>> [doc.page_content for doc in retriever.invoke("cats purr")]
+        ['cats purr loudly']
     """
 
     def __init__(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -39,6 +40,35 @@ __all__ = [
 ]
 
 
+@dataclass
+class _DocumentWithState(Document):
+    """A Document with ``state``, what a compressor worked out about it (LangChain's
+    name and printed form): ``EmbeddingsFilter`` gives its embedding (``embedded_doc``)
+    and its similarity to the query (``query_similarity_score``)."""
+
+    state: dict[str, Any] = field(default_factory=dict)
+
+    _dump_keys = ("id", "metadata", "page_content", "type", "state")
+
+    def __repr__(self) -> str:
+        head = f"id={self.id!r}, " if self.id is not None else ""
+        return (
+            f"_DocumentWithState({head}metadata={self.metadata!r}, "
+            f"page_content={self.page_content!r}, state={self.state!r})"
+        )
+
+    def to_document(self) -> Document:
+        """The document without its state."""
+        return Document(self.page_content, metadata=self.metadata, id=self.id)
+
+    @classmethod
+    def from_document(cls, document: Document) -> _DocumentWithState:
+        """``document`` with an empty state (the same state when it has one)."""
+        if isinstance(document, cls):
+            return document
+        return cls(document.page_content, metadata=document.metadata, id=document.id)
+
+
 class EmbeddingsFilter(BaseDocumentCompressor):
     """Keep the documents whose embedding is most similar (cosine) to the query's.
 
@@ -67,8 +97,10 @@ class EmbeddingsFilter(BaseDocumentCompressor):
         >>> from ragline.embeddings import HashingEmbeddings
         >>> embeddings = HashingEmbeddings(dimension=256)
         >>> keep = EmbeddingsFilter(embeddings, similarity_threshold=0.3, k=None)
-        >>> keep.compress_documents([Document("stock prices"), Document("cats purr")], "cats purr")
-        [Document(metadata={}, page_content='cats purr')]
+        >>> kept = keep.compress_documents(
+        ...     [Document("stock prices"), Document("cats purr")], "cats purr")
+        >>> [(d.page_content, round(float(d.state["query_similarity_score"]), 2)) for d in kept]
+        [('cats purr', 1.0)]
     """
 
     def __init__(
@@ -104,20 +136,28 @@ class EmbeddingsFilter(BaseDocumentCompressor):
 
     def similarities(self, documents: Sequence[Document], query: str) -> np.ndarray:
         """Return the similarity of each document to the query, shape (len(documents),)."""
+        return self._scored(documents, query)[1]
+
+    def _scored(self, documents: Sequence[Document], query: str) -> tuple[Any, np.ndarray]:
         vectors = self.embeddings.embed_documents_array([d.page_content for d in documents])
         query_vectors = self.embeddings.embed_queries_array([query])
         if self.similarity_fn is not None:
             matrix = _similarity_matrix(
                 "EmbeddingsFilter", self.similarity_fn, query_vectors, vectors
             )
-            return matrix[0]
-        return _unit_rows(vectors) @ _unit_rows(query_vectors)[0]
+            return vectors, matrix[0]
+        return vectors, _unit_rows(vectors) @ _unit_rows(query_vectors)[0]
 
-    def compress_documents(self, documents: Sequence[Document], query: str) -> list[Document]:
+    def compress_documents(
+        self, documents: Sequence[Document], query: str
+    ) -> list[_DocumentWithState]:
+        """The kept documents, best first, each with ``state``: its embedding
+        (``embedded_doc``, a list of floats) and ``query_similarity_score``, as
+        LangChain's (which drops the documents' ids there; ragline keeps them)."""
         documents = list(documents)
         if not documents:
             return []
-        scores = self.similarities(documents, query)
+        vectors, scores = self._scored(documents, query)
         # LangChain's order: numpy's default argsort reversed, so equal scores come out in
         # its order (the later document first in a short list)
         order = np.argsort(scores)[::-1]
@@ -125,7 +165,18 @@ class EmbeddingsFilter(BaseDocumentCompressor):
             order = order[: self.k]
         if self.similarity_threshold is not None:
             order = order[scores[order] > self.similarity_threshold]
-        return [documents[i] for i in order.tolist()]
+        kept = []
+        for i in order.tolist():
+            document = documents[i]
+            state = dict(document.state) if isinstance(document, _DocumentWithState) else {}
+            state["embedded_doc"] = np.asarray(vectors[i], dtype=np.float64).tolist()
+            state["query_similarity_score"] = np.float64(scores[i])
+            kept.append(
+                _DocumentWithState(
+                    document.page_content, metadata=document.metadata, id=document.id, state=state
+                )
+            )
+        return kept
 
 
 def _check_similarity_fn(owner: str, function: Any) -> Any:

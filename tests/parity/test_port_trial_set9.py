@@ -255,3 +255,67 @@ def test_splitting_a_document_names_split_documents() -> None:
     splitter = rl_splitters.RecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=0)
     with pytest.raises(InvalidInputError, match=r"got Document \(split_documents takes"):
         splitter.create_documents([Document("abc")])
+
+
+def _stem_embeddings(base: type) -> Any:
+    stems = ["cat", "dog", "moon", "car"]
+
+    def vector(text: str) -> list[float]:
+        counts = [float(text.count(stem)) for stem in stems]
+        norm = sum(c * c for c in counts) ** 0.5
+        return [c / norm for c in counts] if norm else counts
+
+    class StemCounts(base):  # type: ignore[misc,valid-type]
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [vector(t) for t in texts]
+
+        def embed_query(self, text: str) -> list[float]:
+            return vector(text)
+
+    return StemCounts()
+
+
+def _filtered_view(filter_cls: Any, embeddings_base: type, document_cls: Any) -> list[Any]:
+    texts = ["cat and dog", "the moon", "cat cat car", "dog on the moon"]
+    documents = [document_cls(page_content=t, metadata={"n": i}) for i, t in enumerate(texts)]
+    keep = filter_cls(embeddings=_stem_embeddings(embeddings_base), k=3)
+    kept = keep.compress_documents(documents, "cat moon")
+    again = keep.compress_documents(kept, "cat moon")  # state replaced, not nested
+    return [
+        (
+            type(doc).__name__,
+            doc.page_content,
+            doc.metadata,
+            list(doc.state),
+            type(doc.state["query_similarity_score"]).__name__,
+            round(float(doc.state["query_similarity_score"]), 6),
+            [type(x).__name__ for x in doc.state["embedded_doc"]],
+            [round(float(x), 6) for x in doc.state["embedded_doc"]],
+            list(doc.model_dump()),
+            repr(doc.to_document()),
+            str(doc),
+            repr(doc).split(", state=")[0],
+        )
+        for doc in [*kept, *again]
+    ]
+
+
+def test_embeddings_filter_results_carry_langchains_state() -> None:
+    """csp_compression_embeddings_filter: d.state["query_similarity_score"] of the kept."""
+    import warnings
+
+    from langchain_core.embeddings import Embeddings as LCEmbeddings
+
+    from ragline.embeddings import Embeddings
+    from ragline.retrievers import EmbeddingsFilter
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_classic.retrievers.document_compressors import (
+            EmbeddingsFilter as LCEmbeddingsFilter,
+        )
+
+        theirs = _filtered_view(LCEmbeddingsFilter, LCEmbeddings, LCDocument)
+    ours = _filtered_view(EmbeddingsFilter, Embeddings, Document)
+    assert ours == theirs
+    assert [row[1] for row in ours[:2]] == ["the moon", "cat cat car"]  # .707, .632

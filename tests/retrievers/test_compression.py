@@ -79,7 +79,15 @@ def test_filter_keeps_the_k_most_similar_above_the_threshold_best_first(k, thres
     keep = EmbeddingsFilter(EMBEDDINGS, similarity_threshold=threshold, k=k)
     kept = keep.compress_documents(DOCS, "cat purring")
     assert texts(kept) == expected
-    assert all(doc is DOCS[int(doc.id[1])] for doc in kept)  # the documents themselves, unchanged
+    # LangChain's _DocumentWithState: the document (id and metadata kept) with its state
+    scores = dict(zip(TEXTS, keep.similarities(DOCS, "cat purring").tolist(), strict=True))
+    for doc in kept:
+        original = DOCS[int(doc.id[1])]
+        assert type(doc).__name__ == "_DocumentWithState" and doc is not original
+        assert doc.to_document() == original
+        assert sorted(doc.state) == ["embedded_doc", "query_similarity_score"]
+        assert float(doc.state["query_similarity_score"]) == pytest.approx(scores[doc.page_content])
+    assert all(not hasattr(doc, "state") for doc in DOCS)  # the given documents unchanged
 
 
 def test_filter_embeds_all_documents_in_one_call_and_handles_zero_vectors():
@@ -263,7 +271,7 @@ def test_pipeline_splits_then_filters_with_a_splitter_and_embeddings():
     )
     base = BM25Retriever.from_documents(PARAGRAPHS, k=3, preprocess_func=WORDS, only_matching=True)
     retriever = ContextualCompressionRetriever(base_compressor=pipeline, base_retriever=base)
-    found = retriever.invoke("cats purr")
+    found = [doc.to_document() for doc in retriever.invoke("cats purr")]
     # chunks of p0 and p2 (the BM25 hits) with cosine .663 (purr), .378 (hiss), .047, .0
     assert found == [
         Document("Cats purr when happy.", {"n": 0}),
@@ -510,10 +518,10 @@ async def test_a_base_retriever_that_returns_no_document_list_is_named():
     with pytest.raises(InvalidInputError, match=message):
         await retriever.ainvoke("bad")
     good, bad = retriever.batch(["ok", "bad"], return_exceptions=True)
-    assert good == [Document("ok")]
+    assert [doc.to_document() for doc in good] == [Document("ok")]
     assert isinstance(bad, InvalidInputError) and str(bad) == message
     good, bad = await retriever.abatch(["ok", "bad"], return_exceptions=True)
-    assert good == [Document("ok")] and str(bad) == message
+    assert [doc.to_document() for doc in good] == [Document("ok")] and str(bad) == message
 
 
 def negative_distance(left, right):
@@ -529,7 +537,8 @@ def test_a_similarity_fn_replaces_the_cosine_and_is_checked():
     assert dedup.transform_documents(docs) == docs[1:]
     assert repr(dedup).endswith("similarity_fn=negative_distance)")
     near = EmbeddingsFilter(EMBEDDINGS, -0.01, k=None, similarity_fn=negative_distance)
-    assert near.compress_documents(docs, NEAR[0]) == [docs[0], docs[1]]
+    kept = near.compress_documents(docs, NEAR[0])
+    assert [doc.to_document() for doc in kept] == [docs[0], docs[1]]
     with pytest.raises(InvalidInputError, match="similarity_fn must be callable, got int"):
         EmbeddingsFilter(EMBEDDINGS, 0.5, similarity_fn=3)
     wrong = EmbeddingsFilter(EMBEDDINGS, 0.5, similarity_fn=lambda left, right: [1.0])
