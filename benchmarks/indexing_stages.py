@@ -28,10 +28,6 @@ CPU time, summed over its calls):
 * (a stage inside another, e.g. records in plan, counts for itself only)
 * other: end to end minus the stages (driver, generators, checkpoints, progress).
 
-Where the stub says it runs on CUDA (``--embed-rate``), the new chunks' keyword rows are
-computed by a helper process (``_rows_worker.py``): "keyword rows" is then only handing
-them over, and "helper procs" is that process's CPU (counted in end to end's CPU).
-
 ``--repo PATH`` imports ragline from another checkout (e.g. a ``git worktree`` of an
 older commit), so a before/after pair runs on the same machine at the same load.
 
@@ -77,13 +73,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import resource
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 
 def parse() -> argparse.Namespace:
@@ -157,7 +152,6 @@ class Precomputed(Embeddings):
             else:
                 vectors = np.stack([self.vectors[text] for text in texts])
         CALLS["last"] = time.perf_counter()
-        CALLS["last cpu"] = time.process_time()
         CALLS["busy"] = CALLS.get("busy", 0.0) + CALLS["last"] - called
         CALLS["calls"] = CALLS.get("calls", 0) + 1
         return vectors
@@ -251,51 +245,22 @@ def instrument() -> None:
     wrap(writer_module.FolderWriter, "commit", "commit")
 
 
-class Run(NamedTuple):
-    """One run's figures (seconds)."""
-
-    wall: float
-    cpu: float  # the process's, all threads, with its helper processes'
-    totals: dict[str, list[float]]  # stage -> [wall, its thread's CPU]
-    chunks: int
-    head: float  # before the first block
-    tail: float  # after the last block
-    idle: float  # the encoder idle between its first and last call
-    calls: int  # the encoder's
-    helpers: float  # the helper processes' CPU
-    # CPU, steadier than wall time on a shared machine: the main thread's (on 2 cores,
-    # with a helper process beside it, the run can keep up with the encoder only when
-    # this is below the encoder's time), and the process's after the last block (where
-    # the main thread kept up: the work nothing overlaps)
-    main_cpu: float
-    tail_cpu: float
-
-
-def children_cpu() -> float:
-    """CPU seconds of this process's ended (reaped) child processes so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+Run = tuple[float, float, dict[str, list[float]], int, float, float, float, int]
 
 
 def one_run(corpus: Path, store: Path) -> Run:
-    """Index ``corpus`` into ``store`` once, measured."""
+    """(wall, process CPU, stage totals, chunks, before the first block, after the last,
+    the encoder idle between its first and last call, its calls)."""
     TOTALS.clear()
     CALLS.clear()
-    start, cpu, helpers = time.perf_counter(), time.process_time(), children_cpu()
-    main = time.thread_time()
+    start, cpu = time.perf_counter(), time.process_time()
     result = index_paths([corpus], store, embedding="precomputed", glob="**/*.py")
-    main = time.thread_time() - main
-    end, cpu, ended = time.perf_counter(), time.process_time() - cpu, time.process_time()
-    helpers = children_cpu() - helpers  # the keyword rows' helper (reaped by the run's end)
-    cpu += helpers
+    end, cpu = time.perf_counter(), time.process_time() - cpu
     head = CALLS.get("first", end) - start
     tail = end - CALLS.get("last", start)
     idle = CALLS.get("last", start) - CALLS.get("first", start) - CALLS.get("busy", 0.0)
     totals = {k: list(v) for k, v in TOTALS.items()}
-    calls = int(CALLS.get("calls", 0))
-    tail_cpu = ended - CALLS.get("last cpu", ended)
-    return Run(end - start, cpu, totals, result["chunks"], head, tail, idle, calls, helpers,
-               main, tail_cpu)  # fmt: skip
+    return end - start, cpu, totals, result["chunks"], head, tail, idle, int(CALLS.get("calls", 0))
 
 
 def encoder_alone(texts: list[str]) -> float:
@@ -339,13 +304,12 @@ def main() -> None:
                 runs.append(one_run(corpus, store))
             if ARGS.tokenize and ARGS.embed_rate:  # alternated with the runs: the same load
                 alone_runs.append(encoder_alone(texts))
-        runs.sort(key=lambda run: run.wall)
-        median = runs[len(runs) // 2]
-        wall, cpu, totals, chunks, head, tail, idle, calls, helpers, main_cpu, tail_cpu = median
+        runs.sort(key=lambda run: run[0])
+        wall, cpu, totals, chunks, head, tail, idle, calls = runs[len(runs) // 2]
         print(
             f"ragline from {ARGS.repo}; {len(files)} stdlib files, {chunks:,} chunks; "
             f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of "
-            f"{ARGS.repeats} runs (walls {', '.join(f'{run.wall:.2f}' for run in runs)} s)"
+            f"{ARGS.repeats} runs (walls {', '.join(f'{run[0]:.2f}' for run in runs)} s)"
         )
         print(f"  {'stage':14s} {'wall s':>8s} {'CPU s':>8s} {'chunks/s':>11s} "
               f"{'CPU us/chunk':>13s}")  # fmt: skip
@@ -359,12 +323,9 @@ def main() -> None:
                   f"{1e6 * thread_cpu / chunks:13.1f}")  # fmt: skip
         other = wall - counted
         print(f"  {'other':14s} {other:8.3f} {'':8s} {chunks / max(other, 1e-9):11,.0f}")
-        print(f"  {'helper procs':14s} {'':8s} {helpers:8.3f} {'':11s} "
-              f"{1e6 * helpers / chunks:13.1f}")  # fmt: skip
         print(
             f"  {'end to end':14s} {wall:8.3f} {cpu:8.3f} {chunks / wall:11,.0f} "
-            f"{1e6 * cpu / chunks:13.1f}   (CPU columns: the process, all threads, and "
-            f"its helper processes)"
+            f"{1e6 * cpu / chunks:13.1f}   (CPU columns: the process, all threads)"
         )
         embed_cpu = totals.get("embed", [0.0, 0.0])[1]
         print(
@@ -374,16 +335,11 @@ def main() -> None:
         )
         print(
             f"  before the first block {head:.3f} s, after the last block {tail:.3f} s "
-            f"(runs: {', '.join(f'{run.head:.2f}/{run.tail:.2f}' for run in runs)})"
-        )
-        each_cpu = ", ".join(f"{run.main_cpu:.2f}/{run.tail_cpu:.2f}" for run in runs)
-        print(
-            f"  CPU: the main thread {main_cpu:.3f} s; after the last block "
-            f"{tail_cpu:.3f} s (runs: {each_cpu})"
+            f"(runs: {', '.join(f'{run[4]:.2f}/{run[5]:.2f}' for run in runs)})"
         )
         print(
             f"  the encoder idle between its first and last call (waiting for chunks): "
-            f"{idle:.3f} s over {calls} calls (runs: {', '.join(f'{r.idle:.2f}' for r in runs)})"
+            f"{idle:.3f} s over {calls} calls (runs: {', '.join(f'{run[6]:.2f}' for run in runs)})"
         )
         if ARGS.embed_rate:
             alone = chunks / ARGS.embed_rate
@@ -392,7 +348,7 @@ def main() -> None:
                 alone = sorted(alone_runs)[len(alone_runs) // 2]
                 what = (f"tokenizing, then sleeping; measured alone: "
                         f"{', '.join(f'{seconds:.2f}' for seconds in alone_runs)} s")  # fmt: skip
-            each = ", ".join(f"{alone / run.wall:.2f}" for run in runs)
+            each = ", ".join(f"{alone / run[0]:.2f}" for run in runs)
             print(
                 f"  an encoder of {ARGS.embed_rate:,.0f} chunks/s ({what}) alone: {alone:.3f} s;"
                 f" end to end / encoder alone: {alone / wall:.2f}x (the GPU target: 0.8x); "

@@ -170,9 +170,6 @@ def index_paths(
         ahead = writer.embeddings = EmbedAhead(
             writer.embeddings, block=_batch_size(writer), first_block=FIRST_BLOCK
         )
-        # on a GPU this thread sets the pace: the keyword rows go to a helper process
-        # (on the CPU the model keeps every core busy: they stay on this thread)
-        writer.rows_in_helper = _on_gpu(writer) and (os.cpu_count() or 1) > 1
     try:
         with writer:
             if engine is not None:
@@ -329,12 +326,8 @@ def _to_embed(
 def _batch_size(writer: FolderWriter) -> int:
     """Chunks embedded per call: a GPU needs thousands at once to be busy; elsewhere 100
     keeps checkpoints and Ctrl-C prompt."""
-    return 4_096 if _on_gpu(writer) else 100
-
-
-def _on_gpu(writer: FolderWriter) -> bool:
     where = getattr(writer.embeddings, "describe_device", None)
-    return callable(where) and "cuda" in where()
+    return 4_096 if callable(where) and "cuda" in where() else 100
 
 
 class _RayReport:

@@ -41,7 +41,6 @@ import numpy as np
 from ragline.core import Document
 from ragline.retrievers import BM25Index, BM25Tokenizer
 from ragline.retrievers._bm25 import rows_fit
-from ragline.store_folder._rows_worker import RowsWorker
 
 __all__ = [
     "DEFAULT_TOKENIZER",
@@ -260,14 +259,6 @@ class _Numbering(dict[str, int]):
         self.vocabulary.append(term)
         return number
 
-    def rows(
-        self, texts: Sequence[str], tokenizer: BM25Tokenizer
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:func:`_rows_of` ``texts`` in this numbering (extended), terms and counts as
-        int32 (the saved arrays' type): RowsAhead's rows, here or in its helper process."""
-        terms, tfs, sizes = _rows_of(texts, self.vocabulary, tokenizer, self)
-        return terms.astype(np.int32), tfs.astype(np.int32), sizes
-
 
 def _rows_of(
     texts: Sequence[str],
@@ -314,14 +305,9 @@ class RowsAhead:
     Args:
         vocabulary: the terms of the keyword index the next commit starts from.
         tokenizer: the keyword index's tokenizer.
-        in_helper: compute the rows in a helper process (:class:`RowsWorker`; where
-            the model runs on a GPU, so this thread is what the run waits for); the
-            rows are the same, and they are computed here when it fails.
     """
 
-    def __init__(
-        self, vocabulary: Sequence[str], tokenizer: BM25Tokenizer, *, in_helper: bool = False
-    ) -> None:
+    def __init__(self, vocabulary: Sequence[str], tokenizer: BM25Tokenizer) -> None:
         self.tokenizer = tokenizer
         self._numbers = _Numbering(list(vocabulary))
         self.ids: list[str] = []
@@ -329,46 +315,17 @@ class RowsAhead:
         self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._taken_vocabulary = len(vocabulary)  # terms the rows handed out (and the start) use
         self._wrong = False  # a take did not match: nothing more is handed out
-        self._worker = RowsWorker.start(vocabulary, tokenizer.to_dict()) if in_helper else None
-        self._sent: list[Sequence[str]] = []  # texts of the groups the worker has not answered
 
     def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
         """Compute the rows of the chunks ``ids``/``texts``, to be added after those of
-        earlier calls (in the helper process: asked for here, collected by :meth:`take`)."""
+        earlier calls."""
         if self._wrong or not ids:
             return
-        if self._worker is not None and not self._worker.broken:
-            self._worker.submit(texts)
-            self._sent.append(texts)
-        else:
-            self._collect()  # the groups sent before come first
-            self._add_rows(texts)
+        terms, tfs, sizes = _rows_of(texts, self._numbers.vocabulary, self.tokenizer,
+                                     self._numbers)  # fmt: skip
+        self._parts.append((terms.astype(np.int32), tfs.astype(np.int32), sizes))
         self.ids.extend(ids)
         self.texts.extend(texts)
-
-    def _add_rows(self, texts: Sequence[str]) -> None:
-        self._parts.append(self._numbers.rows(texts, self.tokenizer))
-
-    def _collect(self) -> None:
-        """The helper's rows of every group sent (its new terms numbered here too, so the
-        two numberings stay one); what it failed to answer is computed here."""
-        if not self._sent:
-            return
-        assert self._worker is not None
-        answers = self._worker.results() or []
-        for rows, terms in answers:
-            for term in terms:
-                self._numbers[term]  # appended to the vocabulary, as the helper did
-            self._parts.append(rows)
-        for texts in self._sent[len(answers) :]:
-            self._add_rows(texts)
-        self._sent = []
-
-    def close(self) -> None:
-        """End the helper process, if any (the run is over)."""
-        if self._worker is not None:
-            self._worker.close()
-            self._worker = None
 
     def take(
         self,
@@ -381,7 +338,6 @@ class RowsAhead:
         the same way), when these are the next chunks computed, from that vocabulary;
         else None (and None from then on)."""
         count_texts = len(ids)
-        self._collect()
         known = self._numbers.vocabulary
         if (
             self._wrong
@@ -393,7 +349,6 @@ class RowsAhead:
         ):
             self._wrong = True
             self._parts, self.ids, self.texts = [], [], []
-            self.close()
             return None
         if len(self._parts) != 1:  # one array from here on: each take cuts its head off
             empty = np.zeros(0, dtype=np.int32)

@@ -144,9 +144,6 @@ class FolderWriter:
         # keyword rows of the chunks the run said it will add (see expect())
         self._rows_ahead: RowsAhead | None = None
         self._expected: set[str] = set()
-        # expect() computes those rows in a helper process (index_paths: where the model
-        # runs on a GPU and this thread sets the pace; see _rows_worker.py)
-        self.rows_in_helper = False
         # the faiss index kind: given, else the store's, else auto (see _choice.py)
         saved_kind = self.manifest.extras.get(INDEX_KEY)
         self.index_kind = index or (saved_kind if isinstance(saved_kind, str) else "auto")
@@ -372,7 +369,7 @@ class FolderWriter:
             tokenizer = self._keyword_tokenizer_now()
             base = self._keyword_base()
             vocabulary = base.terms if base is not None and base.tokenizer == tokenizer else []
-            self._rows_ahead = RowsAhead(vocabulary, tokenizer, in_helper=self.rows_in_helper)
+            self._rows_ahead = RowsAhead(vocabulary, tokenizer)
         expected = self._expected
         new_ids, new_texts = [], []
         for chunk_id, text in zip(ids, texts, strict=True):
@@ -617,8 +614,6 @@ class FolderWriter:
         return set(saved.ids) != set(self.store.snapshot().ids)
 
     def _release(self) -> None:
-        if self._rows_ahead is not None:
-            self._rows_ahead.close()
         if self.records is not None:
             self.records.close()
         lock, self._lock = self._lock, None
