@@ -236,6 +236,9 @@ def _encode(obj: Any) -> Any:
         # ragline's prompts print alike, and refuses to read it back
         few_shot_id = ["langchain_core", "prompts", "few_shot", kind.__name__]
         return _not_implemented(few_shot_id, obj) | {"name": kind.__name__}
+    lc_id = getattr(kind, "_lc_not_implemented_id", None)
+    if lc_id is not None:  # a ragline class LangChain writes by its printed form too
+        return _not_implemented(list(lc_id), obj)
     if kind.__module__.split(".")[0] == "ragline":
         raise TypeError(
             "ragline.core.load writes Documents, messages and prompt templates; "

@@ -49,6 +49,14 @@ class _DocumentWithState(Document):
     state: dict[str, Any] = field(default_factory=dict)
 
     _dump_keys = ("id", "metadata", "page_content", "type", "state")
+    # ragline.core.load's dumps writes it as LangChain's dumps does: not_implemented,
+    # with this id and its printed form
+    _lc_not_implemented_id = (
+        "langchain_community",
+        "document_transformers",
+        "embeddings_redundant_filter",
+        "_DocumentWithState",
+    )
 
     def __repr__(self) -> str:
         head = f"id={self.id!r}, " if self.id is not None else ""

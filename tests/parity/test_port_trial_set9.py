@@ -319,3 +319,35 @@ def test_embeddings_filter_results_carry_langchains_state() -> None:
     ours = _filtered_view(EmbeddingsFilter, Embeddings, Document)
     assert ours == theirs
     assert [row[1] for row in ours[:2]] == ["the moon", "cat cat car"]  # .707, .632
+
+
+def test_embeddings_filter_results_dump_as_langchains() -> None:
+    """dumps of the kept documents writes LangChain's not_implemented entry for them
+    (its printed form), as LangChain's dumps does; it raised TypeError."""
+    import json
+    import warnings
+
+    from langchain_core.embeddings import Embeddings as LCEmbeddings
+    from langchain_core.load import dumps as lc_dumps
+
+    from ragline.core.load import dumps
+    from ragline.embeddings import Embeddings
+    from ragline.retrievers import EmbeddingsFilter
+
+    def entries(filter_cls: Any, embeddings_base: type, document_cls: Any, dump: Any) -> Any:
+        documents = [document_cls(page_content=t) for t in ["the moon", "cat cat car"]]
+        keep = filter_cls(embeddings=_stem_embeddings(embeddings_base), k=1)
+        written = json.loads(dump(keep.compress_documents(documents, "cat moon")))
+        # the state's floats are compared by test_embeddings_filter_results_carry_...
+        return [{**entry, "repr": entry["repr"].split(", state=")[0]} for entry in written]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_classic.retrievers.document_compressors import (
+            EmbeddingsFilter as LCEmbeddingsFilter,
+        )
+
+        theirs = entries(LCEmbeddingsFilter, LCEmbeddings, LCDocument, lc_dumps)
+    ours = entries(EmbeddingsFilter, Embeddings, Document, dumps)
+    assert ours == theirs
+    assert ours[0]["type"] == "not_implemented"
