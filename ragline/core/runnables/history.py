@@ -63,6 +63,7 @@ from ragline.core._drive import (
     stream_from,
 )
 from ragline.core._json_schema import field_title
+from ragline.core.chat_history import is_role_tuple
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import ConfigurationError, InvalidInputError
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
@@ -119,10 +120,6 @@ def _parameter_names(function: Callable[..., Any]) -> list[str] | None:
         return list(inspect.signature(function).parameters)
     except (TypeError, ValueError):  # a builtin without a signature
         return None
-
-
-def _is_role_tuple(item: Any) -> bool:
-    return isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
 
 
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
@@ -279,11 +276,11 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
             value = value[key]
         if isinstance(value, str):
             return [HumanMessage(value)]
-        if isinstance(value, (list, tuple)) and any(_is_role_tuple(item) for item in value):
+        if isinstance(value, (list, tuple)) and any(is_role_tuple(item) for item in value):
             # (role, text) pairs: given to the runnable and stored as they are, as
             # LangChain does (a prompt's MessagesPlaceholder turns them into messages)
             for item in value:
-                if not (isinstance(item, BaseMessage) or _is_role_tuple(item)):
+                if not (isinstance(item, BaseMessage) or is_role_tuple(item)):
                     raise InvalidInputError(
                         f"{self._default_run_name()}: the input list holds messages and "
                         f"(role, text) pairs, got {type(item).__name__}: {item!r:.60}"
