@@ -248,3 +248,22 @@ def test_a_ragline_history_is_a_langchain_history() -> None:
     theirs.add_messages([LCAIMessage("hello", id="a1")])
     assert ours.messages == [AIMessage("hello", id="a1")]
     assert theirs.messages == [LCAIMessage("hello", id="a1")]
+
+
+def test_a_ragline_history_holding_role_pairs_reads_as_langchains() -> None:
+    """(role, text) pairs stored in an in-memory history (as LangChain's stores them)
+    pass the bridge as given, both ways; reading them raised AttributeError."""
+    from langchain_core.chat_history import InMemoryChatMessageHistory as LCInMemoryHistory
+    from langchain_core.messages import AIMessage as LCAIMessage
+
+    from ragline.core import InMemoryChatMessageHistory
+    from ragline.interop.langchain import to_langchain
+
+    given = [("human", "hi"), LCAIMessage("hello", id="a1")]
+    reference = LCInMemoryHistory()
+    reference.add_messages(given)
+    ours = InMemoryChatMessageHistory()
+    theirs = to_langchain(ours)
+    theirs.add_messages(given)
+    assert ours.messages == [("human", "hi"), AIMessage("hello", id="a1")]
+    assert theirs.messages == reference.messages == given

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
 from ragline.core._optional import require
+from ragline.core.chat_history import is_role_tuple
 from ragline.interop.langchain._callbacks import ToLangChainHandler
 from ragline.interop.langchain._convert import (
     document_from_langchain,
@@ -267,12 +268,20 @@ class RaglineChatMessageHistory(BaseChatMessageHistory):
     def __init__(self, history: Any) -> None:
         self.ragline_object = history
 
+    # (role, text) pairs, which in-memory histories keep as given on both sides, pass
+    # as they are
+
     @property
     def messages(self) -> list[Any]:  # type: ignore[override]
-        return [message_to_langchain(message) for message in self.ragline_object.messages]
+        return [
+            message if is_role_tuple(message) else message_to_langchain(message)
+            for message in self.ragline_object.messages
+        ]
 
     def add_messages(self, messages: Sequence[Any]) -> None:
-        self.ragline_object.add_messages([message_from_langchain(m) for m in messages])
+        self.ragline_object.add_messages(
+            [m if is_role_tuple(m) else message_from_langchain(m) for m in messages]
+        )
 
     def clear(self) -> None:
         self.ragline_object.clear()
