@@ -49,6 +49,7 @@ from numpy import ndarray
 
 from ragline.core.callbacks.base import BaseCallbackHandler
 from ragline.core.callbacks.manager import _given_name, current_run_id
+from ragline.tracing._sdk_spans import sdk_spans
 
 _json_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
 
@@ -101,6 +102,9 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         self._set_in_context = trace.set_span_in_context
         self._client, self._internal = SpanKind.CLIENT, SpanKind.INTERNAL
         self._status, self._error_code = Status, StatusCode.ERROR
+        # the SDK tracer's spans made below its public calls (None: another tracer, or
+        # SDK internals not as verified; then tracer.start_span and span.end)
+        self._direct = sdk_spans(tracer)
 
     # ---- spans ----------------------------------------------------------------------
     def _start(
@@ -113,18 +117,24 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         client: bool = False,
     ) -> None:
         parent = self._spans.get(parent_run_id.int) if parent_run_id is not None else None
-        context = self._set_in_context(parent) if parent is not None else None
         attributes["ragline.run.id"] = str(run_id)
+        kind = self._client if client else self._internal
+        if self._direct is not None:
+            self._spans[run_id.int] = self._direct.start(name, kind, attributes, parent)
+            return
         self._spans[run_id.int] = self._tracer.start_span(
             name,
-            context=context,
-            kind=self._client if client else self._internal,
+            context=self._set_in_context(parent) if parent is not None else None,
+            kind=kind,
             attributes=attributes,
         )
 
     def _end(self, run_id: UUID, attributes: Mapping[str, Any] | None = None) -> None:
         span = self._spans.pop(run_id.int, None)
         if span is None:
+            return
+        if self._direct is not None:
+            self._direct.end(span, attributes)
             return
         if attributes:
             span.set_attributes(attributes)
@@ -236,6 +246,9 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         # Python function costs its own cache misses
         parent = self._spans.get(parent_run_id.int) if parent_run_id is not None else None
         attributes["ragline.run.id"] = str(run_id)
+        if self._direct is not None:
+            self._spans[key] = self._direct.start("retrieval", self._internal, attributes, parent)
+            return
         self._spans[key] = self._tracer.start_span(
             "retrieval",
             context=self._set_in_context(parent) if parent is not None else None,
@@ -299,15 +312,19 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         if span is None:
             return
         if details is None:
-            span.set_attributes({"gen_ai.retrieval.documents": listed})
+            ended: dict[str, Any] = {"gen_ai.retrieval.documents": listed}
         else:
             k, search_type, _, score_type = details
-            span.set_attributes({
+            ended = {
                 "gen_ai.retrieval.documents": listed,
                 "gen_ai.retrieval.top_k": k,
                 "ragline.retrieval.search_type": search_type,
                 "ragline.retrieval.score_type": score_type,
-            })  # fmt: skip
+            }  # fmt: skip
+        if self._direct is not None:
+            self._direct.end(span, ended)
+            return
+        span.set_attributes(ended)
         span.end()
 
     def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
@@ -378,8 +395,11 @@ class OpenTelemetryTracer(BaseCallbackHandler):
             attributes["gen_ai.provider.name"] = provider
         run_id = current_run_id() if self._spans else None
         parent = self._spans.get(run_id.int) if run_id is not None else None
+        name = f"embeddings {model}" if attributes.get("gen_ai.request.model") else "embeddings"
+        if self._direct is not None:
+            return self._direct.start(name, self._client, attributes, parent)
         return self._tracer.start_span(
-            f"embeddings {model}" if attributes.get("gen_ai.request.model") else "embeddings",
+            name,
             context=self._set_in_context(parent) if parent is not None else None,
             kind=self._client,
             attributes=attributes,
@@ -397,17 +417,24 @@ class OpenTelemetryTracer(BaseCallbackHandler):
             dimension = len(result)
         else:
             dimension = _dimension(result)
-        # set_attributes, never set_attribute: the retriever's span ends through the same
-        # SDK code a moment later, so that code runs warm there (the model's forward pass
-        # has just evicted the caches; code run once per call costs its cache misses)
+        # ended as the retriever's span is, with set_attributes (never set_attribute): the
+        # retriever's span ends through the same code a moment later, so that code runs
+        # warm there (the model's forward pass has just evicted the caches; code run once
+        # per call costs its cache misses)
+        ended: dict[str, Any] | None = None
         if record and (tokens := record.get("input_tokens")) is not None:
             if dimension is None:
-                span.set_attributes({"gen_ai.usage.input_tokens": tokens})
+                ended = {"gen_ai.usage.input_tokens": tokens}
             else:
-                span.set_attributes({"gen_ai.embeddings.dimension.count": dimension,
-                                     "gen_ai.usage.input_tokens": tokens})  # fmt: skip
+                ended = {"gen_ai.embeddings.dimension.count": dimension,
+                         "gen_ai.usage.input_tokens": tokens}  # fmt: skip
         elif dimension is not None:
-            span.set_attributes({"gen_ai.embeddings.dimension.count": dimension})
+            ended = {"gen_ai.embeddings.dimension.count": dimension}
+        if self._direct is not None:
+            self._direct.end(span, ended)
+            return
+        if ended:
+            span.set_attributes(ended)
         span.end()
 
     def fail_embedding_span(self, span: Any, error: BaseException) -> None:
