@@ -35,6 +35,7 @@ RAGLINE_PACKAGES = [
     "ragline.indexing",
     "ragline.evaluation",
     "ragline.pipelines",
+    "ragline.sql",
     "ragline.serve",
     # core's subpackages: only for names ragline.core itself does not export
     "ragline.core.runnables",
@@ -167,6 +168,11 @@ LISTED = [
     "langchain_community.chat_message_histories.in_memory",
     "langchain_community.storage.redis",
     "langchain_community.query_constructors.redis",
+    "langchain_community.utilities",
+    "langchain_community.utilities.sql_database",
+    "langchain_community.tools.sql_database.tool",
+    "langchain_community.agent_toolkits",
+    "langchain_community.agent_toolkits.sql.toolkit",
     "langserve",
 ]
 

@@ -29,6 +29,7 @@ SUBPACKAGES = [
     "indexing",
     "evaluation",
     "pipelines",
+    "sql",
     "tracing",
     "store_folder",
     "serve",
@@ -37,6 +38,7 @@ SUBPACKAGES = [
 ]
 HEAVY_MODULES = [
     "mcp",
+    "sqlalchemy",
     "faiss",
     "redis",
     "torch",
@@ -184,6 +186,19 @@ def test_package_ships_type_information() -> None:
 PINNED_EXPORTS = {
     "cli": ["COMMANDS", "CommandError", "build_parser", "main", "search_kwargs"],
     "pipelines": ["AnalyzeDocumentChain"],
+    "sql": [
+        "InfoSQLDatabaseTool",
+        "ListSQLDatabaseTool",
+        "QuerySQLCheckerTool",
+        "QuerySQLDataBaseTool",
+        "QuerySQLDatabaseTool",
+        "SQLDatabase",
+        "SQLDatabaseToolkit",
+        "SQLReadOnlyError",
+        "SQL_PROMPTS",
+        "SQL_QUERY_PROMPT",
+        "create_sql_query_chain",
+    ],
     "serve": [
         "BackgroundServer",
         "FolderSearch",

@@ -13,6 +13,7 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic": {
         "ragline.chains": "ConversationChain LLMChain",
         "ragline.core": "BasePromptTemplate FewShotPromptTemplate PromptTemplate",
+        "ragline.sql": "SQLDatabase",
         "ragline.vectorstores": "FAISS InMemoryDocstore",
     },
     "langchain_classic.agents": {
@@ -35,10 +36,14 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.agents": "AgentExecutorIterator",
     },
     "langchain_classic.agents.agent_toolkits": {
+        "ragline.sql": "SQLDatabaseToolkit",
         "ragline.tools": "create_retriever_tool",
     },
     "langchain_classic.agents.agent_toolkits.conversational_retrieval.tool": {
         "ragline.tools": "create_retriever_tool",
+    },
+    "langchain_classic.agents.agent_toolkits.sql.toolkit": {
+        "ragline.sql": "SQLDatabaseToolkit",
     },
     "langchain_classic.agents.agent_types": {
         "ragline.agents": "AgentType",
@@ -157,6 +162,7 @@ PATHS: dict[str, dict[str, str]] = {
             "create_structured_output_runnable load_summarize_chain"
         ),
         "ragline.pipelines": "AnalyzeDocumentChain",
+        "ragline.sql": "create_sql_query_chain",
     },
     "langchain_classic.chains.base": {
         "ragline.chains": "Chain",
@@ -272,6 +278,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.chains.sequential": {
         "ragline.chains": "SequentialChain SimpleSequentialChain",
+    },
+    "langchain_classic.chains.sql_database.query": {
+        "ragline.sql": "create_sql_query_chain",
     },
     "langchain_classic.chains.structured_output": {
         "ragline.chains": "create_structured_output_runnable",
@@ -824,6 +833,9 @@ PATHS: dict[str, dict[str, str]] = {
         ),
     },
     "langchain_classic.tools": {
+        "ragline.sql": (
+            "InfoSQLDatabaseTool ListSQLDatabaseTool QuerySQLCheckerTool QuerySQLDataBaseTool"
+        ),
         "ragline.tools": "BaseTool StructuredTool Tool tool",
     },
     "langchain_classic.tools.base": {
@@ -837,8 +849,19 @@ PATHS: dict[str, dict[str, str]] = {
             "create_retriever_tool render_text_description render_text_description_and_args"
         ),
     },
+    "langchain_classic.tools.sql_database.tool": {
+        "ragline.sql": (
+            "InfoSQLDatabaseTool ListSQLDatabaseTool QuerySQLCheckerTool QuerySQLDataBaseTool"
+        ),
+    },
     "langchain_classic.vectorstores": {
         "ragline.vectorstores": "FAISS Redis VectorStore",
+    },
+    "langchain_community.agent_toolkits": {
+        "ragline.sql": "SQLDatabaseToolkit",
+    },
+    "langchain_community.agent_toolkits.sql.toolkit": {
+        "ragline.sql": "SQLDatabaseToolkit",
     },
     "langchain_community.cache": {
         "ragline.core": "InMemoryCache RedisCache SQLiteCache",
@@ -944,7 +967,23 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "RedisStore",
     },
     "langchain_community.tools": {
+        "ragline.sql": (
+            "InfoSQLDatabaseTool ListSQLDatabaseTool QuerySQLCheckerTool "
+            "QuerySQLDataBaseTool QuerySQLDatabaseTool"
+        ),
         "ragline.tools": "BaseTool StructuredTool Tool tool",
+    },
+    "langchain_community.tools.sql_database.tool": {
+        "ragline.sql": (
+            "InfoSQLDatabaseTool ListSQLDatabaseTool QuerySQLCheckerTool "
+            "QuerySQLDataBaseTool QuerySQLDatabaseTool"
+        ),
+    },
+    "langchain_community.utilities": {
+        "ragline.sql": "SQLDatabase",
+    },
+    "langchain_community.utilities.sql_database": {
+        "ragline.sql": "SQLDatabase",
     },
     "langchain_community.utils.math": {
         "ragline.vectorstores": "cosine_similarity cosine_similarity_top_k",
@@ -1121,7 +1160,7 @@ PATHS: dict[str, dict[str, str]] = {
             "merge_message_runs message_to_dict messages_from_dict messages_to_dict "
             "trim_messages"
         ),
-        "ragline.core.messages": "AnyMessage",
+        "ragline.core.messages": "AnyMessage message_chunk_to_message",
     },
     "langchain_core.messages.ai": {
         "ragline.core": "AIMessage AIMessageChunk UsageMetadata",
@@ -1146,6 +1185,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.messages.tool": {
         "ragline.core": "ToolCall ToolCallChunk ToolMessage ToolMessageChunk",
+        "ragline.core.messages": "invalid_tool_call tool_call tool_call_chunk",
     },
     "langchain_core.messages.utils": {
         "ragline.core": (
@@ -1153,6 +1193,7 @@ PATHS: dict[str, dict[str, str]] = {
             "filter_messages get_buffer_string merge_message_runs messages_from_dict "
             "trim_messages"
         ),
+        "ragline.core.messages": "message_chunk_to_message",
     },
     "langchain_core.output_parsers": {
         "ragline.core": (
