@@ -49,6 +49,10 @@ __all__ = [
     "convert_to_messages",
     "convert_to_openai_messages",
     "get_buffer_string",
+    "invalid_tool_call",
+    "message_chunk_to_message",
+    "tool_call",
+    "tool_call_chunk",
 ]
 
 
@@ -959,7 +963,8 @@ def _dict_fields(item: dict[str, Any]) -> dict[str, Any]:
 def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
     """Turn message-like values into messages.
 
-    Accepts messages, plain strings (human messages), ``(role, content)`` tuples and
+    Accepts messages, plain strings (human messages), ``(role, content)`` tuples (or
+    two-item lists) and
     OpenAI-style dicts ``{"role": ..., "content": ...}``. Roles: ``system``
     (``developer`` too: a system message whose ``additional_kwargs`` say
     ``"__openai_role__": "developer"``, as LangChain marks it), ``human``/``user``,
@@ -989,7 +994,7 @@ def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
             converted.append(item)
         elif isinstance(item, str):
             converted.append(HumanMessage(item))
-        elif isinstance(item, tuple) and len(item) == 2:
+        elif isinstance(item, (tuple, list)) and len(item) == 2:  # a 2-list too, as LangChain
             converted.append(_message_from_role(item[0], item[1], item))
         elif isinstance(item, dict) and "content" in item and ("role" in item or "type" in item):
             role = item["role"] if "role" in item else item["type"]
@@ -1139,3 +1144,68 @@ def get_buffer_string(
                 line += str(message.additional_kwargs["function_call"])
         lines.append(line)
     return "\n".join(lines)
+
+
+def tool_call(*, name: str, args: dict[str, Any], id: str | None) -> ToolCall:
+    """A tool call dict with its ``type`` key, as a model reply carries it.
+
+    Example:
+        >>> tool_call(name="search", args={"q": "cats"}, id="c1")
+        {'name': 'search', 'args': {'q': 'cats'}, 'id': 'c1', 'type': 'tool_call'}
+    """
+    return ToolCall(name=name, args=args, id=id, type="tool_call")
+
+
+def tool_call_chunk(
+    *,
+    name: str | None = None,
+    args: str | None = None,
+    id: str | None = None,
+    index: int | None = None,
+) -> ToolCallChunk:
+    """A streamed tool-call fragment; fragments with the same ``index`` join when their
+    chunks are added.
+
+    Example:
+        >>> tool_call_chunk(name="search", args='{"q": ', index=0)
+        {'name': 'search', 'args': '{"q": ', 'id': None, 'index': 0, 'type': 'tool_call_chunk'}
+    """
+    return ToolCallChunk(name=name, args=args, id=id, index=index, type="tool_call_chunk")
+
+
+def invalid_tool_call(
+    *,
+    name: str | None = None,
+    args: str | None = None,
+    id: str | None = None,
+    error: str | None = None,
+) -> InvalidToolCall:
+    """A tool call whose arguments could not be parsed (``args`` is the raw text).
+
+    Example:
+        >>> invalid_tool_call(name="f", args="{oops", error="bad JSON")
+        {'name': 'f', 'args': '{oops', 'id': None, 'error': 'bad JSON', 'type': 'invalid_tool_call'}
+    """
+    return InvalidToolCall(name=name, args=args, id=id, error=error, type="invalid_tool_call")
+
+
+def message_chunk_to_message(chunk: Any) -> Any:
+    """A streamed chunk as the finished message of its kind (``AIMessageChunk`` to
+    ``AIMessage``, its ``tool_call_chunks`` left out, its ``tool_calls`` kept); anything
+    that is not a chunk is returned as it is.
+
+    Example:
+        >>> message = message_chunk_to_message(AIMessageChunk("a") + AIMessageChunk("b"))
+        >>> type(message).__name__, message.content
+        ('AIMessage', 'ab')
+    """
+    if not isinstance(chunk, BaseMessageChunk):
+        return chunk
+    if isinstance(chunk, AIMessageChunk):
+        return chunk.to_message()
+    target = next(
+        kind
+        for kind in type(chunk).__mro__
+        if issubclass(kind, BaseMessage) and not issubclass(kind, BaseMessageChunk)
+    )
+    return target(**{f.name: getattr(chunk, f.name) for f in fields(target) if f.init})

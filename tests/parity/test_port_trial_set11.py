@@ -1,0 +1,95 @@
+"""Parity: differences found by the eleventh port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline and
+compares what the program would print or read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import langchain_core.messages as lc_messages
+import langchain_core.messages.tool as lc_tool
+import pytest
+
+import ragline.core.messages as rl_messages
+
+COVERS = {
+    "core.messages.invalid_tool_call",
+    "core.messages.message_chunk_to_message",
+    "core.messages.tool_call",
+    "core.messages.tool_call_chunk",
+}
+
+
+# ---- message helpers (tool_call_chunks_merge, get_buffer_string_prefixes) ------------
+def _merged_chunks(messages: Any, helpers: Any) -> Any:
+    first = messages.AIMessageChunk(
+        content="Hel",
+        tool_call_chunks=[
+            helpers.tool_call_chunk(name="search", args='{"q": "ca', id="c1", index=0)
+        ],
+    )
+    second = messages.AIMessageChunk(
+        content="lo",
+        tool_call_chunks=[
+            helpers.tool_call_chunk(name=None, args='ts"}', id=None, index=0),
+            helpers.tool_call_chunk(name="calc", args='{"x": 2}', id="c2", index=1),
+        ],
+        usage_metadata={"input_tokens": 1, "output_tokens": 2, "total_tokens": 3},
+    )
+    return first + second
+
+
+def test_message_chunk_to_message_finishes_a_streamed_reply_as_langchains() -> None:
+    lc = lc_messages.message_chunk_to_message(_merged_chunks(lc_messages, lc_tool))
+    rl = rl_messages.message_chunk_to_message(_merged_chunks(rl_messages, rl_messages))
+    assert type(rl).__name__ == type(lc).__name__ == "AIMessage"
+    assert repr(rl) == repr(lc)
+    assert rl.tool_calls == lc.tool_calls
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields"),
+    [
+        ("HumanMessageChunk", {"content": "hi", "id": "1", "name": "ann"}),
+        ("SystemMessageChunk", {"content": "be brief"}),
+        ("ToolMessageChunk", {"content": "42", "tool_call_id": "t1", "artifact": [1]}),
+        ("ChatMessageChunk", {"content": "x", "role": "moderator"}),
+        ("FunctionMessageChunk", {"content": "{}", "name": "lookup"}),
+    ],
+)
+def test_message_chunk_to_message_keeps_each_kinds_fields(kind: str, fields: Any) -> None:
+    lc = lc_messages.message_chunk_to_message(getattr(lc_messages, kind)(**fields))
+    rl = rl_messages.message_chunk_to_message(getattr(rl_messages, kind)(**fields))
+    assert (type(rl).__name__, repr(rl)) == (type(lc).__name__, repr(lc))
+
+
+def test_message_chunk_to_message_returns_a_non_chunk_as_it_is() -> None:
+    for value in ("text", rl_messages.HumanMessage("done")):
+        assert rl_messages.message_chunk_to_message(value) is value
+    assert lc_messages.message_chunk_to_message("text") == "text"
+
+
+def test_tool_call_dict_helpers_build_langchains_dicts() -> None:
+    assert rl_messages.tool_call(name="f", args={"a": 1}, id="i") == lc_tool.tool_call(
+        name="f", args={"a": 1}, id="i"
+    )
+    assert rl_messages.tool_call_chunk(name="f", index=0) == lc_tool.tool_call_chunk(
+        name="f", index=0
+    )
+    assert list(rl_messages.tool_call_chunk()) == list(lc_tool.tool_call_chunk())
+    assert rl_messages.invalid_tool_call(args="{", error="e") == lc_tool.invalid_tool_call(
+        args="{", error="e"
+    )
+    assert list(rl_messages.invalid_tool_call()) == list(lc_tool.invalid_tool_call())
+
+
+def test_convert_to_messages_takes_a_two_item_list_as_a_role_pair() -> None:
+    given = [["human", "pair as list"], ("ai", "tuple"), ["system", "sys"]]
+    lc = lc_messages.convert_to_messages(given)
+    rl = rl_messages.convert_to_messages(given)
+    assert [repr(m) for m in rl] == [repr(m) for m in lc]
+    assert rl_messages.get_buffer_string(rl, human_prefix="H") == lc_messages.get_buffer_string(
+        lc, human_prefix="H"
+    )
