@@ -34,6 +34,7 @@ PACKAGES = [
     "store_folder",
     "evaluation",
     "pipelines",
+    "sql",
     "serve",
     "tracing",
 ]
