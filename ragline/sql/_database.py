@@ -397,8 +397,12 @@ class SQLDatabase:
                     connection.commit()
             finally:
                 if read_only_sqlite:
-                    connection.rollback()
-                    connection.exec_driver_sql("PRAGMA query_only = OFF")
+                    try:
+                        connection.rollback()
+                        connection.exec_driver_sql("PRAGMA query_only = OFF")
+                    except sa.exc.SQLAlchemyError:
+                        # never hand a query_only connection back to the pool
+                        connection.invalidate()
         return rows
 
     def _set_schema(self, connection: Any, options: dict[str, Any]) -> None:

@@ -93,6 +93,9 @@ def test_read_only_still_answers_queries(db_file):
     assert db.run(sqlalchemy.select(sqlalchemy.literal(4))) == "[(4,)]"
     assert db.run(sqlalchemy.text("SELECT :n"), parameters={"n": 5}) == "[(5,)]"
     assert "CREATE TABLE items" in db.table_info
+    cursor = db.run("SELECT id FROM items ORDER BY id", fetch="cursor")
+    assert cursor.fetchall() == [(1,), (2,)]
+    assert db.run("SELECT id FROM items ORDER BY id", fetch="one") == "[(1,)]"
     with pytest.raises(SQLReadOnlyError, match="got a Insert statement"):
         db.run(sqlalchemy.insert(sqlalchemy.table("items", sqlalchemy.column("id"))))
     with pytest.raises(SQLReadOnlyError):
