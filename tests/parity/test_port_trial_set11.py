@@ -93,3 +93,64 @@ def test_convert_to_messages_takes_a_two_item_list_as_a_role_pair() -> None:
     assert rl_messages.get_buffer_string(rl, human_prefix="H") == lc_messages.get_buffer_string(
         lc, human_prefix="H"
     )
+
+
+# ---- a chat model's cache hit (chat_model_inmemory_cache) ------------------------------
+def _cached_twice(models: Any, caches: Any, usage_handler: Any, openai_callback: Any) -> Any:
+    caches.set_llm_cache(caches.InMemoryCache())
+    try:
+        reply = models.AIMessage(
+            content="hi",
+            usage_metadata={"input_tokens": 3, "output_tokens": 1, "total_tokens": 4},
+            response_metadata={"model_name": "gpt-4o-mini"},
+        )
+        counted = models.GenericFakeChatModel(messages=iter([reply, reply]))
+        handler = usage_handler()
+        with openai_callback() as cb:
+            first = counted.invoke("x", config={"callbacks": [handler]})
+            second = counted.invoke("x", config={"callbacks": [handler]})
+            fake = models.FakeListChatModel(responses=["a", "b"])
+            fake_first, fake_second = fake.invoke("q"), fake.invoke("q")
+        return {
+            "first": first.usage_metadata,
+            "second": second.usage_metadata,
+            "equal": first == second,
+            "fake": (fake_first.usage_metadata, fake_second.usage_metadata, fake_second.content),
+            "handler": handler.usage_metadata,
+            "openai": (cb.total_tokens, cb.successful_requests),
+        }
+    finally:
+        caches.set_llm_cache(None)
+
+
+def test_a_chat_model_cache_hit_is_marked_with_zero_cost_as_langchains() -> None:
+    import langchain_core.callbacks as lc_callbacks
+    import langchain_core.globals as lc_globals
+    import langchain_core.language_models as lc_models
+    from langchain_community.callbacks import get_openai_callback as lc_openai_callback
+    from langchain_core.caches import InMemoryCache as LCInMemoryCache
+
+    import ragline.core as rl_core
+    from ragline.core.callbacks.usage import UsageMetadataCallbackHandler, get_openai_callback
+
+    class LCModels:
+        AIMessage = lc_messages.AIMessage
+        GenericFakeChatModel = lc_models.GenericFakeChatModel
+        FakeListChatModel = lc_models.FakeListChatModel
+
+    class LCCaches:
+        InMemoryCache = LCInMemoryCache
+        set_llm_cache = staticmethod(lc_globals.set_llm_cache)
+
+    lc = _cached_twice(
+        LCModels, LCCaches, lc_callbacks.UsageMetadataCallbackHandler, lc_openai_callback
+    )
+    rl = _cached_twice(rl_core, rl_core, UsageMetadataCallbackHandler, get_openai_callback)
+    assert rl == lc
+    assert rl["second"] == {
+        "input_tokens": 3,
+        "output_tokens": 1,
+        "total_tokens": 4,
+        "total_cost": 0,
+    }
+    assert rl["fake"] == (None, {"total_cost": 0}, "a")

@@ -111,8 +111,11 @@ def _usage_of(response: Any) -> tuple[dict[str, Any] | None, str | None]:
             if message is None:
                 continue
             model = (message.response_metadata or {}).get("model_name") or model
-            if message.usage_metadata:
-                return dict(message.usage_metadata), model
+            counts = message.usage_metadata
+            # a cache hit's {"total_cost": 0} alone counts no tokens (LangChain's handlers
+            # skip it too)
+            if counts and counts.keys() - {"total_cost"}:
+                return dict(counts), model
     token_usage = llm_output.get("token_usage")
     if not token_usage:
         return None, model

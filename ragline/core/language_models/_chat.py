@@ -6,7 +6,7 @@ import asyncio
 import copy
 import inspect
 from abc import abstractmethod
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from ragline.core._json_schema import any_message_schema
 from ragline.core.callbacks.manager import _OWN_RUN, CallbackManager
@@ -16,7 +16,7 @@ from ragline.core.language_models._outputs import (
     ChatGenerationChunk,
     ChatResult,
 )
-from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage
+from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, UsageMetadata
 from ragline.core.prompts import PromptValue
 from ragline.core.runnables.base import Runnable
 
@@ -216,10 +216,13 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
     def _from_cache(self, generation: Any) -> tuple[AIMessage, ChatGeneration]:
         # a copy: the caller may change the reply without changing the cached one
         message = getattr(generation, "message", None)
-        if isinstance(message, AIMessageChunk):
-            message = message.to_message()
-        elif isinstance(message, AIMessage):
-            message = copy.copy(message)
+        if isinstance(message, AIMessage):
+            message = (
+                message.to_message() if isinstance(message, AIMessageChunk) else copy.copy(message)
+            )
+            # a hit costs nothing: LangChain marks it with usage_metadata["total_cost"] = 0
+            marked: dict[str, Any] = {**(message.usage_metadata or {}), "total_cost": 0}
+            message.usage_metadata = cast(UsageMetadata, marked)
         else:
             message = AIMessage(generation.text)  # a text-only generation cached by an LLM
         return message, ChatGeneration(message=message, generation_info=generation.generation_info)
