@@ -125,6 +125,7 @@ OPTIONS = [
     {"custom_table_info": {"artists": "zzz last"}, "include_tables": ["artists", "empty"]},
     {"max_string_length": 40},
     {"lazy_table_reflection": True},
+    {"schema": "main", "sample_rows_in_table_info": 2},
 ]
 
 
@@ -140,6 +141,9 @@ def test_table_info_and_names_as_langchains(db_file, options):
         if set(names) <= usable:
             assert ours.get_table_info(names) == theirs.get_table_info(names)
     assert ours.get_table_info_no_throw(["nope"]) == theirs.get_table_info_no_throw(["nope"])
+    assert ours.get_table_info(get_col_comments=True) == theirs.get_table_info(
+        get_col_comments=True
+    )
     assert outcome(lambda: ours.get_table_info(["nope"])) == outcome(
         lambda: theirs.get_table_info(["nope"])
     )
@@ -337,6 +341,22 @@ def test_query_chain_outputs_as_langchains(db_file, inputs, k):
     assert rl_prompt.input_variables == lc_prompt.input_variables
     assert rl_prompt.partial_variables == lc_prompt.partial_variables
     assert f"at most {k} rows" in rl_model.seen[0][0]
+
+
+def test_query_chain_streams_and_batches_as_langchains(db_file):
+    theirs_db, ours_db = pair(db_file)
+    replies = [" SELECT 1\nSQLResult: 1", "SELECT 2 ", "SELECT 3"]
+    outputs = {}
+    for which, make, db in (
+        ("langchain", lc_create_sql_query_chain, theirs_db),
+        ("ragline", sql.create_sql_query_chain, ours_db),
+    ):
+        chain = make(scripted_llm(which, replies), db)
+        streamed = list(chain.stream({"question": "a"}))
+        batched = chain.batch([{"question": "b"}, {"question": "c"}], {"max_concurrency": 1})
+        outputs[which] = (streamed, sorted(batched))
+    assert outputs["ragline"] == outputs["langchain"]
+    assert outputs["ragline"][0] == ["SELECT 1"]
 
 
 def test_query_chain_with_a_custom_prompt_as_langchains(db_file):
