@@ -38,9 +38,10 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import inspect
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
-from functools import partial
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any
 
 from ragline.core import (
@@ -402,11 +403,17 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
 
     def _run_call(self, runs: list[Any], inputs: dict[str, Any], run: Any) -> dict[str, Any]:
         runs.append(run)  # its id is made only if include_run_info asks for it
-        return self._checked_outputs(self._call(inputs, run_manager=run))
+        call = self._call
+        if _names_run_manager(getattr(call, "__func__", call)):
+            return self._checked_outputs(call(inputs, run_manager=run))
+        return self._checked_outputs(call(inputs))
 
     async def _arun_call(self, runs: list[Any], inputs: dict[str, Any], run: Any) -> dict[str, Any]:
         runs.append(run)
-        return self._checked_outputs(await self._acall(inputs, run_manager=run))
+        call = self._acall
+        if _names_run_manager(getattr(call, "__func__", call)):
+            return self._checked_outputs(await call(inputs, run_manager=run))
+        return self._checked_outputs(await call(inputs))
 
     def invoke(
         self,
@@ -485,3 +492,14 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
 def _keys_schema(keys: list[str]) -> dict[str, Any]:
     properties = {key: {"default": None, "title": field_title(key)} for key in keys}
     return {"properties": properties, "type": "object"}
+
+
+@lru_cache(maxsize=512)
+def _names_run_manager(hook: Callable[..., Any]) -> bool:
+    """Whether a ``_call`` / ``_acall`` takes ``run_manager``: as in LangChain, one written
+    ``_call(self, inputs)`` (older tutorials, user chains) is called with the inputs only;
+    ``**kwargs`` alone does not count."""
+    try:
+        return "run_manager" in inspect.signature(hook).parameters
+    except (TypeError, ValueError):  # no signature to read: pass it, as before
+        return True

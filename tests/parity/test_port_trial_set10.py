@@ -1,0 +1,104 @@
+"""Parity: differences found by the tenth port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline and
+compares what the program would print or read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from langchain_classic.chains.base import Chain as LCChain
+
+from ragline.chains import Chain
+
+
+def _chain_classes(base: type) -> dict[str, type]:
+    """Chain subclasses written as in older tutorials: ``_call(self, inputs)``, no
+    ``run_manager`` parameter (and one that raises, as a user's error chain does)."""
+
+    class Upper(base):  # type: ignore[misc,valid-type]
+        @property
+        def input_keys(self) -> list[str]:
+            return ["text"]
+
+        @property
+        def output_keys(self) -> list[str]:
+            return ["upper"]
+
+        def _call(self, inputs: dict[str, Any]) -> dict[str, Any]:
+            return {"upper": inputs["text"].upper()}
+
+    class Fails(base):  # type: ignore[misc,valid-type]
+        error_message: str
+
+        @property
+        def input_keys(self) -> list[str]:
+            return []
+
+        @property
+        def output_keys(self) -> list[str]:
+            return []
+
+        def _call(self, inputs: dict[str, Any]) -> dict[str, Any]:
+            raise RuntimeError(self.error_message)
+
+    return {"upper": Upper, "fails": Fails}
+
+
+def _chain_view(base: type) -> list[Any]:
+    classes = _chain_classes(base)
+    upper = classes["upper"]()
+    seen: list[Any] = [
+        upper.invoke({"text": "ab"}),
+        upper({"text": "cd"}),
+        upper.run("ef"),
+        upper.batch([{"text": "i"}, {"text": "j"}]),
+    ]
+    try:  # LangChain's default _acall hands _call the run manager positionally
+        seen.append(asyncio.run(upper.ainvoke({"text": "gh"})))
+    except TypeError as err:
+        seen.append(("TypeError", "positional" in str(err)))
+    fails = classes["fails"](error_message="no step")
+    for call in (fails.invoke, fails):
+        try:
+            call({})
+        except Exception as err:  # the class and message are what is compared
+            seen.append((type(err).__name__, str(err)))
+    try:
+        asyncio.run(fails.ainvoke({}))
+    except Exception as err:
+        seen.append((type(err).__name__, str(err)))
+    return seen
+
+
+def test_chain_subclass_whose_call_takes_no_run_manager_runs_as_langchains() -> None:
+    expected = _chain_view(LCChain)
+    assert expected[0] == {"text": "ab", "upper": "AB"}
+    assert expected.count(("RuntimeError", "no step")) == 2
+    assert _chain_view(Chain) == expected
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_chain_call_with_run_manager_still_gets_it(kind: str) -> None:
+    got: list[Any] = []
+
+    class Seen(Chain):
+        @property
+        def input_keys(self) -> list[str]:
+            return ["q"]
+
+        @property
+        def output_keys(self) -> list[str]:
+            return ["a"]
+
+        def _call(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:
+            got.append(run_manager is not None)
+            return {"a": inputs["q"]}
+
+    chain = Seen()
+    out = chain.invoke({"q": 1}) if kind == "sync" else asyncio.run(chain.ainvoke({"q": 1}))
+    assert out == {"q": 1, "a": 1}
+    assert got == [True]
