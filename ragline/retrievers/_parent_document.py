@@ -22,6 +22,7 @@ from ragline.core import BaseStore, Document, InvalidInputError, RunnableConfig
 from ragline.retrievers._batching import ChildBatchRetriever
 from ragline.retrievers._checks import check_documents
 from ragline.retrievers._docstore import KVDocumentStore, as_document_store, document_to_json
+from ragline.retrievers._multi_vector import SearchType
 from ragline.vectorstores import VectorStore
 
 __all__ = ["ParentDocumentRetriever"]
@@ -77,7 +78,7 @@ class ParentDocumentRetriever(ChildBatchRetriever):
         id_key: str = "doc_id",
         *,
         byte_store: BaseStore[str, bytes] | None = None,
-        search_type: str = "similarity",
+        search_type: SearchType | str = SearchType.similarity,
         search_kwargs: Mapping[str, Any] | None = None,
         child_metadata_fields: Sequence[str] | None = None,
     ) -> None:
@@ -121,12 +122,15 @@ class ParentDocumentRetriever(ChildBatchRetriever):
         self.child_metadata_fields = (
             None if child_metadata_fields is None else list(child_metadata_fields)
         )
-        self.search_type = search_type
         self.search_kwargs = dict(search_kwargs or {})
+        kind = getattr(search_type, "value", search_type)
         # the child search is a retriever run of its own, nested under ours
         self._children_retriever = vectorstore.as_retriever(
-            search_type=search_type, search_kwargs=self.search_kwargs
+            search_type=kind, search_kwargs=self.search_kwargs
         )
+        # a SearchType member, as LangChain's field holds it (printed SearchType.mmr)
+        known = kind in SearchType._value2member_map_
+        self.search_type: SearchType | str = SearchType(kind) if known else search_type
 
     def __repr__(self) -> str:
         return (

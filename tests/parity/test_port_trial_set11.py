@@ -154,3 +154,40 @@ def test_a_chat_model_cache_hit_is_marked_with_zero_cost_as_langchains() -> None
         "total_cost": 0,
     }
     assert rl["fake"] == (None, {"total_cost": 0}, "a")
+
+
+# ---- ParentDocumentRetriever.search_type (parent_doc_retriever_parent_splitter) --------
+@pytest.mark.parametrize("given", [None, "mmr", "similarity_score_threshold"])
+def test_parent_document_retriever_search_type_prints_as_langchains(given: Any) -> None:
+    from langchain_classic.retrievers import ParentDocumentRetriever as LCParent
+    from langchain_classic.storage import InMemoryStore as LCStore
+    from langchain_core.embeddings import DeterministicFakeEmbedding as LCEmbedding
+    from langchain_core.vectorstores import InMemoryVectorStore as LCVectorStore
+    from langchain_text_splitters import RecursiveCharacterTextSplitter as LCSplitter
+
+    from ragline.core.stores import InMemoryStore
+    from ragline.embeddings import DeterministicFakeEmbedding
+    from ragline.retrievers import ParentDocumentRetriever
+    from ragline.splitters import RecursiveCharacterTextSplitter
+    from ragline.vectorstores import InMemoryVectorStore
+
+    extra: dict[str, Any] = {} if given is None else {"search_type": given}
+    if given == "similarity_score_threshold":
+        extra["search_kwargs"] = {"score_threshold": 0.5}
+    lc = LCParent(
+        vectorstore=LCVectorStore(embedding=LCEmbedding(size=8)),
+        docstore=LCStore(),
+        child_splitter=LCSplitter(chunk_size=10, chunk_overlap=0),
+        **extra,
+    )
+    rl = ParentDocumentRetriever(
+        vectorstore=InMemoryVectorStore(embedding=DeterministicFakeEmbedding(size=8)),
+        docstore=InMemoryStore(),
+        child_splitter=RecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=0),
+        **extra,
+    )
+    assert (str(rl.search_type), repr(rl.search_type)) == (
+        str(lc.search_type),
+        repr(lc.search_type),
+    )
+    assert rl.search_type == lc.search_type.value
