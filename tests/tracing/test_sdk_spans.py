@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from opentelemetry import context as context_api
@@ -327,3 +327,48 @@ def test_an_attribute_set_again_at_the_end_moves_last_as_in_the_sdk() -> None:
     assert list(retrieval.attributes)[-1] == "ragline.retrieval.score_type"
     assert retrieval.attributes["ragline.retrieval.score_type"] == "native"
     compare(direct, run(False, play))
+
+
+class CountingBatch(BatchSpanProcessor):
+    """A batch processor whose on_end is its own."""
+
+    ended: ClassVar[list[str]] = []
+
+    def on_end(self, span: Any) -> None:
+        CountingBatch.ended.append(span.name)
+        super().on_end(span)
+
+
+def test_a_batch_processor_gets_the_same_spans_and_an_own_on_end_is_called() -> None:
+    exported: dict[bool, list[Any]] = {}
+    patched: list[str] = []
+    for direct in (True, False):
+        batch, counting = InMemorySpanExporter(), InMemorySpanExporter()
+        plain = BatchSpanProcessor(batch)
+        own = CountingBatch(counting)
+        patched_processor = BatchSpanProcessor(InMemorySpanExporter())
+        original = patched_processor.on_end
+
+        def on_end(span: Any, original: Any = original) -> None:
+            patched.append(span.name)
+            original(span)
+
+        patched_processor.on_end = on_end  # type: ignore[method-assign]
+
+        def play(provider: Any, processors: Any = (plain, own, patched_processor)) -> None:
+            for processor in processors:
+                provider.add_span_processor(processor)
+            scenario(provider)
+
+        CountingBatch.ended = []
+        setup = run(direct, play)
+        setup.provider.force_flush()
+        exported[direct] = [batch.get_finished_spans(), counting.get_finished_spans()]
+        assert CountingBatch.ended == [s.name for s in setup.exporter.get_finished_spans()]
+        assert patched == CountingBatch.ended
+        patched.clear()
+        setup.provider.shutdown()
+    for got, want in zip(exported[True], exported[False], strict=True):
+        assert len(got) == len(want) == 13
+        for a, b in zip(got, want, strict=True):
+            same_span(a, b)
