@@ -2,9 +2,12 @@
 
 ``InMemoryDocumentStore`` keeps copies of Documents in a dict. ``create_kv_docstore``
 wraps any byte store (``InMemoryByteStore``, ``LocalFileStore``, ``RedisStore`` ...) so it
-holds Documents as JSON: ``{"page_content": ..., "metadata": ..., "id": ...}`` (never
-pickle). Every document of an ``mset`` is encoded before anything is written, so one
-document whose metadata is not JSON leaves the store untouched.
+holds Documents as JSON (never pickle), written as LangChain's ``create_kv_docstore``
+writes them (its ``dumps`` form, ``{"lc": 1, "type": "constructor", ...}``), so either
+library reads a store the other wrote; the plain ``{"page_content": ..., "metadata":
+..., "id": ...}`` that earlier ragline versions wrote is still read. Every document of an
+``mset`` is encoded before anything is written, so one document whose metadata is not
+JSON leaves the store untouched.
 """
 
 from __future__ import annotations
@@ -33,30 +36,41 @@ def document_to_json(document: Document) -> bytes:
         InvalidInputError: the metadata holds a value JSON cannot represent.
 
     Example:
-        >>> document_to_json(Document("hi", {"page": 1}, id="d1"))
-        b'{"page_content": "hi", "metadata": {"page": 1}, "id": "d1"}'
+        >>> document_to_json(Document("hi", id="d1"))  # doctest: +NORMALIZE_WHITESPACE
+        b'{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "document", "Document"],
+          "kwargs": {"id": "d1", "page_content": "hi", "type": "Document"}}'
     """
+    from ragline.core.load import dumps
+
     if not isinstance(document, Document):
         raise InvalidInputError(
             f"a document store holds Document values, got {type(document).__name__}"
         )
-    data = {"page_content": document.page_content, "metadata": document.metadata, "id": document.id}
-    try:
-        return json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    try:  # strict JSON: LangChain's dumps would write such values as not_implemented
+        json.dumps(document.metadata, allow_nan=False)
     except (TypeError, ValueError) as err:
         raise InvalidInputError(
             f"cannot store {document!r}: its metadata is not JSON-serializable ({err})"
         ) from err
+    return dumps(document).encode("utf-8")
 
 
 def document_from_json(data: bytes) -> Document:
-    """Decode what :func:`document_to_json` wrote.
+    """Decode what :func:`document_to_json` (or LangChain's ``create_kv_docstore``) wrote,
+    or the plain form earlier ragline versions wrote.
 
     Raises:
         InvalidInputError: the bytes are not such a JSON document.
     """
+    from ragline.core.load import load
+
     try:
         value = json.loads(data)
+        if isinstance(value, dict) and value.get("lc") == 1:
+            document = load(value)
+            if not isinstance(document, Document):
+                raise TypeError(type(document).__name__)
+            return document
         return Document(value["page_content"], dict(value["metadata"]), value["id"])
     except (ValueError, KeyError, TypeError) as err:
         raise InvalidInputError(f"stored value is not a JSON Document: {data[:60]!r}") from err
@@ -146,7 +160,7 @@ class KVDocumentStore(BaseStore[str, Document]):
 
 
 def create_kv_docstore(store: BaseStore[str, bytes]) -> KVDocumentStore:
-    """Wrap a byte store so it stores Documents as JSON.
+    """Wrap a byte store so it stores Documents as JSON, as LangChain's does.
 
     Args:
         store: any ``BaseStore`` of bytes.
@@ -162,8 +176,9 @@ def create_kv_docstore(store: BaseStore[str, bytes]) -> KVDocumentStore:
         >>> raw = InMemoryByteStore()
         >>> docs = create_kv_docstore(raw)
         >>> docs.mset([("p1", Document("text", {"n": 1}))])
-        >>> raw.mget(["p1"])
-        [b'{"page_content": "text", "metadata": {"n": 1}, "id": null}']
+        >>> raw.mget(["p1"])  # doctest: +NORMALIZE_WHITESPACE
+        [b'{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "document", "Document"],
+           "kwargs": {"metadata": {"n": 1}, "page_content": "text", "type": "Document"}}']
         >>> docs.mget(["p1"])
         [Document(metadata={'n': 1}, page_content='text')]
     """

@@ -191,3 +191,53 @@ def test_parent_document_retriever_search_type_prints_as_langchains(given: Any) 
         repr(lc.search_type),
     )
     assert rl.search_type == lc.search_type.value
+
+
+# ---- create_kv_docstore's bytes (parent_doc_retriever_kv_localfilestore) --------------
+_STORED = [
+    ("p1", "Section 0. caf\u00e9 word", {"source": "report.txt", "n": 1}, None),
+    ("p2", "plain", {}, "doc-2"),
+    ("p3", "nested", {"tags": ["a", "b"], "m": {"x": 1.5, "ok": True, "none": None}}, None),
+]
+
+
+def test_kv_docstore_writes_langchains_bytes_and_each_reads_the_others(tmp_path: Any) -> None:
+    from langchain_classic.storage import LocalFileStore as LCFileStore
+    from langchain_classic.storage import create_kv_docstore as lc_create
+    from langchain_core.documents import Document as LCDocument
+
+    from ragline.core.documents import Document
+    from ragline.core.stores import LocalFileStore
+    from ragline.retrievers import create_kv_docstore
+
+    lc_files, rl_files = LCFileStore(tmp_path / "lc"), LocalFileStore(tmp_path / "rl")
+    lc_create(lc_files).mset(
+        [(k, LCDocument(page_content=t, metadata=m, id=i)) for k, t, m, i in _STORED]
+    )
+    create_kv_docstore(rl_files).mset([(k, Document(t, m, id=i)) for k, t, m, i in _STORED])
+    keys = [k for k, *_ in _STORED]
+    assert rl_files.mget(keys) == lc_files.mget(keys)
+    # each reads a store the other wrote
+    read_by_rl = create_kv_docstore(LocalFileStore(tmp_path / "lc")).mget(keys)
+    read_by_lc = lc_create(LCFileStore(tmp_path / "rl")).mget(keys)
+    assert [repr(d) for d in read_by_rl] == [repr(d) for d in read_by_lc]
+    assert [(d.page_content, d.metadata, d.id) for d in read_by_rl] == [
+        (t, m, i) for _, t, m, i in _STORED
+    ]
+
+
+def test_kv_docstore_still_reads_the_plain_form_and_refuses_non_json_metadata() -> None:
+    from ragline.core import InMemoryByteStore
+    from ragline.core.documents import Document
+    from ragline.core.exceptions import InvalidInputError
+    from ragline.retrievers import create_kv_docstore
+
+    raw = InMemoryByteStore()
+    raw.mset([("old", b'{"page_content": "t", "metadata": {"n": 1}, "id": "i"}')])
+    docs = create_kv_docstore(raw)
+    assert docs.mget(["old"]) == [Document("t", {"n": 1}, id="i")]
+    with pytest.raises(InvalidInputError, match="not JSON-serializable"):
+        docs.mset([("bad", Document("t", {"when": {1, 2}}))])
+    raw.mset([("prompt", b'{"lc": 1, "type": "constructor", "id": ["x"], "kwargs": {}}')])
+    with pytest.raises(InvalidInputError, match="not a JSON Document"):
+        docs.mget(["prompt"])

@@ -53,10 +53,17 @@ def test_children_carry_the_parent_id_and_parents_are_stored_as_json():
     ]
     assert store.count() == 6
     assert sorted(raw.yield_keys()) == ["money", "more", "pets"]
+    # LangChain's create_kv_docstore form (its dumps of the Document)
     assert json.loads(raw.mget(["pets"])[0]) == {
-        "page_content": "Cats purr when happy.\nDogs bark at night.",
-        "metadata": {"source": "pets.txt"},
-        "id": "pets",
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain", "schema", "document", "Document"],
+        "kwargs": {
+            "id": "pets",
+            "metadata": {"source": "pets.txt"},
+            "page_content": "Cats purr when happy.\nDogs bark at night.",
+            "type": "Document",
+        },
     }
 
 
@@ -159,7 +166,7 @@ def test_custom_id_key_and_document_stores(tmp_path):
         # the 4 best children: money-0, money-1, more-0, then of more-1 and pets-1 (both
         # 0.0) the one added later, as LangChain's InMemoryVectorStore orders equal scores
         assert retriever.invoke("stock prices") == [PARENTS[1], PARENTS[2]]
-    assert json.loads((tmp_path / "parents" / "pets").read_bytes())["id"] == "pets"
+    assert json.loads((tmp_path / "parents" / "pets").read_bytes())["kwargs"]["id"] == "pets"
 
 
 def test_byte_store_is_langchains_other_spelling():
