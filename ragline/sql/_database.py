@@ -172,6 +172,7 @@ class SQLDatabase:
         self._max_string_length = max_string_length
         self._view_support = view_support
         self._metadata = metadata if metadata is not None else sa.MetaData()
+        self._statements: dict[Any, str] = {}  # reflected Table -> its CREATE TABLE text
         if not lazy_table_reflection:
             self._reflect(self._usable_tables)
 
@@ -276,13 +277,7 @@ class SQLDatabase:
         custom = self._custom_table_info
         if custom and table.name in custom:
             return str(custom[table.name])
-        sa = _sqlalchemy()
-        # Columns of no known type (SQLite's untyped columns, JSON on old SQLAlchemy) are
-        # left out of the statement and of the sample rows.
-        for column in list(table.columns):
-            if type(column.type) is sa.types.NullType:
-                table._columns.remove(column)
-        text = str(sa.schema.CreateTable(table).compile(self._engine)).rstrip()
+        text = self._create_statement(table)
         if get_col_comments:
             comments = {c.name: c.comment for c in table.columns if c.comment}
             if comments:
@@ -294,6 +289,22 @@ class SQLDatabase:
             blocks.append(self._sample_rows(table))
         if blocks:
             text += "\n\n/*" + "".join(f"\n{block}\n" for block in blocks) + "*/"
+        return text
+
+    def _create_statement(self, table: Any) -> str:
+        """The table's ``CREATE TABLE`` text, compiled once per reflected table (a table
+        reflected again is a new object, compiled again)."""
+        known = self._statements.get(table)
+        if known is not None:
+            return known
+        sa = _sqlalchemy()
+        # Columns of no known type (SQLite's untyped columns, JSON on old SQLAlchemy) are
+        # left out of the statement and of the sample rows.
+        for column in list(table.columns):
+            if type(column.type) is sa.types.NullType:
+                table._columns.remove(column)
+        text = str(sa.schema.CreateTable(table).compile(self._engine)).rstrip()
+        self._statements[table] = text
         return text
 
     def _indexes(self, table: Any) -> str:
