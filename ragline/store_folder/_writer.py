@@ -144,6 +144,10 @@ class FolderWriter:
         # keyword rows of the chunks the run said it will add (see expect())
         self._rows_ahead: RowsAhead | None = None
         self._expected: set[str] = set()
+        # the generation folder of the next commit, made at the first write after the last
+        # commit: the store writes its documents file there as chunks are added (see
+        # _drafting)
+        self._next_generation: str | None = None
         # the faiss index kind: given, else the store's, else auto (see _choice.py)
         saved_kind = self.manifest.extras.get(INDEX_KEY)
         self.index_kind = index or (saved_kind if isinstance(saved_kind, str) else "auto")
@@ -409,12 +413,13 @@ class FolderWriter:
         if self.store is None or self.records is None:
             return
         path = self.folder.path
-        generation = f"{GENERATION_PREFIX}{os.urandom(8).hex()}"
+        drafted, self._next_generation = self._next_generation, None
+        generation = drafted or f"{GENERATION_PREFIX}{os.urandom(8).hex()}"
         data = path / generation
         previous = self.manifest.generation
         try:
             self._fit_index()
-            data.mkdir()
+            data.mkdir(exist_ok=drafted is not None)
             # the keyword index first: it reads the new chunks' texts from memory while
             # they are there (save_local moves them into its file); its files are written
             # by a thread while the store is saved (at the end of an index run this
@@ -450,6 +455,7 @@ class FolderWriter:
             self._committed = Manifest.from_json(manifest.to_json(), path / MANIFEST_FILE)
         except BaseException:
             self.manifest.generation = previous
+            self.store._discard_documents_draft()
             shutil.rmtree(data, ignore_errors=True)
             raise
         self._committed_once = True
@@ -459,6 +465,19 @@ class FolderWriter:
             shutil.rmtree(path / previous, ignore_errors=True)
         else:  # a folder from before format 2: its files now live in the generation
             self._remove_leftovers(manifest)
+
+    def _drafting(self) -> None:
+        """Before a write: from the first one after a commit, the store writes the next
+        commit's documents file as chunks are added (a thread, overlapping the
+        embedding), into the next generation's folder, made now. A run killed meanwhile
+        leaves that folder uncommitted, a leftover the next writer removes; the commit
+        finishes the file instead of writing it after the last embedding block."""
+        if self._next_generation is not None or self.store is None:
+            return
+        generation = f"{GENERATION_PREFIX}{os.urandom(8).hex()}"
+        (self.folder.path / generation).mkdir()
+        self._next_generation = generation
+        self.store._start_documents_draft(self.folder.path / generation / FAISS_FOLDER)
 
     def _fit_index(self) -> None:
         """Rebuild the store's index when its kind is not the one wanted for its size
@@ -614,6 +633,11 @@ class FolderWriter:
         return set(saved.ids) != set(self.store.snapshot().ids)
 
     def _release(self) -> None:
+        drafted, self._next_generation = self._next_generation, None
+        if drafted is not None:  # written since the last commit, not committed
+            if self.store is not None:
+                self.store._discard_documents_draft()
+            shutil.rmtree(self.folder.path / drafted, ignore_errors=True)
         if self.records is not None:
             self.records.close()
         lock, self._lock = self._lock, None
@@ -651,6 +675,7 @@ class _ObservedStore:
 
     def add_documents(self, documents: Sequence[Document], *, ids: list[str]) -> list[str]:
         self._writer._changed = True
+        self._writer._drafting()
         written = self._store.add_documents(documents, ids=ids)
         for artifact in self._writer.artifacts.values():
             artifact.added(documents)
@@ -670,6 +695,7 @@ class _ObservedStore:
         """Vectors made elsewhere (a distributed run's workers)."""
         pairs = list(text_embeddings)
         self._writer._changed = True
+        self._writer._drafting()
         written = self._store.add_embeddings(pairs, metadatas, ids=ids)
         documents = [
             Document(text, metadata, id=doc_id)
