@@ -34,8 +34,8 @@ from ragline.core._checks import check_str_list, check_unicode
 __all__ = ["Embeddings", "check_texts", "note_input_tokens", "validate_embeddings"]
 
 # ---- observing embedding calls (tracing) -------------------------------------------------
-# ``ragline.tracing.configure`` sets the observer: it is called around the outermost
-# embedding call (a method wrapping another, as ``embed_queries_array`` wraps
+# ``ragline.tracing.configure`` sets the observer: it is told when the outermost
+# embedding call begins, ends and fails (a method wrapping another, as ``embed_queries_array`` wraps
 # ``embed_query``, is not observed twice). The entry points are wrapped only while an
 # observer is set: every Embeddings class is remembered, and setting the first observer
 # wraps their entry points, removing it puts the classes' own functions back (tracing
@@ -58,11 +58,12 @@ _classes_lock = threading.Lock()
 
 
 def set_observer(observer: Any) -> None:
-    """Install ``observer`` (None: none). It is called as ``observer(embeddings, method,
-    texts, call, record)`` for each outermost embedding call, where ``call()`` runs the
-    method and ``record`` is the dict that :func:`note_input_tokens` fills; it returns
-    what ``call()`` returned. The first observer wraps the entry points of every
-    Embeddings class; None unwraps them."""
+    """Install ``observer`` (None: none). For each outermost embedding call it is told
+    ``observer.embedding_span(embeddings, method, texts)`` before the method runs (its
+    answer is the ``span`` given back), then ``observer.end_embedding_span(span, result,
+    record)``, where ``record`` is the dict that :func:`note_input_tokens` fills, or
+    ``observer.fail_embedding_span(span, error)`` when the method raised. The first
+    observer wraps the entry points of every Embeddings class; None unwraps them."""
     global _observer
     with _classes_lock:
         _observer = observer
@@ -101,8 +102,15 @@ def _observe(method: Callable[..., Any], name: str) -> Callable[..., Any]:
             return method(self, texts, *args, **kwargs)
         record: dict[str, Any] = {}
         token = _observed.set(record)
-        try:
-            return observer(self, name, texts, lambda: method(self, texts, *args, **kwargs), record)
+        try:  # the observer's steps here, no closure: this runs once per traced call
+            span = observer.embedding_span(self, name, texts)
+            try:
+                result = method(self, texts, *args, **kwargs)
+            except BaseException as error:
+                observer.fail_embedding_span(span, error)
+                raise
+            observer.end_embedding_span(span, result, record)
+            return result
         finally:
             _observed.reset(token)
 
@@ -121,9 +129,14 @@ def _observe_async(method: Callable[..., Any], name: str) -> Callable[..., Any]:
         record: dict[str, Any] = {}
         token = _observed.set(record)
         try:
-            return await observer.run_async(
-                self, name, texts, lambda: method(self, texts, *args, **kwargs), record
-            )
+            span = observer.embedding_span(self, name, texts)
+            try:
+                result = await method(self, texts, *args, **kwargs)
+            except BaseException as error:
+                observer.fail_embedding_span(span, error)
+                raise
+            observer.end_embedding_span(span, result, record)
+            return result
         finally:
             _observed.reset(token)
 

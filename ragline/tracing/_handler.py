@@ -21,8 +21,8 @@ retriever       ``retrieval``               ``gen_ai.retrieval.top_k`` (vector-s
 embeddings      ``embeddings {model}``      ``gen_ai.request.model``,
                                             ``gen_ai.embeddings.dimension.count``,
                                             ``gen_ai.usage.input_tokens`` when reported
-                                            (no run: ``EmbeddingObserver``, installed by
-                                            ``configure``, is called around each call)
+                                            (no run: ``configure`` installs the handler
+                                            as the embedding calls' observer)
 tool            ``execute_tool {name}``     ``gen_ai.tool.name`` / ``description`` /
                                             ``call.id`` (``AgentExecutor``: from the
                                             tool run's metadata ``tool_call_id``)
@@ -53,7 +53,7 @@ from ragline.tracing._sdk_spans import sdk_spans
 
 _json_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
 
-__all__ = ["EmbeddingObserver", "OpenTelemetryTracer"]
+__all__ = ["OpenTelemetryTracer"]
 
 # invocation parameter -> GenAI request attribute
 _REQUEST_OPTIONS = {
@@ -450,39 +450,6 @@ class OpenTelemetryTracer(BaseCallbackHandler):
         span.record_exception(error)
         span.set_status(self._status(self._error_code, f"{type(error).__name__}: {error}"))
         span.end()
-
-
-class EmbeddingObserver:
-    """What ``ragline.embeddings.base`` calls around each outermost embedding call."""
-
-    __slots__ = ("handler",)
-
-    def __init__(self, handler: OpenTelemetryTracer) -> None:
-        self.handler = handler
-
-    def __call__(
-        self, embeddings: Any, method: str, texts: Any, call: Any, record: dict[str, Any]
-    ) -> Any:
-        span = self.handler.embedding_span(embeddings, method, texts)
-        try:
-            result = call()
-        except BaseException as error:
-            self.handler.fail_embedding_span(span, error)
-            raise
-        self.handler.end_embedding_span(span, result, record)
-        return result
-
-    async def run_async(
-        self, embeddings: Any, method: str, texts: Any, call: Any, record: dict[str, Any]
-    ) -> Any:
-        span = self.handler.embedding_span(embeddings, method, texts)
-        try:
-            result = await call()
-        except BaseException as error:
-            self.handler.fail_embedding_span(span, error)
-            raise
-        self.handler.end_embedding_span(span, result, record)
-        return result
 
 
 def _count(texts: Any) -> int:

@@ -99,9 +99,8 @@ def configure(
     _active.update(handler=handler, provider=built)
     add_default_handler(handler)
     from ragline.embeddings.base import set_observer
-    from ragline.tracing._handler import EmbeddingObserver
 
-    set_observer(EmbeddingObserver(handler))  # embeddings make no runs: spans by a hook
+    set_observer(handler)  # embeddings make no runs: their spans come from this hook
     return handler
 
 

@@ -117,6 +117,17 @@ def test_a_failing_embedding_ends_its_span_with_the_error(traced: Traced) -> Non
     assert [event.name for event in span.events] == ["exception"]
 
 
+async def test_a_failing_async_embedding_ends_its_span_with_the_error(traced: Traced) -> None:
+    with pytest.raises(RuntimeError, match="model unloaded"):
+        await Broken().aembed_documents(["x", "y"])
+    (span,) = traced.spans
+    assert span.status.status_code is StatusCode.ERROR
+    assert span.attributes["ragline.embeddings.method"] == "aembed_documents"
+    assert span.attributes["ragline.embeddings.input_count"] == 2
+    assert span.attributes["error.type"] == "RuntimeError"
+    assert [event.name for event in span.events] == ["exception"]
+
+
 def test_a_subclass_calling_its_parent_makes_one_span(traced: Traced) -> None:
     class Scaled(DeterministicFakeEmbedding):
         def embed_query(self, text: str) -> list[float]:
