@@ -16,19 +16,29 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from ragline.agents._output_parsers import MRKLOutputParser, ToolsAgentOutputParser
+from ragline.agents._output_parsers import (
+    JSONAgentOutputParser,
+    MRKLOutputParser,
+    ToolsAgentOutputParser,
+)
 from ragline.agents._prompts import FORMAT_INSTRUCTIONS, PREFIX, SUFFIX
 from ragline.core import (
     AgentAction,
     AgentFinish,
+    AIMessage,
     BaseTool,
+    ChatPromptTemplate,
     ConfigurationError,
     Fields,
+    HumanMessage,
+    HumanMessagePromptTemplate,
     InvalidInputError,
+    MessagesPlaceholder,
     PromptTemplate,
     Runnable,
     RunnableLambda,
     StrOutputParser,
+    SystemMessagePromptTemplate,
 )
 from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.messages import BaseMessage
@@ -38,6 +48,7 @@ __all__ = [
     "Agent",
     "BaseMultiActionAgent",
     "BaseSingleActionAgent",
+    "ConversationalChatAgent",
     "RunnableAgent",
     "RunnableMultiActionAgent",
     "ZeroShotAgent",
@@ -456,3 +467,129 @@ class ZeroShotAgent(Agent):
                     f"ZeroShotAgent does not support multi-input tool {tool.name!r}; use a "
                     "tool-calling agent (create_tool_calling_agent) for it"
                 )
+
+
+# ragline's own wording for the chat-conversational agent's default prompt (LangChain's
+# is not copied): the tools, the JSON reply format, the user's message; each tool
+# result comes back as a user message asking for the next JSON reply.
+CHAT_SYSTEM_MESSAGE = (
+    "You are an assistant in a conversation with a user. Answer from what you know, or "
+    "use one of the tools below when it helps."
+)
+# formatted twice, as LangChain formats its human message: first the format
+# instructions, then the tools and their names (so {input} is written with four braces)
+CHAT_HUMAN_MESSAGE = """Tools:
+
+{{tools}}
+
+{format_instructions}
+
+The user's message:
+{{{{input}}}}"""
+CHAT_FORMAT_INSTRUCTIONS = """Reply with a single JSON object in a ```json code block, with
+two keys: "action": the name of one tool ({tool_names}), or "Final Answer" to answer the user;
+"action_input": the tool's input, or your answer to the user."""
+CHAT_TOOL_RESPONSE = """Result of the tool:
+{observation}
+
+Reply to my last message with one JSON object, as asked above."""
+
+
+class ConversationalChatAgent(Agent):
+    """The chat-conversational ReAct agent (``initialize_agent(agent=
+    "chat-conversational-react-description")``): a chat prompt with the conversation's
+    history (``chat_history``, from the executor's memory), each reply one JSON object
+    ``{"action": ..., "action_input": ...}`` (``"Final Answer"`` ends the run), and a
+    scratchpad of messages: each step's reply as an AI message, its tool result as a
+    human message. Single-input tools.
+
+    Example:
+        >>> from ragline.core import FakeListChatModel
+        >>> reply = '{"action": "Final Answer", "action_input": "hi"}'
+        >>> agent = ConversationalChatAgent.from_llm_and_tools(
+        ...     FakeListChatModel(responses=[reply]), [])
+        >>> agent.input_keys
+        ['chat_history', 'input']
+        >>> agent.plan([], input="hello", chat_history=[]).return_values
+        {'output': 'hi'}
+    """
+
+    template_tool_response: str = CHAT_TOOL_RESPONSE
+
+    @property
+    def observation_prefix(self) -> str:
+        return "Observation: "
+
+    @property
+    def llm_prefix(self) -> str:
+        return "Thought:"
+
+    @classmethod
+    def _get_default_output_parser(cls) -> Any:
+        return JSONAgentOutputParser()
+
+    @classmethod
+    def _validate_tools(cls, tools: Sequence[BaseTool]) -> None:
+        for tool in tools:
+            if len(tool.get_input_schema().properties) > 1:
+                raise InvalidInputError(
+                    f"{cls.__name__} does not support multi-input tool {tool.name!r}; use a "
+                    "tool-calling agent (create_tool_calling_agent) for it"
+                )
+
+    def _construct_scratchpad(self, intermediate_steps: Steps) -> list[BaseMessage]:  # type: ignore[override]
+        thoughts: list[BaseMessage] = []
+        for action, observation in intermediate_steps:
+            thoughts.append(AIMessage(content=action.log))
+            text = self.template_tool_response.format(observation=observation)
+            thoughts.append(HumanMessage(content=text))
+        return thoughts
+
+    def _final_inputs(self, intermediate_steps: Steps, kwargs: dict[str, Any]) -> dict[str, Any]:
+        thoughts = self._construct_scratchpad(intermediate_steps)
+        ask = "Give your final answer now, from the tool results so far."
+        return {**kwargs, "agent_scratchpad": [*thoughts, HumanMessage(content=ask)]}
+
+    @classmethod
+    def create_prompt(  # type: ignore[override]
+        cls,
+        tools: Sequence[BaseTool],
+        system_message: str = CHAT_SYSTEM_MESSAGE,
+        human_message: str = CHAT_HUMAN_MESSAGE,
+        input_variables: list[str] | None = None,
+        output_parser: Any = None,
+    ) -> ChatPromptTemplate:
+        """The prompt: the system message, ``chat_history``, a human message listing the
+        tools (``> name: description``) with the reply format, ``agent_scratchpad``."""
+        tool_strings = "\n".join(f"> {tool.name}: {tool.description}" for tool in tools)
+        tool_names = ", ".join(tool.name for tool in tools)
+        with_format = human_message.format(format_instructions=CHAT_FORMAT_INSTRUCTIONS)
+        human = with_format.format(tool_names=tool_names, tools=tool_strings)
+        return ChatPromptTemplate.from_messages(
+            [
+                SystemMessagePromptTemplate.from_template(system_message),
+                MessagesPlaceholder("chat_history"),
+                HumanMessagePromptTemplate.from_template(human),
+                MessagesPlaceholder("agent_scratchpad"),
+            ]
+        )
+
+    @classmethod
+    def from_llm_and_tools(  # type: ignore[override]
+        cls,
+        llm: Any,
+        tools: Sequence[BaseTool],
+        callback_manager: Any = None,
+        output_parser: Any = None,
+        system_message: str = CHAT_SYSTEM_MESSAGE,
+        human_message: str = CHAT_HUMAN_MESSAGE,
+        input_variables: list[str] | None = None,
+        **kwargs: Any,
+    ) -> ConversationalChatAgent:
+        """Build the agent with its default prompt (``system_message`` and
+        ``human_message`` replace its parts, as in LangChain's ``agent_kwargs``)."""
+        cls._validate_tools(tools)
+        prompt = cls.create_prompt(tools, system_message=system_message,
+                                   human_message=human_message)  # fmt: skip
+        return cls(llm=llm, prompt=prompt, allowed_tools=[tool.name for tool in tools],
+                   output_parser=output_parser, **kwargs)  # fmt: skip

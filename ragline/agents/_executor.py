@@ -201,6 +201,9 @@ class AgentExecutor(Chain):
     def _prep_inputs(self, input: Any) -> dict[str, Any]:
         if not isinstance(input, Mapping):
             keys = self.input_keys
+            if self.memory is not None:  # the memory gives its variables (chat_history)
+                given_by_memory = set(self.memory.memory_variables)
+                keys = [key for key in keys if key not in given_by_memory]
             if len(keys) > 1:
                 raise InvalidInputError(
                     f"AgentExecutor got a single {type(input).__name__} but expects the inputs "

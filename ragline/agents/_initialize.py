@@ -6,7 +6,7 @@ import enum
 from collections.abc import Sequence
 from typing import Any
 
-from ragline.agents._agent import ZeroShotAgent, runnable_agent
+from ragline.agents._agent import ConversationalChatAgent, ZeroShotAgent, runnable_agent
 from ragline.agents._executor import AgentExecutor
 from ragline.core import (
     BaseTool,
@@ -36,6 +36,7 @@ class AgentType(str, enum.Enum):
 _SUPPORTED = (
     AgentType.ZERO_SHOT_REACT_DESCRIPTION,
     AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION,
+    AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION,
     AgentType.OPENAI_FUNCTIONS,
     AgentType.OPENAI_MULTI_FUNCTIONS,
 )
@@ -66,11 +67,14 @@ def initialize_agent(
         llm: the model.
         agent: ``"zero-shot-react-description"`` (the default; also
             ``"chat-zero-shot-react-description"``): ReAct text with the tools listed in
-            the prompt; ``"openai-functions"`` / ``"openai-multi-functions"``: native
-            tool calls (``create_tool_calling_agent``).
+            the prompt; ``"chat-conversational-react-description"``: JSON replies with
+            the memory's ``chat_history`` in the prompt (:class:`ConversationalChatAgent`);
+            ``"openai-functions"`` / ``"openai-multi-functions"``: native tool calls
+            (``create_tool_calling_agent``).
         callback_manager: handlers for the executor's runs (or ``callbacks=[...]``).
         agent_path: not supported (agents are not loaded from files here).
-        agent_kwargs: for the agent (``prefix``, ``suffix``, ``format_instructions``).
+        agent_kwargs: for the agent (``prefix``, ``suffix``, ``format_instructions``; for
+            the chat-conversational agent ``system_message``, ``human_message``).
         tags: tags for the executor's runs.
         **kwargs: for the executor (``verbose``, ``max_iterations``,
             ``handle_parsing_errors`` ...).
@@ -106,7 +110,12 @@ def initialize_agent(
         agent.input_keys_arg, agent.return_keys_arg = ["input"], ["output"]
         return AgentExecutor(agent=agent, tools=tools, callbacks=callback_manager,
                              tags=list(tags) if tags else None, **kwargs)  # fmt: skip
-    agent_object = ZeroShotAgent.from_llm_and_tools(llm, tools, **options)
+    agent_class = (
+        ConversationalChatAgent
+        if kind is AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION
+        else ZeroShotAgent
+    )
+    agent_object = agent_class.from_llm_and_tools(llm, tools, **options)
     return AgentExecutor(agent=agent_object, tools=tools, callbacks=callback_manager,
                          tags=[*(tags or []), kind.value], **kwargs)  # fmt: skip
 

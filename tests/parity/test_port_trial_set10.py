@@ -102,3 +102,64 @@ def test_chain_call_with_run_manager_still_gets_it(kind: str) -> None:
     out = chain.invoke({"q": 1}) if kind == "sync" else asyncio.run(chain.ainvoke({"q": 1}))
     assert out == {"q": 1, "a": 1}
     assert got == [True]
+
+
+def _conversational_run(agents: Any, memory_mod: Any, tool_cls: Any, models: Any,
+                        chat: bool, agent: Any) -> list[Any]:  # fmt: skip
+    """initialize_agent(tools, llm, agent=<chat-conversational>, verbose=True, memory=...)
+    as tg_lila_bot's and AI-assistant-for-pdf's agent.py write it: one direct answer,
+    then one tool call and its answer."""
+    tool = tool_cls(
+        name="PDF QA",
+        func=lambda q: f"The PDF says: {q} is two years.",
+        description="useful for answering questions about the uploaded PDF",
+    )
+    replies = [
+        '```json\n{"action": "Final Answer", "action_input": "Fine, thanks!"}\n```',
+        '```json\n{\n    "action": "PDF QA",\n    "action_input": "warranty"\n}\n```',
+        '```json\n{"action": "Final Answer", "action_input": "Two years."}\n```',
+    ]
+    llm = (
+        models.FakeListChatModel(responses=replies)
+        if chat
+        else models.FakeListLLM(responses=replies)
+    )
+    memory = memory_mod.ConversationBufferMemory(memory_key="chat_history", return_messages=True)
+    executor = agents.initialize_agent([tool], llm, agent=agent, verbose=True, memory=memory)
+    seen: list[Any] = [type(executor.agent).__name__, executor.input_keys]
+    seen.append(executor.run("Hello, how are you?"))
+    out = executor.invoke({"input": "How long is the warranty?"})
+    seen.append(sorted(out))
+    seen.append(out["output"])
+    seen.append([(type(m).__name__, m.content) for m in memory.chat_memory.messages])
+    return seen
+
+
+@pytest.mark.parametrize("chat", [True, False])
+@pytest.mark.parametrize("by_enum", [True, False])
+def test_chat_conversational_react_agent_runs_as_langchains(
+    chat: bool, by_enum: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import langchain_classic.agents as lc_agents
+    import langchain_classic.memory as lc_memory
+    import langchain_core.language_models as lc_models
+
+    import ragline.agents as rl_agents
+    import ragline.core as rl_models
+    import ragline.memory as rl_memory
+    import ragline.tools as rl_tools
+
+    def kind(agents: Any) -> Any:
+        name = "chat-conversational-react-description"
+        return agents.AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION if by_enum else name
+
+    expected = _conversational_run(
+        lc_agents, lc_memory, lc_agents.Tool, lc_models, chat, kind(lc_agents)
+    )
+    expected_out = capsys.readouterr().out
+    got = _conversational_run(rl_agents, rl_memory, rl_tools.Tool, rl_models, chat, kind(rl_agents))
+    got_out = capsys.readouterr().out
+    assert expected[0] == "ConversationalChatAgent"
+    assert expected[-2] == "Two years."
+    assert got == expected
+    assert got_out == expected_out
