@@ -519,6 +519,12 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.output_parsers.enum": {
         "ragline.core.output_parsers": "EnumOutputParser",
     },
+    "langchain_classic.output_parsers.ernie_functions": {
+        "ragline.core.output_parsers": (
+            "JsonKeyOutputFunctionsParser JsonOutputFunctionsParser OutputFunctionsParser "
+            "PydanticAttrOutputFunctionsParser PydanticOutputFunctionsParser"
+        ),
+    },
     "langchain_classic.output_parsers.fix": {
         "ragline.core": "OutputFixingParser",
     },
@@ -529,6 +535,12 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "CommaSeparatedListOutputParser",
         "ragline.core.output_parsers": (
             "ListOutputParser MarkdownListOutputParser NumberedListOutputParser"
+        ),
+    },
+    "langchain_classic.output_parsers.openai_functions": {
+        "ragline.core.output_parsers": (
+            "JsonKeyOutputFunctionsParser JsonOutputFunctionsParser "
+            "PydanticAttrOutputFunctionsParser PydanticOutputFunctionsParser"
         ),
     },
     "langchain_classic.output_parsers.openai_tools": {
@@ -1217,6 +1229,12 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "CommaSeparatedListOutputParser",
         "ragline.core.output_parsers": (
             "ListOutputParser MarkdownListOutputParser NumberedListOutputParser"
+        ),
+    },
+    "langchain_core.output_parsers.openai_functions": {
+        "ragline.core.output_parsers": (
+            "JsonKeyOutputFunctionsParser JsonOutputFunctionsParser OutputFunctionsParser "
+            "PydanticAttrOutputFunctionsParser PydanticOutputFunctionsParser"
         ),
     },
     "langchain_core.output_parsers.openai_tools": {

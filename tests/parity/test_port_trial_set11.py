@@ -15,6 +15,11 @@ import pytest
 import ragline.core.messages as rl_messages
 
 COVERS = {
+    "core.JsonKeyOutputFunctionsParser",
+    "core.JsonOutputFunctionsParser",
+    "core.OutputFunctionsParser",
+    "core.PydanticAttrOutputFunctionsParser",
+    "core.PydanticOutputFunctionsParser",
     "core.messages.invalid_tool_call",
     "core.messages.message_chunk_to_message",
     "core.messages.tool_call",
@@ -241,3 +246,78 @@ def test_kv_docstore_still_reads_the_plain_form_and_refuses_non_json_metadata() 
     raw.mset([("prompt", b'{"lc": 1, "type": "constructor", "id": ["x"], "kwargs": {}}')])
     with pytest.raises(InvalidInputError, match="not a JSON Document"):
         docs.mget(["prompt"])
+
+
+# ---- OpenAI function-call parsers (json_output_functions_parser) ------------------------
+_ARGS = '{"setup": "Why did the scarecrow win?", "punchline": "He was outstanding."}'
+
+
+def _function_parsers(mod: Any, joke: type) -> list[tuple[str, Any]]:
+    return [
+        ("json", mod.JsonOutputFunctionsParser()),
+        ("json_full", mod.JsonOutputFunctionsParser(args_only=False)),
+        ("key", mod.JsonKeyOutputFunctionsParser(key_name="setup")),
+        ("raw", mod.OutputFunctionsParser()),
+        ("raw_full", mod.OutputFunctionsParser(args_only=False)),
+        ("pydantic", mod.PydanticOutputFunctionsParser(pydantic_schema=joke)),
+        ("by_name", mod.PydanticOutputFunctionsParser(pydantic_schema={"Joke": joke})),
+        ("attr", mod.PydanticAttrOutputFunctionsParser(pydantic_schema=joke, attr_name="setup")),
+    ]
+
+
+def _joke_class() -> type:
+    from pydantic import BaseModel
+
+    class Joke(BaseModel):
+        setup: str
+        punchline: str
+
+    return Joke
+
+
+def _observe_functions(models: Any, messages: Any, parsers: Any) -> dict[str, Any]:
+    joke = _joke_class()
+    reply = messages.AIMessage(
+        content="", additional_kwargs={"function_call": {"name": "Joke", "arguments": _ARGS}}
+    )
+    seen: dict[str, Any] = {}
+    for name, parser in _function_parsers(parsers, joke):
+        chain = models.FakeMessagesListChatModel(responses=[reply, reply]) | parser
+        out = chain.invoke("tell me a joke")
+        seen[name] = (
+            repr(parser),
+            out.model_dump() if hasattr(out, "model_dump") else out,
+            [c.model_dump() if hasattr(c, "model_dump") else c for c in chain.stream("again")],
+        )
+    for name, parser in _function_parsers(parsers, joke)[:4]:
+        try:
+            parser.invoke(messages.AIMessage(content="no call"))
+        except Exception as err:
+            seen[f"{name}_error"] = type(err).__name__
+    pieces = ["", '{"setup": "Wh', 'y?", "punch', 'line": "ok"}']
+    chunks = [
+        messages.AIMessageChunk(
+            content="",
+            additional_kwargs={
+                "function_call": {"arguments": p, **({"name": "Joke"} if i == 0 else {})}
+            },
+        )
+        for i, p in enumerate(pieces)
+    ]
+    for name, parser in _function_parsers(parsers, joke)[:3]:
+        seen[f"{name}_stream"] = list(parser.transform(iter(chunks)))
+    return seen
+
+
+def test_openai_function_call_parsers_parse_and_stream_as_langchains() -> None:
+    import langchain_core.language_models as lc_models
+    import langchain_core.output_parsers.openai_functions as lc_functions
+
+    import ragline.core as rl_core
+    import ragline.core.output_parsers as rl_parsers
+
+    lc = _observe_functions(lc_models, lc_messages, lc_functions)
+    rl = _observe_functions(rl_core, rl_messages, rl_parsers)
+    assert rl == lc
+    assert rl["json_stream"][-1] == {"setup": "Why?", "punchline": "ok"}
+    assert rl["json_error"] == "OutputParserException"

@@ -4,7 +4,8 @@ Modules: ``_base.py`` (the bases, streaming runs, ``StrOutputParser``, ``ListOut
 and ``CommaSeparatedListOutputParser``), ``_json.py`` (``JsonOutputParser``, also named
 ``SimpleJsonOutputParser``, ``PydanticOutputParser``, ``StructuredOutputParser``, format
 instructions from a schema),
-``_tools.py`` (parsers of tool calls), ``_retry.py`` (``OutputFixingParser``,
+``_tools.py`` (parsers of tool calls), ``_functions.py`` (parsers of the older OpenAI
+function calls), ``_retry.py`` (``OutputFixingParser``,
 ``RetryOutputParser``, ``RetryWithErrorOutputParser``), ``_text.py`` (the enum, datetime,
 yes/no and regex parsers, the Markdown and numbered list parsers), ``_xml.py``
 (``XMLOutputParser``), ``_yaml.py`` (``YamlOutputParser``), ``_combining.py``
@@ -19,6 +20,13 @@ from ragline.core.output_parsers._base import (
     StrOutputParser,
 )
 from ragline.core.output_parsers._combining import CombiningOutputParser
+from ragline.core.output_parsers._functions import (
+    JsonKeyOutputFunctionsParser,
+    JsonOutputFunctionsParser,
+    OutputFunctionsParser,
+    PydanticAttrOutputFunctionsParser,
+    PydanticOutputFunctionsParser,
+)
 from ragline.core.output_parsers._json import (
     JsonOutputParser,
     PydanticOutputParser,
@@ -56,6 +64,8 @@ __all__ = [
     "CommaSeparatedListOutputParser",
     "DatetimeOutputParser",
     "EnumOutputParser",
+    "JsonKeyOutputFunctionsParser",
+    "JsonOutputFunctionsParser",
     "JsonOutputKeyToolsParser",
     "JsonOutputParser",
     "JsonOutputToolsParser",
@@ -63,6 +73,9 @@ __all__ = [
     "MarkdownListOutputParser",
     "NumberedListOutputParser",
     "OutputFixingParser",
+    "OutputFunctionsParser",
+    "PydanticAttrOutputFunctionsParser",
+    "PydanticOutputFunctionsParser",
     "PydanticOutputParser",
     "PydanticToolsParser",
     "RegexDictParser",
