@@ -195,10 +195,28 @@ class VectorStoreRetriever(BaseRetriever):
         if store._langchain_style:
             return store.search(query, self._search_type, **self._search_kwargs)
         plan: SearchPlan = self._plan  # type: ignore[assignment]  # made for our stores
-        handlers = run.handlers
-        wanting = [h for h in handlers if hasattr(h, _DETAILS_EVENT)] if handlers else None
-        if self.score_key is None and not wanting:
-            return store._search_texts([query], plan, scores=False)[0]
+        wanting = None  # the handlers that take the search's details (tracing)
+        for handler in run.handlers or ():  # a loop, not a comprehension: see below
+            if hasattr(handler, _DETAILS_EVENT):
+                wanting = [handler] if wanting is None else [*wanting, handler]
+        if self.score_key is None:
+            if wanting is None:
+                return store._search_texts([query], plan, scores=False)[0]
+            # _reporting_plan's and _reported's steps for one query and no score_key,
+            # written out: a traced call runs this once, after a query embedding's
+            # forward pass has evicted the caches, where each further Python function
+            # (a comprehension is one) costs its own cache misses
+            documents, scores = [], []
+            for document, score in store._search_texts([query], plan)[0]:
+                documents.append(document)
+                scores.append(float(score))
+            kind = "relevance" if plan.to_relevance else "native"
+            run_id = run.run_id
+            for handler in wanting:
+                getattr(handler, _DETAILS_EVENT)(run_id=run_id, k=plan.k,
+                                                 search_type=self._search_type,
+                                                 scores=scores, score_type=kind)  # fmt: skip
+            return documents
         pairs = store._search_texts([query], self._reporting_plan(plan))
         return self._reported(pairs, plan, (run.run_id, wanting) if wanting else None)[0]
 
