@@ -173,6 +173,7 @@ LISTED = [
     "langchain_community.tools.sql_database.tool",
     "langchain_community.agent_toolkits",
     "langchain_community.agent_toolkits.sql.toolkit",
+    "langchain_community.agent_toolkits.sql.base",
     "langserve",
 ]
 

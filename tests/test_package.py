@@ -195,8 +195,12 @@ PINNED_EXPORTS = {
         "SQLDatabase",
         "SQLDatabaseToolkit",
         "SQLReadOnlyError",
+        "SQL_AGENT_PREFIX",
+        "SQL_AGENT_SUFFIX",
+        "SQL_AGENT_TOOLS_SUFFIX",
         "SQL_PROMPTS",
         "SQL_QUERY_PROMPT",
+        "create_sql_agent",
         "create_sql_query_chain",
     ],
     "serve": [

@@ -629,7 +629,8 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers.document_compressors": {
         "ragline.retrievers": (
-            "DocumentCompressorPipeline EmbeddingsFilter LLMChainExtractor LLMChainFilter"
+            "DocumentCompressorPipeline EmbeddingsFilter LLMChainExtractor LLMChainFilter "
+            "LLMListwiseRerank"
         ),
     },
     "langchain_classic.retrievers.document_compressors.base": {
@@ -643,6 +644,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers.document_compressors.embeddings_filter": {
         "ragline.retrievers": "EmbeddingsFilter",
+    },
+    "langchain_classic.retrievers.document_compressors.listwise_rerank": {
+        "ragline.retrievers": "LLMListwiseRerank",
     },
     "langchain_classic.retrievers.ensemble": {
         "ragline.retrievers": "EnsembleRetriever",

@@ -46,6 +46,7 @@ COVERS = {
     "sql.ListSQLDatabaseTool",
     "sql.QuerySQLCheckerTool",
     "sql.SQLDatabaseToolkit",
+    "sql.create_sql_agent",
 }
 
 LONG_BIO = (
@@ -537,3 +538,165 @@ def test_a_tool_calling_agent_with_the_toolkit_as_langchains(db_file):
     assert ours[1][0][2] == "albums, artists, empty, notes"
     assert ours[1][2][2].startswith("Error: (sqlite3.OperationalError) no such table: album")
     assert ours[1][3][2] == "[('For Those About To Rock',), ('Homogenic',)]"
+
+
+# ---- create_sql_agent ----
+
+
+def _recorder(base: Any) -> Any:
+    class Recorder(base):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            self.starts: list[Any] = []
+
+        def on_chain_start(self, serialized, inputs, **kwargs):
+            self.starts.append(kwargs.get("name"))
+
+    return Recorder()
+
+
+def _tool_calling_model(which: str, calls: list[tuple[str, dict]], answer: str) -> Any:
+    fake, messages = (
+        (lc_models.FakeMessagesListChatModel, lc_messages)
+        if which == "langchain"
+        else (core.FakeMessagesListChatModel, core)
+    )
+
+    class Model(fake):  # type: ignore[misc, valid-type]
+        def bind_tools(self, tools, **kwargs):
+            return self
+
+        def bind(self, **kwargs):  # openai-functions binds functions=
+            return self
+
+    replies = [
+        messages.AIMessage(content="", tool_calls=[{"name": n, "args": a, "id": f"c{i}"}])
+        for i, (n, a) in enumerate(calls)
+    ] + [messages.AIMessage(content=answer)]
+    return Model(responses=replies)
+
+
+SQL_AGENT_CALLS = [
+    ("sql_db_list_tables", {}),
+    ("sql_db_schema", {"table_names": "albums"}),
+    ("sql_db_query_checker", {"query": "SELECT count(*) FROM albums"}),
+    ("sql_db_query", {"query": "SELECT count(*) FROM albums"}),
+]
+
+
+@pytest.mark.parametrize("agent_type", ["tool-calling", "openai-tools"])
+@pytest.mark.parametrize("how", ["db", "toolkit"])
+def test_create_sql_agent_tool_calling_as_langchains(db_file, agent_type, how):
+    from langchain_classic.callbacks.base import BaseCallbackHandler as LCHandler
+
+    results = {}
+    for which in ("langchain", "ragline"):
+        make = lc_toolkits.create_sql_agent if which == "langchain" else sql.create_sql_agent
+        model = _tool_calling_model(which, SQL_AGENT_CALLS, "There are 4 albums.")
+        theirs_db, ours_db = copies(db_file)
+        db = theirs_db if which == "langchain" else ours_db
+        if how == "db":
+            source: dict[str, Any] = {"db": db}
+        else:
+            kit = lc_toolkits.SQLDatabaseToolkit if which == "langchain" else sql.SQLDatabaseToolkit
+            checker = (lc_models if which == "langchain" else core).FakeListChatModel(
+                responses=["SELECT count(*) FROM albums"]
+            )
+            source = {"toolkit": kit(db=db, llm=checker)}
+        executor = make(
+            model,
+            agent_type=agent_type,
+            agent_executor_kwargs={"return_intermediate_steps": True},
+            **source,
+        )
+        handler = _recorder(LCHandler if which == "langchain" else core.BaseCallbackHandler)
+        result = executor.invoke({"input": "How many albums?"}, {"callbacks": [handler]})
+        steps = [(a.tool, a.tool_input, obs) for a, obs in result["intermediate_steps"]]
+        results[which] = (
+            result["output"],
+            steps,
+            [t.name for t in executor.tools],
+            executor.max_iterations,
+            handler.starts[0],
+        )
+    assert results["ragline"] == results["langchain"]
+    output, steps, _, _, name = results["ragline"]
+    assert (output, name) == ("There are 4 albums.", "SQL Agent Executor")
+    assert steps[0][2] == "albums, artists, empty, notes"
+    assert steps[1][2].startswith("\nCREATE TABLE albums")
+    if how == "toolkit":  # with db=, the checker asks the agent's own model, as LangChain's
+        assert [obs for _, _, obs in steps[2:]] == ["SELECT count(*) FROM albums", "[(4,)]"]
+
+
+def test_create_sql_agent_react_as_langchains(db_file):
+    replies = [
+        " I list the tables.\nAction: sql_db_list_tables\nAction Input: ",
+        " I count.\nAction: sql_db_query\nAction Input: SELECT count(*) FROM artists",
+        " I know.\nFinal Answer: 3 artists",
+    ]
+    results = {}
+    for which in ("langchain", "ragline"):
+        make = lc_toolkits.create_sql_agent if which == "langchain" else sql.create_sql_agent
+        llm = (lc_models if which == "langchain" else core).FakeListLLM(responses=replies)
+        theirs_db, ours_db = pair(db_file)
+        executor = make(
+            llm,
+            db=theirs_db if which == "langchain" else ours_db,
+            top_k=3,
+            agent_executor_kwargs={"return_intermediate_steps": True},
+        )
+        result = executor.invoke({"input": "How many artists?"})
+        steps = [(a.tool, a.tool_input, obs) for a, obs in result["intermediate_steps"]]
+        results[which] = (result["output"], steps)
+    assert results["ragline"] == results["langchain"]
+    assert results["ragline"][1][1][2] == "[(3,)]"
+
+
+def test_create_sql_agent_with_a_whole_prompt_as_langchains(db_file):
+    """A prompt given whole: top_k, dialect, table_info and table_names filled when the
+    agent is made, and the schema and list-tables tools it makes unneeded left out."""
+    template = "{dialect} {top_k}\n{table_names}\n{table_info}\n{input}"
+    seen = {}
+    for which in ("langchain", "ragline"):
+        make = lc_toolkits.create_sql_agent if which == "langchain" else sql.create_sql_agent
+        prompts = lc_prompts if which == "langchain" else core
+        model = _tool_calling_model(which, [], "done")
+        theirs_db, ours_db = pair(db_file, include_tables=["artists"])
+        prompt = prompts.ChatPromptTemplate.from_messages(
+            [("human", template), ("placeholder", "{agent_scratchpad}")]
+        )
+        executor = make(
+            model,
+            db=theirs_db if which == "langchain" else ours_db,
+            agent_type="tool-calling",
+            prompt=prompt,
+            top_k=4,
+        )
+        filled = executor.agent.runnable.get_prompts()[0]
+        text = filled.format_messages(input="q", agent_scratchpad=[])[0].content
+        seen[which] = ([t.name for t in executor.tools], text, executor.invoke({"input": "q"}))
+    assert seen["ragline"] == seen["langchain"]
+    assert seen["ragline"][0] == ["sql_db_query", "sql_db_query_checker"]
+    assert seen["ragline"][1].startswith("sqlite 4\nartists\n\nCREATE TABLE artists")
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [{}, {"both": True}, {"agent_type": "self-ask-with-search"}],
+)
+def test_create_sql_agent_refuses_as_langchain(db_file, arguments):
+    for which in ("langchain", "ragline"):
+        make = lc_toolkits.create_sql_agent if which == "langchain" else sql.create_sql_agent
+        theirs_db, ours_db = pair(db_file)
+        db = theirs_db if which == "langchain" else ours_db
+        kit = lc_toolkits.SQLDatabaseToolkit if which == "langchain" else sql.SQLDatabaseToolkit
+        model = _tool_calling_model(which, [], "x")
+        options: dict[str, Any] = {}
+        if arguments.get("both"):
+            options = {"db": db, "toolkit": kit(db=db, llm=model)}
+        elif "agent_type" in arguments:
+            options = {"db": db, "agent_type": arguments["agent_type"]}
+        with pytest.raises(ValueError) as raised:
+            make(model, **options)
+        if which == "langchain":
+            expected = str(raised.value)
+    assert str(raised.value) == expected
