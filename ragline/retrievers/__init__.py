@@ -3,8 +3,9 @@
 BM25 keyword search (with optional stemming and stopwords), hybrid search (weighted
 Reciprocal Rank Fusion of several retrievers, or fusion of normalised scores:
 HybridRetriever), multi-query expansion by a model, contextual compression (embeddings
-filter, redundancy filter, LLM extraction and filtering, pipelines), parent-document
-and multi-vector retrieval, with the document stores they keep their documents in;
+filter, redundancy filter, LLM extraction, filtering and listwise reranking,
+pipelines), parent-document and multi-vector retrieval, with the document stores they
+keep their documents in;
 LongContextReorder (the best documents to both ends of a long context); MergerRetriever
 (several retrievers' results interleaved); RePhraseQueryRetriever (a model rewrites the
 question into a search query); TimeWeightedVectorStoreRetriever (similarity plus
@@ -39,6 +40,7 @@ _EXPORTS = {
     "LLMChainFilter": "._llm_filter",
     "BooleanOutputParser": "._llm_filter",
     "LLMChainExtractor": "._compressors",
+    "LLMListwiseRerank": "._listwise_rerank",
     "NoOutputParser": "._compressors",
     "ParentDocumentRetriever": "._parent_document",
     "MultiVectorRetriever": "._multi_vector",

@@ -15,6 +15,7 @@ import pytest
 import ragline.core.messages as rl_messages
 
 COVERS = {
+    "retrievers.LLMListwiseRerank",
     "core.JsonKeyOutputFunctionsParser",
     "core.JsonOutputFunctionsParser",
     "core.OutputFunctionsParser",
@@ -321,3 +322,55 @@ def test_openai_function_call_parsers_parse_and_stream_as_langchains() -> None:
     assert rl == lc
     assert rl["json_stream"][-1] == {"setup": "Why?", "punchline": "ok"}
     assert rl["json_error"] == "OutputParserException"
+
+
+# ---- LLMListwiseRerank (llm_listwise_rerank_fake_tools) --------------------------------
+def _rerank_observed(models: Any, messages: Any, rerank_cls: Any, document: Any) -> Any:
+    class ToolChat(models.FakeMessagesListChatModel):  # type: ignore[misc,name-defined]
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self.bind(tools=tools, **kwargs)
+
+    docs = [document(page_content=t, metadata={"n": i}) for i, t in enumerate("abcd")]
+    call = {"name": "RankDocuments", "args": {"ranked_document_ids": [2, 0, 3, 1]}, "id": "r"}
+    reply = messages.AIMessage(content="", tool_calls=[call])
+    llm = ToolChat(responses=[reply, reply, reply])
+    seen = []
+    for top_n in (None, 2, 10):
+        rerank = rerank_cls.from_llm(llm, **({} if top_n is None else {"top_n": top_n}))
+        out = rerank.compress_documents(docs, "which?")
+        seen.append((rerank.top_n, [(d.page_content, d.metadata) for d in out]))
+    return seen
+
+
+def test_llm_listwise_rerank_keeps_the_models_top_n_as_langchains() -> None:
+    import langchain_core.language_models as lc_models
+    from langchain_classic.retrievers.document_compressors import LLMListwiseRerank as LCRerank
+    from langchain_core.documents import Document as LCDocument
+
+    import ragline.core as rl_core
+    from ragline.core.documents import Document
+    from ragline.retrievers import LLMListwiseRerank
+
+    lc = _rerank_observed(lc_models, lc_messages, LCRerank, LCDocument)
+    rl = _rerank_observed(rl_core, rl_messages, LLMListwiseRerank, Document)
+    assert rl == lc
+    assert rl[1] == (2, [("c", {"n": 2}), ("a", {"n": 0})])
+
+
+def test_llm_listwise_rerank_needs_a_structured_output_model_and_a_real_ranking() -> None:
+    from ragline.core import AIMessage, FakeMessagesListChatModel
+    from ragline.core.documents import Document
+    from ragline.core.exceptions import InvalidInputError, OutputParserException
+    from ragline.retrievers import LLMListwiseRerank
+
+    with pytest.raises(InvalidInputError, match="with_structured_output"):
+        LLMListwiseRerank.from_llm(object())
+
+    class ToolChat(FakeMessagesListChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self.bind(tools=tools, **kwargs)
+
+    call = {"name": "RankDocuments", "args": {"ranked_document_ids": [5]}, "id": "r"}
+    rerank = LLMListwiseRerank.from_llm(ToolChat(responses=[AIMessage("", tool_calls=[call])]))
+    with pytest.raises(OutputParserException, match=r"number\(s\) \[5\] of 1 documents"):
+        rerank.compress_documents([Document("only")], "q")

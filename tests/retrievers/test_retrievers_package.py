@@ -50,6 +50,7 @@ EXPECTED = [
     "KNNRetriever",
     "LLMChainExtractor",
     "LLMChainFilter",
+    "LLMListwiseRerank",
     "LineListOutputParser",
     "LongContextReorder",
     "MergerRetriever",
