@@ -24,10 +24,9 @@ __all__ = [
 
 
 def _one_string(schema_name: str, argument: str, description: str, **extra: Any) -> ArgsSchema:
-    title = argument.replace("_", " ").title()
     return ArgsSchema(
         name=schema_name,
-        properties={argument: {"description": description, "title": title, **extra}},
+        properties={argument: {"description": description, **extra}},
         required=[] if "default" in extra else [argument],
     )
 

@@ -28,6 +28,9 @@ from langchain_classic.chains import create_sql_query_chain as lc_create_sql_que
 from langchain_core import language_models as lc_models
 from langchain_core import messages as lc_messages
 from langchain_core import prompts as lc_prompts
+from langchain_core.utils.function_calling import (
+    convert_to_openai_tool as lc_convert_to_openai_tool,
+)
 
 from ragline import agents, core, sql
 
@@ -436,6 +439,12 @@ TOOL_INPUTS = {
 }
 
 
+def _no_descriptions(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _no_descriptions(v) for k, v in value.items() if k != "description"}
+    return value
+
+
 def test_toolkit_tools_as_langchains(db_file):
     theirs, ours = toolkits(db_file, ["SELECT 1 -- checked", "SELECT 2 -- checked"])
     assert ours.dialect == theirs.dialect
@@ -449,6 +458,10 @@ def test_toolkit_tools_as_langchains(db_file):
         } == {
             k: {f: v for f, v in a.items() if f != "description"} for k, a in lc_tool.args.items()
         }
+        # what a model is shown: the OpenAI tool spec, but for the descriptions' wording
+        assert _no_descriptions(core.convert_to_openai_tool(rl_tool)) == _no_descriptions(
+            lc_convert_to_openai_tool(lc_tool)
+        )
         assert rl_tool.is_single_input == lc_tool.is_single_input
         assert rl_tool.return_direct == lc_tool.return_direct
         for given in TOOL_INPUTS[lc_tool.name]:
