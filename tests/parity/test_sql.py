@@ -462,6 +462,11 @@ def test_toolkit_tools_as_langchains(db_file):
         assert _no_descriptions(core.convert_to_openai_tool(rl_tool)) == _no_descriptions(
             lc_convert_to_openai_tool(lc_tool)
         )
+        assert _no_descriptions(rl_tool.get_input_jsonschema()) == _no_descriptions(
+            lc_tool.get_input_jsonschema()
+        )
+        assert rl_tool.get_output_jsonschema() == lc_tool.get_output_jsonschema()
+        assert rl_tool.input_schema.__name__ == lc_tool.input_schema.__name__
         assert rl_tool.is_single_input == lc_tool.is_single_input
         assert rl_tool.return_direct == lc_tool.return_direct
         for given in TOOL_INPUTS[lc_tool.name]:
