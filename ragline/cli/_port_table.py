@@ -311,6 +311,7 @@ PATHS: dict[str, dict[str, str]] = {
         ),
     },
     "langchain_classic.document_transformers": {
+        "ragline.loaders": "BeautifulSoupTransformer",
         "ragline.retrievers": "EmbeddingsRedundantFilter LongContextReorder",
     },
     "langchain_classic.embeddings": {
@@ -944,6 +945,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.loaders": "WebBaseLoader",
     },
     "langchain_community.document_transformers": {
+        "ragline.loaders": "BeautifulSoupTransformer",
         "ragline.retrievers": "EmbeddingsRedundantFilter LongContextReorder",
     },
     "langchain_community.document_transformers.long_context_reorder": {

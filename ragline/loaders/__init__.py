@@ -4,6 +4,7 @@ Every loader has ``load()``, the generator ``lazy_load()``, ``aload()`` and
 ``alazy_load()``; every document carries ``metadata["source"]``. Heavy parsers
 (beautifulsoup4, pypdf) load only when a loader that needs them runs.
 ``DEFAULT_LOADER_MAPPING`` says which loader reads which file suffix.
+``BeautifulSoupTransformer`` cleans loaded HTML documents down to the text of chosen tags.
 """
 
 from ragline.core._lazy import attach
@@ -13,6 +14,7 @@ _EXPORTS = {
     "TextLoader": "._text",
     "DirectoryLoader": "._directory",
     "BSHTMLLoader": "._html",
+    "BeautifulSoupTransformer": "._html_transformer",
     "WebBaseLoader": "._web",
     "CSVLoader": "._csv",
     "JSONLoader": "._json",

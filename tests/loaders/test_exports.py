@@ -14,6 +14,7 @@ from ragline.loaders import BaseLoader
 EXPECTED = [
     "BSHTMLLoader",
     "BaseLoader",
+    "BeautifulSoupTransformer",
     "CSVLoader",
     "DEFAULT_LOADER_MAPPING",
     "DirectoryLoader",

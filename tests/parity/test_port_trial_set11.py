@@ -15,6 +15,7 @@ import pytest
 import ragline.core.messages as rl_messages
 
 COVERS = {
+    "loaders.BeautifulSoupTransformer",
     "retrievers.LLMListwiseRerank",
     "core.JsonKeyOutputFunctionsParser",
     "core.JsonOutputFunctionsParser",
@@ -374,3 +375,46 @@ def test_llm_listwise_rerank_needs_a_structured_output_model_and_a_real_ranking(
     rerank = LLMListwiseRerank.from_llm(ToolChat(responses=[AIMessage("", tool_calls=[call])]))
     with pytest.raises(OutputParserException, match=r"number\(s\) \[5\] of 1 documents"):
         rerank.compress_documents([Document("only")], "q")
+
+
+# ---- BeautifulSoupTransformer (beautifulsoup_transformer_tags) --------------------------
+_PAGE = """<html><head><style>p {color: red}</style><script>var x = 1;</script></head>
+<body><div class="nav"><a href="/home">Home</a> <a href="https://example.com/about">About</a>
+</div><h2>Headline</h2><p>First <b>bold</b> paragraph.<!-- note --></p>
+<ul><li>item one</li><li>item <a>two</a></li></ul><span class="ad">buy</span>
+<span>a span</span><p>Second paragraph with <a href="/x">a link</a>.</p>
+<div><p>nested <i>deep</i></p>tail</div></body></html>"""
+
+_BS_CALLS: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+    ((), {}),
+    ((), {"tags_to_extract": ["span", "h2"], "remove_lines": False}),
+    ((["script"], ["p", "style"]), {}),
+    ((), {"unwanted_classnames": ["nav", "ad"], "tags_to_extract": ["span", "a", "p"]}),
+    ((), {"remove_comments": True, "tags_to_extract": ["p"]}),
+]
+
+
+def _bs_observed(transformer_cls: Any, document: Any) -> list[Any]:
+    seen = []
+    for args, kwargs in _BS_CALLS:
+        doc = document(page_content=_PAGE, metadata={"source": "page"})
+        out = transformer_cls().transform_documents([doc], *args, **kwargs)
+        seen.append((out[0] is doc, out[0].page_content, out[0].metadata))
+    seen.append(transformer_cls.extract_tags("<p>x <a href='/y'>y</a><!-- c --></p>", ["p"]))
+    seen.append(transformer_cls.remove_unnecessary_lines("  a \n\n b\n"))
+    return seen
+
+
+def test_beautifulsoup_transformer_gives_langchains_text() -> None:
+    from langchain_community.document_transformers import (
+        BeautifulSoupTransformer as LCTransformer,
+    )
+    from langchain_core.documents import Document as LCDocument
+
+    from ragline.core.documents import Document
+    from ragline.loaders import BeautifulSoupTransformer
+
+    lc = _bs_observed(LCTransformer, LCDocument)
+    rl = _bs_observed(BeautifulSoupTransformer, Document)
+    assert rl == lc
+    assert rl[0][1].startswith("Home (/home)  About (https://example.com/about)  First bold")
