@@ -139,23 +139,22 @@ def create_sql_query_chain(
             )
         table_options["get_col_comments"] = True
 
-    def question_line(inputs: dict[str, Any]) -> str:
-        return str(inputs["question"]) + "\nSQLQuery: "
-
-    def tables(inputs: dict[str, Any]) -> str:
-        return db.get_table_info(table_names=inputs.get("table_names_to_use"), **table_options)
-
-    def prompt_inputs(inputs: dict[str, Any]) -> dict[str, Any]:
-        return {key: value for key, value in inputs.items() if key not in _INPUT_KEYS}
-
-    def strip(text: str) -> str:
-        return text.strip()
-
+    # Lambdas and a function named _strip, so the steps' run names (callbacks, events,
+    # traces, the drawn graph) are LangChain's: RunnableLambda / Lambda, and _strip.
     return (
-        RunnablePassthrough.assign(input=question_line, table_info=tables)
-        | prompt_inputs
+        RunnablePassthrough.assign(
+            input=lambda x: str(x["question"]) + "\nSQLQuery: ",
+            table_info=lambda x: db.get_table_info(
+                table_names=x.get("table_names_to_use"), **table_options
+            ),
+        )
+        | (lambda x: {key: value for key, value in x.items() if key not in _INPUT_KEYS})
         | prompt.partial(top_k=str(k))
         | llm.bind(stop=_STOP)
         | StrOutputParser()
-        | strip
+        | _strip
     )
+
+
+def _strip(text: str) -> str:
+    return text.strip()

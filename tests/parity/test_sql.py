@@ -368,6 +368,25 @@ def test_query_chain_streams_and_batches_as_langchains(db_file):
     assert outputs["ragline"][0] == ["SELECT 1"]
 
 
+def test_query_chain_steps_and_run_names_as_langchains(db_file):
+    """The chain's steps as a program or a tracer sees them: the drawn graph and the
+    names of the runs a callback handler is told about."""
+    from langchain_classic.callbacks.base import BaseCallbackHandler as LCHandler
+
+    theirs_db, ours_db = pair(db_file)
+    seen = {}
+    for which, make, db, handler_base in (
+        ("langchain", lc_create_sql_query_chain, theirs_db, LCHandler),
+        ("ragline", sql.create_sql_query_chain, ours_db, core.BaseCallbackHandler),
+    ):
+        chain = make(scripted_llm(which, ["SELECT 1"]), db)
+        handler = _recorder(handler_base)
+        chain.invoke({"question": "q"}, {"callbacks": [handler]})
+        seen[which] = (chain.get_graph().draw_ascii(), handler.starts)
+    assert seen["ragline"] == seen["langchain"]
+    assert seen["ragline"][1][-1] == "_strip"
+
+
 def test_query_chain_with_a_custom_prompt_as_langchains(db_file):
     """A program's own prompt is filled identically: dialect, top_k, table info, the
     question line and an extra input passed through."""
