@@ -163,3 +163,51 @@ def test_chat_conversational_react_agent_runs_as_langchains(
     assert expected[-2] == "Two years."
     assert got == expected
     assert got_out == expected_out
+
+
+def _binding_forwarding_view(models: Any, messages: Any, runnables: Any) -> list[Any]:
+    """What a program reaches through a binding: ``model.with_config(...).bind_tools``
+    (LangChain's RunnableBinding hands unknown attributes to the bound runnable) and a
+    bound method that takes ``config`` (given the binding's config)."""
+
+    class ToolChat(models.FakeMessagesListChatModel):  # type: ignore[misc,name-defined]
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self.bind(tools=tools, **kwargs)
+
+    reply = messages.AIMessage(content="done")
+    configured = ToolChat(responses=[reply]).with_config({"tags": ["agent_llm"]})
+    with_tools = configured.bind_tools(["a_tool"], tool_choice="auto")
+    seen: list[Any] = [
+        type(with_tools.bound).__name__,
+        with_tools.kwargs,
+        with_tools.config.get("tags"),  # LangChain's forwarded call drops the binding's config
+        with_tools.invoke("hi").content,
+        configured.responses == [reply],
+        hasattr(configured, "bind_tools"),
+        hasattr(configured, "no_such_thing"),
+    ]
+
+    class Tagged(runnables.RunnableLambda):  # type: ignore[misc,name-defined]
+        def tags_of(self, x: Any, config: Any = None) -> Any:
+            return (x, (config or {}).get("tags"))
+
+        def tags_kw(self, *, config: Any = None) -> Any:
+            return (config or {}).get("tags")
+
+    bound = Tagged(lambda x: x).with_config(tags=["b"])
+    seen += [bound.tags_of(1), bound.tags_of(2, {"tags": ["c"]}), bound.tags_of(3, config=None)]
+    seen += [bound.tags_kw(), bound.tags_kw(config={"tags": ["d"]})]
+    return seen
+
+
+def test_a_binding_hands_unknown_attributes_to_the_bound_runnable_as_langchains() -> None:
+    import langchain_core.language_models as lc_models
+    import langchain_core.messages as lc_messages
+    import langchain_core.runnables as lc_runnables
+
+    import ragline.core as rl_core
+
+    expected = _binding_forwarding_view(lc_models, lc_messages, lc_runnables)
+    assert expected[:2] == ["ToolChat", {"tools": ["a_tool"], "tool_choice": "auto"}]
+    got = _binding_forwarding_view(rl_core, rl_core, rl_core)
+    assert got == expected

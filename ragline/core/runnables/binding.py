@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -200,6 +202,20 @@ class RunnableBinding(RunnableBindingBase[Input, Output]):
         5
     """
 
+    def __getattr__(self, name: str) -> Any:
+        """What the binding lacks comes from the bound runnable, as in LangChain
+        (``model.with_config(...).bind_tools(tools)``, ``.model_name``); a bound method
+        that takes ``config`` gets the binding's config merged under the one given. Only
+        names the binding lacks get here, so calls through the binding cost nothing more.
+        Private names (``_x``) are not handed on: ragline's own probes of a step
+        (``getattr(step, "_added_keys", None)``) must see the binding as it is.
+        """
+        bound = self.__dict__.get("bound")
+        if bound is None or name.startswith("_"):  # also mid-construction, copy, pickle
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        attr = getattr(bound, name)
+        return _with_binding_config(attr, self.config) if callable(attr) else attr
+
     def bind(self, **kwargs: Any) -> RunnableBinding[Input, Output]:
         """Return a binding with ``kwargs`` added to the bound ones."""
         return self._copy_types(
@@ -216,6 +232,31 @@ class RunnableBinding(RunnableBindingBase[Input, Output]):
                 self.bound, kwargs=self.kwargs, config=merge_configs(self.config, extra)
             )
         )
+
+
+def _with_binding_config(method: Any, config: RunnableConfig) -> Any:
+    """``method`` with ``config`` merged under the config it is given, when it takes a
+    ``config`` parameter (keyword or positional); otherwise ``method`` itself."""
+    try:
+        parameters = list(inspect.signature(method).parameters.values())
+    except (TypeError, ValueError):  # no signature to read
+        return method
+    names = [parameter.name for parameter in parameters]
+    if "config" not in names:
+        return method
+    parameter = parameters[names.index("config")]
+    position = names.index("config")
+    by_position = parameter.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+
+    @functools.wraps(method)
+    def with_config(*args: Any, **kwargs: Any) -> Any:
+        if by_position and len(args) > position:
+            given = list(args)
+            given[position] = merge_configs(config, given[position])
+            return method(*given, **kwargs)
+        return method(*args, config=merge_configs(config, kwargs.pop("config", None)), **kwargs)
+
+    return with_config
 
 
 class _ListenersBinding(RunnableBindingBase[Input, Output]):
