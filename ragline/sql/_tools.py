@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragline.core import BaseTool, InvalidInputError, PromptTemplate, StrOutputParser
+from ragline.chains import LLMChain
+from ragline.core import BaseTool, InvalidInputError, PromptTemplate
 from ragline.core.tools import ArgsSchema
 from ragline.sql._database import SQLDatabase
 
@@ -129,8 +130,9 @@ class QuerySQLCheckerTool(BaseTool):
     """Asks a model to check (and correct) a SQL query before it runs.
 
     Fields: ``db``, ``llm`` (any language model); ``template`` (the check's prompt,
-    with ``{dialect}`` and ``{query}``), ``llm_chain`` (an ``LLMChain`` to use instead,
-    its prompt's variables ``dialect`` and ``query``).
+    with ``{dialect}`` and ``{query}``); ``llm_chain``: the ``LLMChain`` that asks (made
+    from ``llm`` and ``template`` unless given; its prompt's variables ``dialect`` and
+    ``query``, as LangChain's).
     """
 
     db: SQLDatabase
@@ -153,27 +155,20 @@ class QuerySQLCheckerTool(BaseTool):
             if self.llm is None:
                 raise InvalidInputError("QuerySQLCheckerTool needs llm= (or llm_chain=)")
             prompt = PromptTemplate(template=self.template, input_variables=["dialect", "query"])
-            self._check = prompt | self.llm | StrOutputParser()
-        else:
-            variables = sorted(
-                getattr(getattr(self.llm_chain, "prompt", None), "input_variables", [])
+            self.llm_chain = LLMChain(llm=self.llm, prompt=prompt)
+        prompt = getattr(self.llm_chain, "prompt", None)
+        variables = list(getattr(prompt, "input_variables", []))
+        if variables != ["dialect", "query"]:
+            raise InvalidInputError(
+                "QuerySQLCheckerTool's llm_chain must take the input variables 'dialect' and "
+                f"'query', got {variables}"
             )
-            if variables != ["dialect", "query"]:
-                raise InvalidInputError(
-                    "QuerySQLCheckerTool's llm_chain must take the input variables 'dialect' "
-                    f"and 'query', got {variables}"
-                )
-            self._check = None
 
     def _run(self, query: str) -> str:
-        if self._check is None:
-            return str(self.llm_chain.predict(query=query, dialect=self.db.dialect))
-        return str(self._check.invoke({"query": query, "dialect": self.db.dialect}))
+        return str(self.llm_chain.predict(query=query, dialect=self.db.dialect))
 
     async def _arun(self, query: str) -> str:
-        if self._check is None:
-            return str(await self.llm_chain.apredict(query=query, dialect=self.db.dialect))
-        return str(await self._check.ainvoke({"query": query, "dialect": self.db.dialect}))
+        return str(await self.llm_chain.apredict(query=query, dialect=self.db.dialect))
 
 
 class SQLDatabaseToolkit:

@@ -522,6 +522,43 @@ def test_tools_made_directly_as_langchains(db_file):
     assert checker_rl.invoke("SELECT 3") == checker_lc.invoke("SELECT 3") == "SELECT 3"
 
 
+def test_the_checker_tool_asks_through_an_llm_chain_as_langchains(db_file):
+    """The check is an LLMChain run under the tool's run (its name, inputs and outputs
+    as a callback handler sees them), and the tool keeps it as llm_chain."""
+    from langchain_classic.callbacks.base import BaseCallbackHandler as LCHandler
+
+    seen = {}
+    for which, base in (("langchain", LCHandler), ("ragline", core.BaseCallbackHandler)):
+
+        class Handler(base):  # type: ignore[misc, valid-type]
+            def __init__(self) -> None:
+                self.events: list[Any] = []
+
+            def on_chain_start(self, serialized, inputs, **kwargs):
+                self.events.append(("start", kwargs.get("name"), inputs))
+
+            def on_chain_end(self, outputs, **kwargs):
+                self.events.append(("end", outputs))
+
+        theirs_db, ours_db = pair(db_file)
+        models = lc_models if which == "langchain" else core
+        tools = lc_tools if which == "langchain" else sql
+        tool = tools.QuerySQLCheckerTool(
+            db=theirs_db if which == "langchain" else ours_db,
+            llm=models.FakeListChatModel(responses=["SELECT 9"]),
+        )
+        handler = Handler()
+        output = tool.invoke("SELECT 1", {"callbacks": [handler]})
+        chain = tool.llm_chain
+        seen[which] = (output, handler.events, type(chain).__name__, chain.prompt.input_variables)
+    assert seen["ragline"] == seen["langchain"]
+    assert seen["ragline"][1][0] == (
+        "start",
+        "LLMChain",
+        {"query": "SELECT 1", "dialect": "sqlite"},
+    )
+
+
 async def test_tools_async_as_langchains(db_file):
     theirs, ours = toolkits(db_file, ["SELECT 9"])
     for lc_tool, rl_tool in zip(theirs.get_tools(), ours.get_tools(), strict=True):
