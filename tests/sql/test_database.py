@@ -226,3 +226,18 @@ def test_a_missing_sqlalchemy_names_the_extra(tmp_path):
     ).stdout
     assert out.startswith("MissingDependencyError SQLAlchemy is required")
     assert "pip install 'ragline[sql]'" in out
+
+
+def test_the_checker_tool_takes_an_llm_chain_with_dialect_and_query(db_file):
+    from ragline.chains import LLMChain
+    from ragline.core import PromptTemplate
+
+    db = SQLDatabase.from_uri(f"sqlite:///{db_file}")
+    model = FakeListChatModel(responses=["SELECT 2"])
+    good = LLMChain(llm=model, prompt=PromptTemplate.from_template("{dialect}: {query}"))
+    assert QuerySQLCheckerTool(db=db, llm_chain=good).invoke("SELECT 1") == "SELECT 2"
+    bad = LLMChain(llm=model, prompt=PromptTemplate.from_template("{query}"))
+    with pytest.raises(InvalidInputError, match="must take the input variables 'dialect'"):
+        QuerySQLCheckerTool(db=db, llm_chain=bad)
+    custom = QuerySQLCheckerTool(db=db, llm=model, template="Fix this {dialect}: {query}")
+    assert custom.llm_chain.prompt.template == "Fix this {dialect}: {query}"
