@@ -1,13 +1,14 @@
 """Document stores for the parent-document retriever: in memory, or JSON over a byte store.
 
 ``InMemoryDocumentStore`` keeps copies of Documents in a dict. ``create_kv_docstore``
-wraps any byte store (``InMemoryByteStore``, ``LocalFileStore``, ``RedisStore`` ...) so it
-holds Documents as JSON (never pickle), written as LangChain's ``create_kv_docstore``
-writes them (its ``dumps`` form, ``{"lc": 1, "type": "constructor", ...}``), so either
-library reads a store the other wrote; the plain ``{"page_content": ..., "metadata":
-..., "id": ...}`` that earlier ragline versions wrote is still read. Every document of an
-``mset`` is encoded before anything is written, so one document whose metadata is not
-JSON leaves the store untouched.
+wraps any byte store (``InMemoryByteStore``, ``LocalFileStore``, ``RedisStore`` ...) in an
+``EncoderBackedStore`` (as LangChain's does) so it holds Documents as JSON (never
+pickle), written as LangChain's ``create_kv_docstore`` writes them (its ``dumps`` form,
+``{"lc": 1, "type": "constructor", ...}``), so either library reads a store the other
+wrote; the plain ``{"page_content": ..., "metadata": ..., "id": ...}`` that earlier
+ragline versions wrote is still read. Every document of an ``mset`` is encoded before
+anything is written, so one document whose metadata is not JSON leaves the store
+untouched.
 """
 
 from __future__ import annotations
@@ -18,11 +19,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ragline.core import BaseStore, Document, InvalidInputError
-from ragline.core.stores import InMemoryStore
+from ragline.core.stores import EncoderBackedStore, InMemoryStore
 
 __all__ = [
     "InMemoryDocumentStore",
-    "KVDocumentStore",
     "create_kv_docstore",
     "document_from_json",
     "document_to_json",
@@ -120,53 +120,19 @@ class InMemoryDocumentStore(BaseStore[str, Document]):
         return iter([key for key in keys if prefix is None or key.startswith(prefix)])
 
 
-class KVDocumentStore(BaseStore[str, Document]):
-    """A byte store seen as a store of Documents (JSON values); see :func:`create_kv_docstore`."""
-
-    def __init__(self, byte_store: BaseStore[str, bytes]) -> None:
-        if not isinstance(byte_store, BaseStore):
-            raise InvalidInputError(
-                f"create_kv_docstore needs a BaseStore of bytes, got {type(byte_store).__name__}"
-            )
-        self.byte_store = byte_store
-
-    def __repr__(self) -> str:
-        return f"KVDocumentStore({type(self.byte_store).__name__})"
-
-    def mget(self, keys: Sequence[str]) -> list[Document | None]:
-        return [
-            None if raw is None else document_from_json(raw) for raw in self.byte_store.mget(keys)
-        ]
-
-    async def amget(self, keys: Sequence[str]) -> list[Document | None]:
-        return [
-            None if raw is None else document_from_json(raw)
-            for raw in await self.byte_store.amget(keys)
-        ]
-
-    def mset(self, key_value_pairs: Sequence[tuple[str, Document]]) -> None:
-        encoded = [(key, document_to_json(value)) for key, value in key_value_pairs]
-        self.byte_store.mset(encoded)
-
-    async def amset(self, key_value_pairs: Sequence[tuple[str, Document]]) -> None:
-        encoded = [(key, document_to_json(value)) for key, value in key_value_pairs]
-        await self.byte_store.amset(encoded)
-
-    def mdelete(self, keys: Sequence[str]) -> None:
-        self.byte_store.mdelete(keys)
-
-    def yield_keys(self, *, prefix: str | None = None) -> Iterator[str]:
-        return self.byte_store.yield_keys(prefix=prefix)
+def _same_key(key: str) -> str:
+    return key
 
 
-def create_kv_docstore(store: BaseStore[str, bytes]) -> KVDocumentStore:
+def create_kv_docstore(store: BaseStore[str, bytes]) -> EncoderBackedStore[str, Document]:
     """Wrap a byte store so it stores Documents as JSON, as LangChain's does.
 
     Args:
         store: any ``BaseStore`` of bytes.
 
     Returns:
-        A ``BaseStore[str, Document]`` writing through to ``store``.
+        An ``EncoderBackedStore`` of Documents writing through to ``store`` (keys as they
+        are), as LangChain's function returns.
 
     Raises:
         InvalidInputError: ``store`` is not a BaseStore.
@@ -182,16 +148,21 @@ def create_kv_docstore(store: BaseStore[str, bytes]) -> KVDocumentStore:
         >>> docs.mget(["p1"])
         [Document(metadata={'n': 1}, page_content='text')]
     """
-    return KVDocumentStore(store)
+    if not isinstance(store, BaseStore):
+        raise InvalidInputError(
+            f"create_kv_docstore needs a BaseStore of bytes, got {type(store).__name__}"
+        )
+    return EncoderBackedStore(store, _same_key, document_to_json, document_from_json)
 
 
 def as_document_store(docstore: Any) -> BaseStore[str, Document]:
     """A document store as is; any other BaseStore is taken to hold bytes and wrapped."""
-    if isinstance(docstore, (InMemoryDocumentStore, KVDocumentStore, InMemoryStore)):
-        # InMemoryStore holds any value: the documents themselves, as in LangChain
+    if isinstance(docstore, (InMemoryDocumentStore, EncoderBackedStore, InMemoryStore)):
+        # InMemoryStore holds any value: the documents themselves, as in LangChain; an
+        # EncoderBackedStore (create_kv_docstore's) encodes them itself
         return docstore  # type: ignore[return-value]
     if isinstance(docstore, BaseStore):
-        return KVDocumentStore(docstore)
+        return create_kv_docstore(docstore)
     raise InvalidInputError(
         "docstore must be an InMemoryDocumentStore or a BaseStore of bytes (InMemoryByteStore, "
         f"LocalFileStore ...), got {type(docstore).__name__}"

@@ -21,7 +21,7 @@ from typing import Any
 from ragline.core import BaseStore, Document, InvalidInputError, RunnableConfig
 from ragline.retrievers._batching import ChildBatchRetriever
 from ragline.retrievers._checks import check_documents
-from ragline.retrievers._docstore import KVDocumentStore, as_document_store, document_to_json
+from ragline.retrievers._docstore import as_document_store, document_to_json
 from ragline.retrievers._multi_vector import SearchType
 from ragline.vectorstores import VectorStore
 
@@ -178,7 +178,7 @@ class ParentDocumentRetriever(ChildBatchRetriever):
             (pid, Document(doc.page_content, dict(doc.metadata), doc.id))
             for pid, doc in zip(parent_ids, parents, strict=True)
         ]
-        if add_to_docstore and isinstance(self.docstore, KVDocumentStore):
+        if add_to_docstore and getattr(self.docstore, "value_serializer", None) is document_to_json:
             for _, doc in stored:
                 document_to_json(doc)  # metadata JSON cannot hold fails now, before any write
         children = []

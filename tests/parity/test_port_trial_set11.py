@@ -418,3 +418,24 @@ def test_beautifulsoup_transformer_gives_langchains_text() -> None:
     rl = _bs_observed(BeautifulSoupTransformer, Document)
     assert rl == lc
     assert rl[0][1].startswith("Home (/home)  About (https://example.com/about)  First bold")
+
+
+def test_a_byte_store_docstore_is_an_encoder_backed_store_as_langchains() -> None:
+    from langchain_classic.retrievers.multi_vector import MultiVectorRetriever as LCMulti
+    from langchain_core.embeddings import DeterministicFakeEmbedding as LCEmbedding
+    from langchain_core.stores import InMemoryByteStore as LCByteStore
+    from langchain_core.vectorstores import InMemoryVectorStore as LCVectorStore
+
+    from ragline.core.stores import EncoderBackedStore, InMemoryByteStore
+    from ragline.embeddings import DeterministicFakeEmbedding
+    from ragline.retrievers import MultiVectorRetriever, create_kv_docstore
+    from ragline.vectorstores import InMemoryVectorStore
+
+    lc = LCMulti(vectorstore=LCVectorStore(embedding=LCEmbedding(size=8)), byte_store=LCByteStore())
+    rl = MultiVectorRetriever(
+        vectorstore=InMemoryVectorStore(embedding=DeterministicFakeEmbedding(size=8)),
+        byte_store=InMemoryByteStore(),
+    )
+    assert type(rl.docstore).__name__ == type(lc.docstore).__name__ == "EncoderBackedStore"
+    assert isinstance(rl.docstore, EncoderBackedStore)
+    assert isinstance(create_kv_docstore(InMemoryByteStore()), EncoderBackedStore)
