@@ -206,14 +206,15 @@ class BaseTool(Fields, Runnable[Any, Any]):
         and description (as LangChain's: ``model_json_schema()`` is titled with the tool's
         name, not the args model's)."""
         # a docstring cleaned as pydantic cleans a model's (LangChain's schema is a model)
-        shown = self.get_input_schema().without_injected()  # InjectedToolArg ones: never
+        shown = self.get_input_schema().shown_to_model()  # InjectedToolArg ones: never
         return shown.titled(self.name, inspect.cleandoc(self.description))
 
     @property
     def args(self) -> dict[str, dict[str, Any]]:
         """The arguments' JSON Schemas, with titles (``{"a": {"title": "A", "type": ...}}``),
-        without those marked InjectedToolArg (what a model is shown)."""
-        return self.get_input_schema().without_injected().args
+        without those marked InjectedToolArg (what a model is shown; a pydantic field's
+        ``Field`` extras left out, as in LangChain)."""
+        return self.get_input_schema().shown_to_model().args
 
     @property
     def is_single_input(self) -> bool:

@@ -561,6 +561,31 @@ class ArgsSchema:
             additional_properties=self._additional,
         )
 
+    def shown_to_model(self) -> ArgsSchema:
+        """What a model is shown (``tool.args``, ``tool_call_schema``): the arguments not
+        marked :class:`InjectedToolArg`; for a pydantic model's schema each field as
+        LangChain rebuilds it there, from its type, description, default and constraints,
+        so a ``Field``'s ``examples``, ``deprecated`` and ``json_schema_extra`` keys
+        (``Field(required=True)`` among them) are left out. Itself when nothing is."""
+        shown = self.without_injected()
+        extras = _field_extras(self.model) if self.model is not None else {}
+        if not any(name in extras for name in shown.properties):
+            return shown
+        properties = {
+            name: {k: v for k, v in prop.items() if k not in extras.get(name, ())}
+            for name, prop in shown.properties.items()
+        }
+        return ArgsSchema(
+            name=shown.name,
+            properties=properties,
+            required=shown.required,
+            description=shown.description,
+            model=shown.model,
+            types=shown._types,
+            additional_properties=shown._additional,
+            injected=shown.injected,
+        )
+
     def titled(self, name: str, description: str) -> ArgsSchema:
         """The same arguments under another ``name`` and ``description`` (a tool's
         ``tool_call_schema`` is titled with the tool's)."""
@@ -672,6 +697,25 @@ class ArgsSchema:
                 tool, problems, list(self.properties), args=dict(args), pydantic_error=err
             ) from err
         return {name: getattr(instance, name) for name in args if hasattr(instance, name)}
+
+
+def _field_extras(model: type) -> dict[str, set[str]]:
+    """The JSON Schema keys each field of a pydantic (v2) model has only from its
+    ``Field`` extras: ``examples``, ``deprecated`` and the ``json_schema_extra`` keys
+    (a callable ``json_schema_extra`` is left as it is)."""
+    found: dict[str, set[str]] = {}
+    for name, info in (getattr(model, "model_fields", None) or {}).items():
+        keys: set[str] = set()
+        if getattr(info, "examples", None) is not None:
+            keys.add("examples")
+        if getattr(info, "deprecated", None) is not None:
+            keys.add("deprecated")
+        extra = getattr(info, "json_schema_extra", None)
+        if isinstance(extra, Mapping):
+            keys.update(extra)
+        if keys:
+            found[name] = keys
+    return found
 
 
 def _model_injections(model: type) -> dict[str, type[InjectedToolArg]]:
