@@ -1,16 +1,24 @@
-"""An index run writes the commit's documents file while it embeds (issue 25): the store
-writes each batch's rows into the next generation's folder on a thread, and the commit
-after the last batch finishes that file instead of writing every row then. The file is
-the one a full write makes, byte for byte, and a run killed while drafting leaves the
-last commit whole; the next run removes the unfinished generation and finishes."""
+"""An index run writes the commit's files while it embeds (issue 25).
+
+The documents file: the store writes each batch's rows into the next generation's
+folder on a thread, and the commit after the last batch finishes that file instead of
+writing every row then. The file is the one a full write makes, byte for byte, and a
+run killed while drafting leaves the last commit whole; the next run removes the
+unfinished generation and finishes.
+
+The keyword index: once every file is read and split, the index the commit will write
+(every expected chunk added, nothing deleted) is written into that generation's folder
+on a thread; the commit keeps those files when its own index is the same."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +41,12 @@ def write_corpus(root: Path, version: int, files: int = 12) -> None:
             for p in range(9)
         ]
         (root / f"f{number:02d}.txt").write_text("\n\n".join(paragraphs), encoding="utf-8")
+
+
+def keyword_files(folder: Path) -> tuple[bytes, dict[str, Any]]:
+    generation = folder / str(StoreFolder(folder).read_manifest().generation)
+    meta = json.loads((generation / "bm25.json").read_text(encoding="utf-8"))
+    return (generation / "bm25.npz").read_bytes(), meta
 
 
 def documents_file(folder: Path) -> Path:
@@ -145,3 +159,62 @@ def test_a_run_killed_while_drafting_keeps_the_last_commit_and_the_next_finishes
     fresh = tmp_path / "fresh"
     index_paths([corpus], fresh, embedding="hashing")
     assert contents(folder) == contents(fresh)
+
+
+def test_an_index_run_keeps_the_keyword_index_it_wrote_while_embedding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = tmp_path / "corpus"
+    write_corpus(corpus, 0)
+    written: list[tuple[int, str]] = []  # (rows, the thread: ahead, or the commit's)
+    real_saved_rows = writer_module._saved_rows
+
+    def saved_rows(data: Path, rows: Any) -> Any:
+        thread = threading.current_thread().name.split("_")[0].removeprefix("ragline-keyword-")
+        written.append((len(rows.ids), thread))
+        return real_saved_rows(data, rows)
+
+    monkeypatch.setattr(writer_module, "_saved_rows", saved_rows)
+    with monkeypatch.context() as patch:  # nothing written ahead: the commit writes it
+        patch.setattr(writer_module.FolderWriter, "_write_keyword_index_ahead", lambda self: None)
+        index_paths([corpus], tmp_path / "at-commit", embedding="hashing")
+    assert written == [(12 * 9, "save")]
+    index_paths([corpus], tmp_path / "ahead", embedding="hashing")
+    assert written[1:] == [(12 * 9, "ahead")]  # once, ahead, not by the commit
+    arrays, meta = keyword_files(tmp_path / "ahead")
+    expected_arrays, expected_meta = keyword_files(tmp_path / "at-commit")
+    assert arrays == expected_arrays
+    generation = StoreFolder(tmp_path / "ahead").read_manifest().generation
+    assert meta == {**expected_meta, "saved_in": generation}
+    assert len(meta["ids"]) == 12 * 9
+    assert entries(tmp_path / "ahead") == [generation]
+
+    # a re-run on stored chunks writes nothing ahead: it may delete some (here two files
+    # changed), and the index written ahead would then be written again
+    write_corpus(corpus, 1)
+    for store in ("at-commit", "ahead"):
+        index_paths([corpus], tmp_path / store, embedding="hashing")
+    assert written[2:] == [(13 * 9, "save"), (13 * 9, "save")]
+    arrays, meta = keyword_files(tmp_path / "ahead")
+    expected_arrays, expected_meta = keyword_files(tmp_path / "at-commit")
+    generation = StoreFolder(tmp_path / "ahead").read_manifest().generation
+    assert (arrays, meta) == (expected_arrays, {**expected_meta, "saved_in": generation})
+
+    # a guess that turns out wrong (a chunk the run did not add) is written over
+    with monkeypatch.context() as patch:
+        patch.setattr(writer_module.FolderWriter, "_write_keyword_index_ahead", lambda self: None)
+        index_paths([corpus], tmp_path / "fresh", embedding="hashing")
+    expected_arrays, expected_meta = keyword_files(tmp_path / "fresh")
+    real_expect = writer_module.FolderWriter.expect
+
+    def expect_one_more(self: Any, ids: Any, texts: Any, *, last: bool = False) -> None:
+        if last:
+            ids, texts = [*ids, "not-added"], [*texts, "lava and ash"]
+        real_expect(self, ids, texts, last=last)
+
+    monkeypatch.setattr(writer_module.FolderWriter, "expect", expect_one_more)
+    index_paths([corpus], tmp_path / "guessed-wrong", embedding="hashing")
+    assert written[5:] == [(13 * 9 + 1, "ahead"), (13 * 9, "save")]  # the guess, the commit's
+    arrays, meta = keyword_files(tmp_path / "guessed-wrong")
+    generation = StoreFolder(tmp_path / "guessed-wrong").read_manifest().generation
+    assert (arrays, meta) == (expected_arrays, {**expected_meta, "saved_in": generation})
