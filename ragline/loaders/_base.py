@@ -81,14 +81,21 @@ class BaseLoader(ABC):
         """
         return [document async for document in self.alazy_load()]
 
-    def load_and_split(self, text_splitter: _SplitsDocuments) -> list[Document]:
+    def load_and_split(self, text_splitter: _SplitsDocuments | None = None) -> list[Document]:
         """Load every document and split it with ``text_splitter``.
 
         Args:
             text_splitter: any object with ``split_documents(list[Document])``, such
-                as ``ragline.splitters.RecursiveCharacterTextSplitter``.
+                as ``ragline.splitters.RecursiveCharacterTextSplitter``; by default a
+                ``RecursiveCharacterTextSplitter()`` (4000 characters, 200 overlap), as
+                in LangChain.
 
         Returns:
             The chunks.
         """
+        if text_splitter is None:
+            # here, not at module level: loading needs no splitter
+            from ragline.splitters import RecursiveCharacterTextSplitter
+
+            text_splitter = RecursiveCharacterTextSplitter()
         return text_splitter.split_documents(self.load())

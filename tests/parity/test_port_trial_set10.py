@@ -254,3 +254,22 @@ def test_tool_args_show_fields_without_their_extras_as_langchains() -> None:
     expected = _tool_schema_view(lc_tools, lc_convert)
     assert "required" not in expected[0]["a"] and expected[0]["b"]["title"] == "B"
     assert _tool_schema_view(rl_tools, rl_convert) == expected
+
+
+def test_load_and_split_without_a_splitter_splits_as_langchains(tmp_path: Any) -> None:
+    """``loader.load_and_split()`` with no splitter (Satyamdixit6/RAG pdf_doc_rag.py):
+    LangChain splits with a default ``RecursiveCharacterTextSplitter()``."""
+    from langchain_community.document_loaders import TextLoader as LCTextLoader
+
+    from ragline.loaders import TextLoader
+
+    path = tmp_path / "long.txt"
+    paragraphs = [f"Paragraph {i}. " + "word " * (150 + 37 * i) for i in range(12)]
+    path.write_text("\n\n".join(paragraphs), encoding="utf-8")
+
+    def view(docs: list[Any]) -> list[tuple[str, dict[str, Any]]]:
+        return [(d.page_content, d.metadata) for d in docs]
+
+    expected = view(LCTextLoader(str(path)).load_and_split())
+    assert len(expected) > 1
+    assert view(TextLoader(str(path)).load_and_split()) == expected
