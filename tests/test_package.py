@@ -225,6 +225,7 @@ PINNED_EXPORTS = {
         "AgentType",
         "BaseMultiActionAgent",
         "BaseSingleActionAgent",
+        "ConversationalChatAgent",
         "ExceptionTool",
         "FORMAT_INSTRUCTIONS",
         "InvalidTool",

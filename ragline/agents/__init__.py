@@ -17,6 +17,7 @@ _EXPORTS = {
     "Agent": "._agent",
     "BaseMultiActionAgent": "._agent",
     "BaseSingleActionAgent": "._agent",
+    "ConversationalChatAgent": "._agent",
     "RunnableAgent": "._agent",
     "RunnableMultiActionAgent": "._agent",
     "ZeroShotAgent": "._agent",

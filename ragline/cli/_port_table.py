@@ -19,11 +19,12 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents": {
         "ragline.agents": (
             "Agent AgentExecutor AgentExecutorIterator AgentType BaseMultiActionAgent "
-            "BaseSingleActionAgent ZeroShotAgent create_json_chat_agent "
-            "create_openai_functions_agent create_openai_tools_agent create_react_agent "
-            "create_structured_chat_agent create_tool_calling_agent create_xml_agent "
-            "initialize_agent"
+            "BaseSingleActionAgent ConversationalChatAgent ZeroShotAgent "
+            "create_json_chat_agent create_openai_functions_agent "
+            "create_openai_tools_agent create_react_agent create_structured_chat_agent "
+            "create_tool_calling_agent create_xml_agent initialize_agent"
         ),
+        "ragline.sql": "create_sql_agent",
         "ragline.tools": "Tool tool",
     },
     "langchain_classic.agents.agent": {
@@ -36,17 +37,23 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.agents": "AgentExecutorIterator",
     },
     "langchain_classic.agents.agent_toolkits": {
-        "ragline.sql": "SQLDatabaseToolkit",
+        "ragline.sql": "SQLDatabaseToolkit create_sql_agent",
         "ragline.tools": "create_retriever_tool",
     },
     "langchain_classic.agents.agent_toolkits.conversational_retrieval.tool": {
         "ragline.tools": "create_retriever_tool",
+    },
+    "langchain_classic.agents.agent_toolkits.sql.base": {
+        "ragline.sql": "create_sql_agent",
     },
     "langchain_classic.agents.agent_toolkits.sql.toolkit": {
         "ragline.sql": "SQLDatabaseToolkit",
     },
     "langchain_classic.agents.agent_types": {
         "ragline.agents": "AgentType",
+    },
+    "langchain_classic.agents.conversational_chat.base": {
+        "ragline.agents": "ConversationalChatAgent",
     },
     "langchain_classic.agents.format_scratchpad": {
         "ragline.agents": (
@@ -875,7 +882,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.vectorstores": "FAISS Redis VectorStore",
     },
     "langchain_community.agent_toolkits": {
-        "ragline.sql": "SQLDatabaseToolkit",
+        "ragline.sql": "SQLDatabaseToolkit create_sql_agent",
+    },
+    "langchain_community.agent_toolkits.sql.base": {
+        "ragline.sql": "create_sql_agent",
     },
     "langchain_community.agent_toolkits.sql.toolkit": {
         "ragline.sql": "SQLDatabaseToolkit",

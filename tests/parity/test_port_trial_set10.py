@@ -14,6 +14,8 @@ from langchain_classic.chains.base import Chain as LCChain
 
 from ragline.chains import Chain
 
+COVERS = {"agents.ConversationalChatAgent"}
+
 
 def _chain_classes(base: type) -> dict[str, type]:
     """Chain subclasses written as in older tutorials: ``_call(self, inputs)``, no
