@@ -24,6 +24,9 @@ CPU time, summed over its calls):
 * keyword rows: the new chunks' keyword-index rows computed while the model embeds
   (``FolderWriter.expect``, where it exists);
 * keyword index: the keyword index of each commit (``_save_keyword_index``);
+* documents rows, keyword ahead (threads, where they exist): the commit's documents file
+  rows inserted as batches are added, and its keyword index written once every file is
+  split, both while the model embeds;
 * commit: the rest of each commit (faiss + docstore + records files, manifest);
 * (a stage inside another, e.g. records in plan, counts for itself only)
 * other: end to end minus the stages (driver, generators, checkpoints, progress).
@@ -127,9 +130,9 @@ from ragline.vectorstores import FAISS  # noqa: E402
 from ragline.vectorstores.faiss import _records as faiss_records  # noqa: E402
 
 STAGES = ("load", "split", "plan", "hash", "records", "embed", "faiss add", "keyword rows",
-          "documents rows", "keyword index", "commit")  # fmt: skip
+          "documents rows", "keyword ahead", "keyword index", "commit")  # fmt: skip
 # stages on threads of their own: they overlap the main thread's, so not in "other"
-THREAD_STAGES = ("embed", "documents rows")
+THREAD_STAGES = ("embed", "documents rows", "keyword ahead")
 MAIN = threading.main_thread().ident
 
 
@@ -257,6 +260,8 @@ def instrument() -> None:
     draft = getattr(faiss_records, "DocumentsDraft", None)
     if draft is not None:  # the commit's documents file written while the model embeds
         wrap(draft, "_insert", "documents rows", thread=True)
+    if hasattr(writer_module, "_rows_saved_ahead"):  # the keyword index written ahead
+        wrap(writer_module, "_rows_saved_ahead", "keyword ahead", thread=True)
 
 
 Run = tuple[float, float, dict[str, list[float]], int, float, float, float, int, float, float]
