@@ -92,6 +92,10 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
         where = f"session {self.session_id!r} of {self._db.path!r}"
         return decode_items([message for (message,) in rows], where)
 
+    def get_messages(self) -> list[BaseMessage]:
+        """This session's messages, oldest first (the same as :attr:`messages`)."""
+        return self.messages
+
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Append messages in one transaction (all encoded before anything is written)."""
         encoded = encode_messages(check_messages(messages))

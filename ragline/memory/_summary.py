@@ -170,6 +170,12 @@ class ConversationSummaryBufferMemory(_Summarizer):
         super().__post_init__()
         self.max_token_limit = check_positive_int("max_token_limit", self.max_token_limit)
 
+    @property
+    def buffer(self) -> Any:
+        """What is loaded (``load_memory_variables({})[memory_key]``): the summary and
+        the recent messages, as a transcript or, with ``return_messages``, as messages."""
+        return self.load_memory_variables({})[self.memory_key]
+
     def _variables(self, messages: list[BaseMessage]) -> dict[str, Any]:
         recent = messages[self.summarized_messages :]
         return {self.memory_key: self._with_summary(self.moving_summary_buffer, recent)}

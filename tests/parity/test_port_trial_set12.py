@@ -1,0 +1,88 @@
+"""Parity: differences found by the twelfth port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline and
+compares what the program would print or read.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import langchain_classic.memory as lc_memory
+    from langchain_community.chat_message_histories import (
+        SQLChatMessageHistory as LCSQLChatMessageHistory,
+    )
+from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+
+import ragline.core as rl_core
+import ragline.memory as rl_memory
+
+COVERS = {
+    "memory.ConversationSummaryBufferMemory",
+    "memory.SQLChatMessageHistory",
+}
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> Any:
+    with warnings.catch_warnings():  # LangChain's memories are deprecated there
+        warnings.simplefilter("ignore")
+        yield
+
+
+def _word_counting(base: type) -> type:
+    """A fake LLM whose token count is its word count (LangChain's default counter
+    downloads a tokenizer)."""
+
+    class WordCountLLM(base):  # type: ignore[misc, valid-type]
+        def get_num_tokens(self, text: str) -> int:
+            return len(text.split())
+
+    return WordCountLLM
+
+
+# ---- cn_summary_buffer_memory_save_context -------------------------------------------
+def _summary_buffer_reads(memory_module: Any, llm_base: type, return_messages: bool) -> Any:
+    llm = _word_counting(llm_base)(responses=["first summary", "second summary"])
+    memory = memory_module.ConversationSummaryBufferMemory(
+        llm=llm, max_token_limit=10, return_messages=return_messages
+    )
+    memory.save_context({"input": "hi"}, {"output": "whats up"})
+    memory.save_context({"input": "not much you"}, {"output": "not much"})
+    buffer = memory.buffer
+    return (
+        repr(buffer),
+        buffer == memory.load_memory_variables({})["history"],
+        memory.memory_variables,
+    )
+
+
+@pytest.mark.parametrize("return_messages", [False, True])
+def test_summary_buffer_memory_has_langchains_buffer(return_messages: bool) -> None:
+    expected = _summary_buffer_reads(lc_memory, LCFakeListLLM, return_messages)
+    assert _summary_buffer_reads(rl_memory, rl_core.FakeListLLM, return_messages) == expected
+
+
+# ---- zaki_sql_chat_history_respond ---------------------------------------------------
+def _sql_history_get_messages(history_class: Any, folder: Path) -> Any:
+    url = f"sqlite:///{folder / 'sqlite.db'}"
+    history = history_class(session_id="s1", connection=url)
+    before = history.get_messages()
+    history.add_user_message("hello, I am John")
+    history.add_ai_message("hi John")
+    after = history_class(session_id="s1", connection=url).get_messages()
+    return repr(before), repr(after), after == history.messages
+
+
+def test_sql_history_get_messages_as_langchains(tmp_path: Path) -> None:
+    (tmp_path / "lc").mkdir()
+    (tmp_path / "rl").mkdir()
+    expected = _sql_history_get_messages(LCSQLChatMessageHistory, tmp_path / "lc")
+    actual = _sql_history_get_messages(rl_memory.SQLChatMessageHistory, tmp_path / "rl")
+    assert actual == expected
