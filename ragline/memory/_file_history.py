@@ -155,8 +155,16 @@ class FileChatMessageHistory(BaseChatMessageHistory):
         """
         return decode_items(self._read_items(), f"chat history file {self.file_path}")
 
+    def add_message(self, message: BaseMessage) -> None:
+        """Append one message (one locked read-append-rename of the file)."""
+        self._append([message])
+
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Append messages: one locked read-append-rename of the file.
+
+        A subclass that overrides :meth:`add_message` has it called once per message, in
+        order, as LangChain's history does (its ``add_messages`` is a loop over
+        ``add_message``), so the override sees every message.
 
         Raises:
             InvalidInputError: an item is not a message or cannot be stored as JSON
@@ -164,6 +172,13 @@ class FileChatMessageHistory(BaseChatMessageHistory):
             PersistenceError: the existing file is not a JSON list of messages this
                 version can read (it is left as it is).
         """
+        if type(self).add_message is not FileChatMessageHistory.add_message:
+            for message in check_messages(messages):
+                self.add_message(message)
+            return
+        self._append(messages)
+
+    def _append(self, messages: Sequence[BaseMessage]) -> None:
         encoded = encode_messages(check_messages(messages), ensure_ascii=self.ensure_ascii)
         if not encoded:
             return

@@ -16,14 +16,23 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     import langchain_classic.memory as lc_memory
     from langchain_community.chat_message_histories import (
+        FileChatMessageHistory as LCFileChatMessageHistory,
+    )
+    from langchain_community.chat_message_histories import (
         SQLChatMessageHistory as LCSQLChatMessageHistory,
     )
+import langchain_core.messages as lc_messages
+from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
 from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+from langchain_core.prompts import ChatPromptTemplate as LCChatPromptTemplate
+from langchain_core.prompts import MessagesPlaceholder as LCMessagesPlaceholder
+from langchain_core.runnables import RunnableWithMessageHistory as LCRunnableWithMessageHistory
 
 import ragline.core as rl_core
 import ragline.memory as rl_memory
 
 COVERS = {
+    "memory.FileChatMessageHistory",
     "memory.ConversationSummaryBufferMemory",
     "memory.SQLChatMessageHistory",
 }
@@ -85,4 +94,68 @@ def test_sql_history_get_messages_as_langchains(tmp_path: Path) -> None:
     (tmp_path / "rl").mkdir()
     expected = _sql_history_get_messages(LCSQLChatMessageHistory, tmp_path / "lc")
     actual = _sql_history_get_messages(rl_memory.SQLChatMessageHistory, tmp_path / "rl")
+    assert actual == expected
+
+
+# ---- verbose_file_history_saves -------------------------------------------------------
+def _file_history_subclass_calls(
+    base: type, messages: Any, core: Any, history_runnable: type, folder: Path
+) -> Any:
+    calls: list[Any] = []
+
+    class VerboseHistory(base):  # type: ignore[misc, valid-type]
+        def add_message(self, message: Any) -> None:
+            calls.append(("one", message.type, message.content))
+            super().add_message(message)
+            calls.append(("count", len(self.messages)))
+
+    class BatchAndOne(VerboseHistory):
+        def add_messages(self, batch: Any) -> None:
+            calls.append(("batch", [m.type for m in batch]))
+            super().add_messages(batch)
+
+    direct = VerboseHistory(str(folder / "direct.json"))
+    direct.add_messages([messages.HumanMessage("a"), messages.AIMessage("b")])
+    direct.add_user_message("c")
+
+    prompt = core.ChatPromptTemplate.from_messages(
+        [core.MessagesPlaceholder("history"), ("human", "{input}")]
+    )
+    chain = prompt | core.FakeListChatModel(responses=["hi Sam", "you are Sam"])
+    runnable = history_runnable(
+        chain,
+        lambda session_id: BatchAndOne(str(folder / f"{session_id}.json")),
+        input_messages_key="input",
+        history_messages_key="history",
+    )
+    config = {"configurable": {"session_id": "u1"}}
+    for question in ["I am Sam", "who am I?"]:
+        runnable.invoke({"input": question}, config=config)
+    stored = [(m.type, m.content) for m in BatchAndOne(str(folder / "u1.json")).messages]
+    return calls, stored, [(m.type, m.content) for m in direct.messages]
+
+
+class _LCCore:
+    ChatPromptTemplate = LCChatPromptTemplate
+    MessagesPlaceholder = LCMessagesPlaceholder
+    FakeListChatModel = LCFakeListChatModel
+
+
+def test_file_history_subclass_add_message_sees_every_message(tmp_path: Path) -> None:
+    (tmp_path / "lc").mkdir()
+    (tmp_path / "rl").mkdir()
+    expected = _file_history_subclass_calls(
+        LCFileChatMessageHistory,
+        lc_messages,
+        _LCCore,
+        LCRunnableWithMessageHistory,
+        tmp_path / "lc",
+    )
+    actual = _file_history_subclass_calls(
+        rl_memory.FileChatMessageHistory,
+        rl_core,
+        rl_core,
+        rl_core.RunnableWithMessageHistory,
+        tmp_path / "rl",
+    )
     assert actual == expected
