@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 from ragline.core import BaseMessage, InvalidInputError
 from ragline.core._sqlite import SQLiteDatabase, check_identifier, database_path
@@ -26,8 +27,9 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
 
     Args:
         session_id: the conversation's key.
-        connection: the database: a file path, ``"sqlite:///path.db"`` or
-            ``"sqlite:///:memory:"``.
+        connection: the database: a file path, ``"sqlite:///path.db"``,
+            ``"sqlite:///:memory:"`` or a SQLAlchemy ``Engine`` on SQLite (its URL is
+            opened with sqlite3).
         connection_string: LangChain's older name for ``connection``.
         table_name: the table (created when missing).
         session_id_field_name: the column holding the session id.
@@ -52,9 +54,12 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
         table_name: str = "message_store",
         session_id_field_name: str = "session_id",
         *,
-        connection: str | os.PathLike[str] | None = None,
+        connection: str | os.PathLike[str] | Any | None = None,
     ) -> None:
         location = connection if connection is not None else connection_string
+        url = getattr(location, "url", None)  # a SQLAlchemy Engine, as LangChain takes
+        if url is not None and callable(getattr(url, "render_as_string", None)):
+            location = url.render_as_string(hide_password=False)
         if location is None:
             raise InvalidInputError(
                 "SQLChatMessageHistory needs a database: connection='sqlite:///chat.db' "

@@ -159,3 +159,38 @@ def test_file_history_subclass_add_message_sees_every_message(tmp_path: Path) ->
         tmp_path / "rl",
     )
     assert actual == expected
+
+
+# ---- sqlchat_history_engine_class -----------------------------------------------------
+def _sql_history_over_engine(history_class: Any, messages: Any, folder: Path) -> Any:
+    from sqlalchemy import create_engine, inspect, text
+
+    engine = create_engine(f"sqlite:///{folder / 'chat_history.db'}")
+    first = history_class(connection=engine, session_id="s1")
+    first.add_messages(
+        [
+            messages.SystemMessage("be brief"),
+            messages.HumanMessage("hi", id="h1"),
+            messages.AIMessage("hello", response_metadata={"model": "x"}),
+        ]
+    )
+    history_class(connection=engine, session_id="s2").add_messages(
+        [messages.HumanMessage("other session")]
+    )
+    read = repr(history_class(connection=engine, session_id="s1").messages)
+    columns = [c["name"] for c in inspect(engine).get_columns("message_store")]
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT session_id, message FROM message_store ORDER BY id"))
+        stored = [tuple(row) for row in rows]
+    first.clear()
+    left = [len(history_class(connection=engine, session_id=s).messages) for s in ("s1", "s2")]
+    engine.dispose()
+    return read, columns, stored, left
+
+
+def test_sql_history_takes_a_sqlalchemy_engine_as_langchains(tmp_path: Path) -> None:
+    (tmp_path / "lc").mkdir()
+    (tmp_path / "rl").mkdir()
+    expected = _sql_history_over_engine(LCSQLChatMessageHistory, lc_messages, tmp_path / "lc")
+    actual = _sql_history_over_engine(rl_memory.SQLChatMessageHistory, rl_core, tmp_path / "rl")
+    assert actual == expected
