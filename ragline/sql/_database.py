@@ -310,7 +310,7 @@ class SQLDatabase:
     def _indexes(self, table: Any) -> str:
         lines = [
             f"Name: {index['name']}, Unique: {index['unique']}, Columns: {index['column_names']}"
-            for index in self._inspector.get_indexes(table.name)
+            for index in self._inspector.get_indexes(table.name, schema=self._schema)
         ]
         return "Table Indexes:\n" + "\n".join(lines)
 

@@ -241,3 +241,28 @@ def test_the_checker_tool_takes_an_llm_chain_with_dialect_and_query(db_file):
         QuerySQLCheckerTool(db=db, llm_chain=bad)
     custom = QuerySQLCheckerTool(db=db, llm=model, template="Fix this {dialect}: {query}")
     assert custom.llm_chain.prompt.template == "Fix this {dialect}: {query}"
+
+
+def test_indexes_shown_are_those_of_the_tables_schema(tmp_path):
+    """With schema= (here an attached SQLite database), each table's indexes are read in
+    that schema, not in the default one where a table of the same name has others."""
+    main, other = tmp_path / "main.db", tmp_path / "other.db"
+    engine = sqlalchemy.create_engine(f"sqlite:///{main}")
+
+    @sqlalchemy.event.listens_for(engine, "connect")
+    def attach(dbapi_connection, record):
+        dbapi_connection.execute(f"ATTACH DATABASE '{other}' AS other")
+
+    with engine.begin() as connection:
+        connection.exec_driver_sql("CREATE TABLE other.items (id INTEGER PRIMARY KEY, name TEXT)")
+        connection.exec_driver_sql("CREATE INDEX other.items_name ON items (name)")
+        connection.exec_driver_sql("CREATE TABLE items (id INTEGER PRIMARY KEY, code TEXT)")
+        connection.exec_driver_sql("CREATE UNIQUE INDEX main_code ON items (code)")
+    db = SQLDatabase(
+        engine, schema="other", indexes_in_table_info=True, sample_rows_in_table_info=0
+    )
+    assert db.get_table_info() == (
+        "\nCREATE TABLE other.items (\n\tid INTEGER, \n\tname TEXT, \n\tPRIMARY KEY (id)\n)"
+        "\n\n/*\nTable Indexes:\nName: items_name, Unique: 0, Columns: ['name']\n*/"
+    )
+    engine.dispose()
