@@ -483,10 +483,11 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         return [self.retriever, self.combine_documents_chain]
 
     def _query(self, input: Any) -> str:
-        if not isinstance(input, Mapping) or self.input_key not in input:
-            got = sorted(input) if isinstance(input, Mapping) else type(input).__name__
+        if not isinstance(input, Mapping):  # invoke("question"): its one input, as LangChain
+            return input  # type: ignore[no-any-return]
+        if self.input_key not in input:
             raise MissingVariableError(
-                f"RetrievalQA needs the question under {self.input_key!r}; got {got}"
+                f"RetrievalQA needs the question under {self.input_key!r}; got {sorted(input)}"
             )
         return input[self.input_key]
 

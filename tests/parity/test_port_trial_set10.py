@@ -275,3 +275,45 @@ def test_load_and_split_without_a_splitter_splits_as_langchains(tmp_path: Any) -
     expected = view(LCTextLoader(str(path)).load_and_split())
     assert len(expected) > 1
     assert view(TextLoader(str(path)).load_and_split()) == expected
+
+
+def _retrieval_qa_view(chains: Any, models: Any, stores: Any, embeddings: Any, docs: Any) -> Any:
+    """``RetrievalQA.from_chain_type(...).invoke(query)`` with the query as a plain str
+    (Satyamdixit6/RAG pdf_doc_rag.py), and ``batch`` of plain strs."""
+    store = stores.InMemoryVectorStore.from_documents(
+        [docs.Document(page_content=t) for t in ("sleep helps memory", "forty adults")],
+        embeddings.DeterministicFakeEmbedding(size=8),
+    )
+    qa = chains.RetrievalQA.from_chain_type(
+        llm=models.FakeListLLM(responses=["a1", "a2", "a3"]),
+        chain_type="stuff",
+        retriever=store.as_retriever(search_kwargs={"k": 1}),
+        return_source_documents=True,
+    )
+    first = qa.invoke("Summarize the key findings")
+    batch = qa.batch(["q2", "q3"], config={"max_concurrency": 1})  # the fake answers in turn
+    return [
+        sorted(first),
+        first["query"],
+        first["result"],
+        [d.page_content for d in first["source_documents"]],
+        [(b["query"], b["result"]) for b in batch],
+    ]
+
+
+def test_retrieval_qa_takes_the_query_as_a_plain_string_as_langchains() -> None:
+    import langchain_classic.chains as lc_chains
+    import langchain_core.documents as lc_docs
+    import langchain_core.embeddings as lc_embeddings
+    import langchain_core.language_models as lc_models
+    import langchain_core.vectorstores as lc_stores
+
+    import ragline.chains as rl_chains
+    import ragline.core as rl_core
+    import ragline.embeddings as rl_embeddings
+    import ragline.vectorstores as rl_stores
+
+    expected = _retrieval_qa_view(lc_chains, lc_models, lc_stores, lc_embeddings, lc_docs)
+    assert expected[1:3] == ["Summarize the key findings", "a1"]
+    got = _retrieval_qa_view(rl_chains, rl_core, rl_stores, rl_embeddings, rl_core)
+    assert got == expected
