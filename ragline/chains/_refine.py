@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +44,8 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
         (others as :class:`BaseCombineDocumentsChain`)
 
     Raises:
-        InvalidInputError: a prompt lacks the document or existing-answer variable.
+        InvalidInputError: a prompt lacks the document variable (a refine prompt without
+            the existing-answer variable runs, as LangChain's does, with a UserWarning).
 
     Example:
         >>> from ragline.core import FakeListChatModel
@@ -88,9 +90,14 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
         _require_variable(self.question_prompt, self.document_variable_name, "question_prompt")
         _require_variable(self.refine_prompt, self.document_variable_name, "refine_prompt")
         if existing_answer_variable not in self.refine_prompt.input_variables:
-            raise InvalidInputError(
+            # LangChain runs such a chain (each refine call then sees only its document);
+            # so does ragline, with a warning, as the answer so far is dropped
+            warnings.warn(
                 f"refine_prompt has no variable {existing_answer_variable!r} for the answer so "
-                f"far; its variables are {self.refine_prompt.input_variables}"
+                f"far (its variables are {self.refine_prompt.input_variables}): each refine "
+                "call sees only its document",
+                UserWarning,
+                stacklevel=2,
             )
         self.existing_answer_variable = existing_answer_variable
 

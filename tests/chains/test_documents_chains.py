@@ -397,12 +397,13 @@ async def test_refine_async_and_failure() -> None:
         chain.invoke({"context": DOCS, "question": "?"})
 
 
-def test_refine_prompt_needs_the_existing_answer() -> None:
-    with pytest.raises(InvalidInputError, match="no variable 'existing_answer'"):
-        RefineDocumentsChain(
-            FakeListChatModel(responses=["x"]),
+def test_refine_prompt_without_the_existing_answer_runs_with_a_warning() -> None:
+    with pytest.warns(UserWarning, match="no variable 'existing_answer'"):
+        chain = RefineDocumentsChain(
+            FakeListChatModel(responses=["x", "y", "z"]),
             refine_prompt=ChatPromptTemplate.from_messages([("human", "{context} {question}")]),
         )
+    assert chain.invoke({"context": DOCS, "question": "?"}) == "z"
 
 
 # ---------------------------------------------------------------- map-rerank

@@ -194,3 +194,39 @@ def test_sql_history_takes_a_sqlalchemy_engine_as_langchains(tmp_path: Path) -> 
     expected = _sql_history_over_engine(LCSQLChatMessageHistory, lc_messages, tmp_path / "lc")
     actual = _sql_history_over_engine(rl_memory.SQLChatMessageHistory, rl_core, tmp_path / "rl")
     assert actual == expected
+
+
+# ---- rmercado_refine_summarize_intermediate -------------------------------------------
+_REFINE_ONLY_TEXT = "Summarise in bullet points: ```{text}```"
+
+
+def _refine_without_existing_answer(summarize: Any, prompt_class: Any, llm_class: Any) -> Any:
+    from langchain_core.documents import Document as LCDocument
+
+    import ragline.core as core
+
+    document = LCDocument if summarize.__name__.startswith("langchain") else core.Document
+    docs = [document(page_content=t, metadata={"page": i}) for i, t in enumerate("abc")]
+    chain = summarize.load_summarize_chain(
+        llm_class(responses=["one", "two", "three"]),
+        chain_type="refine",
+        question_prompt=prompt_class.from_template("Summary of {text}:"),
+        refine_prompt=prompt_class.from_template(_REFINE_ONLY_TEXT),
+        return_intermediate_steps=True,
+    )
+    result = chain.invoke({"input_documents": docs})
+    return sorted(result), result["output_text"], result["intermediate_steps"]
+
+
+def test_refine_prompt_without_existing_answer_runs_as_langchains() -> None:
+    import langchain_classic.chains.summarize as lc_summarize
+    from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+
+    import ragline.chains as rl_chains
+
+    expected = _refine_without_existing_answer(lc_summarize, LCPromptTemplate, LCFakeListLLM)
+    with pytest.warns(UserWarning, match="no variable 'existing_answer'"):
+        actual = _refine_without_existing_answer(
+            rl_chains, rl_core.PromptTemplate, rl_core.FakeListLLM
+        )
+    assert actual == expected
