@@ -14,7 +14,10 @@ capture is off (the default). Rows:
   embedded by MiniLM (ragline's offline default, a real model run in process, CPU,
   one thread): the retriever as an application calls it (traced, the query's
   embedding gets its own span). The 3% target's row, and its no-op-tracer row
-  (ragline's part of the cost; the rest is the OpenTelemetry SDK's);
+  (ragline's handler with the API's no-op tracer, whose spans take the public
+  ``start_span`` path: with the SDK's tracer ragline makes its spans below that path,
+  ragline.tracing._sdk_spans, so since then the traced call can run fewer distinct
+  functions than the no-op one, and the no-op row is no longer ragline's part alone);
 - ``prompt | model | parser``: ``ChatPromptTemplate | chat model | StrOutputParser``
   ``invoke``, the model a fake that answers at once (the bare framework), then a real
   local model: a small GPT-2 with random weights built in process from its
@@ -146,7 +149,8 @@ def chain_input(i: int) -> dict[str, str]:
 class _Tracing:
     """Switches tracing on (a batch processor, spans dropped) and off. ``noop``: the
     OpenTelemetry API's no-op tracer instead of the SDK's (ragline's handler runs, no
-    span is made: ragline's part of the cost alone)."""
+    span is made; the handler's public span path, not the direct one it takes with the
+    SDK)."""
 
     active: _Tracing | None = None  # the one switched on, if any
 
