@@ -6,16 +6,18 @@ short text (:meth:`SQLDatabase.run`). Both are LangChain's, text for text, on to
 SQLAlchemy (the ``sql`` extra), which reflects the tables and writes the ``CREATE
 TABLE`` statements in the engine's dialect.
 
-``read_only=True`` (ragline's own option) refuses any statement but a query before it
-reaches the database, runs every statement in a transaction that is rolled back, never
-committed, and on SQLite also switches the connection to ``query_only``, so a ``WITH``
-query that hides a ``DELETE`` fails too.
+``read_only=True`` (ragline's own option) refuses any statement but a query, and any
+text holding more than one statement (a ``;`` but at the end), before it reaches the
+database, runs every statement in a transaction that is rolled back, never committed,
+and on SQLite also switches the connection to ``query_only``, so a ``WITH`` query that
+hides a ``DELETE`` fails too.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
+import string
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -346,15 +348,23 @@ class SQLDatabase:
     def _check_read_only(self, command: Any) -> None:
         sa = _sqlalchemy()
         if isinstance(command, str):
-            word = _first_word(command)
-            if word in _QUERY_WORDS:
-                return
             shown = command.strip()
             shown = shown if len(shown) <= 80 else shown[:77] + "..."
-            raise SQLReadOnlyError(
-                f"this SQLDatabase is read-only (read_only=True): only queries (SELECT, WITH, "
-                f"VALUES) run, got {shown!r}"
-            )
+            if _first_word(command) not in _QUERY_WORDS:
+                raise SQLReadOnlyError(
+                    f"this SQLDatabase is read-only (read_only=True): only queries (SELECT, "
+                    f"WITH, VALUES) run, got {shown!r}"
+                )
+            # A driver that runs several statements from one string (psycopg2) would run
+            # "SELECT 1; COMMIT; DROP TABLE t" whole, the COMMIT ending the transaction
+            # that is rolled back. Any ';' but trailing ones is refused, one inside a
+            # string literal too: reading literals right is each dialect's own lexing.
+            if ";" in command.rstrip(string.whitespace + ";"):
+                raise SQLReadOnlyError(
+                    "this SQLDatabase is read-only (read_only=True): one statement at a "
+                    f"time, with no ';' inside it (not even in a string), got {shown!r}"
+                )
+            return
         if isinstance(command, sa.sql.TextClause):
             self._check_read_only(command.text)
         elif not isinstance(command, (sa.sql.Select, sa.sql.CompoundSelect)):

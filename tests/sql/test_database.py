@@ -72,7 +72,6 @@ def test_read_only_refuses_statements_other_than_queries(db_file, statement):
     [
         "WITH gone AS (SELECT 1) DELETE FROM items",
         "WITH gone AS (SELECT 1) INSERT INTO items VALUES (9, 'x', 1)",
-        "SELECT 1; DELETE FROM items",
     ],
 )
 def test_read_only_sqlite_refuses_writes_hidden_behind_a_query(db_file, statement):
@@ -81,6 +80,30 @@ def test_read_only_sqlite_refuses_writes_hidden_behind_a_query(db_file, statemen
     db = SQLDatabase.from_uri(f"sqlite:///{db_file}", read_only=True)
     assert db.run_no_throw(statement).startswith("Error: (sqlite3.")
     assert rows(db_file) == [(1, "pen", 1.5), (2, "ink", 4.0)]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "SELECT 1; DELETE FROM items",
+        "SELECT 1; COMMIT; DROP TABLE items",
+        "VALUES (1);\nDROP TABLE items;",
+        "SELECT 1 /* ; */",
+        "SELECT name FROM items WHERE name = 'a;b'",
+    ],
+)
+def test_read_only_refuses_a_semicolon_inside_a_query(db_file, statement):
+    """Several statements in one string are refused before they reach the database, on
+    every dialect: psycopg2 (PostgreSQL) runs them all, and a COMMIT among them would end
+    the transaction read_only rolls back. A ';' in a comment or string is refused too."""
+    db = SQLDatabase.from_uri(f"sqlite:///{db_file}", read_only=True)
+    with pytest.raises(SQLReadOnlyError, match="one statement at a time, with no ';' inside"):
+        db.run(statement)
+    assert db.run_no_throw(sqlalchemy.text(statement)).startswith(
+        "Error: this SQLDatabase is read-only"
+    )
+    assert rows(db_file) == [(1, "pen", 1.5), (2, "ink", 4.0)]
+    assert db.run("SELECT id FROM items ORDER BY id;\n ") == "[(1,), (2,)]"
 
 
 def test_read_only_still_answers_queries(db_file):
