@@ -64,12 +64,10 @@ def _shorten(value: Any, length: int) -> Any:
 
 def _first_word(statement: str) -> str:
     """The statement's first word, lower-cased, past leading comments and whitespace."""
-    rest, position = statement, 0
-    while match := _COMMENT.match(rest, position):
-        if match.end() == position:
-            break
+    position = 0
+    while match := _COMMENT.match(statement, position):  # never empty: "--" or "/*" needed
         position = match.end()
-    rest = rest[position:].lstrip()
+    rest = statement[position:].lstrip()
     if rest.startswith("("):
         return "("
     word = re.match(r"[A-Za-z]+", rest)
