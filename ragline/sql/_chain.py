@@ -20,7 +20,7 @@ from ragline.core import (
     RunnablePassthrough,
     StrOutputParser,
 )
-from ragline.sql._database import SQLDatabase
+from ragline.sql._database import _COMMENT_DIALECTS, SQLDatabase
 
 __all__ = ["SQL_PROMPTS", "SQL_QUERY_PROMPT", "create_sql_query_chain"]
 
@@ -132,7 +132,7 @@ def create_sql_query_chain(
         prompt = prompt.partial(dialect=db.dialect)
     table_options: dict[str, Any] = {}
     if get_col_comments:
-        if db.dialect not in ("postgresql", "mysql", "oracle"):
+        if db.dialect not in _COMMENT_DIALECTS:
             raise InvalidInputError(
                 "get_col_comments=True is only supported for dialects 'postgresql', 'mysql', "
                 f"and 'oracle'. Received dialect: {db.dialect}"

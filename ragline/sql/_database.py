@@ -31,7 +31,7 @@ _FETCH_MODES = ("all", "one", "cursor")
 # The first words of statements that only read (a parenthesised query starts with "(").
 _QUERY_WORDS = ("select", "with", "values", "(")
 _COMMENT = re.compile(r"\s*(--[^\n]*(\n|$)|/\*.*?\*/)", re.DOTALL)
-# Column comments are read only where the dialect stores them.
+# The dialects whose column comments create_sql_query_chain(get_col_comments=True) shows.
 _COMMENT_DIALECTS = ("postgresql", "mysql", "oracle")
 # How a dialect is told which schema unqualified names are in.
 _SCHEMA_STATEMENTS = {
