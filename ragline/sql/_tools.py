@@ -32,21 +32,26 @@ def _one_string(schema_name: str, argument: str, description: str, **extra: Any)
     )
 
 
-def _check_db(tool: Any) -> None:
-    if not isinstance(tool.db, SQLDatabase):
-        raise InvalidInputError(
-            f"{type(tool).__name__} needs db=SQLDatabase(...), got {type(tool.db).__name__}"
-        )
+class _SQLDatabaseTool(BaseTool):
+    """A tool over one :class:`SQLDatabase` (the ``db`` field, checked when made)."""
+
+    db: SQLDatabase
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not isinstance(self.db, SQLDatabase):
+            raise InvalidInputError(
+                f"{type(self).__name__} needs db=SQLDatabase(...), got {type(self.db).__name__}"
+            )
 
 
-class QuerySQLDatabaseTool(BaseTool):
+class QuerySQLDatabaseTool(_SQLDatabaseTool):
     """Runs the model's SQL query and returns the rows as text, or the error as text.
 
     Fields: ``db`` (the :class:`SQLDatabase`); a read-only database refuses statements
     other than queries, and the refusal is the tool's output, for the model to correct.
     """
 
-    db: SQLDatabase
     name: str = "sql_db_query"
     description: str = (
         "Runs one SQL query on the database and returns the rows it gives. A query that "
@@ -56,10 +61,6 @@ class QuerySQLDatabaseTool(BaseTool):
         "_QuerySQLDatabaseToolInput", "query", "The SQL query to run.", type="string"
     )
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_db(self)
-
     def _run(self, query: str) -> Any:
         return self.db.run_no_throw(query)
 
@@ -68,10 +69,9 @@ class QuerySQLDataBaseTool(QuerySQLDatabaseTool):
     """LangChain's older spelling of :class:`QuerySQLDatabaseTool`; the same tool."""
 
 
-class InfoSQLDatabaseTool(BaseTool):
+class InfoSQLDatabaseTool(_SQLDatabaseTool):
     """Returns the definitions and sample rows of the tables named, comma-separated."""
 
-    db: SQLDatabase
     name: str = "sql_db_schema"
     description: str = "Shows the columns and a few rows of the SQL tables named."
     args_schema: Any = _one_string(
@@ -81,18 +81,13 @@ class InfoSQLDatabaseTool(BaseTool):
         type="string",
     )
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_db(self)
-
     def _run(self, table_names: str) -> str:
         return self.db.get_table_info_no_throw([name.strip() for name in table_names.split(",")])
 
 
-class ListSQLDatabaseTool(BaseTool):
+class ListSQLDatabaseTool(_SQLDatabaseTool):
     """Returns the database's usable table names, comma-separated."""
 
-    db: SQLDatabase
     name: str = "sql_db_list_tables"
     description: str = "Lists the database's tables, separated by commas. Takes an empty string."
     args_schema: Any = _one_string(
@@ -102,10 +97,6 @@ class ListSQLDatabaseTool(BaseTool):
         default="",
         type="string",
     )
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        _check_db(self)
 
     def _run(self, tool_input: str = "") -> str:
         return ", ".join(self.db.get_usable_table_names())
@@ -126,7 +117,7 @@ nothing else.
 The checked query: """
 
 
-class QuerySQLCheckerTool(BaseTool):
+class QuerySQLCheckerTool(_SQLDatabaseTool):
     """Asks a model to check (and correct) a SQL query before it runs.
 
     Fields: ``db``, ``llm`` (any language model); ``template`` (the check's prompt,
@@ -135,7 +126,6 @@ class QuerySQLCheckerTool(BaseTool):
     ``query``, as LangChain's).
     """
 
-    db: SQLDatabase
     llm: Any = None
     llm_chain: Any = None
     template: str = QUERY_CHECKER_TEMPLATE
@@ -150,7 +140,6 @@ class QuerySQLCheckerTool(BaseTool):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _check_db(self)
         if self.llm_chain is None:
             if self.llm is None:
                 raise InvalidInputError("QuerySQLCheckerTool needs llm= (or llm_chain=)")
