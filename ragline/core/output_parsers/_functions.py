@@ -64,12 +64,21 @@ def _no_call(parser: Any, message: BaseMessage) -> OutputParserException:
     )
 
 
-class _Shown:
+class _FunctionCallParser:
+    """What the parsers share: LangChain's repr, and text refused (they read a message)."""
+
     def __repr__(self) -> str:
         return fields_repr(self)
 
+    def parse(self, text: str) -> Any:
+        raise OutputParserException(
+            f"{type(self).__name__} reads a chat model's function call; it was given text "
+            f"({text[:40]!r}); give it the AI message",
+            llm_output=text,
+        )
 
-class OutputFunctionsParser(_Shown, BaseOutputParser[Any]):
+
+class OutputFunctionsParser(_FunctionCallParser, BaseOutputParser[Any]):
     """The function call of a model's reply: its ``arguments`` text, or with
     ``args_only=False`` the whole ``{"name", "arguments"}`` dict (a copy).
 
@@ -79,13 +88,6 @@ class OutputFunctionsParser(_Shown, BaseOutputParser[Any]):
     """
 
     args_only: bool = True
-
-    def parse(self, text: str) -> Any:
-        raise OutputParserException(
-            f"{type(self).__name__} reads a chat model's function call; it was given text "
-            f"({text[:40]!r}); give it the AI message",
-            llm_output=text,
-        )
 
     def _parse_output(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -97,7 +99,7 @@ class OutputFunctionsParser(_Shown, BaseOutputParser[Any]):
         return call["arguments"] if self.args_only else call
 
 
-class JsonOutputFunctionsParser(_Shown, BaseTransformOutputParser[Any]):
+class JsonOutputFunctionsParser(_FunctionCallParser, BaseTransformOutputParser[Any]):
     """The function call's arguments parsed from JSON (``args_only=False``: the call with
     its ``arguments`` parsed). Streamed, each more complete object is yielded as the
     arguments arrive.
@@ -117,13 +119,6 @@ class JsonOutputFunctionsParser(_Shown, BaseTransformOutputParser[Any]):
     @property
     def _type(self) -> str:
         return "json_functions"
-
-    def parse(self, text: str) -> Any:
-        raise OutputParserException(
-            f"{type(self).__name__} reads a chat model's function call; it was given text "
-            f"({text[:40]!r}); give it the AI message",
-            llm_output=text,
-        )
 
     def _parse_output(self, value: Any) -> Any:
         if isinstance(value, str):
