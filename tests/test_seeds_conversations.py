@@ -329,7 +329,7 @@ def test_seed_000_llm_chain_written_as_a_chain_subclass() -> None:
 
         # ---
 
-    llm = FakeListLLM(responses=["Bonjour. Au revoir."])
+    llm = FakeListLLM(responses=["Bonjour"])
     chain = SeedLLMChain(llm=llm, prompt=PromptTemplate.from_template("Translate: {text}"))
     collector, texts = RunCollectorCallbackHandler(), []
 

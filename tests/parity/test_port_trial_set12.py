@@ -230,3 +230,20 @@ def test_refine_prompt_without_existing_answer_runs_as_langchains() -> None:
             rl_chains, rl_core.PromptTemplate, rl_core.FakeListLLM
         )
     assert actual == expected
+
+
+# ---- extra item: the list fakes and stop words ---------------------------------------
+def _fakes_with_stop(llm_class: Any, chat_class: Any) -> Any:
+    llm = llm_class(responses=["Action: x\nObservation: y"])
+    chat = chat_class(responses=["ab\ncd"])
+    return (
+        llm.invoke("q", stop=["\nObservation"]),
+        llm.bind(stop=["x"]).invoke("q"),
+        chat.invoke("q", stop=["\n"]).content,
+        "".join(c.content for c in chat.stream("q", stop=["\n"])),
+    )
+
+
+def test_list_fakes_answer_whole_despite_stop_words_as_langchains() -> None:
+    expected = _fakes_with_stop(LCFakeListLLM, LCFakeListChatModel)
+    assert _fakes_with_stop(rl_core.FakeListLLM, rl_core.FakeListChatModel) == expected
