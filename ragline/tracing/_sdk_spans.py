@@ -155,11 +155,10 @@ class SdkSpans:
         fields = set(vars(self._probe_span()))
         if fields != _SPAN_FIELDS:
             raise TypeError(f"an SDK span's fields differ: {sorted(fields ^ _SPAN_FIELDS)}")
-        self._processors: tuple[Any, ...] | None = None
-        self._starting: tuple[Any, ...] = ()
-        self._ending: tuple[Any, ...] = ()
-        self._finishing: tuple[Any, ...] = ()
-        self._listen_processors()
+        # (the processors, those whose on_start / _on_ending do something, what ends a
+        # span in each): one tuple, replaced whole, so a thread never reads one field of
+        # a new set with another of the old one
+        self._listening: tuple[tuple[Any, ...], ...] = self._listen_processors()
 
     def _probe_span(self) -> Any:
         """A span made as ``Tracer.start_span`` makes one, never started (so no processor
@@ -178,13 +177,13 @@ class SdkSpans:
             record_end_metrics=self._end_metrics,
         )
 
-    def _listen_processors(self) -> None:
+    def _listen_processors(self) -> tuple[tuple[Any, ...], ...]:
         """Which processors' ``on_start`` / ``_on_ending`` / ``on_end`` do something
-        (recomputed when the provider's processors change)."""
+        (recomputed when the provider's processors change); sets and returns
+        ``_listening``."""
         processors = self._processor._span_processors
-        self._processors = processors
-        self._starting = tuple(p for p in processors if not _does_nothing(p.on_start))
-        self._ending = tuple(p for p in processors if not _does_nothing(p._on_ending))
+        starting = tuple(p for p in processors if not _does_nothing(p.on_start))
+        ending = tuple(p for p in processors if not _does_nothing(p._on_ending))
         # what ends a span in each processor: its on_end, or for a batch processor (its
         # on_end not overridden) the queue's emit, which that on_end calls for a sampled
         # span (every span this path makes is sampled): three property reads fewer
@@ -201,7 +200,8 @@ class SdkSpans:
                 finishing.append(processor._batch_processor.emit)
             else:
                 finishing.append(processor.on_end)
-        self._finishing = tuple(finishing)
+        self._listening = (processors, starting, ending, tuple(finishing))
+        return self._listening
 
     def start(self, name: str, kind: Any, attributes: dict[str, Any], parent: Any) -> Any:
         """Start a span named ``name`` as ``tracer.start_span(name, context, kind,
@@ -222,8 +222,9 @@ class SdkSpans:
         for key, value in attributes.items():
             if type(value) not in _PLAIN or type(key) is not str or not key:
                 return self._public_start(name, kind, attributes, parent)
-        if self._processor._span_processors is not self._processors:
-            self._listen_processors()
+        listening = self._listening
+        if self._processor._span_processors is not listening[0]:
+            listening = self._listen_processors()
         # the parent's span context, as get_current_span(context).get_span_context()
         parent_context: Any
         if parent is None:
@@ -310,9 +311,9 @@ class SdkSpans:
         span._lock = Lock()
         span._record_end_metrics = self._end_metrics
         span._start_time = time_ns()  # Span.start
-        if self._starting:
+        if listening[1]:
             context_given = None if parent is None else self._set_in_context(parent)
-            for processor in self._starting:
+            for processor in listening[1]:
                 processor.on_start(span, parent_context=context_given)
         return span
 
@@ -326,10 +327,11 @@ class SdkSpans:
 
     def end(self, span: Any, attributes: Mapping[str, Any] | None = None) -> None:
         """``span.set_attributes(attributes)`` (when given), then ``span.end()``."""
+        listening = self._listening
         if (
             type(span) is not self._sdk_span
             or span._span_processor is not self._processor
-            or self._processor._span_processors is not self._processors
+            or self._processor._span_processors is not listening[0]
             or span._record_end_metrics is not self._end_metrics
         ):
             if attributes:
@@ -371,7 +373,7 @@ class SdkSpans:
                 span.set_attributes(attributes)
             span.end()
             return
-        for processor in self._ending:
+        for processor in listening[2]:
             processor._on_ending(span)
         # Span._readable_span
         readable = object.__new__(self._readable)
@@ -388,7 +390,7 @@ class SdkSpans:
         readable._links = span._links
         readable._resource = span._resource
         readable._status = span._status
-        for finish in self._finishing:
+        for finish in listening[3]:
             finish(readable)
 
 

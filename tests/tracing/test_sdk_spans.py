@@ -5,6 +5,7 @@ direct one cannot know the outcome."""
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
@@ -372,3 +373,54 @@ def test_a_batch_processor_gets_the_same_spans_and_an_own_on_end_is_called() -> 
         assert len(got) == len(want) == 13
         for a, b in zip(got, want, strict=True):
             same_span(a, b)
+
+
+class Slow(Recorder):
+    """A recorder whose ``on_start`` is slow to look up in one thread (``blocker``): a
+    processor being listened to in one thread while another starts and ends a span."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocker: threading.Thread | None = None
+        self.entered, self.go = threading.Event(), threading.Event()
+
+    @property  # type: ignore[override]
+    def on_start(self) -> Any:
+        if threading.current_thread() is self.blocker and not self.go.is_set():
+            self.entered.set()
+            assert self.go.wait(10)
+        return super().on_start
+
+
+@pytest.mark.parametrize("direct", [True, False], ids=["direct", "public"])
+def test_a_processor_added_is_called_for_a_span_started_in_another_thread_meanwhile(
+    direct: bool,
+) -> None:
+    provider = TracerProvider()
+    provider.add_span_processor(Recorder())
+    tracer = provider.get_tracer("x")
+    spans = sdk_spans(tracer)
+    assert spans is not None
+
+    def span(name: str) -> None:
+        if direct:
+            spans.end(spans.start(name, trace.SpanKind.INTERNAL, {"k": 1}, None))
+        else:
+            tracer.start_span(name, kind=trace.SpanKind.INTERNAL, attributes={"k": 1}).end()
+
+    span("before")
+    slow = Slow()
+    provider.add_span_processor(slow)
+    slow.blocker = threading.Thread(target=span, args=("first",))
+    slow.blocker.start()
+    try:
+        assert slow.entered.wait(10)  # the other thread is at the new processor's on_start
+        span("second")  # started after add_span_processor returned: the processor sees it
+    finally:
+        slow.go.set()
+        slow.blocker.join(10)
+    assert sorted((c[0], c[2]) for c in slow.calls) == [
+        ("_on_ending", "first"), ("_on_ending", "second"),
+        ("on_end", "first"), ("on_end", "second"),
+        ("on_start", "first"), ("on_start", "second"),
+    ]  # fmt: skip
