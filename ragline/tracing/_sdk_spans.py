@@ -141,7 +141,6 @@ class SdkSpans:
         self._sdk_span, self._readable = sdk._Span, sdk.ReadableSpan
         self._attributes_type, self._list_type = BoundedAttributes, BoundedList
         self._span_context = SpanContext
-        self._getrandbits = random.getrandbits
         self._sampled = TraceFlags(TraceFlags.SAMPLED)
         self._sampled_random = TraceFlags(TraceFlags.SAMPLED | TraceFlags.RANDOM_TRACE_ID)
         self._end_metrics = _tracer_metrics.noop
@@ -242,7 +241,8 @@ class SdkSpans:
             parent_context = parent._context
         else:
             parent_context = parent.get_span_context()
-        getrandbits = self._getrandbits
+        # RandomIdGenerator's draws: random.getrandbits looked up per span, as it does
+        getrandbits = random.getrandbits
         if parent_context is None:
             is_root = True
         elif type(parent_context) is not self._span_context:

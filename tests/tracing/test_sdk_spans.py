@@ -424,3 +424,20 @@ def test_a_processor_added_is_called_for_a_span_started_in_another_thread_meanwh
         ("on_end", "first"), ("on_end", "second"),
         ("on_start", "first"), ("on_start", "second"),
     ]  # fmt: skip
+
+
+def test_ids_come_from_random_getrandbits_as_it_is_at_each_span(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def play(provider: Any) -> None:
+        drawn = iter(range(1, 1000))  # the SDK's id generator reads random.getrandbits
+        monkeypatch.setattr(random, "getrandbits", lambda bits: next(drawn))  # per id
+        try:
+            scenario(provider)
+        finally:
+            monkeypatch.undo()
+
+    direct = run(True, play)
+    first = direct.exporter.get_finished_spans()[0].context  # from_texts' embedding
+    assert (first.trace_id, first.span_id) == (1, 2)
+    compare(direct, run(False, play))
