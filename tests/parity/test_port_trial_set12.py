@@ -247,3 +247,35 @@ def _fakes_with_stop(llm_class: Any, chat_class: Any) -> Any:
 def test_list_fakes_answer_whole_despite_stop_words_as_langchains() -> None:
     expected = _fakes_with_stop(LCFakeListLLM, LCFakeListChatModel)
     assert _fakes_with_stop(rl_core.FakeListLLM, rl_core.FakeListChatModel) == expected
+
+
+# ---- extra item: on_tool_start's name keyword ------------------------------------------
+def _tool_start_names(tool_decorator: Any, handler_base: type) -> Any:
+    import asyncio
+
+    seen: list[Any] = []
+
+    class Recorder(handler_base):  # type: ignore[misc, valid-type]
+        def on_tool_start(self, serialized: Any, input_str: str, **kwargs: Any) -> None:
+            seen.append((serialized["name"], "name" in kwargs, kwargs.get("name")))
+
+    @tool_decorator
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    add.invoke({"a": 1, "b": 2}, config={"callbacks": [Recorder()]})
+    add.invoke({"a": 1, "b": 2}, config={"callbacks": [Recorder()], "run_name": "adder"})
+    asyncio.run(add.ainvoke({"a": 1, "b": 2}, config={"callbacks": [Recorder()]}))
+    add.run({"a": 1, "b": 2}, callbacks=[Recorder()])
+    return seen
+
+
+def test_on_tool_start_name_is_the_run_name_as_langchains() -> None:
+    from langchain_core.callbacks import BaseCallbackHandler as LCBaseCallbackHandler
+    from langchain_core.tools import tool as lc_tool
+
+    from ragline.tools import tool as rl_tool
+
+    expected = _tool_start_names(lc_tool, LCBaseCallbackHandler)
+    assert _tool_start_names(rl_tool, rl_core.BaseCallbackHandler) == expected

@@ -760,19 +760,21 @@ class CallbackManager:
         input_str: str,
         run_id: UUID | None = None,
         *,
-        name: str | None = None,
+        name: Any = _NOT_GIVEN,
         inputs: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> CallbackManagerForToolRun:
-        """Start a tool run (``inputs``: the tool's arguments as a dict, when it has them)."""
+        """Start a tool run (``inputs``: the tool's arguments as a dict, when it has them;
+        ``name``: the run name, ``None`` given reaching handlers as ``name=None``, as
+        LangChain's tools report a run without a run name)."""
         return self._start(  # type: ignore[no-any-return]
             CallbackManagerForToolRun,
             "on_tool_start",
             serialized,
             input_str,
-            name,
+            None if name is _NOT_GIVEN else name,
             run_id,
-            {"inputs": inputs, **kwargs},
+            _tool_start_extra(name, inputs, kwargs),
         )
 
     def on_custom_event(self, name: str, data: Any, run_id: UUID | None = None) -> None:
@@ -895,7 +897,7 @@ class CallbackManager:
         input_str: str,
         run_id: UUID | None = None,
         *,
-        name: str | None = None,
+        name: Any = _NOT_GIVEN,
         inputs: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> AsyncCallbackManagerForToolRun:
@@ -905,9 +907,9 @@ class CallbackManager:
             "on_tool_start",
             serialized,
             input_str,
-            name,
+            None if name is _NOT_GIVEN else name,
             run_id,
-            {"inputs": inputs, **kwargs},
+            _tool_start_extra(name, inputs, kwargs),
         )
 
 
@@ -930,6 +932,15 @@ _OWN_RUN: Any = _OwnRun()
 # LangChain's runnables pass (its prompts and models pass their serialized form, for
 # which ragline's give ``{"name": run name}``: ``_OWN_RUN``)
 _OWN_CHAIN_RUN: Any = _OwnRun()
+
+
+def _tool_start_extra(name: Any, inputs: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A tool start's keywords: ``name=None`` kept when given (LangChain's tools pass
+    their run name, ``None`` without one; a run name reaches handlers through
+    ``_start_arguments``)."""
+    if name is None:
+        return {"name": None, "inputs": inputs, **kwargs}
+    return {"inputs": inputs, **kwargs}
 
 
 def _start_arguments(

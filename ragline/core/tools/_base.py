@@ -407,7 +407,9 @@ class BaseTool(Fields, Runnable[Any, Any]):
             manager.add_handler(StdOutCallbackHandler(), inherit=False)
         inputs = dict(tool_input) if isinstance(tool_input, Mapping) else None
         start = {
-            "name": run_name or config.get("run_name") or self.name,
+            # the run name, None without one: handlers see LangChain's name=None, and
+            # the run takes the tool's name from serialized
+            "name": run_name or config.get("run_name"),
             "run_id": run_id,
             "inputs": inputs,
             "color": start_color,
