@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragline.agents._output_parsers import (
+    ConvoOutputParser,
     JSONAgentOutputParser,
     MRKLOutputParser,
     ToolsAgentOutputParser,
@@ -48,6 +49,7 @@ __all__ = [
     "Agent",
     "BaseMultiActionAgent",
     "BaseSingleActionAgent",
+    "ConversationalAgent",
     "ConversationalChatAgent",
     "RunnableAgent",
     "RunnableMultiActionAgent",
@@ -469,6 +471,17 @@ class ZeroShotAgent(Agent):
                 )
 
 
+def _single_input_tools(agent: str, tools: Sequence[BaseTool]) -> None:
+    """Refuse a tool with several arguments (the conversational agents call a tool with
+    one text input)."""
+    for tool in tools:
+        if len(tool.get_input_schema().properties) > 1:
+            raise InvalidInputError(
+                f"{agent} does not support multi-input tool {tool.name!r}; use a "
+                "tool-calling agent (create_tool_calling_agent) for it"
+            )
+
+
 # ragline's own wording for the chat-conversational agent's default prompt (LangChain's
 # is not copied): the tools, the JSON reply format, the user's message; each tool
 # result comes back as a user message asking for the next JSON reply.
@@ -530,12 +543,7 @@ class ConversationalChatAgent(Agent):
 
     @classmethod
     def _validate_tools(cls, tools: Sequence[BaseTool]) -> None:
-        for tool in tools:
-            if len(tool.get_input_schema().properties) > 1:
-                raise InvalidInputError(
-                    f"{cls.__name__} does not support multi-input tool {tool.name!r}; use a "
-                    "tool-calling agent (create_tool_calling_agent) for it"
-                )
+        _single_input_tools(cls.__name__, tools)
 
     def _construct_scratchpad(self, intermediate_steps: Steps) -> list[BaseMessage]:  # type: ignore[override]
         thoughts: list[BaseMessage] = []
@@ -593,3 +601,114 @@ class ConversationalChatAgent(Agent):
                                    human_message=human_message)  # fmt: skip
         return cls(llm=llm, prompt=prompt, allowed_tools=[tool.name for tool in tools],
                    output_parser=output_parser, **kwargs)  # fmt: skip
+
+
+# ragline's own wording for the text conversational agent's default prompt (LangChain's
+# is not copied); the reply protocol is LangChain's: "Action:" / "Action Input:" lines to
+# call a tool, "<ai_prefix>: <reply>" to answer.
+CONVERSATION_PREFIX = (
+    "You are an assistant talking with a user. You can answer from what you know, and you "
+    "can use these tools:"
+)
+CONVERSATION_FORMAT_INSTRUCTIONS = """To use a tool, write:
+
+```
+Thought: Do I need to use a tool? Yes
+Action: the tool's name, one of [{tool_names}]
+Action Input: the tool's input
+Observation: the tool's result
+```
+
+To reply to the {human_prefix} without a tool, write:
+
+```
+Thought: Do I need to use a tool? No
+{ai_prefix}: your reply
+```"""
+CONVERSATION_SUFFIX = """The conversation so far:
+{chat_history}
+
+New message: {input}
+{agent_scratchpad}"""
+
+
+class ConversationalAgent(Agent):
+    """The text conversational ReAct agent (``initialize_agent(agent=
+    "conversational-react-description")``): one text prompt with the conversation so far
+    (``chat_history``, a memory's string buffer), the tools as ``> name: description``
+    lines; the model calls a tool with ``Action:`` / ``Action Input:`` lines or answers
+    with ``<ai_prefix>: <reply>`` (:class:`ConvoOutputParser`). Single-input tools.
+
+    Example:
+        >>> from ragline.core import FakeListLLM
+        >>> llm = FakeListLLM(responses=["Do I need to use a tool? No\\nAI: hello"])
+        >>> agent = ConversationalAgent.from_llm_and_tools(llm, [])
+        >>> agent.plan([], input="hi", chat_history="").return_values
+        {'output': 'hello'}
+    """
+
+    ai_prefix: str = "AI"
+
+    @property
+    def observation_prefix(self) -> str:
+        return "Observation: "
+
+    @property
+    def llm_prefix(self) -> str:
+        return "Thought:"
+
+    def _get_default_output_parser(self) -> Any:  # type: ignore[override]
+        return ConvoOutputParser(ai_prefix=self.ai_prefix)
+
+    @classmethod
+    def _validate_tools(cls, tools: Sequence[BaseTool]) -> None:
+        _single_input_tools(cls.__name__, tools)
+
+    @classmethod
+    def create_prompt(  # type: ignore[override]
+        cls,
+        tools: Sequence[BaseTool],
+        prefix: str = CONVERSATION_PREFIX,
+        suffix: str = CONVERSATION_SUFFIX,
+        format_instructions: str = CONVERSATION_FORMAT_INSTRUCTIONS,
+        ai_prefix: str = "AI",
+        human_prefix: str = "Human",
+        input_variables: list[str] | None = None,
+    ) -> PromptTemplate:
+        """The prompt: ``prefix``, one ``> name: description`` line per tool, the format
+        instructions (tool names and prefixes filled in), ``suffix``."""
+        tool_strings = "\n".join(f"> {tool.name}: {tool.description}" for tool in tools)
+        instructions = format_instructions.format(
+            tool_names=", ".join(tool.name for tool in tools),
+            ai_prefix=ai_prefix,
+            human_prefix=human_prefix,
+        )
+        template = f"{prefix}\n\n{tool_strings}\n\n{instructions}\n\n{suffix}"
+        variables = input_variables or ["input", "chat_history", "agent_scratchpad"]
+        return PromptTemplate(template, input_variables=variables)
+
+    @classmethod
+    def from_llm_and_tools(  # type: ignore[override]
+        cls,
+        llm: Any,
+        tools: Sequence[BaseTool],
+        callback_manager: Any = None,
+        output_parser: Any = None,
+        prefix: str = CONVERSATION_PREFIX,
+        suffix: str = CONVERSATION_SUFFIX,
+        format_instructions: str = CONVERSATION_FORMAT_INSTRUCTIONS,
+        ai_prefix: str = "AI",
+        human_prefix: str = "Human",
+        input_variables: list[str] | None = None,
+        **kwargs: Any,
+    ) -> ConversationalAgent:
+        """Build the agent with its default prompt (the keywords replace its parts, as
+        in LangChain's ``agent_kwargs``); ``ai_prefix`` is also what ends a run."""
+        cls._validate_tools(tools)
+        prompt = cls.create_prompt(tools, prefix=prefix, suffix=suffix,
+                                   format_instructions=format_instructions,
+                                   ai_prefix=ai_prefix, human_prefix=human_prefix,
+                                   input_variables=input_variables)  # fmt: skip
+        parser = output_parser or ConvoOutputParser(ai_prefix=ai_prefix)
+        return cls(llm=llm, prompt=prompt, allowed_tools=[tool.name for tool in tools],
+                   output_parser=parser, ai_prefix=ai_prefix, **kwargs)  # fmt: skip

@@ -6,7 +6,12 @@ import enum
 from collections.abc import Sequence
 from typing import Any
 
-from ragline.agents._agent import ConversationalChatAgent, ZeroShotAgent, runnable_agent
+from ragline.agents._agent import (
+    ConversationalAgent,
+    ConversationalChatAgent,
+    ZeroShotAgent,
+    runnable_agent,
+)
 from ragline.agents._executor import AgentExecutor
 from ragline.core import (
     BaseTool,
@@ -36,6 +41,7 @@ class AgentType(str, enum.Enum):
 _SUPPORTED = (
     AgentType.ZERO_SHOT_REACT_DESCRIPTION,
     AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION,
+    AgentType.CONVERSATIONAL_REACT_DESCRIPTION,
     AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION,
     AgentType.OPENAI_FUNCTIONS,
     AgentType.OPENAI_MULTI_FUNCTIONS,
@@ -67,7 +73,10 @@ def initialize_agent(
         llm: the model.
         agent: ``"zero-shot-react-description"`` (the default; also
             ``"chat-zero-shot-react-description"``): ReAct text with the tools listed in
-            the prompt; ``"chat-conversational-react-description"``: JSON replies with
+            the prompt; ``"conversational-react-description"``: ReAct text with the
+            memory's ``chat_history`` and ``AI: <reply>`` answers
+            (:class:`ConversationalAgent`); ``"chat-conversational-react-description"``:
+            JSON replies with
             the memory's ``chat_history`` in the prompt (:class:`ConversationalChatAgent`);
             ``"openai-functions"`` / ``"openai-multi-functions"``: native tool calls
             (``create_tool_calling_agent``).
@@ -110,14 +119,16 @@ def initialize_agent(
         agent.input_keys_arg, agent.return_keys_arg = ["input"], ["output"]
         return AgentExecutor(agent=agent, tools=tools, callbacks=callback_manager,
                              tags=list(tags) if tags else None, **kwargs)  # fmt: skip
-    agent_class = (
-        ConversationalChatAgent
-        if kind is AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION
-        else ZeroShotAgent
-    )
+    agent_class = _AGENT_CLASSES.get(kind, ZeroShotAgent)
     agent_object = agent_class.from_llm_and_tools(llm, tools, **options)
     return AgentExecutor(agent=agent_object, tools=tools, callbacks=callback_manager,
                          tags=[*(tags or []), kind.value], **kwargs)  # fmt: skip
+
+
+_AGENT_CLASSES: dict[AgentType, type[Any]] = {
+    AgentType.CONVERSATIONAL_REACT_DESCRIPTION: ConversationalAgent,
+    AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION: ConversationalChatAgent,
+}
 
 
 def _agent_type(agent: AgentType | str | None) -> AgentType:

@@ -24,6 +24,7 @@ from ragline.core._partial_json import parse_json_markdown
 
 __all__ = [
     "FINAL_ANSWER_ACTION",
+    "ConvoOutputParser",
     "JSONAgentOutputParser",
     "MRKLOutputParser",
     "OpenAIFunctionsAgentOutputParser",
@@ -134,6 +135,37 @@ class ReActSingleInputOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
         from ragline.agents._prompts import FORMAT_INSTRUCTIONS
 
         return FORMAT_INSTRUCTIONS
+
+
+_CONVO_ACTION = re.compile(r"Action: (.*?)\n*Action Input: (.*)", re.DOTALL)
+
+
+class ConvoOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
+    """The text conversational agent's parser: a reply holding ``<ai_prefix>:`` ends the
+    run with what follows its last occurrence; otherwise ``Action: <tool>`` then
+    ``Action Input: <text>`` (quotes and spaces around the input dropped) calls a tool.
+
+    Raises (from ``parse``):
+        OutputParserException: neither form.
+
+    Example:
+        >>> ConvoOutputParser().parse("Do I need to use a tool? No\\nAI: Hello!").return_values
+        {'output': 'Hello!'}
+        >>> ConvoOutputParser().parse("Action: search\\nAction Input: etna").tool_input
+        'etna'
+    """
+
+    ai_prefix: str = "AI"
+
+    def parse(self, text: str) -> AgentAction | AgentFinish:
+        marker = f"{self.ai_prefix}:"
+        if marker in text:
+            return AgentFinish({"output": text.rsplit(marker, maxsplit=1)[-1].strip()}, text)
+        match = _CONVO_ACTION.search(text)
+        if match is None:
+            raise OutputParserException(f"Could not parse LLM output: `{text}`")
+        tool_input = match.group(2).strip(" ").strip('"')
+        return AgentAction(match.group(1).strip(), tool_input, text)
 
 
 class MRKLOutputParser(ReActSingleInputOutputParser):

@@ -19,8 +19,8 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents": {
         "ragline.agents": (
             "Agent AgentExecutor AgentExecutorIterator AgentType BaseMultiActionAgent "
-            "BaseSingleActionAgent ConversationalChatAgent ZeroShotAgent "
-            "create_json_chat_agent create_openai_functions_agent "
+            "BaseSingleActionAgent ConversationalAgent ConversationalChatAgent "
+            "ZeroShotAgent create_json_chat_agent create_openai_functions_agent "
             "create_openai_tools_agent create_react_agent create_structured_chat_agent "
             "create_tool_calling_agent create_xml_agent initialize_agent"
         ),
@@ -51,6 +51,12 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.agents.agent_types": {
         "ragline.agents": "AgentType",
+    },
+    "langchain_classic.agents.conversational.base": {
+        "ragline.agents": "ConversationalAgent",
+    },
+    "langchain_classic.agents.conversational.output_parser": {
+        "ragline.agents": "ConvoOutputParser",
     },
     "langchain_classic.agents.conversational_chat.base": {
         "ragline.agents": "ConversationalChatAgent",

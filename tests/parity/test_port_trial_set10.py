@@ -14,7 +14,11 @@ from langchain_classic.chains.base import Chain as LCChain
 
 from ragline.chains import Chain
 
-COVERS = {"agents.ConversationalChatAgent"}
+COVERS = {
+    "agents.ConversationalAgent",
+    "agents.ConversationalChatAgent",
+    "agents.ConvoOutputParser",
+}
 
 
 def _chain_classes(base: type) -> dict[str, type]:
@@ -317,3 +321,65 @@ def test_retrieval_qa_takes_the_query_as_a_plain_string_as_langchains() -> None:
     assert expected[1:3] == ["Summarize the key findings", "a1"]
     got = _retrieval_qa_view(rl_chains, rl_core, rl_stores, rl_embeddings, rl_core)
     assert got == expected
+
+
+def _text_conversational_run(
+    agents: Any, memory_mod: Any, models: Any, agent: Any, agent_kwargs: dict[str, Any]
+) -> list[Any]:
+    """initialize_agent(tools, llm, agent=CONVERSATIONAL_REACT_DESCRIPTION, memory=
+    ConversationBufferMemory(memory_key="chat_history"), verbose=True): the text form
+    ("Do I need to use a tool? ...", "AI: ..."), a direct answer then a tool call."""
+    prefix = agent_kwargs.get("ai_prefix", "AI")
+    tool = agents.Tool(
+        name="Warranty",
+        func=lambda q: f"{q}: two years",
+        description="useful for warranty questions",
+    )
+    llm = models.FakeListLLM(
+        responses=[
+            f"Thought: Do I need to use a tool? No\n{prefix}: Hello Sam!",
+            'Thought: Do I need to use a tool? Yes\nAction: Warranty\nAction Input: "laptop"',
+            f"Do I need to use a tool? No\n{prefix}: The laptop has two years.",
+        ]
+    )
+    memory = memory_mod.ConversationBufferMemory(memory_key="chat_history")
+    executor = agents.initialize_agent(
+        [tool], llm, agent=agent, verbose=True, memory=memory, agent_kwargs=agent_kwargs
+    )
+    seen: list[Any] = [type(executor.agent).__name__, executor.agent.ai_prefix]
+    seen.append(executor.run(input="Hi, I am Sam"))
+    out = executor.invoke({"input": "How long is the laptop warranty?"})
+    seen += [sorted(out), out["output"], memory.buffer]
+    parser = executor.agent.output_parser
+    seen.append(type(parser).__name__)
+    try:
+        parser.parse("no format at all")
+    except Exception as err:
+        seen.append(type(err).__name__)
+    return seen
+
+
+@pytest.mark.parametrize("agent_kwargs", [{}, {"ai_prefix": "Bot"}])
+def test_text_conversational_react_agent_runs_as_langchains(
+    agent_kwargs: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    import langchain_classic.agents as lc_agents
+    import langchain_classic.memory as lc_memory
+    import langchain_core.language_models as lc_models
+
+    import ragline.agents as rl_agents
+    import ragline.core as rl_models
+    import ragline.memory as rl_memory
+    import ragline.tools as rl_tools
+
+    lc_kind = lc_agents.AgentType.CONVERSATIONAL_REACT_DESCRIPTION
+    expected = _text_conversational_run(lc_agents, lc_memory, lc_models, lc_kind, agent_kwargs)
+    expected_out = capsys.readouterr().out
+    rl_agents_view = type("A", (), {"Tool": rl_tools.Tool,
+                                    "initialize_agent": rl_agents.initialize_agent})  # fmt: skip
+    rl_kind = rl_agents.AgentType.CONVERSATIONAL_REACT_DESCRIPTION
+    got = _text_conversational_run(rl_agents_view, rl_memory, rl_models, rl_kind, agent_kwargs)
+    got_out = capsys.readouterr().out
+    assert expected[0] == "ConversationalAgent"
+    assert got == expected
+    assert got_out == expected_out
