@@ -325,6 +325,12 @@ class SdkSpans:
             attributes=attributes,
         )
 
+    @staticmethod
+    def _public_end(span: Any, attributes: Mapping[str, Any] | None) -> None:
+        if attributes:
+            span.set_attributes(attributes)
+        span.end()
+
     def end(self, span: Any, attributes: Mapping[str, Any] | None = None) -> None:
         """``span.set_attributes(attributes)`` (when given), then ``span.end()``."""
         listening = self._listening
@@ -334,9 +340,7 @@ class SdkSpans:
             or self._processor._span_processors is not listening[0]
             or span._record_end_metrics is not self._end_metrics
         ):
-            if attributes:
-                span.set_attributes(attributes)
-            span.end()
+            self._public_end(span, attributes)
             return
         with span._lock:
             if span._end_time is None and span._start_time is not None:
@@ -369,9 +373,7 @@ class SdkSpans:
             else:
                 ended = False
         if not ended:  # not started, or ended already: the SDK's error or warning
-            if attributes:
-                span.set_attributes(attributes)
-            span.end()
+            self._public_end(span, attributes)
             return
         for processor in listening[2]:
             processor._on_ending(span)
