@@ -226,17 +226,18 @@ class SdkSpans:
             listening = self._listen_processors()
         # the parent's span context, as get_current_span(context).get_span_context()
         parent_context: Any
-        if parent is None:
-            parent = self._current.get().get(self._span_key)
-            if parent is None or parent is self._invalid_span:
+        if parent is None:  # start_span is given no context: the current one's span
+            current = self._current.get().get(self._span_key)
+            if (
+                current is None
+                or current is self._invalid_span
+                or not isinstance(current, self._span_type)  # get_current_span's INVALID_SPAN
+            ):
                 parent_context = None
-            elif not isinstance(parent, self._span_type):
-                parent_context = parent = None  # get_current_span's INVALID_SPAN
+            elif type(current) is self._sdk_span:
+                parent_context = current._context
             else:
-                parent_context = (
-                    parent._context if type(parent) is self._sdk_span else parent.get_span_context()
-                )
-            parent = None  # the context start_span is given: None, the current one
+                parent_context = current.get_span_context()
         elif type(parent) is self._sdk_span:
             parent_context = parent._context
         else:
