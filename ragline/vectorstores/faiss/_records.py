@@ -361,35 +361,47 @@ def write_documents(
     base = None if table is None else table.base
     db = sqlite3.connect(path)
     try:
+        _create(db, base)
         if base is not None:
-            # a page copy through the open connection: the saved file may be unlinked
-            # by now (a store folder drops the generation a store was loaded from)
-            base.copy_to(db)
-        db.execute("PRAGMA journal_mode=OFF")  # a new file nobody reads until committed
-        db.execute("PRAGMA synchronous=OFF")  # the caller fsyncs when asked to be durable
-        if base is None:
-            db.execute(
-                "CREATE TABLE documents (label INTEGER PRIMARY KEY, id TEXT NOT NULL, "
-                "text TEXT NOT NULL, metadata TEXT NOT NULL)"
-            )
-            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        else:
             assert table is not None
             db.executemany(
                 "DELETE FROM documents WHERE label = ?", ((label,) for label in table.deleted)
             )
         if rows is not None:
             db.executemany("INSERT INTO documents VALUES (?, ?, ?, ?)", rows)
-        if base is None:
-            db.execute("CREATE UNIQUE INDEX documents_id ON documents(id)")
-        (count,) = db.execute("SELECT count(*) FROM documents").fetchone()
-        db.executemany(
-            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-            [("format", DOCUMENTS_FORMAT), ("count", str(count))],
-        )
-        db.commit()
+        count = _seal(db, id_index=base is None)
     finally:
         db.close()
+    return count
+
+
+def _create(db: sqlite3.Connection, base: DiskDocuments | None) -> None:
+    """A new documents file's first statements: ``base`` copied, else the empty tables."""
+    if base is not None:
+        # a page copy through the open connection: the saved file may be unlinked by now
+        # (a store folder drops the generation a store was loaded from)
+        base.copy_to(db)
+    db.execute("PRAGMA journal_mode=OFF")  # a new file nobody reads until committed
+    db.execute("PRAGMA synchronous=OFF")  # the caller fsyncs when asked to be durable
+    if base is None:
+        db.execute(
+            "CREATE TABLE documents (label INTEGER PRIMARY KEY, id TEXT NOT NULL, "
+            "text TEXT NOT NULL, metadata TEXT NOT NULL)"
+        )
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+def _seal(db: sqlite3.Connection, *, id_index: bool) -> int:
+    """A documents file's last statements (``id_index``: a new file's id index, made
+    after its rows), then commit; returns its row count."""
+    if id_index:
+        db.execute("CREATE UNIQUE INDEX documents_id ON documents(id)")
+    (count,) = db.execute("SELECT count(*) FROM documents").fetchone()
+    db.executemany(
+        "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+        [("format", DOCUMENTS_FORMAT), ("count", str(count))],
+    )
+    db.commit()
     return int(count)
 
 
@@ -474,17 +486,8 @@ class DocumentsDraft:
 
     def _open(self, base: DiskDocuments | None) -> None:
         try:
-            db = self._db = sqlite3.connect(self.path, check_same_thread=False)
-            if base is not None:
-                base.copy_to(db)
-            db.execute("PRAGMA journal_mode=OFF")
-            db.execute("PRAGMA synchronous=OFF")
-            if base is None:
-                db.execute(
-                    "CREATE TABLE documents (label INTEGER PRIMARY KEY, id TEXT NOT NULL, "
-                    "text TEXT NOT NULL, metadata TEXT NOT NULL)"
-                )
-                db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            self._db = sqlite3.connect(self.path, check_same_thread=False)
+            _create(self._db, base)
         except BaseException:
             self._failed = True
             raise
@@ -504,22 +507,14 @@ class DocumentsDraft:
         db = self._db
         if self._failed or db is None:
             return None
-        base = self.table.base is not None
         if deleted or stale:
             db.executemany("DELETE FROM documents WHERE label = ?", ((x,) for x in deleted + stale))
         if missing:
             db.executemany(self._insert_sql, _rows(missing))
-        if not base:
-            db.execute("CREATE UNIQUE INDEX documents_id ON documents(id)")
-        (count,) = db.execute("SELECT count(*) FROM documents").fetchone()
-        db.executemany(
-            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-            [("format", DOCUMENTS_FORMAT), ("count", str(count))],
-        )
-        db.commit()
+        count = _seal(db, id_index=self.table.base is None)
         db.close()
         self._db = None
-        return int(count)
+        return count
 
 
 _encode_metadata = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode
