@@ -63,6 +63,7 @@ from ragline.vectorstores.faiss._records import (
     DiskDocuments,
     DocumentsDraft,
     DocumentTable,
+    encode_metadata,
     write_documents,
 )
 from ragline.vectorstores.faiss._vectors import VectorFile
@@ -374,12 +375,10 @@ def _write_sqlite(snapshot: Snapshot, path: Path) -> int:
     """Write the snapshot's document table as a SQLite file; returns its row count."""
     table = snapshot.table
 
-    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode  # built once
-
     def rows() -> Iterator[tuple[int, str, str, str]]:
         for label, (doc_id, text, metadata) in table.added.items():
             try:
-                encoded = encode(metadata)
+                encoded = encode_metadata(metadata)
             except (TypeError, ValueError) as err:
                 raise InvalidInputError(
                     f"document {doc_id!r} has metadata JSON cannot hold ({err}); save_local "

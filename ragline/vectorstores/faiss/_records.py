@@ -45,6 +45,7 @@ __all__ = [
     "DiskDocuments",
     "DocumentTable",
     "DocumentsDraft",
+    "encode_metadata",
     "write_documents",
 ]
 
@@ -517,10 +518,11 @@ class DocumentsDraft:
         return count
 
 
-_encode_metadata = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode
+# a document's metadata as its row holds it (a full write and a draft alike; built once)
+encode_metadata = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode
 
 
 def _rows(batch: list[tuple[int, Record]]) -> Iterator[tuple[int, str, str, str]]:
     """``(label, id, text, metadata JSON)`` as a save writes them."""
     for label, (doc_id, text, metadata) in batch:
-        yield label, doc_id, text, _encode_metadata(metadata)
+        yield label, doc_id, text, encode_metadata(metadata)
