@@ -772,10 +772,8 @@ class FAISS(VectorStore):
         with self._lock:
             snapshot = self.snapshot() if documents == "json" else self._table_snapshot()
             draft, self._draft = self._draft, None
-            if draft is not None and (
-                documents != "sqlite" or draft.target != (os.path.abspath(folder_path), index_name)
-            ):
-                draft.discard()  # drafted for another save
+            if draft is not None and draft.target != (os.path.abspath(folder_path), index_name):
+                draft.discard()  # drafted for another folder (a JSON save drops it too)
                 draft = None
             written = _faiss_files.save(
                 snapshot, Path(folder_path), index_name, durable=durable, draft=draft
