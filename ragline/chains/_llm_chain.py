@@ -131,7 +131,9 @@ class LLMChain(Chain):
         """Call the model once per input; its generations, in order."""
         prompts, stop = self.prep_prompts(input_list, run_manager)
         options = self._options(stop)
-        if hasattr(self.llm, "generate_prompt"):
+        # the class's method: a binding hands generate_prompt on to its model, which
+        # would drop the binding's options and config (its invoke applies them)
+        if hasattr(type(self.llm), "generate_prompt"):
             return self.llm.generate_prompt(prompts, **options)  # type: ignore[no-any-return]
         return _as_result([self.llm.invoke(prompt, **options) for prompt in prompts])
 
@@ -141,7 +143,7 @@ class LLMChain(Chain):
         """Async :meth:`generate`."""
         prompts, stop = await self.aprep_prompts(input_list, run_manager)
         options = self._options(stop)
-        if hasattr(self.llm, "agenerate_prompt"):
+        if hasattr(type(self.llm), "agenerate_prompt"):
             return await self.llm.agenerate_prompt(prompts, **options)  # type: ignore[no-any-return]
         return _as_result([await self.llm.ainvoke(prompt, **options) for prompt in prompts])
 

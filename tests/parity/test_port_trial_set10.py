@@ -220,6 +220,47 @@ def test_a_binding_hands_unknown_attributes_to_the_bound_runnable_as_langchains(
     assert got == expected
 
 
+def _llm_chain_binding_view(models: Any, prompts: Any, callbacks: Any, chains: Any) -> list[Any]:
+    """An LLMChain whose llm is a binding (``model.with_config(...)``): the model's runs
+    carry the binding's tags and run name, sync and async."""
+
+    class Recorder(callbacks.BaseCallbackHandler):  # type: ignore[misc,name-defined]
+        def __init__(self) -> None:
+            self.seen: list[Any] = []
+
+        def on_llm_start(self, serialized: Any, prompts: Any, **kwargs: Any) -> None:
+            self.seen.append((prompts, kwargs.get("tags"), kwargs.get("name")))
+
+    recorder = Recorder()
+    llm = models.FakeListLLM(responses=["one", "two", "three"]).with_config(
+        tags=["bound_tag"], run_name="bound_name"
+    )
+    chain = chains.LLMChain(llm=llm, prompt=prompts.PromptTemplate.from_template("Say {word}"))
+    seen: list[Any] = [chain.invoke({"word": "a"}, config={"callbacks": [recorder]})]
+    seen.append(chain.run("b", callbacks=[recorder]))
+    seen.append(asyncio.run(chain.ainvoke({"word": "c"}, config={"callbacks": [recorder]})))
+    return [*seen, recorder.seen]
+
+
+def test_llm_chain_over_a_binding_keeps_its_config_as_langchains() -> None:
+    import warnings
+
+    import langchain_classic.chains as lc_chains
+    import langchain_core.callbacks as lc_callbacks
+    import langchain_core.language_models as lc_models
+    import langchain_core.prompts as lc_prompts
+
+    import ragline.chains as rl_chains
+    import ragline.core as rl_core
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # LangChain's deprecation of LLMChain and run
+        expected = _llm_chain_binding_view(lc_models, lc_prompts, lc_callbacks, lc_chains)
+    assert expected[-1][0] == (["Say a"], ["bound_tag"], "bound_name")
+    got = _llm_chain_binding_view(rl_core, rl_core, rl_core, rl_chains)
+    assert got == expected
+
+
 def _tool_schema_view(tools: Any, convert: Any) -> list[Any]:
     """A tool whose args_schema's fields carry Field extras (``required=True``, as older
     tutorials write it; ``examples``, ``json_schema_extra``, ``deprecated``, a title):
