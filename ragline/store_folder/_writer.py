@@ -6,7 +6,6 @@ killed at any moment leaves the last committed generation whole.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import threading
@@ -423,23 +422,24 @@ class FolderWriter:
     def _keyword_index_ahead(self, data: Path, rows: TextRows) -> Future[TextRows] | None:
         """The keyword index written ahead into ``data`` when it is ``rows`` (waited for:
         either way no thread writes there any more); else None."""
-        ahead, self._keyword_ahead = self._keyword_ahead, None
+        ahead = self._join_keyword_ahead()
         if ahead is None:
             return None
         name, future = ahead
-        try:
-            written = future.result()
-        except Exception:  # the commit writes the files itself, and says what fails
-            return None
-        return future if name == data.name and same_rows(written, rows) else None
+        return future if name == data.name and same_rows(future.result(), rows) else None
 
-    def _join_keyword_ahead(self) -> None:
-        """Wait for the keyword index written ahead (a commit failed, the run ends), so
-        that its folder can be removed."""
+    def _join_keyword_ahead(self) -> tuple[str, Future[TextRows]] | None:
+        """Wait for the keyword index written ahead (a commit takes it, or one failed or
+        the run ends: its folder can be removed); it, unless its thread failed (the
+        commit then writes the files itself, and says what fails)."""
         ahead, self._keyword_ahead = self._keyword_ahead, None
-        if ahead is not None:
-            with contextlib.suppress(Exception):
-                ahead[1].result()
+        if ahead is None:
+            return None
+        try:
+            ahead[1].result()
+        except Exception:
+            return None
+        return ahead
 
     def _at_boundaries(self, documents: Iterable[Document], batch_size: int) -> Iterator[Document]:
         """The documents, with a checkpoint or a stop between batches.
