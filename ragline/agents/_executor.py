@@ -200,10 +200,7 @@ class AgentExecutor(Chain):
 
     def _prep_inputs(self, input: Any) -> dict[str, Any]:
         if not isinstance(input, Mapping):
-            keys = self.input_keys
-            if self.memory is not None:  # the memory gives its variables (chat_history)
-                given_by_memory = set(self.memory.memory_variables)
-                keys = [key for key in keys if key not in given_by_memory]
+            keys = self._single_value_keys()  # the memory gives its own (chat_history)
             if len(keys) > 1:
                 raise InvalidInputError(
                     f"AgentExecutor got a single {type(input).__name__} but expects the inputs "
