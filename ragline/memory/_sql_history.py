@@ -59,7 +59,9 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
         location = connection if connection is not None else connection_string
         url = getattr(location, "url", None)  # a SQLAlchemy Engine, as LangChain takes
         if url is not None and callable(getattr(url, "render_as_string", None)):
-            location = url.render_as_string(hide_password=False)
+            # password hidden: a SQLite URL has none, and another database's URL only
+            # reaches the ConfigurationError's message
+            location = url.render_as_string()
         if location is None:
             raise InvalidInputError(
                 "SQLChatMessageHistory needs a database: connection='sqlite:///chat.db' "

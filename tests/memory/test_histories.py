@@ -347,6 +347,21 @@ def test_sqlite_history_options_are_checked(tmp_path: Path) -> None:
         SQLChatMessageHistory("s", connection="postgresql://localhost/db")
 
 
+def test_an_engine_on_another_database_is_refused_without_its_password() -> None:
+    """An Engine on PostgreSQL (its dialect given sqlite3 as DBAPI, never connected):
+    the ConfigurationError names its URL as SQLAlchemy prints it, password hidden."""
+    from sqlalchemy import create_engine
+
+    engine = create_engine("postgresql+pg8000://bob:s3cret@localhost/db", module=sqlite3)
+    with pytest.raises(ConfigurationError) as raised:
+        SQLChatMessageHistory("s", connection=engine)
+    assert str(raised.value) == (
+        "connection 'postgresql+pg8000://bob:***@localhost/db' is not supported: ragline "
+        "stores this with the standard library's sqlite3; give a file path or "
+        "'sqlite:///path/to/file.db'"
+    )
+
+
 def test_sqlite_custom_table_and_column(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'c.db'}"
     history = SQLChatMessageHistory(
