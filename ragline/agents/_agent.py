@@ -464,16 +464,12 @@ class ZeroShotAgent(Agent):
                     f"a description must be given for tool {tool.name!r}: the zero-shot "
                     "agent chooses tools by their descriptions"
                 )
-            if len(tool.get_input_schema().properties) > 1:
-                raise InvalidInputError(
-                    f"ZeroShotAgent does not support multi-input tool {tool.name!r}; use a "
-                    "tool-calling agent (create_tool_calling_agent) for it"
-                )
+            _single_input_tools("ZeroShotAgent", [tool])
 
 
 def _single_input_tools(agent: str, tools: Sequence[BaseTool]) -> None:
-    """Refuse a tool with several arguments (the conversational agents call a tool with
-    one text input)."""
+    """Refuse a tool with several arguments (these agents call a tool with one text
+    input)."""
     for tool in tools:
         if len(tool.get_input_schema().properties) > 1:
             raise InvalidInputError(
