@@ -153,8 +153,15 @@ class InMemoryChatMessageHistory(Fields, BaseChatMessageHistory):
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Append the messages (all checked first). ``(role, content)`` pairs are kept
         as given, as LangChain's in-memory history keeps them (``str()`` of the history
-        then raises ``InvalidInputError``, a ``ValueError``, as LangChain's does)."""
-        self.messages.extend(check_messages(messages, role_tuples=True))
+        then raises ``InvalidInputError``, a ``ValueError``, as LangChain's does). A
+        subclass that overrides :meth:`add_message` has it called once per message, as
+        LangChain's in-memory history has no ``add_messages`` of its own."""
+        checked = check_messages(messages, role_tuples=True)
+        if type(self).add_message is not InMemoryChatMessageHistory.add_message:
+            for message in checked:
+                self.add_message(message)
+            return
+        self.messages.extend(checked)
 
     def add_message(self, message: BaseMessage) -> None:
         """Append one message (a ``(role, content)`` pair as given, see ``add_messages``)."""

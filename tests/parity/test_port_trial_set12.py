@@ -6,6 +6,7 @@ compares what the program would print or read.
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ with warnings.catch_warnings():
         SQLChatMessageHistory as LCSQLChatMessageHistory,
     )
 import langchain_core.messages as lc_messages
+from langchain_core.chat_history import InMemoryChatMessageHistory as LCInMemoryChatMessageHistory
 from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
 from langchain_core.language_models import FakeListLLM as LCFakeListLLM
 from langchain_core.prompts import ChatPromptTemplate as LCChatPromptTemplate
@@ -35,6 +37,7 @@ COVERS = {
     "memory.FileChatMessageHistory",
     "memory.ConversationSummaryBufferMemory",
     "memory.SQLChatMessageHistory",
+    "core.InMemoryChatMessageHistory",
 }
 
 
@@ -157,6 +160,52 @@ def test_file_history_subclass_add_message_sees_every_message(tmp_path: Path) ->
         rl_core,
         rl_core.RunnableWithMessageHistory,
         tmp_path / "rl",
+    )
+    assert actual == expected
+
+
+def _in_memory_subclass_calls(base: type, messages: Any, core: Any, history_runnable: type) -> Any:
+    """The in-memory history's turn of the scenario above (found in review of 364d343):
+    LangChain's has no add_messages of its own either, so its base's loops over an
+    overridden add_message, sync and async."""
+    calls: list[Any] = []
+
+    class VerboseHistory(base):  # type: ignore[misc, valid-type]
+        def add_message(self, message: Any) -> None:
+            calls.append(("one", message.type, message.content))
+            super().add_message(message)
+            calls.append(("count", len(self.messages)))
+
+    direct = VerboseHistory()
+    direct.add_messages([messages.HumanMessage("a"), messages.AIMessage("b")])
+    asyncio.run(direct.aadd_messages([messages.HumanMessage("c")]))
+    store: dict[str, Any] = {}
+    prompt = core.ChatPromptTemplate.from_messages(
+        [core.MessagesPlaceholder("history"), ("human", "{input}")]
+    )
+    chain = prompt | core.FakeListChatModel(responses=["hi Sam", "you are Sam"])
+    runnable = history_runnable(
+        chain,
+        lambda session_id: store.setdefault(session_id, VerboseHistory()),
+        input_messages_key="input",
+        history_messages_key="history",
+    )
+    config = {"configurable": {"session_id": "u1"}}
+    for question in ["I am Sam", "who am I?"]:
+        runnable.invoke({"input": question}, config=config)
+    stored = [(m.type, m.content) for m in store["u1"].messages]
+    return calls, stored, [(m.type, m.content) for m in direct.messages]
+
+
+def test_in_memory_history_subclass_add_message_sees_every_message() -> None:
+    expected = _in_memory_subclass_calls(
+        LCInMemoryChatMessageHistory, lc_messages, _LCCore, LCRunnableWithMessageHistory
+    )
+    actual = _in_memory_subclass_calls(
+        rl_core.InMemoryChatMessageHistory,
+        rl_core,
+        rl_core,
+        rl_core.RunnableWithMessageHistory,
     )
     assert actual == expected
 
