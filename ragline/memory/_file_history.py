@@ -173,8 +173,7 @@ class FileChatMessageHistory(BaseChatMessageHistory):
                 version can read (it is left as it is).
         """
         if type(self).add_message is not FileChatMessageHistory.add_message:
-            for message in check_messages(messages):
-                self.add_message(message)
+            super().add_messages(messages)  # the base's loop over add_message
             return
         self._append(messages)
 
