@@ -93,7 +93,9 @@ class _ResponseList:
         twin._lock = threading.Lock()
         return twin
 
-    def next(self, stop: list[str] | None) -> Any:
+    def next(self) -> Any:
+        """The next response (``stop`` is recorded by the model, not applied here:
+        LangChain's fakes answer whole)."""
         with self._lock:
             if self.i >= len(self.responses):
                 # LangChain raises IndexError here too (a shorter script set mid-run)
@@ -103,7 +105,6 @@ class _ResponseList:
                 )
             response = self.responses[self.i]
             self.i = (self.i + 1) % len(self.responses)
-        # ``stop`` is recorded, not applied: LangChain's fakes answer whole
         return response
 
 
@@ -187,7 +188,7 @@ class _CyclingResponses:
     def _take(self, call: object, stop: list[str] | None) -> Any:
         self.calls.append(call)
         self.stops.append(stop)
-        return self._list.next(stop)
+        return self._list.next()
 
     def _paced(self, response: str) -> Iterator[str]:
         for char in response:
