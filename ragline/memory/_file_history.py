@@ -157,7 +157,7 @@ class FileChatMessageHistory(BaseChatMessageHistory):
 
     def add_message(self, message: BaseMessage) -> None:
         """Append one message (one locked read-append-rename of the file)."""
-        self._append([message])
+        self._write(self._joined(check_messages([message])))
 
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
         """Append messages: one locked read-append-rename of the file.
@@ -168,20 +168,24 @@ class FileChatMessageHistory(BaseChatMessageHistory):
 
         Raises:
             InvalidInputError: an item is not a message or cannot be stored as JSON
-                (nothing is written).
+                (nothing is written, and an overridden ``add_message`` is not called).
             PersistenceError: the existing file is not a JSON list of messages this
                 version can read (it is left as it is).
         """
+        checked = check_messages(messages)
+        joined = self._joined(checked)  # every message stored whole, or none
         if type(self).add_message is not FileChatMessageHistory.add_message:
-            super().add_messages(messages)  # the base's loop over add_message
+            super().add_messages(checked)  # the base's loop over add_message
             return
-        self._append(messages)
+        self._write(joined)
 
-    def _append(self, messages: Sequence[BaseMessage]) -> None:
-        encoded = encode_messages(check_messages(messages), ensure_ascii=self.ensure_ascii)
-        if not encoded:
-            return
-        joined = ", ".join(encoded)
+    def _joined(self, messages: list[BaseMessage]) -> str:
+        """The messages as the file's JSON items, joined by ``", "`` (``""`` for none).
+
+        Raises:
+            InvalidInputError: a message cannot be stored as JSON in the file's encoding.
+        """
+        joined = ", ".join(encode_messages(messages, ensure_ascii=self.ensure_ascii))
         try:
             joined.encode(self.encoding)
         except UnicodeEncodeError as err:
@@ -189,6 +193,12 @@ class FileChatMessageHistory(BaseChatMessageHistory):
                 f"a message holds {joined[err.start : err.end]!r}, which the chat history "
                 f"file's encoding {self.encoding!r} cannot store; nothing was stored"
             ) from None
+        return joined
+
+    def _write(self, joined: str) -> None:
+        """Append ``joined`` (see :meth:`_joined`) to the file's list, under its lock."""
+        if not joined:
+            return
         with file_lock(self._lock_path):
             items = self._read_items()
             # Every stored item must load before anything is written: a file this

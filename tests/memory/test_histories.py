@@ -21,6 +21,7 @@ from _chat_history_contract import RICH_MESSAGES, ChatHistoryContract, OpenHisto
 
 from ragline.core import (
     AIMessage,
+    BaseMessage,
     ConfigurationError,
     HumanMessage,
     InvalidInputError,
@@ -174,6 +175,34 @@ def test_a_message_the_file_encoding_cannot_hold_stores_nothing(tmp_path: Path) 
     with pytest.raises(InvalidInputError, match=r"holds '\\ud800', which the chat history file"):
         history.add_messages([AIMessage("ok"), AIMessage("bad \ud800")])
     assert path.read_bytes() == before
+
+
+def test_a_batch_a_file_cannot_hold_stores_nothing_through_an_overridden_add_message(
+    tmp_path: Path,
+) -> None:
+    """A subclass's add_message is called per message (364d343), but only once every
+    message of the batch can be stored: a bad one refuses the batch whole."""
+    calls: list[str] = []
+
+    class Logged(FileChatMessageHistory):
+        def add_message(self, message: BaseMessage) -> None:
+            calls.append(message.content)  # type: ignore[arg-type]
+            super().add_message(message)
+
+    path = tmp_path / "chat.json"
+    history = Logged(path, ensure_ascii=False)
+    history.add_user_message("kept")
+    before = path.read_bytes()
+    with pytest.raises(InvalidInputError) as raised:
+        history.add_messages([AIMessage("ok"), AIMessage("no", additional_kwargs={"x": {1, 2}})])
+    assert str(raised.value) == (
+        "message 1 (AIMessage) cannot be stored as JSON: Object of type set is not JSON "
+        "serializable; nothing was stored"
+    )
+    with pytest.raises(InvalidInputError, match=r"holds '\\ud800', which the chat history file"):
+        history.add_messages([AIMessage("ok"), AIMessage("bad \ud800")])
+    assert path.read_bytes() == before
+    assert calls == ["kept"]
 
 
 @pytest.mark.parametrize(
