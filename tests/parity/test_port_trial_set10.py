@@ -303,6 +303,45 @@ def test_tool_args_show_fields_without_their_extras_as_langchains() -> None:
     assert _tool_schema_view(rl_tools, rl_convert) == expected
 
 
+def _tool_extras_over_own_keys_view(tools: Any, convert: Any) -> list[Any]:
+    """A tool whose args_schema's json_schema_extra sets keys the field has itself (its
+    description, default, type): what the model is shown is the field's own."""
+    from pydantic import BaseModel, Field
+
+    class Options(BaseModel):
+        query: str = Field(description="What to find", json_schema_extra={"description": "x"})
+        limit: int = Field(3, ge=1, json_schema_extra={"default": 9, "title": "Top"})
+        mode: str = Field("a", json_schema_extra={"type": "number", "format": "x"})
+
+    def find(query: str, limit: int = 3, mode: str = "a") -> str:
+        return f"{query}:{limit}:{mode}"
+
+    tool = tools.StructuredTool.from_function(
+        func=find, name="find", description="Find", args_schema=Options
+    )
+    return [
+        tool.args,
+        tool.tool_call_schema.model_json_schema(),
+        convert(tool),
+        tool.invoke({"query": "q"}),
+    ]
+
+
+def test_tool_args_show_a_fields_own_keys_under_its_extras_as_langchains() -> None:
+    import langchain_core.tools as lc_tools
+    from langchain_core.utils.function_calling import convert_to_openai_tool as lc_convert
+
+    import ragline.tools as rl_tools
+    from ragline.core import convert_to_openai_tool as rl_convert
+
+    expected = _tool_extras_over_own_keys_view(lc_tools, lc_convert)
+    assert expected[0]["query"]["description"] == "What to find"
+    assert expected[0]["limit"]["default"] == 3
+    assert expected[0]["mode"]["type"] == "string"
+    got = _tool_extras_over_own_keys_view(rl_tools, rl_convert)
+    assert got == expected
+
+
 def test_load_and_split_without_a_splitter_splits_as_langchains(tmp_path: Any) -> None:
     """``loader.load_and_split()`` with no splitter (Satyamdixit6/RAG pdf_doc_rag.py):
     LangChain splits with a default ``RecursiveCharacterTextSplitter()``."""

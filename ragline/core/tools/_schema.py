@@ -563,21 +563,20 @@ class ArgsSchema:
 
     def shown_to_model(self) -> ArgsSchema:
         """What a model is shown (``tool.args``, ``tool_call_schema``): the arguments not
-        marked :class:`InjectedToolArg`; for a pydantic model's schema each field as
-        LangChain rebuilds it there, from its type, description, default and constraints,
-        so a ``Field``'s ``examples``, ``deprecated`` and ``json_schema_extra`` keys
-        (``Field(required=True)`` among them) are left out. Itself when nothing is."""
+        marked :class:`InjectedToolArg`; for a pydantic model's schema each field with
+        ``Field`` extras rebuilt as LangChain rebuilds it there, from its type, description,
+        default and constraints, so its ``examples``, ``deprecated`` and
+        ``json_schema_extra`` keys (``Field(required=True)`` among them) are left out, and
+        a key they set over one of the field's own shows the field's own. Itself when
+        nothing is."""
         shown = self.without_injected()
-        extras = _field_extras(self.model) if self.model is not None else {}
-        if not any(name in extras for name in shown.properties):
+        extras = _fields_with_extras(self.model) if self.model is not None else set()
+        rebuilt = [name for name in shown.properties if name in extras]
+        if not rebuilt:
             return shown
-        properties = {
-            name: {k: v for k, v in prop.items() if k not in extras.get(name, ())}
-            for name, prop in shown.properties.items()
-        }
         return ArgsSchema(
             name=shown.name,
-            properties=properties,
+            properties={**shown.properties, **_bare_properties(self.model, rebuilt)},
             required=shown.required,
             description=shown.description,
             model=shown.model,
@@ -699,23 +698,40 @@ class ArgsSchema:
         return {name: getattr(instance, name) for name in args if hasattr(instance, name)}
 
 
-def _field_extras(model: type) -> dict[str, set[str]]:
-    """The JSON Schema keys each field of a pydantic (v2) model has only from its
-    ``Field`` extras: ``examples``, ``deprecated`` and the ``json_schema_extra`` keys
-    (a callable ``json_schema_extra`` is left as it is)."""
-    found: dict[str, set[str]] = {}
-    for name, info in (getattr(model, "model_fields", None) or {}).items():
-        keys: set[str] = set()
-        if getattr(info, "examples", None) is not None:
-            keys.add("examples")
-        if getattr(info, "deprecated", None) is not None:
-            keys.add("deprecated")
-        extra = getattr(info, "json_schema_extra", None)
-        if isinstance(extra, Mapping):
-            keys.update(extra)
-        if keys:
-            found[name] = keys
-    return found
+def _fields_with_extras(model: type) -> set[str]:
+    """The fields of a pydantic (v2) model whose ``Field`` has ``examples``, ``deprecated``
+    or ``json_schema_extra``."""
+    return {
+        name
+        for name, info in (getattr(model, "model_fields", None) or {}).items()
+        if any(
+            getattr(info, key, None) is not None
+            for key in ("examples", "deprecated", "json_schema_extra")
+        )
+    }
+
+
+def _bare_properties(model: Any, names: list[str]) -> dict[str, Any]:
+    """The JSON Schemas of the fields ``names`` of a pydantic (v2) model, each rebuilt from
+    its type, constraints, description and default (or default factory) alone."""
+    from pydantic import ConfigDict, Field, create_model
+
+    fields: dict[str, Any] = {}
+    for name in names:
+        info = model.model_fields[name]
+        kept: dict[str, Any] = {"description": info.description}
+        if info.default_factory is not None:
+            kept["default_factory"] = info.default_factory
+        else:
+            kept["default"] = info.default
+        kind = info.annotation
+        if info.metadata:  # the constraints (ge=0, max_length=3 ...)
+            annotated = (kind, *info.metadata)
+            kind = typing.Annotated[annotated]  # type: ignore[valid-type]
+        fields[name] = (kind, Field(**kept))
+    config = ConfigDict(arbitrary_types_allowed=True)
+    bare = create_model(model.__name__, __config__=config, **fields)
+    return dict(_strip_titles(_inline_refs(_pydantic_json_schema(bare))).get("properties", {}))
 
 
 def _model_injections(model: type) -> dict[str, type[InjectedToolArg]]:
