@@ -113,9 +113,25 @@ class RedisChatMessageHistory(BaseChatMessageHistory):
         """
         return self._redis.run(self._read_op())
 
+    def add_message(self, message: BaseMessage) -> None:
+        """Append one message with one LPUSH (and refresh the ttl)."""
+        self._push(encode_messages(check_messages([message]), ensure_ascii=True))
+
     def add_messages(self, messages: Sequence[BaseMessage]) -> None:
-        """Append messages with one LPUSH (and refresh the ttl)."""
-        encoded = encode_messages(check_messages(messages), ensure_ascii=True)
+        """Append messages with one LPUSH (and refresh the ttl).
+
+        A subclass that overrides :meth:`add_message` has it called once per message, in
+        order, as LangChain's history does (its ``add_messages`` is a loop over
+        ``add_message``); every message is checked and encoded before the first call.
+        """
+        checked = check_messages(messages)
+        encoded = encode_messages(checked, ensure_ascii=True)
+        if type(self).add_message is not RedisChatMessageHistory.add_message:
+            super().add_messages(checked)  # the base's loop over add_message
+            return
+        self._push(encoded)
+
+    def _push(self, encoded: list[str]) -> None:
         if encoded:
             self._redis.run(self._add_op(encoded))
 
@@ -127,6 +143,10 @@ class RedisChatMessageHistory(BaseChatMessageHistory):
         return await self._redis.arun(self._read_op())
 
     async def aadd_messages(self, messages: Sequence[BaseMessage]) -> None:
+        if type(self).add_message is not RedisChatMessageHistory.add_message:
+            # add_messages in a worker thread, as LangChain's: it calls the override
+            await super().aadd_messages(messages)
+            return
         encoded = encode_messages(check_messages(messages), ensure_ascii=True)
         if encoded:
             await self._redis.arun(self._add_op(encoded))

@@ -4,6 +4,7 @@ each library reads and extends the other's sessions (same key, same message form
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 from typing import Any
 
@@ -15,6 +16,9 @@ with warnings.catch_warnings():
         RedisChatMessageHistory as LCRedisHistory,
     )
 
+import langchain_core.messages as lc_messages
+
+import ragline.core as rl_core
 from ragline.memory import RedisChatMessageHistory
 from tests.parity._observe import observe
 
@@ -63,3 +67,30 @@ def test_sessions_are_separate_and_str_prints_the_same(redis_url: str) -> None:
         assert str(ours) == str(theirs) == "Human: q\nAI: a"
         theirs.clear()
         ours.clear()
+
+
+def _subclass_calls(base: type, messages: Any, redis_url: str, session: str) -> Any:
+    """A subclass overriding add_message sees every message of a batch, sync and async
+    (LangChain's history has add_message only: its base's add_messages loops over it,
+    and aadd_messages runs add_messages in a worker thread)."""
+    calls: list[Any] = []
+
+    class Logged(base):  # type: ignore[misc, valid-type]
+        def add_message(self, message: Any) -> None:
+            calls.append((message.type, message.content))
+            super().add_message(message)
+
+    history = Logged(session_id=session, url=redis_url)
+    history.clear()
+    history.add_messages([messages.HumanMessage("a"), messages.AIMessage("b")])
+    asyncio.run(history.aadd_messages([messages.HumanMessage("c")]))
+    history.add_ai_message("d")
+    stored = [(m.type, m.content) for m in base(session_id=session, url=redis_url).messages]
+    history.clear()
+    return calls, stored
+
+
+def test_a_subclass_add_message_sees_every_message(redis_url: str) -> None:
+    expected = _subclass_calls(LCRedisHistory, lc_messages, redis_url, "parity-lc-sub")
+    actual = _subclass_calls(RedisChatMessageHistory, rl_core, redis_url, "parity-rl-sub")
+    assert actual == expected
