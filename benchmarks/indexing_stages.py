@@ -24,9 +24,6 @@ CPU time, summed over its calls):
 * keyword rows: the new chunks' keyword-index rows computed while the model embeds
   (``FolderWriter.expect``, where it exists);
 * keyword index: the keyword index of each commit (``_save_keyword_index``);
-* documents rows, keyword ahead (threads, where they exist): the commit's documents file
-  rows inserted as batches are added, and its keyword index written once every file is
-  split, both while the model embeds;
 * commit: the rest of each commit (faiss + docstore + records files, manifest);
 * (a stage inside another, e.g. records in plan, counts for itself only)
 * other: end to end minus the stages (driver, generators, checkpoints, progress).
@@ -78,7 +75,6 @@ import contextlib
 import os
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -127,13 +123,9 @@ from ragline.store_folder import _corpus as corpus_module  # noqa: E402
 from ragline.store_folder import _index as index_module  # noqa: E402
 from ragline.store_folder import _writer as writer_module  # noqa: E402
 from ragline.vectorstores import FAISS  # noqa: E402
-from ragline.vectorstores.faiss import _records as faiss_records  # noqa: E402
 
 STAGES = ("load", "split", "plan", "hash", "records", "embed", "faiss add", "keyword rows",
-          "documents rows", "keyword ahead", "keyword index", "commit")  # fmt: skip
-# stages on threads of their own: they overlap the main thread's, so not in "other"
-THREAD_STAGES = ("embed", "documents rows", "keyword ahead")
-MAIN = threading.main_thread().ident
+          "keyword index", "commit")  # fmt: skip
 
 
 # the stub's first call's start and last call's end (perf_counter), per run
@@ -160,12 +152,6 @@ class Precomputed(Embeddings):
             else:
                 vectors = np.stack([self.vectors[text] for text in texts])
         CALLS["last"] = time.perf_counter()
-        # the CPU the run has used when the encoder is done: what is left after it is the
-        # tail nothing overlaps (the main thread's alone is its critical path where
-        # threads get cores of their own, as on a GPU machine)
-        CALLS["last process cpu"] = time.process_time()
-        if MAIN is not None:
-            CALLS["last main cpu"] = time.clock_gettime(time.pthread_getcpuclockid(MAIN))
         CALLS["busy"] = CALLS.get("busy", 0.0) + CALLS["last"] - called
         CALLS["calls"] = CALLS.get("calls", 0) + 1
         return vectors
@@ -229,11 +215,11 @@ def clock(stage: str, *, thread: bool = False) -> Iterator[None]:
                 ACTIVE[-1][1] += cpu
 
 
-def wrap(owner: Any, name: str, stage: str, *, thread: bool = False) -> None:
+def wrap(owner: Any, name: str, stage: str) -> None:
     original = getattr(owner, name)
 
     def timed(*args: Any, **kwargs: Any) -> Any:
-        with clock(stage, thread=thread):
+        with clock(stage):
             return original(*args, **kwargs)
 
     setattr(owner, name, timed)
@@ -257,44 +243,24 @@ def instrument() -> None:
         wrap(writer_module.FolderWriter, "expect", "keyword rows")
     wrap(writer_module.FolderWriter, "_save_keyword_index", "keyword index")
     wrap(writer_module.FolderWriter, "commit", "commit")
-    draft = getattr(faiss_records, "DocumentsDraft", None)
-    if draft is not None:  # the commit's documents file written while the model embeds
-        wrap(draft, "_insert", "documents rows", thread=True)
-    if hasattr(writer_module, "_rows_saved_ahead"):  # the keyword index written ahead
-        wrap(writer_module, "_rows_saved_ahead", "keyword ahead", thread=True)
 
 
-Run = tuple[float, float, dict[str, list[float]], int, float, float, float, int, float, float]
+Run = tuple[float, float, dict[str, list[float]], int, float, float, float, int]
 
 
 def one_run(corpus: Path, store: Path) -> Run:
     """(wall, process CPU, stage totals, chunks, before the first block, after the last,
-    the encoder idle between its first and last call, its calls, the process's and the
-    main thread's CPU after the last block)."""
+    the encoder idle between its first and last call, its calls)."""
     TOTALS.clear()
     CALLS.clear()
     start, cpu = time.perf_counter(), time.process_time()
     result = index_paths([corpus], store, embedding="precomputed", glob="**/*.py")
     end, cpu = time.perf_counter(), time.process_time() - cpu
-    process_tail = time.process_time() - CALLS.get("last process cpu", 0.0)
-    main_tail = time.thread_time() - CALLS.get("last main cpu", 0.0)
     head = CALLS.get("first", end) - start
     tail = end - CALLS.get("last", start)
     idle = CALLS.get("last", start) - CALLS.get("first", start) - CALLS.get("busy", 0.0)
     totals = {k: list(v) for k, v in TOTALS.items()}
-    calls = int(CALLS.get("calls", 0))
-    return (
-        end - start,
-        cpu,
-        totals,
-        result["chunks"],
-        head,
-        tail,
-        idle,
-        calls,
-        process_tail,
-        main_tail,
-    )
+    return end - start, cpu, totals, result["chunks"], head, tail, idle, int(CALLS.get("calls", 0))
 
 
 def encoder_alone(texts: list[str]) -> float:
@@ -339,7 +305,7 @@ def main() -> None:
             if ARGS.tokenize and ARGS.embed_rate:  # alternated with the runs: the same load
                 alone_runs.append(encoder_alone(texts))
         runs.sort(key=lambda run: run[0])
-        wall, cpu, totals, chunks, head, tail, idle, calls, _, _ = runs[len(runs) // 2]
+        wall, cpu, totals, chunks, head, tail, idle, calls = runs[len(runs) // 2]
         print(
             f"ragline from {ARGS.repo}; {len(files)} stdlib files, {chunks:,} chunks; "
             f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of "
@@ -350,7 +316,7 @@ def main() -> None:
         counted = 0.0
         for stage in STAGES:
             seconds, thread_cpu = totals.get(stage, [0.0, 0.0])
-            if stage not in THREAD_STAGES:
+            if stage != "embed":
                 counted += seconds
             rate = f"{chunks / seconds:11,.0f}" if seconds else f"{'-':>11s}"
             print(f"  {stage:14s} {seconds:8.3f} {thread_cpu:8.3f} {rate} "
@@ -370,10 +336,6 @@ def main() -> None:
         print(
             f"  before the first block {head:.3f} s, after the last block {tail:.3f} s "
             f"(runs: {', '.join(f'{run[4]:.2f}/{run[5]:.2f}' for run in runs)})"
-        )
-        print(
-            f"  CPU after the last block (process / main thread): "
-            f"{', '.join(f'{run[8]:.3f}/{run[9]:.3f}' for run in runs)} s (runs)"
         )
         print(
             f"  the encoder idle between its first and last call (waiting for chunks): "

@@ -23,15 +23,6 @@ runs share a file name, and no SQLite ``-wal`` / ``-shm`` file ever sits beside 
 committed database. Long runs commit checkpoints (at batch boundaries, every
 ``checkpoint_seconds``), so a killed first index keeps what it had embedded.
 
-The next generation's folder is made at a run's first write after a commit, so that
-files are written there while the model embeds (threads): the store's documents file
-grows with every batch (``FAISS._start_documents_draft``; a hidden draft until the
-commit finishes and renames it), and a first run's keyword index is written once every
-file is split. The commit finishes or checks them instead of writing them after the
-last embedding block; until the manifest names that folder it is unfinished like any
-other, removed by a failed commit, by the writer leaving with an error, or by the next
-writer after a kill.
-
 Folders written before format 2 (``faiss/`` and ``records.sqlite`` beside the manifest)
 are read as they are and moved into a generation by their next write.
 """

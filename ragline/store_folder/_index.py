@@ -283,7 +283,7 @@ def _plan(
     if ahead is not None:
         new_keys, texts = _to_embed(writer, chunks, added)
         ahead.plan(texts, last=last)
-        writer.expect(new_keys, texts, last=last)
+        writer.expect(new_keys, texts)
 
 
 class _Keys:

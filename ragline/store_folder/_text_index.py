@@ -27,7 +27,6 @@ with other tokenizer options is rebuilt.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import itertools
 import json
@@ -48,10 +47,8 @@ __all__ = [
     "RowsAhead",
     "TextIndex",
     "TextRows",
-    "final_rows",
     "load_text_index",
     "load_text_rows",
-    "same_rows",
     "save_text_index",
     "save_text_rows",
     "store_records",
@@ -330,23 +327,6 @@ class RowsAhead:
         self.ids.extend(ids)
         self.texts.extend(texts)
 
-    def copy_for(self, current: TextRows | None) -> RowsAhead | None:
-        """A copy to compute :func:`final_rows` from (on another thread: this one goes on
-        handing out its rows), when every row computed here is still here and they
-        start from ``current``'s vocabulary (the keyword index they were made for);
-        else None (a checkpoint took some, a take did not match, another tokenizer)."""
-        vocabulary = [] if current is None else current.terms
-        if (
-            self._wrong
-            or not self.ids
-            or self._taken_vocabulary != len(vocabulary)
-            or (current is not None and current.tokenizer != self.tokenizer)
-        ):
-            return None
-        clone = copy.copy(self)
-        clone.ids, clone.texts, clone._parts = list(self.ids), list(self.texts), list(self._parts)
-        return clone
-
     def take(
         self,
         vocabulary: list[str],
@@ -386,32 +366,6 @@ class RowsAhead:
         vocabulary.extend(known[len(vocabulary) : used])
         self._taken_vocabulary = len(vocabulary)
         return taken
-
-
-def final_rows(ahead: RowsAhead, current: TextRows | None) -> TextRows:
-    """The keyword index a commit writes when it adds every chunk of ``ahead`` (a
-    :meth:`RowsAhead.copy_for` ``current``, which it uses up) to ``current`` and deletes
-    nothing: what :func:`sync_text_rows` (no ``current``) or :func:`update_text_rows`
-    then give."""
-    return _with_rows(current, None, list(ahead.ids), list(ahead.texts), ahead.tokenizer, ahead)
-
-
-def same_rows(one: TextRows, other: TextRows) -> bool:
-    """Whether two keyword indexes save as the same files (``saved_in`` aside)."""
-    return (
-        one.ids == other.ids
-        and one.terms == other.terms
-        and one.tokenizer == other.tokenizer
-        and (one.k1, one.b) == (other.k1, other.b)
-        and all(
-            np.array_equal(mine, theirs)
-            for mine, theirs in (
-                (one.doc_ptr, other.doc_ptr),
-                (one.doc_terms, other.doc_terms),
-                (one.doc_tfs, other.doc_tfs),
-            )
-        )
-    )
 
 
 def save_text_index(folder: Path, text_index: TextIndex) -> None:

@@ -58,9 +58,7 @@ from ragline.store_folder._text_index import JSON_FILE as KEYWORD_JSON
 from ragline.store_folder._text_index import (
     RowsAhead,
     TextRows,
-    final_rows,
     load_text_rows,
-    same_rows,
     save_text_rows,
     store_records,
     sync_text_rows,
@@ -146,14 +144,6 @@ class FolderWriter:
         # keyword rows of the chunks the run said it will add (see expect())
         self._rows_ahead: RowsAhead | None = None
         self._expected: set[str] = set()
-        # the generation folder of the next commit, made at the first write after the last
-        # commit: the store writes its documents file there as chunks are added (see
-        # _drafting)
-        self._next_generation: str | None = None
-        # the keyword index the next commit will write, written ahead into that commit's
-        # generation folder on a thread once the run said it expects nothing more
-        # (expect(last=True)): (the folder's name, the thread's result)
-        self._keyword_ahead: tuple[str, Future[TextRows]] | None = None
         # the faiss index kind: given, else the store's, else auto (see _choice.py)
         saved_kind = self.manifest.extras.get(INDEX_KEY)
         self.index_kind = index or (saved_kind if isinstance(saved_kind, str) else "auto")
@@ -365,20 +355,13 @@ class FolderWriter:
             key_encoder=keys if keys is not None else "sha256",
         )
 
-    def expect(self, ids: Sequence[str], texts: Sequence[str], *, last: bool = False) -> None:
+    def expect(self, ids: Sequence[str], texts: Sequence[str]) -> None:
         """Say which chunks :meth:`index` is going to add (their ids and texts, in the order
         it will add them, after those of earlier calls): their keyword-index rows are
         computed now, while the model embeds, so the commit that writes them only appends
         them (:class:`~ragline.store_folder._text_index.RowsAhead`). An id given again is
-        ignored (index() adds it once). ``last``: nothing more will be expected; then,
-        into a store that holds nothing yet (a first run, a rebuild: nothing can be
-        deleted), the next commit's keyword index is written ahead too, on a thread,
-        into that commit's generation folder; the commit keeps those files when its
-        index is the same, else writes its own over them (a store with chunks writes
-        nothing ahead: a run that deletes some, as most re-runs of edited files do,
-        would write the whole index twice). A wrong
-        guess costs time, never correctness: the commit then tokenizes what it adds and
-        writes its files as it would without this call.
+        ignored (index() adds it once). A wrong guess costs time, never correctness: the
+        commit then tokenizes what it adds as it would without this call.
         """
         if self.store is None:
             return
@@ -395,51 +378,6 @@ class FolderWriter:
                 new_ids.append(chunk_id)
                 new_texts.append(text)
         self._rows_ahead.add(new_ids, new_texts)
-        if last:
-            self._write_keyword_index_ahead()
-
-    def _write_keyword_index_ahead(self) -> None:
-        """Write the keyword index the next commit will write if it adds every expected
-        chunk and deletes nothing (see :meth:`expect`)."""
-        ahead = self._rows_ahead
-        if ahead is None or self._keyword_ahead is not None or self.store is None:
-            return
-        if self.store.count():  # chunks stored: the run may delete some
-            return
-        base = self._keyword_base()
-        rows_ahead = ahead.copy_for(base)
-        if rows_ahead is None:
-            return
-        self._drafting()  # the next generation's folder
-        if self._next_generation is None:
-            return
-        data = self.folder.path / self._next_generation
-        pool = ThreadPoolExecutor(1, thread_name_prefix="ragline-keyword-ahead")
-        future = pool.submit(_rows_saved_ahead, data, rows_ahead, base)
-        pool.shutdown(wait=False)  # its one job still runs
-        self._keyword_ahead = (data.name, future)
-
-    def _keyword_index_ahead(self, data: Path, rows: TextRows) -> Future[TextRows] | None:
-        """The keyword index written ahead into ``data`` when it is ``rows`` (waited for:
-        either way no thread writes there any more); else None."""
-        ahead = self._join_keyword_ahead()
-        if ahead is None:
-            return None
-        name, future = ahead
-        return future if name == data.name and same_rows(future.result(), rows) else None
-
-    def _join_keyword_ahead(self) -> tuple[str, Future[TextRows]] | None:
-        """Wait for the keyword index written ahead (a commit takes it, or one failed or
-        the run ends: its folder can be removed); it, unless its thread failed (the
-        commit then writes the files itself, and says what fails)."""
-        ahead, self._keyword_ahead = self._keyword_ahead, None
-        if ahead is None:
-            return None
-        try:
-            ahead[1].result()
-        except Exception:
-            return None
-        return ahead
 
     def _at_boundaries(self, documents: Iterable[Document], batch_size: int) -> Iterator[Document]:
         """The documents, with a checkpoint or a stop between batches.
@@ -471,13 +409,12 @@ class FolderWriter:
         if self.store is None or self.records is None:
             return
         path = self.folder.path
-        drafted, self._next_generation = self._next_generation, None
-        generation = drafted or f"{GENERATION_PREFIX}{os.urandom(8).hex()}"
+        generation = f"{GENERATION_PREFIX}{os.urandom(8).hex()}"
         data = path / generation
         previous = self.manifest.generation
         try:
             self._fit_index()
-            data.mkdir(exist_ok=drafted is not None)
+            data.mkdir()
             # the keyword index first: it reads the new chunks' texts from memory while
             # they are there (save_local moves them into its file); its files are written
             # by a thread while the store is saved (at the end of an index run this
@@ -513,8 +450,6 @@ class FolderWriter:
             self._committed = Manifest.from_json(manifest.to_json(), path / MANIFEST_FILE)
         except BaseException:
             self.manifest.generation = previous
-            self.store._discard_documents_draft()
-            self._join_keyword_ahead()
             shutil.rmtree(data, ignore_errors=True)
             raise
         self._committed_once = True
@@ -524,19 +459,6 @@ class FolderWriter:
             shutil.rmtree(path / previous, ignore_errors=True)
         else:  # a folder from before format 2: its files now live in the generation
             self._remove_leftovers(manifest)
-
-    def _drafting(self) -> None:
-        """Before a write: from the first one after a commit, the store writes the next
-        commit's documents file as chunks are added (a thread, overlapping the
-        embedding), into the next generation's folder, made now. A run killed meanwhile
-        leaves that folder uncommitted, a leftover the next writer removes; the commit
-        finishes the file instead of writing it after the last embedding block."""
-        if self._next_generation is not None or self.store is None:
-            return
-        generation = f"{GENERATION_PREFIX}{os.urandom(8).hex()}"
-        (self.folder.path / generation).mkdir()
-        self._next_generation = generation
-        self.store._start_documents_draft(self.folder.path / generation / FAISS_FOLDER)
 
     def _fit_index(self) -> None:
         """Rebuild the store's index when its kind is not the one wanted for its size
@@ -594,10 +516,6 @@ class FolderWriter:
         assert self._keyword_pool is not None  # only commit() calls this
         # commit() waits for it, then keeps the rows as _keyword_rows (used only while
         # its generation is the committed one)
-        written = self._keyword_index_ahead(data, rows)
-        if written is not None:
-            self._keyword_saving = written  # the same files, written while the model embedded
-            return
         self._keyword_saving = self._keyword_pool.submit(_saved_rows, data, rows)
 
     def _keyword_tokenizer_now(self) -> BM25Tokenizer:
@@ -696,12 +614,6 @@ class FolderWriter:
         return set(saved.ids) != set(self.store.snapshot().ids)
 
     def _release(self) -> None:
-        self._join_keyword_ahead()
-        drafted, self._next_generation = self._next_generation, None
-        if drafted is not None:  # written since the last commit, not committed
-            if self.store is not None:
-                self.store._discard_documents_draft()
-            shutil.rmtree(self.folder.path / drafted, ignore_errors=True)
         if self.records is not None:
             self.records.close()
         lock, self._lock = self._lock, None
@@ -739,7 +651,6 @@ class _ObservedStore:
 
     def add_documents(self, documents: Sequence[Document], *, ids: list[str]) -> list[str]:
         self._writer._changed = True
-        self._writer._drafting()
         written = self._store.add_documents(documents, ids=ids)
         for artifact in self._writer.artifacts.values():
             artifact.added(documents)
@@ -759,7 +670,6 @@ class _ObservedStore:
         """Vectors made elsewhere (a distributed run's workers)."""
         pairs = list(text_embeddings)
         self._writer._changed = True
-        self._writer._drafting()
         written = self._store.add_embeddings(pairs, metadatas, ids=ids)
         documents = [
             Document(text, metadata, id=doc_id)
@@ -783,11 +693,6 @@ def _saved_rows(data: Path, rows: TextRows) -> TextRows:
     """Write ``rows`` as ``data``'s keyword index; the rows (a commit thread's job)."""
     save_text_rows(data, rows)
     return rows
-
-
-def _rows_saved_ahead(data: Path, ahead: RowsAhead, current: TextRows | None) -> TextRows:
-    """Compute and write the keyword index ``current`` plus every row of ``ahead``."""
-    return _saved_rows(data, final_rows(ahead, current))
 
 
 def _fsync_tree(folder: Path) -> None:

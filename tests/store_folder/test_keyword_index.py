@@ -446,9 +446,7 @@ def test_index_paths_computes_keyword_rows_ahead_and_writes_the_same_index(
     assert tokenized_in_commits == []
     for name, content in original_files.items():
         (corpus / name).write_bytes(content)
-    monkeypatch.setattr(
-        writer_module.FolderWriter, "expect", lambda self, ids, texts, **kwargs: None
-    )
+    monkeypatch.setattr(writer_module.FolderWriter, "expect", lambda self, ids, texts: None)
     at_commit = run(tmp_path / "at-commit")
     assert tokenized_in_commits  # the same runs without expect() tokenize at their commits
     assert ahead == at_commit

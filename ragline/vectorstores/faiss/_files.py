@@ -59,13 +59,7 @@ from ragline.vectorstores.faiss._index import (
     faiss_module,
     read_flags,
 )
-from ragline.vectorstores.faiss._records import (
-    DiskDocuments,
-    DocumentsDraft,
-    DocumentTable,
-    encode_metadata,
-    write_documents,
-)
+from ragline.vectorstores.faiss._records import DiskDocuments, DocumentTable, write_documents
 from ragline.vectorstores.faiss._vectors import VectorFile
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "deferred_checks", "load", "save"]
@@ -102,19 +96,9 @@ def _data_file(index_name: str) -> re.Pattern[str]:
     )
 
 
-def save(
-    snapshot: Snapshot,
-    folder: Path,
-    index_name: str,
-    *,
-    durable: bool,
-    draft: DocumentsDraft | None = None,
-) -> Path:
+def save(snapshot: Snapshot, folder: Path, index_name: str, *, durable: bool) -> Path:
     """Write a store's snapshot to ``folder`` atomically (the caller holds the store's lock,
     so the snapshot's live index does not change meanwhile).
-
-    ``draft``: the SQLite documents file written ahead (in ``folder``): finished and
-    renamed instead of writing the file in full, when it can be used.
 
     ``durable`` adds fsync calls (data files, manifest, folder) so the save also survives
     a power cut; without them it is atomic against crashes of the process. Returns the
@@ -122,9 +106,6 @@ def save(
     """
     _check_index_name(index_name)
     in_sqlite = snapshot.table is not None
-    if draft is not None and not in_sqlite:
-        draft.discard()
-        draft = None
     # before touching the disk: bad metadata raises here (SQLite: while writing, and the
     # files written so far are removed)
     documents = b"" if in_sqlite else _documents_json(snapshot)
@@ -155,13 +136,7 @@ def save(
             index_job = pool.submit(write_index) if in_sqlite and index is not None else None
             index_checksum = write_index() if index_job is None else None
             if in_sqlite:
-                drafted = None if draft is None else draft.finish(snapshot.table)
-                if drafted is not None:
-                    assert draft is not None
-                    os.replace(draft.path, folder / documents_file)
-                    count = drafted
-                else:
-                    count = _write_sqlite(snapshot, folder / documents_file)
+                count = _write_sqlite(snapshot, folder / documents_file)
                 if durable:
                     _fsync_file(folder / documents_file)
                 documents_bytes = (folder / documents_file).stat().st_size
@@ -219,8 +194,6 @@ def save(
         _write(temporary_manifest, json.dumps(manifest, indent=2).encode(), durable=durable)
         os.replace(temporary_manifest, manifest_path)  # the commit point
     except BaseException as err:
-        if draft is not None:
-            draft.discard()
         for path in written:
             with contextlib.suppress(OSError):
                 path.unlink()
@@ -375,10 +348,12 @@ def _write_sqlite(snapshot: Snapshot, path: Path) -> int:
     """Write the snapshot's document table as a SQLite file; returns its row count."""
     table = snapshot.table
 
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode  # built once
+
     def rows() -> Iterator[tuple[int, str, str, str]]:
         for label, (doc_id, text, metadata) in table.added.items():
             try:
-                encoded = encode_metadata(metadata)
+                encoded = encode(metadata)
             except (TypeError, ValueError) as err:
                 raise InvalidInputError(
                     f"document {doc_id!r} has metadata JSON cannot hold ({err}); save_local "

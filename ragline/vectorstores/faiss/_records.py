@@ -29,25 +29,16 @@ File layout (SQLite)::
 
 from __future__ import annotations
 
-import contextlib
 import json
 import operator
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "DOCUMENTS_FORMAT",
-    "DiskDocuments",
-    "DocumentTable",
-    "DocumentsDraft",
-    "encode_metadata",
-    "write_documents",
-]
+__all__ = ["DOCUMENTS_FORMAT", "DiskDocuments", "DocumentTable", "write_documents"]
 
 DOCUMENTS_FORMAT = "ragline.faiss.documents"
 Record = tuple[str, str, dict[str, Any]]  # (id, text, metadata)
@@ -362,167 +353,33 @@ def write_documents(
     base = None if table is None else table.base
     db = sqlite3.connect(path)
     try:
-        _create(db, base)
         if base is not None:
+            # a page copy through the open connection: the saved file may be unlinked
+            # by now (a store folder drops the generation a store was loaded from)
+            base.copy_to(db)
+        db.execute("PRAGMA journal_mode=OFF")  # a new file nobody reads until committed
+        db.execute("PRAGMA synchronous=OFF")  # the caller fsyncs when asked to be durable
+        if base is None:
+            db.execute(
+                "CREATE TABLE documents (label INTEGER PRIMARY KEY, id TEXT NOT NULL, "
+                "text TEXT NOT NULL, metadata TEXT NOT NULL)"
+            )
+            db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        else:
             assert table is not None
             db.executemany(
                 "DELETE FROM documents WHERE label = ?", ((label,) for label in table.deleted)
             )
         if rows is not None:
             db.executemany("INSERT INTO documents VALUES (?, ?, ?, ?)", rows)
-        count = _seal(db, id_index=base is None)
+        if base is None:
+            db.execute("CREATE UNIQUE INDEX documents_id ON documents(id)")
+        (count,) = db.execute("SELECT count(*) FROM documents").fetchone()
+        db.executemany(
+            "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+            [("format", DOCUMENTS_FORMAT), ("count", str(count))],
+        )
+        db.commit()
     finally:
         db.close()
-    return count
-
-
-def _create(db: sqlite3.Connection, base: DiskDocuments | None) -> None:
-    """A new documents file's first statements: ``base`` copied, else the empty tables."""
-    if base is not None:
-        # a page copy through the open connection: the saved file may be unlinked by now
-        # (a store folder drops the generation a store was loaded from)
-        base.copy_to(db)
-    db.execute("PRAGMA journal_mode=OFF")  # a new file nobody reads until committed
-    db.execute("PRAGMA synchronous=OFF")  # the caller fsyncs when asked to be durable
-    if base is None:
-        db.execute(
-            "CREATE TABLE documents (label INTEGER PRIMARY KEY, id TEXT NOT NULL, "
-            "text TEXT NOT NULL, metadata TEXT NOT NULL)"
-        )
-        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-
-
-def _seal(db: sqlite3.Connection, *, id_index: bool) -> int:
-    """A documents file's last statements (``id_index``: a new file's id index, made
-    after its rows), then commit; returns its row count."""
-    if id_index:
-        db.execute("CREATE UNIQUE INDEX documents_id ON documents(id)")
-    (count,) = db.execute("SELECT count(*) FROM documents").fetchone()
-    db.executemany(
-        "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-        [("format", DOCUMENTS_FORMAT), ("count", str(count))],
-    )
-    db.commit()
     return int(count)
-
-
-class DocumentsDraft:
-    """A documents file written while the store grows, so that the save after the last
-    addition only finishes it (a store folder's commit at the end of an index run: the
-    whole file was written after the model's last block, about 0.13 s of 0.25 s at 17k
-    chunks).
-
-    :meth:`add` hands each batch of added records to a thread that inserts them, in
-    order, into one open transaction of a new file at :attr:`path` (after a copy of the
-    table's saved file, when it has one). :meth:`finish`, called by the save, brings the
-    file in step with the table as it is then (the deletions, the rows added without
-    :meth:`add`, rows added and deleted since), creates the id index and commits: for a
-    table without a saved file whose rows all came through :meth:`add`, the same
-    statements in the same order as :func:`write_documents`, so the same bytes.
-
-    The file is named by nobody until the save's manifest, written after ``finish``,
-    names it; the caller keeps it where a crash leaves it as a leftover (the store
-    folder: inside the uncommitted generation's folder). A draft that cannot be used
-    (an error on its thread, another table by the save) costs time, never
-    correctness: :meth:`finish` returns None and the save writes the file in full.
-
-    Args:
-        path: the file to write (a new name).
-        table: the store's document table the rows come from.
-    """
-
-    def __init__(self, path: Path, table: DocumentTable) -> None:
-        self.path = path
-        self.table = table
-        self.target: tuple[str, str] | None = None  # the save it is for (set by the store)
-        self._drafted: set[int] = set()  # labels handed to the thread
-        self._db: sqlite3.Connection | None = None
-        self._failed = False
-        # on a copy of a saved file (its id index there), a row added again under a new
-        # label replaces the copy's row of that id, which the table deleted; a new file's
-        # id index is made by finish(), after the deletions, as write_documents does
-        self._insert_sql = "INSERT INTO documents VALUES (?, ?, ?, ?)"
-        if table.base is not None:
-            self._insert_sql = "INSERT OR REPLACE INTO documents VALUES (?, ?, ?, ?)"
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="ragline-documents-draft")
-        self._pool.submit(self._open, table.base)
-
-    def add(self, records: Iterable[tuple[int, Record]]) -> None:
-        """Write these ``(label, record)`` (labels above every earlier call's) on the thread."""
-        batch = list(records)
-        self._drafted.update(label for label, _ in batch)
-        self._pool.submit(self._insert, batch)
-
-    def finish(self, table: DocumentTable) -> int | None:
-        """Complete the file as the documents of ``table``; its row count, or None when
-        the draft cannot be used (the file is then removed)."""
-        if table is not self.table:
-            self.discard()
-            return None
-        added = table.added
-        drafted = self._drafted
-        stale = [label for label in drafted if label not in added]
-        missing: list[tuple[int, Record]] = []
-        if len(added) != len(drafted) - len(stale):  # rows added without add()
-            missing = [(label, record) for label, record in added.items() if label not in drafted]
-        try:
-            count = self._pool.submit(self._finish, sorted(table.deleted), stale, missing).result()
-        except Exception:  # the full write raises what is wrong (e.g. bad metadata)
-            count = None
-        self._pool.shutdown()
-        if count is None:
-            self.discard()
-        return count
-
-    def discard(self) -> None:
-        """Stop the thread and remove the file (best effort)."""
-        self._pool.shutdown(cancel_futures=True)
-        if self._db is not None:
-            self._db.close()
-            self._db = None
-        with contextlib.suppress(OSError):
-            self.path.unlink()
-
-    # the thread's steps: one connection, the statements of write_documents in its order
-
-    def _open(self, base: DiskDocuments | None) -> None:
-        try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False)
-            _create(self._db, base)
-        except BaseException:
-            self._failed = True
-            raise
-
-    def _insert(self, batch: list[tuple[int, Record]]) -> None:
-        if self._failed or self._db is None:
-            return
-        try:
-            self._db.executemany(self._insert_sql, _rows(batch))
-        except BaseException:
-            self._failed = True
-            raise
-
-    def _finish(
-        self, deleted: list[int], stale: list[int], missing: list[tuple[int, Record]]
-    ) -> int | None:
-        db = self._db
-        if self._failed or db is None:
-            return None
-        if deleted or stale:
-            db.executemany("DELETE FROM documents WHERE label = ?", ((x,) for x in deleted + stale))
-        if missing:
-            db.executemany(self._insert_sql, _rows(missing))
-        count = _seal(db, id_index=self.table.base is None)
-        db.close()
-        self._db = None
-        return count
-
-
-# a document's metadata as its row holds it (a full write and a draft alike; built once)
-encode_metadata = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode
-
-
-def _rows(batch: list[tuple[int, Record]]) -> Iterator[tuple[int, str, str, str]]:
-    """``(label, id, text, metadata JSON)`` as a save writes them."""
-    for label, (doc_id, text, metadata) in batch:
-        yield label, doc_id, text, encode_metadata(metadata)

@@ -68,8 +68,6 @@ holds after a power cut too). No pickle is involved, so loading is safe.
 from __future__ import annotations
 
 import math
-import os
-import secrets
 import threading
 import warnings
 from collections.abc import Callable, MutableMapping, Sequence
@@ -93,7 +91,7 @@ from ragline.vectorstores.faiss._index import (
     faiss_module,
     swig_ptr,
 )
-from ragline.vectorstores.faiss._records import DiskDocuments, DocumentsDraft, DocumentTable
+from ragline.vectorstores.faiss._records import DiskDocuments, DocumentTable
 from ragline.vectorstores.faiss._scores import relevance_for, strategy_metric
 from ragline.vectorstores.filters import FilterNode
 from ragline.vectorstores.utils import METRICS, DistanceStrategy, mmr_picks
@@ -252,9 +250,6 @@ class FAISS(VectorStore):
         )
         self._lock = threading.RLock()
         self._index: LabeledIndex | None = None
-        # the next SQLite save's documents file, written as documents are added (see
-        # _start_documents_draft)
-        self._draft: DocumentsDraft | None = None
         self._use_table(DocumentTable())
         self._next_label = 0
         if dimension is not None:
@@ -352,29 +347,6 @@ class FAISS(VectorStore):
         with self._lock:
             return self._table.changes()
 
-    def _start_documents_draft(self, folder: Path, index_name: str = "index") -> None:
-        """Write the documents file of the next ``save_local(folder, index_name,
-        documents="sqlite")`` as documents are added from now on, on a thread, so that
-        save only finishes it (a store folder's commit after an index run's last
-        embedding block). The draft is a hidden file in ``folder`` until that save
-        renames it; a save elsewhere, or :meth:`_discard_documents_draft`, drops it.
-        What is saved is the same either way (see
-        :class:`~ragline.vectorstores.faiss._records.DocumentsDraft`).
-        """
-        with self._lock:
-            self._discard_documents_draft()
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f".{index_name}.{secrets.token_hex(8)}.draft"
-            self._draft = DocumentsDraft(path, self._table)
-            self._draft.target = (os.path.abspath(folder), index_name)
-
-    def _discard_documents_draft(self) -> None:
-        """Stop writing the draft and remove it (a commit that failed, a run that ends)."""
-        with self._lock:
-            draft, self._draft = self._draft, None
-            if draft is not None:
-                draft.discard()
-
     def _upsert(
         self,
         ids: list[str],
@@ -425,9 +397,6 @@ class FAISS(VectorStore):
                 self._flat.pop(label, None)
             index.remove(list(previous.values()))
         self._filters.clear()
-        if self._draft is not None:
-            added = self._table.added
-            self._draft.add((label, added[label]) for label in new_labels if label in added)
 
     def _store(
         self, ids: list[str], labels: range, texts: list[str], metadatas: list[dict[str, Any]]
@@ -771,13 +740,7 @@ class FAISS(VectorStore):
         check_choice("documents", documents, ("json", "sqlite"))
         with self._lock:
             snapshot = self.snapshot() if documents == "json" else self._table_snapshot()
-            draft, self._draft = self._draft, None
-            if draft is not None and draft.target != (os.path.abspath(folder_path), index_name):
-                draft.discard()  # drafted for another folder (a JSON save drops it too)
-                draft = None
-            written = _faiss_files.save(
-                snapshot, Path(folder_path), index_name, durable=durable, draft=draft
-            )
+            written = _faiss_files.save(snapshot, Path(folder_path), index_name, durable=durable)
             if documents == "sqlite":  # the saved file now holds every document: read it
                 self._use_table(DocumentTable(DiskDocuments(written)))
 
