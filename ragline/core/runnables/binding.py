@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -186,6 +187,21 @@ class RunnableBindingBase(Runnable[Input, Output]):
         """``bound.atransform`` with the bound options and config."""
         return self.bound.atransform(input, self._merge(config), **{**self.kwargs, **kwargs})
 
+    def __getattr__(self, name: str) -> Any:
+        """What the binding lacks comes from the bound runnable, as in LangChain
+        (``model.with_config(...).bind_tools(tools)``, ``.model_name``), for a plain binding
+        and a ``with_listeners`` one alike; a bound method
+        that takes ``config`` gets the binding's config merged under the one given. Only
+        names the binding lacks get here, so calls through the binding cost nothing more.
+        Private names (``_x``) are not handed on: ragline's own probes of a step
+        (``getattr(step, "_added_keys", None)``) must see the binding as it is.
+        """
+        bound = self.__dict__.get("bound")
+        if bound is None or name.startswith("_"):  # also mid-construction, copy, pickle
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        attr = getattr(bound, name)
+        return _with_binding_config(attr, self.config) if callable(attr) else attr
+
     def get_graph(self, config: RunnableConfig | None = None) -> Graph:
         """The bound runnable's graph (its nodes carry the bound config's metadata)."""
         return self.bound.get_graph(graph_config(merge_configs(self.config, config)))
@@ -201,20 +217,6 @@ class RunnableBinding(RunnableBindingBase[Input, Output]):
         >>> RunnableLambda(lambda x: x).with_config(run_name="echo").invoke(5)
         5
     """
-
-    def __getattr__(self, name: str) -> Any:
-        """What the binding lacks comes from the bound runnable, as in LangChain
-        (``model.with_config(...).bind_tools(tools)``, ``.model_name``); a bound method
-        that takes ``config`` gets the binding's config merged under the one given. Only
-        names the binding lacks get here, so calls through the binding cost nothing more.
-        Private names (``_x``) are not handed on: ragline's own probes of a step
-        (``getattr(step, "_added_keys", None)``) must see the binding as it is.
-        """
-        bound = self.__dict__.get("bound")
-        if bound is None or name.startswith("_"):  # also mid-construction, copy, pickle
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        attr = getattr(bound, name)
-        return _with_binding_config(attr, self.config) if callable(attr) else attr
 
     def bind(self, **kwargs: Any) -> RunnableBinding[Input, Output]:
         """Return a binding with ``kwargs`` added to the bound ones."""
@@ -236,27 +238,66 @@ class RunnableBinding(RunnableBindingBase[Input, Output]):
 
 def _with_binding_config(method: Any, config: RunnableConfig) -> Any:
     """``method`` with ``config`` merged under the config it is given, when it takes a
-    ``config`` parameter (keyword or positional); otherwise ``method`` itself."""
-    try:
-        parameters = list(inspect.signature(method).parameters.values())
-    except (TypeError, ValueError):  # no signature to read
+    ``config`` parameter by keyword (keyword-only, or positional-or-keyword); otherwise,
+    a positional-only ``config`` included, ``method`` itself, as LangChain's."""
+    where = _config_position(method)
+    if where is None:
         return method
-    names = [parameter.name for parameter in parameters]
-    if "config" not in names:
-        return method
-    parameter = parameters[names.index("config")]
-    position = names.index("config")
-    by_position = parameter.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+    if where < 0:  # keyword-only
+
+        @functools.wraps(method)
+        def with_config_keyword(*args: Any, **kwargs: Any) -> Any:
+            given = kwargs.pop("config", None)
+            return method(*args, config=merge_configs(config, given), **kwargs)
+
+        return with_config_keyword
 
     @functools.wraps(method)
     def with_config(*args: Any, **kwargs: Any) -> Any:
-        if by_position and len(args) > position:
+        if len(args) > where:
             given = list(args)
-            given[position] = merge_configs(config, given[position])
+            given[where] = merge_configs(config, given[where])
             return method(*given, **kwargs)
         return method(*args, config=merge_configs(config, kwargs.pop("config", None)), **kwargs)
 
     return with_config
+
+
+# the config position of a function read once (its signature does not change); bound
+# methods are new objects on every access, so they are keyed on the function they bind
+_positions: weakref.WeakKeyDictionary[Any, int | None] = weakref.WeakKeyDictionary()
+_method_positions: weakref.WeakKeyDictionary[Any, int | None] = weakref.WeakKeyDictionary()
+_UNREAD: Any = object()
+
+
+def _config_position(method: Any) -> int | None:
+    """Where ``method`` takes ``config``: its index when positional-or-keyword, -1 when
+    keyword-only, None when it takes none by keyword."""
+    if inspect.ismethod(method) and inspect.isfunction(method.__func__):
+        cache, key = _method_positions, method.__func__
+    elif inspect.isfunction(method):
+        cache, key = _positions, method
+    else:  # another callable (a builtin, a callable object): read it each time
+        return _read_config_position(method)
+    position = cache.get(key, _UNREAD)
+    if position is _UNREAD:
+        position = cache[key] = _read_config_position(method)
+    return position  # type: ignore[return-value]
+
+
+def _read_config_position(method: Any) -> int | None:
+    try:
+        parameters = list(inspect.signature(method).parameters.values())
+    except (TypeError, ValueError):  # no signature to read
+        return None
+    for index, parameter in enumerate(parameters):
+        if parameter.name == "config":
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY:
+                return -1
+            if parameter.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
+                return index
+            return None
+    return None
 
 
 class _ListenersBinding(RunnableBindingBase[Input, Output]):
