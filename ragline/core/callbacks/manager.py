@@ -613,7 +613,7 @@ class CallbackManager:
         extra: dict[str, Any],
         run_type: Any = _NOT_GIVEN,
     ) -> Any:
-        given = name or _given_name(serialized)
+        given = _given_name(serialized) if name is _NOT_GIVEN or not name else name
         run = self._new_run(
             kind,
             given or _kind_name(event),
@@ -637,7 +637,7 @@ class CallbackManager:
         extra: dict[str, Any],
         run_type: Any = _NOT_GIVEN,
     ) -> Any:
-        given = name or _given_name(serialized)
+        given = _given_name(serialized) if name is _NOT_GIVEN or not name else name
         run = self._new_run(
             ASYNC_TWIN[kind],
             given or _kind_name(event),
@@ -656,7 +656,7 @@ class CallbackManager:
         inputs: Any,
         run_id: UUID | None = None,
         *,
-        name: str | None = None,
+        name: str | None = _NOT_GIVEN,
         run_type: Any = _NOT_GIVEN,
         **kwargs: Any,
     ) -> CallbackManagerForChainRun:
@@ -678,7 +678,7 @@ class CallbackManager:
         prompts: list[str],
         run_id: UUID | None = None,
         *,
-        name: str | None = None,
+        name: str | None = _NOT_GIVEN,
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> list[CallbackManagerForLLMRun]:
@@ -697,7 +697,7 @@ class CallbackManager:
         messages: list[list[Any]],
         run_id: UUID | None = None,
         *,
-        name: str | None = None,
+        name: str | None = _NOT_GIVEN,
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> list[CallbackManagerForLLMRun]:
@@ -740,7 +740,7 @@ class CallbackManager:
         query: str,
         run_id: UUID | None = None,
         *,
-        name: str | None = None,
+        name: str | None = _NOT_GIVEN,
         **kwargs: Any,
     ) -> CallbackManagerForRetrieverRun:
         """Start a retriever run; returns its run manager."""
@@ -760,7 +760,7 @@ class CallbackManager:
         input_str: str,
         run_id: UUID | None = None,
         *,
-        name: Any = _NOT_GIVEN,
+        name: str | None = _NOT_GIVEN,
         inputs: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> CallbackManagerForToolRun:
@@ -772,9 +772,9 @@ class CallbackManager:
             "on_tool_start",
             serialized,
             input_str,
-            None if name is _NOT_GIVEN else name,
+            name,
             run_id,
-            _tool_start_extra(name, inputs, kwargs),
+            {"inputs": inputs, **kwargs},
         )
 
     def on_custom_event(self, name: str, data: Any, run_id: UUID | None = None) -> None:
@@ -809,7 +809,7 @@ class CallbackManager:
         inputs: Any,
         run_id: UUID | None = None,
         *,
-        name: str | None = None,
+        name: str | None = _NOT_GIVEN,
         run_type: Any = _NOT_GIVEN,
         **kwargs: Any,
     ) -> AsyncCallbackManagerForChainRun:
@@ -831,7 +831,7 @@ class CallbackManager:
         prompts: list[str],
         run_id: UUID | None = None,
         *,
-        name: str | None = None,
+        name: str | None = _NOT_GIVEN,
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> AsyncCallbackManagerForLLMRun:
@@ -854,7 +854,7 @@ class CallbackManager:
         messages: list[list[Any]],
         run_id: UUID | None = None,
         *,
-        name: str | None = None,
+        name: str | None = _NOT_GIVEN,
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> AsyncCallbackManagerForLLMRun:
@@ -877,7 +877,7 @@ class CallbackManager:
         query: str,
         run_id: UUID | None = None,
         *,
-        name: str | None = None,
+        name: str | None = _NOT_GIVEN,
         **kwargs: Any,
     ) -> AsyncCallbackManagerForRetrieverRun:
         """Async twin of :meth:`on_retriever_start`."""
@@ -897,7 +897,7 @@ class CallbackManager:
         input_str: str,
         run_id: UUID | None = None,
         *,
-        name: Any = _NOT_GIVEN,
+        name: str | None = _NOT_GIVEN,
         inputs: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> AsyncCallbackManagerForToolRun:
@@ -907,9 +907,9 @@ class CallbackManager:
             "on_tool_start",
             serialized,
             input_str,
-            None if name is _NOT_GIVEN else name,
+            name,
             run_id,
-            _tool_start_extra(name, inputs, kwargs),
+            {"inputs": inputs, **kwargs},
         )
 
 
@@ -934,15 +934,6 @@ _OWN_RUN: Any = _OwnRun()
 _OWN_CHAIN_RUN: Any = _OwnRun()
 
 
-def _tool_start_extra(name: Any, inputs: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """A tool start's keywords: ``name=None`` kept when given (LangChain's tools pass
-    their run name, ``None`` without one; a run name reaches handlers through
-    ``_start_arguments``)."""
-    if name is None:
-        return {"name": None, "inputs": inputs, **kwargs}
-    return {"inputs": inputs, **kwargs}
-
-
 def _start_arguments(
     serialized: Any,
     name: str | None,
@@ -964,7 +955,7 @@ def _start_arguments(
         return named, {"name": shown, **extra}
     if run_type is not _NOT_GIVEN:
         extra = {"run_type": run_type, **extra}
-    if name is None:
+    if name is _NOT_GIVEN:
         return serialized, extra
     return serialized, {"name": name, **extra}
 

@@ -72,16 +72,6 @@ class _Relay:
         return True
 
 
-def _serialized_name(serialized: Any) -> str | None:
-    """The run name LangChain puts in ``serialized`` (ragline reads ``name=`` only)."""
-    if not isinstance(serialized, dict):
-        return None
-    name = serialized.get("name")
-    if name is None and isinstance(serialized.get("id"), list) and serialized["id"]:
-        name = serialized["id"][-1]
-    return None if name is None else str(name)
-
-
 @cache
 def _to_ragline_class() -> type[Any]:
     base = lc("callbacks").BaseCallbackHandler
@@ -96,9 +86,7 @@ def _to_ragline_class() -> type[Any]:
 
     def relay(event: str) -> Any:
         def method(self: Any, *args: Any, **kwargs: Any) -> None:
-            if self.relay.route(event, kwargs):
-                if event.endswith("_start") and not kwargs.get("name"):
-                    kwargs["name"] = _serialized_name(args[0] if args else None)
+            if self.relay.route(event, kwargs):  # name= as LangChain passed it (or not)
                 dispatch(self.handlers, event, *to_ragline(args), **to_ragline(kwargs))
 
         method.__name__ = event
