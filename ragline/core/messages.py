@@ -200,6 +200,30 @@ class BaseMessage(ModelMethods):
             return self._dump_keys
         return _HEAD_KEYS + tuple(f.name for f in fields(self) if f.name not in _HEAD_KEYS)
 
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """How a message field of a user's pydantic model validates and dumps (called by
+        pydantic only, so pydantic is installed). Dumped as LangChain's pydantic message
+        of the declared class: its keys in LangChain's order, ``type`` included (an
+        ``AIMessage`` in a ``list[BaseMessage]`` field dumps the base keys, as pydantic
+        dumps a subclass by the declared model)."""
+        from pydantic_core import core_schema
+
+        try:
+            schema = handler(source)
+        except Exception:  # a field pydantic cannot build (a typing.TypedDict on 3.11)
+            schema = core_schema.is_instance_schema(cls)
+        keys = cls._dump_keys or _HEAD_KEYS + tuple(
+            f.name for f in fields(cls) if f.name not in _HEAD_KEYS
+        )
+
+        def dump(message: Any) -> dict[str, Any]:
+            whole = message.model_dump()
+            return {key: whole[key] for key in keys if key in whole}
+
+        schema["serialization"] = core_schema.plain_serializer_function_ser_schema(dump)
+        return schema
+
     def _printed_fields(self) -> list[tuple[str, Any]]:
         # LangChain's printed form (pydantic's): every field in its order, except those
         # with a plain default that they still have; ``type`` is never shown.
