@@ -99,3 +99,53 @@ def test_the_config_position_is_read_once_per_function() -> None:
     assert bound.tags_of(1) == (1, None)
     del binding._method_positions[Tagged.tags_of]
     assert bound.tags_of(1, {"tags": ["c"]}) == (1, ["b", "c"])
+
+
+def _fallbacks_view(models: Any, messages: Any, runnables: Any) -> list[Any]:
+    """``primary.with_fallbacks([backup])`` then a method annotated to return a runnable
+    (called on each, giving their fallbacks), one that is not, and a field."""
+
+    class ToolChat(models.FakeMessagesListChatModel):  # type: ignore[misc,name-defined]
+        label: str = "chat"
+
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self.bind(tools=tools, **kwargs)
+
+        def tool_count(self, tools: Any) -> Any:
+            return len(tools)
+
+    # the annotation as an object: this module's names differ between the two libraries
+    ToolChat.bind_tools.__annotations__["return"] = runnables.Runnable
+    primary = ToolChat(responses=[messages.AIMessage(content="primary")], label="first")
+    backup = ToolChat(responses=[messages.AIMessage(content="backup")], label="second")
+    chained = primary.with_fallbacks([backup], exception_key=None)
+    with_tools = chained.bind_tools(["a_tool"], tool_choice="auto")
+    return [
+        type(with_tools).__name__,
+        [isinstance(r, runnables.RunnableBinding) for r in with_tools.runnables],
+        [(r.bound.label, r.kwargs) for r in with_tools.runnables],
+        with_tools.exceptions_to_handle,
+        with_tools.invoke("hi").content,
+        chained.tool_count(["a", "b"]),
+        chained.label,
+        hasattr(chained, "no_such_thing"),
+    ]
+
+
+def test_with_fallbacks_hands_attributes_to_each_runnable_as_langchains() -> None:
+    import langchain_core.language_models as lc_models
+    import langchain_core.messages as lc_messages
+    import langchain_core.runnables as lc_runnables
+
+    import ragline.core as rl_core
+
+    expected = _fallbacks_view(lc_models, lc_messages, lc_runnables)
+    assert expected[:3] == [
+        "RunnableWithFallbacks",
+        [True, True],
+        [
+            ("first", {"tools": ["a_tool"], "tool_choice": "auto"}),
+            ("second", {"tools": ["a_tool"], "tool_choice": "auto"}),
+        ],
+    ]
+    assert _fallbacks_view(rl_core, rl_core, rl_core) == expected

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+import typing
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -79,6 +82,31 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
     def runnables(self) -> list[Runnable[Input, Output]]:
         """The primary runnable followed by the fallbacks."""
         return [self.runnable, *self.fallbacks]
+
+    def __getattr__(self, name: str) -> Any:
+        """What this lacks comes from ``runnable``, as in LangChain (``.model_name``); a
+        method annotated to return a runnable (``bind_tools``, ``with_structured_output``)
+        is called on ``runnable`` and on each fallback, and gives their fallbacks. Private
+        names (``_x``) are not handed on, and calls through this cost nothing more."""
+        runnable = self.__dict__.get("runnable")
+        if runnable is None or name.startswith("_"):  # also mid-construction, copy, pickle
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        attr = getattr(runnable, name)
+        if not _returns_runnable(attr):
+            return attr
+
+        @functools.wraps(attr)
+        def on_each(*args: Any, **kwargs: Any) -> Any:
+            made = type(self)(
+                attr(*args, **kwargs),
+                [getattr(fallback, name)(*args, **kwargs) for fallback in self.fallbacks],
+                exceptions_to_handle=self.exceptions_to_handle,
+                exception_key=self.exception_key,
+            )
+            made.name = self.name
+            return made
+
+        return on_each
 
     def get_name(self) -> str:
         """``RunnableWithFallbacks`` unless a name was set."""
@@ -214,3 +242,26 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
         return self._atransform_stream_with_config(
             one(), self._astream_first_working, config, start_input=input
         )
+
+
+def _returns_runnable(attr: Any) -> bool:
+    """Whether ``attr`` is a callable whose return annotation is a runnable type (or a
+    union of them), LangChain's test; an annotation that cannot be resolved counts as not."""
+    if not callable(attr):
+        return False
+    try:
+        returned = typing.get_type_hints(attr).get("return")
+    except Exception:  # a name imported for type checking only, a broken annotation
+        return False
+    return returned is not None and _is_runnable_type(returned)
+
+
+def _is_runnable_type(hint: Any) -> bool:
+    if inspect.isclass(hint):
+        return issubclass(hint, Runnable)
+    origin = typing.get_origin(hint)
+    if inspect.isclass(origin):
+        return issubclass(origin, Runnable)
+    if origin is typing.Union:
+        return all(_is_runnable_type(arg) for arg in typing.get_args(hint))
+    return False
