@@ -37,6 +37,8 @@ from ragline.core.language_models import (
     BaseLLM,
     ChatGeneration,
     ChatResult,
+    Generation,
+    LLMResult,
     SimpleChatModel,
 )
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
@@ -239,7 +241,11 @@ class FakeListLLM(_CyclingResponses, BaseLLM):
     def _llm_type(self) -> str:
         return "fake-list"
 
-    def _generate(self, prompt: str, stop: list[str] | None = None) -> str:
+    def _generate(  # type: ignore[override]
+        self, prompt: Any, stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> Any:
+        if isinstance(prompt, list):  # LangChain's form, from a subclass's super()._generate
+            return LLMResult([[Generation(self._call(each, stop))] for each in prompt])
         return self._call(prompt, stop)
 
     def _call(self, prompt: str, stop: list[str] | None = None, **kwargs: Any) -> str:

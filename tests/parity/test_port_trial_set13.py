@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import langchain_core.language_models as lc_models
 import langchain_core.messages as lc_messages
+import langchain_core.outputs as lc_outputs
+from langchain_core.callbacks import BaseCallbackHandler as LCBaseCallbackHandler
 from pydantic import BaseModel, Field
 
+import ragline.core as rl_models
+import ragline.core.language_models as rl_outputs
 import ragline.core.messages as rl_messages
+from ragline.core.callbacks import BaseCallbackHandler
 
 
 def _history_model(mod: Any) -> type[BaseModel]:
@@ -58,3 +64,63 @@ def _base_list_dump(mod: Any) -> Any:
 def test_base_message_list_field_dumps_the_base_keys_with_type() -> None:
     # the exact shape of rbchat's InMemoryHistory(BaseChatMessageHistory, BaseModel)
     assert _base_list_dump(rl_messages) == _base_list_dump(lc_messages)
+
+
+def _list_form_llm(models: Any, outputs: Any, handler_base: Any) -> list[Any]:
+    seen: list[Any] = []
+
+    class Usage(handler_base):  # type: ignore[misc,valid-type]
+        def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+            seen.append((response.llm_output, len(response.generations)))
+
+    class Counting(models.FakeListLLM):  # type: ignore[misc,name-defined]
+        def _generate(
+            self, prompts: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+        ) -> Any:
+            result = super()._generate(prompts, stop=stop, run_manager=run_manager, **kwargs)
+            used = sum(len(p) for p in prompts)
+            texts = [[g.text for g in row] for row in result.generations]
+            seen.append(("inner", texts, type(result).__name__))
+            return outputs.LLMResult(
+                generations=result.generations, llm_output={"token_usage": {"prompt_tokens": used}}
+            )
+
+    llm = Counting(responses=["a", "b", "c"])
+    out = [llm.batch(["xy", "zzz"], config={"callbacks": [Usage()]})]
+    out.append(llm.invoke("q", config={"callbacks": [Usage()]}))
+    return [out, seen]
+
+
+def test_llm_subclass_calls_the_list_form_of_super_generate() -> None:
+    # firmllm_token_usage_cost_file: a FakeListLLM subclass overriding LangChain's
+    # _generate(prompts, stop, run_manager) and calling super()._generate(prompts, ...)
+    assert _list_form_llm(rl_models, rl_outputs, BaseCallbackHandler) == _list_form_llm(
+        lc_models, lc_outputs, LCBaseCallbackHandler
+    )
+
+
+def _plain_llm_list_form(models: Any, base: Any) -> Any:
+    class Echo(base):  # type: ignore[misc,valid-type]
+        @property
+        def _llm_type(self) -> str:
+            return "echo"
+
+        def _call(self, prompt: str, stop: Any = None, run_manager: Any = None, **kw: Any) -> str:
+            return prompt.upper()
+
+        def _generate(
+            self, prompts: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+        ) -> Any:
+            result = super()._generate(prompts, stop=stop, run_manager=run_manager, **kwargs)
+            return result
+
+    llm = Echo()
+    return [llm.invoke("ab"), llm.batch(["c", "d"])]
+
+
+def test_llm_base_class_list_form_of_generate() -> None:
+    from langchain_core.language_models.llms import LLM as LCLLM
+
+    from ragline.core.language_models import LLM
+
+    assert _plain_llm_list_form(rl_models, LLM) == _plain_llm_list_form(lc_models, LCLLM)

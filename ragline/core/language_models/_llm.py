@@ -548,8 +548,15 @@ class LLM(BaseLLM):
         raise NotImplementedError
 
     def _generate(  # type: ignore[override]
-        self, prompt: str, stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
-    ) -> str:
+        self, prompt: Any, stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> Any:
+        if isinstance(prompt, list):  # LangChain's form, from a subclass's super()._generate
+            return LLMResult(
+                [
+                    [Generation(LLM._generate(self, each, stop, run_manager, **kwargs))]
+                    for each in prompt
+                ]
+            )
         if "_call" in self._call_options:
             kwargs["run_manager"] = run_manager
         return self._call(prompt, stop=self._users_stop("_call", stop), **kwargs)
