@@ -31,6 +31,7 @@ from ragline.core import (
     HumanMessage,
     InvalidInputError,
     RaglineError,
+    Runnable,
     StoreConnectionError,
     SystemMessage,
     ToolMessage,
@@ -299,7 +300,7 @@ class ChatOpenAI(BaseChatModel):
         tool_choice: str | bool | Mapping[str, Any] | None = None,
         parallel_tool_calls: bool | None = None,
         strict: bool | None = None,
-    ) -> Any:
+    ) -> Runnable[Any, AIMessage]:
         """Return this model bound to offer ``tools``; replies then carry ``tool_calls``.
 
         Args:

@@ -149,3 +149,37 @@ def test_with_fallbacks_hands_attributes_to_each_runnable_as_langchains() -> Non
         ],
     ]
     assert _fallbacks_view(rl_core, rl_core, rl_core) == expected
+
+
+def _openai_fallbacks_view(chat_openai: Any) -> list[Any]:
+    """``ChatOpenAI(...).with_fallbacks([ChatOpenAI(...)]).bind_tools(tools)``: each model
+    bound with the tools (no request is made)."""
+
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    options = {"api_key": "not-used", "base_url": "http://127.0.0.1:9/v1"}
+    primary = chat_openai(model="gpt-4o-mini", **options)
+    backup = chat_openai(model="gpt-4o", **options)
+    with_tools = primary.with_fallbacks([backup]).bind_tools([add], tool_choice="auto")
+    return [
+        type(with_tools).__name__,
+        [
+            (r.bound.model_name, r.kwargs["tools"][0]["function"]["name"], r.kwargs["tool_choice"])
+            for r in with_tools.runnables
+        ],
+    ]
+
+
+def test_chat_openai_bind_tools_through_fallbacks_binds_each_model_as_langchains() -> None:
+    from langchain_openai import ChatOpenAI as LCChatOpenAI
+
+    from ragline.chat_models import ChatOpenAI
+
+    expected = _openai_fallbacks_view(LCChatOpenAI)
+    assert expected == [
+        "RunnableWithFallbacks",
+        [("gpt-4o-mini", "add", "auto"), ("gpt-4o", "add", "auto")],
+    ]
+    assert _openai_fallbacks_view(ChatOpenAI) == expected
