@@ -42,6 +42,7 @@ from ragline.core.language_models import (
     SimpleChatModel,
 )
 from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk
+from ragline.core.runnables.base import Runnable
 
 __all__ = [
     "FakeChatModel",
@@ -370,6 +371,7 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
         messages: list[BaseMessage],
         stop: list[str] | None = None,
         response_format: Any = None,
+        **options: Any,  # other bound options (tools=, ...) are accepted and unused, as LangChain's
     ) -> AIMessage:
         self.response_formats.append(response_format)
         return AIMessage(self._call(list(messages), stop))
@@ -387,6 +389,7 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
         messages: list[BaseMessage],
         stop: list[str] | None = None,
         response_format: Any = None,
+        **options: Any,
     ) -> Iterator[AIMessageChunk]:
         self.response_formats.append(response_format)
         response = self._take(list(messages), stop)
@@ -398,6 +401,7 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
         messages: list[BaseMessage],
         stop: list[str] | None = None,
         response_format: Any = None,
+        **options: Any,
     ) -> AsyncIterator[AIMessageChunk]:
         self.response_formats.append(response_format)
         response = self._take(list(messages), stop)
@@ -461,7 +465,9 @@ class FakeMessagesListChatModel(_CyclingResponses, BaseChatModel):
     def _llm_type(self) -> str:
         return "fake-messages-list-chat-model"
 
-    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
+    def bind_tools(
+        self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any
+    ) -> Runnable[Any, AIMessage]:  # a Runnable, so with_fallbacks hands it to each model
         """Return this model bound to ``tools`` (converted to OpenAI tool dicts).
 
         Raises:

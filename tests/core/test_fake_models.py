@@ -263,6 +263,20 @@ def test_fake_messages_model_accepts_bind_tools_and_records_the_tools():
     ]
 
 
+def test_fake_messages_model_bind_tools_through_fallbacks_binds_every_model():
+    # bind_tools is annotated to return a Runnable, so with_fallbacks hands the call to the
+    # primary and to each fallback, each bound to the same tools
+    from ragline.core import FakeMessagesListChatModel
+
+    tool = {"type": "function", "function": {"name": "f", "parameters": {}}}
+    backup = FakeMessagesListChatModel(responses=[AIMessage("from the backup")])
+    primary = FakeMessagesListChatModel(responses=[AIMessage("from the primary")])
+    both = primary.with_fallbacks([backup]).bind_tools([tool], tool_choice="auto")
+    assert both.invoke("x").content == "from the primary"
+    assert primary.call_options == [{"tools": [tool], "tool_choice": "auto"}]
+    assert [r.kwargs for r in both.fallbacks] == [{"tools": [tool], "tool_choice": "auto"}]
+
+
 def test_fake_messages_model_refuses_bad_scripts():
     from ragline.core import FakeMessagesListChatModel
 

@@ -124,3 +124,25 @@ def test_llm_base_class_list_form_of_generate() -> None:
     from ragline.core.language_models import LLM
 
     assert _plain_llm_list_form(rl_models, LLM) == _plain_llm_list_form(lc_models, LCLLM)
+
+
+def _bound_options_replies(mod: Any) -> list[Any]:
+    """A fake chat model with tools (and a tool choice) bound, as a test of an agent's
+    model step binds them: invoke, stream and ainvoke, the scripted replies in turn."""
+    import asyncio
+
+    model = mod.FakeListChatModel(responses=["first", "go", "third"])
+    tool = {"type": "function", "function": {"name": "lookup", "parameters": {}}}
+    bound = model.bind(tools=[tool], tool_choice="auto")
+    return [
+        bound.invoke("q").content,
+        [chunk.content for chunk in bound.stream("q")],
+        asyncio.run(bound.ainvoke("q")).content,
+    ]
+
+
+def test_fake_list_chat_model_accepts_bound_options_as_langchains() -> None:
+    """LangChain's FakeListChatModel takes options it does not use (tools=, tool_choice=)
+    and answers its script; ragline's raised TypeError ('unexpected keyword argument')."""
+    assert _bound_options_replies(rl_models) == _bound_options_replies(lc_models)
+    assert _bound_options_replies(rl_models) == ["first", ["g", "o"], "third"]
