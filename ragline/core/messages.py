@@ -194,11 +194,12 @@ class BaseMessage(ModelMethods):
 
         return ChatPromptTemplate([self]) + other
 
-    def _dump_order(self) -> tuple[str, ...]:
+    @classmethod
+    def _dump_order(cls) -> tuple[str, ...]:
         # LangChain's order: the common keys (with ``type``), then the class's own
-        if self._dump_keys:
-            return self._dump_keys
-        return _HEAD_KEYS + tuple(f.name for f in fields(self) if f.name not in _HEAD_KEYS)
+        if cls._dump_keys:
+            return cls._dump_keys
+        return _HEAD_KEYS + tuple(f.name for f in fields(cls) if f.name not in _HEAD_KEYS)
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
@@ -213,9 +214,7 @@ class BaseMessage(ModelMethods):
             schema = handler(source)
         except Exception:  # a field pydantic cannot build (a typing.TypedDict on 3.11)
             schema = core_schema.is_instance_schema(cls)
-        keys = cls._dump_keys or _HEAD_KEYS + tuple(
-            f.name for f in fields(cls) if f.name not in _HEAD_KEYS
-        )
+        keys = cls._dump_order()
 
         def dump(message: Any) -> dict[str, Any]:
             whole = message.model_dump()
