@@ -417,7 +417,20 @@ class Agent(BaseSingleActionAgent):
 _PROMPT_OPTIONS = ("prefix", "suffix", "format_instructions", "input_variables")
 
 
-class ZeroShotAgent(Agent):
+class _ThoughtObservationAgent(Agent):
+    """An agent whose scratchpad reads ``Thought:`` ... ``Observation: ``: the zero-shot
+    and both conversational agents."""
+
+    @property
+    def observation_prefix(self) -> str:
+        return "Observation: "
+
+    @property
+    def llm_prefix(self) -> str:
+        return "Thought:"
+
+
+class ZeroShotAgent(_ThoughtObservationAgent):
     """The zero-shot ReAct agent ("MRKL"): one prompt listing the tools as ``name:
     description`` lines, ReAct text, single-input tools.
 
@@ -429,14 +442,6 @@ class ZeroShotAgent(Agent):
         >>> print(agent.prompt.template.splitlines()[2])
         echo: Repeat the text.
     """
-
-    @property
-    def observation_prefix(self) -> str:
-        return "Observation: "
-
-    @property
-    def llm_prefix(self) -> str:
-        return "Thought:"
 
     @classmethod
     def create_prompt(  # type: ignore[override]
@@ -504,7 +509,7 @@ CHAT_TOOL_RESPONSE = """Result of the tool:
 Reply to my last message with one JSON object, as asked above."""
 
 
-class ConversationalChatAgent(Agent):
+class ConversationalChatAgent(_ThoughtObservationAgent):
     """The chat-conversational ReAct agent (``initialize_agent(agent=
     "chat-conversational-react-description")``): a chat prompt with the conversation's
     history (``chat_history``, from the executor's memory), each reply one JSON object
@@ -524,14 +529,6 @@ class ConversationalChatAgent(Agent):
     """
 
     template_tool_response: str = CHAT_TOOL_RESPONSE
-
-    @property
-    def observation_prefix(self) -> str:
-        return "Observation: "
-
-    @property
-    def llm_prefix(self) -> str:
-        return "Thought:"
 
     @classmethod
     def _get_default_output_parser(cls) -> Any:
@@ -628,7 +625,7 @@ New message: {input}
 {agent_scratchpad}"""
 
 
-class ConversationalAgent(Agent):
+class ConversationalAgent(_ThoughtObservationAgent):
     """The text conversational ReAct agent (``initialize_agent(agent=
     "conversational-react-description")``): one text prompt with the conversation so far
     (``chat_history``, a memory's string buffer), the tools as ``> name: description``
@@ -644,14 +641,6 @@ class ConversationalAgent(Agent):
     """
 
     ai_prefix: str = "AI"
-
-    @property
-    def observation_prefix(self) -> str:
-        return "Observation: "
-
-    @property
-    def llm_prefix(self) -> str:
-        return "Thought:"
 
     def _get_default_output_parser(self) -> Any:  # type: ignore[override]
         return ConvoOutputParser(ai_prefix=self.ai_prefix)
