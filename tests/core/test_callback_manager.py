@@ -162,6 +162,32 @@ def test_ignore_chat_model_and_ignore_llm_skip_the_fallback():
     assert handler.starts == [] and len(handler.ends) == 1
 
 
+def test_a_failing_fallback_is_logged_as_the_chat_model_event_and_the_others_still_run(caplog):
+    class BrokenLLMOnly(LLMOnly):
+        def on_llm_start(self, serialized, prompts, *, run_id, **kwargs):
+            raise RuntimeError("fallback bug")
+
+    class IgnoresLLM(LLMOnly):
+        ignore_llm = True  # no fallback: its on_llm_start is never called
+
+    broken, ignoring, after = BrokenLLMOnly(), IgnoresLLM(), LLMOnly()
+    with caplog.at_level("WARNING", logger="ragline.callbacks"):
+        FakeListChatModel(responses=["x"]).invoke("hi", {"callbacks": [broken, ignoring, after]})
+    assert [r.getMessage() for r in caplog.records] == [
+        "callback BrokenLLMOnly.on_chat_model_start raised RuntimeError('fallback bug')"
+    ]
+    assert ignoring.starts == [] and ignoring.ends == []
+    assert after.starts == [(["Human: hi"], None)] and len(after.ends) == 1
+
+
+def test_a_run_manager_event_given_its_own_ids_again_raises_type_error():
+    handler = LLMOnly()
+    (run,) = CallbackManager([handler]).on_llm_start(None, ["p"], name="llm")
+    with pytest.raises(TypeError, match="run_id"):
+        run.on_llm_end("r", run_id=uuid.uuid4())
+    assert handler.starts == [(["p"], "llm")] and handler.ends == []
+
+
 async def test_async_callback_manager_returns_async_run_managers():
     recorder = Recorder()
     manager = AsyncCallbackManager.configure([recorder], inheritable_tags=["t"])

@@ -66,7 +66,7 @@ from ragline.core.callbacks.run_managers import (
     CallbackManagerForRetrieverRun,
     CallbackManagerForToolRun,
 )
-from ragline.core.config import DEFAULT_RECURSION_LIMIT, get_current_config
+from ragline.core.config import DEFAULT_RECURSION_LIMIT, _current_config, get_current_config
 from ragline.core.exceptions import RecursionLimitError
 
 if TYPE_CHECKING:
@@ -170,9 +170,10 @@ def current_run_listeners(event: str) -> tuple[UUID, list[BaseCallbackHandler]] 
 def current_run_id() -> UUID | None:
     """The id of the run executing right now (the one whose config is current), if any:
     the parent of what the running code reports outside callbacks (an embedding span)."""
-    # _running_run's steps written out: this runs on every traced embedding call, after
-    # the model's forward pass (each distinct function costs its cache misses there)
-    config = get_current_config()
+    # _running_run's and get_current_config's steps written out: this runs on every
+    # traced embedding call, after the model's forward pass (each distinct function
+    # costs its cache misses there)
+    config = _current_config.get()
     callbacks = config.get("callbacks") if config else None
     run = getattr(callbacks, "_parent", None) if isinstance(callbacks, CallbackManager) else None
     if not isinstance(run, BaseRunManager):
@@ -621,9 +622,17 @@ class CallbackManager:
             extra.pop("local_tags", None),
             extra.pop("local_metadata", None),
         )
-        if run.handlers:
-            shown, options = _start_arguments(serialized, name, given, extra, run_type)
-            run._emit(event, shown, payload, metadata=dict(run.metadata), **options)
+        if not run.handlers:
+            return run
+        if serialized is _OWN_CHAIN_RUN and run_type is _NOT_GIVEN:
+            # _start_arguments' answer for ragline's own retriever and chain runs that
+            # pass no run_type, without the call (a traced retriever call runs this once,
+            # after its query embedding's forward pass evicted the caches)
+            run._emit(event, None, payload, metadata=dict(run.metadata),
+                      name=extra.pop("handler_name", given), **extra)  # fmt: skip
+            return run
+        shown, options = _start_arguments(serialized, name, given, extra, run_type)
+        run._emit(event, shown, payload, metadata=dict(run.metadata), **options)
         return run
 
     async def _astart(

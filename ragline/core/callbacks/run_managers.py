@@ -9,12 +9,14 @@ which await async handlers in order. The ``Async...`` classes are what async hoo
 (``_acall``, ``_aget_relevant_documents``): their ``on_*`` methods are the coroutines, so
 code written for LangChain (``await run_manager.on_llm_new_token(token)``) runs as is.
 
-A run's id is made when something first asks for it: a run nobody listens to (no handler
-anywhere in the tree) never pays for a uuid.
+A run with handlers gets its id when it starts; any other run's id is made when something
+first asks for it: a run nobody listens to (no handler anywhere in the tree) never pays
+for a uuid.
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import random
 import threading
@@ -22,7 +24,12 @@ import uuid
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from ragline.core.callbacks._dispatch import adispatch, dispatch
+from ragline.core.callbacks._dispatch import (
+    _IGNORE_FLAG,
+    _recover,
+    _run_coroutine_sync,
+    adispatch,
+)
 from ragline.core.config import DEFAULT_RECURSION_LIMIT
 
 if TYPE_CHECKING:
@@ -107,6 +114,13 @@ class BaseRunManager:
         inheritable_metadata: dict[str, Any] | None = None,
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
     ) -> None:
+        if run_id is None and handlers:
+            # a run with handlers: its id now (the run_id property's steps, no lock: no
+            # other thread sees this run yet), so that its events read ``_run_id`` and
+            # call no property; a run nobody listens to still makes none
+            run_id = _new_uuid(UUID)
+            _set(run_id, "int", _getrandbits(128) & _VERSION_4_CLEAR | _VERSION_4_SET)
+            _set(run_id, "is_safe", _UNKNOWN_SAFETY)
         self._run_id = run_id
         # a UUID, None, or the enclosing run's manager (its id is read when asked for)
         self._parent = parent_run_id
@@ -154,13 +168,34 @@ class BaseRunManager:
             "metadata": dict(self.metadata),
         }
 
-    # The ids as keywords (no dict of them to build and unpack). The run's metadata goes
-    # with its start event only (the manager passes it), as LangChain's run managers do.
+    # The ids as keywords. The run's metadata goes with its start event only (the
+    # manager passes it), as LangChain's run managers do.
     def _emit(self, event: str, *args: Any, **kwargs: Any) -> None:
-        if self.handlers:
-            dispatch(self.handlers, event, *args, run_id=self.run_id,
-                     parent_run_id=self.parent_run_id, tags=list(self.tags),
-                     **kwargs)  # fmt: skip
+        handlers = self.handlers
+        if not handlers:
+            return
+        # The run_id and parent_run_id properties' steps and dispatch's loop written out
+        # (its error path shared, _recover): a traced call runs this code after a model's
+        # forward pass has evicted the CPU caches, where each further Python function
+        # costs its own cache misses.
+        run_id = self._run_id
+        if run_id is None:  # a handler added to the list after the run began
+            run_id = self.run_id
+        parent = self._parent
+        if parent is not None and not isinstance(parent, UUID):
+            parent = parent.run_id
+        # dict(), as dispatch's keywords were: a keyword given twice raises TypeError here
+        kwargs = dict(run_id=run_id, parent_run_id=parent, tags=list(self.tags), **kwargs)
+        flag = _IGNORE_FLAG.get(event)
+        for handler in handlers:
+            if flag is not None and getattr(handler, flag, False):
+                continue
+            try:
+                result = getattr(handler, event)(*args, **kwargs)
+                if result is not None and inspect.isawaitable(result):
+                    _run_coroutine_sync(result)
+            except Exception as err:
+                _recover(handler, event, err, args, kwargs)
 
     async def _aemit(self, event: str, *args: Any, **kwargs: Any) -> None:
         if self.handlers:
