@@ -181,10 +181,10 @@ class StorePrimitives(ABC):
         """Map native scores to relevance in [0, 1], higher more relevant (per score_kind)."""
         return relevance_function(self.score_kind)(np.asarray(native, dtype=np.float64))
 
-    def _score_out(self, score: Any) -> Any:
-        """A native score as search methods return it (a Python float; FAISS built with
-        LangChain's ``distance_strategy`` gives numpy's float32, as LangChain's does)."""
-        return float(score)
+    # A native score as search methods return it: a Python float (FAISS built with
+    # LangChain's ``distance_strategy`` sets numpy's float32, as LangChain's returns).
+    # A type, not a method: converting a search's scores runs no Python function.
+    _score_out: Callable[[Any], Any] = float
 
     def _scalar_relevance(self) -> Callable[[float], float] | None:
         """The one-float twin of :meth:`_relevance_scores`, or None when a subclass
@@ -283,8 +283,16 @@ class StorePrimitives(ABC):
         self._check_hit_lists(queries, hits)
         k, out = plan.k, self._score_out
         if not plan.to_relevance:  # the plain path: no array round trip, one list per query
-            if scores:
-                return [[(doc, out(score)) for doc, score, _ in found[:k]] for found in hits]
+            if scores:  # loops, not comprehensions: a traced search takes this branch
+                # once per call, after a model's forward pass evicted the caches, where
+                # each Python code object run costs its own cache misses
+                with_scores: list[list[Any]] = []
+                for found in hits:
+                    pairs = []
+                    for doc, score, _ in found[:k]:
+                        pairs.append((doc, out(score)))
+                    with_scores.append(pairs)
+                return with_scores
             return [[doc for doc, _, _ in found[:k]] for found in hits]
         threshold = plan.score_threshold
         scalar = self._scalar_relevance()

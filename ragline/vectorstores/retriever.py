@@ -211,7 +211,9 @@ class VectorStoreRetriever(BaseRetriever):
                 documents.append(document)
                 scores.append(float(score))
             kind = "relevance" if plan.to_relevance else "native"
-            run_id = run.run_id
+            run_id = run._run_id  # a run with handlers has it from its start: no property
+            if run_id is None:
+                run_id = run.run_id
             for handler in wanting:
                 getattr(handler, _DETAILS_EVENT)(run_id=run_id, k=plan.k,
                                                  search_type=self._search_type,

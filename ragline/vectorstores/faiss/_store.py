@@ -234,6 +234,8 @@ class FAISS(VectorStore):
         self.embedding = embedding
         self.metric = metric
         self.distance_strategy = strategy
+        # LangChain's strategies: faiss's float32, as LangChain's FAISS returns it
+        self._score_out = float if strategy is None else np.float32
         self.override_relevance_score_fn = relevance_score_fn
         self._normalize_L2 = bool(normalize_L2)
         # stored and query vectors are scaled to unit length: checked on every search
@@ -277,10 +279,6 @@ class FAISS(VectorStore):
     # relevance: LangChain's per strategy, or ragline's per metric (see _scores.py)
     def _scalar_relevance(self) -> Callable[[float], float]:
         return self._relevance
-
-    def _score_out(self, score: Any) -> Any:
-        # LangChain's strategies: faiss's float32, as LangChain's FAISS returns it
-        return float(score) if self.distance_strategy is None else np.float32(score)
 
     def _relevance_scores(self, native: np.ndarray) -> np.ndarray:
         relevance = self._relevance
