@@ -86,9 +86,14 @@ class PartialJsonScanner:
 
         The whole text with its open string, arrays and objects closed; then without a
         half-written number or literal at its end; then the text cut at each structural
-        point (before a ``,`` or ``:``, after a bracket), latest first.
+        point (before a ``,`` or ``:``, after a bracket), latest first, where the
+        brackets open there are those open at the end. Only a piece cut off the end is
+        dropped, as in LangChain: text whose brackets all close but that is not JSON
+        (``{'a': 1}``, ``{"a": True}``, a trailing comma) has no candidate but itself,
+        so it fails rather than parse to an empty or shortened value.
         """
-        text, closers = self.text, _closers(self._stack)
+        text, end_stack = self.text, self._stack
+        closers = _closers(end_stack)
         if self._open_string_end is not None:  # (a lone trailing backslash is dropped)
             yield text[: self._open_string_end] + '"' + closers
         else:
@@ -99,7 +104,8 @@ class PartialJsonScanner:
             for cut in range(len(text) - 1, start - 1, -1):
                 yield text[:cut] + closers
         for cut, stack in reversed(self._cuts):
-            yield text[:cut] + _closers(stack)
+            if stack == end_stack:
+                yield text[:cut] + closers
 
     def parse(self, text: str) -> Any:
         """Parse ``text`` (usually the previous text plus a new chunk); see

@@ -1,0 +1,103 @@
+"""Parity: differences left in port-trial sets 1-6 (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline and
+compares what the program would print, read or catch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_core.exceptions import OutputParserException as LCOutputParserException
+from langchain_core.messages import AIMessageChunk as LCAIMessageChunk
+from langchain_core.output_parsers import JsonOutputParser as LCJsonOutputParser
+from langchain_core.output_parsers import PydanticOutputParser as LCPydanticOutputParser
+from pydantic import BaseModel
+
+from ragline.core import JsonOutputParser
+from ragline.core.exceptions import OutputParserException
+from ragline.core.messages import AIMessageChunk
+from ragline.core.output_parsers import PydanticOutputParser
+
+COVERS = {"core.JsonOutputParser", "core.PydanticOutputParser"}
+
+
+def outcome(call: Any, *args: Any) -> Any:
+    """What a program sees: the value, or that an OutputParserException was raised."""
+    try:
+        return ("ok", call(*args))
+    except (OutputParserException, LCOutputParserException) as err:
+        return ("raised", type(err).__name__)
+
+
+# Brackets that all close, but the text is not JSON: LangChain raises an
+# OutputParserException; ragline's scanner cut it back to what parsed ({} or a shortened
+# value) and returned that. Truncated replies (the streaming case) still parse to what
+# has arrived, in both.
+COMPLETE_BUT_NOT_JSON = [
+    "{'name': 'Tom Hanks', 'film_names': ['Forrest Gump']}",  # set 2 parser_pydantic_fixing
+    "[{'a': 1}]",
+    '{"a": True}',
+    '{"a": None, "b": 2}',
+    '{"a": 1,}',
+    '{"a": [1, 2,], "b": 3}',
+    "{a: 1}",
+    '{"a": "x" "b": 2}',
+    "{\"a\": 1, 'b': 2}",
+    "```json\n{'a': 1}\n```",
+]
+TRUNCATED_OR_TRAILING = [
+    '{"a": {"b": 1}, "c": tr',
+    '[{"a": 1}, {"b',
+    '{"a": [1, 2',
+    '{"a": "x", "b',
+    '{"ab',
+    '{"a": 1, "b": {"c": [1, 2, {"d": "e',
+    '{"a": 1} trailing words',
+]
+
+
+@pytest.mark.parametrize("reply", COMPLETE_BUT_NOT_JSON + TRUNCATED_OR_TRAILING)
+def test_json_output_parser_parse_as_langchains(reply):
+    ours = outcome(JsonOutputParser().parse, reply)
+    assert ours == outcome(LCJsonOutputParser().parse, reply)
+    if reply in COMPLETE_BUT_NOT_JSON:
+        assert ours == ("raised", "OutputParserException")
+
+
+@pytest.mark.parametrize("reply", [*COMPLETE_BUT_NOT_JSON[:6], '{"a": 1, "b": True}'])
+def test_json_output_parser_stream_as_langchains(reply):
+    # a guard, equal before the scanner change too: a stream yields each new value that
+    # its text so far parses to (the lone "{" gives {}), and a chunk that does not
+    # parse yields nothing, in both
+    chunks = [reply[i : i + 4] for i in range(0, len(reply), 4)]
+    ours = outcome(lambda: list(JsonOutputParser().transform(iter(chunks))))
+    assert ours == outcome(lambda: list(LCJsonOutputParser().transform(iter(chunks))))
+
+
+def test_pydantic_parser_refuses_a_python_dict_reply_as_langchains():
+    # set 2 parser_pydantic_fixing: a reply in Python's dict form is not JSON; LangChain
+    # raises (so OutputFixingParser asks the model again), ragline validated {} instead
+    class Actor(BaseModel):
+        name: str
+        film_names: list[str]
+
+    reply = "{'name': 'Tom Hanks', 'film_names': ['Forrest Gump']}"
+    ours = PydanticOutputParser(pydantic_object=Actor)
+    theirs = LCPydanticOutputParser(pydantic_object=Actor)
+    with pytest.raises(OutputParserException) as caught:
+        ours.parse(reply)
+    with pytest.raises(LCOutputParserException):
+        theirs.parse(reply)
+    assert "not valid JSON" in str(caught.value)  # ragline's words, not a missing-field error
+
+
+@pytest.mark.parametrize("args", ["{'a': 1}", '{"a": True}', '{"a": 1}', '{"a": "par'])
+def test_tool_call_chunk_arguments_as_langchains(args):
+    # a tool call whose arguments are not JSON is an invalid tool call, not a call with {}
+    chunk = {"name": "f", "args": args, "id": "1", "index": 0}
+    ours = AIMessageChunk(content="", tool_call_chunks=[chunk])
+    theirs = LCAIMessageChunk(content="", tool_call_chunks=[chunk])
+    assert ours.tool_calls == theirs.tool_calls
+    assert ours.invalid_tool_calls == theirs.invalid_tool_calls
