@@ -6,6 +6,9 @@ Each specific error also subclasses the built-in a user would already catch, so
     RaglineError
     ├── InvalidInputError (ValueError)       bad argument or input; nothing was changed
     │   ├── MissingVariableError (KeyError)  a prompt or chain input lacks a required key
+    │   │   ├── PromptKeyError               ... a prompt's variable; prints as KeyError
+    │   │   └── DocumentVariableError        ... format_document's; prints as ValueError
+    │   ├── NotAMessageError                 not a message where messages go; prints as ValueError
     │   ├── FilterError                      unknown operator or field in a metadata filter
     │   ├── DimensionError                   a vector of the wrong dimension, or NaN / inf
     │   ├── OutputParserException            a model's reply is not in the expected format
@@ -25,6 +28,9 @@ Each specific error also subclasses the built-in a user would already catch, so
     │                                        into an observation for the model
     └── RecursionLimitError (RecursionError) a run nested deeper than config["recursion_limit"]
 
+A few classes print under the built-in name LangChain raises at the same place
+(``type(err).__name__``, ``repr``), for programs that print it; see ``printed_as``.
+
 Messages name the thing, the bad value and the valid options. Errors from backend
 libraries (faiss, redis, httpx ...) are mapped at the boundary with the original
 chained (``raise ... from err``).
@@ -32,18 +38,24 @@ chained (``raise ... from err``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 __all__ = [
     "ChainStepError",
     "ConfigurationError",
     "DimensionError",
+    "DocumentVariableError",
     "FilterError",
     "IndexingInterrupted",
     "InvalidInputError",
     "LoaderError",
     "MissingDependencyError",
     "MissingVariableError",
+    "NotAMessageError",
     "OutputParserException",
     "PersistenceError",
+    "PromptKeyError",
     "RaglineError",
     "RecursionLimitError",
     "ServerError",
@@ -52,6 +64,7 @@ __all__ = [
     "StoreLockedError",
     "ToolException",
     "ToolValidationError",
+    "printed_as",
 ]
 
 
@@ -68,6 +81,52 @@ class MissingVariableError(InvalidInputError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+_Error = TypeVar("_Error", bound=type[BaseException])
+
+
+def printed_as(builtin: type[BaseException]) -> Callable[[_Error], _Error]:
+    """Give a class the printed name of ``builtin``, the class LangChain raises there.
+
+    ``type(err).__name__`` and ``repr(err)`` then read as LangChain's (``KeyError('...')``),
+    which ported programs print; ``__qualname__`` keeps the class's own name, so
+    tracebacks (``ragline.core.exceptions.PromptKeyError: ...``) and pickling find it.
+    The class stays a subclass of ragline's error and of ``builtin``, so ``except``
+    clauses written for either catch it.
+    """
+
+    def rename(cls: _Error) -> _Error:
+        if not issubclass(cls, builtin):
+            raise TypeError(f"{cls.__qualname__} must subclass {builtin.__name__}")
+        cls.__name__ = builtin.__name__
+        return cls
+
+    return rename
+
+
+@printed_as(KeyError)
+class PromptKeyError(MissingVariableError):
+    """A prompt was formatted without one of its variables.
+
+    Prints as ``KeyError``, the class LangChain's prompts raise there.
+    """
+
+
+@printed_as(ValueError)
+class DocumentVariableError(MissingVariableError):
+    """``format_document``'s prompt names a metadata key the document lacks.
+
+    Prints as ``ValueError``, the class LangChain's ``format_document`` raises there.
+    """
+
+
+@printed_as(ValueError)
+class NotAMessageError(InvalidInputError):
+    """A list of messages holds something that is not a message.
+
+    Prints as ``ValueError``, the class LangChain's ``get_buffer_string`` raises there.
+    """
 
 
 class FilterError(InvalidInputError):

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Literal, TypedDict, cast
 
 from ragline.core._model_methods import ModelMethods
 from ragline.core._partial_json import parse_partial_json
-from ragline.core.exceptions import InvalidInputError
+from ragline.core.exceptions import InvalidInputError, NotAMessageError
 
 __all__ = [
     "AIMessage",
@@ -1151,8 +1151,8 @@ def get_buffer_string(
             role = ai_prefix
         elif isinstance(message, ChatMessage):
             role = message.role
-        elif not isinstance(message, BaseMessage):  # a ValueError, as LangChain's
-            raise InvalidInputError(
+        elif not isinstance(message, BaseMessage):  # printed ValueError, LangChain's
+            raise NotAMessageError(
                 f"get_buffer_string takes messages, got {type(message).__name__}: {message!r:.60}"
             )
         else:

@@ -29,6 +29,7 @@ from ragline.core._checks import (
     check_non_negative_int,
     check_positive_int,
 )
+from ragline.core.exceptions import printed_as
 
 from ._merge import Chunk, Merger, memoized
 
@@ -44,11 +45,13 @@ _Splitter = TypeVar("_Splitter", bound="TextSplitter")
 _KEEP_SEPARATOR_OPTIONS = (False, True, "start", "end")
 
 
+@printed_as(TypeError)
 class TextTypeError(InvalidInputError, TypeError):
     """A splitter was given a text that is not a str (a Document, bytes, None ...).
 
     Both an ``InvalidInputError`` and a ``TypeError``: LangChain's splitters fail with a
-    ``TypeError`` there, which ported programs catch.
+    ``TypeError`` there, which ported programs catch. It prints as ``TypeError`` too
+    (``type(err).__name__``, ``repr``).
     """
 
 

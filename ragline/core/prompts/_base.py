@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from ragline.core.callbacks.manager import _OWN_RUN
-from ragline.core.exceptions import InvalidInputError, LoaderError, MissingVariableError
+from ragline.core.exceptions import (
+    DocumentVariableError,
+    InvalidInputError,
+    LoaderError,
+    PromptKeyError,
+)
 from ragline.core.prompts._formats import Template
 from ragline.core.prompts._values import PromptValue, StringPromptValue
 from ragline.core.runnables.base import Runnable
@@ -205,7 +210,7 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
         values.update(kwargs)
         missing = [name for name in self.input_variables if name not in values]
         if missing:
-            raise MissingVariableError(
+            raise PromptKeyError(
                 f"{type(self).__name__} is missing variable(s) {missing}; "
                 f"got {sorted(kwargs)}; expected {self.input_variables}"
             )
@@ -519,7 +524,8 @@ def format_document(document: Any, prompt: BasePromptTemplate) -> str:
     """Render one document with a prompt over ``page_content`` and its metadata keys.
 
     Raises:
-        MissingVariableError: the prompt names a metadata key the document lacks.
+        DocumentVariableError: the prompt names a metadata key the document lacks (a
+            ``MissingVariableError`` printed as ``ValueError``, LangChain's class there).
 
     Example:
         >>> from ragline.core import Document
@@ -530,7 +536,7 @@ def format_document(document: Any, prompt: BasePromptTemplate) -> str:
     values = {**document.metadata, "page_content": document.page_content}
     missing = [name for name in prompt.input_variables if name not in values]
     if missing:
-        raise MissingVariableError(
+        raise DocumentVariableError(
             f"document prompt needs {missing}, which document {document.id or ''!s} "
             f"(source {document.metadata.get('source')!r}) lacks; it has "
             f"{sorted(values)}"

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from ragline.core._checks import check_optional_positive_int
-from ragline.core.exceptions import InvalidInputError, MissingVariableError
+from ragline.core.exceptions import InvalidInputError, PromptKeyError
 from ragline.core.messages import (
     AIMessage,
     BaseMessage,
@@ -203,7 +203,7 @@ class MessagesPlaceholder(BaseMessagePromptTemplate):
         if value is None and self.optional:
             return []
         if value is None and self.variable_name not in kwargs:
-            raise MissingVariableError(
+            raise PromptKeyError(
                 f"MessagesPlaceholder is missing variable {self.variable_name!r}; "
                 f"got {sorted(kwargs)}"
             )
@@ -343,7 +343,7 @@ class _ContentBlocksMessagePromptTemplate(BaseMessagePromptTemplate):
         """Format into one message whose content is the formatted blocks."""
         missing = [name for name in self.input_variables if name not in kwargs]
         if missing:
-            raise MissingVariableError(
+            raise PromptKeyError(
                 f"missing variables {missing} for a message's content blocks; "
                 f"inputs are {sorted(kwargs)}"
             )
@@ -610,7 +610,8 @@ class ChatPromptTemplate(BasePromptTemplate):
         """Format into a list of messages.
 
         Raises:
-            MissingVariableError: a required variable is missing.
+            PromptKeyError: a required variable is missing (a ``MissingVariableError``
+                printed as ``KeyError``, as LangChain raises).
         """
         values = self._with_partials(kwargs)
         messages: list[BaseMessage] = []

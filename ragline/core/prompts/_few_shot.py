@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragline.core._drive import Effect, Operation, adrive, drive
-from ragline.core.exceptions import InvalidInputError, MissingVariableError
+from ragline.core.exceptions import InvalidInputError, PromptKeyError
 from ragline.core.messages import BaseMessage, get_buffer_string
 from ragline.core.prompts._base import BasePromptTemplate, PromptTemplate
 from ragline.core.prompts._chat import BaseMessagePromptTemplate, ChatPromptTemplate, _joined
@@ -81,7 +81,7 @@ class _FewShot(BasePromptTemplate):
         for example in chosen:
             missing = [name for name in wanted if name not in example]
             if missing:
-                raise MissingVariableError(
+                raise PromptKeyError(
                     f"example {example!r:.80} lacks {missing}, which the example prompt uses"
                 )
             cut.append({name: example[name] for name in wanted})
