@@ -18,9 +18,11 @@ next ``__init__`` up the class chain. A class may still write its own ``__init__
 subclasses below it declare fields as before. A subclass may give an inherited field a
 new default, annotated (``name: str = "weather"``) or not (``name = "weather"``, the
 pydantic-v1 style many LangChain examples use); the base's ``__init__`` then uses it.
-Nothing is type-checked or coerced (that is pydantic's job, and pydantic stays
-optional); a missing required field or an unknown keyword is a ``TypeError`` naming the
-class and its fields.
+Nothing is type-checked (that is pydantic's job, and pydantic stays optional), and one
+thing is coerced as pydantic does: an ``int`` given for a field annotated ``float`` (or
+``float | None``) is stored as a ``float``, so ``temperature=0`` reads back ``0.0``. A
+missing required field or an unknown keyword is a ``TypeError`` naming the class and
+its fields.
 
 Example:
     >>> class Greeter(Fields):
@@ -41,11 +43,12 @@ from __future__ import annotations
 
 import copy
 import inspect
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-__all__ = ["Field", "FieldSpec", "Fields", "declared_fields"]
+__all__ = ["Field", "FieldSpec", "Fields", "declared_fields", "is_float_annotation"]
 
 _MISSING: Any = object()
 _MUTABLE = (list, dict, set, bytearray)
@@ -157,12 +160,29 @@ def declared_fields(cls: type) -> dict[str, FieldSpec]:
     return fields
 
 
-def _make_init(cls: Any, own: list[str]) -> Callable[..., None]:
+_FLOAT_SPELLINGS = frozenset(
+    {"float", "Optional[float]", "typing.Optional[float]", "float | None", "None | float"}
+)
+
+
+def is_float_annotation(annotation: Any) -> bool:
+    """True for ``float`` and ``float | None`` (as a type or as a string annotation)."""
+    if annotation is float:
+        return True
+    if isinstance(annotation, str):
+        return annotation.strip() in _FLOAT_SPELLINGS
+    args = typing.get_args(annotation)
+    return float in args and all(arg is float or arg is type(None) for arg in args)
+
+
+def _make_init(cls: Any, own: list[str], floats: frozenset[str]) -> Callable[..., None]:
     def __init__(self: Any, **kwargs: Any) -> None:
         specs = type(self).__ragline_all_fields__  # a subclass may have re-defaulted a field
         for name in own:
             if name in kwargs:
                 value = kwargs.pop(name)
+                if type(value) is int and name in floats:  # pydantic's int -> float
+                    value = float(value)
             elif specs[name].required:
                 raise TypeError(f"{type(self).__name__}() missing required field {name!r}")
             else:
@@ -195,7 +215,9 @@ class Fields:
         # __init__ set the others, with the most derived default.
         new = [name for name in own if name not in inherited]
         if new and "__init__" not in cls.__dict__:
-            cls.__init__ = _make_init(cls, new)  # type: ignore[method-assign]
+            annotations = inspect.get_annotations(cls)
+            floats = frozenset(name for name in new if is_float_annotation(annotations.get(name)))
+            cls.__init__ = _make_init(cls, new, floats)  # type: ignore[method-assign]
 
     def __init__(self, **kwargs: Any) -> None:
         if kwargs:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import RunnableConfig, ensure_config, get_config_list
 from ragline.core.exceptions import ConfigurationError
+from ragline.core.fields import is_float_annotation
 from ragline.core.runnables.base import (
     Input,
     Output,
@@ -383,6 +384,10 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
             return self.default
         configured = copy.copy(self.default)  # the default itself is never changed
         for attribute, value in changes.items():
+            if type(value) is int and is_float_annotation(
+                _declared_type(type(self.default), attribute)
+            ):
+                value = float(value)  # as LangChain's pydantic rebuild of the model does
             setattr(configured, attribute, value)
         return configured
 
