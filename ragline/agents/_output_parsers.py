@@ -20,7 +20,7 @@ from ragline.core import (
     RunnableConfig,
     ToolAgentAction,
 )
-from ragline.core._partial_json import parse_json_markdown
+from ragline.core._partial_json import parse_json_reply
 
 __all__ = [
     "FINAL_ANSWER_ACTION",
@@ -64,7 +64,8 @@ def _no_action(text: str) -> OutputParserException:
 
 class JSONAgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
     """Parse a structured-chat reply: one JSON object, bare or in a Markdown code fence,
-    ``{"action": <tool name>, "action_input": <its input>}``.
+    ``{"action": <tool name>, "action_input": <its input>}``. A reply cut off before its
+    end is read as far as it goes, as LangChain's parser reads it.
 
     The action ``"Final Answer"`` ends the run with ``{"output": action_input}``; any
     other action calls that tool (a missing or null ``action_input`` is ``{}``). When
@@ -83,7 +84,7 @@ class JSONAgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
 
     def parse(self, text: str) -> AgentAction | AgentFinish:
         try:
-            reply = parse_json_markdown(text)
+            reply = parse_json_reply(text)
             if isinstance(reply, list):
                 logger.warning("the model wrote several actions; using the first: %s", reply)
                 reply = reply[0]

@@ -26,7 +26,7 @@ from ragline.chains._chain import Chain
 from ragline.chains._conversation import ConversationChain
 from ragline.chains._llm_chain import LLMChain
 from ragline.core import BaseOutputParser, OutputParserException, PromptTemplate
-from ragline.core._partial_json import parse_json_markdown
+from ragline.core._partial_json import parse_json_reply
 
 __all__ = [
     "MULTI_PROMPT_ROUTER_TEMPLATE",
@@ -113,7 +113,7 @@ class RouterOutputParser(BaseOutputParser[dict[str, Any]]):
 
 def _checked_json(text: str, keys: list[str]) -> dict[str, Any]:
     try:
-        parsed = parse_json_markdown(text)
+        parsed = parse_json_reply(text)
     except ValueError as err:
         raise OutputParserException(f"Got invalid JSON object. Error: {err}") from err
     if not isinstance(parsed, dict):

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["PartialJsonScanner", "parse_json_markdown", "parse_partial_json"]
+__all__ = ["PartialJsonScanner", "parse_json_markdown", "parse_json_reply", "parse_partial_json"]
 
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
 # A string (group 1 is its closing quote, None while the string is still open) or one of
@@ -175,3 +175,23 @@ def parse_json_markdown(
     if partial:
         return (scanner or PartialJsonScanner()).parse(body)
     return json.loads(body, strict=False)
+
+
+def parse_json_reply(text: str) -> Any:
+    """A model's JSON reply, fenced or bare: complete JSON, else what a reply cut off
+    (``max_tokens``) holds, as LangChain reads every reply with its partial-JSON parser.
+
+    Raises:
+        ValueError: no JSON could be parsed (the complete parse's error).
+
+    Example:
+        >>> parse_json_reply('{"action": "search", "action_input": "bees"')
+        {'action': 'search', 'action_input': 'bees'}
+    """
+    try:
+        return parse_json_markdown(text)
+    except ValueError as err:
+        try:
+            return parse_json_markdown(text, partial=True)
+        except ValueError:
+            raise err from None

@@ -68,9 +68,9 @@ def test_json_output_parser_parse_as_langchains(reply):
 
 @pytest.mark.parametrize("reply", [*COMPLETE_BUT_NOT_JSON[:6], '{"a": 1, "b": True}'])
 def test_json_output_parser_stream_as_langchains(reply):
-    # a guard, equal before the scanner change too: a stream yields each new value that
-    # its text so far parses to (the lone "{" gives {}), and a chunk that does not
-    # parse yields nothing, in both
+    # a stream yields each new value that its text so far parses to (the lone "{" gives
+    # {}), and a chunk that does not parse yields nothing, in both (ragline's stream of
+    # a trailing comma in a list yielded the list cut short)
     chunks = [reply[i : i + 4] for i in range(0, len(reply), 4)]
     ours = outcome(lambda: list(JsonOutputParser().transform(iter(chunks))))
     assert ours == outcome(lambda: list(LCJsonOutputParser().transform(iter(chunks))))
@@ -101,3 +101,45 @@ def test_tool_call_chunk_arguments_as_langchains(args):
     theirs = LCAIMessageChunk(content="", tool_call_chunks=[chunk])
     assert ours.tool_calls == theirs.tool_calls
     assert ours.invalid_tool_calls == theirs.invalid_tool_calls
+
+
+AGENT_REPLIES = [
+    '{"action": "search", "action_input": "bees"',  # cut off: LangChain reads what arrived
+    '```json\n{"action": "Final Answer", "action_input": "4',
+    '{"action": "search", "action_input": {"q": "bees", "k": 2',
+    '{"action": "search", "action_input": "bees"}',
+    "{'action': 'search', 'action_input': 'bees'}",  # not JSON: raises in both
+]
+
+
+def _agent_step(value: Any) -> Any:
+    if hasattr(value, "return_values"):
+        return ("finish", value.return_values, value.log)
+    return ("action", value.tool, value.tool_input, value.log)
+
+
+@pytest.mark.parametrize("reply", AGENT_REPLIES)
+def test_json_agent_parser_reads_a_cut_off_reply_as_langchains(reply):
+    from langchain_classic.agents.output_parsers import JSONAgentOutputParser as LCParser
+
+    from ragline.agents import JSONAgentOutputParser
+
+    ours = outcome(lambda: _agent_step(JSONAgentOutputParser().parse(reply)))
+    assert ours == outcome(lambda: _agent_step(LCParser().parse(reply)))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"destination": "physics", "next_inputs": "why is the sky blue?"',
+        '```json\n{"destination": "DEFAULT", "next_inputs": "hi"\n',
+        '{"destination": "physics", "next_inputs": "why?"}',
+        "{'destination': 'physics', 'next_inputs': 'why?'}",
+    ],
+)
+def test_router_parser_reads_a_cut_off_reply_as_langchains(reply):
+    from langchain_classic.chains.router.llm_router import RouterOutputParser as LCRouter
+
+    from ragline.chains import RouterOutputParser
+
+    assert outcome(RouterOutputParser().parse, reply) == outcome(LCRouter().parse, reply)
