@@ -4,13 +4,12 @@ Each scenario runs the same program shape through LangChain and through ragline 
 compares what the program would print or read.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import langchain_core.language_models as lc_models
 import langchain_core.prompts as lc_prompts
 import langchain_core.runnables as lc_runnables
+from typing_extensions import TypedDict
 
 import ragline.core as rl
 
@@ -50,3 +49,53 @@ def test_an_int_given_for_a_float_field_reads_back_as_a_float() -> None:
     assert _model_with_float_fields(rl, rl, rl) == _model_with_float_fields(
         lc_models, lc_prompts, lc_runnables
     )
+
+
+class _Args(TypedDict):
+    a: int
+    b: list[int]
+
+
+def _times_max(x: _Args) -> str:
+    return str(x["a"] * max(x["b"]))
+
+
+def _untyped(x: dict) -> str:  # type: ignore[type-arg]
+    return str(x["a"] * max(x["b"]))
+
+
+def _add_a(x: str) -> str:
+    return x + "a"
+
+
+def _add_z(x: str) -> str:
+    return x + "z"
+
+
+def _as_tools(runnables: Any) -> list[Any]:
+    typed = runnables.RunnableLambda(_times_max).as_tool(
+        name="My tool", description="Explanation of when to use tool."
+    )
+    by_types = runnables.RunnableLambda(_untyped).as_tool(arg_types={"a": int, "b": list[int]})
+    text = (runnables.RunnableLambda(_add_a) | runnables.RunnableLambda(_add_z)).as_tool()
+    return [
+        typed.name,
+        typed.description,
+        typed.args_schema.model_json_schema(),
+        typed.args,
+        typed.invoke({"a": 3, "b": [1, 2]}),
+        by_types.name,
+        by_types.args_schema.model_json_schema(),
+        by_types.args,
+        by_types.invoke({"a": 2, "b": [5, 1]}),
+        text.name,
+        text.args,
+        text.invoke("b"),
+    ]
+
+
+def test_runnable_as_tool_schema_and_args_as_langchains() -> None:
+    # wpbarco_runnable_as_tool_typed_dict: as_tool(...).args_schema.model_json_schema()
+    # raised AttributeError ('dict' has no model_json_schema); a one-string tool's args
+    # carried a title LangChain's Tool does not show
+    assert _as_tools(rl) == _as_tools(lc_runnables)

@@ -13,7 +13,7 @@ from typing import Any
 
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.tools._base import BaseTool
-from ragline.core.tools._schema import type_to_json_schema
+from ragline.core.tools._schema import ArgsSchema, type_to_json_schema
 
 __all__ = ["RunnableTool", "runnable_as_tool"]
 
@@ -28,6 +28,14 @@ class RunnableTool(BaseTool):
 
     runnable: Any = None
     takes_dict: bool = False
+
+    @property
+    def args(self) -> dict[str, dict[str, Any]]:
+        """The arguments' JSON Schemas; for the one-string tool ``{"tool_input": {"type":
+        "string"}}``, untitled, as LangChain's ``Tool`` shows it."""
+        if self.takes_dict:
+            return super().args
+        return {"tool_input": {"type": "string"}}
 
     def _run(self, *args: Any, **kwargs: Any) -> Any:
         if self.takes_dict:
@@ -80,8 +88,13 @@ def runnable_as_tool(
         declared = runnable.get_input_jsonschema()
         if declared.get("type") == "object" and declared.get("properties"):
             schema = declared
+    tool_name = name or runnable.get_name()
+    if isinstance(schema, Mapping):
+        # a schema object titled with the tool's name, as LangChain's model made from it
+        # is (programs print args_schema.model_json_schema())
+        schema = ArgsSchema.from_json_schema(schema, name=tool_name)
     return RunnableTool(
-        name=name or runnable.get_name(),
+        name=tool_name,
         description=description or "",
         args_schema=schema if schema is not None else _ONE_STRING,
         runnable=runnable,
