@@ -11,7 +11,7 @@ Snowball stemmers; it is imported when the first text is stemmed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ragline.core import ConfigurationError, InvalidInputError
@@ -19,7 +19,7 @@ from ragline.core._checks import check_flag
 from ragline.core._optional import require
 from ragline.retrievers._stopwords import STOPWORDS
 
-__all__ = ["BM25Tokenizer"]
+__all__ = ["TEXT_SEPARATOR", "BM25Tokenizer", "separated_tokens"]
 
 _WORD = re.compile(r"\w+")
 # ASCII text (most chunks): the bytes that are not word characters become spaces, and
@@ -28,6 +28,12 @@ _WORD = re.compile(r"\w+")
 _ASCII_WORD_BYTES = bytes(
     byte if chr(byte).isalnum() or byte == ord("_") else ord(" ") for byte in range(128)
 ) + bytes(128)
+# separated_tokens: what stands between two texts' tokens; never a token (NUL is not \w,
+# and the table above makes it a space)
+TEXT_SEPARATOR = "\x00"
+# the table, keeping NUL: texts without one, joined by " \x00 ", split into their tokens
+# with TEXT_SEPARATOR between them
+_ASCII_WORD_BYTES_KEEPING_NUL = b"\x00" + _ASCII_WORD_BYTES[1:]
 # the Snowball stemmers PyStemmer ships (Stemmer.algorithms()); checked without importing it
 STEMMER_LANGUAGES = frozenset(
     [
@@ -178,3 +184,40 @@ def _words(text: str) -> list[str]:
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_WORD_BYTES).decode("ascii").split()
     return _WORD.findall(text)
+
+
+def separated_tokens(tokenizer: BM25Tokenizer, texts: Sequence[str]) -> list[str]:
+    """The tokens of ``texts``, in order, with :data:`TEXT_SEPARATOR` after each text's
+    (``tokenizer(text)`` of each, joined, one separator per text).
+
+    With a plain tokenizer (no stopwords, no stemming), runs of ASCII texts are tokenized
+    as one string: a keyword index's rows are computed a few hundred chunks at a time,
+    and one call per 1,000-character chunk (about 80 tokens) cost ~7.5 us of CPU against
+    ~4.4 us this way (issue 25). Other texts, and other tokenizers, are tokenized one by
+    one; the tokens are the same either way.
+    """
+    tokens: list[str] = []
+    if tokenizer.stopwords or tokenizer.stem:
+        for text in texts:
+            tokens += tokenizer(text)
+            tokens.append(TEXT_SEPARATOR)
+        return tokens
+    run: list[str] = []  # ASCII texts without NUL, not tokenized yet
+    for text in texts:
+        if text.isascii() and TEXT_SEPARATOR not in text:
+            run.append(text)
+            continue
+        if run:
+            tokens += _ascii_run_tokens(run)
+            run = []
+        tokens += tokenizer(text)
+        tokens.append(TEXT_SEPARATOR)
+    if run:
+        tokens += _ascii_run_tokens(run)
+    return tokens
+
+
+def _ascii_run_tokens(texts: list[str]) -> list[str]:
+    """The tokens of ASCII ``texts`` without NUL, a separator after each text's."""
+    joined = f" {TEXT_SEPARATOR} ".join(texts) + f" {TEXT_SEPARATOR}"
+    return joined.lower().encode("ascii").translate(_ASCII_WORD_BYTES_KEEPING_NUL).decode().split()

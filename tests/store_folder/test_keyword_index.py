@@ -13,6 +13,7 @@ import pytest
 from ragline.core import ConfigurationError, Document, InvalidInputError
 from ragline.retrievers import BM25Retriever, BM25Tokenizer, HybridRetriever
 from ragline.store_folder import StoreFolder
+from ragline.store_folder import _text_index as text_index_module
 from ragline.store_folder._text_index import (
     RowsAhead,
     _rows_of,
@@ -64,9 +65,11 @@ def test_a_rerun_tokenizes_only_the_changed_chunks(
     folder = StoreFolder(tmp_path / "store")
     _write(folder, DOCS)
     seen: list[str] = []
-    original = BM25Tokenizer.__call__
+    original = text_index_module.separated_tokens  # where a BM25Tokenizer's rows tokenize
     monkeypatch.setattr(
-        BM25Tokenizer, "__call__", lambda self, t: seen.append(t) or original(self, t)
+        text_index_module,
+        "separated_tokens",
+        lambda tok, texts: seen.extend(texts) or original(tok, texts),
     )
     _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
     assert seen == ["Stromboli erupts every few minutes."]
@@ -271,6 +274,26 @@ def test_sync_matches_a_fresh_index_exactly() -> None:
         )
 
 
+def test_rows_of_tokenizing_texts_together_equal_one_text_at_a_time() -> None:
+    """A plain BM25Tokenizer's rows (texts tokenized together) are those of a tokenizer of
+    another type (one call per text): terms numbered in the same order, same counts."""
+
+    class OneByOne(BM25Tokenizer):
+        pass
+
+    texts = ["Cats and DOGS, cats", "", "\u212aelvin café cats", "a\x00b dogs", "zebra", "  "]
+    together, one_by_one = ["dogs"], ["dogs"]
+    rows = _rows_of(texts, together, BM25Tokenizer())
+    expected = _rows_of(texts, one_by_one, OneByOne())
+    assert together == one_by_one == ["dogs", "cats", "and", "kelvin", "café", "a", "b", "zebra"]
+    assert [array.tolist() for array in rows] == [array.tolist() for array in expected]
+    assert [array.tolist() for array in rows] == [
+        [0, 1, 2, 1, 3, 4, 0, 5, 6, 7],
+        [1, 2, 1, 1, 1, 1, 1, 1, 1, 1],
+        [3, 0, 3, 3, 1, 0],
+    ]
+
+
 def test_save_and_load_round_trip(tmp_path: Path) -> None:
     tokenizer = BM25Tokenizer(language="french", stopwords=True)
     index, _, _ = sync_text_index(None, ["a", "b"], ["le chat dort", "un chien aboie"], tokenizer)
@@ -418,14 +441,14 @@ def test_index_paths_computes_keyword_rows_ahead_and_writes_the_same_index(
     real_save = writer_module.FolderWriter._save_keyword_index
 
     def watched_save(self: Any, *args: Any) -> None:
-        real_call = BM25Tokenizer.__call__
+        real_tokens = text_index_module.separated_tokens
 
-        def watched_call(tokenizer: BM25Tokenizer, text: str) -> list[str]:
-            tokenized_in_commits.append(text)
-            return real_call(tokenizer, text)
+        def watched_tokens(tokenizer: BM25Tokenizer, texts: Any) -> list[str]:
+            tokenized_in_commits.extend(texts)
+            return real_tokens(tokenizer, texts)
 
         with monkeypatch.context() as inner:
-            inner.setattr(BM25Tokenizer, "__call__", watched_call)
+            inner.setattr(text_index_module, "separated_tokens", watched_tokens)
             real_save(self, *args)
 
     monkeypatch.setattr(writer_module.FolderWriter, "_save_keyword_index", watched_save)
