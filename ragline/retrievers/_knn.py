@@ -62,7 +62,9 @@ class KNNRetriever(BaseRetriever):
         **kwargs: Any,
     ) -> KNNRetriever:
         """The retriever over ``texts``, embedded now."""
-        index = create_index(list(texts), embeddings)
+        texts = list(texts)  # lists, as LangChain's pydantic fields store them
+        index = create_index(texts, embeddings)
+        metadatas = list(metadatas) if metadatas is not None else None
         return cls(embeddings=embeddings, index=index, texts=texts, metadatas=metadatas, **kwargs)
 
     @classmethod

@@ -99,3 +99,32 @@ def test_runnable_as_tool_schema_and_args_as_langchains() -> None:
     # raised AttributeError ('dict' has no model_json_schema); a one-string tool's args
     # carried a title LangChain's Tool does not show
     assert _as_tools(rl) == _as_tools(lc_runnables)
+
+
+def _knn_fields(retrievers: Any, documents: Any, embeddings: Any) -> list[Any]:
+    docs = [
+        documents.Document(page_content="foo", metadata={"n": 1}),
+        documents.Document(page_content="bar", metadata={"n": 2}),
+    ]
+    knn = retrievers.KNNRetriever.from_documents(
+        docs, embeddings=embeddings.DeterministicFakeEmbedding(size=16), k=1
+    )
+    by_texts = retrievers.KNNRetriever.from_texts(
+        ("a", "b"), embeddings=embeddings.DeterministicFakeEmbedding(size=16)
+    )
+    return [knn.texts, knn.metadatas, repr(knn.metadatas), by_texts.texts, by_texts.metadatas]
+
+
+def test_knn_retriever_keeps_texts_and_metadatas_as_lists() -> None:
+    # langchain_knn_retriever_from_texts: print(r.metadatas) after from_documents printed
+    # a tuple under ragline, a list under LangChain (pydantic makes it one)
+    import langchain_community.retrievers as lc_retrievers
+    import langchain_core.documents as lc_documents
+    import langchain_core.embeddings as lc_embeddings
+
+    import ragline.embeddings as rl_embeddings
+    import ragline.retrievers as rl_retrievers
+
+    assert _knn_fields(rl_retrievers, rl, rl_embeddings) == _knn_fields(
+        lc_retrievers, lc_documents, lc_embeddings
+    )
