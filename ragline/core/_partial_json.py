@@ -53,6 +53,7 @@ class PartialJsonScanner:
         self._stack: Any = None  # open brackets as a linked list of closers, innermost first
         self._cuts: list[tuple[int, Any]] = []  # (cut position, stack there)
         self._open_string_end: int | None = None
+        self._mismatch = False  # a closing bracket that matches no open one was seen
 
     def _scan(self, text: str) -> None:
         if not text.startswith(self.text):
@@ -74,6 +75,8 @@ class PartialJsonScanner:
             elif first == "}" or first == "]":
                 if stack is not None and stack[0] == first:
                     stack = stack[1]
+                else:
+                    self._mismatch = True
                 cuts.append((match.end(), stack))
             else:  # , or :  -- cut before it, dropping the member that follows
                 cuts.append((match.start(), stack))
@@ -113,6 +116,8 @@ class PartialJsonScanner:
         stripped = text.strip()
         if stripped[:1] in ("{", "[", '"'):
             self._scan(stripped)
+            if self._mismatch:  # no prefix of JSON has one: malformed, None as LangChain's
+                return None
             # the first candidate is the text itself when complete; strict=False: a raw
             # newline or tab inside a string (models write them) is kept, as LangChain does
             for candidate in self._candidates():
@@ -131,7 +136,9 @@ def parse_partial_json(text: str) -> Any:
     """Parse complete or truncated JSON; a truncated document parses to what has arrived.
 
     Open strings, arrays and objects are closed; a trailing piece that cannot be completed
-    (a half-written key, ``tru``, a dangling comma) is dropped.
+    (a half-written key, ``tru``, a dangling comma) is dropped. A closing bracket that
+    matches no open one makes the text malformed: the value is ``None``, as LangChain's
+    ``parse_partial_json`` gives.
 
     Args:
         text: JSON text, possibly cut off anywhere.

@@ -143,3 +143,50 @@ def test_router_parser_reads_a_cut_off_reply_as_langchains(reply):
     from ragline.chains import RouterOutputParser
 
     assert outcome(RouterOutputParser().parse, reply) == outcome(LCRouter().parse, reply)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ['{"a": 1}}', '{"a": [1}', "[1, 2]]", '{"a": 1, "b": [2}, "c": 3}', "null", '{"a": 1}'],
+)
+def test_json_output_parser_stray_closing_bracket_as_langchains(reply):
+    # a closing bracket that matches no open one: LangChain's parser gives None (parse,
+    # invoke) and its stream leaves None out; ragline gave the value before the bracket
+    # ({'a': []} for '{"a": [1}', dropping the 1) and streamed a None for "null"
+    chunks = [reply[i : i + 3] for i in range(0, len(reply), 3)]
+    for ours, theirs in [
+        (lambda: JsonOutputParser().parse(reply), lambda: LCJsonOutputParser().parse(reply)),
+        (lambda: JsonOutputParser().invoke(reply), lambda: LCJsonOutputParser().invoke(reply)),
+        (
+            lambda: list(JsonOutputParser().transform(iter(chunks))),
+            lambda: list(LCJsonOutputParser().transform(iter(chunks))),
+        ),
+    ]:
+        assert outcome(ours) == outcome(theirs)
+
+
+def test_stray_closing_bracket_in_agent_structured_and_tool_call_as_langchains():
+    from langchain_classic.agents.output_parsers import JSONAgentOutputParser as LCParser
+    from langchain_classic.output_parsers import ResponseSchema as LCResponseSchema
+    from langchain_classic.output_parsers import (
+        StructuredOutputParser as LCStructuredOutputParser,
+    )
+
+    from ragline.agents import JSONAgentOutputParser
+    from ragline.core.output_parsers import ResponseSchema, StructuredOutputParser
+
+    reply = '{"action": "search", "action_input": "bees"}}'
+    assert outcome(JSONAgentOutputParser().parse, reply) == outcome(LCParser().parse, reply)
+    ours = StructuredOutputParser.from_response_schemas(
+        [ResponseSchema(name="action", description="a")]
+    )
+    theirs = LCStructuredOutputParser.from_response_schemas(
+        [LCResponseSchema(name="action", description="a")]
+    )
+    assert outcome(ours.parse, reply) == outcome(theirs.parse, reply)
+    assert outcome(ours.parse, reply) == ("raised", "OutputParserException")
+    chunk = {"name": "f", "args": '{"q": [1}', "id": "1", "index": 0}
+    ours_message = AIMessageChunk(content="", tool_call_chunks=[chunk])
+    theirs_message = LCAIMessageChunk(content="", tool_call_chunks=[chunk])
+    assert ours_message.tool_calls == theirs_message.tool_calls == []
+    assert ours_message.invalid_tool_calls == theirs_message.invalid_tool_calls

@@ -258,6 +258,8 @@ class _JsonProgress(StreamProgress):
             parsed = parse_json_markdown(self.text, partial=True, scanner=self._scanner)
         except ValueError:
             return NOT_YET  # not JSON yet (e.g. only the opening fence has arrived)
+        if parsed is None:  # null, or malformed: LangChain's stream leaves it out too
+            return NOT_YET
         if self.model is None:
             return parsed
         try:
