@@ -328,8 +328,12 @@ class InMemoryVectorStore(VectorStore):
     def dump(self, path: str | os.PathLike[str]) -> None:
         """Save the store to one JSON file (never pickle), atomically.
 
-        The file is written under a temporary name and renamed over ``path``, so a crash
-        mid-save leaves any previous copy intact.
+        A cosine store (the default, LangChain's only metric) is written in LangChain's
+        layout, ``{id: {"id", "vector", "text", "metadata"}}`` (``{}`` when empty), which
+        LangChain's ``InMemoryVectorStore.load`` reads too; another metric in ragline's
+        versioned format, which also keeps the metric and the dimension. The file is
+        written under a temporary name and renamed over ``path``, so a crash mid-save
+        leaves any previous copy intact.
 
         Args:
             path: the file to write.
@@ -348,7 +352,7 @@ class InMemoryVectorStore(VectorStore):
         """
         with self._lock:
             live = len(self._ids)
-            payload = {
+            payload: dict[str, Any] = {
                 "format": _FORMAT,
                 "version": _FORMAT_VERSION,
                 "metric": self.metric,
@@ -361,8 +365,13 @@ class InMemoryVectorStore(VectorStore):
                     :live
                 ].tolist(),
             }
+            indent = None
+            if self.metric == "cosine":  # LangChain's layout, indented as LangChain's
+                payload, indent = _langchain_records(payload), 2
             try:  # encoded here, before any file exists (a lone surrogate fails here)
-                data = json.dumps(payload, ensure_ascii=False, allow_nan=False).encode("utf-8")
+                data = json.dumps(
+                    payload, ensure_ascii=False, allow_nan=False, indent=indent
+                ).encode("utf-8")
             except (TypeError, ValueError) as err:
                 raise InvalidInputError(
                     f"cannot save: {_unserializable(self._ids, self._metadatas)}; metadata "
@@ -488,6 +497,17 @@ class InMemoryVectorStore(VectorStore):
 
 
 _RECORD_KEYS = frozenset({"id", "vector", "text", "metadata"})
+
+
+def _langchain_records(payload: dict[str, Any]) -> dict[str, Any]:
+    """ragline's saved lists as LangChain's layout: one record per id, in row order."""
+    rows = zip(
+        payload["ids"], payload["vectors"], payload["texts"], payload["metadatas"], strict=True
+    )
+    return {
+        doc_id: {"id": doc_id, "vector": vector, "text": text, "metadata": metadata}
+        for doc_id, vector, text, metadata in rows
+    }
 
 
 def _is_langchain_dump(payload: Any) -> bool:

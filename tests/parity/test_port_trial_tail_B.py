@@ -6,8 +6,10 @@ compares what the program would print or catch.
 
 from __future__ import annotations
 
+import json
 import pickle
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import langchain_core.chat_history as lc_chat_history
@@ -16,6 +18,8 @@ import langchain_core.prompts as lc_prompts
 import langchain_text_splitters as lc_splitters
 import pytest
 from langchain_core.documents import Document as LCDocument
+from langchain_core.embeddings import Embeddings as LCEmbeddings
+from langchain_core.vectorstores import InMemoryVectorStore as LCInMemoryVectorStore
 
 import ragline.core.chat_history as rl_chat_history
 import ragline.core.messages as rl_messages
@@ -23,6 +27,8 @@ import ragline.core.prompts as rl_prompts
 import ragline.splitters as rl_splitters
 from ragline.core.documents import Document
 from ragline.core.exceptions import InvalidInputError, MissingVariableError, RaglineError
+from ragline.embeddings import Embeddings
+from ragline.vectorstores import InMemoryVectorStore
 
 
 def _caught(run: Callable[[], Any]) -> BaseException:
@@ -122,3 +128,60 @@ def test_get_buffer_string_refuses_a_non_message_with_langchains_class() -> None
     ours = _caught(lambda: rl_messages.get_buffer_string([("human", "hi")]))  # type: ignore[list-item]
     assert _printed(ours) == _printed(theirs) == ("ValueError", "ValueError")
     assert isinstance(ours, InvalidInputError)
+
+
+# InMemoryVectorStore.dump (inmemory_vectorstore_dump_load): a cosine store is saved in
+# LangChain's layout, so the program reading the file sees the ids, and LangChain loads it.
+
+
+_VECTORS = {"foo": [0.1, 0.7, -0.3], "bar": [0.6, 0.2, 0.25], "baz": [-0.4, 0.5, 0.9]}
+
+
+class _Fixed(Embeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [list(_VECTORS[text]) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(_VECTORS[text])
+
+
+class _LCFixed(LCEmbeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [list(_VECTORS[text]) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(_VECTORS[text])
+
+
+def _dumped_store(cls: Any, embedding: Any, path: Path) -> Any:
+    store = cls(embedding)
+    documents = [
+        (LCDocument if cls is LCInMemoryVectorStore else Document)(page_content=text, metadata=meta)
+        for text, meta in [("foo", {"k": 1}), ("bar", {"k": 2, "é": "ü"}), ("baz", {})]
+    ]
+    store.add_documents(documents, ids=["1", "2", "3"])
+    store.dump(str(path))
+    return store
+
+
+def test_in_memory_dump_is_langchains_layout_and_langchain_loads_it(tmp_path: Path) -> None:
+    _dumped_store(LCInMemoryVectorStore, _LCFixed(), tmp_path / "theirs.json")
+    _dumped_store(InMemoryVectorStore, _Fixed(), tmp_path / "ours.json")
+    theirs = json.loads((tmp_path / "theirs.json").read_text(encoding="utf-8"))
+    ours = json.loads((tmp_path / "ours.json").read_text(encoding="utf-8"))
+    assert ours == theirs
+    assert list(ours) == ["1", "2", "3"]
+    # LangChain's load reads ragline's file: the same records and the same scores
+    lc_loaded = LCInMemoryVectorStore.load(str(tmp_path / "ours.json"), _LCFixed())
+    assert lc_loaded.store == theirs
+    rl_loaded = InMemoryVectorStore.load(tmp_path / "ours.json", _Fixed())
+    found = rl_loaded.similarity_search_with_score("bar", k=3)
+    lc_found = lc_loaded.similarity_search_with_score("bar", k=3)
+    assert [d.id for d, _ in found] == [d.id for d, _ in lc_found]
+    assert [s for _, s in found] == pytest.approx([s for _, s in lc_found], abs=1e-6)
+    # an empty store is {} in both
+    LCInMemoryVectorStore(_LCFixed()).dump(str(tmp_path / "lc_empty.json"))
+    InMemoryVectorStore(_Fixed()).dump(tmp_path / "rl_empty.json")
+    assert json.loads((tmp_path / "rl_empty.json").read_text(encoding="utf-8")) == json.loads(
+        (tmp_path / "lc_empty.json").read_text(encoding="utf-8")
+    )

@@ -186,13 +186,23 @@ def test_dump_and_load_round_trip(tmp_path: Path, metric: str) -> None:
 
 
 def test_dump_of_an_empty_store_keeps_its_dimension(tmp_path: Path) -> None:
-    store = InMemoryVectorStore(ExplicitEmbeddings())
+    # ragline's format (a metric other than cosine) keeps the dimension of an emptied store
+    store = InMemoryVectorStore(ExplicitEmbeddings(), metric="l2")
     store.dump(tmp_path / "empty.json")
     assert InMemoryVectorStore.load(tmp_path / "empty.json", ExplicitEmbeddings()).count() == 0
     store.add_texts(["d0"], ids=["x"])
     store.delete(["x"])
     store.dump(tmp_path / "emptied.json")
-    assert InMemoryVectorStore.load(tmp_path / "emptied.json", ExplicitEmbeddings()).dimension == 3
+    loaded = InMemoryVectorStore.load(tmp_path / "emptied.json", ExplicitEmbeddings())
+    assert (loaded.metric, loaded.dimension) == ("l2", 3)
+    # a cosine store is saved in LangChain's layout: {} when empty, no dimension kept
+    cosine = InMemoryVectorStore(ExplicitEmbeddings())
+    cosine.add_texts(["d0"], ids=["x"])
+    cosine.delete(["x"])
+    cosine.dump(tmp_path / "cosine.json")
+    assert (tmp_path / "cosine.json").read_text(encoding="utf-8") == "{}"
+    loaded = InMemoryVectorStore.load(tmp_path / "cosine.json", ExplicitEmbeddings())
+    assert (loaded.metric, loaded.dimension, loaded.count()) == ("cosine", None, 0)
 
 
 def test_dump_refuses_metadata_json_cannot_hold_and_keeps_the_old_file(tmp_path: Path) -> None:
