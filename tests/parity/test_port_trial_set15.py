@@ -1,0 +1,83 @@
+"""Parity: differences found by the fifteenth port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline and
+compares what the program would print or read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, ClassVar
+
+from langchain_classic.embeddings import CacheBackedEmbeddings as LCCacheBackedEmbeddings
+from langchain_classic.storage import LocalFileStore as LCLocalFileStore
+from langchain_community.vectorstores import FAISS as LCFAISS
+from langchain_core.documents import Document as LCDocument
+from langchain_core.embeddings import DeterministicFakeEmbedding as LCDeterministicFakeEmbedding
+
+from ragline.core import Document, LocalFileStore
+from ragline.embeddings import CacheBackedEmbeddings, DeterministicFakeEmbedding
+from ragline.vectorstores import FAISS
+
+
+def _counting(base: type) -> type:
+    class Counting(base):  # type: ignore[misc, valid-type]
+        calls: ClassVar[int] = 0
+        query_calls: ClassVar[int] = 0
+
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            type(self).calls += len(texts)
+            return super().embed_documents(texts)
+
+        def embed_query(self, text: str) -> list[float]:
+            type(self).query_calls += 1
+            return super().embed_query(text)
+
+    return Counting
+
+
+def _cached_faiss_counts(
+    base: type, store_cls: type, cache_cls: type, faiss: type, doc: type, folder: Path
+) -> list[Any]:
+    # rajasgs_cache_backed_localfilestore_keys: a subclass of the fake embedding that
+    # counts its embed_documents calls, behind CacheBackedEmbeddings, into FAISS (texts
+    # distinct: ragline embeds a text repeated within one call once, LangChain each time)
+    embedding = _counting(base)(size=8)
+    cached = cache_cls.from_bytes_store(embedding, store_cls(str(folder)), namespace="m")
+    docs = [doc(page_content=t) for t in ["alpha beta", "gamma delta", "epsilon"]]
+    seen = [embedding.calls]
+    db = faiss.from_documents(docs, cached)
+    seen.append(embedding.calls)
+    faiss.from_documents(docs, cached)
+    seen.append(embedding.calls)
+    seen.append(db.similarity_search("gamma delta", k=1)[0].page_content)
+    seen.append(embedding.query_calls)
+    plain = faiss.from_texts(["one", "two"], embedding)  # no cache: the store calls it too
+    seen.append(embedding.calls)
+    seen.append(plain.similarity_search("two", k=1)[0].page_content)
+    seen.append(embedding.query_calls)
+    seen.append(len(asyncio.run(cached.aembed_documents(["new text"]))[0]))
+    seen.append(embedding.calls)
+    return seen
+
+
+def test_subclass_overriding_embed_documents_is_called_as_langchains(tmp_path: Path) -> None:
+    lc = _cached_faiss_counts(
+        LCDeterministicFakeEmbedding,
+        LCLocalFileStore,
+        LCCacheBackedEmbeddings,
+        LCFAISS,
+        LCDocument,
+        tmp_path / "lc",
+    )
+    rl = _cached_faiss_counts(
+        DeterministicFakeEmbedding,
+        LocalFileStore,
+        CacheBackedEmbeddings,
+        FAISS,
+        Document,
+        tmp_path / "rl",
+    )
+    assert rl == lc
+    assert lc == [0, 3, 3, "gamma delta", 1, 5, "two", 2, 8, 6]
