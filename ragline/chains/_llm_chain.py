@@ -30,6 +30,7 @@ from ragline.core import (
     Generation,
     InvalidInputError,
     LLMResult,
+    PromptTemplate,
     PromptValue,
     Runnable,
 )
@@ -71,9 +72,7 @@ class LLMChain(Chain):
 
     def __post_init__(self) -> None:
         if not isinstance(self.prompt, BasePromptTemplate):
-            raise InvalidInputError(
-                f"LLMChain.prompt must be a prompt template, got {type(self.prompt).__name__}"
-            )
+            self.prompt = _from_langchain_prompt(self.prompt)
         if not isinstance(self.llm, Runnable):
             raise InvalidInputError(
                 f"LLMChain.llm must be a model (a Runnable), got {type(self.llm).__name__}"
@@ -215,3 +214,24 @@ def _as_result(outputs: list[Any]) -> LLMResult:
         else:
             generations.append([Generation(str(output))])
     return LLMResult(generations)
+
+
+def _from_langchain_prompt(prompt: Any) -> BasePromptTemplate:
+    """LangChain's own text ``PromptTemplate`` as ragline's (same template, variables,
+    partials and format): what a program passes when it imports one of LangChain's
+    default prompts, which ``ragline port`` leaves (ragline's have their own wording).
+
+    Raises:
+        InvalidInputError: ``prompt`` is neither a prompt template nor LangChain's.
+    """
+    kind = type(prompt)
+    if kind.__name__ == "PromptTemplate" and kind.__module__.startswith("langchain_core."):
+        return PromptTemplate(
+            template=prompt.template,
+            input_variables=list(prompt.input_variables),
+            partial_variables=dict(prompt.partial_variables),
+            template_format=prompt.template_format,
+        )
+    raise InvalidInputError(
+        f"LLMChain.prompt must be a prompt template, got {kind.__module__}.{kind.__name__}"
+    )

@@ -128,3 +128,36 @@ def test_knn_retriever_keeps_texts_and_metadatas_as_lists() -> None:
     assert _knn_fields(rl_retrievers, rl, rl_embeddings) == _knn_fields(
         lc_retrievers, lc_documents, lc_embeddings
     )
+
+
+def _llm_chain_over_langchains_prompt(chains: Any, models: Any) -> list[Any]:
+    from langchain_classic.memory.prompt import ENTITY_MEMORY_CONVERSATION_TEMPLATE
+
+    partial = lc_prompts.PromptTemplate.from_template("{greeting}, {name}! {question}").partial(
+        greeting="Hello"
+    )
+    llm = models.FakeListLLM(responses=["one", "two"])
+    entity = chains.LLMChain(llm=llm, prompt=ENTITY_MEMORY_CONVERSATION_TEMPLATE)
+    greeting = chains.LLMChain(llm=llm, prompt=partial)
+    return [
+        entity.input_keys,
+        entity.prompt.format(entities="Ada: a mathematician", history="", input="hi"),
+        entity.invoke({"entities": "", "history": "", "input": "hi"}),
+        greeting.input_keys,
+        greeting.prompt.format(name="Ada", question="How are you?"),
+        greeting.invoke({"name": "Ada", "question": "How are you?"}),
+    ]
+
+
+def test_llm_chain_takes_a_langchain_default_prompt_the_port_leaves() -> None:
+    # tirth_entity_memory_conversation: ENTITY_MEMORY_CONVERSATION_TEMPLATE stays
+    # LangChain's after `ragline port` (ragline's has its own wording); ragline's
+    # ConversationChain refused that PromptTemplate ('must be a prompt template, got
+    # PromptTemplate')
+    import langchain_classic.chains as lc_chains
+
+    import ragline.chains as rl_chains
+
+    assert _llm_chain_over_langchains_prompt(rl_chains, rl) == _llm_chain_over_langchains_prompt(
+        lc_chains, lc_models
+    )
