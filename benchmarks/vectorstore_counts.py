@@ -1,0 +1,260 @@
+"""Deterministic cost of ragline's FAISS query paths: Python calls per query (cProfile).
+
+Timings on a shared machine are noisy; the number of function calls a query makes is
+not. This script builds the store of ``benchmarks/vectorstores.py`` (same data, same
+embeddings, cosine metric) and reports, per query, the calls cProfile counts (Python
+functions and builtins, primitive and recursive) and the distinct functions among them,
+for ``similarity_search``, ``retriever.invoke`` and ``retriever.batch``, with a digest of
+the bytecode of every ragline function each row ran. ``--root`` points at another
+checkout (a ``git worktree`` of an older commit, say) to compare two trees with this same
+script: equal data, equal counting; equal digests mean the same code ran.
+
+``--top N`` lists the N functions with the most calls per row, each ragline function with
+its own bytecode digest (diff two trees' listings to find what a change added or
+changed). Calls made on threads other than the caller's are not counted; the script says
+how many threads each row started (0 for all rows as written). The harness's own calls
+(a lambda and a list comprehension per row) are in the counts, alike on both trees.
+
+``--pairs N --against PATH`` times the rows instead: N runs of each checkout, one process
+each, alternated (the order swapped every pair), faiss on one OpenMP thread throughout
+(``OMP_NUM_THREADS=1``, LangChain's pool threads included), raw faiss and LangChain in
+every run as ``vectorstores.py`` sets them up (single queries: fastest of 3 tries per
+query, median over the queries; batch: fastest of 7 alternated runs); it prints each
+run's LangChain/ragline ratio, the medians and the load average before each run.
+``--cpu`` times with the process's CPU time (all its threads) instead of the wall clock:
+on a loaded machine, time spent waiting for a core is not counted.
+
+Usage:
+    .venv/bin/python benchmarks/vectorstore_counts.py [--root PATH] [--size 10000] [--top 0]
+    .venv/bin/python benchmarks/vectorstore_counts.py --pairs 5 --root OLD --against NEW [--cpu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import hashlib
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+
+
+def count(call: Callable[[], Any], per: int) -> tuple[float, int, int, list[Any]]:
+    """(calls per query, distinct functions, threads started, profiler entries) of one
+    ``call``."""
+    started = 0
+    original = threading.Thread.start
+
+    def start(thread: threading.Thread) -> None:
+        nonlocal started
+        started += 1
+        original(thread)
+
+    threading.Thread.start = start  # type: ignore[method-assign]
+    profile = cProfile.Profile()
+    try:
+        profile.enable()
+        call()
+        profile.disable()
+    finally:
+        threading.Thread.start = original  # type: ignore[method-assign]
+    entries = [
+        entry
+        for entry in profile.getstats()
+        if not (isinstance(entry.code, str) and "_lsprof.Profiler" in entry.code)
+    ]
+    total = sum(entry.callcount for entry in entries)
+    return total / per, len(entries), started, entries
+
+
+def where(code: Any) -> str:
+    """A function's name for the listing: ragline-relative file, line, qualified name,
+    and for ragline's own a digest of its bytecode (which of them differ on two trees)."""
+    if isinstance(code, str):
+        return re.sub(r" at 0x[0-9a-f]+", "", code)
+    file = code.co_filename
+    if "/ragline/" not in file:
+        return f"{Path(file).name}:{code.co_firstlineno} {code.co_qualname}"
+    own = hashlib.sha256(code_bytes(code)).hexdigest()[:8]
+    return f"{file.split('/ragline/')[-1]}:{code.co_firstlineno} {code.co_qualname} [{own}]"
+
+
+def code_bytes(code: Any) -> bytes:
+    """A function's bytecode with its names, constants and nested code (no line numbers)."""
+    consts = b"".join(
+        code_bytes(c) if hasattr(c, "co_code") else repr(c).encode() for c in code.co_consts
+    )
+    return code.co_qualname.encode() + code.co_code + repr(code.co_names).encode() + consts
+
+
+def digest(entries: list[Any]) -> str:
+    """A hash of the bytecode of every ragline function the row ran: equal digests on
+    two trees mean the same code ran (``--top`` shows each function's own)."""
+    parts = []
+    for entry in entries:
+        code = entry.code
+        if isinstance(code, str) or "/ragline/" not in code.co_filename:
+            continue
+        relative = code.co_filename.split("/ragline/")[-1]
+        parts.append(relative.encode() + b"\0" + code_bytes(code))
+    return hashlib.sha256(b"\1".join(sorted(parts))).hexdigest()[:12]
+
+
+def timed(bench: Any, data: Any, store: Any, retriever: Any) -> None:
+    """One timing run of this tree: each row with raw faiss and LangChain in the same
+    process (``benchmarks/vectorstores.py``'s helpers and settings, faiss on one OpenMP
+    thread for batches too); prints one JSON line of seconds per query."""
+    stores = bench.build_all(data)
+    raw, lc = stores["raw"], stores["langchain"]
+    lc_retriever = lc.as_retriever(search_kwargs={"k": 4})
+    queries = data.queries
+    search = bench.round_robin(
+        {
+            "raw": lambda q: raw.search(q, 4),
+            "ragline": lambda q: store.similarity_search(q, 4),
+            "langchain": lambda q: lc.similarity_search(q, 4),
+        },
+        queries,
+        3,
+    )
+    invoke = bench.round_robin(
+        {"ragline": retriever.invoke, "langchain": lc_retriever.invoke}, queries, 3
+    )
+    batch = bench.repeated(
+        {
+            "raw": lambda: raw.batch(queries, 4),
+            "ragline": lambda: retriever.batch(queries),
+            "langchain": lambda: lc_retriever.batch(queries),
+        },
+        7,
+    )
+    batch = {name: seconds / len(queries) for name, seconds in batch.items()}
+    rows = {"similarity_search k=4": search, "retriever.invoke": invoke, "retriever.batch": batch}
+    print("TIMES " + json.dumps(rows))
+
+
+def pairs(args: argparse.Namespace) -> None:
+    """``--pairs N``: N timing runs of ``--root`` and of ``--against``, alternated (the
+    order swapped every pair), one process each; per row, each run's LangChain/ragline
+    and ragline/raw ratios, the load average before it, and the medians."""
+    trees = {"root": args.root.resolve(), "against": args.against.resolve()}
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    loads: dict[str, list[str]] = {name: [] for name in trees}
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}  # LangChain's pool threads too
+    for pair in range(args.pairs):
+        for name in list(trees) if pair % 2 == 0 else list(trees)[::-1]:
+            command = [sys.executable, __file__, "--root", str(trees[name]), "--time"]
+            command += ["--size", str(args.size), "--queries", str(args.queries)]
+            command += ["--cpu"] if args.cpu else []
+            loads[name].append(Path("/proc/loadavg").read_text().split()[0])
+            output = subprocess.run(
+                command, check=True, capture_output=True, text=True, env=env
+            ).stdout
+            line = next(x for x in output.splitlines() if x.startswith("TIMES "))
+            runs[name].append(json.loads(line[len("TIMES ") :]))
+            print(f"pair {pair + 1} {name} done (load {loads[name][-1]})", flush=True)
+    print(
+        f"\n{args.size:,} documents, {args.queries} queries, faiss on 1 OpenMP thread, "
+        f"{'CPU time' if args.cpu else 'wall clock'}; load "
+        f"at the end {Path('/proc/loadavg').read_text().split()[0]}"
+    )
+    for name, tree in trees.items():
+        print(f"{name}: {tree}; load before each run {', '.join(loads[name])}")
+    for row in runs["root"][0]:
+        print(f"\n{row}")
+        for name in trees:
+            times = [run[row] for run in runs[name]]
+            lc = [t["langchain"] / t["ragline"] for t in times]
+            ours = [t["ragline"] * 1e6 for t in times]
+            line = f"  {name:<8} ragline us/query {' '.join(f'{x:.1f}' for x in ours)}"
+            line += f" (median {statistics.median(ours):.1f}); LC/ragline "
+            line += f"{' '.join(f'{x:.2f}' for x in lc)} (median {statistics.median(lc):.2f})"
+            if "raw" in times[0]:
+                to_raw = [t["ragline"] / t["raw"] for t in times]
+                line += f"; ragline/raw median {statistics.median(to_raw):.3f}"
+            print(line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", type=Path, default=HERE.parent, help="checkout to import")
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument(
+        "--queries", type=int, help="queries per row: 200 for counts, 1000 for timing"
+    )
+    parser.add_argument("--top", type=int, default=0)
+    parser.add_argument("--time", action="store_true", help="time the rows in this process")
+    parser.add_argument("--pairs", type=int, default=0, help="alternated timing runs")
+    parser.add_argument("--against", type=Path, help="the other checkout for --pairs")
+    parser.add_argument("--cpu", action="store_true", help="timing: process CPU time")
+    args = parser.parse_args()
+    args.queries = args.queries or (1000 if args.time or args.pairs else 200)
+    if args.pairs:
+        pairs(args)
+        return
+    sys.path.insert(0, str(args.root.resolve()))
+    import ragline  # the --root checkout's, before vectorstores.py puts this one on the path
+
+    sys.path.insert(1, str(HERE))
+    import vectorstores as bench  # the workload's data and embeddings
+
+    assert Path(ragline.__file__).resolve().is_relative_to(args.root.resolve()), ragline.__file__
+    bench.faiss.omp_set_num_threads(1)
+    data = bench.Data(args.size, args.queries)
+    store = bench.FAISS.from_embeddings(
+        data.pairs, data.embeddings, data.metadatas, ids=data.ids, metric="cosine"
+    )
+    retriever = store.as_retriever(search_kwargs={"k": 4})
+    queries = data.queries
+    rows: dict[str, Callable[[], Any]] = {
+        "similarity_search k=4": lambda: [store.similarity_search(q, 4) for q in queries],
+        "retriever.invoke": lambda: [retriever.invoke(q) for q in queries],
+        "retriever.batch": lambda: retriever.batch(queries),
+    }
+    if args.time:
+        if args.cpu:  # vectorstores.py's timing helpers read this clock
+            bench.time = SimpleNamespace(perf_counter=time.process_time)
+        timed(bench, data, store, retriever)
+        return
+    print(f"ragline from {Path(ragline.__file__).resolve().parent}, {args.size:,} documents")
+    for call in rows.values():
+        call()  # warm: lazy imports, caches
+    modules = [name for name in sys.modules if name.split(".")[0] == "ragline"]
+    print(
+        f"modules loaded: {len(modules)} ragline, {len(sys.modules)} in all; gc-tracked "
+        f"objects: {len(gc.get_objects()):,}"
+    )
+    print(
+        "| operation             | calls per query | distinct functions | threads | code digest  |"
+    )
+    print(
+        "|-----------------------|----------------:|-------------------:|--------:|--------------|"
+    )
+    listed = []
+    for name, call in rows.items():
+        calls, distinct, threads, entries = count(call, len(queries))
+        print(
+            f"| {name:<21} | {calls:>15.2f} | {distinct:>18} | {threads:>7} | {digest(entries)} |"
+        )
+        listed.append((name, entries))
+    for name, entries in listed if args.top else ():
+        print(f"\n{name}: top {args.top} by calls per query")
+        ranked = sorted(entries, key=lambda entry: (-entry.callcount, where(entry.code)))
+        for entry in ranked[: args.top]:
+            print(f"  {entry.callcount / len(queries):>8.2f}  {where(entry.code)}")
+
+
+if __name__ == "__main__":
+    main()
