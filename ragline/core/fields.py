@@ -204,6 +204,9 @@ class Fields:
 
     __ragline_fields__: ClassVar[dict[str, FieldSpec]] = {}
     __ragline_all_fields__: ClassVar[dict[str, FieldSpec]] = {}
+    # fields declared by a class with its own __init__ (no generated one sets them):
+    # name -> annotated float
+    __ragline_orphan_fields__: ClassVar[dict[str, bool]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -214,12 +217,21 @@ class Fields:
         # The generated __init__ sets only the fields no base declares; the bases' own
         # __init__ set the others, with the most derived default.
         new = [name for name in own if name not in inherited]
+        annotations = inspect.get_annotations(cls) if new else {}
+        floats = frozenset(name for name in new if is_float_annotation(annotations.get(name)))
         if new and "__init__" not in cls.__dict__:
-            annotations = inspect.get_annotations(cls)
-            floats = frozenset(name for name in new if is_float_annotation(annotations.get(name)))
             cls.__init__ = _make_init(cls, new, floats)  # type: ignore[method-assign]
+        elif new:
+            # A hand-written __init__ passes these up with super().__init__(name=...), as
+            # pydantic takes them: Fields.__init__ sets them (see _set_orphan_fields).
+            cls.__ragline_orphan_fields__ = {
+                **cls.__ragline_orphan_fields__,
+                **{name: name in floats for name in new},
+            }
 
     def __init__(self, **kwargs: Any) -> None:
+        if type(self).__ragline_orphan_fields__:
+            self._set_orphan_fields(kwargs)
         if kwargs:
             names = ", ".join(sorted(declared_fields(type(self)))) or "none"
             unknown = ", ".join(repr(name) for name in kwargs)
@@ -231,3 +243,22 @@ class Fields:
         post_init = getattr(self, "__post_init__", None)
         if post_init is not None:
             post_init()
+
+    def _set_orphan_fields(self, kwargs: dict[str, Any]) -> None:
+        """Set the fields of classes with a hand-written ``__init__`` from ``kwargs``
+        (taking them out). One not given keeps what that ``__init__`` set, else reads its
+        class attribute; only a factory or mutable default is made here (a fresh one per
+        instance). A required one not given is left to that ``__init__``."""
+        specs = type(self).__ragline_all_fields__
+        for name, is_float in type(self).__ragline_orphan_fields__.items():
+            if name in kwargs:
+                value = kwargs.pop(name)
+                if is_float and type(value) is int:  # pydantic's int -> float
+                    value = float(value)
+            else:
+                spec = specs[name]
+                fresh = spec.default_factory is not None or isinstance(spec.default, _MUTABLE)
+                if not fresh or name in self.__dict__:
+                    continue
+                value = spec.make_default()
+            object.__setattr__(self, name, value)

@@ -81,3 +81,72 @@ def test_subclass_overriding_embed_documents_is_called_as_langchains(tmp_path: P
     )
     assert rl == lc
     assert lc == [0, 3, 3, "gamma delta", 1, 5, "two", 2, 8, 6]
+
+
+def _db_retriever(base: type, document: type) -> list[Any]:
+    # neuralbase_custom_db_retriever_init: a retriever whose own __init__ passes its
+    # fields up with super().__init__(db=..., category_filter=..., min_relevance=...)
+    class DbRetriever(base):  # type: ignore[misc, valid-type]
+        db: dict = {}  # noqa: RUF012 (the pydantic shape the program uses)
+        category_filter: str | None = None
+        min_relevance: float = 0.5
+        label: str = "db"
+
+        def __init__(
+            self,
+            db: dict,
+            category_filter: str | None = None,
+            min_relevance: float = 0.5,
+            **kw: Any,
+        ) -> None:
+            super().__init__(
+                db=db, category_filter=category_filter, min_relevance=min_relevance, **kw
+            )
+
+        def _get_relevant_documents(self, query: str, *, run_manager: Any) -> list[Any]:
+            return [
+                document(page_content=text, metadata={"id": key})
+                for key, text in self.db.items()
+                if query in text and (self.category_filter in (None, key[0]))
+            ]
+
+    first = DbRetriever(db={"a1": "x y", "b2": "x"}, category_filter="a", min_relevance=1)
+    second = DbRetriever({"c3": "x"}, tags=["t"], label="other")
+    return [
+        first.category_filter,
+        first.min_relevance,
+        type(first.min_relevance).__name__,
+        first.label,
+        [d.metadata["id"] for d in first.invoke("x")],
+        second.db,
+        second.category_filter,
+        second.min_relevance,
+        second.label,
+        second.tags,
+        first.db is not second.db,
+        [d.metadata["id"] for d in second.invoke("x")],
+    ]
+
+
+def test_fields_passed_up_from_a_hand_written_init_are_set_as_langchains() -> None:
+    from langchain_core.documents import Document as LCDoc
+    from langchain_core.retrievers import BaseRetriever as LCBaseRetriever
+
+    from ragline.core import BaseRetriever
+
+    lc = _db_retriever(LCBaseRetriever, LCDoc)
+    assert _db_retriever(BaseRetriever, Document) == lc
+    assert lc == [
+        "a",
+        1.0,
+        "float",
+        "db",
+        ["a1"],
+        {"c3": "x"},
+        None,
+        0.5,
+        "other",
+        ["t"],
+        True,
+        ["c3"],
+    ]
