@@ -408,34 +408,30 @@ class Embeddings(ABC):
         return await asyncio.to_thread(self.embed_queries_array, texts)
 
 
-# The array methods that go through the LangChain-surface ones, and the surface method
-# each goes through (its async twin follows the sync one).
+# The array methods that go through the LangChain-surface ones, with their async twins.
 _ARRAY_DEFAULTS = {
-    "embed_documents_array": ("embed_documents", Embeddings.embed_documents_array),
-    "embed_queries_array": ("embed_query", Embeddings.embed_queries_array),
-}
-_ASYNC_ARRAY_DEFAULTS = {
-    "embed_documents_array": ("aembed_documents_array", Embeddings.aembed_documents_array),
-    "embed_queries_array": ("aembed_queries_array", Embeddings.aembed_queries_array),
+    "embed_documents_array": Embeddings.embed_documents_array,
+    "embed_queries_array": Embeddings.embed_queries_array,
+    "aembed_documents_array": Embeddings.aembed_documents_array,
+    "aembed_queries_array": Embeddings.aembed_queries_array,
 }
 
 
 def _route_arrays_through_overrides(cls: type) -> None:
-    """A subclass that overrides ``embed_documents`` / ``embed_query`` of a model with
+    """A subclass that overrides ``embed_documents`` or ``embed_query`` of a model with
     native array methods (``class Counting(DeterministicFakeEmbedding)`` counting its
-    calls) gets the default array methods back, which call its override: the stores and
-    the embedding cache call the array methods, and LangChain's call the overridden one.
+    calls) gets the default array methods back, which call ``embed_documents`` /
+    ``embed_query``: the stores and the embedding cache call the array methods, and
+    LangChain's call those two (a native query array may go through the documents one).
     """
-    for array_name, (surface_name, default) in _ARRAY_DEFAULTS.items():
-        if surface_name not in cls.__dict__ or array_name in cls.__dict__:
+    if "embed_documents" not in cls.__dict__ and "embed_query" not in cls.__dict__:
+        return
+    for array_name, default in _ARRAY_DEFAULTS.items():
+        if array_name in cls.__dict__:
             continue
         provider = next(k for k in cls.__mro__ if array_name in k.__dict__)
-        if provider is Embeddings:
-            continue
-        setattr(cls, array_name, default)
-        async_name, async_default = _ASYNC_ARRAY_DEFAULTS[array_name]
-        if async_name not in cls.__dict__:
-            setattr(cls, async_name, async_default)
+        if provider is not Embeddings:
+            setattr(cls, array_name, default)
 
 
 _register(Embeddings)

@@ -62,6 +62,35 @@ def _cached_faiss_counts(
     return seen
 
 
+def _documents_only_counts(base: type, cache_cls: type, store_cls: type, folder: Path) -> list[Any]:
+    # the program's subclass overrides embed_documents only: queries do not go through it
+    class Counting(base):  # type: ignore[misc, valid-type]
+        calls: ClassVar[int] = 0
+
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            type(self).calls += len(texts)
+            return super().embed_documents(texts)
+
+    embedding = Counting(size=8)
+    cached = cache_cls.from_bytes_store(embedding, store_cls(str(folder)), namespace="n")
+    seen = [len(cached.embed_documents(["a", "b"])), Counting.calls]
+    seen += [len(cached.embed_query("a")), len(embedding.embed_query("c")), Counting.calls]
+    return seen
+
+
+def test_subclass_overriding_embed_documents_only_embeds_queries_as_langchains(
+    tmp_path: Path,
+) -> None:
+    lc = _documents_only_counts(
+        LCDeterministicFakeEmbedding, LCCacheBackedEmbeddings, LCLocalFileStore, tmp_path / "l"
+    )
+    rl = _documents_only_counts(
+        DeterministicFakeEmbedding, CacheBackedEmbeddings, LocalFileStore, tmp_path / "r"
+    )
+    assert rl == lc
+    assert lc == [2, 2, 8, 8, 2]
+
+
 def test_subclass_overriding_embed_documents_is_called_as_langchains(tmp_path: Path) -> None:
     lc = _cached_faiss_counts(
         LCDeterministicFakeEmbedding,
