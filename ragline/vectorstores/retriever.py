@@ -196,9 +196,11 @@ class VectorStoreRetriever(BaseRetriever):
             return store.search(query, self._search_type, **self._search_kwargs)
         plan: SearchPlan = self._plan  # type: ignore[assignment]  # made for our stores
         wanting = None  # the handlers that take the search's details (tracing)
-        for handler in run.handlers or ():  # a loop, not a comprehension: see below
-            if hasattr(handler, _DETAILS_EVENT):
-                wanting = [handler] if wanting is None else [*wanting, handler]
+        handlers = run.handlers
+        if handlers:  # untraced, no handlers: no loop to set up (bf37ad5 ran an empty one)
+            for handler in handlers:  # a loop, not a comprehension: see below
+                if hasattr(handler, _DETAILS_EVENT):
+                    wanting = [handler] if wanting is None else [*wanting, handler]
         if self.score_key is None:
             if wanting is None:
                 return store._search_texts([query], plan, scores=False)[0]
