@@ -114,7 +114,7 @@ class BaseRunManager:
         inheritable_metadata: dict[str, Any] | None = None,
         recursion_limit: int = DEFAULT_RECURSION_LIMIT,
     ) -> None:
-        if run_id is None and handlers:
+        if handlers and run_id is None:  # (handlers first: an unheard run tests one)
             # a run with handlers: its id now (the run_id property's steps, no lock: no
             # other thread sees this run yet), so that its events read ``_run_id`` and
             # call no property; a run nobody listens to still makes none
@@ -171,9 +171,9 @@ class BaseRunManager:
     # The ids as keywords. The run's metadata goes with its start event only (the
     # manager passes it), as LangChain's run managers do.
     def _emit(self, event: str, *args: Any, **kwargs: Any) -> None:
-        handlers = self.handlers
-        if not handlers:
+        if not self.handlers:  # (as before: an unheard run's event tests only this)
             return
+        handlers = self.handlers
         # The run_id and parent_run_id properties' steps and dispatch's loop written out
         # (its error path shared, _recover): a traced call runs this code after a model's
         # forward pass has evicted the CPU caches, where each further Python function
