@@ -24,6 +24,7 @@ from ragline.core import (
 from ragline.core._checks import check_choice
 from ragline.core.documents import stored_document
 from ragline.embeddings import Embeddings
+from ragline.embeddings.hashing import DeterministicFakeEmbedding
 from ragline.vectorstores._primitives import _plain_queries
 from ragline.vectorstores._validation import copy_metadata
 from ragline.vectorstores.base import SearchHit, VectorStore
@@ -134,7 +135,9 @@ class InMemoryVectorStore(VectorStore):
 
     def _embed_queries(self, queries: list[str]) -> np.ndarray:
         embeddings: Any = self.embeddings
-        if self.metric == "cosine" and _plain_queries(embeddings):
+        if self.metric == "cosine" and (
+            _plain_queries(embeddings) or isinstance(embeddings, DeterministicFakeEmbedding)
+        ):
             return np.asarray([embeddings.embed_query(q) for q in queries], dtype=np.float64)
         return super()._embed_queries(queries)
 
@@ -544,10 +547,16 @@ def _grown(array: np.ndarray, size: int, live: int) -> np.ndarray:
 
 
 def _plain_documents(embeddings: Any) -> bool:
-    """Whether ``embeddings`` gives document vectors through the Embeddings base class's
-    default ``embed_documents_array`` (its ``embed_documents`` lists: float64 numbers)."""
+    """Whether the store keeps ``embeddings``' ``embed_documents`` lists (float64 numbers,
+    as LangChain's store does): it has the Embeddings base class's default
+    ``embed_documents_array``, or it is LangChain's deterministic fake, whose lists are
+    LangChain's float64 draws (its arrays are those draws rounded to float32)."""
     method = getattr(type(embeddings), "embed_documents_array", None)
-    return method is None or method is Embeddings.embed_documents_array
+    return (
+        method is None
+        or method is Embeddings.embed_documents_array
+        or isinstance(embeddings, DeterministicFakeEmbedding)
+    )
 
 
 def _unserializable(ids: list[str], metadatas: list[dict[str, Any]]) -> str:

@@ -18,6 +18,7 @@ import langchain_core.prompts as lc_prompts
 import langchain_text_splitters as lc_splitters
 import pytest
 from langchain_core.documents import Document as LCDocument
+from langchain_core.embeddings import DeterministicFakeEmbedding as LCDeterministicFake
 from langchain_core.embeddings import Embeddings as LCEmbeddings
 from langchain_core.vectorstores import InMemoryVectorStore as LCInMemoryVectorStore
 
@@ -27,7 +28,7 @@ import ragline.core.prompts as rl_prompts
 import ragline.splitters as rl_splitters
 from ragline.core.documents import Document
 from ragline.core.exceptions import InvalidInputError, MissingVariableError, RaglineError
-from ragline.embeddings import Embeddings
+from ragline.embeddings import DeterministicFakeEmbedding, Embeddings
 from ragline.vectorstores import InMemoryVectorStore
 
 
@@ -185,3 +186,25 @@ def test_in_memory_dump_is_langchains_layout_and_langchain_loads_it(tmp_path: Pa
     assert json.loads((tmp_path / "rl_empty.json").read_text(encoding="utf-8")) == json.loads(
         (tmp_path / "lc_empty.json").read_text(encoding="utf-8")
     )
+
+
+# InMemoryVectorStore over DeterministicFakeEmbedding (found while testing the dump): the
+# store keeps the fake's float64 draws, as LangChain's does, so unrounded scores and
+# stored vectors print LangChain's digits (they were the float32-rounded draws).
+
+
+def test_in_memory_store_over_the_deterministic_fake_has_langchains_exact_numbers() -> None:
+    texts = ["foo", "bar", "baz", "qux"]
+    theirs = LCInMemoryVectorStore.from_texts(texts, LCDeterministicFake(size=12), ids=texts)
+    ours = InMemoryVectorStore.from_texts(texts, DeterministicFakeEmbedding(size=12), ids=texts)
+    assert {i: [float(x) for x in r["vector"]] for i, r in theirs.store.items()} == {
+        i: r["vector"] for i, r in ours.store.items()
+    }
+    for query in ["foo", "quux"]:
+        lc_found = theirs.similarity_search_with_score(query, k=4)
+        found = ours.similarity_search_with_score(query, k=4)
+        assert [(d.id, float(s)) for d, s in found] == [(d.id, float(s)) for d, s in lc_found]
+    # (MMR for "foo" itself is a tie at 0 for every second pick, which float rounding breaks)
+    lc_mmr = theirs.max_marginal_relevance_search("quux", k=3, fetch_k=4, lambda_mult=0.3)
+    mmr = ours.max_marginal_relevance_search("quux", k=3, fetch_k=4, lambda_mult=0.3)
+    assert [d.id for d in mmr] == [d.id for d in lc_mmr]
