@@ -183,7 +183,7 @@ def test_from_imports_split_by_ragline_module_keep_aliases_and_layout(tmp_path):
             )
             from langchain.chains import RetrievalQA; from langchain.text_splitter import (
                 RecursiveCharacterTextSplitter)
-            from langchain_community.retrievers import BM25Retriever, TFIDFRetriever
+            from langchain_community.retrievers import BM25Retriever, SVMRetriever
             return Keywords, EnsembleRetriever, RetrievalQA, RecursiveCharacterTextSplitter
         """
     )
@@ -199,7 +199,7 @@ def test_from_imports_split_by_ragline_module_keep_aliases_and_layout(tmp_path):
             from ragline.chains import RetrievalQA; from ragline.splitters import (
                 RecursiveCharacterTextSplitter)
             from ragline.retrievers import BM25Retriever
-            from langchain_community.retrievers import TFIDFRetriever
+            from langchain_community.retrievers import SVMRetriever
             return Keywords, EnsembleRetriever, RetrievalQA, RecursiveCharacterTextSplitter
         """
     ), "langchain.X is read as langchain_classic.X; a mixed import is split in two"

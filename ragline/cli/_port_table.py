@@ -632,7 +632,7 @@ PATHS: dict[str, dict[str, str]] = {
             "BM25Retriever ContextualCompressionRetriever EnsembleRetriever KNNRetriever "
             "MergerRetriever MultiQueryRetriever MultiVectorRetriever "
             "ParentDocumentRetriever RePhraseQueryRetriever SelfQueryRetriever "
-            "TimeWeightedVectorStoreRetriever"
+            "TFIDFRetriever TimeWeightedVectorStoreRetriever"
         ),
     },
     "langchain_classic.retrievers.bm25": {
@@ -688,6 +688,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.retrievers.self_query.redis": {
         "ragline.retrievers": "RedisTranslator",
+    },
+    "langchain_classic.retrievers.tfidf": {
+        "ragline.retrievers": "TFIDFRetriever",
     },
     "langchain_classic.retrievers.time_weighted_retriever": {
         "ragline.retrievers": "TimeWeightedVectorStoreRetriever",
@@ -989,7 +992,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.retrievers": "RedisTranslator",
     },
     "langchain_community.retrievers": {
-        "ragline.retrievers": "BM25Retriever KNNRetriever",
+        "ragline.retrievers": "BM25Retriever KNNRetriever TFIDFRetriever",
     },
     "langchain_community.retrievers.bm25": {
         "ragline.retrievers": "BM25Retriever default_preprocessing_func",

@@ -9,7 +9,8 @@ keep their documents in;
 LongContextReorder (the best documents to both ends of a long context); MergerRetriever
 (several retrievers' results interleaved); RePhraseQueryRetriever (a model rewrites the
 question into a search query); TimeWeightedVectorStoreRetriever (similarity plus
-recency); KNNRetriever (brute-force nearest texts over a numpy matrix);
+recency); KNNRetriever (brute-force nearest texts over a numpy matrix); TFIDFRetriever
+(TF-IDF cosine similarity, with scikit-learn);
 SelfQueryRetriever (a model writes the search text and a metadata filter), its query
 constructor and translators. Public names
 load lazily.
@@ -50,6 +51,7 @@ _EXPORTS = {
     "RePhraseQueryRetriever": "._rephrase",
     "TimeWeightedVectorStoreRetriever": "._time_weighted",
     "KNNRetriever": "._knn",
+    "TFIDFRetriever": "._tfidf",
     "InMemoryDocumentStore": "._docstore",
     "create_kv_docstore": "._docstore",
     "SelfQueryRetriever": "._self_query",

@@ -13,6 +13,8 @@ from typing_extensions import TypedDict
 
 import ragline.core as rl
 
+COVERS = {"retrievers.TFIDFRetriever"}
+
 
 def _model_with_float_fields(mod: Any, prompts: Any, runnables: Any) -> list[Any]:
     class FakeOllama(mod.FakeListLLM):
@@ -161,3 +163,43 @@ def test_llm_chain_takes_a_langchain_default_prompt_the_port_leaves() -> None:
     assert _llm_chain_over_langchains_prompt(rl_chains, rl) == _llm_chain_over_langchains_prompt(
         lc_chains, lc_models
     )
+
+
+def _tfidf_results(retrievers: Any, documents: Any) -> list[Any]:
+    texts = [
+        "wombat: waste of money, brains and time",
+        "foo: a sample name for anything",
+        "bar: the second sample name, after foo",
+        "kludge: a clever trick",
+        "hack: a quick job",
+        "cruft: superfluous junk",
+        "foo bar baz",
+    ]
+    by_texts = retrievers.TFIDFRetriever.from_texts(
+        texts, metadatas=[{"i": i} for i in range(len(texts))]
+    )
+    docs = [documents.Document(page_content=t, metadata={"n": len(t)}) for t in texts]
+    by_docs = retrievers.TFIDFRetriever.from_documents(
+        docs, tfidf_params={"ngram_range": (1, 2)}, k=2
+    )
+    everything = retrievers.TFIDFRetriever.from_texts(texts, k=0)
+    return [
+        [(d.page_content, d.metadata) for d in by_texts.invoke("What does 'wombat' mean?")],
+        [(d.page_content, d.metadata) for d in by_texts.invoke("foo")],
+        [d.page_content for d in by_texts.invoke("no word in common")],  # all tie at 0
+        [(d.page_content, d.metadata) for d in by_docs.invoke("sample name")],
+        [d.page_content for d in everything.invoke("junk")],
+        by_texts.k,
+        by_texts.tfidf_array.shape,
+    ]
+
+
+def test_tfidf_retriever_ranks_as_langchains() -> None:
+    # orbiter_tfidf_jargon_context: TFIDFRetriever.from_documents(texts).invoke(question);
+    # ragline lacked the retriever, so `ragline port` left LangChain's
+    import langchain_community.retrievers as lc_retrievers
+    import langchain_core.documents as lc_documents
+
+    import ragline.retrievers as rl_retrievers
+
+    assert _tfidf_results(rl_retrievers, rl) == _tfidf_results(lc_retrievers, lc_documents)
