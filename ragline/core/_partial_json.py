@@ -13,7 +13,11 @@ from typing import Any
 
 __all__ = ["PartialJsonScanner", "parse_json_markdown", "parse_json_reply", "parse_partial_json"]
 
-_FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
+# After the first fence, everything: a string value may hold a fence of its own (code in
+# an answer), so the body is not cut at the next ```; what follows the JSON is dropped
+# by the parse (a cut after its closing bracket), as LangChain reads it.
+_FENCE = re.compile(r"```(?:json|JSON)?(.*)", re.DOTALL)
+_STRIP = " \n\r\t`"  # stripped from both ends of the text and of a fence's body
 # A string (group 1 is its closing quote, None while the string is still open) or one of
 # the structural characters. The regex engine skips string contents, so a scan costs a
 # Python step per token, not per character.
@@ -74,6 +78,9 @@ class PartialJsonScanner:
                 cuts.append((match.end(), stack))
             elif first == "}" or first == "]":
                 if stack is not None and stack[0] == first:
+                    # two cuts giving one text: closed here, kept where the brackets
+                    # open after it are those open at the end, or those open before it
+                    cuts.append((match.start(), stack))
                     stack = stack[1]
                 else:
                     self._mismatch = True
@@ -161,6 +168,10 @@ def parse_json_markdown(
 ) -> Any:
     """Parse JSON that may be wrapped in a Markdown code fence (```json ... ```).
 
+    As LangChain reads a reply: the text itself, blanks and backquotes around it
+    stripped; failing that, what follows the first fence, stripped the same way (a
+    string value may hold fences of its own).
+
     Args:
         text: the model's output.
         partial: accept truncated JSON (see ``parse_partial_json``).
@@ -177,11 +188,18 @@ def parse_json_markdown(
         >>> parse_json_markdown('Here it is:\\n```json\\n{"a": 1}\\n```')
         {'a': 1}
     """
-    match = _FENCE.search(text)
-    body = (match.group(1) if match else text).strip()
-    if partial:
-        return (scanner or PartialJsonScanner()).parse(body)
-    return json.loads(body, strict=False)
+    parse = (scanner or PartialJsonScanner()).parse if partial else _complete_json
+    try:  # the text itself, less blanks and backquotes around it
+        return parse(text.strip(_STRIP))
+    except ValueError:
+        match = _FENCE.search(text)
+        if match is None:
+            raise
+    return parse(match.group(1).strip(_STRIP))
+
+
+def _complete_json(text: str) -> Any:
+    return json.loads(text, strict=False)
 
 
 def parse_json_reply(text: str) -> Any:

@@ -190,3 +190,45 @@ def test_stray_closing_bracket_in_agent_structured_and_tool_call_as_langchains()
     theirs_message = LCAIMessageChunk(content="", tool_call_chunks=[chunk])
     assert ours_message.tool_calls == theirs_message.tool_calls == []
     assert ours_message.invalid_tool_calls == theirs_message.invalid_tool_calls
+
+
+FENCED_REPLIES = [
+    # a string value holding a fence of its own: ragline cut the body at it and returned
+    # {'answer': 'Use:'}, or raised for the bare reply
+    '```json\n{"answer": "Use:\n```python\nprint(1)\n```\nthen run it."}\n```',
+    '{"answer": "see ```code```"}',
+    'Sure!\n```json\n{"a": "```"}\n```',
+    # backquotes around the JSON, a closing fence alone, text after the fence
+    '`{"a": 1}`',
+    '{"a": 1}\n```',
+    'Here:\n```json\n{"a": 1}\n```\nDone.',
+    '```json\n{"a": 1}\n```\n```json\n{"b": 2}\n```',
+    '```json{"a": 1}```',
+    "```json\n[1, 2\n",
+]
+
+
+@pytest.mark.parametrize("reply", FENCED_REPLIES)
+def test_json_output_parser_fenced_replies_as_langchains(reply):
+    # (a stream that never parses raises at its end in ragline, where LangChain's yields
+    # nothing: not compared here)
+    assert outcome(JsonOutputParser().parse, reply) == outcome(LCJsonOutputParser().parse, reply)
+    chunks = [reply[i : i + 3] for i in range(0, len(reply), 3)]
+    ours = outcome(lambda: list(JsonOutputParser().transform(iter(chunks))))
+    assert ours == outcome(lambda: list(LCJsonOutputParser().transform(iter(chunks))))
+
+
+def test_agent_action_input_with_a_code_fence_as_langchains():
+    from langchain_classic.agents.output_parsers import JSONAgentOutputParser as LCParser
+
+    from ragline.agents import JSONAgentOutputParser
+
+    reply = '```json\n{"action": "Final Answer", "action_input": "Run:\n```bash\nls\n```"}\n```'
+    ours = _agent_step(JSONAgentOutputParser().parse(reply))
+    assert ours == _agent_step(LCParser().parse(reply))
+    assert ours[1] == {"output": "Run:\n```bash\nls\n```"}
+
+
+@pytest.mark.parametrize("reply", ["``` json\n{}\n```", "```python\n{}\n```", 'say {"a": 1}'])
+def test_json_output_parser_refuses_what_langchain_refuses(reply):
+    assert outcome(JsonOutputParser().parse, reply) == outcome(LCJsonOutputParser().parse, reply)
