@@ -286,3 +286,38 @@ def test_nothing_is_added_when_every_name_maps_or_none_does(tmp_path):
     main(["port", str(project / "every.py"), str(project / "none.py")])
     assert (project / "every.py").read_text() == "from ragline.core import Document\n"
     assert (project / "none.py").read_text() == none
+
+
+def test_an_integration_package_gets_ragline_embeddings_through_compose(tmp_path):
+    # port trial set 14 (abhishek_qdrant_memory_minilm): langchain_qdrant stays as written
+    # and checks isinstance(embedding, langchain_core Embeddings) on ragline's embeddings
+    source = textwrap.dedent(
+        """\
+        from langchain_core.embeddings import DeterministicFakeEmbedding
+        from langchain_qdrant import QdrantVectorStore
+        from qdrant_client import QdrantClient
+        from qdrant_client.http.models import Distance, VectorParams
+
+        client = QdrantClient(":memory:")
+        client.create_collection("c", vectors_config=VectorParams(size=8, distance=Distance.COSINE))
+        store = QdrantVectorStore(client=client, collection_name="c",
+                                  embedding=DeterministicFakeEmbedding(size=8))
+        store.add_texts(["foo", "bar", "baz"], ids=[1, 2, 3])
+        print(type(store.embeddings).__module__.split(".")[0])
+        found = store.similarity_search_with_score("bar", k=2)
+        print([(d.page_content, round(s, 6)) for d, s in found])
+        """
+    )
+    path = write_project(tmp_path, {"app.py": source}) / "app.py"
+    assert main(["port", str(path), "-q"]) == 0  # everything LangChain's here maps
+    ported = path.read_text().splitlines()
+    assert ported[0] == (
+        "import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains"
+    )
+    assert ported[1] == "from ragline.embeddings import DeterministicFakeEmbedding"
+    run = subprocess.run(
+        [sys.executable, str(path)], capture_output=True, text=True, cwd=tmp_path, check=True
+    )
+    lines = run.stdout.splitlines()
+    assert lines[0] == "ragline"
+    assert lines[1].startswith("[('bar', 1.0), ")

@@ -61,6 +61,13 @@ def is_langchain(module: str) -> bool:
     return module.split(".", 1)[0] in LANGCHAIN_ROOTS
 
 
+def is_integration(module: str) -> bool:
+    """A LangChain integration package (``langchain_qdrant``, ``langchain_chroma``...):
+    never rewritten, and its classes may be handed ragline's objects."""
+    root = module.split(".", 1)[0]
+    return root.startswith("langchain_") and root not in LANGCHAIN_ROOTS
+
+
 def table_module(module: str) -> str:
     """The table's key for ``module``: ``langchain.X`` is ``langchain_classic.X``."""
     if module == "langchain" or module.startswith("langchain."):
@@ -246,7 +253,11 @@ def port_source(source: str) -> PortResult:
     edits: list[tuple[int, int, bytes]] = []
     top_level = {id(node) for node in tree.body}
     first_top: int | None = None  # where the first module-level LangChain import begins
+    integration: int | None = None  # the first module-level import of an integration
     for node in ast.walk(tree):
+        if _imports_integration(node) and id(node) in top_level:
+            line = node.lineno  # type: ignore[attr-defined]  # an import statement
+            integration = line if integration is None else min(integration, line)
         if isinstance(node, ast.Import):
             if not any(is_langchain(alias.name) for alias in node.names):
                 continue
@@ -269,10 +280,12 @@ def port_source(source: str) -> PortResult:
         if text.encode("utf-8") != data[begin:end]:
             edits.append((begin, end, text.encode("utf-8")))
     out.changed = len(edits)
-    if out.unmapped and edits and first_top is not None:
-        # Names left imported from LangChain meet ragline's objects: let LangChain's
-        # runnables join ragline's chains (prompt | model | a LangChain-only parser).
-        line_start = starts[first_top - 1]
+    # Names left imported from LangChain (or an integration package's classes) meet
+    # ragline's objects: let LangChain's runnables join ragline's chains (prompt | model |
+    # a LangChain-only parser) and LangChain's code take ragline's embeddings.
+    where = [line for line in (first_top, integration) if line]  # module-level imports
+    if edits and where and ((out.unmapped and first_top) or integration):
+        line_start = starts[min(where) - 1]
         edits.append((line_start, line_start, COMPOSE_LINE.encode("utf-8")))
         out.compose_added = True
     for begin, end, new in sorted(edits, reverse=True):
@@ -280,3 +293,11 @@ def port_source(source: str) -> PortResult:
     out.source = data.decode("utf-8")
     out.unmapped.sort(key=lambda item: item.line)
     return out
+
+
+def _imports_integration(node: ast.AST) -> bool:
+    if isinstance(node, ast.Import):
+        return any(is_integration(alias.name) for alias in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return not node.level and bool(node.module) and is_integration(node.module or "")
+    return False

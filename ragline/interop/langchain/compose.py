@@ -5,8 +5,10 @@
 ``TypeError``; once this module is imported, the LangChain object is wrapped with
 :func:`~ragline.interop.langchain.from_langchain` wherever a chain takes a step (``|``,
 dict steps, fallbacks), its input and output converted and its runs reported under the
-chain's. ``ragline port`` adds ``import ragline.interop.langchain.compose`` to a program
-that keeps a LangChain import.
+chain's. ragline's embeddings also count as LangChain's ``Embeddings`` then, for
+integration packages that check it. ``ragline port`` adds ``import
+ragline.interop.langchain.compose`` to a program that keeps a LangChain import or
+imports an integration package (``langchain_qdrant``...).
 
 Example:
     >>> import ragline.interop.langchain.compose
@@ -38,3 +40,20 @@ def adapt(thing: Any) -> Runnable[Any, Any] | None:
 
 
 register_foreign_runnables(adapt)
+
+
+def _register_embeddings() -> None:
+    """Make ragline's embeddings count as LangChain's ``Embeddings`` (a virtual
+    subclass of that ABC), so an integration package that checks ``isinstance(embedding,
+    Embeddings)`` (``langchain_qdrant``'s ``QdrantVectorStore``) takes them: they have the
+    same four methods (``embed_documents``, ``embed_query`` and their async forms)."""
+    try:
+        from langchain_core.embeddings import Embeddings as LangChainEmbeddings
+    except ImportError:  # no LangChain here: nothing of LangChain's can check
+        return
+    from ragline.embeddings.base import Embeddings
+
+    LangChainEmbeddings.register(Embeddings)  # type: ignore[type-abstract]
+
+
+_register_embeddings()
