@@ -232,3 +232,23 @@ def test_agent_action_input_with_a_code_fence_as_langchains():
 @pytest.mark.parametrize("reply", ["``` json\n{}\n```", "```python\n{}\n```", 'say {"a": 1}'])
 def test_json_output_parser_refuses_what_langchain_refuses(reply):
     assert outcome(JsonOutputParser().parse, reply) == outcome(LCJsonOutputParser().parse, reply)
+
+
+def test_json_stream_that_never_parses_raises_where_langchains_yields_nothing():
+    # deliberate (docs/differences-from-langchain.md, "Structured output"): the stream
+    # raises what invoke raises; LangChain's stream ends quietly with nothing
+    chunks = ["Sorry, ", "I have ", "no JSON."]
+    assert list(LCJsonOutputParser().transform(iter(chunks))) == []
+    with pytest.raises(LCOutputParserException):
+        LCJsonOutputParser().invoke("".join(chunks))
+    with pytest.raises(OutputParserException, match="not valid JSON"):
+        list(JsonOutputParser().transform(iter(chunks)))
+    with pytest.raises(OutputParserException, match="not valid JSON"):
+        JsonOutputParser().invoke("".join(chunks))
+
+
+def test_upper_case_json_fence_is_read_where_langchain_refuses():
+    reply = '```JSON\n{"a": 1}\n```'
+    assert JsonOutputParser().parse(reply) == {"a": 1}
+    with pytest.raises(LCOutputParserException):
+        LCJsonOutputParser().parse(reply)
