@@ -415,6 +415,31 @@ _ARRAY_DEFAULTS = {
     "aembed_documents_array": Embeddings.aembed_documents_array,
     "aembed_queries_array": Embeddings.aembed_queries_array,
 }
+_SYNC_ARRAY_NAMES = ("embed_documents_array", "embed_queries_array")
+# Per thread: the ids of the instances inside a rerouted array method.
+_rerouting = threading.local()
+
+
+def _rerouted(default: Callable[..., Any], native: Callable[..., Any]) -> Callable[..., Any]:
+    """``default`` (which calls the subclass's ``embed_documents`` / ``embed_query``),
+    except inside such a call on the same instance: there the base's native array method
+    runs, since the override may reach it through ``super().embed_documents(...)``, whose
+    native implementation calls the array methods (else that would recurse)."""
+
+    @functools.wraps(default)
+    def method(self: Any, texts: Sequence[str]) -> np.ndarray:
+        inside: set[int] = _rerouting.__dict__.setdefault("ids", set())
+        key = id(self)
+        if key in inside:
+            return native(self, texts)
+        inside.add(key)
+        try:
+            return default(self, texts)
+        finally:
+            inside.discard(key)
+
+    method.__ragline_rerouted__ = True  # type: ignore[attr-defined]
+    return method
 
 
 def _route_arrays_through_overrides(cls: type) -> None:
@@ -423,14 +448,26 @@ def _route_arrays_through_overrides(cls: type) -> None:
     calls) gets the default array methods back, which call ``embed_documents`` /
     ``embed_query``: the stores and the embedding cache call the array methods, and
     LangChain's call those two (a native query array may go through the documents one).
+    The sync ones are wrapped by :func:`_rerouted`, so an override calling the native
+    method through ``super()`` embeds once instead of recursing.
     """
     if "embed_documents" not in cls.__dict__ and "embed_query" not in cls.__dict__:
         return
+    providers = {
+        name: next(k for k in cls.__mro__ if name in k.__dict__) for name in _ARRAY_DEFAULTS
+    }
+    if all(provider is Embeddings for provider in providers.values()):
+        return
     for array_name, default in _ARRAY_DEFAULTS.items():
-        if array_name in cls.__dict__:
+        provider = providers[array_name]
+        if provider is cls:
             continue
-        provider = next(k for k in cls.__mro__ if array_name in k.__dict__)
-        if provider is not Embeddings:
+        native = provider.__dict__[array_name]
+        if getattr(native, "__ragline_rerouted__", False):
+            continue  # a rerouted base's method, inherited as it is
+        if array_name in _SYNC_ARRAY_NAMES:
+            setattr(cls, array_name, _rerouted(default, native))
+        elif provider is not Embeddings:
             setattr(cls, array_name, default)
 
 

@@ -155,3 +155,54 @@ def test_docstring_examples_run(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_a_subclass_whose_override_calls_the_native_method_through_super_embeds_once() -> None:
+    # The array methods of a subclass overriding embed_documents / embed_query call the
+    # override (as LangChain's stores call it); the native embed_documents / embed_query
+    # reached through super() go through the array methods again, which then take the
+    # native ones instead of recursing (a prefix-adding HuggingFaceEmbeddings subclass).
+    from ragline.embeddings import HashingEmbeddings
+
+    calls: list[tuple[str, list[str]]] = []
+
+    class Prefixed(HashingEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            calls.append(("documents", list(texts)))
+            return super().embed_documents([f"passage: {text}" for text in texts])
+
+        def embed_query(self, text: str) -> list[float]:
+            calls.append(("query", [text]))
+            return super().embed_query(f"query: {text}")
+
+    class Counted(Prefixed):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            calls.append(("counted", list(texts)))
+            return super().embed_documents(texts)
+
+    plain = HashingEmbeddings(dimension=16)
+    prefixed = Prefixed(dimension=16)
+    documents = prefixed.embed_documents_array(["a cat", "a dog"])
+    queries = prefixed.embed_queries_array(["cat?"])
+    assert calls == [("documents", ["a cat", "a dog"]), ("query", ["cat?"])]
+    assert np.array_equal(
+        documents, plain.embed_documents_array(["passage: a cat", "passage: a dog"])
+    )
+    assert np.array_equal(queries, plain.embed_documents_array(["query: cat?"]))
+
+    calls.clear()
+    counted = Counted(dimension=16)
+    assert np.array_equal(counted.embed_documents_array(["a cat", "a dog"]), documents)
+    assert calls == [("counted", ["a cat", "a dog"]), ("documents", ["a cat", "a dog"])]
+
+    # a subclass wrapping another such instance still reaches that instance's override
+    calls.clear()
+
+    class Outer(HashingEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            calls.append(("outer", list(texts)))
+            return prefixed.embed_documents_array(texts).tolist()
+
+    outer = Outer(dimension=16)
+    assert np.array_equal(outer.embed_documents_array(["a cat"]), documents[:1])
+    assert calls == [("outer", ["a cat"]), ("documents", ["a cat"])]
