@@ -5,6 +5,7 @@ events; and the cheap run machinery (one config check per entry, run ids made on
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import pickle
 import random
@@ -17,6 +18,7 @@ import pytest
 from ragline.core import (
     BaseCallbackHandler,
     FakeListChatModel,
+    HumanMessage,
     RunCollectorCallbackHandler,
     RunnableLambda,
 )
@@ -186,6 +188,105 @@ def test_a_run_manager_event_given_its_own_ids_again_raises_type_error():
     with pytest.raises(TypeError, match="run_id"):
         run.on_llm_end("r", run_id=uuid.uuid4())
     assert handler.starts == [(["p"], "llm")] and handler.ends == []
+
+
+class _Heard(BaseCallbackHandler):
+    """Records the events of chain runs with the keywords each got."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[Any, ...]] = []
+
+    def on_chain_start(self, serialized, inputs, **kwargs):
+        self.events.append(("chain_start", serialized, inputs, sorted(kwargs)))
+
+    def on_chain_end(self, outputs, **kwargs):
+        self.events.append(("chain_end", outputs, sorted(kwargs), kwargs["run_id"]))
+
+
+class _Broken(BaseCallbackHandler):
+    def on_chain_end(self, outputs, **kwargs):
+        raise ValueError("broken end")
+
+    def on_text(self, text, **kwargs):
+        raise NotImplementedError("no on_text")
+
+
+class _StrictEnd(BaseCallbackHandler):
+    raise_error = True
+
+    def on_chain_end(self, outputs, **kwargs):
+        raise ValueError("strict end")
+
+
+class _StrictLLMOnly(BaseCallbackHandler):
+    raise_error = True  # its on_llm_start stands in for on_chat_model_start
+
+    def on_llm_start(self, serialized, prompts, **kwargs):
+        raise RuntimeError("strict fallback")
+
+
+async def _done(result: Any) -> Any:
+    """An async manager's methods give coroutines, a sync one's their results."""
+    return await result if inspect.isawaitable(result) else result
+
+
+@pytest.mark.parametrize("manager_class", [CallbackManager, AsyncCallbackManager])
+async def test_sync_and_async_runs_treat_failing_handlers_alike(manager_class, caplog):
+    heard = _Heard()
+    manager = manager_class([_Broken(), heard])
+    with caplog.at_level("WARNING", logger="ragline.callbacks"):
+        run = await _done(manager.on_chain_start(None, {"q": 1}, name="n"))
+        await _done(run.on_chain_end({"a": 1}))
+        await _done(run.on_text("t"))
+    assert [r.getMessage() for r in caplog.records] == [
+        "callback _Broken.on_chain_end raised ValueError('broken end')",
+        "callback _Broken.on_text raised NotImplementedError('no on_text')",
+    ]
+    assert heard.events == [  # the handler after the broken one still hears every event
+        ("chain_start", None, {"q": 1}, ["metadata", "name", "parent_run_id", "run_id", "tags"]),
+        ("chain_end", {"a": 1}, ["parent_run_id", "run_id", "tags"], run.run_id),
+    ]
+    strict = await _done(manager_class([_StrictEnd(), heard]).on_chain_start(None, {}, name="s"))
+    with pytest.raises(ValueError, match="strict end"):
+        await _done(strict.on_chain_end(2))
+    assert heard.events[-1][0] == "chain_start"  # raise_error: later handlers miss the end
+    chat = manager_class([_StrictLLMOnly()])
+    with pytest.raises(RuntimeError, match="strict fallback") as caught:
+        await _done(chat.on_chat_model_start(None, [[HumanMessage(content="hi")]], name="m"))
+    assert isinstance(caught.value.__context__, NotImplementedError)
+
+
+@pytest.mark.parametrize("manager_class", [CallbackManager, AsyncCallbackManager])
+async def test_only_runs_with_handlers_make_ids_sync_and_async(manager_class):
+    for handlers, heard in (([], False), ([_Heard()], True)):
+        manager = manager_class(handlers, handlers)  # inherited: the child hears too
+        chain = await _done(manager.on_chain_start(None, {}, name="c"))
+        runs = [
+            chain,
+            await _done(chain.get_child().on_chain_start(None, {}, name="child")),
+            await _done(manager.on_retriever_start(None, "q", name="r")),
+            await _done(manager.on_tool_start(None, "x", name="t")),
+            *await _done(manager.on_llm_start(None, ["p"], name="l")),
+            *await _done(manager.on_chat_model_start(None, [[HumanMessage(content="hi")]])),
+        ]
+        await _done(runs[1].on_chain_end(1))
+        await _done(runs[0].on_chain_end(1))
+        await _done(runs[2].on_retriever_end([]))
+        await _done(runs[3].on_tool_end("y"))
+        await _done(runs[4].on_llm_end("r"))
+        await _done(runs[5].on_llm_end("r"))
+        assert [run._run_id is not None for run in runs] == [heard] * 6
+
+
+def test_a_handler_added_to_a_run_after_its_start_gets_the_id_made_then():
+    manager = CallbackManager([])
+    run = manager.on_chain_start(None, {}, name="late")
+    assert run._run_id is None
+    heard = _Heard()
+    run.handlers.append(heard)  # the run's list: the handler hears its later events
+    run.on_chain_end(3)
+    assert heard.events == [("chain_end", 3, ["parent_run_id", "run_id", "tags"], run.run_id)]
+    assert run._run_id is not None
 
 
 async def test_async_callback_manager_returns_async_run_managers():
