@@ -50,6 +50,14 @@ class PartialJsonScanner:
 
     def __init__(self) -> None:
         self._reset("")
+        self._fence_body: PartialJsonScanner | None = None
+
+    def fence_body(self) -> PartialJsonScanner:
+        """The scanner of what follows a Markdown fence in this stream's text: a second
+        text, so each resumes its own scan (sharing one would rescan both per chunk)."""
+        if self._fence_body is None:
+            self._fence_body = PartialJsonScanner()
+        return self._fence_body
 
     def _reset(self, text: str) -> None:
         self.text = text
@@ -188,13 +196,16 @@ def parse_json_markdown(
         >>> parse_json_markdown('Here it is:\\n```json\\n{"a": 1}\\n```')
         {'a': 1}
     """
-    parse = (scanner or PartialJsonScanner()).parse if partial else _complete_json
+    stream = (scanner or PartialJsonScanner()) if partial else None
+    parse = _complete_json if stream is None else stream.parse
     try:  # the text itself, less blanks and backquotes around it
         return parse(text.strip(_STRIP))
     except ValueError:
         match = _FENCE.search(text)
         if match is None:
             raise
+    if stream is not None:  # the fence's body is another text: its own resuming scan
+        parse = stream.fence_body().parse
     return parse(match.group(1).strip(_STRIP))
 
 

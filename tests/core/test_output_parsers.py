@@ -19,6 +19,7 @@ from ragline.core import (
     RunCollectorCallbackHandler,
     RunnableLambda,
     StrOutputParser,
+    _partial_json,
 )
 from ragline.core._partial_json import parse_partial_json
 
@@ -166,6 +167,30 @@ def test_partial_json_cases(text, expected):
 def test_partial_json_rejects_what_is_not_json():
     with pytest.raises(ValueError, match="not JSON"):
         parse_partial_json("Sorry, I cannot")
+
+
+def test_a_fenced_stream_after_a_bracketed_note_is_scanned_once(monkeypatch):
+    # The reply is read as itself first (it starts with '[', so it is scanned), then as
+    # the fence's body: each of the two texts must resume its own scan chunk by chunk,
+    # not rescan from the start (a whole stream costs a scan of its length).
+    body = json.dumps({"items": list(range(60))})
+    reply = "[note] see below\n```json\n" + body + "\n```"
+    scanned = 0
+    finditer = _partial_json._TOKEN.finditer
+
+    def counting_finditer(text, pos=0):
+        nonlocal scanned
+        for match in finditer(text, pos):
+            scanned += 1
+            yield match
+
+    monkeypatch.setattr(
+        _partial_json, "_TOKEN", type("Counting", (), {"finditer": staticmethod(counting_finditer)})
+    )
+    parser, chunks = JsonOutputParser(), [reply[i : i + 5] for i in range(0, len(reply), 5)]
+    assert list(parser.transform(iter(chunks)))[-1] == {"items": list(range(60))}
+    tokens_once = len(list(finditer(reply)))
+    assert scanned <= 2 * (tokens_once + len(chunks))
 
 
 json_values = st.recursive(
