@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from ragline.core._json_schema import json_schema_of
-from ragline.core._partial_json import PartialJsonScanner, parse_json_markdown
+from ragline.core._partial_json import PartialJsonScanner, parse_json_markdown, parse_json_reply
 from ragline.core.exceptions import InvalidInputError, OutputParserException
 from ragline.core.messages import BaseMessage
 from ragline.core.output_parsers._base import (
@@ -82,15 +82,9 @@ def validate_model(model: type, value: Any) -> Any:
 
 
 def _parse_json(text: str) -> Any:
-    # Truncated JSON (a reply cut off by max_tokens) parses to what arrived, as in
-    # LangChain, whose parse reads every reply with its partial-JSON parser.
-    try:
-        return parse_json_markdown(text)
+    try:  # truncated JSON (cut off by max_tokens) parses to what arrived
+        return parse_json_reply(text)
     except ValueError as err:
-        try:
-            return parse_json_markdown(text, partial=True)
-        except ValueError:
-            pass
         raise OutputParserException(
             f"model output is not valid JSON ({err}): {excerpt(text)!r}", llm_output=text
         ) from err
