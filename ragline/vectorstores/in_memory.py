@@ -10,6 +10,7 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -98,16 +99,23 @@ class InMemoryVectorStore(VectorStore):
         the embedding as given (float64, as LangChain keeps it; the store searches a
         float32 unit-length copy under the cosine metric)."""
         with self._lock:
-            vectors = self._exact if self.metric == "cosine" else self._vectors
-            return {
-                doc_id: {
-                    "id": doc_id,
-                    "vector": vectors[row].tolist(),
-                    "text": self._texts[row],
-                    "metadata": copy_metadata(self._metadatas[row]),
-                }
-                for row, doc_id in enumerate(self._ids)
+            return self._records(copy_metadata)
+
+    def _records(
+        self, metadata_of: Callable[[dict[str, Any]], dict[str, Any]]
+    ) -> dict[str, dict[str, Any]]:
+        """LangChain's layout of the live rows, in row order (the caller holds the lock);
+        ``vector`` as given under cosine (float64)."""
+        vectors = self._exact if self.metric == "cosine" else self._vectors
+        return {
+            doc_id: {
+                "id": doc_id,
+                "vector": vectors[row].tolist(),
+                "text": self._texts[row],
+                "metadata": metadata_of(self._metadatas[row]),
             }
+            for row, doc_id in enumerate(self._ids)
+        }
 
     # ------------------------------------------------------------------ primitives
 
@@ -354,23 +362,21 @@ class InMemoryVectorStore(VectorStore):
             'cats purr'
         """
         with self._lock:
-            live = len(self._ids)
-            payload: dict[str, Any] = {
-                "format": _FORMAT,
-                "version": _FORMAT_VERSION,
-                "metric": self.metric,
-                "dimension": self._dimension,
-                "ids": self._ids,
-                "texts": self._texts,
-                "metadatas": self._metadatas,
-                # cosine: the vectors as given (loading normalises them again)
-                "vectors": (self._exact if self.metric == "cosine" else self._vectors)[
-                    :live
-                ].tolist(),
-            }
-            indent = None
             if self.metric == "cosine":  # LangChain's layout, indented as LangChain's
-                payload, indent = _langchain_records(payload), 2
+                payload: dict[str, Any] = self._records(lambda metadata: metadata)
+                indent: int | None = 2
+            else:
+                payload = {
+                    "format": _FORMAT,
+                    "version": _FORMAT_VERSION,
+                    "metric": self.metric,
+                    "dimension": self._dimension,
+                    "ids": self._ids,
+                    "texts": self._texts,
+                    "metadatas": self._metadatas,
+                    "vectors": self._vectors[: len(self._ids)].tolist(),
+                }
+                indent = None
             try:  # encoded here, before any file exists (a lone surrogate fails here)
                 data = json.dumps(
                     payload, ensure_ascii=False, allow_nan=False, indent=indent
@@ -500,17 +506,6 @@ class InMemoryVectorStore(VectorStore):
 
 
 _RECORD_KEYS = frozenset({"id", "vector", "text", "metadata"})
-
-
-def _langchain_records(payload: dict[str, Any]) -> dict[str, Any]:
-    """ragline's saved lists as LangChain's layout: one record per id, in row order."""
-    rows = zip(
-        payload["ids"], payload["vectors"], payload["texts"], payload["metadatas"], strict=True
-    )
-    return {
-        doc_id: {"id": doc_id, "vector": vector, "text": text, "metadata": metadata}
-        for doc_id, vector, text, metadata in rows
-    }
 
 
 def _is_langchain_dump(payload: Any) -> bool:
