@@ -112,6 +112,20 @@ def test_adding_through_the_bridge_writes_to_the_langchain_store() -> None:
     assert native.get_by_ids(["f1"]) == []
 
 
+def test_a_user_s_ragline_embeddings_subclass_is_returned_as_it_is_after_compose() -> None:
+    # compose registers ragline's Embeddings as LangChain's (for integration packages'
+    # isinstance checks); from_langchain still tells a user's subclass of ragline's
+    # embeddings (its module is not ragline's) from LangChain's and does not wrap it
+    import ragline.interop.langchain.compose  # noqa: F401
+    from ragline.embeddings import HashingEmbeddings
+
+    class Mine(HashingEmbeddings):
+        pass
+
+    mine = Mine(dimension=8)
+    assert from_langchain(mine) is mine
+
+
 def test_langchain_embeddings_fill_a_ragline_faiss_store_as_they_fill_langchain_s() -> None:
     embeddings = from_langchain(_embeddings())
     assert isinstance(embeddings, LangChainEmbeddings)

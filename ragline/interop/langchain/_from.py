@@ -603,7 +603,9 @@ def from_langchain(obj: Any) -> Any:
     """
     if type(obj).__module__ == "ragline.interop.langchain._to_classes":
         return obj.ragline_object  # a ragline object to_langchain wrapped: itself
-    if type(obj).__module__.startswith("ragline."):
+    if type(obj).__module__.startswith("ragline.") or isinstance(obj, Embeddings):
+        # ragline's (a user's subclass too: compose registers ragline's Embeddings as a
+        # virtual subclass of LangChain's, so the check below would take it)
         return obj
     language_models = lc("language_models")
     kinds: list[tuple[Any, Any]] = [
