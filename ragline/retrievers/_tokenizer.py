@@ -193,11 +193,12 @@ def separated_tokens(tokenizer: BM25Tokenizer, texts: Sequence[str]) -> list[str
     With a plain tokenizer (no stopwords, no stemming), runs of ASCII texts are tokenized
     as one string: a keyword index's rows are computed a few hundred chunks at a time,
     and one call per 1,000-character chunk (about 80 tokens) cost ~7.5 us of CPU against
-    ~4.4 us this way (issue 25). Other texts, and other tokenizers, are tokenized one by
-    one; the tokens are the same either way.
+    ~4.4 us this way (issue 25). Other texts, and other tokenizers (stopwords, stemming,
+    a subclass's own ``__call__``), are tokenized one by one; the tokens are the same
+    either way.
     """
     tokens: list[str] = []
-    if tokenizer.stopwords or tokenizer.stem:
+    if type(tokenizer) is not BM25Tokenizer or tokenizer.stopwords or tokenizer.stem:
         for text in texts:
             tokens += tokenizer(text)
             tokens.append(TEXT_SEPARATOR)

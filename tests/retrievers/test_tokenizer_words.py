@@ -6,6 +6,9 @@ from __future__ import annotations
 import random
 import re
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from ragline.retrievers import BM25Tokenizer
 from ragline.retrievers._tokenizer import TEXT_SEPARATOR, separated_tokens
 
@@ -65,6 +68,44 @@ def test_separated_tokens_agree_with_one_call_per_text_on_random_texts() -> None
     for size in range(200):
         text = "".join(generator.choice(alphabet) for _ in range(size))
         texts.append(text if size % 3 else "".join(char for char in text if char.isascii()))
+    expected = []
+    for text in texts:
+        expected += [*tokenizer(text), TEXT_SEPARATOR]
+    assert separated_tokens(tokenizer, texts) == expected
+
+
+class _Shouting(BM25Tokenizer):
+    """A subclass with its own tokens: separated_tokens must call it, text by text."""
+
+    def __call__(self, text: str) -> list[str]:
+        return [token.upper() for token in super().__call__(text)]
+
+
+# where joining texts could change their tokens: NUL (the separator), ASCII controls that
+# str.split takes for blanks, word characters at a text's either end (letters, digits,
+# underscore), the apostrophe, non-ASCII blanks, letters whose lowercase is ASCII (Kelvin
+# sign) or two characters (dotted I), a combining mark
+_EDGE = "\x00\x1c\x1f\x85\xa0\u2028 \t\n'_-09aZ\u212a\u0130\u00df\u00e9\u0345\u5b57"
+_TEXTS = st.lists(
+    st.one_of(
+        st.text(st.characters(max_codepoint=127), max_size=30),  # runs tokenized together
+        st.text(st.sampled_from(_EDGE), max_size=30),
+        st.text(st.one_of(st.sampled_from(_EDGE), st.characters()), max_size=30),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    texts=_TEXTS,
+    tokenizer=st.sampled_from(
+        [BM25Tokenizer(), BM25Tokenizer(stopwords=True), BM25Tokenizer(stopwords=[]), _Shouting()]
+    ),
+)
+def test_separated_tokens_agree_with_one_call_per_text_for_any_texts(
+    texts: list[str], tokenizer: BM25Tokenizer
+) -> None:
     expected = []
     for text in texts:
         expected += [*tokenizer(text), TEXT_SEPARATOR]
