@@ -160,8 +160,15 @@ def declared_fields(cls: type) -> dict[str, FieldSpec]:
     return fields
 
 
+# float and float | None as string annotations (``from __future__ import annotations``
+# keeps the source text, spaced as Python prints it)
 _FLOAT_SPELLINGS = frozenset(
-    {"float", "Optional[float]", "typing.Optional[float]", "float | None", "None | float"}
+    {"float", "float | None", "None | float"}
+    | {
+        f"{prefix}{form}"
+        for prefix in ("", "typing.")
+        for form in ("Optional[float]", "Union[float, None]", "Union[None, float]")
+    }
 )
 
 

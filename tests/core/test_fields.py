@@ -166,3 +166,33 @@ def test_a_subclass_may_give_an_inherited_field_a_default() -> None:
     assert (Child(prompt="mine", k=1).prompt, Child(prompt="mine", k=1).k) == ("mine", 1)
     with pytest.raises(TypeError, match="Parent\\(\\) missing required field 'prompt'"):
         Parent()
+
+
+def test_an_int_for_a_float_field_is_a_float_in_every_spelling_of_optional_float() -> None:
+    """pydantic stores an int given for float / Optional[float] as a float, however the
+    optional is spelled; under ``from __future__ import annotations`` the annotation is
+    the source text, so each spelling is a different string."""
+    import typing
+    from typing import Optional, Union
+
+    class Model(Fields):
+        plain: float = 0.5
+        bar: float | None = None
+        bar_first_none: None | float = None  # noqa: RUF036
+        optional: Optional[float] = None  # noqa: UP045 - the spelling under test
+        typing_optional: typing.Optional[float] = None  # noqa: UP045
+        union: Union[float, None] = None  # noqa: UP007
+        union_none_first: Union[None, float] = None  # noqa: UP007, RUF036
+        typing_union: typing.Union[float, None] = None  # noqa: UP007
+        either: float | int = 0
+        text: float | str = 0.5
+        count: int = 0
+
+    floats = ("plain", "bar", "bar_first_none", "optional", "typing_optional", "union")
+    floats += ("union_none_first", "typing_union")
+    kept = ("either", "text", "count")
+    model = Model(**dict.fromkeys(floats + kept, 1))
+    assert {name: type(getattr(model, name)) for name in floats + kept} == {
+        **dict.fromkeys(floats, float),
+        **dict.fromkeys(kept, int),
+    }
