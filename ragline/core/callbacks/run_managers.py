@@ -160,14 +160,6 @@ class BaseRunManager:
             return parent
         return parent.run_id  # type: ignore[no-any-return]
 
-    def _ids(self) -> dict[str, Any]:
-        return {
-            "run_id": self.run_id,
-            "parent_run_id": self.parent_run_id,
-            "tags": list(self.tags),
-            "metadata": dict(self.metadata),
-        }
-
     # The ids as keywords. The run's metadata goes with its start event only (the
     # manager passes it), as LangChain's run managers do.
     def _emit(self, event: str, *args: Any, **kwargs: Any) -> None:
