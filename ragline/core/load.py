@@ -1,5 +1,5 @@
-"""LangChain's serialization format for Documents, messages and prompt templates:
-``dumpd``, ``dumps``, ``loads``, ``load``.
+"""LangChain's serialization format for Documents, messages, prompt templates and the
+chains composed of them: ``dumpd``, ``dumps``, ``loads``, ``load``.
 
 An object is written as ``{"lc": 1, "type": "constructor", "id": [...], "kwargs":
 {...}}``, with LangChain's ids (``["langchain", "schema", "document", "Document"]``) and
@@ -7,15 +7,22 @@ its choice and order of keyword arguments, so ``dumps(doc)`` is the very string
 LangChain's ``dumps`` gives for the same document: a dedupe key (RAG fusion's) computed
 by either library matches, and either library reads the other's text.
 
+Chains are written as LangChain writes them: ``RunnableSequence`` (``first``,
+``middle``, ``last``), ``RunnableParallel`` (``steps__``, also the one a dict in a chain
+becomes), ``RunnablePassthrough``, ``RunnablePassthrough.assign``'s ``RunnableAssign``
+(``mapper``), ``RunnableBinding`` (``bind`` / ``with_config``: ``bound``, ``kwargs``,
+``config``) and ``StrOutputParser``, each with LangChain's id and run name.
+
 Reading builds only the classes this module writes (Documents, the plain message
-classes and their chunks, PromptTemplate, ChatPromptTemplate, its role message templates
-and MessagesPlaceholder), looked up by id in a fixed table: nothing is imported by name,
-and an unknown id raises :class:`~ragline.core.exceptions.InvalidInputError` naming it.
+classes and their chunks, PromptTemplate, ChatPromptTemplate, its role message templates,
+MessagesPlaceholder and the runnables above), looked up by id in a fixed table: nothing
+is imported by name, and an unknown id raises
+:class:`~ragline.core.exceptions.InvalidInputError` naming it.
 Values JSON cannot hold are written as LangChain writes them (``"type":
 "not_implemented"`` with their repr) and refused when read back; so are few-shot
-prompts, as LangChain writes them (their printed form is LangChain's). Other ragline
-objects (models ...) are refused when written, rather than written in a form LangChain
-would not give.
+prompts, ``RunnableLambda`` steps, functions and the fake models, as LangChain writes
+them (under LangChain's ids). Other ragline objects (real models, other runnables ...)
+are refused when written, rather than written in a form LangChain would not give.
 
 Example:
     >>> from ragline.core import Document
@@ -35,6 +42,15 @@ from typing import Any, Literal
 
 from ragline.core.documents import Document
 from ragline.core.exceptions import InvalidInputError
+from ragline.core.fake_models import (
+    FakeChatModel,
+    FakeListChatModel,
+    FakeListLLM,
+    FakeMessagesListChatModel,
+    FakeStreamingListLLM,
+    GenericFakeChatModel,
+    ParrotFakeChatModel,
+)
 from ragline.core.messages import (
     AIMessage,
     AIMessageChunk,
@@ -50,6 +66,7 @@ from ragline.core.messages import (
     ToolMessage,
     ToolMessageChunk,
 )
+from ragline.core.output_parsers import StrOutputParser
 from ragline.core.prompts import (
     AIMessagePromptTemplate,
     ChatMessagePromptTemplate,
@@ -61,6 +78,13 @@ from ragline.core.prompts import (
     PromptTemplate,
     SystemMessagePromptTemplate,
 )
+from ragline.core.runnables.base import Runnable
+from ragline.core.runnables.binding import RunnableBinding
+from ragline.core.runnables.lambdas import RunnableLambda
+from ragline.core.runnables.parallel import RunnableParallel
+from ragline.core.runnables.passthrough import RunnableAssign, RunnablePassthrough
+from ragline.core.runnables.sequence import RunnableSequence
+from ragline.core.runnables.serializable import RunnableSerializable
 
 __all__ = ["dumpd", "dumps", "load", "loads"]
 
@@ -119,10 +143,50 @@ def _lc_id(name: str) -> list[str]:
     return ["langchain", "schema", "messages", name]
 
 
+_RUNNABLE_NAMESPACE = ("langchain", "schema", "runnable")
+# the runnables written as constructors: the namespace LangChain writes in their id, and
+# their module in langchain_core (a second id LangChain reads)
+_RUNNABLES: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    RunnableSequence: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "base")),
+    RunnableParallel: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "base")),
+    RunnableBinding: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "base")),
+    RunnablePassthrough: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "passthrough")),
+    RunnableAssign: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "passthrough")),
+    StrOutputParser: (
+        ("langchain", "schema", "output_parser"),
+        ("langchain_core", "output_parsers", "string"),
+    ),
+}
+# ragline runnables LangChain does not serialize: written by their printed form under
+# the id of LangChain's class (its module in langchain_core)
+_FAKE_CHAT = ("langchain_core", "language_models", "fake_chat_models")
+_FAKE_LLM = ("langchain_core", "language_models", "fake")
+_NOT_SERIALIZED: dict[type, tuple[str, ...]] = {
+    RunnableLambda: ("langchain_core", "runnables", "base"),
+    FakeListLLM: _FAKE_LLM,
+    FakeStreamingListLLM: _FAKE_LLM,
+}
+_NOT_SERIALIZED |= {
+    cls: _FAKE_CHAT
+    for cls in (
+        FakeChatModel,
+        FakeListChatModel,
+        FakeMessagesListChatModel,
+        GenericFakeChatModel,
+        ParrotFakeChatModel,
+    )
+}
+
+# every class this module builds, and the id it writes for it
+_IDS: dict[type, list[str]] = {cls: _lc_id(name) for name, cls in _CLASSES.items()}
 _BY_ID: dict[tuple[str, ...], type] = {}
 for _name, _cls in _CLASSES.items():
     _BY_ID[tuple(_lc_id(_name))] = _cls
     _BY_ID[("langchain_core",) + _CORE_MODULES[_name] + (_name,)] = _cls
+for _cls, (_written, _core) in _RUNNABLES.items():
+    _IDS[_cls] = [*_written, _cls.__name__]
+    for _ident in ([*_written, _cls.__name__], [*_core, _cls.__name__]):
+        _BY_ID[tuple(_ident)] = _cls
 
 
 def dumps(obj: Any, *, pretty: bool = False, **kwargs: Any) -> str:
@@ -231,6 +295,15 @@ def _encode(obj: Any) -> Any:
         return _constructor(kind.__name__, _message_kwargs(obj))
     if kind in _PROMPTS:
         return _prompt_entry(obj)
+    if kind in _RUNNABLES:
+        return _runnable_entry(obj)
+    if kind in _NOT_SERIALIZED:
+        entry = _not_implemented([*_NOT_SERIALIZED[kind], kind.__name__], obj)
+        # LangChain adds the run name where its class is a serializable one (a model),
+        # not for a RunnableLambda
+        if isinstance(obj, RunnableSerializable):
+            return entry | {"name": obj.get_name()}
+        return entry
     if kind in (FewShotPromptTemplate, FewShotChatMessagePromptTemplate):
         # LangChain does not serialize these: it writes their printed form, which
         # ragline's prompts print alike, and refuses to read it back
@@ -241,9 +314,15 @@ def _encode(obj: Any) -> Any:
         return _not_implemented(list(lc_id), obj)
     if kind.__module__.split(".")[0] == "ragline":
         raise TypeError(
-            "ragline.core.load writes Documents, messages and prompt templates; "
-            f"{kind.__name__} is not supported (LangChain's form for it is not reproduced here)"
+            "ragline.core.load writes Documents, messages, prompt templates and chains of "
+            f"them; {kind.__name__} is not supported (LangChain's form for it is not "
+            "reproduced here)"
         )
+    # a function or a class is named by its own module and name, as LangChain does
+    own_name = getattr(obj, "__name__", None)
+    if isinstance(own_name, str):
+        module = getattr(obj, "__module__", None) or kind.__module__
+        return _not_implemented([*module.split("."), own_name], obj)
     return _not_implemented([*kind.__module__.split("."), kind.__name__], obj)
 
 
@@ -254,6 +333,38 @@ def _not_implemented(lc_id: list[str], obj: Any) -> dict[str, Any]:
 
 def _constructor(name: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     return {"lc": 1, "type": "constructor", "id": _lc_id(name), "kwargs": kwargs}
+
+
+def _runnable_entry(obj: Any) -> dict[str, Any]:
+    """A composed runnable's entry: LangChain's keyword arguments (the set ones, in its
+    order: a run name first), and its run name beside them."""
+    kwargs: dict[str, Any] = {}
+    if obj.name is not None:
+        kwargs["name"] = obj.name
+    if isinstance(obj, RunnableSequence):
+        kwargs["first"] = obj.first
+        if obj.middle:
+            kwargs["middle"] = obj.middle
+        kwargs["last"] = obj.last
+    elif isinstance(obj, RunnableParallel):
+        kwargs["steps__"] = obj.steps
+    elif isinstance(obj, RunnableAssign):
+        kwargs["mapper"] = obj.mapper
+    elif isinstance(obj, RunnablePassthrough):
+        if obj.func is not None:
+            kwargs["func"] = obj.func
+    elif isinstance(obj, RunnableBinding):
+        if obj.custom_input_type is not None or obj.custom_output_type is not None:
+            raise TypeError(
+                "ragline.core.load does not write a RunnableBinding made by with_types()"
+            )
+        # the bound options only when there are some; the config always, as LangChain
+        kwargs["bound"] = obj.bound
+        if obj.kwargs:
+            kwargs["kwargs"] = obj.kwargs
+        kwargs["config"] = obj.config
+    lc_id = _IDS[type(obj)]
+    return {"lc": 1, "type": "constructor", "id": lc_id, "kwargs": kwargs, "name": obj.get_name()}
 
 
 def _document_kwargs(doc: Document) -> dict[str, Any]:
@@ -403,12 +514,45 @@ def _build(cls: type, kwargs: dict[str, Any]) -> Any:
         for derived in ("input_variables", "optional_variables"):
             kwargs.pop(derived, None)
         return ChatPromptTemplate(kwargs.pop("messages"), **kwargs)
+    if cls in _RUNNABLES:
+        return _build_runnable(cls, kwargs)
     return cls(**kwargs)
+
+
+def _build_runnable(cls: type, kwargs: dict[str, Any]) -> Any:
+    """A composed runnable from its (already built) keyword arguments; every step must be
+    a runnable this module built (a dict of them for a parallel's steps)."""
+    steps = [kwargs.get(key) for key in ("first", "last", "bound", "mapper") if key in kwargs]
+    steps += list(kwargs.get("middle") or [])
+    parallel_steps = kwargs.get("steps__")
+    if isinstance(parallel_steps, dict):
+        steps += list(parallel_steps.values())
+    elif cls is RunnableParallel:
+        raise InvalidInputError(
+            f"a RunnableParallel's steps__ must be a dict, got {parallel_steps!r}"
+        )
+    bad = [step for step in steps if not isinstance(step, Runnable)]
+    if bad:
+        raise InvalidInputError(f"cannot load {cls.__name__}: {bad[0]!r} is not a runnable")
+    name = kwargs.pop("name", None)
+    if cls is RunnableParallel:
+        built: Any = RunnableParallel(kwargs.pop("steps__"))
+    elif cls is RunnableBinding:
+        built = RunnableBinding(kwargs.pop("bound"), **kwargs)
+        kwargs = {}
+    else:
+        built = cls(**kwargs)
+        kwargs = {}
+    if kwargs:
+        raise TypeError(f"unexpected keyword argument(s) {', '.join(kwargs)}")
+    if name is not None:
+        built.name = name
+    return built
 
 
 def _allowed(allowed_objects: AllowedObjects) -> frozenset[type]:
     if allowed_objects is None or allowed_objects in ("core", "all"):
-        return frozenset(_CLASSES.values())
+        return frozenset(_IDS)
     if allowed_objects == "messages":
         return frozenset(_MESSAGE_TYPES)
     if isinstance(allowed_objects, str):
@@ -442,7 +586,7 @@ def _reviver(
             return entry
         cls = _BY_ID.get(tuple(ident))
         if cls is None:
-            known = ", ".join(".".join(_lc_id(name)) for name in _CLASSES)
+            known = ", ".join(".".join(lc_id) for lc_id in _IDS.values())
             raise InvalidInputError(
                 f"cannot load {'.'.join(map(str, ident))}: ragline builds only {known}"
             )

@@ -19,7 +19,7 @@ from langchain_core.load import dumps as lc_dumps
 from langchain_core.load import load as lc_load
 from langchain_core.load import loads as lc_loads
 
-from ragline.core import Document, FakeListLLM, messages
+from ragline.core import Document, FakeListLLM, RunnablePick, messages
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.load import dumpd, dumps, load, loads
 
@@ -150,8 +150,17 @@ def test_dumps_refuses_default_and_unsupported_ragline_objects():
         dumps(Document("x"), default=str)
     with pytest.raises(ValueError):
         lc_dumps(lc_documents.Document(page_content="x"), default=str)
-    with pytest.raises(TypeError, match="FakeListLLM is not supported"):
-        dumps(FakeListLLM(responses=["x"]))
+    with pytest.raises(TypeError, match="RunnablePick is not supported"):
+        dumps(RunnablePick("x"))
+    # a fake model is written as LangChain writes its own: not_implemented, its printed
+    # form (LangChain's adds its package version there) and its run name
+    assert dumpd(FakeListLLM(responses=["x"])) == {
+        "lc": 1,
+        "type": "not_implemented",
+        "id": ["langchain_core", "language_models", "fake", "FakeListLLM"],
+        "repr": "FakeListLLM(responses=['x'])",
+        "name": "FakeListLLM",
+    }
 
 
 def lc_read(text: str) -> Any:

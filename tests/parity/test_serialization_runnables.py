@@ -1,0 +1,234 @@
+"""Parity: ``dumpd`` / ``dumps`` / ``loads`` of chains (langchain_core.load).
+
+The same chains are built with ragline's classes and with LangChain's: sequences (with a
+middle and a run name), parallels (given as such and as a dict in a chain),
+passthroughs, ``RunnablePassthrough.assign``, ``bind`` / ``with_config`` bindings and
+``StrOutputParser``. Each writes LangChain's very JSON; each library reads the other's
+text back into a chain that gives the same output. Steps LangChain does not serialize (a
+``RunnableLambda``, a function, the fake models) are written as its ``not_implemented``
+entries and refused when read back.
+
+Normalised before comparing, and only there: a fake model's ``repr`` (LangChain's model
+prints ``metadata={'lc_versions': {...}}``, its own package version, which ragline does
+not claim).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from types import SimpleNamespace
+from typing import Any
+
+import langchain_core.language_models as lc_models
+import langchain_core.output_parsers as lc_parsers
+import langchain_core.prompts as lc_prompts
+import langchain_core.runnables as lc_runnables
+import pytest
+from langchain_core.load import dumpd as lc_dumpd
+from langchain_core.load import dumps as lc_dumps
+from langchain_core.load import loads as lc_loads
+
+import ragline.core as rl
+from ragline.core.exceptions import InvalidInputError
+from ragline.core.load import dumpd, dumps, load, loads
+
+COVERS = {"core.load.dumpd", "core.load.dumps", "core.load.loads", "core.load.load"}
+
+NAMES = [
+    "ChatPromptTemplate",
+    "FakeListChatModel",
+    "PromptTemplate",
+    "RunnableLambda",
+    "RunnableParallel",
+    "RunnablePassthrough",
+    "RunnableSequence",
+    "StrOutputParser",
+]
+LC_MODULES = (lc_runnables, lc_prompts, lc_parsers, lc_models)
+RAGLINE = SimpleNamespace(**{name: getattr(rl, name) for name in NAMES})
+LANGCHAIN = SimpleNamespace(
+    **{name: next(getattr(m, name) for m in LC_MODULES if hasattr(m, name)) for name in NAMES}
+)
+INPUT = {"language": "Italian", "text": "good morning"}
+
+
+def shout(value: Any) -> Any:
+    return value
+
+
+def chains(lib: SimpleNamespace) -> dict[str, Any]:
+    """The chains of this test, built from one library's classes."""
+    prompt = lib.PromptTemplate.from_template("Translate into {language}: {text}")
+    chat = lib.ChatPromptTemplate.from_messages(
+        [("system", "Translate into {language}"), ("user", "{text}")]
+    )
+    model = lib.FakeListChatModel(responses=["buongiorno"])
+    both = {"language": lib.RunnablePassthrough(), "text": lib.RunnablePassthrough()}
+    return {
+        "prompt | parser": prompt | lib.StrOutputParser(),
+        "prompt | passthrough | parser": prompt | lib.RunnablePassthrough() | lib.StrOutputParser(),
+        "named sequence": lib.RunnableSequence(prompt, lib.StrOutputParser(), name="translate"),
+        "parallel": lib.RunnableParallel(original=lib.RunnablePassthrough(), prompt=prompt),
+        "dict in a chain": both | prompt,
+        "assign": lib.RunnablePassthrough.assign(prompt=chat),
+        "named passthrough": lib.RunnablePassthrough(name="keep"),
+        "with_config": chat.with_config(tags=["t"], run_name="ask"),
+        "bind": prompt.bind(stop=["\n"]),
+        "bind then with_config": prompt.bind(stop=["\n"]).with_config(tags=["t"]),
+        "parallel with_config": lib.RunnableParallel(p=prompt).with_config(run_name="p"),
+        "chat | model | parser": chat | model | lib.StrOutputParser(),
+        "model bound": model.bind(stop=["."]),
+        "lambda | prompt": lib.RunnableLambda(shout) | prompt,
+        "lambda in a dict": {"text": shout, "language": lib.RunnablePassthrough()} | prompt,
+        "passthrough with a function": lib.RunnablePassthrough(shout),
+    }
+
+
+# the chains whose output both libraries compute from INPUT (the others: a parser given
+# a prompt value, a prompt given bound options)
+INVOKED = ["parallel", "assign", "with_config", "parallel with_config", "named passthrough"]
+# the chains holding a step LangChain writes as not_implemented
+UNREADABLE = [
+    "chat | model | parser",
+    "model bound",
+    "lambda | prompt",
+    "lambda in a dict",
+    "passthrough with a function",
+]
+OURS = chains(RAGLINE)
+THEIRS = chains(LANGCHAIN)
+
+
+def normalised(data: Any) -> Any:
+    """``data`` with a fake model's printed form blanked (see the module docstring)."""
+    if isinstance(data, dict):
+        if data.get("type") == "not_implemented" and "language_models" in data["id"]:
+            return {key: "<model repr>" if key == "repr" else value for key, value in data.items()}
+        return {key: normalised(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [normalised(item) for item in data]
+    return data
+
+
+def lc_read(text: str) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # beta and allowed_objects notices
+        return lc_loads(text, allowed_objects="all")
+
+
+def output(value: Any) -> Any:
+    """What a chain returned, comparable across the libraries (prompt values as text)."""
+    if isinstance(value, dict):
+        return {key: output(item) for key, item in value.items()}
+    if hasattr(value, "to_messages"):
+        return [(m.type, m.content) for m in value.to_messages()] + [value.to_string()]
+    return value
+
+
+@pytest.mark.parametrize("label", list(OURS))
+def test_dumpd_writes_langchains_json(label: str) -> None:
+    ours, theirs = dumpd(OURS[label]), lc_dumpd(THEIRS[label])
+    assert normalised(ours) == normalised(theirs)
+    assert json.dumps(normalised(ours)) == json.dumps(normalised(theirs))  # key order too
+
+
+@pytest.mark.parametrize("label", [label for label in OURS if label not in UNREADABLE])
+def test_dumps_is_langchains_string(label: str) -> None:
+    assert dumps(OURS[label]) == lc_dumps(THEIRS[label])
+    assert dumps(OURS[label], pretty=True) == lc_dumps(THEIRS[label], pretty=True)
+
+
+def test_the_documented_chain_entry() -> None:
+    entry = dumpd(OURS["chat | model | parser"])
+    assert entry["id"] == ["langchain", "schema", "runnable", "RunnableSequence"]
+    assert list(entry["kwargs"]) == ["first", "middle", "last"]
+    assert entry["kwargs"]["middle"] == [
+        {
+            "lc": 1,
+            "type": "not_implemented",
+            "id": ["langchain_core", "language_models", "fake_chat_models", "FakeListChatModel"],
+            "repr": "FakeListChatModel(responses=['buongiorno'])",
+            "name": "FakeListChatModel",
+        }
+    ]
+    assert entry["kwargs"]["last"] == {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain", "schema", "output_parser", "StrOutputParser"],
+        "kwargs": {},
+        "name": "StrOutputParser",
+    }
+    assert dumpd(OURS["bind"])["kwargs"]["config"] == {}  # written even when empty
+    assert "kwargs" not in dumpd(OURS["with_config"])["kwargs"]
+
+
+@pytest.mark.parametrize("label", [label for label in OURS if label not in UNREADABLE])
+def test_either_librarys_text_reads_back_in_both(label: str) -> None:
+    from_ours, from_theirs = loads(dumps(OURS[label])), loads(lc_dumps(THEIRS[label]))
+    by_them = lc_read(dumps(OURS[label]))
+    assert type(from_ours).__name__ == type(from_theirs).__name__ == type(by_them).__name__
+    assert type(from_ours).__name__ == type(OURS[label]).__name__
+    # read back, each writes what the original wrote
+    assert dumps(from_ours) == dumps(from_theirs) == lc_dumps(by_them) == dumps(OURS[label])
+    assert dumpd(load(dumpd(OURS[label]))) == dumpd(OURS[label])
+    if label in INVOKED:
+        expected = output(THEIRS[label].invoke(INPUT))
+        assert output(OURS[label].invoke(INPUT)) == expected
+        assert output(from_ours.invoke(INPUT)) == expected
+        assert output(from_theirs.invoke(INPUT)) == expected
+        assert output(by_them.invoke(INPUT)) == expected
+
+
+def test_read_back_chains_run_as_the_originals() -> None:
+    chain = loads(dumps(RAGLINE.RunnablePassthrough.assign(n=OURS["named sequence"])))
+    with pytest.raises(InvalidInputError):  # the parser is given a prompt value, as before
+        chain.invoke(INPUT)
+    binding = loads(lc_dumps(THEIRS["bind then with_config"]))
+    assert (binding.kwargs, binding.config) == ({"stop": ["\n"]}, {"tags": ["t"]})
+    named = loads(lc_dumps(THEIRS["named sequence"]))
+    assert (named.name, named.get_name(), len(named.steps)) == ("translate", "translate", 2)
+    middle = loads(lc_dumps(THEIRS["prompt | passthrough | parser"]))
+    assert [type(step).__name__ for step in middle.steps] == [
+        "PromptTemplate",
+        "RunnablePassthrough",
+        "StrOutputParser",
+    ]
+    assert loads(lc_dumps(THEIRS["named passthrough"])).get_name() == "keep"
+
+
+@pytest.mark.parametrize("label", UNREADABLE)
+def test_steps_written_without_serialization_are_refused_when_read(label: str) -> None:
+    with pytest.raises(NotImplementedError):
+        loads(dumps(OURS[label]))
+    with pytest.raises(NotImplementedError):
+        loads(lc_dumps(THEIRS[label]))
+    with pytest.raises(NotImplementedError):
+        lc_read(dumps(OURS[label]))
+
+
+def test_reading_builds_only_known_runnables() -> None:
+    entry = dumpd(OURS["parallel"])
+    entry["kwargs"]["steps__"]["original"]["id"] = ["os", "system"]
+    with pytest.raises(InvalidInputError, match=r"cannot load os\.system"):
+        load(entry)
+    bound = dumpd(OURS["bind"])
+    bound["kwargs"]["bound"] = "print"
+    with pytest.raises(InvalidInputError, match="'print' is not a runnable"):
+        load(bound)
+    with pytest.raises(InvalidInputError, match="not allowed"):
+        load(dumpd(OURS["parallel"]), allowed_objects="messages")
+    only_prompts = [RAGLINE.PromptTemplate, RAGLINE.RunnableParallel]
+    with pytest.raises(InvalidInputError, match="RunnablePassthrough is not allowed"):
+        load(dumpd(OURS["parallel"]), allowed_objects=only_prompts)
+    # the ids of LangChain's modules read too
+    entry = dumpd(OURS["named passthrough"])
+    entry["id"] = ["langchain_core", "runnables", "passthrough", "RunnablePassthrough"]
+    assert load(entry).get_name() == "keep"
+
+
+def test_runnables_ragline_does_not_write_yet_are_refused() -> None:
+    with pytest.raises(TypeError, match="RunnablePick is not supported"):
+        dumps(rl.RunnablePick("a"))
+    with pytest.raises(TypeError, match="with_types"):
+        dumps(OURS["prompt | parser"].with_types(input_type=dict))
