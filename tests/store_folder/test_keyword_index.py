@@ -9,13 +9,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragline.core import ConfigurationError, Document, InvalidInputError
 from ragline.retrievers import BM25Retriever, BM25Tokenizer, HybridRetriever
+from ragline.retrievers import _tokenizer as tokenizer_module
 from ragline.store_folder import StoreFolder
-from ragline.store_folder import _text_index as text_index_module
 from ragline.store_folder._text_index import (
     RowsAhead,
+    _Numbering,
     _rows_of,
     load_text_index,
     save_text_index,
@@ -32,6 +35,18 @@ DOCS = {
 def _write(folder: StoreFolder, docs: dict[str, str]) -> None:
     with folder.writer(embedding="hashing") as writer:
         writer.index([Document(text, {"source": name}) for name, text in docs.items()])
+
+
+def _watch_tokenizing(patch: pytest.MonkeyPatch, seen: list[str]) -> None:
+    """Record in ``seen`` every text a BM25Tokenizer tokenizes: text by text (its
+    ``__call__``) or in a run of ASCII texts joined into one string (separated_tokens)."""
+    call, run = BM25Tokenizer.__call__, tokenizer_module._ascii_run_tokens
+    patch.setattr(
+        BM25Tokenizer, "__call__", lambda self, text: seen.append(text) or call(self, text)
+    )
+    patch.setattr(
+        tokenizer_module, "_ascii_run_tokens", lambda texts: seen.extend(texts) or run(texts)
+    )
 
 
 def _data(folder: StoreFolder) -> Path:
@@ -65,12 +80,7 @@ def test_a_rerun_tokenizes_only_the_changed_chunks(
     folder = StoreFolder(tmp_path / "store")
     _write(folder, DOCS)
     seen: list[str] = []
-    original = text_index_module.separated_tokens  # where a BM25Tokenizer's rows tokenize
-    monkeypatch.setattr(
-        text_index_module,
-        "separated_tokens",
-        lambda tok, texts: seen.extend(texts) or original(tok, texts),
-    )
+    _watch_tokenizing(monkeypatch, seen)
     _write(folder, {**DOCS, "volcano": "Stromboli erupts every few minutes."})
     assert seen == ["Stromboli erupts every few minutes."]
     saved = _saved(folder)
@@ -294,6 +304,41 @@ def test_rows_of_tokenizing_texts_together_equal_one_text_at_a_time() -> None:
     ]
 
 
+class _OneByOne(BM25Tokenizer):
+    """A subclass: _rows_of tokenizes its texts one call each (the path before d6f3a59)."""
+
+
+# ASCII texts (joined when tokenized together), NUL (the separator), word characters at a
+# text's ends, non-ASCII letters and blanks; few distinct words, so terms repeat
+_WORDS = ["cat", "Cat", "dog", "x_1", "42", "", " ", "\x00", "-", "'s", "\u212a", "é", "\xa0"]
+_TEXT = st.lists(st.sampled_from(_WORDS), max_size=8).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    start=st.lists(st.sampled_from(["cat", "dog", "k", "é", "zebra", "\x00"]), unique=True),
+    batches=st.lists(st.lists(_TEXT, max_size=8), max_size=4),
+)
+def test_rows_of_batches_numbered_as_one_text_at_a_time(
+    start: list[str], batches: list[list[str]]
+) -> None:
+    """Batches after one another from one numbering (as RowsAhead computes them): a plain
+    tokenizer's rows and vocabulary are those of one tokenizer call per text (also from
+    a vocabulary holding the separator as a term, which a subclass could have made)."""
+    together, one_by_one = _Numbering(list(start)), _Numbering(list(start))
+    for texts in batches:
+        rows = _rows_of(texts, together.vocabulary, BM25Tokenizer(), together)
+        expected = _rows_of(texts, one_by_one.vocabulary, _OneByOne(), one_by_one)
+        assert _rows_equal(rows, expected)
+        assert together.vocabulary == one_by_one.vocabulary
+    # and from a plain list, as a commit numbers them
+    texts = [text for batch in batches for text in batch]
+    vocabulary, expected_vocabulary = list(start), list(start)
+    rows = _rows_of(texts, vocabulary, BM25Tokenizer())
+    assert _rows_equal(rows, _rows_of(texts, expected_vocabulary, _OneByOne()))
+    assert vocabulary == expected_vocabulary
+
+
 def test_save_and_load_round_trip(tmp_path: Path) -> None:
     tokenizer = BM25Tokenizer(language="french", stopwords=True)
     index, _, _ = sync_text_index(None, ["a", "b"], ["le chat dort", "un chien aboie"], tokenizer)
@@ -441,14 +486,8 @@ def test_index_paths_computes_keyword_rows_ahead_and_writes_the_same_index(
     real_save = writer_module.FolderWriter._save_keyword_index
 
     def watched_save(self: Any, *args: Any) -> None:
-        real_tokens = text_index_module.separated_tokens
-
-        def watched_tokens(tokenizer: BM25Tokenizer, texts: Any) -> list[str]:
-            tokenized_in_commits.extend(texts)
-            return real_tokens(tokenizer, texts)
-
         with monkeypatch.context() as inner:
-            inner.setattr(text_index_module, "separated_tokens", watched_tokens)
+            _watch_tokenizing(inner, tokenized_in_commits)
             real_save(self, *args)
 
     monkeypatch.setattr(writer_module.FolderWriter, "_save_keyword_index", watched_save)
