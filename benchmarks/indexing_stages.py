@@ -136,8 +136,6 @@ STAGES = ("load", "split", "plan", "hash", "records", "embed", "faiss add", "key
 
 # the stub's first call's start and last call's end (perf_counter), per run
 CALLS: dict[str, float] = {}
-# --profile: the profiled run's function calls (cProfile follows the main thread only)
-PROFILED: dict[str, str] = {}
 
 
 class Precomputed(Embeddings):
@@ -298,21 +296,20 @@ def main() -> None:
             Precomputed.encoder.encode(texts[:64], normalize=True)  # loads the tokenizer
         instrument()
         runs = []
+        profiled = ""  # --profile: the profiled run's function calls (main thread only)
         for repeat in range(ARGS.repeats):
             store = Path(scratch) / f"store{repeat}"
             if ARGS.profile is not None and repeat == ARGS.repeats - 1:
                 import cProfile
+                import pstats
 
                 profiler = cProfile.Profile()
                 profiler.enable()
                 runs.append(one_run(corpus, store))
                 profiler.disable()
                 profiler.dump_stats(ARGS.profile)
-                import pstats
-
                 calls = pstats.Stats(profiler).total_calls
-                chunks = runs[-1][3]
-                PROFILED["calls"] = f"{calls:,} ({calls / max(chunks, 1):.1f} per chunk)"
+                profiled = f"{calls:,} ({calls / max(runs[-1][3], 1):.1f} per chunk)"
             else:
                 runs.append(one_run(corpus, store))
             if ARGS.tokenize and ARGS.embed_rate:  # alternated with the runs: the same load
@@ -354,10 +351,10 @@ def main() -> None:
             f"  the encoder idle between its first and last call (waiting for chunks): "
             f"{idle:.3f} s over {calls} calls (runs: {', '.join(f'{run[6]:.2f}' for run in runs)})"
         )
-        if PROFILED:
+        if profiled:
             print(
                 f"  function calls on the main thread, profiled run (a measure the machine's "
-                f"load does not change): {PROFILED['calls']}"
+                f"load does not change): {profiled}"
             )
         if ARGS.embed_rate:
             alone = chunks / ARGS.embed_rate
