@@ -434,3 +434,18 @@ def test_run_ids_neither_move_nor_follow_the_programs_random_sequence():
     random.seed(7)
     second = manager.on_chain_start(None, {}, name="r").run_id
     assert first != second  # seeding the program's generator repeats no run id
+
+
+@pytest.mark.parametrize("manager_class", [CallbackManager, AsyncCallbackManager])
+async def test_an_event_keyword_named_handlers_reaches_the_handlers_sync_and_async(manager_class):
+    class Texts(BaseCallbackHandler):
+        def __init__(self) -> None:
+            self.texts: list[tuple[str, Any]] = []
+
+        def on_text(self, text, **kwargs):
+            self.texts.append((text, kwargs["handlers"]))
+
+    handler = Texts()
+    run = await _done(manager_class([handler]).on_chain_start(None, {}, name="n"))
+    await _done(run.on_text("t", handlers="mine"))  # a keyword like any other
+    assert handler.texts == [("t", "mine")]

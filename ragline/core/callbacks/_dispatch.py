@@ -65,7 +65,7 @@ def _as_llm_start(args: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def dispatch(
-    handlers: Sequence[BaseCallbackHandler], event: str, *args: Any, **kwargs: Any
+    handlers: Sequence[BaseCallbackHandler], event: str, /, *args: Any, **kwargs: Any
 ) -> None:
     """Call ``event`` on every handler in order (async handlers run to completion).
 
@@ -108,7 +108,7 @@ def _recover(
 
 
 async def adispatch(
-    handlers: Sequence[BaseCallbackHandler], event: str, *args: Any, **kwargs: Any
+    handlers: Sequence[BaseCallbackHandler], event: str, /, *args: Any, **kwargs: Any
 ) -> None:
     """Async :func:`dispatch`: coroutine handlers are awaited in order."""
     flag = _IGNORE_FLAG.get(event)
