@@ -282,7 +282,7 @@ def _rows_of(
         separated = separated_tokens(tokenizer, texts)
         term_of = np.fromiter(map(numbers.__getitem__, separated), np.int64, len(separated))
         separators = term_of < 0
-        row_of = np.cumsum(separators)[~separators]  # separators before each token
+        row_of = np.cumsum(separators, dtype=np.int64)[~separators]  # separators before it
         term_of = term_of[~separators]
     else:  # a tokenizer of another type could make any token
         token_lists = [tokenizer(text) for text in texts]
