@@ -284,17 +284,17 @@ def test_sync_matches_a_fresh_index_exactly() -> None:
         )
 
 
+class _OneByOne(BM25Tokenizer):
+    """A subclass: _rows_of tokenizes its texts one call each (the path before d6f3a59)."""
+
+
 def test_rows_of_tokenizing_texts_together_equal_one_text_at_a_time() -> None:
     """A plain BM25Tokenizer's rows (texts tokenized together) are those of a tokenizer of
     another type (one call per text): terms numbered in the same order, same counts."""
-
-    class OneByOne(BM25Tokenizer):
-        pass
-
     texts = ["Cats and DOGS, cats", "", "\u212aelvin café cats", "a\x00b dogs", "zebra", "  "]
     together, one_by_one = ["dogs"], ["dogs"]
     rows = _rows_of(texts, together, BM25Tokenizer())
-    expected = _rows_of(texts, one_by_one, OneByOne())
+    expected = _rows_of(texts, one_by_one, _OneByOne())
     assert together == one_by_one == ["dogs", "cats", "and", "kelvin", "café", "a", "b", "zebra"]
     assert [array.tolist() for array in rows] == [array.tolist() for array in expected]
     assert [array.tolist() for array in rows] == [
@@ -302,10 +302,6 @@ def test_rows_of_tokenizing_texts_together_equal_one_text_at_a_time() -> None:
         [1, 2, 1, 1, 1, 1, 1, 1, 1, 1],
         [3, 0, 3, 3, 1, 0],
     ]
-
-
-class _OneByOne(BM25Tokenizer):
-    """A subclass: _rows_of tokenizes its texts one call each (the path before d6f3a59)."""
 
 
 # ASCII texts (joined when tokenized together), NUL (the separator), word characters at a
