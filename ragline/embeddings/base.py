@@ -283,6 +283,26 @@ def _one_finite_row(row: Any) -> np.ndarray | None:
     return matrix if math.isfinite(float(vector.dot(vector))) else None
 
 
+_LISTS_ROUNDED = "__ragline_lists_rounded__"
+
+
+def _rounds_lists(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark an array method whose rows are its class's ``embed_documents`` /
+    ``embed_query`` numbers rounded to float32 and nothing else (the defaults here, which
+    call them; a model whose lists are its exact numbers). Wrappers made with
+    ``functools.wraps`` (tracing, rerouting) keep the mark."""
+    setattr(method, _LISTS_ROUNDED, True)
+    return method
+
+
+def _only_rounds_lists(embeddings: Any, array_name: str) -> bool:
+    """Whether ``embeddings``' array method ``array_name`` (``"embed_documents_array"``
+    or ``"embed_queries_array"``) only rounds its list methods' numbers to float32, or it
+    has none: then a store keeping float64 vectors, as LangChain's do, takes the lists."""
+    method = getattr(type(embeddings), array_name, None)
+    return method is None or getattr(method, _LISTS_ROUNDED, False)
+
+
 class Embeddings(ABC):
     """Interface of every embedding model: texts in, vectors out.
 
@@ -344,6 +364,7 @@ class Embeddings(ABC):
 
     # -- the array surface the vector stores use ------------------------------------------
 
+    @_rounds_lists
     def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         """Embed documents into a float32 matrix of shape ``(len(texts), dimension)``.
 
@@ -367,6 +388,7 @@ class Embeddings(ABC):
             self.embed_documents(items), expected_rows=len(items), source=type(self).__name__
         )
 
+    @_rounds_lists
     def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
         """Embed many queries at once into a float32 matrix ``(len(texts), dimension)``.
 
@@ -439,6 +461,9 @@ def _rerouted(default: Callable[..., Any], native: Callable[..., Any]) -> Callab
             inside.discard(key)
 
     method.__ragline_rerouted__ = True  # type: ignore[attr-defined]
+    # its numbers are the lists rounded only where the native ones are: an override
+    # reaching a native array method through super() must not be called directly
+    setattr(method, _LISTS_ROUNDED, getattr(native, _LISTS_ROUNDED, False))
     return method
 
 

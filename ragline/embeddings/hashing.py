@@ -26,7 +26,12 @@ import numpy as np
 
 from ragline.core import InvalidInputError
 from ragline.core._checks import check_positive_int
-from ragline.embeddings.base import Embeddings, check_text, check_texts
+from ragline.embeddings.base import (
+    Embeddings,
+    _rounds_lists,
+    check_text,
+    check_texts,
+)
 
 __all__ = ["DeterministicFakeEmbedding", "FakeEmbeddings", "HashingEmbeddings"]
 
@@ -253,6 +258,7 @@ class DeterministicFakeEmbedding(Embeddings):
         """Async ``embed_query`` (pure CPU, computed inline)."""
         return self.embed_query(text)
 
+    @_rounds_lists
     def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         """The vectors of ``embed_documents`` as a float32 ``(len(texts), size)`` matrix."""
         items = check_texts(texts)
@@ -261,6 +267,7 @@ class DeterministicFakeEmbedding(Embeddings):
             result[row] = self._draws(text)
         return result
 
+    @_rounds_lists
     def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
         """Queries and documents share one space here: same as ``embed_documents_array``."""
         check_texts(texts, what="queries")

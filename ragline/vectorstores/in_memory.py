@@ -25,8 +25,7 @@ from ragline.core import (
 from ragline.core._checks import check_choice
 from ragline.core.documents import stored_document
 from ragline.embeddings import Embeddings
-from ragline.embeddings.hashing import DeterministicFakeEmbedding
-from ragline.vectorstores._primitives import _plain_queries
+from ragline.embeddings.base import _only_rounds_lists
 from ragline.vectorstores._validation import copy_metadata
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode, Predicate, matches
@@ -137,15 +136,13 @@ class InMemoryVectorStore(VectorStore):
     # ---- cosine: float64 vectors as given, for LangChain's score numbers ----------------
     def _embed_documents(self, texts: list[str]) -> np.ndarray:
         embeddings: Any = self.embeddings
-        if self.metric == "cosine" and _plain_documents(embeddings):
+        if self.metric == "cosine" and _only_rounds_lists(embeddings, "embed_documents_array"):
             return np.asarray(embeddings.embed_documents(texts), dtype=np.float64)
         return super()._embed_documents(texts)
 
     def _embed_queries(self, queries: list[str]) -> np.ndarray:
         embeddings: Any = self.embeddings
-        if self.metric == "cosine" and (
-            _plain_queries(embeddings) or isinstance(embeddings, DeterministicFakeEmbedding)
-        ):
+        if self.metric == "cosine" and _only_rounds_lists(embeddings, "embed_queries_array"):
             return np.asarray([embeddings.embed_query(q) for q in queries], dtype=np.float64)
         return super()._embed_queries(queries)
 
@@ -539,19 +536,6 @@ def _grown(array: np.ndarray, size: int, live: int) -> np.ndarray:
     grown = np.zeros((size, *array.shape[1:]), dtype=array.dtype)
     grown[:live] = array[:live]
     return grown
-
-
-def _plain_documents(embeddings: Any) -> bool:
-    """Whether the store keeps ``embeddings``' ``embed_documents`` lists (float64 numbers,
-    as LangChain's store does): it has the Embeddings base class's default
-    ``embed_documents_array``, or it is LangChain's deterministic fake, whose lists are
-    LangChain's float64 draws (its arrays are those draws rounded to float32)."""
-    method = getattr(type(embeddings), "embed_documents_array", None)
-    return (
-        method is None
-        or method is Embeddings.embed_documents_array
-        or isinstance(embeddings, DeterministicFakeEmbedding)
-    )
 
 
 def _unserializable(ids: list[str], metadatas: list[dict[str, Any]]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from ragline.core import ConfigurationError, DimensionError, InvalidInputError, PersistenceError
-from ragline.embeddings import HashingEmbeddings
+from ragline.embeddings import DeterministicFakeEmbedding, HashingEmbeddings
 from ragline.vectorstores import InMemoryVectorStore
 from ragline.vectorstores.filters import matches, parse_filter
 
@@ -261,3 +262,27 @@ def test_a_lone_surrogate_is_refused_when_added_and_a_dump_leaves_no_temp_file(
     with pytest.raises(InvalidInputError, match="cannot save"):
         store.dump(tmp_path / "store.json")
     assert list(tmp_path.iterdir()) == []
+
+
+class _AbsoluteFake(DeterministicFakeEmbedding):
+    """The fake's draws without their signs, by its array methods only."""
+
+    def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        return np.abs(super().embed_documents_array(texts))
+
+    def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_documents_array(texts)
+
+
+def test_a_subclass_overriding_the_array_methods_is_embedded_through_them() -> None:
+    """The cosine store takes an embedding's lists (float64, as LangChain's) only where its
+    array methods merely round them: a subclass's own array methods are used."""
+    embeddings = _AbsoluteFake(size=6)
+    store = InMemoryVectorStore.from_texts(["foo", "bar"], embeddings, ids=["a", "b"])
+    stored = np.array([store.store[i]["vector"] for i in ("a", "b")])
+    assert np.array_equal(stored, embeddings.embed_documents_array(["foo", "bar"]))
+    query = embeddings.embed_queries_array(["foo"])[0].astype(np.float64)
+    cosines = stored @ query / (np.linalg.norm(stored, axis=1) * np.linalg.norm(query))
+    found = store.similarity_search_with_score("foo", k=2)
+    assert [d.id for d, _ in found] == ["a", "b"]
+    assert [s for _, s in found] == pytest.approx(list(cosines), abs=1e-12)
