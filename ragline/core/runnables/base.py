@@ -150,6 +150,44 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
         """Return the name reported to callbacks and shown in graphs."""
         return self.name or type(self).__name__
 
+    # ---- LangChain's Serializable methods (the format is ragline.core.load's) -------
+
+    @classmethod
+    def is_lc_serializable(cls) -> bool:
+        """Whether :func:`ragline.core.load.dumpd` writes this class as a constructor
+        entry (prompts, ``StrOutputParser``, sequences, parallels, passthroughs,
+        bindings), as LangChain answers for its own."""
+        from ragline.core.load import _IDS
+
+        return cls in _IDS
+
+    @classmethod
+    def get_lc_namespace(cls) -> list[str]:
+        """The id :func:`~ragline.core.load.dumpd` writes for this class, less its name
+        (LangChain's, e.g. ``["langchain", "prompts", "prompt"]``)."""
+        return cls.lc_id()[:-1]
+
+    @classmethod
+    def lc_id(cls) -> list[str]:
+        """The id :func:`~ragline.core.load.dumpd` writes for this class."""
+        from ragline.core.load import _IDS, _NOT_SERIALIZED
+
+        if cls in _IDS:
+            return list(_IDS[cls])
+        return [*_NOT_SERIALIZED.get(cls, cls.__module__.split(".")), cls.__name__]
+
+    def to_json(self) -> Any:
+        """This runnable's serialization entry, as LangChain's: the dict
+        :func:`~ragline.core.load.dumpd` writes for it, its keyword arguments still the
+        objects themselves (steps, prompts ...), not their entries.
+
+        Raises:
+            TypeError: a ragline runnable whose LangChain form is not reproduced.
+        """
+        from ragline.core.load import _encode
+
+        return _encode(self)
+
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}()"
