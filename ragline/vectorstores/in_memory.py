@@ -6,6 +6,7 @@ matrix product over every stored vector (exact, never approximate).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import tempfile
@@ -145,6 +146,19 @@ class InMemoryVectorStore(VectorStore):
         if self.metric == "cosine" and _only_rounds_lists(embeddings, "embed_queries_array"):
             return np.asarray([embeddings.embed_query(q) for q in queries], dtype=np.float64)
         return super()._embed_queries(queries)
+
+    # async: where the async array method is the default (the sync one in a thread), the
+    # store's own sync embedding runs in the thread, so async adds and queries keep the
+    # same float64 numbers as sync ones
+    async def _aembed_documents(self, texts: list[str]) -> np.ndarray:
+        if self.metric == "cosine" and _threads_sync(self.embeddings, "aembed_documents_array"):
+            return await asyncio.to_thread(self._embed_documents, texts)
+        return await super()._aembed_documents(texts)
+
+    async def _aembed_queries(self, queries: list[str]) -> np.ndarray:
+        if self.metric == "cosine" and _threads_sync(self.embeddings, "aembed_queries_array"):
+            return await asyncio.to_thread(self._embed_queries, queries)
+        return await super()._aembed_queries(queries)
 
     def _check_embeddings(self, vectors: Any, rows: int, dimension: int | None) -> np.ndarray:
         checked = super()._check_embeddings(vectors, rows, dimension)
@@ -536,6 +550,13 @@ def _grown(array: np.ndarray, size: int, live: int) -> np.ndarray:
     grown = np.zeros((size, *array.shape[1:]), dtype=array.dtype)
     grown[:live] = array[:live]
     return grown
+
+
+def _threads_sync(embeddings: Any, async_name: str) -> bool:
+    """Whether ``embeddings``' async array method ``async_name`` is the Embeddings
+    default, which runs the sync one in a worker thread (or it has none)."""
+    method = getattr(type(embeddings), async_name, None)
+    return method is None or method is getattr(Embeddings, async_name)
 
 
 def _unserializable(ids: list[str], metadatas: list[dict[str, Any]]) -> str:

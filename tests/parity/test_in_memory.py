@@ -116,6 +116,36 @@ def test_store_vectors_are_the_embeddings_as_given(tmp_path: Any) -> None:
     ]
 
 
+async def test_async_adds_and_queries_keep_the_embeddings_numbers_as_langchains() -> None:
+    """Async adds and searches keep the float64 vectors as given, as sync ones and as
+    LangChain's (they stored float32-rounded ones: 0.10000000149011612 for 0.1)."""
+
+    class Raw(Embeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [list(RAW[text]) for text in texts]
+
+        def embed_query(self, text: str) -> list[float]:
+            return list(RAW[text])
+
+    class LCRaw(LCEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            return [list(RAW[text]) for text in texts]
+
+        def embed_query(self, text: str) -> list[float]:
+            return list(RAW[text])
+
+    theirs = LCInMemoryVectorStore(embedding=LCRaw())
+    await theirs.aadd_texts(["a", "b", "c"], ids=["1", "2", "3"])
+    ours = InMemoryVectorStore(Raw())
+    await ours.aadd_texts(["a", "b", "c"], ids=["1", "2", "3"])
+    assert {i: ours.store[i]["vector"] for i in ["1", "2", "3"]} == {
+        i: [float(x) for x in theirs.store[i]["vector"]] for i in ["1", "2", "3"]
+    }
+    found = await ours.asimilarity_search_with_score("q", k=3)
+    lc_found = await theirs.asimilarity_search_with_score("q", k=3)
+    assert [(d.id, s) for d, s in found] == [(d.id, s) for d, s in lc_found]
+
+
 def test_scores_equal_langchains() -> None:
     theirs, ours = _pair()
     lc_found = theirs.similarity_search_with_score("q", k=5)
