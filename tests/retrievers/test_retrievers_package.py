@@ -63,6 +63,7 @@ EXPECTED = [
     "SearchType",
     "SelfQueryRetriever",
     "StructuredQueryOutputParser",
+    "TFIDFRetriever",
     "TimeWeightedVectorStoreRetriever",
     "adaptive_weights",
     "construct_examples",
