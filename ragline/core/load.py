@@ -11,7 +11,11 @@ Chains are written as LangChain writes them: ``RunnableSequence`` (``first``,
 ``middle``, ``last``), ``RunnableParallel`` (``steps__``, also the one a dict in a chain
 becomes), ``RunnablePassthrough``, ``RunnablePassthrough.assign``'s ``RunnableAssign``
 (``mapper``), ``RunnableBinding`` (``bind`` / ``with_config``: ``bound``, ``kwargs``,
-``config``) and ``StrOutputParser``, each with LangChain's id and run name.
+``config``), ``RunnablePick`` (``keys``), ``map()``'s ``RunnableEach`` (``bound``),
+``RunnableWithFallbacks`` (``runnable``, ``fallbacks``, ``exceptions_to_handle``: the
+classes as not_implemented entries, as LangChain), ``RunnableBranch`` (``branches``,
+``default``; LangChain cannot read its own back, ragline does) and ``StrOutputParser``,
+each with LangChain's id and run name.
 
 Reading builds only the classes this module writes (Documents, the plain message
 classes and their chunks, PromptTemplate, ChatPromptTemplate, its role message templates,
@@ -80,9 +84,12 @@ from ragline.core.prompts import (
 )
 from ragline.core.runnables.base import Runnable
 from ragline.core.runnables.binding import RunnableBinding
+from ragline.core.runnables.branch import RunnableBranch
+from ragline.core.runnables.each import RunnableEach
+from ragline.core.runnables.fallbacks import RunnableWithFallbacks
 from ragline.core.runnables.lambdas import RunnableLambda
 from ragline.core.runnables.parallel import RunnableParallel
-from ragline.core.runnables.passthrough import RunnableAssign, RunnablePassthrough
+from ragline.core.runnables.passthrough import RunnableAssign, RunnablePassthrough, RunnablePick
 from ragline.core.runnables.sequence import RunnableSequence
 from ragline.core.runnables.serializable import RunnableSerializable
 
@@ -152,6 +159,10 @@ _RUNNABLES: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
     RunnableBinding: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "base")),
     RunnablePassthrough: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "passthrough")),
     RunnableAssign: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "passthrough")),
+    RunnablePick: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "passthrough")),
+    RunnableEach: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "base")),
+    RunnableWithFallbacks: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "fallbacks")),
+    RunnableBranch: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "branch")),
     StrOutputParser: (
         ("langchain", "schema", "output_parser"),
         ("langchain_core", "output_parsers", "string"),
@@ -353,6 +364,20 @@ def _runnable_entry(obj: Any) -> dict[str, Any]:
     elif isinstance(obj, RunnablePassthrough):
         if obj.func is not None:
             kwargs["func"] = obj.func
+    elif isinstance(obj, RunnablePick):
+        kwargs["keys"] = obj.keys
+    elif isinstance(obj, RunnableEach):
+        kwargs["bound"] = obj.bound
+    elif isinstance(obj, RunnableWithFallbacks):
+        # the exception classes always (as not_implemented entries, as LangChain's)
+        kwargs["runnable"] = obj.runnable
+        kwargs["fallbacks"] = obj.fallbacks
+        kwargs["exceptions_to_handle"] = obj.exceptions_to_handle
+        if obj.exception_key is not None:
+            kwargs["exception_key"] = obj.exception_key
+    elif isinstance(obj, RunnableBranch):
+        kwargs["branches"] = list(obj.branches)
+        kwargs["default"] = obj.default
     elif isinstance(obj, RunnableBinding):
         if obj.custom_input_type is not None or obj.custom_output_type is not None:
             raise TypeError(
@@ -522,8 +547,17 @@ def _build(cls: type, kwargs: dict[str, Any]) -> Any:
 def _build_runnable(cls: type, kwargs: dict[str, Any]) -> Any:
     """A composed runnable from its (already built) keyword arguments; every step must be
     a runnable this module built (a dict of them for a parallel's steps)."""
-    steps = [kwargs.get(key) for key in ("first", "last", "bound", "mapper") if key in kwargs]
-    steps += list(kwargs.get("middle") or [])
+    singles = ("first", "last", "bound", "mapper", "runnable", "default")
+    steps = [kwargs.get(key) for key in singles if key in kwargs]
+    for key in ("middle", "fallbacks", "branches"):
+        many: Any = kwargs.get(key) or []
+        if not isinstance(many, list):
+            raise InvalidInputError(f"cannot load {cls.__name__}: {key} must be a list")
+        if key == "branches":  # (condition, runnable) pairs
+            if not all(isinstance(pair, list) and len(pair) == 2 for pair in many):
+                raise InvalidInputError("cannot load RunnableBranch: branches must be pairs")
+            many = [step for pair in many for step in pair]
+        steps += many
     parallel_steps = kwargs.get("steps__")
     if isinstance(parallel_steps, dict):
         steps += list(parallel_steps.values())
@@ -539,6 +573,13 @@ def _build_runnable(cls: type, kwargs: dict[str, Any]) -> Any:
         built: Any = RunnableParallel(kwargs.pop("steps__"))
     elif cls is RunnableBinding:
         built = RunnableBinding(kwargs.pop("bound"), **kwargs)
+        kwargs = {}
+    elif cls is RunnableBranch:
+        branches = [tuple(pair) for pair in kwargs.pop("branches")]
+        built = RunnableBranch(*branches, kwargs.pop("default"))
+    elif cls is RunnableWithFallbacks and "exceptions_to_handle" in kwargs:
+        handled = tuple(kwargs.pop("exceptions_to_handle"))
+        built = RunnableWithFallbacks(**kwargs, exceptions_to_handle=handled)
         kwargs = {}
     else:
         built = cls(**kwargs)

@@ -150,8 +150,8 @@ def test_dumps_refuses_default_and_unsupported_ragline_objects():
         dumps(Document("x"), default=str)
     with pytest.raises(ValueError):
         lc_dumps(lc_documents.Document(page_content="x"), default=str)
-    with pytest.raises(TypeError, match="RunnablePick is not supported"):
-        dumps(RunnablePick("x"))
+    with pytest.raises(TypeError, match="RunnableRetry is not supported"):
+        dumps(RunnablePick("x").with_retry())
     # a fake model is written as LangChain writes its own: not_implemented, its printed
     # form (LangChain's adds its package version there) and its run name
     assert dumpd(FakeListLLM(responses=["x"])) == {
