@@ -355,7 +355,8 @@ class InMemoryVectorStore(VectorStore):
         LangChain's ``InMemoryVectorStore.load`` reads too; another metric in ragline's
         versioned format, which also keeps the metric and the dimension. The file is
         written under a temporary name and renamed over ``path``, so a crash mid-save
-        leaves any previous copy intact.
+        leaves any previous copy intact. Missing parent folders are made, as LangChain's
+        ``dump`` makes them.
 
         Args:
             path: the file to write.
@@ -400,6 +401,7 @@ class InMemoryVectorStore(VectorStore):
         target = Path(path)
         temporary = None
         try:
+            target.parent.mkdir(parents=True, exist_ok=True)  # as LangChain's dump does
             handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
             with os.fdopen(handle, "wb") as file:
                 file.write(data)

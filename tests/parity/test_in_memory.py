@@ -146,6 +146,15 @@ async def test_async_adds_and_queries_keep_the_embeddings_numbers_as_langchains(
     assert [(d.id, s) for d, s in found] == [(d.id, s) for d, s in lc_found]
 
 
+def test_dump_makes_missing_folders_as_langchains(tmp_path: Any) -> None:
+    theirs, ours = _pair()
+    theirs.dump(str(tmp_path / "lc" / "saved" / "store.json"))
+    ours.dump(tmp_path / "rl" / "saved" / "store.json")
+    loaded = InMemoryVectorStore.load(tmp_path / "rl" / "saved" / "store.json", Table())
+    assert loaded.store == ours.store
+    assert sorted(p.name for p in (tmp_path / "rl" / "saved").iterdir()) == ["store.json"]
+
+
 def test_scores_equal_langchains() -> None:
     theirs, ours = _pair()
     lc_found = theirs.similarity_search_with_score("q", k=5)
