@@ -25,8 +25,10 @@ is imported by name, and an unknown id raises
 Values JSON cannot hold are written as LangChain writes them (``"type":
 "not_implemented"`` with their repr) and refused when read back; so are few-shot
 prompts, ``RunnableLambda`` steps, functions and the fake models, as LangChain writes
-them (under LangChain's ids). Other ragline objects (real models, other runnables ...)
-are refused when written, rather than written in a form LangChain would not give.
+them (under LangChain's ids); so are a ``VectorStoreRetriever`` and a retriever (or
+other runnable) class a program defines, named by its own module and class, as
+LangChain. Other ragline objects (real models, other runnables ...) are refused when
+written, rather than written in a form LangChain would not give.
 
 Example:
     >>> from ragline.core import Document
@@ -309,20 +311,17 @@ def _encode(obj: Any) -> Any:
     if kind in _RUNNABLES:
         return _runnable_entry(obj)
     if kind in _NOT_SERIALIZED:
-        entry = _not_implemented([*_NOT_SERIALIZED[kind], kind.__name__], obj)
-        # LangChain adds the run name where its class is a serializable one (a model),
-        # not for a RunnableLambda
-        if isinstance(obj, RunnableSerializable):
-            return entry | {"name": obj.get_name()}
-        return entry
+        return _named(_not_implemented([*_NOT_SERIALIZED[kind], kind.__name__], obj), obj)
     if kind in (FewShotPromptTemplate, FewShotChatMessagePromptTemplate):
         # LangChain does not serialize these: it writes their printed form, which
         # ragline's prompts print alike, and refuses to read it back
         few_shot_id = ["langchain_core", "prompts", "few_shot", kind.__name__]
         return _not_implemented(few_shot_id, obj) | {"name": kind.__name__}
-    lc_id = getattr(kind, "_lc_not_implemented_id", None)
-    if lc_id is not None:  # a ragline class LangChain writes by its printed form too
-        return _not_implemented(list(lc_id), obj)
+    # a ragline class LangChain writes by its printed form too (its own id, not a
+    # subclass's: a subclass is named by its own module, below)
+    lc_id = kind.__dict__.get("_lc_not_implemented_id")
+    if lc_id is not None:
+        return _named(_not_implemented(list(lc_id), obj), obj)
     if kind.__module__.split(".")[0] == "ragline":
         raise TypeError(
             "ragline.core.load writes Documents, messages, prompt templates and chains of "
@@ -334,7 +333,15 @@ def _encode(obj: Any) -> Any:
     if isinstance(own_name, str):
         module = getattr(obj, "__module__", None) or kind.__module__
         return _not_implemented([*module.split("."), own_name], obj)
-    return _not_implemented([*kind.__module__.split("."), kind.__name__], obj)
+    return _named(_not_implemented([*kind.__module__.split("."), kind.__name__], obj), obj)
+
+
+def _named(entry: dict[str, Any], obj: Any) -> dict[str, Any]:
+    """``entry`` with ``obj``'s run name where LangChain adds it: for a runnable that is a
+    Serializable there (a model, a retriever), not for a RunnableLambda or a function."""
+    if isinstance(obj, RunnableSerializable):
+        return entry | {"name": obj.get_name()}
+    return entry
 
 
 def _not_implemented(lc_id: list[str], obj: Any) -> dict[str, Any]:

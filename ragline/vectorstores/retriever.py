@@ -74,6 +74,14 @@ class VectorStoreRetriever(BaseRetriever):
     # invoke's hook is _search_one, which stands for _get_relevant_documents and
     # _batch_get_relevant_documents: False in a subclass that overrides either
     _one_query_path: ClassVar[bool] = True
+    # ragline.core.load's dumps writes it as LangChain's does (LangChain does not
+    # serialize it): a not_implemented entry under LangChain's id, with its run name
+    _lc_not_implemented_id: ClassVar[tuple[str, ...]] = (
+        "langchain_core",
+        "vectorstores",
+        "base",
+        "VectorStoreRetriever",
+    )
 
     def __init__(
         self,
