@@ -9,6 +9,7 @@ Each specific error also subclasses the built-in a user would already catch, so
     │   │   ├── PromptKeyError               ... a prompt's variable; prints as KeyError
     │   │   └── DocumentVariableError        ... format_document's; prints as ValueError
     │   ├── NotAMessageError                 not a message where messages go; prints as ValueError
+    │   ├── PromptInputTypeError (TypeError) a prompt invoked with a non-dict; prints as TypeError
     │   ├── FilterError                      unknown operator or field in a metadata filter
     │   ├── DimensionError                   a vector of the wrong dimension, or NaN / inf
     │   ├── OutputParserException            a model's reply is not in the expected format
@@ -55,6 +56,7 @@ __all__ = [
     "NotAMessageError",
     "OutputParserException",
     "PersistenceError",
+    "PromptInputTypeError",
     "PromptKeyError",
     "RaglineError",
     "RecursionLimitError",
@@ -126,6 +128,14 @@ class NotAMessageError(InvalidInputError):
     """A list of messages holds something that is not a message.
 
     Prints as ``ValueError``, the class LangChain's ``get_buffer_string`` raises there.
+    """
+
+
+@printed_as(TypeError)
+class PromptInputTypeError(InvalidInputError, TypeError):
+    """A prompt with several variables was invoked with something other than a dict.
+
+    Also a ``TypeError`` and prints as one, the class LangChain's prompts raise there.
     """
 
 

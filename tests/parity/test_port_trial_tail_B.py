@@ -59,6 +59,15 @@ def _prompt_missing(mod: Any) -> Callable[[], Any]:
     return lambda: mod.PromptTemplate.from_template("{topic}: {outline}").invoke({"topic": "x"})
 
 
+def _prompt_not_a_dict(mod: Any) -> Callable[[], Any]:
+    return lambda: mod.PromptTemplate.from_template("{topic}: {outline}").invoke("x")
+
+
+def _chat_prompt_not_a_dict(mod: Any) -> Callable[[], Any]:
+    prompt = mod.ChatPromptTemplate.from_messages([("system", "{style}"), ("human", "{q}")])
+    return lambda: prompt.invoke(["x"])
+
+
 def _chat_prompt_missing(mod: Any) -> Callable[[], Any]:
     prompt = mod.ChatPromptTemplate.from_messages([("system", "{style}"), ("human", "{q}")])
     return lambda: prompt.invoke({"q": "x"})
@@ -101,6 +110,8 @@ def _create_documents_from_documents(mod: Any) -> Callable[[], Any]:
     [
         (_prompt_missing, lc_prompts, rl_prompts, MissingVariableError),
         (_chat_prompt_missing, lc_prompts, rl_prompts, MissingVariableError),
+        (_prompt_not_a_dict, lc_prompts, rl_prompts, InvalidInputError),
+        (_chat_prompt_not_a_dict, lc_prompts, rl_prompts, InvalidInputError),
         (_placeholder_missing, lc_prompts, rl_prompts, MissingVariableError),
         (_few_shot_example_missing, lc_prompts, rl_prompts, MissingVariableError),
         (_format_document_missing, lc_prompts, rl_prompts, MissingVariableError),

@@ -24,6 +24,7 @@ from ragline.core.exceptions import (
     DocumentVariableError,
     InvalidInputError,
     LoaderError,
+    PromptInputTypeError,
     PromptKeyError,
 )
 from ragline.core.prompts._formats import Template
@@ -195,7 +196,7 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
             return dict(input)
         if len(self.input_variables) == 1:
             return {self.input_variables[0]: input}
-        raise InvalidInputError(
+        raise PromptInputTypeError(
             f"{type(self).__name__} expects a dict with keys {self.input_variables}, "
             f"got {type(input).__name__}"
         )
