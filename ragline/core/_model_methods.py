@@ -101,6 +101,36 @@ class ModelMethods:
 
     _dump_keys: ClassVar[tuple[str, ...]] = ()
 
+    # ---- LangChain's Serializable methods (the format is ragline.core.load's) -------
+
+    @classmethod
+    def is_lc_serializable(cls) -> bool:
+        """Whether :func:`ragline.core.load.dumpd` writes this class (Documents and the
+        message classes), as LangChain answers."""
+        from ragline.core.load import _IDS
+
+        return cls in _IDS
+
+    @classmethod
+    def get_lc_namespace(cls) -> list[str]:
+        """The id :func:`~ragline.core.load.dumpd` writes for this class, less its name
+        (``["langchain", "schema", "document"]``, ``["langchain", "schema", "messages"]``)."""
+        return cls.lc_id()[:-1]
+
+    @classmethod
+    def lc_id(cls) -> list[str]:
+        """The id :func:`~ragline.core.load.dumpd` writes for this class."""
+        from ragline.core.load import _class_id
+
+        return _class_id(cls)
+
+    def to_json(self) -> Any:
+        """This object's serialization entry, as LangChain's: the dict
+        :func:`~ragline.core.load.dumpd` writes for it, its values not yet encoded."""
+        from ragline.core.load import _encode
+
+        return _encode(self)
+
     def model_dump(
         self,
         *,

@@ -202,6 +202,14 @@ for _cls, (_written, _core) in _RUNNABLES.items():
         _BY_ID[tuple(_ident)] = _cls
 
 
+def _class_id(cls: type) -> list[str]:
+    """The id written for ``cls``: LangChain's for the classes this module writes or names,
+    else the class's own module and name (LangChain's default)."""
+    if cls in _IDS:
+        return list(_IDS[cls])
+    return [*_NOT_SERIALIZED.get(cls, tuple(cls.__module__.split("."))), cls.__name__]
+
+
 def dumps(obj: Any, *, pretty: bool = False, **kwargs: Any) -> str:
     """``obj`` as LangChain's serialization JSON text.
 

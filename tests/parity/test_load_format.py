@@ -375,3 +375,11 @@ def test_few_shot_prompts_give_langchains_string_and_are_not_loaded():
             loads(dumps(ours))
         with pytest.raises(NotImplementedError):
             loads(lc_dumps(theirs))
+
+
+def test_serializable_methods_of_documents_and_messages_answer_as_langchains():
+    for label, ours, theirs in pairs():
+        assert ours.to_json() == theirs.to_json(), label
+        assert ours.is_lc_serializable() is theirs.is_lc_serializable() is True, label
+        assert type(ours).lc_id() == type(theirs).lc_id(), label
+        assert type(ours).get_lc_namespace() == type(theirs).get_lc_namespace(), label

@@ -170,11 +170,9 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
     @classmethod
     def lc_id(cls) -> list[str]:
         """The id :func:`~ragline.core.load.dumpd` writes for this class."""
-        from ragline.core.load import _IDS, _NOT_SERIALIZED
+        from ragline.core.load import _class_id
 
-        if cls in _IDS:
-            return list(_IDS[cls])
-        return [*_NOT_SERIALIZED.get(cls, cls.__module__.split(".")), cls.__name__]
+        return _class_id(cls)
 
     def to_json(self) -> Any:
         """This runnable's serialization entry, as LangChain's: the dict
