@@ -14,7 +14,8 @@ becomes), ``RunnablePassthrough``, ``RunnablePassthrough.assign``'s ``RunnableAs
 ``config``), ``RunnablePick`` (``keys``), ``map()``'s ``RunnableEach`` (``bound``),
 ``RunnableWithFallbacks`` (``runnable``, ``fallbacks``, ``exceptions_to_handle``: the
 classes as not_implemented entries, as LangChain), ``RunnableBranch`` (``branches``,
-``default``; LangChain cannot read its own back, ragline does) and ``StrOutputParser``,
+``default``; LangChain cannot read its own back, ragline does), ``with_retry``'s
+``RunnableRetry`` (never read back: its exception classes) and ``StrOutputParser``,
 each with LangChain's id and run name.
 
 Reading builds only the classes this module writes (Documents, the plain message
@@ -92,6 +93,7 @@ from ragline.core.runnables.fallbacks import RunnableWithFallbacks
 from ragline.core.runnables.lambdas import RunnableLambda
 from ragline.core.runnables.parallel import RunnableParallel
 from ragline.core.runnables.passthrough import RunnableAssign, RunnablePassthrough, RunnablePick
+from ragline.core.runnables.retry import RunnableRetry
 from ragline.core.runnables.sequence import RunnableSequence
 from ragline.core.runnables.serializable import RunnableSerializable
 
@@ -165,6 +167,7 @@ _RUNNABLES: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
     RunnableEach: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "base")),
     RunnableWithFallbacks: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "fallbacks")),
     RunnableBranch: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "branch")),
+    RunnableRetry: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "retry")),
     StrOutputParser: (
         ("langchain", "schema", "output_parser"),
         ("langchain_core", "output_parsers", "string"),
@@ -390,6 +393,16 @@ def _runnable_entry(obj: Any) -> dict[str, Any]:
         kwargs["exceptions_to_handle"] = obj.exceptions_to_handle
         if obj.exception_key is not None:
             kwargs["exception_key"] = obj.exception_key
+    elif isinstance(obj, RunnableRetry):
+        # LangChain's is a binding: its (empty) config is written too; the exception
+        # classes are not_implemented entries, so neither library reads it back
+        kwargs["bound"] = obj.bound
+        kwargs["config"] = {}
+        kwargs["retry_exception_types"] = obj.retry_exception_types
+        kwargs["wait_exponential_jitter"] = obj.wait_exponential_jitter
+        if obj.exponential_jitter_params is not None:
+            kwargs["exponential_jitter_params"] = obj.exponential_jitter_params
+        kwargs["max_attempt_number"] = obj.stop_after_attempt
     elif isinstance(obj, RunnableBranch):
         kwargs["branches"] = list(obj.branches)
         kwargs["default"] = obj.default
@@ -592,6 +605,13 @@ def _build_runnable(cls: type, kwargs: dict[str, Any]) -> Any:
     elif cls is RunnableBranch:
         branches = [tuple(pair) for pair in kwargs.pop("branches")]
         built = RunnableBranch(*branches, kwargs.pop("default"))
+    elif cls is RunnableRetry:
+        if kwargs.pop("config", {}):
+            raise InvalidInputError("cannot load a RunnableRetry with a config")
+        if isinstance(kwargs.get("retry_exception_types"), list):
+            kwargs["retry_exception_types"] = tuple(kwargs["retry_exception_types"])
+        built = RunnableRetry(**kwargs)
+        kwargs = {}
     elif cls is RunnableWithFallbacks and "exceptions_to_handle" in kwargs:
         handled = tuple(kwargs.pop("exceptions_to_handle"))
         built = RunnableWithFallbacks(**kwargs, exceptions_to_handle=handled)

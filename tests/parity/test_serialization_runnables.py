@@ -91,6 +91,13 @@ def chains(lib: SimpleNamespace) -> dict[str, Any]:
         "branch on a function": lib.RunnableBranch((shout, prompt), chat),
         "fallbacks": prompt.with_fallbacks([chat]),
         "fallbacks with a key": prompt.with_fallbacks([chat], exception_key="error"),
+        "retry": prompt.with_retry(),
+        "retry options": chat.with_retry(
+            retry_if_exception_type=(ValueError,),
+            wait_exponential_jitter=False,
+            stop_after_attempt=2,
+        ),
+        "retry jitter": prompt.with_retry(exponential_jitter_params={"initial": 1}),
     }
 
 
@@ -108,6 +115,9 @@ UNREADABLE = [
     "branch on a function",
     "fallbacks",  # the exception classes
     "fallbacks with a key",
+    "retry",  # the exception classes
+    "retry options",
+    "retry jitter",
 ]
 # LangChain cannot read its own RunnableBranch entry back (its constructor takes the
 # pairs positionally; the loader passes branches=): ragline reads it
@@ -266,8 +276,9 @@ def test_reading_builds_only_known_runnables() -> None:
 
 
 def test_runnables_ragline_does_not_write_yet_are_refused() -> None:
-    with pytest.raises(TypeError, match="RunnableRetry is not supported"):
-        dumps(OURS["prompt | parser"].with_retry())
+    field = rl.ConfigurableField(id="template")
+    with pytest.raises(TypeError, match="RunnableConfigurableFields is not supported"):
+        dumps(OURS["prompt | parser"].first.configurable_fields(template=field))
     with pytest.raises(TypeError, match="with_types"):
         dumps(OURS["prompt | parser"].with_types(input_type=dict))
 
@@ -344,3 +355,15 @@ def test_a_rag_chain_writes_its_retrievers_as_langchain() -> None:
         loads(dumps(ours))
     with pytest.raises(NotImplementedError):
         loads(lc_dumps(theirs))
+
+
+def test_a_retry_entry_without_exception_classes_reads_back() -> None:
+    entry = dumpd(OURS["retry options"])
+    del entry["kwargs"]["retry_exception_types"]  # the part neither library reads
+    retry = load(entry)
+    assert (type(retry).__name__, retry.stop_after_attempt) == ("RunnableRetry", 2)
+    assert (retry.wait_exponential_jitter, retry.retry_exception_types) == (False, (Exception,))
+    assert output(retry.invoke(INPUT)) == output(THEIRS["retry options"].invoke(INPUT))
+    entry["kwargs"]["config"] = {"tags": ["t"]}
+    with pytest.raises(InvalidInputError, match="config"):
+        load(entry)
