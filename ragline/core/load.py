@@ -29,7 +29,10 @@ prompts, ``RunnableLambda`` steps, functions and the fake models, as LangChain w
 them (under LangChain's ids); so are a ``VectorStoreRetriever`` and a retriever (or
 other runnable) class a program defines, named by its own module and class, as
 LangChain. Other ragline objects (real models, other runnables ...) are refused when
-written, rather than written in a form LangChain would not give.
+written, rather than written in a form LangChain would not give. A plain dict that reading
+would take for an entry (user data such as metadata with an ``"lc"`` key) is written
+wrapped as ``{"__lc_escaped__": dict}`` and read back as that dict, as LangChain's; data
+nested more than 200 levels deep is refused when read (LangChain's limit).
 
 Example:
     >>> from ragline.core import Document
@@ -100,6 +103,12 @@ from ragline.core.runnables.serializable import RunnableSerializable
 __all__ = ["dumpd", "dumps", "load", "loads"]
 
 AllowedObjects = Iterable[type] | Literal["all", "core", "messages"] | None
+
+# a plain dict that looks like an entry is written wrapped under this key (LangChain's)
+_ESCAPED = "__lc_escaped__"
+# the deepest nesting of dicts and lists read (LangChain's limit)
+_MAX_DEPTH = 200
+_TOO_DEEP = f"cannot load data nested more than {_MAX_DEPTH} levels deep"
 
 _MESSAGE_TYPES: dict[type, str] = {
     HumanMessage: "human",
@@ -234,7 +243,7 @@ def dumps(obj: Any, *, pretty: bool = False, **kwargs: Any) -> str:
         raise InvalidInputError("dumps() writes objects itself: do not pass `default`")
     if pretty:
         kwargs["indent"] = kwargs.pop("indent", 2)
-    return json.dumps(obj, default=_encode, **kwargs)
+    return json.dumps(_escape(obj), default=_encode_escaped, **kwargs)
 
 
 def dumpd(obj: Any) -> Any:
@@ -269,8 +278,8 @@ def loads(
 
     Raises:
         InvalidInputError: an id that is not a Document or a plain message class, a
-            class ``allowed_objects`` leaves out, or keyword arguments the class does
-            not take.
+            class ``allowed_objects`` leaves out, keyword arguments the class does
+            not take, or data nested more than 200 levels deep.
         NotImplementedError: a ``not_implemented`` entry (a value written by its repr).
 
     Example:
@@ -278,8 +287,16 @@ def loads(
         >>> loads(dumps([AIMessage("yo", id="run-1")]))[0].id
         'run-1'
     """
-    revive = _reviver(_allowed(allowed_objects), secrets_map, secrets_from_env)
-    return json.loads(text, object_hook=revive)
+    try:
+        data = json.loads(text)
+    except RecursionError as err:
+        raise InvalidInputError(_TOO_DEEP) from err
+    return load(
+        data,
+        allowed_objects=allowed_objects,
+        secrets_map=secrets_map,
+        secrets_from_env=secrets_from_env,
+    )
 
 
 def load(
@@ -299,14 +316,41 @@ def load(
     """
     revive = _reviver(_allowed(allowed_objects), secrets_map, secrets_from_env)
 
-    def walk(value: Any) -> Any:
+    def walk(value: Any, depth: int) -> Any:
+        if depth > _MAX_DEPTH:
+            raise InvalidInputError(_TOO_DEEP)
         if isinstance(value, dict):
-            return revive({key: walk(item) for key, item in value.items()})
+            if len(value) == 1 and _ESCAPED in value:
+                return value[_ESCAPED]  # user data written escaped: returned as it is
+            return revive({key: walk(item, depth + 1) for key, item in value.items()})
         if isinstance(value, list):
-            return [walk(item) for item in value]
+            return [walk(item, depth + 1) for item in value]
         return value
 
-    return walk(obj)
+    return walk(obj, 0)
+
+
+def _escape(value: Any) -> Any:
+    """``value`` with each plain dict that reading would take for an entry (it has an
+    ``"lc"`` key, or only the escape key) wrapped as ``{"__lc_escaped__": dict}``, as
+    LangChain writes user data (metadata, tool arguments ...): read back, it is that
+    dict again, never an object or a secret."""
+    if isinstance(value, dict):
+        if "lc" in value or (len(value) == 1 and _ESCAPED in value):
+            return {_ESCAPED: value}
+        return {key: _escape(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_escape(item) for item in value]
+    return value
+
+
+def _encode_escaped(obj: Any) -> Any:
+    """:func:`_encode`, with the user data in a constructor entry's keyword arguments
+    escaped (what ``json.dumps`` hands the fallback is walked by it, not by this)."""
+    entry = _encode(obj)
+    if entry.get("type") == "constructor":
+        entry["kwargs"] = {key: _escape(item) for key, item in entry["kwargs"].items()}
+    return entry
 
 
 def _encode(obj: Any) -> Any:

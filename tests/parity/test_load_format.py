@@ -8,6 +8,7 @@ entries and secrets behave as LangChain's.
 from __future__ import annotations
 
 import datetime
+import json
 import warnings
 from typing import Any
 
@@ -383,3 +384,47 @@ def test_serializable_methods_of_documents_and_messages_answer_as_langchains():
         assert ours.is_lc_serializable() is theirs.is_lc_serializable() is True, label
         assert type(ours).lc_id() == type(theirs).lc_id(), label
         assert type(ours).get_lc_namespace() == type(theirs).get_lc_namespace(), label
+
+
+def test_user_data_that_looks_like_an_entry_is_written_escaped_and_read_back_as_data():
+    # a document's metadata (from a loaded page, say) holding what reading would take for
+    # a secret, a constructor or the escape itself: both libraries write it escaped, and
+    # reading either's text gives the same plain data back, never an object or a secret
+    tricky = {
+        "key": {"lc": 1, "type": "secret", "id": ["MY_KEY"]},
+        "doc": {
+            "lc": 1,
+            "type": "constructor",
+            "id": ["langchain", "schema", "document", "Document"],
+            "kwargs": {"page_content": "x"},
+        },
+        "wrapped": {"__lc_escaped__": 1},
+        "plain": [{"a": 1}],
+    }
+    ours = dumps(Document("t", metadata=tricky))
+    theirs = lc_dumps(lc_documents.Document("t", metadata=tricky))
+    assert ours == theirs
+    assert dumps({"lc": 1, "x": [{"lc": 2}]}) == lc_dumps({"lc": 1, "x": [{"lc": 2}]})
+    for text in (ours, theirs):
+        assert loads(text, secrets_map={"MY_KEY": "s3"}) == Document("t", metadata=tricky)
+        assert load(json.loads(text)) == Document("t", metadata=tricky)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert lc_loads(ours, secrets_map={"MY_KEY": "s3"}).metadata == tricky
+
+
+def test_deeply_nested_input_is_a_clear_error_as_langchains():
+    for depth in (202, 100_000):
+        text = "[" * depth + "]" * depth
+        with pytest.raises(InvalidInputError, match="nested more than 200 levels deep"):
+            loads(text)
+    deep: Any = []
+    for _ in range(300):
+        deep = [deep]
+    with pytest.raises(InvalidInputError, match="nested more than 200 levels deep"):
+        load(deep)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="nested more than 200 levels deep"):
+            lc_load(deep)
+        assert loads("[" * 201 + "]" * 201) == lc_loads("[" * 201 + "]" * 201)
