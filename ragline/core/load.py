@@ -598,13 +598,14 @@ def _prompt_entry(prompt: Any) -> dict[str, Any]:
 def _build(cls: type, kwargs: dict[str, Any]) -> Any:
     """A ragline object from an entry's keyword arguments (those derived from the others,
     such as a prompt's input variables, are left to the class to work out)."""
+    if kwargs.get("template_format") == "jinja2":
+        # a jinja2 template runs code from the text, whichever class would make it (a
+        # chat prompt makes one per message string); LangChain refuses them all too
+        raise InvalidInputError(
+            f"a jinja2 {cls.__name__} is not loaded from serialized text: rebuild it "
+            "in code, or use an f-string template"
+        )
     if cls is PromptTemplate:
-        if kwargs.get("template_format") == "jinja2":
-            # a jinja2 template runs code from the text; LangChain refuses it here too
-            raise InvalidInputError(
-                "a jinja2 PromptTemplate is not loaded from serialized text: rebuild it "
-                "in code, or use an f-string template"
-            )
         kwargs.pop("optional_variables", None)
         return PromptTemplate(kwargs.pop("template"), **kwargs)
     if cls is ChatPromptTemplate:

@@ -428,3 +428,22 @@ def test_deeply_nested_input_is_a_clear_error_as_langchains():
         with pytest.raises(ValueError, match="nested more than 200 levels deep"):
             lc_load(deep)
         assert loads("[" * 201 + "]" * 201) == lc_loads("[" * 201 + "]" * 201)
+
+
+def test_a_chat_prompt_asking_for_jinja2_is_refused_as_langchains():
+    # a chat prompt makes a template of each message string in its template_format: a
+    # jinja2 one would run code from the text, so it is refused like a jinja2 PromptTemplate
+    text = json.dumps(
+        {
+            "lc": 1,
+            "type": "constructor",
+            "id": ["langchain", "prompts", "chat", "ChatPromptTemplate"],
+            "kwargs": {"messages": ["{{ 7 * 7 }}"], "template_format": "jinja2"},
+        }
+    )
+    with pytest.raises(InvalidInputError, match="jinja2 ChatPromptTemplate is not loaded"):
+        loads(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="Jinja2"):
+            lc_loads(text)
