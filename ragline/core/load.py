@@ -697,7 +697,8 @@ def _reviver(
             [key] = ident
             if key in secrets:
                 return secrets[key]
-            return os.environ.get(key) if secrets_from_env else None
+            # an empty variable is no value (None), as LangChain's
+            return (os.environ.get(key) or None) if secrets_from_env else None
         if kind == "not_implemented":
             # NotImplementedError, as LangChain raises for such an entry
             raise NotImplementedError(

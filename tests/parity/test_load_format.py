@@ -447,3 +447,15 @@ def test_a_chat_prompt_asking_for_jinja2_is_refused_as_langchains():
         warnings.simplefilter("ignore")
         with pytest.raises(ValueError, match="Jinja2"):
             lc_loads(text)
+
+
+def test_a_secret_set_empty_in_the_environment_reads_as_langchains(monkeypatch):
+    monkeypatch.setenv("RAGLINE_EMPTY_SECRET", "")
+    monkeypatch.setenv("RAGLINE_SET_SECRET", "s3")
+    text = '{"a": {"lc": 1, "type": "secret", "id": ["RAGLINE_EMPTY_SECRET"]}, '
+    text += '"b": {"lc": 1, "type": "secret", "id": ["RAGLINE_SET_SECRET"]}}'
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = lc_loads(text, secrets_from_env=True, allowed_objects="all")
+    assert loads(text, secrets_from_env=True) == theirs == {"a": None, "b": "s3"}
+    assert loads(text) == {"a": None, "b": None}
