@@ -693,7 +693,13 @@ def _reviver(
         if entry.get("lc") != 1 or "type" not in entry or "id" not in entry:
             return entry
         kind, ident = entry["type"], entry["id"]
+        if kind in ("secret", "constructor") and not (
+            isinstance(ident, list) and all(isinstance(part, str) for part in ident)
+        ):
+            raise InvalidInputError(f"cannot load a {kind} whose id is {ident!r}")
         if kind == "secret":
+            if len(ident) != 1:
+                raise InvalidInputError(f"a secret's id names one secret, got {ident!r}")
             [key] = ident
             if key in secrets:
                 return secrets[key]
@@ -709,15 +715,16 @@ def _reviver(
         cls = _BY_ID.get(tuple(ident))
         if cls is None:
             known = ", ".join(".".join(lc_id) for lc_id in _IDS.values())
-            raise InvalidInputError(
-                f"cannot load {'.'.join(map(str, ident))}: ragline builds only {known}"
-            )
+            raise InvalidInputError(f"cannot load {'.'.join(ident)}: ragline builds only {known}")
         if cls not in allowed:
             raise InvalidInputError(
                 f"loading {'.'.join(ident)} is not allowed by allowed_objects; pass "
                 "allowed_objects='core' (or a list that holds the class) to load it"
             )
-        kwargs = dict(entry.get("kwargs", {}))
+        given = entry.get("kwargs", {})
+        if not isinstance(given, dict):
+            raise InvalidInputError(f"cannot load {cls.__name__}: kwargs must be a dict")
+        kwargs = dict(given)
         kwargs.pop("type", None)
         try:
             return _build(cls, kwargs)

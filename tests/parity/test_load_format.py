@@ -459,3 +459,30 @@ def test_a_secret_set_empty_in_the_environment_reads_as_langchains(monkeypatch):
         theirs = lc_loads(text, secrets_from_env=True, allowed_objects="all")
     assert loads(text, secrets_from_env=True) == theirs == {"a": None, "b": "s3"}
     assert loads(text) == {"a": None, "b": None}
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"type": "secret", "id": ["A", "B"]}, "a secret's id names one secret"),
+        ({"type": "secret", "id": "HOME"}, "cannot load a secret whose id is 'HOME'"),
+        ({"type": "secret", "id": [["A"]]}, r"cannot load a secret whose id is \[\['A'\]\]"),
+        ({"type": "constructor", "id": [["a"]]}, "cannot load a constructor whose id"),
+        (
+            {
+                "type": "constructor",
+                "id": ["langchain", "schema", "document", "Document"],
+                "kwargs": [["page_content", "x"]],
+            },
+            "cannot load Document: kwargs must be a dict",
+        ),
+    ],
+)
+def test_a_malformed_entry_is_a_clear_error(entry, message):
+    # text from elsewhere may hold anything: an InvalidInputError (a ValueError) naming
+    # it, not a TypeError from deep inside, and nothing read or built
+    text = json.dumps({"lc": 1} | entry)
+    with pytest.raises(InvalidInputError, match=message):
+        loads(text, secrets_map={"A": "s3"}, secrets_from_env=True)
+    with pytest.raises(InvalidInputError, match=message):
+        load(json.loads(text))
