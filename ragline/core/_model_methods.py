@@ -92,21 +92,15 @@ def _key_set(keys: Iterable[str] | Mapping[str, Any] | None) -> set[str] | None:
     return None if keys is None else set(keys)
 
 
-class ModelMethods:
-    """``model_dump`` / ``dict`` / ``model_copy`` / ``copy`` for a dataclass.
-
-    A class lists the keys of its dump in ``_dump_keys`` (LangChain's order; a key that
-    is not a field, such as ``type``, is read as an attribute).
-    """
-
-    _dump_keys: ClassVar[tuple[str, ...]] = ()
-
-    # ---- LangChain's Serializable methods (the format is ragline.core.load's) -------
+class SerializableMethods:
+    """LangChain's ``Serializable`` methods, answered from :mod:`ragline.core.load`'s
+    format (the base of Documents, messages and runnables)."""
 
     @classmethod
     def is_lc_serializable(cls) -> bool:
-        """Whether :func:`ragline.core.load.dumpd` writes this class (Documents and the
-        message classes), as LangChain answers."""
+        """Whether :func:`ragline.core.load.dumpd` writes this class as a constructor
+        entry (Documents, messages, prompts, ``StrOutputParser``, the composed runnables
+        it names), as LangChain answers for its own."""
         from ragline.core.load import _IDS
 
         return cls in _IDS
@@ -114,7 +108,7 @@ class ModelMethods:
     @classmethod
     def get_lc_namespace(cls) -> list[str]:
         """The id :func:`~ragline.core.load.dumpd` writes for this class, less its name
-        (``["langchain", "schema", "document"]``, ``["langchain", "schema", "messages"]``)."""
+        (LangChain's, e.g. ``["langchain", "schema", "document"]``)."""
         return cls.lc_id()[:-1]
 
     @classmethod
@@ -126,10 +120,25 @@ class ModelMethods:
 
     def to_json(self) -> Any:
         """This object's serialization entry, as LangChain's: the dict
-        :func:`~ragline.core.load.dumpd` writes for it, its values not yet encoded."""
+        :func:`~ragline.core.load.dumpd` writes for it, its values not yet encoded
+        (steps, prompts ... are still the objects themselves).
+
+        Raises:
+            TypeError: a ragline object whose LangChain form is not reproduced.
+        """
         from ragline.core.load import _encode
 
         return _encode(self)
+
+
+class ModelMethods(SerializableMethods):
+    """``model_dump`` / ``dict`` / ``model_copy`` / ``copy`` for a dataclass.
+
+    A class lists the keys of its dump in ``_dump_keys`` (LangChain's order; a key that
+    is not a field, such as ``type``, is read as an attribute).
+    """
+
+    _dump_keys: ClassVar[tuple[str, ...]] = ()
 
     def model_dump(
         self,

@@ -35,6 +35,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from ragline.core._model_methods import SerializableMethods
 from ragline.core.config import RunnableConfig, ensure_config, get_config_list
 from ragline.core.runnables.runs import _NOTHING, RunReporting, add_chunks, combine_chunks
 from ragline.core.runnables.schema import SchemaMethods
@@ -137,7 +138,7 @@ def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     )
 
 
-class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
+class Runnable(RunReporting, SchemaMethods, SerializableMethods, ABC, Generic[Input, Output]):
     """A unit of work with a uniform calling convention; subclasses write ``invoke``.
 
     Attributes:
@@ -149,42 +150,6 @@ class Runnable(RunReporting, SchemaMethods, ABC, Generic[Input, Output]):
     def get_name(self) -> str:
         """Return the name reported to callbacks and shown in graphs."""
         return self.name or type(self).__name__
-
-    # ---- LangChain's Serializable methods (the format is ragline.core.load's) -------
-
-    @classmethod
-    def is_lc_serializable(cls) -> bool:
-        """Whether :func:`ragline.core.load.dumpd` writes this class as a constructor
-        entry (prompts, ``StrOutputParser``, sequences, parallels, passthroughs,
-        bindings), as LangChain answers for its own."""
-        from ragline.core.load import _IDS
-
-        return cls in _IDS
-
-    @classmethod
-    def get_lc_namespace(cls) -> list[str]:
-        """The id :func:`~ragline.core.load.dumpd` writes for this class, less its name
-        (LangChain's, e.g. ``["langchain", "prompts", "prompt"]``)."""
-        return cls.lc_id()[:-1]
-
-    @classmethod
-    def lc_id(cls) -> list[str]:
-        """The id :func:`~ragline.core.load.dumpd` writes for this class."""
-        from ragline.core.load import _class_id
-
-        return _class_id(cls)
-
-    def to_json(self) -> Any:
-        """This runnable's serialization entry, as LangChain's: the dict
-        :func:`~ragline.core.load.dumpd` writes for it, its keyword arguments still the
-        objects themselves (steps, prompts ...), not their entries.
-
-        Raises:
-            TypeError: a ragline runnable whose LangChain form is not reproduced.
-        """
-        from ragline.core.load import _encode
-
-        return _encode(self)
 
     def __repr__(self) -> str:
         return (
