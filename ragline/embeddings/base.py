@@ -438,33 +438,104 @@ _ARRAY_DEFAULTS = {
     "aembed_queries_array": Embeddings.aembed_queries_array,
 }
 _SYNC_ARRAY_NAMES = ("embed_documents_array", "embed_queries_array")
-# Per thread: the ids of the instances inside a rerouted array method.
+_ASYNC_LIST_NAMES = ("aembed_documents", "aembed_query")
+# Per thread: the ids of the instances inside a rerouted sync array method; per task
+# (context): those inside a rerouted async one.
 _rerouting = threading.local()
+_arerouting: ContextVar[frozenset[int]] = ContextVar("ragline_arerouting", default=frozenset())
+_SYNC_INLINE = "__ragline_sync_inline__"
+
+
+def _sync_inline(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark an async list method that only runs its sync twin inline (the test fakes):
+    the async array methods need not call it, since calling the sync array method in a
+    worker thread calls the same sync list method."""
+    setattr(method, _SYNC_INLINE, True)
+    return method
+
+
+async def _async_lists(embeddings: Any, items: list[str], *, queries: bool) -> list[Any]:
+    """``embeddings``' own async list methods on ``items`` (``aembed_query`` once per
+    query, else ``aembed_documents`` once), marked as inside a rerouted async array
+    method: an override reaching an array method through ``super()`` gets the native one.
+    A store keeping the lists' float64 numbers (in-memory cosine) calls this too."""
+    token = _arerouting.set(_arerouting.get() | {id(embeddings)})
+    try:
+        if queries:
+            return [await embeddings.aembed_query(text) for text in items]
+        return list(await embeddings.aembed_documents(items))
+    finally:
+        _arerouting.reset(token)
+
+
+async def _through_async_lists(self: Any, texts: Sequence[str], *, queries: bool) -> np.ndarray:
+    """The async array methods of a class overriding ``aembed_documents`` /
+    ``aembed_query``: those, then the checks of the sync defaults."""
+    items = check_texts(texts, what="queries" if queries else "texts")
+    if not items:
+        return np.zeros((0, 0), dtype=np.float32)
+    rows = await _async_lists(self, items, queries=queries)
+    return validate_embeddings(rows, expected_rows=len(items), source=type(self).__name__)
 
 
 def _rerouted(default: Callable[..., Any], native: Callable[..., Any]) -> Callable[..., Any]:
-    """``default`` (which calls the subclass's ``embed_documents`` / ``embed_query``),
-    except inside such a call on the same instance: there the base's native array method
-    runs, since the override may reach it through ``super().embed_documents(...)``, whose
-    native implementation calls the array methods (else that would recurse)."""
+    """``default`` (which calls the subclass's ``embed_documents`` / ``embed_query``, or
+    for an async ``default`` their async twins), except inside such a call on the same
+    instance: there the base's native array method runs, since the override may reach it
+    through ``super().embed_documents(...)``, whose native implementation calls the array
+    methods (else that would recurse)."""
+    if inspect.iscoroutinefunction(default):
 
-    @functools.wraps(default)
-    def method(self: Any, texts: Sequence[str]) -> np.ndarray:
-        inside: set[int] = _rerouting.__dict__.setdefault("ids", set())
-        key = id(self)
-        if key in inside:
-            return native(self, texts)
-        inside.add(key)
-        try:
-            return default(self, texts)
-        finally:
-            inside.discard(key)
+        @functools.wraps(default)
+        async def amethod(self: Any, texts: Sequence[str]) -> np.ndarray:
+            if id(self) in _arerouting.get():
+                return await native(self, texts)  # type: ignore[no-any-return]
+            return await default(self, texts)  # type: ignore[no-any-return]
 
-    method.__ragline_rerouted__ = True  # type: ignore[attr-defined]
+        rerouted: Callable[..., Any] = amethod
+    else:
+
+        @functools.wraps(default)
+        def method(self: Any, texts: Sequence[str]) -> np.ndarray:
+            inside: set[int] = _rerouting.__dict__.setdefault("ids", set())
+            key = id(self)
+            if key in inside:
+                return native(self, texts)  # type: ignore[no-any-return]
+            inside.add(key)
+            try:
+                return default(self, texts)  # type: ignore[no-any-return]
+            finally:
+                inside.discard(key)
+
+        rerouted = method
+    rerouted.__ragline_rerouted__ = True  # type: ignore[attr-defined]
     # its numbers are the lists rounded only where the native ones are: an override
     # reaching a native array method through super() must not be called directly
-    setattr(method, _LISTS_ROUNDED, getattr(native, _LISTS_ROUNDED, False))
-    return method
+    setattr(rerouted, _LISTS_ROUNDED, getattr(native, _LISTS_ROUNDED, False))
+    return rerouted
+
+
+async def aembed_documents_array(self: Any, texts: Sequence[str]) -> np.ndarray:
+    """Async ``embed_documents_array`` awaiting this class's own ``aembed_documents``."""
+    return await _through_async_lists(self, texts, queries=False)
+
+
+async def aembed_queries_array(self: Any, texts: Sequence[str]) -> np.ndarray:
+    """Async ``embed_queries_array`` awaiting this class's own ``aembed_query`` per query."""
+    return await _through_async_lists(self, texts, queries=True)
+
+
+_ASYNC_ARRAY_DEFAULTS = {
+    "aembed_documents_array": aembed_documents_array,
+    "aembed_queries_array": aembed_queries_array,
+}
+
+
+def _calls_async_lists(embeddings: Any, async_name: str) -> bool:
+    """Whether ``embeddings``' async array method ``async_name`` was rerouted through its
+    class's own ``aembed_documents`` / ``aembed_query`` (see :func:`_async_lists`)."""
+    method = getattr(type(embeddings), async_name, None)
+    return getattr(method, "__ragline_async_lists__", False)
 
 
 def _route_arrays_through_overrides(cls: type) -> None:
@@ -475,9 +546,30 @@ def _route_arrays_through_overrides(cls: type) -> None:
     LangChain's call those two (a native query array may go through the documents one).
     The sync ones are wrapped by :func:`_rerouted`, so an override calling the native
     method through ``super()`` embeds once instead of recursing.
+
+    The async twin: a class that overrides ``aembed_documents`` or ``aembed_query`` (not
+    a :func:`_sync_inline` one) and inherits its async array methods gets ones that await
+    those two (LangChain's stores await them), wrapped by :func:`_rerouted` the same way.
     """
-    if "embed_documents" not in cls.__dict__ and "embed_query" not in cls.__dict__:
+    own = {name for name in _ASYNC_ARRAY_DEFAULTS if name in cls.__dict__}
+    if "embed_documents" in cls.__dict__ or "embed_query" in cls.__dict__:
+        _route_sync_overrides(cls)
+    overrides = [cls.__dict__.get(name) for name in _ASYNC_LIST_NAMES]
+    if not any(m is not None and not getattr(m, _SYNC_INLINE, False) for m in overrides):
         return
+    for array_name, default in _ASYNC_ARRAY_DEFAULTS.items():
+        if array_name in own:
+            continue  # its own async array method
+        provider = next(k for k in cls.__mro__[1:] if array_name in k.__dict__)
+        native = provider.__dict__[array_name]
+        if getattr(native, "__ragline_async_lists__", False):
+            continue  # a rerouted base's method already awaits the overrides
+        rerouted = _rerouted(default, native)
+        rerouted.__ragline_async_lists__ = True  # type: ignore[attr-defined]
+        setattr(cls, array_name, rerouted)
+
+
+def _route_sync_overrides(cls: type) -> None:
     providers = {
         name: next(k for k in cls.__mro__ if name in k.__dict__) for name in _ARRAY_DEFAULTS
     }

@@ -29,6 +29,7 @@ from ragline.core._checks import check_positive_int
 from ragline.embeddings.base import (
     Embeddings,
     _rounds_lists,
+    _sync_inline,
     check_text,
     check_texts,
 )
@@ -250,10 +251,12 @@ class DeterministicFakeEmbedding(Embeddings):
         """Embed one query (the same vector ``embed_documents`` gives that text)."""
         return self._draws(check_text(text)).tolist()
 
+    @_sync_inline
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """Async ``embed_documents`` (pure CPU, computed inline)."""
         return self.embed_documents(texts)
 
+    @_sync_inline
     async def aembed_query(self, text: str) -> list[float]:
         """Async ``embed_query`` (pure CPU, computed inline)."""
         return self.embed_query(text)

@@ -26,7 +26,7 @@ from ragline.core import (
 from ragline.core._checks import check_choice
 from ragline.core.documents import stored_document
 from ragline.embeddings import Embeddings
-from ragline.embeddings.base import _only_rounds_lists
+from ragline.embeddings.base import _async_lists, _calls_async_lists, _only_rounds_lists
 from ragline.vectorstores._validation import copy_metadata
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.filters import FilterNode, Predicate, matches
@@ -149,15 +149,24 @@ class InMemoryVectorStore(VectorStore):
 
     # async: where the async array method is the default (the sync one in a thread), the
     # store's own sync embedding runs in the thread, so async adds and queries keep the
-    # same float64 numbers as sync ones
+    # same float64 numbers as sync ones; where it awaits a subclass's own async list
+    # methods, the store awaits them and keeps their float64 numbers
     async def _aembed_documents(self, texts: list[str]) -> np.ndarray:
-        if self.metric == "cosine" and _threads_sync(self.embeddings, "aembed_documents_array"):
-            return await asyncio.to_thread(self._embed_documents, texts)
+        if self.metric == "cosine":
+            if _threads_sync(self.embeddings, "aembed_documents_array"):
+                return await asyncio.to_thread(self._embed_documents, texts)
+            if _calls_async_lists(self.embeddings, "aembed_documents_array") and texts:
+                rows = await _async_lists(self.embeddings, texts, queries=False)
+                return np.asarray(rows, dtype=np.float64)
         return await super()._aembed_documents(texts)
 
     async def _aembed_queries(self, queries: list[str]) -> np.ndarray:
-        if self.metric == "cosine" and _threads_sync(self.embeddings, "aembed_queries_array"):
-            return await asyncio.to_thread(self._embed_queries, queries)
+        if self.metric == "cosine":
+            if _threads_sync(self.embeddings, "aembed_queries_array"):
+                return await asyncio.to_thread(self._embed_queries, queries)
+            if _calls_async_lists(self.embeddings, "aembed_queries_array") and queries:
+                rows = await _async_lists(self.embeddings, queries, queries=True)
+                return np.asarray(rows, dtype=np.float64)
         return await super()._aembed_queries(queries)
 
     def _check_embeddings(self, vectors: Any, rows: int, dimension: int | None) -> np.ndarray:

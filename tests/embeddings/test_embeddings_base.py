@@ -7,6 +7,7 @@ import importlib
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -206,3 +207,63 @@ def test_a_subclass_whose_override_calls_the_native_method_through_super_embeds_
     outer = Outer(dimension=16)
     assert np.array_equal(outer.embed_documents_array(["a cat"]), documents[:1])
     assert calls == [("outer", ["a cat"]), ("documents", ["a cat"])]
+
+
+class _NativeAsync(Embeddings):
+    """A model whose async list methods go through its native async array method (as
+    the OpenAI-compatible client's do)."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[float(len(t)), 1.0] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [float(len(text)), 1.0]
+
+    async def aembed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        return np.array([[float(len(t)), 1.0] for t in texts], dtype=np.float32)
+
+    async def aembed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        return await self.aembed_documents_array(texts)
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        return (await self.aembed_documents_array(texts)).tolist()  # type: ignore[no-any-return]
+
+    async def aembed_query(self, text: str) -> list[float]:
+        return (await self.aembed_documents_array([text]))[0].tolist()  # type: ignore[no-any-return]
+
+
+async def test_async_overrides_calling_super_reach_the_native_array_once() -> None:
+    """A subclass's async overrides are what the async array methods await, and one
+    calling the base through super(), whose method calls the array method, embeds once
+    instead of recursing."""
+    calls: list[str] = []
+
+    class Counting(_NativeAsync):
+        async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+            calls.append("aembed_documents")
+            return await super().aembed_documents(texts)
+
+        async def aembed_query(self, text: str) -> list[float]:
+            calls.append("aembed_query")
+            return await super().aembed_query(text)
+
+    model = Counting()
+    assert (await model.aembed_documents_array(["ab", "c"])).tolist() == [[2.0, 1.0], [1.0, 1.0]]
+    assert (await model.aembed_queries_array(["abc", "d"])).tolist() == [[3.0, 1.0], [1.0, 1.0]]
+    assert calls == ["aembed_documents", "aembed_query", "aembed_query"]
+    assert (await model.aembed_documents_array([])).shape == (0, 0)
+    with pytest.raises(DimensionError):  # the overrides' rows are checked as sync ones are
+        await _Ragged().aembed_documents_array(["a", "b"])
+    # the base class keeps its own async array methods
+    assert _NativeAsync.aembed_documents_array is _NativeAsync.__dict__["aembed_documents_array"]
+
+
+class _Ragged(Embeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[1.0, 2.0], [1.0]]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [1.0]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[1.0, 2.0], [1.0]]
