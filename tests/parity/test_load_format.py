@@ -19,10 +19,12 @@ from langchain_core.load import dumpd as lc_dumpd
 from langchain_core.load import dumps as lc_dumps
 from langchain_core.load import load as lc_load
 from langchain_core.load import loads as lc_loads
+from langchain_core.runnables import RunnablePassthrough as LCRunnablePassthrough
 
 from ragline.core import ConfigurableField, Document, FakeListLLM, PromptTemplate, messages
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.load import dumpd, dumps, load, loads
+from ragline.core.runnables import RunnablePassthrough
 
 COVERS = {"core.load.dumpd", "core.load.dumps", "core.load.loads", "core.load.load"}
 
@@ -486,3 +488,18 @@ def test_a_malformed_entry_is_a_clear_error(entry, message):
         loads(text, secrets_map={"A": "s3"}, secrets_from_env=True)
     with pytest.raises(InvalidInputError, match=message):
         load(json.loads(text))
+
+
+def test_a_passthrough_whose_func_is_not_callable_is_refused_as_langchains():
+    # nothing loaded is callable (a function is written not_implemented), so a func in
+    # the text is refused when read, not when the chain is invoked
+    step = '{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "runnable", '
+    step += '"RunnablePassthrough"], "kwargs": {"func": %s}}'
+    for func in ('"print"', step % "null"):
+        with pytest.raises(InvalidInputError, match="func must be callable"):
+            loads(step % func)
+    with pytest.raises(ValueError, match="func must be callable"):
+        RunnablePassthrough(func="print")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="callable"):
+        LCRunnablePassthrough(func="print")
+    assert loads(step % "null").invoke(1) == 1

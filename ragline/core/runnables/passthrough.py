@@ -36,6 +36,10 @@ class RunnablePassthrough(Runnable[Input, Input]):
     def __init__(
         self, func: Callable[[Any], Any] | None = None, *, name: str | None = None
     ) -> None:
+        if func is not None and not callable(func):  # LangChain's validation refuses it too
+            raise InvalidInputError(
+                f"RunnablePassthrough's func must be callable, got {type(func).__name__}"
+            )
         self.func = func
         self.name = name
 
