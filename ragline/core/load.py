@@ -206,7 +206,7 @@ _NOT_SERIALIZED |= {
 _IDS: dict[type, list[str]] = {cls: _lc_id(name) for name, cls in _CLASSES.items()}
 _BY_ID: dict[tuple[str, ...], type] = {}
 for _name, _cls in _CLASSES.items():
-    _BY_ID[tuple(_lc_id(_name))] = _cls
+    _BY_ID[tuple(_IDS[_cls])] = _cls
     _BY_ID[("langchain_core",) + _CORE_MODULES[_name] + (_name,)] = _cls
 for _cls, (_written, _core) in _RUNNABLES.items():
     _IDS[_cls] = [*_written, _cls.__name__]
@@ -358,9 +358,9 @@ def _encode(obj: Any) -> Any:
     ``not_implemented`` entry for anything else that is not ragline's."""
     kind = type(obj)
     if kind is Document:
-        return _constructor("Document", _document_kwargs(obj))
+        return _constructor(kind, _document_kwargs(obj))
     if kind in _MESSAGE_TYPES:
-        return _constructor(kind.__name__, _message_kwargs(obj))
+        return _constructor(kind, _message_kwargs(obj))
     if kind in _PROMPTS:
         return _prompt_entry(obj)
     if kind in _RUNNABLES:
@@ -404,8 +404,9 @@ def _not_implemented(lc_id: list[str], obj: Any) -> dict[str, Any]:
     return {"lc": 1, "type": "not_implemented", "id": lc_id, "repr": repr(obj)}
 
 
-def _constructor(name: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-    return {"lc": 1, "type": "constructor", "id": _lc_id(name), "kwargs": kwargs}
+def _constructor(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A constructor entry for ``cls`` (its id a copy: to_json's caller may change it)."""
+    return {"lc": 1, "type": "constructor", "id": list(_IDS[cls]), "kwargs": kwargs}
 
 
 def _runnable_entry(obj: Any) -> dict[str, Any]:
@@ -460,8 +461,7 @@ def _runnable_entry(obj: Any) -> dict[str, Any]:
         if obj.kwargs:
             kwargs["kwargs"] = obj.kwargs
         kwargs["config"] = obj.config
-    lc_id = _IDS[type(obj)]
-    return {"lc": 1, "type": "constructor", "id": lc_id, "kwargs": kwargs, "name": obj.get_name()}
+    return _constructor(type(obj), kwargs) | {"name": obj.get_name()}
 
 
 def _document_kwargs(doc: Document) -> dict[str, Any]:
@@ -555,12 +555,12 @@ def _prompt_entry(prompt: Any) -> dict[str, Any]:
             kwargs["optional"] = True
         if prompt.n_messages is not None:
             kwargs["n_messages"] = prompt.n_messages
-        return _constructor(name, kwargs)
+        return _constructor(type(prompt), kwargs)
     if isinstance(prompt, _ROLE_TEMPLATES):
         kwargs = {"prompt": prompt.prompt}
         if isinstance(prompt, ChatMessagePromptTemplate):
             kwargs["role"] = prompt.role
-        return _constructor(name, kwargs)
+        return _constructor(type(prompt), kwargs)
     if prompt.input_types or prompt.output_parser is not None:
         raise TypeError(
             f"ragline.core.load does not write a {name} with input_types or an output parser"
@@ -592,7 +592,7 @@ def _prompt_entry(prompt: Any) -> dict[str, Any]:
         kwargs["template_format"] = prompt.template_format
     else:
         kwargs["messages"] = prompt.messages
-    return _constructor(name, kwargs) | {"name": name}
+    return _constructor(type(prompt), kwargs) | {"name": name}
 
 
 def _build(cls: type, kwargs: dict[str, Any]) -> Any:

@@ -503,3 +503,13 @@ def test_a_passthrough_whose_func_is_not_callable_is_refused_as_langchains():
     with pytest.raises(ValueError, match="callable"):
         LCRunnablePassthrough(func="print")
     assert loads(step % "null").invoke(1) == 1
+
+
+def test_changing_what_to_json_returned_changes_no_later_entry():
+    # to_json hands the caller its own dict, as LangChain's: changing the id it holds
+    # must not change what dumps writes next
+    objects = [RunnablePassthrough(), PromptTemplate.from_template("{a}"), Document("x")]
+    before = [dumps(obj) for obj in objects]
+    for obj in objects:
+        obj.to_json()["id"].append("changed")
+    assert [dumps(obj) for obj in objects] == before
