@@ -438,11 +438,14 @@ _ARRAY_DEFAULTS = {
     "aembed_queries_array": Embeddings.aembed_queries_array,
 }
 _SYNC_ARRAY_NAMES = ("embed_documents_array", "embed_queries_array")
+_LIST_NAMES = ("embed_documents", "embed_query")
 _ASYNC_LIST_NAMES = ("aembed_documents", "aembed_query")
-# Per thread: the ids of the instances inside a rerouted sync array method; per task
-# (context): those inside a rerouted async one.
-_rerouting = threading.local()
-_arerouting: ContextVar[frozenset[int]] = ContextVar("ragline_arerouting", default=frozenset())
+# The ids of the instances inside a rerouted call: a rerouted array method, or a list
+# override of a class with rerouted array methods (see _marking). There a rerouted array
+# method on the same instance runs its native one. A context variable: per thread and per
+# task, and carried into asyncio.to_thread's worker (an async override running the sync
+# list method there).
+_rerouting: ContextVar[frozenset[int]] = ContextVar("ragline_rerouting", default=frozenset())
 _SYNC_INLINE = "__ragline_sync_inline__"
 
 
@@ -459,13 +462,13 @@ async def _async_lists(embeddings: Any, items: list[str], *, queries: bool) -> l
     query, else ``aembed_documents`` once), marked as inside a rerouted async array
     method: an override reaching an array method through ``super()`` gets the native one.
     A store keeping the lists' float64 numbers (in-memory cosine) calls this too."""
-    token = _arerouting.set(_arerouting.get() | {id(embeddings)})
+    token = _rerouting.set(_rerouting.get() | {id(embeddings)})
     try:
         if queries:
             return [await embeddings.aembed_query(text) for text in items]
         return list(await embeddings.aembed_documents(items))
     finally:
-        _arerouting.reset(token)
+        _rerouting.reset(token)
 
 
 async def _through_async_lists(self: Any, texts: Sequence[str], *, queries: bool) -> np.ndarray:
@@ -488,7 +491,7 @@ def _rerouted(default: Callable[..., Any], native: Callable[..., Any]) -> Callab
 
         @functools.wraps(default)
         async def amethod(self: Any, texts: Sequence[str]) -> np.ndarray:
-            if id(self) in _arerouting.get():
+            if id(self) in _rerouting.get():
                 return await native(self, texts)  # type: ignore[no-any-return]
             return await default(self, texts)  # type: ignore[no-any-return]
 
@@ -497,22 +500,75 @@ def _rerouted(default: Callable[..., Any], native: Callable[..., Any]) -> Callab
 
         @functools.wraps(default)
         def method(self: Any, texts: Sequence[str]) -> np.ndarray:
-            inside: set[int] = _rerouting.__dict__.setdefault("ids", set())
+            marks = _rerouting.get()
             key = id(self)
-            if key in inside:
+            if key in marks:
                 return native(self, texts)  # type: ignore[no-any-return]
-            inside.add(key)
+            token = _rerouting.set(marks | {key})
             try:
                 return default(self, texts)  # type: ignore[no-any-return]
             finally:
-                inside.discard(key)
+                _rerouting.reset(token)
 
         rerouted = method
     rerouted.__ragline_rerouted__ = True  # type: ignore[attr-defined]
+    rerouted.__ragline_native__ = native  # type: ignore[attr-defined]
     # its numbers are the lists rounded only where the native ones are: an override
     # reaching a native array method through super() must not be called directly
     setattr(rerouted, _LISTS_ROUNDED, getattr(native, _LISTS_ROUNDED, False))
     return rerouted
+
+
+def _marking(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A list-method override (``embed_documents`` ... ``aembed_query``) of a class with
+    rerouted array methods, marking the instance while it runs, as those do: a native list
+    method it reaches through ``super()`` then gets the native array method, so a direct
+    call embeds once too (else the rerouted array method called the override again: a
+    prefix-adding override added its prefix twice)."""
+    if inspect.iscoroutinefunction(method):
+
+        @functools.wraps(method)
+        async def amarked(self: Any, *args: Any, **kwargs: Any) -> Any:
+            marks = _rerouting.get()
+            if id(self) in marks:
+                return await method(self, *args, **kwargs)
+            token = _rerouting.set(marks | {id(self)})
+            try:
+                return await method(self, *args, **kwargs)
+            finally:
+                _rerouting.reset(token)
+
+        return amarked
+
+    @functools.wraps(method)
+    def marked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        marks = _rerouting.get()
+        if id(self) in marks:
+            return method(self, *args, **kwargs)
+        token = _rerouting.set(marks | {id(self)})
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            _rerouting.reset(token)
+
+    return marked
+
+
+def _mark_overrides(cls: type) -> None:
+    """Wrap ``cls``' own sync (async) list methods with :func:`_marking` when one of its
+    sync (async) array methods, its own or inherited, is rerouted from a native one that
+    is not the Embeddings default (which no list method reached through super() calls)."""
+    for list_names, array_names in (
+        (_LIST_NAMES, _SYNC_ARRAY_NAMES),
+        (_ASYNC_LIST_NAMES, tuple(_ASYNC_ARRAY_DEFAULTS)),
+    ):
+        natives = [getattr(getattr(cls, name), "__ragline_native__", None) for name in array_names]
+        if all(n is None or inspect.unwrap(n) in _ARRAY_DEFAULTS.values() for n in natives):
+            continue
+        for name in list_names:
+            method = cls.__dict__.get(name)
+            if inspect.isfunction(method) and not getattr(method, "__isabstractmethod__", False):
+                setattr(cls, name, _marking(method))
 
 
 async def aembed_documents_array(self: Any, texts: Sequence[str]) -> np.ndarray:
@@ -550,10 +606,17 @@ def _route_arrays_through_overrides(cls: type) -> None:
     The async twin: a class that overrides ``aembed_documents`` or ``aembed_query`` (not
     a :func:`_sync_inline` one) and inherits its async array methods gets ones that await
     those two (LangChain's stores await them), wrapped by :func:`_rerouted` the same way.
+    The list overrides of a class with rerouted array methods mark the instance too
+    (:func:`_marking`), so a direct call of one also embeds once.
     """
     own = {name for name in _ASYNC_ARRAY_DEFAULTS if name in cls.__dict__}
     if "embed_documents" in cls.__dict__ or "embed_query" in cls.__dict__:
         _route_sync_overrides(cls)
+    _route_async_overrides(cls, own)
+    _mark_overrides(cls)
+
+
+def _route_async_overrides(cls: type, own: set[str]) -> None:
     overrides = [cls.__dict__.get(name) for name in _ASYNC_LIST_NAMES]
     if not any(m is not None and not getattr(m, _SYNC_INLINE, False) for m in overrides):
         return

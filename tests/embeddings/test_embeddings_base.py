@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import doctest
 import importlib
 import json
@@ -267,3 +268,48 @@ class _Ragged(Embeddings):
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         return [[1.0, 2.0], [1.0]]
+
+
+def test_a_direct_call_of_an_override_calling_super_embeds_once() -> None:
+    # An override of a class whose array methods are rerouted, called directly (not
+    # through a store): its super() call reaches the native method, whose array method
+    # is then the native one, not the rerouted one calling the override a second time
+    # (a prefix-adding subclass added its prefix twice; a query went through
+    # embed_documents too).
+    from ragline.embeddings import HashingEmbeddings
+
+    calls: list[tuple[str, str]] = []
+
+    class Prefixed(HashingEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            calls.extend(("documents", text) for text in texts)
+            return super().embed_documents([f"passage: {text}" for text in texts])
+
+        def embed_query(self, text: str) -> list[float]:
+            calls.append(("query", text))
+            return super().embed_query(f"query: {text}")
+
+        async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+            calls.extend(("adocuments", text) for text in texts)
+            return await asyncio.to_thread(self.embed_documents, texts)
+
+    plain = HashingEmbeddings(dimension=16)
+    prefixed = Prefixed(dimension=16)
+    assert prefixed.embed_documents(["a cat"]) == plain.embed_documents(["passage: a cat"])
+    assert prefixed.embed_query("cat?") == plain.embed_query("query: cat?")
+    assert calls == [("documents", "a cat"), ("query", "cat?")]
+
+    calls.clear()
+    rows = asyncio.run(prefixed.aembed_documents_array(["a cat"]))
+    assert np.array_equal(rows, plain.embed_documents_array(["passage: a cat"]))
+    assert calls == [("adocuments", "a cat"), ("documents", "a cat")]
+
+    calls.clear()
+
+    class Counting(_NativeAsync):
+        async def aembed_query(self, text: str) -> list[float]:
+            calls.append(("aquery", text))
+            return await super().aembed_query(f"q: {text}")
+
+    assert asyncio.run(Counting().aembed_query("ab")) == [5.0, 1.0]
+    assert calls == [("aquery", "ab")]
