@@ -153,19 +153,21 @@ class InMemoryVectorStore(VectorStore):
     # methods, the store awaits them and keeps their float64 numbers
     async def _aembed_documents(self, texts: list[str]) -> np.ndarray:
         if self.metric == "cosine":
-            if _threads_sync(self.embeddings, "aembed_documents_array"):
+            embeddings = self.embeddings
+            if _threads_sync(embeddings, "aembed_documents_array"):
                 return await asyncio.to_thread(self._embed_documents, texts)
-            if _calls_async_lists(self.embeddings, "aembed_documents_array") and texts:
-                rows = await _async_lists(self.embeddings, texts, queries=False)
+            if _calls_async_lists(embeddings, "aembed_documents_array") and texts:
+                rows = await _async_lists(embeddings, texts, queries=False)
                 return np.asarray(rows, dtype=np.float64)
         return await super()._aembed_documents(texts)
 
     async def _aembed_queries(self, queries: list[str]) -> np.ndarray:
         if self.metric == "cosine":
-            if _threads_sync(self.embeddings, "aembed_queries_array"):
+            embeddings = self.embeddings
+            if _threads_sync(embeddings, "aembed_queries_array"):
                 return await asyncio.to_thread(self._embed_queries, queries)
-            if _calls_async_lists(self.embeddings, "aembed_queries_array") and queries:
-                rows = await _async_lists(self.embeddings, queries, queries=True)
+            if _calls_async_lists(embeddings, "aembed_queries_array") and queries:
+                rows = await _async_lists(embeddings, queries, queries=True)
                 return np.asarray(rows, dtype=np.float64)
         return await super()._aembed_queries(queries)
 
