@@ -84,21 +84,25 @@ RAW = {  # not unit length: LangChain keeps each vector as the embedding gave it
 }
 
 
+class Raw(Embeddings):
+    """Each text's RAW vector as given (lists of floats, not unit length)."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [list(RAW[text]) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(RAW[text])
+
+
+class LCRaw(LCEmbeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [list(RAW[text]) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return list(RAW[text])
+
+
 def test_store_vectors_are_the_embeddings_as_given(tmp_path: Any) -> None:
-    class Raw(Embeddings):
-        def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return [list(RAW[text]) for text in texts]
-
-        def embed_query(self, text: str) -> list[float]:
-            return list(RAW[text])
-
-    class LCRaw(LCEmbeddings):
-        def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return [list(RAW[text]) for text in texts]
-
-        def embed_query(self, text: str) -> list[float]:
-            return list(RAW[text])
-
     theirs = LCInMemoryVectorStore(embedding=LCRaw())
     theirs.add_texts(["a", "b", "c"], ids=["1", "2", "3"])
     ours = InMemoryVectorStore(Raw())
@@ -119,20 +123,6 @@ def test_store_vectors_are_the_embeddings_as_given(tmp_path: Any) -> None:
 async def test_async_adds_and_queries_keep_the_embeddings_numbers_as_langchains() -> None:
     """Async adds and searches keep the float64 vectors as given, as sync ones and as
     LangChain's (they stored float32-rounded ones: 0.10000000149011612 for 0.1)."""
-
-    class Raw(Embeddings):
-        def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return [list(RAW[text]) for text in texts]
-
-        def embed_query(self, text: str) -> list[float]:
-            return list(RAW[text])
-
-    class LCRaw(LCEmbeddings):
-        def embed_documents(self, texts: list[str]) -> list[list[float]]:
-            return [list(RAW[text]) for text in texts]
-
-        def embed_query(self, text: str) -> list[float]:
-            return list(RAW[text])
 
     theirs = LCInMemoryVectorStore(embedding=LCRaw())
     await theirs.aadd_texts(["a", "b", "c"], ids=["1", "2", "3"])
