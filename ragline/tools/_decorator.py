@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ragline.core import BaseTool, InvalidInputError
-from ragline.tools._function import StructuredTool, Tool, docstring_description
+from ragline.core.tools._function import StructuredTool, Tool, docstring_description
 
 __all__ = ["tool"]
 

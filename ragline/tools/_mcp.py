@@ -148,7 +148,7 @@ def _output(result: Any) -> str:
 
 
 def _make_tool(connection: _Connection, definition: Any, handle_tool_error: Any) -> Any:
-    from ragline.tools._function import StructuredTool
+    from ragline.core.tools._function import StructuredTool
 
     name = definition.name
 

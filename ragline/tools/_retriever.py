@@ -14,7 +14,7 @@ from ragline.core import (
     format_document,
 )
 from ragline.core.tools import ArgsSchema
-from ragline.tools._function import StructuredTool
+from ragline.core.tools._function import StructuredTool
 
 __all__ = ["RETRIEVER_INPUT", "create_retriever_tool"]
 

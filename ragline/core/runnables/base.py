@@ -640,11 +640,12 @@ class Runnable(RunReporting, SchemaMethods, SerializableMethods, ABC, Generic[In
         description: str | None = None,
         arg_types: dict[str, Any] | None = None,
     ) -> Any:
-        """Return this runnable as a tool (a ``BaseTool``) that agents and models can call.
+        """Return this runnable as a tool that agents and models can call.
 
         A runnable whose input is a dict of named values (a TypedDict input annotation,
         ``arg_types`` or ``args_schema``) gets those arguments and is invoked with them
-        as a dict; any other runnable gets one string argument, ``tool_input``.
+        as a dict (a ``StructuredTool``); any other runnable gets one string argument,
+        ``tool_input`` (a ``Tool``).
 
         Args:
             args_schema: the arguments (a pydantic model class or a JSON Schema dict).

@@ -1,8 +1,8 @@
 """``Runnable.as_tool``: a runnable as a tool an agent or a model can call.
 
 As in LangChain: a runnable whose input is a dict of named values (a TypedDict input
-annotation, ``arg_types`` or an ``args_schema``) becomes a tool of those arguments and
-is invoked with the arguments as a dict; any other runnable becomes a tool of one
+annotation, ``arg_types`` or an ``args_schema``) becomes a ``StructuredTool`` of those
+arguments, invoked with them as one dict; any other runnable becomes a ``Tool`` of one
 string argument, ``tool_input``, invoked with that string.
 """
 
@@ -12,47 +12,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragline.core.exceptions import InvalidInputError
-from ragline.core.tools._base import BaseTool
+from ragline.core.tools._function import StructuredTool, Tool
 from ragline.core.tools._schema import ArgsSchema, type_to_json_schema
 
-__all__ = ["RunnableTool", "runnable_as_tool"]
+__all__ = ["runnable_as_tool"]
 
 
-class RunnableTool(BaseTool):
-    """A tool that invokes a runnable (what ``Runnable.as_tool`` returns).
+def _dict_caller(runnable: Any) -> tuple[Any, Any]:
+    """The tool's functions for a dict-input runnable: the keyword arguments go to the
+    runnable as one dict, its runs nested under the tool run (``callbacks``)."""
 
-    Fields: those of :class:`BaseTool`, plus ``runnable`` (what the tool invokes) and
-    ``takes_dict`` (True: the arguments go to the runnable as one dict; False: the one
-    string argument ``tool_input`` goes as it is).
-    """
+    def invoke(callbacks: Any = None, **arguments: Any) -> Any:
+        return runnable.invoke(arguments, config={"callbacks": callbacks})
 
-    runnable: Any = None
-    takes_dict: bool = False
+    async def ainvoke(callbacks: Any = None, **arguments: Any) -> Any:
+        return await runnable.ainvoke(arguments, config={"callbacks": callbacks})
 
-    @property
-    def args(self) -> dict[str, dict[str, Any]]:
-        """The arguments' JSON Schemas; for the one-string tool ``{"tool_input": {"type":
-        "string"}}``, untitled, as LangChain's ``Tool`` shows it."""
-        if self.takes_dict:
-            return super().args
-        return {"tool_input": {"type": "string"}}
-
-    def _run(self, *args: Any, **kwargs: Any) -> Any:
-        if self.takes_dict:
-            return self.runnable.invoke(dict(kwargs))
-        return self.runnable.invoke(args[0] if args else kwargs["tool_input"])
-
-    async def _arun(self, *args: Any, **kwargs: Any) -> Any:
-        if self.takes_dict:
-            return await self.runnable.ainvoke(dict(kwargs))
-        return await self.runnable.ainvoke(args[0] if args else kwargs["tool_input"])
-
-
-_ONE_STRING = {
-    "type": "object",
-    "properties": {"tool_input": {"type": "string"}},
-    "required": ["tool_input"],
-}
+    return invoke, ainvoke
 
 
 def runnable_as_tool(
@@ -62,8 +38,9 @@ def runnable_as_tool(
     name: str | None = None,
     description: str | None = None,
     arg_types: Mapping[str, Any] | None = None,
-) -> RunnableTool:
-    """Build the :class:`RunnableTool` for ``runnable`` (see ``Runnable.as_tool``).
+) -> StructuredTool | Tool:
+    """Build the tool for ``runnable`` (see ``Runnable.as_tool``): a ``StructuredTool``
+    when its input is a dict of named values, else a one-string ``Tool``.
 
     Raises:
         InvalidInputError: both ``args_schema`` and ``arg_types`` given, or an
@@ -89,14 +66,17 @@ def runnable_as_tool(
         if declared.get("type") == "object" and declared.get("properties"):
             schema = declared
     tool_name = name or runnable.get_name()
+    if schema is None:
+        return Tool(tool_name, runnable.invoke, description or "", coroutine=runnable.ainvoke)
     if isinstance(schema, Mapping):
         # a schema object titled with the tool's name, as LangChain's model made from it
         # is (programs print args_schema.model_json_schema())
         schema = ArgsSchema.from_json_schema(schema, name=tool_name)
-    return RunnableTool(
+    invoke, ainvoke = _dict_caller(runnable)
+    return StructuredTool(
         name=tool_name,
         description=description or "",
-        args_schema=schema if schema is not None else _ONE_STRING,
-        runnable=runnable,
-        takes_dict=schema is not None,
+        func=invoke,
+        coroutine=ainvoke,
+        args_schema=schema,
     )

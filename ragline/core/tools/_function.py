@@ -1,6 +1,10 @@
 """Tools that call a Python function: ``StructuredTool`` (keyword arguments, checked
 against the function's schema) and ``Tool`` (one string input), sharing how the function
-is called."""
+is called.
+
+They live in ``ragline.core`` so that ``Runnable.as_tool`` can return them, as LangChain's
+returns its ``StructuredTool`` / ``Tool``; :mod:`ragline.tools` exports them.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ import textwrap
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ragline.core import BaseTool, InvalidInputError, RunnableConfig, ToolValidationError
-from ragline.core.config import get_current_config
-from ragline.core.tools import ArgsSchema, parse_google_docstring, sync_run_manager
+from ragline.core.config import RunnableConfig, get_current_config
+from ragline.core.exceptions import InvalidInputError, ToolValidationError
+from ragline.core.tools._base import BaseTool, sync_run_manager
+from ragline.core.tools._schema import ArgsSchema, parse_google_docstring
 
 __all__ = ["StructuredTool", "Tool"]
 

@@ -1,0 +1,65 @@
+"""Parity: causes left after the port trials' sets 14-17 (issue 24, helper tail C).
+
+Each scenario runs the same program shape through LangChain and through ragline and
+compares what the program would print, read or catch.
+"""
+
+import asyncio
+from typing import Any
+
+import langchain_core.runnables as lc_runnables
+import langchain_core.tools as lc_tools
+from typing_extensions import TypedDict
+
+import ragline.core as rl
+import ragline.tools as rl_tools
+
+
+class _Pair(TypedDict):
+    a: int
+    b: list[int]
+
+
+def _times_max(x: _Pair) -> str:
+    return str(x["a"] * max(x["b"]))
+
+
+def _shout(x: str) -> str:
+    return x.upper() + "!"
+
+
+def _as_tool_forms(runnables: Any, tools: Any) -> list[Any]:
+    typed = runnables.RunnableLambda(_times_max).as_tool(name="pair", description="Pairs.")
+    by_types = runnables.RunnableLambda(lambda x: x["a"] + x["b"]).as_tool(
+        name="add", description="Adds.", arg_types={"a": int, "b": int}
+    )
+    text = runnables.RunnableLambda(_shout).as_tool(description="Shouts.")
+    forms = []
+    for tool in (typed, by_types, text):
+        forms += [
+            type(tool).__name__,
+            isinstance(tool, tools.StructuredTool),
+            isinstance(tool, tools.Tool),
+            isinstance(tool, tools.BaseTool),
+            tool.name,
+            tool.description,
+            tool.args,
+        ]
+    forms += [
+        typed.invoke({"a": 3, "b": [1, 2]}),
+        asyncio.run(typed.ainvoke({"a": 2, "b": [4]})),
+        list(typed.stream({"a": 1, "b": [7]})),
+        by_types.invoke({"a": 2, "b": 5}),
+        text.invoke("hi"),
+        asyncio.run(text.ainvoke("yo")),
+        text.run("hey"),
+        typed.tool_call_schema.model_json_schema(),
+        by_types.tool_call_schema.model_json_schema(),
+    ]
+    return forms
+
+
+def test_runnable_as_tool_is_a_structured_tool_or_a_tool_as_langchains() -> None:
+    # set 14 wpbarco_runnable_as_tool_typed_dict: type(tool).__name__ printed RunnableTool
+    # where LangChain returns a StructuredTool (dict input) or a Tool (string input)
+    assert _as_tool_forms(rl, rl_tools) == _as_tool_forms(lc_runnables, lc_tools)
