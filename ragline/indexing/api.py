@@ -134,7 +134,68 @@ class IndexEngine(Protocol):
 
 # the key payload's encoder, built once: json.dumps with options builds one per call, which
 # cost about a third of hashing a 1,000-character chunk (issue 25); the same output
-_KEY_PAYLOAD = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+_KEY_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+_KEY_PAYLOAD = _KEY_ENCODER.encode
+
+
+def _metadata_encoder() -> Callable[[Any], str] | None:
+    """The C part of ``_KEY_ENCODER`` built once, without its per-call set-up (``encode``
+    builds it on every call) and without the circular-reference check (a failure of
+    any kind is retried by ``_KEY_PAYLOAD``, which raises its own error); None where
+    Python has no C encoder."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython always has it
+        return None
+    parts = make(
+        None, _KEY_ENCODER.default, json.encoder.encode_basestring, None,
+        _KEY_ENCODER.key_separator, _KEY_ENCODER.item_separator, True, False, True,
+    )  # fmt: skip
+    return lambda value: "".join(parts(value, 0))
+
+
+_METADATA_JSON = _metadata_encoder()
+# the bytes below 0x20 that JSON writes as \b, \f or \u00XX: a text holding one takes the
+# JSON encoder's path (text holds tabs and line ends, almost never these)
+_RARE_CONTROLS = bytes(byte for byte in range(0x20) if byte not in b"\t\n\r")
+
+
+def _key_payload(document: Document) -> bytes:
+    """The UTF-8 bytes of ``_KEY_PAYLOAD([page_content, metadata])``, built faster.
+
+    Escaping the text is most of the JSON encoder's time (it looks at every character):
+    here the text is encoded to UTF-8 and its backslashes, quotes, tabs and line ends
+    escaped by ``bytes.replace`` (none of these bytes occurs inside a multi-byte UTF-8
+    character), which gives the same bytes for a text without other control
+    characters; any other text, a metadata value JSON cannot hold, a lone surrogate,
+    and a ``str`` subclass go the JSON encoder's way (its output, or its error). The
+    keys, and so every store's ids, stay what they were (issue 25: 6.3 -> ~3.8 us of
+    CPU per 1,000-character chunk).
+    """
+    text = document.page_content
+    if type(text) is str and _METADATA_JSON is not None:
+        try:
+            data = text.encode("utf-8")
+            if len(data.translate(None, _RARE_CONTROLS)) == len(data):
+                data = (
+                    data.replace(b"\\", b"\\\\")
+                    .replace(b'"', b'\\"')
+                    .replace(b"\n", b"\\n")
+                    .replace(b"\t", b"\\t")
+                    .replace(b"\r", b"\\r")
+                )
+                metadata = _METADATA_JSON(document.metadata).encode("utf-8")
+                return b'["' + data + b'",' + metadata + b"]"
+        except Exception:  # the slow path below gives the encoder's own output or error
+            pass
+    try:
+        payload = _KEY_PAYLOAD([document.page_content, document.metadata])
+    except (TypeError, ValueError) as err:
+        raise InvalidInputError(
+            f"cannot hash the metadata of the document starting {document.page_content[:60]!r}: "
+            f"{err}; metadata values must be JSON values (str, int, float, bool, None, "
+            f"lists and dicts of them)"
+        ) from None
+    return payload.encode("utf-8")
 
 
 def hash_document(document: Document, algorithm: str = "sha256") -> str:
@@ -155,15 +216,7 @@ def hash_document(document: Document, algorithm: str = "sha256") -> str:
         >>> hash_document(Document("hi", metadata={"source": "a.txt"}))[:12]
         'bbef4ed1f301'
     """
-    try:
-        payload = _KEY_PAYLOAD([document.page_content, document.metadata])
-    except (TypeError, ValueError) as err:
-        raise InvalidInputError(
-            f"cannot hash the metadata of the document starting {document.page_content[:60]!r}: "
-            f"{err}; metadata values must be JSON values (str, int, float, bool, None, "
-            f"lists and dicts of them)"
-        ) from None
-    return str(KEY_ENCODERS[algorithm](payload.encode("utf-8")).hexdigest())
+    return str(KEY_ENCODERS[algorithm](_key_payload(document)).hexdigest())
 
 
 @dataclass
