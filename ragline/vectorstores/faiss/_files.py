@@ -348,7 +348,7 @@ def _write_sqlite(snapshot: Snapshot, path: Path) -> int:
     """Write the snapshot's document table as a SQLite file; returns its row count."""
     table = snapshot.table
 
-    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode  # built once
+    encode = _metadata_json()
 
     def rows() -> Iterator[tuple[int, str, str, str]]:
         for label, (doc_id, text, metadata) in table.added.items():
@@ -369,6 +369,30 @@ def _write_sqlite(snapshot: Snapshot, path: Path) -> int:
         ) from err
     except sqlite3.IntegrityError as err:
         raise InvalidInputError(f"cannot save: the document ids repeat ({err})") from err
+
+
+def _metadata_json() -> Callable[[Any], str]:
+    """``JSONEncoder(ensure_ascii=False, allow_nan=True).encode``, the same text, faster:
+    ``encode`` builds json's C encoder on every call, about two thirds of the cost of a
+    chunk's small metadata dict; this one is built once, without the circular-reference
+    check (a failure of any kind is retried by ``encode``, which raises its own error).
+    """
+    encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=True)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython always has it
+        return encoder.encode
+    parts = make(
+        None, encoder.default, json.encoder.encode_basestring, None,
+        encoder.key_separator, encoder.item_separator, False, False, True,
+    )  # fmt: skip
+
+    def encode(value: Any) -> str:
+        try:
+            return "".join(parts(value, 0))
+        except Exception:  # the error is encode's, below
+            return encoder.encode(value)
+
+    return encode
 
 
 def _json_ok(value: Any) -> bool:
