@@ -15,6 +15,8 @@ Each specific error also subclasses the built-in a user would already catch, so
     │   ├── OutputParserException            a model's reply is not in the expected format
     │   └── ToolValidationError              a tool's arguments do not fit its schema
     ├── ConfigurationError (ValueError)      unknown configurable id, search_type, chain_type ...
+    │   └── UnsupportedMethodError (NotImplementedError)  a model lacks that way of working
+    │                                        (structured output); prints as NotImplementedError
     ├── MissingDependencyError (ImportError) an optional package is not installed; names the extra
     ├── StoreConnectionError (ConnectionError)  a backend server or Ray cluster cannot be
     │                                        reached; names the URL or address
@@ -66,6 +68,7 @@ __all__ = [
     "StoreLockedError",
     "ToolException",
     "ToolValidationError",
+    "UnsupportedMethodError",
     "printed_as",
 ]
 
@@ -198,6 +201,15 @@ class ToolValidationError(InvalidInputError):
 
 class ConfigurationError(RaglineError, ValueError):
     """An unknown option: configurable id, search_type, chain_type, metric ..."""
+
+
+@printed_as(NotImplementedError)
+class UnsupportedMethodError(ConfigurationError, NotImplementedError):
+    """A model was asked for a way of working it lacks (``with_structured_output`` of a
+    model without tools or JSON output).
+
+    Also a ``NotImplementedError`` and prints as one, the class LangChain raises there.
+    """
 
 
 class MissingDependencyError(RaglineError, ImportError):

@@ -23,16 +23,19 @@ from collections.abc import Callable
 from typing import IO, TextIO
 
 from ragline.core import InvalidInputError, LoaderError
+from ragline.core.exceptions import printed_as
 
 DEFAULT_ENCODING = "utf-8"
 FALLBACK_ENCODINGS = ("utf-8", "cp1252", "latin-1")
 _CHUNK = 1 << 20
 
 
+@printed_as(RuntimeError)
 class DecodeError(LoaderError, RuntimeError):
     """A file's bytes are not valid in the encoding; the message names the file, the
     encoding and the first bad byte. Caught as LoaderError (ragline) or RuntimeError
-    (what LangChain's TextLoader and DirectoryLoader raise there)."""
+    (what LangChain's TextLoader and DirectoryLoader raise there), and printed as
+    RuntimeError (``type(err).__name__``)."""
 
 
 _WIDE = frozenset({"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"})

@@ -63,3 +63,43 @@ def test_runnable_as_tool_is_a_structured_tool_or_a_tool_as_langchains() -> None
     # set 14 wpbarco_runnable_as_tool_typed_dict: type(tool).__name__ printed RunnableTool
     # where LangChain returns a StructuredTool (dict input) or a Tool (string input)
     assert _as_tool_forms(rl, rl_tools) == _as_tool_forms(lc_runnables, lc_tools)
+
+
+def _undecodable_file_error(loaders: Any, path: Any) -> list[Any]:
+    path.write_bytes("Caf\u00e9 na\u00efve.\n".encode("cp1252"))
+    try:
+        loaders.TextLoader(str(path), encoding="utf-8").load()
+    except RuntimeError as err:
+        return [type(err).__name__, repr(err).split("(")[0], type(err.__cause__).__name__]
+    return []
+
+
+def test_an_undecodable_text_file_raises_a_runtime_error_as_langchains(tmp_path: Any) -> None:
+    # set 11 text_loader_encoding_error: print(type(e).__name__) printed DecodeError where
+    # LangChain's TextLoader raises RuntimeError (the message stays ragline's own)
+    import langchain_community.document_loaders as lc_loaders
+
+    import ragline.loaders as rl_loaders
+
+    assert _undecodable_file_error(rl_loaders, tmp_path / "a.txt") == _undecodable_file_error(
+        lc_loaders, tmp_path / "b.txt"
+    )
+
+
+def _structured_output_refused(models: Any) -> list[Any]:
+    caught = []
+    for method in (None, "function_calling", "json_schema"):
+        model = models.GenericFakeChatModel(messages=iter(["hello matey"]))
+        try:
+            model.with_structured_output({"foo": "bar"}, method=method)
+        except NotImplementedError as err:
+            caught += [type(err).__name__, repr(err).split("(")[0]]
+    return caught
+
+
+def test_structured_output_of_a_model_without_tools_is_not_implemented_as_langchains() -> None:
+    # set 13 rohit_generic_fake_structured_dict_schema: ragline raised ConfigurationError
+    # (a ValueError) where LangChain raises NotImplementedError
+    import langchain_core.language_models as lc_models
+
+    assert _structured_output_refused(rl) == _structured_output_refused(lc_models)

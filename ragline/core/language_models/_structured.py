@@ -31,7 +31,7 @@ from typing import Any
 
 from ragline.core._checks import check_choice
 from ragline.core._drive import Effect, Operation, adrive, drive
-from ragline.core.exceptions import ConfigurationError, InvalidInputError
+from ragline.core.exceptions import ConfigurationError, InvalidInputError, UnsupportedMethodError
 from ragline.core.output_parsers import (
     BaseOutputParser,
     JsonOutputKeyToolsParser,
@@ -59,7 +59,9 @@ def structured_output(
     """The runnable ``with_structured_output`` returns (see the module docstring).
 
     Raises:
-        ConfigurationError: ``method`` is unknown or not supported by this model.
+        ConfigurationError: ``method`` is unknown.
+        UnsupportedMethodError: ``method`` is not supported by this model (a
+            ConfigurationError, printed as LangChain's NotImplementedError).
         InvalidInputError: the schema cannot be described (or is missing).
     """
     supported = tuple(type(model).structured_output_methods)
@@ -70,7 +72,7 @@ def structured_output(
         supported = tuple(m for m in supported if m != method)
     if method not in supported:
         why = " (it has no bind_tools)" if not hasattr(model, "bind_tools") else ""
-        raise ConfigurationError(
+        raise UnsupportedMethodError(
             f"{type(model).__name__} does not support method={method!r}{why}; it supports "
             f"{', '.join(map(repr, supported)) or 'no structured output'}"
         )
