@@ -5,6 +5,7 @@ compares what the program would print, read or catch.
 """
 
 import asyncio
+import os
 from typing import Any
 
 import langchain_core.runnables as lc_runnables
@@ -103,3 +104,59 @@ def test_structured_output_of_a_model_without_tools_is_not_implemented_as_langch
     import langchain_core.language_models as lc_models
 
     assert _structured_output_refused(rl) == _structured_output_refused(lc_models)
+
+
+def _default_cache_file(caches: Any, models: Any, set_llm_cache: Any, folder: Any) -> list[Any]:
+    os.chdir(folder)
+    cache = caches.SQLiteCache()
+    seen = [os.path.exists(".langchain.db")]
+    set_llm_cache(cache)
+    try:
+        llm = models.FakeListLLM(responses=["first", "second"])
+        seen += [llm.invoke("joke"), llm.invoke("joke"), llm.invoke("other")]
+    finally:
+        set_llm_cache(None)
+    return seen
+
+
+def test_sqlite_cache_with_no_path_writes_langchains_file(tmp_path: Any, monkeypatch: Any) -> None:
+    # set 14 mdaniyalkhann_sqlite_cache_joke: SQLiteCache() wrote .ragline_cache.db, so
+    # os.path.exists(".langchain.db") printed False where LangChain's printed True
+    import langchain_community.cache as lc_caches
+    import langchain_core.globals as lc_globals
+    import langchain_core.language_models as lc_models
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lc").mkdir()
+    (tmp_path / "rl").mkdir()
+    theirs = _default_cache_file(lc_caches, lc_models, lc_globals.set_llm_cache, tmp_path / "lc")
+    ours = _default_cache_file(rl, rl, rl.set_llm_cache, tmp_path / "rl")
+    assert ours == theirs
+    assert {name.split("-")[0] for name in os.listdir(tmp_path / "rl")} == {".langchain.db"}
+
+
+def test_ragline_and_langchain_share_the_default_file_without_touching_each_others_rows(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    # the same .langchain.db used by both libraries: each keeps its own table and reads its
+    # own answers back (LangChain's rows are never read or changed by ragline's cache)
+    import langchain_community.cache as lc_caches
+    import langchain_core.globals as lc_globals
+    import langchain_core.language_models as lc_models
+
+    monkeypatch.chdir(tmp_path)
+    lc_llm = lc_models.FakeListLLM(responses=["lc answer", "lc again"])
+    rl_llm = rl.FakeListLLM(responses=["rl answer", "rl again"])
+    try:
+        lc_globals.set_llm_cache(lc_caches.SQLiteCache())
+        assert lc_llm.invoke("q") == "lc answer"
+        rl.set_llm_cache(rl.SQLiteCache())
+        assert [rl_llm.invoke("q"), rl_llm.invoke("q")] == ["rl answer", "rl answer"]
+        lc_globals.set_llm_cache(lc_caches.SQLiteCache())
+        assert lc_llm.invoke("q") == "lc answer"
+        rl.set_llm_cache(rl.SQLiteCache())
+        assert rl_llm.invoke("q") == "rl answer"
+    finally:
+        lc_globals.set_llm_cache(None)
+        rl.set_llm_cache(None)
+    assert {name.split("-")[0] for name in os.listdir(tmp_path)} == {".langchain.db"}

@@ -1,11 +1,12 @@
 """SQLiteCache: LLM answers cached in a SQLite file (standard-library sqlite3, WAL mode).
 
-One table, ``llm_cache``: the sha256 of prompt and model string (each length-prefixed)
-as the key, the prompt and model string themselves (a lookup checks them, so a key
-collision is a miss; they also let you inspect or delete entries by hand), and the
-generations as JSON. Files written with the first key scheme (prompt, NUL, model string)
-are still read. Several processes may share the file; a file that is not a SQLite database is
-reported (``PersistenceError``) and never overwritten.
+One table, ``llm_cache``: the sha256 of prompt and model string (each length-prefixed) as
+the key, the prompt and model string themselves (a lookup checks them, so a key collision
+is a miss; they also let you inspect or delete entries by hand), and the generations as
+JSON. Files written with the first key scheme (prompt, NUL, model string) are still read.
+The default file is LangChain's, ``.langchain.db``; LangChain's own table there
+(``full_llm_cache``) is left alone. Several processes may share the file; a file that is
+not a SQLite database is reported (``PersistenceError``) and never overwritten.
 """
 
 from __future__ import annotations
@@ -41,11 +42,16 @@ class SQLiteCache(BaseCache):
     """LLM answers in a SQLite file that outlives the process.
 
     Args:
-        database_path: the file (created with its folder on first use), a
-            ``sqlite:///`` URL, or ``":memory:"``.
+        database_path: the file (created with its folder here), a ``sqlite:///`` URL, or
+            ``":memory:"``. The default, ``.langchain.db`` in the working folder, is the
+            file LangChain's ``SQLiteCache()`` writes: a ported program finds the file it
+            names. ragline keeps its answers in its own table there (``llm_cache``) and
+            never reads or changes LangChain's (``full_llm_cache``).
 
     Raises:
         ConfigurationError: a URL that is not a SQLite URL.
+        PersistenceError: the file cannot be opened or is not a SQLite database (left
+            as it is).
 
     Example:
         >>> cache = SQLiteCache(":memory:")
@@ -54,10 +60,11 @@ class SQLiteCache(BaseCache):
         '4'
     """
 
-    def __init__(self, database_path: str | os.PathLike[str] = ".ragline_cache.db") -> None:
+    def __init__(self, database_path: str | os.PathLike[str] = ".langchain.db") -> None:
         path = _path(database_path)
         self.database_path = path
         self._db = SQLiteDatabase(path, schema=_SCHEMA, what="LLM cache database")
+        self._db.connect()  # the file is there once the cache is made, as LangChain's
 
     def __repr__(self) -> str:
         return f"SQLiteCache({self.database_path!r})"
