@@ -84,14 +84,27 @@ class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
         self.optional_variables = []
 
     @classmethod
-    def from_template(cls, template: str, *, template_format: str = "f-string") -> Any:
+    def from_template(
+        cls,
+        template: str,
+        *,
+        template_format: str = "f-string",
+        partial_variables: Mapping[str, Any] | None = None,
+    ) -> Any:
         """Build the message template from an f-string (or jinja2) template.
+
+        ``partial_variables`` fills some variables now (as ``PromptTemplate`` does); the
+        rest stay inputs.
 
         Example:
             >>> HumanMessagePromptTemplate.from_template("{q}").format(q="hi")
             HumanMessage(content='hi', additional_kwargs={}, response_metadata={})
         """
-        return cls(PromptTemplate(template, template_format=template_format))
+        return cls(
+            PromptTemplate(
+                template, template_format=template_format, partial_variables=partial_variables
+            )
+        )
 
     def format(self, **kwargs: Any) -> BaseMessage:
         """Format into one message."""
@@ -159,10 +172,18 @@ class ChatMessagePromptTemplate(_StringMessagePromptTemplate):
 
     @classmethod
     def from_template(  # type: ignore[override]
-        cls, template: str, *, role: str, template_format: str = "f-string"
+        cls,
+        template: str,
+        *,
+        role: str,
+        template_format: str = "f-string",
+        partial_variables: Mapping[str, Any] | None = None,
     ) -> ChatMessagePromptTemplate:
         """Build the message template from a template and a role name."""
-        return cls(PromptTemplate(template, template_format=template_format), role=role)
+        prompt = PromptTemplate(
+            template, template_format=template_format, partial_variables=partial_variables
+        )
+        return cls(prompt, role=role)
 
     def format(self, **kwargs: Any) -> BaseMessage:
         return ChatMessage(self.prompt.format(**kwargs), role=self.role)
