@@ -50,3 +50,37 @@ def test_a_message_template_takes_partial_variables() -> None:
     # ragline's from_template had no partial_variables keyword (TypeError)
     expected = _partial_in_a_message_template(lc_prompts, lc_models, lc_parsers)
     assert _partial_in_a_message_template(rl, rl, rl) == expected
+
+
+def _usage_summed_per_model(models: Any, messages: Any, callbacks: Any) -> str:
+    # cmoaciopm_usage_metadata_callback_three_calls: three runs of one model summed
+    def reply(i: int, o: int, details: bool) -> Any:
+        usage: dict[str, Any] = {"input_tokens": i, "output_tokens": o, "total_tokens": i + o}
+        if details:
+            usage["input_token_details"] = {"cache_read": 1, "audio": 0, "cache_creation": 2}
+            usage["output_token_details"] = {"reasoning": 3, "audio": 1}
+        return messages.AIMessage(
+            "ok", response_metadata={"model_name": "deepseek-v3"}, usage_metadata=usage
+        )
+
+    llm = models.GenericFakeChatModel(
+        messages=iter([reply(5, 9, False), reply(8, 8, True), reply(6, 14, False)])
+    )
+    handler = callbacks.UsageMetadataCallbackHandler()
+    printed = []
+    for question in ("hello", "What's your name?", "Tell me a joke"):
+        llm.invoke(question, config={"callbacks": [handler]})
+        printed.append(repr(handler.usage_metadata))
+    return "\n".join(printed)
+
+
+def test_usage_sums_keep_langchains_key_order() -> None:
+    # LangChain's add_usage builds each sum over a set of the keys, so a printed sum
+    # lists them in that set's order (the first run's usage is kept as it came)
+    import langchain_core.callbacks as lc_callbacks
+    import langchain_core.messages as lc_messages
+
+    import ragline.core.callbacks as rl_callbacks
+
+    expected = _usage_summed_per_model(lc_models, lc_messages, lc_callbacks)
+    assert _usage_summed_per_model(rl, rl, rl_callbacks) == expected

@@ -138,13 +138,15 @@ def _usage_of(response: Any) -> tuple[dict[str, Any] | None, str | None]:
 
 
 def _summed(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
-    total = dict(left)
-    for key, value in right.items():
-        total[key] = (
-            _summed(total.get(key) or {}, value)
-            if isinstance(value, dict)
-            else (total.get(key, 0) + value)
-        )
+    # The keys in the order of a set of them, as LangChain's add_usage sums (so a printed
+    # sum lists its keys as LangChain's does, under the same hash seed)
+    total: dict[str, Any] = {}
+    for key in set(left).union(right):
+        mine, theirs = left.get(key), right.get(key)
+        if isinstance(mine, dict) or isinstance(theirs, dict):
+            total[key] = _summed(mine or {}, theirs or {})
+        else:
+            total[key] = (mine or 0) + (theirs or 0)
     return total
 
 
@@ -170,7 +172,9 @@ class UsageMetadataCallbackHandler(BaseCallbackHandler):
             return
         with self._lock:
             key = model or ""
-            self.usage_metadata[key] = _summed(self.usage_metadata.get(key, {}), usage)
+            known = self.usage_metadata.get(key)
+            # a model's first usage is kept as it came (LangChain's order too)
+            self.usage_metadata[key] = usage if known is None else _summed(known, usage)
 
 
 class OpenAICallbackHandler(BaseCallbackHandler):
