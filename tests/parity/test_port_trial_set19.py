@@ -84,3 +84,81 @@ def test_usage_sums_keep_langchains_key_order() -> None:
 
     expected = _usage_summed_per_model(lc_models, lc_messages, lc_callbacks)
     assert _usage_summed_per_model(rl, rl, rl_callbacks) == expected
+
+
+_V0_BLOCKS = [
+    {"type": "text", "text": "Describe these."},
+    {"type": "image", "source_type": "url", "url": "https://example.com/a.png"},
+    {
+        "type": "image",
+        "source_type": "url",
+        "url": "u",
+        "mime_type": "image/png",
+        "x": None,
+        "y": 2,
+    },
+    {"type": "image", "source_type": "base64", "data": "AAA", "mime_type": "image/png"},
+    {"type": "file", "source_type": "base64", "data": "JVB", "mime_type": "", "filename": "a.pdf"},
+    {"type": "audio", "source_type": "id", "id": "f1", "mime_type": "audio/wav"},
+    {"type": "image", "source_type": "id", "id": "f2"},
+    {"type": "file", "source_type": "text", "url": "plain words"},
+    {"type": "file", "source_type": "text", "url": "# md", "mime_type": "text/markdown", "k": 1},
+    {"type": "image", "source_type": "text", "url": "left as it is"},
+    {"type": "image", "image_url": "not a v0 block"},
+    {"type": "image_url", "image_url": {"url": "https://example.com/b.png"}},
+]
+
+
+def _what_a_chat_model_receives(
+    models: Any, messages: Any, prompts: Any, outputs: Any
+) -> list[Any]:
+    # wpbarco_multimodal_prompt_image_block_text: LangChain's chat models turn v0 data
+    # blocks (with source_type) into v1 standard blocks before the model's hook sees them
+    seen: list[Any] = []
+
+    class Echo(models.BaseChatModel):
+        @property
+        def _llm_type(self) -> str:
+            return "echo"
+
+        def _generate(self, messages_in: Any, stop: Any = None, **kwargs: Any) -> Any:
+            seen.append([m.content for m in messages_in])
+            reply = messages.AIMessage("ok")
+            return outputs.ChatResult(generations=[outputs.ChatGeneration(message=reply)])
+
+    sent = messages.HumanMessage(content=[dict(block) for block in _V0_BLOCKS])
+    Echo().invoke([messages.SystemMessage("look"), sent])
+    prompt = prompts.ChatPromptTemplate(
+        [
+            {
+                "role": "user",
+                "content": [{"type": "image", "source_type": "url", "url": "{image_url}"}],
+            }
+        ]
+    )
+    (prompt | Echo()).invoke({"image_url": "https://example.com/c.png"})
+    # the program's own message is left as it was
+    seen.append(sent.content == _V0_BLOCKS)
+    return seen
+
+
+def _without_generated_ids(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_without_generated_ids(v) for v in value]
+    if isinstance(value, dict):
+        return {
+            k: (
+                "lc_<uuid>" if k == "id" and str(v).startswith("lc_") else _without_generated_ids(v)
+            )
+            for k, v in value.items()
+        }
+    return value
+
+
+def test_a_chat_model_receives_v0_data_blocks_as_v1_blocks() -> None:
+    import langchain_core.messages as lc_messages
+    import langchain_core.outputs as lc_outputs
+
+    expected = _what_a_chat_model_receives(lc_models, lc_messages, lc_prompts, lc_outputs)
+    got = _what_a_chat_model_receives(rl, rl, rl, rl)
+    assert _without_generated_ids(got) == _without_generated_ids(expected)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
+import uuid
 from abc import abstractmethod
 from typing import Any, ClassVar, cast
 
@@ -28,6 +29,73 @@ _RUN_ID_PREFIX = "lc_run-"  # LangChain's: a reply's id is "lc_run--<run id>[-<i
 # for each chunk cost ~4% of a streamed run's astream_events. The last run's text is
 # kept; the pair is swapped whole, so a concurrent run at worst makes its own again.
 _last_stream_id: tuple[Any, str] = (None, "")
+
+
+_DATA_BLOCK_TYPES = frozenset({"image", "audio", "file"})
+# what each v0 source keeps as a named key (the rest of a block goes under "extras")
+_V0_KNOWN = {
+    "url": {"type", "source_type", "url", "mime_type"},
+    "base64": {"type", "source_type", "data", "mime_type"},
+    "id": {"type", "source_type", "id"},
+    "text": {"type", "source_type", "url", "mime_type"},
+}
+
+
+def _v1_data_block(block: dict[str, Any]) -> dict[str, Any]:
+    """A LangChain v0 data block (``source_type`` url / base64 / id / text) as the v1
+    standard block LangChain's chat models hand their hook: ``url`` / ``base64`` (from
+    ``data``) / ``file_id`` (a file also gets a new ``lc_`` id) / a ``text-plain`` block
+    for a text file; ``mime_type`` kept where the source has one (not for an id); other
+    keys, None left out, under ``extras``. A block LangChain would not convert (or would
+    fail on: an ``id`` key beside a url, a missing value) is returned as it is."""
+    kind, source = block["type"], block["source_type"]
+    known = _V0_KNOWN[source]
+    if (source == "text" and kind != "file") or ("id" in block and source != "id"):
+        return block
+    value_key = {"url": "url", "base64": "data", "id": "id", "text": "url"}[source]
+    if value_key not in block:
+        return block
+    value = block[value_key]
+    converted: dict[str, Any]
+    if source == "text":
+        converted = {"type": "text-plain", "text": value}
+        converted["mime_type"] = block.get("mime_type") or "text/plain"
+    elif source == "id":
+        converted = {"type": kind}
+        if kind == "file":
+            converted["id"] = f"lc_{uuid.uuid4()}"
+        converted["file_id"] = value
+    else:
+        converted = {"type": kind, "url" if source == "url" else "base64": value}
+        if block.get("mime_type"):
+            converted["mime_type"] = block["mime_type"]
+    extras = {k: v for k, v in block.items() if k not in known and v is not None}
+    if extras:
+        converted["extras"] = extras
+    return converted
+
+
+def _with_v1_data_blocks(messages: list[BaseMessage]) -> list[BaseMessage]:
+    """The messages a chat model's hook sees: v0 data blocks as v1 standard blocks, in
+    copies (the caller's messages are left as they are), as LangChain's models do."""
+    converted = messages
+    for index, message in enumerate(messages):
+        content = message.content
+        if type(content) is not list:  # the usual case: nothing to look at
+            continue
+        blocks = [
+            _v1_data_block(block)
+            if isinstance(block, dict)
+            and block.get("type") in _DATA_BLOCK_TYPES
+            and block.get("source_type") in _V0_KNOWN
+            else block
+            for block in content
+        ]
+        if any(new is not old for new, old in zip(blocks, content, strict=True)):
+            if converted is messages:
+                converted = list(messages)
+            converted[index] = message.model_copy(update={"content": blocks})
+    return converted
 
 
 def _stream_id(run_id: Any) -> str:
@@ -154,7 +222,7 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
         return {}
 
     def _model_input(self, prompt: PromptValue) -> list[BaseMessage]:
-        return prompt.to_messages()
+        return _with_v1_data_blocks(prompt.to_messages())
 
     _ls_model_type = "chat"
     _ls_extra: ClassVar[dict[str, str]] = {"ls_integration": "langchain_chat_model"}
