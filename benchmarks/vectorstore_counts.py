@@ -4,11 +4,14 @@ Timings on a shared machine are noisy; the number of function calls a query make
 not. This script builds the store of ``benchmarks/vectorstores.py`` (same data, same
 embeddings, cosine metric) and reports, per query, the calls cProfile counts (Python
 functions and builtins, primitive and recursive) and the distinct functions among them,
-for ``similarity_search``, ``retriever.invoke`` and ``retriever.batch``, with a digest of
+for ``similarity_search``, ``similarity_search_with_score``, ``similarity_search_by_vector``
+(the query's vector as the benchmark's Embeddings returns it: a float32 numpy row, and as a
+list of floats), ``retriever.invoke`` and ``retriever.batch``, with a digest of
 the bytecode of every ragline function each row ran. ``--root`` points at another
 checkout (a ``git worktree`` of an older commit, say) to compare two trees with this same
 script: equal data, equal counting; equal digests mean the same code ran.
 
+``--langchain`` also counts the single-query rows on LangChain's FAISS (same data).
 ``--top N`` lists the N functions with the most calls per row, each ragline function with
 its own bytecode digest (diff two trees' listings to find what a change added or
 changed). Calls made on threads other than the caller's are not counted; the script says
@@ -22,11 +25,14 @@ every run as ``vectorstores.py`` sets them up (single queries: fastest of 3 trie
 query, median over the queries; batch: fastest of 7 alternated runs); it prints each
 run's LangChain/ragline ratio, the medians and the load average before each run.
 ``--cpu`` times with the process's CPU time (all its threads) instead of the wall clock:
-on a loaded machine, time spent waiting for a core is not counted.
+on a loaded machine, time spent waiting for a core is not counted. Without ``--against``,
+``--pairs N`` runs the one checkout N times (ragline against LangChain only).
+``--size`` takes a comma list in timing mode (``--size 1000,10000``): each size in turn.
 
 Usage:
     .venv/bin/python benchmarks/vectorstore_counts.py [--root PATH] [--size 10000] [--top 0]
     .venv/bin/python benchmarks/vectorstore_counts.py --pairs 5 --root OLD --against NEW [--cpu]
+    .venv/bin/python benchmarks/vectorstore_counts.py --pairs 5 --size 1000,10000 [--cpu]
 """
 
 from __future__ import annotations
@@ -129,6 +135,27 @@ def timed(bench: Any, data: Any, store: Any, retriever: Any) -> None:
         queries,
         3,
     )
+    with_score = bench.round_robin(
+        {
+            "raw": lambda q: raw.search_with_score(q, 4),
+            "ragline": lambda q: store.similarity_search_with_score(q, 4),
+            "langchain": lambda q: lc.similarity_search_with_score(q, 4),
+        },
+        queries,
+        3,
+    )
+    by_vector = []
+    for vectors in query_vectors(data):  # the same vector objects for both libraries
+        by_vector.append(
+            bench.round_robin(
+                {
+                    "ragline": lambda i: store.similarity_search_by_vector(vectors[i], 4),  # noqa: B023
+                    "langchain": lambda i: lc.similarity_search_by_vector(vectors[i], 4),  # noqa: B023
+                },
+                range(len(queries)),
+                3,
+            )
+        )
     invoke = bench.round_robin(
         {"ragline": retriever.invoke, "langchain": lc_retriever.invoke}, queries, 3
     )
@@ -141,22 +168,44 @@ def timed(bench: Any, data: Any, store: Any, retriever: Any) -> None:
         7,
     )
     batch = {name: seconds / len(queries) for name, seconds in batch.items()}
-    rows = {"similarity_search k=4": search, "retriever.invoke": invoke, "retriever.batch": batch}
+    rows = {
+        "similarity_search k=4": search,
+        "similarity_search_with_score k=4": with_score,
+        "similarity_search_by_vector (array) k=4": by_vector[0],
+        "similarity_search_by_vector (list) k=4": by_vector[1],
+        "retriever.invoke": invoke,
+        "retriever.batch": batch,
+    }
     print("TIMES " + json.dumps(rows))
 
 
+def query_vectors(data: Any) -> tuple[list[Any], list[Any]]:
+    """Each query's vector as the benchmark's Embeddings' ``embed_query`` returns it (a
+    float32 numpy row), and as a list of Python floats."""
+    arrays = [data.embeddings.embed_query(q) for q in data.queries]
+    return arrays, [vector.tolist() for vector in arrays]
+
+
 def pairs(args: argparse.Namespace) -> None:
-    """``--pairs N``: N timing runs of ``--root`` and of ``--against``, alternated (the
-    order swapped every pair), one process each; per row, each run's LangChain/ragline
-    and ragline/raw ratios, the load average before it, and the medians."""
-    trees = {"root": args.root.resolve(), "against": args.against.resolve()}
+    """``--pairs N``: N timing runs of ``--root`` and of ``--against`` (when given),
+    alternated (the order swapped every pair), one process each, for each ``--size``;
+    per row, each run's LangChain/ragline and ragline/raw ratios, the load average
+    before it, and the medians."""
+    trees = {"root": args.root.resolve()}
+    if args.against is not None:
+        trees["against"] = args.against.resolve()
+    for size in args.sizes:
+        pairs_of_size(args, trees, size)
+
+
+def pairs_of_size(args: argparse.Namespace, trees: dict[str, Path], size: int) -> None:
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
     loads: dict[str, list[str]] = {name: [] for name in trees}
     env = {**os.environ, "OMP_NUM_THREADS": "1"}  # LangChain's pool threads too
     for pair in range(args.pairs):
         for name in list(trees) if pair % 2 == 0 else list(trees)[::-1]:
             command = [sys.executable, __file__, "--root", str(trees[name]), "--time"]
-            command += ["--size", str(args.size), "--queries", str(args.queries)]
+            command += ["--size", str(size), "--queries", str(args.queries)]
             command += ["--cpu"] if args.cpu else []
             loads[name].append(Path("/proc/loadavg").read_text().split()[0])
             output = subprocess.run(
@@ -164,16 +213,18 @@ def pairs(args: argparse.Namespace) -> None:
             ).stdout
             line = next(x for x in output.splitlines() if x.startswith("TIMES "))
             runs[name].append(json.loads(line[len("TIMES ") :]))
-            print(f"pair {pair + 1} {name} done (load {loads[name][-1]})", flush=True)
+            print(
+                f"{size:,} docs: pair {pair + 1} {name} done (load {loads[name][-1]})", flush=True
+            )
     print(
-        f"\n{args.size:,} documents, {args.queries} queries, faiss on 1 OpenMP thread, "
+        f"\n{size:,} documents, {args.queries} queries, faiss on 1 OpenMP thread, "
         f"{'CPU time' if args.cpu else 'wall clock'}; load "
         f"at the end {Path('/proc/loadavg').read_text().split()[0]}"
     )
     for name, tree in trees.items():
         print(f"{name}: {tree}; load before each run {', '.join(loads[name])}")
     for row in runs["root"][0]:
-        print(f"\n{row}")
+        print(f"\n{row} ({size:,} documents)")
         for name in trees:
             times = [run[row] for run in runs[name]]
             lc = [t["langchain"] / t["ragline"] for t in times]
@@ -190,7 +241,9 @@ def pairs(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--root", type=Path, default=HERE.parent, help="checkout to import")
-    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument(
+        "--size", default="10000", help="documents; a comma list with --pairs (1000,10000)"
+    )
     parser.add_argument(
         "--queries", type=int, help="queries per row: 200 for counts, 1000 for timing"
     )
@@ -199,8 +252,13 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=0, help="alternated timing runs")
     parser.add_argument("--against", type=Path, help="the other checkout for --pairs")
     parser.add_argument("--cpu", action="store_true", help="timing: process CPU time")
+    parser.add_argument("--langchain", action="store_true", help="counts: LangChain's too")
     args = parser.parse_args()
     args.queries = args.queries or (1000 if args.time or args.pairs else 200)
+    args.sizes = [int(size) for size in args.size.split(",")]
+    if len(args.sizes) > 1 and not args.pairs:
+        parser.error("several sizes need --pairs")
+    args.size = args.sizes[0]
     if args.pairs:
         pairs(args)
         return
@@ -218,8 +276,12 @@ def main() -> None:
     )
     retriever = store.as_retriever(search_kwargs={"k": 4})
     queries = data.queries
+    arrays, lists = query_vectors(data)
     rows: dict[str, Callable[[], Any]] = {
         "similarity_search k=4": lambda: [store.similarity_search(q, 4) for q in queries],
+        "..._with_score k=4": lambda: [store.similarity_search_with_score(q, 4) for q in queries],
+        "..._by_vector (array)": lambda: [store.similarity_search_by_vector(v, 4) for v in arrays],
+        "..._by_vector (list)": lambda: [store.similarity_search_by_vector(v, 4) for v in lists],
         "retriever.invoke": lambda: [retriever.invoke(q) for q in queries],
         "retriever.batch": lambda: retriever.batch(queries),
     }
@@ -249,6 +311,24 @@ def main() -> None:
             f"| {name:<21} | {calls:>15.2f} | {distinct:>18} | {threads:>7} | {digest(entries)} |"
         )
         listed.append((name, entries))
+    if args.langchain:  # the same rows on LangChain's FAISS over the same data
+        lc = bench.LCFAISS.from_embeddings(
+            data.pairs, data.embeddings, data.metadatas, ids=data.ids, **bench.lc_options()
+        )
+        lc_retriever = lc.as_retriever(search_kwargs={"k": 4})
+        lc_rows: dict[str, Callable[[], Any]] = {
+            "similarity_search k=4": lambda: [lc.similarity_search(q, 4) for q in queries],
+            "..._with_score k=4": lambda: [lc.similarity_search_with_score(q, 4) for q in queries],
+            "..._by_vector (array)": lambda: [lc.similarity_search_by_vector(v, 4) for v in arrays],
+            "..._by_vector (list)": lambda: [lc.similarity_search_by_vector(v, 4) for v in lists],
+            "retriever.invoke": lambda: [lc_retriever.invoke(q) for q in queries],
+        }
+        for call in lc_rows.values():
+            call()
+        print("\nLangChain's FAISS, the same rows:")
+        for name, call in lc_rows.items():
+            calls, distinct, threads, _ = count(call, len(queries))
+            print(f"| {name:<21} | {calls:>15.2f} | {distinct:>18} | {threads:>7} | -            |")
     for name, entries in listed if args.top else ():
         print(f"\n{name}: top {args.top} by calls per query")
         ranked = sorted(entries, key=lambda entry: (-entry.callcount, where(entry.code)))
