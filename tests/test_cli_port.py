@@ -321,3 +321,35 @@ def test_an_integration_package_gets_ragline_embeddings_through_compose(tmp_path
     lines = run.stdout.splitlines()
     assert lines[0] == "ragline"
     assert lines[1].startswith("[('bar', 1.0), ")
+
+
+STAR = """\
+from langchain_core.runnables import *
+
+
+@chain
+def step(d, **keywords):
+    return RunnablePassthrough.assign(key=lambda x: keywords.get("i")) | RunnableLambda(dict)
+
+
+head = RunnablePassthrough()
+for i in ["1", "2"]:
+    head = head | step.bind(i=i)
+print(head.invoke({}), type(head).__name__, sorted(RunnableConfig.__annotations__)[:2])
+"""
+
+
+def test_a_star_import_is_written_out_as_the_names_the_program_uses(tmp_path, capsys):
+    # port trial set 19 (issue17241): `from langchain_core.runnables import *` was left
+    # as written (its names live in ragline.core and ragline.core.runnables), so the
+    # whole program ran on LangChain's runnables
+    folder = write_project(tmp_path, {"main.py": STAR})
+    before, imported = run_program(folder)
+    assert imported == "['langchain_core']"
+    assert main(["port", str(folder / "main.py")]) == 0
+    assert (folder / "main.py").read_text().splitlines()[0] == (
+        "from ragline.core import RunnableConfig, RunnableLambda, RunnablePassthrough, chain"
+    )
+    after, imported = run_program(folder)
+    assert (after, imported) == (before, "[]")
+    capsys.readouterr()

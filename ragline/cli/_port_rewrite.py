@@ -119,6 +119,7 @@ class _Statement:
         self.parts: list[tuple[str, list[str]]] = []  # (from-module or "", names)
         self.plain: list[str] = []  # `import a.b as c` pieces
         self.mapped = 0  # names and modules moved to ragline
+        self.expanded = False  # a star import written out as the names the program uses
 
     def add_from(self, module: str, alias: str) -> None:
         for existing, names in self.parts:
@@ -134,6 +135,7 @@ class _Statement:
             and not self.plain
             and len(self.parts) == 1
             and self.mapped == len(self.node.names)
+            and not self.expanded
         ):
             # One ragline module for every name: only the module changes, so the
             # names' layout and comments stay as written.
@@ -193,19 +195,33 @@ def _port_import(node: ast.Import, read: dict[str, set[str]], out: PortResult) -
     return statement
 
 
-def _port_from(node: ast.ImportFrom, read: dict[str, set[str]], out: PortResult) -> _Statement:
+def _port_from(
+    node: ast.ImportFrom, read: dict[str, set[str]], names: set[str], out: PortResult
+) -> _Statement:
     statement = _Statement(node)
     module = node.module or ""
     for alias in node.names:
         if alias.name == "*":
             entries = PATHS.get(table_module(module), {})
+            # the module's names the program uses, from each ragline module holding them
+            used = [
+                (package, name)
+                for package, listed in entries.items()
+                for name in listed.split()
+                if name in names
+            ]
             if len(entries) == 1:
                 statement.add_from(next(iter(entries)), "*")
                 statement.mapped += 1
+            elif used:
+                for package, name in used:
+                    statement.add_from(package, name)
+                statement.mapped += 1
+                statement.expanded = True
             else:
                 reason = (
                     "a star import of a module whose names live in several ragline "
-                    "modules; import the names"
+                    "modules, none of them named in the program; import the names"
                     if entries
                     else "unknown module (the path table has no entry for it)"
                 )
@@ -245,6 +261,7 @@ def port_source(source: str) -> PortResult:
     """
     tree = ast.parse(source)
     read = _attributes_read(tree)
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     out = PortResult(source)
     data = source.encode("utf-8")
     starts = [0]
@@ -265,7 +282,7 @@ def port_source(source: str) -> PortResult:
         elif isinstance(node, ast.ImportFrom):
             if node.level or not node.module or not is_langchain(node.module):
                 continue
-            statement = _port_from(node, read, out)
+            statement = _port_from(node, read, names, out)
         else:
             continue
         if id(node) in top_level and (first_top is None or node.lineno < first_top):
