@@ -160,3 +160,46 @@ def test_ragline_and_langchain_share_the_default_file_without_touching_each_othe
         lc_globals.set_llm_cache(None)
         rl.set_llm_cache(None)
     assert {name.split("-")[0] for name in os.listdir(tmp_path)} == {".langchain.db"}
+
+
+def _schema_forms(prompts: Any, models: Any) -> list[Any]:
+    prompt = prompts.ChatPromptTemplate.from_template("Tell me about {topic} in {n} words")
+    llm = models.FakeListLLM(responses=["x"])
+    forms: list[Any] = []
+    for schema in (
+        prompt.input_schema,
+        prompt.output_schema,
+        llm.input_schema,
+        llm.output_schema,
+        (prompt | llm).input_schema,
+        prompts.PromptTemplate.from_template("{a} {b}").input_schema,
+    ):
+        fields = schema.model_fields
+        forms += [
+            str(schema).rsplit(".", 1)[-1],  # the class's own name; the module path differs
+            str(schema).startswith("<class '"),
+            schema.__name__,
+            schema.__qualname__,
+            isinstance(schema, type),
+            schema == schema,
+            list(fields),
+            [field.is_required() for field in fields.values()],
+            schema.model_json_schema()["title"],
+        ]
+    forms += [
+        prompt.input_schema == prompt.input_schema,
+        repr(prompt.input_schema.model_fields["topic"]),
+        repr(prompt.input_schema.model_fields["topic"].annotation),
+        llm.output_schema.model_fields["root"].annotation,
+    ]
+    return forms
+
+
+def test_input_and_output_schemas_are_classes_as_langchains() -> None:
+    # set 17 sudoroom_prompt_output_schema_llm_input_schema: print(prompt.output_schema)
+    # printed Schema('ChatPromptTemplateOutput') where LangChain prints the class; programs
+    # also read __name__ and list model_fields
+    import langchain_core.language_models as lc_models
+    import langchain_core.prompts as lc_prompts
+
+    assert _schema_forms(rl, rl) == _schema_forms(lc_prompts, lc_models)

@@ -4,9 +4,10 @@ Every runnable describes its input, its output and its config as JSON Schema, wi
 LangChain's titles (``PromptInput``, ``<Name>Input``, ``<Name>Output``,
 ``<Name>Config``), so a server can publish them (LangServe's ``/input_schema``) and a
 playground can build forms. LangChain returns pydantic model classes here; ragline
-returns a :class:`Schema`, which answers the same calls (``.model_json_schema()``, and
-pydantic v1's ``.schema()``), and the dict directly from ``get_input_jsonschema()``,
-``get_output_jsonschema()`` and ``get_config_jsonschema()``.
+returns a :class:`Schema` class of the same name, which answers the same calls
+(``.model_json_schema()``, pydantic v1's ``.schema()``, ``model_fields``), and the dict
+directly from ``get_input_jsonschema()``, ``get_output_jsonschema()`` and
+``get_config_jsonschema()``.
 
 A runnable class says what it takes and gives by overriding ``_input_json(defs)`` /
 ``_output_json(defs)`` (or the ``InputType`` / ``OutputType`` properties);
@@ -22,7 +23,7 @@ Example:
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from ragline.core._json_schema import field_title, json_schema_of
 from ragline.core.exceptions import ConfigurationError
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from ragline.core.runnables.base import Runnable
     from ragline.core.runnables.binding import RunnableBinding
 
-__all__ = ["Schema", "SchemaMethods"]
+__all__ = ["FieldInfo", "Schema", "SchemaMethods", "schema_class"]
 
 # the RunnableConfig keys config_schema(include=[...]) can describe
 _CONFIG_KEYS: dict[str, dict[str, Any]] = {
@@ -44,35 +45,106 @@ _CONFIG_KEYS: dict[str, dict[str, Any]] = {
 }
 
 
-class Schema:
-    """A named JSON Schema with pydantic's class-method names (what LangChain returns).
+_JSON_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "null": type(None),
+    "object": dict,
+    "array": list,
+}
+
+
+class FieldInfo:
+    """One field of a :class:`Schema` class, as pydantic's ``model_fields`` lists it:
+    ``annotation`` (the Python type of a plain JSON type, else ``Any``), ``default``,
+    ``description`` and :meth:`is_required`; printed in pydantic's form."""
+
+    def __init__(self, schema: dict[str, Any], required: bool) -> None:
+        kind = schema.get("type")
+        self.annotation: Any = _JSON_TYPES.get(kind, Any) if isinstance(kind, str) else Any
+        self.default: Any = schema.get("default")
+        self.description: str | None = schema.get("description")
+        self.json_schema = schema
+        self._required = required
+
+    def is_required(self) -> bool:
+        """Whether the field must be given."""
+        return self._required
+
+    def __repr__(self) -> str:
+        kind = getattr(self.annotation, "__name__", repr(self.annotation))
+        text = f"FieldInfo(annotation={kind}, required={self._required}"
+        if not self._required:
+            text += f", default={self.default!r}"
+        if self.description is not None:
+            text += f", description={self.description!r}"
+        return text + ")"
+
+
+class _SchemaType(type):
+    """The metaclass of :class:`Schema` classes: ``Schema(name, json_schema)`` builds a
+    class named ``name``; two such classes are equal when their names and schemas are."""
+
+    _schema: dict[str, Any]
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is not Schema:
+            raise TypeError(
+                f"{cls.__name__} describes a runnable's data as JSON Schema and makes no "
+                "objects; read it with model_json_schema()"
+            )
+        return schema_class(*args)
+
+    def __eq__(cls, other: object) -> bool:
+        if not isinstance(other, _SchemaType) or cls is Schema or other is Schema:
+            return cls is other
+        return cls.__name__ == other.__name__ and cls._schema == other._schema
+
+    def __hash__(cls) -> int:
+        return hash(cls.__name__)
+
+    @property
+    def model_fields(cls) -> dict[str, FieldInfo]:
+        """``{name: FieldInfo}``: an object's properties, else one field ``root``."""
+        defs = cls._schema.get("$defs", {})
+        return {
+            name: FieldInfo(prop, required)
+            for name, prop, required in model_fields(cls._schema, defs)
+        }
+
+
+class Schema(metaclass=_SchemaType):
+    """A runnable's input, output or config schema: a class, as LangChain's pydantic model
+    is, named after it (``PromptInput``, ``ChatPromptTemplateOutput``), answering
+    pydantic's calls ``model_json_schema()`` / ``schema()``, ``model_fields`` and
+    ``__name__``. ``Schema(name, json_schema)`` builds one; it makes no objects.
 
     Example:
         >>> Schema("PromptInput", {"type": "object"}).model_json_schema()
         {'type': 'object'}
+        >>> Schema("PromptInput", {"type": "object"})
+        <class 'ragline.core.runnables.schema.PromptInput'>
     """
 
-    def __init__(self, name: str, schema: dict[str, Any]) -> None:
-        self.__name__ = name
-        self._schema = schema
+    _schema: ClassVar[dict[str, Any]] = {}
 
-    def model_json_schema(self, **_: Any) -> dict[str, Any]:
+    @classmethod
+    def model_json_schema(cls, **_: Any) -> dict[str, Any]:
         """The JSON Schema (a copy)."""
-        return copy.deepcopy(self._schema)
+        return copy.deepcopy(cls._schema)
 
-    def schema(self, **_: Any) -> dict[str, Any]:
+    @classmethod
+    def schema(cls, **_: Any) -> dict[str, Any]:
         """The JSON Schema (pydantic v1's name)."""
-        return self.model_json_schema()
+        return cls.model_json_schema()
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Schema):
-            return NotImplemented
-        return self.__name__ == other.__name__ and self._schema == other._schema
 
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Schema({self.__name__!r})"
+def schema_class(name: str, schema: dict[str, Any]) -> type[Schema]:
+    """The :class:`Schema` class named ``name`` for the JSON Schema ``schema``."""
+    made = _SchemaType(name, (Schema,), {"_schema": schema, "__module__": __name__})
+    return cast("type[Schema]", made)
 
 
 class FieldDefs(dict[str, Any]):
@@ -208,12 +280,12 @@ class SchemaMethods:
         """The input's schema as a :class:`Schema` (``.model_json_schema()``; tools return
         their ArgsSchema, which has the same method)."""
         schema = self.get_input_jsonschema(config)
-        return Schema(schema["title"], schema)
+        return schema_class(schema["title"], schema)
 
-    def get_output_schema(self, config: Any = None) -> Schema:
+    def get_output_schema(self, config: Any = None) -> type[Schema]:
         """The output's schema as a :class:`Schema`."""
         schema = self.get_output_jsonschema(config)
-        return Schema(schema["title"], schema)
+        return schema_class(schema["title"], schema)
 
     @property
     def input_schema(self) -> Any:
@@ -221,7 +293,7 @@ class SchemaMethods:
         return self.get_input_schema()
 
     @property
-    def output_schema(self) -> Schema:
+    def output_schema(self) -> type[Schema]:
         """The output's schema."""
         return self.get_output_schema()
 
@@ -269,9 +341,9 @@ class SchemaMethods:
             }
         return result
 
-    def config_schema(self, *, include: list[str] | None = None) -> Schema:
+    def config_schema(self, *, include: list[str] | None = None) -> type[Schema]:
         """The config's schema as a :class:`Schema` (see :meth:`get_config_jsonschema`)."""
-        return Schema(f"{self.get_name()}Config", self.get_config_jsonschema(include=include))
+        return schema_class(f"{self.get_name()}Config", self.get_config_jsonschema(include=include))
 
     def with_types(
         self, *, input_type: Any = None, output_type: Any = None
