@@ -317,6 +317,9 @@ class Embeddings(ABC):
         (2, 8)
     """
 
+    # its list methods call no array method (see _route_arrays_through_overrides)
+    _LISTS_CALL_OWN_ARRAYS = True
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _route_arrays_through_overrides(cls)
@@ -430,23 +433,27 @@ class Embeddings(ABC):
         return await asyncio.to_thread(self.embed_queries_array, texts)
 
 
-# The array methods that go through the LangChain-surface ones, with their async twins.
-_ARRAY_DEFAULTS = {
-    "embed_documents_array": Embeddings.embed_documents_array,
-    "embed_queries_array": Embeddings.embed_queries_array,
-    "aembed_documents_array": Embeddings.aembed_documents_array,
-    "aembed_queries_array": Embeddings.aembed_queries_array,
-}
-_SYNC_ARRAY_NAMES = ("embed_documents_array", "embed_queries_array")
-_LIST_NAMES = ("embed_documents", "embed_query")
-_ASYNC_LIST_NAMES = ("aembed_documents", "aembed_query")
-# The ids of the instances inside a rerouted call: a rerouted array method, or a list
-# override of a class with rerouted array methods (see _marking). There a rerouted array
-# method on the same instance runs its native one. A context variable: per thread and per
-# task, and carried into asyncio.to_thread's worker (an async override running the sync
-# list method there).
-_rerouting: ContextVar[frozenset[int]] = ContextVar("ragline_rerouting", default=frozenset())
+# -- a subclass overriding the list methods: the array methods call its overrides ----------
+#
+# The stores and the embedding cache call the array methods; LangChain's call
+# ``embed_documents`` / ``embed_query`` (and the async twins), so a subclass overriding
+# those (``class Counting(DeterministicFakeEmbedding)`` counting its calls) gets array
+# methods that call its overrides in place of the native ones it inherits. Such an
+# override may reach the native list method through ``super()``: ragline's list methods
+# call their own class's array code (``HashingEmbeddings.embed_documents_array(self, ...)``),
+# never ``self``'s, so that cannot recurse, and nothing more is done (a class says so by
+# setting ``_LISTS_CALL_OWN_ARRAYS`` in its body). Another class's list methods may call
+# ``self``'s array methods: for a subclass of such a class, the instance is marked while
+# an override or a rerouted array method runs, and inside that mark the rerouted array
+# method runs the native one (:func:`_marking`).
+
 _SYNC_INLINE = "__ragline_sync_inline__"
+_ASYNC_LISTS = "__ragline_async_lists__"
+_OWN_ARRAYS = "_LISTS_CALL_OWN_ARRAYS"
+_NATIVE = "__ragline_native__"
+# the ids of the instances marked by _marking: per thread and per task, carried into
+# asyncio.to_thread's worker (not into a thread pool's)
+_inside: ContextVar[frozenset[int]] = ContextVar("ragline_rerouting", default=frozenset())
 
 
 def _sync_inline(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -459,21 +466,19 @@ def _sync_inline(method: Callable[..., Any]) -> Callable[..., Any]:
 
 async def _async_lists(embeddings: Any, items: list[str], *, queries: bool) -> list[Any]:
     """``embeddings``' own async list methods on ``items`` (``aembed_query`` once per
-    query, else ``aembed_documents`` once), marked as inside a rerouted async array
-    method: an override reaching an array method through ``super()`` gets the native one.
-    A store keeping the lists' float64 numbers (in-memory cosine) calls this too."""
-    token = _rerouting.set(_rerouting.get() | {id(embeddings)})
+    query, else ``aembed_documents`` once), the instance marked as a rerouted array
+    method marks it (:func:`_marking`). A store keeping the lists' float64 numbers
+    (in-memory cosine) calls this too."""
+    token = _inside.set(_inside.get() | {id(embeddings)})
     try:
         if queries:
             return [await embeddings.aembed_query(text) for text in items]
         return list(await embeddings.aembed_documents(items))
     finally:
-        _rerouting.reset(token)
+        _inside.reset(token)
 
 
 async def _through_async_lists(self: Any, texts: Sequence[str], *, queries: bool) -> np.ndarray:
-    """The async array methods of a class overriding ``aembed_documents`` /
-    ``aembed_query``: those, then the checks of the sync defaults."""
     items = check_texts(texts, what="queries" if queries else "texts")
     if not items:
         return np.zeros((0, 0), dtype=np.float32)
@@ -481,174 +486,102 @@ async def _through_async_lists(self: Any, texts: Sequence[str], *, queries: bool
     return validate_embeddings(rows, expected_rows=len(items), source=type(self).__name__)
 
 
-def _rerouted(default: Callable[..., Any], native: Callable[..., Any]) -> Callable[..., Any]:
-    """``default`` (which calls the subclass's ``embed_documents`` / ``embed_query``, or
-    for an async ``default`` their async twins), except inside such a call on the same
-    instance: there the base's native array method runs, since the override may reach it
-    through ``super().embed_documents(...)``, whose native implementation calls the array
-    methods (else that would recurse)."""
-    if inspect.iscoroutinefunction(default):
-
-        @functools.wraps(default)
-        async def amethod(self: Any, texts: Sequence[str]) -> np.ndarray:
-            if id(self) in _rerouting.get():
-                return await native(self, texts)  # type: ignore[no-any-return]
-            return await default(self, texts)  # type: ignore[no-any-return]
-
-        rerouted: Callable[..., Any] = amethod
-    else:
-
-        @functools.wraps(default)
-        def method(self: Any, texts: Sequence[str]) -> np.ndarray:
-            marks = _rerouting.get()
-            key = id(self)
-            if key in marks:
-                return native(self, texts)  # type: ignore[no-any-return]
-            token = _rerouting.set(marks | {key})
-            try:
-                return default(self, texts)  # type: ignore[no-any-return]
-            finally:
-                _rerouting.reset(token)
-
-        rerouted = method
-    rerouted.__ragline_rerouted__ = True  # type: ignore[attr-defined]
-    rerouted.__ragline_native__ = native  # type: ignore[attr-defined]
-    # its numbers are the lists rounded only where the native ones are: an override
-    # reaching a native array method through super() must not be called directly
-    setattr(rerouted, _LISTS_ROUNDED, getattr(native, _LISTS_ROUNDED, False))
-    return rerouted
-
-
-def _marking(method: Callable[..., Any]) -> Callable[..., Any]:
-    """A list-method override (``embed_documents`` ... ``aembed_query``) of a class with
-    rerouted array methods, marking the instance while it runs, as those do: a native list
-    method it reaches through ``super()`` then gets the native array method, so a direct
-    call embeds once too (else the rerouted array method called the override again: a
-    prefix-adding override added its prefix twice)."""
-    if inspect.iscoroutinefunction(method):
-
-        @functools.wraps(method)
-        async def amarked(self: Any, *args: Any, **kwargs: Any) -> Any:
-            marks = _rerouting.get()
-            if id(self) in marks:
-                return await method(self, *args, **kwargs)
-            token = _rerouting.set(marks | {id(self)})
-            try:
-                return await method(self, *args, **kwargs)
-            finally:
-                _rerouting.reset(token)
-
-        return amarked
-
-    @functools.wraps(method)
-    def marked(self: Any, *args: Any, **kwargs: Any) -> Any:
-        marks = _rerouting.get()
-        if id(self) in marks:
-            return method(self, *args, **kwargs)
-        token = _rerouting.set(marks | {id(self)})
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            _rerouting.reset(token)
-
-    return marked
-
-
-def _mark_overrides(cls: type) -> None:
-    """Wrap ``cls``' own sync (async) list methods with :func:`_marking` when one of its
-    sync (async) array methods, its own or inherited, is rerouted from a native one that
-    is not the Embeddings default (which no list method reached through super() calls)."""
-    for list_names, array_names in (
-        (_LIST_NAMES, _SYNC_ARRAY_NAMES),
-        (_ASYNC_LIST_NAMES, tuple(_ASYNC_ARRAY_DEFAULTS)),
-    ):
-        natives = [getattr(getattr(cls, name), "__ragline_native__", None) for name in array_names]
-        if all(n is None or inspect.unwrap(n) in _ARRAY_DEFAULTS.values() for n in natives):
-            continue
-        for name in list_names:
-            method = cls.__dict__.get(name)
-            if inspect.isfunction(method) and not getattr(method, "__isabstractmethod__", False):
-                setattr(cls, name, _marking(method))
-
-
-async def aembed_documents_array(self: Any, texts: Sequence[str]) -> np.ndarray:
+async def _aembed_documents_array(self: Any, texts: Sequence[str]) -> np.ndarray:
     """Async ``embed_documents_array`` awaiting this class's own ``aembed_documents``."""
     return await _through_async_lists(self, texts, queries=False)
 
 
-async def aembed_queries_array(self: Any, texts: Sequence[str]) -> np.ndarray:
+async def _aembed_queries_array(self: Any, texts: Sequence[str]) -> np.ndarray:
     """Async ``embed_queries_array`` awaiting this class's own ``aembed_query`` per query."""
     return await _through_async_lists(self, texts, queries=True)
 
 
-_ASYNC_ARRAY_DEFAULTS = {
-    "aembed_documents_array": aembed_documents_array,
-    "aembed_queries_array": aembed_queries_array,
+# array method name -> the one calling the list methods: the sync ones, the async ones
+_THROUGH_LISTS = {
+    "embed_documents_array": Embeddings.embed_documents_array,
+    "embed_queries_array": Embeddings.embed_queries_array,
+    "aembed_documents_array": Embeddings.aembed_documents_array,
+    "aembed_queries_array": Embeddings.aembed_queries_array,
 }
+_THROUGH_ASYNC_LISTS = {
+    "aembed_documents_array": _aembed_documents_array,
+    "aembed_queries_array": _aembed_queries_array,
+}
+for _method in _THROUGH_ASYNC_LISTS.values():
+    setattr(_method, _ASYNC_LISTS, True)
 
 
 def _calls_async_lists(embeddings: Any, async_name: str) -> bool:
-    """Whether ``embeddings``' async array method ``async_name`` was rerouted through its
-    class's own ``aembed_documents`` / ``aembed_query`` (see :func:`_async_lists`)."""
-    method = getattr(type(embeddings), async_name, None)
-    return getattr(method, "__ragline_async_lists__", False)
+    """Whether ``embeddings``' async array method ``async_name`` awaits its class's own
+    ``aembed_documents`` / ``aembed_query``."""
+    return getattr(getattr(type(embeddings), async_name, None), _ASYNC_LISTS, False)
+
+
+def _marking(method: Callable[..., Any], native: Callable[..., Any] | None = None) -> Any:
+    """``method`` marking its instance while it runs; with ``native`` (a rerouted array
+    method), an instance already marked runs ``native`` instead."""
+    if inspect.iscoroutinefunction(method):
+
+        @functools.wraps(method)
+        async def amarked(self: Any, *args: Any, **kwargs: Any) -> Any:
+            marks = _inside.get()
+            if id(self) in marks:
+                return await (native or method)(self, *args, **kwargs)
+            token = _inside.set(marks | {id(self)})
+            try:
+                return await method(self, *args, **kwargs)
+            finally:
+                _inside.reset(token)
+
+        wrapper: Any = amarked
+    else:
+
+        @functools.wraps(method)
+        def marked(self: Any, *args: Any, **kwargs: Any) -> Any:
+            marks = _inside.get()
+            if id(self) in marks:
+                return (native or method)(self, *args, **kwargs)
+            token = _inside.set(marks | {id(self)})
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                _inside.reset(token)
+
+        wrapper = marked
+    if native is not None:
+        setattr(wrapper, _NATIVE, native)
+    return wrapper
+
+
+_SYNC_NAMES = ("embed_documents", "embed_query", "embed_documents_array", "embed_queries_array")
+_ASYNC_NAMES = tuple(f"a{name}" for name in _SYNC_NAMES)
 
 
 def _route_arrays_through_overrides(cls: type) -> None:
-    """A subclass that overrides ``embed_documents`` or ``embed_query`` of a model with
-    native array methods (``class Counting(DeterministicFakeEmbedding)`` counting its
-    calls) gets the default array methods back, which call ``embed_documents`` /
-    ``embed_query``: the stores and the embedding cache call the array methods, and
-    LangChain's call those two (a native query array may go through the documents one).
-    The sync ones are wrapped by :func:`_rerouted`, so an override calling the native
-    method through ``super()`` embeds once instead of recursing.
-
-    The async twin: a class that overrides ``aembed_documents`` or ``aembed_query`` (not
-    a :func:`_sync_inline` one) and inherits its async array methods gets ones that await
-    those two (LangChain's stores await them), wrapped by :func:`_rerouted` the same way.
-    The list overrides of a class with rerouted array methods mark the instance too
-    (:func:`_marking`), so a direct call of one also embeds once.
-    """
-    own = {name for name in _ASYNC_ARRAY_DEFAULTS if name in cls.__dict__}
-    if "embed_documents" in cls.__dict__ or "embed_query" in cls.__dict__:
-        _route_sync_overrides(cls)
-    _route_async_overrides(cls, own)
-    _mark_overrides(cls)
-
-
-def _route_async_overrides(cls: type, own: set[str]) -> None:
-    overrides = [cls.__dict__.get(name) for name in _ASYNC_LIST_NAMES]
-    if not any(m is not None and not getattr(m, _SYNC_INLINE, False) for m in overrides):
-        return
-    for array_name, default in _ASYNC_ARRAY_DEFAULTS.items():
-        if array_name in own:
-            continue  # its own async array method
-        provider = next(k for k in cls.__mro__[1:] if array_name in k.__dict__)
-        native = provider.__dict__[array_name]
-        if getattr(native, "__ragline_async_lists__", False):
-            continue  # a rerouted base's method already awaits the overrides
-        rerouted = _rerouted(default, native)
-        rerouted.__ragline_async_lists__ = True  # type: ignore[attr-defined]
-        setattr(cls, array_name, rerouted)
-
-
-def _route_sync_overrides(cls: type) -> None:
-    providers = {
-        name: next(k for k in cls.__mro__ if name in k.__dict__) for name in _ARRAY_DEFAULTS
-    }
-    if all(provider is Embeddings for provider in providers.values()):
-        return
-    for array_name, default in _ARRAY_DEFAULTS.items():
-        provider = providers[array_name]
-        if provider is cls:
-            continue
-        native = provider.__dict__[array_name]
-        if getattr(native, "__ragline_rerouted__", False):
-            continue  # a rerouted base's method, inherited as it is
-        if array_name in _SYNC_ARRAY_NAMES:
-            setattr(cls, array_name, _rerouted(default, native))
-        elif provider is not Embeddings:
-            setattr(cls, array_name, default)
+    """Give ``cls``, when it overrides ``embed_documents`` or ``embed_query`` (either
+    async twin, not a :func:`_sync_inline` one), the array methods calling them (the
+    sync overrides: all four; the async ones: the async two) in place of the native ones
+    it inherits; its own array methods are kept."""
+    own = dict(vars(cls))
+    routes: list[tuple[dict[str, Any], tuple[str, ...]]] = []
+    if "embed_documents" in own or "embed_query" in own:
+        routes.append((_THROUGH_LISTS, _SYNC_NAMES))
+    if any(n in own and not hasattr(own[n], _SYNC_INLINE) for n in _ASYNC_NAMES[:2]):
+        routes.append((_THROUGH_ASYNC_LISTS, _ASYNC_NAMES))
+    for defaults, guarded_names in routes:
+        for name, default in defaults.items():
+            inherited = inspect.unwrap(getattr(cls, name))
+            if name in own or inherited is default or hasattr(inherited, _ASYNC_LISTS):
+                continue  # its own, or already calling the list methods
+            provider = next(k for k in cls.__mro__ if name in vars(k))
+            if name in guarded_names and _OWN_ARRAYS not in vars(provider):
+                default = _marking(default, native=vars(provider)[name])
+            setattr(cls, name, default)
+    for names in (_SYNC_NAMES, _ASYNC_NAMES):  # the overrides of a class with marked arrays
+        if any(hasattr(getattr(cls, name), _NATIVE) for name in names[2:]):
+            for name in names[:2]:
+                if inspect.isfunction(own.get(name)):
+                    setattr(cls, name, _marking(own[name]))
 
 
 _register(Embeddings)

@@ -137,6 +137,9 @@ class CacheBackedEmbeddings(Embeddings):
         True
     """
 
+    # its list methods call this class's array code, never self's (see embeddings.base)
+    _LISTS_CALL_OWN_ARRAYS = True
+
     def __init__(
         self,
         underlying_embeddings: Embeddings,
@@ -307,11 +310,11 @@ class CacheBackedEmbeddings(Embeddings):
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed documents through the cache; see ``embed_documents_array``."""
-        return self.embed_documents_array(texts).tolist()
+        return CacheBackedEmbeddings.embed_documents_array(self, texts).tolist()
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query through the query store when one is configured."""
-        return self.embed_queries_array([check_text(text)])[0].tolist()
+        return CacheBackedEmbeddings.embed_queries_array(self, [check_text(text)])[0].tolist()
 
     # -- async -----------------------------------------------------------------------------------
 
@@ -325,11 +328,12 @@ class CacheBackedEmbeddings(Embeddings):
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """Async ``embed_documents``."""
-        return (await self.aembed_documents_array(texts)).tolist()
+        return (await CacheBackedEmbeddings.aembed_documents_array(self, texts)).tolist()
 
     async def aembed_query(self, text: str) -> list[float]:
         """Async ``embed_query``."""
-        return (await self.aembed_queries_array([check_text(text)]))[0].tolist()
+        rows = await CacheBackedEmbeddings.aembed_queries_array(self, [check_text(text)])
+        return rows[0].tolist()  # type: ignore[no-any-return]
 
     # -- the logic of both drivers (sync: mget/embed/mset; async: amget/aembed/amset) ----------
 

@@ -84,6 +84,9 @@ class HashingEmbeddings(Embeddings):
         (True, (2, 64))
     """
 
+    # its list methods call this class's array code, never self's (see embeddings.base)
+    _LISTS_CALL_OWN_ARRAYS = True
+
     def __init__(
         self,
         dimension: int = 384,
@@ -182,11 +185,11 @@ class HashingEmbeddings(Embeddings):
             >>> len(HashingEmbeddings(dimension=16).embed_documents(["hello"])[0])
             16
         """
-        return self.embed_documents_array(texts).tolist()
+        return HashingEmbeddings.embed_documents_array(self, texts).tolist()
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (the same vector ``embed_documents`` gives that text)."""
-        return self.embed_documents_array([check_text(text)])[0].tolist()
+        return HashingEmbeddings.embed_documents_array(self, [check_text(text)])[0].tolist()
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """Async ``embed_documents`` (pure CPU, computed inline)."""
@@ -228,6 +231,9 @@ class DeterministicFakeEmbedding(Embeddings):
         >>> fake.embed_query("hi") == fake.embed_documents(["hi"])[0]
         True
     """
+
+    # its list methods call this class's array code, never self's (see embeddings.base)
+    _LISTS_CALL_OWN_ARRAYS = True
 
     def __init__(self, *, size: int) -> None:
         self.size = check_positive_int("size", size)

@@ -167,6 +167,9 @@ class SentenceTransformerEmbeddings(Embeddings):
         (2, 384)
     """
 
+    # its list methods call this class's array code, never self's (see embeddings.base)
+    _LISTS_CALL_OWN_ARRAYS = True
+
     def __init__(
         self,
         model_name: str | os.PathLike[str] | None = None,
@@ -526,11 +529,12 @@ class SentenceTransformerEmbeddings(Embeddings):
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed documents; see ``embed_documents_array``."""
-        return self.embed_documents_array(texts).tolist()
+        return SentenceTransformerEmbeddings.embed_documents_array(self, texts).tolist()
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query; see ``embed_queries_array``."""
-        return self.embed_queries_array([check_text(text)])[0].tolist()
+        rows = SentenceTransformerEmbeddings.embed_queries_array(self, [check_text(text)])
+        return rows[0].tolist()  # type: ignore[no-any-return]
 
 
 class HuggingFaceEmbeddings(SentenceTransformerEmbeddings):

@@ -79,6 +79,9 @@ class OpenAIEmbeddings(Embeddings):
         1000
     """
 
+    # its list methods call this class's array code, never self's (see embeddings.base)
+    _LISTS_CALL_OWN_ARRAYS = True
+
     _tracing_provider = "openai"  # gen_ai.provider.name of its spans
 
     def __init__(
@@ -268,16 +271,16 @@ class OpenAIEmbeddings(Embeddings):
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed documents; see ``embed_documents_array``."""
-        return self.embed_documents_array(texts).tolist()
+        return OpenAIEmbeddings.embed_documents_array(self, texts).tolist()
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query."""
-        return self.embed_documents_array([check_text(text)])[0].tolist()
+        return OpenAIEmbeddings.embed_documents_array(self, [check_text(text)])[0].tolist()
 
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
         """Async ``embed_documents``."""
-        return (await self.aembed_documents_array(texts)).tolist()
+        return (await OpenAIEmbeddings.aembed_documents_array(self, texts)).tolist()
 
     async def aembed_query(self, text: str) -> list[float]:
         """Async ``embed_query``."""
-        return (await self.aembed_documents_array([check_text(text)]))[0].tolist()
+        return (await OpenAIEmbeddings.aembed_documents_array(self, [check_text(text)]))[0].tolist()

@@ -313,3 +313,41 @@ def test_a_direct_call_of_an_override_calling_super_embeds_once() -> None:
 
     assert asyncio.run(Counting().aembed_query("ab")) == [5.0, 1.0]
     assert calls == [("aquery", "ab")]
+
+
+def test_an_override_sending_super_calls_to_a_thread_pool_embeds_once() -> None:
+    # An override of a ragline model that hands its texts to super() from pool threads
+    # (which do not inherit the caller's context): a store call, an array call and a
+    # direct call each run it once. ragline's list methods call their own class's array
+    # code, so the native method reached from a pool thread does not come back to the
+    # override (it did, until the override refused a doubled prefix).
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ragline.embeddings import HashingEmbeddings
+    from ragline.vectorstores import InMemoryVectorStore
+
+    calls: list[list[str]] = []
+
+    class Pooled(HashingEmbeddings):
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            calls.append(list(texts))
+            if any(text.startswith("passage: ") for text in texts):
+                raise AssertionError(f"the override ran again, on {texts}")
+            native = super()
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                return list(
+                    pool.map(lambda text: native.embed_documents([f"passage: {text}"])[0], texts)
+                )
+
+    plain = HashingEmbeddings(dimension=16)
+    pooled = Pooled(dimension=16)
+    expected = plain.embed_documents_array(["passage: a cat", "passage: a dog"])
+    assert np.array_equal(pooled.embed_documents_array(["a cat", "a dog"]), expected)
+    assert pooled.embed_documents(["a cat"]) == expected[:1].tolist()
+    assert calls == [["a cat", "a dog"], ["a cat"]]
+
+    calls.clear()
+    store = InMemoryVectorStore.from_texts(["a cat", "a dog"], pooled, ids=["1", "2"])
+    assert calls == [["a cat", "a dog"]]
+    assert [doc.id for doc in store.similarity_search("passage: a dog", k=1)] == ["2"]
+    assert calls == [["a cat", "a dog"]]  # the query went through embed_query
