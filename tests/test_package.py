@@ -505,6 +505,8 @@ PINNED_EXPORTS = {
         "ToolValidationError",
         "UsageMetadata",
         "chain",
+        "convert_pydantic_to_openai_function",
+        "convert_pydantic_to_openai_tool",
         "convert_to_messages",
         "convert_to_openai_function",
         "convert_to_openai_messages",

@@ -887,6 +887,9 @@ PATHS: dict[str, dict[str, str]] = {
             "InfoSQLDatabaseTool ListSQLDatabaseTool QuerySQLCheckerTool QuerySQLDataBaseTool"
         ),
     },
+    "langchain_classic.utils.openai_functions": {
+        "ragline.core": "convert_pydantic_to_openai_function convert_pydantic_to_openai_tool",
+    },
     "langchain_classic.vectorstores": {
         "ragline.vectorstores": "FAISS Redis VectorStore",
     },
@@ -1024,6 +1027,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_community.utils.math": {
         "ragline.vectorstores": "cosine_similarity cosine_similarity_top_k",
+    },
+    "langchain_community.utils.openai_functions": {
+        "ragline.core": "convert_pydantic_to_openai_function convert_pydantic_to_openai_tool",
     },
     "langchain_community.vectorstores": {
         "ragline.vectorstores": "DistanceStrategy FAISS InMemoryVectorStore Redis VectorStore",

@@ -176,6 +176,8 @@ _EXPORTS = {
     "convert_to_openai_tool": ".tools",
     "tool_example_to_messages": ".tools",
     "convert_to_openai_function": ".tools",
+    "convert_pydantic_to_openai_function": ".tools",
+    "convert_pydantic_to_openai_tool": ".tools",
     "AgentAction": ".agents",
     "AgentActionMessageLog": ".agents",
     "AgentFinish": ".agents",

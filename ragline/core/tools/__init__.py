@@ -13,6 +13,8 @@ _EXPORTS = {
     "BaseTool": "._base",
     "InjectedToolArg": "._schema",
     "InjectedToolCallId": "._schema",
+    "convert_pydantic_to_openai_function": "._convert",
+    "convert_pydantic_to_openai_tool": "._convert",
     "convert_to_openai_function": "._convert",
     "convert_to_openai_tool": "._convert",
     "tool_example_to_messages": "._convert",

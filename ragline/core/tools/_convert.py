@@ -18,7 +18,13 @@ from ragline.core.tools._base import BaseTool
 from ragline.core.tools._schema import ArgsSchema
 from ragline.core.tools._validate import is_pydantic_model, is_typeddict
 
-__all__ = ["convert_to_openai_function", "convert_to_openai_tool", "tool_example_to_messages"]
+__all__ = [
+    "convert_pydantic_to_openai_function",
+    "convert_pydantic_to_openai_tool",
+    "convert_to_openai_function",
+    "convert_to_openai_tool",
+    "tool_example_to_messages",
+]
 
 
 def convert_to_openai_function(
@@ -75,6 +81,12 @@ def convert_to_openai_tool(
     if isinstance(tool, Mapping) and tool.get("type") == "function" and "function" in tool:
         return dict(tool)
     return {"type": "function", "function": convert_to_openai_function(tool, strict=strict)}
+
+
+# LangChain's older names (``langchain.utils.openai_functions``,
+# ``langchain_community.utils.openai_functions``): the same two functions under them
+convert_pydantic_to_openai_function = convert_to_openai_function
+convert_pydantic_to_openai_tool = convert_to_openai_tool
 
 
 def _function_spec(function: Any) -> dict[str, Any]:
