@@ -31,6 +31,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any
 
 from ragline.core._checks import check_optional_number
+from ragline.core.config import get_config_list
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.language_models import (
     BaseChatModel,
@@ -412,6 +413,49 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
 
     def __str__(self) -> str:  # LangChain's: the fields, space-separated
         return " ".join(self._printed_fields())
+
+    # One input after another, on the calling thread, as LangChain's fake: the scripted
+    # answers go to the inputs in input order (threads would hand them out in whatever
+    # order the threads reach the model, e.g. behind a rate limiter).
+    def batch(  # type: ignore[override]
+        self,
+        inputs: Sequence[Any],
+        config: Any = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """Answer the inputs one after another, in order (the script's order)."""
+        inputs = list(inputs)
+        outputs: list[Any] = []
+        for item, one in zip(inputs, get_config_list(config, len(inputs)), strict=True):
+            try:
+                outputs.append(self.invoke(item, one, **kwargs))
+            except Exception as err:
+                if not return_exceptions:
+                    raise
+                outputs.append(err)
+        return outputs
+
+    async def abatch(  # type: ignore[override]
+        self,
+        inputs: Sequence[Any],
+        config: Any = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """Async :meth:`batch`: one input after another, in order."""
+        inputs = list(inputs)
+        outputs: list[Any] = []
+        for item, one in zip(inputs, get_config_list(config, len(inputs)), strict=True):
+            try:
+                outputs.append(await self.ainvoke(item, one, **kwargs))
+            except Exception as err:
+                if not return_exceptions:
+                    raise
+                outputs.append(err)
+        return outputs
 
 
 class FakeMessagesListChatModel(_CyclingResponses, BaseChatModel):

@@ -203,3 +203,37 @@ def test_input_and_output_schemas_are_classes_as_langchains() -> None:
     import langchain_core.prompts as lc_prompts
 
     assert _schema_forms(rl, rl) == _schema_forms(lc_prompts, lc_models)
+
+
+def _fake_chat_batch_order(models: Any, limiters: Any, handlers: Any) -> list[Any]:
+    events: list[str] = []
+
+    class Record(handlers.BaseCallbackHandler):
+        def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
+            events.append(f"start {messages[0][0].content}")
+
+        def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+            events.append(f"end {response.generations[0][0].text}")
+
+    limiter = limiters.InMemoryRateLimiter(
+        requests_per_second=50, check_every_n_seconds=0.005, max_bucket_size=1
+    )
+    model = models.FakeListChatModel(responses=["first", "second"], rate_limiter=limiter)
+    config = {"callbacks": [Record()]}
+    answers = [m.content for m in model.batch(["a", "b"], config)]
+    answers += [m.content for m in asyncio.run(model.abatch(["c", "d"], config))]
+    answers += [m.content for m in model.batch(["e", "f"], [config, config])]
+    return [answers, events]
+
+
+def test_fake_list_chat_model_batches_in_input_order_as_langchains() -> None:
+    # set 14 bleroni_rate_limiter_fake_chat: FakeListChatModel(rate_limiter=...).batch
+    # gave the scripted answers to the inputs in thread order (['second', 'first'] in some
+    # runs); LangChain's fake runs a batch one input after another, in order
+    import langchain_core.callbacks as lc_callbacks
+    import langchain_core.language_models as lc_models
+    import langchain_core.rate_limiters as lc_limiters
+
+    assert _fake_chat_batch_order(rl, rl, rl) == _fake_chat_batch_order(
+        lc_models, lc_limiters, lc_callbacks
+    )
