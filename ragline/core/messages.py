@@ -136,6 +136,30 @@ class TextAccessor(str):
         return str(self)
 
 
+# The instance-dict descriptor messages inherit (BaseMessage's ``__dict__`` wraps it)
+_INSTANCE_DICT = next(vars(k)["__dict__"] for k in ModelMethods.__mro__ if "__dict__" in vars(k))
+
+
+def _dict_with_type(message: Any) -> dict[str, Any]:
+    """A message's ``__dict__`` as LangChain's (a pydantic model's) lists it: ``type``
+    among the fields (after ``response_metadata``), the fields in LangChain's order.
+
+    The key is put into the instance's own dict the first time ``__dict__`` is read
+    (printing ``message.__dict__``, ``vars``, copying, pickling): never on construction
+    or attribute access. An empty dict (an object being restored by copy or pickle) is
+    left as it is: the state it receives carries ``type`` in place."""
+    own: dict[str, Any] = _INSTANCE_DICT.__get__(message)
+    if own and "type" not in own:
+        # the keys in LangChain's field order (its dump order), anything else after
+        values = {**own, "type": type(message).type}
+        own.clear()
+        for key in type(message)._dump_order():
+            if key in values:
+                own[key] = values.pop(key)
+        own.update(values)
+    return own
+
+
 @dataclass(repr=False)
 class BaseMessage(ModelMethods):
     """Base of every message: ``content`` plus optional metadata.
@@ -150,6 +174,7 @@ class BaseMessage(ModelMethods):
     """
 
     type: ClassVar[str] = "base"
+    __dict__ = property(_dict_with_type)  # type: ignore[assignment]
 
     content: Content
     _: KW_ONLY

@@ -218,3 +218,39 @@ def test_the_old_pydantic_to_openai_names_map_and_agree() -> None:
             "from ragline.core import convert_pydantic_to_openai_function as c\n"
         )
         assert ported.unmapped == []
+
+
+def _message_dicts(messages: Any) -> list[str]:
+    # opentutorial_configure_alternatives_dict: print(chain.invoke(...).__dict__)
+    import copy
+    import pickle
+
+    built = [
+        messages.AIMessage("hi", id="run-1", usage_metadata=None),
+        messages.AIMessage(
+            "",
+            tool_calls=[{"name": "f", "args": {}, "id": "c1", "type": "tool_call"}],
+            name="bot",
+        ),
+        messages.HumanMessage("q", name="bob"),
+        messages.SystemMessage("s"),
+        messages.ToolMessage("r", tool_call_id="c1"),
+        messages.ChatMessage("c", role="critic"),
+        messages.AIMessageChunk("part"),
+        messages.HumanMessageChunk("h"),
+    ]
+    printed = []
+    for message in built:
+        printed.append(repr(message.__dict__))
+        printed.append(repr(vars(copy.copy(message))))
+        printed.append(repr(vars(pickle.loads(pickle.dumps(message)))))
+        printed.append(repr(copy.deepcopy(message)))
+    return printed
+
+
+def test_a_messages_instance_dict_lists_its_type_as_langchains() -> None:
+    # LangChain's messages are pydantic models: type is a field, in __dict__ after
+    # response_metadata; ragline's type was a class attribute only
+    import langchain_core.messages as lc_messages
+
+    assert _message_dicts(rl) == _message_dicts(lc_messages)
