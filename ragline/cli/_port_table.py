@@ -317,6 +317,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.docstore": {
         "ragline.vectorstores": "InMemoryDocstore",
     },
+    "langchain_classic.docstore.document": {
+        "ragline.core": "Document",
+    },
     "langchain_classic.document_loaders": {
         "ragline.loaders": (
             "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader MergedDataLoader "
@@ -935,6 +938,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_community.docstore": {
         "ragline.vectorstores": "InMemoryDocstore",
+    },
+    "langchain_community.docstore.document": {
+        "ragline.core": "Document",
     },
     "langchain_community.docstore.in_memory": {
         "ragline.vectorstores": "InMemoryDocstore",
