@@ -15,8 +15,11 @@ becomes), ``RunnablePassthrough``, ``RunnablePassthrough.assign``'s ``RunnableAs
 ``RunnableWithFallbacks`` (``runnable``, ``fallbacks``, ``exceptions_to_handle``: the
 classes as not_implemented entries, as LangChain), ``RunnableBranch`` (``branches``,
 ``default``; LangChain cannot read its own back, ragline does), ``with_retry``'s
-``RunnableRetry`` (never read back: its exception classes) and ``StrOutputParser``,
-each with LangChain's id and run name.
+``RunnableRetry`` (never read back: its exception classes), ``configurable_fields`` /
+``configurable_alternatives`` (``default``, ``fields`` or ``which`` / ``alternatives`` /
+``default_key`` / ``prefix_keys``; a field as LangChain's named-tuple list) and
+``StrOutputParser`` (also as a prompt's ``output_parser``), each with LangChain's id and
+run name. A prompt's ``input_types`` are left out, as LangChain leaves them out.
 
 Reading builds only the classes this module writes (Documents, the plain message
 classes and their chunks, PromptTemplate, ChatPromptTemplate, its role message templates,
@@ -91,6 +94,13 @@ from ragline.core.prompts import (
 from ragline.core.runnables.base import Runnable
 from ragline.core.runnables.binding import RunnableBinding
 from ragline.core.runnables.branch import RunnableBranch
+from ragline.core.runnables.configurable import (
+    ConfigurableField,
+    ConfigurableFieldMultiOption,
+    ConfigurableFieldSingleOption,
+    RunnableConfigurableAlternatives,
+    RunnableConfigurableFields,
+)
 from ragline.core.runnables.each import RunnableEach
 from ragline.core.runnables.fallbacks import RunnableWithFallbacks
 from ragline.core.runnables.lambdas import RunnableLambda
@@ -177,6 +187,14 @@ _RUNNABLES: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
     RunnableWithFallbacks: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "fallbacks")),
     RunnableBranch: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "branch")),
     RunnableRetry: (_RUNNABLE_NAMESPACE, ("langchain_core", "runnables", "retry")),
+    RunnableConfigurableFields: (
+        _RUNNABLE_NAMESPACE,
+        ("langchain_core", "runnables", "configurable"),
+    ),
+    RunnableConfigurableAlternatives: (
+        _RUNNABLE_NAMESPACE,
+        ("langchain_core", "runnables", "configurable"),
+    ),
     StrOutputParser: (
         ("langchain", "schema", "output_parser"),
         ("langchain_core", "output_parsers", "string"),
@@ -451,6 +469,18 @@ def _runnable_entry(obj: Any) -> dict[str, Any]:
     elif isinstance(obj, RunnableBranch):
         kwargs["branches"] = list(obj.branches)
         kwargs["default"] = obj.default
+    elif isinstance(obj, RunnableConfigurableFields):
+        # LangChain's fields are named tuples, written as JSON lists in their field order
+        kwargs["default"] = obj.default
+        kwargs["fields"] = {key: _field_list(field) for key, field in obj.fields.items()}
+        return _constructor(type(obj), kwargs) | {"name": type(obj).__name__}
+    elif isinstance(obj, RunnableConfigurableAlternatives):
+        kwargs["default"] = obj.default
+        kwargs["which"] = _field_list(obj.which)
+        kwargs["alternatives"] = obj.alternatives
+        kwargs["default_key"] = obj.default_key
+        kwargs["prefix_keys"] = obj.prefix_keys
+        return _constructor(type(obj), kwargs) | {"name": type(obj).__name__}
     elif isinstance(obj, RunnableBinding):
         if obj.custom_input_type is not None or obj.custom_output_type is not None:
             raise TypeError(
@@ -462,6 +492,44 @@ def _runnable_entry(obj: Any) -> dict[str, Any]:
             kwargs["kwargs"] = obj.kwargs
         kwargs["config"] = obj.config
     return _constructor(type(obj), kwargs) | {"name": obj.get_name()}
+
+
+def _field_list(field: Any) -> list[Any]:
+    """A configurable field as LangChain writes its named tuple: ``[id, name,
+    description, annotation, is_shared]``, or ``[id, options, default, name,
+    description, is_shared]`` for the option fields (ragline's fields have no
+    annotation and are not shared)."""
+    if isinstance(field, ConfigurableField):
+        return [field.id, field.name, field.description, None, False]
+    return [
+        field.id,
+        dict(field.options),
+        list(field.default) if isinstance(field, ConfigurableFieldMultiOption) else field.default,
+        field.name,
+        field.description,
+        field.is_shared,
+    ]
+
+
+def _field_from_list(value: Any, owner: str) -> Any:
+    """The configurable field a list written by :func:`_field_list` (or LangChain) holds."""
+    if isinstance(value, list) and len(value) == 5 and isinstance(value[0], str):
+        ident, name, description, annotation, is_shared = value
+        if annotation is not None or is_shared:
+            raise InvalidInputError(
+                f"cannot load {owner}: a ConfigurableField with an annotation or is_shared "
+                f"is not supported here, got {value!r}"
+            )
+        return ConfigurableField(id=ident, name=name, description=description)
+    if isinstance(value, list) and len(value) == 6 and isinstance(value[1], dict):
+        ident, options, default, name, description, is_shared = value
+        kind = (
+            ConfigurableFieldMultiOption
+            if isinstance(default, list)
+            else (ConfigurableFieldSingleOption)
+        )
+        return kind(ident, options, default, name, description, bool(is_shared))
+    raise InvalidInputError(f"cannot load {owner}: {value!r} is not a configurable field")
 
 
 def _document_kwargs(doc: Document) -> dict[str, Any]:
@@ -561,10 +629,7 @@ def _prompt_entry(prompt: Any) -> dict[str, Any]:
         if isinstance(prompt, ChatMessagePromptTemplate):
             kwargs["role"] = prompt.role
         return _constructor(type(prompt), kwargs)
-    if prompt.input_types or prompt.output_parser is not None:
-        raise TypeError(
-            f"ragline.core.load does not write a {name} with input_types or an output parser"
-        )
+    # input_types are left out, as LangChain's dumps leaves them out (they hold classes)
     optional = list(prompt.optional_variables)
     partial = dict(prompt.partial_variables)
     if isinstance(prompt, ChatPromptTemplate):
@@ -581,6 +646,8 @@ def _prompt_entry(prompt: Any) -> dict[str, Any]:
     kwargs = {"input_variables": prompt.input_variables}
     if optional:
         kwargs["optional_variables"] = optional
+    if prompt.output_parser is not None:
+        kwargs["output_parser"] = prompt.output_parser
     if partial:
         kwargs["partial_variables"] = partial
     if prompt.metadata is not None:
@@ -650,6 +717,29 @@ def _build_runnable(cls: type, kwargs: dict[str, Any]) -> Any:
     elif cls is RunnableBranch:
         branches = [tuple(pair) for pair in kwargs.pop("branches")]
         built = RunnableBranch(*branches, kwargs.pop("default"))
+    elif cls is RunnableConfigurableFields:
+        fields = kwargs.pop("fields", None)
+        if not isinstance(fields, dict):
+            raise InvalidInputError(f"cannot load {cls.__name__}: fields must be a dict")
+        built = RunnableConfigurableFields(
+            kwargs.pop("default"),
+            {key: _field_from_list(value, cls.__name__) for key, value in fields.items()},
+        )
+    elif cls is RunnableConfigurableAlternatives:
+        alternatives = kwargs.pop("alternatives", None)
+        if not isinstance(alternatives, dict) or not all(
+            isinstance(step, Runnable) for step in alternatives.values()
+        ):
+            raise InvalidInputError(
+                f"cannot load {cls.__name__}: alternatives must be a dict of runnables"
+            )
+        built = RunnableConfigurableAlternatives(
+            _field_from_list(kwargs.pop("which", None), cls.__name__),
+            kwargs.pop("default"),
+            alternatives,
+            default_key=kwargs.pop("default_key", "default"),
+            prefix_keys=bool(kwargs.pop("prefix_keys", False)),
+        )
     elif cls is RunnableRetry:
         if kwargs.pop("config", {}):
             raise InvalidInputError("cannot load a RunnableRetry with a config")

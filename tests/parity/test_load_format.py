@@ -21,7 +21,7 @@ from langchain_core.load import load as lc_load
 from langchain_core.load import loads as lc_loads
 from langchain_core.runnables import RunnablePassthrough as LCRunnablePassthrough
 
-from ragline.core import ConfigurableField, Document, FakeListLLM, PromptTemplate, messages
+from ragline.core import Document, FakeListLLM, InMemoryRateLimiter, PromptTemplate, messages
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.load import dumpd, dumps, load, loads
 from ragline.core.runnables import RunnablePassthrough
@@ -153,8 +153,8 @@ def test_dumps_refuses_default_and_unsupported_ragline_objects():
         dumps(Document("x"), default=str)
     with pytest.raises(ValueError):
         lc_dumps(lc_documents.Document(page_content="x"), default=str)
-    with pytest.raises(TypeError, match="RunnableConfigurableFields is not supported"):
-        dumps(PromptTemplate("{x}").configurable_fields(template=ConfigurableField(id="t")))
+    with pytest.raises(TypeError, match="InMemoryRateLimiter is not supported"):
+        dumps(InMemoryRateLimiter())
     # a fake model is written as LangChain writes its own: not_implemented, its printed
     # form (LangChain's adds its package version there) and its run name
     assert dumpd(FakeListLLM(responses=["x"])) == {

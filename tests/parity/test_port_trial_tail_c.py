@@ -237,3 +237,64 @@ def test_fake_list_chat_model_batches_in_input_order_as_langchains() -> None:
     assert _fake_chat_batch_order(rl, rl, rl) == _fake_chat_batch_order(
         lc_models, lc_limiters, lc_callbacks
     )
+
+
+def _serialized_forms(load: Any, prompts: Any, runnables: Any, parsers: Any) -> list[Any]:
+    prompt = prompts.PromptTemplate.from_template("{q}")
+    fields = prompt.configurable_fields(
+        template=runnables.ConfigurableField(id="tpl", name="Template", description="d")
+    )
+    options = prompt.configurable_fields(
+        template=runnables.ConfigurableFieldSingleOption(
+            id="style", options={"ask": "{q}?", "say": "{q}!"}, default="ask"
+        ),
+    )
+    many = prompt.configurable_fields(
+        template=runnables.ConfigurableFieldMultiOption(
+            id="parts", options={"a": "{q}A", "b": "{q}B"}, default=["a"]
+        ),
+    )
+    alternatives = prompt.configurable_alternatives(
+        runnables.ConfigurableField(id="which"),
+        default_key="plain",
+        shout=prompts.PromptTemplate.from_template("{q}!!"),
+    )
+    typed = prompts.PromptTemplate(template="{x}", input_variables=["x"], input_types={"x": str})
+    parsed = prompts.PromptTemplate(
+        template="{x}", input_variables=["x"], output_parser=parsers.StrOutputParser()
+    )
+    forms: list[Any] = []
+    for runnable in (fields, options, alternatives, typed, parsed):
+        text = load.dumps(runnable)
+        back = load.loads(text)
+        forms += [text, type(back).__name__, load.dumps(back) == text]
+    for runnable, chosen in (
+        (fields, {"tpl": "<{q}>"}),
+        (options, {"style": "say"}),
+        (alternatives, {"which": "shout"}),
+    ):
+        back = load.loads(load.dumps(runnable))
+        forms += [
+            back.invoke({"q": "hi"}).to_string(),
+            back.invoke({"q": "hi"}, {"configurable": chosen}).to_string(),
+        ]
+    forms.append(load.dumpd(many))
+    return forms
+
+
+def test_configurable_runnables_and_typed_prompts_serialize_as_langchains() -> None:
+    # ragline's dumps refused configurable_fields / configurable_alternatives and a prompt
+    # with input_types or an output parser (TypeError); LangChain writes them all (a
+    # prompt's input_types left out) and reads the configurables back
+    import warnings
+
+    import langchain_core.load as lc_load
+    import langchain_core.output_parsers as lc_parsers
+    import langchain_core.prompts as lc_prompts
+
+    import ragline.core.load as rl_load
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = _serialized_forms(lc_load, lc_prompts, lc_runnables, lc_parsers)
+    assert _serialized_forms(rl_load, rl, rl, rl) == theirs
