@@ -17,6 +17,7 @@ starts on the first files while the rest are still being read.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -59,6 +60,11 @@ class EmbedAhead(Embeddings):
         self._thread: threading.Thread | None = None
         self._finished = True
         self._error: BaseException | None = None
+        # the thread's pace: texts embedded, seconds its calls took, and when its current
+        # call started (None between calls), for time_left()
+        self._embedded = 0
+        self._busy = 0.0
+        self._call_started: float | None = None
 
     def __getattr__(self, name: str) -> Any:  # embedding_identity, dimension ...
         return getattr(self.inner, name)
@@ -120,13 +126,34 @@ class EmbedAhead(Embeddings):
                 self._changed.wait()
             return []
 
+    def time_left(self) -> tuple[float, float] | None:
+        """About how long the thread still embeds, and how long a text takes it: the
+        planned texts it has not done at the pace of its calls so far, less the time
+        its current call has run. None while the plan may still grow or before a call
+        ended (no pace yet); ``(0, pace)`` once the thread is done."""
+        with self._changed:
+            if not self._embedded or not (self._complete or self._finished):
+                return None
+            pace = self._busy / self._embedded
+            if self._finished:
+                return 0.0, pace
+            left = (len(self._queue) - self._embedded) * pace
+            started = self._call_started
+            running = time.perf_counter() - started if started is not None else 0.0
+            return max(0.0, left - running), pace
+
     def _run(self) -> None:
         try:
             while part := self._take():
+                started = self._call_started = time.perf_counter()
                 vectors = self.inner.embed_documents_array(part)
+                ended = time.perf_counter()
                 with self._changed:
                     for text, vector in zip(part, vectors, strict=True):
                         self._ready.setdefault(text, []).append(vector)
+                    self._embedded += len(part)
+                    self._busy += ended - started
+                    self._call_started = None
                     self._changed.notify_all()
         except BaseException as error:  # raised again on the asking thread
             self._error = error

@@ -170,6 +170,7 @@ def index_paths(
         ahead = writer.embeddings = EmbedAhead(
             writer.embeddings, block=_batch_size(writer), first_block=FIRST_BLOCK
         )
+        writer.embedding_left = ahead.time_left
     try:
         with writer:
             if engine is not None:

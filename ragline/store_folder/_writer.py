@@ -69,6 +69,13 @@ from ragline.vectorstores.faiss._choice import choose_index, index_kind_of, reso
 
 __all__ = ["FolderWriter"]
 
+# about the seconds a commit takes per stored chunk when it writes them all (a new
+# store's first commit: documents file, keyword index, faiss index, records): ~16 us on
+# a 2-core machine at load ~1, with some margin. A run that computed keyword rows ahead
+# (expect()) uses what those took per chunk instead (~17 us there): it is the same kind
+# of work, and slows down as much on a loaded machine
+COMMIT_SECONDS_PER_CHUNK = 20e-6
+
 
 class FolderWriter:
     """One run of writes to a store folder: the store, records and artifacts, committed together.
@@ -149,6 +156,12 @@ class FolderWriter:
         self.index_kind = index or (saved_kind if isinstance(saved_kind, str) else "auto")
         resolve_kind(self.index_kind, 0)  # an unknown kind fails before anything is written
         self.note: Callable[[str], None] | None = None  # where index rebuilds are reported
+        # how long the model still embeds what the run planned, and takes per text
+        # (EmbedAhead.time_left; None: not known), for one commit while it does (see
+        # _commit_ahead)
+        self.embedding_left: Callable[[], tuple[float, float] | None] | None = None
+        self._committed_ahead = False
+        self._expected_seconds = 0.0  # what expect() took (wall), for _commit_ahead
 
     # ------------------------------------------------------------------ settings
 
@@ -365,6 +378,7 @@ class FolderWriter:
         """
         if self.store is None:
             return
+        started = time.perf_counter()
         if self._rows_ahead is None:
             tokenizer = self._keyword_tokenizer_now()
             base = self._keyword_base()
@@ -378,6 +392,7 @@ class FolderWriter:
                 new_ids.append(chunk_id)
                 new_texts.append(text)
         self._rows_ahead.add(new_ids, new_texts)
+        self._expected_seconds += time.perf_counter() - started
 
     def _at_boundaries(self, documents: Iterable[Document], batch_size: int) -> Iterator[Document]:
         """The documents, with a checkpoint or a stop between batches.
@@ -394,9 +409,46 @@ class FolderWriter:
                         f"{self.manifest.chunks} chunks stored so far, so the next run "
                         f"embeds only what is left"
                     )
-                if time.monotonic() - self._last_commit >= self.checkpoint_seconds:
+                if (
+                    time.monotonic() - self._last_commit >= self.checkpoint_seconds
+                    or self._commit_ahead(batch_size)
+                ):
                     self.commit()
             yield document
+
+    def _commit_ahead(self, batch_size: int) -> bool:
+        """Whether to commit now, while the model embeds its last blocks (once a run).
+
+        The commit after the last block writes every chunk of the run (documents file,
+        keyword index, ...) while nothing else is left to do: on a GPU it was most of
+        the time after the model was done (issue 25). This commits at the last batch
+        boundary where what the model has left takes at least as long as committing
+        the chunks stored so far: the commit runs while the main thread would wait for
+        the model, and the last commit copies that generation's documents file and
+        adds only the chunks after it, and updates the keyword index by them (as after
+        any checkpoint). From one boundary to the next the model embeds about a batch
+        while the main thread waits for it, and the commit grows by a batch: the last
+        boundary where the commit fits is the first where the next one would not. The
+        commit's time is judged from how long this run took to compute as
+        many chunks' keyword rows ahead (the same kind of work, as slow on a loaded
+        machine), or COMMIT_SECONDS_PER_CHUNK. A model that finishes first only makes
+        this a checkpoint like a timed one.
+        """
+        if self._committed_ahead or self.embedding_left is None or self.store is None:
+            return False
+        progress = self.embedding_left()
+        if progress is None:
+            return False
+        left, per_text = progress
+        expected = len(self._expected)
+        pace = self._expected_seconds / expected if expected >= 1000 else COMMIT_SECONDS_PER_CHUNK
+        cost = pace * self.store.count()
+        # at the next boundary the model has about a batch less to do, and the commit
+        # a batch more: commit here when it fits here but would not fit there
+        if cost <= left < cost + batch_size * (pace + per_text):
+            self._committed_ahead = True
+            return True
+        return False
 
     # ------------------------------------------------------------------ committing
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Sequence
@@ -21,6 +22,7 @@ from ragline.store_folder import (
     register_embedding,
     split_documents,
 )
+from ragline.store_folder import _writer as writer_module
 from ragline.store_folder._ahead import EmbedAhead
 from ragline.store_folder._corpus import FileLoader
 
@@ -180,3 +182,101 @@ def test_the_calls_grow_from_the_first_block_and_end_where_blocks_end() -> None:
         texts[start : start + size]
         for start, size in zip([0, 2, 6, 14, 16, 32, 48], sizes, strict=True)
     ]
+
+
+def test_time_left_is_the_planned_work_left_at_the_threads_pace() -> None:
+    """None while the plan may grow or no call has ended (no pace yet); then the texts
+    not embedded at the pace of the calls so far; 0 once the thread is done."""
+    gates = [threading.Event() for _ in range(3)]
+    started: list[int] = []
+
+    class Gated(Recording):
+        def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+            call = len(started)
+            started.append(call)
+            gates[call].wait(20)
+            return super().embed_documents_array(texts)
+
+    ahead = EmbedAhead(Gated(), block=2)
+    ahead.plan(["a", "b"], last=False)
+    assert ahead.time_left() is None  # more may be planned
+    ahead.plan(["c", "d", "e", "f"], last=True)
+    assert ahead.time_left() is None  # no call has ended: no pace yet
+    gates[0].set()
+    for _ in range(2000):  # the thread ends its first call and starts the second (<= 20 s)
+        if len(started) == 2:
+            break
+        time.sleep(0.01)
+    progress = ahead.time_left()
+    assert progress is not None
+    left, pace = progress
+    # 4 of 6 texts left at the first call's pace (its time over its 2 texts), less the
+    # second call's time so far
+    assert pace == ahead._busy / 2
+    assert 0.0 <= left <= 4 * pace
+    gates[1].set()
+    gates[2].set()
+    vectors = ahead.embed_documents_array(["a", "b", "c", "d", "e", "f"])
+    ahead.close()
+    assert vectors.shape == (6, 16)
+    done = ahead.time_left()
+    assert done is not None and done[0] == 0.0
+
+
+def _keyword_files(folder: StoreFolder) -> tuple[list[str], list[str], list[np.ndarray]]:
+    data = folder.data_path(folder.read_manifest())
+    saved = json.loads((data / "bm25.json").read_text())
+    with np.load(data / "bm25.npz", allow_pickle=False) as arrays:
+        return saved["ids"], saved["terms"], [arrays[name] for name in sorted(arrays.files)]
+
+
+def test_index_paths_commits_once_while_the_model_embeds_its_last_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25: the commit after the last block wrote every chunk while nothing else was
+    left to do. When the model's work left takes about as long as committing what is
+    stored (here made so from 210 to 360 of 600 chunks), the run commits then, once; the
+    last commit adds the rest on top. The folder is the one a run without that commit
+    writes: the same chunks, the same keyword index."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for number in range(4):  # 150 chunks per file at chunk size 200
+        lines = (f"file {number} line {line} " + "word " * 30 for line in range(150))
+        (corpus / f"doc{number}.txt").write_text("\n\n".join(lines), encoding="utf-8")
+    commits: list[int] = []
+    commit = writer_module.FolderWriter.commit
+
+    def counted(writer: writer_module.FolderWriter) -> None:
+        assert writer.store is not None
+        commits.append(writer.store.count())
+        commit(writer)
+
+    monkeypatch.setattr(writer_module.FolderWriter, "commit", counted)
+    # the model's time left is that of committing 360 chunks, and a batch of 100 texts
+    # embeds in the time of committing 50: the commit of c stored chunks fits, and that
+    # of c + 100 after the model's next batch would not, for c from 210 to 360
+    per_chunk = writer_module.COMMIT_SECONDS_PER_CHUNK
+    progress = (360 * per_chunk, 0.5 * per_chunk)
+    monkeypatch.setattr(EmbedAhead, "time_left", lambda self: progress)
+    result = index_paths([corpus], tmp_path / "ahead", embedding="hashing", chunk_size=200,
+                         chunk_overlap=0)  # fmt: skip
+    assert (result["num_added"], result["chunks"]) == (600, 600)
+    assert commits == [300, 600]  # batches of 100: once, at the first boundary in the window
+
+    commits.clear()
+    monkeypatch.setattr(EmbedAhead, "time_left", lambda self: None)  # pace not known
+    index_paths([corpus], tmp_path / "plain", embedding="hashing", chunk_size=200,
+                chunk_overlap=0)  # fmt: skip
+    assert commits == [600]
+    ahead, plain = StoreFolder(tmp_path / "ahead"), StoreFolder(tmp_path / "plain")
+    ahead_ids, ahead_terms, ahead_arrays = _keyword_files(ahead)
+    plain_ids, plain_terms, plain_arrays = _keyword_files(plain)
+    assert (ahead_ids, ahead_terms) == (plain_ids, plain_terms)
+    for mine, theirs in zip(ahead_arrays, plain_arrays, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    stored, expected = ahead.open_store().snapshot(), plain.open_store().snapshot()
+    assert (stored.ids, stored.texts, stored.metadatas) == (
+        expected.ids, expected.texts, expected.metadatas,
+    )  # fmt: skip
+    again = index_paths([corpus], tmp_path / "ahead")
+    assert (again["num_added"], again["num_skipped"], again["num_deleted"]) == (0, 600, 0)
