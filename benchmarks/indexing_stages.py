@@ -50,6 +50,15 @@ the keyword index written on a thread, no intent log; --repo at 36e8f86, load 5.
 the rest's CPU 85-86 -> 75-78 us per chunk in batches of 100, 84.6-85.1 -> 71.2-84.5 at
 --embed-rate 14000; encoder idle between its calls ~0.09 s -> none at load 1.
 
+Under load the walls say little (the main thread falls behind the stand-in encoder). The
+main thread's CPU time is printed in three parts (before the stub's first call, while it
+ran, after its last call: read from the embedding thread through the main thread's CPU
+clock) with its CPU per chunk while the encoder ran, and each commit with its start
+relative to the encoder's end and its CPU (92015db commits once before that end): the
+part after the last block is what an idle machine adds to the encoder's time. On a
+machine at load 8, ``--embed-rate 3500`` leaves the main thread about the slack 14,000
+leaves it on an idle one.
+
 Usage:
     .venv/bin/python benchmarks/indexing_stages.py [--files 800] [--repeats 3]
         [--repo PATH] [--profile OUT.prof] [--embed-rate CHUNKS_PER_S [--tokenize]]
@@ -81,6 +90,7 @@ import contextlib
 import os
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -134,8 +144,10 @@ STAGES = ("load", "split", "plan", "hash", "records", "embed", "faiss add", "key
           "keyword index", "commit")  # fmt: skip
 
 
-# the stub's first call's start and last call's end (perf_counter), per run
+# the stub's first call's start and last call's end (perf_counter), per run, and the main
+# thread's CPU time then (read from the embedding thread through the main thread's clock)
 CALLS: dict[str, float] = {}
+MAIN_CLOCK = time.pthread_getcpuclockid(threading.main_thread().ident or 0)
 
 
 class Precomputed(Embeddings):
@@ -148,6 +160,7 @@ class Precomputed(Embeddings):
     def embed_documents_array(self, texts: Any) -> np.ndarray:
         called = time.perf_counter()
         CALLS.setdefault("first", called)
+        CALLS.setdefault("main cpu at first", time.clock_gettime(MAIN_CLOCK))
         with clock("embed", thread=True):
             if self.encoder is not None and texts:
                 self.encoder.encode(list(texts), normalize=True)  # tokenizes; passes sleep
@@ -158,6 +171,7 @@ class Precomputed(Embeddings):
             else:
                 vectors = np.stack([self.vectors[text] for text in texts])
         CALLS["last"] = time.perf_counter()
+        CALLS["main cpu at last"] = time.clock_gettime(MAIN_CLOCK)
         CALLS["busy"] = CALLS.get("busy", 0.0) + CALLS["last"] - called
         CALLS["calls"] = CALLS.get("calls", 0) + 1
         return vectors
@@ -251,22 +265,55 @@ def instrument() -> None:
     wrap(writer_module.FolderWriter, "commit", "commit")
 
 
-Run = tuple[float, float, dict[str, list[float]], int, float, float, float, int]
+# each commit of a run: its start (perf_counter), wall, main-thread CPU, chunks stored
+COMMITS: list[tuple[float, float, float, int]] = []
+
+
+def log_commits() -> None:
+    """Record every commit (outside the stage clocks: its whole wall and CPU)."""
+    original = writer_module.FolderWriter.commit
+
+    def logged(writer: Any) -> None:
+        wall, cpu = time.perf_counter(), time.thread_time()
+        try:
+            original(writer)
+        finally:
+            count = writer.store.count() if writer.store is not None else 0
+            COMMITS.append((wall, time.perf_counter() - wall, time.thread_time() - cpu, count))
+
+    writer_module.FolderWriter.commit = logged  # type: ignore[method-assign]
+
+
+Run = tuple[
+    float, float, dict[str, list[float]], int, float, float, float, int,
+    tuple[float, float, float], str,
+]  # fmt: skip
 
 
 def one_run(corpus: Path, store: Path) -> Run:
     """(wall, process CPU, stage totals, chunks, before the first block, after the last,
-    the encoder idle between its first and last call, its calls)."""
+    the encoder idle between its first and last call, its calls, the main thread's CPU
+    before the first block, between the first block's start and the last's end, after)."""
     TOTALS.clear()
     CALLS.clear()
-    start, cpu = time.perf_counter(), time.process_time()
+    COMMITS.clear()
+    start, cpu, main = time.perf_counter(), time.process_time(), time.thread_time()
     result = index_paths([corpus], store, embedding="precomputed", glob="**/*.py")
-    end, cpu = time.perf_counter(), time.process_time() - cpu
+    end, cpu, main_end = time.perf_counter(), time.process_time() - cpu, time.thread_time()
     head = CALLS.get("first", end) - start
     tail = end - CALLS.get("last", start)
     idle = CALLS.get("last", start) - CALLS.get("first", start) - CALLS.get("busy", 0.0)
+    at_first = CALLS.get("main cpu at first", main_end)
+    at_last = CALLS.get("main cpu at last", main_end)
+    main_cpu = (at_first - main, at_last - at_first, main_end - at_last)
     totals = {k: list(v) for k, v in TOTALS.items()}
-    return end - start, cpu, totals, result["chunks"], head, tail, idle, int(CALLS.get("calls", 0))
+    last = CALLS.get("last", end)
+    commits = ", ".join(
+        f"{count:,} chunks at {began - last:+.3f} s: {seconds:.3f} s, CPU {thread_cpu:.3f} s"
+        for began, seconds, thread_cpu, count in COMMITS
+    )
+    return (end - start, cpu, totals, result["chunks"], head, tail, idle,
+            int(CALLS.get("calls", 0)), main_cpu, commits)  # fmt: skip
 
 
 def encoder_alone(texts: list[str]) -> float:
@@ -295,6 +342,7 @@ def main() -> None:
             Precomputed.encoder = sleeping_gpu()
             Precomputed.encoder.encode(texts[:64], normalize=True)  # loads the tokenizer
         instrument()
+        log_commits()
         runs = []
         profiled = ""  # --profile: the profiled run's function calls (main thread only)
         for repeat in range(ARGS.repeats):
@@ -315,7 +363,7 @@ def main() -> None:
             if ARGS.tokenize and ARGS.embed_rate:  # alternated with the runs: the same load
                 alone_runs.append(encoder_alone(texts))
         runs.sort(key=lambda run: run[0])
-        wall, cpu, totals, chunks, head, tail, idle, calls = runs[len(runs) // 2]
+        wall, cpu, totals, chunks, head, tail, idle, calls, main_cpu, commits = runs[len(runs) // 2]
         print(
             f"ragline from {ARGS.repo}; {len(files)} stdlib files, {chunks:,} chunks; "
             f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of "
@@ -350,6 +398,17 @@ def main() -> None:
         print(
             f"  the encoder idle between its first and last call (waiting for chunks): "
             f"{idle:.3f} s over {calls} calls (runs: {', '.join(f'{run[6]:.2f}' for run in runs)})"
+        )
+        print(
+            f"  the main thread's CPU (load changes it little): before the first block "
+            f"{main_cpu[0]:.3f} s, while the encoder ran {main_cpu[1]:.3f} s "
+            f"({1e6 * main_cpu[1] / chunks:.1f} us per chunk), after the last block "
+            f"{main_cpu[2]:.3f} s (runs: "
+            f"{', '.join('/'.join(f'{part:.3f}' for part in run[8]) for run in runs)})"
+        )
+        print(
+            f"  commits, from the end of the encoder's last call (the median run; the main "
+            f"thread's CPU): {commits}"
         )
         if profiled:
             print(
