@@ -450,6 +450,8 @@ class AIMessage(BaseMessage):
         super().__post_init__()
         # LangChain rebuilds each call: name, args, id first, whatever order it came in
         self.tool_calls = [_ordered_tool_call(call) for call in self.tool_calls]
+        if self.usage_metadata is not None:
+            self.usage_metadata = _ordered_usage(self.usage_metadata)
         self.invalid_tool_calls = [
             {**call, "type": "invalid_tool_call"}
             for call in self.invalid_tool_calls  # type: ignore[typeddict-item]
@@ -845,6 +847,36 @@ def _merge_dicts(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
         else:
             merged[key] = value
     return merged
+
+
+_USAGE_ORDER = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "input_token_details",
+    "output_token_details",
+)
+_DETAILS_ORDER = {
+    "input_token_details": ("audio", "cache_creation", "cache_read"),
+    "output_token_details": ("audio", "reasoning"),
+}
+
+
+def _ordered_usage(usage: Any) -> Any:
+    """``usage`` with LangChain's key order (its ``UsageMetadata`` TypedDict's, as its
+    validation leaves them): the known keys in declared order, details too, then any
+    other keys as given. A new dict; a non-dict is returned as it is."""
+    if not isinstance(usage, dict):
+        return usage
+    ordered = {key: usage[key] for key in _USAGE_ORDER if key in usage}
+    for key, order in _DETAILS_ORDER.items():
+        details = ordered.get(key)
+        if isinstance(details, dict):
+            known = {name: details[name] for name in order if name in details}
+            ordered[key] = {**known, **details}
+    for key, value in usage.items():
+        ordered.setdefault(key, value)
+    return ordered
 
 
 def _add_usage(left: UsageMetadata | None, right: UsageMetadata | None) -> UsageMetadata | None:

@@ -254,3 +254,32 @@ def test_a_messages_instance_dict_lists_its_type_as_langchains() -> None:
     import langchain_core.messages as lc_messages
 
     assert _message_dicts(rl) == _message_dicts(lc_messages)
+
+
+def _usage_as_messages_keep_it(messages: Any) -> list[str]:
+    given = {
+        "total_tokens": 6,
+        "output_token_details": {"reasoning": 1, "zz": 3, "audio": 2},
+        "input_tokens": 2,
+        "extra": 7,
+        "output_tokens": 4,
+        "input_token_details": {"cache_read": 1, "audio": 0},
+    }
+    plain = {"total_tokens": 3, "input_tokens": 1, "output_tokens": 2}
+    first = messages.AIMessageChunk("a", usage_metadata=dict(plain))
+    second = messages.AIMessageChunk("b", usage_metadata=dict(plain))
+    return [
+        repr(messages.AIMessage("x", usage_metadata=given).usage_metadata),
+        repr(messages.AIMessage("x", usage_metadata=dict(plain)).usage_metadata),
+        repr((first + second).usage_metadata),
+        repr(messages.AIMessage("x", usage_metadata=dict(plain))),
+    ]
+
+
+def test_a_messages_usage_lists_its_keys_in_langchains_order() -> None:
+    # noticed with cmoaciopm (set 19): LangChain's AIMessage validates usage_metadata as
+    # its TypedDict, so the known keys come in the TypedDict's order (details too),
+    # others after, also for a sum of chunks
+    import langchain_core.messages as lc_messages
+
+    assert _usage_as_messages_keep_it(rl) == _usage_as_messages_keep_it(lc_messages)
