@@ -10,8 +10,9 @@ by either library matches, and either library reads the other's text.
 Chains are written as LangChain writes them: ``RunnableSequence`` (``first``,
 ``middle``, ``last``), ``RunnableParallel`` (``steps__``, also the one a dict in a chain
 becomes), ``RunnablePassthrough``, ``RunnablePassthrough.assign``'s ``RunnableAssign``
-(``mapper``), ``RunnableBinding`` (``bind`` / ``with_config``: ``bound``, ``kwargs``,
-``config``), ``RunnablePick`` (``keys``), ``map()``'s ``RunnableEach`` (``bound``),
+(``mapper``), ``RunnableBinding`` (``bind`` / ``with_config`` / ``with_types``: ``bound``,
+``kwargs``, ``config``, the types as not_implemented entries), ``RunnablePick``
+(``keys``), ``map()``'s ``RunnableEach`` (``bound``),
 ``RunnableWithFallbacks`` (``runnable``, ``fallbacks``, ``exceptions_to_handle``: the
 classes as not_implemented entries, as LangChain), ``RunnableBranch`` (``branches``,
 ``default``; LangChain cannot read its own back, ragline does), ``with_retry``'s
@@ -482,15 +483,16 @@ def _runnable_entry(obj: Any) -> dict[str, Any]:
         kwargs["prefix_keys"] = obj.prefix_keys
         return _constructor(type(obj), kwargs) | {"name": type(obj).__name__}
     elif isinstance(obj, RunnableBinding):
-        if obj.custom_input_type is not None or obj.custom_output_type is not None:
-            raise TypeError(
-                "ragline.core.load does not write a RunnableBinding made by with_types()"
-            )
-        # the bound options only when there are some; the config always, as LangChain
+        # the bound options only when there are some; the config always, as LangChain;
+        # with_types()'s types as LangChain writes them (not_implemented entries)
         kwargs["bound"] = obj.bound
         if obj.kwargs:
             kwargs["kwargs"] = obj.kwargs
         kwargs["config"] = obj.config
+        if obj.custom_input_type is not None:
+            kwargs["custom_input_type"] = obj.custom_input_type
+        if obj.custom_output_type is not None:
+            kwargs["custom_output_type"] = obj.custom_output_type
     return _constructor(type(obj), kwargs) | {"name": obj.get_name()}
 
 

@@ -282,8 +282,8 @@ def _pass_on(items: Any) -> Any:
 def test_runnables_ragline_does_not_write_yet_are_refused() -> None:
     with pytest.raises(TypeError, match="RunnableGenerator is not supported"):
         dumps(rl.RunnableGenerator(_pass_on))
-    with pytest.raises(TypeError, match="with_types"):
-        dumps(OURS["prompt | parser"].with_types(input_type=dict))
+    with pytest.raises(TypeError, match="RootListenersHandler is not supported"):
+        dumps(OURS["prompt | parser"].with_listeners(on_start=print))
 
 
 @pytest.mark.parametrize("label", list(OURS))
