@@ -1061,3 +1061,69 @@ def test_a_lone_surrogate_that_slipped_in_fails_the_save_before_any_file(
         store.save_local(tmp_path)
     assert sorted(path.name for path in tmp_path.iterdir()) == before
     assert FAISS.load_local(tmp_path, plane).get_by_ids(["X"])[0].metadata == {"who": "a"}
+
+
+# ---------------------------------------------------------------------- one query vector
+
+
+@pytest.mark.parametrize("metric", ["cosine", "inner_product", "l2"])
+def test_one_query_vector_as_list_or_array_takes_the_one_query_check(
+    random_embeddings: TableEmbeddings, metric: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """similarity_search_by_vector with a list of floats or a 1-D float32 array (what
+    embed_query returns) goes to FAISS's one-query check as a one-row matrix, without
+    the general conversion (as_vector_matrix); a float64 array or a tuple still goes the
+    general way. Every form gives the text search's documents and scores, and the
+    caller's vector is left as it was (cosine normalizes a copy)."""
+    from ragline.vectorstores import _primitives
+
+    general: list[Any] = []
+    original = _primitives.as_vector_matrix
+
+    def counted(vectors: Any, **options: Any) -> np.ndarray:
+        general.append(vectors)
+        return original(vectors, **options)
+
+    store = build(random_embeddings, "flat", count=300, metric=metric)
+    monkeypatch.setattr(_primitives, "as_vector_matrix", counted)
+    for j in range(QUERIES):
+        query = QUERY_VECTORS[j] * 3.0  # not unit length: cosine must normalize it
+        expected = store.similarity_search_with_score_by_vector(query.tolist(), k=4)
+        array = query.copy()
+        for form in (query.tolist(), array):
+            found = store.similarity_search_with_score_by_vector(form, k=4)
+            assert [(d.id, s) for d, s in found] == [(d.id, s) for d, s in expected]
+            assert ids_of(store.similarity_search_by_vector(form, k=4)) == ids_of(
+                [d for d, _ in expected]
+            )
+        assert np.array_equal(array, query)
+        assert general == []
+        for form in (query.astype(np.float64), tuple(query.tolist())):
+            found = store.similarity_search_with_score_by_vector(form, k=4)
+            assert [d.id for d, _ in found] == [d.id for d, _ in expected]
+            assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=1e-6)
+        assert len(general) == 2
+        general.clear()
+
+
+def test_one_query_vector_that_is_not_numbers_of_the_dimension_is_refused() -> None:
+    """The one-query conversion refuses what the general check refuses, with its errors:
+    a wrong length, NaN / infinity (None converts to NaN), text, nested lists, a 2-D
+    array; the store is unchanged and still answers."""
+    store = FAISS.from_embeddings(
+        [("a", [1.0, 0.0, 0.0]), ("b", [0.0, 1.0, 0.0])], TableEmbeddings({}), ids=["A", "B"]
+    )
+    cases: list[tuple[Any, type[Exception], str]] = [
+        ([1.0, 0.0], DimensionError, "dimension 2"),
+        (np.zeros(4, dtype=np.float32), DimensionError, "dimension 4"),
+        ([1.0, None, 0.0], DimensionError, "NaN or infinite"),
+        ([1.0, float("inf"), 0.0], DimensionError, "NaN or infinite"),
+        (np.array([1.0, np.nan, 0.0], dtype=np.float32), DimensionError, "NaN or infinite"),
+        (["x", "y", "z"], DimensionError, "list of numbers"),
+        ([[1.0], [0.0], [0.0]], DimensionError, "2-D array"),
+        (np.eye(3, dtype=np.float32), InvalidInputError, "1-D"),
+    ]
+    for vector, error, fragment in cases:
+        with pytest.raises(error, match=fragment):
+            store.similarity_search_by_vector(vector, k=1)
+    assert ids_of(store.similarity_search_by_vector([0.1, 1.0, 0.0], k=2)) == ["B", "A"]
