@@ -126,7 +126,7 @@ _V0_BLOCKS = [
 
 
 def _what_a_chat_model_receives(
-    models: Any, messages: Any, prompts: Any, outputs: Any
+    models: Any, messages: Any, prompts: Any, outputs: Any, given: list[Any] = _V0_BLOCKS
 ) -> list[Any]:
     # wpbarco_multimodal_prompt_image_block_text: LangChain's chat models turn v0 data
     # blocks (with source_type) into v1 standard blocks before the model's hook sees them
@@ -142,7 +142,7 @@ def _what_a_chat_model_receives(
             reply = messages.AIMessage("ok")
             return outputs.ChatResult(generations=[outputs.ChatGeneration(message=reply)])
 
-    sent = messages.HumanMessage(content=[dict(block) for block in _V0_BLOCKS])
+    sent = messages.HumanMessage(content=[dict(block) for block in given])
     Echo().invoke([messages.SystemMessage("look"), sent])
     prompt = prompts.ChatPromptTemplate(
         [
@@ -154,7 +154,7 @@ def _what_a_chat_model_receives(
     )
     (prompt | Echo()).invoke({"image_url": "https://example.com/c.png"})
     # the program's own message is left as it was
-    seen.append(sent.content == _V0_BLOCKS)
+    seen.append(sent.content == given)
     return seen
 
 
@@ -283,3 +283,35 @@ def test_a_messages_usage_lists_its_keys_in_langchains_order() -> None:
     import langchain_core.messages as lc_messages
 
     assert _usage_as_messages_keep_it(rl) == _usage_as_messages_keep_it(lc_messages)
+
+
+_OPENAI_DATA_BLOCKS = [
+    {"type": "text", "text": "Listen and read."},
+    {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+    {
+        "type": "input_audio",
+        "input_audio": {"data": "UklGRg==", "format": "mp3", "x": 1, "y": None},
+        "cache_control": {"t": 1},
+    },
+    {"type": "input_audio", "input_audio": {"data": "no format"}},
+    {"type": "file", "file": {"file_id": "file-1"}},
+    {"type": "file", "file": {"file_id": "file-1", "filename": "a.pdf", "p": None}, "k": 2},
+    {"type": "file", "file": {"filename": "n.pdf", "file_data": "data:application/pdf;base64,JV"}},
+    {"type": "file", "file": {"file_data": "data:text/plain;base64,aGk=", "z": 1}, "k": 2},
+    {"type": "file", "file": {"file_data": "not a data url"}},
+    {"type": "file", "file": {"file_id": "x", "file_data": "data:application/pdf;base64,JV"}},
+    {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBOR"}},
+]
+
+
+def test_a_chat_model_receives_openai_audio_and_file_blocks_as_v1_blocks() -> None:
+    # the same LangChain step converts OpenAI input_audio / file blocks (image_url blocks
+    # are passed on as they are)
+    import langchain_core.messages as lc_messages
+    import langchain_core.outputs as lc_outputs
+
+    expected = _what_a_chat_model_receives(
+        lc_models, lc_messages, lc_prompts, lc_outputs, _OPENAI_DATA_BLOCKS
+    )
+    got = _what_a_chat_model_receives(rl, rl, rl, rl, _OPENAI_DATA_BLOCKS)
+    assert _without_generated_ids(got) == _without_generated_ids(expected)

@@ -17,7 +17,7 @@ from ragline.core.language_models._outputs import (
     ChatGenerationChunk,
     ChatResult,
 )
-from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, UsageMetadata
+from ragline.core.messages import _DATA_URL, AIMessage, AIMessageChunk, BaseMessage, UsageMetadata
 from ragline.core.prompts import PromptValue
 from ragline.core.runnables.base import Runnable
 
@@ -75,22 +75,70 @@ def _v1_data_block(block: dict[str, Any]) -> dict[str, Any]:
     return converted
 
 
+def _data_block(kind: str, extras: dict[str, Any], **values: Any) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": kind, "id": f"lc_{uuid.uuid4()}", **values}
+    kept = {key: value for key, value in extras.items() if value is not None}
+    if kept:
+        block["extras"] = kept
+    return block
+
+
+def _v1_openai_block(block: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI Chat Completions ``input_audio`` / ``file`` block as LangChain's chat
+    models hand it on: an ``audio`` block (``base64``, ``mime_type`` ``audio/<format>``)
+    or a ``file`` block (``file_id``; or ``base64`` of a data URL, with LangChain's
+    ``mime_type`` ``application/pdf`` whatever the URL says, the filename in extras),
+    each with a new ``lc_`` id; the block's other keys, then the inner dict's (prefixed
+    ``audio_`` / ``file_``), non-None, under ``extras``. Anything else as it is."""
+    top = {key: value for key, value in block.items() if key not in ("type", "input_audio", "file")}
+    if block.get("type") == "input_audio":
+        audio = block.get("input_audio")
+        if not isinstance(audio, dict):
+            return block
+        data, audio_format = audio.get("data"), audio.get("format")
+        if not (isinstance(data, str) and isinstance(audio_format, str)):
+            return block
+        inner = {f"audio_{k}": v for k, v in audio.items() if k not in ("data", "format")}
+        return _data_block(
+            "audio", {**top, **inner}, base64=data, mime_type=f"audio/{audio_format}"
+        )
+    file = block.get("file")
+    if not isinstance(file, dict):
+        return block
+    if not (isinstance(file.get("file_data"), str) or isinstance(file.get("file_id"), str)):
+        return block
+    if "file_id" in file:
+        inner = {f"file_{k}": v for k, v in file.items() if k != "file_id"}
+        return _data_block("file", {**top, **inner}, file_id=file["file_id"])
+    found = _DATA_URL.match(file["file_data"])
+    if found is None:
+        return block
+    inner = {f"file_{k}": v for k, v in file.items() if k not in ("file_data", "filename")}
+    extras = {"filename": file.get("filename"), **top, **inner}
+    return _data_block("file", extras, base64=found["data"], mime_type="application/pdf")
+
+
+def _v1_input_block(block: Any) -> Any:
+    if not isinstance(block, dict):
+        return block
+    kind = block.get("type")
+    if kind == "input_audio" or (kind == "file" and "file" in block):
+        return _v1_openai_block(block)
+    if kind in _DATA_BLOCK_TYPES and block.get("source_type") in _V0_KNOWN:
+        return _v1_data_block(block)
+    return block
+
+
 def _with_v1_data_blocks(messages: list[BaseMessage]) -> list[BaseMessage]:
-    """The messages a chat model's hook sees: v0 data blocks as v1 standard blocks, in
-    copies (the caller's messages are left as they are), as LangChain's models do."""
+    """The messages a chat model's hook sees: LangChain v0 data blocks and OpenAI audio /
+    file blocks as v1 standard blocks, in copies (the caller's messages are left as they
+    are), as LangChain's models do."""
     converted = messages
     for index, message in enumerate(messages):
         content = message.content
         if type(content) is not list:  # the usual case: nothing to look at
             continue
-        blocks = [
-            _v1_data_block(block)
-            if isinstance(block, dict)
-            and block.get("type") in _DATA_BLOCK_TYPES
-            and block.get("source_type") in _V0_KNOWN
-            else block
-            for block in content
-        ]
+        blocks = [_v1_input_block(block) for block in content]
         if any(new is not old for new, old in zip(blocks, content, strict=True)):
             if converted is messages:
                 converted = list(messages)
