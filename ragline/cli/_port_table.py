@@ -322,8 +322,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.document_loaders": {
         "ragline.loaders": (
-            "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader MergedDataLoader "
-            "PyPDFDirectoryLoader PyPDFLoader TextLoader WebBaseLoader"
+            "BSHTMLLoader Blob BlobLoader CSVLoader DirectoryLoader FileSystemBlobLoader "
+            "JSONLoader MergedDataLoader PyPDFDirectoryLoader PyPDFLoader TextLoader "
+            "WebBaseLoader"
         ),
     },
     "langchain_classic.document_transformers": {
@@ -947,9 +948,16 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_community.document_loaders": {
         "ragline.loaders": (
-            "BSHTMLLoader CSVLoader DirectoryLoader JSONLoader MergedDataLoader "
-            "PyPDFDirectoryLoader PyPDFLoader TextLoader WebBaseLoader"
+            "BSHTMLLoader Blob BlobLoader CSVLoader DirectoryLoader FileSystemBlobLoader "
+            "JSONLoader MergedDataLoader PyPDFDirectoryLoader PyPDFLoader TextLoader "
+            "WebBaseLoader"
         ),
+    },
+    "langchain_community.document_loaders.blob_loaders": {
+        "ragline.loaders": "Blob BlobLoader FileSystemBlobLoader",
+    },
+    "langchain_community.document_loaders.blob_loaders.file_system": {
+        "ragline.loaders": "FileSystemBlobLoader",
     },
     "langchain_community.document_loaders.csv_loader": {
         "ragline.loaders": "CSVLoader",
@@ -957,11 +965,20 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_community.document_loaders.directory": {
         "ragline.loaders": "DirectoryLoader",
     },
+    "langchain_community.document_loaders.generic": {
+        "ragline.loaders": "GenericLoader",
+    },
     "langchain_community.document_loaders.html_bs": {
         "ragline.loaders": "BSHTMLLoader",
     },
     "langchain_community.document_loaders.json_loader": {
         "ragline.loaders": "JSONLoader",
+    },
+    "langchain_community.document_loaders.parsers.generic": {
+        "ragline.loaders": "MimeTypeBasedParser",
+    },
+    "langchain_community.document_loaders.parsers.txt": {
+        "ragline.loaders": "TextParser",
     },
     "langchain_community.document_loaders.pdf": {
         "ragline.loaders": "PyPDFDirectoryLoader PyPDFLoader",
@@ -1107,10 +1124,13 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "BaseChatMessageHistory InMemoryChatMessageHistory",
     },
     "langchain_core.document_loaders": {
-        "ragline.loaders": "BaseLoader",
+        "ragline.loaders": "BaseBlobParser BaseLoader Blob BlobLoader",
     },
     "langchain_core.document_loaders.base": {
-        "ragline.loaders": "BaseLoader",
+        "ragline.loaders": "BaseBlobParser BaseLoader",
+    },
+    "langchain_core.document_loaders.blob_loaders": {
+        "ragline.loaders": "Blob BlobLoader",
     },
     "langchain_core.documents": {
         "ragline.core": "BaseDocumentTransformer Document",
@@ -1118,6 +1138,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.documents.base": {
         "ragline.core": "Document",
+        "ragline.loaders": "Blob",
     },
     "langchain_core.documents.compressor": {
         "ragline.retrievers": "BaseDocumentCompressor",

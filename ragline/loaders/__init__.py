@@ -5,6 +5,8 @@ Every loader has ``load()``, the generator ``lazy_load()``, ``aload()`` and
 (beautifulsoup4, pypdf) load only when a loader that needs them runs.
 ``DEFAULT_LOADER_MAPPING`` says which loader reads which file suffix.
 ``BeautifulSoupTransformer`` cleans loaded HTML documents down to the text of chosen tags.
+``GenericLoader`` joins a blob loader (``FileSystemBlobLoader``) and a blob parser
+(``TextParser``, ``MimeTypeBasedParser``), as LangChain's does.
 """
 
 from ragline.core._lazy import attach
@@ -22,6 +24,13 @@ _EXPORTS = {
     "PyPDFLoader": "._pdf",
     "PyPDFDirectoryLoader": "._pdf",
     "MergedDataLoader": "._merged",
+    "GenericLoader": "._generic",
+    "FileSystemBlobLoader": "._generic",
+    "Blob": "._generic",
+    "BlobLoader": "._generic",
+    "BaseBlobParser": "._generic",
+    "TextParser": "._generic",
+    "MimeTypeBasedParser": "._generic",
     "DEFAULT_LOADER_MAPPING": "._mapping",
     "loader_for_path": "._mapping",
     "loader_mapping": "._mapping",

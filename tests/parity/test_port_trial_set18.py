@@ -7,6 +7,9 @@ program's source after ``ragline port``) and compares what the program prints.
 import contextlib
 import io
 import warnings
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 from ragline.cli._port_rewrite import port_source
 
@@ -60,3 +63,148 @@ def test_the_docstore_document_paths_port_and_store_as_langchains() -> None:
         langchain_printed = _printed(_DOCSTORE_DOCUMENT.format(path=installed))
         assert langchain_printed.count("\n") == 4
         assert _printed(ported) == langchain_printed
+
+
+# lixiaoyao_generic_loader_filesystem_txt: GenericLoader.from_filesystem(".", glob="*.txt")
+# was unmapped (ragline had no GenericLoader), so the ported program kept LangChain's.
+COVERS = {
+    "loaders.GenericLoader",
+    "loaders.FileSystemBlobLoader",
+    "loaders.Blob",
+    "loaders.BlobLoader",
+    "loaders.BaseBlobParser",
+    "loaders.TextParser",
+    "loaders.MimeTypeBasedParser",
+}
+
+
+def _langchain_generic() -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import langchain_community.document_loaders.blob_loaders as lc_blob_loaders
+        import langchain_community.document_loaders.generic as lc_generic
+        import langchain_community.document_loaders.parsers.generic as lc_by_type
+        import langchain_community.document_loaders.parsers.txt as lc_txt
+        import langchain_core.document_loaders as lc_loaders
+        import langchain_core.documents as lc_documents
+        import langchain_core.documents.base as lc_documents_base
+    return SimpleNamespace(
+        Document=lc_documents.Document,
+        Blob=lc_documents_base.Blob,
+        BaseBlobParser=lc_loaders.BaseBlobParser,
+        BlobLoader=lc_loaders.BlobLoader,
+        FileSystemBlobLoader=lc_blob_loaders.FileSystemBlobLoader,
+        GenericLoader=lc_generic.GenericLoader,
+        MimeTypeBasedParser=lc_by_type.MimeTypeBasedParser,
+        TextParser=lc_txt.TextParser,
+    )
+
+
+def _ragline_generic() -> Any:
+    import ragline.core as rl_core
+    import ragline.loaders as rl_loaders
+
+    names = "Blob BaseBlobParser BlobLoader FileSystemBlobLoader GenericLoader"
+    names += " MimeTypeBasedParser TextParser"
+    return SimpleNamespace(
+        Document=rl_core.Document, **{name: getattr(rl_loaders, name) for name in names.split()}
+    )
+
+
+def _generic_loading(lib: Any, folder: Path) -> list[Any]:
+    read: list[Any] = []
+
+    def docs(loader: Any) -> list[Any]:
+        return [(d.page_content, d.metadata) for d in loader.lazy_load()]
+
+    def error(call: Any) -> str:
+        try:
+            call()
+        except ValueError:
+            return "ValueError"
+        return "no error"
+
+    # the program: files in the working folder, glob="*.txt"
+    read.append(docs(lib.GenericLoader.from_filesystem(".", glob="*.txt", show_progress=True)))
+    # the default glob reaches subfolders, skips dot files, and the default parser refuses
+    # a mime type other than text/plain (the .md file)
+    read.append(error(lambda: lib.GenericLoader.from_filesystem(folder).load()))
+    read.append(docs(lib.GenericLoader.from_filesystem(folder, suffixes=[".txt"])))
+    read.append(docs(lib.GenericLoader.from_filesystem(folder, exclude=["*a_*", "*.md"])))
+    read.append(docs(lib.GenericLoader.from_filesystem(folder / "sub" / "d.txt")))
+    read.append(error(lambda: lib.GenericLoader.from_filesystem(folder, parser="pdf")))
+    files = lib.FileSystemBlobLoader(folder, glob="**/*.txt")
+    read.append(files.count_matching_files())
+    read.append([(b.source, b.mimetype, b.encoding, b.as_string()) for b in files.yield_blobs()])
+
+    class Lines(lib.BaseBlobParser):  # a user's parser: a document per line
+        def lazy_parse(self, blob: Any) -> Any:
+            for number, line in enumerate(blob.as_string().splitlines()):
+                yield lib.Document(page_content=line, metadata={"line": number, "of": blob.source})
+
+    read.append(docs(lib.GenericLoader(files, Lines())))
+    read.append(docs(lib.GenericLoader.from_filesystem(folder, glob="*.md", parser=Lines())))
+
+    class LinesLoader(lib.GenericLoader):  # a subclass naming its own default parser
+        @classmethod
+        def get_parser(cls, **kwargs: Any) -> Any:
+            return Lines()
+
+    read.append(docs(LinesLoader.from_filesystem(folder, glob="*.md")))
+    by_type = lib.MimeTypeBasedParser(
+        handlers={"text/markdown": Lines()}, fallback_parser=lib.TextParser()
+    )
+    read.append(docs(lib.GenericLoader.from_filesystem(folder, glob="*[dt]", parser=by_type)))
+
+    class Memory(lib.BlobLoader):  # a user's blob loader
+        def yield_blobs(self) -> Any:
+            yield lib.Blob.from_data("one\ntwo", path="mem.md", mime_type="text/markdown")
+            yield lib.Blob.from_data(b"caf\xe9", encoding="latin-1", metadata={"source": "s"})
+
+    read.append(docs(lib.GenericLoader(Memory(), Lines())))
+    blob = lib.Blob.from_path(folder / "b_notes.txt")
+    with blob.as_bytes_io() as handle:
+        read += [blob.as_bytes(), handle.read(), blob.data, blob.metadata, str(blob.path)]
+    memory = lib.Blob.from_data("hi", path="x.txt")
+    read += [memory.source, memory.mimetype, memory.as_bytes(), repr(memory).split()[2]]
+    read.append(repr(lib.Blob.from_data("hi")).split()[0])
+    return read
+
+
+def test_generic_loader_reads_the_filesystem_as_langchains(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    for name, text in [
+        ("b_notes.txt", "second"),
+        ("a_intro.txt", "first\nline two"),
+        ("c.md", "# title\nbody"),
+        (".hidden.txt", "never"),
+        ("sub/d.txt", "deep"),
+    ]:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    langchain_read = _generic_loading(_langchain_generic(), tmp_path)
+    # Path.glob's "*.txt" matches the dot file too; the order is the file system's
+    assert sorted(langchain_read[0]) == [
+        ("first\nline two", {"source": "a_intro.txt"}),
+        ("never", {"source": ".hidden.txt"}),
+        ("second", {"source": "b_notes.txt"}),
+    ]
+    assert langchain_read[1] == "ValueError"
+    assert _generic_loading(_ragline_generic(), tmp_path) == langchain_read
+
+
+def test_the_generic_loader_paths_port() -> None:
+    source = (
+        "from langchain_community.document_loaders.generic import GenericLoader\n"
+        "from langchain_community.document_loaders.blob_loaders import FileSystemBlobLoader\n"
+        "from langchain_core.documents.base import Blob\n"
+        "from langchain_core.document_loaders import BaseBlobParser\n"
+    )
+    assert _ported(source) == (
+        "from ragline.loaders import GenericLoader\n"
+        "from ragline.loaders import FileSystemBlobLoader\n"
+        "from ragline.loaders import Blob\n"
+        "from ragline.loaders import BaseBlobParser\n"
+    )
