@@ -16,6 +16,7 @@ import asyncio
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -35,6 +36,7 @@ from ragline.vectorstores.utils import (
 __all__ = ["SearchHit", "StorePrimitives"]
 
 _NO_VECTORS = np.empty((0, 0), dtype=np.float32)  # a query with no candidate: MMR picks none
+_first = itemgetter(0)  # a SearchHit's document
 
 
 class SearchHit(NamedTuple):
@@ -204,7 +206,8 @@ class StorePrimitives(ABC):
         ``(document, score)`` pairs, or the documents alone with ``scores=False``."""
         if not queries:
             return []
-        _check_query_texts(queries)
+        if len(queries) != 1 or type(queries[0]) is not str or not queries[0].isascii():
+            _check_query_texts(queries)  # one ASCII query (the usual) has nothing to check
         return self._search_vectors(self._embed_queries(queries), plan, scores=scores)
 
     async def _asearch_texts(
@@ -280,7 +283,8 @@ class StorePrimitives(ABC):
     ) -> list[list[Any]]:
         """Turn raw (or MMR-picked) hits into results: the first k, relevance scores, the
         threshold; ``(document, score)`` pairs, or with ``scores=False`` the documents."""
-        self._check_hit_lists(queries, hits)
+        if len(hits) != len(queries):
+            self._check_hit_lists(queries, hits)  # raises, naming the backend
         k, out = plan.k, self._score_out
         if not plan.to_relevance:  # the plain path: no array round trip, one list per query
             if scores:  # loops, not comprehensions: a traced search takes this branch
@@ -293,7 +297,7 @@ class StorePrimitives(ABC):
                         pairs.append((doc, out(score)))
                     with_scores.append(pairs)
                 return with_scores
-            return [[doc for doc, _, _ in found[:k]] for found in hits]
+            return [list(map(_first, found[:k])) for found in hits]  # no per-hit Python code
         threshold = plan.score_threshold
         scalar = self._scalar_relevance()
         results: list[list[Any]] = []
@@ -326,7 +330,11 @@ class StorePrimitives(ABC):
 
     def _embed_queries(self, queries: list[str]) -> np.ndarray:
         embeddings: Any = self.embeddings
-        if len(queries) == 1 and type(queries[0]) is str and _plain_queries(embeddings):
+        if (
+            len(queries) == 1
+            and type(queries[0]) is str
+            and type(embeddings).embed_queries_array is _DEFAULT_QUERIES_ARRAY
+        ):
             # One query through the Embeddings default: its vector is checked once, by
             # _check_queries, instead of also by the Embeddings layer (the single-query
             # hot path). Anything np.array cannot take goes the checked way for its message.
@@ -397,10 +405,9 @@ def _check_query_texts(queries: list[str]) -> None:
             check_unicode(query, what="query" if len(queries) == 1 else f"queries[{position}]")
 
 
-def _plain_queries(embeddings: Any) -> bool:
-    """Whether ``embeddings`` embeds queries through the Embeddings base class's default
-    ``embed_queries_array`` (one ``embed_query`` call per query)."""
-    return type(embeddings).embed_queries_array is Embeddings.embed_queries_array
+# an Embeddings class whose embed_queries_array is this one embeds queries one
+# embed_query call each (the base class's default)
+_DEFAULT_QUERIES_ARRAY = Embeddings.embed_queries_array
 
 
 def _stored_vector(store: StorePrimitives, hit: SearchHit) -> np.ndarray:

@@ -51,15 +51,34 @@ _faiss: Any = None
 _swig_ptr: Any = None
 
 
+class _Native:
+    """faiss's C functions that the single-query path calls, set when faiss is imported
+    (:func:`faiss_module`; every :class:`LabeledIndex` has imported it). faiss's
+    ``fvec_norm_L2sqr`` and the like are Python wrappers around these: calling the C
+    functions saves a Python frame each, which a query pays after every scan has
+    evicted the interpreter's caches."""
+
+    pointer: Any = None  # swig_ptr(array): the array's data for a C call
+    norm_squared: Any = None  # fvec_norm_L2sqr(pointer, d) -> float
+    normalize: Any = None  # fvec_renorm_L2(d, n, pointer): rows to unit length in place
+
+
+native = _Native()
+
+
 def faiss_module() -> Any:
     """Import faiss once (or raise MissingDependencyError naming the ``faiss`` extra)."""
     global _faiss, _swig_ptr
     if _faiss is None:
-        _faiss = require("faiss", "faiss", package="faiss-cpu")
+        faiss = require("faiss", "faiss", package="faiss-cpu")
         # faiss.swig_ptr is a Python wrapper around the C function: calling the C function
         # itself saves a call layer on each of the pointers a single query needs
-        _swig_ptr = getattr(getattr(_faiss, "_swigfaiss", None), "swig_ptr", None)
-        _swig_ptr = _swig_ptr or _faiss.swig_ptr
+        c_module = getattr(faiss, "_swigfaiss", None)
+        _swig_ptr = getattr(c_module, "swig_ptr", None) or faiss.swig_ptr
+        native.pointer = _swig_ptr
+        native.norm_squared = getattr(c_module, "fvec_norm_L2sqr", None) or faiss.fvec_norm_L2sqr
+        native.normalize = getattr(c_module, "fvec_renorm_L2", None) or faiss.fvec_renorm_L2
+        _faiss = faiss
     return _faiss
 
 
@@ -392,6 +411,25 @@ class LabeledIndex:
     ) -> tuple[np.ndarray, np.ndarray]:
         """The k nearest: faiss's, or with ``rerank`` the exact best of its ``rerank x k``
         candidates (see :meth:`_search`)."""
+        # The usual query (no filter, an exact index: Flat, or vectors still waiting for
+        # training) takes the direct search the general path below ends in, without
+        # the calls that find that out.
+        exact = self.kind == "flat" or self._target is not None
+        if allowed is None and exact and self.pending_check is None:
+            if (
+                queries.dtype == np.float32
+                and queries.flags.c_contiguous
+                and queries.shape[1] == self.dimension
+            ):  # _search_direct's checked case, inlined
+                count = len(queries)
+                scores = np.empty((count, k), dtype=np.float32)
+                labels = np.empty((count, k), dtype=np.int64)
+                pointer = _swig_ptr  # set: building this index imported faiss
+                self.index.search_c(
+                    count, pointer(queries), k, pointer(scores), pointer(labels), None
+                )
+                return scores, labels
+            return self._search_direct(queries, k)
         if self.pending_check is not None and self.pending_check(wait=False):
             self.pending_check = None
         if not self.reranks:
@@ -475,7 +513,7 @@ class LabeledIndex:
         count = len(queries)
         scores = np.empty((count, k), dtype=np.float32)
         labels = np.empty((count, k), dtype=np.int64)
-        pointer = _pointer_function()
+        pointer = _swig_ptr  # set: building this index imported faiss
         self.index.search_c(count, pointer(queries), k, pointer(scores), pointer(labels), None)
         return scores, labels
 

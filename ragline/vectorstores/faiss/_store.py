@@ -89,6 +89,7 @@ from ragline.vectorstores.faiss._index import (
     LabeledIndex,
     Snapshot,
     faiss_module,
+    native,
     swig_ptr,
 )
 from ragline.vectorstores.faiss._records import DiskDocuments, DocumentTable
@@ -450,15 +451,15 @@ class FAISS(VectorStore):
         # finite. numpy's reductions cost several microseconds here, where their code is
         # cold after every faiss scan. Anything else (or a non-finite norm, which may also
         # be an overflow) goes through the base class's full check.
+        # (A dimension means an index, so faiss is imported and ``native`` is set.)
         if (
             type(vectors) is np.ndarray
             and vectors.dtype == np.float32
             and vectors.shape == (1, dimension)
             and vectors.flags.c_contiguous
+            and math.isfinite(native.norm_squared(native.pointer(vectors), dimension))
         ):
-            faiss = faiss_module()
-            if math.isfinite(faiss.fvec_norm_L2sqr(swig_ptr(vectors), dimension)):
-                return vectors
+            return vectors
         return super()._check_queries(vectors, dimension)
 
     def _search(
@@ -470,7 +471,13 @@ class FAISS(VectorStore):
         with_vectors: bool,
     ) -> list[list[SearchHit]]:
         if self._cosine:
-            queries = _unit_rows(queries)
+            if queries.dtype == np.float32 and queries.flags.c_contiguous and native.normalize:
+                # _unit_rows for the checked usual case, inlined (the single-query path)
+                unit = queries.copy()
+                native.normalize(unit.shape[1], unit.shape[0], native.pointer(unit))
+                queries = unit
+            else:
+                queries = _unit_rows(queries)
         with self._lock:
             found = self._nearest(queries, k, filter)
             if found is None:
@@ -503,11 +510,13 @@ class FAISS(VectorStore):
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """faiss's (scores, labels) of the k nearest per query, label -1 for none; None
         when nothing can match. Call under the lock; cosine queries already unit length."""
-        index = self._index
-        if index is None or not self._records:
+        index, table = self._index, self._table
+        # len(self._records) forwards to len(table), which counts table.added in memory
+        stored = len(table.added) if table.base is None else len(table)
+        if index is None or not stored:
             return None
         allowed = None if filter is None else self._filters.labels(filter)
-        available = len(self._records) if allowed is None else len(allowed)
+        available = stored if allowed is None else len(allowed)
         if available == 0:
             return None
         take = min(k, available)
@@ -557,11 +566,12 @@ class FAISS(VectorStore):
                 ]
                 for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True)
             ]
-        # the one-query hot path: _hit_document inlined, and tuple.__new__ since
-        # SearchHit's own constructor adds a Python-level call
+        # the one-query hot path: _hit_document and stored_document inlined (a Document
+        # made as stored_document makes it, from values checked when stored), and
+        # tuple.__new__ since SearchHit's own constructor adds a Python-level call
         table = self._table  # in memory: the plain dict, the fastest look-up
         records = table.added if table.base is None else self._records
-        flat_of, new_hit = self._flat, tuple.__new__
+        flat_of, new_hit, new_document = self._flat, tuple.__new__, object.__new__
         results = []
         for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True):
             hits = []
@@ -570,7 +580,8 @@ class FAISS(VectorStore):
                     continue
                 if flat_of.get(label):
                     doc_id, text, metadata = records[label]
-                    found = stored_document(text, dict(metadata), doc_id)
+                    found = new_document(Document)
+                    found.page_content, found.metadata, found.id = text, dict(metadata), doc_id
                 else:
                     found = document(label)  # first sight of the record, or nested metadata
                 hits.append(new_hit(SearchHit, (found, score, None)))
@@ -883,13 +894,15 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
     """A unit-length copy of every row (zero rows stay zero), normalized by faiss in C++.
 
     Several times cheaper than numpy's norm-and-divide for one query, which matters on
-    the single-query hot path.
+    the single-query hot path; faiss's C function is called directly (see ``native``).
     """
     if vectors.dtype == np.float32 and vectors.flags.c_contiguous:
         unit = vectors.copy()  # the checked usual case: no conversion call
     else:
         unit = np.array(vectors, dtype=np.float32, order="C", copy=True)
-    _normalize_in_place(unit)
+    if native.normalize is None:
+        faiss_module()
+    native.normalize(unit.shape[1], unit.shape[0], native.pointer(unit))
     return unit
 
 
