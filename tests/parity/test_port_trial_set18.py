@@ -11,6 +11,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
+
 from ragline.cli._port_rewrite import port_source
 
 
@@ -208,3 +210,22 @@ def test_the_generic_loader_paths_port() -> None:
         "from ragline.loaders import Blob\n"
         "from ragline.loaders import BaseBlobParser\n"
     )
+
+
+def test_load_local_without_the_pickle_flag_loads_where_langchain_raises(tmp_path: Path) -> None:
+    # liushihao_faiss_walkthrough_load_local_flag, a documented deliberate difference
+    # (docs/differences-from-langchain.md): ragline's folder holds no pickle, so the flag
+    # guards nothing and a call without it loads
+    from langchain_community.vectorstores import FAISS as LangChainFAISS
+    from langchain_core.embeddings import DeterministicFakeEmbedding as LangChainFake
+
+    from ragline.embeddings import DeterministicFakeEmbedding
+    from ragline.vectorstores import FAISS
+
+    LangChainFAISS.from_texts(["foo", "bar"], LangChainFake(size=8)).save_local(tmp_path / "lc")
+    with pytest.raises(ValueError, match="allow_dangerous_deserialization"):
+        LangChainFAISS.load_local(tmp_path / "lc", LangChainFake(size=8))
+    embeddings = DeterministicFakeEmbedding(size=8)
+    FAISS.from_texts(["foo", "bar"], embeddings).save_local(tmp_path / "rl")
+    loaded = FAISS.load_local(tmp_path / "rl", embeddings)
+    assert [d.page_content for d in loaded.similarity_search("foo", k=2)] == ["foo", "bar"]
