@@ -40,6 +40,7 @@ __all__ = [
     "check_str_list",
     "check_unicode",
     "check_unit_interval",
+    "not_a_document",
 ]
 
 T = TypeVar("T")
@@ -355,3 +356,23 @@ def check_unicode(text: str, *, what: str) -> str:
             "errors='replace'"
         ) from None
     return text
+
+
+def not_a_document(value: object) -> str:
+    """How an error names ``value`` that should have been a ragline Document.
+
+    The type's name, or, for another library's class of the same name (LangChain's
+    ``Document``, kept by an import ``ragline port`` did not rewrite), its full path and
+    what to do, since "must be a Document, got Document" would say nothing.
+
+    Example:
+        >>> not_a_document("text")
+        'str'
+    """
+    kind = type(value)
+    if kind.__name__ != "Document":
+        return kind.__name__
+    return (
+        f"{kind.__module__}.{kind.__qualname__} (another library's Document: build it with "
+        "ragline.core.Document, or run `ragline port` on the program)"
+    )

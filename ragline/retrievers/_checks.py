@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragline.core import ConfigurationError, Document, InvalidInputError
+from ragline.core._checks import not_a_document
 
 __all__ = ["check_documents", "check_keys", "copy_document"]
 
@@ -36,7 +37,7 @@ def check_documents(owner: str, documents: Any) -> list[Document]:
     for position, item in enumerate(items):
         if not isinstance(item, Document):
             raise InvalidInputError(
-                f"{owner} documents[{position}] must be a Document, got {type(item).__name__}"
+                f"{owner} documents[{position}] must be a Document, got {not_a_document(item)}"
             )
     return items
 

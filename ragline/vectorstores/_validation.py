@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ragline.core import Document, InvalidInputError
-from ragline.core._checks import check_positive_int, check_unit_interval
+from ragline.core._checks import check_positive_int, check_unit_interval, not_a_document
 from ragline.vectorstores._metadata import check_round_trip, encodable
 from ragline.vectorstores.filters import FilterNode, parse_filter
 
@@ -281,7 +281,7 @@ def split_documents(
     for position, document in enumerate(documents):
         if not isinstance(document, Document):
             raise InvalidInputError(
-                f"documents[{position}] must be a Document, got {type(document).__name__}"
+                f"documents[{position}] must be a Document, got {not_a_document(document)}"
             )
     if ids is None:
         doc_ids = [document.id or str(uuid.uuid4()) for document in documents]

@@ -229,3 +229,25 @@ def test_load_local_without_the_pickle_flag_loads_where_langchain_raises(tmp_pat
     FAISS.from_texts(["foo", "bar"], embeddings).save_local(tmp_path / "rl")
     loaded = FAISS.load_local(tmp_path / "rl", embeddings)
     assert [d.page_content for d in loaded.similarity_search("foo", k=2)] == ["foo", "bar"]
+
+
+def test_a_langchain_document_given_to_ragline_is_named_with_its_module() -> None:
+    # pranavi_split_text_retrievalqa_run before the port fix: "documents[0] must be a
+    # Document, got Document" named neither class
+    from langchain_core.documents import Document as LangChainDocument
+
+    from ragline.core import InvalidInputError
+    from ragline.embeddings import DeterministicFakeEmbedding
+    from ragline.retrievers import BM25Retriever
+    from ragline.vectorstores import FAISS
+
+    foreign = [LangChainDocument(page_content="a")]
+    expected = (
+        r"documents\[0\] must be a Document, got langchain_core\.documents\.base\.Document "
+        r"\(another library's Document: build it with ragline\.core\.Document, or run "
+        r"`ragline port` on the program\)"
+    )
+    with pytest.raises(InvalidInputError, match=expected):
+        FAISS.from_documents(foreign, DeterministicFakeEmbedding(size=4))
+    with pytest.raises(InvalidInputError, match=expected):
+        BM25Retriever.from_documents(foreign)
