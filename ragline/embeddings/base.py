@@ -24,7 +24,7 @@ import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -318,7 +318,7 @@ class Embeddings(ABC):
     """
 
     # its list methods call no array method (see _route_arrays_through_overrides)
-    _LISTS_CALL_OWN_ARRAYS = True
+    _LISTS_CALL_OWN_ARRAYS: ClassVar[dict[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -442,7 +442,10 @@ class Embeddings(ABC):
 # override may reach the native list method through ``super()``: ragline's list methods
 # call their own class's array code (``HashingEmbeddings.embed_documents_array(self, ...)``),
 # never ``self``'s, so that cannot recurse, and nothing more is done (a class says so by
-# setting ``_LISTS_CALL_OWN_ARRAYS`` in its body). Another class's list methods may call
+# setting ``_LISTS_CALL_OWN_ARRAYS`` in its body: which array method each of its list
+# methods calls). A subclass overriding one of those array methods, and not the list
+# method, gets a list method calling ``self``'s (:func:`_list_calling`), so its direct
+# calls agree with a store's array calls. Another class's list methods may call
 # ``self``'s array methods: for a subclass of such a class, the instance is marked while
 # an override or a rerouted array method runs, and inside that mark the rerouted array
 # method runs the native one (:func:`_marking`).
@@ -557,11 +560,35 @@ _SYNC_NAMES = ("embed_documents", "embed_query", "embed_documents_array", "embed
 _ASYNC_NAMES = tuple(f"a{name}" for name in _SYNC_NAMES)
 
 
+def _list_calling(list_name: str, array_name: str) -> Any:
+    """The list method ``list_name`` written as ragline's own are, on ``self``'s array
+    method ``array_name`` in place of its class's."""
+    query = list_name.endswith("_query")
+    if list_name.startswith("a"):
+
+        async def alist_method(self: Any, arg: Any) -> Any:
+            rows = await getattr(self, array_name)([check_text(arg)] if query else arg)
+            return rows[0].tolist() if query else rows.tolist()
+
+        method: Any = alist_method
+    else:
+
+        def list_method(self: Any, arg: Any) -> Any:
+            rows = getattr(self, array_name)([check_text(arg)] if query else arg)
+            return rows[0].tolist() if query else rows.tolist()
+
+        method = list_method
+    method.__name__ = method.__qualname__ = list_name
+    method.__doc__ = f"``{list_name}`` through ``self.{array_name}``."
+    return method
+
+
 def _route_arrays_through_overrides(cls: type) -> None:
     """Give ``cls``, when it overrides ``embed_documents`` or ``embed_query`` (either
     async twin, not a :func:`_sync_inline` one), the array methods calling them (the
     sync overrides: all four; the async ones: the async two) in place of the native ones
-    it inherits; its own array methods are kept."""
+    it inherits; its own array methods are kept. When it overrides an array method that
+    a ragline list method it inherits calls, that list method calls ``self``'s."""
     own = dict(vars(cls))
     routes: list[tuple[dict[str, Any], tuple[str, ...]]] = []
     if "embed_documents" in own or "embed_query" in own:
@@ -582,6 +609,11 @@ def _route_arrays_through_overrides(cls: type) -> None:
             for name in names[:2]:
                 if inspect.isfunction(own.get(name)):
                     setattr(cls, name, _marking(own[name]))
+    for name in (*_SYNC_NAMES[:2], *_ASYNC_NAMES[:2]):  # ragline's list methods it inherits
+        provider = next(k for k in cls.__mro__ if name in vars(k))
+        array_name = vars(provider).get(_OWN_ARRAYS, {}).get(name)
+        if name not in own and array_name in own:
+            setattr(cls, name, _list_calling(name, array_name))
 
 
 _register(Embeddings)

@@ -25,6 +25,7 @@ import json
 import uuid
 import warnings
 from collections.abc import Awaitable, Callable, Sequence
+from typing import ClassVar
 
 import numpy as np
 
@@ -137,8 +138,14 @@ class CacheBackedEmbeddings(Embeddings):
         True
     """
 
-    # its list methods call this class's array code, never self's (see embeddings.base)
-    _LISTS_CALL_OWN_ARRAYS = True
+    # the array method each list method calls, its own class's, never self's (a
+    # subclass overriding one gets list methods calling its own; see embeddings.base)
+    _LISTS_CALL_OWN_ARRAYS: ClassVar[dict[str, str]] = {
+        "embed_documents": "embed_documents_array",
+        "embed_query": "embed_queries_array",
+        "aembed_documents": "aembed_documents_array",
+        "aembed_query": "aembed_queries_array",
+    }
 
     def __init__(
         self,

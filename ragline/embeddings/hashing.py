@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 from hashlib import blake2b, sha256
+from typing import ClassVar
 
 import numpy as np
 
@@ -84,8 +85,12 @@ class HashingEmbeddings(Embeddings):
         (True, (2, 64))
     """
 
-    # its list methods call this class's array code, never self's (see embeddings.base)
-    _LISTS_CALL_OWN_ARRAYS = True
+    # the array method each list method calls, its own class's, never self's (a
+    # subclass overriding one gets list methods calling its own; see embeddings.base)
+    _LISTS_CALL_OWN_ARRAYS: ClassVar[dict[str, str]] = {
+        "embed_documents": "embed_documents_array",
+        "embed_query": "embed_documents_array",
+    }
 
     def __init__(
         self,
@@ -232,8 +237,8 @@ class DeterministicFakeEmbedding(Embeddings):
         True
     """
 
-    # its list methods call this class's array code, never self's (see embeddings.base)
-    _LISTS_CALL_OWN_ARRAYS = True
+    # its list methods call no array method (see embeddings.base)
+    _LISTS_CALL_OWN_ARRAYS: ClassVar[dict[str, str]] = {}
 
     def __init__(self, *, size: int) -> None:
         self.size = check_positive_int("size", size)

@@ -26,7 +26,7 @@ import re
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -167,8 +167,12 @@ class SentenceTransformerEmbeddings(Embeddings):
         (2, 384)
     """
 
-    # its list methods call this class's array code, never self's (see embeddings.base)
-    _LISTS_CALL_OWN_ARRAYS = True
+    # the array method each list method calls, its own class's, never self's (a
+    # subclass overriding one gets list methods calling its own; see embeddings.base)
+    _LISTS_CALL_OWN_ARRAYS: ClassVar[dict[str, str]] = {
+        "embed_documents": "embed_documents_array",
+        "embed_query": "embed_queries_array",
+    }
 
     def __init__(
         self,

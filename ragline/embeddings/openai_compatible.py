@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -79,8 +79,14 @@ class OpenAIEmbeddings(Embeddings):
         1000
     """
 
-    # its list methods call this class's array code, never self's (see embeddings.base)
-    _LISTS_CALL_OWN_ARRAYS = True
+    # the array method each list method calls, its own class's, never self's (a
+    # subclass overriding one gets list methods calling its own; see embeddings.base)
+    _LISTS_CALL_OWN_ARRAYS: ClassVar[dict[str, str]] = {
+        "embed_documents": "embed_documents_array",
+        "embed_query": "embed_documents_array",
+        "aembed_documents": "aembed_documents_array",
+        "aembed_query": "aembed_documents_array",
+    }
 
     _tracing_provider = "openai"  # gen_ai.provider.name of its spans
 

@@ -351,3 +351,59 @@ def test_an_override_sending_super_calls_to_a_thread_pool_embeds_once() -> None:
     assert calls == [["a cat", "a dog"]]
     assert [doc.id for doc in store.similarity_search("passage: a dog", k=1)] == ["2"]
     assert calls == [["a cat", "a dog"]]  # the query went through embed_query
+
+
+def test_a_subclass_overriding_only_the_array_methods_changes_the_list_methods_too() -> None:
+    # A subclass of a ragline model that overrides its array methods (not the list
+    # methods) gets the same vectors from the inherited embed_documents / embed_query
+    # (and their async twins) as from a store's array calls: ragline's list methods call
+    # their own class's array code, but not where a subclass replaced it.
+    from ragline.embeddings import HashingEmbeddings
+
+    class Prefixed(HashingEmbeddings):
+        def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+            return super().embed_documents_array([f"passage: {text}" for text in texts])
+
+    plain = HashingEmbeddings(dimension=16)
+    prefixed = Prefixed(dimension=16)
+    expected = plain.embed_documents(["passage: a cat", "passage: a dog"])
+    assert prefixed.embed_documents_array(["a cat", "a dog"]).tolist() == expected
+    assert prefixed.embed_queries_array(["a cat"]).tolist() == expected[:1]
+    assert prefixed.embed_documents(["a cat", "a dog"]) == expected
+    assert prefixed.embed_query("a cat") == expected[0]
+    assert asyncio.run(prefixed.aembed_documents(["a cat", "a dog"])) == expected
+    assert asyncio.run(prefixed.aembed_query("a dog")) == expected[1]
+
+    calls: list[str] = []
+
+    class Counted(Prefixed):  # a LangChain-style override on top still embeds once
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            calls.extend(texts)
+            return super().embed_documents(texts)
+
+    assert Counted(dimension=16).embed_documents_array(["a cat"]).tolist() == expected[:1]
+    assert calls == ["a cat"]
+
+
+def test_a_subclass_overriding_only_the_async_array_methods_changes_the_async_lists() -> None:
+    # The same for the async array methods of a model whose async list methods call
+    # them (the embedding cache): the inherited aembed_documents / aembed_query follow.
+    from ragline.core import InMemoryByteStore
+    from ragline.embeddings import CacheBackedEmbeddings, HashingEmbeddings
+
+    plain = HashingEmbeddings(dimension=16)
+    expected = plain.embed_documents(["passage: a cat", "passage: a dog"])
+
+    class Queried(CacheBackedEmbeddings):
+        async def aembed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+            return await super().aembed_documents_array([f"passage: {t}" for t in texts])
+
+        async def aembed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+            return await super().aembed_queries_array([f"passage: {t}" for t in texts])
+
+    cached = Queried(
+        plain, InMemoryByteStore(), query_embedding_store=InMemoryByteStore(), key_encoder="sha256"
+    )
+    assert asyncio.run(cached.aembed_documents(["a cat", "a dog"])) == expected
+    assert asyncio.run(cached.aembed_query("a dog")) == expected[1]
+    assert cached.embed_documents(["passage: a cat"]) == expected[:1]  # sync: unchanged

