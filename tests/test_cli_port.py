@@ -353,3 +353,25 @@ def test_a_star_import_is_written_out_as_the_names_the_program_uses(tmp_path, ca
     after, imported = run_program(folder)
     assert (after, imported) == (before, "[]")
     capsys.readouterr()
+
+
+def test_a_star_import_keeps_the_names_the_modules_all_lists(tmp_path):
+    # a module that star-imports runnables and lists some of them in __all__ hands them
+    # on (`from tools import *` elsewhere); writing out only the names it reads as
+    # variables dropped RunnablePassthrough, and app.py's import of it failed
+    tools = (
+        "from langchain_core.runnables import *\n"
+        "\n"
+        '__all__ = ["RunnablePassthrough", "double"]\n'
+        "double = RunnableLambda(lambda x: x * 2)\n"
+    )
+    app = "from tools import *\n\nprint((RunnablePassthrough() | double).invoke(21))\n"
+    folder = write_project(tmp_path, {"tools.py": tools, "app.py": app})
+    assert main(["port", str(folder / "tools.py"), "-q"]) == 0
+    assert (folder / "tools.py").read_text().splitlines()[0] == (
+        "from ragline.core import RunnableLambda, RunnablePassthrough"
+    )
+    run = subprocess.run(
+        [sys.executable, "app.py"], capture_output=True, text=True, cwd=folder, check=False
+    )
+    assert (run.returncode, run.stdout, run.stderr) == (0, "42\n", "")

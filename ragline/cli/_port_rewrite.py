@@ -167,6 +167,27 @@ def _attributes_read(tree: ast.AST) -> dict[str, set[str]]:
     return read
 
 
+def _listed_in_all(tree: ast.Module) -> set[str]:
+    """The strings of the module-level ``__all__ = [...]`` / ``+= [...]`` literals."""
+    listed: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = [node.target]
+        else:
+            continue
+        if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            continue
+        if isinstance(node.value, (ast.List, ast.Tuple, ast.Set)):
+            listed.update(
+                item.value
+                for item in node.value.elts
+                if isinstance(item, ast.Constant) and isinstance(item.value, str)
+            )
+    return listed
+
+
 def _port_import(node: ast.Import, read: dict[str, set[str]], out: PortResult) -> _Statement:
     statement = _Statement(node)
     for alias in node.names:
@@ -261,7 +282,10 @@ def port_source(source: str) -> PortResult:
     """
     tree = ast.parse(source)
     read = _attributes_read(tree)
+    # what a star import must still give: the names read as variables, and the ones a
+    # module-level __all__ hands on as strings
     names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    names.update(_listed_in_all(tree))
     out = PortResult(source)
     data = source.encode("utf-8")
     starts = [0]
