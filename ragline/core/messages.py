@@ -337,20 +337,23 @@ def _image_block(block: dict[str, Any]) -> dict[str, Any] | None:
     url = image.get("url")
     if not isinstance(url, str):
         return None
-    converted: dict[str, Any] = {"type": "image", "id": f"lc_{uuid.uuid4()}"}
     found = _DATA_URL.match(url)
-    if found:
-        converted.update(base64=found["data"], mime_type=found["mime"])
-    else:
-        converted["url"] = url
+    values = {"base64": found["data"], "mime_type": found["mime"]} if found else {"url": url}
     extras = {k: v for k, v in block.items() if k == "detail"}
     for key, value in image.items():
         if key != "url":
             extras[key if key == "detail" else f"image_url_{key}"] = value
-    extras = {k: v for k, v in extras.items() if v is not None}
-    if extras:
-        converted["extras"] = extras
-    return converted
+    return _data_block("image", extras, **values)
+
+
+def _data_block(kind: str, extras: dict[str, Any], **values: Any) -> dict[str, Any]:
+    """A v1 data block as LangChain builds one from another form: ``type``, a new
+    ``lc_`` id, ``values``, then ``extras`` (None values left out) where any are left."""
+    block: dict[str, Any] = {"type": kind, "id": f"lc_{uuid.uuid4()}", **values}
+    kept = {key: value for key, value in extras.items() if value is not None}
+    if kept:
+        block["extras"] = kept
+    return block
 
 
 def _standard_blocks(content: Content) -> list[dict[str, Any]]:

@@ -17,7 +17,14 @@ from ragline.core.language_models._outputs import (
     ChatGenerationChunk,
     ChatResult,
 )
-from ragline.core.messages import _DATA_URL, AIMessage, AIMessageChunk, BaseMessage, UsageMetadata
+from ragline.core.messages import (
+    _DATA_URL,
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    UsageMetadata,
+    _data_block,
+)
 from ragline.core.prompts import PromptValue
 from ragline.core.runnables.base import Runnable
 
@@ -73,14 +80,6 @@ def _v1_data_block(block: dict[str, Any]) -> dict[str, Any]:
     if extras:
         converted["extras"] = extras
     return converted
-
-
-def _data_block(kind: str, extras: dict[str, Any], **values: Any) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": kind, "id": f"lc_{uuid.uuid4()}", **values}
-    kept = {key: value for key, value in extras.items() if value is not None}
-    if kept:
-        block["extras"] = kept
-    return block
 
 
 def _v1_openai_block(block: dict[str, Any]) -> dict[str, Any]:
