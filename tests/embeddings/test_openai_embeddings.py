@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import openai
@@ -263,3 +263,29 @@ async def test_async_path(server: OpenAITestServer) -> None:
 def test_bad_options(options: dict[str, object], error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         OpenAIEmbeddings(base_url="http://127.0.0.1:9/v1", **options)  # type: ignore[arg-type]
+
+
+async def test_a_subclass_overriding_only_the_array_methods_changes_the_list_methods_too(
+    server: OpenAITestServer,
+) -> None:
+    # The inherited list methods (sync and async) of a subclass overriding the array
+    # methods go through the overrides, as a store's array calls do.
+    class Prefixed(OpenAIEmbeddings):
+        def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+            return super().embed_documents_array([f"passage: {text}" for text in texts])
+
+        async def aembed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+            return await super().aembed_documents_array([f"passage: {text}" for text in texts])
+
+    model = Prefixed(model="embed-model", base_url=server.base_url, api_key="sk-test")
+    vectors = expected(["passage: a cat", "passage: a dog"]).tolist()
+    assert model.embed_documents(["a cat", "a dog"]) == vectors
+    assert model.embed_query("a dog") == vectors[1]
+    assert await model.aembed_documents(["a cat", "a dog"]) == vectors
+    assert await model.aembed_query("a cat") == vectors[0]
+    assert [body["input"] for body in bodies(server)] == [  # type: ignore[index]
+        ["passage: a cat", "passage: a dog"],
+        ["passage: a dog"],
+        ["passage: a cat", "passage: a dog"],
+        ["passage: a cat"],
+    ]
