@@ -7,8 +7,10 @@ Python function calls (cProfile) of one call of each case and times it (the best
 ``--rounds`` rounds, each the mean of ``--per-case`` calls): ``embed_documents`` of 100
 texts, ``embed_query``, and ``similarity_search(q, k=4)`` over 1000 texts on
 InMemoryVectorStore (cosine) and FAISS, with HashingEmbeddings, a prefix-adding subclass
-of it, and the packaged MiniLM (``--minilm``) and its prefix-adding subclass. Prints the
-load average, then per case the calls and µs per checkout and the ratio to the first.
+of it (overriding the list methods), one overriding only ``embed_documents_array``
+(whose inherited list methods call it), and the packaged MiniLM (``--minilm``) and its
+prefix-adding subclass. Prints the load average, then per case the calls and µs per
+checkout and the ratio to the first.
 Rounds alternate the order (ABBA); give a checkout twice for a control pair.
 
     python benchmarks/embedding_overrides.py --checkout /tmp/before --checkout . [--minilm]
@@ -24,7 +26,7 @@ import pstats
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,9 +46,14 @@ def _models(minilm: bool) -> dict[str, Any]:
         def embed_query(self, text: str) -> list[float]:
             return super().embed_query(f"query: {text}")
 
+    class PrefixedHashingArrays(HashingEmbeddings):  # its list methods are inherited
+        def embed_documents_array(self, texts: Sequence[str]) -> Any:
+            return super().embed_documents_array([f"passage: {text}" for text in texts])
+
     models: dict[str, Any] = {
         "hashing": HashingEmbeddings(dimension=256),
         "user-hashing": PrefixedHashing(dimension=256),
+        "user-hashing-arrays": PrefixedHashingArrays(dimension=256),
     }
     if minilm:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
