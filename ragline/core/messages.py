@@ -145,18 +145,20 @@ def _dict_with_type(message: Any) -> dict[str, Any]:
     among the fields (after ``response_metadata``), the fields in LangChain's order.
 
     The key is put into the instance's own dict the first time ``__dict__`` is read
-    (printing ``message.__dict__``, ``vars``, copying, pickling): never on construction
-    or attribute access. An empty dict (an object being restored by copy or pickle) is
-    left as it is: the state it receives carries ``type`` in place."""
+    (printing ``message.__dict__``, ``vars``): never on construction, attribute access,
+    copying or pickling (these read the instance dict directly; a copy gets ``type`` on
+    its own first read). An empty dict (an object being restored by copy or pickle) is
+    left as it is, for the state to be put in."""
     own: dict[str, Any] = _INSTANCE_DICT.__get__(message)
     if own and "type" not in own:
-        # the keys in LangChain's field order (its dump order), anything else after
+        # a new dict, the keys in LangChain's field order (its dump order) and anything
+        # else after, put in place in one step: another thread reading the message
+        # meanwhile sees the old dict or the new one, never one half filled
         values = {**own, "type": type(message).type}
-        own.clear()
-        for key in type(message)._dump_order():
-            if key in values:
-                own[key] = values.pop(key)
-        own.update(values)
+        ordered = {key: values.pop(key) for key in type(message)._dump_order() if key in values}
+        ordered.update(values)
+        _INSTANCE_DICT.__set__(message, ordered)
+        return ordered
     return own
 
 

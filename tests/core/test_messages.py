@@ -326,3 +326,51 @@ def test_adding_reply_chunks_in_one_step_equals_adding_them_one_by_one(chunks):
     for chunk in chunks[1:]:
         one_by_one = one_by_one + chunk
     assert add_ai_message_chunks(chunks) == one_by_one
+
+
+def test_another_thread_never_sees_a_message_half_way_through_its_first_dict_read():
+    # the first read of a message's __dict__ (vars, printing it) puts `type` among its
+    # keys; rebuilding the instance dict in place left a moment with it empty or half
+    # filled, so another thread reading the same message could get AttributeError
+    # ('content') or a short vars()
+    import sys
+    import threading
+
+    messages = [AIMessage(str(number)) for number in range(50_000)]
+    problems: list[object] = []
+
+    def print_them() -> None:
+        for message in messages:
+            if len(vars(message)) != 9:
+                problems.append(sorted(vars(message)))
+
+    def read_them() -> None:
+        for message in messages:
+            try:
+                message.content  # noqa: B018
+                message.usage_metadata  # noqa: B018
+            except AttributeError as error:
+                problems.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
+    try:
+        threads = [threading.Thread(target=f) for f in (print_them, read_them) * 2]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert problems == []
+    assert list(vars(messages[0])) == [
+        "content",
+        "additional_kwargs",
+        "response_metadata",
+        "type",
+        "name",
+        "id",
+        "tool_calls",
+        "invalid_tool_calls",
+        "usage_metadata",
+    ]
