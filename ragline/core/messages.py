@@ -154,7 +154,7 @@ def _dict_with_type(message: Any) -> dict[str, Any]:
         # a new dict, the keys in LangChain's field order (its dump order) and anything
         # else after, put in place in one step: another thread reading the message
         # meanwhile sees the old dict or the new one, never one half filled
-        values = {**own, "type": type(message).type}
+        values = {**own, "type": message.type}  # a property of a subclass too
         ordered = {key: values.pop(key) for key in type(message)._dump_order() if key in values}
         ordered.update(values)
         _INSTANCE_DICT.__set__(message, ordered)

@@ -374,3 +374,22 @@ def test_another_thread_never_sees_a_message_half_way_through_its_first_dict_rea
         "invalid_tool_calls",
         "usage_metadata",
     ]
+
+
+def test_a_message_class_with_a_type_property_lists_its_value_in_its_dict():
+    # vars() wrote the class attribute itself, the property object, under 'type'
+    class Ticket(HumanMessage):
+        @property
+        def type(self) -> str:  # type: ignore[override]
+            return "ticket"
+
+    ticket = Ticket("printer is down")
+    assert vars(ticket) == {
+        "content": "printer is down",
+        "additional_kwargs": {},
+        "response_metadata": {},
+        "type": "ticket",
+        "name": None,
+        "id": None,
+    }
+    assert ticket.type == "ticket"
