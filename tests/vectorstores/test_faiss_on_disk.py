@@ -242,6 +242,48 @@ def test_a_save_after_the_loaded_folder_is_gone(embeddings: RowEmbeddings, tmp_p
     assert again.count() == COUNT and again.get_by_ids(["d7", "late"])[0].page_content == "late"
 
 
+def test_a_save_on_top_of_a_saved_file_copies_the_file_not_its_pages(
+    embeddings: RowEmbeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The saved documents file is copied as a file (SQLite's page copy took as long as
+    writing every row anew); a file replaced at that path since it was opened is not
+    copied (the pages are, through the open connection)."""
+    from ragline.vectorstores.faiss import _records
+
+    store = build(embeddings)
+    loaded = saved_and_loaded(store, tmp_path / "one", embeddings)
+    page_copies: list[Path] = []
+    page_copy = _records.DiskDocuments.copy_to
+
+    def watched(documents: _records.DiskDocuments, target: sqlite3.Connection) -> None:
+        page_copies.append(documents.path)
+        page_copy(documents, target)
+
+    monkeypatch.setattr(_records.DiskDocuments, "copy_to", watched)
+    for target in (store, loaded):
+        target.delete(["d5"])
+        target.add_embeddings([("new", VECTORS[1].tolist())], [{"group": 9}], ids=["x"])
+    again = saved_and_loaded(loaded, tmp_path / "two", embeddings)
+    assert page_copies == []
+    assert again.snapshot().ids == store.snapshot().ids
+    assert again.get_by_ids(["x"])[0].page_content == "new"
+    assert again.similarity_search_with_score("q2", k=5, filter={"group": 9}) == (
+        store.similarity_search_with_score("q2", k=5, filter={"group": 9})
+    )
+    # the file at the saved path replaced by another (same name, other content): the
+    # pages the connection reads are copied, not the file now at that path
+    base = again._table.base
+    assert base is not None
+    replaced = base.path.read_bytes()
+    base.path.unlink()
+    base.path.write_bytes(replaced[: len(replaced) // 2])
+    again.add_embeddings([("late", VECTORS[3].tolist())], ids=["late"])
+    third = saved_and_loaded(again, tmp_path / "three", embeddings)
+    assert page_copies == [base.path]
+    assert third.count() == COUNT + 1
+    assert third.get_by_ids(["late", "x"])[0].page_content == "late"
+
+
 def test_file_checksums_read_in_pieces_so_rss_stays_flat(tmp_path: Path) -> None:
     """A saved file is hashed through a small buffer: hashing a 96 MiB file raises the
     process's peak RSS by far less than the file (a memory map counted every page)."""
