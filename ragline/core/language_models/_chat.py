@@ -39,12 +39,13 @@ _last_stream_id: tuple[Any, str] = (None, "")
 
 
 _DATA_BLOCK_TYPES = frozenset({"image", "audio", "file"})
-# what each v0 source keeps as a named key (the rest of a block goes under "extras")
-_V0_KNOWN = {
-    "url": {"type", "source_type", "url", "mime_type"},
-    "base64": {"type", "source_type", "data", "mime_type"},
-    "id": {"type", "source_type", "id"},
-    "text": {"type", "source_type", "url", "mime_type"},
+# each v0 source: the key holding its value, and the keys it keeps as named keys (the
+# rest of a block goes under "extras")
+_V0_SOURCES = {
+    "url": ("url", {"type", "source_type", "url", "mime_type"}),
+    "base64": ("data", {"type", "source_type", "data", "mime_type"}),
+    "id": ("id", {"type", "source_type", "id"}),
+    "text": ("url", {"type", "source_type", "url", "mime_type"}),
 }
 
 
@@ -56,10 +57,9 @@ def _v1_data_block(block: dict[str, Any]) -> dict[str, Any]:
     keys, None left out, under ``extras``. A block LangChain would not convert (or would
     fail on: an ``id`` key beside a url, a missing value) is returned as it is."""
     kind, source = block["type"], block["source_type"]
-    known = _V0_KNOWN[source]
+    value_key, known = _V0_SOURCES[source]
     if (source == "text" and kind != "file") or ("id" in block and source != "id"):
         return block
-    value_key = {"url": "url", "base64": "data", "id": "id", "text": "url"}[source]
     if value_key not in block:
         return block
     value = block[value_key]
@@ -123,7 +123,7 @@ def _v1_input_block(block: Any) -> Any:
     kind = block.get("type")
     if kind == "input_audio" or (kind == "file" and "file" in block):
         return _v1_openai_block(block)
-    if kind in _DATA_BLOCK_TYPES and block.get("source_type") in _V0_KNOWN:
+    if kind in _DATA_BLOCK_TYPES and block.get("source_type") in _V0_SOURCES:
         return _v1_data_block(block)
     return block
 
