@@ -282,12 +282,14 @@ def main() -> None:
     warnings.simplefilter("ignore")
     exports = ragline_exports()
     table: dict[str, dict[str, list[str]]] = {}
+    public: dict[str, set[str]] = {}
     seen = set()
     for module in langchain_modules():
         if module.__name__ in seen or module.__name__.startswith(SKIPPED_MODULES):
             continue
         seen.add(module.__name__)
-        for name in sorted(public_names(module) & exports.keys() - NOT_THE_SAME):
+        public[module.__name__] = public_names(module)
+        for name in sorted(public[module.__name__] & exports.keys() - NOT_THE_SAME):
             package = target(module.__name__, exports[name])
             table.setdefault(module.__name__, {}).setdefault(package, []).append(name)
     out = sys.stdout
@@ -299,16 +301,28 @@ def main() -> None:
             out.write(entry(package, names))
         out.write("    },\n")
     out.write("}\n")
+    # A star import gives these too: port imports the ones a program uses from LangChain.
+    out.write("\nMISSING: dict[str, str] = {\n")
+    for module in sorted(table):
+        mapped = {name for names in table[module].values() for name in names}
+        # (pydantic puts generic classes such as `RunnableSerializable[...]` in a module's
+        # namespace: not names an import can give)
+        missing = sorted(n for n in public[module] - mapped if n.isidentifier())
+        if missing:
+            out.write(entry(module, missing, indent="    "))
+    out.write("}\n")
 
 
-def entry(package: str, names: list[str]) -> str:
+def entry(package: str, names: list[str], indent: str = "        ") -> str:
     """One ``"ragline.x": "A B C",`` line, wrapped as joined strings past 100 columns."""
-    line = f'        "{package}": "{" ".join(names)}",\n'
+    line = f'{indent}"{package}": "{" ".join(names)}",\n'
     if len(line) <= 101:
         return line
-    lines = textwrap.wrap(" ".join(names), width=76, break_long_words=False)
-    pieces = [f'            "{text} "' for text in lines[:-1]] + [f'            "{lines[-1]}"']
-    return f'        "{package}": (\n' + "\n".join(pieces) + "\n        ),\n"
+    width = 84 - len(indent)
+    lines = textwrap.wrap(" ".join(names), width=width, break_long_words=False)
+    inner = indent + "    "
+    pieces = [f'{inner}"{text} "' for text in lines[:-1]] + [f'{inner}"{lines[-1]}"']
+    return f'{indent}"{package}": (\n' + "\n".join(pieces) + f"\n{indent}),\n"
 
 
 HEADER = '''"""The path table: LangChain import paths to ragline's (generated; do not edit by hand).
@@ -318,6 +332,10 @@ that ``from langchain_module import Name`` gives and ``from ragline_module impor
 gives too: the same behaviour under the same name, which the parity tests check
 (``tests/parity``). ``ragline port`` rewrites imports with it; ``langchain.X`` (the
 package before it became ``langchain_classic``) is read as ``langchain_classic.X``.
+
+``MISSING[langchain_module]`` lists that module's other public names (its ``__all__``,
+or the names it defines): ragline lacks them, so when ``port`` writes out a star import
+the ones a program uses stay imported from LangChain, and are reported.
 
 Regenerate with ``scripts/gen_port_table.py`` (it reads the installed LangChain).
 """

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 from ragline.cli import main
+from ragline.cli._port_rewrite import COMPOSE_LINE, port_source
 
 MAIN = '''\
 """A LangChain program: a prompt, a scripted model, a parser and a helper module."""
@@ -375,3 +376,68 @@ def test_a_star_import_keeps_the_names_the_modules_all_lists(tmp_path):
         [sys.executable, "app.py"], capture_output=True, text=True, cwd=folder, check=False
     )
     assert (run.returncode, run.stdout, run.stderr) == (0, "42\n", "")
+
+
+STAR_LACKING = """\
+import asyncio
+from langchain_core.runnables import *
+
+double = RunnableLambda(lambda x: x * 2)
+
+
+async def twice(x):
+    return await run_in_executor(None, double.invoke, x)
+
+
+print(asyncio.run(twice(21)), type(double).__name__)
+"""
+
+
+def test_a_star_import_keeps_the_used_names_ragline_lacks_from_langchain(tmp_path, capsys):
+    # writing out `from langchain_core.runnables import *` as ragline's names dropped
+    # run_in_executor (ragline lacks it) without a word: the ported program failed with
+    # NameError. It stays imported from LangChain and is reported, as in an explicit import.
+    folder = write_project(tmp_path, {"main.py": STAR_LACKING})
+    path = folder / "main.py"
+    before, imported = run_program(folder)
+    assert (before, imported) == ("42 RunnableLambda\n", "['langchain_core']")
+    report = f"{path}:2: cannot map langchain_core.runnables.run_in_executor: ragline lacks it"
+
+    assert main(["port", "--diff", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert [line for line in out.splitlines() if line[:1] in "+-"][2:] == [
+        "-from langchain_core.runnables import *",
+        "+import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains",
+        "+from ragline.core import RunnableLambda",
+        "+from langchain_core.runnables import run_in_executor",
+    ]
+    assert err.splitlines() == [report]
+    assert path.read_text() == STAR_LACKING
+
+    assert main(["port", str(path)]) == 1
+    assert path.read_text().splitlines()[:5] == [
+        "import asyncio",
+        "import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains",
+        "from ragline.core import RunnableLambda",
+        "from langchain_core.runnables import run_in_executor",
+        "",
+    ]
+    assert capsys.readouterr().err.splitlines() == [report, f"{path}: 1 import(s) rewritten"]
+    assert run_program(folder) == (before, "['langchain_core']")
+
+
+def test_a_star_import_of_a_module_ragline_holds_in_one_place_keeps_what_it_lacks():
+    # `from langchain_core.tools import *` becomes `from ragline.tools import *`, which
+    # does not give BaseToolkit: it stays imported from LangChain, after the star
+    result = port_source(
+        "from langchain_core.tools import *\n\nprint(tool, BaseToolkit, ToolsRenderer)\n"
+    )
+    assert result.source == (
+        COMPOSE_LINE + "from ragline.tools import *\n"
+        "from langchain_core.tools import BaseToolkit, ToolsRenderer\n"
+        "\nprint(tool, BaseToolkit, ToolsRenderer)\n"
+    )
+    assert [item.describe() for item in result.unmapped] == [
+        "1: cannot map langchain_core.tools.BaseToolkit: ragline lacks it",
+        "1: cannot map langchain_core.tools.ToolsRenderer: ragline lacks it",
+    ]

@@ -14,7 +14,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from ragline.cli._port_table import PATHS
+from ragline.cli._port_table import MISSING, PATHS
 
 LANGCHAIN_ROOTS = (
     "langchain",
@@ -28,6 +28,7 @@ MAX_LINE = 100
 COMPOSE_LINE = (
     "import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains\n"
 )
+LACKS = "ragline lacks it"
 _FROM_MODULE = re.compile(r"^from\s+[\w.]+\s+import")
 
 
@@ -83,7 +84,7 @@ def lookup(module: str, name: str) -> tuple[str | None, str]:
     for package, names in entries.items():
         if name in names.split():
             return package, ""
-    return None, "ragline lacks it"
+    return None, LACKS
 
 
 def module_target(module: str, used: set[str]) -> tuple[str | None, str]:
@@ -231,14 +232,20 @@ def _port_from(
                 for name in listed.split()
                 if name in names
             ]
-            if len(entries) == 1:
-                statement.add_from(next(iter(entries)), "*")
+            if len(entries) == 1 or used:
+                if len(entries) == 1:
+                    statement.add_from(next(iter(entries)), "*")
+                else:
+                    for package, name in used:
+                        statement.add_from(package, name)
+                    statement.expanded = True
                 statement.mapped += 1
-            elif used:
-                for package, name in used:
-                    statement.add_from(package, name)
-                statement.mapped += 1
-                statement.expanded = True
+                # the module's names ragline lacks that the program uses: kept from
+                # LangChain and reported, as an explicit import of them is
+                for name in MISSING.get(table_module(module), "").split():
+                    if name in names:
+                        out.unmapped.append(Unmapped(node.lineno, module, name, LACKS))
+                        statement.add_from(module, name)
             else:
                 reason = (
                     "a star import of a module whose names live in several ragline "

@@ -6,6 +6,10 @@ gives too: the same behaviour under the same name, which the parity tests check
 (``tests/parity``). ``ragline port`` rewrites imports with it; ``langchain.X`` (the
 package before it became ``langchain_classic``) is read as ``langchain_classic.X``.
 
+``MISSING[langchain_module]`` lists that module's other public names (its ``__all__``,
+or the names it defines): ragline lacks them, so when ``port`` writes out a star import
+the ones a program uses stay imported from LangChain, and are reported.
+
 Regenerate with ``scripts/gen_port_table.py`` (it reads the installed LangChain).
 """
 
@@ -1531,4 +1535,825 @@ PATHS: dict[str, dict[str, str]] = {
     "langserve": {
         "ragline.serve": "RemoteRunnable add_routes",
     },
+}
+
+MISSING: dict[str, str] = {
+    "langchain_classic": (
+        "Anthropic ArxivAPIWrapper Banana CerebriumAI Cohere ElasticVectorSearch "
+        "ForefrontAI GoldenQueryAPIWrapper GoogleSearchAPIWrapper GoogleSerperAPIWrapper "
+        "GooseAI HuggingFaceHub HuggingFacePipeline HuggingFaceTextGenInference "
+        "LLMCheckerChain LLMMathChain LlamaCpp MRKLChain Modal OpenAI Petals PipelineAI "
+        "PowerBIDataset Prompt QAWithSourcesChain ReActChain SagemakerEndpoint "
+        "SearxSearchWrapper SelfAskWithSearchChain SerpAPIChain SerpAPIWrapper "
+        "StochasticAI VectorDBQA VectorDBQAWithSourcesChain Wikipedia WikipediaAPIWrapper "
+        "WolframAlphaAPIWrapper Writer"
+    ),
+    "langchain_classic.agents": (
+        "AgentOutputParser LLMSingleActionAgent MRKLChain OpenAIFunctionsAgent "
+        "OpenAIMultiFunctionsAgent ReActChain ReActTextWorldAgent SelfAskWithSearchChain "
+        "StructuredChatAgent XMLAgent create_json_agent create_openapi_agent "
+        "create_pbi_agent create_pbi_chat_agent create_self_ask_with_search_agent "
+        "create_spark_sql_agent create_vectorstore_agent create_vectorstore_router_agent "
+        "get_all_tool_names load_agent load_huggingface_tool load_tools"
+    ),
+    "langchain_classic.agents.agent": (
+        "AgentOutputParser LLMSingleActionAgent MultiActionAgentOutputParser"
+    ),
+    "langchain_classic.agents.agent_toolkits": (
+        "AINetworkToolkit AmadeusToolkit AzureCognitiveServicesToolkit "
+        "FileManagementToolkit GmailToolkit JiraToolkit JsonToolkit MultionToolkit "
+        "NLAToolkit NasaToolkit O365Toolkit OpenAPIToolkit PlayWrightBrowserToolkit "
+        "PowerBIToolkit SlackToolkit SparkSQLToolkit SteamToolkit VectorStoreInfo "
+        "VectorStoreRouterToolkit VectorStoreToolkit ZapierToolkit "
+        "create_conversational_retrieval_agent create_json_agent create_openapi_agent "
+        "create_pbi_agent create_pbi_chat_agent create_spark_sql_agent "
+        "create_vectorstore_agent create_vectorstore_router_agent"
+    ),
+    "langchain_classic.agents.format_scratchpad": "format_to_openai_functions",
+    "langchain_classic.agents.format_scratchpad.openai_functions": "format_to_openai_functions",
+    "langchain_classic.agents.mrkl.base": "ChainConfig MRKLChain",
+    "langchain_classic.agents.openai_functions_agent.base": "OpenAIFunctionsAgent",
+    "langchain_classic.agents.output_parsers": (
+        "ReActJsonSingleInputOutputParser SelfAskOutputParser"
+    ),
+    "langchain_classic.agents.output_parsers.openai_tools": (
+        "parse_ai_message_to_openai_tool_action"
+    ),
+    "langchain_classic.agents.output_parsers.tools": "parse_ai_message_to_tool_action",
+    "langchain_classic.agents.structured_chat.base": "StructuredChatAgent",
+    "langchain_classic.agents.xml.base": "XMLAgent",
+    "langchain_classic.cache": (
+        "AstraDBCache AstraDBSemanticCache AzureCosmosDBSemanticCache CassandraCache "
+        "CassandraSemanticCache FullLLMCache FullMd5LLMCache GPTCache MomentoCache "
+        "RedisSemanticCache SQLAlchemyCache SQLAlchemyMd5Cache UpstashRedisCache"
+    ),
+    "langchain_classic.callbacks": (
+        "AimCallbackHandler ArgillaCallbackHandler ArizeCallbackHandler "
+        "ArthurCallbackHandler ClearMLCallbackHandler CometCallbackHandler "
+        "ContextCallbackHandler FlyteCallbackHandler HumanApprovalCallbackHandler "
+        "InfinoCallbackHandler LLMThoughtLabeler LLMonitorCallbackHandler "
+        "LabelStudioCallbackHandler LangChainTracer MlflowCallbackHandler "
+        "PromptLayerCallbackHandler SageMakerCallbackHandler StreamlitCallbackHandler "
+        "TrubricsCallbackHandler WandbCallbackHandler WhyLabsCallbackHandler "
+        "tracing_v2_enabled wandb_tracing_enabled"
+    ),
+    "langchain_classic.chains": (
+        "APIChain ArangoGraphQAChain ChatVectorDBChain ConstitutionalChain "
+        "FalkorDBQAChain FlareChain GraphCypherQAChain GraphQAChain GraphSparqlQAChain "
+        "HugeGraphQAChain KuzuQAChain LLMCheckerChain LLMMathChain LLMRequestsChain "
+        "LLMSummarizationCheckerChain MultiRetrievalQAChain NatBotChain "
+        "NebulaGraphQAChain NeptuneOpenCypherQAChain NeptuneSparqlQAChain "
+        "OntotextGraphDBQAChain OpenAIModerationChain OpenAPIEndpointChain "
+        "QAGenerationChain QAWithSourcesChain VectorDBQA VectorDBQAWithSourcesChain "
+        "create_citation_fuzzy_match_chain create_citation_fuzzy_match_runnable "
+        "create_extraction_chain create_extraction_chain_pydantic "
+        "create_qa_with_sources_chain create_qa_with_structure_chain create_tagging_chain "
+        "create_tagging_chain_pydantic generate_example load_chain"
+    ),
+    "langchain_classic.chains.combine_documents": "acollapse_docs collapse_docs split_list_of_docs",
+    "langchain_classic.chains.combine_documents.reduce": (
+        "AsyncCombineDocsProtocol CombineDocsProtocol acollapse_docs collapse_docs "
+        "split_list_of_docs"
+    ),
+    "langchain_classic.chains.conversation.memory": "ConversationKGMemory",
+    "langchain_classic.chains.conversational_retrieval.base": (
+        "BaseConversationalRetrievalChain ChatVectorDBChain InputType"
+    ),
+    "langchain_classic.chains.openai_functions": (
+        "create_citation_fuzzy_match_chain create_citation_fuzzy_match_runnable "
+        "create_extraction_chain create_extraction_chain_pydantic create_openai_fn_chain "
+        "create_openai_fn_runnable create_qa_with_sources_chain "
+        "create_qa_with_structure_chain create_structured_output_chain "
+        "create_tagging_chain create_tagging_chain_pydantic get_openai_output_parser"
+    ),
+    "langchain_classic.chains.openai_functions.base": (
+        "PYTHON_TO_JSON_TYPES create_openai_fn_chain create_openai_fn_runnable "
+        "create_structured_output_chain get_openai_output_parser"
+    ),
+    "langchain_classic.chains.qa_with_sources.loading": "LoadingCallable",
+    "langchain_classic.chains.query_constructor.base": "load_query_constructor_chain",
+    "langchain_classic.chains.query_constructor.parser": (
+        "ISO8601Date ISO8601DateTime QueryTransformer"
+    ),
+    "langchain_classic.chains.question_answering": "LoadingCallable",
+    "langchain_classic.chains.question_answering.chain": "LoadingCallable",
+    "langchain_classic.chains.retrieval_qa.base": "BaseRetrievalQA VectorDBQA",
+    "langchain_classic.chains.router": "MultiRetrievalQAChain",
+    "langchain_classic.chains.router.base": "Route",
+    "langchain_classic.chains.sql_database.query": "SQLInput SQLInputWithTables",
+    "langchain_classic.chains.structured_output": "create_openai_fn_runnable",
+    "langchain_classic.chains.structured_output.base": (
+        "create_openai_fn_runnable get_openai_output_parser"
+    ),
+    "langchain_classic.chains.summarize": "LoadingCallable",
+    "langchain_classic.chains.summarize.chain": "LoadingCallable",
+    "langchain_classic.chat_models": (
+        "AzureChatOpenAI BedrockChat ChatAnthropic ChatAnyscale ChatBaichuan ChatCohere "
+        "ChatDatabricks ChatEverlyAI ChatFireworks ChatGooglePalm ChatHunyuan "
+        "ChatJavelinAIGateway ChatKonko ChatLiteLLM ChatMLflowAIGateway ChatMlflow "
+        "ChatOllama ChatVertexAI ChatYandexGPT ErnieBotChat GigaChat HumanInputChatModel "
+        "JinaChat MiniMaxChat PaiEasChatEndpoint PromptLayerChatOpenAI "
+        "QianfanChatEndpoint VolcEngineMaasChat init_chat_model"
+    ),
+    "langchain_classic.docstore": "DocstoreFn Wikipedia",
+    "langchain_classic.document_loaders": (
+        "AZLyricsLoader AcreomLoader AirbyteCDKLoader AirbyteGongLoader "
+        "AirbyteHubspotLoader AirbyteJSONLoader AirbyteSalesforceLoader "
+        "AirbyteShopifyLoader AirbyteStripeLoader AirbyteTypeformLoader "
+        "AirbyteZendeskSupportLoader AirtableLoader AmazonTextractPDFLoader "
+        "ApifyDatasetLoader ArcGISLoader ArxivLoader AssemblyAIAudioTranscriptLoader "
+        "AsyncChromiumLoader AsyncHtmlLoader AzureAIDataLoader "
+        "AzureBlobStorageContainerLoader AzureBlobStorageFileLoader BibtexLoader "
+        "BigQueryLoader BiliBiliLoader BlackboardLoader BlockchainDocumentLoader "
+        "BraveSearchLoader BrowserlessLoader ChatGPTLoader CoNLLULoader "
+        "CollegeConfidentialLoader ConcurrentLoader ConfluenceLoader CouchbaseLoader "
+        "CubeSemanticLoader DataFrameLoader DatadogLogsLoader DiffbotLoader "
+        "DiscordChatLoader DocugamiLoader DocusaurusLoader Docx2txtLoader DropboxLoader "
+        "DuckDBLoader EtherscanLoader EverNoteLoader FacebookChatLoader FaunaLoader "
+        "FigmaFileLoader GCSDirectoryLoader GCSFileLoader GeoDataFrameLoader "
+        "GitHubIssuesLoader GitLoader GitbookLoader GithubFileLoader GoogleApiClient "
+        "GoogleApiYoutubeLoader GoogleDriveLoader GoogleSpeechToTextLoader "
+        "GutenbergLoader HNLoader HuggingFaceDatasetLoader IFixitLoader IMSDbLoader "
+        "ImageCaptionLoader IuguLoader JoplinLoader LakeFSLoader LarkSuiteDocLoader "
+        "MHTMLLoader MWDumpLoader MastodonTootsLoader MathpixPDFLoader MaxComputeLoader "
+        "ModernTreasuryLoader MongodbLoader NewsURLLoader NotebookLoader NotionDBLoader "
+        "NotionDirectoryLoader OBSDirectoryLoader OBSFileLoader ObsidianLoader "
+        "OneDriveFileLoader OneDriveLoader OnlinePDFLoader OpenCityDataLoader "
+        "OutlookMessageLoader PDFMinerLoader PDFMinerPDFasHTMLLoader PDFPlumberLoader "
+        "PagedPDFSplitter PlaywrightURLLoader PolarsDataFrameLoader PsychicLoader "
+        "PubMedLoader PyMuPDFLoader PyPDFium2Loader PySparkDataFrameLoader PythonLoader "
+        "RSSFeedLoader ReadTheDocsLoader RecursiveUrlLoader RedditPostsLoader RoamLoader "
+        "RocksetLoader S3DirectoryLoader S3FileLoader SRTLoader SeleniumURLLoader "
+        "SharePointLoader SitemapLoader SlackDirectoryLoader SnowflakeLoader "
+        "SpreedlyLoader StripeLoader TelegramChatApiLoader TelegramChatFileLoader "
+        "TelegramChatLoader TencentCOSDirectoryLoader TencentCOSFileLoader "
+        "TensorflowDatasetLoader ToMarkdownLoader TomlLoader TrelloLoader "
+        "TwitterTweetLoader UnstructuredAPIFileIOLoader UnstructuredAPIFileLoader "
+        "UnstructuredCSVLoader UnstructuredEPubLoader UnstructuredEmailLoader "
+        "UnstructuredExcelLoader UnstructuredFileIOLoader UnstructuredFileLoader "
+        "UnstructuredHTMLLoader UnstructuredImageLoader UnstructuredMarkdownLoader "
+        "UnstructuredODTLoader UnstructuredOrgModeLoader UnstructuredPDFLoader "
+        "UnstructuredPowerPointLoader UnstructuredRSTLoader UnstructuredRTFLoader "
+        "UnstructuredTSVLoader UnstructuredURLLoader UnstructuredWordDocumentLoader "
+        "UnstructuredXMLLoader WeatherDataLoader WhatsAppChatLoader WikipediaLoader "
+        "XorbitsLoader YoutubeAudioLoader YoutubeLoader YuqueLoader"
+    ),
+    "langchain_classic.document_transformers": (
+        "DoctranPropertyExtractor DoctranQATransformer DoctranTextTranslator "
+        "EmbeddingsClusteringFilter GoogleTranslateTransformer Html2TextTransformer "
+        "NucliaTextTransformer OpenAIMetadataTagger get_stateful_documents"
+    ),
+    "langchain_classic.embeddings": (
+        "AlephAlphaAsymmetricSemanticEmbedding AlephAlphaSymmetricSemanticEmbedding "
+        "AwaEmbeddings AzureOpenAIEmbeddings BedrockEmbeddings BookendEmbeddings "
+        "ClarifaiEmbeddings CohereEmbeddings DashScopeEmbeddings DatabricksEmbeddings "
+        "DeepInfraEmbeddings EdenAiEmbeddings ElasticsearchEmbeddings EmbaasEmbeddings "
+        "ErnieEmbeddings FastEmbedEmbeddings GPT4AllEmbeddings GooglePalmEmbeddings "
+        "GradientEmbeddings HuggingFaceBgeEmbeddings HuggingFaceHubEmbeddings "
+        "HuggingFaceInferenceAPIEmbeddings HuggingFaceInstructEmbeddings "
+        "InfinityEmbeddings JavelinAIGatewayEmbeddings JinaEmbeddings "
+        "JohnSnowLabsEmbeddings LlamaCppEmbeddings LocalAIEmbeddings MiniMaxEmbeddings "
+        "MlflowAIGatewayEmbeddings MlflowEmbeddings ModelScopeEmbeddings "
+        "MosaicMLInstructorEmbeddings NLPCloudEmbeddings OctoAIEmbeddings "
+        "OllamaEmbeddings OpenVINOEmbeddings QianfanEmbeddingsEndpoint "
+        "SagemakerEndpointEmbeddings SelfHostedEmbeddings SelfHostedHuggingFaceEmbeddings "
+        "SelfHostedHuggingFaceInstructEmbeddings SpacyEmbeddings TensorflowHubEmbeddings "
+        "VertexAIEmbeddings VoyageEmbeddings XinferenceEmbeddings init_embeddings"
+    ),
+    "langchain_classic.embeddings.base": "init_embeddings",
+    "langchain_classic.embeddings.huggingface": (
+        "HuggingFaceBgeEmbeddings HuggingFaceInferenceAPIEmbeddings HuggingFaceInstructEmbeddings"
+    ),
+    "langchain_classic.evaluation": "load_dataset",
+    "langchain_classic.evaluation.agents.trajectory_eval_chain": (
+        "TrajectoryEval TrajectoryOutputParser"
+    ),
+    "langchain_classic.evaluation.comparison.eval_chain": (
+        "PairwiseStringResultOutputParser resolve_pairwise_criteria"
+    ),
+    "langchain_classic.evaluation.criteria.eval_chain": (
+        "CriteriaResultOutputParser resolve_criteria"
+    ),
+    "langchain_classic.evaluation.loading": "load_dataset",
+    "langchain_classic.evaluation.qa": "QAGenerateChain",
+    "langchain_classic.evaluation.schema": "LLMEvalChain",
+    "langchain_classic.evaluation.scoring.eval_chain": (
+        "ScoreStringResultOutputParser resolve_criteria"
+    ),
+    "langchain_classic.globals": "get_debug get_verbose set_debug set_verbose",
+    "langchain_classic.indexes": "GraphIndexCreator VectorstoreIndexCreator",
+    "langchain_classic.llms": (
+        "AI21 AlephAlpha AmazonAPIGateway Anthropic Anyscale Arcee Aviary "
+        "AzureMLOnlineEndpoint AzureOpenAI Banana Baseten Beam Bedrock CTransformers "
+        "CTranslate2 CerebriumAI ChatGLM Clarifai Cohere Databricks DeepInfra DeepSparse "
+        "EdenAI Fireworks ForefrontAI GPT4All GigaChat GooglePalm GooseAI GradientLLM "
+        "HuggingFaceEndpoint HuggingFaceHub HuggingFacePipeline "
+        "HuggingFaceTextGenInference HumanInputLLM JavelinAIGateway KoboldApiLLM LlamaCpp "
+        "ManifestWrapper Minimax MlflowAIGateway Modal MosaicML NIBittensorLLM NLPCloud "
+        "Nebula OctoAIEndpoint Ollama OpaquePrompts OpenAI OpenAIChat OpenLLM OpenLM "
+        "PaiEasEndpoint Petals PipelineAI Predibase PredictionGuard PromptLayerOpenAI "
+        "PromptLayerOpenAIChat QianfanLLMEndpoint RWKV Replicate SagemakerEndpoint "
+        "SelfHostedHuggingFaceLLM SelfHostedPipeline StochasticAI TextGen TitanTakeoff "
+        "TitanTakeoffPro Tongyi VLLM VLLMOpenAI VertexAI VertexAIModelGarden "
+        "VolcEngineMaasLLM WatsonxLLM Writer Xinference YandexGPT"
+    ),
+    "langchain_classic.memory": (
+        "AstraDBChatMessageHistory CassandraChatMessageHistory ConversationKGMemory "
+        "ConversationVectorStoreTokenBufferMemory CosmosDBChatMessageHistory "
+        "DynamoDBChatMessageHistory ElasticsearchChatMessageHistory "
+        "MomentoChatMessageHistory MongoDBChatMessageHistory MotorheadMemory "
+        "PostgresChatMessageHistory RedisEntityStore SQLiteEntityStore "
+        "SingleStoreDBChatMessageHistory StreamlitChatMessageHistory "
+        "UpstashRedisChatMessageHistory UpstashRedisEntityStore XataChatMessageHistory "
+        "ZepChatMessageHistory ZepMemory"
+    ),
+    "langchain_classic.memory.chat_message_histories": (
+        "AstraDBChatMessageHistory CassandraChatMessageHistory CosmosDBChatMessageHistory "
+        "DynamoDBChatMessageHistory ElasticsearchChatMessageHistory "
+        "FirestoreChatMessageHistory MomentoChatMessageHistory MongoDBChatMessageHistory "
+        "Neo4jChatMessageHistory PostgresChatMessageHistory RocksetChatMessageHistory "
+        "SingleStoreDBChatMessageHistory StreamlitChatMessageHistory "
+        "UpstashRedisChatMessageHistory XataChatMessageHistory ZepChatMessageHistory"
+    ),
+    "langchain_classic.memory.chat_message_histories.sql": (
+        "BaseMessageConverter DefaultMessageConverter"
+    ),
+    "langchain_classic.memory.entity": "RedisEntityStore SQLiteEntityStore UpstashRedisEntityStore",
+    "langchain_classic.memory.summary": "SummarizerMixin",
+    "langchain_classic.output_parsers": "GuardrailsOutputParser PandasDataFrameOutputParser",
+    "langchain_classic.output_parsers.fix": "OutputFixingParserRetryChainInput T",
+    "langchain_classic.output_parsers.json": (
+        "parse_and_check_json_markdown parse_json_markdown parse_partial_json"
+    ),
+    "langchain_classic.output_parsers.retry": (
+        "RetryOutputParserRetryChainInput RetryWithErrorOutputParserRetryChainInput T"
+    ),
+    "langchain_classic.output_parsers.yaml": "T",
+    "langchain_classic.prompts": (
+        "BaseChatPromptTemplate FewShotPromptWithTemplates NGramOverlapExampleSelector Prompt"
+    ),
+    "langchain_classic.prompts.base": "check_valid_template jinja2_formatter validate_jinja2",
+    "langchain_classic.prompts.chat": (
+        "BaseChatPromptTemplate BaseStringMessagePromptTemplate ChatPromptValueConcrete "
+        "MessageLikeRepresentation MessagePromptTemplateT"
+    ),
+    "langchain_classic.prompts.example_selector": "NGramOverlapExampleSelector",
+    "langchain_classic.prompts.example_selector.semantic_similarity": "sorted_values",
+    "langchain_classic.prompts.prompt": "Prompt",
+    "langchain_classic.retrievers": (
+        "AmazonKendraRetriever AmazonKnowledgeBasesRetriever ArceeRetriever "
+        "ArxivRetriever AzureAISearchRetriever AzureCognitiveSearchRetriever "
+        "ChaindeskRetriever ChatGPTPluginRetriever CohereRagRetriever DocArrayRetriever "
+        "DriaRetriever ElasticSearchBM25Retriever EmbedchainRetriever "
+        "GoogleCloudEnterpriseSearchRetriever GoogleDocumentAIWarehouseRetriever "
+        "GoogleVertexAIMultiTurnSearchRetriever GoogleVertexAISearchRetriever "
+        "KayAiRetriever LlamaIndexGraphRetriever LlamaIndexRetriever MetalRetriever "
+        "MilvusRetriever NeuralDBRetriever OutlineRetriever PineconeHybridSearchRetriever "
+        "PubMedRetriever RemoteLangChainRetriever SVMRetriever TavilySearchAPIRetriever "
+        "VespaRetriever WeaviateHybridSearchRetriever WebResearchRetriever "
+        "WikipediaRetriever ZepRetriever ZillizRetriever"
+    ),
+    "langchain_classic.retrievers.document_compressors": (
+        "CohereRerank CrossEncoderReranker FlashrankRerank"
+    ),
+    "langchain_classic.retrievers.document_compressors.chain_extract": "default_get_input",
+    "langchain_classic.retrievers.document_compressors.chain_filter": "default_get_input",
+    "langchain_classic.retrievers.ensemble": "H T unique_by_key",
+    "langchain_classic.schema": "BaseLLMOutputParser LangChainException Memory RUN_KEY RunInfo",
+    "langchain_classic.schema.cache": "RETURN_VAL_TYPE",
+    "langchain_classic.schema.callbacks.base": (
+        "BaseCallbackManager CallbackManagerMixin ChainManagerMixin LLMManagerMixin "
+        "RetrieverManagerMixin RunManagerMixin ToolManagerMixin"
+    ),
+    "langchain_classic.schema.callbacks.manager": (
+        "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
+        "CallbackManagerForChainGroup ParentRunManager RunManager env_var_is_set "
+        "handle_event register_configure_hook trace_as_chain_group tracing_v2_enabled"
+    ),
+    "langchain_classic.schema.callbacks.tracers.log_stream": (
+        "LogEntry LogStreamCallbackHandler RunState"
+    ),
+    "langchain_classic.schema.language_model": "LanguageModelOutput get_tokenizer",
+    "langchain_classic.schema.messages": "merge_content",
+    "langchain_classic.schema.output": "RunInfo",
+    "langchain_classic.schema.output_parser": (
+        "BaseCumulativeTransformOutputParser BaseGenerationOutputParser "
+        "BaseLLMOutputParser NoOpOutputParser T"
+    ),
+    "langchain_classic.schema.runnable.base": "Input Other Output RunnableLike",
+    "langchain_classic.schema.runnable.config": (
+        "EmptyDict acall_func_with_variable_args call_func_with_variable_args "
+        "get_async_callback_manager_for_config get_callback_manager_for_config "
+        "get_executor_for_config"
+    ),
+    "langchain_classic.schema.runnable.configurable": "DynamicRunnable StrEnum make_options_spec",
+    "langchain_classic.schema.runnable.history": (
+        "GetSessionHistoryCallable MessagesOrDictWithMessages"
+    ),
+    "langchain_classic.schema.runnable.passthrough": "aidentity identity",
+    "langchain_classic.schema.runnable.retry": "U",
+    "langchain_classic.schema.runnable.utils": (
+        "Addable AnyConfigurableField GetLambdaSource Input IsFunctionArgDict IsLocalDict "
+        "Output SupportsAdd aadd accepts_config accepts_run_manager add gated_coro "
+        "gather_with_concurrency get_function_first_arg_dict_keys get_lambda_source "
+        "get_unique_config_specs indent_lines_after_first"
+    ),
+    "langchain_classic.schema.storage": "K V",
+    "langchain_classic.schema.vectorstore": "VST",
+    "langchain_classic.storage": (
+        "InvalidKeyException UpstashRedisByteStore UpstashRedisStore create_lc_store"
+    ),
+    "langchain_classic.storage.encoder_backed": "K V",
+    "langchain_classic.storage.in_memory": "InMemoryBaseStore",
+    "langchain_classic.text_splitter": (
+        "ElementType HeaderType KonlpyTextSplitter LineType NLTKTextSplitter "
+        "SpacyTextSplitter Tokenizer split_text_on_tokens"
+    ),
+    "langchain_classic.tools": (
+        "AINAppOps AINOwnerOps AINRuleOps AINTransfer AINValueOps AIPluginTool "
+        "APIOperation ArxivQueryRun AzureCogsFormRecognizerTool "
+        "AzureCogsImageAnalysisTool AzureCogsSpeech2TextTool AzureCogsText2SpeechTool "
+        "AzureCogsTextAnalyticsHealthTool BaseGraphQLTool BaseRequestsTool "
+        "BaseSQLDatabaseTool BaseSparkSQLTool BearlyInterpreterTool BingSearchResults "
+        "BingSearchRun BraveSearch ClickTool CopyFileTool CurrentWebPageTool "
+        "DeleteFileTool DuckDuckGoSearchResults DuckDuckGoSearchRun E2BDataAnalysisTool "
+        "EdenAiExplicitImageTool EdenAiObjectDetectionTool EdenAiParsingIDTool "
+        "EdenAiParsingInvoiceTool EdenAiSpeechToTextTool EdenAiTextModerationTool "
+        "EdenAiTextToSpeechTool EdenaiTool ElevenLabsText2SpeechTool "
+        "ExtractHyperlinksTool ExtractTextTool FileSearchTool GetElementsTool "
+        "GmailCreateDraft GmailGetMessage GmailGetThread GmailSearch GmailSendMessage "
+        "GoogleCloudTextToSpeechTool GooglePlacesTool GoogleSearchResults GoogleSearchRun "
+        "GoogleSerperResults GoogleSerperRun HumanInputRun IFTTTWebhook InfoPowerBITool "
+        "InfoSparkSQLTool JiraAction JsonGetValueTool JsonListKeysTool ListDirectoryTool "
+        "ListPowerBITool ListSparkSQLTool MerriamWebsterQueryRun MetaphorSearchResults "
+        "MoveFileTool NasaAction NavigateBackTool NavigateTool O365CreateDraftMessage "
+        "O365SearchEmails O365SearchEvents O365SendEvent O365SendMessage OpenAPISpec "
+        "OpenWeatherMapQueryRun PubmedQueryRun QueryCheckerTool QueryPowerBITool "
+        "QuerySparkSQLTool ReadFileTool RedditSearchRun RequestsDeleteTool "
+        "RequestsGetTool RequestsPatchTool RequestsPostTool RequestsPutTool "
+        "SceneXplainTool SearchAPIResults SearchAPIRun SearxSearchResults SearxSearchRun "
+        "ShellTool SlackGetChannel SlackGetMessage SlackScheduleMessage SlackSendMessage "
+        "SleepTool StackExchangeTool StdInInquireTool SteamWebAPIQueryRun "
+        "SteamshipImageGenerationTool VectorStoreQATool VectorStoreQAWithSourcesTool "
+        "WikipediaQueryRun WolframAlphaQueryRun WriteFileTool YahooFinanceNewsTool "
+        "YouTubeSearchTool ZapierNLAListActions ZapierNLARunAction "
+        "format_tool_to_openai_function"
+    ),
+    "langchain_classic.tools.base": "SchemaAnnotationError create_schema_from_function",
+    "langchain_classic.tools.render": "format_tool_to_openai_function format_tool_to_openai_tool",
+    "langchain_classic.tools.sql_database.tool": "BaseSQLDatabaseTool",
+    "langchain_classic.utils.openai_functions": "FunctionDescription ToolDescription",
+    "langchain_classic.vectorstores": (
+        "AlibabaCloudOpenSearch AlibabaCloudOpenSearchSettings AnalyticDB Annoy AstraDB "
+        "AtlasDB AwaDB AzureCosmosDBVectorSearch AzureSearch Bagel Cassandra Chroma "
+        "Clarifai Clickhouse ClickhouseSettings DashVector DatabricksVectorSearch "
+        "DeepLake Dingo DocArrayHnswSearch DocArrayInMemorySearch DuckDB "
+        "EcloudESVectorStore ElasticKnnSearch ElasticVectorSearch ElasticsearchStore "
+        "Epsilla Hologres LLMRails LanceDB Marqo MatchingEngine Meilisearch Milvus "
+        "MomentoVectorIndex MongoDBAtlasVectorSearch MyScale MyScaleSettings Neo4jVector "
+        "NeuralDBClientVectorStore NeuralDBVectorStore OpenSearchVectorSearch PGEmbedding "
+        "PGVector Pinecone Qdrant Rockset SKLearnVectorStore SQLiteVSS ScaNN SemaDB "
+        "SingleStoreDB StarRocks SupabaseVectorStore Tair TencentVectorDB TileDB "
+        "TimescaleVector Typesense USearch Vald Vearch Vectara VespaStore Weaviate "
+        "Yellowbrick ZepVectorStore Zilliz"
+    ),
+    "langchain_community.agent_toolkits": (
+        "AINetworkToolkit AmadeusToolkit AzureAiServicesToolkit "
+        "AzureCognitiveServicesToolkit CogniswitchToolkit ConneryToolkit "
+        "FileManagementToolkit GmailToolkit JiraToolkit JsonToolkit MultionToolkit "
+        "NLAToolkit NasaToolkit O365Toolkit OpenAPIToolkit PlayWrightBrowserToolkit "
+        "PolygonToolkit PowerBIToolkit SlackToolkit SparkSQLToolkit SteamToolkit "
+        "ZapierToolkit create_json_agent create_openapi_agent create_pbi_agent "
+        "create_pbi_chat_agent create_spark_sql_agent"
+    ),
+    "langchain_community.cache": (
+        "AsyncRedisCache AzureCosmosDBNoSqlSemanticCache AzureCosmosDBSemanticCache "
+        "CassandraCache CassandraSemanticCache FullLLMCache FullMd5LLMCache GPTCache "
+        "MemcachedCache MomentoCache OpenSearchSemanticCache RedisSemanticCache "
+        "SQLAlchemyCache SQLAlchemyMd5Cache SingleStoreDBSemanticCache UpstashRedisCache"
+    ),
+    "langchain_community.callbacks": (
+        "AimCallbackHandler ArgillaCallbackHandler ArizeCallbackHandler "
+        "ArthurCallbackHandler ClearMLCallbackHandler CometCallbackHandler "
+        "ContextCallbackHandler FiddlerCallbackHandler FlyteCallbackHandler "
+        "HumanApprovalCallbackHandler InfinoCallbackHandler LLMThoughtLabeler "
+        "LLMonitorCallbackHandler LabelStudioCallbackHandler MlflowCallbackHandler "
+        "PromptLayerCallbackHandler SageMakerCallbackHandler StreamlitCallbackHandler "
+        "TrubricsCallbackHandler UpTrainCallbackHandler UpstashRatelimitError "
+        "UpstashRatelimitHandler WandbCallbackHandler WhyLabsCallbackHandler "
+        "wandb_tracing_enabled"
+    ),
+    "langchain_community.callbacks.manager": "get_bedrock_anthropic_callback wandb_tracing_enabled",
+    "langchain_community.chat_message_histories": (
+        "CassandraChatMessageHistory CosmosDBChatMessageHistory "
+        "DynamoDBChatMessageHistory ElasticsearchChatMessageHistory "
+        "FirestoreChatMessageHistory KafkaChatMessageHistory MomentoChatMessageHistory "
+        "PostgresChatMessageHistory RocksetChatMessageHistory "
+        "SingleStoreDBChatMessageHistory StreamlitChatMessageHistory "
+        "TiDBChatMessageHistory UpstashRedisChatMessageHistory XataChatMessageHistory "
+        "ZepChatMessageHistory ZepCloudChatMessageHistory"
+    ),
+    "langchain_community.chat_message_histories.sql": (
+        "BaseMessageConverter DefaultMessageConverter create_message_model"
+    ),
+    "langchain_community.chat_models": (
+        "ChatAnyscale ChatBaichuan ChatClovaX ChatCoze ChatDeepInfra ChatEdenAI "
+        "ChatEverlyAI ChatFriendli ChatGooglePalm ChatHunyuan ChatJavelinAIGateway "
+        "ChatKinetica ChatKonko ChatLlamaCpp ChatMLX ChatMLflowAIGateway ChatMaritalk "
+        "ChatMlflow ChatNebula ChatOCIGenAI ChatOCIModelDeployment "
+        "ChatOCIModelDeploymentTGI ChatOCIModelDeploymentVLLM ChatOctoAI ChatOutlines "
+        "ChatPremAI ChatReka ChatSnowflakeCortex ChatSparkLLM ChatTongyi ChatYandexGPT "
+        "ChatYi ChatYuan2 ChatZhipuAI ErnieBotChat GPTRouter HumanInputChatModel JinaChat "
+        "LlamaEdgeChatService MiniMaxChat MoonshotChat PaiEasChatEndpoint "
+        "PromptLayerChatOpenAI QianfanChatEndpoint VolcEngineMaasChat"
+    ),
+    "langchain_community.chat_models.openai": "acompletion_with_retry",
+    "langchain_community.docstore": "DocstoreFn Wikipedia",
+    "langchain_community.document_loaders": (
+        "AZLyricsLoader AcreomLoader AirbyteCDKLoader AirbyteGongLoader "
+        "AirbyteHubspotLoader AirbyteJSONLoader AirbyteSalesforceLoader "
+        "AirbyteShopifyLoader AirbyteStripeLoader AirbyteTypeformLoader "
+        "AirbyteZendeskSupportLoader AirtableLoader AmazonTextractPDFLoader "
+        "ApifyDatasetLoader ArcGISLoader ArxivLoader AssemblyAIAudioLoaderById "
+        "AssemblyAIAudioTranscriptLoader AstraDBLoader AsyncChromiumLoader "
+        "AsyncHtmlLoader AthenaLoader AzureAIDataLoader AzureAIDocumentIntelligenceLoader "
+        "AzureBlobStorageContainerLoader AzureBlobStorageFileLoader BibtexLoader "
+        "BigQueryLoader BiliBiliLoader BlackboardLoader BlockchainDocumentLoader "
+        "BraveSearchLoader BrowserbaseLoader BrowserlessLoader CassandraLoader "
+        "ChatGPTLoader CloudBlobLoader CoNLLULoader CollegeConfidentialLoader "
+        "ConcurrentLoader ConfluenceLoader CouchbaseLoader CubeSemanticLoader "
+        "DataFrameLoader DatadogLogsLoader DedocAPIFileLoader DedocFileLoader "
+        "DedocPDFLoader DiffbotLoader DiscordChatLoader DocugamiLoader DocusaurusLoader "
+        "Docx2txtLoader DropboxLoader DuckDBLoader EtherscanLoader EverNoteLoader "
+        "FacebookChatLoader FaunaLoader FigmaFileLoader FireCrawlLoader "
+        "GCSDirectoryLoader GCSFileLoader GeoDataFrameLoader GitHubIssuesLoader GitLoader "
+        "GitbookLoader GithubFileLoader GlueCatalogLoader GoogleApiClient "
+        "GoogleApiYoutubeLoader GoogleDriveLoader GoogleSpeechToTextLoader "
+        "GutenbergLoader HNLoader HuggingFaceDatasetLoader HuggingFaceModelLoader "
+        "IFixitLoader IMSDbLoader ImageCaptionLoader IuguLoader JoplinLoader "
+        "KineticaLoader LLMSherpaFileLoader LakeFSLoader LarkSuiteDocLoader MHTMLLoader "
+        "MWDumpLoader MastodonTootsLoader MathpixPDFLoader MaxComputeLoader "
+        "ModernTreasuryLoader MongodbLoader NeedleLoader NewsURLLoader NotebookLoader "
+        "NotionDBLoader NotionDirectoryLoader OBSDirectoryLoader OBSFileLoader "
+        "ObsidianLoader OneDriveFileLoader OneDriveLoader OnlinePDFLoader "
+        "OpenCityDataLoader OracleAutonomousDatabaseLoader OracleDocLoader "
+        "OracleTextSplitter OutlookMessageLoader PDFMinerLoader PDFMinerPDFasHTMLLoader "
+        "PDFPlumberLoader PagedPDFSplitter PebbloSafeLoader PebbloTextLoader "
+        "PlaywrightURLLoader PolarsDataFrameLoader PsychicLoader PubMedLoader "
+        "PyMuPDFLoader PyPDFium2Loader PySparkDataFrameLoader PythonLoader RSSFeedLoader "
+        "ReadTheDocsLoader RecursiveUrlLoader RedditPostsLoader RoamLoader RocksetLoader "
+        "S3DirectoryLoader S3FileLoader SQLDatabaseLoader SRTLoader ScrapflyLoader "
+        "ScrapingAntLoader SeleniumURLLoader SharePointLoader SitemapLoader "
+        "SlackDirectoryLoader SnowflakeLoader SpiderLoader SpreedlyLoader StripeLoader "
+        "SurrealDBLoader TelegramChatApiLoader TelegramChatFileLoader TelegramChatLoader "
+        "TencentCOSDirectoryLoader TencentCOSFileLoader TensorflowDatasetLoader "
+        "TiDBLoader ToMarkdownLoader TomlLoader TrelloLoader TwitterTweetLoader "
+        "UnstructuredAPIFileIOLoader UnstructuredAPIFileLoader UnstructuredCHMLoader "
+        "UnstructuredCSVLoader UnstructuredEPubLoader UnstructuredEmailLoader "
+        "UnstructuredExcelLoader UnstructuredFileIOLoader UnstructuredFileLoader "
+        "UnstructuredHTMLLoader UnstructuredImageLoader UnstructuredMarkdownLoader "
+        "UnstructuredODTLoader UnstructuredOrgModeLoader UnstructuredPDFLoader "
+        "UnstructuredPowerPointLoader UnstructuredRSTLoader UnstructuredRTFLoader "
+        "UnstructuredTSVLoader UnstructuredURLLoader UnstructuredWordDocumentLoader "
+        "UnstructuredXMLLoader VsdxLoader WeatherDataLoader WhatsAppChatLoader "
+        "WikipediaLoader XorbitsLoader YoutubeAudioLoader YoutubeLoader YuqueLoader"
+    ),
+    "langchain_community.document_loaders.blob_loaders": "CloudBlobLoader YoutubeAudioLoader",
+    "langchain_community.document_loaders.blob_loaders.file_system": "T",
+    "langchain_community.document_loaders.csv_loader": "UnstructuredCSVLoader",
+    "langchain_community.document_loaders.pdf": (
+        "AmazonTextractPDFLoader BasePDFLoader DedocPDFLoader DocumentIntelligenceLoader "
+        "MathpixPDFLoader OnlinePDFLoader PDFMinerLoader PDFMinerPDFasHTMLLoader "
+        "PDFPlumberLoader PagedPDFSplitter PyMuPDFLoader PyPDFium2Loader "
+        "UnstructuredPDFLoader ZeroxPDFLoader"
+    ),
+    "langchain_community.document_transformers": (
+        "DoctranPropertyExtractor DoctranQATransformer DoctranTextTranslator "
+        "EmbeddingsClusteringFilter GoogleTranslateTransformer Html2TextTransformer "
+        "MarkdownifyTransformer NucliaTextTransformer OpenAIMetadataTagger "
+        "get_stateful_documents"
+    ),
+    "langchain_community.embeddings": (
+        "AlephAlphaAsymmetricSemanticEmbedding AlephAlphaSymmetricSemanticEmbedding "
+        "AnyscaleEmbeddings AscendEmbeddings AwaEmbeddings AzureOpenAIEmbeddings "
+        "BaichuanTextEmbeddings BedrockEmbeddings BookendEmbeddings ClarifaiEmbeddings "
+        "ClovaEmbeddings ClovaXEmbeddings CohereEmbeddings DashScopeEmbeddings "
+        "DatabricksEmbeddings DeepInfraEmbeddings EdenAiEmbeddings "
+        "ElasticsearchEmbeddings EmbaasEmbeddings ErnieEmbeddings FastEmbedEmbeddings "
+        "GPT4AllEmbeddings GigaChatEmbeddings GooglePalmEmbeddings GradientEmbeddings "
+        "HuggingFaceBgeEmbeddings HuggingFaceHubEmbeddings "
+        "HuggingFaceInferenceAPIEmbeddings HuggingFaceInstructEmbeddings "
+        "HunyuanEmbeddings InfinityEmbeddings InfinityEmbeddingsLocal "
+        "IpexLLMBgeEmbeddings JavelinAIGatewayEmbeddings JinaEmbeddings "
+        "JohnSnowLabsEmbeddings LLMRailsEmbeddings LaserEmbeddings LlamaCppEmbeddings "
+        "LlamafileEmbeddings LocalAIEmbeddings MiniMaxEmbeddings "
+        "MlflowAIGatewayEmbeddings MlflowCohereEmbeddings MlflowEmbeddings "
+        "Model2vecEmbeddings ModelScopeEmbeddings MosaicMLInstructorEmbeddings "
+        "NLPCloudEmbeddings NeMoEmbeddings OCIGenAIEmbeddings OVHCloudEmbeddings "
+        "OctoAIEmbeddings OllamaEmbeddings OpenVINOBgeEmbeddings OpenVINOEmbeddings "
+        "OracleEmbeddings PremAIEmbeddings QianfanEmbeddingsEndpoint "
+        "QuantizedBgeEmbeddings QuantizedBiEncoderEmbeddings SagemakerEndpointEmbeddings "
+        "SambaStudioEmbeddings SelfHostedEmbeddings SelfHostedHuggingFaceEmbeddings "
+        "SelfHostedHuggingFaceInstructEmbeddings SolarEmbeddings SpacyEmbeddings "
+        "SparkLLMTextEmbeddings TensorflowHubEmbeddings TextEmbedEmbeddings "
+        "TitanTakeoffEmbed VertexAIEmbeddings VolcanoEmbeddings VoyageEmbeddings "
+        "XinferenceEmbeddings YandexGPTEmbeddings ZhipuAIEmbeddings"
+    ),
+    "langchain_community.embeddings.huggingface": (
+        "HuggingFaceBgeEmbeddings HuggingFaceInferenceAPIEmbeddings HuggingFaceInstructEmbeddings"
+    ),
+    "langchain_community.embeddings.openai": "async_embed_with_retry embed_with_retry",
+    "langchain_community.llms": (
+        "AI21 AlephAlpha AmazonAPIGateway Anthropic Anyscale Aphrodite Arcee Aviary "
+        "AzureMLOnlineEndpoint AzureOpenAI BaichuanLLM Banana Beam Bedrock CTransformers "
+        "CTranslate2 CerebriumAI ChatGLM Clarifai Cohere Databricks DeepInfra DeepSparse "
+        "EdenAI Fireworks ForefrontAI Friendli GPT4All GigaChat GooglePalm GooseAI "
+        "GradientLLM HuggingFaceEndpoint HuggingFaceHub HuggingFacePipeline "
+        "HuggingFaceTextGenInference HumanInputLLM IpexLLM JavelinAIGateway KoboldApiLLM "
+        "Konko LlamaCpp Llamafile MLXPipeline ManifestWrapper Minimax Mlflow "
+        "MlflowAIGateway Modal MosaicML NIBittensorLLM NLPCloud Nebula OCIGenAI "
+        "OCIModelDeploymentLLM OCIModelDeploymentTGI OCIModelDeploymentVLLM "
+        "OctoAIEndpoint Ollama OpaquePrompts OpenAI OpenAIChat OpenLLM OpenLM Outlines "
+        "PaiEasEndpoint Petals PipelineAI Predibase PredictionGuard PromptLayerOpenAI "
+        "PromptLayerOpenAIChat QianfanLLMEndpoint RWKV Replicate SagemakerEndpoint "
+        "SambaNovaCloud SambaStudio SelfHostedHuggingFaceLLM SelfHostedPipeline SparkLLM "
+        "StochasticAI TextGen TitanTakeoff TitanTakeoffPro Together Tongyi VLLM "
+        "VLLMOpenAI VertexAI VertexAIModelGarden VolcEngineMaasLLM WatsonxLLM "
+        "WeightOnlyQuantPipeline Writer Xinference YandexGPT YiLLM You Yuan2"
+    ),
+    "langchain_community.retrievers": (
+        "AmazonKendraRetriever AmazonKnowledgeBasesRetriever ArceeRetriever "
+        "ArxivRetriever AskNewsRetriever AzureAISearchRetriever "
+        "AzureCognitiveSearchRetriever BreebsRetriever ChaindeskRetriever "
+        "ChatGPTPluginRetriever CohereRagRetriever DocArrayRetriever DriaRetriever "
+        "ElasticSearchBM25Retriever EmbedchainRetriever "
+        "GoogleCloudEnterpriseSearchRetriever GoogleDocumentAIWarehouseRetriever "
+        "GoogleVertexAIMultiTurnSearchRetriever GoogleVertexAISearchRetriever "
+        "KayAiRetriever LlamaIndexGraphRetriever LlamaIndexRetriever MetalRetriever "
+        "MilvusRetriever NanoPQRetriever NeedleRetriever NeuralDBRetriever "
+        "OutlineRetriever PineconeHybridSearchRetriever PubMedRetriever "
+        "RememberizerRetriever RemoteLangChainRetriever SVMRetriever "
+        "TavilySearchAPIRetriever VespaRetriever WeaviateHybridSearchRetriever "
+        "WebResearchRetriever WikipediaRetriever YouRetriever ZepCloudRetriever "
+        "ZepRetriever ZillizRetriever"
+    ),
+    "langchain_community.storage": (
+        "AstraDBByteStore AstraDBStore CassandraByteStore MongoDBByteStore MongoDBStore "
+        "SQLStore UpstashRedisByteStore UpstashRedisStore"
+    ),
+    "langchain_community.tools": (
+        "AINAppOps AINOwnerOps AINRuleOps AINTransfer AINValueOps AIPluginTool "
+        "APIOperation ArxivQueryRun AskNewsSearch AzureAiServicesDocumentIntelligenceTool "
+        "AzureAiServicesImageAnalysisTool AzureAiServicesSpeechToTextTool "
+        "AzureAiServicesTextAnalyticsForHealthTool AzureAiServicesTextToSpeechTool "
+        "AzureCogsFormRecognizerTool AzureCogsImageAnalysisTool AzureCogsSpeech2TextTool "
+        "AzureCogsText2SpeechTool AzureCogsTextAnalyticsHealthTool BalanceSheets "
+        "BaseGraphQLTool BaseRequestsTool BaseSQLDatabaseTool BaseSparkSQLTool "
+        "BearlyInterpreterTool BingSearchResults BingSearchRun BraveSearch "
+        "CashFlowStatements ClickTool CogniswitchKnowledgeRequest "
+        "CogniswitchKnowledgeSourceFile CogniswitchKnowledgeSourceURL "
+        "CogniswitchKnowledgeStatus ConneryAction CopyFileTool CurrentWebPageTool "
+        "DataheraldTextToSQL DeleteFileTool Detector DuckDuckGoSearchResults "
+        "DuckDuckGoSearchRun E2BDataAnalysisTool EdenAiExplicitImageTool "
+        "EdenAiObjectDetectionTool EdenAiParsingIDTool EdenAiParsingInvoiceTool "
+        "EdenAiSpeechToTextTool EdenAiTextModerationTool EdenAiTextToSpeechTool "
+        "EdenaiTool ElevenLabsText2SpeechTool ExtractHyperlinksTool ExtractTextTool "
+        "FileSearchTool GetElementsTool GmailCreateDraft GmailGetMessage GmailGetThread "
+        "GmailSearch GmailSendMessage GoogleBooksQueryRun GoogleCloudTextToSpeechTool "
+        "GoogleSerperResults GoogleSerperRun HumanInputRun IFTTTWebhook IncomeStatements "
+        "InfoPowerBITool InfoSparkSQLTool JinaSearch JiraAction JsonGetValueTool "
+        "JsonListKeysTool ListDirectoryTool ListPowerBITool ListSparkSQLTool "
+        "MerriamWebsterQueryRun MetaphorSearchResults MojeekSearch MoveFileTool "
+        "NasaAction NavigateBackTool NavigateTool O365CreateDraftMessage O365SearchEmails "
+        "O365SearchEvents O365SendEvent O365SendMessage OpenAPISpec "
+        "OpenWeatherMapQueryRun PolygonAggregates PolygonFinancials PolygonLastQuote "
+        "PolygonTickerNews PubmedQueryRun QueryCheckerTool QueryPowerBITool "
+        "QuerySparkSQLTool ReadFileTool RedditSearchRun RedditSearchSchema "
+        "RequestsDeleteTool RequestsGetTool RequestsPatchTool RequestsPostTool "
+        "RequestsPutTool SceneXplainTool SearchAPIResults SearchAPIRun SearxSearchResults "
+        "SearxSearchRun ShellTool SlackGetChannel SlackGetMessage SlackScheduleMessage "
+        "SlackSendMessage SleepTool StackExchangeTool StdInInquireTool "
+        "SteamWebAPIQueryRun SteamshipImageGenerationTool TavilyAnswer "
+        "TavilySearchResults VectorStoreQATool VectorStoreQAWithSourcesTool "
+        "WikipediaQueryRun WolframAlphaQueryRun WriteFileTool YahooFinanceNewsTool "
+        "YouSearchTool YouTubeSearchTool ZapierNLAListActions ZapierNLARunAction "
+        "ZenGuardInput ZenGuardTool authenticate format_tool_to_openai_function"
+    ),
+    "langchain_community.tools.sql_database.tool": "BaseSQLDatabaseTool",
+    "langchain_community.utilities": (
+        "AlphaVantageAPIWrapper ApifyWrapper ArceeWrapper ArxivAPIWrapper "
+        "AskNewsAPIWrapper AudioStream BibtexparserWrapper BingSearchAPIWrapper "
+        "BraveSearchWrapper DataheraldAPIWrapper DriaAPIWrapper "
+        "DuckDuckGoSearchAPIWrapper GoldenQueryAPIWrapper GoogleBooksAPIWrapper "
+        "GoogleFinanceAPIWrapper GoogleJobsAPIWrapper GoogleLensAPIWrapper "
+        "GoogleScholarAPIWrapper GoogleSerperAPIWrapper GoogleTrendsAPIWrapper "
+        "GraphQLAPIWrapper InfobipAPIWrapper JiraAPIWrapper LambdaWrapper "
+        "MaxComputeAPIWrapper MerriamWebsterAPIWrapper MetaphorSearchAPIWrapper "
+        "MojeekSearchAPIWrapper NVIDIARivaASR NVIDIARivaStream NVIDIARivaTTS "
+        "NasaAPIWrapper NutritionAIAPI OpenWeatherMapAPIWrapper OutlineAPIWrapper Portkey "
+        "PowerBIDataset PubMedAPIWrapper RememberizerAPIWrapper Requests RequestsWrapper "
+        "RivaASR RivaTTS SceneXplainAPIWrapper SearchApiAPIWrapper SearxSearchWrapper "
+        "SerpAPIWrapper SparkSQL StackExchangeAPIWrapper SteamWebAPIWrapper "
+        "TensorflowDatasets TextRequestsWrapper TwilioAPIWrapper WikipediaAPIWrapper "
+        "WolframAlphaAPIWrapper YouSearchAPIWrapper ZapierNLAWrapper"
+    ),
+    "langchain_community.utilities.sql_database": "sanitize_schema truncate_word",
+    "langchain_community.utils.openai_functions": "FunctionDescription ToolDescription",
+    "langchain_community.vectorstores": (
+        "Aerospike AlibabaCloudOpenSearch AlibabaCloudOpenSearchSettings AnalyticDB Annoy "
+        "ApacheDoris ApertureDB AstraDB AtlasDB AwaDB AzureCosmosDBNoSqlVectorSearch "
+        "AzureCosmosDBVectorSearch AzureSearch BESVectorStore Bagel BaiduVectorDB "
+        "BigQueryVectorSearch Cassandra Chroma Clarifai Clickhouse ClickhouseSettings "
+        "CouchbaseVectorStore DashVector Dingo DocArrayHnswSearch DocArrayInMemorySearch "
+        "DocumentDBVectorSearch DuckDB EcloudESVectorStore ElasticKnnSearch "
+        "ElasticVectorSearch ElasticsearchStore Epsilla Hologres InfinispanVS KDBAI "
+        "Kinetica KineticaSettings LLMRails LanceDB Lantern ManticoreSearch "
+        "ManticoreSearchSettings Marqo Meilisearch MomentoVectorIndex MyScale "
+        "MyScaleSettings NeuralDBClientVectorStore NeuralDBVectorStore "
+        "OpenSearchVectorSearch PGEmbedding PGVector PathwayVectorClient Relyt Rockset "
+        "SKLearnVectorStore SQLiteVSS SQLiteVec ScaNN SemaDB SingleStoreDB StarRocks "
+        "SupabaseVectorStore SurrealDBStore TablestoreVectorStore Tair TencentVectorDB "
+        "TiDBVectorStore TileDB TimescaleVector Typesense USearch UpstashVectorStore "
+        "VLite Vald Vearch Vectara VespaStore Yellowbrick ZepCloudVectorStore "
+        "ZepVectorStore Zilliz"
+    ),
+    "langchain_community.vectorstores.faiss": "dependable_faiss_import",
+    "langchain_community.vectorstores.redis": "RedisVectorStoreRetriever",
+    "langchain_community.vectorstores.redis.base": "RedisVectorStoreRetriever check_index_exists",
+    "langchain_community.vectorstores.redis.filters": (
+        "RedisFilterField RedisFilterOperator check_operator_misuse"
+    ),
+    "langchain_community.vectorstores.utils": "filter_complex_metadata",
+    "langchain_core.callbacks": (
+        "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
+        "BaseCallbackManager CallbackManagerForChainGroup CallbackManagerMixin Callbacks "
+        "ChainManagerMixin LLMManagerMixin ParentRunManager RetrieverManagerMixin "
+        "RunManager RunManagerMixin ToolManagerMixin"
+    ),
+    "langchain_core.callbacks.base": (
+        "BaseCallbackManager CallbackManagerMixin ChainManagerMixin LLMManagerMixin "
+        "RetrieverManagerMixin RunManagerMixin ToolManagerMixin"
+    ),
+    "langchain_core.callbacks.manager": (
+        "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
+        "CallbackManagerForChainGroup Func ParentRunManager RunManager T ahandle_event "
+        "atrace_as_chain_group handle_event shielded trace_as_chain_group"
+    ),
+    "langchain_core.document_loaders": "LangSmithLoader PathLike",
+    "langchain_core.document_loaders.blob_loaders": "PathLike",
+    "langchain_core.documents.base": "BaseMedia",
+    "langchain_core.example_selectors": "sorted_values",
+    "langchain_core.example_selectors.semantic_similarity": "sorted_values",
+    "langchain_core.exceptions": (
+        "ContextOverflowError ErrorCode LangChainException ModelAPIError "
+        "ModelAuthenticationError ModelConnectionError ModelError "
+        "ModelInvalidRequestError ModelNotFoundError ModelPermissionDeniedError "
+        "ModelRateLimitError ModelRefusalError ModelTimeoutError TracerException "
+        "create_message"
+    ),
+    "langchain_core.globals": "get_debug get_verbose set_debug set_verbose",
+    "langchain_core.indexing": "DeleteResponse DocumentIndex UpsertResponse",
+    "langchain_core.indexing.api": "IndexingException T",
+    "langchain_core.indexing.base": "DeleteResponse DocumentIndex UpsertResponse",
+    "langchain_core.language_models": (
+        "LangSmithParams LanguageModelLike LanguageModelOutput ModelProfile "
+        "ModelProfileRegistry get_tokenizer is_openai_data_block"
+    ),
+    "langchain_core.language_models.base": "LangSmithParams LanguageModelOutputVar get_tokenizer",
+    "langchain_core.language_models.chat_models": "agenerate_from_stream generate_from_stream",
+    "langchain_core.language_models.fake": "FakeListLLMError",
+    "langchain_core.language_models.fake_chat_models": "FakeListChatModelError",
+    "langchain_core.language_models.llms": (
+        "aget_prompts aupdate_cache create_base_retry_decorator get_prompts update_cache"
+    ),
+    "langchain_core.load": "InitValidator Serializable",
+    "langchain_core.load.dump": "default",
+    "langchain_core.load.load": "Reviver default_init_validator",
+    "langchain_core.messages": (
+        "Annotation AudioContentBlock Citation ContentBlock DataContentBlock "
+        "FileContentBlock ImageContentBlock InputTokenDetails LC_AUTO_PREFIX LC_ID_PREFIX "
+        "MessageLikeRepresentation NonStandardAnnotation NonStandardContentBlock "
+        "NotificationMetadata OutputTokenDetails PlainTextContentBlock "
+        "ReasoningContentBlock RefusalContentBlock RemoveMessage ServerToolCall "
+        "ServerToolCallChunk ServerToolResult TextContentBlock VideoContentBlock "
+        "add_notification_metadata convert_to_openai_data_block "
+        "convert_to_openai_image_block ensure_id get_notification_metadata "
+        "is_data_content_block merge_content"
+    ),
+    "langchain_core.messages.ai": (
+        "InputTokenDetails OutputTokenDetails add_ai_message_chunks add_usage subtract_usage"
+    ),
+    "langchain_core.messages.base": "TextAccessor get_msg_title_repr merge_content",
+    "langchain_core.messages.content": (
+        "AudioContentBlock Citation FileContentBlock ImageContentBlock "
+        "NonStandardAnnotation NonStandardContentBlock PlainTextContentBlock "
+        "ReasoningContentBlock RefusalContentBlock ServerToolCall ServerToolCallChunk "
+        "ServerToolResult TextContentBlock VideoContentBlock create_audio_block "
+        "create_citation create_file_block create_image_block create_non_standard_block "
+        "create_plaintext_block create_reasoning_block create_text_block create_tool_call "
+        "create_video_block is_data_content_block"
+    ),
+    "langchain_core.messages.tool": "ToolOutputMixin default_tool_chunk_parser default_tool_parser",
+    "langchain_core.output_parsers": (
+        "BaseCumulativeTransformOutputParser BaseGenerationOutputParser BaseLLMOutputParser"
+    ),
+    "langchain_core.output_parsers.base": "BaseGenerationOutputParser BaseLLMOutputParser T",
+    "langchain_core.output_parsers.json": "parse_and_check_json_markdown parse_partial_json",
+    "langchain_core.output_parsers.list": "T droplastn",
+    "langchain_core.output_parsers.openai_tools": (
+        "make_invalid_tool_call parse_tool_call parse_tool_calls"
+    ),
+    "langchain_core.output_parsers.pydantic": "PydanticBaseModel TBaseModel",
+    "langchain_core.output_parsers.transform": "BaseCumulativeTransformOutputParser",
+    "langchain_core.output_parsers.xml": "nested_element",
+    "langchain_core.outputs": "RunInfo",
+    "langchain_core.outputs.chat_generation": "merge_chat_generation_chunks",
+    "langchain_core.prompt_values": "ChatPromptValueConcrete ImagePromptValue ImageURL",
+    "langchain_core.prompts": (
+        "BaseChatPromptTemplate DictPromptTemplate FewShotPromptWithTemplates "
+        "aformat_document check_valid_template jinja2_formatter validate_jinja2"
+    ),
+    "langchain_core.prompts.base": "FormatOutputType aformat_document",
+    "langchain_core.prompts.chat": (
+        "BaseChatPromptTemplate BaseStringMessagePromptTemplate MessagePromptTemplateT"
+    ),
+    "langchain_core.prompts.string": (
+        "check_valid_template is_subsequence jinja2_formatter mustache_formatter "
+        "mustache_schema mustache_template_vars validate_f_string_template "
+        "validate_jinja2"
+    ),
+    "langchain_core.retrievers": "LangSmithRetrieverParams",
+    "langchain_core.runnables": "aadd add run_in_executor",
+    "langchain_core.runnables.base": "Other",
+    "langchain_core.runnables.config": (
+        "ContextThreadPoolExecutor EmptyDict P T acall_func_with_variable_args "
+        "call_func_with_variable_args get_async_callback_manager_for_config "
+        "get_callback_manager_for_config get_executor_for_config run_in_executor "
+        "set_config_context"
+    ),
+    "langchain_core.runnables.configurable": (
+        "DynamicRunnable StrEnum make_options_spec prefix_config_spec"
+    ),
+    "langchain_core.runnables.graph": (
+        "Branch LabelsDict MermaidDrawMethod Stringifiable is_uuid node_data_json node_data_str"
+    ),
+    "langchain_core.runnables.passthrough": "aidentity identity",
+    "langchain_core.runnables.retry": "ExponentialJitterParams U",
+    "langchain_core.runnables.utils": (
+        "Addable FunctionNonLocals GetLambdaSource Input IsFunctionArgDict IsLocalDict "
+        "NonLocals Output SupportsAdd aadd accepts_config accepts_context "
+        "accepts_run_manager add asyncio_accepts_context coro_with_context gated_coro "
+        "gather_with_concurrency get_function_first_arg_dict_keys get_function_nonlocals "
+        "get_lambda_source get_unique_config_specs indent_lines_after_first "
+        "is_async_callable is_async_generator"
+    ),
+    "langchain_core.stores": "InMemoryBaseStore InvalidKeyException K V",
+    "langchain_core.tools": (
+        "ArgsSchema BaseToolkit FILTERED_ARGS RetrieverInput SchemaAnnotationError "
+        "ToolsRenderer convert_runnable_to_tool create_schema_from_function"
+    ),
+    "langchain_core.tools.base": (
+        "BaseToolkit SchemaAnnotationError create_schema_from_function "
+        "get_all_basemodel_annotations"
+    ),
+    "langchain_core.tools.convert": "convert_runnable_to_tool",
+    "langchain_core.tools.retriever": "RetrieverInput",
+    "langchain_core.tracers": (
+        "BaseTracer ConsoleCallbackHandler EvaluatorCallbackHandler LangChainTracer "
+        "LogStreamCallbackHandler"
+    ),
+    "langchain_core.tracers.context": "register_configure_hook tracing_v2_enabled",
+    "langchain_core.tracers.log_stream": "LogEntry LogStreamCallbackHandler RunState T",
+    "langchain_core.utils": (
+        "StrictFormatter abatch_iterate batch_iterate build_extra_kwargs "
+        "check_package_version comma_list convert_to_secret_str formatter from_env "
+        "get_bolded_text get_color_mapping get_colored_text get_from_dict_or_env "
+        "get_from_env get_pydantic_field_names guard_import image pre_init print_text "
+        "raise_for_status_with_text sanitize_for_postgres secret_from_env stringify_dict "
+        "stringify_value xor_args"
+    ),
+    "langchain_core.utils.function_calling": (
+        "FunctionDescription ToolDescription convert_to_json_schema"
+    ),
+    "langchain_core.utils.utils": (
+        "build_extra_kwargs check_package_version convert_to_secret_str ensure_id "
+        "from_env get_pydantic_field_names guard_import raise_for_status_with_text "
+        "secret_from_env xor_args"
+    ),
+    "langchain_core.vectorstores": "VST",
+    "langchain_core.vectorstores.base": "VST",
+    "langchain_text_splitters": (
+        "ElementType ExperimentalMarkdownSyntaxTextSplitter HTMLSectionSplitter "
+        "HTMLSemanticPreservingSplitter HeaderType JSFrameworkTextSplitter "
+        "KonlpyTextSplitter LineType NLTKTextSplitter SpacyTextSplitter Tokenizer "
+        "split_text_on_tokens"
+    ),
+    "langchain_text_splitters.base": "TS Tokenizer split_text_on_tokens",
+    "langchain_text_splitters.html": (
+        "ElementType HTMLSectionSplitter HTMLSemanticPreservingSplitter"
+    ),
+    "langchain_text_splitters.markdown": (
+        "ExperimentalMarkdownSyntaxTextSplitter HeaderType LineType"
+    ),
+    "langserve": "APIHandler CustomUserType",
 }
