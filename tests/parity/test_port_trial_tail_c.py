@@ -305,21 +305,25 @@ def _typed_bindings(load: Any, prompts: Any) -> list[Any]:
     forms: list[Any] = []
     for binding in (
         prompt.with_types(input_type=dict, output_type=str),
-        prompt.with_types(output_type=list[str]),
+        prompt.bind(x=1).with_types(output_type=list[str]),
         prompt.with_types(input_type=dict).with_config(tags=["t"]),
+        prompt.with_types(input_type=dict).with_types(output_type=str),
     ):
         text = load.dumps(binding)
         try:
             load.loads(text)
         except NotImplementedError as err:
             text += f" | {type(err).__name__}"
-        forms += [load.dumpd(binding), text]
+        forms += [load.dumpd(binding), text, str(binding)]
+        forms += [binding.get_input_jsonschema(), binding.get_output_jsonschema()["title"]]
     return forms
 
 
 def test_with_types_bindings_serialize_as_langchains() -> None:
     # dumps of a with_types() binding raised TypeError; LangChain writes the types as
-    # not_implemented entries (so neither library reads it back)
+    # not_implemented entries (so neither library reads it back). bind(...).with_types()
+    # and with_types().with_types() are one binding there; a declared type's schema is
+    # titled after the binding
     import warnings
 
     import langchain_core.load as lc_load

@@ -65,10 +65,15 @@ class RunnableBindingBase(Runnable[Input, Output]):
             return json_schema_of(self.custom_output_type, defs)
         return self.bound._output_json(defs)
 
+    # a declared type's schema is titled after the binding, as LangChain's model for it
     def _input_title(self) -> str:
+        if self.custom_input_type is not None:
+            return f"{self.get_name()}Input"
         return self.bound._input_title()
 
     def _output_title(self) -> str:
+        if self.custom_output_type is not None:
+            return f"{self.get_name()}Output"
         return self.bound._output_title()
 
     @property
@@ -234,6 +239,22 @@ class RunnableBinding(RunnableBindingBase[Input, Output]):
                 self.bound, kwargs=self.kwargs, config=merge_configs(self.config, extra)
             )
         )
+
+    def with_types(
+        self, *, input_type: Any = None, output_type: Any = None
+    ) -> RunnableBinding[Any, Any]:
+        """Return this binding with its input and/or output type declared: one binding
+        (the bound options and config kept, a type not given kept), as LangChain's."""
+        if type(self) is not RunnableBinding:  # a subclass keeps its own wrapping
+            return super().with_types(input_type=input_type, output_type=output_type)
+        typed = self._copy_types(
+            RunnableBinding(self.bound, kwargs=self.kwargs, config=self.config)
+        )
+        if input_type is not None:
+            typed.custom_input_type = input_type
+        if output_type is not None:
+            typed.custom_output_type = output_type
+        return typed
 
 
 def _with_binding_config(method: Any, config: RunnableConfig) -> Any:
