@@ -22,7 +22,9 @@ how many threads each row started (0 for all rows as written). The harness's own
 each, alternated (the order swapped every pair), faiss on one OpenMP thread throughout
 (``OMP_NUM_THREADS=1``, LangChain's pool threads included), raw faiss and LangChain in
 every run as ``vectorstores.py`` sets them up (single queries: fastest of 3 tries per
-query, median over the queries; batch: fastest of 7 alternated runs); it prints each
+query, median over the queries; batch: fastest of 7 alternated runs), plus a row of
+faiss's bare C search on each store's own index (no Python work: where two libraries'
+indexes sit in memory can make their scans differ, most at 10k documents); it prints each
 run's LangChain/ragline ratio, the medians and the load average before each run.
 ``--cpu`` times with the process's CPU time (all its threads) instead of the wall clock:
 on a loaded machine, time spent waiting for a core is not counted. Without ``--against``,
@@ -168,7 +170,14 @@ def timed(bench: Any, data: Any, store: Any, retriever: Any) -> None:
         7,
     )
     batch = {name: seconds / len(queries) for name, seconds in batch.items()}
+    scan = bench.round_robin(
+        {name: own_scan(index, data) for name, index in (
+            ("raw", raw.index), ("ragline", store.index), ("langchain", lc.index))},
+        queries,
+        3,
+    )  # fmt: skip
     rows = {
+        "bare faiss scan of each store's own index": scan,
         "similarity_search k=4": search,
         "similarity_search_with_score k=4": with_score,
         "similarity_search_by_vector (array) k=4": by_vector[0],
@@ -177,6 +186,30 @@ def timed(bench: Any, data: Any, store: Any, retriever: Any) -> None:
         "retriever.batch": batch,
     }
     print("TIMES " + json.dumps(rows))
+
+
+def own_scan(index: Any, data: Any) -> Callable[[str], Any]:
+    """faiss's C search alone on one store's own index, for a query's unit vector: the
+    floor of that store's row. Each library builds its own index, so their scans can
+    differ by where the vectors landed in memory; this row shows by how much, apart
+    from any Python work (compare its LangChain/ragline ratio with the others')."""
+    import numpy as np
+
+    unit = {q: data.query_vectors[i : i + 1].copy() for i, q in enumerate(data.queries)}
+    scores, labels = np.empty((1, 4), dtype=np.float32), np.empty((1, 4), dtype=np.int64)
+    pointer = faiss_pointer()
+    out_scores, out_labels = pointer(scores), pointer(labels)
+
+    def search(q: str) -> None:
+        index.search_c(1, pointer(unit[q]), 4, out_scores, out_labels, None)
+
+    return search
+
+
+def faiss_pointer() -> Callable[[Any], Any]:
+    import faiss
+
+    return faiss.swig_ptr  # type: ignore[no-any-return]
 
 
 def query_vectors(data: Any) -> tuple[list[Any], list[Any]]:
