@@ -71,6 +71,14 @@ def _is_pydantic(value: Any) -> bool:
     )
 
 
+def _is_schema_class(value: Any) -> bool:
+    """Whether ``value`` is a runnable's schema class (``chain.input_schema``), which
+    answers ``model_json_schema()`` as a pydantic model does."""
+    from ragline.core.runnables.schema import Schema
+
+    return isinstance(value, type) and issubclass(value, Schema)
+
+
 def json_schema_of(annotation: Any, defs: dict[str, Any] | None = None) -> dict[str, Any]:
     """JSON Schema of a Python type (see the module docstring).
 
@@ -127,7 +135,7 @@ def _schema(annotation: Any, defs: dict[str, Any]) -> dict[str, Any]:
         return {"title": annotation.__name__, "enum": values}
     if is_typed_dict(annotation):
         return typed_dict_schema(annotation, defs)
-    if _is_pydantic(annotation):
+    if _is_pydantic(annotation) or _is_schema_class(annotation):
         return _pydantic_schema(annotation)
     if dataclasses.is_dataclass(annotation) and isinstance(annotation, type):
         named = _named(annotation, defs)

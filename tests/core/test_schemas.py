@@ -177,6 +177,27 @@ def test_with_types_declares_the_types_and_keeps_the_calls():
     assert echo.invoke(5) == 5
 
 
+def test_with_types_takes_another_runnables_schema_class():
+    # b3684e1 made input_schema a class; json_schema_of read it as an unknown class, so
+    # with_types(input_type=prompt.input_schema) declared an empty schema. LangChain's is
+    # the prompt's (its input_schema is a pydantic model).
+    from langchain_core.prompts import PromptTemplate as LCPrompt
+    from langchain_core.runnables import RunnableLambda as LCLambda
+
+    prompt = PromptTemplate.from_template("hi {name}")
+    typed = RunnableLambda(lambda d: d).with_types(input_type=prompt.input_schema)
+    lc_prompt = LCPrompt.from_template("hi {name}")
+    lc_typed = LCLambda(lambda d: d).with_types(input_type=lc_prompt.input_schema)
+    assert typed.get_input_jsonschema() == lc_typed.get_input_jsonschema()
+    assert typed.get_input_jsonschema() == {
+        "title": "PromptInput",
+        "type": "object",
+        "properties": {"name": {"title": "Name", "type": "string"}},
+        "required": ["name"],
+    }
+    assert json_schema_of(prompt.input_schema) == prompt.get_input_jsonschema()
+
+
 def test_json_schema_of_typed_dicts_and_annotations():
     class Joke(TypedDict):
         """A joke to tell."""
