@@ -67,6 +67,7 @@ from typing import Any, Literal, Protocol, TypedDict
 from ragline.core import ConfigurationError, Document, InvalidInputError
 from ragline.core._checks import check_choice, check_positive_int
 from ragline.core._drive import Effect, Operation, adrive, drive
+from ragline.core._json_encode import one_pass
 from ragline.indexing.base import RecordManager
 
 __all__ = [
@@ -138,22 +139,8 @@ _KEY_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(
 _KEY_PAYLOAD = _KEY_ENCODER.encode
 
 
-def _metadata_encoder() -> Callable[[Any], str] | None:
-    """The C part of ``_KEY_ENCODER`` built once, without its per-call set-up (``encode``
-    builds it on every call) and without the circular-reference check (a failure of
-    any kind is retried by ``_KEY_PAYLOAD``, which raises its own error); None where
-    Python has no C encoder."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pragma: no cover - CPython always has it
-        return None
-    parts = make(
-        None, _KEY_ENCODER.default, json.encoder.encode_basestring, None,
-        _KEY_ENCODER.key_separator, _KEY_ENCODER.item_separator, True, False, True,
-    )  # fmt: skip
-    return lambda value: "".join(parts(value, 0))
-
-
-_METADATA_JSON = _metadata_encoder()
+# its C part built once, for the metadata (a failure of any kind is retried by _KEY_PAYLOAD)
+_METADATA_JSON = one_pass(_KEY_ENCODER)
 # the bytes below 0x20 that JSON writes as \b, \f or \u00XX: a text holding one takes the
 # JSON encoder's path (text holds tabs and line ends, almost never these)
 _RARE_CONTROLS = bytes(byte for byte in range(0x20) if byte not in b"\t\n\r")

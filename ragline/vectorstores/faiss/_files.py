@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from ragline.core import InvalidInputError, PersistenceError
+from ragline.core._json_encode import one_pass
 from ragline.core._optional import require
 from ragline.vectorstores.faiss._index import (
     IndexOptions,
@@ -372,23 +373,17 @@ def _write_sqlite(snapshot: Snapshot, path: Path) -> int:
 
 
 def _metadata_json() -> Callable[[Any], str]:
-    """``JSONEncoder(ensure_ascii=False, allow_nan=True).encode``, the same text, faster:
-    ``encode`` builds json's C encoder on every call, about two thirds of the cost of a
-    chunk's small metadata dict; this one is built once, without the circular-reference
-    check (a failure of any kind is retried by ``encode``, which raises its own error).
-    """
+    """``JSONEncoder(ensure_ascii=False, allow_nan=True).encode``, the same text, faster
+    (:func:`~ragline.core._json_encode.one_pass`); a failure of any kind is retried by
+    ``encode``, which raises its own error."""
     encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=True)
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # pragma: no cover - CPython always has it
+    fast = one_pass(encoder)
+    if fast is None:  # pragma: no cover - CPython always has it
         return encoder.encode
-    parts = make(
-        None, encoder.default, json.encoder.encode_basestring, None,
-        encoder.key_separator, encoder.item_separator, False, False, True,
-    )  # fmt: skip
 
     def encode(value: Any) -> str:
         try:
-            return "".join(parts(value, 0))
+            return fast(value)
         except Exception:  # the error is encode's, below
             return encoder.encode(value)
 
