@@ -342,7 +342,8 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.chains": "HypotheticalDocumentEmbedder",
         "ragline.embeddings": (
             "CacheBackedEmbeddings DeterministicFakeEmbedding FakeEmbeddings "
-            "HuggingFaceEmbeddings OpenAIEmbeddings SentenceTransformerEmbeddings"
+            "HuggingFaceBgeEmbeddings HuggingFaceEmbeddings OpenAIEmbeddings "
+            "SentenceTransformerEmbeddings"
         ),
     },
     "langchain_classic.embeddings.base": {
@@ -355,7 +356,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.embeddings": "DeterministicFakeEmbedding FakeEmbeddings",
     },
     "langchain_classic.embeddings.huggingface": {
-        "ragline.embeddings": "HuggingFaceEmbeddings",
+        "ragline.embeddings": "HuggingFaceBgeEmbeddings HuggingFaceEmbeddings",
     },
     "langchain_classic.embeddings.openai": {
         "ragline.embeddings": "OpenAIEmbeddings",
@@ -1005,12 +1006,12 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_community.embeddings": {
         "ragline.embeddings": (
-            "DeterministicFakeEmbedding FakeEmbeddings HuggingFaceEmbeddings "
-            "OpenAIEmbeddings SentenceTransformerEmbeddings"
+            "DeterministicFakeEmbedding FakeEmbeddings HuggingFaceBgeEmbeddings "
+            "HuggingFaceEmbeddings OpenAIEmbeddings SentenceTransformerEmbeddings"
         ),
     },
     "langchain_community.embeddings.huggingface": {
-        "ragline.embeddings": "HuggingFaceEmbeddings",
+        "ragline.embeddings": "HuggingFaceBgeEmbeddings HuggingFaceEmbeddings",
     },
     "langchain_community.embeddings.openai": {
         "ragline.embeddings": "OpenAIEmbeddings",
@@ -1719,20 +1720,19 @@ MISSING: dict[str, str] = {
         "ClarifaiEmbeddings CohereEmbeddings DashScopeEmbeddings DatabricksEmbeddings "
         "DeepInfraEmbeddings EdenAiEmbeddings ElasticsearchEmbeddings EmbaasEmbeddings "
         "ErnieEmbeddings FastEmbedEmbeddings GPT4AllEmbeddings GooglePalmEmbeddings "
-        "GradientEmbeddings HuggingFaceBgeEmbeddings HuggingFaceHubEmbeddings "
-        "HuggingFaceInferenceAPIEmbeddings HuggingFaceInstructEmbeddings "
-        "InfinityEmbeddings JavelinAIGatewayEmbeddings JinaEmbeddings "
-        "JohnSnowLabsEmbeddings LlamaCppEmbeddings LocalAIEmbeddings MiniMaxEmbeddings "
-        "MlflowAIGatewayEmbeddings MlflowEmbeddings ModelScopeEmbeddings "
-        "MosaicMLInstructorEmbeddings NLPCloudEmbeddings OctoAIEmbeddings "
-        "OllamaEmbeddings OpenVINOEmbeddings QianfanEmbeddingsEndpoint "
+        "GradientEmbeddings HuggingFaceHubEmbeddings HuggingFaceInferenceAPIEmbeddings "
+        "HuggingFaceInstructEmbeddings InfinityEmbeddings JavelinAIGatewayEmbeddings "
+        "JinaEmbeddings JohnSnowLabsEmbeddings LlamaCppEmbeddings LocalAIEmbeddings "
+        "MiniMaxEmbeddings MlflowAIGatewayEmbeddings MlflowEmbeddings "
+        "ModelScopeEmbeddings MosaicMLInstructorEmbeddings NLPCloudEmbeddings "
+        "OctoAIEmbeddings OllamaEmbeddings OpenVINOEmbeddings QianfanEmbeddingsEndpoint "
         "SagemakerEndpointEmbeddings SelfHostedEmbeddings SelfHostedHuggingFaceEmbeddings "
         "SelfHostedHuggingFaceInstructEmbeddings SpacyEmbeddings TensorflowHubEmbeddings "
         "VertexAIEmbeddings VoyageEmbeddings XinferenceEmbeddings init_embeddings"
     ),
     "langchain_classic.embeddings.base": "init_embeddings",
     "langchain_classic.embeddings.huggingface": (
-        "HuggingFaceBgeEmbeddings HuggingFaceInferenceAPIEmbeddings HuggingFaceInstructEmbeddings"
+        "HuggingFaceInferenceAPIEmbeddings HuggingFaceInstructEmbeddings"
     ),
     "langchain_classic.evaluation": "load_dataset",
     "langchain_classic.evaluation.agents.trajectory_eval_chain": (
@@ -2051,12 +2051,11 @@ MISSING: dict[str, str] = {
         "DatabricksEmbeddings DeepInfraEmbeddings EdenAiEmbeddings "
         "ElasticsearchEmbeddings EmbaasEmbeddings ErnieEmbeddings FastEmbedEmbeddings "
         "GPT4AllEmbeddings GigaChatEmbeddings GooglePalmEmbeddings GradientEmbeddings "
-        "HuggingFaceBgeEmbeddings HuggingFaceHubEmbeddings "
-        "HuggingFaceInferenceAPIEmbeddings HuggingFaceInstructEmbeddings "
-        "HunyuanEmbeddings InfinityEmbeddings InfinityEmbeddingsLocal "
-        "IpexLLMBgeEmbeddings JavelinAIGatewayEmbeddings JinaEmbeddings "
-        "JohnSnowLabsEmbeddings LLMRailsEmbeddings LaserEmbeddings LlamaCppEmbeddings "
-        "LlamafileEmbeddings LocalAIEmbeddings MiniMaxEmbeddings "
+        "HuggingFaceHubEmbeddings HuggingFaceInferenceAPIEmbeddings "
+        "HuggingFaceInstructEmbeddings HunyuanEmbeddings InfinityEmbeddings "
+        "InfinityEmbeddingsLocal IpexLLMBgeEmbeddings JavelinAIGatewayEmbeddings "
+        "JinaEmbeddings JohnSnowLabsEmbeddings LLMRailsEmbeddings LaserEmbeddings "
+        "LlamaCppEmbeddings LlamafileEmbeddings LocalAIEmbeddings MiniMaxEmbeddings "
         "MlflowAIGatewayEmbeddings MlflowCohereEmbeddings MlflowEmbeddings "
         "Model2vecEmbeddings ModelScopeEmbeddings MosaicMLInstructorEmbeddings "
         "NLPCloudEmbeddings NeMoEmbeddings OCIGenAIEmbeddings OVHCloudEmbeddings "
@@ -2070,7 +2069,7 @@ MISSING: dict[str, str] = {
         "XinferenceEmbeddings YandexGPTEmbeddings ZhipuAIEmbeddings"
     ),
     "langchain_community.embeddings.huggingface": (
-        "HuggingFaceBgeEmbeddings HuggingFaceInferenceAPIEmbeddings HuggingFaceInstructEmbeddings"
+        "HuggingFaceInferenceAPIEmbeddings HuggingFaceInstructEmbeddings"
     ),
     "langchain_community.embeddings.openai": "async_embed_with_retry embed_with_retry",
     "langchain_community.llms": (

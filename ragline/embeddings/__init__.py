@@ -15,6 +15,7 @@ _EXPORTS = {
     "FakeEmbeddings": ".hashing",
     "SentenceTransformerEmbeddings": ".huggingface",
     "HuggingFaceEmbeddings": ".huggingface",
+    "HuggingFaceBgeEmbeddings": ".huggingface",
     "OpenAIEmbeddings": ".openai_compatible",
     "CacheBackedEmbeddings": ".cache",
     "check_same_vectors": "._identity",

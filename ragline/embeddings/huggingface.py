@@ -548,3 +548,73 @@ class HuggingFaceEmbeddings(SentenceTransformerEmbeddings):
         >>> HuggingFaceEmbeddings(model_kwargs={"device": "cpu"}).device
         'cpu'
     """
+
+
+# BAAI's published retrieval instructions for its BGE models (the model cards'), which a
+# BGE query is embedded with
+BGE_QUERY_INSTRUCTION_EN = "Represent this question for searching relevant passages: "
+BGE_QUERY_INSTRUCTION_ZH = "为这个句子生成表示以用于检索相关文章："
+DEFAULT_BGE_MODEL = "BAAI/bge-large-en"
+
+
+class HuggingFaceBgeEmbeddings(HuggingFaceEmbeddings):
+    """LangChain's ``HuggingFaceBgeEmbeddings``: a sentence-transformers model with BGE's
+    instructions.
+
+    A query is embedded as ``query_instruction + query`` (BGE's English instruction by
+    default; the Chinese one whenever the model's name holds ``"-zh"``), a document as
+    ``embed_instruction + document`` (nothing by default); newlines in either become
+    spaces first, as LangChain's class does.
+
+    Args:
+        model_name: the model (``"BAAI/bge-large-en"`` by default), a folder or a hub name.
+        query_instruction: the text put before every query.
+        embed_instruction: the text put before every document.
+        **kwargs: :class:`HuggingFaceEmbeddings`' options (``model_kwargs``,
+            ``encode_kwargs``, ``cache_folder``, ``show_progress`` ...).
+
+    Example:
+        >>> HuggingFaceBgeEmbeddings(model_name="BAAI/bge-small-zh-v1.5").query_instruction
+        '为这个句子生成表示以用于检索相关文章：'
+    """
+
+    def __init__(
+        self,
+        model_name: str | os.PathLike[str] | None = None,
+        *,
+        query_instruction: str = BGE_QUERY_INSTRUCTION_EN,
+        embed_instruction: str = "",
+        **kwargs: Any,
+    ) -> None:
+        for field, value in (
+            ("query_instruction", query_instruction),
+            ("embed_instruction", embed_instruction),
+        ):
+            if not isinstance(value, str):
+                raise InvalidInputError(f"{field} must be a str, got {value!r}")
+        super().__init__(DEFAULT_BGE_MODEL if model_name is None else model_name, **kwargs)
+        if "-zh" in self.model_name:
+            query_instruction = BGE_QUERY_INSTRUCTION_ZH
+        self.query_instruction = query_instruction
+        self.embed_instruction = embed_instruction
+
+    def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``embed_instruction + text`` (newlines as spaces) for every text."""
+        texts = check_texts(texts, what="documents")
+        prepared = [self.embed_instruction + text.replace("\n", " ") for text in texts]
+        return HuggingFaceEmbeddings.embed_documents_array(self, prepared)
+
+    def embed_queries_array(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed ``query_instruction + text`` (newlines as spaces) for every query."""
+        texts = check_texts(texts, what="queries")
+        prepared = [self.query_instruction + text.replace("\n", " ") for text in texts]
+        return HuggingFaceEmbeddings.embed_queries_array(self, prepared)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed documents; see ``embed_documents_array``."""
+        return HuggingFaceBgeEmbeddings.embed_documents_array(self, texts).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query; see ``embed_queries_array``."""
+        rows = HuggingFaceBgeEmbeddings.embed_queries_array(self, [check_text(text)])
+        return rows[0].tolist()  # type: ignore[no-any-return]

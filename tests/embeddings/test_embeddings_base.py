@@ -41,6 +41,7 @@ def test_public_names_are_pinned() -> None:
         "Embeddings",
         "FakeEmbeddings",
         "HashingEmbeddings",
+        "HuggingFaceBgeEmbeddings",
         "HuggingFaceEmbeddings",
         "OpenAIEmbeddings",
         "SentenceTransformerEmbeddings",

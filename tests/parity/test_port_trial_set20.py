@@ -105,3 +105,64 @@ def test_the_callbacks_base_path_ports_and_calls_back_as_langchains() -> None:
         langchain_printed = _printed(_CALLBACKS_BASE_PATH.format(path=installed))
         assert langchain_printed.count("\n") == 4
         assert _printed(ported) == langchain_printed
+
+
+COVERS = {"embeddings.HuggingFaceBgeEmbeddings"}
+
+
+# sumanpaudel_textloader_faiss_bge_first_score: HuggingFaceBgeEmbeddings (here pointed at
+# the packaged MiniLM) was a name ragline lacked. A BGE query carries BGE's instruction,
+# documents embed_instruction; newlines become spaces in both.
+_BGE_PROGRAM = """
+from langchain_community.embeddings import HuggingFaceBgeEmbeddings
+from langchain_community.vectorstores import FAISS
+from langchain_core.documents import Document
+
+docs = [
+    Document(page_content="Suman builds document bots.\\n\\nHe lives in Kathmandu."),
+    Document(page_content="The president nominated Judge Ketanji Brown Jackson."),
+    Document(page_content="Mount Everest is the highest peak on Earth."),
+]
+embeddings = HuggingFaceBgeEmbeddings(model_name={model!r}{options})
+db = FAISS.from_documents(docs, embeddings)
+for doc, score in db.similarity_search_with_score("What did the president\\nsay?", k=3):
+    print(doc.page_content[:20], score)
+print(repr(embeddings.query_instruction), repr(embeddings.embed_instruction))
+query_sum = round(sum(embeddings.embed_query("a\\nb")), 5)
+print(query_sum, round(sum(embeddings.embed_documents(["a\\nb"])[0]), 5))
+"""
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "",
+        ", query_instruction='Find: ', embed_instruction='passage: '",
+        ", encode_kwargs={'normalize_embeddings': True}",
+    ],
+)
+def test_bge_embeddings_embed_as_langchains(minilm_path: str, options: str) -> None:
+    source = _BGE_PROGRAM.format(model=minilm_path, options=options)
+    ported = _ported(source)
+    assert "from ragline.embeddings import HuggingFaceBgeEmbeddings\n" in ported
+    langchain_printed = _printed(source)
+    assert langchain_printed.count("\n") == 5
+    assert _printed(ported) == langchain_printed
+
+
+def test_bge_embeddings_take_the_chinese_instruction_for_a_zh_model() -> None:
+    # LangChain's class loads the model in its constructor (a download here): compare
+    # with its field default, and with the Chinese instruction its __init__ swaps in for a
+    # "-zh" model whatever instruction was given
+    import langchain_community.embeddings.huggingface as theirs_module
+    from langchain_community.embeddings import HuggingFaceBgeEmbeddings as Theirs
+
+    from ragline.embeddings import HuggingFaceBgeEmbeddings as Ours
+
+    english = Theirs.model_fields["query_instruction"].default
+    chinese = theirs_module.DEFAULT_QUERY_BGE_INSTRUCTION_ZH
+    ours = Ours(model_name="BAAI/bge-small-zh-v1.5", query_instruction="ignored: ")
+    assert ours.query_instruction == chinese
+    assert Ours(model_name="BAAI/bge-small-en").query_instruction == english
+    assert Ours(model_name="x", query_instruction="Find: ").query_instruction == "Find: "
+    assert Ours().model_name == "BAAI/bge-large-en"
