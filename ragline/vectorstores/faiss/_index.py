@@ -416,19 +416,6 @@ class LabeledIndex:
         # the calls that find that out.
         exact = self.kind == "flat" or self._target is not None
         if allowed is None and exact and self.pending_check is None:
-            if (
-                queries.dtype == np.float32
-                and queries.flags.c_contiguous
-                and queries.shape[1] == self.dimension
-            ):  # _search_direct's checked case, inlined
-                count = len(queries)
-                scores = np.empty((count, k), dtype=np.float32)
-                labels = np.empty((count, k), dtype=np.int64)
-                pointer = _swig_ptr  # set: building this index imported faiss
-                self.index.search_c(
-                    count, pointer(queries), k, pointer(scores), pointer(labels), None
-                )
-                return scores, labels
             return self._search_direct(queries, k)
         if self.pending_check is not None and self.pending_check(wait=False):
             self.pending_check = None
