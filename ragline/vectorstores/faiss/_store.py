@@ -471,13 +471,7 @@ class FAISS(VectorStore):
         with_vectors: bool,
     ) -> list[list[SearchHit]]:
         if self._cosine:
-            if queries.dtype == np.float32 and queries.flags.c_contiguous and native.normalize:
-                # _unit_rows for the checked usual case, inlined (the single-query path)
-                unit = queries.copy()
-                native.normalize(unit.shape[1], unit.shape[0], native.pointer(unit))
-                queries = unit
-            else:
-                queries = _unit_rows(queries)
+            queries = _unit_rows(queries)
         with self._lock:
             found = self._nearest(queries, k, filter)
             if found is None:
