@@ -434,7 +434,12 @@ class FolderWriter:
         machine), or COMMIT_SECONDS_PER_CHUNK. A model that finishes first only makes
         this a checkpoint like a timed one.
         """
-        if self._committed_ahead or self.embedding_left is None or self.store is None:
+        if (
+            self._committed_ahead
+            or not self._changed  # nothing to commit yet (a re-run's skipped batches)
+            or self.embedding_left is None
+            or self.store is None
+        ):
             return False
         progress = self.embedding_left()
         if progress is None:

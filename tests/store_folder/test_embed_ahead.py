@@ -280,3 +280,41 @@ def test_index_paths_commits_once_while_the_model_embeds_its_last_blocks(
     )  # fmt: skip
     again = index_paths([corpus], tmp_path / "ahead")
     assert (again["num_added"], again["num_skipped"], again["num_deleted"]) == (0, 600, 0)
+
+
+def test_the_commit_while_the_model_embeds_waits_for_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A re-run whose first batches are all skipped does not spend its one early commit
+    on a boundary where it has changed nothing (a generation written for nothing): it
+    commits once the store changed."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+
+    def write(number: int) -> None:  # 150 chunks per file at chunk size 200
+        lines = (f"file {number} line {line} " + "word " * 30 for line in range(150))
+        (corpus / f"doc{number}.txt").write_text("\n\n".join(lines), encoding="utf-8")
+
+    write(0)
+    write(1)
+    index_paths([corpus], tmp_path / "store", embedding="hashing", chunk_size=200,
+                chunk_overlap=0)  # fmt: skip
+    write(2)
+    write(3)
+    commits: list[tuple[int, bool]] = []
+    commit = writer_module.FolderWriter.commit
+
+    def counted(writer: writer_module.FolderWriter) -> None:
+        assert writer.store is not None
+        commits.append((writer.store.count(), writer._changed))
+        commit(writer)
+
+    monkeypatch.setattr(writer_module.FolderWriter, "commit", counted)
+    # the window of the test above: a commit of 210 to 360 stored chunks fits
+    per_chunk = writer_module.COMMIT_SECONDS_PER_CHUNK
+    progress = (360 * per_chunk, 0.5 * per_chunk)
+    monkeypatch.setattr(EmbedAhead, "time_left", lambda self: progress)
+    result = index_paths([corpus], tmp_path / "store")
+    assert (result["num_added"], result["num_skipped"], result["chunks"]) == (300, 300, 600)
+    assert [changed for _, changed in commits] == [True] * len(commits)
+    assert commits[-1] == (600, True)
