@@ -338,3 +338,33 @@ def test_a_small_file_is_hashed_without_an_8_mib_buffer(tmp_path: Path, size: in
     assert peak < min(size, 8 << 20) + (64 << 10)
     with open(path, "rb") as handle:
         assert _files._positional_checksum("sha256", handle) == digest
+
+
+def test_a_documents_file_dropped_right_after_it_was_opened_still_loads_and_saves(
+    embeddings: RowEmbeddings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store folder's writer drops an old generation while a reader opens it: once the
+    connection holds the file, the load goes on (a5aa254's look at the file's identity
+    raised FileNotFoundError there), and a save on top of it copies its pages."""
+    from ragline.vectorstores.faiss import _records
+
+    store = build(embeddings)
+    store.save_local(tmp_path / "one", documents="sqlite")
+    connect = sqlite3.connect
+
+    def connect_then_drop(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        db = connect(database, *args, **kwargs)
+        if str(database).startswith("file:"):  # the reader's connection: the file goes now
+            for path in (tmp_path / "one").glob("*.sqlite"):
+                path.unlink()
+        return db
+
+    monkeypatch.setattr(_records.sqlite3, "connect", connect_then_drop)
+    loaded = FAISS.load_local(tmp_path / "one", embeddings)
+    monkeypatch.setattr(_records.sqlite3, "connect", connect)
+    assert list((tmp_path / "one").glob("*.sqlite")) == []
+    assert loaded.get_by_ids(["d7"])[0].page_content == store.get_by_ids(["d7"])[0].page_content
+    loaded.add_embeddings([("late", VECTORS[3].tolist())], ids=["late"])
+    again = saved_and_loaded(loaded, tmp_path / "two", embeddings)
+    assert again.count() == COUNT + 1
+    assert again.get_by_ids(["late", "d7"])[0].page_content == "late"

@@ -70,7 +70,13 @@ class DiskDocuments:
             raise ValueError(f"not a ragline documents database (format {meta.get('format')!r})")
         self.count = int(meta.get("count", -1))
         self.max_label = -1 if row[0] is None else int(row[0])
-        self._identity = _file_identity(path)  # the file opened (see copy_file_to)
+        # the file opened (see copy_file_to); None when it is gone already (a store
+        # folder's writer dropped its generation after the connection opened it)
+        self._identity: tuple[int, int, int, int] | None
+        try:
+            self._identity = _file_identity(path)
+        except OSError:
+            self._identity = None
         self._labels: np.ndarray | None = None
         # the file's background checksum until it matched (a large file: see
         # _files.LateChecksum): reads raise its error, a copy waits for it
@@ -97,7 +103,7 @@ class DiskDocuments:
         """
         self._checked(wait=True)
         try:
-            if _file_identity(self.path) != self._identity:
+            if self._identity is None or _file_identity(self.path) != self._identity:
                 return False
             shutil.copyfile(self.path, target)
             if target.stat().st_size == self._identity[2]:
