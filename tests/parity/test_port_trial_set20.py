@@ -166,3 +166,28 @@ def test_bge_embeddings_take_the_chinese_instruction_for_a_zh_model() -> None:
     assert Ours(model_name="BAAI/bge-small-en").query_instruction == english
     assert Ours(model_name="x", query_instruction="Find: ").query_instruction == "Find: "
     assert Ours().model_name == "BAAI/bge-large-en"
+
+
+# analitiq_faiss_empty_indexflatl2_filter_search: an empty batch added to an empty FAISS
+# store. LangChain's raises (an unpacking accident); ragline adds nothing (documented).
+_EMPTY_BATCH = """
+import faiss
+from langchain_community.docstore.in_memory import InMemoryDocstore
+from langchain_community.vectorstores import FAISS
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+store = FAISS(
+    embedding_function=DeterministicFakeEmbedding(size=8),
+    index=faiss.IndexFlatL2(8),
+    docstore=InMemoryDocstore(),
+    index_to_docstore_id={},
+)
+print(store.add_documents(documents=[], ids=[]), store.add_texts([]))
+print(store.index.ntotal, store.similarity_search("q", k=2, filter={"source": "tweet"}))
+"""
+
+
+def test_an_empty_batch_adds_nothing_where_langchain_raises() -> None:
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        _printed(_EMPTY_BATCH)
+    assert _printed(_ported(_EMPTY_BATCH)) == "[] []\n0 []\n"
