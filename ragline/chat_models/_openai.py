@@ -94,33 +94,65 @@ def _file_name(block: dict[str, Any]) -> Any:
     return _NO_FILENAME
 
 
+_SOURCES = ("url", "base64", "file_id")
+
+
+def _unsendable(block: dict[str, Any], kind: str, accepted: str) -> InvalidInputError:
+    given = " and ".join(repr(key) for key in _SOURCES if key in block) or "no source"
+    return InvalidInputError(
+        f"ChatOpenAI cannot send a {kind!r} block with {given} to Chat Completions: "
+        f"it takes {accepted}"
+    )
+
+
 def _block_for_openai(block: Any) -> Any:
     """A standard image / audio / file block in Chat Completions form, as LangChain's
     ChatOpenAI sends it: an image ``url`` or ``base64`` as ``image_url``, audio ``base64``
-    as ``input_audio`` (format from the mime type), a file ``file_id`` or ``base64`` under
-    ``file``. Other blocks (text, blocks already in OpenAI form, unknown kinds) as they are."""
+    as ``input_audio`` (format from the mime type), a file ``base64`` or ``file_id`` under
+    ``file``. Other blocks (text, blocks already in OpenAI form, unknown kinds) as they are.
+
+    A standard block Chat Completions has no form for (an image by ``file_id``, audio by
+    ``url``, a file by ``url``, any ``video`` with a source, ``text-plain``) raises
+    :class:`InvalidInputError` before any request, as LangChain raises ``ValueError``.
+    """
     if not isinstance(block, dict):
         return {"type": "text", "text": block} if isinstance(block, str) else block
     kind = block.get("type")
-    if kind == "image":
+    has_source = any(key in block for key in _SOURCES)
+    if kind == "image" and has_source:
         if "url" in block:
             return {"type": "image_url", "image_url": {"url": block["url"]}}
         if "base64" in block:
             url = f"data:{block.get('mime_type', '')};base64,{block['base64']}"
             return {"type": "image_url", "image_url": {"url": url}}
-    elif kind == "audio":
+        raise _unsendable(block, kind, "an image as 'url' or 'base64'")
+    if kind == "audio" and has_source:
         if "base64" in block:
             audio_format = str(block.get("mime_type", "")).split("/")[-1]
             return {
                 "type": "input_audio",
                 "input_audio": {"data": block["base64"], "format": audio_format},
             }
-    elif kind == "file" and "file" not in block:
-        if "file_id" in block:
-            return {"type": "file", "file": {"file_id": block["file_id"]}}
+        raise _unsendable(block, kind, "audio as 'base64' only")
+    if kind == "file" and "file" not in block and has_source:
         if "base64" in block:
             data = f"data:{block.get('mime_type', '')};base64,{block['base64']}"
             return {"type": "file", "file": {"file_data": data, "filename": _file_name(block)}}
+        if "file_id" in block:
+            return {"type": "file", "file": {"file_id": block["file_id"]}}
+        raise _unsendable(block, kind, "a file as 'base64' or 'file_id'")
+    if kind in ("image", "audio", "file", "video") and "source_type" in block:
+        # a v0 block left as it was at the model's input (a text file, an unknown source):
+        # LangChain fails on it (KeyError for a text file); there is nothing to send
+        raise InvalidInputError(
+            f"ChatOpenAI cannot send a {kind!r} block with source_type "
+            f"{block['source_type']!r} to Chat Completions (send text as a 'text' block)"
+        )
+    if (kind == "video" and has_source) or kind == "text-plain":
+        raise InvalidInputError(
+            f"ChatOpenAI cannot send a {kind!r} block to Chat Completions: it has no such "
+            "content part (send text as a 'text' block)"
+        )
     return block
 
 

@@ -684,3 +684,15 @@ def test_a_base64_file_without_a_name_is_sent_with_langchains_placeholder(openai
             },
         }
     ]
+
+
+def test_a_bare_string_in_a_content_list_is_sent_as_a_text_part(openai_server):
+    # LangChain sends the bare string as it is, which Chat Completions refuses: its content
+    # parts are objects (docs/differences-from-langchain.md)
+    image = {"type": "image", "url": "https://example.test/a.png"}
+    make_model(openai_server).invoke([HumanMessage(["see", image])])
+    [message] = bodies(openai_server)[0]["messages"]
+    assert message["content"] == [
+        {"type": "text", "text": "see"},
+        {"type": "image_url", "image_url": {"url": "https://example.test/a.png"}},
+    ]

@@ -126,3 +126,75 @@ async def test_async_embeddings(server: OpenAITestServer) -> None:
     ours = OpenAIEmbeddings(**common)
     assert await ours.aembed_documents(["a b", "c"]) == await theirs.aembed_documents(["a b", "c"])
     assert await ours.aembed_query("a b") == await theirs.aembed_query("a b")
+
+
+# Standard content blocks: each is sent through both clients to the local server; either
+# both send the same Chat Completions parts, or both refuse before any request with a
+# ValueError (ragline's InvalidInputError is one).
+_BLOCKS = {
+    "image by url and file id": {"type": "image", "url": "https://x.test/a.png", "file_id": "f"},
+    "image by base64 and url": {
+        "type": "image", "base64": "iVBO", "mime_type": "image/png", "url": "https://x.test/b.png",
+    },
+    "image by file id": {"type": "image", "file_id": "file-1"},
+    "image by v0 id": {"type": "image", "source_type": "id", "id": "file-2"},
+    "image with no source": {"type": "image", "id": "block-1"},
+    "audio by url": {"type": "audio", "url": "https://x.test/a.wav"},
+    "audio by file id": {"type": "audio", "file_id": "file-3"},
+    "audio by base64 and url": {
+        "type": "audio", "base64": "UklG", "mime_type": "audio/wav", "url": "https://x.test/b",
+    },
+    "audio with no source": {"type": "audio"},
+    "file by url": {"type": "file", "url": "https://x.test/r.pdf"},
+    "file by url and file id": {"type": "file", "url": "https://x.test/r.pdf", "file_id": "f"},
+    "file by base64 and file id": {
+        "type": "file", "base64": "JVBE", "mime_type": "application/pdf", "filename": "r.pdf",
+        "file_id": "file-4",
+    },
+    "file with no source": {"type": "file"},
+    "text-plain": {"type": "text-plain", "text": "plain words", "mime_type": "text/plain"},
+    "video by url": {"type": "video", "url": "https://x.test/v.mp4"},
+    "video by base64": {"type": "video", "base64": "AAAA", "mime_type": "video/mp4"},
+    "video with no source": {"type": "video"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(_BLOCKS))
+def test_a_standard_block_is_sent_or_refused_as_langchain_sends_or_refuses_it(
+    server: OpenAITestServer, case: str
+) -> None:
+    from langchain_core.messages import HumanMessage as LCHumanMessage
+
+    from ragline.core import HumanMessage
+
+    theirs, ours = _chat_pair(server)
+    content = [{"type": "text", "text": "see"}, _BLOCKS[case]]
+
+    def outcome(model: Any, message: Any) -> Any:
+        before = len(server.requests_to(CHAT_PATH))
+        try:
+            model.invoke([message(content=[dict(part) for part in content])])
+        except ValueError:
+            assert len(server.requests_to(CHAT_PATH)) == before  # refused before sending
+            return "refused"
+        return server.requests_to(CHAT_PATH)[-1].body["messages"]
+
+    expected = outcome(theirs, LCHumanMessage)
+    assert outcome(ours, HumanMessage) == expected
+
+
+def test_a_refused_block_names_its_kind_and_what_chat_completions_takes(
+    server: OpenAITestServer,
+) -> None:
+    from ragline.core import HumanMessage, InvalidInputError
+
+    _, ours = _chat_pair(server)
+    with pytest.raises(InvalidInputError, match=r"'image' block with 'file_id'.*'url' or 'base64'"):
+        ours.invoke([HumanMessage([{"type": "image", "file_id": "file-1"}])])
+    with pytest.raises(InvalidInputError, match=r"'text-plain' block"):
+        ours.invoke([HumanMessage([{"type": "text-plain", "text": "x"}])])
+    # a v0 text file: LangChain 1.x fails on it with a KeyError (a bug); ragline refuses it
+    v0_text_file = {"type": "file", "source_type": "text", "text": "plain words"}
+    with pytest.raises(InvalidInputError, match=r"'file' block with source_type 'text'"):
+        ours.invoke([HumanMessage([v0_text_file])])
+    assert server.requests_to(CHAT_PATH) == []
