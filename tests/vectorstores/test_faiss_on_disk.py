@@ -134,6 +134,33 @@ def test_changes_on_top_of_the_file_save_and_load_again(
     )
 
 
+def test_an_add_on_top_of_the_file_looks_its_ids_up_in_one_query(
+    embeddings: RowEmbeddings, tmp_path: Path
+) -> None:
+    """Issue 25: an add to a loaded store looked each id up in the saved file, one query
+    per id (after a store folder's checkpoint every later batch of 4,096 new chunks made
+    4,096 queries on the run's thread). One query now answers the whole batch; replaced
+    ids are still found, deleted ones are not."""
+    store = build(embeddings)
+    loaded = saved_and_loaded(store, tmp_path, embeddings)
+    base = loaded._table.base
+    assert base is not None
+    for target in (store, loaded):
+        target.delete(["d1"])  # its row stays in the file: a re-add is a new document
+    statements: list[str] = []
+    base._db.set_trace_callback(statements.append)
+    ids = ["d4", "d1", "d250", *(f"new{i}" for i in range(47)), "d7"]
+    pairs = [(f"text {doc_id}", VECTORS[i % COUNT].tolist()) for i, doc_id in enumerate(ids)]
+    for target in (store, loaded):
+        target.add_embeddings(pairs, [{"group": 9}] * len(ids), ids=ids)
+    lookups = [sql for sql in statements if "FROM documents WHERE id" in sql]
+    assert len(lookups) == 1
+    assert loaded._table.deleted == {1, 4, 7, 250}
+    assert loaded.count() == store.count() == COUNT + 47
+    assert loaded.get_by_ids(ids) == store.get_by_ids(ids)
+    assert loaded.snapshot().ids == store.snapshot().ids
+
+
 def test_the_documents_file_is_the_documented_sqlite_format(
     embeddings: RowEmbeddings, tmp_path: Path
 ) -> None:

@@ -131,6 +131,17 @@ class DiskDocuments:
         row = self._db.execute(self._by_id, (doc_id,)).fetchone()
         return None if row is None else int(row[0])
 
+    def labels_of(self, ids: list[str]) -> dict[str, int]:
+        """``id -> label`` of those of ``ids`` the file holds: one query for all of them
+        (one :meth:`label` call each cost ~5 us of the caller's CPU per id: an add of
+        4,096 new ids after a checkpoint looked every one of them up)."""
+        self._checked()
+        rows = self._db.execute(
+            "SELECT id, label FROM documents WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        )
+        return {str(doc_id): int(label) for doc_id, label in rows}
+
     def labels(self) -> np.ndarray:
         """Every label, increasing (read once, then kept: 8 bytes per document)."""
         if self._labels is None:
@@ -204,11 +215,10 @@ class DocumentTable:
         found = {doc_id: added[doc_id] for doc_id in added.keys() & ids} if added else {}
         if self.base is not None:
             deleted = self.deleted
-            for doc_id in ids:
-                if doc_id not in found:
-                    label = self.base.label(doc_id)
-                    if label is not None and label not in deleted:
-                        found[doc_id] = label
+            wanted = [doc_id for doc_id in ids if doc_id not in found] if found else ids
+            for doc_id, label in self.base.labels_of(wanted).items():
+                if label not in deleted:
+                    found[doc_id] = label
         return found
 
     def changes(self) -> tuple[Path, list[str], list[Record]] | None:
