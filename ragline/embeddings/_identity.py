@@ -8,7 +8,9 @@ asked for as ``"all-MiniLM-L6-v2"`` or by its folder's path). Half-precision inf
 of the same weights (``fp16``, ``bf16``: what a GPU runs) gives the fp32 vectors to a
 cosine of 0.999 or more, so it is the same identity as ``fp32``: a store built on a GPU
 is searched on a CPU. ``int8`` quantises the weights themselves (cosine ~0.98): another
-identity.
+identity. So are the texts a model puts before queries and documents (``query_prompt``,
+``document_prompt``, BGE's instructions): an identity holds them only when they are set,
+so one with a prompt differs from one without.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ __all__ = ["check_same_vectors", "describe_identity"]
 _IGNORED = frozenset({"backend"})
 # precisions that compute the same vectors, by the one they stand for
 _SAME_PRECISION = {"fp16": "fp32", "bf16": "fp32"}
+# what describe_identity spells out itself; any other entry (a prompt) is added by name
+_DESCRIBED = frozenset(
+    {"model", "backend", "precision", "normalized", "dimension", "weights_sha256"}
+)
 
 
 def vector_precision(precision: Any) -> Any:
@@ -37,7 +43,14 @@ def vector_precision(precision: Any) -> Any:
 
 
 def describe_identity(identity: Mapping[str, Any]) -> str:
-    """One line for messages: ``model (backend precision, normalized, dimension 384)``."""
+    """One line for messages: ``model (backend precision, normalized, dimension 384)``,
+    then the weights digest and any prompt (``document_prompt 'passage: '``).
+
+    Example:
+        >>> describe_identity({"model": "m", "backend": "onnx", "precision": "fp32",
+        ...                    "dimension": 3, "query_prompt": "query: "})
+        "m (onnx fp32, not normalized, dimension 3, query_prompt 'query: ')"
+    """
     parts = [
         f"{identity.get('backend', '?')} {identity.get('precision', '?')}",
         "normalized" if identity.get("normalized") else "not normalized",
@@ -46,6 +59,7 @@ def describe_identity(identity: Mapping[str, Any]) -> str:
     digest = identity.get("weights_sha256")
     if digest:
         parts.append(f"weights {str(digest)[:12]}")
+    parts.extend(f"{key} {identity[key]!r}" for key in sorted(set(identity) - _DESCRIBED))
     return f"{identity.get('model', '?')} ({', '.join(parts)})"
 
 
@@ -61,8 +75,9 @@ def check_same_vectors(
 
     Raises:
         ConfigurationError: they differ in model, weights, precision (fp16 and bf16
-            count as fp32, int8 does not), normalisation or dimension; the message
-            names both and what differs.
+            count as fp32, int8 does not), normalisation, dimension or a prompt (one
+            side having a prompt the other has not is a difference); the message names
+            both and what differs.
 
     Example:
         >>> a = {"model": "m", "backend": "torch", "precision": "fp32", "dimension": 3}

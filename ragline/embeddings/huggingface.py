@@ -114,6 +114,11 @@ def _check_dict(name: str, value: Mapping[str, Any] | None, allowed: set[str]) -
     return dict(value)
 
 
+def _set_only(**texts: str | None) -> dict[str, str]:
+    """The non-empty texts: what an identity records (an unset prompt adds no key)."""
+    return {name: text for name, text in texts.items() if text}
+
+
 class SentenceTransformerEmbeddings(Embeddings):
     """Embeddings from a local sentence-transformers model (all-MiniLM-L6-v2 by default).
 
@@ -419,12 +424,15 @@ class SentenceTransformerEmbeddings(Embeddings):
 
     @property
     def embedding_identity(self) -> dict[str, Any]:
-        """What decides the vectors: model, weights digest, precision, normalisation, size.
+        """What decides the vectors: model, weights digest, precision, normalisation, size,
+        and the prompts put before queries and documents.
 
         Two identities that differ only in ``backend`` give the same vectors (fp32 ONNX
         and torch); :func:`ragline.embeddings.check_same_vectors` compares them. Read
         from the model folder's configuration when it has the standard layout, so
-        neither backend loads its model for it.
+        neither backend loads its model for it. ``query_prompt`` and ``document_prompt``
+        are there only when set, so an identity without prompts reads as it always did
+        (stores recorded before prompts counted still match).
         """
         spec = self._spec_if_standard()
         if spec is not None:
@@ -441,6 +449,7 @@ class SentenceTransformerEmbeddings(Embeddings):
             "precision": self.precision,
             "normalized": bool(normalized or self.normalize_embeddings),
             "dimension": int(dimension),
+            **_set_only(query_prompt=self.query_prompt, document_prompt=self.document_prompt),
         }
 
     def _spec_if_standard(self) -> Any:
@@ -597,6 +606,19 @@ class HuggingFaceBgeEmbeddings(HuggingFaceEmbeddings):
             query_instruction = BGE_QUERY_INSTRUCTION_ZH
         self.query_instruction = query_instruction
         self.embed_instruction = embed_instruction
+
+    @property
+    def embedding_identity(self) -> dict[str, Any]:
+        """The model's identity (:attr:`SentenceTransformerEmbeddings.embedding_identity`)
+        with the instructions, where non-empty: a store embedded with one instruction is
+        not searched with vectors made with another."""
+        return {
+            **super().embedding_identity,
+            **_set_only(
+                query_instruction=self.query_instruction,
+                embed_instruction=self.embed_instruction,
+            ),
+        }
 
     def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``embed_instruction + text`` (newlines as spaces) for every text."""
