@@ -3,12 +3,14 @@ folder is first on ``sys.path``)."""
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import subprocess
 import sys
 import sysconfig
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,59 @@ def process_env(repo: Path = REPO) -> dict[str, str]:
     env = {**os.environ, "PYTHONPATH": str(repo)}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
+
+
+def checkouts_parser(description: str, *, rounds: int, per_case: str) -> argparse.ArgumentParser:
+    """The options of a script that times checkouts against each other in child
+    processes (:func:`child_runs`): ``--checkout`` (repeatable), ``--rounds``,
+    ``--per-case`` (``per_case`` is its help), ``--minilm`` and the hidden ``--child``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--checkout", action="append", default=[], help="a ragline checkout")
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--per-case", type=int, default=200, help=per_case)
+    parser.add_argument("--minilm", action="store_true")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def child_runs(
+    script: str | Path, checkouts: Sequence[Path], arguments: Sequence[str], *, rounds: int
+) -> list[list[Any]]:
+    """Run ``script --child *arguments`` ``rounds`` times in each checkout, alternately.
+
+    Each run is a fresh process whose path starts with its checkout (``process_env``);
+    the order of the checkouts is reversed every other round (ABBA), so a drift in the
+    machine's load weighs on every checkout alike. A checkout given twice is run twice:
+    a control pair. Prints the load average before and after.
+
+    Returns:
+        For each checkout, in the order given, the JSON each of its runs printed on its
+        last line of stdout, in the order run.
+    """
+    slots = range(len(checkouts))
+    runs: list[list[Any]] = [[] for _ in slots]
+    print(f"load average at start: {os.getloadavg()}")
+    for round_ in range(rounds):
+        for slot in slots if round_ % 2 == 0 else reversed(slots):
+            out = subprocess.run(
+                [sys.executable, str(script), "--child", *arguments],
+                env=process_env(checkouts[slot]),
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            runs[slot].append(json.loads(out.splitlines()[-1]))
+    print(f"load average at end: {os.getloadavg()}")
+    return runs
+
+
+def fastest(runs: Sequence[dict[str, float]]) -> dict[str, float]:
+    """Each case's least figure over ``runs`` (dicts from case to a time)."""
+    best: dict[str, float] = {}
+    for run in runs:
+        for case, figure in run.items():
+            best[case] = min(best.get(case, float("inf")), figure)
+    return best
 
 
 def best_of(repeat: int, function: Callable[[], Any]) -> tuple[float, Any]:

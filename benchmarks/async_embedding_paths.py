@@ -7,24 +7,22 @@ with HashingEmbeddings, DeterministicFakeEmbedding and the packaged MiniLM
 (``--minilm``), plus a user subclass overriding the async methods (the new path), in
 each checkout given, in child processes run alternately (the best of ``--rounds``
 rounds per case). Prints µs per search per checkout and the ratio to the first, with
-the load average.
+the load average. Rounds alternate the order (ABBA); give a checkout twice for a
+control pair.
 
     python benchmarks/async_embedding_paths.py --checkout /tmp/before --checkout . [--minilm]
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from _timing import process_env
+from _timing import checkouts_parser, child_runs, fastest
 
 TEXTS = [f"document {i} about topic {i % 37} and subject {i % 11}" for i in range(1000)]
 QUERIES = [f"topic {i % 37} subject {i % 5}" for i in range(200)]
@@ -73,35 +71,19 @@ async def _child(minilm: bool, per_case: int) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkout", action="append", default=[], help="a ragline checkout")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--per-case", type=int, default=200, help="searches per case")
-    parser.add_argument("--minilm", action="store_true")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser = checkouts_parser(__doc__.splitlines()[0], rounds=3, per_case="searches per case")
     args = parser.parse_args()
     if args.child:
         print(json.dumps(asyncio.run(_child(args.minilm, args.per_case))))
         return
     checkouts = [Path(c).resolve() for c in args.checkout or ["."]]
-    best: dict[Path, dict[str, float]] = {c: {} for c in checkouts}
-    print(f"load average at start: {os.getloadavg()}")
-    for _ in range(args.rounds):
-        for checkout in checkouts:
-            command = [sys.executable, __file__, "--child", "--per-case", str(args.per_case)]
-            if args.minilm:
-                command.append("--minilm")
-            out = subprocess.run(
-                command, env=process_env(checkout), capture_output=True, text=True, check=True
-            ).stdout
-            for case, micros in json.loads(out.splitlines()[-1]).items():
-                best[checkout][case] = min(best[checkout].get(case, float("inf")), micros)
-    print(f"load average at end: {os.getloadavg()}")
-    base = checkouts[0]
+    slots = range(len(checkouts))  # a checkout given twice is timed twice (a control)
+    child = ["--per-case", str(args.per_case), *(["--minilm"] if args.minilm else [])]
+    best = [fastest(runs) for runs in child_runs(__file__, checkouts, child, rounds=args.rounds)]
     print(f"{'case':28}" + "".join(f"{c.name[:18]:>20}" for c in checkouts) + "   ratio to first")
-    for case in best[base]:
-        row = "".join(f"{best[c].get(case, float('nan')):17.1f} µs" for c in checkouts)
-        ratios = " ".join(f"x{best[c][case] / best[base][case]:.3f}" for c in checkouts[1:])
+    for case in best[0]:
+        row = "".join(f"{best[slot].get(case, float('nan')):17.1f} µs" for slot in slots)
+        ratios = " ".join(f"x{best[slot][case] / best[0][case]:.3f}" for slot in slots[1:])
         print(f"{case:28}{row}   {ratios}")
 
 

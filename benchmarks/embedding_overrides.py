@@ -18,19 +18,16 @@ Rounds alternate the order (ABBA); give a checkout twice for a control pair.
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import json
 import os
 import pstats
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from _timing import process_env
+from _timing import checkouts_parser, child_runs, fastest
 
 TEXTS = [f"document {i} about topic {i % 37} and subject {i % 11}" for i in range(1000)]
 QUERIES = [f"topic {i % 37} subject {i % 5}" for i in range(200)]
@@ -109,37 +106,17 @@ def _child(minilm: bool, per_case: int) -> dict[str, list[float]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkout", action="append", default=[], help="a ragline checkout")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--per-case", type=int, default=200, help="calls per case")
-    parser.add_argument("--minilm", action="store_true")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser = checkouts_parser(__doc__.splitlines()[0], rounds=5, per_case="calls per case")
     args = parser.parse_args()
     if args.child:
         print(json.dumps(_child(args.minilm, args.per_case)))
         return
     checkouts = [Path(c).resolve() for c in args.checkout or ["."]]
     slots = range(len(checkouts))  # a checkout given twice is timed twice (a control)
-    calls: list[dict[str, int]] = [{} for _ in slots]
-    best: list[dict[str, float]] = [{} for _ in slots]
-    print(f"load average at start: {os.getloadavg()}")
-    for round_ in range(args.rounds):
-        for slot in slots if round_ % 2 == 0 else reversed(slots):  # ABBA order
-            command = [sys.executable, __file__, "--child", "--per-case", str(args.per_case)]
-            if args.minilm:
-                command.append("--minilm")
-            out = subprocess.run(
-                command,
-                env=process_env(checkouts[slot]),
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            for case, (count, micros) in json.loads(out.splitlines()[-1]).items():
-                calls[slot][case] = int(count)
-                best[slot][case] = min(best[slot].get(case, float("inf")), micros)
-    print(f"load average at end: {os.getloadavg()}")
+    child = ["--per-case", str(args.per_case), *(["--minilm"] if args.minilm else [])]
+    runs = child_runs(__file__, checkouts, child, rounds=args.rounds)
+    calls = [{case: int(figures[0]) for case, figures in slot[-1].items()} for slot in runs]
+    best = [fastest([{case: f[1] for case, f in run.items()} for run in slot]) for slot in runs]
     names = "".join(f"{c.name[:16]:>26}" for c in checkouts)
     print(f"{'case (Python calls, µs best)':40}{names}   ratio to first")
     for case in best[0]:
