@@ -19,8 +19,9 @@ else is: a program whose output differs in anything else counts as different.
 
 The table gives, for each program: ``same`` or ``DIFF``, both exit statuses, and the
 names ``ragline port`` could not map. With ``--out DIR`` each differing program leaves
-``NAME.langchain.txt``, ``NAME.ragline.txt`` and ``NAME.diff`` there. The last line is
-the identical rate.
+``NAME.langchain.txt``, ``NAME.ragline.txt`` and ``NAME.diff`` there; those a previous
+run left are removed first (all of them; with ``--only``, the named programs' only), so
+DIR shows this run's differences and no stale ones. The last line is the identical rate.
 """
 
 from __future__ import annotations
@@ -130,6 +131,24 @@ def trial(program: Path, scratch: Path) -> Outcome:
     return Outcome(program.stem, same, lc_rc, rl_rc, unmapped, lc_out, rl_out, lc_err, rl_err)
 
 
+_WRITTEN = ("langchain.txt", "ragline.txt", "diff")  # NAME.<suffix>: what a difference leaves
+
+
+def _clear_differences(out: Path, names: list[str] | None) -> None:
+    """Remove the files ``_write_difference`` left in ``out`` before: every program's,
+    or only those of ``names``. Nothing else in ``out`` is touched."""
+    if not out.is_dir():
+        return
+    for suffix in _WRITTEN:
+        if names is None:
+            stale = list(out.glob(f"*.{suffix}"))
+        else:
+            stale = [out / f"{name}.{suffix}" for name in names]
+        for path in stale:
+            if path.is_file():
+                path.unlink()
+
+
 def _write_difference(outcome: Outcome, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for side, text, err, rc in (
@@ -158,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         programs = [p for p in programs if p.stem in set(args.only)]
     if not programs:
         parser.error(f"no *.py programs in {args.folder}")
+    if args.out:
+        _clear_differences(args.out, [p.stem for p in programs] if args.only else None)
     outcomes = []
     with tempfile.TemporaryDirectory(prefix="port-trial-") as scratch:
         for program in programs:
