@@ -589,13 +589,15 @@ class GenericFakeChatModel(BaseChatModel):
             )
         return dataclasses.replace(item)
 
+    # bound options (bind(tools=...), a call's keyword arguments) are accepted and unused,
+    # as LangChain's fake takes and ignores them
     def _generate(  # type: ignore[override]
-        self, messages: list[BaseMessage], stop: list[str] | None = None
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **options: Any
     ) -> AIMessage:
         return self._next()
 
     def _stream(  # type: ignore[override]
-        self, messages: list[BaseMessage], stop: list[str] | None = None
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **options: Any
     ) -> Iterator[AIMessageChunk]:
         yield from _word_chunks(self._next())
 
@@ -688,8 +690,8 @@ class ParrotFakeChatModel(BaseChatModel):
         return "parrot-fake-chat-model"
 
     def _generate(  # type: ignore[override]
-        self, messages: list[BaseMessage], stop: list[str] | None = None
-    ) -> ChatResult:
+        self, messages: list[BaseMessage], stop: list[str] | None = None, **options: Any
+    ) -> ChatResult:  # bound options are accepted and unused, as LangChain's
         if not messages:
             raise InvalidInputError("ParrotFakeChatModel needs at least one message to repeat")
         return ChatResult([ChatGeneration(message=copy.copy(messages[-1]))])

@@ -1,0 +1,55 @@
+"""Parity: differences found by the twenty-second port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+import contextlib
+import io
+import warnings
+
+from ragline.cli._port_rewrite import port_source
+
+
+def _printed(source: str) -> str:
+    """What ``source`` prints, run in a fresh namespace (LangChain's warnings hushed)."""
+    out = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        warnings.simplefilter("ignore")
+        exec(compile(source, "<program>", "exec"), {"__name__": "__program__"})
+    return out.getvalue()
+
+
+def _ported(source: str) -> str:
+    ported = port_source(source)
+    assert ported.unmapped == []
+    assert "langchain" not in ported.source
+    return ported.source
+
+
+def _same(source: str, lines: int) -> None:
+    langchain_printed = _printed(source)
+    assert langchain_printed.count("\n") == lines
+    assert _printed(_ported(source)) == langchain_printed
+
+
+# tools_to_openai_tool_bind: a fake chat model bound to tools (``.bind(tools=[...])``, as
+# ``bind_tools`` does under the hood) raised TypeError in ragline: its ``_generate`` took no
+# bound options. LangChain's fakes take them and answer as scripted.
+_FAKE_BOUND_OPTIONS = """
+from langchain_core.language_models import GenericFakeChatModel, ParrotFakeChatModel
+from langchain_core.messages import AIMessage
+
+tools = [{"type": "function", "function": {"name": "GetWeather", "parameters": {}}}]
+calls = [{"name": "GetWeather", "args": {"location": "LA"}, "id": "call_1"}]
+model = GenericFakeChatModel(messages=iter([AIMessage(content="", tool_calls=calls), "a b"]))
+bound = model.bind(tools=tools, tool_choice="auto")
+print(bound.invoke("Which city is hotter?").tool_calls)
+print([chunk.content for chunk in bound.stream("again")])
+parrot = ParrotFakeChatModel().bind(tools=tools)
+print(parrot.invoke("say it").content)
+"""
+
+
+def test_fake_chat_models_accept_bound_options_as_langchains() -> None:
+    _same(_FAKE_BOUND_OPTIONS, 3)
