@@ -55,6 +55,7 @@ class EmbedAhead(Embeddings):
         self._size = self.first_block  # texts of the thread's next call, at most
         self._complete = True  # no more texts will be planned
         self._waiting = 0  # calls waiting for a planned text (the thread then takes a short block)
+        self._last_call_waited = False  # for caller_waited()
         self._changed = threading.Condition()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -142,6 +143,13 @@ class EmbedAhead(Embeddings):
             running = time.perf_counter() - started if started is not None else 0.0
             return max(0.0, left - running), pace
 
+    def caller_waited(self) -> bool:
+        """Whether the last :meth:`embed_documents_array` call waited for the thread: its
+        caller is ahead of the model, so work it does before its next call runs while the
+        model embeds instead of after (False before any call)."""
+        with self._changed:
+            return self._last_call_waited
+
     def _run(self) -> None:
         try:
             while part := self._take():
@@ -165,10 +173,12 @@ class EmbedAhead(Embeddings):
     def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
         found: dict[int, np.ndarray] = {}
         with self._changed:
+            self._last_call_waited = False
             for position, text in enumerate(texts):
                 if text not in self._planned:
                     continue
                 while not self._ready.get(text) and not self._finished:
+                    self._last_call_waited = True
                     self._waiting += 1
                     self._changed.notify_all()  # a thread waiting for a full block goes on
                     self._changed.wait()

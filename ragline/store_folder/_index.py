@@ -171,6 +171,7 @@ def index_paths(
             writer.embeddings, block=_batch_size(writer), first_block=FIRST_BLOCK
         )
         writer.embedding_left = ahead.time_left
+        writer.embedding_waited = ahead.caller_waited
     try:
         with writer:
             if engine is not None:

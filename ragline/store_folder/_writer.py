@@ -160,6 +160,9 @@ class FolderWriter:
         # (EmbedAhead.time_left; None: not known), for one commit while it does (see
         # _commit_ahead)
         self.embedding_left: Callable[[], tuple[float, float] | None] | None = None
+        # whether the run's last embedding call waited for the model (EmbedAhead.
+        # caller_waited; None: not known): a commit runs while the model embeds only then
+        self.embedding_waited: Callable[[], bool] | None = None
         self._committed_ahead = False
         self._expected_seconds = 0.0  # what expect() took (wall), for _commit_ahead
 
@@ -433,12 +436,22 @@ class FolderWriter:
         many chunks' keyword rows ahead (the same kind of work, as slow on a loaded
         machine), or COMMIT_SECONDS_PER_CHUNK. A model that finishes first only makes
         this a checkpoint like a timed one.
+
+        Only while the run waits for the model (its last batch's embedding call waited:
+        EmbedAhead.caller_waited). A run behind the model (on 2 cores against a GPU's
+        14,000 chunks/s, it indexes every batch after the model embedded it) would not
+        fill a wait with the commit but put it in front of its remaining batches, all
+        of which then end later; it made its one early commit there all the same.
         """
         if (
             self._committed_ahead
             or not self._changed  # nothing to commit yet (a re-run's skipped batches)
             or self.embedding_left is None
             or self.store is None
+            # the run is behind the model (its last batch's vectors were ready): a commit
+            # here would not fill a wait for the model but delay everything after it
+            or self.embedding_waited is None
+            or not self.embedding_waited()
         ):
             return False
         progress = self.embedding_left()

@@ -223,6 +223,62 @@ def test_time_left_is_the_planned_work_left_at_the_threads_pace() -> None:
     assert done is not None and done[0] == 0.0
 
 
+def test_caller_waited_says_whether_the_last_call_waited_for_the_thread() -> None:
+    """True after a call that found a planned text not embedded yet and waited; False
+    after one whose vectors were all ready (and before any call)."""
+    gate = threading.Event()
+
+    class Gated(Recording):
+        def embed_documents_array(self, texts: Sequence[str]) -> np.ndarray:
+            gate.wait(20)
+            return super().embed_documents_array(texts)
+
+    ahead = EmbedAhead(Gated(), block=2)
+    ahead.plan(["a", "b", "c", "d"], last=True)
+    assert ahead.caller_waited() is False
+    threading.Timer(0.2, gate.set).start()
+    ahead.embed_documents_array(["a", "b"])  # waits for the gate
+    assert ahead.caller_waited() is True
+    for _ in range(2000):  # the thread embeds c and d (<= 20 s)
+        if ahead._finished:
+            break
+        time.sleep(0.01)
+    ahead.embed_documents_array(["c", "d"])  # ready
+    assert ahead.caller_waited() is False
+    ahead.close()
+
+
+def test_no_commit_while_the_model_embeds_when_the_run_is_behind_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 25: a run whose batches' vectors are ready when it asks (behind the model, as
+    on 2 cores against a GPU's 14,000 chunks/s) made its early commit all the same, in
+    front of the batches it had left. With the model's time left in the commit's window
+    (as in the test below) but no call that waited, it commits once, at the end."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for number in range(4):  # 150 chunks per file at chunk size 200
+        lines = (f"file {number} line {line} " + "word " * 30 for line in range(150))
+        (corpus / f"doc{number}.txt").write_text("\n\n".join(lines), encoding="utf-8")
+    commits: list[int] = []
+    commit = writer_module.FolderWriter.commit
+
+    def counted(writer: writer_module.FolderWriter) -> None:
+        assert writer.store is not None
+        commits.append(writer.store.count())
+        commit(writer)
+
+    monkeypatch.setattr(writer_module.FolderWriter, "commit", counted)
+    per_chunk = writer_module.COMMIT_SECONDS_PER_CHUNK
+    progress = (360 * per_chunk, 0.5 * per_chunk)
+    monkeypatch.setattr(EmbedAhead, "time_left", lambda self: progress)
+    monkeypatch.setattr(EmbedAhead, "caller_waited", lambda self: False)
+    result = index_paths([corpus], tmp_path / "behind", embedding="hashing", chunk_size=200,
+                         chunk_overlap=0)  # fmt: skip
+    assert (result["num_added"], result["chunks"]) == (600, 600)
+    assert commits == [600]
+
+
 def _keyword_files(folder: StoreFolder) -> tuple[list[str], list[str], list[np.ndarray]]:
     data = folder.data_path(folder.read_manifest())
     saved = json.loads((data / "bm25.json").read_text())
@@ -258,6 +314,7 @@ def test_index_paths_commits_once_while_the_model_embeds_its_last_blocks(
     per_chunk = writer_module.COMMIT_SECONDS_PER_CHUNK
     progress = (360 * per_chunk, 0.5 * per_chunk)
     monkeypatch.setattr(EmbedAhead, "time_left", lambda self: progress)
+    monkeypatch.setattr(EmbedAhead, "caller_waited", lambda self: True)  # the run is ahead
     result = index_paths([corpus], tmp_path / "ahead", embedding="hashing", chunk_size=200,
                          chunk_overlap=0)  # fmt: skip
     assert (result["num_added"], result["chunks"]) == (600, 600)
@@ -314,6 +371,7 @@ def test_the_commit_while_the_model_embeds_waits_for_a_change(
     per_chunk = writer_module.COMMIT_SECONDS_PER_CHUNK
     progress = (360 * per_chunk, 0.5 * per_chunk)
     monkeypatch.setattr(EmbedAhead, "time_left", lambda self: progress)
+    monkeypatch.setattr(EmbedAhead, "caller_waited", lambda self: True)  # the run is ahead
     result = index_paths([corpus], tmp_path / "store")
     assert (result["num_added"], result["num_skipped"], result["chunks"]) == (300, 300, 600)
     assert [changed for _, changed in commits] == [True] * len(commits)
