@@ -53,3 +53,26 @@ print(parrot.invoke("say it").content)
 
 def test_fake_chat_models_accept_bound_options_as_langchains() -> None:
     _same(_FAKE_BOUND_OPTIONS, 3)
+
+
+# history_without_config_lambda_memory: RunnableWithMessageHistory(llm, lambda: memory), a
+# factory without parameters, called with no config raised ConfigurationError (missing
+# session_id) in ragline; LangChain calls such a factory with no key, config or not.
+_HISTORY_WITHOUT_KEY = """
+from langchain_core.chat_history import InMemoryChatMessageHistory
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.runnables.history import RunnableWithMessageHistory
+
+llm = FakeListChatModel(responses=["Hello Bob!", "Your name is Bob.", "Still Bob."])
+memory = InMemoryChatMessageHistory()
+chain = RunnableWithMessageHistory(llm, lambda: memory)
+print(chain.invoke("Hi I'm Bob").content)
+print(chain.invoke("What is my name?", {"configurable": {"session_id": "ignored"}}).content)
+print(chain.invoke("And now?").content)
+print([(m.type, m.content) for m in memory.messages])
+print([spec.id for spec in chain.config_specs])
+"""
+
+
+def test_a_history_factory_without_parameters_needs_no_session_id() -> None:
+    _same(_HISTORY_WITHOUT_KEY, 5)

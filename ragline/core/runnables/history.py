@@ -179,6 +179,9 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         self.history_messages_key = history_messages_key
         self.history_factory_config = specs
         self._ids = ids
+        # a factory without parameters (``lambda: memory``) needs no conversation key: it
+        # is called with none, whatever the config holds, as LangChain's is
+        self._takes_no_key = parameters == []
         self.name = name
 
     def __repr__(self) -> str:
@@ -246,6 +249,8 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         super()._check_configurable(config, manager)
 
     def _check_keys(self, configurable: dict[str, Any]) -> None:
+        if self._takes_no_key:
+            return
         missing = [key for key in self._ids if key not in configurable]
         if missing:
             example = {key: "<your-value>" for key in self._ids}
@@ -259,7 +264,9 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
 
     def _session_history(self, configurable: dict[str, Any]) -> Any:
         self._check_keys(configurable)
-        if len(self._ids) == 1:
+        if self._takes_no_key:
+            history = self.get_session_history()
+        elif len(self._ids) == 1:
             history = self.get_session_history(configurable[self._ids[0]])
         else:
             history = self.get_session_history(**{key: configurable[key] for key in self._ids})
