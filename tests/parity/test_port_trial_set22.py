@@ -76,3 +76,46 @@ print([spec.id for spec in chain.config_specs])
 
 def test_a_history_factory_without_parameters_needs_no_session_id() -> None:
     _same(_HISTORY_WITHOUT_KEY, 5)
+
+
+# lambda_returns_runnable_ainvoke: ainvoke of a RunnableLambda with only a sync function
+# that returns a runnable ran that runnable with invoke (its sync function) in ragline;
+# LangChain awaits its ainvoke (the async function). Its runs stay children of the lambda's.
+_RETURNED_RUNNABLE_AINVOKE = """
+import asyncio
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.runnables import RunnableLambda
+
+
+def idchain_sync(value):
+    print(f"sync chain call: {value}")
+    return value
+
+
+async def idchain_async(value):
+    print(f"async chain call: {value}")
+    return value
+
+
+idchain = RunnableLambda(func=idchain_sync, afunc=idchain_async, name="idchain")
+
+
+def route(value, config):
+    print("route sees tags", config["tags"])
+    return idchain
+
+
+class Names(BaseCallbackHandler):
+    def on_chain_start(self, serialized, inputs, *, run_id, parent_run_id=None, **kwargs):
+        print("start", kwargs["name"], parent_run_id is None)
+
+
+router = RunnableLambda(route, name="router")
+print(asyncio.run(router.ainvoke("toto", {"callbacks": [Names()], "tags": ["t"]})))
+print(router.invoke("titi"))
+print(asyncio.run(RunnableLambda(lambda x: x + 1).ainvoke(1)))
+"""
+
+
+def test_a_sync_lambda_awaits_the_runnable_it_returns() -> None:
+    _same(_RETURNED_RUNNABLE_AINVOKE, 9)

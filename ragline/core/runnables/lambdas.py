@@ -351,13 +351,31 @@ class RunnableLambda(Runnable[Input, Output]):
     async def ainvoke(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Output:
-        """Await the async function, or run the sync one in a worker thread."""
+        """Await the async function, or run the sync one in a worker thread; a runnable
+        it returns is awaited with ``ainvoke``, as LangChain's."""
         if self.afunc is None:
-            return await super().ainvoke(input, config, **kwargs)
+            if self.func is None:
+                return await super().ainvoke(input, config, **kwargs)
+            return await self._acall_with_config(
+                functools.partial(self._acall_sync, kwargs=kwargs),
+                input,
+                config,
+                with_run_manager=True,
+            )
         call = functools.partial(self._acall, kwargs=kwargs) if kwargs else self._acall
         return await self._acall_with_config(
             call, input, config, with_run_manager=self._afunc_takes_run_manager
         )
+
+    async def _acall_sync(self, input: Any, run: Any, kwargs: dict[str, Any]) -> Any:
+        # the sync function in a worker thread, in this run's context (what it invokes
+        # are child runs); a runnable it returns runs here, async
+        context = contextvars.copy_context()
+        call = functools.partial(context.run, self._call_whole, input, run.get_sync(), kwargs)
+        output = await asyncio.get_running_loop().run_in_executor(None, call)
+        if isinstance(output, Runnable):
+            output = await output.ainvoke(input)
+        return output
 
     def _stream_output(
         self, chunks: Iterator[Any], run: Any = None, kwargs: dict[str, Any] | None = None
