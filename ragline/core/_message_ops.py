@@ -49,6 +49,15 @@ __all__ = [
 MessageTypes = str | type | Sequence[str | type]
 
 
+def _message_list(messages: Any) -> list[BaseMessage]:
+    """``messages`` as a list of messages; a prompt value (what a prompt hands on in a
+    chain, ``prompt | merge_message_runs()``) gives its messages, as LangChain's."""
+    to_messages = getattr(messages, "to_messages", None)
+    if callable(to_messages) and not isinstance(messages, BaseMessage):
+        messages = to_messages()
+    return convert_to_messages(messages)
+
+
 def _is_type(message: BaseMessage, types: MessageTypes) -> bool:
     wanted = [types] if isinstance(types, (str, type)) else list(types)
     for kind in wanted:
@@ -91,7 +100,7 @@ def filter_messages(
         return _deferred(filter_messages, options)
     kept = []
     includes = include_names or include_types or include_ids
-    for message in convert_to_messages(messages):
+    for message in _message_list(messages):
         if exclude_names and message.name in exclude_names:
             continue
         if exclude_types and _is_type(message, exclude_types):
@@ -139,7 +148,7 @@ def merge_message_runs(
     if messages is None:
         return _deferred(merge_message_runs, {"chunk_separator": chunk_separator})
     merged: list[BaseMessage] = []
-    for message in convert_to_messages(messages):
+    for message in _message_list(messages):
         last = merged[-1] if merged else None
         if last is None or isinstance(message, ToolMessage) or type(message) is not type(last):
             merged.append(message)
@@ -345,7 +354,7 @@ def trim_messages(
         return _deferred(trim_messages, options)
     count = _counter(token_counter)
     split = _splitter(text_splitter)
-    listed = list(convert_to_messages(messages))
+    listed = list(_message_list(messages))
     if strategy == "first":
         return _leading(listed, max_tokens, count, end_on, split, allow_partial)
     if end_on is not None:
@@ -433,7 +442,7 @@ def count_tokens_approximately(
     one provider, the total is scaled by the last reported ``total_tokens`` over the
     estimate up to that message (between 1 and 1.25).
     """
-    listed = convert_to_messages(messages)
+    listed = _message_list(messages)
     total = 0.0
     if tools:
         total += math.ceil(sum(_tool_size(tool) for tool in tools) / chars_per_token)

@@ -119,3 +119,29 @@ print(asyncio.run(RunnableLambda(lambda x: x + 1).ainvoke(1)))
 
 def test_a_sync_lambda_awaits_the_runnable_it_returns() -> None:
     _same(_RETURNED_RUNNABLE_AINVOKE, 9)
+
+
+# merge_message_runs_lcel_system_chain: ``prompt | merge_message_runs()`` (a prompt hands on
+# a prompt value) raised TypeError ('ChatPromptValue' object is not iterable) in ragline;
+# LangChain's message helpers take a prompt value as its messages.
+_PROMPT_VALUE_TO_HELPERS = """
+from langchain_core.messages import SystemMessage, filter_messages, merge_message_runs
+from langchain_core.messages import trim_messages
+from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.prompts import ChatPromptTemplate
+
+chain = SystemMessage(content="Hello, World!") + SystemMessage(content=["foo", "bar"])
+print((chain | merge_message_runs()).invoke(input={}))
+prompt = ChatPromptTemplate.from_messages(
+    [("system", "Be brief."), ("human", "{a}"), ("human", "{b}"), ("ai", "ok")]
+)
+value = prompt.invoke({"a": "one", "b": "two"})
+print((prompt | merge_message_runs(chunk_separator=" / ")).invoke({"a": "one", "b": "two"}))
+print((prompt | filter_messages(include_types="human")).invoke({"a": "one", "b": "two"}))
+print(trim_messages(value, max_tokens=2, token_counter=len, strategy="last"))
+print(count_tokens_approximately(value))
+"""
+
+
+def test_the_message_helpers_take_a_prompt_value() -> None:
+    _same(_PROMPT_VALUE_TO_HELPERS, 5)
