@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import uuid
@@ -292,6 +293,54 @@ def _ordered_tool_call(call: Any) -> ToolCall:
     return cast(ToolCall, {**first, **call, "type": "tool_call"})
 
 
+def _ordered_invalid_tool_call(call: Any) -> InvalidToolCall:
+    # LangChain validates a given invalid call into its declared order (type, id, name,
+    # args, error; a missing one None); ragline keeps any other key after them
+    ordered = {"type": "invalid_tool_call"} | {
+        key: call.get(key) for key in ("id", "name", "args", "error")
+    }
+    return cast(InvalidToolCall, ordered | {k: v for k, v in call.items() if k not in ordered})
+
+
+def _raw_function_calls(raw_calls: Any) -> tuple[list[ToolCall], list[InvalidToolCall]]:
+    """OpenAI's raw tool calls (``{"id", "function": {"name", "arguments"}}``, as older
+    models put them in ``additional_kwargs``) as tool calls, those whose arguments are not
+    JSON as invalid ones; an entry without ``function`` is skipped. Raises on a malformed
+    entry (the caller then keeps none, as LangChain does)."""
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
+    for raw in raw_calls:
+        if "function" not in raw:
+            continue
+        name, arguments = raw["function"]["name"], raw["function"]["arguments"]
+        try:
+            args = json.loads(arguments)
+        except json.JSONDecodeError:
+            invalid.append(
+                {"name": name, "args": arguments, "id": raw.get("id"), "error": None}  # type: ignore[typeddict-item]
+            )
+            continue
+        calls.append({"name": name or "", "args": args or {}, "id": raw.get("id")})  # type: ignore[typeddict-item]
+    return calls, invalid
+
+
+def _raw_function_chunks(raw_calls: Any) -> list[ToolCallChunk]:
+    """OpenAI's raw tool calls as tool-call chunks (arguments left as text; an entry
+    without ``function`` gives a chunk with no name and no arguments)."""
+    chunks: list[ToolCallChunk] = []
+    for raw in raw_calls:
+        function = raw.get("function", {"name": None, "arguments": None})
+        chunks.append(
+            {  # type: ignore[typeddict-item]
+                "name": function["name"],
+                "args": function["arguments"],
+                "id": raw.get("id"),
+                "index": raw.get("index"),
+            }
+        )
+    return chunks
+
+
 # LangChain's standard content block types (kept as they are by content_blocks)
 _STANDARD_BLOCK_TYPES = frozenset(
     {
@@ -453,14 +502,28 @@ class AIMessage(BaseMessage):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        raw_calls = (
+            self.additional_kwargs.get("tool_calls")
+            if isinstance(self.additional_kwargs, dict)
+            else None
+        )
+        if raw_calls and not (
+            self.tool_calls or self.invalid_tool_calls or getattr(self, "tool_call_chunks", None)
+        ):
+            # as LangChain: a reply carrying only OpenAI's raw tool calls (older models put
+            # them in additional_kwargs) gets them parsed; one it cannot read keeps none
+            with contextlib.suppress(Exception):  # LangChain logs it at debug level
+                self._adopt_raw_tool_calls(raw_calls)
         # LangChain rebuilds each call: name, args, id first, whatever order it came in
         self.tool_calls = [_ordered_tool_call(call) for call in self.tool_calls]
         if self.usage_metadata is not None:
             self.usage_metadata = _ordered_usage(self.usage_metadata)
         self.invalid_tool_calls = [
-            {**call, "type": "invalid_tool_call"}
-            for call in self.invalid_tool_calls  # type: ignore[typeddict-item]
+            _ordered_invalid_tool_call(call) for call in self.invalid_tool_calls
         ]
+
+    def _adopt_raw_tool_calls(self, raw_calls: Any) -> None:
+        self.tool_calls, self.invalid_tool_calls = _raw_function_calls(raw_calls)
 
     @property
     def content_blocks(self) -> list[dict[str, Any]]:
@@ -670,6 +733,9 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
     chunk_position: Literal["last"] | None = None
     """``"last"`` on the closing piece of a streamed reply (and on any sum that includes
     it), as LangChain 1.x marks it; ``None`` otherwise."""
+
+    def _adopt_raw_tool_calls(self, raw_calls: Any) -> None:
+        self.tool_call_chunks = _raw_function_chunks(raw_calls)
 
     def __post_init__(self) -> None:
         super().__post_init__()
