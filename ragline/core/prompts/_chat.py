@@ -66,6 +66,18 @@ class BaseMessagePromptTemplate(ABC):
         """Print ``pretty_repr()`` (markers coloured in an interactive session)."""
         print(self.pretty_repr(html=_interactive()))
 
+    def __add__(self, other: Any) -> ChatPromptTemplate:
+        """A chat prompt of this part followed by ``other``, as ``ChatPromptTemplate + other``.
+
+        Example:
+            >>> prompt = HumanMessagePromptTemplate.from_template(
+            ...     "{input}"
+            ... ) + AIMessagePromptTemplate.from_template("{output}")
+            >>> [m.type for m in prompt.format_messages(input="2+2", output="4")]
+            ['human', 'ai']
+        """
+        return ChatPromptTemplate([self]) + other
+
 
 def _joined(fields: list[tuple[str, Any]], separator: str) -> str:
     return separator.join(f"{name}={value!r}" for name, value in fields)

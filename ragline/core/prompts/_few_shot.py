@@ -324,3 +324,8 @@ class FewShotChatMessagePromptTemplate(_FewShot, BaseMessagePromptTemplate):
 
     def __repr__(self) -> str:
         return f"FewShotChatMessagePromptTemplate({_joined(self._printed_fields(), ', ')})"
+
+    def __add__(self, other: Any) -> Any:
+        # LangChain's few-shot chat prompt is not one message part and has no ``+``:
+        # ``few_shot + other`` raises TypeError there; put it in a ChatPromptTemplate
+        return NotImplemented

@@ -1,0 +1,77 @@
+"""Parity: differences found by the twenty-third port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+import contextlib
+import io
+import warnings
+
+from ragline.cli._port_rewrite import port_source
+
+
+def _printed(source: str) -> str:
+    """What ``source`` prints, run in a fresh namespace (LangChain's warnings hushed)."""
+    out = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        warnings.simplefilter("ignore")
+        exec(compile(source, "<program>", "exec"), {"__name__": "__program__"})
+    return out.getvalue()
+
+
+def _ported(source: str) -> str:
+    ported = port_source(source)
+    assert ported.unmapped == []
+    assert "langchain" not in ported.source
+    return ported.source
+
+
+# few_shot_chat_message_prompt_reference: the FewShotChatMessagePromptTemplate docstring
+# builds its prompts with ``+`` on message templates (Human + AI as the example prompt,
+# System + few-shot + Human as the final prompt); ragline's message templates had no
+# ``+`` (TypeError).
+_MESSAGE_TEMPLATE_SUM = """
+from langchain_core.messages import AIMessage
+from langchain_core.prompts import (
+    AIMessagePromptTemplate,
+    ChatPromptTemplate,
+    FewShotChatMessagePromptTemplate,
+    HumanMessagePromptTemplate,
+    MessagesPlaceholder,
+    SystemMessagePromptTemplate,
+)
+
+example_prompt = HumanMessagePromptTemplate.from_template(
+    "{input}"
+) + AIMessagePromptTemplate.from_template("{output}")
+print(type(example_prompt).__name__, example_prompt.input_variables)
+few_shot = FewShotChatMessagePromptTemplate(
+    examples=[{"input": "2+2", "output": "4"}, {"input": "2+3", "output": "5"}],
+    example_prompt=example_prompt,
+)
+final = (
+    SystemMessagePromptTemplate.from_template("You add {kind} numbers")
+    + few_shot
+    + HumanMessagePromptTemplate.from_template("{input}")
+)
+print(final.input_variables)
+print(final.format_messages(kind="small", input="3+3"))
+human = HumanMessagePromptTemplate.from_template("{q}")
+print((human + "then {r}").format_messages(q="Q", r="R"))
+print((human + [("ai", "ok {r}")]).format_messages(q="Q", r="R"))
+print((human + AIMessage(content="fixed")).format_messages(q="Q"))
+print((MessagesPlaceholder("history") + human).format_messages(history=[("ai", "hi")], q="Q"))
+partial = ChatPromptTemplate.from_messages([("ai", "{a}")]).partial(a="A")
+print((human + partial).format_messages(q="Q"))
+try:
+    few_shot + human
+except TypeError as error:
+    print("TypeError", error)
+"""
+
+
+def test_a_message_template_plus_a_part_is_a_chat_prompt_as_in_langchain() -> None:
+    langchain_printed = _printed(_MESSAGE_TEMPLATE_SUM)
+    assert langchain_printed.count("\n") == 9
+    assert _printed(_ported(_MESSAGE_TEMPLATE_SUM)) == langchain_printed
