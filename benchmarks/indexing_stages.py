@@ -49,6 +49,10 @@ Later still (cbd9a21 .. f8f87e0: embedding calls that grow and end at block mult
 the keyword index written on a thread, no intent log; --repo at 36e8f86, load 5.5-6.5):
 the rest's CPU 85-86 -> 75-78 us per chunk in batches of 100, 84.6-85.1 -> 71.2-84.5 at
 --embed-rate 14000; encoder idle between its calls ~0.09 s -> none at load 1.
+At 00603f0 (load 1.2, one run at 14,000): main thread 0.061 / 1.387 / 0.514 s before /
+while / after the encoder (1.236 s alone), 127.3 calls per chunk, 0.56x (runs 0.63, 0.56,
+0.36); the early commit then came with 13,205 chunks still to index (see
+docs/embeddings.md: it now waits until the run waits for the model).
 
 Under load the walls say little (the main thread falls behind the stand-in encoder). The
 main thread's CPU time is printed in three parts (before the stub's first call, while it
