@@ -497,6 +497,24 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
     def _prompts(self) -> list[BasePromptTemplate]:
         return [self.prompt]
 
+    @property
+    def input_keys(self) -> list[str]:
+        """The documents' key, then (as LangChain's classic chain) the prompt's other
+        variables; a chain made by ``create_stuff_documents_chain`` lists the documents'
+        key alone."""
+        if self.output_key is None:
+            return super().input_keys
+        others = [v for v in self.prompt.input_variables if v != self.document_variable_name]
+        return [*super().input_keys, *others]
+
+    def _get_inputs(self, docs: list[Document], **kwargs: Any) -> dict[str, Any]:
+        """The prompt's inputs for these documents: the ``kwargs`` the prompt takes, then
+        the rendered documents under ``document_variable_name`` (LangChain's method of the
+        same name, which programs call)."""
+        inputs = {k: v for k, v in kwargs.items() if k in self.prompt.input_variables}
+        inputs[self.document_variable_name] = self._render(docs)
+        return inputs
+
     def prompt_length(self, docs: list[Document], **kwargs: Any) -> int | None:
         """The tokens of the prompt these documents (and ``kwargs``) would make, counted
         by the model's ``get_num_tokens`` (what ``ReduceDocumentsChain`` compares with

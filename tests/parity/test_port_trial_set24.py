@@ -118,3 +118,51 @@ def test_raw_openai_tool_calls_become_tool_calls_as_langchains() -> None:
         langchain_printed
     )
     assert _printed(ported) == langchain_printed
+
+
+# load_qa_chain_simple / stuff_documents_chain_context: the classic StuffDocumentsChain
+# lists the prompt's other variables after the documents' key in input_keys, and builds
+# the prompt's inputs with _get_inputs (programs call it); ragline listed the documents'
+# key alone and had no _get_inputs.
+_STUFF_INPUT_KEYS = """
+from langchain_classic.chains import LLMChain, StuffDocumentsChain
+from langchain_classic.chains.question_answering import load_qa_chain
+from langchain_classic.chains.summarize import load_summarize_chain
+from langchain_core.documents import Document
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+
+llm = FakeListLLM(responses=["ok"])
+print(load_qa_chain(llm, chain_type="stuff").input_keys)
+print(load_summarize_chain(llm, chain_type="stuff").input_keys)
+prompt = PromptTemplate.from_template(
+    "Answer in {language} for {user}.\\n{context}\\nQuestion: {question}"
+)
+chain = StuffDocumentsChain(
+    llm_chain=LLMChain(llm=llm, prompt=prompt), document_variable_name="context"
+)
+print(chain.input_keys, chain.output_keys)
+docs = [Document(page_content="alpha", metadata={"n": 1}), Document(page_content="beta")]
+print(chain._get_inputs(docs, question="q?", language="French", stray=1))
+print(chain._get_inputs([], user="ana"))
+custom = StuffDocumentsChain(
+    llm_chain=LLMChain(llm=llm, prompt=prompt),
+    document_variable_name="context",
+    document_prompt=PromptTemplate.from_template("[{n}] {page_content}"),
+    document_separator=" | ",
+    input_key="docs",
+)
+print(custom.input_keys)
+print(custom._get_inputs([docs[0], Document(page_content="gamma", metadata={"n": 2})]))
+"""
+
+
+def test_stuff_documents_chain_input_keys_and_inputs_are_langchains() -> None:
+    ported = _ported(_STUFF_INPUT_KEYS)
+    langchain_printed = _printed(_STUFF_INPUT_KEYS)
+    assert langchain_printed.splitlines()[:3] == [
+        "['input_documents', 'question']",
+        "['input_documents']",
+        "['input_documents', 'language', 'question', 'user'] ['output_text']",
+    ]
+    assert _printed(ported) == langchain_printed
