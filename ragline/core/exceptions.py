@@ -51,6 +51,7 @@ __all__ = [
     "DocumentVariableError",
     "FilterError",
     "IndexingInterrupted",
+    "InvalidDocstringError",
     "InvalidInputError",
     "LoaderError",
     "MissingDependencyError",
@@ -131,6 +132,15 @@ class NotAMessageError(InvalidInputError):
     """A list of messages holds something that is not a message.
 
     Prints as ``ValueError``, the class LangChain's ``get_buffer_string`` raises there.
+    """
+
+
+@printed_as(ValueError)
+class InvalidDocstringError(InvalidInputError):
+    """``parse_docstring`` with ``error_on_invalid_docstring``: the docstring has no
+    Google-style ``Args:`` block, or describes an argument the function does not take.
+
+    Prints as ``ValueError``, the class LangChain's tool decorator raises there.
     """
 
 

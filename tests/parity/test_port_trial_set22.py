@@ -145,3 +145,87 @@ print(count_tokens_approximately(value))
 
 def test_the_message_helpers_take_a_prompt_value() -> None:
     _same(_PROMPT_VALUE_TO_HELPERS, 5)
+
+
+# tool_parse_docstring_schema: @tool(parse_docstring=True) on a docstring whose "Args:"
+# heading follows the description without a blank line was accepted by ragline; LangChain
+# refuses it (ValueError), as it refuses a "Parameters:" heading or an unknown argument.
+_INVALID_DOCSTRINGS = '''
+from langchain_core.tools import tool
+
+
+def outcome(make):
+    try:
+        made = make()
+    except ValueError as e:
+        return type(e).__name__
+    return made.args_schema.model_json_schema()
+
+
+def no_blank_line():
+    @tool(parse_docstring=True)
+    def foo(bar: str, baz: int) -> str:
+        """The foo.
+        Args:
+            bar: this is the bar
+        """
+        return bar
+    return foo
+
+
+def parameters_heading():
+    @tool(parse_docstring=True)
+    def foo(bar: str) -> str:
+        """The foo.
+
+        Parameters:
+            bar: this is the bar
+        """
+        return bar
+    return foo
+
+
+def unknown_argument():
+    @tool(parse_docstring=True)
+    def foo(bar: str) -> str:
+        """The foo.
+
+        Args:
+            bar: this is the bar
+            qux: not an argument
+        """
+        return bar
+    return foo
+
+
+def valid():
+    @tool(parse_docstring=True)
+    def foo(bar: str, baz: int = 2) -> str:
+        """The foo.
+
+        Args:
+            bar: this is the bar
+            baz: this is the baz
+
+        Returns:
+            the bar
+        """
+        return bar
+    return foo
+
+
+def no_arguments():
+    @tool(parse_docstring=True)
+    def ping() -> str:
+        """Ping the server."""
+        return "pong"
+    return ping
+
+
+for make in (no_blank_line, parameters_heading, unknown_argument, valid, no_arguments):
+    print(make.__name__, outcome(make))
+'''
+
+
+def test_parse_docstring_refuses_the_docstrings_langchain_refuses() -> None:
+    _same(_INVALID_DOCSTRINGS, 5)

@@ -39,7 +39,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ragline.core.exceptions import InvalidInputError, ToolValidationError
+from ragline.core.exceptions import InvalidDocstringError, InvalidInputError, ToolValidationError
 from ragline.core.tools._validate import Invalid, compile_check, is_pydantic_model, is_typeddict
 
 __all__ = [
@@ -315,11 +315,13 @@ def parse_google_docstring(
     Args:
         docstring: the docstring (already dedented, as ``inspect.getdoc`` returns it).
         parameters: the function's parameter names.
-        strict: raise when the docstring has no ``Args:`` section although the function
-            takes arguments, or describes an argument the function does not take.
+        strict: raise when the function takes arguments and the docstring has no
+            ``Args:`` block (a blank line, then ``Args:``, as LangChain requires), or
+            when it describes an argument the function does not take.
 
     Raises:
-        InvalidInputError: with ``strict``, as above.
+        InvalidDocstringError: with ``strict``, as above (an ``InvalidInputError``, printed
+            as ``ValueError``).
 
     Example:
         >>> parse_google_docstring("Add.\\n\\nArgs:\\n    a: first.\\n    b: second.", ["a", "b"])
@@ -352,14 +354,20 @@ def parse_google_docstring(
         elif current is not None:
             arguments[current] = f"{arguments[current]} {line}".strip()
     if strict:
-        if parameters and section is None and docstring and not arguments:
-            raise InvalidInputError(
-                "found no Google-style 'Args:' section in the docstring; write one "
-                "(or pass parse_docstring=False)"
+        # LangChain's rule: a function that takes arguments needs an "Args:" block of its
+        # own, after a blank line that ends the description (an "Args:" heading right
+        # under the description, or "Parameters:", is refused as LangChain refuses it)
+        blocks = (docstring or "").split("\n\n")
+        described = [name for name in parameters if name not in ("runtime", "return")]
+        if described and not any(block.startswith("Args:") for block in blocks[1:]):
+            raise InvalidDocstringError(
+                "found no Google-style 'Args:' section in the docstring (a blank line, "
+                "then 'Args:' and one 'name: text' line per argument); write one (or pass "
+                "parse_docstring=False)"
             )
         unknown = [name for name in arguments if name not in parameters]
         if unknown:
-            raise InvalidInputError(
+            raise InvalidDocstringError(
                 f"the docstring describes argument(s) {', '.join(map(repr, unknown))} that "
                 f"the function does not take; its parameters are {', '.join(parameters)}"
             )
