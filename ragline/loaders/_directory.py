@@ -1,9 +1,10 @@
 """DirectoryLoader: every matching file under a directory, one file at a time.
 
-Files are visited depth-first, each directory's entries sorted by name, so
-``a/x.txt`` comes before ``b.txt``; documents come out in that order, with or
-without threads. Paths in ``metadata["source"]`` are ``path`` joined with the
-file's relative path.
+A directory's own files come before the files of its subdirectories, as LangChain's
+glob lists them (``b.txt`` before ``a/x.txt``, then ``a/deep/y.md``); files and
+subdirectories are each taken in name order (LangChain: the file system's listing
+order). Documents come out in that order, with or without threads. Paths in
+``metadata["source"]`` are ``path`` joined with the file's relative path.
 """
 
 from __future__ import annotations
@@ -342,9 +343,10 @@ def _load_all(loader: BaseLoader) -> list[Document]:
 
 
 def _sorted_entries(directory: Path) -> list[os.DirEntry[str]]:
+    """The entries of ``directory``: its files by name, then its subdirectories by name."""
     try:
         with os.scandir(directory) as entries:
-            return sorted(entries, key=lambda entry: entry.name)
+            return sorted(entries, key=lambda entry: (entry.is_dir(), entry.name))
     except OSError as err:
         raise LoaderError(f"cannot list directory {directory}: {err.strerror or err}") from err
 

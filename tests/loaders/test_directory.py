@@ -55,10 +55,10 @@ def relatives(documents: list[Document], root: Path) -> list[str]:
     return [Path(d.metadata["source"]).relative_to(root).as_posix() for d in documents]
 
 
-def test_default_loads_every_visible_file_depth_first_by_name(tree) -> None:
+def test_default_loads_a_directorys_files_before_its_subdirectories_each_by_name(tree) -> None:
     documents = DirectoryLoader(tree).load()
-    assert relatives(documents, tree) == ["_draft.txt", "a/deep/y.md", "a/x.txt", "b.txt", "c.md"]
-    assert [d.page_content for d in documents] == ["D", "AY", "AX", "B", "C"]
+    assert relatives(documents, tree) == ["_draft.txt", "b.txt", "c.md", "a/x.txt", "a/deep/y.md"]
+    assert [d.page_content for d in documents] == ["D", "B", "C", "AX", "AY"]
     assert documents[0].metadata == {"source": os.path.join(str(tree), "_draft.txt")}
 
 
@@ -66,13 +66,13 @@ def test_default_loads_every_visible_file_depth_first_by_name(tree) -> None:
     ("glob", "expected"),
     [
         ("*.txt", ["_draft.txt", "b.txt"]),
-        ("**/*.txt", ["_draft.txt", "a/x.txt", "b.txt"]),
-        ("**/*.md", ["a/deep/y.md", "c.md"]),
+        ("**/*.txt", ["_draft.txt", "b.txt", "a/x.txt"]),
+        ("**/*.md", ["c.md", "a/deep/y.md"]),
         ("a/*", ["a/x.txt"]),
-        ("a/**", ["a/deep/y.md", "a/x.txt"]),
+        ("a/**", ["a/x.txt", "a/deep/y.md"]),
         ("[!_]*.txt", ["b.txt"]),
         ("?.md", ["c.md"]),
-        (["*.md", "a/*.txt"], ["a/x.txt", "c.md"]),
+        (["*.md", "a/*.txt"], ["c.md", "a/x.txt"]),
     ],
 )
 def test_glob_patterns(tree, glob, expected) -> None:
@@ -90,10 +90,10 @@ def test_recursive_false_stays_at_the_top(tree) -> None:
 @pytest.mark.parametrize(
     ("exclude", "expected"),
     [
-        ("*.md", ["_draft.txt", "a/x.txt", "b.txt"]),  # a name pattern, at any depth
-        ("deep", ["_draft.txt", "a/x.txt", "b.txt", "c.md"]),  # a directory name: not entered
-        ("a/*.txt", ["_draft.txt", "a/deep/y.md", "b.txt", "c.md"]),  # a path pattern
-        (["_*", "c.*"], ["a/deep/y.md", "a/x.txt", "b.txt"]),
+        ("*.md", ["_draft.txt", "b.txt", "a/x.txt"]),  # a name pattern, at any depth
+        ("deep", ["_draft.txt", "b.txt", "c.md", "a/x.txt"]),  # a directory name: not entered
+        ("a/*.txt", ["_draft.txt", "b.txt", "c.md", "a/deep/y.md"]),  # a path pattern
+        (["_*", "c.*"], ["b.txt", "a/x.txt", "a/deep/y.md"]),
     ],
 )
 def test_exclude(tree, exclude, expected) -> None:
@@ -103,13 +103,13 @@ def test_exclude(tree, exclude, expected) -> None:
 def test_load_hidden(tree) -> None:
     found = relatives(DirectoryLoader(tree, load_hidden=True).load(), tree)
     assert found == [
-        ".git/config",
         ".hidden.txt",
         "_draft.txt",
-        "a/deep/y.md",
-        "a/x.txt",
         "b.txt",
         "c.md",
+        ".git/config",
+        "a/x.txt",
+        "a/deep/y.md",
     ]
 
 
@@ -119,9 +119,13 @@ def test_lazy_load_reads_later_files_only_when_reached(tree) -> None:
     stream = DirectoryLoader(tree, glob="**/*.txt").lazy_load()
     first = next(stream)
     assert first.page_content == "D"
+    (tree / "b.txt").write_text("B changed after the first document")
     (tree / "a" / "x.txt").write_text("AX changed after the first document")
-    (tree / "b.txt").unlink()
+    assert next(stream).page_content == "B changed after the first document"
     assert next(stream).page_content == "AX changed after the first document"
+    stream = DirectoryLoader(tree, glob="**/*.txt").lazy_load()
+    assert next(stream).page_content == "D"
+    (tree / "b.txt").unlink()
     with pytest.raises(LoaderError, match=r"file not found: .*b\.txt"):
         next(stream)
 
@@ -145,7 +149,7 @@ def test_lazy_load_opens_one_file_at_a_time(tree) -> None:
     next(stream)
     assert Recording.opened == ["_draft.txt"]
     next(stream)
-    assert Recording.opened == ["_draft.txt", "y.md"]
+    assert Recording.opened == ["_draft.txt", "b.txt"]
 
 
 def test_loader_mapping_by_suffix(tmp_path) -> None:
@@ -299,18 +303,18 @@ def test_symlinks_leaving_the_directory_are_skipped_unless_asked(tmp_path, caplo
     followed = DirectoryLoader(root, follow_symlinks=True).load()
     assert relatives(followed, root) == [
         "inside.txt",
-        "link_dir/o.txt",
         "link_file.txt",
         "link_inside.txt",
+        "link_dir/o.txt",
         "sub/s.txt",
     ]
-    assert [d.page_content for d in followed] == ["in", "O", "SECRET", "in", "sub"]
+    assert [d.page_content for d in followed] == ["in", "SECRET", "in", "O", "sub"]
 
 
 def test_sample_size_takes_the_first_files(tree) -> None:
     assert relatives(DirectoryLoader(tree, sample_size=2).load(), tree) == [
         "_draft.txt",
-        "a/deep/y.md",
+        "b.txt",
     ]
 
 
@@ -357,11 +361,11 @@ def test_multithreading_keeps_file_order_and_really_overlaps(tmp_path) -> None:
 
 
 def test_multithreading_surfaces_errors_in_file_order(tree) -> None:
-    (tree / "a" / "x.txt").write_bytes(b"\xff")
+    (tree / "c.md").write_bytes(b"\xff")
     loader = DirectoryLoader(tree, use_multithreading=True, max_concurrency=4)
     stream = loader.lazy_load()
-    assert [next(stream).page_content, next(stream).page_content] == ["D", "AY"]
-    with pytest.raises(LoaderError, match=r"x\.txt as utf-8"):
+    assert [next(stream).page_content, next(stream).page_content] == ["D", "B"]
+    with pytest.raises(LoaderError, match=r"c\.md as utf-8"):
         next(stream)
 
 

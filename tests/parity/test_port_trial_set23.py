@@ -75,3 +75,41 @@ def test_a_message_template_plus_a_part_is_a_chat_prompt_as_in_langchain() -> No
     langchain_printed = _printed(_MESSAGE_TEMPLATE_SUM)
     assert langchain_printed.count("\n") == 9
     assert _printed(_ported(_MESSAGE_TEMPLATE_SUM)) == langchain_printed
+
+
+# directory_loader_rag_demo_ollama: DirectoryLoader('./data', glob='**/*.txt') over
+# data/rag.txt and data/notes/embeddings.txt. LangChain lists a directory's own files
+# before its subdirectories' (pathlib's glob order); ragline walked names in order, so
+# data/notes/... came first and every printed document and chunk moved. One file and one
+# subdirectory per directory here: LangChain's order within a directory is the file
+# system's, which no program can rely on.
+_DIRECTORY_ORDER = """
+import os
+
+from langchain_community.document_loaders import DirectoryLoader, TextLoader
+
+for relative, text in [
+    ("data/rag.txt", "top"),
+    ("data/notes/embeddings.txt", "middle"),
+    ("data/notes/deep/zeta.txt", "bottom"),
+]:
+    os.makedirs(os.path.dirname(relative), exist_ok=True)
+    with open(relative, "w") as f:
+        f.write(text)
+
+for glob in ("**/*.txt", "**/[!.]*"):
+    documents = DirectoryLoader("./data", glob=glob, loader_cls=TextLoader).load()
+    print(glob, [(d.metadata["source"], d.page_content) for d in documents])
+"""
+
+
+def test_a_directorys_own_files_load_before_its_subdirectories_as_in_langchain(
+    tmp_path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    langchain_printed = _printed(_DIRECTORY_ORDER)
+    assert langchain_printed.splitlines()[0] == (
+        "**/*.txt [('data/rag.txt', 'top'), ('data/notes/embeddings.txt', 'middle'), "
+        "('data/notes/deep/zeta.txt', 'bottom')]"
+    )
+    assert _printed(_ported(_DIRECTORY_ORDER)) == langchain_printed
