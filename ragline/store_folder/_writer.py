@@ -413,9 +413,12 @@ class FolderWriter:
                         f"embeds only what is left"
                     )
                 if (
-                    time.monotonic() - self._last_commit >= self.checkpoint_seconds
-                    or self._commit_ahead(batch_size)
-                ):
+                    # a timed checkpoint once the store changed: a re-run's skipped
+                    # batches wrote a whole generation (the documents file copied) for
+                    # nothing every checkpoint_seconds; the run's end commits none either
+                    self._changed
+                    and time.monotonic() - self._last_commit >= self.checkpoint_seconds
+                ) or self._commit_ahead(batch_size):
                     self.commit()
             yield document
 

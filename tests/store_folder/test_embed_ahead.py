@@ -376,3 +376,46 @@ def test_the_commit_while_the_model_embeds_waits_for_a_change(
     assert (result["num_added"], result["num_skipped"], result["chunks"]) == (300, 300, 600)
     assert [changed for _, changed in commits] == [True] * len(commits)
     assert commits[-1] == (600, True)
+
+
+def test_a_timed_checkpoint_waits_for_a_change(tmp_path: Path) -> None:
+    """A re-run whose batches are skipped committed a whole generation at every timed
+    checkpoint all the same (here every boundary: checkpoint_seconds=0), each one
+    copying the documents file for nothing: it now commits once the store changed, and
+    the folder holds what a run without checkpoints writes."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+
+    def write(number: int) -> None:  # 150 chunks per file at chunk size 200
+        lines = (f"file {number} line {line} " + "word " * 30 for line in range(150))
+        (corpus / f"doc{number}.txt").write_text("\n\n".join(lines), encoding="utf-8")
+
+    write(0)
+    write(1)
+    index_paths([corpus], tmp_path / "store", embedding="hashing", chunk_size=200,
+                chunk_overlap=0)  # fmt: skip
+    write(2)
+    commits: list[tuple[int, bool]] = []
+    commit = writer_module.FolderWriter.commit
+
+    def counted(writer: writer_module.FolderWriter) -> None:
+        assert writer.store is not None
+        commits.append((writer.store.count(), writer._changed))
+        commit(writer)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(writer_module.FolderWriter, "commit", counted)
+        patch.setattr(EmbedAhead, "caller_waited", lambda self: False)  # no early commit
+        result = index_paths([corpus], tmp_path / "store", checkpoint_seconds=0.0)
+    assert (result["num_added"], result["num_skipped"], result["chunks"]) == (150, 300, 450)
+    # batches of 100: 300 skipped (boundaries at 100, 200, 300: nothing changed), then
+    # the new file's chunks, committed at each boundary after a change and at the end
+    assert commits == [(400, True), (450, True)]
+    index_paths([corpus], tmp_path / "plain", embedding="hashing", chunk_size=200,
+                chunk_overlap=0)  # fmt: skip
+    stored = StoreFolder(tmp_path / "store").open_store().snapshot()
+    expected = StoreFolder(tmp_path / "plain").open_store().snapshot()
+    assert (sorted(stored.ids), sorted(stored.texts)) == (
+        sorted(expected.ids),
+        sorted(expected.texts),
+    )
