@@ -162,6 +162,36 @@ def _content_for_openai(content: Any) -> Any:
     return [_block_for_openai(part) for part in content]
 
 
+def _tool_calls_for_openai(message: AIMessage) -> list[dict[str, Any]]:
+    """The calls an assistant message made, in Chat Completions form. Invalid ones go too,
+    with the arguments as the model wrote them: the tool messages answering them name
+    their ids, which Chat Completions refuses when the assistant message lacks them. A
+    message with neither sends its raw OpenAI calls, if any (``additional_kwargs``), as
+    LangChain's ChatOpenAI does."""
+    if not (message.tool_calls or message.invalid_tool_calls):
+        raw = message.additional_kwargs.get("tool_calls") or []
+        if not all(isinstance(call, dict) for call in raw):
+            raise InvalidInputError(
+                f"ChatOpenAI cannot send additional_kwargs['tool_calls'] {raw!r}: each call "
+                "must be a dict with 'id', 'type' and 'function'"
+            )
+        return [
+            {key: call[key] for key in ("id", "type", "function") if key in call} for call in raw
+        ]
+    calls = [
+        {
+            "id": call["id"],
+            "type": "function",
+            "function": {"name": call["name"], "arguments": json.dumps(call["args"])},
+        }
+        for call in message.tool_calls
+    ]
+    for invalid in message.invalid_tool_calls:
+        function = {"name": invalid.get("name"), "arguments": invalid.get("args")}
+        calls.append({"id": invalid.get("id"), "type": "function", "function": function})
+    return calls
+
+
 def message_to_openai(message: BaseMessage) -> dict[str, Any]:
     """Convert a message to the chat-completions wire format.
 
@@ -177,15 +207,9 @@ def message_to_openai(message: BaseMessage) -> dict[str, Any]:
         payload = {"role": "user"}
     elif isinstance(message, AIMessage):
         payload = {"role": "assistant"}
-        if message.tool_calls:
-            payload["tool_calls"] = [
-                {
-                    "id": call["id"],
-                    "type": "function",
-                    "function": {"name": call["name"], "arguments": json.dumps(call["args"])},
-                }
-                for call in message.tool_calls
-            ]
+        calls = _tool_calls_for_openai(message)
+        if calls:
+            payload["tool_calls"] = calls
     elif isinstance(message, ToolMessage):
         payload = {"role": "tool", "tool_call_id": message.tool_call_id}
     elif isinstance(message, ChatMessage):

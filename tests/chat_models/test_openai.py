@@ -696,3 +696,11 @@ def test_a_bare_string_in_a_content_list_is_sent_as_a_text_part(openai_server):
         {"type": "text", "text": "see"},
         {"type": "image_url", "image_url": {"url": "https://example.test/a.png"}},
     ]
+
+
+def test_raw_tool_calls_that_are_not_dicts_are_refused_before_any_request(openai_server):
+    # nothing was parsed from them (no 'function'), and Chat Completions takes objects
+    message = AIMessage("", additional_kwargs={"tool_calls": ["add(1, 2)"]})
+    with pytest.raises(InvalidInputError, match=r"additional_kwargs\['tool_calls'\] \['add"):
+        make_model(openai_server).invoke([HumanMessage("add"), message])
+    assert bodies(openai_server) == []

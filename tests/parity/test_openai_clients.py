@@ -198,3 +198,53 @@ def test_a_refused_block_names_its_kind_and_what_chat_completions_takes(
     with pytest.raises(InvalidInputError, match=r"'file' block with source_type 'text'"):
         ours.invoke([HumanMessage([v0_text_file])])
     assert server.requests_to(CHAT_PATH) == []
+
+
+# An assistant message's calls in a history: parsed ones, invalid ones (arguments that are
+# not JSON) and raw OpenAI calls nothing could be parsed from (an entry without a function
+# name spoils the list). The tool messages that answer them name their ids.
+_RAW_CALLS = [
+    {"id": "a", "type": "function", "function": {"name": "add", "arguments": '{"x": 1}'}},
+    {"id": "b", "type": "function", "function": {"name": "add", "arguments": "{bad json"}},
+]
+_ASSISTANT_CALLS = {
+    "raw calls, one not json": ({"additional_kwargs": {"tool_calls": _RAW_CALLS}}, ["a", "b"]),
+    "invalid call given": (
+        {"invalid_tool_calls": [{"name": "add", "args": "{x", "id": "c", "error": "bad"}]},
+        ["c"],
+    ),
+    "raw calls none parsed": (
+        {"additional_kwargs": {"tool_calls": [{"id": "e", "function": {}}, *_RAW_CALLS]}},
+        ["e", "a", "b"],
+    ),
+    "raw call without a function skipped": (
+        {"additional_kwargs": {"tool_calls": [{"id": "d", "type": "web_search"}, *_RAW_CALLS]}},
+        ["a", "b"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_ASSISTANT_CALLS))
+def test_an_assistant_messages_calls_are_all_sent_as_langchain_sends_them(
+    server: OpenAITestServer, case: str
+) -> None:
+    from langchain_core.messages import AIMessage as LCAIMessage
+    from langchain_core.messages import HumanMessage as LCHumanMessage
+    from langchain_core.messages import ToolMessage as LCToolMessage
+
+    from ragline.core import AIMessage, HumanMessage, ToolMessage
+
+    fields, call_ids = _ASSISTANT_CALLS[case]
+    theirs, ours = _chat_pair(server)
+    sent = []
+    for model, ai, human, tool in (
+        (theirs, LCAIMessage, LCHumanMessage, LCToolMessage),
+        (ours, AIMessage, HumanMessage, ToolMessage),
+    ):
+        answers = [tool("done", tool_call_id=call_id) for call_id in call_ids]
+        model.invoke([human("add"), ai(content="", **fields), *answers])
+        [_, assistant, *_] = server.requests_to(CHAT_PATH)[-1].body["messages"]
+        # LangChain sends an empty content as null beside tool calls; ragline sends ""
+        sent.append({**assistant, "content": assistant["content"] or ""})
+    assert [call["id"] for call in sent[0]["tool_calls"]] == call_ids
+    assert sent[1] == sent[0]
