@@ -456,6 +456,10 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.indexes": {
         "ragline.indexing": "IndexingResult SQLRecordManager aindex index",
+        "ragline.pipelines": "VectorstoreIndexCreator",
+    },
+    "langchain_classic.indexes.vectorstore": {
+        "ragline.pipelines": "VectorStoreIndexWrapper VectorstoreIndexCreator",
     },
     "langchain_classic.llms": {
         "ragline.core": "FakeListLLM",
@@ -1751,7 +1755,7 @@ MISSING: dict[str, str] = {
         "ScoreStringResultOutputParser resolve_criteria"
     ),
     "langchain_classic.globals": "get_debug get_verbose set_debug set_verbose",
-    "langchain_classic.indexes": "GraphIndexCreator VectorstoreIndexCreator",
+    "langchain_classic.indexes": "GraphIndexCreator",
     "langchain_classic.llms": (
         "AI21 AlephAlpha AmazonAPIGateway Anthropic Anyscale Arcee Aviary "
         "AzureMLOnlineEndpoint AzureOpenAI Banana Baseten Beam Bedrock CTransformers "

@@ -4,7 +4,9 @@ A pipeline here may use the splitters and the chains together, which neither of 
 packages may do alone (splitters sit below chains, and chains never import splitters).
 :class:`AnalyzeDocumentChain` is LangChain's chain of that kind: one long text is split
 into chunks, and a documents chain (``load_qa_chain``, ``load_summarize_chain``) answers
-from them.
+from them. :class:`VectorstoreIndexCreator` is LangChain's one-call index: documents
+split, stored in a new vector store, and wrapped for questions answered by
+``RetrievalQA``.
 
 Example:
     >>> from ragline.chains import load_summarize_chain
@@ -19,6 +21,8 @@ from ragline.core._lazy import attach
 
 _EXPORTS = {
     "AnalyzeDocumentChain": "._analyze",
+    "VectorStoreIndexWrapper": "._index_creator",
+    "VectorstoreIndexCreator": "._index_creator",
 }
 
 __all__ = sorted(_EXPORTS)

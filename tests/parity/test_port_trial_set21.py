@@ -1,0 +1,79 @@
+"""Parity: differences found by the twenty-first port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+import contextlib
+import io
+import warnings
+from pathlib import Path
+
+from ragline.cli._port_rewrite import port_source
+
+COVERS = {"pipelines.VectorStoreIndexWrapper", "pipelines.VectorstoreIndexCreator"}
+
+
+def _printed(source: str) -> str:
+    """What ``source`` prints, run in a fresh namespace (LangChain's warnings hushed)."""
+    out = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        warnings.simplefilter("ignore")
+        exec(compile(source, "<program>", "exec"), {"__name__": "__program__"})
+    return out.getvalue()
+
+
+def _ported(source: str) -> str:
+    ported = port_source(source)
+    assert ported.unmapped == []
+    assert "langchain" not in ported.source
+    return ported.source
+
+
+# yeyuting_retrievalqa_run_index_creator: VectorstoreIndexCreator (langchain.indexes), the
+# one-call index a notebook builds from its loaders, was missing: the ported program kept
+# LangChain's creator, which refused ragline's store class.
+_INDEX_CREATOR = """
+from langchain_classic.indexes import VectorstoreIndexCreator
+from langchain_community.document_loaders import TextLoader
+from langchain_community.vectorstores import FAISS
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.language_models import FakeListLLM
+from langchain_text_splitters import CharacterTextSplitter
+
+creator = VectorstoreIndexCreator(
+    vectorstore_cls=FAISS,
+    embedding=DeterministicFakeEmbedding(size=16),
+    text_splitter=CharacterTextSplitter(separator="\\n\\n", chunk_size=40, chunk_overlap=0),
+)
+index = creator.from_loaders([TextLoader({path!r})])
+store = index.vectorstore
+print(type(index).__name__, type(store).__name__, store.index.ntotal)
+print(sorted(doc.page_content for doc in store.docstore._dict.values()))
+llm = FakeListLLM(responses=["Blue.", "Green.\\nSOURCES: {name}"])
+top_two = {{"search_kwargs": {{"k": 2}}}}
+print(index.query("What colour is the sky?", llm=llm, retriever_kwargs=top_two))
+out = index.query_with_sources("And the grass?", llm=llm)
+print(sorted(out), repr(out["answer"]), out["sources"])
+try:
+    index.query("No model?")
+except NotImplementedError:
+    print("a model is needed")
+"""
+
+
+def test_vectorstore_index_creator_loads_splits_stores_and_answers_as_langchains(
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text(
+        "The sky is blue on a clear day.\n\nGrass is green in spring.\n\nSnow is white and cold.\n",
+        encoding="utf-8",
+    )
+    source = _INDEX_CREATOR.format(path=str(notes), name=str(notes))
+    ported = _ported(source)
+    assert "from ragline.pipelines import VectorstoreIndexCreator\n" in ported
+    langchain_printed = _printed(source)
+    assert langchain_printed.splitlines()[0] == "VectorStoreIndexWrapper FAISS 3"
+    assert langchain_printed.splitlines()[-1] == "a model is needed"
+    assert _printed(ported) == langchain_printed
