@@ -31,7 +31,10 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
             ``"sqlite:///:memory:"`` or a SQLAlchemy ``Engine`` on SQLite (its URL is
             opened with sqlite3).
         connection_string: LangChain's older name for ``connection``.
-        table_name: the table (created when missing).
+        table_name: the table (created when missing). Second positionally, as in
+            LangChain; a database URL there (``"sqlite:///chat.db"``, older LangChain's
+            positional ``connection_string``) is read as the database when no
+            ``connection`` is given.
         session_id_field_name: the column holding the session id.
 
     Raises:
@@ -50,12 +53,15 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
     def __init__(
         self,
         session_id: str,
-        connection_string: str | None = None,
         table_name: str = "message_store",
         session_id_field_name: str = "session_id",
         *,
         connection: str | os.PathLike[str] | Any | None = None,
+        connection_string: str | None = None,
     ) -> None:
+        if connection is None and connection_string is None and _is_database_url(table_name):
+            # SQLChatMessageHistory(session_id, "sqlite:///chat.db"), older LangChain's form
+            connection_string, table_name = table_name, "message_store"
         location = connection if connection is not None else connection_string
         url = getattr(location, "url", None)  # a SQLAlchemy Engine, as LangChain takes
         if url is not None and callable(getattr(url, "render_as_string", None)):
@@ -119,3 +125,8 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
     def close(self) -> None:
         """Close the database connection (it reopens on next use)."""
         self._db.close()
+
+
+def _is_database_url(value: object) -> bool:
+    """Whether a positional ``table_name`` is a database URL (no SQL name has ``://``)."""
+    return isinstance(value, str) and "://" in value

@@ -494,3 +494,42 @@ def test_redis_history_options_are_checked() -> None:
         RedisChatMessageHistory(None)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match=r"ttl \(seconds\) must be a finite number > 0"):
         RedisChatMessageHistory("s", ttl=0)
+
+
+def test_the_second_positional_argument_is_the_table_as_in_langchain(tmp_path: Path) -> None:
+    """SQLChatMessageHistory(session_id, "chats", connection=url): current LangChain's
+    second parameter is ``table_name``; ragline read it as ``connection_string``, so the
+    messages went to ``message_store`` while ``connection`` won (port trial set 24)."""
+    community = pytest.importorskip("langchain_community.chat_message_histories")
+    pytest.importorskip("greenlet")
+    from langchain_core.messages import HumanMessage as LcHuman
+
+    def tables(database: Path) -> list[str]:
+        with sqlite3.connect(database) as connection:
+            rows = connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+            ).fetchall()
+        return [name for (name,) in rows]
+
+    theirs_db, ours_db = tmp_path / "lc.db", tmp_path / "rl.db"
+    community.SQLChatMessageHistory("s", "chats", connection=f"sqlite:///{theirs_db}").add_message(
+        LcHuman("hi")
+    )
+    ours = SQLChatMessageHistory("s", "chats", connection=f"sqlite:///{ours_db}")
+    ours.add_message(HumanMessage("hi"))
+    ours.close()
+    assert tables(ours_db) == tables(theirs_db) == ["chats"]
+    assert SQLChatMessageHistory("s", "chats", connection=ours_db).messages == [HumanMessage("hi")]
+
+
+def test_older_langchains_positional_connection_string_still_opens_the_database(
+    tmp_path: Path,
+) -> None:
+    # SQLChatMessageHistory("s", "sqlite:///chat.db"): current LangChain raises ValueError
+    # (the URL becomes the table's name); ragline opens the database, as older LangChain did
+    url = f"sqlite:///{tmp_path / 'chat.db'}"
+    SQLChatMessageHistory("s", url).add_user_message("kept")
+    assert SQLChatMessageHistory("s", connection=url).messages == [HumanMessage("kept")]
+    assert SQLChatMessageHistory("s", connection_string=url).messages == [HumanMessage("kept")]
+    with pytest.raises(ConfigurationError, match="table_name must be a plain SQL name"):
+        SQLChatMessageHistory("s", url, connection=url)  # a URL as the table, with a database
