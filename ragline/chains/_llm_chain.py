@@ -150,13 +150,22 @@ class LLMChain(Chain):
         """The chain outputs of each input's generations."""
         outputs = []
         for generations in llm_result.generations:
-            text = generations[0].text
-            value = self.output_parser.parse(text) if self.output_parser is not None else text
+            value = self._parsed(generations)
             output: dict[str, Any] = {self.output_key: value}
             if not self.return_final_only:
                 output["full_generation"] = generations
             outputs.append(output)
         return outputs
+
+    def _parsed(self, generations: list[Any]) -> Any:
+        # as LangChain's: the parser's parse_result reads the generations (a JSON parser
+        # subclass's own parse() is not used there); a parser without it, its parse()
+        parser = self.output_parser
+        if parser is None:
+            return generations[0].text
+        if hasattr(parser, "parse_result"):
+            return parser.parse_result(generations)
+        return parser.parse(generations[0].text)
 
     # ---- Chain -----------------------------------------------------------------------
     def _call(self, inputs: dict[str, Any], run_manager: Any = None) -> dict[str, Any]:

@@ -229,3 +229,65 @@ for make in (no_blank_line, parameters_heading, unknown_argument, valid, no_argu
 
 def test_parse_docstring_refuses_the_docstrings_langchain_refuses() -> None:
     _same(_INVALID_DOCSTRINGS, 5)
+
+
+# multiquery_line_list_output_parser: a PydanticOutputParser subclass overriding parse()
+# (LangChain's old MultiQueryRetriever docs) given to an LLMChain: LangChain's chain parses
+# with parse_result, which reads the reply as JSON and never calls that parse(), so the
+# docs' example fails (OutputParserException); ragline called the override and went on.
+_PARSE_OVERRIDES = """
+from typing import List
+
+from langchain_classic.chains import LLMChain
+from langchain_core.exceptions import OutputParserException
+from langchain_core.language_models import FakeListLLM
+from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
+from langchain_classic.output_parsers import ResponseSchema, StructuredOutputParser
+from langchain_core.prompts import PromptTemplate
+from pydantic import BaseModel
+
+
+class LineList(BaseModel):
+    lines: List[str]
+
+
+class LineListOutputParser(PydanticOutputParser):
+    def __init__(self) -> None:
+        super().__init__(pydantic_object=LineList)
+
+    def parse(self, text: str) -> LineList:
+        return LineList(lines=text.strip().split("\\n"))
+
+
+class Shouting(JsonOutputParser):
+    def parse(self, text):
+        return text.upper()
+
+
+class Checked(StructuredOutputParser):
+    def parse(self, text):
+        return {"checked": text}
+
+
+def attempt(run):
+    try:
+        return run()
+    except OutputParserException as e:
+        return type(e).__name__
+
+
+prompt = PromptTemplate.from_template("Rephrase: {question}")
+llm = FakeListLLM(responses=["a\\nb", '{"lines": ["x", "y"]}'])
+chain = LLMChain(llm=llm, prompt=prompt, output_parser=LineListOutputParser())
+print(attempt(lambda: chain.invoke({"question": "q"})))
+print(attempt(lambda: chain.invoke({"question": "q"})["text"]))
+print(LineListOutputParser().parse("a\\nb"))
+print(attempt(lambda: LineListOutputParser().invoke("a\\nb")))
+print(Shouting().invoke('{"a": 1}'), Shouting().parse('{"a": 1}'))
+checked = Checked.from_response_schemas([ResponseSchema(name="a", description="d")])
+print(checked.invoke("plain"), checked.parse("plain"))
+"""
+
+
+def test_json_parsers_read_a_reply_without_a_subclass_parse() -> None:
+    _same(_PARSE_OVERRIDES, 6)

@@ -128,13 +128,18 @@ class JsonOutputParser(BaseTransformOutputParser[Any]):
         self.diff = diff
 
     def parse(self, text: str) -> Any:
+        return self._parse_text(text)
+
+    def _parse_text(self, text: str) -> Any:
         return _parse_json(text)
 
     def _parse_output(self, value: Any) -> Any:
         refusal = value.additional_kwargs.get("refusal") if isinstance(value, BaseMessage) else None
         if refusal:  # OpenAI's structured outputs: the model declined, there is no JSON
             raise OutputParserException(f"the model refused to answer: {refusal}", llm_output="")
-        return self.parse(text_of(value))
+        # as LangChain's JSON parsers: invoke / parse_result read the reply themselves, so
+        # a subclass's own parse() serves direct calls only (not invoke, not a chain)
+        return self._parse_text(text_of(value))
 
     def _progress(self) -> StreamProgress:
         return _JsonDiffProgress(self) if self.diff else _JsonProgress(self)
@@ -219,7 +224,7 @@ class PydanticOutputParser(JsonOutputParser):
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return schema_json(self.pydantic_object)  # an instance of the model
 
-    def parse(self, text: str) -> Any:
+    def _parse_text(self, text: str) -> Any:
         return self._validated(_parse_json(text), text)
 
     def _validated(self, value: Any, text: str) -> Any:
@@ -263,9 +268,9 @@ class _JsonProgress(StreamProgress):
 
     def finish(self) -> Any:
         if self.model is not None:
-            return self.parser.parse(self.text)  # the whole output must validate
+            return self.parser._parse_text(self.text)  # the whole output must validate
         if self.text and self.last is NOT_YET:
-            self.parser.parse(self.text)  # nothing ever parsed: raise the full error
+            self.parser._parse_text(self.text)  # nothing ever parsed: raise the full error
         return NOT_YET
 
 
@@ -349,8 +354,13 @@ class StructuredOutputParser(JsonOutputParser):
             return block
         return f"Reply with one JSON object in a ```json code block, with these keys:\n\n{block}"
 
+    def _parse_text(self, text: str) -> Any:
+        # LangChain's StructuredOutputParser reads a reply with its parse(), so a
+        # subclass's own parse() is what invoke uses
+        return self.parse(text)
+
     def parse(self, text: str) -> Any:
-        value = super().parse(text)
+        value = _parse_json(text)
         if not isinstance(value, dict):
             raise OutputParserException(
                 f"expected a JSON object, got {type(value).__name__}: {excerpt(text)!r}",
