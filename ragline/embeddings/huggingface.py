@@ -610,12 +610,19 @@ class HuggingFaceBgeEmbeddings(HuggingFaceEmbeddings):
     @property
     def embedding_identity(self) -> dict[str, Any]:
         """The model's identity (:attr:`SentenceTransformerEmbeddings.embedding_identity`)
-        with the instructions, where non-empty: a store embedded with one instruction is
-        not searched with vectors made with another."""
+        with the instructions that are not BGE's defaults: a store embedded with one
+        instruction is not searched with vectors made with another.
+
+        BGE's own query instruction for the model (English, or Chinese for a ``-zh``
+        model) is left out, as an unset prompt is, so identities recorded before the
+        instructions were (BGE with its defaults) still match.
+        """
+        default = BGE_QUERY_INSTRUCTION_ZH if "-zh" in self.model_name else BGE_QUERY_INSTRUCTION_EN
+        query_instruction = "" if self.query_instruction == default else self.query_instruction
         return {
             **super().embedding_identity,
             **_set_only(
-                query_instruction=self.query_instruction,
+                query_instruction=query_instruction,
                 embed_instruction=self.embed_instruction,
             ),
         }

@@ -94,17 +94,24 @@ def test_the_same_prompts_are_the_same_identity() -> None:
     check_same_vectors(prompted, {**prompted, "backend": "onnx"})  # no error
 
 
-def test_bge_records_its_default_query_instruction() -> None:
-    """BGE's English query instruction is always there; the empty embed instruction is not."""
+def test_bge_records_its_instructions_where_they_are_not_bges_defaults() -> None:
+    """BGE's own query instruction is left out (identities recorded before instructions
+    were still match); another query instruction and a document instruction are in."""
     folder = str(_packaged_folder())
     bge = HuggingFaceBgeEmbeddings(folder, model_kwargs={"device": "cpu"})
-    assert bge.embedding_identity == {**_minilm_identity(folder), "query_instruction": BGE_EN}
+    assert bge.query_instruction == BGE_EN
+    assert bge.embedding_identity == _minilm_identity(folder)
+    asking = HuggingFaceBgeEmbeddings(
+        folder, query_instruction="Find: ", model_kwargs={"device": "cpu"}
+    )
+    assert asking.embedding_identity == {**_minilm_identity(folder), "query_instruction": "Find: "}
+    with pytest.raises(ConfigurationError, match="they differ in query_instruction"):
+        check_same_vectors(asking.embedding_identity, bge.embedding_identity)
     documents = HuggingFaceBgeEmbeddings(
         folder, embed_instruction="passage: ", model_kwargs={"device": "cpu"}
     )
     assert documents.embedding_identity == {
         **_minilm_identity(folder),
-        "query_instruction": BGE_EN,
         "embed_instruction": "passage: ",
     }
     with pytest.raises(ConfigurationError, match="they differ in embed_instruction"):
