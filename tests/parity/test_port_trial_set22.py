@@ -291,3 +291,36 @@ print(checked.invoke("plain"), checked.parse("plain"))
 
 def test_json_parsers_read_a_reply_without_a_subclass_parse() -> None:
     _same(_PARSE_OVERRIDES, 6)
+
+
+# retry_batch_return_exceptions: LangChain's RunnableRetry.batch(..., return_exceptions=True)
+# retries the failed inputs together and can give an input that failed every attempt
+# another input's result (LangChain issue 35475). ragline keeps each input's own outcome:
+# a documented difference (docs/differences-from-langchain.md, "Events and runs").
+_RETRY_BATCH = """
+from langchain_core.runnables import RunnableLambda
+
+seen = {}
+
+
+def step(x):
+    seen[x] = seen.get(x, 0) + 1
+    if x == "ok" or (x == "retry_then_ok" and seen[x] > 1):
+        return f"{x}-result"
+    raise ValueError(x)
+
+
+chain = RunnableLambda(step).with_retry(stop_after_attempt=2, wait_exponential_jitter=False)
+print(chain.batch(["ok", "retry_then_ok", "always_fail"], return_exceptions=True))
+print(sorted(seen.items()))
+"""
+
+
+def test_a_retry_batch_keeps_each_inputs_outcome_where_langchain_mixes_them() -> None:
+    calls = "[('always_fail', 2), ('ok', 1), ('retry_then_ok', 2)]\n"
+    assert _printed(_RETRY_BATCH) == (
+        "['ok-result', 'retry_then_ok-result', 'retry_then_ok-result']\n" + calls
+    )
+    assert _printed(_ported(_RETRY_BATCH)) == (
+        "['ok-result', 'retry_then_ok-result', ValueError('always_fail')]\n" + calls
+    )
