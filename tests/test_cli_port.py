@@ -120,6 +120,7 @@ def test_names_it_cannot_map_are_reported_with_the_reason_and_kept(tmp_path, cap
         from langchain_core.tracers.langchain import LangChainTracer
         import langchain_core
         from langchain_core.documents import Document
+        print(langchain_core.__version__)
         """
     )
     path = write_project(tmp_path, {"app.py": source}) / "app.py"
@@ -132,6 +133,7 @@ def test_names_it_cannot_map_are_reported_with_the_reason_and_kept(tmp_path, cap
         from langchain_core.tracers.langchain import LangChainTracer
         import langchain_core
         from ragline.core import Document
+        print(langchain_core.__version__)
         """
     )
     err = capsys.readouterr().err.splitlines()
@@ -441,3 +443,32 @@ def test_a_star_import_of_a_module_ragline_holds_in_one_place_keeps_what_it_lack
         "1: cannot map langchain_core.tools.BaseToolkit: ragline lacks it",
         "1: cannot map langchain_core.tools.ToolsRenderer: ragline lacks it",
     ]
+
+
+def test_an_unused_plain_langchain_import_is_dropped_and_a_block_keeps_a_statement():
+    source = textwrap.dedent(
+        """\
+        import os, langchain
+        try:
+            import langchain_classic
+        except ImportError:
+            pass
+        import langchain.chains; x = 1  # note
+        import langchain_core  # why
+        print(os.sep, x)
+        """
+    )
+    ported = port_source(source)
+    assert ported.unmapped == []
+    assert ported.source == textwrap.dedent(
+        """\
+        import os
+        try:
+            pass  # ragline port: an unused LangChain import was dropped
+        except ImportError:
+            pass
+        pass; x = 1  # note
+        pass  # ragline port: an unused LangChain import was dropped  # why
+        print(os.sep, x)
+        """
+    )

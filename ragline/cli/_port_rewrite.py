@@ -25,6 +25,9 @@ LANGCHAIN_ROOTS = (
     "langserve",
 )
 MAX_LINE = 100
+# What stands for an import statement whose LangChain modules the program never reads
+# (a statement, so that an indented block keeps one).
+DROPPED = "pass  # ragline port: an unused LangChain import was dropped"
 COMPOSE_LINE = (
     "import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains\n"
 )
@@ -141,6 +144,8 @@ class _Statement:
             # One ragline module for every name: only the module changes, so the
             # names' layout and comments stay as written.
             return _FROM_MODULE.sub(f"from {self.parts[0][0]} import", original, count=1)
+        if not self.plain and not self.parts:  # only unused LangChain imports: dropped
+            return DROPPED
         multiline = "\n" in original
         lines = [f"import {', '.join(self.plain)}"] if self.plain else []
         for module, names in self.parts:
@@ -189,11 +194,17 @@ def _listed_in_all(tree: ast.Module) -> set[str]:
     return listed
 
 
-def _port_import(node: ast.Import, read: dict[str, set[str]], out: PortResult) -> _Statement:
+def _port_import(
+    node: ast.Import, read: dict[str, set[str]], names: set[str], out: PortResult
+) -> _Statement:
     statement = _Statement(node)
     for alias in node.names:
         if not is_langchain(alias.name):
             statement.plain.append(_alias(alias.name, alias.asname))
+            continue
+        if alias.asname is None and alias.name.split(".", 1)[0] not in names:
+            # `import langchain` that nothing reads: only loads LangChain, so it goes
+            statement.mapped += 1
             continue
         if alias.asname is None:
             out.unmapped.append(
@@ -309,7 +320,7 @@ def port_source(source: str) -> PortResult:
         if isinstance(node, ast.Import):
             if not any(is_langchain(alias.name) for alias in node.names):
                 continue
-            statement = _port_import(node, read, out)
+            statement = _port_import(node, read, names, out)
         elif isinstance(node, ast.ImportFrom):
             if node.level or not node.module or not is_langchain(node.module):
                 continue
@@ -325,6 +336,9 @@ def port_source(source: str) -> PortResult:
         end = starts[node.end_lineno - 1] + node.end_col_offset
         indent = data[starts[node.lineno - 1] : begin].decode("utf-8")
         text = statement.render(data[begin:end].decode("utf-8"), indent)
+        after = data[end : starts[node.end_lineno]].strip()
+        if text == DROPPED and after and not after.startswith(b"#"):
+            text = "pass"  # more code follows on the line (after `;`): no comment
         if text.encode("utf-8") != data[begin:end]:
             edits.append((begin, end, text.encode("utf-8")))
     out.changed = len(edits)

@@ -77,3 +77,34 @@ def test_vectorstore_index_creator_loads_splits_stores_and_answers_as_langchains
     assert langchain_printed.splitlines()[0] == "VectorStoreIndexWrapper FAISS 3"
     assert langchain_printed.splitlines()[-1] == "a model is needed"
     assert _printed(ported) == langchain_printed
+
+
+# harshvardhan_xkcd_faiss_merge_loop: `import langchain` at the top of a script that
+# imports every name it uses from the submodules, and never reads `langchain.` itself.
+# ragline port kept the import and reported it unmapped, so the ported script still
+# loaded LangChain; an unused LangChain import now goes.
+_UNUSED_PLAIN_IMPORT = """
+import langchain_classic
+from langchain_community.vectorstores import FAISS
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+main = FAISS.from_texts(["index"], DeterministicFakeEmbedding(size=8), ids=["main"])
+for i, text in enumerate(["tables", "standards"]):
+    add = FAISS.from_texts([text], DeterministicFakeEmbedding(size=8), ids=[f"comic_{i}"])
+    main.merge_from(add)
+    print("comic " + str(i + 1) + "complete")
+print(main.docstore._dict)
+"""
+
+
+def test_an_unused_plain_langchain_import_is_dropped_by_port() -> None:
+    ported = _ported(_UNUSED_PLAIN_IMPORT)
+    assert ported.startswith(
+        "\npass  # ragline port: an unused LangChain import was dropped\n"
+        "from ragline.vectorstores import FAISS\n"
+    )
+    langchain_printed = _printed(_UNUSED_PLAIN_IMPORT)
+    assert "'comic_1': Document(id='comic_1', metadata={}, page_content='standards')" in (
+        langchain_printed
+    )
+    assert _printed(ported) == langchain_printed
