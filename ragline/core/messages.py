@@ -755,6 +755,9 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
             self.tool_calls, self.invalid_tool_calls = _parse_tool_call_chunks(
                 self.tool_call_chunks
             )
+        elif self.tool_calls or self.invalid_tool_calls:
+            # calls given whole: each is also a piece (index None), as LangChain's chunk has
+            self.tool_call_chunks = _whole_call_chunks(self.tool_calls, self.invalid_tool_calls)
 
     def _merged_fields(self, other: Any) -> dict[str, Any]:
         merged = super()._merged_fields(other)
@@ -987,6 +990,29 @@ def _merge_tool_call_chunks(
         if target.get("id") is None:
             target["id"] = chunk.get("id")
     return cast(list[ToolCallChunk], merged)
+
+
+def _whole_call_chunks(
+    tool_calls: Sequence[ToolCall], invalid_tool_calls: Sequence[InvalidToolCall]
+) -> list[ToolCallChunk]:
+    """Whole tool calls as pieces: arguments as JSON text (invalid ones as given), no index."""
+    pieces: list[ToolCallChunk] = []
+    for call in tool_calls:
+        try:
+            args = json.dumps(call["args"])
+        except TypeError as err:
+            raise InvalidInputError(
+                f"tool call {call.get('name')!r} has arguments that are not JSON: {err}"
+            ) from err
+        pieces.append(_whole_piece(call.get("name"), args, call.get("id")))
+    for invalid in invalid_tool_calls:
+        pieces.append(_whole_piece(invalid.get("name"), invalid.get("args"), invalid.get("id")))
+    return pieces
+
+
+def _whole_piece(name: Any, args: Any, call_id: Any) -> ToolCallChunk:
+    piece = {"name": name, "args": args, "id": call_id, "index": None, "type": "tool_call_chunk"}
+    return cast(ToolCallChunk, piece)
 
 
 def _parse_tool_call_chunks(

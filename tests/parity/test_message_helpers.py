@@ -131,6 +131,42 @@ def test_tool_call_chunks_assemble_into_tool_calls() -> None:
     assert ours["usage"] == {"input_tokens": 1, "output_tokens": 6, "total_tokens": 7}
 
 
+def test_a_chunk_given_whole_tool_calls_has_them_as_pieces() -> None:
+    """AIMessageChunk(tool_calls=..., invalid_tool_calls=...) without pieces: LangChain's
+    chunk also lists each call as a piece (arguments as JSON text, no index), so the
+    printed chunk and a sum with streamed pieces hold them (port trial set 24, noticed)."""
+
+    def run(m: Any) -> Any:
+        whole = m.AIMessageChunk(
+            content="",
+            tool_calls=[{"name": "f", "args": {"q": "é", "n": [1, 2]}, "id": "c1"}],
+            invalid_tool_calls=[{"name": "g", "args": "{bad", "id": "c2", "error": None}],
+        )
+        streamed = m.AIMessageChunk(
+            content="", tool_call_chunks=[{"name": "h", "args": '{"a": 1}', "id": "c3", "index": 0}]
+        )
+        total = whole + streamed
+        return {
+            "repr": repr(whole),
+            "pieces": whole.tool_call_chunks,
+            "calls": whole.tool_calls,
+            "sum_calls": total.tool_calls,
+            "sum_invalid": total.invalid_tool_calls,
+            "sum_pieces": total.tool_call_chunks,
+            "no_calls": m.AIMessageChunk(content="x").tool_call_chunks,
+        }
+
+    theirs, ours = both(run)
+    assert ours == theirs
+    assert ours["pieces"][0] == {
+        "name": "f",
+        "args": '{"q": "\\u00e9", "n": [1, 2]}',
+        "id": "c1",
+        "index": None,
+        "type": "tool_call_chunk",
+    }
+
+
 def _conversation(m: Any) -> list[Any]:
     return [
         m.SystemMessage(content="s"),
