@@ -324,3 +324,23 @@ def test_a_retry_batch_keeps_each_inputs_outcome_where_langchain_mixes_them() ->
     assert _printed(_ported(_RETRY_BATCH)) == (
         "['ok-result', 'retry_then_ok-result', ValueError('always_fail')]\n" + calls
     )
+
+
+# structured_parser_only_json_instructions: get_format_instructions(only_json=True) of
+# LangChain's StructuredOutputParser starts with a newline (printed: a blank line before
+# the block); ragline's began with the fence. The sentence of the full instructions is
+# ragline's own wording, so only the JSON-only form is compared.
+_ONLY_JSON = """
+from langchain_classic.output_parsers import ResponseSchema, StructuredOutputParser
+
+parser = StructuredOutputParser.from_response_schemas([
+    ResponseSchema(name="foo", description="a list of strings", type="List[string]"),
+    ResponseSchema(name="bar", description="a string"),
+])
+print(repr(parser.get_format_instructions(only_json=True)))
+print(parser.get_format_instructions(only_json=True))
+"""
+
+
+def test_the_json_only_format_instructions_print_as_langchains() -> None:
+    _same(_ONLY_JSON, 8)

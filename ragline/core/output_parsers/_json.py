@@ -345,13 +345,13 @@ class StructuredOutputParser(JsonOutputParser):
 
     def get_format_instructions(self, only_json: bool = False) -> str:
         """Ask for a ```json block with one line per expected key (``only_json``: the
-        block alone, without the sentence before it)."""
+        block alone, without the sentence before it, after a newline as LangChain's)."""
         lines = "\n".join(
             f'\t"{s.name}": {s.type}  // {s.description}' for s in self.response_schemas
         )
         block = f"```json\n{{\n{lines}\n}}\n```"
         if only_json:
-            return block
+            return f"\n{block}"
         return f"Reply with one JSON object in a ```json code block, with these keys:\n\n{block}"
 
     def _parse_text(self, text: str) -> Any:
