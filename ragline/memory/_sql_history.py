@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from ragline.core import BaseMessage, InvalidInputError
+from ragline.core import BaseMessage, ConfigurationError, InvalidInputError
 from ragline.core._sqlite import SQLiteDatabase, check_identifier, database_path
 from ragline.core.chat_history import BaseChatMessageHistory, check_messages
 from ragline.memory._codec import check_session_id, decode_items, encode_messages
@@ -41,7 +41,8 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
         InvalidInputError: an empty or non-string ``session_id``, or one holding a lone
             surrogate.
         ConfigurationError: no database, a non-SQLite URL, or a table or column name
-            that is not a plain SQL name.
+            that is not a plain SQL name; a database URL as the second argument with a
+            ``session_id_field_name`` (older LangChain's third argument was the table).
 
     Example:
         >>> history = SQLChatMessageHistory("user-1", connection="sqlite:///:memory:")
@@ -61,6 +62,16 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
     ) -> None:
         if connection is None and connection_string is None and _is_database_url(table_name):
             # SQLChatMessageHistory(session_id, "sqlite:///chat.db"), older LangChain's form
+            if session_id_field_name != "session_id":
+                # older LangChain's third argument was the table, this one's is the session
+                # column: (session_id, url, "chats") would write table message_store
+                raise ConfigurationError(
+                    f"a database URL as the second argument (older LangChain's "
+                    f"connection_string) with session_id_field_name="
+                    f"{session_id_field_name!r} is ambiguous (the third argument was the "
+                    f"table there); give connection=, table_name= and "
+                    f"session_id_field_name= by keyword"
+                )
             connection_string, table_name = table_name, "message_store"
         location = connection if connection is not None else connection_string
         url = getattr(location, "url", None)  # a SQLAlchemy Engine, as LangChain takes

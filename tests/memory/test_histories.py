@@ -533,3 +533,25 @@ def test_older_langchains_positional_connection_string_still_opens_the_database(
     assert SQLChatMessageHistory("s", connection_string=url).messages == [HumanMessage("kept")]
     with pytest.raises(ConfigurationError, match="table_name must be a plain SQL name"):
         SQLChatMessageHistory("s", url, connection=url)  # a URL as the table, with a database
+
+
+def test_older_langchains_positional_url_and_table_are_refused_not_misread(
+    tmp_path: Path,
+) -> None:
+    # older LangChain's (session_id, connection_string, table_name): the third argument was
+    # the table; here it is session_id_field_name, so it wrote table message_store with a
+    # session column named "chats" (the table the user named was dropped)
+    url = f"sqlite:///{tmp_path / 'chat.db'}"
+    with pytest.raises(ConfigurationError, match="ambiguous"):
+        SQLChatMessageHistory("s", url, "chats")
+    with pytest.raises(ConfigurationError, match="ambiguous"):
+        SQLChatMessageHistory("s", url, session_id_field_name="sid")
+    assert not (tmp_path / "chat.db").exists()  # nothing was created
+    history = SQLChatMessageHistory(
+        "s", connection=url, table_name="chats", session_id_field_name="sid"
+    )
+    history.add_user_message("kept")
+    tables = sqlite3.connect(tmp_path / "chat.db").execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'"
+    )
+    assert [row[0] for row in tables] == ["chats"]
