@@ -222,8 +222,10 @@ class DeterministicFakeEmbedding(Embeddings):
     neither unit length nor alike for texts that share words; for a test double with
     word overlap use :class:`HashingEmbeddings`.
 
-    ``embed_documents`` / ``embed_query`` give the float64 draws; the array methods give
-    the same draws as float32, as every ragline embedding's arrays are.
+    ``embed_documents`` / ``embed_query`` give the draws as numpy float64 numbers (a
+    ``float`` subclass) in a list, as LangChain's do, so a printed vector reads
+    ``[np.float64(...), ...]`` in both; the array methods give the same draws as float32,
+    as every ragline embedding's arrays are.
 
     Args:
         size: length of every vector (> 0).
@@ -256,11 +258,11 @@ class DeterministicFakeEmbedding(Embeddings):
         Raises:
             InvalidInputError: a text is not a string.
         """
-        return [self._draws(text).tolist() for text in check_texts(texts)]
+        return [list(self._draws(text)) for text in check_texts(texts)]
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (the same vector ``embed_documents`` gives that text)."""
-        return self._draws(check_text(text)).tolist()
+        return list(self._draws(check_text(text)))
 
     @_sync_inline
     async def aembed_documents(self, texts: list[str]) -> list[list[float]]:

@@ -113,3 +113,27 @@ def test_a_directorys_own_files_load_before_its_subdirectories_as_in_langchain(
         "('data/notes/deep/zeta.txt', 'bottom')]"
     )
     assert _printed(_ported(_DIRECTORY_ORDER)) == langchain_printed
+
+
+# found while checking the cache-backed embedding programs: LangChain's
+# DeterministicFakeEmbedding returns numpy float64 numbers, so a printed vector reads
+# [np.float64(...), ...]; ragline's gave plain floats ([-1.464, ...]). Its FakeEmbeddings
+# already gave numpy numbers.
+_FAKE_VECTOR_NUMBERS = """
+import asyncio
+
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+embeddings = DeterministicFakeEmbedding(size=3)
+vector = embeddings.embed_query("hi")
+print(vector[:2])
+print([round(x, 3) for x in embeddings.embed_documents(["hi", "there"])[1]])
+print(type(asyncio.run(embeddings.aembed_query("hi"))[0]).__name__)
+print(isinstance(vector[0], float), vector == embeddings.embed_documents(["hi"])[0])
+"""
+
+
+def test_deterministic_fake_vectors_print_numpy_numbers_as_in_langchain() -> None:
+    langchain_printed = _printed(_FAKE_VECTOR_NUMBERS)
+    assert langchain_printed.startswith("[np.float64(-1.4640406984632983), ")
+    assert _printed(_ported(_FAKE_VECTOR_NUMBERS)) == langchain_printed
