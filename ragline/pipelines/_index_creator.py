@@ -8,6 +8,7 @@ from typing import Any
 
 from ragline.chains import RetrievalQA, RetrievalQAWithSourcesChain
 from ragline.core import Document, Field, Fields
+from ragline.core.exceptions import UnsupportedMethodError
 from ragline.splitters import RecursiveCharacterTextSplitter
 from ragline.vectorstores import InMemoryVectorStore
 
@@ -31,7 +32,7 @@ def _default_splitter() -> RecursiveCharacterTextSplitter:
 
 def _needs_llm(llm: Any, method: str) -> None:
     if llm is None:
-        raise NotImplementedError(
+        raise UnsupportedMethodError(
             f"VectorStoreIndexWrapper.{method} needs a model to answer with: "
             f"pass llm=... (a chat model or an LLM)"
         )
@@ -47,7 +48,8 @@ class VectorStoreIndexWrapper(Fields):
     its whole output (``question``, ``answer``, ``sources``).
 
     Raises:
-        NotImplementedError: no ``llm`` was given (LangChain's exception type).
+        UnsupportedMethodError: no ``llm`` was given (a ``NotImplementedError``, printed
+            as one: LangChain's exception type).
 
     Example:
         >>> from ragline.core import FakeListLLM
