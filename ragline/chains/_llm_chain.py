@@ -54,7 +54,9 @@ class LLMChain(Chain):
         prompt: formats the inputs (its variables are the chain's input keys).
         llm: the model (a chat model, an LLM, or a Runnable taking a prompt value).
         output_key: the output key of the text.
-        output_parser: parses the text (``parse(text)``); None keeps the text.
+        output_parser: parses each input's generations (``parse_result``, as
+            LangChain's chain; ``parse(text)`` for a parser without it); None keeps the
+            text.
         return_final_only: False adds ``"full_generation"`` (the generations).
         llm_kwargs: options passed to every model call (``{"stop": [...]}`` ...).
         memory, callbacks, verbose, tags, metadata: as for every ``Chain``.
