@@ -18,11 +18,6 @@ vectors of given labels) and keeps three promises:
 * **Deleting really deletes.** Where faiss can remove (Flat, IVF ...) the vectors are
   removed. Where it cannot (HNSW), the labels are *masked*: an ID selector excludes
   them from every search, and :meth:`LabeledIndex.rebuild` drops them for good.
-* **A Flat index that is read scans an aligned copy.** Once it has answered
-  ``_placement.PLACE_AFTER`` searches since its last change, its vectors move to a
-  64-byte (from 2 MiB up: huge-page) aligned buffer, which scans a few percent faster
-  than where faiss's heap put them; they go back to faiss before any add or remove
-  (:meth:`LabeledIndex._own_vectors`), since faiss cannot resize them there.
 * **Training waits for data.** An index that must be trained (IVF, PQ ...) is trained
   once ``train_size`` vectors exist; until then vectors live in an exact flat index, so
   a young store already answers exactly.
@@ -43,7 +38,6 @@ import numpy as np
 
 from ragline.core import ConfigurationError
 from ragline.core._optional import require
-from ragline.vectorstores.faiss import _placement
 from ragline.vectorstores.faiss._vectors import VectorFile
 
 __all__ = ["IndexOptions", "LabeledIndex", "Snapshot", "faiss_module", "read_flags"]
@@ -67,9 +61,6 @@ class _Native:
     pointer: Any = None  # swig_ptr(array): the array's data for a C call
     norm_squared: Any = None  # fvec_norm_L2sqr(pointer, d) -> float
     normalize: Any = None  # fvec_renorm_L2(d, n, pointer): rows to unit length in place
-    # IndexIDMap_search(index, n, x, k, distances, labels, params): the C search of an
-    # IndexIDMap2 (its ``search_c`` is a Python method around it), None if not found
-    id_map_search: Any = None
 
 
 native = _Native()
@@ -87,7 +78,6 @@ def faiss_module() -> Any:
         native.pointer = _swig_ptr
         native.norm_squared = getattr(c_module, "fvec_norm_L2sqr", None) or faiss.fvec_norm_L2sqr
         native.normalize = getattr(c_module, "fvec_renorm_L2", None) or faiss.fvec_renorm_L2
-        native.id_map_search = getattr(c_module, "IndexIDMap_search", None)
         _faiss = faiss
     return _faiss
 
@@ -209,11 +199,6 @@ class LabeledIndex:
         self._hnsw_cache: tuple[Any, Any] | None = None
         self._bitmap_cache: tuple[np.ndarray, int, Any] | None = None
         self._mapped = False  # inverted lists memory-mapped from a file (read-only)
-        # a Flat index's vectors move to an aligned buffer once it has answered this
-        # many searches since its last change (see _placement; None: never)
-        self._place_in: int | None = (
-            _placement.PLACE_AFTER if flat and _placement.can_place(faiss) else None
-        )
         # the background checksum of the file this index was read from, until it matched
         # (see _files.LateChecksum): called with wait=, True once checked, raises if not
         self.pending_check: Any = None
@@ -328,7 +313,6 @@ class LabeledIndex:
             self._train_and_move(vectors, labels)
         else:
             self._writable()
-            self._own_vectors()
             before = self.index.ntotal
             try:
                 self.index.add_with_ids(vectors, labels)
@@ -382,7 +366,6 @@ class LabeledIndex:
         if not len(labels):
             return
         self._writable()
-        self._own_vectors()
         if self.removable or not self.trained:
             self.index.remove_ids(labels)
         else:
@@ -505,8 +488,6 @@ class LabeledIndex:
         return self.index.search(queries, k, params=params)
 
     def _search_direct(self, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-        if self._place_in is not None:
-            self._count_search()
         # faiss's Python wrapper re-checks what the store already checked (float32,
         # C-contiguous, dimension d): calling the C++ search directly saves microseconds
         # on every single query
@@ -520,34 +501,8 @@ class LabeledIndex:
         scores = np.empty((count, k), dtype=np.float32)
         labels = np.empty((count, k), dtype=np.int64)
         pointer = _swig_ptr  # set: building this index imported faiss
-        x, distances, found = pointer(queries), pointer(scores), pointer(labels)
-        index = self.index
-        if native.id_map_search is not None and type(index) is _faiss.IndexIDMap2:
-            native.id_map_search(index, count, x, k, distances, found, None)
-        else:  # a trained IVF index (not wrapped), or a faiss without that C function
-            index.search_c(count, x, k, distances, found, None)
+        self.index.search_c(count, pointer(queries), k, pointer(scores), pointer(labels), None)
         return scores, labels
-
-    def _count_search(self) -> None:
-        assert self._place_in is not None
-        self._place_in -= 1
-        if self._place_in == 0:
-            self._place_in = None  # placed (or too small to): counted again after a change
-            _placement.place(faiss_module(), self.index, self._flat_of_index())
-
-    def _own_vectors(self) -> None:
-        """Give a placed Flat index's vectors back to faiss, which can then change them
-        (before any add or remove), and count searches towards the next placement
-        from zero."""
-        if self.kind != "flat":
-            return
-        if _placement.is_placed(self.index):
-            _placement.own(faiss_module(), self.index, self._flat_of_index())
-        if _placement.can_place(faiss_module()):
-            self._place_in = _placement.PLACE_AFTER
-
-    def _flat_of_index(self) -> Any:
-        return faiss_module().downcast_index(self.index.index)  # IndexIDMap2's IndexFlat
 
     def exact(
         self, queries: np.ndarray, k: int, allowed: np.ndarray

@@ -330,9 +330,7 @@ class FAISS(VectorStore):
 
     @property
     def index(self) -> Any:
-        """The live faiss index (``None`` before the first add); read it, don't write it
-        (a Flat index that has been searched a while scans vectors faiss cannot resize:
-        an add or remove on it aborts the process; see ``faiss/_placement.py``)."""
+        """The live faiss index (``None`` before the first add); read it, don't write it."""
         index = self._index
         return None if index is None else index.index
 
