@@ -24,6 +24,7 @@ from ragline.core import (
     ToolMessage,
     ToolValidationError,
 )
+from ragline.core.exceptions import InvalidDocstringError
 from ragline.tools import (
     InjectedToolArg,
     StructuredTool,
@@ -97,6 +98,26 @@ def test_parse_docstring_describes_the_arguments():
         def bad(query: str) -> str:
             """No args section."""
             return query
+
+
+def test_parse_docstring_refuses_a_function_without_a_docstring() -> None:
+    # LangChain's @tool(parse_docstring=True) raises ValueError for a function with no
+    # docstring, arguments or not; ragline made a tool with description '' (a plain
+    # @tool refuses one without a description)
+    def no_arguments() -> int:
+        return 1
+
+    def one_argument(x: int) -> int:
+        return x
+
+    for function in (no_arguments, one_argument):
+        with pytest.raises(InvalidDocstringError, match="has no docstring to parse") as err:
+            tool(parse_docstring=True)(function)
+        assert isinstance(err.value, InvalidInputError)
+    lenient = StructuredTool.from_function(
+        no_arguments, description="One.", parse_docstring=True
+    )  # error_on_invalid_docstring=False there: as before
+    assert lenient.description == "One."
 
 
 def test_a_pydantic_args_schema_replaces_the_inferred_one():

@@ -315,9 +315,10 @@ def parse_google_docstring(
     Args:
         docstring: the docstring (already dedented, as ``inspect.getdoc`` returns it).
         parameters: the function's parameter names.
-        strict: raise when the function takes arguments and the docstring has no
-            ``Args:`` block (a blank line, then ``Args:``, as LangChain requires), or
-            when it describes an argument the function does not take.
+        strict: raise when there is no docstring, when the function takes arguments
+            and the docstring has no ``Args:`` block (a blank line, then ``Args:``, as
+            LangChain requires), or when it describes an argument the function does not
+            take.
 
     Raises:
         InvalidDocstringError: with ``strict``, as above (an ``InvalidInputError``, printed
@@ -354,6 +355,11 @@ def parse_google_docstring(
         elif current is not None:
             arguments[current] = f"{arguments[current]} {line}".strip()
     if strict:
+        if not docstring:  # LangChain refuses a missing docstring too, arguments or not
+            raise InvalidDocstringError(
+                "the function has no docstring to parse; write one (with an 'Args:' block "
+                "for its arguments) or pass parse_docstring=False"
+            )
         # LangChain's rule: a function that takes arguments needs an "Args:" block of its
         # own, after a blank line that ends the description (an "Args:" heading right
         # under the description, or "Parameters:", is refused as LangChain refuses it)
