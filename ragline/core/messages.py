@@ -1165,6 +1165,8 @@ def convert_to_messages(messages: Iterable[MessageLike]) -> list[BaseMessage]:
     """
     if isinstance(messages, (str, BaseMessage)):
         messages = [messages]
+    elif callable(to_messages := getattr(messages, "to_messages", None)):
+        messages = to_messages()  # a prompt value: its messages, as LangChain's
     converted: list[BaseMessage] = []
     for item in messages:
         if isinstance(item, BaseMessage):

@@ -344,3 +344,19 @@ print(parser.get_format_instructions(only_json=True))
 
 def test_the_json_only_format_instructions_print_as_langchains() -> None:
     _same(_ONLY_JSON, 8)
+
+
+# (noticed with merge_message_runs_lcel_system_chain) convert_to_messages itself refused a
+# prompt value (TypeError: not iterable); LangChain's returns its messages.
+_CONVERT_PROMPT_VALUE = """
+from langchain_core.messages import convert_to_messages
+from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
+
+chat = ChatPromptTemplate.from_messages([("system", "Be {tone}."), ("human", "{q}")])
+print(convert_to_messages(chat.invoke({"tone": "brief", "q": "hi"})))
+print(convert_to_messages(PromptTemplate.from_template("Say {x}").invoke({"x": "yes"})))
+"""
+
+
+def test_convert_to_messages_takes_a_prompt_value() -> None:
+    _same(_CONVERT_PROMPT_VALUE, 2)
