@@ -36,6 +36,8 @@ from ragline.vectorstores.utils import (
 __all__ = ["SearchHit", "StorePrimitives"]
 
 _NO_VECTORS = np.empty((0, 0), dtype=np.float32)  # a query with no candidate: MMR picks none
+# the native scores where higher is more similar (the others are distances)
+_SIMILARITY_KINDS = frozenset({"cosine_similarity", "inner_product"})
 _first = itemgetter(0)  # a SearchHit's document
 
 
@@ -286,6 +288,8 @@ class StorePrimitives(ABC):
         if len(hits) != len(queries):
             self._check_hit_lists(queries, hits)  # raises, naming the backend
         k, out = plan.k, self._score_out
+        if plan.native_threshold is not None:
+            return self._finish_below_threshold(hits, plan, scores)
         if not plan.to_relevance:  # the plain path: no array round trip, one list per query
             if scores:  # loops, not comprehensions: a traced search takes this branch
                 # once per call, after a model's forward pass evicted the caches, where
@@ -312,6 +316,30 @@ class StorePrimitives(ABC):
             if threshold is not None:
                 pairs = [pair for pair in pairs if pair[1] >= threshold]
             results.append(pairs if scores else [doc for doc, _ in pairs])
+        return results
+
+    def _finish_below_threshold(
+        self, hits: list[list[SearchHit]], plan: SearchPlan, scores: bool
+    ) -> list[list[Any]]:
+        """The first k hits whose native score passes ``plan.native_threshold`` (LangChain
+        FAISS's ``score_threshold`` of a similarity search): at least it for a
+        similarity, at most it for a distance."""
+        threshold = plan.native_threshold
+        assert threshold is not None
+        higher_is_better = self.score_kind in _SIMILARITY_KINDS
+        out = self._score_out
+        results: list[list[Any]] = []
+        for found in hits:
+            kept = [
+                (hit.document, out(hit.score))
+                for hit in found[: plan.k]
+                if (
+                    float(hit.score) >= threshold
+                    if higher_is_better
+                    else float(hit.score) <= threshold
+                )
+            ]
+            results.append(kept if scores else [doc for doc, _ in kept])
         return results
 
     # ------------------------------------------------------------------ embedding helpers

@@ -34,6 +34,7 @@ class SearchMethods(StorePrimitives):
         filter: Mapping[str, Any] | None = None,
         *,
         fetch_k: int | None = None,
+        score_threshold: float | None = None,
     ) -> list[Document]:
         """Return the ``k`` documents most similar to ``query``, best first.
 
@@ -47,16 +48,22 @@ class SearchMethods(StorePrimitives):
                 ragline filters inside the search and still returns k whenever k
                 match, with a ``UserWarning`` when that includes documents outside the
                 ``fetch_k`` nearest (where LangChain would have returned fewer).
+            score_threshold: LangChain's FAISS option: keep only documents whose native
+                score (see :meth:`similarity_search_with_score`) is at least it for a
+                similarity (cosine similarity, inner product) or at most it for a
+                distance (L2, cosine distance). Not a relevance: for that, use
+                :meth:`similarity_search_with_relevance_scores`.
 
         Raises:
-            InvalidInputError: k < 1; FilterError: a bad filter.
+            InvalidInputError: k < 1 or a score_threshold that is no finite number;
+                FilterError: a bad filter.
 
         Example:
             >>> found = store.similarity_search("purring cats", k=2, filter={"topic": "pets"})
             >>> [doc.id for doc in found]
             ['cats', 'dogs']
         """
-        plan = SearchPlan.similarity(k, filter, fetch_k)
+        plan = SearchPlan.similarity(k, filter, fetch_k, score_threshold)
         return self._search_texts([query], plan, scores=False)[0]
 
     async def asimilarity_search(
@@ -66,9 +73,10 @@ class SearchMethods(StorePrimitives):
         filter: Mapping[str, Any] | None = None,
         *,
         fetch_k: int | None = None,
+        score_threshold: float | None = None,
     ) -> list[Document]:
         """Async :meth:`similarity_search`."""
-        plan = SearchPlan.similarity(k, filter, fetch_k)
+        plan = SearchPlan.similarity(k, filter, fetch_k, score_threshold)
         return (await self._asearch_texts([query], plan, scores=False))[0]
 
     def similarity_search_with_score(
@@ -78,6 +86,7 @@ class SearchMethods(StorePrimitives):
         filter: Mapping[str, Any] | None = None,
         *,
         fetch_k: int | None = None,
+        score_threshold: float | None = None,
     ) -> list[tuple[Document, float]]:
         """Like :meth:`similarity_search`, with each document's native score.
 
@@ -90,7 +99,7 @@ class SearchMethods(StorePrimitives):
             >>> doc.id, round(score, 2)  # InMemoryVectorStore: cosine similarity
             ('cats', 0.71)
         """
-        plan = SearchPlan.similarity(k, filter, fetch_k)
+        plan = SearchPlan.similarity(k, filter, fetch_k, score_threshold)
         return self._search_texts([query], plan)[0]
 
     async def asimilarity_search_with_score(
@@ -100,9 +109,10 @@ class SearchMethods(StorePrimitives):
         filter: Mapping[str, Any] | None = None,
         *,
         fetch_k: int | None = None,
+        score_threshold: float | None = None,
     ) -> list[tuple[Document, float]]:
         """Async :meth:`similarity_search_with_score`."""
-        plan = SearchPlan.similarity(k, filter, fetch_k)
+        plan = SearchPlan.similarity(k, filter, fetch_k, score_threshold)
         return (await self._asearch_texts([query], plan))[0]
 
     def similarity_search_by_vector(
@@ -112,6 +122,7 @@ class SearchMethods(StorePrimitives):
         filter: Mapping[str, Any] | None = None,
         *,
         fetch_k: int | None = None,
+        score_threshold: float | None = None,
     ) -> list[Document]:
         """Return the ``k`` documents nearest to a query vector, best first.
 
@@ -122,7 +133,7 @@ class SearchMethods(StorePrimitives):
             >>> store.similarity_search_by_vector(embeddings.embed_query("stocks"), k=1)[0].id
             'stocks'
         """
-        plan = SearchPlan.similarity(k, filter, fetch_k)
+        plan = SearchPlan.similarity(k, filter, fetch_k, score_threshold)
         return self._search_vectors(_one_vector(embedding), plan, scores=False)[0]
 
     async def asimilarity_search_by_vector(
@@ -132,9 +143,10 @@ class SearchMethods(StorePrimitives):
         filter: Mapping[str, Any] | None = None,
         *,
         fetch_k: int | None = None,
+        score_threshold: float | None = None,
     ) -> list[Document]:
         """Async :meth:`similarity_search_by_vector`."""
-        plan = SearchPlan.similarity(k, filter, fetch_k)
+        plan = SearchPlan.similarity(k, filter, fetch_k, score_threshold)
         return (await self._asearch_vectors(_one_vector(embedding), plan, scores=False))[0]
 
     def similarity_search_with_score_by_vector(
@@ -144,9 +156,10 @@ class SearchMethods(StorePrimitives):
         filter: Mapping[str, Any] | None = None,
         *,
         fetch_k: int | None = None,
+        score_threshold: float | None = None,
     ) -> list[tuple[Document, float]]:
         """Like :meth:`similarity_search_by_vector`, with each document's native score."""
-        plan = SearchPlan.similarity(k, filter, fetch_k)
+        plan = SearchPlan.similarity(k, filter, fetch_k, score_threshold)
         return self._search_vectors(_one_vector(embedding), plan)[0]
 
     async def asimilarity_search_with_score_by_vector(
@@ -156,9 +169,10 @@ class SearchMethods(StorePrimitives):
         filter: Mapping[str, Any] | None = None,
         *,
         fetch_k: int | None = None,
+        score_threshold: float | None = None,
     ) -> list[tuple[Document, float]]:
         """Async :meth:`similarity_search_with_score_by_vector`."""
-        plan = SearchPlan.similarity(k, filter, fetch_k)
+        plan = SearchPlan.similarity(k, filter, fetch_k, score_threshold)
         return (await self._asearch_vectors(_one_vector(embedding), plan))[0]
 
     def similarity_search_with_relevance_scores(

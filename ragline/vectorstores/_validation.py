@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
+import math
+import numbers
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -48,6 +50,19 @@ def is_flat(metadata: Mapping[str, Any]) -> bool:
     return _SCALAR_TYPES.issuperset(map(type, metadata.values()))
 
 
+def _native_threshold(value: Any) -> float | None:
+    """A similarity search's ``score_threshold`` (a native score): a finite number."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidInputError(
+            f"score_threshold must be a number (a native score), got {type(value).__name__}"
+        )
+    if not math.isfinite(float(value)):
+        raise InvalidInputError(f"score_threshold must be finite, got {value}")
+    return float(value)
+
+
 @dataclass(frozen=True)
 class SearchPlan:
     """A checked search request: what to ask ``_search`` for and how to finish the hits."""
@@ -62,15 +77,34 @@ class SearchPlan:
     # LangChain FAISS's fetch_k of a filtered search: it filters only this many nearest
     # documents. ragline still returns k when k match, and warns when that differs.
     window: int | None = None
+    # LangChain FAISS's score_threshold of a similarity search: a bound on the native
+    # score (a floor for a similarity, a ceiling for a distance), not a relevance.
+    native_threshold: float | None = None
 
     @classmethod
     def similarity(
-        cls, k: int, filter: Mapping[str, Any] | None, fetch_k: int | None = None
+        cls,
+        k: int,
+        filter: Mapping[str, Any] | None,
+        fetch_k: int | None = None,
+        score_threshold: float | None = None,
     ) -> SearchPlan:
-        if filter is None and fetch_k is None and type(k) is int and k >= 1:
+        if (
+            filter is None
+            and fetch_k is None
+            and score_threshold is None
+            and type(k) is int
+            and k >= 1
+        ):
             return _plain_similarity(k)  # the hot path: frozen plans are built once per k
         k = check_positive_int("k", k)
-        return cls(k=k, fetch_k=k, filter=parse_filter(filter), window=_window(fetch_k, filter))
+        return cls(
+            k=k,
+            fetch_k=k,
+            filter=parse_filter(filter),
+            window=_window(fetch_k, filter),
+            native_threshold=_native_threshold(score_threshold),
+        )
 
     @classmethod
     def relevance(

@@ -33,7 +33,7 @@ _DETAILS_EVENT = "on_retriever_details"
 
 # search_type -> the search_kwargs keys it accepts
 SEARCH_KWARGS: dict[str, tuple[str, ...]] = {
-    "similarity": ("k", "filter", "fetch_k"),
+    "similarity": ("k", "filter", "fetch_k", "score_threshold"),
     "similarity_score_threshold": ("k", "filter", "score_threshold", "fetch_k"),
     "mmr": ("k", "fetch_k", "lambda_mult", "filter"),
 }
@@ -307,7 +307,9 @@ def _plan(search_type: str, search_kwargs: dict[str, Any]) -> SearchPlan:
     k = search_kwargs.get("k", 4)
     filter = search_kwargs.get("filter")
     if search_type == "similarity":
-        return SearchPlan.similarity(k, filter, search_kwargs.get("fetch_k"))
+        return SearchPlan.similarity(
+            k, filter, search_kwargs.get("fetch_k"), search_kwargs.get("score_threshold")
+        )
     if search_type == "mmr":
         fetch_k = search_kwargs.get("fetch_k", max(20, k) if isinstance(k, int) else 20)
         return SearchPlan.mmr(k, fetch_k, search_kwargs.get("lambda_mult", 0.5), filter)

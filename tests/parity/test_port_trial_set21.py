@@ -108,3 +108,43 @@ def test_an_unused_plain_langchain_import_is_dropped_by_port() -> None:
         langchain_printed
     )
     assert _printed(ported) == langchain_printed
+
+
+# onerain_max_inner_product_threshold: as_retriever(search_type="similarity",
+# search_kwargs={"score_threshold": 0.5, "k": 3}) on FAISS. LangChain's FAISS reads
+# score_threshold in every similarity search as a bound on its native score (a floor for
+# MAX_INNER_PRODUCT, a ceiling for the Euclidean distance); ragline refused the keyword.
+_NATIVE_THRESHOLD = """
+from langchain_community.vectorstores import FAISS
+from langchain_community.vectorstores.utils import DistanceStrategy
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+texts = ["I like apples", "I like oranges", "Apples and oranges are fruits", "Cars are fast"]
+embedding = DeterministicFakeEmbedding(size=16)
+for strategy, threshold in (
+    (DistanceStrategy.MAX_INNER_PRODUCT, {ip!r}),
+    (DistanceStrategy.EUCLIDEAN_DISTANCE, {l2!r}),
+):
+    store = FAISS.from_texts(texts, embedding, distance_strategy=strategy)
+    scored = store.similarity_search_with_score("apples", k=4)
+    print([(doc.page_content, round(float(score), 4)) for doc, score in scored])
+    retriever = store.as_retriever(
+        search_type="similarity", search_kwargs={{"score_threshold": threshold, "k": 3}}
+    )
+    print([doc.page_content for doc in retriever.invoke("apples")])
+    kept = store.similarity_search_with_score("apples", k=4, score_threshold=threshold)
+    print([(doc.page_content, round(float(score), 4)) for doc, score in kept])
+    found = store.similarity_search("apples", k=1, score_threshold=threshold)
+    print([doc.page_content for doc in found])
+"""
+
+
+def test_a_similarity_search_score_threshold_bounds_faiss_native_scores_as_langchains() -> None:
+    # thresholds between the second and third native scores of each strategy
+    source = _NATIVE_THRESHOLD.format(ip=2.0, l2=35.0)
+    ported = _ported(source)
+    langchain_printed = _printed(source)
+    lines = langchain_printed.splitlines()
+    assert lines[1] == "['Apples and oranges are fruits', 'I like apples']"
+    assert lines[5] == "['Apples and oranges are fruits', 'Cars are fast']"
+    assert _printed(ported) == langchain_printed
