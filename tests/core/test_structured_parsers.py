@@ -247,6 +247,39 @@ def test_output_fixing_parser_asks_the_model_with_instructions_reply_and_error()
     assert len(model.calls) == 1  # a reply that parses needs no model call
 
 
+class _Lines(BaseModel):
+    lines: list[str]
+
+
+class _LineListParser(PydanticOutputParser):
+    """LangChain's old MultiQueryRetriever docs' parser: its own parse(), one item a line."""
+
+    def __init__(self) -> None:
+        super().__init__(pydantic_object=_Lines)
+
+    def parse(self, text: str) -> _Lines:
+        return _Lines(lines=text.strip().split("\n"))
+
+
+def test_fixing_and_retry_parsers_read_with_a_json_subclass_own_parse():
+    # LangChain's OutputFixingParser / RetryOutputParser call the inner parser's parse():
+    # a subclass's own parse() reads "a\nb" and no model is asked. After e4f503c ragline's
+    # JSON parsers read a reply without that parse() (invoke, as LangChain's), and the
+    # wrappers went that way too: the model was asked and its "fix" returned
+    model = FakeListChatModel(responses=['{"lines": ["from the model"]}'])
+    fixer = OutputFixingParser.from_llm(model, _LineListParser())
+    assert fixer.parse("a\nb") == _Lines(lines=["a", "b"])
+    assert fixer.invoke(AIMessage("c\nd")) == _Lines(lines=["c", "d"])
+    retry = RetryOutputParser.from_llm(model, _LineListParser())
+    assert retry.parse_with_prompt("e\nf", PromptTemplate.from_template("q").invoke({})) == (
+        _Lines(lines=["e", "f"])
+    )
+    assert model.calls == []
+    refused = AIMessage("", additional_kwargs={"refusal": "no"})
+    with pytest.raises(OutputParserException, match="the model refused to answer: no"):
+        OutputFixingParser.from_llm(model, JsonOutputParser(), max_retries=0).invoke(refused)
+
+
 def _error_of(parser, text):
     try:
         parser.parse(text)

@@ -25,7 +25,9 @@ from typing import Any
 from ragline.core._checks import check_non_negative_int
 from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.exceptions import InvalidInputError, OutputParserException
+from ragline.core.messages import BaseMessage
 from ragline.core.output_parsers._base import BaseOutputParser, StrOutputParser, text_of
+from ragline.core.output_parsers._json import JsonOutputParser
 from ragline.core.prompts import BasePromptTemplate, PromptTemplate, PromptValue
 from ragline.core.runnables.base import Runnable
 
@@ -104,13 +106,22 @@ class _RetryingParser(BaseOutputParser[Any]):
     def _attempts(self, value: Any, prompt: Any) -> Operation[Any]:
         for attempt in range(self.max_retries + 1):
             try:
-                return self.parser._parse_output(value)
+                return self._parse_inner(value)
             except OutputParserException as err:
                 if attempt == self.max_retries:
                     raise
                 values = self._retry_values(text_of(value), prompt, err)
                 value = yield Effect(self.retry_chain.invoke, self.retry_chain.ainvoke, values)
         raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _parse_inner(self, value: Any) -> Any:
+        parser = self.parser
+        refused = isinstance(value, BaseMessage) and value.additional_kwargs.get("refusal")
+        if isinstance(parser, JsonOutputParser) and not refused:
+            # as LangChain's wrappers: the inner parser's parse() reads the reply, so a
+            # JSON parser subclass's own parse() is used here (its invoke skips it)
+            return parser.parse(text_of(value))
+        return parser._parse_output(value)
 
     def parse_with_prompt(self, completion: str, prompt_value: Any) -> Any:
         """Parse ``completion`` (a reply to ``prompt_value``, a ``PromptValue``), asking
