@@ -560,22 +560,22 @@ class FAISS(VectorStore):
                 ]
                 for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True)
             ]
-        # the one-query hot path: _hit_document and stored_document inlined (a Document
-        # made as stored_document makes it, from values checked when stored), and
-        # tuple.__new__ since SearchHit's own constructor adds a Python-level call
+        # the one-query hot path: _hit_document inlined for a record seen before with
+        # flat metadata (``in`` and ``[]`` rather than .get(): no call, which pays for
+        # stored_document's), and tuple.__new__ since SearchHit's own constructor adds
+        # a Python-level call
         table = self._table  # in memory: the plain dict, the fastest look-up
         records = table.added if table.base is None else self._records
-        flat_of, new_hit, new_document = self._flat, tuple.__new__, object.__new__
+        flat_of, new_hit = self._flat, tuple.__new__
         results = []
         for row_scores, row_labels in zip(scores.tolist(), labels.tolist(), strict=True):
             hits = []
             for score, label in zip(row_scores, row_labels, strict=True):
                 if label < 0:
                     continue
-                if flat_of.get(label):
+                if label in flat_of and flat_of[label]:  # noqa: RUF019 (no call: see above)
                     doc_id, text, metadata = records[label]
-                    found = new_document(Document)
-                    found.page_content, found.metadata, found.id = text, dict(metadata), doc_id
+                    found = stored_document(text, dict(metadata), doc_id)
                 else:
                     found = document(label)  # first sight of the record, or nested metadata
                 hits.append(new_hit(SearchHit, (found, score, None)))
