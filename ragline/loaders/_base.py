@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Protocol
 
@@ -17,7 +16,7 @@ class _SplitsDocuments(Protocol):
     def split_documents(self, documents: list[Document]) -> list[Document]: ...
 
 
-class BaseLoader(ABC):
+class BaseLoader:
     """Turns a source (a file, a directory, web pages) into Documents.
 
     Subclasses implement one hook, :meth:`lazy_load`, a generator that reads the
@@ -35,13 +34,23 @@ class BaseLoader(ABC):
         ['a', 'b']
     """
 
-    @abstractmethod
     def lazy_load(self) -> Iterator[Document]:
         """Yield documents one at a time, reading no more of the source than needed.
 
+        The hook to implement. A loader written the older way, overriding only
+        :meth:`load`, still works (as in LangChain): this then yields what ``load``
+        returns.
+
         Raises:
             LoaderError: the source cannot be read or decoded (the message names it).
+            NotImplementedError: the subclass implements neither ``lazy_load`` nor
+                ``load``.
         """
+        if type(self).load is BaseLoader.load:
+            raise NotImplementedError(
+                f"{type(self).__name__} must implement lazy_load() (or load())"
+            )
+        yield from self.load()
 
     def load(self) -> list[Document]:
         """Load every document into a list.

@@ -235,15 +235,18 @@ class RecursiveCharacterTextSplitter(_MergingSplitter):
     then lines, words and characters, which keeps related text together.
 
     Args:
-        separators: tried in order (default ``["\\n\\n", "\\n", " ", ""]``).
+        separators: tried in order (default ``["\\n\\n", "\\n", " ", ""]``). A
+            one-character str is that one separator (``"\\n"`` is ``["\\n"]``, as in
+            LangChain); a longer str is refused (LangChain would take each of its
+            characters as a separator).
         is_separator_regex: the separators are regular expressions.
         keep_separator: default True (separators stay at the start of the next piece).
         **options: the other TextSplitter options (``chunk_size``, ``chunk_overlap``,
             ``length_function``, ``add_start_index``, ``strip_whitespace``).
 
     Raises:
-        InvalidInputError: a bad option, an empty ``separators`` list, or a separator
-            that is not a valid regex.
+        InvalidInputError: a bad option, an empty ``separators`` list, a ``separators``
+            str longer than one character, or a separator that is not a valid regex.
 
     Example:
         >>> splitter = RecursiveCharacterTextSplitter(chunk_size=13, chunk_overlap=0)
@@ -273,6 +276,10 @@ class RecursiveCharacterTextSplitter(_MergingSplitter):
         )
         if separators is None:
             separators = ["\n\n", "\n", " ", ""]
+        if isinstance(separators, str) and len(separators) == 1:
+            # one separator written as a str: LangChain reads a str's characters as the
+            # separators, so a one-character str is that separator in both libraries
+            separators = [separators]
         if isinstance(separators, str) or not separators:
             raise InvalidInputError(
                 f"separators must be a non-empty list of str, got {separators!r}"

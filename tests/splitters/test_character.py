@@ -288,9 +288,9 @@ def test_bad_separators_raise() -> None:
     ):
         CharacterTextSplitter(separator="(", is_separator_regex=True)
     with pytest.raises(
-        InvalidInputError, match="separators must be a non-empty list of str, got '\\\\n'"
+        InvalidInputError, match="separators must be a non-empty list of str, got '\\\\n\\\\n'"
     ):
-        RecursiveCharacterTextSplitter(separators="\n")  # type: ignore[arg-type]
+        RecursiveCharacterTextSplitter(separators="\n\n")  # type: ignore[arg-type]
     with pytest.raises(
         InvalidInputError, match=r"separators must be a non-empty list of str, got \[\]"
     ):
