@@ -67,7 +67,6 @@ holds after a power cut too). No pickle is involved, so loading is safe.
 
 from __future__ import annotations
 
-import math
 import threading
 import warnings
 from collections.abc import Callable, MutableMapping, Sequence
@@ -105,6 +104,9 @@ __all__ = ["FAISS"]
 _Record = tuple[str, str, dict[str, Any]]  # (id, text, metadata)
 
 
+# the squared lengths between which faiss's float32 normalisation neither overflows
+# (float32 tops out at 3.4e38) nor loses a row's components to underflow (1.2e-38)
+_SHORTEST, _LONGEST = 1e-20, 1e20
 _SCORE_KINDS = {"cosine": "cosine_similarity", "inner_product": "inner_product", "l2": "squared_l2"}
 
 # Score the matching vectors exactly when at most 1/16 of the index matches: gathering
@@ -451,16 +453,18 @@ class FAISS(VectorStore):
         # finite. numpy's reductions cost several microseconds here, where their code is
         # cold after every faiss scan. Anything else (or a non-finite norm, which may also
         # be an overflow) goes through the base class's full check.
-        # (A dimension means an index, so faiss is imported and ``native`` is set.)
+        # (A dimension means an index, so faiss is imported and ``native`` is set.) A
+        # squared length outside (_SHORTEST, _LONGEST), NaN included, takes the full check.
         if (
             type(vectors) is np.ndarray
             and vectors.dtype == np.float32
             and vectors.shape == (1, dimension)
             and vectors.flags.c_contiguous
-            and math.isfinite(native.norm_squared(native.pointer(vectors), dimension))
+            and _SHORTEST < native.norm_squared(native.pointer(vectors), dimension) < _LONGEST
         ):
             return vectors
-        return super()._check_queries(vectors, dimension)
+        checked = super()._check_queries(vectors, dimension)
+        return _safe_lengths(checked, copy=True) if self._cosine else checked
 
     def _search(
         self,
@@ -900,7 +904,27 @@ def _unit_rows(vectors: np.ndarray) -> np.ndarray:
     return unit
 
 
+def _safe_lengths(vectors: np.ndarray, *, copy: bool) -> np.ndarray:
+    """``vectors`` with every row whose squared length is not in ``(_SHORTEST, _LONGEST)``
+    divided by its largest absolute value: the same direction (all cosine sees), a
+    length faiss's float32 normalisation can compute. Beyond it that sum of squares
+    overflows to inf or underflows to 0, and the row came out zero or NaN: a query that
+    found nothing in order, a stored vector never found again. Zero rows stay zero.
+    The rows changed are a copy's when ``copy`` (the matrix may be the caller's)."""
+    squared = np.einsum("ij,ij->i", vectors, vectors, dtype=np.float64)  # exact range
+    unsafe = (squared > 0) & ((squared <= _SHORTEST) | (squared >= _LONGEST))
+    if not unsafe.any():
+        return vectors
+    if copy:
+        vectors = vectors.copy()
+    rows = vectors[unsafe]
+    vectors[unsafe] = rows / np.abs(rows).max(axis=1, keepdims=True)
+    return vectors
+
+
 def _normalize_in_place(vectors: np.ndarray) -> None:
-    """Scale every row of a C-contiguous float32 matrix to unit length (zero rows stay zero)."""
+    """Scale every row of a C-contiguous float32 matrix to unit length (zero rows stay
+    zero), rows of extreme length too (see ``_safe_lengths``)."""
     faiss = faiss_module()
+    _safe_lengths(vectors, copy=False)
     faiss.fvec_renorm_L2(vectors.shape[1], vectors.shape[0], swig_ptr(vectors))
