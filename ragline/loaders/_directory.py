@@ -111,8 +111,11 @@ class DirectoryLoader(BaseLoader):
             that no ``loader_mapping`` suffix claims; default :class:`TextLoader`.
         loader_kwargs: keyword arguments for ``loader_cls`` (checked against its
             signature here, so a misspelt key fails at once).
-        recursive: descend into subdirectories; ``False`` loads only files directly
-            in ``path``.
+        recursive: match each pattern at every depth, as :meth:`pathlib.Path.rglob`
+            (``glob="*.txt"`` then loads ``a.txt`` and ``x/y/b.txt``). ``False``, the
+            default as in LangChain: each pattern is matched against the whole relative
+            path, so ``"*.txt"`` loads only files directly in ``path`` and ``"**/*.txt"``
+            those at any depth.
         show_progress: draw a tqdm progress bar (the file list is collected first,
             names only, to know the total).
         use_multithreading: load up to ``max_concurrency`` files at once in threads.
@@ -163,7 +166,7 @@ class DirectoryLoader(BaseLoader):
         load_hidden: bool = False,
         loader_cls: LoaderFactory = TextLoader,
         loader_kwargs: Mapping[str, Any] | None = None,
-        recursive: bool = True,
+        recursive: bool = False,
         show_progress: bool = False,
         use_multithreading: bool = False,
         max_concurrency: int = 4,
@@ -178,7 +181,13 @@ class DirectoryLoader(BaseLoader):
         self.glob = _patterns(glob, "glob")
         if not self.glob:
             raise InvalidInputError("glob must name at least one pattern, e.g. '**/*'")
-        self._globs = [compile_glob(pattern) for pattern in self.glob]
+        self.recursive = recursive
+        # recursive: a pattern matches at any depth (Path.rglob's "**/" before it)
+        self._globs = [
+            compile_glob(f"**/{pattern}" if recursive else pattern) for pattern in self.glob
+        ]
+        # a directory is entered only where some pattern can match below it
+        self._descend = recursive or any("/" in pattern for pattern in self.glob)
         self.exclude = _patterns(exclude, "exclude")
         self._excludes = [(compile_glob(p), "/" in p) for p in self.exclude]
         if not callable(loader_cls):
@@ -193,7 +202,6 @@ class DirectoryLoader(BaseLoader):
         check_non_negative_int("sample_size", sample_size)  # 0: every file
         self.silent_errors = silent_errors
         self.load_hidden = load_hidden
-        self.recursive = recursive
         self.show_progress = show_progress
         self.use_multithreading = use_multithreading
         self.max_concurrency = max_concurrency
@@ -243,7 +251,7 @@ class DirectoryLoader(BaseLoader):
             if entry.is_dir():
                 real = real or entry_path.resolve()
                 ancestors = {level[2] for level in stack}
-                if not self.recursive or real in ancestors or self._excluded(relative, entry.name):
+                if not self._descend or real in ancestors or self._excluded(relative, entry.name):
                     continue
                 stack.append((entry_path, relative + "/", real, iter(_sorted_entries(entry_path))))
             elif entry.is_file() and self._wanted(relative, entry.name):

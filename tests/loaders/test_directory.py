@@ -79,12 +79,23 @@ def test_glob_patterns(tree, glob, expected) -> None:
     assert relatives(DirectoryLoader(tree, glob=glob).load(), tree) == expected
 
 
-def test_recursive_false_stays_at_the_top(tree) -> None:
-    assert relatives(DirectoryLoader(tree, recursive=False).load(), tree) == [
-        "_draft.txt",
-        "b.txt",
-        "c.md",
-    ]
+@pytest.mark.parametrize(
+    ("glob", "recursive", "expected"),
+    [
+        ("*.txt", False, ["_draft.txt", "b.txt"]),  # the default: the pattern as written
+        ("*.txt", True, ["_draft.txt", "b.txt", "a/x.txt"]),  # at every depth, as rglob
+        ("**/*", False, ["_draft.txt", "b.txt", "c.md", "a/x.txt", "a/deep/y.md"]),
+        ("*.md", True, ["c.md", "a/deep/y.md"]),
+        ("deep/*", True, ["a/deep/y.md"]),
+    ],
+)
+def test_recursive_matches_each_pattern_at_every_depth(tree, glob, recursive, expected) -> None:
+    loaded = DirectoryLoader(tree, glob=glob, recursive=recursive).load()
+    assert relatives(loaded, tree) == expected
+
+
+def test_recursive_is_false_by_default_as_in_langchain(tree) -> None:
+    assert DirectoryLoader(tree).recursive is False
 
 
 @pytest.mark.parametrize(

@@ -65,3 +65,33 @@ def test_silent_errors_skip_the_file_in_both(tree: Path) -> None:
     assert [d.page_content for d in ours] == [d.page_content for d in theirs] == ["plain words\n"]
     assert [Path(d.metadata["source"]).name for d in ours] == ["good.txt"]
     assert [Path(d.metadata["source"]).name for d in theirs] == ["good.txt"]
+
+
+@pytest.mark.parametrize("recursive", [False, True])
+@pytest.mark.parametrize(
+    "glob", ["*.txt", "**/*.txt", "**/*", "*", "x/*", "x/**/*.txt", "*/*.txt", "y/*.txt"]
+)
+def test_glob_and_recursive_pick_the_files_langchain_picks(
+    tmp_path: Path, glob: str, recursive: bool
+) -> None:
+    """recursive=True matches the pattern at every depth (Path.rglob), recursive=False (the
+    default in both) the pattern as written (Path.glob). ragline had recursive=True by
+    default and matched the pattern as written either way, so glob='*.txt',
+    recursive=True loaded only the top folder's files. The order within a folder is
+    ragline's (by name), so the sets are compared."""
+    for relative in ("a.txt", "b.md", "x/c.txt", "x/y/d.txt", "x/y/e.md", "z/f.txt"):
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(relative, encoding="utf-8")
+
+    def picked(documents: list) -> set[str]:
+        return {Path(d.metadata["source"]).relative_to(tmp_path).as_posix() for d in documents}
+
+    theirs = LCDirectoryLoader(
+        str(tmp_path), glob=glob, recursive=recursive, loader_cls=LCTextLoader
+    ).load()
+    ours = DirectoryLoader(tmp_path, glob=glob, recursive=recursive).load()
+    assert picked(ours) == picked(theirs)
+    if glob == "*.txt":
+        expected = {"a.txt", "x/c.txt", "x/y/d.txt", "z/f.txt"} if recursive else {"a.txt"}
+        assert picked(ours) == expected
