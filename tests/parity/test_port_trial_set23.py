@@ -4,28 +4,8 @@ Each scenario runs the same program shape through LangChain and through ragline 
 program's source after ``ragline port``) and compares what the program prints.
 """
 
-import contextlib
-import io
-import warnings
-
-from ragline.cli._port_rewrite import port_source
-
-
-def _printed(source: str) -> str:
-    """What ``source`` prints, run in a fresh namespace (LangChain's warnings hushed)."""
-    out = io.StringIO()
-    with warnings.catch_warnings(), contextlib.redirect_stdout(out):
-        warnings.simplefilter("ignore")
-        exec(compile(source, "<program>", "exec"), {"__name__": "__program__"})
-    return out.getvalue()
-
-
-def _ported(source: str) -> str:
-    ported = port_source(source)
-    assert ported.unmapped == []
-    assert "langchain" not in ported.source
-    return ported.source
-
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
 
 # few_shot_chat_message_prompt_reference: the FewShotChatMessagePromptTemplate docstring
 # builds its prompts with ``+`` on message templates (Human + AI as the example prompt,
