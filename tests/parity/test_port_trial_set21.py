@@ -4,30 +4,12 @@ Each scenario runs the same program shape through LangChain and through ragline 
 program's source after ``ragline port``) and compares what the program prints.
 """
 
-import contextlib
-import io
-import warnings
 from pathlib import Path
 
-from ragline.cli._port_rewrite import port_source
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
 
 COVERS = {"pipelines.VectorStoreIndexWrapper", "pipelines.VectorstoreIndexCreator"}
-
-
-def _printed(source: str) -> str:
-    """What ``source`` prints, run in a fresh namespace (LangChain's warnings hushed)."""
-    out = io.StringIO()
-    with warnings.catch_warnings(), contextlib.redirect_stdout(out):
-        warnings.simplefilter("ignore")
-        exec(compile(source, "<program>", "exec"), {"__name__": "__program__"})
-    return out.getvalue()
-
-
-def _ported(source: str) -> str:
-    ported = port_source(source)
-    assert ported.unmapped == []
-    assert "langchain" not in ported.source
-    return ported.source
 
 
 # yeyuting_retrievalqa_run_index_creator: VectorstoreIndexCreator (langchain.indexes), the
