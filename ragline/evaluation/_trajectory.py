@@ -27,6 +27,7 @@ from ragline.core import (
     ChatPromptTemplate,
     OutputParserException,
 )
+from ragline.core.exceptions import UnsupportedMethodError
 from ragline.evaluation._chain_evaluator import EvaluatorChain
 from ragline.evaluation._evaluator_base import AgentTrajectoryEvaluator, LLMEvalChain
 
@@ -143,10 +144,14 @@ class TrajectoryEvalChain(AgentTrajectoryEvaluator, LLMEvalChain, EvaluatorChain
         """Build the grader over a chat model; with ``agent_tools`` the model sees them.
 
         Raises:
-            NotImplementedError: ``llm`` is not a chat model.
+            UnsupportedMethodError: ``llm`` is not a chat model (also a
+                ``NotImplementedError``, as LangChain raises).
         """
         if not isinstance(llm, BaseChatModel):
-            raise NotImplementedError("Only chat models supported by the current trajectory eval")
+            raise UnsupportedMethodError(
+                f"TrajectoryEvalChain grades with a chat model; {type(llm).__name__} is a "
+                "text-completion model"
+            )
         prompt = EVAL_CHAT_PROMPT if agent_tools else TOOL_FREE_EVAL_CHAT_PROMPT
         return cls(
             agent_tools=list(agent_tools) if agent_tools is not None else None,

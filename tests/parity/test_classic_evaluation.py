@@ -581,7 +581,8 @@ def test_trajectory_reads_the_score(reply: str, with_tools: bool) -> None:
                 prediction="42", input="What is 6 times 7?", agent_trajectory=steps, reference="42"
             )
         )
-        wrong_model = outcome(lambda: ev.load_evaluator("trajectory", llm=llm(responses=["x"])))
+        # the exception's type only: its message is each library's own
+        wrong_model = outcome(lambda: ev.load_evaluator("trajectory", llm=llm(responses=["x"])))[0]
         no_input = outcome(
             lambda: grader.evaluate_agent_trajectory(
                 prediction="42", input=None, agent_trajectory=steps
@@ -607,6 +608,23 @@ def test_trajectory_async() -> None:
 
     lc, rl = both(scenario)
     assert rl == lc == {"score": 0.5, "reasoning": "Good."}
+
+
+def test_trajectory_refuses_a_text_completion_model_as_langchain() -> None:
+    """Both raise NotImplementedError for a grader over a text-completion model; the
+    message is ragline's own (it was LangChain's sentence, word for word)."""
+
+    def scenario(ev: Any, llm: Any, _chat: Any, _emb: Any) -> Any:
+        with pytest.raises(NotImplementedError) as raised:
+            ev.TrajectoryEvalChain.from_llm(llm(responses=["Score: 3"]))
+        return raised.value
+
+    lc, rl = both(scenario)
+    assert isinstance(rl, NotImplementedError) and isinstance(lc, NotImplementedError)
+    assert str(rl) == (
+        "TrajectoryEvalChain grades with a chat model; FakeListLLM is a text-completion model"
+    )
+    assert str(rl) != str(lc)
 
 
 # ------------------------------------------------------------------------ loading
