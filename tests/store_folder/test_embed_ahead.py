@@ -339,25 +339,22 @@ def test_index_paths_commits_once_while_the_model_embeds_its_last_blocks(
     assert (again["num_added"], again["num_skipped"], again["num_deleted"]) == (0, 600, 0)
 
 
-def test_the_commit_while_the_model_embeds_waits_for_a_change(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A re-run whose first batches are all skipped does not spend its one early commit
-    on a boundary where it has changed nothing (a generation written for nothing): it
-    commits once the store changed."""
+def _indexed_corpus(tmp_path: Path, *, new_files: int) -> Path:
+    """tmp_path/corpus: two files indexed into tmp_path/store (hashing, chunks of 200),
+    then ``new_files`` more not yet indexed; 150 chunks a file."""
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-
-    def write(number: int) -> None:  # 150 chunks per file at chunk size 200
+    for number in range(2 + new_files):
         lines = (f"file {number} line {line} " + "word " * 30 for line in range(150))
         (corpus / f"doc{number}.txt").write_text("\n\n".join(lines), encoding="utf-8")
+        if number == 1:
+            index_paths([corpus], tmp_path / "store", embedding="hashing", chunk_size=200,
+                        chunk_overlap=0)  # fmt: skip
+    return corpus
 
-    write(0)
-    write(1)
-    index_paths([corpus], tmp_path / "store", embedding="hashing", chunk_size=200,
-                chunk_overlap=0)  # fmt: skip
-    write(2)
-    write(3)
+
+def _counted_commits(patch: pytest.MonkeyPatch) -> list[tuple[int, bool]]:
+    """Each FolderWriter.commit from now on, as (chunks stored, changed since the last)."""
     commits: list[tuple[int, bool]] = []
     commit = writer_module.FolderWriter.commit
 
@@ -366,7 +363,18 @@ def test_the_commit_while_the_model_embeds_waits_for_a_change(
         commits.append((writer.store.count(), writer._changed))
         commit(writer)
 
-    monkeypatch.setattr(writer_module.FolderWriter, "commit", counted)
+    patch.setattr(writer_module.FolderWriter, "commit", counted)
+    return commits
+
+
+def test_the_commit_while_the_model_embeds_waits_for_a_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A re-run whose first batches are all skipped does not spend its one early commit
+    on a boundary where it has changed nothing (a generation written for nothing): it
+    commits once the store changed."""
+    corpus = _indexed_corpus(tmp_path, new_files=2)
+    commits = _counted_commits(monkeypatch)
     # the window of the test above: a commit of 210 to 360 stored chunks fits
     per_chunk = writer_module.COMMIT_SECONDS_PER_CHUNK
     progress = (360 * per_chunk, 0.5 * per_chunk)
@@ -383,28 +391,9 @@ def test_a_timed_checkpoint_waits_for_a_change(tmp_path: Path) -> None:
     checkpoint all the same (here every boundary: checkpoint_seconds=0), each one
     copying the documents file for nothing: it now commits once the store changed, and
     the folder holds what a run without checkpoints writes."""
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-
-    def write(number: int) -> None:  # 150 chunks per file at chunk size 200
-        lines = (f"file {number} line {line} " + "word " * 30 for line in range(150))
-        (corpus / f"doc{number}.txt").write_text("\n\n".join(lines), encoding="utf-8")
-
-    write(0)
-    write(1)
-    index_paths([corpus], tmp_path / "store", embedding="hashing", chunk_size=200,
-                chunk_overlap=0)  # fmt: skip
-    write(2)
-    commits: list[tuple[int, bool]] = []
-    commit = writer_module.FolderWriter.commit
-
-    def counted(writer: writer_module.FolderWriter) -> None:
-        assert writer.store is not None
-        commits.append((writer.store.count(), writer._changed))
-        commit(writer)
-
+    corpus = _indexed_corpus(tmp_path, new_files=1)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(writer_module.FolderWriter, "commit", counted)
+        commits = _counted_commits(patch)
         patch.setattr(EmbedAhead, "caller_waited", lambda self: False)  # no early commit
         result = index_paths([corpus], tmp_path / "store", checkpoint_seconds=0.0)
     assert (result["num_added"], result["num_skipped"], result["chunks"]) == (150, 300, 450)
