@@ -255,20 +255,8 @@ def test_no_commit_while_the_model_embeds_when_the_run_is_behind_it(
     on 2 cores against a GPU's 14,000 chunks/s) made its early commit all the same, in
     front of the batches it had left. With the model's time left in the commit's window
     (as in the test below) but no call that waited, it commits once, at the end."""
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for number in range(4):  # 150 chunks per file at chunk size 200
-        lines = (f"file {number} line {line} " + "word " * 30 for line in range(150))
-        (corpus / f"doc{number}.txt").write_text("\n\n".join(lines), encoding="utf-8")
-    commits: list[int] = []
-    commit = writer_module.FolderWriter.commit
-
-    def counted(writer: writer_module.FolderWriter) -> None:
-        assert writer.store is not None
-        commits.append(writer.store.count())
-        commit(writer)
-
-    monkeypatch.setattr(writer_module.FolderWriter, "commit", counted)
+    corpus = _written_files(tmp_path / "corpus", range(4))
+    commits = _counted_commits(monkeypatch)
     per_chunk = writer_module.COMMIT_SECONDS_PER_CHUNK
     progress = (360 * per_chunk, 0.5 * per_chunk)
     monkeypatch.setattr(EmbedAhead, "time_left", lambda self: progress)
@@ -276,7 +264,7 @@ def test_no_commit_while_the_model_embeds_when_the_run_is_behind_it(
     result = index_paths([corpus], tmp_path / "behind", embedding="hashing", chunk_size=200,
                          chunk_overlap=0)  # fmt: skip
     assert (result["num_added"], result["chunks"]) == (600, 600)
-    assert commits == [600]
+    assert [count for count, _ in commits] == [600]
 
 
 def _keyword_files(folder: StoreFolder) -> tuple[list[str], list[str], list[np.ndarray]]:
@@ -294,20 +282,8 @@ def test_index_paths_commits_once_while_the_model_embeds_its_last_blocks(
     stored (here made so from 210 to 360 of 600 chunks), the run commits then, once; the
     last commit adds the rest on top. The folder is the one a run without that commit
     writes: the same chunks, the same keyword index."""
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for number in range(4):  # 150 chunks per file at chunk size 200
-        lines = (f"file {number} line {line} " + "word " * 30 for line in range(150))
-        (corpus / f"doc{number}.txt").write_text("\n\n".join(lines), encoding="utf-8")
-    commits: list[int] = []
-    commit = writer_module.FolderWriter.commit
-
-    def counted(writer: writer_module.FolderWriter) -> None:
-        assert writer.store is not None
-        commits.append(writer.store.count())
-        commit(writer)
-
-    monkeypatch.setattr(writer_module.FolderWriter, "commit", counted)
+    corpus = _written_files(tmp_path / "corpus", range(4))
+    commits = _counted_commits(monkeypatch)
     # the model's time left is that of committing 360 chunks, and a batch of 100 texts
     # embeds in the time of committing 50: the commit of c stored chunks fits, and that
     # of c + 100 after the model's next batch would not, for c from 210 to 360
@@ -318,13 +294,14 @@ def test_index_paths_commits_once_while_the_model_embeds_its_last_blocks(
     result = index_paths([corpus], tmp_path / "ahead", embedding="hashing", chunk_size=200,
                          chunk_overlap=0)  # fmt: skip
     assert (result["num_added"], result["chunks"]) == (600, 600)
-    assert commits == [300, 600]  # batches of 100: once, at the first boundary in the window
+    # batches of 100: once, at the first boundary in the window
+    assert [count for count, _ in commits] == [300, 600]
 
     commits.clear()
     monkeypatch.setattr(EmbedAhead, "time_left", lambda self: None)  # pace not known
     index_paths([corpus], tmp_path / "plain", embedding="hashing", chunk_size=200,
                 chunk_overlap=0)  # fmt: skip
-    assert commits == [600]
+    assert [count for count, _ in commits] == [600]
     ahead, plain = StoreFolder(tmp_path / "ahead"), StoreFolder(tmp_path / "plain")
     ahead_ids, ahead_terms, ahead_arrays = _keyword_files(ahead)
     plain_ids, plain_terms, plain_arrays = _keyword_files(plain)
@@ -342,14 +319,18 @@ def test_index_paths_commits_once_while_the_model_embeds_its_last_blocks(
 def _indexed_corpus(tmp_path: Path, *, new_files: int) -> Path:
     """tmp_path/corpus: two files indexed into tmp_path/store (hashing, chunks of 200),
     then ``new_files`` more not yet indexed; 150 chunks a file."""
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    for number in range(2 + new_files):
+    corpus = _written_files(tmp_path / "corpus", range(2))
+    index_paths([corpus], tmp_path / "store", embedding="hashing", chunk_size=200,
+                chunk_overlap=0)  # fmt: skip
+    return _written_files(corpus, range(2, 2 + new_files))
+
+
+def _written_files(corpus: Path, numbers: range) -> Path:
+    """Files doc<number>.txt in ``corpus``, 150 chunks each at chunk size 200."""
+    corpus.mkdir(exist_ok=True)
+    for number in numbers:
         lines = (f"file {number} line {line} " + "word " * 30 for line in range(150))
         (corpus / f"doc{number}.txt").write_text("\n\n".join(lines), encoding="utf-8")
-        if number == 1:
-            index_paths([corpus], tmp_path / "store", embedding="hashing", chunk_size=200,
-                        chunk_overlap=0)  # fmt: skip
     return corpus
 
 
