@@ -766,12 +766,8 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
         merged["tool_call_chunks"] = chunks
         if "last" in (self.chunk_position, other.chunk_position):
             merged["chunk_position"] = "last"
-        if not chunks:  # tool calls given whole (not as fragments) are simply concatenated
-            merged["tool_calls"] = [*self.tool_calls, *other.tool_calls]
-            merged["invalid_tool_calls"] = [
-                *self.invalid_tool_calls,
-                *other.invalid_tool_calls,
-            ]
+        # tool calls given whole are pieces too (__post_init__), so the merged pieces
+        # hold every call and the sum parses them
         return merged
 
     def to_message(self) -> AIMessage:
