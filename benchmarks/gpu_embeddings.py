@@ -57,6 +57,11 @@ Usage:
                                                   [--out results.txt]
     .venv/bin/python benchmarks/gpu_embeddings.py --chunks 300 --end-to-end-rounds 3
 
+On a GPU machine that reaches no package registry, ``bash benchmarks/gpu_bundle.sh``
+packs what this needs there (faiss, xxhash, MiniLM in fp16, a commit's tree) into
+``.gpu/``, and ``bash .gpu/run.sh`` there runs this script, its end-to-end rounds and
+``indexing_stages.py --embed-rate 14000 --tokenize``.
+
 ``--end-to-end-rounds N`` runs only the end-to-end pair (the issue's CPU target:
 ``index_paths`` at least 0.9x ``embed_documents_array`` alone), alternating N times,
 with each side's process CPU seconds: on a shared machine the load moves between the
