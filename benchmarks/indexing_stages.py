@@ -66,6 +66,13 @@ leaves it on an idle one.
 Usage:
     .venv/bin/python benchmarks/indexing_stages.py [--files 800] [--repeats 3]
         [--repo PATH] [--profile OUT.prof] [--embed-rate CHUNKS_PER_S [--tokenize]]
+        [--worker-cpus N]
+
+Beside a GPU on 8 cores or more, ``index_paths`` splits, hashes and tokenizes the keyword
+rows in worker processes (``_index.WORKER_CPUS``): on the 16-core GPU machine this script
+runs them by itself; ``--worker-cpus 1`` runs them on any machine (on 2 shared cores
+they compete with the main thread, so only the main thread's CPU and calls say much).
+Their CPU is not in the process CPU columns (other processes).
 
 ``--embed-rate 14000`` stands in for a GPU encoder on a machine without one: the stub
 sleeps as long as that encoder would take (the GIL released, as a GPU's kernels run)
@@ -118,6 +125,12 @@ def parse() -> argparse.Namespace:
         help="with --embed-rate: the stub also tokenizes as a GPU encoder does (MiniLM's "
              "Rust tokenizer on a producer thread, TorchEncoder's batching), so the "
              "encoder's CPU share competes with the rest of the pipeline",
+    )  # fmt: skip
+    parser.add_argument(
+        "--worker-cpus", type=int, metavar="N",
+        help="index_paths splits, hashes and tokenizes in worker processes beside a GPU on "
+             "machines of N cores or more (default: its own WORKER_CPUS, 8); 1 tries them "
+             "on any machine",
     )  # fmt: skip
     return parser.parse_args()
 
@@ -331,6 +344,9 @@ def encoder_alone(texts: list[str]) -> float:
 
 def main() -> None:
     import faiss
+
+    if ARGS.worker_cpus is not None and hasattr(index_module, "WORKER_CPUS"):
+        index_module.WORKER_CPUS = ARGS.worker_cpus
 
     faiss.omp_set_num_threads(1)
     with tempfile.TemporaryDirectory() as scratch:

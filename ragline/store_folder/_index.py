@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import functools
+import multiprocessing
 import os
+import signal
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -13,6 +17,7 @@ from ragline.core import Document, InvalidInputError
 from ragline.indexing import IndexingResult
 from ragline.indexing.api import hash_document
 from ragline.retrievers import BM25Tokenizer
+from ragline.store_folder import _text_index
 from ragline.store_folder._ahead import EmbedAhead
 from ragline.store_folder._corpus import (
     Corpus,
@@ -27,6 +32,7 @@ from ragline.store_folder._embeddings import make_embeddings
 from ragline.store_folder._folder import DEFAULT_CHECKPOINT_SECONDS, StoreFolder
 from ragline.store_folder._manifest import JSONValue
 from ragline.store_folder._progress import IndexProgress
+from ragline.store_folder._search import tokenizer_options
 from ragline.store_folder._writer import FolderWriter
 
 if TYPE_CHECKING:
@@ -38,6 +44,15 @@ __all__ = ["FolderIndexingResult", "index_paths"]
 # a full first block waited for about a quarter of a standard-library corpus to be read
 # and split (0.12-0.25 s) while the GPU sat idle
 FIRST_BLOCK = 512
+# chunks per embedding call on a GPU
+GPU_BLOCK = 4_096
+# Beside a GPU, on a machine with at least this many cores, files are split, hashed and
+# their keyword rows tokenized by worker processes while the main thread reads files and
+# writes what the model embedded (issue 25: a GPU embeds ~14,000 chunks/s, and on the main
+# thread that work was about 60 of 130 us per chunk, which threads would not overlap
+# under the GIL). Not on a CPU (the model uses every core) nor on a few cores.
+WORKER_CPUS = 8
+MAX_WORKERS = 8
 
 
 class FolderIndexingResult(IndexingResult):
@@ -244,14 +259,18 @@ def _index(
     # each is taken as soon as enough is planned (groups of a full block, 4,096 chunks on a
     # GPU, left it idle while the second group was read, split and hashed)
     block = min(batch, FIRST_BLOCK)
-    for loaded in read_files(absolute, corpus, glob=glob, progress=progress, **loading):
-        corpus.documents.extend(loaded)
-        group.extend(loaded)
-        characters += sum(len(document.page_content) for document in loaded)
-        if characters >= block * size:
-            _plan(writer, ahead, keys, group, size, overlap, last=False)
-            group, characters = [], 0
-    _plan(writer, ahead, keys, group, size, overlap, last=True)
+    planner = _Planner(writer, ahead, keys, size, overlap, _worker_count(batch, ahead))
+    try:
+        for loaded in read_files(absolute, corpus, glob=glob, progress=progress, **loading):
+            corpus.documents.extend(loaded)
+            group.extend(loaded)
+            characters += sum(len(document.page_content) for document in loaded)
+            if characters >= block * size:
+                planner.plan(group, last=False)
+                group, characters = [], 0
+        planner.plan(group, last=True)
+    finally:
+        planner.close()
     if not corpus.documents:
         raise _nothing_found(paths, glob, corpus.skipped)
     chunks = keys.chunks
@@ -281,11 +300,127 @@ def _plan(
     embedding thread (``last``: the final group), then have the writer compute their
     keyword-index rows while the thread embeds (``FolderWriter.expect``)."""
     chunks = split_documents(documents, chunk_size=size, chunk_overlap=overlap)
-    added = keys.add(chunks)
+    _planned(writer, ahead, chunks, keys.add(chunks), None, last=last)
+
+
+def _planned(
+    writer: FolderWriter,
+    ahead: EmbedAhead | None,
+    chunks: list[Document],
+    keys: list[str],
+    rows: _text_index.LocalRows | None,
+    *,
+    last: bool,
+) -> None:
+    """:func:`_plan` once ``chunks`` are split and hashed (``keys``); ``rows``: the keyword
+    rows of every chunk, when a worker computed them."""
     if ahead is not None:
-        new_keys, texts = _to_embed(writer, chunks, added)
+        new_keys, texts = _to_embed(writer, chunks, keys)
         ahead.plan(texts, last=last)
-        writer.expect(new_keys, texts)
+        if rows is not None and len(new_keys) == len(chunks):
+            writer.expect(new_keys, texts, rows)
+        else:  # rows of every chunk, some not added: they would not be these texts'
+            writer.expect(new_keys, texts)
+
+
+def _worker_count(batch: int, ahead: EmbedAhead | None) -> int:
+    """Worker processes for :class:`_Planner`: none unless the model embeds a GPU's blocks
+    ahead and the machine has :data:`WORKER_CPUS` cores or more."""
+    cpus = os.cpu_count() or 1
+    if ahead is None or batch < GPU_BLOCK or cpus < WORKER_CPUS:
+        return 0
+    return max(1, min(MAX_WORKERS, cpus // 2))
+
+
+def _split_group(
+    documents: list[Document], size: int, overlap: int, tokenizer: dict[str, Any]
+) -> tuple[list[Document], list[str], _text_index.LocalRows]:
+    """A worker process's part of :func:`_plan`: the chunks of ``documents``, their keys
+    and their keyword rows (numbered from an empty vocabulary)."""
+    chunks = split_documents(documents, chunk_size=size, chunk_overlap=overlap)
+    keys = [hash_document(chunk, "sha256") for chunk in chunks]
+    texts = [chunk.page_content for chunk in chunks]
+    return chunks, keys, _text_index.local_rows(texts, BM25Tokenizer.from_dict(tokenizer))
+
+
+def _worker_started() -> None:
+    """A worker ignores Ctrl-C: the run stops it (the main process handles the signal)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class _Planner:
+    """Plans the groups of files of a run, in order (see :func:`_plan`): on this thread,
+    or, with ``workers``, split, hashed and tokenized by that many worker processes.
+
+    The workers are forked before the embedding thread starts. Until one has answered,
+    groups are planned here (the model starts on the first files at once); after that
+    each group goes to them, and their results are handed on in order as they come,
+    between the files this thread reads. A group a worker failed on (or a pool that
+    broke) is planned here, so its error is the one this thread would raise. What is
+    planned, stored and written is the same either way: only where the work runs differs.
+    """
+
+    def __init__(
+        self,
+        writer: FolderWriter,
+        ahead: EmbedAhead | None,
+        keys: _Keys,
+        size: int,
+        overlap: int,
+        workers: int,
+    ) -> None:
+        self.writer, self.ahead, self.keys = writer, ahead, keys
+        self.size, self.overlap = size, overlap
+        self.pool: ProcessPoolExecutor | None = None
+        self.warm: Future[None] | None = None
+        # groups sent to the workers, in order: (their result, the documents, last)
+        self.pending: deque[tuple[Future[Any], list[Document], bool]] = deque()
+        self.tokenizer = tokenizer_options(writer.manifest.extras)
+        if workers:
+            context = multiprocessing.get_context("fork")
+            pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_started)
+            try:
+                self.warm = pool.submit(_worker_started)  # forks the workers now
+            except (OSError, RuntimeError):  # cannot fork here: this thread plans every group
+                pool.shutdown(wait=False, cancel_futures=True)
+            else:
+                self.pool = pool
+
+    def plan(self, documents: list[Document], *, last: bool) -> None:
+        """Plan ``documents`` after every group before them (``last``: the run's last)."""
+        pool = self.pool
+        if pool is not None and self.warm is not None and documents and self.warm.done():
+            try:
+                future = pool.submit(
+                    _split_group, documents, self.size, self.overlap, self.tokenizer
+                )
+            except RuntimeError:  # the pool broke (a worker was killed): plan here from now
+                self.close()
+                self.pool = None
+            else:
+                self.pending.append((future, documents, last))
+                self._hand_on(wait=last)
+                return
+        self._hand_on(wait=True)
+        _plan(self.writer, self.ahead, self.keys, documents, self.size, self.overlap, last=last)
+
+    def _hand_on(self, *, wait: bool) -> None:
+        """Plan the workers' results that are ready, in order (``wait``: all of them)."""
+        while self.pending and (wait or self.pending[0][0].done()):
+            future, documents, last = self.pending.popleft()
+            try:
+                chunks, keys, rows = future.result()
+            except Exception:  # the worker's error (or a broken pool): this thread's own
+                _plan(self.writer, self.ahead, self.keys, documents, self.size, self.overlap,
+                      last=last)  # fmt: skip
+                continue
+            _planned(self.writer, self.ahead, chunks, self.keys.add(chunks, keys), rows,
+                     last=last)  # fmt: skip
+
+    def close(self) -> None:
+        """Stop the workers (at the end of the run, or on its error)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
 
 
 class _Keys:
@@ -297,9 +432,11 @@ class _Keys:
         self.chunks: list[Document] = []  # kept alive, so the ids below stay theirs
         self._by_id: dict[int, str] = {}
 
-    def add(self, chunks: Sequence[Document]) -> list[str]:
-        """Hash ``chunks`` (appended to :attr:`chunks`); their keys."""
-        keys = [hash_document(chunk, "sha256") for chunk in chunks]
+    def add(self, chunks: Sequence[Document], keys: list[str] | None = None) -> list[str]:
+        """Hash ``chunks`` (appended to :attr:`chunks`); their keys (``keys``: computed
+        already, by a worker process)."""
+        if keys is None:
+            keys = [hash_document(chunk, "sha256") for chunk in chunks]
         self.chunks.extend(chunks)
         self._by_id.update(zip(map(id, chunks), keys, strict=True))
         return keys
@@ -329,7 +466,7 @@ def _batch_size(writer: FolderWriter) -> int:
     """Chunks embedded per call: a GPU needs thousands at once to be busy; elsewhere 100
     keeps checkpoints and Ctrl-C prompt."""
     where = getattr(writer.embeddings, "describe_device", None)
-    return 4_096 if callable(where) and "cuda" in where() else 100
+    return GPU_BLOCK if callable(where) and "cuda" in where() else 100
 
 
 class _RayReport:

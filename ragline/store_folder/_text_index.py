@@ -45,11 +45,13 @@ from ragline.retrievers._tokenizer import TEXT_SEPARATOR, separated_tokens
 
 __all__ = [
     "DEFAULT_TOKENIZER",
+    "LocalRows",
     "RowsAhead",
     "TextIndex",
     "TextRows",
     "load_text_index",
     "load_text_rows",
+    "local_rows",
     "save_text_index",
     "save_text_rows",
     "store_records",
@@ -298,6 +300,48 @@ def _rows_of(
     return keys % width, counts.astype(np.int64), sizes
 
 
+@dataclass
+class LocalRows:
+    """:func:`_rows_of` of some texts from an empty vocabulary (``terms``: the terms in
+    order of first appearance): rows computed away from the index they go into (a worker
+    process), numbered into its vocabulary by :func:`_numbered`."""
+
+    terms: list[str]
+    doc_terms: np.ndarray
+    doc_tfs: np.ndarray
+    sizes: np.ndarray
+    tokenizer: dict[str, Any]  # the options they were tokenized with (BM25Tokenizer.to_dict)
+
+
+def local_rows(texts: Sequence[str], tokenizer: BM25Tokenizer) -> LocalRows:
+    """The rows of ``texts`` numbered from an empty vocabulary."""
+    vocabulary: list[str] = []
+    terms, tfs, sizes = _rows_of(texts, vocabulary, tokenizer)
+    return LocalRows(vocabulary, terms.astype(np.int32), tfs.astype(np.int32), sizes,
+                     tokenizer.to_dict())  # fmt: skip
+
+
+def _numbered(rows: LocalRows, numbers: _Numbering) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What :func:`_rows_of` gives for the texts of ``rows`` with ``numbers``: their terms
+    numbered in order of first appearance (new terms appended to its vocabulary in that
+    order, as a pass over the tokens would), each row's terms sorted again by number."""
+    found = list(map(numbers.get, rows.terms))  # None: a term new to the vocabulary
+    if None in found:  # numbered in bulk, not one __missing__ call each
+        vocabulary = numbers.vocabulary
+        new = [term for term, number in zip(rows.terms, found, strict=True) if number is None]
+        numbers.update(zip(new, range(len(vocabulary), len(vocabulary) + len(new)), strict=True))
+        vocabulary.extend(new)
+        found = list(map(numbers.__getitem__, rows.terms))
+    mapping = np.array(found, dtype=np.int64)
+    terms = mapping[rows.doc_terms]
+    sizes = np.asarray(rows.sizes, dtype=np.int64)
+    row_of = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+    # a row's terms are distinct: the (row, term) keys are, and sorting them orders each
+    # row's terms by their numbers here
+    order = np.argsort(row_of * max(len(numbers.vocabulary), 1) + terms, kind="stable")
+    return terms[order], np.asarray(rows.doc_tfs, dtype=np.int64)[order], sizes
+
+
 class RowsAhead:
     """Keyword-index rows of chunks a run is going to add, computed before the commit that
     writes them.
@@ -327,13 +371,17 @@ class RowsAhead:
         self._taken_vocabulary = len(vocabulary)  # terms the rows handed out (and the start) use
         self._wrong = False  # a take did not match: nothing more is handed out
 
-    def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+    def add(self, ids: Sequence[str], texts: Sequence[str], rows: LocalRows | None = None) -> None:
         """Compute the rows of the chunks ``ids``/``texts``, to be added after those of
-        earlier calls."""
+        earlier calls; ``rows``: :func:`local_rows` of exactly these texts with this
+        tokenizer, computed elsewhere (a worker process), only numbered here."""
         if self._wrong or not ids:
             return
-        terms, tfs, sizes = _rows_of(texts, self._numbers.vocabulary, self.tokenizer,
-                                     self._numbers)  # fmt: skip
+        if rows is not None and rows.tokenizer == self.tokenizer.to_dict():
+            terms, tfs, sizes = _numbered(rows, self._numbers)
+        else:
+            terms, tfs, sizes = _rows_of(texts, self._numbers.vocabulary, self.tokenizer,
+                                         self._numbers)  # fmt: skip
         self._parts.append((terms.astype(np.int32), tfs.astype(np.int32), sizes))
         self.ids.extend(ids)
         self.texts.extend(texts)

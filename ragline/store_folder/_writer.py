@@ -56,6 +56,7 @@ from ragline.store_folder._search import set_tokenizer, tokenizer_options
 from ragline.store_folder._text_index import ARRAYS_FILE as KEYWORD_ARRAYS
 from ragline.store_folder._text_index import JSON_FILE as KEYWORD_JSON
 from ragline.store_folder._text_index import (
+    LocalRows,
     RowsAhead,
     TextRows,
     load_text_rows,
@@ -371,13 +372,17 @@ class FolderWriter:
             key_encoder=keys if keys is not None else "sha256",
         )
 
-    def expect(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+    def expect(
+        self, ids: Sequence[str], texts: Sequence[str], rows: LocalRows | None = None
+    ) -> None:
         """Say which chunks :meth:`index` is going to add (their ids and texts, in the order
         it will add them, after those of earlier calls): their keyword-index rows are
         computed now, while the model embeds, so the commit that writes them only appends
         them (:class:`~ragline.store_folder._text_index.RowsAhead`). An id given again is
         ignored (index() adds it once). A wrong guess costs time, never correctness: the
-        commit then tokenizes what it adds as it would without this call.
+        commit then tokenizes what it adds as it would without this call. ``rows``: the
+        texts' rows computed elsewhere (:func:`~ragline.store_folder._text_index.local_rows`,
+        in a worker process), numbered here instead of tokenized.
         """
         if self.store is None:
             return
@@ -394,7 +399,9 @@ class FolderWriter:
                 expected.add(chunk_id)
                 new_ids.append(chunk_id)
                 new_texts.append(text)
-        self._rows_ahead.add(new_ids, new_texts)
+        if len(new_ids) != len(ids):
+            rows = None  # computed for every text given, not for those left
+        self._rows_ahead.add(new_ids, new_texts, rows)
         self._expected_seconds += time.perf_counter() - started
 
     def _at_boundaries(self, documents: Iterable[Document], batch_size: int) -> Iterator[Document]:

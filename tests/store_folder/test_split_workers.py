@@ -1,0 +1,178 @@
+"""index_paths beside a GPU on many cores: files split, hashed and tokenized by worker
+processes (issue 25). The store must be the one the main thread alone writes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ragline.embeddings import HashingEmbeddings
+from ragline.retrievers import BM25Tokenizer
+from ragline.store_folder import EmbeddingBackend, StoreFolder, index_paths, register_embedding
+from ragline.store_folder import _index as index_module
+from ragline.store_folder._text_index import RowsAhead, local_rows
+
+# where _recording_split_group notes the process that split each group
+RECORD = "RAGLINE_TEST_SPLIT_RECORD"
+_original_split_group = index_module._split_group
+
+
+def _recording_split_group(*args: Any) -> Any:
+    """index_module._split_group, noting the process it runs in (module level: the pool
+    pickles it by name; a forked worker has this module's patch)."""
+    with open(os.environ[RECORD], "a", encoding="utf-8") as record:
+        record.write(f"{os.getpid()}\n")
+    return _original_split_group(*args)
+
+
+def _failing_in_workers(*args: Any) -> Any:
+    """Fails in a worker process; works in the main one (index_module._split_group)."""
+    if os.getpid() != int(os.environ[RECORD]):
+        raise RuntimeError("a worker's own failure")
+    return _original_split_group(*args)
+
+
+def _dying_in_workers(*args: Any) -> Any:
+    """Kills the worker process it runs in (the pool breaks); works in the main one."""
+    if os.getpid() != int(os.environ[RECORD]):
+        os._exit(3)
+    return _original_split_group(*args)
+
+
+class _GPUHashing(HashingEmbeddings):
+    """Hashing vectors from an embedding that says it runs on a GPU (blocks of 4,096)."""
+
+    def describe_device(self) -> str:
+        return "cuda:0 (test stub)"
+
+
+register_embedding(
+    "split-workers-gpu", EmbeddingBackend(lambda options, bar: _GPUHashing(dimension=16))
+)
+
+
+def _corpus(folder: Path) -> Path:
+    """Six files of 600 chunks each at chunk size 200: one group of files per file (a
+    group is about 512 x 200 characters)."""
+    folder.mkdir()
+    for number in range(6):
+        paragraphs = (
+            f"file {number} paragraph {line} alpha{line % 7} beta{(line * number) % 11} "
+            + "gamma delta " * 12
+            for line in range(120)
+        )
+        text = "\n\n".join(paragraphs)
+        (folder / f"doc{number}.txt").write_text(text * 5, encoding="utf-8")
+    return folder
+
+
+def _stored(folder: Path) -> tuple[Any, ...]:
+    """What a store folder holds, without the names that differ run to run."""
+    store = StoreFolder(folder).open_store()
+    snapshot = store.snapshot()
+    vectors = store.index.reconstruct_n(0, store.index.ntotal)
+    data = StoreFolder(folder).data_path(StoreFolder(folder).read_manifest())
+    meta = json.loads((data / "bm25.json").read_text(encoding="utf-8"))
+    with np.load(data / "bm25.npz") as arrays:
+        rows = {name: arrays[name].tolist() for name in ("doc_ptr", "doc_terms", "doc_tfs")}
+    return (
+        list(snapshot.ids), list(snapshot.texts), list(snapshot.metadatas), vectors.tolist(),
+        meta["ids"], meta["terms"], rows,
+    )  # fmt: skip
+
+
+def _wait_for_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every group goes to the workers: the planner waits until they are forked (it
+    plans groups itself until then, and a loaded machine may take a while)."""
+    started = index_module._Planner.__init__
+
+    def waiting(planner: Any, *args: Any) -> None:
+        started(planner, *args)
+        if planner.warm is not None:
+            planner.warm.result(timeout=60)
+
+    monkeypatch.setattr(index_module._Planner, "__init__", waiting)
+
+
+def test_worker_processes_store_what_the_main_thread_stores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = _corpus(tmp_path / "corpus")
+    alone = index_paths(
+        [corpus], tmp_path / "alone", embedding="split-workers-gpu", chunk_size=200,
+        chunk_overlap=20,
+    )  # fmt: skip
+    record = tmp_path / "record.txt"
+    monkeypatch.setenv(RECORD, str(record))
+    monkeypatch.setattr(index_module, "WORKER_CPUS", 1)
+    monkeypatch.setattr(index_module, "_split_group", _recording_split_group)
+    _wait_for_workers(monkeypatch)
+    result = index_paths(
+        [corpus], tmp_path / "workers", embedding="split-workers-gpu", chunk_size=200,
+        chunk_overlap=20,
+    )  # fmt: skip
+    pids = record.read_text(encoding="utf-8").split()
+    assert len(pids) == 6 and str(os.getpid()) not in pids  # every file, in the workers
+    assert result == alone and result["num_added"] == 3_600 == result["chunks"]
+    assert _stored(tmp_path / "workers") == _stored(tmp_path / "alone")
+
+
+@pytest.mark.parametrize("split_group", [_failing_in_workers, _dying_in_workers])
+def test_a_group_a_worker_fails_on_is_planned_by_the_main_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split_group: Any
+) -> None:
+    """A worker's error, or a worker killed (the pool broken): the main thread plans
+    those groups, and the rest of the run, itself."""
+    corpus = _corpus(tmp_path / "corpus")
+    alone = index_paths(
+        [corpus], tmp_path / "alone", embedding="split-workers-gpu", chunk_size=200,
+        chunk_overlap=20,
+    )  # fmt: skip
+    monkeypatch.setenv(RECORD, str(os.getpid()))
+    monkeypatch.setattr(index_module, "WORKER_CPUS", 1)
+    monkeypatch.setattr(index_module, "_split_group", split_group)
+    _wait_for_workers(monkeypatch)
+    result = index_paths(
+        [corpus], tmp_path / "workers", embedding="split-workers-gpu", chunk_size=200,
+        chunk_overlap=20,
+    )  # fmt: skip
+    assert result == alone
+    assert _stored(tmp_path / "workers") == _stored(tmp_path / "alone")
+
+
+@pytest.mark.parametrize(
+    ("batch", "cpus", "workers"),
+    [(4_096, 16, 8), (4_096, 64, 8), (4_096, 8, 4), (4_096, 7, 0), (4_096, 2, 0), (100, 16, 0)],
+)
+def test_workers_only_beside_a_gpu_on_many_cores(
+    monkeypatch: pytest.MonkeyPatch, batch: int, cpus: int, workers: int
+) -> None:
+    monkeypatch.setattr(index_module.os, "cpu_count", lambda: cpus)
+    ahead: Any = object()
+    assert index_module._worker_count(batch, ahead) == workers
+    assert index_module._worker_count(batch, None) == 0  # nothing embeds ahead
+
+
+def test_rows_computed_elsewhere_are_numbered_as_a_pass_over_the_tokens_would() -> None:
+    """Worker rows are numbered from an empty vocabulary; here they are renumbered into
+    the index's ("b", "x" known): "a" and "c" come after them in order of first
+    appearance, and each row's terms are sorted again by the new numbers."""
+    tokenizer = BM25Tokenizer()
+    texts = ["a b a", "c b"]
+    rows = local_rows(texts, tokenizer)
+    assert rows.terms == ["a", "b", "c"] and rows.doc_terms.tolist() == [0, 1, 1, 2]
+    here = RowsAhead(["b", "x"], tokenizer)
+    here.add(["1", "2"], texts, rows)
+    vocabulary = ["b", "x"]
+    terms, tfs, sizes = here.take(vocabulary, ["1", "2"], texts, tokenizer) or ()
+    assert vocabulary == ["b", "x", "a", "c"]
+    assert (terms.tolist(), tfs.tolist(), sizes.tolist()) == ([0, 2, 0, 3], [1, 2, 1, 1], [2, 2])
+    tokenized = RowsAhead(["b", "x"], tokenizer)  # the same as tokenizing here
+    tokenized.add(["1", "2"], texts)
+    again = tokenized.take(["b", "x"], ["1", "2"], texts, tokenizer) or ()
+    assert [part.tolist() for part in again] == [[0, 2, 0, 3], [1, 2, 1, 1], [2, 2]]
