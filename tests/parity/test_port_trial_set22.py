@@ -212,6 +212,47 @@ def test_parse_docstring_refuses_the_docstrings_langchain_refuses() -> None:
     _same(_INVALID_DOCSTRINGS, 5)
 
 
+# LangChain asks for an "Args:" block only when the function has type hints for its
+# arguments (it counts get_type_hints): a tool over an unannotated function with a
+# one-line docstring is accepted there; ragline counted every parameter and refused it.
+_UNANNOTATED_DOCSTRINGS = '''
+from langchain_core.tools import tool
+
+
+def outcome(make):
+    try:
+        made = make()
+    except ValueError as e:
+        return "ValueError"
+    return made.name, made.description, made.args
+
+
+def unannotated():
+    @tool(parse_docstring=True)
+    def shout(text):
+        """Shout the text back."""
+        return text.upper()
+    return shout
+
+
+def partly_annotated():
+    @tool(parse_docstring=True)
+    def repeat(text, times: int = 2):
+        """Repeat the text."""
+        return text * times
+    return repeat
+
+
+for make in (unannotated, partly_annotated):
+    print(make.__name__, outcome(make))
+print(unannotated().invoke({"text": "hey"}))
+'''
+
+
+def test_parse_docstring_needs_an_args_block_only_for_annotated_arguments() -> None:
+    _same(_UNANNOTATED_DOCSTRINGS, 3)
+
+
 # multiquery_line_list_output_parser: a PydanticOutputParser subclass overriding parse()
 # (LangChain's old MultiQueryRetriever docs) given to an LLMChain: LangChain's chain parses
 # with parse_result, which reads the reply as JSON and never calls that parse(), so the

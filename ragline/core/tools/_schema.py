@@ -304,7 +304,11 @@ def _json_value(value: Any) -> Any:
 
 
 def parse_google_docstring(
-    docstring: str | None, parameters: Sequence[str], *, strict: bool = True
+    docstring: str | None,
+    parameters: Sequence[str],
+    *,
+    strict: bool = True,
+    annotated: Sequence[str] | None = None,
 ) -> tuple[str, dict[str, str]]:
     """Split a Google-style docstring into its description and per-argument texts.
 
@@ -319,6 +323,10 @@ def parse_google_docstring(
             and the docstring has no ``Args:`` block (a blank line, then ``Args:``, as
             LangChain requires), or when it describes an argument the function does not
             take.
+        annotated: the parameters with a type hint, where known: only those make an
+            ``Args:`` block required, as in LangChain, which counts the function's type
+            hints (``def f(x)`` with a one-line docstring passes); ``None``: all of
+            ``parameters``.
 
     Raises:
         InvalidDocstringError: with ``strict``, as above (an ``InvalidInputError``, printed
@@ -364,7 +372,8 @@ def parse_google_docstring(
         # own, after a blank line that ends the description (an "Args:" heading right
         # under the description, or "Parameters:", is refused as LangChain refuses it)
         blocks = (docstring or "").split("\n\n")
-        described = [name for name in parameters if name not in ("runtime", "return")]
+        needing = parameters if annotated is None else [n for n in parameters if n in annotated]
+        described = [name for name in needing if name not in ("runtime", "return")]
         if described and not any(block.startswith("Args:") for block in blocks[1:]):
             raise InvalidDocstringError(
                 "found no Google-style 'Args:' section in the docstring (a blank line, "
@@ -471,6 +480,7 @@ class ArgsSchema:
                 docstring,
                 [p.name for p in parameters],
                 strict=error_on_invalid_docstring,
+                annotated=list(hints),
             )
         properties: dict[str, dict[str, Any]] = {}
         required = []
