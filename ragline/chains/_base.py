@@ -524,11 +524,7 @@ class StuffDocumentsChain(BaseCombineDocumentsChain):
             MissingVariableError: a prompt variable is missing from ``kwargs``.
             InvalidInputError: the model cannot count tokens.
         """
-        variables = {**kwargs, self.document_variable_name: self._render(docs)}
-        text = self.prompt.format(
-            **{k: v for k, v in variables.items() if k in self.prompt.input_variables}
-        )
-        return token_counter_of(self.llm)(text)
+        return token_counter_of(self.llm)(self.prompt.format(**self._get_inputs(docs, **kwargs)))
 
     def _prepare(self, documents: list[Document], variables: dict[str, Any]) -> _Final:
         final_input = {**variables, self.document_variable_name: self._render(documents)}

@@ -605,3 +605,20 @@ async def test_a_stream_closed_early_ends_every_run_sync_and_async() -> None:
         runs = list(collector.runs_by_id.values())
         assert {run.name for run in runs} >= {"stuff_documents_chain", "FakeListChatModel"}
         assert all(run.end_time is not None for run in runs), [r.name for r in runs]
+
+
+class _WordCountingLLM(FakeListLLM):
+    """Counts a text's tokens as its words, so a prompt's length is exact."""
+
+    def get_num_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+def test_prompt_length_counts_the_prompt_the_documents_and_kwargs_make() -> None:
+    prompt = PromptTemplate.from_template("Answer {question} from:\n{context}")
+    chain = StuffDocumentsChain(llm=_WordCountingLLM(responses=["x"]), prompt=prompt)
+    # "Answer", "in", "one", "word", "from:", then two sentences of six words each
+    assert chain.prompt_length(DOCS[:2], question="in one word", stray="not used") == 17
+    assert chain.prompt_length([], question="q") == 3
+    with pytest.raises(MissingVariableError):
+        chain.prompt_length(DOCS[:1])
