@@ -165,7 +165,10 @@ class FolderWriter:
         # caller_waited; None: not known): a commit runs while the model embeds only then
         self.embedding_waited: Callable[[], bool] | None = None
         self._committed_ahead = False
-        self._expected_seconds = 0.0  # what expect() took (wall), for _commit_ahead
+        # what expect() took (wall) for the chunks it tokenized, and how many, for
+        # _commit_ahead (rows a worker process computed say nothing of a commit's pace)
+        self._expected_seconds = 0.0
+        self._tokenized_ahead = 0
 
     # ------------------------------------------------------------------ settings
 
@@ -402,7 +405,9 @@ class FolderWriter:
         if len(new_ids) != len(ids):
             rows = None  # computed for every text given, not for those left
         self._rows_ahead.add(new_ids, new_texts, rows)
-        self._expected_seconds += time.perf_counter() - started
+        if rows is None:
+            self._expected_seconds += time.perf_counter() - started
+            self._tokenized_ahead += len(new_ids)
 
     def _at_boundaries(self, documents: Iterable[Document], batch_size: int) -> Iterator[Document]:
         """The documents, with a checkpoint or a stop between batches.
@@ -444,8 +449,9 @@ class FolderWriter:
         boundary where the commit fits is the first where the next one would not. The
         commit's time is judged from how long this run took to compute as
         many chunks' keyword rows ahead (the same kind of work, as slow on a loaded
-        machine), or COMMIT_SECONDS_PER_CHUNK. A model that finishes first only makes
-        this a checkpoint like a timed one.
+        machine; rows tokenized on this thread, not by worker processes), or
+        COMMIT_SECONDS_PER_CHUNK (fewer than 1,000 tokenized here). A model that
+        finishes first only makes this a checkpoint like a timed one.
 
         Only while the run waits for the model (its last batch's embedding call waited:
         EmbedAhead.caller_waited). A run behind the model (on 2 cores against a GPU's
@@ -468,8 +474,8 @@ class FolderWriter:
         if progress is None:
             return False
         left, per_text = progress
-        expected = len(self._expected)
-        pace = self._expected_seconds / expected if expected >= 1000 else COMMIT_SECONDS_PER_CHUNK
+        tokenized = self._tokenized_ahead
+        pace = self._expected_seconds / tokenized if tokenized >= 1000 else COMMIT_SECONDS_PER_CHUNK
         cost = pace * self.store.count()
         # at the next boundary the model has about a batch less to do, and the commit
         # a batch more: commit here when it fits here but would not fit there

@@ -3,9 +3,12 @@ processes (issue 25). The store must be the one the main thread alone writes."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -15,6 +18,8 @@ from ragline.embeddings import HashingEmbeddings
 from ragline.retrievers import BM25Tokenizer
 from ragline.store_folder import EmbeddingBackend, StoreFolder, index_paths, register_embedding
 from ragline.store_folder import _index as index_module
+from ragline.store_folder import _writer as writer_module
+from ragline.store_folder._ahead import EmbedAhead
 from ragline.store_folder._text_index import RowsAhead, local_rows
 
 # where _recording_split_group notes the process that split each group
@@ -56,11 +61,11 @@ register_embedding(
 )
 
 
-def _corpus(folder: Path) -> Path:
-    """Six files of 600 chunks each at chunk size 200: one group of files per file (a
-    group is about 512 x 200 characters)."""
+def _corpus(folder: Path, files: int = 6) -> Path:
+    """``files`` files of 600 chunks each at chunk size 200: one group of files per file
+    (a group is about 512 x 200 characters)."""
     folder.mkdir()
-    for number in range(6):
+    for number in range(files):
         paragraphs = (
             f"file {number} paragraph {line} alpha{line % 7} beta{(line * number) % 11} "
             + "gamma delta " * 12
@@ -177,3 +182,40 @@ def test_rows_computed_elsewhere_are_numbered_as_a_pass_over_the_tokens_would() 
     tokenized.add(["1", "2"], texts)
     again = tokenized.take(["b", "x"], ["1", "2"], texts, tokenizer) or ()
     assert [part.tolist() for part in again] == [[0, 2, 0, 3], [1, 2, 1, 1], [2, 2]]
+
+
+def test_rows_from_workers_do_not_set_the_pace_of_the_early_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The commit made while the model embeds its last blocks judges its own time from
+    how long expect() took per chunk (tokenizing is the same kind of work); numbering
+    rows a worker computed takes almost none of it, and would make a commit of 4,096
+    chunks look nearly free. Here expect() seems to take a second a call (a clock that
+    jumps), and the model's time left is that of committing 4,096 chunks at
+    COMMIT_SECONDS_PER_CHUNK: only the first file's 600 chunks are tokenized on the main
+    thread (under 1,000), so that pace is used and the run commits at its one batch
+    boundary, 4,096 chunks, then at the end."""
+    corpus = _corpus(tmp_path / "corpus", files=12)
+    commits: list[int] = []
+    commit = writer_module.FolderWriter.commit
+
+    def counted(writer: writer_module.FolderWriter) -> None:
+        assert writer.store is not None
+        commits.append(writer.store.count())
+        commit(writer)
+
+    monkeypatch.setattr(writer_module.FolderWriter, "commit", counted)
+    progress = (4_096 * writer_module.COMMIT_SECONDS_PER_CHUNK, 0.0)
+    monkeypatch.setattr(EmbedAhead, "time_left", lambda self: progress)
+    monkeypatch.setattr(EmbedAhead, "caller_waited", lambda self: True)  # the run is ahead
+    seconds = itertools.count()
+    jumping = SimpleNamespace(perf_counter=lambda: float(next(seconds)), monotonic=time.monotonic)
+    monkeypatch.setattr(writer_module, "time", jumping)
+    monkeypatch.setattr(index_module, "WORKER_CPUS", 1)
+    _wait_for_workers(monkeypatch)
+    result = index_paths(
+        [corpus], tmp_path / "workers", embedding="split-workers-gpu", chunk_size=200,
+        chunk_overlap=20,
+    )  # fmt: skip
+    assert (result["num_added"], result["chunks"]) == (7_200, 7_200)
+    assert commits == [4_096, 7_200]
