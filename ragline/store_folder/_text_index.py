@@ -321,18 +321,24 @@ def local_rows(texts: Sequence[str], tokenizer: BM25Tokenizer) -> LocalRows:
                      tokenizer.to_dict())  # fmt: skip
 
 
+_NEW = -2  # never a term's number (the text separator's is -1)
+
+
 def _numbered(rows: LocalRows, numbers: _Numbering) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What :func:`_rows_of` gives for the texts of ``rows`` with ``numbers``: their terms
     numbered in order of first appearance (new terms appended to its vocabulary in that
     order, as a pass over the tokens would), each row's terms sorted again by number."""
-    found = list(map(numbers.get, rows.terms))  # None: a term new to the vocabulary
-    if None in found:  # numbered in bulk, not one __missing__ call each
+    # _NEW: a term new to the vocabulary; those are numbered in bulk, in order, not one
+    # __missing__ call each
+    mapping = np.array(list(map(numbers.get, rows.terms, itertools.repeat(_NEW))), dtype=np.int64)
+    new_at = mapping == _NEW
+    if new_at.any():
         vocabulary = numbers.vocabulary
-        new = [term for term, number in zip(rows.terms, found, strict=True) if number is None]
-        numbers.update(zip(new, range(len(vocabulary), len(vocabulary) + len(new)), strict=True))
+        new = list(itertools.compress(rows.terms, new_at.tolist()))
+        numbered = range(len(vocabulary), len(vocabulary) + len(new))
+        mapping[new_at] = numbered
+        numbers.update(zip(new, numbered, strict=True))
         vocabulary.extend(new)
-        found = list(map(numbers.__getitem__, rows.terms))
-    mapping = np.array(found, dtype=np.int64)
     terms = mapping[rows.doc_terms]
     sizes = np.asarray(rows.sizes, dtype=np.int64)
     row_of = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
