@@ -162,6 +162,7 @@ LISTED = [
     "langchain_community.chat_models.openai",
     "langchain_community.embeddings.openai",
     "langchain_community.llms.fake",
+    "langchain_community.chat_models.fake",
     "langchain_community.retrievers.bm25",
     "langchain_community.document_loaders.text",
     "langchain_community.document_loaders.csv_loader",

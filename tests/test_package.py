@@ -255,6 +255,7 @@ PINNED_EXPORTS = {
         "format_log_to_messages",
         "format_log_to_str",
         "format_to_openai_function_messages",
+        "format_to_openai_functions",
         "format_to_openai_tool_messages",
         "format_to_tool_messages",
         "format_xml",

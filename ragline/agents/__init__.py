@@ -35,6 +35,7 @@ _EXPORTS = {
     "format_log_to_messages": "._format",
     "format_xml": "._format",
     "format_to_openai_function_messages": "._format",
+    "format_to_openai_functions": "._format",
     "format_to_openai_tool_messages": "._format",
     "format_to_tool_messages": "._format",
     "AgentType": "._initialize",

@@ -114,6 +114,10 @@ def format_to_openai_function_messages(intermediate_steps: Steps) -> list[BaseMe
     return messages
 
 
+# LangChain's older name for it, kept there (and here) for programs that still use it
+format_to_openai_functions = format_to_openai_function_messages
+
+
 def format_xml(intermediate_steps: Steps, *, escape_format: str | None = "minimal") -> str:
     """The XML agent's scratchpad: ``<tool>...</tool><tool_input>...</tool_input>
     <observation>...</observation>`` per step (no spaces between). With

@@ -68,7 +68,7 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents.format_scratchpad": {
         "ragline.agents": (
             "format_log_to_messages format_log_to_str format_to_openai_function_messages "
-            "format_to_tool_messages format_xml"
+            "format_to_openai_functions format_to_tool_messages format_xml"
         ),
     },
     "langchain_classic.agents.format_scratchpad.log": {
@@ -78,7 +78,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.agents": "format_log_to_messages",
     },
     "langchain_classic.agents.format_scratchpad.openai_functions": {
-        "ragline.agents": "format_to_openai_function_messages",
+        "ragline.agents": "format_to_openai_function_messages format_to_openai_functions",
     },
     "langchain_classic.agents.format_scratchpad.openai_tools": {
         "ragline.agents": "format_to_openai_tool_messages",
@@ -946,6 +946,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_community.chat_models": {
         "ragline.core": "FakeListChatModel",
     },
+    "langchain_community.chat_models.fake": {
+        "ragline.core": "FakeListChatModel FakeMessagesListChatModel",
+    },
     "langchain_community.chat_models.openai": {
         "ragline.chat_models": "ChatOpenAI",
     },
@@ -1580,8 +1583,6 @@ MISSING: dict[str, str] = {
         "create_pbi_agent create_pbi_chat_agent create_spark_sql_agent "
         "create_vectorstore_agent create_vectorstore_router_agent"
     ),
-    "langchain_classic.agents.format_scratchpad": "format_to_openai_functions",
-    "langchain_classic.agents.format_scratchpad.openai_functions": "format_to_openai_functions",
     "langchain_classic.agents.mrkl.base": "ChainConfig MRKLChain",
     "langchain_classic.agents.openai_functions_agent.base": "OpenAIFunctionsAgent",
     "langchain_classic.agents.output_parsers": (

@@ -549,8 +549,9 @@ class GenericFakeChatModel(BaseChatModel):
     ``AIMessage`` of that text. Streaming splits the text at each whitespace character,
     keeping the whitespace as chunks of its own (``"a b"`` streams ``"a"``, ``" "``,
     ``"b"``), every chunk carrying the message's id, as LangChain's does, without the
-    usage; tool calls come in a last chunk (where LangChain's fails on a message
-    without text).
+    usage; additional kwargs come one key per chunk (a ``function_call`` one field per
+    chunk, its text cut at each comma), as LangChain's, and tool calls in a last chunk
+    (where LangChain's fails on a message without text).
 
     Args:
         messages: an iterator (or iterable) of ``AIMessage`` s and strings.
@@ -609,15 +610,41 @@ def _word_chunks(message: AIMessage) -> list[AIMessageChunk]:
     shared: dict[str, Any] = {"id": message.id, "name": message.name}
     if not isinstance(message.content, str):
         return [AIMessageChunk(message.content, **shared)]
-    chunks = [AIMessageChunk(piece, **shared) for piece in re.split(r"(\s)", message.content)]
-    if not (message.tool_calls or message.additional_kwargs):
+    if not (message.tool_calls or message.invalid_tool_calls or message.additional_kwargs):
+        pieces = re.split(r"(\s)", message.content)
+        chunks = [AIMessageChunk(piece, **shared) for piece in pieces]
         chunks[-1].chunk_position = "last"  # LangChain's fake marks its last word so
         return chunks
-    # the tool calls ride on a chunk of their own, built as the list fake builds it;
-    # usage is not streamed (LangChain's fake streams none either); the base then adds
-    # the closing empty chunk, as LangChain's does after its additional_kwargs pieces
-    tail = _message_chunks(dataclasses.replace(message, content="", usage_metadata=None))
-    chunks.append(tail[-1])
+    # an empty text streams no word (LangChain's fake streams its text only when it has
+    # one); the additional kwargs come one key per chunk, a function call one field per
+    # chunk with its string values cut at each comma (kept as a piece of its own), as
+    # LangChain's fake streams them
+    pieces = re.split(r"(\s)", message.content) if message.content else []
+    chunks = [AIMessageChunk(piece, **shared) for piece in pieces]
+    chunks += _additional_kwargs_chunks(message.additional_kwargs, shared)
+    if message.tool_calls or message.invalid_tool_calls:
+        # the tool calls ride on a chunk of their own, built as the list fake builds it;
+        # usage is not streamed (LangChain's fake streams none either); the base then
+        # adds the closing empty chunk, as LangChain's does after its last piece
+        bare = dataclasses.replace(message, content="", usage_metadata=None, additional_kwargs={})
+        chunks.append(_message_chunks(bare)[-1])
+    return chunks
+
+
+def _additional_kwargs_chunks(
+    additional_kwargs: dict[str, Any], shared: dict[str, Any]
+) -> list[AIMessageChunk]:
+    chunks: list[AIMessageChunk] = []
+    for key, value in additional_kwargs.items():
+        if key != "function_call" or not isinstance(value, dict):
+            chunks.append(AIMessageChunk("", additional_kwargs={key: value}, **shared))
+            continue
+        for field, field_value in value.items():
+            parts = re.split(r"(,)", field_value) if isinstance(field_value, str) else [field_value]
+            chunks += [
+                AIMessageChunk("", additional_kwargs={key: {field: part}}, **shared)
+                for part in parts
+            ]
     return chunks
 
 

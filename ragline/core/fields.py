@@ -62,6 +62,7 @@ class FieldSpec:
     default: Any = _MISSING
     default_factory: Callable[[], Any] | None = None
     description: str | None = None
+    alias: str | None = None
 
     @property
     def required(self) -> bool:
@@ -78,13 +79,16 @@ class FieldSpec:
 class _FieldMarker:
     """What :func:`Field` returns: read when the class is created, then removed."""
 
-    __slots__ = ("default", "default_factory", "description")
+    __slots__ = ("alias", "default", "default_factory", "description")
 
-    def __init__(self, default: Any, default_factory: Any, description: str | None) -> None:
-        self.default, self.default_factory, self.description = (
+    def __init__(
+        self, default: Any, default_factory: Any, description: str | None, alias: str | None
+    ) -> None:
+        self.default, self.default_factory, self.description, self.alias = (
             default,
             default_factory,
             description,
+            alias,
         )
 
 
@@ -93,18 +97,23 @@ def Field(
     *,
     default_factory: Callable[[], Any] | None = None,
     description: str | None = None,
+    alias: str | None = None,
 ) -> Any:
-    """Declare a field's default, default factory or description.
+    """Declare a field's default, default factory, description or alias.
+
+    The constructor takes a field by its name or by its ``alias`` (pydantic's
+    ``Field(alias=...)`` with LangChain's models' ``populate_by_name``).
 
     Example:
         >>> class Box(Fields):
         ...     items: list[int] = Field(default_factory=lambda: [1])
-        >>> Box().items
-        [1]
+        ...     label: str = Field("box", alias="name")
+        >>> Box().items, Box(name="crate").label
+        ([1], 'crate')
     """
     if default is not _MISSING and default_factory is not None:
         raise TypeError("Field() takes a default or a default_factory, not both")
-    return _FieldMarker(default, default_factory, description)
+    return _FieldMarker(default, default_factory, description, alias)
 
 
 def _is_class_var(annotation: Any) -> bool:
@@ -119,13 +128,20 @@ def _is_method_like(value: Any) -> bool:
 
 def _spec(name: str, value: Any) -> FieldSpec:
     if isinstance(value, _FieldMarker):
-        return FieldSpec(name, value.default, value.default_factory, value.description)
+        return FieldSpec(name, value.default, value.default_factory, value.description, value.alias)
     if type(value).__name__ == "FieldInfo":  # a pydantic Field(...) in a class of ours
         factory = getattr(value, "default_factory", None)
         default = getattr(value, "default", _MISSING)
         if factory is not None or repr(default) == "PydanticUndefined":
             default = _MISSING
-        return FieldSpec(name, default, factory, getattr(value, "description", None))
+        alias = getattr(value, "alias", None)
+        return FieldSpec(
+            name,
+            default,
+            factory,
+            getattr(value, "description", None),
+            alias if isinstance(alias, str) else None,
+        )
     return FieldSpec(name, value)
 
 
@@ -182,12 +198,22 @@ def is_float_annotation(annotation: Any) -> bool:
     return float in args and all(arg is float or arg is type(None) for arg in args)
 
 
+def _given_as(name: str, spec: FieldSpec, kwargs: dict[str, Any]) -> str | None:
+    """The keyword ``kwargs`` gives field ``name`` by: its name, else its alias."""
+    if name in kwargs:
+        return name
+    if spec.alias is not None and spec.alias in kwargs:
+        return spec.alias
+    return None
+
+
 def _make_init(cls: Any, own: list[str], floats: frozenset[str]) -> Callable[..., None]:
     def __init__(self: Any, **kwargs: Any) -> None:
         specs = type(self).__ragline_all_fields__  # a subclass may have re-defaulted a field
         for name in own:
-            if name in kwargs:
-                value = kwargs.pop(name)
+            given = _given_as(name, specs[name], kwargs)
+            if given is not None:
+                value = kwargs.pop(given)
                 if type(value) is int and name in floats:  # pydantic's int -> float
                     value = float(value)
             elif specs[name].required:
@@ -258,8 +284,9 @@ class Fields:
         instance). A required one not given is left to that ``__init__``."""
         specs = type(self).__ragline_all_fields__
         for name, is_float in type(self).__ragline_orphan_fields__.items():
-            if name in kwargs:
-                value = kwargs.pop(name)
+            given = _given_as(name, specs[name], kwargs)
+            if given is not None:
+                value = kwargs.pop(given)
                 if is_float and type(value) is int:  # pydantic's int -> float
                     value = float(value)
             else:

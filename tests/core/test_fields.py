@@ -196,3 +196,28 @@ def test_an_int_for_a_float_field_is_a_float_in_every_spelling_of_optional_float
         **dict.fromkeys(floats, float),
         **dict.fromkeys(kept, int),
     }
+
+
+def test_a_field_is_given_by_its_alias_or_its_name() -> None:
+    """``Field(alias=...)`` (ragline's or pydantic's) names the keyword the constructor
+    also takes the field by; a class with a hand-written ``__init__`` passing the keyword
+    up gets it too. An alias is not a second field: the alias read back is an error."""
+    import pydantic
+
+    class Model(Fields):
+        model_name: str = Field(alias="model")
+        size: int = pydantic.Field(default=2, alias="n")
+
+    class Custom(Model):
+        def __init__(self, **kwargs: object) -> None:
+            super().__init__(**kwargs)
+
+    by_alias = Model(model="bird", n=5)
+    assert (by_alias.model_name, by_alias.size) == ("bird", 5)
+    by_name = Model(model_name="owl", size=7)
+    assert (by_name.model_name, by_name.size) == ("owl", 7)
+    assert Model(model="kite").size == 2
+    assert Custom(model="wren").model_name == "wren"
+    assert not hasattr(by_alias, "model")
+    with pytest.raises(TypeError, match="missing required field 'model_name'"):
+        Model(n=1)
