@@ -5,6 +5,11 @@ drops it when the holder exits, however it exits (a ``kill -9`` included), so a 
 never left behind by a dead process. The holder writes who it is into the file (process
 id, host, start time, command), so a second writer that cannot wait can say who holds it.
 Readers take no lock: they read the committed copy the manifest names.
+
+A forked child (``index_paths``' split workers, a user's ``multiprocessing``) closes the
+lock descriptors it inherited at once (:func:`_forget_in_child`): a flock belongs to the
+open file, so a child keeping a copy would hold the lock after the writer released it
+or died, for as long as the child lived.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import os
 import socket
 import sys
 import time
+import weakref
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -31,6 +37,9 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover  (Windows: no flock)
     fcntl = None  # type: ignore[assignment]
+
+# the locks this process holds, for _forget_in_child
+_HELD: weakref.WeakSet[FolderLock] = weakref.WeakSet()
 
 
 def _holder_text() -> str:
@@ -79,6 +88,7 @@ class FolderLock:
         os.ftruncate(descriptor, 0)
         os.write(descriptor, (_holder_text() + "\n").encode("utf-8"))
         self._descriptor = descriptor
+        _HELD.add(self)
 
     def _open(self) -> int:
         try:
@@ -98,11 +108,28 @@ class FolderLock:
     def release(self) -> None:
         """Give the lock up (the lock file stays: removing it would race other writers)."""
         descriptor, self._descriptor = self._descriptor, None
+        _HELD.discard(self)
         if descriptor is None:
             return
         with contextlib.suppress(OSError):
             os.ftruncate(descriptor, 0)
         os.close(descriptor)  # closing drops the flock
+
+
+def _forget_in_child() -> None:
+    """In a forked child: close the copies of the parent's lock descriptors, and forget
+    them (the child's release() does nothing: the lock and its holder text are the
+    parent's)."""
+    for lock in list(_HELD):
+        descriptor, lock._descriptor = lock._descriptor, None
+        if descriptor is not None:
+            with contextlib.suppress(OSError):
+                os.close(descriptor)
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def _flock(descriptor: int) -> bool:
