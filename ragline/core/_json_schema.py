@@ -33,6 +33,7 @@ from typing import Any
 __all__ = [
     "any_message_schema",
     "field_title",
+    "is_model_def",
     "is_typed_dict",
     "json_schema_of",
     "language_model_input_schema",
@@ -222,14 +223,17 @@ def _named(annotation: Any, defs: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+_OPEN_OBJECT = {"type": "object", "additionalProperties": True}
+_OPTIONAL_STRING = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+
 _DOCUMENT = {
     "title": "Document",
     "type": "object",
     "properties": {
-        "id": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None, "title": "Id"},
-        "metadata": {"type": "object", "title": "Metadata"},
+        "id": {**_OPTIONAL_STRING, "default": None, "title": "Id"},
+        "metadata": {**_OPEN_OBJECT, "title": "Metadata"},
         "page_content": {"type": "string", "title": "Page Content"},
-        "type": {"const": "Document", "default": "Document", "title": "Type"},
+        "type": {"const": "Document", "default": "Document", "title": "Type", "type": "string"},
     },
     "required": ["page_content"],
 }
@@ -252,46 +256,152 @@ _MESSAGE_KINDS = list(_MESSAGE_TYPES)
 _CONTENT = {
     "anyOf": [
         {"type": "string"},
-        {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "object"}]}},
+        {"type": "array", "items": {"anyOf": [{"type": "string"}, _OPEN_OBJECT]}},
     ],
     "title": "Content",
 }
 
 
+def is_model_def(name: str) -> bool:
+    """Whether the ``$defs`` entry ``name`` is one of ragline's model types (a
+    ``Document``, a message), which LangChain declares as pydantic models."""
+    return name == "Document" or name in _MESSAGE_TYPES
+
+
+def _optional(title: str) -> dict[str, Any]:
+    """An optional string field that defaults to ``None``."""
+    return {**_OPTIONAL_STRING, "default": None, "title": title}
+
+
+def _array_of(name: str, title: str, defs: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": _part_ref(name, defs), "title": title}
+
+
 def _message_ref(name: str, defs: dict[str, Any]) -> dict[str, Any]:
+    """A message class as a ``$defs`` entry: its fields, as LangChain's pydantic message
+    models declare them (extra keys allowed; no description)."""
     if name not in defs:
         kind = _MESSAGE_TYPES.get(name, name)
         properties: dict[str, Any] = {
             "content": _CONTENT,
-            "additional_kwargs": {"type": "object", "title": "Additional Kwargs"},
-            "response_metadata": {"type": "object", "title": "Response Metadata"},
+            "additional_kwargs": {**_OPEN_OBJECT, "title": "Additional Kwargs"},
+            "response_metadata": {**_OPEN_OBJECT, "title": "Response Metadata"},
             "type": _type_tag(kind),
-            "name": {
-                "anyOf": [{"type": "string"}, {"type": "null"}],
-                "default": None,
-                "title": "Name",
-            },
-            "id": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None, "title": "Id"},
+            "name": _optional("Name"),
+            "id": _optional("Id"),
         }
         required = ["content"]
         if name.startswith("AIMessage"):
-            properties["tool_calls"] = {
-                "type": "array",
-                "items": {"type": "object"},
-                "title": "Tool Calls",
-            }
+            properties["tool_calls"] = _array_of("ToolCall", "Tool Calls", defs)
+            properties["invalid_tool_calls"] = _array_of(
+                "InvalidToolCall", "Invalid Tool Calls", defs
+            )
             properties["usage_metadata"] = {
-                "anyOf": [{"type": "object"}, {"type": "null"}],
+                "anyOf": [_part_ref("UsageMetadata", defs), {"type": "null"}],
                 "default": None,
-                "title": "Usage Metadata",
             }
-        if name.startswith(("ToolMessage",)):
+        if name == "AIMessageChunk":
+            properties["tool_call_chunks"] = _array_of("ToolCallChunk", "Tool Call Chunks", defs)
+            properties["chunk_position"] = {
+                "anyOf": [{"const": "last", "type": "string"}, {"type": "null"}],
+                "default": None,
+                "title": "Chunk Position",
+            }
+        if name.startswith("FunctionMessage"):
+            properties["name"] = {"type": "string", "title": "Name"}
+            required.append("name")
+        if name.startswith("ToolMessage"):
             properties["tool_call_id"] = {"type": "string", "title": "Tool Call Id"}
+            properties["artifact"] = {"default": None, "title": "Artifact"}
+            properties["status"] = {
+                "type": "string",
+                "enum": ["success", "error"],
+                "default": "success",
+                "title": "Status",
+            }
             required.append("tool_call_id")
         if name.startswith("ChatMessage"):
             properties["role"] = {"type": "string", "title": "Role"}
             required.append("role")
-        defs[name] = _object(name, properties, required)
+        defs[name] = {**_object(name, properties, required), "additionalProperties": True}
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def _tool_call_type(kind: str) -> dict[str, Any]:
+    return {"const": kind, "title": "Type", "type": "string"}
+
+
+def _count(title: str) -> dict[str, Any]:
+    return {"type": "integer", "title": title}
+
+
+# The typed dicts an AI message holds (tool calls, usage), as ``$defs`` entries: their
+# keys, which of them are required, and extra keys allowed, as LangChain declares them.
+_PARTS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "ToolCall": (
+        {
+            "name": {"type": "string", "title": "Name"},
+            "args": {**_OPEN_OBJECT, "title": "Args"},
+            "id": {**_OPTIONAL_STRING, "title": "Id"},
+            "type": _tool_call_type("tool_call"),
+        },
+        ["name", "args", "id"],
+    ),
+    "InvalidToolCall": (
+        {
+            "type": _tool_call_type("invalid_tool_call"),
+            "id": {**_OPTIONAL_STRING, "title": "Id"},
+            "name": {**_OPTIONAL_STRING, "title": "Name"},
+            "args": {**_OPTIONAL_STRING, "title": "Args"},
+            "error": {**_OPTIONAL_STRING, "title": "Error"},
+            "index": {"anyOf": [{"type": "integer"}, {"type": "string"}], "title": "Index"},
+            "extras": {**_OPEN_OBJECT, "title": "Extras"},
+        },
+        ["type", "id", "name", "args", "error"],
+    ),
+    "ToolCallChunk": (
+        {
+            "name": {**_OPTIONAL_STRING, "title": "Name"},
+            "args": {**_OPTIONAL_STRING, "title": "Args"},
+            "id": {**_OPTIONAL_STRING, "title": "Id"},
+            "index": {"anyOf": [{"type": "integer"}, {"type": "null"}], "title": "Index"},
+            "type": _tool_call_type("tool_call_chunk"),
+        },
+        ["name", "args", "id", "index"],
+    ),
+    "UsageMetadata": (
+        {
+            "input_tokens": _count("Input Tokens"),
+            "output_tokens": _count("Output Tokens"),
+            "total_tokens": _count("Total Tokens"),
+            "input_token_details": {"$ref": "#/$defs/InputTokenDetails"},
+            "output_token_details": {"$ref": "#/$defs/OutputTokenDetails"},
+        },
+        ["input_tokens", "output_tokens", "total_tokens"],
+    ),
+    "InputTokenDetails": (
+        {
+            "audio": _count("Audio"),
+            "cache_creation": _count("Cache Creation"),
+            "cache_read": _count("Cache Read"),
+        },
+        [],
+    ),
+    "OutputTokenDetails": ({"audio": _count("Audio"), "reasoning": _count("Reasoning")}, []),
+}
+
+
+def _part_ref(name: str, defs: dict[str, Any]) -> dict[str, Any]:
+    if name not in defs:
+        properties, required = _PARTS[name]
+        entry = {**_object(name, properties, required), "additionalProperties": True}
+        if not required:
+            del entry["required"]
+        defs[name] = entry
+        for value in properties.values():
+            reference = value.get("$ref", "")
+            if reference:
+                _part_ref(reference.rsplit("/", 1)[-1], defs)
     return {"$ref": f"#/$defs/{name}"}
 
 
@@ -302,7 +412,7 @@ def _object(name: str, properties: dict[str, Any], required: list[str]) -> dict[
 
 def _type_tag(kind: str) -> dict[str, Any]:
     """The ``type`` property that tells serialized ragline objects apart."""
-    return {"const": kind, "default": kind, "title": "Type"}
+    return {"const": kind, "default": kind, "title": "Type", "type": "string"}
 
 
 _PROMPT_VALUES = ["StringPromptValue", "ChatPromptValueConcrete"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from ragline.core._json_schema import field_title, json_schema_of
+from ragline.core._json_schema import field_title, is_model_def, json_schema_of
 from ragline.core.exceptions import ConfigurationError
 
 if TYPE_CHECKING:
@@ -218,6 +218,19 @@ def merged_model(
     return result
 
 
+def _named_root(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """A schema that is only a reference to a ``Document`` or a message is that type's own
+    entry, taken out of ``defs``: LangChain's schema of a runnable whose type is one
+    pydantic model is that model, titled with its name (``Document``, not ``f_input``).
+    Other named types (an enum) stay references."""
+    reference = schema.get("$ref") if len(schema) == 1 else None
+    name = reference.removeprefix("#/$defs/") if isinstance(reference, str) else None
+    if name is None or name not in defs or not is_model_def(name):
+        return schema
+    entry: dict[str, Any] = defs.pop(name)
+    return entry
+
+
 class SchemaMethods:
     """The schema methods of :class:`~ragline.core.runnables.base.Runnable`."""
 
@@ -267,13 +280,13 @@ class SchemaMethods:
             {'title': 'double_input', 'type': 'integer'}
         """
         defs: dict[str, Any] = {}
-        schema = self._input_json(defs)
+        schema = _named_root(self._input_json(defs), defs)
         return titled(schema, schema.get("title") or self._input_title(), defs)
 
     def get_output_jsonschema(self, config: Any = None) -> dict[str, Any]:
         """The JSON Schema of this runnable's output."""
         defs: dict[str, Any] = {}
-        schema = self._output_json(defs)
+        schema = _named_root(self._output_json(defs), defs)
         return titled(schema, schema.get("title") or self._output_title(), defs)
 
     def get_input_schema(self, config: Any = None) -> Any:
