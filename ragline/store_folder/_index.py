@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -53,6 +54,8 @@ GPU_BLOCK = 4_096
 # under the GIL). Not on a CPU (the model uses every core) nor on a few cores.
 WORKER_CPUS = 8
 MAX_WORKERS = 8
+# how often a worker checks that the run's process is still there (see _worker_started)
+PARENT_CHECK_SECONDS = 0.5
 
 
 class FolderIndexingResult(IndexingResult):
@@ -325,9 +328,11 @@ def _planned(
 
 def _worker_count(batch: int, ahead: EmbedAhead | None) -> int:
     """Worker processes for :class:`_Planner`: none unless the model embeds a GPU's blocks
-    ahead and the machine has :data:`WORKER_CPUS` cores or more."""
+    ahead, the machine has :data:`WORKER_CPUS` cores or more and can fork."""
     cpus = os.cpu_count() or 1
     if ahead is None or batch < GPU_BLOCK or cpus < WORKER_CPUS:
+        return 0
+    if "fork" not in multiprocessing.get_all_start_methods():  # Windows: none
         return 0
     return max(1, min(MAX_WORKERS, cpus // 2))
 
@@ -343,9 +348,27 @@ def _split_group(
     return chunks, keys, _text_index.local_rows(texts, BM25Tokenizer.from_dict(tokenizer))
 
 
-def _worker_started() -> None:
-    """A worker ignores Ctrl-C: the run stops it (the main process handles the signal)."""
+def _worker_started(parent: int) -> None:
+    """A worker ignores Ctrl-C (the run stops it: the main process handles the signal),
+    and ends once the run's process ``parent`` is gone: killed (``kill -9``, the OOM
+    killer), it could not stop its workers, and one waiting on the pool's queue (whose
+    write end it inherited) would wait forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch = threading.Thread(
+        target=_exit_with, args=(parent,), name="ragline-split-worker-watch", daemon=True
+    )
+    watch.start()
+
+
+def _exit_with(parent: int) -> None:
+    """End this process when its parent is no longer ``parent`` (it died)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)
+
+
+def _ready() -> None:
+    """The task that tells a worker has started."""
 
 
 class _Planner:
@@ -380,9 +403,12 @@ class _Planner:
         self.first = True  # no group planned yet
         if workers:
             context = multiprocessing.get_context("fork")
-            pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_started)
+            pool = ProcessPoolExecutor(
+                workers, mp_context=context, initializer=_worker_started,
+                initargs=(os.getpid(),),
+            )  # fmt: skip
             try:
-                self.warm = pool.submit(_worker_started)  # forks the workers now
+                self.warm = pool.submit(_ready)  # forks the workers now
             except (OSError, RuntimeError):  # cannot fork here: this thread plans every group
                 pool.shutdown(wait=False, cancel_futures=True)
             else:

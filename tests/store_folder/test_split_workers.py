@@ -6,6 +6,9 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -219,3 +222,78 @@ def test_rows_from_workers_do_not_set_the_pace_of_the_early_commit(
     )  # fmt: skip
     assert (result["num_added"], result["chunks"]) == (7_200, 7_200)
     assert commits == [4_096, 7_200]
+
+
+def test_no_workers_where_processes_cannot_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows has no fork: get_context("fork") would raise there, failing the run."""
+    monkeypatch.setattr(index_module.os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(index_module.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    assert index_module._worker_count(4_096, object()) == 0  # type: ignore[arg-type]
+
+
+_KILLED_RUN = """
+import os, sys, time
+from pathlib import Path
+from ragline.embeddings import HashingEmbeddings
+from ragline.store_folder import EmbeddingBackend, index_paths, register_embedding
+from ragline.store_folder import _index as index_module
+
+class GPU(HashingEmbeddings):
+    def describe_device(self):
+        return "cuda:0 (test stub)"
+
+def stuck(*args):  # a worker that says where it is, then works for a long time
+    with open(sys.argv[3], "a", encoding="utf-8") as record:
+        record.write(f"{os.getpid()}\\n")
+    time.sleep(120)
+
+register_embedding("killed-gpu", EmbeddingBackend(lambda options, bar: GPU(dimension=8)))
+index_module.WORKER_CPUS = 1
+index_module._split_group = stuck
+started = index_module._Planner.__init__
+def waiting(planner, *args):
+    started(planner, *args)
+    planner.warm.result(timeout=60)
+index_module._Planner.__init__ = waiting
+index_paths([sys.argv[1]], sys.argv[2], embedding="killed-gpu", chunk_size=200, chunk_overlap=0)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, ended but not reaped, does not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return "State:\tZ" not in status
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_workers_end_when_the_run_is_killed(tmp_path: Path) -> None:
+    """kill -9 of a run leaves its workers orphans: one waiting on the pool's queue (or
+    busy) would run forever. Each ends within seconds of its parent's death."""
+    corpus = _corpus(tmp_path / "corpus", files=3)
+    record = tmp_path / "workers.txt"
+    script = tmp_path / "killed_run.py"
+    script.write_text(_KILLED_RUN, encoding="utf-8")
+    run = subprocess.Popen([sys.executable, str(script), str(corpus), str(tmp_path / "store"),
+                            str(record)])  # fmt: skip
+    pids: list[int] = []
+    try:
+        for _ in range(600):  # the second file reaches a worker (<= 60 s)
+            if record.exists() and record.read_text(encoding="utf-8").strip():
+                break
+            time.sleep(0.1)
+        pids = [int(pid) for pid in record.read_text(encoding="utf-8").split()]
+        run.send_signal(signal.SIGKILL)
+        run.wait(timeout=30)
+        for _ in range(100):  # <= 10 s
+            if not any(map(_alive, pids)):
+                break
+            time.sleep(0.1)
+        assert pids and not any(map(_alive, pids))
+    finally:
+        run.kill()
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
