@@ -130,20 +130,23 @@ _ROLE_PREFIX = {"human": "Human: ", "ai": "Assistant: "}
 
 
 def get_chat_history(chat_history: Sequence[Any]) -> str:
-    """A chat history as text: ``(human, ai)`` pairs or messages, one line each.
+    """A chat history as text: ``(human, ai)`` pairs or messages, each line led by a
+    newline (so the text starts with one, as LangChain's); a message with no content is
+    left out.
 
     Raises:
         InvalidInputError: an item is neither a pair nor a message.
 
     Example:
         >>> get_chat_history([("Hi", "Hello!")])
-        'Human: Hi\\nAssistant: Hello!'
+        '\\nHuman: Hi\\nAssistant: Hello!'
     """
     lines = []
     for position, turn in enumerate(chat_history):
         if isinstance(turn, BaseMessage):
-            prefix = _ROLE_PREFIX.get(turn.type, f"{turn.type}: ")
-            lines.append(f"{prefix}{turn.text}")
+            if turn.content:
+                prefix = _ROLE_PREFIX.get(turn.type, f"{turn.type}: ")
+                lines.append(f"{prefix}{turn.text}")
         elif isinstance(turn, (tuple, list)) and len(turn) == 2:
             lines += [f"Human: {turn[0]}", f"Assistant: {turn[1]}"]
         else:
@@ -151,7 +154,7 @@ def get_chat_history(chat_history: Sequence[Any]) -> str:
                 f"chat_history[{position}] must be a (human, ai) pair or a message, got "
                 f"{type(turn).__name__}: {turn!r:.60}"
             )
-    return "\n".join(lines)
+    return "".join(f"\n{line}" for line in lines)
 
 
 # ---------------------------------------------------------------- ConversationalRetrievalChain

@@ -70,7 +70,7 @@ class LegacyMethods:
 
     def generate(
         self,
-        inputs: Sequence[Any],
+        inputs: Sequence[Any] | None = None,
         stop: str | Sequence[str] | None = None,
         callbacks: Any = None,
         *,
@@ -83,7 +83,9 @@ class LegacyMethods:
         """Run the model on several inputs, one run each, and return every generation.
 
         Args:
-            inputs: prompt strings (an LLM), message lists (a chat model), or PromptValues.
+            inputs: prompt strings (an LLM), message lists (a chat model), or PromptValues;
+                also given by LangChain's keyword, ``messages=`` (a chat model) or
+                ``prompts=`` (an LLM).
             stop: stop sequences for every input.
             callbacks: handlers added to the config's callbacks.
             config: a RunnableConfig shared by the runs.
@@ -100,6 +102,7 @@ class LegacyMethods:
         """
         from ragline.core.language_models._base import stop_list
 
+        inputs = _named_inputs("generate", inputs, bound)
         config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
         stops = stop_list(stop)
         results = [self._invoke_with_result(one, config, stops, bound)[1] for one in inputs]
@@ -107,7 +110,7 @@ class LegacyMethods:
 
     async def agenerate(
         self,
-        inputs: Sequence[Any],
+        inputs: Sequence[Any] | None = None,
         stop: str | Sequence[str] | None = None,
         callbacks: Any = None,
         *,
@@ -120,6 +123,7 @@ class LegacyMethods:
         """Async ``generate``; the inputs run concurrently."""
         from ragline.core.language_models._base import stop_list
 
+        inputs = _named_inputs("agenerate", inputs, bound)
         config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
         stops = stop_list(stop)
         results = await asyncio.gather(
@@ -212,3 +216,21 @@ def _joined(results: list[LLMResult], combine: Any) -> LLMResult:
         combine([result.llm_output for result in results]),
         [info for result in results for info in result.run or []],
     )
+
+
+def _named_inputs(method: str, inputs: Sequence[Any] | None, bound: dict[str, Any]) -> Any:
+    """The inputs of ``generate`` / ``agenerate``, given first or by LangChain's keyword
+    (``messages=`` for a chat model, ``prompts=`` for an LLM), taken out of ``bound``."""
+    named = [key for key in ("messages", "prompts") if key in bound]
+    if inputs is not None and named:
+        raise TypeError(f"{method}() got its inputs twice: positionally and as {named[0]}=")
+    if len(named) > 1:
+        raise TypeError(f"{method}() got both messages= and prompts=; give one")
+    if inputs is None:
+        if not named:
+            raise TypeError(
+                f"{method}() needs its inputs: a list of prompts (an LLM) or of message "
+                "lists (a chat model), first or as prompts= / messages="
+            )
+        inputs = bound.pop(named[0])
+    return inputs

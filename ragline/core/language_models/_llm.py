@@ -14,7 +14,7 @@ from ragline.core.callbacks.manager import _OWN_RUN, CallbackManager
 from ragline.core.config import get_config_list, legacy_call_config, use_config
 from ragline.core.language_models._base import BaseLanguageModel, for_handlers, stop_list
 from ragline.core.language_models._caching import cache_slot
-from ragline.core.language_models._legacy import _joined
+from ragline.core.language_models._legacy import _joined, _named_inputs
 from ragline.core.language_models._outputs import Generation, GenerationChunk, LLMResult, RunInfo
 from ragline.core.prompts import PromptValue
 
@@ -125,7 +125,7 @@ class BaseLLM(BaseLanguageModel[str]):
     # ---- generate over a list hook: one call with every prompt, as LangChain's ----------
     def generate(  # type: ignore[override]
         self,
-        inputs: Sequence[Any],
+        inputs: Sequence[Any] | None = None,
         stop: str | Sequence[str] | None = None,
         callbacks: Any = None,
         *,
@@ -144,6 +144,7 @@ class BaseLLM(BaseLanguageModel[str]):
         others run as above; ``llm_output`` and ``run`` are theirs (``{}`` and ``None``
         when every prompt was cached).
         """
+        inputs = _named_inputs("generate", inputs, bound)
         config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
         configs = [config] * len(inputs)
         stops = stop_list(stop)
@@ -380,7 +381,7 @@ class BaseLLM(BaseLanguageModel[str]):
 
     async def agenerate(  # type: ignore[override]
         self,
-        inputs: Sequence[Any],
+        inputs: Sequence[Any] | None = None,
         stop: str | Sequence[str] | None = None,
         callbacks: Any = None,
         *,
@@ -392,6 +393,7 @@ class BaseLLM(BaseLanguageModel[str]):
     ) -> LLMResult:
         """Async :meth:`generate`: ``_agenerate`` (or ``_generate`` in a thread) is called
         once with every prompt when it takes a list of ``prompts``."""
+        inputs = _named_inputs("agenerate", inputs, bound)
         config = legacy_call_config(callbacks, tags, metadata, run_name, config=config)
         configs = [config] * len(inputs)
         stops = stop_list(stop)

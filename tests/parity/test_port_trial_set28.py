@@ -1,0 +1,97 @@
+"""Parity: differences found by the twenty-eighth port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+import pytest
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# fbellame_custom_handler_async_on_llm_start: a follow-up question to a
+# ConversationalRetrievalChain, the history given as (human, ai) pairs; a handler prints
+# the prompts the model gets. LangChain writes each turn of the history on its own line
+# after a newline, so the condense prompt's "{chat_history}" starts with an empty line;
+# ragline joined the turns with no leading newline. Messages with no text are left out
+# of the history text, as in LangChain.
+_CONDENSE_PROMPT_HISTORY = """
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.documents import Document
+from langchain_core.language_models import FakeListLLM
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.prompts import PromptTemplate
+from langchain_core.retrievers import BaseRetriever
+from langchain_classic.chains import ConversationalRetrievalChain
+
+
+class Prompts(BaseCallbackHandler):
+    def on_llm_start(self, serialized, prompts, **kwargs):
+        print(repr(prompts[0]))
+
+
+class Shelf(BaseRetriever):
+    def _get_relevant_documents(self, query, *, run_manager=None):
+        return [Document(page_content="The talk is about RAG.")]
+
+
+condense = PromptTemplate.from_template("History:{chat_history}|Follow-up: {question}|")
+answer = PromptTemplate.from_template("{context} Q: {question}")
+llm = FakeListLLM(responses=["What is the talk about?", "RAG."] * 2, callbacks=[Prompts()])
+chain = ConversationalRetrievalChain.from_llm(
+    llm, Shelf(), condense_question_prompt=condense, combine_docs_chain_kwargs={"prompt": answer}
+)
+pairs = [("Who talks?", "Farid."), ("When?", "Today.")]
+print(chain.run(question="And the topic?", chat_history=pairs))
+history = [HumanMessage("Who talks?"), AIMessage(""), AIMessage("Farid."), HumanMessage("")]
+print(chain.invoke({"question": "And the topic?", "chat_history": history})["answer"])
+"""
+
+
+def test_the_condensed_history_starts_each_turn_on_a_new_line_as_langchains() -> None:
+    langchain_printed = _printed(_CONDENSE_PROMPT_HISTORY)
+    assert langchain_printed.splitlines()[0] == (
+        "'History:\\nHuman: Who talks?\\nAssistant: Farid.\\nHuman: When?\\nAssistant: Today."
+        "|Follow-up: And the topic?|'"
+    )
+    assert langchain_printed.splitlines()[3] == (
+        "'History:\\nHuman: Who talks?\\nAssistant: Farid.|Follow-up: And the topic?|'"
+    )
+    assert _printed(_ported(_CONDENSE_PROMPT_HISTORY)) == langchain_printed
+
+
+# suyashmohan_async_iterator_callback_agenerate: a FastAPI route starts
+# ``model.agenerate(messages=[[HumanMessage(...)]])`` in a task and streams the tokens an
+# AsyncIteratorCallbackHandler collects. LangChain names generate's first parameter
+# ``messages`` on a chat model and ``prompts`` on an LLM; ragline's was ``inputs``, so the
+# keyword call raised TypeError.
+_GENERATE_BY_KEYWORD = """
+import asyncio
+from langchain_core.language_models import FakeListChatModel, FakeListLLM
+from langchain_core.messages import HumanMessage
+
+chat = FakeListChatModel(responses=["Hi!", "Bye."])
+result = chat.generate(messages=[[HumanMessage(content="hello")]])
+print(result.generations[0][0].text, type(result.generations[0][0]).__name__)
+result = asyncio.run(chat.agenerate(messages=[[HumanMessage(content="hello")]], stop=["x"]))
+print(result.generations[0][0].text, result.llm_output)
+llm = FakeListLLM(responses=["one", "two"])
+print(llm.generate(prompts=["a"]).generations[0][0].text)
+print(asyncio.run(llm.agenerate(prompts=["b"])).generations[0][0].text)
+"""
+
+
+def test_generate_takes_its_inputs_by_langchains_keyword() -> None:
+    langchain_printed = _printed(_GENERATE_BY_KEYWORD)
+    assert langchain_printed == "Hi! ChatGeneration\nBye. {}\none\ntwo\n"
+    assert _printed(_ported(_GENERATE_BY_KEYWORD)) == langchain_printed
+
+
+def test_generate_without_inputs_or_with_them_twice_says_so() -> None:
+    from ragline.core import FakeListChatModel, HumanMessage
+
+    chat = FakeListChatModel(responses=["Hi!"])
+    with pytest.raises(TypeError, match=r"generate\(\) needs its inputs"):
+        chat.generate()
+    with pytest.raises(TypeError, match="positionally and as messages="):
+        chat.generate([[HumanMessage("a")]], messages=[[HumanMessage("b")]])
