@@ -95,3 +95,86 @@ def test_generate_without_inputs_or_with_them_twice_says_so() -> None:
         chat.generate()
     with pytest.raises(TypeError, match="positionally and as messages="):
         chat.generate([[HumanMessage("a")]], messages=[[HumanMessage("b")]])
+
+
+# pradeepk_tool_calling_agent_retriever_tool (rc 0 vs 1): a tool-calling agent over a fake
+# chat model built with ``disable_streaming=True`` (AgentExecutor streams the agent, and a
+# streamed fake loses its tool calls). ragline's chat models did not take the field;
+# with it, stream / astream yield the reply from invoke in one piece, as LangChain's do
+# ("tool_calling": only when tools are bound).
+_DISABLE_STREAMING = """
+import asyncio
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import FakeListChatModel, GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.tools import tool
+from langchain_classic.agents import AgentExecutor, create_tool_calling_agent
+
+
+class Tokens(BaseCallbackHandler):
+    def __init__(self):
+        self.tokens = []
+
+    def on_llm_new_token(self, token, **kwargs):
+        self.tokens.append(token)
+
+
+class ToolFake(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self.bind(tools=tools)
+
+
+@tool
+def lookup(query: str) -> str:
+    \"\"\"Look a word up.\"\"\"
+    return f"{query}: quarterly"
+
+
+call = {"name": "lookup", "args": {"query": "rebalance"}, "id": "call_1"}
+replies = [AIMessage(content="", tool_calls=[call]), AIMessage(content="Every quarter.")]
+model = ToolFake(disable_streaming=True, messages=iter(replies))
+prompt = ChatPromptTemplate.from_messages(
+    [("system", "Help."), MessagesPlaceholder("messages"), MessagesPlaceholder("agent_scratchpad")]
+)
+agent = create_tool_calling_agent(model, [lookup], prompt)
+executor = AgentExecutor(agent=agent, tools=[lookup], return_intermediate_steps=True)
+result = executor.invoke({"messages": [HumanMessage("How often?")]})
+print(result["output"], [(a.tool, observation) for a, observation in result["intermediate_steps"]])
+
+tokens = Tokens()
+whole = ToolFake(disable_streaming=True, messages=iter(["a b c"]))
+chunks = list(whole.stream("hi", config={"callbacks": [tokens]}))
+print(len(chunks), type(chunks[0]).__name__, chunks[0].content, tokens.tokens)
+some = ToolFake(disable_streaming="tool_calling", messages=iter(["x y", "p q"]))
+print([c.content for c in some.stream("hi")])
+schema = {"type": "function", "function": {"name": "f", "parameters": {}}}
+print([c.content for c in some.bind_tools([schema]).stream("hi")])
+listed = FakeListChatModel(responses=["abc"], disable_streaming=True)
+
+
+async def main():
+    return [c.content async for c in listed.astream("hi")]
+
+
+print(asyncio.run(main()), listed.disable_streaming)
+"""
+
+
+def test_disable_streaming_makes_a_chat_model_stream_its_reply_whole() -> None:
+    langchain_printed = _printed(_DISABLE_STREAMING)
+    assert langchain_printed == (
+        "Every quarter. [('lookup', 'rebalance: quarterly')]\n"
+        "1 AIMessage a b c []\n"
+        "['x', ' ', 'y']\n"
+        "['p q']\n"
+        "['abc'] True\n"
+    )
+    assert _printed(_ported(_DISABLE_STREAMING)) == langchain_printed
+
+
+def test_disable_streaming_takes_a_bool_or_tool_calling_only() -> None:
+    from ragline.core import FakeListChatModel, InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="disable_streaming must be True, False or"):
+        FakeListChatModel(responses=["a"], disable_streaming="always")

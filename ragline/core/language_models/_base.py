@@ -247,11 +247,18 @@ class BaseLanguageModel(
         """The settings that describe this model (reported in ``invocation_params``)."""
         return {}
 
-    def _should_stream(self, run: Any, *hooks: str) -> bool:
+    def _streaming_disabled(self, bound: dict[str, Any]) -> bool:
+        """Whether this call must not stream (a chat model's ``disable_streaming``)."""
+        return False
+
+    def _should_stream(self, run: Any, *hooks: str, bound: dict[str, Any] | None = None) -> bool:
         """Whether ``invoke`` streams internally through one of ``hooks``, so callbacks
         see every token: the model has ``streaming=True``, or a handler streams events
-        (``astream_events``, as LangChain's models do)."""
+        (``astream_events``, as LangChain's models do); never when streaming is disabled
+        for the call."""
         if not any(self._overrides(hook) for hook in hooks):
+            return False
+        if self._streaming_disabled(bound or {}):
             return False
         return bool(getattr(self, "streaming", False)) or bool(
             run.handlers and stream_taps(run.handlers)
@@ -394,7 +401,7 @@ class BaseLanguageModel(
                 if cached is not None:
                     output, generation = self._from_cache(cached[0])
                     result = self._end_result(generation, None, run)
-                elif self._should_stream(run, "_stream"):
+                elif self._should_stream(run, "_stream", bound=bound):
                     aggregate = None
                     own = self._reports_own_tokens("_stream")
                     hook_options = self._hook_options("_stream", stop, run, bound)
@@ -456,7 +463,7 @@ class BaseLanguageModel(
                 if cached is not None:
                     output, generation = self._from_cache(cached[0])
                     result = self._end_result(generation, None, run)
-                elif self._should_stream(run, "_astream", "_stream"):
+                elif self._should_stream(run, "_astream", "_stream", bound=bound):
                     aggregate = None
                     own = self._reports_own_tokens(
                         "_astream" if self._overrides("_astream") else "_stream"
@@ -511,7 +518,7 @@ class BaseLanguageModel(
         so marked (as LangChain 1.x); an LLM yields strings. A model without ``_stream``
         yields its whole answer once: a chat model its ``AIMessage``, as LangChain's.
         """
-        if not self._overrides("_stream"):
+        if not self._overrides("_stream") or self._streaming_disabled(bound):
             # the answer itself, as LangChain's (a chat model's AIMessage, typed as a chunk)
             yield self.invoke(input, config, stop=stop, **bound)
             return
@@ -564,7 +571,9 @@ class BaseLanguageModel(
     ) -> AsyncIterator[Any]:
         """Async ``stream``; uses ``_astream`` when the model has one, else ``_stream`` in a
         worker thread, else one piece from ``ainvoke``."""
-        if not (self._overrides("_astream") or self._overrides("_stream")):
+        if not (self._overrides("_astream") or self._overrides("_stream")) or (
+            self._streaming_disabled(bound)
+        ):
             yield await self.ainvoke(input, config, stop=stop, **bound)
             return
         stop = stop_list(stop)
@@ -665,6 +674,10 @@ def _check_common_field(owner: str, key: str, value: Any) -> Any:
         return list(value)
     if key == "metadata" and value is not None and not isinstance(value, dict):
         raise InvalidInputError(f"{owner} metadata must be a dict, got {value!r}")
+    if key == "disable_streaming" and not (isinstance(value, bool) or value == "tool_calling"):
+        raise InvalidInputError(
+            f"{owner} disable_streaming must be True, False or 'tool_calling', got {value!r}"
+        )
     if key == "verbose" and not isinstance(value, bool):
         raise InvalidInputError(f"{owner} verbose must be True or False, got {value!r}")
     if key == "name" and value is not None and not isinstance(value, str):

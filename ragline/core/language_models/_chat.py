@@ -209,11 +209,21 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
     structured_output_methods: ClassVar[tuple[str, ...]] = ("function_calling",)
     """The ``with_structured_output`` methods this class supports, the default first
     (``function_calling`` also needs ``bind_tools``)."""
-    _kind_fields: ClassVar[tuple[str, ...]] = ("rate_limiter",)
+    _kind_fields: ClassVar[tuple[str, ...]] = ("rate_limiter", "disable_streaming")
     rate_limiter: Any = None
     """A ``BaseRateLimiter`` (``ragline.core.rate_limiters``): each call that reaches the
     model (invoke, stream, batch; not a cache hit) first takes a token from it, waiting
     until one is free."""
+    disable_streaming: bool | str = False
+    """LangChain's switch: ``True`` makes ``stream`` / ``astream`` yield the whole reply
+    once (from ``invoke``, so even a model that could stream does not; ``streaming=True``
+    and streaming handlers are ignored too); ``"tool_calling"`` does so only for calls
+    with tools bound (``bind_tools``)."""
+
+    def _streaming_disabled(self, bound: dict[str, Any]) -> bool:
+        if self.disable_streaming == "tool_calling":
+            return bool(bound.get("tools"))
+        return bool(self.disable_streaming)
 
     def _output_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return any_message_schema(defs)

@@ -222,7 +222,7 @@ class BaseLLM(BaseLanguageModel[str]):
             rows[index] = row
         return LLMResult(rows, result.llm_output, result.run)
 
-    def _should_stream(self, run: Any, *hooks: str) -> bool:
+    def _should_stream(self, run: Any, *hooks: str, bound: dict[str, Any] | None = None) -> bool:
         # LangChain's LLMs never stream inside invoke / generate / batch, whether set to
         # (streaming=True) or under astream_events: only stream / astream call _stream
         return False
