@@ -746,6 +746,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.schema.callbacks.streaming_stdout": {
         "ragline.core.callbacks": "StreamingStdOutCallbackHandler",
     },
+    "langchain_classic.schema.callbacks.tracers.base": {
+        "ragline.core.callbacks": "BaseTracer",
+    },
     "langchain_classic.schema.callbacks.tracers.log_stream": {
         "ragline.core": "RunLog RunLogPatch",
     },
@@ -1478,6 +1481,10 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.tracers": {
         "ragline.core": "Run RunLog RunLogPatch",
+        "ragline.core.callbacks": "BaseTracer",
+    },
+    "langchain_core.tracers.base": {
+        "ragline.core.callbacks": "BaseTracer",
     },
     "langchain_core.tracers.context": {
         "ragline.core.callbacks": "collect_runs",
@@ -1845,6 +1852,7 @@ MISSING: dict[str, str] = {
         "CallbackManagerForChainGroup ParentRunManager RunManager env_var_is_set "
         "handle_event register_configure_hook trace_as_chain_group tracing_v2_enabled"
     ),
+    "langchain_classic.schema.callbacks.tracers.base": "TracerException",
     "langchain_classic.schema.callbacks.tracers.log_stream": (
         "LogEntry LogStreamCallbackHandler RunState"
     ),
@@ -2333,9 +2341,9 @@ MISSING: dict[str, str] = {
     "langchain_core.tools.convert": "convert_runnable_to_tool",
     "langchain_core.tools.retriever": "RetrieverInput",
     "langchain_core.tracers": (
-        "BaseTracer ConsoleCallbackHandler EvaluatorCallbackHandler LangChainTracer "
-        "LogStreamCallbackHandler"
+        "ConsoleCallbackHandler EvaluatorCallbackHandler LangChainTracer LogStreamCallbackHandler"
     ),
+    "langchain_core.tracers.base": "AsyncBaseTracer",
     "langchain_core.tracers.context": "register_configure_hook tracing_v2_enabled",
     "langchain_core.tracers.log_stream": "LogEntry LogStreamCallbackHandler RunState T",
     "langchain_core.utils": (

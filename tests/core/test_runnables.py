@@ -459,6 +459,7 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
         "AsyncIteratorCallbackHandler",
         "BaseCallbackHandler",
         "BaseRunManager",
+        "BaseTracer",
         "CallbackManager",
         "CallbackManagerForChainRun",
         "CallbackManagerForLLMRun",

@@ -7,6 +7,8 @@ program's source after ``ragline port``) and compares what the program prints.
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
+COVERS = {"core.callbacks.BaseTracer"}
+
 # langserve_generic_fake_chat_model_tests: a fake chat model's reply with additional
 # kwargs, streamed. LangChain's GenericFakeChatModel streams no word for an empty text,
 # then one chunk per additional kwarg and, for a function call, one chunk per field with
@@ -149,4 +151,59 @@ def test_the_older_openai_functions_scratchpad_name_ports() -> None:
     assert "from ragline.agents import format_to_openai_functions\n" in ported
     langchain_printed = _printed(_OLD_SCRATCHPAD_NAME)
     assert langchain_printed == "AIMessage '' None\nFunctionMessage '[1, 2]' lookup\n3\n"
+    assert _printed(ported) == langchain_printed
+
+
+# openinference_output_parser_run_type / openinference_prompt_template_spans: a tracer
+# written on langchain_core.tracers.base.BaseTracer (its _persist_run keeps the root
+# runs). ragline lacked BaseTracer, so the port kept LangChain's, and those programs
+# printed the same only because LangChain's tracer read ragline's callbacks.
+_TRACER = """
+from langchain_core.messages import AIMessage
+from langchain_core.output_parsers import JsonOutputParser, StrOutputParser
+from langchain_core.prompts import PromptTemplate
+from langchain_core.runnables import RunnableLambda
+from langchain_core.tracers.base import BaseTracer
+
+
+class InMemoryRuns(BaseTracer):
+    def __init__(self):
+        super().__init__()
+        self.finished = []
+
+    def _persist_run(self, run):
+        self.finished.append(run)
+
+
+def show(run, depth=0):
+    print("  " * depth + run.name, run.run_type, run.inputs, run.outputs, run.error is not None)
+    for child in run.child_runs:
+        show(child, depth + 1)
+
+
+tracer = InMemoryRuns()
+print(StrOutputParser().invoke(AIMessage("hello"), config={"callbacks": [tracer]}))
+chain = PromptTemplate.from_template("Say {word}") | RunnableLambda(lambda p: p.to_string().upper())
+print(chain.invoke({"word": "hi"}, config={"callbacks": [tracer], "run_name": "shout"}))
+try:
+    JsonOutputParser().invoke("not json", config={"callbacks": [tracer]})
+except Exception as error:
+    print(type(error).__name__)
+print(len(tracer.finished))
+for run in tracer.finished:
+    show(run)
+"""
+
+
+def test_a_base_tracer_subclass_persists_root_runs_as_langchains() -> None:
+    ported = _ported(_TRACER)
+    assert "from ragline.core.callbacks import BaseTracer\n" in ported
+    langchain_printed = _printed(_TRACER)
+    assert langchain_printed.splitlines()[-4:] == [
+        "shout chain {'word': 'hi'} {'output': 'SAY HI'} False",
+        "  PromptTemplate prompt {'word': 'hi'} {'output': StringPromptValue(text='Say hi')} False",
+        "  RunnableLambda chain {'input': StringPromptValue(text='Say hi')} "
+        "{'output': 'SAY HI'} False",
+        "JsonOutputParser parser {'input': 'not json'} {} True",
+    ]
     assert _printed(ported) == langchain_printed

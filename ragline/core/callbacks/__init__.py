@@ -28,6 +28,7 @@ _EXPORTS = {
     "StreamingStdOutCallbackHandler": ".streaming",
     "AsyncIteratorCallbackHandler": ".streaming",
     "FinalStreamingStdOutCallbackHandler": ".streaming",
+    "BaseTracer": ".tracers",
     "RunCollectorCallbackHandler": ".tracers",
     "Run": ".tracers",
     "RootListenersHandler": ".tracers",

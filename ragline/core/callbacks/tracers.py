@@ -41,7 +41,13 @@ from ragline.core.callbacks._run_shapes import (
 )
 from ragline.core.callbacks.base import BaseCallbackHandler
 
-__all__ = ["RootListenersHandler", "Run", "RunCollectorCallbackHandler", "collect_runs"]
+__all__ = [
+    "BaseTracer",
+    "RootListenersHandler",
+    "Run",
+    "RunCollectorCallbackHandler",
+    "collect_runs",
+]
 
 
 _UTC = timezone.utc
@@ -496,6 +502,38 @@ class _RunTreeHandler(BaseCallbackHandler):
     def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """Record a tool's error."""
         self._end("tool_error", run_id, None, error)
+
+
+class BaseTracer(_RunTreeHandler):
+    """Base of a tracer: a handler that builds each run tree and hands the root run to
+    :meth:`_persist_run` when it ends (or fails), as LangChain's ``BaseTracer`` does.
+
+    A subclass writes ``_persist_run``; the :class:`Run` it gets has the run's ``name``,
+    ``run_type``, ``inputs``, ``outputs``, ``error`` and ``child_runs`` (the same tree
+    :class:`RunCollectorCallbackHandler` collects). A subclass's ``__init__`` calls
+    ``super().__init__()``.
+
+    Example:
+        >>> from ragline.core import RunnableLambda
+        >>> class Printer(BaseTracer):
+        ...     def _persist_run(self, run):
+        ...         print(run.name, run.run_type, run.outputs)
+        >>> def double(x):
+        ...     return x * 2
+        >>> RunnableLambda(double).invoke(3, {"callbacks": [Printer()]})
+        double chain {'output': 6}
+        6
+    """
+
+    _notifies = True
+
+    def _notify(self, which: str, run: Run) -> None:
+        if which != "start":
+            self._persist_run(run)
+
+    def _persist_run(self, run: Run) -> None:
+        """Keep a root run that ended (a subclass says how)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _persist_run(run)")
 
 
 class RunCollectorCallbackHandler(_RunTreeHandler):
