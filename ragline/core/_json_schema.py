@@ -11,11 +11,11 @@ or ``schema()`` for pydantic v1) and ragline's ``Document``, messages and prompt
 (as ``$defs`` entries). Anything else is ``{}`` (no constraint).
 
 Example:
-    >>> from typing import Optional, TypedDict
+    >>> from typing import TypedDict
     >>> class Joke(TypedDict):
     ...     '''A joke to tell.'''
     ...     setup: str
-    ...     rating: Optional[int]
+    ...     rating: int | None
     >>> json_schema_of(Joke)["properties"]["rating"]
     {'anyOf': [{'type': 'integer'}, {'type': 'null'}], 'title': 'Rating'}
 """

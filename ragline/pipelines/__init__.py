@@ -11,6 +11,7 @@ split, stored in a new vector store, and wrapped for questions answered by
 Example:
     >>> from ragline.chains import load_summarize_chain
     >>> from ragline.core import FakeListLLM
+    >>> from ragline.pipelines import AnalyzeDocumentChain
     >>> chain = AnalyzeDocumentChain(
     ...     combine_docs_chain=load_summarize_chain(FakeListLLM(responses=["Short."])))
     >>> chain.run("A very long text.")
