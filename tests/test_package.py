@@ -221,6 +221,7 @@ PINNED_EXPORTS = {
         "AgentExecutor",
         "AgentExecutorIterator",
         "AgentFinish",
+        "AgentOutputParser",
         "AgentStep",
         "AgentType",
         "BaseMultiActionAgent",

@@ -40,6 +40,7 @@ _EXPORTS = {
     "format_to_tool_messages": "._format",
     "AgentType": "._initialize",
     "initialize_agent": "._initialize",
+    "AgentOutputParser": "._output_parsers",
     "ConvoOutputParser": "._output_parsers",
     "JSONAgentOutputParser": "._output_parsers",
     "MRKLOutputParser": "._output_parsers",

@@ -24,6 +24,7 @@ from ragline.core._partial_json import parse_json_reply
 
 __all__ = [
     "FINAL_ANSWER_ACTION",
+    "AgentOutputParser",
     "ConvoOutputParser",
     "JSONAgentOutputParser",
     "MRKLOutputParser",
@@ -48,6 +49,22 @@ _ACTION = re.compile(
 )
 _ACTION_LINE = re.compile(r"Action\s*\d*\s*:[\s]*(.*?)", re.DOTALL)
 _ACTION_INPUT_LINE = re.compile(r"[\s]*Action\s*\d*\s*Input\s*\d*\s*:[\s]*(.*)", re.DOTALL)
+
+
+class AgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
+    """Base of a parser that reads a model's reply as the agent's next step (an
+    :class:`AgentAction`) or its answer (an :class:`AgentFinish`): a subclass writes
+    ``parse(text)``, as with LangChain's ``AgentOutputParser``.
+
+    Example:
+        >>> class Mine(AgentOutputParser):
+        ...     def parse(self, text):
+        ...         if text.startswith("done:"):
+        ...             return AgentFinish({"output": text[5:]}, text)
+        ...         return AgentAction("search", text, text)
+        >>> Mine().invoke("done:42").return_values
+        {'output': '42'}
+    """
 
 
 def _no_action(text: str) -> OutputParserException:

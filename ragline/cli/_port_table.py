@@ -22,19 +22,21 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.agents": {
         "ragline.agents": (
-            "Agent AgentExecutor AgentExecutorIterator AgentType BaseMultiActionAgent "
-            "BaseSingleActionAgent ConversationalAgent ConversationalChatAgent "
-            "ZeroShotAgent create_json_chat_agent create_openai_functions_agent "
-            "create_openai_tools_agent create_react_agent create_structured_chat_agent "
-            "create_tool_calling_agent create_xml_agent initialize_agent"
+            "Agent AgentExecutor AgentExecutorIterator AgentOutputParser AgentType "
+            "BaseMultiActionAgent BaseSingleActionAgent ConversationalAgent "
+            "ConversationalChatAgent ZeroShotAgent create_json_chat_agent "
+            "create_openai_functions_agent create_openai_tools_agent create_react_agent "
+            "create_structured_chat_agent create_tool_calling_agent create_xml_agent "
+            "initialize_agent"
         ),
         "ragline.sql": "create_sql_agent",
         "ragline.tools": "Tool tool",
     },
     "langchain_classic.agents.agent": {
         "ragline.agents": (
-            "Agent AgentExecutor AgentExecutorIterator AgentType BaseMultiActionAgent "
-            "BaseSingleActionAgent ExceptionTool RunnableAgent RunnableMultiActionAgent"
+            "Agent AgentExecutor AgentExecutorIterator AgentOutputParser AgentType "
+            "BaseMultiActionAgent BaseSingleActionAgent ExceptionTool RunnableAgent "
+            "RunnableMultiActionAgent"
         ),
     },
     "langchain_classic.agents.agent_iterator": {
@@ -1570,16 +1572,14 @@ MISSING: dict[str, str] = {
         "WolframAlphaAPIWrapper Writer"
     ),
     "langchain_classic.agents": (
-        "AgentOutputParser LLMSingleActionAgent MRKLChain OpenAIFunctionsAgent "
-        "OpenAIMultiFunctionsAgent ReActChain ReActTextWorldAgent SelfAskWithSearchChain "
-        "StructuredChatAgent XMLAgent create_json_agent create_openapi_agent "
-        "create_pbi_agent create_pbi_chat_agent create_self_ask_with_search_agent "
-        "create_spark_sql_agent create_vectorstore_agent create_vectorstore_router_agent "
-        "get_all_tool_names load_agent load_huggingface_tool load_tools"
+        "LLMSingleActionAgent MRKLChain OpenAIFunctionsAgent OpenAIMultiFunctionsAgent "
+        "ReActChain ReActTextWorldAgent SelfAskWithSearchChain StructuredChatAgent "
+        "XMLAgent create_json_agent create_openapi_agent create_pbi_agent "
+        "create_pbi_chat_agent create_self_ask_with_search_agent create_spark_sql_agent "
+        "create_vectorstore_agent create_vectorstore_router_agent get_all_tool_names "
+        "load_agent load_huggingface_tool load_tools"
     ),
-    "langchain_classic.agents.agent": (
-        "AgentOutputParser LLMSingleActionAgent MultiActionAgentOutputParser"
-    ),
+    "langchain_classic.agents.agent": "LLMSingleActionAgent MultiActionAgentOutputParser",
     "langchain_classic.agents.agent_toolkits": (
         "AINetworkToolkit AmadeusToolkit AzureCognitiveServicesToolkit "
         "FileManagementToolkit GmailToolkit JiraToolkit JsonToolkit MultionToolkit "

@@ -7,7 +7,7 @@ program's source after ``ragline port``) and compares what the program prints.
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
-COVERS = {"core.callbacks.BaseTracer"}
+COVERS = {"agents.AgentOutputParser", "core.callbacks.BaseTracer"}
 
 # langserve_generic_fake_chat_model_tests: a fake chat model's reply with additional
 # kwargs, streamed. LangChain's GenericFakeChatModel streams no word for an empty text,
@@ -205,5 +205,55 @@ def test_a_base_tracer_subclass_persists_root_runs_as_langchains() -> None:
         "  RunnableLambda chain {'input': StringPromptValue(text='Say hi')} "
         "{'output': 'SAY HI'} False",
         "JsonOutputParser parser {'input': 'not json'} {} True",
+    ]
+    assert _printed(ported) == langchain_printed
+
+
+# nakamasato_react_custom_japanese_agent: a ReAct agent whose parser subclasses
+# AgentOutputParser (imported from langchain(_classic).agents.agent) to read "行動:
+# Tool[input]" lines. ragline lacked AgentOutputParser, so the port kept LangChain's base
+# and the program ran only because ragline's agent called its parse().
+_AGENT_OUTPUT_PARSER = """
+import re
+
+from langchain_classic.agents import AgentExecutor, Tool, ZeroShotAgent
+from langchain_classic.agents.agent import AgentOutputParser
+from langchain_core.agents import AgentAction, AgentFinish
+from langchain_core.exceptions import OutputParserException
+from langchain_core.language_models import FakeListLLM
+
+
+class BracketParser(AgentOutputParser):
+    def parse(self, text):
+        last = text.strip().split("\\n")[-1]
+        match = re.search(r"行動: (.*?)\\[(.*?)\\]", last)
+        if match is None:
+            raise OutputParserException(f"Could not parse: {text}")
+        if match.group(1) == "完了":
+            return AgentFinish({"output": match.group(2)}, text)
+        return AgentAction(match.group(1), match.group(2), text)
+
+
+parser = BracketParser()
+print(parser.invoke("思考: look\\n行動: Double[21]"))
+print(parser.parse("行動: 完了[42]").return_values)
+tools = [Tool(name="Double", func=lambda x: str(2 * int(x)), description="Double a number.")]
+llm = FakeListLLM(responses=["思考: double it\\n行動: Double[21]", "思考: done\\n行動: 完了[42]"])
+agent = ZeroShotAgent.from_llm_and_tools(llm, tools, output_parser=parser)
+executor = AgentExecutor.from_agent_and_tools(
+    agent=agent, tools=tools, return_intermediate_steps=True
+)
+result = executor.invoke({"input": "double 21"})
+print(result["output"], [(a.tool, a.tool_input, o) for a, o in result["intermediate_steps"]])
+"""
+
+
+def test_an_agent_output_parser_subclass_parses_as_langchains() -> None:
+    ported = _ported(_AGENT_OUTPUT_PARSER)
+    assert "from ragline.agents import AgentOutputParser\n" in ported
+    langchain_printed = _printed(_AGENT_OUTPUT_PARSER)
+    assert langchain_printed.splitlines()[1:] == [
+        "{'output': '42'}",
+        "42 [('Double', '21', '42')]",
     ]
     assert _printed(ported) == langchain_printed
