@@ -329,12 +329,24 @@ def _planned(
 def _worker_count(batch: int, ahead: EmbedAhead | None) -> int:
     """Worker processes for :class:`_Planner`: none unless the model embeds a GPU's blocks
     ahead, the machine has :data:`WORKER_CPUS` cores or more and can fork."""
-    cpus = os.cpu_count() or 1
+    cpus = _cpu_count()
     if ahead is None or batch < GPU_BLOCK or cpus < WORKER_CPUS:
         return 0
     if "fork" not in multiprocessing.get_all_start_methods():  # Windows: none
         return 0
     return max(1, min(MAX_WORKERS, cpus // 2))
+
+
+def _cpu_count() -> int:
+    """The CPUs this process may run on (a container's or a job's cpuset, not the
+    host's: 8 workers on 2 pinned cores of a large host would compete with the run).
+    A CFS quota (``docker --cpus``) is not seen."""
+    counted = getattr(os, "process_cpu_count", None)  # Python 3.13+
+    if counted is not None:
+        return int(counted() or 1)
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 def _split_group(
@@ -354,6 +366,9 @@ def _worker_started(parent: int) -> None:
     killer), it could not stop its workers, and one waiting on the pool's queue (whose
     write end it inherited) would wait forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the run's own SIGTERM handler (ragline index stops after the current batch) is not
+    # the worker's: told to terminate, it ends (the pool breaks, the run splits the rest)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     watch = threading.Thread(
         target=_exit_with, args=(parent,), name="ragline-split-worker-watch", daemon=True
     )
@@ -369,6 +384,17 @@ def _exit_with(parent: int) -> None:
 
 def _ready() -> None:
     """The task that tells a worker has started."""
+
+
+def _abandon(pool: ProcessPoolExecutor) -> None:
+    """Shut down a pool whose start failed part way (a fork refused after others were
+    made): its workers never get the pool's stop, and the interpreter would wait for
+    them at exit, forever; they are ended here."""
+    forked = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in forked:
+        process.terminate()
+        process.join()
 
 
 class _Planner:
@@ -410,7 +436,7 @@ class _Planner:
             try:
                 self.warm = pool.submit(_ready)  # forks the workers now
             except (OSError, RuntimeError):  # cannot fork here: this thread plans every group
-                pool.shutdown(wait=False, cancel_futures=True)
+                _abandon(pool)
             else:
                 self.pool = pool
 

@@ -161,7 +161,7 @@ def test_a_group_a_worker_fails_on_is_planned_by_the_main_thread(
 def test_workers_only_beside_a_gpu_on_many_cores(
     monkeypatch: pytest.MonkeyPatch, batch: int, cpus: int, workers: int
 ) -> None:
-    monkeypatch.setattr(index_module.os, "cpu_count", lambda: cpus)
+    monkeypatch.setattr(index_module, "_cpu_count", lambda: cpus)
     ahead: Any = object()
     assert index_module._worker_count(batch, ahead) == workers
     assert index_module._worker_count(batch, None) == 0  # nothing embeds ahead
@@ -226,7 +226,7 @@ def test_rows_from_workers_do_not_set_the_pace_of_the_early_commit(
 
 def test_no_workers_where_processes_cannot_fork(monkeypatch: pytest.MonkeyPatch) -> None:
     """Windows has no fork: get_context("fork") would raise there, failing the run."""
-    monkeypatch.setattr(index_module.os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(index_module, "_cpu_count", lambda: 16)
     monkeypatch.setattr(index_module.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     assert index_module._worker_count(4_096, object()) == 0  # type: ignore[arg-type]
 
@@ -297,3 +297,125 @@ def test_workers_end_when_the_run_is_killed(tmp_path: Path) -> None:
         for pid in pids:
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_the_cpus_counted_are_the_ones_the_process_may_use(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A container or job pinned to 2 cores of a 64-core GPU host: 8 workers on those 2
+    cores would compete with the run (0.64x against 0.73x without, on 2 cores)."""
+    monkeypatch.delattr(os, "process_cpu_count", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert index_module._cpu_count() == 2
+    assert index_module._worker_count(4_096, object()) == 0  # type: ignore[arg-type]
+
+
+_TERMINATED_WORKER = """
+import os, signal, sys, time
+from ragline.embeddings import HashingEmbeddings
+from ragline.store_folder import EmbeddingBackend, index_paths, register_embedding
+from ragline.store_folder import _index as index_module
+
+class GPU(HashingEmbeddings):
+    def describe_device(self):
+        return "cuda:0 (test stub)"
+
+original = index_module._split_group
+def stuck(*args):  # the first group sent to a worker says where it is, then waits
+    with open(sys.argv[3], "a", encoding="utf-8") as record:
+        record.write(f"{os.getpid()}\\n")
+    time.sleep(120)
+
+signal.signal(signal.SIGTERM, lambda *_: print("the run's handler", flush=True))
+register_embedding("terminated-gpu", EmbeddingBackend(lambda options, bar: GPU(dimension=8)))
+index_module.WORKER_CPUS = 1
+index_module._cpu_count = lambda: 2  # one worker
+index_module._split_group = stuck
+started = index_module._Planner.__init__
+def waiting(planner, *args):
+    started(planner, *args)
+    planner.warm.result(timeout=60)
+index_module._Planner.__init__ = waiting
+result = index_paths([sys.argv[1]], sys.argv[2], embedding="terminated-gpu", chunk_size=200,
+                     chunk_overlap=0)
+print("chunks", result["chunks"], result["num_added"], flush=True)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_a_worker_told_to_terminate_ends_and_the_run_splits_the_rest(tmp_path: Path) -> None:
+    """A worker inherits the run's SIGTERM handler (ragline index stops after the current
+    batch): SIGTERM to the process group made each worker print the stop line and keep
+    running. A worker ends on SIGTERM; the run plans its groups itself and finishes."""
+    corpus = _corpus(tmp_path / "corpus", files=3)
+    record = tmp_path / "workers.txt"
+    script = tmp_path / "terminated.py"
+    script.write_text(_TERMINATED_WORKER, encoding="utf-8")
+    run = subprocess.Popen(
+        [sys.executable, str(script), str(corpus), str(tmp_path / "store"), str(record)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    pids: list[int] = []
+    try:
+        for _ in range(600):  # the second file reaches the worker (<= 60 s)
+            if record.exists() and record.read_text(encoding="utf-8").strip():
+                break
+            time.sleep(0.1)
+        pids = [int(pid) for pid in record.read_text(encoding="utf-8").split()]
+        os.kill(pids[0], signal.SIGTERM)
+        output, _ = run.communicate(timeout=60)
+        assert output.splitlines() == ["chunks 1800 1800"]
+        assert run.returncode == 0 and not _alive(pids[0])
+    finally:
+        run.kill()
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+_FORK_FAILS = """
+import errno, os, sys
+from ragline.embeddings import HashingEmbeddings
+from ragline.store_folder import EmbeddingBackend, index_paths, register_embedding
+from ragline.store_folder import _index as index_module
+
+class GPU(HashingEmbeddings):
+    def describe_device(self):
+        return "cuda:0 (test stub)"
+
+forks = [0]
+real_fork = os.fork
+def fork():  # the second of the pool's 4 forks is refused
+    forks[0] += 1
+    if forks[0] == 2:
+        raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+    return real_fork()
+os.fork = fork
+register_embedding("fork-fails-gpu", EmbeddingBackend(lambda options, bar: GPU(dimension=8)))
+index_module.WORKER_CPUS = 1
+os.cpu_count = index_module._cpu_count = lambda: 8  # 4 workers
+result = index_paths([sys.argv[1]], sys.argv[2], embedding="fork-fails-gpu", chunk_size=200,
+                     chunk_overlap=0)
+print("chunks", result["chunks"], result["num_added"], "forks", forks[0], flush=True)
+"""
+
+
+def test_a_run_whose_fork_fails_part_way_ends(tmp_path: Path) -> None:
+    """The pool's second fork refused (EAGAIN) after its first was made: the run plans
+    every group itself, and the worker already forked, which would never be told to
+    stop, is ended; before, the interpreter waited for it at exit, forever."""
+    corpus = _corpus(tmp_path / "corpus", files=2)
+    script = tmp_path / "fork_fails.py"
+    script.write_text(_FORK_FAILS, encoding="utf-8")
+    run = subprocess.Popen(
+        [sys.executable, str(script), str(corpus), str(tmp_path / "store")],
+        stdout=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        output, _ = run.communicate(timeout=40)
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)  # the run and the worker it left
+        run.communicate()
+        raise
+    assert output.splitlines() == ["chunks 1200 1200 forks 2"] and run.returncode == 0

@@ -54,7 +54,7 @@ def test_workers_answering_out_of_order_store_what_the_main_thread_stores(
     )  # fmt: skip
     record = tmp_path / "record.txt"
     monkeypatch.setenv(RECORD, str(record))
-    monkeypatch.setattr(index_module.os, "cpu_count", lambda: 8)  # 4 workers, as on 8 cores
+    monkeypatch.setattr(index_module, "_cpu_count", lambda: 8)  # 4 workers, as on 8 cores
     monkeypatch.setattr(index_module, "_split_group", _slow_first_split_group)
     monkeypatch.setattr(index_module, "read_files", _slow_reading)
     _wait_for_workers(monkeypatch)
