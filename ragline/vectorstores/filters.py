@@ -8,6 +8,9 @@ One language for all backends (the forms users write)::
     {"$or": [{"lang": "en"}, {"page": {"$gt": 100}}]}     # logic, nests freely
     {"source": "a.txt", "page": 3}                        # several keys = AND
 
+LangChain's FAISS spellings are read too: ``$neq`` is ``$ne``, and a list value
+(``{"lang": ["en", "fr"]}``) is ``$in``.
+
 Operators: ``$eq $ne $gt $gte $lt $lte $in $nin $and $or``. :func:`parse_filter` checks a
 filter once and turns it into a small tree (:class:`Comparison`, :class:`And`, :class:`Or`)
 that backends translate (FAISS into an id selector, Redis into its query syntax);
@@ -51,6 +54,8 @@ COMPARISON_OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin
 LOGICAL_OPERATORS = ("$and", "$or")
 _RANGE_OPERATORS = ("$gt", "$gte", "$lt", "$lte")
 _LIST_OPERATORS = ("$in", "$nin")
+# another spelling LangChain's FAISS takes, read as the operator it means
+_OPERATOR_SPELLINGS = {"$neq": "$ne"}
 
 
 @dataclass(frozen=True)
@@ -188,6 +193,8 @@ def _parse_logical(operator: str, operands: Any, depth: int) -> FilterNode:
 def _parse_field(field: str, condition: Any) -> list[FilterNode]:
     if not field:
         raise FilterError("a filter field name must not be empty")
+    if isinstance(condition, list):  # LangChain's FAISS: any of these values
+        return [_comparison(field, "$in", condition)]
     if not isinstance(condition, Mapping):
         return [_comparison(field, "$eq", condition)]
     if not condition:
@@ -196,6 +203,7 @@ def _parse_field(field: str, condition: Any) -> list[FilterNode]:
 
 
 def _comparison(field: str, operator: Any, value: Any) -> Comparison:
+    operator = _OPERATOR_SPELLINGS.get(operator, operator)
     if operator not in COMPARISON_OPERATORS:
         raise FilterError(
             f"unknown filter operator {operator!r} on field {field!r}; valid operators are "

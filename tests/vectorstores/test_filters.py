@@ -59,7 +59,9 @@ def test_nothing_to_filter_is_none_and_a_tree_passes_through() -> None:
         ({"a": {"$gt": "2024"}}, "$gt on field 'a' takes a number"),
         ({"a": {"$lte": True}}, "$lte on field 'a' takes a number"),
         ({"a": {"$lt": None}}, "$lt on field 'a' takes a number"),
-        ({"a": [1, 2]}, "$eq on field 'a' takes a str, int, float or bool, got list"),
+        ({"a": (1, 2)}, "$eq on field 'a' takes a str, int, float or bool, got tuple"),
+        ({"a": []}, "$in on field 'a' takes a non-empty list"),
+        ({"a": [1, [2]]}, "$in on field 'a' takes a str, int, float or bool, got list"),
         ({"a": None}, "got NoneType None"),
         ({"a": {"$ne": float("nan")}}, "NaN"),
         ({"": 1}, "field name must not be empty"),
@@ -88,6 +90,20 @@ def test_flat_filters_are_parsed_once_and_keep_their_value_types() -> None:
         parse_filter({"n": float("nan")})
     with pytest.raises(FilterError, match="NaN"):
         parse_filter({"n": float("nan")})
+
+
+def test_langchain_faiss_spellings_parse_as_the_operators_they_mean() -> None:
+    # LangChain's FAISS writes "not equal" as $neq and "any of" as a bare list
+    assert parse_filter({"a": {"$neq": 1}}) == Comparison("a", "$ne", 1)
+    assert parse_filter({"a": ["x", 2]}) == Comparison("a", "$in", ("x", 2))
+    assert parse_filter({"$or": [{"a": [1]}, {"b": {"$neq": "y", "$lt": 3}}]}) == Or(
+        (
+            Comparison("a", "$in", (1,)),
+            And((Comparison("b", "$ne", "y"), Comparison("b", "$lt", 3))),
+        )
+    )
+    assert matches(parse_filter({"a": {"$neq": 1}}), {})  # a missing field is not equal
+    assert not matches(parse_filter({"a": [1, 2]}), {})
 
 
 def test_unknown_operator_message_lists_the_valid_ones() -> None:
