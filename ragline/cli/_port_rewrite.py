@@ -1,7 +1,9 @@
 """Rewrite a program's LangChain imports as ragline's, with the path table.
 
-Only import statements change: the source is parsed with :mod:`ast`, each import of a
-LangChain module is replaced in place (its exact span, found by byte offsets), and every
+Only import statements change, and the names of LangChain loggers ragline writes the
+same records to (``logging.getLogger("langchain.retrievers.multi_query")``): the
+source is parsed with :mod:`ast`, each import of a LangChain module (and each such
+logger name) is replaced in place (its exact span, found by byte offsets), and every
 other byte of the file stays as it was. A name the table cannot map stays imported from
 LangChain, and is reported with the reason; a program that keeps such a name and also
 imports ragline's gets one more line, ``import ragline.interop.langchain.compose``
@@ -32,6 +34,11 @@ COMPOSE_LINE = (
     "import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains\n"
 )
 LACKS = "ragline lacks it"
+# LangChain loggers (by module, ``langchain.X`` read as ``langchain_classic.X``) whose
+# records ragline writes under a logger of its own
+LOGGERS = {
+    "langchain_classic.retrievers.multi_query": "ragline.retrievers.multi_query",
+}
 _FROM_MODULE = re.compile(r"^from\s+[\w.]+\s+import")
 
 
@@ -342,6 +349,7 @@ def port_source(source: str) -> PortResult:
         if text.encode("utf-8") != data[begin:end]:
             edits.append((begin, end, text.encode("utf-8")))
     out.changed = len(edits)
+    logger_edits = [_logger_edit(node, data, starts) for node in ast.walk(tree)]
     # Names left imported from LangChain (or an integration package's classes) meet
     # ragline's objects: let LangChain's runnables join ragline's chains (prompt | model |
     # a LangChain-only parser) and LangChain's code take ragline's embeddings.
@@ -350,11 +358,35 @@ def port_source(source: str) -> PortResult:
         line_start = starts[min(where) - 1]
         edits.append((line_start, line_start, COMPOSE_LINE.encode("utf-8")))
         out.compose_added = True
+    edits += [edit for edit in logger_edits if edit is not None]
     for begin, end, new in sorted(edits, reverse=True):
         data = data[:begin] + new + data[end:]
     out.source = data.decode("utf-8")
     out.unmapped.sort(key=lambda item: item.line)
     return out
+
+
+def _logger_edit(node: ast.AST, data: bytes, starts: list[int]) -> tuple[int, int, bytes] | None:
+    """``getLogger("langchain....")`` naming a LangChain logger ragline has a twin of:
+    the edit that names ragline's (so a program that turns that logger up still sees
+    the records, e.g. MultiQueryRetriever's generated queries)."""
+    if not (isinstance(node, ast.Call) and node.args):
+        return None
+    function = node.func
+    name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+    argument = node.args[0]
+    if name != "getLogger" or not isinstance(argument, ast.Constant):
+        return None
+    if not isinstance(argument.value, str) or argument.lineno != argument.end_lineno:
+        return None
+    target = LOGGERS.get(table_module(argument.value))
+    assert argument.end_col_offset is not None
+    begin = starts[argument.lineno - 1] + argument.col_offset
+    end = starts[argument.lineno - 1] + argument.end_col_offset
+    quote = data[begin:end][:1]
+    if target is None or quote not in (b"'", b'"') or data[end - 1 : end] != quote:
+        return None  # not a twin, or a prefixed / implicitly joined literal: left alone
+    return begin, end, quote + target.encode("utf-8") + quote
 
 
 def _imports_integration(node: ast.AST) -> bool:

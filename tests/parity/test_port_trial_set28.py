@@ -178,3 +178,64 @@ def test_disable_streaming_takes_a_bool_or_tool_calling_only() -> None:
 
     with pytest.raises(InvalidInputError, match="disable_streaming must be True, False or"):
         FakeListChatModel(responses=["a"], disable_streaming="always")
+
+
+# shikanet_multiquery_discord_logging: the program turns up MultiQueryRetriever's logger
+# by its LangChain name, as LangChain's docs show, to see the generated queries. ragline
+# writes the same record under "ragline.retrievers.multi_query", so after `port` nothing
+# was logged; port now renames the logger in getLogger("...") calls it has a twin of.
+_MULTI_QUERY_LOGGER = """
+import logging
+import sys
+
+from langchain_classic.retrievers.multi_query import MultiQueryRetriever
+from langchain_core.documents import Document
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.retrievers import BaseRetriever
+
+
+class Board(BaseRetriever):
+    def _get_relevant_documents(self, query, *, run_manager=None):
+        return [Document(page_content=f"about {query.split()[-1]}")]
+
+
+logger = logging.getLogger("langchain_classic.retrievers.multi_query")
+handler = logging.StreamHandler(sys.stdout)
+handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+logger.addHandler(handler)
+logger.setLevel(logging.INFO)
+llm = FakeListChatModel(responses=["When is the raid?\\nWho leads the raid?\\n\\nWhat to bring?"])
+retriever = MultiQueryRetriever.from_llm(retriever=Board(), llm=llm)
+print([d.page_content for d in retriever.invoke("raid time and leader")])
+logger.removeHandler(handler)
+"""
+
+
+def test_port_renames_the_multi_query_logger_so_its_records_still_show() -> None:
+    ported = _ported(_MULTI_QUERY_LOGGER)
+    assert 'logging.getLogger("ragline.retrievers.multi_query")' in ported
+    langchain_printed = _printed(_MULTI_QUERY_LOGGER)
+    assert langchain_printed == (
+        "INFO Generated queries: ['When is the raid?', 'Who leads the raid?', "
+        "'What to bring?']\n['about raid?', 'about bring?']\n"
+    )
+    assert _printed(ported) == langchain_printed
+
+
+def test_port_renames_only_twin_loggers_named_by_a_plain_literal() -> None:
+    from ragline.cli._port_rewrite import port_source
+
+    source = (
+        "import logging\n"
+        "from logging import getLogger\n"
+        "getLogger('langchain.retrievers.multi_query')\n"
+        'logging.getLogger("langchain.chains")\n'
+        'logging.getLogger(r"langchain.retrievers.multi_query")\n'
+    )
+    assert port_source(source).source == (
+        "import logging\n"
+        "from logging import getLogger\n"
+        "getLogger('ragline.retrievers.multi_query')\n"
+        'logging.getLogger("langchain.chains")\n'
+        'logging.getLogger(r"langchain.retrievers.multi_query")\n'
+    )
