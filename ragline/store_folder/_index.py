@@ -389,11 +389,13 @@ def _ready() -> None:
 def _abandon(pool: ProcessPoolExecutor) -> None:
     """Shut down a pool whose start failed part way (a fork refused after others were
     made): its workers never get the pool's stop, and the interpreter would wait for
-    them at exit, forever; they are ended here."""
+    them at exit, forever; they are killed here (no task was sent to them). Not
+    SIGTERM: a worker that has not run its initializer yet still has the run's handler
+    (ragline index's stop), would carry on, and the join would wait forever."""
     forked = list(getattr(pool, "_processes", {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for process in forked:
-        process.terminate()
+        process.kill()
         process.join()
 
 

@@ -375,7 +375,7 @@ def test_a_worker_told_to_terminate_ends_and_the_run_splits_the_rest(tmp_path: P
 
 
 _FORK_FAILS = """
-import errno, os, sys
+import errno, os, signal, sys, time
 from ragline.embeddings import HashingEmbeddings
 from ragline.store_folder import EmbeddingBackend, index_paths, register_embedding
 from ragline.store_folder import _index as index_module
@@ -392,6 +392,14 @@ def fork():  # the second of the pool's 4 forks is refused
         raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
     return real_fork()
 os.fork = fork
+# the run's own SIGTERM handler (as ragline index's), still the worker's until its
+# initializer runs, which here waits a while
+signal.signal(signal.SIGTERM, lambda *_: print("the run's handler", flush=True))
+started = index_module._worker_started
+def slow_start(parent):
+    time.sleep(3)
+    started(parent)
+index_module._worker_started = slow_start
 register_embedding("fork-fails-gpu", EmbeddingBackend(lambda options, bar: GPU(dimension=8)))
 index_module.WORKER_CPUS = 1
 os.cpu_count = index_module._cpu_count = lambda: 8  # 4 workers
@@ -404,7 +412,9 @@ print("chunks", result["chunks"], result["num_added"], "forks", forks[0], flush=
 def test_a_run_whose_fork_fails_part_way_ends(tmp_path: Path) -> None:
     """The pool's second fork refused (EAGAIN) after its first was made: the run plans
     every group itself, and the worker already forked, which would never be told to
-    stop, is ended; before, the interpreter waited for it at exit, forever."""
+    stop, is ended; before, the interpreter waited for it at exit, forever. It is
+    killed, not terminated: before its initializer ran it still has the run's SIGTERM
+    handler, which carries on (then the run waited for it, forever)."""
     corpus = _corpus(tmp_path / "corpus", files=2)
     script = tmp_path / "fork_fails.py"
     script.write_text(_FORK_FAILS, encoding="utf-8")
