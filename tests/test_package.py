@@ -316,6 +316,7 @@ PINNED_EXPORTS = {
         "RedisStore",
         "RedisTag",
         "RedisText",
+        "VST",
         "VectorStore",
         "VectorStoreRetriever",
         "cosine_similarity",

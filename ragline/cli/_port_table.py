@@ -858,7 +858,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "BaseStore",
     },
     "langchain_classic.schema.vectorstore": {
-        "ragline.vectorstores": "VectorStore VectorStoreRetriever",
+        "ragline.vectorstores": "VST VectorStore VectorStoreRetriever",
     },
     "langchain_classic.storage": {
         "ragline.core": "InMemoryByteStore LocalFileStore RedisStore",
@@ -1512,10 +1512,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "mock_now",
     },
     "langchain_core.vectorstores": {
-        "ragline.vectorstores": "InMemoryVectorStore VectorStore VectorStoreRetriever",
+        "ragline.vectorstores": "InMemoryVectorStore VST VectorStore VectorStoreRetriever",
     },
     "langchain_core.vectorstores.base": {
-        "ragline.vectorstores": "VectorStore VectorStoreRetriever",
+        "ragline.vectorstores": "VST VectorStore VectorStoreRetriever",
     },
     "langchain_core.vectorstores.in_memory": {
         "ragline.vectorstores": "InMemoryVectorStore",
@@ -1882,7 +1882,6 @@ MISSING: dict[str, str] = {
         "get_unique_config_specs indent_lines_after_first"
     ),
     "langchain_classic.schema.storage": "K V",
-    "langchain_classic.schema.vectorstore": "VST",
     "langchain_classic.storage": (
         "InvalidKeyException UpstashRedisByteStore UpstashRedisStore create_lc_store"
     ),
@@ -2362,8 +2361,6 @@ MISSING: dict[str, str] = {
         "from_env get_pydantic_field_names guard_import raise_for_status_with_text "
         "secret_from_env xor_args"
     ),
-    "langchain_core.vectorstores": "VST",
-    "langchain_core.vectorstores.base": "VST",
     "langchain_text_splitters": (
         "ElementType ExperimentalMarkdownSyntaxTextSplitter HTMLSectionSplitter "
         "HTMLSemanticPreservingSplitter HeaderType JSFrameworkTextSplitter "

@@ -8,6 +8,9 @@ from ragline.core._lazy import attach
 
 _EXPORTS = {
     "VectorStore": ".base",
+    # the type variable of a store class's own type (from_texts returns one), for
+    # programs that annotate their VectorStore subclasses with it as LangChain's do
+    "VST": ".base",
     "VectorStoreRetriever": ".retriever",
     "InMemoryVectorStore": ".in_memory",
     "FAISS": ".faiss",

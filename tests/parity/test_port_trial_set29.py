@@ -7,7 +7,7 @@ program's source after ``ragline port``) and compares what the program prints.
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
-COVERS = {"agents.AgentOutputParser", "core.callbacks.BaseTracer"}
+COVERS = {"agents.AgentOutputParser", "core.callbacks.BaseTracer", "vectorstores.VST"}
 
 # langserve_generic_fake_chat_model_tests: a fake chat model's reply with additional
 # kwargs, streamed. LangChain's GenericFakeChatModel streams no word for an empty text,
@@ -256,4 +256,44 @@ def test_an_agent_output_parser_subclass_parses_as_langchains() -> None:
         "{'output': '42'}",
         "42 [('Double', '21', '42')]",
     ]
+    assert _printed(ported) == langchain_printed
+
+
+# langserve_configurable_retrieval_example: a VectorStore subclass annotated with VST
+# (from langchain_core.vectorstores), the type variable of a store class's own type.
+# ragline lacked the name, so the port kept LangChain's import.
+_VST_ANNOTATION = """
+from typing import Any, List, Optional, Type
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.vectorstores import VST, VectorStore
+
+
+class NamedStore(VectorStore):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def add_texts(self, texts, metadatas: Optional[List[dict]] = None, **kwargs: Any):
+        raise NotImplementedError
+
+    @classmethod
+    def from_texts(cls: Type[VST], texts, embedding: Embeddings, metadatas=None, **kwargs) -> VST:
+        return cls(name=",".join(texts))
+
+    def similarity_search(self, query: str, k: int = 4, **kwargs: Any) -> List[Document]:
+        return [Document(page_content=f"{self.name}:{query}")]
+
+
+store = NamedStore.from_texts(["a", "b"], embedding=None)
+print(type(store).__name__, store.name, VST.__name__, VST.__bound__ is not None)
+print(store.similarity_search("q")[0].page_content)
+"""
+
+
+def test_the_store_type_variable_ports() -> None:
+    ported = _ported(_VST_ANNOTATION)
+    assert "import VST, VectorStore\n" in ported
+    langchain_printed = _printed(_VST_ANNOTATION)
+    assert langchain_printed == "NamedStore a,b VST True\na,b:q\n"
     assert _printed(ported) == langchain_printed
