@@ -79,7 +79,7 @@ def _no_action(text: str) -> OutputParserException:
     return OutputParserException(message)
 
 
-class JSONAgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
+class JSONAgentOutputParser(AgentOutputParser):
     """Parse a structured-chat reply: one JSON object, bare or in a Markdown code fence,
     ``{"action": <tool name>, "action_input": <its input>}``. A reply cut off before its
     end is read as far as it goes, as LangChain's parser reads it.
@@ -119,7 +119,7 @@ class JSONAgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
         return AgentAction(action, tool_input, text)
 
 
-class ReActSingleInputOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
+class ReActSingleInputOutputParser(AgentOutputParser):
     """Parse a ReAct reply: ``Action: <tool>`` / ``Action Input: <text>`` becomes an
     :class:`AgentAction`, ``Final Answer: <text>`` an :class:`AgentFinish`.
 
@@ -158,7 +158,7 @@ class ReActSingleInputOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
 _CONVO_ACTION = re.compile(r"Action: (.*?)\n*Action Input: (.*)", re.DOTALL)
 
 
-class ConvoOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
+class ConvoOutputParser(AgentOutputParser):
     """The text conversational agent's parser: a reply holding ``<ai_prefix>:`` ends the
     run with what follows its last occurrence; otherwise ``Action: <tool>`` then
     ``Action Input: <text>`` (quotes and spaces around the input dropped) calls a tool.
@@ -395,7 +395,7 @@ def unescape_xml_tags(text: str) -> str:
     return text
 
 
-class XMLAgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
+class XMLAgentOutputParser(AgentOutputParser):
     """Parse an XML agent's reply: ``<tool>name</tool><tool_input>input</tool_input>``
     calls a tool (no ``<tool_input>``: the input is ``""``), and
     ``<final_answer>text</final_answer>`` ends the run. With ``escape_format="minimal"``
