@@ -230,6 +230,12 @@ class _RunTreeHandler(BaseCallbackHandler):
     def _notify(self, which: str, run: Run) -> None:
         """A root run started, ended or failed (``which``); called outside the lock."""
 
+    _hears_every_run = False  # whether _heard is called (outside the lock) for every run
+
+    def _heard(self, event: str, run: Run) -> None:
+        """Any run started, ended or failed (``event``: its callback's name without
+        ``on_``, e.g. ``chat_model_start``, ``llm_end``); called outside the lock."""
+
     # ---- recording ----
     def _start(
         self,
@@ -272,6 +278,8 @@ class _RunTreeHandler(BaseCallbackHandler):
                 self._event_log.append((event, run))
         if self._notifies and parent is None:
             self._notify("start", run)
+        if self._hears_every_run:
+            self._heard(event, run)
 
     def _end(
         self,
@@ -311,6 +319,8 @@ class _RunTreeHandler(BaseCallbackHandler):
                 self._ended_roots.append(run)
         if self._notifies and is_root:
             self._notify("end" if error is None else "error", run)
+        if self._hears_every_run:
+            self._heard(event, run)
 
     def _model_end(self, event: str, run_id: UUID, outputs: Any, error: Any, kwargs: Any) -> None:
         with self._lock:
@@ -511,7 +521,11 @@ class BaseTracer(_RunTreeHandler):
     A subclass writes ``_persist_run``; the :class:`Run` it gets has the run's ``name``,
     ``run_type``, ``inputs``, ``outputs``, ``error`` and ``child_runs`` (the same tree
     :class:`RunCollectorCallbackHandler` collects). A subclass's ``__init__`` calls
-    ``super().__init__()``.
+    ``super().__init__()``. LangChain's other hooks are called too, for every run:
+    ``_start_trace`` / ``_on_run_create`` as it starts, ``_end_trace`` / ``_on_run_update``
+    as it ends, then ``_on_chain_start``, ``_on_llm_end``, ``_on_tool_error``... (its kind
+    and phase; a chat model's run is an LLM run, as in LangChain's sync tracer) and
+    ``_on_llm_new_token(run, token, chunk)`` per streamed token.
 
     Example:
         >>> from ragline.core import RunnableLambda
@@ -525,15 +539,58 @@ class BaseTracer(_RunTreeHandler):
         6
     """
 
-    _notifies = True
+    _hears_every_run = True
 
-    def _notify(self, which: str, run: Run) -> None:
-        if which != "start":
-            self._persist_run(run)
+    def _heard(self, event: str, run: Run) -> None:
+        # LangChain's order: the trace hook, then the run type's own hook
+        kind, _, phase = event.rpartition("_")
+        if kind == "chat_model" and run.run_type == "llm":
+            kind = "llm"  # a chat model recorded as an LLM run, as LangChain's sync tracer does
+        if phase == "start":
+            self._start_trace(run)
+        else:
+            self._end_trace(run)
+        getattr(self, f"_on_{kind}_{phase}")(run)
+
+    def on_llm_new_token(self, token: str, *, run_id: UUID, **kwargs: Any) -> None:
+        super().on_llm_new_token(token, run_id=run_id, **kwargs)
+        with self._lock:
+            run = self._open.get(run_id)
+        if run is not None:
+            self._on_llm_new_token(run, token, kwargs.get("chunk"))
 
     def _persist_run(self, run: Run) -> None:
         """Keep a root run that ended (a subclass says how)."""
         raise NotImplementedError(f"{type(self).__name__} must define _persist_run(run)")
+
+    # The other hooks LangChain's BaseTracer calls, each a no-op here: a subclass
+    # overrides the ones it needs. Every run: _start_trace (then _on_run_create) as it
+    # starts, _end_trace (_persist_run for a root, then _on_run_update) as it ends; then
+    # the hook of its kind and phase.
+    def _start_trace(self, run: Run) -> None:
+        self._on_run_create(run)
+
+    def _end_trace(self, run: Run) -> None:
+        if run.parent_run_id is None:
+            self._persist_run(run)
+        self._on_run_update(run)
+
+    def _on_run_create(self, run: Run) -> None: ...
+    def _on_run_update(self, run: Run) -> None: ...
+    def _on_chain_start(self, run: Run) -> None: ...
+    def _on_chain_end(self, run: Run) -> None: ...
+    def _on_chain_error(self, run: Run) -> None: ...
+    def _on_llm_start(self, run: Run) -> None: ...
+    def _on_chat_model_start(self, run: Run) -> None: ...
+    def _on_llm_new_token(self, run: Run, token: str, chunk: Any) -> None: ...
+    def _on_llm_end(self, run: Run) -> None: ...
+    def _on_llm_error(self, run: Run) -> None: ...
+    def _on_tool_start(self, run: Run) -> None: ...
+    def _on_tool_end(self, run: Run) -> None: ...
+    def _on_tool_error(self, run: Run) -> None: ...
+    def _on_retriever_start(self, run: Run) -> None: ...
+    def _on_retriever_end(self, run: Run) -> None: ...
+    def _on_retriever_error(self, run: Run) -> None: ...
 
 
 class RunCollectorCallbackHandler(_RunTreeHandler):
