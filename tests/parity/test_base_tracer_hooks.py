@@ -87,3 +87,26 @@ def test_a_base_tracer_subclass_hears_every_runs_hooks_as_langchains() -> None:
         "('chain_start', 'ChatPromptTemplate')",
     ]
     assert _printed(_ported(_HOOKS)) == langchain_printed
+
+
+_BROKEN = """
+from langchain_core.runnables import RunnableLambda
+from langchain_core.tracers.base import BaseTracer
+
+
+class Broken(BaseTracer):
+    def _persist_run(self, run):
+        raise RuntimeError("tracer broke")
+
+
+try:
+    print(RunnableLambda(lambda x: x + 1).invoke(1, {"callbacks": [Broken()]}))
+except RuntimeError as error:
+    print("raised", error)
+"""
+
+
+def test_a_tracer_that_fails_does_not_fail_the_run_as_in_langchain() -> None:
+    langchain_printed = _printed(_BROKEN)
+    assert langchain_printed == "2\n"  # LangChain logs the tracer's error and goes on
+    assert _printed(_ported(_BROKEN)) == langchain_printed

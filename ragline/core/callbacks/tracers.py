@@ -540,6 +540,9 @@ class BaseTracer(_RunTreeHandler):
     """
 
     _hears_every_run = True
+    # a tracer's failure is logged and the run goes on, as LangChain's BaseTracer (whose
+    # raise_error is the handlers' default); the collector's stay the user's to see
+    raise_error = False
 
     def _heard(self, event: str, run: Run) -> None:
         # LangChain's order: the trace hook, then the run type's own hook
