@@ -8,8 +8,9 @@ One language for all backends (the forms users write)::
     {"$or": [{"lang": "en"}, {"page": {"$gt": 100}}]}     # logic, nests freely
     {"source": "a.txt", "page": 3}                        # several keys = AND
 
-LangChain's FAISS spellings are read too: ``$neq`` is ``$ne``, and a list value
-(``{"lang": ["en", "fr"]}``) is ``$in``.
+LangChain's FAISS forms are read too: ``$neq`` is ``$ne``, a list value
+(``{"lang": ["en", "fr"]}``) is ``$in``, and ``{"$not": {...}}`` matches the documents
+its filter does not (:class:`Not`).
 
 Operators: ``$eq $ne $gt $gte $lt $lte $in $nin $and $or``. :func:`parse_filter` checks a
 filter once and turns it into a small tree (:class:`Comparison`, :class:`And`, :class:`Or`)
@@ -42,6 +43,7 @@ __all__ = [
     "And",
     "Comparison",
     "FilterNode",
+    "Not",
     "Or",
     "Predicate",
     "matches",
@@ -51,7 +53,7 @@ __all__ = [
 Scalar = str | int | float | bool
 
 COMPARISON_OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin")
-LOGICAL_OPERATORS = ("$and", "$or")
+LOGICAL_OPERATORS = ("$and", "$or", "$not")
 _RANGE_OPERATORS = ("$gt", "$gte", "$lt", "$lte")
 _LIST_OPERATORS = ("$in", "$nin")
 # another spelling LangChain's FAISS takes, read as the operator it means
@@ -82,6 +84,13 @@ class Or:
 
 
 @dataclass(frozen=True)
+class Not:
+    """True when the operand is false (a document without the field included)."""
+
+    operand: FilterNode
+
+
+@dataclass(frozen=True)
 class Predicate:
     """A filter given as a function (LangChain's callable ``filter``), not in the filter
     language: only the stores that can call Python per document take it
@@ -91,7 +100,7 @@ class Predicate:
     function: Callable[[Any], Any]
 
 
-FilterNode = Comparison | And | Or | Predicate
+FilterNode = Comparison | And | Or | Not | Predicate
 
 
 def parse_filter(filter: Mapping[str, Any] | FilterNode | None) -> FilterNode | None:
@@ -112,7 +121,7 @@ def parse_filter(filter: Mapping[str, Any] | FilterNode | None) -> FilterNode | 
         >>> parse_filter({"page": {"$gt": 2}})
         Comparison(field='page', operator='$gt', value=2)
     """
-    if filter is None or isinstance(filter, (Comparison, And, Or, Predicate)):
+    if filter is None or isinstance(filter, (Comparison, And, Or, Not, Predicate)):
         return filter
     if callable(filter) and not isinstance(filter, Mapping):
         return Predicate(filter)
@@ -180,6 +189,10 @@ def _parse_mapping(filter: Mapping[str, Any], depth: int = 0) -> FilterNode:
 
 
 def _parse_logical(operator: str, operands: Any, depth: int) -> FilterNode:
+    if operator == "$not":
+        if not isinstance(operands, Mapping):
+            raise FilterError(f"$not takes one filter (a dict), got {operands!r}")
+        return Not(_parse_mapping(operands, depth + 1))
     if not isinstance(operands, (list, tuple)) or not operands:
         raise FilterError(f"{operator} takes a non-empty list of filters, got {operands!r}")
     parsed = []
@@ -273,6 +286,8 @@ def matches(node: FilterNode | None, metadata: Mapping[str, Any]) -> bool:
         return all(matches(operand, metadata) for operand in node.operands)
     if isinstance(node, Or):
         return any(matches(operand, metadata) for operand in node.operands)
+    if isinstance(node, Not):
+        return not matches(node.operand, metadata)
     if isinstance(node, Predicate):  # LangChain FAISS's callable: called with the metadata
         return bool(node.function(dict(metadata)))
     stored = metadata.get(node.field, _MISSING)

@@ -192,6 +192,14 @@ FILTER_CASES = [
         ["id4", "id6", "id7"],
         id="nested",
     ),
+    pytest.param({"$not": {"color": "red"}}, ["id1", "id3", "id4"], id="not-eq"),
+    pytest.param({"$not": {"n": {"$gt": 4}}}, ["id0", "id1", "id2"], id="not-range"),
+    pytest.param({"$not": {"extra": "x"}}, ["id0", "id1", "id2"], id="not-missing-field"),
+    pytest.param(
+        {"$and": [{"$not": {"color": "blue"}}, {"n": {"$gt": 2}}]},
+        ["id3", "id5", "id6"],
+        id="not-inside-and",
+    ),
     pytest.param({"color": "purple"}, [], id="no-match"),
 ]
 
@@ -344,9 +352,9 @@ BAD_CALLS = [
         id="unknown-operator",
     ),
     pytest.param(
-        lambda s: s.similarity_search("q0", filter={"$not": {"n": 1}}),
+        lambda s: s.similarity_search("q0", filter={"$nor": [{"n": 1}]}),
         FilterError,
-        "$not",
+        "$nor",
         id="unknown-logical-operator",
     ),
     pytest.param(

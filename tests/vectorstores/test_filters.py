@@ -13,6 +13,7 @@ from ragline.vectorstores.filters import (
     COMPARISON_OPERATORS,
     And,
     Comparison,
+    Not,
     Or,
     matches,
     parse_filter,
@@ -47,7 +48,9 @@ def test_nothing_to_filter_is_none_and_a_tree_passes_through() -> None:
     [
         ({"a": {"$regex": "x"}}, "unknown filter operator '$regex' on field 'a'; valid operators"),
         ({"a": {"$exists": True}}, "'$exists'"),
-        ({"$not": {"a": 1}}, "unknown filter operator '$not' at the top level"),
+        ({"$nor": [{"a": 1}]}, "unknown filter operator '$nor' at the top level"),
+        ({"$not": [{"a": 1}]}, "$not takes one filter (a dict), got [{'a': 1}]"),
+        ({"$not": {}}, "empty dict is not a valid filter"),
         ({"$and": {"a": 1}}, "$and takes a non-empty list"),
         ({"$or": []}, "$or takes a non-empty list"),
         ({"$or": [1]}, "every operand of $or must be a dict"),
@@ -102,6 +105,11 @@ def test_langchain_faiss_spellings_parse_as_the_operators_they_mean() -> None:
             And((Comparison("b", "$ne", "y"), Comparison("b", "$lt", 3))),
         )
     )
+    assert parse_filter({"$not": {"a": 1, "b": [2]}}) == Not(
+        And((Comparison("a", "$eq", 1), Comparison("b", "$in", (2,))))
+    )
+    assert matches(parse_filter({"$not": {"a": {"$gt": 1}}}), {"a": "x"})
+    assert not matches(parse_filter({"$not": {"a": {"$gt": 1}}}), {"a": 2})
     assert matches(parse_filter({"a": {"$neq": 1}}), {})  # a missing field is not equal
     assert not matches(parse_filter({"a": [1, 2]}), {})
 

@@ -10,7 +10,8 @@ documents, reused by every later query until the store changes:
   :mod:`ragline.vectorstores.filters` (``True`` is not ``1``; ``1 == 1.0``; lists and
   other non-scalars equal nothing), answering ``$eq $ne $in $nin``;
 * numbers: the numeric values sorted, answering ``$gt $gte $lt $lte`` by bisection;
-* ``$and`` / ``$or`` become intersections / unions of sorted label arrays.
+* ``$and`` / ``$or`` become intersections / unions of sorted label arrays, ``$not`` the
+  labels its operand leaves out.
 
 A range on integers beyond 2**53 (where float64 rounds) falls back to :func:`matches`
 over all documents, so the answer always agrees with the reference evaluator.
@@ -24,7 +25,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ragline.vectorstores.filters import And, Comparison, FilterNode, Or, Predicate, matches
+from ragline.vectorstores.filters import And, Comparison, FilterNode, Not, Or, Predicate, matches
 
 __all__ = ["FilterIndex"]
 
@@ -36,6 +37,8 @@ _RECENT_FILTERS = 16
 def _has_predicate(node: FilterNode) -> bool:
     if isinstance(node, (And, Or)):
         return any(_has_predicate(operand) for operand in node.operands)
+    if isinstance(node, Not):
+        return _has_predicate(node.operand)
     return isinstance(node, Predicate)
 
 
@@ -157,6 +160,11 @@ class FilterIndex:
             if any(part is None for part in parts):
                 return None
             return reduce(np.union1d, parts)  # type: ignore[arg-type]
+        if isinstance(node, Not):
+            inside = self._labels(node.operand)
+            if inside is None:
+                return None
+            return np.setdiff1d(self._all_labels(), inside, assume_unique=True)
         if isinstance(node, Predicate):  # a function: only the reference evaluator can
             return None
         return self._compare(node)

@@ -49,7 +49,7 @@ from typing import Any
 
 from ragline.core._checks import check_choice, check_positive_int
 from ragline.core.exceptions import ConfigurationError, FilterError, InvalidInputError
-from ragline.vectorstores.filters import And, Comparison, FilterNode, Or
+from ragline.vectorstores.filters import And, Comparison, FilterNode, Not, Or
 
 __all__ = [
     "DISTANCE_METRICS",
@@ -443,6 +443,8 @@ def _translate(
         return " | ".join(
             f"({_translate(child, fields, params, exact)})" for child in node.operands
         )
+    if isinstance(node, Not):  # every document the operand leaves out, fieldless ones too
+        return f"-({_translate(node.operand, fields, params, exact)})"
     assert isinstance(node, Comparison)
     kind = fields.get(node.field)
     if kind is None:
