@@ -64,6 +64,13 @@ register_embedding(
 )
 
 
+def _indexed(corpus: Path, store: Path) -> Any:
+    """``corpus`` indexed into ``store`` with the stub that says it runs on cuda."""
+    return index_paths(
+        [corpus], store, embedding="split-workers-gpu", chunk_size=200, chunk_overlap=20
+    )
+
+
 def _corpus(folder: Path, files: int = 6) -> Path:
     """``files`` files of 600 chunks each at chunk size 200: one group of files per file
     (a group is about 512 x 200 characters)."""
@@ -111,19 +118,13 @@ def test_worker_processes_store_what_the_main_thread_stores(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     corpus = _corpus(tmp_path / "corpus")
-    alone = index_paths(
-        [corpus], tmp_path / "alone", embedding="split-workers-gpu", chunk_size=200,
-        chunk_overlap=20,
-    )  # fmt: skip
+    alone = _indexed(corpus, tmp_path / "alone")
     record = tmp_path / "record.txt"
     monkeypatch.setenv(RECORD, str(record))
     monkeypatch.setattr(index_module, "WORKER_CPUS", 1)
     monkeypatch.setattr(index_module, "_split_group", _recording_split_group)
     _wait_for_workers(monkeypatch)
-    result = index_paths(
-        [corpus], tmp_path / "workers", embedding="split-workers-gpu", chunk_size=200,
-        chunk_overlap=20,
-    )  # fmt: skip
+    result = _indexed(corpus, tmp_path / "workers")
     pids = record.read_text(encoding="utf-8").split()
     # the first file is split here (the model starts on it at once), the rest in the workers
     assert len(pids) == 5 and str(os.getpid()) not in pids
@@ -138,18 +139,12 @@ def test_a_group_a_worker_fails_on_is_planned_by_the_main_thread(
     """A worker's error, or a worker killed (the pool broken): the main thread plans
     those groups, and the rest of the run, itself."""
     corpus = _corpus(tmp_path / "corpus")
-    alone = index_paths(
-        [corpus], tmp_path / "alone", embedding="split-workers-gpu", chunk_size=200,
-        chunk_overlap=20,
-    )  # fmt: skip
+    alone = _indexed(corpus, tmp_path / "alone")
     monkeypatch.setenv(RECORD, str(os.getpid()))
     monkeypatch.setattr(index_module, "WORKER_CPUS", 1)
     monkeypatch.setattr(index_module, "_split_group", split_group)
     _wait_for_workers(monkeypatch)
-    result = index_paths(
-        [corpus], tmp_path / "workers", embedding="split-workers-gpu", chunk_size=200,
-        chunk_overlap=20,
-    )  # fmt: skip
+    result = _indexed(corpus, tmp_path / "workers")
     assert result == alone
     assert _stored(tmp_path / "workers") == _stored(tmp_path / "alone")
 
@@ -216,10 +211,7 @@ def test_rows_from_workers_do_not_set_the_pace_of_the_early_commit(
     monkeypatch.setattr(writer_module, "time", jumping)
     monkeypatch.setattr(index_module, "WORKER_CPUS", 1)
     _wait_for_workers(monkeypatch)
-    result = index_paths(
-        [corpus], tmp_path / "workers", embedding="split-workers-gpu", chunk_size=200,
-        chunk_overlap=20,
-    )  # fmt: skip
+    result = _indexed(corpus, tmp_path / "workers")
     assert (result["num_added"], result["chunks"]) == (7_200, 7_200)
     assert commits == [4_096, 7_200]
 

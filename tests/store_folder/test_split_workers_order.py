@@ -14,9 +14,8 @@ import pytest
 
 from ragline.core import Document
 from ragline.store_folder import _index as index_module
-from ragline.store_folder import index_paths
 
-from .test_split_workers import _corpus, _stored, _wait_for_workers
+from .test_split_workers import _corpus, _indexed, _stored, _wait_for_workers
 
 # where _slow_first_split_group notes the process and the file of each group it split
 RECORD = "RAGLINE_TEST_SPLIT_ORDER_RECORD"
@@ -48,20 +47,14 @@ def test_workers_answering_out_of_order_store_what_the_main_thread_stores(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     corpus = _corpus(tmp_path / "corpus")
-    alone = index_paths(
-        [corpus], tmp_path / "alone", embedding="split-workers-gpu", chunk_size=200,
-        chunk_overlap=20,
-    )  # fmt: skip
+    alone = _indexed(corpus, tmp_path / "alone")
     record = tmp_path / "record.txt"
     monkeypatch.setenv(RECORD, str(record))
     monkeypatch.setattr(index_module, "_cpu_count", lambda: 8)  # 4 workers, as on 8 cores
     monkeypatch.setattr(index_module, "_split_group", _slow_first_split_group)
     monkeypatch.setattr(index_module, "read_files", _slow_reading)
     _wait_for_workers(monkeypatch)
-    result = index_paths(
-        [corpus], tmp_path / "workers", embedding="split-workers-gpu", chunk_size=200,
-        chunk_overlap=20,
-    )  # fmt: skip
+    result = _indexed(corpus, tmp_path / "workers")
     done = [line.split() for line in record.read_text(encoding="utf-8").splitlines()]
     # doc0 is split on the main thread; the others in several workers, doc1 last of all
     assert sorted(int(number) for _, number in done) == [1, 2, 3, 4, 5]
