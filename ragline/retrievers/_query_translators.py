@@ -78,9 +78,14 @@ class FilterTranslator(_FilterArgument):
         {'year': {'$gt': 2000}}
     """
 
-    # what the filter language has: eq is $eq, and is $and ...
+    # what the filter language has: eq is $eq, and is $and ... The filter language also
+    # has $not (LangChain's FAISS filters take it), but a query constructor is offered
+    # and / or only, as LangChain's translators for such stores offer them: the model's
+    # prompt and the replies refused stay LangChain's
     allowed_comparators = tuple(c for c in Comparator if f"${c.value}" in COMPARISON_OPERATORS)
-    allowed_operators = tuple(o for o in Operator if f"${o.value}" in LOGICAL_OPERATORS)
+    allowed_operators = tuple(
+        o for o in Operator if f"${o.value}" in LOGICAL_OPERATORS and o is not Operator.NOT
+    )
 
     def visit_operation(self, operation: Operation) -> dict[str, Any]:
         self._validate_func(operation.operator)
