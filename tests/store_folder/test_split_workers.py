@@ -251,6 +251,16 @@ index_paths([sys.argv[1]], sys.argv[2], embedding="killed-gpu", chunk_size=200, 
 """
 
 
+def _recorded_pids(record: Path) -> list[int]:
+    """The worker pids the run's script writes to ``record`` once the second file reaches
+    a worker (waits up to 60 s)."""
+    for _ in range(600):
+        if record.exists() and record.read_text(encoding="utf-8").strip():
+            break
+        time.sleep(0.1)
+    return [int(pid) for pid in record.read_text(encoding="utf-8").split()]
+
+
 def _alive(pid: int) -> bool:
     """Whether ``pid`` runs (a zombie, ended but not reaped, does not)."""
     try:
@@ -272,11 +282,7 @@ def test_workers_end_when_the_run_is_killed(tmp_path: Path) -> None:
                             str(record)])  # fmt: skip
     pids: list[int] = []
     try:
-        for _ in range(600):  # the second file reaches a worker (<= 60 s)
-            if record.exists() and record.read_text(encoding="utf-8").strip():
-                break
-            time.sleep(0.1)
-        pids = [int(pid) for pid in record.read_text(encoding="utf-8").split()]
+        pids = _recorded_pids(record)
         run.send_signal(signal.SIGKILL)
         run.wait(timeout=30)
         for _ in range(100):  # <= 10 s
@@ -350,11 +356,7 @@ def test_a_worker_told_to_terminate_ends_and_the_run_splits_the_rest(tmp_path: P
     )  # fmt: skip
     pids: list[int] = []
     try:
-        for _ in range(600):  # the second file reaches the worker (<= 60 s)
-            if record.exists() and record.read_text(encoding="utf-8").strip():
-                break
-            time.sleep(0.1)
-        pids = [int(pid) for pid in record.read_text(encoding="utf-8").split()]
+        pids = _recorded_pids(record)
         os.kill(pids[0], signal.SIGTERM)
         output, _ = run.communicate(timeout=60)
         assert output.splitlines() == ["chunks 1800 1800"]
