@@ -168,7 +168,7 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         return_intermediate_steps: bool = False,
         empty_answer: Any = NO_CONTEXT_ANSWER,
         name: str | None = None,
-        verbose: bool = False,
+        verbose: bool | None = None,
         callbacks: Any = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,

@@ -45,6 +45,7 @@ from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any
 
 from ragline.core import (
+    Field,
     Fields,
     InvalidInputError,
     MissingVariableError,
@@ -56,9 +57,15 @@ from ragline.core import (
 from ragline.core._json_schema import field_title
 from ragline.core.callbacks import CallbackManager
 from ragline.core.config import legacy_call_config
+from ragline.core.globals import get_debug, get_verbose
 from ragline.core.language_models._outputs import RUN_KEY, RunInfo
 
-__all__ = ["RUN_KEY", "Chain", "LegacyChainAPI", "RunInfo"]
+__all__ = ["RUN_KEY", "Chain", "LegacyChainAPI", "RunInfo", "chain_verbose"]
+
+
+def chain_verbose(verbose: bool | None) -> bool:
+    """A chain's ``verbose`` option: None is :func:`ragline.core.get_verbose` now."""
+    return get_verbose() if verbose is None else verbose
 
 
 class LegacyChainAPI:
@@ -93,14 +100,14 @@ class LegacyChainAPI:
     def _set_run_options(
         self,
         name: str | None,
-        verbose: bool,
+        verbose: bool | None,
         callbacks: Any,
         tags: Sequence[str] | None,
         metadata: Mapping[str, Any] | None,
     ) -> None:
         """Keep the options of this chain's runs (for an ``__init__`` written by hand)."""
         self.name = name
-        self.verbose = verbose
+        self.verbose = chain_verbose(verbose)
         self.callbacks = callbacks
         self.tags = list(tags) if tags else None
         self.metadata = dict(metadata) if metadata else None
@@ -116,7 +123,8 @@ class LegacyChainAPI:
             local_tags=self.tags or None,
             local_metadata=self.metadata or None,
         )
-        if self.verbose:  # a stdout handler for this chain's own run only
+        if self.verbose and not get_debug():  # a stdout handler for this chain's own run
+            # only (under set_debug every run prints already, as in LangChain)
             manager.add_handler(StdOutCallbackHandler(), inherit=False)
         # the manager holds the call's tags and metadata now: read again from the config
         # they would move after the chain's own
@@ -275,14 +283,15 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
     Args:
         memory: loads variables before each run and saves each run (``ragline.memory``).
         callbacks: handlers for every run of this chain (besides the config's).
-        verbose: print this chain's runs (``> Entering new ... chain``).
+        verbose: print this chain's runs (``> Entering new ... chain``); default:
+            :func:`ragline.core.get_verbose` when the chain is built.
         tags, metadata: added to every run of this chain.
         name: the run name (default: the class name).
     """
 
     memory: Any = None
     callbacks: Any = None
-    verbose: bool = False
+    verbose: bool = Field(default_factory=get_verbose)
     tags: list[str] | None = None
     metadata: dict[str, Any] | None = None
     name: str | None = None

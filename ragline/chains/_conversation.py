@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ragline.chains._base import create_stuff_documents_chain
-from ragline.chains._chain import Chain
+from ragline.chains._chain import Chain, chain_verbose
 from ragline.chains._llm_chain import LLMChain
 from ragline.chains._prompts import ANSWER_RULES
 from ragline.chains._retrieval import create_retrieval_chain
@@ -212,7 +212,7 @@ class ConversationalRetrievalChain(Chain):
         retriever: Runnable[Any, Any],
         condense_question_prompt: BasePromptTemplate = CONDENSE_QUESTION_PROMPT,
         chain_type: str = "stuff",
-        verbose: bool = False,
+        verbose: bool | None = None,
         condense_question_llm: Runnable[Any, Any] | None = None,
         combine_docs_chain_kwargs: dict[str, Any] | None = None,
         callbacks: Any = None,
@@ -231,6 +231,7 @@ class ConversationalRetrievalChain(Chain):
         """
         from ragline.chains._retrieval import load_qa_chain
 
+        verbose = chain_verbose(verbose)
         combine = load_qa_chain(  # the callbacks go to each chain built, as in LangChain
             llm,
             chain_type=chain_type,

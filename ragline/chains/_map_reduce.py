@@ -274,7 +274,7 @@ class ReduceDocumentsChain(BaseCombineDocumentsChain):
         input_key: str = "input_documents",
         output_key: str = "output_text",
         name: str | None = None,
-        verbose: bool = False,
+        verbose: bool | None = None,
         callbacks: Any = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ragline.chains._base import BaseCombineDocumentsChain, StuffDocumentsChain
-from ragline.chains._chain import LegacyChainAPI
+from ragline.chains._chain import LegacyChainAPI, chain_verbose
 from ragline.chains._map_reduce import MapReduceDocumentsChain
 from ragline.chains._map_rerank import MapRerankDocumentsChain
 from ragline.chains._prompts import stuff_prompt
@@ -133,7 +133,7 @@ def _classic_stuff_chain(llm: Runnable[Any, Any], options: dict[str, Any]) -> St
     llm_chain = LLMChain(
         llm=llm,
         prompt=prompt,
-        verbose=bool(options.get("verbose")),
+        verbose=chain_verbose(options.get("verbose")),
         callbacks=options.get("callbacks"),
     )
     return StuffDocumentsChain(llm_chain=llm_chain, **options)
@@ -156,7 +156,7 @@ def _classic_map_reduce_chain(
     question_key = options.pop("question_key", "question")
     variable = options.setdefault("document_variable_name", "context")
     options["document_variable_name"] = options.pop("_map_reduce_document_variable_name", variable)
-    verbose = bool(options.get("verbose"))
+    verbose = chain_verbose(options.get("verbose"))
     callbacks = options.get("callbacks")
 
     def stuff(prompt: BasePromptTemplate) -> StuffDocumentsChain:
@@ -197,7 +197,7 @@ def _classic_refine_chain(llm: Runnable[Any, Any], options: dict[str, Any]) -> R
 
     question_key = options.pop("question_key", "question")
     options.setdefault("document_variable_name", "context")
-    verbose = bool(options.get("verbose"))
+    verbose = chain_verbose(options.get("verbose"))
     callbacks = options.get("callbacks")
     if "_initial_response_name" in options:  # LangChain's name for the answer so far
         options["existing_answer_variable"] = options.pop("_initial_response_name")
@@ -228,7 +228,7 @@ def _classic_map_rerank_chain(
 
         prompt = map_rerank_prompt(question_key)
         prompt.output_parser = RegexParser(regex=SCORED_REPLY, output_keys=["answer", "score"])
-    verbose = bool(options.get("verbose"))
+    verbose = chain_verbose(options.get("verbose"))
     llm_chain = LLMChain(
         llm=llm, prompt=prompt, verbose=verbose, callbacks=options.get("callbacks")
     )
@@ -335,7 +335,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         output_key: str = "result",
         question_key: str = "question",
         name: str | None = None,
-        verbose: bool = False,
+        verbose: bool | None = None,
         callbacks: Any = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
@@ -387,7 +387,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         chain_type_kwargs: dict[str, Any] | None = None,
         input_key: str = "query",
         output_key: str = "result",
-        verbose: bool = False,
+        verbose: bool | None = None,
         callbacks: Any = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
@@ -428,7 +428,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         return_source_documents: bool = False,
         input_key: str = "query",
         output_key: str = "result",
-        verbose: bool = False,
+        verbose: bool | None = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> RetrievalQA:

@@ -454,7 +454,7 @@ PATHS: dict[str, dict[str, str]] = {
         ),
     },
     "langchain_classic.globals": {
-        "ragline.core": "get_llm_cache set_llm_cache",
+        "ragline.core": "get_debug get_llm_cache get_verbose set_debug set_llm_cache set_verbose",
     },
     "langchain_classic.indexes": {
         "ragline.indexing": "IndexingResult SQLRecordManager aindex index",
@@ -759,6 +759,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.schema.callbacks.tracers.schemas": {
         "ragline.core": "Run",
+    },
+    "langchain_classic.schema.callbacks.tracers.stdout": {
+        "ragline.core.callbacks": "ConsoleCallbackHandler FunctionCallbackHandler",
     },
     "langchain_classic.schema.chat_history": {
         "ragline.core": "BaseChatMessageHistory",
@@ -1197,7 +1200,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "OutputParserException",
     },
     "langchain_core.globals": {
-        "ragline.core": "get_llm_cache set_llm_cache",
+        "ragline.core": "get_debug get_llm_cache get_verbose set_debug set_llm_cache set_verbose",
     },
     "langchain_core.indexing": {
         "ragline.indexing": "InMemoryRecordManager IndexingResult RecordManager aindex index",
@@ -1483,7 +1486,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.tracers": {
         "ragline.core": "Run RunLog RunLogPatch",
-        "ragline.core.callbacks": "BaseTracer",
+        "ragline.core.callbacks": "BaseTracer ConsoleCallbackHandler",
     },
     "langchain_core.tracers.base": {
         "ragline.core.callbacks": "BaseTracer",
@@ -1499,6 +1502,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.tracers.schemas": {
         "ragline.core": "Run",
+    },
+    "langchain_core.tracers.stdout": {
+        "ragline.core.callbacks": "ConsoleCallbackHandler FunctionCallbackHandler",
     },
     "langchain_core.utils": {
         "ragline.core": "mock_now",
@@ -1762,7 +1768,6 @@ MISSING: dict[str, str] = {
     "langchain_classic.evaluation.scoring.eval_chain": (
         "ScoreStringResultOutputParser resolve_criteria"
     ),
-    "langchain_classic.globals": "get_debug get_verbose set_debug set_verbose",
     "langchain_classic.indexes": "GraphIndexCreator",
     "langchain_classic.llms": (
         "AI21 AlephAlpha AmazonAPIGateway Anthropic Anyscale Arcee Aviary "
@@ -1856,6 +1861,7 @@ MISSING: dict[str, str] = {
     "langchain_classic.schema.callbacks.tracers.log_stream": (
         "LogEntry LogStreamCallbackHandler RunState"
     ),
+    "langchain_classic.schema.callbacks.tracers.stdout": "elapsed try_json_stringify",
     "langchain_classic.schema.language_model": "LanguageModelOutput get_tokenizer",
     "langchain_classic.schema.messages": "merge_content",
     "langchain_classic.schema.output": "RunInfo",
@@ -2232,7 +2238,6 @@ MISSING: dict[str, str] = {
         "ModelRateLimitError ModelRefusalError ModelTimeoutError TracerException "
         "create_message"
     ),
-    "langchain_core.globals": "get_debug get_verbose set_debug set_verbose",
     "langchain_core.indexing": "DeleteResponse DocumentIndex UpsertResponse",
     "langchain_core.indexing.api": "IndexingException T",
     "langchain_core.indexing.base": "DeleteResponse DocumentIndex UpsertResponse",
@@ -2339,12 +2344,11 @@ MISSING: dict[str, str] = {
     ),
     "langchain_core.tools.convert": "convert_runnable_to_tool",
     "langchain_core.tools.retriever": "RetrieverInput",
-    "langchain_core.tracers": (
-        "ConsoleCallbackHandler EvaluatorCallbackHandler LangChainTracer LogStreamCallbackHandler"
-    ),
+    "langchain_core.tracers": "EvaluatorCallbackHandler LangChainTracer LogStreamCallbackHandler",
     "langchain_core.tracers.base": "AsyncBaseTracer",
     "langchain_core.tracers.context": "register_configure_hook tracing_v2_enabled",
     "langchain_core.tracers.log_stream": "LogEntry LogStreamCallbackHandler RunState T",
+    "langchain_core.tracers.stdout": "elapsed try_json_stringify",
     "langchain_core.utils": (
         "StrictFormatter abatch_iterate batch_iterate build_extra_kwargs "
         "check_package_version comma_list convert_to_secret_str formatter from_env "

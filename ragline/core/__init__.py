@@ -163,6 +163,11 @@ _EXPORTS = {
     "RedisCache": ".caches",
     "set_llm_cache": ".caches",
     "get_llm_cache": ".caches",
+    # process-wide switches (LangChain's langchain_core.globals)
+    "set_verbose": ".globals",
+    "get_verbose": ".globals",
+    "set_debug": ".globals",
+    "get_debug": ".globals",
     # chat-model rate limiting
     "BaseRateLimiter": ".rate_limiters",
     "InMemoryRateLimiter": ".rate_limiters",

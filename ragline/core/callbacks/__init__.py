@@ -29,6 +29,8 @@ _EXPORTS = {
     "AsyncIteratorCallbackHandler": ".streaming",
     "FinalStreamingStdOutCallbackHandler": ".streaming",
     "BaseTracer": ".tracers",
+    "ConsoleCallbackHandler": ".console",
+    "FunctionCallbackHandler": ".console",
     "RunCollectorCallbackHandler": ".tracers",
     "Run": ".tracers",
     "RootListenersHandler": ".tracers",

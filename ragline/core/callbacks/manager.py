@@ -52,6 +52,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from ragline.core import globals as _globals
 from ragline.core.callbacks._dispatch import adispatch, dispatch
 from ragline.core.callbacks.base import BaseCallbackHandler
 from ragline.core.callbacks.run_managers import (
@@ -389,8 +390,8 @@ class CallbackManager:
             manager.tags = manager.inheritable_tags = list(tags or ())
             manager.metadata = manager.inheritable_metadata = dict(metadata or ())
         manager.recursion_limit = config.get("recursion_limit") or DEFAULT_RECURSION_LIMIT
-        if verbose:
-            manager._add_stdout()
+        if verbose or _globals._debug:
+            manager._add_printer(verbose)
         return manager
 
     @classmethod
@@ -447,8 +448,8 @@ class CallbackManager:
         manager.add_tags(local_tags or [], inherit=False)
         manager.add_metadata(inheritable_metadata or {})
         manager.add_metadata(local_metadata or {}, inherit=False)
-        if verbose:
-            manager._add_stdout()
+        if verbose or _globals._debug:
+            manager._add_printer(verbose)
         return manager
 
     @classmethod
@@ -457,6 +458,17 @@ class CallbackManager:
         for slot in CallbackManager.__slots__:
             setattr(manager, slot, getattr(other, slot))
         return manager
+
+    def _add_printer(self, verbose: bool) -> None:
+        """Under ``set_debug(True)`` a :class:`ConsoleCallbackHandler` (its children inherit
+        it), in place of the stdout handler ``verbose`` asks for, as in LangChain."""
+        if not _globals._debug:
+            self._add_stdout()
+            return
+        from ragline.core.callbacks.console import ConsoleCallbackHandler
+
+        if not any(isinstance(h, ConsoleCallbackHandler) for h in self.handlers):
+            self.add_handler(ConsoleCallbackHandler())
 
     def _add_stdout(self) -> None:
         from ragline.core.callbacks.stdout import StdOutCallbackHandler
