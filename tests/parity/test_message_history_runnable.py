@@ -130,6 +130,42 @@ def test_messages_in_and_strings_out() -> None:
     assert ours[5][-1] == ("AIMessage", "a2", None)
 
 
+def test_a_streamed_reply_is_stored_as_the_added_up_chunk() -> None:
+    # stream / astream store the reply the chunks add up to, an AIMessageChunk, in
+    # LangChain; the next turn gives it to the model as it was stored
+    import asyncio
+
+    def run(m: dict[str, Any]) -> Any:
+        store, get = _sessions(m)
+        chat = m["WithHistory"](m["Chat"](responses=["one two", "three", "four"]), get)
+        streamed = [chunk.content for chunk in chat.stream("q1", _session("s"))]
+
+        async def more() -> list[Any]:
+            return [chunk.content async for chunk in chat.astream("q2", _session("s"))]
+
+        streamed += asyncio.run(more())
+        reply = chat.invoke("q3", _session("s"))
+        stored = store[("s",)].messages
+        return [
+            streamed,
+            reply,
+            stored,
+            [type(message).__name__ for message in stored],
+            [getattr(message, "chunk_position", None) for message in stored],
+        ]
+
+    theirs, ours = both(run)
+    assert ours == theirs
+    assert ours[3] == [
+        "HumanMessage",
+        "AIMessageChunk",
+        "HumanMessage",
+        "AIMessageChunk",
+        "HumanMessage",
+        "AIMessage",
+    ]
+
+
 def test_output_messages_key_and_history_factory_config() -> None:
     def run(m: dict[str, Any]) -> Any:
         store, get = _sessions(m)

@@ -17,7 +17,8 @@ Inputs may be a string (a human message), a message, a list of messages (or of
 ``(role, text)`` pairs, passed on and stored as given, as LangChain does) or a dict
 (``input_messages_key``, else its only key, else ``"input"``); outputs likewise
 (``output_messages_key``, else the only key, else ``"output"``; a string becomes an AI
-message, a streamed ``AIMessageChunk`` is stored as an ``AIMessage``).
+message; a streamed reply is stored as the chunks added up, an ``AIMessageChunk``, as
+LangChain stores it).
 
 One call is one turn, written once as a generator of three steps (read the history,
 call the runnable, write the history) and run by core's drivers (``core._drive``:
@@ -66,7 +67,7 @@ from ragline.core._json_schema import field_title
 from ragline.core.chat_history import is_role_tuple
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import ConfigurationError, InvalidInputError
-from ragline.core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
+from ragline.core.messages import AIMessage, BaseMessage, HumanMessage
 from ragline.core.runnables.base import Runnable, _specs_by_id, coerce_to_runnable
 from ragline.core.runnables.configurable import ConfigurableFieldSpec
 from ragline.core.runnables.runs import _NOTHING, add_chunks
@@ -292,7 +293,7 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
                         f"{self._default_run_name()}: the input list holds messages and "
                         f"(role, text) pairs, got {type(item).__name__}: {item!r:.60}"
                     )
-            return [m.to_message() if isinstance(m, AIMessageChunk) else m for m in value]
+            return list(value)
         return self._messages(value, "input")
 
     def _output_messages(self, value: Any) -> list[BaseMessage]:
@@ -323,7 +324,7 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
                 f"{self._default_run_name()}: the {what} must be a str, a message, a list of "
                 f"messages or a dict holding one, got {type(value).__name__}: {value!r:.60}"
             )
-        return [m.to_message() if isinstance(m, AIMessageChunk) else m for m in items]
+        return items
 
     def _runnable_input(self, input: Any, stored: list[BaseMessage], new: list[BaseMessage]) -> Any:
         if self.history_messages_key is not None:
