@@ -639,6 +639,15 @@ class ArgsSchema:
         schema: dict[str, Any] = {"title": self.name}
         if self.description:
             schema["description"] = self.description
+        v1 = self._pydantic_v1_schema()
+        if v1 is not None:  # pydantic.v1's order, its definitions kept, as v1 writes it
+            schema["type"] = "object"
+            schema["properties"] = self.args
+            if self.required:
+                schema["required"] = list(self.required)
+            if "definitions" in v1:
+                schema["definitions"] = v1["definitions"]
+            return schema
         schema["properties"] = self.args
         if self.required:
             schema["required"] = list(self.required)
@@ -649,11 +658,24 @@ class ArgsSchema:
 
     @property
     def args(self) -> dict[str, dict[str, Any]]:
-        """``properties`` with pydantic's per-property ``title`` (what ``tool.args`` shows)."""
+        """``properties`` with pydantic's per-property ``title`` (what ``tool.args`` shows);
+        of a ``pydantic.v1`` model, its properties as v1 writes them (``title`` first, a
+        nested model as a ``$ref``)."""
+        v1 = self._pydantic_v1_schema()
+        if v1 is not None:
+            written = v1.get("properties", {})
+            return {name: written[name] for name in written if name in self.properties}
         return {
             name: dict(sorted({**prop, "title": name.replace("_", " ").title()}.items()))
             for name, prop in self.properties.items()
         }
+
+    def _pydantic_v1_schema(self) -> dict[str, Any] | None:
+        """The ``pydantic.v1`` model's own ``schema()`` (None for any other schema): v1
+        does not sort its keys as v2 does, and programs print them."""
+        if self.model is None or hasattr(self.model, "model_json_schema"):
+            return None
+        return _pydantic_json_schema(self.model)
 
     # ---- validation ----
     def validate(self, args: Mapping[str, Any], *, tool: str) -> dict[str, Any]:
@@ -698,7 +720,8 @@ class ArgsSchema:
     def _compiled(self) -> dict[str, Callable[[Any, str], Any]]:
         if self._checks is None:
             self._checks = {
-                name: compile_check(prop, self._types.get(name))
+                # written from the function's annotations: "number" is a float there
+                name: compile_check(prop, self._types.get(name), python_floats=name in self._types)
                 for name, prop in self.properties.items()
             }
         return self._checks

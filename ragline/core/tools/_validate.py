@@ -125,14 +125,26 @@ _CONVERTERS: dict[str, Callable[[Any, str], Any]] = {
 }
 
 
-def compile_check(schema: Any, annotation: Any = None) -> Callable[[Any, str], Any]:
+def _to_float(value: Any, path: str) -> float:
+    return float(_to_number(value, path))
+
+
+_PYTHON_CONVERTERS = {**_CONVERTERS, "number": _to_float}
+
+
+def compile_check(
+    schema: Any, annotation: Any = None, *, python_floats: bool = False
+) -> Callable[[Any, str], Any]:
     """A checker ``check(value, path) -> converted value`` for one JSON Schema.
 
     ``annotation`` (the Python type, for function parameters) turns checked objects into
     the dataclass or pydantic instances the function expects, and checks plain classes
-    with ``isinstance``.
+    with ``isinstance``. ``python_floats`` says the schema was written from Python
+    annotations, where ``"number"`` is ``float``: an integer given for it becomes a float,
+    as pydantic's lax mode makes it (``3`` -> ``3.0``), while ``float | int`` keeps ``3``.
     """
-    check = _compile_schema(schema if isinstance(schema, dict) else {})
+    converters = _PYTHON_CONVERTERS if python_floats else _CONVERTERS
+    check = _compile_schema(schema if isinstance(schema, dict) else {}, converters)
     if annotation is None:
         return check
     hydrate = _hydrator(annotation)
@@ -145,20 +157,25 @@ def compile_check(schema: Any, annotation: Any = None) -> Callable[[Any, str], A
     return checked_and_hydrated
 
 
-def _compile_schema(schema: dict[str, Any]) -> Callable[[Any, str], Any]:
+_Converters = Mapping[str, Callable[[Any, str], Any]]
+
+
+def _compile_schema(
+    schema: dict[str, Any], converters: _Converters = _CONVERTERS
+) -> Callable[[Any, str], Any]:
     steps: list[Callable[[Any, str], Any]] = []
     options = schema.get("anyOf") or schema.get("oneOf")
     if options:
-        steps.append(_union([_compile_schema(option) for option in options]))
+        steps.append(_union([_compile_schema(option, converters) for option in options]))
     kind = schema.get("type")
     if isinstance(kind, list):
-        steps.append(_union([_compile_schema({**schema, "type": one}) for one in kind]))
-    elif isinstance(kind, str) and kind in _CONVERTERS:
-        steps.append(_CONVERTERS[kind])
+        steps.append(_union([_compile_schema({**schema, "type": one}, converters) for one in kind]))
+    elif isinstance(kind, str) and kind in converters:
+        steps.append(converters[kind])
         if kind == "array":
-            steps.append(_array_items(schema))
+            steps.append(_array_items(schema, converters))
         elif kind == "object" and ("properties" in schema or "additionalProperties" in schema):
-            steps.append(_object_members(schema))
+            steps.append(_object_members(schema, converters))
         steps.extend(_bounds(schema, kind))
     if "enum" in schema or "const" in schema:
         steps.append(_one_of_values(schema["enum"] if "enum" in schema else [schema["const"]]))
@@ -223,9 +240,13 @@ def _one_of_values(values: list[Any]) -> Callable[[Any, str], Any]:
     return check
 
 
-def _array_items(schema: dict[str, Any]) -> Callable[[Any, str], Any]:
-    items = _compile_schema(schema["items"]) if isinstance(schema.get("items"), dict) else None
-    prefix = [_compile_schema(s) for s in schema.get("prefixItems", [])]
+def _array_items(schema: dict[str, Any], converters: _Converters) -> Callable[[Any, str], Any]:
+    items = (
+        _compile_schema(schema["items"], converters)
+        if isinstance(schema.get("items"), dict)
+        else None
+    )
+    prefix = [_compile_schema(s, converters) for s in schema.get("prefixItems", [])]
     unique = bool(schema.get("uniqueItems"))
 
     def check(value: list[Any], path: str) -> list[Any]:
@@ -240,11 +261,14 @@ def _array_items(schema: dict[str, Any]) -> Callable[[Any, str], Any]:
     return check
 
 
-def _object_members(schema: dict[str, Any]) -> Callable[[Any, str], Any]:
-    members = {name: _compile_schema(prop) for name, prop in schema.get("properties", {}).items()}
+def _object_members(schema: dict[str, Any], converters: _Converters) -> Callable[[Any, str], Any]:
+    members = {
+        name: _compile_schema(prop, converters)
+        for name, prop in schema.get("properties", {}).items()
+    }
     required = list(schema.get("required", []))
     additional = schema.get("additionalProperties", True)
-    extra = _compile_schema(additional) if isinstance(additional, dict) else None
+    extra = _compile_schema(additional, converters) if isinstance(additional, dict) else None
 
     def check(value: dict[str, Any], path: str) -> dict[str, Any]:
         for name in required:
