@@ -68,9 +68,19 @@ _CLASSES: dict[str, type[BaseMessage]] = {
         FunctionMessageChunk,
     )
 }
-# Field names per class, in declaration order (content, additional_kwargs, ... first).
+
+
+def _field_order(cls: type[BaseMessage]) -> tuple[str, ...]:
+    """The constructor fields of ``cls`` in LangChain's dump order (content,
+    additional_kwargs, response_metadata first), any other after them."""
+    names = [f.name for f in dataclasses.fields(cls) if f.init]
+    ordered = [key for key in cls._dump_order() if key in names]
+    return (*ordered, *(name for name in names if name not in ordered))
+
+
+# Field names per class, in LangChain's order (content, additional_kwargs, ... first).
 _FIELDS: dict[type[BaseMessage], tuple[str, ...]] = {
-    cls: tuple(f.name for f in dataclasses.fields(cls) if f.init) for cls in _CLASSES.values()
+    cls: _field_order(cls) for cls in _CLASSES.values()
 }
 _BASE_FIELD_COUNT = 3  # content, additional_kwargs, response_metadata come before "type"
 
@@ -109,6 +119,9 @@ def message_fields(message: BaseMessage, *, copy_values: bool = False) -> dict[s
             data["type"] = message.type
         value = getattr(message, name)
         data[name] = _copy(value) if copy_values else value
+    for name in message._extra_names:  # extra fields, after the fields, as LangChain's
+        value = getattr(message, name)
+        data[name] = _copy(value) if copy_values else value
     return {"type": message.type, "data": data}
 
 
@@ -126,8 +139,9 @@ def messages_to_dict(messages: Sequence[BaseMessage]) -> list[dict[str, Any]]:
 def message_from_dict(item: Mapping[str, Any], *, position: int | None = None) -> BaseMessage:
     """The message a :func:`message_to_dict` dict (ours or LangChain's) describes.
 
-    Keys of ``data`` that ragline's message classes do not have (LangChain's
-    ``example`` of old versions, ``chunk_position``) are ignored.
+    Keys of ``data`` that the message class does not have (LangChain's ``example`` of
+    old versions, say) become the message's extra fields, as LangChain's messages take
+    them; a key that cannot be one (private, or a method's name) is ignored.
 
     Args:
         item: ``{"type": ..., "data": {...}}``.
@@ -151,6 +165,12 @@ def message_from_dict(item: Mapping[str, Any], *, position: int | None = None) -
     data = item["data"]
     names = _FIELDS[cls]
     values = {name: _copy(data[name]) for name in names if name in data and data[name] is not None}
+    if len(data) > len(values):  # keys other than the fields set: "type", None values, extras
+        values.update(
+            (key, _copy(value))
+            for key, value in data.items()
+            if key not in names and key != "type" and _extra_field_name(cls, key)
+        )
     if "content" not in values:
         values["content"] = ""
     try:
@@ -161,6 +181,10 @@ def message_from_dict(item: Mapping[str, Any], *, position: int | None = None) -
             f"{item.get('type')!r} message dict{where} cannot be loaded ({err}); fields "
             f"present: {sorted(values)}, absent: {missing}"
         ) from err
+
+
+def _extra_field_name(cls: type, key: Any) -> bool:
+    return isinstance(key, str) and not key.startswith("_") and not hasattr(cls, key)
 
 
 def messages_from_dict(items: Sequence[Mapping[str, Any]]) -> list[BaseMessage]:

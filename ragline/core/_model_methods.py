@@ -139,6 +139,8 @@ class ModelMethods(SerializableMethods):
     """
 
     _dump_keys: ClassVar[tuple[str, ...]] = ()
+    # names of extra fields an instance was given (a message's, as pydantic's extra="allow")
+    _extra_names: tuple[str, ...] = ()
 
     def model_dump(
         self,
@@ -158,7 +160,7 @@ class ModelMethods(SerializableMethods):
                 without effect: every value here is plain already.
         """
         wanted, unwanted = _key_set(include), _key_set(exclude) or set()
-        keys = self._dump_order()
+        keys = self._dump_order() + self._extra_names
         dumped: dict[str, Any] = {}
         for key in keys:
             if (wanted is not None and key not in wanted) or key in unwanted:

@@ -159,7 +159,10 @@ def _dict_with_type(message: Any) -> dict[str, Any]:
         ordered = {key: values.pop(key) for key in type(message)._dump_order() if key in values}
         ordered.update(values)
         _INSTANCE_DICT.__set__(message, ordered)
-        return ordered
+        own = ordered
+    if "_extra_names" in own:  # extra fields are not in a pydantic model's __dict__
+        hidden = {"_extra_names", *own["_extra_names"]}
+        return {key: value for key, value in own.items() if key not in hidden}
     return own
 
 
@@ -174,6 +177,10 @@ class BaseMessage(ModelMethods):
             finish reason ...); empty on messages written by users.
         name: an optional speaker name.
         id: an optional message id.
+
+    Any other keyword is kept as an extra field, as LangChain's messages keep it
+    (``HumanMessage("2 + 2?", example=True).example``): printed, dumped and compared
+    after the fields.
     """
 
     type: ClassVar[str] = "base"
@@ -261,6 +268,7 @@ class BaseMessage(ModelMethods):
             if has_plain_default and spec.default_factory is MISSING and value == spec.default:
                 continue
             shown.append((spec.name, value))
+        shown.extend((name, getattr(self, name)) for name in self._extra_names)
         return shown
 
     def __repr__(self) -> str:
@@ -790,10 +798,14 @@ class AIMessageChunk(AIMessage, BaseMessageChunk):
         )
 
 
-def _accept_type_keyword(cls: type[BaseMessage]) -> None:
-    """Let ``cls(...)`` take ``type=`` when it names the class's own type, as LangChain's
-    messages do: ``HumanMessage(**message.dict())`` rebuilds a dumped message."""
+def _accept_langchain_keywords(cls: type[BaseMessage]) -> None:
+    """Let ``cls(...)`` take what LangChain's messages take besides their fields:
+    ``type=`` when it names the class's own type (``HumanMessage(**message.dict())``
+    rebuilds a dumped message), and any other keyword as an extra field (LangChain's
+    messages allow extra fields: ``HumanMessage("hi", example=True)``), kept as an
+    attribute, printed and dumped after the fields."""
     init = cls.__init__
+    known = frozenset(spec.name for spec in fields(cls))
 
     def __init__(self: BaseMessage, *args: Any, **kwargs: Any) -> None:
         if "type" in kwargs:
@@ -802,11 +814,39 @@ def _accept_type_keyword(cls: type[BaseMessage]) -> None:
                 raise InvalidInputError(
                     f"{type(self).__name__} has type {self.type!r}, got type={given!r}"
                 )
+        if known.issuperset(kwargs):
+            init(self, *args, **kwargs)
+            return
+        extra = {name: kwargs.pop(name) for name in list(kwargs) if name not in known}
+        taken = [name for name in extra if name.startswith("_") or hasattr(type(self), name)]
+        if taken:
+            raise InvalidInputError(
+                f"{type(self).__name__} cannot take {', '.join(map(repr, taken))} as an extra "
+                f"field: {'it is' if len(taken) == 1 else 'they are'} private or the name of "
+                "a method or property"
+            )
         init(self, *args, **kwargs)
+        for name, value in extra.items():
+            setattr(self, name, value)
+        self._extra_names = tuple(extra)
+
+    equal = cls.__eq__
+
+    def __eq__(self: BaseMessage, other: Any) -> Any:
+        same = equal(self, other)
+        if same is True and (self._extra_names or other._extra_names):
+            return _extras(self) == _extras(other)  # extra fields count, as in pydantic
+        return same
 
     __init__.__wrapped__ = init  # type: ignore[attr-defined]  # the real signature
     __init__.__doc__ = init.__doc__
     cls.__init__ = __init__  # type: ignore[method-assign]
+    cls.__eq__ = __eq__  # type: ignore[method-assign,assignment]
+
+
+def _extras(message: BaseMessage) -> dict[str, Any]:
+    """The extra fields a message was given (name -> value)."""
+    return {name: getattr(message, name) for name in message._extra_names}
 
 
 for _message_class in (
@@ -823,7 +863,7 @@ for _message_class in (
     ToolMessageChunk,
     AIMessageChunk,
 ):
-    _accept_type_keyword(_message_class)
+    _accept_langchain_keywords(_message_class)
 
 
 AnyMessage = SystemMessage | HumanMessage | AIMessage | ToolMessage | ChatMessage | FunctionMessage

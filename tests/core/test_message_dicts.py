@@ -76,12 +76,16 @@ def test_the_dict_is_a_copy() -> None:
     assert message.response_metadata == {"k": [1]}
 
 
-def test_keys_ragline_does_not_know_are_ignored() -> None:
-    """Older LangChain dicts carry "example"; newer chunks "chunk_position"."""
+def test_keys_the_class_does_not_have_become_extra_fields() -> None:
+    """Older LangChain dicts carry "example"; LangChain's messages keep such keys as extra
+    fields, and so do ragline's; one that cannot be a field is left out."""
     (message,) = messages_from_dict(
-        [{"type": "human", "data": {"content": "hi", "example": False, "extra": 1}}]
+        [{"type": "human", "data": {"content": "hi", "example": False, "extra": 1, "text": 2}}]
     )
-    assert message == HumanMessage("hi")
+    assert message == HumanMessage("hi", example=False, extra=1)
+    assert message != HumanMessage("hi")
+    assert (message.example, message.extra, message.text) == (False, 1, "hi")
+    assert message_to_dict(message)["data"]["extra"] == 1
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,58 @@
+"""Parity: a message given a keyword that is not one of its fields.
+
+LangChain's messages are pydantic models that allow extra fields, so
+``HumanMessage("hi", example=True)`` (the few-shot marker of older LangChain code) is a
+message with an ``example`` attribute, printed and dumped after the fields, compared in
+``==``, kept by ``message_to_dict`` and restored by ``messages_from_dict``. ragline raised
+a ``TypeError`` there. One program runs through both libraries and the printed text is
+compared.
+"""
+
+from __future__ import annotations
+
+from tests.parity._port_trial import ported, printed
+
+_EXTRAS = """
+import copy
+
+from langchain_core.messages import (
+    AIMessage,
+    HumanMessage,
+    ToolMessage,
+    message_to_dict,
+    messages_from_dict,
+)
+from langchain_core.prompts import ChatPromptTemplate
+
+examples = [
+    HumanMessage("2 + 2?", example=True),
+    AIMessage("4", example=True, source="notes"),
+    ToolMessage("done", tool_call_id="c1", step=3),
+]
+for message in examples:
+    print(repr(message))
+    print(str(message))
+    print(message.model_dump())
+print(examples[0].example, examples[1].source, examples[2].step)
+print(examples[0].__dict__)
+print(examples[0] == HumanMessage("2 + 2?"), examples[0] == HumanMessage("2 + 2?", example=True))
+print(examples[0] != HumanMessage("2 + 2?", example=False))
+dicts = [message_to_dict(message) for message in examples]
+print(dicts)
+back = messages_from_dict(dicts)
+print(back == examples, [repr(message) for message in back])
+print(messages_from_dict([{"type": "human", "data": {"content": "old", "example": False}}]))
+print(repr(copy.deepcopy(examples[1])), repr(examples[1].model_copy(update={"content": "5"})))
+prompt = ChatPromptTemplate.from_messages([*examples[:2], ("human", "{question}")])
+print(prompt.invoke({"question": "3 + 3?"}).to_messages())
+"""
+
+
+def test_extra_fields_of_messages_as_langchains() -> None:
+    langchain_printed = printed(_EXTRAS)
+    assert (
+        "HumanMessage(content='2 + 2?', additional_kwargs={}, response_metadata={}, example=True)"
+        in langchain_printed
+    )
+    assert "'example': True}" in langchain_printed
+    assert printed(ported(_EXTRAS)) == langchain_printed
