@@ -557,8 +557,10 @@ class GenericFakeChatModel(BaseChatModel):
         messages: an iterator (or iterable) of ``AIMessage`` s and strings.
 
     Raises:
-        InvalidInputError: on a call after the last message (LangChain's lets
+        RuntimeError: on a call after the last message, saying the script ran out (the
+            type LangChain's raises when it streams or is awaited; its ``invoke`` lets
             ``StopIteration`` escape, which a surrounding loop would take for its own end).
+        InvalidInputError: an item is neither an ``AIMessage`` nor a string.
 
     Example:
         >>> model = GenericFakeChatModel(messages=iter(["hello world"]))
@@ -578,7 +580,8 @@ class GenericFakeChatModel(BaseChatModel):
         with self._lock:
             item = next(self.messages, None)
         if item is None:
-            raise InvalidInputError(
+            # RuntimeError, LangChain's type here except in its invoke (StopIteration)
+            raise RuntimeError(
                 "GenericFakeChatModel has no more messages; give it as many as the "
                 "program calls it (messages=iter([...]))"
             )

@@ -138,15 +138,16 @@ async def test_generic_fake_astream_and_events():
 
 
 def test_generic_fake_after_the_last_message_is_a_clear_error_a_deliberate_difference():
-    """LangChain's lets StopIteration escape (a loop around it would silently end);
-    ragline raises InvalidInputError saying the script ran out."""
+    """LangChain's invoke lets StopIteration escape (a loop around it would silently end);
+    ragline raises RuntimeError (LangChain's type when it streams) saying the script ran
+    out."""
     lc = LCGenericFakeChatModel(messages=iter(["only"]))
     lc.invoke("a")
     with pytest.raises(StopIteration):
         lc.invoke("b")
     ours = GenericFakeChatModel(messages=iter(["only"]))
     ours.invoke("a")
-    with pytest.raises(ValueError, match="no more messages"):
+    with pytest.raises(RuntimeError, match="no more messages"):
         ours.invoke("b")
 
 

@@ -1,0 +1,90 @@
+"""Parity: differences found by the thirty-third port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+import pytest
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# register_callbacks_sync_async_handlers: a GenericFakeChatModel called once more than it
+# had messages. LangChain's raises RuntimeError when it streams or is awaited (and its
+# on_llm_error handlers get that RuntimeError); ragline's raised InvalidInputError.
+_EXHAUSTED_FAKE = """
+import asyncio
+
+from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
+from langchain_core.language_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+seen = []
+
+
+class Errors(AsyncCallbackHandler):
+    async def on_llm_error(self, error, **kwargs):
+        seen.append(("async handler", type(error).__name__))
+
+
+class SyncErrors(BaseCallbackHandler):
+    def on_llm_error(self, error, **kwargs):
+        seen.append(("sync handler", type(error).__name__))
+
+
+def model():
+    return GenericFakeChatModel(messages=iter([AIMessage(content="only one")]))
+
+
+def stream_twice():
+    fake = model()
+    print([chunk.content for chunk in fake.stream("a")])
+    try:
+        list(fake.stream("b", config={"callbacks": [SyncErrors()]}))
+    except RuntimeError as err:
+        print("stream:", type(err).__name__, isinstance(err, Exception))
+
+
+async def await_twice():
+    fake = model()
+    print((await fake.ainvoke("a")).content)
+    try:
+        await fake.ainvoke("b", config={"callbacks": [Errors()]})
+    except RuntimeError as err:
+        print("ainvoke:", type(err).__name__)
+    fake = model()
+    print([chunk.content async for chunk in fake.astream("a")])
+    try:
+        async for _ in fake.astream("b", config={"callbacks": [Errors()]}):
+            pass
+    except RuntimeError as err:
+        print("astream:", type(err).__name__)
+
+
+stream_twice()
+asyncio.run(await_twice())
+print(seen)
+"""
+
+
+def test_a_generic_fake_after_its_last_message_raises_runtime_error_as_langchains() -> None:
+    langchain_printed = _printed(_EXHAUSTED_FAKE)
+    assert langchain_printed.count("RuntimeError") == 6  # three raises, three handlers
+    assert _printed(_ported(_EXHAUSTED_FAKE)) == langchain_printed
+
+
+def test_a_generic_fake_invoked_once_too_often_raises_runtime_error_not_stop_iteration() -> None:
+    """LangChain's ``invoke`` lets StopIteration escape (a loop around the call would
+    end silently: a deliberate difference); ragline's raises RuntimeError saying why."""
+    from langchain_core.language_models import GenericFakeChatModel as LCGenericFakeChatModel
+
+    from ragline.core import GenericFakeChatModel
+
+    langchain_fake = LCGenericFakeChatModel(messages=iter(["only"]))
+    langchain_fake.invoke("a")
+    with pytest.raises(StopIteration):
+        langchain_fake.invoke("b")
+    ours = GenericFakeChatModel(messages=iter(["only"]))
+    ours.invoke("a")
+    with pytest.raises(RuntimeError, match="no more messages; give it as many as the program"):
+        ours.invoke("b")
