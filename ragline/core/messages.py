@@ -194,10 +194,22 @@ class BaseMessage(ModelMethods):
     id: str | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.content, (str, list)):
-            raise TypeError(
+        content: Any = self.content
+        if type(content) is str:
+            return
+        if isinstance(content, tuple):  # a tuple of blocks is a list, as in LangChain
+            content = self.content = list(content)
+        if isinstance(content, list):
+            for position, block in enumerate(content):
+                if not isinstance(block, (str, dict)):
+                    raise InvalidInputError(
+                        f"{type(self).__name__}.content[{position}] must be a str or a "
+                        f"content block dict, got {type(block).__name__}: {block!r:.60}"
+                    )
+        elif not isinstance(content, str):
+            raise InvalidInputError(
                 f"{type(self).__name__}.content must be a str or a list of content blocks, "
-                f"got {type(self.content).__name__}"
+                f"got {type(content).__name__}"
             )
 
     @property

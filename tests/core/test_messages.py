@@ -42,9 +42,27 @@ def test_options_are_keyword_only():
         HumanMessage("hi", {"extra": 1})  # type: ignore[misc]
 
 
-def test_content_must_be_text_or_blocks():
-    with pytest.raises(TypeError, match=r"HumanMessage\.content must be a str"):
-        HumanMessage(42)  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (42, r"HumanMessage\.content must be a str or a list of content blocks, got int"),
+        (None, r"HumanMessage\.content must be a str .*got NoneType"),
+        ({"type": "text"}, r"HumanMessage\.content must be a str .*got dict"),
+        ([1], r"HumanMessage\.content\[0\] must be a str or a content block dict, got int"),
+        (["x", None], r"HumanMessage\.content\[1\] must be .*got NoneType: None"),
+    ],
+)
+def test_content_must_be_text_or_blocks(content, message):
+    # a ValueError, as LangChain's (pydantic's ValidationError) is
+    with pytest.raises(InvalidInputError, match=message):
+        HumanMessage(content)
+
+
+def test_a_tuple_of_blocks_is_a_list():
+    assert HumanMessage(("a", {"type": "text", "text": "b"})).content == [
+        "a",
+        {"type": "text", "text": "b"},
+    ]
 
 
 def test_text_joins_text_blocks_and_skips_others():

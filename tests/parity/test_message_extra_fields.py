@@ -56,3 +56,24 @@ def test_extra_fields_of_messages_as_langchains() -> None:
     )
     assert "'example': True}" in langchain_printed
     assert printed(ported(_EXTRAS)) == langchain_printed
+
+
+# A content that is neither a str nor a list of str / dict blocks: LangChain raises
+# pydantic's ValidationError (a ValueError), which programs catch as ValueError; ragline
+# raised a TypeError, and took a list holding other things. A tuple is made a list.
+_BAD_CONTENT = """
+from langchain_core.messages import AIMessage, HumanMessage
+
+for content in [None, 3, {"type": "text"}, [1], ["x", None], ("a", {"type": "text", "text": "b"})]:
+    for cls in (HumanMessage, AIMessage):
+        try:
+            print(cls.__name__, repr(cls(content=content).content))
+        except ValueError:
+            print(cls.__name__, "refused", repr(content))
+"""
+
+
+def test_a_content_that_is_not_text_or_blocks_is_a_value_error_in_both() -> None:
+    langchain_printed = printed(_BAD_CONTENT)
+    assert langchain_printed.count("refused") == 10
+    assert printed(ported(_BAD_CONTENT)) == langchain_printed
