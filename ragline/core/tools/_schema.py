@@ -867,6 +867,9 @@ def _error_class() -> Any:
                 def __str__(self) -> str:
                     return self._text
 
+            # printed as <class 'ragline.core.tools._schema.ValidationError'>, not as a
+            # class local to this function
+            ValidationError.__qualname__ = "ValidationError"
             _ERROR_CLASS.append(ValidationError)
     return _ERROR_CLASS[0]
 
