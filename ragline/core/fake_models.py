@@ -232,7 +232,7 @@ class FakeListLLM(_CyclingResponses, BaseLLM):
     """
 
     def __init__(
-        self, *, responses: Sequence[str], sleep: float | None = None, cache: Any = None
+        self, *, responses: list[str], sleep: float | None = None, cache: Any = None
     ) -> None:
         self._list = _ResponseList(type(self).__name__, responses, sleep)
         self.calls: list[str] = []
@@ -277,7 +277,7 @@ class FakeStreamingListLLM(FakeListLLM):
     def __init__(
         self,
         *,
-        responses: Sequence[str],
+        responses: list[str],
         sleep: float | None = None,
         error_on_chunk_number: int | None = None,
         cache: Any = None,
@@ -341,7 +341,7 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
     def __init__(
         self,
         *,
-        responses: Sequence[str],
+        responses: list[str],
         sleep: float | None = None,
         error_on_chunk_number: int | None = None,
         cache: Any = None,

@@ -88,3 +88,41 @@ def test_a_generic_fake_invoked_once_too_often_raises_runtime_error_not_stop_ite
     ours.invoke("a")
     with pytest.raises(RuntimeError, match="no more messages; give it as many as the program"):
         ours.invoke("b")
+
+
+# configure_fields_alternatives_howto (its shape printed further): a chain's config_specs
+# printed as they are. ragline's spec of a choice of alternatives printed its own extra
+# field, options=('anthropic', 'openai', ...), which LangChain's spec does not have, and a
+# fake list model's configurable responses were annotated Sequence[str] (LangChain's
+# field: list[str]). Found probing the program's shape, not by the program itself.
+_PRINTED_CONFIG_SPECS = """
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.prompts import PromptTemplate
+from langchain_core.runnables import ConfigurableField
+
+llm = FakeListChatModel(responses=["a joke"]).configurable_alternatives(
+    ConfigurableField(id="llm"),
+    default_key="anthropic",
+    openai=FakeListChatModel(responses=["an openai joke"]),
+)
+prompt = PromptTemplate.from_template("Tell me a joke about {topic}").configurable_alternatives(
+    ConfigurableField(id="prompt", name="Prompt", description="which prompt"),
+    default_key="joke",
+    poem=PromptTemplate.from_template("Write a short poem about {topic}"),
+)
+model = FakeListChatModel(responses=["7"]).configurable_fields(
+    responses=ConfigurableField(id="replies", name="Replies", description="scripted replies")
+)
+chain = prompt | llm
+print(chain.config_specs)
+print(llm.config_specs[0])
+print(model.config_specs)
+configured = chain.with_config(configurable={"llm": "openai", "prompt": "poem"})
+print(configured.invoke({"topic": "bears"}).content)
+"""
+
+
+def test_printed_config_specs_of_alternatives_read_as_langchains() -> None:
+    langchain_printed = _printed(_PRINTED_CONFIG_SPECS)
+    assert "ConfigurableFieldSpec(id='llm', annotation=<enum 'llm'>" in langchain_printed
+    assert _printed(_ported(_PRINTED_CONFIG_SPECS)) == langchain_printed

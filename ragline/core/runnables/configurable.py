@@ -130,8 +130,8 @@ class ConfigurableFieldSpec:
         default: the documented default.
         is_shared: whether one value is shared by the whole run tree.
         dependencies: ids this value depends on (LangChain's field; not used here).
-        options: for alternatives, the keys that may be chosen (ragline's addition;
-            LangChain's spec names them in an Enum annotation).
+        options: for alternatives, the keys that may be chosen (ragline's addition, left
+            out of the printed spec; LangChain's spec names them in an Enum annotation).
     """
 
     id: str
@@ -141,7 +141,8 @@ class ConfigurableFieldSpec:
     default: Any = None
     is_shared: bool = False
     dependencies: list[str] | None = None
-    options: tuple[str, ...] | None = None
+    # not printed: LangChain's spec has no such field, so a printed spec reads as its
+    options: tuple[str, ...] | None = dataclasses.field(default=None, repr=False)
 
 
 @functools.lru_cache(maxsize=256)
