@@ -24,7 +24,11 @@ from ragline.core import (
     StrOutputParser,
     SystemMessage,
 )
-from ragline.core.callbacks import adispatch_custom_event, dispatch_custom_event
+from ragline.core.callbacks import (
+    BaseCallbackHandler,
+    adispatch_custom_event,
+    dispatch_custom_event,
+)
 from ragline.core.exceptions import InvalidInputError
 from ragline.embeddings import DeterministicFakeEmbedding
 from ragline.tools import tool
@@ -242,8 +246,10 @@ def test_filters_by_type_name_and_tag() -> None:
 def test_bad_arguments_are_refused_before_the_run() -> None:
     calls: list[int] = []
     runnable = RunnableLambda(calls.append)
-    with pytest.raises(InvalidInputError, match="version 'v1' is not supported"):
-        runnable.astream_events(1, version="v1")
+    with pytest.raises(InvalidInputError, match="version 'v3' is not supported"):
+        runnable.astream_events(1, version="v3")
+    with pytest.raises(InvalidInputError, match="include_names must be a list of strings"):
+        runnable.astream_events(1, version="v1", include_names="a")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="include_types must be a list of strings"):
         runnable.astream_events(1, include_types="retriever")  # type: ignore[arg-type]
     assert calls == []
@@ -439,3 +445,49 @@ def test_closing_the_event_stream_early_ends_the_run() -> None:
 
     seen = asyncio.run(asyncio.wait_for(run(), timeout=10))
     assert seen[-1] == "on_parser_stream"
+
+
+def test_version_v1_warns_that_it_is_deprecated_and_gives_v1_events() -> None:
+    # LangChain's v1 (tests/parity/test_astream_events_v1.py compares the events whole)
+    runnable = RunnableLambda(lambda x: x + 1, name="add")
+    with pytest.warns(DeprecationWarning, match=r"astream_events\(version='v1'\) is deprecated"):
+        stream = runnable.astream_events(1, version="v1")
+
+    async def events() -> list[tuple[str, Any, list[str]]]:
+        return [(e["event"], e["data"], e["parent_ids"]) async for e in stream]
+
+    assert asyncio.run(events()) == [
+        ("on_chain_start", {"input": 1}, []),
+        ("on_chain_stream", {"chunk": 2}, []),
+        ("on_chain_end", {"output": 2}, []),
+    ]
+
+
+def test_version_v1_stopped_early_cancels_the_run() -> None:
+    seen: list[Any] = []
+
+    class Ends(BaseCallbackHandler):
+        def on_chain_error(self, error: BaseException, **kwargs: Any) -> None:
+            seen.append(type(error).__name__)
+
+    async def words(_: str) -> Any:
+        try:
+            for word in ("a", "b", "c"):
+                yield word
+                await asyncio.sleep(0)
+        finally:
+            seen.append("closed")
+
+    async def main() -> list[Any]:
+        with pytest.warns(DeprecationWarning):
+            stream = RunnableLambda(words).astream_events(
+                "x", {"callbacks": [Ends()]}, version="v1"
+            )
+        async for event in stream:
+            if event["event"] == "on_chain_stream":
+                break
+        await stream.aclose()  # type: ignore[attr-defined]
+        await asyncio.sleep(0.05)
+        return list(seen)
+
+    assert asyncio.run(main()) == ["closed", "CancelledError"]

@@ -30,6 +30,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -382,7 +383,7 @@ class Runnable(RunReporting, SchemaMethods, SerializableMethods, ABC, Generic[In
         exclude_tags: Sequence[str] | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[dict[str, Any]]:
-        """Stream the run's events as they happen, in LangChain's v2 shape.
+        """Stream the run's events as they happen, in LangChain's v2 (or v1) shape.
 
         Each event is a dict with ``event`` (``on_chain_start``, ``on_chat_model_stream``,
         ``on_retriever_end``, ``on_custom_event`` ...), ``name``, ``run_id``,
@@ -392,7 +393,10 @@ class Runnable(RunReporting, SchemaMethods, SerializableMethods, ABC, Generic[In
         Args:
             input: the input, as for ``astream``.
             config: the config, as for ``astream``.
-            version: ``"v2"`` (the only version ragline speaks).
+            version: ``"v2"``; or ``"v1"``, deprecated (a ``DeprecationWarning``), which
+                LangChain still gives: events read off ``astream_log``, with
+                ``parent_ids`` always empty and no custom events (see
+                :mod:`ragline.core.runnables.events_v1`).
             include_names, include_types, include_tags: show only runs with one of these
                 names, kinds (``chain``, ``prompt``, ``parser``, ``chat_model``, ``llm``,
                 ``retriever``, ``tool``) or tags.
@@ -415,6 +419,16 @@ class Runnable(RunReporting, SchemaMethods, SerializableMethods, ABC, Generic[In
 
         event_filter = event_filter_for(version, include_names, include_types, include_tags,
                                         exclude_names, exclude_types, exclude_tags)  # fmt: skip
+        if version == "v1":
+            from ragline.core.runnables.events_v1 import astream_events_v1
+
+            warnings.warn(
+                "astream_events(version='v1') is deprecated and kept for programs written "
+                "for it; version='v2' gives parent_ids and custom events too",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return astream_events_v1(self, input, config, event_filter, kwargs)
         return astream_events(self, input, config, event_filter, kwargs)
 
     def astream_log(

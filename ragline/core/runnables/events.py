@@ -657,11 +657,13 @@ def event_filter_for(
     """The filter of an ``astream_events`` call, its arguments checked before it runs.
 
     Raises:
-        InvalidInputError: a version other than ``"v2"``, or a filter that is a string.
+        InvalidInputError: a version other than ``"v1"`` or ``"v2"``, or a filter that is
+            a string.
     """
-    if version != "v2":
+    if version not in ("v1", "v2"):
         raise InvalidInputError(
-            f"astream_events version {version!r} is not supported; ragline speaks 'v2'"
+            f"astream_events version {version!r} is not supported; use 'v2' (or the "
+            "deprecated 'v1')"
         )
     return EventFilter(
         include_names=include_names,

@@ -33,6 +33,7 @@ import pprint
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import InvalidInputError
@@ -177,18 +178,34 @@ class LogStreamHandler(RunWatcher):
         send: called with each patch (from whatever thread the run is in).
         log_filter: which runs below the root get an entry under ``logs``.
         root_input: the input of the outermost run.
+        for_events: write the log that ``astream_events(version="v1")`` reads
+            (LangChain's "streaming_events" log): a chat model's runs keep the type
+            ``"chat_model"``, each entry has ``inputs`` (``None`` while a streamed input is
+            not known yet; replaced by the whole input when the run ends), a chain's,
+            parser's or tool's ``final_output`` is its output as it is, an LLM's streamed
+            chunks are its token texts, and a run that raises ends with ``final_output``
+            ``None``.
     """
 
     def __init__(self, send: Callable[[Any], None], log_filter: EventFilter,
-                 root_input: Any) -> None:  # fmt: skip
+                 root_input: Any, *, for_events: bool = False) -> None:  # fmt: skip
         super().__init__(root_input)
         self._send = send
         self._filter = log_filter
         self._keys: dict[str, str] = {}
         self._counts: dict[str, int] = {}
+        self._for_events = for_events
+        self._text_tools: set[str] = set()  # tool runs given a string, not arguments
+
+    def on_tool_start(self, serialized: Any, input_str: str, *, run_id: UUID,
+                      inputs: dict[str, Any] | None = None, **kwargs: Any) -> None:  # fmt: skip
+        if self._for_events and inputs is None:
+            # LangChain's events log keeps only a tool's arguments: none for a string
+            self._text_tools.add(str(run_id))
+        super().on_tool_start(serialized, input_str, run_id=run_id, inputs=inputs, **kwargs)
 
     def _started(self, info: RunInfo, data: dict[str, Any]) -> None:
-        kind = _LOG_TYPE.get(info.kind, info.kind)
+        kind = info.kind if self._for_events else _LOG_TYPE.get(info.kind, info.kind)
         if info.root:
             state: dict[str, Any] = {
                 "id": info.id,
@@ -217,6 +234,11 @@ class LogStreamHandler(RunWatcher):
             "final_output": None,
             "end_time": None,
         }
+        if self._for_events:
+            if info.id in self._text_tools:
+                self._text_tools.discard(info.id)
+                info.input = None
+            entry["inputs"] = info.input
         self._send(RunLogPatch({"op": "add", "path": f"/logs/{_pointer(key)}", "value": entry}))
 
     def _streamed(self, info: RunInfo, chunk: Any) -> None:
@@ -225,10 +247,12 @@ class LogStreamHandler(RunWatcher):
         path = f"/logs/{_pointer(self._keys[info.id])}"
         if info.kind in ("chat_model", "llm"):
             text = chunk.content if info.kind == "chat_model" else chunk.text
+            # LangChain's events log streams an LLM's token texts, not its chunks
+            value = text if info.kind == "llm" and self._for_events else chunk
             self._send(
                 RunLogPatch(
                     {"op": "add", "path": f"{path}/streamed_output_str/-", "value": text},
-                    {"op": "add", "path": f"{path}/streamed_output/-", "value": chunk},
+                    {"op": "add", "path": f"{path}/streamed_output/-", "value": value},
                 )
             )
         else:
@@ -239,18 +263,34 @@ class LogStreamHandler(RunWatcher):
         if info.root or not info.shown:
             return
         path = f"/logs/{_pointer(self._keys.pop(info.id))}"
-        self._send(
-            RunLogPatch(
-                {"op": "add", "path": f"{path}/final_output", "value": _final_output(info, raw)},
-                {"op": "add", "path": f"{path}/end_time", "value": _now()},
-            )
-        )
+        if not self._for_events or info.kind in ("chat_model", "llm", "retriever"):
+            final = _final_output(info, raw)
+        else:  # the events log keeps a chain's, parser's or tool's output as it is
+            final = output
+        ops = [
+            {"op": "add", "path": f"{path}/final_output", "value": final},
+            {"op": "add", "path": f"{path}/end_time", "value": _now()},
+        ]
+        if self._for_events:
+            ops.insert(0, {"op": "replace", "path": f"{path}/inputs", "value": info.input})
+        self._send(RunLogPatch(*ops))
 
     def _errored(self, info: RunInfo, error: BaseException, kwargs: dict[str, Any]) -> None:
         if info.root or not info.shown:
             return
         path = f"/logs/{_pointer(self._keys.pop(info.id))}"
-        self._send(RunLogPatch({"op": "add", "path": f"{path}/end_time", "value": _now()}))
+        if not self._for_events:
+            self._send(RunLogPatch({"op": "add", "path": f"{path}/end_time", "value": _now()}))
+            return
+        if "inputs" in kwargs:  # a streamed input, as far as it got
+            info.input = kwargs["inputs"]
+        self._send(
+            RunLogPatch(
+                {"op": "replace", "path": f"{path}/inputs", "value": info.input},
+                {"op": "add", "path": f"{path}/final_output", "value": None},
+                {"op": "add", "path": f"{path}/end_time", "value": _now()},
+            )
+        )
 
     def _custom(self, info: RunInfo | None, name: str, data: Any, kwargs: dict[str, Any]) -> None:
         """Custom events have no place in the log (LangChain's log leaves them out too)."""
@@ -290,11 +330,13 @@ async def astream_log(
     diff: bool,
     with_streamed_output_list: bool,
     kwargs: dict[str, Any],
+    for_events: bool = False,
 ) -> AsyncIterator[RunLogPatch]:
-    """What ``Runnable.astream_log`` yields (see the module docstring)."""
+    """What ``Runnable.astream_log`` yields (see the module docstring); ``for_events``:
+    the log that ``astream_events(version="v1")`` reads (see :class:`LogStreamHandler`)."""
 
     def make_handler(send: Callable[[Any], None]) -> RunWatcher:
-        return LogStreamHandler(send, log_filter, input)
+        return LogStreamHandler(send, log_filter, input, for_events=for_events)
 
     final: Any = _NOTHING
     log: RunLog | None = None
