@@ -126,3 +126,67 @@ def test_printed_config_specs_of_alternatives_read_as_langchains() -> None:
     langchain_printed = _printed(_PRINTED_CONFIG_SPECS)
     assert "ConfigurableFieldSpec(id='llm', annotation=<enum 'llm'>" in langchain_printed
     assert _printed(_ported(_PRINTED_CONFIG_SPECS)) == langchain_printed
+
+
+# Probing the set's async handlers (not counted in the trial): in an async run LangChain
+# calls the handlers marked run_inline first, then the others; ragline called every
+# handler in list order, so two handlers that print per token printed in another order.
+_INLINE_HANDLERS_FIRST = """
+import asyncio
+
+from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+
+
+class Printer(BaseCallbackHandler):
+    def on_llm_new_token(self, token, **kwargs):
+        print("printer", token)
+
+    def on_chain_end(self, outputs, **kwargs):
+        print("printer chain end", outputs)
+
+
+class Inline(BaseCallbackHandler):
+    run_inline = True
+
+    def on_llm_new_token(self, token, **kwargs):
+        print("inline", token)
+
+    def on_chain_end(self, outputs, **kwargs):
+        print("inline chain end", outputs)
+
+
+class AsyncInline(AsyncCallbackHandler):
+    run_inline = True
+
+    async def on_llm_end(self, response, **kwargs):
+        print("async inline end", response.generations[0][0].text)
+
+
+class AsyncPrinter(AsyncCallbackHandler):
+    async def on_llm_end(self, response, **kwargs):
+        print("async printer end", response.generations[0][0].text)
+
+
+chain = ChatPromptTemplate.from_template("{q}") | FakeListChatModel(responses=["ab"])
+chain = chain | StrOutputParser()
+handlers = [Printer(), AsyncPrinter(), Inline(), AsyncInline()]
+
+
+async def main():
+    async for _ in chain.astream({"q": "x"}, config={"callbacks": handlers}):
+        pass
+    print(await chain.ainvoke({"q": "y"}, config={"callbacks": handlers}))
+
+
+asyncio.run(main())
+print(chain.invoke({"q": "z"}, config={"callbacks": handlers}))
+"""
+
+
+def test_async_runs_call_inline_handlers_first_as_langchains() -> None:
+    langchain_printed = _printed(_INLINE_HANDLERS_FIRST)
+    assert "inline a\nprinter a\n" in langchain_printed
+    assert _printed(_ported(_INLINE_HANDLERS_FIRST)) == langchain_printed

@@ -110,8 +110,12 @@ def _recover(
 async def adispatch(
     handlers: Sequence[BaseCallbackHandler], event: str, /, *args: Any, **kwargs: Any
 ) -> None:
-    """Async :func:`dispatch`: coroutine handlers are awaited in order."""
+    """Async :func:`dispatch`: coroutine handlers are awaited in order, those marked
+    ``run_inline`` first (LangChain's async dispatch calls them before the others)."""
     flag = _IGNORE_FLAG.get(event)
+    if len(handlers) > 1 and any(getattr(h, "run_inline", False) for h in handlers):
+        inline = [h for h in handlers if getattr(h, "run_inline", False)]
+        handlers = inline + [h for h in handlers if not getattr(h, "run_inline", False)]
     for handler in handlers:
         if flag is not None and getattr(handler, flag, False):
             continue

@@ -68,7 +68,9 @@ class BaseCallbackHandler:
     Attributes:
         raise_error: if True, an exception raised by this handler propagates to the
             caller; otherwise it is logged (logger ``ragline.callbacks``) and ignored.
-        run_inline: accepted for LangChain compatibility (every handler runs inline here).
+        run_inline: in an async run, handlers marked so get each event first, as
+            LangChain's; every handler runs in the caller's thread here (LangChain's
+            async runs call a sync handler that is not inline in a worker thread).
         ignore_chain / ignore_llm / ignore_chat_model / ignore_retriever / ignore_retry /
             ignore_agent / ignore_custom_event: skip those events.
     """
