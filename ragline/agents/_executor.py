@@ -60,6 +60,7 @@ from ragline.core._drive import (
 from ragline.core.callbacks import CallbackManager, StdOutCallbackHandler
 from ragline.core.callbacks.stdout import get_color_mapping
 from ragline.core.config import ensure_config, legacy_call_config, merge_configs
+from ragline.core.globals import get_debug
 from ragline.core.language_models._outputs import RUN_KEY, RunInfo
 
 __all__ = ["AgentExecutor", "AgentExecutorIterator"]
@@ -361,7 +362,8 @@ class AgentExecutor(Chain):
         # callbacks: they see this run (and its agent actions), not the runs below it.
         for handler in _handlers(self.callbacks):
             manager.add_handler(handler, inherit=False)
-        if self.verbose:  # local: it prints this run, not every run below it
+        if self.verbose and not get_debug():  # local: this run, not every run below it
+            # (under set_debug every run prints already, as in LangChain)
             manager.add_handler(StdOutCallbackHandler(), inherit=False)
         inputs = self._prep_inputs(input)
         run = yield Effect(manager.on_chain_start, manager.aon_chain_start,

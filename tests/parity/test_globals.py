@@ -182,3 +182,39 @@ def test_a_switch_takes_a_bool_only(switch) -> None:
     with pytest.raises(ConfigurationError, match="takes True or False, got 'yes'"):
         switch("yes")
     assert get_verbose() is False and get_debug() is False
+
+
+# set_debug with a verbose tool and a verbose AgentExecutor (review of c7948fd): as for a
+# verbose LLMChain, their stdout lines (the tool's coloured output, "> Entering new
+# AgentExecutor chain...", the agent's thoughts) give way to the console's.
+_DEBUG_VERBOSE_AGENT = """
+from langchain_classic.agents import AgentExecutor, create_react_agent
+from langchain_core.globals import set_debug
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+from langchain_core.tools import tool
+
+
+@tool
+def echo(text: str) -> str:
+    \"\"\"Echo the text.\"\"\"
+    return text
+
+
+set_debug(True)
+echo.verbose = True
+print(echo.invoke("hi"))
+echo.verbose = False
+prompt = PromptTemplate.from_template("{tools} {tool_names} {input} {agent_scratchpad}")
+llm = FakeListLLM(responses=["Thought: x\\nAction: echo\\nAction Input: a", "Final Answer: done"])
+agent = create_react_agent(llm, [echo], prompt)
+print(AgentExecutor(agent=agent, tools=[echo], verbose=True).invoke({"input": "q"}))
+"""
+
+
+def test_set_debug_quiets_a_verbose_tools_and_agents_stdout_as_langchain() -> None:
+    langchain_printed = _timeless(printed(_DEBUG_VERBOSE_AGENT))
+    assert "[chain:AgentExecutor > tool:echo] Entering Tool run" in langchain_printed
+    assert "> Entering new AgentExecutor chain" not in langchain_printed
+    assert "Final Answer: done\x1b[0m" not in langchain_printed
+    assert _timeless(printed(ported(_DEBUG_VERBOSE_AGENT))) == langchain_printed

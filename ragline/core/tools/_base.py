@@ -53,6 +53,7 @@ from ragline.core.exceptions import (
     ToolValidationError,
 )
 from ragline.core.fields import Fields, declared_fields
+from ragline.core.globals import get_debug
 from ragline.core.messages import ToolMessage
 from ragline.core.runnables.base import Runnable
 from ragline.core.runnables.serializable import RunnableSerializable
@@ -401,7 +402,9 @@ class BaseTool(Fields, Runnable[Any, Any]):
         config = self._run_config(config, callbacks, tags, metadata)
         manager = CallbackManager.configure(config)
         run_id = run_id or config.get("run_id")
-        if self.verbose or verbose:  # a local handler: it prints this run, not the runs below
+        if (self.verbose or verbose) and not get_debug():
+            # a local handler: it prints this run, not the runs below (under set_debug
+            # every run prints already, as in LangChain)
             from ragline.core.callbacks.stdout import StdOutCallbackHandler
 
             manager.add_handler(StdOutCallbackHandler(), inherit=False)
