@@ -295,6 +295,13 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
 
     # ---- input and output --------------------------------------------------------------
     def _split_input(self, input: Any) -> tuple[list[Document], dict[str, Any]]:
+        if (
+            not isinstance(input, Mapping)
+            and self.output_key is not None  # LangChain's classic chain: a bare input is
+            and len(self.input_keys) == 1  # the value of its one input key
+            and isinstance(input, Sequence)
+        ):
+            input = {self.input_key: input}
         if not isinstance(input, Mapping):
             raise InvalidInputError(
                 f"{self.get_name()} takes a dict with the documents under {self.input_key!r}, "

@@ -40,12 +40,16 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
         initial_llm_chain, refine_llm_chain: LangChain's classic wiring instead of ``llm``
             and the prompts (``load_qa_chain(..., chain_type="refine")`` builds it): the
             two ``LLMChain`` s that run, each call a run of its own; their prompts are
-            read at each run. ``initial_response_name`` is ``existing_answer_variable``.
+            read at each run.
+        initial_response_name: LangChain's name for ``existing_answer_variable`` (give
+            one of the two).
         (others as :class:`BaseCombineDocumentsChain`)
 
     Raises:
-        InvalidInputError: a prompt lacks the document variable (a refine prompt without
-            the existing-answer variable runs, as LangChain's does, with a UserWarning).
+        InvalidInputError: a prompt lacks the document variable, or both
+            ``existing_answer_variable`` and ``initial_response_name`` are given (a
+            refine prompt without the existing-answer variable runs, as LangChain's does,
+            with a UserWarning).
 
     Example:
         >>> from ragline.core import FakeListChatModel
@@ -65,8 +69,17 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
         question_key: str = "question",
         initial_llm_chain: Any = None,
         refine_llm_chain: Any = None,
+        initial_response_name: str | None = None,
         **options: Unpack[ChainOptions],
     ) -> None:
+        if initial_response_name is not None:
+            # LangChain's keyword for the variable of the answer so far
+            if existing_answer_variable != "existing_answer":
+                raise InvalidInputError(
+                    "RefineDocumentsChain takes existing_answer_variable=... or "
+                    "initial_response_name=..., not both"
+                )
+            existing_answer_variable = initial_response_name
         # LangChain's classic wiring: the two LLMChains that run (their prompts are read
         # at each run, so a program may edit them)
         self.initial_llm_chain = initial_llm_chain
@@ -76,6 +89,9 @@ class RefineDocumentsChain(BaseCombineDocumentsChain):
                 "RefineDocumentsChain needs both initial_llm_chain=... and refine_llm_chain=..."
             )
         if initial_llm_chain is not None:
+            # LangChain's classic chain: takes input_documents, returns output_text
+            options.setdefault("input_key", "input_documents")
+            options.setdefault("output_key", "output_text")
             llm = initial_llm_chain.llm
             question_prompt = initial_llm_chain.prompt
             refine_prompt = refine_llm_chain.prompt

@@ -338,7 +338,12 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.document_transformers": {
         "ragline.loaders": "BeautifulSoupTransformer",
-        "ragline.retrievers": "EmbeddingsRedundantFilter LongContextReorder",
+        "ragline.retrievers": (
+            "EmbeddingsClusteringFilter EmbeddingsRedundantFilter LongContextReorder"
+        ),
+    },
+    "langchain_classic.document_transformers.embeddings_redundant_filter": {
+        "ragline.retrievers": "EmbeddingsClusteringFilter EmbeddingsRedundantFilter",
     },
     "langchain_classic.embeddings": {
         "ragline.chains": "HypotheticalDocumentEmbedder",
@@ -465,6 +470,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.llms": {
         "ragline.core": "FakeListLLM",
+    },
+    "langchain_classic.llms.base": {
+        "ragline.core": "BaseLLM BaseLanguageModel LLM",
     },
     "langchain_classic.memory": {
         "ragline.core": "ChatMessageHistory",
@@ -868,6 +876,9 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core.stores": "EncoderBackedStore InMemoryStore",
         "ragline.retrievers": "create_kv_docstore",
     },
+    "langchain_classic.storage._lc_store": {
+        "ragline.retrievers": "create_kv_docstore",
+    },
     "langchain_classic.storage.encoder_backed": {
         "ragline.core.stores": "EncoderBackedStore",
     },
@@ -1014,7 +1025,12 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_community.document_transformers": {
         "ragline.loaders": "BeautifulSoupTransformer",
-        "ragline.retrievers": "EmbeddingsRedundantFilter LongContextReorder",
+        "ragline.retrievers": (
+            "EmbeddingsClusteringFilter EmbeddingsRedundantFilter LongContextReorder"
+        ),
+    },
+    "langchain_community.document_transformers.embeddings_redundant_filter": {
+        "ragline.retrievers": "EmbeddingsClusteringFilter EmbeddingsRedundantFilter",
     },
     "langchain_community.document_transformers.long_context_reorder": {
         "ragline.retrievers": "LongContextReorder",
@@ -1729,9 +1745,10 @@ MISSING: dict[str, str] = {
     ),
     "langchain_classic.document_transformers": (
         "DoctranPropertyExtractor DoctranQATransformer DoctranTextTranslator "
-        "EmbeddingsClusteringFilter GoogleTranslateTransformer Html2TextTransformer "
-        "NucliaTextTransformer OpenAIMetadataTagger get_stateful_documents"
+        "GoogleTranslateTransformer Html2TextTransformer NucliaTextTransformer "
+        "OpenAIMetadataTagger get_stateful_documents"
     ),
+    "langchain_classic.document_transformers.embeddings_redundant_filter": "get_stateful_documents",
     "langchain_classic.embeddings": (
         "AlephAlphaAsymmetricSemanticEmbedding AlephAlphaSymmetricSemanticEmbedding "
         "AwaEmbeddings AzureOpenAIEmbeddings BedrockEmbeddings BookendEmbeddings "
@@ -1891,6 +1908,7 @@ MISSING: dict[str, str] = {
     "langchain_classic.storage": (
         "InvalidKeyException UpstashRedisByteStore UpstashRedisStore create_lc_store"
     ),
+    "langchain_classic.storage._lc_store": "create_lc_store",
     "langchain_classic.storage.encoder_backed": "K V",
     "langchain_classic.storage.in_memory": "InMemoryBaseStore",
     "langchain_classic.text_splitter": (
@@ -2057,8 +2075,10 @@ MISSING: dict[str, str] = {
     ),
     "langchain_community.document_transformers": (
         "DoctranPropertyExtractor DoctranQATransformer DoctranTextTranslator "
-        "EmbeddingsClusteringFilter GoogleTranslateTransformer Html2TextTransformer "
-        "MarkdownifyTransformer NucliaTextTransformer OpenAIMetadataTagger "
+        "GoogleTranslateTransformer Html2TextTransformer MarkdownifyTransformer "
+        "NucliaTextTransformer OpenAIMetadataTagger get_stateful_documents"
+    ),
+    "langchain_community.document_transformers.embeddings_redundant_filter": (
         "get_stateful_documents"
     ),
     "langchain_community.embeddings": (

@@ -3,9 +3,9 @@
 BM25 keyword search (with optional stemming and stopwords), hybrid search (weighted
 Reciprocal Rank Fusion of several retrievers, or fusion of normalised scores:
 HybridRetriever), multi-query expansion by a model, contextual compression (embeddings
-filter, redundancy filter, LLM extraction, filtering and listwise reranking,
-pipelines), parent-document and multi-vector retrieval, with the document stores they
-keep their documents in;
+filter, redundancy filter, k-means clustering filter (scikit-learn), LLM extraction,
+filtering and listwise reranking, pipelines), parent-document and multi-vector
+retrieval, with the document stores they keep their documents in;
 LongContextReorder (the best documents to both ends of a long context); MergerRetriever
 (several retrievers' results interleaved); RePhraseQueryRetriever (a model rewrites the
 question into a search query); TimeWeightedVectorStoreRetriever (similarity plus
@@ -36,6 +36,7 @@ _EXPORTS = {
     "BaseDocumentCompressor": "._compression",
     "ContextualCompressionRetriever": "._compression",
     "DocumentCompressorPipeline": "._compression",
+    "EmbeddingsClusteringFilter": "._compressors",
     "EmbeddingsFilter": "._compressors",
     "EmbeddingsRedundantFilter": "._compressors",
     "LLMChainFilter": "._llm_filter",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import builtins
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from ragline.core._checks import (
     check_optional_number,
     check_optional_positive_int,
 )
+from ragline.core._optional import require
 from ragline.retrievers._compression import BaseDocumentCompressor
 
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_EXTRACT_PROMPT",
+    "EmbeddingsClusteringFilter",
     "EmbeddingsFilter",
     "EmbeddingsRedundantFilter",
     "LLMChainExtractor",
@@ -333,6 +336,117 @@ class EmbeddingsRedundantFilter(BaseDocumentTransformer):
         return await asyncio.to_thread(self.transform_documents, documents)
 
 
+class EmbeddingsClusteringFilter(BaseDocumentTransformer):
+    """Keep a few representative documents: k-means clusters of their embeddings, and
+    the documents nearest each cluster's centre (a document transformer, LangChain's
+    filter of the same name; scikit-learn's ``KMeans`` does the clustering).
+
+    For each cluster in turn the ``num_closest`` documents nearest its centre are kept,
+    skipping any already kept (and taking the next nearest instead, unless
+    ``remove_duplicates``). The result is grouped by cluster, or in the documents' own
+    order with ``sorted=True``. All documents are embedded in one call.
+
+    Args:
+        embeddings: the embeddings to cluster with.
+        num_clusters: how many clusters (at most the number of documents).
+        num_closest: documents kept per cluster.
+        random_state: the seed of the cluster centres' start (``None``: a new one each
+            call, so results vary).
+        sorted: keep the documents' order instead of grouping by cluster.
+        remove_duplicates: when a cluster's nearest document is already kept, keep
+            fewer rather than the next nearest.
+
+    Raises:
+        InvalidInputError: not a ragline Embeddings, a count below 1, a flag that is not
+            a bool; when called, fewer documents than ``num_clusters``.
+        MissingDependencyError: scikit-learn is not installed (extra ``cluster``).
+
+    Example:
+        >>> from ragline.embeddings import HashingEmbeddings
+        >>> texts = ["cats purr", "cats purr loudly", "stocks fell", "stocks fell fast"]
+        >>> keep = EmbeddingsClusteringFilter(HashingEmbeddings(dimension=64), num_clusters=2)
+        >>> len(keep.transform_documents([Document(t) for t in texts]))  # doctest: +SKIP
+        2
+    """
+
+    def __init__(
+        self,
+        embeddings: Embeddings,
+        num_clusters: int = 5,
+        num_closest: int = 1,
+        random_state: int | None = 42,
+        sorted: bool = False,
+        remove_duplicates: bool = False,
+    ) -> None:
+        name = "EmbeddingsClusteringFilter"
+        if not callable(getattr(embeddings, "embed_documents_array", None)):
+            raise InvalidInputError(
+                f"{name} needs a ragline Embeddings, got {type(embeddings).__name__}"
+            )
+        self.embeddings = embeddings
+        self.num_clusters = _positive_int(f"{name} num_clusters", num_clusters)
+        self.num_closest = _positive_int(f"{name} num_closest", num_closest)
+        if random_state is not None and (
+            isinstance(random_state, bool) or not isinstance(random_state, int)
+        ):
+            raise InvalidInputError(
+                f"{name} random_state must be an int or None, got {random_state!r}"
+            )
+        self.random_state = random_state
+        self.sorted = check_flag(f"{name} sorted", sorted)
+        self.remove_duplicates = check_flag(f"{name} remove_duplicates", remove_duplicates)
+
+    def __repr__(self) -> str:
+        return (
+            f"EmbeddingsClusteringFilter(embeddings={type(self.embeddings).__name__}, "
+            f"num_clusters={self.num_clusters}, num_closest={self.num_closest}, "
+            f"random_state={self.random_state}, sorted={self.sorted}, "
+            f"remove_duplicates={self.remove_duplicates})"
+        )
+
+    def transform_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[Document]:
+        """Return the documents nearest the cluster centres (``kwargs`` are ignored, as
+        LangChain's filter ignores them)."""
+        documents = list(documents)
+        if not documents:
+            return []
+        if len(documents) < self.num_clusters:
+            raise InvalidInputError(
+                f"EmbeddingsClusteringFilter has num_clusters={self.num_clusters} but got "
+                f"{len(documents)} documents; give at least as many documents as clusters"
+            )
+        cluster = require("sklearn.cluster", "cluster", package="scikit-learn")
+        # float64, as LangChain clusters the embeddings' lists of floats
+        vectors = np.asarray(
+            self.embeddings.embed_documents_array([d.page_content for d in documents]),
+            dtype=np.float64,
+        )
+        kmeans = cluster.KMeans(n_clusters=self.num_clusters, random_state=self.random_state)
+        centres = kmeans.fit(vectors).cluster_centers_
+        kept: list[int] = []
+        for centre in centres:
+            nearest = np.argsort(np.linalg.norm(vectors - centre, axis=1))
+            if self.remove_duplicates:
+                chosen = [int(i) for i in nearest[: self.num_closest] if i not in kept]
+            else:
+                chosen = [int(i) for i in nearest if i not in kept][: self.num_closest]
+            kept.extend(chosen)
+        order = builtins.sorted(kept) if self.sorted else kept
+        return [documents[i] for i in order]
+
+    async def atransform_documents(
+        self, documents: Sequence[Document], **kwargs: Any
+    ) -> list[Document]:
+        """Async :meth:`transform_documents` (in a worker thread)."""
+        return await asyncio.to_thread(self.transform_documents, documents)
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InvalidInputError(f"{name} must be an int of at least 1, got {value!r}")
+    return value
+
+
 DEFAULT_EXTRACT_PROMPT = PromptTemplate.from_template(
     "Copy, word for word, the parts of the context below that help answer the question. "
     "Do not change or add anything. If no part helps, answer exactly NO_OUTPUT.\n\n"
@@ -468,8 +582,9 @@ class LLMChainExtractor(LLMDocumentCompressor):
     """Ask a model to extract the relevant part of each document; drop the irrelevant ones.
 
     All documents go to the model in one ``batch``. A document whose answer is empty or
-    ``NO_OUTPUT`` is dropped; the others keep their metadata and id with the extracted
-    text as content.
+    ``NO_OUTPUT`` is dropped; for the others a new document with the extracted text and
+    the document's metadata (no id: the extract is not the stored document, as in
+    LangChain).
 
     Args:
         llm_chain: a Runnable from the prompt variables to the extracted text;
@@ -496,7 +611,9 @@ class LLMChainExtractor(LLMDocumentCompressor):
         for document, output in zip(documents, outputs, strict=True):
             text = _text(output)
             if text:
-                kept.append(Document(text, dict(document.metadata), document.id))
+                # a new document, as LangChain's: the extract is not the stored document,
+                # so it has no id
+                kept.append(Document(text, dict(document.metadata)))
         return kept
 
 

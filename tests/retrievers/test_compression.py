@@ -180,8 +180,8 @@ PARAGRAPHS = [
 def test_extractor_keeps_what_the_model_extracts_and_drops_no_output():
     extract = LLMChainExtractor.from_llm(SentenceModel())
     assert extract.compress_documents(PARAGRAPHS, "cats") == [
-        Document("Cats purr when happy.", {"n": 0}, id="p0"),
-        Document("Cats hiss at dogs.", {"n": 2}, id="p2"),
+        Document("Cats purr when happy.", {"n": 0}),
+        Document("Cats hiss at dogs.", {"n": 2}),
     ]
     assert extract.compress_documents(PARAGRAPHS, "weather") == []
 
@@ -189,7 +189,7 @@ def test_extractor_keeps_what_the_model_extracts_and_drops_no_output():
 def test_extractor_sends_the_default_prompt_and_strips_answers():
     model = FakeListChatModel(responses=["  Cats purr when happy.  \n"])
     kept = LLMChainExtractor.from_llm(model).compress_documents(PARAGRAPHS[:1], "what do cats do?")
-    assert kept == [Document("Cats purr when happy.", {"n": 0}, id="p0")]
+    assert kept == [Document("Cats purr when happy.", {"n": 0})]
     assert model.calls[0][0].content == DEFAULT_EXTRACT_PROMPT.format(
         question="what do cats do?", context="Cats purr when happy.\nStock prices fell."
     )
@@ -234,8 +234,8 @@ def test_compression_retriever_runs_the_base_retriever_then_the_model_as_child_r
     )
     collector = RunCollectorCallbackHandler()
     assert retriever.invoke("cats dogs", {"callbacks": [collector]}) == [
-        Document("Dogs bark.\nCats hiss at dogs.", {"n": 2}, id="p2"),
-        Document("Cats purr when happy.", {"n": 0}, id="p0"),
+        Document("Dogs bark.\nCats hiss at dogs.", {"n": 2}),
+        Document("Cats purr when happy.", {"n": 0}),
     ]
     (run,) = collector.traced_runs
     extraction = (
@@ -469,7 +469,7 @@ async def test_batch_retrieves_once_and_compresses_each_query_in_its_own_run():
     results = retriever.batch(queries, {"callbacks": [collector]})
     assert calls == [3]
     assert results == [retriever.invoke(q) for q in queries]
-    assert results[1] == [Document("Bonds rose.", {"n": 1}, id="p1")]
+    assert results[1] == [Document("Bonds rose.", {"n": 1})]
     extraction = (
         "RunnableSequence",
         [("PromptTemplate", []), ("SentenceModel", []), ("NoOutputParser", [])],

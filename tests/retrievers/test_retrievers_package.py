@@ -41,6 +41,7 @@ EXPECTED = [
     "BooleanOutputParser",
     "ContextualCompressionRetriever",
     "DocumentCompressorPipeline",
+    "EmbeddingsClusteringFilter",
     "EmbeddingsFilter",
     "EmbeddingsRedundantFilter",
     "EnsembleRetriever",
