@@ -141,6 +141,18 @@ class TextAccessor(str):
 _INSTANCE_DICT = next(vars(k)["__dict__"] for k in ModelMethods.__mro__ if "__dict__" in vars(k))
 
 
+def _utf8_text(message: Any, data: bytes | bytearray, where: str) -> str:
+    """Bytes given as a message's content (or a block of it), as text: LangChain's
+    messages (pydantic) decode them as UTF-8 too."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InvalidInputError(
+            f"{type(message).__name__}.{where} must be text; got bytes that are not UTF-8: "
+            f"{bytes(data)!r:.60}"
+        ) from err
+
+
 def _dict_with_type(message: Any) -> dict[str, Any]:
     """A message's ``__dict__`` as LangChain's (a pydantic model's) lists it: ``type``
     among the fields (after ``response_metadata``), the fields in LangChain's order.
@@ -197,15 +209,24 @@ class BaseMessage(ModelMethods):
         content: Any = self.content
         if type(content) is str:
             return
+        if isinstance(content, (bytes, bytearray)):  # UTF-8 text, as pydantic's lax mode
+            self.content = _utf8_text(self, content, "content")
+            return
         if isinstance(content, tuple):  # a tuple of blocks is a list, as in LangChain
             content = self.content = list(content)
         if isinstance(content, list):
+            blocks = content
             for position, block in enumerate(content):
-                if not isinstance(block, (str, dict)):
+                if isinstance(block, (str, dict)):
+                    continue
+                if not isinstance(block, (bytes, bytearray)):
                     raise InvalidInputError(
                         f"{type(self).__name__}.content[{position}] must be a str or a "
                         f"content block dict, got {type(block).__name__}: {block!r:.60}"
                     )
+                if blocks is content:  # the caller's list is left as it was given
+                    blocks = self.content = list(content)
+                blocks[position] = _utf8_text(self, block, f"content[{position}]")
         elif not isinstance(content, str):
             raise InvalidInputError(
                 f"{type(self).__name__}.content must be a str or a list of content blocks, "

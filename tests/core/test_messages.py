@@ -65,6 +65,19 @@ def test_a_tuple_of_blocks_is_a_list():
     ]
 
 
+def test_bytes_are_utf8_text_and_the_given_list_is_left_alone():
+    # as LangChain's messages (pydantic's lax mode) decode them
+    blocks: list = ["a", "é".encode(), bytearray(b"c")]
+    message = HumanMessage(blocks)
+    assert message.content == ["a", "é", "c"]
+    assert blocks == ["a", "é".encode(), bytearray(b"c")]
+    assert HumanMessage(b"tok").content == "tok"
+    with pytest.raises(InvalidInputError, match=r"content\[1\] must be text; got bytes that are "):
+        HumanMessage(["a", b"\xff"])
+    with pytest.raises(InvalidInputError, match=r"HumanMessage\.content must be text"):
+        HumanMessage(b"\xff")
+
+
 def test_text_joins_text_blocks_and_skips_others():
     message = HumanMessage(
         ["Look at ", {"type": "text", "text": "this"}, {"type": "image_url", "image_url": "x"}]

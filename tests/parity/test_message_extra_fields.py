@@ -77,3 +77,25 @@ def test_a_content_that_is_not_text_or_blocks_is_a_value_error_in_both() -> None
     langchain_printed = printed(_BAD_CONTENT)
     assert langchain_printed.count("refused") == 10
     assert printed(ported(_BAD_CONTENT)) == langchain_printed
+
+
+# Bytes (and a bytearray), alone or as a block, are text to LangChain's messages: pydantic's
+# lax mode decodes them as UTF-8 (review of f225380, which refused them); bytes that are
+# not UTF-8 are refused as a ValueError in both.
+_BYTES_CONTENT = """
+from langchain_core.messages import AIMessageChunk, HumanMessage
+
+for content in [b"tok", bytearray(b"y"), "é".encode(), [b"z", "w"], [bytearray(b"q")], b"\\xff"]:
+    for cls in (HumanMessage, AIMessageChunk):
+        try:
+            print(cls.__name__, repr(cls(content=content).content))
+        except ValueError:
+            print(cls.__name__, "refused", repr(content))
+"""
+
+
+def test_bytes_content_is_utf8_text_in_both() -> None:
+    langchain_printed = printed(_BYTES_CONTENT)
+    assert "HumanMessage ['z', 'w']" in langchain_printed
+    assert langchain_printed.count("refused") == 2
+    assert printed(ported(_BYTES_CONTENT)) == langchain_printed
