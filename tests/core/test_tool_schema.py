@@ -399,3 +399,17 @@ def test_docstring_examples_run():
     for module in (_schema, _validate, _convert):
         result = doctest.testmod(module)
         assert result.failed == 0, module.__name__
+
+
+def test_an_integer_past_a_floats_range_is_a_validation_error():
+    # review of 6c8b1d9: float(10**400) raised OverflowError out of the tool
+    def scale(x: float) -> float:
+        """Scale."""
+        return x
+
+    schema = ArgsSchema.from_function(scale)
+    assert schema.validate({"x": 4}, tool="scale") == {"x": 4.0}
+    with pytest.raises(
+        ToolValidationError, match=r"x: expected a number a float can hold, got 1000"
+    ):
+        schema.validate({"x": 10**400}, tool="scale")

@@ -126,7 +126,11 @@ _CONVERTERS: dict[str, Callable[[Any, str], Any]] = {
 
 
 def _to_float(value: Any, path: str) -> float:
-    return float(_to_number(value, path))
+    number = _to_number(value, path)
+    try:
+        return float(number)
+    except OverflowError:  # an integer past float's range: refused, as pydantic does
+        raise Invalid(path, f"expected a number a float can hold, got {_describe(value)}") from None
 
 
 _PYTHON_CONVERTERS = {**_CONVERTERS, "number": _to_float}
