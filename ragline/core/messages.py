@@ -18,7 +18,7 @@ import json
 import re
 import uuid
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import KW_ONLY, MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Literal, TypedDict, cast
 
@@ -212,7 +212,12 @@ class BaseMessage(ModelMethods):
         if isinstance(content, (bytes, bytearray)):  # UTF-8 text, as pydantic's lax mode
             self.content = _utf8_text(self, content, "content")
             return
-        if isinstance(content, tuple):  # a tuple of blocks is a list, as in LangChain
+        if (
+            type(content) is not list
+            and isinstance(content, Iterable)
+            and not isinstance(content, (str, Mapping))
+        ):
+            # a tuple, set, generator ... of blocks is a list, as in LangChain (pydantic)
             content = self.content = list(content)
         if isinstance(content, list):
             blocks = content

@@ -99,3 +99,36 @@ def test_bytes_content_is_utf8_text_in_both() -> None:
     assert "HumanMessage ['z', 'w']" in langchain_printed
     assert langchain_printed.count("refused") == 2
     assert printed(ported(_BYTES_CONTENT)) == langchain_printed
+
+
+# Any iterable of blocks other than a str, bytes or a dict is a list to LangChain's
+# messages (pydantic's lax list), its blocks then checked: a set, a generator, a deque,
+# dict keys, an iterator, a class with __iter__ (review of f225380, which took a tuple only).
+_ITERABLE_CONTENT = """
+import collections
+
+from langchain_core.messages import HumanMessage
+
+
+class Blocks:
+    def __iter__(self):
+        return iter(["q", {"type": "text", "text": "r"}])
+
+
+contents = [
+    {"a"}, frozenset({"b"}), (word for word in ["c", "d"]), collections.deque(["e"]),
+    {"f": 1}.keys(), iter(["g"]), Blocks(), range(2), {"h": 1}.values(), {"i": 1}.items(),
+]
+for content in contents:
+    try:
+        print(repr(HumanMessage(content=content).content))
+    except ValueError:
+        print("refused", type(content).__name__)
+"""
+
+
+def test_an_iterable_of_blocks_is_a_list_in_both() -> None:
+    langchain_printed = printed(_ITERABLE_CONTENT)
+    assert "['c', 'd']" in langchain_printed
+    assert langchain_printed.count("refused") == 3
+    assert printed(ported(_ITERABLE_CONTENT)) == langchain_printed
