@@ -165,3 +165,32 @@ def test_the_llms_base_lc_store_and_redundant_filter_paths_port() -> None:
     langchain_printed = _printed(_PATHS)
     assert langchain_printed.splitlines()[0] == "True"
     assert _printed(ported) == langchain_printed
+
+
+# liteli_lotr_redundant_filter / anakonn_lotr_clustering_filter: search_kwargs with a key
+# the search does not take ("include_metadata", a Pinecone-era option). LangChain's FAISS
+# and InMemoryVectorStore drop it (so a misspelt "top_k" silently returns the default 4);
+# ragline refuses it, naming the key and the keys it takes (a documented difference).
+_UNKNOWN_SEARCH_KWARGS = """
+from langchain_community.vectorstores import FAISS
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+db = FAISS.from_texts(["a", "b", "c"], DeterministicFakeEmbedding(size=8))
+try:
+    found = db.as_retriever(search_kwargs={search_kwargs}).invoke("a")
+    print(len(found))
+except ValueError as error:
+    print(type(error).__name__, error)
+"""
+
+
+def test_unknown_search_kwargs_are_dropped_by_langchain_and_refused_here() -> None:
+    include = _UNKNOWN_SEARCH_KWARGS.format(search_kwargs='{"k": 2, "include_metadata": True}')
+    assert _printed(include) == "2\n"
+    assert _printed(_ported(include)) == (
+        "InvalidInputError search_kwargs 'include_metadata' not accepted by search_type "
+        "'similarity'; it takes 'k', 'filter', 'fetch_k', 'score_threshold'\n"
+    )
+    typo = _UNKNOWN_SEARCH_KWARGS.format(search_kwargs='{"top_k": 1}')
+    assert _printed(typo) == "3\n"  # the default k (4) of three texts, top_k dropped
+    assert _printed(_ported(typo)).startswith("InvalidInputError search_kwargs 'top_k'")
