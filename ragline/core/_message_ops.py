@@ -37,6 +37,7 @@ from ragline.core.messages import (
     _merge_content,
     _merge_dicts,
     convert_to_messages,
+    message_chunk_to_message,
 )
 
 __all__ = [
@@ -139,6 +140,8 @@ def merge_message_runs(
     """Consecutive messages of the same type joined into one (tool messages are never
     joined): texts with ``chunk_separator`` between them, content lists concatenated,
     tool calls kept in order; the first message's name, id and response metadata stay.
+    A joined run is a finished message (streamed ``AIMessageChunk`` s give an
+    ``AIMessage``); a message standing alone is returned as it was.
 
     Args:
         messages: messages (or anything ``convert_to_messages`` takes); without them, a
@@ -150,10 +153,14 @@ def merge_message_runs(
     merged: list[BaseMessage] = []
     for message in _message_list(messages):
         last = merged[-1] if merged else None
-        if last is None or isinstance(message, ToolMessage) or type(message) is not type(last):
+        # a run is a message of the last one's class or a subclass of it (a chunk
+        # continues a run of its message kind), as LangChain's isinstance test
+        if last is None or isinstance(message, ToolMessage) or not isinstance(message, type(last)):
             merged.append(message)
         else:
-            merged[-1] = _merged(last, message, chunk_separator)
+            # what two or more messages make is a finished message, not a chunk (streamed
+            # chunks merged give an AIMessage); a chunk left alone stays a chunk
+            merged[-1] = message_chunk_to_message(_merged(last, message, chunk_separator))
     return merged
 
 
