@@ -152,13 +152,14 @@ def test_set_debug_prints_every_run_as_langchains() -> None:
 # inside it only; FunctionCallbackHandler hands each text to a function.
 _HANDLERS = """
 from langchain_core.prompts import PromptTemplate
-from langchain_core.runnables import RunnableLambda, RunnableParallel
+from langchain_core.runnables import RunnableLambda
 from langchain_core.tracers import ConsoleCallbackHandler
 from langchain_core.tracers.stdout import FunctionCallbackHandler
 
 chain = PromptTemplate.from_template("{a}-{b}") | RunnableLambda(lambda p: p.to_string())
-parallel = RunnableParallel(left=chain, right=RunnableLambda(lambda d: sorted(d)))
-print(parallel.invoke({"a": 1, "b": "x"}, config={"callbacks": [ConsoleCallbackHandler()]}))
+# a sequence, not a parallel: parallel branches run in threads, their lines in any order
+outer = RunnableLambda(lambda d: {**d, "b": d["b"] * 2}) | chain | RunnableLambda(str.upper)
+print(outer.invoke({"a": 1, "b": "x"}, config={"callbacks": [ConsoleCallbackHandler()]}))
 lines = []
 config = {"callbacks": [FunctionCallbackHandler(lines.append)], "run_name": "mine"}
 chain.invoke({"a": "é", "b": 2}, config)
@@ -171,7 +172,8 @@ print(chain.invoke({"a": 0, "b": 0}))
 
 def test_the_console_handlers_print_a_run_as_langchains() -> None:
     langchain_printed = _timeless(printed(_HANDLERS))
-    assert "[chain:RunnableParallel<left,right> > chain:RunnableSequence" in langchain_printed
+    assert "[chain:RunnableSequence > prompt:PromptTemplate] Entering Prompt" in langchain_printed
+    assert "[chain:RunnableSequence > chain:upper] [T] Exiting Chain" in langchain_printed
     assert '"a": "é"' in langchain_printed  # not escaped
     assert langchain_printed.endswith("0-0\n")
     assert _timeless(printed(ported(_HANDLERS))) == langchain_printed

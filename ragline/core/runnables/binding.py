@@ -9,7 +9,13 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragline.core._json_schema import json_schema_of
-from ragline.core.config import RunnableConfig, get_config_list, graph_config, merge_configs
+from ragline.core.config import (
+    RunnableConfig,
+    get_config_list,
+    get_current_config,
+    graph_config,
+    merge_configs,
+)
 from ragline.core.runnables.base import Input, Output, Runnable
 from ragline.core.runnables.serializable import RunnableSerializable
 
@@ -128,7 +134,25 @@ class RunnableBindingBase(Runnable[Input, Output]):
 
     def _merge(self, config: RunnableConfig | None) -> RunnableConfig:
         # the bound config was checked when bound; the bound runnable checks the call's
-        return self.config if not config else merge_configs(self.config, config)
+        merged = self.config if not config else merge_configs(self.config, config)
+        # LangChain's merge reads each config over the current run's (a config without
+        # tags has the current run's) and sorts the union: the order the run's tags
+        # then take (each moved after its parent's)
+        bound_tags = self.config.get("tags")
+        call_tags = config.get("tags") if config else None
+        if bound_tags is None or call_tags is None:
+            current = get_current_config()
+            current_tags = current.get("tags") if current else None
+            if bound_tags is None:
+                bound_tags = current_tags
+            if call_tags is None:
+                call_tags = current_tags
+        if not bound_tags and not call_tags:
+            return merged
+        tags = sorted({*(bound_tags or ()), *(call_tags or ())})
+        if merged.get("tags") != tags:
+            merged = {**merged, "tags": tags}  # type: ignore[assignment]
+        return merged
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """``bound.invoke`` with the bound options and config."""
