@@ -44,16 +44,26 @@ def langchain_load(path):
 def test_a_text_prompt_round_trips_through_json_and_yaml(tmp_path):
     prompt = PromptTemplate.from_template("Tell {x} about {y}")
     prompt.save(tmp_path / "p.json")
-    assert json.loads((tmp_path / "p.json").read_text()) == {
-        "_type": "prompt",
-        "input_variables": ["x", "y"],
-        "template": "Tell {x} about {y}",
-        "template_format": "f-string",
-    }
+    # LangChain's file: every field in its order (json.dump indent=4)
+    assert list(json.loads((tmp_path / "p.json").read_text()).items()) == [
+        ("name", None),
+        ("input_variables", ["x", "y"]),
+        ("optional_variables", []),
+        ("output_parser", None),
+        ("partial_variables", {}),
+        ("metadata", None),
+        ("tags", None),
+        ("template", "Tell {x} about {y}"),
+        ("template_format", "f-string"),
+        ("validate_template", False),
+        ("_type", "prompt"),
+    ]
     prompt.save(tmp_path / "deeper" / "p.yaml")
+    # LangChain's yaml.dump: keys sorted
     assert (tmp_path / "deeper" / "p.yaml").read_text() == (
-        "_type: prompt\ninput_variables:\n- x\n- y\ntemplate: Tell {x} about {y}\n"
-        "template_format: f-string\n"
+        "_type: prompt\ninput_variables:\n- x\n- y\nmetadata: null\nname: null\n"
+        "optional_variables: []\noutput_parser: null\npartial_variables: {}\ntags: null\n"
+        "template: Tell {x} about {y}\ntemplate_format: f-string\nvalidate_template: false\n"
     )
     for name in ("p.json", "deeper/p.yaml"):
         loaded = load_prompt(tmp_path / name)

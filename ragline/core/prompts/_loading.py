@@ -63,16 +63,39 @@ def save_prompt(prompt: Any, path: Path) -> None:
         )
     if path.suffix not in _SUFFIXES:
         raise InvalidInputError(f"a prompt is saved as .json, .yaml or .yml, got {str(path)!r}")
-    config = prompt._config()
+    config = _langchain_layout(prompt, prompt._config())
     if path.suffix == ".json":
-        text = json.dumps(config, indent=4, ensure_ascii=False)
+        # LangChain's json.dump(indent=4): non-ASCII text as \u escapes
+        text = json.dumps(config, indent=4)
     else:
-        text = require("yaml", "yaml").safe_dump(config, sort_keys=False, allow_unicode=True)
+        # LangChain's yaml.dump(default_flow_style=False): keys sorted, non-ASCII escaped
+        text = require("yaml", "yaml").safe_dump(config, default_flow_style=False)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     except OSError as err:
         raise LoaderError(f"cannot write prompt file {str(path)!r}: {err}") from err
+
+
+def _langchain_layout(prompt: Any, config: dict[str, Any]) -> dict[str, Any]:
+    """A text prompt's ``config`` with every field LangChain's ``save`` writes, in its
+    order (a file a program prints, or diffs against LangChain's, reads the same); other
+    prompts, and one with an output parser, keep ragline's shape."""
+    if config.get("_type") != "prompt" or prompt.output_parser is not None:
+        return config
+    return {
+        "name": None,  # ragline prompts take no name (LangChain writes its unset name)
+        "input_variables": config["input_variables"],
+        "optional_variables": list(prompt.optional_variables),
+        "output_parser": None,
+        "partial_variables": {},
+        "metadata": prompt.metadata,
+        "tags": prompt.tags,
+        "template": config["template"],
+        "template_format": config["template_format"],
+        "validate_template": bool(prompt.validate_template),
+        "_type": "prompt",
+    }
 
 
 def load_prompt(
@@ -242,7 +265,12 @@ class _Loader:
         from ragline.core.prompts._base import PromptTemplate
 
         self._inline(config, "template")
-        return _build(PromptTemplate, config, ["template"], ["input_variables", "template_format"])
+        return _build(
+            PromptTemplate,
+            config,
+            ["template"],
+            ["input_variables", "template_format", "tags", "metadata"],
+        )
 
     def _few_shot(self, config: dict[str, Any]) -> Any:
         from ragline.core.prompts._base import PromptTemplate
