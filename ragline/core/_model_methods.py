@@ -13,7 +13,7 @@ import copy as _copy
 import dataclasses
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
 __all__ = ["ModelMethods"]
@@ -184,6 +184,19 @@ class ModelMethods(SerializableMethods):
     def _dump_order(self) -> tuple[str, ...]:
         """The keys of the dump, in order: ``_dump_keys``, else the fields."""
         return self._dump_keys or tuple(f.name for f in dataclasses.fields(self))  # type: ignore[arg-type]
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        """``(name, value)`` pairs in the dump's order, the values themselves (not
+        copies), as iterating a pydantic model gives them: ``dict(document)`` and
+        ``for name, value in document`` work as they do on LangChain's objects.
+
+        Example:
+            >>> from ragline.core import Document
+            >>> dict(Document("hi"))
+            {'id': None, 'metadata': {}, 'page_content': 'hi', 'type': 'Document'}
+        """
+        for key in self._dump_order() + self._extra_names:
+            yield key, getattr(self, key, None)
 
     def dict(self, **options: Any) -> dict[str, Any]:
         """The pydantic v1 name of :meth:`model_dump`."""

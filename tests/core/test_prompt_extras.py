@@ -106,9 +106,18 @@ def test_few_shot_prompt_checks_its_arguments():
             example_prompt=EXAMPLE_PROMPT,
             suffix="{q}",
         )
+    # a declared input_variables gives way to the prefix and suffix (LangChain's), unless
+    # validate_template=True asks for the check
+    assert FewShotPromptTemplate(
+        examples=ANTONYMS, example_prompt=EXAMPLE_PROMPT, suffix="{x}", input_variables=["q"]
+    ).input_variables == ["x"]
     with pytest.raises(InvalidInputError, match=r"input_variables \['q'\] do not match .*\['x'\]"):
         FewShotPromptTemplate(
-            examples=ANTONYMS, example_prompt=EXAMPLE_PROMPT, suffix="{x}", input_variables=["q"]
+            examples=ANTONYMS,
+            example_prompt=EXAMPLE_PROMPT,
+            suffix="{x}",
+            input_variables=["q"],
+            validate_template=True,
         )
     with pytest.raises(InvalidInputError, match="example_prompt must be a PromptTemplate"):
         FewShotPromptTemplate(examples=ANTONYMS, example_prompt="{input}", suffix="{q}")
@@ -243,8 +252,8 @@ def test_prompt_from_examples_keeps_langchains_leading_separator():
         ["2+2=4", "3+3=6"], "{sum}=", ["sum"], example_separator="\n", prefix="Add:"
     )
     assert prompt.format(sum="4+4") == "Add:\n2+2=4\n3+3=6\n4+4="
-    with pytest.raises(InvalidInputError, match="do not match"):
-        PromptTemplate.from_examples(["a"], "{x}", ["y"])
+    # the variables come from the template, as LangChain's from_examples gives them
+    assert PromptTemplate.from_examples(["a"], "{x}", ["y"]).input_variables == ["x"]
 
 
 # --------------------------------------------------------------------------- chat extras

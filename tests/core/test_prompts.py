@@ -93,10 +93,17 @@ def test_partial_variables_in_the_constructor():
     assert prompt.format(b="y") == "x-y"
 
 
-def test_declared_input_variables_must_match_the_template():
+def test_declared_input_variables_give_way_to_the_template_unless_validated():
+    # LangChain's: the variables are the template's; a declared list that disagrees is
+    # refused only with validate_template=True
     assert PromptTemplate("{a}{b}", input_variables=["b", "a"]).input_variables == ["a", "b"]
+    assert PromptTemplate("{a}{b}", input_variables=["a", "c"]).input_variables == ["a", "b"]
+    partial = PromptTemplate("{a}", input_variables=[], partial_variables={"b": 1})
+    assert partial.input_variables == ["a"]
+    validated = PromptTemplate("{a}{b}", input_variables=["b", "a"], validate_template=True)
+    assert validated.input_variables == ["a", "b"]
     with pytest.raises(InvalidInputError, match=r"input_variables \['a', 'c'\] do not match"):
-        PromptTemplate("{a}{b}", input_variables=["a", "c"])
+        PromptTemplate("{a}{b}", input_variables=["a", "c"], validate_template=True)
 
 
 @pytest.mark.parametrize("template", ["{user.password}", "{items[0]}", "{}", "{0}"])

@@ -114,14 +114,16 @@ class FewShotPromptTemplate(_FewShot):
             ...); exactly one of the two.
         prefix: the template before the examples.
         example_separator: what goes between the pieces (empty pieces are left out).
-        input_variables: optional; when given it must equal the variables of the
-            prefix and suffix (minus partial variables).
+        input_variables: optional; the variables are those of the prefix and suffix
+            (minus partial variables), as in LangChain: a list that disagrees is
+            refused only with ``validate_template=True``.
         partial_variables: variables filled in now.
         template_format: ``"f-string"`` or ``"jinja2"`` for the prefix and suffix.
+        validate_template: check ``input_variables`` against the templates.
 
     Raises:
         InvalidInputError: both or neither of examples / example_selector, or
-            ``input_variables`` disagree with the templates.
+            ``input_variables`` disagree with the templates under ``validate_template``.
 
     Example:
         >>> prompt = FewShotPromptTemplate(
@@ -144,6 +146,7 @@ class FewShotPromptTemplate(_FewShot):
         input_variables: Sequence[str] | None = None,
         partial_variables: Mapping[str, Any] | None = None,
         template_format: str = "f-string",
+        validate_template: bool = False,
     ) -> None:
         if not isinstance(example_prompt, PromptTemplate):
             raise InvalidInputError(
@@ -156,10 +159,15 @@ class FewShotPromptTemplate(_FewShot):
         self.partial_variables = dict(partial_variables or {})
         self.optional_variables = []
         self._parse(prefix, suffix)
-        if input_variables is not None and sorted(input_variables) != sorted(self.input_variables):
+        self.validate_template = bool(validate_template)
+        if (
+            input_variables is not None
+            and self.validate_template
+            and sorted(input_variables) != sorted(self.input_variables)
+        ):
             raise InvalidInputError(
                 f"input_variables {list(input_variables)} do not match the variables of the "
-                f"prefix and suffix {self.input_variables}"
+                f"prefix and suffix {self.input_variables} (validate_template=True)"
             )
 
     def _parse(self, prefix: str, suffix: str) -> None:
