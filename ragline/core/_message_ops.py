@@ -34,6 +34,7 @@ from ragline.core.messages import (
     HumanMessage,
     SystemMessage,
     ToolMessage,
+    _add_usage,
     _merge_content,
     _merge_dicts,
     convert_to_messages,
@@ -131,6 +132,9 @@ def _merged(first: BaseMessage, second: BaseMessage, separator: str) -> BaseMess
     if isinstance(first, AIMessage) and isinstance(second, AIMessage):
         changes["tool_calls"] = [*first.tool_calls, *second.tool_calls]
         changes["invalid_tool_calls"] = [*first.invalid_tool_calls, *second.invalid_tool_calls]
+        # the pieces' usage adds up, as LangChain adds the pieces (a streamed reply's
+        # usage comes on its last pieces); the response metadata stays the first's
+        changes["usage_metadata"] = _add_usage(first.usage_metadata, second.usage_metadata)
     return replace(first, **changes)
 
 
@@ -139,7 +143,8 @@ def merge_message_runs(
 ) -> Any:
     """Consecutive messages of the same type joined into one (tool messages are never
     joined): texts with ``chunk_separator`` between them, content lists concatenated,
-    tool calls kept in order; the first message's name, id and response metadata stay.
+    tool calls kept in order, AI messages' usage added up; the first message's name,
+    id and response metadata stay.
     A joined run is a finished message (streamed ``AIMessageChunk`` s give an
     ``AIMessage``); a message standing alone is returned as it was.
 

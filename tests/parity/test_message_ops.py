@@ -114,3 +114,35 @@ def test_the_messages_given_are_not_changed():
     ours.merge_message_runs(history)
     ours.trim_messages(history, max_tokens=2, token_counter=len)
     assert repr(history) == before
+
+
+def _streamed(m: Any) -> list[Any]:
+    # a streamed reply as providers send it: the usage and the finish reason on the last
+    # pieces (a run of AI messages and chunks, and a run of human messages with metadata)
+    return [
+        m.HumanMessage(content="hi", response_metadata={"lang": "en"}),
+        m.HumanMessage(content="there", response_metadata={"seen": True}),
+        m.AIMessageChunk(content="Hel", id="r1"),
+        m.AIMessageChunk(content="lo", response_metadata={"model_name": "m1"}),
+        m.AIMessageChunk(
+            content="!",
+            response_metadata={"finish_reason": "stop"},
+            usage_metadata={"input_tokens": 3, "output_tokens": 2, "total_tokens": 5},
+        ),
+        m.AIMessageChunk(
+            content="",
+            usage_metadata={"input_tokens": 1, "output_tokens": 4, "total_tokens": 5},
+        ),
+    ]
+
+
+def test_merge_message_runs_adds_up_every_pieces_usage():
+    # the joined reply's usage is the pieces' sum (LangChain adds the pieces up); the
+    # first piece's alone lost it. The response metadata stays the first piece's (LangChain
+    # clears the others' before adding)
+    mine = ours.merge_message_runs(_streamed(ours), chunk_separator="")
+    theirs = lc.merge_message_runs(_streamed(lc), chunk_separator="")
+    assert mine[1].usage_metadata == {"input_tokens": 4, "output_tokens": 6, "total_tokens": 10}
+    assert mine[0].response_metadata == {"lang": "en"}
+    assert mine[1].response_metadata == {}
+    assert repr(mine) == repr(theirs)
