@@ -115,9 +115,9 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], BaseDocumentTra
     ) -> None:
         chunk_size = check_positive_int("chunk_size", chunk_size)
         chunk_overlap = check_non_negative_int("chunk_overlap", chunk_overlap)
-        if chunk_overlap >= chunk_size:
+        if chunk_overlap > chunk_size:  # as large is taken, as in LangChain: see _merge
             raise InvalidInputError(
-                f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
+                f"chunk_overlap ({chunk_overlap}) must not be larger than chunk_size ({chunk_size})"
             )
         if not callable(length_function):
             raise InvalidInputError(

@@ -159,6 +159,16 @@ def huggingface_length(tokenizer: Any) -> Callable[[str], int]:
     return lambda text: len(tokenize(text))
 
 
+def _check_window_step(size: int, overlap: int) -> None:
+    """Refuse an overlap as large as the window: the windows would never move on (the
+    character splitters take it, each chunk then keeping as much before it as fits)."""
+    if overlap >= size:
+        raise InvalidInputError(
+            f"chunk_overlap ({overlap}) must be smaller than the {size} tokens of a window: "
+            f"each window starts chunk_size - chunk_overlap tokens after the last"
+        )
+
+
 def _windows(count: int, size: int, step: int) -> list[tuple[int, int]]:
     """Token windows [start, end) of ``size`` tokens, ``step`` apart, covering ``count``."""
     windows = []
@@ -207,6 +217,7 @@ class TokenTextSplitter(TextSplitter):
         super().__init__(
             chunk_size=chunk_size, chunk_overlap=chunk_overlap, add_start_index=add_start_index
         )
+        _check_window_step(chunk_size, chunk_overlap)
         self._encoding = load_tiktoken_encoding(encoding_name, model_name)
         self._allowed_special = frozenset() if allowed_special is None else allowed_special
         self._disallowed_special = disallowed_special
@@ -335,6 +346,7 @@ class SentenceTransformersTokenTextSplitter(TextSplitter):
             chunk_overlap=chunk_overlap,
             add_start_index=add_start_index,
         )
+        _check_window_step(tokens_per_chunk, chunk_overlap)
         self.tokens_per_chunk = tokens_per_chunk
 
     @property

@@ -78,6 +78,7 @@ def both(build: Any) -> tuple[Any, Any]:
         {"separator": ".", "keep_separator": True, "chunk_size": 40, "chunk_overlap": 0},
         {"separator": ".", "keep_separator": "end", "chunk_size": 40, "chunk_overlap": 5},
         {"separator": "\n", "chunk_size": 50, "chunk_overlap": 0, "strip_whitespace": False},
+        {"separator": " ", "chunk_size": 30, "chunk_overlap": 30},  # overlap as large as a chunk
     ],
 )
 def test_character_splitter_chunks(options: dict[str, Any]) -> None:
@@ -94,6 +95,10 @@ def test_character_splitter_chunks(options: dict[str, Any]) -> None:
         {"chunk_size": 40, "chunk_overlap": 0, "separators": ["\n## ", "\n", " "]},
         {"chunk_size": 8, "chunk_overlap": 2, "length_function": lambda s: len(s.split())},
         {"chunk_size": 30, "chunk_overlap": 0, "keep_separator": "end"},
+        # chunk_size=200 with the default overlap (200), a common tutorial line: taken, as
+        # in LangChain, each chunk keeping as much of the text before it as fits
+        {"chunk_size": 200},
+        {"chunk_size": 40, "chunk_overlap": 40},
     ],
 )
 def test_recursive_splitter_chunks(options: dict[str, Any]) -> None:

@@ -260,12 +260,12 @@ def test_invoke_rejects_bound_options() -> None:
         ({"chunk_size": True}, "chunk_size must be an int >= 1, got True"),
         ({"chunk_overlap": -1}, "chunk_overlap must be an int >= 0, got -1"),
         (
-            {"chunk_size": 100, "chunk_overlap": 100},
-            r"chunk_overlap \(100\) must be smaller than chunk_size \(100\)",
+            {"chunk_size": 100, "chunk_overlap": 101},
+            r"chunk_overlap \(101\) must not be larger than chunk_size \(100\)",
         ),
         (
             {"chunk_size": 10, "chunk_overlap": 20},
-            r"chunk_overlap \(20\) must be smaller than chunk_size \(10\)",
+            r"chunk_overlap \(20\) must not be larger than chunk_size \(10\)",
         ),
         (
             {"keep_separator": "middle"},

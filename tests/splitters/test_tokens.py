@@ -290,8 +290,10 @@ def test_token_splitter_computes_offsets_only_for_start_index(
 
 
 def test_token_splitter_bad_input() -> None:
+    # as large as the window: the windows would never move on (LangChain refuses it when
+    # it splits, ragline when the splitter is built)
     with pytest.raises(
-        InvalidInputError, match=r"chunk_overlap \(5\) must be smaller than chunk_size \(5\)"
+        InvalidInputError, match=r"chunk_overlap \(5\) must be smaller than the 5 tokens"
     ):
         TokenTextSplitter(chunk_size=5, chunk_overlap=5)
     with pytest.raises(InvalidInputError, match="text must be a str, got bytes"):
