@@ -71,6 +71,24 @@ def test_a_text_prompt_round_trips_through_json_and_yaml(tmp_path):
         assert loaded.format(x=1, y=2) == "Tell 1 about 2"
 
 
+def test_a_prompt_saved_with_validate_template_tags_and_metadata_loads_back(tmp_path):
+    # save() writes validate_template (LangChain's layout); load_prompt refused its own
+    # file when the flag was true (an unknown key), as it did a LangChain file with it
+    prompt = PromptTemplate(
+        "Q: {q} \u00e9",
+        input_variables=["q"],
+        validate_template=True,
+        tags=["t"],
+        metadata={"k": 1},
+    )
+    for name in ("v.json", "v.yaml"):
+        prompt.save(tmp_path / name)
+        loaded = load_prompt(tmp_path / name)
+        assert loaded.validate_template is True
+        assert (loaded.tags, loaded.metadata) == (["t"], {"k": 1})
+        assert repr(loaded) == repr(prompt)
+
+
 def test_langchain_reads_our_files_and_we_read_its_files(tmp_path):
     from langchain_core.prompts import FewShotPromptTemplate as LCFewShot
     from langchain_core.prompts import PromptTemplate as LCPrompt

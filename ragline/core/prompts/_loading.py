@@ -269,7 +269,9 @@ class _Loader:
             PromptTemplate,
             config,
             ["template"],
-            ["input_variables", "template_format", "tags", "metadata"],
+            # validate_template: save() writes it (LangChain's layout), so a file with it
+            # true loads back
+            ["input_variables", "template_format", "tags", "metadata", "validate_template"],
         )
 
     def _few_shot(self, config: dict[str, Any]) -> Any:
