@@ -10,6 +10,7 @@ Per-call options go over ``search_kwargs`` (``retriever.invoke(q, k=3)``,
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -59,8 +60,10 @@ class VectorStoreRetriever(BaseRetriever):
 
     Raises:
         ConfigurationError: an unknown search_type (the message lists the valid ones).
-        InvalidInputError: a search_kwargs key the search type does not take (named in
-            the message), or a bad value (k < 1, a threshold outside [0, 1] ...).
+        InvalidInputError: a bad value (k < 1, a threshold outside [0, 1] ...), or a call's
+            option the search type does not take (``retriever.invoke(q, top_k=2)``). A
+            ``search_kwargs`` key it does not take is ignored with a ``UserWarning`` naming
+            it, as LangChain's stores drop it (silently).
         FilterError: a bad filter.
 
     Example:
@@ -105,12 +108,26 @@ class VectorStoreRetriever(BaseRetriever):
 
     def _configure(self, search_type: str, search_kwargs: Mapping[str, Any] | None) -> None:
         kwargs = dict(search_kwargs or {})
+        ignored: frozenset[str] = frozenset()
         if self.vectorstore._langchain_style:  # its own options: only the type is ours
             check_choice("search_type", search_type, SEARCH_TYPES)
             self._plan = None
         else:
-            self._plan = _plan(search_type, kwargs)  # checked first: a bad value changes nothing
+            check_choice("search_type", search_type, SEARCH_TYPES)
+            ignored = frozenset(key for key in kwargs if key not in SEARCH_KWARGS[search_type])
+            if ignored:
+                # LangChain's stores drop a key their search does not read (a tutorial's
+                # "include_metadata", a misspelt "top_k"): ignored here too, but said
+                warnings.warn(
+                    f"search_kwargs {', '.join(map(repr, sorted(ignored)))} ignored: search_type "
+                    f"{search_type!r} takes {', '.join(map(repr, SEARCH_KWARGS[search_type]))}",
+                    UserWarning,
+                    stacklevel=4,
+                )
+            # checked first: a bad value changes nothing
+            self._plan = _plan(search_type, _without(kwargs, ignored))
         self._search_type, self._search_kwargs = search_type, kwargs
+        self._ignored = ignored
 
     # Properties, so that assigning either option (by hand, or per call through
     # configurable_fields, which sets the attribute on a copy) re-checks it and takes
@@ -177,7 +194,9 @@ class VectorStoreRetriever(BaseRetriever):
         (``retriever.invoke(q, k=3)``, as LangChain's retriever merges them), checked."""
         if not search_options and self._plan is not None:
             return self._plan
-        return _plan(self._search_type, {**self._search_kwargs, **search_options})
+        return _plan(
+            self._search_type, {**_without(self._search_kwargs, self._ignored), **search_options}
+        )
 
     def _get_relevant_documents(self, query: str, **search_options: Any) -> list[Document]:
         return self._batch_get_relevant_documents([query], **search_options)[0]
@@ -292,6 +311,10 @@ class VectorStoreRetriever(BaseRetriever):
                     score_type=kind,
                 )
         return [[document for document, _ in pairs] for pairs in results]
+
+
+def _without(options: dict[str, Any], keys: frozenset[str]) -> dict[str, Any]:
+    return {key: value for key, value in options.items() if key not in keys} if keys else options
 
 
 def _plan(search_type: str, search_kwargs: dict[str, Any]) -> SearchPlan:

@@ -231,11 +231,6 @@ def test_bad_input_writes_nothing(documents, ids, message):
             "parent_splitter needs a split_documents method",
         ),
         ({"id_key": ""}, InvalidInputError, "id_key must be a non-empty str"),
-        (
-            {"search_kwargs": {"k": 2, "top_k": 3}},
-            InvalidInputError,
-            "search_kwargs 'top_k' not accepted",
-        ),
         ({"search_kwargs": {"k": 0}}, InvalidInputError, "k"),
         ({"search_type": "simlarity"}, ConfigurationError, "search_type 'simlarity' is not one of"),
         (
@@ -265,6 +260,16 @@ def test_bad_options_are_rejected(options, error, message):
     }
     with pytest.raises(error, match=message):
         ParentDocumentRetriever(**arguments)
+
+
+def test_a_search_kwargs_key_the_search_does_not_take_is_ignored_and_named():
+    with pytest.warns(UserWarning, match="search_kwargs 'top_k' ignored"):
+        ParentDocumentRetriever(
+            vectorstore=InMemoryVectorStore(HashingEmbeddings(dimension=64)),
+            docstore=InMemoryByteStore(),
+            child_splitter=lines(),
+            search_kwargs={"k": 2, "top_k": 3},
+        )
 
 
 async def test_async_add_and_search():

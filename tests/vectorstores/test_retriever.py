@@ -201,12 +201,17 @@ def test_options_are_checked_when_built(store: CountingStore) -> None:
         "'mmr'",
     ):
         VectorStoreRetriever(store, search_type="simlarity")
-    with pytest.raises(
-        InvalidInputError,
-        match="search_kwargs 'top_k', 'n' not accepted by search_type 'similarity'; it takes 'k', "
-        "'filter'",
+    # a key the search does not take is ignored, as LangChain's stores drop it, and named
+    with pytest.warns(
+        UserWarning,
+        match="search_kwargs 'n', 'top_k' ignored: search_type 'similarity' takes 'k', 'filter'",
     ):
-        store.as_retriever(search_kwargs={"top_k": 3, "k": 2, "n": 1})
+        ignoring = store.as_retriever(search_kwargs={"top_k": 3, "k": 2, "n": 1})
+    assert len(ignoring.invoke("q0")) == 2
+    assert len(ignoring.invoke("q0", k=1)) == 1
+    assert ignoring.search_kwargs == {"top_k": 3, "k": 2, "n": 1}
+    with pytest.raises(InvalidInputError, match="'top_k' not accepted by search_type"):
+        ignoring.invoke("q0", top_k=1)  # a call's own option is still checked
     with pytest.raises(InvalidInputError, match="k must be an int >= 1, got 0"):
         store.as_retriever(search_kwargs={"k": 0})
     with pytest.raises(InvalidInputError, match="lambda_mult must be a number between 0 and 1"):
@@ -246,9 +251,12 @@ def test_changed_search_options_take_effect_or_raise(store: CountingStore) -> No
     assert (retriever.search_type, retriever.search_kwargs) == ("mmr", {"k": 1})
     with pytest.raises(TypeError):
         retriever.search_kwargs["k"] = 5  # type: ignore[index]  # in place: refused, not ignored
-    with pytest.raises(InvalidInputError, match="'score_threshold' not accepted"):
-        retriever.search_kwargs = {"score_threshold": 0.5}
+    with pytest.raises(InvalidInputError, match="k must be an int >= 1, got 0"):
+        retriever.search_kwargs = {"k": 0}
     assert retriever.search_kwargs == {"k": 1}  # a refused value changes nothing
+    with pytest.warns(UserWarning, match="'score_threshold' ignored: search_type 'mmr'"):
+        retriever.search_kwargs = {"score_threshold": 0.5}  # not an MMR option: dropped
+    assert len(retriever.invoke("q0")) == 4
 
 
 async def test_add_documents_goes_to_the_store(store: CountingStore) -> None:
