@@ -215,9 +215,11 @@ class BaseMessage(ModelMethods):
         if (
             type(content) is not list
             and isinstance(content, Iterable)
-            and not isinstance(content, (str, Mapping))
+            and not isinstance(content, (str, Mapping, ModelMethods))
         ):
-            # a tuple, set, generator ... of blocks is a list, as in LangChain (pydantic)
+            # a tuple, set, generator ... of blocks is a list, as in LangChain (pydantic);
+            # a Document or message (which iterate as (field, value) pairs) is refused
+            # below by its own name
             content = self.content = list(content)
         if isinstance(content, list):
             blocks = content

@@ -311,6 +311,10 @@ def _check_unique(ids: list[str]) -> None:
 def split_documents(
     documents: Iterable[Document], ids: Sequence[str] | None
 ) -> tuple[list[str], list[dict[str, Any]], list[str]]:
+    if isinstance(documents, Document):  # it iterates as (field, value) pairs
+        raise InvalidInputError(
+            "documents must be a list of Documents, got one Document; pass [document]"
+        )
     documents = list(documents)
     for position, document in enumerate(documents):
         if not isinstance(document, Document):
