@@ -370,13 +370,15 @@ BAD_CALLS = [
         id="unknown-search-type",
     ),
     pytest.param(
-        lambda s: s.as_retriever(search_kwargs={"k": 2, "top_k": 3}),
+        # a call's own option the search does not take (a search_kwargs key is ignored
+        # with a warning instead: test_unknown_search_kwargs_are_ignored_with_a_warning)
+        lambda s: s.as_retriever(search_kwargs={"k": 2}).invoke("q0", top_k=3),
         InvalidInputError,
         "'top_k'",
         id="unknown-search-kwarg",
     ),
     pytest.param(
-        lambda s: s.as_retriever(search_type="mmr", search_kwargs={"score_threshold": 0.5}),
+        lambda s: s.as_retriever(search_type="mmr").invoke("q0", score_threshold=0.5),
         InvalidInputError,
         "'score_threshold'",
         id="kwarg-of-another-search-type",
@@ -901,6 +903,16 @@ class VectorStoreContract:
         assert fragment in str(info.value)
         assert_intact(store)
         assert store.get_by_ids(["id8", "id9", "x", "z", "a"]) == []
+
+    def test_unknown_search_kwargs_are_ignored_with_a_warning(self, store: VectorStore) -> None:
+        """A search_kwargs key the search type does not take is dropped, as LangChain's
+        stores drop it, with a UserWarning naming it; the search runs with the rest."""
+        with pytest.warns(UserWarning, match="'top_k' ignored: search_type 'similarity'"):
+            retriever = store.as_retriever(search_kwargs={"k": 2, "top_k": 3})
+        assert texts_of(retriever.invoke("q0")) == ["d0", "d1"]
+        with pytest.warns(UserWarning, match="'score_threshold' ignored: search_type 'mmr'"):
+            store.as_retriever(search_type="mmr", search_kwargs={"score_threshold": 0.5})
+        assert_intact(store)
 
     def test_numpy_integers_are_ints(self, store: VectorStore) -> None:
         """k, fetch_k (and search_kwargs) given as numpy integers work as ints would: an
