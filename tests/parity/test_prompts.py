@@ -345,3 +345,18 @@ def test_format_document() -> None:
         )
     with pytest.raises(ValueError):
         RL.format_document(RL.Document(page_content="x"), RL.PromptTemplate.from_template("{s}"))
+
+
+@pytest.mark.parametrize("validate", [True, False])
+def test_a_prompt_with_validate_template_prints_as_langchains(validate: bool) -> None:
+    # LangChain's printed PromptTemplate shows validate_template=True (a field off its
+    # default); ragline's left it out, so a printed or reloaded prompt looked unchecked
+    def build(prompts: Any) -> Any:
+        return prompts.PromptTemplate(
+            template="Q: {q}", input_variables=["q"], validate_template=validate
+        )
+
+    mine, theirs = build(rl_prompts), build(lc_prompts)
+    assert ("validate_template=True" in repr(mine)) is validate
+    assert repr(mine) == repr(theirs)
+    assert str(mine) == str(theirs)

@@ -515,6 +515,8 @@ class PromptTemplate(BasePromptTemplate):
         shown.append(("template", self.template))
         if self.template_format != "f-string":
             shown.append(("template_format", self.template_format))
+        if self.validate_template:  # off its default, so LangChain's printed form has it
+            shown.append(("validate_template", True))
         return shown
 
     def __repr__(self) -> str:
