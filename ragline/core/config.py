@@ -351,12 +351,12 @@ def ensure_config(config: RunnableConfig | None = None) -> RunnableConfig:
         }
     if config:
         checked = _validated(config)
-        _merge_into(merged, checked, keep_none=False)
         if checked.get("tags") and current is not None:
             # the call's tags replace the current run's, as in LangChain (whose
             # ensure_config updates the context's config with the call's); the run's
             # manager carries the enclosing runs' tags on
-            merged["tags"] = list(checked["tags"])
+            merged["tags"] = []
+        _merge_into(merged, checked, keep_none=False)
         configurable = merged["configurable"]
         if configurable:
             _mirror_into_metadata(configurable, merged["metadata"])

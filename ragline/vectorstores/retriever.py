@@ -109,11 +109,10 @@ class VectorStoreRetriever(BaseRetriever):
     def _configure(self, search_type: str, search_kwargs: Mapping[str, Any] | None) -> None:
         kwargs = dict(search_kwargs or {})
         ignored: frozenset[str] = frozenset()
+        check_choice("search_type", search_type, SEARCH_TYPES)
         if self.vectorstore._langchain_style:  # its own options: only the type is ours
-            check_choice("search_type", search_type, SEARCH_TYPES)
             self._plan = None
         else:
-            check_choice("search_type", search_type, SEARCH_TYPES)
             ignored = frozenset(key for key in kwargs if key not in SEARCH_KWARGS[search_type])
             if ignored:
                 # LangChain's stores drop a key their search does not read (a tutorial's

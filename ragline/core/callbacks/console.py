@@ -17,12 +17,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ragline.core.callbacks.stdout import get_colored_text
+from ragline.core.callbacks.stdout import _BOLD, _RESET, get_colored_text
 from ragline.core.callbacks.tracers import BaseTracer, Run
 
 __all__ = ["ConsoleCallbackHandler", "FunctionCallbackHandler"]
-
-_BOLD, _RESET = "\x1b[1m", "\x1b[0m"
 
 
 def _as_json(value: Any, fallback: str) -> str:
