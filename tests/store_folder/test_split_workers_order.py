@@ -24,15 +24,28 @@ _original_read_files = index_module.read_files
 
 
 def _slow_first_split_group(documents: list[Document], *args: Any) -> Any:
-    """index_module._split_group, doc1.txt's group 1.5 s slower than the others, so the
-    workers of later groups answer first, while files are still read; notes where and
-    in which order the groups were done (module level: the pool pickles it by name)."""
+    """index_module._split_group, doc1.txt's group held back until the other four groups
+    are done, so the workers of later groups answer first, while files are still read;
+    notes where and in which order the groups were done (module level: the pool pickles
+    it by name). A wait on the others, not a fixed delay: on a loaded machine a worker
+    can take longer than any fixed delay to answer (CI saw doc5 done after doc1's 1.5 s)."""
     number = int(Path(documents[0].metadata["source"]).stem.removeprefix("doc"))
-    time.sleep(1.5 if number == 1 else 0.05)
+    if number == 1:
+        _wait_for_the_others(Path(os.environ[RECORD]), count=4, timeout=60.0)
     result = _original_split_group(documents, *args)
     with open(os.environ[RECORD], "a", encoding="utf-8") as record:
         record.write(f"{os.getpid()} {number}\n")
     return result
+
+
+def _wait_for_the_others(record: Path, *, count: int, timeout: float) -> None:
+    """Return once ``record`` has ``count`` lines, or after ``timeout`` seconds (then the
+    test's order assertion says what went wrong)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if record.exists() and len(record.read_text(encoding="utf-8").splitlines()) >= count:
+            return
+        time.sleep(0.02)
 
 
 def _slow_reading(*args: Any, **kwargs: Any) -> Iterator[list[Document]]:
