@@ -90,12 +90,25 @@ def test_in_memory_cache_is_bounded_by_default_and_checks_maxsize() -> None:
             InMemoryCache(maxsize=bad)  # type: ignore[arg-type]
 
 
-def test_sqlite_cache_table_and_wal_mode(tmp_path: Path) -> None:
+def test_sqlite_cache_keeps_langchains_table_and_wal_mode(tmp_path: Path) -> None:
     SQLiteCache(tmp_path / "c.db").update("p", "m", TEXT)
     with sqlite3.connect(tmp_path / "c.db") as connection:
-        rows = connection.execute("SELECT prompt, llm FROM llm_cache").fetchall()
+        rows = connection.execute("SELECT * FROM full_llm_cache ORDER BY idx").fetchall()
         mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
-    assert (rows, mode) == ([("p", "m")], "wal")
+        tables = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        names = sorted(name for (name,) in tables)
+    prefix = '{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "output", '
+    assert rows == [
+        (
+            "p",
+            "m",
+            0,
+            prefix + '"Generation"], "kwargs": {"text": "4", '
+            '"generation_info": {"logprobs": null}, "type": "Generation"}}',
+        ),
+        ("p", "m", 1, prefix + '"Generation"], "kwargs": {"text": "four", "type": "Generation"}}'),
+    ]
+    assert (mode, names) == ("wal", ["full_llm_cache", "full_md5_llm_cache"])
 
 
 def test_sqlite_cache_refuses_a_file_that_is_not_a_database(tmp_path: Path) -> None:
@@ -108,13 +121,67 @@ def test_sqlite_cache_refuses_a_file_that_is_not_a_database(tmp_path: Path) -> N
     assert path.read_bytes() == b"not sqlite at all " * 200
 
 
-def test_sqlite_cache_reports_an_entry_it_cannot_read(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("response", "reason"),
+    [
+        ("{oops", r"not JSON"),
+        ("plain text of an old cache", r"not JSON"),
+        (
+            '{"lc": 1, "type": "constructor", "id": ["os", "system"], "kwargs": {}}',
+            r"not a serialized generation",
+        ),
+        (
+            '{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "output", '
+            '"ChatGeneration"], "kwargs": {"message": {"lc": 1, "type": "not_implemented", '
+            '"id": ["x"], "repr": "x"}}}',
+            r"a ChatGeneration holding cannot load an object",
+        ),
+        (
+            '{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "output", '
+            '"ChatGeneration"], "kwargs": {"message": {"lc": 1, "type": "constructor", "id": '
+            '["langchain", "schema", "document", "Document"], "kwargs": {"page_content": "x"}}}}',
+            r"a ChatGeneration holding loading langchain\.schema\.document\.Document is not "
+            r"allowed",
+        ),
+    ],
+)
+def test_sqlite_cache_treats_an_entry_it_does_not_read_as_a_miss(
+    tmp_path: Path, response: str, reason: str
+) -> None:
     cache = SQLiteCache(tmp_path / "c.db")
     cache.update("p", "m", TEXT)
     with sqlite3.connect(tmp_path / "c.db") as connection:
-        connection.execute("UPDATE llm_cache SET generations = '{oops'")
+        connection.execute("UPDATE full_llm_cache SET response = ? WHERE idx = 1", (response,))
+    with pytest.warns(
+        UserWarning,
+        match=r"holds an entry for this prompt that ragline does "
+        rf"not read \({reason}.*it is a miss",
+    ):
+        assert cache.lookup("p", "m") is None
+    cache.update("p", "m", [Generation("new")])  # the model's answer replaces the rows
+    assert cache.lookup("p", "m") == [Generation("new")]
+
+
+def _old_table(path: Path) -> None:
+    """The table ragline's SQLiteCache wrote before it used LangChain's."""
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "CREATE TABLE llm_cache (key TEXT NOT NULL PRIMARY KEY, prompt TEXT NOT NULL, "
+            "llm TEXT NOT NULL, generations TEXT NOT NULL)"
+        )
+
+
+def test_sqlite_cache_reports_an_entry_of_its_earlier_table_it_cannot_read(
+    tmp_path: Path,
+) -> None:
+    _old_table(tmp_path / "c.db")
+    with sqlite3.connect(tmp_path / "c.db") as connection:
+        connection.execute(
+            "INSERT INTO llm_cache VALUES (?, 'p', 'm', '{oops')",
+            (caches_base.cache_key("p", "m"),),
+        )
     with pytest.raises(PersistenceError, match="holds a cache entry that cannot be read"):
-        cache.lookup("p", "m")
+        SQLiteCache(tmp_path / "c.db").lookup("p", "m")
 
 
 @pytest.mark.parametrize(
@@ -146,12 +213,12 @@ def test_sqlite_cache_takes_urls_and_refuses_other_databases(tmp_path: Path) -> 
 def test_sqlite_cache_reads_rows_of_the_first_key_scheme_and_checks_their_pair(
     tmp_path: Path,
 ) -> None:
-    # A file written before keys were length-prefixed: sha256 of prompt, NUL, model.
+    # A file of ragline's earlier table, written before keys were length-prefixed:
+    # sha256 of prompt, NUL, model.
     path = tmp_path / "old.db"
-    SQLiteCache(path).update("warm", "m", TEXT)
+    _old_table(path)
     old_key = caches_base.legacy_cache_key("p", "m")
     with sqlite3.connect(path) as connection:
-        connection.execute("DELETE FROM llm_cache")
         connection.execute(
             "INSERT INTO llm_cache VALUES (?, 'p', 'm', ?)",
             (old_key, '[{"text": "old", "info": null}]'),
@@ -164,11 +231,15 @@ def test_sqlite_cache_reads_rows_of_the_first_key_scheme_and_checks_their_pair(
     cache = SQLiteCache(path)
     assert cache.lookup("p", "m") == [Generation("old")]
     assert cache.lookup("q", "m") is None
-    cache.update("p", "m", [Generation("new")])  # replaces the old row, not beside it
+    cache.update("p", "m", [Generation("new")])  # in LangChain's table; the old row goes
     assert cache.lookup("p", "m") == [Generation("new")]
     with sqlite3.connect(path) as connection:
-        rows = connection.execute("SELECT key FROM llm_cache WHERE prompt = 'p'").fetchall()
-    assert rows == [(caches_base.cache_key("p", "m"),)]
+        old = connection.execute("SELECT prompt FROM llm_cache ORDER BY prompt").fetchall()
+        new = connection.execute("SELECT prompt, idx FROM full_llm_cache").fetchall()
+    assert (old, new) == ([("x",)], [("p", 0)])
+    cache.clear()  # every entry, in both tables
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT COUNT(*) FROM llm_cache").fetchone() == (0,)
 
 
 def test_redis_cache_refuses_a_prefix_no_key_can_hold() -> None:

@@ -138,8 +138,9 @@ def test_sqlite_cache_with_no_path_writes_langchains_file(tmp_path: Any, monkeyp
 def test_ragline_and_langchain_share_the_default_file_without_touching_each_others_rows(
     tmp_path: Any, monkeypatch: Any
 ) -> None:
-    # the same .langchain.db used by both libraries: each keeps its own table and reads its
-    # own answers back (LangChain's rows are never read or changed by ragline's cache)
+    # the same .langchain.db used by both libraries: both write LangChain's table, and each
+    # model reads its own answers back (the models' llm strings differ, so neither one's
+    # rows replace the other's)
     import langchain_community.cache as lc_caches
     import langchain_core.globals as lc_globals
     import langchain_core.language_models as lc_models
