@@ -1,18 +1,19 @@
 """VectorStoreRetrieverMemory: remember exchanges in a vector store, recall the relevant.
 
-Every exchange is saved as one Document (``"Human: ...\\nAI: ..."`` with a timestamp)
-in the retriever's vector store; before a run, the exchanges most similar to the new
-input are loaded (seed 000 §5.4). Any ragline vector store works (in-memory, FAISS,
-Redis), through its ``as_retriever()``.
+Every exchange is saved as one Document in the retriever's vector store, one
+``key: value`` line per input and then per output, as LangChain's memory saves it (seed
+000 §5.4 shows ``"Human: ...\\nAI: ..."`` with a timestamp, which is not what LangChain
+writes: the parity rule wins). Before a run, the exchanges most similar to the new input
+are loaded. Any ragline vector store works (in-memory, FAISS, Redis), through its
+``as_retriever()``; exchanges saved in the old layout are recalled as they are.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any
 
 from ragline.core import Document, InvalidInputError
-from ragline.memory._base import BaseMemory, input_key_of, output_key_of
+from ragline.memory._base import BaseMemory, input_key_of
 
 __all__ = ["VectorStoreRetrieverMemory"]
 
@@ -24,11 +25,11 @@ class VectorStoreRetrieverMemory(BaseMemory):
         retriever: a vector store's retriever (``store.as_retriever(search_kwargs=...)``);
             exchanges are added to ``retriever.vectorstore``.
         memory_key: the chain input that receives what is recalled.
-        input_key: the input used as the query and saved as the human line (default: the
-            only input that is not a memory variable).
+        input_key: the input used as the query (default: the only input that is not a
+            memory variable).
         return_docs: load the Documents instead of their text joined by newlines.
-        exclude_input_keys: inputs never used as the query.
-        human_prefix, ai_prefix: labels of the saved lines.
+        exclude_input_keys: inputs neither saved nor used as the query (the memory
+            variable is never saved either).
 
     Raises:
         InvalidInputError: the retriever has no ``vectorstore`` to save into.
@@ -41,8 +42,6 @@ class VectorStoreRetrieverMemory(BaseMemory):
     input_key: str | None = None
     return_docs: bool = False
     exclude_input_keys: list[str] = []  # noqa: RUF012 - a field: copied per instance
-    human_prefix: str = "Human"
-    ai_prefix: str = "AI"
 
     def __post_init__(self) -> None:
         if getattr(self.retriever, "vectorstore", None) is None:
@@ -75,12 +74,9 @@ class VectorStoreRetrieverMemory(BaseMemory):
         return self._variables(await self.retriever.ainvoke(self._query(inputs)))
 
     def _document(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> Document:
-        human = self._query(inputs)
-        ai = outputs[output_key_of(outputs)]
-        return Document(
-            f"{self.human_prefix}: {human}\n{self.ai_prefix}: {ai}",
-            metadata={"timestamp": datetime.now(timezone.utc).isoformat()},
-        )
+        left_out = {*self.exclude_input_keys, self.memory_key}
+        saved = [*((k, v) for k, v in inputs.items() if k not in left_out), *outputs.items()]
+        return Document("\n".join(f"{key}: {value}" for key, value in saved))
 
     def save_context(self, inputs: dict[str, Any], outputs: dict[str, Any]) -> None:
         """Add the exchange to the vector store as one Document."""

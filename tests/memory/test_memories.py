@@ -12,6 +12,7 @@ import pytest
 
 from ragline.core import (
     AIMessage,
+    Document,
     FakeListChatModel,
     FakeListLLM,
     HumanMessage,
@@ -283,8 +284,10 @@ def _store(kind: str, request: pytest.FixtureRequest) -> Any:
 def test_vector_store_memory_recalls_the_relevant_exchange(
     kind: str, request: pytest.FixtureRequest
 ) -> None:
-    """Seed 000 §5.4 on every backend: exchanges are saved as documents with a
-    timestamp and the one most similar to the new input is recalled."""
+    """Seed 000 §5.4 on every backend: each exchange is saved as one document and the one
+    most similar to the new input is recalled. The seed's snippet writes "Human: ...\nAI:
+    ..." with a timestamp; LangChain writes one "key: value" line per input and output and
+    no metadata, and the parity rule wins (tests/parity/test_vectorstore_memory.py)."""
     store = _store(kind, request)
     try:
         memory = VectorStoreRetrieverMemory(retriever=store.as_retriever(search_kwargs={"k": 1}))
@@ -292,13 +295,14 @@ def test_vector_store_memory_recalls_the_relevant_exchange(
         memory.save_context({"input": "my favourite sport is tennis"}, {"output": "great"})
         memory.save_context({"input": "the weather is rainy"}, {"output": "sorry"})
         assert memory.load_memory_variables({"input": "which sport is my favourite?"}) == {
-            "history": "Human: my favourite sport is tennis\nAI: great"
+            "history": "input: my favourite sport is tennis\noutput: great"
         }
         docs = VectorStoreRetrieverMemory(
             retriever=store.as_retriever(search_kwargs={"k": 1}), return_docs=True
         ).load_memory_variables({"prompt": "what food do I like? pizza"})["history"]
-        assert [d.page_content for d in docs] == ["Human: my favourite food is pizza\nAI: noted"]
-        assert "timestamp" in docs[0].metadata
+        assert [(d.page_content, d.metadata) for d in docs] == [
+            ("input: my favourite food is pizza\noutput: noted", {})
+        ]
     finally:
         if kind == "redis":
             store.drop_index(delete_documents=True)
@@ -311,8 +315,31 @@ async def test_vector_store_memory_async() -> None:
     )
     await memory.asave_context({"q": "cats purr", "other": 1}, {"text": "yes"})
     assert await memory.aload_memory_variables({"q": "do cats purr"}) == {
-        "past": "Human: cats purr\nAI: yes"
+        "past": "q: cats purr\nother: 1\ntext: yes"
     }
+
+
+def test_vector_store_memory_leaves_out_excluded_inputs_and_the_memory_key() -> None:
+    store = InMemoryVectorStore(HashingEmbeddings(dimension=128))
+    memory = VectorStoreRetrieverMemory(
+        retriever=store.as_retriever(search_kwargs={"k": 1}), exclude_input_keys=["context"]
+    )
+    memory.save_context(
+        {"input": "cats purr", "context": "long text", "history": "earlier"}, {"output": "yes"}
+    )
+    assert [d.page_content for d in store.similarity_search("cats purr", k=5)] == [
+        "input: cats purr\noutput: yes"
+    ]
+
+
+def test_vector_store_memory_recalls_exchanges_saved_in_the_old_layout() -> None:
+    """Exchanges an older ragline saved ("Human: ...\nAI: ..." with a timestamp) stay in
+    the store and are recalled as they were written."""
+    store = InMemoryVectorStore(HashingEmbeddings(dimension=128))
+    old = "Human: cats purr\nAI: yes"
+    store.add_documents([Document(old, metadata={"timestamp": "2026-01-01T00:00:00+00:00"})])
+    memory = VectorStoreRetrieverMemory(retriever=store.as_retriever(search_kwargs={"k": 1}))
+    assert memory.load_memory_variables({"input": "cats purr"}) == {"history": old}
 
 
 def test_vector_store_memory_needs_a_store_retriever() -> None:
