@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -361,21 +362,28 @@ def test_generate_asks_once_more_for_an_answer():
     assert executor.invoke({"input": QUESTION})["output"] == forever
 
 
-def test_max_execution_time_stops_between_rounds():
+def test_max_execution_time_stops_between_rounds(monkeypatch):
+    """Each search takes 0.05 s of the executor's clock: rounds end at 0.05, 0.10 and
+    0.15 s, so a 0.12 s limit lets exactly three rounds start. The clock is the test's
+    (the tool moves it), not the wall clock: on a loaded machine the first round alone
+    could outlast 0.12 s of real time, and the loop would stop after one round."""
+    clock = [1000.0]
+    monkeypatch.setattr(
+        "ragline.agents._executor.time", SimpleNamespace(monotonic=lambda: clock[0])
+    )
+
     @tool
     def slow(query: str) -> str:
         """Slow search."""
-        time.sleep(0.05)
+        clock[0] += 0.05
         return "later"
 
     forever = " Again.\nAction: slow\nAction Input: etna"
     executor, llm = react(forever, tools=[slow], max_iterations=None, max_execution_time=0.12)
-    started = time.monotonic()
     assert executor.invoke({"input": QUESTION})["output"] == (
         "Agent stopped due to iteration limit or time limit."
     )
-    assert time.monotonic() - started < 5
-    assert 2 <= len(llm.calls) <= 5
+    assert len(llm.calls) == 3
 
 
 async def test_max_execution_time_interrupts_an_async_round():
@@ -383,7 +391,7 @@ async def test_max_execution_time_interrupts_an_async_round():
         pass
 
     async def hang(query: str) -> str:
-        await asyncio.sleep(30)
+        await asyncio.sleep(120)
         return "never"
 
     stuck = Stuck("stuck", None, "Never returns.", coroutine=hang)
@@ -392,7 +400,7 @@ async def test_max_execution_time_interrupts_an_async_round():
     collector = RunCollectorCallbackHandler()
     started = time.monotonic()
     result = await executor.ainvoke({"input": QUESTION}, {"callbacks": [collector]})
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 60  # bounds a hang (the tool waits 120 s)
     assert result["output"] == "Agent stopped due to iteration limit or time limit."
     assert result["intermediate_steps"] == []
     assert collector.traced_runs[0].outputs == {
