@@ -131,20 +131,30 @@ def test_stream_yields_both_actions_then_both_steps_then_the_output():
 
 
 async def test_async_runs_the_calls_of_one_step_concurrently():
-    started: list[float] = []
+    """Each call waits until the other has started: run one after the other, the first
+    would wait for the second in vain (until the 60 s bound that only stops a hang)."""
+    started: list[int] = []
+    both_started = asyncio.Event()
+    met: list[bool] = []
 
     @tool
     async def slow_add(a: int, b: int) -> int:
         """Adds slowly."""
-        started.append(time.monotonic())
-        await asyncio.sleep(0.2)
+        started.append(a)
+        if len(started) == 2:
+            both_started.set()
+        try:
+            await asyncio.wait_for(both_started.wait(), timeout=60)
+            met.append(True)
+        except TimeoutError:
+            met.append(False)
         return a + b
 
     reply = calls(("slow_add", {"a": 1, "b": 2}, "c1"), ("slow_add", {"a": 3, "b": 4}, "c2"))
     executor, _ = agent_with(reply, FINAL, tools=[slow_add], return_intermediate_steps=True)
     result = await executor.ainvoke({"input": "x"})
     assert [observation for _, observation in result["intermediate_steps"]] == [3, 7]
-    assert abs(started[1] - started[0]) < 0.15  # both were running at once
+    assert met == [True, True]  # both were running at once
 
 
 async def test_async_stops_the_other_calls_when_one_fails():
@@ -306,7 +316,7 @@ def test_max_execution_time_cuts_a_sync_tool_under_ainvoke():
     @tool
     def slow(x: int) -> str:
         """Wait to be released."""
-        release.wait(10)
+        release.wait(60)
         finished.set()
         return "done"
 
