@@ -7,7 +7,9 @@ scenario runs through LangChain's class and ragline's and compares what a progra
 
 from __future__ import annotations
 
-import time
+import asyncio
+import contextlib
+import threading
 import warnings
 from typing import Any
 
@@ -41,9 +43,48 @@ COVERS = {
 }
 
 
-def _slow_double(x: int) -> int:
-    time.sleep(0.02 * x)  # the larger inputs finish last
-    return x * 2
+def _as_completed_in_turn(runnable_class: Any, inputs: list[int]) -> list[tuple[int, int]]:
+    """``batch_as_completed`` of x -> 2x, the calls finishing in ascending order of x:
+    each call but the smallest waits until the consumer has the one before it. (Not
+    sleeps of different lengths: on a loaded machine a thread can start later than the
+    difference between them.)"""
+    order = sorted(inputs)
+    turn = {x: threading.Event() for x in inputs}
+    turn[order[0]].set()
+
+    def double_in_turn(x: int) -> int:
+        turn[x].wait(60)  # bounds a hang: a batch that waits for its first input first
+        return x * 2
+
+    got = []
+    for index, output in runnable_class(double_in_turn).batch_as_completed(inputs):
+        got.append((index, output))
+        after = order.index(inputs[index]) + 1
+        if after < len(order):
+            turn[order[after]].set()
+    return got
+
+
+async def _abatch_as_completed_in_turn(
+    runnable_class: Any, inputs: list[int]
+) -> list[tuple[int, int]]:
+    """``abatch_as_completed`` of x -> -x, finishing in ascending order of x (as above)."""
+    order = sorted(inputs)
+    turn = {x: asyncio.Event() for x in inputs}
+    turn[order[0]].set()
+
+    async def negate_in_turn(x: int) -> int:
+        with contextlib.suppress(TimeoutError):  # bounds a hang, as above
+            await asyncio.wait_for(turn[x].wait(), timeout=60)
+        return -x
+
+    got = []
+    async for index, output in runnable_class(negate_in_turn).abatch_as_completed(inputs):
+        got.append((index, output))
+        after = order.index(inputs[index]) + 1
+        if after < len(order):
+            turn[order[after]].set()
+    return got
 
 
 def _fails_on_two(x: int) -> int:
@@ -55,8 +96,8 @@ def _fails_on_two(x: int) -> int:
 # ---- batch_as_completed ---------------------------------------------------------------------
 def test_batch_as_completed_yields_index_and_output_in_finishing_order():
     inputs = [3, 1, 2]
-    lc = list(LCRunnableLambda(_slow_double).batch_as_completed(inputs))
-    ours = list(RunnableLambda(_slow_double).batch_as_completed(inputs))
+    lc = _as_completed_in_turn(LCRunnableLambda, inputs)
+    ours = _as_completed_in_turn(RunnableLambda, inputs)
     assert ours == lc == [(1, 2), (2, 4), (0, 6)]
 
 
@@ -81,14 +122,8 @@ def test_batch_as_completed_raises_the_error_without_return_exceptions():
 
 
 async def test_abatch_as_completed_yields_in_finishing_order():
-    import asyncio
-
-    async def slow(x: int) -> int:
-        await asyncio.sleep(0.02 * x)
-        return -x
-
-    lc = [pair async for pair in LCRunnableLambda(slow).abatch_as_completed([3, 1, 2])]
-    ours = [pair async for pair in RunnableLambda(slow).abatch_as_completed([3, 1, 2])]
+    lc = await _abatch_as_completed_in_turn(LCRunnableLambda, [3, 1, 2])
+    ours = await _abatch_as_completed_in_turn(RunnableLambda, [3, 1, 2])
     assert ours == lc == [(1, -1), (2, -2), (0, -3)]
 
 
