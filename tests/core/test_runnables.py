@@ -32,26 +32,47 @@ class AddOne(Runnable[int, int]):
 
 
 class ConcurrencyProbe:
-    """Counts how many calls run at the same time."""
+    """Counts how many calls run at the same time. A call holds on until ``expect``
+    calls have run at once, so reaching the peak does not depend on how fast a loaded
+    machine starts threads or tasks (with only a fixed pause it did); the wait ends 30 s
+    after the first call at the latest, which only bounds a hang (the peak then says
+    what went wrong). Then it stays ``pause`` s more, the time for calls over a limit
+    to show up."""
 
-    def __init__(self, pause: float = 0.03) -> None:
+    def __init__(self, expect: int, pause: float = 0.03) -> None:
+        self.expect = expect
         self.pause = pause
         self.active = 0
         self.peak = 0
-        self.lock = threading.Lock()
+        self.deadline: float | None = None
+        self.changed = threading.Condition()
 
-    def __call__(self, x):
-        with self.lock:
+    def _enter(self) -> None:
+        with self.changed:
+            if self.deadline is None:
+                self.deadline = time.monotonic() + 30
             self.active += 1
             self.peak = max(self.peak, self.active)
+            self.changed.notify_all()
+
+    def _waiting(self) -> bool:
+        assert self.deadline is not None
+        return self.peak < self.expect and time.monotonic() < self.deadline
+
+    def __call__(self, x):
+        self._enter()
+        with self.changed:
+            while self._waiting():
+                self.changed.wait(0.1)
         time.sleep(self.pause)
-        with self.lock:
+        with self.changed:
             self.active -= 1
         return x
 
     async def acall(self, x):
-        self.active += 1
-        self.peak = max(self.peak, self.active)
+        self._enter()
+        while self._waiting():
+            await asyncio.sleep(0.001)
         await asyncio.sleep(self.pause)
         self.active -= 1
         return x
@@ -101,20 +122,20 @@ async def test_abatch_returns_exceptions_in_place():
 
 @pytest.mark.parametrize("limit", [1, 2, 3])
 def test_batch_honours_max_concurrency(limit):
-    probe = ConcurrencyProbe()
+    probe = ConcurrencyProbe(expect=limit)
     assert RunnableLambda(probe).batch(list(range(8)), {"max_concurrency": limit}) == list(range(8))
     assert probe.peak == limit
 
 
 def test_batch_without_a_limit_runs_concurrently():
-    probe = ConcurrencyProbe(pause=0.05)
+    probe = ConcurrencyProbe(expect=4)
     RunnableLambda(probe).batch(list(range(4)))
     assert probe.peak == 4
 
 
 @pytest.mark.parametrize("limit", [1, 2])
 async def test_abatch_honours_max_concurrency(limit):
-    probe = ConcurrencyProbe()
+    probe = ConcurrencyProbe(expect=limit)
     lam = RunnableLambda(probe.acall)
     assert await lam.abatch(list(range(6)), {"max_concurrency": limit}) == list(range(6))
     assert probe.peak == limit
@@ -248,7 +269,7 @@ def test_lambda_names():
 
 async def test_async_lambda_is_truly_async():
     thread_ids = set()
-    probe = ConcurrencyProbe(pause=0.02)
+    probe = ConcurrencyProbe(expect=5)
 
     async def work(x):
         thread_ids.add(threading.get_ident())
@@ -298,21 +319,21 @@ def test_chain_decorator():
 
 # ---- parallel ---------------------------------------------------------------------------
 def test_parallel_runs_branches_concurrently_in_threads():
-    probe = ConcurrencyProbe(pause=0.05)
+    probe = ConcurrencyProbe(expect=3)
     par = RunnableParallel({"a": probe, "b": probe, "c": probe})
     assert par.invoke(7) == {"a": 7, "b": 7, "c": 7}
     assert probe.peak == 3
 
 
 def test_parallel_honours_max_concurrency():
-    probe = ConcurrencyProbe()
+    probe = ConcurrencyProbe(expect=2)
     par = RunnableParallel({k: probe for k in "abcd"})
     par.invoke(1, {"max_concurrency": 2})
     assert probe.peak == 2
 
 
 async def test_parallel_ainvoke_runs_async_branches_as_tasks():
-    probe = ConcurrencyProbe(pause=0.05)
+    probe = ConcurrencyProbe(expect=2)
     par = RunnableParallel(a=RunnableLambda(probe.acall), b=RunnableLambda(probe.acall))
     assert await par.ainvoke(3) == {"a": 3, "b": 3}
     assert probe.peak == 2
@@ -514,7 +535,7 @@ def test_parallel_batch_runs_each_branch_batch_once_and_fails_per_input():
 
 @pytest.mark.parametrize("limit", [1, 2])
 def test_parallel_batch_honours_max_concurrency_across_branches(limit):
-    probe = ConcurrencyProbe()
+    probe = ConcurrencyProbe(expect=limit)
     par = RunnableParallel(a=probe, b=probe, c=probe)
     assert par.batch([1, 2, 3], {"max_concurrency": limit}) == [
         {"a": i, "b": i, "c": i} for i in (1, 2, 3)
