@@ -256,17 +256,27 @@ def test_map_reduce_counts_tokens_with_the_model_by_default() -> None:
 
 
 def test_map_steps_run_concurrently_up_to_max_concurrency() -> None:
+    """A map step holds on until ``expected`` steps have run at once (bounded: 30 s after
+    the first, only against a hang), then 0.05 s more, the time for steps over the limit
+    to show up. Not a fixed pause alone: on a loaded machine a thread can start after the
+    others' pause is over, and the peak would fall short."""
     running = 0
     peak = 0
-    lock = threading.Lock()
+    expected = 2
+    deadline: float | None = None
+    changed = threading.Condition()
 
     def slow_model(prompt: Any) -> str:
-        nonlocal running, peak
-        with lock:
+        nonlocal running, peak, deadline
+        with changed:
+            deadline = deadline or time.monotonic() + 30
             running += 1
             peak = max(peak, running)
+            changed.notify_all()
+            while peak < expected and time.monotonic() < deadline:
+                changed.wait(0.1)
         time.sleep(0.05)
-        with lock:
+        with changed:
             running -= 1
         return "part"
 
@@ -275,7 +285,7 @@ def test_map_steps_run_concurrently_up_to_max_concurrency() -> None:
     chain = MapReduceDocumentsChain(model, max_concurrency=2, token_counter=words)
     assert chain.invoke({"context": docs, "question": "?"}) == "part"
     assert peak == 2
-    peak = 0
+    peak, expected, deadline = 0, 3, None
     chain = MapReduceDocumentsChain(model, token_counter=words)
     chain.invoke({"context": docs, "question": "?"}, {"max_concurrency": 3})
     assert peak == 3
