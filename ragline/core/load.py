@@ -483,6 +483,12 @@ def _runnable_entry(obj: Any) -> dict[str, Any]:
         kwargs["prefix_keys"] = obj.prefix_keys
         return _constructor(type(obj), kwargs) | {"name": type(obj).__name__}
     elif isinstance(obj, RunnableBinding):
+        if obj.config_factories:
+            raise TypeError(
+                "ragline.core.load writes Documents, messages, prompt templates and chains "
+                "of them; a with_listeners binding (config_factories) is not supported "
+                "(LangChain's form for it is not reproduced here)"
+            )
         # the bound options only when there are some; the config always, as LangChain;
         # with_types()'s types as LangChain writes them (not_implemented entries)
         kwargs["bound"] = obj.bound

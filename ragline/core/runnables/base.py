@@ -563,14 +563,12 @@ class Runnable(RunReporting, SchemaMethods, SerializableMethods, ABC, Generic[In
             >>> ends[0].inputs, ends[0].outputs
             ({'input': 4}, {'output': 8})
         """
-        from ragline.core.callbacks.tracers import RootListenersHandler, listener_takes_config
-        from ragline.core.runnables.binding import RunnableBinding, _ListenersBinding
+        from ragline.core.runnables.binding import RunnableBinding, listeners_config_factory
 
-        listeners = {"on_start": on_start, "on_end": on_end, "on_error": on_error}
-        if any(f is not None and listener_takes_config(f) for f in listeners.values()):
-            return _ListenersBinding(self, listeners)  # type: ignore[return-value]
-        handler = RootListenersHandler(on_start, on_end, on_error)
-        return RunnableBinding(self, config={"callbacks": [handler]})
+        factory = listeners_config_factory(
+            on_start, on_end, on_error, qualname="Runnable.with_listeners.<locals>.<lambda>"
+        )
+        return RunnableBinding(self, config_factories=[factory])
 
     def with_retry(
         self,

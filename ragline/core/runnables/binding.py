@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import weakref
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragline.core._json_schema import json_schema_of
@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 __all__ = ["RunnableBinding", "RunnableBindingBase"]
 
+# a function of a call's config (the binding's merged in) giving config to merge over it
+ConfigFactory = Callable[[RunnableConfig], RunnableConfig]
+
 
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class RunnableBindingBase(Runnable[Input, Output]):
@@ -39,6 +42,8 @@ class RunnableBindingBase(Runnable[Input, Output]):
         bound: the runnable that does the work.
         kwargs: keyword options passed to every call (``bind(stop=["\\n"])``).
         config: merged under every call's config (``with_config(tags=["x"])``).
+        config_factories: each called with a call's config, the binding's merged in; what
+            it returns is merged over it (``with_listeners`` adds its handler this way).
 
     Example:
         >>> from ragline.core import RunnableLambda
@@ -52,10 +57,12 @@ class RunnableBindingBase(Runnable[Input, Output]):
         *,
         kwargs: dict[str, Any] | None = None,
         config: RunnableConfig | None = None,
+        config_factories: Sequence[ConfigFactory] | None = None,
     ) -> None:
         self.bound = bound
         self.kwargs: dict[str, Any] = dict(kwargs or {})
         self.config: RunnableConfig = merge_configs(config)  # validates the keys now
+        self.config_factories: list[ConfigFactory] = list(config_factories or ())
 
     # set by with_types(): the declared input / output types (None: the bound runnable's)
     custom_input_type: Any = None
@@ -115,7 +122,7 @@ class RunnableBindingBase(Runnable[Input, Output]):
             f"bound={self.bound!r}",
             f"kwargs={self.kwargs!r}",
             f"config={dict(self.config)!r}",
-            "config_factories=[]",
+            f"config_factories={self.config_factories!r}",
         ]
         if self.custom_input_type is not None:
             shown.append(f"custom_input_type={self.custom_input_type!r}")
@@ -133,6 +140,12 @@ class RunnableBindingBase(Runnable[Input, Output]):
         return [self.bound]
 
     def _merge(self, config: RunnableConfig | None) -> RunnableConfig:
+        merged = self._merge_config(config)
+        if not self.config_factories:
+            return merged
+        return merge_configs(merged, *(factory(merged) for factory in self.config_factories))
+
+    def _merge_config(self, config: RunnableConfig | None) -> RunnableConfig:
         # the bound config was checked when bound; the bound runnable checks the call's
         merged = self.config if not config else merge_configs(self.config, config)
         # LangChain's merge reads each config over the current run's (a config without
@@ -239,7 +252,11 @@ class RunnableBindingBase(Runnable[Input, Output]):
 class RunnableBinding(RunnableBindingBase[Input, Output]):
     """A runnable with fixed call options (``bind``) or config (``with_config``).
 
-    Binding again merges into this binding instead of wrapping it.
+    Binding again merges into this binding instead of wrapping it, as LangChain's:
+    ``bind`` adds options, ``with_config`` replaces the config keys it is given (a key not
+    given is kept), ``with_listeners`` adds its listeners, and ``with_retry`` retries the
+    bound runnable inside the binding (so the retried runs keep the binding's name, tags
+    and metadata).
 
     Example:
         >>> from ragline.core import RunnableLambda
@@ -249,20 +266,49 @@ class RunnableBinding(RunnableBindingBase[Input, Output]):
 
     def bind(self, **kwargs: Any) -> RunnableBinding[Input, Output]:
         """Return a binding with ``kwargs`` added to the bound ones."""
-        return self._copy_types(
-            RunnableBinding(self.bound, kwargs={**self.kwargs, **kwargs}, config=self.config)
-        )
+        return self._copy_types(self._rebound(kwargs={**self.kwargs, **kwargs}))
+
+    def _rebound(self, **changes: Any) -> RunnableBinding[Input, Output]:
+        """A binding like this one (without its declared types) with ``changes``."""
+        fields = {
+            "bound": self.bound,
+            "kwargs": self.kwargs,
+            "config": self.config,
+            "config_factories": self.config_factories,
+        }
+        return RunnableBinding(**{**fields, **changes})
 
     def with_config(
         self, config: RunnableConfig | None = None, **options: Any
     ) -> RunnableBinding[Input, Output]:
-        """Return a binding with ``config`` merged over the bound config."""
-        extra: RunnableConfig = {**(config or {}), **options}  # type: ignore[typeddict-item]
-        return self._copy_types(
-            RunnableBinding(
-                self.bound, kwargs=self.kwargs, config=merge_configs(self.config, extra)
-            )
+        """Return a binding whose config has the keys given replaced (``tags``,
+        ``metadata``, ``callbacks`` ... as given, not merged), the others kept, as
+        LangChain's; the listeners of ``with_listeners`` stay."""
+        return self._copy_types(self._rebound(config={**self.config, **(config or {}), **options}))
+
+    def with_listeners(
+        self,
+        *,
+        on_start: Callable[[Any], Any] | None = None,
+        on_end: Callable[[Any], Any] | None = None,
+        on_error: Callable[[Any], Any] | None = None,
+    ) -> RunnableBinding[Input, Output]:
+        """This binding, its listeners first called with each run of the bound runnable
+        (see :meth:`Runnable.with_listeners`); a listener taking ``config`` gets the
+        call's config with this binding's merged in."""
+        factory = listeners_config_factory(
+            on_start,
+            on_end,
+            on_error,
+            qualname="RunnableBinding.with_listeners.<locals>.listener_config_factory",
         )
+        return self._copy_types(self._rebound(config_factories=[factory, *self.config_factories]))
+
+    def with_retry(self, **kwargs: Any) -> RunnableBinding[Input, Output]:  # type: ignore[override]
+        """This binding around ``bound.with_retry(**kwargs)``: each attempt's run has the
+        binding's name, tags and metadata, as LangChain's (whose result also drops the
+        declared types)."""
+        return self._rebound(bound=self.bound.with_retry(**kwargs))
 
     def with_types(
         self, *, input_type: Any = None, output_type: Any = None
@@ -271,9 +317,7 @@ class RunnableBinding(RunnableBindingBase[Input, Output]):
         (the bound options and config kept, a type not given kept), as LangChain's."""
         if type(self) is not RunnableBinding:  # a subclass keeps its own wrapping
             return super().with_types(input_type=input_type, output_type=output_type)
-        typed = self._copy_types(
-            RunnableBinding(self.bound, kwargs=self.kwargs, config=self.config)
-        )
+        typed = self._copy_types(self._rebound())
         if input_type is not None:
             typed.custom_input_type = input_type
         if output_type is not None:
@@ -345,20 +389,34 @@ def _read_config_position(method: Any) -> int | None:
     return None
 
 
-class _ListenersBinding(RunnableBindingBase[Input, Output]):
-    """``with_listeners`` where a listener takes ``(run, config)``: one handler per call,
-    made with that call's config (tags, metadata, configurable, run_name ...), as
-    LangChain passes it."""
+def listeners_config_factory(
+    on_start: Callable[[Any], Any] | None,
+    on_end: Callable[[Any], Any] | None,
+    on_error: Callable[[Any], Any] | None,
+    *,
+    qualname: str,
+) -> ConfigFactory:
+    """The config factory ``with_listeners`` adds: a handler calling the listeners. A
+    listener taking ``config`` gets the call's (tags, metadata, configurable, run_name
+    ..., without callbacks), so each call gets its own handler, as LangChain's.
+    ``qualname`` is the name the function prints with (LangChain's, in a printed binding).
+    """
+    from ragline.core.callbacks.tracers import RootListenersHandler, listener_takes_config
 
-    def __init__(self, bound: Runnable[Input, Output], listeners: dict[str, Any]) -> None:
-        super().__init__(bound)
-        self._listeners = listeners
+    listeners = (on_start, on_end, on_error)
+    factory: ConfigFactory
+    if not any(f is not None and listener_takes_config(f) for f in listeners):
+        added: RunnableConfig = {"callbacks": [RootListenersHandler(*listeners)]}
 
-    def _merge(self, config: RunnableConfig | None) -> RunnableConfig:
-        from ragline.core.callbacks.tracers import RootListenersHandler
+        def factory(config: RunnableConfig) -> RunnableConfig:
+            return added
+    else:
 
-        merged = super()._merge(config)
-        seen: dict[str, Any] = {"tags": [], "metadata": {}, "configurable": {}}
-        seen.update({k: v for k, v in merged.items() if k != "callbacks" and v is not None})
-        handler = RootListenersHandler(**self._listeners, config=seen)
-        return merge_configs(merged, {"callbacks": [handler]})
+        def factory(config: RunnableConfig) -> RunnableConfig:
+            seen: dict[str, Any] = {"tags": [], "metadata": {}, "configurable": {}}
+            seen.update({k: v for k, v in config.items() if k != "callbacks" and v is not None})
+            return {"callbacks": [RootListenersHandler(*listeners, config=seen)]}
+
+    factory.__qualname__ = qualname
+    factory.__name__ = qualname.rpartition(".")[2]
+    return factory

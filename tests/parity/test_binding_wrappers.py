@@ -1,0 +1,181 @@
+"""Parity: ``with_config``, ``with_retry`` and ``with_listeners`` called on a binding.
+
+LangChain's ``RunnableBinding`` answers them itself: ``with_config`` replaces each key
+it is given (``tags``, ``metadata``, ``callbacks`` ...; a key not given is kept),
+``with_retry`` retries what the binding binds and keeps the binding outside
+(``RunnableBinding(bound=bound.with_retry(), ...)``), and ``with_listeners`` adds the
+listeners to the same binding, where they see the binding's config. Each scenario runs
+in both libraries and compares what a callback handler, ``collect_runs``, a listener and
+``astream_events`` see.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from typing import Any
+
+import langchain_core.callbacks as lc_callbacks
+import langchain_core.runnables as lc_runnables
+import langchain_core.tracers.context as lc_tracer_context
+import pytest
+
+import ragline.core as rl
+import ragline.core.callbacks as rl_callbacks
+
+
+class _Lib:
+    def __init__(self, lam: Any, handler: Any, collect_runs: Any) -> None:
+        self.RunnableLambda, self.BaseCallbackHandler, self.collect_runs = (
+            lam,
+            handler,
+            collect_runs,
+        )
+
+
+LC = _Lib(
+    lc_runnables.RunnableLambda, lc_callbacks.BaseCallbackHandler, lc_tracer_context.collect_runs
+)
+OURS = _Lib(rl.RunnableLambda, rl.BaseCallbackHandler, rl_callbacks.collect_runs)
+
+
+def _handler(m: _Lib) -> Any:
+    class Seen(m.BaseCallbackHandler):  # type: ignore[misc,name-defined]
+        def __init__(self) -> None:
+            self.seen: list[Any] = []
+
+        def on_chain_start(self, serialized: Any, inputs: Any, **kw: Any) -> None:
+            self.seen.append(("start", kw.get("name"), kw.get("tags"), kw.get("metadata")))
+
+        def on_chain_end(self, outputs: Any, **kw: Any) -> None:
+            self.seen.append(("end", outputs, kw.get("tags")))
+
+        def on_chain_error(self, error: Any, **kw: Any) -> None:
+            self.seen.append(("error", str(error), kw.get("tags")))
+
+    return Seen()
+
+
+def add(x: int) -> int:
+    return x + 1
+
+
+def _flaky() -> Callable[[int], int]:
+    calls: list[int] = []
+
+    def flaky(x: int) -> int:
+        calls.append(x)
+        if len(calls) < 2:
+            raise ValueError("boom")
+        return x + 1
+
+    return flaky
+
+
+def _bound(m: _Lib, function: Callable[[int], int] = add) -> Any:
+    return m.RunnableLambda(function).with_config(tags=["inner"], run_name="B", metadata={"m": 1})
+
+
+def _retried(m: _Lib) -> Any:
+    return _bound(m, _flaky()).with_retry(stop_after_attempt=2, wait_exponential_jitter=False)
+
+
+SCENARIOS: dict[str, Callable[[_Lib], Any]] = {
+    "with_config twice": lambda m: _bound(m).with_config(tags=["outer"], metadata={"n": 2}),
+    "with_config run_name only": lambda m: _bound(m).with_config(run_name="C"),
+    "with_retry": lambda m: _bound(m).with_retry(stop_after_attempt=2),
+    "with_retry that retries": _retried,
+    "bind then with_retry": lambda m: m.RunnableLambda(add).bind().with_retry(),
+    "with_retry then with_config": lambda m: _retried(m).with_config(tags=["after"]),
+}
+
+
+def _observe(m: _Lib, scenario: str, asynchronous: bool) -> Any:
+    runnable = SCENARIOS[scenario](m)
+    handler = _handler(m)
+    config = {"callbacks": [handler], "tags": ["z", "a0"], "metadata": {"call": True}}
+    with m.collect_runs() as collector:
+        if asynchronous:
+            result = asyncio.run(runnable.ainvoke(1, config))
+        else:
+            result = runnable.invoke(1, config)
+    run = collector.traced_runs[0]
+    return result, type(runnable).__name__, handler.seen, _tree(run)
+
+
+def _tree(run: Any) -> Any:
+    return (run.name, run.tags, run.extra.get("metadata"), [_tree(c) for c in run.child_runs])
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["invoke", "ainvoke"])
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_runs_of_a_binding_s_wrappers_are_langchains(scenario: str, asynchronous: bool) -> None:
+    assert _observe(OURS, scenario, asynchronous) == _observe(LC, scenario, asynchronous)
+
+
+def test_with_config_on_a_binding_replaces_the_keys_it_is_given() -> None:
+    def config(m: _Lib) -> Any:
+        binding = _bound(m).with_config(tags=["outer"], metadata={"n": 2})
+        return binding.config
+
+    assert config(OURS) == config(LC) == {"tags": ["outer"], "run_name": "B", "metadata": {"n": 2}}
+
+
+def _events(m: _Lib, scenario: str) -> list[Any]:
+    async def run() -> list[Any]:
+        runnable = SCENARIOS[scenario](m)
+        return [
+            (event["event"], event["name"], event["tags"], event["metadata"])
+            async for event in runnable.astream_events(1, {"tags": ["z"]}, version="v2")
+        ]
+
+    return asyncio.run(run())
+
+
+# a retry's stream is a run of its own in ragline, where LangChain streams what it wraps
+# without retrying (docs/differences-from-langchain.md, "Events and runs")
+@pytest.mark.parametrize("scenario", [name for name in SCENARIOS if "retry" not in name])
+def test_astream_events_of_a_binding_s_wrappers_are_langchains(scenario: str) -> None:
+    assert _events(OURS, scenario) == _events(LC, scenario)
+
+
+def _listened(m: _Lib, plain: bool) -> Any:
+    seen: list[Any] = []
+
+    def with_config(run: Any, config: Any) -> None:
+        seen.append(
+            (run.name, run.tags, config.get("tags"), config.get("metadata"), config["run_name"])
+        )
+
+    def without_config(run: Any) -> None:
+        seen.append((run.name, run.tags, run.extra.get("metadata")))
+
+    binding = _bound(m).with_listeners(on_end=without_config if plain else with_config)
+    handler = _handler(m)
+    results = [binding.invoke(1, {"tags": ["z"]})]
+    # listeners stay when the binding's callbacks are replaced, as in LangChain
+    replaced = binding.with_config(callbacks=[handler], tags=["t2"])
+    results.append(replaced.invoke(2))
+    return results, type(binding).__name__, seen, handler.seen
+
+
+@pytest.mark.parametrize("plain", [True, False], ids=["listener(run)", "listener(run, config)"])
+def test_with_listeners_on_a_binding_sees_the_binding_s_config(plain: bool) -> None:
+    assert _listened(OURS, plain) == _listened(LC, plain)
+
+
+def _printed(m: _Lib) -> list[str]:
+    bindings = [
+        m.RunnableLambda(add).with_listeners(on_end=print),
+        _bound(m).with_listeners(on_end=print),
+        _bound(m).with_config(tags=["outer"]),
+        _bound(m).with_retry(),
+    ]
+    return [re.sub(r" at 0x[0-9a-f]+>", " at ...>", repr(b)) for b in bindings[:3]] + [
+        f"{type(bindings[3]).__name__} {type(bindings[3].bound).__name__} {bindings[3].config}"
+    ]
+
+
+def test_printed_bindings_are_langchains() -> None:
+    assert _printed(OURS) == _printed(LC)
