@@ -248,18 +248,19 @@ def test_redis_filter_classes_port_from_each_langchain_path(tmp_path, capsys):
 
 
 def test_a_langchain_runnable_left_unmapped_joins_the_ported_chain(tmp_path):
-    # BaseGenerationOutputParser is not ragline's: its import stays, and the line port adds
-    # lets the LangChain parser run inside the chain ragline's prompt and model start.
+    # BaseCumulativeTransformOutputParser is not ragline's: its import stays, and the line
+    # port adds lets the LangChain parser run inside the chain ragline's prompt and model
+    # start.
     source = textwrap.dedent(
         """\
         from langchain_core.language_models import FakeListChatModel
-        from langchain_core.output_parsers import BaseGenerationOutputParser
+        from langchain_core.output_parsers import BaseCumulativeTransformOutputParser
         from langchain_core.prompts import PromptTemplate
 
 
-        class Lines(BaseGenerationOutputParser):
-            def parse_result(self, result, *, partial=False):
-                return [line.strip() for line in result[0].text.strip().split("\\n")]
+        class Lines(BaseCumulativeTransformOutputParser):
+            def parse(self, text):
+                return [line.strip() for line in text.strip().split("\\n")]
 
 
         reply = "red\\ngreen\\nblue"
@@ -267,7 +268,7 @@ def test_a_langchain_runnable_left_unmapped_joins_the_ported_chain(tmp_path):
         chain = PromptTemplate.from_template("{q}") | model | Lines()
         print(type(chain).__module__.split(".")[0])
         print(chain.invoke({"q": "colors"}))
-        print(list(chain.stream({"q": "colors"})))
+        print(list(chain.stream({"q": "colors"}))[-1])
         """
     )
     path = write_project(tmp_path, {"app.py": source}) / "app.py"
@@ -279,7 +280,7 @@ def test_a_langchain_runnable_left_unmapped_joins_the_ported_chain(tmp_path):
     run = subprocess.run(
         [sys.executable, str(path)], capture_output=True, text=True, cwd=tmp_path, check=True
     )
-    assert run.stdout == ("ragline\n['red', 'green', 'blue']\n[['red', 'green', 'blue']]\n")
+    assert run.stdout == ("ragline\n['red', 'green', 'blue']\n['red', 'green', 'blue']\n")
 
 
 def test_nothing_is_added_when_every_name_maps_or_none_does(tmp_path):

@@ -806,6 +806,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": (
             "BaseOutputParser BaseTransformOutputParser OutputParserException StrOutputParser"
         ),
+        "ragline.core.output_parsers": "BaseGenerationOutputParser",
     },
     "langchain_classic.schema.prompt": {
         "ragline.core": "PromptValue",
@@ -1314,12 +1315,13 @@ PATHS: dict[str, dict[str, str]] = {
             "PydanticOutputParser PydanticToolsParser StrOutputParser"
         ),
         "ragline.core.output_parsers": (
-            "ListOutputParser MarkdownListOutputParser NumberedListOutputParser "
-            "SimpleJsonOutputParser XMLOutputParser"
+            "BaseGenerationOutputParser ListOutputParser MarkdownListOutputParser "
+            "NumberedListOutputParser SimpleJsonOutputParser XMLOutputParser"
         ),
     },
     "langchain_core.output_parsers.base": {
         "ragline.core": "BaseOutputParser",
+        "ragline.core.output_parsers": "BaseGenerationOutputParser",
     },
     "langchain_core.output_parsers.json": {
         "ragline.core": "JsonOutputParser",
@@ -1883,8 +1885,7 @@ MISSING: dict[str, str] = {
     "langchain_classic.schema.messages": "merge_content",
     "langchain_classic.schema.output": "RunInfo",
     "langchain_classic.schema.output_parser": (
-        "BaseCumulativeTransformOutputParser BaseGenerationOutputParser "
-        "BaseLLMOutputParser NoOpOutputParser T"
+        "BaseCumulativeTransformOutputParser BaseLLMOutputParser NoOpOutputParser T"
     ),
     "langchain_classic.schema.runnable.base": "Input Other Output RunnableLike",
     "langchain_classic.schema.runnable.config": (
@@ -2300,10 +2301,8 @@ MISSING: dict[str, str] = {
         "create_video_block is_data_content_block"
     ),
     "langchain_core.messages.tool": "ToolOutputMixin default_tool_chunk_parser default_tool_parser",
-    "langchain_core.output_parsers": (
-        "BaseCumulativeTransformOutputParser BaseGenerationOutputParser BaseLLMOutputParser"
-    ),
-    "langchain_core.output_parsers.base": "BaseGenerationOutputParser BaseLLMOutputParser T",
+    "langchain_core.output_parsers": "BaseCumulativeTransformOutputParser BaseLLMOutputParser",
+    "langchain_core.output_parsers.base": "BaseLLMOutputParser T",
     "langchain_core.output_parsers.json": "parse_and_check_json_markdown parse_partial_json",
     "langchain_core.output_parsers.list": "T droplastn",
     "langchain_core.output_parsers.openai_tools": (

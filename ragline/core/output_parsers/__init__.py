@@ -13,6 +13,7 @@ yes/no and regex parsers, the Markdown and numbered list parsers), ``_xml.py``
 """
 
 from ragline.core.output_parsers._base import (
+    BaseGenerationOutputParser,
     BaseOutputParser,
     BaseTransformOutputParser,
     CommaSeparatedListOutputParser,
@@ -57,6 +58,7 @@ from ragline.core.output_parsers._xml import XMLOutputParser
 from ragline.core.output_parsers._yaml import YamlOutputParser
 
 __all__ = [
+    "BaseGenerationOutputParser",
     "BaseOutputParser",
     "BaseTransformOutputParser",
     "BooleanOutputParser",

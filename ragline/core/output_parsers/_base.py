@@ -32,6 +32,7 @@ from ragline.core.runnables.serializable import RunnableSerializable
 
 __all__ = [
     "NOT_YET",
+    "BaseGenerationOutputParser",
     "BaseOutputParser",
     "BaseTransformOutputParser",
     "CommaSeparatedListOutputParser",
@@ -153,6 +154,41 @@ class BaseOutputParser(Fields, Runnable[Any, T], Generic[T]):
         from ragline.core._json_schema import any_message_schema
 
         return {"anyOf": [{"type": "string"}, any_message_schema(defs)]}
+
+
+class BaseGenerationOutputParser(BaseOutputParser[T]):
+    """Base of parsers that read the model's generations rather than its text: implement
+    ``parse_result(result, partial=False)``.
+
+    ``invoke`` hands the override one generation: a message becomes
+    ``[ChatGeneration(message=...)]`` (so a parser can read tool calls or other message
+    fields), a string ``[Generation(text=...)]``, as LangChain's base of the same name.
+
+    Example:
+        >>> from ragline.core import AIMessage
+        >>> class Shout(BaseGenerationOutputParser[str]):
+        ...     def parse_result(self, result, *, partial=False):
+        ...         return result[0].text.upper()
+        >>> Shout().invoke(AIMessage("hi")), Shout().invoke("ok")
+        ('HI', 'OK')
+    """
+
+    @abstractmethod
+    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> T:
+        """Parse the model's generations (``Generation`` / ``ChatGeneration``)."""
+
+    def parse(self, text: str) -> T:
+        """Parse ``text`` as one ``Generation``."""
+        from ragline.core.language_models import Generation
+
+        return self.parse_result([Generation(text=text)])
+
+    def _parse_output(self, value: Any) -> T:
+        from ragline.core.language_models import ChatGeneration, Generation
+
+        if isinstance(value, BaseMessage):
+            return self.parse_result([ChatGeneration(message=value)])
+        return self.parse_result([Generation(text=text_of(value))])
 
 
 class StreamProgress:
