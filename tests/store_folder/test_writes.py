@@ -11,7 +11,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -67,10 +66,13 @@ def python(code: str, *args: str) -> subprocess.Popen[str]:
 
 HOLD_THE_LOCK = """
 import sys, time
+from pathlib import Path
 from ragline.store_folder import StoreFolder
 with StoreFolder(sys.argv[1]).writer(embedding="hashing") as writer:
     print("locked", flush=True)
     time.sleep(float(sys.argv[2]))
+    if len(sys.argv) > 3:  # says it is about to let go of the lock
+        Path(sys.argv[3]).touch()
 """
 
 
@@ -98,14 +100,16 @@ def test_a_second_writer_is_told_who_holds_the_lock(tmp_path: Path) -> None:
 
 
 def test_a_second_writer_can_wait(tmp_path: Path) -> None:
+    """The writer gets the lock once the holder is done with it: the holder's last act
+    under the lock (a file it leaves) is there by then. (Not the seconds waited: on a
+    loaded machine this process may start its wait late into the holder's 1.5 s.)"""
     folder = tmp_path / "store"
-    holder = python(HOLD_THE_LOCK, str(folder), "1.5")
+    letting_go = tmp_path / "letting-go"
+    holder = python(HOLD_THE_LOCK, str(folder), "1.5", str(letting_go))
     assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
-    started = time.monotonic()
     with StoreFolder(folder).writer(embedding="hashing", wait=60) as writer:
-        waited = time.monotonic() - started  # it got the lock once the holder was done
+        assert letting_go.exists()  # it got the lock once the holder was done
         writer.index(chunks(1))
-    assert waited >= 1.0
     assert holder.wait() == 0
 
 
@@ -401,15 +405,25 @@ def test_a_commit_flushes_the_faiss_index_file_beside_the_documents_file(
 
 
 SIGINT_RUN = """
-import sys, time
+import os, sys, time
 from ragline.embeddings import HashingEmbeddings
 from ragline.store_folder import EmbeddingBackend, register_embedding
 from ragline.cli import main
 
 class Slow(HashingEmbeddings):
+    batches = 0
+
     def embed_documents_array(self, texts):
         print(f"embedding {len(texts)}", file=sys.stderr, flush=True)
-        time.sleep(0.3)
+        Slow.batches += 1
+        gate = os.environ.get("RAGLINE_TEST_GATE")
+        deadline = time.monotonic() + 60  # bounds a hang
+        # the batches after the first wait until the test has seen the run take its
+        # signal (a fixed pause could be over before a loaded machine delivers it)
+        while gate and Slow.batches > 1 and not os.path.exists(gate):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
         return super().embed_documents_array(texts)
 
 register_embedding("slow", EmbeddingBackend(lambda options, progress: Slow(dimension=32)))
@@ -418,22 +432,31 @@ sys.exit(main(sys.argv[1:]))
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "term"])
-def test_ctrl_c_commits_what_was_embedded_and_says_so(tmp_path: Path, signum: int) -> None:
+def test_ctrl_c_commits_what_was_embedded_and_says_so(
+    tmp_path: Path, signum: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Ctrl-C, or SIGTERM (``timeout -s TERM``, a service manager), mid-run: the run commits
-    the batches it embedded, says so and exits 130; the next run embeds only the rest."""
+    the batches it embedded, says so and exits 130; the next run embeds only the rest.
+    The second batch waits until the run has taken the signal (it says so on stderr)."""
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for n in range(300):
         (corpus / f"f{n:03d}.txt").write_text(f"file {n}")
     folder = tmp_path / "store"
+    gate = tmp_path / "signal-taken"
+    monkeypatch.setenv("RAGLINE_TEST_GATE", str(gate))
     run = python(SIGINT_RUN, "index", str(corpus), "--store", str(folder), "--embedding", "slow")
     assert run.stderr is not None
-    line = "-"
-    while line and "embedding" not in line:
-        line = run.stderr.readline()
-    assert line, "the run ended before it embedded anything"
+    read = ["-"]
+    while read[-1] and "embedding" not in read[-1]:
+        read.append(run.stderr.readline())
+    assert read[-1], "the run ended before it embedded anything"
     run.send_signal(signum)
-    stdout, stderr = run.communicate(timeout=120)
+    while read[-1] and "stopping after the current batch" not in read[-1]:
+        read.append(run.stderr.readline())
+    gate.touch()
+    stdout, rest = run.communicate(timeout=120)
+    stderr = "".join(read[1:]) + rest
     assert run.returncode == 130, stderr
     assert stdout == ""
     assert "ragline: stopping after the current batch, keeping what is embedded" in stderr
