@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -195,29 +196,41 @@ def test_async_iterator_ends_on_error_and_skips_empty_tokens():
     assert AsyncIteratorCallbackHandler().always_verbose is LCAsyncIterator().always_verbose
 
 
-@pytest.mark.parametrize("delay", [0.0, 0.01])
-def test_async_iterator_waits_for_tokens_from_a_slow_producer(delay: float):
+@pytest.mark.parametrize("paced", [False, True], ids=["no-pause", "paced"])
+def test_async_iterator_waits_for_tokens_from_a_slow_producer(paced: bool):
     """With no pause between the last tokens and the run's end, LangChain's aiter() may
     stop with tokens still queued (it races the queue against ``done``); ragline's gives
-    every queued token first. With pauses both give every token."""
+    every queued token first. With a producer that waits until the consumer has each
+    token before the next, and all of them before the end, both give every token. (It
+    waits on the consumer, not for a fixed 0.01 s: a loaded machine can outlast that,
+    and LangChain's race then loses the last token.)"""
 
     async def scenario(handler: Any) -> list[str]:
+        tokens: list[str] = []
+
+        async def pause(consumer_has: int) -> None:
+            deadline = time.monotonic() + 30  # bounds a hang
+            await asyncio.sleep(0)
+            while paced and len(tokens) < consumer_has and time.monotonic() < deadline:
+                await asyncio.sleep(0.001)
+
         async def produce() -> None:
             await handler.on_llm_start({}, ["p"], run_id=None)
-            for token in ["x", "y", "z"]:
-                await asyncio.sleep(delay)
+            for count, token in enumerate(["x", "y", "z"]):
+                await pause(consumer_has=count)
                 await handler.on_llm_new_token(token, run_id=None)
-            await asyncio.sleep(delay)
+            await pause(consumer_has=3)
             await handler.on_llm_end(None, run_id=None)
 
         task = asyncio.ensure_future(produce())
         await asyncio.sleep(0)
-        tokens = [token async for token in handler.aiter()]
+        async for token in handler.aiter():
+            tokens.append(token)
         await task
         return tokens
 
     assert asyncio.run(scenario(AsyncIteratorCallbackHandler())) == ["x", "y", "z"]
-    if delay:
+    if paced:
         assert asyncio.run(scenario(LCAsyncIterator())) == ["x", "y", "z"]
 
 
