@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -20,6 +20,8 @@ class Route:
     content_type: str | None = "text/html; charset=utf-8"
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0  # seconds to wait before answering
+    # before the delay: wait until this says True (checked every 10 ms, 30 s at most)
+    until: Callable[[], bool] | None = None
     send_length: bool = True  # False: no Content-Length, the body ends when the connection closes
 
 
@@ -56,6 +58,11 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
                 route = server.routes.get(self.path)
                 if route is None:
                     route = Route(b"<h1>Not here</h1>", status=404)
+                if route.until is not None:
+                    deadline = time.monotonic() + 30
+                    while not route.until() and time.monotonic() < deadline:
+                        if server.stopping.wait(0.01):
+                            break
                 if route.delay:
                     server.stopping.wait(route.delay)
                 # The request stops counting as active before the reply goes out: once

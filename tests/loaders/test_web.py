@@ -196,12 +196,16 @@ async def test_alazy_load_fetches_concurrently_in_url_order(
     http_server: Server, max_concurrency
 ) -> None:
     """Six slow pages: the server sees exactly ``max_concurrency`` requests at once;
-    the documents still come out in URL order."""
+    the documents still come out in URL order. The first page answers only once that
+    many requests were in at once (not after a fixed delay: on a loaded machine the
+    client could send the others after it had answered)."""
     names = [f"p{i}" for i in range(6)]
     for i, name in enumerate(names):
         # later pages answer faster, so completion order differs from URL order
         http_server.routes[f"/{name}"] = Route(
-            f"<p>{name}</p>".encode(), delay=0.15 + 0.03 * (5 - i)
+            f"<p>{name}</p>".encode(),
+            delay=0.15 + 0.03 * (5 - i),
+            until=(lambda: http_server.peak >= max_concurrency) if i == 0 else None,
         )
     web = loader([http_server.url(f"/{n}") for n in names], max_concurrency=max_concurrency)
     documents = [d async for d in web.alazy_load()]
