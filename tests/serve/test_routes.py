@@ -48,6 +48,28 @@ TOPIC_SCHEMA = {
 GATE = threading.Event()  # the gated stream waits for the client between its two chunks
 SLOW = TokenRecorder()  # the slow model's tokens, for the disconnect test
 STREAMED = TokenRecorder()  # the streaming model's tokens, for the first-chunk test
+HOLD = threading.Event()  # cleared: the /model model holds after its first token
+HOLD.set()
+
+
+class HeldAfterFirstToken(FakeListChatModel):
+    """FakeListChatModel that, while HOLD is cleared, stops after its first token until
+    HOLD is set (30 s at most, against a hang)."""
+
+    def _stream(self, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        for number, chunk in enumerate(super()._stream(*args, **kwargs)):
+            yield chunk
+            if number == 0:
+                HOLD.wait(30)
+
+    async def _astream(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        number = 0
+        async for chunk in super()._astream(*args, **kwargs):
+            yield chunk
+            deadline = time.monotonic() + 30
+            while number == 0 and not HOLD.is_set() and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            number += 1
 
 
 def _documents(query: str) -> list[Any]:
@@ -114,9 +136,9 @@ def server() -> Iterator[BackgroundServer]:
     add_routes(app, GREETING, path="/peruser", per_req_config_modifier=_from_header)
     add_routes(app, RunnableGenerator(_gated), path="/gated")
     add_routes(app, _slow_sleep(2.0), path="/sleepy")
-    model = FakeListChatModel(responses=["The Moon causes the tides."], sleep=0.05)
+    model = HeldAfterFirstToken(responses=["The Moon causes the tides."], sleep=0.05)
     add_routes(app, model.with_config(callbacks=[STREAMED]), path="/model")
-    slow = FakeListChatModel(responses=["abcdefghijklmnopqrstuvwxyz" * 4], sleep=0.1)
+    slow = FakeListChatModel(responses=["abcdefghijklmnopqrstuvwxyz" * 4], sleep=0.3)
     add_routes(app, slow.with_config(callbacks=[SLOW]), path="/slow")
     add_routes(app, RunnableLambda(lambda x: x), path="/secure", api_key="s3cret-key")
     add_routes(app, RunnableLambda(lambda x: x), path="/small", max_request_bytes=200)
@@ -227,12 +249,20 @@ def test_the_first_chunk_arrives_before_the_run_finishes(server: BackgroundServe
 
 
 def test_model_tokens_arrive_while_the_model_still_writes(server: BackgroundServer) -> None:
+    """The model holds after its first token until this client has it (not a race of
+    the client against the model's 1.3 s of writing, which a loaded machine can lose):
+    had the server buffered the answer, the client would get it only after the hold's
+    30 s, whole."""
     STREAMED.tokens.clear()
     STREAMED.ended.clear()
     answer = "The Moon causes the tides."
-    stream = RemoteRunnable(server.url + "/model").stream("tides?")
-    first = next(stream)
-    produced = len(STREAMED.tokens)
+    HOLD.clear()
+    try:
+        stream = RemoteRunnable(server.url + "/model").stream("tides?")
+        first = next(stream)
+        produced = len(STREAMED.tokens)
+    finally:
+        HOLD.set()
     assert first.id is not None and STREAMED_RUN_ID.fullmatch(first.id)  # the run's id
     assert first == AIMessageChunk("T", id=first.id)
     assert produced < len(answer) and not STREAMED.ended.is_set()
@@ -258,10 +288,11 @@ def test_astream_and_composition(server: BackgroundServer) -> None:
 def test_a_client_that_disconnects_leaves_no_running_work(
     server: BackgroundServer, endpoint: str
 ) -> None:
-    """The slow model writes 104 characters, one per 0.1 s. The client reads the first
-    data event and hangs up: the server cancels the run at once (the model's run ends
-    with an error, not an answer) and no token is produced after that, on every
-    streaming endpoint."""
+    """The slow model writes 104 characters, one per 0.3 s (31 s in all). The client
+    reads the first data event and hangs up: the server cancels the run (the model's
+    run ends with an error, not an answer; fewer than 100 tokens bounds only a hang,
+    not how fast a loaded machine notices) and no token is produced after that, on
+    every streaming endpoint."""
     SLOW.tokens.clear()
     SLOW.failed.clear()
     SLOW.ended.clear()
@@ -272,10 +303,10 @@ def test_a_client_that_disconnects_leaves_no_running_work(
         for line in response.iter_lines():
             if line.startswith("data: {"):
                 break
-    assert SLOW.failed.wait(10), "the model kept running after the client left"
+    assert SLOW.failed.wait(60), "the model kept running after the client left"
     count = len(SLOW.tokens)
-    time.sleep(0.5)  # five more tokens' time
-    assert len(SLOW.tokens) == count < 20
+    time.sleep(1.0)  # three more tokens' time
+    assert len(SLOW.tokens) == count < 100
     assert not SLOW.ended.is_set()
 
 
