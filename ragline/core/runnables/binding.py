@@ -140,12 +140,6 @@ class RunnableBindingBase(Runnable[Input, Output]):
         return [self.bound]
 
     def _merge(self, config: RunnableConfig | None) -> RunnableConfig:
-        merged = self._merge_config(config)
-        if not self.config_factories:
-            return merged
-        return merge_configs(merged, *(factory(merged) for factory in self.config_factories))
-
-    def _merge_config(self, config: RunnableConfig | None) -> RunnableConfig:
         # the bound config was checked when bound; the bound runnable checks the call's
         merged = self.config if not config else merge_configs(self.config, config)
         # LangChain's merge reads each config over the current run's (a config without
@@ -160,12 +154,14 @@ class RunnableBindingBase(Runnable[Input, Output]):
                 bound_tags = current_tags
             if call_tags is None:
                 call_tags = current_tags
-        if not bound_tags and not call_tags:
+        if bound_tags or call_tags:
+            tags = sorted({*(bound_tags or ()), *(call_tags or ())})
+            if merged.get("tags") != tags:
+                merged = {**merged, "tags": tags}  # type: ignore[assignment]
+        if not self.config_factories:
             return merged
-        tags = sorted({*(bound_tags or ()), *(call_tags or ())})
-        if merged.get("tags") != tags:
-            merged = {**merged, "tags": tags}  # type: ignore[assignment]
-        return merged
+        # each factory sees the merged config (with_listeners: the listeners' config)
+        return merge_configs(merged, *(factory(merged) for factory in self.config_factories))
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """``bound.invoke`` with the bound options and config."""
