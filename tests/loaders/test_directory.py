@@ -344,7 +344,7 @@ def test_multithreading_keeps_file_order_and_really_overlaps(tmp_path) -> None:
     otherwise); files that finish early still come out in file order."""
     files = {f"f{i:02d}.txt": str(i) for i in range(12)}
     make_tree(tmp_path, files)
-    barrier = threading.Barrier(3, timeout=10)
+    barrier = threading.Barrier(3, timeout=60)
     done = {number: threading.Event() for number in range(3)}
     finished: list[str] = []
 
@@ -357,7 +357,7 @@ def test_multithreading_keeps_file_order_and_really_overlaps(tmp_path) -> None:
             if number < 3:
                 barrier.wait()  # the first three files load at the same time
                 if number < 2:  # and finish in reverse order: 2, then 1, then 0
-                    assert done[number + 1].wait(timeout=10)
+                    assert done[number + 1].wait(timeout=60)
             finished.append(str(number))
             if number < 3:
                 done[number].set()

@@ -131,7 +131,7 @@ def test_router_input_is_the_same_typed_dict():
 
 def meeting_router(router_cls: Any, lambda_cls: Any, seen: list[Any]) -> Any:
     """A router whose runnables all wait for one another before answering."""
-    barrier = threading.Barrier(3, timeout=10)
+    barrier = threading.Barrier(3, timeout=60)
 
     def meet(x: int) -> int:
         barrier.wait()

@@ -33,9 +33,8 @@ class Fixed(BaseRetriever):
 
     def _get_relevant_documents(self, query):
         if self.barrier is not None:
-            self.barrier.wait(
-                timeout=5
-            )  # only passes when the other retriever runs at the same time
+            # only passes when the other retriever runs at the same time (60 s: a hang)
+            self.barrier.wait(timeout=60)
         if query == f"explode {self.name}":
             raise RuntimeError(f"{self.name} failed")
         return list(self.documents)
@@ -231,7 +230,7 @@ async def test_async_children_run_concurrently():
             started.append(self.name)
             if len(started) == 2:
                 release.set()
-            await asyncio.wait_for(release.wait(), timeout=5)
+            await asyncio.wait_for(release.wait(), timeout=60)
             return list(self.documents)
 
     collector = RunCollectorCallbackHandler()

@@ -145,7 +145,7 @@ def test_the_first_block_can_be_smaller_so_the_model_starts_sooner() -> None:
     recording = Recording()
     ahead = EmbedAhead(recording, block=4, first_block=2)
     ahead.plan(["a", "b"], last=False)
-    for _ in range(2000):  # the thread starts on its own, nobody asking yet (<= 20 s)
+    for _ in range(6000):  # the thread starts on its own, nobody asking yet (<= 60 s)
         if recording.calls:
             break
         time.sleep(0.01)
@@ -203,7 +203,7 @@ def test_time_left_is_the_planned_work_left_at_the_threads_pace() -> None:
     ahead.plan(["c", "d", "e", "f"], last=True)
     assert ahead.time_left() is None  # no call has ended: no pace yet
     gates[0].set()
-    for _ in range(2000):  # the thread ends its first call and starts the second (<= 20 s)
+    for _ in range(6000):  # the thread ends its first call and starts the second (<= 60 s)
         if len(started) == 2:
             break
         time.sleep(0.01)
@@ -239,7 +239,7 @@ def test_caller_waited_says_whether_the_last_call_waited_for_the_thread() -> Non
     threading.Timer(0.2, gate.set).start()
     ahead.embed_documents_array(["a", "b"])  # waits for the gate
     assert ahead.caller_waited() is True
-    for _ in range(2000):  # the thread embeds c and d (<= 20 s)
+    for _ in range(6000):  # the thread embeds c and d (<= 60 s)
         if ahead._finished:
             break
         time.sleep(0.01)

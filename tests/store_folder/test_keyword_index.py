@@ -529,7 +529,7 @@ def test_the_commit_writes_the_keyword_index_while_the_store_is_saved(
     real_save_local = FAISS.save_local
 
     def save_rows(data: Path, rows: Any) -> None:
-        overlapped.append(store_save_started.wait(timeout=10))
+        overlapped.append(store_save_started.wait(timeout=60))
         real_save_rows(data, rows)
 
     def save_local(self: FAISS, *args: Any, **kwargs: Any) -> None:

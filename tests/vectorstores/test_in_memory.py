@@ -131,7 +131,7 @@ def test_first_writers_racing_with_two_dimensions_leave_a_consistent_store() -> 
 
     class Racing(InMemoryVectorStore):
         def _upsert(self, *primitive_args: Any) -> None:
-            both_checked.wait(timeout=10)  # both calls are past the check, none has stored
+            both_checked.wait(timeout=60)  # both calls are past the check, none has stored
             super()._upsert(*primitive_args)
 
     store = Racing(ExplicitEmbeddings())
