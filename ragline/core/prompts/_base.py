@@ -13,7 +13,9 @@ Example:
 from __future__ import annotations
 
 import copy
+import difflib
 import sys
+import warnings
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -285,6 +287,33 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
         return shown
 
 
+_PROMPT_OPTIONS = (
+    "template",
+    "input_variables",
+    "partial_variables",
+    "template_format",
+    "tags",
+    "metadata",
+    "input_types",
+    "output_parser",
+    "validate_template",
+)
+
+
+def _warn_ignored(kind: str, ignored: Mapping[str, Any]) -> None:
+    """Say which keywords a prompt drops (LangChain's pydantic prompt drops them silently)."""
+    hints = []
+    for name in ignored:
+        close = difflib.get_close_matches(name, _PROMPT_OPTIONS, n=1)
+        hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    warnings.warn(
+        f"{kind}() ignores {', '.join(hints)}: not an option of a prompt template "
+        f"(its options are: {', '.join(_PROMPT_OPTIONS)})",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
 class PromptTemplate(BasePromptTemplate):
     """A text prompt from an f-string (or jinja2) template.
 
@@ -299,6 +328,10 @@ class PromptTemplate(BasePromptTemplate):
         tags, metadata: added to every run of the prompt (as in LangChain).
         input_types: the variables' types (``{}`` by default).
         output_parser: kept on the prompt for the program (LangChain's field).
+
+    Another keyword is ignored with a ``UserWarning`` naming it (and the option it may
+    stand for): LangChain's pydantic prompt drops it silently, and programs pass some by
+    mistake (``input_variable=[...]`` for ``input_variables``), so they run as there.
 
     Raises:
         InvalidInputError: the template is malformed or ``input_variables`` disagrees
@@ -324,7 +357,10 @@ class PromptTemplate(BasePromptTemplate):
         input_types: Mapping[str, Any] | None = None,
         output_parser: Any = None,
         validate_template: bool = False,
+        **ignored: Any,
     ) -> None:
+        if ignored:
+            _warn_ignored(type(self).__name__, ignored)
         self.partial_variables = dict(partial_variables or {})
         self.optional_variables = []
         self.validate_template = bool(validate_template)
