@@ -26,6 +26,7 @@ from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import RunnableConfig, ensure_config, get_config_list
 from ragline.core.exceptions import ConfigurationError
 from ragline.core.fields import is_float_annotation
+from ragline.core.runnables._printing import printed_fields
 from ragline.core.runnables.base import (
     Input,
     Output,
@@ -57,13 +58,19 @@ class ConfigurableField:
         id: the key in ``config["configurable"]``.
         name: a human-readable name.
         description: what the value does.
-        options: for alternatives, the keys that may be chosen (filled in by ragline).
+        annotation: the value's type, for ``config_specs`` (by default the attribute's
+            declared type).
+        is_shared: whether one value is shared by the whole run tree.
+        options: for alternatives, the keys that may be chosen (filled in by ragline; not
+            printed, LangChain's field has no such attribute).
     """
 
     id: str
     name: str | None = None
     description: str | None = None
-    options: tuple[str, ...] | None = None
+    annotation: Any = None
+    is_shared: bool = False
+    options: tuple[str, ...] | None = dataclasses.field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -343,8 +350,14 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
         self.default = default
         self.fields = dict(fields)
 
-    def __repr__(self) -> str:
-        return f"RunnableConfigurableFields({self.default!r}, fields={list(self.fields)})"
+    def __repr__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
+        return f"RunnableConfigurableFields({self._printed(', ')})"
+
+    def __str__(self) -> str:
+        return self._printed(" ")
+
+    def _printed(self, separator: str) -> str:
+        return printed_fields(self.name, separator, default=self.default, fields=self.fields)
 
     def _children(self) -> list[Runnable[Any, Any]]:
         return [self.default]
@@ -361,7 +374,8 @@ class RunnableConfigurableFields(_Configurable[Input, Output]):
                 name=field.name,
                 description=field.description,
                 default=getattr(self.default, attribute, None),
-                annotation=_declared_type(type(self.default), attribute),
+                annotation=field.annotation or _declared_type(type(self.default), attribute),
+                is_shared=field.is_shared,
             )
             for attribute, field in self.fields.items()
         }
@@ -439,8 +453,25 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
             key: coerce_to_runnable(value) for key, value in alternatives.items()
         }
 
-    def __repr__(self) -> str:
-        return f"RunnableConfigurableAlternatives({self.which.id!r}, options={self.options})"
+    def __repr__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
+        return f"RunnableConfigurableAlternatives({self._printed(', ')})"
+
+    def __str__(self) -> str:
+        return self._printed(" ")
+
+    def _printed(self, separator: str) -> str:
+        # default_key shows when it is not its default; prefix_keys (required in
+        # LangChain's model) always shows
+        keys = {"default_key": self.default_key} if self.default_key != "default" else {}
+        return printed_fields(
+            self.name,
+            separator,
+            default=self.default,
+            which=self.which,
+            alternatives=self.alternatives,
+            **keys,
+            prefix_keys=self.prefix_keys,
+        )
 
     @property
     def options(self) -> list[str]:

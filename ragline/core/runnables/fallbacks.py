@@ -10,6 +10,7 @@ from typing import Any
 
 from ragline.core.config import RunnableConfig
 from ragline.core.exceptions import ConfigurationError
+from ragline.core.runnables._printing import printed_fields
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
 from ragline.core.runnables.runs import _aclose
 from ragline.core.runnables.serializable import RunnableSerializable
@@ -112,8 +113,20 @@ class RunnableWithFallbacks(Runnable[Input, Output]):
         """``RunnableWithFallbacks`` unless a name was set."""
         return self.name or "RunnableWithFallbacks"
 
-    def __repr__(self) -> str:
-        return f"RunnableWithFallbacks({self.runnable!r}, fallbacks={self.fallbacks!r})"
+    def __repr__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
+        return f"RunnableWithFallbacks({self._printed(', ')})"
+
+    def __str__(self) -> str:
+        return self._printed(" ")
+
+    def _printed(self, separator: str) -> str:
+        # exceptions_to_handle and exception_key show when they are not their defaults
+        shown: dict[str, Any] = {"runnable": self.runnable, "fallbacks": self.fallbacks}
+        if self.exceptions_to_handle != (Exception,):
+            shown["exceptions_to_handle"] = self.exceptions_to_handle
+        if self.exception_key is not None:
+            shown["exception_key"] = self.exception_key
+        return printed_fields(self.name, separator, **shown)
 
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return self.runnable._input_json(defs)

@@ -12,6 +12,7 @@ from ragline.core._checks import check_number, check_positive_int
 from ragline.core.callbacks.base import RetryState
 from ragline.core.config import RunnableConfig, get_current_config, graph_config
 from ragline.core.exceptions import ConfigurationError
+from ragline.core.runnables._printing import printed_fields
 from ragline.core.runnables.base import Input, Output, Runnable
 from ragline.core.runnables.runs import _aclose, part_config
 from ragline.core.runnables.serializable import RunnableSerializable
@@ -147,8 +148,27 @@ class RunnableRetry(Runnable[Input, Output]):
         named after what they retry)."""
         return self.name or self.bound.get_name()
 
-    def __repr__(self) -> str:
-        return f"RunnableRetry({self.bound!r}, stop_after_attempt={self.stop_after_attempt})"
+    def __repr__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
+        return f"RunnableRetry({self._printed(', ')})"
+
+    def __str__(self) -> str:
+        return self._printed(" ")
+
+    def _printed(self, separator: str) -> str:
+        # LangChain's retry is a binding: bound, kwargs, config and config_factories show
+        # always (a retry holds none of the last three here), its own fields when they are
+        # not their defaults
+        shown: dict[str, Any] = {"bound": self.bound, "kwargs": {}, "config": {}}
+        shown["config_factories"] = []
+        if self.retry_if_exception_type != (Exception,):
+            shown["retry_exception_types"] = self.retry_if_exception_type
+        if self.wait_exponential_jitter is not True:
+            shown["wait_exponential_jitter"] = self.wait_exponential_jitter
+        if self.exponential_jitter_params is not None:
+            shown["exponential_jitter_params"] = self.exponential_jitter_params
+        if self.stop_after_attempt != 3:
+            shown["max_attempt_number"] = self.stop_after_attempt
+        return printed_fields(self.name, separator, **shown)
 
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         return self.bound._input_json(defs)
