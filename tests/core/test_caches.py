@@ -143,10 +143,25 @@ def test_sqlite_cache_refuses_a_file_that_is_not_a_database(tmp_path: Path) -> N
             r"a ChatGeneration holding loading langchain\.schema\.document\.Document is not "
             r"allowed",
         ),
+        (None, r"not JSON but None"),  # the response column allows NULL
+        (
+            '{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "output", '
+            '"ChatGenerationChunk"], "kwargs": {"message": {"lc": 1, "type": "constructor", '
+            '"id": ["langchain", "schema", "messages", "AIMessageChunk"], "kwargs": '
+            '{"content": "x", "tool_call_chunks": [5]}}}}',
+            r"a ChatGenerationChunk whose message cannot be built \(AttributeError",
+        ),
+        (
+            '{"lc": 1, "type": "constructor", "id": ["langchain", "schema", "output", '
+            '"ChatGeneration"], "kwargs": {"message": {"lc": 1, "type": "constructor", '
+            '"id": ["langchain", "schema", "messages", "AIMessage"], "kwargs": '
+            '{"content": "x", "invalid_tool_calls": "q"}}}}',
+            r"a ChatGeneration whose message cannot be built \(AttributeError",
+        ),
     ],
 )
 def test_sqlite_cache_treats_an_entry_it_does_not_read_as_a_miss(
-    tmp_path: Path, response: str, reason: str
+    tmp_path: Path, response: str | None, reason: str
 ) -> None:
     cache = SQLiteCache(tmp_path / "c.db")
     cache.update("p", "m", TEXT)

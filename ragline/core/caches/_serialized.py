@@ -89,9 +89,11 @@ def generation_from_text(text: str | bytes) -> Generation:
     """
     from ragline.core.load import load  # load imports the models, which import caches
 
+    if not isinstance(text, (str, bytes)):  # a NULL response (the column allows it)
+        raise UnreadableEntry(f"not JSON but {text!r}")
     try:
         entry = json.loads(text)
-    except (ValueError, UnicodeDecodeError, RecursionError) as err:
+    except (ValueError, RecursionError) as err:
         raise UnreadableEntry(f"not JSON ({err})") from None
     ident = entry.get("id") if isinstance(entry, dict) else None
     name = ident[-1] if isinstance(ident, list) and ident[:-1] == _OUTPUT_ID else None
@@ -112,8 +114,13 @@ def generation_from_text(text: str | bytes) -> Generation:
                 raise UnreadableEntry(f"a {name} whose text is not a str")
             return cls(text_value, info)
         message = load(kwargs.get("message"), allowed_objects="messages")
+    except UnreadableEntry:
+        raise
     except (InvalidInputError, NotImplementedError) as err:
         raise UnreadableEntry(f"a {name} holding {err}") from None
+    except (TypeError, AttributeError, KeyError, ValueError) as err:
+        # a message class given values of the wrong shape (tool_call_chunks=[5] ...)
+        raise UnreadableEntry(f"a {name} whose message cannot be built ({err!r})") from None
     from ragline.core.messages import AIMessageChunk, BaseMessage
 
     if cls is ChatGenerationChunk and isinstance(message, AIMessageChunk):
