@@ -91,14 +91,14 @@ def test_errors_the_operation_does_not_catch_propagate():
 async def test_a_deadline_cancels_the_awaited_effect_and_tells_the_operation():
     def slow():
         try:
-            yield Effect(time.sleep, asyncio.sleep, 5)
+            yield Effect(time.sleep, asyncio.sleep, 120)
         except DeadlineExceeded:
             return "gave up"
         return "slept"
 
     started = time.monotonic()
     assert await adrive(slow(), deadline=time.monotonic() + 0.05) == "gave up"
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 60  # bounds a hang (the effect sleeps 120 s)
 
 
 async def test_an_effects_own_timeout_is_not_mistaken_for_the_deadline():

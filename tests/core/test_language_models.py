@@ -340,7 +340,7 @@ class Gated(BaseChatModel):
 
     def _stream(self, messages, stop=None) -> Iterator[AIMessageChunk]:
         yield AIMessageChunk("first")
-        assert self.release.wait(10), "the test never released the model"
+        assert self.release.wait(60), "the test never released the model"
         yield AIMessageChunk(" second")
         self.finished = True
 
