@@ -34,6 +34,17 @@ class Document(ModelMethods):
 
     def __post_init__(self) -> None:
         if not isinstance(self.page_content, str):
+            if isinstance(self.page_content, (bytes, bytearray)):
+                # LangChain's pydantic field takes UTF-8 bytes as the text they encode
+                # (a blob parser yields the lines of as_bytes_io())
+                try:
+                    self.page_content = bytes(self.page_content).decode("utf-8")
+                except UnicodeDecodeError as err:
+                    raise ValueError(
+                        f"Document.page_content bytes are not UTF-8 text ({err}); decode "
+                        "them with their encoding and pass the str"
+                    ) from None
+                return
             raise TypeError(
                 f"Document.page_content must be a str, got {type(self.page_content).__name__}"
             )

@@ -65,6 +65,7 @@ from ragline.core.fake_models import (
     GenericFakeChatModel,
     ParrotFakeChatModel,
 )
+from ragline.core.fields import declared_fields
 from ragline.core.messages import (
     AIMessage,
     AIMessageChunk,
@@ -391,6 +392,8 @@ def _encode(obj: Any) -> Any:
         # ragline's prompts print alike, and refuses to read it back
         few_shot_id = ["langchain_core", "prompts", "few_shot", kind.__name__]
         return _not_implemented(few_shot_id, obj) | {"name": kind.__name__}
+    if _says_serializable(kind):
+        return _named(_own_constructor(obj), obj)
     # a ragline class LangChain writes by its printed form too (its own id, not a
     # subclass's: a subclass is named by its own module, below)
     lc_id = kind.__dict__.get("_lc_not_implemented_id")
@@ -408,6 +411,40 @@ def _encode(obj: Any) -> Any:
         module = getattr(obj, "__module__", None) or kind.__module__
         return _not_implemented([*module.split("."), own_name], obj)
     return _named(_not_implemented([*kind.__module__.split("."), kind.__name__], obj), obj)
+
+
+def _says_serializable(kind: type) -> bool:
+    """Whether ``kind`` is a user's class that overrides ``is_lc_serializable`` to answer
+    True (LangChain then writes it as a constructor under ``get_lc_namespace()``)."""
+    if kind.__module__.split(".")[0] == "ragline":
+        return False
+    answer = getattr(kind, "is_lc_serializable", None)
+    own = getattr(answer, "__func__", None)
+    if answer is None or own is None or own.__module__.split(".")[0] == "ragline":
+        return False
+    return answer() is True
+
+
+def _own_constructor(obj: Any) -> dict[str, Any]:
+    """The constructor entry of a user's serializable class: its namespace and name, and
+    LangChain's keyword arguments: the declared fields that are required, hold a truthy
+    value, or differ from their defaults."""
+    kind = type(obj)
+    kwargs: dict[str, Any] = {}
+    for name, spec in declared_fields(kind).items():
+        value = getattr(obj, name, spec.default)
+        default = spec.default_factory() if spec.default_factory is not None else spec.default
+        if spec.required or _truthy(value) or value != default:
+            kwargs[name] = value
+    lc_id = [*kind.get_lc_namespace(), kind.__name__]
+    return {"lc": 1, "type": "constructor", "id": lc_id, "kwargs": kwargs}
+
+
+def _truthy(value: Any) -> bool:
+    try:
+        return bool(value)
+    except Exception:  # a value without a truth value (an array) counts as falsy there
+        return False
 
 
 def _named(entry: dict[str, Any], obj: Any) -> dict[str, Any]:

@@ -284,8 +284,12 @@ class RecursiveCharacterTextSplitter(_MergingSplitter):
             raise InvalidInputError(
                 f"separators must be a non-empty list of str, got {separators!r}"
             )
-        self._separators = [_Separator(s, is_regex=is_separator_regex) for s in separators]
+        # the strings, as LangChain keeps them (subclasses read and replace them); the
+        # compiled ones are made again when either attribute changes
+        self._separators = list(separators)
         self._is_separator_regex = is_separator_regex
+        self._compiled_key: tuple[tuple[str, ...], bool] | None = None
+        self._compiled_separators = self._compiled()
 
     @classmethod
     def from_language(
@@ -334,12 +338,21 @@ class RecursiveCharacterTextSplitter(_MergingSplitter):
         """The regex separators ``from_language`` uses for ``language``."""
         return separators_for_language(language)
 
-    def _cut_into(self, text: str, merger: Merger) -> None:
-        self._split_at(text, 0, 0, merger)
+    def _compiled(self) -> list[_Separator]:
+        """``self._separators`` compiled (again only after a change to them)."""
+        key = (tuple(self._separators), bool(self._is_separator_regex))
+        if getattr(self, "_compiled_key", None) != key:
+            self._compiled_separators = [_Separator(s, is_regex=key[1]) for s in key[0]]
+            self._compiled_key = key
+        return self._compiled_separators
 
-    def _split_at(self, text: str, base: int, level: int, merger: Merger) -> None:
-        """Cut ``text`` (at offset ``base``) with ``self._separators[level:]``."""
-        separators = self._separators
+    def _cut_into(self, text: str, merger: Merger) -> None:
+        self._split_at(text, 0, 0, merger, self._compiled())
+
+    def _split_at(
+        self, text: str, base: int, level: int, merger: Merger, separators: list[_Separator]
+    ) -> None:
+        """Cut ``text`` (at offset ``base``) with ``separators[level:]``."""
         chosen = len(separators) - 1
         deeper = False  # are there separators left for pieces that are too large?
         for index in range(level, len(separators)):
@@ -365,7 +378,7 @@ class RecursiveCharacterTextSplitter(_MergingSplitter):
             if index > run_start:
                 merger.merge(*_run(pieces, offsets, lengths, gaps, run_start, index))
             if deeper:
-                self._split_at(pieces[index], offsets[index], chosen + 1, merger)
+                self._split_at(pieces[index], offsets[index], chosen + 1, merger, separators)
             else:
                 merger.add(pieces[index], offsets[index])
             run_start = index + 1

@@ -781,21 +781,22 @@ class CallbackManager:
         input_str: str,
         run_id: UUID | None = None,
         *,
-        name: str | None = _NOT_GIVEN,
         inputs: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> CallbackManagerForToolRun:
         """Start a tool run (``inputs``: the tool's arguments as a dict, when it has them;
-        ``name``: the run name, ``None`` given reaching handlers as ``name=None``, as
-        LangChain's tools report a run without a run name)."""
+        ``name=`` among ``kwargs``: the run name, ``None`` given reaching handlers as
+        ``name=None``, as LangChain's tools report a run without a run name). Handlers
+        get ``inputs`` first, then ``kwargs`` in the order of the call (LangChain's)."""
+        extra = {"inputs": inputs, **kwargs}
         return self._start(  # type: ignore[no-any-return]
             CallbackManagerForToolRun,
             "on_tool_start",
             serialized,
             input_str,
-            name,
+            extra.get("name", _NOT_GIVEN),
             run_id,
-            {"inputs": inputs, **kwargs},
+            extra,
         )
 
     def on_custom_event(self, name: str, data: Any, run_id: UUID | None = None) -> None:
@@ -918,19 +919,19 @@ class CallbackManager:
         input_str: str,
         run_id: UUID | None = None,
         *,
-        name: str | None = _NOT_GIVEN,
         inputs: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> AsyncCallbackManagerForToolRun:
         """Async twin of :meth:`on_tool_start`."""
+        extra = {"inputs": inputs, **kwargs}
         return await self._astart(  # type: ignore[no-any-return]
             CallbackManagerForToolRun,
             "on_tool_start",
             serialized,
             input_str,
-            name,
+            extra.get("name", _NOT_GIVEN),
             run_id,
-            {"inputs": inputs, **kwargs},
+            extra,
         )
 
 
@@ -976,7 +977,7 @@ def _start_arguments(
         return named, {"name": shown, **extra}
     if run_type is not _NOT_GIVEN:
         extra = {"run_type": run_type, **extra}
-    if name is _NOT_GIVEN:
+    if name is _NOT_GIVEN or "name" in extra:  # a tool's name= stays where its call put it
         return serialized, extra
     return serialized, {"name": name, **extra}
 

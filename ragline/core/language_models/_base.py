@@ -42,6 +42,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
 import functools
 import inspect
@@ -96,7 +97,9 @@ class BaseLanguageModel(
 
     name: str | None = None
     tags: list[str] | None = None
-    metadata: dict[str, Any] | None = None
+    # builtins.dict: the class defines a dict() method (LangChain's), and resolving the
+    # hints of a class reads its own namespace first
+    metadata: builtins.dict[str, Any] | None = None
     callbacks: Any = None
     verbose: bool = False
     cache: Any = None
@@ -247,6 +250,17 @@ class BaseLanguageModel(
         """The settings that describe this model (reported in ``invocation_params``)."""
         return {}
 
+    def asdict(self) -> dict[str, Any]:
+        """The model's identifying params and ``_type`` (its ``_llm_type``), as
+        LangChain's models describe themselves.
+
+        Example:
+            >>> from ragline.core import FakeListLLM
+            >>> FakeListLLM(responses=["a"]).asdict()
+            {'responses': ['a'], '_type': 'fake-list'}
+        """
+        return {**self._identifying_params, "_type": self._llm_type}
+
     def _streaming_disabled(self, bound: dict[str, Any]) -> bool:
         """Whether this call must not stream (a chat model's ``disable_streaming``)."""
         return False
@@ -289,7 +303,7 @@ class BaseLanguageModel(
         return params
 
     _ls_model_type: ClassVar[str] = "llm"
-    _ls_extra: ClassVar[dict[str, str]] = {}  # keys a kind of model adds after the ls_* ones
+    _ls_extra: ClassVar[builtins.dict[str, str]] = {}  # keys a kind adds after the ls_* ones
 
     def _ls_provider(self) -> str:
         return type(self).__name__.lower()
@@ -655,6 +669,11 @@ class BaseLanguageModel(
                         stepping.release()
                 else:  # a cancelled step still runs: close once it returns, off the loop
                     asyncio.get_running_loop().run_in_executor(None, close)
+
+    # last in the class body: before it, ``dict`` in an annotation is the builtin
+    def dict(self, **kwargs: Any) -> builtins.dict[str, Any]:
+        """The older name of :meth:`asdict` (LangChain deprecates it; it still works)."""
+        return self.asdict()
 
 
 # LangChain's model constructors all take these (they are pydantic fields of its base).

@@ -139,6 +139,11 @@ def coerce_to_runnable(thing: Any) -> Runnable[Any, Any]:
     )
 
 
+def _first_ragline_class(cls: type) -> type | None:
+    """The first of ``cls``'s classes (``cls`` included) that is ragline's."""
+    return next((c for c in cls.__mro__ if c.__module__.split(".")[0] == "ragline"), None)
+
+
 class Runnable(RunReporting, SchemaMethods, SerializableMethods, ABC, Generic[Input, Output]):
     """A unit of work with a uniform calling convention; subclasses write ``invoke``.
 
@@ -153,6 +158,10 @@ class Runnable(RunReporting, SchemaMethods, SerializableMethods, ABC, Generic[In
         return self.name or type(self).__name__
 
     def __repr__(self) -> str:
+        if _first_ragline_class(type(self)) is Runnable:
+            # a user's class written on Runnable itself prints as Python's default
+            # (LangChain's Runnable has no repr): <__main__.MyChain object at 0x...>
+            return object.__repr__(self)
         return (
             f"{type(self).__name__}()"
             if not self.name

@@ -23,7 +23,7 @@ Example:
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast, get_args, get_origin
 
 from ragline.core._json_schema import field_title, is_model_def, json_schema_of
 from ragline.core.exceptions import ConfigurationError
@@ -231,6 +231,27 @@ def _named_root(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
+def _declared_type_arguments(cls: type) -> tuple[Any, Any]:
+    """The input and output types a user's class gives its Runnable base as type
+    arguments (``Runnable[int, str]``, ``RunnableSerializable[str, list[Document]]``), as
+    LangChain reads them; ``(Any, Any)`` when none does (ragline's own classes state
+    their types themselves)."""
+    for klass in cls.__mro__:
+        if klass.__module__.split(".")[0] == "ragline":
+            break
+        for base in klass.__dict__.get("__orig_bases__", ()):
+            arguments = get_args(base)
+            origin = get_origin(base)
+            if (
+                len(arguments) == 2
+                and isinstance(origin, type)
+                and hasattr(origin, "invoke")
+                and not any(isinstance(argument, TypeVar) for argument in arguments)
+            ):
+                return arguments[0], arguments[1]
+    return Any, Any
+
+
 class SchemaMethods:
     """The schema methods of :class:`~ragline.core.runnables.base.Runnable`."""
 
@@ -246,13 +267,14 @@ class SchemaMethods:
     # ---- what subclasses override ----------------------------------------------------
     @property
     def InputType(self) -> Any:
-        """The type of this runnable's input (``Any`` unless a subclass knows better)."""
-        return Any
+        """The type of this runnable's input: ``Any`` unless a subclass knows better, or a
+        user's class names it as a type argument (``class C(Runnable[int, str])``)."""
+        return _declared_type_arguments(type(self))[0]
 
     @property
     def OutputType(self) -> Any:
-        """The type of this runnable's output."""
-        return Any
+        """The type of this runnable's output (see :attr:`InputType`)."""
+        return _declared_type_arguments(type(self))[1]
 
     def _input_json(self, defs: dict[str, Any]) -> dict[str, Any]:
         """The input's JSON Schema without its title; ``$defs`` entries go into ``defs``."""

@@ -41,7 +41,9 @@ class RunnableSerializable(Fields, Runnable[Input, Output]):
     inherit the declared fields. A ``RunnableLambda`` is not one, in both.
     """
 
-    def __repr__(self) -> str:
+    def _shown_fields(self) -> list[str]:
+        """``name=repr(value)`` of the fields that differ from their defaults, in their
+        declaration order (LangChain's models print the same ones, whole)."""
         parts = []
         for name, spec in declared_fields(type(self)).items():
             value = getattr(self, name, _MISSING)
@@ -51,6 +53,12 @@ class RunnableSerializable(Fields, Runnable[Input, Output]):
                 continue
             if spec.default_factory is not None and value == spec.default_factory():
                 continue
-            text = repr(value)
-            parts.append(f"{name}={text if len(text) <= 80 else text[:77] + '...'}")
-        return f"{type(self).__name__}({', '.join(parts)})"
+            parts.append(f"{name}={value!r}")
+        return parts
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(self._shown_fields())})"
+
+    def __str__(self) -> str:
+        # LangChain's (pydantic's str of a model): the same fields, space-separated
+        return " ".join(self._shown_fields())

@@ -410,12 +410,13 @@ class BaseTool(Fields, Runnable[Any, Any]):
             manager.add_handler(StdOutCallbackHandler(), inherit=False)
         inputs = dict(tool_input) if isinstance(tool_input, Mapping) else None
         start = {
-            # the run name, None without one: handlers see LangChain's name=None, and
-            # the run takes the tool's name from serialized
-            "name": run_name or config.get("run_name"),
+            # LangChain's keyword order, which a handler printing its **kwargs shows
             "run_id": run_id,
             "inputs": inputs,
             "color": start_color,
+            # the run name, None without one: handlers see LangChain's name=None, and
+            # the run takes the tool's name from serialized
+            "name": run_name or config.get("run_name"),
             "tool_call_id": tool_call_id,
             **extra,
         }
