@@ -654,10 +654,14 @@ def report_row(
                     low, high = min(values), max(values)
                     return f"{low:.1f}" if low == high else f"{low:.1f}-{high:.1f}"
 
-                ratio = min(per["langchain"]) / max(min(per["ragline"]), 1e-9)
+                ratio = (
+                    f"{min(per['langchain']) / min(per['ragline']):.2f}"
+                    if min(per["ragline"])
+                    else "-"
+                )
                 cells.append(
                     f"{side}: ragline {show(per['ragline'])}, LC {show(per['langchain'])}, "
-                    f"LC/ragline {ratio:.2f}"
+                    f"LC/ragline {ratio}"
                 )
             print(f"  {label:13} per op  " + " | ".join(cells))
     if times is None:
