@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ragline.core._json_schema import _is_pydantic
@@ -107,6 +108,32 @@ class RunnableEach(RunnableEachBase[Input, Output]):
         >>> RunnableEach(bound=RunnableLambda(str)).invoke([1, 2])
         ['1', '2']
     """
+
+    # As LangChain's: binding options, config or listeners to a RunnableEach binds them to
+    # the runnable it applies, so each element's run gets them (its name, tags, metadata;
+    # a listener per element), not one run around the whole list.
+
+    def bind(self, **kwargs: Any) -> RunnableEach[Input, Output]:  # type: ignore[override]
+        """A ``RunnableEach`` of ``bound.bind(**kwargs)``."""
+        return RunnableEach(bound=self.bound.bind(**kwargs))
+
+    def with_config(  # type: ignore[override]
+        self, config: RunnableConfig | None = None, **options: Any
+    ) -> RunnableEach[Input, Output]:
+        """A ``RunnableEach`` of ``bound.with_config(...)``: each element's run has it."""
+        return RunnableEach(bound=self.bound.with_config(config, **options))
+
+    def with_listeners(  # type: ignore[override]
+        self,
+        *,
+        on_start: Callable[[Any], Any] | None = None,
+        on_end: Callable[[Any], Any] | None = None,
+        on_error: Callable[[Any], Any] | None = None,
+    ) -> RunnableEach[Input, Output]:
+        """A ``RunnableEach`` of ``bound.with_listeners(...)``: the listeners see each
+        element's run."""
+        listened = self.bound.with_listeners(on_start=on_start, on_end=on_end, on_error=on_error)
+        return RunnableEach(bound=listened)
 
 
 def _item_ref(schema: dict[str, Any], title: str, defs: dict[str, Any]) -> dict[str, Any]:
