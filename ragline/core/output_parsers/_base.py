@@ -122,6 +122,11 @@ class BaseOutputParser(Fields, Runnable[Any, T], Generic[T]):
         message = getattr(result[0], "message", None)
         return self._parse_output(message if message is not None else result[0].text)
 
+    async def aparse_result(self, result: Sequence[Any], *, partial: bool = False) -> T:
+        """Async :meth:`parse_result` (parsing is quick, so it runs inline); a
+        :class:`BaseGenerationOutputParser`'s ``ainvoke`` calls it, as LangChain's."""
+        return self.parse_result(result, partial=partial)
+
     def parse_with_prompt(self, completion: str, prompt: Any) -> T:
         """Parse ``completion``; the prompt it answered is ignored here (a retrying
         parser uses it).
@@ -184,11 +189,26 @@ class BaseGenerationOutputParser(BaseOutputParser[T]):
         return self.parse_result([Generation(text=text)])
 
     def _parse_output(self, value: Any) -> T:
-        from ragline.core.language_models import ChatGeneration, Generation
+        return self.parse_result(_generations(value))
 
-        if isinstance(value, BaseMessage):
-            return self.parse_result([ChatGeneration(message=value)])
-        return self.parse_result([Generation(text=text_of(value))])
+    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> T:
+        """Async ``invoke``: the generation goes to :meth:`aparse_result` (a parser may
+        override it with async work), as LangChain's."""
+        self._reject_kwargs(kwargs)
+
+        async def parse(value: Any) -> T:
+            return await self.aparse_result(_generations(value))
+
+        return await self._acall_with_config(parse, input, config, run_type="parser")
+
+
+def _generations(value: Any) -> list[Any]:
+    """A model output as the one generation LangChain's generation parsers receive."""
+    from ragline.core.language_models import ChatGeneration, Generation
+
+    if isinstance(value, BaseMessage):
+        return [ChatGeneration(message=value)]
+    return [Generation(text=text_of(value))]
 
 
 class StreamProgress:
