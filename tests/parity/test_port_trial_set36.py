@@ -119,3 +119,59 @@ def test_fallbacks_and_retries_print_as_langchains() -> None:
     langchain_printed = _printed(_FALLBACK_RETRY_PRINTED)
     assert "RunnableRetry(bound=RunnableLambda(answer), kwargs={}" in langchain_printed
     assert _printed(ported) == langchain_printed
+
+
+# Noticed while probing the set's theme (.pick): a RunnablePick printed as
+# ``RunnablePick()``, so a printed chain ending in ``.pick([...])`` lost its keys;
+# LangChain prints ``RunnablePick(keys=[...])`` (str: ``keys=[...]``). And the output
+# schema of a chain ending in a pick was the pick's own (``RunnablePick<n>Output``, no
+# type); LangChain's is ``RunnableSequenceOutput`` built from the step before: the picked
+# fields, or the one picked field's schema.
+_PICK_PRINTED = """
+from pydantic import BaseModel
+
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough, RunnablePick
+
+chain = RunnablePassthrough.assign(square=RunnableLambda(lambda d: d["n"] ** 2)).pick(
+    ["n", "square"]
+)
+print(chain)
+print(chain.last)
+print(repr(RunnablePick("answer")), str(RunnablePick(["a", "b"])))
+print(chain.invoke({"n": 3}), RunnablePick("answer").invoke({"answer": 42}))
+
+
+def untyped(x):
+    return x
+
+
+def typed(x: int) -> int:
+    return x
+
+
+class Row(BaseModel):
+    n: int
+    s: str
+
+
+rows = RunnableLambda(lambda d: d).with_types(input_type=Row, output_type=Row)
+for picked in (
+    RunnablePassthrough.assign(y=RunnableLambda(untyped)).pick(["y"]),
+    RunnablePassthrough.assign(y=RunnableLambda(typed)).pick("y"),
+    rows.pick(["n"]),
+    rows.pick("s"),
+    rows.pick(["n", "missing"]),
+    RunnablePick("a"),
+):
+    print(picked.get_output_jsonschema())
+    print(picked.output_schema.model_json_schema())
+"""
+
+
+def test_a_pick_prints_its_keys_as_langchains() -> None:
+    ported = _ported(_PICK_PRINTED)
+    assert "from ragline.core" in ported
+    langchain_printed = _printed(_PICK_PRINTED)
+    assert "RunnablePick(keys='answer') keys=['a', 'b']" in langchain_printed
+    assert "{'title': 'RunnableSequenceOutput', 'type': 'string'}" in langchain_printed
+    assert _printed(ported) == langchain_printed

@@ -374,6 +374,30 @@ class RunnablePick(Runnable[dict[str, Any], Any]):
         self.keys = keys
         self.name = name
 
+    def __repr__(self) -> str:  # LangChain's: its fields, as a pydantic model prints them
+        return f"RunnablePick({printed_fields(self.name, ', ', keys=self.keys)})"
+
+    def __str__(self) -> str:
+        return printed_fields(self.name, keys=self.keys)
+
+    def _output_json_after(
+        self, before: dict[str, Any], defs: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """The output after a step whose output schema is ``before`` (a sequence asks), as
+        LangChain computes it: a list of keys keeps ``before``'s fields among them, one
+        key is that field's schema; ``None`` (this pick's own schema) when ``before`` is no
+        model or lacks the one key."""
+        if "properties" not in before:
+            return None
+        fields = model_fields(before, defs)
+        title = "RunnableSequenceOutput"
+        if isinstance(self.keys, list):
+            return merged_model([[f for f in fields if f[0] in self.keys]], title)
+        picked = [prop for name, prop, _ in fields if name == self.keys]
+        if not picked:
+            return None
+        return {**{k: v for k, v in picked[0].items() if k != "title"}, "title": title}
+
     def get_name(self) -> str:
         """``RunnablePick<keys>`` unless a name was set."""
         keys = self.keys if isinstance(self.keys, str) else ",".join(self.keys)
