@@ -266,3 +266,60 @@ print(regex._separators)
 def test_the_recursive_splitters_separators_are_the_strings_subclasses_set() -> None:
     printed = _same(_SEPARATOR_STRINGS)
     assert printed.startswith("['。', '，', ''] False\n")
+
+
+# custom_embedding_faiss_hash_index: FAISS(index=faiss.IndexFlatIP(d), ...) without a
+# distance_strategy. LangChain keeps EUCLIDEAN_DISTANCE and maps the inner products as
+# distances (the nearer document gets the lower relevance); ragline refuses the store
+# (docs/differences-from-langchain.md, Vector stores).
+class _TwoAxes:
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[1.0, 0.0] for _ in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [0.6, 0.8]
+
+
+def test_an_inner_product_index_under_the_euclidean_default_is_refused() -> None:
+    import warnings
+
+    import numpy as np
+    import pytest
+
+    faiss = pytest.importorskip("faiss")
+    from langchain_community.docstore.in_memory import InMemoryDocstore as LcDocstore
+    from langchain_community.vectorstores import FAISS as LcFAISS
+    from langchain_core.documents import Document as LcDocument
+    from langchain_core.embeddings import Embeddings as LcEmbeddings
+
+    from ragline.core.exceptions import ConfigurationError
+    from ragline.vectorstores import FAISS, InMemoryDocstore
+
+    class LcTwoAxes(_TwoAxes, LcEmbeddings):
+        pass
+
+    store = LcFAISS(
+        index=faiss.IndexFlatIP(2),
+        docstore=LcDocstore({}),
+        embedding_function=LcTwoAxes(),
+        index_to_docstore_id={},
+    )
+    store.index.add(np.array([[1.0, 0.0], [0.0, 1.0]], dtype="float32"))
+    store.docstore.add({"a": LcDocument(page_content="x"), "b": LcDocument(page_content="y")})
+    store.index_to_docstore_id.update({0: "a", 1: "b"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        relevance = {
+            doc.page_content: round(float(score), 3)
+            for doc, score in store.similarity_search_with_relevance_scores("q", k=2)
+        }
+    assert relevance == {"y": 0.434, "x": 0.576}  # y is the nearer (inner product 0.8)
+
+    with pytest.raises(ConfigurationError, match="distance_strategy=MAX_INNER_PRODUCT"):
+        FAISS(
+            index=faiss.IndexFlatIP(2),
+            docstore=InMemoryDocstore({}),
+            embedding_function=_TwoAxes(),
+            index_to_docstore_id={},
+        )
+    assert issubclass(ConfigurationError, ValueError)

@@ -60,5 +60,7 @@ class RunnableSerializable(Fields, Runnable[Input, Output]):
         return f"{type(self).__name__}({', '.join(self._shown_fields())})"
 
     def __str__(self) -> str:
+        if type(self).__repr__ is not RunnableSerializable.__repr__:
+            return repr(self)  # a class that prints itself its own way prints so in both
         # LangChain's (pydantic's str of a model): the same fields, space-separated
         return " ".join(self._shown_fields())
