@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragline.core._model_methods import ModelMethods
+from ragline.core.exceptions import InvalidInputError
 
 
 @dataclass
@@ -16,7 +17,8 @@ class Document(ModelMethods):
     """A piece of text and the metadata that travels with it.
 
     Args:
-        page_content: the text.
+        page_content: the text (UTF-8 ``bytes`` are decoded to it, as LangChain's field
+            does; other bytes raise ``InvalidInputError``).
         metadata: JSON-like facts about the text (``source``, ``page`` ...).
         id: a stable identifier; vector stores use it as the document's key.
 
@@ -40,7 +42,7 @@ class Document(ModelMethods):
                 try:
                     self.page_content = bytes(self.page_content).decode("utf-8")
                 except UnicodeDecodeError as err:
-                    raise ValueError(
+                    raise InvalidInputError(
                         f"Document.page_content bytes are not UTF-8 text ({err}); decode "
                         "them with their encoding and pass the str"
                     ) from None
