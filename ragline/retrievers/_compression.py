@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -69,6 +70,11 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
             ``LLMChainExtractor``, ``DocumentCompressorPipeline`` ...).
         base_retriever: any retriever (a Runnable from a query to documents).
 
+    A keyword other than these two is dropped with a ``UserWarning``, not refused:
+    LangChain's retriever drops it silently, and its merger-retriever guide passes
+    ``search_kwargs={"k": 3}`` here (the number of documents belongs on
+    ``base_retriever``).
+
     Raises:
         InvalidInputError: a compressor without ``compress_documents``, or a retriever
             that is not a Runnable.
@@ -84,8 +90,19 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
     """
 
     def __init__(
-        self, base_compressor: BaseDocumentCompressor, base_retriever: Runnable[str, list[Document]]
+        self,
+        base_compressor: BaseDocumentCompressor,
+        base_retriever: Runnable[str, list[Document]],
+        **ignored: Any,
     ) -> None:
+        if ignored:
+            warnings.warn(
+                f"ContextualCompressionRetriever() ignores {', '.join(map(repr, ignored))}: "
+                "it takes only base_compressor and base_retriever (set search options "
+                "such as k on base_retriever)",
+                UserWarning,
+                stacklevel=2,
+            )
         if not callable(getattr(base_compressor, "compress_documents", None)):
             raise InvalidInputError(
                 "ContextualCompressionRetriever base_compressor needs a compress_documents "

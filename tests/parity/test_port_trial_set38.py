@@ -1,0 +1,65 @@
+"""Parity: differences found by the thirty-eighth port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+import warnings
+
+import pytest
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# content_engine_merger_redundant_reorder: ContextualCompressionRetriever(...,
+# search_kwargs={"k": 3, "include_metadata": True}), as LangChain's merger-retriever guide
+# writes it; LangChain drops the keyword, ragline refused it with a TypeError.
+_COMPRESSION_WITH_SEARCH_KWARGS = """
+from langchain_community.retrievers import BM25Retriever
+from langchain_community.document_transformers import LongContextReorder
+from langchain_classic.retrievers import ContextualCompressionRetriever
+from langchain_classic.retrievers.document_compressors import DocumentCompressorPipeline
+
+base = BM25Retriever.from_texts(
+    ["cats purr", "cats sleep all day", "dogs bark", "cats and dogs play", "fish swim"],
+    metadatas=[{"n": i} for i in range(5)],
+    k=4,
+)
+pipeline = DocumentCompressorPipeline(transformers=[LongContextReorder()])
+retriever = ContextualCompressionRetriever(
+    base_compressor=pipeline,
+    base_retriever=base,
+    search_kwargs={"k": 3, "include_metadata": True},
+)
+for doc in retriever.invoke("cats"):
+    print(doc.metadata, doc.page_content)
+print(len(retriever.batch(["dogs", "fish"])[1]))
+"""
+
+
+def test_compression_retriever_drops_search_kwargs_as_langchains() -> None:
+    ported = _ported(_COMPRESSION_WITH_SEARCH_KWARGS)
+    langchain_printed = _printed(_COMPRESSION_WITH_SEARCH_KWARGS)
+    assert langchain_printed.count("\n") == 5
+    assert _printed(ported) == langchain_printed
+
+
+def test_compression_retriever_warns_about_the_keywords_it_drops() -> None:
+    from ragline.retrievers import (
+        BM25Retriever,
+        ContextualCompressionRetriever,
+        DocumentCompressorPipeline,
+        LongContextReorder,
+    )
+
+    base = BM25Retriever.from_texts(["cats purr", "dogs bark"], k=2)
+    reorder = DocumentCompressorPipeline(transformers=[LongContextReorder()])
+    with pytest.warns(UserWarning, match=r"ignores 'search_kwargs', 'tags'.*base_retriever"):
+        retriever = ContextualCompressionRetriever(
+            base_compressor=reorder, base_retriever=base, search_kwargs={"k": 1}, tags=["x"]
+        )
+    # k=1 is not applied: the base retriever's k (2) decides, as in LangChain
+    assert sorted(d.page_content for d in retriever.invoke("cats")) == ["cats purr", "dogs bark"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the two real arguments alone warn nothing
+        ContextualCompressionRetriever(base_compressor=reorder, base_retriever=base)
