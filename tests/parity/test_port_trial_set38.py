@@ -63,3 +63,67 @@ def test_compression_retriever_warns_about_the_keywords_it_drops() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the two real arguments alone warn nothing
         ContextualCompressionRetriever(base_compressor=reorder, base_retriever=base)
+
+
+# faiss_record_manager_notes_store: init() loads the FAISS folder and, on a first run,
+# catches LangChain's RuntimeError ("could not open" the index file) to build an empty
+# store; ragline's PersistenceError (an OSError) went past the except and ended the run.
+_FIRST_RUN_BUILDS_A_STORE = """
+import faiss
+from langchain_community.vectorstores import FAISS
+from langchain_community.docstore.in_memory import InMemoryDocstore
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+emb = DeterministicFakeEmbedding(size=8)
+
+
+def init(path):
+    try:
+        store = FAISS.load_local(path, emb, allow_dangerous_deserialization=True)
+        print("loaded", store.index.ntotal)
+    except RuntimeError as e:
+        if "could not open" in str(e):
+            print("no index yet: a new one")
+            store = FAISS(
+                index=faiss.IndexFlatL2(8),
+                embedding_function=emb,
+                docstore=InMemoryDocstore(),
+                index_to_docstore_id={},
+            )
+        else:
+            raise
+    return store
+
+
+store = init("db/faiss_db")
+store.add_texts(["kitty", "doggy"], ids=["k", "d"])
+store.save_local("db/faiss_db")
+store = init("db/faiss_db")
+print(sorted(store.index_to_docstore_id.values()))
+store = init("db/other_db")
+print(store.index.ntotal)
+"""
+
+
+def test_a_missing_faiss_folder_is_caught_as_a_runtime_error_as_langchains(
+    tmp_path, monkeypatch
+) -> None:
+    ported = _ported(_FIRST_RUN_BUILDS_A_STORE)
+    (tmp_path / "lc").mkdir()
+    monkeypatch.chdir(tmp_path / "lc")
+    langchain_printed = _printed(_FIRST_RUN_BUILDS_A_STORE)
+    assert langchain_printed.count("\n") == 5
+    (tmp_path / "rl").mkdir()
+    monkeypatch.chdir(tmp_path / "rl")
+    assert _printed(ported) == langchain_printed
+
+
+def test_a_missing_faiss_store_is_still_a_persistence_error(tmp_path) -> None:
+    from ragline.core import PersistenceError
+    from ragline.embeddings import DeterministicFakeEmbedding
+    from ragline.vectorstores import FAISS
+
+    for folder in (tmp_path / "absent", tmp_path):  # no folder; a folder without the store
+        with pytest.raises(PersistenceError, match="could not open a saved FAISS store") as err:
+            FAISS.load_local(folder, DeterministicFakeEmbedding(size=4))
+        assert isinstance(err.value, OSError) and isinstance(err.value, RuntimeError)

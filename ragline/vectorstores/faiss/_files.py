@@ -439,6 +439,13 @@ def _remove_stale(folder: Path, index_name: str, *, keep: set[str]) -> None:
 # ---------------------------------------------------------------------- loading
 
 
+class MissingStoreError(PersistenceError, RuntimeError):
+    """No saved store where ``load_local`` looked: a PersistenceError (an OSError) that
+    is also a RuntimeError, the class LangChain's ``FAISS.load_local`` raises there (faiss
+    cannot open the index file), so a program's ``except RuntimeError`` that builds a new
+    store on a first run still catches it."""
+
+
 def load(folder: Path, index_name: str) -> Snapshot:
     """Read a store written by :func:`save`; every problem is a PersistenceError naming
     the file. Checks, before trusting anything: the manifest (format, version, its own
@@ -450,8 +457,8 @@ def load(folder: Path, index_name: str) -> Snapshot:
         manifest_bytes = manifest_path.read_bytes()
     except OSError as err:
         if not folder.is_dir():
-            raise PersistenceError(
-                f"no saved FAISS store: folder {str(folder)!r} does not exist"
+            raise MissingStoreError(
+                f"could not open a saved FAISS store: folder {str(folder)!r} does not exist"
             ) from err
         if (folder / f"{index_name}.pkl").is_file():
             raise PersistenceError(
@@ -459,8 +466,8 @@ def load(folder: Path, index_name: str) -> Snapshot:
                 f"pickled {index_name}.pkl); ragline never unpickles a file, so it cannot "
                 "load it: build the store again from the documents with ragline"
             ) from err
-        raise PersistenceError(
-            f"no saved FAISS store named {index_name!r} in {str(folder)!r}: "
+        raise MissingStoreError(
+            f"could not open a saved FAISS store named {index_name!r} in {str(folder)!r}: "
             f"{manifest_path.name} is missing or unreadable ({err.strerror})"
         ) from err
     manifest = _parse(manifest_path, manifest_bytes, dict)
