@@ -145,6 +145,8 @@ class InMemoryChatMessageHistory(Fields, BaseChatMessageHistory):
         ['human', 'ai']
     """
 
+    __ragline_extra__ = "ignore"  # a stray keyword is dropped with a warning: LangChain's drops it
+
     messages: list[BaseMessage] = []  # noqa: RUF012 - a field: copied per instance
 
     def __post_init__(self) -> None:

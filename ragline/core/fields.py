@@ -21,8 +21,12 @@ pydantic-v1 style many LangChain examples use); the base's ``__init__`` then use
 Nothing is type-checked (that is pydantic's job, and pydantic stays optional), and one
 thing is coerced as pydantic does: an ``int`` given for a field annotated ``float`` (or
 ``float | None``) is stored as a ``float``, so ``temperature=0`` reads back ``0.0``. A
-missing required field or an unknown keyword is a ``TypeError`` naming the class and
-its fields.
+missing required field is a ``TypeError`` naming the class and its fields, and so is an
+unknown keyword, unless the class sets ``__ragline_extra__ = "ignore"``: then it is
+dropped with a ``UserWarning`` naming it and the fields. The bases whose LangChain
+namesakes are pydantic models that drop unknown keywords (models, retrievers, tools,
+output parsers, chat histories, memories) set it, so a program that passes a stray
+keyword runs as it does there and hears about it; chains refuse them, as LangChain's do.
 
 Example:
     >>> class Greeter(Fields):
@@ -43,12 +47,21 @@ from __future__ import annotations
 
 import copy
 import inspect
+import sys
 import typing
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-__all__ = ["Field", "FieldSpec", "Fields", "declared_fields", "is_float_annotation"]
+__all__ = [
+    "Field",
+    "FieldSpec",
+    "Fields",
+    "constructor_stacklevel",
+    "declared_fields",
+    "is_float_annotation",
+]
 
 _MISSING: Any = object()
 _MUTABLE = (list, dict, set, bytearray)
@@ -207,6 +220,16 @@ def _given_as(name: str, spec: FieldSpec, kwargs: dict[str, Any]) -> str | None:
     return None
 
 
+def constructor_stacklevel(instance: Any) -> int:
+    """The ``warnings.warn`` stacklevel, seen from the function calling this, of the frame
+    that constructed ``instance``: the first frame out from that function's caller that is
+    not one of ``instance``'s ``__init__`` methods (or a wrapper of one)."""
+    level, frame = 2, sys._getframe(2)
+    while frame.f_back is not None and frame.f_locals.get("self") is instance:
+        level, frame = level + 1, frame.f_back
+    return level
+
+
 def _make_init(cls: Any, own: list[str], floats: frozenset[str]) -> Callable[..., None]:
     def __init__(self: Any, **kwargs: Any) -> None:
         specs = type(self).__ragline_all_fields__  # a subclass may have re-defaulted a field
@@ -240,6 +263,9 @@ class Fields:
     # fields declared by a class with its own __init__ (no generated one sets them):
     # name -> annotated float
     __ragline_orphan_fields__: ClassVar[dict[str, bool]] = {}
+    # a keyword that names no field: "forbid" raises TypeError, "ignore" drops it with a
+    # UserWarning (see the module docstring)
+    __ragline_extra__: ClassVar[str] = "forbid"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -268,9 +294,15 @@ class Fields:
         if kwargs:
             names = ", ".join(sorted(declared_fields(type(self)))) or "none"
             unknown = ", ".join(repr(name) for name in kwargs)
-            raise TypeError(
-                f"{type(self).__name__}() got unexpected keyword argument(s) {unknown}; "
-                f"its fields are: {names}"
+            if type(self).__ragline_extra__ != "ignore":
+                raise TypeError(
+                    f"{type(self).__name__}() got unexpected keyword argument(s) {unknown}; "
+                    f"its fields are: {names}"
+                )
+            warnings.warn(
+                f"{type(self).__name__}() ignores {unknown}: not among its fields ({names})",
+                UserWarning,
+                stacklevel=constructor_stacklevel(self),
             )
         super().__init__()
         post_init = getattr(self, "__post_init__", None)

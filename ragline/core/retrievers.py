@@ -77,6 +77,8 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
         metadata: added to this retriever's runs.
     """
 
+    __ragline_extra__ = "ignore"  # a stray keyword is dropped with a warning: LangChain's drops it
+
     tags: list[str] | None = None
     metadata: dict[str, Any] | None = None
 

@@ -13,7 +13,6 @@ history's async methods; the rest of each memory is written once.
 from __future__ import annotations
 
 import asyncio
-import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
@@ -71,20 +70,7 @@ class BaseMemory(Fields, ABC):
     (``ConversationBufferMemory(k=2)``, ``k`` being the window memory's).
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        # the subclasses' generated __init__ took their own fields out already
-        fields = type(self).__ragline_all_fields__
-        unknown = [name for name in kwargs if name not in fields]
-        if unknown:
-            names = ", ".join(repr(name) for name in unknown)
-            warnings.warn(
-                f"{type(self).__name__}() ignores {names}: not a field of this memory "
-                f"(its fields are: {', '.join(sorted(fields)) or 'none'})",
-                UserWarning,
-                stacklevel=3,
-            )
-            kwargs = {name: value for name, value in kwargs.items() if name in fields}
-        super().__init__(**kwargs)
+    __ragline_extra__ = "ignore"
 
     @property
     @abstractmethod

@@ -36,8 +36,8 @@ def test_chat_message_history_is_the_in_memory_history() -> None:
 def test_in_memory_history_checks_its_starting_messages() -> None:
     with pytest.raises(InvalidInputError, match=r"messages\[1\] must be a message"):
         InMemoryChatMessageHistory(messages=[HumanMessage("a"), "b"])
-    with pytest.raises(TypeError, match="unexpected keyword"):
-        InMemoryChatMessageHistory(session_id="x")  # type: ignore[call-arg]
+    with pytest.warns(UserWarning, match=r"InMemoryChatMessageHistory\(\) ignores 'session_id'"):
+        assert InMemoryChatMessageHistory(session_id="x").messages == []  # type: ignore[call-arg]
 
 
 def test_a_subclass_implementing_only_add_message_gets_the_rest() -> None:

@@ -47,6 +47,7 @@ import contextlib
 import functools
 import inspect
 import threading
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
@@ -56,6 +57,7 @@ from ragline.core.callbacks.base import stream_taps
 from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import ensure_config, use_config
 from ragline.core.exceptions import InvalidInputError
+from ragline.core.fields import constructor_stacklevel
 from ragline.core.language_models._caching import cache_slot
 from ragline.core.language_models._legacy import LegacyMethods
 from ragline.core.language_models._outputs import Generation, LLMResult, RunInfo
@@ -94,6 +96,8 @@ class BaseLanguageModel(
         verbose: accepted for LangChain compatibility.
         cache: the LLM cache (see ``ragline.core.caches``).
     """
+
+    __ragline_extra__ = "ignore"  # a stray keyword is dropped with a warning: LangChain's drops it
 
     name: str | None = None
     tags: list[str] | None = None
@@ -710,7 +714,10 @@ def _with_common_fields(init: Any, fields: tuple[str, ...] = _COMMON_FIELDS) -> 
     Models with their own constructor (the fakes, ChatOpenAI, a user's class) then accept
     ``callbacks=``, ``tags=``, ``metadata=``, ``verbose=`` and ``name=`` as LangChain's
     do, without each constructor listing them. Fields the constructor names itself are
-    left to it. Read once, when the class is created.
+    left to it. A keyword the constructor does not take is dropped with a
+    ``UserWarning``, as the fields' constructor does for models (LangChain's pydantic
+    models drop it: ``FakeListChatModel(responses=..., temperature=0)``). Read once, when
+    the class is created.
     """
     if getattr(init, "_takes_common_fields", False):
         return init
@@ -721,11 +728,19 @@ def _with_common_fields(init: Any, fields: tuple[str, ...] = _COMMON_FIELDS) -> 
     if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
         return init  # it takes any keyword already (and passes them on itself)
     extra = tuple(key for key in fields if key not in parameters)
-    if not extra:
-        return init
+    taken = frozenset(parameters).union(extra)
 
     @functools.wraps(init)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if not taken.issuperset(kwargs):
+            unknown = ", ".join(repr(key) for key in kwargs if key not in taken)
+            shown = ", ".join(sorted(key for key in taken if key != "self"))
+            warnings.warn(
+                f"{type(self).__name__}() ignores {unknown}: not among its fields ({shown})",
+                UserWarning,
+                stacklevel=constructor_stacklevel(self),
+            )
+            kwargs = {key: value for key, value in kwargs.items() if key in taken}
         common = {key: kwargs.pop(key) for key in extra if key in kwargs}
         init(self, *args, **kwargs)
         for key, value in common.items():

@@ -90,6 +90,8 @@ class BaseOutputParser(Fields, Runnable[Any, T], Generic[T]):
     is then constructed by keyword, as LangChain's pydantic parsers are.
     """
 
+    __ragline_extra__ = "ignore"  # a stray keyword is dropped with a warning: LangChain's drops it
+
     def __str__(self) -> str:  # LangChain's: the fields set, as a pydantic model prints them
         return " ".join(f"{name}={value!r}" for name, value in shown_fields(self))
 

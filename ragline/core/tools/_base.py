@@ -100,6 +100,8 @@ class BaseTool(Fields, Runnable[Any, Any]):
             ``ToolMessage`` keeps the artifact.
     """
 
+    __ragline_extra__ = "ignore"  # a stray keyword is dropped with a warning: LangChain's drops it
+
     name: str
     description: str = ""
     args_schema: Any = None

@@ -1,0 +1,137 @@
+"""Parity: a keyword that names no field, given to a constructor.
+
+LangChain's models, retrievers, tools, output parsers, chat histories and memories are
+pydantic models that drop such a keyword, so a program with a stray one (a typo, an
+option of another class) runs there. ragline builds the same object and warns, naming
+the keyword. LangChain's chains forbid extra keywords; ragline's refuse them too.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+from langchain_classic.chains import LLMChain as LCLLMChain
+from langchain_core.chat_history import InMemoryChatMessageHistory as LCHistory
+from langchain_core.documents import Document as LCDocument
+from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
+from langchain_core.language_models import FakeListLLM as LCFakeListLLM
+from langchain_core.messages import HumanMessage as LCHumanMessage
+from langchain_core.output_parsers import (
+    CommaSeparatedListOutputParser as LCCommaSeparatedListOutputParser,
+)
+from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+from langchain_core.retrievers import BaseRetriever as LCBaseRetriever
+from langchain_core.tools import StructuredTool as LCStructuredTool
+
+from ragline.chains import LLMChain
+from ragline.core import (
+    BaseRetriever,
+    CommaSeparatedListOutputParser,
+    Document,
+    FakeListChatModel,
+    FakeListLLM,
+    HumanMessage,
+    PromptTemplate,
+)
+from ragline.core.chat_history import InMemoryChatMessageHistory
+from ragline.tools import StructuredTool
+
+COVERS: set[str] = set()
+
+
+def double(a: int) -> int:
+    """Double a number."""
+    return 2 * a
+
+
+def _quiet(make: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return make()
+
+
+def test_a_tool_with_a_misspelt_option_is_built_and_warned() -> None:
+    theirs = LCStructuredTool.from_function(double, handle_tool_errors=True)
+    with pytest.warns(UserWarning, match=r"StructuredTool\(\) ignores 'handle_tool_errors'"):
+        ours = StructuredTool.from_function(double, handle_tool_errors=True)
+    assert (
+        (ours.name, ours.description, ours.handle_tool_error)
+        == (
+            theirs.name,
+            theirs.description,
+            theirs.handle_tool_error,
+        )
+        == ("double", "Double a number.", False)
+    )
+    assert ours.invoke({"a": 3}) == theirs.invoke({"a": 3}) == 6
+
+
+def test_a_model_with_a_hosted_models_option_is_built_and_warned() -> None:
+    theirs = LCFakeListChatModel(responses=["hi"], temperature=0.2)
+    with pytest.warns(UserWarning, match=r"FakeListChatModel\(\) ignores 'temperature'"):
+        ours = FakeListChatModel(responses=["hi"], temperature=0.2)
+    assert not hasattr(ours, "temperature") and not hasattr(theirs, "temperature")
+    assert ours.invoke("x").content == theirs.invoke("x").content == "hi"
+    with pytest.warns(UserWarning, match=r"FakeListLLM\(\) ignores 'model_name', 'top_p'"):
+        llm = FakeListLLM(responses=["ok"], model_name="gpt", top_p=0.9)
+    assert llm.invoke("x") == LCFakeListLLM(responses=["ok"], model_name="gpt").invoke("x")
+
+
+def test_the_warning_points_at_the_line_that_built_the_object() -> None:
+    with pytest.warns(UserWarning) as caught:
+        FakeListChatModel(responses=["hi"], temperature=0.2)
+    assert [w.filename for w in caught] == [__file__]
+
+
+def test_a_retriever_and_a_history_drop_the_keyword_too() -> None:
+    class Ours(BaseRetriever):
+        documents: list[Document]
+
+        def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> Any:
+            return [d for d in self.documents if query in d.page_content]
+
+    class Theirs(LCBaseRetriever):
+        documents: list[LCDocument]
+
+        def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> Any:
+            return [d for d in self.documents if query in d.page_content]
+
+    texts = ["apples and pears", "cars"]
+    theirs = Theirs(documents=[LCDocument(t) for t in texts], k=1)
+    with pytest.warns(UserWarning, match=r"Ours\(\) ignores 'k': not among its fields"):
+        ours = Ours(documents=[Document(t) for t in texts], k=1)
+    assert (
+        [d.page_content for d in ours.invoke("apples")]
+        == [d.page_content for d in theirs.invoke("apples")]
+        == ["apples and pears"]
+    )
+    lc_history = LCHistory(session_id="abc")
+    with pytest.warns(UserWarning, match=r"InMemoryChatMessageHistory\(\) ignores 'session_id'"):
+        history = InMemoryChatMessageHistory(session_id="abc")
+    history.add_message(HumanMessage("hi"))
+    lc_history.add_message(LCHumanMessage("hi"))
+    assert [m.content for m in history.messages] == [m.content for m in lc_history.messages]
+
+
+def test_an_output_parser_drops_the_keyword_too() -> None:
+    theirs = LCCommaSeparatedListOutputParser(strip=True)
+    with pytest.warns(UserWarning, match=r"CommaSeparatedListOutputParser\(\) ignores 'strip'"):
+        ours = CommaSeparatedListOutputParser(strip=True)
+    assert ours.parse("a, b,c") == theirs.parse("a, b,c") == ["a", "b", "c"]
+
+
+def test_a_chain_still_refuses_one_as_langchains_does() -> None:
+    with pytest.raises(ValueError, match="Extra inputs are not permitted"):
+        _quiet(
+            lambda: LCLLMChain(
+                llm=LCFakeListLLM(responses=["a"]),
+                prompt=LCPromptTemplate.from_template("{x}"),
+                foo=1,
+            )
+        )
+    with pytest.raises(TypeError, match=r"LLMChain\(\) got unexpected keyword argument\(s\) 'foo'"):
+        LLMChain(
+            llm=FakeListLLM(responses=["a"]), prompt=PromptTemplate.from_template("{x}"), foo=1
+        )
