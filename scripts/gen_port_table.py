@@ -59,8 +59,6 @@ RAGLINE_PACKAGES = [
 NOT_THE_SAME = {
     "Field",
     "Fields",
-    "Input",
-    "Output",
     "RunInfo",
     "ArgsSchema",
     "Corpus",
@@ -116,6 +114,7 @@ CLASSIC_WALKED = [
 LISTED = [
     "langchain_classic",
     "langchain_classic.vectorstores",
+    "langchain_classic.vectorstores.faiss",
     "langchain_classic.document_loaders",
     "langchain_classic.chat_models",
     "langchain_classic.llms",

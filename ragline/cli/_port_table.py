@@ -833,7 +833,7 @@ PATHS: dict[str, dict[str, str]] = {
             "RunnableGenerator RunnableLambda RunnableParallel RunnableSequence "
             "RunnableSerializable"
         ),
-        "ragline.core.runnables": "RunnableMap coerce_to_runnable",
+        "ragline.core.runnables": "Input Output RunnableMap coerce_to_runnable",
     },
     "langchain_classic.schema.runnable.branch": {
         "ragline.core": "RunnableBranch",
@@ -865,6 +865,7 @@ PATHS: dict[str, dict[str, str]] = {
             "AddableDict ConfigurableField ConfigurableFieldMultiOption "
             "ConfigurableFieldSingleOption ConfigurableFieldSpec"
         ),
+        "ragline.core.runnables": "Input Output",
     },
     "langchain_classic.schema.storage": {
         "ragline.core": "BaseStore",
@@ -928,6 +929,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.vectorstores": {
         "ragline.vectorstores": "FAISS Redis VectorStore",
+    },
+    "langchain_classic.vectorstores.faiss": {
+        "ragline.vectorstores": "FAISS",
     },
     "langchain_community.agent_toolkits": {
         "ragline.sql": "SQLDatabaseToolkit create_sql_agent",
@@ -1467,6 +1471,7 @@ PATHS: dict[str, dict[str, str]] = {
             "AddableDict ConfigurableField ConfigurableFieldMultiOption "
             "ConfigurableFieldSingleOption ConfigurableFieldSpec"
         ),
+        "ragline.core.runnables": "Input Output",
     },
     "langchain_core.stores": {
         "ragline.core": "BaseStore InMemoryByteStore",
@@ -1887,7 +1892,7 @@ MISSING: dict[str, str] = {
     "langchain_classic.schema.output_parser": (
         "BaseCumulativeTransformOutputParser BaseLLMOutputParser NoOpOutputParser T"
     ),
-    "langchain_classic.schema.runnable.base": "Input Other Output RunnableLike",
+    "langchain_classic.schema.runnable.base": "Other RunnableLike",
     "langchain_classic.schema.runnable.config": (
         "EmptyDict acall_func_with_variable_args call_func_with_variable_args "
         "get_async_callback_manager_for_config get_callback_manager_for_config "
@@ -1900,8 +1905,8 @@ MISSING: dict[str, str] = {
     "langchain_classic.schema.runnable.passthrough": "aidentity identity",
     "langchain_classic.schema.runnable.retry": "U",
     "langchain_classic.schema.runnable.utils": (
-        "Addable AnyConfigurableField GetLambdaSource Input IsFunctionArgDict IsLocalDict "
-        "Output SupportsAdd aadd accepts_config accepts_run_manager add gated_coro "
+        "Addable AnyConfigurableField GetLambdaSource IsFunctionArgDict IsLocalDict "
+        "SupportsAdd aadd accepts_config accepts_run_manager add gated_coro "
         "gather_with_concurrency get_function_first_arg_dict_keys get_lambda_source "
         "get_unique_config_specs indent_lines_after_first"
     ),
@@ -2345,12 +2350,12 @@ MISSING: dict[str, str] = {
     "langchain_core.runnables.passthrough": "aidentity identity",
     "langchain_core.runnables.retry": "ExponentialJitterParams U",
     "langchain_core.runnables.utils": (
-        "Addable FunctionNonLocals GetLambdaSource Input IsFunctionArgDict IsLocalDict "
-        "NonLocals Output SupportsAdd aadd accepts_config accepts_context "
-        "accepts_run_manager add asyncio_accepts_context coro_with_context gated_coro "
-        "gather_with_concurrency get_function_first_arg_dict_keys get_function_nonlocals "
-        "get_lambda_source get_unique_config_specs indent_lines_after_first "
-        "is_async_callable is_async_generator"
+        "Addable FunctionNonLocals GetLambdaSource IsFunctionArgDict IsLocalDict "
+        "NonLocals SupportsAdd aadd accepts_config accepts_context accepts_run_manager "
+        "add asyncio_accepts_context coro_with_context gated_coro gather_with_concurrency "
+        "get_function_first_arg_dict_keys get_function_nonlocals get_lambda_source "
+        "get_unique_config_specs indent_lines_after_first is_async_callable "
+        "is_async_generator"
     ),
     "langchain_core.stores": "InMemoryBaseStore InvalidKeyException K V",
     "langchain_core.tools": (

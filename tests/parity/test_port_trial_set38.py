@@ -127,3 +127,35 @@ def test_a_missing_faiss_store_is_still_a_persistence_error(tmp_path) -> None:
         with pytest.raises(PersistenceError, match="could not open a saved FAISS store") as err:
             FAISS.load_local(folder, DeterministicFakeEmbedding(size=4))
         assert isinstance(err.value, OSError) and isinstance(err.value, RuntimeError)
+
+
+# recipes_faiss_from_embeddings_dataframe (``-> Output`` from langchain_core.runnables.utils)
+# and knowledge_base_tool_faiss_merge (``from langchain.vectorstores.faiss import FAISS``):
+# the path table had neither name, so each ported program kept a LangChain import.
+COVERS = {"core.Input", "core.Output"}
+
+_TYPE_VARIABLES_AND_FAISS_MODULE = """
+from langchain_core.runnables import Runnable, RunnableLambda
+from langchain_core.runnables.utils import Input, Output
+from langchain_classic.vectorstores.faiss import FAISS
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+
+def query(chain: Runnable, question: Input) -> Output:
+    return chain.invoke(question)
+
+
+store = FAISS.from_texts(["salmon with walnuts", "lentil soup"], DeterministicFakeEmbedding(size=8))
+print(query(RunnableLambda(lambda q: q.upper()), "salmon"))
+print(Input.__name__, Output.__name__, len(store.index_to_docstore_id))
+print(sorted(d.page_content for d in store.similarity_search("soup", k=2)))
+"""
+
+
+def test_runnable_type_variables_and_the_classic_faiss_module_port() -> None:
+    ported = _ported(_TYPE_VARIABLES_AND_FAISS_MODULE)
+    assert "from ragline.core.runnables import Input, Output\n" in ported
+    assert "from ragline.vectorstores import FAISS\n" in ported
+    langchain_printed = _printed(_TYPE_VARIABLES_AND_FAISS_MODULE)
+    assert langchain_printed == "SALMON\nInput Output 2\n['lentil soup', 'salmon with walnuts']\n"
+    assert _printed(ported) == langchain_printed
