@@ -702,6 +702,9 @@ def _prompt_entry(prompt: Any) -> dict[str, Any]:
     if isinstance(prompt, PromptTemplate):
         kwargs["template"] = prompt.template
         kwargs["template_format"] = prompt.template_format
+        if prompt.name is not None:  # LangChain's field, first; the run name too
+            kwargs = {"name": prompt.name, **kwargs}
+            name = prompt.name
     else:
         kwargs["messages"] = prompt.messages
     return _constructor(type(prompt), kwargs) | {"name": name}
@@ -718,7 +721,6 @@ def _build(cls: type, kwargs: dict[str, Any]) -> Any:
             "in code, or use an f-string template"
         )
     if cls is PromptTemplate:
-        kwargs.pop("optional_variables", None)
         return PromptTemplate(kwargs.pop("template"), **kwargs)
     if cls is ChatPromptTemplate:
         for derived in ("input_variables", "optional_variables"):

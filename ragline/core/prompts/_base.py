@@ -274,6 +274,8 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
         # LangChain's printed form (pydantic's) starts with the fields every prompt has, in
         # its order: the ones that default to a factory always, the others only when set.
         shown: list[tuple[str, Any]] = [("input_variables", list(self.input_variables))]
+        if self.name is not None:
+            shown.insert(0, ("name", self.name))
         if self.optional_variables:
             shown.append(("optional_variables", list(self.optional_variables)))
         shown.append(("input_types", self.input_types))
@@ -290,6 +292,7 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
 _PROMPT_OPTIONS = (
     "template",
     "input_variables",
+    "optional_variables",
     "partial_variables",
     "template_format",
     "tags",
@@ -297,6 +300,7 @@ _PROMPT_OPTIONS = (
     "input_types",
     "output_parser",
     "validate_template",
+    "name",
 )
 
 
@@ -306,11 +310,15 @@ def _warn_ignored(kind: str, ignored: Mapping[str, Any]) -> None:
     for name in ignored:
         close = difflib.get_close_matches(name, _PROMPT_OPTIONS, n=1)
         hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    # the first frame outside ragline: the user's line, through from_template too
+    level, frame = 3, sys._getframe(2)
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("ragline."):
+        level, frame = level + 1, frame.f_back
     warnings.warn(
         f"{kind}() ignores {', '.join(hints)}: not an option of a prompt template "
         f"(its options are: {', '.join(_PROMPT_OPTIONS)})",
         UserWarning,
-        stacklevel=3,
+        stacklevel=level,
     )
 
 
@@ -328,6 +336,9 @@ class PromptTemplate(BasePromptTemplate):
         tags, metadata: added to every run of the prompt (as in LangChain).
         input_types: the variables' types (``{}`` by default).
         output_parser: kept on the prompt for the program (LangChain's field).
+        optional_variables: variables the prompt may do without (in its input schema
+            with a default of None).
+        name: the prompt's run name (LangChain's field).
 
     Another keyword is ignored with a ``UserWarning`` naming it (and the option it may
     stand for): LangChain's pydantic prompt drops it silently, and programs pass some by
@@ -357,12 +368,16 @@ class PromptTemplate(BasePromptTemplate):
         input_types: Mapping[str, Any] | None = None,
         output_parser: Any = None,
         validate_template: bool = False,
+        optional_variables: Sequence[str] | None = None,
+        name: str | None = None,
         **ignored: Any,
     ) -> None:
         if ignored:
             _warn_ignored(type(self).__name__, ignored)
         self.partial_variables = dict(partial_variables or {})
-        self.optional_variables = []
+        self.optional_variables = list(optional_variables or [])
+        if name is not None:
+            self.name = name
         self.validate_template = bool(validate_template)
         self._set_fields(
             tags=tags, metadata=metadata, input_types=input_types, output_parser=output_parser
@@ -523,6 +538,8 @@ class PromptTemplate(BasePromptTemplate):
             self.template,
             partial_variables={**self.partial_variables, **kwargs},
             template_format=self.template_format,
+            optional_variables=self.optional_variables,
+            name=self.name,
             **self._fields(),
         )
 
