@@ -60,7 +60,16 @@ class RunnableSerializable(Fields, Runnable[Input, Output]):
         return f"{type(self).__name__}({', '.join(self._shown_fields())})"
 
     def __str__(self) -> str:
-        if type(self).__repr__ is not RunnableSerializable.__repr__:
-            return repr(self)  # a class that prints itself its own way prints so in both
+        if _own_repr_is_raglines(type(self)):
+            return repr(self)  # a ragline class that prints itself its own way prints so
+        # (a user's class with a __repr__ of its own still prints its fields there, as
+        # pydantic's str ignores the repr)
         # LangChain's (pydantic's str of a model): the same fields, space-separated
         return " ".join(self._shown_fields())
+
+
+def _own_repr_is_raglines(cls: type) -> bool:
+    """Whether ``cls``'s ``__repr__`` is a ragline class's own (not the declared-fields
+    one of :class:`RunnableSerializable`, not a user's)."""
+    owner = next(c for c in cls.__mro__ if "__repr__" in c.__dict__)
+    return owner is not RunnableSerializable and owner.__module__.split(".")[0] == "ragline"
