@@ -223,9 +223,13 @@ def _given_as(name: str, spec: FieldSpec, kwargs: dict[str, Any]) -> str | None:
 def constructor_stacklevel(instance: Any) -> int:
     """The ``warnings.warn`` stacklevel, seen from the function calling this, of the frame
     that constructed ``instance``: the first frame out from that function's caller that is
-    not one of ``instance``'s ``__init__`` methods (or a wrapper of one)."""
+    neither one of ``instance``'s ``__init__`` methods (or a wrapper of one) nor ragline's
+    own code (a factory such as ``StructuredTool.from_function``): the user's line."""
     level, frame = 2, sys._getframe(2)
-    while frame.f_back is not None and frame.f_locals.get("self") is instance:
+    while frame.f_back is not None and (
+        frame.f_locals.get("self") is instance
+        or frame.f_globals.get("__name__", "").startswith("ragline.")
+    ):
         level, frame = level + 1, frame.f_back
     return level
 
