@@ -341,15 +341,23 @@ class RunWatcher(StreamingCallbackHandler):
         info = self._runs.get(run_id)
         if info is None:
             return
-        from ragline.core.language_models import GenerationChunk
-        from ragline.core.messages import AIMessageChunk
-
+        # the imports only where a chunk is built: ragline.core.language_models resolves
+        # names lazily, so importing from it costs ~250 calls, on every token
         if info.kind == "chat_model":
-            piece = chunk.message if chunk is not None else AIMessageChunk(content=token)
+            if chunk is not None:
+                piece = chunk.message
+            else:
+                from ragline.core.messages import AIMessageChunk
+
+                piece = AIMessageChunk(content=token)
         elif info.root:  # LangChain reports the outermost LLM's output chunks: the texts
             piece = chunk.text if chunk is not None else token
+        elif chunk is not None:
+            piece = chunk
         else:
-            piece = chunk if chunk is not None else GenerationChunk(text=token)
+            from ragline.core.language_models import GenerationChunk
+
+            piece = GenerationChunk(text=token)
         info.streamed = True
         self._streamed(info, piece)
 
