@@ -19,6 +19,7 @@ from typing import Any
 
 from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
 from ragline.core.config import use_config
+from ragline.core.fields import constructor_stacklevel
 from ragline.retrievers._batching import ChildBatchRetriever
 from ragline.retrievers._checks import check_documents
 
@@ -69,8 +70,10 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
         base_compressor: a :class:`BaseDocumentCompressor` (``EmbeddingsFilter``,
             ``LLMChainExtractor``, ``DocumentCompressorPipeline`` ...).
         base_retriever: any retriever (a Runnable from a query to documents).
+        tags, metadata: added to this retriever's runs; name: its run name (LangChain's
+            fields).
 
-    A keyword other than these two is dropped with a ``UserWarning``, not refused:
+    Another keyword is dropped with a ``UserWarning``, not refused:
     LangChain's retriever drops it silently, and its merger-retriever guide passes
     ``search_kwargs={"k": 3}`` here (the number of documents belongs on
     ``base_retriever``).
@@ -93,15 +96,19 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
         self,
         base_compressor: BaseDocumentCompressor,
         base_retriever: Runnable[str, list[Document]],
+        *,
+        tags: Sequence[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        name: str | None = None,
         **ignored: Any,
     ) -> None:
         if ignored:
             warnings.warn(
                 f"ContextualCompressionRetriever() ignores {', '.join(map(repr, ignored))}: "
-                "it takes only base_compressor and base_retriever (set search options "
-                "such as k on base_retriever)",
+                "it takes base_compressor, base_retriever, tags, metadata and name (set "
+                "search options such as k on base_retriever)",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=constructor_stacklevel(self),
             )
         if not callable(getattr(base_compressor, "compress_documents", None)):
             raise InvalidInputError(
@@ -115,6 +122,13 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
             )
         self.base_compressor = base_compressor
         self.base_retriever = base_retriever
+        # LangChain's retriever fields (a retriever's and a runnable's), kept as there
+        if tags is not None:
+            self.tags = list(tags)
+        if metadata is not None:
+            self.metadata = dict(metadata)
+        if name is not None:
+            self.name = name
 
     def __repr__(self) -> str:
         return (
