@@ -379,7 +379,9 @@ def test_max_execution_time_stops_between_rounds(monkeypatch):
         return "later"
 
     forever = " Again.\nAction: slow\nAction Input: etna"
-    executor, llm = react(forever, tools=[slow], max_iterations=None, max_execution_time=0.12)
+    # max_iterations=10, not None: should the time limit not stop the loop, the test
+    # fails at once (10 calls, not 3) instead of running forever
+    executor, llm = react(forever, tools=[slow], max_iterations=10, max_execution_time=0.12)
     assert executor.invoke({"input": QUESTION})["output"] == (
         "Agent stopped due to iteration limit or time limit."
     )
