@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from langchain_classic.chains import LLMChain as LCLLMChain
+from langchain_core.callbacks import BaseCallbackHandler as LCBaseCallbackHandler
 from langchain_core.chat_history import InMemoryChatMessageHistory as LCHistory
 from langchain_core.documents import Document as LCDocument
 from langchain_core.language_models import FakeListChatModel as LCFakeListChatModel
@@ -21,6 +22,7 @@ from langchain_core.messages import HumanMessage as LCHumanMessage
 from langchain_core.output_parsers import (
     CommaSeparatedListOutputParser as LCCommaSeparatedListOutputParser,
 )
+from langchain_core.prompts import ChatPromptTemplate as LCChatPromptTemplate
 from langchain_core.prompts import PromptTemplate as LCPromptTemplate
 from langchain_core.retrievers import BaseRetriever as LCBaseRetriever
 from langchain_core.tools import StructuredTool as LCStructuredTool
@@ -28,6 +30,7 @@ from langchain_core.tools import StructuredTool as LCStructuredTool
 from ragline.chains import LLMChain
 from ragline.core import (
     BaseRetriever,
+    ChatPromptTemplate,
     CommaSeparatedListOutputParser,
     Document,
     FakeListChatModel,
@@ -35,6 +38,7 @@ from ragline.core import (
     HumanMessage,
     PromptTemplate,
 )
+from ragline.core.callbacks import BaseCallbackHandler
 from ragline.core.chat_history import InMemoryChatMessageHistory
 from ragline.tools import StructuredTool
 
@@ -120,6 +124,31 @@ def test_an_output_parser_drops_the_keyword_too() -> None:
     with pytest.warns(UserWarning, match=r"CommaSeparatedListOutputParser\(\) ignores 'strip'"):
         ours = CommaSeparatedListOutputParser(strip=True)
     assert ours.parse("a, b,c") == theirs.parse("a, b,c") == ["a", "b", "c"]
+
+
+def test_a_chat_prompt_keeps_its_name_and_drops_a_stray_keyword() -> None:
+    started: dict[str, list[Any]] = {"ours": [], "theirs": []}
+
+    class Ours(BaseCallbackHandler):
+        def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+            started["ours"].append(kwargs.get("name"))
+
+    class Theirs(LCBaseCallbackHandler):
+        def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+            started["theirs"].append(kwargs.get("name"))
+
+    theirs = LCChatPromptTemplate([("human", "{q}")], name="qa", input_variable=["q"])
+    with pytest.warns(
+        UserWarning, match=r"ChatPromptTemplate\(\) ignores 'input_variable' \(did you mean"
+    ):
+        ours = ChatPromptTemplate([("human", "{q}")], name="qa", input_variable=["q"])
+    assert repr(ours) == repr(theirs)
+    assert (ours.name, ours.partial(q="x").name) == (theirs.name, theirs.partial(q="x").name)
+    assert (
+        ours.invoke({"q": "hi"}, {"callbacks": [Ours()]}).to_string()
+        == theirs.invoke({"q": "hi"}, {"callbacks": [Theirs()]}).to_string()
+    )
+    assert started["ours"] == started["theirs"] == ["qa"]
 
 
 def test_a_chain_still_refuses_one_as_langchains_does() -> None:

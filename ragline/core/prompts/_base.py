@@ -304,11 +304,13 @@ _PROMPT_OPTIONS = (
 )
 
 
-def _warn_ignored(kind: str, ignored: Mapping[str, Any]) -> None:
+def _warn_ignored(
+    kind: str, ignored: Mapping[str, Any], options: Sequence[str] = _PROMPT_OPTIONS
+) -> None:
     """Say which keywords a prompt drops (LangChain's pydantic prompt drops them silently)."""
     hints = []
     for name in ignored:
-        close = difflib.get_close_matches(name, _PROMPT_OPTIONS, n=1)
+        close = difflib.get_close_matches(name, options, n=1)
         hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
     # the first frame outside ragline: the user's line, through from_template too
     level, frame = 3, sys._getframe(2)
@@ -316,7 +318,7 @@ def _warn_ignored(kind: str, ignored: Mapping[str, Any]) -> None:
         level, frame = level + 1, frame.f_back
     warnings.warn(
         f"{kind}() ignores {', '.join(hints)}: not an option of a prompt template "
-        f"(its options are: {', '.join(_PROMPT_OPTIONS)})",
+        f"(its options are: {', '.join(options)})",
         UserWarning,
         stacklevel=level,
     )

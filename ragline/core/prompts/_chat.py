@@ -33,6 +33,7 @@ from ragline.core.prompts._base import (
     PromptTemplate,
     _interactive,
     _marker,
+    _warn_ignored,
 )
 from ragline.core.prompts._formats import check_template_format
 from ragline.core.prompts._values import ChatPromptValue
@@ -457,6 +458,22 @@ def _to_part(item: Any, template_format: str) -> list[_Part]:
     return [template_class.from_template(content, template_format=template_format)]
 
 
+# what ChatPromptTemplate() takes (named in the warning about a keyword it drops)
+_CHAT_PROMPT_OPTIONS = (
+    "messages",
+    "template_format",
+    "partial_variables",
+    "tags",
+    "metadata",
+    "input_types",
+    "output_parser",
+    "input_variables",
+    "optional_variables",
+    "validate_template",
+    "name",
+)
+
+
 class ChatPromptTemplate(BasePromptTemplate):
     """A chat prompt: a list of messages, message templates and placeholders.
 
@@ -502,7 +519,13 @@ class ChatPromptTemplate(BasePromptTemplate):
         input_variables: Sequence[str] | None = None,
         optional_variables: Sequence[str] | None = None,
         validate_template: bool = False,
+        name: str | None = None,
+        **ignored: Any,
     ) -> None:
+        if ignored:
+            _warn_ignored(type(self).__name__, ignored, _CHAT_PROMPT_OPTIONS)
+        if name is not None:
+            self.name = name
         check_template_format(template_format)
         self._set_fields(
             tags=tags, metadata=metadata, input_types=input_types, output_parser=output_parser
@@ -670,6 +693,7 @@ class ChatPromptTemplate(BasePromptTemplate):
             template_format=self.template_format,
             partial_variables={**self.partial_variables, **kwargs},
             validate_template=self.validate_template,
+            name=self.name,
             **self._fields(),
         )
 
