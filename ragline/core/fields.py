@@ -50,7 +50,7 @@ import inspect
 import sys
 import typing
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -61,6 +61,7 @@ __all__ = [
     "constructor_stacklevel",
     "declared_fields",
     "is_float_annotation",
+    "warn_ignored_keywords",
 ]
 
 _MISSING: Any = object()
@@ -234,6 +235,21 @@ def constructor_stacklevel(instance: Any) -> int:
     return level
 
 
+def warn_ignored_keywords(
+    instance: Any, ignored: Iterable[str], fields: Iterable[str], advice: str = ""
+) -> None:
+    """Warn, at the line that built ``instance``, that its constructor dropped the
+    keywords ``ignored``, naming its ``fields`` (and ``advice``, a sentence, after them)."""
+    unknown = ", ".join(repr(name) for name in ignored)
+    names = ", ".join(sorted(fields)) or "none"
+    warnings.warn(
+        f"{type(instance).__name__}() ignores {unknown}: not among its fields ({names})"
+        + (f"; {advice}" if advice else ""),
+        UserWarning,
+        stacklevel=constructor_stacklevel(instance),
+    )
+
+
 def _make_init(cls: Any, own: list[str], floats: frozenset[str]) -> Callable[..., None]:
     def __init__(self: Any, **kwargs: Any) -> None:
         specs = type(self).__ragline_all_fields__  # a subclass may have re-defaulted a field
@@ -303,11 +319,7 @@ class Fields:
                     f"{type(self).__name__}() got unexpected keyword argument(s) {unknown}; "
                     f"its fields are: {names}"
                 )
-            warnings.warn(
-                f"{type(self).__name__}() ignores {unknown}: not among its fields ({names})",
-                UserWarning,
-                stacklevel=constructor_stacklevel(self),
-            )
+            warn_ignored_keywords(self, kwargs, declared_fields(type(self)))
         super().__init__()
         post_init = getattr(self, "__post_init__", None)
         if post_init is not None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +18,7 @@ from typing import Any
 
 from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
 from ragline.core.config import use_config
-from ragline.core.fields import constructor_stacklevel
+from ragline.core.fields import warn_ignored_keywords
 from ragline.retrievers._batching import ChildBatchRetriever
 from ragline.retrievers._checks import check_documents
 
@@ -103,12 +102,11 @@ class ContextualCompressionRetriever(ChildBatchRetriever):
         **ignored: Any,
     ) -> None:
         if ignored:
-            warnings.warn(
-                f"ContextualCompressionRetriever() ignores {', '.join(map(repr, ignored))}: "
-                "it takes base_compressor, base_retriever, tags, metadata and name (set "
-                "search options such as k on base_retriever)",
-                UserWarning,
-                stacklevel=constructor_stacklevel(self),
+            warn_ignored_keywords(
+                self,
+                ignored,
+                ("base_compressor", "base_retriever", "tags", "metadata", "name"),
+                "set search options such as k on base_retriever",
             )
         if not callable(getattr(base_compressor, "compress_documents", None)):
             raise InvalidInputError(

@@ -47,7 +47,6 @@ import contextlib
 import functools
 import inspect
 import threading
-import warnings
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
@@ -57,7 +56,7 @@ from ragline.core.callbacks.base import stream_taps
 from ragline.core.callbacks.manager import CallbackManager
 from ragline.core.config import ensure_config, use_config
 from ragline.core.exceptions import InvalidInputError
-from ragline.core.fields import constructor_stacklevel
+from ragline.core.fields import warn_ignored_keywords
 from ragline.core.language_models._caching import cache_slot
 from ragline.core.language_models._legacy import LegacyMethods
 from ragline.core.language_models._outputs import Generation, LLMResult, RunInfo
@@ -733,13 +732,8 @@ def _with_common_fields(init: Any, fields: tuple[str, ...] = _COMMON_FIELDS) -> 
     @functools.wraps(init)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if not taken.issuperset(kwargs):
-            unknown = ", ".join(repr(key) for key in kwargs if key not in taken)
-            shown = ", ".join(sorted(key for key in taken if key != "self"))
-            warnings.warn(
-                f"{type(self).__name__}() ignores {unknown}: not among its fields ({shown})",
-                UserWarning,
-                stacklevel=constructor_stacklevel(self),
-            )
+            ignored = [key for key in kwargs if key not in taken]
+            warn_ignored_keywords(self, ignored, taken - {"self"})
             kwargs = {key: value for key, value in kwargs.items() if key in taken}
         common = {key: kwargs.pop(key) for key in extra if key in kwargs}
         init(self, *args, **kwargs)

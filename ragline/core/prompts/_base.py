@@ -29,6 +29,7 @@ from ragline.core.exceptions import (
     PromptInputTypeError,
     PromptKeyError,
 )
+from ragline.core.fields import constructor_stacklevel
 from ragline.core.prompts._formats import Template
 from ragline.core.prompts._values import PromptValue, StringPromptValue
 from ragline.core.runnables.base import Runnable
@@ -305,22 +306,19 @@ _PROMPT_OPTIONS = (
 
 
 def _warn_ignored(
-    kind: str, ignored: Mapping[str, Any], options: Sequence[str] = _PROMPT_OPTIONS
+    prompt: Any, ignored: Mapping[str, Any], options: Sequence[str] = _PROMPT_OPTIONS
 ) -> None:
-    """Say which keywords a prompt drops (LangChain's pydantic prompt drops them silently)."""
+    """Say which keywords ``prompt``'s constructor drops (LangChain's pydantic prompt drops
+    them silently), at the user's line (through ``from_template`` too)."""
     hints = []
     for name in ignored:
         close = difflib.get_close_matches(name, options, n=1)
         hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    # the first frame outside ragline: the user's line, through from_template too
-    level, frame = 3, sys._getframe(2)
-    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("ragline."):
-        level, frame = level + 1, frame.f_back
     warnings.warn(
-        f"{kind}() ignores {', '.join(hints)}: not an option of a prompt template "
-        f"(its options are: {', '.join(options)})",
+        f"{type(prompt).__name__}() ignores {', '.join(hints)}: not an option of a prompt "
+        f"template (its options are: {', '.join(options)})",
         UserWarning,
-        stacklevel=level,
+        stacklevel=constructor_stacklevel(prompt),
     )
 
 
@@ -375,7 +373,7 @@ class PromptTemplate(BasePromptTemplate):
         **ignored: Any,
     ) -> None:
         if ignored:
-            _warn_ignored(type(self).__name__, ignored)
+            _warn_ignored(self, ignored)
         self.partial_variables = dict(partial_variables or {})
         self.optional_variables = list(optional_variables or [])
         if name is not None:

@@ -523,7 +523,7 @@ class ChatPromptTemplate(BasePromptTemplate):
         **ignored: Any,
     ) -> None:
         if ignored:
-            _warn_ignored(type(self).__name__, ignored, _CHAT_PROMPT_OPTIONS)
+            _warn_ignored(self, ignored, _CHAT_PROMPT_OPTIONS)
         if name is not None:
             self.name = name
         check_template_format(template_format)
