@@ -14,6 +14,7 @@ from ragline.core import (
     ChatPromptTemplate,
     FewShotPromptTemplate,
     HumanMessage,
+    HumanMessagePromptTemplate,
     InvalidInputError,
     LengthBasedExampleSelector,
     LoaderError,
@@ -246,6 +247,30 @@ def test_chat_prompts_round_trip(tmp_path):
     jinja = ChatPromptTemplate.from_messages([("human", "{{ q }}")], template_format="jinja2")
     jinja.save(tmp_path / "jinja.json")
     assert load_prompt(tmp_path / "jinja.json").format_messages(q="x") == [HumanMessage("x")]
+
+
+def test_a_message_templates_additional_kwargs_are_saved_and_loaded_back(tmp_path):
+    prompt = ChatPromptTemplate(
+        [
+            HumanMessagePromptTemplate.from_template("{q}", additional_kwargs={"name": "bob"}),
+            ChatMessagePromptTemplate.from_template(
+                "Be {tone}.", role="critic", additional_kwargs={"ids": [1, 2]}
+            ),
+        ]
+    )
+    prompt.save(tmp_path / "chat.json")
+    loaded = load_prompt(tmp_path / "chat.json")
+    assert [m.additional_kwargs for m in loaded.format_messages(q="hi", tone="kind")] == [
+        {"name": "bob"},
+        {"ids": [1, 2]},
+    ]
+    assert repr(loaded) == repr(prompt)
+    entry = {
+        "_type": "chat",
+        "messages": [{"role": "human", "template": "x", "additional_kwargs": 3}],
+    }
+    with pytest.raises(InvalidInputError, match="additional_kwargs must be an object, got 3"):
+        load_prompt_from_config(entry)
 
 
 def test_what_cannot_be_saved_is_refused_before_writing(tmp_path):

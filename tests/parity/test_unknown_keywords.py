@@ -22,21 +22,33 @@ from langchain_core.messages import HumanMessage as LCHumanMessage
 from langchain_core.output_parsers import (
     CommaSeparatedListOutputParser as LCCommaSeparatedListOutputParser,
 )
+from langchain_core.prompts import AIMessagePromptTemplate as LCAIMessagePromptTemplate
+from langchain_core.prompts import ChatMessagePromptTemplate as LCChatMessagePromptTemplate
 from langchain_core.prompts import ChatPromptTemplate as LCChatPromptTemplate
+from langchain_core.prompts import FewShotPromptTemplate as LCFewShotPromptTemplate
+from langchain_core.prompts import HumanMessagePromptTemplate as LCHumanMessagePromptTemplate
+from langchain_core.prompts import MessagesPlaceholder as LCMessagesPlaceholder
 from langchain_core.prompts import PromptTemplate as LCPromptTemplate
+from langchain_core.prompts import SystemMessagePromptTemplate as LCSystemMessagePromptTemplate
 from langchain_core.retrievers import BaseRetriever as LCBaseRetriever
 from langchain_core.tools import StructuredTool as LCStructuredTool
 
 from ragline.chains import LLMChain
 from ragline.core import (
+    AIMessagePromptTemplate,
     BaseRetriever,
+    ChatMessagePromptTemplate,
     ChatPromptTemplate,
     CommaSeparatedListOutputParser,
     Document,
     FakeListChatModel,
     FakeListLLM,
+    FewShotPromptTemplate,
     HumanMessage,
+    HumanMessagePromptTemplate,
+    MessagesPlaceholder,
     PromptTemplate,
+    SystemMessagePromptTemplate,
 )
 from ragline.core.callbacks import BaseCallbackHandler
 from ragline.core.chat_history import InMemoryChatMessageHistory
@@ -149,6 +161,114 @@ def test_a_chat_prompt_keeps_its_name_and_drops_a_stray_keyword() -> None:
         == theirs.invoke({"q": "hi"}, {"callbacks": [Theirs()]}).to_string()
     )
     assert started["ours"] == started["theirs"] == ["qa"]
+
+
+def test_a_chat_prompt_given_messages_by_keyword_drops_a_stray_keyword() -> None:
+    theirs = LCChatPromptTemplate(messages=[("human", "{q}")], input_variable=["q"])
+    with pytest.warns(UserWarning, match=r"ChatPromptTemplate\(\) ignores 'input_variable'"):
+        ours = ChatPromptTemplate(messages=[("human", "{q}")], input_variable=["q"])
+    assert repr(ours) == repr(theirs)
+    assert ours.invoke({"q": "hi"}).to_string() == theirs.invoke({"q": "hi"}).to_string()
+
+
+def test_a_placeholder_drops_a_stray_keyword() -> None:
+    history = [("human", "a"), ("ai", "b"), ("human", "c")]
+    theirs = LCMessagesPlaceholder(variable_name="history", foo=1, n_messages=2)
+    with pytest.warns(UserWarning) as caught:
+        ours = MessagesPlaceholder(variable_name="history", foo=1, n_messages=2)
+    assert [str(w.message) for w in caught] == [
+        "MessagesPlaceholder() ignores 'foo': not an option of a prompt template "
+        "(its options are: variable_name, optional, n_messages)"
+    ]
+    assert [w.filename for w in caught] == [__file__]
+    assert (
+        repr(ours) == repr(theirs) == "MessagesPlaceholder(variable_name='history', n_messages=2)"
+    )
+    assert (
+        repr(ours.format_messages(history=history))
+        == repr(theirs.format_messages(history=history))
+        == "[AIMessage(content='b', additional_kwargs={}, response_metadata={}, tool_calls=[], "
+        "invalid_tool_calls=[]), HumanMessage(content='c', additional_kwargs={}, "
+        "response_metadata={})]"
+    )
+    with pytest.warns(UserWarning, match=r"ignores 'optinal' \(did you mean 'optional'\?\)"):
+        MessagesPlaceholder("history", optinal=True)
+
+
+@pytest.mark.parametrize(
+    ("ours_class", "their_class"),
+    [
+        (HumanMessagePromptTemplate, LCHumanMessagePromptTemplate),
+        (SystemMessagePromptTemplate, LCSystemMessagePromptTemplate),
+        (AIMessagePromptTemplate, LCAIMessagePromptTemplate),
+    ],
+)
+def test_a_message_template_drops_a_stray_keyword(ours_class: Any, their_class: Any) -> None:
+    theirs = [
+        their_class(prompt=LCPromptTemplate.from_template("{q}!"), foo=1),
+        their_class.from_template("{q}!", foo=1),
+    ]
+    with pytest.warns(UserWarning) as caught:
+        ours = [
+            ours_class(prompt=PromptTemplate.from_template("{q}!"), foo=1),
+            ours_class.from_template("{q}!", foo=1),
+        ]
+    assert [str(w.message) for w in caught] == 2 * [
+        f"{ours_class.__name__}() ignores 'foo': not an option of a prompt template "
+        "(its options are: prompt, additional_kwargs)"
+    ]
+    assert [w.filename for w in caught] == [__file__, __file__]
+    assert [repr(t) for t in ours] == [repr(t) for t in theirs]
+    assert [repr(t.format(q="hi")) for t in ours] == [repr(t.format(q="hi")) for t in theirs]
+
+
+def test_a_chat_message_template_drops_a_stray_keyword_and_keeps_its_role() -> None:
+    theirs = LCChatMessagePromptTemplate.from_template("{q}", role="critic", rol="x")
+    with pytest.warns(UserWarning, match=r"ignores 'rol' \(did you mean 'role'\?\)"):
+        ours = ChatMessagePromptTemplate.from_template("{q}", role="critic", rol="x")
+    assert repr(ours) == repr(theirs)
+    assert repr(ours.format(q="no")) == repr(theirs.format(q="no"))
+
+
+def test_a_message_template_carries_additional_kwargs_into_its_message() -> None:
+    extras = {"name": "bob", "tags": ["a"]}
+    theirs = LCChatPromptTemplate(
+        [
+            LCHumanMessagePromptTemplate.from_template("{q}", additional_kwargs=extras),
+            LCChatMessagePromptTemplate(
+                prompt=LCPromptTemplate.from_template("{q}?"),
+                role="critic",
+                additional_kwargs={"x": 1},
+            ),
+        ]
+    )
+    ours = ChatPromptTemplate(
+        [
+            HumanMessagePromptTemplate.from_template("{q}", additional_kwargs=extras),
+            ChatMessagePromptTemplate(
+                prompt=PromptTemplate.from_template("{q}?"),
+                role="critic",
+                additional_kwargs={"x": 1},
+            ),
+        ]
+    )
+    assert repr(ours) == repr(theirs)
+    assert repr(ours.invoke({"q": "hi"})) == repr(theirs.invoke({"q": "hi"}))
+    assert [m.additional_kwargs for m in ours.invoke({"q": "hi"}).to_messages()] == [
+        {"name": "bob", "tags": ["a"]},
+        {"x": 1},
+    ]
+
+
+def test_a_few_shot_prompt_still_refuses_one_as_langchains_does() -> None:
+    with pytest.raises(ValueError, match="Extra inputs are not permitted"):
+        LCFewShotPromptTemplate(
+            examples=[], example_prompt=LCPromptTemplate.from_template("{q}"), suffix="{q}", foo=1
+        )
+    with pytest.raises(TypeError, match="unexpected keyword argument 'foo'"):
+        FewShotPromptTemplate(
+            examples=[], example_prompt=PromptTemplate.from_template("{q}"), suffix="{q}", foo=1
+        )
 
 
 def test_a_chain_still_refuses_one_as_langchains_does() -> None:

@@ -84,17 +84,34 @@ def _joined(fields: list[tuple[str, Any]], separator: str) -> str:
     return separator.join(f"{name}={value!r}" for name, value in fields)
 
 
+# what a message template takes (named in the warning about a keyword it drops)
+_MESSAGE_TEMPLATE_OPTIONS = ("prompt", "additional_kwargs")
+
+
 class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
     message_class: type[BaseMessage] = HumanMessage
 
-    def __init__(self, prompt: PromptTemplate) -> None:
+    def __init__(
+        self,
+        prompt: PromptTemplate,
+        *,
+        additional_kwargs: Mapping[str, Any] | None = None,
+        **ignored: Any,
+    ) -> None:
+        if ignored:  # LangChain's message template (a pydantic model) drops them
+            _warn_ignored(self, ignored, self._options())
         if not isinstance(prompt, PromptTemplate):
             raise InvalidInputError(
                 f"a message template wraps a PromptTemplate, got {type(prompt).__name__}"
             )
         self.prompt = prompt
+        self.additional_kwargs = dict(additional_kwargs or {})
         self.input_variables = prompt.input_variables
         self.optional_variables = []
+
+    @classmethod
+    def _options(cls) -> tuple[str, ...]:
+        return _MESSAGE_TEMPLATE_OPTIONS
 
     @classmethod
     def from_template(
@@ -103,31 +120,39 @@ class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
         *,
         template_format: str = "f-string",
         partial_variables: Mapping[str, Any] | None = None,
+        **kwargs: Any,
     ) -> Any:
         """Build the message template from an f-string (or jinja2) template.
 
         ``partial_variables`` fills some variables now (as ``PromptTemplate`` does); the
-        rest stay inputs.
+        rest stay inputs. Other keywords (``additional_kwargs``) go to the constructor.
 
         Example:
             >>> HumanMessagePromptTemplate.from_template("{q}").format(q="hi")
             HumanMessage(content='hi', additional_kwargs={}, response_metadata={})
         """
-        return cls(
-            PromptTemplate(
-                template, template_format=template_format, partial_variables=partial_variables
-            )
+        prompt = PromptTemplate(
+            template, template_format=template_format, partial_variables=partial_variables
         )
+        return cls(prompt, **kwargs)
 
     def format(self, **kwargs: Any) -> BaseMessage:
-        """Format into one message."""
-        return self.message_class(self.prompt.format(**kwargs))
+        """Format into one message (carrying ``additional_kwargs``)."""
+        return self.message_class(
+            self.prompt.format(**kwargs), additional_kwargs=dict(self.additional_kwargs)
+        )
 
     def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
         return [self.format(**kwargs)]
 
     def _config(self) -> dict[str, Any]:
-        return {"role": self.message_class.type, "template": self.prompt.template}
+        config = {"role": self.message_class.type, "template": self.prompt.template}
+        return self._with_extras(config)
+
+    def _with_extras(self, config: dict[str, Any]) -> dict[str, Any]:
+        if self.additional_kwargs:
+            config["additional_kwargs"] = dict(self.additional_kwargs)
+        return config
 
     def pretty_repr(self, html: bool = False) -> str:
         # The banner is the class name with "MessagePromptTemplate" turned into
@@ -136,7 +161,7 @@ class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
         return f"{_banner(title, bold=html)}\n\n{self.prompt.pretty_repr(html=html)}"
 
     def _printed_fields(self) -> list[tuple[str, Any]]:
-        return [("prompt", self.prompt), ("additional_kwargs", {})]
+        return [("prompt", self.prompt), ("additional_kwargs", self.additional_kwargs)]
 
     def __repr__(self) -> str:  # LangChain's printed form (pydantic's)
         return f"{type(self).__name__}({_joined(self._printed_fields(), ', ')})"
@@ -177,11 +202,22 @@ class ChatMessagePromptTemplate(_StringMessagePromptTemplate):
 
     message_class = ChatMessage
 
-    def __init__(self, prompt: PromptTemplate, *, role: str) -> None:
+    def __init__(
+        self,
+        prompt: PromptTemplate,
+        *,
+        role: str,
+        additional_kwargs: Mapping[str, Any] | None = None,
+        **ignored: Any,
+    ) -> None:
         if not isinstance(role, str) or not role:
             raise InvalidInputError(f"a ChatMessagePromptTemplate needs a role name, got {role!r}")
-        super().__init__(prompt)
+        super().__init__(prompt, additional_kwargs=additional_kwargs, **ignored)
         self.role = role
+
+    @classmethod
+    def _options(cls) -> tuple[str, ...]:
+        return (*_MESSAGE_TEMPLATE_OPTIONS, "role")
 
     @classmethod
     def from_template(  # type: ignore[override]
@@ -191,18 +227,24 @@ class ChatMessagePromptTemplate(_StringMessagePromptTemplate):
         role: str,
         template_format: str = "f-string",
         partial_variables: Mapping[str, Any] | None = None,
+        **kwargs: Any,
     ) -> ChatMessagePromptTemplate:
         """Build the message template from a template and a role name."""
         prompt = PromptTemplate(
             template, template_format=template_format, partial_variables=partial_variables
         )
-        return cls(prompt, role=role)
+        return cls(prompt, role=role, **kwargs)
 
     def format(self, **kwargs: Any) -> BaseMessage:
-        return ChatMessage(self.prompt.format(**kwargs), role=self.role)
+        return ChatMessage(
+            self.prompt.format(**kwargs),
+            role=self.role,
+            additional_kwargs=dict(self.additional_kwargs),
+        )
 
     def _config(self) -> dict[str, Any]:
-        return {"role": "chat", "chat_role": self.role, "template": self.prompt.template}
+        config = {"role": "chat", "chat_role": self.role, "template": self.prompt.template}
+        return self._with_extras(config)
 
     def _printed_fields(self) -> list[tuple[str, Any]]:
         return [*super()._printed_fields(), ("role", self.role)]
@@ -224,8 +266,15 @@ class MessagesPlaceholder(BaseMessagePromptTemplate):
     """
 
     def __init__(
-        self, variable_name: str, *, optional: bool = False, n_messages: int | None = None
+        self,
+        variable_name: str,
+        *,
+        optional: bool = False,
+        n_messages: int | None = None,
+        **ignored: Any,
     ) -> None:
+        if ignored:  # LangChain's placeholder (a pydantic model) drops them
+            _warn_ignored(self, ignored, ("variable_name", "optional", "n_messages"))
         self.variable_name = variable_name
         self.optional = optional
         self.n_messages = check_optional_positive_int("n_messages", n_messages)

@@ -354,8 +354,14 @@ def _part(entry: Any, template_format: str) -> Any:
     fmt = entry.get("template_format", template_format)
     if not isinstance(text, str) or not (role == "chat" or role in _TEMPLATE_ROLES):
         raise InvalidInputError(f"cannot load the chat prompt entry {entry!r:.80}")
+    extras = entry.get("additional_kwargs")
+    if extras is not None and not isinstance(extras, dict):
+        raise InvalidInputError(f"additional_kwargs must be an object, got {extras!r:.80}")
     if role == "chat":
         return ChatMessagePromptTemplate.from_template(
-            text, role=str(entry.get("chat_role") or ""), template_format=fmt
+            text,
+            role=str(entry.get("chat_role") or ""),
+            template_format=fmt,
+            additional_kwargs=extras,
         )
-    return _TEMPLATE_ROLES[role].from_template(text, template_format=fmt)
+    return _TEMPLATE_ROLES[role].from_template(text, template_format=fmt, additional_kwargs=extras)
