@@ -27,6 +27,7 @@ from ragline.core import (
     InMemoryChatMessageHistory,
     InvalidInputError,
 )
+from ragline.core.fields import declared_fields
 
 __all__ = ["BaseChatMemory", "BaseMemory", "input_key_of"]
 
@@ -68,9 +69,39 @@ class BaseMemory(Fields, ABC):
     A keyword that names no field of the memory is dropped with a ``UserWarning``, not
     refused: LangChain's memories drop them silently, and programs pass some by mistake
     (``ConversationBufferMemory(k=2)``, ``k`` being the window memory's).
+
+    A memory prints as LangChain's (a pydantic model) does: ``repr`` is
+    ``ConversationBufferMemory(chat_memory=..., memory_key='chat_history')`` and ``str``
+    the same fields space-separated, each field whose value differs from its default (a
+    field with a default factory, such as ``chat_memory``, counts as defaulting to
+    ``None``, so it is always shown), in declaration order.
     """
 
     __ragline_extra__ = "ignore"
+
+    def _shown_fields(self) -> list[str]:
+        """``name=repr(value)`` of the fields LangChain's memories print (see the class)."""
+        parts = []
+        for name, spec in declared_fields(type(self)).items():
+            if name not in self.__dict__:
+                continue
+            value = self.__dict__[name]
+            if not spec.required:
+                default = None if spec.default_factory is not None else spec.default
+                try:
+                    differs = bool(default != value)
+                except Exception:  # a value whose comparison is not a bool
+                    differs = value is not default
+                if not differs:
+                    continue
+            parts.append(f"{name}={value!r}")
+        return parts
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(self._shown_fields())})"
+
+    def __str__(self) -> str:
+        return " ".join(self._shown_fields())
 
     @property
     @abstractmethod
@@ -115,8 +146,8 @@ class BaseChatMemory(BaseMemory):
     """
 
     chat_memory: BaseChatMessageHistory = Field(default_factory=InMemoryChatMessageHistory)
+    output_key: str | None = None  # (LangChain's order: the printed form follows it)
     input_key: str | None = None
-    output_key: str | None = None
     return_messages: bool = False
 
     def __post_init__(self) -> None:

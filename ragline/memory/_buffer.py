@@ -100,8 +100,12 @@ class ConversationBufferMemory(BaseChatMemory):
         return messages if isinstance(messages, list) else list(messages)
 
     def load_memory_variables(self, inputs: dict[str, Any]) -> dict[str, Any]:
-        """The memory variables, from the stored conversation (one read)."""
-        return self._variables(self._stored())
+        """``{memory_key: self.buffer}`` (one read of the history).
+
+        Through ``buffer``, as LangChain's: a subclass that overrides ``buffer`` (to
+        render the conversation its own way) changes what a chain loads.
+        """
+        return {self.memory_key: self.buffer}
 
     @property
     def buffer(self) -> Any:

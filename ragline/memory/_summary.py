@@ -76,12 +76,13 @@ class _Summarizer(BaseChatMemory):
     def predict_new_summary(self, messages: list[BaseMessage], existing_summary: str) -> str:
         """The summary ``existing_summary`` becomes once ``messages`` are folded in."""
         chain = (self.prompt | self.llm | StrOutputParser()).with_config(run_name="summarize")
-        return str(chain.invoke(self._summary_input(messages, existing_summary))).strip()
+        # the model's text as it is (LangChain's keeps a completion's leading newline too)
+        return str(chain.invoke(self._summary_input(messages, existing_summary)))
 
     async def apredict_new_summary(self, messages: list[BaseMessage], existing_summary: str) -> str:
         """Async :meth:`predict_new_summary`."""
         chain = (self.prompt | self.llm | StrOutputParser()).with_config(run_name="summarize")
-        return str(await chain.ainvoke(self._summary_input(messages, existing_summary))).strip()
+        return str(await chain.ainvoke(self._summary_input(messages, existing_summary)))
 
     def _with_summary(self, summary: str, messages: list[BaseMessage]) -> Any:
         loaded = ([self.summary_message_cls(summary)] if summary else []) + messages
