@@ -12,11 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import json
+import re
 from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
 from ragline.agents._output_parsers import (
+    AgentOutputParser,
     ConvoOutputParser,
     JSONAgentOutputParser,
     MRKLOutputParser,
@@ -35,6 +38,7 @@ from ragline.core import (
     HumanMessagePromptTemplate,
     InvalidInputError,
     MessagesPlaceholder,
+    OutputParserException,
     PromptTemplate,
     Runnable,
     RunnableLambda,
@@ -279,6 +283,11 @@ class Agent(BaseSingleActionAgent):
                 f"{type(self).__name__}'s prompt needs an {{agent_scratchpad}} variable; it "
                 f"has {self.prompt.input_variables}"
             )
+        if self.llm_chain is None:
+            # programs read agent.llm_chain.prompt / .llm as they do on LangChain's agents
+            from ragline.chains import LLMChain
+
+            self.llm_chain = LLMChain(llm=self.llm, prompt=self.prompt)
         if self.output_parser is None:
             self.output_parser = self._get_default_output_parser()
         # One "LLMChain" run with the model's run inside, as LangChain's LLMChain
@@ -697,3 +706,108 @@ class ConversationalAgent(_ThoughtObservationAgent):
         parser = output_parser or ConvoOutputParser(ai_prefix=ai_prefix)
         return cls(llm=llm, prompt=prompt, allowed_tools=[tool.name for tool in tools],
                    output_parser=parser, ai_prefix=ai_prefix, **kwargs)  # fmt: skip
+
+
+# ragline's own wording for the structured-chat agent's default prompt (LangChain's is
+# not copied); the reply protocol is LangChain's: one JSON blob {"action", "action_input"}
+# in a ``` block, "Final Answer" to answer.
+STRUCTURED_PREFIX = "Answer the user as well as you can. You can use these tools:"
+STRUCTURED_FORMAT_INSTRUCTIONS = """Reply with one JSON blob in a ``` block, with two keys:
+"action": a tool's name ({tool_names}) or "Final Answer"; "action_input": the tool's
+arguments, or your answer to the user. After each tool result (an Observation), reply
+with the next blob; answer with "Final Answer" when you can."""
+STRUCTURED_SUFFIX = "Reply with the JSON blob only."
+STRUCTURED_HUMAN_MESSAGE = "{input}\n\n{agent_scratchpad}"
+_BLOB = re.compile(r"```(?:json\s+)?(\W.*?)```", re.DOTALL)
+
+
+class _StructuredChatOutputParser(AgentOutputParser):
+    """The structured-chat agent's replies: the first ``` block's JSON blob is an action
+    (``"Final Answer"``: the answer); a reply without a block is the answer itself."""
+
+    def parse(self, text: str) -> AgentAction | AgentFinish:
+        match = _BLOB.search(text)
+        if match is None:
+            return AgentFinish({"output": text}, text)
+        try:
+            blob = json.loads(match.group(1).strip(), strict=False)
+            if isinstance(blob, list):
+                blob = blob[0]
+            if blob["action"] == "Final Answer":
+                return AgentFinish({"output": blob.get("action_input", {})}, text)
+            return AgentAction(blob["action"], blob.get("action_input", {}), text)
+        except (ValueError, KeyError, IndexError, TypeError) as err:
+            raise OutputParserException(f"Could not parse LLM output: {text}") from err
+
+
+class _StructuredChatAgent(_ThoughtObservationAgent):
+    """The structured-chat ReAct agent of ``initialize_agent(agent=
+    "structured-chat-zero-shot-react-description")``: a system message listing the tools
+    with their arguments, the user's message with the scratchpad, JSON-blob replies;
+    tools with several arguments get them as a dict."""
+
+    @classmethod
+    def _get_default_output_parser(cls) -> Any:
+        return _StructuredChatOutputParser()
+
+    @property
+    def _stop(self) -> list[str]:
+        return ["Observation:"]
+
+    def _construct_scratchpad(self, intermediate_steps: Steps) -> str:
+        thoughts = super()._construct_scratchpad(intermediate_steps)
+        if not thoughts:
+            return thoughts
+        return f"Your steps so far (only your final answer reaches the user):\n{thoughts}"
+
+    @classmethod
+    def create_prompt(  # type: ignore[override]
+        cls,
+        tools: Sequence[BaseTool],
+        prefix: str = STRUCTURED_PREFIX,
+        suffix: str = STRUCTURED_SUFFIX,
+        human_message_template: str = STRUCTURED_HUMAN_MESSAGE,
+        format_instructions: str = STRUCTURED_FORMAT_INSTRUCTIONS,
+        input_variables: list[str] | None = None,
+        memory_prompts: list[Any] | None = None,
+    ) -> ChatPromptTemplate:
+        """The prompt: a system message (``prefix``, one ``name: description, args:
+        {...}`` line per tool, the format instructions, ``suffix``), then
+        ``memory_prompts``, then the human message."""
+        lines = []
+        for tool in tools:
+            args = str(tool.args).replace("{", "{{").replace("}", "}}")
+            lines.append(f"{tool.name}: {tool.description}, args: {args}")
+        instructions = format_instructions.format(tool_names=", ".join(t.name for t in tools))
+        template = "\n\n".join([prefix, "\n".join(lines), instructions, suffix])
+        return ChatPromptTemplate.from_messages(
+            [
+                SystemMessagePromptTemplate.from_template(template),
+                *(memory_prompts or []),
+                HumanMessagePromptTemplate.from_template(human_message_template),
+            ]
+        )
+
+    @classmethod
+    def from_llm_and_tools(  # type: ignore[override]
+        cls,
+        llm: Any,
+        tools: Sequence[BaseTool],
+        callback_manager: Any = None,
+        output_parser: Any = None,
+        prefix: str = STRUCTURED_PREFIX,
+        suffix: str = STRUCTURED_SUFFIX,
+        human_message_template: str = STRUCTURED_HUMAN_MESSAGE,
+        format_instructions: str = STRUCTURED_FORMAT_INSTRUCTIONS,
+        input_variables: list[str] | None = None,
+        memory_prompts: list[Any] | None = None,
+        **kwargs: Any,
+    ) -> _StructuredChatAgent:
+        """Build the agent with its default prompt (the keywords replace its parts, as
+        in LangChain's ``agent_kwargs``)."""
+        prompt = cls.create_prompt(tools, prefix=prefix, suffix=suffix,
+                                   human_message_template=human_message_template,
+                                   format_instructions=format_instructions,
+                                   memory_prompts=memory_prompts)  # fmt: skip
+        return cls(llm=llm, prompt=prompt, allowed_tools=[tool.name for tool in tools],
+                   output_parser=output_parser, **kwargs)  # fmt: skip

@@ -10,6 +10,7 @@ from ragline.agents._agent import (
     ConversationalAgent,
     ConversationalChatAgent,
     ZeroShotAgent,
+    _StructuredChatAgent,
     runnable_agent,
 )
 from ragline.agents._executor import AgentExecutor
@@ -43,6 +44,7 @@ _SUPPORTED = (
     AgentType.CHAT_ZERO_SHOT_REACT_DESCRIPTION,
     AgentType.CONVERSATIONAL_REACT_DESCRIPTION,
     AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION,
+    AgentType.STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION,
     AgentType.OPENAI_FUNCTIONS,
     AgentType.OPENAI_MULTI_FUNCTIONS,
 )
@@ -78,6 +80,8 @@ def initialize_agent(
             (:class:`ConversationalAgent`); ``"chat-conversational-react-description"``:
             JSON replies with
             the memory's ``chat_history`` in the prompt (:class:`ConversationalChatAgent`);
+            ``"structured-chat-zero-shot-react-description"``: JSON-blob replies, the
+            tools listed with their arguments (multi-input tools get a dict);
             ``"openai-functions"`` / ``"openai-multi-functions"``: native tool calls
             (``create_tool_calling_agent``).
         callback_manager: handlers for the executor's runs (or ``callbacks=[...]``).
@@ -128,6 +132,7 @@ def initialize_agent(
 _AGENT_CLASSES: dict[AgentType, type[Any]] = {
     AgentType.CONVERSATIONAL_REACT_DESCRIPTION: ConversationalAgent,
     AgentType.CHAT_CONVERSATIONAL_REACT_DESCRIPTION: ConversationalChatAgent,
+    AgentType.STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION: _StructuredChatAgent,
 }
 
 

@@ -1,0 +1,93 @@
+"""Parity: differences found by the thirty-ninth port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# eda_zero_shot_prefix_suffix_memory, recon_conversational_react_rewrapped_executor,
+# show_map_chat_conversational_token_callback: an agent built by initialize_agent (or
+# from_llm_and_tools) had no llm_chain, so agent.agent.llm_chain.prompt / .llm failed.
+_AGENT_LLM_CHAIN = """
+from langchain_classic.agents import AgentType, Tool, initialize_agent
+from langchain_classic.memory import ConversationBufferMemory
+from langchain_core.language_models import FakeListLLM
+
+llm = FakeListLLM(
+    responses=[" I know.\\nFinal Answer: 4", "Thought: Do I need to use a tool? No\\nAI: hi"]
+)
+tools = [Tool(name="calc", func=lambda q: "4", description="math")]
+suffix = "History: {chat_history}\\nQuestion: {input}\\n{agent_scratchpad}"
+zero = initialize_agent(tools, llm, agent=AgentType.ZERO_SHOT_REACT_DESCRIPTION,
+                        agent_kwargs={"suffix": suffix},
+                        memory=ConversationBufferMemory(memory_key="chat_history"))
+chain = zero.agent.llm_chain
+print(type(chain).__name__, chain.prompt.input_variables, chain.llm is llm)
+print(chain.prompt is zero.agent.llm_chain.prompt, chain.output_key)
+print(zero.run("2+2?"))
+convo = initialize_agent(tools, llm, agent=AgentType.CONVERSATIONAL_REACT_DESCRIPTION,
+                         memory=ConversationBufferMemory(memory_key="chat_history"))
+convo_prompt = convo.agent.llm_chain.prompt
+print(type(convo.agent).__name__, convo_prompt.input_variables, convo.agent.ai_prefix)
+print(convo.run("hello"))
+"""
+
+
+def test_an_initialized_agent_has_an_llm_chain_with_its_prompt_and_model() -> None:
+    langchain_printed = _printed(_AGENT_LLM_CHAIN)
+    assert langchain_printed.count("\n") == 5
+    assert _printed(_ported(_AGENT_LLM_CHAIN)) == langchain_printed
+
+
+# supply_chain_structured_chat_tools, house_price_structured_chat_basetool_memory:
+# initialize_agent(agent=STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION) was refused.
+_STRUCTURED_CHAT = """
+from langchain_classic.agents import AgentType, Tool, initialize_agent
+from langchain_classic.memory import ConversationBufferMemory
+from langchain_community.chat_models.fake import FakeListChatModel
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel, Field
+
+
+class Area(BaseModel):
+    width: float = Field(description="width in m")
+    depth: float = Field(description="depth in m")
+
+
+class AreaTool(BaseTool):
+    name: str = "area"
+    description: str = "Area of a room."
+    args_schema: type = Area
+
+    def _run(self, width: float, depth: float) -> str:
+        return f"{width * depth:.1f} m2"
+
+
+stock = Tool(name="stock", func=lambda q: f"{q.strip()}: 8 units", description="Stock of a product")
+llm = FakeListChatModel(responses=[
+    'Thought: size first\\nAction:\\n```\\n'
+    '{"action": "area", "action_input": {"width": 3, "depth": 4.5}}\\n```',
+    'Action:\\n```json\\n{"action": "stock", "action_input": "Emasol"}\\n```',
+    'I will answer without a blob',
+    '```\\n{"action": "Final Answer", "action_input": "13.5 m2 and 8 units"}\\n```',
+])
+memory = ConversationBufferMemory(memory_key="chat_history", return_messages=True)
+kind = AgentType.STRUCTURED_CHAT_ZERO_SHOT_REACT_DESCRIPTION
+agent = initialize_agent([AreaTool(), stock], llm, agent=kind, memory=memory, verbose=True,
+                         return_intermediate_steps=True)
+print(type(agent).__name__, agent.agent.llm_chain.prompt.input_variables, agent.input_keys)
+result = agent.invoke({"input": "room size and stock?"})
+print(sorted(result), repr(result["output"]))
+for action, observation in result["intermediate_steps"]:
+    print(action.tool, action.tool_input, repr(observation))
+print(agent.invoke({"input": "again"})["output"])
+print([m.content for m in memory.chat_memory.messages])
+"""
+
+
+def test_initialize_agent_builds_the_structured_chat_agent_as_langchain() -> None:
+    langchain_printed = _printed(_STRUCTURED_CHAT)
+    assert "Observation: \x1b[" in langchain_printed
+    assert _printed(_ported(_STRUCTURED_CHAT)) == langchain_printed
