@@ -39,6 +39,9 @@ logger = logging.getLogger(__name__)
 
 FINAL_ANSWER_ACTION = "Final Answer:"
 MISSING_ACTION_AFTER_THOUGHT = "Invalid Format: Missing 'Action:' after 'Thought:'"
+# the zero-shot (MRKL) agent's observation for the same case: LangChain's lacks the
+# closing quote, and the observation is what the model and intermediate_steps see
+_MRKL_MISSING_ACTION_AFTER_THOUGHT = "Invalid Format: Missing 'Action:' after 'Thought:"
 MISSING_ACTION_INPUT_AFTER_ACTION = "Invalid Format: Missing 'Action Input:' after 'Action:'"
 FINAL_ANSWER_AND_ACTION = "Parsing LLM output produced both a final answer and a parse-able action:"
 
@@ -67,11 +70,13 @@ class AgentOutputParser(BaseOutputParser[AgentAction | AgentFinish]):
     """
 
 
-def _no_action(text: str) -> OutputParserException:
+def _no_action(
+    text: str, missing_action: str = MISSING_ACTION_AFTER_THOUGHT
+) -> OutputParserException:
     """The error for a reply with neither an action nor a final answer."""
     message = f"Could not parse LLM output: `{text}`"
     if not _ACTION_LINE.search(text):
-        return OutputParserException(message, MISSING_ACTION_AFTER_THOUGHT, text, send_to_llm=True)
+        return OutputParserException(message, missing_action, text, send_to_llm=True)
     if not _ACTION_INPUT_LINE.search(text):
         return OutputParserException(
             message, MISSING_ACTION_INPUT_AFTER_ACTION, text, send_to_llm=True
@@ -206,7 +211,9 @@ class MRKLOutputParser(ReActSingleInputOutputParser):
             if not tool_input.startswith("SELECT "):
                 tool_input = tool_input.strip('"')
             return AgentAction(match.group(1).strip(), tool_input, text)
-        return super().parse(text)
+        if FINAL_ANSWER_ACTION in text:
+            return super().parse(text)
+        raise _no_action(text, _MRKL_MISSING_ACTION_AFTER_THOUGHT)
 
 
 def parse_ai_message_to_tool_action(message: Any) -> list[AgentAction] | AgentFinish:

@@ -91,3 +91,34 @@ def test_initialize_agent_builds_the_structured_chat_agent_as_langchain() -> Non
     langchain_printed = _printed(_STRUCTURED_CHAT)
     assert "Observation: \x1b[" in langchain_printed
     assert _printed(_ported(_STRUCTURED_CHAT)) == langchain_printed
+
+
+# eda_zero_shot_prefix_suffix_memory, react_executor_take_next_step_override: the
+# zero-shot agent's observation for a reply without "Action:" is LangChain's MRKL text
+# (no closing quote), which the model, the verbose log and intermediate_steps all show.
+_MRKL_MISSING_ACTION = """
+from langchain_classic.agents import AgentType, Tool, initialize_agent
+from langchain_classic.agents.mrkl.output_parser import MRKLOutputParser
+from langchain_classic.agents.output_parsers import ReActSingleInputOutputParser
+from langchain_core.exceptions import OutputParserException
+from langchain_core.language_models import FakeListLLM
+
+for parser in (MRKLOutputParser(), ReActSingleInputOutputParser()):
+    for text in ("no idea", "Action: calc"):
+        try:
+            parser.parse(text)
+        except OutputParserException as err:
+            print(type(parser).__name__, repr(err.observation), err.send_to_llm)
+llm = FakeListLLM(responses=["hmm", " I know.\\nFinal Answer: 4"])
+tools = [Tool(name="calc", func=lambda q: "4", description="math")]
+agent = initialize_agent(tools, llm, agent=AgentType.ZERO_SHOT_REACT_DESCRIPTION, verbose=True,
+                         handle_parsing_errors=True, return_intermediate_steps=True)
+result = agent.invoke({"input": "2+2?"})
+print([(a.tool, a.tool_input, o) for a, o in result["intermediate_steps"]])
+"""
+
+
+def test_the_zero_shot_agents_missing_action_observation_is_langchains() -> None:
+    langchain_printed = _printed(_MRKL_MISSING_ACTION)
+    assert "Missing 'Action:' after 'Thought:\n" in langchain_printed
+    assert _printed(_ported(_MRKL_MISSING_ACTION)) == langchain_printed
