@@ -190,6 +190,8 @@ LISTED = [
     "langchain_community.utilities",
     "langchain_community.utilities.sql_database",
     "langchain_community.tools.sql_database.tool",
+    "langchain_community.tools.file_management",
+    "langchain_community.tools.file_management.move",
     "langchain_community.agent_toolkits",
     "langchain_community.agent_toolkits.sql.toolkit",
     "langchain_community.agent_toolkits.sql.base",

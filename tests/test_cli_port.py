@@ -389,7 +389,7 @@ double = RunnableLambda(lambda x: x * 2)
 
 
 async def twice(x):
-    return await run_in_executor(None, double.invoke, x)
+    return add([await double.ainvoke(x), 0])
 
 
 print(asyncio.run(twice(21)), type(double).__name__)
@@ -397,14 +397,15 @@ print(asyncio.run(twice(21)), type(double).__name__)
 
 
 def test_a_star_import_keeps_the_used_names_ragline_lacks_from_langchain(tmp_path, capsys):
-    # writing out `from langchain_core.runnables import *` as ragline's names dropped
-    # run_in_executor (ragline lacks it) without a word: the ported program failed with
-    # NameError. It stays imported from LangChain and is reported, as in an explicit import.
+    # writing out `from langchain_core.runnables import *` as ragline's names dropped a
+    # name ragline lacks (run_in_executor then, add now) without a word: the ported
+    # program failed with NameError. It stays imported from LangChain and is reported, as
+    # in an explicit import.
     folder = write_project(tmp_path, {"main.py": STAR_LACKING})
     path = folder / "main.py"
     before, imported = run_program(folder)
     assert (before, imported) == ("42 RunnableLambda\n", "['langchain_core']")
-    report = f"{path}:2: cannot map langchain_core.runnables.run_in_executor: ragline lacks it"
+    report = f"{path}:2: cannot map langchain_core.runnables.add: ragline lacks it"
 
     assert main(["port", "--diff", str(path)]) == 1
     out, err = capsys.readouterr()
@@ -412,7 +413,7 @@ def test_a_star_import_keeps_the_used_names_ragline_lacks_from_langchain(tmp_pat
         "-from langchain_core.runnables import *",
         "+import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains",
         "+from ragline.core import RunnableLambda",
-        "+from langchain_core.runnables import run_in_executor",
+        "+from langchain_core.runnables import add",
     ]
     assert err.splitlines() == [report]
     assert path.read_text() == STAR_LACKING
@@ -422,7 +423,7 @@ def test_a_star_import_keeps_the_used_names_ragline_lacks_from_langchain(tmp_pat
         "import asyncio",
         "import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains",
         "from ragline.core import RunnableLambda",
-        "from langchain_core.runnables import run_in_executor",
+        "from langchain_core.runnables import add",
         "",
     ]
     assert capsys.readouterr().err.splitlines() == [report, f"{path}: 1 import(s) rewritten"]

@@ -906,10 +906,18 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.sql": (
             "InfoSQLDatabaseTool ListSQLDatabaseTool QuerySQLCheckerTool QuerySQLDataBaseTool"
         ),
-        "ragline.tools": "BaseTool StructuredTool Tool tool",
+        "ragline.tools": "BaseTool MoveFileTool StructuredTool Tool tool",
     },
     "langchain_classic.tools.base": {
-        "ragline.tools": "BaseTool StructuredTool Tool ToolException tool",
+        "ragline.tools": (
+            "BaseTool StructuredTool Tool ToolException create_schema_from_function tool"
+        ),
+    },
+    "langchain_classic.tools.file_management": {
+        "ragline.tools": "MoveFileTool",
+    },
+    "langchain_classic.tools.file_management.move": {
+        "ragline.tools": "MoveFileTool",
     },
     "langchain_classic.tools.render": {
         "ragline.tools": "render_text_description render_text_description_and_args",
@@ -1081,7 +1089,13 @@ PATHS: dict[str, dict[str, str]] = {
             "InfoSQLDatabaseTool ListSQLDatabaseTool QuerySQLCheckerTool "
             "QuerySQLDataBaseTool QuerySQLDatabaseTool"
         ),
-        "ragline.tools": "BaseTool StructuredTool Tool tool",
+        "ragline.tools": "BaseTool MoveFileTool StructuredTool Tool tool",
+    },
+    "langchain_community.tools.file_management": {
+        "ragline.tools": "MoveFileTool",
+    },
+    "langchain_community.tools.file_management.move": {
+        "ragline.tools": "MoveFileTool",
     },
     "langchain_community.tools.sql_database.tool": {
         "ragline.sql": (
@@ -1426,7 +1440,7 @@ PATHS: dict[str, dict[str, str]] = {
             "RunnableSequence RunnableSerializable RunnableWithFallbacks "
             "RunnableWithMessageHistory chain ensure_config"
         ),
-        "ragline.core.config": "get_config_list patch_config",
+        "ragline.core.config": "get_config_list patch_config run_in_executor",
         "ragline.core.runnables": "RouterInput RouterRunnable RunnableMap",
     },
     "langchain_core.runnables.base": {
@@ -1442,7 +1456,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.runnables.config": {
         "ragline.core": "RunnableConfig ensure_config",
-        "ragline.core.config": "get_config_list merge_configs patch_config",
+        "ragline.core.config": "get_config_list merge_configs patch_config run_in_executor",
     },
     "langchain_core.runnables.configurable": {
         "ragline.core.runnables": "RunnableConfigurableAlternatives RunnableConfigurableFields",
@@ -1485,12 +1499,14 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.tools": {
         "ragline.tools": (
             "BaseTool InjectedToolArg InjectedToolCallId StructuredTool Tool "
-            "ToolException create_retriever_tool render_text_description "
-            "render_text_description_and_args tool"
+            "ToolException create_retriever_tool create_schema_from_function "
+            "render_text_description render_text_description_and_args tool"
         ),
     },
     "langchain_core.tools.base": {
-        "ragline.tools": "BaseTool InjectedToolArg InjectedToolCallId ToolException",
+        "ragline.tools": (
+            "BaseTool InjectedToolArg InjectedToolCallId ToolException create_schema_from_function"
+        ),
     },
     "langchain_core.tools.convert": {
         "ragline.tools": "tool",
@@ -1938,8 +1954,8 @@ MISSING: dict[str, str] = {
         "GoogleSerperResults GoogleSerperRun HumanInputRun IFTTTWebhook InfoPowerBITool "
         "InfoSparkSQLTool JiraAction JsonGetValueTool JsonListKeysTool ListDirectoryTool "
         "ListPowerBITool ListSparkSQLTool MerriamWebsterQueryRun MetaphorSearchResults "
-        "MoveFileTool NasaAction NavigateBackTool NavigateTool O365CreateDraftMessage "
-        "O365SearchEmails O365SearchEvents O365SendEvent O365SendMessage OpenAPISpec "
+        "NasaAction NavigateBackTool NavigateTool O365CreateDraftMessage O365SearchEmails "
+        "O365SearchEvents O365SendEvent O365SendMessage OpenAPISpec "
         "OpenWeatherMapQueryRun PubmedQueryRun QueryCheckerTool QueryPowerBITool "
         "QuerySparkSQLTool ReadFileTool RedditSearchRun RequestsDeleteTool "
         "RequestsGetTool RequestsPatchTool RequestsPostTool RequestsPutTool "
@@ -1951,7 +1967,11 @@ MISSING: dict[str, str] = {
         "YouTubeSearchTool ZapierNLAListActions ZapierNLARunAction "
         "format_tool_to_openai_function"
     ),
-    "langchain_classic.tools.base": "SchemaAnnotationError create_schema_from_function",
+    "langchain_classic.tools.base": "SchemaAnnotationError",
+    "langchain_classic.tools.file_management": (
+        "CopyFileTool DeleteFileTool FileSearchTool ListDirectoryTool ReadFileTool WriteFileTool"
+    ),
+    "langchain_classic.tools.file_management.move": "FileMoveInput",
     "langchain_classic.tools.render": "format_tool_to_openai_function format_tool_to_openai_tool",
     "langchain_classic.tools.sql_database.tool": "BaseSQLDatabaseTool",
     "langchain_classic.utils.openai_functions": "FunctionDescription ToolDescription",
@@ -2176,8 +2196,8 @@ MISSING: dict[str, str] = {
         "GoogleSerperResults GoogleSerperRun HumanInputRun IFTTTWebhook IncomeStatements "
         "InfoPowerBITool InfoSparkSQLTool JinaSearch JiraAction JsonGetValueTool "
         "JsonListKeysTool ListDirectoryTool ListPowerBITool ListSparkSQLTool "
-        "MerriamWebsterQueryRun MetaphorSearchResults MojeekSearch MoveFileTool "
-        "NasaAction NavigateBackTool NavigateTool O365CreateDraftMessage O365SearchEmails "
+        "MerriamWebsterQueryRun MetaphorSearchResults MojeekSearch NasaAction "
+        "NavigateBackTool NavigateTool O365CreateDraftMessage O365SearchEmails "
         "O365SearchEvents O365SendEvent O365SendMessage OpenAPISpec "
         "OpenWeatherMapQueryRun PolygonAggregates PolygonFinancials PolygonLastQuote "
         "PolygonTickerNews PubmedQueryRun QueryCheckerTool QueryPowerBITool "
@@ -2192,6 +2212,10 @@ MISSING: dict[str, str] = {
         "YouSearchTool YouTubeSearchTool ZapierNLAListActions ZapierNLARunAction "
         "ZenGuardInput ZenGuardTool authenticate format_tool_to_openai_function"
     ),
+    "langchain_community.tools.file_management": (
+        "CopyFileTool DeleteFileTool FileSearchTool ListDirectoryTool ReadFileTool WriteFileTool"
+    ),
+    "langchain_community.tools.file_management.move": "FileMoveInput",
     "langchain_community.tools.sql_database.tool": "BaseSQLDatabaseTool",
     "langchain_community.utilities": (
         "AlphaVantageAPIWrapper ApifyWrapper ArceeWrapper ArxivAPIWrapper "
@@ -2333,13 +2357,12 @@ MISSING: dict[str, str] = {
         "validate_jinja2"
     ),
     "langchain_core.retrievers": "LangSmithRetrieverParams",
-    "langchain_core.runnables": "aadd add run_in_executor",
+    "langchain_core.runnables": "aadd add",
     "langchain_core.runnables.base": "Other",
     "langchain_core.runnables.config": (
         "ContextThreadPoolExecutor EmptyDict P T acall_func_with_variable_args "
         "call_func_with_variable_args get_async_callback_manager_for_config "
-        "get_callback_manager_for_config get_executor_for_config run_in_executor "
-        "set_config_context"
+        "get_callback_manager_for_config get_executor_for_config set_config_context"
     ),
     "langchain_core.runnables.configurable": (
         "DynamicRunnable StrEnum make_options_spec prefix_config_spec"
@@ -2360,12 +2383,9 @@ MISSING: dict[str, str] = {
     "langchain_core.stores": "InMemoryBaseStore InvalidKeyException K V",
     "langchain_core.tools": (
         "ArgsSchema BaseToolkit FILTERED_ARGS RetrieverInput SchemaAnnotationError "
-        "ToolsRenderer convert_runnable_to_tool create_schema_from_function"
+        "ToolsRenderer convert_runnable_to_tool"
     ),
-    "langchain_core.tools.base": (
-        "BaseToolkit SchemaAnnotationError create_schema_from_function "
-        "get_all_basemodel_annotations"
-    ),
+    "langchain_core.tools.base": "BaseToolkit SchemaAnnotationError get_all_basemodel_annotations",
     "langchain_core.tools.convert": "convert_runnable_to_tool",
     "langchain_core.tools.retriever": "RetrieverInput",
     "langchain_core.tracers": "EvaluatorCallbackHandler LangChainTracer LogStreamCallbackHandler",

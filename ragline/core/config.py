@@ -28,18 +28,22 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import contextvars
 import copy
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, cast
 from uuid import UUID
 
 from ragline.core._checks import check_optional_positive_int, check_positive_int
 from ragline.core.exceptions import ConfigurationError, InvalidInputError
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from ragline.core.callbacks.base import BaseCallbackHandler
     from ragline.core.callbacks.manager import CallbackManager
 
@@ -55,8 +59,11 @@ __all__ = [
     "legacy_call_config",
     "merge_configs",
     "patch_config",
+    "run_in_executor",
     "use_config",
 ]
+
+_T = TypeVar("_T")
 
 DEFAULT_RECURSION_LIMIT = 25
 
@@ -492,3 +499,35 @@ def get_config_list(
             one.pop("run_id")
         configs.append(one)
     return configs  # type: ignore[return-value]
+
+
+async def run_in_executor(
+    executor_or_config: Executor | RunnableConfig | None,
+    func: Callable[..., _T],
+    *args: Any,
+    **kwargs: Any,
+) -> _T:
+    """Run the blocking ``func(*args, **kwargs)`` in a thread from async code, and await it.
+
+    Given a config (or None), ``func`` runs in the event loop's default executor in a copy
+    of the caller's context, so the current config (and with it the parent run) carries
+    over, as in ``Runnable.ainvoke``; given an ``Executor``, it runs there as submitted.
+    A ``StopIteration`` out of ``func`` is raised as a ``RuntimeError`` (an asyncio future
+    cannot hold one).
+
+    Example:
+        >>> import asyncio
+        >>> asyncio.run(run_in_executor(None, sum, [1, 2, 3]))
+        6
+    """
+
+    def call() -> _T:
+        try:
+            return func(*args, **kwargs)
+        except StopIteration as err:
+            raise RuntimeError(f"{func!r} raised StopIteration") from err
+
+    loop = asyncio.get_running_loop()
+    if executor_or_config is None or isinstance(executor_or_config, dict):
+        return await loop.run_in_executor(None, contextvars.copy_context().run, call)
+    return await loop.run_in_executor(executor_or_config, call)

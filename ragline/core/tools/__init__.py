@@ -14,6 +14,7 @@ _EXPORTS = {
     "InjectedToolArg": "._schema",
     "InjectedToolCallId": "._schema",
     "convert_pydantic_to_openai_function": "._convert",
+    "create_schema_from_function": "._model_schema",
     "convert_pydantic_to_openai_tool": "._convert",
     "convert_to_openai_function": "._convert",
     "convert_to_openai_tool": "._convert",
