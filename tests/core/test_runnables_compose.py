@@ -229,12 +229,11 @@ def test_retry_stream_retries_before_the_first_chunk():
     retrying = RunnableLambda(flaky).with_retry(wait_exponential_jitter=False)
     assert list(retrying.stream("s", {"callbacks": [retry_states]})) == ["ok:s"]
     assert flaky.calls == 2
-    assert [(r.attempt_number, str(r.exception)) for r in retry_states.states] == [
-        (1, "attempt 1 failed")
-    ]
+    # a retry's stream has no run of its own (as LangChain's), so no on_retry to report
+    assert retry_states.states == []
 
 
-async def test_retry_astream_reports_retries_and_closes_the_attempt_when_stopped_early():
+async def test_retry_astream_retries_and_closes_the_attempt_when_stopped_early():
     retry_states = RetryStates()
     flaky, closed = Flaky(failures=1), []
 
@@ -252,9 +251,7 @@ async def test_retry_astream_reports_retries_and_closes_the_attempt_when_stopped
     assert await anext(stream) == "a"
     await stream.aclose()
     assert closed == [True] and flaky.calls == 2
-    assert [(r.attempt_number, str(r.exception)) for r in retry_states.states] == [
-        (1, "attempt 1 failed")
-    ]
+    assert retry_states.states == []
 
 
 # ---- fallbacks ----------------------------------------------------------------------------

@@ -252,7 +252,9 @@ class RunnableBinding(RunnableBindingBase[Input, Output]):
     ``bind`` adds options, ``with_config`` replaces the config keys it is given (a key not
     given is kept), ``with_listeners`` adds its listeners, and ``with_retry`` retries the
     bound runnable inside the binding (so the retried runs keep the binding's name, tags
-    and metadata).
+    and metadata). Each returns a binding of the same class: a subclass's own methods
+    stay (its constructor is called with ``bound``, ``kwargs``, ``config`` and
+    ``config_factories``, as LangChain calls it).
 
     Example:
         >>> from ragline.core import RunnableLambda
@@ -265,14 +267,16 @@ class RunnableBinding(RunnableBindingBase[Input, Output]):
         return self._copy_types(self._rebound(kwargs={**self.kwargs, **kwargs}))
 
     def _rebound(self, **changes: Any) -> RunnableBinding[Input, Output]:
-        """A binding like this one (without its declared types) with ``changes``."""
+        """A binding of this binding's class (a user's subclass keeps its methods, as
+        LangChain rebuilds ``self.__class__``), without its declared types, with
+        ``changes``."""
         fields = {
             "bound": self.bound,
             "kwargs": self.kwargs,
             "config": self.config,
             "config_factories": self.config_factories,
         }
-        return RunnableBinding(**{**fields, **changes})
+        return type(self)(**{**fields, **changes})
 
     def with_config(
         self, config: RunnableConfig | None = None, **options: Any
@@ -311,8 +315,6 @@ class RunnableBinding(RunnableBindingBase[Input, Output]):
     ) -> RunnableBinding[Any, Any]:
         """Return this binding with its input and/or output type declared: one binding
         (the bound options and config kept, a type not given kept), as LangChain's."""
-        if type(self) is not RunnableBinding:  # a subclass keeps its own wrapping
-            return super().with_types(input_type=input_type, output_type=output_type)
         typed = self._copy_types(self._rebound())
         if input_type is not None:
             typed.custom_input_type = input_type

@@ -6,7 +6,7 @@ import asyncio
 import random
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ragline.core._checks import check_number, check_positive_int
 from ragline.core.callbacks.base import RetryState
@@ -41,8 +41,9 @@ class RunnableRetry(Runnable[Input, Output]):
     """Retry ``bound`` up to ``stop_after_attempt`` times on matching exceptions.
 
     The retry is a chain run; each attempt is a child run, and ``on_retry`` is reported
-    on the retry run before every new attempt. Streams are retried only while no chunk
-    has been yielded (a half-delivered stream cannot be taken back).
+    on the retry run before every new attempt. A stream is the bound runnable's, with no
+    run of the retry's own, as LangChain's; it is retried only while no chunk has been
+    yielded (a half-delivered stream cannot be taken back).
 
     Args:
         bound: the runnable to call.
@@ -230,33 +231,29 @@ class RunnableRetry(Runnable[Input, Output]):
         )
 
     def _stream_attempts(
-        self, chunks: Iterator[Any], run: BaseRunManager, kwargs: dict[str, Any]
+        self, input: Any, config: RunnableConfig | None, kwargs: dict[str, Any]
     ) -> Iterator[Any]:
-        input = next(chunks)
         attempt = 1
         while True:
             started = False
             try:
-                for chunk in self.bound.stream(input, _attempt_config(attempt), **kwargs):
+                for chunk in self.bound.stream(input, _stream_config(config, attempt), **kwargs):
                     started = True
                     yield chunk
                 return
             except Exception as err:
                 if started or not self._should_retry(err, attempt):
                     raise
-                wait = self._wait_seconds(attempt)
-                run.on_retry(RetryState(attempt, err, wait))
-                time.sleep(wait)
+                time.sleep(self._wait_seconds(attempt))
                 attempt += 1
 
     async def _astream_attempts(
-        self, chunks: AsyncIterator[Any], run: BaseRunManager, kwargs: dict[str, Any]
+        self, input: Any, config: RunnableConfig | None, kwargs: dict[str, Any]
     ) -> AsyncIterator[Any]:
-        input = await anext(chunks)
         attempt = 1
         while True:
             started = False
-            stream = self.bound.astream(input, _attempt_config(attempt), **kwargs)
+            stream = self.bound.astream(input, _stream_config(config, attempt), **kwargs)
             try:
                 async for chunk in stream:
                     started = True
@@ -265,9 +262,7 @@ class RunnableRetry(Runnable[Input, Output]):
             except Exception as err:
                 if started or not self._should_retry(err, attempt):
                     raise
-                wait = self._wait_seconds(attempt)
-                await run.aon_retry(RetryState(attempt, err, wait))
-                await asyncio.sleep(wait)
+                await asyncio.sleep(self._wait_seconds(attempt))
                 attempt += 1
             finally:
                 await _aclose(stream)  # a consumer that stopped early: end the attempt now
@@ -275,30 +270,16 @@ class RunnableRetry(Runnable[Input, Output]):
     def stream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
-        """Stream ``bound``, retrying while nothing has been yielded yet."""
-        return self._transform_stream_with_config(
-            iter([input]),
-            lambda chunks, run: self._stream_attempts(chunks, run, kwargs),
-            config,
-            start_input=input,
-            with_run_manager=True,
-        )
+        """Stream ``bound`` with ``config``, as LangChain's retry streams what it wraps
+        (no run of its own: callbacks and ``astream_events`` see the bound runnable's run);
+        an attempt that fails before its first chunk is retried, with no ``on_retry``."""
+        return self._stream_attempts(input, config, kwargs)
 
     def astream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
-        """Async ``stream`` with the same retry rule."""
-
-        async def one() -> AsyncIterator[Any]:
-            yield input
-
-        return self._atransform_stream_with_config(
-            one(),
-            lambda chunks, run: self._astream_attempts(chunks, run, kwargs),
-            config,
-            start_input=input,
-            with_run_manager=True,
-        )
+        """Async ``stream`` with the same rule."""
+        return self._astream_attempts(input, config, kwargs)
 
     def get_graph(self, config: RunnableConfig | None = None) -> Graph:
         """The bound runnable's graph (with the metadata of ``config``, ``{}`` without)."""
@@ -311,3 +292,12 @@ def _attempt_config(attempt: int) -> RunnableConfig | None:
     if attempt == 1:
         return None
     return part_config(get_current_config(), f"retry:attempt:{attempt}")
+
+
+def _stream_config(config: RunnableConfig | None, attempt: int) -> RunnableConfig | None:
+    # a retried stream's attempt: the caller's config, without a run_id of the first
+    # attempt's, its run tagged with its number where the config is a run's child config
+    if attempt == 1 or config is None:
+        return config
+    again = cast(RunnableConfig, {k: v for k, v in config.items() if k != "run_id"})
+    return part_config(again, f"retry:attempt:{attempt}")
