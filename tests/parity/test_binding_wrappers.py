@@ -225,3 +225,24 @@ def _printed(m: _Lib) -> list[str]:
 
 def test_printed_bindings_are_langchains() -> None:
     assert _printed(OURS) == _printed(LC)
+
+
+def _listened_again(m: _Lib) -> list[Any]:
+    seen: list[Any] = []
+    binding = m.RunnableLambda(add).with_listeners(on_end=lambda run: seen.append(run.outputs))
+    results = [binding.invoke(1), binding.invoke(2), binding.invoke(3, {"tags": ["t"]})]
+    binding.config = {"tags": ["replaced"]}  # a binding's config set anew is read again
+    with m.collect_runs() as collector:  # no call config: the binding's own, merged once
+        results.append(binding.invoke(4))
+        results.append(binding.invoke(5))
+    return [results, seen, [_tree(run) for run in collector.traced_runs]]
+
+
+def test_a_listener_binding_called_again_calls_its_listener_each_time() -> None:
+    ours = _listened_again(OURS)
+    assert ours == _listened_again(LC)
+    assert ours == [
+        [2, 3, 4, 5, 6],
+        [{"output": n} for n in (2, 3, 4, 5, 6)],
+        2 * [("add", ["replaced"], None, [])],
+    ]

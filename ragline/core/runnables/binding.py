@@ -160,8 +160,16 @@ class RunnableBindingBase(Runnable[Input, Output]):
                 merged = {**merged, "tags": tags}  # type: ignore[assignment]
         if not self.config_factories:
             return merged
+        factories = tuple(self.config_factories)
+        if merged is self.config:  # a call adding no config: the same merge every time
+            done = self.__dict__.get("_constant_merge")
+            if done is not None and done[0] is merged and done[1] == factories:
+                return done[2]  # type: ignore[no-any-return]
         # each factory sees the merged config (with_listeners: the listeners' config)
-        return merge_configs(merged, *(factory(merged) for factory in self.config_factories))
+        result = merge_configs(merged, *(factory(merged) for factory in factories))
+        if merged is self.config and all(getattr(f, "constant", False) for f in factories):
+            self._constant_merge = (merged, factories, result)
+        return result
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """``bound.invoke`` with the bound options and config."""
@@ -408,6 +416,8 @@ def listeners_config_factory(
 
         def factory(config: RunnableConfig) -> RunnableConfig:
             return added
+
+        factory.constant = True  # type: ignore[attr-defined]  # its config never changes
     else:
 
         def factory(config: RunnableConfig) -> RunnableConfig:
