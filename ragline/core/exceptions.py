@@ -129,9 +129,11 @@ class DocumentVariableError(MissingVariableError):
 
 @printed_as(ValueError)
 class NotAMessageError(InvalidInputError):
-    """A list of messages holds something that is not a message.
+    """A list of messages holds something that is not a message, or a message-like
+    item (``("robot", "hi")``, ``{"role": "robot", ...}``) names an unknown role.
 
-    Prints as ``ValueError``, the class LangChain's ``get_buffer_string`` raises there.
+    Prints as ``ValueError``, the class LangChain's ``get_buffer_string`` and
+    ``convert_to_messages`` raise there.
     """
 
 

@@ -1138,10 +1138,9 @@ VALID_ROLES = tuple(_ROLE_CLASSES)
 
 
 def _unknown_role(role: Any, item: Any, valid: Sequence[str] = VALID_ROLES) -> InvalidInputError:
+    # NotAMessageError: printed as ValueError, the class LangChain raises there
     options = ", ".join(repr(name) for name in valid)
-    return InvalidInputError(
-        f"unknown message role {role!r} in {item!r}; valid roles are {options}"
-    )
+    return NotAMessageError(f"unknown message role {role!r} in {item!r}; valid roles are {options}")
 
 
 def _message_from_role(role: Any, content: Any, item: Any, **extra: Any) -> BaseMessage:

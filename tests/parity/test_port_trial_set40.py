@@ -125,3 +125,115 @@ def test_a_summary_is_kept_as_the_model_wrote_it_as_langchains() -> None:
     assert langchain_printed.splitlines()[0] == "'\\nThe human asks for essay ideas. '"
     assert langchain_printed.splitlines()[-1] == "'\\n  Both said hi.\\n'"
     assert _printed(_ported(_SUMMARY_AS_WRITTEN)) == langchain_printed
+
+
+# dial_messages_convert_roles: convert_to_messages of an item with a role LangChain does
+# not know (("robot", ...)) raises ValueError; the program prints type(err).__name__,
+# which read InvalidInputError on ragline (still a ValueError for ``except`` clauses).
+_UNKNOWN_ROLE = """
+from langchain_core.messages import convert_to_messages
+from langchain_core.prompts import ChatPromptTemplate
+
+for bad in ([("robot", "beep")], [{"role": "robot", "content": "beep"}]):
+    try:
+        convert_to_messages(bad)
+    except ValueError as err:
+        print(type(err).__name__, isinstance(err, ValueError), repr(err).split("(")[0])
+try:
+    ChatPromptTemplate.from_messages([("robot", "beep {x}")])
+except ValueError as err:
+    print(type(err).__name__)
+"""
+
+
+def test_an_unknown_message_role_prints_as_langchains_value_error() -> None:
+    langchain_printed = _printed(_UNKNOWN_ROLE)
+    assert langchain_printed == "ValueError True ValueError\n" * 2 + "ValueError\n"
+    assert _printed(_ported(_UNKNOWN_ROLE)) == langchain_printed
+
+
+# inmemory_history_subclass_agent_output_key: input_messages_key and
+# history_messages_key both "messages". In both libraries the stored messages replace the
+# new ones in the runnable's input (the model never sees the user's message); LangChain
+# then stores the old messages again as the turn's input ([AI1, AI1, AI2] after two turns),
+# ragline stores the turn (deliberate, documented) and warns when the wrapper is built.
+_SAME_KEY = """
+import warnings
+
+from langchain_core.chat_history import InMemoryChatMessageHistory
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.messages import HumanMessage
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.runnables import RunnableLambda
+from langchain_core.runnables.history import RunnableWithMessageHistory
+
+seen = []
+prompt = ChatPromptTemplate.from_messages([("system", "S"), MessagesPlaceholder("messages")])
+model = FakeListChatModel(responses=["a1", "a2"])
+chain = (
+    prompt
+    | RunnableLambda(lambda v: seen.append([m.content for m in v.to_messages()]) or v)
+    | model
+    | RunnableLambda(lambda m: {"output": m})
+)
+history = InMemoryChatMessageHistory()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    wrapped = RunnableWithMessageHistory(
+        chain,
+        lambda session_id: history,
+        input_messages_key="messages",
+        history_messages_key="messages",
+        output_messages_key="output",
+    )
+print([str(w.message).split(":")[0] for w in caught if w.category is UserWarning])
+config = {"configurable": {"session_id": "s"}}
+for text in ("h1", "h2"):
+    print(wrapped.invoke({"messages": [HumanMessage(text)]}, config)["output"].content)
+print(seen)
+print([m.content for m in history.messages])
+"""
+
+
+def test_input_and_history_under_one_key_store_the_turn_and_warn() -> None:
+    langchain_printed = _printed(_SAME_KEY)
+    assert langchain_printed == ("[]\na1\na2\n[['S'], ['S', 'a1']]\n['a1', 'a1', 'a2']\n")
+    assert _printed(_ported(_SAME_KEY)) == (
+        "['RunnableWithMessageHistory']\na1\na2\n[['S'], ['S', 'h1', 'a1']]\n"
+        "['h1', 'a1', 'h2', 'a2']\n"
+    )
+
+
+# belajar_runnable_with_history_sessions_stream: history_factory_config names user_id and
+# conversation_id, get_session_history takes session_id. LangChain builds the wrapper and
+# raises ValueError at its first call; ragline raises ConfigurationError (a ValueError)
+# when it is built, before anything runs (deliberate, documented). Both programs exit.
+_MISMATCHED_FACTORY = """
+from langchain_core.chat_history import InMemoryChatMessageHistory
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.runnables import ConfigurableFieldSpec
+from langchain_core.runnables.history import RunnableWithMessageHistory
+
+
+def get_session_history(session_id):
+    return InMemoryChatMessageHistory()
+
+
+specs = [
+    ConfigurableFieldSpec(id=i, annotation=str, name=i, default="", is_shared=True)
+    for i in ("user_id", "conversation_id")
+]
+try:
+    wrapped = RunnableWithMessageHistory(
+        FakeListChatModel(responses=["hi"]), get_session_history, history_factory_config=specs
+    )
+    print("built")
+    wrapped.invoke("hello", {"configurable": {"user_id": "u", "conversation_id": "c"}})
+except ValueError as err:
+    print(type(err).__name__, "user_id" in str(err) and "session_id" in str(err))
+"""
+
+
+def test_a_factory_config_that_misses_the_parameters_is_refused_when_built() -> None:
+    assert _printed(_MISMATCHED_FACTORY) == "built\nValueError True\n"
+    assert _printed(_ported(_MISMATCHED_FACTORY)) == "ConfigurationError True\n"

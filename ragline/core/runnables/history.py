@@ -50,6 +50,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -142,6 +143,13 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         ConfigurationError: ``get_session_history`` is not callable, the specs' ids are
             empty or repeated, or (with several specs) they do not match the
             parameter names of ``get_session_history``.
+
+    Warns:
+        UserWarning: ``history_messages_key`` is ``input_messages_key``. The stored
+            messages then take the new messages' place in the runnable's input (in
+            LangChain too: the runnable never sees the new input); ragline stores the
+            new input messages and the reply, where LangChain stores the old messages
+            over again as the turn's input.
     """
 
     def __init__(
@@ -172,6 +180,16 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
             raise ConfigurationError(
                 f"history_factory_config ids {sorted(ids)} do not match the parameter names "
                 f"{sorted(parameters)} of get_session_history; they are passed by keyword"
+            )
+        if history_messages_key is not None and history_messages_key == input_messages_key:
+            warnings.warn(
+                f"RunnableWithMessageHistory: history_messages_key and input_messages_key "
+                f"are both {history_messages_key!r}, so the stored messages replace the new "
+                "input messages in the runnable's input and it never sees them; give the "
+                "history its own key (or leave history_messages_key out to have the history "
+                "put before the new messages)",
+                UserWarning,
+                stacklevel=2,
             )
         self.runnable: Runnable[Any, Any] = coerce_to_runnable(runnable)
         self.get_session_history = get_session_history
