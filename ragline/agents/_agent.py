@@ -14,6 +14,7 @@ import contextvars
 import functools
 import json
 import re
+import warnings
 from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any
@@ -417,6 +418,7 @@ class Agent(BaseSingleActionAgent):
         ``kwargs`` go to :meth:`create_prompt`; the rest to the agent.
         """
         cls._validate_tools(tools)
+        _drop_prompt(cls, kwargs)
         prompt_options = {k: kwargs.pop(k) for k in list(kwargs) if k in _PROMPT_OPTIONS}
         prompt = cls.create_prompt(tools, **prompt_options)
         return cls(llm=llm, prompt=prompt, allowed_tools=[tool.name for tool in tools],
@@ -424,6 +426,21 @@ class Agent(BaseSingleActionAgent):
 
 
 _PROMPT_OPTIONS = ("prefix", "suffix", "format_instructions", "input_variables")
+
+
+def _drop_prompt(cls: type[Any], kwargs: dict[str, Any]) -> None:
+    """``from_llm_and_tools(..., prompt=...)`` (``initialize_agent``'s
+    ``agent_kwargs={"prompt": ...}``): LangChain's agent drops the keyword without a word
+    and keeps the prompt it builds; so does this one, with a warning."""
+    if "prompt" in kwargs:
+        del kwargs["prompt"]
+        warnings.warn(
+            f"{cls.__name__}.from_llm_and_tools ignores prompt=: the agent builds its own "
+            "prompt from prefix, suffix and format_instructions (as LangChain's does); to "
+            "run your prompt, build the agent with create_react_agent(llm, tools, prompt)",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 class _ThoughtObservationAgent(Agent):
@@ -599,6 +616,7 @@ class ConversationalChatAgent(_ThoughtObservationAgent):
         """Build the agent with its default prompt (``system_message`` and
         ``human_message`` replace its parts, as in LangChain's ``agent_kwargs``)."""
         cls._validate_tools(tools)
+        _drop_prompt(cls, kwargs)
         prompt = cls.create_prompt(tools, system_message=system_message,
                                    human_message=human_message)  # fmt: skip
         return cls(llm=llm, prompt=prompt, allowed_tools=[tool.name for tool in tools],
@@ -699,6 +717,7 @@ class ConversationalAgent(_ThoughtObservationAgent):
         """Build the agent with its default prompt (the keywords replace its parts, as
         in LangChain's ``agent_kwargs``); ``ai_prefix`` is also what ends a run."""
         cls._validate_tools(tools)
+        _drop_prompt(cls, kwargs)
         prompt = cls.create_prompt(tools, prefix=prefix, suffix=suffix,
                                    format_instructions=format_instructions,
                                    ai_prefix=ai_prefix, human_prefix=human_prefix,
@@ -805,6 +824,7 @@ class _StructuredChatAgent(_ThoughtObservationAgent):
     ) -> _StructuredChatAgent:
         """Build the agent with its default prompt (the keywords replace its parts, as
         in LangChain's ``agent_kwargs``)."""
+        _drop_prompt(cls, kwargs)
         prompt = cls.create_prompt(tools, prefix=prefix, suffix=suffix,
                                    human_message_template=human_message_template,
                                    format_instructions=format_instructions,

@@ -239,14 +239,14 @@ class AgentExecutor(Chain):
         """Yield ``{"actions": [...]}``, ``{"steps": [...]}`` (each with ``"messages"``) as
         they happen, then ``{"output": ..., "messages": [...]}``."""
         self._reject_kwargs(kwargs)
-        return self._chunks(self._loop(input, config), _stream_chunk)
+        return self._chunks(self._loop(input, config, streamed=True), _stream_chunk)
 
     def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[dict[str, Any]]:
         """Async :meth:`stream`."""
         self._reject_kwargs(kwargs)
-        return self._achunks(self._loop(input, config), _stream_chunk)
+        return self._achunks(self._loop(input, config, streamed=True), _stream_chunk)
 
     def _chunks(
         self, loop: Operation[dict[str, Any]], convert: Callable[[Any], Any]
@@ -354,7 +354,11 @@ class AgentExecutor(Chain):
 
     # ---- the loop, written once ----------------------------------------------------------
     def _loop(
-        self, input: Any, config: RunnableConfig | None, include_run_info: bool = False
+        self,
+        input: Any,
+        config: RunnableConfig | None,
+        include_run_info: bool = False,
+        streamed: bool = False,
     ) -> Operation[dict[str, Any]]:
         config = self._run_config(config)
         manager = CallbackManager.configure(config)
@@ -366,9 +370,12 @@ class AgentExecutor(Chain):
             # (under set_debug every run prints already, as in LangChain)
             manager.add_handler(StdOutCallbackHandler(), inherit=False)
         inputs = self._prep_inputs(input)
+        # stream() and iter() start the run as LangChain's iterator does: named by the
+        # config's run_name only (the run keeps the class's name; handlers get name=None,
+        # so verbose prints "> Entering new None chain...", as LangChain's does)
+        name = config.get("run_name") if streamed else config.get("run_name") or self.get_name()
         run = yield Effect(manager.on_chain_start, manager.aon_chain_start,
-                           self._run_serialized(), inputs,
-                           name=config.get("run_name") or self.get_name(),
+                           self._run_serialized(), inputs, name=name,
                            run_id=config.get("run_id"))  # fmt: skip
         try:
             if self._overrides("_call") or self._overrides("_acall"):
@@ -380,7 +387,6 @@ class AgentExecutor(Chain):
                 self.memory.save_context(inputs, outputs)
             if include_run_info:
                 outputs[RUN_KEY] = RunInfo(run.run_id)
-            yield Emit(("finish", outputs, finish))
         except StreamClosed:  # the consumer stopped reading: end the run here
             yield Effect(run.on_chain_end, run.aon_chain_end, None)
             return {}
@@ -388,6 +394,11 @@ class AgentExecutor(Chain):
             yield Effect(run.on_chain_error, run.aon_chain_error, err)
             raise
         yield Effect(run.on_chain_end, run.aon_chain_end, outputs)
+        # the output chunk comes after the run's end, as LangChain's iterator yields it
+        try:
+            yield Emit(("finish", outputs, finish))
+        except StreamClosed:
+            return {}
         return {**inputs, **outputs}
 
     def _overrides(self, method: str) -> bool:
@@ -709,7 +720,9 @@ class AgentExecutorIterator:
         return self.agent_executor._achunks(self._loop(), _round_chunk)
 
     def _loop(self) -> Operation[dict[str, Any]]:
-        return self.agent_executor._loop(self.inputs, self.config, self.include_run_info)
+        return self.agent_executor._loop(
+            self.inputs, self.config, self.include_run_info, streamed=True
+        )
 
 
 def _round_chunk(event: Any) -> dict[str, Any] | None:

@@ -122,3 +122,68 @@ def test_the_zero_shot_agents_missing_action_observation_is_langchains() -> None
     langchain_printed = _printed(_MRKL_MISSING_ACTION)
     assert "Missing 'Action:' after 'Thought:\n" in langchain_printed
     assert _printed(_ported(_MRKL_MISSING_ACTION)) == langchain_printed
+
+
+# compile_agent_iter_include_run_info, iris_structured_chat_iter_progress,
+# instagram_story_openai_tools_stream: AgentExecutor.iter / .stream with verbose=True
+# printed "Entering new AgentExecutor chain" where LangChain's iterator (which starts the
+# run with the config's run_name, None here) prints "Entering new None chain", and
+# yielded the output before "Finished chain" where LangChain yields it after the run's end.
+_ITER_AND_STREAM = """
+from langchain_classic.agents import AgentExecutor, Tool, ZeroShotAgent
+from langchain_core.language_models import FakeListLLM
+
+replies = [" look\\nAction: calc\\nAction Input: 2+2", " I know.\\nFinal Answer: 4"]
+tools = [Tool(name="calc", func=lambda q: "4", description="math")]
+
+
+def executor():
+    agent = ZeroShotAgent.from_llm_and_tools(FakeListLLM(responses=replies), tools)
+    return AgentExecutor.from_agent_and_tools(agent=agent, tools=tools, verbose=True)
+
+
+for step in executor().iter({"input": "2+2?"}, include_run_info=True):
+    print("ITER", sorted(step))
+for chunk in executor().stream({"input": "2+2?"}):
+    print("STREAM", sorted(chunk))
+for chunk in executor().stream({"input": "2+2?"}, {"run_name": "calc-agent"}):
+    print("NAMED", sorted(chunk))
+print(executor().invoke({"input": "2+2?"})["output"])
+"""
+
+
+def test_iter_and_stream_name_the_run_and_yield_the_output_as_langchain() -> None:
+    langchain_printed = _printed(_ITER_AND_STREAM)
+    assert langchain_printed.count("Entering new None chain") == 2
+    assert _printed(_ported(_ITER_AND_STREAM)) == langchain_printed
+
+
+# jobcompass_zero_shot_agent_kwargs_prompt: initialize_agent(..., agent_kwargs={"prompt":
+# ...}) raised TypeError (prompt given twice); LangChain's agent drops the keyword and
+# keeps the prompt it builds. ragline does the same, and warns.
+_AGENT_KWARGS_PROMPT = """
+from langchain_classic.agents import AgentType, Tool, initialize_agent
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+
+mine = PromptTemplate.from_template("Query: {query}")
+tools = [Tool(name="calc", func=lambda q: "4", description="math")]
+for kind, reply in ((AgentType.ZERO_SHOT_REACT_DESCRIPTION, " I know.\\nFinal Answer: 4"),
+                    (AgentType.CONVERSATIONAL_REACT_DESCRIPTION, "Use a tool? No\\nAI: 4")):
+    llm = FakeListLLM(responses=[reply])
+    agent = initialize_agent(tools, llm, agent=kind, agent_kwargs={"prompt": mine})
+    prompt = agent.agent.llm_chain.prompt
+    answer = agent.invoke({"input": "2+2?", "chat_history": ""})["output"]
+    print(kind.value, prompt.input_variables, prompt is mine, answer)
+"""
+
+
+def test_a_prompt_in_agent_kwargs_is_dropped_as_langchain_drops_it() -> None:
+    import pytest
+
+    langchain_printed = _printed(_AGENT_KWARGS_PROMPT)
+    assert langchain_printed.count(" False 4\n") == 2
+    ported = _ported(_AGENT_KWARGS_PROMPT)
+    assert _printed(ported) == langchain_printed
+    with pytest.warns(UserWarning, match="ignores prompt="):
+        exec(compile(ported, "<program>", "exec"), {"__name__": "__program__"})

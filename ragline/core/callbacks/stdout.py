@@ -108,8 +108,10 @@ class StdOutCallbackHandler(BaseCallbackHandler):
         return f"{before}{text}{after}"
 
     def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
-        """Print ``> Entering new <name> chain...`` in bold, after a blank line."""
-        if kwargs.get("name") is not None:
+        """Print ``> Entering new <name> chain...`` in bold, after a blank line (the
+        ``name=`` given, even ``None``, as LangChain's handler prints it; else the
+        serialized name)."""
+        if "name" in kwargs:
             name = kwargs["name"]
         elif serialized:
             name = serialized.get("name", serialized.get("id", ["<unknown>"])[-1])
