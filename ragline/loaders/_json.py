@@ -10,6 +10,10 @@ Path syntax (a subset of jq, no jq needed):
 ``[2]``, ``[-1]``   one array element
 ==================  ==========================================================
 
+An expression outside this subset (``.title + " " + .body``, ``select(...)``) runs
+with the ``jq`` package when it is installed (LangChain's JSONLoader needs it, so a
+program ported from LangChain has it); without it, the path is refused.
+
 Steps chain: ``.messages[].content`` yields each message's content;
 ``.[]`` each element of a top-level array; ``.data.items[0].text`` one value.
 A step that cannot apply (a missing key, an index past the end, ``[]`` or a key
@@ -57,6 +61,51 @@ class JSONContentError(LoaderError, ValueError):
 
 class _NoMatch(Exception):
     """A path step did not apply; the message says where and why."""
+
+
+class _JqExpression:
+    """A full jq expression, run by the ``jq`` package (what ``compile_path`` does not
+    cover)."""
+
+    def __init__(self, expression: str, error: InvalidInputError) -> None:
+        try:
+            import jq  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        except ImportError:
+            raise InvalidInputError(
+                f"{error}; or install the jq package to run a full jq expression"
+            ) from None
+        try:
+            self._program = jq.compile(expression)
+        except ValueError as err:
+            raise InvalidInputError(f"JSON path {expression!r} is not valid jq: {err}") from None
+        self.expression = expression
+
+    def values(self, value: Any, where: str) -> Iterator[tuple[Any, str]]:
+        try:
+            results = self._program.input(value).all()
+        except ValueError as err:
+            raise _NoMatch(f"jq at {where or '.'}: {err}") from None
+        for result in results:
+            yield result, where or "."
+
+
+JsonPath = list[Step] | _JqExpression
+
+
+def _compile(path: str) -> JsonPath:
+    """``compile_path``'s steps, or a jq expression where the path is outside them."""
+    try:
+        return compile_path(path)
+    except InvalidInputError as err:
+        if not isinstance(path, str) or not path.startswith("."):
+            raise
+        return _JqExpression(path, err)
+
+
+def _matches(value: Any, path: JsonPath, where: str = "") -> Iterator[tuple[Any, str]]:
+    if isinstance(path, _JqExpression):
+        return path.values(value, where)
+    return _select(value, path, where)
 
 
 def compile_path(path: str) -> list[Step]:
@@ -147,9 +196,11 @@ class JSONLoader(BaseLoader):
             or each value of an object), ``[2]`` / ``[-1]`` (one element),
             chained as in ``.messages[].content``. A step that cannot apply (a
             missing key, an index past the end, a wrong type) is a LoaderError;
-            an empty array yields nothing.
+            an empty array yields nothing. Any other jq expression runs with the
+            ``jq`` package if it is installed.
         content_key: take the content from this key of each record; with
-            ``is_content_key_jq_parsable`` it is itself a path and must match once.
+            ``is_content_key_jq_parsable`` it is itself a path and must match once (a
+            jq expression run by ``jq``: its first value, as LangChain's loader takes).
         is_content_key_jq_parsable: treat ``content_key`` as a path.
         metadata_func: ``metadata_func(record, metadata) -> metadata`` to add
             facts from the record (the value ``jq_schema`` selected).
@@ -168,7 +219,8 @@ class JSONLoader(BaseLoader):
     ``metadata_func`` adds (``source`` is put back if it removes it).
 
     Raises:
-        InvalidInputError: a malformed path or unknown encoding (at construction).
+        InvalidInputError: a malformed path (outside the subset, without ``jq``
+            installed, or not valid jq) or unknown encoding (at construction).
         LoaderError: on load, the file is missing, not valid JSON (names the line
             and column), or the path or content key matches nothing (names the
             path, the file and where it failed); JSONContentError (also a
@@ -197,13 +249,13 @@ class JSONLoader(BaseLoader):
         self.file_path = check_path(file_path)
         self._source = str(Path(os.fspath(file_path)).resolve())
         self.jq_schema = jq_schema
-        self._steps = compile_path(jq_schema)
+        self._steps = _compile(jq_schema)
         self.content_key = content_key
         self.is_content_key_jq_parsable = is_content_key_jq_parsable
-        self._content_steps: list[Step] | None = None
+        self._content_steps: JsonPath | None = None
         if content_key is not None:
             self._content_steps = (
-                compile_path(content_key) if is_content_key_jq_parsable else [("key", content_key)]
+                _compile(content_key) if is_content_key_jq_parsable else [("key", content_key)]
             )
         if metadata_func is not None and not callable(metadata_func):
             raise InvalidInputError(f"metadata_func must be callable, got {metadata_func!r}")
@@ -223,7 +275,7 @@ class JSONLoader(BaseLoader):
         for value, line in self._values(path):
             prefix = f"line {line}: " if line else ""
             try:
-                for record, where in _select(value, self._steps):
+                for record, where in _matches(value, self._steps):
                     counter += 1
                     yield self._document(record, f"{prefix}{where}", counter, path)
             except _NoMatch as err:
@@ -269,11 +321,13 @@ class JSONLoader(BaseLoader):
         content, content_where = record, where
         if self._content_steps is not None:
             try:
-                matches = list(_select(record, self._content_steps, where))
+                matches = list(_matches(record, self._content_steps, where))
             except _NoMatch as err:
                 raise LoaderError(
                     f"content_key {self.content_key!r} matches nothing in {path}: {err}"
                 ) from None
+            if isinstance(self._content_steps, _JqExpression):
+                matches = matches[:1]  # jq's first value, as LangChain's loader takes it
             if len(matches) != 1:
                 raise LoaderError(
                     f"content_key {self.content_key!r} must match one value at {where} in {path}, "

@@ -346,6 +346,40 @@ class RecursiveCharacterTextSplitter(_MergingSplitter):
             self._compiled_key = key
         return self._compiled_separators
 
+    def split_text(self, text: str) -> list[str]:
+        """Split ``text`` into chunks (see the class docstring).
+
+        A subclass that overrides ``_split_text(text, separators)`` (LangChain's hook,
+        as Langchain-Chatchat's ``ChineseRecursiveTextSplitter`` does) is called with
+        the splitter's ``_separators``, as LangChain's ``split_text`` calls it.
+
+        Raises:
+            InvalidInputError: ``text`` is not a str.
+        """
+        if self._overrides_split_text():
+            return self._split_text(check_text(text), self._separators)
+        return super().split_text(text)
+
+    def _split_with_starts(self, text: str) -> list[Chunk]:
+        if self._overrides_split_text():  # the chunks are the subclass's: find them
+            return TextSplitter._split_with_starts(self, text)
+        return super()._split_with_starts(text)
+
+    def _overrides_split_text(self) -> bool:
+        return type(self)._split_text is not RecursiveCharacterTextSplitter._split_text
+
+    def _split_text(self, text: str, separators: list[str]) -> list[str]:
+        """Chunks of ``text`` cut with ``separators`` (strings, regexes when
+        ``_is_separator_regex``): the recursion ``split_text`` runs with
+        ``_separators``, for a subclass's override to call on a piece."""
+        check_text(text)
+        compiled = [_Separator(s, is_regex=bool(self._is_separator_regex)) for s in separators]
+        if not compiled:
+            raise InvalidInputError("separators must be a non-empty list of str, got []")
+        merger = self._merger(text, want_starts=False)
+        self._split_at(text, 0, 0, merger, compiled)
+        return merger.chunks
+
     def _cut_into(self, text: str, merger: Merger) -> None:
         self._split_at(text, 0, 0, merger, self._compiled())
 

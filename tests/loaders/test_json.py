@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import sys
 
 import pytest
 
@@ -199,3 +201,14 @@ def test_json_nested_too_deeply_is_a_loader_error(tmp_path) -> None:
     lines.write_text('{"a": 1}\n' + "[" * 100_000 + "\n")
     with pytest.raises(LoaderError, match=r"deep\.jsonl line 2 nests arrays or objects too deeply"):
         JSONLoader(lines, ".", text_content=False, json_lines=True).load()
+
+
+def test_a_jq_expression_outside_the_subset_needs_the_jq_package(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "a.json"
+    path.write_text('{"items": [{"t": "x", "c": "y"}, {"t": "u", "c": "v"}]}', encoding="utf-8")
+    expression = '.items[] | .t + "-" + .c'
+    if importlib.util.find_spec("jq") is not None:
+        assert [d.page_content for d in JSONLoader(path, expression).load()] == ["x-y", "u-v"]
+    monkeypatch.setitem(sys.modules, "jq", None)  # as if jq were not installed
+    with pytest.raises(InvalidInputError, match="install the jq package"):
+        JSONLoader(path, expression)

@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from ragline.core._json_schema import json_schema_of
@@ -25,6 +26,7 @@ from ragline.core.output_parsers._base import (
     excerpt,
     text_of,
 )
+from ragline.core.runnables.base import Runnable
 from ragline.core.tools._schema import _pydantic_json_schema
 from ragline.core.tools._validate import is_pydantic_model
 
@@ -353,6 +355,18 @@ class StructuredOutputParser(JsonOutputParser):
         if only_json:
             return f"\n{block}"
         return f"Reply with one JSON object in a ```json code block, with these keys:\n\n{block}"
+
+    def transform(self, input: Iterator[Any], config: Any = None, **kwargs: Any) -> Iterator[Any]:
+        """The whole reply, parsed once: the chunks are added up first. LangChain's
+        StructuredOutputParser is not a JSON stream, so a chain's ``stream`` yields the
+        parsed object once, at the end, with no partial objects before it."""
+        return Runnable.transform(self, input, config, **kwargs)
+
+    def atransform(
+        self, input: AsyncIterator[Any], config: Any = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """Async ``transform``: the whole reply, parsed once."""
+        return Runnable.atransform(self, input, config, **kwargs)
 
     def _parse_text(self, text: str) -> Any:
         # LangChain's StructuredOutputParser reads a reply with its parse(), so a
