@@ -26,6 +26,7 @@ from ragline.core import (
     MissingVariableError,
     PromptTemplate,
     Runnable,
+    RunnableConfig,
     RunnableLambda,
     RunnablePassthrough,
 )
@@ -339,6 +340,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         callbacks: Any = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        memory: Any = None,
     ) -> None:
         if not isinstance(retriever, Runnable):
             raise InvalidInputError(f"retriever must be a Runnable, got {type(retriever).__name__}")
@@ -353,11 +355,42 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         self.input_key = input_key
         self.output_key = output_key
         self.question_key = question_key
+        # a legacy memory (ragline.memory): its variables join each call's inputs (and
+        # its output), and it saves each answer, as a LangChain Chain's memory does
+        self.memory = memory
         self._set_run_options(name, verbose, callbacks, tags, metadata)
 
     @property
     def input_keys(self) -> list[str]:
         return [self.input_key]
+
+    def invoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Any:
+        if self.memory is None or not isinstance(input, Mapping):
+            return super().invoke(input, config, **kwargs)
+        inputs = {**input, **self.memory.load_memory_variables(dict(input))}
+        result = super().invoke(inputs, config, **kwargs)
+        self.memory.save_context(inputs, {key: result[key] for key in self.output_keys})
+        return {**inputs, **result}
+
+    async def ainvoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Any:
+        if self.memory is None or not isinstance(input, Mapping):
+            return await super().ainvoke(input, config, **kwargs)
+        inputs = {**input, **(await self.memory.aload_memory_variables(dict(input)))}
+        result = await super().ainvoke(inputs, config, **kwargs)
+        await self.memory.asave_context(inputs, {key: result[key] for key in self.output_keys})
+        return {**inputs, **result}
+
+    def _only_outputs(self, result: dict[str, Any]) -> dict[str, Any]:
+        # the outputs: not the question, nor the memory's variables (LangChain's
+        # return_only_outputs)
+        inputs = {self.input_key}
+        if self.memory is not None:
+            inputs.update(self.memory.memory_variables)
+        return {k: v for k, v in result.items() if k not in inputs}
 
     @property
     def output_keys(self) -> list[str]:
@@ -368,13 +401,13 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         self, inputs: dict[str, Any], config: Any, only_outputs: bool, run_info: bool
     ) -> dict[str, Any]:
         result = super()._legacy_invoke(inputs, config, only_outputs, run_info)
-        return {k: v for k, v in result.items() if k != self.input_key} if only_outputs else result
+        return self._only_outputs(result) if only_outputs else result
 
     async def _alegacy_invoke(
         self, inputs: dict[str, Any], config: Any, only_outputs: bool, run_info: bool
     ) -> dict[str, Any]:
         result = await super()._alegacy_invoke(inputs, config, only_outputs, run_info)
-        return {k: v for k, v in result.items() if k != self.input_key} if only_outputs else result
+        return self._only_outputs(result) if only_outputs else result
 
     @classmethod
     def from_chain_type(
@@ -391,11 +424,14 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         callbacks: Any = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        memory: Any = None,
     ) -> RetrievalQA:
         """Build the chain from a model, a chain type and a retriever.
 
         ``callbacks``, ``tags`` and ``metadata`` join the chain's own runs (not the
-        retriever and model runs inside it), as on a ``Chain``.
+        retriever and model runs inside it), as on a ``Chain``. A ``memory`` (e.g.
+        ``ConversationBufferMemory``) adds its variables to each call's inputs and output
+        and saves each question and answer.
 
         Raises:
             ConfigurationError: an unknown chain_type (lists the known ones).
@@ -414,6 +450,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
             callbacks=callbacks,
             tags=tags,
             metadata=metadata,
+            memory=memory,
         )
 
     @classmethod

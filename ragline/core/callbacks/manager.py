@@ -974,6 +974,9 @@ def _start_arguments(
         named = {"name": given} if serialized is _OWN_RUN and given else None
         if run_type is not _NOT_GIVEN:  # LangChain's keyword order
             return named, {"run_type": run_type, "name": shown, **extra}
+        if "invocation_params" in extra:  # a model's start: name= after its options
+            batch = {"batch_size": extra.pop("batch_size")} if "batch_size" in extra else {}
+            return named, {**extra, "name": shown, **batch}
         return named, {"name": shown, **extra}
     if run_type is not _NOT_GIVEN:
         extra = {"run_type": run_type, **extra}

@@ -194,7 +194,7 @@ class StructuredTool(_FunctionTool):
             )
         return cls(
             name=tool_name,
-            description=text,
+            description=text.strip(),  # whichever source gave it, as LangChain's
             func=func,
             coroutine=coroutine,
             return_direct=return_direct,
