@@ -237,3 +237,24 @@ except ValueError as err:
 def test_a_factory_config_that_misses_the_parameters_is_refused_when_built() -> None:
     assert _printed(_MISMATCHED_FACTORY) == "built\nValueError True\n"
     assert _printed(_ported(_MISMATCHED_FACTORY)) == "ConfigurationError True\n"
+
+
+# Noticed while writing the summary scenario: LangChain's ConversationSummaryMemory has
+# no async save of its own, so asave_context stores the messages and leaves the summary
+# as it was; ragline's async save folds the turn into the summary as its sync save does
+# (as for ConversationEntityMemory; deliberate, documented).
+_SUMMARY_ASYNC_SAVE = """
+import asyncio
+
+from langchain_classic.memory import ConversationSummaryMemory
+from langchain_core.language_models import FakeListLLM
+
+memory = ConversationSummaryMemory(llm=FakeListLLM(responses=["The human said hi."]))
+asyncio.run(memory.asave_context({"input": "hi"}, {"output": "hello"}))
+print(repr(memory.buffer), len(memory.chat_memory.messages))
+"""
+
+
+def test_a_summary_memory_async_save_updates_the_summary() -> None:
+    assert _printed(_SUMMARY_ASYNC_SAVE) == "'' 2\n"
+    assert _printed(_ported(_SUMMARY_ASYNC_SAVE)) == "'The human said hi.' 2\n"
