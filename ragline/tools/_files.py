@@ -4,7 +4,8 @@ and outputs' shape; the descriptions a model reads and the messages are ragline'
 Every path a model gives is resolved inside one folder, ``root_dir``, or refused:
 ``..``, an absolute path elsewhere and a symlink that leads out are all outside. Without
 ``root_dir`` the folder is the current working directory (LangChain's tool then takes
-any path: a model could move any file the process may write).
+any path: a model could move any file the process may write). A move never replaces an
+existing file (LangChain's does).
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ class _FileTool(BaseTool):
 
 class MoveFileTool(_FileTool):
     """Moves (or renames) one file inside ``root_dir``; the outcome, or what went wrong,
-    is the tool's output, for the model to read.
+    is the tool's output, for the model to read. A destination that already exists (or a
+    folder already holding a file of the source's name) is refused: nothing is replaced.
 
     Fields:
         root_dir: the folder every path is resolved in (default: the current working
@@ -95,6 +97,17 @@ class MoveFileTool(_FileTool):
             return self._refused("destination_path", destination_path, err)
         if not source.exists():
             return f"Error: there is no file at {source_path}"
+        # a move onto an existing file would replace it (LangChain's does: shutil.move
+        # renames over it); nothing stored is lost here, so the model is told instead
+        into_folder = destination.is_dir()
+        target = destination / source.name if into_folder else destination
+        if target.exists() or target.is_symlink():
+            there = (
+                f"{destination_path} already holds {source.name}"
+                if into_folder
+                else f"{destination_path} already exists"
+            )
+            return f"Error: {there}; this tool does not replace files (move that one first)"
         try:
             shutil.move(source, destination)
         except (OSError, shutil.Error) as err:

@@ -140,3 +140,34 @@ def test_without_root_dir_the_tool_stays_in_the_working_directory(
     refused = tool.invoke({"source_path": "../outside.txt", "destination_path": "o.txt"})
     assert refused.startswith("Error: source_path '../outside.txt' is outside ")
     assert (tmp_path / "outside.txt").read_text() == "keep me"
+
+
+def test_a_move_onto_an_existing_file_is_refused_where_langchains_replaces_it(
+    tmp_path: Path,
+) -> None:
+    # LangChain's shutil.move renames over the destination: todo.txt's text is gone.
+    theirs = _folder(tmp_path / "lc")
+    LCMoveFileTool(root_dir=str(theirs)).invoke(
+        {"source_path": "draft.txt", "destination_path": "todo.txt"}
+    )
+    assert _files(theirs) == {"todo.txt": "draft"}
+    root = _folder(tmp_path / "ours")
+    (root / "notes" / "draft.txt").write_text("older draft")
+    (root / "alias.txt").symlink_to(root / "todo.txt")
+    tool = MoveFileTool(root_dir=str(root))
+    outputs = [
+        tool.invoke({"source_path": "draft.txt", "destination_path": destination})
+        for destination in ("todo.txt", "notes", "alias.txt")
+    ]
+    assert outputs == [
+        "Error: todo.txt already exists; this tool does not replace files (move that one first)",
+        "Error: notes already holds draft.txt; this tool does not replace files "
+        "(move that one first)",
+        "Error: alias.txt already exists; this tool does not replace files (move that one first)",
+    ]
+    assert _files(root) == {
+        "alias.txt": "todo",
+        "draft.txt": "draft",
+        "notes/draft.txt": "older draft",
+        "todo.txt": "todo",
+    }
