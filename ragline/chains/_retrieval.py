@@ -9,7 +9,7 @@ LangChain shapes (``input_documents``/``question`` -> ``output_text``, and ``que
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
 from ragline.chains._base import BaseCombineDocumentsChain, StuffDocumentsChain
@@ -383,6 +383,24 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         result = await super().ainvoke(inputs, config, **kwargs)
         await self.memory.asave_context(inputs, {key: result[key] for key in self.output_keys})
         return {**inputs, **result}
+
+    def stream(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
+        if self.memory is None or not isinstance(input, Mapping):
+            yield from super().stream(input, config, **kwargs)
+            return
+        # with a memory: one whole output, as LangChain's Chain streams (memory saved)
+        yield self.invoke(input, config, **kwargs)
+
+    async def astream(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        if self.memory is None or not isinstance(input, Mapping):
+            async for chunk in super().astream(input, config, **kwargs):
+                yield chunk
+            return
+        yield await self.ainvoke(input, config, **kwargs)
 
     def _only_outputs(self, result: dict[str, Any]) -> dict[str, Any]:
         # the outputs: not the question, nor the memory's variables (LangChain's

@@ -113,7 +113,9 @@ prompt = PromptTemplate(input_variables=["context", "question"],
                         template="Context: {context}\\nQ: {question}\\nA:")
 memory = ConversationBufferMemory(memory_key="chat_history", return_messages=True)
 chain = RetrievalQA.from_chain_type(
-    llm=FakeListLLM(responses=["Add isbn.", "Sort by title.", "Done.", "Again."]),
+    llm=FakeListLLM(
+        responses=["Add isbn.", "Sort by title.", "Done.", "Again.", "Streamed.", "Async."]
+    ),
     retriever=Fixed(),
     memory=memory,
     chain_type="stuff",
@@ -128,6 +130,16 @@ print(chain.run("Anything else?"))
 print(chain({"query": "Last"}, return_only_outputs=True))
 out = asyncio.run(chain.ainvoke({"query": "async"}))
 print(list(out), out["result"])
+chunks = list(chain.stream({"query": "streamed"}))
+print(len(chunks), list(chunks[0]), chunks[0]["result"])
+
+
+async def astreamed():
+    return [chunk async for chunk in chain.astream({"query": "astreamed"})]
+
+
+chunks = asyncio.run(astreamed())
+print(len(chunks), list(chunks[0]), chunks[0]["result"])
 print([type(m).__name__ + ":" + m.content for m in memory.chat_memory.messages])
 print(memory.load_memory_variables({})["chat_history"][-1].content)
 """
