@@ -102,6 +102,11 @@ def untyped(query, k=4, run_manager=None, callbacks=None):  # type: ignore[no-un
     return query
 
 
+def underscored(_state: int, query: str, _depth: int = 1) -> str:  # private helpers' args
+    """Search with a cursor the caller keeps."""
+    return query
+
+
 class Methods:
     def method(self, query: str) -> str:
         return query
@@ -138,6 +143,7 @@ def _quiet_schema(model: Any) -> Any:
         (Methods.method, {"filter_args": ["query"]}),
         (Methods().method, {}),
         (Methods.build, {}),
+        (underscored, {}),
     ],
 )
 def test_a_schema_from_a_function_is_langchains_model(function: Any, options: Any) -> None:

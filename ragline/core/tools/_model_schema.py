@@ -47,7 +47,8 @@ def create_schema_from_function(
 
     Returns:
         The model class. ``*args`` becomes a tuple field and ``**kwargs`` a dict field, both
-        defaulting to None; a parameter without a type hint is ``Any``.
+        defaulting to None; a parameter without a type hint is ``Any``; a parameter whose
+        name starts with ``_`` is left out (as LangChain's; pydantic has no such fields).
 
     Raises:
         ImportError: pydantic is not installed (``pip install 'ragline[pydantic]'``).
@@ -81,8 +82,8 @@ def create_schema_from_function(
     fields: dict[str, Any] = {}
     for parameter in signature.parameters.values():
         annotation = hints.get(parameter.name, Any)
-        if parameter.name in left_out:
-            continue
+        if parameter.name in left_out or parameter.name.startswith("_"):
+            continue  # pydantic refuses a field named _x; LangChain's model leaves it out
         if not include_injected and _injection(annotation) is not None:
             continue
         fields[parameter.name] = _field(pydantic, parameter, annotation, inferred)
