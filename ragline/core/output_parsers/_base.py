@@ -25,7 +25,7 @@ from ragline.core.callbacks.base import stream_taps
 from ragline.core.config import ensure_config, get_current_config, use_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.fields import Fields, declared_fields
-from ragline.core.messages import BaseMessage
+from ragline.core.messages import AnyMessage, BaseMessage
 from ragline.core.runnables.base import Runnable
 from ragline.core.runnables.runs import combine_chunks
 from ragline.core.runnables.serializable import RunnableSerializable
@@ -94,6 +94,11 @@ class BaseOutputParser(Fields, Runnable[Any, T], Generic[T]):
 
     def __str__(self) -> str:  # LangChain's: the fields set, as a pydantic model prints them
         return " ".join(f"{name}={value!r}" for name, value in shown_fields(self))
+
+    @property
+    def InputType(self) -> Any:
+        """``str | AnyMessage``: a model's text or its message, as LangChain's parsers."""
+        return str | AnyMessage
 
     @abstractmethod
     def parse(self, text: str) -> T:
