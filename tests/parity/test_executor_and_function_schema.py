@@ -22,6 +22,7 @@ from langchain_core.tools import create_schema_from_function as lc_create_schema
 from ragline.core import RunnableLambda
 from ragline.core.callbacks import BaseCallbackHandler
 from ragline.core.config import run_in_executor
+from ragline.core.exceptions import InvalidInputError
 from ragline.tools import StructuredTool, create_schema_from_function
 
 COVERS = {"core.config.run_in_executor", "tools.create_schema_from_function"}
@@ -161,6 +162,24 @@ def test_the_model_refuses_what_langchains_refuses() -> None:
         model = make("Args", add)
         with pytest.raises(ValueError, match="valid integer"):
             model(a="three")
+
+
+def test_a_parameter_named_model_config_is_refused_not_dropped() -> None:
+    def configure(name: str, model_config: str = "small") -> str:
+        """Pick a model."""
+        return model_config
+
+    # pydantic takes the name as the model's own config: LangChain's fails with an unrelated
+    # ValueError, and a model built anyway would have no such field (the argument lost)
+    with pytest.raises(ValueError, match="dictionary update sequence"):
+        lc_create_schema("Args", configure)
+    with pytest.raises(
+        InvalidInputError,
+        match="Args: a parameter named 'model_config' cannot be a field of a pydantic model",
+    ):
+        create_schema_from_function("Args", configure)
+    kept = create_schema_from_function("Args", configure, filter_args=["model_config"])
+    assert list(kept.model_fields) == ["name"]
 
 
 def test_a_tool_given_the_schema_shows_and_checks_the_same_arguments() -> None:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ragline.core._optional import require
+from ragline.core.exceptions import InvalidInputError
 from ragline.core.tools._schema import ArgsSchema, _injection, _signature_and_hints
 
 __all__ = ["create_schema_from_function"]
@@ -52,7 +53,8 @@ def create_schema_from_function(
 
     Raises:
         ImportError: pydantic is not installed (``pip install 'ragline[pydantic]'``).
-        InvalidInputError: a type hint cannot be resolved, or the docstring is invalid and
+        InvalidInputError: a type hint cannot be resolved, a parameter is named
+            ``model_config`` (pydantic's own name), or the docstring is invalid and
             ``error_on_invalid_docstring`` is set.
 
     Example:
@@ -86,6 +88,11 @@ def create_schema_from_function(
             continue  # pydantic refuses a field named _x; LangChain's model leaves it out
         if not include_injected and _injection(annotation) is not None:
             continue
+        if parameter.name == "model_config":  # pydantic would read it as the model's config
+            raise InvalidInputError(
+                f"{model_name}: a parameter named 'model_config' cannot be a field of a "
+                "pydantic model; rename it (or leave it out with filter_args)"
+            )
         fields[parameter.name] = _field(pydantic, parameter, annotation, inferred)
     model = pydantic.create_model(
         model_name,
