@@ -12,7 +12,11 @@ Path syntax (a subset of jq, no jq needed):
 
 An expression outside this subset (``.title + " " + .body``, ``select(...)``) runs
 with the ``jq`` package when it is installed (LangChain's JSONLoader needs it, so a
-program ported from LangChain has it); without it, the path is refused.
+program ported from LangChain has it); without it, the path is refused. Such an
+expression reads the document only: one that uses ``$ENV`` / ``env`` (the process
+environment, API keys included), ``input`` / ``inputs``, ``input_filename``, ``debug``,
+``stderr``, ``halt`` or ``halt_error`` is refused when the loader is built (LangChain's
+loader runs them).
 
 Steps chain: ``.messages[].content`` yields each message's content;
 ``.[]`` each element of a top-level array; ``.data.items[0].text`` one value.
@@ -74,6 +78,7 @@ class _JqExpression:
             raise InvalidInputError(
                 f"{error}; or install the jq package to run a full jq expression"
             ) from None
+        _refuse_outside_reads(expression)
         try:
             self._program = jq.compile(expression)
         except ValueError as err:
@@ -90,6 +95,72 @@ class _JqExpression:
 
 
 JsonPath = list[Step] | _JqExpression
+
+# jq builtins that read something besides the document (the process environment, other
+# inputs, the file name, jq's module paths) or write to stderr / stop the program; and
+# module directives. A loader's path reads the document only: without this check a
+# path such as ``.x | $ENV.OPENAI_API_KEY`` would put a secret into the documents.
+_OUTSIDE_READS = frozenset(
+    {"$ENV", "env", "input", "inputs", "input_filename", "input_line_number", "debug",
+     "stderr", "halt", "halt_error", "get_search_list", "import", "include", "modulemeta"}
+)  # fmt: skip
+_JQ_NAME = re.compile(r"\$?[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _jq_code_names(expression: str) -> Iterator[str]:
+    """The names in ``expression``'s code: outside string literals (but inside their
+    ``\\(...)`` interpolations) and comments. A ``.name`` field access and an object
+    key (``{env: .x}``) are not names."""
+    opened: list[str] = []  # the brackets open in code; "\\(" an interpolation's
+    in_string = False
+    i, n = 0, len(expression)
+    while i < n:
+        char = expression[i]
+        if in_string:
+            if char == "\\" and expression[i + 1 : i + 2] == "(":
+                opened.append("\\(")
+                in_string = False
+                i += 2
+                continue
+            i += 2 if char == "\\" else 1
+            if char == '"':
+                in_string = False
+            continue
+        if char == '"':
+            in_string = True
+        elif char == "#":
+            end = expression.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif char in "([{":
+            opened.append(char)
+        elif char in ")]}":
+            if opened and opened.pop() == "\\(":
+                in_string = True  # back in the string the interpolation is part of
+        else:
+            match = _JQ_NAME.match(expression, i)
+            if match is not None:
+                name, i = match.group(), match.end()
+                before = expression[: match.start()].rstrip()[-1:]
+                key = (
+                    opened[-1:] == ["{"]
+                    and before in ("{", ",")
+                    and expression[i:].lstrip().startswith(":")
+                )
+                if name.startswith("$") or not (before == "." or key):
+                    yield name
+                continue
+        i += 1
+
+
+def _refuse_outside_reads(expression: str) -> None:
+    for name in _jq_code_names(expression):
+        if name in _OUTSIDE_READS:
+            raise InvalidInputError(
+                f"jq expression {expression!r} uses {name!r}, which reads outside the JSON "
+                "document (the environment, other inputs or files) or writes to stderr; a "
+                "JSONLoader path may read the document only"
+            )
 
 
 def _compile(path: str) -> JsonPath:
@@ -220,7 +291,8 @@ class JSONLoader(BaseLoader):
 
     Raises:
         InvalidInputError: a malformed path (outside the subset, without ``jq``
-            installed, or not valid jq) or unknown encoding (at construction).
+            installed, not valid jq, or a jq expression reading outside the document,
+            such as ``$ENV``) or unknown encoding (at construction).
         LoaderError: on load, the file is missing, not valid JSON (names the line
             and column), or the path or content key matches nothing (names the
             path, the file and where it failed); JSONContentError (also a

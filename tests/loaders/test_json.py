@@ -212,3 +212,44 @@ def test_a_jq_expression_outside_the_subset_needs_the_jq_package(tmp_path, monke
     monkeypatch.setitem(sys.modules, "jq", None)  # as if jq were not installed
     with pytest.raises(InvalidInputError, match="install the jq package"):
         JSONLoader(path, expression)
+
+
+@pytest.mark.parametrize(
+    ("expression", "name"),
+    [
+        (".items[] | $ENV.RAGLINE_TEST_SECRET", "$ENV"),
+        (".items[] | env.RAGLINE_TEST_SECRET", "env"),
+        ('.items[] | "\\(.t) \\(env | .RAGLINE_TEST_SECRET)"', "env"),
+        (".items[] | input_filename", "input_filename"),
+        (".items[] | (.t | debug)", "debug"),
+        (".items[] | .c, inputs", "inputs"),
+    ],
+)
+def test_a_jq_expression_reading_outside_the_document_is_refused(
+    tmp_path, monkeypatch, expression, name
+) -> None:
+    """jq's ``$ENV`` / ``env`` would put the process environment (API keys) in the
+    documents; ``input``, ``debug`` and friends read other inputs or write to stderr. A
+    JSONLoader path reads the document only: such an expression is refused when built."""
+    pytest.importorskip("jq")
+    monkeypatch.setenv("RAGLINE_TEST_SECRET", "s3cret")
+    path = tmp_path / "a.json"
+    path.write_text('{"items": [{"t": "x", "c": "y"}]}', encoding="utf-8")
+    with pytest.raises(InvalidInputError, match=re.escape(f"uses {name!r}")):
+        JSONLoader(path, expression)
+    with pytest.raises(InvalidInputError, match=re.escape(f"uses {name!r}")):
+        JSONLoader(path, ".items[]", content_key=expression, is_content_key_jq_parsable=True)
+
+
+def test_a_jq_expression_naming_env_as_a_key_or_a_string_still_runs(tmp_path) -> None:
+    pytest.importorskip("jq")
+    path = tmp_path / "a.json"
+    path.write_text(
+        '{"items": [{"env": "dev", "t": "input"}, {"env": "prod", "t": "debug"}]}',
+        encoding="utf-8",
+    )
+    expression = '.items[] | select(.t == "input" or .t == "env") | .env + " # \\(.t)"'
+    loaded = JSONLoader(path, expression + " # env in a comment").load()
+    assert [d.page_content for d in loaded] == ["dev # input"]
+    loaded = JSONLoader(path, '.items[] | {env: .env, "input": .t} | .env + "/" + .input').load()
+    assert [d.page_content for d in loaded] == ["dev/input", "prod/debug"]
