@@ -110,6 +110,10 @@ def search_kwargs(args: argparse.Namespace, embedding: str | None = None) -> dic
     if args.search_type == "mmr":
         k = args.k if isinstance(args.k, int) else 0
         kwargs["fetch_k"] = args.fetch_k if args.fetch_k is not None else max(20, 2 * k)
+        if args.fetch_k is not None and isinstance(args.k, int) and args.fetch_k < args.k:
+            # the library warns and returns fetch_k documents (LangChain's result); a
+            # command line asking for k documents gets told instead
+            raise CommandError(f"--fetch-k ({args.fetch_k}) must be at least -k ({args.k})")
     elif args.search_type == "hybrid" and args.fetch_k is not None:
         kwargs["fetch_k"] = args.fetch_k
     elif args.fetch_k is not None:

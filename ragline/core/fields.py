@@ -61,6 +61,7 @@ __all__ = [
     "constructor_stacklevel",
     "declared_fields",
     "is_float_annotation",
+    "user_stacklevel",
     "warn_ignored_keywords",
 ]
 
@@ -231,6 +232,15 @@ def constructor_stacklevel(instance: Any) -> int:
         frame.f_locals.get("self") is instance
         or frame.f_globals.get("__name__", "").startswith("ragline.")
     ):
+        level, frame = level + 1, frame.f_back
+    return level
+
+
+def user_stacklevel() -> int:
+    """The ``warnings.warn`` stacklevel, seen from the function calling this, of the first
+    frame out from that function's caller that is not ragline's own code: the user's line."""
+    level, frame = 2, sys._getframe(2)
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith("ragline."):
         level, frame = level + 1, frame.f_back
     return level
 

@@ -237,12 +237,13 @@ class SearchMethods(StorePrimitives):
         Args:
             query: the text to search for.
             k: how many documents to return (at least 1).
-            fetch_k: how many candidates to consider (at least k).
+            fetch_k: how many candidates to consider; below k, a UserWarning and at most
+                fetch_k documents (LangChain's result).
             lambda_mult: 1 = pure relevance, 0 = pure diversity; in [0, 1].
             filter: a metadata filter applied to the candidates.
 
         Raises:
-            InvalidInputError: k < 1, fetch_k < k or lambda_mult outside [0, 1].
+            InvalidInputError: k or fetch_k < 1, or lambda_mult outside [0, 1].
 
         Example:
             >>> [doc.id for doc in store.max_marginal_relevance_search("cats", k=2, fetch_k=3)]

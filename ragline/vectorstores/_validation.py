@@ -8,6 +8,7 @@ import itertools
 import math
 import numbers
 import uuid
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Any, cast
 
 from ragline.core import Document, InvalidInputError
 from ragline.core._checks import check_positive_int, check_unit_interval, not_a_document
+from ragline.core.fields import user_stacklevel
 from ragline.vectorstores._metadata import check_round_trip, encodable
 from ragline.vectorstores.filters import FilterNode, parse_filter
 
@@ -149,10 +151,15 @@ class SearchPlan:
             return _plain_mmr(k, fetch_k, float(lambda_mult))
         k = check_positive_int("k", k)
         fetch_k = check_positive_int("fetch_k", fetch_k)
-        if fetch_k < k:
-            raise InvalidInputError(
-                f"fetch_k ({fetch_k}) must be at least k ({k}): MMR picks k of fetch_k candidates"
+        if fetch_k < k:  # LangChain's stores pick from the fetch_k candidates: fewer come back
+            warnings.warn(
+                f"fetch_k ({fetch_k}) is below k ({k}): MMR picks from the fetch_k nearest, so "
+                f"at most {fetch_k} documents come back (as LangChain's stores return); raise "
+                "fetch_k to get k",
+                UserWarning,
+                stacklevel=user_stacklevel(),
             )
+            k = fetch_k
         check_unit_interval("lambda_mult", lambda_mult)
         return cls(
             k=k,

@@ -169,3 +169,47 @@ def test_a_json_loader_runs_a_jq_expression_outside_the_path_subset(
         "['A', 'C']\n"
     )
     assert _printed(_ported(_JQ_EXPRESSION)) == langchain_printed
+
+
+# hoyan_faiss_retriever_strategies_cn: an MMR retriever with search_kwargs={"fetch_k": 2}
+# and the default k=4. LangChain's stores pick from the fetch_k candidates and return
+# those 2; ragline refused fetch_k < k. It now returns what LangChain returns, with a
+# UserWarning naming both numbers (stderr: the program's output is the same).
+_MMR_FETCH_K_BELOW_K = """
+from langchain_community.vectorstores import FAISS
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.vectorstores import InMemoryVectorStore
+
+texts = ["猫はかわいい", "犬は忠実だ", "鳥は空を飛ぶ", "魚は泳ぐ", "馬は速い", "牛は草を食べる"]
+embeddings = DeterministicFakeEmbedding(size=16)
+stores = [FAISS.from_texts(texts, embeddings), InMemoryVectorStore.from_texts(texts, embeddings)]
+for store in stores:
+    retriever = store.as_retriever(search_type="mmr", search_kwargs={"fetch_k": 2})
+    print([d.page_content for d in retriever.invoke("犬")])
+    print([d.page_content for d in store.max_marginal_relevance_search("猫", k=3, fetch_k=2)])
+    print(len(store.max_marginal_relevance_search("猫", k=2, fetch_k=5)))
+"""
+
+
+def test_mmr_with_fetch_k_below_k_returns_the_fetch_k_candidates() -> None:
+    langchain_printed = _printed(_MMR_FETCH_K_BELOW_K)
+    lines = langchain_printed.splitlines()
+    assert len(lines) == 6
+    assert [len(eval(line)) for line in (lines[0], lines[1], lines[3], lines[4])] == [2, 2, 2, 2]
+    assert lines[2] == lines[5] == "2"
+    assert _printed(_ported(_MMR_FETCH_K_BELOW_K)) == langchain_printed
+
+
+def test_mmr_with_fetch_k_below_k_warns_at_the_users_line() -> None:
+    from ragline.embeddings import DeterministicFakeEmbedding
+    from ragline.vectorstores import InMemoryVectorStore
+
+    store = InMemoryVectorStore.from_texts(["a", "b", "c"], DeterministicFakeEmbedding(size=8))
+    with pytest.warns(UserWarning, match=r"fetch_k \(2\) is below k \(3\)") as caught:
+        found = store.max_marginal_relevance_search("a", k=3, fetch_k=2)
+    assert len(found) == 2
+    assert caught[0].filename == __file__
+    with pytest.warns(UserWarning, match=r"fetch_k \(1\) is below k \(4\)") as caught:
+        retriever = store.as_retriever(search_type="mmr", search_kwargs={"fetch_k": 1})
+    assert caught[0].filename == __file__
+    assert len(retriever.invoke("a")) == 1

@@ -316,12 +316,6 @@ BAD_CALLS = [
         id="mmr-k-0",
     ),
     pytest.param(
-        lambda s: s.max_marginal_relevance_search("q0", k=3, fetch_k=2),
-        InvalidInputError,
-        "fetch_k",
-        id="fetch_k-below-k",
-    ),
-    pytest.param(
         lambda s: s.max_marginal_relevance_search("q0", lambda_mult=-0.1),
         InvalidInputError,
         "lambda_mult",
@@ -402,12 +396,6 @@ BAD_CALLS = [
         FilterError,
         "$like",
         id="retriever-unknown-operator",
-    ),
-    pytest.param(
-        lambda s: s.as_retriever(search_type="mmr", search_kwargs={"k": 5, "fetch_k": 4}),
-        InvalidInputError,
-        "fetch_k",
-        id="retriever-fetch_k-below-k",
     ),
 ]
 
@@ -773,6 +761,18 @@ class VectorStoreContract:
         by_vector = store.max_marginal_relevance_search_by_vector(unit(3), k=3, fetch_k=4)
         assert texts_of(by_vector) == ["d0", "d3", "d1"]
         assert all(document.id == IDS[TEXTS.index(document.page_content)] for document in by_vector)
+
+    def test_mmr_with_fetch_k_below_k_returns_the_candidates_and_warns(
+        self, store: VectorStore
+    ) -> None:
+        """fetch_k below k gives the fetch_k candidates, as LangChain's stores do, with a
+        UserWarning naming both numbers; in a retriever too (warned when it is built)."""
+        mmr = store.max_marginal_relevance_search
+        with pytest.warns(UserWarning, match=r"fetch_k \(2\) is below k \(3\)"):
+            assert texts_of(mmr("q3", k=3, fetch_k=2, lambda_mult=1.0)) == ["d0", "d1"]
+        with pytest.warns(UserWarning, match=r"fetch_k \(4\) is below k \(5\)"):
+            retriever = store.as_retriever(search_type="mmr", search_kwargs={"k": 5, "fetch_k": 4})
+        assert texts_of(retriever.invoke("q3")) == ["d0", "d3", "d1", "d2"]
 
     def test_mmr_with_filter(self, store: VectorStore) -> None:
         """MMR candidates are the fetch_k nearest documents that pass the filter:
