@@ -24,6 +24,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import Any
+from uuid import uuid4
 
 from ragline.agents._agent import (
     EARLY_STOPPING_METHODS,
@@ -58,6 +59,7 @@ from ragline.core._drive import (
     drive_stream,
 )
 from ragline.core.callbacks import CallbackManager, StdOutCallbackHandler
+from ragline.core.callbacks.manager import _AGENT_RUNS
 from ragline.core.callbacks.stdout import get_color_mapping
 from ragline.core.config import ensure_config, legacy_call_config, merge_configs
 from ragline.core.globals import get_debug
@@ -374,9 +376,17 @@ class AgentExecutor(Chain):
         # config's run_name only (the run keeps the class's name; handlers get name=None,
         # so verbose prints "> Entering new None chain...", as LangChain's does)
         name = config.get("run_name") if streamed else config.get("run_name") or self.get_name()
-        run = yield Effect(manager.on_chain_start, manager.aon_chain_start,
-                           self._run_serialized(), inputs, name=name,
-                           run_id=config.get("run_id"))  # fmt: skip
+        # serialized: None when invoked, the executor's class path when streamed (as
+        # LangChain's iterator passes its serialized form); the run id tells ragline's
+        # tracing that this run is an agent's (span invoke_agent), whatever its name
+        serialized = {"id": ["ragline", "agents", type(self).__name__]} if streamed else None
+        run_id = config.get("run_id") or uuid4()
+        _AGENT_RUNS.add(run_id)
+        try:
+            run = yield Effect(manager.on_chain_start, manager.aon_chain_start, serialized,
+                               inputs, name=name, run_id=run_id)  # fmt: skip
+        finally:
+            _AGENT_RUNS.discard(run_id)
         try:
             if self._overrides("_call") or self._overrides("_acall"):
                 outputs = dict((yield Effect(self._call, self._acall, inputs, run_manager=run)))
@@ -552,11 +562,6 @@ class AgentExecutor(Chain):
         return AgentFinish({key: observation}, "")
 
     # ---- one round's actions, sync (in order) and async (together) -----------------------
-    def _run_serialized(self) -> dict[str, Any]:
-        """Handlers learn from ``kind`` that this run is an agent's, whatever its run name
-        (``with_config(run_name=...)``): tracing names its span ``invoke_agent``."""
-        return {"id": ["ragline", "agents", type(self).__name__], "kind": "agent"}
-
     def _tool_colors(self) -> dict[str, str]:
         """Each tool's observation prints in its own colour (``verbose``), in turn; green
         and red are the agent's own."""

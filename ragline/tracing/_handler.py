@@ -48,7 +48,7 @@ from uuid import UUID
 from numpy import ndarray
 
 from ragline.core.callbacks.base import BaseCallbackHandler
-from ragline.core.callbacks.manager import _given_name, current_run_id
+from ragline.core.callbacks.manager import _AGENT_RUNS, _given_name, current_run_id
 from ragline.tracing._sdk_spans import sdk_spans
 
 _json_string = json.encoder.encode_basestring_ascii  # type: ignore[attr-defined]
@@ -168,7 +168,7 @@ class OpenTelemetryTracer(BaseCallbackHandler):
     ) -> None:
         name = name or _given_name(serialized) or "chain"
         attributes: dict[str, Any] = {"ragline.run.type": run_type}
-        if serialized is not None and serialized.get("kind") == "agent":
+        if run_id in _AGENT_RUNS:  # an AgentExecutor run (serialized is None there)
             attributes["gen_ai.operation.name"] = "invoke_agent"
             attributes["gen_ai.agent.name"] = name
             name = f"invoke_agent {name}"

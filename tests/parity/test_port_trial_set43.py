@@ -152,3 +152,55 @@ def test_retrieval_qa_takes_a_memory_as_langchains() -> None:
     )
     assert "{'result': 'Again.'}\n" in langchain_printed
     assert _printed(_ported(_RETRIEVAL_QA_MEMORY)) == langchain_printed
+
+
+# planner_agents_logging_callback: a handler read serialized.get("name") in
+# on_chain_start; LangChain's AgentExecutor passes serialized=None when invoked (the
+# handler's call fails and prints nothing), ragline passed a dict and it printed a line.
+_AGENT_EXECUTOR_SERIALIZED = """
+from langchain_classic.agents import AgentExecutor, create_tool_calling_agent
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.tools import tool
+
+
+class Logging(BaseCallbackHandler):
+    def on_chain_start(self, serialized, inputs, **kwargs):
+        print("Chain started:", serialized.get("name", "Unknown"), sorted(inputs))
+
+    def on_chain_end(self, outputs, **kwargs):
+        print("Chain ended:", outputs)
+
+
+class ToolChat(FakeMessagesListChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self.bind(tools=tools, **kwargs)
+
+
+@tool
+def data_analysis(data: str) -> str:
+    '''Analyze provided data.'''
+    return f"Analysis: {data}"
+
+
+llm = ToolChat(responses=[
+    AIMessage(content="", tool_calls=[{"name": "data_analysis", "args": {"data": "[1,2]"},
+                                       "id": "c1"}]),
+    AIMessage(content="Done."),
+])
+prompt = ChatPromptTemplate.from_messages(
+    [("human", "{input}"), ("placeholder", "{agent_scratchpad}")]
+)
+agent = create_tool_calling_agent(llm, [data_analysis], prompt)
+executor = AgentExecutor(agent=agent, tools=[data_analysis], callbacks=[Logging()])
+print(executor.invoke({"input": "analyze [1,2]"})["output"])
+"""
+
+
+def test_an_agent_executors_start_event_has_no_serialized_form_as_langchains() -> None:
+    langchain_printed = _printed(_AGENT_EXECUTOR_SERIALIZED)
+    assert "Chain started" not in langchain_printed
+    assert "Chain ended: {'output': 'Done.'}\n" in langchain_printed
+    assert _printed(_ported(_AGENT_EXECUTOR_SERIALIZED)) == langchain_printed

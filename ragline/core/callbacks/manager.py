@@ -955,6 +955,10 @@ _OWN_RUN: Any = _OwnRun()
 # which ragline's give ``{"name": run name}``: ``_OWN_RUN``)
 _OWN_CHAIN_RUN: Any = _OwnRun()
 
+# The run ids of agent runs being started (AgentExecutor's): their handlers get
+# serialized=None, as LangChain's, so ragline's tracing reads here that a run is an agent's.
+_AGENT_RUNS: set[UUID] = set()
+
 
 def _start_arguments(
     serialized: Any,
