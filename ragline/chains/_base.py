@@ -198,8 +198,12 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
 
     @property
     def output_keys(self) -> list[str]:
-        """The answer's key (``output_text`` when the chain returns the bare answer)."""
-        return [self.output_key or "output_text"]
+        """The answer's key (``output_text`` when the chain returns the bare answer), then
+        ``intermediate_steps`` when they are returned (as LangChain's document chains)."""
+        keys = [self.output_key or "output_text"]
+        if self.output_key is not None and self.return_intermediate_steps:
+            keys.append("intermediate_steps")
+        return keys
 
     # LangChain's classic document chains (load_qa_chain, load_summarize_chain, llm_chain=)
     # are Chains: invoke takes the documents alone (chain.invoke(docs)) and

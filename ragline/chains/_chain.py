@@ -340,16 +340,9 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
         memory_variables = set(self._memory_variables())
         return [key for key in self.input_keys if key not in memory_variables]
 
-    def _check_no_clash(self, inputs: dict[str, Any]) -> None:
-        clash = sorted(set(inputs) & set(self._memory_variables()))
-        if clash:
-            raise InvalidInputError(
-                f"{self.get_name()} got input(s) {clash}, which its memory "
-                f"({type(self.memory).__name__}) provides too; rename the input or the "
-                "memory's memory_key"
-            )
-
     def _with_memory(self, inputs: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
+        # as LangChain's: an input the memory also provides is replaced by the memory's
+        # value (RunnableWithMessageHistory around a chain with memory passes both)
         merged = {**inputs, **variables}
         missing = [key for key in self.input_keys if key not in merged]
         if missing:
@@ -361,14 +354,12 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
     def prep_inputs(self, inputs: Any) -> dict[str, Any]:
         """The inputs as a dict, with the memory's variables added, checked."""
         inputs = self._input_dict(inputs)
-        self._check_no_clash(inputs)
         variables = self.memory.load_memory_variables(inputs) if self.memory is not None else {}
         return self._with_memory(inputs, variables)
 
     async def aprep_inputs(self, inputs: Any) -> dict[str, Any]:
         """Async :meth:`prep_inputs` (the memory's async load)."""
         inputs = self._input_dict(inputs)
-        self._check_no_clash(inputs)
         variables = {}
         if self.memory is not None:
             variables = await self.memory.aload_memory_variables(inputs)

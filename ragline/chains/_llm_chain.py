@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,6 +41,10 @@ from ragline.core.config import legacy_call_config
 __all__ = ["LLMChain"]
 
 _PROMPT_TEXT = "Prompt after formatting:\n"
+_PREDICT_AND_PARSE_WARNING = (
+    "predict_and_parse is deprecated: give the parser to the chain (LLMChain(..., "
+    "output_parser=parser)) and call predict"
+)
 
 
 def _prompt_text(prompt: PromptValue) -> str:
@@ -183,6 +188,27 @@ class LLMChain(Chain):
     async def apredict(self, callbacks: Any = None, **kwargs: Any) -> Any:
         """Async :meth:`predict`."""
         return (await self.acall(kwargs, callbacks=callbacks))[self.output_key]
+
+    def predict_and_parse(self, callbacks: Any = None, **kwargs: Any) -> Any:
+        """:meth:`predict`, then the prompt's ``output_parser`` (if it has one) parses the
+        text. The older form of ``output_parser=`` on the chain (it warns, as LangChain's).
+        """
+        warnings.warn(_PREDICT_AND_PARSE_WARNING, DeprecationWarning, stacklevel=2)
+        return self._parse_with_prompt(self.predict(callbacks=callbacks, **kwargs))
+
+    async def apredict_and_parse(self, callbacks: Any = None, **kwargs: Any) -> Any:
+        """Async :meth:`predict_and_parse`."""
+        warnings.warn(_PREDICT_AND_PARSE_WARNING, DeprecationWarning, stacklevel=2)
+        return self._parse_with_prompt(await self.apredict(callbacks=callbacks, **kwargs))
+
+    def _parse_with_prompt(self, text: Any) -> Any:
+        parser = getattr(self.prompt, "output_parser", None)
+        return text if parser is None else parser.parse(text)
+
+    @classmethod
+    def from_string(cls, llm: Any, template: str) -> LLMChain:
+        """An LLMChain over ``PromptTemplate.from_template(template)``."""
+        return cls(llm=llm, prompt=PromptTemplate.from_template(template))
 
     def apply(
         self, input_list: Sequence[dict[str, Any]], callbacks: Any = None

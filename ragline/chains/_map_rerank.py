@@ -127,7 +127,7 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
     @property
     def output_keys(self) -> list[str]:
         """The answer's key, then ``intermediate_steps`` when they are returned."""
-        keys = super().output_keys
+        keys = [self.output_key or "output_text"]
         if self.llm_chain is not None and self.return_intermediate_steps:
             keys.append("intermediate_steps")
         return keys

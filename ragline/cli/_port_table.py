@@ -234,7 +234,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.chains": "LLMChain",
     },
     "langchain_classic.chains.mapreduce": {
-        "ragline.chains": "MapReduceChain",
+        "ragline.chains": (
+            "LLMChain MapReduceChain MapReduceDocumentsChain ReduceDocumentsChain "
+            "StuffDocumentsChain"
+        ),
     },
     "langchain_classic.chains.openai_functions": {
         "ragline.chains": "create_structured_output_runnable",
@@ -296,7 +299,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.chains": "LLMRouterChain RouterOutputParser",
     },
     "langchain_classic.chains.router.multi_prompt": {
-        "ragline.chains": "MultiPromptChain",
+        "ragline.chains": "MULTI_PROMPT_ROUTER_TEMPLATE MultiPromptChain",
+    },
+    "langchain_classic.chains.router.multi_prompt_prompt": {
+        "ragline.chains": "MULTI_PROMPT_ROUTER_TEMPLATE",
     },
     "langchain_classic.chains.sequential": {
         "ragline.chains": "SequentialChain SimpleSequentialChain",

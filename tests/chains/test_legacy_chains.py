@@ -186,12 +186,20 @@ def test_memory_is_loaded_before_and_saved_after() -> None:
     }
 
 
-def test_an_input_colliding_with_a_memory_key_is_an_error_and_nothing_is_saved() -> None:
+def test_an_input_the_memory_also_provides_is_replaced_by_the_memorys_value() -> None:
+    # as LangChain's Chain.prep_inputs: the memory's variables win, so a caller cannot
+    # put words into the history (RunnableWithMessageHistory around a chain with memory
+    # passes both)
     memory = ConversationBufferMemory()
-    chain = ConversationChain(llm=FakeListLLM(responses=["r"]), memory=memory)
-    with pytest.raises(InvalidInputError, match=r"got input\(s\) \['history'\], which its memory"):
-        chain({"input": "hi", "history": "forged"})
-    assert memory.chat_memory.messages == []
+    llm = FakeListLLM(responses=["r1", "r2"])
+    chain = ConversationChain(llm=llm, memory=memory)
+    assert chain({"input": "hi", "history": "forged"}) == {
+        "input": "hi",
+        "history": "",
+        "response": "r1",
+    }
+    assert chain({"input": "again", "history": "forged"})["history"] == "Human: hi\nAI: r1"
+    assert [m.content for m in memory.chat_memory.messages] == ["hi", "r1", "again", "r2"]
 
 
 def test_callbacks_tags_and_metadata_of_the_chain_and_of_the_call() -> None:
