@@ -233,6 +233,7 @@ PINNED_EXPORTS = {
         "FORMAT_INSTRUCTIONS",
         "InvalidTool",
         "JSONAgentOutputParser",
+        "LLMSingleActionAgent",
         "MRKLOutputParser",
         "OpenAIFunctionsAgentOutputParser",
         "OpenAIToolsAgentOutputParser",

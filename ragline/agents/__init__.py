@@ -19,6 +19,7 @@ _EXPORTS = {
     "BaseSingleActionAgent": "._agent",
     "ConversationalAgent": "._agent",
     "ConversationalChatAgent": "._agent",
+    "LLMSingleActionAgent": "._agent",
     "RunnableAgent": "._agent",
     "RunnableMultiActionAgent": "._agent",
     "ZeroShotAgent": "._agent",

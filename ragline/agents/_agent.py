@@ -56,6 +56,7 @@ __all__ = [
     "BaseSingleActionAgent",
     "ConversationalAgent",
     "ConversationalChatAgent",
+    "LLMSingleActionAgent",
     "RunnableAgent",
     "RunnableMultiActionAgent",
     "ZeroShotAgent",
@@ -153,6 +154,61 @@ class BaseSingleActionAgent(_AgentProtocol):
         >>> Done().plan([]).return_values
         {'output': 'done'}
     """
+
+
+class LLMSingleActionAgent(BaseSingleActionAgent):
+    """A program's own prompt, chain and parser as one agent (LangChain's): each step runs
+    ``llm_chain`` with the inputs, ``intermediate_steps`` (the prompt writes its own
+    scratchpad from them) and ``stop``, and ``output_parser`` reads the reply.
+
+    Args:
+        llm_chain: the chain to run (an ``LLMChain``); its prompt takes
+            ``intermediate_steps``.
+        output_parser: turns the reply into an ``AgentAction`` or ``AgentFinish``.
+        stop: the stop words passed to the model; the first is what the executor prints
+            before an observation.
+        allowed_tools: accepted and not used, as LangChain's agent ignores it (the
+            executor runs any of its tools).
+
+    Example:
+        >>> from ragline.chains import LLMChain
+        >>> from ragline.core import FakeListLLM, PromptTemplate
+        >>> from ragline.agents import MRKLOutputParser
+        >>> prompt = PromptTemplate.from_template("{input}{intermediate_steps}")
+        >>> agent = LLMSingleActionAgent(
+        ...     llm_chain=LLMChain(llm=FakeListLLM(responses=["Final Answer: 4"]), prompt=prompt),
+        ...     output_parser=MRKLOutputParser(), stop=["\\nObservation:"])
+        >>> agent.input_keys, agent.plan([], input="2+2?").return_values
+        (['input'], {'output': '4'})
+    """
+
+    llm_chain: Any
+    output_parser: Any
+    stop: list[str]
+    allowed_tools: Any = None
+
+    @property
+    def input_keys(self) -> list[str]:
+        return [name for name in self.llm_chain.input_keys if name != "intermediate_steps"]
+
+    def plan(
+        self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any
+    ) -> AgentAction | AgentFinish:
+        output = self.llm_chain.run(
+            intermediate_steps=intermediate_steps, stop=self.stop, callbacks=callbacks, **kwargs
+        )
+        return self.output_parser.parse(output)  # type: ignore[no-any-return]
+
+    async def aplan(
+        self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any
+    ) -> AgentAction | AgentFinish:
+        output = await self.llm_chain.arun(
+            intermediate_steps=intermediate_steps, stop=self.stop, callbacks=callbacks, **kwargs
+        )
+        return self.output_parser.parse(output)  # type: ignore[no-any-return]
+
+    def tool_run_logging_kwargs(self) -> dict[str, Any]:
+        return {"llm_prefix": "", "observation_prefix": self.stop[0] if self.stop else ""}
 
 
 class BaseMultiActionAgent(_AgentProtocol):

@@ -8,7 +8,8 @@ are found in the template.
 
 Modules: ``_values.py`` (prompt values), ``_formats.py`` (the template formats),
 ``_base.py`` (``BasePromptTemplate``, ``PromptTemplate``, ``format_document``),
-``_chat.py`` (``ChatPromptTemplate`` and message templates), ``_few_shot.py`` (few-shot
+``_chat.py`` (``ChatPromptTemplate``, message templates and ``BaseChatPromptTemplate``,
+the base of a program's own chat prompt), ``_few_shot.py`` (few-shot
 prompts), ``_string.py`` (``StringPromptTemplate``, the base of a program's own prompt),
 ``_loading.py`` (``save`` / ``load_prompt``), ``_limits.py`` (``TemplateLimits``:
 how much work formatting one prompt may do) and ``_jinja.py`` (the bounded jinja2 sandbox).
@@ -23,6 +24,7 @@ Example:
 from ragline.core.prompts._base import BasePromptTemplate, PromptTemplate, format_document
 from ragline.core.prompts._chat import (
     AIMessagePromptTemplate,
+    BaseChatPromptTemplate,
     BaseMessagePromptTemplate,
     ChatMessagePromptTemplate,
     ChatPromptTemplate,
@@ -39,6 +41,7 @@ from ragline.core.prompts._values import ChatPromptValue, PromptValue, StringPro
 
 __all__ = [
     "AIMessagePromptTemplate",
+    "BaseChatPromptTemplate",
     "BaseMessagePromptTemplate",
     "BasePromptTemplate",
     "ChatMessagePromptTemplate",

@@ -36,10 +36,12 @@ from ragline.core.prompts._base import (
     _warn_ignored,
 )
 from ragline.core.prompts._formats import check_template_format
+from ragline.core.prompts._string import _ProgramPromptTemplate
 from ragline.core.prompts._values import ChatPromptValue
 
 __all__ = [
     "AIMessagePromptTemplate",
+    "BaseChatPromptTemplate",
     "BaseMessagePromptTemplate",
     "ChatMessagePromptTemplate",
     "ChatPromptTemplate",
@@ -521,6 +523,46 @@ _CHAT_PROMPT_OPTIONS = (
     "validate_template",
     "name",
 )
+
+
+class BaseChatPromptTemplate(_ProgramPromptTemplate):
+    """The base of a program's own chat prompt (LangChain's): a subclass writes
+    ``format_messages(**kwargs) -> list[BaseMessage]``; ``format_prompt`` wraps them in a
+    ``ChatPromptValue`` and ``format`` returns that value's text (``"Human: ..."``).
+
+    It is built by keyword as :class:`StringPromptTemplate` is: ``input_variables``,
+    the other prompt fields, and the subclass's declared options.
+
+    Example:
+        >>> from ragline.core.messages import HumanMessage
+        >>> class Ask(BaseChatPromptTemplate):
+        ...     def format_messages(self, **kwargs):
+        ...         return [HumanMessage(content=f"Q: {kwargs['q']}")]
+        >>> Ask(input_variables=["q"]).format(q="why?")
+        'Human: Q: why?'
+    """
+
+    @abstractmethod
+    def format_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        """The prompt's messages for these variables."""
+
+    async def aformat_messages(self, **kwargs: Any) -> list[BaseMessage]:
+        """Async :meth:`format_messages` (by default the sync one)."""
+        return self.format_messages(**kwargs)
+
+    def format_prompt(self, **kwargs: Any) -> ChatPromptValue:
+        return ChatPromptValue(messages=self.format_messages(**kwargs))
+
+    async def aformat_prompt(self, **kwargs: Any) -> ChatPromptValue:
+        """Async :meth:`format_prompt` (through :meth:`aformat_messages`)."""
+        return ChatPromptValue(messages=await self.aformat_messages(**kwargs))
+
+    async def aformat(self, **kwargs: Any) -> str:
+        """Async :meth:`format`."""
+        return (await self.aformat_prompt(**kwargs)).to_string()
+
+    async def _aformat_prompt(self, **kwargs: Any) -> ChatPromptValue:
+        return await self.aformat_prompt(**self._with_partials(kwargs))
 
 
 class ChatPromptTemplate(BasePromptTemplate):

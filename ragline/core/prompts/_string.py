@@ -32,24 +32,10 @@ from ragline.core.prompts._values import StringPromptValue
 __all__ = ["StringPromptTemplate"]
 
 
-class StringPromptTemplate(Fields, BasePromptTemplate):
-    """A prompt whose ``format`` writes the text (subclass it; module docstring).
-
-    Args:
-        input_variables: the variables ``invoke`` requires.
-        partial_variables: variables filled in already (values, or callables called
-            at format time).
-        optional_variables, input_types, output_parser, tags, metadata: LangChain's
-            prompt fields.
-
-    Example:
-        >>> class Greeting(StringPromptTemplate):
-        ...     greeting: str = "Hello"
-        ...     def format(self, **kwargs):
-        ...         return f"{self.greeting}, {kwargs['name']}."
-        >>> Greeting(input_variables=["name"]).invoke({"name": "Ada"}).to_string()
-        'Hello, Ada.'
-    """
+class _ProgramPromptTemplate(Fields, BasePromptTemplate):
+    """What a program's own prompt classes share (:class:`StringPromptTemplate` and
+    ``BaseChatPromptTemplate``): built by keyword with the prompt fields and the
+    subclass's declared options; ``invoke`` fills in the partial variables."""
 
     def __init__(
         self,
@@ -71,17 +57,10 @@ class StringPromptTemplate(Fields, BasePromptTemplate):
         )
         super().__init__(**fields)
 
-    @abstractmethod
-    def format(self, **kwargs: Any) -> str:
-        """The prompt's text for these variables."""
-
-    def format_prompt(self, **kwargs: Any) -> StringPromptValue:
-        return StringPromptValue(text=self.format(**kwargs))
-
-    def _invoke(self, input: Any) -> StringPromptValue:
+    def _invoke(self, input: Any) -> Any:
         return self.format_prompt(**self._with_partials(self._input_to_dict(input)))
 
-    async def _aformat_prompt(self, **kwargs: Any) -> StringPromptValue:
+    async def _aformat_prompt(self, **kwargs: Any) -> Any:
         return self.format_prompt(**self._with_partials(kwargs))
 
     def _merge_partial_and_user_variables(self, **kwargs: Any) -> dict[str, Any]:
@@ -93,7 +72,7 @@ class StringPromptTemplate(Fields, BasePromptTemplate):
         }
         return {**merged, **kwargs}
 
-    def partial(self, **kwargs: Any) -> StringPromptTemplate:
+    def partial(self, **kwargs: Any) -> _ProgramPromptTemplate:
         """A copy with ``kwargs`` filled in (no longer input variables)."""
         filled = copy.copy(self)
         filled.input_variables = [v for v in self.input_variables if v not in kwargs]
@@ -108,3 +87,30 @@ class StringPromptTemplate(Fields, BasePromptTemplate):
                 shown.append((name, value))
         inner = ", ".join(f"{name}={value!r}" for name, value in shown)
         return f"{type(self).__name__}({inner})"
+
+
+class StringPromptTemplate(_ProgramPromptTemplate):
+    """A prompt whose ``format`` writes the text (subclass it; module docstring).
+
+    Args:
+        input_variables: the variables ``invoke`` requires.
+        partial_variables: variables filled in already (values, or callables called
+            at format time).
+        optional_variables, input_types, output_parser, tags, metadata: LangChain's
+            prompt fields.
+
+    Example:
+        >>> class Greeting(StringPromptTemplate):
+        ...     greeting: str = "Hello"
+        ...     def format(self, **kwargs):
+        ...         return f"{self.greeting}, {kwargs['name']}."
+        >>> Greeting(input_variables=["name"]).invoke({"name": "Ada"}).to_string()
+        'Hello, Ada.'
+    """
+
+    @abstractmethod
+    def format(self, **kwargs: Any) -> str:
+        """The prompt's text for these variables."""
+
+    def format_prompt(self, **kwargs: Any) -> StringPromptValue:
+        return StringPromptValue(text=self.format(**kwargs))
