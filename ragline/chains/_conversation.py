@@ -245,11 +245,11 @@ class ConversationalRetrievalChain(Chain):
             verbose=verbose,
             callbacks=callbacks,
         )
+        # verbose is given to the chains built here, not to this one (as LangChain's)
         return cls(
             combine_docs_chain=combine,
             question_generator=generator,
             retriever=retriever,
-            verbose=verbose,
             callbacks=callbacks,
             **options,
         )

@@ -199,3 +199,43 @@ def test_an_input_the_memory_also_provides_takes_the_memorys_value() -> None:
     langchain_printed = _printed(_INPUT_THE_MEMORY_PROVIDES)
     assert "'history': 'Human: hi\\nAI: one'" in langchain_printed
     assert _printed(ported) == langchain_printed
+
+
+# campusclature_crc_memory_runnable_history: ConversationalRetrievalChain.from_llm(...,
+# verbose=True) gives verbose to the chains it builds (the documents chain and the question
+# generator), not to the chain itself: LangChain prints no "Entering new
+# ConversationalRetrievalChain chain..." there; ragline did.
+_CRC_FROM_LLM_VERBOSE = """
+from langchain_classic.chains import ConversationalRetrievalChain
+from langchain_core.documents import Document
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+from langchain_core.retrievers import BaseRetriever
+
+
+class Notes(BaseRetriever):
+    def _get_relevant_documents(self, query, *, run_manager=None):
+        return [Document(page_content="Exams start on 9 December.")]
+
+
+llm = FakeListLLM(responses=["On 9 December.", "When do exams start?", "9 December."])
+qa = ConversationalRetrievalChain.from_llm(
+    llm,
+    Notes(),
+    condense_question_prompt=PromptTemplate.from_template("{chat_history}|{question}"),
+    combine_docs_chain_kwargs={"prompt": PromptTemplate.from_template("{context}|{question}")},
+    verbose=True,
+)
+print(qa.verbose, qa.question_generator.verbose, qa.combine_docs_chain.verbose)
+print(qa.invoke({"question": "When are exams?", "chat_history": []})["answer"])
+print(qa.invoke({"question": "And?", "chat_history": [("When are exams?", "On 9 December.")]}))
+"""
+
+
+def test_conversational_retrieval_from_llm_verbose_prints_the_inner_chains_only() -> None:
+    ported = _ported(_CRC_FROM_LLM_VERBOSE)
+    langchain_printed = _printed(_CRC_FROM_LLM_VERBOSE)
+    assert langchain_printed.startswith("False True True\n")
+    assert "Entering new ConversationalRetrievalChain" not in langchain_printed
+    assert "Entering new StuffDocumentsChain" in langchain_printed
+    assert _printed(ported) == langchain_printed
