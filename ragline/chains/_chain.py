@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import warnings
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
@@ -57,6 +58,7 @@ from ragline.core import (
 from ragline.core._json_schema import field_title
 from ragline.core.callbacks import CallbackManager
 from ragline.core.config import legacy_call_config
+from ragline.core.fields import user_stacklevel
 from ragline.core.globals import get_debug, get_verbose
 from ragline.core.language_models._outputs import RUN_KEY, RunInfo
 
@@ -342,7 +344,20 @@ class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
 
     def _with_memory(self, inputs: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
         # as LangChain's: an input the memory also provides is replaced by the memory's
-        # value (RunnableWithMessageHistory around a chain with memory passes both)
+        # value (RunnableWithMessageHistory around a chain with memory passes both), with
+        # a warning when that drops a different value the caller gave
+        replaced = sorted(
+            k for k in inputs.keys() & variables.keys() if _differ(inputs[k], variables[k])
+        )
+        if replaced:
+            warnings.warn(
+                f"{self.get_name()} got input(s) {replaced}, which its memory "
+                f"({type(self.memory).__name__}) provides too: the memory's value is used and "
+                "the given one dropped, as LangChain does; rename the input or the memory's "
+                "memory_key to keep both",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
         merged = {**inputs, **variables}
         missing = [key for key in self.input_keys if key not in merged]
         if missing:
@@ -503,3 +518,11 @@ def _names_run_manager(hook: Callable[..., Any]) -> bool:
         return "run_manager" in inspect.signature(hook).parameters
     except (TypeError, ValueError):  # no signature to read: pass it, as before
         return True
+
+
+def _differ(given: Any, loaded: Any) -> bool:
+    """Whether a caller's input differs from the memory's value under the same key."""
+    try:
+        return bool(given != loaded)
+    except Exception:  # a value whose comparison is not a bool (an array)
+        return given is not loaded

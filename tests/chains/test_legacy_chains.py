@@ -5,6 +5,7 @@ create_history_aware_retriever and the older shapes of the document chains."""
 from __future__ import annotations
 
 import asyncio
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -193,13 +194,27 @@ def test_an_input_the_memory_also_provides_is_replaced_by_the_memorys_value() ->
     memory = ConversationBufferMemory()
     llm = FakeListLLM(responses=["r1", "r2"])
     chain = ConversationChain(llm=llm, memory=memory)
-    assert chain({"input": "hi", "history": "forged"}) == {
-        "input": "hi",
-        "history": "",
-        "response": "r1",
-    }
-    assert chain({"input": "again", "history": "forged"})["history"] == "Human: hi\nAI: r1"
+    # the dropped value is named in a warning (not silent)
+    dropped = r"ConversationChain got input\(s\) \['history'\], which its memory"
+    with pytest.warns(UserWarning, match=dropped):
+        assert chain({"input": "hi", "history": "forged"}) == {
+            "input": "hi",
+            "history": "",
+            "response": "r1",
+        }
+    with pytest.warns(UserWarning, match=dropped):
+        assert chain({"input": "again", "history": "forged"})["history"] == "Human: hi\nAI: r1"
     assert [m.content for m in memory.chat_memory.messages] == ["hi", "r1", "again", "r2"]
+
+
+def test_an_input_equal_to_the_memorys_value_gives_no_warning() -> None:
+    memory = ConversationBufferMemory()
+    chain = ConversationChain(llm=FakeListLLM(responses=["r1", "r2"]), memory=memory)
+    chain({"input": "hi"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = chain({"input": "again", "history": "Human: hi\nAI: r1"})
+    assert result["response"] == "r2"
 
 
 def test_callbacks_tags_and_metadata_of_the_chain_and_of_the_call() -> None:
