@@ -24,10 +24,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.agents": (
             "Agent AgentExecutor AgentExecutorIterator AgentOutputParser AgentType "
             "BaseMultiActionAgent BaseSingleActionAgent ConversationalAgent "
-            "ConversationalChatAgent ZeroShotAgent create_json_chat_agent "
-            "create_openai_functions_agent create_openai_tools_agent create_react_agent "
-            "create_structured_chat_agent create_tool_calling_agent create_xml_agent "
-            "initialize_agent"
+            "ConversationalChatAgent LLMSingleActionAgent ZeroShotAgent "
+            "create_json_chat_agent create_openai_functions_agent "
+            "create_openai_tools_agent create_react_agent create_structured_chat_agent "
+            "create_tool_calling_agent create_xml_agent initialize_agent"
         ),
         "ragline.sql": "create_sql_agent",
         "ragline.tools": "Tool tool",
@@ -35,8 +35,8 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents.agent": {
         "ragline.agents": (
             "Agent AgentExecutor AgentExecutorIterator AgentOutputParser AgentType "
-            "BaseMultiActionAgent BaseSingleActionAgent ExceptionTool RunnableAgent "
-            "RunnableMultiActionAgent"
+            "BaseMultiActionAgent BaseSingleActionAgent ExceptionTool "
+            "LLMSingleActionAgent RunnableAgent RunnableMultiActionAgent"
         ),
     },
     "langchain_classic.agents.agent_iterator": {
@@ -621,7 +621,7 @@ PATHS: dict[str, dict[str, str]] = {
             "MaxMarginalRelevanceExampleSelector MessagesPlaceholder PromptTemplate "
             "SemanticSimilarityExampleSelector SystemMessagePromptTemplate load_prompt"
         ),
-        "ragline.core.prompts": "StringPromptTemplate",
+        "ragline.core.prompts": "BaseChatPromptTemplate StringPromptTemplate",
     },
     "langchain_classic.prompts.base": {
         "ragline.core": "BasePromptTemplate StringPromptValue",
@@ -634,6 +634,7 @@ PATHS: dict[str, dict[str, str]] = {
             "MessagesPlaceholder SystemMessagePromptTemplate"
         ),
         "ragline.core.messages": "MessageLike",
+        "ragline.core.prompts": "BaseChatPromptTemplate",
     },
     "langchain_classic.prompts.example_selector": {
         "ragline.core": (
@@ -1405,7 +1406,9 @@ PATHS: dict[str, dict[str, str]] = {
             "HumanMessagePromptTemplate MessagesPlaceholder PromptTemplate "
             "SystemMessagePromptTemplate format_document load_prompt"
         ),
-        "ragline.core.prompts": "StringPromptTemplate get_template_variables",
+        "ragline.core.prompts": (
+            "BaseChatPromptTemplate StringPromptTemplate get_template_variables"
+        ),
     },
     "langchain_core.prompts.base": {
         "ragline.core": "BasePromptTemplate format_document",
@@ -1415,6 +1418,7 @@ PATHS: dict[str, dict[str, str]] = {
             "AIMessagePromptTemplate ChatMessagePromptTemplate ChatPromptTemplate "
             "HumanMessagePromptTemplate MessagesPlaceholder SystemMessagePromptTemplate"
         ),
+        "ragline.core.prompts": "BaseChatPromptTemplate",
     },
     "langchain_core.prompts.few_shot": {
         "ragline.core": "FewShotChatMessagePromptTemplate FewShotPromptTemplate",
@@ -1623,14 +1627,14 @@ MISSING: dict[str, str] = {
         "WolframAlphaAPIWrapper Writer"
     ),
     "langchain_classic.agents": (
-        "LLMSingleActionAgent MRKLChain OpenAIFunctionsAgent OpenAIMultiFunctionsAgent "
-        "ReActChain ReActTextWorldAgent SelfAskWithSearchChain StructuredChatAgent "
-        "XMLAgent create_json_agent create_openapi_agent create_pbi_agent "
-        "create_pbi_chat_agent create_self_ask_with_search_agent create_spark_sql_agent "
+        "MRKLChain OpenAIFunctionsAgent OpenAIMultiFunctionsAgent ReActChain "
+        "ReActTextWorldAgent SelfAskWithSearchChain StructuredChatAgent XMLAgent "
+        "create_json_agent create_openapi_agent create_pbi_agent create_pbi_chat_agent "
+        "create_self_ask_with_search_agent create_spark_sql_agent "
         "create_vectorstore_agent create_vectorstore_router_agent get_all_tool_names "
         "load_agent load_huggingface_tool load_tools"
     ),
-    "langchain_classic.agents.agent": "LLMSingleActionAgent MultiActionAgentOutputParser",
+    "langchain_classic.agents.agent": "MultiActionAgentOutputParser",
     "langchain_classic.agents.agent_toolkits": (
         "AINetworkToolkit AmadeusToolkit AzureCognitiveServicesToolkit "
         "FileManagementToolkit GmailToolkit JiraToolkit JsonToolkit MultionToolkit "
@@ -1862,12 +1866,10 @@ MISSING: dict[str, str] = {
         "RetryOutputParserRetryChainInput RetryWithErrorOutputParserRetryChainInput T"
     ),
     "langchain_classic.output_parsers.yaml": "T",
-    "langchain_classic.prompts": (
-        "BaseChatPromptTemplate FewShotPromptWithTemplates NGramOverlapExampleSelector Prompt"
-    ),
+    "langchain_classic.prompts": "FewShotPromptWithTemplates NGramOverlapExampleSelector Prompt",
     "langchain_classic.prompts.base": "check_valid_template jinja2_formatter validate_jinja2",
     "langchain_classic.prompts.chat": (
-        "BaseChatPromptTemplate BaseStringMessagePromptTemplate ChatPromptValueConcrete "
+        "BaseStringMessagePromptTemplate ChatPromptValueConcrete "
         "MessageLikeRepresentation MessagePromptTemplateT"
     ),
     "langchain_classic.prompts.example_selector": "NGramOverlapExampleSelector",
@@ -2350,13 +2352,11 @@ MISSING: dict[str, str] = {
     "langchain_core.outputs.chat_generation": "merge_chat_generation_chunks",
     "langchain_core.prompt_values": "ChatPromptValueConcrete ImagePromptValue ImageURL",
     "langchain_core.prompts": (
-        "BaseChatPromptTemplate DictPromptTemplate FewShotPromptWithTemplates "
-        "aformat_document check_valid_template jinja2_formatter validate_jinja2"
+        "DictPromptTemplate FewShotPromptWithTemplates aformat_document "
+        "check_valid_template jinja2_formatter validate_jinja2"
     ),
     "langchain_core.prompts.base": "FormatOutputType aformat_document",
-    "langchain_core.prompts.chat": (
-        "BaseChatPromptTemplate BaseStringMessagePromptTemplate MessagePromptTemplateT"
-    ),
+    "langchain_core.prompts.chat": "BaseStringMessagePromptTemplate MessagePromptTemplateT",
     "langchain_core.prompts.string": (
         "check_valid_template is_subsequence jinja2_formatter mustache_formatter "
         "mustache_schema mustache_template_vars validate_f_string_template "

@@ -187,3 +187,132 @@ def test_a_prompt_in_agent_kwargs_is_dropped_as_langchain_drops_it() -> None:
     assert _printed(ported) == langchain_printed
     with pytest.warns(UserWarning, match="ignores prompt="):
         exec(compile(ported, "<program>", "exec"), {"__name__": "__program__"})
+
+
+COVERS = {"agents.LLMSingleActionAgent", "core.prompts.BaseChatPromptTemplate"}
+
+# oraclegpt_llm_single_action_chat_prompt, tesla_llm_single_action_iteration_fallback:
+# LLMSingleActionAgent and BaseChatPromptTemplate were missing. A program's own chat
+# prompt writes the scratchpad from intermediate_steps; the agent runs its LLMChain with
+# the inputs, the steps and its stop words, and its parser reads the reply.
+_SINGLE_ACTION_CHAT_PROMPT = """
+import asyncio
+import re
+
+from langchain_classic.agents import AgentExecutor, AgentOutputParser, LLMSingleActionAgent, Tool
+from langchain_classic.chains import LLMChain
+from langchain_classic.memory import ConversationBufferWindowMemory
+from langchain_classic.prompts import BaseChatPromptTemplate
+from langchain_community.chat_models.fake import FakeListChatModel
+from langchain_core.agents import AgentAction, AgentFinish
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import HumanMessage, SystemMessage
+
+TEMPLATE = "Tools: {tools}\\nPast:\\n{history}\\nQuestion: {input}\\n{agent_scratchpad}"
+
+
+class StepsPrompt(BaseChatPromptTemplate):
+    template: str
+    tools: list
+
+    def format_messages(self, **kwargs):
+        steps = kwargs.pop("intermediate_steps")
+        kwargs["agent_scratchpad"] = "".join(
+            f"{a.log}\\nObservation: {o}\\nThought: " for a, o in steps)
+        kwargs["tools"] = ", ".join(t.name for t in self.tools)
+        return [SystemMessage(content="Be brief."),
+                HumanMessage(content=self.template.format(**kwargs))]
+
+
+class Parser(AgentOutputParser):
+    def parse(self, text):
+        if "Final Answer:" in text:
+            return AgentFinish({"output": text.split("Final Answer:")[-1].strip()}, text)
+        match = re.search(r"Action: (.*?)\\nAction Input: (.*)", text, re.DOTALL)
+        return AgentAction(match.group(1).strip(), match.group(2).strip('" '), text)
+
+
+class Stops(BaseCallbackHandler):
+    def on_chat_model_start(self, serialized, messages, **kwargs):
+        print("STOP", kwargs["invocation_params"].get("stop"), len(messages[0]))
+
+
+tools = [Tool(name="Search", func=lambda q: "found " + q, description="search")]
+prompt = StepsPrompt(template=TEMPLATE, tools=tools,
+                     input_variables=["input", "intermediate_steps", "history"])
+print(type(prompt.format_prompt(input="q", history="", intermediate_steps=[])).__name__)
+print(repr(prompt.format(input="q", history="h", intermediate_steps=[])))
+value = prompt.invoke({"input": "q", "history": "", "intermediate_steps": []})
+print(type(value).__name__, [type(m).__name__ for m in value.to_messages()])
+print(repr(asyncio.run(prompt.aformat(input="a", history="", intermediate_steps=[]))))
+try:
+    type("NoMessages", (BaseChatPromptTemplate,), {})(input_variables=["x"])
+except TypeError:
+    print("abstract format_messages")
+llm = FakeListChatModel(responses=[
+    'Thought: look\\nAction: Search\\nAction Input: "vacuum"',
+    "Thought: done\\nFinal Answer: Tune vacuum.",
+    "Final Answer: You asked about vacuum.",
+    "Final Answer: again",
+])
+agent = LLMSingleActionAgent(llm_chain=LLMChain(llm=llm, prompt=prompt),
+                             output_parser=Parser(), stop=["\\nObservation:"],
+                             allowed_tools=["Search"])
+print(sorted(agent.input_keys), agent.return_values, agent.tool_run_logging_kwargs())
+print(agent.get_allowed_tools())
+executor = AgentExecutor.from_agent_and_tools(
+    agent=agent, tools=tools, verbose=True, memory=ConversationBufferWindowMemory(k=1),
+    return_intermediate_steps=True)
+print(sorted(executor.input_keys), executor.output_keys)
+print(executor.invoke({"input": "How to vacuum?"}, {"callbacks": [Stops()]}))
+print(executor.invoke({"input": "What did I ask?"})["output"])
+print(asyncio.run(executor.ainvoke({"input": "Again?"}))["output"])
+print(executor.memory.load_memory_variables({}))
+"""
+
+
+def test_llm_single_action_agent_with_a_chat_prompt_runs_as_langchains() -> None:
+    langchain_printed = _printed(_SINGLE_ACTION_CHAT_PROMPT)
+    assert "STOP ['\\nObservation:'] 2" in langchain_printed
+    assert "Tune vacuum." in langchain_printed
+    assert _printed(_ported(_SINGLE_ACTION_CHAT_PROMPT)) == langchain_printed
+
+
+# tesla_llm_single_action_iteration_fallback: a StringPromptTemplate prompt, a completion
+# model, max_iterations with return_intermediate_steps, and the stopped answer.
+_SINGLE_ACTION_ITERATION_LIMIT = """
+from langchain_classic.agents import AgentExecutor, LLMSingleActionAgent, Tool
+from langchain_classic.agents.mrkl.output_parser import MRKLOutputParser
+from langchain_classic.chains.llm import LLMChain
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import StringPromptTemplate
+
+
+class Prompt(StringPromptTemplate):
+    def format(self, **kwargs):
+        steps = kwargs.pop("intermediate_steps")
+        print("steps", len(steps))
+        return f"Q: {kwargs['input']}\\n" + "".join(f"{a.log}\\nObs: {o}\\n" for a, o in steps)
+
+
+llm = FakeListLLM(responses=[
+    "Action: price\\nAction Input: Model 3", "Final Answer: 23k",
+    "Action: price\\nAction Input: Model X", "Action: price\\nAction Input: X",
+])
+tools = [Tool(name="price", func=lambda q: "price of " + q, description="prices")]
+prompt = Prompt(input_variables=["input", "intermediate_steps"])
+agent = LLMSingleActionAgent(llm_chain=LLMChain(llm=llm, prompt=prompt),
+                             output_parser=MRKLOutputParser(), stop=[])
+print(agent.input_keys, agent.tool_run_logging_kwargs())
+executor = AgentExecutor.from_agent_and_tools(agent=agent, tools=tools, max_iterations=2,
+                                              return_intermediate_steps=True)
+for question in ["Model 3?", "Model X?"]:
+    result = executor.invoke({"input": question})
+    print(result["output"], [(a.tool, a.tool_input, o) for a, o in result["intermediate_steps"]])
+"""
+
+
+def test_llm_single_action_agent_stops_at_the_iteration_limit_as_langchains() -> None:
+    langchain_printed = _printed(_SINGLE_ACTION_ITERATION_LIMIT)
+    assert "Agent stopped due to iteration limit or time limit." in langchain_printed
+    assert _printed(_ported(_SINGLE_ACTION_ITERATION_LIMIT)) == langchain_printed
