@@ -350,9 +350,26 @@ class Agent(BaseSingleActionAgent):
         # One "LLMChain" run with the model's run inside, as LangChain's LLMChain
         # reports it (formatting the prompt and reading the text are not runs of their own).
         self._model = self.llm.bind(stop=self._stop)
+        self._seen = (self.llm, self.prompt)
         self._chain = RunnableLambda(self._complete, self._acomplete, name="LLMChain")
 
+    def _sync(self) -> None:
+        """Follow a model or prompt set after construction. LangChain's agent runs
+        ``llm_chain``, so ``agent.llm_chain.prompt = ...`` (or ``.llm``) takes effect; so
+        does ``agent.prompt = ...`` here (it is passed on to ``llm_chain``)."""
+        seen_llm, seen_prompt = self._seen
+        chain = self.llm_chain
+        for name, seen in (("llm", seen_llm), ("prompt", seen_prompt)):
+            if getattr(chain, name) is not seen:
+                setattr(self, name, getattr(chain, name))
+            elif getattr(self, name) is not seen:
+                setattr(chain, name, getattr(self, name))
+        if self.llm is not seen_llm:
+            self._model = self.llm.bind(stop=self._stop)
+        self._seen = (self.llm, self.prompt)
+
     def _completion(self, inputs: dict[str, Any]) -> Operation[str]:
+        self._sync()
         reply = yield Effect(self._model.invoke, self._model.ainvoke,
                              self.prompt.format_prompt(**inputs))  # fmt: skip
         return _PLAIN_TEXT.parse(reply.content if isinstance(reply, BaseMessage) else reply)
@@ -383,6 +400,7 @@ class Agent(BaseSingleActionAgent):
 
     @property
     def input_keys(self) -> list[str]:
+        self._sync()
         return [name for name in self.prompt.input_variables if name != "agent_scratchpad"]
 
     def get_allowed_tools(self) -> list[str] | None:

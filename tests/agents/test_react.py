@@ -514,3 +514,27 @@ def test_a_legacy_memory_is_read_before_and_written_after():
         "output": "Sicily",
     }
     assert memory.saved == [({"input": QUESTION, "history": "Human: hi"}, {"output": "Sicily"})]
+
+
+def test_a_legacy_agent_runs_the_prompt_and_model_set_after_it_was_built():
+    from ragline.agents import AgentType, initialize_agent
+
+    seen: list[str] = []
+
+    class Prompts(BaseCallbackHandler):
+        def on_llm_start(self, serialized: Any, prompts: list[str], **kwargs: Any) -> None:
+            seen.append(prompts[0])
+
+    calc = Tool(name="calc", func=lambda q: "4", description="math")
+    executor = initialize_agent(
+        [calc], FakeListLLM(responses=["Final Answer: 4"]),
+        agent=AgentType.ZERO_SHOT_REACT_DESCRIPTION,
+    )  # fmt: skip
+    agent = executor.agent
+    agent.prompt = PromptTemplate.from_template("MINE {input} {agent_scratchpad}")
+    agent.llm_chain.llm = FakeListLLM(responses=["Final Answer: 5"])
+    assert executor.invoke({"input": "2+2?"}, {"callbacks": [Prompts()]})["output"] == "5"
+    assert seen == ["MINE 2+2? "]
+    # each side now holds what was set on the other
+    assert agent.llm is agent.llm_chain.llm
+    assert agent.llm_chain.prompt is agent.prompt

@@ -316,3 +316,41 @@ def test_llm_single_action_agent_stops_at_the_iteration_limit_as_langchains() ->
     langchain_printed = _printed(_SINGLE_ACTION_ITERATION_LIMIT)
     assert "Agent stopped due to iteration limit or time limit." in langchain_printed
     assert _printed(_ported(_SINGLE_ACTION_ITERATION_LIMIT)) == langchain_printed
+
+
+# review of 2d19c66: the agent's llm_chain existed but the agent never read it, so a prompt
+# or model set on it after initialize_agent was silently ignored (LangChain's agent runs it).
+_LLM_CHAIN_REASSIGNED = """
+from langchain_classic.agents import AgentType, Tool, initialize_agent
+from langchain_classic.chains import LLMChain
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+
+
+class Prompts(BaseCallbackHandler):
+    def on_llm_start(self, serialized, prompts, **kwargs):
+        print("PROMPT", repr(prompts[0][:40]))
+
+
+tools = [Tool(name="calc", func=lambda q: "4", description="math")]
+agent = initialize_agent(tools, FakeListLLM(responses=[" I know.\\nFinal Answer: 4"] * 3),
+                         agent=AgentType.ZERO_SHOT_REACT_DESCRIPTION)
+agent.agent.llm_chain.prompt = PromptTemplate.from_template(
+    "OTHER {topic} {input} {agent_scratchpad}")
+print(sorted(agent.input_keys))
+print(agent.invoke({"input": "2+2?", "topic": "sums"}, {"callbacks": [Prompts()]})["output"])
+agent.agent.llm_chain.llm = FakeListLLM(responses=[" I know.\\nFinal Answer: 5"])
+print(agent.invoke({"input": "2+2?", "topic": "sums"}, {"callbacks": [Prompts()]})["output"])
+new_prompt = PromptTemplate.from_template("NEW {input} {agent_scratchpad}")
+agent.agent.llm_chain = LLMChain(llm=FakeListLLM(responses=["Final Answer: 6"]), prompt=new_prompt)
+print(sorted(agent.input_keys))
+print(agent.invoke({"input": "2+2?"}, {"callbacks": [Prompts()]})["output"])
+"""
+
+
+def test_a_prompt_or_model_set_on_the_agents_llm_chain_is_used_as_langchain() -> None:
+    langchain_printed = _printed(_LLM_CHAIN_REASSIGNED)
+    assert "PROMPT 'OTHER sums 2+2? '\n4\n" in langchain_printed
+    assert langchain_printed.endswith("PROMPT 'NEW 2+2? '\n6\n")
+    assert _printed(_ported(_LLM_CHAIN_REASSIGNED)) == langchain_printed
