@@ -46,6 +46,7 @@ from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Any
 
 from ragline.core import (
+    ConfigurationError,
     Field,
     Fields,
     InvalidInputError,
@@ -58,7 +59,7 @@ from ragline.core import (
 from ragline.core._json_schema import field_title
 from ragline.core.callbacks import CallbackManager
 from ragline.core.config import legacy_call_config
-from ragline.core.fields import user_stacklevel
+from ragline.core.fields import constructor_stacklevel, user_stacklevel
 from ragline.core.globals import get_debug, get_verbose
 from ragline.core.language_models._outputs import RUN_KEY, RunInfo
 
@@ -279,7 +280,37 @@ class LegacyChainAPI:
 
 
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
-class Chain(LegacyChainAPI, Fields, Runnable[dict[str, Any], dict[str, Any]]):
+class _CallbackManagerKeyword:
+    """``Chain(callback_manager=...)``: LangChain's deprecated spelling of ``callbacks``
+    (older agents' ``from_llm_and_tools`` pass it to ``LLMChain``). A manager given there
+    becomes the chain's ``callbacks``, with a ``DeprecationWarning``; ``None`` is accepted
+    silently; giving both is a ``ConfigurationError``. Sits before ``Fields`` in the
+    chain's bases, so the generated ``__init__`` has set ``callbacks`` already."""
+
+    callback_manager: Any = None
+
+    def __init__(self, **kwargs: Any) -> None:
+        if "callback_manager" in kwargs:
+            manager = kwargs.pop("callback_manager")
+            if manager is not None:
+                if getattr(self, "callbacks", None) is not None:
+                    raise ConfigurationError(
+                        f"{type(self).__name__}() got both callbacks= and callback_manager=; "
+                        "callback_manager is the deprecated name of callbacks: give one"
+                    )
+                warnings.warn(
+                    f"{type(self).__name__}(callback_manager=...) is deprecated: give the "
+                    "handlers or the manager as callbacks=",
+                    DeprecationWarning,
+                    stacklevel=constructor_stacklevel(self),
+                )
+                object.__setattr__(self, "callbacks", manager)
+        super().__init__(**kwargs)
+
+
+class Chain(
+    LegacyChainAPI, _CallbackManagerKeyword, Fields, Runnable[dict[str, Any], dict[str, Any]]
+):
     """Base of the legacy chains (see the module docstring).
 
     Args:

@@ -354,3 +354,55 @@ def test_a_prompt_or_model_set_on_the_agents_llm_chain_is_used_as_langchain() ->
     assert "PROMPT 'OTHER sums 2+2? '\n4\n" in langchain_printed
     assert langchain_printed.endswith("PROMPT 'NEW 2+2? '\n6\n")
     assert _printed(_ported(_LLM_CHAIN_REASSIGNED)) == langchain_printed
+
+
+# personal_agent_zero_shot_subclass_prompt: a ZeroShotAgent subclass's from_llm_and_tools
+# built LLMChain(llm=..., prompt=..., callback_manager=callback_manager), LangChain's
+# deprecated spelling of callbacks; ragline refused the keyword (TypeError).
+_CALLBACK_MANAGER_KEYWORD = """
+from langchain_classic.chains import ConversationChain, LLMChain
+from langchain_classic.memory import ConversationBufferMemory
+from langchain_core.callbacks import BaseCallbackHandler, CallbackManager
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+
+
+class Starts(BaseCallbackHandler):
+    def on_chain_start(self, serialized, inputs, **kwargs):
+        print("START", kwargs.get("name"), sorted(inputs))
+
+    def on_llm_start(self, serialized, prompts, **kwargs):
+        print("LLM", prompts)
+
+
+prompt = PromptTemplate.from_template("Say {word}")
+chain = LLMChain(llm=FakeListLLM(responses=["hi", "yo"]), prompt=prompt, callback_manager=None)
+print(chain.callbacks, chain.callback_manager, chain.run("a"))
+chain = LLMChain(llm=FakeListLLM(responses=["hi", "yo"]), prompt=prompt,
+                 callback_manager=CallbackManager([Starts()]))
+print(type(chain.callbacks).__name__, chain.callback_manager)
+print(chain.invoke({"word": "hi"}))
+talk = ConversationChain(llm=FakeListLLM(responses=["ok"]), memory=ConversationBufferMemory(),
+                         callback_manager=CallbackManager([Starts()]))
+print(talk.predict(input="hello"))
+try:
+    LLMChain(llm=FakeListLLM(responses=["x"]), prompt=prompt,
+             callback_manager=CallbackManager([]), callbacks=[Starts()])
+except ValueError:
+    print("both refused")
+"""
+
+
+def test_chain_takes_callback_manager_as_callbacks_as_langchain() -> None:
+    import warnings
+
+    import pytest
+
+    langchain_printed = _printed(_CALLBACK_MANAGER_KEYWORD)
+    assert "START LLMChain ['word']" in langchain_printed
+    assert langchain_printed.endswith("both refused\n")
+    ported = _ported(_CALLBACK_MANAGER_KEYWORD)
+    assert _printed(ported) == langchain_printed
+    with warnings.catch_warnings(), pytest.warns(DeprecationWarning, match="callback_manager"):
+        warnings.simplefilter("ignore", UserWarning)
+        exec(compile(ported, "<program>", "exec"), {"__name__": "__program__"})
