@@ -239,3 +239,48 @@ def test_conversational_retrieval_from_llm_verbose_prints_the_inner_chains_only(
     assert "Entering new ConversationalRetrievalChain" not in langchain_printed
     assert "Entering new StuffDocumentsChain" in langchain_printed
     assert _printed(ported) == langchain_printed
+
+
+# campusclature_crc_memory_runnable_history (behind the memory fix): a legacy chain in
+# RunnableWithMessageHistory without output_messages_key. The chain returns its inputs
+# with its outputs; LangChain reads the reply from the chain's run, which reports the
+# outputs only (an LLMChain's one 'text'), where ragline looked for 'output' in the
+# returned dict and raised.
+_LEGACY_CHAIN_WITH_HISTORY = """
+import asyncio
+from langchain_classic.chains import LLMChain
+from langchain_core.chat_history import InMemoryChatMessageHistory
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+from langchain_core.runnables.history import RunnableWithMessageHistory
+
+store = {}
+
+
+def get(session_id):
+    return store.setdefault(session_id, InMemoryChatMessageHistory())
+
+
+chain = LLMChain(
+    llm=FakeListLLM(responses=["first", "second", "third"]),
+    prompt=PromptTemplate.from_template("{history} Q: {question}"),
+)
+wrapped = RunnableWithMessageHistory(
+    chain, get, input_messages_key="question", history_messages_key="history"
+)
+config = {"configurable": {"session_id": "s"}}
+print(wrapped.invoke({"question": "hi"}, config)["text"])
+print(wrapped.invoke({"question": "again"}, config)["text"])
+print(asyncio.run(wrapped.ainvoke({"question": "once more"}, config))["text"])
+print([(m.type, m.content) for m in store["s"].messages])
+"""
+
+
+def test_a_legacy_chain_in_message_history_stores_its_output_key() -> None:
+    langchain_printed = _printed(_LEGACY_CHAIN_WITH_HISTORY)
+    assert langchain_printed == (
+        "first\nsecond\nthird\n"
+        "[('human', 'hi'), ('ai', 'first'), ('human', 'again'), ('ai', 'second'), "
+        "('human', 'once more'), ('ai', 'third')]\n"
+    )
+    assert _printed(_ported(_LEGACY_CHAIN_WITH_HISTORY)) == langchain_printed

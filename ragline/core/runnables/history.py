@@ -315,12 +315,23 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         return self._messages(value, "input")
 
     def _output_messages(self, value: Any) -> list[BaseMessage]:
+        if isinstance(value, Mapping) and self.output_messages_key is None:
+            value = self._chain_outputs(value)
         if isinstance(value, Mapping):
             key = self._key_of(value, self.output_messages_key, "output", "output_messages_key")
             value = value[key]
         if isinstance(value, str):
             return [AIMessage(value)]
         return self._messages(value, "output")
+
+    def _chain_outputs(self, value: Mapping[str, Any]) -> Mapping[str, Any]:
+        """A legacy chain (a runnable with ``output_keys``) returns its inputs with its
+        outputs; LangChain reads the reply from the chain's run, which reports the outputs
+        only, so an ``LLMChain``'s single ``text`` is the reply without naming it."""
+        keys = getattr(self.runnable, "output_keys", None)
+        if isinstance(keys, list) and keys and all(key in value for key in keys):
+            return {key: value[key] for key in keys}
+        return value
 
     def _key_of(self, value: Mapping[str, Any], key: str | None, default: str, option: str) -> str:
         if key is None:
