@@ -284,3 +284,60 @@ def test_a_legacy_chain_in_message_history_stores_its_output_key() -> None:
         "('human', 'once more'), ('ai', 'third')]\n"
     )
     assert _printed(_ported(_LEGACY_CHAIN_WITH_HISTORY)) == langchain_printed
+
+
+# vn_youth_union_tools_agent_message_history (set 39, after c464183): an AgentExecutor
+# over a Runnable agent with return_intermediate_steps in RunnableWithMessageHistory. Its
+# declared output_keys are ['intermediate_steps'] only (a Runnable agent declares no
+# return values); the chain's run reports what it computed, 'output' and the steps, so
+# LangChain stores 'output'. Reading the declared keys alone picked the steps and raised.
+_AGENT_STEPS_WITH_HISTORY = """
+from langchain_classic.agents import AgentExecutor
+from langchain_core.agents import AgentAction, AgentFinish
+from langchain_core.chat_history import InMemoryChatMessageHistory
+from langchain_core.runnables import RunnableLambda
+from langchain_core.runnables.history import RunnableWithMessageHistory
+from langchain_core.tools import tool
+
+store = {}
+
+
+@tool
+def lookup(q: str) -> str:
+    \"\"\"Look a question up.\"\"\"
+    return "found " + q
+
+
+def plan(inputs):
+    if not inputs["intermediate_steps"]:
+        return AgentAction(tool="lookup", tool_input={"q": inputs["input"]}, log="look")
+    return AgentFinish({"output": "answer: " + inputs["intermediate_steps"][-1][1]}, log="ok")
+
+
+executor = AgentExecutor(
+    agent=RunnableLambda(plan), tools=[lookup], return_intermediate_steps=True
+)
+print(executor.output_keys)
+wrapped = RunnableWithMessageHistory(
+    executor,
+    lambda session_id: store.setdefault(session_id, InMemoryChatMessageHistory()),
+    input_messages_key="input",
+    history_messages_key="chat_history",
+)
+for question in ["rights", "hotline"]:
+    result = wrapped.invoke({"input": question}, {"configurable": {"session_id": "s"}})
+    print(sorted(result), result["output"])
+print([(m.type, m.content) for m in store["s"].messages])
+"""
+
+
+def test_an_agent_executor_in_message_history_stores_its_output() -> None:
+    langchain_printed = _printed(_AGENT_STEPS_WITH_HISTORY)
+    assert langchain_printed == (
+        "['intermediate_steps']\n"
+        "['chat_history', 'input', 'intermediate_steps', 'output'] answer: found rights\n"
+        "['chat_history', 'input', 'intermediate_steps', 'output'] answer: found hotline\n"
+        "[('human', 'rights'), ('ai', 'answer: found rights'), "
+        "('human', 'hotline'), ('ai', 'answer: found hotline')]\n"
+    )
+    assert _printed(_ported(_AGENT_STEPS_WITH_HISTORY)) == langchain_printed

@@ -314,9 +314,9 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
             return list(value)
         return self._messages(value, "input")
 
-    def _output_messages(self, value: Any) -> list[BaseMessage]:
+    def _output_messages(self, value: Any, sent: Any) -> list[BaseMessage]:
         if isinstance(value, Mapping) and self.output_messages_key is None:
-            value = self._chain_outputs(value)
+            value = self._chain_outputs(value, sent)
         if isinstance(value, Mapping):
             key = self._key_of(value, self.output_messages_key, "output", "output_messages_key")
             value = value[key]
@@ -324,14 +324,15 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
             return [AIMessage(value)]
         return self._messages(value, "output")
 
-    def _chain_outputs(self, value: Mapping[str, Any]) -> Mapping[str, Any]:
-        """A legacy chain (a runnable with ``output_keys``) returns its inputs with its
-        outputs; LangChain reads the reply from the chain's run, which reports the outputs
-        only, so an ``LLMChain``'s single ``text`` is the reply without naming it."""
-        keys = getattr(self.runnable, "output_keys", None)
-        if isinstance(keys, list) and keys and all(key in value for key in keys):
-            return {key: value[key] for key in keys}
-        return value
+    def _chain_outputs(self, value: Mapping[str, Any], sent: Any) -> Mapping[str, Any]:
+        """A legacy chain (a runnable with ``output_keys``) returns the inputs it was sent
+        with its outputs; LangChain reads the reply from the chain's run, which reports
+        what the chain computed only, so an ``LLMChain``'s single ``text`` is the reply
+        without naming it (and an ``AgentExecutor``'s ``output`` beside its steps)."""
+        declared = getattr(self.runnable, "output_keys", None)
+        if not isinstance(declared, list) or not isinstance(sent, Mapping):
+            return value
+        return {key: item for key, item in value.items() if key in declared or key not in sent}
 
     def _key_of(self, value: Mapping[str, Any], key: str | None, default: str, option: str) -> str:
         if key is None:
@@ -372,8 +373,9 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         """One turn: read the history, call the runnable, write the history."""
         new = self._input_messages(input)  # checked before anything is read or called
         stored = yield _READ, None
-        output = yield _CALL, self._runnable_input(input, stored, new)
-        yield _WRITE, [*new, *self._output_messages(output)]
+        sent = self._runnable_input(input, stored, new)
+        output = yield _CALL, sent
+        yield _WRITE, [*new, *self._output_messages(output, sent)]
         return output
 
     # ---------------------------------------------------------------- drivers
