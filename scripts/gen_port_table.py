@@ -120,6 +120,7 @@ LISTED = [
     "langchain_classic.llms.base",
     "langchain_classic.callbacks",
     "langchain_classic.callbacks.base",
+    "langchain_classic.callbacks.manager",
     "langchain_classic.callbacks.streaming_stdout",
     "langchain_classic.callbacks.streaming_aiter",
     "langchain_classic.callbacks.streaming_stdout_final_only",

@@ -163,6 +163,16 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.callbacks.base": {
         "ragline.core": "AsyncCallbackHandler BaseCallbackHandler",
     },
+    "langchain_classic.callbacks.manager": {
+        "ragline.core": "CallbackManager CallbackManagerForToolRun",
+        "ragline.core.callbacks": (
+            "AsyncCallbackManager AsyncCallbackManagerForChainRun "
+            "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
+            "AsyncCallbackManagerForToolRun BaseRunManager CallbackManagerForChainRun "
+            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun collect_runs "
+            "get_openai_callback"
+        ),
+    },
     "langchain_classic.callbacks.streaming_aiter": {
         "ragline.core.callbacks": "AsyncIteratorCallbackHandler",
     },
@@ -1674,6 +1684,12 @@ MISSING: dict[str, str] = {
     "langchain_classic.callbacks.base": (
         "BaseCallbackManager CallbackManagerMixin Callbacks ChainManagerMixin "
         "LLMManagerMixin RetrieverManagerMixin RunManagerMixin ToolManagerMixin"
+    ),
+    "langchain_classic.callbacks.manager": (
+        "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
+        "CallbackManagerForChainGroup Callbacks ParentRunManager RunManager ahandle_event "
+        "atrace_as_chain_group env_var_is_set handle_event trace_as_chain_group "
+        "tracing_v2_enabled wandb_tracing_enabled"
     ),
     "langchain_classic.chains": (
         "APIChain ArangoGraphQAChain ChatVectorDBChain ConstitutionalChain "

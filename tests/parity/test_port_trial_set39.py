@@ -406,3 +406,35 @@ def test_chain_takes_callback_manager_as_callbacks_as_langchain() -> None:
     with warnings.catch_warnings(), pytest.warns(DeprecationWarning, match="callback_manager"):
         warnings.simplefilter("ignore", UserWarning)
         exec(compile(ported, "<program>", "exec"), {"__name__": "__program__"})
+
+
+# react_executor_take_next_step_override, rich_react_agent_callback_memory: the callback
+# managers imported from langchain_classic.callbacks.manager (a re-export of
+# langchain_core.callbacks.manager) were unmapped, so the ported programs kept LangChain's.
+_CLASSIC_CALLBACK_MANAGER = """
+from langchain_classic.callbacks.manager import CallbackManager, CallbackManagerForChainRun
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import FakeListLLM
+
+
+class Printer(BaseCallbackHandler):
+    def on_llm_start(self, serialized, prompts, **kwargs):
+        print("llm start", prompts)
+
+    def on_llm_end(self, response, **kwargs):
+        print("llm end", response.generations[0][0].text)
+
+
+llm = FakeListLLM(responses=["pong"], callbacks=CallbackManager(handlers=[Printer()]))
+print(llm.invoke("ping"))
+print(CallbackManagerForChainRun.__name__)
+"""
+
+
+def test_the_classic_callback_manager_module_ports_to_raglines() -> None:
+    ported = _ported(_CLASSIC_CALLBACK_MANAGER)
+    assert "langchain" not in ported
+    langchain_printed = _printed(_CLASSIC_CALLBACK_MANAGER)
+    expected = "llm start ['ping']\nllm end pong\npong\nCallbackManagerForChainRun\n"
+    assert langchain_printed == expected
+    assert _printed(ported) == langchain_printed
