@@ -191,6 +191,36 @@ def declared_fields(cls: type) -> dict[str, FieldSpec]:
     return fields
 
 
+def changed_fields(instance: Any, *, factory_means_none: bool = False) -> list[str]:
+    """``name=repr(value)`` of the fields of ``instance`` that differ from their defaults,
+    in declaration order: what a pydantic model prints, which LangChain's classes are.
+
+    A required field always counts as changed. A field with a default factory defaults
+    to what the factory returns, or, with ``factory_means_none``, to ``None`` (so it is
+    always shown: LangChain's memories print their ``chat_memory`` so). A value whose
+    comparison with its default is not a bool (an array) counts as changed unless it is
+    the default itself.
+    """
+    parts = []
+    for name, spec in declared_fields(type(instance)).items():
+        value = instance.__dict__.get(name, _MISSING)
+        if value is _MISSING:
+            continue
+        if not spec.required:
+            if spec.default_factory is None:
+                default = spec.default
+            else:
+                default = None if factory_means_none else spec.default_factory()
+            try:
+                same = bool(value == default)
+            except Exception:  # a comparison that is not a bool
+                same = value is default
+            if same:
+                continue
+        parts.append(f"{name}={value!r}")
+    return parts
+
+
 # float and float | None as string annotations (``from __future__ import annotations``
 # keeps the source text, spaced as Python prints it)
 _FLOAT_SPELLINGS = frozenset(

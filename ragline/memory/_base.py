@@ -27,7 +27,7 @@ from ragline.core import (
     InMemoryChatMessageHistory,
     InvalidInputError,
 )
-from ragline.core.fields import declared_fields
+from ragline.core.fields import changed_fields
 
 __all__ = ["BaseChatMemory", "BaseMemory", "input_key_of"]
 
@@ -81,21 +81,7 @@ class BaseMemory(Fields, ABC):
 
     def _shown_fields(self) -> list[str]:
         """``name=repr(value)`` of the fields LangChain's memories print (see the class)."""
-        parts = []
-        for name, spec in declared_fields(type(self)).items():
-            if name not in self.__dict__:
-                continue
-            value = self.__dict__[name]
-            if not spec.required:
-                default = None if spec.default_factory is not None else spec.default
-                try:
-                    differs = bool(default != value)
-                except Exception:  # a value whose comparison is not a bool
-                    differs = value is not default
-                if not differs:
-                    continue
-            parts.append(f"{name}={value!r}")
-        return parts
+        return changed_fields(self, factory_means_none=True)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(self._shown_fields())})"

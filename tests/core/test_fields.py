@@ -8,7 +8,7 @@ from typing import ClassVar
 import pytest
 
 from ragline.core import fields as fields_module
-from ragline.core.fields import Field, Fields, declared_fields
+from ragline.core.fields import Field, Fields, changed_fields, declared_fields
 
 
 class Base(Fields):
@@ -221,3 +221,25 @@ def test_a_field_is_given_by_its_alias_or_its_name() -> None:
     assert not hasattr(by_alias, "model")
     with pytest.raises(TypeError, match="missing required field 'model_name'"):
         Model(n=1)
+
+
+def test_changed_fields_shows_what_differs_from_each_default_in_declaration_order() -> None:
+    np = pytest.importorskip("numpy")
+
+    class Shown(Fields):
+        name: str
+        size: int = 3
+        tags: list = Field(default_factory=list)
+        vector: object = None
+
+    assert changed_fields(Shown(name="a")) == ["name='a'"]
+    assert changed_fields(Shown(name="a", size=4, tags=["x"])) == [
+        "name='a'",
+        "size=4",
+        "tags=['x']",
+    ]
+    # a factory default counts as None for the printing LangChain's memories do
+    assert changed_fields(Shown(name="a"), factory_means_none=True) == ["name='a'", "tags=[]"]
+    # an array compares element-wise: it counts as changed, and printing does not raise
+    shown = changed_fields(Shown(name="a", vector=np.array([1, 2])))
+    assert shown == ["name='a'", "vector=array([1, 2])"]

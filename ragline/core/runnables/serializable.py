@@ -19,14 +19,10 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
-
-from ragline.core.fields import Fields, declared_fields
+from ragline.core.fields import Fields, changed_fields
 from ragline.core.runnables.base import Input, Output, Runnable
 
 __all__ = ["RunnableSerializable"]
-
-_MISSING: Any = object()
 
 
 class RunnableSerializable(Fields, Runnable[Input, Output]):
@@ -44,17 +40,7 @@ class RunnableSerializable(Fields, Runnable[Input, Output]):
     def _shown_fields(self) -> list[str]:
         """``name=repr(value)`` of the fields that differ from their defaults, in their
         declaration order (LangChain's models print the same ones, whole)."""
-        parts = []
-        for name, spec in declared_fields(type(self)).items():
-            value = getattr(self, name, _MISSING)
-            if value is _MISSING:
-                continue
-            if not spec.required and spec.default_factory is None and value == spec.default:
-                continue
-            if spec.default_factory is not None and value == spec.default_factory():
-                continue
-            parts.append(f"{name}={value!r}")
-        return parts
+        return changed_fields(self)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({', '.join(self._shown_fields())})"
