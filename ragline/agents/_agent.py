@@ -42,11 +42,9 @@ from ragline.core import (
     OutputParserException,
     PromptTemplate,
     Runnable,
-    RunnableLambda,
     StrOutputParser,
     SystemMessagePromptTemplate,
 )
-from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.messages import BaseMessage
 from ragline.core.runnables.runs import add_chunks
 
@@ -317,8 +315,8 @@ class Agent(BaseSingleActionAgent):
     and a scratchpad written from the steps between ``observation_prefix`` and
     ``llm_prefix``; the model stops before it writes an observation itself.
 
-    Give either ``llm_chain`` (anything with ``.llm`` and ``.prompt``, such as an
-    ``LLMChain``) or ``llm`` and ``prompt``.
+    Give either ``llm_chain`` (an ``LLMChain``; each step runs it, so its ``verbose``
+    and callbacks apply) or ``llm`` and ``prompt`` (an ``LLMChain`` over them is built).
     """
 
     llm_chain: Any = None
@@ -341,22 +339,20 @@ class Agent(BaseSingleActionAgent):
                 f"has {self.prompt.input_variables}"
             )
         if self.llm_chain is None:
-            # programs read agent.llm_chain.prompt / .llm as they do on LangChain's agents
+            # built now, as LangChain's from_llm_and_tools builds it: its verbose is the
+            # global flag of this moment (set_verbose(True) before it prints each step)
             from ragline.chains import LLMChain
 
             self.llm_chain = LLMChain(llm=self.llm, prompt=self.prompt)
         if self.output_parser is None:
             self.output_parser = self._get_default_output_parser()
-        # One "LLMChain" run with the model's run inside, as LangChain's LLMChain
-        # reports it (formatting the prompt and reading the text are not runs of their own).
-        self._model = self.llm.bind(stop=self._stop)
         self._seen = (self.llm, self.prompt)
-        self._chain = RunnableLambda(self._complete, self._acomplete, name="LLMChain")
 
-    def _sync(self) -> None:
-        """Follow a model or prompt set after construction. LangChain's agent runs
-        ``llm_chain``, so ``agent.llm_chain.prompt = ...`` (or ``.llm``) takes effect; so
-        does ``agent.prompt = ...`` here (it is passed on to ``llm_chain``)."""
+    def _sync(self) -> Any:
+        """Follow a model or prompt set after construction, and return ``llm_chain``.
+        LangChain's agent runs ``llm_chain``, so ``agent.llm_chain.prompt = ...`` (or
+        ``.llm``) takes effect; so does ``agent.prompt = ...`` here (it is passed on to
+        ``llm_chain``)."""
         seen_llm, seen_prompt = self._seen
         chain = self.llm_chain
         for name, seen in (("llm", seen_llm), ("prompt", seen_prompt)):
@@ -364,21 +360,8 @@ class Agent(BaseSingleActionAgent):
                 setattr(self, name, getattr(chain, name))
             elif getattr(self, name) is not seen:
                 setattr(chain, name, getattr(self, name))
-        if self.llm is not seen_llm:
-            self._model = self.llm.bind(stop=self._stop)
         self._seen = (self.llm, self.prompt)
-
-    def _completion(self, inputs: dict[str, Any]) -> Operation[str]:
-        self._sync()
-        reply = yield Effect(self._model.invoke, self._model.ainvoke,
-                             self.prompt.format_prompt(**inputs))  # fmt: skip
-        return _PLAIN_TEXT.parse(reply.content if isinstance(reply, BaseMessage) else reply)
-
-    def _complete(self, inputs: dict[str, Any]) -> str:
-        return drive(self._completion(inputs))
-
-    async def _acomplete(self, inputs: dict[str, Any]) -> str:
-        return await adrive(self._completion(inputs))
+        return chain
 
     @property
     @abstractmethod
@@ -417,27 +400,30 @@ class Agent(BaseSingleActionAgent):
         return thoughts
 
     def get_full_inputs(self, intermediate_steps: Steps, **kwargs: Any) -> dict[str, Any]:
-        """The prompt's variables: the inputs and the scratchpad."""
-        return {**kwargs, "agent_scratchpad": self._construct_scratchpad(intermediate_steps)}
+        """What ``llm_chain`` runs with: the inputs, the scratchpad and the ``stop``
+        words (LangChain's keys)."""
+        thoughts = self._construct_scratchpad(intermediate_steps)
+        return {**kwargs, "agent_scratchpad": thoughts, "stop": self._stop}
 
     def plan(
         self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any
     ) -> AgentAction | AgentFinish:
+        # llm_chain itself runs (its own verbose and callbacks too), as in LangChain
         full_inputs = self.get_full_inputs(intermediate_steps, **kwargs)
-        text = self._chain.invoke(full_inputs, {"callbacks": callbacks})
+        text = self._sync().predict(callbacks=callbacks, **full_inputs)
         return self.output_parser.parse(text)  # type: ignore[no-any-return]
 
     async def aplan(
         self, intermediate_steps: Steps, callbacks: Any = None, **kwargs: Any
     ) -> AgentAction | AgentFinish:
         full_inputs = self.get_full_inputs(intermediate_steps, **kwargs)
-        text = await self._chain.ainvoke(full_inputs, {"callbacks": callbacks})
+        text = await self._sync().apredict(callbacks=callbacks, **full_inputs)
         return self.output_parser.parse(text)  # type: ignore[no-any-return]
 
     def _final_inputs(self, intermediate_steps: Steps, kwargs: dict[str, Any]) -> dict[str, Any]:
         thoughts = self._construct_scratchpad(intermediate_steps)
         thoughts += "\n\nI now need to return a final answer based on the previous steps:"
-        return {**kwargs, "agent_scratchpad": thoughts}
+        return {**kwargs, "agent_scratchpad": thoughts, "stop": self._stop}
 
     def _final_answer(self, text: str) -> AgentFinish:
         try:
@@ -454,9 +440,8 @@ class Agent(BaseSingleActionAgent):
         if early_stopping_method != "generate":
             return super().return_stopped_response(early_stopping_method, intermediate_steps)
         callbacks = kwargs.pop("callbacks", None)
-        text = self._chain.invoke(self._final_inputs(intermediate_steps, kwargs),
-                                  {"callbacks": callbacks})  # fmt: skip
-        return self._final_answer(text)
+        inputs = self._final_inputs(intermediate_steps, kwargs)
+        return self._final_answer(self._sync().predict(callbacks=callbacks, **inputs))
 
     async def areturn_stopped_response(
         self, early_stopping_method: str, intermediate_steps: Steps, **kwargs: Any
@@ -464,9 +449,8 @@ class Agent(BaseSingleActionAgent):
         if early_stopping_method != "generate":
             return super().return_stopped_response(early_stopping_method, intermediate_steps)
         callbacks = kwargs.pop("callbacks", None)
-        text = await self._chain.ainvoke(self._final_inputs(intermediate_steps, kwargs),
-                                         {"callbacks": callbacks})  # fmt: skip
-        return self._final_answer(text)
+        inputs = self._final_inputs(intermediate_steps, kwargs)
+        return self._final_answer(await self._sync().apredict(callbacks=callbacks, **inputs))
 
     @classmethod
     def create_prompt(cls, tools: Sequence[BaseTool]) -> Any:
