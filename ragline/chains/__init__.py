@@ -14,9 +14,11 @@ shape (LangChain's older helper). ``HypotheticalDocumentEmbedder`` (HyDE) embeds
 as the passage a model writes for it. ``RetrievalQAWithSourcesChain`` and
 ``load_qa_with_sources_chain`` answer with a ``SOURCES:`` line, split out of the answer;
 ``MapReduceChain`` splits one text and map-reduces its pieces.
-The router chains (``MultiPromptChain``, ``LLMRouterChain``, ``MultiRouteChain``) let a
-model pick which chain answers (``MULTI_PROMPT_ROUTER_TEMPLATE``: the router prompt, in
-ragline's words with LangChain's variables and reply format).
+The router chains (``MultiPromptChain``, ``MultiRetrievalQAChain``, ``LLMRouterChain``,
+``MultiRouteChain``) let a model pick which chain (or retriever) answers
+(``MULTI_PROMPT_ROUTER_TEMPLATE``, ``MULTI_RETRIEVAL_ROUTER_TEMPLATE``: the router
+prompts, in ragline's words with LangChain's variables and reply format).
+``LLMCheckerChain`` drafts an answer, lists and checks its claims, and answers again.
 """
 
 from ragline.core._lazy import attach
@@ -53,8 +55,11 @@ _EXPORTS = {
     "HypotheticalDocumentEmbedder": "._hyde",
     "RetrievalQAWithSourcesChain": "._qa_with_sources",
     "load_qa_with_sources_chain": "._qa_with_sources",
+    "LLMCheckerChain": "._llm_checker",
     "MULTI_PROMPT_ROUTER_TEMPLATE": "._router",
+    "MULTI_RETRIEVAL_ROUTER_TEMPLATE": "._router",
     "MultiPromptChain": "._router",
+    "MultiRetrievalQAChain": "._router",
     "LLMRouterChain": "._router",
     "MultiRouteChain": "._router",
     "RouterChain": "._router",

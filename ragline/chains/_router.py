@@ -14,6 +14,11 @@ dict with ``name``, ``description`` and ``prompt_template`` taking ``{input}``):
 ``LLMChain`` per prompt and a router prompt that lists them. The router prompt is
 ragline's own wording; like LangChain's it is a template with ``{destinations}`` that,
 once filled, takes ``{input}``.
+
+``MultiRetrievalQAChain.from_retrievers`` does the same over retrievers
+(``retriever_infos``: dicts with ``name``, ``description``, ``retriever`` and optionally a
+``prompt``): a ``RetrievalQA`` per retriever, answering under ``"result"``; the router
+passes the (perhaps rewritten) question on under ``"query"``.
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ from ragline.core._partial_json import parse_json_reply
 
 __all__ = [
     "MULTI_PROMPT_ROUTER_TEMPLATE",
+    "MULTI_RETRIEVAL_ROUTER_TEMPLATE",
     "LLMRouterChain",
     "MultiPromptChain",
+    "MultiRetrievalQAChain",
     "MultiRouteChain",
     "Route",
     "RouterChain",
@@ -53,6 +60,29 @@ Reply with a Markdown code block holding a JSON object and nothing else:
 ```
 
 Prompts (name: what it is good at):
+{destinations}
+
+Input:
+{{input}}
+
+Reply:
+"""
+
+MULTI_RETRIEVAL_ROUTER_TEMPLATE = """\
+Choose which of the question-answering systems below should answer the user's input. \
+Each system is listed with the questions it answers well. You may also rewrite the \
+input so that the chosen system answers it better; if no system fits, choose "DEFAULT".
+
+Reply with a Markdown code block holding a JSON object and nothing else:
+
+```json
+{{{{
+    "destination": string \\ the name of the chosen system, or "DEFAULT"
+    "next_inputs": string \\ the question for that system (the original or a rewrite)
+}}}}
+```
+
+Systems (name: what it answers well):
 {destinations}
 
 Input:
@@ -275,5 +305,81 @@ class MultiPromptChain(MultiRouteChain):
             router_chain=router_chain,
             destination_chains=destination_chains,
             default_chain=default,
+            **kwargs,
+        )
+
+
+class MultiRetrievalQAChain(MultiRouteChain):
+    """Route the question to one of several retrievers' ``RetrievalQA`` chains (see
+    :meth:`from_retrievers`); its output is the chosen chain's ``"result"``."""
+
+    @property
+    def output_keys(self) -> list[str]:
+        return ["result"]
+
+    @classmethod
+    def from_retrievers(
+        cls,
+        llm: Any,
+        retriever_infos: list[dict[str, Any]],
+        default_retriever: Any = None,
+        default_prompt: Any = None,
+        default_chain: Any = None,
+        *,
+        default_chain_llm: Any = None,
+        **kwargs: Any,
+    ) -> MultiRetrievalQAChain:
+        """The chain from ``retriever_infos`` (dicts with ``name``, ``description``,
+        ``retriever`` and an optional ``prompt`` over ``{context}`` and ``{question}``):
+        ``RetrievalQA.from_llm`` per retriever. The default chain, for ``"DEFAULT"``, is
+        ``default_chain``; else a ``RetrievalQA`` over ``default_retriever`` (with
+        ``default_prompt``); else a ``ConversationChain`` on ``default_chain_llm``
+        taking ``"query"`` and answering under ``"result"``.
+
+        Raises:
+            ValueError: ``default_prompt`` without ``default_retriever``.
+            NotImplementedError: no default chain, retriever or ``default_chain_llm``
+                (LangChain's type for it: it no longer builds a model for you).
+        """
+        from ragline.chains._conversation import CONVERSATION_PROMPT
+        from ragline.chains._retrieval import RetrievalQA
+
+        if default_prompt is not None and default_retriever is None:
+            raise ValueError(
+                "MultiRetrievalQAChain.from_retrievers: default_prompt is used only with "
+                "default_retriever; pass default_retriever too"
+            )
+        if default_chain is None and default_retriever is None and default_chain_llm is None:
+            raise NotImplementedError(
+                "MultiRetrievalQAChain.from_retrievers needs a default: default_chain, "
+                "default_retriever, or default_chain_llm (the model of the conversation "
+                "chain that answers when no retriever fits)"
+            )
+        destinations = "\n".join(f"{r['name']}: {r['description']}" for r in retriever_infos)
+        router_prompt = PromptTemplate(
+            template=MULTI_RETRIEVAL_ROUTER_TEMPLATE.format(destinations=destinations),
+            input_variables=["input"],
+            output_parser=RouterOutputParser(next_inputs_inner_key="query"),
+        )
+        destination_chains = {
+            r["name"]: RetrievalQA.from_llm(llm, prompt=r.get("prompt"), retriever=r["retriever"])
+            for r in retriever_infos
+        }
+        if default_chain is None and default_retriever is not None:
+            default_chain = RetrievalQA.from_llm(
+                llm, prompt=default_prompt, retriever=default_retriever
+            )
+        elif default_chain is None:
+            template = CONVERSATION_PROMPT.template.replace("{input}", "{query}")
+            default_chain = ConversationChain(
+                llm=default_chain_llm,
+                prompt=PromptTemplate(template=template, input_variables=["history", "query"]),
+                input_key="query",
+                output_key="result",
+            )
+        return cls(
+            router_chain=LLMRouterChain.from_llm(llm, router_prompt),
+            destination_chains=destination_chains,
+            default_chain=default_chain,
             **kwargs,
         )
