@@ -40,6 +40,12 @@ LOGGERS = {
     "langchain_classic.retrievers.multi_query": "ragline.retrievers.multi_query",
 }
 _FROM_MODULE = re.compile(r"^from\s+[\w.]+\s+import")
+# Settings that LangChain's root package once read (``langchain.debug = True``). In
+# LangChain 1.x nothing reads them: they are plain module attributes, and setting one
+# changes nothing. The root imported for them alone becomes ``import ragline as NAME``,
+# where setting them changes nothing either (``set_debug`` / ``set_verbose`` /
+# ``set_llm_cache`` are the switches, in both libraries).
+ROOT_SETTINGS = frozenset({"debug", "verbose", "llm_cache"})
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,10 @@ def module_target(module: str, used: set[str]) -> tuple[str | None, str]:
     ``used`` are the attributes the program reads through it; all must live in the
     chosen ragline module.
     """
+    if table_module(module) == "langchain_classic":
+        if used and used <= ROOT_SETTINGS:
+            return "ragline", ""
+        used = used - ROOT_SETTINGS
     entries = PATHS.get(table_module(module))
     if entries is None:
         return None, "unknown module (the path table has no entry for it)"
@@ -211,6 +221,12 @@ def _port_import(
             continue
         if alias.asname is None and alias.name.split(".", 1)[0] not in names:
             # `import langchain` that nothing reads: only loads LangChain, so it goes
+            statement.mapped += 1
+            continue
+        root = table_module(alias.name) == "langchain_classic"
+        if alias.asname is None and root and read.get(alias.name, set()) <= ROOT_SETTINGS:
+            # `import langchain; langchain.debug = True`
+            statement.plain.append(f"ragline as {alias.name}")
             statement.mapped += 1
             continue
         if alias.asname is None:
