@@ -228,8 +228,9 @@ def ragline_exports() -> dict[str, list[str]]:
     return by_name
 
 
-# Names a module without ``__all__`` imports from elsewhere that programs import from it
-# (tutorials' ``from langchain.chains.query_constructor.base import AttributeInfo``).
+# Names a module imports from elsewhere (outside its ``__all__``, if it has one) that
+# programs import from it (tutorials' ``from langchain.chains.query_constructor.base
+# import AttributeInfo``).
 RE_EXPORTS = {
     # the document chains a map-reduce program imports from the map-reduce chain's module
     "langchain_classic.chains.mapreduce": {
@@ -238,12 +239,16 @@ RE_EXPORTS = {
         "ReduceDocumentsChain",
         "StuffDocumentsChain",
     },
+    # the tool base class the agents' tools module imports (type hints of custom agents)
+    "langchain_classic.agents.tools": {"BaseTool"},
     "langchain_classic.chains.query_constructor.base": {"AttributeInfo"},
     # a string, so no __module__ says where it was defined; mapped although ragline's
     # router text is its own wording: it takes the same {destinations} and its router
     # reads the same JSON reply (77a3efb, port trial set 42)
     "langchain_classic.chains.router.multi_prompt": {"MULTI_PROMPT_ROUTER_TEMPLATE"},
     "langchain_classic.chains.router.multi_prompt_prompt": {"MULTI_PROMPT_ROUTER_TEMPLATE"},
+    "langchain_classic.chains.router.multi_retrieval_prompt": {"MULTI_RETRIEVAL_ROUTER_TEMPLATE"},
+    "langchain_classic.chains.router.multi_retrieval_qa": {"MULTI_RETRIEVAL_ROUTER_TEMPLATE"},
     "langchain_community.embeddings.sentence_transformer": {
         "HuggingFaceEmbeddings",
         "SentenceTransformerEmbeddings",
@@ -252,14 +257,15 @@ RE_EXPORTS = {
 
 
 def public_names(module) -> set[str]:
+    imported = RE_EXPORTS.get(module.__name__, set()) & set(vars(module))
     names = getattr(module, "__all__", None)
     if names is not None:
-        return {n for n in names if not n.startswith("_")}
+        return {n for n in names if not n.startswith("_")} | imported
     return {
         n
         for n, obj in vars(module).items()
         if not n.startswith("_") and getattr(obj, "__module__", "").startswith(module.__name__)
-    } | (RE_EXPORTS.get(module.__name__, set()) & set(vars(module)))
+    } | imported
 
 
 def walk(package: str):

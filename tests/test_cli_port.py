@@ -117,7 +117,7 @@ def test_names_it_cannot_map_are_reported_with_the_reason_and_kept(tmp_path, cap
     source = textwrap.dedent(
         """\
         from langchain_community.vectorstores import FAISS, Chroma as C
-        from langchain_core.tracers.langchain import LangChainTracer
+        from langchain_core.tracers.evaluation import EvaluatorCallbackHandler
         import langchain_core
         from langchain_core.documents import Document
         print(langchain_core.__version__)
@@ -130,7 +130,7 @@ def test_names_it_cannot_map_are_reported_with_the_reason_and_kept(tmp_path, cap
         import ragline.interop.langchain.compose  # ragline port: LangChain objects join chains
         from ragline.vectorstores import FAISS
         from langchain_community.vectorstores import Chroma as C
-        from langchain_core.tracers.langchain import LangChainTracer
+        from langchain_core.tracers.evaluation import EvaluatorCallbackHandler
         import langchain_core
         from ragline.core import Document
         print(langchain_core.__version__)
@@ -139,8 +139,8 @@ def test_names_it_cannot_map_are_reported_with_the_reason_and_kept(tmp_path, cap
     err = capsys.readouterr().err.splitlines()
     assert err[:3] == [
         f"{path}:1: cannot map langchain_community.vectorstores.Chroma: ragline lacks it",
-        f"{path}:2: cannot map langchain_core.tracers.langchain.LangChainTracer: unknown "
-        "module (the path table has no entry for it)",
+        f"{path}:2: cannot map langchain_core.tracers.evaluation.EvaluatorCallbackHandler: "
+        "unknown module (the path table has no entry for it)",
         f"{path}:3: cannot map langchain_core: a plain `import` is used by its dotted "
         "LangChain name; write `import langchain_core as NAME` or import the names from it",
     ]

@@ -15,7 +15,7 @@ Regenerate with ``scripts/gen_port_table.py`` (it reads the installed LangChain)
 
 PATHS: dict[str, dict[str, str]] = {
     "langchain_classic": {
-        "ragline.chains": "ConversationChain LLMChain",
+        "ragline.chains": "ConversationChain LLMChain LLMCheckerChain",
         "ragline.core": "BasePromptTemplate FewShotPromptTemplate PromptTemplate",
         "ragline.sql": "SQLDatabase",
         "ragline.vectorstores": "FAISS InMemoryDocstore",
@@ -144,7 +144,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.agents.tools": {
         "ragline.agents": "InvalidTool",
-        "ragline.tools": "tool",
+        "ragline.tools": "BaseTool tool",
     },
     "langchain_classic.agents.xml.base": {
         "ragline.agents": "create_xml_agent",
@@ -162,6 +162,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.callbacks.base": {
         "ragline.core": "AsyncCallbackHandler BaseCallbackHandler",
+        "ragline.core.callbacks": "BaseCallbackManager",
     },
     "langchain_classic.callbacks.manager": {
         "ragline.core": "CallbackManager CallbackManagerForToolRun",
@@ -185,11 +186,11 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.chains": {
         "ragline.chains": (
             "ConversationChain ConversationalRetrievalChain HypotheticalDocumentEmbedder "
-            "LLMChain LLMRouterChain MapReduceChain MapReduceDocumentsChain "
-            "MapRerankDocumentsChain MultiPromptChain MultiRouteChain "
-            "ReduceDocumentsChain RefineDocumentsChain RetrievalQA "
-            "RetrievalQAWithSourcesChain RouterChain SequentialChain "
-            "SimpleSequentialChain StuffDocumentsChain TransformChain "
+            "LLMChain LLMCheckerChain LLMRouterChain MapReduceChain "
+            "MapReduceDocumentsChain MapRerankDocumentsChain MultiPromptChain "
+            "MultiRetrievalQAChain MultiRouteChain ReduceDocumentsChain "
+            "RefineDocumentsChain RetrievalQA RetrievalQAWithSourcesChain RouterChain "
+            "SequentialChain SimpleSequentialChain StuffDocumentsChain TransformChain "
             "create_history_aware_retriever create_retrieval_chain "
             "create_structured_output_runnable load_summarize_chain"
         ),
@@ -242,6 +243,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.chains.llm": {
         "ragline.chains": "LLMChain",
+    },
+    "langchain_classic.chains.llm_checker.base": {
+        "ragline.chains": "LLMCheckerChain",
     },
     "langchain_classic.chains.mapreduce": {
         "ragline.chains": (
@@ -300,7 +304,9 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.chains": "RetrievalQA",
     },
     "langchain_classic.chains.router": {
-        "ragline.chains": "LLMRouterChain MultiPromptChain MultiRouteChain RouterChain",
+        "ragline.chains": (
+            "LLMRouterChain MultiPromptChain MultiRetrievalQAChain MultiRouteChain RouterChain"
+        ),
     },
     "langchain_classic.chains.router.base": {
         "ragline.chains": "MultiRouteChain RouterChain",
@@ -313,6 +319,12 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.chains.router.multi_prompt_prompt": {
         "ragline.chains": "MULTI_PROMPT_ROUTER_TEMPLATE",
+    },
+    "langchain_classic.chains.router.multi_retrieval_prompt": {
+        "ragline.chains": "MULTI_RETRIEVAL_ROUTER_TEMPLATE",
+    },
+    "langchain_classic.chains.router.multi_retrieval_qa": {
+        "ragline.chains": "MULTI_RETRIEVAL_ROUTER_TEMPLATE MultiRetrievalQAChain",
     },
     "langchain_classic.chains.sequential": {
         "ragline.chains": "SequentialChain SimpleSequentialChain",
@@ -757,6 +769,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.schema.callbacks.base": {
         "ragline.core": "AsyncCallbackHandler BaseCallbackHandler",
+        "ragline.core.callbacks": "BaseCallbackManager",
     },
     "langchain_classic.schema.callbacks.manager": {
         "ragline.core": "CallbackManager CallbackManagerForToolRun",
@@ -775,6 +788,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.schema.callbacks.tracers.base": {
         "ragline.core.callbacks": "BaseTracer",
+    },
+    "langchain_classic.schema.callbacks.tracers.langchain": {
+        "ragline.core.callbacks": "wait_for_all_tracers",
     },
     "langchain_classic.schema.callbacks.tracers.log_stream": {
         "ragline.core": "RunLog RunLogPatch",
@@ -1167,14 +1183,16 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core.callbacks": (
             "AsyncCallbackManager AsyncCallbackManagerForChainRun "
             "AsyncCallbackManagerForLLMRun AsyncCallbackManagerForRetrieverRun "
-            "AsyncCallbackManagerForToolRun BaseRunManager CallbackManagerForChainRun "
-            "CallbackManagerForLLMRun CallbackManagerForRetrieverRun FileCallbackHandler "
+            "AsyncCallbackManagerForToolRun BaseCallbackManager BaseRunManager "
+            "CallbackManagerForChainRun CallbackManagerForLLMRun "
+            "CallbackManagerForRetrieverRun FileCallbackHandler "
             "StreamingStdOutCallbackHandler UsageMetadataCallbackHandler "
             "adispatch_custom_event dispatch_custom_event get_usage_metadata_callback"
         ),
     },
     "langchain_core.callbacks.base": {
         "ragline.core": "AsyncCallbackHandler BaseCallbackHandler",
+        "ragline.core.callbacks": "BaseCallbackManager",
     },
     "langchain_core.callbacks.file": {
         "ragline.core.callbacks": "FileCallbackHandler",
@@ -1312,6 +1330,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.messages.ai": {
         "ragline.core": "AIMessage AIMessageChunk UsageMetadata",
+        "ragline.core.messages": "add_usage",
     },
     "langchain_core.messages.base": {
         "ragline.core": "BaseMessage BaseMessageChunk message_to_dict messages_to_dict",
@@ -1553,6 +1572,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.tracers.context": {
         "ragline.core.callbacks": "collect_runs",
     },
+    "langchain_core.tracers.langchain": {
+        "ragline.core.callbacks": "wait_for_all_tracers",
+    },
     "langchain_core.tracers.log_stream": {
         "ragline.core": "RunLog RunLogPatch",
     },
@@ -1630,11 +1652,11 @@ MISSING: dict[str, str] = {
         "Anthropic ArxivAPIWrapper Banana CerebriumAI Cohere ElasticVectorSearch "
         "ForefrontAI GoldenQueryAPIWrapper GoogleSearchAPIWrapper GoogleSerperAPIWrapper "
         "GooseAI HuggingFaceHub HuggingFacePipeline HuggingFaceTextGenInference "
-        "LLMCheckerChain LLMMathChain LlamaCpp MRKLChain Modal OpenAI Petals PipelineAI "
-        "PowerBIDataset Prompt QAWithSourcesChain ReActChain SagemakerEndpoint "
-        "SearxSearchWrapper SelfAskWithSearchChain SerpAPIChain SerpAPIWrapper "
-        "StochasticAI VectorDBQA VectorDBQAWithSourcesChain Wikipedia WikipediaAPIWrapper "
-        "WolframAlphaAPIWrapper Writer"
+        "LLMMathChain LlamaCpp MRKLChain Modal OpenAI Petals PipelineAI PowerBIDataset "
+        "Prompt QAWithSourcesChain ReActChain SagemakerEndpoint SearxSearchWrapper "
+        "SelfAskWithSearchChain SerpAPIChain SerpAPIWrapper StochasticAI VectorDBQA "
+        "VectorDBQAWithSourcesChain Wikipedia WikipediaAPIWrapper WolframAlphaAPIWrapper "
+        "Writer"
     ),
     "langchain_classic.agents": (
         "MRKLChain OpenAIFunctionsAgent OpenAIMultiFunctionsAgent ReActChain "
@@ -1682,8 +1704,8 @@ MISSING: dict[str, str] = {
         "tracing_v2_enabled wandb_tracing_enabled"
     ),
     "langchain_classic.callbacks.base": (
-        "BaseCallbackManager CallbackManagerMixin Callbacks ChainManagerMixin "
-        "LLMManagerMixin RetrieverManagerMixin RunManagerMixin ToolManagerMixin"
+        "CallbackManagerMixin Callbacks ChainManagerMixin LLMManagerMixin "
+        "RetrieverManagerMixin RunManagerMixin ToolManagerMixin"
     ),
     "langchain_classic.callbacks.manager": (
         "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
@@ -1694,14 +1716,14 @@ MISSING: dict[str, str] = {
     "langchain_classic.chains": (
         "APIChain ArangoGraphQAChain ChatVectorDBChain ConstitutionalChain "
         "FalkorDBQAChain FlareChain GraphCypherQAChain GraphQAChain GraphSparqlQAChain "
-        "HugeGraphQAChain KuzuQAChain LLMCheckerChain LLMMathChain LLMRequestsChain "
-        "LLMSummarizationCheckerChain MultiRetrievalQAChain NatBotChain "
-        "NebulaGraphQAChain NeptuneOpenCypherQAChain NeptuneSparqlQAChain "
-        "OntotextGraphDBQAChain OpenAIModerationChain OpenAPIEndpointChain "
-        "QAGenerationChain QAWithSourcesChain VectorDBQA VectorDBQAWithSourcesChain "
-        "create_citation_fuzzy_match_chain create_citation_fuzzy_match_runnable "
-        "create_extraction_chain create_extraction_chain_pydantic "
-        "create_qa_with_sources_chain create_qa_with_structure_chain create_tagging_chain "
+        "HugeGraphQAChain KuzuQAChain LLMMathChain LLMRequestsChain "
+        "LLMSummarizationCheckerChain NatBotChain NebulaGraphQAChain "
+        "NeptuneOpenCypherQAChain NeptuneSparqlQAChain OntotextGraphDBQAChain "
+        "OpenAIModerationChain OpenAPIEndpointChain QAGenerationChain QAWithSourcesChain "
+        "VectorDBQA VectorDBQAWithSourcesChain create_citation_fuzzy_match_chain "
+        "create_citation_fuzzy_match_runnable create_extraction_chain "
+        "create_extraction_chain_pydantic create_qa_with_sources_chain "
+        "create_qa_with_structure_chain create_tagging_chain "
         "create_tagging_chain_pydantic generate_example load_chain"
     ),
     "langchain_classic.chains.combine_documents": "acollapse_docs collapse_docs split_list_of_docs",
@@ -1732,7 +1754,6 @@ MISSING: dict[str, str] = {
     "langchain_classic.chains.question_answering": "LoadingCallable",
     "langchain_classic.chains.question_answering.chain": "LoadingCallable",
     "langchain_classic.chains.retrieval_qa.base": "BaseRetrievalQA VectorDBQA",
-    "langchain_classic.chains.router": "MultiRetrievalQAChain",
     "langchain_classic.chains.router.base": "Route",
     "langchain_classic.chains.sql_database.query": "SQLInput SQLInputWithTables",
     "langchain_classic.chains.structured_output": "create_openai_fn_runnable",
@@ -1913,8 +1934,8 @@ MISSING: dict[str, str] = {
     "langchain_classic.schema": "BaseLLMOutputParser LangChainException Memory RUN_KEY RunInfo",
     "langchain_classic.schema.cache": "RETURN_VAL_TYPE",
     "langchain_classic.schema.callbacks.base": (
-        "BaseCallbackManager CallbackManagerMixin ChainManagerMixin LLMManagerMixin "
-        "RetrieverManagerMixin RunManagerMixin ToolManagerMixin"
+        "CallbackManagerMixin ChainManagerMixin LLMManagerMixin RetrieverManagerMixin "
+        "RunManagerMixin ToolManagerMixin"
     ),
     "langchain_classic.schema.callbacks.manager": (
         "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
@@ -1922,6 +1943,9 @@ MISSING: dict[str, str] = {
         "handle_event register_configure_hook trace_as_chain_group tracing_v2_enabled"
     ),
     "langchain_classic.schema.callbacks.tracers.base": "TracerException",
+    "langchain_classic.schema.callbacks.tracers.langchain": (
+        "LangChainTracer get_client log_error_once"
+    ),
     "langchain_classic.schema.callbacks.tracers.log_stream": (
         "LogEntry LogStreamCallbackHandler RunState"
     ),
@@ -2287,13 +2311,13 @@ MISSING: dict[str, str] = {
     "langchain_community.vectorstores.utils": "filter_complex_metadata",
     "langchain_core.callbacks": (
         "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
-        "BaseCallbackManager CallbackManagerForChainGroup CallbackManagerMixin Callbacks "
-        "ChainManagerMixin LLMManagerMixin ParentRunManager RetrieverManagerMixin "
-        "RunManager RunManagerMixin ToolManagerMixin"
+        "CallbackManagerForChainGroup CallbackManagerMixin Callbacks ChainManagerMixin "
+        "LLMManagerMixin ParentRunManager RetrieverManagerMixin RunManager "
+        "RunManagerMixin ToolManagerMixin"
     ),
     "langchain_core.callbacks.base": (
-        "BaseCallbackManager CallbackManagerMixin ChainManagerMixin LLMManagerMixin "
-        "RetrieverManagerMixin RunManagerMixin ToolManagerMixin"
+        "CallbackManagerMixin ChainManagerMixin LLMManagerMixin RetrieverManagerMixin "
+        "RunManagerMixin ToolManagerMixin"
     ),
     "langchain_core.callbacks.manager": (
         "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
@@ -2341,7 +2365,7 @@ MISSING: dict[str, str] = {
         "is_data_content_block merge_content"
     ),
     "langchain_core.messages.ai": (
-        "InputTokenDetails OutputTokenDetails add_ai_message_chunks add_usage subtract_usage"
+        "InputTokenDetails OutputTokenDetails add_ai_message_chunks subtract_usage"
     ),
     "langchain_core.messages.base": "TextAccessor get_msg_title_repr merge_content",
     "langchain_core.messages.content": (
@@ -2413,6 +2437,7 @@ MISSING: dict[str, str] = {
     "langchain_core.tracers": "EvaluatorCallbackHandler LangChainTracer LogStreamCallbackHandler",
     "langchain_core.tracers.base": "AsyncBaseTracer",
     "langchain_core.tracers.context": "register_configure_hook tracing_v2_enabled",
+    "langchain_core.tracers.langchain": "LangChainTracer get_client log_error_once",
     "langchain_core.tracers.log_stream": "LogEntry LogStreamCallbackHandler RunState T",
     "langchain_core.tracers.stdout": "elapsed try_json_stringify",
     "langchain_core.utils": (

@@ -47,6 +47,7 @@ __all__ = [
     "ToolMessage",
     "ToolMessageChunk",
     "UsageMetadata",
+    "add_usage",
     "convert_to_messages",
     "convert_to_openai_messages",
     "get_buffer_string",
@@ -1027,6 +1028,38 @@ def _ordered_usage(usage: Any) -> Any:
     for key, value in usage.items():
         ordered.setdefault(key, value)
     return ordered
+
+
+def add_usage(left: UsageMetadata | None, right: UsageMetadata | None) -> UsageMetadata:
+    """The sum of two usage records, count by count (nested details too).
+
+    A missing record (``None``) adds nothing: the other one is returned as it is, and
+    two missing records give zero counts. The sum lists its keys in the order of a set
+    of both records' keys, as LangChain's ``add_usage`` does, so a program printing it
+    prints the same in both libraries (that order depends on ``PYTHONHASHSEED``).
+
+    Example:
+        >>> add_usage({"input_tokens": 2, "output_tokens": 1, "total_tokens": 3}, None)
+        {'input_tokens': 2, 'output_tokens': 1, 'total_tokens': 3}
+        >>> add_usage(None, None)
+        {'input_tokens': 0, 'output_tokens': 0, 'total_tokens': 0}
+    """
+    if left is None and right is None:
+        return UsageMetadata(input_tokens=0, output_tokens=0, total_tokens=0)
+    if left is None or right is None:
+        return cast(UsageMetadata, right if left is None else left)
+    return cast(UsageMetadata, _sum_in_set_order(dict(left), dict(right)))
+
+
+def _sum_in_set_order(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
+    total: dict[str, Any] = {}
+    for key in set(left) | set(right):
+        mine, theirs = left.get(key), right.get(key)
+        if isinstance(mine, dict) or isinstance(theirs, dict):
+            total[key] = _sum_in_set_order(mine or {}, theirs or {})
+        else:
+            total[key] = (mine or 0) + (theirs or 0)
+    return total
 
 
 def _add_usage(left: UsageMetadata | None, right: UsageMetadata | None) -> UsageMetadata | None:

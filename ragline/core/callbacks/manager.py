@@ -78,6 +78,7 @@ __all__ = [
     "AsyncCallbackManagerForLLMRun",
     "AsyncCallbackManagerForRetrieverRun",
     "AsyncCallbackManagerForToolRun",
+    "BaseCallbackManager",
     "BaseRunManager",
     "CallbackManager",
     "CallbackManagerForChainRun",
@@ -243,7 +244,23 @@ def _overlay(first: dict[str, Any], second: Mapping[str, Any] | None) -> dict[st
     return {**first, **second} if first else dict(second)
 
 
-class CallbackManager:
+class BaseCallbackManager:
+    """The base of :class:`CallbackManager` and ``AsyncCallbackManager`` (LangChain's name
+    for it, which programs use in type hints and ``isinstance`` checks).
+
+    Built directly (``BaseCallbackManager([handler])``, as LangChain allows), it gives a
+    :class:`CallbackManager` with those arguments, usable wherever callbacks go.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        # object.__new__ of the concrete class; Python then runs its __init__ with the
+        # same arguments, since the result is an instance of cls
+        return object.__new__(CallbackManager if cls is BaseCallbackManager else cls)
+
+
+class CallbackManager(BaseCallbackManager):
     """Holds handlers, tags and metadata for runs it starts, and their parent run.
 
     Args:

@@ -47,6 +47,7 @@ __all__ = [
     "Run",
     "RunCollectorCallbackHandler",
     "collect_runs",
+    "wait_for_all_tracers",
 ]
 
 
@@ -709,3 +710,12 @@ class RootListenersHandler(_RunTreeHandler):
             listener(run, config=dict(self._config or {}))
         else:
             listener(run)
+
+
+def wait_for_all_tracers() -> None:
+    """Wait until every tracer has sent its runs (LangChain's, for its LangSmith tracer).
+
+    ragline's tracers keep their runs in this process (OpenTelemetry spans go out through
+    the exporter the program configured), so nothing is ever waiting to be sent: this
+    returns at once, as LangChain's does when nothing traces to LangSmith.
+    """

@@ -28,6 +28,7 @@ from typing import Any
 
 from ragline.core.callbacks.base import BaseCallbackHandler
 from ragline.core.callbacks.manager import context_handler
+from ragline.core.messages import add_usage
 
 __all__ = [
     "OPENAI_PRICES",
@@ -137,19 +138,6 @@ def _usage_of(response: Any) -> tuple[dict[str, Any] | None, str | None]:
     return usage, model
 
 
-def _summed(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
-    # The keys in the order of a set of them, as LangChain's add_usage sums (so a printed
-    # sum lists its keys as LangChain's does, under the same hash seed)
-    total: dict[str, Any] = {}
-    for key in set(left).union(right):
-        mine, theirs = left.get(key), right.get(key)
-        if isinstance(mine, dict) or isinstance(theirs, dict):
-            total[key] = _summed(mine or {}, theirs or {})
-        else:
-            total[key] = (mine or 0) + (theirs or 0)
-    return total
-
-
 class UsageMetadataCallbackHandler(BaseCallbackHandler):
     """Sums the token usage of every model run it sees, per model name.
 
@@ -174,7 +162,8 @@ class UsageMetadataCallbackHandler(BaseCallbackHandler):
             key = model or ""
             known = self.usage_metadata.get(key)
             # a model's first usage is kept as it came (LangChain's order too)
-            self.usage_metadata[key] = usage if known is None else _summed(known, usage)
+            summed = usage if known is None else add_usage(known, usage)  # type: ignore[arg-type]
+            self.usage_metadata[key] = dict(summed)
 
 
 class OpenAICallbackHandler(BaseCallbackHandler):
