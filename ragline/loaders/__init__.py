@@ -3,6 +3,7 @@
 Every loader has ``load()``, the generator ``lazy_load()``, ``aload()`` and
 ``alazy_load()``; every document carries ``metadata["source"]``. Heavy parsers
 (beautifulsoup4, pypdf) load only when a loader that needs them runs.
+``PythonLoader`` reads a ``.py`` file in the encoding its source declares.
 ``DEFAULT_LOADER_MAPPING`` says which loader reads which file suffix.
 ``BeautifulSoupTransformer`` cleans loaded HTML documents down to the text of chosen tags.
 ``GenericLoader`` joins a blob loader (``FileSystemBlobLoader``) and a blob parser
@@ -14,6 +15,7 @@ from ragline.core._lazy import attach
 _EXPORTS = {
     "BaseLoader": "._base",
     "TextLoader": "._text",
+    "PythonLoader": "._python",
     "DirectoryLoader": "._directory",
     "BSHTMLLoader": "._html",
     "BeautifulSoupTransformer": "._html_transformer",

@@ -29,6 +29,7 @@ EXPECTED = [
     "MimeTypeBasedParser",
     "PyPDFDirectoryLoader",
     "PyPDFLoader",
+    "PythonLoader",
     "TextLoader",
     "TextParser",
     "WebBaseLoader",
