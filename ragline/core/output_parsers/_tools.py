@@ -263,7 +263,9 @@ class _ToolsProgress(StreamProgress):
             return NOT_YET  # a whole message (or text): parsed once, at the end
         self.reply = chunk if self.reply is None else self.reply + chunk
         parsed = self.parser._from_message(self.reply, partial=True)
-        return NOT_YET if parsed is None or parsed == [] else parsed
+        # as LangChain's: an empty list is news once (a reply whose calls have not begun
+        # or do not validate yet streams [] first); None (first_tool_only) never is
+        return NOT_YET if parsed is None else parsed
 
     def finish(self) -> Any:
         if self.reply is None:

@@ -424,8 +424,9 @@ class ArgsSchema:
         arguments the schema does not name through, ``injected`` maps the arguments
         marked :class:`InjectedToolArg` to their marker class."""
         self.name = name
-        self.properties = properties
-        self.required = list(required)
+        self._properties = properties
+        self._required = list(required)
+        self._pending: Callable[[], tuple[dict[str, dict[str, Any]], list[str]]] | None = None
         self.description = description
         self.model = model
         self._types = dict(types or {})
@@ -435,6 +436,37 @@ class ArgsSchema:
 
     def __repr__(self) -> str:
         return f"ArgsSchema(name={self.name!r}, arguments={list(self.properties)})"
+
+    # A model's JSON Schema is built when first asked for, not when the tool is: a
+    # pydantic.v1 model whose defaults are pydantic 2 ``Field(...)`` objects has none (its
+    # ``schema()`` raises TypeError), yet pydantic validates its calls, as in LangChain,
+    # where such a tool runs and only ``tool.args`` raises.
+    @property
+    def properties(self) -> dict[str, dict[str, Any]]:
+        """Argument name -> JSON Schema, in signature order."""
+        self._resolve()
+        return self._properties
+
+    @properties.setter
+    def properties(self, value: dict[str, dict[str, Any]]) -> None:
+        self._pending = None
+        self._properties = value
+
+    @property
+    def required(self) -> list[str]:
+        """The names of the arguments without a default."""
+        self._resolve()
+        return self._required
+
+    @required.setter
+    def required(self, value: Sequence[str]) -> None:
+        self._resolve()
+        self._required = list(value)
+
+    def _resolve(self) -> None:
+        if self._pending is not None:  # raises again on the next access when it fails
+            self._properties, self._required = self._pending()
+            self._pending = None
 
     @property  # type: ignore[misc]  # an instance's name, as a pydantic model class has
     def __name__(self) -> str:  # type: ignore[override]
@@ -517,17 +549,22 @@ class ArgsSchema:
         descriptions; calls are validated by pydantic."""
         if not is_pydantic_model(model):
             raise InvalidInputError(f"{model!r} is not a pydantic model class")
-        schema = _strip_titles(_inline_refs(_pydantic_json_schema(model)))
         config = getattr(model, "model_config", None)  # a title there names it, as in LangChain
         title = config.get("title") if isinstance(config, dict) else None
-        return cls(
+        built = cls(
             name=title or model.__name__,
-            properties=schema.get("properties", {}),
-            required=schema.get("required", []),
+            properties={},
             description=(inspect.getdoc(model) or "") if model.__doc__ else "",
             model=model,
             injected=_model_injections(model),
         )
+
+        def properties_and_required() -> tuple[dict[str, dict[str, Any]], list[str]]:
+            schema = _strip_titles(_inline_refs(_pydantic_json_schema(model)))
+            return schema.get("properties", {}), list(schema.get("required", []))
+
+        built._pending = properties_and_required
+        return built
 
     @classmethod
     def from_json_schema(cls, schema: Mapping[str, Any], *, name: str | None = None) -> ArgsSchema:
@@ -739,8 +776,12 @@ class ArgsSchema:
                 (".".join(str(part) for part in e.get("loc", ())), str(e.get("msg", "")))
                 for e in getattr(err, "errors", list)()
             ] or [("", str(err))]
+            try:
+                names = list(self.properties)
+            except (TypeError, ValueError):  # no JSON Schema (see ``properties``)
+                names = list(getattr(model, "model_fields", None) or model.__fields__)
             raise _validation_error(
-                tool, problems, list(self.properties), args=dict(args), pydantic_error=err
+                tool, problems, names, args=dict(args), pydantic_error=err
             ) from err
         return {name: getattr(instance, name) for name in args if hasattr(instance, name)}
 
