@@ -28,18 +28,18 @@ __all__ = ["LLMCheckerChain"]
 
 CREATE_DRAFT_ANSWER_PROMPT = PromptTemplate.from_template("Answer this question:\n{question}\n\n")
 LIST_ASSERTIONS_PROMPT = PromptTemplate.from_template(
-    "Here is a statement:\n{statement}\n"
-    "Write down, one per line as a bulleted list, each claim of fact this statement "
-    "relies on.\n\n"
+    "A draft answer:\n{statement}\n"
+    "List every fact this draft takes for granted, one per line, each line starting "
+    "with '- '.\n\n"
 )
 CHECK_ASSERTIONS_PROMPT = PromptTemplate.from_template(
-    "Here are some claims:\n{assertions}\n"
-    "For each claim, say whether it is true or false, and if false, why.\n\n"
+    "Claims to verify:\n{assertions}\n"
+    "Mark each claim true or false; for a false one, give the reason.\n\n"
 )
 REVISED_ANSWER_PROMPT = PromptTemplate.from_template(
     "{checked_assertions}\n\n"
-    "Taking the checks above into account, answer the question '{question}' again.\n"
-    "Answer:"
+    "With these verdicts in mind, give a final reply to: {question}\n"
+    "Final reply:"
 )
 
 

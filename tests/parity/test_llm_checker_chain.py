@@ -13,16 +13,18 @@ custom ``input_key``/``output_key``; and the deprecated ``llm=`` form (it warns)
 from __future__ import annotations
 
 import asyncio
+import re
 import warnings
 from typing import Any
 
 import pytest
 from langchain_classic.chains import LLMCheckerChain as LCLLMCheckerChain
+from langchain_classic.chains.llm_checker import prompt as lc_checker_prompts
 from langchain_core.callbacks import BaseCallbackHandler as LCHandler
 from langchain_core.language_models import FakeListLLM as LCFakeListLLM
 from langchain_core.prompts import PromptTemplate as LCPromptTemplate
 
-from ragline.chains import LLMCheckerChain
+from ragline.chains import LLMCheckerChain, _llm_checker
 from ragline.core import BaseCallbackHandler, FakeListLLM, PromptTemplate
 
 COVERS = {"chains.LLMCheckerChain"}
@@ -180,3 +182,25 @@ def test_the_deprecated_llm_form_warns_and_runs_the_same_steps() -> None:
     with pytest.warns(UserWarning, match="llm"):
         rl = LLMCheckerChain(llm=FakeListLLM(responses=REPLIES))
     assert rl.run(QUESTION) == lc.run(QUESTION)
+
+
+def _word_runs(text: str, n: int = 4) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z]+", text.lower())
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "CREATE_DRAFT_ANSWER_PROMPT",
+        "LIST_ASSERTIONS_PROMPT",
+        "CHECK_ASSERTIONS_PROMPT",
+        "REVISED_ANSWER_PROMPT",
+    ],
+)
+def test_default_prompts_are_ragline_wording_with_langchains_variables(name: str) -> None:
+    ours = getattr(_llm_checker, name)
+    theirs = getattr(lc_checker_prompts, name)
+    assert sorted(ours.input_variables) == sorted(theirs.input_variables)
+    # no four words in a row taken from LangChain's text
+    assert _word_runs(ours.template) & _word_runs(theirs.template) == set()
