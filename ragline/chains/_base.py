@@ -122,6 +122,7 @@ class ChainOptions(TypedDict, total=False):
     name: str | None
     verbose: bool
     callbacks: Any
+    callback_manager: Any
     tags: list[str] | None
     metadata: dict[str, Any] | None
 
@@ -149,6 +150,7 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         verbose: print this chain's runs (LangChain's ``verbose=True``).
         callbacks, tags, metadata: added to this chain's own runs (not to the runs
             inside it), as on a ``Chain``.
+        callback_manager: LangChain's deprecated name of ``callbacks`` (it warns).
 
     Besides ``invoke``/``stream``, LangChain's older calling forms work:
     ``chain({"input_documents": docs, "question": q})`` and
@@ -172,6 +174,7 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         callbacks: Any = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        callback_manager: Any = None,
     ) -> None:
         if not isinstance(llm, Runnable):
             raise InvalidInputError(f"llm must be a Runnable model, got {type(llm).__name__}")
@@ -189,7 +192,7 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         self.output_key = output_key
         self.return_intermediate_steps = return_intermediate_steps
         self.empty_answer = empty_answer
-        self._set_run_options(name, verbose, callbacks, tags, metadata)
+        self._set_run_options(name, verbose, callbacks, tags, metadata, callback_manager)
 
     @property
     def input_keys(self) -> list[str]:

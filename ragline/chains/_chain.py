@@ -59,11 +59,18 @@ from ragline.core import (
 from ragline.core._json_schema import field_title
 from ragline.core.callbacks import CallbackManager
 from ragline.core.config import legacy_call_config
-from ragline.core.fields import constructor_stacklevel, user_stacklevel
+from ragline.core.fields import user_stacklevel
 from ragline.core.globals import get_debug, get_verbose
 from ragline.core.language_models._outputs import RUN_KEY, RunInfo
 
-__all__ = ["RUN_KEY", "Chain", "LegacyChainAPI", "RunInfo", "chain_verbose"]
+__all__ = [
+    "RUN_KEY",
+    "Chain",
+    "LegacyChainAPI",
+    "RunInfo",
+    "callbacks_or_manager",
+    "chain_verbose",
+]
 
 
 def chain_verbose(verbose: bool | None) -> bool:
@@ -83,6 +90,7 @@ class LegacyChainAPI:
 
     verbose: bool = False
     callbacks: Any = None
+    callback_manager: Any = None  # LangChain's deprecated keyword; read back as None
     tags: list[str] | None = None
     _starts_without_run_type = True  # a Chain's start has no run_type keyword, as LangChain's
     metadata: dict[str, Any] | None = None
@@ -107,11 +115,13 @@ class LegacyChainAPI:
         callbacks: Any,
         tags: Sequence[str] | None,
         metadata: Mapping[str, Any] | None,
+        callback_manager: Any = None,
     ) -> None:
-        """Keep the options of this chain's runs (for an ``__init__`` written by hand)."""
+        """Keep the options of this chain's runs (for an ``__init__`` written by hand);
+        ``callback_manager`` is taken as ``callbacks`` (:func:`callbacks_or_manager`)."""
         self.name = name
         self.verbose = chain_verbose(verbose)
-        self.callbacks = callbacks
+        self.callbacks = callbacks_or_manager(type(self).__name__, callbacks, callback_manager)
         self.tags = list(tags) if tags else None
         self.metadata = dict(metadata) if metadata else None
 
@@ -279,32 +289,44 @@ class LegacyChainAPI:
         return [await self.acall(inputs, callbacks=callbacks) for inputs in input_list]
 
 
+def callbacks_or_manager(owner: str, callbacks: Any, callback_manager: Any) -> Any:
+    """The callbacks of a chain given ``callback_manager=`` (LangChain's deprecated
+    spelling of ``callbacks``, which older agents and ``load_qa_chain`` still pass): the
+    manager, with a ``DeprecationWarning``; ``None`` is accepted silently.
+
+    Raises:
+        ConfigurationError: both were given (LangChain refuses it too).
+    """
+    if callback_manager is None:
+        return callbacks
+    if callbacks is not None:
+        raise ConfigurationError(
+            f"{owner}() got both callbacks= and callback_manager=; callback_manager is the "
+            "deprecated name of callbacks: give one"
+        )
+    warnings.warn(
+        f"{owner}(callback_manager=...) is deprecated: give the handlers or the manager as "
+        "callbacks=",
+        DeprecationWarning,
+        stacklevel=user_stacklevel(),
+    )
+    return callback_manager
+
+
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class _CallbackManagerKeyword:
-    """``Chain(callback_manager=...)``: LangChain's deprecated spelling of ``callbacks``
-    (older agents' ``from_llm_and_tools`` pass it to ``LLMChain``). A manager given there
-    becomes the chain's ``callbacks``, with a ``DeprecationWarning``; ``None`` is accepted
-    silently; giving both is a ``ConfigurationError``. Sits before ``Fields`` in the
-    chain's bases, so the generated ``__init__`` has set ``callbacks`` already."""
+    """``Chain(callback_manager=...)``: the manager becomes the chain's ``callbacks``
+    (:func:`callbacks_or_manager`). Sits before ``Fields`` in the chain's bases, so the
+    generated ``__init__`` has set ``callbacks`` already."""
 
     callback_manager: Any = None
 
     def __init__(self, **kwargs: Any) -> None:
         if "callback_manager" in kwargs:
             manager = kwargs.pop("callback_manager")
-            if manager is not None:
-                if getattr(self, "callbacks", None) is not None:
-                    raise ConfigurationError(
-                        f"{type(self).__name__}() got both callbacks= and callback_manager=; "
-                        "callback_manager is the deprecated name of callbacks: give one"
-                    )
-                warnings.warn(
-                    f"{type(self).__name__}(callback_manager=...) is deprecated: give the "
-                    "handlers or the manager as callbacks=",
-                    DeprecationWarning,
-                    stacklevel=constructor_stacklevel(self),
-                )
-                object.__setattr__(self, "callbacks", manager)
+            callbacks = getattr(self, "callbacks", None)
+            chosen = callbacks_or_manager(type(self).__name__, callbacks, manager)
+            object.__setattr__(self, "callbacks", chosen)
         super().__init__(**kwargs)
 
 

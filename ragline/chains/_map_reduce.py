@@ -278,6 +278,7 @@ class ReduceDocumentsChain(BaseCombineDocumentsChain):
         callbacks: Any = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        callback_manager: Any = None,
     ) -> None:
         for what, chain in [
             ("combine_documents_chain", combine_documents_chain),
@@ -298,6 +299,7 @@ class ReduceDocumentsChain(BaseCombineDocumentsChain):
             callbacks=callbacks,
             tags=tags,
             metadata=metadata,
+            callback_manager=callback_manager,
         )
         self.combine_documents_chain = combine_documents_chain
         self.collapse_documents_chain = collapse_documents_chain

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
 from ragline.chains._base import BaseCombineDocumentsChain, StuffDocumentsChain
-from ragline.chains._chain import LegacyChainAPI, chain_verbose
+from ragline.chains._chain import LegacyChainAPI, callbacks_or_manager, chain_verbose
 from ragline.chains._map_reduce import MapReduceDocumentsChain
 from ragline.chains._map_rerank import MapRerankDocumentsChain
 from ragline.chains._prompts import stuff_prompt
@@ -243,7 +243,8 @@ def load_qa_chain(
 
     It takes ``{"input_documents": [...], "question": ...}`` and returns
     ``{"output_text": answer}`` (plus ``"intermediate_steps"`` with
-    ``return_intermediate_steps=True``).
+    ``return_intermediate_steps=True``). ``callbacks`` (or ``callback_manager``,
+    LangChain's deprecated name of it) reach the chains it builds inside too.
 
     Raises:
         ConfigurationError: an unknown ``chain_type`` (lists the known ones).
@@ -261,6 +262,11 @@ def load_qa_chain(
         "output_key": "output_text",
         "question_key": "question",
     }
+    if "callback_manager" in options:  # as callbacks, as LangChain's: the chains inside too
+        manager = options.pop("callback_manager")
+        options["callbacks"] = callbacks_or_manager(
+            "load_qa_chain", options.get("callbacks"), manager
+        )
     return create_documents_chain(llm, chain_type, **{**defaults, **options})
 
 
@@ -341,6 +347,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
         memory: Any = None,
+        callback_manager: Any = None,
     ) -> None:
         if not isinstance(retriever, Runnable):
             raise InvalidInputError(f"retriever must be a Runnable, got {type(retriever).__name__}")
@@ -358,7 +365,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         # a legacy memory (ragline.memory): its variables join each call's inputs (and
         # its output), and it saves each answer, as a LangChain Chain's memory does
         self.memory = memory
-        self._set_run_options(name, verbose, callbacks, tags, metadata)
+        self._set_run_options(name, verbose, callbacks, tags, metadata, callback_manager)
 
     @property
     def input_keys(self) -> list[str]:
@@ -443,11 +450,13 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
         memory: Any = None,
+        callback_manager: Any = None,
     ) -> RetrievalQA:
         """Build the chain from a model, a chain type and a retriever.
 
         ``callbacks``, ``tags`` and ``metadata`` join the chain's own runs (not the
-        retriever and model runs inside it), as on a ``Chain``. A ``memory`` (e.g.
+        retriever and model runs inside it), as on a ``Chain``; ``callback_manager`` is
+        LangChain's deprecated name of ``callbacks``. A ``memory`` (e.g.
         ``ConversationBufferMemory``) adds its variables to each call's inputs and output
         and saves each question and answer.
 
@@ -469,6 +478,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
             tags=tags,
             metadata=metadata,
             memory=memory,
+            callback_manager=callback_manager,
         )
 
     @classmethod
@@ -486,6 +496,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         verbose: bool | None = None,
         tags: list[str] | None = None,
         metadata: dict[str, Any] | None = None,
+        callback_manager: Any = None,
     ) -> RetrievalQA:
         """LangChain's other constructor: an ``LLMChain`` over ``prompt`` inside a stuff
         chain that writes each document as ``Context:\n<its text>`` into ``{context}``.
@@ -500,6 +511,8 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
                 ``output_parser``, ``llm_kwargs`` ...).
             retriever, return_source_documents, input_key, output_key, verbose, tags,
                 metadata: as in :meth:`from_chain_type`.
+            callback_manager: LangChain's deprecated name of ``callbacks``, for this
+                chain's own runs only (as LangChain passes it on).
 
         Raises:
             InvalidInputError: the prompt lacks ``{context}``, or an unknown option in
@@ -529,6 +542,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
             callbacks=callbacks,
             tags=tags,
             metadata=metadata,
+            callback_manager=callback_manager,
         )
 
     def get_name(self) -> str:
