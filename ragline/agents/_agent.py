@@ -115,28 +115,32 @@ class _AgentProtocol(Fields):
     def return_stopped_response(
         self, early_stopping_method: str, intermediate_steps: Steps, **kwargs: Any
     ) -> AgentFinish:
-        """The answer when the executor stops the agent (iteration or time limit).
-
-        ``"force"`` says so; ``"generate"`` asks the agent once more with the steps so
-        far and returns its answer (or, if it still wants a tool, what it wrote).
+        """The answer when the executor stops the agent (iteration or time limit):
+        ``"force"`` says so. Only the prompt-and-model agents (:class:`Agent`) can
+        ``"generate"`` a final answer from the steps, as in LangChain.
 
         Raises:
-            ConfigurationError: an unknown method.
+            ConfigurationError: ``"generate"`` (a ``ValueError``, as LangChain's), or an
+                unknown method.
         """
         if early_stopping_method == "force":
             return AgentFinish({"output": self.stopped_message}, "")
         if early_stopping_method == "generate":
-            output = self.plan(intermediate_steps, **kwargs)
-            return _as_finish(output)
+            raise ConfigurationError(
+                f"{type(self).__name__} cannot 'generate' a final answer when the executor "
+                "stops it: only the prompt-and-model agents (ZeroShotAgent, "
+                "ConversationalAgent, ConversationalChatAgent, or an Agent subclass) write one "
+                "from their steps, as in LangChain; use early_stopping_method='force', or "
+                "raise max_iterations"
+            )
         raise _unknown_method(early_stopping_method)
 
     async def areturn_stopped_response(
         self, early_stopping_method: str, intermediate_steps: Steps, **kwargs: Any
     ) -> AgentFinish:
-        """Async :meth:`return_stopped_response`."""
-        if early_stopping_method == "generate" and type(self).aplan is not _AgentProtocol.aplan:
-            return _as_finish(await self.aplan(intermediate_steps, **kwargs))
-        return await _in_thread(
+        """Async :meth:`return_stopped_response` (in a worker thread: a subclass's
+        override may block)."""
+        return await _in_thread(  # type: ignore[no-any-return]
             self.return_stopped_response, early_stopping_method, intermediate_steps, **kwargs
         )
 
@@ -216,14 +220,6 @@ class BaseMultiActionAgent(_AgentProtocol):
     """
 
     stopped_message = STOPPED_MULTI
-
-
-def _as_finish(output: Any) -> AgentFinish:
-    if isinstance(output, AgentFinish):
-        return output
-    actions = [output] if isinstance(output, AgentAction) else list(output)
-    text = "".join(action.log for action in actions)
-    return AgentFinish({"output": text}, text)
 
 
 def _unknown_method(method: str) -> ConfigurationError:

@@ -23,6 +23,7 @@ from ragline.core import (
     AgentStep,
     AIMessage,
     BaseCallbackHandler,
+    ConfigurationError,
     FakeListChatModel,
     FakeListLLM,
     HumanMessage,
@@ -351,14 +352,16 @@ def test_max_iterations_stops_a_model_that_never_finishes():
     assert len(result["intermediate_steps"]) == 3 and len(llm.calls) == 3
 
 
-def test_generate_asks_once_more_for_an_answer():
+def test_generate_is_refused_when_a_runnable_agent_is_stopped():
+    """As LangChain's: only the older Agent classes write a final answer when stopped;
+    the run's steps happen first, the error comes when the limit is reached."""
     forever = " Again.\nAction: search\nAction Input: etna"
-    executor, llm = react(forever, forever, " So.\nFinal Answer: Sicily",
-                          max_iterations=2, early_stopping_method="generate")  # fmt: skip
-    assert executor.invoke({"input": QUESTION})["output"] == "Sicily"
-    assert len(llm.calls) == 3
-    executor, _ = react(forever, max_iterations=1, early_stopping_method="generate")
-    assert executor.invoke({"input": QUESTION})["output"] == forever
+    executor, llm = react(forever, forever, max_iterations=2, early_stopping_method="generate")
+    with pytest.raises(ConfigurationError, match="RunnableAgent cannot 'generate'"):
+        executor.invoke({"input": QUESTION})
+    assert len(llm.calls) == 2
+    answered, _ = react(" So.\nFinal Answer: Sicily", early_stopping_method="generate")
+    assert answered.invoke({"input": QUESTION})["output"] == "Sicily"
 
 
 def test_max_execution_time_stops_between_rounds(monkeypatch):
