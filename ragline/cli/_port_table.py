@@ -360,8 +360,8 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.document_loaders": {
         "ragline.loaders": (
             "BSHTMLLoader Blob BlobLoader CSVLoader DirectoryLoader FileSystemBlobLoader "
-            "JSONLoader MergedDataLoader PyPDFDirectoryLoader PyPDFLoader TextLoader "
-            "WebBaseLoader"
+            "JSONLoader MergedDataLoader PyPDFDirectoryLoader PyPDFLoader PythonLoader "
+            "TextLoader WebBaseLoader"
         ),
     },
     "langchain_classic.document_transformers": {
@@ -1029,8 +1029,8 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_community.document_loaders": {
         "ragline.loaders": (
             "BSHTMLLoader Blob BlobLoader CSVLoader DirectoryLoader FileSystemBlobLoader "
-            "JSONLoader MergedDataLoader PyPDFDirectoryLoader PyPDFLoader TextLoader "
-            "WebBaseLoader"
+            "JSONLoader MergedDataLoader PyPDFDirectoryLoader PyPDFLoader PythonLoader "
+            "TextLoader WebBaseLoader"
         ),
     },
     "langchain_community.document_loaders.blob_loaders": {
@@ -1796,22 +1796,22 @@ MISSING: dict[str, str] = {
         "OneDriveFileLoader OneDriveLoader OnlinePDFLoader OpenCityDataLoader "
         "OutlookMessageLoader PDFMinerLoader PDFMinerPDFasHTMLLoader PDFPlumberLoader "
         "PagedPDFSplitter PlaywrightURLLoader PolarsDataFrameLoader PsychicLoader "
-        "PubMedLoader PyMuPDFLoader PyPDFium2Loader PySparkDataFrameLoader PythonLoader "
-        "RSSFeedLoader ReadTheDocsLoader RecursiveUrlLoader RedditPostsLoader RoamLoader "
-        "RocksetLoader S3DirectoryLoader S3FileLoader SRTLoader SeleniumURLLoader "
-        "SharePointLoader SitemapLoader SlackDirectoryLoader SnowflakeLoader "
-        "SpreedlyLoader StripeLoader TelegramChatApiLoader TelegramChatFileLoader "
-        "TelegramChatLoader TencentCOSDirectoryLoader TencentCOSFileLoader "
-        "TensorflowDatasetLoader ToMarkdownLoader TomlLoader TrelloLoader "
-        "TwitterTweetLoader UnstructuredAPIFileIOLoader UnstructuredAPIFileLoader "
-        "UnstructuredCSVLoader UnstructuredEPubLoader UnstructuredEmailLoader "
-        "UnstructuredExcelLoader UnstructuredFileIOLoader UnstructuredFileLoader "
-        "UnstructuredHTMLLoader UnstructuredImageLoader UnstructuredMarkdownLoader "
-        "UnstructuredODTLoader UnstructuredOrgModeLoader UnstructuredPDFLoader "
-        "UnstructuredPowerPointLoader UnstructuredRSTLoader UnstructuredRTFLoader "
-        "UnstructuredTSVLoader UnstructuredURLLoader UnstructuredWordDocumentLoader "
-        "UnstructuredXMLLoader WeatherDataLoader WhatsAppChatLoader WikipediaLoader "
-        "XorbitsLoader YoutubeAudioLoader YoutubeLoader YuqueLoader"
+        "PubMedLoader PyMuPDFLoader PyPDFium2Loader PySparkDataFrameLoader RSSFeedLoader "
+        "ReadTheDocsLoader RecursiveUrlLoader RedditPostsLoader RoamLoader RocksetLoader "
+        "S3DirectoryLoader S3FileLoader SRTLoader SeleniumURLLoader SharePointLoader "
+        "SitemapLoader SlackDirectoryLoader SnowflakeLoader SpreedlyLoader StripeLoader "
+        "TelegramChatApiLoader TelegramChatFileLoader TelegramChatLoader "
+        "TencentCOSDirectoryLoader TencentCOSFileLoader TensorflowDatasetLoader "
+        "ToMarkdownLoader TomlLoader TrelloLoader TwitterTweetLoader "
+        "UnstructuredAPIFileIOLoader UnstructuredAPIFileLoader UnstructuredCSVLoader "
+        "UnstructuredEPubLoader UnstructuredEmailLoader UnstructuredExcelLoader "
+        "UnstructuredFileIOLoader UnstructuredFileLoader UnstructuredHTMLLoader "
+        "UnstructuredImageLoader UnstructuredMarkdownLoader UnstructuredODTLoader "
+        "UnstructuredOrgModeLoader UnstructuredPDFLoader UnstructuredPowerPointLoader "
+        "UnstructuredRSTLoader UnstructuredRTFLoader UnstructuredTSVLoader "
+        "UnstructuredURLLoader UnstructuredWordDocumentLoader UnstructuredXMLLoader "
+        "WeatherDataLoader WhatsAppChatLoader WikipediaLoader XorbitsLoader "
+        "YoutubeAudioLoader YoutubeLoader YuqueLoader"
     ),
     "langchain_classic.document_transformers": (
         "DoctranPropertyExtractor DoctranQATransformer DoctranTextTranslator "
@@ -2120,7 +2120,7 @@ MISSING: dict[str, str] = {
         "OracleTextSplitter OutlookMessageLoader PDFMinerLoader PDFMinerPDFasHTMLLoader "
         "PDFPlumberLoader PagedPDFSplitter PebbloSafeLoader PebbloTextLoader "
         "PlaywrightURLLoader PolarsDataFrameLoader PsychicLoader PubMedLoader "
-        "PyMuPDFLoader PyPDFium2Loader PySparkDataFrameLoader PythonLoader RSSFeedLoader "
+        "PyMuPDFLoader PyPDFium2Loader PySparkDataFrameLoader RSSFeedLoader "
         "ReadTheDocsLoader RecursiveUrlLoader RedditPostsLoader RoamLoader RocksetLoader "
         "S3DirectoryLoader S3FileLoader SQLDatabaseLoader SRTLoader ScrapflyLoader "
         "ScrapingAntLoader SeleniumURLLoader SharePointLoader SitemapLoader "

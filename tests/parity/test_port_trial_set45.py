@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
 pytest.importorskip("langchain_community")
+
+COVERS = {"loaders.PythonLoader"}
 
 # directory_loader_howto: DirectoryLoader(glob="**/*.py", loader_cls=PythonLoader); ragline
 # had no PythonLoader, so the ported program kept LangChain's. Here the files declare
@@ -72,3 +75,19 @@ def test_python_loader_reads_the_declared_encoding_as_langchains(tmp_path, monke
     assert langchain_printed.count("\n") == 14
     assert "iso-8859-1" in langchain_printed and "utf-8-sig" in langchain_printed
     assert ragline_printed == langchain_printed
+
+
+def test_the_ported_directory_program_uses_raglines_python_loader(tmp_path, monkeypatch) -> None:
+    # what directory_loader_howto needed: the port maps PythonLoader, so no LangChain
+    # loader is left in the program (``ported`` asserts nothing stayed unmapped)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lc").mkdir()
+    (tmp_path / "rl").mkdir()
+    source = _PYTHON_LOADER.format(
+        module="langchain_community.document_loaders", folder=str(tmp_path / "lc")
+    )
+    ported = _ported(source.replace(str(tmp_path / "lc"), str(tmp_path / "rl")))
+    assert "from ragline.loaders import DirectoryLoader, PythonLoader, TextLoader\n" in ported
+    langchain_printed = _printed(source)
+    assert langchain_printed.count("\n") == 14
+    assert _printed(ported) == langchain_printed
