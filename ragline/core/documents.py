@@ -4,7 +4,7 @@ BaseDocumentTransformer, the base of what turns documents into other documents."
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,14 @@ class Document(ModelMethods):
         # output): the id when there is one, the metadata always, the text whole.
         head = f"id={self.id!r}, " if self.id is not None else ""
         return f"Document({head}metadata={self.metadata!r}, page_content={self.page_content!r})"
+
+    def __rich_repr__(self) -> Iterator[tuple[str, Any]]:
+        """The fields :meth:`__repr__` prints, for ``rich.print`` / ``rich.pretty``
+        (LangChain's Document is a pydantic model, which gives rich its fields so)."""
+        if self.id is not None:
+            yield "id", self.id
+        yield "metadata", self.metadata
+        yield "page_content", self.page_content
 
     def __str__(self) -> str:
         # LangChain's printed form: the text as is (not quoted by repr), then the

@@ -18,7 +18,7 @@ import json
 import re
 import uuid
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import KW_ONLY, MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Literal, TypedDict, cast
 
@@ -318,6 +318,12 @@ class BaseMessage(ModelMethods):
 
     def __str__(self) -> str:
         return " ".join(f"{name}={value!r}" for name, value in self._printed_fields())
+
+    def __rich_repr__(self) -> Iterator[tuple[str, Any]]:
+        """The printed fields for ``rich.print`` / ``rich.pretty``, which lay them out one
+        a line when they do not fit (LangChain's messages are pydantic models, which
+        give rich their fields this way)."""
+        yield from self._printed_fields()
 
     def pretty_repr(self, html: bool = False) -> str:
         """A banner with the message's kind (``==== Human Message ====``), its name

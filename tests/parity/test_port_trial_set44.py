@@ -115,3 +115,34 @@ def test_a_streamed_tools_parser_yields_the_empty_list_first() -> None:
         "[{'args': {'width': 3, 'height': 4}, 'type': 'Area'}]]\n"
     )
     assert _printed(_ported(_STREAMED_TOOLS_PARSER)) == langchain_printed
+
+
+# rich.print of a chat model's reply (rprint(response) after bind_tools(...).invoke): rich
+# asks a pydantic model for its fields (__rich_repr__) and lays them out one a line when
+# the repr does not fit; ragline's messages and documents printed as one wrapped repr.
+_RICH_PRINTED_MESSAGES = """
+import io
+from rich.console import Console
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
+
+out = io.StringIO()
+console = Console(file=out, width=60, color_system=None)
+reply = AIMessage("", tool_calls=[{"name": "get_weather", "args": {"city": "Oslo"}, "id": "c1"}])
+console.print(reply)
+console.print(HumanMessage("short"))
+console.print(ToolMessage("12 degrees", tool_call_id="c1", name="get_weather"))
+piece = {"name": "f", "args": "{", "id": "2", "index": 0}
+chunk = AIMessageChunk(content="x", tool_call_chunks=[piece])
+console.print(chunk)
+console.print(Document(page_content="a text long enough not to fit in sixty columns", id="d1"))
+console.print([HumanMessage("hi"), Document(page_content="d", metadata={"k": 1})])
+print(out.getvalue(), end="")
+"""
+
+
+def test_rich_prints_messages_and_documents_field_by_field() -> None:
+    langchain_printed = _printed(_RICH_PRINTED_MESSAGES)
+    assert langchain_printed.startswith("AIMessage(\n    content='',\n    additional_kwargs={},\n")
+    assert "Document(\n    id='d1',\n    metadata={},\n" in langchain_printed
+    assert _printed(_ported(_RICH_PRINTED_MESSAGES)) == langchain_printed
