@@ -287,6 +287,20 @@ class DirectoryLoader(BaseLoader):
         default = functools.partial(self.loader_cls, **self.loader_kwargs)
         return loader_for_path(path.name, self.loader_mapping, default)(os.fspath(path))
 
+    def _begin(
+        self, path: Path, pool: ThreadPoolExecutor | None = None
+    ) -> Future[list[Document]] | Callable[[], list[Document]]:
+        """The file's loading, to :meth:`_finish`: in ``pool`` if given."""
+        try:
+            loader = self._loader_for(path)  # here, so bad options raise at once
+        except _OPTION_ERRORS:
+            raise
+        except Exception as err:  # the file's own fault (PythonLoader reads it when built)
+            return _failed(err)
+        if pool is None:
+            return functools.partial(_load_all, loader)
+        return pool.submit(_load_all, loader)
+
     def _finish(
         self, path: Path, result: Future[list[Document]] | Callable[[], list[Document]]
     ) -> list[Document]:
@@ -326,15 +340,14 @@ class DirectoryLoader(BaseLoader):
     def _load_each(self, paths: Iterator[Path]) -> Iterator[list[Document]]:
         if not self.use_multithreading:
             for path in paths:
-                loader = self._loader_for(path)
-                yield self._finish(path, functools.partial(_load_all, loader))
+                yield self._finish(path, self._begin(path))
             return
         pool = ThreadPoolExecutor(self.max_concurrency, thread_name_prefix="ragline-loader")
-        pending: deque[tuple[Path, Future[list[Document]]]] = deque()
+        pending: deque[tuple[Path, Future[list[Document]] | Callable[[], list[Document]]]]
+        pending = deque()
         try:
             for path in paths:
-                loader = self._loader_for(path)  # here, so bad options raise at once
-                pending.append((path, pool.submit(_load_all, loader)))
+                pending.append((path, self._begin(path, pool)))
                 if len(pending) >= self.max_concurrency:
                     yield self._finish(*pending.popleft())
             while pending:
@@ -348,6 +361,16 @@ class DirectoryLoader(BaseLoader):
 
 def _load_all(loader: BaseLoader) -> list[Document]:
     return list(loader.lazy_load())
+
+
+# errors of building a loader that every file would raise alike: not skipped
+_OPTION_ERRORS = (InvalidInputError, MissingDependencyError)
+
+
+def _failed(err: Exception) -> Future[list[Document]]:
+    future: Future[list[Document]] = Future()
+    future.set_exception(err)
+    return future
 
 
 def _sorted_entries(directory: Path) -> list[os.DirEntry[str]]:

@@ -27,8 +27,8 @@ class PythonLoader(TextLoader):
         InvalidInputError: ``file_path`` is not a str or path.
         LoaderError: the file is missing or unreadable (raised at construction).
         SyntaxError: the coding comment names an unknown encoding, or disagrees with a
-            byte-order mark (what ``tokenize.detect_encoding`` raises), the message
-            prefixed with the file.
+            byte-order mark, or the file is not text: ``tokenize.detect_encoding``'s error,
+            whose message names the file.
 
     Example:
         >>> import tempfile, pathlib
@@ -43,9 +43,8 @@ class PythonLoader(TextLoader):
         path = check_path(file_path)
         try:
             with open(path, "rb") as handle:
+                # a bad declaration raises the interpreter's SyntaxError, naming the file
                 encoding, _ = tokenize.detect_encoding(handle.readline)
-        except SyntaxError as err:
-            raise SyntaxError(f"{os.fspath(path)}: {err.msg}") from err
         except OSError as err:
             raise LoaderError(f"cannot read {os.fspath(path)}: {err.strerror or err}") from err
         super().__init__(path, encoding=encoding)
