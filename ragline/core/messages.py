@@ -1039,8 +1039,8 @@ def _ordered_usage(usage: Any) -> Any:
 def add_usage(left: UsageMetadata | None, right: UsageMetadata | None) -> UsageMetadata:
     """The sum of two usage records, count by count (nested details too).
 
-    A missing record (``None``) adds nothing: the other one is returned as it is, and
-    two missing records give zero counts. The sum lists its keys in the order of a set
+    A missing or empty record (``None``, ``{}``) adds nothing: the other one is returned
+    as it is, and two of them give zero counts. The sum lists its keys in the order of a set
     of both records' keys, as LangChain's ``add_usage`` does, so a program printing it
     prints the same in both libraries (that order depends on ``PYTHONHASHSEED``).
 
@@ -1050,10 +1050,10 @@ def add_usage(left: UsageMetadata | None, right: UsageMetadata | None) -> UsageM
         >>> add_usage(None, None)
         {'input_tokens': 0, 'output_tokens': 0, 'total_tokens': 0}
     """
-    if left is None and right is None:
+    if not (left or right):
         return UsageMetadata(input_tokens=0, output_tokens=0, total_tokens=0)
-    if left is None or right is None:
-        return cast(UsageMetadata, right if left is None else left)
+    if not (left and right):
+        return cast(UsageMetadata, left or right)
     return cast(UsageMetadata, _sum_in_set_order(dict(left), dict(right)))
 
 

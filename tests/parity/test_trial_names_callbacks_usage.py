@@ -165,6 +165,16 @@ def test_add_usage_sums_and_prints_alike() -> None:
     assert add_usage(one, None) is one and lc_add_usage(one, None) is one  # type: ignore[arg-type]
 
 
+def test_add_usage_an_empty_record_adds_nothing_as_none_does() -> None:
+    # a running total started at {} (total = {}; total = add_usage(total, usage))
+    one = {"output_tokens": 2, "input_tokens": 1, "total_tokens": 3}
+    assert add_usage({}, one) is one and lc_add_usage({}, one) is one  # type: ignore[arg-type]
+    assert add_usage(one, {}) is one and lc_add_usage(one, {}) is one  # type: ignore[arg-type]
+    zeros = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+    for left, right in [({}, {}), ({}, None), (None, {})]:
+        assert repr(add_usage(left, right)) == repr(lc_add_usage(left, right)) == repr(zeros)  # type: ignore[arg-type]
+
+
 def test_wait_for_all_tracers_returns_after_local_traces() -> None:
     lc_chain = LCPromptTemplate.from_template("{x}") | LCFakeListLLM(responses=["a"])
     chain = PromptTemplate.from_template("{x}") | FakeListLLM(responses=["a"])
