@@ -23,6 +23,7 @@ from ragline.chains._chain import Chain
 from ragline.chains._llm_chain import LLMChain
 from ragline.chains._sequential import SequentialChain
 from ragline.core import ConfigurationError, PromptTemplate
+from ragline.core.fields import constructor_stacklevel
 
 __all__ = ["LLMCheckerChain"]
 
@@ -103,7 +104,7 @@ class LLMCheckerChain(Chain):
             warnings.warn(
                 "LLMCheckerChain(llm=...) is deprecated: build it with "
                 "LLMCheckerChain.from_llm(llm) or pass question_to_checked_assertions_chain",
-                stacklevel=3,
+                stacklevel=constructor_stacklevel(self),
             )
             if self.question_to_checked_assertions_chain is None:
                 self.question_to_checked_assertions_chain = _checked_assertions_chain(

@@ -179,8 +179,9 @@ def test_own_input_and_output_keys() -> None:
 def test_the_deprecated_llm_form_warns_and_runs_the_same_steps() -> None:
     with pytest.warns(UserWarning, match="llm"):
         lc = LCLLMCheckerChain(llm=LCFakeListLLM(responses=REPLIES))
-    with pytest.warns(UserWarning, match="llm"):
+    with pytest.warns(UserWarning, match="llm") as caught:
         rl = LLMCheckerChain(llm=FakeListLLM(responses=REPLIES))
+    assert [w.filename for w in caught] == [__file__]  # the line that built it
     assert rl.run(QUESTION) == lc.run(QUESTION)
 
 
