@@ -485,6 +485,13 @@ class RunnableLambda(Runnable[Input, Output]):
             total = add_chunks(total, chunk)
         if total is _NOTHING:
             return
+        if inspect.isgeneratorfunction(self.func):
+            # as LangChain's: a sync generator is not streamed from async code (ainvoke
+            # still adds its items up in a worker thread)
+            raise TypeError(
+                f"{self.get_name()} is a sync generator function: it cannot be streamed "
+                "asynchronously; use .stream(), or make it an async generator"
+            )
         context = contextvars.copy_context()
         call = functools.partial(context.run, self._call_whole, total, run.get_sync(), kwargs)
         output = await asyncio.get_running_loop().run_in_executor(None, call)
@@ -605,14 +612,27 @@ class RunnableGenerator(Runnable[Input, Output]):
             total = add_chunks(total, chunk)
         return None if total is _NOTHING else total  # type: ignore[return-value]
 
+    def _sync_only(self) -> NotImplementedError:
+        # as LangChain's: a generator over a sync iterator has no async path (running it
+        # on the whole input at once would not be the stream the sync path gives)
+        return NotImplementedError(
+            f"{self!r} wraps a sync generator function: use invoke/stream/batch, or pass "
+            "an async generator function (atransform=...) for the async methods"
+        )
+
     def atransform(
         self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
-        """Feed async input chunks to the async generator function (or buffer for a sync one)."""
+        """Feed async input chunks to the async generator function."""
         self._reject_kwargs(kwargs)
         if self._atransform_fn is None:
-            return super().atransform(input, config)
+            return self._araise(self._sync_only())
         return self._atransform_stream_with_config(input, self._atransform_fn, config)
+
+    @staticmethod
+    async def _araise(error: Exception) -> AsyncIterator[Any]:
+        raise error
+        yield  # pragma: no cover - makes this an async generator that raises when iterated
 
     def astream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
@@ -620,7 +640,7 @@ class RunnableGenerator(Runnable[Input, Output]):
         """Async ``stream``."""
         self._reject_kwargs(kwargs)
         if self._atransform_fn is None:
-            return super().astream(input, config)  # ainvoke in a thread
+            return self._araise(self._sync_only())
 
         async def one() -> AsyncIterator[Any]:
             yield input
@@ -632,7 +652,7 @@ class RunnableGenerator(Runnable[Input, Output]):
     ) -> Output:
         """Return all async output chunks combined."""
         if self._atransform_fn is None:
-            return await super().ainvoke(input, config, **kwargs)
+            raise self._sync_only()
         total = _NOTHING
         async for chunk in self.astream(input, config, **kwargs):
             total = add_chunks(total, chunk)
@@ -649,6 +669,5 @@ def chain(func: Callable[..., Any]) -> Runnable[Any, Any]:
         >>> shout.invoke("hi"), shout.get_name()
         ('HI', 'shout')
     """
-    if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
-        return RunnableGenerator(func)
+    # a generator function too, as LangChain's: a RunnableLambda that streams its items
     return RunnableLambda(func)
