@@ -379,12 +379,12 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
                 answer = answer[final.pick]
         if final is not None and final.answer_is_step:
             steps = [*steps, answer]
-        output = self._output(answer, steps)
-        if self.output_key is None:
-            return output
+        return self._output(answer, steps)
+
+    def _returned(self, input: Any, output: Any) -> Any:
         # LangChain's legacy document chains (load_qa_chain, llm_chain=...) are Chains:
-        # invoke returns the inputs with the outputs.
-        return {**input, **output}
+        # invoke returns the inputs with the outputs, the run ends with the outputs only
+        return output if self.output_key is None else {**input, **output}
 
     def _as_outputs(self, result: Any) -> dict[str, Any]:
         """The outputs in ``invoke``'s result (``chain(inputs, return_only_outputs=True)``)."""

@@ -396,28 +396,7 @@ class Chain(
         return [key for key in self.input_keys if key not in memory_variables]
 
     def _with_memory(self, inputs: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
-        # as LangChain's: an input the memory also provides is replaced by the memory's
-        # value (RunnableWithMessageHistory around a chain with memory passes both), with
-        # a warning when that drops a different value the caller gave
-        replaced = sorted(
-            k for k in inputs.keys() & variables.keys() if _differ(inputs[k], variables[k])
-        )
-        if replaced:
-            warnings.warn(
-                f"{self.get_name()} got input(s) {replaced}, which its memory "
-                f"({type(self.memory).__name__}) provides too: the memory's value is used and "
-                "the given one dropped, as LangChain does; rename the input or the memory's "
-                "memory_key to keep both",
-                UserWarning,
-                stacklevel=user_stacklevel(),
-            )
-        merged = {**inputs, **variables}
-        missing = [key for key in self.input_keys if key not in merged]
-        if missing:
-            raise MissingVariableError(
-                f"{self.get_name()} is missing input key(s) {missing}; got {sorted(merged)}"
-            )
-        return merged
+        return with_memory_variables(self, inputs, variables)
 
     def prep_inputs(self, inputs: Any) -> dict[str, Any]:
         """The inputs as a dict, with the memory's variables added, checked."""
@@ -571,6 +550,38 @@ def _names_run_manager(hook: Callable[..., Any]) -> bool:
         return "run_manager" in inspect.signature(hook).parameters
     except (TypeError, ValueError):  # no signature to read: pass it, as before
         return True
+
+
+def with_memory_variables(
+    chain: Any, inputs: dict[str, Any], variables: dict[str, Any]
+) -> dict[str, Any]:
+    """``chain``'s inputs with the variables its memory loaded, checked against its
+    ``input_keys``: an input the memory also provides is replaced by the memory's value
+    (RunnableWithMessageHistory around a chain with memory passes both), as LangChain's,
+    with a warning when that drops a different value the caller gave.
+
+    Raises:
+        MissingVariableError: an input key is neither given nor loaded.
+    """
+    replaced = sorted(
+        k for k in inputs.keys() & variables.keys() if _differ(inputs[k], variables[k])
+    )
+    if replaced:
+        warnings.warn(
+            f"{chain.get_name()} got input(s) {replaced}, which its memory "
+            f"({type(chain.memory).__name__}) provides too: the memory's value is used and "
+            "the given one dropped, as LangChain does; rename the input or the memory's "
+            "memory_key to keep both",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+    merged = {**inputs, **variables}
+    missing = [key for key in chain.input_keys if key not in merged]
+    if missing:
+        raise MissingVariableError(
+            f"{chain.get_name()} is missing input key(s) {missing}; got {sorted(merged)}"
+        )
+    return merged
 
 
 def _differ(given: Any, loaded: Any) -> bool:

@@ -13,7 +13,12 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
 from ragline.chains._base import BaseCombineDocumentsChain, StuffDocumentsChain
-from ragline.chains._chain import LegacyChainAPI, callbacks_or_manager, chain_verbose
+from ragline.chains._chain import (
+    LegacyChainAPI,
+    callbacks_or_manager,
+    chain_verbose,
+    with_memory_variables,
+)
 from ragline.chains._map_reduce import MapReduceDocumentsChain
 from ragline.chains._map_rerank import MapRerankDocumentsChain
 from ragline.chains._prompts import stuff_prompt
@@ -371,25 +376,33 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
     def input_keys(self) -> list[str]:
         return [self.input_key]
 
+    def _returned(self, input: Any, output: Any) -> Any:
+        # a Chain's invoke returns its inputs with its outputs; the run ends with the
+        # outputs only (as LangChain's); invoke("question") is {input_key: "question"}
+        inputs = input if isinstance(input, Mapping) else {self.input_key: input}
+        return {**inputs, **output}
+
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Any:
         if self.memory is None or not isinstance(input, Mapping):
             return super().invoke(input, config, **kwargs)
-        inputs = {**input, **self.memory.load_memory_variables(dict(input))}
+        variables = self.memory.load_memory_variables(dict(input))
+        inputs = with_memory_variables(self, dict(input), variables)
         result = super().invoke(inputs, config, **kwargs)
         self.memory.save_context(inputs, {key: result[key] for key in self.output_keys})
-        return {**inputs, **result}
+        return result
 
     async def ainvoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Any:
         if self.memory is None or not isinstance(input, Mapping):
             return await super().ainvoke(input, config, **kwargs)
-        inputs = {**input, **(await self.memory.aload_memory_variables(dict(input)))}
+        variables = await self.memory.aload_memory_variables(dict(input))
+        inputs = with_memory_variables(self, dict(input), variables)
         result = await super().ainvoke(inputs, config, **kwargs)
         await self.memory.asave_context(inputs, {key: result[key] for key in self.output_keys})
-        return {**inputs, **result}
+        return result
 
     def stream(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
@@ -565,7 +578,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         return {chain.input_key: documents, self.question_key: query}
 
     def _result(self, query: str, documents: list[Any], answer: dict[str, Any]) -> dict[str, Any]:
-        output = {self.input_key: query, self.output_key: answer[self._answer_key]}
+        output = {self.output_key: answer[self._answer_key]}
         if self.return_source_documents:
             output["source_documents"] = documents
         return output

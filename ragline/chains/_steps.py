@@ -61,17 +61,24 @@ class StepsChain(Runnable[dict[str, Any], Any]):
     def _stream_steps(self, input: Any) -> Steps:
         """Yield effects and ``Emit`` (or ``yield from`` :func:`stream_from`)."""
 
+    def _returned(self, input: Any, output: Any) -> Any:
+        """What ``invoke`` returns, from the input and the output its run ended with:
+        the output itself here; a legacy chain adds its inputs, which LangChain returns
+        too but does not report as the run's output."""
+        return output
+
     def invoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Any:
         self._reject_kwargs(kwargs)
-        return self._call_with_config(self._run_steps, input, config)
+        return self._returned(input, self._call_with_config(self._run_steps, input, config))
 
     async def ainvoke(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Any:
         self._reject_kwargs(kwargs)
-        return await self._acall_with_config(self._arun_steps, input, config)
+        output = await self._acall_with_config(self._arun_steps, input, config)
+        return self._returned(input, output)
 
     def _run_steps(self, input: Any) -> Any:
         return drive(self._answer_steps(input))
