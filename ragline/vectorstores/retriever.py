@@ -50,8 +50,9 @@ class VectorStoreRetriever(BaseRetriever):
         search_kwargs: options of that search type. ``similarity``: ``k`` (4), ``filter``,
             ``fetch_k`` (LangChain FAISS's, see ``VectorStore.similarity_search``);
             ``similarity_score_threshold``: ``score_threshold`` (required, in [0, 1]),
-            ``k`` (4), ``filter``, ``fetch_k``; ``mmr``: ``k`` (4), ``fetch_k`` (20, or k
-            if larger), ``lambda_mult`` (0.5), ``filter``.
+            ``k`` (4), ``filter``, ``fetch_k``; ``mmr``: ``k`` (4), ``fetch_k`` (20, as
+            LangChain's: a larger ``k`` gets 20 documents, with a warning),
+            ``lambda_mult`` (0.5), ``filter``.
         tags: added to every run's tags (``as_retriever`` defaults them to the store's
             and the embeddings' class names).
         metadata: added to every run's metadata.
@@ -333,7 +334,9 @@ def _plan(search_type: str, search_kwargs: dict[str, Any]) -> SearchPlan:
             k, filter, search_kwargs.get("fetch_k"), search_kwargs.get("score_threshold")
         )
     if search_type == "mmr":
-        fetch_k = search_kwargs.get("fetch_k", max(20, k) if isinstance(k, int) else 20)
+        # LangChain's default, also when k is larger: MMR then picks from the 20 nearest
+        # and 20 come back (SearchPlan.mmr warns that fetch_k is below k)
+        fetch_k = search_kwargs.get("fetch_k", 20)
         return SearchPlan.mmr(k, fetch_k, search_kwargs.get("lambda_mult", 0.5), filter)
     if search_kwargs.get("score_threshold") is None:
         raise InvalidInputError(

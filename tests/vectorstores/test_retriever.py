@@ -218,11 +218,17 @@ def test_options_are_checked_when_built(store: CountingStore) -> None:
         store.as_retriever(search_type="mmr", search_kwargs={"lambda_mult": 2})
 
 
-def test_mmr_fetch_k_defaults_to_at_least_k(embeddings: ExplicitEmbeddings) -> None:
+def test_mmr_fetch_k_defaults_to_20_as_langchains(embeddings: ExplicitEmbeddings) -> None:
+    """LangChain's default fetch_k (20) also when k is larger: 20 documents come back,
+    with a warning naming both numbers; fetch_k given lets k through."""
     table = {f"t{i}": [np.cos(i / 10), np.sin(i / 10)] for i in range(30)}
     table["q"] = [1.0, 0.0]
     many = InMemoryVectorStore.from_texts(list(table)[:30], ExplicitEmbeddings(table))
-    assert len(many.as_retriever(search_type="mmr", search_kwargs={"k": 25}).invoke("q")) == 25
+    with pytest.warns(UserWarning, match=r"fetch_k \(20\) is below k \(25\)"):
+        capped = many.as_retriever(search_type="mmr", search_kwargs={"k": 25})
+    assert len(capped.invoke("q")) == 20
+    wide = many.as_retriever(search_type="mmr", search_kwargs={"k": 25, "fetch_k": 30})
+    assert len(wide.invoke("q")) == 25
 
 
 def test_repr_and_attributes(store: CountingStore) -> None:
