@@ -323,6 +323,12 @@ class Agent(BaseSingleActionAgent):
 
     def __post_init__(self) -> None:
         if self.llm_chain is not None:
+            if not callable(getattr(self.llm_chain, "predict", None)):
+                kind = type(self.llm_chain).__name__
+                raise InvalidInputError(
+                    f"{type(self).__name__}.llm_chain must be an LLMChain (each step runs its "
+                    f"predict), got {kind}; or give llm= and prompt= instead"
+                )
             self.llm = self.llm if self.llm is not None else self.llm_chain.llm
             self.prompt = self.prompt if self.prompt is not None else self.llm_chain.prompt
         if self.llm is None or self.prompt is None:

@@ -26,6 +26,7 @@ from ragline.core import (
     HumanMessage,
     InMemoryChatMessageHistory,
     InvalidInputError,
+    MissingVariableError,
 )
 from ragline.core.fields import changed_fields
 
@@ -148,8 +149,8 @@ class BaseChatMemory(BaseMemory):
         input_key = self.input_key or input_key_of(inputs, self.memory_variables)
         output_key = self.output_key or output_key_of(outputs)
         for key, values, what in ((input_key, inputs, "input"), (output_key, outputs, "output")):
-            if key not in values:
-                raise InvalidInputError(
+            if key not in values:  # a KeyError too, as LangChain's memories raise
+                raise MissingVariableError(
                     f"{type(self).__name__} saves {what} {key!r}, which the run lacks; it has "
                     f"{sorted(values)}"
                 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragline.core import Document, InvalidInputError
+from ragline.core import Document, InvalidInputError, MissingVariableError
 from ragline.memory._base import BaseMemory, input_key_of
 
 __all__ = ["VectorStoreRetrieverMemory"]
@@ -58,7 +58,8 @@ class VectorStoreRetrieverMemory(BaseMemory):
         usable = {k: v for k, v in inputs.items() if k not in self.exclude_input_keys}
         key = self.input_key or input_key_of(usable, self.memory_variables)
         if key not in inputs:
-            raise InvalidInputError(f"input {key!r} is missing; inputs are {sorted(inputs)}")
+            # a KeyError too, as LangChain's memory raises
+            raise MissingVariableError(f"input {key!r} is missing; inputs are {sorted(inputs)}")
         return str(inputs[key])
 
     def _variables(self, documents: list[Document]) -> dict[str, Any]:
