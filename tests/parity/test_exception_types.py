@@ -75,15 +75,21 @@ CASES: dict[str, Callable[[dict[str, Any]], Any]] = {
     "chain call": lambda ns: _two_inputs(ns)({"a": 1}),
     "chain run": lambda ns: _two_inputs(ns).run(a=1),
     # a memory missing its input (or output) key: LangChain's KeyError
-    "memory input_key": lambda ns: ns["memory"]
-    .ConversationBufferMemory(input_key="question")
-    .save_context({"q": "hi"}, {"text": "yo"}),
-    "memory output_key": lambda ns: ns["memory"]
-    .ConversationBufferMemory(output_key="answer")
-    .save_context({"q": "hi"}, {"text": "yo"}),
-    "window memory input_key": lambda ns: ns["memory"]
-    .ConversationBufferWindowMemory(input_key="question")
-    .save_context({"q": "hi"}, {"text": "yo"}),
+    "memory input_key": lambda ns: (
+        ns["memory"]
+        .ConversationBufferMemory(input_key="question")
+        .save_context({"q": "hi"}, {"text": "yo"})
+    ),
+    "memory output_key": lambda ns: (
+        ns["memory"]
+        .ConversationBufferMemory(output_key="answer")
+        .save_context({"q": "hi"}, {"text": "yo"})
+    ),
+    "window memory input_key": lambda ns: (
+        ns["memory"]
+        .ConversationBufferWindowMemory(input_key="question")
+        .save_context({"q": "hi"}, {"text": "yo"})
+    ),
     "chain with memory": lambda ns: _conversation(ns).invoke({"input": "hi"}),
     "retriever memory": lambda ns: _retriever_memory(ns).load_memory_variables({"q": "x"}),
 }
