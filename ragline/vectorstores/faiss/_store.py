@@ -71,13 +71,14 @@ import threading
 import warnings
 from collections.abc import Callable, MutableMapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ragline.core import ConfigurationError, Document, InvalidInputError, PersistenceError
 from ragline.core._checks import check_choice, check_optional_positive_int
 from ragline.core.documents import stored_document
+from ragline.embeddings import Embeddings
 from ragline.vectorstores._validation import SearchPlan, copy_metadata, is_flat
 from ragline.vectorstores.base import SearchHit, VectorStore
 from ragline.vectorstores.faiss import _files as _faiss_files
@@ -95,9 +96,6 @@ from ragline.vectorstores.faiss._records import DiskDocuments, DocumentTable
 from ragline.vectorstores.faiss._scores import relevance_for, strategy_metric
 from ragline.vectorstores.filters import FilterNode
 from ragline.vectorstores.utils import METRICS, DistanceStrategy, mmr_picks
-
-if TYPE_CHECKING:
-    from ragline.embeddings import Embeddings
 
 __all__ = ["FAISS"]
 
@@ -118,12 +116,27 @@ _EXACT_FRACTION = 16
 _EXACT_ROWS = 2_000
 
 
+class _FunctionEmbeddings(Embeddings):
+    """A plain function of one text (``embeddings.embed_query``, as older LangChain code
+    passes it) used as Embeddings: called once per text, for documents and queries."""
+
+    def __init__(self, function: Callable[[str], list[float]]) -> None:
+        self.function = function
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self.function(text) for text in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.function(text)
+
+
 class FAISS(VectorStore):
     """A vector store on a faiss index: exact (Flat) or approximate (HNSW, IVF ...).
 
     Args:
         embedding_function: the Embeddings used for texts and queries (LangChain's name;
-            ``embedding=`` also works).
+            ``embedding=`` also works); a plain function of one text (such as
+            ``embeddings.embed_query``) is taken as LangChain takes it: called per text.
         index, docstore, index_to_docstore_id: LangChain's constructor: a faiss index
             (its dimension and metric are used; vectors it holds are taken over), a
             docstore with ``search(id)`` and the position -> id map for those vectors.
@@ -195,6 +208,8 @@ class FAISS(VectorStore):
         embedding = embedding if embedding is not None else embedding_function
         if embedding is None:
             raise ConfigurationError("FAISS needs an Embeddings (embedding_function=...)")
+        if not isinstance(embedding, Embeddings) and callable(embedding):
+            embedding = _FunctionEmbeddings(embedding)
         strategy: DistanceStrategy | None = None
         if metric is not None and distance_strategy is not None:
             raise ConfigurationError(
@@ -294,8 +309,10 @@ class FAISS(VectorStore):
         return self.embedding
 
     @property
-    def embedding_function(self) -> Embeddings:
-        """LangChain's name for :attr:`embedding`."""
+    def embedding_function(self) -> Any:
+        """LangChain's name for :attr:`embedding` (the function itself when one was given)."""
+        if isinstance(self.embedding, _FunctionEmbeddings):
+            return self.embedding.function
         return self.embedding
 
     @property
