@@ -625,7 +625,11 @@ def _word_chunks(message: AIMessage) -> list[AIMessageChunk]:
     pieces = re.split(r"(\s)", message.content) if message.content else []
     chunks = [AIMessageChunk(piece, **shared) for piece in pieces]
     chunks += _additional_kwargs_chunks(message.additional_kwargs, shared)
-    if message.tool_calls or message.invalid_tool_calls:
+    if (message.tool_calls or message.invalid_tool_calls) and (
+        "tool_calls" not in message.additional_kwargs
+    ):
+        # (calls in OpenAI's form in additional_kwargs came with that key's chunk, which
+        # reads them as tool call chunks: a second chunk would add each call twice)
         # the tool calls ride on a chunk of their own, built as the list fake builds it;
         # usage is not streamed (LangChain's fake streams none either); the base then
         # adds the closing empty chunk, as LangChain's does after its last piece

@@ -356,6 +356,25 @@ def test_the_fake_chat_models_stream_as_langchains(asynchronous: bool):
     ]
 
 
+def test_openai_style_tool_calls_in_additional_kwargs_stream_as_one_call():
+    # a scripted reply in OpenAI's wire form (the tool calls in additional_kwargs), as
+    # LangServe's agent examples script it: added up, the stream holds that one call
+    def run(ns: Any) -> Any:
+        wire = {"id": "call_1", "type": "function"}
+        wire["function"] = {"name": "word_length", "arguments": '{"word": "eudca"}'}
+        reply = ns.AIMessage(content="", additional_kwargs={"tool_calls": [wire]})
+        chunks = list(ns.GenericFakeChatModel(messages=iter([reply])).stream("q"))
+        total = chunks[0]
+        for chunk in chunks[1:]:
+            total = total + chunk
+        return len(chunks), total.tool_calls, total.additional_kwargs
+
+    lc, ours = _both(run)
+    assert ours == lc
+    call = {"name": "word_length", "args": {"word": "eudca"}, "id": "call_1", "type": "tool_call"}
+    assert lc[:2] == (2, [call])
+
+
 @pytest.mark.parametrize("asynchronous", [False, True], ids=["stream", "astream"])
 def test_the_fake_llms_stream_as_langchains(asynchronous: bool):
     def run(ns: Any) -> Any:
