@@ -95,16 +95,23 @@ class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
 
     def __init__(
         self,
-        prompt: PromptTemplate,
+        prompt: BasePromptTemplate,
         *,
         additional_kwargs: Mapping[str, Any] | None = None,
         **ignored: Any,
     ) -> None:
         if ignored:  # LangChain's message template (a pydantic model) drops them
             _warn_ignored(self, ignored, self._options())
-        if not isinstance(prompt, PromptTemplate):
+        # LangChain's message template wraps any string prompt: a PromptTemplate, a
+        # FewShotPromptTemplate (the SQL-agent few-shot recipe puts one in a system
+        # message), a StringPromptTemplate subclass.
+        from ragline.core.prompts._few_shot import FewShotPromptTemplate
+        from ragline.core.prompts._string import StringPromptTemplate
+
+        if not isinstance(prompt, (PromptTemplate, FewShotPromptTemplate, StringPromptTemplate)):
             raise InvalidInputError(
-                f"a message template wraps a PromptTemplate, got {type(prompt).__name__}"
+                "a message template wraps a string prompt template (PromptTemplate, "
+                f"FewShotPromptTemplate, StringPromptTemplate), got {type(prompt).__name__}"
             )
         self.prompt = prompt
         self.additional_kwargs = dict(additional_kwargs or {})
@@ -148,8 +155,16 @@ class _StringMessagePromptTemplate(BaseMessagePromptTemplate):
         return [self.format(**kwargs)]
 
     def _config(self) -> dict[str, Any]:
-        config = {"role": self.message_class.type, "template": self.prompt.template}
+        config = {"role": self.message_class.type, "template": self._template_text()}
         return self._with_extras(config)
+
+    def _template_text(self) -> str:
+        if not isinstance(self.prompt, PromptTemplate):
+            raise InvalidInputError(
+                "only a message template over a PromptTemplate can be saved, "
+                f"this one wraps a {type(self.prompt).__name__}"
+            )
+        return self.prompt.template
 
     def _with_extras(self, config: dict[str, Any]) -> dict[str, Any]:
         if self.additional_kwargs:
@@ -245,7 +260,7 @@ class ChatMessagePromptTemplate(_StringMessagePromptTemplate):
         )
 
     def _config(self) -> dict[str, Any]:
-        config = {"role": "chat", "chat_role": self.role, "template": self.prompt.template}
+        config = {"role": "chat", "chat_role": self.role, "template": self._template_text()}
         return self._with_extras(config)
 
     def _printed_fields(self) -> list[tuple[str, Any]]:
