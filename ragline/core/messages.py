@@ -1054,18 +1054,7 @@ def add_usage(left: UsageMetadata | None, right: UsageMetadata | None) -> UsageM
         return UsageMetadata(input_tokens=0, output_tokens=0, total_tokens=0)
     if not (left and right):
         return cast(UsageMetadata, left or right)
-    return cast(UsageMetadata, _sum_in_set_order(dict(left), dict(right)))
-
-
-def _sum_in_set_order(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
-    total: dict[str, Any] = {}
-    for key in set(left) | set(right):
-        mine, theirs = left.get(key), right.get(key)
-        if isinstance(mine, dict) or isinstance(theirs, dict):
-            total[key] = _sum_in_set_order(mine or {}, theirs or {})
-        else:
-            total[key] = (mine or 0) + (theirs or 0)
-    return total
+    return cast(UsageMetadata, _sum_counts(dict(left), dict(right), set_order=True))
 
 
 def _add_usage(left: UsageMetadata | None, right: UsageMetadata | None) -> UsageMetadata | None:
@@ -1074,13 +1063,20 @@ def _add_usage(left: UsageMetadata | None, right: UsageMetadata | None) -> Usage
     return cast(UsageMetadata, _sum_counts(dict(left), dict(right)))
 
 
-def _sum_counts(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
-    total = dict(left)
-    for key, value in right.items():
-        if isinstance(value, dict):
-            total[key] = _sum_counts(total.get(key) or {}, value)
+def _sum_counts(
+    left: dict[str, Any], right: dict[str, Any], *, set_order: bool = False
+) -> dict[str, Any]:
+    """The two records summed count by count (nested details too), their keys in order of
+    appearance (``left``'s, then ``right``'s new ones), or with ``set_order`` in the
+    order of a set of both (:func:`add_usage`'s, as LangChain's)."""
+    keys = set(left) | set(right) if set_order else dict.fromkeys([*left, *right])
+    total: dict[str, Any] = {}
+    for key in keys:
+        mine, theirs = left.get(key), right.get(key)
+        if isinstance(mine, dict) or isinstance(theirs, dict):
+            total[key] = _sum_counts(mine or {}, theirs or {}, set_order=set_order)
         else:
-            total[key] = total.get(key, 0) + value
+            total[key] = (mine or 0) + (theirs or 0)
     return total
 
 
