@@ -44,7 +44,9 @@ TEMPLATES = [
 ]
 
 
-class LCRecorder(LCHandler):
+class _Recording:
+    """The events a scenario compares (mixed into each library's handler class)."""
+
     def __init__(self) -> None:
         self.events: list[Any] = []
 
@@ -58,21 +60,17 @@ class LCRecorder(LCHandler):
         self.events.append(("llm", len(prompts)))
 
 
-class Recorder(BaseCallbackHandler):
-    def __init__(self) -> None:
-        self.events: list[Any] = []
-
-    def on_chain_start(self, serialized: Any, inputs: Any, **kw: Any) -> None:
-        self.events.append(("chain", kw.get("name"), sorted(inputs)))
-
-    def on_chain_end(self, outputs: Any, **kw: Any) -> None:
-        self.events.append(("end", sorted(outputs)))
-
-    def on_llm_start(self, serialized: Any, prompts: list[str], **kw: Any) -> None:
-        self.events.append(("llm", len(prompts)))
+class LCRecorder(_Recording, LCHandler):
+    pass
 
 
-class LCPromptLog(LCHandler):
+class Recorder(_Recording, BaseCallbackHandler):
+    pass
+
+
+class _PromptLogging:
+    """The prompts each model call was sent (mixed into each library's handler class)."""
+
     def __init__(self) -> None:
         self.prompts: list[str] = []
 
@@ -80,12 +78,12 @@ class LCPromptLog(LCHandler):
         self.prompts.extend(prompts)
 
 
-class PromptLog(BaseCallbackHandler):
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
+class LCPromptLog(_PromptLogging, LCHandler):
+    pass
 
-    def on_llm_start(self, serialized: Any, prompts: list[str], **kw: Any) -> None:
-        self.prompts.extend(prompts)
+
+class PromptLog(_PromptLogging, BaseCallbackHandler):
+    pass
 
 
 def build(which: str, custom_prompts: bool = False, **kw: Any) -> Any:

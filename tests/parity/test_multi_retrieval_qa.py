@@ -78,7 +78,9 @@ class Fixed(BaseRetriever):
         return [Document(page_content=text) for text in self.texts]
 
 
-class LCRecorder(LCHandler):
+class _Recording:
+    """The events a scenario compares (mixed into each library's handler class)."""
+
     def __init__(self) -> None:
         self.events: list[Any] = []
 
@@ -96,25 +98,17 @@ class LCRecorder(LCHandler):
             self.events.append(("text", text))
 
 
-class Recorder(BaseCallbackHandler):
-    def __init__(self) -> None:
-        self.events: list[Any] = []
-
-    def on_chain_start(self, serialized: Any, inputs: Any, **kw: Any) -> None:
-        self.events.append(("chain", kw.get("name"), sorted(inputs)))
-
-    def on_retriever_start(self, serialized: Any, query: str, **kw: Any) -> None:
-        self.events.append(("retriever", query))
-
-    def on_llm_start(self, serialized: Any, prompts: list[str], **kw: Any) -> None:
-        self.events.append(("llm", len(prompts)))
-
-    def on_text(self, text: str, **kw: Any) -> None:
-        if not text.startswith("Prompt after formatting"):
-            self.events.append(("text", text))
+class LCRecorder(_Recording, LCHandler):
+    pass
 
 
-class LCPromptLog(LCHandler):
+class Recorder(_Recording, BaseCallbackHandler):
+    pass
+
+
+class _PromptLogging:
+    """The prompts each model call was sent (mixed into each library's handler class)."""
+
     def __init__(self) -> None:
         self.prompts: list[str] = []
 
@@ -122,12 +116,12 @@ class LCPromptLog(LCHandler):
         self.prompts.extend(prompts)
 
 
-class PromptLog(BaseCallbackHandler):
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
+class LCPromptLog(_PromptLogging, LCHandler):
+    pass
 
-    def on_llm_start(self, serialized: Any, prompts: list[str], **kw: Any) -> None:
-        self.prompts.extend(prompts)
+
+class PromptLog(_PromptLogging, BaseCallbackHandler):
+    pass
 
 
 def parts(which: str) -> tuple[Any, Any, Any]:
