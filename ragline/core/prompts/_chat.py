@@ -681,15 +681,32 @@ class ChatPromptTemplate(BasePromptTemplate):
 
     @classmethod
     def from_template(
-        cls, template: str, *, template_format: str = "f-string"
+        cls,
+        template: str,
+        *,
+        template_format: str = "f-string",
+        partial_variables: Mapping[str, Any] | None = None,
     ) -> ChatPromptTemplate:
         """A chat prompt of one human message template.
+
+        ``partial_variables`` fills some of the message's variables now (they belong to
+        the message's own prompt, as ``HumanMessagePromptTemplate.from_template`` puts
+        them); the rest stay the chat prompt's inputs.
 
         Example:
             >>> ChatPromptTemplate.from_template("{q}").format_messages(q="hi")
             [HumanMessage(content='hi', additional_kwargs={}, response_metadata={})]
+            >>> ChatPromptTemplate.from_template(
+            ...     "{q} {fmt}", partial_variables={"fmt": "in JSON"}
+            ... ).format_messages(q="hi")
+            [HumanMessage(content='hi in JSON', additional_kwargs={}, response_metadata={})]
         """
-        return cls([("human", template)], template_format=template_format)
+        if not partial_variables:
+            return cls([("human", template)], template_format=template_format)
+        message = HumanMessagePromptTemplate.from_template(
+            template, template_format=template_format, partial_variables=partial_variables
+        )
+        return cls([message], template_format=template_format)
 
     @classmethod
     def from_role_strings(cls, string_messages: Sequence[tuple[str, str]]) -> ChatPromptTemplate:
