@@ -597,7 +597,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "OutputFixingParser",
     },
     "langchain_classic.output_parsers.json": {
-        "ragline.core.output_parsers": "SimpleJsonOutputParser",
+        "ragline.core.output_parsers": (
+            "SimpleJsonOutputParser parse_and_check_json_markdown parse_json_markdown "
+            "parse_partial_json"
+        ),
     },
     "langchain_classic.output_parsers.list": {
         "ragline.core": "CommaSeparatedListOutputParser",
@@ -643,7 +646,9 @@ PATHS: dict[str, dict[str, str]] = {
             "MaxMarginalRelevanceExampleSelector MessagesPlaceholder PromptTemplate "
             "SemanticSimilarityExampleSelector SystemMessagePromptTemplate load_prompt"
         ),
-        "ragline.core.prompts": "BaseChatPromptTemplate StringPromptTemplate",
+        "ragline.core.prompts": (
+            "BaseChatPromptTemplate FewShotPromptWithTemplates StringPromptTemplate"
+        ),
     },
     "langchain_classic.prompts.base": {
         "ragline.core": "BasePromptTemplate StringPromptValue",
@@ -675,6 +680,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.prompts.few_shot": {
         "ragline.core": "FewShotChatMessagePromptTemplate FewShotPromptTemplate",
+    },
+    "langchain_classic.prompts.few_shot_with_templates": {
+        "ragline.core.prompts": "FewShotPromptWithTemplates",
     },
     "langchain_classic.prompts.loading": {
         "ragline.core": "load_prompt load_prompt_from_config",
@@ -1379,7 +1387,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.output_parsers.json": {
         "ragline.core": "JsonOutputParser",
-        "ragline.core.output_parsers": "SimpleJsonOutputParser",
+        "ragline.core.output_parsers": (
+            "SimpleJsonOutputParser parse_and_check_json_markdown parse_partial_json"
+        ),
     },
     "langchain_core.output_parsers.list": {
         "ragline.core": "CommaSeparatedListOutputParser",
@@ -1436,7 +1446,8 @@ PATHS: dict[str, dict[str, str]] = {
             "SystemMessagePromptTemplate format_document load_prompt"
         ),
         "ragline.core.prompts": (
-            "BaseChatPromptTemplate StringPromptTemplate get_template_variables"
+            "BaseChatPromptTemplate FewShotPromptWithTemplates StringPromptTemplate "
+            "get_template_variables"
         ),
     },
     "langchain_core.prompts.base": {
@@ -1451,6 +1462,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.prompts.few_shot": {
         "ragline.core": "FewShotChatMessagePromptTemplate FewShotPromptTemplate",
+    },
+    "langchain_core.prompts.few_shot_with_templates": {
+        "ragline.core.prompts": "FewShotPromptWithTemplates",
     },
     "langchain_core.prompts.loading": {
         "ragline.core": "load_prompt load_prompt_from_config",
@@ -1593,6 +1607,11 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.utils.function_calling": {
         "ragline.core": (
             "convert_to_openai_function convert_to_openai_tool tool_example_to_messages"
+        ),
+    },
+    "langchain_core.utils.json": {
+        "ragline.core.output_parsers": (
+            "parse_and_check_json_markdown parse_json_markdown parse_partial_json"
         ),
     },
     "langchain_core.utils.utils": {
@@ -1896,14 +1915,11 @@ MISSING: dict[str, str] = {
     "langchain_classic.memory.summary": "SummarizerMixin",
     "langchain_classic.output_parsers": "GuardrailsOutputParser PandasDataFrameOutputParser",
     "langchain_classic.output_parsers.fix": "OutputFixingParserRetryChainInput T",
-    "langchain_classic.output_parsers.json": (
-        "parse_and_check_json_markdown parse_json_markdown parse_partial_json"
-    ),
     "langchain_classic.output_parsers.retry": (
         "RetryOutputParserRetryChainInput RetryWithErrorOutputParserRetryChainInput T"
     ),
     "langchain_classic.output_parsers.yaml": "T",
-    "langchain_classic.prompts": "FewShotPromptWithTemplates NGramOverlapExampleSelector Prompt",
+    "langchain_classic.prompts": "NGramOverlapExampleSelector Prompt",
     "langchain_classic.prompts.base": "check_valid_template jinja2_formatter validate_jinja2",
     "langchain_classic.prompts.chat": (
         "BaseStringMessagePromptTemplate ChatPromptValueConcrete "
@@ -2380,7 +2396,6 @@ MISSING: dict[str, str] = {
     "langchain_core.messages.tool": "ToolOutputMixin default_tool_chunk_parser default_tool_parser",
     "langchain_core.output_parsers": "BaseCumulativeTransformOutputParser BaseLLMOutputParser",
     "langchain_core.output_parsers.base": "BaseLLMOutputParser T",
-    "langchain_core.output_parsers.json": "parse_and_check_json_markdown parse_partial_json",
     "langchain_core.output_parsers.list": "T droplastn",
     "langchain_core.output_parsers.openai_tools": (
         "make_invalid_tool_call parse_tool_call parse_tool_calls"
@@ -2392,8 +2407,7 @@ MISSING: dict[str, str] = {
     "langchain_core.outputs.chat_generation": "merge_chat_generation_chunks",
     "langchain_core.prompt_values": "ChatPromptValueConcrete ImagePromptValue ImageURL",
     "langchain_core.prompts": (
-        "DictPromptTemplate FewShotPromptWithTemplates aformat_document "
-        "check_valid_template jinja2_formatter validate_jinja2"
+        "DictPromptTemplate aformat_document check_valid_template jinja2_formatter validate_jinja2"
     ),
     "langchain_core.prompts.base": "FormatOutputType aformat_document",
     "langchain_core.prompts.chat": "BaseStringMessagePromptTemplate MessagePromptTemplateT",

@@ -3,7 +3,8 @@
 Modules: ``_base.py`` (the bases, streaming runs, ``StrOutputParser``, ``ListOutputParser``
 and ``CommaSeparatedListOutputParser``), ``_json.py`` (``JsonOutputParser``, also named
 ``SimpleJsonOutputParser``, ``PydanticOutputParser``, ``StructuredOutputParser``, format
-instructions from a schema),
+instructions from a schema), ``_json_markdown.py`` (``parse_json_markdown`` and its kin:
+the same reading as functions),
 ``_tools.py`` (parsers of tool calls), ``_functions.py`` (parsers of the older OpenAI
 function calls), ``_retry.py`` (``OutputFixingParser``,
 ``RetryOutputParser``, ``RetryWithErrorOutputParser``), ``_text.py`` (the enum, datetime,
@@ -34,6 +35,11 @@ from ragline.core.output_parsers._json import (
     ResponseSchema,
     SimpleJsonOutputParser,
     StructuredOutputParser,
+)
+from ragline.core.output_parsers._json_markdown import (
+    parse_and_check_json_markdown,
+    parse_json_markdown,
+    parse_partial_json,
 )
 from ragline.core.output_parsers._retry import (
     OutputFixingParser,
@@ -90,4 +96,7 @@ __all__ = [
     "StructuredOutputParser",
     "XMLOutputParser",
     "YamlOutputParser",
+    "parse_and_check_json_markdown",
+    "parse_json_markdown",
+    "parse_partial_json",
 ]

@@ -32,7 +32,11 @@ from ragline.core.prompts._chat import (
     MessagesPlaceholder,
     SystemMessagePromptTemplate,
 )
-from ragline.core.prompts._few_shot import FewShotChatMessagePromptTemplate, FewShotPromptTemplate
+from ragline.core.prompts._few_shot import (
+    FewShotChatMessagePromptTemplate,
+    FewShotPromptTemplate,
+    FewShotPromptWithTemplates,
+)
 from ragline.core.prompts._formats import get_template_variables
 from ragline.core.prompts._limits import TemplateLimits, get_template_limits, set_template_limits
 from ragline.core.prompts._loading import load_prompt, load_prompt_from_config
@@ -49,6 +53,7 @@ __all__ = [
     "ChatPromptValue",
     "FewShotChatMessagePromptTemplate",
     "FewShotPromptTemplate",
+    "FewShotPromptWithTemplates",
     "HumanMessagePromptTemplate",
     "MessagesPlaceholder",
     "PromptTemplate",

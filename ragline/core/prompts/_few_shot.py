@@ -4,7 +4,8 @@ to the model before the question.
 ``FewShotPromptTemplate`` renders text: the prefix, each example through
 ``example_prompt``, the suffix, joined by ``example_separator``.
 ``FewShotChatMessagePromptTemplate`` renders each example as messages (an exchange) and
-is usually one part of a ``ChatPromptTemplate``.
+is usually one part of a ``ChatPromptTemplate``. ``FewShotPromptWithTemplates`` takes
+prompt templates as its prefix and suffix and formats the joined text a second time.
 
 Example:
     >>> examples = [{"word": "happy", "antonym": "sad"}, {"word": "tall", "antonym": "short"}]
@@ -32,10 +33,14 @@ from ragline.core.exceptions import InvalidInputError, PromptKeyError
 from ragline.core.messages import BaseMessage, get_buffer_string
 from ragline.core.prompts._base import BasePromptTemplate, PromptTemplate
 from ragline.core.prompts._chat import BaseMessagePromptTemplate, ChatPromptTemplate, _joined
-from ragline.core.prompts._formats import Template
+from ragline.core.prompts._formats import Template, check_template_format
 from ragline.core.prompts._values import ChatPromptValue, PromptValue, StringPromptValue
 
-__all__ = ["FewShotChatMessagePromptTemplate", "FewShotPromptTemplate"]
+__all__ = [
+    "FewShotChatMessagePromptTemplate",
+    "FewShotPromptTemplate",
+    "FewShotPromptWithTemplates",
+]
 
 
 class _FewShot(BasePromptTemplate):
@@ -250,6 +255,155 @@ class FewShotPromptTemplate(_FewShot):
 
     def __repr__(self) -> str:
         return f"FewShotPromptTemplate({_joined(self._printed_fields(), ', ')})"
+
+
+class FewShotPromptWithTemplates(_FewShot):
+    """A text prompt with examples between a prefix and a suffix that are prompt templates.
+
+    The prefix and suffix are formatted with their own variables, the examples with
+    ``example_prompt``; the pieces are joined by ``example_separator`` and the joined
+    text is formatted once more (in ``template_format``) with the variables the prefix
+    and suffix did not take. That second pass is how this prompt is used: a suffix
+    written ``{{items}}`` leaves ``{items}`` for it to fill. So, unlike in
+    ``FewShotPromptTemplate``, text in the examples is a template too: double the
+    braces of literal ``{`` and ``}`` in them (as LangChain requires).
+
+    Args:
+        example_prompt: a ``PromptTemplate`` that renders one example.
+        suffix: the prompt template after the examples.
+        examples: the examples (dicts with the example prompt's variables), or
+        example_selector: chooses them per input; exactly one of the two.
+        prefix: the prompt template before the examples (optional).
+        example_separator: what goes between the pieces (empty pieces are left out).
+        input_variables: optional; the variables are those of the prefix and suffix
+            (minus partial variables); with ``validate_template=True`` a list lacking
+            one of them is refused.
+        partial_variables: variables filled in now.
+        template_format: the format of the second pass (``"f-string"`` or ``"jinja2"``).
+        validate_template: check ``input_variables`` against the templates.
+
+    Raises:
+        InvalidInputError: both or neither of examples / example_selector, a prefix or
+            suffix that is not a prompt template, or ``input_variables`` lacking a
+            variable of the templates under ``validate_template``.
+
+    Example:
+        >>> prompt = FewShotPromptWithTemplates(
+        ...     examples=[{"q": "2+2", "a": "4"}],
+        ...     example_prompt=PromptTemplate.from_template("Q: {q} A: {a}"),
+        ...     prefix=PromptTemplate.from_template("You do {kind} sums."),
+        ...     suffix=PromptTemplate.from_template("Q: {{question}} A:"))
+        >>> prompt.format(kind="quick", question="3+3")
+        'You do quick sums.\\n\\nQ: 2+2 A: 4\\n\\nQ: 3+3 A:'
+    """
+
+    def __init__(
+        self,
+        *,
+        example_prompt: PromptTemplate,
+        suffix: BasePromptTemplate,
+        examples: Sequence[Mapping[str, Any]] | None = None,
+        example_selector: Any = None,
+        prefix: BasePromptTemplate | None = None,
+        example_separator: str = "\n\n",
+        input_variables: Sequence[str] | None = None,
+        partial_variables: Mapping[str, Any] | None = None,
+        template_format: str = "f-string",
+        validate_template: bool = False,
+    ) -> None:
+        if not isinstance(example_prompt, PromptTemplate):
+            raise InvalidInputError(
+                f"example_prompt must be a PromptTemplate, got {type(example_prompt).__name__}"
+            )
+        for name, part in (("suffix", suffix), ("prefix", prefix)):
+            if not isinstance(part, BasePromptTemplate) and not (name == "prefix" and part is None):
+                raise InvalidInputError(
+                    f"{name} must be a prompt template (PromptTemplate.from_template(...)), "
+                    f"got {type(part).__name__}; FewShotPromptTemplate takes a str {name}"
+                )
+        check_template_format(template_format)
+        self._set_examples(examples, example_selector)
+        self.example_prompt = example_prompt
+        self.suffix = suffix
+        self.prefix = prefix
+        self.example_separator = example_separator
+        self.template_format = template_format
+        self.partial_variables = dict(partial_variables or {})
+        self.optional_variables = []
+        self.validate_template = bool(validate_template)
+        found = {*suffix.input_variables, *(prefix.input_variables if prefix else [])}
+        if self.validate_template:
+            lacking = sorted((found | set(self.partial_variables)) - set(input_variables or []))
+            if lacking:
+                raise InvalidInputError(
+                    f"input_variables {list(input_variables or [])} lack {lacking}, "
+                    "variables of the prefix and suffix (validate_template=True)"
+                )
+            self.input_variables = list(input_variables or [])
+        else:
+            self.input_variables = sorted(found - set(self.partial_variables))
+
+    def _render(self, values: dict[str, Any], examples: list[dict[str, Any]]) -> PromptValue:
+        left = dict(values)
+        pieces = [self.prefix.format(**_taken(self.prefix, left))] if self.prefix else []
+        pieces += [self.example_prompt.format(**example) for example in examples]
+        pieces.append(self.suffix.format(**_taken(self.suffix, left)))
+        joined = self.example_separator.join(piece for piece in pieces if piece)
+        return StringPromptValue(self._second_pass(joined, left))
+
+    def _second_pass(self, joined: str, values: dict[str, Any]) -> str:
+        try:
+            template = Template(joined, self.template_format)
+        except InvalidInputError as err:
+            raise InvalidInputError(
+                f"FewShotPromptWithTemplates formats the joined prefix, examples and suffix "
+                f"again, and that text is not a valid {self.template_format} template "
+                f"({err}); double the braces of literal {{ and }} in the examples"
+            ) from err
+        missing = [name for name in template.variables if name not in values]
+        if missing and self.template_format == "f-string":
+            raise PromptKeyError(
+                f"FewShotPromptWithTemplates formats the joined prefix, examples and suffix "
+                f"again, and its text holds {{{missing[0]}}}, a variable not given (or taken "
+                f"by the prefix or suffix); given {sorted(values)}. Double the braces of "
+                "literal { and } in the examples"
+            )
+        return template.render(values)
+
+    def partial(self, **kwargs: Any) -> FewShotPromptWithTemplates:
+        """A copy with some variables filled in."""
+        return FewShotPromptWithTemplates(
+            example_prompt=self.example_prompt,
+            suffix=self.suffix,
+            examples=self.examples,
+            example_selector=self.example_selector,
+            prefix=self.prefix,
+            example_separator=self.example_separator,
+            partial_variables={**self.partial_variables, **kwargs},
+            template_format=self.template_format,
+        )
+
+    def _printed_fields(self) -> list[tuple[str, Any]]:
+        # LangChain's printed form (pydantic's field order; defaults left out)
+        shown = [*self._shared_printed_fields(), *self._example_fields()]
+        shown += [("example_prompt", self.example_prompt), ("suffix", self.suffix)]
+        if self.example_separator != "\n\n":
+            shown.append(("example_separator", self.example_separator))
+        if self.prefix is not None:
+            shown.append(("prefix", self.prefix))
+        if self.template_format != "f-string":
+            shown.append(("template_format", self.template_format))
+        if self.validate_template:
+            shown.append(("validate_template", True))
+        return shown
+
+    def __repr__(self) -> str:
+        return f"FewShotPromptWithTemplates({_joined(self._printed_fields(), ', ')})"
+
+
+def _taken(part: BasePromptTemplate, values: dict[str, Any]) -> dict[str, Any]:
+    """Take out of ``values`` the variables ``part`` formats (the second pass gets the rest)."""
+    return {name: values.pop(name) for name in list(values) if name in part.input_variables}
 
 
 class FewShotChatMessagePromptTemplate(_FewShot, BaseMessagePromptTemplate):
