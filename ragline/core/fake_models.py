@@ -112,6 +112,32 @@ class _ResponseList:
         return response
 
 
+# the default of the fakes' ``responses``: "take the subclass's declared default" (typed
+# Any so the signature keeps the field's own annotation, which config specs print)
+_DECLARED: Any = None
+
+
+def _scripted(instance: Any, responses: Any) -> Any:
+    """``responses`` as given, else the default a subclass declared for the field.
+
+    A pydantic-style subclass gives the field a default (``class Model(FakeListChatModel):
+    responses: list = ["..."]``), as LangChain's fakes allow: its field constructor
+    stores the value on the instance before ours runs, or it stays a class attribute.
+
+    Raises:
+        TypeError: no responses given and none declared.
+    """
+    if responses is not None:
+        return responses
+    declared = instance.__dict__.pop("responses", None)
+    if declared is None:
+        declared = getattr(type(instance), "responses", None)
+    if declared is None or isinstance(declared, property):
+        name = type(instance).__name__
+        raise TypeError(f"{name}() missing required keyword argument 'responses'")
+    return declared
+
+
 class _CyclingResponses:
     """What both fakes share: the response list, its cursor, recorded calls, paced streams."""
 
@@ -232,9 +258,9 @@ class FakeListLLM(_CyclingResponses, BaseLLM):
     """
 
     def __init__(
-        self, *, responses: list[str], sleep: float | None = None, cache: Any = None
+        self, *, responses: list[str] = _DECLARED, sleep: float | None = None, cache: Any = None
     ) -> None:
-        self._list = _ResponseList(type(self).__name__, responses, sleep)
+        self._list = _ResponseList(type(self).__name__, _scripted(self, responses), sleep)
         self.calls: list[str] = []
         self.stops: list[list[str] | None] = []
         self.cache = cache
@@ -277,12 +303,12 @@ class FakeStreamingListLLM(FakeListLLM):
     def __init__(
         self,
         *,
-        responses: list[str],
+        responses: list[str] = _DECLARED,
         sleep: float | None = None,
         error_on_chunk_number: int | None = None,
         cache: Any = None,
     ) -> None:
-        super().__init__(responses=responses, sleep=sleep, cache=cache)
+        super().__init__(responses=_scripted(self, responses), sleep=sleep, cache=cache)
         self.error_on_chunk_number = error_on_chunk_number
 
     def _piece(self, number: int, char: str) -> str:
@@ -341,12 +367,12 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
     def __init__(
         self,
         *,
-        responses: list[str],
+        responses: list[str] = _DECLARED,
         sleep: float | None = None,
         error_on_chunk_number: int | None = None,
         cache: Any = None,
     ) -> None:
-        self._list = _ResponseList(type(self).__name__, responses, sleep)
+        self._list = _ResponseList(type(self).__name__, _scripted(self, responses), sleep)
         self.error_on_chunk_number = error_on_chunk_number
         self.cache = cache
         self.calls: list[list[BaseMessage]] = []
@@ -495,9 +521,9 @@ class FakeMessagesListChatModel(_CyclingResponses, BaseChatModel):
     structured_output_methods = ("function_calling", "json_schema", "json_mode")
 
     def __init__(
-        self, *, responses: Sequence[BaseMessage | str], sleep: float | None = None
+        self, *, responses: Sequence[BaseMessage | str] = _DECLARED, sleep: float | None = None
     ) -> None:
-        scripted = [AIMessage(r) if isinstance(r, str) else r for r in responses]
+        scripted = [AIMessage(r) if isinstance(r, str) else r for r in _scripted(self, responses)]
         self._list = _ResponseList(
             type(self).__name__, scripted, sleep, kind=AIMessage, kind_name="AIMessages or strings"
         )

@@ -138,6 +138,8 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         history_messages_key: the input key that receives the stored messages.
         history_factory_config: the ``ConfigurableFieldSpec`` s naming the conversation
             (default: one ``session_id``).
+        verbose: accepted and kept, with no effect on what runs or prints (LangChain's
+            constructor takes and drops it; programs pass it).
 
     Raises:
         ConfigurationError: ``get_session_history`` is not callable, the specs' ids are
@@ -162,7 +164,10 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         history_messages_key: str | None = None,
         history_factory_config: Sequence[ConfigurableFieldSpec] | None = None,
         name: str | None = None,
+        verbose: bool = False,
     ) -> None:
+        if not isinstance(verbose, bool):
+            raise ConfigurationError(f"verbose must be True or False, got {verbose!r}")
         if not callable(get_session_history):
             raise ConfigurationError(
                 "get_session_history must be a function returning a chat message history, "
@@ -202,6 +207,7 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         # is called with none, whatever the config holds, as LangChain's is
         self._takes_no_key = parameters == []
         self.name = name
+        self.verbose = verbose
 
     def __repr__(self) -> str:
         return f"RunnableWithMessageHistory({self.runnable!r}, keys={self._ids})"

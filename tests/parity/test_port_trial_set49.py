@@ -1,0 +1,112 @@
+"""Parity: differences found by the forty-ninth port trial (issue 24, chat history in
+real apps), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# trim_and_filter_messages_jokes: a stand-in model declared pydantic-style, a subclass
+# of the fake that gives its ``responses`` field a default, then built with no
+# responses (as the program builds ChatOpenAI(model=...)); ragline's fakes required the
+# keyword (TypeError) where LangChain's take the subclass's default.
+_FIELD_DEFAULT = """
+from langchain_core.language_models.fake_chat_models import (
+    FakeListChatModel, FakeMessagesListChatModel)
+from langchain_core.language_models.fake import FakeListLLM, FakeStreamingListLLM
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, trim_messages
+
+
+class WordCounter(FakeListChatModel):
+    responses: list = ["unused"]
+
+    def get_num_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+class Echo(FakeListLLM):
+    responses: list = ["one", "two"]
+
+
+class Streamer(FakeStreamingListLLM):
+    responses: list = ["abc"]
+
+
+class Scripted(FakeMessagesListChatModel):
+    responses: list = [AIMessage("scripted")]
+
+
+messages = [
+    SystemMessage("you answer with a joke"),
+    HumanMessage("why is it called a chain"),
+    AIMessage("because WordRope did not have the same ring to it"),
+    HumanMessage("who is harrison chasing"),
+]
+print(trim_messages(messages, max_tokens=12, strategy="last", token_counter=WordCounter()))
+print(WordCounter().invoke("hi").content, WordCounter(responses=["given"]).invoke("hi").content)
+echo = Echo()
+print(echo.invoke("a"), echo.invoke("b"), echo.invoke("c"))
+print(list(Streamer().stream("q")), Scripted().invoke("q").content)
+"""
+
+
+def test_a_fake_subclass_gives_its_responses_a_default_as_langchains() -> None:
+    ported = _ported(_FIELD_DEFAULT)
+    assert "from ragline.core import" in ported
+    langchain_printed = _printed(_FIELD_DEFAULT)
+    assert langchain_printed.splitlines()[1:] == [
+        "unused given",
+        "one two one",
+        "['a', 'b', 'c'] scripted",
+    ]
+    assert _printed(ported) == langchain_printed
+
+
+# router_lambda_chains_history_verbose_ainvoke: RunnableWithMessageHistory(...,
+# verbose=True) over a routing chain, awaited; LangChain's constructor takes verbose
+# (and it changes nothing printed), ragline's raised TypeError.
+_HISTORY_VERBOSE = """
+import asyncio
+
+from langchain_core.chat_history import InMemoryChatMessageHistory
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.runnables import RunnableLambda
+from langchain_core.runnables.history import RunnableWithMessageHistory
+
+model = FakeListChatModel(responses=["Paris.", "About two million."])
+answer = ChatPromptTemplate.from_messages(
+    [MessagesPlaceholder("chat_history"), ("human", "{question}")]
+) | model | StrOutputParser()
+chain = {"question": lambda x: x["question"], "chat_history": lambda x: x["chat_history"]} | (
+    RunnableLambda(lambda info: answer))
+store = {}
+with_history = RunnableWithMessageHistory(
+    chain,
+    lambda session_id: store.setdefault(session_id, InMemoryChatMessageHistory()),
+    input_messages_key="question",
+    history_messages_key="chat_history",
+    verbose=True,
+)
+
+
+async def main():
+    config = {"configurable": {"session_id": "s1"}}
+    print(await with_history.ainvoke({"question": "Capital of France?"}, config))
+    print(await with_history.ainvoke({"question": "How many live there?"}, config))
+    print([(m.type, m.content) for m in store["s1"].messages])
+
+
+asyncio.run(main())
+"""
+
+
+def test_message_history_takes_verbose_as_langchains() -> None:
+    ported = _ported(_HISTORY_VERBOSE)
+    assert "from ragline.core import RunnableWithMessageHistory" in ported
+    langchain_printed = _printed(_HISTORY_VERBOSE)
+    assert langchain_printed.splitlines()[:2] == ["Paris.", "About two million."]
+    assert _printed(ported) == langchain_printed
