@@ -248,17 +248,16 @@ def test_redis_filter_classes_port_from_each_langchain_path(tmp_path, capsys):
 
 
 def test_a_langchain_runnable_left_unmapped_joins_the_ported_chain(tmp_path):
-    # BaseCumulativeTransformOutputParser is not ragline's: its import stays, and the line
-    # port adds lets the LangChain parser run inside the chain ragline's prompt and model
-    # start.
+    # SelfAskOutputParser is not ragline's: its import stays, and the line port adds lets
+    # the LangChain parser run inside the chain ragline's prompt and model start.
     source = textwrap.dedent(
         """\
         from langchain_core.language_models import FakeListChatModel
-        from langchain_core.output_parsers import BaseCumulativeTransformOutputParser
+        from langchain_classic.agents.output_parsers import SelfAskOutputParser
         from langchain_core.prompts import PromptTemplate
 
 
-        class Lines(BaseCumulativeTransformOutputParser):
+        class Lines(SelfAskOutputParser):
             def parse(self, text):
                 return [line.strip() for line in text.strip().split("\\n")]
 

@@ -383,6 +383,7 @@ PINNED_EXPORTS = {
         "BaseCallbackHandler",
         "BaseChatMessageHistory",
         "BaseChatModel",
+        "BaseCumulativeTransformOutputParser",
         "BaseDocumentTransformer",
         "BaseExampleSelector",
         "BaseLLM",

@@ -845,7 +845,8 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.schema.output_parser": {
         "ragline.core": (
-            "BaseOutputParser BaseTransformOutputParser OutputParserException StrOutputParser"
+            "BaseCumulativeTransformOutputParser BaseOutputParser "
+            "BaseTransformOutputParser OutputParserException StrOutputParser"
         ),
         "ragline.core.output_parsers": "BaseGenerationOutputParser",
     },
@@ -1372,7 +1373,8 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.output_parsers": {
         "ragline.core": (
-            "BaseOutputParser BaseTransformOutputParser CommaSeparatedListOutputParser "
+            "BaseCumulativeTransformOutputParser BaseOutputParser "
+            "BaseTransformOutputParser CommaSeparatedListOutputParser "
             "JsonOutputKeyToolsParser JsonOutputParser JsonOutputToolsParser "
             "PydanticOutputParser PydanticToolsParser StrOutputParser"
         ),
@@ -1384,6 +1386,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_core.output_parsers.base": {
         "ragline.core": "BaseOutputParser",
         "ragline.core.output_parsers": "BaseGenerationOutputParser",
+    },
+    "langchain_core.output_parsers.format_instructions": {
+        "ragline.core.output_parsers": "JSON_FORMAT_INSTRUCTIONS",
     },
     "langchain_core.output_parsers.json": {
         "ragline.core": "JsonOutputParser",
@@ -1413,7 +1418,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": "StrOutputParser",
     },
     "langchain_core.output_parsers.transform": {
-        "ragline.core": "BaseTransformOutputParser",
+        "ragline.core": "BaseCumulativeTransformOutputParser BaseTransformOutputParser",
     },
     "langchain_core.output_parsers.xml": {
         "ragline.core.output_parsers": "XMLOutputParser",
@@ -1969,9 +1974,7 @@ MISSING: dict[str, str] = {
     "langchain_classic.schema.language_model": "LanguageModelOutput get_tokenizer",
     "langchain_classic.schema.messages": "merge_content",
     "langchain_classic.schema.output": "RunInfo",
-    "langchain_classic.schema.output_parser": (
-        "BaseCumulativeTransformOutputParser BaseLLMOutputParser NoOpOutputParser T"
-    ),
+    "langchain_classic.schema.output_parser": "BaseLLMOutputParser NoOpOutputParser T",
     "langchain_classic.schema.runnable.base": "Other RunnableLike",
     "langchain_classic.schema.runnable.config": (
         "EmptyDict acall_func_with_variable_args call_func_with_variable_args "
@@ -2394,14 +2397,13 @@ MISSING: dict[str, str] = {
         "create_video_block is_data_content_block"
     ),
     "langchain_core.messages.tool": "ToolOutputMixin default_tool_chunk_parser default_tool_parser",
-    "langchain_core.output_parsers": "BaseCumulativeTransformOutputParser BaseLLMOutputParser",
+    "langchain_core.output_parsers": "BaseLLMOutputParser",
     "langchain_core.output_parsers.base": "BaseLLMOutputParser T",
     "langchain_core.output_parsers.list": "T droplastn",
     "langchain_core.output_parsers.openai_tools": (
         "make_invalid_tool_call parse_tool_call parse_tool_calls"
     ),
     "langchain_core.output_parsers.pydantic": "PydanticBaseModel TBaseModel",
-    "langchain_core.output_parsers.transform": "BaseCumulativeTransformOutputParser",
     "langchain_core.output_parsers.xml": "nested_element",
     "langchain_core.outputs": "RunInfo",
     "langchain_core.outputs.chat_generation": "merge_chat_generation_chunks",

@@ -132,6 +132,7 @@ _EXPORTS = {
     "StrOutputParser": ".output_parsers",
     "JsonOutputParser": ".output_parsers",
     "BaseTransformOutputParser": ".output_parsers",
+    "BaseCumulativeTransformOutputParser": ".output_parsers",
     "CommaSeparatedListOutputParser": ".output_parsers",
     "PydanticOutputParser": ".output_parsers",
     "JsonOutputToolsParser": ".output_parsers",

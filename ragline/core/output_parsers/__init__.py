@@ -1,10 +1,11 @@
 """Output parsers: turn a model's output (text or a message) into what the program needs.
 
 Modules: ``_base.py`` (the bases, streaming runs, ``StrOutputParser``, ``ListOutputParser``
-and ``CommaSeparatedListOutputParser``), ``_json.py`` (``JsonOutputParser``, also named
-``SimpleJsonOutputParser``, ``PydanticOutputParser``, ``StructuredOutputParser``, format
-instructions from a schema), ``_json_markdown.py`` (``parse_json_markdown`` and its kin:
-the same reading as functions),
+and ``CommaSeparatedListOutputParser``), ``_cumulative.py``
+(``BaseCumulativeTransformOutputParser``: streams by re-parsing all it received),
+``_json.py`` (``JsonOutputParser``, also named ``SimpleJsonOutputParser``,
+``PydanticOutputParser``, ``StructuredOutputParser``, format instructions from a schema),
+``_json_markdown.py`` (``parse_json_markdown`` and its kin: the same reading as functions),
 ``_tools.py`` (parsers of tool calls), ``_functions.py`` (parsers of the older OpenAI
 function calls), ``_retry.py`` (``OutputFixingParser``,
 ``RetryOutputParser``, ``RetryWithErrorOutputParser``), ``_text.py`` (the enum, datetime,
@@ -22,6 +23,7 @@ from ragline.core.output_parsers._base import (
     StrOutputParser,
 )
 from ragline.core.output_parsers._combining import CombiningOutputParser
+from ragline.core.output_parsers._cumulative import BaseCumulativeTransformOutputParser
 from ragline.core.output_parsers._functions import (
     JsonKeyOutputFunctionsParser,
     JsonOutputFunctionsParser,
@@ -30,6 +32,7 @@ from ragline.core.output_parsers._functions import (
     PydanticOutputFunctionsParser,
 )
 from ragline.core.output_parsers._json import (
+    JSON_FORMAT_INSTRUCTIONS,
     JsonOutputParser,
     PydanticOutputParser,
     ResponseSchema,
@@ -64,6 +67,8 @@ from ragline.core.output_parsers._xml import XMLOutputParser
 from ragline.core.output_parsers._yaml import YamlOutputParser
 
 __all__ = [
+    "JSON_FORMAT_INSTRUCTIONS",
+    "BaseCumulativeTransformOutputParser",
     "BaseGenerationOutputParser",
     "BaseOutputParser",
     "BaseTransformOutputParser",

@@ -31,6 +31,7 @@ from ragline.core.tools._schema import _pydantic_json_schema
 from ragline.core.tools._validate import is_pydantic_model
 
 __all__ = [
+    "JSON_FORMAT_INSTRUCTIONS",
     "JsonOutputParser",
     "PydanticOutputParser",
     "ResponseSchema",
@@ -64,11 +65,17 @@ def format_instructions(schema: Any) -> str:
         ```
     """  # noqa: E501
     shown = {key: value for key, value in schema_json(schema).items() if key != "title"}
-    return (
-        "Reply with one JSON object and nothing else. It must be valid against the JSON "
-        "Schema below (fill in values: do not repeat the schema).\n"
-        f"```json\n{json.dumps(shown, ensure_ascii=False)}\n```"
-    )
+    return JSON_FORMAT_INSTRUCTIONS.format(schema=json.dumps(shown, ensure_ascii=False))
+
+
+# The template of ``format_instructions``: ``{schema}`` is the JSON Schema's text. Public
+# (LangChain's name, in its format_instructions module) for parsers that describe a
+# schema of their own; the wording is ragline's.
+JSON_FORMAT_INSTRUCTIONS = (
+    "Reply with one JSON object and nothing else. It must be valid against the JSON "
+    "Schema below (fill in values: do not repeat the schema).\n"
+    "```json\n{schema}\n```"
+)
 
 
 def validate_model(model: type, value: Any) -> Any:

@@ -1,0 +1,107 @@
+"""``BaseCumulativeTransformOutputParser``: a streaming parser that re-reads all it has.
+
+Each chunk is added to what came before (as generation chunks, so a message's fields add
+up too) and the whole is parsed again with ``parse_result(..., partial=True)``; every
+result that differs from the previous one is yielded (or, with ``diff=True``, what
+``_diff`` makes of the two). A subclass writes ``parse_result`` (and ``parse``), as
+LangChain's JSON parsers do; one that needs its own loop overrides ``_transform`` /
+``_atransform``, LangChain's hooks, which this class's streaming calls.
+
+Example:
+    >>> from ragline.core import Generation
+    >>> class Words(BaseCumulativeTransformOutputParser):
+    ...     def parse(self, text):
+    ...         return text.split()
+    ...     def parse_result(self, result, *, partial=False):
+    ...         return self.parse(result[0].text)
+    >>> list(Words().transform(iter(["a b", " c"])))
+    [['a', 'b'], ['a', 'b', 'c']]
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any, TypeVar
+
+from ragline.core.exceptions import InvalidInputError
+from ragline.core.messages import BaseMessage, BaseMessageChunk
+from ragline.core.output_parsers._base import BaseTransformOutputParser
+
+T = TypeVar("T")
+
+
+def _as_generation_chunk(chunk: Any) -> Any:
+    """A streamed piece as the generation chunk that adds up with the others."""
+    from ragline.core.language_models import ChatGenerationChunk, GenerationChunk
+
+    message: Any = None  # any message chunk: a generation chunk adds up each kind
+    if isinstance(chunk, BaseMessageChunk):
+        message = chunk
+    elif isinstance(chunk, BaseMessage):
+        # a whole message in a stream: a chunk of its content, so later pieces add to it
+        message = BaseMessageChunk(
+            content=chunk.content, additional_kwargs=dict(chunk.additional_kwargs)
+        )
+    else:
+        return GenerationChunk(text=chunk)
+    return ChatGenerationChunk(message=message)
+
+
+class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
+    """Base of parsers that stream by parsing everything received so far (see the
+    module docstring). ``diff``: yield ``_diff(previous, current)`` instead of each
+    new result."""
+
+    diff: bool = False
+
+    def _diff(self, prev: Any, next: Any) -> Any:
+        """What to yield for a new result when ``diff`` is on; a subclass decides."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _diff")
+
+    def _parse_output(self, value: Any) -> T:
+        # a whole output goes through parse_result, the subclass's entry point
+        from ragline.core.output_parsers._base import _generations
+
+        return self.parse_result(_generations(value))
+
+    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> T:
+        """Parse the first generation's text with ``parse`` (a subclass that reads partial
+        output overrides this)."""
+        if not result:
+            raise InvalidInputError("parse_result needs at least one generation")
+        return self.parse(result[0].text)
+
+    def _parse_chunks(self, chunks: Iterator[Any]) -> Iterator[Any]:
+        return self._transform(chunks)
+
+    def _aparse_chunks(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        return self._atransform(chunks)
+
+    def _transform(self, input: Iterator[Any]) -> Iterator[Any]:
+        previous: Any = None
+        total: Any = None
+        for chunk in input:
+            piece = _as_generation_chunk(chunk)
+            total = piece if total is None else total + piece
+            parsed = self.parse_result([total], partial=True)
+            if parsed is not None and parsed != previous:
+                yield self._diff(previous, parsed) if self.diff else parsed
+                previous = parsed
+
+    async def _atransform(self, input: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        previous: Any = None
+        total: Any = None
+        async for chunk in input:
+            piece = _as_generation_chunk(chunk)
+            total = piece if total is None else total + piece
+            parsed = await self.aparse_result([total], partial=True)
+            if parsed is not None and parsed != previous:
+                yield self._diff(previous, parsed) if self.diff else parsed
+                previous = parsed
+
+    def _combine(self, total: Any, piece: Any) -> Any:
+        # the run's output: pieces that add up (text) are added, others replace
+        try:
+            return total + piece
+        except TypeError:
+            return piece
