@@ -27,6 +27,7 @@ import numpy as np
 
 from ragline.core import InvalidInputError
 from ragline.core._checks import check_positive_int
+from ragline.core.fields import Fields
 from ragline.embeddings.base import (
     Embeddings,
     _rounds_lists,
@@ -213,7 +214,7 @@ class HashingEmbeddings(Embeddings):
         return self.embed_queries_array(texts)
 
 
-class DeterministicFakeEmbedding(Embeddings):
+class DeterministicFakeEmbedding(Fields, Embeddings):
     """LangChain's deterministic test embedding: seeded normal draws, LangChain's numbers.
 
     A text's vector is ``size`` standard-normal draws from numpy's ``default_rng`` seeded
@@ -241,9 +242,14 @@ class DeterministicFakeEmbedding(Embeddings):
 
     # its list methods call no array method (see embeddings.base)
     _LISTS_CALL_OWN_ARRAYS: ClassVar[dict[str, str]] = {}
+    # LangChain's is a pydantic model: a subclass declares fields (``model: str = ...``)
+    # or re-defaults ``size``, and unknown keywords are dropped
+    __ragline_extra__: ClassVar[str] = "ignore"
 
-    def __init__(self, *, size: int) -> None:
-        self.size = check_positive_int("size", size)
+    size: int
+
+    def __post_init__(self) -> None:
+        self.size = check_positive_int("size", self.size)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(size={self.size})"
@@ -290,7 +296,7 @@ class DeterministicFakeEmbedding(Embeddings):
         return self.embed_documents_array(texts)
 
 
-class FakeEmbeddings(Embeddings):
+class FakeEmbeddings(Fields, Embeddings):
     """LangChain's random test embedding: fresh standard-normal draws on every call.
 
     Each vector is ``size`` draws from a new ``numpy.random.default_rng()`` (OS entropy),
@@ -309,8 +315,13 @@ class FakeEmbeddings(Embeddings):
         (3, 2)
     """
 
-    def __init__(self, *, size: int) -> None:
-        self.size = check_positive_int("size", size)
+    # a pydantic model in LangChain, as DeterministicFakeEmbedding
+    __ragline_extra__: ClassVar[str] = "ignore"
+
+    size: int
+
+    def __post_init__(self) -> None:
+        self.size = check_positive_int("size", self.size)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(size={self.size})"

@@ -1,0 +1,59 @@
+"""Parity: differences found by the fiftieth port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# gigachat_cached_embeddings_module, opentutorial_cache_backed_embeddings_faiss,
+# llm_sqlite_cache_and_query_cached_embedder_setup, streamlit_embed_file_...: a hosted
+# embedding model stood in for by a DeterministicFakeEmbedding subclass that declares its
+# own fields (a model name, a call counter) and re-defaults ``size``, as one does with a
+# pydantic model. ragline's constructor took only ``size=`` by keyword, so the subclass
+# could neither be built without arguments nor be given its declared fields.
+_FAKE_EMBEDDING_SUBCLASS = """
+from langchain_core.embeddings import DeterministicFakeEmbedding, FakeEmbeddings
+
+
+class CountingEmbeddings(DeterministicFakeEmbedding):
+    model: str = "text-embedding-3-small"
+    size: int = 6
+    embedded: int = 0
+
+    def embed_documents(self, texts):
+        self.embedded += len(texts)
+        return super().embed_documents(texts)
+
+
+class ProviderEmbeddings(DeterministicFakeEmbedding):
+    size: int = 4
+
+    def __init__(self, **kwargs):
+        super().__init__()
+
+
+default = CountingEmbeddings()
+named = CountingEmbeddings(model="text-embedding-3-large", size=3)
+print(default.model, default.size, len(default.embed_documents(["a", "b"])), default.embedded)
+print(named.model, named.size, [round(float(v), 6) for v in named.embed_query("a")])
+print(named.embedded, default.embedded)
+provider = ProviderEmbeddings(credentials="secret", scope="corp")
+print(provider.size, [round(float(v), 6) for v in provider.embed_documents(["a"])[0]])
+
+
+class RandomEmbeddings(FakeEmbeddings):
+    size: int = 5
+
+
+print(len(RandomEmbeddings().embed_query("x")), RandomEmbeddings(size=2).size)
+"""
+
+
+def test_a_fake_embedding_subclass_declares_fields_and_re_defaults_size() -> None:
+    ported = _ported(_FAKE_EMBEDDING_SUBCLASS)
+    langchain_printed = _printed(_FAKE_EMBEDDING_SUBCLASS)
+    assert langchain_printed.splitlines()[0] == "text-embedding-3-small 6 2 2"
+    assert langchain_printed.splitlines()[3].startswith("4 [")
+    assert _printed(ported) == langchain_printed
