@@ -117,11 +117,16 @@ class SQLRecordManager(RecordManager):
         namespace: the name of this set of records; several namespaces can share a file.
         db_url: ``"sqlite:///path/to/records.db"`` or ``":memory:"`` (see
             :func:`sqlite_path` for every accepted form).
+        engine: instead of ``db_url``, a SQLAlchemy engine over SQLite (LangChain's
+            other way to name the database); its URL is used, the engine itself is not.
+        engine_kwargs: accepted so LangChain code ports unchanged; ignored (they are
+            ``create_engine`` options, and no engine is created).
         async_mode: accepted so LangChain code ports unchanged; ignored (the async
             methods always work, running sqlite3 in a worker thread).
 
     Raises:
-        ConfigurationError: a db_url that is not a SQLite URL.
+        ConfigurationError: a db_url (or an engine's URL) that is not a SQLite URL, or
+            both or neither of ``db_url`` and ``engine``.
         InvalidInputError: an empty namespace.
 
     Example:
@@ -134,7 +139,25 @@ class SQLRecordManager(RecordManager):
         ['k2']
     """
 
-    def __init__(self, namespace: str, *, db_url: str, async_mode: bool = False) -> None:
+    def __init__(
+        self,
+        namespace: str,
+        *,
+        engine: object | None = None,
+        db_url: str | None = None,
+        engine_kwargs: dict[str, object] | None = None,
+        async_mode: bool = False,
+    ) -> None:
+        if (engine is None) == (db_url is None):
+            raise ConfigurationError("give SQLRecordManager either db_url or engine, not both")
+        if db_url is None:
+            url = getattr(engine, "url", None)
+            if url is None:
+                raise ConfigurationError(
+                    f"engine must be a SQLAlchemy engine, got {type(engine).__name__}"
+                )
+            # str() masks a password, so a refused non-SQLite URL is named without it
+            db_url = str(url)
         super().__init__(namespace)
         self.db_url = db_url
         self._path = sqlite_path(db_url)

@@ -57,3 +57,47 @@ def test_a_fake_embedding_subclass_declares_fields_and_re_defaults_size() -> Non
     assert langchain_printed.splitlines()[0] == "text-embedding-3-small 6 2 2"
     assert langchain_printed.splitlines()[3].startswith("4 [")
     assert _printed(ported) == langchain_printed
+
+
+# document_db_record_manager_upsert_delete: SQLRecordManager built the way LangChain's
+# constructor reads, with engine= (None, or a SQLAlchemy engine) beside db_url= and
+# engine_kwargs=; ragline's took db_url= only, so the program stopped at TypeError.
+_RECORD_MANAGER_ENGINE = """
+import warnings
+warnings.filterwarnings("ignore")
+from sqlalchemy import create_engine
+from langchain_classic.indexes import SQLRecordManager, index
+from langchain_core.documents import Document
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.vectorstores import InMemoryVectorStore
+
+docs = [Document(page_content="Refund policy: 30 days.", metadata={"source": "refunds.md"})]
+for kwargs in (
+    {"engine": None, "db_url": "sqlite:///{folder}/a.sql", "engine_kwargs": {},
+     "async_mode": False},
+    {"engine": create_engine("sqlite:///{folder}/b.sql"), "engine_kwargs": {}},
+):
+    manager = SQLRecordManager("kb", **kwargs)
+    manager.create_schema()
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=8))
+    print(index(docs, manager, store, cleanup="incremental", source_id_key="source"))
+    print(index(docs, manager, store, cleanup="incremental", source_id_key="source"))
+    print(len(manager.list_keys()))
+for kwargs in ({}, {"engine": create_engine("sqlite://"), "db_url": "sqlite://"}):
+    try:
+        SQLRecordManager("kb", **kwargs)
+        print("built")
+    except ValueError:
+        print("ValueError")
+"""
+
+
+def test_a_record_manager_takes_an_engine_or_a_db_url_with_engine_kwargs(tmp_path) -> None:
+    lc_source = _RECORD_MANAGER_ENGINE.replace("{folder}", str(tmp_path / "lc"))
+    rl_source = _RECORD_MANAGER_ENGINE.replace("{folder}", str(tmp_path / "rl"))
+    (tmp_path / "lc").mkdir()
+    (tmp_path / "rl").mkdir()
+    langchain_printed = _printed(lc_source)
+    assert langchain_printed.count("num_added': 1") == 2
+    assert langchain_printed.endswith("ValueError\nValueError\n")
+    assert _printed(_ported(rl_source)) == langchain_printed
