@@ -153,3 +153,27 @@ def test_a_cumulative_streaming_parser_subclass_ports_and_streams_as_langchains(
     first = "[['one', 'two'], ['one', 'two', 'three', 'four', 'five', 'six']]"
     assert langchain_printed.splitlines()[0] == first
     assert _printed(_ported(_CUMULATIVE_PARSER)) == langchain_printed
+
+
+# hotel_tools_functions_and_text_map: a documented difference (docs/differences-from-
+# langchain.md, "Unknown tool arguments are refused"): LangChain lists a function's
+# **kwargs as one more argument, an object named after it, and drops an argument it does
+# not know; ragline lists only the named parameters and hands unknown ones to **kwargs.
+_VAR_KEYWORD_TOOL = """
+from langchain_core.tools import tool
+
+
+@tool
+def find(city: str, **extra) -> str:
+    \"\"\"Find a hotel.\"\"\"
+    return repr(extra)
+
+
+print(sorted(find.args))
+print(find.invoke({"city": "Beijing", "wifi": True}))
+"""
+
+
+def test_a_tools_var_keyword_parameter_is_listed_and_passed_as_documented() -> None:
+    assert _printed(_VAR_KEYWORD_TOOL) == "['city', 'extra']\n{'extra': None}\n"
+    assert _printed(_ported(_VAR_KEYWORD_TOOL)) == "['city']\n{'wifi': True}\n"
