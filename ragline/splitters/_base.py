@@ -331,7 +331,8 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], BaseDocumentTra
             The chunks, in order (their ``id`` is None: a chunk is a new document).
 
         Raises:
-            InvalidInputError: an item is not a Document.
+            InvalidInputError: an item is neither a Document nor an object with a string
+                ``page_content`` and a dict ``metadata``.
 
         Example:
             >>> from ragline.core import Document
@@ -346,7 +347,12 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], BaseDocumentTra
             )
         texts, metadatas = [], []
         for document in documents:
-            if not isinstance(document, Document):
+            # LangChain reads page_content and metadata only, so a program's own
+            # document class (the two attributes) splits as a Document does
+            if not isinstance(document, Document) and not (
+                isinstance(getattr(document, "page_content", None), str)
+                and isinstance(getattr(document, "metadata", None), dict)
+            ):
                 raise InvalidInputError(
                     f"documents must hold Document objects, got {type(document).__name__}"
                 )

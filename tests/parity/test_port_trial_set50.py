@@ -101,3 +101,33 @@ def test_a_record_manager_takes_an_engine_or_a_db_url_with_engine_kwargs(tmp_pat
     assert langchain_printed.count("num_added': 1") == 2
     assert langchain_printed.endswith("ValueError\nValueError\n")
     assert _printed(_ported(rl_source)) == langchain_printed
+
+
+# cohere_text_rag_cached_faiss: the app wraps its text in its own Document class (a
+# page_content and a metadata attribute) and hands it to split_documents; LangChain reads
+# those two attributes, ragline refused anything but its Document.
+_OWN_DOCUMENT_CLASS = """
+from langchain_text_splitters import CharacterTextSplitter, RecursiveCharacterTextSplitter
+
+
+class Document:
+    def __init__(self, text, metadata=None):
+        self.page_content = text
+        self.metadata = metadata or {}
+
+
+text = "\\n\\n".join(f"Section {i}. Zone {i} ships on day {i}." * 3 for i in range(1, 9))
+for splitter in (CharacterTextSplitter(chunk_size=120, chunk_overlap=30),
+                 RecursiveCharacterTextSplitter(chunk_size=80, chunk_overlap=0)):
+    chunks = splitter.split_documents([Document(text), Document("short", {"p": 2})])
+    print(type(chunks[0]).__name__, len(chunks), [len(c.page_content) for c in chunks])
+    print(chunks[-1].metadata, chunks[0].metadata)
+"""
+
+
+def test_split_documents_reads_a_programs_own_document_class() -> None:
+    ported = _ported(_OWN_DOCUMENT_CLASS)
+    langchain_printed = _printed(_OWN_DOCUMENT_CLASS)
+    assert langchain_printed.startswith("Document ")
+    assert "{'p': 2} {}" in langchain_printed
+    assert _printed(ported) == langchain_printed
