@@ -144,7 +144,8 @@ class PartialJsonScanner:
             # a number or literal alone, or the error to report
             return json.loads(text, strict=False)
         except json.JSONDecodeError as err:
-            raise ValueError(f"not JSON: {err}") from None
+            # still the decoder's error (a ValueError): LangChain's raises it, programs catch it
+            raise json.JSONDecodeError(f"not JSON: {err.msg}", err.doc, err.pos) from None
 
 
 def parse_partial_json(text: str) -> Any:
@@ -162,7 +163,7 @@ def parse_partial_json(text: str) -> Any:
         The parsed value.
 
     Raises:
-        ValueError: the text is not the start of a JSON document.
+        json.JSONDecodeError: (a ValueError) the text is not the start of a JSON document.
 
     Example:
         >>> parse_partial_json('{"answer": "Par')
@@ -190,7 +191,7 @@ def parse_json_markdown(
         The parsed value.
 
     Raises:
-        ValueError: no JSON could be parsed.
+        json.JSONDecodeError: (a ValueError) no JSON could be parsed.
 
     Example:
         >>> parse_json_markdown('Here it is:\\n```json\\n{"a": 1}\\n```')

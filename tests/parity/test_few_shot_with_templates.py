@@ -117,6 +117,8 @@ print(repr(bare.format(x="X")), repr(bare))
 """
 
 _JSON_REPLIES = """
+import json
+
 from langchain_core.utils.json import (
     parse_and_check_json_markdown,
     parse_json_markdown,
@@ -137,6 +139,13 @@ try:
     parse_json_markdown("no json here")
 except ValueError:
     print("ValueError")
+# a program catching the decoder's own error (redbox's streaming JSON parser)
+for bad in ["no json here", "", "```json\\n```", "Sorry, {x"]:
+    for parse in (parse_json_markdown, parse_partial_json):
+        try:
+            parse(bad)
+        except json.JSONDecodeError as err:
+            print("JSONDecodeError", repr(bad), err.pos)
 print(parse_and_check_json_markdown('```json\\n{"a": 1, "b": 2}\\n```', ["a", "b"]))
 try:
     parse_and_check_json_markdown('{"a": 1}', ["b"])

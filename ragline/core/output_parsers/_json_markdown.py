@@ -29,7 +29,8 @@ def parse_json_markdown(json_string: str) -> Any:
         The parsed value.
 
     Raises:
-        ValueError: no JSON could be read from the text.
+        json.JSONDecodeError: (a ValueError, as LangChain's) no JSON could be read from
+            the text.
 
     Example:
         >>> parse_json_markdown('Here:\\n```json\\n[{"type": "rent"}, {"type": "wat')
