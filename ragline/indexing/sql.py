@@ -149,7 +149,8 @@ class SQLRecordManager(RecordManager):
         async_mode: bool = False,
     ) -> None:
         if (engine is None) == (db_url is None):
-            raise ConfigurationError("give SQLRecordManager either db_url or engine, not both")
+            given = "neither" if engine is None else "both"
+            raise ConfigurationError(f"SQLRecordManager takes db_url or engine, got {given}")
         if db_url is None:
             url = getattr(engine, "url", None)
             if url is None:

@@ -245,3 +245,17 @@ def test_missing_folder_is_a_clear_error(tmp_path: Path) -> None:
     manager = SQLRecordManager("docs", db_url=f"sqlite:///{tmp_path / 'nope' / 'r.db'}")
     with pytest.raises(PersistenceError, match=r"folder .*nope' does not exist"):
         manager.exists(["a"])
+
+
+def test_db_url_and_engine_both_or_neither_are_named_as_given(tmp_path: Path) -> None:
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(f"sqlite:///{tmp_path / 'r.db'}")
+    with pytest.raises(
+        ConfigurationError, match=r"^SQLRecordManager takes db_url or engine, got neither$"
+    ):
+        SQLRecordManager("ns")
+    with pytest.raises(
+        ConfigurationError, match=r"^SQLRecordManager takes db_url or engine, got both$"
+    ):
+        SQLRecordManager("ns", db_url=f"sqlite:///{tmp_path / 'r.db'}", engine=engine)
