@@ -392,3 +392,20 @@ def test_configurable_templates_are_parsed_again():
     ).configurable_fields(suffix=ConfigurableField(id="suffix"))
     value = few_shot.with_config(configurable={"suffix": "Now: {word}"}).invoke({"word": "up"})
     assert value.to_string() == "Input: happy\nOutput: sad\n\nNow: up"
+
+
+def test_few_shot_with_templates_names_a_values_braces_not_only_the_examples():
+    # the second pass also reads the values the prefix and suffix put in: a user's text
+    # with a brace is refused (as in LangChain), and the error says where to look
+    from ragline.core.prompts import FewShotPromptWithTemplates
+
+    prompt = FewShotPromptWithTemplates(
+        examples=[{"q": "2+2", "a": "4"}],
+        example_prompt=PromptTemplate.from_template("Q: {q} A: {a}"),
+        suffix=PromptTemplate.from_template("Q: {question} A:"),
+    )
+    assert prompt.format(question="3+3") == "Q: 2+2 A: 4\n\nQ: 3+3 A:"
+    with pytest.raises(MissingVariableError, match=r"values the prefix and suffix took"):
+        prompt.format(question="what is {x}?")
+    with pytest.raises(InvalidInputError, match=r"values the prefix and suffix took"):
+        prompt.format(question="a { b")

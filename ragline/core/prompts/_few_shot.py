@@ -266,7 +266,9 @@ class FewShotPromptWithTemplates(_FewShot):
     and suffix did not take. That second pass is how this prompt is used: a suffix
     written ``{{items}}`` leaves ``{items}`` for it to fill. So, unlike in
     ``FewShotPromptTemplate``, text in the examples is a template too: double the
-    braces of literal ``{`` and ``}`` in them (as LangChain requires).
+    braces of literal ``{`` and ``}`` in them (as LangChain requires). So is a value the
+    prefix or suffix puts in: a user's text holding a brace is refused, and one holding
+    ``{name}`` of a variable left for the second pass is filled (as in LangChain).
 
     Args:
         example_prompt: a ``PromptTemplate`` that renders one example.
@@ -358,15 +360,14 @@ class FewShotPromptWithTemplates(_FewShot):
             raise InvalidInputError(
                 f"FewShotPromptWithTemplates formats the joined prefix, examples and suffix "
                 f"again, and that text is not a valid {self.template_format} template "
-                f"({err}); double the braces of literal {{ and }} in the examples"
+                f"({err}); {_DOUBLE_BRACES}"
             ) from err
         missing = [name for name in template.variables if name not in values]
         if missing and self.template_format == "f-string":
             raise PromptKeyError(
                 f"FewShotPromptWithTemplates formats the joined prefix, examples and suffix "
                 f"again, and its text holds {{{missing[0]}}}, a variable not given (or taken "
-                f"by the prefix or suffix); given {sorted(values)}. Double the braces of "
-                "literal { and } in the examples"
+                f"by the prefix or suffix); given {sorted(values)}; {_DOUBLE_BRACES}"
             )
         return template.render(values)
 
@@ -399,6 +400,14 @@ class FewShotPromptWithTemplates(_FewShot):
 
     def __repr__(self) -> str:
         return f"FewShotPromptWithTemplates({_joined(self._printed_fields(), ', ')})"
+
+
+# where a literal brace of the second pass comes from: the examples, or a value (a user's
+# text) the prefix or suffix put in
+_DOUBLE_BRACES = (
+    "double the braces of literal { and } in the examples and in the values the prefix "
+    "and suffix took"
+)
 
 
 def _taken(part: BasePromptTemplate, values: dict[str, Any]) -> dict[str, Any]:
