@@ -45,6 +45,7 @@ from ragline.core import (
     StrOutputParser,
     SystemMessagePromptTemplate,
 )
+from ragline.core.config import use_config
 from ragline.core.messages import BaseMessage
 from ragline.core.runnables.runs import add_chunks
 
@@ -441,18 +442,22 @@ class Agent(BaseSingleActionAgent):
     ) -> AgentFinish:
         if early_stopping_method != "generate":
             return super().return_stopped_response(early_stopping_method, intermediate_steps)
-        callbacks = kwargs.pop("callbacks", None)
+        # LangChain runs this last call with no callbacks at all (the executor's handlers,
+        # given or inherited, do not see it), so neither does ragline
+        kwargs.pop("callbacks", None)
         inputs = self._final_inputs(intermediate_steps, kwargs)
-        return self._final_answer(self._sync().predict(callbacks=callbacks, **inputs))
+        with use_config(None):
+            return self._final_answer(self._sync().predict(**inputs))
 
     async def areturn_stopped_response(
         self, early_stopping_method: str, intermediate_steps: Steps, **kwargs: Any
     ) -> AgentFinish:
         if early_stopping_method != "generate":
             return super().return_stopped_response(early_stopping_method, intermediate_steps)
-        callbacks = kwargs.pop("callbacks", None)
+        kwargs.pop("callbacks", None)  # no callbacks, as return_stopped_response
         inputs = self._final_inputs(intermediate_steps, kwargs)
-        return self._final_answer(await self._sync().apredict(callbacks=callbacks, **inputs))
+        with use_config(None):
+            return self._final_answer(await self._sync().apredict(**inputs))
 
     @classmethod
     def create_prompt(cls, tools: Sequence[BaseTool]) -> Any:

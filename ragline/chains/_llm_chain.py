@@ -117,7 +117,7 @@ class LLMChain(Chain):
         prompts, stop = self._format_prompts(input_list)
         if run_manager is not None and run_manager.handlers:
             for prompt in prompts:
-                run_manager.on_text(_prompt_text(prompt), end="\n")
+                run_manager.on_text(_prompt_text(prompt), end="\n", verbose=self.verbose)
         return prompts, stop
 
     async def aprep_prompts(
@@ -127,7 +127,7 @@ class LLMChain(Chain):
         prompts, stop = self._format_prompts(input_list)
         if run_manager is not None and run_manager.handlers:
             for prompt in prompts:
-                await run_manager.aon_text(_prompt_text(prompt), end="\n")
+                await run_manager.aon_text(_prompt_text(prompt), end="\n", verbose=self.verbose)
         return prompts, stop
 
     def _options(self, stop: list[str] | None) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from ragline.chains._base import (
     _Final,
     _require_variable,
     concurrency_config,
+    document_variable_from,
 )
 from ragline.chains._steps import batch
 from ragline.core import BasePromptTemplate, Document, InvalidInputError, Runnable
@@ -69,7 +70,8 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
         question_key: the question variable of the default prompt.
         llm_chain: LangChain's classic wiring instead of ``llm`` and ``prompt``: an
             ``LLMChain`` whose prompt's ``output_parser`` reads each reply into a dict
-            (``load_qa_chain(chain_type="map_rerank")`` builds this one).
+            (``load_qa_chain(chain_type="map_rerank")`` builds this one); the chain then
+            takes ``input_documents`` and returns ``{"output_text": answer}``, as there.
         rank_key, answer_key: the keys of the parsed reply that hold the score and the
             answer (classic wiring).
         (others as :class:`BaseCombineDocumentsChain`)
@@ -102,7 +104,11 @@ class MapRerankDocumentsChain(BaseCombineDocumentsChain):
         # output parser, are read at each run, so a program may edit them)
         self.llm_chain = llm_chain
         if llm_chain is not None:
+            # LangChain's classic chain: takes input_documents, returns output_text
             llm, prompt = llm_chain.llm, llm_chain.prompt
+            document_variable_from(llm_chain, options, "MapRerankDocumentsChain")
+            options.setdefault("input_key", "input_documents")
+            options.setdefault("output_key", "output_text")
         if llm is None:
             raise InvalidInputError(
                 "MapRerankDocumentsChain needs llm=... (or llm_chain=LLMChain(...))"

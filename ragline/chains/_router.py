@@ -32,6 +32,7 @@ from ragline.chains._conversation import ConversationChain
 from ragline.chains._llm_chain import LLMChain
 from ragline.core import BaseOutputParser, OutputParserException, PromptTemplate
 from ragline.core._partial_json import parse_json_reply
+from ragline.core.exceptions import ConfigurationError, UnsupportedMethodError
 
 __all__ = [
     "MULTI_PROMPT_ROUTER_TEMPLATE",
@@ -337,20 +338,22 @@ class MultiRetrievalQAChain(MultiRouteChain):
         taking ``"query"`` and answering under ``"result"``.
 
         Raises:
-            ValueError: ``default_prompt`` without ``default_retriever``.
-            NotImplementedError: no default chain, retriever or ``default_chain_llm``
-                (LangChain's type for it: it no longer builds a model for you).
+            ConfigurationError: ``default_prompt`` without ``default_retriever`` (a
+                ``ValueError``, as LangChain's).
+            UnsupportedMethodError: no default chain, retriever or ``default_chain_llm``
+                (a ``NotImplementedError`` and printed as one, LangChain's type for it:
+                it no longer builds a model for you).
         """
         from ragline.chains._conversation import CONVERSATION_PROMPT
         from ragline.chains._retrieval import RetrievalQA
 
         if default_prompt is not None and default_retriever is None:
-            raise ValueError(
+            raise ConfigurationError(
                 "MultiRetrievalQAChain.from_retrievers: default_prompt is used only with "
                 "default_retriever; pass default_retriever too"
             )
         if default_chain is None and default_retriever is None and default_chain_llm is None:
-            raise NotImplementedError(
+            raise UnsupportedMethodError(
                 "MultiRetrievalQAChain.from_retrievers needs a default: default_chain, "
                 "default_retriever, or default_chain_llm (the model of the conversation "
                 "chain that answers when no retriever fits)"

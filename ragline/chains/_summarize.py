@@ -44,6 +44,9 @@ def load_summarize_chain(
             ``token_max``) or ``"refine"`` (``question_prompt=`` for the first document,
             then ``refine_prompt=`` with ``{existing_answer}`` for each next one).
         verbose: print the chain's run and prompts.
+        callbacks: handlers of the chain's own runs; as in LangChain, a stuff or refine
+            chain keeps them to itself (its inner LLMChains report only to handlers given
+            at invoke time), a map-reduce chain gives them to the chains inside too.
         kwargs: LangChain's options of that type (``document_variable_name``,
             ``map_reduce_document_variable_name``, ``combine_document_variable_name``,
             ``initial_response_name``, ``collapse_prompt``, ``return_intermediate_steps``
@@ -103,4 +106,11 @@ def load_summarize_chain(
         options["refine_prompt"] = kwargs.pop("refine_prompt", None) or REFINE_SUMMARY_PROMPT
         options["document_variable_name"] = kwargs.pop("document_variable_name", "text")
         options["existing_answer_variable"] = kwargs.pop("initial_response_name", "existing_answer")
-    return create_documents_chain(llm, chain_type, **{**options, **kwargs})
+    # LangChain gives a stuff or refine summary's callbacks to the outer chain only (its
+    # LLMChains get none, so a handler sees one chain start); its map-reduce chain passes
+    # them to every chain inside, as create_documents_chain does
+    outer_only = kwargs.pop("callbacks", None) if chain_type != "map_reduce" else None
+    chain = create_documents_chain(llm, chain_type, **{**options, **kwargs})
+    if outer_only is not None:
+        chain.callbacks = outer_only
+    return chain

@@ -55,6 +55,7 @@ from ragline.core.config import (
 )
 from ragline.core.documents import Document
 from ragline.core.exceptions import InvalidInputError
+from ragline.core.fields import user_stacklevel
 from ragline.core.prompts import PromptValue
 from ragline.core.runnables.runs import _aend_run, _end_run
 from ragline.core.runnables.serializable import RunnableSerializable
@@ -183,13 +184,20 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
             f"{self.get_name()} needs a str query, got {type(query).__name__}: {query!r:.80}"
         )
 
-    def _check_options(self, options: dict[str, Any], expects: bool) -> None:
-        if options and not expects:
-            raise TypeError(
-                f"{self.get_name()} takes no search options, got {', '.join(sorted(options))}; "
-                "its _get_relevant_documents hook has no parameter for them (declare them, "
-                "e.g. k=None or **kwargs, to accept per-call options)"
-            )
+    def _check_options(self, options: dict[str, Any], expects: bool) -> dict[str, Any]:
+        """The per-call options the hook gets: all of them, or none (with a warning) when
+        the hook has no parameter for them; LangChain's retriever drops them silently."""
+        if not options or expects:
+            return options
+        warnings.warn(
+            f"{self.get_name()} ignores the search options {', '.join(sorted(options))}: its "
+            "_get_relevant_documents hook has no parameter for them, so the search runs "
+            "without them, as LangChain's does (declare them, e.g. k=None or **kwargs, to "
+            "use per-call options)",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return {}
 
     def _hook(self, options: dict[str, Any]) -> Callable[[str, Any], list[Document]]:
         if self._new_arg_supported:
@@ -210,11 +218,14 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
 
         Raises:
             InvalidInputError: the query is not a str.
-            TypeError: options were given to a retriever whose hook takes none.
+
+        Warns:
+            UserWarning: options were given to a retriever whose hook takes none (they
+                are ignored, as LangChain ignores them).
         """
         query = input if type(input) is str else self._check_query(input)
         if kwargs:
-            self._check_options(kwargs, self._expects_other_args)
+            kwargs = self._check_options(kwargs, self._expects_other_args)
         return self._call_with_config(  # type: ignore[no-any-return]
             self._hook(kwargs), query, config, run_type="retriever", with_run_manager=True
         )
@@ -224,7 +235,7 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
     ) -> list[Document]:
         """Async ``invoke`` through ``_aget_relevant_documents``."""
         query = self._check_query(input)
-        self._check_options(kwargs, self._async_expects_other_args)
+        kwargs = self._check_options(kwargs, self._async_expects_other_args)
         if self._async_new_arg_supported:
 
             async def hook(query: str, run: Any) -> list[Document]:
@@ -312,7 +323,7 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
 
         ``**kwargs`` are per-call search options, as for ``invoke``.
         """
-        self._check_options(kwargs, self._expects_other_args)
+        kwargs = self._check_options(kwargs, self._expects_other_args)
         inputs = [self._check_query(q) for q in inputs]  # all checked before any search
         if not self._batch_hook_usable(kwargs) or not inputs:
             return super().batch(inputs, config, return_exceptions=return_exceptions, **kwargs)
@@ -340,7 +351,7 @@ class BaseRetriever(RunnableSerializable[str, list[Document]]):
         **kwargs: Any,
     ) -> list[list[Document]]:
         """Async ``batch``; the batch hook runs once, in a worker thread."""
-        self._check_options(kwargs, self._async_expects_other_args)
+        kwargs = self._check_options(kwargs, self._async_expects_other_args)
         inputs = [self._check_query(q) for q in inputs]
         if not self._batch_hook_usable(kwargs) or not inputs:
             return await super().abatch(

@@ -469,9 +469,9 @@ def test_an_async_retriever_hook_gets_the_async_run_manager():
     ]  # fmt: skip
 
 
-def test_options_to_a_hook_without_parameters_for_them_are_refused():
-    with pytest.raises(TypeError, match="CustomRetriever takes no search options, got k"):
-        CustomRetriever().invoke("q", k=2)
+def test_options_to_a_hook_without_parameters_for_them_are_dropped_with_a_warning():
+    with pytest.warns(UserWarning, match="CustomRetriever ignores the search options k"):
+        assert CustomRetriever().invoke("q", k=2) == CustomRetriever().invoke("q")
 
 
 def test_a_retriever_overriding_the_public_method_is_adapted_with_a_warning():

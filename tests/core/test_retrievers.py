@@ -95,9 +95,13 @@ def test_a_query_that_is_not_a_string_is_rejected_before_searching():
     assert retriever.queries == []
 
 
-def test_keyword_options_are_rejected():
-    with pytest.raises(TypeError, match="Keyword takes no search options, got k; its _get"):
-        Keyword().invoke("apple", k=2)
+def test_keyword_options_the_hook_does_not_take_are_dropped_with_a_warning():
+    retriever = Keyword()
+    with pytest.warns(UserWarning, match="Keyword ignores the search options k: its _get"):
+        assert retriever.invoke("apple", k=2) == retriever.invoke("apple")
+    with pytest.warns(UserWarning, match="ignores the search options k"):
+        assert retriever.batch(["apple"], k=2) == [retriever.invoke("apple")]
+    assert retriever.queries == ["apple"] * 4
 
 
 def test_tags_and_metadata_of_the_retriever_are_added_to_its_runs():
