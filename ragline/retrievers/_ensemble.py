@@ -38,6 +38,7 @@ from typing import Any
 from ragline.core import Document, InvalidInputError, Runnable, RunnableConfig
 from ragline.core._checks import check_choice, check_number, check_optional_int
 from ragline.core.config import get_current_config
+from ragline.core.fields import warn_ignored_keywords
 from ragline.core.runnables.runs import ainvoke_part, invoke_part, part_config
 from ragline.retrievers._batching import ChildBatchRetriever
 from ragline.retrievers._fusion import NORMALIZATIONS, score_fusion
@@ -151,6 +152,9 @@ def _key(document: Document, id_key: str | None) -> Hashable:
     return ("text", document.page_content)
 
 
+_FIELDS = ("retrievers", "weights", "c", "id_key", "fusion", "score_key", "k", "tags", "metadata")
+
+
 class EnsembleRetriever(ChildBatchRetriever):
     """Run several retrievers at once and fuse their results with weighted RRF.
 
@@ -177,6 +181,9 @@ class EnsembleRetriever(ChildBatchRetriever):
             the fused score is put on the results.
         k: return at most this many documents (None: every fused document, as
             LangChain's does).
+        tags, metadata: added to this retriever's runs, as LangChain's fields are.
+        **ignored: any other keyword is dropped with a ``UserWarning`` naming it (LangChain's
+            pydantic model drops it silently).
 
     Raises:
         InvalidInputError: no retrievers, a retriever that is not a Runnable, a weights
@@ -207,7 +214,18 @@ class EnsembleRetriever(ChildBatchRetriever):
         fusion: str = "rrf",
         score_key: str = "relevance_score",
         k: int | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **ignored: Any,
     ) -> None:
+        if ignored:
+            # LangChain's is a pydantic model that drops unknown keywords (a misspelt
+            # weight=, a search_type= it has no use for): dropped here too, and named
+            warn_ignored_keywords(self, ignored, _FIELDS)
+        if tags is not None:
+            self.tags = list(tags)
+        if metadata is not None:
+            self.metadata = dict(metadata)
         if (
             isinstance(retrievers, Runnable)
             or not isinstance(retrievers, Sequence)

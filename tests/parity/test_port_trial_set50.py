@@ -131,3 +131,30 @@ def test_split_documents_reads_a_programs_own_document_class() -> None:
     assert langchain_printed.startswith("Document ")
     assert "{'p': 2} {}" in langchain_printed
     assert _printed(ported) == langchain_printed
+
+
+# kicj_cached_faiss_bm25_ensemble_reorder: EnsembleRetriever(retrievers=[...],
+# weight={0.7, 0.3}, search_type="mmr"): a misspelt weights and a keyword the ensemble
+# has no use for. LangChain's pydantic model ignores both (equal weights); ragline raised
+# TypeError.
+_ENSEMBLE_STRAY_KEYWORDS = """
+from langchain_community.retrievers import BM25Retriever
+from langchain_classic.retrievers import EnsembleRetriever
+
+texts = ["youth crime fell", "prison crowding persists", "job training cut reoffending"]
+a = BM25Retriever.from_texts(texts)
+a.k = 2
+b = BM25Retriever.from_texts(list(reversed(texts)))
+b.k = 2
+ensemble = EnsembleRetriever(retrievers=[a, b], weight={0.7, 0.3}, search_type="mmr",
+                             tags=["hybrid"])
+print(type(ensemble).__name__, ensemble.weights, len(ensemble.retrievers), ensemble.tags)
+print([d.page_content for d in ensemble.invoke("youth crime")])
+"""
+
+
+def test_ensemble_retriever_ignores_keywords_it_does_not_have() -> None:
+    ported = _ported(_ENSEMBLE_STRAY_KEYWORDS)
+    langchain_printed = _printed(_ENSEMBLE_STRAY_KEYWORDS)
+    assert langchain_printed.startswith("EnsembleRetriever [0.5, 0.5] 2 ['hybrid']\n")
+    assert _printed(ported) == langchain_printed
