@@ -168,6 +168,7 @@ LISTED = [
     "langchain_community.llms.fake",
     "langchain_community.chat_models.fake",
     "langchain_community.retrievers.bm25",
+    "langchain_community.document_loaders.base",
     "langchain_community.document_loaders.text",
     "langchain_community.document_loaders.csv_loader",
     "langchain_community.document_loaders.directory",

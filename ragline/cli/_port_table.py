@@ -1042,6 +1042,9 @@ PATHS: dict[str, dict[str, str]] = {
             "TextLoader WebBaseLoader"
         ),
     },
+    "langchain_community.document_loaders.base": {
+        "ragline.loaders": "BaseBlobParser BaseLoader",
+    },
     "langchain_community.document_loaders.blob_loaders": {
         "ragline.loaders": "Blob BlobLoader FileSystemBlobLoader",
     },

@@ -158,3 +158,34 @@ def test_ensemble_retriever_ignores_keywords_it_does_not_have() -> None:
     langchain_printed = _printed(_ENSEMBLE_STRAY_KEYWORDS)
     assert langchain_printed.startswith("EnsembleRetriever [0.5, 0.5] 2 ['hybrid']\n")
     assert _printed(ported) == langchain_printed
+
+
+# beapp_custom_loader_index_full_domains, rust_project_indexer_cached_ensemble: a
+# BaseLoader subclass imported from langchain_community.document_loaders.base, a path the
+# table lacked, so the ported program kept LangChain's loader class.
+_COMMUNITY_LOADER_BASE = """
+from langchain_community.document_loaders.base import BaseLoader
+from langchain_core.documents import Document
+
+
+class JsonItemsLoader(BaseLoader):
+    def __init__(self, items):
+        self.items = items
+
+    def lazy_load(self):
+        for i, item in enumerate(self.items):
+            yield Document(page_content=item, metadata={"source": "contacts.json", "row": i})
+
+
+loader = JsonItemsLoader(["ana", "bo"])
+print([d.page_content for d in loader.load()], isinstance(loader, BaseLoader))
+print([d.metadata for d in loader.lazy_load()])
+"""
+
+
+def test_the_community_loader_base_path_ports() -> None:
+    ported = _ported(_COMMUNITY_LOADER_BASE)
+    assert "from ragline.loaders import BaseLoader\n" in ported
+    langchain_printed = _printed(_COMMUNITY_LOADER_BASE)
+    assert langchain_printed.startswith("['ana', 'bo'] True\n")
+    assert _printed(ported) == langchain_printed
