@@ -28,7 +28,7 @@ import re
 import threading
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ragline.core._checks import check_optional_number
 from ragline.core.config import get_config_list
@@ -122,7 +122,7 @@ def _scripted(instance: Any, responses: Any) -> Any:
 
     A pydantic-style subclass gives the field a default (``class Model(FakeListChatModel):
     responses: list = ["..."]``), as LangChain's fakes allow: its field constructor
-    stores the value on the instance before ours runs, or it stays a class attribute.
+    stores the value before ours runs, or the class keeps it (``_declared_responses``).
 
     Raises:
         TypeError: no responses given and none declared.
@@ -131,8 +131,8 @@ def _scripted(instance: Any, responses: Any) -> Any:
         return responses
     declared = instance.__dict__.pop("responses", None)
     if declared is None:
-        declared = getattr(type(instance), "responses", None)
-    if declared is None or isinstance(declared, property):
+        declared = getattr(type(instance), "_declared_responses", None)
+    if declared is None:
         name = type(instance).__name__
         raise TypeError(f"{name}() missing required keyword argument 'responses'")
     return declared
@@ -145,15 +145,30 @@ class _CyclingResponses:
     calls: list[Any]
     stops: list[list[str] | None]
 
+    # a subclass's declared default for responses (see __init_subclass__ and _scripted)
+    _declared_responses: ClassVar[Any] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declared = cls.__dict__.get("responses")
+        if declared is not None and not isinstance(declared, property):
+            # ``responses: list = [...]`` would hide the property (reads the default,
+            # assignments lost): keep the value as the default, the property as the field
+            cls._declared_responses = declared
+            cls.responses = _CyclingResponses.responses  # type: ignore[assignment]
+
     @property
     def responses(self) -> list[str]:
         return self._list.responses
 
     @responses.setter
     def responses(self, value: Sequence[Any]) -> None:
+        old = self.__dict__.get("_list")
+        if old is None:  # a subclass's field constructor, before __init__ builds the list
+            self.__dict__["responses"] = value
+            return
         # a new script that keeps the cursor, as LangChain's field assignment does: a
         # configured copy (configurable_fields(responses=...)) goes on from the default's i
-        old = self._list
         self._list = _ResponseList(
             type(self).__name__, value, old.sleep, kind=old.kind, kind_name=old.kind_name
         )

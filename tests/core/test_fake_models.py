@@ -284,3 +284,29 @@ def test_fake_messages_model_refuses_bad_scripts():
         FakeMessagesListChatModel(responses=[])
     with pytest.raises(InvalidInputError, match="responses must be AIMessages or strings, got 3"):
         FakeMessagesListChatModel(responses=[3])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("annotated", [True, False])
+def test_a_subclass_declaring_responses_reads_and_sets_its_live_script(annotated):
+    # a pydantic-style subclass gives responses a default; .responses must still be the
+    # script the model answers from, and assigning it must change what it answers
+    # (the declared class attribute used to hide the property: reads gave the default,
+    # assignments went nowhere)
+    if annotated:
+
+        class Stand(FakeListChatModel):
+            responses: list = ["unused"]  # noqa: RUF012
+
+    else:
+
+        class Stand(FakeListChatModel):  # type: ignore[no-redef]
+            responses = ["unused"]  # noqa: RUF012
+
+    given = Stand(responses=["a", "b"])
+    assert given.responses == ["a", "b"]
+    assert given.invoke("x").content == "a"
+    default = Stand()
+    assert default.responses == ["unused"]
+    default.responses = ["c"]
+    assert (default.responses, default.invoke("x").content) == (["c"], "c")
+    assert Stand().invoke("x").content == "unused"  # the default is not shared
