@@ -353,9 +353,7 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], BaseDocumentTra
                 isinstance(getattr(document, "page_content", None), str)
                 and isinstance(getattr(document, "metadata", None), dict)
             ):
-                raise InvalidInputError(
-                    f"documents must hold Document objects, got {type(document).__name__}"
-                )
+                raise InvalidInputError(_not_a_document(document))
             texts.append(document.page_content)
             metadatas.append(document.metadata)
         return self.create_documents(texts, metadatas)
@@ -389,3 +387,20 @@ class TextSplitter(Runnable[Sequence[Document], list[Document]], BaseDocumentTra
         """
         self._reject_kwargs(kwargs)
         return self._call_with_config(self.split_documents, input, config)  # type: ignore[no-any-return]
+
+
+def _not_a_document(item: object) -> str:
+    """Why ``split_documents`` refuses ``item``: a class of another name, or one that
+    looks like a document but lacks a str ``page_content`` or a dict ``metadata``."""
+    kind = type(item)
+    if not hasattr(item, "page_content"):
+        return f"documents must hold Document objects, got {kind.__name__}"
+    fields = (
+        f"page_content {type(item.page_content).__name__} and metadata "
+        f"{type(getattr(item, 'metadata', None)).__name__}"
+    )
+    return (
+        f"documents must hold Document objects, got {kind.__module__}.{kind.__name__} with "
+        f"{fields}; another class than ragline's Document needs a str page_content and a "
+        "dict metadata"
+    )

@@ -345,3 +345,22 @@ def test_a_user_subclass_only_writes_split_text() -> None:
         Document("x", {"start_index": 0}),
         Document("y", {"start_index": 2}),
     ]
+
+
+def test_a_programs_own_document_class_lacking_a_field_is_named_with_what_it_lacks() -> None:
+    # a program's own class is read by its page_content and metadata (as LangChain's
+    # splitters read them); one with metadata=None is refused, and the error names the
+    # class by module and says what it lacks (a bare 'got Document' read as a contradiction)
+    class Document:
+        def __init__(self, page_content: str, metadata: object) -> None:
+            self.page_content, self.metadata = page_content, metadata
+
+    splitter = CharacterTextSplitter(chunk_size=5, chunk_overlap=0, separator=" ")
+    assert [d.page_content for d in splitter.split_documents([Document("aa bb", {})])] == ["aa bb"]
+    with pytest.raises(
+        InvalidInputError,
+        match=r"got (tests\.splitters\.)?test_character\.Document with page_content str and "
+        r"metadata NoneType; another class than ragline's Document needs a str page_content "
+        r"and a dict metadata$",
+    ):
+        splitter.split_documents([Document("aa bb", None)])  # type: ignore[list-item]
