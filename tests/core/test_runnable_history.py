@@ -419,3 +419,22 @@ def test_the_session_key_may_come_from_an_enclosing_call() -> None:
     assert no_run_ids(store["nested"].messages) == [HumanMessage("hi"), AIMessage("r")]
     chat.invoke("top level", {"session_id": "moved"})  # type: ignore[typeddict-unknown-key]
     assert store["moved"].messages[0] == HumanMessage("top level")
+
+
+def test_verbose_none_is_taken_as_unset_and_a_non_flag_is_refused():
+    # LangChain's constructor drops verbose= whatever it is; programs pass verbose=None
+    # (an option left unset). None is taken (no effect), a string is still refused
+    store: dict[str, InMemoryChatMessageHistory] = {}
+    chain = RunnableWithMessageHistory(
+        RunnableLambda(lambda messages: AIMessage("ok")),
+        lambda session_id: store.setdefault(session_id, InMemoryChatMessageHistory()),
+        verbose=None,
+    )
+    assert chain.invoke([HumanMessage("hi")], config=SESSION).content == "ok"
+    assert [m.content for m in store["s1"].messages] == ["hi", "ok"]
+    with pytest.raises(ConfigurationError, match=r"verbose must be True, False or None, got 'yes'"):
+        RunnableWithMessageHistory(
+            RunnableLambda(lambda messages: AIMessage("ok")),
+            lambda session_id: InMemoryChatMessageHistory(),
+            verbose="yes",  # type: ignore[arg-type]
+        )

@@ -139,7 +139,7 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         history_factory_config: the ``ConfigurableFieldSpec`` s naming the conversation
             (default: one ``session_id``).
         verbose: accepted and kept, with no effect on what runs or prints (LangChain's
-            constructor takes and drops it; programs pass it).
+            constructor takes and drops it; programs pass it, ``None`` when left unset).
 
     Raises:
         ConfigurationError: ``get_session_history`` is not callable, the specs' ids are
@@ -164,10 +164,10 @@ class RunnableWithMessageHistory(Runnable[Any, Any]):
         history_messages_key: str | None = None,
         history_factory_config: Sequence[ConfigurableFieldSpec] | None = None,
         name: str | None = None,
-        verbose: bool = False,
+        verbose: bool | None = False,
     ) -> None:
-        if not isinstance(verbose, bool):
-            raise ConfigurationError(f"verbose must be True or False, got {verbose!r}")
+        if verbose is not None and not isinstance(verbose, bool):
+            raise ConfigurationError(f"verbose must be True, False or None, got {verbose!r}")
         if not callable(get_session_history):
             raise ConfigurationError(
                 "get_session_history must be a function returning a chat message history, "
