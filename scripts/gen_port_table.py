@@ -125,6 +125,8 @@ LISTED = [
     "langchain_classic.callbacks.streaming_aiter",
     "langchain_classic.callbacks.streaming_stdout_final_only",
     "langchain_classic.cache",
+    # the memory base class's own module (app code checks isinstance(memory, BaseMemory))
+    "langchain_classic.base_memory",
     "langchain_classic.docstore",
     "langchain_classic.docstore.document",
     "langchain_classic.text_splitter",

@@ -149,6 +149,9 @@ PATHS: dict[str, dict[str, str]] = {
     "langchain_classic.agents.xml.base": {
         "ragline.agents": "create_xml_agent",
     },
+    "langchain_classic.base_memory": {
+        "ragline.memory": "BaseMemory",
+    },
     "langchain_classic.cache": {
         "ragline.core": "InMemoryCache RedisCache SQLiteCache",
     },

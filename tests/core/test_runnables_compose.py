@@ -548,8 +548,10 @@ def test_alternatives_and_fields_together_in_one_tree():
 def test_configurable_alternatives_validation():
     with pytest.raises(ConfigurationError, match="'default' is already the default_key"):
         Greeter().configurable_alternatives(ConfigurableField(id="s"), default=Greeter())
-    with pytest.raises(ConfigurationError, match="at least one alternative"):
-        Greeter().configurable_alternatives(ConfigurableField(id="s"))
+    # the default alone is a choice with one option (LangChain's is too)
+    alone = Greeter().configurable_alternatives(ConfigurableField(id="s"), default_key="only")
+    assert alone.invoke("a", {"configurable": {"s": "only"}}) == "hello a!"
+    assert [spec.options for spec in alone.config_specs if spec.id == "s"] == [("only",)]
 
 
 async def test_configurable_async_paths():

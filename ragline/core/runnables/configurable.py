@@ -443,8 +443,8 @@ class RunnableConfigurableAlternatives(_Configurable[Input, Output]):
                 f"alternative key {default_key!r} is already the default_key; rename it or pass "
                 "another default_key"
             )
-        if not alternatives:
-            raise ConfigurationError("configurable_alternatives needs at least one alternative")
+        # No alternative besides the default is allowed (LangChain's is): the choice then
+        # has one option, and the app adds alternatives later without touching its callers.
         self.which = which
         self.default = default
         self.default_key = default_key

@@ -1,0 +1,102 @@
+"""Parity: differences found by the fifty-second port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# emcikem_app_handler_memory_listeners: an app's chain loads and saves a memory handed in
+# through config["configurable"], after checking isinstance(memory, BaseMemory) with
+# BaseMemory imported from langchain_classic.base_memory. The port table lacked that
+# module, so the ported program kept LangChain's class, ragline's memory failed the check
+# and nothing was remembered.
+_BASE_MEMORY_MODULE = """
+from operator import itemgetter
+
+from langchain_classic.base_memory import BaseMemory
+from langchain_classic.memory import ConversationBufferWindowMemory
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough
+
+
+def load(inputs, config):
+    memory = config.get("configurable", {}).get("memory")
+    if isinstance(memory, BaseMemory):
+        return memory.load_memory_variables(inputs)
+    return {"history": []}
+
+
+def save(run, config):
+    memory = config.get("configurable", {}).get("memory")
+    if isinstance(memory, BaseMemory):
+        memory.save_context(run.inputs, run.outputs)
+
+
+prompt = ChatPromptTemplate.from_messages(
+    [("system", "be brief"), MessagesPlaceholder("history"), ("human", "{query}")]
+)
+memory = ConversationBufferWindowMemory(
+    k=1, input_key="query", output_key="output", return_messages=True
+)
+chain = (
+    RunnablePassthrough.assign(history=RunnableLambda(load) | itemgetter("history"))
+    | prompt
+    | FakeListChatModel(responses=["one", "two", "three"])
+    | StrOutputParser()
+).with_listeners(on_end=save)
+for query in ["a", "b", "c"]:
+    print(len(memory.load_memory_variables({})["history"]), end=" ")
+    print(chain.invoke({"query": query}, config={"configurable": {"memory": memory}}))
+print([(m.type, m.content) for m in memory.chat_memory.messages])
+print(isinstance(memory, BaseMemory), issubclass(ConversationBufferWindowMemory, BaseMemory))
+"""
+
+
+def test_base_memory_from_its_own_module_ports_and_remembers_as_langchains() -> None:
+    source = _BASE_MEMORY_MODULE
+    ported = _ported(source)
+    assert "from ragline.memory import BaseMemory\n" in ported
+    langchain_printed = _printed(source)
+    assert langchain_printed.splitlines()[:3] == ["0 one", "2 two", "2 three"]
+    assert _printed(ported) == langchain_printed
+
+
+# flowchart_diff_chain_decorator_alternatives: a model made configurable with
+# configurable_alternatives(ConfigurableField(id="llm"), default_key="openai_gpt") and no
+# alternative yet (the app adds them later). LangChain accepts it (one option); ragline
+# raised ConfigurationError at import.
+_DEFAULT_ALONE = """
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import ConfigurableField
+
+model = FakeListChatModel(responses=["first", "second", "third"])
+llm = model.configurable_alternatives(
+    ConfigurableField(id="llm"), default_key="openai_gpt"
+).with_fallbacks([model])
+chain = ChatPromptTemplate.from_template("say {word}") | llm
+print(chain.invoke({"word": "a"}).content)
+print(chain.invoke({"word": "b"}, config={"configurable": {"llm": "openai_gpt"}}).content)
+print([(spec.id, spec.default) for spec in llm.config_specs])
+print([member.value for spec in llm.config_specs for member in spec.annotation])
+try:
+    chain.invoke({"word": "c"}, config={"configurable": {"llm": "other"}})
+except Exception as err:
+    print(type(err).__name__)
+"""
+
+
+def test_configurable_alternatives_with_only_the_default_runs_as_langchains() -> None:
+    source = _DEFAULT_ALONE
+    langchain_printed = _printed(source)
+    assert langchain_printed.splitlines()[:4] == [
+        "first",
+        "second",
+        "[('llm', 'openai_gpt')]",
+        "['openai_gpt']",
+    ]
+    assert _printed(_ported(source)) == langchain_printed
