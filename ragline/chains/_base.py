@@ -603,14 +603,15 @@ def document_variable_from(llm_chain: Any, options: Any, owner: str) -> None:
     default ``context`` when the prompt has it, else a name is needed."""
     variables = list(llm_chain.prompt.input_variables)
     if "document_variable_name" not in options:
-        if len(variables) != 1 and "context" in variables:
+        if len(variables) == 1:
+            options["document_variable_name"] = variables[0]
+        elif "context" in variables:
             options["document_variable_name"] = "context"
-        elif len(variables) != 1:
+        else:
             raise InvalidInputError(
                 f"{owner} needs document_variable_name=... when the llm_chain's prompt has "
                 f"several variables ({variables})"
             )
-        options["document_variable_name"] = variables[0]
     _require_variable(llm_chain.prompt, options["document_variable_name"], "llm_chain's prompt")
 
 
