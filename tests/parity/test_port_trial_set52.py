@@ -4,6 +4,11 @@ Each scenario runs the same program shape through LangChain and through ragline 
 program's source after ``ragline port``) and compares what the program prints.
 """
 
+import contextlib
+import io
+
+import pytest
+
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
@@ -100,3 +105,60 @@ def test_configurable_alternatives_with_only_the_default_runs_as_langchains() ->
         "['openai_gpt']",
     ]
     assert _printed(_ported(source)) == langchain_printed
+
+
+# lcel_production_notes_events_retry: `await chain.abatch(questions, max_concurrency=10)`,
+# the limit given as a keyword instead of in config. LangChain's sequence hands keywords
+# to its first step (here the {context, question} map), which ignores them; ragline
+# raised TypeError. It now runs the same and warns; a first step that is a function
+# still raises TypeError on both sides (LangChain calls the function with the keyword).
+_CONFIG_KEY_AS_KEYWORD = """
+import asyncio
+
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough
+
+chain = (
+    {"context": RunnableLambda(lambda q: q.upper()), "question": RunnablePassthrough()}
+    | ChatPromptTemplate.from_template("{context} / {question}")
+    | FakeListChatModel(responses=["same answer"])
+    | StrOutputParser()
+)
+print(chain.batch(["a", "b", "c"], max_concurrency=2))
+print(asyncio.run(chain.abatch(["a", "b"], max_concurrency=10)))
+print(chain.invoke("a", tags=["kw"]), asyncio.run(chain.ainvoke("b", run_name="x")))
+print(chain.batch(["a", "b"], config={"max_concurrency": 1}, return_exceptions=True))
+lambda_first = RunnableLambda(lambda q: q + "!") | RunnableLambda(lambda q: q * 2)
+for call in (lambda: lambda_first.batch(["a"], max_concurrency=2),
+             lambda: lambda_first.invoke("a", max_concurrency=2)):
+    try:
+        print(call())
+    except TypeError:
+        print("TypeError")
+"""
+
+
+def test_a_config_key_given_to_a_chain_as_a_keyword_is_ignored_as_langchain_does() -> None:
+    source = _CONFIG_KEY_AS_KEYWORD
+    langchain_printed = _printed(source)
+    assert langchain_printed.splitlines() == [
+        "['same answer', 'same answer', 'same answer']",
+        "['same answer', 'same answer']",
+        "same answer same answer",
+        "['same answer', 'same answer']",
+        "TypeError",
+        "TypeError",
+    ]
+    ported = _ported(source)
+    with pytest.warns(UserWarning, match="ignores max_concurrency given as a keyword"):
+        assert _printed_with_warnings(ported) == langchain_printed
+
+
+def _printed_with_warnings(source: str) -> str:
+    # _printed hushes warnings; this runs the program with them shown to pytest.warns
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<program>", "exec", dont_inherit=True), {"__name__": "__p__"})
+    return out.getvalue()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragline.core._drive import Effect, Operation, adrive, drive
-from ragline.core.config import RunnableConfig, get_current_config
+from ragline.core.config import _KNOWN_KEYS, RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables._printing import indent_after_first, printed_fields
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
@@ -135,6 +136,29 @@ class RunnableSequence(Runnable[Input, Output]):
     def _output_title(self) -> str:
         return self.last._output_title()
 
+    def _without_config_keywords(self, kwargs: dict[str, Any], method: str) -> dict[str, Any]:
+        """Drop, with a warning, a config key given as a keyword
+        (``chain.abatch(inputs, max_concurrency=10)``).
+
+        LangChain's sequence hands keywords to its first step, and a parallel step, a
+        prompt or a model ignores them: the call runs without the option. ragline runs
+        the same and says so. A first step that is a function still refuses it (LangChain
+        calls the function with it, a ``TypeError``), as does any other keyword.
+        """
+        from ragline.core.runnables.lambdas import RunnableLambda
+
+        keys = sorted(key for key in kwargs if key in _KNOWN_KEYS)
+        if not keys or isinstance(self.first, RunnableLambda):
+            return kwargs
+        warnings.warn(
+            f"{self.get_name()}.{method} ignores {', '.join(keys)} given as a keyword "
+            f"argument (LangChain's ignores it too); pass config={{{keys[0]!r}: ...}} to "
+            "apply it",
+            UserWarning,
+            stacklevel=3,
+        )
+        return {key: value for key, value in kwargs.items() if key not in keys}
+
     # ---- single input ---------------------------------------------------------------
     def _invoke_steps(self, input: Any) -> Any:
         steps = self.steps  # each step's run is tagged seq:step:N, as LangChain's
@@ -146,7 +170,7 @@ class RunnableSequence(Runnable[Input, Output]):
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Run the steps in order, as one chain run with a child run per step."""
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._without_config_keywords(kwargs, "invoke"))
         steps = self.steps  # each step's run is tagged seq:step:N, as LangChain's
         return self._call_steps_with_config(steps, _tags_for(len(steps)), input, config)
 
@@ -154,7 +178,7 @@ class RunnableSequence(Runnable[Input, Output]):
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Output:
         """Await each step's ``ainvoke`` in order."""
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._without_config_keywords(kwargs, "ainvoke"))
         steps = self.steps
         return await self._acall_steps_with_config(steps, _tags_for(len(steps)), input, config)
 
@@ -244,7 +268,7 @@ class RunnableSequence(Runnable[Input, Output]):
         An input whose step fails drops out; the others finish. Without
         ``return_exceptions`` the first failure (in input order) is raised afterwards.
         """
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._without_config_keywords(kwargs, "batch"))
         return self._batch_with_config(
             inputs, config, self._batch_steps, return_exceptions=return_exceptions
         )
@@ -258,7 +282,7 @@ class RunnableSequence(Runnable[Input, Output]):
         **kwargs: Any,
     ) -> list[Output]:
         """Async twin of :meth:`batch`."""
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._without_config_keywords(kwargs, "abatch"))
         return await self._abatch_with_config(
             inputs, config, self._abatch_steps, return_exceptions=return_exceptions
         )
