@@ -110,3 +110,74 @@ def test_message_history_takes_verbose_as_langchains() -> None:
     langchain_printed = _printed(_HISTORY_VERBOSE)
     assert langchain_printed.splitlines()[:2] == ["Paris.", "About two million."]
     assert _printed(ported) == langchain_printed
+
+
+# token_buffer_memory_from_chat_messages: ConversationTokenBufferMemory over an in-memory
+# history, past its token limit. Both load the same newest messages; LangChain's also
+# deletes the older ones from the history when it saves (its chat_memory shrinks),
+# ragline's history keeps every message (a documented difference: the memory chooses
+# what is loaded, nothing stored is removed).
+_TOKEN_BUFFER = """
+from langchain_classic.memory import ChatMessageHistory, ConversationTokenBufferMemory
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+
+
+class WordCounter(FakeListChatModel):
+    def get_num_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+memory = ConversationTokenBufferMemory(
+    llm=WordCounter(responses=["unused"]), max_token_limit=12,
+    chat_memory=ChatMessageHistory(), return_messages=True)
+memory.save_context({"input": "What is the capital of France?"}, {"output": "Paris."})
+memory.save_context({"input": "And its river?"}, {"output": "The Seine."})
+print([m.content for m in memory.load_memory_variables({})["history"]])
+print([m.content for m in memory.chat_memory.messages])
+"""
+
+
+def test_the_token_buffer_memory_keeps_the_history_where_langchains_deletes() -> None:
+    loaded = "['Paris.', 'And its river?', 'The Seine.']"
+    assert _printed(_TOKEN_BUFFER).splitlines() == [loaded, loaded]
+    assert _printed(_ported(_TOKEN_BUFFER)).splitlines() == [
+        loaded,
+        "['What is the capital of France?', 'Paris.', 'And its river?', 'The Seine.']",
+    ]
+
+
+# diy_file_chat_history_add_message_sequence_zh: a history class whose add_message
+# cannot store the message it is given. LangChain logs the error of its history-saving
+# listener and returns the answer, nothing stored; ragline's invoke raises the error (a
+# documented difference: a turn that cannot be stored is not reported as answered).
+_FAILING_HISTORY = """
+from langchain_core.chat_history import BaseChatMessageHistory
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.runnables.history import RunnableWithMessageHistory
+
+
+class ReadOnlyHistory(BaseChatMessageHistory):
+    messages = []
+
+    def add_message(self, message):
+        raise PermissionError("the history is read-only")
+
+    def clear(self):
+        pass
+
+
+prompt = ChatPromptTemplate.from_messages([MessagesPlaceholder("history"), ("human", "{q}")])
+chain = RunnableWithMessageHistory(
+    prompt | FakeListChatModel(responses=["hello"]), lambda session_id: ReadOnlyHistory(),
+    input_messages_key="q", history_messages_key="history")
+try:
+    print(chain.invoke({"q": "hi"}, {"configurable": {"session_id": "s"}}).content)
+except PermissionError as error:
+    print("raised:", error)
+"""
+
+
+def test_a_failing_history_write_raises_where_langchain_logs_it() -> None:
+    assert _printed(_FAILING_HISTORY) == "hello\n"
+    assert _printed(_ported(_FAILING_HISTORY)) == "raised: the history is read-only\n"
