@@ -259,6 +259,8 @@ RE_EXPORTS = {
     # a string too; ragline's is its own wording with the same {schema} placeholder, which
     # a custom parser fills (port trial set 51)
     "langchain_core.output_parsers.format_instructions": {"JSON_FORMAT_INSTRUCTIONS"},
+    # the history module imports it, and programs import it from there (port trial set 49)
+    "langchain_core.runnables.history": {"RunnablePassthrough"},
 }
 
 

@@ -1533,7 +1533,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core.runnables": "CurveStyle Edge Node NodeStyles",
     },
     "langchain_core.runnables.history": {
-        "ragline.core": "RunnableWithMessageHistory",
+        "ragline.core": "RunnablePassthrough RunnableWithMessageHistory",
     },
     "langchain_core.runnables.passthrough": {
         "ragline.core": "RunnableAssign RunnablePassthrough RunnablePick",

@@ -181,3 +181,41 @@ except PermissionError as error:
 def test_a_failing_history_write_raises_where_langchain_logs_it() -> None:
     assert _printed(_FAILING_HISTORY) == "hello\n"
     assert _printed(_ported(_FAILING_HISTORY)) == "raised: the history is read-only\n"
+
+
+# trimmer_stream_history_todd_joke: RunnablePassthrough imported from
+# langchain_core.runnables.history (the module imports it; a tutorial imports both names
+# from there), a path the port table lacked: the program was left unported.
+_PASSTHROUGH_FROM_HISTORY = """
+from operator import itemgetter
+
+from langchain_core.chat_history import InMemoryChatMessageHistory
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.messages import HumanMessage, trim_messages
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from langchain_core.runnables.history import RunnablePassthrough, RunnableWithMessageHistory
+
+trimmer = trim_messages(max_tokens=2, strategy="last", token_counter=len)
+prompt = ChatPromptTemplate.from_messages(
+    [("system", "Answer in {language}."), MessagesPlaceholder("messages")])
+chain = RunnablePassthrough.assign(messages=itemgetter("messages") | trimmer) | prompt | (
+    FakeListChatModel(responses=["Hi Todd!", "You are Todd."]))
+store = {}
+with_history = RunnableWithMessageHistory(
+    chain, lambda session_id: store.setdefault(session_id, InMemoryChatMessageHistory()),
+    input_messages_key="messages")
+config = {"configurable": {"session_id": "a"}}
+for text in ["hi, I'm Todd", "who am I?"]:
+    reply = with_history.invoke(
+        {"messages": [HumanMessage(text)], "language": "English"}, config)
+    print(reply.content)
+print([(m.type, m.content) for m in store["a"].messages])
+"""
+
+
+def test_the_passthrough_imported_from_the_history_module_ports() -> None:
+    ported = _ported(_PASSTHROUGH_FROM_HISTORY)
+    assert "from ragline.core import RunnablePassthrough, RunnableWithMessageHistory" in ported
+    langchain_printed = _printed(_PASSTHROUGH_FROM_HISTORY)
+    assert langchain_printed.splitlines()[:2] == ["Hi Todd!", "You are Todd."]
+    assert _printed(ported) == langchain_printed
