@@ -6,6 +6,8 @@ program's source after ``ragline port``) and compares what the program prints.
 
 import contextlib
 import io
+import warnings
+from pathlib import Path
 
 import pytest
 
@@ -162,3 +164,58 @@ def _printed_with_warnings(source: str) -> str:
     with contextlib.redirect_stdout(out):
         exec(compile(source, "<program>", "exec", dont_inherit=True), {"__name__": "__p__"})
     return out.getvalue()
+
+
+# flowchart_diff_chain_decorator_alternatives (second cause): an @chain function that calls
+# a global model made configurable. LangChain's lambda lists the configurable fields of the
+# runnables its function uses, so the chain knows the "llm" choice; ragline's listed none,
+# and a tree with another configurable field refused {"llm": ...} as unknown.
+_FUNCTION_USES_A_CONFIGURABLE_MODEL = """
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.prompts import PromptTemplate
+from langchain_core.runnables import ConfigurableField, RunnablePassthrough, chain
+
+model = FakeListChatModel(responses=["main answer"]).configurable_alternatives(
+    ConfigurableField(id="llm"), default_key="main", other=FakeListChatModel(responses=["other"])
+)
+prompt = PromptTemplate.from_template("{q}").configurable_fields(
+    template=ConfigurableField(id="tpl")
+)
+
+
+@chain
+def ask(inputs):
+    return model.invoke(inputs["q"]).content
+
+
+full = RunnablePassthrough.assign(answer=ask) | (lambda x: x["answer"])
+print([spec.id for spec in ask.config_specs], [spec.id for spec in full.config_specs])
+print(full.invoke({"q": "hi"}), full.invoke({"q": "hi"}, {"configurable": {"llm": "other"}}))
+both = RunnablePassthrough.assign(p=prompt) | RunnablePassthrough.assign(answer=ask)
+print(sorted(spec.id for spec in both.config_specs))
+out = both.invoke({"q": "hi"}, {"configurable": {"llm": "other", "tpl": "T {q}"}})
+print(out["answer"], out["p"].to_string())
+"""
+
+
+def _printed_from_file(source: str, path: Path) -> str:
+    # both libraries read a function's source to find the runnables it uses: the program
+    # runs from a real file, as a trial program does
+    path.write_text(source)
+    out = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        warnings.simplefilter("ignore")
+        exec(compile(source, str(path), "exec", dont_inherit=True), {"__name__": "__p__"})
+    return out.getvalue()
+
+
+def test_a_function_lists_the_configurable_fields_of_the_model_it_calls(tmp_path: Path) -> None:
+    source = _FUNCTION_USES_A_CONFIGURABLE_MODEL
+    langchain_printed = _printed_from_file(source, tmp_path / "langchain_side.py")
+    assert langchain_printed.splitlines() == [
+        "['llm'] ['llm']",
+        "main answer other",
+        "['llm', 'tpl']",
+        "other T hi",
+    ]
+    assert _printed_from_file(_ported(source), tmp_path / "ragline_side.py") == langchain_printed

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragline.core._json_schema import field_title
 from ragline.core.config import RunnableConfig, get_current_config
-from ragline.core.runnables.base import Input, Output, Runnable
+from ragline.core.runnables.base import Input, Output, Runnable, _specs_by_id
 from ragline.core.runnables.runs import _NOTHING, add_chunks
 
 if TYPE_CHECKING:
@@ -264,6 +264,16 @@ class RunnableLambda(Runnable[Input, Output]):
         """The runnables the function uses by a global or closure name (``model`` in
         ``model.invoke(x)``), as LangChain finds them for the graph."""
         return [dep for dep in _runnables_used(self._function()) if dep is not self]
+
+    @property
+    def config_specs(self) -> list[Any]:
+        """The configurable fields of the runnables the function uses (:attr:`deps`), as
+        LangChain's lists them: a ``{"llm": ...}`` choice of the model it calls is known."""
+        seen: dict[str, Any] = {}
+        for dep in self.deps:
+            for spec in dep.config_specs:
+                seen.setdefault(spec.id, spec)
+        return _specs_by_id(seen)
 
     def get_graph(self, config: RunnableConfig | None = None) -> Graph:
         """Input and output nodes with the runnables the function uses between them
