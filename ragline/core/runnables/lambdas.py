@@ -153,6 +153,13 @@ def _keys_schema(keys: tuple[str, ...]) -> dict[str, Any]:
     return {"properties": properties, "required": list(keys), "type": "object"}
 
 
+# the lambdas whose config_specs are being gathered on this thread or task (a function
+# that uses its own enclosing chain would otherwise lead the walk back into itself)
+_specs_visiting: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
+    "ragline_lambda_specs_visiting", default=frozenset()
+)
+
+
 def _runnables_used(func: Any) -> list[Runnable[Any, Any]]:
     """The runnables ``func`` reads through its globals or closure (methods of a
     runnable count as the runnable), in the order Python lists those names."""
@@ -268,11 +275,22 @@ class RunnableLambda(Runnable[Input, Output]):
     @property
     def config_specs(self) -> list[Any]:
         """The configurable fields of the runnables the function uses (:attr:`deps`), as
-        LangChain's lists them: a ``{"llm": ...}`` choice of the model it calls is known."""
-        seen: dict[str, Any] = {}
-        for dep in self.deps:
-            for spec in dep.config_specs:
-                seen.setdefault(spec.id, spec)
+        LangChain's lists them: a ``{"llm": ...}`` choice of the model it calls is known.
+
+        A function that uses the chain it is part of (a recursive chain) lists that
+        chain's fields once: the walk does not enter this lambda again (LangChain's
+        recurses without end there)."""
+        visiting = _specs_visiting.get()
+        if id(self) in visiting:
+            return []
+        token = _specs_visiting.set(visiting | {id(self)})
+        try:
+            seen: dict[str, Any] = {}
+            for dep in self.deps:
+                for spec in dep.config_specs:
+                    seen.setdefault(spec.id, spec)
+        finally:
+            _specs_visiting.reset(token)
         return _specs_by_id(seen)
 
     def get_graph(self, config: RunnableConfig | None = None) -> Graph:
