@@ -145,6 +145,8 @@ class RunnableSequence(Runnable[Input, Output]):
         the same and says so. A first step that is a function still refuses it (LangChain
         calls the function with it, a ``TypeError``), as does any other keyword.
         """
+        if not kwargs:  # every plain call: nothing to look at (invoke's hot path)
+            return kwargs
         from ragline.core.runnables.lambdas import RunnableLambda
 
         keys = sorted(key for key in kwargs if key in _KNOWN_KEYS)
