@@ -409,3 +409,19 @@ def test_few_shot_with_templates_names_a_values_braces_not_only_the_examples():
         prompt.format(question="what is {x}?")
     with pytest.raises(InvalidInputError, match=r"values the prefix and suffix took"):
         prompt.format(question="a { b")
+
+
+def test_few_shot_with_templates_fills_a_name_a_value_holds_in_the_second_pass():
+    # a prefix value holding {question} is read by the second pass like the suffix's own
+    # {{question}} (as in LangChain): the documented reason user text is a template there
+    from ragline.core.prompts import FewShotPromptWithTemplates
+
+    prompt = FewShotPromptWithTemplates(
+        examples=[{"q": "2+2", "a": "4"}],
+        example_prompt=PromptTemplate.from_template("Q: {q} A: {a}"),
+        prefix=PromptTemplate.from_template("You do {kind} sums."),
+        suffix=PromptTemplate.from_template("Q: {{question}} A:"),
+    )
+    assert prompt.format(kind="{question}", question="3+3") == (
+        "You do 3+3 sums.\n\nQ: 2+2 A: 4\n\nQ: 3+3 A:"
+    )
