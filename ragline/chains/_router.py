@@ -128,9 +128,15 @@ class RouterOutputParser(BaseOutputParser[dict[str, Any]]):
         try:
             parsed = _checked_json(text, ["destination", "next_inputs"])
             if not isinstance(parsed["destination"], str):
-                raise ValueError("Expected 'destination' to be a string.")
+                raise ValueError(
+                    f"'destination' must be a string, got {type(parsed['destination']).__name__}"
+                )
             if not isinstance(parsed["next_inputs"], self.next_inputs_type):
-                raise ValueError(f"Expected 'next_inputs' to be {self.next_inputs_type}.")
+                raise ValueError(
+                    f"'next_inputs' must be "
+                    f"{getattr(self.next_inputs_type, '__name__', self.next_inputs_type)}, "
+                    f"got {type(parsed['next_inputs']).__name__}"
+                )
             parsed["next_inputs"] = {self.next_inputs_inner_key: parsed["next_inputs"]}
             destination = parsed["destination"].strip()
             is_default = destination.lower() == self.default_destination.lower()
@@ -138,7 +144,7 @@ class RouterOutputParser(BaseOutputParser[dict[str, Any]]):
             return parsed
         except Exception as err:
             raise OutputParserException(
-                f"Parsing text\n{text}\n raised following error:\n{err}"
+                f"cannot read the router's reply {text!r:.300}: {err}"
             ) from err
 
 
@@ -146,14 +152,14 @@ def _checked_json(text: str, keys: list[str]) -> dict[str, Any]:
     try:
         parsed = parse_json_reply(text)
     except ValueError as err:
-        raise OutputParserException(f"Got invalid JSON object. Error: {err}") from err
+        raise OutputParserException(f"no JSON in it ({err})") from err
     if not isinstance(parsed, dict):
-        raise OutputParserException(f"Got invalid return object: {parsed!r}")
-    for key in keys:
-        if key not in parsed:
-            raise OutputParserException(
-                f"Got invalid return object. Expected key `{key}` to be present, but got {parsed}"
-            )
+        raise OutputParserException(f"a JSON object is needed, got {parsed!r:.80}")
+    missing = [key for key in keys if key not in parsed]
+    if missing:
+        raise OutputParserException(
+            f"the object lacks {', '.join(map(repr, missing))} (it has {sorted(parsed)})"
+        )
     return parsed
 
 
