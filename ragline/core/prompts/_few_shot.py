@@ -26,7 +26,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core.exceptions import InvalidInputError, PromptKeyError
@@ -212,16 +212,7 @@ class FewShotPromptTemplate(_FewShot):
 
     def partial(self, **kwargs: Any) -> FewShotPromptTemplate:
         """A copy with some variables filled in."""
-        return FewShotPromptTemplate(
-            example_prompt=self.example_prompt,
-            suffix=self.suffix,
-            examples=self.examples,
-            example_selector=self.example_selector,
-            prefix=self.prefix,
-            example_separator=self.example_separator,
-            partial_variables={**self.partial_variables, **kwargs},
-            template_format=self.template_format,
-        )
+        return _text_copy(FewShotPromptTemplate, self, kwargs)
 
     def _config(self) -> dict[str, Any]:
         if self.example_selector is not None:
@@ -373,16 +364,7 @@ class FewShotPromptWithTemplates(_FewShot):
 
     def partial(self, **kwargs: Any) -> FewShotPromptWithTemplates:
         """A copy with some variables filled in."""
-        return FewShotPromptWithTemplates(
-            example_prompt=self.example_prompt,
-            suffix=self.suffix,
-            examples=self.examples,
-            example_selector=self.example_selector,
-            prefix=self.prefix,
-            example_separator=self.example_separator,
-            partial_variables={**self.partial_variables, **kwargs},
-            template_format=self.template_format,
-        )
+        return _text_copy(FewShotPromptWithTemplates, self, kwargs)
 
     def _printed_fields(self) -> list[tuple[str, Any]]:
         # LangChain's printed form (pydantic's field order; defaults left out)
@@ -500,3 +482,21 @@ class FewShotChatMessagePromptTemplate(_FewShot, BaseMessagePromptTemplate):
         # LangChain's few-shot chat prompt is not one message part and has no ``+``:
         # ``few_shot + other`` raises TypeError there; put it in a ChatPromptTemplate
         return NotImplemented
+
+
+_TextFewShot = TypeVar("_TextFewShot", "FewShotPromptTemplate", "FewShotPromptWithTemplates")
+
+
+def _text_copy(cls: type[_TextFewShot], prompt: Any, filled: dict[str, Any]) -> _TextFewShot:
+    """A copy of a text few-shot ``prompt`` as ``cls``, with ``filled`` added to its
+    partial variables (what ``partial`` of both text prompts returns)."""
+    return cls(
+        example_prompt=prompt.example_prompt,
+        suffix=prompt.suffix,
+        examples=prompt.examples,
+        example_selector=prompt.example_selector,
+        prefix=prompt.prefix,
+        example_separator=prompt.example_separator,
+        partial_variables={**prompt.partial_variables, **filled},
+        template_format=prompt.template_format,
+    )
