@@ -26,6 +26,7 @@ from langchain_core.prompts import PromptTemplate as LCPromptTemplate
 
 from ragline.chains import LLMCheckerChain, _llm_checker
 from ragline.core import BaseCallbackHandler, FakeListLLM, PromptTemplate
+from tests.parity._handlers import LCPromptLog, PromptLog
 
 COVERS = {"chains.LLMCheckerChain"}
 
@@ -65,24 +66,6 @@ class LCRecorder(_Recording, LCHandler):
 
 
 class Recorder(_Recording, BaseCallbackHandler):
-    pass
-
-
-class _PromptLogging:
-    """The prompts each model call was sent (mixed into each library's handler class)."""
-
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
-
-    def on_llm_start(self, serialized: Any, prompts: list[str], **kw: Any) -> None:
-        self.prompts.extend(prompts)
-
-
-class LCPromptLog(_PromptLogging, LCHandler):
-    pass
-
-
-class PromptLog(_PromptLogging, BaseCallbackHandler):
     pass
 
 

@@ -39,6 +39,7 @@ from ragline.core import (
     FakeListLLM,
     PromptTemplate,
 )
+from tests.parity._handlers import LCPromptLog, PromptLog
 
 COVERS = {"chains.MultiRetrievalQAChain", "chains.MULTI_RETRIEVAL_ROUTER_TEMPLATE"}
 
@@ -103,24 +104,6 @@ class LCRecorder(_Recording, LCHandler):
 
 
 class Recorder(_Recording, BaseCallbackHandler):
-    pass
-
-
-class _PromptLogging:
-    """The prompts each model call was sent (mixed into each library's handler class)."""
-
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
-
-    def on_llm_start(self, serialized: Any, prompts: list[str], **kw: Any) -> None:
-        self.prompts.extend(prompts)
-
-
-class LCPromptLog(_PromptLogging, LCHandler):
-    pass
-
-
-class PromptLog(_PromptLogging, BaseCallbackHandler):
     pass
 
 
