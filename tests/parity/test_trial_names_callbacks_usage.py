@@ -49,7 +49,9 @@ COVERS = {
 }
 
 
-class LCRecorder(LCHandler):
+class _Recording:
+    """Chain starts (by name) and model prompts (mixed into each library's handler class)."""
+
     def __init__(self) -> None:
         self.events: list[Any] = []
 
@@ -60,15 +62,12 @@ class LCRecorder(LCHandler):
         self.events.append(("llm", prompts))
 
 
-class Recorder(BaseCallbackHandler):
-    def __init__(self) -> None:
-        self.events: list[Any] = []
+class LCRecorder(_Recording, LCHandler):
+    pass
 
-    def on_chain_start(self, serialized: Any, inputs: Any, **kw: Any) -> None:
-        self.events.append(("chain", kw.get("name")))
 
-    def on_llm_start(self, serialized: Any, prompts: list[str], **kw: Any) -> None:
-        self.events.append(("llm", prompts))
+class Recorder(_Recording, BaseCallbackHandler):
+    pass
 
 
 def test_the_managers_base_class() -> None:
