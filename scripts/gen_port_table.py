@@ -14,10 +14,13 @@ domain (``...vectorstores`` to ``ragline.vectorstores``). The output is plain da
 
 from __future__ import annotations
 
+import ast
 import importlib
+import inspect
 import pkgutil
 import sys
 import textwrap
+import typing
 import warnings
 
 RAGLINE_PACKAGES = [
@@ -264,16 +267,41 @@ RE_EXPORTS = {
 }
 
 
-def public_names(module) -> set[str]:
+def public_names(module, ragline_names: set[str]) -> set[str]:
     imported = RE_EXPORTS.get(module.__name__, set()) & set(vars(module))
     names = getattr(module, "__all__", None)
     if names is not None:
         return {n for n in names if not n.startswith("_")} | imported
-    return {
+    # A type alias (``RETURN_VAL_TYPE = Sequence[Generation]``) carries the module of its
+    # origin (``collections.abc``), not the module that names it: taken when the module
+    # assigns it itself (not imported) and ragline defines an alias under the same name
+    # (port trial set 50).
+    aliases = {
+        n
+        for n in assigned_names(module) & ragline_names
+        if typing.get_origin(getattr(module, n, None)) is not None
+    }
+    defined = {
         n
         for n, obj in vars(module).items()
         if not n.startswith("_") and getattr(obj, "__module__", "").startswith(module.__name__)
-    } | imported
+    }
+    return defined | imported | aliases
+
+
+def assigned_names(module) -> set[str]:
+    """The names a module's own top-level statements assign (``X = ...``, ``X: T = ...``)."""
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except (OSError, TypeError):
+        return set()
+    names = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign):
+            targets = [node.target]
+        names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names
 
 
 def walk(package: str):
@@ -327,7 +355,7 @@ def main() -> None:
         if module.__name__ in seen or module.__name__.startswith(SKIPPED_MODULES):
             continue
         seen.add(module.__name__)
-        public[module.__name__] = public_names(module)
+        public[module.__name__] = public_names(module, set(exports))
         for name in sorted(public[module.__name__] & exports.keys() - NOT_THE_SAME):
             package = target(module.__name__, exports[name])
             table.setdefault(module.__name__, {}).setdefault(package, []).append(name)

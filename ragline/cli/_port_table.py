@@ -777,6 +777,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.schema.cache": {
         "ragline.core": "BaseCache",
+        "ragline.core.caches": "RETURN_VAL_TYPE",
     },
     "langchain_classic.schema.callbacks.base": {
         "ragline.core": "AsyncCallbackHandler BaseCallbackHandler",
@@ -1189,6 +1190,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.caches": {
         "ragline.core": "BaseCache InMemoryCache",
+        "ragline.core.caches": "RETURN_VAL_TYPE",
     },
     "langchain_core.callbacks": {
         "ragline.core": (
@@ -1306,6 +1308,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.language_models.base": {
         "ragline.core": "BaseLanguageModel",
+        "ragline.core.language_models": "LanguageModelInput",
     },
     "langchain_core.language_models.chat_models": {
         "ragline.core": "BaseChatModel SimpleChatModel",
@@ -1375,7 +1378,7 @@ PATHS: dict[str, dict[str, str]] = {
             "filter_messages get_buffer_string merge_message_runs messages_from_dict "
             "trim_messages"
         ),
-        "ragline.core.messages": "message_chunk_to_message",
+        "ragline.core.messages": "AnyMessage message_chunk_to_message",
     },
     "langchain_core.output_parsers": {
         "ragline.core": (
@@ -1469,6 +1472,7 @@ PATHS: dict[str, dict[str, str]] = {
             "AIMessagePromptTemplate ChatMessagePromptTemplate ChatPromptTemplate "
             "HumanMessagePromptTemplate MessagesPlaceholder SystemMessagePromptTemplate"
         ),
+        "ragline.core.messages": "MessageLike",
         "ragline.core.prompts": "BaseChatPromptTemplate",
     },
     "langchain_core.prompts.few_shot": {
@@ -1959,7 +1963,6 @@ MISSING: dict[str, str] = {
     "langchain_classic.retrievers.document_compressors.chain_filter": "default_get_input",
     "langchain_classic.retrievers.ensemble": "H T unique_by_key",
     "langchain_classic.schema": "BaseLLMOutputParser LangChainException Memory RUN_KEY RunInfo",
-    "langchain_classic.schema.cache": "RETURN_VAL_TYPE",
     "langchain_classic.schema.callbacks.base": (
         "CallbackManagerMixin ChainManagerMixin LLMManagerMixin RetrieverManagerMixin "
         "RunManagerMixin ToolManagerMixin"
@@ -2341,8 +2344,8 @@ MISSING: dict[str, str] = {
         "RunManagerMixin ToolManagerMixin"
     ),
     "langchain_core.callbacks.base": (
-        "CallbackManagerMixin ChainManagerMixin LLMManagerMixin RetrieverManagerMixin "
-        "RunManagerMixin ToolManagerMixin"
+        "CallbackManagerMixin Callbacks ChainManagerMixin LLMManagerMixin "
+        "RetrieverManagerMixin RunManagerMixin ToolManagerMixin"
     ),
     "langchain_core.callbacks.manager": (
         "AsyncCallbackManagerForChainGroup AsyncParentRunManager AsyncRunManager "
@@ -2453,7 +2456,9 @@ MISSING: dict[str, str] = {
         "ArgsSchema BaseToolkit FILTERED_ARGS RetrieverInput SchemaAnnotationError "
         "ToolsRenderer convert_runnable_to_tool"
     ),
-    "langchain_core.tools.base": "BaseToolkit SchemaAnnotationError get_all_basemodel_annotations",
+    "langchain_core.tools.base": (
+        "ArgsSchema BaseToolkit SchemaAnnotationError get_all_basemodel_annotations"
+    ),
     "langchain_core.tools.convert": "convert_runnable_to_tool",
     "langchain_core.tools.retriever": "RetrieverInput",
     "langchain_core.tracers": "EvaluatorCallbackHandler LangChainTracer LogStreamCallbackHandler",

@@ -11,6 +11,7 @@ from ragline.core._lazy import attach
 
 _EXPORTS = {
     "BaseCache": "._base",
+    "RETURN_VAL_TYPE": "._base",
     "get_llm_cache": "._base",
     "set_llm_cache": "._base",
     "InMemoryCache": "._memory",
