@@ -1293,7 +1293,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.indexing": "InMemoryRecordManager IndexingResult RecordManager aindex index",
     },
     "langchain_core.indexing.api": {
-        "ragline.indexing": "IndexingResult aindex index",
+        "ragline.indexing": "IndexingException IndexingResult aindex index",
     },
     "langchain_core.indexing.base": {
         "ragline.indexing": "InMemoryRecordManager RecordManager",
@@ -2365,7 +2365,7 @@ MISSING: dict[str, str] = {
         "create_message"
     ),
     "langchain_core.indexing": "DeleteResponse DocumentIndex UpsertResponse",
-    "langchain_core.indexing.api": "IndexingException T",
+    "langchain_core.indexing.api": "T",
     "langchain_core.indexing.base": "DeleteResponse DocumentIndex UpsertResponse",
     "langchain_core.language_models": (
         "LangSmithParams LanguageModelLike LanguageModelOutput ModelProfile "

@@ -25,6 +25,8 @@ Each specific error also subclasses the built-in a user would already catch, so
     ├── PersistenceError (OSError)           a saved store is missing, truncated or newer
     ├── StoreLockedError (TimeoutError)      another process is writing the store folder; names it
     ├── IndexingInterrupted                  an index run was asked to stop; what was kept is saved
+    ├── IndexingException                    the vector store reported a failed delete during an
+    │                                        index run's cleanup; the records were kept
     ├── LoaderError (OSError)                a file or URL could not be read; names it
     ├── ChainStepError (RuntimeError)        one step of a chain failed on one item; names it
     ├── ToolException (RuntimeError)         raised by a tool; handle_tool_error may turn it
@@ -50,6 +52,7 @@ __all__ = [
     "DimensionError",
     "DocumentVariableError",
     "FilterError",
+    "IndexingException",
     "IndexingInterrupted",
     "InvalidDocstringError",
     "InvalidInputError",
@@ -262,6 +265,12 @@ class StoreLockedError(RaglineError, TimeoutError):
 
 class IndexingInterrupted(RaglineError):
     """An index run stopped when asked to; the message says what it kept."""
+
+
+class IndexingException(RaglineError):
+    """The vector store said a delete failed (``delete`` returned ``False``) while
+    ``index()`` cleaned up; the record manager still lists those ids, so the next run
+    with cleanup deletes them again."""
 
 
 class LoaderError(RaglineError, OSError):

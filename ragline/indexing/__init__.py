@@ -8,6 +8,7 @@ from ragline.core._lazy import attach
 
 _EXPORTS = {
     "IndexEngine": ".api",
+    "IndexingException": ".api",
     "IndexingResult": ".api",
     "aindex": ".api",
     "index": ".api",

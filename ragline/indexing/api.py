@@ -68,12 +68,14 @@ from ragline.core import ConfigurationError, Document, InvalidInputError
 from ragline.core._checks import check_choice, check_positive_int
 from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core._json_encode import one_pass
+from ragline.core.exceptions import IndexingException
 from ragline.indexing.base import RecordManager
 
 __all__ = [
     "CLEANUP_MODES",
     "KEY_ENCODERS",
     "IndexEngine",
+    "IndexingException",
     "IndexingResult",
     "aindex",
     "documents_of",
@@ -474,10 +476,23 @@ def _delete_stale(run: _Run, started: float, sources: list[str] | None) -> Steps
     ):
         if run.intents:
             yield _mark(records, keys, [None] * len(keys), "delete")
-        yield _call(store, "delete", keys)  # the store first: a failure leaves the records
+        # the store first: a failure leaves the records, so a later run deletes again
+        yield from _delete_from_store(store, keys)
         yield _call(records, "delete_keys", keys)
         run.result["num_deleted"] += len(keys)
     return run.result
+
+
+def _delete_from_store(store: Any, keys: list[str]) -> Operation[None]:
+    """``store.delete(keys)``; a store that answers ``False`` (it could not delete) stops
+    the run before the records of those keys are forgotten."""
+    deleted = yield _call(store, "delete", keys)
+    if deleted is False:
+        raise IndexingException(
+            f"the vector store's delete returned False for {len(keys)} stale id(s) "
+            f"({', '.join(keys[:3])}{', ...' if len(keys) > 3 else ''}); their records are "
+            "kept, so the next index run with cleanup deletes them again"
+        )
 
 
 def _recover(run: _Run) -> Steps:
@@ -504,7 +519,7 @@ def _recover(run: _Run) -> Steps:
                 yield _call(records, "delete_keys", missing)
         if deletes:
             if run.can_delete:
-                yield _call(store, "delete", deletes)
+                yield from _delete_from_store(store, deletes)
             yield _call(records, "delete_keys", deletes)
             run.result["num_deleted"] += len(deletes)
     return run.result

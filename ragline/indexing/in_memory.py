@@ -66,8 +66,10 @@ class InMemoryRecordManager(RecordManager):
     ) -> None:
         keys = check_keys(keys)
         groups = check_group_ids(group_ids, len(keys))
+        # through get_time, so a clock a program puts in its place (a test patching
+        # get_time to fixed stamps, as LangChain's tests do) stamps the records too
+        now = self.get_time()
         with self._lock:
-            now = self._tick()
             if time_at_least is not None and now < time_at_least:
                 now = self._last_stamp = float(time_at_least)
             # one dict.update: either every record is written or (on error) none

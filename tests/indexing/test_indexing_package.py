@@ -14,6 +14,7 @@ def test_public_names_are_pinned() -> None:
     assert ragline.indexing.__all__ == [
         "InMemoryRecordManager",
         "IndexEngine",
+        "IndexingException",
         "IndexingResult",
         "RayEngine",
         "RayProgress",

@@ -7,7 +7,7 @@ program's source after ``ragline port``) and compares what the program prints.
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
-COVERS = {"core.caches.RETURN_VAL_TYPE"}
+COVERS = {"core.caches.RETURN_VAL_TYPE", "indexing.IndexingException"}
 
 # inmemory_cache_maxsize_unit_tests: a cache test helper annotated with RETURN_VAL_TYPE
 # imported from langchain_core.caches. That module has no __all__ and the alias reports
@@ -37,3 +37,65 @@ def test_the_cache_return_type_alias_ports() -> None:
     expected = _printed(_RETURN_VAL_TYPE)
     assert expected.splitlines()[0] == "<class 'collections.abc.Sequence'> ['Generation']"
     assert _printed(_ported(_RETURN_VAL_TYPE)) == expected
+
+
+# langchain_core_indexing_tests_toy_loader: cleanup where the vector store's delete
+# answers False. LangChain raises IndexingException (from langchain_core.indexing.api)
+# and keeps the records, so the next run deletes again; ragline lacked the name and went
+# on. The program fixes the record manager's clock with patch.object(rm, "get_time"),
+# which ragline's InMemoryRecordManager did not stamp records with, so nothing was stale.
+_DELETE_FAILS = """
+import asyncio
+from unittest.mock import patch
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.indexing import InMemoryRecordManager, aindex, index
+from langchain_core.indexing.api import IndexingException
+from langchain_core.vectorstores import InMemoryVectorStore
+
+rm = InMemoryRecordManager(namespace="toy")
+vs = InMemoryVectorStore(DeterministicFakeEmbedding(size=5))
+
+
+def texts():
+    return sorted(doc.page_content for doc in vs.get_by_ids(rm.list_keys()))
+
+
+def run(docs, at, **kwargs):
+    with patch.object(rm, "get_time", return_value=at):
+        return index(docs, rm, vs, cleanup="full", **kwargs)
+
+
+print(run([Document("one"), Document("two")], 1_600_000_000.0))
+with patch.object(vs, "delete", return_value=False):
+    try:
+        run([Document("one"), Document("three")], 1_600_000_100.0)
+        print("no exception")
+    except IndexingException as err:
+        print("raised", type(err).__name__, isinstance(err, Exception))
+print(texts(), len(rm.list_keys()))
+with patch.object(vs, "delete", return_value=None):
+    print(run([Document("one"), Document("three")], 1_600_000_200.0), texts())
+
+
+async def arun():
+    with patch.object(rm, "get_time", return_value=1_600_000_300.0):
+        with patch.object(vs, "adelete", return_value=False):
+            try:
+                await aindex([Document("four")], rm, vs, cleanup="full")
+                print("no exception")
+            except IndexingException as err:
+                print("raised", type(err).__name__)
+    print(texts())
+
+
+asyncio.run(arun())
+print(run([Document("four")], 1_600_000_400.0), texts())
+"""
+
+
+def test_a_failed_delete_during_cleanup_raises_indexing_exception() -> None:
+    expected = _printed(_DELETE_FAILS)
+    assert expected.splitlines()[1] == "raised IndexingException True"
+    assert _printed(_ported(_DELETE_FAILS)) == expected
