@@ -30,6 +30,7 @@ import sqlite3
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 from ragline.core import ConfigurationError, PersistenceError
 from ragline.core._checks import check_optional_positive_int
@@ -107,6 +108,22 @@ def sqlite_path(db_url: str) -> str:
     return database_path(db_url, what="db_url")
 
 
+def _engine_db_url(url: Any) -> str:
+    """The ``db_url`` of a SQLAlchemy engine's URL.
+
+    A SQLite URL is rebuilt from its parts: ``str(url)`` percent-encodes the database
+    (``sqlite:///:memory:`` prints as ``sqlite:///%3Amemory%3A``, ``é`` as ``%C3%A9``),
+    which would name another file. Any other URL is printed (``str`` masks a password),
+    so the refusal names it; so is one with query options, which ``sqlite_path`` refuses.
+    """
+    if getattr(url, "get_backend_name", lambda: None)() != "sqlite" or url.query:
+        return str(url)
+    database = url.database
+    if not database:
+        return f"{url.drivername}://"
+    return f"{url.drivername}:///{database}"
+
+
 class SQLRecordManager(RecordManager):
     """A record manager backed by a SQLite file (or an in-memory SQLite database).
 
@@ -157,8 +174,7 @@ class SQLRecordManager(RecordManager):
                 raise ConfigurationError(
                     f"engine must be a SQLAlchemy engine, got {type(engine).__name__}"
                 )
-            # str() masks a password, so a refused non-SQLite URL is named without it
-            db_url = str(url)
+            db_url = _engine_db_url(url)
         super().__init__(namespace)
         self.db_url = db_url
         self._path = sqlite_path(db_url)

@@ -259,3 +259,28 @@ def test_db_url_and_engine_both_or_neither_are_named_as_given(tmp_path: Path) ->
         ConfigurationError, match=r"^SQLRecordManager takes db_url or engine, got both$"
     ):
         SQLRecordManager("ns", db_url=f"sqlite:///{tmp_path / 'r.db'}", engine=engine)
+
+
+def test_an_engine_names_the_database_its_url_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An engine's URL prints its database percent-encoded (':memory:' as '%3Amemory%3A',
+    'é' as '%C3%A9'): the records must go where the engine points, not to a file of the
+    printed name (review of e5d7934)."""
+    import sqlalchemy
+
+    monkeypatch.chdir(tmp_path)
+    in_memory = SQLRecordManager("ns", engine=sqlalchemy.create_engine("sqlite:///:memory:"))
+    in_memory.update(["a"])
+    assert in_memory.list_keys() == ["a"]
+    in_memory.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no file made for it
+    path = tmp_path / "records é@1.db"
+    on_disk = SQLRecordManager("ns", engine=sqlalchemy.create_engine(f"sqlite:///{path}"))
+    on_disk.update(["b"])
+    on_disk.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["records é@1.db"]
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT key FROM upsertion_record").fetchall() == [("b",)]
+    with pytest.raises(ConfigurationError, match="query options are not supported"):
+        SQLRecordManager("ns", engine=sqlalchemy.create_engine(f"sqlite:///{path}?timeout=3"))
