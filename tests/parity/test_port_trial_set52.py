@@ -219,3 +219,63 @@ def test_a_function_lists_the_configurable_fields_of_the_model_it_calls(tmp_path
         "other T hi",
     ]
     assert _printed_from_file(_ported(source), tmp_path / "ragline_side.py") == langchain_printed
+
+
+# The streamed twins (review of a3c8571): LangChain's sequence hands a keyword to its first
+# step's transform on the stream paths too, so chain.stream(x, tags=[...]) runs there;
+# ragline warned on invoke/batch but raised TypeError on stream, transform, astream and
+# atransform. A function as the first step still raises TypeError on both sides.
+_CONFIG_KEY_AS_KEYWORD_STREAMED = """
+import asyncio
+
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnableLambda
+
+chain = (
+    ChatPromptTemplate.from_template("{q}")
+    | FakeListChatModel(responses=["ab"])
+    | StrOutputParser()
+)
+print(list(chain.stream({"q": "x"}, tags=["kw"])))
+print(list(chain.transform(iter([{"q": "x"}]), run_name="r")))
+
+
+async def both():
+    async def one():
+        yield {"q": "x"}
+
+    streamed = [chunk async for chunk in chain.astream({"q": "x"}, max_concurrency=1)]
+    transformed = [chunk async for chunk in chain.atransform(one(), metadata={"a": 1})]
+    return streamed, transformed
+
+
+print(asyncio.run(both()))
+lambda_first = RunnableLambda(lambda q: q + "!") | RunnableLambda(lambda q: q * 2)
+try:
+    print(list(lambda_first.stream("a", max_concurrency=2)))
+except TypeError:
+    print("TypeError")
+"""
+
+
+def test_a_config_key_given_as_a_keyword_is_ignored_on_the_stream_paths_too() -> None:
+    source = _CONFIG_KEY_AS_KEYWORD_STREAMED
+    langchain_printed = _printed(source)
+    assert langchain_printed.splitlines() == [
+        "['a', 'b']",
+        "['a', 'b']",
+        "(['a', 'b'], ['a', 'b'])",
+        "TypeError",
+    ]
+    ported = _ported(source)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert _printed_with_warnings(ported) == langchain_printed
+    assert sorted(str(w.message).split(" given")[0] for w in caught) == [
+        "RunnableSequence.astream ignores max_concurrency",
+        "RunnableSequence.atransform ignores metadata",
+        "RunnableSequence.stream ignores tags",
+        "RunnableSequence.transform ignores run_name",
+    ]

@@ -203,21 +203,21 @@ class RunnableSequence(Runnable[Input, Output]):
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
         """Stream the last step's chunks as they are produced."""
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._without_config_keywords(kwargs, "stream"))
         return self._transform_stream_with_config(iter([input]), self._transform_steps, config)
 
     def transform(
         self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
         """Stream from a stream of input chunks through every step."""
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._without_config_keywords(kwargs, "transform"))
         return self._transform_stream_with_config(input, self._transform_steps, config)
 
     def astream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
         """Async ``stream``."""
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._without_config_keywords(kwargs, "astream"))
         return self._atransform_stream_with_config(
             _aiter_one(input), self._atransform_steps, config
         )
@@ -226,7 +226,7 @@ class RunnableSequence(Runnable[Input, Output]):
         self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
         """Async ``transform``."""
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._without_config_keywords(kwargs, "atransform"))
         return self._atransform_stream_with_config(input, self._atransform_steps, config)
 
     # ---- many inputs ----------------------------------------------------------------
