@@ -154,6 +154,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.cache": {
         "ragline.core": "InMemoryCache RedisCache SQLiteCache",
+        "ragline.core.caches": "FullLLMCache SQLAlchemyCache",
     },
     "langchain_classic.callbacks": {
         "ragline.core": "StdOutCallbackHandler",
@@ -998,6 +999,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_community.cache": {
         "ragline.core": "InMemoryCache RedisCache SQLiteCache",
+        "ragline.core.caches": "FullLLMCache SQLAlchemyCache",
     },
     "langchain_community.callbacks": {
         "ragline.core.callbacks": "OpenAICallbackHandler get_openai_callback",
@@ -1724,8 +1726,8 @@ MISSING: dict[str, str] = {
     "langchain_classic.agents.xml.base": "XMLAgent",
     "langchain_classic.cache": (
         "AstraDBCache AstraDBSemanticCache AzureCosmosDBSemanticCache CassandraCache "
-        "CassandraSemanticCache FullLLMCache FullMd5LLMCache GPTCache MomentoCache "
-        "RedisSemanticCache SQLAlchemyCache SQLAlchemyMd5Cache UpstashRedisCache"
+        "CassandraSemanticCache FullMd5LLMCache GPTCache MomentoCache RedisSemanticCache "
+        "SQLAlchemyMd5Cache UpstashRedisCache"
     ),
     "langchain_classic.callbacks": (
         "AimCallbackHandler ArgillaCallbackHandler ArizeCallbackHandler "
@@ -2076,9 +2078,9 @@ MISSING: dict[str, str] = {
     ),
     "langchain_community.cache": (
         "AsyncRedisCache AzureCosmosDBNoSqlSemanticCache AzureCosmosDBSemanticCache "
-        "CassandraCache CassandraSemanticCache FullLLMCache FullMd5LLMCache GPTCache "
-        "MemcachedCache MomentoCache OpenSearchSemanticCache RedisSemanticCache "
-        "SQLAlchemyCache SQLAlchemyMd5Cache SingleStoreDBSemanticCache UpstashRedisCache"
+        "CassandraCache CassandraSemanticCache FullMd5LLMCache GPTCache MemcachedCache "
+        "MomentoCache OpenSearchSemanticCache RedisSemanticCache SQLAlchemyMd5Cache "
+        "SingleStoreDBSemanticCache UpstashRedisCache"
     ),
     "langchain_community.callbacks": (
         "AimCallbackHandler ArgillaCallbackHandler ArizeCallbackHandler "

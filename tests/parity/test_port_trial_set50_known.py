@@ -7,7 +7,12 @@ program's source after ``ragline port``) and compares what the program prints.
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
-COVERS = {"core.caches.RETURN_VAL_TYPE", "indexing.IndexingException"}
+COVERS = {
+    "core.caches.RETURN_VAL_TYPE",
+    "core.caches.SQLAlchemyCache",
+    "core.caches.FullLLMCache",
+    "indexing.IndexingException",
+}
 
 # inmemory_cache_maxsize_unit_tests: a cache test helper annotated with RETURN_VAL_TYPE
 # imported from langchain_core.caches. That module has no __all__ and the alias reports
@@ -99,3 +104,54 @@ def test_a_failed_delete_during_cleanup_raises_indexing_exception() -> None:
     expected = _printed(_DELETE_FAILS)
     assert expected.splitlines()[1] == "raised IndexingException True"
     assert _printed(_ported(_DELETE_FAILS)) == expected
+
+
+# langchain_cache_tests_inmemory_and_sqlalchemy: LangChain's cache tests run over
+# SQLAlchemyCache(engine=create_engine("sqlite://")), and one writes a row of the old
+# bare-text format through cache.cache_schema and a Session; ragline had no
+# SQLAlchemyCache. Here: the tables and columns made, the rows an update writes (read
+# back through the schema model), a bare-text row, a chat generation, the cache behind a
+# model, and clear.
+_SQLALCHEMY_CACHE = """
+from sqlalchemy import create_engine, inspect, select
+from sqlalchemy.orm import Session
+
+from langchain_community.cache import FullLLMCache, SQLAlchemyCache
+from langchain_core.caches import BaseCache
+from langchain_core.globals import set_llm_cache
+from langchain_core.language_models import FakeListLLM
+from langchain_core.messages import AIMessage
+from langchain_core.outputs import ChatGeneration, Generation
+
+engine = create_engine("sqlite://")
+cache = SQLAlchemyCache(engine, cache_schema=FullLLMCache)
+print(isinstance(cache, BaseCache), cache.engine is engine, cache.cache_schema is FullLLMCache)
+print(sorted(inspect(engine).get_table_names()))
+print([column["name"] for column in inspect(engine).get_columns("full_llm_cache")])
+cache.update("2 + 2 =", "model-a", [Generation(text="4"), Generation(text="four")])
+print(cache.lookup("2 + 2 =", "model-a"), cache.lookup("2 + 2 =", "model-b"))
+with Session(engine) as session:
+    rows = session.scalars(select(FullLLMCache).order_by(FullLLMCache.idx)).all()
+    for row in rows:
+        print(row.prompt, row.llm, row.idx, row.response)
+with Session(engine) as session, session.begin():
+    session.merge(cache.cache_schema(prompt="old", llm="model-a", idx=0, response="bare text"))
+print(cache.lookup("old", "model-a"))
+cache.update("hi", "chat", [ChatGeneration(message=AIMessage(content="hello"))])
+found = cache.lookup("hi", "chat")
+print(type(found[0]).__name__, type(found[0].message).__name__, found[0].text)
+set_llm_cache(cache)
+llm = FakeListLLM(responses=["first", "second"])
+print(llm.invoke("question"), llm.invoke("question"))
+set_llm_cache(None)
+cache.clear()
+print(cache.lookup("2 + 2 =", "model-a"), cache.lookup("old", "model-a"))
+with Session(engine) as session:
+    print(session.query(FullLLMCache).count())
+"""
+
+
+def test_sqlalchemy_cache_writes_and_reads_langchains_rows() -> None:
+    expected = _printed(_SQLALCHEMY_CACHE)
+    assert "[Generation(text='bare text')]" in expected
+    assert _printed(_ported(_SQLALCHEMY_CACHE)) == expected

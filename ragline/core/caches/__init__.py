@@ -3,7 +3,8 @@
 ``set_llm_cache(InMemoryCache())`` turns caching on for every model; a model's own
 ``cache=`` option overrides it (``True``: the global cache, ``False``: never, or a cache
 of its own). Backends: ``InMemoryCache`` (bounded, least-recently-used first out),
-``SQLiteCache`` (a file, standard-library sqlite3) and ``RedisCache`` (shared by
+``SQLiteCache`` (a file, standard-library sqlite3), ``SQLAlchemyCache`` (a table in
+any database SQLAlchemy reaches, in the same layout) and ``RedisCache`` (shared by
 processes, optional TTL). They all pass one contract suite.
 """
 
@@ -17,6 +18,8 @@ _EXPORTS = {
     "InMemoryCache": "._memory",
     "SQLiteCache": "._sqlite",
     "RedisCache": "._redis",
+    "SQLAlchemyCache": "._sqlalchemy",
+    "FullLLMCache": "._sqlalchemy",
 }
 
 __all__ = sorted(_EXPORTS)
