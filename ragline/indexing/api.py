@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -69,6 +70,7 @@ from ragline.core._checks import check_choice, check_positive_int
 from ragline.core._drive import Effect, Operation, adrive, drive
 from ragline.core._json_encode import one_pass
 from ragline.core.exceptions import IndexingException
+from ragline.core.fields import user_stacklevel
 from ragline.indexing.base import RecordManager
 
 __all__ = [
@@ -496,9 +498,20 @@ def _delete_from_store(store: Any, keys: list[str]) -> Operation[None]:
 
 
 def _recover(run: _Run) -> Steps:
-    """Finish the writes a stopped run left pending (see the module docstring)."""
+    """Finish the writes a stopped run left pending (see the module docstring).
+
+    A pending delete the store refuses (``delete`` returns ``False``) stays pending, its
+    record kept, and the run goes on with a warning: the store still holds those
+    documents, and a later run retries (its cleanup raises if the store still refuses,
+    as LangChain's does), so one refusal does not stop every run after it."""
     records, store = run.record_manager, run.vector_store
-    while pending := (yield _call(records, "list_pending", limit=run.cleanup_batch_size)):
+    refused: dict[str, None] = {}  # kept pending; the page size leaves room past them
+    while pending := (
+        yield _call(records, "list_pending", limit=run.cleanup_batch_size + len(refused))
+    ):
+        pending = [write for write in pending if write.key not in refused]
+        if not pending:
+            break
         adds = [write for write in pending if write.operation == "add"]
         deletes = [write.key for write in pending if write.operation == "delete"]
         held = (yield from _stored(run, [write.key for write in adds])) if adds else set()
@@ -518,10 +531,19 @@ def _recover(run: _Run) -> Steps:
             if missing:
                 yield _call(records, "delete_keys", missing)
         if deletes:
-            if run.can_delete:
-                yield from _delete_from_store(store, deletes)
+            if run.can_delete and (yield _call(store, "delete", deletes)) is False:
+                refused.update(dict.fromkeys(deletes))
+                continue
             yield _call(records, "delete_keys", deletes)
             run.result["num_deleted"] += len(deletes)
+    if refused:
+        warnings.warn(
+            f"the vector store refused to delete {len(refused)} id(s) left pending by an "
+            f"earlier run ({', '.join(list(refused)[:3])}{', ...' if len(refused) > 3 else ''}"
+            "); their records are kept and a later run tries again",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
     return run.result
 
 

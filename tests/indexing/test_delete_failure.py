@@ -74,3 +74,27 @@ def test_a_patched_clock_stamps_the_in_memory_records() -> None:
     records.update(["a"])
     assert records.list_keys(before=1_000.5) == ["a"]
     assert records.list_keys(before=1_000.0) == []
+
+
+def test_a_refused_delete_does_not_block_the_runs_after_it(records) -> None:
+    """The refused delete's pending mark stays in the intent log, and the next run's
+    recovery retries it: a store still refusing must not stop that run from adding its
+    documents (LangChain's adds them, then its cleanup raises), nor a run without cleanup
+    from finishing (review of 4a4934c)."""
+    store = RefusingStore(DeterministicFakeEmbedding(size=4))
+    index([Document("old"), Document("kept")], records, store, cleanup="full")
+    store.refuse = True
+    with pytest.raises(IndexingException):
+        index([Document("kept"), Document("new")], records, store, cleanup="full")
+    with pytest.warns(UserWarning, match=r"refused to delete 1 id\(s\) left pending"):
+        result = index([Document("newer")], records, store, cleanup=None)
+    assert result == {"num_added": 1, "num_updated": 0, "num_skipped": 0, "num_deleted": 0}
+    assert texts(store, records) == ["kept", "new", "newer", "old"]
+    with pytest.warns(UserWarning), pytest.raises(IndexingException):
+        asyncio.run(aindex([Document("kept"), Document("last")], records, store, cleanup="full"))
+    assert texts(store, records) == ["kept", "last", "new", "newer", "old"]
+    store.refuse = False
+    result = index([Document("kept"), Document("last")], records, store, cleanup="full")
+    assert result == {"num_added": 0, "num_updated": 0, "num_skipped": 2, "num_deleted": 3}
+    assert texts(store, records) == ["kept", "last"]
+    assert records.list_pending() == []
