@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["PartialJsonScanner", "parse_json_markdown", "parse_json_reply", "parse_partial_json"]
@@ -173,7 +173,11 @@ def parse_partial_json(text: str) -> Any:
 
 
 def parse_json_markdown(
-    text: str, *, partial: bool = False, scanner: PartialJsonScanner | None = None
+    text: str,
+    *,
+    partial: bool = False,
+    scanner: PartialJsonScanner | None = None,
+    parser: Callable[[str], Any] | None = None,
 ) -> Any:
     """Parse JSON that may be wrapped in a Markdown code fence (```json ... ```).
 
@@ -186,6 +190,9 @@ def parse_json_markdown(
         partial: accept truncated JSON (see ``parse_partial_json``).
         scanner: with ``partial``, the scanner of this stream (it resumes where the
             previous call stopped).
+        parser: instead of ``partial``, the function that reads the JSON text (the
+            text, else the fence's body, stripped); a ``ValueError`` it raises on the
+            text itself sends the reading to the fence.
 
     Returns:
         The parsed value.
@@ -198,7 +205,7 @@ def parse_json_markdown(
         {'a': 1}
     """
     stream = (scanner or PartialJsonScanner()) if partial else None
-    parse = _complete_json if stream is None else stream.parse
+    parse = parser or (_complete_json if stream is None else stream.parse)
     try:  # the text itself, less blanks and backquotes around it
         return parse(text.strip(_STRIP))
     except ValueError:

@@ -172,3 +172,34 @@ def test_jinja2_prefix_suffix_and_partial_variables_as_in_langchain() -> None:
 
 def test_json_reply_functions_parse_as_langchains() -> None:
     _same(_JSON_REPLIES, "[{'type': 'insurance'}, {'type': 'rent'}]")
+
+
+# parse_json_markdown's parser= (review of c7f4658): LangChain's takes the function that
+# reads the JSON (default: its partial parser); ragline's had no such keyword, a TypeError.
+# json.loads refuses a cut-off reply where the default reads what arrived, and a parser
+# of one's own gets the text stripped of the fence.
+_JSON_PARSER_KEYWORD = """
+import json
+
+from langchain_core.utils.json import parse_json_markdown, parse_partial_json
+
+seen = []
+
+
+def upper_keys(text):
+    seen.append(text)
+    return {key.upper(): value for key, value in json.loads(text).items()}
+
+
+print(parse_json_markdown('```json\\n{"a": 1}\\n```', parser=json.loads))
+print(parse_json_markdown('{"a": [1, 2', parser=parse_partial_json))
+print(parse_json_markdown('Here:\\n```json\\n{"é": "x"}\\n```', parser=upper_keys), seen)
+try:
+    parse_json_markdown('{"a": [1, 2', parser=json.loads)
+except json.JSONDecodeError as err:
+    print("JSONDecodeError", err.pos)
+"""
+
+
+def test_json_reply_parser_keyword_as_langchains() -> None:
+    _same(_JSON_PARSER_KEYWORD, "{'É': 'x'}")

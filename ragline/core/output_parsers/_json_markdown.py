@@ -8,7 +8,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ragline.core._partial_json import parse_json_markdown as _parse_reply
@@ -18,12 +18,17 @@ from ragline.core.exceptions import OutputParserException
 __all__ = ["parse_and_check_json_markdown", "parse_json_markdown", "parse_partial_json"]
 
 
-def parse_json_markdown(json_string: str) -> Any:
+def parse_json_markdown(
+    json_string: str, *, parser: Callable[[str], Any] = parse_partial_json
+) -> Any:
     """Parse the JSON in a reply: the text itself, or what follows its first Markdown
     code fence (```json ... ```); JSON cut off mid-way parses to what has arrived.
 
     Args:
         json_string: the model's reply.
+        parser: the function that reads the JSON text (stripped of blanks, backquotes
+            and the fence): by default :func:`parse_partial_json`; ``json.loads`` reads
+            only complete JSON.
 
     Returns:
         The parsed value.
@@ -36,7 +41,9 @@ def parse_json_markdown(json_string: str) -> Any:
         >>> parse_json_markdown('Here:\\n```json\\n[{"type": "rent"}, {"type": "wat')
         [{'type': 'rent'}, {'type': 'wat'}]
     """
-    return _parse_reply(json_string, partial=True)
+    if parser is parse_partial_json:
+        return _parse_reply(json_string, partial=True)
+    return _parse_reply(json_string, parser=parser)
 
 
 def parse_and_check_json_markdown(text: str, expected_keys: Sequence[str]) -> dict[str, Any]:
