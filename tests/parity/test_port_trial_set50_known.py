@@ -12,6 +12,7 @@ COVERS = {
     "core.caches.SQLAlchemyCache",
     "core.caches.FullLLMCache",
     "indexing.IndexingException",
+    "core.BaseCumulativeTransformOutputParser",
 }
 
 # inmemory_cache_maxsize_unit_tests: a cache test helper annotated with RETURN_VAL_TYPE
@@ -155,3 +156,79 @@ def test_sqlalchemy_cache_writes_and_reads_langchains_rows() -> None:
     expected = _printed(_SQLALCHEMY_CACHE)
     assert "[Generation(text='bare text')]" in expected
     assert _printed(_ported(_SQLALCHEMY_CACHE)) == expected
+
+
+# Output parsers: a stream that mixes whole messages and message chunks (a node that
+# yields a message it already has between streamed chunks) adds up in LangChain's
+# cumulative parsers, where ragline's raised TypeError; and a program's isinstance /
+# issubclass checks against BaseCumulativeTransformOutputParser (a custom parser deriving
+# from JsonOutputParser) saw another class tree.
+_CUMULATIVE = """
+import asyncio
+
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage
+from langchain_core.output_parsers import (
+    BaseCumulativeTransformOutputParser,
+    JsonOutputParser,
+    PydanticOutputParser,
+    SimpleJsonOutputParser,
+    StrOutputParser,
+    XMLOutputParser,
+)
+from langchain_core.output_parsers.openai_tools import (
+    JsonOutputKeyToolsParser,
+    JsonOutputToolsParser,
+    PydanticToolsParser,
+)
+
+
+class Words(BaseCumulativeTransformOutputParser):
+    def parse(self, text):
+        return text.split()
+
+    def parse_result(self, result, *, partial=False):
+        head = result[0]
+        message = getattr(head, "message", None)
+        return [type(message).__name__, head.text.split()]
+
+
+streams = [
+    [AIMessage("a b"), AIMessageChunk(" c")],
+    [AIMessageChunk("a"), AIMessage(" b"), AIMessageChunk(" c")],
+    [HumanMessage("h"), AIMessageChunk(" z")],
+    [AIMessage("x", additional_kwargs={"k": 1}), AIMessageChunk(" y")],
+]
+for stream in streams:
+    print(list(Words().transform(iter(stream))))
+
+
+async def agen(items):
+    for item in items:
+        yield item
+
+
+async def collect(iterator):
+    return [item async for item in iterator]
+
+
+print(asyncio.run(collect(Words().atransform(agen(streams[1])))))
+print(list(JsonOutputParser().transform(iter([AIMessage('{"a":'), AIMessageChunk(' 1}')]))))
+
+
+class Loose(JsonOutputParser):
+    pass
+
+
+for cls in (JsonOutputParser, SimpleJsonOutputParser, PydanticOutputParser, Loose,
+            JsonOutputToolsParser, JsonOutputKeyToolsParser, PydanticToolsParser,
+            StrOutputParser, XMLOutputParser):
+    print(cls.__name__, issubclass(cls, BaseCumulativeTransformOutputParser))
+print(isinstance(JsonOutputParser(), BaseCumulativeTransformOutputParser))
+print(Loose().invoke('{"b": [1, 2]}'), list(Loose().transform(iter(['{"b": [1', ', 2]}']))))
+"""
+
+
+def test_cumulative_parsers_add_up_mixed_streams_and_share_langchains_tree() -> None:
+    expected = _printed(_CUMULATIVE)
+    assert "JsonOutputParser True" in expected and "XMLOutputParser False" in expected
+    assert _printed(_ported(_CUMULATIVE)) == expected

@@ -20,12 +20,13 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, TypeVar
 
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.messages import BaseMessage, BaseMessageChunk
-from ragline.core.output_parsers._base import BaseTransformOutputParser
+from ragline.core.output_parsers._base import BaseOutputParser, BaseTransformOutputParser
 
 T = TypeVar("T")
 
@@ -45,6 +46,25 @@ def _as_generation_chunk(chunk: Any) -> Any:
     else:
         return GenerationChunk(text=chunk)
     return ChatGenerationChunk(message=message)
+
+
+def _added(total: Any, piece: Any) -> Any:
+    """``total + piece``; for a stream that mixes whole messages and message chunks (two
+    message classes, which ``+`` keeps apart), the piece's common fields (content,
+    additional_kwargs, response_metadata, name, id) join the first piece's class, as
+    LangChain's parsers add them."""
+    from ragline.core.language_models import ChatGenerationChunk
+
+    try:
+        return total + piece
+    except TypeError:
+        if not (isinstance(total, ChatGenerationChunk) and isinstance(piece, ChatGenerationChunk)):
+            raise
+    fields = BaseMessageChunk._merged_fields(total.message, piece.message)
+    info = {**(total.generation_info or {}), **(piece.generation_info or {})}
+    return ChatGenerationChunk(
+        message=dataclasses.replace(total.message, **fields), generation_info=info or None
+    )
 
 
 class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
@@ -82,7 +102,7 @@ class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
         total: Any = None
         for chunk in input:
             piece = _as_generation_chunk(chunk)
-            total = piece if total is None else total + piece
+            total = piece if total is None else _added(total, piece)
             parsed = self.parse_result([total], partial=True)
             if parsed is not None and parsed != previous:
                 yield self._diff(previous, parsed) if self.diff else parsed
@@ -93,7 +113,7 @@ class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
         total: Any = None
         async for chunk in input:
             piece = _as_generation_chunk(chunk)
-            total = piece if total is None else total + piece
+            total = piece if total is None else _added(total, piece)
             parsed = await self.aparse_result([total], partial=True)
             if parsed is not None and parsed != previous:
                 yield self._diff(previous, parsed) if self.diff else parsed
@@ -105,3 +125,16 @@ class BaseCumulativeTransformOutputParser(BaseTransformOutputParser[T]):
             return total + piece
         except TypeError:
             return piece
+
+
+class StreamsByProgress:
+    """Put first among the bases of a parser that is a
+    :class:`BaseCumulativeTransformOutputParser` by class, as its LangChain namesake is
+    (``isinstance`` checks and subclasses see the same tree), but follows its own
+    :class:`~ragline.core.output_parsers._base.StreamProgress` when streaming and parses
+    a whole result as :class:`BaseOutputParser` does (its ``_parse_output``): the JSON
+    and tool-call parsers."""
+
+    _parse_chunks = BaseTransformOutputParser._parse_chunks
+    _aparse_chunks = BaseTransformOutputParser._aparse_chunks
+    parse_result = BaseOutputParser.parse_result

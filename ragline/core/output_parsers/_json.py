@@ -21,10 +21,13 @@ from ragline.core.exceptions import InvalidInputError, OutputParserException
 from ragline.core.messages import BaseMessage
 from ragline.core.output_parsers._base import (
     NOT_YET,
-    BaseTransformOutputParser,
     StreamProgress,
     excerpt,
     text_of,
+)
+from ragline.core.output_parsers._cumulative import (
+    BaseCumulativeTransformOutputParser,
+    StreamsByProgress,
 )
 from ragline.core.runnables.base import Runnable
 from ragline.core.tools._schema import _pydantic_json_schema
@@ -99,7 +102,7 @@ def _parse_json(text: str) -> Any:
         ) from err
 
 
-class JsonOutputParser(BaseTransformOutputParser[Any]):
+class JsonOutputParser(StreamsByProgress, BaseCumulativeTransformOutputParser[Any]):
     """Parse JSON from the model, also inside a Markdown ```json fence.
 
     Streaming yields the object parsed so far each time a chunk makes it grow, e.g.

@@ -24,14 +24,18 @@ from typing import Any
 
 from ragline.core.exceptions import InvalidInputError, OutputParserException
 from ragline.core.messages import AIMessage, AIMessageChunk
-from ragline.core.output_parsers._base import NOT_YET, BaseTransformOutputParser, StreamProgress
+from ragline.core.output_parsers._base import NOT_YET, StreamProgress
+from ragline.core.output_parsers._cumulative import (
+    BaseCumulativeTransformOutputParser,
+    StreamsByProgress,
+)
 from ragline.core.output_parsers._json import validate_model
 from ragline.core.tools._validate import is_pydantic_model
 
 __all__ = ["JsonOutputKeyToolsParser", "JsonOutputToolsParser", "PydanticToolsParser"]
 
 
-class JsonOutputToolsParser(BaseTransformOutputParser[Any]):
+class JsonOutputToolsParser(StreamsByProgress, BaseCumulativeTransformOutputParser[Any]):
     """The tool calls of a model's reply as ``{"type": <tool name>, "args": {...}}`` dicts
     (``"id"`` too with ``return_id=True``), in the order the model made them.
 

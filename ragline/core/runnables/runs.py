@@ -115,7 +115,8 @@ def combine_chunks(chunks: list[Any]) -> Any:
         # import stays free of the messages module)
         from ragline.core.messages import AIMessageChunk, add_ai_message_chunks
 
-        if type(chunks[0]) is AIMessageChunk:
+        # (a stream mixing whole messages in is added up piece by piece below)
+        if all(type(chunk) is AIMessageChunk for chunk in chunks):
             return add_ai_message_chunks(chunks)
     total = _NOTHING
     for chunk in chunks:
