@@ -1,7 +1,8 @@
 """ragline.splitters: cut documents into chunks (public names load lazily).
 
 Character and recursive splitters (with per-language presets), token splitters
-(tiktoken, Hugging Face tokenizers), a Markdown-header splitter and a Markdown-section
+(tiktoken, Hugging Face tokenizers; ``split_text_on_tokens`` with a ``Tokenizer`` of your
+own encode and decode), a Markdown-header splitter and a Markdown-section
 splitter (chunks inside one section, with their heading path). Every splitter is a
 Runnable: ``splitter.invoke(documents)`` returns the chunks. ``RecursiveJsonSplitter``
 (LangChain's) cuts a JSON object into smaller JSON objects and ``HTMLHeaderTextSplitter``
@@ -23,6 +24,8 @@ _EXPORTS = {
     "language_for_path": "._languages",
     "TokenTextSplitter": "._tokens",
     "SentenceTransformersTokenTextSplitter": "._tokens",
+    "Tokenizer": "._tokens",
+    "split_text_on_tokens": "._tokens",
     "MarkdownHeaderTextSplitter": "._markdown",
     "MarkdownSectionSplitter": "._sections",
     "RecursiveJsonSplitter": "._json",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from ragline.core import ConfigurationError, InvalidInputError
@@ -27,8 +28,10 @@ __all__ = [
     "SentenceTransformersTokenTextSplitter",
     "TiktokenLength",
     "TokenTextSplitter",
+    "Tokenizer",
     "huggingface_length",
     "load_tiktoken_encoding",
+    "split_text_on_tokens",
 ]
 
 SpecialTokens = Literal["all"] | Collection[str]
@@ -180,6 +183,51 @@ def _windows(count: int, size: int, step: int) -> list[tuple[int, int]]:
             break
         start += step
     return windows
+
+
+@dataclass(frozen=True)
+class Tokenizer:
+    """A window size and the two functions :func:`split_text_on_tokens` needs.
+
+    Attributes:
+        chunk_overlap: tokens shared by neighbouring chunks.
+        tokens_per_chunk: tokens in each chunk (the last may have fewer).
+        decode: token ids back to text.
+        encode: text to token ids.
+    """
+
+    chunk_overlap: int
+    tokens_per_chunk: int
+    decode: Callable[[list[int]], str]
+    encode: Callable[[str], list[int]]
+
+
+def split_text_on_tokens(*, text: str, tokenizer: Tokenizer) -> list[str]:
+    """Split ``text`` into windows of ``tokenizer.tokens_per_chunk`` token ids.
+
+    Each window starts ``tokens_per_chunk - chunk_overlap`` ids after the last and is
+    decoded back to text; a window that decodes to ``""`` is left out.
+
+    Raises:
+        InvalidInputError: ``chunk_overlap`` is not smaller than ``tokens_per_chunk``.
+
+    Example:
+        >>> letters = Tokenizer(
+        ...     chunk_overlap=1,
+        ...     tokens_per_chunk=3,
+        ...     decode=lambda ids: "".join(map(chr, ids)),
+        ...     encode=lambda text: list(map(ord, text)),
+        ... )
+        >>> split_text_on_tokens(text="abcdefgh", tokenizer=letters)
+        ['abc', 'cde', 'efg', 'gh']
+    """
+    size, overlap = tokenizer.tokens_per_chunk, tokenizer.chunk_overlap
+    _check_window_step(size, overlap)
+    ids = list(tokenizer.encode(text))
+    decoded = (
+        tokenizer.decode(ids[start:end]) for start, end in _windows(len(ids), size, size - overlap)
+    )
+    return [chunk for chunk in decoded if chunk]
 
 
 class TokenTextSplitter(TextSplitter):

