@@ -94,6 +94,17 @@ class _FunctionTool(BaseTool):
         config_name = (self._extras if self.func is not None else self._async_extras)[2]
         return (config_name,) if config_name else ()
 
+    def _takes_var_positional(self) -> bool:
+        # the wrapped function's signature, not _run's (which takes *args for every
+        # function): a function without arguments gets nothing from a string input, as
+        # LangChain's tool, so tool.run("") calls it
+        function = self.func if self.func is not None else self.coroutine
+        try:
+            parameters = inspect.signature(function).parameters.values()  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return True  # unknown: the string goes to it, as before
+        return any(p.kind is p.VAR_POSITIONAL for p in parameters)
+
 
 class StructuredTool(_FunctionTool):
     """A tool that calls a function with keyword arguments, checked against its schema.

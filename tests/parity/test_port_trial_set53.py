@@ -1,0 +1,69 @@
+"""Parity: differences found by the fifty-third port trial (issue 24), one scenario each.
+
+Each scenario runs the same program shape through LangChain and through ragline (the
+program's source after ``ragline port``) and compares what the program prints.
+"""
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+pytest.importorskip("sqlalchemy")
+
+
+@pytest.fixture()
+def warehouse_db(tmp_path: Path) -> str:
+    path = tmp_path / "warehouse.db"
+    con = sqlite3.connect(path)
+    con.executescript(
+        """
+        CREATE TABLE bins (bin_id INTEGER PRIMARY KEY, aisle TEXT, capacity INTEGER);
+        INSERT INTO bins VALUES (1, 'A', 40), (2, 'B', 25);
+        """
+    )
+    con.commit()
+    con.close()
+    return f"sqlite:///{path}"
+
+
+# titanic_sql_tools_run / salary_crew_sql_tools: an @tool function that takes no
+# argument, wrapping ListSQLDatabaseTool, run as tool.run('') (and invoke('') as an agent
+# passes an empty Action Input). LangChain's tool ignores the string; ragline's passed it
+# to the function: TypeError "takes 0 positional arguments but 1 was given".
+_ZERO_ARGUMENT_TOOL = """
+from langchain_core.tools import tool
+from langchain_community.tools import ListSQLDatabaseTool, QuerySQLDatabaseTool
+from langchain_community.utilities import SQLDatabase
+
+db = SQLDatabase.from_uri({uri!r})
+
+@tool("bin_tables")
+def bin_tables() -> str:
+    \"\"\"Get all tables in the database\"\"\"
+    return ListSQLDatabaseTool(db=db).invoke("")
+
+@tool
+async def pinged() -> str:
+    \"\"\"Answer pong.\"\"\"
+    return "pong"
+
+print(bin_tables.run(""))
+print(bin_tables.invoke("anything at all"))
+print(bin_tables.run({{}}), bin_tables.args)
+print(QuerySQLDatabaseTool(db=db).invoke(f"SELECT SUM(capacity) FROM {{bin_tables.run('')}}"))
+import asyncio
+print(asyncio.run(pinged.ainvoke("")), asyncio.run(pinged.arun("x")))
+"""
+
+
+def test_a_tool_without_arguments_ignores_a_string_input_as_langchains(
+    warehouse_db: str,
+) -> None:
+    source = _ZERO_ARGUMENT_TOOL.format(uri=warehouse_db)
+    langchain_printed = _printed(source)
+    assert langchain_printed == "bins\nbins\nbins {}\n[(65,)]\npong pong\n"
+    assert _printed(_ported(source)) == langchain_printed
