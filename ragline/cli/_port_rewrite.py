@@ -290,20 +290,21 @@ def _port_from(
                 out.unmapped.append(Unmapped(node.lineno, module, "*", reason))
                 statement.add_from(module, "*")
             continue
+        # A name the package itself binds wins over its submodule of that name, as in
+        # Python: `from langchain_core.load import load` is the function, not the module.
+        target, reason = lookup(module, alias.name)
         submodule = f"{module}.{alias.name}"
-        if table_module(submodule) in PATHS:  # `from langchain_core import documents`
-            local = alias.asname or alias.name
+        if target is None and table_module(submodule) in PATHS:
+            local = alias.asname or alias.name  # `from langchain_core import documents`
             target, reason = module_target(submodule, read.get(local, set()))
             if target is not None:
                 statement.plain.append(f"{target} as {local}")
                 statement.mapped += 1
                 continue
-        else:
-            target, reason = lookup(module, alias.name)
-            if target is not None:
-                statement.add_from(target, _alias(alias.name, alias.asname))
-                statement.mapped += 1
-                continue
+        elif target is not None:
+            statement.add_from(target, _alias(alias.name, alias.asname))
+            statement.mapped += 1
+            continue
         out.unmapped.append(Unmapped(node.lineno, module, alias.name, reason))
         statement.add_from(module, _alias(alias.name, alias.asname))
     return statement

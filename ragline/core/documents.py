@@ -12,7 +12,7 @@ from ragline.core._model_methods import ModelMethods
 from ragline.core.exceptions import InvalidInputError
 
 
-@dataclass
+@dataclass(match_args=False)
 class Document(ModelMethods):
     """A piece of text and the metadata that travels with it.
 

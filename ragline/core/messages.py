@@ -179,7 +179,7 @@ def _dict_with_type(message: Any) -> dict[str, Any]:
     return own
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, match_args=False)
 class BaseMessage(ModelMethods):
     """Base of every message: ``content`` plus optional metadata.
 
@@ -497,7 +497,7 @@ class BaseMessageChunk(BaseMessage):
         }
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, match_args=False)
 class SystemMessage(BaseMessage):
     """Instructions for the model, usually the first message.
 
@@ -509,7 +509,7 @@ class SystemMessage(BaseMessage):
     type: ClassVar[str] = "system"
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, match_args=False)
 class HumanMessage(BaseMessage):
     """A message from the user.
 
@@ -521,7 +521,7 @@ class HumanMessage(BaseMessage):
     type: ClassVar[str] = "human"
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, match_args=False)
 class ChatMessage(BaseMessage):
     """A message with any role name (for providers with roles beyond the usual four).
 
@@ -534,7 +534,7 @@ class ChatMessage(BaseMessage):
     role: str
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, match_args=False)
 class AIMessage(BaseMessage):
     """A reply from the model, with any tool calls and token usage.
 
@@ -557,6 +557,13 @@ class AIMessage(BaseMessage):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        for name in ("tool_calls", "invalid_tool_calls"):
+            calls = getattr(self, name)
+            if calls is None:  # LangChain: pydantic's ValidationError, a ValueError
+                raise InvalidInputError(
+                    f"{type(self).__name__}'s {name} must be a list of tool-call dicts "
+                    f"(leave it out for none), got {calls!r}"
+                )
         raw_calls = (
             self.additional_kwargs.get("tool_calls")
             if isinstance(self.additional_kwargs, dict)
@@ -623,7 +630,7 @@ class AIMessage(BaseMessage):
         return (base.strip() + "\n" + "\n".join(lines)).strip()
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, match_args=False)
 class ToolMessage(BaseMessage):
     """The result of a tool call, sent back to the model.
 
@@ -678,7 +685,7 @@ class ToolMessage(BaseMessage):
         super().__post_init__()
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, match_args=False)
 class FunctionMessage(BaseMessage):
     """The result of an OpenAI-style function call (the older form of ``ToolMessage``).
 
@@ -702,21 +709,21 @@ class FunctionMessage(BaseMessage):
             )
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, match_args=False)
 class SystemMessageChunk(SystemMessage, BaseMessageChunk):
     """A streamed piece of a system message."""
 
     type: ClassVar[str] = "SystemMessageChunk"
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, match_args=False)
 class HumanMessageChunk(HumanMessage, BaseMessageChunk):
     """A streamed piece of a human message."""
 
     type: ClassVar[str] = "HumanMessageChunk"
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, match_args=False)
 class ChatMessageChunk(ChatMessage, BaseMessageChunk):
     """A streamed piece of a message with a custom role; only chunks of one role add up."""
 
@@ -730,7 +737,7 @@ class ChatMessageChunk(ChatMessage, BaseMessageChunk):
         return {**super()._merged_fields(other), "role": self.role}
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, match_args=False)
 class FunctionMessageChunk(FunctionMessage, BaseMessageChunk):
     """A streamed piece of a function message; only chunks of one function add up."""
 
@@ -745,7 +752,7 @@ class FunctionMessageChunk(FunctionMessage, BaseMessageChunk):
         return super()._merged_fields(other)
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, match_args=False)
 class ToolMessageChunk(ToolMessage, BaseMessageChunk):
     """A streamed piece of a tool message; only chunks for the same tool call add up."""
 
@@ -765,7 +772,7 @@ class ToolMessageChunk(ToolMessage, BaseMessageChunk):
         }
 
 
-@dataclass(repr=False, kw_only=True)
+@dataclass(repr=False, kw_only=True, match_args=False)
 class AIMessageChunk(AIMessage, BaseMessageChunk):
     """A streamed piece of a model reply; ``chunk + chunk`` builds up the whole reply.
 
