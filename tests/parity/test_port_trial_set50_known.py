@@ -4,6 +4,8 @@ Each scenario runs the same program shape through LangChain and through ragline 
 program's source after ``ragline port``) and compares what the program prints.
 """
 
+import pytest
+
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
@@ -232,3 +234,40 @@ def test_cumulative_parsers_add_up_mixed_streams_and_share_langchains_tree() -> 
     expected = _printed(_CUMULATIVE)
     assert "JsonOutputParser True" in expected and "XMLOutputParser False" in expected
     assert _printed(_ported(_CUMULATIVE)) == expected
+
+
+# aindex over a SQLRecordManager built for synchronous use (a db_url, no async_mode):
+# LangChain's raises AssertionError and wants an async engine; ragline's runs, its record
+# calls going to a worker thread (docs/differences-from-langchain.md, "Accepted here,
+# refused by LangChain"). Both sides pinned.
+def test_aindex_over_a_synchronous_sql_record_manager(tmp_path) -> None:
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from langchain_classic.indexes import SQLRecordManager as LCSQLRecordManager
+    from langchain_core.documents import Document as LCDocument
+    from langchain_core.embeddings import DeterministicFakeEmbedding as LCFake
+    from langchain_core.indexing import aindex as lc_aindex
+    from langchain_core.vectorstores import InMemoryVectorStore as LCStore
+
+    from ragline.core import Document
+    from ragline.embeddings import DeterministicFakeEmbedding
+    from ragline.indexing import SQLRecordManager, aindex
+    from ragline.vectorstores import InMemoryVectorStore
+
+    lc_records = LCSQLRecordManager("ns", db_url=f"sqlite:///{tmp_path / 'lc.db'}")
+    lc_records.create_schema()
+    lc_store = LCStore(LCFake(size=4))
+    with pytest.raises(AssertionError):
+        asyncio.run(lc_aindex([LCDocument("a")], lc_records, lc_store))
+
+    records = SQLRecordManager("ns", db_url=f"sqlite:///{tmp_path / 'rl.db'}")
+    records.create_schema()
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=4))
+    docs = [Document("a"), Document("b")]
+    result = asyncio.run(aindex(docs, records, store))
+    assert result == {"num_added": 2, "num_updated": 0, "num_skipped": 0, "num_deleted": 0}
+    assert asyncio.run(aindex(docs, records, store))["num_skipped"] == 2
+    assert sorted(d.page_content for d in store.get_by_ids(records.list_keys())) == ["a", "b"]
