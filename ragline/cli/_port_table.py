@@ -946,7 +946,8 @@ PATHS: dict[str, dict[str, str]] = {
             "CharacterTextSplitter HTMLHeaderTextSplitter Language LatexTextSplitter "
             "MarkdownHeaderTextSplitter MarkdownTextSplitter PythonCodeTextSplitter "
             "RecursiveCharacterTextSplitter RecursiveJsonSplitter "
-            "SentenceTransformersTokenTextSplitter TextSplitter TokenTextSplitter"
+            "SentenceTransformersTokenTextSplitter TextSplitter TokenTextSplitter "
+            "Tokenizer split_text_on_tokens"
         ),
     },
     "langchain_classic.tools": {
@@ -1651,11 +1652,14 @@ PATHS: dict[str, dict[str, str]] = {
             "CharacterTextSplitter HTMLHeaderTextSplitter Language LatexTextSplitter "
             "MarkdownHeaderTextSplitter MarkdownTextSplitter PythonCodeTextSplitter "
             "RecursiveCharacterTextSplitter RecursiveJsonSplitter "
-            "SentenceTransformersTokenTextSplitter TextSplitter TokenTextSplitter"
+            "SentenceTransformersTokenTextSplitter TextSplitter TokenTextSplitter "
+            "Tokenizer split_text_on_tokens"
         ),
     },
     "langchain_text_splitters.base": {
-        "ragline.splitters": "Language TextSplitter TokenTextSplitter",
+        "ragline.splitters": (
+            "Language TextSplitter TokenTextSplitter Tokenizer split_text_on_tokens"
+        ),
     },
     "langchain_text_splitters.character": {
         "ragline.splitters": "CharacterTextSplitter RecursiveCharacterTextSplitter",
@@ -2012,8 +2016,7 @@ MISSING: dict[str, str] = {
     "langchain_classic.storage.encoder_backed": "K V",
     "langchain_classic.storage.in_memory": "InMemoryBaseStore",
     "langchain_classic.text_splitter": (
-        "ElementType HeaderType KonlpyTextSplitter LineType NLTKTextSplitter "
-        "SpacyTextSplitter Tokenizer split_text_on_tokens"
+        "ElementType HeaderType KonlpyTextSplitter LineType NLTKTextSplitter SpacyTextSplitter"
     ),
     "langchain_classic.tools": (
         "AINAppOps AINOwnerOps AINRuleOps AINTransfer AINValueOps AIPluginTool "
@@ -2488,10 +2491,9 @@ MISSING: dict[str, str] = {
     "langchain_text_splitters": (
         "ElementType ExperimentalMarkdownSyntaxTextSplitter HTMLSectionSplitter "
         "HTMLSemanticPreservingSplitter HeaderType JSFrameworkTextSplitter "
-        "KonlpyTextSplitter LineType NLTKTextSplitter SpacyTextSplitter Tokenizer "
-        "split_text_on_tokens"
+        "KonlpyTextSplitter LineType NLTKTextSplitter SpacyTextSplitter"
     ),
-    "langchain_text_splitters.base": "TS Tokenizer split_text_on_tokens",
+    "langchain_text_splitters.base": "TS",
     "langchain_text_splitters.html": (
         "ElementType HTMLSectionSplitter HTMLSemanticPreservingSplitter"
     ),
