@@ -264,6 +264,9 @@ RE_EXPORTS = {
     "langchain_core.output_parsers.format_instructions": {"JSON_FORMAT_INSTRUCTIONS"},
     # the history module imports it, and programs import it from there (port trial set 49)
     "langchain_core.runnables.history": {"RunnablePassthrough"},
+    # the SQL agent's module imports the toolkit, and programs import it from there with
+    # create_sql_agent (port trial set 53)
+    "langchain_community.agent_toolkits.sql.base": {"SQLDatabaseToolkit"},
 }
 
 

@@ -993,7 +993,7 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.sql": "SQLDatabaseToolkit create_sql_agent",
     },
     "langchain_community.agent_toolkits.sql.base": {
-        "ragline.sql": "create_sql_agent",
+        "ragline.sql": "SQLDatabaseToolkit create_sql_agent",
     },
     "langchain_community.agent_toolkits.sql.toolkit": {
         "ragline.sql": "SQLDatabaseToolkit",

@@ -67,3 +67,35 @@ def test_a_tool_without_arguments_ignores_a_string_input_as_langchains(
     langchain_printed = _printed(source)
     assert langchain_printed == "bins\nbins\nbins {}\n[(65,)]\npong pong\n"
     assert _printed(_ported(source)) == langchain_printed
+
+
+# sqlcoder_schema_tool_override_agent: SQLDatabaseToolkit imported from
+# langchain_community.agent_toolkits.sql.base (the module imports it from .toolkit and
+# programs import it from there), a path the port table lacked, so the ported program kept
+# LangChain's toolkit, which refused ragline's SQLDatabase and model.
+_TOOLKIT_FROM_SQL_BASE = """
+from langchain_community.agent_toolkits.sql.base import SQLDatabaseToolkit, create_sql_agent
+from langchain_community.utilities import SQLDatabase
+from langchain_core.language_models import FakeListLLM
+
+db = SQLDatabase.from_uri({uri!r})
+query = "SELECT aisle FROM bins WHERE capacity > 30"
+steps = [f"Action: sql_db_query\\nAction Input: {{query}}", "Final Answer: aisle A"]
+llm = FakeListLLM(responses=steps)
+tools = [t for t in SQLDatabaseToolkit(db=db, llm=llm).get_tools() if t.name != "sql_db_schema"]
+print([t.name for t in tools])
+print(tools[0].invoke("SELECT COUNT(*) FROM bins"), tools[1].invoke(""))
+agent = create_sql_agent(llm=llm, toolkit=SQLDatabaseToolkit(db=db, llm=llm))
+print(agent.invoke({{"input": "which aisle is big?"}})["output"])
+"""
+
+
+def test_the_toolkit_ports_from_the_sql_base_module(warehouse_db: str) -> None:
+    source = _TOOLKIT_FROM_SQL_BASE.format(uri=warehouse_db)
+    ported = _ported(source)
+    assert "from ragline.sql import SQLDatabaseToolkit, create_sql_agent\n" in ported
+    langchain_printed = _printed(source)
+    assert langchain_printed == (
+        "['sql_db_query', 'sql_db_list_tables', 'sql_db_query_checker']\n[(2,)] bins\naisle A\n"
+    )
+    assert _printed(ported) == langchain_printed
