@@ -38,6 +38,7 @@ for i in (1, 2):
     cache.update(*cache_item(i))
 print(cache.lookup("prompt1", "llm_string1"), cache.lookup("prompt2", "llm_string2"))
 print(isinstance(cache_item(3)[2], typing.get_origin(RETURN_VAL_TYPE)))
+print(cache._maxsize, InMemoryCache(maxsize=None)._maxsize, InMemoryCache(maxsize=7)._maxsize)
 """
 
 

@@ -49,6 +49,11 @@ class InMemoryCache(BaseCache):
         read (``len(cache._cache)``)."""
         return self._entries
 
+    @property
+    def _maxsize(self) -> int | None:
+        """``maxsize`` under LangChain's attribute name, which its tests read."""
+        return self.maxsize
+
     def __repr__(self) -> str:
         return f"InMemoryCache({len(self._entries)} entries, maxsize={self.maxsize})"
 
