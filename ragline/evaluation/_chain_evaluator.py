@@ -22,7 +22,16 @@ __all__ = ["EvaluatorChain", "PairwiseEvaluatorChain", "StringEvaluatorChain"]
 
 
 class EvaluatorChain(Chain):
-    """A chain that grades: its inputs from the evaluator's arguments, its result parsed."""
+    """A chain that grades: its inputs from the evaluator's arguments, its result parsed.
+
+    A keyword that names none of its fields is dropped with a ``UserWarning``, where other
+    chains refuse it: LangChain's evaluator chains drop it silently, so
+    ``load_evaluator("string_distance", requires_reference=True)`` and
+    ``load_evaluators([QA, CRITERIA], criteria=...)`` (the criterion reaches the QA
+    grader too) build and run.
+    """
+
+    __ragline_extra__ = "ignore"
 
     def _eval_inputs(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """The chain's inputs for the evaluator's arguments (by default, the arguments)."""
