@@ -125,30 +125,47 @@ class PartialJsonScanner:
             if stack == end_stack:
                 yield text[:cut] + closers
 
-    def parse(self, text: str) -> Any:
+    def parse(self, text: str, *, strict: bool = False) -> Any:
         """Parse ``text`` (usually the previous text plus a new chunk); see
         ``parse_partial_json``."""
-        stripped = text.strip()
+        load = _load_strict if strict else _load
+        stripped = text.lstrip()  # blanks at the end may belong to an open string
         if stripped[:1] in ("{", "[", '"'):
             self._scan(stripped)
             if self._mismatch:  # no prefix of JSON has one: malformed, None as LangChain's
                 return None
-            # the first candidate is the text itself when complete; strict=False: a raw
-            # newline or tab inside a string (models write them) is kept, as LangChain does
+            # the first candidate is the text itself when complete
             for candidate in self._candidates():
                 try:
-                    return json.loads(candidate, strict=False)
+                    return load(candidate)
                 except json.JSONDecodeError:
                     continue
         try:
             # a number or literal alone, or the error to report
-            return json.loads(text, strict=False)
+            return json.loads(text, strict=strict)
         except json.JSONDecodeError as err:
             # still the decoder's error (a ValueError): LangChain's raises it, programs catch it
             raise json.JSONDecodeError(f"not JSON: {err.msg}", err.doc, err.pos) from None
 
 
-def parse_partial_json(text: str) -> Any:
+def _load(candidate: str) -> Any:
+    # strict=False: a raw newline or tab inside a string (models write them) is kept, as
+    # LangChain does
+    return json.loads(candidate, strict=False)
+
+
+def _load_strict(candidate: str) -> Any:
+    # Only a raw newline may stand inside a string (LangChain escapes it before parsing);
+    # any other raw control character there fails. A newline made a blank is whitespace
+    # outside strings and an ordinary character inside, so the strict parse of that text
+    # checks the rest; the value keeps the newline.
+    if "\n" in candidate:
+        json.loads(candidate.replace("\n", " "), strict=True)
+        return json.loads(candidate, strict=False)
+    return json.loads(candidate, strict=True)
+
+
+def parse_partial_json(text: str, *, strict: bool = False) -> Any:
     """Parse complete or truncated JSON; a truncated document parses to what has arrived.
 
     Open strings, arrays and objects are closed; a trailing piece that cannot be completed
@@ -158,6 +175,10 @@ def parse_partial_json(text: str) -> Any:
 
     Args:
         text: JSON text, possibly cut off anywhere.
+        strict: refuse a raw control character inside a string other than a newline
+            (a tab, a carriage return), as LangChain's ``strict``: a complete text
+            holding one raises; a cut-off one parses to a prefix that closes before it.
+            By default such characters are kept, as models write them.
 
     Returns:
         The parsed value.
@@ -168,8 +189,10 @@ def parse_partial_json(text: str) -> Any:
     Example:
         >>> parse_partial_json('{"answer": "Par')
         {'answer': 'Par'}
+        >>> parse_partial_json('{"a": "x", "b": "tab\\there', strict=True)
+        {'a': 'x'}
     """
-    return PartialJsonScanner().parse(text)
+    return PartialJsonScanner().parse(text, strict=strict)
 
 
 def parse_json_markdown(
