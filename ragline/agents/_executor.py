@@ -125,6 +125,10 @@ class AgentExecutor(Chain):
         {'input': 'Where is Etna?', 'output': 'Sicily'}
     """
 
+    # a stray keyword (initialize_agent(..., agent_type=...) hands it here) is dropped with
+    # a warning: LangChain's executor (a Chain with pydantic's default) drops it silently
+    __ragline_extra__ = "ignore"
+
     agent: Any = None
     tools: Sequence[BaseTool] = ()
     return_intermediate_steps: bool = False

@@ -99,3 +99,43 @@ def test_the_toolkit_ports_from_the_sql_base_module(warehouse_db: str) -> None:
         "['sql_db_query', 'sql_db_list_tables', 'sql_db_query_checker']\n[(2,)] bins\naisle A\n"
     )
     assert _printed(ported) == langchain_printed
+
+
+# sqlcoder_schema_tool_override_agent: initialize_agent(tools=..., llm=...,
+# agent_type=AgentType.ZERO_SHOT_REACT_DESCRIPTION, ...) (create_sql_agent's keyword, not
+# initialize_agent's agent=). LangChain hands it to AgentExecutor, which drops it (the
+# default agent type runs); ragline's executor raised TypeError. Now dropped with a warning.
+_EXECUTOR_STRAY_KEYWORD = """
+from langchain_classic.agents import AgentExecutor, AgentType, initialize_agent
+from langchain_core.language_models import FakeListLLM
+from langchain_core.tools import tool
+
+@tool
+def shout(text: str) -> str:
+    \"\"\"Upper-case the text.\"\"\"
+    return text.upper()
+
+llm = FakeListLLM(responses=["Action: shout\\nAction Input: hi", "Final Answer: HI",
+                             "Final Answer: done"])
+agent = initialize_agent(tools=[shout], llm=llm, agent_type=AgentType.OPENAI_FUNCTIONS,
+                         return_intermediate_steps=True, handle_parsing_errors=True)
+result = agent.invoke({"input": "shout hi"})
+print(type(agent.agent).__name__, result["output"], result["intermediate_steps"][0][1])
+executor = AgentExecutor(agent=agent.agent, tools=[shout], verbose_level=2)
+print(executor.invoke({"input": "again"})["output"], hasattr(executor, "verbose_level"))
+"""
+
+
+def test_the_executor_drops_a_stray_keyword_as_langchains_with_a_warning() -> None:
+    ported = _ported(_EXECUTOR_STRAY_KEYWORD)
+    langchain_printed = _printed(_EXECUTOR_STRAY_KEYWORD)
+    assert langchain_printed == "ZeroShotAgent HI HI\ndone False\n"
+    assert _printed(ported) == langchain_printed
+    # ragline says what it dropped (LangChain is silent)
+    from ragline.agents import initialize_agent
+    from ragline.core import FakeListLLM
+    from ragline.tools import Tool
+
+    echo = Tool("echo", str, "Repeat the text.")
+    with pytest.warns(UserWarning, match="agent_type"):
+        initialize_agent([echo], FakeListLLM(responses=["x"]), agent_type="openai-functions")
