@@ -45,6 +45,10 @@ _PREDICT_AND_PARSE_WARNING = (
     "predict_and_parse is deprecated: give the parser to the chain (LLMChain(..., "
     "output_parser=parser)) and call predict"
 )
+_APPLY_AND_PARSE_WARNING = (
+    "apply_and_parse is deprecated: give the parser to the chain (LLMChain(..., "
+    "output_parser=parser)) and call apply"
+)
 
 
 def _prompt_text(prompt: PromptValue) -> str:
@@ -200,6 +204,27 @@ class LLMChain(Chain):
         """Async :meth:`predict_and_parse`."""
         warnings.warn(_PREDICT_AND_PARSE_WARNING, DeprecationWarning, stacklevel=2)
         return self._parse_with_prompt(await self.apredict(callbacks=callbacks, **kwargs))
+
+    def apply_and_parse(
+        self, input_list: Sequence[dict[str, Any]], callbacks: Any = None
+    ) -> list[Any]:
+        """:meth:`apply`, then the prompt's ``output_parser`` (if it has one) parses each
+        output's text; without one, :meth:`apply`'s outputs as they are. The older form of
+        ``output_parser=`` on the chain (it warns, as LangChain's)."""
+        warnings.warn(_APPLY_AND_PARSE_WARNING, DeprecationWarning, stacklevel=2)
+        return self._parse_outputs(self.apply(input_list, callbacks=callbacks))
+
+    async def aapply_and_parse(
+        self, input_list: Sequence[dict[str, Any]], callbacks: Any = None
+    ) -> list[Any]:
+        """Async :meth:`apply_and_parse`."""
+        warnings.warn(_APPLY_AND_PARSE_WARNING, DeprecationWarning, stacklevel=2)
+        return self._parse_outputs(await self.aapply(input_list, callbacks=callbacks))
+
+    def _parse_outputs(self, outputs: list[dict[str, Any]]) -> list[Any]:
+        if getattr(self.prompt, "output_parser", None) is None:
+            return outputs
+        return [self._parse_with_prompt(output[self.output_key]) for output in outputs]
 
     def _parse_with_prompt(self, text: Any) -> Any:
         parser = getattr(self.prompt, "output_parser", None)

@@ -461,10 +461,13 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.evaluation": "JsonSchemaEvaluator",
     },
     "langchain_classic.evaluation.qa": {
-        "ragline.evaluation": "ContextQAEvalChain CotQAEvalChain QAEvalChain",
+        "ragline.evaluation": "ContextQAEvalChain CotQAEvalChain QAEvalChain QAGenerateChain",
     },
     "langchain_classic.evaluation.qa.eval_chain": {
         "ragline.evaluation": "ContextQAEvalChain CotQAEvalChain QAEvalChain",
+    },
+    "langchain_classic.evaluation.qa.generate_chain": {
+        "ragline.evaluation": "QAGenerateChain",
     },
     "langchain_classic.evaluation.regex_match.base": {
         "ragline.evaluation": "RegexMatchStringEvaluator",
@@ -1890,7 +1893,6 @@ MISSING: dict[str, str] = {
         "CriteriaResultOutputParser resolve_criteria"
     ),
     "langchain_classic.evaluation.loading": "load_dataset",
-    "langchain_classic.evaluation.qa": "QAGenerateChain",
     "langchain_classic.evaluation.schema": "LLMEvalChain",
     "langchain_classic.evaluation.scoring.eval_chain": (
         "ScoreStringResultOutputParser resolve_criteria"

@@ -44,6 +44,7 @@ _EXPORTS = {
     "PairwiseStringEvalChain": "._comparison",
     "PairwiseStringEvaluator": "._evaluator_base",
     "QAEvalChain": "._qa",
+    "QAGenerateChain": "._qa",
     "RegexMatchStringEvaluator": "._matching",
     "ScoreStringEvalChain": "._comparison",
     "StringDistance": "._distances",

@@ -26,7 +26,7 @@ from ragline.evaluation._chain_evaluator import StringEvaluatorChain
 from ragline.evaluation._criteria import check_prompt
 from ragline.evaluation._evaluator_base import LLMEvalChain, StringEvaluator
 
-__all__ = ["ContextQAEvalChain", "CotQAEvalChain", "QAEvalChain"]
+__all__ = ["ContextQAEvalChain", "CotQAEvalChain", "QAEvalChain", "QAGenerateChain"]
 
 _GRADE_ONLY = "Reply with one word: CORRECT or INCORRECT."
 PROMPT = PromptTemplate.from_template(
@@ -193,3 +193,47 @@ class CotQAEvalChain(ContextQAEvalChain):
     @property
     def evaluation_name(self) -> str:
         return "COT Contextual Accuracy"
+
+
+GENERATE_PROMPT = PromptTemplate.from_template(
+    "Write one question a reader could answer from the document below, and its answer, "
+    "taken from the document.\n\nDocument:\n{doc}\n\n"
+    "Reply in exactly this form:\nQUESTION: <the question>\nANSWER: <the answer>"
+)
+
+
+def _qa_pair_parser() -> Any:
+    from ragline.core.output_parsers import RegexParser
+
+    return RegexParser(regex=r"QUESTION: (.*?)\n+ANSWER: (.*)", output_keys=["query", "answer"])
+
+
+class QAGenerateChain(LLMChain):
+    """Writes a test example from a document: ``{"doc": text}`` in, ``{"qa_pairs":
+    {"query": ..., "answer": ...}}`` out (the model's ``QUESTION: ...`` / ``ANSWER: ...``
+    reply, parsed). Its examples feed :class:`QAEvalChain`'s ``evaluate``.
+
+    Raises:
+        ValueError: (when run) the reply has no ``QUESTION:`` line followed by an
+            ``ANSWER:`` line.
+
+    Example:
+        >>> from ragline.core import FakeListLLM
+        >>> model = FakeListLLM(responses=["QUESTION: Who?\\nANSWER: Ada"])
+        >>> chain = QAGenerateChain.from_llm(model)
+        >>> chain.apply([{"doc": "Ada wrote the first program."}])
+        [{'qa_pairs': {'query': 'Who?', 'answer': 'Ada'}}]
+    """
+
+    output_key: str = "qa_pairs"
+    output_parser: Any = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.output_parser is None:
+            self.output_parser = _qa_pair_parser()
+
+    @classmethod
+    def from_llm(cls, llm: Any, **kwargs: Any) -> QAGenerateChain:
+        """The chain over ``llm`` with ragline's generation prompt (variable ``doc``)."""
+        return cls(llm=llm, prompt=GENERATE_PROMPT, **kwargs)

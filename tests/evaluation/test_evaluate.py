@@ -50,6 +50,7 @@ def test_exports_are_pinned() -> None:
         "PairwiseStringEvalChain",
         "PairwiseStringEvaluator",
         "QAEvalChain",
+        "QAGenerateChain",
         "QueryResult",
         "RegexMatchStringEvaluator",
         "ScoreStringEvalChain",

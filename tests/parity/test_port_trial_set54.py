@@ -19,6 +19,8 @@ from ragline.evaluation import (
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
+COVERS = {"evaluation.QAGenerateChain"}
+
 # string_distance_jaro_guide / load_evaluators_helpfulness: an evaluator chain given a
 # keyword it has no field for. LangChain's evaluator chains drop it silently (the
 # "String Distance" guide passes requires_reference=True; load_evaluators hands
@@ -81,3 +83,65 @@ def test_other_chains_still_refuse_an_unknown_keyword() -> None:
                 prompt=PromptTemplate.from_template("{a}"),
                 foo=1,
             )
+
+
+# dlai_llm_assisted_eval: QAGenerateChain (langchain_classic.evaluation.qa) writes test
+# examples from documents, read back with LLMChain.apply_and_parse; ragline had neither,
+# so the port left LangChain's chain, which refused ragline's model.
+_QA_GENERATE = """
+import warnings
+from langchain_classic.evaluation.qa import QAEvalChain, QAGenerateChain
+from langchain_classic.evaluation.qa.generate_chain import QAGenerateChain as FromModule
+from langchain_core.documents import Document
+from langchain_core.language_models import FakeListChatModel
+
+warnings.simplefilter("ignore")
+print(FromModule is QAGenerateChain)
+docs = [Document(page_content="The X200 drill has a two-year warranty."),
+        Document(page_content="The charger stops when the battery is full.")]
+chain = QAGenerateChain.from_llm(FakeListChatModel(responses=[
+    "QUESTION: How long is the X200 warranty?\\nANSWER: Two years",
+    "QUESTION: Does the charger stop by itself?\\n\\nANSWER: Yes, when the battery is full",
+    "QUESTION: What is in the box?\\nANSWER: A drill",
+]))
+print(chain.output_key, chain.input_keys, chain.output_keys)
+examples = chain.apply_and_parse([{"doc": d} for d in docs])
+print(examples)
+print(chain.apply([{"doc": "A drill is in the box."}]))
+examples = [e["qa_pairs"] for e in examples]
+grader = QAEvalChain.from_llm(FakeListChatModel(responses=["CORRECT", "INCORRECT"]))
+print(grader.evaluate(examples, [{"result": "Two years"}, {"result": "No"}]))
+bad = QAGenerateChain.from_llm(FakeListChatModel(responses=["I cannot write a question."]))
+try:
+    bad.apply([{"doc": "x"}])
+except ValueError as error:
+    print("ValueError")
+"""
+
+
+def test_qa_generate_chain_writes_examples_as_langchains_does() -> None:
+    ported = _ported(_QA_GENERATE)
+    assert "from ragline.evaluation import QAEvalChain, QAGenerateChain\n" in ported
+    langchain_printed = _printed(_QA_GENERATE)
+    assert langchain_printed.count("\n") == 6
+    assert _printed(ported) == langchain_printed
+
+
+def test_apply_and_parse_without_a_prompt_parser_returns_apply_outputs() -> None:
+    from ragline.chains import LLMChain
+    from ragline.core import PromptTemplate
+    from ragline.core.output_parsers import CommaSeparatedListOutputParser
+
+    chain = LLMChain(
+        llm=FakeListLLM(responses=["a, b", "c"]), prompt=PromptTemplate.from_template("{x}")
+    )
+    with pytest.warns(DeprecationWarning, match="apply_and_parse is deprecated"):
+        assert chain.apply_and_parse([{"x": "1"}]) == [{"text": "a, b"}]
+    parsed = LLMChain(
+        llm=FakeListLLM(responses=["a, b"]),
+        prompt=PromptTemplate(
+            template="{x}", input_variables=["x"], output_parser=CommaSeparatedListOutputParser()
+        ),
+    )
+    with pytest.warns(DeprecationWarning):
+        assert parsed.apply_and_parse([{"x": "1"}]) == [["a", "b"]]
