@@ -239,7 +239,10 @@ class SQLRecordManager(RecordManager):
         if not keys:
             return
         with self._transaction() as connection:
-            now = self._tick()
+            # through get_time (inside the transaction: later than every stamp, also
+            # another process's), so a clock a program puts in its place (a test
+            # patching get_time to fixed stamps, as LangChain's tests do) stamps too
+            now = self.get_time()
             if time_at_least is not None and now < time_at_least:
                 now = self._last_stamp = float(time_at_least)
             namespace = self.namespace

@@ -12,6 +12,8 @@ import pytest
 from langchain_core.utils.json import parse_partial_json as lc_parse_partial_json
 
 from ragline.core.output_parsers import parse_partial_json
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
 
 
 def outcome(call: Any, *args: Any, **kwargs: Any) -> Any:
@@ -53,3 +55,44 @@ def test_parse_partial_json_strict_every_prefix() -> None:
             assert outcome(parse_partial_json, text, strict=strict) == outcome(
                 lc_parse_partial_json, text, strict=strict
             ), (text, strict)
+
+
+# A program fixing the record manager's clock (patch.object(rm, "get_time")) over a
+# SQLRecordManager: LangChain stamps records with get_time(), so the second run at a
+# later fixed stamp finds the first run's leftovers stale; ragline stamped them from its
+# own clock (the wall clock, later than both fixed stamps), so nothing was deleted.
+_SQL_FIXED_CLOCK = """
+from unittest.mock import patch
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.indexing import index
+from langchain_core.vectorstores import InMemoryVectorStore
+from langchain_classic.indexes import SQLRecordManager
+
+rm = SQLRecordManager("fixed", db_url="sqlite:///:memory:")
+rm.create_schema()
+vs = InMemoryVectorStore(DeterministicFakeEmbedding(size=5))
+
+
+def run(docs, at, cleanup="full"):
+    with patch.object(rm, "get_time", return_value=at):
+        return index(docs, rm, vs, cleanup=cleanup, source_id_key="source")
+
+
+a = Document("alpha", metadata={"source": "a"})
+b = Document("beta", metadata={"source": "b"})
+b2 = Document("beta two", metadata={"source": "b"})
+print(run([a, b], 1_600_000_000.0))
+print(run([a], 1_600_000_100.0))
+print(run([b2], 1_600_000_200.0, cleanup="incremental"))
+print(run([a, b2], 1_600_000_300.0, cleanup="full"))
+print(sorted(d.page_content for d in vs.get_by_ids(rm.list_keys())))
+print(len(rm.list_keys(before=1_600_000_250.0)), len(rm.list_keys(after=1_600_000_250.0)))
+"""
+
+
+def test_sql_record_manager_follows_a_patched_clock() -> None:
+    expected = _printed(_SQL_FIXED_CLOCK)
+    assert expected.splitlines()[1].endswith("'num_deleted': 1}")
+    assert _printed(_ported(_SQL_FIXED_CLOCK)) == expected
