@@ -468,6 +468,7 @@ PINNED_EXPORTS = {
         "RecursionLimitError",
         "RedisCache",
         "RedisStore",
+        "RemoveMessage",
         "RetryOutputParser",
         "RetryWithErrorOutputParser",
         "Run",

@@ -1344,11 +1344,11 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.core": (
             "AIMessage AIMessageChunk BaseMessage BaseMessageChunk ChatMessage "
             "ChatMessageChunk FunctionMessage FunctionMessageChunk HumanMessage "
-            "HumanMessageChunk InvalidToolCall SystemMessage SystemMessageChunk ToolCall "
-            "ToolCallChunk ToolMessage ToolMessageChunk UsageMetadata convert_to_messages "
-            "convert_to_openai_messages filter_messages get_buffer_string "
-            "merge_message_runs message_to_dict messages_from_dict messages_to_dict "
-            "trim_messages"
+            "HumanMessageChunk InvalidToolCall RemoveMessage SystemMessage "
+            "SystemMessageChunk ToolCall ToolCallChunk ToolMessage ToolMessageChunk "
+            "UsageMetadata convert_to_messages convert_to_openai_messages filter_messages "
+            "get_buffer_string merge_message_runs message_to_dict messages_from_dict "
+            "messages_to_dict trim_messages"
         ),
         "ragline.core.messages": "AnyMessage message_chunk_to_message",
     },
@@ -1370,6 +1370,9 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.messages.human": {
         "ragline.core": "HumanMessage HumanMessageChunk",
+    },
+    "langchain_core.messages.modifier": {
+        "ragline.core": "RemoveMessage",
     },
     "langchain_core.messages.system": {
         "ragline.core": "SystemMessage SystemMessageChunk",
@@ -2393,11 +2396,10 @@ MISSING: dict[str, str] = {
         "FileContentBlock ImageContentBlock InputTokenDetails LC_AUTO_PREFIX LC_ID_PREFIX "
         "MessageLikeRepresentation NonStandardAnnotation NonStandardContentBlock "
         "NotificationMetadata OutputTokenDetails PlainTextContentBlock "
-        "ReasoningContentBlock RefusalContentBlock RemoveMessage ServerToolCall "
-        "ServerToolCallChunk ServerToolResult TextContentBlock VideoContentBlock "
-        "add_notification_metadata convert_to_openai_data_block "
-        "convert_to_openai_image_block ensure_id get_notification_metadata "
-        "is_data_content_block merge_content"
+        "ReasoningContentBlock RefusalContentBlock ServerToolCall ServerToolCallChunk "
+        "ServerToolResult TextContentBlock VideoContentBlock add_notification_metadata "
+        "convert_to_openai_data_block convert_to_openai_image_block ensure_id "
+        "get_notification_metadata is_data_content_block merge_content"
     ),
     "langchain_core.messages.ai": (
         "InputTokenDetails OutputTokenDetails add_ai_message_chunks subtract_usage"

@@ -84,6 +84,7 @@ _EXPORTS = {
     "ChatMessageChunk": ".messages",
     "FunctionMessage": ".messages",
     "FunctionMessageChunk": ".messages",
+    "RemoveMessage": ".messages",
     "message_to_dict": "._message_dicts",
     "messages_to_dict": "._message_dicts",
     "messages_from_dict": "._message_dicts",

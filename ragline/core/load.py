@@ -76,6 +76,7 @@ from ragline.core.messages import (
     FunctionMessageChunk,
     HumanMessage,
     HumanMessageChunk,
+    RemoveMessage,
     SystemMessage,
     SystemMessageChunk,
     ToolMessage,
@@ -129,6 +130,7 @@ _MESSAGE_TYPES: dict[type, str] = {
     ChatMessage: "chat",
     FunctionMessage: "function",
     ToolMessage: "tool",
+    RemoveMessage: "remove",
 }
 # a chunk's type is its class name
 _CHUNKS = (
@@ -162,6 +164,7 @@ _CORE_MODULES = {
     "ChatMessage": ("messages", "chat"),
     "FunctionMessage": ("messages", "function"),
     "ToolMessage": ("messages", "tool"),
+    "RemoveMessage": ("messages", "modifier"),
     "PromptTemplate": ("prompts", "prompt"),
 } | {cls.__name__: ("prompts", "chat") for cls in _PROMPTS if cls is not PromptTemplate}
 _CORE_MODULES |= {chunk.__name__: _CORE_MODULES[chunk.__mro__[1].__name__] for chunk in _CHUNKS}

@@ -40,6 +40,7 @@ __all__ = [
     "HumanMessageChunk",
     "InvalidToolCall",
     "MessageLike",
+    "RemoveMessage",
     "SystemMessage",
     "SystemMessageChunk",
     "ToolCall",
@@ -709,6 +710,38 @@ class FunctionMessage(BaseMessage):
             )
 
 
+@dataclass(repr=False, kw_only=True, match_args=False, init=False)
+class RemoveMessage(BaseMessage):
+    """Asks a message list's owner to drop the message with this id (LangGraph's
+    ``add_messages`` reads it); it holds no text.
+
+    Args:
+        id: the id of the message to remove (the one positional argument).
+
+    Raises:
+        InvalidInputError: (a ValueError) given non-empty ``content``.
+
+    Example:
+        >>> RemoveMessage(id="msg-1")
+        RemoveMessage(content='', additional_kwargs={}, response_metadata={}, id='msg-1')
+    """
+
+    type: ClassVar[str] = "remove"
+    content: Content = field(default_factory=str)  # a factory: printed, as LangChain's
+    id: str = field()  # type: ignore[assignment]  # required here, optional elsewhere
+
+    def __init__(self, id: str, **fields: Any) -> None:  # id first, positional, as LangChain
+        super().__init__(fields.pop("content", ""), id=id, **fields)
+
+    def __post_init__(self) -> None:
+        if self.content not in ("", []):
+            raise InvalidInputError(
+                f"RemoveMessage carries no content, only the id of the message to remove; "
+                f"got content={self.content!r:.60}"
+            )
+        super().__post_init__()
+
+
 @dataclass(repr=False, kw_only=True, match_args=False)
 class SystemMessageChunk(SystemMessage, BaseMessageChunk):
     """A streamed piece of a system message."""
@@ -910,6 +943,7 @@ for _message_class in (
     AIMessage,
     ToolMessage,
     FunctionMessage,
+    RemoveMessage,
     SystemMessageChunk,
     HumanMessageChunk,
     ChatMessageChunk,
@@ -1189,6 +1223,8 @@ def _message_from_role(role: Any, content: Any, item: Any, **extra: Any) -> Base
     if role == "developer":  # OpenAI's newer name for system: LangChain marks it so
         kwargs = {**extra.pop("additional_kwargs", {}), "__openai_role__": "developer"}
         return SystemMessage(content, additional_kwargs=kwargs, **extra)
+    if role == "remove":  # LangChain reads it too; its id comes as a keyword
+        return RemoveMessage(content=content, **extra)
     message_class = _ROLE_CLASSES.get(role) if isinstance(role, str) else None
     if message_class is None:
         raise _unknown_role(role, item)
@@ -1337,6 +1373,10 @@ def _block_text(block: Any) -> str | None:
 
 
 def _openai_message(message: BaseMessage, text_format: str) -> dict[str, Any]:
+    if isinstance(message, RemoveMessage):  # printed ValueError, as LangChain's
+        raise NotAMessageError(
+            f"a RemoveMessage (id={message.id!r}) has no OpenAI form: drop removals first"
+        )
     if isinstance(message, ChatMessage):
         role = message.role
     elif isinstance(message, SystemMessage) and (
@@ -1427,6 +1467,11 @@ def get_buffer_string(
         elif not isinstance(message, BaseMessage):  # printed ValueError, LangChain's
             raise NotAMessageError(
                 f"get_buffer_string takes messages, got {type(message).__name__}: {message!r:.60}"
+            )
+        elif isinstance(message, RemoveMessage):  # the same error, as in LangChain
+            raise NotAMessageError(
+                f"get_buffer_string cannot write a RemoveMessage (id={message.id!r}) as a "
+                "transcript line: drop removals from the list first"
             )
         else:
             role = _BUFFER_PREFIXES.get(message.type.replace("MessageChunk", "").lower(), "")

@@ -15,6 +15,8 @@ from ragline.core.output_parsers import parse_partial_json
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
+COVERS = {"core.RemoveMessage"}
+
 
 def outcome(call: Any, *args: Any, **kwargs: Any) -> Any:
     try:
@@ -96,3 +98,67 @@ def test_sql_record_manager_follows_a_patched_clock() -> None:
     expected = _printed(_SQL_FIXED_CLOCK)
     assert expected.splitlines()[1].endswith("'num_deleted': 1}")
     assert _printed(_ported(_SQL_FIXED_CLOCK)) == expected
+
+
+# RemoveMessage (a removal request, as LangGraph's add_messages reads it): ragline lacked
+# the name, so a ported program kept LangChain's class, which ragline's helpers refused.
+_REMOVE_MESSAGE = """
+import warnings
+
+from langchain_core.load import dumpd, dumps, loads
+from langchain_core.messages import (
+    AIMessage,
+    HumanMessage,
+    RemoveMessage,
+    convert_to_messages,
+    convert_to_openai_messages,
+    filter_messages,
+    get_buffer_string,
+    message_to_dict,
+    messages_from_dict,
+    trim_messages,
+)
+
+warnings.simplefilter("ignore")
+gone = RemoveMessage(id="m1")
+print(repr(gone))
+print(gone)
+print(gone.type, repr(gone.content), gone.id, gone.name, repr(gone.text))
+print(repr(RemoveMessage("m2", name="n")), RemoveMessage(id="m1") == gone)
+print(RemoveMessage(id="m3", content="").id, isinstance(gone, type(HumanMessage("x")).__mro__[1]))
+for make in (lambda: RemoveMessage(), lambda: RemoveMessage(id="m4", content="text")):
+    try:
+        make()
+        print("no error")
+    except (TypeError, ValueError) as err:
+        print("refused", isinstance(err, TypeError), isinstance(err, ValueError))
+print(message_to_dict(gone))
+print(messages_from_dict([message_to_dict(gone)]))
+print(dumps(gone))
+print(dumpd(gone))
+print(repr(loads(dumps(gone))), loads(dumps(gone)) == gone)
+print(convert_to_messages([gone, {"role": "remove", "content": "", "id": "q"}]))
+history = [HumanMessage("hi", id="1"), gone, AIMessage("yo", id="2")]
+print(filter_messages(history, include_types=["remove"]))
+print(filter_messages(history, include_types=[RemoveMessage]))
+print(filter_messages(history, exclude_types=["human"]))
+print(filter_messages(history, include_ids=["m1"]))
+print(trim_messages(history, max_tokens=2, token_counter=len, strategy="last"))
+print(trim_messages(history, max_tokens=2, token_counter=len, strategy="first"))
+print(gone.pretty_repr())
+gone.pretty_print()
+for call in (get_buffer_string, convert_to_openai_messages):
+    try:
+        call(history)
+        print("no error")
+    except ValueError:
+        print("ValueError")
+"""
+
+
+def test_remove_message() -> None:
+    expected = _printed(_REMOVE_MESSAGE)
+    assert expected.splitlines()[0] == (
+        "RemoveMessage(content='', additional_kwargs={}, response_metadata={}, id='m1')"
+    )
+    assert _printed(_ported(_REMOVE_MESSAGE)) == expected
