@@ -162,3 +162,83 @@ def test_remove_message() -> None:
         "RemoveMessage(content='', additional_kwargs={}, response_metadata={}, id='m1')"
     )
     assert _printed(_ported(_REMOVE_MESSAGE)) == expected
+
+
+# JsonOutputFunctionsParser is a cumulative transform parser in LangChain, with diff=
+# (JSON Patch operations while streaming); ragline's refused diff= (warned and ignored)
+# and was no BaseCumulativeTransformOutputParser.
+def _function_parsers(lc: bool) -> tuple[Any, ...]:
+    if lc:
+        from langchain_core.messages import AIMessage as Message
+        from langchain_core.messages import AIMessageChunk as Chunk
+        from langchain_core.output_parsers.openai_functions import (
+            JsonKeyOutputFunctionsParser as KeyParser,
+        )
+        from langchain_core.output_parsers.openai_functions import (
+            JsonOutputFunctionsParser as Parser,
+        )
+        from langchain_core.output_parsers.transform import (
+            BaseCumulativeTransformOutputParser as Cumulative,
+        )
+    else:
+        from ragline.core.messages import AIMessage as Message  # type: ignore[assignment]
+        from ragline.core.messages import AIMessageChunk as Chunk  # type: ignore[assignment]
+        from ragline.core.output_parsers import (  # type: ignore[assignment]
+            BaseCumulativeTransformOutputParser as Cumulative,
+        )
+        from ragline.core.output_parsers import (  # type: ignore[assignment]
+            JsonKeyOutputFunctionsParser as KeyParser,
+        )
+        from ragline.core.output_parsers import (  # type: ignore[assignment]
+            JsonOutputFunctionsParser as Parser,
+        )
+    return Message, Chunk, Parser, KeyParser, Cumulative
+
+
+def _function_parser_run(lc: bool) -> list[Any]:
+    import asyncio
+
+    message_class, chunk_class, parser_class, key_parser_class, cumulative = _function_parsers(lc)
+    arguments = '{"name": "Ann", "tags": ["a", "b"], "age": 3}'
+    chunks = [
+        chunk_class(
+            content="",
+            additional_kwargs={"function_call": {"arguments": arguments[i : i + 5]}}
+            | ({"function_call": {"name": "f", "arguments": arguments[:5]}} if i == 0 else {}),
+        )
+        for i in range(0, len(arguments), 5)
+    ]
+    whole = message_class(
+        content="", additional_kwargs={"function_call": {"name": "f", "arguments": arguments}}
+    )
+    parsers = [
+        parser_class(),
+        parser_class(diff=True),
+        parser_class(args_only=False, diff=True),
+        key_parser_class(key_name="tags", diff=True),
+    ]
+    seen: list[Any] = []
+    for parser in parsers:
+
+        async def collect(parser: Any = parser) -> list[Any]:
+            async def items() -> Any:
+                for chunk in chunks:
+                    yield chunk
+
+            return [item async for item in parser.atransform(items())]
+
+        seen += [
+            repr(parser),
+            isinstance(parser, cumulative),
+            parser.diff,
+            list(parser.transform(iter(chunks))),
+            asyncio.run(collect()),
+            parser.invoke(whole),
+        ]
+    return seen
+
+
+def test_json_output_functions_parser_is_cumulative_with_diff() -> None:
+    expected = _function_parser_run(lc=True)
+    assert expected[6:9] == ["JsonOutputFunctionsParser(diff=True)", True, True]
+    assert _function_parser_run(lc=False) == expected

@@ -31,9 +31,13 @@ from ragline.core.messages import AIMessageChunk, BaseMessage
 from ragline.core.output_parsers._base import (
     NOT_YET,
     BaseOutputParser,
-    BaseTransformOutputParser,
     StreamProgress,
 )
+from ragline.core.output_parsers._cumulative import (
+    BaseCumulativeTransformOutputParser,
+    StreamsByProgress,
+)
+from ragline.core.output_parsers._json import json_patch
 from ragline.core.output_parsers._text import fields_repr
 from ragline.core.tools._validate import is_pydantic_model
 
@@ -99,12 +103,16 @@ class OutputFunctionsParser(_FunctionCallParser, BaseOutputParser[Any]):
         return call["arguments"] if self.args_only else call
 
 
-class JsonOutputFunctionsParser(_FunctionCallParser, BaseTransformOutputParser[Any]):
+class JsonOutputFunctionsParser(
+    _FunctionCallParser, StreamsByProgress, BaseCumulativeTransformOutputParser[Any]
+):
     """The function call's arguments parsed from JSON (``args_only=False``: the call with
     its ``arguments`` parsed). Streamed, each more complete object is yielded as the
     arguments arrive.
 
     Args:
+        diff: when streaming, yield JSON Patch operations (RFC 6902) from the previous
+            result instead of each result (a run's output is then all the operations).
         strict: refuse control characters (a raw newline) inside JSON strings.
         args_only: return the arguments alone.
 
@@ -113,6 +121,7 @@ class JsonOutputFunctionsParser(_FunctionCallParser, BaseTransformOutputParser[A
             no function call, or its arguments are not JSON.
     """
 
+    diff: bool = False
     strict: bool = False
     args_only: bool = True
 
@@ -150,9 +159,11 @@ class JsonOutputFunctionsParser(_FunctionCallParser, BaseTransformOutputParser[A
         return parsed if self.args_only else {**call, "arguments": parsed}
 
     def _progress(self) -> StreamProgress:
-        return _FunctionProgress(self)
+        return _FunctionDiffProgress(self) if self.diff else _FunctionProgress(self)
 
     def _combine(self, total: Any, piece: Any) -> Any:
+        if self.diff:
+            return [*total, *piece]  # patches add up: the run's output is all of them
         return piece  # each result replaces the previous one
 
 
@@ -262,3 +273,18 @@ class _FunctionProgress(StreamProgress):
 
     def finish(self) -> Any:
         return NOT_YET
+
+
+class _FunctionDiffProgress(_FunctionProgress):
+    """The same stream, reported as JSON Patch operations from the previous result."""
+
+    def __init__(self, parser: JsonOutputFunctionsParser) -> None:
+        super().__init__(parser)
+        self._result: Any = None  # what the last patch led to (None at first)
+
+    def changed(self, parsed: Any) -> bool:
+        if parsed is NOT_YET or parsed == self._result:
+            return False
+        self.last = json_patch(self._result, parsed)
+        self._result = copy.deepcopy(parsed)
+        return True
