@@ -678,6 +678,47 @@ class FAISS(VectorStore):
                     progress(min(start + batch_size, total), total)
             self._index, self._options = new, options
 
+    # ------------------------------------------------------------------ MMR with scores
+
+    def max_marginal_relevance_search_with_score_by_vector(
+        self,
+        embedding: Sequence[float],
+        *,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: Any = None,
+    ) -> list[tuple[Document, float]]:
+        """MMR from a query vector, each pick with its native score (LangChain's FAISS name).
+
+        The picks are :meth:`max_marginal_relevance_search_by_vector`'s; each comes with
+        the score :meth:`similarity_search_with_score` gives it for the same query (a
+        distance for L2 and cosine distance, a similarity for inner product).
+
+        Raises:
+            InvalidInputError: k or fetch_k < 1, or lambda_mult outside [0, 1].
+        """
+        from ragline.vectorstores._search_api import _one_vector
+
+        plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
+        return self._search_vectors(_one_vector(embedding), plan, scores=True)[0]  # type: ignore[no-any-return]
+
+    async def amax_marginal_relevance_search_with_score_by_vector(
+        self,
+        embedding: Sequence[float],
+        *,
+        k: int = 4,
+        fetch_k: int = 20,
+        lambda_mult: float = 0.5,
+        filter: Any = None,
+    ) -> list[tuple[Document, float]]:
+        """Async :meth:`max_marginal_relevance_search_with_score_by_vector`."""
+        from ragline.vectorstores._search_api import _one_vector
+
+        plan = SearchPlan.mmr(k, fetch_k, lambda_mult, filter)
+        found = await self._asearch_vectors(_one_vector(embedding), plan, scores=True)
+        return found[0]  # type: ignore[no-any-return]
+
     # ------------------------------------------------------------------ merging
 
     def merge_from(self, other: FAISS) -> None:
