@@ -5,6 +5,10 @@ LangChain and through ragline (the program's source after ``ragline port``) and 
 what the program prints.
 """
 
+from pathlib import Path
+
+import pytest
+
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
@@ -64,3 +68,50 @@ def test_faiss_filtered_mmr_with_score_gives_each_pick_its_own_score() -> None:
     assert _printed(_ported(source)) == (
         "[('pear tart', 21.4146), ('red apple pie', 27.4298)]\n[True, True]\n"
     )
+
+
+# faq_upsert_delete_duplicate_check: FAISS.delete with an id the store does not hold.
+# LangChain's raises ValueError naming the missing ids; ragline ignores ids it does not
+# hold (docs/differences-from-langchain.md, "Accepted here, refused by LangChain").
+_DELETE_MISSING_ID = """
+from langchain_community.vectorstores import FAISS
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+store = FAISS.from_texts(["a", "b"], DeterministicFakeEmbedding(size=8), ids=["x", "y"])
+for ids in (["x"], ["x"], ["nope", "y"]):
+    try:
+        print(store.delete(ids), sorted(store.index_to_docstore_id.values()))
+    except ValueError:
+        print("ValueError", sorted(store.index_to_docstore_id.values()))
+"""
+
+
+def test_faiss_delete_of_an_id_not_held_is_ignored_where_langchain_raises() -> None:
+    assert _printed(_DELETE_MISSING_ID) == "True ['y']\nValueError ['y']\nValueError ['y']\n"
+    assert _printed(_ported(_DELETE_MISSING_ID)) == "True ['y']\nTrue ['y']\nTrue []\n"
+
+
+# cosine_relevance_fn_faiss_bm25 / lyrics_topic_cosine_from_l2: a store loaded with
+# load_local keeps the distance_strategy and normalize_L2 it was saved with (ragline's
+# manifest holds them); LangChain's pickle does not, so its loaded store is Euclidean and
+# unnormalised unless they are passed again (docs/differences-from-langchain.md).
+_LOAD_KEEPS_SETTINGS = """
+from langchain_community.vectorstores import FAISS
+from langchain_community.vectorstores.utils import DistanceStrategy
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+embedding = DeterministicFakeEmbedding(size=8)
+FAISS.from_texts(["a", "b"], embedding, normalize_L2=True,
+                 distance_strategy=DistanceStrategy.COSINE).save_local("saved")
+loaded = FAISS.load_local("saved", embedding, allow_dangerous_deserialization=True)
+print(loaded.distance_strategy, loaded._normalize_L2)
+"""
+
+
+def test_faiss_load_local_keeps_the_saved_strategy_and_normalisation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert _printed(_LOAD_KEEPS_SETTINGS) == "DistanceStrategy.EUCLIDEAN_DISTANCE False\n"
+    (tmp_path / "saved").rename(tmp_path / "langchain_saved")
+    assert _printed(_ported(_LOAD_KEEPS_SETTINGS)) == "DistanceStrategy.COSINE True\n"
