@@ -43,7 +43,7 @@ class InMemoryRecordManager(RecordManager):
         self._records: dict[str, tuple[str | None, float]] = {}
         self._pending: dict[str, PendingWrite] = {}  # the intent log
         self._last_stamp: float | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # update holds it while get_time takes it
 
     def create_schema(self) -> None:
         """Nothing to create."""
@@ -66,10 +66,12 @@ class InMemoryRecordManager(RecordManager):
     ) -> None:
         keys = check_keys(keys)
         groups = check_group_ids(group_ids, len(keys))
-        # through get_time, so a clock a program puts in its place (a test patching
-        # get_time to fixed stamps, as LangChain's tests do) stamps the records too
-        now = self.get_time()
         with self._lock:
+            # through get_time, so a clock a program puts in its place (a test patching
+            # get_time to fixed stamps, as LangChain's tests do) stamps the records too;
+            # under the lock (reentrant), so no other run's start falls between this
+            # stamp and the write, which would make these records look stale to it
+            now = self.get_time()
             if time_at_least is not None and now < time_at_least:
                 now = self._last_stamp = float(time_at_least)
             # one dict.update: either every record is written or (on error) none

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -98,3 +99,28 @@ def test_a_refused_delete_does_not_block_the_runs_after_it(records) -> None:
     assert result == {"num_added": 0, "num_updated": 0, "num_skipped": 2, "num_deleted": 3}
     assert texts(store, records) == ["kept", "last"]
     assert records.list_pending() == []
+
+
+def test_the_in_memory_stamp_is_taken_under_the_write_lock() -> None:
+    # Stamping outside the lock let another run's get_time() (its start) fall between
+    # this update's stamp and its write: records written after that start but stamped
+    # before it, which the other run's cleanup would take for stale and delete.
+    seen: list[bool] = []
+
+    class Watched(InMemoryRecordManager):
+        def get_time(self) -> float:
+            def try_the_lock() -> None:
+                taken = self._lock.acquire(blocking=False)
+                if taken:
+                    self._lock.release()
+                seen.append(taken)
+
+            other = threading.Thread(target=try_the_lock)
+            other.start()
+            other.join()
+            return super().get_time()
+
+    manager = Watched("docs")
+    manager.update(["k1"])
+    assert seen == [False]  # the other thread could not take the lock: update held it
+    assert manager.list_keys() == ["k1"]
