@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from langchain_core import messages as lc_messages
@@ -15,6 +15,7 @@ from ragline.core import (
     Document,
     FunctionMessage,
     HumanMessage,
+    RemoveMessage,
     SystemMessage,
     ToolMessage,
 )
@@ -87,8 +88,20 @@ def test_ai_message_fields_are_langchain_s_own() -> None:
 
 
 def test_a_langchain_message_type_ragline_lacks_raises_naming_it() -> None:
-    with pytest.raises(InvalidInputError, match="RemoveMessage \\(type 'remove'\\)"):
-        bridge.message_from_langchain(lc_messages.RemoveMessage(id="x"))
+    class PollMessage(lc_messages.BaseMessage):
+        type: Literal["poll"] = "poll"
+
+    with pytest.raises(InvalidInputError, match="PollMessage \\(type 'poll'\\)"):
+        bridge.message_from_langchain(PollMessage("which day?"))
+
+
+def test_a_remove_message_crosses_both_ways() -> None:
+    ours = bridge.message_from_langchain(lc_messages.RemoveMessage(id="m-7"))
+    assert type(ours) is RemoveMessage
+    assert ours == RemoveMessage("m-7")
+    theirs = bridge.message_to_langchain(RemoveMessage("m-7"))
+    assert type(theirs) is lc_messages.RemoveMessage
+    assert theirs == lc_messages.RemoveMessage(id="m-7")
 
 
 def test_a_field_ragline_cannot_hold_raises_naming_it() -> None:

@@ -85,6 +85,7 @@ def _lc_message_classes() -> dict[str, type[Any]]:
     for name in names:
         for cls in (getattr(messages, f"{name}Message"), getattr(messages, f"{name}MessageChunk")):
             found[cls.model_fields["type"].default] = cls
+    found["remove"] = messages.RemoveMessage  # (no chunk class)
     return found
 
 
@@ -120,6 +121,8 @@ def message_to_langchain(message: BaseMessage) -> Any:
         return obj
     data = dict(message_fields(message, copy_values=True)["data"])
     data.pop("type")
+    if message.type == "remove":  # LangChain's refuses a content keyword, even ""
+        data.pop("content")
     return cls(**data)
 
 
