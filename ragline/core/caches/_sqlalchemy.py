@@ -138,12 +138,13 @@ class SQLAlchemyCache(BaseCache):
             responses = list(connection.execute(query).scalars())
         if not responses:
             return None
-        if not all(_holds_an_object(response) for response in responses):
-            # LangChain's first caches stored the bare text: read as such, as LangChain does
-            return [Generation(text=str(response)) for response in responses]
-        try:
+        try:  # a hit parses each row once
             return [generation_from_text(response) for response in responses]
         except UnreadableEntry as err:
+            if not all(_holds_an_object(response) for response in responses):
+                # LangChain's first caches stored the bare text: read as such, as LangChain
+                # does
+                return [Generation(text=str(response)) for response in responses]
             warnings.warn(
                 f"LLM cache table {self._table.name!r} holds an entry for this prompt that "
                 f"ragline does not read ({err}); it is a miss, and the model's answer will "
