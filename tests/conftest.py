@@ -1,5 +1,8 @@
 """Shared test fixtures: a real Redis Stack server for the Redis-backed tests.
 
+``no_global_cache`` clears the process-wide LLM cache before and after a test; the cache
+tests apply it to their whole module with ``pytest.mark.usefixtures``.
+
 ``redis_url`` (session) is the URL of a Redis Stack server: ``$RAGLINE_REDIS_URL`` when
 set, else a server this session starts with ``scripts/redis-stack.sh`` on a free
 127.0.0.1 port and stops at the end. ``redis_server_factory`` starts extra private
@@ -132,3 +135,13 @@ def ray_cluster() -> Iterator[Any]:
         yield ray
     finally:
         ray.shutdown()
+
+
+@pytest.fixture
+def no_global_cache() -> Iterator[None]:
+    """The test starts and ends without a global LLM cache."""
+    from ragline.core.caches import set_llm_cache
+
+    set_llm_cache(None)
+    yield
+    set_llm_cache(None)

@@ -3,7 +3,6 @@ the server records is one the cache did not answer."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,14 +17,7 @@ from ragline.core import (
     set_llm_cache,
 )
 
-pytestmark = pytest.mark.network
-
-
-@pytest.fixture(autouse=True)
-def no_global_cache() -> Iterator[None]:
-    set_llm_cache(None)
-    yield
-    set_llm_cache(None)
+pytestmark = [pytest.mark.network, pytest.mark.usefixtures("no_global_cache")]
 
 
 def make_model(server: OpenAITestServer, **options: object) -> ChatOpenAI:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +34,7 @@ from ragline.core import (
 )
 from ragline.core.caches import _base as caches_base
 
-
-@pytest.fixture(autouse=True)
-def no_global_cache() -> Iterator[None]:
-    """Every test starts and ends without a global cache."""
-    set_llm_cache(None)
-    yield
-    set_llm_cache(None)
+pytestmark = pytest.mark.usefixtures("no_global_cache")
 
 
 class TestInMemoryCache(LLMCacheContract):

@@ -5,7 +5,6 @@ errors for what is not an engine or a schema."""
 from __future__ import annotations
 
 import doctest
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,17 +18,11 @@ from ragline.core import (
     Generation,
     InvalidInputError,
     SQLiteCache,
-    set_llm_cache,
 )
 from ragline.core.caches import FullLLMCache, SQLAlchemyCache
 from ragline.core.caches import _sqlalchemy as module
 
-
-@pytest.fixture(autouse=True)
-def no_global_cache() -> Iterator[None]:
-    set_llm_cache(None)
-    yield
-    set_llm_cache(None)
+pytestmark = pytest.mark.usefixtures("no_global_cache")
 
 
 class TestSQLAlchemyCache(LLMCacheContract):

@@ -3,23 +3,17 @@ only a semantic cache does: paraphrases hit, other questions and other models mi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from _llm_cache_contract import LLMCacheContract, OpenCache
 
-from ragline.core import FakeListChatModel, Generation, InvalidInputError, set_llm_cache
+from ragline.core import FakeListChatModel, Generation, InvalidInputError
 from ragline.embeddings import HashingEmbeddings
 from ragline.memory import SemanticCache
 from ragline.vectorstores import FAISS, InMemoryVectorStore
 
-
-@pytest.fixture(autouse=True)
-def no_global_cache() -> Iterator[None]:
-    set_llm_cache(None)
-    yield
-    set_llm_cache(None)
+pytestmark = pytest.mark.usefixtures("no_global_cache")
 
 
 class TestSemanticCacheInMemory(LLMCacheContract):
