@@ -473,6 +473,28 @@ def test_json_parser_diff_run_output_is_every_patch() -> None:
     assert asyncio.run(parser_end(rl_chain)) == asyncio.run(parser_end(lc_chain))
 
 
+def test_json_parser_diff_lists_keys_that_arrive_together_in_document_order() -> None:
+    # Several keys in one chunk: LangChain's patches (jsonpatch) add them in the order the
+    # object holds them; ragline took set order (one per process: PYTHONHASHSEED).
+    from langchain_core.output_parsers import JsonOutputParser as LCJsonOutputParser
+
+    from ragline.core import JsonOutputParser
+
+    chunks = ["{", '"title": "Ada", "born": 1815, "field": "maths", "languages": ["en"', ', "fr"]}']
+    expected = [
+        [{"op": "replace", "path": "", "value": {}}],
+        [
+            {"op": "add", "path": "/title", "value": "Ada"},
+            {"op": "add", "path": "/born", "value": 1815},
+            {"op": "add", "path": "/field", "value": "maths"},
+            {"op": "add", "path": "/languages", "value": ["en"]},
+        ],
+        [{"op": "add", "path": "/languages/1", "value": "fr"}],
+    ]
+    assert list(LCJsonOutputParser(diff=True).transform(iter(chunks))) == expected
+    assert list(JsonOutputParser(diff=True).transform(iter(chunks))) == expected
+
+
 # with_fallbacks(exception_key=...) on an input that is not a dict (fallbacks_exception_key)
 
 

@@ -416,7 +416,7 @@ class _JsonDiffProgress(_JsonProgress):
 def json_patch(before: Any, after: Any) -> list[dict[str, Any]]:
     """The JSON Patch (RFC 6902) operations that turn ``before`` into ``after``, as
     LangChain's streaming JSON parsers report them: objects are compared key by key
-    (removed keys, then added ones, then the shared ones, each in set order), arrays
+    (removed keys, then added ones, then the shared ones, each in the object's order), arrays
     index by index (then the added or removed tail), other values replaced when their
     JSON differs; an array item removed and added at the same place is one ``replace``.
     A value removed in one place and added in another stays a remove and an add (no
@@ -457,13 +457,17 @@ def _patch_value(ops: list[dict[str, Any]], path: str, before: Any, after: Any) 
 
 
 def _patch_object(ops: list[dict[str, Any]], path: str, before: dict, after: dict) -> None:
-    before_keys, after_keys = set(before.keys()), set(after.keys())
-    for key in before_keys - after_keys:
-        ops.append({"op": "remove", "path": _pointer(path, key)})
-    for key in after_keys - before_keys:
-        ops.append({"op": "add", "path": _pointer(path, key), "value": after[key]})
-    for key in before_keys & after_keys:
-        _patch_value(ops, _pointer(path, key), before[key], after[key])
+    # in the objects' own key order, as jsonpatch lists them (not set order, which
+    # changes from one process to the next)
+    for key in before:
+        if key not in after:
+            ops.append({"op": "remove", "path": _pointer(path, key)})
+    for key in after:
+        if key not in before:
+            ops.append({"op": "add", "path": _pointer(path, key), "value": after[key]})
+    for key in before:
+        if key in after:
+            _patch_value(ops, _pointer(path, key), before[key], after[key])
 
 
 def _patch_array(ops: list[dict[str, Any]], path: str, before: list, after: list) -> None:
