@@ -237,6 +237,43 @@ def test_cumulative_parsers_add_up_mixed_streams_and_share_langchains_tree() -> 
     assert _printed(_ported(_CUMULATIVE)) == expected
 
 
+# The same mixed streams, read by a parser that looks at the message it adds up: a whole
+# message's id, name and response metadata go into the sum, as LangChain's keeps them
+# (ragline took only its content and additional_kwargs, so the id was the next chunk's).
+_CUMULATIVE_FIELDS = """
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langchain_core.output_parsers import BaseCumulativeTransformOutputParser
+
+
+class Fields(BaseCumulativeTransformOutputParser):
+    def parse(self, text):
+        return text
+
+    def parse_result(self, result, *, partial=False):
+        message = result[0].message
+        return [message.content, message.id, message.response_metadata]
+
+
+streams = [
+    [AIMessage("a", id="run-1", name="bot"), AIMessageChunk("b", id="run-2")],
+    [AIMessageChunk("a", id="run-1"), AIMessage("b", id="run-2", response_metadata={"k": 1})],
+    [AIMessage("a", response_metadata={"model": "m"}), AIMessageChunk("b", id="run-3")],
+]
+for stream in streams:
+    print(list(Fields().transform(iter(stream))))
+"""
+
+
+def test_cumulative_parsers_keep_a_whole_messages_id_and_metadata() -> None:
+    expected = _printed(_CUMULATIVE_FIELDS)
+    assert expected.splitlines() == [
+        "[['a', 'run-1', {}], ['ab', 'run-1', {}]]",
+        "[['a', 'run-1', {}], ['ab', 'run-1', {'k': 1}]]",
+        "[['a', None, {'model': 'm'}], ['ab', None, {'model': 'm'}]]",
+    ]
+    assert _printed(_ported(_CUMULATIVE_FIELDS)) == expected
+
+
 # aindex over a SQLRecordManager built for synchronous use (a db_url, no async_mode):
 # LangChain's raises AssertionError and wants an async engine; ragline's runs, its record
 # calls going to a worker thread (docs/differences-from-langchain.md, "Accepted here,

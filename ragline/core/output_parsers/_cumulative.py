@@ -39,9 +39,13 @@ def _as_generation_chunk(chunk: Any) -> Any:
     if isinstance(chunk, BaseMessageChunk):
         message = chunk
     elif isinstance(chunk, BaseMessage):
-        # a whole message in a stream: a chunk of its content, so later pieces add to it
+        # a whole message in a stream: a chunk of it, so later pieces add to it
         message = BaseMessageChunk(
-            content=chunk.content, additional_kwargs=dict(chunk.additional_kwargs)
+            content=chunk.content,
+            additional_kwargs=dict(chunk.additional_kwargs),
+            response_metadata=dict(chunk.response_metadata),
+            name=chunk.name,
+            id=chunk.id,
         )
     else:
         return GenerationChunk(text=chunk)
@@ -51,16 +55,17 @@ def _as_generation_chunk(chunk: Any) -> Any:
 def _added(total: Any, piece: Any) -> Any:
     """``total + piece``; for a stream that mixes whole messages and message chunks (two
     message classes, which ``+`` keeps apart), the piece's common fields (content,
-    additional_kwargs, response_metadata, name, id) join the first piece's class, as
-    LangChain's parsers add them."""
-    from ragline.core.language_models import ChatGenerationChunk
-
+    additional_kwargs, response_metadata, name) join the first piece's class and keep its
+    id, as LangChain's parsers add them."""
     try:
         return total + piece
     except TypeError:
+        from ragline.core.language_models import ChatGenerationChunk
+
         if not (isinstance(total, ChatGenerationChunk) and isinstance(piece, ChatGenerationChunk)):
             raise
     fields = BaseMessageChunk._merged_fields(total.message, piece.message)
+    fields["id"] = total.message.id
     info = {**(total.generation_info or {}), **(piece.generation_info or {})}
     return ChatGenerationChunk(
         message=dataclasses.replace(total.message, **fields), generation_info=info or None
