@@ -136,8 +136,8 @@ class RunnableSequence(Runnable[Input, Output]):
     def _output_title(self) -> str:
         return self.last._output_title()
 
-    def _without_config_keywords(self, kwargs: dict[str, Any], method: str) -> dict[str, Any]:
-        """Drop, with a warning, a config key given as a keyword
+    def _check_keywords(self, kwargs: dict[str, Any], method: str) -> None:
+        """Refuse keyword options, but drop with a warning a config key given as one
         (``chain.abatch(inputs, max_concurrency=10)``).
 
         LangChain's sequence hands keywords to its first step, and a parallel step, a
@@ -146,20 +146,20 @@ class RunnableSequence(Runnable[Input, Output]):
         calls the function with it, a ``TypeError``), as does any other keyword.
         """
         if not kwargs:  # every plain call: nothing to look at (invoke's hot path)
-            return kwargs
+            return
         from ragline.core.runnables.lambdas import RunnableLambda
 
         keys = sorted(key for key in kwargs if key in _KNOWN_KEYS)
-        if not keys or isinstance(self.first, RunnableLambda):
-            return kwargs
-        warnings.warn(
-            f"{self.get_name()}.{method} ignores {', '.join(keys)} given as a keyword "
-            f"argument (LangChain's ignores it too); pass config={{{keys[0]!r}: ...}} to "
-            "apply it",
-            UserWarning,
-            stacklevel=3,
-        )
-        return {key: value for key, value in kwargs.items() if key not in keys}
+        if keys and not isinstance(self.first, RunnableLambda):
+            warnings.warn(
+                f"{self.get_name()}.{method} ignores {', '.join(keys)} given as a keyword "
+                f"argument (LangChain's ignores it too); pass config={{{keys[0]!r}: ...}} "
+                "to apply it",
+                UserWarning,
+                stacklevel=3,
+            )
+            kwargs = {key: value for key, value in kwargs.items() if key not in keys}
+        self._reject_kwargs(kwargs)
 
     # ---- single input ---------------------------------------------------------------
     def _invoke_steps(self, input: Any) -> Any:
@@ -172,7 +172,7 @@ class RunnableSequence(Runnable[Input, Output]):
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Run the steps in order, as one chain run with a child run per step."""
-        self._reject_kwargs(self._without_config_keywords(kwargs, "invoke"))
+        self._check_keywords(kwargs, "invoke")
         steps = self.steps  # each step's run is tagged seq:step:N, as LangChain's
         return self._call_steps_with_config(steps, _tags_for(len(steps)), input, config)
 
@@ -180,7 +180,7 @@ class RunnableSequence(Runnable[Input, Output]):
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Output:
         """Await each step's ``ainvoke`` in order."""
-        self._reject_kwargs(self._without_config_keywords(kwargs, "ainvoke"))
+        self._check_keywords(kwargs, "ainvoke")
         steps = self.steps
         return await self._acall_steps_with_config(steps, _tags_for(len(steps)), input, config)
 
@@ -203,21 +203,21 @@ class RunnableSequence(Runnable[Input, Output]):
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
         """Stream the last step's chunks as they are produced."""
-        self._reject_kwargs(self._without_config_keywords(kwargs, "stream"))
+        self._check_keywords(kwargs, "stream")
         return self._transform_stream_with_config(iter([input]), self._transform_steps, config)
 
     def transform(
         self, input: Iterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
         """Stream from a stream of input chunks through every step."""
-        self._reject_kwargs(self._without_config_keywords(kwargs, "transform"))
+        self._check_keywords(kwargs, "transform")
         return self._transform_stream_with_config(input, self._transform_steps, config)
 
     def astream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
         """Async ``stream``."""
-        self._reject_kwargs(self._without_config_keywords(kwargs, "astream"))
+        self._check_keywords(kwargs, "astream")
         return self._atransform_stream_with_config(
             _aiter_one(input), self._atransform_steps, config
         )
@@ -226,7 +226,7 @@ class RunnableSequence(Runnable[Input, Output]):
         self, input: AsyncIterator[Input], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Output]:
         """Async ``transform``."""
-        self._reject_kwargs(self._without_config_keywords(kwargs, "atransform"))
+        self._check_keywords(kwargs, "atransform")
         return self._atransform_stream_with_config(input, self._atransform_steps, config)
 
     # ---- many inputs ----------------------------------------------------------------
@@ -270,7 +270,7 @@ class RunnableSequence(Runnable[Input, Output]):
         An input whose step fails drops out; the others finish. Without
         ``return_exceptions`` the first failure (in input order) is raised afterwards.
         """
-        self._reject_kwargs(self._without_config_keywords(kwargs, "batch"))
+        self._check_keywords(kwargs, "batch")
         return self._batch_with_config(
             inputs, config, self._batch_steps, return_exceptions=return_exceptions
         )
@@ -284,7 +284,7 @@ class RunnableSequence(Runnable[Input, Output]):
         **kwargs: Any,
     ) -> list[Output]:
         """Async twin of :meth:`batch`."""
-        self._reject_kwargs(self._without_config_keywords(kwargs, "abatch"))
+        self._check_keywords(kwargs, "abatch")
         return await self._abatch_with_config(
             inputs, config, self._abatch_steps, return_exceptions=return_exceptions
         )
