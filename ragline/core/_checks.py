@@ -2,7 +2,9 @@
 
 Each check returns the value it accepted (so ``self.k = check_positive_int("k", k)``
 reads as an assignment) and raises :class:`~ragline.core.exceptions.InvalidInputError`
-(a ``ValueError``) naming the argument, what it must be and what it got::
+(a ``ValueError``) naming the argument, what it must be and what it got; a value of
+the wrong type for a number check (``None``, ``"3"``, ``2.0`` for an int) raises its
+subclass :class:`~ragline.core.exceptions.ArgumentTypeError`, also a ``TypeError``::
 
     k must be an int >= 1, got 0
     max_concurrency must be an int >= 1 or None, got True
@@ -24,7 +26,7 @@ import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-from ragline.core.exceptions import ConfigurationError, InvalidInputError
+from ragline.core.exceptions import ArgumentTypeError, ConfigurationError, InvalidInputError
 
 __all__ = [
     "check_choice",
@@ -69,6 +71,14 @@ def _or_none(wanted: str, optional: bool) -> str:
     return f"{wanted} or None" if optional else wanted
 
 
+def _error_for(value: object, error: ErrorType, is_number: bool) -> ErrorType:
+    """The class to raise: the default error becomes :class:`ArgumentTypeError` (also a
+    ``TypeError``) when the value is no number at all (a bool counts as a number here)."""
+    if error is InvalidInputError and not is_number and not isinstance(value, bool):
+        return ArgumentTypeError
+    return error
+
+
 def _int(
     name: str, value: object, minimum: int | None, optional: bool, error: ErrorType
 ) -> int | None:
@@ -77,7 +87,9 @@ def _int(
     number = _as_int(value)
     if number is None or (minimum is not None and number < minimum):
         wanted = "an int" if minimum is None else f"an int >= {minimum}"
-        raise error(f"{name} must be {_or_none(wanted, optional)}, got {value!r}")
+        raise _error_for(value, error, number is not None)(
+            f"{name} must be {_or_none(wanted, optional)}, got {value!r}"
+        )
     return number
 
 
@@ -164,7 +176,9 @@ def _number(
         or (high is not None and number > high)
     ):
         wanted = _or_none(_wanted_number(low, high, low_open), optional)
-        raise error(f"{name} must be {wanted}, got {value!r}")
+        raise _error_for(value, error, number is not None)(
+            f"{name} must be {wanted}, got {value!r}"
+        )
     return number
 
 

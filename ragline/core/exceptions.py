@@ -10,6 +10,8 @@ Each specific error also subclasses the built-in a user would already catch, so
     │   │   └── DocumentVariableError        ... format_document's; prints as ValueError
     │   ├── NotAMessageError                 not a message where messages go; prints as ValueError
     │   ├── PromptInputTypeError (TypeError) a prompt invoked with a non-dict; prints as TypeError
+    │   ├── ArgumentTypeError (TypeError)    a numeric argument of the wrong type (k=None,
+    │   │                                    k="3"); prints as TypeError
     │   ├── FilterError                      unknown operator or field in a metadata filter
     │   ├── DimensionError                   a vector of the wrong dimension, or NaN / inf
     │   ├── OutputParserException            a model's reply is not in the expected format
@@ -47,6 +49,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 __all__ = [
+    "ArgumentTypeError",
     "ChainStepError",
     "ConfigurationError",
     "DimensionError",
@@ -154,6 +157,16 @@ class PromptInputTypeError(InvalidInputError, TypeError):
     """A prompt with several variables was invoked with something other than a dict.
 
     Also a ``TypeError`` and prints as one, the class LangChain's prompts raise there.
+    """
+
+
+@printed_as(TypeError)
+class ArgumentTypeError(InvalidInputError, TypeError):
+    """A numeric argument is not a number at all: ``k=None``, ``k="3"``, ``k=2.0``.
+
+    Also a ``TypeError`` and prints as one: LangChain's stores fail with a ``TypeError``
+    on such a ``k``, and a ported ``except TypeError`` must still catch ragline's. An
+    integer out of range (``k=0``) stays a plain :class:`InvalidInputError`.
     """
 
 

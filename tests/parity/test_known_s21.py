@@ -1,0 +1,106 @@
+"""Parity: small known gaps of issue 24 (session 21), one scenario each.
+
+Each scenario runs the same program through LangChain and through ragline (its source
+after ``ragline port``) and compares what it prints; where ragline keeps a documented
+difference, both sides are pinned.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ragline.core.exceptions import ArgumentTypeError, InvalidInputError
+from ragline.embeddings import DeterministicFakeEmbedding
+from ragline.vectorstores import FAISS, InMemoryVectorStore
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# hybrid_threshold_and_topk_retrievers (set 57): a k that is no int at all fails with a
+# TypeError in LangChain's stores; a program's `except TypeError` must catch ragline's too.
+_K_OF_WRONG_TYPE = """
+from langchain_community.vectorstores import FAISS
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.vectorstores import InMemoryVectorStore
+
+texts = ["alpha", "beta", "gamma", "delta"]
+embedding = DeterministicFakeEmbedding(size=8)
+fdb = FAISS.from_texts(texts, embedding)
+mdb = InMemoryVectorStore.from_texts(texts, embedding)
+calls = [
+    ("faiss retriever k=None", lambda: fdb.as_retriever(search_kwargs={"k": None}).invoke("alpha")),
+    ("faiss search k=None", lambda: fdb.similarity_search("alpha", k=None)),
+    ("faiss search k='3'", lambda: fdb.similarity_search("alpha", k="3")),
+    ("faiss scores k=2.0", lambda: fdb.similarity_search_with_score("alpha", k=2.0)),
+    ("faiss mmr k=None", lambda: fdb.max_marginal_relevance_search("alpha", k=None)),
+    ("memory retriever k='3'", lambda: mdb.as_retriever(search_kwargs={"k": "3"}).invoke("alpha")),
+    ("memory search k=2.0", lambda: mdb.similarity_search("alpha", k=2.0)),
+    ("memory mmr k=None", lambda: mdb.max_marginal_relevance_search("alpha", k=None)),
+]
+for label, call in calls:
+    try:
+        call()
+    except TypeError as err:
+        print(label, "->", type(err).__name__)
+"""
+
+
+def test_k_of_the_wrong_type_is_a_type_error_as_in_langchain() -> None:
+    langchain_printed = _printed(_K_OF_WRONG_TYPE)
+    assert langchain_printed.count(" -> TypeError\n") == 8
+    assert _printed(_ported(_K_OF_WRONG_TYPE)) == langchain_printed
+
+
+@pytest.mark.parametrize("k", [None, "3", 2.0])
+@pytest.mark.parametrize("store_class", [FAISS, InMemoryVectorStore])
+def test_k_of_the_wrong_type_is_both_ragline_errors_and_a_type_error(
+    store_class: type, k: object
+) -> None:
+    store = store_class.from_texts(["alpha", "beta"], DeterministicFakeEmbedding(size=8))
+    with pytest.raises(ArgumentTypeError) as caught:
+        store.similarity_search("alpha", k=k)
+    assert isinstance(caught.value, InvalidInputError)
+    assert isinstance(caught.value, ValueError)
+    assert isinstance(caught.value, TypeError)
+    assert str(caught.value) == f"k must be an int >= 1, got {k!r}"
+
+
+# A k out of range keeps ragline's own error (docs/differences-from-langchain.md):
+# LangChain's FAISS fails an `assert` inside faiss (AssertionError, no message), its
+# InMemoryVectorStore slices ([] for k=0, all but the last for k=-1, all for k=None).
+_K_OUT_OF_RANGE = """
+from langchain_community.vectorstores import FAISS
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.vectorstores import InMemoryVectorStore
+
+texts = ["alpha", "beta", "gamma", "delta"]
+embedding = DeterministicFakeEmbedding(size=8)
+stores = {
+    "faiss": FAISS.from_texts(texts, embedding),
+    "memory": InMemoryVectorStore.from_texts(texts, embedding),
+}
+for name, store in stores.items():
+    for k in (0, -1, None):
+        try:
+            print(name, k, len(store.similarity_search("alpha", k=k)))
+        except Exception as err:
+            print(name, k, type(err).__name__, isinstance(err, ValueError))
+"""
+
+
+def test_k_out_of_range_is_refused_where_langchain_asserts_or_slices() -> None:
+    assert _printed(_K_OUT_OF_RANGE) == (
+        "faiss 0 AssertionError False\n"
+        "faiss -1 AssertionError False\n"
+        "faiss None TypeError False\n"
+        "memory 0 0\n"
+        "memory -1 3\n"
+        "memory None 4\n"
+    )
+    assert _printed(_ported(_K_OUT_OF_RANGE)) == (
+        "faiss 0 InvalidInputError True\n"
+        "faiss -1 InvalidInputError True\n"
+        "faiss None TypeError True\n"
+        "memory 0 InvalidInputError True\n"
+        "memory -1 InvalidInputError True\n"
+        "memory None TypeError True\n"
+    )
