@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.messages import BaseMessage, BaseMessageChunk
-from ragline.core.output_parsers._base import BaseOutputParser, BaseTransformOutputParser
+from ragline.core.output_parsers._base import BaseTransformOutputParser
 
 T = TypeVar("T")
 
@@ -137,9 +137,54 @@ class StreamsByProgress:
     :class:`BaseCumulativeTransformOutputParser` by class, as its LangChain namesake is
     (``isinstance`` checks and subclasses see the same tree), but follows its own
     :class:`~ragline.core.output_parsers._base.StreamProgress` when streaming and parses
-    a whole result as :class:`BaseOutputParser` does (its ``_parse_output``): the JSON
-    and tool-call parsers."""
+    a whole result with its ``_parse_output``: the JSON and tool-call parsers. Each such
+    parser writes ``_parse_partial`` (what ``parse_result(..., partial=True)`` returns).
+
+    A subclass that overrides ``parse_result`` (LangChain's hook, usually calling
+    ``super().parse_result(result, partial=partial)``) is run LangChain's way: ``invoke``
+    hands it the generation, and streaming re-reads everything so far with
+    ``partial=True``, as :class:`BaseCumulativeTransformOutputParser` does.
+    """
 
     _parse_chunks = BaseTransformOutputParser._parse_chunks
     _aparse_chunks = BaseTransformOutputParser._aparse_chunks
-    parse_result = BaseOutputParser.parse_result
+
+    if TYPE_CHECKING:
+
+        def _parse_output(self, value: Any) -> Any: ...
+
+        def _parse_partial(self, value: Any) -> Any: ...
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.parse_result is StreamsByProgress.parse_result:
+            return  # ragline's parsers: nothing to reroute, no cost per call
+        if cls._parse_output is not _parse_through_result:  # the first such subclass
+            cls._parse_whole = cls._parse_output  # type: ignore[method-assign]
+        cls._parse_output = _parse_through_result  # type: ignore[method-assign,assignment]
+        cls._parse_chunks = BaseCumulativeTransformOutputParser._parse_chunks  # type: ignore[assignment]
+        cls._aparse_chunks = BaseCumulativeTransformOutputParser._aparse_chunks  # type: ignore[assignment]
+
+    def _parse_whole(self, value: Any) -> Any:
+        return self._parse_output(value)
+
+    def parse_result(self, result: Sequence[Any], *, partial: bool = False) -> Any:
+        """Parse the first generation (its message, else its text); ``partial``: what a
+        cut-off output parses to so far, ``None`` when nothing yet."""
+        if not result:
+            raise InvalidInputError("parse_result needs at least one generation")
+        message = getattr(result[0], "message", None)
+        value = message if message is not None else result[0].text
+        return self._parse_partial(value) if partial else self._parse_whole(value)
+
+    def _diff(self, prev: Any, next: Any) -> Any:
+        from ragline.core.output_parsers._json import json_patch
+
+        return json_patch(prev, next)
+
+
+def _parse_through_result(self: Any, value: Any) -> Any:
+    # invoke's parse for a subclass with its own parse_result
+    from ragline.core.output_parsers._base import _generations
+
+    return self.parse_result(_generations(value))

@@ -134,6 +134,11 @@ class JsonOutputFunctionsParser(
             return self.parse(value)
         return self._from_message(value, partial=False)
 
+    def _parse_partial(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.parse(value)
+        return self._from_message(value, partial=True)
+
     def _from_message(self, message: Any, *, partial: bool) -> Any:
         call = _function_call(self, message)
         if call is None:

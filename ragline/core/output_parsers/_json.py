@@ -153,6 +153,13 @@ class JsonOutputParser(StreamsByProgress, BaseCumulativeTransformOutputParser[An
         # a subclass's own parse() serves direct calls only (not invoke, not a chain)
         return self._parse_text(text_of(value))
 
+    def _parse_partial(self, value: Any) -> Any:
+        # a cut-off reply parses to what has arrived; what does not parse yet is None
+        try:
+            return self._parse_whole(value)
+        except OutputParserException:
+            return None
+
     def _progress(self) -> StreamProgress:
         return _JsonDiffProgress(self) if self.diff else _JsonProgress(self)
 

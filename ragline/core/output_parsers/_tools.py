@@ -67,6 +67,9 @@ class JsonOutputToolsParser(StreamsByProgress, BaseCumulativeTransformOutputPars
     def _parse_output(self, value: Any) -> Any:
         return self._from_message(value, partial=False)
 
+    def _parse_partial(self, value: Any) -> Any:
+        return self._from_message(value, partial=True)
+
     def _from_message(self, message: Any, *, partial: bool) -> Any:
         if isinstance(message, str):
             return self.parse(message)
