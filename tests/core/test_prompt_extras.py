@@ -373,9 +373,11 @@ def test_jinja2_without_the_package_names_the_extra(monkeypatch):
 
 
 def test_unknown_template_formats_name_the_valid_ones():
-    with pytest.raises(ConfigurationError, match="valid formats are 'f-string', 'jinja2'"):
+    with pytest.raises(
+        ConfigurationError, match="valid formats are 'f-string', 'jinja2', 'mustache'"
+    ):
         FewShotPromptTemplate(
-            examples=[], example_prompt=EXAMPLE_PROMPT, suffix="{q}", template_format="mustache"
+            examples=[], example_prompt=EXAMPLE_PROMPT, suffix="{q}", template_format="handlebars"
         )
 
 

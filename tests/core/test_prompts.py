@@ -125,14 +125,15 @@ def test_malformed_templates_are_rejected():
     assert PromptTemplate.from_template("{name!r}").format(name="x") == "'x'"
 
 
-def test_only_f_string_and_jinja2_templates_are_supported():
+def test_only_f_string_jinja2_and_mustache_templates_are_supported():
     with pytest.raises(
         ConfigurationError,
-        match="template_format 'mustache' is not supported; valid formats are 'f-string', 'jinja2'",
+        match="template_format 'handlebars' is not supported; valid formats are "
+        "'f-string', 'jinja2', 'mustache'",
     ):
-        PromptTemplate("{{ x }}", template_format="mustache")
-    with pytest.raises(ConfigurationError, match="mustache"):
-        ChatPromptTemplate([("human", "x")], template_format="mustache")
+        PromptTemplate("{{ x }}", template_format="handlebars")
+    with pytest.raises(ConfigurationError, match="handlebars"):
+        ChatPromptTemplate([("human", "x")], template_format="handlebars")
 
 
 def test_from_file_reads_the_template(tmp_path):

@@ -2,8 +2,8 @@
 
 f-string and jinja2 templates give the same sorted variables in both libraries; what
 LangChain refuses (attribute access, indexing, positional fields, a malformed template,
-an unknown format) ragline refuses too, with a ValueError. LangChain's ``"mustache"``
-format is not in ragline (a ValueError naming it).
+an unknown format) ragline refuses too, with a ValueError. Mustache templates give the
+same top-level names (sections' inner names are not variables).
 """
 
 from __future__ import annotations
@@ -48,7 +48,11 @@ def test_variables_as_langchains(template, template_format):
     )
 
 
-def test_mustache_is_not_supported():
-    assert lc_get_template_variables("{{a}} {{#b}}{{c}}{{/b}}", "mustache") == ["a", "b"]
-    with pytest.raises(ValueError, match="mustache"):
-        get_template_variables("{{a}}", "mustache")
+@pytest.mark.parametrize(
+    "template",
+    ["{{a}} {{#b}}{{c}}{{/b}}", "{{{raw}}} {{& amp}} {{^none}}{{x}}{{/none}} {{o.p.q}} {{.}}"],
+)
+def test_mustache_variables_as_langchains(template):
+    assert get_template_variables(template, "mustache") == lc_get_template_variables(
+        template, "mustache"
+    )

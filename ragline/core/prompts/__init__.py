@@ -2,9 +2,10 @@
 
 A prompt is a Runnable: ``invoke({"question": ...})`` returns a ``PromptValue`` that a
 chat model reads as messages and a completion model reads as text. Templates use Python
-f-string syntax (``"Answer {question}"``; ``{{`` and ``}}`` are literal braces) or
-jinja2 (``template_format="jinja2"``, rendered in jinja2's sandbox); their variables
-are found in the template.
+f-string syntax (``"Answer {question}"``; ``{{`` and ``}}`` are literal braces),
+jinja2 (``template_format="jinja2"``, rendered in jinja2's sandbox) or mustache
+(``template_format="mustache"``: ``{{name}}`` HTML-escaped, ``{{{name}}}`` as given,
+sections); their variables are found in the template.
 
 Modules: ``_values.py`` (prompt values), ``_formats.py`` (the template formats),
 ``_base.py`` (``BasePromptTemplate``, ``PromptTemplate``, ``format_document``),
@@ -12,7 +13,8 @@ Modules: ``_values.py`` (prompt values), ``_formats.py`` (the template formats),
 the base of a program's own chat prompt), ``_few_shot.py`` (few-shot
 prompts), ``_string.py`` (``StringPromptTemplate``, the base of a program's own prompt),
 ``_loading.py`` (``save`` / ``load_prompt``), ``_limits.py`` (``TemplateLimits``:
-how much work formatting one prompt may do) and ``_jinja.py`` (the bounded jinja2 sandbox).
+how much work formatting one prompt may do), ``_jinja.py`` (the bounded jinja2 sandbox)
+and ``_mustache.py`` (the mustache format).
 
 Example:
     >>> prompt = ChatPromptTemplate.from_messages(

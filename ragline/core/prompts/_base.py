@@ -323,7 +323,7 @@ def _warn_ignored(
 
 
 class PromptTemplate(BasePromptTemplate):
-    """A text prompt from an f-string (or jinja2) template.
+    """A text prompt from an f-string (or jinja2, or mustache) template.
 
     Args:
         template: the template, e.g. ``"Answer {question} using {context}"``.
@@ -331,8 +331,9 @@ class PromptTemplate(BasePromptTemplate):
             template (minus partial variables), which catches typos early.
         partial_variables: variables filled in now (values, or callables called at
             format time).
-        template_format: ``"f-string"`` or ``"jinja2"`` (rendered in jinja2's immutable
-            sandbox; needs the ``jinja2`` extra).
+        template_format: ``"f-string"``, ``"jinja2"`` (rendered in jinja2's immutable
+            sandbox; needs the ``jinja2`` extra) or ``"mustache"`` (``{{name}}``, HTML
+            escaped, and sections; ``validate_template`` does not apply to it).
         tags, metadata: added to every run of the prompt (as in LangChain).
         input_types: the variables' types (``{}`` by default).
         output_parser: kept on the prompt for the program (LangChain's field).
@@ -346,7 +347,7 @@ class PromptTemplate(BasePromptTemplate):
 
     Raises:
         InvalidInputError: the template is malformed or ``input_variables`` disagrees
-            with it.
+            with it, or ``validate_template`` is asked of a mustache template.
         ConfigurationError: an unknown ``template_format``.
         MissingDependencyError: ``"jinja2"`` without the jinja2 package.
 
@@ -379,6 +380,12 @@ class PromptTemplate(BasePromptTemplate):
         if name is not None:
             self.name = name
         self.validate_template = bool(validate_template)
+        if self.validate_template and template_format == "mustache":
+            # as LangChain refuses it: a mustache template's names depend on the values
+            raise InvalidInputError(
+                "validate_template=True cannot check a mustache template's variables; "
+                "leave validate_template at False for template_format='mustache'"
+            )
         self._set_fields(
             tags=tags, metadata=metadata, input_types=input_types, output_parser=output_parser
         )

@@ -1,5 +1,6 @@
-"""Template formats: ``"f-string"`` (Python's ``str.format`` with plain names only) and
-``"jinja2"`` (rendered in jinja2's immutable sandbox; the ``jinja2`` extra).
+"""Template formats: ``"f-string"`` (Python's ``str.format`` with plain names only),
+``"jinja2"`` (rendered in jinja2's immutable sandbox; the ``jinja2`` extra) and
+``"mustache"`` (``{{name}}``, sections; see ``_mustache.py``).
 
 A :class:`Template` is parsed once, when a prompt is built: its variables are known then
 and a jinja2 template is compiled then, so formatting does no parsing.
@@ -20,10 +21,11 @@ from typing import Any
 from ragline.core.exceptions import ConfigurationError, InvalidInputError
 from ragline.core.prompts import _jinja
 from ragline.core.prompts._limits import check_format_spec
+from ragline.core.prompts._mustache import compile_mustache
 
 __all__ = ["TEMPLATE_FORMATS", "Template", "check_template_format", "get_template_variables"]
 
-TEMPLATE_FORMATS = ("f-string", "jinja2")
+TEMPLATE_FORMATS = ("f-string", "jinja2", "mustache")
 
 
 def check_template_format(template_format: str) -> None:
@@ -39,9 +41,9 @@ def get_template_variables(template: str, template_format: str) -> list[str]:
     """The variables of ``template``, sorted (LangChain's function of the same name).
 
     Raises:
-        ValueError: an unsupported format (ragline has ``"f-string"`` and ``"jinja2"``;
-            LangChain's ``"mustache"`` is not there), or a malformed template or a
-            variable that is not a plain name (an ``InvalidInputError``).
+        ValueError: an unsupported format (``"f-string"``, ``"jinja2"`` and
+            ``"mustache"`` are), or a malformed template or a variable that is not a
+            plain name (an ``InvalidInputError``).
 
     Example:
         >>> get_template_variables("{b} and {a}, {b}", "f-string")
@@ -53,8 +55,9 @@ def get_template_variables(template: str, template_format: str) -> list[str]:
 
 
 class Template:
-    """A template parsed once: its ``variables`` (f-strings: in order of first appearance;
-    jinja2: sorted, as LangChain lists them) and ``render(values)``.
+    """A template parsed once: its ``variables`` (f-strings and mustache: in order of
+    first appearance, mustache's top-level names only; jinja2: sorted, as LangChain lists
+    them) and ``render(values)``.
 
     Raises:
         ConfigurationError: an unknown ``template_format``.
@@ -75,6 +78,8 @@ class Template:
         self._render: Callable[[dict[str, Any]], str]
         if template_format == "jinja2":
             self.variables, self._render = _jinja2(template)
+        elif template_format == "mustache":
+            self.variables, self._render = compile_mustache(template)
         else:
             self.variables = _f_string_variables(template)
             self._render = self._fill
