@@ -113,3 +113,42 @@ def test_malformed_mustache_templates_are_refused_in_both() -> None:
     assert langchain_printed.count(" refused\n") == 4
     assert langchain_printed.count("ValueError") == 1
     assert _printed(ported) == langchain_printed
+
+
+# day5_prompt_notes_jinja_custom_serialize: `load_prompt(saved) == template` printed
+# True in LangChain (pydantic prompts compare field by field) and False in ragline
+# (prompts compared by identity).
+_PROMPT_EQUALITY = """
+from langchain_core.prompts import PromptTemplate, load_prompt
+
+template = PromptTemplate(
+    input_variables=["product", "language"],
+    template="Translate the product name '{product}' to {language}",
+)
+template.save("translate.json")
+template.save("translate.yaml")
+print(load_prompt("translate.json") == template, load_prompt("translate.yaml") == template)
+print(PromptTemplate.from_template("Hi {name}") == PromptTemplate.from_template("Hi {name}"))
+print(PromptTemplate.from_template("Hi {name}") == PromptTemplate.from_template("Hi {who}"))
+print(PromptTemplate.from_template("{{x}}", template_format="mustache")
+      == PromptTemplate.from_template("{{x}}", template_format="jinja2"))
+print(PromptTemplate.from_template("Hi {name}").partial(name="A")
+      == PromptTemplate.from_template("Hi {name}").partial(name="B"))
+tagged = PromptTemplate.from_template("Hi {name}", tags=["a"])
+print(tagged == PromptTemplate.from_template("Hi {name}"))
+print(PromptTemplate.from_template("Hi {name}") == "Hi {name}")
+try:
+    hash(template)
+except TypeError:
+    print("unhashable")
+"""
+
+
+def test_a_saved_and_loaded_prompt_equals_the_original_as_in_langchain(
+    tmp_path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    ported = _ported(_PROMPT_EQUALITY)
+    langchain_printed = _printed(_PROMPT_EQUALITY)
+    assert langchain_printed.startswith("True True\nTrue\nFalse\nFalse\nFalse\nFalse\nFalse\n")
+    assert _printed(ported) == langchain_printed

@@ -435,6 +435,16 @@ class PromptTemplate(BasePromptTemplate):
             and (exclude is None or key not in exclude)
         }
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to a prompt of the same class with the same fields and input types, as
+        LangChain's pydantic prompts compare (a prompt saved and loaded again equals the
+        original)."""
+        if not isinstance(other, PromptTemplate) or type(other) is not type(self):
+            return NotImplemented
+        return (self.model_dump(), self.input_types) == (other.model_dump(), other.input_types)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable and compared by value (LangChain's too)
+
     def _parse(self, template: str, template_format: str) -> None:
         self._template = Template(template, template_format)
         # sorted, as LangChain lists them (a printed prompt.input_variables reads the same)
