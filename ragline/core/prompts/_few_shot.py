@@ -42,6 +42,9 @@ __all__ = [
     "FewShotPromptWithTemplates",
 ]
 
+# LangChain's few-shot prompts take these two (mustache is refused there too)
+_FEW_SHOT_FORMATS = ("f-string", "jinja2")
+
 
 class _FewShot(BasePromptTemplate):
     """What both few-shot prompts share: fixed examples or a selector, each example cut to
@@ -157,6 +160,7 @@ class FewShotPromptTemplate(_FewShot):
             raise InvalidInputError(
                 f"example_prompt must be a PromptTemplate, got {type(example_prompt).__name__}"
             )
+        check_template_format(template_format, _FEW_SHOT_FORMATS)
         self._set_examples(examples, example_selector)
         self.example_prompt = example_prompt
         self.example_separator = example_separator
@@ -314,7 +318,7 @@ class FewShotPromptWithTemplates(_FewShot):
                     f"{name} must be a prompt template (PromptTemplate.from_template(...)), "
                     f"got {type(part).__name__}; FewShotPromptTemplate takes a str {name}"
                 )
-        check_template_format(template_format)
+        check_template_format(template_format, _FEW_SHOT_FORMATS)
         self._set_examples(examples, example_selector)
         self.example_prompt = example_prompt
         self.suffix = suffix

@@ -28,10 +28,14 @@ __all__ = ["TEMPLATE_FORMATS", "Template", "check_template_format", "get_templat
 TEMPLATE_FORMATS = ("f-string", "jinja2", "mustache")
 
 
-def check_template_format(template_format: str) -> None:
-    """Raise a ConfigurationError naming the valid formats unless ``template_format`` is one."""
-    if template_format not in TEMPLATE_FORMATS:
-        options = ", ".join(repr(name) for name in TEMPLATE_FORMATS)
+def check_template_format(
+    template_format: str, formats: tuple[str, ...] = TEMPLATE_FORMATS
+) -> None:
+    """Raise a ConfigurationError naming the valid formats unless ``template_format`` is
+    one of ``formats`` (few-shot prompts take ``"f-string"`` and ``"jinja2"`` only, as
+    LangChain's)."""
+    if template_format not in formats:
+        options = ", ".join(repr(name) for name in formats)
         raise ConfigurationError(
             f"template_format {template_format!r} is not supported; valid formats are {options}"
         )
