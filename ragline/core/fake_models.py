@@ -414,9 +414,11 @@ class FakeListChatModel(_CyclingResponses, BaseChatModel):
         stop: list[str] | None = None,
         response_format: Any = None,
         **options: Any,  # other bound options (tools=, ...) are accepted and unused, as LangChain's
-    ) -> AIMessage:
+    ) -> ChatResult:
+        # LangChain's shape (a ChatResult), so that a subclass overriding _generate can
+        # call super()._generate(...) and read .generations or set .llm_output
         self.response_formats.append(response_format)
-        return AIMessage(self._call(list(messages), stop))
+        return ChatResult([ChatGeneration(message=AIMessage(self._call(list(messages), stop)))])
 
     def _call(
         self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any
@@ -566,7 +568,8 @@ class FakeMessagesListChatModel(_CyclingResponses, BaseChatModel):
         return self.bind(**bound, **kwargs)
 
     def _next(self, messages: list[BaseMessage], stop: list[str] | None, options: Any) -> AIMessage:
-        self.call_options.append(dict(options))
+        # a subclass's _generate passes LangChain's run_manager on: not a call option
+        self.call_options.append({k: v for k, v in options.items() if k != "run_manager"})
         reply: AIMessage = self._take(list(messages), stop)
         return dataclasses.replace(reply)
 
@@ -574,10 +577,11 @@ class FakeMessagesListChatModel(_CyclingResponses, BaseChatModel):
     # itself (scripted tool calls arrive whole, never as fragments).
     def _generate(  # type: ignore[override]  # per-call options are recorded
         self, messages: list[BaseMessage], stop: list[str] | None = None, **options: Any
-    ) -> AIMessage:
+    ) -> ChatResult:
         if self._list.sleep:
             time.sleep(self._list.sleep)
-        return self._next(messages, stop, options)
+        # LangChain's shape, for a subclass that calls super()._generate(...)
+        return ChatResult([ChatGeneration(message=self._next(messages, stop, options))])
 
     def __repr__(self) -> str:
         return f"FakeMessagesListChatModel(responses={len(self.responses)} messages)"
@@ -638,8 +642,9 @@ class GenericFakeChatModel(BaseChatModel):
     # as LangChain's fake takes and ignores them
     def _generate(  # type: ignore[override]
         self, messages: list[BaseMessage], stop: list[str] | None = None, **options: Any
-    ) -> AIMessage:
-        return self._next()
+    ) -> ChatResult:
+        # LangChain's shape, for a subclass that calls super()._generate(...)
+        return ChatResult([ChatGeneration(message=self._next())])
 
     def _stream(  # type: ignore[override]
         self, messages: list[BaseMessage], stop: list[str] | None = None, **options: Any

@@ -22,6 +22,7 @@ a date or version suffix is priced as its base model (``gpt-4o-mini-2024-07-18``
 from __future__ import annotations
 
 import contextlib
+import decimal
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -98,7 +99,17 @@ def openai_cost(
     prompt, cached, completion = row
     cached_price = prompt if cached is None else cached
     fresh = max(prompt_tokens - cached_tokens, 0)
-    return (fresh * prompt + cached_tokens * cached_price + completion_tokens * completion) / 1e6
+    # summed as LangChain's handler sums it (price per 1K tokens times tokens / 1000;
+    # fresh prompt, then cached prompt, then completion), so a printed total_cost carries
+    # the same last digits
+    return (
+        _per_1k(prompt) * (fresh / 1000) + _per_1k(cached_price) * (cached_tokens / 1000)
+    ) + _per_1k(completion) * (completion_tokens / 1000)
+
+
+def _per_1k(per_million: float) -> float:
+    """A price per 1,000,000 tokens as the nearest float to its price per 1,000 tokens."""
+    return float(decimal.Decimal(repr(per_million)) / 1000)
 
 
 def _usage_of(response: Any) -> tuple[dict[str, Any] | None, str | None]:

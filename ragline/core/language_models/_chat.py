@@ -336,7 +336,10 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
             message.response_metadata = {**llm_output, **message.response_metadata}
         if generation is None or generation.message is not message:
             generation = ChatGeneration(message=message, generation_info=info)
-        return message, generation, llm_output if llm_output is not None else llm_output_of(message)
+        if isinstance(raw, ChatResult):
+            # LangChain's shape: the hook's llm_output as it is (None when it gave none)
+            return message, generation, llm_output
+        return message, generation, llm_output_of(message)
 
     def _from_cache(self, generation: Any) -> tuple[AIMessage, ChatGeneration]:
         # a copy: the caller may change the reply without changing the cached one
