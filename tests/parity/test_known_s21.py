@@ -7,9 +7,15 @@ difference, both sides are pinned.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import warnings
+from pathlib import Path
+
 import pytest
 
-from ragline.core.exceptions import ArgumentTypeError, InvalidInputError
+from ragline.core import ConfigurableField, PromptTemplate, RunnableLambda
+from ragline.core.exceptions import ArgumentTypeError, ConfigurationError, InvalidInputError
 from ragline.embeddings import DeterministicFakeEmbedding
 from ragline.vectorstores import FAISS, InMemoryVectorStore
 from tests.parity._port_trial import ported as _ported
@@ -104,3 +110,72 @@ def test_k_out_of_range_is_refused_where_langchain_asserts_or_slices() -> None:
         "memory -1 InvalidInputError True\n"
         "memory None TypeError True\n"
     )
+
+
+# A function that takes the run's config reads an id of its own (user_id) while calling a
+# configurable model. Since f089d53 the lambda lists the model's "llm", so ragline took
+# "user_id" for a misspelt id and refused it; LangChain runs it. A misspelt id in a tree
+# where no function reads the config is still refused (the deliberate difference).
+_FUNCTION_READS_ITS_OWN_ID = """
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.prompts import PromptTemplate
+from langchain_core.runnables import ConfigurableField, RunnableConfig, RunnableLambda
+from langchain_core.runnables import RunnablePassthrough, chain
+
+model = FakeListChatModel(responses=["main answer"]).configurable_alternatives(
+    ConfigurableField(id="llm"), default_key="main", other=FakeListChatModel(responses=["other"])
+)
+
+
+@chain
+def ask(inputs, config: RunnableConfig):
+    return config["configurable"]["user_id"] + ": " + model.invoke(inputs["q"], config).content
+
+
+print(ask.invoke({"q": "hi"}, {"configurable": {"user_id": "u7"}}))
+print(ask.invoke({"q": "hi"}, {"configurable": {"user_id": "u7", "llm": "other"}}))
+full = RunnablePassthrough.assign(answer=ask) | (lambda x: x["answer"])
+print(full.invoke({"q": "hi"}, {"configurable": {"user_id": "u8", "llm": "other"}}))
+
+
+def signed(text, config):
+    return config["configurable"].get("user_id", "?") + " " + text
+
+
+prompt = PromptTemplate.from_template("{q}").configurable_fields(
+    template=ConfigurableField(id="tpl")
+)
+tree = prompt | (lambda p: p.to_string()) | RunnableLambda(signed)
+print(tree.invoke({"q": "x"}, {"configurable": {"user_id": "u9", "tpl": "T {q}"}}))
+"""
+
+
+def test_a_function_that_takes_the_config_may_read_ids_no_field_declares(
+    tmp_path: Path,
+) -> None:
+    # run from a real file: both libraries read the function's source to find its deps
+    source = _FUNCTION_READS_ITS_OWN_ID
+    langchain_printed = _printed_from_file(source, tmp_path / "langchain_side.py")
+    assert langchain_printed.splitlines() == ["u7: main answer", "u7: other", "u8: other", "u9 T x"]
+    assert _printed_from_file(_ported(source), tmp_path / "ragline_side.py") == langchain_printed
+
+
+def test_a_misspelt_id_is_still_refused_where_no_function_reads_the_config() -> None:
+    prompt = PromptTemplate.from_template("{q}").configurable_fields(
+        template=ConfigurableField(id="tpl")
+    )
+    tree = prompt | (lambda p: p.to_string()) | RunnableLambda(lambda text: text.upper())
+    with pytest.raises(ConfigurationError) as caught:
+        tree.invoke({"q": "x"}, {"configurable": {"tlp": "T {q}"}})
+    assert str(caught.value) == (
+        "unknown configurable id(s) 'tlp' for RunnableSequence; known ids are 'tpl'"
+    )
+
+
+def _printed_from_file(source: str, path: Path) -> str:
+    path.write_text(source)
+    out = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(out):
+        warnings.simplefilter("ignore")
+        exec(compile(source, str(path), "exec", dont_inherit=True), {"__name__": "__p__"})
+    return out.getvalue()

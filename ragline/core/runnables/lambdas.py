@@ -273,6 +273,13 @@ class RunnableLambda(Runnable[Input, Output]):
         return [dep for dep in _runnables_used(self._function()) if dep is not self]
 
     @property
+    def _takes_run_config(self) -> bool:  # type: ignore[override]
+        return self._func_takes_config or self._afunc_takes_config
+
+    def _runnables_below(self) -> list[Any]:
+        return list(self.deps)
+
+    @property
     def config_specs(self) -> list[Any]:
         """The configurable fields of the runnables the function uses (:attr:`deps`), as
         LangChain's lists them: a ``{"llm": ...}`` choice of the model it calls is known.

@@ -124,6 +124,22 @@ def combine_chunks(chunks: list[Any]) -> Any:
     return total
 
 
+def _reads_run_config(root: RunReporting) -> bool:
+    """Whether a runnable in the tree under ``root`` hands the run's config to user code
+    (a function with a ``config`` parameter), walking each runnable's parts and the
+    runnables a function uses, each once."""
+    pending, seen = [root], set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node._takes_run_config:
+            return True
+        pending.extend(node._runnables_below())
+    return False
+
+
 class RunReporting:
     """The run plumbing every Runnable inherits (see the module docstring)."""
 
@@ -133,6 +149,16 @@ class RunReporting:
 
         @property
         def config_specs(self) -> list[Any]: ...
+
+        def _children(self) -> list[Any]: ...
+
+    # whether this runnable calls user code with the run's config (RunnableLambda's
+    # ``f(input, config)``), which may read configurable ids no field declares
+    _takes_run_config: bool = False
+
+    def _runnables_below(self) -> list[Any]:
+        """The runnables a run of this one may start (its parts; a function's deps)."""
+        return self._children()
 
     def _reject_kwargs(self, kwargs: dict[str, Any]) -> None:
         # Composites take no call options: a bound option would silently vanish.
@@ -144,13 +170,14 @@ class RunReporting:
 
     def _check_configurable(self, config: RunnableConfig, manager: CallbackManager) -> None:
         # Only a root run checks: below it the ids belong to the whole tree. A tree with
-        # no configurable fields lets unknown ids through (user lambdas may read them).
+        # no configurable fields lets unknown ids through, and so does one holding a
+        # function that takes the run's config (it may read ids of its own).
         configurable = config.get("configurable")
         if not configurable or manager.has_parent or _configurable_checked.get():
             return
         known = sorted(spec.id for spec in self.config_specs)
         unknown = sorted(set(configurable) - set(known))
-        if known and unknown:
+        if known and unknown and not _reads_run_config(self):
             raise ConfigurationError(
                 f"unknown configurable id(s) {', '.join(map(repr, unknown))} for "
                 f"{self.get_name()}; known ids are {', '.join(map(repr, known))}"
