@@ -80,3 +80,23 @@ def test_nesting_and_output_are_bounded():
             prompt.format(rows=[1] * 6)
     finally:
         set_template_limits(None)
+
+
+def test_an_unclosed_tag_is_named_by_its_place_without_the_whole_template():
+    # a long template with {{ but no }}: the error shows its start and the tag's place
+    # (it repeated the whole template), and the scan stays one pass (was quadratic: ~9 s
+    # for 16,000 characters of "{{")
+    template = "intro " + "{{" * 5_000
+    with pytest.raises(InvalidInputError) as caught:
+        PromptTemplate.from_template(template, template_format="mustache")
+    assert str(caught.value) == (
+        f"unclosed mustache tag in {template[:60]!r}: {{{{ without }}}} at character 6"
+    )
+    # tags after a long run of text are still found
+    assert get_template_variables(
+        "x" * 10_000 + "{{{raw}}} {{#s}}{{i}}{{/s}} {{a}}", "mustache"
+    ) == [
+        "a",
+        "raw",
+        "s",
+    ]

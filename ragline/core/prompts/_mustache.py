@@ -22,7 +22,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +32,6 @@ from ragline.core.prompts._limits import get_template_limits
 __all__ = ["compile_mustache"]
 
 _MAX_DEPTH = 100  # sections nested deeper than this are refused (the renderer recurses)
-_TAG = re.compile(r"\{\{\{(.*?)\}\}\}|\{\{(.*?)\}\}", re.DOTALL)
 _STANDALONE_KINDS = frozenset({"#", "^", "/", "!", ">"})
 _MISSING = object()
 
@@ -71,29 +69,38 @@ def compile_mustache(template: str) -> tuple[list[str], Callable[[dict[str, Any]
 def _tokens(template: str) -> list[tuple[str, str]]:
     """``(kind, text)`` pairs: ``("text", literal)`` or ``(sigil, name)`` for each tag,
     the sigil being ``""`` (variable), ``"{"`` / ``"&"`` (unescaped), ``#``, ``^``, ``/``,
-    ``!`` or ``>``; standalone tags have taken their line's whitespace and newline."""
+    ``!`` or ``>``; standalone tags have taken their line's whitespace and newline.
+
+    One pass with ``str.find`` (a tag runs to the first closer after it), so a template
+    full of ``{{`` without ``}}`` costs its length, not its length squared.
+    """
     tokens: list[tuple[str, str]] = []
     pos = 0
-    for match in _TAG.finditer(template):
-        if match.start() > pos:
-            tokens.append(("text", template[pos : match.start()]))
-        if match.group(1) is not None:
-            tokens.append(("{", match.group(1).strip()))
-        else:
-            body = match.group(2)
-            sigil = body[:1] if body[:1] in ("#", "^", "/", "!", ">", "&", "=") else ""
-            if sigil == "=":
-                raise InvalidInputError(
-                    f"mustache delimiter changes ({match.group(0)!r}) are not supported; "
-                    "write the template with {{ and }}"
-                )
-            tokens.append((sigil, body[len(sigil) :].strip()))
-        pos = match.end()
-    rest = template[pos:]
-    if "{{" in rest:
-        raise InvalidInputError(f"unclosed mustache tag in {template!r}: {{{{ without }}}}")
-    if rest:
-        tokens.append(("text", rest))
+    while (start := template.find("{{", pos)) >= 0:
+        if start > pos:
+            tokens.append(("text", template[pos:start]))
+        end = template.find("}}}", start + 3) if template.startswith("{{{", start) else -1
+        if end >= 0:  # {{{name}}}
+            tokens.append(("{", template[start + 3 : end].strip()))
+            pos = end + 3
+            continue
+        end = template.find("}}", start + 2)
+        if end < 0:
+            raise InvalidInputError(
+                f"unclosed mustache tag in {template[:60]!r}: {{{{ without }}}} at "
+                f"character {start}"
+            )
+        body = template[start + 2 : end]
+        sigil = body[:1] if body[:1] in ("#", "^", "/", "!", ">", "&", "=") else ""
+        if sigil == "=":
+            raise InvalidInputError(
+                f"mustache delimiter changes ({template[start : end + 2]!r}) are not "
+                "supported; write the template with {{ and }}"
+            )
+        tokens.append((sigil, body[len(sigil) :].strip()))
+        pos = end + 2
+    if pos < len(template):
+        tokens.append(("text", template[pos:]))
     return _strip_standalone(tokens)
 
 
