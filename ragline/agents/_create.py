@@ -94,13 +94,14 @@ def create_react_agent(
             ``False`` binds none.
 
     Raises:
-        InvalidInputError: the prompt lacks one of the three variables, or two tools
-            share a name.
+        ValueError: the prompt lacks one of the three variables.
+        InvalidInputError: two tools share a name.
     """
     tools = _check_tools(tools)
     missing = {"tools", "tool_names", "agent_scratchpad"} - _variables(prompt)
     if missing:
-        raise InvalidInputError(f"Prompt missing required variables: {sorted(missing)}")
+        # a plain ValueError, as LangChain's (and the other create_*_agent functions here)
+        raise ValueError(f"Prompt missing required variables: {sorted(missing)}")
     prompt = prompt.partial(
         tools=tools_renderer(tools), tool_names=", ".join(tool.name for tool in tools)
     )
@@ -139,8 +140,8 @@ def create_structured_chat_agent(
             ``False`` binds none.
 
     Raises:
-        InvalidInputError: the prompt lacks one of the three variables, or two tools
-            share a name.
+        ValueError: the prompt lacks one of the three variables.
+        InvalidInputError: two tools share a name.
     """
     return create_react_agent(
         llm,

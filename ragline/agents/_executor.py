@@ -36,6 +36,7 @@ from ragline.agents._agent import (
 from ragline.agents._tools import ExceptionTool, InvalidTool
 from ragline.chains._chain import Chain
 from ragline.core import (
+    AddableDict,
     AgentAction,
     AgentFinish,
     AgentStep,
@@ -687,14 +688,16 @@ def _run_input(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     return args[0] if args else kwargs
 
 
-def _stream_chunk(event: Any) -> dict[str, Any] | None:
+def _stream_chunk(event: Any) -> AddableDict | None:
+    # AddableDicts, as LangChain's: a RunnableLambda after the executor in a chain gets
+    # the chunks added together, so "messages" (and "actions", "steps") join
     kind = event[0]
     if kind == "action":
-        return {"actions": [event[1]], "messages": event[1].messages}
+        return AddableDict(actions=[event[1]], messages=event[1].messages)
     if kind == "step":
-        return {"steps": [event[1]], "messages": event[1].messages}
+        return AddableDict(steps=[event[1]], messages=event[1].messages)
     if kind == "finish":
-        return {**event[1], "messages": event[2].messages}
+        return AddableDict({**event[1], "messages": event[2].messages})
     return None
 
 

@@ -448,12 +448,14 @@ def test_bad_agents_and_options_are_refused_when_built():
     agent = create_react_agent(llm, [search], REACT_PROMPT)
     with pytest.raises(InvalidInputError, match="two tools are named 'search'"):
         AgentExecutor(agent=agent, tools=[search, twin])
+    # a plain ValueError, LangChain's type (tests/parity/test_port_trial_set60.py)
     with pytest.raises(
-        InvalidInputError, match=re.escape("missing required variables: ['tool_names'")
-    ):
+        ValueError, match=re.escape("missing required variables: ['tool_names'")
+    ) as caught:
         create_react_agent(
             llm, [search], PromptTemplate.from_template("{tools} {agent_scratchpad}")
         )
+    assert type(caught.value) is ValueError
     for options, message in [
         ({"max_iterations": 0}, "max_iterations must be an int >= 1 or None, got 0"),
         ({"max_execution_time": -1}, "max_execution_time must be a finite number > 0, got -1"),

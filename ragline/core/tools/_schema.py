@@ -663,8 +663,15 @@ class ArgsSchema:
     # ---- views ----
     def json_schema(self) -> dict[str, Any]:
         """``{"properties": ..., "required": [...], "type": "object"}`` (required only if
-        any), as tools are described to models."""
-        schema: dict[str, Any] = {"properties": self.properties}
+        any), as tools are described to models; of a ``pydantic.v1`` model ``type`` comes
+        first, as v1 writes it."""
+        if self.model is not None and not hasattr(self.model, "model_json_schema"):
+            # a pydantic.v1 model: in v1's key order, as LangChain converts it
+            schema: dict[str, Any] = {"type": "object", "properties": self.properties}
+            if self.required:
+                schema["required"] = list(self.required)
+            return schema
+        schema = {"properties": self.properties}
         if self.required:
             schema["required"] = list(self.required)
         schema["type"] = "object"
