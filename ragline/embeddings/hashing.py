@@ -27,7 +27,7 @@ import numpy as np
 
 from ragline.core import InvalidInputError
 from ragline.core._checks import check_positive_int
-from ragline.core.fields import Fields
+from ragline.core.fields import Fields, declared_fields
 from ragline.embeddings.base import (
     Embeddings,
     _rounds_lists,
@@ -214,7 +214,35 @@ class HashingEmbeddings(Embeddings):
         return self.embed_queries_array(texts)
 
 
-class DeterministicFakeEmbedding(Fields, Embeddings):
+class _ComparedByFields:
+    """Equality and printed forms of LangChain's fake embeddings, which are pydantic
+    models: two of one class with equal fields are equal, ``str`` lists the fields
+    (``size=8``) and ``repr`` wraps them in the class name (a subclass's own fields
+    too). Unlike a pydantic model's, the object stays hashable (by its class and
+    fields, so equal objects hash alike)."""
+
+    def _field_values(self) -> tuple[tuple[str, object], ...]:
+        return tuple((name, getattr(self, name)) for name in declared_fields(type(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._field_values() == other._field_values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), self._field_values()))
+
+    def _fields_shown(self) -> list[str]:
+        return [f"{name}={value!r}" for name, value in self._field_values()]
+
+    def __str__(self) -> str:
+        return " ".join(self._fields_shown())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(self._fields_shown())})"
+
+
+class DeterministicFakeEmbedding(_ComparedByFields, Fields, Embeddings):
     """LangChain's deterministic test embedding: seeded normal draws, LangChain's numbers.
 
     A text's vector is ``size`` standard-normal draws from numpy's ``default_rng`` seeded
@@ -250,9 +278,6 @@ class DeterministicFakeEmbedding(Fields, Embeddings):
 
     def __post_init__(self) -> None:
         self.size = check_positive_int("size", self.size)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(size={self.size})"
 
     def _draws(self, text: str) -> np.ndarray:
         seed = int.from_bytes(sha256(text.encode("utf-8")).digest(), "big") % 10**8
@@ -296,7 +321,7 @@ class DeterministicFakeEmbedding(Fields, Embeddings):
         return self.embed_documents_array(texts)
 
 
-class FakeEmbeddings(Fields, Embeddings):
+class FakeEmbeddings(_ComparedByFields, Fields, Embeddings):
     """LangChain's random test embedding: fresh standard-normal draws on every call.
 
     Each vector is ``size`` draws from a new ``numpy.random.default_rng()`` (OS entropy),
@@ -322,9 +347,6 @@ class FakeEmbeddings(Fields, Embeddings):
 
     def __post_init__(self) -> None:
         self.size = check_positive_int("size", self.size)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(size={self.size})"
 
     def _draws(self) -> list[float]:
         return list(np.random.default_rng().normal(size=self.size))

@@ -179,3 +179,51 @@ def _printed_from_file(source: str, path: Path) -> str:
         warnings.simplefilter("ignore")
         exec(compile(source, str(path), "exec", dont_inherit=True), {"__name__": "__p__"})
     return out.getvalue()
+
+
+# LangChain's fake embeddings are pydantic models: equal when of one class with equal
+# fields, printed by their fields. ragline's compared by identity and printed str as repr.
+_FAKE_EMBEDDINGS_COMPARED = """
+from langchain_core.embeddings import DeterministicFakeEmbedding, FakeEmbeddings
+
+
+class Named(DeterministicFakeEmbedding):
+    model: str = "fake v1"
+
+
+print(DeterministicFakeEmbedding(size=8) == DeterministicFakeEmbedding(size=8))
+print(DeterministicFakeEmbedding(size=8) != DeterministicFakeEmbedding(size=9))
+random = FakeEmbeddings(size=8)
+print(random == FakeEmbeddings(size=8), random == FakeEmbeddings(size=4))
+print(DeterministicFakeEmbedding(size=8) == FakeEmbeddings(size=8))
+print(Named(size=3) == Named(size=3), Named(size=3) == DeterministicFakeEmbedding(size=3))
+print(DeterministicFakeEmbedding(size=8) in [random, DeterministicFakeEmbedding(size=8)])
+print(DeterministicFakeEmbedding(size=8) == "size=8")
+print(str(DeterministicFakeEmbedding(size=8)), "|", FakeEmbeddings(size=2), "|", Named(size=3))
+print(repr(Named(size=3)), [DeterministicFakeEmbedding(size=8), FakeEmbeddings(size=2)])
+"""
+
+
+def test_fake_embeddings_are_equal_and_printed_by_their_fields() -> None:
+    langchain_printed = _printed(_FAKE_EMBEDDINGS_COMPARED)
+    assert langchain_printed.splitlines() == [
+        "True",
+        "True",
+        "True False",
+        "False",
+        "True False",
+        "True",
+        "False",
+        "size=8 | size=2 | size=3 model='fake v1'",
+        "Named(size=3, model='fake v1') "
+        "[DeterministicFakeEmbedding(size=8), FakeEmbeddings(size=2)]",
+    ]
+    assert _printed(_ported(_FAKE_EMBEDDINGS_COMPARED)) == langchain_printed
+
+
+def test_equal_fake_embeddings_hash_alike_where_langchains_cannot_be_hashed() -> None:
+    # a pydantic model is unhashable (LangChain: TypeError); ragline's stays usable in a
+    # set or as a dict key, one entry per distinct value
+    first, second = DeterministicFakeEmbedding(size=8), DeterministicFakeEmbedding(size=8)
+    assert hash(first) == hash(second)
+    assert len({first, second, DeterministicFakeEmbedding(size=9)}) == 2
