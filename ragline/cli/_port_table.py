@@ -1627,11 +1627,15 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.utils": {
         "ragline.core": "mock_now",
+        "ragline.core.callbacks": "print_text",
     },
     "langchain_core.utils.function_calling": {
         "ragline.core": (
             "convert_to_openai_function convert_to_openai_tool tool_example_to_messages"
         ),
+    },
+    "langchain_core.utils.input": {
+        "ragline.core.callbacks": "print_text",
     },
     "langchain_core.utils.json": {
         "ragline.core.output_parsers": (
@@ -2480,13 +2484,14 @@ MISSING: dict[str, str] = {
         "StrictFormatter abatch_iterate batch_iterate build_extra_kwargs "
         "check_package_version comma_list convert_to_secret_str formatter from_env "
         "get_bolded_text get_color_mapping get_colored_text get_from_dict_or_env "
-        "get_from_env get_pydantic_field_names guard_import image pre_init print_text "
+        "get_from_env get_pydantic_field_names guard_import image pre_init "
         "raise_for_status_with_text sanitize_for_postgres secret_from_env stringify_dict "
         "stringify_value xor_args"
     ),
     "langchain_core.utils.function_calling": (
         "FunctionDescription ToolDescription convert_to_json_schema"
     ),
+    "langchain_core.utils.input": "get_bolded_text get_color_mapping get_colored_text",
     "langchain_core.utils.utils": (
         "build_extra_kwargs check_package_version convert_to_secret_str ensure_id "
         "from_env get_pydantic_field_names guard_import raise_for_status_with_text "

@@ -505,6 +505,7 @@ def test_public_names_of_the_runnables_and_callbacks_packages():
         "dispatch_custom_event",
         "get_openai_callback",
         "get_usage_metadata_callback",
+        "print_text",
         "wait_for_all_tracers",
     ]
     for name in runnables.__all__:

@@ -8,6 +8,8 @@ program's source after ``ragline port``) and compares what the program prints.
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
+COVERS = {"core.callbacks.print_text"}
+
 # openai_callback_print_result, course_token_monitor_agent_report: a fake chat model
 # subclass that overrides LangChain's _generate(messages, stop, run_manager), calls
 # super()._generate(...) and reads .generations / sets .llm_output on what comes back,
@@ -125,3 +127,27 @@ def test_openai_callback_sums_the_cost_as_langchain_does() -> None:
     langchain_printed = _printed(_OPENAI_CALLBACK_COST)
     assert "gpt-4o-2024-08-06 0.00014749999999999998\n" in langchain_printed
     assert _printed(_ported(_OPENAI_CALLBACK_COST)) == langchain_printed
+
+
+# retriever_reorder_callback: `from langchain_core.utils import print_text` (a handler's
+# module, LangChain's own StdOutCallbackHandler idiom) had no ragline name, so the ported
+# program kept that LangChain import.
+_PRINT_TEXT = """
+import io
+from langchain_core.utils import print_text
+
+print_text("plain")
+print_text(" green", color="green", end="\\n")
+print_text("blue line\\n", color="blue")
+buffer = io.StringIO()
+print_text("to a file", color="yellow", end="!", file=buffer)
+print(repr(buffer.getvalue()))
+"""
+
+
+def test_print_text_ports_and_prints_as_langchains() -> None:
+    ported = _ported(_PRINT_TEXT)
+    assert "from ragline.core.callbacks import print_text\n" in ported
+    langchain_printed = _printed(_PRINT_TEXT)
+    assert langchain_printed.startswith("plain\x1b[32;1m\x1b[1;3m green\x1b[0m\n")
+    assert _printed(ported) == langchain_printed

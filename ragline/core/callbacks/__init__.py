@@ -26,6 +26,7 @@ _EXPORTS = {
     "AsyncCallbackManagerForToolRun": ".run_managers",
     "StdOutCallbackHandler": ".stdout",
     "FileCallbackHandler": ".stdout",
+    "print_text": ".stdout",
     "StreamingStdOutCallbackHandler": ".streaming",
     "AsyncIteratorCallbackHandler": ".streaming",
     "FinalStreamingStdOutCallbackHandler": ".streaming",

@@ -20,6 +20,7 @@ __all__ = [
     "StdOutCallbackHandler",
     "get_color_mapping",
     "get_colored_text",
+    "print_text",
 ]
 
 # The colours a handler can print in, as ANSI select-graphic-rendition codes.
@@ -60,6 +61,21 @@ def get_color_mapping(
     if not colors:
         raise ValueError("every color is excluded: no color is left to map items to")
     return {item: colors[index % len(colors)] for index, item in enumerate(items)}
+
+
+def print_text(
+    text: str, color: str | None = None, end: str = "", file: TextIO | None = None
+) -> None:
+    """Print ``text`` (in ``color`` when given) followed by ``end``, to ``file`` (default
+    ``sys.stdout``), flushing a given file: what a verbose handler prints with.
+
+    Example:
+        >>> print_text("done", end="\\n")
+        done
+    """
+    print(get_colored_text(text, color) if color else text, end=end, file=file)
+    if file is not None:
+        file.flush()
 
 
 class StdOutCallbackHandler(BaseCallbackHandler):
