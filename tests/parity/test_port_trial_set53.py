@@ -69,6 +69,31 @@ def test_a_tool_without_arguments_ignores_a_string_input_as_langchains(
     assert _printed(_ported(source)) == langchain_printed
 
 
+# The other side of that rule: a function taking only **kwargs has no argument a string
+# could fill; LangChain's tool refuses the string (a pydantic ValidationError: kwargs must
+# be a dict), where ragline (after 56963e8) called it with nothing, dropping the input.
+_KEYWORDS_ONLY_TOOL = """
+from langchain_core.tools import tool
+
+@tool
+def record(**fields) -> str:
+    \"\"\"Record the fields.\"\"\"
+    return f"recorded {sorted(fields.items())}"
+
+for text in ("city=Oslo", ""):
+    try:
+        print(record.invoke(text))
+    except ValueError as err:
+        print(type(err).__name__, isinstance(err, ValueError))
+"""
+
+
+def test_a_keywords_only_tool_refuses_a_string_input_as_langchains() -> None:
+    langchain_printed = _printed(_KEYWORDS_ONLY_TOOL)
+    assert langchain_printed == "ValidationError True\nValidationError True\n"
+    assert _printed(_ported(_KEYWORDS_ONLY_TOOL)) == langchain_printed
+
+
 # sqlcoder_schema_tool_override_agent: SQLDatabaseToolkit imported from
 # langchain_community.agent_toolkits.sql.base (the module imports it from .toolkit and
 # programs import it from there), a path the port table lacked, so the ported program kept

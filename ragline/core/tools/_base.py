@@ -257,7 +257,7 @@ class BaseTool(Fields, Runnable[Any, Any]):
                     return (), schema.validate(shown, tool=self.name)
                 return (first,), {}
             if not schema.model and not schema.injected:
-                return ((tool_input,) if self._takes_var_positional() else ()), {}
+                return self._string_positional(tool_input), {}
             tool_input = {}
         if isinstance(tool_input, Mapping):
             return (), schema.validate(tool_input, tool=self.name)
@@ -268,6 +268,11 @@ class BaseTool(Fields, Runnable[Any, Any]):
             errors=[("", f"expected a str or a dict, got {type(tool_input).__name__}")],
             args=tool_input,
         )
+
+    def _string_positional(self, tool_input: str) -> tuple[Any, ...]:
+        """The positional arguments a string becomes for a tool whose schema names no
+        argument: the string itself for a ``_run(*args)``, else none."""
+        return (tool_input,) if self._takes_var_positional() else ()
 
     def _takes_var_positional(self) -> bool:
         try:

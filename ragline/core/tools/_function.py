@@ -16,7 +16,7 @@ from typing import Any
 from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError, ToolValidationError
 from ragline.core.tools._base import BaseTool, sync_run_manager
-from ragline.core.tools._schema import ArgsSchema, parse_google_docstring
+from ragline.core.tools._schema import ArgsSchema, parse_google_docstring, tool_validation_error
 
 __all__ = ["StructuredTool", "Tool"]
 
@@ -94,16 +94,27 @@ class _FunctionTool(BaseTool):
         config_name = (self._extras if self.func is not None else self._async_extras)[2]
         return (config_name,) if config_name else ()
 
-    def _takes_var_positional(self) -> bool:
+    def _string_positional(self, tool_input: str) -> tuple[Any, ...]:
         # the wrapped function's signature, not _run's (which takes *args for every
         # function): a function without arguments gets nothing from a string input, as
-        # LangChain's tool, so tool.run("") calls it
+        # LangChain's tool, so tool.run("") calls it; one taking only **kwargs refuses
+        # the string, as LangChain's does (its kwargs argument must be a dict)
         function = self.func if self.func is not None else self.coroutine
         try:
-            parameters = inspect.signature(function).parameters.values()  # type: ignore[arg-type]
+            kinds = {p.kind for p in inspect.signature(function).parameters.values()}  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            return True  # unknown: the string goes to it, as before
-        return any(p.kind is p.VAR_POSITIONAL for p in parameters)
+            return (tool_input,)  # unknown: the string goes to it, as before
+        if inspect.Parameter.VAR_POSITIONAL in kinds:
+            return (tool_input,)
+        if inspect.Parameter.VAR_KEYWORD in kinds:
+            raise tool_validation_error(
+                f"tool {self.name!r} takes keyword arguments, not a str: pass a dict "
+                f"(got {tool_input!r:.60})",
+                tool=self.name,
+                errors=[("", "expected a dict of arguments, got a str")],
+                args=tool_input,
+            )
+        return ()
 
 
 class StructuredTool(_FunctionTool):
