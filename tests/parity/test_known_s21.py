@@ -227,3 +227,50 @@ def test_equal_fake_embeddings_hash_alike_where_langchains_cannot_be_hashed() ->
     first, second = DeterministicFakeEmbedding(size=8), DeterministicFakeEmbedding(size=8)
     assert hash(first) == hash(second)
     assert len({first, second, DeterministicFakeEmbedding(size=9)}) == 2
+
+
+# faiss_uuid_add_documents_save_load (set 57): two stores built on one faiss index object.
+# LangChain's share it, and each keeps its own position -> id map, so an add to one makes
+# the other's search fail (KeyError: a position its map lacks) and its next add map the
+# wrong position. ragline's store copies the vectors into an id-mapped index of its own
+# (docs/differences-from-langchain.md): the given index stays as it was.
+_TWO_STORES_ON_ONE_INDEX = """
+import faiss
+from langchain_community.docstore.in_memory import InMemoryDocstore
+from langchain_community.vectorstores import FAISS
+from langchain_core.embeddings import DeterministicFakeEmbedding
+
+embedding = DeterministicFakeEmbedding(size=8)
+raw = faiss.IndexFlatL2(8)
+first, second = (
+    FAISS(embedding, index=raw, docstore=InMemoryDocstore(), index_to_docstore_id={})
+    for _ in range(2)
+)
+first.add_texts(["alpha", "beta", "gamma"], ids=["a", "b", "c"])
+print(raw.ntotal, first.index.ntotal, second.index.ntotal, first.index is raw)
+print([d.page_content for d in first.similarity_search("alpha", k=2)])
+for query in ("alpha", "delta"):
+    try:
+        print([d.page_content for d in second.similarity_search(query, k=1)])
+    except KeyError as err:
+        print("KeyError", int(err.args[0]))
+    second.add_texts([query + "!"], ids=[query])
+print(raw.ntotal, second.index_to_docstore_id)
+"""
+
+
+def test_two_stores_on_one_faiss_index_share_it_in_langchain_only() -> None:
+    assert _printed(_TWO_STORES_ON_ONE_INDEX).splitlines() == [
+        "3 3 3 True",
+        "['alpha', 'gamma']",
+        "KeyError 0",
+        "KeyError 2",
+        "5 {0: 'alpha', 1: 'delta'}",
+    ]
+    assert _printed(_ported(_TWO_STORES_ON_ONE_INDEX)).splitlines() == [
+        "0 3 0 False",
+        "['alpha', 'gamma']",
+        "[]",
+        "['alpha!']",
+        "0 {0: 'alpha', 1: 'delta'}",
+    ]
