@@ -45,6 +45,7 @@ from ragline.core import (
 )
 from ragline.core._drive import Effect, Emit
 from ragline.core.config import graph_config
+from ragline.core.exceptions import ChainInputError, PromptKeyError
 from ragline.core.prompts import format_document as _format_document
 from ragline.core.runnables.runs import add_chunks, combine_chunks
 
@@ -315,7 +316,7 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
                 f"got {type(input).__name__}"
             )
         if self.input_key not in input:
-            raise MissingVariableError(
+            raise self._missing_input_error(
                 f"{self.get_name()} is missing input key {self.input_key!r} (the documents); "
                 f"got {sorted(input)}"
             )
@@ -336,10 +337,18 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         } - {self.document_variable_name, getattr(self, "existing_answer_variable", None)}
         missing = sorted(needed - set(variables))
         if missing:
-            raise MissingVariableError(
+            raise self._missing_input_error(
                 f"{self.get_name()} is missing input key(s) {missing}; got {sorted(input)}"
             )
         return list(documents), variables
+
+    def _missing_input_error(self, message: str) -> MissingVariableError:
+        """The error for a missing input, printed as LangChain's class there: the
+        classic chain's ``ValueError``, the ``create_stuff_documents_chain`` runnable's
+        ``KeyError`` (both stay MissingVariableErrors)."""
+        if self.output_key is not None:
+            return ChainInputError(message)
+        return PromptKeyError(message)
 
     def _output(self, answer: Any, steps: list[Any]) -> Any:
         if self.output_key is None:

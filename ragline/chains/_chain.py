@@ -50,7 +50,6 @@ from ragline.core import (
     Field,
     Fields,
     InvalidInputError,
-    MissingVariableError,
     Runnable,
     RunnableConfig,
     RunnableSerializable,
@@ -59,6 +58,7 @@ from ragline.core import (
 from ragline.core._json_schema import field_title
 from ragline.core.callbacks import CallbackManager
 from ragline.core.config import legacy_call_config
+from ragline.core.exceptions import ChainInputError
 from ragline.core.fields import user_stacklevel
 from ragline.core.globals import get_debug, get_verbose
 from ragline.core.language_models._outputs import RUN_KEY, RunInfo
@@ -474,7 +474,8 @@ class Chain(
         """Run the chain: memory, callbacks, ``_call``, memory again (module docstring).
 
         Raises:
-            MissingVariableError: an input key is missing.
+            ChainInputError: an input key is missing (a MissingVariableError printed as
+                LangChain's ``ValueError``).
             InvalidInputError: an input has a memory variable's name, a single value was
                 given to a chain with several inputs, or ``_call`` left out an output.
         """
@@ -561,7 +562,8 @@ def with_memory_variables(
     with a warning when that drops a different value the caller gave.
 
     Raises:
-        MissingVariableError: an input key is neither given nor loaded.
+        ChainInputError: an input key is neither given nor loaded (a
+            MissingVariableError printed as LangChain's ``ValueError``).
     """
     replaced = sorted(
         k for k in inputs.keys() & variables.keys() if _differ(inputs[k], variables[k])
@@ -578,7 +580,7 @@ def with_memory_variables(
     merged = {**inputs, **variables}
     missing = [key for key in chain.input_keys if key not in merged]
     if missing:
-        raise MissingVariableError(
+        raise ChainInputError(
             f"{chain.get_name()} is missing input key(s) {missing}; got {sorted(merged)}"
         )
     return merged

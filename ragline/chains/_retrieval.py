@@ -37,6 +37,7 @@ from ragline.core import (
 )
 from ragline.core._checks import check_choice
 from ragline.core._drive import Emit
+from ragline.core.exceptions import ChainInputError
 
 __all__ = [
     "CHAIN_TYPES",
@@ -568,7 +569,7 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         if not isinstance(input, Mapping):  # invoke("question"): its one input, as LangChain
             return input  # type: ignore[no-any-return]
         if self.input_key not in input:
-            raise MissingVariableError(
+            raise ChainInputError(
                 f"RetrievalQA needs the question under {self.input_key!r}; got {sorted(input)}"
             )
         return input[self.input_key]

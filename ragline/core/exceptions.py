@@ -50,6 +50,7 @@ from typing import TypeVar
 
 __all__ = [
     "ArgumentTypeError",
+    "ChainInputError",
     "ChainStepError",
     "ConfigurationError",
     "DimensionError",
@@ -60,6 +61,7 @@ __all__ = [
     "InvalidDocstringError",
     "InvalidInputError",
     "LoaderError",
+    "MemoryKeyError",
     "MissingDependencyError",
     "MissingVariableError",
     "NotAMessageError",
@@ -130,6 +132,25 @@ class DocumentVariableError(MissingVariableError):
     """``format_document``'s prompt names a metadata key the document lacks.
 
     Prints as ``ValueError``, the class LangChain's ``format_document`` raises there.
+    """
+
+
+@printed_as(ValueError)
+class ChainInputError(MissingVariableError):
+    """A legacy chain (the ``Chain`` API: LLMChain, TransformChain, SequentialChain,
+    RetrievalQA, the combine-documents chains ...) was invoked without one of its input
+    keys.
+
+    Prints as ``ValueError``, the class LangChain's ``Chain`` raises there.
+    """
+
+
+@printed_as(ValueError)
+class MemoryKeyError(InvalidInputError):
+    """A memory cannot tell which input or output of a run to save: several keys, and
+    no ``input_key`` / ``output_key`` set on the memory.
+
+    Prints as ``ValueError``, the class LangChain's memories raise there.
     """
 
 

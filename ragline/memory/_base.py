@@ -28,6 +28,7 @@ from ragline.core import (
     InvalidInputError,
     MissingVariableError,
 )
+from ragline.core.exceptions import MemoryKeyError
 from ragline.core.fields import changed_fields
 
 __all__ = ["BaseChatMemory", "BaseMemory", "input_key_of"]
@@ -37,11 +38,12 @@ def input_key_of(inputs: dict[str, Any], memory_variables: Sequence[str]) -> str
     """The one input key that is neither a memory variable nor ``"stop"``.
 
     Raises:
-        InvalidInputError: there is no such key or more than one (set ``input_key``).
+        MemoryKeyError: there is no such key or more than one (set ``input_key``); an
+            InvalidInputError printed as LangChain's ``ValueError``.
     """
     keys = [key for key in inputs if key not in memory_variables and key != "stop"]
     if len(keys) != 1:
-        raise InvalidInputError(
+        raise MemoryKeyError(
             f"memory needs one input key to save, got {keys} (memory variables "
             f"{list(memory_variables)} left out); set input_key=... on the memory"
         )
@@ -52,13 +54,14 @@ def output_key_of(outputs: dict[str, Any]) -> str:
     """The one output key, or ``"output"`` among several.
 
     Raises:
-        InvalidInputError: several keys and none is ``"output"`` (set ``output_key``).
+        MemoryKeyError: several keys and none is ``"output"`` (set ``output_key``); an
+            InvalidInputError printed as LangChain's ``ValueError``.
     """
     if len(outputs) == 1:
         return next(iter(outputs))
     if "output" in outputs:
         return "output"
-    raise InvalidInputError(
+    raise MemoryKeyError(
         f"memory got several output keys {sorted(outputs)} and cannot tell which to save; "
         "set output_key=... on the memory"
     )
