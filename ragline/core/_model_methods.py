@@ -202,6 +202,24 @@ class ModelMethods(SerializableMethods):
         """The pydantic v1 name of :meth:`model_dump`."""
         return self.model_dump(**options)
 
+    @classmethod
+    def model_construct(cls, _fields_set: Any = None, **values: Any) -> Any:
+        """pydantic's constructor without validation; here the class built from ``values``
+        (``ToolMessage.construct(**message.dict())`` and the like, as programs rebuild
+        messages). ``_fields_set`` is accepted and without effect.
+
+        Example:
+            >>> from ragline.core import ToolMessage
+            >>> ToolMessage.model_construct(content="21", tool_call_id="c1").tool_call_id
+            'c1'
+        """
+        return cls(**values)
+
+    @classmethod
+    def construct(cls, _fields_set: Any = None, **values: Any) -> Any:
+        """The pydantic v1 name of :meth:`model_construct`."""
+        return cls.model_construct(_fields_set, **values)
+
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
         """A copy, with ``update``'s values set on it (not checked, as in pydantic).
 

@@ -172,3 +172,36 @@ def test_a_react_prompt_without_its_variables_raises_valueerror_as_langchains() 
     langchain_printed = _printed(_REACT_PROMPT_WITHOUT_VARIABLES)
     assert langchain_printed == "ValueError Exception True\nValueError Exception True\n"
     assert _printed(_ported(_REACT_PROMPT_WITHOUT_VARIABLES)) == langchain_printed
+
+
+# client_side_tools_agent_chain (its second cause): the program rebuilds the streamed
+# messages with pydantic's unchecked constructors, ``ToolMessage.construct(**args)`` from
+# a ``FunctionMessage.dict()``; ragline's messages lacked construct / model_construct.
+_CONSTRUCTED_MESSAGES = """
+from langchain_core.documents import Document
+from langchain_core.messages import AIMessage, FunctionMessage, HumanMessage, ToolMessage
+
+function = FunctionMessage(content="21°C", name="get_weather")
+args = function.dict()
+args.pop("type")
+args["tool_call_id"] = "call_w"
+tool = ToolMessage.construct(**args)
+print(repr(tool), tool.status, tool.type)
+answer = AIMessage(content="hi", id="m1", tool_calls=[
+    {"name": "x", "args": {}, "id": "c1", "type": "tool_call"}
+])
+dumped = answer.dict()
+dumped.pop("type")
+rebuilt = AIMessage.model_construct(**dumped)
+print(repr(rebuilt), rebuilt == answer)
+print(repr(HumanMessage.construct(content="yo")))
+print(repr(Document.construct(page_content="p", metadata={"a": 1})))
+"""
+
+
+def test_messages_and_documents_construct_without_validation_as_langchains() -> None:
+    langchain_printed = _printed(_CONSTRUCTED_MESSAGES)
+    assert langchain_printed.startswith(
+        "ToolMessage(content='21°C', name='get_weather', tool_call_id='call_w') success tool\n"
+    )
+    assert _printed(_ported(_CONSTRUCTED_MESSAGES)) == langchain_printed
