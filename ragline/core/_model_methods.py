@@ -213,6 +213,8 @@ class ModelMethods(SerializableMethods):
             >>> ToolMessage.model_construct(content="21", tool_call_id="c1").tool_call_id
             'c1'
         """
+        if "type" in values and values["type"] == getattr(cls, "type", None):
+            del values["type"]  # the class's tag, which model_dump() adds (a field in LangChain)
         return cls(**values)
 
     @classmethod
