@@ -262,6 +262,11 @@ class SentenceTransformerEmbeddings(Embeddings):
         self.model_kwargs = dict(model_options)
         self.encode_kwargs = dict(encode_options)
         self.multi_process = False
+        if backend == "torch" and is_cuda(device):
+            # a GPU asked for by name is checked now, as LangChain's constructor (which
+            # loads the model onto it) fails here: a program that falls back to the CPU
+            # when construction fails must see the failure here, not at the first embed
+            self.resolved_device  # noqa: B018
 
     @property
     def precision(self) -> str:

@@ -132,6 +132,9 @@ class RunnableAssign(Runnable[dict[str, Any], dict[str, Any]]):
     def __init__(
         self, mapper: RunnableParallel[dict[str, Any]], *, name: str | None = None
     ) -> None:
+        if isinstance(mapper, dict):
+            # a dict of steps, as LangChain's accepts (it makes them a RunnableParallel)
+            mapper = RunnableParallel(mapper)
         self.mapper = mapper
         self.name = name
 
