@@ -230,14 +230,14 @@ class AgentExecutor(Chain):
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Run the agent; return the inputs and the output (``{"input": ..., "output": ...}``)."""
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._drop_config_keywords(kwargs, "invoke"))
         return drive(self._loop(input, config))
 
     async def ainvoke(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> dict[str, Any]:
         """Async :meth:`invoke`: tools called together run concurrently."""
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._drop_config_keywords(kwargs, "ainvoke"))
         return await adrive(self._loop(input, config), deadline=self._deadline())
 
     def stream(
@@ -245,14 +245,14 @@ class AgentExecutor(Chain):
     ) -> Iterator[dict[str, Any]]:
         """Yield ``{"actions": [...]}``, ``{"steps": [...]}`` (each with ``"messages"``) as
         they happen, then ``{"output": ..., "messages": [...]}``."""
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._drop_config_keywords(kwargs, "stream"))
         return self._chunks(self._loop(input, config, streamed=True), _stream_chunk)
 
     def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[dict[str, Any]]:
         """Async :meth:`stream`."""
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._drop_config_keywords(kwargs, "astream"))
         return self._achunks(self._loop(input, config, streamed=True), _stream_chunk)
 
     def _chunks(

@@ -479,7 +479,7 @@ class Chain(
             InvalidInputError: an input has a memory variable's name, a single value was
                 given to a chain with several inputs, or ``_call`` left out an output.
         """
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._drop_config_keywords(kwargs, "invoke"))
         inputs = self.prep_inputs(input)
         runs: list[Any] = []
         outputs = self._call_with_config(
@@ -503,7 +503,7 @@ class Chain(
         **kwargs: Any,
     ) -> dict[str, Any]:
         """Async :meth:`invoke` (``_acall``, the memory's async methods)."""
-        self._reject_kwargs(kwargs)
+        self._reject_kwargs(self._drop_config_keywords(kwargs, "ainvoke"))
         inputs = await self.aprep_inputs(input)
         runs: list[Any] = []
         outputs = await self._acall_with_config(

@@ -22,6 +22,7 @@ merged key by key (a parallel's ``{branch: chunk}``) are :class:`AddableDict`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, overload
@@ -34,6 +35,7 @@ from ragline.core.callbacks.manager import (
     _with_tag,
 )
 from ragline.core.config import (
+    _KNOWN_KEYS,
     RunnableConfig,
     _CheckedConfig,
     _current_config,
@@ -42,6 +44,7 @@ from ragline.core.config import (
     use_config,
 )
 from ragline.core.exceptions import ConfigurationError
+from ragline.core.fields import user_stacklevel
 
 __all__ = [
     "AddableDict",
@@ -159,6 +162,24 @@ class RunReporting:
     def _runnables_below(self) -> list[Any]:
         """The runnables a run of this one may start (its parts; a function's deps)."""
         return self._children()
+
+    def _drop_config_keywords(self, kwargs: dict[str, Any], method: str) -> dict[str, Any]:
+        """``kwargs`` less the config keys given as keywords (``chain.invoke(x,
+        callbacks=[h])``), dropped with a warning at the user's calling line.
+
+        LangChain's sequences and legacy chains run such a call without the option; ragline
+        runs it the same way and says how to apply it.
+        """
+        keys = sorted(key for key in kwargs if key in _KNOWN_KEYS)
+        if not keys:
+            return kwargs
+        warnings.warn(
+            f"{self.get_name()}.{method} ignores {', '.join(keys)} given as a keyword "
+            f"argument; pass config={{{keys[0]!r}: ...}} to apply it",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+        return {key: value for key, value in kwargs.items() if key not in keys}
 
     def _reject_kwargs(self, kwargs: dict[str, Any]) -> None:
         # Composites take no call options: a bound option would silently vanish.

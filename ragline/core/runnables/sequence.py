@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragline.core._drive import Effect, Operation, adrive, drive
-from ragline.core.config import _KNOWN_KEYS, RunnableConfig, get_current_config
+from ragline.core.config import RunnableConfig, get_current_config
 from ragline.core.exceptions import InvalidInputError
 from ragline.core.runnables._printing import indent_after_first, printed_fields
 from ragline.core.runnables.base import Input, Output, Runnable, coerce_to_runnable
@@ -149,16 +148,8 @@ class RunnableSequence(Runnable[Input, Output]):
             return
         from ragline.core.runnables.lambdas import RunnableLambda
 
-        keys = sorted(key for key in kwargs if key in _KNOWN_KEYS)
-        if keys and not isinstance(self.first, RunnableLambda):
-            warnings.warn(
-                f"{self.get_name()}.{method} ignores {', '.join(keys)} given as a keyword "
-                f"argument (LangChain's ignores it too); pass config={{{keys[0]!r}: ...}} "
-                "to apply it",
-                UserWarning,
-                stacklevel=3,
-            )
-            kwargs = {key: value for key, value in kwargs.items() if key not in keys}
+        if not isinstance(self.first, RunnableLambda):
+            kwargs = self._drop_config_keywords(kwargs, method)
         self._reject_kwargs(kwargs)
 
     # ---- single input ---------------------------------------------------------------
