@@ -170,6 +170,8 @@ class RunReporting:
         LangChain's sequences and legacy chains run such a call without the option; ragline
         runs it the same way and says how to apply it.
         """
+        if not kwargs:  # every plain call
+            return kwargs
         keys = sorted(key for key in kwargs if key in _KNOWN_KEYS)
         if not keys:
             return kwargs
