@@ -80,6 +80,16 @@ def test_a_serialized_object_that_is_not_a_generation_is_a_miss_with_a_warning()
     assert cache.lookup("p", "m") == [Generation(text="fresh")]
 
 
+def test_a_null_response_is_a_miss_with_a_warning_not_the_text_none() -> None:
+    # the column allows NULL; it read back as Generation(text="None") before
+    cache = SQLAlchemyCache(sa.create_engine("sqlite://"))
+    with Session(cache.engine) as session, session.begin():
+        session.merge(cache.cache_schema(prompt="p", llm="m", idx=0, response="plain"))
+        session.merge(cache.cache_schema(prompt="p", llm="m", idx=1, response=None))
+    with pytest.warns(UserWarning, match="ragline does not read"):
+        assert cache.lookup("p", "m") is None
+
+
 class _OwnBase(DeclarativeBase):
     pass
 

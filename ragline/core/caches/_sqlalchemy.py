@@ -141,9 +141,10 @@ class SQLAlchemyCache(BaseCache):
         try:  # a hit parses each row once
             return [generation_from_text(response) for response in responses]
         except UnreadableEntry as err:
-            if not all(_holds_an_object(response) for response in responses):
+            texts = all(isinstance(response, (str, bytes)) for response in responses)
+            if texts and not all(_holds_an_object(response) for response in responses):
                 # LangChain's first caches stored the bare text: read as such, as LangChain
-                # does
+                # does (a NULL response is no text: a miss below)
                 return [Generation(text=str(response)) for response in responses]
             warnings.warn(
                 f"LLM cache table {self._table.name!r} holds an entry for this prompt that "
