@@ -558,13 +558,14 @@ class AIMessage(BaseMessage):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name in ("tool_calls", "invalid_tool_calls"):
-            calls = getattr(self, name)
-            if calls is None:  # LangChain: pydantic's ValidationError, a ValueError
-                raise InvalidInputError(
-                    f"{type(self).__name__}'s {name} must be a list of tool-call dicts "
-                    f"(leave it out for none), got {calls!r}"
-                )
+        if self.tool_calls is None or self.invalid_tool_calls is None:
+            # LangChain: pydantic's ValidationError, a ValueError (two plain attribute
+            # reads: every streamed chunk is built through here)
+            name = "tool_calls" if self.tool_calls is None else "invalid_tool_calls"
+            raise InvalidInputError(
+                f"{type(self).__name__}'s {name} must be a list of tool-call dicts "
+                "(leave it out for none), got None"
+            )
         raw_calls = (
             self.additional_kwargs.get("tool_calls")
             if isinstance(self.additional_kwargs, dict)

@@ -119,7 +119,7 @@ def combine_chunks(chunks: list[Any]) -> Any:
         from ragline.core.messages import AIMessageChunk, add_ai_message_chunks
 
         # (a stream mixing whole messages in is added up piece by piece below)
-        if all(type(chunk) is AIMessageChunk for chunk in chunks):
+        if set(map(type, chunks)) == {AIMessageChunk}:  # one pass in C, not a generator
             return add_ai_message_chunks(chunks)
     total = _NOTHING
     for chunk in chunks:
