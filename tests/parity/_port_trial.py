@@ -10,17 +10,25 @@ from __future__ import annotations
 import contextlib
 import io
 import warnings
+from pathlib import Path
 
 from ragline.cli._port_rewrite import port_source
 
 
-def printed(source: str) -> str:
-    """What ``source`` prints, run in a fresh namespace (LangChain's warnings hushed)."""
+def printed(source: str, path: Path | None = None) -> str:
+    """What ``source`` prints, run in a fresh namespace (LangChain's warnings hushed).
+
+    With ``path`` the source is written there and runs from that file, as a trial program
+    does: both libraries read a function's source to find the runnables it uses.
+    """
+    if path is not None:
+        path.write_text(source)
     out = io.StringIO()
     with warnings.catch_warnings(), contextlib.redirect_stdout(out):
         warnings.simplefilter("ignore")
         # dont_inherit: the program runs with its own __future__ imports, not this module's
-        code = compile(source, "<program>", "exec", dont_inherit=True)
+        filename = "<program>" if path is None else str(path)
+        code = compile(source, filename, "exec", dont_inherit=True)
         exec(code, {"__name__": "__program__"})
     return out.getvalue()
 

@@ -7,9 +7,6 @@ difference, both sides are pinned.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import warnings
 from pathlib import Path
 
 import pytest
@@ -155,9 +152,9 @@ def test_a_function_that_takes_the_config_may_read_ids_no_field_declares(
 ) -> None:
     # run from a real file: both libraries read the function's source to find its deps
     source = _FUNCTION_READS_ITS_OWN_ID
-    langchain_printed = _printed_from_file(source, tmp_path / "langchain_side.py")
+    langchain_printed = _printed(source, tmp_path / "langchain_side.py")
     assert langchain_printed.splitlines() == ["u7: main answer", "u7: other", "u8: other", "u9 T x"]
-    assert _printed_from_file(_ported(source), tmp_path / "ragline_side.py") == langchain_printed
+    assert _printed(_ported(source), tmp_path / "ragline_side.py") == langchain_printed
 
 
 def test_a_misspelt_id_is_still_refused_where_no_function_reads_the_config() -> None:
@@ -170,15 +167,6 @@ def test_a_misspelt_id_is_still_refused_where_no_function_reads_the_config() -> 
     assert str(caught.value) == (
         "unknown configurable id(s) 'tlp' for RunnableSequence; known ids are 'tpl'"
     )
-
-
-def _printed_from_file(source: str, path: Path) -> str:
-    path.write_text(source)
-    out = io.StringIO()
-    with warnings.catch_warnings(), contextlib.redirect_stdout(out):
-        warnings.simplefilter("ignore")
-        exec(compile(source, str(path), "exec", dont_inherit=True), {"__name__": "__p__"})
-    return out.getvalue()
 
 
 # LangChain's fake embeddings are pydantic models: equal when of one class with equal

@@ -198,27 +198,16 @@ print(out["answer"], out["p"].to_string())
 """
 
 
-def _printed_from_file(source: str, path: Path) -> str:
-    # both libraries read a function's source to find the runnables it uses: the program
-    # runs from a real file, as a trial program does
-    path.write_text(source)
-    out = io.StringIO()
-    with warnings.catch_warnings(), contextlib.redirect_stdout(out):
-        warnings.simplefilter("ignore")
-        exec(compile(source, str(path), "exec", dont_inherit=True), {"__name__": "__p__"})
-    return out.getvalue()
-
-
 def test_a_function_lists_the_configurable_fields_of_the_model_it_calls(tmp_path: Path) -> None:
     source = _FUNCTION_USES_A_CONFIGURABLE_MODEL
-    langchain_printed = _printed_from_file(source, tmp_path / "langchain_side.py")
+    langchain_printed = _printed(source, tmp_path / "langchain_side.py")
     assert langchain_printed.splitlines() == [
         "['llm'] ['llm']",
         "main answer other",
         "['llm', 'tpl']",
         "other T hi",
     ]
-    assert _printed_from_file(_ported(source), tmp_path / "ragline_side.py") == langchain_printed
+    assert _printed(_ported(source), tmp_path / "ragline_side.py") == langchain_printed
 
 
 # The streamed twins (review of a3c8571): LangChain's sequence hands a keyword to its first
