@@ -486,6 +486,8 @@ class BaseMessageChunk(BaseMessage):
         return type(self)(**self._merged_fields(other))
 
     def _merged_fields(self, other: Any) -> dict[str, Any]:
+        # no "name": LangChain's sum of two chunks has none, even when both had the same
+        # (a function message's chunk keeps its function's name: FunctionMessageChunk)
         return {
             "content": _merge_content(self.content, other.content),
             "additional_kwargs": _merge_dicts(self.additional_kwargs, other.additional_kwargs),
@@ -493,7 +495,6 @@ class BaseMessageChunk(BaseMessage):
                 **self.response_metadata,
                 **{k: v for k, v in other.response_metadata.items() if v is not None},
             },
-            "name": self.name if self.name is not None else other.name,
             "id": self.id if self.id is not None else other.id,
         }
 
@@ -783,7 +784,7 @@ class FunctionMessageChunk(FunctionMessage, BaseMessageChunk):
                 f"cannot add FunctionMessageChunks of different functions: {self.name!r} "
                 f"and {other.name!r}"
             )
-        return super()._merged_fields(other)
+        return {**super()._merged_fields(other), "name": self.name}
 
 
 @dataclass(repr=False, kw_only=True, match_args=False)
@@ -989,20 +990,18 @@ def add_ai_message_chunks(chunks: Sequence[AIMessageChunk]) -> AIMessageChunk:
         return total
     metadata: dict[str, Any] = dict(chunks[0].response_metadata)  # the first keeps Nones
     usage: UsageMetadata | None = None
-    name = id = position = None
+    id = position = None
     for index, chunk in enumerate(chunks):
         if chunk.response_metadata and index:
             metadata.update((k, v) for k, v in chunk.response_metadata.items() if v is not None)
         if chunk.usage_metadata is not None:
             usage = _add_usage(usage, chunk.usage_metadata)
-        name = chunk.name if name is None else name
         id = chunk.id if id is None else id
         position = chunk.chunk_position or position
     text = "".join(cast(str, chunk.content) for chunk in chunks)
     return AIMessageChunk(
         text,
         response_metadata=metadata,
-        name=name,
         id=id,
         usage_metadata=usage,
         chunk_position=position,

@@ -1,0 +1,60 @@
+"""Parity: known gaps left open by earlier port trials and reviews (issue 24, session 22).
+
+Each scenario runs one program through LangChain and, after ``ragline port``, through
+ragline, and compares what the two print.
+"""
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+# Adding message chunks: LangChain's sum has no ``name``, whatever the two pieces had
+# (only a function message's chunk keeps its function's name).
+_CHUNK_NAMES = """
+from langchain_core.messages import (
+    AIMessageChunk, ChatMessageChunk, FunctionMessageChunk, HumanMessageChunk,
+    SystemMessageChunk, ToolMessageChunk,
+)
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.runnables import RunnableLambda
+
+sums = [
+    AIMessageChunk(content="a", name="x", id="1") + AIMessageChunk(content="b", name="y", id="2"),
+    AIMessageChunk(content="a") + AIMessageChunk(content="b", name="y"),
+    AIMessageChunk(content="a", name="x") + AIMessageChunk(content="b", name="x"),
+    AIMessageChunk(content="a", name="x")
+    + AIMessageChunk(content="", tool_call_chunks=[{"name": "f", "args": "{}", "index": 0}]),
+    HumanMessageChunk(content="a", name="x") + HumanMessageChunk(content="b", name="x"),
+    SystemMessageChunk(content="a", name="x") + SystemMessageChunk(content="b"),
+    ChatMessageChunk(content="a", role="r", name="x") + ChatMessageChunk(content="b", role="r"),
+    ToolMessageChunk(content="a", tool_call_id="t", name="x")
+    + ToolMessageChunk(content="b", tool_call_id="t", name="x"),
+    FunctionMessageChunk(content="a", name="f") + FunctionMessageChunk(content="b", name="f"),
+]
+for total in sums:
+    print(type(total).__name__, repr(total.content), total.name, total.id)
+
+# a stream collected before a function: the pieces are added up
+def stream(_):
+    yield AIMessageChunk(content="a", name="bot", id="r")
+    yield AIMessageChunk(content="b", name="bot")
+
+seen = (RunnableLambda(stream) | RunnableLambda(lambda m: (m.content, m.name))).invoke(0)
+print(seen)
+"""
+
+
+def test_a_sum_of_message_chunks_has_no_name_as_in_langchain() -> None:
+    langchain_printed = _printed(_CHUNK_NAMES)
+    assert langchain_printed.splitlines() == [
+        "AIMessageChunk 'ab' None 1",
+        "AIMessageChunk 'ab' None None",
+        "AIMessageChunk 'ab' None None",
+        "AIMessageChunk 'a' None None",
+        "HumanMessageChunk 'ab' None None",
+        "SystemMessageChunk 'ab' None None",
+        "ChatMessageChunk 'ab' None None",
+        "ToolMessageChunk 'ab' None None",
+        "FunctionMessageChunk 'ab' f None",
+        "('ab', None)",
+    ]
+    assert _printed(_ported(_CHUNK_NAMES)) == langchain_printed
