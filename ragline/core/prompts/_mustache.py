@@ -106,7 +106,12 @@ def _tokens(template: str) -> list[tuple[str, str]]:
 
 def _strip_standalone(tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Drop the indentation and the line end around a section, comment or partial tag
-    that is alone on its line (judged on the template as written)."""
+    that is alone on its line (judged on the template as written).
+
+    As LangChain's renderer does (where the mustache specification differs): only spaces
+    of the indentation are dropped, and a tag on the template's last line, with no
+    newline after it, keeps the blanks that follow it.
+    """
     keep = [[0, len(text)] for _, text in tokens]  # the slice of each text token kept
     last = len(tokens) - 1
     for i, (kind, _) in enumerate(tokens):
@@ -123,10 +128,10 @@ def _strip_standalone(tokens: list[tuple[str, str]]) -> list[tuple[str, str]]:
         tail = after[1] if line_end < 0 else after[1][:line_end]
         if tail.strip() or (line_end < 0 and i + 1 < last):
             continue  # text, or a tag, after the tag on its line
-        if i > 0:
-            keep[i - 1][1] = min(keep[i - 1][1], cut)
-        if i < last:
-            keep[i + 1][0] = max(keep[i + 1][0], len(after[1]) if line_end < 0 else line_end + 1)
+        if i > 0:  # the indentation's spaces go; a tab stays, as in LangChain's renderer
+            keep[i - 1][1] = min(keep[i - 1][1], len(before[1].rstrip(" ")))
+        if i < last and line_end >= 0:  # blanks after a last tag with no newline stay
+            keep[i + 1][0] = max(keep[i + 1][0], line_end + 1)
     kept = [
         (kind, text[start:end] if kind == "text" else text)
         for (kind, text), (start, end) in zip(tokens, keep, strict=True)
