@@ -34,7 +34,8 @@ class PyPDFLoader(BaseLoader):
     a time zone become ISO 8601), then ``source`` and ``total_pages``; page documents
     add ``page`` (0-based, as in LangChain) and ``page_label`` (the label the PDF shows,
     e.g. ``"iv"``; ``"1"``-based numbers when it defines none). In ``"single"`` mode
-    the pages' text is joined with ``pages_delimiter``.
+    the pages' text is joined with ``pages_delimiter``. Each page's text is stripped
+    of the whitespace around it, as LangChain's parser strips it.
 
     Args:
         file_path: the PDF file.
@@ -114,8 +115,10 @@ class PyPDFLoader(BaseLoader):
         return reader
 
     def _page_text(self, reader: Any, number: int, path: str) -> str:
+        # Stripped, as LangChain's parser strips it: pypdf's text of a page whose
+        # last text operator starts a new line ends in "\n".
         def extract() -> str:
-            return reader.pages[number].extract_text(extraction_mode=self.extraction_mode)
+            return reader.pages[number].extract_text(extraction_mode=self.extraction_mode).strip()
 
         return self._guard(path, f"extract the text of page {number} of", extract)
 
