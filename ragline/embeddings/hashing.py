@@ -218,8 +218,8 @@ class _ComparedByFields:
     """Equality and printed forms of LangChain's fake embeddings, which are pydantic
     models: two of one class with equal fields are equal, ``str`` lists the fields
     (``size=8``) and ``repr`` wraps them in the class name (a subclass's own fields
-    too). Unlike a pydantic model's, the object stays hashable (by its class and
-    fields, so equal objects hash alike)."""
+    too). Like a pydantic model that is not frozen, the object is unhashable: its
+    fields can change, so no hash would stay true to its equality."""
 
     def _field_values(self) -> tuple[tuple[str, object], ...]:
         return tuple((name, getattr(self, name)) for name in declared_fields(type(self)))
@@ -229,8 +229,7 @@ class _ComparedByFields:
             return NotImplemented
         return self._field_values() == other._field_values()  # type: ignore[attr-defined]
 
-    def __hash__(self) -> int:
-        return hash((type(self), self._field_values()))
+    __hash__ = None  # type: ignore[assignment]
 
     def _fields_shown(self) -> list[str]:
         return [f"{name}={value!r}" for name, value in self._field_values()]

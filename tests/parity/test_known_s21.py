@@ -209,14 +209,6 @@ def test_fake_embeddings_are_equal_and_printed_by_their_fields() -> None:
     assert _printed(_ported(_FAKE_EMBEDDINGS_COMPARED)) == langchain_printed
 
 
-def test_equal_fake_embeddings_hash_alike_where_langchains_cannot_be_hashed() -> None:
-    # a pydantic model is unhashable (LangChain: TypeError); ragline's stays usable in a
-    # set or as a dict key, one entry per distinct value
-    first, second = DeterministicFakeEmbedding(size=8), DeterministicFakeEmbedding(size=8)
-    assert hash(first) == hash(second)
-    assert len({first, second, DeterministicFakeEmbedding(size=9)}) == 2
-
-
 # faiss_uuid_add_documents_save_load (set 57): two stores built on one faiss index object.
 # LangChain's share it, and each keeps its own position -> id map, so an add to one makes
 # the other's search fail (KeyError: a position its map lacks) and its next add map the

@@ -58,3 +58,30 @@ def test_a_sum_of_message_chunks_has_no_name_as_in_langchain() -> None:
         "('ab', None)",
     ]
     assert _printed(_ported(_CHUNK_NAMES)) == langchain_printed
+
+
+# LangChain's fake embeddings are pydantic models that are not frozen: equal by their
+# fields and unhashable (their fields can change), so neither goes in a set or a dict key.
+_FAKE_EMBEDDINGS_HASHED = """
+from langchain_core.embeddings import DeterministicFakeEmbedding, FakeEmbeddings
+
+for embedding in (DeterministicFakeEmbedding(size=4), FakeEmbeddings(size=4)):
+    for use in (hash, lambda e: {e}, lambda e: {e: 1}):
+        try:
+            use(embedding)
+            print("hashed")
+        except TypeError as e:
+            print(type(e).__name__, e)
+    print(embedding == type(embedding)(size=4), embedding in [type(embedding)(size=4)])
+"""
+
+
+def test_fake_embeddings_are_unhashable_as_in_langchain() -> None:
+    langchain_printed = _printed(_FAKE_EMBEDDINGS_HASHED)
+    assert langchain_printed.splitlines() == [
+        *["TypeError unhashable type: 'DeterministicFakeEmbedding'"] * 3,
+        "True True",
+        *["TypeError unhashable type: 'FakeEmbeddings'"] * 3,
+        "True True",
+    ]
+    assert _printed(_ported(_FAKE_EMBEDDINGS_HASHED)) == langchain_printed
