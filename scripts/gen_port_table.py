@@ -58,12 +58,14 @@ RAGLINE_PACKAGES = [
     "ragline.core.structured_query",
 ]
 
-# Names ragline exports that LangChain also has, but as something else.
+# Names ragline exports that LangChain also has, but as something else. (Not
+# ``ArgsSchema``: LangChain's is a type alias for a pydantic model class or a JSON Schema
+# dict, ragline's the class of a tool's argument schema; a program only writes it in an
+# annotation, ``args_schema: ArgsSchema | None = Input``, where either reads alike.)
 NOT_THE_SAME = {
     "Field",
     "Fields",
     "RunInfo",
-    "ArgsSchema",
     "Corpus",
     "Manifest",
     "Evaluation",

@@ -1475,6 +1475,7 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.prompts.base": {
         "ragline.core": "BasePromptTemplate format_document",
+        "ragline.core.prompts": "FormatOutputType",
     },
     "langchain_core.prompts.chat": {
         "ragline.core": (
@@ -1575,14 +1576,15 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_core.tools": {
         "ragline.tools": (
-            "BaseTool InjectedToolArg InjectedToolCallId StructuredTool Tool "
+            "ArgsSchema BaseTool InjectedToolArg InjectedToolCallId StructuredTool Tool "
             "ToolException create_retriever_tool create_schema_from_function "
             "render_text_description render_text_description_and_args tool"
         ),
     },
     "langchain_core.tools.base": {
         "ragline.tools": (
-            "BaseTool InjectedToolArg InjectedToolCallId ToolException create_schema_from_function"
+            "ArgsSchema BaseTool InjectedToolArg InjectedToolCallId ToolException "
+            "create_schema_from_function"
         ),
     },
     "langchain_core.tools.convert": {
@@ -2433,7 +2435,7 @@ MISSING: dict[str, str] = {
     "langchain_core.prompts": (
         "DictPromptTemplate aformat_document check_valid_template jinja2_formatter validate_jinja2"
     ),
-    "langchain_core.prompts.base": "FormatOutputType aformat_document",
+    "langchain_core.prompts.base": "aformat_document",
     "langchain_core.prompts.chat": "BaseStringMessagePromptTemplate MessagePromptTemplateT",
     "langchain_core.prompts.string": (
         "check_valid_template is_subsequence jinja2_formatter mustache_formatter "
@@ -2466,12 +2468,10 @@ MISSING: dict[str, str] = {
     ),
     "langchain_core.stores": "InMemoryBaseStore InvalidKeyException K V",
     "langchain_core.tools": (
-        "ArgsSchema BaseToolkit FILTERED_ARGS RetrieverInput SchemaAnnotationError "
-        "ToolsRenderer convert_runnable_to_tool"
+        "BaseToolkit FILTERED_ARGS RetrieverInput SchemaAnnotationError ToolsRenderer "
+        "convert_runnable_to_tool"
     ),
-    "langchain_core.tools.base": (
-        "ArgsSchema BaseToolkit SchemaAnnotationError get_all_basemodel_annotations"
-    ),
+    "langchain_core.tools.base": "BaseToolkit SchemaAnnotationError get_all_basemodel_annotations",
     "langchain_core.tools.convert": "convert_runnable_to_tool",
     "langchain_core.tools.retriever": "RetrieverInput",
     "langchain_core.tracers": "EvaluatorCallbackHandler LangChainTracer LogStreamCallbackHandler",

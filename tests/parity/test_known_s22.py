@@ -7,6 +7,8 @@ ragline, and compares what the two print.
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
+COVERS = {"core.FormatOutputType", "tools.ArgsSchema"}
+
 # Adding message chunks: LangChain's sum has no ``name``, whatever the two pieces had
 # (only a function message's chunk keeps its function's name).
 _CHUNK_NAMES = """
@@ -85,3 +87,47 @@ def test_fake_embeddings_are_unhashable_as_in_langchain() -> None:
         "True True",
     ]
     assert _printed(_ported(_FAKE_EMBEDDINGS_HASHED)) == langchain_printed
+
+
+# Two names a program writes only in annotations: ``ArgsSchema`` (LangChain's alias for a
+# pydantic model class or a JSON Schema dict; ragline's class of a tool's argument schema
+# reads alike there) and ``FormatOutputType`` (the type variable of a prompt's output).
+_ANNOTATION_NAMES = """
+from typing import Optional
+
+from langchain_core.prompts.base import FormatOutputType
+from langchain_core.tools import BaseTool
+from langchain_core.tools.base import ArgsSchema
+from pydantic import BaseModel, Field
+
+
+class Input(BaseModel):
+    city: str = Field(description="the city")
+
+
+class Weather(BaseTool):
+    name: str = "weather"
+    description: str = "The weather in a city"
+    args_schema: Optional[ArgsSchema] = Input
+
+    def _run(self, city: str) -> str:
+        return f"sunny in {city}"
+
+
+def same(value: FormatOutputType) -> FormatOutputType:
+    return value
+
+
+tool = Weather()
+print(tool.invoke({"city": "Oslo"}), tool.args, tool.args_schema.__name__)
+print(same(3), Weather.__annotations__["args_schema"] is not None)
+"""
+
+
+def test_argsschema_and_formatoutputtype_port_as_annotations() -> None:
+    langchain_printed = _printed(_ANNOTATION_NAMES)
+    assert langchain_printed == (
+        "sunny in Oslo {'city': {'description': 'the city', 'title': 'City', "
+        "'type': 'string'}} Input\n3 True\n"
+    )
+    assert _printed(_ported(_ANNOTATION_NAMES)) == langchain_printed

@@ -23,7 +23,12 @@ Example:
     ['language', 'question']
 """
 
-from ragline.core.prompts._base import BasePromptTemplate, PromptTemplate, format_document
+from ragline.core.prompts._base import (
+    BasePromptTemplate,
+    FormatOutputType,
+    PromptTemplate,
+    format_document,
+)
 from ragline.core.prompts._chat import (
     AIMessagePromptTemplate,
     BaseChatPromptTemplate,
@@ -56,6 +61,7 @@ __all__ = [
     "FewShotChatMessagePromptTemplate",
     "FewShotPromptTemplate",
     "FewShotPromptWithTemplates",
+    "FormatOutputType",
     "HumanMessagePromptTemplate",
     "MessagesPlaceholder",
     "PromptTemplate",

@@ -19,7 +19,7 @@ import warnings
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ragline.core.callbacks.manager import _OWN_RUN
 from ragline.core.exceptions import (
@@ -35,7 +35,12 @@ from ragline.core.prompts._values import PromptValue, StringPromptValue
 from ragline.core.runnables.base import Runnable
 from ragline.core.runnables.serializable import RunnableSerializable
 
-__all__ = ["BasePromptTemplate", "PromptTemplate", "format_document"]
+__all__ = ["BasePromptTemplate", "FormatOutputType", "PromptTemplate", "format_document"]
+
+FormatOutputType = TypeVar("FormatOutputType")
+"""What a prompt's ``format`` returns, as LangChain's generic prompt classes name it in
+their annotations (``BasePromptTemplate[FormatOutputType]``); ragline's prompt classes
+are not generic, so it only appears in type hints."""
 
 
 def _marker(name: str, html: bool) -> str:
