@@ -31,6 +31,7 @@ from ragline.core import (
 from ragline.core._checks import check_non_negative_int, check_positive_int
 from ragline.core._optional import require
 from ragline.loaders._base import BaseLoader
+from ragline.loaders._encoding import FileMissingError
 from ragline.loaders._mapping import loader_for_path
 from ragline.loaders._text import TextLoader
 
@@ -229,7 +230,7 @@ class DirectoryLoader(BaseLoader):
         """
         root = Path(self.path)
         if not root.exists():
-            raise LoaderError(f"directory not found: {os.fspath(self.path)}")
+            raise FileMissingError(f"directory not found: {os.fspath(self.path)}")
         if not root.is_dir():
             raise LoaderError(f"{os.fspath(self.path)} is not a directory")
         real_root = root.resolve()

@@ -7,6 +7,8 @@ Encoding rules shared by every file loader:
   file, the encoding and the first bad byte: a :class:`LoaderError` that is also a
   ``RuntimeError``, since LangChain's loaders raise RuntimeError there and ported
   programs catch that.
+- A missing file raises :class:`FileMissingError`, a :class:`LoaderError` that is also
+  each built-in class LangChain's loaders raise for it.
 - ``autodetect_encoding=True`` picks the first encoding that decodes the whole file:
   a byte-order mark if present (UTF-32, UTF-16, UTF-8), else ``utf-8``, ``cp1252``
   and finally ``latin-1`` (which decodes any bytes). The order is fixed, so the
@@ -36,6 +38,16 @@ class DecodeError(LoaderError, RuntimeError):
     encoding and the first bad byte. Caught as LoaderError (ragline) or RuntimeError
     (what LangChain's TextLoader and DirectoryLoader raise there), and printed as
     RuntimeError (``type(err).__name__``)."""
+
+
+@printed_as(FileNotFoundError)
+class FileMissingError(LoaderError, FileNotFoundError, RuntimeError, ValueError):
+    """The file (or the folder of a DirectoryLoader) to load does not exist; the message
+    names it. LangChain's loaders raise different classes here (``RuntimeError`` from
+    TextLoader and CSVLoader, ``FileNotFoundError`` from DirectoryLoader, JSONLoader,
+    BSHTMLLoader and PythonLoader, ``ValueError`` from PyPDFLoader), so this one is all
+    of them: ``except`` clauses written for any of those catch it, as does ``except
+    LoaderError``. It prints as ``FileNotFoundError`` (``type(err).__name__``)."""
 
 
 _WIDE = frozenset({"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"})
@@ -219,7 +231,7 @@ def _open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
     try:
         return open(path, "rb")  # the caller owns and closes it
     except FileNotFoundError:
-        raise LoaderError(f"file not found: {os.fspath(path)}") from None
+        raise FileMissingError(f"file not found: {os.fspath(path)}") from None
     except IsADirectoryError:
         raise LoaderError(f"{os.fspath(path)} is a directory, not a file") from None
     except OSError as err:

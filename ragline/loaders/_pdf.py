@@ -14,7 +14,7 @@ from ragline.core import Document, LoaderError, RaglineError
 from ragline.core._checks import check_choice
 from ragline.core._optional import require
 from ragline.loaders._base import BaseLoader
-from ragline.loaders._encoding import check_path
+from ragline.loaders._encoding import FileMissingError, check_path
 
 __all__ = ["PyPDFDirectoryLoader", "PyPDFLoader"]
 
@@ -84,7 +84,7 @@ class PyPDFLoader(BaseLoader):
         try:
             handle = open(path, "rb")  # noqa: SIM115 - closed in the finally below
         except FileNotFoundError:
-            raise LoaderError(f"file not found: {path}") from None
+            raise FileMissingError(f"file not found: {path}") from None
         except OSError as err:
             raise LoaderError(f"cannot read {path}: {err.strerror or err}") from err
         try:

@@ -6,7 +6,7 @@ import os
 import tokenize
 
 from ragline.core.exceptions import LoaderError
-from ragline.loaders._encoding import check_path
+from ragline.loaders._encoding import FileMissingError, check_path
 from ragline.loaders._text import TextLoader
 
 __all__ = ["PythonLoader"]
@@ -25,7 +25,8 @@ class PythonLoader(TextLoader):
 
     Raises:
         InvalidInputError: ``file_path`` is not a str or path.
-        LoaderError: the file is missing or unreadable (raised at construction).
+        LoaderError: the file is missing (FileMissingError) or unreadable (raised at
+            construction).
         SyntaxError: the coding comment names an unknown encoding, or disagrees with a
             byte-order mark, or the file is not text: ``tokenize.detect_encoding``'s error,
             whose message names the file.
@@ -45,6 +46,8 @@ class PythonLoader(TextLoader):
             with open(path, "rb") as handle:
                 # a bad declaration raises the interpreter's SyntaxError, naming the file
                 encoding, _ = tokenize.detect_encoding(handle.readline)
+        except FileNotFoundError:
+            raise FileMissingError(f"file not found: {os.fspath(path)}") from None
         except OSError as err:
             raise LoaderError(f"cannot read {os.fspath(path)}: {err.strerror or err}") from err
         super().__init__(path, encoding=encoding)

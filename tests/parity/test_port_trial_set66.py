@@ -66,3 +66,40 @@ def test_pdf_page_text_is_stripped_as_langchains_parser_strips_it(tmp_path: Path
     assert "'Quarterly Report\\nRevenue grew.'\n'Outlook\\nSteady.'\n" in langchain_printed
     assert "'Quarterly Report\\nRevenue grew.\\n\\x0cOutlook\\nSteady.'" in langchain_printed
     assert _printed(_ported(source)) == langchain_printed
+
+
+# Beside the trial (a probe of the same loaders): a program that catches what LangChain's
+# loader raises for a missing file. LangChain's loaders raise RuntimeError (TextLoader,
+# CSVLoader), FileNotFoundError (DirectoryLoader, JSONLoader, BSHTMLLoader, PythonLoader)
+# or ValueError (PyPDFLoader); ragline raised LoaderError, which none of those caught.
+_MISSING_FILE = """
+from langchain_community.document_loaders import (
+    BSHTMLLoader, CSVLoader, DirectoryLoader, JSONLoader, PyPDFLoader, PythonLoader, TextLoader,
+)
+
+folder = {folder!r}
+soup = {{"features": "html.parser"}}
+calls = [
+    (RuntimeError, lambda: TextLoader(folder + "/none.txt", encoding="utf-8").load()),
+    (RuntimeError, lambda: CSVLoader(folder + "/none.csv").load()),
+    (FileNotFoundError, lambda: DirectoryLoader(folder + "/nowhere", glob="*.txt").load()),
+    (FileNotFoundError, lambda: JSONLoader(folder + "/none.json", jq_schema=".").load()),
+    (FileNotFoundError, lambda: BSHTMLLoader(folder + "/none.html", bs_kwargs=soup).load()),
+    (FileNotFoundError, lambda: PythonLoader(folder + "/none.py").load()),
+    (ValueError, lambda: PyPDFLoader(folder + "/none.pdf").load()),
+]
+for expected, call in calls:
+    try:
+        call()
+    except expected:
+        print("caught", expected.__name__)
+"""
+
+
+def test_a_missing_file_is_caught_as_each_langchain_loader_raises_it(tmp_path: Path) -> None:
+    source = _MISSING_FILE.format(folder=str(tmp_path))
+    langchain_printed = _printed(source)
+    assert langchain_printed == (
+        "caught RuntimeError\n" * 2 + "caught FileNotFoundError\n" * 4 + "caught ValueError\n"
+    )
+    assert _printed(_ported(source)) == langchain_printed
