@@ -131,3 +131,106 @@ def test_argsschema_and_formatoutputtype_port_as_annotations() -> None:
         "'type': 'string'}} Input\n3 True\n"
     )
     assert _printed(_ported(_ANNOTATION_NAMES)) == langchain_printed
+
+
+# Mustache ``{{{b}}`` (three braces open, two close): LangChain's renderer takes it as a
+# tag of no kind, which renders as nothing, takes its line with it when alone there and
+# is no variable; ``{{{b}}}}`` is ``{{{b}}}`` then a brace. (ragline also warns.)
+_UNBALANCED_TRIPLE = """
+from langchain_core.prompts import PromptTemplate
+
+for template in [
+    "{{{b}}", "a {{{b}} c", "a\\n  {{{b}}  \\nc", "{{#s}}{{{b}}{{/s}}x", "{{{b}}}", "{{{b}}}}",
+    "x{{{b}} y {{{c}}} z", "{{{#b}}",
+]:
+    prompt = PromptTemplate.from_template(template, template_format="mustache")
+    print(repr(template), prompt.input_variables, repr(prompt.format(b="B", c="C", s=[1])))
+"""
+
+
+def test_an_unbalanced_triple_mustache_tag_renders_as_nothing_as_in_langchain() -> None:
+    langchain_printed = _printed(_UNBALANCED_TRIPLE)
+    assert langchain_printed.splitlines() == [
+        "'{{{b}}' [] ''",
+        "'a {{{b}} c' [] 'a  c'",
+        "'a\\n  {{{b}}  \\nc' [] 'a\\nc'",
+        "'{{#s}}{{{b}}{{/s}}x' ['s'] 'x'",
+        "'{{{b}}}' ['b'] 'B'",
+        "'{{{b}}}}' ['b'] 'B}'",
+        "'x{{{b}} y {{{c}}} z' ['c'] 'x y C z'",
+        "'{{{#b}}' [] ''",
+    ]
+    assert _printed(_ported(_UNBALANCED_TRIPLE)) == langchain_printed
+
+
+def test_an_unbalanced_triple_mustache_tag_warns_in_ragline() -> None:
+    import pytest
+
+    from ragline.core import PromptTemplate
+
+    with pytest.warns(UserWarning, match=r"'\{\{\{b\}\}' opens with three braces"):
+        prompt = PromptTemplate.from_template("a {{{b}} c", template_format="mustache")
+    assert prompt.format() == "a  c"
+
+
+# A mustache value whose truth cannot be told (a numpy array of several items, or none:
+# bool() raises ValueError; an object whose __bool__ raises): LangChain's lookup takes it
+# as missing (a variable shows nothing, a section is skipped, an inverted one shows); an
+# array of one item is true and one scope; a range or a generator is looped over.
+_UNTELLABLE_TRUTH = """
+import numpy as np
+from langchain_core.prompts import PromptTemplate
+
+
+class NoTruth:
+    def __bool__(self):
+        raise ValueError("no truth")
+
+
+section = PromptTemplate.from_template(
+    "{{#a}}[{{.}}]{{/a}}|{{^a}}none{{/a}}", template_format="mustache"
+)
+variable = PromptTemplate.from_template("<{{a}}>", template_format="mustache")
+values = [
+    np.array([1, 2]), np.array([]), np.array([5]), np.array(0), np.array([[1, 2]]),
+    NoTruth(), range(1, 3), (n for n in "xy"), (1, 2), {"k": 1}, "",
+]
+for value in values:
+    print(type(value).__name__, repr(section.format(a=value)))
+for value in values[:6]:
+    print(type(value).__name__, repr(variable.format(a=value)))
+"""
+
+
+def test_a_mustache_value_whose_truth_cannot_be_told_is_missing_as_in_langchain() -> None:
+    langchain_printed = _printed(_UNTELLABLE_TRUTH)
+    assert langchain_printed.splitlines() == [
+        "ndarray '|none'",
+        "ndarray '|none'",
+        "ndarray '[[5]]|'",
+        "ndarray '|none'",
+        "ndarray '|none'",
+        "NoTruth '|none'",
+        "range '[1][2]|'",
+        "generator '[x][y]|'",
+        "tuple '[1][2]|'",
+        "dict \"[{'k': 1}]|\"",
+        "str '|none'",
+        "ndarray '<>'",
+        "ndarray '<>'",
+        "ndarray '<[5]>'",
+        "ndarray '<0>'",
+        "ndarray '<>'",
+        "NoTruth '<>'",
+    ]
+    assert _printed(_ported(_UNTELLABLE_TRUTH)) == langchain_printed
+
+
+def test_a_false_item_of_a_mustache_list_still_renders_in_ragline() -> None:
+    # LangChain's renderer skips a list item that is false (0, "", False, None, []):
+    # "{{#a}}[{{.}}]{{/a}}" over [0, 1, ""] gives "[1]". The mustache specification, and
+    # ragline, render each item (docs/differences-from-langchain.md)
+    from ragline.core import PromptTemplate
+
+    prompt = PromptTemplate.from_template("{{#a}}[{{.}}]{{/a}}", template_format="mustache")
+    assert prompt.format(a=[0, 1, "", False, None]) == "[0][1][][False][]"

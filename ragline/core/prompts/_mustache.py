@@ -22,11 +22,13 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ragline.core.exceptions import InvalidInputError
+from ragline.core.fields import user_stacklevel
 from ragline.core.prompts._limits import get_template_limits
 
 __all__ = ["compile_mustache"]
@@ -79,11 +81,6 @@ def _tokens(template: str) -> list[tuple[str, str]]:
     while (start := template.find("{{", pos)) >= 0:
         if start > pos:
             tokens.append(("text", template[pos:start]))
-        end = template.find("}}}", start + 3) if template.startswith("{{{", start) else -1
-        if end >= 0:  # {{{name}}}
-            tokens.append(("{", template[start + 3 : end].strip()))
-            pos = end + 3
-            continue
         end = template.find("}}", start + 2)
         if end < 0:
             raise InvalidInputError(
@@ -91,6 +88,23 @@ def _tokens(template: str) -> list[tuple[str, str]]:
                 f"character {start}"
             )
         body = template[start + 2 : end]
+        if body.startswith("{"):  # {{{name}}}: the tag runs to the first }}, then one }
+            if template.startswith("}", end + 2):
+                tokens.append(("{", body[1:].strip()))
+                pos = end + 3
+                continue
+            # {{{name}} (no third }): LangChain's renderer takes it as a tag of no kind,
+            # which renders as nothing (and, alone on its line, takes the line with it)
+            # and is no variable; so is it here, as a comment, with a warning
+            warnings.warn(
+                f"mustache tag {template[start : end + 2]!r} opens with three braces and "
+                "closes with two; it renders as nothing (write {{{name}}} or {{name}})",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
+            tokens.append(("!", body))
+            pos = end + 2
+            continue
         sigil = body[:1] if body[:1] in ("#", "^", "/", "!", ">", "&", "=") else ""
         if sigil == "=":
             raise InvalidInputError(
@@ -199,15 +213,25 @@ def _lookup(name: str, scopes: Sequence[Any]) -> Any:
 
 
 def _falsy(value: Any) -> bool:
-    return value is _MISSING or value is None or not value
+    """Whether a section skips ``value`` (an inverted section shows for it): a missing,
+    None or false value, or one whose truth cannot be told (a numpy array of several
+    items raises ValueError on ``bool``), which LangChain's lookup takes as missing."""
+    try:
+        return value is _MISSING or value is None or not value
+    except (ValueError, TypeError):
+        return True
 
 
 def _text(value: Any) -> str:
     """A value as a variable shows it: nothing for a missing, None or empty value (but
-    ``0`` and ``False`` show)."""
+    one equal to ``0`` or ``False`` shows), or for one whose truth cannot be told (as
+    missing)."""
     if value is _MISSING or value is None:
         return ""
-    if not value and not isinstance(value, (int, float)):
+    try:
+        if not value and value not in (0, False):
+            return ""
+    except (ValueError, TypeError):
         return ""
     return str(value)
 
@@ -242,7 +266,12 @@ def _render(nodes: list[_Node], scopes: list[Any], out: list[str], size: list[in
             value = _lookup(node.value, scopes)
             if _falsy(value):
                 continue
-            items = value if isinstance(value, (list, tuple)) else [value]
+            # a sequence or iterator (a range, a generator) is looped over, as LangChain
+            # loops; a str, a mapping or any other value is one scope
+            looped = isinstance(value, (list, tuple)) or (
+                isinstance(value, (Sequence, Iterator)) and not isinstance(value, str)
+            )
+            items = value if looped else [value]
             for item in items:
                 scopes.append(item)
                 try:
