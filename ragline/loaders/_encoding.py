@@ -50,6 +50,7 @@ class FileMissingError(LoaderError, FileNotFoundError, RuntimeError, ValueError)
     LoaderError``. It prints as ``FileNotFoundError`` (``type(err).__name__``)."""
 
 
+_WIDE_MARKS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
 _WIDE = frozenset({"utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"})
 # utf-32 marks first: the utf-32-le mark begins with the utf-16-le one.
 _BOMS = (
@@ -200,6 +201,23 @@ def read_text(
         LoaderError: the file is missing, unreadable or not valid in the encoding.
     """
     return decode(read_bytes(path), path, encoding, autodetect)
+
+
+def universal_newlines(text: str) -> str:
+    """``text`` with ``"\\r\\n"`` and lone ``"\\r"`` line ends as ``"\\n"``, as Python's text
+    mode reads a file (and so LangChain's loaders that open files in text mode)."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def universal_newline_bytes(data: bytes) -> bytes:
+    """:func:`universal_newlines` on undecoded bytes, for markup whose encoding the
+    parser finds; bytes that begin with a UTF-16 or UTF-32 byte-order mark (where a
+    0x0D byte need not be a carriage return) are returned as they are."""
+    if b"\r" not in data or data.startswith(_WIDE_MARKS):
+        return data
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
 
 def open_text(

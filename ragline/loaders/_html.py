@@ -36,7 +36,14 @@ from typing import Any
 from ragline.core import Document, InvalidInputError, LoaderError
 from ragline.core._optional import require
 from ragline.loaders._base import BaseLoader
-from ragline.loaders._encoding import check_encoding, check_path, decode, read_bytes
+from ragline.loaders._encoding import (
+    check_encoding,
+    check_path,
+    decode,
+    read_bytes,
+    universal_newline_bytes,
+    universal_newlines,
+)
 
 __all__ = ["BSHTMLLoader", "page_text", "parse_html", "structured_text", "visible_text"]
 
@@ -332,7 +339,9 @@ class BSHTMLLoader(BaseLoader):
         file_path: the HTML file.
         open_encoding: decode the file strictly with this encoding; ``None`` lets
             BeautifulSoup decide from a byte-order mark, ``<meta charset>``, or by
-            detection.
+            detection. Either way line ends are read as Python's text mode reads them
+            (``"\\r\\n"`` and a lone ``"\\r"`` become ``"\\n"``), as LangChain's loader
+            opens the file.
         bs_kwargs: keyword arguments for ``BeautifulSoup`` (``features`` -
             default ``"html.parser"`` - ``parse_only``, ``from_encoding``,
             ``exclude_encodings``); another key is an error.
@@ -387,10 +396,14 @@ class BSHTMLLoader(BaseLoader):
         Raises:
             LoaderError: the file is missing, unreadable or undecodable.
         """
+        # line ends as text mode reads them: LangChain's loader opens the file in it
         data = read_bytes(self.file_path)
-        markup: str | bytes = data
-        if self.open_encoding is not None:
-            markup = decode(data, self.file_path, self.open_encoding, autodetect=False)
+        markup: str | bytes
+        if self.open_encoding is None:
+            markup = universal_newline_bytes(data)
+        else:
+            text = decode(data, self.file_path, self.open_encoding, autodetect=False)
+            markup = universal_newlines(text)
         try:
             soup = parse_html(markup, self.bs_kwargs)
         except (ValueError, LookupError) as err:  # e.g. a bad from_encoding

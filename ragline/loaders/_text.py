@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ragline.core import Document
 from ragline.loaders._base import BaseLoader
-from ragline.loaders._encoding import check_encoding, check_path, read_text
+from ragline.loaders._encoding import check_encoding, check_path, read_text, universal_newlines
 
 __all__ = ["TextLoader"]
 
@@ -21,6 +21,9 @@ class TextLoader(BaseLoader):
         autodetect_encoding: when ``encoding`` is ``None``, try a byte-order mark,
             then ``utf-8``, ``cp1252`` and ``latin-1`` in that order and use the
             first that decodes the whole file.
+
+    Line ends are read as Python's text mode reads them (LangChain's TextLoader opens
+    the file in that mode): ``"\\r\\n"`` and a lone ``"\\r"`` become ``"\\n"``.
 
     Raises:
         InvalidInputError: ``encoding`` is not a known codec (raised at construction).
@@ -52,7 +55,7 @@ class TextLoader(BaseLoader):
             LoaderError: the file is missing, unreadable or undecodable.
         """
         text = read_text(self.file_path, self.encoding, self.autodetect_encoding)
-        yield Document(text, metadata={"source": os.fspath(self.file_path)})
+        yield Document(universal_newlines(text), metadata={"source": os.fspath(self.file_path)})
 
     def __repr__(self) -> str:
         return f"TextLoader({os.fspath(self.file_path)!r})"

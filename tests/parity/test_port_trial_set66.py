@@ -103,3 +103,32 @@ def test_a_missing_file_is_caught_as_each_langchain_loader_raises_it(tmp_path: P
         "caught RuntimeError\n" * 2 + "caught FileNotFoundError\n" * 4 + "caught ValueError\n"
     )
     assert _printed(_ported(source)) == langchain_printed
+
+
+# Beside the trial (a probe of the same loaders): files written with Windows ("\r\n") or
+# old Mac ("\r") line ends. LangChain's TextLoader, PythonLoader and BSHTMLLoader open the
+# file in text mode, which reads both as "\n"; ragline kept them in page_content.
+_CRLF_FILES = """
+from langchain_community.document_loaders import BSHTMLLoader, PythonLoader, TextLoader
+
+folder = {folder!r}
+open(folder + "/notes.txt", "wb").write(b"line1\\r\\nline2\\rline3\\r\\n")
+open(folder + "/tool.py", "wb").write(b"x = 1\\r\\ny = 2\\r\\n")
+page = b"<title>T\\r\\nX</title><p>a\\r\\nb</p>\\r\\n<p>c</p>\\r\\n"
+open(folder + "/page.html", "wb").write(page)
+soup = {{"features": "html.parser"}}
+print(repr(TextLoader(folder + "/notes.txt").load()[0].page_content))
+print(repr(TextLoader(folder + "/notes.txt", encoding="utf-8").load()[0].page_content))
+print(repr(PythonLoader(folder + "/tool.py").load()[0].page_content))
+for encoding in (None, "utf-8"):
+    doc = BSHTMLLoader(folder + "/page.html", open_encoding=encoding, bs_kwargs=soup).load()[0]
+    print(repr(doc.page_content), repr(doc.metadata["title"]))
+"""
+
+
+def test_crlf_and_cr_line_ends_read_as_text_mode_reads_them(tmp_path: Path) -> None:
+    source = _CRLF_FILES.format(folder=str(tmp_path))
+    langchain_printed = _printed(source)
+    assert langchain_printed.startswith("'line1\\nline2\\nline3\\n'\n" * 2 + "'x = 1\\ny = 2\\n'\n")
+    assert "\\r" not in langchain_printed
+    assert _printed(_ported(source)) == langchain_printed
