@@ -240,8 +240,8 @@ class BaseChatModel(BaseLanguageModel[AIMessage]):
 
         Args:
             schema: a pydantic model class (answers are instances of it), a TypedDict, a
-                JSON Schema dict with a ``title`` or an OpenAI function dict (answers are
-                dicts); ``None`` only with ``method="json_mode"``.
+                JSON Schema dict with a ``title``, an OpenAI function dict or an OpenAI tool
+                dict (answers are dicts); ``None`` only with ``method="json_mode"``.
             method: ``"function_calling"`` (the schema as the one tool to call),
                 ``"json_schema"`` (OpenAI's structured outputs) or ``"json_mode"``
                 (``response_format={"type": "json_object"}``); default: the first of the

@@ -10,10 +10,10 @@ Three ways to get it, LangChain's ``method`` names:
   the shape (``PydanticOutputParser(...).get_format_instructions()`` does).
 
 A pydantic model class gives instances of it; a TypedDict, a JSON Schema dict (with a
-``title``) or an OpenAI function dict give dicts (``json_mode`` also takes no schema).
-Which methods a model supports is its class's ``structured_output_methods`` (the first is
-the default): ``function_calling`` needs ``bind_tools``, the JSON methods a model that
-sends ``response_format`` (``ChatOpenAI``).
+``title``), an OpenAI function dict or an OpenAI tool dict give dicts (``json_mode`` also
+takes no schema). Which methods a model supports is its class's
+``structured_output_methods`` (the first is the default): ``function_calling`` needs
+``bind_tools``, the JSON methods a model that sends ``response_format`` (``ChatOpenAI``).
 
 Example:
     >>> from ragline.core import AIMessage, FakeMessagesListChatModel
@@ -27,6 +27,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ragline.core._checks import check_choice
@@ -100,12 +101,19 @@ def structured_output(
 
 
 def _function(schema: Any, strict: bool | None) -> dict[str, Any]:
+    if (
+        isinstance(schema, Mapping)
+        and schema.get("type") == "function"
+        and isinstance(schema.get("function"), Mapping)
+    ):  # an OpenAI tool dict (convert_to_openai_tool's output) describes its function
+        schema = schema["function"]
     try:
         return convert_to_openai_function(schema, strict=strict)
     except InvalidInputError as err:
         raise InvalidInputError(
             f"with_structured_output cannot use {schema!r:.80} as a schema: {err}; pass a "
-            "pydantic model class, a TypedDict or a JSON Schema dict with a 'title'"
+            "pydantic model class, a TypedDict, a JSON Schema dict with a 'title' or an "
+            "OpenAI function or tool dict"
         ) from err
 
 
