@@ -87,7 +87,8 @@ class FileChatMessageHistory(BaseChatMessageHistory):
     """A conversation stored as a JSON list in one file.
 
     Args:
-        file_path: the file (created, with its folder, on the first write).
+        file_path: the file. Created holding ``[]`` (with its folder) when missing, as
+            LangChain's history creates it on construction.
         encoding: the file's text encoding.
         ensure_ascii: escape non-ASCII characters in the JSON (LangChain's default).
 
@@ -117,6 +118,30 @@ class FileChatMessageHistory(BaseChatMessageHistory):
         self.encoding = encoding
         self.ensure_ascii = ensure_ascii
         self._lock_path = self.file_path.with_name(self.file_path.name + ".lock")
+        self._create_if_missing()
+
+    def _create_if_missing(self) -> None:
+        """Create the file holding ``[]`` unless it exists (an existing file is not read).
+
+        ``O_EXCL`` makes the creation race-free without the lock: if another process
+        creates or renames the file first, this one leaves it alone.
+
+        Raises:
+            PersistenceError: the file or its folder cannot be created.
+        """
+        if self.file_path.exists():
+            return
+        try:
+            self.file_path.parent.mkdir(parents=True, exist_ok=True)
+            handle = os.open(self.file_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            return
+        except OSError as err:
+            raise PersistenceError(
+                f"cannot create chat history file {self.file_path}: {err}"
+            ) from err
+        with os.fdopen(handle, "w", encoding=self.encoding) as stream:
+            stream.write("[]")
 
     def __repr__(self) -> str:
         return f"FileChatMessageHistory({str(self.file_path)!r})"

@@ -68,7 +68,7 @@ class TestRedisChatMessageHistory(ChatHistoryContract):
 def test_file_layout_is_a_json_list_of_langchain_dicts(tmp_path: Path) -> None:
     path = tmp_path / "nested" / "chat.json"
     history = FileChatMessageHistory(path)
-    assert not path.exists()  # reading or constructing creates nothing
+    assert path.read_text(encoding="utf-8") == "[]"  # created on construction, as LangChain's
     assert history.messages == []
     history.add_messages([HumanMessage("hi"), AIMessage("hello")])
     assert json.loads(path.read_text(encoding="utf-8")) == messages_to_dict(
