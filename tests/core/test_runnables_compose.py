@@ -11,6 +11,7 @@ from ragline.core import (
     BaseCallbackHandler,
     ConfigurableField,
     ConfigurationError,
+    PromptTemplate,
     RunCollectorCallbackHandler,
     Runnable,
     RunnableBinding,
@@ -468,18 +469,23 @@ def test_configurable_values_flow_down_a_chain():
 
 
 def test_unknown_configurable_id_names_the_known_ones():
-    chain = RunnableLambda(lambda x: x) | Greeter().configurable_fields(
-        greeting=ConfigurableField(id="greeting"), punctuation=ConfigurableField(id="punct")
+    # ragline's own parts only: a user's Runnable class (Greeter) is handed the config and
+    # may read ids of its own, so a tree holding one lets every id through
+    prompt = PromptTemplate.from_template("hello {x}!")
+    chain = RunnableLambda(lambda x: x) | prompt.configurable_fields(
+        template=ConfigurableField(id="greeting"), template_format=ConfigurableField(id="punct")
     )
     with pytest.raises(ConfigurationError) as info:
-        chain.invoke("x", {"configurable": {"greting": "hi"}})
+        chain.invoke({"x": "x"}, {"configurable": {"greting": "hi"}})
     assert str(info.value) == (
         "unknown configurable id(s) 'greting' for RunnableSequence; known ids are 'greeting', "
         "'punct'"
     )
-    standalone = Greeter().configurable_fields(greeting=ConfigurableField(id="greeting"))
+    standalone = prompt.configurable_fields(template=ConfigurableField(id="greeting"))
     with pytest.raises(ConfigurationError, match="known ids are 'greeting'"):
-        standalone.invoke("x", {"configurable": {"nope": 1}})
+        standalone.invoke({"x": "x"}, {"configurable": {"nope": 1}})
+    greeter = Greeter().configurable_fields(greeting=ConfigurableField(id="greeting"))
+    assert greeter.invoke("x", {"configurable": {"nope": 1}}) == "hello x!"
 
 
 def test_a_tree_without_configurable_fields_lets_ids_through_to_user_functions():

@@ -579,11 +579,23 @@ class RunnableGenerator(Runnable[Input, Output]):
             transform, atransform = None, transform  # type: ignore[assignment]
         self._transform_fn: Callable[..., Iterator[Any]] | None = transform
         self._atransform_fn = atransform
+        # what the runs call: a function with a ``config`` parameter gets the run's config
+        # (as LangChain's), decided once here so a plain generator costs nothing per call
+        self._transform_call: Callable[..., Iterator[Any]] | None = _passing_config(transform)
+        self._atransform_call: Callable[..., AsyncIterator[Any]] | None = _passing_config(
+            atransform
+        )
         named: Any = transform if transform is not None else atransform
         self.name = name or _function_name(named, "RunnableGenerator")
 
     def __repr__(self) -> str:
         return f"RunnableGenerator({self.get_name()})"
+
+    @property
+    def _takes_run_config(self) -> bool:  # type: ignore[override]
+        return (self._transform_call is not self._transform_fn) or (
+            self._atransform_call is not self._atransform_fn
+        )
 
     # LangChain's schemas: <name>_input / <name>_output, typed by what the iterators the
     # function takes and returns are annotated to hold (Iterator[int] -> integer)
@@ -627,18 +639,18 @@ class RunnableGenerator(Runnable[Input, Output]):
     ) -> Iterator[Output]:
         """Feed the input chunks to the generator function as they come."""
         self._reject_kwargs(kwargs)
-        if self._transform_fn is None:
+        if self._transform_call is None:
             raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
-        return self._transform_stream_with_config(input, self._transform_fn, config)
+        return self._transform_stream_with_config(input, self._transform_call, config)
 
     def stream(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Output]:
         """Stream the generator's output for one input."""
         self._reject_kwargs(kwargs)
-        if self._transform_fn is None:
+        if self._transform_call is None:
             raise TypeError(f"{self.get_name()} wraps an async generator; use astream/atransform")
-        return self._transform_stream_with_config(iter([input]), self._transform_fn, config)
+        return self._transform_stream_with_config(iter([input]), self._transform_call, config)
 
     def invoke(self, input: Input, config: RunnableConfig | None = None, **kwargs: Any) -> Output:
         """Return all output chunks combined (``+``)."""
@@ -660,9 +672,9 @@ class RunnableGenerator(Runnable[Input, Output]):
     ) -> AsyncIterator[Output]:
         """Feed async input chunks to the async generator function."""
         self._reject_kwargs(kwargs)
-        if self._atransform_fn is None:
+        if self._atransform_call is None:
             return self._araise(self._sync_only())
-        return self._atransform_stream_with_config(input, self._atransform_fn, config)
+        return self._atransform_stream_with_config(input, self._atransform_call, config)
 
     @staticmethod
     async def _araise(error: Exception) -> AsyncIterator[Any]:
@@ -674,13 +686,14 @@ class RunnableGenerator(Runnable[Input, Output]):
     ) -> AsyncIterator[Output]:
         """Async ``stream``."""
         self._reject_kwargs(kwargs)
-        if self._atransform_fn is None:
+        atransform = self._atransform_call
+        if atransform is None:
             return self._araise(self._sync_only())
 
         async def one() -> AsyncIterator[Any]:
             yield input
 
-        return self._atransform_stream_with_config(one(), self._atransform_fn, config)
+        return self._atransform_stream_with_config(one(), atransform, config)
 
     async def ainvoke(
         self, input: Input, config: RunnableConfig | None = None, **kwargs: Any
@@ -692,6 +705,18 @@ class RunnableGenerator(Runnable[Input, Output]):
         async for chunk in self.astream(input, config, **kwargs):
             total = add_chunks(total, chunk)
         return None if total is _NOTHING else total  # type: ignore[return-value]
+
+
+def _passing_config(function: Callable[..., Any] | None) -> Callable[..., Any] | None:
+    """``function`` called as ``function(chunks)``: one with a ``config`` parameter also
+    gets the config current when it is called (the generator run's own)."""
+    if function is None or not _takes_config(function):
+        return function
+
+    def call(chunks: Any) -> Any:
+        return function(chunks, config=get_current_config())
+
+    return call
 
 
 def chain(func: Callable[..., Any]) -> Runnable[Any, Any]:

@@ -127,6 +127,12 @@ def combine_chunks(chunks: list[Any]) -> Any:
     return total
 
 
+# the methods a runnable's config is handed to as an argument
+_CONFIG_METHODS = frozenset(
+    {"invoke", "ainvoke", "batch", "abatch", "stream", "astream", "transform", "atransform"}
+)
+
+
 def _reads_run_config(root: RunReporting) -> bool:
     """Whether a runnable in the tree under ``root`` hands the run's config to user code
     (a function with a ``config`` parameter), walking each runnable's parts and the
@@ -156,8 +162,20 @@ class RunReporting:
         def _children(self) -> list[Any]: ...
 
     # whether this runnable calls user code with the run's config (RunnableLambda's
-    # ``f(input, config)``), which may read configurable ids no field declares
+    # ``f(input, config)``, a tool function's config parameter, a user's own Runnable
+    # class), which may read configurable ids no field declares
     _takes_run_config: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A class written outside ragline that defines a method the config is passed to
+        # (every user Runnable defines invoke) is user code that receives the config.
+        if (
+            not cls.__module__.startswith("ragline.")
+            and "_takes_run_config" not in vars(cls)
+            and not _CONFIG_METHODS.isdisjoint(vars(cls))
+        ):
+            cls._takes_run_config = True
 
     def _runnables_below(self) -> list[Any]:
         """The runnables a run of this one may start (its parts; a function's deps)."""

@@ -90,6 +90,11 @@ class _FunctionTool(BaseTool):
         extra = self._extra_arguments(self._async_extras, run_manager)
         return await self.coroutine(*args, **kwargs, **extra)
 
+    @property
+    def _takes_run_config(self) -> bool:  # type: ignore[override]
+        # the function reads the call's config: it may read configurable ids of its own
+        return self._extras[2] is not None or self._async_extras[2] is not None
+
     def _skipped(self) -> tuple[str, ...]:
         config_name = (self._extras if self.func is not None else self._async_extras)[2]
         return (config_name,) if config_name else ()

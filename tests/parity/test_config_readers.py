@@ -1,0 +1,98 @@
+"""Parity: user code that is handed the run's config, in a tree with configurable fields.
+
+ragline refuses a ``configurable`` id that no field declares (a misspelt id), but lets
+every id through where user code receives the config and may read ids of its own
+(8474974: a function with a ``config`` parameter). A generator function with a
+``config`` parameter (``RunnableGenerator``), a tool function with a ``RunnableConfig``
+parameter and a user's own Runnable class receive it too, in LangChain and now in
+ragline; before, ragline refused ``user_id`` in each, and called the generator without
+its config (a ``TypeError``) even where no field was configurable (review of 8474974).
+"""
+
+import pytest
+
+from tests.parity._port_trial import ported as _ported
+from tests.parity._port_trial import printed as _printed
+
+_READERS = """
+import asyncio
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import (
+    ConfigurableField, RunnableConfig, RunnableGenerator, RunnableSerializable,
+)
+from langchain_core.tools import tool
+
+model = FakeListChatModel(responses=["r1", "r2", "r3", "r4"]).configurable_fields(
+    responses=ConfigurableField(id="answers")
+)
+prompt = ChatPromptTemplate.from_messages([("human", "{q}")])
+config = {"configurable": {"user_id": "u7"}, "tags": ["t"]}
+
+
+def sign(chunks, config: RunnableConfig):
+    for chunk in chunks:
+        yield chunk.content + "@" + config["configurable"]["user_id"]
+
+
+async def asign(chunks, config):
+    async for chunk in chunks:
+        yield chunk + "@" + config["configurable"]["user_id"] + str(config["tags"])
+
+
+print((prompt | model | RunnableGenerator(sign)).invoke({"q": "hi"}, config))
+print(list((prompt | model | RunnableGenerator(sign)).stream({"q": "hi"}, config)))
+print(asyncio.run(RunnableGenerator(asign).ainvoke("plain", config)))
+
+
+@tool
+def whoami(text: str, config: RunnableConfig) -> str:
+    \"\"\"Say who asked.\"\"\"
+    return text + " by " + config["configurable"]["user_id"]
+
+
+print((prompt | model | (lambda m: m.content) | whoami).invoke({"q": "hi"}, config))
+
+
+class Greeter(RunnableSerializable):
+    greeting: str = "hello"
+
+    def invoke(self, input, config=None, **kwargs):
+        return self.greeting + " " + input + " for " + config["configurable"]["user_id"]
+
+
+greeter = Greeter().configurable_fields(greeting=ConfigurableField(id="greeting"))
+print(greeter.invoke("ann", {"configurable": {"user_id": "u8", "greeting": "yo"}}))
+"""
+
+
+def test_user_code_handed_the_config_may_read_ids_no_field_declares() -> None:
+    langchain_printed = _printed(_READERS)
+    assert langchain_printed.splitlines() == [
+        "r1@u7",
+        "['r@u7', '2@u7']",
+        "plain@u7['t']",
+        "r3 by u7",
+        "yo ann for u8",
+    ]
+    assert _printed(_ported(_READERS)) == langchain_printed
+
+
+def test_a_misspelt_id_is_still_refused_in_a_tree_of_ragline_parts() -> None:
+    from ragline.core import ChatPromptTemplate, ConfigurableField, FakeListChatModel
+    from ragline.core.exceptions import ConfigurationError
+    from ragline.core.runnables import RunnableGenerator
+
+    model = FakeListChatModel(responses=["r"]).configurable_fields(
+        responses=ConfigurableField(id="answers")
+    )
+
+    def plain(chunks):  # no config parameter: it cannot read an id
+        yield from chunks
+
+    tree = ChatPromptTemplate.from_messages([("human", "{q}")]) | model | RunnableGenerator(plain)
+    with pytest.raises(ConfigurationError) as caught:
+        tree.invoke({"q": "hi"}, {"configurable": {"answer": ["x"]}})
+    assert str(caught.value) == (
+        "unknown configurable id(s) 'answer' for RunnableSequence; known ids are 'answers'"
+    )
