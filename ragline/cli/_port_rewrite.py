@@ -39,7 +39,8 @@ LACKS = "ragline lacks it"
 LOGGERS = {
     "langchain_classic.retrievers.multi_query": "ragline.retrievers.multi_query",
 }
-_FROM_MODULE = re.compile(r"^from\s+[\w.]+\s+import")
+# the gaps may be line continuations too (``from x \\`` newline ``import y``)
+_FROM_MODULE = re.compile(r"^from(?:\s|\\\r?\n)+[\w.]+(?:\s|\\\r?\n)+import")
 # Settings that LangChain's root package once read (``langchain.debug = True``). In
 # LangChain 1.x nothing reads them: they are plain module attributes, and setting one
 # changes nothing. The root imported for them alone becomes ``import ragline as NAME``,
