@@ -13,7 +13,6 @@ child of the chain run.
 
 from __future__ import annotations
 
-import functools
 from abc import abstractmethod
 from collections.abc import (
     AsyncIterator,
@@ -47,7 +46,7 @@ from ragline.core._drive import Effect, Emit
 from ragline.core.config import graph_config
 from ragline.core.exceptions import ChainInputError, PromptKeyError
 from ragline.core.prompts import format_document as _format_document
-from ragline.core.runnables.runs import add_chunks, combine_chunks
+from ragline.core.runnables.runs import combine_chunks
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -402,39 +401,44 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         return {k: v for k, v in result.items() if k in (self.output_key, _STEPS_KEY)}
 
     def _stream_steps(self, input: Any) -> Steps:
-        """stream / astream: the answer as the final model call produces it.
-
-        With ``output_key`` the chunks are dicts: the inputs first (as ``invoke`` returns
-        them too), then ``{"intermediate_steps": [...]}`` when those are asked for, then
-        ``{output_key: chunk}``; added up they are ``invoke``'s result.
-        """
+        """stream / astream without ``output_key``: the answer as the final model call
+        produces it (with ``output_key`` the chain streams as a LangChain Chain does:
+        :meth:`stream`)."""
         final = yield from self._final(input)
-        if self.output_key is not None:
-            yield Emit(dict(input))
         if final is None:
             yield Emit(self._output(self.empty_answer, []))
-            return
-        with_steps = self.output_key is not None and self.return_intermediate_steps
-        if with_steps and not final.answer_is_step:
-            yield Emit({_STEPS_KEY: final.steps})
-        if final.runnable is None:
+        elif final.runnable is None:
             yield Emit(self._wrap(final.answer))
-            answer = final.answer
         else:
-            chunks: list[Any] = []
 
             def keep(chunk: Any) -> Iterable[Any]:
                 if final.pick is not None:  # a chain's dict chunks: the answer's key only
                     if final.pick not in chunk:
                         return ()
                     chunk = chunk[final.pick]
-                chunks.append(chunk)
                 return self._wrapped(chunk)
 
             yield from stream_from(final.runnable, final.input, keep)
-            answer = functools.reduce(add_chunks, chunks) if chunks else None
-        if with_steps and final.answer_is_step:  # the steps end with the whole answer
-            yield Emit({_STEPS_KEY: [*final.steps, answer]})
+
+    # A LangChain Chain does not stream: its stream yields invoke's result whole (the
+    # inputs with the outputs), once. The chains in that shape (an output_key) do the
+    # same; without one (ragline's answer-only form) the answer streams.
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
+        if self.output_key is None:
+            yield from super().stream(input, config, **kwargs)
+        else:
+            yield self.invoke(input, config, **kwargs)
+
+    async def astream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        if self.output_key is None:
+            async for chunk in super().astream(input, config, **kwargs):
+                yield chunk
+        else:
+            yield await self.ainvoke(input, config, **kwargs)
 
     def _wrapped(self, chunk: Any) -> Iterable[Any]:
         return (self._wrap(chunk),)

@@ -23,7 +23,7 @@ from ragline.chains._map_reduce import MapReduceDocumentsChain
 from ragline.chains._map_rerank import MapRerankDocumentsChain
 from ragline.chains._prompts import stuff_prompt
 from ragline.chains._refine import RefineDocumentsChain
-from ragline.chains._steps import Steps, StepsChain, invoke, stream_from
+from ragline.chains._steps import Steps, StepsChain, invoke
 from ragline.core import (
     BasePromptTemplate,
     BaseRetriever,
@@ -405,22 +405,16 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         await self.memory.asave_context(inputs, {key: result[key] for key in self.output_keys})
         return result
 
+    # A LangChain Chain does not stream: stream yields invoke's result whole, once (the
+    # memory saved as invoke saves it)
     def stream(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Any]:
-        if self.memory is None or not isinstance(input, Mapping):
-            yield from super().stream(input, config, **kwargs)
-            return
-        # with a memory: one whole output, as LangChain's Chain streams (memory saved)
         yield self.invoke(input, config, **kwargs)
 
     async def astream(
         self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        if self.memory is None or not isinstance(input, Mapping):
-            async for chunk in super().astream(input, config, **kwargs):
-                yield chunk
-            return
         yield await self.ainvoke(input, config, **kwargs)
 
     def _only_outputs(self, result: dict[str, Any]) -> dict[str, Any]:
@@ -592,15 +586,5 @@ class RetrievalQA(LegacyChainAPI, StepsChain):
         return self._result(query, documents, answer)
 
     def _stream_steps(self, input: Any) -> Steps:
-        """stream / astream: ``{"query"}``, then ``{"source_documents"}`` (if asked), then
-        result chunks."""
-        query = self._query(input)
-        yield Emit({self.input_key: query})
-        documents = yield invoke(self.retriever, query)
-        if self.return_source_documents:
-            yield Emit({"source_documents": documents})
-        chain_input = self._combine_input(query, documents)
-        yield from stream_from(self.combine_documents_chain, chain_input, self._result_chunks)
-
-    def _result_chunks(self, chunk: dict[str, Any]) -> list[dict[str, Any]]:
-        return [{self.output_key: chunk[self._answer_key]}] if self._answer_key in chunk else []
+        """The outputs in one piece (``stream`` itself yields ``invoke``'s result)."""
+        yield Emit((yield from self._answer_steps(input)))

@@ -29,3 +29,57 @@ def test_an_import_over_a_line_continuation_is_ported() -> None:
     langchain_printed = _printed(_CONTINUED_IMPORT)
     assert langchain_printed == "short\n"
     assert _printed(_ported(_CONTINUED_IMPORT)) == langchain_printed
+
+
+# stuff_chain_migration_stream: ``for chunk in chain.stream(documents): print(chunk)`` on a
+# StuffDocumentsChain. A LangChain Chain does not stream: it yields invoke's result once
+# (inputs and outputs); ragline yielded the inputs, then the answer's pieces, and failed on
+# the bare list of documents.
+_LEGACY_CHAIN_STREAM = """
+import asyncio
+
+from langchain_classic.chains import LLMChain, RetrievalQA, StuffDocumentsChain
+from langchain_classic.chains.summarize import load_summarize_chain
+from langchain_core.documents import Document
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.vectorstores import InMemoryVectorStore
+
+llm = FakeListChatModel(responses=["Fruit colours."])
+docs = [Document(page_content="Apples are red"), Document(page_content="Kiwis are green")]
+stuff = StuffDocumentsChain(
+    llm_chain=LLMChain(llm=llm, prompt=ChatPromptTemplate.from_template("Sum up: {context}")),
+    document_variable_name="context",
+)
+store = InMemoryVectorStore.from_documents(docs, DeterministicFakeEmbedding(size=4))
+qa = RetrievalQA.from_chain_type(llm, retriever=store.as_retriever(), return_source_documents=True)
+chains = [
+    (stuff, [docs, {"input_documents": docs}]),
+    (load_summarize_chain(llm, chain_type="map_reduce", return_intermediate_steps=True), [docs]),
+    (load_summarize_chain(llm, chain_type="refine"), [{"input_documents": docs}]),
+    (qa, ["q"]),
+]
+
+
+async def chunks(chain, given):
+    return [chunk async for chunk in chain.astream(given)]
+
+
+for chain, inputs in chains:
+    for given in inputs:
+        for chunk in chain.stream(given):
+            print(sorted(chunk), chunk["output_text" if "output_text" in chunk else "result"])
+        print(len(asyncio.run(chunks(chain, given))))
+"""
+
+
+def test_a_legacy_chain_streams_its_invoke_result_whole() -> None:
+    langchain_printed = _printed(_LEGACY_CHAIN_STREAM)
+    assert langchain_printed.startswith(
+        "['input_documents', 'output_text'] Fruit colours.\n1\n"
+        "['input_documents', 'output_text'] Fruit colours.\n1\n"
+        "['input_documents', 'intermediate_steps', 'output_text'] Fruit colours.\n1\n"
+    )
+    assert langchain_printed.endswith("['query', 'result', 'source_documents'] Fruit colours.\n1\n")
+    assert _printed(_ported(_LEGACY_CHAIN_STREAM)) == langchain_printed
