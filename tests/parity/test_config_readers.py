@@ -96,3 +96,67 @@ def test_a_misspelt_id_is_still_refused_in_a_tree_of_ragline_parts() -> None:
     assert str(caught.value) == (
         "unknown configurable id(s) 'answer' for RunnableSequence; known ids are 'answers'"
     )
+
+
+# A BaseTool subclass whose _run / _arun takes a parameter annotated RunnableConfig gets the
+# call's config there in LangChain; ragline built its schema from that parameter and
+# failed (NameError resolving RunnableConfig's annotations), and never passed it.
+_TOOL_CLASS_READS_CONFIG = """
+import asyncio
+from langchain_core.language_models import FakeListChatModel
+from langchain_core.runnables import ConfigurableField, RunnableConfig
+from langchain_core.tools import BaseTool
+
+
+class Who(BaseTool):
+    name: str = "who"
+    description: str = "Say who asked."
+
+    def _run(self, text: str, config: RunnableConfig) -> str:
+        return text + " by " + config["configurable"]["user_id"] + " " + str(config["tags"])
+
+
+class AsyncWho(Who):
+    async def _arun(self, text: str, config: RunnableConfig) -> str:
+        return "async " + text + " by " + config["configurable"]["user_id"]
+
+
+config = {"configurable": {"user_id": "u7"}, "tags": ["t"]}
+print(Who().invoke("hi", config))
+print(asyncio.run(Who().ainvoke("hey", config)))
+print(asyncio.run(AsyncWho().ainvoke("yo", config)))
+print(Who().invoke({"text": "dict"}, config))
+model = FakeListChatModel(responses=["m1"]).configurable_fields(
+    responses=ConfigurableField(id="answers")
+)
+print((model | (lambda m: m.content) | Who()).invoke("q", config))
+"""
+
+
+def test_a_tool_class_whose_run_takes_the_config_gets_it() -> None:
+    langchain_printed = _printed(_TOOL_CLASS_READS_CONFIG)
+    assert langchain_printed.splitlines() == [
+        "hi by u7 ['t']",
+        "hey by u7 ['t']",
+        "async yo by u7",
+        "dict by u7 ['t']",
+        "m1 by u7 ['t']",
+    ]
+    assert _printed(_ported(_TOOL_CLASS_READS_CONFIG)) == langchain_printed
+
+
+def test_the_config_parameter_is_not_shown_to_a_model() -> None:
+    # LangChain lists it in the tool's args (and requires it in tool_call_schema), so a
+    # model is asked for a config it cannot give; ragline leaves it out (differences page)
+    from ragline.core import RunnableConfig
+    from ragline.tools import BaseTool
+
+    class Who(BaseTool):
+        name: str = "who"
+        description: str = "Say who asked."
+
+        def _run(self, text: str, config: RunnableConfig) -> str:
+            return text
+
+    assert list(Who().args) == ["text"]
+    assert Who().tool_call_schema.model_json_schema()["required"] == ["text"]

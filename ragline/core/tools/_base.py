@@ -76,6 +76,24 @@ def _takes_run_manager(method: Any) -> bool:
         return False
 
 
+def config_parameter(function: Any) -> str | None:
+    """The name of ``function``'s parameter annotated ``RunnableConfig`` (written as the
+    class or, under postponed annotations, as its name), which a tool fills with the
+    call's config and leaves out of its schema; ``None`` when it has none."""
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return None
+    for name, parameter in parameters.items():
+        annotation = parameter.annotation
+        if annotation is RunnableConfig or annotation in (
+            "RunnableConfig",
+            "RunnableConfig | None",
+        ):
+            return name
+    return None
+
+
 @RunnableSerializable.register  # as LangChain's is (isinstance and issubclass)
 class BaseTool(Fields, Runnable[Any, Any]):
     """Base of tools: subclasses write ``_run`` (and optionally ``_arun``).
@@ -116,12 +134,20 @@ class BaseTool(Fields, Runnable[Any, Any]):
 
     _run_takes_run_manager: ClassVar[bool] = False
     _arun_takes_run_manager: ClassVar[bool] = False
+    _run_config_name: ClassVar[str | None] = None
+    _arun_config_name: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # Read once per class: whether the hooks want the tool run's manager.
         cls._run_takes_run_manager = _takes_run_manager(cls._run)
         cls._arun_takes_run_manager = _takes_run_manager(cls._arun)
+        # and the parameter (annotated RunnableConfig) that gets the call's config, as
+        # LangChain passes it; such a tool may read configurable ids of its own
+        cls._run_config_name = config_parameter(cls._run)
+        cls._arun_config_name = config_parameter(cls._arun)
+        if cls._run_config_name or cls._arun_config_name:
+            cls._takes_run_config = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -201,7 +227,8 @@ class BaseTool(Fields, Runnable[Any, Any]):
         return f"{self.name}_output"
 
     def _schema_from_hook(self) -> ArgsSchema:
-        return ArgsSchema.from_function(self._run, name=self.name)
+        skip = (self._run_config_name,) if self._run_config_name else ()
+        return ArgsSchema.from_function(self._run, name=self.name, skip=skip)
 
     @property
     def tool_call_schema(self) -> ArgsSchema:
@@ -482,18 +509,27 @@ class BaseTool(Fields, Runnable[Any, Any]):
     ) -> Any:
         if self._run_takes_run_manager:
             kwargs = {**kwargs, "run_manager": run}
-        with use_config(run.child_config(config)):
+        child = run.child_config(config)
+        if self._run_config_name:
+            kwargs = {**kwargs, self._run_config_name: child}
+        with use_config(child):
             return self._run(*args, **kwargs)
 
     async def _call_arun(
         self, run: Any, config: RunnableConfig, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> Any:
+        child = run.child_config(config)
         if type(self)._arun is BaseTool._arun:  # the default: _run in a worker thread
             if self._run_takes_run_manager:
                 kwargs = {**kwargs, "run_manager": sync_run_manager(run)}
-        elif self._arun_takes_run_manager:
-            kwargs = {**kwargs, "run_manager": run}
-        with use_config(run.child_config(config)):
+            if self._run_config_name:
+                kwargs = {**kwargs, self._run_config_name: child}
+        else:
+            if self._arun_takes_run_manager:
+                kwargs = {**kwargs, "run_manager": run}
+            if self._arun_config_name:
+                kwargs = {**kwargs, self._arun_config_name: child}
+        with use_config(child):
             return await self._arun(*args, **kwargs)
 
     def _split_response(self, response: Any) -> tuple[Any, Any]:

@@ -13,9 +13,9 @@ import textwrap
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ragline.core.config import RunnableConfig, get_current_config
+from ragline.core.config import get_current_config
 from ragline.core.exceptions import InvalidInputError, ToolValidationError
-from ragline.core.tools._base import BaseTool, sync_run_manager
+from ragline.core.tools._base import BaseTool, config_parameter, sync_run_manager
 from ragline.core.tools._schema import ArgsSchema, parse_google_docstring, tool_validation_error
 
 __all__ = ["StructuredTool", "Tool"]
@@ -30,15 +30,7 @@ def _wanted_extras(function: Callable[..., Any] | None) -> tuple[bool, bool, str
         parameters = inspect.signature(function).parameters
     except (TypeError, ValueError):
         return False, False, None
-    config_name = None
-    for name, parameter in parameters.items():
-        annotation = parameter.annotation
-        if annotation is RunnableConfig or annotation in (
-            "RunnableConfig",
-            "RunnableConfig | None",
-        ):
-            config_name = name
-    return "callbacks" in parameters, "run_manager" in parameters, config_name
+    return "callbacks" in parameters, "run_manager" in parameters, config_parameter(function)
 
 
 class _FunctionTool(BaseTool):
