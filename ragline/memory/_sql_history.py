@@ -31,7 +31,8 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
             ``"sqlite:///:memory:"`` or a SQLAlchemy ``Engine`` on SQLite (its URL is
             opened with sqlite3).
         connection_string: LangChain's older name for ``connection``.
-        table_name: the table (created when missing). Second positionally, as in
+        table_name: the table (created, with the database file, on construction when
+            missing, as LangChain's history does). Second positionally, as in
             LangChain; a database URL there (``"sqlite:///chat.db"``, older LangChain's
             positional ``connection_string``) is read as the database when no
             ``connection`` is given.
@@ -40,6 +41,8 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
     Raises:
         InvalidInputError: an empty or non-string ``session_id``, or one holding a lone
             surrogate.
+        PersistenceError: the database cannot be opened (a file that is not a SQLite
+            database is left as it is).
         ConfigurationError: no database, a non-SQLite URL, or a table or column name
             that is not a plain SQL name; a database URL as the second argument with a
             ``session_id_field_name`` (older LangChain's third argument was the table).
@@ -97,6 +100,10 @@ class SQLChatMessageHistory(BaseChatMessageHistory):
         )
         path = database_path(location, what="connection")
         self._db = SQLiteDatabase(path, schema=schema, what="chat history database")
+        # opened now, as LangChain's history creates its table on construction: the
+        # database file and the table exist once the history does
+        with self._db.lock:
+            self._db.connect()
         self._select = f"SELECT message FROM {table} WHERE {column} = ? ORDER BY id"
         self._insert = f"INSERT INTO {table} ({column}, message) VALUES (?, ?)"
         self._delete = f"DELETE FROM {table} WHERE {column} = ?"
