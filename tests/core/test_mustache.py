@@ -52,10 +52,11 @@ def test_an_objects_attributes_are_never_read():
     )
 
 
-def test_a_missing_variable_is_refused_as_for_the_other_formats():
+def test_a_missing_variable_renders_as_nothing_in_format_and_is_refused_by_invoke():
     prompt = PromptTemplate.from_template("{{a}} {{b}}", template_format="mustache")
+    assert prompt.format(a=1) == "1 "
     with pytest.raises(PromptKeyError, match=r"missing variable\(s\) \['b'\]"):
-        prompt.format(a=1)
+        prompt.invoke({"a": 1})
 
 
 def test_partials_render_nothing_and_delimiter_changes_are_refused():

@@ -102,8 +102,11 @@ def test_declared_input_variables_give_way_to_the_template_unless_validated():
     assert partial.input_variables == ["a"]
     validated = PromptTemplate("{a}{b}", input_variables=["b", "a"], validate_template=True)
     assert validated.input_variables == ["a", "b"]
-    with pytest.raises(InvalidInputError, match=r"input_variables \['a', 'c'\] do not match"):
+    with pytest.raises(InvalidInputError, match=r"input_variables \['a', 'c'\] lack \['b'\]"):
         PromptTemplate("{a}{b}", input_variables=["a", "c"], validate_template=True)
+    # one declared and unused formats all the same (LangChain's check formats with them)
+    extra = PromptTemplate("{a}", input_variables=["a", "c"], validate_template=True)
+    assert extra.input_variables == ["a"]
 
 
 @pytest.mark.parametrize("template", ["{user.password}", "{items[0]}", "{}", "{0}"])

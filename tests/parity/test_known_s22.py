@@ -234,3 +234,95 @@ def test_a_false_item_of_a_mustache_list_still_renders_in_ragline() -> None:
 
     prompt = PromptTemplate.from_template("{{#a}}[{{.}}]{{/a}}", template_format="mustache")
     assert prompt.format(a=[0, 1, "", False, None]) == "[0][1][][False][]"
+
+
+# A jinja2 or mustache prompt formatted without one of its variables (weather_agent):
+# LangChain's format / format_prompt / format_messages render it as nothing (jinja2's
+# undefined, mustache's missing name); invoke refuses it with KeyError, as for f-strings.
+# With validate_template=True a jinja2 template that disagrees with input_variables is a
+# warning (its variables are the template's); an f-string one is refused only when the
+# template needs a variable not declared.
+_MISSING_JINJA2_VARIABLE = """
+import asyncio
+import warnings
+
+from langchain_core.prompts import (
+    ChatPromptTemplate, HumanMessagePromptTemplate, PromptTemplate,
+)
+
+weather = PromptTemplate.from_template(
+    "Weather in {{ city }}{% if day %} on {{ day }}{% endif %}.", template_format="jinja2"
+)
+chat = ChatPromptTemplate.from_messages(
+    [("system", "You know {{ city }}"), ("human", "{{ city }} and {{ day }}?")],
+    template_format="jinja2",
+)
+mixed = ChatPromptTemplate.from_messages(
+    [("human", "{{ a }}"), HumanMessagePromptTemplate.from_template("{b}")],
+    template_format="jinja2",
+)
+mustache = PromptTemplate.from_template("{{a}}, {{b}}.", template_format="mustache")
+calls = [
+    lambda: weather.input_variables,
+    lambda: weather.format(city="Oslo"),
+    lambda: weather.format_prompt().to_string(),
+    lambda: weather.partial(day="Mon").format(),
+    lambda: weather.invoke({"city": "Oslo"}),
+    lambda: asyncio.run(weather.ainvoke({"city": "Oslo"})),
+    lambda: [m.content for m in chat.format_messages(city="Oslo")],
+    lambda: chat.format(day="Mon"),
+    lambda: chat.invoke({"city": "Oslo"}),
+    lambda: mixed.format_messages(b=1)[0].content,
+    lambda: mixed.format_messages(a=1),
+    lambda: mustache.format(b=2),
+    lambda: mustache.invoke({"b": 2}),
+]
+for call in calls:
+    try:
+        print(repr(call()))
+    except Exception as e:
+        print(type(e).__name__, isinstance(e, KeyError))
+for template_format, template in (("jinja2", "{{ a }} {{ b }}"), ("f-string", "{a} {b}")):
+    for declared in (["a"], ["a", "b", "c"], ["b", "a"]):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                prompt = PromptTemplate(
+                    template=template, input_variables=declared,
+                    template_format=template_format, validate_template=True,
+                )
+                print(prompt.input_variables, [type(w.message).__name__ for w in caught])
+            except Exception as e:
+                print(type(e).__name__, isinstance(e, ValueError))
+"""
+
+
+def test_a_missing_jinja2_or_mustache_variable_formats_blank_as_in_langchain() -> None:
+    langchain_printed = _printed(_MISSING_JINJA2_VARIABLE)
+    assert langchain_printed.splitlines() == [
+        "['city', 'day']",
+        "'Weather in Oslo.'",
+        "'Weather in .'",
+        "'Weather in  on Mon.'",
+        "KeyError True",
+        "KeyError True",
+        "['You know Oslo', 'Oslo and ?']",
+        "'System: You know \\nHuman:  and Mon?'",
+        "KeyError True",
+        "''",
+        "KeyError True",
+        "', 2.'",
+        "KeyError True",
+        "['a', 'b'] ['UserWarning']",
+        "['a', 'b'] ['UserWarning']",
+        "['a', 'b'] []",
+        "ValidationError True",
+        "['a', 'b'] []",
+        "['a', 'b'] []",
+    ]
+    ragline_printed = _printed(_ported(_MISSING_JINJA2_VARIABLE))
+    # LangChain's refusal of an f-string template is pydantic's ValidationError (a
+    # ValueError), ragline's an InvalidInputError (a ValueError)
+    assert ragline_printed == langchain_printed.replace(
+        "ValidationError True", "InvalidInputError True"
+    )

@@ -72,6 +72,9 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
     metadata: dict[str, Any] | None = None
     output_parser: Any = None
     _input_types: dict[str, Any] | None = None
+    # whether format() renders a missing variable as nothing (a jinja2 or mustache
+    # template, as LangChain's); invoke() refuses a missing one whatever the format
+    _blank_when_missing: bool = False
 
     @property
     def input_types(self) -> dict[str, Any]:
@@ -201,7 +204,10 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
 
     def _input_to_dict(self, input: Any) -> dict[str, Any]:
         if isinstance(input, Mapping):
-            return dict(input)
+            values = dict(input)
+            if self._blank_when_missing:  # format would render it blank: invoke refuses
+                self._refuse_missing(values, values)
+            return values
         if len(self.input_variables) == 1:
             return {self.input_variables[0]: input}
         raise PromptInputTypeError(
@@ -218,12 +224,23 @@ class BasePromptTemplate(Runnable[Any, PromptValue]):
         }
         values.update(kwargs)
         missing = [name for name in self.input_variables if name not in values]
+        if missing and not self._blank_when_missing:
+            self._refuse_missing(values, kwargs)
+        return values
+
+    def _refuse_missing(self, values: Mapping[str, Any], given: Mapping[str, Any]) -> None:
+        """Raise PromptKeyError for the variables neither ``values`` nor the partial
+        variables hold (``given``: the keys the caller passed, for the message)."""
+        missing = [
+            name
+            for name in self.input_variables
+            if name not in values and name not in self.partial_variables
+        ]
         if missing:
             raise PromptKeyError(
                 f"{type(self).__name__} is missing variable(s) {missing}; "
-                f"got {sorted(kwargs)}; expected {self.input_variables}"
+                f"got {sorted(given)}; expected {self.input_variables}"
             )
-        return values
 
     @abstractmethod
     def format_prompt(self, **kwargs: Any) -> PromptValue:
@@ -399,15 +416,28 @@ class PromptTemplate(BasePromptTemplate):
         # that disagrees is refused only when validate_template asks for the check
         # (course code declares input_variables=[] beside a partial and invokes with the
         # template's variable; the prompt it gets is the template's either way).
-        if (
-            input_variables is not None
-            and self.validate_template
-            and sorted(input_variables) != sorted(self.input_variables)
-        ):
+        if input_variables is not None and self.validate_template:
+            self._check_declared(list(input_variables), template)
+
+    def _check_declared(self, declared: list[str], template: str) -> None:
+        """validate_template's check of ``input_variables`` against the template's, as
+        LangChain's: an f-string template needing a variable not declared is refused (one
+        declared and unused formats all the same); a jinja2 template's differences are a
+        warning, as its variables are guessed from the template's text."""
+        missing = [name for name in self.input_variables if name not in declared]
+        extra = [name for name in declared if name not in self.input_variables]
+        if self.template_format == "jinja2" and (missing or extra):
+            warnings.warn(
+                f"input_variables {declared} differ from the jinja2 template's variables "
+                f"{self.input_variables} (missing {missing}, extra {extra}); the template's "
+                "are used (validate_template=True)",
+                UserWarning,
+                stacklevel=constructor_stacklevel(self),
+            )
+        elif missing:
             raise InvalidInputError(
-                f"input_variables {list(input_variables)} do not match the template's "
-                f"variables {self.input_variables} (template {template!r}, "
-                "validate_template=True)"
+                f"input_variables {declared} lack {missing}, which the template uses "
+                f"(template {template!r}, validate_template=True)"
             )
 
     def model_dump(
@@ -452,6 +482,8 @@ class PromptTemplate(BasePromptTemplate):
 
     def _parse(self, template: str, template_format: str) -> None:
         self._template = Template(template, template_format)
+        # jinja2's undefined and mustache's missing name render as nothing in format()
+        self._blank_when_missing = template_format in ("jinja2", "mustache")
         # sorted, as LangChain lists them (a printed prompt.input_variables reads the same)
         self.input_variables = sorted(
             name for name in self._template.variables if name not in self.partial_variables

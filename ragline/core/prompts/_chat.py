@@ -666,6 +666,12 @@ class ChatPromptTemplate(BasePromptTemplate):
         self.optional_variables = sorted(
             v for v in optional if v not in required and v not in self.partial_variables
         )
+        # a jinja2 or mustache message renders a missing variable as nothing in format(),
+        # so the chat prompt leaves the check to each message (an f-string one refuses)
+        self._blank_when_missing = any(
+            getattr(getattr(part, "prompt", None), "_blank_when_missing", False)
+            for part in self.messages
+        )
 
     @classmethod
     def from_messages(
