@@ -44,10 +44,16 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_classic.agents.agent_toolkits": {
         "ragline.sql": "SQLDatabaseToolkit create_sql_agent",
-        "ragline.tools": "create_retriever_tool",
+        "ragline.tools": "FileManagementToolkit create_retriever_tool",
     },
     "langchain_classic.agents.agent_toolkits.conversational_retrieval.tool": {
         "ragline.tools": "create_retriever_tool",
+    },
+    "langchain_classic.agents.agent_toolkits.file_management": {
+        "ragline.tools": "FileManagementToolkit",
+    },
+    "langchain_classic.agents.agent_toolkits.file_management.toolkit": {
+        "ragline.tools": "FileManagementToolkit",
     },
     "langchain_classic.agents.agent_toolkits.sql.base": {
         "ragline.sql": "create_sql_agent",
@@ -957,7 +963,10 @@ PATHS: dict[str, dict[str, str]] = {
         "ragline.sql": (
             "InfoSQLDatabaseTool ListSQLDatabaseTool QuerySQLCheckerTool QuerySQLDataBaseTool"
         ),
-        "ragline.tools": "BaseTool MoveFileTool StructuredTool Tool tool",
+        "ragline.tools": (
+            "BaseTool CopyFileTool DeleteFileTool FileSearchTool ListDirectoryTool "
+            "MoveFileTool ReadFileTool StructuredTool Tool WriteFileTool tool"
+        ),
     },
     "langchain_classic.tools.base": {
         "ragline.tools": (
@@ -965,10 +974,31 @@ PATHS: dict[str, dict[str, str]] = {
         ),
     },
     "langchain_classic.tools.file_management": {
-        "ragline.tools": "MoveFileTool",
+        "ragline.tools": (
+            "CopyFileTool DeleteFileTool FileSearchTool ListDirectoryTool MoveFileTool "
+            "ReadFileTool WriteFileTool"
+        ),
+    },
+    "langchain_classic.tools.file_management.copy": {
+        "ragline.tools": "CopyFileTool",
+    },
+    "langchain_classic.tools.file_management.delete": {
+        "ragline.tools": "DeleteFileTool",
+    },
+    "langchain_classic.tools.file_management.file_search": {
+        "ragline.tools": "FileSearchTool",
+    },
+    "langchain_classic.tools.file_management.list_dir": {
+        "ragline.tools": "ListDirectoryTool",
     },
     "langchain_classic.tools.file_management.move": {
         "ragline.tools": "MoveFileTool",
+    },
+    "langchain_classic.tools.file_management.read": {
+        "ragline.tools": "ReadFileTool",
+    },
+    "langchain_classic.tools.file_management.write": {
+        "ragline.tools": "WriteFileTool",
     },
     "langchain_classic.tools.render": {
         "ragline.tools": "render_text_description render_text_description_and_args",
@@ -994,6 +1024,13 @@ PATHS: dict[str, dict[str, str]] = {
     },
     "langchain_community.agent_toolkits": {
         "ragline.sql": "SQLDatabaseToolkit create_sql_agent",
+        "ragline.tools": "FileManagementToolkit",
+    },
+    "langchain_community.agent_toolkits.file_management": {
+        "ragline.tools": "FileManagementToolkit",
+    },
+    "langchain_community.agent_toolkits.file_management.toolkit": {
+        "ragline.tools": "FileManagementToolkit",
     },
     "langchain_community.agent_toolkits.sql.base": {
         "ragline.sql": "SQLDatabaseToolkit create_sql_agent",
@@ -1144,13 +1181,37 @@ PATHS: dict[str, dict[str, str]] = {
             "InfoSQLDatabaseTool ListSQLDatabaseTool QuerySQLCheckerTool "
             "QuerySQLDataBaseTool QuerySQLDatabaseTool"
         ),
-        "ragline.tools": "BaseTool MoveFileTool StructuredTool Tool tool",
+        "ragline.tools": (
+            "BaseTool CopyFileTool DeleteFileTool FileSearchTool ListDirectoryTool "
+            "MoveFileTool ReadFileTool StructuredTool Tool WriteFileTool tool"
+        ),
     },
     "langchain_community.tools.file_management": {
-        "ragline.tools": "MoveFileTool",
+        "ragline.tools": (
+            "CopyFileTool DeleteFileTool FileSearchTool ListDirectoryTool MoveFileTool "
+            "ReadFileTool WriteFileTool"
+        ),
+    },
+    "langchain_community.tools.file_management.copy": {
+        "ragline.tools": "CopyFileTool",
+    },
+    "langchain_community.tools.file_management.delete": {
+        "ragline.tools": "DeleteFileTool",
+    },
+    "langchain_community.tools.file_management.file_search": {
+        "ragline.tools": "FileSearchTool",
+    },
+    "langchain_community.tools.file_management.list_dir": {
+        "ragline.tools": "ListDirectoryTool",
     },
     "langchain_community.tools.file_management.move": {
         "ragline.tools": "MoveFileTool",
+    },
+    "langchain_community.tools.file_management.read": {
+        "ragline.tools": "ReadFileTool",
+    },
+    "langchain_community.tools.file_management.write": {
+        "ragline.tools": "WriteFileTool",
     },
     "langchain_community.tools.sql_database.tool": {
         "ragline.sql": (
@@ -1720,14 +1781,13 @@ MISSING: dict[str, str] = {
     ),
     "langchain_classic.agents.agent": "MultiActionAgentOutputParser",
     "langchain_classic.agents.agent_toolkits": (
-        "AINetworkToolkit AmadeusToolkit AzureCognitiveServicesToolkit "
-        "FileManagementToolkit GmailToolkit JiraToolkit JsonToolkit MultionToolkit "
-        "NLAToolkit NasaToolkit O365Toolkit OpenAPIToolkit PlayWrightBrowserToolkit "
-        "PowerBIToolkit SlackToolkit SparkSQLToolkit SteamToolkit VectorStoreInfo "
-        "VectorStoreRouterToolkit VectorStoreToolkit ZapierToolkit "
-        "create_conversational_retrieval_agent create_json_agent create_openapi_agent "
-        "create_pbi_agent create_pbi_chat_agent create_spark_sql_agent "
-        "create_vectorstore_agent create_vectorstore_router_agent"
+        "AINetworkToolkit AmadeusToolkit AzureCognitiveServicesToolkit GmailToolkit "
+        "JiraToolkit JsonToolkit MultionToolkit NLAToolkit NasaToolkit O365Toolkit "
+        "OpenAPIToolkit PlayWrightBrowserToolkit PowerBIToolkit SlackToolkit "
+        "SparkSQLToolkit SteamToolkit VectorStoreInfo VectorStoreRouterToolkit "
+        "VectorStoreToolkit ZapierToolkit create_conversational_retrieval_agent "
+        "create_json_agent create_openapi_agent create_pbi_agent create_pbi_chat_agent "
+        "create_spark_sql_agent create_vectorstore_agent create_vectorstore_router_agent"
     ),
     "langchain_classic.agents.mrkl.base": "ChainConfig MRKLChain",
     "langchain_classic.agents.openai_functions_agent.base": "OpenAIFunctionsAgent",
@@ -2035,35 +2095,37 @@ MISSING: dict[str, str] = {
         "AzureCogsImageAnalysisTool AzureCogsSpeech2TextTool AzureCogsText2SpeechTool "
         "AzureCogsTextAnalyticsHealthTool BaseGraphQLTool BaseRequestsTool "
         "BaseSQLDatabaseTool BaseSparkSQLTool BearlyInterpreterTool BingSearchResults "
-        "BingSearchRun BraveSearch ClickTool CopyFileTool CurrentWebPageTool "
-        "DeleteFileTool DuckDuckGoSearchResults DuckDuckGoSearchRun E2BDataAnalysisTool "
-        "EdenAiExplicitImageTool EdenAiObjectDetectionTool EdenAiParsingIDTool "
-        "EdenAiParsingInvoiceTool EdenAiSpeechToTextTool EdenAiTextModerationTool "
-        "EdenAiTextToSpeechTool EdenaiTool ElevenLabsText2SpeechTool "
-        "ExtractHyperlinksTool ExtractTextTool FileSearchTool GetElementsTool "
-        "GmailCreateDraft GmailGetMessage GmailGetThread GmailSearch GmailSendMessage "
-        "GoogleCloudTextToSpeechTool GooglePlacesTool GoogleSearchResults GoogleSearchRun "
-        "GoogleSerperResults GoogleSerperRun HumanInputRun IFTTTWebhook InfoPowerBITool "
-        "InfoSparkSQLTool JiraAction JsonGetValueTool JsonListKeysTool ListDirectoryTool "
-        "ListPowerBITool ListSparkSQLTool MerriamWebsterQueryRun MetaphorSearchResults "
-        "NasaAction NavigateBackTool NavigateTool O365CreateDraftMessage O365SearchEmails "
-        "O365SearchEvents O365SendEvent O365SendMessage OpenAPISpec "
-        "OpenWeatherMapQueryRun PubmedQueryRun QueryCheckerTool QueryPowerBITool "
-        "QuerySparkSQLTool ReadFileTool RedditSearchRun RequestsDeleteTool "
-        "RequestsGetTool RequestsPatchTool RequestsPostTool RequestsPutTool "
-        "SceneXplainTool SearchAPIResults SearchAPIRun SearxSearchResults SearxSearchRun "
-        "ShellTool SlackGetChannel SlackGetMessage SlackScheduleMessage SlackSendMessage "
-        "SleepTool StackExchangeTool StdInInquireTool SteamWebAPIQueryRun "
-        "SteamshipImageGenerationTool VectorStoreQATool VectorStoreQAWithSourcesTool "
-        "WikipediaQueryRun WolframAlphaQueryRun WriteFileTool YahooFinanceNewsTool "
-        "YouTubeSearchTool ZapierNLAListActions ZapierNLARunAction "
+        "BingSearchRun BraveSearch ClickTool CurrentWebPageTool DuckDuckGoSearchResults "
+        "DuckDuckGoSearchRun E2BDataAnalysisTool EdenAiExplicitImageTool "
+        "EdenAiObjectDetectionTool EdenAiParsingIDTool EdenAiParsingInvoiceTool "
+        "EdenAiSpeechToTextTool EdenAiTextModerationTool EdenAiTextToSpeechTool "
+        "EdenaiTool ElevenLabsText2SpeechTool ExtractHyperlinksTool ExtractTextTool "
+        "GetElementsTool GmailCreateDraft GmailGetMessage GmailGetThread GmailSearch "
+        "GmailSendMessage GoogleCloudTextToSpeechTool GooglePlacesTool "
+        "GoogleSearchResults GoogleSearchRun GoogleSerperResults GoogleSerperRun "
+        "HumanInputRun IFTTTWebhook InfoPowerBITool InfoSparkSQLTool JiraAction "
+        "JsonGetValueTool JsonListKeysTool ListPowerBITool ListSparkSQLTool "
+        "MerriamWebsterQueryRun MetaphorSearchResults NasaAction NavigateBackTool "
+        "NavigateTool O365CreateDraftMessage O365SearchEmails O365SearchEvents "
+        "O365SendEvent O365SendMessage OpenAPISpec OpenWeatherMapQueryRun PubmedQueryRun "
+        "QueryCheckerTool QueryPowerBITool QuerySparkSQLTool RedditSearchRun "
+        "RequestsDeleteTool RequestsGetTool RequestsPatchTool RequestsPostTool "
+        "RequestsPutTool SceneXplainTool SearchAPIResults SearchAPIRun SearxSearchResults "
+        "SearxSearchRun ShellTool SlackGetChannel SlackGetMessage SlackScheduleMessage "
+        "SlackSendMessage SleepTool StackExchangeTool StdInInquireTool "
+        "SteamWebAPIQueryRun SteamshipImageGenerationTool VectorStoreQATool "
+        "VectorStoreQAWithSourcesTool WikipediaQueryRun WolframAlphaQueryRun "
+        "YahooFinanceNewsTool YouTubeSearchTool ZapierNLAListActions ZapierNLARunAction "
         "format_tool_to_openai_function"
     ),
     "langchain_classic.tools.base": "SchemaAnnotationError",
-    "langchain_classic.tools.file_management": (
-        "CopyFileTool DeleteFileTool FileSearchTool ListDirectoryTool ReadFileTool WriteFileTool"
-    ),
+    "langchain_classic.tools.file_management.copy": "FileCopyInput",
+    "langchain_classic.tools.file_management.delete": "FileDeleteInput",
+    "langchain_classic.tools.file_management.file_search": "FileSearchInput",
+    "langchain_classic.tools.file_management.list_dir": "DirectoryListingInput",
     "langchain_classic.tools.file_management.move": "FileMoveInput",
+    "langchain_classic.tools.file_management.read": "ReadFileInput",
+    "langchain_classic.tools.file_management.write": "WriteFileInput",
     "langchain_classic.tools.render": "format_tool_to_openai_function format_tool_to_openai_tool",
     "langchain_classic.tools.sql_database.tool": "BaseSQLDatabaseTool",
     "langchain_classic.utils.openai_functions": "FunctionDescription ToolDescription",
@@ -2083,12 +2145,12 @@ MISSING: dict[str, str] = {
     ),
     "langchain_community.agent_toolkits": (
         "AINetworkToolkit AmadeusToolkit AzureAiServicesToolkit "
-        "AzureCognitiveServicesToolkit CogniswitchToolkit ConneryToolkit "
-        "FileManagementToolkit GmailToolkit JiraToolkit JsonToolkit MultionToolkit "
-        "NLAToolkit NasaToolkit O365Toolkit OpenAPIToolkit PlayWrightBrowserToolkit "
-        "PolygonToolkit PowerBIToolkit SlackToolkit SparkSQLToolkit SteamToolkit "
-        "ZapierToolkit create_json_agent create_openapi_agent create_pbi_agent "
-        "create_pbi_chat_agent create_spark_sql_agent"
+        "AzureCognitiveServicesToolkit CogniswitchToolkit ConneryToolkit GmailToolkit "
+        "JiraToolkit JsonToolkit MultionToolkit NLAToolkit NasaToolkit O365Toolkit "
+        "OpenAPIToolkit PlayWrightBrowserToolkit PolygonToolkit PowerBIToolkit "
+        "SlackToolkit SparkSQLToolkit SteamToolkit ZapierToolkit create_json_agent "
+        "create_openapi_agent create_pbi_agent create_pbi_chat_agent "
+        "create_spark_sql_agent"
     ),
     "langchain_community.cache": (
         "AsyncRedisCache AzureCosmosDBNoSqlSemanticCache AzureCosmosDBSemanticCache "
@@ -2277,37 +2339,39 @@ MISSING: dict[str, str] = {
         "BearlyInterpreterTool BingSearchResults BingSearchRun BraveSearch "
         "CashFlowStatements ClickTool CogniswitchKnowledgeRequest "
         "CogniswitchKnowledgeSourceFile CogniswitchKnowledgeSourceURL "
-        "CogniswitchKnowledgeStatus ConneryAction CopyFileTool CurrentWebPageTool "
-        "DataheraldTextToSQL DeleteFileTool Detector DuckDuckGoSearchResults "
-        "DuckDuckGoSearchRun E2BDataAnalysisTool EdenAiExplicitImageTool "
-        "EdenAiObjectDetectionTool EdenAiParsingIDTool EdenAiParsingInvoiceTool "
-        "EdenAiSpeechToTextTool EdenAiTextModerationTool EdenAiTextToSpeechTool "
-        "EdenaiTool ElevenLabsText2SpeechTool ExtractHyperlinksTool ExtractTextTool "
-        "FileSearchTool GetElementsTool GmailCreateDraft GmailGetMessage GmailGetThread "
-        "GmailSearch GmailSendMessage GoogleBooksQueryRun GoogleCloudTextToSpeechTool "
-        "GoogleSerperResults GoogleSerperRun HumanInputRun IFTTTWebhook IncomeStatements "
-        "InfoPowerBITool InfoSparkSQLTool JinaSearch JiraAction JsonGetValueTool "
-        "JsonListKeysTool ListDirectoryTool ListPowerBITool ListSparkSQLTool "
+        "CogniswitchKnowledgeStatus ConneryAction CurrentWebPageTool DataheraldTextToSQL "
+        "Detector DuckDuckGoSearchResults DuckDuckGoSearchRun E2BDataAnalysisTool "
+        "EdenAiExplicitImageTool EdenAiObjectDetectionTool EdenAiParsingIDTool "
+        "EdenAiParsingInvoiceTool EdenAiSpeechToTextTool EdenAiTextModerationTool "
+        "EdenAiTextToSpeechTool EdenaiTool ElevenLabsText2SpeechTool "
+        "ExtractHyperlinksTool ExtractTextTool GetElementsTool GmailCreateDraft "
+        "GmailGetMessage GmailGetThread GmailSearch GmailSendMessage GoogleBooksQueryRun "
+        "GoogleCloudTextToSpeechTool GoogleSerperResults GoogleSerperRun HumanInputRun "
+        "IFTTTWebhook IncomeStatements InfoPowerBITool InfoSparkSQLTool JinaSearch "
+        "JiraAction JsonGetValueTool JsonListKeysTool ListPowerBITool ListSparkSQLTool "
         "MerriamWebsterQueryRun MetaphorSearchResults MojeekSearch NasaAction "
         "NavigateBackTool NavigateTool O365CreateDraftMessage O365SearchEmails "
         "O365SearchEvents O365SendEvent O365SendMessage OpenAPISpec "
         "OpenWeatherMapQueryRun PolygonAggregates PolygonFinancials PolygonLastQuote "
         "PolygonTickerNews PubmedQueryRun QueryCheckerTool QueryPowerBITool "
-        "QuerySparkSQLTool ReadFileTool RedditSearchRun RedditSearchSchema "
-        "RequestsDeleteTool RequestsGetTool RequestsPatchTool RequestsPostTool "
-        "RequestsPutTool SceneXplainTool SearchAPIResults SearchAPIRun SearxSearchResults "
-        "SearxSearchRun ShellTool SlackGetChannel SlackGetMessage SlackScheduleMessage "
-        "SlackSendMessage SleepTool StackExchangeTool StdInInquireTool "
-        "SteamWebAPIQueryRun SteamshipImageGenerationTool TavilyAnswer "
-        "TavilySearchResults VectorStoreQATool VectorStoreQAWithSourcesTool "
-        "WikipediaQueryRun WolframAlphaQueryRun WriteFileTool YahooFinanceNewsTool "
-        "YouSearchTool YouTubeSearchTool ZapierNLAListActions ZapierNLARunAction "
-        "ZenGuardInput ZenGuardTool authenticate format_tool_to_openai_function"
+        "QuerySparkSQLTool RedditSearchRun RedditSearchSchema RequestsDeleteTool "
+        "RequestsGetTool RequestsPatchTool RequestsPostTool RequestsPutTool "
+        "SceneXplainTool SearchAPIResults SearchAPIRun SearxSearchResults SearxSearchRun "
+        "ShellTool SlackGetChannel SlackGetMessage SlackScheduleMessage SlackSendMessage "
+        "SleepTool StackExchangeTool StdInInquireTool SteamWebAPIQueryRun "
+        "SteamshipImageGenerationTool TavilyAnswer TavilySearchResults VectorStoreQATool "
+        "VectorStoreQAWithSourcesTool WikipediaQueryRun WolframAlphaQueryRun "
+        "YahooFinanceNewsTool YouSearchTool YouTubeSearchTool ZapierNLAListActions "
+        "ZapierNLARunAction ZenGuardInput ZenGuardTool authenticate "
+        "format_tool_to_openai_function"
     ),
-    "langchain_community.tools.file_management": (
-        "CopyFileTool DeleteFileTool FileSearchTool ListDirectoryTool ReadFileTool WriteFileTool"
-    ),
+    "langchain_community.tools.file_management.copy": "FileCopyInput",
+    "langchain_community.tools.file_management.delete": "FileDeleteInput",
+    "langchain_community.tools.file_management.file_search": "FileSearchInput",
+    "langchain_community.tools.file_management.list_dir": "DirectoryListingInput",
     "langchain_community.tools.file_management.move": "FileMoveInput",
+    "langchain_community.tools.file_management.read": "ReadFileInput",
+    "langchain_community.tools.file_management.write": "WriteFileInput",
     "langchain_community.tools.sql_database.tool": "BaseSQLDatabaseTool",
     "langchain_community.utilities": (
         "AlphaVantageAPIWrapper ApifyWrapper ArceeWrapper ArxivAPIWrapper "

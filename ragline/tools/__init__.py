@@ -1,4 +1,4 @@
-"""ragline.tools: ``@tool``, ``StructuredTool``, ``Tool``, ``BaseTool`` subclasses and
+"""ragline.tools: ``@tool``, ``StructuredTool``, ``Tool``, ``BaseTool`` subclasses,
 ``create_retriever_tool``; ``load_mcp_tools`` (any MCP server's tools, over stdio or HTTP).
 
 The tool interface itself (``BaseTool``, argument schemas, ``convert_to_openai_tool``)
@@ -21,7 +21,14 @@ _EXPORTS = {
     "StructuredTool": "ragline.core.tools._function",
     "Tool": "ragline.core.tools._function",
     "create_retriever_tool": "._retriever",
+    "CopyFileTool": "._files",
+    "DeleteFileTool": "._files",
+    "FileManagementToolkit": "._files",
+    "FileSearchTool": "._files",
+    "ListDirectoryTool": "._files",
     "MoveFileTool": "._files",
+    "ReadFileTool": "._files",
+    "WriteFileTool": "._files",
     "render_text_description": "._render",
     "render_text_description_and_args": "._render",
     "tool": "._decorator",

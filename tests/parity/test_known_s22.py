@@ -7,7 +7,17 @@ ragline, and compares what the two print.
 from tests.parity._port_trial import ported as _ported
 from tests.parity._port_trial import printed as _printed
 
-COVERS = {"core.FormatOutputType", "tools.ArgsSchema"}
+COVERS = {
+    "core.FormatOutputType",
+    "tools.ArgsSchema",
+    "tools.CopyFileTool",
+    "tools.DeleteFileTool",
+    "tools.FileManagementToolkit",
+    "tools.FileSearchTool",
+    "tools.ListDirectoryTool",
+    "tools.ReadFileTool",
+    "tools.WriteFileTool",
+}
 
 # Adding message chunks: LangChain's sum has no ``name``, whatever the two pieces had
 # (only a function message's chunk keeps its function's name).
@@ -326,3 +336,96 @@ def test_a_missing_jinja2_or_mustache_variable_formats_blank_as_in_langchain() -
     assert ragline_printed == langchain_printed.replace(
         "ValidationError True", "InvalidInputError True"
     )
+
+
+# FileManagementToolkit (langchain_community.agent_toolkits): its seven tools in its order
+# (or selected_tools' order), their names and arguments, and what they do to the files
+# of root_dir. The status lines a model reads are each library's own wording (ragline's
+# docs); what a read, a listing or a search returns is the same, and a path outside
+# root_dir is refused by both without touching anything.
+_FILE_TOOLKIT = """
+import os
+import tempfile
+
+from langchain_community.agent_toolkits import FileManagementToolkit
+
+base = tempfile.mkdtemp()
+root = os.path.join(base, "root")
+os.mkdir(root)
+with open(os.path.join(base, "outside.txt"), "w") as file:
+    file.write("keep me")
+tools = FileManagementToolkit(root_dir=root).get_tools()
+for tool in tools:
+    print(tool.name, type(tool).__name__, list(tool.args))
+picked = FileManagementToolkit(root_dir=root, selected_tools=["write_file", "read_file"])
+print([tool.name for tool in picked.get_tools()])
+try:
+    FileManagementToolkit(root_dir=root, selected_tools=["shell"])
+except ValueError as e:
+    print("ValueError")
+by_name = {tool.name: tool for tool in tools}
+steps = [
+    ("write_file", {"file_path": "notes/a.txt", "text": "hello"}),
+    ("write_file", {"file_path": "notes/a.txt", "text": " world", "append": True}),
+    ("read_file", {"file_path": "notes/a.txt"}),
+    ("copy_file", {"source_path": "notes/a.txt", "destination_path": "b.txt"}),
+    ("move_file", {"source_path": "b.txt", "destination_path": "c.md"}),
+    ("list_directory", {}),
+    ("list_directory", {"dir_path": "notes"}),
+    ("file_search", {"pattern": "*.txt"}),
+    ("file_search", {"pattern": "*.csv"}),
+    ("file_delete", {"file_path": "c.md"}),
+    ("read_file", {"file_path": "c.md"}),
+    ("read_file", {"file_path": "../outside.txt"}),
+    ("write_file", {"file_path": "../outside.txt", "text": "gone"}),
+    ("file_delete", {"file_path": "../outside.txt"}),
+    ("copy_file", {"source_path": "../outside.txt", "destination_path": "in.txt"}),
+    ("list_directory", {"dir_path": ".."}),
+]
+for name, arguments in steps:
+    output = by_name[name].invoke(arguments)
+    if name in ("read_file", "list_directory", "file_search") and not output.startswith(
+        ("Error", "No files")
+    ):
+        print(name, sorted(output.split("\\n")))  # a listing's order is the file system's
+    else:
+        print(name, output.startswith("Error"))
+for folder, _, names in sorted(os.walk(base)):
+    for file_name in sorted(names):
+        with open(os.path.join(folder, file_name)) as file:
+            print(os.path.relpath(os.path.join(folder, file_name), base), repr(file.read()))
+"""
+
+
+def test_the_file_management_toolkit_hands_out_langchains_tools() -> None:
+    langchain_printed = _printed(_FILE_TOOLKIT)
+    assert langchain_printed.splitlines() == [
+        "copy_file CopyFileTool ['source_path', 'destination_path']",
+        "file_delete DeleteFileTool ['file_path']",
+        "file_search FileSearchTool ['dir_path', 'pattern']",
+        "move_file MoveFileTool ['source_path', 'destination_path']",
+        "read_file ReadFileTool ['file_path']",
+        "write_file WriteFileTool ['file_path', 'text', 'append']",
+        "list_directory ListDirectoryTool ['dir_path']",
+        "['write_file', 'read_file']",
+        "ValueError",
+        "write_file False",
+        "write_file False",
+        "read_file ['hello world']",
+        "copy_file False",
+        "move_file False",
+        "list_directory ['c.md', 'notes']",
+        "list_directory ['a.txt']",
+        "file_search ['notes/a.txt']",
+        "file_search False",
+        "file_delete False",
+        "read_file True",
+        "read_file True",
+        "write_file True",
+        "file_delete True",
+        "copy_file True",
+        "list_directory True",
+        "outside.txt 'keep me'",
+        "root/notes/a.txt 'hello world'",
+    ]
+    assert _printed(_ported(_FILE_TOOLKIT)) == langchain_printed
