@@ -42,8 +42,8 @@ from ragline.core import (
     RunnableSequence,
     StrOutputParser,
 )
-from ragline.core._drive import Effect, Emit
-from ragline.core.config import graph_config
+from ragline.core._drive import Effect, Emit, adrive, drive
+from ragline.core.config import get_current_config, graph_config, use_config
 from ragline.core.exceptions import ChainInputError, PromptKeyError
 from ragline.core.prompts import format_document as _format_document
 from ragline.core.runnables.runs import combine_chunks
@@ -368,6 +368,46 @@ class BaseCombineDocumentsChain(LegacyChainAPI, StepsChain):
         if isinstance(prepared, _Final):
             return prepared
         return (yield from prepared)
+
+    # LangChain's BaseCombineDocumentsChain.combine_docs: the combining alone, with no
+    # run of this chain (the runs inside it are started as invoke starts them)
+    def combine_docs(
+        self, docs: list[Document], callbacks: Any = None, **kwargs: Any
+    ) -> tuple[Any, dict[str, Any]]:
+        """Combine ``docs`` (``kwargs``: the prompts' other variables) without a run of
+        this chain.
+
+        Returns:
+            The answer, and the chain's other outputs (``intermediate_steps`` when it
+            returns them), as LangChain's ``combine_docs`` does.
+
+        Raises:
+            MissingVariableError: a prompt variable is missing from ``kwargs``.
+        """
+        with use_config(self._combine_config(callbacks)):
+            output = drive(self._answer_steps({**kwargs, self.input_key: docs}))
+        return self._answer_and_rest(output)
+
+    async def acombine_docs(
+        self, docs: list[Document], callbacks: Any = None, **kwargs: Any
+    ) -> tuple[Any, dict[str, Any]]:
+        """:meth:`combine_docs`, awaited."""
+        with use_config(self._combine_config(callbacks)):
+            output = await adrive(self._answer_steps({**kwargs, self.input_key: docs}))
+        return self._answer_and_rest(output)
+
+    @staticmethod
+    def _combine_config(callbacks: Any) -> RunnableConfig | None:
+        current = get_current_config()
+        if callbacks is None:
+            return current
+        return {**(current or {}), "callbacks": callbacks}  # type: ignore[typeddict-item]
+
+    def _answer_and_rest(self, output: Any) -> tuple[Any, dict[str, Any]]:
+        if self.output_key is None:
+            return output, {}
+        rest = {key: value for key, value in output.items() if key != self.output_key}
+        return output[self.output_key], rest
 
     def _answer_steps(self, input: Any) -> Steps:
         """invoke / ainvoke: the answer from the documents in ``input``.

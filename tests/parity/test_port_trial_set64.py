@@ -83,3 +83,65 @@ def test_a_legacy_chain_streams_its_invoke_result_whole() -> None:
     )
     assert langchain_printed.endswith("['query', 'result', 'source_documents'] Fruit colours.\n1\n")
     assert _printed(_ported(_LEGACY_CHAIN_STREAM)) == langchain_printed
+
+
+# reduce_documents_chain_docstring: ``chain.combine_docs(docs)`` on a ReduceDocumentsChain
+# (LangChain's BaseCombineDocumentsChain method: the answer and the other outputs, with
+# no run of the chain itself); ragline's chains lacked it.
+_COMBINE_DOCS = """
+import asyncio
+
+from langchain_classic.chains import (
+    LLMChain,
+    MapReduceDocumentsChain,
+    ReduceDocumentsChain,
+    RefineDocumentsChain,
+    StuffDocumentsChain,
+)
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.documents import Document
+from langchain_core.language_models import FakeListLLM
+from langchain_core.prompts import PromptTemplate
+
+
+class Starts(BaseCallbackHandler):
+    def on_chain_start(self, serialized, inputs, **kwargs):
+        print("start", kwargs.get("name"))
+
+
+llm = FakeListLLM(responses=["one", "two", "three"])
+stuff = StuffDocumentsChain(
+    llm_chain=LLMChain(llm=llm, prompt=PromptTemplate.from_template("{topic}: {context}")),
+    document_variable_name="context",
+)
+reduce = ReduceDocumentsChain(combine_documents_chain=stuff)
+docs = [Document(page_content="a", metadata={"n": 1}), Document(page_content="b")]
+print(stuff.combine_docs(docs, topic="t"))
+print(reduce.combine_docs(docs, callbacks=[Starts()], topic="t"))
+print(asyncio.run(reduce.acombine_docs(docs, topic="t")))
+mapper = LLMChain(llm=llm, prompt=PromptTemplate.from_template("Map {context}"))
+map_reduce = MapReduceDocumentsChain(
+    llm_chain=mapper, reduce_documents_chain=reduce, return_intermediate_steps=True
+)
+print(map_reduce.combine_docs(docs, topic="t"))
+refine = RefineDocumentsChain(
+    initial_llm_chain=mapper,
+    refine_llm_chain=LLMChain(llm=llm, prompt=PromptTemplate.from_template("{prev} {context}")),
+    document_variable_name="context",
+    initial_response_name="prev",
+)
+print(refine.combine_docs(docs))
+try:
+    stuff.combine_docs(docs)
+except Exception as e:
+    print(type(e).__name__, isinstance(e, ValueError))
+"""
+
+
+def test_combine_docs_gives_the_answer_and_the_other_outputs() -> None:
+    langchain_printed = _printed(_COMBINE_DOCS)
+    assert langchain_printed == (
+        "('one', {})\nstart LLMChain\n('two', {})\n('three', {})\n"
+        "('three', {'intermediate_steps': ['one', 'two']})\n('two', {})\nValueError True\n"
+    )
+    assert _printed(_ported(_COMBINE_DOCS)) == langchain_printed
